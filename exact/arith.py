@@ -1,0 +1,420 @@
+"""Exact inputs, precision management and three-valued comparisons on balls.
+
+Everything certified in Blanket is either an exact rational (``flint.fmpq``) or
+an ``arb`` ball that provably contains the true value.  This module is the
+low layer every other module uses:
+
+* :func:`exact` parses user numbers exactly (int, ``Fraction``, ``fmpq``,
+  decimal strings such as ``"1e-8"`` or ``"0.3"``, fractions ``"1/3"``) and
+  refuses binary floats unless explicitly allowed;
+* :func:`precision` is a context manager around flint's *global* precision;
+* :func:`exp_ball` / :func:`log_ball` give balls for exp/log of exact inputs;
+* :func:`le`, :func:`lt`, :func:`ge`, :func:`gt` are three-valued comparisons
+  (``True`` / ``False`` / ``None`` = undecided) — never use a bare ``<`` on
+  overlapping balls, which silently returns ``False``;
+* :func:`escalate` recomputes at doubling precision until a predicate decides
+  (python-flint's ``good()`` idea), raising :class:`~exact.errors.Undecided`
+  at the cap;
+* :func:`decimal_interval` prints a ball as an outward-rounded decimal
+  interval (lower end rounded down, upper end rounded up).
+
+>>> from flint import fmpq
+>>> exact("1e-8") == fmpq(1, 10**8)
+True
+>>> exact(0.5)
+Traceback (most recent call last):
+...
+exact.errors.FloatRefused: value must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float, got 0.5 (pass value='0.5' as a string, or allow_float=True to use the float's exact binary value)
+>>> with precision(128):
+...     le(exp_ball(1), fmpq(272, 100))
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from fractions import Fraction
+from typing import Callable, Iterator, Optional, Union
+
+from flint import arb, ctx, fmpq, fmpz
+
+from .errors import FloatRefused, InvalidArgument, Undecided
+
+Exact = fmpq
+Ball = arb
+Number = Union[fmpq, arb]
+
+#: default working precision (bits) for certified computations
+DEFAULT_PREC = 128
+#: default cap for precision escalation (bits)
+MAX_PREC = 4096
+
+_DECIMAL = re.compile(r"^\s*([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?\s*$")
+_FRACTION = re.compile(r"^\s*([+-]?\d+)\s*/\s*(\d+)\s*$")
+
+
+# ---------------------------------------------------------------- parsing
+def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
+    """Return ``value`` as an exact rational ``fmpq``.
+
+    Accepts ``int``, ``fractions.Fraction``, ``flint.fmpq``, ``flint.fmpz``
+    and strings in decimal (``"0.3"``, ``"1e-8"``, ``"-2.5E+3"``) or fraction
+    (``"1/3"``) notation; all are converted without rounding.  A ``float``
+    is refused (its decimal rendering is not the number it holds) unless
+    ``allow_float=True``, in which case its exact binary value is used.
+    ``bool`` is refused.  Infinite or nan values are refused.
+
+    >>> exact("0.3")
+    3/10
+    >>> exact("1/3")
+    1/3
+    >>> exact(0.1, allow_float=True) == fmpq(3602879701896397, 36028797018963968)
+    True
+    >>> exact("abc", "epsilon")
+    Traceback (most recent call last):
+    ...
+    exact.errors.InvalidArgument: epsilon must be a number (int, decimal string like '0.3' or '1e-8', or fraction 'p/q'), got 'abc'
+    """
+    if isinstance(value, bool):
+        raise InvalidArgument(name, value, "must be a number, not a boolean")
+    if isinstance(value, fmpq):
+        return value
+    if isinstance(value, (int, fmpz)):
+        return fmpq(int(value))
+    if isinstance(value, Fraction):
+        return fmpq(value.numerator, value.denominator)
+    if isinstance(value, float):
+        if not allow_float:
+            raise FloatRefused(name, value)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InvalidArgument(name, value, "must be finite")
+        f = Fraction(value)
+        return fmpq(f.numerator, f.denominator)
+    if isinstance(value, str):
+        m = _DECIMAL.match(value)
+        if m:
+            sign, digits, expo = m.groups()
+            if "." in digits:
+                ip, fp = digits.split(".")
+            else:
+                ip, fp = digits, ""
+            num = int((ip or "0") + fp) if (ip or fp) else 0
+            e = (int(expo) if expo else 0) - len(fp)
+            q = fmpq(num) * (fmpq(10) ** e if e >= 0 else fmpq(1, 10 ** (-e)))
+            return -q if sign == "-" else q
+        m = _FRACTION.match(value)
+        if m:
+            p, q = int(m.group(1)), int(m.group(2))
+            if q == 0:
+                raise InvalidArgument(name, value, "has a zero denominator")
+            return fmpq(p, q)
+        raise InvalidArgument(
+            name, value, "must be a number (int, decimal string like '0.3' or '1e-8', or fraction 'p/q')"
+        )
+    raise InvalidArgument(name, value, f"must be an exact number, not {type(value).__name__}")
+
+
+def exact_in(value, name: str, *, lo=None, hi=None, lo_open=False, hi_open=False, allow_float=False) -> fmpq:
+    """Parse ``value`` exactly and check ``lo <(=) value <(=) hi``; errors name ``name``.
+
+    >>> exact_in("0.5", "delta", lo=0, hi=1, lo_open=True, hi_open=True)
+    1/2
+    >>> exact_in("-1", "epsilon0", lo=0)
+    Traceback (most recent call last):
+    ...
+    exact.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
+    """
+    q = exact(value, name, allow_float=allow_float)
+    if lo is not None:
+        lo_q = exact(lo)
+        if (q <= lo_q) if lo_open else (q < lo_q):
+            raise InvalidArgument(name, value, f"must be {'>' if lo_open else '>='} {lo}")
+    if hi is not None:
+        hi_q = exact(hi)
+        if (q >= hi_q) if hi_open else (q > hi_q):
+            raise InvalidArgument(name, value, f"must be {'<' if hi_open else '<='} {hi}")
+    return q
+
+
+def integer_in(value, name: str, *, lo=None, hi=None) -> int:
+    """Parse an integer argument (int or a decimal string of an integer) and check its range.
+
+    >>> integer_in("10", "n", lo=2)
+    10
+    >>> integer_in(1, "n", lo=2)
+    Traceback (most recent call last):
+    ...
+    exact.errors.InvalidArgument: n must be >= 2, got 1
+    """
+    if isinstance(value, bool):
+        raise InvalidArgument(name, value, "must be an integer, not a boolean")
+    if isinstance(value, (int, fmpz)):
+        v = int(value)
+    elif isinstance(value, str) and re.match(r"^\s*[+-]?\d+\s*$", value):
+        v = int(value)
+    elif isinstance(value, str) and _DECIMAL.match(value):
+        q = exact(value, name)
+        if q.q != 1:
+            raise InvalidArgument(name, value, "must be an integer")
+        v = int(q.p)
+    else:
+        raise InvalidArgument(name, value, "must be an integer")
+    if lo is not None and v < lo:
+        raise InvalidArgument(name, value, f"must be >= {lo}")
+    if hi is not None and v > hi:
+        raise InvalidArgument(name, value, f"must be <= {hi}")
+    return v
+
+
+# ---------------------------------------------------------------- precision
+@contextlib.contextmanager
+def precision(bits: int) -> Iterator[int]:
+    """Set flint's global real precision to ``bits`` inside the block and restore it after.
+
+    >>> from flint import ctx
+    >>> old = ctx.prec
+    >>> with precision(200):
+    ...     ctx.prec
+    200
+    >>> ctx.prec == old
+    True
+    """
+    if not isinstance(bits, int) or bits < 2:
+        raise InvalidArgument("bits", bits, "must be an integer >= 2")
+    old = ctx.prec
+    ctx.prec = bits
+    try:
+        yield bits
+    finally:
+        ctx.prec = old
+
+
+def ball(x) -> arb:
+    """An ``arb`` ball for an exact number or a ball (at the current precision).
+
+    Floats are refused: use :func:`exact` first.
+    """
+    if isinstance(x, arb):
+        return x
+    if isinstance(x, float):
+        raise FloatRefused("x", x)
+    return arb(exact(x))
+
+
+def exp_ball(x) -> arb:
+    """``exp(x)`` as a ball for exact ``x`` (or a ball)."""
+    return ball(x).exp()
+
+
+def log_ball(x) -> arb:
+    """``log(x)`` as a ball for exact ``x > 0`` (or a ball)."""
+    b = ball(x)
+    if is_exact_number(x) and exact(x) <= 0:
+        raise InvalidArgument("x", x, "must be > 0 to take its logarithm")
+    return b.log()
+
+
+def is_exact_number(x) -> bool:
+    return isinstance(x, (int, fmpq, fmpz, Fraction)) and not isinstance(x, bool)
+
+
+# ---------------------------------------------------------------- three-valued comparisons
+def _bounds(x):
+    """(lower, upper) of x as balls (exact numbers give exact endpoints)."""
+    if isinstance(x, arb):
+        if not x.is_finite():
+            # arb nan/inf: treat as unbounded both ways
+            return None, None
+        return x.lower(), x.upper()
+    q = exact(x)
+    return q, q
+
+
+def le(a, b) -> Optional[bool]:
+    """Three-valued ``a <= b``: ``True`` if certainly, ``False`` if certainly ``a > b``, ``None`` if undecided.
+
+    >>> from flint import arb
+    >>> le(arb(1), 2), le(3, arb(2)), le(arb(1, 2), 2) is None
+    (True, False, True)
+    """
+    if is_exact_number(a) and is_exact_number(b):
+        return exact(a) <= exact(b)
+    d = ball(b) - ball(a)  # b - a >= 0 ?
+    if not d.is_finite():
+        return None
+    if d >= 0:
+        return True
+    if d < 0:
+        return False
+    return None
+
+
+def lt(a, b) -> Optional[bool]:
+    """Three-valued ``a < b`` (see :func:`le`)."""
+    if is_exact_number(a) and is_exact_number(b):
+        return exact(a) < exact(b)
+    d = ball(b) - ball(a)
+    if not d.is_finite():
+        return None
+    if d > 0:
+        return True
+    if d <= 0:
+        return False
+    return None
+
+
+def ge(a, b) -> Optional[bool]:
+    """Three-valued ``a >= b``."""
+    return le(b, a)
+
+
+def gt(a, b) -> Optional[bool]:
+    """Three-valued ``a > b``."""
+    return lt(b, a)
+
+
+def sign(x) -> Optional[int]:
+    """Certain sign of ``x`` (-1, 0 only for exact zero, 1) or ``None`` if the ball contains 0 and is not exact 0."""
+    if is_exact_number(x):
+        q = exact(x)
+        return (q > 0) - (q < 0)
+    if x.is_zero():
+        return 0
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    return None
+
+
+def positive_part(x):
+    """``max(x, 0)`` for exact numbers or balls (ball result contains ``max`` of every point)."""
+    if is_exact_number(x):
+        q = exact(x)
+        return q if q > 0 else fmpq(0)
+    return x.max(arb(0))
+
+
+def escalate(compute: Callable[[int], object], decided: Callable[[object], bool], *,
+             start: int = DEFAULT_PREC, cap: int = MAX_PREC, what: str = "computation"):
+    """Run ``compute(prec)`` at ``start``, ``2*start``, … bits until ``decided(result)`` is true.
+
+    ``compute`` is called inside :func:`precision` (the global precision is
+    set to ``prec``).  Returns ``(result, prec)``.  If the cap is reached
+    undecided, raises :class:`~exact.errors.Undecided` — the caller turns that
+    into an INCONCLUSIVE answer, never a guess.
+
+    >>> from flint import arb
+    >>> r, p = escalate(lambda prec: arb(1).exp() - arb("2.718281828459045235360287471352662497757"), lambda r: r > 0, start=64)
+    >>> p > 64
+    True
+    """
+    prec = start
+    while True:
+        with precision(prec):
+            result = compute(prec)
+            ok = decided(result)
+        if ok:
+            return result, prec
+        if prec >= cap:
+            raise Undecided(f"{what} undecided at the precision cap of {cap} bits")
+        prec = min(2 * prec, cap)
+
+
+# ---------------------------------------------------------------- output
+def _ball_endpoint_fraction(x: arb, upper: bool) -> Fraction:
+    e = x.upper() if upper else x.lower()
+    man, ex = e.mid().man_exp()
+    man, ex = int(man), int(ex)
+    return Fraction(man * 2 ** ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
+
+
+def endpoints(x) -> tuple[Fraction, Fraction]:
+    """Exact rational endpoints ``(lo, hi)`` of a finite ball (or ``(q, q)`` for an exact number)."""
+    if is_exact_number(x):
+        q = exact(x)
+        f = Fraction(int(q.p), int(q.q))
+        return f, f
+    if not x.is_finite():
+        raise InvalidArgument("x", str(x), "must be a finite ball to print it")
+    return _ball_endpoint_fraction(x, False), _ball_endpoint_fraction(x, True)
+
+
+def _fraction_to_decimal(f: Fraction, digits: int, up: bool) -> str:
+    """Render ``f`` rounded to ``digits`` significant decimal digits, toward +inf if ``up`` else toward -inf."""
+    if f == 0:
+        return "0"
+    neg = f < 0
+    a = -f if neg else f
+    # exponent e with 10**e <= a < 10**(e+1)
+    e = len(str(a.numerator // a.denominator)) - 1 if a >= 1 else -len(str(a.denominator // a.numerator))
+    while Fraction(10) ** e > a:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= a:
+        e += 1
+    scale = Fraction(10) ** (digits - 1 - e)
+    scaled = a * scale
+    # rounding direction on the magnitude: toward +inf on the value means up for positives, down for negatives
+    mag_up = (up and not neg) or (not up and neg)
+    n = -((-scaled.numerator) // scaled.denominator) if mag_up else scaled.numerator // scaled.denominator
+    val = Fraction(n) / scale
+    if val == 0:
+        return "0"
+    if -5 <= e < 16:
+        s = _format_fraction_decimal(val)
+    else:  # scientific notation, still exact: mantissa n (digits digits) times 10**(e - digits + 1)
+        ds = str(n)
+        if len(ds) > digits:  # rounding carried into a new digit (e.g. 9.99 -> 10.0)
+            e += len(ds) - digits
+        mant = (ds[0] + "." + ds[1:]).rstrip("0").rstrip(".")
+        s = f"{mant}e{e:+d}" if e < 0 else f"{mant}e+{e}"
+    return ("-" + s) if neg else s
+
+
+def _format_fraction_decimal(val: Fraction) -> str:
+    """Exact decimal rendering of a rational whose denominator divides a power of ten."""
+    d = val.denominator
+    k = 0
+    while (10 ** k) % d != 0:
+        k += 1
+    n = val.numerator * (10 ** k // d)
+    s = str(abs(n)).rjust(k + 1, "0")
+    if k:
+        ip, fp = s[:-k], s[-k:].rstrip("0")
+        s = ip + ("." + fp if fp else "")
+    return ("-" if n < 0 else "") + s
+
+
+def decimal_string(x, digits: int = 10, *, up: bool) -> str:
+    """One end of an outward rounding: ``x``'s upper end rounded up (``up=True``) or lower end rounded down.
+
+    >>> from flint import fmpq
+    >>> decimal_string(fmpq(1, 3), 4, up=True), decimal_string(fmpq(1, 3), 4, up=False)
+    ('0.3334', '0.3333')
+    >>> decimal_string(fmpq(-1, 3), 4, up=True)
+    '-0.3333'
+    >>> decimal_string(fmpq(2, 3 * 10**9), 3, up=True), decimal_string(fmpq(999999, 10**12), 2, up=True)
+    ('6.67e-10', '1e-6')
+    """
+    lo, hi = endpoints(x)
+    return _fraction_to_decimal(hi if up else lo, digits, up)
+
+
+def decimal_interval(x, digits: int = 10) -> dict:
+    """``{"lower": …, "upper": …}``: outward-rounded decimal strings enclosing ``x``.
+
+    >>> from flint import arb
+    >>> with precision(128):
+    ...     decimal_interval(arb(2).sqrt(), 8)
+    {'lower': '1.4142135', 'upper': '1.4142136'}
+    """
+    return {"lower": decimal_string(x, digits, up=False), "upper": decimal_string(x, digits, up=True)}
+
+
+def rel_width(x) -> Optional[Fraction]:
+    """Relative width ``(hi - lo) / |lo|`` of a ball, exact; ``None`` when ``lo`` is 0."""
+    lo, hi = endpoints(x)
+    if lo == 0:
+        return None
+    return (hi - lo) / abs(lo)

@@ -1,0 +1,264 @@
+"""Finite local randomizers as exact row-stochastic matrices, and their blanket decomposition.
+
+A :class:`FiniteRandomizer` holds ``P[x][y] = Pr[R(x) = y]`` for inputs
+``x in range(k_in)`` and outputs ``y in range(k_out)``.  Entries are exact
+rationals (``fmpq``) when the mechanism is given exactly; a k-ary randomized
+response parametrised by a decimal ``epsilon0`` has transcendental entries,
+which are produced as ``arb`` balls at flint's *current* precision each time
+they are asked for (so precision escalation re-computes them).
+
+Every mechanism knows
+
+* its LDP level: :meth:`~FiniteRandomizer.exp_epsilon0` (``e^{ε0}``, exact
+  when the entries are exact; ``None`` for ε0 = ∞ when supports differ) and
+  :meth:`~FiniteRandomizer.epsilon0` (a ball, or ``None`` for ∞);
+* its blanket decomposition (Balle et al. §5.1, ``spec/blanket.md`` §0):
+  the total-variation similarity ``γ = Σ_y min_x P[x][y]`` and the blanket
+  distribution ``ω(y) = min_x P[x][y] / γ``;
+* the exact law of the privacy amplification variable
+  ``L^ε_{x,x'} = (μ_x(W) − e^ε μ_{x'}(W)) / ω(W)``, ``W ~ ω``.
+
+>>> from flint import fmpq
+>>> rr = KRR(3, exp_epsilon0=2)
+>>> rr.row(0)
+[1/2, 1/4, 1/4]
+>>> rr.gamma(), rr.exp_epsilon0()
+(3/4, 2)
+>>> sorted(amplification_law(rr, 0, 1, exp_epsilon=1))
+[(-3/4, 1/3), (0, 1/3), (3/4, 1/3)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
+from flint import arb, fmpq
+
+from . import arith
+from .errors import InvalidArgument
+
+
+def _min(values):
+    if all(isinstance(v, fmpq) for v in values):
+        return min(values)
+    out = None
+    for v in values:
+        b = v if isinstance(v, arb) else arb(v)
+        out = b if out is None else out.min(b)
+    return out
+
+
+class FiniteRandomizer:
+    """A local randomizer with finite input and output alphabets, given by its exact matrix.
+
+    ``matrix`` is a list of rows; every entry is parsed exactly with
+    :func:`exact.arith.exact` (ints, ``Fraction``, ``fmpq``, decimal or
+    ``"p/q"`` strings; floats refused).  Validation: at least two rows, all
+    rows the same length ≥ 1, entries ≥ 0, each row sums to exactly 1.
+
+    >>> FiniteRandomizer([["1/2", "1/2"], ["1/3", "1/3"]])
+    Traceback (most recent call last):
+    ...
+    exact.errors.InvalidArgument: matrix row 1 must sum to exactly 1, got '2/3'
+    """
+
+    symmetric = False  #: True when outputs can be relabelled with inputs (k-RR): allows merging unused values
+
+    def __init__(self, matrix: Sequence[Sequence], *, name: str = "matrix"):
+        if not isinstance(matrix, (list, tuple)) or len(matrix) < 2:
+            raise InvalidArgument("matrix", matrix if not isinstance(matrix, (list, tuple)) else f"{len(matrix)} rows",
+                                  "must have at least two rows (one per input value)")
+        width = None
+        rows = []
+        for i, row in enumerate(matrix):
+            if not isinstance(row, (list, tuple)) or len(row) == 0:
+                raise InvalidArgument(f"matrix row {i}", row, "must be a non-empty list of probabilities")
+            if width is None:
+                width = len(row)
+            elif len(row) != width:
+                raise InvalidArgument(f"matrix row {i}", f"{len(row)} entries", f"must have {width} entries like row 0 (the matrix must be rectangular)")
+            parsed = []
+            for j, v in enumerate(row):
+                q = arith.exact(v, f"matrix[{i}][{j}]")
+                if q < 0:
+                    raise InvalidArgument(f"matrix[{i}][{j}]", str(q), "must be >= 0")
+                parsed.append(q)
+            if sum(parsed, fmpq(0)) != 1:
+                raise InvalidArgument(f"matrix row {i}", str(sum(parsed, fmpq(0))), "must sum to exactly 1")
+            rows.append(parsed)
+        self._rows = rows
+        self.k_in = len(rows)
+        self.k_out = width
+        self.name = name
+
+    # -------------------------------------------------------------- entries
+    def row(self, x: int) -> list:
+        """``[Pr[R(x)=y] for y]`` — exact ``fmpq`` entries, or balls at the current precision."""
+        if not 0 <= x < self.k_in:
+            raise InvalidArgument("x", x, f"must be an input value in 0..{self.k_in - 1}")
+        return list(self._rows[x])
+
+    def matrix(self) -> list:
+        return [self.row(x) for x in range(self.k_in)]
+
+    @property
+    def is_exact(self) -> bool:
+        return True
+
+    # -------------------------------------------------------------- LDP level
+    def exp_epsilon0(self) -> Optional[Union[fmpq, arb]]:
+        """``e^{ε0} = max_{x,x',y} P[x][y] / P[x'][y]`` (exact); ``None`` if some ratio is infinite (supports differ).
+
+        Outputs that no input can produce are ignored.
+
+        >>> FiniteRandomizer([[1, 0], ["1/2", "1/2"]]).exp_epsilon0() is None
+        True
+        """
+        best = fmpq(1)
+        for y in range(self.k_out):
+            col = [self._rows[x][y] for x in range(self.k_in)]
+            if max(col) == 0:
+                continue
+            if min(col) == 0:
+                return None
+            best = max(best, max(col) / min(col))
+        return best
+
+    def epsilon0(self) -> Optional[arb]:
+        """The LDP level ε0 as a ball (``None`` for ε0 = ∞)."""
+        e = self.exp_epsilon0()
+        return None if e is None else arb(e).log()
+
+    # -------------------------------------------------------------- blanket decomposition
+    def blanket_mass(self) -> list:
+        """``[min_x P[x][y] for y]`` (the unnormalised blanket)."""
+        m = self.matrix()
+        return [_min([m[x][y] for x in range(self.k_in)]) for y in range(self.k_out)]
+
+    def gamma(self):
+        """Total-variation similarity ``γ = Σ_y min_x P[x][y]`` (Balle et al. §5.1)."""
+        out = fmpq(0)
+        for v in self.blanket_mass():
+            out = v + out if isinstance(v, arb) else out + v
+        return out
+
+    def blanket(self) -> list:
+        """Blanket distribution ``ω(y) = min_x P[x][y] / γ``; raises if γ = 0."""
+        g = self.gamma()
+        if isinstance(g, fmpq) and g == 0:
+            raise InvalidArgument("mechanism", self.name, "has total-variation similarity 0, so no blanket distribution exists")
+        return [v / g for v in self.blanket_mass()]
+
+    def describe(self) -> dict:
+        return {"type": "matrix", "k_in": self.k_in, "k_out": self.k_out,
+                "matrix": [[str(v) for v in r] for r in self._rows]}
+
+
+class KRR(FiniteRandomizer):
+    """k-ary randomized response: ``Pr[y=x] = e^{ε0}/(e^{ε0}+k−1)``, ``Pr[y=z] = 1/(e^{ε0}+k−1)`` for ``z ≠ x``.
+
+    Give exactly one of ``epsilon0`` (exact: decimal string, int, Fraction,
+    fmpq; entries become balls) or ``exp_epsilon0`` (the exact value of
+    ``e^{ε0}`` ≥ 1; entries stay exact rationals — use this for exact tests).
+    ``k >= 2``; ``k = 2`` is binary randomized response.
+
+    >>> KRR(2, epsilon0="-1")
+    Traceback (most recent call last):
+    ...
+    exact.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
+    >>> KRR(1, epsilon0=1)
+    Traceback (most recent call last):
+    ...
+    exact.errors.InvalidArgument: k must be >= 2, got 1
+    """
+
+    symmetric = True
+
+    def __init__(self, k, epsilon0=None, *, exp_epsilon0=None):
+        self.k = arith.integer_in(k, "k", lo=2)
+        if (epsilon0 is None) == (exp_epsilon0 is None):
+            raise InvalidArgument("epsilon0", epsilon0, "must be given (or exp_epsilon0 instead), not both or neither")
+        if epsilon0 is not None:
+            self._eps0 = arith.exact_in(epsilon0, "epsilon0", lo=0)
+            self._e0 = None if self._eps0 != 0 else fmpq(1)
+        else:
+            self._e0 = arith.exact_in(exp_epsilon0, "exp_epsilon0", lo=1)
+            self._eps0 = None
+        self.k_in = self.k_out = self.k
+        self.name = f"{self.k}-RR"
+
+    # e^{ε0}: exact if given so, else a ball at the current precision
+    def exp_epsilon0(self):
+        return self._e0 if self._e0 is not None else arb(self._eps0).exp()
+
+    def epsilon0(self):
+        if self._eps0 is not None:
+            return arb(self._eps0)
+        return arb(self._e0).log() if self._e0 != 1 else arb(0)
+
+    @property
+    def epsilon0_exact(self) -> Optional[fmpq]:
+        """ε0 as given (exact), or ``None`` when the mechanism was given by ``exp_epsilon0``."""
+        return self._eps0
+
+    @property
+    def is_exact(self) -> bool:
+        return self._e0 is not None
+
+    def keep(self):
+        """``Pr[y = x] = e^{ε0}/(e^{ε0}+k−1)``."""
+        e = self.exp_epsilon0()
+        return e / (e + self.k - 1)
+
+    def flip(self):
+        """``Pr[y = z]`` for each ``z ≠ x``: ``1/(e^{ε0}+k−1)``."""
+        e = self.exp_epsilon0()
+        return 1 / (e + self.k - 1)
+
+    def row(self, x):
+        if not 0 <= x < self.k:
+            raise InvalidArgument("x", x, f"must be an input value in 0..{self.k - 1}")
+        p, f = self.keep(), self.flip()
+        return [p if y == x else f for y in range(self.k)]
+
+    def gamma(self):
+        """Lemma 5.1(1): ``γ = k/(e^{ε0}+k−1)``; blanket uniform on ``[k]``."""
+        return self.k * self.flip()
+
+    def blanket(self):
+        return [fmpq(1, self.k)] * self.k
+
+    def describe(self):
+        d = {"type": "krr", "k": self.k}
+        if self._eps0 is not None:
+            d["epsilon0"] = str(self._eps0)
+        else:
+            d["exp_epsilon0"] = str(self._e0)
+        return d
+
+
+def BinaryRR(epsilon0=None, *, exp_epsilon0=None) -> KRR:
+    """Binary randomized response (k = 2)."""
+    return KRR(2, epsilon0, exp_epsilon0=exp_epsilon0)
+
+
+def amplification_law(mech: FiniteRandomizer, x: int, x2: int, epsilon=None, *, exp_epsilon=None) -> list:
+    """Exact law of ``L^ε_{x,x'} = (μ_x(W) − e^ε μ_{x'}(W))/ω(W)``, ``W ~ ω``, as ``[(value, prob), …]``.
+
+    Outputs with ``ω(y) = 0`` carry no mass under ``ω`` and are left out.
+    Give ``epsilon`` (exact, ≥ 0) or ``exp_epsilon`` (exact, ≥ 1).
+    Values with equal ``y``-atoms are *not* merged (so the list has one entry
+    per output in the blanket's support).  Cost O(k_in·k_out).
+    """
+    if (epsilon is None) == (exp_epsilon is None):
+        raise InvalidArgument("epsilon", epsilon, "must be given (or exp_epsilon instead), not both or neither")
+    ee = arith.exact_in(exp_epsilon, "exp_epsilon", lo=1) if exp_epsilon is not None else arb(arith.exact_in(epsilon, "epsilon", lo=0)).exp()
+    om = mech.blanket()
+    mu, mu2 = mech.row(x), mech.row(x2)
+    law = []
+    for y, w in enumerate(om):
+        if isinstance(w, fmpq) and w == 0:
+            continue
+        law.append(((mu[y] - ee * mu2[y]) / w, w))
+    return law

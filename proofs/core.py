@@ -1,0 +1,610 @@
+"""The shape every encoded result takes: one object per result of a paper.
+
+A :class:`Result` carries its label as printed ("Lemma 5.7"), its paper, its
+status from ``shared/spec`` (source-confirmed / derived / uncertain / this
+project's reading), its symbols with their domains, its hypotheses, and its
+statement as a **sympy** relation.  From that single object come
+
+* :meth:`Result.latex` — ``sympy.latex`` of the statement and hypotheses, so a
+  report shows exactly what was checked;
+* :meth:`Result.evaluate` — both sides as ``arb`` balls (or exact ``fmpq``),
+  through :func:`arb_eval`, a tree-walking evaluator that keeps rationals
+  exact and never goes through a binary float (it is the project's
+  "custom printer": ``lambdify`` would turn ``Rational(1, 3)`` into ``1/3``);
+  the hypotheses are checked first and a failing one raises
+  :class:`~exact.errors.HypothesisViolation` naming it;
+* :meth:`Result.check_symbolic` — what sympy establishes outright;
+* a registry entry (:func:`register`), so the tests and reports iterate over
+  every result.
+
+A bound is written once: the sympy statement *is* the formula that gets
+evaluated.  Where a side needs an algorithm rather than a closed form (a sum
+over ``n = 10^6`` terms, an expectation over a binomial), the result names an
+``exact/`` routine in ``numeric`` and the docstring says how that routine
+relates to the sympy statement; the sympy form is still what is typeset, and
+tests compare the two on small cases.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+import sympy as sp
+from flint import arb, fmpq, fmpz
+
+from exact import arith
+from exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+
+STATUSES = ("source-confirmed", "derived", "uncertain", "this project's reading")
+KINDS = ("definition", "identity", "upper_bound", "lower_bound", "inequality", "equality", "statement")
+
+PAPERS = {
+    "BBGN19": "Balle, Bell, Gascón, Nissim, The Privacy Blanket of the Shuffle Model (CRYPTO 2019)",
+    "CY21": "Cheu, Yan, Pure Differential Privacy from Secure Intermediaries (arXiv 2112.10032)",
+    "GDDSK21": "Girgis, Data, Diggavi, Suresh, Kairouz, On the Rényi Differential Privacy of the Shuffle Model (CCS 2021)",
+    "EFMRTT19": "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, Amplification by Shuffling (SODA 2019)",
+}
+#: short paper names accepted on the command line
+PAPER_ALIASES = {"blanket": "BBGN19", "pure_dp": "CY21", "pure-dp": "CY21", "cheu-yan": "CY21",
+                 "renyi": "GDDSK21", "girgis": "GDDSK21", "erlingsson": "EFMRTT19"}
+
+
+# ============================================================ sympy -> ball evaluation
+class EvaluationError(BlanketError):
+    """A sympy expression contains something :func:`arb_eval` cannot evaluate rigorously."""
+
+
+def _to_num(v):
+    """Environment values: exact numbers become fmpq, balls stay balls; floats are refused."""
+    if isinstance(v, arb):
+        return v
+    if isinstance(v, (fmpq,)):
+        return v
+    return arith.exact(v)
+
+
+def _is_exact(x):
+    return isinstance(x, fmpq)
+
+
+def _as_arb(x):
+    return x if isinstance(x, arb) else arb(x)
+
+
+def _raise(msg):
+    raise EvaluationError(msg)
+
+
+def _floor(x):
+    if _is_exact(x):
+        return fmpq(x.floor())
+    f = x.floor()
+    u = f.unique_fmpz()
+    if u is None:
+        raise Undecided(f"floor of {x} is not determined at this precision")
+    return fmpq(u)
+
+
+def _ceil(x):
+    if _is_exact(x):
+        return fmpq(x.ceil())
+    f = x.ceil()
+    u = f.unique_fmpz()
+    if u is None:
+        raise Undecided(f"ceiling of {x} is not determined at this precision")
+    return fmpq(u)
+
+
+def _minmax(args, is_max):
+    if all(_is_exact(a) for a in args):
+        return max(args) if is_max else min(args)
+    out = _as_arb(args[0])
+    for a in args[1:]:
+        out = out.max(_as_arb(a)) if is_max else out.min(_as_arb(a))
+    return out
+
+
+def _rel(op, a, b) -> Optional[bool]:
+    if op == "<=":
+        return arith.le(a, b)
+    if op == "<":
+        return arith.lt(a, b)
+    if op == ">=":
+        return arith.ge(a, b)
+    if op == ">":
+        return arith.gt(a, b)
+    if op == "==":
+        if _is_exact(a) and _is_exact(b):
+            return a == b
+        d = _as_arb(a) - _as_arb(b)
+        if not d.contains(0):
+            return False
+        return None
+    if op == "!=":
+        r = _rel("==", a, b)
+        return None if r is None else (not r)
+    raise EvaluationError(f"unknown relation {op}")
+
+
+def arb_eval(expr, env: Mapping[Any, Any]):
+    """Evaluate a sympy expression rigorously: ``fmpq`` where exact, ``arb`` ball otherwise.
+
+    ``env`` maps sympy symbols (or their names) to exact numbers or balls.
+    Relations evaluate to ``True``/``False``/``None`` (undecided).  Floats in
+    the expression are refused.  The ball precision is flint's current one
+    (see :func:`exact.arith.precision`).
+
+    >>> x = sp.Symbol("x", positive=True)
+    >>> arb_eval(sp.Rational(1, 3) + x, {x: 1})
+    4/3
+    >>> from exact.arith import precision
+    >>> with precision(64):
+    ...     arb_eval(sp.exp(x) - 2, {"x": "1e-1"}) < 0
+    True
+    >>> arb_eval(sp.Float(0.5) * x, {x: 1})
+    Traceback (most recent call last):
+    ...
+    proofs.core.EvaluationError: binary float 0.500000000000000 in a certified expression; write it as a Rational
+    """
+    env2 = {}
+    for k, v in env.items():
+        name = k.name if isinstance(k, sp.Symbol) else str(k)
+        env2[name] = v if isinstance(v, (arb, fmpq)) else _to_num(v)
+    return _ev(sp.sympify(expr), env2)
+
+
+def _ev(e, env):  # noqa: C901 - a dispatch table reads best as one function
+    if e is sp.true:
+        return True
+    if e is sp.false:
+        return False
+    if isinstance(e, sp.Integer):
+        return fmpq(int(e))
+    if isinstance(e, sp.Rational):
+        return fmpq(int(e.p), int(e.q))
+    if isinstance(e, sp.Float):
+        raise EvaluationError(f"binary float {e} in a certified expression; write it as a Rational")
+    if isinstance(e, sp.Symbol):
+        if e.name not in env:
+            raise EvaluationError(f"no value for symbol {e.name}")
+        return env[e.name]
+    if e is sp.E:
+        return arb(1).exp()
+    if e is sp.pi:
+        return arb.pi()
+    if e is sp.oo or e is sp.zoo or e is sp.nan or e is -sp.oo:
+        raise EvaluationError(f"{e} in an evaluated expression")
+    if isinstance(e, sp.Add):
+        out = fmpq(0)
+        for a in e.args:
+            v = _ev(a, env)
+            out = v + out if isinstance(v, arb) else out + v
+        return out
+    if isinstance(e, sp.Mul):
+        out = fmpq(1)
+        for a in e.args:
+            v = _ev(a, env)
+            out = v * out if isinstance(v, arb) else out * v
+        return out
+    if isinstance(e, sp.Pow):
+        b = _ev(e.base, env)
+        x = _ev(e.exp, env)
+        if _is_exact(x) and x.q == 1:
+            k = int(x.p)
+            if _is_exact(b):
+                if b == 0 and k < 0:
+                    raise EvaluationError(f"division by zero in {e}")
+                return b ** k
+            return b ** k
+        if _is_exact(x) and x == fmpq(1, 2):
+            if _is_exact(b) and b < 0:
+                raise EvaluationError(f"square root of a negative number in {e}")
+            return _as_arb(b).sqrt()
+        bb = _as_arb(b)
+        if _is_exact(b) and b == 0:
+            return fmpq(0) if (_is_exact(x) and x > 0) else _raise(f"0 to a non-positive power in {e}")
+        if not (bb > 0):
+            if bb < 0:
+                raise EvaluationError(f"real power of a negative base in {e}")
+            raise Undecided(f"sign of the base of {e} undecided")
+        return (bb.log() * _as_arb(x)).exp()
+    if isinstance(e, sp.exp):
+        v = _ev(e.args[0], env)
+        if _is_exact(v) and v == 0:
+            return fmpq(1)
+        return _as_arb(v).exp()
+    if isinstance(e, sp.log):
+        if len(e.args) != 1:
+            raise EvaluationError("log with a base: write log(x)/log(b)")
+        v = _ev(e.args[0], env)
+        if _is_exact(v):
+            if v <= 0:
+                raise EvaluationError(f"log of non-positive {v} in {e}")
+            if v == 1:
+                return fmpq(0)
+        return _as_arb(v).log()
+    if isinstance(e, sp.Min) or isinstance(e, sp.Max):
+        return _minmax([_ev(a, env) for a in e.args], isinstance(e, sp.Max))
+    if isinstance(e, sp.Abs):
+        return abs(_ev(e.args[0], env))
+    if isinstance(e, sp.floor):
+        return _floor(_ev(e.args[0], env))
+    if isinstance(e, sp.ceiling):
+        return _ceil(_ev(e.args[0], env))
+    if isinstance(e, sp.binomial):
+        n = _ev(e.args[0], env)
+        k = _ev(e.args[1], env)
+        if _is_exact(n) and _is_exact(k) and n.q == 1 and k.q == 1:
+            ni, ki = int(n.p), int(k.p)
+            if ki < 0:
+                return fmpq(0)
+            if ni >= 0:
+                return fmpq(math.comb(ni, ki)) if ki <= ni else fmpq(0)
+            return fmpq(fmpz(ni).binomial(ki)) if hasattr(fmpz, "binomial") else fmpq(_gen_binom(ni, ki))
+        if _is_exact(k) and k.q == 1 and int(k.p) >= 0:
+            out = fmpq(1)
+            for j in range(int(k.p)):
+                out = (n - j) * out
+            return out / math.factorial(int(k.p))
+        raise EvaluationError(f"binomial with non-integer lower argument in {e}")
+    if isinstance(e, sp.factorial):
+        n = _ev(e.args[0], env)
+        if _is_exact(n) and n.q == 1 and n >= 0:
+            return fmpq(math.factorial(int(n.p)))
+        return _as_arb(n + 1).gamma() if not _is_exact(n) else arb(n + 1).gamma()
+    if isinstance(e, sp.gamma):
+        v = _ev(e.args[0], env)
+        if _is_exact(v):
+            if v.q == 1 and v > 0:
+                return fmpq(math.factorial(int(v.p) - 1))
+            return arb.gamma_fmpq(v) if hasattr(arb, "gamma_fmpq") else arb(v).gamma()
+        return v.gamma()
+    if isinstance(e, sp.erfc):
+        return _as_arb(_ev(e.args[0], env)).erfc()
+    if isinstance(e, sp.erf):
+        return _as_arb(_ev(e.args[0], env)).erf()
+    if isinstance(e, (sp.sinh, sp.cosh, sp.tanh)):
+        v = _as_arb(_ev(e.args[0], env))
+        return {sp.sinh: v.sinh, sp.cosh: v.cosh, sp.tanh: v.tanh}[type(e)]()
+    if isinstance(e, sp.Piecewise):
+        for val, cond in e.args:
+            t = _ev(cond, env)
+            if t is None:
+                raise Undecided(f"condition {cond} of a piecewise expression undecided")
+            if t:
+                return _ev(val, env)
+        raise EvaluationError(f"no branch of {e} applies")
+    if isinstance(e, sp.Sum):
+        body = e.function
+        (var, lo, hi), = e.limits
+        lo_v, hi_v = _ev(lo, env), _ev(hi, env)
+        if not (_is_exact(lo_v) and _is_exact(hi_v) and lo_v.q == 1 and hi_v.q == 1):
+            raise EvaluationError(f"sum limits of {e} must evaluate to integers")
+        out = fmpq(0)
+        for j in range(int(lo_v.p), int(hi_v.p) + 1):
+            env[var.name] = fmpq(j)
+            v = _ev(body, env)
+            out = v + out if isinstance(v, arb) else out + v
+        env.pop(var.name, None)
+        return out
+    if isinstance(e, sp.core.relational.Relational):
+        a, b = _ev(e.lhs, env), _ev(e.rhs, env)
+        return _rel(e.rel_op, a, b)
+    if isinstance(e, sp.And):
+        vals = [_ev(a, env) for a in e.args]
+        if any(v is False for v in vals):
+            return False
+        return None if any(v is None for v in vals) else True
+    if isinstance(e, sp.Or):
+        vals = [_ev(a, env) for a in e.args]
+        if any(v is True for v in vals):
+            return True
+        return None if any(v is None for v in vals) else False
+    if isinstance(e, sp.Not):
+        v = _ev(e.args[0], env)
+        return None if v is None else (not v)
+    if isinstance(e, sp.Function) and hasattr(e, "_arb_eval"):
+        return e._arb_eval(*[_ev(a, env) for a in e.args])
+    raise EvaluationError(f"cannot evaluate {type(e).__name__} ({e}) rigorously; extend proofs.core.arb_eval")
+
+
+def _gen_binom(n, k):
+    out = fmpq(1)
+    for j in range(k):
+        out = out * (n - j)
+    return out / math.factorial(k)
+
+
+# ============================================================ results
+@dataclass(frozen=True)
+class Hypothesis:
+    """One hypothesis of a result: a sympy relation (or boolean) in the result's symbols, and its wording."""
+
+    relation: Any
+    text: str = ""
+
+    def describe(self) -> str:
+        return self.text or str(self.relation)
+
+
+@dataclass(frozen=True)
+class SymbolicCheck:
+    """Outcome of :meth:`Result.check_symbolic`.
+
+    ``proved`` is ``True`` (sympy established the statement outright),
+    ``False`` (sympy refuted it) or ``None`` (not proved symbolically; the
+    numeric checks are what stands behind it).
+    """
+
+    proved: Optional[bool]
+    method: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Both sides of a statement at one parameter point, and whether it holds there (three-valued)."""
+
+    result_key: str
+    params: Mapping[str, Any]
+    lhs: Any
+    rhs: Any
+    relation: str
+    holds: Optional[bool]
+    prec: int
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """One result of one paper, encoded once.
+
+    Fields
+    ------
+    key: unique registry key, ``"<PAPER> <label>"`` plus a variant suffix, e.g. ``"BBGN19 Theorem 5.3 [rr]"``.
+    paper: key of :data:`PAPERS`.
+    label: as printed in the paper, e.g. ``"Lemma 5.7"``.
+    title: a short human title.
+    status: one of :data:`STATUSES` (from the spec's status table).
+    statement: a sympy relation (``Le``, ``Ge``, ``Eq``, …) or boolean; for
+        bounds, ``lhs`` is the bounded quantity's symbol or expression and
+        ``rhs`` the bound (``quantity <= bound`` or ``quantity >= bound``).
+    symbols: ``{Symbol: domain description}``.
+    hypotheses: tuple of :class:`Hypothesis`.
+    kind: one of :data:`KINDS`.
+    quantity: what a bound bounds (``"delta"``, ``"epsilon"``, ``"renyi"``,
+        ``"gamma"``, ``"mse"``, ``"llr"``, …) or ``None``.
+    mechanisms: mechanism families it applies to (``"any"``, ``"rr"``,
+        ``"krr"``, ``"laplace"``, ``"gaussian"``, …).
+    variant: ``None`` or a variant name (``"generic"``, ``"rr"``, ``"laplace"``).
+    status_note: why the status is what it is (carried into reports).
+    spec: where in ``shared/spec`` it is stated.
+    notes: anything a reader must know (discrepancies, false variants).
+    numeric: optional ``{side: callable(**params) -> ball}`` replacing
+        :func:`arb_eval` for a side that is an algorithm (documented).
+    symbolic: optional callable ``(result) -> SymbolicCheck``.
+    exact: optional callable ``(**params) -> ball`` giving the exact value of
+        the quantity the bound side bounds (used by tests and reports).
+    grid: parameter points (dicts of exact strings) for bound-versus-exact tables.
+    known_false: ``True`` for encoded *false* variants (kept so that tests
+        show they are caught).
+    """
+
+    key: str
+    paper: str
+    label: str
+    title: str
+    status: str
+    statement: Any
+    symbols: Mapping[Any, str] = field(default_factory=dict)
+    hypotheses: Sequence[Hypothesis] = ()
+    kind: str = "inequality"
+    quantity: Optional[str] = None
+    mechanisms: Sequence[str] = ("any",)
+    variant: Optional[str] = None
+    status_note: str = ""
+    spec: str = ""
+    notes: str = ""
+    numeric: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    symbolic: Optional[Callable[["Result"], SymbolicCheck]] = None
+    exact: Optional[Callable[..., Any]] = None
+    grid: Sequence[Mapping[str, Any]] = ()
+    known_false: bool = False
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise InvalidArgument("status", self.status, f"must be one of {STATUSES}")
+        if self.kind not in KINDS:
+            raise InvalidArgument("kind", self.kind, f"must be one of {KINDS}")
+        if self.paper not in PAPERS:
+            raise InvalidArgument("paper", self.paper, f"must be one of {tuple(PAPERS)}")
+
+    # ------------------------------------------------------------ presentation
+    @property
+    def free_symbols(self):
+        return sorted(self.symbols, key=lambda s: s.name)
+
+    def latex(self) -> str:
+        """LaTeX of the statement (via ``sympy.latex``), followed by its hypotheses."""
+        body = sp.latex(self.statement)
+        if self.hypotheses:
+            hyps = ",\\ ".join(sp.latex(h.relation) for h in self.hypotheses)
+            body += "\\quad\\text{if}\\quad " + hyps
+        return body
+
+    def describe(self) -> dict:
+        """Plain-data description used by reports and ``blanket bounds``."""
+        return {
+            "key": self.key, "paper": self.paper, "label": self.label, "title": self.title,
+            "status": self.status, "status_note": self.status_note, "kind": self.kind,
+            "quantity": self.quantity, "mechanisms": list(self.mechanisms), "variant": self.variant,
+            "spec": self.spec, "notes": self.notes, "latex": self.latex(),
+            "hypotheses": [h.describe() for h in self.hypotheses], "known_false": self.known_false,
+            "symbols": {s.name: d for s, d in self.symbols.items()},
+        }
+
+    # ------------------------------------------------------------ evaluation
+    def _env(self, params):
+        names = {s.name: s for s in self.symbols}
+        env = {}
+        for k, v in params.items():
+            if k not in names:
+                raise InvalidArgument(k, v, f"is not a parameter of {self.key} (parameters: {', '.join(sorted(names))})")
+            env[k] = v if isinstance(v, (arb, fmpq)) else arith.exact(v, k)
+        missing = [n for n in names if n not in env and not self._is_bound_var(n)]
+        if missing:
+            raise InvalidArgument("parameters", sorted(params), f"miss {', '.join(sorted(missing))} for {self.key}")
+        return env
+
+    def _is_bound_var(self, name):
+        # symbols that only appear bound (summation indices, the quantity itself) need no value
+        st = self.statement
+        free = {s.name for s in getattr(st, "free_symbols", set())}
+        for h in self.hypotheses:
+            free |= {s.name for s in getattr(sp.sympify(h.relation), "free_symbols", set())}
+        return name not in free or name in self._quantity_symbols()
+
+    def _quantity_symbols(self):
+        if self.kind in ("upper_bound", "lower_bound") and isinstance(self.statement, sp.core.relational.Relational):
+            lhs = self.statement.lhs
+            if isinstance(lhs, sp.Symbol):
+                return {lhs.name}
+        return set()
+
+    def check_hypotheses(self, **params):
+        """Raise :class:`HypothesisViolation` naming the first hypothesis that certainly fails.
+
+        Undecided hypotheses escalate precision; at the cap they raise
+        :class:`~exact.errors.Undecided`.
+        """
+        env = self._env(params)
+        for h in self.hypotheses:
+            def compute(prec, h=h):
+                try:
+                    return _ev(sp.sympify(h.relation), dict(env))
+                except Undecided:
+                    return None
+            val, _ = arith.escalate(compute, lambda v: v is not None, what=f"hypothesis '{h.describe()}' of {self.key}")
+            if val is False:
+                shown = {k: str(v) for k, v in params.items()}
+                raise HypothesisViolation(self.key, h.describe(), shown)
+
+    def side(self, which: str, **params):
+        """One side (``"lhs"`` or ``"rhs"``) at the current precision, hypotheses checked first."""
+        self.check_hypotheses(**params)
+        return self._side(which, self._env(params))
+
+    def _side(self, which, env):
+        if which in self.numeric:
+            return self.numeric[which](**env)
+        expr = getattr(self.statement, which)
+        return _ev(expr, dict(env))
+
+    def bound(self, **params):
+        """The bound side (``rhs``) of an upper/lower bound at the current precision, hypotheses checked."""
+        if self.kind not in ("upper_bound", "lower_bound"):
+            raise InvalidArgument("result", self.key, "is not a bound (kind is %s)" % self.kind)
+        return self.side("rhs", **params)
+
+    def evaluate(self, *, prec: int = arith.DEFAULT_PREC, **params) -> Evaluation:
+        """Evaluate both sides and the relation at ``params`` (exact strings/rationals or balls).
+
+        Raises :class:`HypothesisViolation` outside the hypotheses.  The
+        relation's truth is three-valued; precision escalates (from ``prec``)
+        until it is decided or the cap is reached, in which case ``holds`` is
+        ``None``.
+        """
+        self.check_hypotheses(**params)
+        env = self._env(params)
+        st = self.statement
+        if not isinstance(st, sp.core.relational.Relational):
+            raise InvalidArgument("result", self.key, "has no two-sided statement to evaluate")
+        rel = st.rel_op
+
+        def compute(p):
+            try:
+                lhs = self._side("lhs", env) if (self.numeric.get("lhs") or not self._quantity_symbols()) else None
+                rhs = self._side("rhs", env)
+            except Undecided:
+                return (None, None, None)
+            if lhs is None:
+                return (None, rhs, None)
+            return (lhs, rhs, _rel(rel, lhs, rhs))
+
+        try:
+            (lhs, rhs, holds), used = arith.escalate(compute, lambda r: r[2] is not None or r[0] is None and r[1] is not None, start=prec)
+        except Undecided:
+            with arith.precision(arith.MAX_PREC):
+                lhs, rhs, holds = compute(arith.MAX_PREC)
+            used = arith.MAX_PREC
+        return Evaluation(self.key, dict(params), lhs, rhs, rel, holds, used)
+
+    def check_symbolic(self) -> SymbolicCheck:
+        """What sympy can establish outright; see :class:`SymbolicCheck`."""
+        if self.symbolic is not None:
+            return self.symbolic(self)
+        st = self.statement
+        if self.kind in ("identity", "equality") and isinstance(st, sp.Equality):
+            diff = sp.simplify(st.lhs - st.rhs)
+            if diff == 0:
+                return SymbolicCheck(True, "simplify(lhs - rhs) == 0")
+            return SymbolicCheck(None, "simplify(lhs - rhs)", f"residual {diff}")
+        return SymbolicCheck(None, "not attempted", "checked numerically against exact values")
+
+
+# ============================================================ registry
+REGISTRY: dict[str, Result] = {}
+
+
+def register(result: Result) -> Result:
+    """Add a result to the registry (keys are unique) and return it."""
+    if result.key in REGISTRY:
+        raise InvalidArgument("key", result.key, "is already registered")
+    REGISTRY[result.key] = result
+    return result
+
+
+def results(paper: Optional[str] = None, *, include_false: bool = True) -> list[Result]:
+    """Every registered result (of one paper if given), in registration order."""
+    _load_all()
+    if paper is not None:
+        paper = PAPER_ALIASES.get(paper, paper)
+        if paper not in PAPERS:
+            raise InvalidArgument("paper", paper, f"must be one of {sorted(PAPERS) + sorted(PAPER_ALIASES)}")
+    return [r for r in REGISTRY.values()
+            if (paper is None or r.paper == paper) and (include_false or not r.known_false)]
+
+
+def get(key_or_label: str, variant: Optional[str] = None) -> Result:
+    """Find a result by key, or by a label like ``"BBGN19 Theorem 5.3"`` plus ``variant``."""
+    _load_all()
+    if key_or_label in REGISTRY and variant is None:
+        return REGISTRY[key_or_label]
+    cands = [r for r in REGISTRY.values()
+             if (r.key == key_or_label or f"{r.paper} {r.label}" == key_or_label or r.label == key_or_label)
+             and (variant is None or r.variant == variant)]
+    if len(cands) == 1:
+        return cands[0]
+    if not cands:
+        raise InvalidArgument("bound", key_or_label, "is not a registered result (run `blanket bounds` for the list)")
+    variants = sorted({str(r.variant) for r in cands})
+    raise InvalidArgument("bound", key_or_label, f"has several variants; pick one with --variant ({', '.join(variants)})")
+
+
+_LOADED = False
+
+
+def _load_all():
+    """Import every paper module of ``proofs`` so that its results are registered."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    import importlib
+    import pkgutil
+    import proofs
+    for m in pkgutil.iter_modules(proofs.__path__):
+        if m.name not in ("core",) and not m.name.startswith("_"):
+            importlib.import_module(f"proofs.{m.name}")

@@ -1,0 +1,71 @@
+"""The ``blanket`` command line.
+
+Subcommands live in ``reports/commands/<name>.py``; each module defines
+``register(subparsers)`` which adds its parser and sets ``func`` (a callable
+``(args) -> int`` returning the exit code).  They are discovered
+automatically, so adding a subcommand needs no edit here.
+
+Exit codes: 0 holds / success, 1 fails, 3 inconclusive, 2 bad usage or input.
+Any :class:`exact.errors.BlanketError` becomes one line on stderr and exit 2;
+no traceback is ever shown for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        sys.stderr.write(f"blanket: error: {message} (see `{self.prog} --help`)\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="blanket", description="Certified privacy accounting for the shuffle model.")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    import reports.commands as cmds
+    for m in sorted(pkgutil.iter_modules(cmds.__path__), key=lambda m: m.name):
+        if m.name.startswith("_"):
+            continue
+        mod = importlib.import_module(f"reports.commands.{m.name}")
+        mod.register(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            print(version("blanket"))
+        except PackageNotFoundError:
+            print("blanket (not installed)")
+        return EXIT_OK
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except (HypothesisViolation, InvalidArgument, BlanketError) as exc:
+        if isinstance(exc, Undecided):
+            sys.stderr.write(f"blanket: inconclusive: {exc}\n")
+            return EXIT_INCONCLUSIVE
+        sys.stderr.write(f"blanket: error: {exc}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        sys.stderr.write("blanket: interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

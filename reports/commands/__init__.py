@@ -1,0 +1,1 @@
+"""One module per ``blanket`` subcommand; each defines ``register(subparsers)``."""
