@@ -345,6 +345,23 @@ class SymbolicCheck:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """A certified value that a bound is compared with in tests and reports.
+
+    ``value`` is a ball (or fmpq) enclosing ``what``; ``relation`` says how
+    it relates to the true quantity the bound bounds: ``"exact"`` (it *is*
+    that quantity, e.g. the exact worst case of binary RR), ``"lower"`` (a
+    certified lower bound on it, e.g. the exact δ on one dataset family — an
+    upper bound below it is refuted) or ``"upper"`` (a certified upper bound,
+    e.g. the blanket view — a lower bound above it is refuted).
+    """
+
+    value: Any
+    what: str
+    relation: str = "exact"
+
+
+@dataclass(frozen=True)
 class Evaluation:
     """Both sides of a statement at one parameter point, and whether it holds there (three-valued)."""
 
@@ -385,8 +402,10 @@ class Result:
     numeric: optional ``{side: callable(**params) -> ball}`` replacing
         :func:`arb_eval` for a side that is an algorithm (documented).
     symbolic: optional callable ``(result) -> SymbolicCheck``.
-    exact: optional callable ``(**params) -> ball`` giving the exact value of
-        the quantity the bound side bounds (used by tests and reports).
+    exact: optional callable ``(**params) -> Reference`` giving a certified
+        value of the quantity the bound side bounds (exact, or a certified
+        lower/upper bound on it; see :class:`Reference`); used by the tests
+        and by the paper-check report's bound-versus-exact tables.
     grid: parameter points (dicts of exact strings) for bound-versus-exact tables.
     known_false: ``True`` for encoded *false* variants (kept so that tests
         show they are caught).

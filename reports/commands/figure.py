@@ -1,0 +1,29 @@
+"""``blanket figure NAME [-o DIR] [--quick]`` — draw a registered figure (PNG, PDF, CSV)."""
+
+from __future__ import annotations
+
+import pathlib
+
+
+def register(sub):
+    p = sub.add_parser("figure", help="draw a figure (PNG + PDF + CSV); `blanket figure --list` lists them")
+    p.add_argument("name", nargs="?", help="figure name, e.g. blanket-fig3")
+    p.add_argument("-o", "--output", default="figures", help="output directory (default: ./figures)")
+    p.add_argument("--quick", action="store_true", help="reduced grid (seconds instead of minutes)")
+    p.add_argument("--list", action="store_true", help="list the figures and exit")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from reports.figures import all_figures, get_figure
+    if args.list or not args.name:
+        for name, fig in sorted(all_figures().items()):
+            print(f"{name:24s} {fig.description}")
+        return 0
+    fig = get_figure(args.name)
+    out = pathlib.Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = fig.make(out, quick=args.quick)
+    for path in paths:
+        print(path)
+    return 0

@@ -1,0 +1,44 @@
+"""Figures: one module per figure family; each defines ``FIGURES = {name: Figure(...)}``.
+
+Modules in this package are discovered automatically; ``blanket figure NAME
+[-o DIR] [--quick]`` runs ``Figure.make(outdir, quick=...)``, which must write
+PNG + PDF + CSV files and return their paths.  ``quick`` uses a reduced grid
+(for tests); the full grid is the default.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Callable
+
+from exact.errors import InvalidArgument
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    description: str
+    make: Callable[..., list]   # make(outdir: pathlib.Path, *, quick: bool = False) -> list[pathlib.Path]
+
+
+def all_figures() -> dict:
+    out = {}
+    import reports.figures as pkg
+    for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        if m.name.startswith("_"):
+            continue
+        mod = importlib.import_module(f"reports.figures.{m.name}")
+        for name, fig in getattr(mod, "FIGURES", {}).items():
+            if name in out:
+                raise InvalidArgument("figure", name, "is defined twice")
+            out[name] = fig
+    return out
+
+
+def get_figure(name: str) -> Figure:
+    figs = all_figures()
+    if name not in figs:
+        raise InvalidArgument("figure", name, f"is not a known figure (known: {', '.join(sorted(figs)) or 'none yet'})")
+    return figs[name]
