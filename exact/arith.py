@@ -418,3 +418,30 @@ def rel_width(x) -> Optional[Fraction]:
     if lo == 0:
         return None
     return (hi - lo) / abs(lo)
+
+
+def exp_param(epsilon=None, exp_epsilon=None, *, name: str = "epsilon"):
+    """``e^ε`` from exactly one of ``epsilon`` (exact, ≥ 0; result a ball unless ε = 0) or ``exp_epsilon`` (exact, ≥ 1).
+
+    Rational ``e^ε`` keeps whole computations exact (tests use it); a decimal
+    ``ε`` gives a ball at the current precision.
+
+    >>> exp_param(exp_epsilon="3/2")
+    3/2
+    >>> exp_param(epsilon=0)
+    1
+    >>> exp_param()
+    Traceback (most recent call last):
+    ...
+    exact.errors.InvalidArgument: epsilon must be given (or exp_epsilon instead), not both or neither, got None
+    """
+    if (epsilon is None) == (exp_epsilon is None):
+        raise InvalidArgument(name, epsilon, f"must be given (or exp_{name} instead), not both or neither")
+    if exp_epsilon is not None:
+        if isinstance(exp_epsilon, arb):
+            return exp_epsilon
+        return exact_in(exp_epsilon, f"exp_{name}", lo=1)
+    if isinstance(epsilon, arb):
+        return epsilon.exp()
+    e = exact_in(epsilon, name, lo=0)
+    return fmpq(1) if e == 0 else arb(e).exp()
