@@ -57,9 +57,15 @@ def align(p: Windowed, q: Windowed) -> tuple[list, list, int]:
     return [p.at(i) for i in range(lo, hi)], [q.at(i) for i in range(lo, hi)], lo
 
 
+def _norm(v, name):
+    return [x if isinstance(x, (arb, fmpq)) else arith.exact(x, name) for x in v]
+
+
 def _check(p, q):
+    """Validate lengths; return both vectors with exact entries as fmpq (floats refused)."""
     if len(p) != len(q):
         raise InvalidArgument("q", f"{len(q)} entries", f"must have as many entries as p ({len(p)})")
+    return _norm(p, "p"), _norm(q, "q")
 
 
 def _add(a, b):
@@ -78,7 +84,7 @@ def hockey_stick(p: Vec, q: Vec, *, epsilon=None, exp_epsilon=None, p_tail=0, q_
     their ``p``-mass), so the result is the ball ``[S, S + p_tail]``
     (exact when ``p_tail = 0``).  ``q_tail`` does not enter.
     """
-    _check(p, q)
+    p, q = _check(p, q)
     ee = arith.exp_param(epsilon, exp_epsilon)
     s = fmpq(0)
     for a, b in zip(p, q):
@@ -101,7 +107,7 @@ def renyi_moment(p: Vec, q: Vec, order):
     infinite, reported by raising :class:`InvalidArgument` (the divergence is +∞).
     No tails: windowed Rényi moments need a problem-specific tail bound.
     """
-    _check(p, q)
+    p, q = _check(p, q)
     lam = order if isinstance(order, arb) else arith.exact_in(order, "order", lo=1, lo_open=True)
     integer = isinstance(lam, fmpq) and lam.q == 1
     s = fmpq(0)
@@ -132,7 +138,7 @@ def llr_distance(p: Vec, q: Vec) -> Optional[object]:
     Zero entries must be exact zeros to count as outside a support; a ball
     that contains 0 but is not exactly 0 raises (the support is undecided).
     """
-    _check(p, q)
+    p, q = _check(p, q)
     vals = []
     for a, b in zip(p, q):
         za = isinstance(a, fmpq) and a == 0
