@@ -1,0 +1,376 @@
+"""Deployment files (TOML): what an auditor describes, parsed exactly and validated field by field.
+
+Format (every number may be a TOML number or a string; TOML floats are read
+from their *decimal text*, never through a binary float, so ``delta = 1e-6``
+is exactly 10⁻⁶)::
+
+    name = "Telemetry"                      # required, free text (escaped in LaTeX)
+    description = "..."                     # optional
+    neighbouring = "replace-one"            # optional; the only relation supported
+
+    [randomizer]                            # the local randomizer, one for all users
+    mechanism = "krr"                       # krr | binary_rr | matrix | laplace
+    k = 4                                   # krr: alphabet size (>= 2)
+    epsilon0 = 1.5                          # local ε0 (or exp_epsilon0 = "3" for a rational e^ε0)
+    # matrix = [["3/4", "1/4"], ["1/4", "3/4"]]   # matrix: exact row-stochastic P[x][y]
+    # matrix_file = "rr.csv"                # ... or a file (relative to this TOML) of exact entries
+
+    [users]
+    n = 100000                              # exactly n users
+    # n_min = 100000                        # ... or at least n_min users
+
+    [[claims]]                              # one or more central (ε, δ) claims
+    epsilon = 1
+    delta = 1e-6
+
+    [[targets]]                             # optional: report the certified ε for a target δ
+    delta = 1e-8
+
+    [options]                               # optional
+    precision = 128                         # starting precision (bits)
+    precision_cap = 4096                    # escalation cap (bits); a lower cap may give INCONCLUSIVE
+
+Aliases accepted so that hand-written files read naturally: ``[mechanism]``
+for ``[randomizer]``, ``kind``/``type`` for ``mechanism``, ``rr``/``binary``
+for ``binary_rr``, ``n``/``n_min`` at top level or in ``[population]``,
+``claim`` for ``claims``, ``target_delta`` (top level or in ``[options]``).
+
+Errors are :class:`~exact.errors.InvalidArgument` naming the field
+(``claims[1].delta must be > 0 and < 1, got '-1'``).
+
+>>> d = parse_deployment('name = "x"\\n[randomizer]\\nmechanism = "krr"\\nk = 3\\nepsilon0 = 1.0\\n'
+...                      '[users]\\nn = 100\\n[[claims]]\\nepsilon = 0.5\\ndelta = 1e-6\\n')
+>>> d.mechanism, d.params["k"], d.params["epsilon0"], d.n, d.claims[0].delta
+('krr', 3, 1, 100, 1/1000000)
+>>> parse_deployment('name = "x"\\n[randomizer]\\nmechanism = "krr"\\nk = 1\\nepsilon0 = 1\\n[users]\\nn = 10\\n[[claims]]\\nepsilon=1\\ndelta=0.1\\n')
+Traceback (most recent call last):
+...
+exact.errors.InvalidArgument: randomizer.k must be >= 2, got 1
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+import pathlib
+from typing import Any, Optional
+
+try:  # Python 3.11+
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from flint import fmpq
+
+from exact import arith
+from exact.errors import InvalidArgument
+
+MECHANISMS = ("krr", "binary_rr", "matrix", "laplace")
+_MECH_ALIASES = {"k-rr": "krr", "krr": "krr", "k_rr": "krr", "rr": "binary_rr", "binary": "binary_rr",
+                 "binary_rr": "binary_rr", "binary-rr": "binary_rr", "matrix": "matrix", "finite": "matrix",
+                 "laplace": "laplace"}
+NEIGHBOURING = "replace-one"
+MAX_N = 10**12
+
+
+class _TomlDecimal(str):
+    """A TOML float kept as its decimal text (parsed exactly later)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Claim:
+    """A central claim: the shuffled mechanism is (epsilon, delta)-DP."""
+
+    epsilon: fmpq
+    delta: fmpq
+    field: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """A target δ for which the certified ε is reported."""
+
+    delta: fmpq
+    field: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Deployment:
+    """A validated deployment.
+
+    ``params`` holds the randomizer's exact parameters (``k``, ``epsilon0`` or
+    ``exp_epsilon0``, ``matrix``).  ``n_is_lower_bound`` is ``True`` when the
+    file gave ``n_min``.  ``sha256`` hashes the file's bytes (and those of a
+    ``matrix_file``), ``source`` is the file name as given.
+    """
+
+    name: str
+    description: str
+    mechanism: str
+    params: dict
+    n: int
+    n_is_lower_bound: bool
+    claims: tuple
+    targets: tuple
+    neighbouring: str
+    precision: int
+    precision_cap: int
+    sha256: str
+    source: str
+    matrix_source: Optional[str] = None
+
+    def build_mechanism(self):
+        """The :mod:`exact.mechanisms` object (KRR entries are balls at the current precision unless e^ε0 is rational)."""
+        from exact.mechanisms import KRR, FiniteRandomizer
+        p = self.params
+        if self.mechanism in ("krr", "binary_rr"):
+            k = p["k"]
+            if "exp_epsilon0" in p:
+                return KRR(k, exp_epsilon0=p["exp_epsilon0"])
+            return KRR(k, epsilon0=p["epsilon0"])
+        if self.mechanism == "matrix":
+            return FiniteRandomizer(p["matrix"])
+        return None  # laplace: no finite matrix; only registered bounds apply
+
+    def as_dict(self) -> dict:
+        """The deployment as understood, as plain strings (for JSON and the certificate)."""
+        from reports.latex import exact_string
+        params = {}
+        for key, val in self.params.items():
+            if key == "matrix":
+                params[key] = [[exact_string(x) for x in row] for row in val]
+            elif isinstance(val, fmpq):
+                params[key] = exact_string(val)
+            else:
+                params[key] = val
+        return {
+            "name": self.name, "description": self.description, "mechanism": self.mechanism,
+            "parameters": params, "n": self.n, "n_is_lower_bound": self.n_is_lower_bound,
+            "claims": [{"epsilon": exact_string(c.epsilon), "delta": exact_string(c.delta)} for c in self.claims],
+            "targets": [{"delta": exact_string(t.delta)} for t in self.targets],
+            "neighbouring": self.neighbouring, "precision": self.precision, "precision_cap": self.precision_cap,
+            "source": self.source, "sha256": self.sha256, "matrix_source": self.matrix_source,
+        }
+
+
+def _take(table: dict, where: str, allowed: set):
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise InvalidArgument(f"{where}{unknown[0]}" if where else unknown[0], table[unknown[0]],
+                              "is not a known field", hint=f"known fields here: {', '.join(sorted(allowed))}")
+
+
+def _number(value, name, **limits) -> fmpq:
+    if isinstance(value, (dict, list)):
+        raise InvalidArgument(name, value, "must be a number")
+    if isinstance(value, _TomlDecimal):
+        value = str(value)
+        if value.lstrip("+-") in ("inf", "nan"):
+            raise InvalidArgument(name, value, "must be a finite number")
+    return arith.exact_in(value, name, **limits)
+
+
+def _integer(value, name, **limits) -> int:
+    if isinstance(value, _TomlDecimal):
+        value = str(value)
+    if isinstance(value, (dict, list)):
+        raise InvalidArgument(name, value, "must be an integer")
+    return arith.integer_in(value, name, **limits)
+
+
+def _text(value, name, *, required=True) -> str:
+    if value is None:
+        if required:
+            raise InvalidArgument(name, None, "is required", hint="add it to the deployment file")
+        return ""
+    if not isinstance(value, str) or isinstance(value, _TomlDecimal):
+        raise InvalidArgument(name, value, "must be a string (in double quotes)")
+    if required and not value.strip():
+        raise InvalidArgument(name, value, "must not be empty")
+    if len(value) > 2000:
+        raise InvalidArgument(name, f"{len(value)} characters", "must be at most 2000 characters")
+    return value
+
+
+def _read_matrix_file(path: pathlib.Path, field: str) -> list:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidArgument(field, str(path), f"could not be read ({exc.strerror or exc})") from None
+    rows = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        cells = next(csv.reader(io.StringIO(line))) if "," in line else line.split()
+        rows.append([c.strip() for c in cells if c.strip()])
+    return rows
+
+
+def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[pathlib.Path] = None,
+                     extra_bytes: bytes = b"") -> Deployment:
+    """Parse and validate a deployment from TOML text (see the module docstring for the format)."""
+    try:
+        data = tomllib.loads(text, parse_float=_TomlDecimal)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidArgument("deployment file", source, f"is not valid TOML ({exc})",
+                              hint="check quotes, brackets and `key = value` lines") from None
+    digest = hashlib.sha256(text.encode("utf-8"))
+
+    top_allowed = {"name", "description", "neighbouring", "neighboring", "randomizer", "mechanism", "users",
+                   "population", "n", "n_min", "claims", "claim", "targets", "target", "target_delta", "options",
+                   "precision_cap"}
+    _take(data, "", top_allowed)
+    name = _text(data.get("name"), "name")
+    description = _text(data.get("description"), "description", required=False)
+
+    relation = data.get("neighbouring", data.get("neighboring", NEIGHBOURING))
+    if not isinstance(relation, str) or relation.strip().lower().replace("_", "-") not in ("replace-one", "replace one", "substitution"):
+        raise InvalidArgument("neighbouring", relation, "must be \"replace-one\" (datasets differ in one user's value; "
+                              "the only relation the encoded results cover)")
+
+    # ---------------- randomizer
+    rand = data.get("randomizer", data.get("mechanism"))
+    if rand is None:
+        raise InvalidArgument("randomizer", None, "is required", hint="add a [randomizer] table with mechanism = \"krr\", k and epsilon0")
+    if not isinstance(rand, dict):
+        raise InvalidArgument("randomizer", rand, "must be a table ([randomizer])")
+    _take(rand, "randomizer.", {"mechanism", "kind", "type", "k", "epsilon0", "exp_epsilon0", "matrix", "matrix_file", "name"})
+    kind_raw = rand.get("mechanism", rand.get("kind", rand.get("type")))
+    if kind_raw is None:
+        raise InvalidArgument("randomizer.mechanism", None, "is required", hint=f"one of {', '.join(MECHANISMS)}")
+    if not isinstance(kind_raw, str) or kind_raw.strip().lower() not in _MECH_ALIASES:
+        raise InvalidArgument("randomizer.mechanism", kind_raw, f"must be one of {', '.join(MECHANISMS)}")
+    kind = _MECH_ALIASES[kind_raw.strip().lower()]
+    params: dict[str, Any] = {}
+    matrix_source = None
+    if kind in ("krr", "binary_rr", "laplace"):
+        if kind == "krr":
+            if "k" not in rand:
+                raise InvalidArgument("randomizer.k", None, "is required for k-ary randomized response (the alphabet size, >= 2)")
+            params["k"] = _integer(rand["k"], "randomizer.k", lo=2, hi=10**9)
+        elif kind == "binary_rr":
+            if "k" in rand and _integer(rand["k"], "randomizer.k") != 2:
+                raise InvalidArgument("randomizer.k", rand["k"], "must be 2 for binary_rr (use mechanism = \"krr\" for k > 2)")
+            params["k"] = 2
+        elif "k" in rand:
+            raise InvalidArgument("randomizer.k", rand["k"], "is not a parameter of the Laplace randomizer")
+        has_e, has_x = "epsilon0" in rand, "exp_epsilon0" in rand
+        if has_e == has_x:
+            raise InvalidArgument("randomizer.epsilon0", rand.get("epsilon0"),
+                                  "must be given (the local ε0 > 0), or exp_epsilon0 instead — exactly one of them")
+        if has_e:
+            params["epsilon0"] = _number(rand["epsilon0"], "randomizer.epsilon0", lo=0, lo_open=True, hi=1000)
+        else:
+            if kind == "laplace":
+                raise InvalidArgument("randomizer.exp_epsilon0", rand["exp_epsilon0"], "is not supported for laplace; give epsilon0")
+            params["exp_epsilon0"] = _number(rand["exp_epsilon0"], "randomizer.exp_epsilon0", lo=1, lo_open=True, hi=10**400)
+        if "matrix" in rand or "matrix_file" in rand:
+            raise InvalidArgument("randomizer.matrix", "given", f"is only for mechanism = \"matrix\", not {kind}")
+    else:  # matrix
+        if ("matrix" in rand) == ("matrix_file" in rand):
+            raise InvalidArgument("randomizer.matrix", None, "must be given inline or as matrix_file, exactly one of them")
+        for extra in ("k", "epsilon0", "exp_epsilon0"):
+            if extra in rand:
+                raise InvalidArgument(f"randomizer.{extra}", rand[extra], "is implied by the matrix; remove it")
+        if "matrix_file" in rand:
+            mf = _text(rand["matrix_file"], "randomizer.matrix_file")
+            path = (base_dir or pathlib.Path(".")) / mf
+            raw = _read_matrix_file(path, "randomizer.matrix_file")
+            digest.update(path.read_bytes())
+            matrix_source = mf
+        else:
+            raw = rand["matrix"]
+        if not isinstance(raw, list) or not all(isinstance(r, list) for r in raw):
+            raise InvalidArgument("randomizer.matrix", raw, "must be a list of rows, e.g. [[\"3/4\", \"1/4\"], [\"1/4\", \"3/4\"]]")
+        if len(raw) > 1000 or any(len(r) > 1000 for r in raw):
+            raise InvalidArgument("randomizer.matrix", f"{len(raw)} rows", "must have at most 1000 rows and columns")
+        matrix = [[_number(v, f"randomizer.matrix[{i}][{j}]", lo=0, hi=1) for j, v in enumerate(row)]
+                  for i, row in enumerate(raw)]
+        from exact.mechanisms import FiniteRandomizer
+        FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
+        params["matrix"] = matrix
+    digest.update(extra_bytes)
+
+    # ---------------- users
+    users = data.get("users", data.get("population", {}))
+    if not isinstance(users, dict):
+        raise InvalidArgument("users", users, "must be a table ([users] with n = … or n_min = …)")
+    _take(users, "users.", {"n", "n_min"})
+    n_val = users.get("n", data.get("n"))
+    nmin_val = users.get("n_min", data.get("n_min"))
+    if (n_val is None) == (nmin_val is None):
+        raise InvalidArgument("users.n", n_val, "must be given (the number of users), or n_min (a lower bound on it) — exactly one")
+    if n_val is not None:
+        n, lower = _integer(n_val, "users.n", lo=2, hi=MAX_N), False
+    else:
+        n, lower = _integer(nmin_val, "users.n_min", lo=2, hi=MAX_N), True
+
+    # ---------------- claims and targets
+    raw_claims = data.get("claims", data.get("claim", []))
+    if isinstance(raw_claims, dict):
+        raw_claims = [raw_claims]
+    if not isinstance(raw_claims, list):
+        raise InvalidArgument("claims", raw_claims, "must be a list of [[claims]] tables with epsilon and delta")
+    claims = []
+    for i, c in enumerate(raw_claims):
+        where = f"claims[{i}]"
+        if not isinstance(c, dict):
+            raise InvalidArgument(where, c, "must be a table with epsilon and delta")
+        _take(c, where + ".", {"epsilon", "delta"})
+        for f in ("epsilon", "delta"):
+            if f not in c:
+                raise InvalidArgument(f"{where}.{f}", None, "is required")
+        eps = _number(c["epsilon"], f"{where}.epsilon", lo=0, hi=1000)
+        delta = _number(c["delta"], f"{where}.delta", lo=0, hi=1, lo_open=True, hi_open=True)
+        claims.append(Claim(eps, delta, where))
+    raw_targets = data.get("targets", data.get("target", []))
+    if isinstance(raw_targets, dict):
+        raw_targets = [raw_targets]
+    if not isinstance(raw_targets, list):
+        raise InvalidArgument("targets", raw_targets, "must be a list of [[targets]] tables with delta")
+    opts = data.get("options", {})
+    if not isinstance(opts, dict):
+        raise InvalidArgument("options", opts, "must be a table")
+    _take(opts, "options.", {"precision", "precision_cap", "target_delta"})
+    extra_targets = [("target_delta", data["target_delta"])] if "target_delta" in data else []
+    if "target_delta" in opts:
+        extra_targets.append(("options.target_delta", opts["target_delta"]))
+    targets = []
+    for i, t in enumerate(raw_targets):
+        where = f"targets[{i}]"
+        if not isinstance(t, dict):
+            raise InvalidArgument(where, t, "must be a table with delta")
+        _take(t, where + ".", {"delta"})
+        if "delta" not in t:
+            raise InvalidArgument(f"{where}.delta", None, "is required")
+        targets.append(Target(_number(t["delta"], f"{where}.delta", lo=0, hi=1, lo_open=True, hi_open=True), where))
+    for where, v in extra_targets:
+        targets.append(Target(_number(v, where, lo=0, hi=1, lo_open=True, hi_open=True), where))
+    if not claims and not targets:
+        raise InvalidArgument("claims", None, "must hold at least one [[claims]] entry (epsilon, delta) or a [[targets]] delta")
+
+    prec = _integer(opts.get("precision", arith.DEFAULT_PREC), "options.precision", lo=32, hi=1 << 16)
+    cap = _integer(opts.get("precision_cap", data.get("precision_cap", arith.MAX_PREC)), "options.precision_cap", lo=32, hi=1 << 16)
+    if cap < prec:
+        raise InvalidArgument("options.precision_cap", cap, f"must be >= options.precision ({prec})")
+    return Deployment(name=name, description=description, mechanism=kind, params=params, n=n, n_is_lower_bound=lower,
+                      claims=tuple(claims), targets=tuple(targets), neighbouring=NEIGHBOURING, precision=prec,
+                      precision_cap=cap, sha256=digest.hexdigest(), source=source, matrix_source=matrix_source)
+
+
+def load_deployment(path) -> Deployment:
+    """Read and validate a deployment file; errors name the file or the field."""
+    path = pathlib.Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidArgument("deployment file", str(path), f"could not be read ({exc.strerror or exc})",
+                              hint="give the path of a TOML file, e.g. examples/telemetry.toml") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgument("deployment file", str(path), "is not UTF-8 text") from None
+    return parse_deployment(text, source=path.name, base_dir=path.parent)
