@@ -282,7 +282,7 @@ def _distinct_inputs(mech: FiniteRandomizer) -> list[int]:
             continue
         reps.append(x)
         seen.append(r)
-    return reps
+    return reps if len(reps) >= 2 else [0, 1]  # all rows equal: keep one pair (its divergence is 0)
 
 
 def _use_krr_path(mech) -> bool:
