@@ -90,8 +90,8 @@ from .errors import InvalidArgument
 from .mechanisms import KRR, FiniteRandomizer
 from .progress import Progress
 
-__all__ = ["WorstCase", "DatasetDelta", "worst_case", "delta_dataset", "dataset_deltas",
-           "histogram_law", "count_classes"]
+__all__ = ["WorstCase", "DatasetDelta", "worst_case", "worst_cases", "delta_dataset", "delta_class",
+           "dataset_deltas", "dataset_deltas_multi", "histogram_law", "count_classes"]
 
 
 # ================================================================ results
@@ -379,29 +379,19 @@ def _krr_class_delta(mech: KRR, n: int, a: int, b: int, lam: tuple, ee):
 
 
 # ================================================================ public API
-def dataset_deltas(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, progress: bool = False):
-    """Every dataset class and ordered pair with its divergence: a list of :class:`DatasetDelta`.
-
-    k-RR: one entry per class ``(a, b, λ)`` and direction (representative
-    values 0, 1 for the differing user).  Generic: one entry per multiset of
-    the others and ordered pair ``x ≠ x'`` of distinct input rows.  Numbers
-    are exact when the matrix and ``e^ε`` are exact, balls at the current
-    precision otherwise.  Complexity: see the module docstring.
-    """
-    n = _check_n(n)
-    ee = _exp_eps(epsilon, exp_epsilon)
-    out = []
+def _law_pairs(mech: FiniteRandomizer, n: int, progress: bool):
+    """Yield ``(others, [(x, x2, P, Q)], scale)`` for every dataset class (laws shared between ε values)."""
     if _use_krr_path(mech):
         classes = list(_krr_classes(mech.k, n))
-        with Progress(len(classes), f"k-RR n={n}", enabled=None if progress else False) as bar:
+        with Progress(len(classes), f"{mech.k}-RR n={n}", enabled=None if progress else False) as bar:
             for a, b, lam in classes:
-                d01, d10 = _krr_class_delta(mech, n, a, b, lam, ee)
-                others = _krr_others(a, b, lam)
-                out.append(DatasetDelta(d01, others, 0, 1))
-                out.append(DatasetDelta(d10, others, 1, 0))
+                rows, scale, _ = _krr_rows(mech, len(lam))
+                law = histogram_law(rows, list(_krr_others(a, b, lam)))
+                p0, p1 = _convolve(law, rows[0]), _convolve(law, rows[1])
+                sc = scale ** n if scale is not None else arb(1)
+                yield _krr_others(a, b, lam), [(0, 1, p0, p1), (1, 0, p1, p0)], sc
                 bar.update()
-        return out
-    # generic path
+        return
     xs = _distinct_inputs(mech)
     full = mech.matrix()
     rows = _merge_columns([full[x] for x in xs])
@@ -415,20 +405,70 @@ def dataset_deltas(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None,
     total = math.comb(n - 1 + len(xs) - 1, len(xs) - 1)
     width = len(rows[0])
     with Progress(total, f"{mech.k_in}x{mech.k_out} n={n}", enabled=None if progress else False) as bar:
-        def visit(law, start, depth, prefix):
-            if depth == n - 1:
+        stack = [({(0,) * width: 1}, 0, ())]
+        while stack:  # depth-first over non-decreasing sequences: one convolution per multiset
+            law, start, prefix = stack.pop()
+            if len(prefix) == n - 1:
                 finals = [_convolve(law, rows[i]) for i in idx]
-                others = tuple(xs[i] for i in prefix)
-                for i in idx:
-                    for j in idx:
-                        if i != j:
-                            out.append(DatasetDelta(_hockey(finals[i], finals[j], ee, scale), others, xs[i], xs[j]))
+                yield (tuple(xs[i] for i in prefix),
+                       [(xs[i], xs[j], finals[i], finals[j]) for i in idx for j in idx if i != j], scale)
                 bar.update()
-                return
-            for i in range(start, len(xs)):
-                visit(_convolve(law, rows[i]), i, depth + 1, prefix + (i,))
-        visit({(0,) * width: 1}, 0, 0, ())
+                continue
+            for i in range(len(xs) - 1, start - 1, -1):
+                stack.append((_convolve(law, rows[i]), i, prefix + (i,)))
+
+
+def _ee_list(epsilons, exp_epsilons):
+    if (epsilons is None) == (exp_epsilons is None):
+        raise InvalidArgument("epsilons", epsilons, "must be given (or exp_epsilons instead), not both or neither")
+    if epsilons is not None:
+        return [_exp_eps(e, None) for e in epsilons]
+    return [_exp_eps(None, e) for e in exp_epsilons]
+
+
+def dataset_deltas_multi(mech: FiniteRandomizer, n, *, epsilons=None, exp_epsilons=None, progress: bool = False):
+    """``[[DatasetDelta for every class and direction] for each ε]``: the laws are built once for all ε.
+
+    Complexity: that of one ε (module docstring) plus one hockey-stick sum per
+    extra ε and ordered pair.
+    """
+    n = _check_n(n)
+    ees = _ee_list(epsilons, exp_epsilons)
+    out = [[] for _ in ees]
+    for others, pairs, scale in _law_pairs(mech, n, progress):
+        for x, x2, p, q in pairs:
+            for i, ee in enumerate(ees):
+                out[i].append(DatasetDelta(_hockey(p, q, ee, scale), others, x, x2))
     return out
+
+
+def dataset_deltas(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, progress: bool = False):
+    """Every dataset class and ordered pair with its divergence: a list of :class:`DatasetDelta`.
+
+    k-RR: one entry per class ``(a, b, λ)`` and direction (representative
+    values 0, 1 for the differing user).  Generic: one entry per multiset of
+    the others and ordered pair ``x ≠ x'`` of distinct input rows.  Numbers
+    are exact when the matrix and ``e^ε`` are exact, balls at the current
+    precision otherwise.  Complexity: see the module docstring.
+    """
+    return dataset_deltas_multi(mech, n, epsilons=None if epsilon is None else [epsilon],
+                                exp_epsilons=None if exp_epsilon is None else [exp_epsilon], progress=progress)[0]
+
+
+def _summarise(mech, n, entries) -> WorstCase:
+    value = _max([e.value for e in entries])
+    best = max(entries, key=lambda e: arith.endpoints(_lower(e.value))[0])
+    krr = _use_krr_path(mech)
+    return WorstCase(value, best.value, best.others, best.x, best.x2, n,
+                     len(entries) // 2 if krr else count_classes(mech, n),
+                     "krr-symmetry" if krr else "generic", mech.describe())
+
+
+def worst_cases(mech: FiniteRandomizer, n, *, epsilons=None, exp_epsilons=None, progress: bool = False) -> list:
+    """:func:`worst_case` at several ε at once (one :class:`WorstCase` per ε; laws built once)."""
+    n = _check_n(n)
+    return [_summarise(mech, n, e) for e in dataset_deltas_multi(mech, n, epsilons=epsilons,
+                                                                 exp_epsilons=exp_epsilons, progress=progress)]
 
 
 def worst_case(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, progress: bool = False) -> WorstCase:
@@ -445,12 +485,33 @@ def worst_case(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, pro
     3/8
     """
     n = _check_n(n)
-    entries = dataset_deltas(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, progress=progress)
-    value = _max([e.value for e in entries])
-    best = max(entries, key=lambda e: arith.endpoints(_lower(e.value))[0])
-    return WorstCase(value, best.value, best.others, best.x, best.x2, n,
-                     len(entries) // 2 if _use_krr_path(mech) else count_classes(mech, n),
-                     "krr-symmetry" if _use_krr_path(mech) else "generic", mech.describe())
+    return _summarise(mech, n, dataset_deltas(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, progress=progress))
+
+
+def delta_class(mech: KRR, n, others_a: int, others_b: int, partition=(), *, epsilon=None, exp_epsilon=None):
+    """k-RR: both directions ``(D(P0‖P1), D(P1‖P0))`` for the class where ``others_a`` others hold 0,
+    ``others_b`` hold 1 and the rest hold further values with multiplicities ``partition``.
+
+    E.g. the "same" family is ``(n−1, 0, ())``, the "third" family
+    ``(0, 0, (n−1,))``.  These give certified *lower* bounds on the worst
+    case at any ``n`` (cost ``n`` convolutions over at most
+    ``C(n+c−1, c−1)`` histograms, ``c = 2 + len(partition) + [u > 0]``).
+
+    >>> from exact.mechanisms import KRR
+    >>> delta_class(KRR(3, exp_epsilon0=2), 3, 0, 0, (2,), exp_epsilon=1)
+    (5/32, 5/32)
+    """
+    if not isinstance(mech, KRR):
+        raise InvalidArgument("mech", getattr(mech, "name", mech), "must be a k-RR mechanism (KRR) for delta_class")
+    n = _check_n(n)
+    a = arith.integer_in(others_a, "others_a", lo=0)
+    b = arith.integer_in(others_b, "others_b", lo=0)
+    lam = tuple(sorted((arith.integer_in(c, "partition part", lo=1) for c in partition), reverse=True))
+    if a + b + sum(lam) != n - 1:
+        raise InvalidArgument("others_a + others_b + sum(partition)", a + b + sum(lam), f"must equal n - 1 = {n - 1}")
+    if len(lam) > mech.k - 2:
+        raise InvalidArgument("partition", lam, f"must have at most k - 2 = {mech.k - 2} parts")
+    return _krr_class_delta(mech, n, a, b, lam, _exp_eps(epsilon, exp_epsilon))
 
 
 def delta_dataset(mech: FiniteRandomizer, others, x: int, x2: int, *, epsilon=None, exp_epsilon=None):

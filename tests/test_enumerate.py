@@ -210,3 +210,18 @@ def test_ball_route_encloses_exact_route():
         a = worst_case(mech, 5, epsilon=0).value
         b = worst_case(mech, 5, exp_epsilon=1).value
     assert a == b
+
+
+def test_worst_cases_multi_equals_singles_and_delta_class_is_a_lower_bound():
+    from exact.enumerate import delta_class, worst_cases
+    mech = KRR(4, exp_epsilon0=3)
+    ees = [1, "6/5", 2]
+    multi = worst_cases(mech, 5, exp_epsilons=ees)
+    for ee, wc in zip(ees, multi):
+        assert wc.value == worst_case(mech, 5, exp_epsilon=ee).value
+        third = delta_class(mech, 5, 0, 0, (4,), exp_epsilon=ee)
+        assert max(third) <= wc.value
+        # the class value equals the explicit dataset computed without symmetry
+        assert third[0] == delta_dataset(mech, [2, 2, 2, 2], 0, 1, exp_epsilon=ee)
+    with pytest.raises(InvalidArgument, match="n - 1"):
+        delta_class(mech, 5, 1, 1, (1,), exp_epsilon=1)
