@@ -1,0 +1,648 @@
+"""Exact Rényi divergence of shuffled randomized response (binary RR and k-RR dataset families).
+
+Notation (``spec/renyi_shuffle.md`` §0).  For neighbouring datasets
+``D = (d_1..d_{n-1}, x)`` and ``D' = (d_1..d_{n-1}, x')`` the *Rényi moment*
+of order ``λ > 1`` is
+
+    ``E_λ(D‖D') = E_{h ~ M(D')}[(M(D)(h)/M(D')(h))^λ] = Σ_h M(D)(h)^λ M(D')(h)^{1−λ}``
+
+and the Rényi divergence is ``D_λ = log(E_λ)/(λ−1)``.  Every routine here
+returns a certified enclosure (exact ``fmpq`` for integer λ, rational
+``e^{ε0}`` and small n; otherwise an ``arb`` ball at the current flint
+precision, see :func:`exact.arith.precision`).
+
+Two engines:
+
+* **binary RR, any dataset** (``c`` ones among the ``n−1`` other users):
+  the count of 1-reports of the others is ``B = Bin(c, keep) ⊛ Bin(n−1−c, flip)``
+  (each binomial windowed with a certified geometric tail, the convolution
+  done by ``arb_poly`` multiplication in C); the differing user adds a
+  Bernoulli.  The worst case over datasets scans ``c = 0..⌊(n−1)/2⌋`` (the map
+  0↔1 sends ``c`` to ``n−1−c`` and swaps the two directions), first at low
+  precision, then recomputing only the datasets whose upper end reaches the
+  best certified lower end (a rigorous pruning).
+* **i.i.d. others** (the k-RR families *same*, *neighbour*, *third*, and
+  binary RR with ``c = 0`` or ``c = n−1``): when the other users are i.i.d.
+  with report law ``μ_z``, ``M(D)(h) = Q_n(h)·S_x(h)/n`` with
+  ``Q_n = Multinomial(n, μ_z)`` and ``S_x(h) = Σ_y μ_x(y) h_y / μ_z(y)``
+  (derived: ``Q_{n-1}(h−e_y) = Q_n(h)·h_y/(n μ_z(y))``), so
+
+      ``E_λ(D‖D') = E_{h~Q_n}[S_x(h)^λ S_{x'}(h)^{1−λ}] / n``.
+
+  For k-RR ``S_x`` depends on ``h`` only through the counts of ``x``, ``x'`` and
+  ``z`` (the *third* value's count is part of the sufficient statistic when
+  ``k ≥ 4``; lumping it with the other values would be wrong), so the sum is
+  1-, 2- or 3-dimensional over nested conditional binomials.
+
+Windowing (rigorous).  Binomial windows stop where the geometric bound on
+the left-out mass (the pmf ratio ``pmf(j+1)/pmf(j)`` is decreasing, so the
+tail beyond ``K`` is ≤ ``pmf(K)·ρ_K/(1−ρ_K)``) is below ``tol``.  Every
+left-out term of a Rényi moment is ``P(h)·(P(h)/P'(h))^{λ−1} ≤
+e^{ε0(λ−1)}·P(h)``, and the left-out ``P``-mass is bounded by the left-out
+mass of the underlying law times ``e^{ε0}`` (i.i.d. engine) or by the
+windows' tails plus the two edge atoms (binary engine); the result is the
+ball ``[S, S + e^{ε0 λ}·(left-out mass)]`` where ``S`` is the window sum.
+
+Complexities: one binary dataset O(W log W) with ``W = O(√(n·log(1/tol)))``
+window width (the two binomial windows, their ``arb_poly`` product, the
+moment sum); the worst case O(n·W); k-RR *same*/*neighbour* O(W²), *third*
+O(W²) for k = 3 and O(W³) for k ≥ 4.
+
+>>> from exact.mechanisms import BinaryRR
+>>> rr = BinaryRR(exp_epsilon0=3)
+>>> moment_binary(rr, 2, 0, order=2, x=1)   # brute force: see tests/test_renyi.py
+5/3
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
+
+from . import arith
+from .divergences import Windowed
+from .errors import InvalidArgument
+from .mechanisms import KRR, FiniteRandomizer
+from .progress import Progress
+
+#: exact (rational) computation is used up to this many users when every input is exact
+EXACT_MAX_N = 200
+
+FAMILIES = ("same", "neighbour", "third")
+
+
+# ============================================================ arguments
+def parse_order(order, name: str = "order"):
+    """The Rényi order λ > 1, exact (``fmpq``).
+
+    >>> parse_order("5/2"), parse_order(2)
+    (5/2, 2)
+    >>> parse_order(1)
+    Traceback (most recent call last):
+    ...
+    exact.errors.InvalidArgument: order must be > 1, got 1
+    """
+    return arith.exact_in(order, name, lo=1, lo_open=True)
+
+
+def _is_int(q) -> bool:
+    return isinstance(q, fmpq) and q.q == 1
+
+
+def _exact(x) -> bool:
+    return isinstance(x, fmpq)
+
+
+def _add(a, b):
+    return b + a if isinstance(b, arb) else a + b
+
+
+def _mul(a, b):
+    return b * a if isinstance(b, arb) else a * b
+
+
+def _pow(r, lam):
+    """``r^λ`` for ``r > 0`` (exact for exact r and integer λ)."""
+    if _is_int(lam):
+        return r ** int(lam.p)
+    if _exact(r) and r == 1:
+        return fmpq(1)
+    return (arith.ball(r).log() * arb(lam)).exp()
+
+
+def _check_mech(mech):
+    if not isinstance(mech, KRR):
+        raise InvalidArgument("mech", getattr(mech, "name", mech), "must be a k-ary randomized response (exact.mechanisms.KRR / BinaryRR)")
+    return mech
+
+
+def _tol_for(mech, lam):
+    """Window tolerance: 2^-(prec+16) divided by the factor e^{ε0 λ} that multiplies left-out mass."""
+    e0 = arith.ball(mech.exp_epsilon0())
+    f = e0.upper() ** int(math.ceil(float(arb(lam).upper().mid()) + 1))
+    return arb(2) ** (-(ctx.prec + 16)) / f
+
+
+# ============================================================ binomial windows
+def binomial_window(N: int, p, *, tol=None) -> Windowed:
+    """The law of ``Bin(N, p)`` on a window around its mode, with a certified bound on the left-out mass.
+
+    ``p`` exact (``fmpq``) or a ball in [0, 1].  With exact ``p`` and
+    ``N ≤ EXACT_MAX_N`` (or ``tol=None`` and exact ``p``) the whole support is
+    returned exactly (``tail = 0``).  Otherwise the window grows from the
+    mode until the geometric tail bound (pmf ratios are decreasing) on each
+    side is below ``tol/2``.  Cost O(W) ball operations for a window of W atoms.
+
+    >>> binomial_window(3, fmpq(1, 2)).mass
+    [1/8, 3/8, 3/8, 1/8]
+    >>> from exact.arith import precision
+    >>> with precision(64):
+    ...     w = binomial_window(10**6, fmpq(1, 3), tol=arb(2)**-80)
+    >>> len(w.mass) < 20000 and w.tail < arb(2)**-80
+    True
+    """
+    if N < 0:
+        raise InvalidArgument("N", N, "must be >= 0")
+    if _exact(p):
+        if p < 0 or p > 1:
+            raise InvalidArgument("p", str(p), "must be in [0, 1]")
+        if p == 0:
+            return Windowed([fmpq(1)], 0, fmpq(0))
+        if p == 1:
+            return Windowed([fmpq(1)], N, fmpq(0))
+        if tol is None or N <= EXACT_MAX_N:
+            q = 1 - p
+            mass = [fmpq(math.comb(N, j)) * p ** j * q ** (N - j) for j in range(N + 1)]
+            return Windowed(mass, 0, fmpq(0))
+    if tol is None:
+        raise InvalidArgument("tol", None, "must be given for a ball-valued p (windowed binomial)")
+    pb = arith.ball(p)
+    qb = 1 - pb
+    if N == 0:
+        return Windowed([fmpq(1)], 0, fmpq(0))
+    odds = pb / qb  # p/(1-p)
+    m = int(min(N, max(0, math.floor((N + 1) * float(pb.mid())))))  # window placement only (not certified)
+    lp = (arb(N + 1).lgamma() - arb(m + 1).lgamma() - arb(N - m + 1).lgamma()
+          + (pb.log() * m if m else arb(0)) + (qb.log() * (N - m) if N - m else arb(0)))
+    pm = lp.exp()
+    half = arb(tol) / 2
+    right = []
+    cur, j = pm, m
+    right_tail = arb(0)
+    while j < N:
+        rho = odds * arb(N - j) / arb(j + 1)
+        if rho < 1:
+            t = cur * rho / (1 - rho)
+            if t < half:
+                right_tail = t
+                break
+        cur = cur * rho
+        j += 1
+        right.append(cur)
+    left = []
+    cur, j = pm, m
+    left_tail = arb(0)
+    while j > 0:
+        rho = arb(j) / (arb(N - j + 1) * odds)
+        if rho < 1:
+            t = cur * rho / (1 - rho)
+            if t < half:
+                left_tail = t
+                break
+        cur = cur * rho
+        j -= 1
+        left.append(cur)
+    mass = left[::-1] + [pm] + right
+    return Windowed(mass, m - len(left), (left_tail + right_tail).upper())
+
+
+# ============================================================ binary RR, any dataset
+def _binary_params(mech):
+    mech = _check_mech(mech)
+    if mech.k != 2:
+        raise InvalidArgument("mech", mech.name, "must be binary RR (k = 2) for the count-of-ones engine; use renyi_krr_family for k > 2")
+    return mech.keep(), mech.flip()
+
+
+def others_count_law(mech, n: int, c: int, *, tol=None) -> Windowed:
+    """Law of the number of 1-reports among the ``n−1`` other users, ``c`` of whom hold 1 (binary RR).
+
+    ``Bin(c, keep) ⊛ Bin(n−1−c, flip)``; windowed, the tail bound is the sum of
+    both binomials' tails (a left-out pair has at least one left-out factor).
+    Cost O(W log W) (``arb_poly`` product).
+
+    >>> from exact.mechanisms import BinaryRR
+    >>> others_count_law(BinaryRR(exp_epsilon0=3), 3, 1).mass
+    [3/16, 5/8, 3/16]
+    """
+    keep, flip = _binary_params(mech)
+    a = binomial_window(c, keep, tol=tol)
+    b = binomial_window(n - 1 - c, flip, tol=tol)
+    if all(_exact(v) for v in a.mass + b.mass):
+        out = [fmpq(0)] * (len(a.mass) + len(b.mass) - 1)
+        for i, u in enumerate(a.mass):
+            if u == 0:
+                continue
+            for j, v in enumerate(b.mass):
+                out[i + j] += u * v
+        return Windowed(out, a.offset + b.offset, fmpq(0))
+    pa = arb_poly([arith.ball(v) for v in a.mass])
+    pb = arb_poly([arith.ball(v) for v in b.mass])
+    prod = (pa * pb).coeffs()
+    tail = arith.ball(a.tail) + arith.ball(b.tail)
+    return Windowed(prod, a.offset + b.offset, tail)
+
+
+def _binary_moment_from_B(B: Windowed, keep, flip, lam, x, e0):
+    """E_λ(D‖D') with the differing user x in D and 1−x in D', given the others' count law B."""
+    px = keep if x == 1 else flip     # Pr[differing user in D reports 1]
+    py = flip if x == 1 else keep     # same in D'
+    mass = B.mass
+    W = len(mass)
+    exact_all = _exact(B.tail) and B.tail == 0
+    # k ranges over offset .. offset+W (the differing user adds 0 or 1)
+    s = fmpq(0)
+    lo_k = 0 if exact_all else 1
+    hi_k = W if exact_all else W - 1
+    for j in range(lo_k, hi_k + 1):
+        b0 = mass[j] if j < W else fmpq(0)
+        b1 = mass[j - 1] if j >= 1 else fmpq(0)
+        P = _add(_mul(b0, 1 - px), _mul(b1, px))
+        Q = _add(_mul(b0, 1 - py), _mul(b1, py))
+        if _exact(P) and P == 0:
+            continue
+        s = _add(s, _mul(Q, _pow(P / Q, lam)))
+    if exact_all:
+        return s
+    # left-out P-mass: B's tail plus the two edge atoms (their mass may land outside the summed range)
+    left_out = arith.ball(B.tail) + arith.ball(mass[0]) + arith.ball(mass[-1])
+    extra = _pow(arith.ball(e0), lam - 1) * left_out
+    sb = arith.ball(s)
+    return sb.union(sb + extra.upper())
+
+
+def moment_binary(mech, n: int, c: int, *, order, x: int = 1, tol=None):
+    """Rényi moment ``E_λ(D‖D')`` of shuffled binary RR; ``D`` = (c ones among n−1 others, differing user ``x``), ``D'`` the same with ``1−x``.
+
+    ``order`` λ > 1 (integer or not).  Exact for exact ``mech`` (rational
+    ``e^{ε0}``), integer λ and ``n ≤ EXACT_MAX_N``; otherwise a ball with the
+    window error included (see the module docstring).  Cost O(W log W).
+
+    Theorem 3.4 of Girgis et al. is ``moment_binary(mech, n, 0, order=λ, x=1)``.
+
+    >>> from exact.mechanisms import BinaryRR
+    >>> moment_binary(BinaryRR(exp_epsilon0=1), 5, 2, order=3)   # ε0 = 0: no information
+    1
+    """
+    keep, flip = _binary_params(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    c = arith.integer_in(c, "c", lo=0, hi=n - 1)
+    lam = parse_order(order)
+    if x not in (0, 1):
+        raise InvalidArgument("x", x, "must be 0 or 1 (the differing user's value in D)")
+    return _moments_binary(mech, n, c, lam, (x,), tol)[0]
+
+
+def _moments_binary(mech, n, c, lam, xs, tol=None):
+    """The moments for the directions ``xs`` on dataset ``c`` (one count law shared)."""
+    keep, flip = mech.keep(), mech.flip()
+    e0 = mech.exp_epsilon0()
+    exact_mode = _exact(e0) and _is_int(lam) and n <= EXACT_MAX_N
+    if exact_mode:
+        B = others_count_law(mech, n, c)
+    else:
+        B = others_count_law(mech, n, c, tol=tol if tol is not None else _tol_for(mech, lam))
+    return [_binary_moment_from_B(B, keep, flip, lam, x, e0) for x in xs]
+
+
+def _div_from_moment(m, lam):
+    if _exact(m) and m == 1:
+        return fmpq(0)
+    return arith.ball(m).log() / (arb(lam) - 1)
+
+
+@dataclass(frozen=True)
+class RenyiValue:
+    """A certified Rényi divergence and where it is attained.
+
+    ``value``: ball (or exact 0) enclosing D_λ; ``moment``: enclosure of the
+    Rényi moment E_λ; ``c``: the dataset (number of ones among the others,
+    binary RR) or ``None``; ``x``: the differing user's value in ``D`` (the
+    direction); ``order``: λ.
+    """
+
+    value: object
+    moment: object
+    order: object
+    c: Optional[int] = None
+    x: Optional[int] = None
+    family: Optional[str] = None
+
+
+def _max_ball(vals):
+    """Enclosure of the max of enclosures (exact when all exact)."""
+    if all(_exact(v) for v in vals):
+        return max(vals)
+    out = arith.ball(vals[0])
+    for v in vals[1:]:
+        out = out.max(arith.ball(v))
+    return out
+
+
+def renyi_binary(mech, n: int, c: int, *, order, tol=None) -> RenyiValue:
+    """``D_λ`` of shuffled binary RR on the dataset with ``c`` ones among the others, max over both directions.
+
+    >>> from exact.mechanisms import BinaryRR
+    >>> from exact.arith import precision
+    >>> with precision(64):
+    ...     r = renyi_binary(BinaryRR(epsilon0="1"), 10**6, 0, order=2)
+    >>> 0 < r.value < arb("1e-5")
+    True
+    """
+    _check_mech(mech)
+    _binary_params(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    c = arith.integer_in(c, "c", lo=0, hi=n - 1)
+    lam = parse_order(order)
+    m1, m0 = _moments_binary(mech, n, c, lam, (1, 0), tol)
+    # which direction is larger (if decided); the value is the max either way
+    x = 1 if arith.ge(m1, m0) else (0 if arith.gt(m0, m1) else None)
+    m = _max_ball([m1, m0])
+    return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
+
+
+def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress: bool = False) -> RenyiValue:
+    """The exact worst case of ``D_λ`` of shuffled binary RR over all neighbouring datasets.
+
+    Datasets are determined by ``c`` (ones among the others) and the
+    direction; flipping 0↔1 maps ``(c, x)`` to ``(n−1−c, 1−x)`` so
+    ``c ≤ ⌊(n−1)/2⌋`` with both directions covers all.  Rigorous pruning:
+    every ``c`` is first evaluated at ``scan_prec`` bits; those whose upper
+    end is below the largest certified lower end cannot be the maximum; the
+    rest are recomputed at the caller's precision.  The returned value is the
+    max of enclosures, so it encloses the true maximum; ``c``/``x`` name the
+    dataset whose enclosure has the largest upper end.  Cost O(n·W log W).
+
+    >>> from exact.mechanisms import BinaryRR
+    >>> r = renyi_binary_worst(BinaryRR(exp_epsilon0=2), 6, order=2)
+    >>> r.c, r.x, r.moment
+    (0, 0, 11191/10206)
+    """
+    mech = _check_mech(mech)
+    _binary_params(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    lam = parse_order(order)
+    cs = list(range(0, (n - 1) // 2 + 1))
+    e0 = mech.exp_epsilon0()
+    exact_mode = _exact(e0) and _is_int(lam) and n <= EXACT_MAX_N
+    if exact_mode:
+        best = None
+        for c in cs:
+            for x, m in zip((0, 1), _moments_binary(mech, n, c, lam, (0, 1))):
+                if best is None or m > best[0]:
+                    best = (m, c, x)
+        m, c, x = best
+        return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
+    final_prec = ctx.prec
+    scan = []
+    with arith.precision(scan_prec), Progress(len(cs), "Rényi worst case (scan)") if progress else _nullcontext() as bar:
+        for c in cs:
+            for x, m in zip((0, 1), _moments_binary(mech, n, c, lam, (0, 1))):
+                scan.append((m, c, x))
+            if bar is not None:
+                bar.update(1)
+        best_lo = max(arith.ball(m).lower() for m, _, _ in scan)
+        survivors = [(c, x) for m, c, x in scan if not (arith.ball(m).upper() < best_lo)]
+    results = []
+    with arith.precision(final_prec):
+        for c, x in survivors:
+            results.append((moment_binary(mech, n, c, order=lam, x=x), c, x))
+        m = _max_ball([r[0] for r in results])
+        top = max(results, key=lambda r: arith.ball(r[0]).upper())
+        return RenyiValue(_div_from_moment(m, lam), m, lam, c=top[1], x=top[2])
+
+
+class _nullcontext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *a):
+        return False
+
+
+# ============================================================ i.i.d. others: k-RR families
+def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
+    """``E_{h~Mult(n, probs ∪ rest)}[S_num(h)^λ S_den(h)^{1−λ}]/n`` over the first ``len(probs)`` counts.
+
+    ``probs``: cell probabilities of the tracked counts (the remainder cell
+    has probability ``1 − Σ probs``, possibly 0).  Nested conditional
+    binomials; returns ``(window_sum, left_out_mass_bound)``.
+    """
+    d = len(probs)
+    total = fmpq(0)
+    left_out = fmpq(0) if exact_mode else arb(0)
+
+    def rec(level, counts, remaining, weight, rest_p):
+        nonlocal total, left_out
+        if level == d:
+            if not (_exact(rest_p) and rest_p == 0) or remaining == 0:
+                pass
+            if _exact(rest_p) and rest_p == 0 and remaining != 0:
+                return
+            h = counts
+            a = S_num(h)
+            b = S_den(h)
+            if _exact(a) and a == 0:
+                return
+            total = _add(total, _mul(weight, _mul(b, _pow(a / b, lam))))
+            return
+        p = probs[level]
+        cond = p / rest_p if not (_exact(rest_p) and rest_p == 1) else p
+        if _exact(cond) and cond > 1:
+            cond = fmpq(1)
+        w = binomial_window(remaining, cond, tol=None if exact_mode else tol)
+        if not exact_mode:
+            left_out = left_out + _mul(weight, arith.ball(w.tail))
+        for i, pm in enumerate(w.mass):
+            j = w.offset + i
+            if _exact(pm) and pm == 0:
+                continue
+            rec(level + 1, counts + (j,), remaining - j, _mul(weight, pm), rest_p - p)
+
+    rec(0, (), n, fmpq(1), fmpq(1))
+    return total / n, left_out
+
+
+def _family_setup(mech, family):
+    keep, flip = mech.keep(), mech.flip()
+    k = mech.k
+    if family == "same":       # others hold x (the value of the differing user in D)
+        # tracked counts: (h_x, h_x'); mu_z = row x
+        probs = [keep, flip]
+        rx = (fmpq(1), fmpq(1))               # mu_x(y)/mu_z(y) for y = x, x'; rest 1
+        rxp = (flip / keep, keep / flip)
+    elif family == "neighbour":  # others hold x'
+        probs = [flip, keep]
+        rx = (keep / flip, flip / keep)
+        rxp = (fmpq(1), fmpq(1))
+    elif family == "third":
+        if k < 3:
+            raise InvalidArgument("family", family, "needs k >= 3 (a value other than the two differing ones)")
+        # tracked counts (h_x, h_x', h_z); mu_z = row z
+        probs = [flip, flip, keep]
+        rx = (keep / flip, fmpq(1), flip / keep)
+        rxp = (fmpq(1), keep / flip, flip / keep)
+    else:
+        raise InvalidArgument("family", family, f"must be one of {', '.join(FAMILIES)}")
+    if k == 2 and family in ("same", "neighbour"):
+        probs = probs[:1]
+    if k == 3 and family == "third":
+        probs = probs[:2]
+        # remainder cell = z
+    return probs, rx, rxp
+
+
+def _S_factory(n, rx, probs_len, k, family):
+    """S(h) = Σ_y (mu_x(y)/mu_z(y)) h_y with the untracked cells' ratio."""
+    # untracked cells: ratio of the last tracked-out coordinates
+    if family in ("same", "neighbour"):
+        rest_ratio = fmpq(1)
+        full = rx  # ratios for (x, x')
+        if k == 2:
+            # h_x' = n - h_x
+            def S(h):
+                return _add(_mul(full[0], fmpq(h[0])), _mul(full[1], fmpq(n - h[0])))
+            return S
+    else:
+        full = rx  # (x, x', z)
+        if k == 3:
+            def S(h):
+                return _add(_add(_mul(full[0], fmpq(h[0])), _mul(full[1], fmpq(h[1]))), _mul(full[2], fmpq(n - h[0] - h[1])))
+            return S
+        rest_ratio = fmpq(1)
+
+    def S(h):
+        out = fmpq(n - sum(h)) * rest_ratio
+        for r, hy in zip(full, h):
+            out = _add(out, _mul(r, fmpq(hy)))
+        return out
+    return S
+
+
+def moment_krr_family(mech, n: int, family: str, *, order, x_in_D: str = "x", tol=None):
+    """Rényi moment of shuffled k-RR on a dataset family, one direction.
+
+    ``family``: ``"same"`` (the n−1 others hold the value ``x`` of the
+    differing user in ``D``), ``"neighbour"`` (they hold ``x'``, its value in
+    ``D'``), ``"third"`` (they hold a third value ``z``, k ≥ 3).  The moment is
+    ``E_{h~M(D')}[(M(D)(h)/M(D')(h))^λ]``.  By the symmetry of k-RR the
+    labels do not matter.  Uses the i.i.d. engine (module docstring);
+    exact for exact mechanisms, integer λ and ``n ≤ EXACT_MAX_N``.
+    Cost O(W^d), ``d`` = 1 (k = 2), 2 (same/neighbour, or third with k = 3),
+    3 (third with k ≥ 4).
+
+    >>> from exact.mechanisms import BinaryRR
+    >>> from exact.renyi import moment_binary
+    >>> rr = BinaryRR(exp_epsilon0=3)
+    >>> moment_krr_family(rr, 4, "same", order=2) == moment_binary(rr, 4, 0, order=2, x=0)
+    True
+    """
+    mech = _check_mech(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    lam = parse_order(order)
+    if family not in FAMILIES:
+        raise InvalidArgument("family", family, f"must be one of {', '.join(FAMILIES)}")
+    probs, rx, rxp = _family_setup(mech, family)
+    k = mech.k
+    S = _S_factory(n, rx, len(probs), k, family)
+    Sp = _S_factory(n, rxp, len(probs), k, family)
+    e0 = mech.exp_epsilon0()
+    exact_mode = _exact(e0) and _is_int(lam) and n <= EXACT_MAX_N
+    if tol is None and not exact_mode:
+        tol = _tol_for(mech, lam)
+    s, left = _nested_moment(n, probs, S, Sp, lam, e0, tol, exact_mode)
+    if exact_mode:
+        return s
+    # left-out terms: Q(h)·S'(h)/n·r^λ ≤ e^{ε0 λ}·Q(h)  (S/n ≤ e^{ε0}, r ≤ e^{ε0})
+    extra = _pow(arith.ball(e0), lam) * arith.ball(left)
+    sb = arith.ball(s)
+    return sb.union(sb + extra.upper())
+
+
+def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValue:
+    """``D_λ`` of shuffled k-RR on a dataset family, max over both directions of the neighbouring pair.
+
+    Swapping the roles of ``D`` and ``D'`` maps the *same* family to the
+    *neighbour* family (and *third* to itself with ``x ↔ x'``), so the max
+    over both directions is the max of the *same* and *neighbour* moments
+    (for *same*/*neighbour*) and the *third* moment (symmetric).
+
+    >>> from exact.mechanisms import KRR
+    >>> r = renyi_krr_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
+    >>> r.moment
+    1233347/1098240
+    """
+    lam = parse_order(order)
+    if family in ("same", "neighbour"):
+        ms = [moment_krr_family(mech, n, "same", order=lam, tol=tol),
+              moment_krr_family(mech, n, "neighbour", order=lam, tol=tol)]
+    else:
+        ms = [moment_krr_family(mech, n, "third", order=lam, tol=tol)]
+    m = _max_ball(ms)
+    return RenyiValue(_div_from_moment(m, lam), m, lam, family=family)
+
+
+# ============================================================ dispatcher
+def renyi(mech, n: int, *, order, dataset: str = "worst", progress: bool = False) -> RenyiValue:
+    """``D_λ`` of the shuffled mechanism on ``dataset`` ∈ worst | c=INT | same | neighbour | third.
+
+    ``worst`` and ``c=INT`` need binary RR (for k-RR the worst case over all
+    datasets is not computed here: use the families).
+    """
+    mech = _check_mech(mech)
+    if not isinstance(dataset, str):
+        raise InvalidArgument("dataset", dataset, "must be worst, c=INT, same, neighbour or third")
+    if dataset == "worst":
+        if mech.k != 2:
+            raise InvalidArgument("dataset", dataset, "is only available for binary RR (k = 2); for k > 2 use same, neighbour or third")
+        return renyi_binary_worst(mech, n, order=order, progress=progress)
+    if dataset.startswith("c="):
+        if mech.k != 2:
+            raise InvalidArgument("dataset", dataset, "(c=INT) is only available for binary RR (k = 2)")
+        c = arith.integer_in(dataset[2:], "dataset c", lo=0, hi=int(n) - 1)
+        return renyi_binary(mech, n, c, order=order)
+    if dataset in FAMILIES:
+        return renyi_krr_family(mech, n, dataset, order=order)
+    raise InvalidArgument("dataset", dataset, "must be worst, c=INT, same, neighbour or third")
+
+
+# ============================================================ binomial central moments (Theorem 3.4)
+_BERN_CUMULANTS = [fmpq_poly([0, 1])]  # κ_1(p) = p
+
+
+def bernoulli_cumulant(r: int) -> fmpq_poly:
+    """The r-th cumulant of Bernoulli(p) as an exact polynomial in p: κ_1 = p, κ_{r+1} = p(1−p)κ_r'(p).
+
+    >>> bernoulli_cumulant(3)
+    2*x^3 + (-3)*x^2 + x
+    """
+    if r < 1:
+        raise InvalidArgument("r", r, "must be >= 1")
+    pq = fmpq_poly([0, 1, -1])
+    while len(_BERN_CUMULANTS) < r:
+        _BERN_CUMULANTS.append(pq * _BERN_CUMULANTS[-1].derivative())
+    return _BERN_CUMULANTS[r - 1]
+
+
+def binomial_central_moment(n, p, i: int):
+    """``E[(K − np)^i]`` for ``K ~ Bin(n, p)``: exact for exact ``n, p``, a ball otherwise.
+
+    Computed from the cumulants ``κ_r = n·κ_r(Bernoulli(p))`` by the moment–cumulant
+    recursion ``μ_m = Σ_{j=0}^{m−2} C(m−1, j) κ_{m−j} μ_j`` (μ_0 = 1, μ_1 = 0).
+    Cost O(i²) — independent of n.
+
+    >>> binomial_central_moment(10, fmpq(1, 4), 3)   # n p (1-p)(1-2p)
+    15/16
+    """
+    i = int(i)
+    if i < 0:
+        raise InvalidArgument("i", i, "must be >= 0")
+    kap = [None] + [_mul(n, _eval_poly(bernoulli_cumulant(r), p)) for r in range(1, i + 1)]
+    mu = [fmpq(1), fmpq(0)]
+    for m in range(2, i + 1):
+        s = fmpq(0)
+        for j in range(0, m - 1):
+            s = _add(s, _mul(fmpq(math.comb(m - 1, j)), _mul(kap[m - j], mu[j])))
+        mu.append(s)
+    return mu[i]
+
+
+def _eval_poly(poly: fmpq_poly, p):
+    coeffs = poly.coeffs()
+    out = fmpq(0)
+    for cf in reversed(coeffs):
+        out = _add(_mul(out, p), fmpq(cf))
+    return out
