@@ -1,0 +1,750 @@
+"""Discrete and truncated discrete Laplace laws, Pólya shares, and the Cheu–Yan relaxed aggregator.
+
+This module is the exact side of the Cheu–Yan paper (spec
+``shared/spec/pure_dp_intermediaries.md``, paper key CY21).
+
+Parametrisation
+---------------
+Every law here is parametrised by the ratio ``r = e^{-1/s}``.  Pass **either**
+``r`` (an exact rational in (0, 1): every mass is then an exact ``fmpq``, the
+route the tests use) **or** the scale ``s`` (an exact positive number: ``r``
+is then an ``arb`` ball at the current precision).  See :func:`ratio`.
+
+Laws
+----
+* ``DLap(mu, s)``: ``Pr[z] = (1-r)/(1+r) r^{|z-mu|}`` on the integers
+  (:func:`dlap_pmf`, :func:`dlap_tail`); status *derived* (standard).
+* ``TDLap(mu, s, tau)``: ``Pr[z] = r^{|z-mu|} / Z_tau`` for ``|z-mu| <= tau``
+  with the closed-form normaliser ``Z_tau = (1 + r - 2 r^{tau+1})/(1-r)``
+  (:func:`tdlap_normaliser`, :func:`tdlap_masses`); status *derived*,
+  argument order uncertain in the paper.
+* ``Pólya(alpha, r)`` (negative binomial with real shape) and the Fact 2.4
+  check that ``n`` i.i.d. shares ``Pólya(1/n, r) - Pólya(1/n, r)`` sum to
+  ``DLap(s)`` (:func:`polya_masses`, :func:`polya_share_check`).
+
+The relaxed aggregator (Section 3) — *this project's reading*
+----------------------------------------------------------------
+The paper's Section 3 formulas are not available; the spec fixes one reading
+and every object below is a **statement in this project's reading of the
+construction**.  :class:`RelaxedAggregator` holds, for each input
+``x in Z_m``, the mixture ``hat D_x = (1-q) D_x + q E_x`` on ``{0..ell}``,
+``ell = m(2 tau + 1) - 1``, of
+
+* the lattice component ``D_x[x + m(tau+z)] = T[z]``, ``T = TDLap(s, tau)``
+  (:func:`lattice_component`), and
+* the mirrored component ``E_x[y] ∝ r^{-|y - mu_x|/m}``, ``mu_x = x + m tau``
+  (:func:`mirrored_component`),
+
+or **any user-supplied component** (``component=`` a callable ``x -> masses``
+or a sequence of ``m`` mass vectors), so that the printed construction can be
+plugged in.  The shuffled output is equivalent to the total count
+``S(x) = sum_i eta_i`` whose law is the convolution of the users' mixtures;
+the analyzer outputs ``S mod m``.
+
+Convolutions use ``flint.fmpq_poly`` (exact) or ``flint.arb_poly`` (balls):
+C-speed multiplication, ``O(L log L)``-ish in the support size ``L`` (ball
+multiplication in arb is block-wise and keeps each coefficient's *relative*
+accuracy).  Supports are tracked separately with exact 0/1 integer
+convolutions (``fmpz_poly``) so that a structurally zero mass is an exact
+zero, never a ball that merely contains 0: the LLR distance is ``None``
+(= +∞) exactly when the supports differ.
+
+Exactness of the mirrored component: ``E_x`` needs ``rho = r^{1/m}``; it is an
+exact rational when ``r`` is the ``m``-th power of a rational (use
+:func:`r_from_rho` to build such an ``r``), otherwise a ball.
+
+>>> from flint import fmpq
+>>> agg = RelaxedAggregator(3, 2, q=fmpq(1, 10), r=r_from_rho(fmpq(9, 10), 3))
+>>> agg.exact
+True
+>>> agg.pair_llr(0, 0) == 0
+True
+>>> RelaxedAggregator(3, 2, q=0, r=fmpq(1, 2)).pair_llr(1, 2) is None   # q = 0: infinite LLR
+True
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence, Union
+
+from flint import arb, arb_poly, fmpq, fmpq_poly, fmpz, fmpz_poly
+
+from . import arith
+from .divergences import hockey_stick
+from .errors import InvalidArgument
+
+__all__ = [
+    "ratio", "r_from_rho", "dlap_pmf", "dlap_tail", "dlap_moment", "tdlap_normaliser", "tdlap_masses",
+    "tdlap_pmf", "tdlap_moment", "geo_moment", "polya_masses", "polya_share_check", "PolyaCheck",
+    "lattice_component", "mirrored_component", "mixture", "RelaxedAggregator", "llr_exact_or_ball",
+    "max_ratio", "analyzer",
+]
+
+
+# ============================================================ parameters
+def ratio(*, s=None, r=None):
+    """``r = e^{-1/s}``: exact ``fmpq`` when ``r`` is given (0 < r < 1), a ball when ``s`` is given (s > 0).
+
+    >>> ratio(r="1/2")
+    1/2
+    >>> from exact.arith import precision
+    >>> with precision(64):
+    ...     ratio(s=1)
+    [0.367879441171442322 +/- ...]
+    >>> ratio(s=0)
+    Traceback (most recent call last):
+    ...
+    exact.errors.InvalidArgument: s must be > 0, got 0
+    """
+    if (s is None) == (r is None):
+        raise InvalidArgument("s", s, "must be given (or r = e^{-1/s} instead), not both or neither")
+    if r is not None:
+        if isinstance(r, arb):
+            if not (r > 0 and r < 1):
+                raise InvalidArgument("r", str(r), "must be certainly in (0, 1)")
+            return r
+        return arith.exact_in(r, "r", lo=0, hi=1, lo_open=True, hi_open=True)
+    if isinstance(s, arb):
+        if not (s > 0):
+            raise InvalidArgument("s", str(s), "must be certainly > 0")
+        return (-1 / s).exp()
+    sq = arith.exact_in(s, "s", lo=0, lo_open=True)
+    return (-arb(1) / arb(sq)).exp()
+
+
+def r_from_rho(rho, m: int) -> fmpq:
+    """``r = rho^m`` for a rational ``rho`` in (0, 1): an ``r`` whose mirrored components are exact.
+
+    >>> r_from_rho("1/2", 3)
+    1/8
+    """
+    rq = arith.exact_in(rho, "rho", lo=0, hi=1, lo_open=True, hi_open=True)
+    return rq ** arith.integer_in(m, "m", lo=1)
+
+
+def _nth_root_exact(x: fmpq, m: int) -> Optional[fmpq]:
+    """The exact rational ``m``-th root of ``x > 0`` if there is one, else ``None``."""
+    from sympy import integer_nthroot
+    p, ok1 = integer_nthroot(int(x.p), m)
+    q, ok2 = integer_nthroot(int(x.q), m)
+    return fmpq(int(p), int(q)) if (ok1 and ok2) else None
+
+
+def _is_exact(v) -> bool:
+    return isinstance(v, fmpq)
+
+
+def _is_zero(v) -> bool:
+    """Certainly zero: an exact 0, or a ball of radius 0 centred at 0."""
+    if _is_exact(v):
+        return v == 0
+    return isinstance(v, arb) and v.is_zero()
+
+
+def _tau(tau) -> int:
+    return arith.integer_in(tau, "tau", lo=0)
+
+
+# ============================================================ discrete Laplace
+def dlap_pmf(z: int, *, s=None, r=None, mu: int = 0):
+    """``DLap(mu, s)[z] = (1-r)/(1+r) r^{|z-mu|}`` (status: derived, standard).  O(log |z|).
+
+    >>> dlap_pmf(0, r="1/2"), dlap_pmf(-2, r="1/2")
+    (1/3, 1/12)
+    """
+    rr = ratio(s=s, r=r)
+    z = arith.integer_in(z, "z")
+    return (1 - rr) / (1 + rr) * rr ** abs(z - int(mu))
+
+
+def dlap_tail(t: int, *, s=None, r=None):
+    """``Pr[|Z| > t] = 2 r^{t+1}/(1+r)`` for ``Z ~ DLap(s)`` and integer ``t >= 0``.  O(log t).
+
+    >>> dlap_tail(0, r="1/2")
+    2/3
+    """
+    rr = ratio(s=s, r=r)
+    t = arith.integer_in(t, "t", lo=0)
+    return 2 * rr ** (t + 1) / (1 + rr)
+
+
+def dlap_moment(k: int, *, s=None, r=None):
+    """``E[Z^k]`` of ``DLap(s)`` for k in {1, 2, 4} (closed forms of the spec; odd moments vanish).
+
+    ``E Z^2 = 2r/(1-r)^2``, ``E Z^4 = 2r(1+10r+r^2)/(1-r)^4``.
+
+    >>> dlap_moment(2, r="1/2")
+    4
+    """
+    rr = ratio(s=s, r=r)
+    if k == 1:
+        return fmpq(0)
+    if k == 2:
+        return 2 * rr / (1 - rr) ** 2
+    if k == 4:
+        return 2 * rr * (1 + 10 * rr + rr ** 2) / (1 - rr) ** 4
+    raise InvalidArgument("k", k, "must be 1, 2 or 4")
+
+
+# ============================================================ truncated discrete Laplace
+def tdlap_normaliser(tau: int, *, s=None, r=None):
+    """``Z_tau = sum_{|j|<=tau} r^{|j|} = (1 + r - 2 r^{tau+1})/(1 - r)`` (closed form).  O(log tau).
+
+    >>> tdlap_normaliser(2, r="1/2"), 1 + 2 * (fmpq(1, 2) + fmpq(1, 4))
+    (5/2, 5/2)
+    """
+    rr = ratio(s=s, r=r)
+    tau = _tau(tau)
+    return (1 + rr - 2 * rr ** (tau + 1)) / (1 - rr)
+
+
+def tdlap_masses(tau: int, *, s=None, r=None) -> list:
+    """Masses of ``TDLap(0, s, tau)`` at ``z = -tau .. tau`` (index ``z + tau``).  O(tau).
+
+    >>> tdlap_masses(1, r="1/2")
+    [1/4, 1/2, 1/4]
+    """
+    rr = ratio(s=s, r=r)
+    tau = _tau(tau)
+    Z = tdlap_normaliser(tau, r=rr)
+    pw = [fmpq(1) if _is_exact(rr) else arb(1)]
+    for _ in range(tau):
+        pw.append(pw[-1] * rr)
+    return [pw[abs(z)] / Z for z in range(-tau, tau + 1)]
+
+
+def tdlap_pmf(z: int, *, tau: int, s=None, r=None, mu: int = 0):
+    """``TDLap(mu, s, tau)[z]``: ``r^{|z-mu|}/Z_tau`` inside the window, exact 0 outside.  O(log tau).
+
+    >>> tdlap_pmf(3, tau=2, r="1/2"), tdlap_pmf(1, tau=2, r="1/2")
+    (0, 1/5)
+    """
+    rr = ratio(s=s, r=r)
+    tau = _tau(tau)
+    d = abs(arith.integer_in(z, "z") - int(mu))
+    if d > tau:
+        return fmpq(0)
+    return rr ** d / tdlap_normaliser(tau, r=rr)
+
+
+def tdlap_moment(k: int, tau: int, *, s=None, r=None):
+    """``E[Z^k]`` for ``Z ~ TDLap(s, tau)`` by the exact finite sum ``2 sum_{j<=tau} j^k r^j / Z_tau`` (k even; 0 for odd k).  O(tau).
+
+    >>> tdlap_moment(2, 1, r="1/2")
+    1/2
+    """
+    k = arith.integer_in(k, "k", lo=0)
+    rr = ratio(s=s, r=r)
+    tau = _tau(tau)
+    if k % 2 == 1:
+        return fmpq(0)
+    if k == 0:
+        return fmpq(1)
+    acc = fmpq(0)
+    pw = fmpq(1)
+    for j in range(1, tau + 1):
+        pw = pw * rr
+        acc = pw * j ** k + acc if not _is_exact(pw) else acc + pw * j ** k
+    return 2 * acc / tdlap_normaliser(tau, r=rr)
+
+
+def geo_moment(k: int, *, s=None, r=None):
+    """``E[G^k]`` for ``G ~ Geo(p)``, ``p = 1 - r`` (failures before the first success), k in {1, 2, 4}.
+
+    ``E G = (1-p)/p``, ``E G^2 = (1-p)(2-p)/p^2``, ``E G^4 = (1-p)(24 - 36p + 14p^2 - p^3)/p^4``
+    (closed forms of the spec, Claim B.1; checked in the tests against the series).
+
+    >>> geo_moment(2, r="1/2")                # Geo(1/2): mean 1, variance 2
+    3
+    """
+    rr = ratio(s=s, r=r)
+    p = 1 - rr
+    if k == 1:
+        return (1 - p) / p
+    if k == 2:
+        return (1 - p) * (2 - p) / p ** 2
+    if k == 4:
+        return (1 - p) * (24 - 36 * p + 14 * p ** 2 - p ** 3) / p ** 4
+    raise InvalidArgument("k", k, "must be 1, 2 or 4")
+
+
+# ============================================================ Pólya shares (Fact 2.4)
+def polya_masses(alpha, J: int, *, s=None, r=None) -> list:
+    """``Pólya(alpha, r)[j] = Γ(j+alpha)/(Γ(alpha) j!) r^j (1-r)^alpha`` for ``j = 0..J``.  O(J).
+
+    Computed by the exact ratio recurrence ``p_{j+1} = p_j (j+alpha) r/(j+1)`` from
+    ``p_0 = (1-r)^alpha`` (exact when ``alpha`` is an integer and ``r`` exact, a ball otherwise).
+
+    >>> polya_masses(1, 2, r="1/2")          # alpha = 1 is the geometric law
+    [1/2, 1/4, 1/8]
+    """
+    a = alpha if isinstance(alpha, arb) else arith.exact_in(alpha, "alpha", lo=0, lo_open=True)
+    rr = ratio(s=s, r=r)
+    J = arith.integer_in(J, "J", lo=0)
+    if _is_exact(a) and a.q == 1 and _is_exact(rr):
+        p0 = (1 - rr) ** int(a.p)
+    else:
+        p0 = (arith.ball(a) * arith.ball(1 - rr).log()).exp()
+    out = [p0]
+    for j in range(J):
+        out.append(out[-1] * ((j + a) * rr / (j + 1)))
+    return out
+
+
+@dataclass(frozen=True)
+class PolyaCheck:
+    """Outcome of :func:`polya_share_check`.
+
+    ``window``: the z range checked (``-J..J``); ``lower[z+J]``: certified lower
+    bound on ``Pr[sum of shares = z]`` (mass of the windowed convolution);
+    ``tail``: certified bound on the left-out mass, so the true mass lies in
+    ``[lower, lower + tail]``; ``holds``: three-valued — ``DLap(s)[z]`` lies in
+    that interval for every ``|z| <= J``.
+    """
+
+    n: int
+    J: int
+    lower: list
+    tail: object
+    holds: Optional[bool]
+
+
+def polya_share_check(n: int, J: int, *, s=None, r=None) -> PolyaCheck:
+    """Fact 2.4, certified on a window: ``n`` i.i.d. shares ``Pólya(1/n, r) - Pólya(1/n, r)`` sum to ``DLap(s)``.
+
+    Route (independent of the claimed answer): the law of ``A = sum_i A_i``
+    (``A_i ~ Pólya(1/n, r)``) on ``0..K`` is the ``n``-th power of the
+    truncated Pólya polynomial, truncated at degree ``K = 2J``: exact on
+    ``0..K`` because all masses are >= 0 and degree-``<= K`` coefficients only
+    involve share values ``<= K``.  The left-out mass is
+    ``t_A = 1 - sum_{a<=K} Pr[A=a]`` (computed, not assumed).  Then
+    ``Pr[A - B = z] >= sum_{a, a-z in 0..K} Pr[A=a] Pr[B=a-z]`` and the
+    difference is at most ``Pr[A > K] + Pr[B > K] = 2 t_A``.  O(n log n · K log K)
+    ball arithmetic (``arb_poly`` powers).
+
+    >>> from exact.arith import precision
+    >>> with precision(128):
+    ...     polya_share_check(3, 10, r="1/2").holds
+    True
+    """
+    n = arith.integer_in(n, "n", lo=1)
+    J = arith.integer_in(J, "J", lo=0)
+    rr = ratio(s=s, r=r)
+    K = 2 * J
+    share = polya_masses(fmpq(1, n), K, r=rr)
+    poly = arb_poly([arith.ball(v) for v in share]) ** n
+    law = [poly[i] for i in range(K + 1)]
+    tail = 1 - sum(law, arb(0))
+    tail = tail.max(arb(0)) if not (tail >= 0) else tail
+    lower = []
+    holds: Optional[bool] = True
+    for z in range(-J, J + 1):
+        acc = arb(0)
+        for a in range(max(0, z), min(K, K + z) + 1):
+            acc += law[a] * law[a - z]
+        lower.append(acc)
+        target = dlap_pmf(z, r=rr)
+        lo_ok = arith.le(acc, target)
+        hi_ok = arith.le(target, acc + 2 * tail)
+        if lo_ok is False or hi_ok is False:
+            holds = False
+        elif holds is not False and (lo_ok is None or hi_ok is None):
+            holds = None
+    return PolyaCheck(n, J, lower, 2 * tail, holds)
+
+
+# ============================================================ components of the relaxed aggregator
+def _ell(m: int, tau: int) -> int:
+    return m * (2 * tau + 1) - 1
+
+
+def lattice_component(x: int, m: int, tau: int, *, s=None, r=None) -> list:
+    """``D_x``: mass ``T[z]`` at ``x + m(tau+z)``, ``z = -tau..tau``, exact 0 elsewhere on ``0..ell``.  O(m tau).
+
+    Statement in this project's reading of the construction (the shape — support
+    on the residue class of ``x`` with TDLap weights — is visible in the text).
+
+    >>> lattice_component(1, 2, 1, r="1/2")
+    [0, 1/4, 0, 1/2, 0, 1/4]
+    """
+    m = arith.integer_in(m, "m", lo=2)
+    tau = _tau(tau)
+    x = arith.integer_in(x, "x", lo=0, hi=m - 1)
+    T = tdlap_masses(tau, s=s, r=r)
+    out = [fmpq(0)] * (_ell(m, tau) + 1)
+    for i, t in enumerate(T):
+        out[x + m * i] = t
+    return out
+
+
+def mirrored_component(x: int, m: int, tau: int, *, s=None, r=None) -> list:
+    """``E_x[y] = rho^{-|y-mu_x|} / N_x`` on ``y = 0..ell``, ``rho = r^{1/m}``, ``mu_x = x + m tau``.  O(m tau).
+
+    The normaliser ``N_x = sum_{y=0}^{ell} rho^{-|y-mu_x|}``.  *This project's
+    reading* (the spec's choice): exponentially **more** mass far from the
+    centre, leaving the residue class of ``x``.  Exact when ``r`` is an exact
+    ``m``-th power of a rational (:func:`r_from_rho`), balls otherwise.
+
+    >>> mirrored_component(0, 2, 1, r="1/4")     # rho = 1/2, mu = 2, ell = 5: weights 4,2,1,2,4,8
+    [4/21, 2/21, 1/21, 2/21, 4/21, 8/21]
+    """
+    m = arith.integer_in(m, "m", lo=2)
+    tau = _tau(tau)
+    x = arith.integer_in(x, "x", lo=0, hi=m - 1)
+    rr = ratio(s=s, r=r)
+    rho = _nth_root_exact(rr, m) if _is_exact(rr) else None
+    if rho is None:
+        rho = arith.ball(rr) ** (arb(1) / m) if not _is_exact(rr) else (arb(rr).log() / m).exp()
+    inv = 1 / rho
+    ell = _ell(m, tau)
+    mu = x + m * tau
+    dmax = max(mu, ell - mu)
+    pw = [fmpq(1) if _is_exact(inv) else arb(1)]
+    for _ in range(dmax):
+        pw.append(pw[-1] * inv)
+    w = [pw[abs(y - mu)] for y in range(ell + 1)]
+    N = sum(w[1:], w[0])
+    return [v / N for v in w]
+
+
+def mixture(x: int, m: int, tau: int, q, *, s=None, r=None, component=None) -> list:
+    """``hat D_x = (1-q) D_x + q C_x`` with ``C_x`` the mirrored component (default) or ``component(x)``.
+
+    >>> mixture(0, 2, 0, "1/2", r="1/4")        # D_0 = [1, 0], E_0 = [1/3, 2/3]
+    [2/3, 1/3]
+    """
+    qq = q if isinstance(q, arb) else arith.exact_in(q, "q", lo=0, hi=1)
+    D = lattice_component(x, m, tau, s=s, r=r)
+    if _is_exact(qq) and qq == 0:
+        return D
+    C = _component(component, x, m, tau, s=s, r=r)
+    return [(1 - qq) * d + qq * c for d, c in zip(D, C)]
+
+
+def _component(component, x, m, tau, *, s=None, r=None):
+    ell = _ell(m, tau)
+    if component is None:
+        return mirrored_component(x, m, tau, s=s, r=r)
+    if callable(component):
+        C = list(component(x))
+    else:
+        seq = list(component)
+        if len(seq) != m:
+            raise InvalidArgument("component", f"sequence of {len(seq)}", f"must hold one mass vector per input x in 0..{m-1}")
+        C = list(seq[x])
+    if len(C) != ell + 1:
+        raise InvalidArgument("component", f"vector of length {len(C)} for x={x}",
+                              f"must have length ell+1 = {ell + 1} (support 0..ell, ell = m(2 tau+1)-1)")
+    out = []
+    for i, v in enumerate(C):
+        if isinstance(v, float):
+            raise InvalidArgument("component", v, f"must hold exact masses or balls (entry {i} for x={x} is a float)")
+        v = v if isinstance(v, arb) else arith.exact(v, "component")
+        if arith.sign(v) == -1:
+            raise InvalidArgument("component", str(v), f"must be non-negative (entry {i} for x={x})")
+        out.append(v)
+    tot = sum(out[1:], out[0])
+    ok = (tot == 1) if _is_exact(tot) else (arb(tot).contains(1))
+    if not ok:
+        raise InvalidArgument("component", str(tot), f"must sum to 1 (x={x})")
+    return out
+
+
+# ============================================================ LLR helpers
+def max_ratio(p: Sequence, q: Sequence):
+    """``max_y max(p_y/q_y, q_y/p_y)`` over the common support, or ``None`` (=∞) if the supports differ.
+
+    Exact zeros mark the support; exact inputs give an exact ``fmpq``, balls a
+    ball enclosing the maximum.  O(len).
+
+    >>> max_ratio([fmpq(1, 2), fmpq(1, 2)], [fmpq(1, 4), fmpq(3, 4)])
+    2
+    """
+    best = None
+    exact_all = True
+    for a, b in zip(p, q):
+        za = _is_zero(a)
+        zb = _is_zero(b)
+        if za and zb:
+            continue
+        if za or zb:
+            return None
+        if _is_exact(a) and _is_exact(b):
+            v = a / b if a >= b else b / a
+        else:
+            exact_all = False
+            if not (a > 0 and b > 0):
+                raise InvalidArgument("mass", str(a if not a > 0 else b),
+                                      "must be certainly positive or an exact 0 (raise the precision)")
+            x = a / b
+            v = x.max(1 / x)
+        if best is None:
+            best = v
+        elif _is_exact(best) and _is_exact(v):
+            best = max(best, v)
+        else:
+            best = arith.ball(best).max(arith.ball(v))
+    if best is None:
+        return fmpq(1)
+    return best
+
+
+def llr_exact_or_ball(p: Sequence, q: Sequence):
+    """``d_LLR(p, q)`` as a ball (``0`` exactly when the laws coincide), ``None`` for +∞.  O(len)."""
+    mr = max_ratio(p, q)
+    if mr is None:
+        return None
+    if _is_exact(mr) and mr == 1:
+        return fmpq(0)
+    return arith.ball(mr).log()
+
+
+def analyzer(total: int, m: int) -> int:
+    """The analyzer POST: the shuffled bits' total count modulo ``m``.
+
+    >>> analyzer(17, 5)
+    2
+    """
+    return arith.integer_in(total, "total", lo=0) % arith.integer_in(m, "m", lo=2)
+
+
+# ============================================================ the relaxed aggregator
+class _Law:
+    """A law on 0..L as a polynomial (fmpq_poly or arb_poly) with its exact support (fmpz_poly 0/1)."""
+
+    __slots__ = ("poly", "supp", "exact")
+
+    def __init__(self, poly, supp, exact):
+        self.poly, self.supp, self.exact = poly, supp, exact
+
+    @classmethod
+    def from_masses(cls, masses):
+        exact = all(_is_exact(v) for v in masses)
+        supp = fmpz_poly([0 if _is_zero(v) else 1 for v in masses])
+        poly = fmpq_poly(list(masses)) if exact else arb_poly([arith.ball(v) for v in masses])
+        return cls(poly, supp, exact)
+
+    def __mul__(self, other):
+        if self.exact and other.exact:
+            poly = self.poly * other.poly
+        else:
+            a = self.poly if not self.exact else arb_poly([arb(c) for c in self.poly.coeffs()])
+            b = other.poly if not other.exact else arb_poly([arb(c) for c in other.poly.coeffs()])
+            poly = a * b
+        s = self.supp * other.supp
+        s = fmpz_poly([1 if c != 0 else 0 for c in s.coeffs()])
+        return _Law(poly, s, self.exact and other.exact)
+
+    def __pow__(self, k):
+        out = None
+        base = self
+        while k:
+            if k & 1:
+                out = base if out is None else out * base
+            k >>= 1
+            if k:
+                base = base * base
+        return out
+
+    def masses(self, length=None):
+        L = self.supp.degree() + 1
+        if length is None:
+            length = L
+        out = []
+        for i in range(length):
+            if i < L and self.supp[i] != 0:
+                v = self.poly[i]
+                out.append(v)
+            else:
+                out.append(fmpq(0))
+        return out
+
+
+@dataclass
+class RelaxedAggregator:
+    """The relaxed aggregator of Section 3 in this project's reading (spec §3.1).
+
+    Parameters: modulus ``m >= 2``, truncation ``tau >= 0``, mixing weight
+    ``q in [0, 1)``, and ``r`` (exact rational) or ``s`` (scale; balls).
+    ``component`` replaces the mirrored component ``E_x`` by a user-supplied
+    one (callable ``x -> masses on 0..ell`` or a sequence of ``m`` mass
+    vectors): the engine then checks *that* construction.
+
+    Statement in this project's reading of the construction.
+
+    Complexity: building the ``m`` mixtures is ``O(m · ell)``; the law of
+    ``S`` for ``n`` users is ``O(log n)`` polynomial multiplications of
+    length ``<= n·ell`` (C-speed); the pairwise quantity (5) is
+    ``m(m-1)/2 + m`` multiplications of length ``ell + 1`` plus ``O(m^2 ell)``
+    Python-level ratio evaluations — linear (up to logs) in the support size
+    per convolution.
+    """
+
+    m: int
+    tau: int
+    q: object = None
+    s: object = None
+    r: object = None
+    component: object = None
+    _laws: dict = field(default_factory=dict, repr=False)
+    _pairs: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        self.m = arith.integer_in(self.m, "m", lo=2)
+        self.tau = _tau(self.tau)
+        if self.q is None:
+            raise InvalidArgument("q", None, "must be given (the mixing weight, 0 <= q < 1)")
+        self.q = self.q if isinstance(self.q, arb) else arith.exact_in(self.q, "q", lo=0, hi=1, hi_open=True)
+        self.r = ratio(s=self.s, r=self.r)
+        self.ell = _ell(self.m, self.tau)
+        self.hat = [mixture(x, self.m, self.tau, self.q, r=self.r, component=self.component) for x in range(self.m)]
+
+    @property
+    def exact(self) -> bool:
+        """Whether every mass is an exact rational (then every LLR is ``log`` of an exact ratio)."""
+        return all(_is_exact(v) for h in self.hat for v in h)
+
+    # ------------------------------------------------------------ laws
+    def law(self, x: int) -> _Law:
+        if x not in self._laws:
+            self._laws[x] = _Law.from_masses(self.hat[x])
+        return self._laws[x]
+
+    def sum_law(self, xs: Sequence[int]) -> list:
+        """Masses of ``S(x) = sum_i eta_i`` on ``0..n·ell`` (exact zeros off the support).  O(log n) multiplications."""
+        xs = self._inputs(xs)
+        counts = {}
+        for x in xs:
+            counts[x] = counts.get(x, 0) + 1
+        out = None
+        for x, k in sorted(counts.items()):
+            part = self.law(x) ** k
+            out = part if out is None else out * part
+        return out.masses(len(xs) * self.ell + 1)
+
+    def _inputs(self, xs):
+        xs = [arith.integer_in(x, "x", lo=0, hi=self.m - 1) for x in xs]
+        if not xs:
+            raise InvalidArgument("xs", xs, "must hold at least one input")
+        return xs
+
+    def pair_law(self, a: int, b: int) -> list:
+        """Masses of ``hat D_a * hat D_b`` on ``0..2 ell`` (cached)."""
+        key = (min(a, b), max(a, b))
+        if key not in self._pairs:
+            self._pairs[key] = (self.law(key[0]) * self.law(key[1])).masses(2 * self.ell + 1)
+        return self._pairs[key]
+
+    # ------------------------------------------------------------ correctness
+    def correctness_failure(self, xs: Sequence[int]):
+        """``Pr[S(x) mod m != sum x_i mod m]`` exactly (fmpq or ball).  O(n·ell) after the convolution."""
+        xs = self._inputs(xs)
+        law = self.sum_law(xs)
+        target = sum(xs) % self.m
+        ok = fmpq(0)
+        for y in range(target, len(law), self.m):
+            v = law[y]
+            ok = v + ok if isinstance(v, arb) else ok + v
+        return 1 - ok
+
+    def correctness_failure_max(self, n: int):
+        """Max of :meth:`correctness_failure` over all input multisets of size ``n`` (and the maximiser)."""
+        n = arith.integer_in(n, "n", lo=1)
+        best, arg = None, None
+        for xs in itertools.combinations_with_replacement(range(self.m), n):
+            v = self.correctness_failure(xs)
+            if best is None or arith.gt(v, best) is True:
+                best, arg = v, xs
+            elif arith.gt(v, best) is None:
+                best = arith.ball(best).max(arith.ball(v))
+        return best, arg
+
+    # ------------------------------------------------------------ security
+    def pair_llr(self, a: int, b: int):
+        """``d_LLR(hat D_a * hat D_b, hat D_c * hat D_0)``, ``c = (a+b) mod m`` — one term of (5); ``None`` = ∞."""
+        c = (a + b) % self.m
+        return llr_exact_or_ball(self.pair_law(a, b), self.pair_law(c, 0))
+
+    def pair_ratio(self, a: int, b: int):
+        """``exp`` of :meth:`pair_llr` (exact fmpq when the masses are exact); ``None`` = ∞."""
+        c = (a + b) % self.m
+        return max_ratio(self.pair_law(a, b), self.pair_law(c, 0))
+
+    def pairwise_llr(self, *, progress: bool = False):
+        """The pairwise quantity (5): ``max_{a,b} d_LLR(hat D_a*hat D_b, hat D_c*hat D_0)`` and a maximising pair.
+
+        Returns ``(value, (a, b))``; ``value`` is ``None`` (=∞) if some pair
+        has different supports.  The maximum is over unordered pairs
+        ``1 <= a <= b <= m-1`` (``b = 0`` gives identical laws).  Values are
+        enclosures; the pair reported maximises the upper ends.
+        """
+        pairs = [(a, b) for a in range(1, self.m) for b in range(a, self.m)]
+        best, arg = fmpq(1), (0, 0)
+        from .progress import Progress
+        with Progress(len(pairs), "pairwise LLR") if progress else _null() as bar:
+            for a, b in pairs:
+                v = self.pair_ratio(a, b)
+                if bar is not None:
+                    bar.update(1) if hasattr(bar, "update") else None
+                if v is None:
+                    return None, (a, b)
+                if _is_exact(best) and _is_exact(v):
+                    if v > best:
+                        best, arg = v, (a, b)
+                else:
+                    if arith.ball(v).upper() > arith.ball(best).upper():
+                        arg = (a, b)
+                    best = arith.ball(best).max(arith.ball(v))
+        return (fmpq(0) if (_is_exact(best) and best == 1) else arith.ball(best).log()), arg
+
+    def llr_security(self, n: int):
+        """Exact LLR security for ``n`` users: ``max_x d_LLR(S(x), S(c,0,..,0))`` over input multisets.
+
+        ``c = sum x_i mod m``.  Returns ``(value, maximising multiset)``;
+        ``None`` = ∞.  Enumerates ``C(n+m-1, n)`` multisets: for small
+        ``n`` and ``m``.
+        """
+        n = arith.integer_in(n, "n", lo=1)
+        sims = {}
+        best, arg = fmpq(1), None
+        for xs in itertools.combinations_with_replacement(range(self.m), n):
+            c = sum(xs) % self.m
+            if c not in sims:
+                sims[c] = self.sum_law([c] + [0] * (n - 1))
+            v = max_ratio(self.sum_law(xs), sims[c])
+            if v is None:
+                return None, xs
+            if _is_exact(best) and _is_exact(v):
+                if v > best:
+                    best, arg = v, xs
+            else:
+                if arg is None or arith.ball(v).upper() > arith.ball(best).upper():
+                    arg = xs
+                best = arith.ball(best).max(arith.ball(v))
+        return (fmpq(0) if (_is_exact(best) and best == 1) else arith.ball(best).log()), arg
+
+    def hockey_stick_profile(self, xs: Sequence[int], *, epsilon=None, exp_epsilon=None):
+        """``delta(eps) = max`` over both directions of ``D_{e^eps}(S(x) || S(c,0,..,0))``.
+
+        It is 0 exactly when ``eps >= d_LLR`` of the two laws.  O(n·ell) after the convolutions.
+        """
+        xs = self._inputs(xs)
+        c = sum(xs) % self.m
+        p = self.sum_law(xs)
+        q = self.sum_law([c] + [0] * (len(xs) - 1))
+        d1 = hockey_stick(p, q, epsilon=epsilon, exp_epsilon=exp_epsilon)
+        d2 = hockey_stick(q, p, epsilon=epsilon, exp_epsilon=exp_epsilon)
+        if _is_exact(d1) and _is_exact(d2):
+            return max(d1, d2)
+        return arith.ball(d1).max(arith.ball(d2))
+
+
+class _null:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *a):
+        return False
