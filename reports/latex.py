@@ -71,7 +71,16 @@ _GREEK = {
     "δ": r"\ensuremath{\delta}", "ε": r"\ensuremath{\varepsilon}", "λ": r"\ensuremath{\lambda}",
     "μ": r"\ensuremath{\mu}", "ω": r"\ensuremath{\omega}", "τ": r"\ensuremath{\tau}", "σ": r"\ensuremath{\sigma}",
     "≤": r"\ensuremath{\le}", "≥": r"\ensuremath{\ge}", "–": "--", "—": "---", "…": r"\ldots{}",
-    "×": r"\ensuremath{\times}", "’": "'", "‘": "`", "“": "``", "”": "''", "−": "-", "·": r"\ensuremath{\cdot}",
+    "×": r"\ensuremath{\times}", "✔": r"\ensuremath{\checkmark}", "§": r"\S{}", "∞": r"\ensuremath{\infty}",
+    "≈": r"\ensuremath{\approx}", "∈": r"\ensuremath{\in}", "√": r"\ensuremath{\surd}", "′": "'", "≠": r"\ensuremath{\neq}",
+    "Ω": r"\ensuremath{\Omega}", "Δ": r"\ensuremath{\Delta}", "Γ": r"\ensuremath{\Gamma}", "ρ": r"\ensuremath{\rho}",
+    "θ": r"\ensuremath{\theta}", "π": r"\ensuremath{\pi}", "η": r"\ensuremath{\eta}", "ν": r"\ensuremath{\nu}",
+    "κ": r"\ensuremath{\kappa}", "ϵ": r"\ensuremath{\epsilon}", "φ": r"\ensuremath{\varphi}", "ψ": r"\ensuremath{\psi}",
+    "χ": r"\ensuremath{\chi}", "ζ": r"\ensuremath{\zeta}", "ξ": r"\ensuremath{\xi}", "→": r"\ensuremath{\to}",
+    "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}", "⌈": r"\ensuremath{\lceil}", "⌉": r"\ensuremath{\rceil}",
+    "²": r"\ensuremath{^2}", "³": r"\ensuremath{^3}", "₀": r"\ensuremath{_0}", "₁": r"\ensuremath{_1}", "₂": r"\ensuremath{_2}",
+    "±": r"\ensuremath{\pm}", "∑": r"\ensuremath{\sum}", "≃": r"\ensuremath{\simeq}", "⁻": r"\ensuremath{^-}",
+    "¹": r"\ensuremath{^1}", "⁴": r"\ensuremath{^4}", "°": r"\ensuremath{^\circ}", "∼": r"\ensuremath{\sim}", "’": "'", "‘": "`", "“": "``", "”": "''", "−": "-", "·": r"\ensuremath{\cdot}",
 }
 _ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0327": "c", "\u030c": "v"}
 

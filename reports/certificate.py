@@ -1,0 +1,754 @@
+"""Auditor certificates: one deployment → a verdict per claim, the certified numbers behind it, the lemma chain.
+
+The verdict logic (kept honest, see the project's issue 7):
+
+* **HOLDS** only when a *certified upper bound* on the worst-case δ(ε) over
+  all replace-one neighbouring datasets is ≤ the claimed δ (three-valued
+  comparison on enclosures);
+* **FAILS** only when a *certified lower bound* — the exact δ(ε) of one named
+  neighbouring pair of datasets — is > the claimed δ; the dataset is the
+  witness;
+* otherwise **INCONCLUSIVE** (precision is escalated from
+  ``options.precision`` doubling up to ``options.precision_cap`` /
+  ``--max-prec`` first).
+
+Where the numbers come from (:func:`sources`), tightest first:
+
+* binary RR: the exact worst case over all datasets
+  (``exact.binary.delta_binary_worst``), which is at once the upper and the
+  lower bound;
+* any finite randomizer at small ``n`` (estimated work ≤
+  :data:`ENUMERATION_WORK`): the exact worst case by exhaustive enumeration of
+  dataset classes (``exact.enumerate.worst_case``), again both bounds;
+* k-RR, k > 2, at large ``n``: upper bound the exact blanket view of
+  Lemma 5.3 (``exact.krr.delta_blanket_view``), lower bound the maximum of the
+  exact δ over the dataset families ``same`` / ``neighbour`` / ``third``
+  (``exact.krr.delta_krr_family``);
+* every registered result (``proofs.core.results()``) that is an upper bound
+  on ``delta`` or on ``epsilon`` for the deployment's mechanism family and
+  whose hypotheses hold — its value is listed, and it may decide HOLDS
+  (an ε-bound ε̄(δ) ≤ ε_claim implies δ(ε_claim) ≤ δ because δ(·) is
+  non-increasing); results whose hypotheses fail are listed with the failing
+  hypothesis.  Known-false variants are never used.
+
+Adding a result to the registry makes it appear in certificates with no code
+here.  Exact routines that are not installed yet (other modules of the
+project) are skipped, and the certificate says which ones were used.
+
+Monotonicity in ``n`` (for ``n_min``): a replace-one neighbouring pair of
+``n + 1`` users is a pair of ``n`` users plus one common user ``z``; the
+shuffled view of ``n + 1`` users is obtained from that of ``n`` by adding
+``z``'s independent report and re-shuffling — a post-processing — so the
+worst-case δ_{n+1}(ε) ≤ δ_n(ε).  A certified upper bound at ``n_min`` is thus
+valid for every ``n ≥ n_min``; a FAILS at ``n_min`` refutes the claim "for
+every n ≥ n_min" (it fails at ``n = n_min``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import json
+import math
+import pathlib
+import platform
+import re
+from typing import Any, Callable, Optional
+
+from flint import arb, fmpq
+
+from exact import arith
+from exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+
+from .deployment import Deployment
+from .latex import TeX, exact_string, exact_to_tex
+
+HOLDS, FAILS, INCONCLUSIVE = "HOLDS", "FAILS", "INCONCLUSIVE"
+EXIT_CODES = {HOLDS: 0, FAILS: 1, INCONCLUSIVE: 3}
+#: largest (dataset classes × histograms) for which the exhaustive worst case is computed
+ENUMERATION_WORK = 40000
+DIGITS = 6
+
+ASSUMPTIONS = (
+    "Single message per user: each user sends exactly one report, the output of the local randomizer on their value.",
+    "One randomizer for all: every user applies the same local randomizer, with fresh independent randomness.",
+    "Trusted shuffler: the reports are permuted uniformly at random and nothing else (no metadata, timing or order) reaches the analyst.",
+    "What the adversary sees: the multiset (histogram) of the n reports, and may know every other user's value; "
+    "privacy is central (epsilon, delta)-DP of that view.",
+    "Neighbouring relation: replace-one (two datasets of the same size n differ in one user's value).",
+)
+
+MONOTONICITY = (
+    "The worst-case delta(epsilon) is non-increasing in n: a replace-one neighbouring pair of n+1 users is a pair of n "
+    "users plus one common user z, and the shuffled view of the n+1 users is the view of the n users with z's "
+    "independent report added and the whole re-shuffled, which is a post-processing. Hence an upper bound certified at "
+    "n = n_min holds for every n >= n_min; a failure at n = n_min refutes the claim for every n >= n_min."
+)
+
+FAMILY_TEXT = {
+    "same": "every other user holds the differing user's first value x",
+    "neighbour": "every other user holds the differing user's second value x'",
+    "third": "every other user holds a third value, different from x and x'",
+}
+
+
+def _optional(module: str):
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+# ================================================================ sources of certified values
+@dataclasses.dataclass
+class Source:
+    """A certified value of δ(ε) for the deployment: ``role`` is ``"exact"`` (both bounds), ``"upper"`` or ``"lower"``.
+
+    ``compute(eps)`` runs at flint's current precision and returns
+    ``(value, witness)`` where ``witness`` describes the dataset (for lower
+    and exact values) or ``None``.
+    """
+
+    key: str
+    role: str
+    title: str
+    compute: Callable[[fmpq], tuple]
+    results: tuple = ()      # registry labels (paper, label) of the results this source rests on
+    module: str = ""
+
+
+def _dataset_text(others, x, x2, n):
+    counts: dict[int, int] = {}
+    for v in others:
+        counts[v] = counts.get(v, 0) + 1
+    parts = ", ".join(f"{c} user{'s' if c != 1 else ''} hold {v}" for v, c in sorted(counts.items())) or "no other users"
+    return f"of the other {n - 1} users, {parts}; the differing user holds {x} versus {x2}"
+
+
+def _enumeration_work(mech, n) -> Optional[int]:
+    en = _optional("exact.enumerate")
+    if en is None:
+        return None
+    try:
+        classes = en.count_classes(mech, n)
+    except BlanketError:
+        return None
+    k_out = len(mech.row(0))
+    if getattr(mech, "symmetric", False):
+        k_out = min(k_out, 4)  # k-RR lumps the unused outputs
+    return classes * math.comb(n + k_out - 1, k_out - 1)
+
+
+def sources(dep: Deployment, mech) -> list[Source]:
+    """The exact routines that apply to ``dep`` (see the module docstring), tightest first."""
+    out: list[Source] = []
+    n = dep.n
+    if mech is None:
+        return out
+    k = getattr(mech, "k", None)
+    is_krr = dep.mechanism in ("krr", "binary_rr")
+    binary = _optional("exact.binary")
+    if is_krr and k == 2 and binary is not None and hasattr(binary, "delta_binary_worst"):
+        def comp(eps, mech=mech):
+            w = binary.delta_binary_worst(mech, n, epsilon=eps)
+            text = getattr(w, "dataset", None) or f"c={w.c} ones among the other {n - 1} users ({w.direction})"
+            return w.value, {"dataset": text, "c": w.c, "direction": str(w.direction)}
+        out.append(Source("exact-worst-binary", "exact", "exact worst case over all datasets (binary RR)", comp,
+                          module="exact.binary.delta_binary_worst"))
+        return out
+    work = _enumeration_work(mech, n)
+    if work is not None and work <= ENUMERATION_WORK:
+        en = importlib.import_module("exact.enumerate")
+
+        def comp(eps, mech=mech):
+            w = en.worst_case(mech, n, epsilon=eps)
+            return w.value, {"dataset": _dataset_text(w.others, w.x, w.x2, n), "others": list(w.others),
+                             "x": w.x, "x2": w.x2, "classes": w.classes}
+        out.append(Source("exact-worst-enumeration", "exact",
+                          "exact worst case over all datasets (exhaustive enumeration of dataset classes)", comp,
+                          module="exact.enumerate.worst_case"))
+        return out
+    krr = _optional("exact.krr")
+    if krr is not None and hasattr(krr, "delta_blanket_view") and (is_krr or dep.mechanism == "matrix"):
+        def comp(eps, mech=mech):
+            return krr.delta_blanket_view(mech, n, epsilon=eps), None
+        out.append(Source("blanket-view", "upper", "exact blanket view of Lemma 5.3 (an upper bound on the worst case)",
+                          comp, results=(("BBGN19", "Lemma 5.3"),), module="exact.krr.delta_blanket_view"))
+    if krr is not None and hasattr(krr, "delta_krr_family") and is_krr:
+        for fam in ("same", "neighbour", "third"):
+            if fam == "third" and k is not None and k < 3:
+                continue
+
+            def comp(eps, mech=mech, fam=fam):
+                return krr.delta_krr_family(mech, n, fam, epsilon=eps), {"dataset": f"family '{fam}': {FAMILY_TEXT[fam]}",
+                                                                        "family": fam}
+            out.append(Source(f"family-{fam}", "lower", f"exact delta on the dataset family '{fam}'", comp,
+                              module="exact.krr.delta_krr_family"))
+    return out
+
+
+# ================================================================ registered bounds
+_FAMILIES = {
+    "binary_rr": {"any", "finite", "rr", "krr", "k-rr", "binary", "binary_rr", "2rr"},
+    "krr": {"any", "finite", "rr", "krr", "k-rr"},
+    "matrix": {"any", "finite", "matrix"},
+    "laplace": {"any", "laplace"},
+}
+
+
+def candidate_results(dep: Deployment) -> list:
+    """Registered upper bounds on δ or ε whose mechanism family covers the deployment (known-false ones excluded)."""
+    core = importlib.import_module("proofs.core")
+    fams = _FAMILIES[dep.mechanism]
+    out = []
+    for r in core.results():
+        if r.known_false or r.kind != "upper_bound" or r.quantity not in ("delta", "epsilon"):
+            continue
+        mechs = {str(m).lower() for m in r.mechanisms}
+        if dep.mechanism == "binary_rr" or (dep.mechanism == "krr" and dep.params.get("k") == 2):
+            fams = _FAMILIES["binary_rr"]
+        if mechs & fams:
+            out.append(r)
+    return out
+
+
+def _provided(dep: Deployment, mech, claim_eps, claim_delta) -> dict:
+    p: dict[str, Any] = {"n": dep.n, "epsilon": claim_eps, "delta": claim_delta}
+    if "k" in dep.params:
+        p["k"] = dep.params["k"]
+    if "epsilon0" in dep.params:
+        p["epsilon0"] = dep.params["epsilon0"]
+    elif "exp_epsilon0" in dep.params:
+        p["epsilon0"] = arb(dep.params["exp_epsilon0"]).log()
+    if mech is not None:
+        try:
+            p["gamma"] = mech.gamma()
+            if mech.exp_epsilon0() is not None and "epsilon0" not in p:
+                e0 = mech.exp_epsilon0()
+                p["epsilon0"] = arb(e0).log() if isinstance(e0, fmpq) else e0.log()
+        except BlanketError:
+            pass
+    return p
+
+
+_ARGS_DOC = re.compile(r"Arguments\s*``\(([^)]*)\)``")
+
+
+def _lhs_arg_names(lhs) -> Optional[list]:
+    """Parameter names of the arguments of the bounded quantity ``lhs`` (an applied sympy function).
+
+    Taken from the function class's ``arg_names`` attribute, or from a
+    docstring line ``Arguments ``(k, n, epsilon0, epsilon)``;`` (the
+    convention of ``proofs/``); ``None`` when neither is there.
+    """
+    names = getattr(type(lhs), "arg_names", None)
+    if names:
+        return list(names)
+    m = _ARGS_DOC.search(type(lhs).__doc__ or "")
+    if m:
+        return [a.strip() for a in m.group(1).split(",")]
+    return None
+
+
+def lhs_applies(result, dep: Deployment, provided: dict) -> tuple:
+    """Is the quantity the result bounds the deployment's own δ(ε) (or ε(δ))?  ``(True, note)`` or ``(False, why)``.
+
+    * ``lhs`` a plain symbol (``delta <= ...``): yes, it is the quantity of
+      the mechanism the result's ``mechanisms`` names.
+    * ``lhs`` an applied function (e.g. ``DeltaShuffled(k, n, epsilon0, epsilon)``)
+      whose arguments are all plain symbols: yes.
+    * an argument that is an *expression* (e.g. Theorem 3.1's ε0 as a
+      function of γ(ε, δ)): the result is about another mechanism.  For
+      k-RR and ``epsilon0`` it still applies when the deployment's ε0 is
+      certified ≤ that expression, because k-RR with a smaller ε0 is k-RR
+      with a larger ε0 followed by mixing each report with the uniform
+      distribution (a post-processing that commutes with shuffling), so the
+      worst-case δ is non-decreasing in ε0.  Otherwise it is not used.
+    """
+    import sympy as sp
+    core = importlib.import_module("proofs.core")
+    lhs = getattr(result.statement, "lhs", None)
+    if lhs is None or isinstance(lhs, sp.Symbol) or not getattr(lhs, "args", ()):
+        return True, ""
+    if all(isinstance(a, (sp.Symbol, sp.Number)) for a in lhs.args):
+        return True, ""
+    names = _lhs_arg_names(lhs)
+    if names is None or len(names) != len(lhs.args):
+        return False, "the bounded quantity is not recognisably this deployment's (its arguments are not named)"
+    env = {k: v for k, v in provided.items()}
+    notes = []
+    for name, arg in zip(names, lhs.args):
+        if isinstance(arg, (sp.Symbol, sp.Number)):
+            continue
+        if name != "epsilon0" or dep.mechanism not in ("krr", "binary_rr") or "epsilon0" not in provided:
+            return False, f"the result bounds the mechanism with {name} = {arg}, not this deployment's"
+        try:
+            val = core.arb_eval(arg, env)
+        except BlanketError as exc:
+            return False, f"its {name} = {arg} could not be evaluated ({exc})"
+        ok = arith.le(provided["epsilon0"], val)
+        if ok is True:
+            notes.append(f"it bounds k-RR with epsilon0 = {arith.decimal_string(val, DIGITS, up=False)}, at least the "
+                         "deployment's epsilon0 (delta is non-decreasing in epsilon0 for k-RR)")
+        elif ok is False:
+            return False, (f"it bounds k-RR with epsilon0 = {arith.decimal_string(val, DIGITS, up=True)} (a function of "
+                           "epsilon and delta), below the deployment's epsilon0")
+        else:
+            return False, f"undecided whether the deployment's epsilon0 is at most its epsilon0 = {arg}"
+    return True, "; ".join(notes)
+
+
+def evaluate_bound(result, dep: Deployment, mech, claim_eps, claim_delta) -> dict:
+    """Evaluate one registered bound at the deployment (current precision).
+
+    Returns ``{"applies": bool, "value": ball|None, "reason": str, "params": names}``.
+    """
+    names = {s.name for s in result.symbols}
+    provided = _provided(dep, mech, claim_eps, claim_delta)
+    lhs = getattr(result.statement, "lhs", None)
+    lhs_name = getattr(lhs, "name", None) if lhs is not None and not getattr(lhs, "args", ()) else None
+    params = {nm: provided[nm] for nm in names if nm in provided and nm != lhs_name}
+    try:
+        value = result.bound(**params)
+        ok, note = lhs_applies(result, dep, {**provided, **params})
+        if not ok:
+            return {"applies": False, "value": None, "reason": note}
+    except HypothesisViolation as exc:
+        return {"applies": False, "value": None, "reason": f"hypothesis fails: {exc.hypothesis}"}
+    except InvalidArgument as exc:
+        missing = sorted(names - set(provided) - {lhs_name})
+        why = (f"needs {', '.join(missing)}, which the deployment does not determine" if missing else str(exc))
+        return {"applies": False, "value": None, "reason": why}
+    except Undecided as exc:
+        return {"applies": False, "value": None, "reason": f"undecided at this precision ({exc})"}
+    except BlanketError as exc:
+        return {"applies": False, "value": None, "reason": f"not evaluable: {exc}"}
+    if isinstance(value, arb) and not value.is_finite():
+        return {"applies": False, "value": None, "reason": "not finite at these parameters"}
+    return {"applies": True, "value": value, "reason": note}
+
+
+# ================================================================ deciding one claim
+def _upper_end(v):
+    return arith.endpoints(v)[1]
+
+
+def _lower_end(v):
+    return arith.endpoints(v)[0]
+
+
+def _interval(v) -> dict:
+    return arith.decimal_interval(v, DIGITS)
+
+
+def _versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+    out = {"python": platform.python_version()}
+    for pkg in ("blanket", "python-flint", "sympy", "mpmath", "jinja2"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def _result_entry(r) -> dict:
+    return {"key": r.key, "paper": r.paper, "label": r.label, "variant": r.variant, "title": r.title,
+            "status": r.status, "status_note": r.status_note, "spec": r.spec, "latex": r.latex(),
+            "hypotheses": [h.describe() for h in r.hypotheses]}
+
+
+def _find_results(paper, label) -> list:
+    core = importlib.import_module("proofs.core")
+    return [r for r in core.results(paper) if r.label == label and not r.known_false]
+
+
+def _evaluate_all(dep, mech, srcs, cands, eps, delta, prec):
+    """Every source and candidate bound at one precision; failures of one source do not stop the others."""
+    vals, errors = [], []
+    with arith.precision(prec):
+        for s in srcs:
+            try:
+                v, wit = s.compute(eps)
+            except Undecided as exc:
+                errors.append((s.key, f"undecided: {exc}"))
+                continue
+            except BlanketError as exc:
+                errors.append((s.key, str(exc)))
+                continue
+            if isinstance(v, arb) and not v.is_finite():
+                errors.append((s.key, "not finite at this precision"))
+                continue
+            vals.append((s, v, wit))
+        bounds = [(r, evaluate_bound(r, dep, mech, eps, delta)) for r in cands]
+    return vals, bounds, errors
+
+
+def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: int) -> dict:
+    """Decide one (ε, δ) claim with precision escalation; returns a plain-data record (numbers as decimal strings)."""
+    eps, delta = claim.epsilon, claim.delta
+    prec = start
+    while True:
+        vals, bounds, errors = _evaluate_all(dep, mech, srcs, cands, eps, delta, prec)
+        uppers = [(s.title, v, None, s) for s, v, w in vals if s.role in ("exact", "upper")]
+        for r, b in bounds:
+            if b["applies"] and r.quantity == "delta":
+                uppers.append((f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else ""), b["value"], r, None))
+        lowers = [(s.title, v, w, s) for s, v, w in vals if s.role in ("exact", "lower")]
+        eps_certifiers = [(r, b) for r, b in bounds if b["applies"] and r.quantity == "epsilon"
+                          and arith.le(b["value"], eps) is True]
+        holds = any(arith.le(v, delta) is True for _, v, _, _ in uppers) or bool(eps_certifiers)
+        fails = any(arith.gt(v, delta) is True for _, v, _, _ in lowers)
+        if holds or fails or prec >= cap:
+            break
+        prec = min(2 * prec, cap)
+
+    best_upper = min(uppers, key=lambda t: _upper_end(t[1])) if uppers else None
+    best_lower = max(lowers, key=lambda t: _lower_end(t[1])) if lowers else None
+    refuted = []
+    if fails:
+        verdict = FAILS
+        for name, v, r, _ in uppers:
+            if r is not None and arith.lt(v, best_lower[1]) is True:
+                refuted.append(name)
+        for r, b in eps_certifiers:
+            refuted.append(f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else ""))
+    elif holds:
+        verdict = HOLDS
+    else:
+        verdict = INCONCLUSIVE
+
+    rec: dict[str, Any] = {
+        "field": claim.field, "epsilon": exact_string(eps), "delta": exact_string(delta), "verdict": verdict,
+        "precision": prec, "upper": None, "lower": None, "witness": None, "refuted_bounds": refuted,
+        "source_errors": [{"source": k, "error": e} for k, e in errors], "epsilon_bound": None,
+    }
+    if best_upper is not None:
+        name, v, r, s = best_upper
+        rec["upper"] = {"value": _interval(v), "source": name,
+                        "kind": "exact" if (s is not None and s.role == "exact") else ("registered bound" if r is not None else "upper bound"),
+                        "module": s.module if s is not None else r.key}
+    if best_lower is not None:
+        name, v, w, s = best_lower
+        rec["lower"] = {"value": _interval(v), "source": name, "dataset": (w or {}).get("dataset"), "module": s.module}
+    if eps_certifiers:
+        r, b = min(eps_certifiers, key=lambda t: _upper_end(t[1]["value"]))
+        rec["epsilon_bound"] = {"value": _interval(b["value"]), "source": f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else "")}
+    rec["bounds"] = []
+    for r, b in bounds:
+        e = {"key": r.key, "label": r.label, "paper": r.paper, "variant": r.variant, "status": r.status,
+             "quantity": r.quantity, "applies": b["applies"], "reason": b["reason"]}
+        if b["applies"]:
+            e["value"] = _interval(b["value"])
+            if r.quantity == "delta":
+                e["decides"] = {True: "certifies the claim", False: "above the claimed delta", None: "undecided"}[arith.le(b["value"], delta)]
+            else:
+                e["decides"] = {True: "certifies the claim", False: "above the claimed epsilon", None: "undecided"}[arith.le(b["value"], eps)]
+        rec["bounds"].append(e)
+    rec["reason"] = _claim_reason(dep, rec)
+    if verdict == FAILS:
+        rec["witness"] = {"dataset": rec["lower"]["dataset"], "delta": rec["lower"]["value"],
+                          "text": f"on the dataset pair where {rec['lower']['dataset']}, the exact delta({rec['epsilon']}) "
+                                  f"is at least {rec['lower']['value']['lower']}, which exceeds the claimed {rec['delta']}"}
+    return rec
+
+
+def _claim_reason(dep, rec) -> str:
+    v = rec["verdict"]
+    up, lo = rec["upper"], rec["lower"]
+    if v == HOLDS:
+        if up is not None and arith.le(arith.exact(up["value"]["upper"]), arith.exact(rec["delta"])) is True:
+            return (f"the certified upper bound {up['value']['upper']} on the worst-case delta({rec['epsilon']}) "
+                    f"({up['source']}) is at most the claimed {rec['delta']}")
+        eb = rec.get("epsilon_bound")
+        if eb:
+            return (f"{eb['source']} certifies epsilon <= {eb['value']['upper']} at delta = {rec['delta']}, at most the "
+                    f"claimed {rec['epsilon']} (delta(epsilon) is non-increasing)")
+        return f"a certified upper bound on the worst-case delta({rec['epsilon']}) is at most the claimed {rec['delta']}"
+    if v == FAILS:
+        return (f"the exact delta({rec['epsilon']}) on a named dataset pair is at least {lo['value']['lower']} "
+                f"({lo['source']}), above the claimed {rec['delta']}; witness: {lo['dataset']}")
+    bits = []
+    if up is not None:
+        bits.append(f"the best certified upper bound is {up['value']['upper']} ({up['source']})")
+    else:
+        bits.append("no certified upper bound applies to this deployment")
+    if lo is not None:
+        bits.append(f"the best certified lower bound is {lo['value']['lower']} ({lo['source']})")
+    else:
+        bits.append("no exact lower bound is available for this mechanism and n")
+    return ("the claimed delta " + rec["delta"] + " lies between what could be certified at the precision cap of "
+            + f"{rec['precision']} bits: " + "; ".join(bits))
+
+
+# ================================================================ targets: certified epsilon for a delta
+def _epsilon_hi(mech, dep) -> fmpq:
+    """A rational ≥ ε0 (δ(ε0) = 0 for any shuffled ε0-LDP mechanism), or 64 if ε0 = ∞."""
+    if "epsilon0" in dep.params:
+        return dep.params["epsilon0"]
+    e0 = mech.exp_epsilon0() if mech is not None else None
+    if e0 is None:
+        return fmpq(64)
+    with arith.precision(128):
+        up = _upper_end(arb(e0).log() if isinstance(e0, fmpq) else e0.log())
+    return fmpq(math.ceil(up * 10**6), 10**6)
+
+
+def _bisect(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=fmpq(1, 10**6), max_steps=64):
+    """One-sided bisection: ``upper`` with δ(upper) ≤ target certified, ``lower`` with δ(lower) > target certified (or 0).
+
+    ``delta_of(eps)`` returns a ball at the current precision or ``None``.
+    Each comparison escalates precision to ``cap``; an undecided midpoint is
+    treated as "not certified below the target" (the bracket stays valid).
+    """
+    def cmp(eps):
+        p = start
+        while True:
+            with arith.precision(p):
+                v = delta_of(eps)
+                r = None if v is None else arith.le(v, target)
+            if r is not None or p >= cap:
+                return r
+            p = min(2 * p, cap)
+    lo, hi_c = fmpq(0), hi
+    if cmp(hi_c) is not True:
+        return None, None, 1
+    lower_certified = cmp(lo) is False
+    steps = 2
+    while steps < max_steps and (hi_c - lo) > rel_tol * hi_c:
+        mid = (lo + hi_c) / 2
+        # round mid to a short decimal-friendly rational
+        mid = fmpq(math.floor(mid * 2**40), 2**40) if mid.q > 2**40 else mid
+        r = cmp(mid)
+        steps += 1
+        if r is True:
+            hi_c = mid
+        else:
+            lo = mid
+            if r is False:
+                lower_certified = True
+    return hi_c, (lo if lower_certified else None), steps
+
+
+def certify_target(dep, mech, target, srcs, *, start, cap) -> dict:
+    """The certified ε for a target δ: the smallest found ε̄ with (upper bound on δ)(ε̄) ≤ target, and a certified lower end."""
+    ups = [s for s in srcs if s.role in ("exact", "upper")]
+    los = [s for s in srcs if s.role in ("exact", "lower")]
+    hi = _epsilon_hi(mech, dep)
+    rec: dict[str, Any] = {"field": target.field, "delta": exact_string(target.delta), "epsilon_upper": None,
+                           "epsilon_lower": None, "upper_source": None, "lower_source": None}
+    cal = _optional("exact.calibrate")
+
+    def best(group):
+        def f(eps):
+            vals = []
+            for s in group:
+                try:
+                    v, _ = s.compute(eps)
+                except BlanketError:
+                    continue
+                if isinstance(v, arb) and not v.is_finite():
+                    continue
+                vals.append(v)
+            if not vals:
+                return None
+            return (min if group is ups else max)(vals, key=_upper_end if group is ups else _lower_end)
+        return f
+
+    if ups:
+        f = best(ups)
+        upper = None
+        if cal is not None and hasattr(cal, "epsilon_for_delta"):
+            try:
+                def dfun(eps):
+                    v = f(eps)
+                    if v is None:
+                        raise Undecided("no source evaluated")
+                    return v
+                br = cal.epsilon_for_delta(dfun, target.delta, hi=hi)
+                upper = br.upper
+                lower_same = br.lower if all(s.role == "exact" for s in ups) else None
+            except BlanketError:
+                upper = None
+        if upper is None:
+            upper, lower_same, _ = _bisect(f, target.delta, hi, start=start, cap=cap)
+            if not all(s.role == "exact" for s in ups):
+                lower_same = None
+        if upper is not None:
+            rec["epsilon_upper"] = arith.decimal_string(upper, DIGITS, up=True)
+            rec["upper_source"] = ups[0].title
+        if lower_same is not None:
+            rec["epsilon_lower"] = arith.decimal_string(lower_same, DIGITS, up=False)
+            rec["lower_source"] = ups[0].title
+    if rec["epsilon_lower"] is None and los and not all(s.role == "exact" for s in los):
+        g = best(los)
+        # certified lower end: largest eps with (lower bound on delta)(eps) > target
+        def neg(eps):
+            v = g(eps)
+            return v
+        _, lo_end, _ = _bisect(neg, target.delta, hi, start=start, cap=cap)
+        if lo_end is not None:
+            rec["epsilon_lower"] = arith.decimal_string(lo_end, DIGITS, up=False)
+            rec["lower_source"] = los[0].title
+    if rec["epsilon_upper"] is None:
+        rec["verdict"] = INCONCLUSIVE
+        rec["reason"] = "no certified upper bound on delta(epsilon) meets the target for epsilon up to epsilon0"
+    else:
+        rec["verdict"] = HOLDS
+        rec["reason"] = (f"({rec['epsilon_upper']}, {rec['delta']})-DP is certified (delta({rec['epsilon_upper']}) <= "
+                         f"{rec['delta']} by {rec['upper_source']})")
+    return rec
+
+
+# ================================================================ the certificate
+def _mechanism_text(dep: Deployment) -> str:
+    p = dep.params
+    e0 = (f"epsilon0 = {exact_string(p['epsilon0'])}" if "epsilon0" in p else
+          f"e^epsilon0 = {exact_string(p['exp_epsilon0'])}" if "exp_epsilon0" in p else "")
+    if dep.mechanism == "krr":
+        return f"k-ary randomized response with k = {p['k']}, {e0}"
+    if dep.mechanism == "binary_rr":
+        return f"binary randomized response, {e0}"
+    if dep.mechanism == "laplace":
+        return f"Laplace randomizer, {e0}"
+    m = p["matrix"]
+    return f"finite randomizer given by an exact {len(m)} x {len(m[0])} matrix"
+
+
+def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optional[str] = None, progress=None) -> dict:
+    """Compute the certificate of ``dep`` as plain data (the JSON content).
+
+    ``max_prec`` overrides ``options.precision_cap``.  ``command`` is the
+    command line recorded for reproducibility (default ``blanket certify
+    <file name>``).
+    """
+    cap = max_prec if max_prec is not None else dep.precision_cap
+    if max_prec is not None:
+        arith.integer_in(max_prec, "--max-prec", lo=32, hi=1 << 16)
+    start = min(dep.precision, cap)
+    mech = dep.build_mechanism()
+    srcs = sources(dep, mech)
+    cands = candidate_results(dep)
+    claims = []
+    for c in dep.claims:
+        claims.append(decide_claim(dep, mech, c, srcs, cands, start=start, cap=cap))
+        if progress:
+            progress.update()
+    targets = []
+    for t in dep.targets:
+        targets.append(certify_target(dep, mech, t, srcs, start=start, cap=cap))
+        if progress:
+            progress.update()
+    verdicts = [c["verdict"] for c in claims] + [t["verdict"] for t in targets]
+    verdict = FAILS if FAILS in verdicts else INCONCLUSIVE if INCONCLUSIVE in verdicts else HOLDS
+
+    # the chain of results used
+    chain_keys: list = []
+    chain = []
+    for s in srcs:
+        for paper, label in s.results:
+            for r in _find_results(paper, label):
+                if r.key not in chain_keys:
+                    chain_keys.append(r.key)
+                    chain.append(_result_entry(r))
+    core = importlib.import_module("proofs.core")
+    for c in claims:
+        for b in c["bounds"]:
+            if b["applies"] and b.get("decides") == "certifies the claim" and b["key"] not in chain_keys:
+                chain_keys.append(b["key"])
+                chain.append(_result_entry(core.REGISTRY[b["key"]]))
+    if dep.mechanism in ("krr", "binary_rr"):
+        for r in _find_results("BBGN19", "Lemma 5.1"):
+            if r.key not in chain_keys and (r.variant in (None, "rr", "krr") or "rr" in str(r.variant)):
+                chain_keys.append(r.key)
+                chain.append(_result_entry(r))
+    bounds_table = []
+    seen = set()
+    for c in claims:
+        for b in c["bounds"]:
+            if b["key"] not in seen:
+                seen.add(b["key"])
+                bounds_table.append(b["key"])
+
+    cert = {
+        "format": "blanket-certificate/1",
+        "verdict": verdict,
+        "deployment": dep.as_dict(),
+        "mechanism_text": _mechanism_text(dep),
+        "n_text": (f"at least {dep.n} users (certified at n = {dep.n}, valid for every n >= {dep.n})"
+                   if dep.n_is_lower_bound else f"exactly {dep.n} users"),
+        "claims": claims,
+        "targets": targets,
+        "sources": [{"key": s.key, "role": s.role, "title": s.title, "module": s.module} for s in srcs],
+        "chain": chain,
+        "assumptions": list(ASSUMPTIONS),
+        "monotonicity": MONOTONICITY if dep.n_is_lower_bound else None,
+        "reproducibility": {
+            "command": command or f"blanket certify {dep.source}" + (f" --max-prec {max_prec}" if max_prec is not None else ""),
+            "input": dep.source, "input_sha256": dep.sha256, "versions": _versions(),
+            "precision_start": start, "precision_cap": cap,
+            "precision_used": max([c["precision"] for c in claims] or [start]),
+        },
+    }
+    cert["statement"] = statement(cert)
+    return cert
+
+
+def statement(cert: dict) -> str:
+    """The one-paragraph statement printed on the console and at the top of the certificate."""
+    d = cert["deployment"]
+    v = cert["verdict"]
+    head = (f"{v}: deployment '{d['name']}' ({cert['mechanism_text']}; {cert['n_text']}; replace-one neighbouring, "
+            f"trusted shuffler, one report per user).")
+    parts = []
+    for c in cert["claims"]:
+        parts.append(f"Claim ({c['epsilon']}, {c['delta']})-DP {c['verdict']}: {c['reason']}.")
+    for t in cert["targets"]:
+        if t["epsilon_upper"] is not None:
+            lo = f" (and epsilon >= {t['epsilon_lower']} is necessary)" if t["epsilon_lower"] else ""
+            parts.append(f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']}{lo}.")
+        else:
+            parts.append(f"For delta = {t['delta']}: {t['reason']}.")
+    return " ".join([head] + parts)
+
+
+def to_json(cert: dict) -> str:
+    """Deterministic JSON (sorted keys, two-space indent, trailing newline)."""
+    return json.dumps(cert, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def render_tex(cert: dict) -> str:
+    """The certificate as LaTeX (``reports/templates/certificate.tex.j2``)."""
+    from .latex import PREAMBLE, render
+    return render("certificate.tex.j2", cert=cert, preamble=PREAMBLE, TeX=TeX, to_tex=exact_to_tex)
+
+
+@dataclasses.dataclass
+class Written:
+    """Paths written by :func:`write` and the LaTeX outcome."""
+
+    tex: pathlib.Path
+    json: pathlib.Path
+    pdf: Optional[pathlib.Path]
+    latex_message: str = ""
+    latex_log: str = ""
+
+
+def write(cert: dict, outdir, *, pdf: bool = True, stem: str = "certificate") -> Written:
+    """Write ``<stem>.tex``, ``<stem>.json`` and (when TeX Live is installed) ``<stem>.pdf`` into ``outdir``."""
+    from .latex import compile_pdf
+    out = pathlib.Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    tex = render_tex(cert) if stem == "certificate" else cert["_tex"]
+    tex_path, json_path = out / f"{stem}.tex", out / f"{stem}.json"
+    tex_path.write_text(tex, encoding="utf-8")
+    json_path.write_text(to_json({k: v for k, v in cert.items() if not k.startswith("_")}), encoding="utf-8")
+    if not pdf:
+        return Written(tex_path, json_path, None, "PDF not requested")
+    res = compile_pdf(tex, out / f"{stem}.pdf", jobname=stem)
+    return Written(tex_path, json_path, res.pdf, res.message, res.log_excerpt)
+
+
+def input_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
