@@ -835,3 +835,225 @@ LEMMA_5_8_2 = register(Result(
     kind="upper_bound", quantity="L", mechanisms=("laplace",),
     status_note="source-confirmed (code) ✔ (equality at the end points derived symbolically)",
     spec=f"{SPEC} §4 Lemma 5.8 (2)", symbolic=_check_lemma_5_8_2))
+
+
+# ================================================================== Theorem 5.3 (Hoeffding) and the Bennett bounds
+_DELTA_SYMS = {epsilon: "ε > 0, the central ε", epsilon0: "ε0 > 0, the local ε0", n: D_N}
+_DELTA_HYP = (Hypothesis(sp.Gt(epsilon, 0), "epsilon > 0"), Hypothesis(sp.Gt(epsilon0, 0), "epsilon0 > 0"),
+              Hypothesis(sp.Ge(n, 1), "n >= 1"))
+_DELTA_HYP_K = _DELTA_HYP + (Hypothesis(sp.Ge(k, 2), "k >= 2"),)
+
+
+def hoeffding_amplification(g, b):
+    """Lemmas 5.3 + 5.5 summed over m ~ Bin(n, g) (binomial theorem, m = 0 term kept as the code does).
+
+    ``(1/(g n)) · b²/(4a) · (1 − g(1 − e^{−2a²/b²}))^n`` with ``a = e^ε − 1``.
+    """
+    return hoeffding_lemma_rhs(A, b, 0) / (g * n) * (1 - g * (1 - sp.exp(-2 * A**2 / b**2)))**n
+
+
+def bennett_amplification(g, bplus, c):
+    """Lemmas 5.3 + 5.6: ``(1/(g n)) Σ_{m=1}^n C(n,m) g^m (1−g)^{n−m} · Lemma 5.6(m)`` (0 when b₊ ≤ 0)."""
+    body = sp.binomial(n, m) * g**m * (1 - g)**(n - m) * bennett_lemma_rhs(A, bplus, c, m)
+    return sp.Piecewise((0, sp.Le(bplus, 0)), (sp.Sum(body, (m, 1, n)) / (g * n), True))
+
+
+def _bennett_numeric(g, bplus, c):
+    """Numeric right side of a Bennett bound: the sympy ``Sum`` evaluated by the binomial theorem.
+
+    The per-m term of Lemma 5.6 is ``K r^m`` with ``K = b₊/log(1+ab₊/c)`` and
+    ``r = exp(−(c/b₊²) h(ab₊/c))`` (both evaluated with arb_eval from the same
+    sympy expression at m = 0 and m = 1), so
+    ``Σ_{m=1}^n C(n,m) g^m (1−g)^{n−m} K r^m = K((1−g+gr)^n − (1−g)^n)``
+    exactly (:func:`proofs._blanket_numeric.geometric_binomial_sum`): O(log n),
+    no windowing, nothing left out.  Returns exact 0 when b₊ ≤ 0 (then L ≤ 0
+    a.s. and the expectation vanishes).
+    """
+    K_expr = bennett_lemma_rhs(A, bplus, c, 0)
+    r_expr = sp.exp(-(c / bplus**2) * _h(A * bplus / c))
+
+    def f(**env):
+        bp = arb_eval(bplus, env)
+        s = arith.sign(bp)
+        if s is None:
+            from exact.errors import Undecided
+            raise Undecided("sign of b_plus undecided")
+        if s <= 0:
+            return fmpq(0)
+        gg = arb_eval(g, env)
+        K = arb_eval(K_expr, env)
+        r = arb_eval(r_expr, env)
+        return num.geometric_binomial_sum(_as_int(env["n"], "n"), gg, K, r)
+    return f
+
+
+_HOEFF_NOTE = ("The Hoeffding bound as the authors' code evaluates it for Figure 3 (Lemmas 5.3 + 5.5 summed over "
+               "M ~ Bin(n, γ) by the binomial theorem, keeping the m = 0 term). "
+               "The Theorem 5.3 'where' clause is uncertain (not visible): most plausibly it defines γ as the TV "
+               "similarity γ_R of R; alternatively it names the constant 0.86 ≈ 1 − e^{−2}.")
+
+
+def _generic_ref(**p):
+    return _generic_exact_delta(p["epsilon0"], p["n"], p["epsilon"])
+
+
+def _rr_ref(**p):
+    return _rr_exact_delta(p["k"], p["n"], p["epsilon0"], p["epsilon"])
+
+
+_GRID_GENERIC = ({"epsilon0": "1/2", "n": 1000, "epsilon": "1/4"}, {"epsilon0": "1", "n": 10000, "epsilon": "1/10"},
+                 {"epsilon0": "2", "n": 200, "epsilon": "1"})
+_GRID_RR = ({"k": 2, "epsilon0": "1/2", "n": 1000, "epsilon": "1/4"}, {"k": 2, "epsilon0": "2", "n": 10000, "epsilon": "1/5"},
+            {"k": 3, "epsilon0": "1", "n": 100, "epsilon": "1/2"})
+_GRID_LAPLACE = ({"epsilon0": "1/2", "n": 1000, "epsilon": "1/4"}, {"epsilon0": "2", "n": 10000, "epsilon": "1/5"})
+
+_B_GENERIC = B                      # γ_ub = 1
+_B_RR = sp.simplify(L_HI_KRR - L_LO_KRR)
+_B_LAPLACE = L_HI_LAPLACE - L_LO_LAPLACE
+
+THEOREM_5_3_GENERIC = register(Result(
+    key="BBGN19 Theorem 5.3 [generic]", paper=PAPER, label="Theorem 5.3", variant="generic",
+    title="Hoeffding amplification bound, generic ε0-LDP randomizer (γ unknown in [e^{−ε0}, 1]) — Figure 3 curve 2",
+    status="source-confirmed",
+    statement=sp.Le(delta, hoeffding_amplification(GAMMA_LB, _B_GENERIC)),
+    symbols={delta: "δ, the central δ of the shuffled mechanism", **_DELTA_SYMS}, hypotheses=_DELTA_HYP,
+    kind="upper_bound", quantity="delta", mechanisms=("any",),
+    status_note="source-confirmed (slides: inequality (4); code: 'Hoeffding, Generic') ✔ vs exact binary RR",
+    spec=f"{SPEC} §4 Theorem 5.3",
+    notes=_HOEFF_NOTE + " Generic evaluation: 1/γ and the base use γ_lb = e^{−ε0} (Lemma 5.2), the range uses γ_ub = 1.",
+    exact=_generic_ref, grid=_GRID_GENERIC))
+THEOREM_5_3_RR = register(Result(
+    key="BBGN19 Theorem 5.3 [rr]", paper=PAPER, label="Theorem 5.3", variant="rr",
+    title="Hoeffding amplification bound for k-RR (exact γ, Lemma 5.7 range) — Figure 3 curve 4",
+    status="source-confirmed",
+    statement=sp.Le(delta, hoeffding_amplification(GAMMA_KRR, _B_RR)),
+    symbols={delta: "δ, the central δ of the shuffled mechanism", **_DELTA_SYMS, k: D_K}, hypotheses=_DELTA_HYP_K,
+    kind="upper_bound", quantity="delta", mechanisms=("krr",),
+    status_note="source-confirmed (code: 'Hoeffding, RR') ✔ vs exact shuffled RR",
+    spec=f"{SPEC} §4 Theorem 5.3, Lemmas 5.1, 5.7", notes=_HOEFF_NOTE,
+    exact=_rr_ref, grid=_GRID_RR))
+THEOREM_5_3_LAPLACE = register(Result(
+    key="BBGN19 Theorem 5.3 [laplace]", paper=PAPER, label="Theorem 5.3", variant="laplace",
+    title="Hoeffding amplification bound for Laplace on [0,1] (γ = e^{−ε0/2}, Lemma 5.8 range) — Figure 3 curve 6",
+    status="source-confirmed",
+    statement=sp.Le(delta, hoeffding_amplification(GAMMA_LAPLACE, _B_LAPLACE)),
+    symbols={delta: "δ, the central δ of the shuffled mechanism", **_DELTA_SYMS}, hypotheses=_DELTA_HYP,
+    kind="upper_bound", quantity="delta", mechanisms=("laplace",),
+    status_note="source-confirmed (code: 'Hoeffding, Laplace')", spec=f"{SPEC} §4 Theorem 5.3, Lemmas 5.1, 5.8",
+    notes=_HOEFF_NOTE + " No exact reference: the shuffled Laplace mechanism's δ is not computed by exact/.",
+    grid=_GRID_LAPLACE))
+
+_PRE = gamma * B**2 / (4 * A * n) * (1 - gamma * (1 - sp.exp(-2 * A**2 / (gamma**2 * B**2))))**n
+_SLIDE = gamma * (E + 1)**2 * (E0 - 1 / E0)**2 / (4 * n * (E - 1)) * sp.exp(
+    -sp.Rational(86, 100) * n * sp.Min(gamma, (E - 1)**2 / (gamma * (E + 1)**2 * (E0 - 1 / E0)**2)))
+_GAMMA_HYP = (Hypothesis(sp.Ge(gamma, GAMMA_LB), "gamma >= exp(-epsilon0) (Lemma 5.2)"), Hypothesis(sp.Le(gamma, 1), "gamma <= 1"))
+
+THEOREM_5_3_PRE = register(Result(
+    key="BBGN19 Theorem 5.3 [pre]", paper=PAPER, label="Theorem 5.3", variant="pre",
+    title="Theorem 5.3 pre-form: δ ≥ γB²/(4an) (1 − γ(1 − e^{−2a²/(γ²B²)}))^n, a = e^ε−1, B = (e^ε+1)(e^{ε0}−e^{−ε0})",
+    status="derived",
+    statement=sp.Le(delta, _PRE),
+    symbols={delta: "δ", **_DELTA_SYMS, gamma: D_GAMMA}, hypotheses=_DELTA_HYP + _GAMMA_HYP,
+    kind="upper_bound", quantity="delta", mechanisms=("any",),
+    status_note="derived ✔: Lemmas 5.3 + 5.4 + 5.5 with a = e^ε−1, b = γB, summed by the binomial theorem",
+    spec=f"{SPEC} §4 Theorem 5.3 (derivation)",
+    notes="Sharper than the slide form (inequality (4)); the slide form follows by (1−γ(1−e^{−x}))^n ≤ e^{−nγ(1−e^{−x})} and 1−e^{−x} ≥ (1−e^{−2}) min{1, x/2}.",
+    grid=({"gamma": "1/2", "epsilon0": "1", "n": 1000, "epsilon": "1/4"},)))
+THEOREM_5_3_SLIDE = register(Result(
+    key="BBGN19 Theorem 5.3 [slide]", paper=PAPER, label="Theorem 5.3", variant="slide",
+    title="Theorem 5.3, inequality (4) as on the slide (constant 0.86)",
+    status="source-confirmed",
+    statement=sp.Le(delta, _SLIDE),
+    symbols={delta: "δ", **_DELTA_SYMS, gamma: D_GAMMA}, hypotheses=_DELTA_HYP + _GAMMA_HYP,
+    kind="upper_bound", quantity="delta", mechanisms=("any",),
+    status_note="source-confirmed (slides) ✔ (exact shuffled binary RR stays below it)",
+    spec=f"{SPEC} §4 Theorem 5.3",
+    notes="The 'where' clause is uncertain (most plausibly γ = γ_R; alternatively 0.86 ≈ 1 − e^{−2} = 0.8647).",
+    grid=({"gamma": "1/2", "epsilon0": "1", "n": 1000, "epsilon": "1/4"},)))
+
+# ---- Bennett (curves 3, 5, 7)
+_BP_GENERIC = L_HI_GENERIC.subs(gamma, 1)
+_C_GENERIC = E0 * (E**2 + 1) - 2 * GAMMA_LB * E / E0**2
+_BENNETT_NOTE = ("Lemmas 5.3 + 5.6 (corrected form) summed over M ~ Bin(n, γ); the Sum is evaluated in closed form by "
+                 "the binomial theorem (per-m term K r^m). Form as in the authors' code ('BennettExact').")
+
+BENNETT_GENERIC = register(Result(
+    key="BBGN19 Bennett bound [generic]", paper=PAPER, label="Bennett bound", variant="generic",
+    title="Bennett amplification bound, generic ε0-LDP randomizer (γ ∈ [e^{−ε0}, 1]) — Figure 3 curve 3",
+    status="derived",
+    statement=sp.Le(delta, bennett_amplification(GAMMA_LB, _BP_GENERIC, _C_GENERIC)),
+    symbols={delta: "δ, the central δ of the shuffled mechanism", **_DELTA_SYMS}, hypotheses=_DELTA_HYP,
+    kind="upper_bound", quantity="delta", mechanisms=("any",),
+    status_note="derived ✔ (= code after the 2020 fix); uncertain which form of Lemma 5.6 the paper prints",
+    spec=f"{SPEC} §4 Lemma 5.6, §5 curve 3",
+    notes=_BENNETT_NOTE + " Generic: binomial and 1/γ with γ_lb = e^{−ε0}; b₊ = e^{ε0}(1 − e^{ε−2ε0}); c = e^{ε0}(e^{2ε}+1) − 2e^{−ε0}e^{ε−2ε0}.",
+    numeric={"rhs": _bennett_numeric(GAMMA_LB, _BP_GENERIC, _C_GENERIC)},
+    exact=_generic_ref, grid=_GRID_GENERIC))
+BENNETT_RR = register(Result(
+    key="BBGN19 Bennett bound [rr]", paper=PAPER, label="Bennett bound", variant="rr",
+    title="Bennett amplification bound for k-RR (Lemma 5.7 b₊ and E[L²]) — Figure 3 curve 5",
+    status="derived",
+    statement=sp.Le(delta, bennett_amplification(GAMMA_KRR, L_HI_KRR, L_SQ_KRR)),
+    symbols={delta: "δ, the central δ of the shuffled mechanism", **_DELTA_SYMS, k: D_K}, hypotheses=_DELTA_HYP_K,
+    kind="upper_bound", quantity="delta", mechanisms=("krr",),
+    status_note="derived ✔ vs exact shuffled RR", spec=f"{SPEC} §4 Lemmas 5.6, 5.7, §5 curve 5",
+    notes=_BENNETT_NOTE, numeric={"rhs": _bennett_numeric(GAMMA_KRR, L_HI_KRR, L_SQ_KRR)},
+    exact=_rr_ref, grid=_GRID_RR))
+BENNETT_LAPLACE = register(Result(
+    key="BBGN19 Bennett bound [laplace]", paper=PAPER, label="Bennett bound", variant="laplace",
+    title="Bennett amplification bound for Laplace on [0,1] (Lemma 5.8) — Figure 3 curve 7",
+    status="derived",
+    statement=sp.Le(delta, bennett_amplification(GAMMA_LAPLACE, L_HI_LAPLACE, L_SQ_LAPLACE)),
+    symbols={delta: "δ, the central δ of the shuffled mechanism", **_DELTA_SYMS}, hypotheses=_DELTA_HYP,
+    kind="upper_bound", quantity="delta", mechanisms=("laplace",),
+    status_note="derived", spec=f"{SPEC} §4 Lemmas 5.6, 5.8, §5 curve 7",
+    notes=_BENNETT_NOTE + " No exact reference for Laplace.",
+    numeric={"rhs": _bennett_numeric(GAMMA_LAPLACE, L_HI_LAPLACE, L_SQ_LAPLACE)}, grid=_GRID_LAPLACE))
+
+
+# ================================================================== Theorem 5.1 (EFMRTT as quoted) and Corollary 5.3.1
+EFMRTT_EPSILON = 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / n)
+
+THEOREM_5_1 = register(Result(
+    key="BBGN19 Theorem 5.1", paper=PAPER, label="Theorem 5.1",
+    title="Erlingsson et al. as quoted: ε = 12ε0 √(log(1/δ)/n) for ε0 ≤ 1/2, n ≥ 1000, δ < 1/100 — Figure 3 curve 1",
+    status="source-confirmed",
+    statement=sp.Le(epsilon, EFMRTT_EPSILON),
+    symbols={epsilon: "ε, the central ε of the shuffled mechanism", epsilon0: "ε0 ∈ (0, 1/2]", n: "n ≥ 1000",
+             delta: "δ ∈ (0, 1/100)"},
+    hypotheses=(Hypothesis(sp.Gt(epsilon0, 0), "epsilon0 > 0"), Hypothesis(sp.Le(epsilon0, sp.Rational(1, 2)), "epsilon0 <= 1/2"),
+                Hypothesis(sp.Ge(n, 1000), "n >= 1000"), Hypothesis(sp.Gt(delta, 0), "delta > 0"),
+                Hypothesis(sp.Lt(delta, sp.Rational(1, 100)), "delta < 1/100")),
+    kind="upper_bound", quantity="epsilon", mechanisms=("any",),
+    status_note="source-confirmed (the authors' code, class Erlingsson: max_eps0 = 0.5, min_n = 1000, max_delta = 0.01) ✔ sanity on binary RR",
+    spec=f"{SPEC} §4 Theorem 5.1; erlingsson.md Theorem 7",
+    grid=({"epsilon0": "1/2", "n": 1000, "delta": "1e-6"}, {"epsilon0": "1/4", "n": 100000, "delta": "1e-6"})))
+
+#: this project's explicit constant in Corollary 5.3.1 (certified on COROLLARY_BOX, see certify_corollary_5_3_1)
+COROLLARY_5_3_1_C = sp.Integer(8)
+#: the parameter box on which the constant is certified: ε0, n, δ ranges (exact)
+COROLLARY_BOX = {"epsilon0": (fmpq(1, 20), fmpq(2)), "n": (10**4, 10**7), "delta": (fmpq(1, 10**10), fmpq(1, 10**4))}
+COROLLARY_EPSILON = COROLLARY_5_3_1_C * sp.Min(1, epsilon0) * E0 * sp.sqrt(sp.log(1 / delta) / n)
+
+COROLLARY_5_3_1 = register(Result(
+    key="BBGN19 Corollary 5.3.1", paper=PAPER, label="Corollary 5.3.1",
+    title="ε = C (1∧ε0) e^{ε0} √(log(1/δ)/n) when ε0 ≤ ½ log(n/log(1/δ)) (explicit C = 8, certified on a box)",
+    status="this project's reading",
+    statement=sp.Le(epsilon, COROLLARY_EPSILON),
+    symbols={epsilon: "ε, the central ε", epsilon0: "ε0 ∈ [1/20, 2] (certified box)", n: "n ∈ [1e4, 1e7] (certified box)",
+             delta: "δ ∈ [1e-10, 1e-4] (certified box)"},
+    hypotheses=(Hypothesis(sp.Gt(epsilon0, 0), "epsilon0 > 0"), Hypothesis(sp.Gt(delta, 0), "delta > 0"),
+                Hypothesis(sp.Lt(delta, 1), "delta < 1"), Hypothesis(sp.Gt(n, sp.log(1 / delta)), "n > log(1/delta)"),
+                Hypothesis(sp.Le(epsilon0, sp.log(n / sp.log(1 / delta)) / 2), "epsilon0 <= log(n/log(1/delta))/2"),
+                Hypothesis(sp.And(sp.Ge(epsilon0, COROLLARY_BOX["epsilon0"][0]), sp.Le(epsilon0, COROLLARY_BOX["epsilon0"][1]),
+                                  sp.Ge(n, COROLLARY_BOX["n"][0]), sp.Le(n, COROLLARY_BOX["n"][1]),
+                                  sp.Ge(delta, sp.Rational(1, 10**10)), sp.Le(delta, sp.Rational(1, 10**4))),
+                           "(epsilon0, n, delta) in the certified box [1/20, 2] x [1e4, 1e7] x [1e-10, 1e-4]")),
+    kind="upper_bound", quantity="epsilon", mechanisms=("any",),
+    status_note=("source-confirmed in O-form only (slides); the explicit constant C = 8 is this project's: "
+                 "Theorem 5.3 [generic] at ε = C(1∧ε0)e^{ε0}√(log(1/δ)/n) is certified ≤ δ on the box by "
+                 "ball arithmetic over sub-boxes (certify_corollary_5_3_1)"),
+    spec=f"{SPEC} §4 Corollary 5.3.1",
+    notes=("Proof sketch in the spec: e^{−ε0} ≤ γ ≤ 1, ε ≤ 1, e^{ε0} − e^{−ε0} ≤ 2 sinh(1)(1∧ε0)e^{ε0}. "
+           "Outside the certified box the constant is not claimed (the hypothesis enforces the box)."),
+    grid=({"epsilon0": "1/2", "n": 100000, "delta": "1e-6"}, {"epsilon0": "2", "n": 10**7, "delta": "1e-10"})))
