@@ -1,0 +1,568 @@
+"""Shuffled k-ary randomized response on the dataset families, and the exact blanket view of Lemma 5.3.
+
+Notation: ``p = e^{ε0}/(e^{ε0}+k−1)`` (keep), ``f = 1/(e^{ε0}+k−1)`` (flip),
+``e = e^{ε0}``, ``ee = e^{ε}``.  Two neighbouring datasets differ in one user,
+the *target*, who holds ``t`` in the first dataset and ``t'`` in the second;
+the other ``n − 1`` users all hold the same value ``z``.  The families
+(``spec/blanket.md`` §4, this project's reading of "worst-case families"):
+
+* ``"same"``: ``z`` is the target's value ``x`` (datasets ``x^n`` vs ``x' x^{n−1}``);
+* ``"neighbour"``: ``z`` is the neighbour's value ``x'``;
+* ``"third"`` (``k ≥ 3``): ``z`` is a third value.
+
+Both directions of each pair are computed (``D(P‖P')`` and ``D(P'‖P)``) and
+the maximum is returned unless ``direction`` is given.  By the symmetry of
+k-RR, "same" and "neighbour" are the same set of neighbouring pairs, so their
+two-direction maxima coincide (a test checks it).
+
+**Sufficient statistic (derived, checked by brute force).**  With the others
+i.i.d. ``~ μ_z``, the law of the shuffled histogram ``h`` is
+``P(h) = Mult_n(h; μ_z)/n · Σ_y μ_t(y) h_y/μ_z(y)``, hence
+
+    D_{e^ε}(P‖P') = (1/n) · E_{h ~ Mult_n(μ_z)} [ (Σ_y v_y h_y)_+ ],
+    v_y = (μ_t(y) − e^ε μ_{t'}(y)) / μ_z(y),
+
+i.e. ``(1/n) E[(Σ_{i=1}^n V_i)_+]`` for i.i.d. ``V_i`` with at most four
+atoms (``y = t``, ``y = t'``, ``y = z``, "other").  For the third family with
+``k ≥ 4`` the count of ``z`` is informative; lumping the histogram into
+(``h_t``, ``h_{t'}``, rest) loses it and understates δ:
+:func:`delta_krr_third_lumped` computes that lumped value and is **not** a
+valid δ for ``k ≥ 4`` (it is a lower bound, by post-processing).
+
+**Blanket view (Lemma 5.3, source-confirmed [SL]; Appendix A).**
+``(1/(γn)) E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``, ``L_i`` i.i.d. copies of
+``L^ε_{x,x'}``; equivalently ``(1/(γn)) E[(Σ_{i=1}^n V_i)_+]`` with
+``V_i = L_i`` w.p. ``γ`` and ``0`` otherwise.  It is the hockey-stick
+divergence of the view in which every other user's blanket draw is revealed,
+so it upper-bounds δ for every dataset.
+
+**Engine.**  All quantities are ``E[(Σ_{i=1}^n V_i)_+]`` for a four-atom ``V``
+(atoms "bulk", "t", "t'", "rest").  Writing ``s = c_t + c_{t'}`` for the
+counts of the two informative atoms, ``c_bulk | s ~ Bin(n−s, π_b/(π_b+π_r))``
+and ``c_t | s ~ Bin(s, π_t/(π_t+π_{t'}))`` are *conditionally independent*, and
+the sum is linear and monotone in each count.  For each ``s`` the inner
+expectation of the positive part of a sum of two independent monotone terms
+is evaluated with one pass over one pmf and suffix sums (CDF differences and
+partial means) of the other.  Cost ``O(W_s · (W_b + W_t))`` arithmetic
+operations, where ``W`` are window lengths.
+
+**Windowing and its rigorous error bound.**  With exact rational inputs and
+``n ≤ exact_max_n`` every window is the full support and the result is an
+exact ``fmpq``.  Otherwise each binomial pmf is evaluated (as balls) on a
+window grown outward from its mode until the pmf drops below ``tol``;
+the left-out mass of each window is bounded rigorously by ``1 − Σ(window)``
+(the pmf sums to exactly 1, the window sum is a ball), and the total
+left-out mass ``Λ = tail_s + Σ_s P(s)·(tail_b(s) + tail_t(s))`` is carried.
+Every left-out outcome contributes between 0 and ``n·max_j(v_j)_+`` to
+``E[(ΣV)_+]``, so ``[0, n·max(v)_+·Λ]`` is added to the result.  Window
+lengths are ``O(σ·sqrt(log(1/tol)))`` with ``σ = O(sqrt(n))``, so the total
+cost is ``O(n log(1/tol))``.  Index guesses for the sign changes use
+floating point *only as guesses*: every sign used is certified by a ball
+comparison, and terms whose sign is not certified are summed as
+``max(ball, 0)``.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from flint import arb, fmpq
+
+from . import arith
+from .errors import InvalidArgument, Undecided
+from .mechanisms import KRR, FiniteRandomizer, amplification_law
+from .progress import Progress
+
+FAMILIES = ("same", "neighbour", "third")
+DIRECTIONS = (None, "forward", "backward")
+
+#: default bound on the left-out probability mass of each window
+DEFAULT_TOL = fmpq(1, 2 ** 80)
+#: exact rational arithmetic (no windows) up to this n when all inputs are exact
+EXACT_MAX_N = 64
+
+
+# ---------------------------------------------------------------- small helpers
+def _is_zero(x) -> bool:
+    if isinstance(x, fmpq):
+        return x == 0
+    return isinstance(x, arb) and x.is_zero()
+
+
+def _sign(x, what):
+    """Certified sign of ``x`` in {-1, 0, 1}; raises Undecided if the ball straddles 0."""
+    if _is_zero(x):
+        return 0
+    if x > 0:
+        return 1
+    if x < 0:
+        return -1
+    raise Undecided(f"the sign of {what} is undecided at this precision; raise the precision")
+
+
+def _to_ball_mode(x):
+    """Exact zeros stay exact (they decide structure); everything else becomes a ball."""
+    if isinstance(x, fmpq):
+        return x if x == 0 or x == 1 else arb(x)
+    return x
+
+
+def _add(a, b):
+    return b + a if isinstance(b, arb) else a + b
+
+
+def _max(a, b):
+    if isinstance(a, fmpq) and isinstance(b, fmpq):
+        return max(a, b)
+    return arith.ball(a).max(arith.ball(b))
+
+
+def _guess_floor(t) -> int:
+    """floor(t) for exact t; a *guess* near floor(mid t) for a ball (verified by the caller)."""
+    if isinstance(t, fmpq):
+        return int(t.floor())
+    v = float(t.mid())
+    if v != v or v in (float("inf"), float("-inf")):
+        raise Undecided("a threshold is not finite at this precision; raise the precision")
+    return int(v // 1)
+
+
+def _ee(epsilon, exp_epsilon):
+    return arith.exp_param(epsilon, exp_epsilon)
+
+
+def _at_or_above_eps0(mech, epsilon, exp_epsilon, ee) -> bool:
+    """Certified ``ε ≥ ε0`` (then every shuffled δ and the blanket view are exactly 0)."""
+    if isinstance(mech, KRR):
+        eps0 = mech.epsilon0_exact
+        if epsilon is not None and eps0 is not None and not isinstance(epsilon, arb):
+            return arith.exact(epsilon, "epsilon") >= eps0
+    e0 = mech.exp_epsilon0()
+    if e0 is None:
+        return False
+    return arith.le(e0, ee) is True
+
+
+# ---------------------------------------------------------------- binomial windows
+def _binom_window(N: int, rho, exact_mode: bool, tol):
+    """``(lo, pmf list, tail)`` for ``Bin(N, rho)``: pmf on ``lo..lo+len−1`` and a bound on the left-out mass.
+
+    Exact zero/one ``rho`` gives a point mass.  In exact mode the whole support
+    is returned exactly (tail 0).  Otherwise balls on a window grown from the
+    mode until the pmf is below ``tol``; ``tail`` is the upper end of
+    ``1 − Σ window`` (rigorous: the pmf sums to exactly 1).  O(window).
+    """
+    one = fmpq(1)
+    if N == 0 or _is_zero(rho):
+        return 0, [one], fmpq(0)
+    if isinstance(rho, fmpq) and rho == 1:
+        return N, [one], fmpq(0)
+    if exact_mode:
+        q = 1 - rho
+        r = rho / q
+        pm = [q ** N]
+        for j in range(N):
+            pm.append(pm[-1] * r * fmpq(N - j, j + 1))
+        return 0, pm, fmpq(0)
+    rho = arith.ball(rho)
+    q = 1 - rho
+    r = rho / q
+    m0 = (N + 1) * float(rho.mid())
+    m0 = min(max(int(m0), 0), N)
+    logp = (arb(N + 1).lgamma() - arb(m0 + 1).lgamma() - arb(N - m0 + 1).lgamma())
+    if m0:
+        logp += m0 * rho.log()
+    if N - m0:
+        logp += (N - m0) * q.log()
+    p0 = logp.exp()
+    thr = arith.ball(tol)
+    right = []
+    p = p0
+    j = m0
+    while j < N:
+        p = p * r * (N - j) / (j + 1)
+        j += 1
+        right.append(p)
+        if p < thr:
+            break
+    left = []
+    p = p0
+    j = m0
+    while j > 0:
+        p = p / r * j / (N - j + 1)
+        j -= 1
+        left.append(p)
+        if p < thr:
+            break
+    left.reverse()
+    pm = left + [p0] + right
+    total = arb(0)
+    for v in pm:
+        total += v
+    tail = (1 - total).upper().max(arb(0))
+    return m0 - len(left), pm, tail
+
+
+# ---------------------------------------------------------------- E[(A + uX·X + uY·Y)_+] for independent X, Y
+def _indep_positive_part(A, uX, X_lo, pX, uY, Y_lo, pY):
+    """``Σ_{j,i} pX[j] pY[i] (A + uX·(X_lo+j) + uY·(Y_lo+i))_+`` over the two windows.
+
+    One pass over ``pY`` and suffix sums of ``pX`` (CDF differences and partial
+    means): O(len(pX) + len(pY)) operations plus the few uncertain-sign terms.
+    """
+    if len(pX) == 1 and len(pY) > 1:
+        # a point mass: fold it into the constant and let Y play the role of X
+        return pX[0] * _indep_positive_part(A + uX * X_lo, uY, Y_lo, pY, fmpq(0), 0, [fmpq(1)])
+    if len(pX) == 1:
+        return pX[0] * pY[0] * arith.positive_part(A + uX * X_lo + uY * Y_lo)
+    sx = _sign(uX, "a count coefficient")
+    if sx == 0:
+        # X does not matter: swap so that the looped variable is X (length-1 effect)
+        mass = fmpq(0)
+        for v in pX:
+            mass = _add(mass, v)
+        sy = _sign(uY, "a count coefficient")
+        if sy == 0:
+            return arith.positive_part(A) * mass
+        return mass * _indep_positive_part(A, uY, Y_lo, pY, fmpq(0), 0, [fmpq(1)])
+    W = len(pX)
+    if sx < 0:
+        # reflect: uX·x = uX·(X_lo+W−1) + (−uX)·(X_lo+W−1 − x)
+        A = A + uX * (X_lo + W - 1)
+        uX = -uX
+        pX = pX[::-1]
+        X_lo = 0
+    # suffix sums over the window: S0[j] = Σ_{j'≥j} pX, S1[j] = Σ_{j'≥j} (X_lo+j') pX
+    zero = fmpq(0)
+    S0 = [zero] * (W + 1)
+    S1 = [zero] * (W + 1)
+    a0 = zero
+    a1 = zero
+    for j in range(W - 1, -1, -1):
+        v = pX[j]
+        a0 = v + a0
+        a1 = v * (X_lo + j) + a1
+        S0[j] = a0
+        S1[j] = a1
+    UX = [uX * (X_lo + j) for j in range(W)]  # the X-part of the sum at each window point
+    total = zero
+    X_hi = X_lo + W - 1
+    exact_mode = isinstance(uX, fmpq) and isinstance(A, fmpq) and isinstance(uY, fmpq)
+    if not exact_mode:  # float *guesses* of the sign change (every sign used below is certified)
+        fA, fuX, fuY = float(arith.ball(A).mid()), float(arith.ball(uX).mid()), float(arith.ball(uY).mid())
+    for i, q in enumerate(pY):
+        y = Y_lo + i
+        c = A + uY * y
+        negc = -c
+        # positive iff uX·x > −c; guess the sign change, then certify it
+        if exact_mode:
+            g0 = int((negc / uX).floor())
+        else:
+            g0 = (-(fA + fuY * y)) / fuX
+            g0 = int(g0 // 1) if g0 == g0 and abs(g0) < 1e15 else X_lo
+        jp = min(max(g0 + 1, X_lo), X_hi + 1) - X_lo  # window index
+        while jp < W and not (UX[jp] > negc):
+            jp += 1
+        while jp > 0 and (UX[jp - 1] > negc):
+            jp -= 1
+        jn = jp - 1  # largest index with certainly c + uX·x <= 0
+        while jn >= 0 and not (UX[jn] <= negc):
+            jn -= 1
+        if jp < W:
+            inner = c * S0[jp] + uX * S1[jp]
+        elif jn == W - 1:
+            continue
+        else:
+            inner = zero
+        for j in range(jn + 1, jp):  # uncertain signs: enclose max(ball, 0)
+            inner = pX[j] * arith.positive_part(c + UX[j]) + inner
+        total = q * inner + total
+    return total
+
+
+# ---------------------------------------------------------------- four-atom engine
+def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N,
+                           label: str = "E[(sum V)_+]"):
+    """``E[(Σ_{i=1}^n V_i)_+]`` for i.i.d. ``V`` with four atoms ``[(π_b, v_b), (π_t, v_t), (π_{t'}, v_{t'}), (π_r, v_r)]``.
+
+    The probabilities must sum to exactly 1 (exact zeros allowed, except
+    ``π_t + π_{t'} > 0``).  Exact ``fmpq`` result when every input is exact and
+    ``n ≤ exact_max_n``; otherwise a ball containing the true value (windowed,
+    with the left-out mass bounded as in the module docstring).
+    Cost ``O(W_s (W_b + W_t))`` = ``O(n log(1/tol))`` ball operations.
+
+    >>> from flint import fmpq
+    >>> half = fmpq(1, 2)
+    >>> expected_positive_part(2, [(0, 0), (half, 1), (half, -1), (0, 0)])  # E[(±1 ± 1)_+]
+    1/2
+    """
+    (pb, vb), (pt, vt), (pn, vn), (pr, vr) = atoms
+    vals = [pb, vb, pt, vt, pn, vn, pr, vr]
+    exact_mode = all(isinstance(v, (fmpq, int)) for v in vals) and n <= exact_max_n
+    vals = [fmpq(v) if isinstance(v, int) else v for v in vals]
+    pb, vb, pt, vt, pn, vn, pr, vr = vals
+    # differences first (exact when the inputs are exact, so that exact zeros stay exact)
+    a0 = n * vr
+    u1 = vb - vr
+    ut = vt - vr
+    un = vn - vr
+    w = ut - un
+    if not exact_mode:
+        pb, vb, pt, vt, pn, vn, pr, vr, a0, u1, un, w = (
+            _to_ball_mode(v) for v in (pb, vb, pt, vt, pn, vn, pr, vr, a0, u1, un, w))
+    # exact structure: π_t + π_t' = 1 exactly when the bulk and rest atoms are absent
+    ps = fmpq(1) if (_is_zero(pb) and _is_zero(pr)) else pt + pn
+    if _is_zero(ps):
+        raise InvalidArgument("atoms", "π_t + π_t' = 0", "must give the two informative atoms positive probability")
+    rho_t = pt / ps
+    bsum = pb + pr
+    rho_b = fmpq(0) if _is_zero(pb) else (fmpq(1) if _is_zero(pr) else pb / bsum)
+    if not exact_mode:
+        rho_t = _to_ball_mode(rho_t)
+        rho_b = _to_ball_mode(rho_b)
+    s_lo, ps_pm, s_tail = _binom_window(n, ps, exact_mode, tol)
+    total = fmpq(0)
+    leftout = s_tail
+    with Progress(len(ps_pm), label, enabled=None if len(ps_pm) > 200 else False) as bar:
+        for idx, P in enumerate(ps_pm):
+            s = s_lo + idx
+            A = a0 + un * s
+            if _is_zero(u1):
+                b_lo, pb_pm, tb = 0, [fmpq(1)], fmpq(0)
+            else:
+                b_lo, pb_pm, tb = _binom_window(n - s, rho_b, exact_mode, tol)
+            t_lo, pt_pm, tt = _binom_window(s, rho_t, exact_mode, tol)
+            # loop over the shorter window, suffix sums over the longer one
+            if len(pb_pm) >= len(pt_pm) and not _is_zero(u1):
+                inner = _indep_positive_part(A, u1, b_lo, pb_pm, w, t_lo, pt_pm)
+            else:
+                inner = _indep_positive_part(A, w, t_lo, pt_pm, u1, b_lo, pb_pm)
+            total = _add(total, P * inner)
+            if not (_is_zero(tb) and _is_zero(tt)):
+                leftout = _add(leftout, P * _add(tb, tt))
+            bar.update()
+    if _is_zero(leftout):
+        return total
+    vmax = fmpq(0)
+    for p, v in ((pb, vb), (pt, vt), (pn, vn), (pr, vr)):
+        if not _is_zero(p):
+            vmax = _max(vmax, v)
+    err = arith.ball(leftout) * arith.ball(vmax) * n
+    t = arith.ball(total)
+    return t.union(t + err)
+
+
+# ---------------------------------------------------------------- k-RR dataset families
+def _check_krr(mech, what):
+    if not isinstance(mech, KRR):
+        raise InvalidArgument("mech", getattr(mech, "name", mech), f"must be a k-ary randomized response (exact.mechanisms.KRR) for {what}",
+                              hint="for other randomizers use delta_blanket_view or exact.bruteforce")
+
+
+def _family_atoms(mech: KRR, ee, role: str):
+    """Four atoms ``(π under μ_z, v)`` for the target/neighbour/others roles ``role`` ∈ {z=t, z=t', third}."""
+    k = mech.k
+    e = mech.exp_epsilon0()
+    p, f = mech.keep(), mech.flip()
+    zero = fmpq(0)
+    if role == "third":
+        vz = (1 - ee) / e
+        vt = e - ee
+        vn = 1 - ee * e
+        vo = 1 - ee
+        return [(p, vz), (f, vt), (f, vn), ((k - 3) * f, vo)]
+    vo = 1 - ee
+    if role == "z=t":
+        return [((k - 2) * f, vo), (p, 1 - ee / e), (f, 1 - ee * e), (zero, vo)]
+    if role == "z=t'":
+        return [((k - 2) * f, vo), (f, e - ee), (p, 1 / e - ee), (zero, vo)]
+    raise AssertionError(role)
+
+
+_ROLE = {("same", "forward"): "z=t", ("same", "backward"): "z=t'",
+         ("neighbour", "forward"): "z=t'", ("neighbour", "backward"): "z=t",
+         ("third", "forward"): "third", ("third", "backward"): "third"}
+
+
+def _common(mech, n, epsilon, exp_epsilon):
+    n = arith.integer_in(n, "n", lo=1)
+    ee = _ee(epsilon, exp_epsilon)
+    return n, ee
+
+
+def delta_krr_family(mech: KRR, n, family: str, *, epsilon=None, exp_epsilon=None, direction: Optional[str] = None,
+                     tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+    """Exact δ(ε) of shuffled k-RR between the neighbouring datasets of a family (max over both directions).
+
+    ``family`` ∈ {"same", "neighbour", "third"} (see the module docstring);
+    ``direction`` ``None`` (max of both), ``"forward"`` (``D(P_x‖P_{x'})``, the
+    target holds the family's ``x`` in the first dataset) or ``"backward"``.
+    Returns an exact ``fmpq`` when the mechanism is given by a rational
+    ``exp_epsilon0``, ``exp_epsilon`` is given, and ``n ≤ exact_max_n``;
+    otherwise a ball enclosing the true δ.  Exactly ``0`` when ``ε ≥ ε0``.
+    Status: derived (sufficient statistic above), ✔ against brute force.
+    Cost ``O(n log(1/tol))`` ball operations (see module docstring).
+
+    >>> from exact.mechanisms import KRR
+    >>> rr = KRR(3, exp_epsilon0=2)
+    >>> delta_krr_family(rr, 2, "third", exp_epsilon=1)
+    3/16
+    >>> delta_krr_family(rr, 2, "third", exp_epsilon=2)
+    0
+    """
+    _check_krr(mech, "the dataset families")
+    if family not in FAMILIES:
+        raise InvalidArgument("family", family, f"must be one of {', '.join(FAMILIES)}")
+    if direction not in DIRECTIONS:
+        raise InvalidArgument("direction", direction, "must be None (max of both), 'forward' or 'backward'")
+    if family == "third" and mech.k < 3:
+        raise InvalidArgument("family", family, f"needs k >= 3 (a third value), but the mechanism has k = {mech.k}",
+                              hint="use family='same' or 'neighbour' for binary RR")
+    n, ee = _common(mech, n, epsilon, exp_epsilon)
+    if _at_or_above_eps0(mech, epsilon, exp_epsilon, ee):
+        return fmpq(0)
+    dirs = ["forward", "backward"] if direction is None else [direction]
+    if family == "third":
+        dirs = dirs[:1]  # both directions are equal by the symmetry t <-> t'
+    out = None
+    for d in dirs:
+        atoms = _family_atoms(mech, ee, _ROLE[(family, d)])
+        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.k}-RR {family} n={n}")
+        v = v / n
+        out = v if out is None else _max(out, v)
+    return out
+
+
+def delta_krr_third_lumped(mech: KRR, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL,
+                           exact_max_n: int = EXACT_MAX_N):
+    """The third-value family's δ computed on the lumped statistic (h_x, h_{x'}, rest) — **NOT a valid δ for k ≥ 4**.
+
+    Hockey-stick divergence between the laws of ``(h_x, h_{x'})`` under the
+    two datasets (target ``x`` vs ``x'``, others a third value ``z``):
+    ``(1/n) E_{Mult_n(f, f, 1−2f)}[((e−ee)a + (1−ee·e)b + (1−ee)(1−p−f)/(1−2f)·r)_+]``.
+    It is a post-processing of the shuffled output, hence a *lower* bound on the
+    true third-family δ, equal to it for ``k = 3`` and strictly below it for
+    ``k ≥ 4`` (the count of ``z`` is informative).  Kept as a deliberately wrong
+    "bound" for the paper checks.  Cost as :func:`delta_krr_family`.
+
+    >>> from exact.mechanisms import KRR
+    >>> rr = KRR(5, exp_epsilon0="5/2")
+    >>> delta_krr_third_lumped(rr, 4, exp_epsilon="3/2"), delta_krr_family(rr, 4, "third", exp_epsilon="3/2")
+    (860/28561, 1020/28561)
+    """
+    _check_krr(mech, "the lumped third-value computation")
+    if mech.k < 3:
+        raise InvalidArgument("k", mech.k, "must be >= 3 for a third value")
+    n, ee = _common(mech, n, epsilon, exp_epsilon)
+    if _at_or_above_eps0(mech, epsilon, exp_epsilon, ee):
+        return fmpq(0)
+    e = mech.exp_epsilon0()
+    p, f = mech.keep(), mech.flip()
+    wr = (1 - ee) * (1 - p - f) / (1 - 2 * f)
+    atoms = [(fmpq(0), wr), (f, e - ee), (f, 1 - ee * e), (1 - 2 * f, wr)]
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="lumped") / n
+
+
+# ---------------------------------------------------------------- blanket view (Lemma 5.3)
+def _compositions(n, parts):
+    if parts == 1:
+        yield (n,)
+        return
+    for c in range(n + 1):
+        for rest in _compositions(n - c, parts - 1):
+            yield (c,) + rest
+
+
+def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee, *, max_terms: int = 10 ** 6):
+    """``(1/(γn)) E[(Σ_{i=1}^n V_i)_+]`` by summing over all multinomial counts of the atoms of ``V``.
+
+    ``V = L^ε_{x,x'}`` w.p. γ, else 0.  Cost ``O(C(n+A−1, A−1)·A)`` with
+    ``A`` = number of atoms (outputs in the blanket's support + 1).
+    """
+    g = mech.gamma()
+    if _is_zero(g):
+        raise InvalidArgument("mech", mech.name, "has total-variation similarity gamma = 0: the blanket view is undefined")
+    law = amplification_law(mech, x, x2, exp_epsilon=ee) if not isinstance(ee, arb) else None
+    if law is None:
+        om = mech.blanket()
+        mu, mu2 = mech.row(x), mech.row(x2)
+        law = [((mu[y] - ee * mu2[y]) / w, w) for y, w in enumerate(om) if not _is_zero(w)]
+    atoms = [(v, g * w) for v, w in law] + [(fmpq(0), 1 - g)]
+    A = len(atoms)
+    from math import comb
+    if comb(n + A - 1, A - 1) > max_terms:
+        raise InvalidArgument("n", n, f"is too large for exact enumeration with {A} atoms (more than {max_terms} terms)",
+                              hint="use a k-RR mechanism (fast path) or a smaller n")
+    fact = [1]
+    for i in range(1, n + 1):
+        fact.append(fact[-1] * i)
+    total = fmpq(0)
+    for cs in _compositions(n, A):
+        coef = fmpq(fact[n])
+        for c in cs:
+            coef = coef / fact[c]
+        prob = coef
+        val = fmpq(0)
+        for c, (v, pi) in zip(cs, atoms):
+            if c:
+                prob = prob * pi ** c
+                val = _add(val, c * v)
+        if _is_zero(prob):
+            continue
+        total = _add(total, prob * arith.positive_part(val))
+    return total / (g * n)
+
+
+def delta_blanket_view(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, x=None, x2=None,
+                       tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N, method: Optional[str] = None):
+    """The exact right-hand side of Balle et al. Lemma 5.3: ``(1/(γn))·E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
+
+    ``L_i`` are i.i.d. copies of ``L^ε_{x,x'}`` (spec/blanket.md §4, Lemma 5.3,
+    source-confirmed [SL]; Appendix A: it is the hockey-stick divergence of
+    the view revealing every other user's blanket draw, so it upper-bounds
+    the shuffled δ on *every* pair of neighbouring datasets differing in a
+    user holding ``x`` vs ``x'``).  Without ``x, x2`` the maximum over ordered
+    pairs ``x ≠ x'`` (for k-RR all pairs are equivalent).
+
+    ``method``: ``"fast"`` (k-RR only: the four-atom engine, ``O(n log(1/tol))``),
+    ``"enumerate"`` (any finite randomizer: exact sum over multinomial counts,
+    ``O(C(n+A−1, A−1))``, small n), or ``None`` (fast for k-RR, else enumerate).
+    Exact ``fmpq`` for exact inputs (and ``n ≤ exact_max_n`` on the fast path);
+    exactly ``0`` when ``ε ≥ ε0``.
+
+    >>> from exact.mechanisms import KRR
+    >>> delta_blanket_view(KRR(3, exp_epsilon0=2), 2, exp_epsilon=1)
+    3/16
+    """
+    if not isinstance(mech, FiniteRandomizer):
+        raise InvalidArgument("mech", mech, "must be a finite randomizer (exact.mechanisms.FiniteRandomizer or KRR)")
+    if method not in (None, "fast", "enumerate"):
+        raise InvalidArgument("method", method, "must be None, 'fast' or 'enumerate'")
+    if method == "fast" and not isinstance(mech, KRR):
+        raise InvalidArgument("method", method, "is only available for k-ary randomized response", hint="use method='enumerate'")
+    n, ee = _common(mech, n, epsilon, exp_epsilon)
+    if (x is None) != (x2 is None):
+        raise InvalidArgument("x2" if x2 is None else "x", None, "must be given together with the other input (or neither)")
+    if x is not None:
+        for nm, v in (("x", x), ("x2", x2)):
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < mech.k_in:
+                raise InvalidArgument(nm, v, f"must be an input value in 0..{mech.k_in - 1}")
+        if x == x2:
+            raise InvalidArgument("x2", x2, "must differ from x (a neighbouring pair changes the input)")
+    if _at_or_above_eps0(mech, epsilon, exp_epsilon, ee):
+        return fmpq(0)
+    use_fast = isinstance(mech, KRR) and method != "enumerate"
+    if use_fast:
+        # every ordered pair is equivalent under relabelling
+        k = mech.k
+        f, p = mech.flip(), mech.keep()
+        kf = k * f
+        atoms = [((k - 2) * f, kf * (1 - ee)), (f, k * (p - ee * f)), (f, k * (f - ee * p)), (1 - kf, fmpq(0))]
+        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{k}-RR blanket view n={n}")
+        return v / (mech.gamma() * n)
+    pairs = [(x, x2)] if x is not None else [(a, b) for a in range(mech.k_in) for b in range(mech.k_in) if a != b]
+    out = None
+    for a, b in pairs:
+        v = _blanket_view_enumerate(mech, n, a, b, ee)
+        out = v if out is None else _max(out, v)
+    return out
