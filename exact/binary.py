@@ -373,50 +373,6 @@ class WorstCase:
         return s
 
 
-class _LinearChain:
-    """Windows of Bin(m, q) for m = 0, 1, 2, … by multiplication with ``(1−q) + q z`` (a stochastic kernel,
-    so rounding errors never grow), trimming end coefficients whose upper end is below ``tol`` every
-    ``trim_every`` steps and adding their upper ends to ``tail`` (the trimmed process is a
-    sub-distribution whose pointwise defect is at most ``tail`` in total).  O(W) per step in C."""
-
-    def __init__(self, q: arb, tol: fmpq, trim_every: int = 8):
-        self.lin = arb_poly([1 - q, q])
-        self.tol = arb(tol)
-        self.trim_every = trim_every
-        self.poly = arb_poly([1])
-        self.offset = 0
-        self.tail = arb(0)
-        self.m = 0
-
-    def state(self):
-        return (self.poly, self.offset, self.tail, self.m)
-
-    def set_state(self, st):
-        self.poly, self.offset, self.tail, self.m = st
-
-    def step(self):
-        self.poly = self.poly * self.lin
-        self.m += 1
-        if self.m % self.trim_every == 0:
-            self._trim()
-
-    def _trim(self):
-        cs = self.poly.coeffs()
-        lo, hi = 0, len(cs)
-        dropped = arb(0)
-        while hi - lo > 1 and cs[hi - 1] < self.tol:
-            hi -= 1
-            dropped += cs[hi]
-        while hi - lo > 1 and cs[lo] < self.tol:
-            dropped += cs[lo]
-            lo += 1
-        if lo == 0 and hi == len(cs):
-            return
-        self.poly = arb_poly(cs[lo:hi])
-        self.offset += lo
-        self.tail = arb((self.tail + dropped).upper())
-
-
 def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: bool = False) -> WorstCase:
     """The exact worst case of δ(ε) over *all* datasets (every c in 0..n−1, both directions).
 
@@ -470,38 +426,130 @@ def _worst_from_values(vals, n) -> WorstCase:
     return WorstCase(best, rep, "1|0", ties, n, vals)
 
 
-def _sweep(n: int, p: arb, f: arb, ee: arb, progress: bool) -> list:
-    """forward(j) for every j = 0..n−1 (see :func:`delta_binary_worst`)."""
+def _sweep(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[int] = None) -> list:
+    """forward(j) for every j = 0..n−1 (see :func:`delta_binary_worst`).
+
+    Blocks of ``K`` consecutive ``j = j0 + i`` share the factor
+    ``H = Bin(j0, p) * Bin(n − j0 − K, f)`` (one windowed convolution per
+    block, defect ``T`` as in the module docstring); then
+    ``g_j = H * s_i`` with the short exact law ``s_i = Bin(i, p) * Bin(K−1−i, f)``.
+    With ``t_i = s_i·((f − e^ε p) + (p − e^ε f) z)``:
+
+    * ``d_j(t) = Σ_l t_i(l) H(t−l)``  and
+    * ``h_j(t) = Σ_{k≥t} d_j(k) = Σ_l t_i(l) G_H(t−l)``, ``G_H`` the suffix sums of ``H``,
+
+    each true value within ``(|f − e^ε p| + |p − e^ε f|)·T`` of the value
+    computed from the window.  By the monotone likelihood ratio ``h_j`` is
+    unimodal with maximum ``D_j = h_j(t*)`` at the first ``t*`` with
+    ``d_j(t*) > 0``; a range ``[t1, t2]`` is certified to contain ``t*``
+    when ``d_j(t1−1) < 0`` and ``d_j(t2) > 0`` are certain, and then
+    ``D_j`` is enclosed by the maximum of the balls ``h_j(t)``, ``t ∈ [t1, t2]``.
+    The range starts around the previous ``j``'s ``t*`` and widens until
+    certified (at the window's ends, the left-out mass is added).
+    Cost per block O(W log W + W); per ``j`` O((K + range)·K).
+    """
     from .progress import Progress
     tol = _tau(extra=max(1, int(math.log2(n)) + 1))
-    S = max(1, math.isqrt(n - 1) + 1)
-    # checkpoints of the chain Bin(m, f), m = 0..n−1
-    chain_b = _LinearChain(f, tol)
-    checkpoints = {}
-    for m in range(n):
-        if m % S == 0:
-            checkpoints[m] = chain_b.state()
-        if m < n - 1:
-            chain_b.step()
-    chain_a = _LinearChain(p, tol)
+    K = block or (32 if n <= 20000 else 64)
+    K = max(1, min(K, n))
+    a = f - ee * p
+    b = p - ee * f
+    ab = arb_poly([a, b])
+    widen_factor = arb((abs(a) + abs(b)).upper())
+    pw = [arb_poly([1])]
+    fw = [arb_poly([1])]
+    lin_p, lin_f = arb_poly([f, p]), arb_poly([p, f])
+    for _ in range(K):
+        pw.append(pw[-1] * lin_p)
+        fw.append(fw[-1] * lin_f)
+    t_cache: dict = {}
+
+    def t_polys(Kb):
+        if Kb not in t_cache:
+            t_cache[Kb] = [pw[i] * fw[Kb - 1 - i] * ab for i in range(Kb)]
+        return t_cache[Kb]
+
     out = [None] * n
-    block: list = []
+    t_guess = None
     with Progress(n, f"worst case over {n} datasets", enabled=None if progress else False) as bar:
-        for j in range(n):
-            m = n - 1 - j
-            if not block:
-                start = (m // S) * S
-                chain_b.set_state(checkpoints[start])
-                block = [chain_b.state()]
-                for _ in range(start, m):
-                    chain_b.step()
-                    block.append(chain_b.state())
-            bpoly, boff, btail, bm = block.pop()
-            assert bm == m
-            g = chain_a.poly * bpoly
-            T = arb((chain_a.tail + btail).upper())
-            out[j] = _forward_ball(g, T, p, f, ee)
-            if j < n - 1:
-                chain_a.step()
-            bar.update()
+        for j0 in range(0, n, K):
+            Kb = min(K, n - j0)
+            av, ao, at = _binom_window(j0, p, tol)
+            bv, bo, bt = _binom_window(n - j0 - Kb, f, tol)
+            Hc = (arb_poly(av) * arb_poly(bv)).coeffs()
+            ho = ao + bo
+            T = arb((at + bt).upper())
+            # suffix sums G[i] = sum_{r >= i} Hc[r]
+            G = [None] * (len(Hc) + 1)
+            acc = arb(0)
+            G[len(Hc)] = acc
+            for r in range(len(Hc) - 1, -1, -1):
+                acc = acc + Hc[r]
+                G[r] = acc
+            total = G[0]
+            extra = arb(0, (widen_factor * T).upper()) if not T.is_zero() else None
+            tps = t_polys(Kb)
+            for i in range(Kb):
+                j = j0 + i
+                val, t_guess = _forward_block_one(Hc, G, total, ho, tps[i], Kb, T, extra, ee, t_guess)
+                out[j] = val
+                bar.update()
     return out
+
+
+def _window_slice(vals, offset, start, stop, left, right):
+    """``arb_poly`` of the values at indices ``start..stop−1`` of a window (``left``/``right`` outside it)."""
+    lo = start - offset
+    hi = stop - offset
+    n = len(vals)
+    pre = [left] * max(0, min(hi, 0) - lo) if lo < 0 else []
+    mid = vals[max(lo, 0):max(0, min(hi, n))]
+    post = [right] * max(0, hi - max(lo, n)) if hi > n else []
+    return arb_poly(pre + mid + post)
+
+
+def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess):
+    """D_j from the block factor (see :func:`_sweep`); returns ``(enclosure, t*)``."""
+    L = Kb + 1  # t_i has degree Kb: indices l = 0..Kb
+    lo = ho                       # lowest index where d_j can be non-zero (from the window)
+    hi = ho + len(Hc) - 1 + L     # one past the highest such index
+    zero = arb(0)
+    if t_guess is None:
+        t1, t2 = lo, hi
+    else:
+        t1, t2 = max(lo, t_guess - 2), min(hi, t_guess + 2)
+    while True:
+        # d(t) for t in [t1-1, t2], h(t) for t in [t1, t2]
+        A = t1 - 1
+        Hs = _window_slice(Hc, ho, A - L + 1, t2 + 1, zero, zero)
+        dvals = (Hs * tpoly).coeffs()[L - 1:L - 1 + (t2 - A + 1)]
+        dvals = dvals + [zero] * ((t2 - A + 1) - len(dvals))
+        if extra is not None:
+            dvals = [v + extra for v in dvals]
+        ok_lo = t1 <= lo or dvals[0] < 0
+        ok_hi = t2 >= hi or dvals[-1] > 0
+        if ok_lo and ok_hi:
+            break
+        if not ok_lo:
+            t1 = max(lo, t1 - 2 * (t2 - t1 + 2))
+        if not ok_hi:
+            t2 = min(hi, t2 + 2 * (t2 - t1 + 2))
+    Gs = _window_slice(G, ho, t1 - L + 1, t2 + 1, total, zero)
+    hvals = (Gs * tpoly).coeffs()[L - 1:L - 1 + (t2 - t1 + 1)]
+    hvals = hvals + [zero] * ((t2 - t1 + 1) - len(hvals))
+    best = None
+    best_t = t1
+    for t, v in zip(range(t1, t2 + 1), hvals):
+        if extra is not None:
+            v = v + extra
+        if best is None or v.mid() > best.mid():
+            best_t = t
+        best = v if best is None else best.max(v)
+    if not T.is_zero():
+        Tu = arb(T.upper())
+        if t1 <= lo:   # maximiser may lie below the window: h(t) <= h(lo) + (1 + e^ε)·T there
+            best = best + _interval(0, (1 + ee) * Tu)
+        if t2 >= hi:   # or above it: h(t) <= T there
+            best = best.max(_interval(0, Tu))
+    best = best.max(zero) if not (best >= 0) else best
+    return best, best_t
