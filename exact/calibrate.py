@@ -31,7 +31,7 @@ estimate a calibration to relative width 10⁻⁶ takes 5–9 evaluations of δ
 >>> from flint import arb
 >>> with precision(128):
 ...     br = epsilon_for_delta(delta, "1e-3", hi=5, rel_tol="1e-6")
->>> float(br.lower) < 0.6907755279 < float(br.upper), br.rel_width() <= fmpq(1, 10**6), br.evaluations <= 12
+>>> float(br.lower) < 0.6907755278982 < float(br.upper), br.rel_width() <= fmpq(1, 10**6), br.evaluations <= 12
 (True, True, True)
 """
 
