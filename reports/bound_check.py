@@ -1,0 +1,1074 @@
+"""Certified counterexample search for a researcher's amplification-by-shuffling bound.
+
+A researcher hands in a bound on the central privacy of shuffled randomized
+response — a δ(ε, ε0, n, k) or an ε(δ, ε0, n, k) — and gets back either a
+**certified counterexample** (parameters and a neighbouring dataset pair where
+the true hockey-stick divergence provably exceeds the bound) or a **certified
+statement of where it was checked and how tight it is**.
+
+Bound files
+-----------
+*Python module* (``*.py``)::
+
+    NAME = "Doe 2025, Theorem 2"           # optional, shown in the report
+    MECHANISM = "krr"                        # "krr" (k-ary RR) or "binary" (k = 2)
+    QUANTITY = "delta"                       # "delta" (define delta(...)) or "epsilon" (define epsilon(...))
+    DOMAIN = {"epsilon0": ("0.1", "3"),      # the region the bound claims to cover (closed ranges);
+              "n": (2, 10**6),               #   exact numbers: ints, Fractions or decimal strings —
+              "k": (2, 10),                  #   never floats
+              "epsilon": ("0.01", "2")}      # for QUANTITY = "epsilon": "delta": ("1e-10", "0.1")
+
+    def delta(epsilon, epsilon0, n, k):      # any subset of these parameter names
+        ...
+
+The function receives ``fractions.Fraction`` (``n``, ``k`` as ``int``) and may
+return an exact number (``int``, ``Fraction``, ``flint.fmpq``), a certified
+ball (``flint.arb``), a sympy expression (evaluated rigorously by
+:func:`proofs.core.arb_eval`) or a ``float`` / ``mpmath.mpf``.
+
+*Symbolic file* (``*.txt``): ``key: value`` lines, ``#`` comments::
+
+    mechanism: krr
+    quantity: delta
+    epsilon0: 0.1 .. 3
+    n: 2 .. 1000000
+    k: 2 .. 10
+    epsilon: 0.01 .. 2
+    bound: exp(epsilon0) * sqrt(8*log(4/epsilon)/n)
+
+The ``bound`` is parsed by sympy with decimals made exact rationals, and
+evaluated in ball arithmetic — a symbolic bound is checked rigorously, with no
+floating-point caveat.  (The text is parsed with ``sympy.parse_expr``, which
+evaluates Python syntax: only check files you would run.)
+
+*Registered results*: :func:`registered_bound` wraps a result of the
+``proofs`` registry (its ``Result.bound``), so the paper-check report and this
+one share the same search.
+
+Float model
+-----------
+A float (or ``mpmath.mpf``) result ``b`` is treated as the interval
+``[b − e, b + e]`` with ``e = 1e-12·|b| + 1e-300`` (relative error 1e-12 plus
+absolute 1e-300: the plausible accumulated rounding of a few dozen
+double-precision operations, and underflow).  A violation is claimed only when
+the exact divergence's certified lower end exceeds ``b + e``; points inside
+the error band are reported as "within float error", never as violations.
+``nan`` results are reported as invalid evaluations; ``+inf`` is a (trivially
+true) bound.
+
+What is checked, and what "certified" means
+-------------------------------------------
+For a δ-bound at a point ``(k, ε0, n, ε)``: the true worst case
+``δ_n(ε) = max over neighbouring datasets of D_{e^ε}`` is enclosed from below
+by (a) the exact worst case over *all* datasets for small ``n``
+(:func:`exact.enumerate.worst_cases`), (b) the dataset families at larger
+``n`` (:func:`exact.binary.delta_binary_worst` — all datasets — for ``k = 2``,
+:func:`exact.krr.delta_krr_family` for ``k ≥ 3``).  A violation is
+``lower(exact) > upper(bound)``; the witness dataset pair is re-computed
+independently (:func:`exact.enumerate.delta_dataset`, no symmetry reduction)
+when ``n`` is small.  For an ε-bound at ``(k, ε0, n, δ)`` the claim is
+``δ_n(ε_b) ≤ δ``; since ``δ_n`` is non-increasing in ε, the check evaluates
+``δ_n`` at the certified *lower* end of ``ε_b`` (or 0 if that is negative) and
+claims a violation when its lower end exceeds ``δ``.
+
+Tightness: at every point that holds, ``bound / exact`` (how loose the bound
+is against the exact lower value) and, for δ-bounds where Balle et al.'s
+blanket view applies (k-RR), ``blanket / bound`` (the exact Lemma 5.3 upper
+bound over all datasets relative to the bound: below 1 means the bound is
+weaker than what the blanket view already certifies).
+
+Search phases (within ``budget`` seconds, cheapest first)
+    1. exhaustive: every ``n`` from the domain's lower end to ``n_exhaustive``
+       on a grid of ``(k, ε0, ε or δ)``;
+    2. families: a log-spaced grid of larger ``n`` up to ``n_max``;
+    3. hypothesis: a random search (``hypothesis.find``, derandomized) over
+       the small-``n`` domain whose shrinking drives a violation towards its
+       smallest ``n``; finally every violation's parameters are re-scanned
+       from the smallest ``n`` upwards, so the first violation listed is the
+       smallest ``n`` at which the bound fails at those parameters.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import inspect
+import json
+import math
+import pathlib
+import sys
+import time
+from fractions import Fraction
+from typing import Any, Callable, Optional
+
+from flint import arb, fmpq
+
+from exact import arith
+from exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from exact.mechanisms import KRR
+
+FLOAT_REL_ERR = Fraction(1, 10 ** 12)
+FLOAT_ABS_ERR = Fraction(1, 10 ** 300)
+FLOAT_MODEL = "relative 1e-12 plus absolute 1e-300"
+MECHANISMS = {"krr": "krr", "rr": "krr", "k-rr": "krr", "binary": "binary", "binary-rr": "binary", "rr2": "binary"}
+QUANTITIES = ("delta", "epsilon")
+#: default region for registered results (their hypotheses cut it further)
+REGISTERED_DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10 ** 4), "k": (2, 10), "epsilon": ("0.05", "2"),
+                     "delta": ("1e-10", "0.1")}
+PRECS = (128, 256, 512)
+
+
+# ============================================================ bounds
+@dataclasses.dataclass
+class BoundValue:
+    """A bound evaluated at one point: ``value`` an enclosure (fmpq or arb) or ``None`` (+∞);
+    ``floating`` when it came from a float; ``raw`` the value as returned (for the report)."""
+
+    value: Any
+    floating: bool
+    raw: str
+    center: Optional[Fraction] = None   # the float's exact value (floating only)
+
+
+@dataclasses.dataclass
+class Bound:
+    """A bound under test: what it claims (mechanism, quantity, domain) and how to evaluate it.
+
+    ``evaluate(params)`` takes ``{name: fmpq or int}`` and returns a
+    :class:`BoundValue`; it may raise :class:`HypothesisViolation` (the point
+    is outside the bound's hypotheses; skipped) or anything else (recorded as
+    an invalid evaluation).
+    """
+
+    name: str
+    source: str
+    kind: str                       # "python", "sympy", "registered"
+    mechanism: str                  # "krr" or "binary"
+    quantity: str                   # "delta" or "epsilon"
+    domain: dict                    # name -> (lo, hi) exact (fmpq; ints for n, k)
+    evaluate: Callable[[dict], BoundValue]
+    sha256: Optional[str] = None
+    text: str = ""                  # the formula or source excerpt shown in the report
+    latex: str = ""                 # LaTeX of a symbolic bound (produced by sympy)
+
+    def describe(self) -> dict:
+        return {"name": self.name, "source": self.source, "kind": self.kind, "mechanism": self.mechanism,
+                "quantity": self.quantity, "sha256": self.sha256,
+                "domain": {k: [_exact_str(lo), _exact_str(hi)] for k, (lo, hi) in self.domain.items()},
+                "text": self.text}
+
+
+def _exact_str(q) -> str:
+    if isinstance(q, int):
+        return str(q)
+    q = arith.exact(q)
+    s = arith.decimal_string(q, 12, up=True)
+    return s if arith.exact(s) == q else f"{int(q.p)}/{int(q.q)}"
+
+
+def _convert_result(v) -> BoundValue:
+    """Turn what a user's function returned into a :class:`BoundValue` (floats with the error model)."""
+    import sympy as sp
+    raw = repr(v)
+    if isinstance(v, bool):
+        raise InvalidArgument("bound value", v, "must be a number, not a boolean")
+    if isinstance(v, (int, Fraction, fmpq)):
+        return BoundValue(arith.exact(v), False, raw)
+    if isinstance(v, arb):
+        if not v.is_finite():
+            raise InvalidArgument("bound value", str(v), "must be a finite ball")
+        return BoundValue(v, False, raw)
+    try:
+        import mpmath
+        if isinstance(v, mpmath.mpf):
+            if mpmath.isinf(v) and v > 0:
+                return BoundValue(None, True, raw)
+            if not mpmath.isfinite(v):
+                raise InvalidArgument("bound value", raw, "must be a number, not nan or -inf")
+            sign, man, exp, _ = v._mpf_
+            f = Fraction(int(man) * 2 ** exp) if exp >= 0 else Fraction(int(man), 2 ** (-exp))
+            return _float_ball(-f if sign else f, raw)
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(v, float):
+        if v != v:
+            raise InvalidArgument("bound value", raw, "must be a number, not nan")
+        if v == float("inf"):
+            return BoundValue(None, True, raw)
+        if v == float("-inf"):
+            raise InvalidArgument("bound value", raw, "must not be -inf")
+        return _float_ball(Fraction(v), raw)
+    if isinstance(v, sp.Basic):
+        from proofs.core import arb_eval
+        if v.free_symbols:
+            raise InvalidArgument("bound value", raw, "has free symbols left; substitute every parameter")
+        val = arb_eval(v, {})
+        return BoundValue(val, False, raw)
+    if hasattr(v, "__float__"):  # numpy scalars and the like: their float value, float model
+        return _convert_result(float(v))
+    raise InvalidArgument("bound value", raw, "must be a number (int, Fraction, float, flint.arb/fmpq, sympy)")
+
+
+def _float_ball(f: Fraction, raw: str) -> BoundValue:
+    err = FLOAT_REL_ERR * abs(f) + FLOAT_ABS_ERR
+    lo, hi = f - err, f + err
+    b = arb(fmpq(lo.numerator, lo.denominator)).union(arb(fmpq(hi.numerator, hi.denominator)))
+    return BoundValue(b, True, raw, f)
+
+
+def _parse_range(name, value, integer=False):
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise InvalidArgument(f"DOMAIN[{name!r}]", value, "must be a pair (lo, hi)")
+    if integer:
+        lo = arith.integer_in(value[0], f"DOMAIN[{name!r}] lower end", lo=1)
+        hi = arith.integer_in(value[1], f"DOMAIN[{name!r}] upper end", lo=lo)
+        return lo, hi
+    lo = arith.exact(value[0], f"DOMAIN[{name!r}] lower end")
+    hi = arith.exact(value[1], f"DOMAIN[{name!r}] upper end")
+    if hi < lo:
+        raise InvalidArgument(f"DOMAIN[{name!r}]", f"({value[0]}, {value[1]})", "must have lo <= hi")
+    return lo, hi
+
+
+def parse_domain(domain, quantity: str, mechanism: str) -> dict:
+    """Validate a ``DOMAIN`` dict: exact ranges for ``epsilon0``, ``n``, ``k`` and ``epsilon`` or ``delta``.
+
+    >>> d = parse_domain({"epsilon0": ("0.5", "1"), "n": (2, 100), "epsilon": ("0.1", "1")}, "delta", "binary")
+    >>> d["k"], d["n"]
+    ((2, 2), (2, 100))
+    >>> parse_domain({"epsilon0": (0.5, 1)}, "delta", "krr")
+    Traceback (most recent call last):
+    ...
+    exact.errors.FloatRefused: DOMAIN['epsilon0'] lower end must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float, got 0.5 (pass DOMAIN['epsilon0'] lower end='0.5' as a string, or allow_float=True to use the float's exact binary value)
+    """
+    if not isinstance(domain, dict):
+        raise InvalidArgument("DOMAIN", domain, "must be a dict {name: (lo, hi)}")
+    other = "epsilon" if quantity == "delta" else "delta"
+    allowed = {"epsilon0", "n", "k", other}
+    for key in domain:
+        if key not in allowed:
+            raise InvalidArgument("DOMAIN key", key, f"must be one of {sorted(allowed)} for a {quantity}-bound")
+    out = {}
+    for key in ("epsilon0", other):
+        if key not in domain:
+            raise InvalidArgument("DOMAIN", sorted(domain), f"must give a range for {key!r}")
+        out[key] = _parse_range(key, domain[key])
+    if out["epsilon0"][0] <= 0:
+        raise InvalidArgument("DOMAIN['epsilon0'] lower end", str(out["epsilon0"][0]), "must be > 0")
+    if other == "epsilon" and out["epsilon"][0] < 0:
+        raise InvalidArgument("DOMAIN['epsilon'] lower end", str(out["epsilon"][0]), "must be >= 0")
+    if other == "delta" and not (0 < out["delta"][0] and out["delta"][1] < 1):
+        raise InvalidArgument("DOMAIN['delta']", f"({out['delta'][0]}, {out['delta'][1]})", "must lie inside (0, 1)")
+    if "n" not in domain:
+        raise InvalidArgument("DOMAIN", sorted(domain), "must give a range for 'n'")
+    out["n"] = _parse_range("n", domain["n"], integer=True)
+    if out["n"][0] < 2:
+        raise InvalidArgument("DOMAIN['n'] lower end", out["n"][0], "must be >= 2 (shuffling needs two users)")
+    if mechanism == "binary":
+        if "k" in domain and tuple(_parse_range("k", domain["k"], integer=True)) != (2, 2):
+            raise InvalidArgument("DOMAIN['k']", domain["k"], "must be (2, 2) for a binary-RR bound (or be left out)")
+        out["k"] = (2, 2)
+    else:
+        if "k" not in domain:
+            raise InvalidArgument("DOMAIN", sorted(domain), "must give a range for 'k' for a k-RR bound")
+        out["k"] = _parse_range("k", domain["k"], integer=True)
+        if out["k"][0] < 2:
+            raise InvalidArgument("DOMAIN['k'] lower end", out["k"][0], "must be >= 2")
+    return out
+
+
+def _norm_mechanism(m, where="MECHANISM"):
+    key = str(m).strip().lower()
+    if key not in MECHANISMS:
+        raise InvalidArgument(where, m, f"must be one of {sorted(MECHANISMS)} (k-ary randomized response or binary RR)")
+    return MECHANISMS[key]
+
+
+def _norm_quantity(q, where="QUANTITY"):
+    key = str(q).strip().lower()
+    if key not in QUANTITIES:
+        raise InvalidArgument(where, q, "must be 'delta' (the file defines delta(...)) or 'epsilon' (defines epsilon(...))")
+    return key
+
+
+def _call_with(fn, params: dict):
+    sig = inspect.signature(fn)
+    kwargs = {}
+    accepts_var = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+    for name, p in sig.parameters.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if name in params:
+            kwargs[name] = params[name]
+        elif p.default is p.empty:
+            raise InvalidArgument("bound function parameter", name,
+                                  f"is not one of the supplied parameters {sorted(params)}")
+    if accepts_var:
+        kwargs = dict(params)
+    return fn(**kwargs)
+
+
+def _user_params(params: dict) -> dict:
+    """Exact values as the user's function sees them: Fraction for reals, int for n and k."""
+    out = {}
+    for k, v in params.items():
+        if k in ("n", "k"):
+            out[k] = int(v)
+        else:
+            q = arith.exact(v)
+            out[k] = Fraction(int(q.p), int(q.q))
+    return out
+
+
+def load_bound(path) -> Bound:
+    """Load a bound file (``.py`` module or ``.txt`` symbolic file); validates everything it declares."""
+    path = pathlib.Path(path)
+    if not path.exists():
+        raise InvalidArgument("FILE", str(path), "does not exist")
+    if not path.is_file():
+        raise InvalidArgument("FILE", str(path), "is not a file")
+    data = path.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    if path.suffix == ".py":
+        return _load_python(path, sha)
+    if path.suffix in (".txt", ".bound"):
+        return _load_text(path, data.decode("utf-8", errors="replace"), sha)
+    raise InvalidArgument("FILE", str(path), "must be a Python module (.py) or a symbolic bound file (.txt)")
+
+
+def _load_python(path: pathlib.Path, sha: str) -> Bound:
+    modname = f"_blanket_user_bound_{sha[:12]}"
+    spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None or spec.loader is None:
+        raise InvalidArgument("FILE", str(path), "could not be loaded as a Python module")
+    mod = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(mod)
+    except Exception as exc:  # the user's code: report one line
+        raise InvalidArgument("FILE", str(path), f"could not be imported ({type(exc).__name__}: {exc})") from None
+    for attr in ("MECHANISM", "DOMAIN"):
+        if not hasattr(mod, attr):
+            raise InvalidArgument("FILE", str(path), f"must define {attr} (see `blanket check-bound --help`)")
+    mechanism = _norm_mechanism(mod.MECHANISM)
+    quantity = _norm_quantity(getattr(mod, "QUANTITY", "delta" if hasattr(mod, "delta") else "epsilon"))
+    fn = getattr(mod, quantity, None)
+    if not callable(fn):
+        raise InvalidArgument("FILE", str(path), f"must define a function {quantity}(...) for QUANTITY = {quantity!r}")
+    domain = parse_domain(mod.DOMAIN, quantity, mechanism)
+    sig = inspect.signature(fn)
+    allowed = {"epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta"}
+    for name, p in sig.parameters.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if name not in allowed and p.default is p.empty:
+            raise InvalidArgument(f"{quantity}() parameter", name, f"must be one of {sorted(allowed)}")
+
+    def evaluate(params):
+        return _convert_result(_call_with(fn, _user_params(params)))
+
+    try:
+        text = inspect.getsource(fn)
+    except (OSError, TypeError):
+        text = ""
+    name = str(getattr(mod, "NAME", path.stem))
+    return Bound(name, str(path), "python", mechanism, quantity, domain, evaluate, sha, text.strip())
+
+
+def _load_text(path: pathlib.Path, text: str, sha: str) -> Bound:
+    import sympy as sp
+    from sympy.parsing.sympy_parser import parse_expr, standard_transformations, rationalize, \
+        implicit_multiplication_application, convert_xor
+    fields = {}
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if ":" not in line:
+            raise InvalidArgument(f"{path.name} line {lineno}", line, "must look like 'key: value'")
+        key, val = (s.strip() for s in line.split(":", 1))
+        fields[key.lower()] = val
+    for req in ("mechanism", "bound"):
+        if req not in fields:
+            raise InvalidArgument("FILE", str(path), f"must have a '{req}:' line")
+    mechanism = _norm_mechanism(fields["mechanism"], "mechanism")
+    quantity = _norm_quantity(fields.get("quantity", "delta"), "quantity")
+    dom = {}
+    for key in ("epsilon0", "n", "k", "epsilon", "delta"):
+        if key in fields:
+            parts = [s.strip() for s in fields[key].split("..")]
+            if len(parts) != 2:
+                raise InvalidArgument(key, fields[key], "must be a range 'lo .. hi'")
+            dom[key] = tuple(parts)
+    domain = parse_domain(dom, quantity, mechanism)
+    names = ["epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta"]
+    syms = {nm: sp.Symbol(nm, positive=True) for nm in names}
+    try:
+        expr = parse_expr(fields["bound"], local_dict=dict(syms),
+                          transformations=standard_transformations + (rationalize, convert_xor))
+    except Exception as exc:
+        raise InvalidArgument("bound", fields["bound"], f"is not a formula sympy can parse ({type(exc).__name__})") from None
+    extra = {s.name for s in expr.free_symbols} - set(names)
+    if extra:
+        raise InvalidArgument("bound", fields["bound"], f"uses unknown symbols {sorted(extra)}; allowed: {names}")
+    from proofs.core import arb_eval
+
+    def evaluate(params):
+        env = {nm: arith.exact(params[nm]) for nm in names if nm in params}
+        return BoundValue(arb_eval(expr, env), False, "")
+
+    return Bound(fields.get("name", path.stem), str(path), "sympy", mechanism, quantity, domain, evaluate, sha,
+                 fields["bound"], sp.latex(expr))
+
+
+def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Optional[str] = None) -> Bound:
+    """A registered result of the four papers as a :class:`Bound` (its ``Result.bound`` side).
+
+    The result must be an upper bound on ``delta`` or ``epsilon`` that
+    applies to randomized response (``mechanisms`` containing ``"rr"``,
+    ``"krr"`` or ``"any"``).  Its symbols are fed from ``epsilon0, n, k,
+    epsilon | delta`` and ``gamma = k/(e^{ε0}+k−1)`` (the k-RR TV similarity,
+    Lemma 5.1); points outside its hypotheses are skipped.
+    """
+    from proofs.core import get
+    res = get(label, variant)
+    if res.kind != "upper_bound" or res.quantity not in QUANTITIES:
+        raise InvalidArgument("--registered", res.key,
+                              f"is not an upper bound on delta or epsilon (kind {res.kind}, quantity {res.quantity})")
+    mechs = {str(m).lower() for m in res.mechanisms}
+    if not mechs & {"rr", "krr", "any", "binary", "binary-rr"}:
+        raise InvalidArgument("--registered", res.key, f"does not apply to randomized response (mechanisms {sorted(mechs)})")
+    mech = mechanism or ("binary" if mechs <= {"binary", "binary-rr"} else "krr")
+    names = {s.name for s in res.symbols}
+    supplied = {"epsilon0", "n", "k", "epsilon", "delta", "gamma"}
+    unknown = names - supplied - set(res._quantity_symbols())
+    needed = {nm for nm in unknown if not res._is_bound_var(nm)}
+    if needed:
+        raise InvalidArgument("--registered", res.key, f"needs parameters {sorted(needed)} that check-bound cannot supply")
+    quantity = res.quantity
+    dom = {k: v for k, v in REGISTERED_DOMAIN.items() if k in ("epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta")}
+    if mech == "binary":
+        dom.pop("k")
+    domain = parse_domain(dom, quantity, mech)
+
+    def evaluate(params):
+        p = dict(params)
+        if "gamma" in names:
+            e0 = arith.exp_ball(p["epsilon0"])
+            p["gamma"] = p["k"] / (e0 + p["k"] - 1)
+        p = {k: v for k, v in p.items() if k in names and not k in res._quantity_symbols()}
+        p = {k: (fmpq(v) if isinstance(v, int) else v) for k, v in p.items()}
+        return BoundValue(res.bound(**p), False, "")
+
+    return Bound(res.key, f"registered result {res.key} ({res.status})", "registered", mech, quantity, domain,
+                 evaluate, None, res.title, res.latex())
+
+
+# ============================================================ the search
+@dataclasses.dataclass
+class Point:
+    """One checked parameter point and its outcome."""
+
+    phase: str
+    k: int
+    n: int
+    epsilon0: fmpq
+    param: fmpq                   # epsilon (delta-bound) or delta (epsilon-bound)
+    outcome: str                  # "violated", "holds", "within-float-error", "undecided", "invalid", "outside-hypotheses"
+    bound: Any = None             # BoundValue
+    exact: Any = None             # enclosure of the exact (lower) value compared
+    exact_kind: str = ""          # "worst case over all datasets", "family third", ...
+    witness: Optional[dict] = None
+    blanket: Any = None           # blanket-view upper bound (delta-bounds)
+    eps_used: Any = None          # epsilon-bounds: the epsilon at which delta was evaluated
+    note: str = ""
+    reverified: Optional[bool] = None
+
+    def key(self):
+        return (self.k, self.n, self.epsilon0, self.param)
+
+
+class _Budget(Exception):
+    pass
+
+
+class Search:
+    """The search state: the bound, the limits, and every checked point."""
+
+    def __init__(self, bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True,
+                 grid_size=4):
+        self.bound = bound
+        self.t0 = time.monotonic()
+        self.budget = budget
+        self.progress = progress
+        d = bound.domain
+        if k is not None:
+            k = arith.integer_in(k, "--k", lo=2)
+            if not d["k"][0] <= k <= d["k"][1]:
+                raise InvalidArgument("--k", k, f"must lie in the bound's declared domain k in [{d['k'][0]}, {d['k'][1]}]")
+            self.ks = [k]
+        else:
+            lo, hi = d["k"]
+            self.ks = sorted({lo, hi, min(max(lo, 3), hi), min(max(lo, 4), hi)})
+        self.n_lo, n_hi = d["n"]
+        if n_max is not None:
+            n_max = arith.integer_in(n_max, "--n-max", lo=2)
+            if n_max < self.n_lo:
+                raise InvalidArgument("--n-max", n_max, f"must be >= the domain's smallest n ({self.n_lo})")
+        self.n_hi = min(n_hi, n_max) if n_max is not None else n_hi
+        self.n_exhaustive = min(arith.integer_in(n_exhaustive, "--n-exhaustive", lo=2), self.n_hi)
+        self.other = "epsilon" if bound.quantity == "delta" else "delta"
+        self.eps0_grid = _grid(*d["epsilon0"], grid_size, log=True)
+        self.param_grid = _grid(*d[self.other], grid_size, log=True)
+        self.points: list[Point] = []
+        self.phases: list[dict] = []
+        self.notes: list[str] = []
+        self._seen = set()
+        self.hypothesis_info = {}
+
+    # ---------------------------------------------------------------- helpers
+    def elapsed(self):
+        return time.monotonic() - self.t0
+
+    def time_left(self, share=1.0):
+        return self.budget * share - self.elapsed()
+
+    def params(self, k, n, e0, v):
+        p = {"epsilon0": e0, "n": n, self.other: v}
+        p["k"] = k
+        return p
+
+    def eval_bound(self, k, n, e0, v) -> tuple[Optional[BoundValue], str, str]:
+        try:
+            with arith.precision(128):
+                bv = self.bound.evaluate(self.params(k, n, e0, v))
+            return bv, "", ""
+        except HypothesisViolation as exc:
+            return None, "outside-hypotheses", str(exc)
+        except Undecided as exc:
+            return None, "undecided", str(exc)
+        except BlanketError as exc:
+            return None, "invalid", str(exc)
+        except Exception as exc:  # the researcher's code raised: record it, keep searching
+            return None, "invalid", f"{type(exc).__name__}: {exc}"
+
+    # ---------------------------------------------------------------- the exact side
+    def _eps_for_check(self, bv: BoundValue) -> fmpq:
+        """Certified lower end of a claimed ε (0 if negative): δ_n is non-increasing in ε."""
+        lo, _ = arith.endpoints(bv.value)
+        return fmpq(0) if lo <= 0 else fmpq(lo.numerator, lo.denominator)
+
+    def _compare(self, exact_val, bv: BoundValue, target=None) -> str:
+        """Outcome at one point: violated / holds / within-float-error / undecided.
+
+        δ-bounds (bound enclosure ``[B_lo, B_hi]``, exact enclosure
+        ``[E_lo, E_hi]``): violated iff ``E_lo > B_hi``; holds iff
+        ``E_hi <= B_lo`` — for a float ``f`` (``B = [f−e, f+e]``) holds iff
+        ``E_hi <= f`` and "within float error" iff ``f < E_lo`` but not
+        ``E_lo > f + e``; anything else is undecided (precision escalates).
+        ε-bounds: ``exact_val`` encloses ``δ_n`` at the certified lower end of
+        the claimed ε; violated iff its lower end exceeds the target δ, holds
+        iff its upper end does not.
+        """
+        if self.bound.quantity == "epsilon":
+            c = arith.gt(exact_val, target)
+            return "violated" if c else ("holds" if c is False else "undecided")
+        if bv.value is None:
+            return "holds"
+        b = arith.ball(bv.value)
+        if arith.gt(exact_val, b.upper()):
+            return "violated"
+        if bv.floating:
+            f = fmpq(bv.center.numerator, bv.center.denominator)
+            if arith.le(exact_val, f):
+                return "holds"
+            if arith.gt(exact_val, f):
+                return "within-float-error"
+            return "undecided"
+        if isinstance(bv.value, fmpq):
+            c = arith.le(exact_val, bv.value)
+            return "holds" if c else ("violated" if c is False else "undecided")
+        return "holds" if arith.le(exact_val, b.lower()) else "undecided"
+
+    def check_small(self, phase, k, n, e0, values) -> list[Point]:
+        """Exhaustive worst case at small n for several ε / δ at once (precision escalates per point)."""
+        from exact.enumerate import worst_cases
+        out = []
+        bvs = []
+        for v in values:
+            bv, outcome, note = self.eval_bound(k, n, e0, v)
+            bvs.append((v, bv, outcome, note))
+        todo = [(v, bv) for v, bv, oc, _ in bvs if bv is not None]
+        for v, bv, oc, note in bvs:
+            if bv is None:
+                out.append(Point(phase, k, n, e0, v, oc, note=note))
+        if not todo:
+            return out
+        pending = todo
+        for prec in PRECS:
+            with arith.precision(prec):
+                mech = KRR(k, epsilon0=e0)
+                eps = [v if self.bound.quantity == "delta" else self._eps_for_check(bv) for v, bv in pending]
+                wcs = worst_cases(mech, n, epsilons=eps)
+                nxt = []
+                for (v, bv), e, wc in zip(pending, eps, wcs):
+                    oc = self._compare(wc.value if self.bound.quantity == "delta" else wc.value, bv,
+                                       target=None if self.bound.quantity == "delta" else v)
+                    if oc == "undecided" and prec != PRECS[-1]:
+                        nxt.append((v, bv))
+                        continue
+                    d1, d2 = wc.pair()
+                    pt = Point(phase, k, n, e0, v, oc, bv, wc.value, "exact worst case over all datasets",
+                               {"dataset": d1, "neighbour": d2, "direction": f"D(M(dataset) || M(neighbour))",
+                                "value": wc.witness_value}, eps_used=e if self.bound.quantity == "epsilon" else None)
+                    if oc == "violated":
+                        self._reverify(pt, mech, wc, e, bv, v)
+                    out.append(pt)
+                pending = nxt
+            if not pending:
+                break
+        return out
+
+    def _reverify(self, pt: Point, mech, wc, e, bv, v):
+        """Recompute the witness pair without any symmetry reduction and re-compare."""
+        from exact.enumerate import delta_dataset
+        try:
+            val = delta_dataset(mech, wc.others, wc.x, wc.x2, epsilon=e)
+        except BlanketError:
+            pt.reverified = None
+            return
+        oc = self._compare(val, bv, target=None if self.bound.quantity == "delta" else v)
+        pt.reverified = oc == "violated"
+        pt.witness["value"] = val
+        pt.exact = val
+        if not pt.reverified:
+            pt.outcome = "undecided"
+            pt.note = "witness re-computation did not confirm the violation"
+
+    def check_large(self, phase, k, n, e0, v) -> list[Point]:
+        """Dataset families at larger n: certified lower bounds on the worst case (one point)."""
+        bv, oc, note = self.eval_bound(k, n, e0, v)
+        if bv is None:
+            return [Point(phase, k, n, e0, v, oc, note=note)]
+        for prec in PRECS:
+            with arith.precision(prec):
+                mech = KRR(k, epsilon0=e0)
+                e = v if self.bound.quantity == "delta" else self._eps_for_check(bv)
+                try:
+                    val, kind, witness = _family_lower(mech, n, e)
+                except BlanketError as exc:
+                    return [Point(phase, k, n, e0, v, "undecided", bv, note=str(exc))]
+                oc = self._compare(val, bv, target=None if self.bound.quantity == "delta" else v)
+                if oc != "undecided" or prec == PRECS[-1]:
+                    pt = Point(phase, k, n, e0, v, oc, bv, val, kind, witness,
+                               eps_used=e if self.bound.quantity == "epsilon" else None)
+                    return [pt]
+        return []  # pragma: no cover
+
+    def add(self, pts):
+        for p in pts:
+            self.points.append(p)
+
+    # ---------------------------------------------------------------- phases
+    def run(self):
+        self.phase_exhaustive(0.45)
+        self.phase_families(0.70)
+        self.phase_hypothesis(0.90)
+        self.phase_smallest_n()
+        self.phase_tightness()
+        return self
+
+    def phase_exhaustive(self, share):
+        from exact.progress import Progress
+        ns = list(range(self.n_lo, self.n_exhaustive + 1))
+        jobs = [(n, k, e0) for n in ns for k in self.ks for e0 in self.eps0_grid]
+        done = 0
+        with Progress(len(jobs), "exhaustive small n", enabled=None if self.progress else False) as bar:
+            for n, k, e0 in jobs:
+                if self.time_left(share) <= 0:
+                    break
+                self.add(self.check_small("exhaustive", k, n, e0, self.param_grid))
+                done += 1
+                bar.update(note=f"n={n} k={k}")
+        reached = jobs[done - 1][0] if done else None
+        self.phases.append({"phase": "exhaustive", "what": "exact worst case over all datasets (exact.enumerate)",
+                            "jobs": len(jobs), "done": done,
+                            "n": [self.n_lo, reached], "k": self.ks,
+                            "epsilon0": [_exact_str(x) for x in self.eps0_grid],
+                            self.other: [_exact_str(x) for x in self.param_grid],
+                            "complete": done == len(jobs)})
+
+    def phase_families(self, share):
+        from exact.progress import Progress
+        lo = max(self.n_exhaustive + 1, self.n_lo)
+        if lo > self.n_hi:
+            self.phases.append({"phase": "families", "what": "skipped: the domain's n range is covered exhaustively",
+                                "done": 0, "jobs": 0, "complete": True})
+            return
+        ns = _int_grid(lo, self.n_hi, 6)
+        jobs = [(n, k, e0, v) for n in ns for k in self.ks for e0 in self.eps0_grid for v in self.param_grid]
+        done = 0
+        reached = None
+        cost = {}  # (k, n) -> seconds of the last job: predicts the next n (cost ~ n^1.5)
+        stopped = set()
+        with Progress(len(jobs), "dataset families", enabled=None if self.progress else False) as bar:
+            for n, k, e0, v in jobs:
+                if self.time_left(share) <= 0:
+                    break
+                if k in stopped:
+                    bar.update()
+                    continue
+                prev = [(m, c) for (kk, m), c in cost.items() if kk == k and m < n]
+                if prev:
+                    m, c = max(prev)
+                    if c * (n / m) ** 1.5 > max(self.time_left(share) / 4, 0):
+                        stopped.add(k)
+                        self.notes.append(f"families phase: k={k} stopped before n={n} (predicted cost exceeds the budget)")
+                        bar.update()
+                        continue
+                t = time.monotonic()
+                self.add(self.check_large("families", k, n, e0, v))
+                cost[(k, n)] = max(cost.get((k, n), 0), time.monotonic() - t)
+                done += 1
+                reached = n if reached is None else max(reached, n)
+                bar.update(note=f"n={n} k={k}")
+        self.phases.append({"phase": "families",
+                            "what": "certified lower bounds from dataset families (binary RR: exact worst case, "
+                                    "exact.binary; k-RR: same/neighbour/third families, exact.krr)",
+                            "jobs": len(jobs), "done": done, "n": [lo, reached], "n_grid": ns, "k": self.ks,
+                            "complete": done == len(jobs)})
+
+    def phase_hypothesis(self, share):
+        try:
+            from hypothesis import HealthCheck, Phase, find, settings
+            from hypothesis import strategies as st
+            from hypothesis.errors import NoSuchExample
+        except ImportError:  # pragma: no cover
+            self.phases.append({"phase": "hypothesis", "what": "skipped: hypothesis is not installed", "done": 0})
+            return
+        d = self.bound.domain
+        n_top = self.n_exhaustive
+        e0_lo, e0_hi = d["epsilon0"]
+        v_lo, v_hi = d[self.other]
+        k_lo, k_hi = d["k"]
+        if len(self.ks) == 1:
+            k_lo = k_hi = self.ks[0]
+        STEPS = 1000
+        tried = []
+        found = []
+
+        def point(t):
+            k, n, i, j = t
+            e0 = e0_lo + (e0_hi - e0_lo) * fmpq(i, STEPS)
+            v = v_lo + (v_hi - v_lo) * fmpq(j, STEPS)
+            return k, n, e0, v
+
+        def violated(t):
+            if self.time_left(share) <= 0:
+                raise _Budget()
+            k, n, e0, v = point(t)
+            pts = self.check_small("hypothesis", k, n, e0, [v])
+            tried.append(t)
+            self.add(pts)
+            bad = any(p.outcome == "violated" for p in pts)
+            if bad:
+                found.append(t)
+            return bad
+
+        strat = st.tuples(st.integers(k_lo, min(k_hi, max(k_lo, 12))), st.integers(self.n_lo, n_top),
+                          st.integers(0, STEPS), st.integers(0, STEPS))
+        result = None
+        try:
+            result = find(strat, violated, settings=settings(max_examples=200, database=None, derandomize=True,
+                                                            deadline=None, phases=[Phase.generate, Phase.shrink],
+                                                            suppress_health_check=list(HealthCheck)))
+        except NoSuchExample:
+            pass
+        except _Budget:
+            self.notes.append("hypothesis search stopped at the time budget")
+        self.hypothesis_info = {"examples": len(tried), "violations": len(found),
+                                "shrunk_to": (lambda p: {"k": p[0], "n": p[1], "epsilon0": _exact_str(p[2]),
+                                                         self.other: _exact_str(p[3])})(point(result)) if result else None}
+        self.phases.append({"phase": "hypothesis", "what": "random search over the small-n domain with shrinking "
+                            "(hypothesis.find, derandomized)", "done": len(tried), "n": [self.n_lo, n_top],
+                            **self.hypothesis_info})
+
+    def phase_smallest_n(self):
+        """For each distinct (k, ε0, param) that was violated, scan n upwards from the domain's smallest n."""
+        viol = [p for p in self.points if p.outcome == "violated"]
+        seen = set()
+        for p in sorted(viol, key=lambda p: (p.n, p.k)):
+            key = (p.k, p.epsilon0, p.param)
+            if key in seen or len(seen) >= 5:
+                continue
+            seen.add(key)
+            for n in range(self.n_lo, min(p.n, self.n_exhaustive + 1)):
+                if self.time_left(1.0) <= 0:
+                    return
+                pts = self.check_small("smallest-n", p.k, n, p.epsilon0, [p.param])
+                self.add(pts)
+                if any(q.outcome == "violated" for q in pts):
+                    break
+
+    def phase_tightness(self):
+        """Blanket-view upper bounds at the grid points that hold (δ-bounds only; a few points)."""
+        if self.bound.quantity != "delta":
+            return
+        try:
+            from exact.krr import delta_blanket_view
+        except ImportError:
+            self.notes.append("blanket-view tightness skipped: exact.krr is not available")
+            return
+        holds = [p for p in self.points if p.outcome == "holds" and p.bound is not None and p.bound.value is not None
+                 and p.phase in ("exhaustive", "families")]
+        chosen = {}
+        for p in holds:
+            chosen.setdefault((p.k, p.n), p)
+        for p in list(chosen.values())[:40]:
+            if self.time_left(1.0) <= 0:
+                break
+            try:
+                with arith.precision(128):
+                    p.blanket = delta_blanket_view(KRR(p.k, epsilon0=p.epsilon0), p.n, epsilon=p.param)
+            except BlanketError as exc:
+                p.note = (p.note + "; " if p.note else "") + f"blanket view: {exc}"
+
+
+def _family_lower(mech: KRR, n: int, e):
+    """Certified lower bound on the worst case at n: (value, kind, witness)."""
+    if mech.k == 2:
+        from exact.binary import delta_binary_worst
+        wc = delta_binary_worst(mech, n, epsilon=e)
+        c = wc.c
+        others = [1] * c + [0] * (n - 1 - c)
+        x, x2 = (1, 0) if wc.direction == "1|0" else (0, 1)
+        return wc.value, "exact worst case over all datasets (exact.binary)", \
+            {"dataset": f"{c} users hold 1, {n - 1 - c} hold 0, differing user holds {x}",
+             "neighbour": f"same, differing user holds {x2}", "direction": "D(M(dataset) || M(neighbour))",
+             "value": wc.value}
+    from exact.krr import delta_krr_family
+    best = None
+    for fam in ("same", "third"):
+        for direction in ("forward", "backward"):
+            val = delta_krr_family(mech, n, fam, epsilon=e, direction=direction)
+            lo = arith.endpoints(val)[0]
+            if best is None or lo > best[0]:
+                best = (lo, val, fam, direction)
+    _, val, fam, direction = best
+    z = {"same": 0, "third": 2}[fam]
+    a, b = (0, 1) if direction == "forward" else (1, 0)
+    return val, f"dataset family '{fam}' (exact.krr; a lower bound on the worst case)", \
+        {"dataset": f"{n - 1} users hold {z}, differing user holds {a}", "neighbour": f"same, differing user holds {b}",
+         "direction": "D(M(dataset) || M(neighbour))", "value": val}
+
+
+def _grid(lo: fmpq, hi: fmpq, size: int, log: bool = True) -> list:
+    """Exact grid points in [lo, hi]: the ends and log-spaced interior points rounded to 2 significant digits.
+
+    (Floats only choose *where* to look; every point is an exact decimal inside the range.)
+    """
+    if lo == hi:
+        return [lo]
+    pts = {lo, hi}
+    flo, fhi = float(Fraction(int(lo.p), int(lo.q))), float(Fraction(int(hi.p), int(hi.q)))
+    for i in range(1, size - 1):
+        t = i / (size - 1)
+        if log and flo > 0:
+            x = flo * (fhi / flo) ** t
+        else:
+            x = flo + (fhi - flo) * t
+        q = arith.exact(f"{x:.2g}")
+        if lo < q < hi:
+            pts.add(q)
+    return sorted(pts)
+
+
+def _int_grid(lo: int, hi: int, size: int) -> list:
+    if hi <= lo:
+        return [lo]
+    pts = {lo, hi}
+    for i in range(1, size - 1):
+        x = lo * (hi / lo) ** (i / (size - 1))
+        pts.add(int(round(float(f"{x:.2g}"))))
+    return sorted(p for p in pts if lo <= p <= hi)
+
+
+# ============================================================ the report
+def check_bound(bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True) -> dict:
+    """Run the search and return the report as plain data (JSON-ready); see :func:`write_report`."""
+    budget = arith.exact_in(budget, "--budget", lo=1)
+    s = Search(bound, k=k, n_max=n_max, n_exhaustive=n_exhaustive, budget=float(Fraction(int(budget.p), int(budget.q))),
+               progress=progress)
+    s.run()
+    return _report(s)
+
+
+def _iv(x):
+    if x is None:
+        return None
+    d = arith.decimal_interval(x, 8)
+    if isinstance(x, fmpq):
+        d["exact"] = _exact_str(x)
+    return d
+
+
+def _point_json(s: Search, p: Point) -> dict:
+    out = {"phase": p.phase, "k": p.k, "n": p.n, "epsilon0": _exact_str(p.epsilon0), s.other: _exact_str(p.param),
+           "outcome": p.outcome}
+    if p.bound is not None:
+        out["bound"] = {"enclosure": _iv(p.bound.value) if p.bound.value is not None else "+inf",
+                        "floating_point": p.bound.floating, "returned": p.bound.raw}
+    if p.exact is not None:
+        out["exact"] = _iv(p.exact)
+        out["exact_kind"] = p.exact_kind
+    if p.eps_used is not None:
+        out["epsilon_checked"] = _exact_str(p.eps_used) if len(str(p.eps_used)) < 40 else _iv(p.eps_used)
+    if p.witness:
+        w = dict(p.witness)
+        w["value"] = _iv(w["value"])
+        out["witness"] = w
+    if p.reverified is not None:
+        out["witness_reverified"] = p.reverified
+    r = _ratio(s, p)
+    if r is not None:
+        out["ratio"] = r
+    if p.blanket is not None:
+        out["blanket_view"] = _iv(p.blanket)
+        if p.bound is not None and p.bound.value is not None and arith.gt(p.bound.value, 0):
+            out["blanket_over_bound"] = _iv(arith.ball(p.blanket) / arith.ball(p.bound.value))
+    if p.note:
+        out["note"] = p.note
+    return out
+
+
+def _ratio(s: Search, p: Point):
+    """δ-bounds: exact / bound (violations) or bound / exact (tightness); ε-bounds: exact δ at ε_b / target δ."""
+    if p.exact is None or p.bound is None or p.bound.value is None:
+        return None
+    if s.bound.quantity == "delta":
+        if p.outcome == "violated":
+            if arith.gt(p.bound.value, 0):
+                return {"exact_over_bound": _iv(arith.ball(p.exact) / arith.ball(p.bound.value))}
+            return {"exact_over_bound": "infinite (the bound is <= 0)"}
+        if arith.gt(p.exact, 0):
+            return {"bound_over_exact": _iv(arith.ball(p.bound.value) / arith.ball(p.exact))}
+        return None
+    return {"exact_delta_over_target": _iv(arith.ball(p.exact) / arith.ball(p.param))}
+
+
+def _report(s: Search) -> dict:
+    pts = s.points
+    counts = {}
+    for p in pts:
+        counts[p.outcome] = counts.get(p.outcome, 0) + 1
+    viol = sorted([p for p in pts if p.outcome == "violated"],
+                  key=lambda p: (p.n, p.k, -float(arith.endpoints(_ratio_num(s, p))[0]) if _ratio_num(s, p) is not None else 0))
+    # one violation per (k, n, ε0, param)
+    uniq, seen = [], set()
+    for p in viol:
+        if p.key() not in seen:
+            seen.add(p.key())
+            uniq.append(p)
+    holds = [p for p in pts if p.outcome == "holds" and p.exact is not None]
+    tight = _tightness_summary(s, holds)
+    invalid = [p for p in pts if p.outcome == "invalid"][:20]
+    compared = counts.get("holds", 0) + counts.get("violated", 0) + counts.get("within-float-error", 0)
+    verdict = "REFUTED" if uniq else ("NOT REFUTED" if compared else "NOT CHECKED")
+    ns = [p.n for p in pts if p.outcome in ("holds", "violated", "within-float-error")]
+    floating = any(p.bound is not None and p.bound.floating for p in pts)
+    return {
+        "tool": "blanket check-bound",
+        "verdict": verdict,
+        "bound": s.bound.describe() | {"latex": s.bound.latex},
+        "evaluation": ("floating point (the bound returned floats; error model: " + FLOAT_MODEL + ")") if floating
+        else "exact / ball arithmetic (no floating-point caveat)",
+        "float_error_model": FLOAT_MODEL if floating else None,
+        "budget_seconds": s.budget,
+        "elapsed_seconds": round(s.elapsed(), 1),
+        "counts": counts,
+        "checked_region": {"k": [min(s.ks), max(s.ks)], "n": [min(ns), max(ns)] if ns else None,
+                           "n_exhaustive": s.n_exhaustive, "epsilon0": [_exact_str(x) for x in s.eps0_grid],
+                           s.other: [_exact_str(x) for x in s.param_grid]},
+        "phases": s.phases,
+        "violations": [_point_json(s, p) for p in uniq[:50]],
+        "violations_total": len(uniq),
+        "tightness": tight,
+        "within_float_error": [_point_json(s, p) for p in pts if p.outcome == "within-float-error"][:20],
+        "invalid_evaluations": [_point_json(s, p) for p in invalid],
+        "notes": s.notes,
+        "method": ("Exact values are enclosures (exact rationals or arb balls) that provably contain the true "
+                   "hockey-stick divergence of the shuffled output; a violation means the certified lower end of "
+                   "the exact value exceeds the certified upper end of the bound. Small n: exact worst case over "
+                   "all datasets (exact.enumerate, k-RR symmetry classes with lumping of unheld values); larger n: "
+                   "dataset families, which are lower bounds on the worst case (so they can refute a bound but "
+                   "not confirm it)."),
+    }
+
+
+def _ratio_num(s, p):
+    if p.bound is None or p.bound.value is None or p.exact is None:
+        return None
+    if s.bound.quantity == "delta":
+        return arith.ball(p.exact) / arith.ball(p.bound.value) if arith.gt(p.bound.value, 0) else None
+    return arith.ball(p.exact) / arith.ball(p.param)
+
+
+def _tightness_summary(s: Search, holds: list) -> dict:
+    rows = []
+    for p in holds:
+        if p.phase not in ("exhaustive", "families"):
+            continue
+        r = _ratio(s, p)
+        if r is None:
+            continue
+        rows.append(_point_json(s, p))
+    key = "bound_over_exact" if s.bound.quantity == "delta" else "exact_delta_over_target"
+    vals = [r["ratio"][key] for r in rows if key in r.get("ratio", {})]
+    summary = {"measure": ("bound / exact δ (≥ 1 when the bound holds; 1 = tight)" if s.bound.quantity == "delta"
+                           else "exact δ at the claimed ε / target δ (≤ 1 when the bound holds; 1 = tight)"),
+               "points": len(rows)}
+    if vals:
+        summary["min"] = min(vals, key=lambda d: Fraction(d["lower"]))
+        summary["max"] = max(vals, key=lambda d: Fraction(d["upper"]))
+    # a readable sample: the tightest and loosest few
+    rows.sort(key=lambda r: Fraction(r["ratio"][key]["lower"]) if key in r.get("ratio", {}) else Fraction(0))
+    summary["table"] = rows[:8] + rows[-4:] if len(rows) > 12 else rows
+    bl = [r for r in rows if "blanket_over_bound" in r]
+    if bl:
+        summary["blanket_over_bound"] = {"points": len(bl),
+                                         "min": min((r["blanket_over_bound"] for r in bl), key=lambda d: Fraction(d["lower"])),
+                                         "max": max((r["blanket_over_bound"] for r in bl), key=lambda d: Fraction(d["upper"]))}
+    return summary
+
+
+def write_report(report: dict, outdir, *, stem: str = "bound_check", pdf: bool = True) -> list:
+    """Write ``<stem>.json`` and ``<stem>.tex`` (and ``<stem>.pdf`` when TeX Live is available) into ``outdir``."""
+    outdir = pathlib.Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    js = outdir / f"{stem}.json"
+    js.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    paths.append(js)
+    try:
+        from reports import latex
+    except ImportError:  # pragma: no cover
+        return paths
+    tex = render_tex(report)
+    tp = outdir / f"{stem}.tex"
+    tp.write_text(tex, encoding="utf-8")
+    paths.append(tp)
+    if pdf:
+        res = latex.compile_pdf(tex, outdir / f"{stem}.pdf", jobname=stem)
+        if res.ok:
+            paths.append(res.pdf)
+        else:
+            report.setdefault("notes", []).append(f"PDF not produced: {res.message}")
+            sys.stderr.write(f"blanket: note: {res.message}\n")
+            if res.log_excerpt:
+                sys.stderr.write(res.log_excerpt + "\n")
+    return paths
+
+
+def render_tex(report: dict) -> str:
+    from reports import latex
+    return latex.render("bound_check.tex.j2", r=report, preamble=latex.PREAMBLE, TeX=latex.TeX)
