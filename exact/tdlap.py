@@ -139,9 +139,12 @@ def _is_exact(v) -> bool:
 
 def _is_zero(v) -> bool:
     """Certainly zero: an exact 0, or a ball of radius 0 centred at 0."""
-    if _is_exact(v):
+    t = type(v)
+    if t is arb:
+        return v.is_zero()
+    if t is fmpq:
         return v == 0
-    return isinstance(v, arb) and v.is_zero()
+    return isinstance(v, arb) and v.is_zero() or isinstance(v, fmpq) and v == 0
 
 
 def _tau(tau) -> int:
@@ -457,39 +460,61 @@ def _component(component, x, m, tau, *, s=None, r=None):
 def max_ratio(p: Sequence, q: Sequence):
     """``max_y max(p_y/q_y, q_y/p_y)`` over the common support, or ``None`` (=∞) if the supports differ.
 
-    Exact zeros mark the support; exact inputs give an exact ``fmpq``, balls a
-    ball enclosing the maximum.  O(len).
+    Certain zeros (exact 0, or a ball of radius 0 at 0) mark the support;
+    exact inputs give an exact ``fmpq``, balls a ball enclosing the maximum
+    (lower end = max of the lower ends, upper end = max of the upper ends).
+    O(len), C-level loops where possible.
 
     >>> max_ratio([fmpq(1, 2), fmpq(1, 2)], [fmpq(1, 4), fmpq(3, 4)])
     2
     """
-    best = None
-    exact_all = True
-    for a, b in zip(p, q):
-        za = _is_zero(a)
-        zb = _is_zero(b)
-        if za and zb:
-            continue
-        if za or zb:
-            return None
-        if _is_exact(a) and _is_exact(b):
-            v = a / b if a >= b else b / a
-        else:
-            exact_all = False
-            if not (a > 0 and b > 0):
-                raise InvalidArgument("mass", str(a if not a > 0 else b),
-                                      "must be certainly positive or an exact 0 (raise the precision)")
-            x = a / b
-            v = x.max(1 / x)
-        if best is None:
-            best = v
-        elif _is_exact(best) and _is_exact(v):
-            best = max(best, v)
-        else:
-            best = arith.ball(best).max(arith.ball(v))
-    if best is None:
+    p, q = list(p), list(q)
+    if len(p) != len(q):
+        raise InvalidArgument("q", f"length {len(q)}", f"must have the length of p ({len(p)})")
+    zp = [_is_zero(a) for a in p]
+    zq = [_is_zero(b) for b in q]
+    if zp != zq:
+        return None
+    if any(zp):
+        p = [a for a, z in zip(p, zp) if not z]
+        q = [b for b, z in zip(q, zp) if not z]
+    return _max_ratio_support(p, q)
+
+
+def _max_ratio_support(p: list, q: list):
+    """:func:`max_ratio` for two vectors of masses known to be non-zero (same support)."""
+    if not p:
         return fmpq(1)
-    return best
+    if all(type(a) is fmpq for a in p) and all(type(b) is fmpq for b in q):
+        rs = [a / b for a, b in zip(p, q)]
+        return max(max(rs), 1 / min(rs))
+    p = [a if type(a) is arb else arith.ball(a) for a in p]
+    q = [b if type(b) is arb else arith.ball(b) for b in q]
+    bad = [a for a in p + q if not (a > 0)]
+    if bad:
+        raise InvalidArgument("mass", str(bad[0]), "must be certainly positive or a certain 0 (raise the precision)")
+    rs = [a / b for a, b in zip(p, q)]
+    up = max(rs, key=_upper)
+    lo = max(rs, key=_lower)
+    dn_lo = min(rs, key=_lower)
+    dn_up = min(rs, key=_upper)
+    # enclosure of max r: [lower(lo), upper(up)]; of max 1/r: [1/upper(dn_up), 1/lower(dn_lo)]
+    m1 = _hull(lo.lower(), up.upper())
+    m2 = _hull(1 / dn_up.upper(), 1 / dn_lo.lower())
+    return m1.max(m2)
+
+
+def _upper(x):
+    return x.upper()
+
+
+def _lower(x):
+    return x.lower()
+
+
+def _hull(lo: arb, hi: arb) -> arb:
+    """The ball ``[lo, hi]`` (outward)."""
+    return arb(lo).union(arb(hi))
 
 
 def llr_exact_or_ball(p: Sequence, q: Sequence):
@@ -515,17 +540,19 @@ def analyzer(total: int, m: int) -> int:
 class _Law:
     """A law on 0..L as a polynomial (fmpq_poly or arb_poly) with its exact support (fmpz_poly 0/1)."""
 
-    __slots__ = ("poly", "supp", "exact")
+    __slots__ = ("poly", "supp", "exact", "length")
 
-    def __init__(self, poly, supp, exact):
-        self.poly, self.supp, self.exact = poly, supp, exact
+    def __init__(self, poly, supp, exact, length):
+        # supp: fmpz_poly of 0/1 flags, or None when the support is all of 0..length-1
+        self.poly, self.supp, self.exact, self.length = poly, supp, exact, length
 
     @classmethod
     def from_masses(cls, masses):
         exact = all(_is_exact(v) for v in masses)
-        supp = fmpz_poly([0 if _is_zero(v) else 1 for v in masses])
+        flags = [0 if _is_zero(v) else 1 for v in masses]
+        supp = None if all(flags) else fmpz_poly(flags)
         poly = fmpq_poly(list(masses)) if exact else arb_poly([arith.ball(v) for v in masses])
-        return cls(poly, supp, exact)
+        return cls(poly, supp, exact, len(masses))
 
     def __mul__(self, other):
         if self.exact and other.exact:
@@ -534,9 +561,16 @@ class _Law:
             a = self.poly if not self.exact else arb_poly([arb(c) for c in self.poly.coeffs()])
             b = other.poly if not other.exact else arb_poly([arb(c) for c in other.poly.coeffs()])
             poly = a * b
-        s = self.supp * other.supp
-        s = fmpz_poly([1 if c != 0 else 0 for c in s.coeffs()])
-        return _Law(poly, s, self.exact and other.exact)
+        length = self.length + other.length - 1
+        if self.supp is None and other.supp is None:
+            s = None
+        else:
+            sa = self.supp if self.supp is not None else fmpz_poly([1] * self.length)
+            sb = other.supp if other.supp is not None else fmpz_poly([1] * other.length)
+            flags = [1 if c != 0 else 0 for c in (sa * sb).coeffs()]
+            flags += [0] * (length - len(flags))
+            s = None if all(flags) else fmpz_poly(flags)
+        return _Law(poly, s, self.exact and other.exact, length)
 
     def __pow__(self, k):
         out = None
@@ -550,17 +584,17 @@ class _Law:
         return out
 
     def masses(self, length=None):
-        L = self.supp.degree() + 1
         if length is None:
-            length = L
-        out = []
-        for i in range(length):
-            if i < L and self.supp[i] != 0:
-                v = self.poly[i]
-                out.append(v)
-            else:
-                out.append(fmpq(0))
-        return out
+            length = self.length
+        coeffs = list(self.poly.coeffs())
+        coeffs += [fmpq(0)] * (length - len(coeffs))
+        coeffs = coeffs[:length]
+        if self.supp is None:
+            return coeffs
+        flags = list(self.supp.coeffs())
+        flags += [0] * (length - len(flags))
+        zero = fmpq(0)
+        return [c if f else zero for c, f in zip(coeffs, flags)]
 
 
 @dataclass
@@ -633,10 +667,7 @@ class RelaxedAggregator:
 
     def pair_law(self, a: int, b: int) -> list:
         """Masses of ``hat D_a * hat D_b`` on ``0..2 ell`` (cached)."""
-        key = (min(a, b), max(a, b))
-        if key not in self._pairs:
-            self._pairs[key] = (self.law(key[0]) * self.law(key[1])).masses(2 * self.ell + 1)
-        return self._pairs[key]
+        return self._pair_obj(a, b).masses(2 * self.ell + 1)
 
     # ------------------------------------------------------------ correctness
     def correctness_failure(self, xs: Sequence[int]):
@@ -671,7 +702,17 @@ class RelaxedAggregator:
     def pair_ratio(self, a: int, b: int):
         """``exp`` of :meth:`pair_llr` (exact fmpq when the masses are exact); ``None`` = ∞."""
         c = (a + b) % self.m
+        P, Q = self._pair_obj(a, b), self._pair_obj(c, 0)
+        if P.supp is None and Q.supp is None:
+            L = 2 * self.ell + 1
+            return _max_ratio_support(P.masses(L), Q.masses(L))
         return max_ratio(self.pair_law(a, b), self.pair_law(c, 0))
+
+    def _pair_obj(self, a, b):
+        key = ("obj", min(a, b), max(a, b))
+        if key not in self._pairs:
+            self._pairs[key] = self.law(key[1]) * self.law(key[2])
+        return self._pairs[key]
 
     def pairwise_llr(self, *, progress: bool = False):
         """The pairwise quantity (5): ``max_{a,b} d_LLR(hat D_a*hat D_b, hat D_c*hat D_0)`` and a maximising pair.
