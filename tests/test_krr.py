@@ -1,0 +1,320 @@
+"""Tests for exact.krr: k-RR dataset families, the lumped (wrong) third-value view, the blanket view.
+
+Independent routes: brute-force enumeration of all k^n report vectors
+(exact.bruteforce) with exact rational e^{eps0} and e^{eps}; a direct
+multinomial triple sum with Python Fractions typed here (sharing no code
+with the four-atom engine); the generic enumeration path of the blanket view
+on k-RR matrices; exact-versus-ball enclosure checks.
+"""
+
+import random
+from fractions import Fraction
+from math import factorial
+
+import pytest
+from flint import arb, fmpq
+from hypothesis import assume, given, settings, strategies as st
+
+from exact import arith
+from exact.bruteforce import delta_brute
+from exact.errors import InvalidArgument
+from exact.krr import (delta_blanket_view, delta_krr_family, delta_krr_third_lumped,
+                       expected_positive_part)
+from exact.mechanisms import KRR, FiniteRandomizer
+
+# rational e^{eps0} > 1 and e^{eps} >= 1
+e0s = st.builds(lambda a, b: fmpq(b + a, b), st.integers(1, 12), st.integers(1, 4))
+ees = st.builds(lambda a, b: fmpq(b + a, b), st.integers(0, 6), st.integers(1, 6))
+
+
+def _encloses(ball, q):
+    """Exact check that the ball's endpoints enclose the rational q (no re-rounding of q)."""
+    lo, hi = arith.endpoints(ball)
+    f = Fraction(int(q.p), int(q.q))
+    return lo <= f <= hi
+
+
+def _datasets(k, n, family, direction):
+    others = {"same": 0, "neighbour": 1, "third": 2}[family]
+    d1, d2 = [0] + [others] * (n - 1), [1] + [others] * (n - 1)
+    return (d1, d2) if direction == "forward" else (d2, d1)
+
+
+# ---------------------------------------------------------------- families vs brute force
+@given(st.integers(2, 5), e0s, ees, st.integers(1, 5), st.sampled_from(["same", "neighbour", "third"]),
+       st.sampled_from(["forward", "backward"]))
+def test_family_equals_brute_force_exactly(k, e0, ee, n, family, direction):
+    assume(not (family == "third" and k < 3))
+    assume(k ** n <= 5 ** 5)
+    mech = KRR(k, exp_epsilon0=e0)
+    d1, d2 = _datasets(k, n, family, direction)
+    bf = delta_brute(mech, d1, d2, exp_epsilon=ee)
+    assert delta_krr_family(mech, n, family, exp_epsilon=ee, direction=direction) == bf
+
+
+@given(st.integers(3, 4), e0s, ees, st.integers(2, 5))
+def test_family_max_over_both_directions(k, e0, ee, n):
+    mech = KRR(k, exp_epsilon0=e0)
+    for fam in ("same", "neighbour", "third"):
+        both = delta_krr_family(mech, n, fam, exp_epsilon=ee)
+        fw = delta_krr_family(mech, n, fam, exp_epsilon=ee, direction="forward")
+        bw = delta_krr_family(mech, n, fam, exp_epsilon=ee, direction="backward")
+        assert both == max(fw, bw)
+    # same and neighbour are the same set of neighbouring pairs (k-RR symmetry)
+    assert delta_krr_family(mech, n, "same", exp_epsilon=ee) == delta_krr_family(mech, n, "neighbour", exp_epsilon=ee)
+
+
+def _third_direct(k, e0, ee, n):
+    """Σ_h [P(h) − e^ε P'(h)]_+ for target x vs x', others z, by an explicit multinomial sum.
+
+    Categories per report: x, x', z, U (the k−3 values nobody holds).  Lumping U is exact: under
+    both datasets every user reports each unheld value with the same probability, so the split of
+    the U-count is the same kernel under both laws (the hockey-stick sum factors through it).
+    """
+    e0, ee = (Fraction(int(fmpq(v).p), int(fmpq(v).q)) for v in (e0, ee))
+    p, f = e0 / (e0 + k - 1), 1 / (e0 + k - 1)
+    others = (f, f, p, (k - 3) * f)
+    target_x = (p, f, f, (k - 3) * f)
+    target_x2 = (f, p, f, (k - 3) * f)
+
+    def mult(m, h):
+        if min(h) < 0:
+            return Fraction(0)
+        out = Fraction(factorial(m))
+        for c, pr in zip(h, others):
+            if c and pr == 0:
+                return Fraction(0)
+            out *= pr ** c / factorial(c)
+        return out
+
+    def law(target, h):
+        tot = Fraction(0)
+        for cat in range(4):
+            if target[cat]:
+                hh = list(h)
+                hh[cat] -= 1
+                tot += target[cat] * mult(n - 1, hh)
+        return tot
+
+    total = Fraction(0)
+    for a in range(n + 1):
+        for b in range(n + 1 - a):
+            for c in range(n + 1 - a - b):
+                h = (a, b, c, n - a - b - c)
+                total += max(law(target_x, h) - ee * law(target_x2, h), Fraction(0))
+    return total
+
+
+@pytest.mark.parametrize("k,e0,ee,n", [(4, 3, fmpq(6, 5), 12), (5, fmpq(5, 2), fmpq(3, 2), 10), (6, 4, fmpq(4, 3), 9)])
+def test_third_family_against_direct_multinomial_sum(k, e0, ee, n):
+    mech = KRR(k, exp_epsilon0=e0)
+    got = delta_krr_family(mech, n, "third", exp_epsilon=ee, direction="forward")
+    want = _third_direct(k, e0, ee, n)
+    assert Fraction(int(got.p), int(got.q)) == want
+
+
+# ---------------------------------------------------------------- ball mode encloses the exact value
+@pytest.mark.parametrize("k,n", [(3, 40), (4, 30), (10, 25)])
+def test_windowed_ball_encloses_exact(k, n):
+    mech = KRR(k, exp_epsilon0=3)
+    ee = fmpq(5, 4)
+    for fam in ("same", "third"):
+        ex = delta_krr_family(mech, n, fam, exp_epsilon=ee)
+        assert isinstance(ex, fmpq)
+        with arith.precision(128):
+            b = delta_krr_family(mech, n, fam, exp_epsilon=ee, exact_max_n=0, tol=fmpq(1, 10 ** 12))
+        assert isinstance(b, arb) and _encloses(b, ex)
+        assert b.rad() < fmpq(1, 10 ** 9)
+    ex = delta_blanket_view(mech, n, exp_epsilon=ee)
+    with arith.precision(128):
+        b = delta_blanket_view(mech, n, exp_epsilon=ee, exact_max_n=0)
+    assert _encloses(b, ex)
+
+
+def test_decimal_parameters_enclose_exact_rational_route():
+    # e^{eps0} = 2, e^{eps} = 1 exactly vs epsilon0 = log 2 given to 60 digits, epsilon = 0
+    log2 = "0.693147180559945309417232121458176568075500134360255254120680"
+    with arith.precision(256):
+        b = delta_krr_family(KRR(4, epsilon0=log2), 50, "third", epsilon=0, tol=fmpq(1, 10 ** 50))
+        lo, hi = arith.endpoints(b)
+    ex = delta_krr_family(KRR(4, exp_epsilon0=2), 50, "third", exp_epsilon=1)
+    f = Fraction(int(ex.p), int(ex.q))
+    # log2 is given to 60 digits, so the two values differ by far less than 1e-40
+    assert lo - Fraction(1, 10 ** 40) <= f <= hi + Fraction(1, 10 ** 40)
+    assert hi - lo < Fraction(1, 10 ** 40)
+
+
+# ---------------------------------------------------------------- lumped view is not a valid delta
+def test_lumped_is_strictly_below_true_third_delta_for_k_ge_4():
+    for k, e0, ee, n in [(5, fmpq(5, 2), fmpq(3, 2), 4), (4, 3, fmpq(11, 10), 20), (10, 4, fmpq(5, 4), 30)]:
+        mech = KRR(k, exp_epsilon0=e0)
+        lumped = delta_krr_third_lumped(mech, n, exp_epsilon=ee)
+        true = delta_krr_family(mech, n, "third", exp_epsilon=ee)
+        assert lumped < true  # exact rationals: certified
+    # and certified in ball arithmetic at large n
+    with arith.precision(128):
+        mech = KRR(10, epsilon0="2")
+        lumped = delta_krr_third_lumped(mech, 2000, epsilon="0.3")
+        true = delta_krr_family(mech, 2000, "third", epsilon="0.3")
+        assert arith.lt(lumped, true) is True
+
+
+@given(e0s, ees, st.integers(1, 8))
+def test_lumped_equals_true_for_k3_and_is_below_for_k4(e0, ee, n):
+    assert delta_krr_third_lumped(KRR(3, exp_epsilon0=e0), n, exp_epsilon=ee) == \
+        delta_krr_family(KRR(3, exp_epsilon0=e0), n, "third", exp_epsilon=ee)
+    m4 = KRR(4, exp_epsilon0=e0)
+    assert delta_krr_third_lumped(m4, n, exp_epsilon=ee) <= delta_krr_family(m4, n, "third", exp_epsilon=ee)
+
+
+# ---------------------------------------------------------------- blanket view
+@given(st.integers(2, 5), e0s, ees, st.integers(1, 5))
+def test_blanket_view_fast_equals_enumeration(k, e0, ee, n):
+    mech = KRR(k, exp_epsilon0=e0)
+    fast = delta_blanket_view(mech, n, exp_epsilon=ee)
+    generic = delta_blanket_view(FiniteRandomizer(mech.matrix()), n, exp_epsilon=ee)
+    assert fast == generic
+    assert fast == delta_blanket_view(mech, n, exp_epsilon=ee, method="enumerate", x=1, x2=0)
+
+
+@given(st.integers(2, 4), e0s, ees, st.integers(2, 5), st.data())
+def test_blanket_view_upper_bounds_brute_force_on_random_datasets(k, e0, ee, n, data):
+    assume(k ** n <= 4 ** 5)
+    mech = KRR(k, exp_epsilon0=e0)
+    bv = delta_blanket_view(mech, n, exp_epsilon=ee)
+    others = data.draw(st.lists(st.integers(0, k - 1), min_size=n - 1, max_size=n - 1))
+    x, x2 = data.draw(st.sampled_from([(a, b) for a in range(k) for b in range(k) if a != b]))
+    assert delta_brute(mech, [x] + others, [x2] + others, exp_epsilon=ee) <= bv
+    for fam in ("same", "neighbour", "third"):
+        if fam == "third" and k < 3:
+            continue
+        assert delta_krr_family(mech, n, fam, exp_epsilon=ee) <= bv
+
+
+@st.composite
+def ldp_matrices(draw):
+    ki = draw(st.integers(2, 3))
+    ko = draw(st.integers(2, 3))
+    rows = []
+    for _ in range(ki):
+        w = [draw(st.integers(1, 6)) for _ in range(ko)]  # full support: finite eps0, gamma > 0
+        rows.append([fmpq(v, sum(w)) for v in w])
+    return FiniteRandomizer(rows)
+
+
+@given(ldp_matrices(), ees, st.integers(2, 4), st.data())
+def test_generic_blanket_view_upper_bounds_brute_force(mech, ee, n, data):
+    bv = delta_blanket_view(mech, n, exp_epsilon=ee)
+    others = data.draw(st.lists(st.integers(0, mech.k_in - 1), min_size=n - 1, max_size=n - 1))
+    x = data.draw(st.integers(0, mech.k_in - 1))
+    x2 = data.draw(st.integers(0, mech.k_in - 1).filter(lambda v: v != x))
+    d = delta_brute(mech, [x] + others, [x2] + others, exp_epsilon=ee)
+    assert d <= delta_blanket_view(mech, n, exp_epsilon=ee, x=x, x2=x2) <= bv
+
+
+def test_blanket_view_vs_3rr_third_family_tight_only_sometimes():
+    # spec/blanket.md says Lemma 5.3 is "tight when the other users' inputs are a third symbol" (3-RR).
+    # Exactly, it is tight at some parameters and strictly loose at others (finding of this project):
+    for e0, ee, n in [(2, 1, 3), (5, 2, 4), (3, 1, 4)]:
+        mech = KRR(3, exp_epsilon0=e0)
+        assert delta_blanket_view(mech, n, exp_epsilon=ee) == delta_krr_family(mech, n, "third", exp_epsilon=ee)
+    mech = KRR(3, exp_epsilon0=3)
+    ee = fmpq(3, 2)
+    bv = delta_blanket_view(mech, 5, exp_epsilon=ee)
+    assert bv == fmpq(619, 6250)
+    assert delta_krr_family(mech, 5, "third", exp_epsilon=ee) == fmpq(618, 6250)
+    assert delta_brute(mech, [0, 2, 2, 2, 2], [1, 2, 2, 2, 2], exp_epsilon=ee) == fmpq(618, 6250)
+
+
+def test_blanket_view_above_families_in_ball_mode():
+    with arith.precision(128):
+        mech = KRR(6, epsilon0="1.5")
+        bv = delta_blanket_view(mech, 600, epsilon="0.2")
+        for fam in ("same", "third"):
+            assert arith.ge(bv, delta_krr_family(mech, 600, fam, epsilon="0.2")) is True
+
+
+# ---------------------------------------------------------------- properties
+@given(st.integers(2, 4), e0s, ees, ees, st.integers(1, 6))
+def test_delta_in_unit_interval_and_nonincreasing_in_epsilon(k, e0, ee1, ee2, n):
+    mech = KRR(k, exp_epsilon0=e0)
+    lo, hi = min(ee1, ee2), max(ee1, ee2)
+    fams = ["same", "neighbour"] + (["third"] if k >= 3 else [])
+    for fam in fams:
+        a = delta_krr_family(mech, n, fam, exp_epsilon=lo)
+        b = delta_krr_family(mech, n, fam, exp_epsilon=hi)
+        assert 0 <= b <= a <= 1
+    a, b = delta_blanket_view(mech, n, exp_epsilon=lo), delta_blanket_view(mech, n, exp_epsilon=hi)
+    assert 0 <= b <= a <= 1
+
+
+@given(st.integers(2, 10), e0s, st.integers(0, 5), st.integers(1, 10 ** 5))
+def test_zero_at_and_above_epsilon0_exactly(k, e0, extra, n):
+    mech = KRR(k, exp_epsilon0=e0)
+    ee = e0 + extra
+    for fam in ["same", "neighbour"] + (["third"] if k >= 3 else []):
+        v = delta_krr_family(mech, n, fam, exp_epsilon=ee)
+        assert isinstance(v, fmpq) and v == 0
+    assert delta_blanket_view(mech, n, exp_epsilon=ee) == 0
+    # decimal parameters: epsilon == epsilon0 exactly
+    m2 = KRR(k, epsilon0="0.7")
+    assert delta_krr_family(m2, n, "same", epsilon="0.7") == 0
+    assert delta_blanket_view(m2, n, epsilon="0.9") == 0
+
+
+def test_expected_positive_part_small_cases_by_hand():
+    h = fmpq(1, 2)
+    # V = ±1 fair: n = 3, S in {3,1,-1,-3} w.p. 1/8,3/8,3/8,1/8 -> E[S_+] = 3/8 + 3/8 = 3/4
+    assert expected_positive_part(3, [(0, 0), (h, 1), (h, -1), (0, 0)]) == fmpq(3, 4)
+    # with a bulk atom of value 2 (prob 1/2) and t,t' of prob 1/4 each, n = 1: E[V_+] = 1 + 1/4
+    q = fmpq(1, 4)
+    assert expected_positive_part(1, [(h, 2), (q, 1), (q, -1), (0, 0)]) == fmpq(5, 4)
+
+
+# ---------------------------------------------------------------- errors
+def test_errors():
+    mech = KRR(3, exp_epsilon0=2)
+    with pytest.raises(InvalidArgument, match="family must be one of same, neighbour, third, got 'worst'"):
+        delta_krr_family(mech, 5, "worst", exp_epsilon=1)
+    with pytest.raises(InvalidArgument, match="needs k >= 3"):
+        delta_krr_family(KRR(2, exp_epsilon0=2), 5, "third", exp_epsilon=1)
+    with pytest.raises(InvalidArgument, match="n must be >= 1, got 0"):
+        delta_krr_family(mech, 0, "same", exp_epsilon=1)
+    with pytest.raises(InvalidArgument, match="direction"):
+        delta_krr_family(mech, 3, "same", exp_epsilon=1, direction="up")
+    with pytest.raises(InvalidArgument, match="must be a k-ary randomized response"):
+        delta_krr_family(FiniteRandomizer(mech.matrix()), 3, "same", exp_epsilon=1)
+    with pytest.raises(InvalidArgument, match="epsilon must be given"):
+        delta_krr_family(mech, 3, "same")
+    with pytest.raises(InvalidArgument, match="not a binary float"):
+        delta_blanket_view(mech, 3, epsilon=0.1)
+    with pytest.raises(InvalidArgument, match="x2 must differ from x"):
+        delta_blanket_view(mech, 3, exp_epsilon=1, x=1, x2=1)
+    with pytest.raises(InvalidArgument, match="must be given together"):
+        delta_blanket_view(mech, 3, exp_epsilon=1, x=1)
+    with pytest.raises(InvalidArgument, match="method"):
+        delta_blanket_view(FiniteRandomizer(mech.matrix()), 3, exp_epsilon=1, method="fast")
+    with pytest.raises(InvalidArgument, match="too large for exact enumeration"):
+        delta_blanket_view(FiniteRandomizer(KRR(6, exp_epsilon0=2).matrix()), 200, exp_epsilon=1)
+    with pytest.raises(InvalidArgument, match="k must be >= 3"):
+        delta_krr_third_lumped(KRR(2, exp_epsilon0=2), 3, exp_epsilon=1)
+
+
+# ---------------------------------------------------------------- slow sweep
+@pytest.mark.slow
+def test_sweep_families_vs_brute_force(slow_level):
+    rng = random.Random(7)
+    cases = 15 if slow_level == "reduced" else 150
+    for _ in range(cases):
+        k = rng.randint(2, 5)
+        n = rng.randint(2, 6 if k <= 3 else 5)
+        e0 = fmpq(rng.randint(2, 30), rng.randint(1, 6)) + 1
+        ee = fmpq(rng.randint(0, 10), rng.randint(1, 10)) + 1
+        mech = KRR(k, exp_epsilon0=e0)
+        bv = delta_blanket_view(mech, n, exp_epsilon=ee)
+        for fam in ["same", "neighbour"] + (["third"] if k >= 3 else []):
+            for direction in ("forward", "backward"):
+                d1, d2 = _datasets(k, n, fam, direction)
+                bf = delta_brute(mech, d1, d2, exp_epsilon=ee)
+                assert delta_krr_family(mech, n, fam, exp_epsilon=ee, direction=direction) == bf
+                assert bf <= bv
