@@ -80,7 +80,7 @@ __all__ = [
     "ratio", "r_from_rho", "dlap_pmf", "dlap_tail", "dlap_moment", "tdlap_normaliser", "tdlap_masses",
     "tdlap_pmf", "tdlap_moment", "geo_moment", "polya_masses", "polya_share_check", "PolyaCheck",
     "lattice_component", "mirrored_component", "mixture", "RelaxedAggregator", "llr_exact_or_ball",
-    "max_ratio", "analyzer",
+    "max_ratio", "analyzer", "Groups",
 ]
 
 
@@ -789,3 +789,117 @@ class _null:
 
     def __exit__(self, *a):
         return False
+
+
+# ============================================================ the four groups of a pair, and the pairing bound (Claims 3.4, 3.8)
+class Groups:
+    """The components of a :class:`RelaxedAggregator` as laws, and their pairwise convolutions.
+
+    ``conv(X, a, Y, b)`` is ``X_a * Y_b`` on ``0..2 ell`` for ``X, Y in {"D", "E"}``
+    (``E`` = the aggregator's second component, mirrored or user-supplied).
+    This project's reading of the construction.  Each convolution is one
+    polynomial multiplication (cached).
+    """
+
+    def __init__(self, agg: "RelaxedAggregator"):
+        self.agg = agg
+        m, tau = agg.m, agg.tau
+        self.comp = {
+            "D": [lattice_component(x, m, tau, r=agg.r) for x in range(m)],
+            "E": [_component(agg.component, x, m, tau, r=agg.r) for x in range(m)],
+        }
+        self._laws = {}
+        self._conv = {}
+
+    def law(self, X, x):
+        key = (X, x)
+        if key not in self._laws:
+            self._laws[key] = _Law.from_masses(self.comp[X][x])
+        return self._laws[key]
+
+    def conv(self, X, a, Y, b) -> list:
+        key = (X, a, Y, b)
+        if key not in self._conv:
+            self._conv[key] = (self.law(X, a) * self.law(Y, b)).masses(2 * self.agg.ell + 1)
+        return self._conv[key]
+
+    def conv_vec(self, u: list, v: list) -> list:
+        """Convolution of two explicit mass vectors (exact zeros kept exact)."""
+        return (_Law.from_masses(u) * _Law.from_masses(v)).masses(len(u) + len(v) - 1)
+
+    def normaliser_ratio(self, X, a, c):
+        """``C`` with ``X_a[v] = C · X_c[v + c - a]`` wherever both indices lie in ``0..ell``.
+
+        ``1`` for the lattice component (an exact shift); ``N_c/N_a`` for the
+        mirrored component (read off as ``E_a[mu_a]/E_c[mu_c]``); for a
+        user-supplied component no such identity is known and ``None`` is returned.
+        """
+        if X == "D":
+            return fmpq(1)
+        if self.agg.component is not None:
+            return None
+        tau, m = self.agg.tau, self.agg.m
+        return self.comp["E"][a][a + m * tau] / self.comp["E"][c][c + m * tau]
+
+    def pairing_rhs(self, X, a, Y, b, c, d) -> list:
+        """Right-hand side of the pairing inequality ``(X_a*Y_b)[y] <= RHS(y)`` (Claims 3.4 and 3.8).
+
+        With ``a + b = c + d + j m`` (``j in {-1, 0, 1}``; Fact 3.2),
+        ``C_X = X_a/X_c`` normaliser ratio (:meth:`normaliser_ratio`), and
+        ``kappa = e^{1/s} = 1/r``::
+
+            RHS = C_X C_Y [ kappa^{|j|} (X_c*Y_d) + U ] + R_bd
+
+        * ``R_bd = X_a^bd * Y_b + X_a * Y_b^bd - X_a^bd * Y_b^bd`` where
+          ``X_a^bd`` keeps the entries ``v`` of ``X_a`` whose partner
+          ``v + c - a`` falls outside ``0..ell`` (at most ``|a-c| < m`` entries);
+          this is an exact identity: ``X_a*Y_b - R_bd = (X_a - X_a^bd)*(Y_b - Y_b^bd)``
+          and ``X_a - X_a^bd <= C_X · shift_{a-c} X_c`` pointwise.
+        * ``(shift_{a-c} X_c) * (shift_{b-d} Y_d) = shift_{jm}(X_c * Y_d)``
+          ``= X_c * shift_{jm} Y_d``, and ``Y_d[w - jm] <= kappa^{|j|} Y_d[w]``
+          wherever ``Y_d[w] > 0`` (lattice: ``T[z-j]/T[z] <= e^{1/s}``;
+          mirrored: ``rho^{-|w-jm-mu|+|w-mu|} <= rho^{-m} = e^{1/s}``);
+          ``U = X_c * (shift_{jm} Y_d restricted to the w where Y_d[w] = 0)`` —
+          the unpaired terms: one lattice point (``T[±tau]``, the "extra term"
+          of Claim 3.4) or at most ``m`` window-edge points of the mirrored component.
+
+        Returns the RHS masses on ``0..2 ell``.  Raises for a user-supplied
+        component (no normaliser identity).
+        """
+        m = self.agg.m
+        j, rem = divmod(a + b - c - d, m)
+        if rem != 0 or j not in (-1, 0, 1):
+            raise InvalidArgument("(a, b, c, d)", (a, b, c, d), "must satisfy a + b = c + d + j m with j in {-1, 0, 1}")
+        CX, CY = self.normaliser_ratio(X, a, c), self.normaliser_ratio(Y, b, d)
+        if CX is None or CY is None:
+            raise InvalidArgument("component", "user-supplied", "has no normaliser identity: the pairing bound needs the mirrored component")
+        L = self.agg.ell + 1
+        zero = fmpq(0)
+        Xa, Yb, Yd = self.comp[X][a], self.comp[Y][b], self.comp[Y][d]
+        Xbd = [v if not (0 <= i + c - a < L) else zero for i, v in enumerate(Xa)]
+        Ybd = [v if not (0 <= i + d - b < L) else zero for i, v in enumerate(Yb)]
+        # shift_{jm} Y_d restricted to positions outside supp Y_d (positions may leave 0..ell: index them from -m)
+        off = m
+        Ush = [zero] * (L + 2 * m)
+        for i, v in enumerate(Yd):
+            w = i + j * m
+            if _is_zero(v):
+                continue
+            if not (0 <= w < L) or _is_zero(Yd[w]):
+                Ush[w + off] = v
+        kap = 1 / self.agg.r
+        base = self.conv(X, c, Y, d)
+        out = [kap ** abs(j) * v if not _is_zero(v) else zero for v in base]
+        if any(not _is_zero(v) for v in Ush):
+            Uc = self.conv_vec(self.comp[X][c], Ush)      # index t corresponds to y = t - off
+            for t, v in enumerate(Uc):
+                y = t - off
+                if not _is_zero(v) and 0 <= y < len(out):
+                    out[y] = out[y] + v
+        CC = CX * CY
+        out = [CC * v if not _is_zero(v) else zero for v in out]
+        for part, sign in ((self.conv_vec(Xbd, Yb), 1), (self.conv_vec(Xa, Ybd), 1), (self.conv_vec(Xbd, Ybd), -1)):
+            for y, v in enumerate(part[:len(out)]):
+                if not _is_zero(v):
+                    out[y] = out[y] + v if sign > 0 else out[y] - v
+        return out
