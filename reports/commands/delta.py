@@ -1,0 +1,75 @@
+"""``blanket delta`` — the certified δ(ε) of shuffled randomized response (or of a registered bound).
+
+``blanket delta --mechanism rr --epsilon0 2 -n 1000 --epsilon 0.3 [--dataset worst|c=INT|same|neighbour|third|blanket]
+[--bound LABEL [--variant V]] [--deployment FILE] [--json]``
+
+Prints the enclosure of δ (outward-rounded decimals), what it means and the
+dataset attaining it.  Exit codes: 0 success, 2 bad input (one line on
+stderr), 3 inconclusive.
+"""
+
+from __future__ import annotations
+
+from reports.commands import _profile_common as common
+
+
+def register(sub):
+    p = sub.add_parser("delta", help="certified delta(epsilon) of shuffled randomized response on a dataset "
+                                     "(worst case over all datasets by default), or of a registered bound")
+    common.add_common_arguments(p, "epsilon")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    inp = common.read_inputs(args, "epsilon", need_mechanism=args.bound is None)
+    if args.bound is not None or args.variant is not None:
+        return _run_bound(args, inp)
+    from exact.profiles import delta
+    from exact.progress import Progress  # noqa: F401  (the sweep draws its own bar on a terminal)
+    r = delta(inp.mechanism, inp.n, epsilon=inp.epsilon, dataset=inp.dataset, cap=inp.cap)
+    iv = common.interval(r.value, inp.digits)
+    payload = {"command": "delta", **inp.describe(), "epsilon": common._s(inp.epsilon), "delta": iv,
+               "relation": r.relation, "attained_by": r.attained, "precision_bits": r.prec}
+    if r.c is not None:
+        payload["c"] = r.c
+    if r.direction is not None:
+        payload["direction"] = r.direction
+    if len(r.ties) > 1:
+        payload["ties"] = list(r.ties)
+    meaning = {
+        "exact": "This is the exact worst case over all pairs of neighbouring datasets: the shuffled protocol is "
+                 f"(epsilon, delta)-DP for every delta at or above the upper end, and for none below the lower end.",
+        "lower": "This is delta for this pair of neighbouring datasets only: a certified LOWER bound on the "
+                 "protocol's delta (the worst case over all datasets can only be larger).",
+        "upper": "This is the blanket view of Lemma 5.3: a certified UPPER bound on delta for every pair of "
+                 "neighbouring datasets.",
+    }[r.relation]
+    text = (f"delta(epsilon = {common._s(inp.epsilon)}) = {common.show(r.value, inp.digits)}\n"
+            f"for {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users, dataset: {inp.dataset}.\n"
+            f"{meaning}\n"
+            f"Attained by: {r.attained}.\n"
+            f"(Certified enclosure, outward rounded; computed in ball arithmetic at {r.prec} bits.)")
+    common.emit(args, payload, text)
+    return 0
+
+
+def _run_bound(args, inp) -> int:
+    from exact.errors import InvalidArgument
+    result = common.bound_result(args)
+    if result.quantity != "delta":
+        raise InvalidArgument("--bound", args.bound, f"bounds {result.quantity!r}, not delta"
+                              + ("; use `blanket epsilon --bound`" if result.quantity == "epsilon" else ""))
+    params = common.bound_params(result, inp)
+    v, prec = common.evaluate_bound(result, params, inp.cap)
+    iv = common.interval(v, inp.digits)
+    side = "upper" if result.kind == "upper_bound" else "lower"
+    payload = {"command": "delta", **inp.describe(), "epsilon": common._s(inp.epsilon), "bound": result.key,
+               "status": result.status, "delta": iv, "relation": side,
+               "parameters": {k: common._s(val) for k, val in params.items()}, "precision_bits": prec}
+    text = (f"{result.key} ({result.title}; status: {result.status}) evaluated at "
+            + ", ".join(f"{k} = {common._s(val)}" for k, val in params.items()) + ":\n"
+            f"  delta {'<=' if side == 'upper' else '>='} {common.show(v, inp.digits)}\n"
+            f"The value is the bound's right-hand side, enclosed in ball arithmetic at {prec} bits (outward rounded); "
+            f"it is an {side} bound on delta only as far as the paper's statement is right (see `blanket check-papers`).")
+    common.emit(args, payload, text)
+    return 0

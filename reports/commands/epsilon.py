@@ -1,0 +1,115 @@
+"""``blanket epsilon`` — the certified smallest central ε with δ(ε) ≤ target for shuffled randomized response.
+
+``blanket epsilon --mechanism rr --epsilon0 2 -n 1000 --delta 1e-6 [--dataset …] [--bound LABEL [--variant V]]
+[--deployment FILE] [--json]``
+
+The answer is a bracket ``[lower, upper]`` of exact rationals (printed
+outward rounded): ``delta(upper) <= target`` is proven (report ``upper``),
+``delta(lower) > target`` is proven.  For a registered bound on δ the same
+one-sided search is run with the bound as δ(ε); a bound on ε (e.g.
+Erlingsson et al.'s 12ε0√(log(1/δ)/n)) is evaluated directly.
+"""
+
+from __future__ import annotations
+
+from reports.commands import _profile_common as common
+
+
+def register(sub):
+    p = sub.add_parser("epsilon", help="certified smallest central epsilon with delta(epsilon) <= target for shuffled "
+                                       "randomized response (worst case over all datasets by default), or from a bound")
+    common.add_common_arguments(p, "delta")
+    p.add_argument("--rel-tol", default="1e-6", metavar="R", help="relative width of the certified bracket (default 1e-6)")
+    p.set_defaults(func=run)
+
+
+def _rel_tol(args):
+    from exact import arith
+    return arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
+
+
+def run(args) -> int:
+    inp = common.read_inputs(args, "delta", need_mechanism=args.bound is None)
+    rt = _rel_tol(args)
+    if args.bound is not None or args.variant is not None:
+        return _run_bound(args, inp, rt)
+    from exact.profiles import epsilon
+    r = epsilon(inp.mechanism, inp.n, delta=inp.delta, dataset=inp.dataset, rel_tol=rt, cap=inp.cap, progress=True)
+    br = r.bracket
+    iv = _bracket_interval(br, inp.digits)
+    payload = {"command": "epsilon", **inp.describe(), "delta": common._s(inp.delta), "epsilon": iv,
+               "relation": r.relation, "attained_by": r.attained,
+               "certified": "delta(epsilon.upper) <= target is proven; delta(epsilon.lower) > target is proven"
+                            if br.lower != br.upper else "delta(epsilon.upper) <= target is proven",
+               "evaluations": br.evaluations, "precision_bits": br.prec}
+    if r.c is not None:
+        payload["c"] = r.c
+    if r.sweeps:
+        payload["worst_case_sweeps"] = r.sweeps
+    meaning = {
+        "exact": "for every pair of neighbouring datasets (worst case over all datasets)",
+        "lower": "for this pair of neighbouring datasets only (the protocol's epsilon can only be larger)",
+        "upper": "for the blanket view of Lemma 5.3 (an upper bound: the protocol is at least this private)",
+    }[r.relation]
+    text = (f"epsilon = {iv['upper']} (certified upper end; the smallest epsilon lies in [{iv['lower']}, {iv['upper']}])\n"
+            f"for delta = {common._s(inp.delta)}, {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users, "
+            f"dataset: {inp.dataset}.\n"
+            f"Meaning: delta(epsilon) <= {common._s(inp.delta)} is proven at the upper end and disproven at the lower end, "
+            f"{meaning}.\n"
+            f"Attained by: {r.attained}.\n"
+            f"({br.evaluations} evaluations of delta, up to {br.prec} bits.)")
+    common.emit(args, payload, text)
+    return 0
+
+
+def _bracket_interval(br, digits):
+    from exact import arith
+    return {"lower": arith.decimal_string(br.lower, digits, up=False),
+            "upper": arith.decimal_string(br.upper, digits, up=True)}
+
+
+def _run_bound(args, inp, rt) -> int:
+    from exact import arith
+    from exact.calibrate import epsilon_for_delta
+    from exact.errors import InvalidArgument
+    result = common.bound_result(args)
+    if result.quantity == "epsilon":
+        params = common.bound_params(result, inp)
+        v, prec = common.evaluate_bound(result, params, inp.cap)
+        iv = common.interval(v, inp.digits)
+        side = "upper" if result.kind == "upper_bound" else "lower"
+        payload = {"command": "epsilon", **inp.describe(), "delta": common._s(inp.delta), "bound": result.key,
+                   "status": result.status, "epsilon": iv, "relation": side,
+                   "parameters": {k: common._s(val) for k, val in params.items()}, "precision_bits": prec}
+        text = (f"{result.key} ({result.title}; status: {result.status}) at "
+                + ", ".join(f"{k} = {common._s(val)}" for k, val in params.items()) + ":\n"
+                f"  epsilon {'<=' if side == 'upper' else '>='} {common.show(v, inp.digits)}\n"
+                f"(the bound's right-hand side in ball arithmetic at {prec} bits, outward rounded)")
+        common.emit(args, payload, text)
+        return 0
+    if result.quantity != "delta":
+        raise InvalidArgument("--bound", args.bound, f"bounds {result.quantity!r}; blanket epsilon needs a bound on delta or epsilon")
+    if result.kind != "upper_bound":
+        raise InvalidArgument("--bound", args.bound, "is a lower bound on delta; calibrating epsilon needs an upper bound")
+    if inp.epsilon0 is not None:
+        hi = inp.epsilon0
+    else:
+        hi = arith.exact("100")
+    fixed = {k: v for k, v in common.bound_params(result, inp).items() if k != "epsilon"}
+
+    def fun(eps):
+        return result.bound(**fixed, epsilon=eps)
+
+    br = epsilon_for_delta(fun, inp.delta, hi=hi, rel_tol=rt, cap=inp.cap)
+    iv = _bracket_interval(br, inp.digits)
+    payload = {"command": "epsilon", **inp.describe(), "delta": common._s(inp.delta), "bound": result.key,
+               "status": result.status, "epsilon": iv, "relation": "upper",
+               "parameters": {k: common._s(val) for k, val in fixed.items()},
+               "certified": "bound(epsilon.upper) <= target is proven; bound(epsilon.lower) > target is proven",
+               "evaluations": br.evaluations, "precision_bits": br.prec}
+    text = (f"epsilon = {iv['upper']} from {result.key} ({result.title}; status: {result.status})\n"
+            f"the smallest epsilon in [0, {common._s(hi)}] at which the bound is <= delta = {common._s(inp.delta)} "
+            f"lies in [{iv['lower']}, {iv['upper']}] (both ends certified; {br.evaluations} evaluations).\n"
+            f"This epsilon is valid only as far as the paper's bound is right (see `blanket check-papers`).")
+    common.emit(args, payload, text)
+    return 0
