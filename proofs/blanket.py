@@ -313,8 +313,8 @@ THEOREM_3_1 = register(Result(
            "gamma_theorem_3_1(k, n, epsilon, delta) evaluates the γ of this object."),
     exact=_thm31_exact,
     numeric={"lhs": lambda **p: _thm31_exact(**p).value},
-    grid=({"k": 2, "n": 2000, "epsilon": "1", "delta": "1e-1"},
-          {"k": 2, "n": 5000, "epsilon": "1/2", "delta": "1e-2"}),
+    grid=({"k": 2, "n": 200, "epsilon": "1", "delta": "1e-1"},
+          {"k": 2, "n": 1000, "epsilon": "1/2", "delta": "1e-2"}),
 ))
 
 
@@ -901,10 +901,10 @@ def _rr_ref(**p):
     return _rr_exact_delta(p["k"], p["n"], p["epsilon0"], p["epsilon"])
 
 
-_GRID_GENERIC = ({"epsilon0": "1/2", "n": 1000, "epsilon": "1/4"}, {"epsilon0": "1", "n": 10000, "epsilon": "1/10"},
+_GRID_GENERIC = ({"epsilon0": "1", "n": 200, "epsilon": "1/2"}, {"epsilon0": "2", "n": 1000, "epsilon": "1/2"},
                  {"epsilon0": "2", "n": 200, "epsilon": "1"})
-_GRID_RR = ({"k": 2, "epsilon0": "1/2", "n": 1000, "epsilon": "1/4"}, {"k": 2, "epsilon0": "2", "n": 10000, "epsilon": "1/5"},
-            {"k": 3, "epsilon0": "1", "n": 100, "epsilon": "1/2"})
+_GRID_RR = ({"k": 2, "epsilon0": "1", "n": 200, "epsilon": "1/4"}, {"k": 2, "epsilon0": "2", "n": 1000, "epsilon": "1/5"},
+            {"k": 3, "epsilon0": "1", "n": 100, "epsilon": "1/2"}, {"k": 10, "epsilon0": "2", "n": 300, "epsilon": "1/2"})
 _GRID_LAPLACE = ({"epsilon0": "1/2", "n": 1000, "epsilon": "1/4"}, {"epsilon0": "2", "n": 10000, "epsilon": "1/5"})
 
 _B_GENERIC = B                      # γ_ub = 1
@@ -1057,3 +1057,72 @@ COROLLARY_5_3_1 = register(Result(
     notes=("Proof sketch in the spec: e^{−ε0} ≤ γ ≤ 1, ε ≤ 1, e^{ε0} − e^{−ε0} ≤ 2 sinh(1)(1∧ε0)e^{ε0}. "
            "Outside the certified box the constant is not claimed (the hypothesis enforces the box)."),
     grid=({"epsilon0": "1/2", "n": 100000, "delta": "1e-6"}, {"epsilon0": "2", "n": 10**7, "delta": "1e-10"})))
+
+
+# ================================================================== certified calibration (one-sided) through exact.calibrate
+def _bound_fn(result: Result, fixed: dict, free: str):
+    def f(v):
+        return result.bound(**fixed, **{free: v})
+    return f
+
+
+def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", **params):
+    """Certified ε for a registered bound at (ε0, n[, k]) and target δ: ``exact.calibrate`` Bracket.
+
+    δ-valued bounds (``quantity == "delta"``): the smallest ε with
+    bound(ε) ≤ δ, searched in ``[10^{-6}, hi]``; ``bracket.upper`` is certified
+    (bound(upper) ≤ δ proven in ball arithmetic), so it is a valid ε for the
+    mechanism.  ε-valued bounds (``quantity == "epsilon"``, Theorem 5.1,
+    Corollary 5.3.1): the bound evaluated at δ and rounded *up* to a rational
+    (returned as a Bracket with both ends equal to that rational upper end).
+    The authors' code uses float root finding whose root may sit on the
+    unsafe side; this never does.
+    """
+    from exact.calibrate import Bracket, epsilon_for_delta
+    if result.quantity == "epsilon":
+        v = result.bound(delta=delta, **params)
+        up = _round_up(v)
+        return Bracket(lower=up, upper=up, evaluations=1)
+    if result.quantity != "delta":
+        raise InvalidArgument("bound", result.key, "is not a bound on delta or epsilon")
+    return epsilon_for_delta(_bound_fn(result, params, "epsilon"), delta, lo=fmpq(1, 10**6), hi=hi, rel_tol=rel_tol)
+
+
+def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-6", **params):
+    """Certified largest ε0 for a registered bound at (ε, n[, k]) and target δ: ``exact.calibrate`` Bracket.
+
+    Searched in ``[ε, hi]`` (the authors' bracket); ``bracket.lower`` is
+    certified (bound(lower) ≤ δ proven).  For ε-valued bounds (Theorem 5.1),
+    the largest ε0 with bound(ε0) ≤ ε, searched in ``[ε/1000, 1/2]`` (the
+    theorem's hypothesis ε0 ≤ 1/2).
+    """
+    from exact.calibrate import epsilon0_for
+    eps = arith.exact(epsilon, "epsilon")
+    if result.quantity == "epsilon":
+        f = _bound_fn(result, {"delta": delta, **params}, "epsilon0")
+        top = fmpq(1, 2) if result is THEOREM_5_1 else arith.exact(hi)
+        return epsilon0_for(f, eps, lo=eps / 1000, hi=top, rel_tol=rel_tol)
+    if result.quantity != "delta":
+        raise InvalidArgument("bound", result.key, "is not a bound on delta or epsilon")
+    return epsilon0_for(_bound_fn(result, {"epsilon": eps, **params}, "epsilon0"), delta, lo=eps, hi=hi, rel_tol=rel_tol)
+
+
+def _round_up(v) -> fmpq:
+    if isinstance(v, fmpq):
+        return v
+    _, hi_ = arith.endpoints(v)
+    # a short rational ≥ the upper end (10 significant digits)
+    return arith.exact(arith.decimal_string(v, 12, up=True))
+
+
+# ================================================================== Figure 3 (spec §5): the seven curves
+#: name → (registered result, fixed extra parameters); the order and names of the paper's legend
+FIGURE3_CURVES = {
+    "EFMRTT'19": (THEOREM_5_1, {}),
+    "Hoeffding, Generic": (THEOREM_5_3_GENERIC, {}),
+    "Bennett, Generic": (BENNETT_GENERIC, {}),
+    "Hoeffding, RR": (THEOREM_5_3_RR, {}),
+    "Bennett, RR": (BENNETT_RR, {}),
+    "Hoeffding, Laplace": (THEOREM_5_3_LAPLACE, {}),
+    "Bennett, Laplace": (BENNETT_LAPLACE, {}),
+}
