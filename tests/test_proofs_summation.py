@@ -29,7 +29,7 @@ from proofs.core import arb_eval, results
 
 KEYS = [
     "BBGN19 Algorithms 2–3", "BBGN19 Theorem 4.1 [exact variance]", "BBGN19 Theorem 4.1 [worst case]",
-    "BBGN19 Theorem 4.1", "BBGN19 Corollary 4.1.1", "BBGN19 Lemma 4.1", "BBGN19 Lemma 4.2",
+    "BBGN19 Theorem 4.1", "BBGN19 Theorem 4.1 [privacy]", "BBGN19 Corollary 4.1.1", "BBGN19 Lemma 4.1", "BBGN19 Lemma 4.2",
     "BBGN19 Lemma 4.3 [exact]", "BBGN19 Lemma 4.3", "BBGN19 Lemma 4.4", "BBGN19 Lemma 4.5",
     "BBGN19 Theorem 4.2 [m]", "BBGN19 Theorem 4.2",
 ]
@@ -62,6 +62,8 @@ def test_grid_points_hold_and_bounds_respect_exact_values(key):
             ref = r.exact(**g)
             if r.kind == "upper_bound" and ref.relation in ("exact", "lower"):
                 assert arith.le(ref.value, ev.rhs) is True, (key, g)
+            if key == "BBGN19 Theorem 4.1 [privacy]":  # the blanket view (an upper bound on δ) certifies the claim
+                assert ref.relation == "upper" and arith.le(ref.value, ev.rhs) is True, (key, g)
             if r.kind == "lower_bound" and ref.relation in ("exact", "upper"):
                 assert arith.ge(ref.value, ev.rhs) is True, (key, g)
 
@@ -257,3 +259,13 @@ def test_lemma_4_1_and_4_2_registry_sides():
     assert ev.holds is True and ev.lhs < ev.rhs
     ev = S.LEMMA_4_2.evaluate(m=3, exp_epsilon0="2", n=5)
     assert ev.holds is True
+
+
+@pytest.mark.slow
+def test_privacy_overprovisioning_certified_epsilon(slow_level):
+    """At Theorem 4.1's γ the certified ε (blanket view + calibration) is well below the target ε = 1."""
+    pytest.importorskip("exact.calibrate")
+    ns = [10**4] if slow_level == "reduced" else [10**4, 10**5, 10**6]
+    for n in ns:
+        br = S.certified_epsilon_at_parameters(n, "1", "1e-6")
+        assert br.lower <= br.upper < fmpq(1, 2)
