@@ -10,7 +10,11 @@ Against ``n`` from 10^2 to 10^8 (log axes), at central ``(ε, δ)`` (panels
 * the **Theorem 4.2** lower bound for any single-message (ε,δ)-DP protocol,
   at the best grid size m (``theorem_4_2_best``) and at m = ⌈n^{1/3}⌉
   (explicit form, where positive);
-* a dotted n^{1/3} reference slope.
+* a dotted n^{1/3} reference slope;
+* (full mode only) ``summation-privacy.csv`` and an annotation: the
+  certified central ε of the protocol at Theorem 4.1's γ (exact blanket view
+  + one-sided calibration) for target ε = 1, δ = 10^{-6} — how much
+  Theorem 3.1's closed-form γ over-provisions.
 
 The CSV holds every value as an outward-rounded decimal interval (lower and
 upper end); the plot uses floats of the midpoints (display only, nothing
@@ -80,6 +84,23 @@ def compute(quick: bool = False) -> list:
     return rows
 
 
+PRIVACY_NS = (10**4, 10**5, 10**6)
+
+
+def privacy_rows() -> list:
+    """``[(n, k, gamma_upper, eps_lower, eps_upper)]``: certified ε at Theorem 4.1's γ (ε target 1, δ = 1e-6)."""
+    from proofs import summation as S
+    out = []
+    with Progress(len(PRIVACY_NS), "summation-privacy") as bar:
+        for n in PRIVACY_NS:
+            k, g, _ = S.theorem_4_1_parameters(n, "1", DELTA)
+            br = S.certified_epsilon_at_parameters(n, "1", DELTA)
+            out.append((n, k, arith.decimal_string(g, 8, up=True),
+                        arith.decimal_string(br.lower, 6, up=False), arith.decimal_string(br.upper, 6, up=True)))
+            bar.update()
+    return out
+
+
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     import matplotlib
     matplotlib.use("Agg")
@@ -101,6 +122,22 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
                 v = r[key]
                 line += ["", ""] if v is None else [arith.decimal_string(v, 10, up=False), arith.decimal_string(v, 10, up=True)]
             w.writerow(line)
+
+    extra = []
+    priv = []
+    if not quick:
+        try:
+            priv = privacy_rows()
+        except (BlanketError, ImportError):  # the blanket-view engine is optional for the figure
+            priv = []
+        if priv:
+            p_path = outdir / "summation-privacy.csv"
+            with open(p_path, "w", newline="") as fh:
+                w = csv.writer(fh)
+                w.writerow(["n", "k", "gamma_upper", "target_epsilon", "delta", "certified_epsilon_lower", "certified_epsilon_upper"])
+                for n, k, g, lo, hi in priv:
+                    w.writerow([n, k, g, "1", DELTA, lo, hi])
+            extra.append(p_path)
 
     fig, axes = plt.subplots(1, len(EPSILONS), figsize=(6.2 * len(EPSILONS), 4.6), sharey=True)
     styles = {
@@ -126,6 +163,10 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
         ax.set_xlabel("n (users)")
         ax.set_title(f"ε = {eps}, δ = {DELTA}")
         ax.grid(True, which="both", alpha=0.3)
+    if priv:
+        txt = "certified ε at Thm 4.1's γ (target ε = 1):\n" + "\n".join(f"n = 10^{len(str(n)) - 1}: ε ≤ {hi}" for n, _, _, _, hi in priv)
+        axes[0].text(0.97, 0.03, txt, transform=axes[0].transAxes, ha="right", va="bottom", fontsize=7,
+                     bbox=dict(boxstyle="round", fc="white", ec="grey", alpha=0.9))
     axes[0].set_ylabel("worst-case MSE of the sum")
     axes[0].legend(fontsize=7, loc="upper left")
     fig.suptitle("Real summation in the shuffle model (Balle et al. 2019, §4): exact MSE vs the bounds", fontsize=10)
@@ -134,7 +175,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     fig.savefig(png, dpi=130)
     fig.savefig(pdf)
     plt.close(fig)
-    return [png, pdf, csv_path]
+    return [png, pdf, csv_path] + extra
 
 
 FIGURES = {
