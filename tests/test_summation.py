@@ -281,3 +281,23 @@ def test_certified_epsilon_through_blanket_view():
     up = br.upper
     # the certified epsilon is at most the local epsilon0 = log(1 + 3) and at least 0
     assert 0 <= up <= fmpq(14, 10)
+
+
+def test_figure_summation_mse_quick(tmp_path):
+    """The figure writes PNG + PDF + CSV; in the CSV, lower bound ≤ exact MSE ≤ Theorem 4.1 bound (outward-rounded ends)."""
+    import csv
+    from decimal import Decimal
+    from reports.figures import get_figure
+    paths = get_figure("summation-mse").make(tmp_path, quick=True)
+    assert {p.suffix for p in paths} >= {".png", ".pdf", ".csv"}
+    assert all(p.stat().st_size > 0 for p in paths)
+    rows = list(csv.DictReader(open(tmp_path / "summation-mse.csv")))
+    assert len(rows) == 8
+    seen = 0
+    for r in rows:
+        if r["mse_exact_upper"]:
+            assert Decimal(r["thm42_best_upper"]) <= Decimal(r["mse_exact_lower"])
+            if r["thm41_lower"]:
+                assert Decimal(r["mse_exact_upper"]) <= Decimal(r["thm41_lower"])
+                seen += 1
+    assert seen >= 4
