@@ -80,6 +80,8 @@ DIRECTIONS = (None, "forward", "backward")
 DEFAULT_TOL = fmpq(1, 2 ** 80)
 #: exact rational arithmetic (no windows) up to this n when all inputs are exact
 EXACT_MAX_N = 64
+#: precomputed pmf ratio tables (a speed-up only) above this n
+_TABLES_MIN_N = 2000
 
 
 # ---------------------------------------------------------------- small helpers
@@ -143,96 +145,226 @@ def _at_or_above_eps0(mech, epsilon, exp_epsilon, ee) -> bool:
     return arith.le(e0, ee) is True
 
 
-# ---------------------------------------------------------------- binomial windows
-def _binom_window(N: int, rho, exact_mode: bool, tol):
-    """``(lo, pmf list, tail)`` for ``Bin(N, rho)``: pmf on ``lo..lo+len−1`` and a bound on the left-out mass.
+# ---------------------------------------------------------------- binomial laws on certified windows
+def _chernoff(N: int, rho, m: int, upper: bool):
+    """Chernoff–Hoeffding bound ``P(X ≥ m)`` (``upper``) or ``P(X ≤ m)`` for ``X ~ Bin(N, ρ)``: ``exp(−N·KL(m/N ‖ ρ))``.
 
-    Exact zero/one ``rho`` gives a point mass.  In exact mode the whole support
-    is returned exactly (tail 0).  Otherwise balls on a window grown from the
-    mode until the pmf is below ``tol``; ``tail`` is the upper end of
-    ``1 − Σ window`` (rigorous: the pmf sums to exactly 1).  O(window).
+    Valid when ``m ≥ Nρ`` (upper) or ``m ≤ Nρ`` (lower); returns ``None`` when
+    that side condition is not certified (the caller widens the window).
     """
-    one = fmpq(1)
-    if N == 0 or _is_zero(rho):
-        return 0, [one], fmpq(0)
-    if isinstance(rho, fmpq) and rho == 1:
-        return N, [one], fmpq(0)
-    if exact_mode:
+    mean = N * rho
+    if upper and not (m >= mean):
+        return None
+    if not upper and not (m <= mean):
+        return None
+    expo = arb(0)
+    if m > 0:
+        expo += m * (arb(m) / mean).log()
+    if m < N:
+        expo += (N - m) * (arb(N - m) / (N * (1 - rho))).log()
+    return (-expo).exp()
+
+
+def _float_of(x) -> float:
+    return float(x.mid()) if isinstance(x, arb) else float(x.p) / float(x.q)
+
+
+class _Binom:
+    """``Bin(N, ρ)`` known on a window ``[lo, hi]`` with a certified bound ``tail`` on the mass outside it.
+
+    Exact mode: the whole support, exact pmf.  Exact ``ρ`` ∈ {0, 1} or ``N = 0``:
+    a point mass.  Ball mode: the window is chosen around the mean and
+    certified by the Chernoff–Hoeffding bound on each side (each side ≤ tol/2);
+    pmf values are computed only on the sub-ranges asked for (one lgamma
+    evaluation, then ratio walks): O(length of the sub-range).
+    """
+
+    def __init__(self, N: int, rho, exact_mode: bool, tol, tables=None):
+        self.N, self.rho, self.exact = N, rho, exact_mode
+        self.tail = fmpq(0)
+        self._full = None
+        self._logs = None
+        self._tables = tables  # optional _RatioTables for this rho (speed only)
+        if N == 0 or _is_zero(rho):
+            self.lo = self.hi = 0
+            self.point = True
+        elif isinstance(rho, fmpq) and rho == 1:
+            self.lo = self.hi = N
+            self.point = True
+        elif exact_mode:
+            self.lo, self.hi, self.point = 0, N, False
+        else:
+            self.point = False
+            self._window(tol)
+
+    def _window(self, tol):
+        N, rho = self.N, self.rho
+        r = _float_of(rho)
+        mean = N * r
+        sd = (N * r * (1 - r)) ** 0.5 + 1
+        half = arith.ball(tol) / 2
+        K = (2 * max(_float_of(arith.ball(2 / arith.ball(tol)).log()), 1.0)) ** 0.5
+        hi = min(N, int(mean + K * sd) + 1)
+        while True:
+            ub = fmpq(0) if hi >= N else _chernoff(N, rho, hi + 1, True)
+            if ub is not None and ub <= half:
+                break
+            hi = min(N, hi + int(sd / 2) + 1)
+        lo = max(0, int(mean - K * sd) - 1)
+        while True:
+            lb = fmpq(0) if lo <= 0 else _chernoff(N, rho, lo - 1, False)
+            if lb is not None and lb <= half:
+                break
+            lo = max(0, lo - int(sd / 2) - 1)
+        self.lo, self.hi = lo, hi
+        t = arith.ball(ub) + lb
+        self.tail = t.upper()
+
+    def pmf(self, a: int, b: int) -> list:
+        """``[P(X = j) for j in a..b]`` (``lo ≤ a ≤ b ≤ hi``)."""
+        if self.point:
+            return [fmpq(1)]
+        N, rho = self.N, self.rho
+        if self.exact:
+            if self._full is None:
+                q = 1 - rho
+                r = rho / q
+                pm = [q ** N]
+                for j in range(N):
+                    pm.append(pm[-1] * r * fmpq(N - j, j + 1))
+                self._full = pm
+            return self._full[a:b + 1]
+        if self._logs is None:
+            if self._tables is not None:
+                lr, lq, r = self._tables.lr, self._tables.lq, self._tables.r
+            else:
+                q = 1 - rho
+                lr, lq, r = rho.log(), q.log(), rho / q
+            self._logs = (lr, lq, r, arb(N + 1).lgamma())
+        lr, lq, r, lgN = self._logs
+        j0 = min(max(int((N + 1) * _float_of(rho)), a), b)
+        logp = lgN - arb(j0 + 1).lgamma() - arb(N - j0 + 1).lgamma()
+        if j0:
+            logp += j0 * lr
+        if N - j0:
+            logp += (N - j0) * lq
+        p0 = logp.exp()
+        right = []
+        left = []
+        tb = self._tables
+        if tb is not None and b <= tb.size and j0 <= tb.size:
+            up, down = tb.up, tb.down  # up[j] = r/(j+1), down[j] = j/r
+            p = p0
+            for j in range(j0, b):
+                p = p * (N - j) * up[j]
+                right.append(p)
+            p = p0
+            for j in range(j0, a, -1):
+                p = p * down[j] / (N - j + 1)
+                left.append(p)
+        else:
+            p = p0
+            for j in range(j0, b):
+                p = p * r * (N - j) / (j + 1)
+                right.append(p)
+            p = p0
+            for j in range(j0, a, -1):
+                p = p / r * j / (N - j + 1)
+                left.append(p)
+        left.reverse()
+        return left + [p0] + right
+
+
+class _RatioTables:
+    """``r = ρ/(1−ρ)``, ``up[j] = r/(j+1)``, ``down[j] = j/r`` for ``j ≤ size`` (balls): two-operation pmf ratio steps."""
+
+    def __init__(self, rho, size: int):
         q = 1 - rho
-        r = rho / q
-        pm = [q ** N]
-        for j in range(N):
-            pm.append(pm[-1] * r * fmpq(N - j, j + 1))
-        return 0, pm, fmpq(0)
-    rho = arith.ball(rho)
-    q = 1 - rho
-    r = rho / q
-    m0 = (N + 1) * float(rho.mid())
-    m0 = min(max(int(m0), 0), N)
-    logp = (arb(N + 1).lgamma() - arb(m0 + 1).lgamma() - arb(N - m0 + 1).lgamma())
-    if m0:
-        logp += m0 * rho.log()
-    if N - m0:
-        logp += (N - m0) * q.log()
-    p0 = logp.exp()
-    thr = arith.ball(tol)
-    right = []
-    p = p0
-    j = m0
-    while j < N:
-        p = p * r * (N - j) / (j + 1)
-        j += 1
-        right.append(p)
-        if p < thr:
-            break
-    left = []
-    p = p0
-    j = m0
-    while j > 0:
-        p = p / r * j / (N - j + 1)
+        self.lr, self.lq, self.r = rho.log(), q.log(), rho / q
+        self.size = size
+        ir = 1 / self.r
+        self.up = [self.r / (j + 1) for j in range(size + 1)]
+        self.down = [j * ir for j in range(size + 1)]
+
+
+_POINT0 = _Binom(0, fmpq(0), True, None)
+
+
+def _first_not_nonpositive(f, lo: int, hi: int, guess: int) -> int:
+    """For ``f`` non-decreasing on ``lo..hi``: the smallest ``j`` such that ``f(j) ≤ 0`` is *not* certified (``hi+1`` if none).
+
+    ``guess`` only speeds the search; every decision is a certified comparison.
+    """
+    j = min(max(guess, lo), hi + 1)
+    while j > lo and not (f(j - 1) <= 0):
         j -= 1
-        left.append(p)
-        if p < thr:
-            break
-    left.reverse()
-    pm = left + [p0] + right
-    total = arb(0)
-    for v in pm:
-        total += v
-    tail = (1 - total).upper().max(arb(0))
-    return m0 - len(left), pm, tail
+    while j <= hi and (f(j) <= 0):
+        j += 1
+    return j
+
+
+def _guess_root(num, den) -> int:
+    """floor(−num/den): exact for rationals, a float *guess* for balls."""
+    if isinstance(num, fmpq) and isinstance(den, fmpq):
+        return int((-num / den).floor())
+    v = -_float_of(num) / _float_of(den)
+    return int(v // 1) if v == v and abs(v) < 1e15 else 0
 
 
 # ---------------------------------------------------------------- E[(A + uX·X + uY·Y)_+] for independent X, Y
-def _indep_positive_part(A, uX, X_lo, pX, uY, Y_lo, pY):
-    """``Σ_{j,i} pX[j] pY[i] (A + uX·(X_lo+j) + uY·(Y_lo+i))_+`` over the two windows.
+def _pair_positive_part(A, uX, X: _Binom, uY, Y: _Binom):
+    """``Σ_{x,y} P(X=x) P(Y=y) (A + uX·x + uY·y)_+`` over the windows of X and Y (a lower bound on the full sum).
 
-    One pass over ``pY`` and suffix sums of ``pX`` (CDF differences and partial
-    means): O(len(pX) + len(pY)) operations plus the few uncertain-sign terms.
+    A coordinate with coefficient exactly 0 is summed over its *whole* law
+    (mass 1).  The positive region is located first (certified, using the
+    monotonicity of the summand in each coordinate), pmf values are computed
+    only there, and the inner sums over ``x`` are suffix sums (CDF differences
+    and partial means): O(len(x-range) + len(y-range)) operations.
     """
-    if len(pX) == 1 and len(pY) > 1:
-        # a point mass: fold it into the constant and let Y play the role of X
-        return pX[0] * _indep_positive_part(A + uX * X_lo, uY, Y_lo, pY, fmpq(0), 0, [fmpq(1)])
-    if len(pX) == 1:
-        return pX[0] * pY[0] * arith.positive_part(A + uX * X_lo + uY * Y_lo)
+    if X.point and Y.point:
+        return X.pmf(X.lo, X.lo)[0] * Y.pmf(Y.lo, Y.lo)[0] * arith.positive_part(A + uX * X.lo + uY * Y.lo)
+    if X.point:
+        return _pair_positive_part(A + uX * X.lo, uY, Y, fmpq(0), _POINT0)
     sx = _sign(uX, "a count coefficient")
     if sx == 0:
-        # X does not matter: swap so that the looped variable is X (length-1 effect)
-        mass = fmpq(0)
-        for v in pX:
-            mass = _add(mass, v)
-        sy = _sign(uY, "a count coefficient")
-        if sy == 0:
-            return arith.positive_part(A) * mass
-        return mass * _indep_positive_part(A, uY, Y_lo, pY, fmpq(0), 0, [fmpq(1)])
+        return _pair_positive_part(A, uY, Y, fmpq(0), _POINT0) if not Y.point else \
+            arith.positive_part(A + uY * Y.lo)
+    sy = 0 if Y.point else _sign(uY, "a count coefficient")
+    if sy == 0 and not Y.point:
+        return _pair_positive_part(A, uX, X, fmpq(0), _POINT0)
+    # ---- y-range where some x gives a positive summand: c(y) + max_x uX·x not certainly <= 0
+    Mx = uX * (X.hi if sx > 0 else X.lo)
+    if sy >= 0:
+        fy = lambda y: A + uY * y + Mx  # non-decreasing in y
+        ya = Y.lo if Y.point else _first_not_nonpositive(fy, Y.lo, Y.hi, _guess_root(A + Mx, uY))
+        yb = Y.hi
+        if ya > yb:
+            return fmpq(0)
+        y_ext = yb
+    else:
+        fy = lambda t: A - uY * t + Mx  # t = -y, non-decreasing
+        t = _first_not_nonpositive(fy, -Y.hi, -Y.lo, _guess_root(A + Mx, -uY))
+        ya, yb = Y.lo, -t
+        if yb < ya:
+            return fmpq(0)
+        y_ext = ya
+    c_ext = A + uY * y_ext  # the largest c(y) over the y-range
+    # ---- x-range below which every summand is certainly <= 0 (for every y: c(y) <= c_ext)
+    if sx > 0:
+        xa = _first_not_nonpositive(lambda x: c_ext + uX * x, X.lo, X.hi, _guess_root(c_ext, uX))
+        if xa > X.hi:
+            return fmpq(0)
+        pX = X.pmf(xa, X.hi)
+        X_lo, uXr = xa, uX
+    else:
+        t = _first_not_nonpositive(lambda tt: c_ext - uX * tt, -X.hi, -X.lo, _guess_root(c_ext, -uX))
+        xb = -t
+        if xb < X.lo:
+            return fmpq(0)
+        pX = X.pmf(X.lo, xb)[::-1]  # reflected coordinate x~ = -x, coefficient -uX > 0
+        X_lo, uXr = -xb, -uX
+    pY = Y.pmf(ya, yb)
     W = len(pX)
-    if sx < 0:
-        # reflect: uX·x = uX·(X_lo+W−1) + (−uX)·(X_lo+W−1 − x)
-        A = A + uX * (X_lo + W - 1)
-        uX = -uX
-        pX = pX[::-1]
-        X_lo = 0
-    # suffix sums over the window: S0[j] = Σ_{j'≥j} pX, S1[j] = Σ_{j'≥j} (X_lo+j') pX
     zero = fmpq(0)
     S0 = [zero] * (W + 1)
     S1 = [zero] * (W + 1)
@@ -244,32 +376,30 @@ def _indep_positive_part(A, uX, X_lo, pX, uY, Y_lo, pY):
         a1 = v * (X_lo + j) + a1
         S0[j] = a0
         S1[j] = a1
-    UX = [uX * (X_lo + j) for j in range(W)]  # the X-part of the sum at each window point
+    UX = [uXr * (X_lo + j) for j in range(W)]
     total = zero
-    X_hi = X_lo + W - 1
-    exact_mode = isinstance(uX, fmpq) and isinstance(A, fmpq) and isinstance(uY, fmpq)
-    if not exact_mode:  # float *guesses* of the sign change (every sign used below is certified)
-        fA, fuX, fuY = float(arith.ball(A).mid()), float(arith.ball(uX).mid()), float(arith.ball(uY).mid())
+    exact_guess = isinstance(A, fmpq) and isinstance(uY, fmpq) and isinstance(uXr, fmpq)
+    if not exact_guess:
+        fA, fuY, fuX = _float_of(A), _float_of(uY), _float_of(uXr)
     for i, q in enumerate(pY):
-        y = Y_lo + i
-        c = A + uY * y
+        c = A + uY * (ya + i)
         negc = -c
-        # positive iff uX·x > −c; guess the sign change, then certify it
-        if exact_mode:
-            g0 = int((negc / uX).floor())
+        # positive iff uXr·x~ > −c; guess the sign change (float guess only), then certify it
+        if exact_guess:
+            g = _guess_root(c, uXr)
         else:
-            g0 = (-(fA + fuY * y)) / fuX
-            g0 = int(g0 // 1) if g0 == g0 and abs(g0) < 1e15 else X_lo
-        jp = min(max(g0 + 1, X_lo), X_hi + 1) - X_lo  # window index
+            g = -(fA + fuY * (ya + i)) / fuX
+            g = int(g // 1) if abs(g) < 1e15 else 0
+        jp = min(max(g + 1 - X_lo, 0), W)
         while jp < W and not (UX[jp] > negc):
             jp += 1
         while jp > 0 and (UX[jp - 1] > negc):
             jp -= 1
-        jn = jp - 1  # largest index with certainly c + uX·x <= 0
+        jn = jp - 1  # largest index with certainly c + uXr·x~ <= 0
         while jn >= 0 and not (UX[jn] <= negc):
             jn -= 1
         if jp < W:
-            inner = c * S0[jp] + uX * S1[jp]
+            inner = c * S0[jp] + uXr * S1[jp]
         elif jn == W - 1:
             continue
         else:
@@ -289,7 +419,9 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
     ``π_t + π_{t'} > 0``).  Exact ``fmpq`` result when every input is exact and
     ``n ≤ exact_max_n``; otherwise a ball containing the true value (windowed,
     with the left-out mass bounded as in the module docstring).
-    Cost ``O(W_s (W_b + W_t))`` = ``O(n log(1/tol))`` ball operations.
+    Cost ``O(W_s (W_b + W_t))`` = ``O(n log(1/tol))`` ball operations in the
+    worst case; only the part of each window where the summand can be positive
+    is evaluated, so small δ are much cheaper.
 
     >>> from flint import fmpq
     >>> half = fmpq(1, 2)
@@ -307,39 +439,38 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
     ut = vt - vr
     un = vn - vr
     w = ut - un
-    if not exact_mode:
-        pb, vb, pt, vt, pn, vn, pr, vr, a0, u1, un, w = (
-            _to_ball_mode(v) for v in (pb, vb, pt, vt, pn, vn, pr, vr, a0, u1, un, w))
     # exact structure: π_t + π_t' = 1 exactly when the bulk and rest atoms are absent
     ps = fmpq(1) if (_is_zero(pb) and _is_zero(pr)) else pt + pn
     if _is_zero(ps):
         raise InvalidArgument("atoms", "π_t + π_t' = 0", "must give the two informative atoms positive probability")
     rho_t = pt / ps
-    bsum = pb + pr
-    rho_b = fmpq(0) if _is_zero(pb) else (fmpq(1) if _is_zero(pr) else pb / bsum)
+    rho_b = fmpq(0) if _is_zero(pb) else (fmpq(1) if _is_zero(pr) else pb / (pb + pr))
     if not exact_mode:
-        rho_t = _to_ball_mode(rho_t)
-        rho_b = _to_ball_mode(rho_b)
-    s_lo, ps_pm, s_tail = _binom_window(n, ps, exact_mode, tol)
+        pb, vb, pt, vt, pn, vn, pr, vr, a0, u1, un, w, ps, rho_t, rho_b = (
+            _to_ball_mode(v) for v in (pb, vb, pt, vt, pn, vn, pr, vr, a0, u1, un, w, ps, rho_t, rho_b))
+    tab_b = tab_t = None
+    if not exact_mode and n > _TABLES_MIN_N:
+        tab_t = _RatioTables(rho_t, n) if not _is_zero(rho_t) and not (isinstance(rho_t, fmpq) and rho_t == 1) else None
+        if not _is_zero(u1) and isinstance(rho_b, arb):
+            tab_b = _RatioTables(rho_b, n)
+    S = _Binom(n, ps, exact_mode, tol)
+    Ps = S.pmf(S.lo, S.hi)
     total = fmpq(0)
-    leftout = s_tail
-    with Progress(len(ps_pm), label, enabled=None if len(ps_pm) > 200 else False) as bar:
-        for idx, P in enumerate(ps_pm):
-            s = s_lo + idx
+    leftout = S.tail
+    with Progress(len(Ps), label, enabled=None if len(Ps) > 200 else False) as bar:
+        for idx, P in enumerate(Ps):
+            s = S.lo + idx
             A = a0 + un * s
-            if _is_zero(u1):
-                b_lo, pb_pm, tb = 0, [fmpq(1)], fmpq(0)
+            B = _POINT0 if _is_zero(u1) else _Binom(n - s, rho_b, exact_mode, tol, tab_b)
+            T = _Binom(s, rho_t, exact_mode, tol, tab_t)
+            # suffix sums over the longer window, loop over the shorter one
+            if (B.hi - B.lo) >= (T.hi - T.lo):
+                inner = _pair_positive_part(A, u1, B, w, T)
             else:
-                b_lo, pb_pm, tb = _binom_window(n - s, rho_b, exact_mode, tol)
-            t_lo, pt_pm, tt = _binom_window(s, rho_t, exact_mode, tol)
-            # loop over the shorter window, suffix sums over the longer one
-            if len(pb_pm) >= len(pt_pm) and not _is_zero(u1):
-                inner = _indep_positive_part(A, u1, b_lo, pb_pm, w, t_lo, pt_pm)
-            else:
-                inner = _indep_positive_part(A, w, t_lo, pt_pm, u1, b_lo, pb_pm)
-            total = _add(total, P * inner)
-            if not (_is_zero(tb) and _is_zero(tt)):
-                leftout = _add(leftout, P * _add(tb, tt))
+                inner = _pair_positive_part(A, w, T, u1, B)
+            total = P * inner + total
+            if not (_is_zero(B.tail) and _is_zero(T.tail)):
+                leftout = P * (B.tail + T.tail) + leftout
             bar.update()
     if _is_zero(leftout):
         return total

@@ -144,6 +144,38 @@ def test_decimal_parameters_enclose_exact_rational_route():
     assert hi - lo < Fraction(1, 10 ** 40)
 
 
+@pytest.mark.parametrize("tables", [False, True])
+def test_coarse_windows_still_enclose_exact(monkeypatch, tables):
+    # tol so large that the windows cut real mass: the certified tail term must still cover it
+    import exact.krr as K
+    if tables:
+        monkeypatch.setattr(K, "_TABLES_MIN_N", 0)
+    n = 60
+    for k, e0, ee in [(10, 3, fmpq(5, 4)), (4, 2, fmpq(11, 10))]:
+        mech = KRR(k, exp_epsilon0=e0)
+        for tol in (fmpq(1, 10 ** 3), fmpq(1, 10 ** 8)):
+            with arith.precision(128):
+                got = [delta_krr_family(mech, n, f, exp_epsilon=ee, exact_max_n=0, tol=tol) for f in ("same", "third")]
+                got.append(delta_blanket_view(mech, n, exp_epsilon=ee, exact_max_n=0, tol=tol))
+                got.append(delta_krr_third_lumped(mech, n, exp_epsilon=ee, exact_max_n=0, tol=tol))
+            want = [delta_krr_family(mech, n, f, exp_epsilon=ee) for f in ("same", "third")]
+            want.append(delta_blanket_view(mech, n, exp_epsilon=ee))
+            want.append(delta_krr_third_lumped(mech, n, exp_epsilon=ee))
+            for g, w in zip(got, want):
+                assert isinstance(w, fmpq) and _encloses(g, w)
+
+
+def test_ratio_table_path_agrees_with_plain_path(monkeypatch):
+    import exact.krr as K
+    with arith.precision(128):
+        mech = KRR(5, epsilon0="2")
+        fast = (delta_krr_family(mech, 2600, "third", epsilon="0.15"), delta_blanket_view(mech, 2600, epsilon="0.15"))
+        monkeypatch.setattr(K, "_TABLES_MIN_N", 10 ** 9)
+        plain = (delta_krr_family(mech, 2600, "third", epsilon="0.15"), delta_blanket_view(mech, 2600, epsilon="0.15"))
+        for a, b in zip(fast, plain):
+            assert a.overlaps(b) and a.rad() < fmpq(1, 10 ** 20) and a > 0
+
+
 # ---------------------------------------------------------------- lumped view is not a valid delta
 def test_lumped_is_strictly_below_true_third_delta_for_k_ge_4():
     for k, e0, ee, n in [(5, fmpq(5, 2), fmpq(3, 2), 4), (4, 3, fmpq(11, 10), 20), (10, 4, fmpq(5, 4), 30)]:
