@@ -1,0 +1,54 @@
+"""``blanket bounds [--paper NAME] [--json]`` — list every registered result (all papers, from the registry).
+
+One line per result: its key (``BBGN19 Theorem 5.3 [rr]`` — pass the label
+with ``--bound`` and the bracketed part with ``--variant`` to
+``blanket delta|epsilon``), paper, status, kind/quantity and the mechanisms
+it applies to.  Known-false variants are listed and marked ``FALSE``.
+``--json`` prints the plain-data descriptions (``Result.describe()``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def register(sub):
+    p = sub.add_parser("bounds", help="list every registered result of the four papers (label, paper, status, mechanisms)",
+                       description="List the registered results: label, paper, status from the spec, what they bound "
+                                   "and for which mechanisms. Use a label with `blanket delta|epsilon --bound LABEL "
+                                   "[--variant V]`.")
+    p.add_argument("--paper", help="only this paper: BBGN19 (blanket), CY21 (pure-dp), GDDSK21 (renyi), EFMRTT19 (erlingsson)")
+    p.add_argument("--json", action="store_true", help="print JSON (one object per result) instead of a table")
+    p.set_defaults(func=run)
+
+
+def rows(paper=None) -> list[dict]:
+    """Plain-data rows for every registered result (of ``paper`` if given); raises InvalidArgument for an unknown paper."""
+    from proofs.core import results
+    out = []
+    for r in results(paper):
+        d = r.describe()
+        d["label_full"] = f"{r.paper} {r.label}"
+        out.append(d)
+    return out
+
+
+def run(args) -> int:
+    data = rows(args.paper)
+    if args.json:
+        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    if not data:
+        print("no registered results" + (f" for paper {args.paper}" if args.paper else ""))
+        return 0
+    w_key = max(len(d["key"]) for d in data)
+    w_status = max(len(d["status"]) for d in data)
+    print(f"{'result':{w_key}s}  {'status':{w_status}s}  {'kind':18s} {'quantity':12s} mechanisms")
+    for d in data:
+        kind = d["kind"] + (" FALSE" if d["known_false"] else "")
+        q = d["quantity"] or "-"
+        print(f"{d['key']:{w_key}s}  {d['status']:{w_status}s}  {kind:18s} {q:12s} {', '.join(d['mechanisms'])}")
+    print(f"\n{len(data)} results. Papers: " + ", ".join(sorted({d['paper'] for d in data})))
+    return 0
