@@ -464,6 +464,40 @@ def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Op
                  evaluate, None, res.title, res.latex())
 
 
+def restrict_domain(bound: Bound, overrides, *, within_declared: bool = True) -> Bound:
+    """Narrow a bound's domain with ``["epsilon0=0.1..0.5", "n=1000..10000", ...]`` (CLI ``--domain``).
+
+    For a bound file the new ranges must lie inside the declared domain (a
+    bound is only checked where it claims to hold); for registered results
+    (``within_declared=False``) they replace the default region.
+
+    >>> b = Bound("b", "-", "python", "krr", "delta", {"epsilon0": (fmpq(1, 10), fmpq(3)), "n": (2, 100), "k": (2, 10),
+    ...           "epsilon": (fmpq(1, 10), fmpq(1))}, lambda p: None)
+    >>> restrict_domain(b, ["n=5..50"]).domain["n"]
+    (5, 50)
+    >>> restrict_domain(b, ["n=5..500"])
+    Traceback (most recent call last):
+    ...
+    exact.errors.InvalidArgument: --domain n=5..500 must lie inside the declared domain [2, 100], got '5..500'
+    """
+    dom = dict(bound.domain)
+    for item in overrides or ():
+        if "=" not in item or ".." not in item:
+            raise InvalidArgument("--domain", item, "must look like NAME=LO..HI, e.g. epsilon0=0.1..0.5")
+        name, rng = (t.strip() for t in item.split("=", 1))
+        if name not in dom:
+            raise InvalidArgument("--domain", item, f"must name one of {sorted(dom)}")
+        lo, hi = (t.strip() for t in rng.split("..", 1))
+        new = _parse_range(name, (lo, hi), integer=name in ("n", "k"))
+        if within_declared and not (dom[name][0] <= new[0] and new[1] <= dom[name][1]):
+            raise InvalidArgument(f"--domain {item.split('=')[0]}={rng}".split(" ", 1)[0] + " " + f"{name}={rng}", rng,
+                                  f"must lie inside the declared domain [{_exact_str(dom[name][0])}, {_exact_str(dom[name][1])}]")
+        dom[name] = new
+    fixed = parse_domain({k: ((str(v[0]), str(v[1])) if k not in ("n", "k") else v) for k, v in dom.items()
+                          if not (k == "k" and bound.mechanism == "binary")}, bound.quantity, bound.mechanism)
+    return dataclasses.replace(bound, domain=fixed)
+
+
 # ============================================================ the search
 @dataclasses.dataclass
 class Point:
@@ -658,6 +692,10 @@ class Search:
                     val, kind, witness = _family_lower(mech, n, e)
                 except BlanketError as exc:
                     return [Point(phase, k, n, e0, v, "undecided", bv, note=str(exc))]
+                except Exception as exc:  # internal failure of an exact/ routine: never a verdict, never a traceback
+                    msg = f"internal error in the exact computation: {type(exc).__name__}: {exc}"
+                    _INTERNAL_ERRORS.append(msg + f" (k={k}, n={n}, epsilon0={_exact_str(e0)})")
+                    return [Point(phase, k, n, e0, v, "undecided", bv, note=msg)]
                 oc = self._compare(val, bv, target=None if self.bound.quantity == "delta" else v)
                 if oc != "undecided" or prec == PRECS[-1]:
                     pt = Point(phase, k, n, e0, v, oc, bv, val, kind, witness,
@@ -671,6 +709,15 @@ class Search:
 
     # ---------------------------------------------------------------- phases
     def run(self):
+        del _INTERNAL_ERRORS[:]
+        try:
+            self._run()
+        finally:
+            for msg in dict.fromkeys(_INTERNAL_ERRORS):
+                self.notes.append(msg)
+        return self
+
+    def _run(self):
         self.phase_exhaustive(0.45)
         self.phase_families(0.70)
         self.phase_hypothesis(0.90)
@@ -748,6 +795,10 @@ class Search:
             return
         d = self.bound.domain
         n_top = self.n_exhaustive
+        if n_top < self.n_lo:
+            self.phases.append({"phase": "hypothesis", "what": "skipped: the domain's smallest n is above the "
+                                "exhaustive range (n <= %d)" % n_top, "done": 0})
+            return
         e0_lo, e0_hi = d["epsilon0"]
         v_lo, v_hi = d[self.other]
         k_lo, k_hi = d["k"]
@@ -838,7 +889,14 @@ def _family_lower(mech: KRR, n: int, e):
     """Certified lower bound on the worst case at n: (value, kind, witness)."""
     if mech.k == 2:
         from exact.binary import delta_binary_worst
-        wc = delta_binary_worst(mech, n, epsilon=e)
+        try:
+            wc = delta_binary_worst(mech, n, epsilon=e)
+        except BlanketError:
+            raise
+        except Exception as exc:  # an internal failure of exact.binary: fall back to the families (still certified)
+            _INTERNAL_ERRORS.append(f"exact.binary.delta_binary_worst(n={n}, epsilon0={_exact_str(mech.epsilon0_exact)}, "
+                                    f"epsilon={_short(e)}) raised {type(exc).__name__}: {exc}; used the dataset families instead")
+            return _krr_families(mech, n, e, ("same",))
         c = wc.c
         others = [1] * c + [0] * (n - 1 - c)
         x, x2 = (1, 0) if wc.direction == "1|0" else (0, 1)
@@ -846,9 +904,21 @@ def _family_lower(mech: KRR, n: int, e):
             {"dataset": f"{c} users hold 1, {n - 1 - c} hold 0, differing user holds {x}",
              "neighbour": f"same, differing user holds {x2}", "direction": "D(M(dataset) || M(neighbour))",
              "value": wc.value}
+    return _krr_families(mech, n, e, ("same", "third"))
+
+
+_INTERNAL_ERRORS: list = []
+
+
+def _short(e):
+    s = str(e)
+    return s if len(s) < 30 else arith.decimal_string(e, 10, up=False) + "..."
+
+
+def _krr_families(mech, n, e, families):
     from exact.krr import delta_krr_family
     best = None
-    for fam in ("same", "third"):
+    for fam in families:
         for direction in ("forward", "backward"):
             val = delta_krr_family(mech, n, fam, epsilon=e, direction=direction)
             lo = arith.endpoints(val)[0]

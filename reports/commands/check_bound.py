@@ -31,6 +31,9 @@ def register(sub):
     p.add_argument("--registered", metavar="LABEL", help="check a registered result instead, e.g. 'BBGN19 Theorem 5.3'")
     p.add_argument("--variant", help="variant of the registered result")
     p.add_argument("--mechanism", help="rr / krr (k-ary randomized response) or binary; must agree with the file")
+    p.add_argument("--domain", action="append", metavar="NAME=LO..HI",
+                   help="narrow the searched region, e.g. --domain epsilon0=0.1..0.5 (repeatable; for a file it must "
+                        "stay inside the declared DOMAIN, for --registered it replaces the default region)")
     p.add_argument("--k", help="check only this k (must lie in the declared domain)")
     p.add_argument("--n-max", help="largest n checked (default: the domain's upper end)")
     p.add_argument("--n-exhaustive", default="8", help="largest n of the exhaustive all-datasets phase (default 8)")
@@ -59,6 +62,8 @@ def run(args) -> int:
         if mech is not None and mech != bound.mechanism:
             raise InvalidArgument("--mechanism", args.mechanism,
                                   f"contradicts the file's MECHANISM ({bound.mechanism}); drop --mechanism or fix the file")
+    if args.domain:
+        bound = bc.restrict_domain(bound, args.domain, within_declared=not args.registered)
     if args.k is not None and bound.mechanism == "binary" and str(args.k).strip() != "2":
         raise InvalidArgument("--k", args.k, "must be 2 for a binary-RR bound")
     report = bc.check_bound(bound, k=args.k, n_max=args.n_max, n_exhaustive=args.n_exhaustive, budget=args.budget,

@@ -1,0 +1,292 @@
+"""Tests for reports.bound_check and ``blanket check-bound``.
+
+Every refutation is re-checked here by an independent route: the witness
+dataset pair's hockey-stick divergence is recomputed with mpmath at 60 digits
+by enumerating all k^n report vectors (no convolution, no symmetry), and must
+exceed the bound's upper end.  Wrong bounds must be refuted within a small
+budget; valid bounds (the blanket view, the Hoeffding bound, the exact value
+itself returned as a float) must not be.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import pathlib
+import textwrap
+from collections import Counter
+
+import mpmath
+import pytest
+
+from exact.errors import InvalidArgument
+from reports import bound_check as bc
+from reports.cli import main
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples" / "bounds"
+
+
+# ------------------------------------------------------------ independent oracle
+def _mp_hockey(k, epsilon0, epsilon, d1, d2):
+    """D_{e^ε}(M(d1) ‖ M(d2)) for shuffled k-RR with mpmath (60 digits), by enumerating all k^n report vectors."""
+    with mpmath.workdps(60):
+        e0 = mpmath.exp(mpmath.mpf(epsilon0.numerator) / epsilon0.denominator)
+        ee = mpmath.exp(mpmath.mpf(epsilon.numerator) / epsilon.denominator)
+        keep, flip = e0 / (e0 + k - 1), 1 / (e0 + k - 1)
+
+        def law(d):
+            out = Counter()
+            for ys in itertools.product(range(k), repeat=len(d)):
+                p = mpmath.mpf(1)
+                for x, y in zip(d, ys):
+                    p *= keep if x == y else flip
+                out[tuple(sorted(ys))] += p
+            return out
+
+        P, Q = law(d1), law(d2)
+        return sum(max(mpmath.mpf(0), P[h] - ee * Q.get(h, 0)) for h in P)
+
+
+def _F(s):
+    from fractions import Fraction
+    q = bc.arith.exact(s)
+    return Fraction(int(q.p), int(q.q))
+
+
+def _write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def _check(path, **kw):
+    kw.setdefault("budget", 20)
+    kw.setdefault("progress", False)
+    return bc.check_bound(bc.load_bound(path), **kw)
+
+
+def _assert_witness_independent(report, k_default=None):
+    """The first violation's witness, recomputed with mpmath by full enumeration, exceeds the bound's upper end."""
+    v = report["violations"][0]
+    w = v["witness"]
+    assert isinstance(w["dataset"], list), "small-n witnesses are explicit datasets"
+    k = v["k"]
+    val = _mp_hockey(k, _F(v["epsilon0"]), _F(v["epsilon"]), w["dataset"], w["neighbour"])
+    assert val > mpmath.mpf(v["bound"]["enclosure"]["upper"])
+    assert mpmath.mpf(v["exact"]["lower"]) <= val <= mpmath.mpf(v["exact"]["upper"])
+    return v
+
+
+# ------------------------------------------------------------ wrong bounds are refuted
+def test_binary_rr_times_0_9_is_refuted_with_certified_witness():
+    r = _check(EXAMPLES / "binary_exact_times_0_9.py", n_max=8, n_exhaustive=5, budget=15)
+    assert r["verdict"] == "REFUTED"
+    v = _assert_witness_independent(r)
+    assert v["n"] == 2  # the smallest n of the domain already fails
+    assert v["witness_reverified"] is True
+    assert float(v["ratio"]["exact_over_bound"]["lower"]) >= 1.11  # exactly 1/0.9 up to rounding
+
+
+def test_lumped_view_is_refuted():
+    r = _check(EXAMPLES / "krr_lumped_view.py", n_max=6, n_exhaustive=4, k=4, budget=15)
+    assert r["verdict"] == "REFUTED"
+    _assert_witness_independent(r)
+
+
+def test_lumped_view_on_its_own_third_family_is_refuted(tmp_path):
+    # the lumped view used as the bound for the *third* family itself: refuted by that family's exact histogram δ
+    p = _write(tmp_path, "lumped_third.py", '''
+        from exact.krr import delta_krr_third_lumped
+        from exact.mechanisms import KRR
+        MECHANISM = "krr"
+        DOMAIN = {"epsilon0": ("1", "2"), "n": (3, 5), "k": (5, 5), "epsilon": ("0.2", "0.5")}
+        def delta(epsilon, epsilon0, n, k):
+            return delta_krr_third_lumped(KRR(k, epsilon0=epsilon0), n, epsilon=epsilon)
+    ''')
+    r = _check(p, n_exhaustive=5, budget=15)
+    assert r["verdict"] == "REFUTED"
+    _assert_witness_independent(r)
+
+
+def test_float_bound_slightly_below_exact_is_refuted_but_exact_as_float_is_not(tmp_path):
+    body = '''
+        from exact.enumerate import worst_case
+        from exact.mechanisms import KRR
+        from exact.arith import precision
+        MECHANISM = "krr"
+        DOMAIN = {{"epsilon0": ("0.5", "2"), "n": (2, 4), "k": (2, 3), "epsilon": ("0.1", "1")}}
+        def delta(epsilon, epsilon0, n, k):
+            with precision(200):
+                v = worst_case(KRR(k, epsilon0=epsilon0), n, epsilon=epsilon).value
+            return float(v.mid()) * {factor}
+    '''
+    low = _write(tmp_path, "low.py", body.format(factor="(1 - 1e-6)"))
+    same = _write(tmp_path, "same.py", body.format(factor="1"))
+    r_low = _check(low, n_exhaustive=4, budget=15)
+    assert r_low["verdict"] == "REFUTED"
+    assert r_low["float_error_model"] == bc.FLOAT_MODEL
+    _assert_witness_independent(r_low)
+    r_same = _check(same, n_exhaustive=4, budget=6)
+    assert r_same["verdict"] == "NOT REFUTED"  # float rounding of the exact value itself is never a violation
+    assert r_same["counts"].get("violated", 0) == 0
+
+
+def test_epsilon_bound_with_wrong_constant_is_refuted(tmp_path):
+    p = _write(tmp_path, "eps1.py", '''
+        import math
+        MECHANISM = "binary"
+        QUANTITY = "epsilon"
+        DOMAIN = {"epsilon0": ("0.5", "0.5"), "n": (20, 60), "delta": ("1e-10", "1e-6")}
+        def epsilon(delta, epsilon0, n):
+            return float(epsilon0) * math.sqrt(math.log(1 / float(delta)) / n)
+    ''')
+    r = _check(p, n_exhaustive=2, budget=20)
+    assert r["verdict"] == "REFUTED"
+    v = r["violations"][0]
+    # δ_n at the claimed ε exceeds the target δ
+    assert mpmath.mpf(v["exact"]["lower"]) > mpmath.mpf(v["delta"])
+
+
+# ------------------------------------------------------------ valid bounds are not refuted
+def test_blanket_view_is_not_refuted():
+    r = _check(EXAMPLES / "blanket_view.py", n_max=12, n_exhaustive=4, budget=8)
+    assert r["verdict"] == "NOT REFUTED"
+    assert r["counts"].get("holds", 0) > 10
+    t = r["tightness"]
+    assert t["points"] > 0 and float(t["min"]["upper"]) >= 1  # bound / exact >= 1 where it holds (= 1 where tight)
+
+
+def test_hoeffding_float_bound_is_not_refuted_and_reports_float_model():
+    r = _check(EXAMPLES / "hoeffding_krr.py", n_max=20, n_exhaustive=4, budget=6)
+    assert r["verdict"] == "NOT REFUTED"
+    assert "floating point" in r["evaluation"]
+
+
+def test_symbolic_txt_bound_is_exact_and_not_refuted():
+    b = bc.load_bound(EXAMPLES / "theorem_5_3_slide.txt")
+    assert b.kind == "sympy" and "0.86" not in b.latex  # decimals became exact rationals
+    r = bc.check_bound(b, n_max=12, n_exhaustive=4, budget=6, progress=False)
+    assert r["verdict"] == "NOT REFUTED"
+    assert r["float_error_model"] is None
+
+
+def test_registered_result_through_the_same_search():
+    b = bc.registered_bound("BBGN19 Theorem 5.3", "rr")
+    b = bc.restrict_domain(b, ["n=2..6", "k=2..3"], within_declared=False)
+    r = bc.check_bound(b, n_exhaustive=4, budget=6, progress=False)
+    assert r["verdict"] == "NOT REFUTED"
+    assert r["bound"]["kind"] == "registered"
+
+
+# ------------------------------------------------------------ float model
+def test_float_error_model_enclosure():
+    v = bc._convert_result(0.5)
+    assert v.floating and v.center == 0.5
+    lo, hi = bc.arith.endpoints(v.value)
+    assert lo <= _F("0.5") - _F("5e-13") and hi >= _F("0.5") + _F("5e-13")
+    assert bc._convert_result(float("inf")).value is None
+    with pytest.raises(InvalidArgument, match="nan"):
+        bc._convert_result(float("nan"))
+    assert not bc._convert_result(_F("1/3")).floating
+
+
+# ------------------------------------------------------------ bad input
+def test_bad_files(tmp_path):
+    with pytest.raises(InvalidArgument, match="does not exist"):
+        bc.load_bound(tmp_path / "nope.py")
+    p = _write(tmp_path, "nomech.py", "DOMAIN = {}\ndef delta(epsilon): return 1\n")
+    with pytest.raises(InvalidArgument, match="must define MECHANISM"):
+        bc.load_bound(p)
+    p = _write(tmp_path, "floatdom.py", '''
+        MECHANISM = "krr"
+        DOMAIN = {"epsilon0": (0.1, 3), "n": (2, 10), "k": (2, 3), "epsilon": ("0.1", "1")}
+        def delta(epsilon, epsilon0, n, k): return 1
+    ''')
+    with pytest.raises(InvalidArgument, match="not a binary float"):
+        bc.load_bound(p)
+    p = _write(tmp_path, "badparam.py", '''
+        MECHANISM = "krr"
+        DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10), "k": (2, 3), "epsilon": ("0.1", "1")}
+        def delta(epsilon, eps0, n, k): return 1
+    ''')
+    with pytest.raises(InvalidArgument, match="eps0"):
+        bc.load_bound(p)
+    p = _write(tmp_path, "syntax.py", "MECHANISM = 'krr'\nthis is not python\n")
+    with pytest.raises(InvalidArgument, match="could not be imported"):
+        bc.load_bound(p)
+    p = _write(tmp_path, "bad.txt", "mechanism: krr\nepsilon0: 0.1 .. 1\nn: 2 .. 5\nk: 2 .. 3\nepsilon: 0.1 .. 1\nbound: foo(epsilon)*\n")
+    with pytest.raises(InvalidArgument, match="bound"):
+        bc.load_bound(p)
+
+
+def test_cli_exit_codes(tmp_path, capsys):
+    out = tmp_path / "out"
+    # refuted -> 1, with JSON and TeX written
+    rc = main(["check-bound", str(EXAMPLES / "binary_exact_times_0_9.py"), "--n-max", "4", "--n-exhaustive", "3",
+               "--budget", "8", "-o", str(out), "--no-pdf"])
+    assert rc == 1
+    rep = json.loads((out / "bound_check.json").read_text())
+    assert rep["verdict"] == "REFUTED"
+    assert (out / "bound_check.tex").read_text().count("REFUTED") >= 1
+    # bad input -> 2, one line, no traceback
+    capsys.readouterr()
+    rc = main(["check-bound", str(tmp_path / "missing.py"), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "does not exist" in err
+    rc = main(["check-bound", str(EXAMPLES / "krr_lumped_view.py"), "--k", "99", "-o", str(out)])
+    assert rc == 2
+    rc = main(["check-bound", str(EXAMPLES / "krr_lumped_view.py"), "--mechanism", "binary", "-o", str(out)])
+    assert rc == 2
+    rc = main(["check-bound", str(EXAMPLES / "krr_lumped_view.py"), "--domain", "n=1..99999999", "-o", str(out)])
+    assert rc == 2
+    rc = main(["check-bound", "-o", str(out)])
+    assert rc == 2
+
+
+def test_bound_that_always_raises_is_not_checked_exit_3(tmp_path, capsys):
+    p = _write(tmp_path, "raises.py", '''
+        MECHANISM = "binary"
+        DOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 3), "epsilon": ("0.1", "0.5")}
+        def delta(epsilon, epsilon0, n):
+            raise ZeroDivisionError("oops")
+    ''')
+    rc = main(["check-bound", str(p), "--budget", "5", "-o", str(tmp_path / "o"), "--no-pdf"])
+    assert rc == 3
+    rep = json.loads((tmp_path / "o" / "bound_check.json").read_text())
+    assert rep["verdict"] == "NOT CHECKED" and "ZeroDivisionError" in rep["invalid_evaluations"][0]["note"]
+
+
+def test_latex_escapes_user_strings(tmp_path):
+    p = _write(tmp_path, "evil.py", r'''
+        NAME = r"\input{/etc/passwd} 100% $x_1$ #1"
+        MECHANISM = "binary"
+        DOMAIN = {"epsilon0": ("1", "1"), "n": (2, 2), "epsilon": ("0.5", "0.5")}
+        def delta(epsilon, epsilon0, n):
+            return 1  # \end{document}
+    ''')
+    r = _check(p, n_exhaustive=2, budget=5)
+    tex = bc.render_tex(r)
+    assert r"\input{/etc/passwd}" not in tex
+    assert r"\textbackslash{}input" in tex
+
+
+@pytest.mark.tex
+def test_pdf_compiles(tmp_path):
+    from reports import latex
+    if not latex.tex_available():
+        pytest.skip("TeX Live not installed")
+    r = _check(EXAMPLES / "binary_exact_times_0_9.py", n_max=4, n_exhaustive=3, budget=8)
+    paths = bc.write_report(r, tmp_path)
+    assert any(str(p).endswith(".pdf") for p in paths)
+
+
+@pytest.mark.slow
+def test_examples_default_budget(slow_level):
+    # the wrong examples are refuted and the valid ones are not, at the CLI's defaults (reduced: smaller budget)
+    budget = 40 if slow_level == "reduced" else 120
+    for name, verdict in [("binary_exact_times_0_9.py", "REFUTED"), ("krr_lumped_view.py", "REFUTED"),
+                          ("erlingsson_constant_1.py", "REFUTED"), ("blanket_view.py", "NOT REFUTED"),
+                          ("hoeffding_krr.py", "NOT REFUTED"), ("theorem_5_3_slide.txt", "NOT REFUTED")]:
+        r = _check(EXAMPLES / name, budget=budget)
+        assert r["verdict"] == verdict, name
