@@ -117,8 +117,12 @@ def _ee(epsilon, exp_epsilon):
     return arith.exp_param(epsilon, exp_epsilon)
 
 
-def _is_zero_regime(ee, ee0) -> bool:
-    """True when ``e^ε ≥ e^{ε0}`` is certain (then δ = 0 exactly)."""
+def _is_zero_regime(ee, ee0, mech=None, epsilon=None) -> bool:
+    """True when ``ε ≥ ε0`` is certain (then δ = 0 exactly): compared exactly when both are given as exact
+    numbers (so that ε = ε0 given as the same decimal is decided), else ``e^ε ≥ e^{ε0}`` on balls."""
+    e0 = getattr(mech, "epsilon0_exact", None)
+    if e0 is not None and epsilon is not None and not isinstance(epsilon, arb):
+        return arith.exact(epsilon, "epsilon") >= e0
     return arith.ge(ee, ee0) is True
 
 
@@ -288,9 +292,9 @@ def _interval(lo, hi) -> arb:
     return arith.ball(lo).union(arith.ball(hi))
 
 
-def _forward_single(n: int, j: int, ee0, p, f, ee):
+def _forward_single(n: int, j: int, ee0, p, f, ee, zero: bool = False):
     """forward(j) = D_{e^ε}(P_1‖P_0) for the dataset with ``j`` ones among the others."""
-    if _is_zero_regime(ee, ee0):
+    if zero or _is_zero_regime(ee, ee0):
         return fmpq(0)
     if _use_exact(n, ee0, ee):
         return _forward_exact(_other_law_exact(p, f, n, j), p, f, ee)
@@ -331,14 +335,15 @@ def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str =
         raise InvalidArgument("direction", direction, "must be 'max', '1|0' or '0|1'")
     ee0, p, f = _rr(mech)
     ee = _ee(epsilon, exp_epsilon)
+    zero = _is_zero_regime(ee, ee0, mech, epsilon)
     if direction == "1|0":
-        return _forward_single(n, c, ee0, p, f, ee)
+        return _forward_single(n, c, ee0, p, f, ee, zero)
     if direction == "0|1":
-        return _forward_single(n, n - 1 - c, ee0, p, f, ee)
-    fw = _forward_single(n, c, ee0, p, f, ee)
+        return _forward_single(n, n - 1 - c, ee0, p, f, ee, zero)
+    fw = _forward_single(n, c, ee0, p, f, ee, zero)
     if n - 1 - c == c:
         return fw
-    return _max(fw, _forward_single(n, n - 1 - c, ee0, p, f, ee))
+    return _max(fw, _forward_single(n, n - 1 - c, ee0, p, f, ee, zero))
 
 
 @dataclass(frozen=True)
@@ -401,7 +406,7 @@ def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: boo
     n = _check_n(n)
     ee0, p, f = _rr(mech)
     ee = _ee(epsilon, exp_epsilon)
-    if _is_zero_regime(ee, ee0):
+    if _is_zero_regime(ee, ee0, mech, epsilon):
         return WorstCase(fmpq(0), 0, "1|0", tuple(range(n)), n, [fmpq(0)] * n)
     if _use_exact(n, ee0, ee):
         vals = [_forward_exact(_other_law_exact(p, f, n, j), p, f, ee) for j in range(n)]
