@@ -315,7 +315,7 @@ class PolyaCheck:
     holds: Optional[bool]
 
 
-def polya_share_check(n: int, J: int, *, s=None, r=None) -> PolyaCheck:
+def polya_share_check(n: int, J: int, *, s=None, r=None, shape=None) -> PolyaCheck:
     """Fact 2.4, certified on a window: ``n`` i.i.d. shares ``Pólya(1/n, r) - Pólya(1/n, r)`` sum to ``DLap(s)``.
 
     Route (independent of the claimed answer): the law of ``A = sum_i A_i``
@@ -328,16 +328,19 @@ def polya_share_check(n: int, J: int, *, s=None, r=None) -> PolyaCheck:
     difference is at most ``Pr[A > K] + Pr[B > K] = 2 t_A``.  O(n log n · K log K)
     ball arithmetic (``arb_poly`` powers).
 
+    ``shape`` overrides the share shape ``1/n`` (tests use a wrong shape to
+    see the check fail).
+
     >>> from exact.arith import precision
     >>> with precision(128):
-    ...     polya_share_check(3, 10, r="1/2").holds
-    True
+    ...     polya_share_check(3, 10, r="1/2").holds, polya_share_check(3, 10, r="1/2", shape="1/4").holds
+    (True, False)
     """
     n = arith.integer_in(n, "n", lo=1)
     J = arith.integer_in(J, "J", lo=0)
     rr = ratio(s=s, r=r)
     K = 2 * J
-    share = polya_masses(fmpq(1, n), K, r=rr)
+    share = polya_masses(fmpq(1, n) if shape is None else shape, K, r=rr)
     poly = arb_poly([arith.ball(v) for v in share]) ** n
     law = [poly[i] for i in range(K + 1)]
     tail = 1 - sum(law, arb(0))
