@@ -449,7 +449,7 @@ PRIVACY = register(Result(
     statement=sp.Le(sp.Symbol("delta_P", nonnegative=True), delta),
     symbols={n: "number of users, integer >= 2", epsilon: "central epsilon in (0, 1]", delta: "central delta in (0, 1)"},
     hypotheses=THEOREM_4_1.hypotheses,
-    kind="upper_bound", quantity="delta", mechanisms=("summation", "krr"),
+    kind="upper_bound", quantity="delta", mechanisms=("summation",),
     status_note="Privacy is inherited from Theorem 3.1 with domain size k+1 (spec: whether the paper uses k or k+1 is uncertain; k+1 is the correct domain size).",
     spec=SPEC,
     notes="delta_P is the shuffled protocol's δ at ε. The report randomizer is the (k+1)-RR with e^{ε0} = 1 + (k+1)(1−γ)/γ (Algorithm 1's ε0, exact for rational γ). "
