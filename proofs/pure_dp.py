@@ -293,6 +293,15 @@ register(Result(
     notes="Numerically certified on windows by exact.tdlap.polya_share_check (n-fold arb_poly power of the "
           "Polya(1/n) share law, left-out mass bounded by the computed tail)."))
 
+def _sym_normaliser():
+    """sympy sums the geometric series; its r = 1 branch is excluded by the hypothesis 0 < r < 1."""
+    S = sp.summation(r ** jj, (jj, 1, tau))
+    if isinstance(S, sp.Piecewise):
+        S = [e for e, cond in S.args if cond is sp.true][0]
+    diff = sp.simplify(1 + 2 * S - Zt)
+    return SymbolicCheck(True if diff == 0 else None, "geometric summation (branch r != 1) + simplify", f"residual {diff}")
+
+
 register(Result(
     key=f"{PAPER} TDLap normaliser", paper=PAPER, label="TDLap normaliser",
     title="Closed-form normaliser of TDLap(s, tau)",
@@ -300,8 +309,7 @@ register(Result(
     symbols=dict(COMMON), hypotheses=(Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),),
     kind="identity", quantity="normaliser", spec=SPEC,
     status_note="derived ✔; uncertain: the paper's argument order TDLap(mu, s, tau)",
-    symbolic=lambda res: SymbolicCheck(
-        sp.simplify(1 + 2 * sp.summation(r ** jj, (jj, 1, tau)) - Zt) == 0, "geometric summation + simplify"),
+    symbolic=lambda res: _sym_normaliser(),
     exact=lambda r, tau: Reference(xt.tdlap_normaliser(_int(tau, "tau", 0), r=_r(r)), "exact closed form"),
     grid=tuple({"r": r_, "tau": t_} for r_ in ("1/2", "9/10") for t_ in ("0", "3", "10"))))
 
@@ -313,6 +321,7 @@ register(Result(
     symbols={a: "input in Z_m", b: "input in Z_m", m: "modulus >= 2"},
     hypotheses=(Hypothesis(sp.And(a >= 0, a <= m - 1, b >= 0, b <= m - 1, m >= 2), "a, b in {0..m-1}"),),
     kind="upper_bound", quantity="carry", spec=SPEC, status_note="derived ✔ (" + READING + ")",
+    exact=lambda a, b, m: Reference(fmpq((_int(a, "a") + _int(b, "b")) // _int(m, "m")), "exact carry j"),
     grid=tuple({"a": a_, "b": b_, "m": "4"} for a_ in ("0", "3") for b_ in ("1", "3"))))
 
 
@@ -415,6 +424,7 @@ EcD0 = sp.Sum(T(zz) * E(c, c + m * (u + tau - zz)), (zz, -tau, tau))
 theta_t = r ** (sp.Abs(u - 1 - tau) + sp.Abs(u - tau)) * Nx(c) / Zt
 
 rho_s = sp.Symbol("rho", positive=True)
+_extra_rho = extra.subs(r, rho_s ** m)
 
 register(Result(
     key=f"{PAPER} Claim 3.6", paper=PAPER, label="Claim 3.6",
@@ -427,7 +437,7 @@ register(Result(
                 Hypothesis(sp.And(c >= 0, c <= m - 1, m >= 2), "c in {0..m-1}"), Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1")),
     kind="upper_bound", quantity="mass", spec=SPEC,
     status_note="role from the text (the paper assumes a parameter odd, likely tau; not needed here); constant derived ✔",
-    exact=lambda rho, tau, u, m, c: Reference(arb_eval(extra.subs(r, rho_s ** m), {"rho": _r(rho), "tau": _int(tau, "tau"), "u": _int(u, "u"), "m": _int(m, "m")}), "exact extra term"),
+    exact=lambda rho, tau, u, m, c: Reference(arb_eval(_extra_rho, {"rho": _r(rho), "tau": _int(tau, "tau"), "u": _int(u, "u"), "m": _int(m, "m")}), "exact extra term"),
     grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": "3", "c": c_} for r_ in ("1/2", "9/10") for c_ in ("0", "1")
                for t_ in ("3", "6") for u_ in ("1", t_, str(2 * int(t_))))))
 
@@ -810,3 +820,15 @@ register(Result(
     numeric={"lhs": lambda r, tau: sum(z * v for z, v in zip(range(-_int(tau, "tau", 0), _int(tau, "tau", 0) + 1),
                                                            xt.tdlap_masses(_int(tau, "tau", 0), r=_r(r))))},
     exact=lambda r, tau: Reference(fmpq(0), "symmetry"), grid=_B1_GRID[:3]))
+
+
+def _stamp_reading():
+    """Every Section 3 result carries the phrase "statement in this project's reading of the construction"."""
+    import dataclasses
+    from .core import REGISTRY
+    for key, res in list(REGISTRY.items()):
+        if res.paper == PAPER and res.status == "this project's reading" and READING not in res.notes:
+            REGISTRY[key] = dataclasses.replace(res, notes=(READING.capitalize() + ". " + res.notes).strip())
+
+
+_stamp_reading()

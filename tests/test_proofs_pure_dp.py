@@ -1,0 +1,211 @@
+"""Tests for proofs.pure_dp (Cheu–Yan, CY21): every encoded result against exact values.
+
+Independent oracles: exact rational sums written out here, mpmath, and the
+exact engine (exact.tdlap) for the Section 3 laws.  Known-false readings
+must be detected as false.
+"""
+
+import math
+
+import mpmath
+import pytest
+import sympy as sp
+from flint import arb, fmpq
+from hypothesis import given, settings, strategies as st
+
+from exact import arith
+from exact import tdlap as xt
+from exact.errors import HypothesisViolation
+from proofs import pure_dp as P
+from proofs.core import get, results
+
+CY = results("CY21")
+SECTION3 = ("Fact 3.2", "Claim 3.3", "Claim 3.4", "Claim 3.5", "Claim 3.6", "Corollary 3.7", "Claim 3.8",
+            "Claims 3.3-3.8")
+
+
+def test_registry_covers_the_issue():
+    labels = {r.label for r in CY}
+    for lab in ("Definition 2.1", "Definition 2.7", "Definition 2.8", "Definition 2.9", "Theorem 2.3", "Fact 2.4",
+                "Fact 3.2", "Claim 3.3", "Claim 3.4", "Claim 3.5", "Claim 3.6", "Corollary 3.7", "Claim 3.8",
+                "Theorem 3.1", "Claim 3.10", "Theorem 4.1", "Claim 4.2", "Claim B.1"):
+        assert lab in labels, lab
+    for r in CY:
+        if r.label in SECTION3:
+            assert r.status == "this project's reading", r.key
+        if r.kind not in ("definition", "statement", "identity"):
+            assert r.grid, r.key
+            assert r.exact is not None, r.key
+    assert "this project's reading of the construction" in " ".join(P.__doc__.split())
+    for r in CY:
+        if r.status == "this project's reading":
+            assert "this project's reading of the construction" in r.notes.lower(), r.key
+
+
+@pytest.mark.parametrize("res", [r for r in CY if r.grid and r.label not in ("Claims 3.3-3.8", "Theorem 3.1")],
+                         ids=lambda r: r.key)
+def test_grid(res):
+    verdicts = []
+    for g in res.grid:
+        ev = res.evaluate(**g)
+        verdicts.append(ev.holds)
+        ref = res.exact(**g)
+        if res.kind == "upper_bound" and ref.relation in ("exact", "lower") and not res.known_false:
+            assert arith.le(ref.value, ev.rhs) is not False, (res.key, g)
+    if res.known_false:
+        assert False in verdicts, res.key
+    else:
+        assert all(v is True for v in verdicts), (res.key, verdicts)
+
+
+@pytest.mark.parametrize("key", ["CY21 Claims 3.3-3.8 [combined]", "CY21 Theorem 3.1 [security]",
+                                 "CY21 Theorem 3.1 [correctness]"])
+def test_grid_slow_parts(key):
+    res = get(key)
+    for g in res.grid[:3]:
+        ev = res.evaluate(**g)
+        assert ev.holds is True, (key, g)
+        assert arith.le(ev.lhs, ev.rhs) is True
+
+
+def test_symbolic_checks():
+    assert get("CY21 Fact 2.4").check_symbolic().proved is True
+    assert get("CY21 TDLap normaliser").check_symbolic().proved is True
+
+
+# ------------------------------------------------------------ independent oracles
+@given(st.fractions(min_value=sp.Rational(1, 100), max_value=3, max_denominator=100))
+def test_theorem_2_3_llr_against_mpmath(eps):
+    e = fmpq(eps.numerator, eps.denominator)
+    mpmath.mp.dps = 40
+    s = 1 / mpmath.mpf(eps.numerator) * eps.denominator
+    ref = max(abs((-abs(z) + abs(z - 1)) / s) for z in range(-20, 21))
+    got = P._dlap_shift_llr(e)
+    assert abs(mpmath.mpf(int(got.p)) / int(got.q) - ref) < 1e-30
+
+
+@settings(max_examples=15)
+@given(st.sampled_from([fmpq(1, 2), fmpq(9, 10), fmpq(1, 5)]), st.integers(1, 8), st.data())
+def test_claims_3_4_and_3_5_exact_over_u(r, tau, data):
+    u = data.draw(st.integers(1, 2 * tau))
+    T = xt.tdlap_masses(tau, r=r)
+
+    def t(z):
+        return T[z + tau] if abs(z) <= tau else fmpq(0)
+
+    def tt(x):
+        return sum((t(z) * t(x - z) for z in range(-tau, tau + 1)), fmpq(0))
+
+    extra = t(tau) * t(u - 1 - tau)
+    assert tt(u - 1) <= tt(u) / r + extra                          # Claim 3.4 [carry]
+    assert tt(u) <= tt(u - 1) / r                                  # Claim 3.4 [reverse]
+    thc = r ** (2 * tau + 1 - 2 * u) / (u + 1) if u <= tau else (1 / r) / (2 * tau - u + 1)
+    assert extra <= thc * tt(u)                                    # Claim 3.5
+    for name in ("CY21 Claim 3.4 [carry]", "CY21 Claim 3.4 [reverse]", "CY21 Claim 3.5"):
+        assert get(name).evaluate(r=r, tau=tau, u=u).holds is True
+
+
+def test_claim_3_4_without_extra_term_has_a_certified_counterexample():
+    res = get("CY21 Claim 3.4 [no extra term]")
+    ev = res.evaluate(r="1/2", tau=3, u=6)
+    assert ev.holds is False
+    assert isinstance(ev.lhs, fmpq) and isinstance(ev.rhs, fmpq)   # exact counterexample
+
+
+def test_hypotheses_are_enforced():
+    with pytest.raises(HypothesisViolation):
+        get("CY21 Claim 3.4 [carry]").evaluate(r="1/2", tau=3, u=0)
+    with pytest.raises(HypothesisViolation):
+        get("CY21 Claim 3.3").evaluate(m=3, tau=2, r="1/2", a=2, b=2)
+
+
+@settings(max_examples=6)
+@given(st.sampled_from([(fmpq(1, 8), 4), (fmpq(27, 64), 6), (fmpq(64, 125), 9)]),
+       st.sampled_from([fmpq(1, 10), fmpq(1, 100), fmpq(1, 1000)]))
+def test_corollary_3_7_against_exact(rt, q):
+    r, tau = rt
+    with arith.precision(128):
+        ex = P.cor37_exact(r, tau, q, 3)
+        bd = P.eps1_factor(r, tau, q, 3).log()
+    assert arith.le(ex, bd) is True
+
+
+def test_corollary_3_7_is_order_one_over_s():
+    """eps_1 - 1/s is small once tau = ceil(2 s ln(1/q)) (this project's constants)."""
+    with arith.precision(128):
+        for s in (4, 8):
+            q = fmpq(1, 1000)
+            tau = math.ceil(2 * s * math.log(1000))
+            r = xt.ratio(s=s)
+            e1 = P.eps1_factor(r, tau, q, 3).log()
+            assert e1 < arb(3) / s
+
+
+def test_combined_bound_is_above_exact_and_q0_infinite():
+    with arith.precision(128):
+        agg = xt.RelaxedAggregator(3, 6, q="1/100", s=2)
+        ex, _ = agg.pairwise_llr()
+        bd = P.claims_pair_bound(agg)
+        assert arith.le(ex, bd) is True
+        agg0 = xt.RelaxedAggregator(3, 6, q=0, s=2)
+        assert agg0.pairwise_llr()[0] is None
+
+
+def test_predicates():
+    agg = xt.RelaxedAggregator(2, 3, q="1/10", r="1/4")
+    sec, _ = agg.llr_security(2)
+    assert P.is_llr_secure(agg, 2, "100") is True
+    assert P.is_llr_secure(agg, 2, "1/1000") is False
+    assert P.is_beta_correct(agg, 2, "19/100") is True            # 1 - (9/10)^2 = 19/100
+    assert P.is_beta_correct(agg, 2, "1/1000") is False
+    assert P.is_relaxation(agg, 2, "100", "19/100") is True
+    assert P.is_llr_secure(xt.RelaxedAggregator(2, 3, q=0, r="1/4"), 2, "100") is False
+
+
+def test_claim_b1_moments_against_mpmath():
+    mpmath.mp.dps = 40
+    for s_, tau in ((fmpq(1, 2), 7), (fmpq(3), 30)):
+        sm = mpmath.mpf(int(s_.p)) / int(s_.q)
+        rr = mpmath.e ** (-1 / sm)
+        Z = sum(rr ** abs(j) for j in range(-tau, tau + 1))
+        m2 = sum(j ** 2 * rr ** abs(j) for j in range(-tau, tau + 1)) / Z
+        m4 = sum(j ** 4 * rr ** abs(j) for j in range(-tau, tau + 1)) / Z
+        with arith.precision(128):
+            e2 = xt.tdlap_moment(2, tau, s=s_)
+            e4 = xt.tdlap_moment(4, tau, s=s_)
+        assert abs(mpmath.mpf(float(e2.mid())) - m2) < 1e-12 * m2
+        assert abs(mpmath.mpf(float(e4.mid())) - m4) < 1e-12 * m4
+        assert m2 <= 4 * sm ** 2 and m4 <= 48 * sm ** 4 + 2
+
+
+def test_theorem_4_1_noise_law_closed_form_against_convolution():
+    """Pr[eta_1 + eta_2 = t] closed form used by error_second_moment, against an exact windowed convolution."""
+    r = fmpq(1, 3)
+    W = 60
+    d = {z: xt.dlap_pmf(z, r=r) for z in range(-W, W + 1)}
+    c0 = ((1 - r) / (1 + r)) ** 2
+    for t in range(-5, 6):
+        conv = sum((d[z] * d[t - z] for z in range(-W + 6, W - 5)), fmpq(0))
+        closed = c0 * r ** abs(t) * (abs(t) + 1 + 2 * r ** 2 / (1 - r ** 2))
+        assert conv <= closed and closed - conv < fmpq(1, 10 ** 20)
+
+
+def test_theorem_4_1_error_shrinks_like_one_over_eps():
+    with arith.precision(128):
+        e1 = P.error_second_moment("1/4", 64)
+        e2 = P.error_second_moment("1/2", 64)
+    ratio = e1 / e2
+    assert ratio > 3 and ratio < 5                                    # MSE ~ 1/eps^2
+
+
+def test_claim_3_10_demonstration():
+    for m_ in (2, 3, 4):
+        v = P._claim310(m_)
+        assert v >= 1 - fmpq(1, m_)
+
+
+def test_theorem_3_1_parameters_meet_the_target():
+    with arith.precision(128):
+        par = P.theorem_3_1_parameters(2, "1/10", "1", 2)
+    assert par["q"] == fmpq(1, 20)
+    assert arith.le(par["eps_pair"], 1) is True
