@@ -162,7 +162,10 @@ def _search(fun, target, lo: fmpq, hi: fmpq, *, meets_high: bool, rel_tol: fmpq,
     def record(x, res):
         nonlocal good, bad
         meets, value = res
-        entry = (x, value, _log_excess(value, lt))
+        F = _log_excess(value, lt)
+        # the certified classification fixes the sign of F (float noise must not contradict it)
+        F = min(F, -1e-300) if meets else max(F, 1e-300)
+        entry = (x, value, F)
         history.append((_to_float(x), entry[2]))
         if meets:
             good = entry
@@ -192,6 +195,7 @@ def _search(fun, target, lo: fmpq, hi: fmpq, *, meets_high: bool, rel_tol: fmpq,
     stale = None  # which end was kept in the last steps (Illinois), and how many times in a row
     stale_count = 0
     last_estimate = None
+    geo_steps = 0
     while True:
         if clf.evaluations > max_evaluations:
             raise Undecided(f"calibration did not converge within {max_evaluations} evaluations")
@@ -200,31 +204,53 @@ def _search(fun, target, lo: fmpq, hi: fmpq, *, meets_high: bool, rel_tol: fmpq,
         width = abs(gx - bx)
         if width == 0 or width <= rel_tol * abs(gx):
             break
-        # estimate the crossing: secant through the two latest finite points when it falls inside the
-        # bracket, else Illinois-modified regula falsi on the ends, else (geometric) bisection
+        # estimate the crossing: Illinois-modified regula falsi on the ends, else a secant through the two
+        # latest finite points when it falls inside the bracket, else (geometric) bisection
         Fg = good[2]
         Fb = bad[2] if bad is not None else math.nan
         xf_g, xf_b = _to_float(gx), _to_float(bx)
         lo_f, hi_f = min(xf_g, xf_b), max(xf_g, xf_b)
         est = None
         fin = [(x, F) for (x, F) in history[-2:] if math.isfinite(F)]
-        if len(history) >= 2 and len(fin) == 2 and fin[0][1] != fin[1][1]:
-            (x1, F1), (x2, F2) = fin
-            cand = x2 - F2 * (x2 - x1) / (F2 - F1)
-            if lo_f < cand < hi_f:
-                est = cand
-        if est is None and math.isfinite(Fg) and math.isfinite(Fb) and Fb > 0 > Fg:
+        if bad is None:
+            # no failing point seen yet: move geometrically towards the unevaluated end; after three
+            # such steps, try that end itself (the target may be met on the whole domain)
+            geo_steps += 1
+            if geo_steps > 3:
+                met, v = clf(bad_end)
+                if met:
+                    return Bracket(bad_end, bad_end, clf.evaluations, v, v, clf.prec,
+                                   meets="upper" if meets_high else "lower")
+                record(bad_end, (met, v))
+                continue
+            est = xf_g / 4 if meets_high else xf_g * 4
+            if not (lo_f < est < hi_f):
+                est = None
+        elif math.isfinite(Fg) and math.isfinite(Fb) and Fb > 0 > Fg:
             wg, wb = Fg, Fb
             if stale_count >= 2 and stale == "good":
                 wg = Fg / 2 ** (stale_count - 1)
             elif stale_count >= 2 and stale == "bad":
                 wb = Fb / 2 ** (stale_count - 1)
             est = xf_b + (xf_g - xf_b) * wb / (wb - wg)
+        elif len(history) >= 2 and len(fin) == 2 and fin[0][1] != fin[1][1]:
+            (x1, F1), (x2, F2) = fin
+            cand = x2 - F2 * (x2 - x1) / (F2 - F1)
+            if lo_f < cand < hi_f:
+                est = cand
         if est is None:
             if xf_g > 0 and xf_b > 0:
                 est = math.sqrt(xf_g * xf_b)
             else:
                 est = (xf_g + xf_b) / 2
+        if bad is not None:
+            # an estimate within the tolerance of an end is pushed just beyond it, so that one
+            # evaluation can close the bracket
+            h = tol_f * abs(xf_g) / 2
+            if abs(est - xf_g) < h:
+                est = xf_g - h if xf_b < xf_g else xf_g + h
+            elif abs(est - xf_b) < h:
+                est = xf_b + h if xf_b < xf_g else xf_b - h
         lo_x, hi_x = (bx, gx) if bx < gx else (gx, bx)
         resolution = tol_f * max(abs(est), 1e-300) / 8
         if last_estimate is not None and abs(est - last_estimate) <= tol_f * abs(est) / 2 and bad is not None:
