@@ -17,7 +17,13 @@ from exact.divergences import (Windowed, align, hockey_stick, llr_distance, reny
                                total_variation)
 from exact.errors import FloatRefused, InvalidArgument
 
-mpmath.mp.dps = 100
+
+
+@pytest.fixture(autouse=True)
+def _mp_precision():
+    """mpmath's precision is global state: 100 digits inside each test, restored after."""
+    with mpmath.workdps(100):
+        yield
 
 
 def F(q):

@@ -57,8 +57,7 @@ def test_krr_rows_and_lemma_5_1_gamma(k, e0):
 
 
 def test_krr_ball_entries_against_mpmath():
-    mpmath.mp.dps = 60
-    with arith.precision(200):
+    with mpmath.workdps(60), arith.precision(200):
         rr = KRR(5, epsilon0="0.7")
         keep, flip, g = rr.keep(), rr.flip(), rr.gamma()
         e = mpmath.exp(mpmath.mpf(7) / 10)
