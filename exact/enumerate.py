@@ -35,8 +35,10 @@ Generic path (:func:`worst_case` on any matrix)
     unchanged (the argument is the one below).
     Cost: ``C(n+k_in−2, k_in−1)`` multisets, each one convolution over at most
     ``C(n+k_out−1, k_out−1)`` histograms times ``k_out``, plus
-    ``k_in(k_in−1)`` hockey-stick sums.  A general 4×4 matrix reaches
-    ``n ≈ 30`` in about a minute (see ``tests/benchmarks/bench_enumerate.py``).
+    ``k_in(k_in−1)`` hockey-stick sums.  A general 4×4 matrix with exact
+    entries reaches ``n = 16`` in about 50 s (``n = 14`` in 25 s; growth
+    ≈ ``n^7``) on the loaded development machine — see
+    ``tests/benchmarks/bench_enumerate.py``.
 
 k-RR path (automatic for :class:`~exact.mechanisms.KRR`)
     k-RR commutes with every permutation of ``[k]`` (applied to inputs and
@@ -62,7 +64,8 @@ k-RR path (automatic for :class:`~exact.mechanisms.KRR`)
     view.)
     Per class the law lives on ``2 + len(λ) + [u > 0]`` categories; the number
     of classes is ``Σ_r (n − r) p_{≤k−2}(r)``.  k-RR with ``k ≤ 10`` reaches
-    ``n = 8`` in a few seconds (benchmarks).
+    ``n = 8`` in about 5 s exact / 7 s in balls (k = 10, 120 classes; the
+    cost depends on k only up to ``k = n + 1``), see the benchmarks.
 
 Both paths are exact for exact inputs; the tests check them against each
 other (the generic path run on a k-RR matrix) and against brute-force
