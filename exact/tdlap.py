@@ -906,3 +906,31 @@ class Groups:
                 if not _is_zero(v):
                     out[y] = out[y] + v if sign > 0 else out[y] - v
         return out
+
+
+def _rho(agg) -> object:
+    """``rho = r^{1/m}``: exact when ``r`` is an exact ``m``-th power, a ball otherwise."""
+    if _is_exact(agg.r):
+        root = _nth_root_exact(agg.r, agg.m)
+        if root is not None:
+            return root
+        return (arb(agg.r).log() / agg.m).exp()
+    return agg.r ** (arb(1) / agg.m)
+
+
+def _same_index_rhs(self, a, b, c, d) -> list:
+    """Same-index pairing for the mirrored group: ``(E_a*E_b)[y] <= K (E_c*E_d)[y]`` for every ``y``.
+
+    ``E_a[v]/E_c[v] = (N_c/N_a) rho^{-|v-mu_a| + |v-mu_c|} <= (N_c/N_a) rho^{-|a-c|}`` (triangle
+    inequality, ``|mu_a - mu_c| = |a - c|``) on the common window ``0..ell`` — no boundary terms.
+    Hence ``K = (N_c N_d/(N_a N_b)) rho^{-(|a-c| + |b-d|)}``.  Mirrored component only.
+    """
+    CX, CY = self.normaliser_ratio("E", a, c), self.normaliser_ratio("E", b, d)
+    if CX is None or CY is None:
+        raise InvalidArgument("component", "user-supplied", "has no normaliser identity: the pairing bound needs the mirrored component")
+    K = CX * CY * (1 / _rho(self.agg)) ** (abs(a - c) + abs(b - d))
+    zero = fmpq(0)
+    return [K * v if not _is_zero(v) else zero for v in self.conv("E", c, "E", d)]
+
+
+Groups.same_index_rhs = _same_index_rhs
