@@ -196,7 +196,10 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
         j -= 1
         left.append(cur)
     mass = left[::-1] + [pm] + right
-    return Windowed(mass, m - len(left), (left_tail + right_tail).upper())
+    offset = m - len(left)
+    if offset == 0 and offset + len(mass) == N + 1:
+        return Windowed(mass, 0, fmpq(0))   # the whole support: nothing left out
+    return Windowed(mass, offset, (left_tail + right_tail).upper())
 
 
 # ============================================================ binary RR, any dataset
@@ -232,6 +235,8 @@ def others_count_law(mech, n: int, c: int, *, tol=None) -> Windowed:
     pa = arb_poly([arith.ball(v) for v in a.mass])
     pb = arb_poly([arith.ball(v) for v in b.mass])
     prod = (pa * pb).coeffs()
+    if _exact(a.tail) and _exact(b.tail) and a.tail == 0 and b.tail == 0:
+        return Windowed(prod, a.offset + b.offset, fmpq(0))
     tail = arith.ball(a.tail) + arith.ball(b.tail)
     return Windowed(prod, a.offset + b.offset, tail)
 
@@ -445,7 +450,8 @@ def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
             cond = fmpq(1)
         w = binomial_window(remaining, cond, tol=None if exact_mode else tol)
         if not exact_mode:
-            left_out = left_out + _mul(weight, arith.ball(w.tail))
+            if not (_exact(w.tail) and w.tail == 0):
+                left_out = left_out + _mul(weight, arith.ball(w.tail))
         for i, pm in enumerate(w.mass):
             j = w.offset + i
             if _exact(pm) and pm == 0:
@@ -544,7 +550,7 @@ def moment_krr_family(mech, n: int, family: str, *, order, x_in_D: str = "x", to
     if tol is None and not exact_mode:
         tol = _tol_for(mech, lam)
     s, left = _nested_moment(n, probs, S, Sp, lam, e0, tol, exact_mode)
-    if exact_mode:
+    if exact_mode or (_exact(left) and left == 0) or (isinstance(left, arb) and left.is_zero()):
         return s
     # left-out terms: Q(h)·S'(h)/n·r^λ ≤ e^{ε0 λ}·Q(h)  (S/n ≤ e^{ε0}, r ≤ e^{ε0})
     extra = _pow(arith.ball(e0), lam) * arith.ball(left)
