@@ -6,10 +6,11 @@ registered under ``"BBGN19 <label> [variant]"``:
 ===============================================  ==========================================================
 key                                              what
 ===============================================  ==========================================================
-``BBGN19 Algorithms 2–3``                        the de-biased protocol is unbiased (derived ✔)
+``BBGN19 Algorithms 2-3``                        the de-biased protocol is unbiased (derived ✔)
 ``BBGN19 Theorem 4.1 [exact variance]``          exact per-user MSE of the protocol (derived ✔)
 ``BBGN19 Theorem 4.1 [worst case]``              ``MSE ≤ n((1−γ)/(4k²) + γ/2)/(1−γ)²`` (derived ✔)
 ``BBGN19 Theorem 4.1``                           the parameter choice and an explicit O(n^{1/3}…) bound
+``BBGN19 Theorem 4.1 [privacy]``                 δ at Theorem 4.1's (k, γ), checked by the exact blanket view
 ``BBGN19 Corollary 4.1.1``                       its square root: the standard deviation
 ``BBGN19 Lemma 4.1``                             posterior-mean post-processing never increases the MSE
 ``BBGN19 Lemma 4.2``                             ``MSE(P, X⃗) ≥ n E[(R(X) − X)²]``
@@ -355,7 +356,7 @@ _STD_HYP = (
 )
 
 ALGORITHMS = register(Result(
-    key="BBGN19 Algorithms 2–3", paper="BBGN19", label="Algorithms 2–3",
+    key="BBGN19 Algorithms 2-3", paper="BBGN19", label="Algorithms 2-3",
     title="Randomized rounding + RR over k+1 levels, de-biased sum: each user's contribution is unbiased",
     status="derived",
     statement=sp.Eq(PER_USER_MEAN, x, evaluate=False),

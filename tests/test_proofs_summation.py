@@ -28,7 +28,7 @@ from proofs import summation as S
 from proofs.core import arb_eval, results
 
 KEYS = [
-    "BBGN19 Algorithms 2–3", "BBGN19 Theorem 4.1 [exact variance]", "BBGN19 Theorem 4.1 [worst case]",
+    "BBGN19 Algorithms 2-3", "BBGN19 Theorem 4.1 [exact variance]", "BBGN19 Theorem 4.1 [worst case]",
     "BBGN19 Theorem 4.1", "BBGN19 Theorem 4.1 [privacy]", "BBGN19 Corollary 4.1.1", "BBGN19 Lemma 4.1", "BBGN19 Lemma 4.2",
     "BBGN19 Lemma 4.3 [exact]", "BBGN19 Lemma 4.3", "BBGN19 Lemma 4.4", "BBGN19 Lemma 4.5",
     "BBGN19 Theorem 4.2 [m]", "BBGN19 Theorem 4.2",
