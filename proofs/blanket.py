@@ -1092,8 +1092,10 @@ def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", **para
 def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-6", **params):
     """Certified largest ε0 for a registered bound at (ε, n[, k]) and target δ: ``exact.calibrate`` Bracket.
 
-    Searched in ``[ε, hi]`` (the authors' bracket); ``bracket.lower`` is
-    certified (bound(lower) ≤ δ proven).  For ε-valued bounds (Theorem 5.1),
+    Searched in ``[ε(1+10⁻⁴), hi]`` (the authors' bracket is ``[ε, 10]``);
+    ``bracket.lower`` is certified (bound(lower) ≤ δ proven).  If even the
+    left end fails, the answer is ε0 = ε, which needs no bound (shuffling
+    ε0-LDP reports is ε0-DP).  For ε-valued bounds (Theorem 5.1),
     the largest ε0 with bound(ε0) ≤ ε, searched in ``[ε/1000, 1/2]`` (the
     theorem's hypothesis ε0 ≤ 1/2).
     """
@@ -1105,7 +1107,15 @@ def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-
         return epsilon0_for(f, eps, lo=eps / 1000, hi=top, rel_tol=rel_tol)
     if result.quantity != "delta":
         raise InvalidArgument("bound", result.key, "is not a bound on delta or epsilon")
-    return epsilon0_for(_bound_fn(result, {"epsilon": eps, **params}, "epsilon0"), delta, lo=eps, hi=hi, rel_tol=rel_tol)
+    # ε0 = ε itself always works (an ε0-LDP randomizer's shuffle is ε0-DP), and at ε0 = ε the Bennett
+    # bounds' b₊ is exactly 0 (undecidable in balls), so the search starts just above ε.
+    lo = eps + eps / 10**4
+    from exact.calibrate import Bracket
+    from exact.errors import InfeasibleTarget
+    try:
+        return epsilon0_for(_bound_fn(result, {"epsilon": eps, **params}, "epsilon0"), delta, lo=lo, hi=hi, rel_tol=rel_tol)
+    except InfeasibleTarget:
+        return Bracket(lower=eps, upper=lo, evaluations=1, meets="lower")
 
 
 def _round_up(v) -> fmpq:
