@@ -576,7 +576,9 @@ LEMMA_4_5 = register(Result(
     spec=SPEC3,
     notes="Also hypothesis: S∘R^n is (ε,δ)-DP (not machine-checkable from these symbols; the tests certify it for every grid point with exact shuffled δ). "
           "Proof: neighbours (y,x,…,x) vs (x,…,x), event 'some message in I_y': 1 − (1−p_yy)(1−p_xy)^{n−1} ≤ e^ε(1 − (1−p_xy)^n) + δ; "
-          "p_yy ≥ 1/2 gives 1 − (1−p_xy)^n ≥ e^{−ε}(1/2 − δ), and 1 − (1−p)^n ≤ np.",
+          "p_yy ≥ 1/2 gives 1 − (1−p_xy)^n ≥ e^{−ε}(1/2 − δ), and 1 − (1−p)^n ≤ np. "
+          "The product e^{−ε}(1/2 − δ) cannot be replaced by min{e^{−ε}, 1/2 − δ}: binary RR with e^{ε0} = 100, n = 1, e^ε = 100 "
+          "is exactly (ε, 0)-DP with p_yy = 100/101 and p_xy = 1/101 < 1/100 (tests: test_lemma_4_5_min_form_is_false).",
     symbolic=_symbolic_lemma_4_5,
     grid=_LEMMA_4_5_GRID,
 ))
@@ -584,7 +586,9 @@ LEMMA_4_5 = register(Result(
 _THM42_NOTES = ("Discrepancy (spec 'Suspicious statements'): the slides state MSE = Ω(n^{1/3} min{e^{−ε}, 1/2 − δ}); the proof route visible in the text "
                 "(Lemmas 4.1–4.5) only gives the product e^{−ε}(1/2 − δ), which is smaller; we encode what the proof gives and could not reproduce the slide's form. "
                 "Proof: X ~ Unif(M); T = {y: p_yy ≥ 1/2}. If |T| ≤ m/2, Lemma 4.4's first term gives E ≥ 1/(16m²); else Lemma 4.5 gives p_xy ≥ e^{−ε}(1/2−δ)/n "
-                "for y ∈ T and Lemma 4.4's second term with Lemma 4.3 gives E ≥ e^{−ε}(1/2−δ)S_m/(2n); then Lemmas 4.1, 4.2: MSE ≥ n·E. ")
+                "for y ∈ T and Lemma 4.4's second term with Lemma 4.3 gives E ≥ e^{−ε}(1/2−δ)S_m/(2n); then Lemmas 4.1, 4.2: MSE ≥ n·E. "
+                "The min form cannot come from Lemma 4.5: its analogue p_xy ≥ min{e^{−ε}, 1/2−δ}/n is false (certified counterexample: "
+                "binary RR with e^{ε0} = 100 on M = {1/4, 3/4}, n = 1, e^ε = 100, exact δ = 0, p_yy = 100/101, p_xy = 1/101 < 1/100). ")
 
 THEOREM_4_2_RESULT_M = register(Result(
     key="BBGN19 Theorem 4.2 [m]", paper="BBGN19", label="Theorem 4.2", variant="m",

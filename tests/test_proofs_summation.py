@@ -269,3 +269,14 @@ def test_privacy_overprovisioning_certified_epsilon(slow_level):
     for n in ns:
         br = S.certified_epsilon_at_parameters(n, "1", "1e-6")
         assert br.lower <= br.upper < fmpq(1, 2)
+
+
+def test_lemma_4_2_reverse_direction_is_false():
+    """The direction matters: for a biased R and n ≥ 2 the inequality is strict, so '≤' (equality) is refuted."""
+    mech = FiniteRandomizer([["3/4", "1/4"], ["1/2", "1/2"]])   # both inputs pushed towards the first output
+    M = xs.midpoints(2)
+    lhs = xs.sum_protocol_mse(mech, M, M, 3)
+    rhs = 3 * xs.single_error(mech, M, M)
+    assert lhs > rhs
+    ev = S.LEMMA_4_2.evaluate(m=2, exp_epsilon0="3", n=3)
+    assert ev.holds is True
