@@ -845,21 +845,46 @@ class Search:
                             **self.hypothesis_info})
 
     def phase_smallest_n(self):
-        """For each distinct (k, ε0, param) that was violated, scan n upwards from the domain's smallest n."""
+        """For each distinct (k, ε0, param) that was violated (at most 5), scan n upwards from the domain's smallest n.
+
+        Small n (exhaustive range): every n.  Above it (families): every n up
+        to 200 steps past the start, then geometric steps of 5%; the report
+        then says "smallest n found" rather than "smallest n".  The scan stops
+        at the first violating n (it is listed first in the report).
+        """
         viol = [p for p in self.points if p.outcome == "violated"]
         seen = set()
+        budget_share = 1.0
         for p in sorted(viol, key=lambda p: (p.n, p.k)):
             key = (p.k, p.epsilon0, p.param)
             if key in seen or len(seen) >= 5:
                 continue
             seen.add(key)
+            found = False
             for n in range(self.n_lo, min(p.n, self.n_exhaustive + 1)):
-                if self.time_left(1.0) <= 0:
+                if self.time_left(budget_share) <= 0:
                     return
                 pts = self.check_small("smallest-n", p.k, n, p.epsilon0, [p.param])
                 self.add(pts)
                 if any(q.outcome == "violated" for q in pts):
+                    found = True
                     break
+            if found or p.n <= self.n_exhaustive:
+                continue
+            start = max(self.n_lo, self.n_exhaustive + 1)
+            n = start
+            while n < p.n:
+                if self.time_left(budget_share) <= 0:
+                    return
+                pts = self.check_large("smallest-n", p.k, n, p.epsilon0, p.param)
+                self.add(pts)
+                if any(q.outcome == "violated" for q in pts):
+                    break
+                n = n + 1 if n - start < 200 else max(n + 1, int(n * 1.05))
+            if n - start >= 200:
+                self.notes.append(f"smallest-n scan above n = {start + 200} used 5% steps: the first violation listed "
+                                  f"for k={p.k}, epsilon0={_exact_str(p.epsilon0)} is the smallest n found, not "
+                                  "necessarily the smallest n")
 
     def phase_tightness(self):
         """Blanket-view upper bounds at the grid points that hold (δ-bounds only; a few points)."""
@@ -1085,8 +1110,12 @@ def _ratio_num(s, p):
 
 def _tightness_summary(s: Search, holds: list) -> dict:
     rows = []
+    zero = 0
     for p in holds:
         if p.phase not in ("exhaustive", "families"):
+            continue
+        if arith.le(p.exact, 0):
+            zero += 1
             continue
         r = _ratio(s, p)
         if r is None:
@@ -1096,7 +1125,7 @@ def _tightness_summary(s: Search, holds: list) -> dict:
     vals = [r["ratio"][key] for r in rows if key in r.get("ratio", {})]
     summary = {"measure": ("bound / exact δ (≥ 1 when the bound holds; 1 = tight)" if s.bound.quantity == "delta"
                            else "exact δ at the claimed ε / target δ (≤ 1 when the bound holds; 1 = tight)"),
-               "points": len(rows)}
+               "points": len(rows), "zero_points": zero}
     if vals:
         summary["min"] = min(vals, key=lambda d: Fraction(d["lower"]))
         summary["max"] = max(vals, key=lambda d: Fraction(d["upper"]))

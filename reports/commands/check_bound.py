@@ -75,10 +75,14 @@ def run(args) -> int:
     v = report["violations"]
     if v:
         first = v[0]
-        other = "epsilon" if bound.quantity == "delta" else "delta"
-        print(f"REFUTED: {report['violations_total']} violating point(s); smallest: n={first['n']} k={first['k']} "
-              f"epsilon0={first['epsilon0']} {other}={first[other]}: exact delta >= {first['exact']['lower']} "
-              f"> bound {'+inf' if first['bound']['enclosure'] == '+inf' else first['bound']['enclosure']['upper']}")
+        head = f"REFUTED: {report['violations_total']} violating point(s); smallest: n={first['n']} k={first['k']} " \
+               f"epsilon0={first['epsilon0']}"
+        if bound.quantity == "delta":
+            b = "+inf" if first["bound"]["enclosure"] == "+inf" else first["bound"]["enclosure"]["upper"]
+            print(f"{head} epsilon={first['epsilon']}: exact delta >= {first['exact']['lower']} > bound {b}")
+        else:
+            print(f"{head} delta={first['delta']}: the bound claims epsilon = {first['bound']['enclosure']['upper']}, "
+                  f"but the exact delta there is >= {first['exact']['lower']} > {first['delta']}")
     else:
         print(f"{report['verdict']} in {report['elapsed_seconds']} s ({report['counts']})")
     for p in paths:
