@@ -330,15 +330,35 @@ def _ball_endpoint_fraction(x: arb, upper: bool) -> Fraction:
     return Fraction(man * 2 ** ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
 
 
+def _arf_fraction(a: arb) -> Fraction:
+    man, ex = a.mid().man_exp()
+    man, ex = int(man), int(ex)
+    return Fraction(man * 2 ** ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
+
+
 def endpoints(x) -> tuple[Fraction, Fraction]:
-    """Exact rational endpoints ``(lo, hi)`` of a finite ball (or ``(q, q)`` for an exact number)."""
+    """Exact rational endpoints ``(lo, hi)`` of a finite ball (or ``(q, q)`` for an exact number).
+
+    Computed from the exact midpoint and radius, so the result does not depend
+    on flint's current precision (``x.lower()``/``x.upper()`` would round to it).
+
+    >>> from flint import arb
+    >>> with precision(128):
+    ...     x = arb(2).sqrt()
+    >>> lo, hi = endpoints(x)
+    >>> hi - lo < Fraction(1, 2**120)
+    True
+    """
     if is_exact_number(x):
         q = exact(x)
         f = Fraction(int(q.p), int(q.q))
         return f, f
     if not x.is_finite():
         raise InvalidArgument("x", str(x), "must be a finite ball to print it")
-    return _ball_endpoint_fraction(x, False), _ball_endpoint_fraction(x, True)
+    mid = _arf_fraction(x)
+    with precision(64):  # radii have 30-bit mantissas: exact at 64 bits (upper() keeps it outward regardless)
+        rad = _arf_fraction(x.rad().upper())
+    return mid - rad, mid + rad
 
 
 def _fraction_to_decimal(f: Fraction, digits: int, up: bool) -> str:

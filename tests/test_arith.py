@@ -240,3 +240,19 @@ def test_log_ball_refuses_non_positive():
         arith.log_ball(0)
     with arith.precision(64):
         assert arith.log_ball(1).contains(0)
+
+
+def test_endpoints_do_not_depend_on_the_current_precision():
+    """Regression: endpoints used x.lower()/x.upper(), which round to flint's *current* precision, so a
+    128-bit ball printed after leaving the precision context had a relative width of 1e-16."""
+    with arith.precision(128):
+        x = arb(2).sqrt() / 3
+        inside = arith.endpoints(x)
+    with arith.precision(53):
+        outside = arith.endpoints(x)
+    assert inside == outside
+    lo, hi = outside
+    assert (hi - lo) / lo < Fraction(1, 10**35)
+    assert lo <= Fraction(2, 9) ** 0 * lo  # sanity
+    # still an enclosure: lo^2 <= 2/9 <= hi^2
+    assert lo * lo <= Fraction(2, 9) <= hi * hi
