@@ -284,7 +284,14 @@ def _forward_ball(g: arb_poly, T: arb, p, f, ee) -> arb:
             s += v.max(zero)
     if not T.is_zero():
         s = s + _interval(0, arb(T.upper()))
-    return s
+    return _nonneg(s)
+
+
+def _nonneg(v):
+    """A hockey-stick divergence is ≥ 0: replace a ball's negative part (rounding of [0, T] terms) by 0."""
+    if isinstance(v, fmpq) or v >= 0 or not v.is_finite():
+        return v
+    return _interval(0, arb(v.upper()))
 
 
 def _interval(lo, hi) -> arb:
@@ -556,5 +563,4 @@ def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess):
             best = best + _interval(0, (1 + ee) * Tu)
         if t2 >= hi:   # or above it: h(t) <= T there
             best = best.max(_interval(0, Tu))
-    best = best.max(zero) if not (best >= 0) else best
-    return best, best_t
+    return _nonneg(best), best_t

@@ -194,8 +194,13 @@ def evaluate_bound(result, params, cap):
 
 
 # ---------------------------------------------------------------- output
-def interval(x, digits) -> dict:
-    return arith.decimal_interval(x, digits)
+def interval(x, digits, *, nonneg: bool = True) -> dict:
+    """Outward-rounded decimal interval; with ``nonneg`` (δ and ε are ≥ 0 by definition) a lower end below 0 —
+    which arb's midpoint-radius form produces for an interval [0, u] — is printed as 0."""
+    iv = arith.decimal_interval(x, digits)
+    if nonneg and iv["lower"].startswith("-"):
+        iv["lower"] = "0"
+    return iv
 
 
 def show(x, digits) -> str:
