@@ -11,7 +11,11 @@ the other ``n − 1`` users all hold the same value ``z``.  The families
 * ``"third"`` (``k ≥ 3``): ``z`` is a third value.
 
 Both directions of each pair are computed (``D(P‖P')`` and ``D(P'‖P)``) and
-the maximum is returned unless ``direction`` is given.  By the symmetry of
+the maximum is returned unless ``direction`` is given.  Each family is one
+set of neighbouring pairs, so its δ is a *lower* bound on the worst case over
+all datasets; the families are not always the worst case (exhaustive check
+with :mod:`exact.enumerate`: 3-RR, n = 7, e^{ε0} = 4, e^ε = 3 has worst
+case 0.015546… at others (1,1,1,1,1,2) against 0.014632… for the best family).  By the symmetry of
 k-RR, "same" and "neighbour" are the same set of neighbouring pairs, so their
 two-direction maxima coincide (a test checks it).
 

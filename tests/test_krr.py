@@ -244,6 +244,18 @@ def test_generic_blanket_view_upper_bounds_brute_force(mech, ee, n, data):
     assert d <= delta_blanket_view(mech, n, exp_epsilon=ee, x=x, x2=x2) <= bv
 
 
+@given(st.integers(3, 5), e0s, ees, st.integers(2, 6))
+def test_families_and_blanket_view_vs_worst_case_over_all_datasets(k, e0, ee, n):
+    # exact.enumerate (another engineer's exhaustive worst case over all datasets) as a second ground truth:
+    # every family is a dataset pair (<= worst case), and the blanket view bounds every pair (>= worst case)
+    worst_case = pytest.importorskip("exact.enumerate").worst_case
+    mech = KRR(k, exp_epsilon0=e0)
+    wc = worst_case(mech, n, exp_epsilon=ee).value
+    for fam in ("same", "neighbour", "third"):
+        assert delta_krr_family(mech, n, fam, exp_epsilon=ee) <= wc
+    assert wc <= delta_blanket_view(mech, n, exp_epsilon=ee)
+
+
 def test_blanket_view_vs_3rr_third_family_tight_only_sometimes():
     # spec/blanket.md says Lemma 5.3 is "tight when the other users' inputs are a third symbol" (3-RR).
     # Exactly, it is tight at some parameters and strictly loose at others (finding of this project):

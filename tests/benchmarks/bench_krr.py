@@ -37,7 +37,7 @@ def timed(f, *a, **kw):
 
 def main(quick: bool = False):
     ns = [10 ** 3, 10 ** 4] if quick else [10 ** 3, 10 ** 4, 10 ** 5]
-    settings = [("3", "0.1"), ("1", "0.05"), ("2", "0.2")]
+    settings = [("3", "0.1"), ("1", "0.02"), ("5", "0.3")]
     routines = [
         ("third", lambda m, n, e: delta_krr_family(m, n, "third", epsilon=e)),
         ("blanket view", lambda m, n, e: delta_blanket_view(m, n, epsilon=e)),
