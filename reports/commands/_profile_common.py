@@ -156,8 +156,15 @@ def bound_result(args):
     """The registered :class:`proofs.core.Result` named by ``--bound``/``--variant``."""
     if args.variant is not None and args.bound is None:
         raise InvalidArgument("--variant", args.variant, "needs --bound LABEL")
-    from proofs.core import get
-    r = get(args.bound, args.variant)
+    from exact.errors import BlanketError
+    try:
+        from proofs.core import get
+        r = get(args.bound, args.variant)
+    except BlanketError:
+        raise
+    except Exception as exc:  # a broken proofs module must not show a traceback to the user
+        raise InvalidArgument("--bound", args.bound, "could not be looked up: the registry of results failed to load "
+                              f"({type(exc).__name__}: {exc})") from None
     if r.kind not in ("upper_bound", "lower_bound"):
         raise InvalidArgument("--bound", args.bound, f"is not a bound (it is a {r.kind}); pick an upper or lower bound")
     return r

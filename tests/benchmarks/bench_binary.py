@@ -20,18 +20,22 @@ def rel(v):
     return f"{float(w):.1e}" if w is not None else "-"
 
 
-def one_dataset(ns, cs, eps="0.05", eps0="2"):
+EPS = {10**3: "0.3", 3000: "0.2", 10**4: "0.1", 10**5: "0.03", 10**6: "0.01"}
+
+
+def one_dataset(ns, cs, eps0="2"):
     rr = BinaryRR(epsilon0=eps0)
-    print(f"\none dataset, both directions (epsilon0 = {eps0}, epsilon = {eps}), 128 bits")
-    print(f"{'n':>9} {'c':>9} {'seconds':>8} {'delta':>12} {'rel.width':>9}")
+    print(f"\none dataset, both directions (epsilon0 = {eps0}), 128 bits")
+    print(f"{'n':>9} {'epsilon':>8} {'c':>9} {'seconds':>8} {'delta':>12} {'rel.width':>9}")
     for n in ns:
+        eps = EPS[n]
         for c in cs:
             cc = min(int(c * (n - 1)), n - 1) if isinstance(c, float) else c
             with arith.precision(128):
                 t = time.perf_counter()
                 v = delta_binary(rr, n, cc, epsilon=eps)
                 dt = time.perf_counter() - t
-            print(f"{n:>9} {cc:>9} {dt:>8.3f} {float(v.mid()) if hasattr(v, 'mid') else float(v):>12.4e} {rel(v):>9}")
+            print(f"{n:>9} {eps:>8} {cc:>9} {dt:>8.3f} {float(v.mid()) if hasattr(v, 'mid') else float(v):>12.4e} {rel(v):>9}")
 
 
 def worst(ns, eps_of_n, eps0="2"):
@@ -55,8 +59,7 @@ if __name__ == "__main__":
     a = ap.parse_args()
     if a.quick:
         one_dataset([10**4, 10**5], [0, 0.3])
-        worst([1000], lambda n: "0.3")
+        worst([1000], EPS.get)
     else:
         one_dataset([10**4, 10**5, 10**6], [0, 3, 0.3, 0.5])
-        worst([1000, 3000, 10000] + ([100000] if a.full else []),
-              lambda n: {1000: "0.3", 3000: "0.2", 10000: "0.1", 100000: "0.04"}[n])
+        worst([1000, 3000, 10000] + ([100000] if a.full else []), EPS.get)
