@@ -104,6 +104,13 @@ _a = sp.floor((m - 1) / 2)
 _b = sp.ceiling((m - 1) / 2)
 S_M = (_a * (4 * _a**2 - 1) + _b * (4 * _b**2 - 1)) / (12 * m**2)
 S_M_LOWER = (m - 1) * (m - 2) / (12 * m)
+#: Lemma 4.4's two terms (typeset; evaluated by exact.summation.lemma_4_4_terms): midpoints x_i = (2i−1)/(2m), |x_i − x_j| = |i − j|/m
+_i, _jj = sp.symbols("i j", integer=True)
+_P = sp.IndexedBase("p")
+LEMMA_4_4_T1 = sp.Sum(1 - _P[_i, _i], (_i, 1, m)) / (4 * m**3)
+#: (the sum over all i, j minus its diagonal i = j, where the summand is p_ii/(4m²))
+LEMMA_4_4_T2 = (sp.Sum(sp.Sum(_P[_i, _jj] * (sp.Abs(_i - _jj) / m - 1 / (2 * m)) ** 2, (_i, 1, m)), (_jj, 1, m))
+                - sp.Sum(_P[_i, _i], (_i, 1, m)) / (4 * m**2)) / m
 #: Lemma 4.5's threshold
 LEMMA_4_5_THRESHOLD = sp.exp(-epsilon) * (HALF - delta) / n
 #: Theorem 4.2 for a given m (derived from Lemmas 4.1–4.5)
@@ -539,14 +546,14 @@ LEMMA_4_4 = register(Result(
     key="BBGN19 Lemma 4.4", paper="BBGN19", label="Lemma 4.4",
     title="E[(R(X)−X)²] ≥ max{(1/(4m³))Σ_x(1−p_xx), (1/m)Σ_y Σ_{x≠y} p_xy(|x−y| − 1/(2m))²}",
     status="uncertain",
-    statement=sp.Ge(E_err, sp.Max(sp.Symbol("T_1"), sp.Symbol("T_2"))),
+    statement=sp.Ge(E_err, sp.Max(LEMMA_4_4_T1, LEMMA_4_4_T2)),
     symbols={m: "grid size, integer >= 2", exp_epsilon0: "e^{ε0} of the m-RR on the grid, rational >= 1"},
     hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(exp_epsilon0 >= 1, "exp_epsilon0 >= 1")),
     kind="inequality", quantity="mse", mechanisms=("any",),
     status_note="Uncertain: displayed form not visible; this version is derived (leaving I_x costs ≥ (1/(2m))², landing in I_y costs ≥ (|x−y| − 1/(2m))²).",
     spec=SPEC3,
     notes="X ~ Unif(M), p_xy = Pr[R(x) ∈ I_y], I_i = [(i−1)/m, i/m) (the last closed). Evaluated on the posterior-mean post-processing of the m-RR on the grid "
-          "(exact.summation.lemma_4_4_terms); T_1, T_2 are the two terms.",
+          "(exact.summation.lemma_4_4_terms); p[i, j] = Pr[R(x_i) ∈ I_j].",
     numeric={"lhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[0],
              "rhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[1]},
     grid=tuple({"m": g["m"], "exp_epsilon0": g["exp_epsilon0"]} for g in _LEMMA_GRID),
