@@ -290,3 +290,24 @@ def test_examples_default_budget(slow_level):
                           ("hoeffding_krr.py", "NOT REFUTED"), ("theorem_5_3_slide.txt", "NOT REFUTED")]:
         r = _check(EXAMPLES / name, budget=budget)
         assert r["verdict"] == verdict, name
+
+
+def test_hypothesis_search_shrinks_to_smallest_n(tmp_path):
+    # exact worst case (a valid, tight bound) for n < 5, then 0.9 x exact: the smallest violating n is 5
+    p = _write(tmp_path, "late.py", '''
+        from exact.enumerate import worst_case
+        from exact.mechanisms import KRR
+        from exact.arith import precision
+        from flint import fmpq
+        MECHANISM = "krr"
+        DOMAIN = {"epsilon0": ("1", "2"), "n": (2, 6), "k": (3, 3), "epsilon": ("0.1", "0.5")}
+        def delta(epsilon, epsilon0, n, k):
+            with precision(300):
+                v = worst_case(KRR(k, epsilon0=epsilon0), n, epsilon=epsilon).value
+            return v + v.rad() if n < 5 else fmpq(9, 10) * v
+    ''')
+    s = bc.Search(bc.load_bound(p), n_exhaustive=6, budget=30, progress=False)
+    s.phase_hypothesis(1.0)
+    assert s.hypothesis_info["violations"] > 0
+    assert s.hypothesis_info["shrunk_to"]["n"] == 5
+    assert all(pt.n >= 5 for pt in s.points if pt.outcome == "violated")
