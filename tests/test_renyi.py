@@ -1,0 +1,243 @@
+"""Tests of exact.renyi: brute-force enumeration (exact rationals), mpmath oracles, windowing enclosures, bad input."""
+
+import itertools
+import math
+from collections import defaultdict
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+from flint import arb, fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from exact import renyi as xr
+from exact.arith import endpoints, precision
+from exact.errors import InvalidArgument
+from exact.mechanisms import KRR, BinaryRR
+
+
+# ------------------------------------------------------------ independent oracle: enumeration of report vectors
+def _krr_rows(k, e):
+    e = F(e)
+    return [[e / (e + k - 1) if y == x else 1 / (e + k - 1) for y in range(k)] for x in range(k)]
+
+
+def _shuffled(rows, data):
+    k = len(rows[0])
+    out = defaultdict(F)
+    for ys in itertools.product(range(k), repeat=len(data)):
+        p = F(1)
+        for d, y in zip(data, ys):
+            p *= rows[d][y]
+        out[tuple(ys.count(v) for v in range(k))] += p
+    return out
+
+
+def _moment_brute(rows, D, Dp, lam):
+    """E_{h~M(Dp)}[(M(D)/M(Dp))^lam] by enumeration (integer lam: exact Fraction)."""
+    P, Q = _shuffled(rows, D), _shuffled(rows, Dp)
+    return sum(P[h] ** lam / Q[h] ** (lam - 1) for h in Q if P[h] > 0)
+
+
+def _moment_brute_mp(rows, D, Dp, lam, dps=60):
+    """Non-integer lam: mpmath at ``dps`` digits over the exact enumerated laws."""
+    P, Q = _shuffled(rows, D), _shuffled(rows, Dp)
+    with mpmath.workdps(dps):
+        lm = mpmath.mpf(lam.numerator) / lam.denominator
+        tot = mpmath.mpf(0)
+        for h in Q:
+            if P[h] > 0:
+                r = P[h] / Q[h]
+                tot += (mpmath.mpf(P[h].numerator) / P[h].denominator) * (mpmath.mpf(r.numerator) / r.denominator) ** (lm - 1)
+        return tot
+
+
+def _mp(fr):
+    return mpmath.mpf(fr.numerator) / fr.denominator
+
+
+def _F(q):
+    return F(int(q.p), int(q.q))
+
+
+exp_eps0 = st.fractions(min_value=1, max_value=6, max_denominator=7)
+
+
+# ------------------------------------------------------------ binary RR, every dataset, exact
+@given(n=st.integers(1, 5), data=st.data(), e=exp_eps0, lam=st.integers(2, 4))
+def test_binary_moment_equals_enumeration(n, data, e, lam):
+    c = data.draw(st.integers(0, n - 1))
+    x = data.draw(st.sampled_from([0, 1]))
+    mech = BinaryRR(exp_epsilon0=fmpq(e.numerator, e.denominator))
+    D = [1] * c + [0] * (n - 1 - c) + [x]
+    Dp = D[:-1] + [1 - x]
+    got = xr.moment_binary(mech, n, c, order=lam, x=x)
+    assert isinstance(got, fmpq)
+    assert _F(got) == _moment_brute(_krr_rows(2, e), D, Dp, lam)
+
+
+@given(n=st.integers(1, 5), e=exp_eps0, lam=st.sampled_from([F(3, 2), F(5, 2), F(7, 3)]))
+def test_binary_noninteger_order_encloses_mpmath(n, e, lam):
+    mech = BinaryRR(exp_epsilon0=fmpq(e.numerator, e.denominator))
+    c = n // 2
+    D = [1] * c + [0] * (n - 1 - c) + [1]
+    Dp = D[:-1] + [0]
+    ref = _moment_brute_mp(_krr_rows(2, e), D, Dp, lam)
+    with precision(128):
+        got = xr.moment_binary(mech, n, c, order=f"{lam.numerator}/{lam.denominator}", x=1)
+    lo, hi = endpoints(got)
+    with mpmath.workdps(60):
+        slack = mpmath.mpf(10) ** -35   # mpmath's own rounding at 60 digits
+        assert _mp(lo) - slack <= ref <= _mp(hi) + slack
+        assert _mp(hi) - _mp(lo) < mpmath.mpf(10) ** -30
+
+
+def test_worst_case_equals_enumeration_max():
+    e = F(5, 2)
+    mech = BinaryRR(exp_epsilon0=fmpq(5, 2))
+    for n in range(1, 7):
+        best = max(_moment_brute(_krr_rows(2, e), [1] * c + [0] * (n - 1 - c) + [x], [1] * c + [0] * (n - 1 - c) + [1 - x], 3)
+                   for c in range(n) for x in (0, 1))
+        w = xr.renyi_binary_worst(mech, n, order=3)
+        assert _F(w.moment) == best
+
+
+def test_windowed_binary_encloses_exact(monkeypatch):
+    """n above EXACT_MAX_N uses windows; the exact full-support rational value must lie in the ball."""
+    mech = BinaryRR(exp_epsilon0=3)
+    n = 260
+    for c in (0, 37, 259):
+        B = xr.others_count_law(mech, n, c)              # exact, full support (no tol)
+        ex = xr._binary_moment_from_B(B, mech.keep(), mech.flip(), fmpq(3), 1, mech.exp_epsilon0())
+        with precision(128):
+            got = xr.moment_binary(mech, n, c, order=3, x=1)
+            assert isinstance(got, arb) and got.contains(arb(ex))
+            assert got.rad() < arb(2) ** -100
+
+
+def test_worst_case_windowed_encloses_exact_and_prunes():
+    mech = BinaryRR(exp_epsilon0=2)
+    n = 230
+    exact_best = None
+    for c in range(0, (n - 1) // 2 + 1):
+        B = xr.others_count_law(mech, n, c)
+        for x in (0, 1):
+            v = xr._binary_moment_from_B(B, mech.keep(), mech.flip(), fmpq(2), x, mech.exp_epsilon0())
+            exact_best = v if exact_best is None or v > exact_best else exact_best
+    with precision(128):
+        w = xr.renyi_binary_worst(mech, n, order=2)
+        assert w.moment.contains(arb(exact_best))
+
+
+def test_large_n_against_mpmath_single_binomial():
+    """n = 20000, c = 0, x = 1: E_{k~Bin(n,p)}[(1 + a(k − np))^λ] (Theorem 3.4 form) summed by mpmath at 50 digits."""
+    n, lam = 20000, 2
+    with precision(128):
+        got = xr.moment_binary(BinaryRR(epsilon0="1/2"), n, 0, order=lam, x=1)
+    # closed form for λ = 2: 1 + (e^{ε0}−1)²/(n e^{ε0})
+    with mpmath.workdps(50):
+        e = mpmath.e ** mpmath.mpf("0.5")
+        ref = 1 + (e - 1) ** 2 / (n * e)
+        assert abs(mpmath.mpf(got.mid().str(45, radius=False)) - ref) < mpmath.mpf(10) ** -30
+    with precision(128):
+        assert got.rad() < arb(2) ** -90
+
+
+def test_n_million_one_dataset_is_tight():
+    with precision(128):
+        r = xr.renyi_binary(BinaryRR(epsilon0="1"), 10 ** 6, 0, order=2)
+        assert r.value.rad() < arb(10) ** -15 * r.value
+        # λ = 2 closed form (x=1 direction): log(1 + (e−1)²/(n e))
+        e = arb(1).exp()
+        assert arb(1 + (e - 1) ** 2 / (10 ** 6 * e)).log().overlaps(r.value) or r.value > (1 + (e - 1) ** 2 / (10 ** 6 * e)).log()
+
+
+# ------------------------------------------------------------ k-RR families
+@given(k=st.integers(2, 4), n=st.integers(1, 4), e=exp_eps0, lam=st.integers(2, 3),
+       family=st.sampled_from(["same", "neighbour", "third"]))
+def test_krr_family_equals_enumeration(k, n, e, lam, family):
+    if family == "third" and k < 3:
+        with pytest.raises(InvalidArgument):
+            xr.moment_krr_family(KRR(k, exp_epsilon0=fmpq(e.numerator, e.denominator)), n, family, order=lam)
+        return
+    z = {"same": 0, "neighbour": 1, "third": 2}[family]
+    D, Dp = [z] * (n - 1) + [0], [z] * (n - 1) + [1]
+    got = xr.moment_krr_family(KRR(k, exp_epsilon0=fmpq(e.numerator, e.denominator)), n, family, order=lam)
+    assert _F(got) == _moment_brute(_krr_rows(k, e), D, Dp, lam)
+
+
+def test_third_family_uses_third_count_k5():
+    """k = 5: the third value's count matters; the result must equal enumeration (which a lumped view would not)."""
+    e = F(4)
+    got = xr.moment_krr_family(KRR(5, exp_epsilon0=4), 4, "third", order=3)
+    assert _F(got) == _moment_brute(_krr_rows(5, e), [2, 2, 2, 0], [2, 2, 2, 1], 3)
+
+
+def test_krr_windowed_encloses_exact(monkeypatch):
+    mech = KRR(4, exp_epsilon0=3)
+    monkeypatch.setattr(xr, "EXACT_MAX_N", 40)
+    ex = xr.moment_krr_family(mech, 40, "third", order=2)
+    monkeypatch.setattr(xr, "EXACT_MAX_N", 5)
+    with precision(128):
+        got = xr.moment_krr_family(mech, 40, "third", order=2)
+        assert got.contains(arb(ex))
+
+
+def test_krr_family_max_over_directions():
+    mech = KRR(3, exp_epsilon0=3)
+    r = xr.renyi_krr_family(mech, 4, "same", order=2)
+    a = xr.moment_krr_family(mech, 4, "same", order=2)
+    b = xr.moment_krr_family(mech, 4, "neighbour", order=2)
+    assert r.moment == max(a, b)
+
+
+# ------------------------------------------------------------ helpers
+@given(n=st.integers(0, 30), p=st.fractions(min_value=0, max_value=1, max_denominator=9), i=st.integers(0, 9))
+def test_binomial_central_moment_direct_sum(n, p, i):
+    direct = sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) * (k - n * p) ** i for k in range(n + 1))
+    got = xr.binomial_central_moment(n, fmpq(p.numerator, p.denominator), i)
+    assert _F(got) == direct
+
+
+def test_binomial_window_tail_is_certified():
+    with precision(96):
+        w = xr.binomial_window(5000, arb("0.3"), tol=arb(2) ** -60)
+        s = sum(w.mass, arb(0))
+        # total mass 1 lies in [s, s + tail]
+        assert (s - 1) <= 0 and (s + w.tail - 1) >= 0 or (s + w.tail).contains(1) or s.contains(1)
+        assert w.tail < arb(2) ** -60
+
+
+# ------------------------------------------------------------ dispatcher and bad input
+def test_dispatcher():
+    mech = BinaryRR(exp_epsilon0=2)
+    assert xr.renyi(mech, 5, order=2, dataset="c=1").c == 1
+    assert xr.renyi(mech, 5, order=2, dataset="same").family == "same"
+    assert xr.renyi(mech, 5, order=2, dataset="worst").moment >= xr.renyi(mech, 5, order=2, dataset="c=2").moment
+
+
+@pytest.mark.parametrize("call, msg", [
+    (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 0, order=1), "order must be > 1"),
+    (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 5, order=2), "c must be <= 4"),
+    (lambda: xr.moment_binary(KRR(3, exp_epsilon0=2), 5, 0, order=2), "must be binary RR"),
+    (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 0, 0, order=2), "n must be >= 1"),
+    (lambda: xr.moment_krr_family(KRR(3, exp_epsilon0=2), 5, "other", order=2), "family must be one of"),
+    (lambda: xr.renyi(KRR(3, exp_epsilon0=2), 5, order=2, dataset="worst"), "only available for binary RR"),
+    (lambda: xr.renyi(BinaryRR(exp_epsilon0=2), 5, order=2, dataset="c=x"), "dataset c must be an integer"),
+    (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 0, order=2.5), "not a binary float"),
+])
+def test_bad_input(call, msg):
+    with pytest.raises(InvalidArgument, match=msg):
+        call()
+
+
+@pytest.mark.slow
+def test_worst_case_pruning_larger_n(slow_level):
+    n = 600 if slow_level == "reduced" else 3000
+    mech = BinaryRR(epsilon0="1")
+    with precision(128):
+        w = xr.renyi_binary_worst(mech, n, order="5/2")
+        for c in (0, n // 4, (n - 1) // 2):
+            r = xr.renyi_binary(mech, n, c, order="5/2")
+            assert not (r.value > w.value.upper())
