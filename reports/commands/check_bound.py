@@ -70,8 +70,10 @@ def run(args) -> int:
                             progress=True)
     stem = "bound_check"
     paths = bc.write_report(report, pathlib.Path(args.output), stem=stem, pdf=not args.no_pdf)
-    if args.json:
+    out = sys.stdout
+    if args.json:  # the JSON alone on stdout; the summary goes to stderr
         print(json.dumps(report, indent=2, ensure_ascii=False, default=str))
+        out = sys.stderr
     v = report["violations"]
     if v:
         first = v[0]
@@ -79,14 +81,14 @@ def run(args) -> int:
                f"epsilon0={first['epsilon0']}"
         if bound.quantity == "delta":
             b = "+inf" if first["bound"]["enclosure"] == "+inf" else first["bound"]["enclosure"]["upper"]
-            print(f"{head} epsilon={first['epsilon']}: exact delta >= {first['exact']['lower']} > bound {b}")
+            print(f"{head} epsilon={first['epsilon']}: exact delta >= {first['exact']['lower']} > bound {b}", file=out)
         else:
             print(f"{head} delta={first['delta']}: the bound claims epsilon = {first['bound']['enclosure']['upper']}, "
-                  f"but the exact delta there is >= {first['exact']['lower']} > {first['delta']}")
+                  f"but the exact delta there is >= {first['exact']['lower']} > {first['delta']}", file=out)
     else:
-        print(f"{report['verdict']} in {report['elapsed_seconds']} s ({report['counts']})")
+        print(f"{report['verdict']} in {report['elapsed_seconds']} s ({report['counts']})", file=out)
     for p in paths:
-        print(p)
+        print(p, file=out)
     if report["verdict"] == "REFUTED":
         return 1
     if report["verdict"] == "NOT CHECKED":
