@@ -162,7 +162,6 @@ class DeltaShuffled(sp.Function):
     nargs = 4
 
     def _latex(self, printer):
-        a = [printer._print(t) for t in self.args]
         return r"\delta_{\mathcal{S}\circ\mathcal{R}^{n}}(\varepsilon)"
 
 
@@ -1121,7 +1120,6 @@ def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-
 def _round_up(v) -> fmpq:
     if isinstance(v, fmpq):
         return v
-    _, hi_ = arith.endpoints(v)
     # a short rational ≥ the upper end (10 significant digits)
     return arith.exact(arith.decimal_string(v, 12, up=True))
 

@@ -259,9 +259,7 @@ def test_lemma_5_8_symbolic_and_mpmath():
     with mpmath.workdps(30):
         e0, eps = mpmath.mpf(1), mpmath.mpf("0.3")
         mu = lambda y, c: e0 / 2 * mpmath.exp(-e0 * abs(y - c))  # noqa: E731
-        om = lambda y: mu(y, 0.5) * mpmath.exp(-e0 / 2) / mpmath.exp(-e0 / 2) * mpmath.exp(-e0 / 2) / mpmath.exp(-e0 / 2)  # noqa: E731
         omega = lambda y: e0 / 2 * mpmath.exp(-e0 * abs(y - mpmath.mpf(1) / 2))  # noqa: E731
-        del om
         Lv = lambda y: (mu(y, 0) - mpmath.exp(eps) * mu(y, 1)) / omega(y)  # noqa: E731
         second = mpmath.quad(lambda y: Lv(y) ** 2 * omega(y), [-mpmath.inf, 0, 0.5, 1, mpmath.inf])
         # the supremum of L over y
