@@ -65,8 +65,10 @@ True
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Union
 
@@ -488,23 +490,20 @@ def _max_ratio_support(p: list, q: list):
     """:func:`max_ratio` for two vectors of masses known to be non-zero (same support)."""
     if not p:
         return fmpq(1)
-    if all(type(a) is fmpq for a in p) and all(type(b) is fmpq for b in q):
+    if set(map(type, p)) == {fmpq} and set(map(type, q)) == {fmpq}:
         rs = [a / b for a, b in zip(p, q)]
         return max(max(rs), 1 / min(rs))
-    p = [a if type(a) is arb else arith.ball(a) for a in p]
-    q = [b if type(b) is arb else arith.ball(b) for b in q]
-    bad = [a for a in p + q if not (a > 0)]
-    if bad:
-        raise InvalidArgument("mass", str(bad[0]), "must be certainly positive or a certain 0 (raise the precision)")
-    rs = [a / b for a, b in zip(p, q)]
-    up = max(rs, key=_upper)
-    lo = max(rs, key=_lower)
-    dn_lo = min(rs, key=_lower)
-    dn_up = min(rs, key=_upper)
-    # enclosure of max r: [lower(lo), upper(up)]; of max 1/r: [1/upper(dn_up), 1/lower(dn_lo)]
-    m1 = _hull(lo.lower(), up.upper())
-    m2 = _hull(1 / dn_up.upper(), 1 / dn_lo.lower())
-    return m1.max(m2)
+    if set(map(type, p)) != {arb}:
+        p = [a if type(a) is arb else arith.ball(a) for a in p]
+    if set(map(type, q)) != {arb}:
+        q = [b if type(b) is arb else arith.ball(b) for b in q]
+    rs = list(map(operator.truediv, p, q))
+    # arb.max / arb.min of balls enclose the max / min of every choice of points
+    hi = functools.reduce(arb.max, rs)
+    lo = functools.reduce(arb.min, rs)
+    if not (hi.is_finite() and lo.is_finite() and lo > 0):
+        raise InvalidArgument("mass", str(lo), "must be certainly positive or a certain 0 (raise the precision)")
+    return hi.max(1 / lo)
 
 
 def _upper(x):
@@ -585,6 +584,19 @@ class _Law:
             if k:
                 base = base * base
         return out
+
+    def reversed(self, length):
+        """The law of ``length - 1 - Y`` (coefficients read backwards); O(length), no re-validation."""
+        cs = list(self.poly.coeffs())
+        cs += [fmpq(0) if self.exact else arb(0)] * (length - len(cs))
+        cs = cs[:length][::-1]
+        poly = fmpq_poly(cs) if self.exact else arb_poly(cs)
+        supp = None
+        if self.supp is not None:
+            flags = list(self.supp.coeffs())
+            flags += [0] * (length - len(flags))
+            supp = fmpz_poly(flags[:length][::-1])
+        return _Law(poly, supp, self.exact, length)
 
     def masses(self, length=None):
         if length is None:
@@ -714,7 +726,14 @@ class RelaxedAggregator:
     def _pair_obj(self, a, b):
         key = ("obj", min(a, b), max(a, b))
         if key not in self._pairs:
-            self._pairs[key] = self.law(key[1]) * self.law(key[2])
+            m1 = self.m - 1
+            refl = ("obj", m1 - key[2], m1 - key[1])
+            if self.component is None and refl in self._pairs:
+                # reflection y -> ell - y maps hat D_x to hat D_{m-1-x} (T and the mirrored weights are symmetric),
+                # so hat D_a * hat D_b is hat D_{m-1-a} * hat D_{m-1-b} read backwards: no new multiplication.
+                self._pairs[key] = self._pairs[refl].reversed(2 * self.ell + 1)
+            else:
+                self._pairs[key] = self.law(key[1]) * self.law(key[2])
         return self._pairs[key]
 
     def pairwise_llr(self, *, progress: bool = False):
