@@ -244,9 +244,9 @@ def count_law(mech, n, c, x, *, tol=None) -> Windowed:
 
 
 # ---------------------------------------------------------------- forward divergence from g
-def _forward_exact(g: fmpq_poly, p, f, ee) -> fmpq:
-    """``D_{e^ε}(P_1‖P_0) = Σ_k [d(k)]_+`` exactly (O(n))."""
-    d = g * fmpq_poly([f - ee * p, p - ee * f])
+def _forward_exact(g: fmpq_poly, p, f, ee, reverse: bool = False) -> fmpq:
+    """``D_{e^ε}(P_1‖P_0) = Σ_k [d(k)]_+`` exactly (O(n)); ``reverse``: ``D_{e^ε}(P_0‖P_1)``."""
+    d = g * (fmpq_poly([p - ee * f, f - ee * p]) if reverse else fmpq_poly([f - ee * p, p - ee * f]))
     s = fmpq(0)
     for v in d.coeffs():
         if v > 0:
@@ -254,7 +254,7 @@ def _forward_exact(g: fmpq_poly, p, f, ee) -> fmpq:
     return s
 
 
-def _forward_ball(g: arb_poly, T: arb, p, f, ee) -> arb:
+def _forward_ball(g: arb_poly, T: arb, p, f, ee, reverse: bool = False) -> arb:
     """Enclosure of ``D_{e^ε}(P_1‖P_0)`` from a window ``g'`` of the law of K_other with defect ``T``.
 
     ``d'(k) = (f − e^ε p) g'(k) + (p − e^ε f) g'(k−1)`` (one polynomial
@@ -268,12 +268,18 @@ def _forward_ball(g: arb_poly, T: arb, p, f, ee) -> arb:
     """
     a = f - ee * p
     b = p - ee * f
-    d = (g * arb_poly([a, b])).coeffs()
+    if reverse:
+        # D(P_0‖P_1): d_rev(k) = (p − e^ε f) g(k) + (f − e^ε p) g(k−1) is positive on a *lower* set of k
+        # (the likelihood ratio P_0/P_1 is non-increasing), so the same scan runs from the bottom up
+        a, b = b, a
+        d = (g * arb_poly([a, b])).coeffs()
+    else:
+        d = (g * arb_poly([a, b])).coeffs()[::-1]
     widen = (abs(arb(a)) + abs(arb(b))) * T
     extra = arb(0, widen.upper()) if not T.is_zero() else None
     s = arb(0)
     zero = arb(0)
-    for v in reversed(d):
+    for v in d:
         if extra is not None:
             v = v + extra
         if v >= 0:
@@ -299,15 +305,21 @@ def _interval(lo, hi) -> arb:
     return arith.ball(lo).union(arith.ball(hi))
 
 
+def _directions_single(n: int, c: int, ee0, p, f, ee, zero: bool = False, which=("1|0", "0|1")) -> dict:
+    """``{direction: D}`` for the dataset with ``c`` ones among the others, both directions from one law ``g``."""
+    if zero or _is_zero_regime(ee, ee0):
+        return {w: fmpq(0) for w in which}
+    if _use_exact(n, ee0, ee):
+        g = _other_law_exact(p, f, n, c)
+        return {w: _forward_exact(g, p, f, ee, reverse=(w == "0|1")) for w in which}
+    p, f = arith.ball(p), arith.ball(f)
+    g, _, T = _other_law_ball(p, f, n, c, _tau())
+    return {w: _forward_ball(g, T, p, f, arith.ball(ee), reverse=(w == "0|1")) for w in which}
+
+
 def _forward_single(n: int, j: int, ee0, p, f, ee, zero: bool = False):
     """forward(j) = D_{e^ε}(P_1‖P_0) for the dataset with ``j`` ones among the others."""
-    if zero or _is_zero_regime(ee, ee0):
-        return fmpq(0)
-    if _use_exact(n, ee0, ee):
-        return _forward_exact(_other_law_exact(p, f, n, j), p, f, ee)
-    p, f = arith.ball(p), arith.ball(f)
-    g, _, T = _other_law_ball(p, f, n, j, _tau())
-    return _forward_ball(g, T, p, f, arith.ball(ee))
+    return _directions_single(n, j, ee0, p, f, ee, zero, ("1|0",))["1|0"]
 
 
 def _max(a, b):
@@ -328,7 +340,10 @@ def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str =
 
     Complexity: O(W log W + W) ball operations for a window of
     W ≈ 2·sqrt(2 (prec+24) log 2 · n p f) outcomes (about 10⁴ at n = 10⁶,
-    ε0 = 2), per direction; O(n²) rational operations on the exact path.
+    ε0 = 2); both directions come from the same law of the others (the
+    reverse direction is the lower-tail scan of the same product; by bit-flip
+    symmetry it also equals the forward direction at ``n−1−c``, which the
+    tests check).  O(n²) rational operations on the exact path.
 
     >>> from exact.mechanisms import BinaryRR
     >>> rr = BinaryRR(exp_epsilon0=3)
@@ -343,14 +358,10 @@ def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str =
     ee0, p, f = _rr(mech)
     ee = _ee(epsilon, exp_epsilon)
     zero = _is_zero_regime(ee, ee0, mech, epsilon)
-    if direction == "1|0":
-        return _forward_single(n, c, ee0, p, f, ee, zero)
-    if direction == "0|1":
-        return _forward_single(n, n - 1 - c, ee0, p, f, ee, zero)
-    fw = _forward_single(n, c, ee0, p, f, ee, zero)
-    if n - 1 - c == c:
-        return fw
-    return _max(fw, _forward_single(n, n - 1 - c, ee0, p, f, ee, zero))
+    if direction != "max":
+        return _directions_single(n, c, ee0, p, f, ee, zero, (direction,))[direction]
+    both = _directions_single(n, c, ee0, p, f, ee, zero)
+    return _max(both["1|0"], both["0|1"])
 
 
 @dataclass(frozen=True)
