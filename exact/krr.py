@@ -380,36 +380,38 @@ def _pair_positive_part(A, uX, X: _Binom, uY, Y: _Binom):
         a1 = v * (X_lo + j) + a1
         S0[j] = a0
         S1[j] = a1
-    UX = [uXr * (X_lo + j) for j in range(W)]
     total = zero
     exact_guess = isinstance(A, fmpq) and isinstance(uY, fmpq) and isinstance(uXr, fmpq)
     if not exact_guess:
         fA, fuY, fuX = _float_of(A), _float_of(uY), _float_of(uXr)
+    inv_u = 1 / uXr
+    X_hi = X_lo + W - 1
     for i, q in enumerate(pY):
         c = A + uY * (ya + i)
-        negc = -c
-        # positive iff uXr·x~ > −c; guess the sign change (float guess only), then certify it
+        # since uXr > 0 (certified): c + uXr·x > 0  <=>  x > tau = −c/uXr
+        tau = -c * inv_u
+        # guess the sign change (float guess only), then certify it with comparisons against tau
         if exact_guess:
-            g = _guess_root(c, uXr)
+            g = int(tau.floor())
         else:
             g = -(fA + fuY * (ya + i)) / fuX
-            g = int(g // 1) if abs(g) < 1e15 else 0
-        jp = min(max(g + 1 - X_lo, 0), W)
-        while jp < W and not (UX[jp] > negc):
-            jp += 1
-        while jp > 0 and (UX[jp - 1] > negc):
-            jp -= 1
-        jn = jp - 1  # largest index with certainly c + uXr·x~ <= 0
-        while jn >= 0 and not (UX[jn] <= negc):
-            jn -= 1
-        if jp < W:
-            inner = c * S0[jp] + uXr * S1[jp]
-        elif jn == W - 1:
+            g = int(g // 1) if abs(g) < 1e15 else X_lo
+        xp = min(max(g + 1, X_lo), X_hi + 1)  # smallest x with certainly x > tau
+        while xp <= X_hi and not (xp > tau):
+            xp += 1
+        while xp > X_lo and (xp - 1 > tau):
+            xp -= 1
+        xn = xp - 1  # largest x with certainly x <= tau
+        while xn >= X_lo and not (xn <= tau):
+            xn -= 1
+        if xp <= X_hi:
+            inner = c * S0[xp - X_lo] + uXr * S1[xp - X_lo]
+        elif xn == X_hi:
             continue
         else:
             inner = zero
-        for j in range(jn + 1, jp):  # uncertain signs: enclose max(ball, 0)
-            inner = pX[j] * arith.positive_part(c + UX[j]) + inner
+        for x in range(xn + 1, xp):  # uncertain signs: enclose max(ball, 0)
+            inner = pX[x - X_lo] * arith.positive_part(c + uXr * x) + inner
         total = q * inner + total
     return total
 
