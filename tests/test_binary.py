@@ -317,3 +317,14 @@ def test_sweep_matches_single_evaluations(slow_level):
         for j in w.ties:
             assert not (w.values[j] < w.value)
     assert n > EXACT_MAX_N or True
+
+
+@pytest.mark.parametrize("n, c", [(5000, 0), (5000, 17), (20000, 6000)])
+def test_reverse_direction_equals_mirrored_forward_on_balls(n, c):
+    """Bit-flip symmetry on the ball path: the lower-tail scan at c and the upper-tail scan at n−1−c are
+    different computations (different laws g) of the same number."""
+    rr = BinaryRR(epsilon0="1.5")
+    with arith.precision(128):
+        a = delta_binary(rr, n, c, epsilon="0.1", direction="0|1")
+        b = delta_binary(rr, n, n - 1 - c, epsilon="0.1", direction="1|0")
+    assert a.overlaps(b) and a.rad() < a.mid() * fmpq(1, 10**25)
