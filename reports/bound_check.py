@@ -837,6 +837,8 @@ class Search:
             pass
         except _Budget:
             self.notes.append("hypothesis search stopped at the time budget")
+            if found:  # shrinking was cut short: report the smallest violating example seen
+                result = min(found, key=lambda t: (t[1], t[0], t[2], t[3]))
         self.hypothesis_info = {"examples": len(tried), "violations": len(found),
                                 "shrunk_to": (lambda p: {"k": p[0], "n": p[1], "epsilon0": _exact_str(p[2]),
                                                          self.other: _exact_str(p[3])})(point(result)) if result else None}
