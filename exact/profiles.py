@@ -140,12 +140,12 @@ def _need_binary(mech, kind):
         raise InvalidArgument("dataset", kind, f"is only available for binary RR (k = 2), not k = {_k(mech)}", hint=hint)
 
 
-def _delta_raw(mech, n, kind, c, epsilon=None, exp_epsilon=None):
+def _delta_raw(mech, n, kind, c, epsilon=None, exp_epsilon=None, progress=False):
     """The δ enclosure at the current precision (no escalation): value, extra info."""
     if kind == "worst":
         _need_binary(mech, kind)
         from .binary import delta_binary_worst
-        w = delta_binary_worst(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)
+        w = delta_binary_worst(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, progress=progress)
         return w.value, w
     if kind == "c":
         _need_binary(mech, "c=INT")
@@ -184,7 +184,7 @@ def _attained(kind, c, n, w=None):
 
 # ---------------------------------------------------------------- δ(ε)
 def delta(mech, n, *, epsilon=None, exp_epsilon=None, dataset="worst", start_prec: int = arith.DEFAULT_PREC,
-          cap: int = arith.MAX_PREC) -> DeltaProfile:
+          cap: int = arith.MAX_PREC, progress: bool = False) -> DeltaProfile:
     """δ(ε) of the shuffled mechanism on ``dataset`` (see the module table), as a :class:`DeltaProfile`.
 
     Precision escalates (doubling from ``start_prec``) until the enclosure's
@@ -198,7 +198,7 @@ def delta(mech, n, *, epsilon=None, exp_epsilon=None, dataset="worst", start_pre
     prec = start_prec
     while True:
         with arith.precision(prec):
-            v, w = _delta_raw(mech, n, kind, c, epsilon, exp_epsilon)
+            v, w = _delta_raw(mech, n, kind, c, epsilon, exp_epsilon, progress)
             done = _tight(v, prec)
         if done or prec >= cap:
             break

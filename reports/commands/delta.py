@@ -25,8 +25,7 @@ def run(args) -> int:
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp)
     from exact.profiles import delta
-    from exact.progress import Progress  # noqa: F401  (the sweep draws its own bar on a terminal)
-    r = delta(inp.mechanism, inp.n, epsilon=inp.epsilon, dataset=inp.dataset, cap=inp.cap)
+    r = delta(inp.mechanism, inp.n, epsilon=inp.epsilon, dataset=inp.dataset, cap=inp.cap, progress=True)
     iv = common.interval(r.value, inp.digits)
     payload = {"command": "delta", **inp.describe(), "epsilon": common._s(inp.epsilon), "delta": iv,
                "relation": r.relation, "attained_by": r.attained, "precision_bits": r.prec}
