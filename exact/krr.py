@@ -279,6 +279,73 @@ class _Binom:
         return left + [p0] + right
 
 
+    def walk_sums(self, a: int, b: int, from_top: bool):
+        """One pass from the far end of ``a..b`` inward: pmf values and cumulative sums for suffix queries.
+
+        ``from_top``: walk ``x = b, b−1, …, a``; index ``i = x − a``.  Otherwise
+        walk ``x = a, …, b`` in the reflected coordinate ``x~ = −x``; index
+        ``i = b − x``.  Returns ``(p, S0, R)`` with ``p[i]`` the pmf,
+        ``S0[i] = Σ_{i' ≥ i} p[i']`` and ``R[i] = Σ_{i' > i} S0[i']`` (so that
+        ``Σ_{i' ≥ i} (lo~ + i')·p[i'] = (lo~ + i)·S0[i] + R[i]``); 2 ball
+        operations per value for the pmf (ratio step) and 2 for the sums.
+        """
+        W = b - a + 1
+        zero = fmpq(0)
+        S0 = [zero] * (W + 1)
+        R = [zero] * (W + 1)
+        if self.exact or self.point:
+            p = self.pmf(a, b)
+            if not from_top:
+                p = p[::-1]
+            a0 = a1 = zero
+            for i in range(W - 1, -1, -1):
+                R[i] = a1
+                a0 = p[i] + a0
+                S0[i] = a0
+                a1 = a0 + a1
+            return p, S0, R
+        N = self.N
+        if self._logs is None:
+            self.pmf(a, a)  # initialises the logs
+        lr, lq, r, lgN = self._logs
+        j0 = b if from_top else a
+        logp = lgN - arb(j0 + 1).lgamma() - arb(N - j0 + 1).lgamma()
+        if j0:
+            logp += j0 * lr
+        if N - j0:
+            logp += (N - j0) * lq
+        v = logp.exp()
+        p = [zero] * W
+        a0 = a1 = zero
+        tb = self._tables
+        use = tb is not None and b <= tb.size
+        if from_top:
+            # x = b down to a; index i = x - a, walking i = W-1 .. 0
+            x = b
+            for i in range(W - 1, -1, -1):
+                p[i] = v
+                R[i] = a1
+                a0 = v + a0
+                S0[i] = a0
+                a1 = a0 + a1
+                if i:
+                    v = v * tb.down[x] / (N - x + 1) if use else v / r * x / (N - x + 1)
+                    x -= 1
+        else:
+            # x = a up to b; index i = b - x, walking i = W-1 .. 0
+            x = a
+            for i in range(W - 1, -1, -1):
+                p[i] = v
+                R[i] = a1
+                a0 = v + a0
+                S0[i] = a0
+                a1 = a0 + a1
+                if i:
+                    v = v * (N - x) * tb.up[x] if use else v * r * (N - x) / (x + 1)
+                    x += 1
+        return p, S0, R
+
+
 class _RatioTables:
     """``r = ρ/(1−ρ)``, ``up[j] = r/(j+1)``, ``down[j] = j/r`` for ``j ≤ size`` (balls): two-operation pmf ratio steps."""
 
@@ -358,28 +425,18 @@ def _pair_positive_part(A, uX, X: _Binom, uY, Y: _Binom):
         xa = _first_not_nonpositive(lambda x: c_ext + uX * x, X.lo, X.hi, _guess_root(c_ext, uX))
         if xa > X.hi:
             return fmpq(0)
-        pX = X.pmf(xa, X.hi)
+        pX, S0, R = X.walk_sums(xa, X.hi, True)
         X_lo, uXr = xa, uX
     else:
         t = _first_not_nonpositive(lambda tt: c_ext - uX * tt, -X.hi, -X.lo, _guess_root(c_ext, -uX))
         xb = -t
         if xb < X.lo:
             return fmpq(0)
-        pX = X.pmf(X.lo, xb)[::-1]  # reflected coordinate x~ = -x, coefficient -uX > 0
+        pX, S0, R = X.walk_sums(X.lo, xb, False)  # reflected coordinate x~ = -x, coefficient -uX > 0
         X_lo, uXr = -xb, -uX
     pY = Y.pmf(ya, yb)
     W = len(pX)
     zero = fmpq(0)
-    S0 = [zero] * (W + 1)
-    S1 = [zero] * (W + 1)
-    a0 = zero
-    a1 = zero
-    for j in range(W - 1, -1, -1):
-        v = pX[j]
-        a0 = v + a0
-        a1 = v * (X_lo + j) + a1
-        S0[j] = a0
-        S1[j] = a1
     total = zero
     exact_guess = isinstance(A, fmpq) and isinstance(uY, fmpq) and isinstance(uXr, fmpq)
     if not exact_guess:
@@ -405,7 +462,8 @@ def _pair_positive_part(A, uX, X: _Binom, uY, Y: _Binom):
         while xn >= X_lo and not (xn <= tau):
             xn -= 1
         if xp <= X_hi:
-            inner = c * S0[xp - X_lo] + uXr * S1[xp - X_lo]
+            ip = xp - X_lo  # Σ_{x ≥ xp} (c + uXr·x) p(x) = (c + uXr·xp)·S0 + uXr·R
+            inner = (c + uXr * xp) * S0[ip] + uXr * R[ip]
         elif xn == X_hi:
             continue
         else:
