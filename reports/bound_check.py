@@ -446,6 +446,10 @@ def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Op
     if needed:
         raise InvalidArgument("--registered", res.key, f"needs parameters {sorted(needed)} that check-bound cannot supply")
     quantity = res.quantity
+    if quantity in names and not res._is_bound_var(quantity):
+        raise InvalidArgument("--registered", res.key,
+                              f"must be a bound {quantity}(...) of the other parameters; this result takes {quantity} "
+                              "as an input, so check-bound cannot search it (see `blanket check-papers`)")
     dom = {k: v for k, v in REGISTERED_DOMAIN.items() if k in ("epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta")}
     if mech == "binary":
         dom.pop("k")
@@ -1098,7 +1102,9 @@ def _report(s: Search) -> dict:
                    "the exact value exceeds the certified upper end of the bound. Small n: exact worst case over "
                    "all datasets (exact.enumerate, k-RR symmetry classes with lumping of unheld values); larger n: "
                    "dataset families, which are lower bounds on the worst case (so they can refute a bound but "
-                   "not confirm it)."),
+                   "not confirm it). 'undecided' points are those where the two enclosures still overlap at 512 bits — "
+                   "typically where the bound equals the exact value (it is tight there); they are never counted as "
+                   "violations."),
     }
 
 
