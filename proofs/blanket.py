@@ -1090,7 +1090,7 @@ def _bound_fn(result: Result, fixed: dict, free: str):
     return f
 
 
-def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", **params):
+def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", guess=None, **params):
     """Certified ε for a registered bound at (ε0, n[, k]) and target δ: ``exact.calibrate`` Bracket.
 
     δ-valued bounds (``quantity == "delta"``): the smallest ε with
@@ -1100,7 +1100,7 @@ def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", **para
     Corollary 5.3.1): the bound evaluated at δ and rounded *up* to a rational
     (returned as a Bracket with both ends equal to that rational upper end).
     The authors' code uses float root finding whose root may sit on the
-    unsafe side; this never does.
+    unsafe side; this never does.  ``guess`` (a float) only seeds the search.
     """
     from exact.calibrate import Bracket, epsilon_for_delta
     if result.quantity == "epsilon":
@@ -1109,10 +1109,11 @@ def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", **para
         return Bracket(lower=up, upper=up, evaluations=1)
     if result.quantity != "delta":
         raise InvalidArgument("bound", result.key, "is not a bound on delta or epsilon")
-    return epsilon_for_delta(_bound_fn(result, params, "epsilon"), delta, lo=fmpq(1, 10**6), hi=hi, rel_tol=rel_tol)
+    return epsilon_for_delta(_bound_fn(result, params, "epsilon"), delta, lo=fmpq(1, 10**6), hi=hi, rel_tol=rel_tol,
+                             guess=guess)
 
 
-def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-6", **params):
+def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-6", guess=None, **params):
     """Certified largest ε0 for a registered bound at (ε, n[, k]) and target δ: ``exact.calibrate`` Bracket.
 
     Searched in ``[ε(1+10⁻⁴), hi]`` (the authors' bracket is ``[ε, 10]``);
@@ -1127,7 +1128,7 @@ def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-
     if result.quantity == "epsilon":
         f = _bound_fn(result, {"delta": delta, **params}, "epsilon0")
         top = fmpq(1, 2) if result is THEOREM_5_1 else arith.exact(hi)
-        return epsilon0_for(f, eps, lo=eps / 1000, hi=top, rel_tol=rel_tol)
+        return epsilon0_for(f, eps, lo=eps / 1000, hi=top, rel_tol=rel_tol, guess=guess)
     if result.quantity != "delta":
         raise InvalidArgument("bound", result.key, "is not a bound on delta or epsilon")
     # ε0 = ε itself always works (an ε0-LDP randomizer's shuffle is ε0-DP), and at ε0 = ε the Bennett
@@ -1136,7 +1137,8 @@ def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-
     from exact.calibrate import Bracket
     from exact.errors import InfeasibleTarget
     try:
-        return epsilon0_for(_bound_fn(result, {"epsilon": eps, **params}, "epsilon0"), delta, lo=lo, hi=hi, rel_tol=rel_tol)
+        return epsilon0_for(_bound_fn(result, {"epsilon": eps, **params}, "epsilon0"), delta, lo=lo, hi=hi, rel_tol=rel_tol,
+                            guess=guess)
     except InfeasibleTarget:
         return Bracket(lower=eps, upper=lo, evaluations=1, meets="lower")
 

@@ -41,6 +41,8 @@ from exact.progress import Progress
 from reports.figures import Figure
 
 WORST_N_MAX = 2000
+#: relative width of every calibration bracket in the figure (the plotted end is certified whatever the width)
+REL_TOL = "1e-4"
 BLANKET_N_MAX = 30000
 
 
@@ -146,9 +148,9 @@ def _calibrate_bound(panel, result, extra, n, guess):
     p, ex = _params_at(panel, extra, n)
     kw = dict(ex, n=n)
     if panel["solve"] == "epsilon":
-        br = B.calibrated_epsilon(result, delta=p["delta"], epsilon0=p["epsilon0"], **kw)
+        br = B.calibrated_epsilon(result, delta=p["delta"], epsilon0=p["epsilon0"], rel_tol=REL_TOL, guess=guess, **kw)
         return br, br.upper
-    br = B.calibrated_epsilon0(result, epsilon=p["epsilon"], delta=p["delta"], **kw)
+    br = B.calibrated_epsilon0(result, epsilon=p["epsilon"], delta=p["delta"], rel_tol=REL_TOL, guess=guess, **kw)
     return br, br.lower
 
 
@@ -157,10 +159,10 @@ def _calibrate_exact(panel, delta_fn, n, guess):
     p, _ = _params_at(panel, {}, n)
     if panel["solve"] == "epsilon":
         eps0 = p["epsilon0"]
-        br = epsilon_for_delta(lambda e: delta_fn(eps0, e), p["delta"], lo=fmpq(1, 10**6), hi=eps0, rel_tol="1e-4", guess=guess)
+        br = epsilon_for_delta(lambda e: delta_fn(eps0, e), p["delta"], lo=fmpq(1, 10**6), hi=eps0, rel_tol=REL_TOL, guess=guess)
         return br, br.upper
     eps = p["epsilon"]
-    br = epsilon0_for(lambda e0: delta_fn(e0, eps), p["delta"], lo=eps, hi=10, rel_tol="1e-4", guess=guess)
+    br = epsilon0_for(lambda e0: delta_fn(e0, eps), p["delta"], lo=eps, hi=10, rel_tol=REL_TOL, guess=guess)
     return br, br.lower
 
 
