@@ -209,3 +209,42 @@ def test_theorem_3_1_parameters_meet_the_target():
         par = P.theorem_3_1_parameters(2, "1/10", "1", 2)
     assert par["q"] == fmpq(1, 20)
     assert arith.le(par["eps_pair"], 1) is True
+
+
+def test_figure_quick(tmp_path):
+    from reports.figures import get_figure
+    paths = get_figure("pure-dp-llr").make(tmp_path, quick=True)
+    names = sorted(p.suffix for p in paths)
+    assert names == [".csv", ".pdf", ".png"]
+    rows = (tmp_path / "pure-dp-llr.csv").read_text().splitlines()
+    assert len(rows) == 4
+    for row in rows[1:]:
+        cells = row.split(",")
+        exact_upper, bound_lower = fmpq(*_dec(cells[5])), fmpq(*_dec(cells[8]))
+        assert exact_upper <= bound_lower
+
+
+def _dec(text):
+    q = arith.exact(text)
+    return int(q.p), int(q.q)
+
+
+@pytest.mark.slow
+def test_combined_bound_and_cor37_sweep(slow_level):
+    """Sweep (s, m, q): the claims' bound is above the exact pairwise LLR and Cor 3.7 holds."""
+    s_values = (1, 2, 4) if slow_level == "reduced" else (1, 2, 4, 8, 16)
+    with arith.precision(128):
+        for s_ in s_values:
+            for m_ in (2, 3, 4):
+                for q_ in (fmpq(1, 100), fmpq(1, 1000)):
+                    tau = math.ceil(2 * s_ * math.log(float(1 / q_)))
+                    agg = xt.RelaxedAggregator(m_, tau, q=q_, s=s_)
+                    ex, _ = agg.pairwise_llr()
+                    assert arith.le(ex, P.claims_pair_bound(agg)) is True, (s_, m_, q_)
+        for rho, tau in ((fmpq(1, 2), 3), (fmpq(3, 4), 8), (fmpq(9, 10), 20))[: 2 if slow_level == "reduced" else 3]:
+            for m_ in (2, 3):
+                r_ = xt.r_from_rho(rho, m_)
+                for q_ in (fmpq(1, 100), fmpq(1, 1000)):
+                    # not False: the endpoint term theta_e is attained exactly when it dominates (small tau, m = 2),
+                    # and two balls around the same number cannot be ordered
+                    assert arith.le(P.cor37_exact(r_, tau, q_, m_), P.eps1_factor(r_, tau, q_, m_).log()) is not False
