@@ -15,8 +15,8 @@ the maximum is returned unless ``direction`` is given.  Each family is one
 set of neighbouring pairs, so its δ is a *lower* bound on the worst case over
 all datasets; the families are not always the worst case (exhaustive check
 with :mod:`exact.enumerate`: 3-RR, n = 7, e^{ε0} = 4, e^ε = 3 has worst
-case 0.015546… at others (1,1,1,1,1,2) against 0.014632… for the best family).  By the symmetry of
-k-RR, "same" and "neighbour" are the same set of neighbouring pairs, so their
+case 0.015546… at others (1,1,1,1,1,2) against 0.014632… for the best family).
+By the symmetry of k-RR, "same" and "neighbour" are the same set of neighbouring pairs, so their
 two-direction maxima coincide (a test checks it).
 
 **Sufficient statistic (derived, checked by brute force).**  With the others
@@ -38,7 +38,10 @@ valid δ for ``k ≥ 4`` (it is a lower bound, by post-processing).
 ``L^ε_{x,x'}``; equivalently ``(1/(γn)) E[(Σ_{i=1}^n V_i)_+]`` with
 ``V_i = L_i`` w.p. ``γ`` and ``0`` otherwise.  It is the hockey-stick
 divergence of the view in which every other user's blanket draw is revealed,
-so it upper-bounds δ for every dataset.
+so it upper-bounds δ for every dataset.  It is *not* always tight for 3-RR on
+the third-value family (spec/blanket.md says "tight"): it coincides at some
+parameters, but e.g. ``e^{ε0} = 3, e^ε = 3/2, n = 5`` gives 619/6250 against
+618/6250 for the third family, which is also the worst case over all datasets.
 
 **Engine.**  All quantities are ``E[(Σ_{i=1}^n V_i)_+]`` for a four-atom ``V``
 (atoms "bulk", "t", "t'", "rest").  Writing ``s = c_t + c_{t'}`` for the
@@ -52,17 +55,22 @@ operations, where ``W`` are window lengths.
 
 **Windowing and its rigorous error bound.**  With exact rational inputs and
 ``n ≤ exact_max_n`` every window is the full support and the result is an
-exact ``fmpq``.  Otherwise each binomial pmf is evaluated (as balls) on a
-window grown outward from its mode until the pmf drops below ``tol``;
-the left-out mass of each window is bounded rigorously by ``1 − Σ(window)``
-(the pmf sums to exactly 1, the window sum is a ball), and the total
-left-out mass ``Λ = tail_s + Σ_s P(s)·(tail_b(s) + tail_t(s))`` is carried.
-Every left-out outcome contributes between 0 and ``n·max_j(v_j)_+`` to
-``E[(ΣV)_+]``, so ``[0, n·max(v)_+·Λ]`` is added to the result.  Window
-lengths are ``O(σ·sqrt(log(1/tol)))`` with ``σ = O(sqrt(n))``, so the total
-cost is ``O(n log(1/tol))``.  Index guesses for the sign changes use
-floating point *only as guesses*: every sign used is certified by a ball
-comparison, and terms whose sign is not certified are summed as
+exact ``fmpq``.  Otherwise each binomial (``s``, and for each ``s`` the two
+conditional binomials) is kept on a window ``[lo, hi]`` around its mean whose
+left-out mass is bounded by the Chernoff–Hoeffding inequality
+``P(X ≥ m) ≤ exp(−N·KL(m/N ‖ ρ))`` (and its lower-tail twin), evaluated in
+ball arithmetic, each side ``≤ tol/2``.  The total left-out mass
+``Λ = tail_s + Σ_s P(s)·(tail_b(s) + tail_t(s))`` is carried as a ball;
+every left-out outcome contributes between 0 and ``n·max_j(v_j)_+`` to
+``E[(ΣV)_+]``, so ``[0, n·max(v)_+·Λ]`` is added to the window sum (which is
+a lower bound: every term is ≥ 0).  Inside the windows, only the region where
+the summand can be positive is evaluated (located by certified comparisons,
+using monotonicity in each count).  Window lengths are
+``O(σ·sqrt(log(1/tol)))`` with ``σ = O(sqrt(n))``, so the total cost is
+``O(n log(1/tol))`` ball operations.  pmf values come from one ``lgamma``
+evaluation per window and exact-ratio steps.  Index guesses for the sign
+changes use floating point *only as guesses*: every sign used is certified
+by a ball comparison, and terms whose sign is not certified are summed as
 ``max(ball, 0)``.
 """
 
