@@ -268,6 +268,40 @@ def certified_epsilon(protocol: Protocol1D, n, delta, *, hi=None, rel_tol="1e-6"
     return epsilon_for_delta(lambda eps: delta_blanket_view(mech, n, epsilon=eps), delta, hi=hi, rel_tol=rel_tol)
 
 
+def calibrated_protocol(k, n, epsilon, delta, *, hi=None, rel_tol="1e-4") -> Protocol1D:
+    """The protocol with ``k`` and the smallest certified γ (rational) for central ``(epsilon, delta)`` by the exact blanket view.
+
+    Search: ``exact.calibrate.epsilon0_for`` finds the largest local ε0 of
+    the (k+1)-RR whose blanket-view δ at ``epsilon`` is ≤ ``delta`` (its
+    ``lower`` end is certified); γ = (k+1)/(e^{ε0}+k) at that ε0 is rounded
+    *up* to a rational (a larger γ is a smaller ε0, i.e. a post-processing);
+    then the exact mechanism of the returned protocol is re-checked:
+    its blanket-view δ at ``epsilon`` is certified ≤ ``delta`` (else
+    :class:`~exact.errors.Undecided`).  Cost: the calibration (a dozen or so
+    blanket-view evaluations) plus one.
+    """
+    from .calibrate import epsilon0_for  # engineers A/B; imported lazily (same layer)
+    from .errors import Undecided
+    from .krr import delta_blanket_view
+
+    k = _integer(k, "k", lo=1)
+    n = _integer(n, "n", lo=2)
+    target = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
+    eps = arith.exact_in(epsilon, "epsilon", lo=0)
+    K = k + 1
+    if hi is None:
+        hi = fmpq(30)
+    br = epsilon0_for(lambda e0: delta_blanket_view(KRR(K, epsilon0=e0), n, epsilon=eps), target, hi=hi, rel_tol=rel_tol)
+    with arith.precision(arith.DEFAULT_PREC):
+        g = rational_upper(K / (arb(br.lower).exp() + K - 1), 30)
+    P = Protocol1D(k, g)
+    with arith.precision(arith.DEFAULT_PREC):
+        d = delta_blanket_view(P.mechanism(), n, epsilon=eps)
+        if arith.le(d, target) is not True:
+            raise Undecided(f"blanket-view delta {d} of the calibrated protocol not certified <= {target}")
+    return P
+
+
 # ============================================================ lower bound tools
 def midpoints(m) -> list:
     """The grid ``M = [(2i−1)/(2m) for i in 1..m]`` (exact). O(m)."""

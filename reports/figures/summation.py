@@ -11,6 +11,9 @@ Against ``n`` from 10^2 to 10^8 (log axes), at central ``(ε, δ)`` (panels
   at the best grid size m (``theorem_4_2_best``) and at m = ⌈n^{1/3}⌉
   (explicit form, where positive);
 * a dotted n^{1/3} reference slope;
+* (full mode only) ``summation-calibrated.csv`` and black squares: the
+  protocol's exact MSE with Theorem 4.1's k but the smallest γ whose exact
+  blanket-view δ is certified ≤ δ at ε = 1 (``calibrated_protocol``);
 * (full mode only) ``summation-privacy.csv`` and an annotation: the
   certified central ε of the protocol at Theorem 4.1's γ (exact blanket view
   + one-sided calibration) for target ε = 1, δ = 10^{-6} — how much
@@ -85,6 +88,7 @@ def compute(quick: bool = False) -> list:
 
 
 PRIVACY_NS = (10**4, 10**5, 10**6)
+CALIBRATED_NS = (10**2, 10**3, 10**4, 10**5, 10**6)
 
 
 def privacy_rows() -> list:
@@ -97,6 +101,20 @@ def privacy_rows() -> list:
             br = S.certified_epsilon_at_parameters(n, "1", DELTA)
             out.append((n, k, arith.decimal_string(g, 8, up=True),
                         arith.decimal_string(br.lower, 6, up=False), arith.decimal_string(br.upper, 6, up=True)))
+            bar.update()
+    return out
+
+
+def calibrated_rows() -> list:
+    """``[(n, k, gamma, mse)]``: the protocol with Theorem 4.1's k and the smallest γ certified by the exact blanket view (ε = 1, δ = 1e-6)."""
+    from exact.summation import calibrated_protocol
+    from proofs import summation as S
+    out = []
+    with Progress(len(CALIBRATED_NS), "summation-calibrated") as bar:
+        for n in CALIBRATED_NS:
+            k = S.theorem_4_1_k(n, "1", DELTA)
+            P = calibrated_protocol(k, n, "1", DELTA)
+            out.append((n, k, P.gamma, P.worst_mse(n)))
             bar.update()
     return out
 
@@ -139,6 +157,22 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
                     w.writerow([n, k, g, "1", DELTA, lo, hi])
             extra.append(p_path)
 
+    cal = []
+    if not quick:
+        try:
+            cal = calibrated_rows()
+        except (BlanketError, ImportError):
+            cal = []
+        if cal:
+            c_path = outdir / "summation-calibrated.csv"
+            with open(c_path, "w", newline="") as fh:
+                w = csv.writer(fh)
+                w.writerow(["n", "k", "gamma_calibrated_upper", "epsilon", "delta", "mse_exact_lower", "mse_exact_upper"])
+                for n, k, g, mse in cal:
+                    w.writerow([n, k, arith.decimal_string(g, 8, up=True), "1", DELTA,
+                                arith.decimal_string(mse, 10, up=False), arith.decimal_string(mse, 10, up=True)])
+            extra.append(c_path)
+
     fig, axes = plt.subplots(1, len(EPSILONS), figsize=(6.2 * len(EPSILONS), 4.6), sharey=True)
     styles = {
         "thm41": dict(label="Theorem 4.1 upper bound (explicit)", color="tab:red", ls="--"),
@@ -163,6 +197,9 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
         ax.set_xlabel("n (users)")
         ax.set_title(f"ε = {eps}, δ = {DELTA}")
         ax.grid(True, which="both", alpha=0.3)
+    if cal:
+        axes[0].plot([r[0] for r in cal], [_f(r[3]) for r in cal], color="black", ls="none", marker="s", ms=4,
+                     label="protocol, exact MSE, γ calibrated by exact blanket view")
     if priv:
         txt = "certified ε at Thm 4.1's γ (target ε = 1):\n" + "\n".join(f"n = 10^{len(str(n)) - 1}: ε ≤ {hi}" for n, _, _, _, hi in priv)
         axes[0].text(0.97, 0.03, txt, transform=axes[0].transAxes, ha="right", va="bottom", fontsize=7,
