@@ -241,17 +241,21 @@ def others_count_law(mech, n: int, c: int, *, tol=None) -> Windowed:
     return Windowed(prod, a.offset + b.offset, tail)
 
 
-def _binary_moment_from_B(B: Windowed, keep, flip, lam, x, e0):
+def _binary_moment_from_B(B: Windowed, keep, flip, lam, x, e0, support_max=None):
     """E_λ(D‖D') with the differing user x in D and 1−x in D', given the others' count law B."""
     px = keep if x == 1 else flip     # Pr[differing user in D reports 1]
     py = flip if x == 1 else keep     # same in D'
     mass = B.mass
     W = len(mass)
     exact_all = _exact(B.tail) and B.tail == 0
-    # k ranges over offset .. offset+W (the differing user adds 0 or 1)
+    # k ranges over offset .. offset+W (the differing user adds 0 or 1).  At a window edge that is
+    # not an end of the support (0 or n−1 = support_max), the outermost k gets unknown mass from
+    # outside and is left out of the sum (its mass is bounded below).
     s = fmpq(0)
-    lo_k = 0 if exact_all else 1
-    hi_k = W if exact_all else W - 1
+    at_lo = exact_all or B.offset == 0
+    at_hi = exact_all or (support_max is not None and B.offset + W - 1 == support_max)
+    lo_k = 0 if at_lo else 1
+    hi_k = W if at_hi else W - 1
     for j in range(lo_k, hi_k + 1):
         b0 = mass[j] if j < W else fmpq(0)
         b1 = mass[j - 1] if j >= 1 else fmpq(0)
@@ -263,7 +267,11 @@ def _binary_moment_from_B(B: Windowed, keep, flip, lam, x, e0):
     if exact_all:
         return s
     # left-out P-mass: B's tail plus the two edge atoms (their mass may land outside the summed range)
-    left_out = arith.ball(B.tail) + arith.ball(mass[0]) + arith.ball(mass[-1])
+    left_out = arith.ball(B.tail)
+    if not at_lo:
+        left_out += arith.ball(mass[0])
+    if not at_hi:
+        left_out += arith.ball(mass[-1])
     extra = _pow(arith.ball(e0), lam - 1) * left_out
     sb = arith.ball(s)
     return sb.union(sb + extra.upper())
@@ -300,7 +308,7 @@ def _moments_binary(mech, n, c, lam, xs, tol=None):
         B = others_count_law(mech, n, c)
     else:
         B = others_count_law(mech, n, c, tol=tol if tol is not None else _tol_for(mech, lam))
-    return [_binary_moment_from_B(B, keep, flip, lam, x, e0) for x in xs]
+    return [_binary_moment_from_B(B, keep, flip, lam, x, e0, n - 1) for x in xs]
 
 
 def _div_from_moment(m, lam):

@@ -116,9 +116,10 @@ def test_windowed_binary_encloses_exact(monkeypatch):
             assert got.rad() < arb(2) ** -100
 
 
-def test_worst_case_windowed_encloses_exact_and_prunes():
+def test_worst_case_windowed_encloses_exact_and_prunes(monkeypatch):
     mech = BinaryRR(exp_epsilon0=2)
-    n = 230
+    n = 70
+    monkeypatch.setattr(xr, "EXACT_MAX_N", 10)   # force the windowed, pruned path
     exact_best = None
     for c in range(0, (n - 1) // 2 + 1):
         B = xr.others_count_law(mech, n, c)
@@ -241,3 +242,15 @@ def test_worst_case_pruning_larger_n(slow_level):
         for c in (0, n // 4, (n - 1) // 2):
             r = xr.renyi_binary(mech, n, c, order="5/2")
             assert not (r.value > w.value.upper())
+
+
+def test_window_touching_support_end_is_tight():
+    """Large e^{ε0}: the window of the flip binomial reaches 0 (a support end, not a window edge)."""
+    mech = BinaryRR(exp_epsilon0=40)
+    n = 250
+    for c in (0, 1, 249):
+        B = xr.others_count_law(mech, n, c)
+        ex = xr._binary_moment_from_B(B, mech.keep(), mech.flip(), fmpq(2), 1, mech.exp_epsilon0(), n - 1)
+        with precision(128):
+            got = xr.moment_binary(mech, n, c, order=2, x=1)
+            assert got.contains(arb(ex)) and got.rad() < arb(2) ** -90
