@@ -889,7 +889,8 @@ class Search:
                 n = n + 1 if n - start < 200 else max(n + 1, int(n * 1.05))
             if n - start >= 200:
                 self.notes.append(f"smallest-n scan above n = {start + 200} used 5% steps: the first violation listed "
-                                  f"for k={p.k}, epsilon0={_exact_str(p.epsilon0)} is the smallest n found, not "
+                                  f"for k={p.k}, epsilon0={_exact_str(p.epsilon0)}, {self.other}={_exact_str(p.param)} "
+                                  f"(at n={n}) is the smallest n found, not "
                                   "necessarily the smallest n")
 
     def phase_tightness(self):

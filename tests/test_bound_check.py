@@ -192,6 +192,11 @@ def test_float_error_model_enclosure():
 
 
 # ------------------------------------------------------------ bad input
+def test_registered_result_taking_delta_as_input_is_refused():
+    with pytest.raises(InvalidArgument, match="takes delta as an input"):
+        bc.registered_bound("BBGN19 Theorem 3.1")
+
+
 def test_bad_files(tmp_path):
     with pytest.raises(InvalidArgument, match="does not exist"):
         bc.load_bound(tmp_path / "nope.py")
@@ -287,7 +292,9 @@ def test_examples_default_budget(slow_level):
     budget = 40 if slow_level == "reduced" else 120
     for name, verdict in [("binary_exact_times_0_9.py", "REFUTED"), ("krr_lumped_view.py", "REFUTED"),
                           ("erlingsson_constant_1.py", "REFUTED"), ("blanket_view.py", "NOT REFUTED"),
-                          ("hoeffding_krr.py", "NOT REFUTED"), ("theorem_5_3_slide.txt", "NOT REFUTED")]:
+                          ("hoeffding_krr.py", "NOT REFUTED"), ("theorem_5_3_slide.txt", "NOT REFUTED"),
+                          ("bennett_2019_krr.py", "REFUTED"), ("bennett_2020_krr.py", "NOT REFUTED"),
+                          ("erlingsson_theorem_7.txt", "NOT REFUTED")]:
         r = _check(EXAMPLES / name, budget=budget)
         assert r["verdict"] == verdict, name
 
