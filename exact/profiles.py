@@ -20,7 +20,7 @@ is a certified :class:`~exact.calibrate.Bracket` (the reported ε is its upper
 end, proven to meet the target).  ``δ(ε) = 0`` exactly for ε ≥ ε0.
 
 For the worst case over all datasets of binary RR, ε is calibrated on a
-*candidate* dataset (the maximiser of a full sweep at a first estimate of ε)
+*candidate* dataset (first c = 0, then the maximiser found by the last sweep)
 with cheap single-dataset evaluations, and the upper end is then certified by
 a full sweep over all datasets (repeated with the new maximiser if that sweep
 finds a worse dataset).  The lower end fails on the candidate dataset, hence
@@ -268,17 +268,10 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
         return arith.escalate(compute, lambda w: arith.le(w.value, target) is not None, start=start_prec, cap=cap,
                               what=what)[0]
 
-    # 1. candidate dataset: the maximiser at the first estimate of ε
-    if guess is None:
-        guess_q = hi / 2
-    else:
-        guess_q = fmpq(int(round(guess * 10**12)), 10**12)
-        if not (0 < guess_q < hi):
-            guess_q = hi / 2
-    with arith.precision(start_prec):
-        w = delta_binary_worst(mech, n, epsilon=guess_q, progress=progress)
-    j = w.c
-    sweeps = 1
+    # 1. first candidate: c = 0 in the reverse direction (forward index n−1), cheap to calibrate on; the
+    #    certifying sweep at its ε then names the true maximiser if it is another dataset
+    j = n - 1
+    sweeps = 0
     tried = set()
     while True:
         tried.add(j)
