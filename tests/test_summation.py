@@ -17,7 +17,7 @@ from fractions import Fraction as F
 
 import pytest
 from flint import fmpq
-from hypothesis import assume, given, strategies as st
+from hypothesis import given, strategies as st
 
 from exact import summation as xs
 from exact.errors import FloatRefused, InvalidArgument

@@ -9,11 +9,11 @@ from __future__ import annotations
 import sys
 import time
 
-from flint import arb, fmpq
+from flint import fmpq
 
 from exact import arith
 from exact import summation as xs
-from exact.mechanisms import FiniteRandomizer, KRR
+from exact.mechanisms import FiniteRandomizer
 from proofs import summation as S
 
 
