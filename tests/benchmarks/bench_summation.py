@@ -70,6 +70,19 @@ def main(quick: bool = False):
         print(f"{n:>10} {k:>4} {t1:>10.2f} {arith.decimal_string(d, 3, up=True):>12} {t2:>9.2f} "
               f"{arith.decimal_string(br.upper, 6, up=True):>10} {float(br.upper - br.lower):>10.1e}")
 
+    print("\n== calibrated protocol (Theorem 4.1's k, smallest gamma certified by the exact blanket view), eps = 1, delta = 1e-6")
+    print(f"{'n':>10} {'k':>4} {'sec':>8} {'gamma':>12} {'gamma thm3.1':>13} {'mse':>10} {'mse thm4.1 params':>18}")
+    for n in ((10**3, 10**4) if quick else (10**2, 10**3, 10**4, 10**5, 10**6)):
+        k = S.theorem_4_1_k(n, "1", "1e-6")
+        P, t = timed(xs.calibrated_protocol, k, n, "1", "1e-6")
+        try:
+            _, g31, P31 = S.theorem_4_1_parameters(n, "1", "1e-6")
+            g31s, m31 = arith.decimal_string(g31, 4, up=True), arith.decimal_string(P31.worst_mse(n), 6, up=True)
+        except Exception:  # Theorem 3.1's gamma >= 1: not runnable
+            g31s, m31 = "> 1", "-"
+        print(f"{n:>10} {k:>4} {t:>8.2f} {arith.decimal_string(P.gamma, 4, up=True):>12} {g31s:>13} "
+              f"{arith.decimal_string(P.worst_mse(n), 6, up=True):>10} {m31:>18}")
+
 
 if __name__ == "__main__":
     main(quick="--quick" in sys.argv)
