@@ -20,7 +20,9 @@ blanket probability is γ — ``e^{ε0} = 1 + (k+1)(1−γ)/γ`` (Algorithm 1's
 LDP level, derived ✔ via Lemma 5.1) — exactly when γ is rational, and
 :func:`certified_epsilon` the certified central ε of the shuffled protocol
 through the exact blanket view (``exact.krr.delta_blanket_view``) and the
-one-sided calibration (``exact.calibrate.epsilon_for_delta``).
+one-sided calibration (``exact.calibrate.epsilon_for_delta``);
+:func:`calibrated_protocol` the protocol with the smallest γ whose exact
+blanket-view δ is certified ≤ the target (``exact.calibrate.epsilon0_for``).
 
 The seeded sampler (:meth:`Protocol1D.simulate`) is for tests and demos
 only; no certified number comes from it.
