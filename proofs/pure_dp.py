@@ -752,6 +752,58 @@ register(Result(
 
 
 # ============================================================ Section 4 and Appendix B
+def noise_pmf(t: int, r_):
+    """``Pr[eta_1 + eta_2 = t]`` for i.i.d. ``eta_i ~ DLap`` with ratio ``r``:
+    ``((1-r)/(1+r))^2 r^{|t|} (|t| + 1 + 2 r^2/(1-r^2))`` (derived; tested against an exact convolution)."""
+    return ((1 - r_) / (1 + r_)) ** 2 * r_ ** abs(t) * (abs(t) + 1 + 2 * r_ ** 2 / (1 - r_ ** 2))
+
+
+def protocol_error_law(xs, epsilon_, k_, m_, *, window=None):
+    """Exact error law of Theorem 4.1's protocol (this project's reading) for small inputs, all users honest.
+
+    User ``i`` rounds ``x_i in [0,1]`` (exact rationals) to ``floor(k x_i) + Bernoulli(frac(k x_i))``
+    (unbiased), adds a noise share ``Pólya(2/n, r) - Pólya(2/n, r)`` with ``r = e^{-eps/k}`` (Fact 2.4
+    twice: the shares sum to ``eta_1 + eta_2``, ``eta_j ~ DLap(k/eps)``), and the aggregator returns the
+    sum mod ``m``; the analyzer takes the representative ``v`` of the residue nearest to ``k·n/2``
+    (``m > n k``) and outputs ``v / k``.  Returns ``(law, tail)``: ``law`` maps the error
+    ``output - sum x_i`` (an exact rational) to a ball, exact up to ``tail`` = the certified noise mass
+    left out (``|t| > W``, ``W = 40 m`` by default), which the caller adds where needed.
+    O(n k + W) after the rounding convolution.
+    """
+    xs = [arith.exact_in(x, "x", lo=0, hi=1) for x in xs]
+    nn = len(xs)
+    kk = _int(k_, "k", 1)
+    mm = _int(m_, "m", 2)
+    if mm <= nn * kk:
+        raise InvalidArgument("m", mm, f"must exceed n k = {nn * kk} so that the rounded sum does not wrap")
+    e = arith.exact_in(epsilon_, "epsilon", lo=0, lo_open=True)
+    rr = (-arith.ball(e) / kk).exp()
+    W = window or 40 * mm
+    rounding = {0: fmpq(1)}
+    for x in xs:
+        lo = (kk * x).floor()
+        frac = kk * x - lo
+        new = {}
+        for v, pv in rounding.items():
+            for add, pa in ((int(lo), 1 - frac), (int(lo) + 1, frac)):
+                if pa != 0:
+                    new[v + add] = new.get(v + add, fmpq(0)) + pv * pa
+        rounding = new
+    total = sum(xs, fmpq(0))
+    centre = fmpq(nn * kk, 2)
+    law = {}
+    for v, pv in rounding.items():
+        for t in range(-W, W + 1):
+            res = (v + t) % mm
+            # representative of res nearest to n k / 2
+            rep = res + mm * int(((centre - res) / mm + fmpq(1, 2)).floor())
+            err = fmpq(rep, kk) - total
+            contrib = pv * noise_pmf(t, rr)
+            law[err] = law[err] + contrib if err in law else contrib
+    tail = 2 * xt.dlap_tail(W // 2, r=rr)
+    return law, tail
+
+
 def error_second_moment(epsilon_, m_, *, window=None):
     """E[err^2] of Theorem 4.1's protocol on binary data (k = 1), all users honest, exactly up to a certified tail.
 
@@ -799,6 +851,44 @@ register(Result(
     numeric={"lhs": lambda epsilon, m: error_second_moment(epsilon, m)},
     exact=lambda epsilon, m: Reference(error_second_moment(epsilon, m), "E[err^2] from the exact folded noise law (windowed, certified tail)"),
     grid=tuple({"epsilon": e_, "m": m_} for e_ in ("1/4", "1/2", "1") for m_ in ("64",))))
+
+def protocol_mse(n_, k_, m_, epsilon_):
+    """Exact E[err^2] of the protocol (:func:`protocol_error_law`) on the input x_i = 1/(2k) (maximal rounding
+    variance), as a ball whose upper end includes the left-out noise mass times the largest squared error."""
+    nn, kk, mm = _int(n_, "n", 1), _int(k_, "k", 1), _int(m_, "m", 2)
+    law, tail = protocol_error_law([fmpq(1, 2 * kk)] * nn, epsilon_, kk, mm)
+    acc = sum((e * e * p for e, p in law.items()), arb(0))
+    worst = (fmpq(mm + nn * kk, 2 * kk)) ** 2
+    return acc + arb(0).union(arith.ball(tail) * worst)
+
+
+def _protocol_mse_bound(n_, k_, m_, epsilon_):
+    nn, kk, mm = _int(n_, "n", 1), _int(k_, "k", 1), _int(m_, "m", 2)
+    e = arith.exact_in(epsilon_, "epsilon", lo=0, lo_open=True)
+    h = fmpq(mm - nn * kk, 2)
+    j = max(int((h / 2).ceil()) - 1, 0)
+    rr = (-arith.ball(e) / kk).exp()
+    wrap = 2 * xt.dlap_tail(j, r=rr)
+    return 4 / arith.ball(e) ** 2 + fmpq(nn, 4 * kk * kk) + fmpq(mm + nn * kk, 2 * kk) ** 2 * wrap
+
+
+register(Result(
+    key=f"{PAPER} Theorem 4.1 [protocol error]", paper=PAPER, label="Theorem 4.1", variant="protocol error",
+    title="Full protocol (rounding, Polya shares, mod-m aggregation): E[err^2] <= 4/eps^2 + n/(4k^2) + wrap term",
+    status="uncertain",
+    statement=sp.Le(sp.Symbol("mse_protocol"), 4 / epsilon ** 2 + n / (4 * k ** 2) + sp.Symbol("wrap")),
+    symbols={n: "users", k: "rounding levels", m: "modulus > n k", epsilon: "target",
+             sp.Symbol("mse_protocol"): "exact MSE on x_i = 1/(2k)"},
+    hypotheses=(Hypothesis(m > n * k, "m > n k"), Hypothesis(epsilon > 0, "epsilon > 0")),
+    kind="upper_bound", quantity="mse", spec=SPEC,
+    status_note="uncertain: the paper's constants and parameter assignments not recovered; this bound derived: "
+                "no wrap -> (Var rounding + Var noise)/k^2; wrap needs |noise| >= (m - n k)/2, error then <= (m + n k)/(2k)",
+    numeric={"lhs": lambda n, k, m, epsilon: protocol_mse(n, k, m, epsilon),
+             "rhs": lambda n, k, m, epsilon: _protocol_mse_bound(n, k, m, epsilon)},
+    exact=lambda n, k, m, epsilon: Reference(protocol_mse(n, k, m, epsilon), "exact MSE from the exact error law (windowed noise, certified tail)"),
+    grid=tuple({"n": n_, "k": k_, "m": m_, "epsilon": e_} for n_, k_, m_ in (("3", "1", "64"), ("4", "2", "64"))
+               for e_ in ("1/4", "1/2", "1")),
+    notes="wrap = ((m + n k)/(2k))^2 · 2 Pr[|DLap(k/eps)| >= ceil((m - n k)/4)]; the grid shows E[err^2] ~ 4/eps^2 (O(1/eps) error)."))
 
 beta_star = 1 - (1 - 2 * r ** (tau + 1) / (1 + r)) ** 2
 register(Result(

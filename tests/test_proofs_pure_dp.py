@@ -248,3 +248,21 @@ def test_combined_bound_and_cor37_sweep(slow_level):
                     # not False: the endpoint term theta_e is attained exactly when it dominates (small tau, m = 2),
                     # and two balls around the same number cannot be ordered
                     assert arith.le(P.cor37_exact(r_, tau, q_, m_), P.eps1_factor(r_, tau, q_, m_).log()) is not False
+
+
+def test_protocol_error_law_against_closed_forms():
+    """Large m (no wrap in the window): total mass 1 - tail, mean 0, E[err^2] = Var(rounding)/k^2 + 2 Var(DLap(k/eps))/k^2."""
+    with arith.precision(128):
+        xs = ["1/3", "1/2", "1"]
+        k_, eps = 2, fmpq(1, 2)
+        law, tail = P.protocol_error_law(xs, eps, k_, 400, window=300)
+        tot = sum(law.values(), arb(0))
+        assert arith.le(tot, 1) is not False and arith.ge(tot + tail, 1) is not False
+        mean = sum((e * p for e, p in law.items()), arb(0))
+        assert abs(mean) < 300 * tail                        # only the left-out window can unbalance it
+        rvar = sum((k_ * fmpq(x) - (k_ * fmpq(x)).floor()) * (1 - (k_ * fmpq(x) - (k_ * fmpq(x)).floor())) for x in xs)
+        r_ = (-arb(eps) / k_).exp()
+        expected = (rvar + 2 * 2 * r_ / (1 - r_) ** 2) / k_ ** 2
+        mse = sum((e * e * p for e, p in law.items()), arb(0))
+        assert abs(mse - expected) < 300 ** 2 * tail + arb("1e-30")
+        assert arith.le(mse, 4 / arb(eps) ** 2 + fmpq(3, 16)) is True
