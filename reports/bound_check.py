@@ -69,7 +69,10 @@ independently (:func:`exact.enumerate.delta_dataset`, no symmetry reduction)
 when ``n`` is small.  For an ε-bound at ``(k, ε0, n, δ)`` the claim is
 ``δ_n(ε_b) ≤ δ``; since ``δ_n`` is non-increasing in ε, the check evaluates
 ``δ_n`` at the certified *lower* end of ``ε_b`` (or 0 if that is negative) and
-claims a violation when its lower end exceeds ``δ``.
+claims a violation when its lower end exceeds ``δ``.  A family witness is
+re-computed by :func:`exact.enumerate.delta_class` (a separate code path from
+``exact.binary`` / ``exact.krr``) when that costs at most
+:data:`REVERIFY_COST` elementary steps; the report marks it "re-verified".
 
 Tightness: at every point that holds, ``bound / exact`` (how loose the bound
 is against the exact lower value) and, for δ-bounds where Balle et al.'s
@@ -704,6 +707,14 @@ class Search:
                 if oc != "undecided" or prec == PRECS[-1]:
                     pt = Point(phase, k, n, e0, v, oc, bv, val, kind, witness,
                                eps_used=e if self.bound.quantity == "epsilon" else None)
+                    if oc == "violated" and witness.get("class") is not None:
+                        again = _reverify_class(mech, n, e, witness["class"])
+                        if again is not None:
+                            pt.reverified = self._compare(again, bv, target=None if self.bound.quantity == "delta"
+                                                          else v) == "violated"
+                            if not pt.reverified:
+                                pt.outcome = "undecided"
+                                pt.note = "witness re-computation (exact.enumerate) did not confirm the violation"
                     return [pt]
         return []  # pragma: no cover
 
@@ -932,10 +943,12 @@ def _family_lower(mech: KRR, n: int, e):
         c = wc.c
         others = [1] * c + [0] * (n - 1 - c)
         x, x2 = (1, 0) if wc.direction == "1|0" else (0, 1)
+        # the same pair in exact.enumerate.delta_class terms (values relabelled so the first dataset's user holds 0)
+        cls = (c, n - 1 - c, (), 0) if wc.direction == "1|0" else (n - 1 - c, c, (), 0)
         return wc.value, "exact worst case over all datasets (exact.binary)", \
             {"dataset": f"{c} users hold 1, {n - 1 - c} hold 0, differing user holds {x}",
              "neighbour": f"same, differing user holds {x2}", "direction": "D(M(dataset) || M(neighbour))",
-             "value": wc.value}
+             "value": wc.value, "class": cls}
     return _krr_families(mech, n, e, ("same", "third"))
 
 
@@ -959,9 +972,24 @@ def _krr_families(mech, n, e, families):
     _, val, fam, direction = best
     z = {"same": 0, "third": 2}[fam]
     a, b = (0, 1) if direction == "forward" else (1, 0)
+    cls = ((n - 1, 0, ()) if fam == "same" else (0, 0, (n - 1,))) + (0 if direction == "forward" else 1,)
     return val, f"dataset family '{fam}' (exact.krr; a lower bound on the worst case)", \
         {"dataset": f"{n - 1} users hold {z}, differing user holds {a}", "neighbour": f"same, differing user holds {b}",
-         "direction": "D(M(dataset) || M(neighbour))", "value": val}
+         "direction": "D(M(dataset) || M(neighbour))", "value": val, "class": cls}
+
+
+#: largest (histogram states x users x categories) for re-verifying a family witness with exact.enumerate
+REVERIFY_COST = 4 * 10 ** 6
+
+
+def _reverify_class(mech: KRR, n: int, e, cls):
+    """Recompute a family witness with :func:`exact.enumerate.delta_class` (an independent code path), or ``None`` if too costly."""
+    from exact.enumerate import delta_class
+    a, b, lam, idx = cls
+    cats = 2 + len(lam) + (1 if mech.k - 2 - len(lam) > 0 else 0)
+    if math.comb(n + cats - 1, cats - 1) * n * cats > REVERIFY_COST:
+        return None
+    return delta_class(mech, n, a, b, lam, epsilon=e)[idx]
 
 
 def _grid(lo: fmpq, hi: fmpq, size: int, log: bool = True) -> list:
@@ -1027,6 +1055,7 @@ def _point_json(s: Search, p: Point) -> dict:
         out["epsilon_checked"] = _exact_str(p.eps_used) if len(str(p.eps_used)) < 40 else _iv(p.eps_used)
     if p.witness:
         w = dict(p.witness)
+        w.pop("class", None)
         w["value"] = _iv(w["value"])
         out["witness"] = w
     if p.reverified is not None:

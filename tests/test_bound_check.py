@@ -144,8 +144,9 @@ def test_epsilon_bound_with_wrong_constant_is_refuted(tmp_path):
     r = _check(p, n_exhaustive=2, budget=20)
     assert r["verdict"] == "REFUTED"
     v = r["violations"][0]
-    # δ_n at the claimed ε exceeds the target δ
+    # δ_n at the claimed ε exceeds the target δ; the exact.binary witness was recomputed by exact.enumerate
     assert mpmath.mpf(v["exact"]["lower"]) > mpmath.mpf(v["delta"])
+    assert v["witness_reverified"] is True
 
 
 # ------------------------------------------------------------ valid bounds are not refuted
