@@ -442,6 +442,12 @@ def _conv_ref(**params):
 
 
 def exact_epsilon_for_delta(nn, e0, d):
+    """Certified bracket ``[lower, upper]`` of the exact ε(δ) of shuffled binary RR (cached per precision); see :func:`_exact_epsilon_for_delta`."""
+    return _exact_epsilon_for_delta(int(nn), arith.exact(e0), arith.exact(d), _prec())
+
+
+@functools.lru_cache(maxsize=256)
+def _exact_epsilon_for_delta(nn, e0, d, prec):
     """Certified bracket ends of the exact ε(δ) of shuffled binary RR, as a ball [lower, upper].
 
     Uses the foundation engineer's ``exact.calibrate.epsilon_for_delta`` over
