@@ -183,18 +183,38 @@ def llr_distance(p, q_):
     return xt.llr_exact_or_ball(p, q_)
 
 
+def _decide(compute, what):
+    """Three-valued verdict with precision escalation (128 → 4096 bits); ``None`` only at the cap."""
+    from exact.errors import Undecided
+    try:
+        v, _ = arith.escalate(lambda prec: compute(), lambda v: v is not None, what=what)
+        return v
+    except Undecided:
+        return None
+
+
 def is_llr_secure(agg: xt.RelaxedAggregator, n_: int, eps) -> Optional[bool]:
-    """Definition 2.8 with SIM(c) = the protocol on (c, 0, …, 0): three-valued ``max_x d_LLR <= eps`` (small n, m)."""
-    val, _ = agg.llr_security(n_)
-    if val is None:
-        return False
-    return arith.le(val, arith.exact(eps, "epsilon") if not isinstance(eps, arb) else eps)
+    """Definition 2.8 with SIM(c) = the protocol on (c, 0, …, 0): three-valued ``max_x d_LLR <= eps`` (small n, m).
+
+    Exact-rational aggregators decide at once; ball aggregators (built from ``s``) are
+    evaluated at the precision they were built with, escalating the comparison only.
+    """
+    target = arith.exact(eps, "epsilon") if not isinstance(eps, arb) else eps
+
+    def compute():
+        val, _ = agg.llr_security(n_)
+        return False if val is None else arith.le(val, target)
+    return _decide(compute, "LLR security")
 
 
 def is_beta_correct(agg: xt.RelaxedAggregator, n_: int, beta_) -> Optional[bool]:
     """Definition 2.7 with POST = mod m: three-valued ``max_x Pr[POST(S) != sum x mod m] <= beta``."""
-    val, _ = agg.correctness_failure_max(n_)
-    return arith.le(val, arith.exact(beta_, "beta") if not isinstance(beta_, arb) else beta_)
+    target = arith.exact(beta_, "beta") if not isinstance(beta_, arb) else beta_
+
+    def compute():
+        val, _ = agg.correctness_failure_max(n_)
+        return arith.le(val, target)
+    return _decide(compute, "beta-correctness")
 
 
 def is_relaxation(agg, n_, eps, beta_) -> Optional[bool]:
@@ -417,6 +437,17 @@ register(Result(
     status_note="role from the text; explicit constant derived by this project (module docstring) ✔",
     exact=lambda r, tau, u: Reference(arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"),
     grid=_U_GRID))
+
+register(Result(
+    key=f"{PAPER} Claim 3.5 [uniform theta]", paper=PAPER, label="Claim 3.5", variant="uniform theta",
+    title="FALSE reading: extra <= r/(tau+1) (T*T)[u] over the whole range 1 <= u <= 2 tau",
+    status="this project's reading", statement=sp.Le(extra, r / (tau + 1) * TT(u)),
+    symbols={**COMMON, u: "offset"}, hypotheses=_claim34_hyp,
+    kind="upper_bound", quantity="mass", spec=SPEC, known_false=True,
+    status_note="the central-range constant does not extend to the tails (that is why Claim 3.6 exists); "
+                "counterexample u = 2 tau: extra = r^{2tau-1}/Z^2 > r/(tau+1) · r^{2tau}/Z^2",
+    exact=lambda r, tau, u: Reference(arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"),
+    grid=tuple({"r": r_, "tau": t_, "u": str(2 * int(t_))} for r_ in ("1/2", "9/10") for t_ in ("3", "6"))))
 
 register(Result(
     key=f"{PAPER} Claim 3.5 [spec form]", paper=PAPER, label="Claim 3.5", variant="spec form",
