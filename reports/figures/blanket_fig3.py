@@ -168,6 +168,7 @@ def _calibrate_exact(panel, delta_fn, n, guess):
 
 def compute(quick: bool = False):
     """All curves of all panels: ``{panel_id: {curve: [(n, value fmpq | None, bracket | reason)]}}``."""
+    import proofs.blanket as B
     panels = _panels(quick)
     total = sum(len(pn["ns"]) * len(pn["curves"]) for pn in panels) + sum(
         len(ns) for pn in panels if "reuse_exact_from" not in pn for _, ns, _ in pn["exact"])
@@ -180,8 +181,12 @@ def compute(quick: bool = False):
                 for n in pn["ns"]:
                     try:
                         br, val = _calibrate_bound(pn, result, extra, n, guess)
-                        pts.append((n, val, br))
-                        guess = float(val)
+                        if result is B.THEOREM_5_1 and pn["solve"] == "epsilon0" and br.lower == br.upper:
+                            # the search hit Theorem 5.1's hypothesis ε0 ≤ 1/2: the theorem says nothing beyond
+                            pts.append((n, None, "Theorem 5.1 hypothesis epsilon0 <= 1/2 binds: no value beyond it"))
+                        else:
+                            pts.append((n, val, br))
+                            guess = float(val)
                     except BlanketError as exc:
                         pts.append((n, None, f"{type(exc).__name__}: {exc}"[:160]))
                     bar.update(note=f"{pn['id']} {name} n={n}")
