@@ -720,7 +720,10 @@ class RelaxedAggregator:
         P, Q = self._pair_obj(a, b), self._pair_obj(c, 0)
         if P.supp is None and Q.supp is None:
             L = 2 * self.ell + 1
-            return _max_ratio_support(P.masses(L), Q.masses(L))
+            qkey = ("masses", c)
+            if qkey not in self._pairs:       # the m simulator laws are reused by many pairs
+                self._pairs[qkey] = Q.masses(L)
+            return _max_ratio_support(P.masses(L), self._pairs[qkey])
         return max_ratio(self.pair_law(a, b), self.pair_law(c, 0))
 
     def _pair_obj(self, a, b):
