@@ -1034,6 +1034,36 @@ BENNETT_LAPLACE = register(Result(
     numeric={"rhs": _bennett_numeric(GAMMA_LAPLACE, L_HI_LAPLACE, L_SQ_LAPLACE)}, grid=_GRID_LAPLACE))
 
 
+def _binary_epsilon_reference(**p):
+    """Reference for ε-valued bounds: a certified *lower* bound on the central ε of shuffled binary RR at (ε0, n, δ).
+
+    Calibrates the exact δ of shuffled binary RR — the worst case over all
+    datasets for n ≤ 2000 (``exact.binary.delta_binary_worst``), else the
+    maximum over the extreme datasets c ∈ {0, 1, n−2, n−1} (a lower bound on
+    the worst case) — with ``exact.calibrate.epsilon_for_delta`` and returns
+    the bracket's lower end, certified to *fail* the target: the true ε of
+    binary RR (one ε0-LDP randomizer) is above it, so an ε-bound below it
+    would be refuted.
+    """
+    from exact.binary import delta_binary, delta_binary_worst
+    from exact.calibrate import epsilon_for_delta
+    eps0 = _q(p["epsilon0"], "epsilon0")
+    nn = _as_int(_q(p["n"], "n"), "n")
+    mech = _mech_krr(2, eps0)
+
+    def d(eps):
+        if nn <= 2000:
+            return delta_binary_worst(mech, nn, epsilon=eps).value
+        out = None
+        for c in sorted({0, 1, nn - 2, nn - 1}):
+            v = arith.ball(delta_binary(mech, nn, c, epsilon=eps))
+            out = v if out is None else out.max(v)
+        return out
+    br = epsilon_for_delta(d, p["delta"], lo=fmpq(1, 10**6), hi=eps0, rel_tol="1e-4")
+    return Reference(br.lower, "certified lower end of the central ε of shuffled binary RR at this (ε0, n, δ) "
+                     "(one ε0-LDP randomizer; worst case over datasets for n ≤ 2000, extreme datasets beyond)", "lower")
+
+
 # ================================================================== Theorem 5.1 (EFMRTT as quoted) and Corollary 5.3.1
 EFMRTT_EPSILON = 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / n)
 
@@ -1050,6 +1080,7 @@ THEOREM_5_1 = register(Result(
     kind="upper_bound", quantity="epsilon", mechanisms=("any",),
     status_note="source-confirmed (the authors' code, class Erlingsson: max_eps0 = 0.5, min_n = 1000, max_delta = 0.01) ✔ sanity on binary RR",
     spec=f"{SPEC} §4 Theorem 5.1; erlingsson.md Theorem 7",
+    exact=_binary_epsilon_reference,
     grid=({"epsilon0": "1/2", "n": 1000, "delta": "1e-6"}, {"epsilon0": "1/4", "n": 100000, "delta": "1e-6"})))
 
 #: this project's explicit constant in Corollary 5.3.1 (certified on COROLLARY_BOX, see certify_corollary_5_3_1)
@@ -1080,6 +1111,7 @@ COROLLARY_5_3_1 = register(Result(
     spec=f"{SPEC} §4 Corollary 5.3.1",
     notes=("Proof sketch in the spec: e^{−ε0} ≤ γ ≤ 1, ε ≤ 1, e^{ε0} − e^{−ε0} ≤ 2 sinh(1)(1∧ε0)e^{ε0}. "
            "Outside the certified box the constant is not claimed (the hypothesis enforces the box)."),
+    exact=_binary_epsilon_reference,
     grid=({"epsilon0": "1/2", "n": 100000, "delta": "1e-6"}, {"epsilon0": "2", "n": 10**7, "delta": "1e-10"})))
 
 

@@ -396,6 +396,21 @@ def test_bound_versus_exact_grids():
             assert arith.le(ref.value, bound) is not False, (r.key, g)
 
 
+def test_epsilon_bounds_above_binary_rr_epsilon():
+    """ε-valued bounds vs a certified lower end of binary RR's true ε (relation 'lower': a bound below it is refuted)."""
+    for r in (B.COROLLARY_5_3_1, B.THEOREM_5_1):
+        g = r.grid[0] if r is B.COROLLARY_5_3_1 else r.grid[1]
+        ref = r.exact(**g)
+        assert ref.relation == "lower"
+        assert arith.lt(ref.value, r.bound(**g)) is True
+        # the reference is genuinely a failing ε for binary RR: its exact δ at the reference exceeds the target
+        from exact.binary import delta_binary
+        n = int(g["n"])
+        with arith.precision(128):
+            d = delta_binary(KRR(2, epsilon0=g["epsilon0"]), n, n - 1, epsilon=ref.value)
+        assert arith.gt(d, arith.exact(g["delta"])) is not False
+
+
 # ------------------------------------------------------------------ hypotheses enforced
 def test_hypotheses_are_enforced_with_clear_errors():
     with pytest.raises(HypothesisViolation, match="epsilon0 <= 1/2"):
