@@ -27,15 +27,15 @@ from proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
 PAPER = "EFMRTT19"
 SPEC = "spec/erlingsson.md"
 
-epsilon0 = sp.Symbol("epsilon0", positive=True)
-n = sp.Symbol("n", positive=True, integer=True)
-delta = sp.Symbol("delta", positive=True)
-epsilon = sp.Symbol("epsilon", nonnegative=True)
-epsilon_total = sp.Symbol("epsilon_total", nonnegative=True)
-epsilon_sub = sp.Symbol("epsilon_sub", nonnegative=True)
-k = sp.Symbol("k", positive=True, integer=True)
-q = sp.Symbol("q", nonnegative=True)
-T = sp.Symbol("T", positive=True, integer=True)   # |T|
+epsilon0 = sp.Symbol("epsilon0", real=True)
+n = sp.Symbol("n", real=True)
+delta = sp.Symbol("delta", real=True)
+epsilon = sp.Symbol("epsilon", real=True)
+epsilon_total = sp.Symbol("epsilon_total", real=True)
+epsilon_sub = sp.Symbol("epsilon_sub", real=True)
+k = sp.Symbol("k", real=True)
+q = sp.Symbol("q", real=True)
+T = sp.Symbol("T", real=True)   # |T|
 
 EPS_7 = 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / n)
 

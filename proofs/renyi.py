@@ -39,15 +39,15 @@ PAPER = "GDDSK21"
 SPEC = "spec/renyi_shuffle.md"
 
 # ------------------------------------------------------------ symbols
-epsilon0 = sp.Symbol("epsilon0", nonnegative=True)
-n = sp.Symbol("n", positive=True, integer=True)
-lam = sp.Symbol("lambda", positive=True)
-m = sp.Symbol("m", nonnegative=True, integer=True)
-i = sp.Symbol("i", positive=True, integer=True)
-delta = sp.Symbol("delta", positive=True)
-epsilon = sp.Symbol("epsilon", nonnegative=True)
-epsilon_lambda = sp.Symbol("epsilon_lambda", nonnegative=True)   # ε(λ), the RDP level (the bounded quantity)
-E_lambda = sp.Symbol("E_lambda", positive=True)                  # a Rényi moment (bounded quantity of Thm 3.7)
+epsilon0 = sp.Symbol("epsilon0", real=True)
+n = sp.Symbol("n", real=True)
+lam = sp.Symbol("lambda", real=True)
+m = sp.Symbol("m", real=True)
+i = sp.Symbol("i", real=True)
+delta = sp.Symbol("delta", real=True)
+epsilon = sp.Symbol("epsilon", real=True)
+epsilon_lambda = sp.Symbol("epsilon_lambda", real=True)   # ε(λ), the RDP level (the bounded quantity)
+E_lambda = sp.Symbol("E_lambda", real=True)                  # a Rényi moment (bounded quantity of Thm 3.7)
 
 E0 = sp.exp(epsilon0)
 nbar = sp.floor((n - 1) / (2 * E0)) + 1

@@ -168,3 +168,15 @@ def test_bound_9_worse_than_corollary_3_2_by_e4eps0_factor():
     e0 = sp.Symbol("epsilon0")
     lead32 = 4 * sp.binomial(R.lam, 2) * (sp.exp(R.epsilon0) - 1) ** 2 / R.n / (R.lam - 1)
     assert sp.simplify(R.BOUND9 / lead32 - sp.exp(4 * R.epsilon0)) == 0
+
+
+@pytest.mark.parametrize("params, hyp", [
+    ({"n": "100", "epsilon0": "-1", "lambda": "2"}, "epsilon0 >= 0"),
+    ({"n": "0", "epsilon0": "1", "lambda": "2"}, "n >= 1"),
+    ({"n": "5/2", "epsilon0": "1", "lambda": "2"}, "n is an integer"),
+    ({"n": "100", "epsilon0": "1", "lambda": "1"}, "lambda is an integer >= 2"),
+])
+def test_hypotheses_are_not_vacuous(params, hyp):
+    """Symbols carry no sympy assumptions, so the hypotheses are really checked."""
+    with pytest.raises(HypothesisViolation, match=hyp):
+        R.THEOREM_3_1.bound(**params)
