@@ -131,16 +131,6 @@ def _max(a, b):
     return arith.ball(a).max(arith.ball(b))
 
 
-def _guess_floor(t) -> int:
-    """floor(t) for exact t; a *guess* near floor(mid t) for a ball (verified by the caller)."""
-    if isinstance(t, fmpq):
-        return int(t.floor())
-    v = float(t.mid())
-    if v != v or v in (float("inf"), float("-inf")):
-        raise Undecided("a threshold is not finite at this precision; raise the precision")
-    return int(v // 1)
-
-
 def _ee(epsilon, exp_epsilon):
     return arith.exp_param(epsilon, exp_epsilon)
 

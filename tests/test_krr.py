@@ -13,7 +13,7 @@ from math import factorial
 
 import pytest
 from flint import arb, fmpq
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from exact import arith
 from exact.bruteforce import delta_brute
