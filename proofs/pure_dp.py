@@ -799,7 +799,7 @@ def protocol_error_law(xs, epsilon_, k_, m_, *, window=None):
     (``m > n k``) and outputs ``v / k``.  Returns ``(law, tail)``: ``law`` maps the error
     ``output - sum x_i`` (an exact rational) to a ball, exact up to ``tail`` = the certified noise mass
     left out (``|t| > W``, ``W = 40 m`` by default), which the caller adds where needed.
-    O(n k + W) after the rounding convolution.
+    O(W + m · (n k + 1)) after the rounding convolution (the noise is folded mod m first).
     """
     xs = [arith.exact_in(x, "x", lo=0, hi=1) for x in xs]
     nn = len(xs)
@@ -822,14 +822,18 @@ def protocol_error_law(xs, epsilon_, k_, m_, *, window=None):
         rounding = new
     total = sum(xs, fmpq(0))
     centre = fmpq(nn * kk, 2)
+    # representative of each residue nearest to n k / 2, and the noise masses, tabulated once
+    rep = [res + mm * int(((centre - res) / mm + fmpq(1, 2)).floor()) for res in range(mm)]
+    noise = [noise_pmf(t, rr) for t in range(-W, W + 1)]
+    # fold the noise mod m first: law of (t mod m) — then combine with the rounding law (O(m · |rounding|))
+    folded = [arb(0)] * mm
+    for i, p in enumerate(noise):
+        folded[(i - W) % mm] += p
     law = {}
     for v, pv in rounding.items():
-        for t in range(-W, W + 1):
-            res = (v + t) % mm
-            # representative of res nearest to n k / 2
-            rep = res + mm * int(((centre - res) / mm + fmpq(1, 2)).floor())
-            err = fmpq(rep, kk) - total
-            contrib = pv * noise_pmf(t, rr)
+        for t_res in range(mm):
+            err = fmpq(rep[(v + t_res) % mm], kk) - total
+            contrib = pv * folded[t_res]
             law[err] = law[err] + contrib if err in law else contrib
     tail = 2 * xt.dlap_tail(W // 2, r=rr)
     return law, tail
