@@ -67,12 +67,11 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import operator
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence, Union
+from typing import Optional, Sequence
 
-from flint import arb, arb_poly, fmpq, fmpq_poly, fmpz, fmpz_poly
+from flint import arb, arb_poly, fmpq, fmpq_poly, fmpz_poly
 
 from . import arith
 from .divergences import hockey_stick

@@ -19,7 +19,6 @@ intervals of the certified values.
 from __future__ import annotations
 
 import csv
-import math
 import pathlib
 
 from flint import fmpq
