@@ -266,3 +266,23 @@ def test_protocol_error_law_against_closed_forms():
         mse = sum((e * e * p for e, p in law.items()), arb(0))
         assert abs(mse - expected) < 300 ** 2 * tail + arb("1e-30")
         assert arith.le(mse, 4 / arb(eps) ** 2 + fmpq(3, 16)) is True
+
+
+@settings(max_examples=12)
+@given(st.sampled_from([fmpq(1, 2), fmpq(4, 5), fmpq(9, 10)]), st.integers(2, 4), st.integers(1, 6), st.data())
+def test_claim_3_6_exact_against_engine(rho, m_, tau, data):
+    """Claim 3.6 through the Result (exact, rational rho) and against the engine's (E_c*D_0)[y]."""
+    u_ = data.draw(st.integers(1, 2 * tau))
+    c_ = data.draw(st.integers(0, m_ - 1))
+    ev = get("CY21 Claim 3.6").evaluate(rho=rho, tau=tau, u=u_, m=m_, c=c_)
+    assert ev.holds is True and isinstance(ev.lhs, fmpq)
+    agg = xt.RelaxedAggregator(m_, tau, q="1/2", r=xt.r_from_rho(rho, m_))
+    G = xt.Groups(agg)
+    ed = G.conv("E", c_, "D", 0)[c_ + m_ * (2 * tau + u_)]
+    T = xt.tdlap_masses(tau, r=agg.r)
+    extra = T[-1] * T[u_ - 1]                      # T[tau] T[u-1-tau], index z + tau
+    assert extra == ev.lhs
+    Nc = 1 / G.comp["E"][c_][c_ + m_ * tau]
+    Z = xt.tdlap_normaliser(tau, r=agg.r)
+    theta = agg.r ** (abs(u_ - 1 - tau) + abs(u_ - tau)) * Nc / Z
+    assert ev.rhs == theta * ed
