@@ -81,7 +81,7 @@ __all__ = [
     "ratio", "r_from_rho", "dlap_pmf", "dlap_tail", "dlap_moment", "tdlap_normaliser", "tdlap_masses",
     "tdlap_pmf", "tdlap_moment", "geo_moment", "polya_masses", "polya_share_check", "PolyaCheck",
     "lattice_component", "mirrored_component", "mixture", "RelaxedAggregator", "llr_exact_or_ball",
-    "max_ratio", "analyzer", "Groups",
+    "max_ratio", "analyzer", "Groups", "pairwise_llr_certified",
 ]
 
 
@@ -955,3 +955,33 @@ def _same_index_rhs(self, a, b, c, d) -> list:
 
 
 Groups.same_index_rhs = _same_index_rhs
+
+
+def pairwise_llr_certified(m: int, tau: int, *, q, s=None, r=None, component=None, decided=None,
+                           start: int = arith.DEFAULT_PREC, cap: int = arith.MAX_PREC):
+    """The pairwise quantity (5) with precision escalation: rebuild the aggregator at 128, 256, … bits.
+
+    Escalates while a mass is not certainly positive (its ball straddles 0) or while
+    ``decided(value)`` is false (default: relative width below 2^-40).  Returns
+    ``(value, pair, prec)``; raises :class:`~exact.errors.Undecided` at ``cap``.
+    ``value`` is ``None`` (=∞) when the supports differ (decided at once).
+    """
+    if decided is None:
+        def decided(v):
+            if v is None or isinstance(v, fmpq):
+                return True
+            return v.is_finite() and (v.rad() <= abs(v.mid()) * arb(2) ** -40 or v.rad() < arb(2) ** -120)
+
+    def compute(prec):
+        try:
+            agg = RelaxedAggregator(m, tau, q=q, s=s, r=r, component=component)
+            val, pair = agg.pairwise_llr()
+            return (val, pair, True)
+        except InvalidArgument as e:
+            if "certainly positive" in str(e):
+                return (None, None, False)
+            raise
+
+    (val, pair, ok), prec = arith.escalate(compute, lambda res: res[2] and decided(res[0]), start=start, cap=cap,
+                                           what="pairwise LLR (5)")
+    return val, pair, prec

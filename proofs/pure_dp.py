@@ -740,9 +740,12 @@ def theorem_3_1_parameters(n_, beta_, epsilon_, m_, *, s_grid=None):
     for sv in grid:
         with arith.precision(128):
             t = arb_eval(sp.ceiling(2 * s * sp.log(1 / q)), {"s": sv, "q": qq})
-            val, _ = xt.RelaxedAggregator(mm, int(t.p), q=qq, s=sv).pairwise_llr()
-            if val is not None and arith.le((nn - 1) * arith.ball(val), eps) is True:
-                return {"q": qq, "tau": int(t.p), "s": sv, "eps_pair": val}
+        # one-sided: accept s only if (n-1) eps_pair <= epsilon is certified (precision escalates until decided)
+        val, _, _ = xt.pairwise_llr_certified(
+            mm, int(t.p), q=qq, s=sv,
+            decided=lambda v: v is None or arith.le((nn - 1) * arith.ball(v), eps) is not None)
+        if val is not None and arith.le((nn - 1) * arith.ball(val), eps) is True:
+            return {"q": qq, "tau": int(t.p), "s": sv, "eps_pair": val}
     raise InvalidArgument("epsilon", epsilon_, "is not reached on the s grid; pass a finer or larger s_grid")
 
 

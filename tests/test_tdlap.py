@@ -302,3 +302,12 @@ def test_pairing_rhs_without_unpaired_terms_fails():
     kap = 1 / agg.r
     bare = [kap * v for v in G.conv("D", 1, "D", 0)]
     assert any(l > h for l, h in zip(lhs, bare))
+
+
+def test_pairwise_llr_certified_escalates_from_low_precision():
+    val, pair, prec = xt.pairwise_llr_certified(3, 6, q="1/100", s=2, start=16)
+    assert prec > 16
+    with arith.precision(128):
+        ref, _ = xt.RelaxedAggregator(3, 6, q="1/100", s=2).pairwise_llr()
+    assert val.overlaps(ref) and val.rad() < 1e-10
+    assert xt.pairwise_llr_certified(3, 2, q=0, r="1/2")[0] is None
