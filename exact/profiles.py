@@ -115,6 +115,12 @@ class EpsilonProfile:
     c: Optional[int] = None
     direction: Optional[str] = None
     sweeps: int = 0
+    total_evaluations: Optional[int] = None
+
+    @property
+    def evaluations(self) -> int:
+        """Single-dataset evaluations of δ over all calibration rounds (full sweeps counted in ``sweeps``)."""
+        return self.total_evaluations if self.total_evaluations is not None else self.bracket.evaluations
 
     @property
     def lower(self):
@@ -272,6 +278,7 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
     #    certifying sweep at its ε then names the true maximiser if it is another dataset
     j = n - 1
     sweeps = 0
+    total = 0
     tried = set()
     while True:
         tried.add(j)
@@ -281,18 +288,19 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
             return _forward_single(n, j, ee0, p, f, arith.exp_param(epsilon=eps))
 
         br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap)
+        total += br.evaluations
         if br.upper == br.lower:
             cert = sweep(br.upper, f"worst case at epsilon={br.upper}")
             sweeps += 1
             if arith.le(cert.value, target):
-                return EpsilonProfile(br, "worst", "exact", cert.dataset, cert.c, cert.direction, sweeps)
+                return EpsilonProfile(br, "worst", "exact", cert.dataset, cert.c, cert.direction, sweeps, total)
         else:
             cert = sweep(br.upper, f"worst case at epsilon={br.upper}")
             sweeps += 1
             if arith.le(cert.value, target):
                 from .binary import WorstCase
                 att = WorstCase(cert.value, j, "1|0", (j,), n).dataset
-                return EpsilonProfile(br, "worst", "exact", att, j, "1|0", sweeps)
+                return EpsilonProfile(br, "worst", "exact", att, j, "1|0", sweeps, total)
         # a worse dataset exists at br.upper: calibrate on it
         if cert.c in tried:
             raise Undecided("the worst-case calibration did not settle on a dataset (the maximiser changes with epsilon); "

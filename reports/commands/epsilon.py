@@ -41,7 +41,7 @@ def run(args) -> int:
                "relation": r.relation, "attained_by": r.attained,
                "certified": "delta(epsilon.upper) <= target is proven; delta(epsilon.lower) > target is proven"
                             if br.lower != br.upper else "delta(epsilon.upper) <= target is proven",
-               "evaluations": br.evaluations, "precision_bits": br.prec}
+               "evaluations": r.evaluations, "precision_bits": br.prec}
     if r.c is not None:
         payload["c"] = r.c
     if r.sweeps:
@@ -57,7 +57,8 @@ def run(args) -> int:
             f"Meaning: delta(epsilon) <= {common._s(inp.delta)} is proven at the upper end and disproven at the lower end, "
             f"{meaning}.\n"
             f"Attained by: {r.attained}.\n"
-            f"({br.evaluations} evaluations of delta, up to {br.prec} bits.)")
+            f"({r.evaluations} evaluations of delta on single datasets"
+            + (f" and {r.sweeps} sweeps over all datasets" if r.sweeps else "") + f", up to {br.prec} bits.)")
     common.emit(args, payload, text)
     return 0
 
