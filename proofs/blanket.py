@@ -889,22 +889,32 @@ def _bennett_numeric(g, bplus, c):
     ``Σ_{m=1}^n C(n,m) g^m (1−g)^{n−m} K r^m = K((1−g+gr)^n − (1−g)^n)``
     exactly (:func:`proofs._blanket_numeric.geometric_binomial_sum`): O(log n),
     no windowing, nothing left out.  Returns exact 0 when b₊ ≤ 0 (then L ≤ 0
-    a.s. and the expectation vanishes).
+    a.s. and the expectation vanishes); when the ball of b₊ contains 0,
+    max(its rational upper end, 2⁻¹⁰) is used (Lemma 5.6 holds for any
+    b₊ ≥ sup L; the value is then a valid but slightly looser bound).
     """
-    K_expr = bennett_lemma_rhs(A, bplus, c, 0)
-    r_expr = sp.exp(-(c / bplus**2) * _h(A * bplus / c))
+    BP = sp.Symbol("b_plus_value")
+    K_expr = bennett_lemma_rhs(A, BP, c, 0)
+    r_expr = sp.exp(-(c / BP**2) * _h(A * BP / c))
 
     def f(**env):
         bp = arb_eval(bplus, env)
         s = arith.sign(bp)
-        if s is None:
-            from exact.errors import Undecided
-            raise Undecided("sign of b_plus undecided")
-        if s <= 0:
+        if s is not None and s <= 0:
             return fmpq(0)
+        if s is None:
+            # b₊ straddles 0 (e.g. exactly 0 at ε = ε0 for RR/Laplace). Lemma 5.6 holds for *any* b₊ ≥ sup L,
+            # so max(upper end, 2^-10) is a valid choice (not the tiny upper end itself: h(u) ≈ u²/2 would
+            # cancel catastrophically in balls); if the upper end is ≤ 0, L ≤ 0 a.s. and the bound is 0.
+            _, up = arith.endpoints(bp)
+            if up <= 0:
+                return fmpq(0)
+            bp = max(fmpq(up.numerator, up.denominator), fmpq(1, 1024))
+        env2 = dict(env)
+        env2["b_plus_value"] = bp
         gg = arb_eval(g, env)
-        K = arb_eval(K_expr, env)
-        r = arb_eval(r_expr, env)
+        K = arb_eval(K_expr, env2)
+        r = arb_eval(r_expr, env2)
         return num.geometric_binomial_sum(_as_int(env["n"], "n"), gg, K, r)
     return f
 

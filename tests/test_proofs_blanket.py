@@ -474,3 +474,30 @@ def test_bounds_cli(capsys):
     assert main(["bounds", "--paper", "nonsense"]) == 2
     err = capsys.readouterr().err
     assert "paper" in err and "nonsense" in err and "\n" == err[-1] and err.count("\n") == 1
+
+
+# ------------------------------------------------------------------ slow sweeps (BLANKET_SLOW=reduced in CI)
+@pytest.mark.slow
+def test_sweep_bounds_above_exact_worst_case(slow_level):
+    e0s = [fmpq(3, 2), fmpq(3), fmpq(8)]
+    ees = [fmpq(11, 10), fmpq(3, 2), fmpq(2)]
+    ns = [10, 100, 500] if slow_level == "reduced" else [10, 50, 100, 300, 1000, 2000]
+    for e0 in e0s:
+        for ee in ees:
+            for n in ns:
+                worst = _exact_worst(2, e0, n, ee)
+                for r in (B.THEOREM_5_3_RR, B.BENNETT_RR, B.THEOREM_5_3_GENERIC, B.BENNETT_GENERIC):
+                    p = {"epsilon0": L(e0), "epsilon": L(ee), "n": n}
+                    if r.variant == "rr":
+                        p["k"] = 2
+                    assert arith.le(worst, r.bound(**p)) is True, (r.key, e0, ee, n)
+
+
+@pytest.mark.slow
+def test_sweep_corollary_full_grid(slow_level):
+    if slow_level == "reduced":
+        e0s, ns, ds = B.corollary_grid()
+        ok, _ = B.certify_corollary_5_3_1(points=(e0s[::2], ns, ds))
+    else:
+        ok, _ = B.certify_corollary_5_3_1()
+    assert ok is True
