@@ -286,3 +286,22 @@ def test_claim_3_6_exact_against_engine(rho, m_, tau, data):
     Z = xt.tdlap_normaliser(tau, r=agg.r)
     theta = agg.r ** (abs(u_ - 1 - tau) + abs(u_ - tau)) * Nc / Z
     assert ev.rhs == theta * ed
+
+
+@given(st.fractions(min_value=sp.Rational(1, 100), max_value=sp.Rational(99, 100), max_denominator=100), st.integers(0, 60))
+def test_claim_b1_and_claim_4_2_exact_hypothesis(rf, tau):
+    r_ = fmpq(rf.numerator, rf.denominator)
+    # exact moments by direct summation, independent of tdlap_moment
+    Z = sum((r_ ** abs(j) for j in range(-tau, tau + 1)), fmpq(0))
+    m2 = sum((fmpq(j) ** 2 * r_ ** abs(j) for j in range(-tau, tau + 1)), fmpq(0)) / Z
+    m4 = sum((fmpq(j) ** 4 * r_ ** abs(j) for j in range(-tau, tau + 1)), fmpq(0)) / Z
+    p = 1 - r_
+    eg2 = (1 - p) * (2 - p) / p ** 2
+    eg4 = (1 - p) * (24 - 36 * p + 14 * p ** 2 - p ** 3) / p ** 4
+    assert m2 <= 2 * eg2 / (1 + r_ - 2 * r_ ** (tau + 1))
+    assert m4 <= 2 * eg4 / (1 + r_ - 2 * r_ ** (tau + 1))
+    assert get("CY21 Claim B.1 [m2]").evaluate(r=r_, tau=tau).holds is True
+    # Claim 4.2: the exact mixture weight 1 - Pr[|eta| <= tau]^2 against the bound
+    inside = sum((xt.dlap_pmf(z, r=r_) for z in range(-tau, tau + 1)), fmpq(0))
+    assert 1 - inside ** 2 <= 4 * r_ ** (tau + 1) / (1 + r_)
+    assert get("CY21 Claim 4.2").evaluate(r=r_, tau=tau).holds is True
