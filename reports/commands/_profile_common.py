@@ -62,9 +62,11 @@ class Inputs:
     source: Optional[str] = None
     extra: dict = field(default_factory=dict)
 
-    def describe(self) -> dict:
+    def describe(self, bound: bool = False) -> dict:
         d = {"mechanism": ("rr" if self.k == 2 else "krr") if self.k else None, "k": self.k,
-             "epsilon0": _s(self.epsilon0), "n": self.n, "dataset": self.dataset}
+             "epsilon0": _s(self.epsilon0), "n": self.n}
+        if not bound:  # a registered bound is not about a dataset
+            d["dataset"] = self.dataset
         if self.source:
             d["deployment"] = self.source
         return d

@@ -62,7 +62,7 @@ def _run_bound(args, inp) -> int:
     v, prec = common.evaluate_bound(result, params, inp.cap)
     iv = common.interval(v, inp.digits)
     side = "upper" if result.kind == "upper_bound" else "lower"
-    payload = {"command": "delta", **inp.describe(), "epsilon": common._s(inp.epsilon), "bound": result.key,
+    payload = {"command": "delta", **inp.describe(bound=True), "epsilon": common._s(inp.epsilon), "bound": result.key,
                "status": result.status, "delta": iv, "relation": side,
                "parameters": {k: common._s(val) for k, val in params.items()}, "precision_bits": prec}
     text = (f"{result.key} ({result.title}; status: {result.status}) evaluated at "

@@ -79,7 +79,7 @@ def _run_bound(args, inp, rt) -> int:
         v, prec = common.evaluate_bound(result, params, inp.cap)
         iv = common.interval(v, inp.digits)
         side = "upper" if result.kind == "upper_bound" else "lower"
-        payload = {"command": "epsilon", **inp.describe(), "delta": common._s(inp.delta), "bound": result.key,
+        payload = {"command": "epsilon", **inp.describe(bound=True), "delta": common._s(inp.delta), "bound": result.key,
                    "status": result.status, "epsilon": iv, "relation": side,
                    "parameters": {k: common._s(val) for k, val in params.items()}, "precision_bits": prec}
         text = (f"{result.key} ({result.title}; status: {result.status}) at "
@@ -103,7 +103,7 @@ def _run_bound(args, inp, rt) -> int:
 
     br = epsilon_for_delta(fun, inp.delta, hi=hi, rel_tol=rt, cap=inp.cap)
     iv = _bracket_interval(br, inp.digits)
-    payload = {"command": "epsilon", **inp.describe(), "delta": common._s(inp.delta), "bound": result.key,
+    payload = {"command": "epsilon", **inp.describe(bound=True), "delta": common._s(inp.delta), "bound": result.key,
                "status": result.status, "epsilon": iv, "relation": "upper",
                "parameters": {k: common._s(val) for k, val in fixed.items()},
                "certified": "bound(epsilon.upper) <= target is proven; bound(epsilon.lower) > target is proven",
