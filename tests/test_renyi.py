@@ -254,3 +254,36 @@ def test_window_touching_support_end_is_tight():
         with precision(128):
             got = xr.moment_binary(mech, n, c, order=2, x=1)
             assert got.contains(arb(ex)) and got.rad() < arb(2) ** -90
+
+
+# ------------------------------------------------------------ the CLI (reports/commands/renyi.py)
+def test_cli_json_matches_direct(capsys):
+    import json
+    from reports.cli import main
+    assert main(["renyi", "--epsilon0", "1", "-n", "40", "--order", "3", "--dataset", "c=3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    with precision(128):
+        r = xr.renyi_binary(BinaryRR(epsilon0="1"), 40, 3, order=3)
+        lo, hi = endpoints(r.value)
+    assert F(out["renyi"]["lower"]) <= lo and hi <= F(out["renyi"]["upper"])
+    assert out["relation"] == "lower" and out["c"] == 3
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["renyi", "--epsilon0", "-1", "-n", "10", "--order", "2"], "--epsilon0 must be >= 0"),
+    (["renyi", "--epsilon0", "1", "-n", "10", "--order", "1"], "--order must be > 1"),
+    (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--dataset", "c=10"], "must be <= 9"),
+    (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--k", "3"], "only available for binary RR"),
+    (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--bound", "GDDSK21 Theorem 3.7"], "not the RDP"),
+    (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--mechanism", "laplace"], "must be rr"),
+])
+def test_cli_bad_input_one_line_exit_2(argv, msg, capsys):
+    from reports.cli import main
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert msg in err and err.count("\n") == 1
+
+
+def test_cli_bound():
+    from reports.cli import main
+    assert main(["renyi", "--epsilon0", "1", "-n", "1000", "--order", "4", "--bound", "GDDSK21 Theorem 3.3"]) == 0
