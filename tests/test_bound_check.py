@@ -80,7 +80,7 @@ def _assert_witness_independent(report, k_default=None):
 
 # ------------------------------------------------------------ wrong bounds are refuted
 def test_binary_rr_times_0_9_is_refuted_with_certified_witness():
-    r = _check(EXAMPLES / "binary_exact_times_0_9.py", n_max=8, n_exhaustive=5, budget=15)
+    r = _check(EXAMPLES / "binary_exact_times_0_9.py", n_max=8, n_exhaustive=5, budget=6)
     assert r["verdict"] == "REFUTED"
     v = _assert_witness_independent(r)
     assert v["n"] == 2  # the smallest n of the domain already fails
@@ -89,7 +89,7 @@ def test_binary_rr_times_0_9_is_refuted_with_certified_witness():
 
 
 def test_lumped_view_is_refuted():
-    r = _check(EXAMPLES / "krr_lumped_view.py", n_max=6, n_exhaustive=4, k=4, budget=15)
+    r = _check(EXAMPLES / "krr_lumped_view.py", n_max=6, n_exhaustive=4, k=4, budget=6)
     assert r["verdict"] == "REFUTED"
     _assert_witness_independent(r)
 
@@ -104,7 +104,7 @@ def test_lumped_view_on_its_own_third_family_is_refuted(tmp_path):
         def delta(epsilon, epsilon0, n, k):
             return delta_krr_third_lumped(KRR(k, epsilon0=epsilon0), n, epsilon=epsilon)
     ''')
-    r = _check(p, n_exhaustive=5, budget=15)
+    r = _check(p, n_exhaustive=5, budget=8)
     assert r["verdict"] == "REFUTED"
     _assert_witness_independent(r)
 
@@ -123,11 +123,11 @@ def test_float_bound_slightly_below_exact_is_refuted_but_exact_as_float_is_not(t
     '''
     low = _write(tmp_path, "low.py", body.format(factor="(1 - 1e-6)"))
     same = _write(tmp_path, "same.py", body.format(factor="1"))
-    r_low = _check(low, n_exhaustive=4, budget=15)
+    r_low = _check(low, n_exhaustive=4, budget=6)
     assert r_low["verdict"] == "REFUTED"
     assert r_low["float_error_model"] == bc.FLOAT_MODEL
     _assert_witness_independent(r_low)
-    r_same = _check(same, n_exhaustive=4, budget=6)
+    r_same = _check(same, n_exhaustive=4, budget=4)
     assert r_same["verdict"] == "NOT REFUTED"  # float rounding of the exact value itself is never a violation
     assert r_same["counts"].get("violated", 0) == 0
 
@@ -141,7 +141,7 @@ def test_epsilon_bound_with_wrong_constant_is_refuted(tmp_path):
         def epsilon(delta, epsilon0, n):
             return float(epsilon0) * math.sqrt(math.log(1 / float(delta)) / n)
     ''')
-    r = _check(p, n_exhaustive=2, budget=20)
+    r = _check(p, n_exhaustive=2, budget=8)
     assert r["verdict"] == "REFUTED"
     v = r["violations"][0]
     # δ_n at the claimed ε exceeds the target δ; the exact.binary witness was recomputed by exact.enumerate
@@ -151,7 +151,7 @@ def test_epsilon_bound_with_wrong_constant_is_refuted(tmp_path):
 
 # ------------------------------------------------------------ valid bounds are not refuted
 def test_blanket_view_is_not_refuted():
-    r = _check(EXAMPLES / "blanket_view.py", n_max=12, n_exhaustive=4, budget=8)
+    r = _check(EXAMPLES / "blanket_view.py", n_max=12, n_exhaustive=4, budget=5)
     assert r["verdict"] == "NOT REFUTED"
     assert r["counts"].get("holds", 0) > 10
     t = r["tightness"]
@@ -159,7 +159,7 @@ def test_blanket_view_is_not_refuted():
 
 
 def test_hoeffding_float_bound_is_not_refuted_and_reports_float_model():
-    r = _check(EXAMPLES / "hoeffding_krr.py", n_max=20, n_exhaustive=4, budget=6)
+    r = _check(EXAMPLES / "hoeffding_krr.py", n_max=20, n_exhaustive=4, budget=4)
     assert r["verdict"] == "NOT REFUTED"
     assert "floating point" in r["evaluation"]
 
@@ -167,7 +167,7 @@ def test_hoeffding_float_bound_is_not_refuted_and_reports_float_model():
 def test_symbolic_txt_bound_is_exact_and_not_refuted():
     b = bc.load_bound(EXAMPLES / "theorem_5_3_slide.txt")
     assert b.kind == "sympy" and "0.86" not in b.latex  # decimals became exact rationals
-    r = bc.check_bound(b, n_max=12, n_exhaustive=4, budget=6, progress=False)
+    r = bc.check_bound(b, n_max=12, n_exhaustive=4, budget=4, progress=False)
     assert r["verdict"] == "NOT REFUTED"
     assert r["float_error_model"] is None
 
@@ -175,7 +175,7 @@ def test_symbolic_txt_bound_is_exact_and_not_refuted():
 def test_registered_result_through_the_same_search():
     b = bc.registered_bound("BBGN19 Theorem 5.3", "rr")
     b = bc.restrict_domain(b, ["n=2..6", "k=2..3"], within_declared=False)
-    r = bc.check_bound(b, n_exhaustive=4, budget=6, progress=False)
+    r = bc.check_bound(b, n_exhaustive=4, budget=4, progress=False)
     assert r["verdict"] == "NOT REFUTED"
     assert r["bound"]["kind"] == "registered"
 
@@ -314,7 +314,7 @@ def test_hypothesis_search_shrinks_to_smallest_n(tmp_path):
                 v = worst_case(KRR(k, epsilon0=epsilon0), n, epsilon=epsilon).value
             return v + v.rad() if n < 5 else fmpq(9, 10) * v
     ''')
-    s = bc.Search(bc.load_bound(p), n_exhaustive=6, budget=30, progress=False)
+    s = bc.Search(bc.load_bound(p), n_exhaustive=6, budget=20, progress=False)
     s.phase_hypothesis(1.0)
     assert s.hypothesis_info["violations"] > 0
     assert s.hypothesis_info["shrunk_to"]["n"] == 5
