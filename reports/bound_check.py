@@ -178,6 +178,14 @@ def _convert_result(v) -> BoundValue:
         raise InvalidArgument("bound value", v, "must be a number, not a boolean")
     if isinstance(v, (int, Fraction, fmpq)):
         return BoundValue(arith.exact(v), False, raw)
+    import decimal
+    if isinstance(v, decimal.Decimal):  # exact decimal: no float caveat
+        if not v.is_finite():
+            if v == decimal.Decimal("Infinity"):
+                return BoundValue(None, False, raw)
+            raise InvalidArgument("bound value", raw, "must be a finite number or +inf")
+        f = Fraction(v)
+        return BoundValue(fmpq(f.numerator, f.denominator), False, raw)
     if isinstance(v, arb):
         if not v.is_finite():
             raise InvalidArgument("bound value", str(v), "must be a finite ball")
