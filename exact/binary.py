@@ -387,6 +387,8 @@ class WorstCase:
 
     @property
     def dataset(self) -> str:
+        if isinstance(self.value, fmpq) and self.value == 0:
+            return "every dataset (delta = 0 exactly: epsilon >= epsilon0, or no dataset has positive delta)"
         other = "x=0 vs x=1" if self.direction == "1|0" else "x=1 vs x=0"
         mine = "x=1 vs x=0" if self.direction == "1|0" else "x=0 vs x=1"
         s = (f"c={self.c} ones among the other {self.n - 1} users, differing user {mine} "
@@ -425,7 +427,8 @@ def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: boo
     ee0, p, f = _rr(mech)
     ee = _ee(epsilon, exp_epsilon)
     if _is_zero_regime(ee, ee0, mech, epsilon):
-        return WorstCase(fmpq(0), 0, "1|0", tuple(range(n)), n, [fmpq(0)] * n)
+        # ε ≥ ε0: δ = 0 on every dataset (post-processing); every c attains it
+        return WorstCase(fmpq(0), 0, "1|0", (0,), n, [fmpq(0)] * n)
     if _use_exact(n, ee0, ee):
         vals = [_forward_exact(_other_law_exact(p, f, n, j), p, f, ee) for j in range(n)]
         best = max(vals)

@@ -33,8 +33,9 @@ def run(args) -> int:
         payload["c"] = r.c
     if r.direction is not None:
         payload["direction"] = r.direction
-    if len(r.ties) > 1:
-        payload["ties"] = list(r.ties)
+    if len(r.ties) > 1:  # datasets not separated from the maximum at the final precision (first 50)
+        payload["ties"] = list(r.ties)[:50]
+        payload["ties_count"] = len(r.ties)
     meaning = {
         "exact": "This is the exact worst case over all pairs of neighbouring datasets: the shuffled protocol is "
                  f"(epsilon, delta)-DP for every delta at or above the upper end, and for none below the lower end.",
