@@ -86,7 +86,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
-from flint import arb, fmpq, fmpz
+from flint import arb, fmpq
 
 from . import arith
 from .errors import InvalidArgument

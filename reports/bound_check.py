@@ -388,8 +388,7 @@ def _load_python(path: pathlib.Path, sha: str) -> Bound:
 
 def _load_text(path: pathlib.Path, text: str, sha: str) -> Bound:
     import sympy as sp
-    from sympy.parsing.sympy_parser import parse_expr, standard_transformations, rationalize, \
-        implicit_multiplication_application, convert_xor
+    from sympy.parsing.sympy_parser import parse_expr, standard_transformations, rationalize, convert_xor
     fields = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import pathlib
 import textwrap
 from collections import Counter
