@@ -225,3 +225,12 @@ def test_worst_cases_multi_equals_singles_and_delta_class_is_a_lower_bound():
         assert third[0] == delta_dataset(mech, [2, 2, 2, 2], 0, 1, exp_epsilon=ee)
     with pytest.raises(InvalidArgument, match="n - 1"):
         delta_class(mech, 5, 1, 1, (1,), exp_epsilon=1)
+
+
+@pytest.mark.slow
+def test_krr_matches_brute_force_n5_larger_k(slow_level):
+    ks = [4] if slow_level == "reduced" else [4, 5, 6]
+    for k in ks:
+        mech = KRR(k, exp_epsilon0=Fraction(5, 2))
+        ee = Fraction(5, 4)
+        assert F(worst_case(mech, 5, exp_epsilon=ee).value) == _brute_worst(_frac_matrix(mech), 5, ee)
