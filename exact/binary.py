@@ -70,6 +70,7 @@ True
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -492,7 +493,9 @@ def _sweep(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[int]
 
     def t_polys(Kb):
         if Kb not in t_cache:
-            t_cache[Kb] = [pw[i] * fw[Kb - 1 - i] * ab for i in range(Kb)]
+            polys = [pw[i] * fw[Kb - 1 - i] * ab for i in range(Kb)]
+            lists = [q.coeffs() + [arb(0)] * (Kb + 1 - len(q.coeffs())) for q in polys]
+            t_cache[Kb] = list(zip(polys, lists))
         return t_cache[Kb]
 
     out = [None] * n
@@ -517,7 +520,7 @@ def _sweep(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[int]
             tps = t_polys(Kb)
             for i in range(Kb):
                 j = j0 + i
-                val, t_guess = _forward_block_one(Hc, G, total, ho, tps[i], Kb, T, extra, ee, t_guess)
+                val, t_guess = _forward_block_one(Hc, G, total, ho, tps[i][0], Kb, T, extra, ee, t_guess, tps[i][1])
                 out[j] = val
                 bar.update()
     return out
@@ -534,12 +537,50 @@ def _window_slice(vals, offset, start, stop, left, right):
     return arb_poly(pre + mid + post)
 
 
-def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess):
-    """D_j from the block factor (see :func:`_sweep`); returns ``(enclosure, t*)``."""
+def _conv_at(arr, off, t, tl, left, right):
+    """``Σ_l tl[l]·arr(t − l)`` with ``arr(u) = arr[u − off]`` inside the window, ``left`` below it and
+    ``right`` above it (one coefficient of the product, O(len(tl)) ball operations)."""
+    L = len(tl)
+    a = t - L + 1 - off
+    b = t - off + 1
+    n = len(arr)
+    if a >= 0 and b <= n:
+        seg = arr[a:b]
+    else:
+        seg = [arr[u] if 0 <= u < n else (left if u < 0 else right) for u in range(a, b)]
+    return sum(map(operator.mul, tl, reversed(seg)), arb(0))
+
+
+def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl=None):
+    """D_j from the block factor (see :func:`_sweep`); returns ``(enclosure, t*)``.
+
+    With a guess of ``t*`` (the previous dataset's), the few needed values of
+    ``d_j`` and ``h_j`` are single coefficients of the products (dot products
+    of length K+1, :func:`_conv_at`); without one, whole products are formed.
+    """
     L = Kb + 1  # t_i has degree Kb: indices l = 0..Kb
     lo = ho                       # lowest index where d_j can be non-zero (from the window)
     hi = ho + len(Hc) - 1 + L     # one past the highest such index
     zero = arb(0)
+    if t_guess is not None and tl is not None:
+        def d_at(t):
+            v = _conv_at(Hc, ho, t, tl, zero, zero)
+            return v + extra if extra is not None else v
+
+        def h_at(t):
+            v = _conv_at(G, ho, t, tl, total, zero)
+            return v + extra if extra is not None else v
+
+        t1, t2 = max(lo, t_guess - 2), min(hi, t_guess + 2)
+        while t2 - t1 <= 64:
+            ok_lo = t1 <= lo or d_at(t1 - 1) < 0
+            ok_hi = t2 >= hi or d_at(t2) > 0
+            if ok_lo and ok_hi:
+                return _finish_block_one([h_at(t) for t in range(t1, t2 + 1)], t1, t2, lo, hi, T, ee)
+            if not ok_lo:
+                t1 = max(lo, t1 - 2 * (t2 - t1 + 2))
+            if not ok_hi:
+                t2 = min(hi, t2 + 2 * (t2 - t1 + 2))
     if t_guess is None:
         t1, t2 = lo, hi
     else:
@@ -563,11 +604,16 @@ def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess):
     Gs = _window_slice(G, ho, t1 - L + 1, t2 + 1, total, zero)
     hvals = (Gs * tpoly).coeffs()[L - 1:L - 1 + (t2 - t1 + 1)]
     hvals = hvals + [zero] * ((t2 - t1 + 1) - len(hvals))
+    if extra is not None:
+        hvals = [v + extra for v in hvals]
+    return _finish_block_one(hvals, t1, t2, lo, hi, T, ee)
+
+
+def _finish_block_one(hvals, t1, t2, lo, hi, T, ee):
+    """Enclosure of ``max_t h(t)`` from the (widened) values on a range certified to hold ``t*``."""
     best = None
     best_t = t1
     for t, v in zip(range(t1, t2 + 1), hvals):
-        if extra is not None:
-            v = v + extra
         if best is None or v.mid() > best.mid():
             best_t = t
         best = v if best is None else best.max(v)
