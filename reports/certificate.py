@@ -385,10 +385,22 @@ def _evaluate_all(dep, mech, srcs, cands, eps, delta, prec):
     return vals, bounds, errors
 
 
+def _width(uppers, lowers):
+    """Total width of the best upper and lower enclosures (exact Fraction), to detect stalled escalation."""
+    total = 0
+    for group, pick in ((uppers, _upper_end), (lowers, _lower_end)):
+        if group:
+            v = (min if group is uppers else max)((t[1] for t in group), key=pick)
+            lo, hi = arith.endpoints(v)
+            total += hi - lo
+    return total
+
+
 def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: int) -> dict:
     """Decide one (ε, δ) claim with precision escalation; returns a plain-data record (numbers as decimal strings)."""
     eps, delta = claim.epsilon, claim.delta
     prec = start
+    last_width, stalled = None, False
     while True:
         vals, bounds, errors = _evaluate_all(dep, mech, srcs, cands, eps, delta, prec)
         uppers = [(s.title, v, None, s) for s, v, w in vals if s.role in ("exact", "upper")]
@@ -402,6 +414,11 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
         fails = any(arith.gt(v, delta) is True for _, v, _, _ in lowers)
         if holds or fails or prec >= cap:
             break
+        width = _width(uppers, lowers)
+        if last_width is not None and width is not None and width * 2 > last_width:
+            stalled = True  # the enclosures are limited by a windowing tolerance, not by precision
+            break
+        last_width = width
         prec = min(2 * prec, cap)
 
     best_upper = min(uppers, key=lambda t: _upper_end(t[1])) if uppers else None
@@ -421,7 +438,7 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
 
     rec: dict[str, Any] = {
         "field": claim.field, "epsilon": exact_string(eps), "delta": exact_string(delta), "verdict": verdict,
-        "precision": prec, "upper": None, "lower": None, "witness": None, "refuted_bounds": refuted,
+        "precision": prec, "stalled": stalled, "upper": None, "lower": None, "witness": None, "refuted_bounds": refuted,
         "source_errors": [{"source": k, "error": e} for k, e in errors], "epsilon_bound": None,
     }
     if best_upper is not None:
@@ -478,8 +495,10 @@ def _claim_reason(dep, rec) -> str:
         bits.append(f"the best certified lower bound is {lo['value']['lower']} ({lo['source']})")
     else:
         bits.append("no exact lower bound is available for this mechanism and n")
-    return ("the claimed delta " + rec["delta"] + " lies between what could be certified at the precision cap of "
-            + f"{rec['precision']} bits: " + "; ".join(bits))
+    where = (f"at {rec['precision']} bits (doubling the precision no longer narrowed the enclosures: their width "
+             "comes from a certified windowing tolerance)" if rec.get("stalled") else
+             f"at the precision cap of {rec['precision']} bits")
+    return f"the claimed delta {rec['delta']} lies between what could be certified {where}: " + "; ".join(bits)
 
 
 # ================================================================ targets: certified epsilon for a delta
@@ -495,12 +514,14 @@ def _epsilon_hi(mech, dep) -> fmpq:
     return fmpq(math.ceil(up * 10**6), 10**6)
 
 
-def _bisect(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=fmpq(1, 10**6), max_steps=64):
+def _bisect(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=fmpq(1, 10**4), max_steps=40):
     """One-sided bisection: ``upper`` with δ(upper) ≤ target certified, ``lower`` with δ(lower) > target certified (or 0).
 
     ``delta_of(eps)`` returns a ball at the current precision or ``None``.
-    Each comparison escalates precision to ``cap``; an undecided midpoint is
-    treated as "not certified below the target" (the bracket stays valid).
+    Each comparison escalates precision once (``start`` then ``2·start``,
+    at most ``cap``); an undecided midpoint is treated as "not certified
+    below the target" (the bracket stays valid, only wider).  Stops at
+    relative width ``rel_tol`` (10⁻⁴): about 16 evaluations of δ.
     """
     def cmp(eps):
         p = start
@@ -508,7 +529,7 @@ def _bisect(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=f
             with arith.precision(p):
                 v = delta_of(eps)
                 r = None if v is None else arith.le(v, target)
-            if r is not None or p >= cap:
+            if r is not None or p >= min(cap, 2 * start):
                 return r
             p = min(2 * p, cap)
     lo, hi_c = fmpq(0), hi
@@ -532,72 +553,83 @@ def _bisect(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=f
 
 
 def certify_target(dep, mech, target, srcs, *, start, cap) -> dict:
-    """The certified ε for a target δ: the smallest found ε̄ with (upper bound on δ)(ε̄) ≤ target, and a certified lower end."""
-    ups = [s for s in srcs if s.role in ("exact", "upper")]
-    los = [s for s in srcs if s.role in ("exact", "lower")]
-    hi = _epsilon_hi(mech, dep)
-    rec: dict[str, Any] = {"field": target.field, "delta": exact_string(target.delta), "epsilon_upper": None,
-                           "epsilon_lower": None, "upper_source": None, "lower_source": None}
-    cal = _optional("exact.calibrate")
+    """The certified ε for a target δ: an upper end ε̄ with δ(ε̄) ≤ target certified, and a certified lower end.
 
-    def best(group):
+    k-RR (binary and k > 2) goes through :func:`exact.profiles.epsilon`
+    (engineer A's seeded calibration): ``dataset="worst"`` for k = 2 (both
+    ends certified on the exact worst case), ``"blanket"`` for the upper end
+    and the maximum over the families' certified lower ends for k > 2.  Other
+    mechanisms bisect (:func:`_bisect`) on the exact sources.  Relative
+    bracket width 10⁻⁴.
+    """
+    rec: dict[str, Any] = {"field": target.field, "delta": exact_string(target.delta), "epsilon_upper": None,
+                           "epsilon_lower": None, "upper_source": None, "lower_source": None, "lower_dataset": None}
+    profiles = _optional("exact.profiles")
+    k = getattr(mech, "k", None)
+    use_profiles = (profiles is not None and dep.mechanism in ("krr", "binary_rr")
+                    and not any(s.key == "exact-worst-enumeration" for s in srcs))
+    if use_profiles:
+        rel = "1e-4"
+        if k == 2:
+            try:
+                pr = profiles.epsilon(mech, dep.n, delta=target.delta, dataset="worst", rel_tol=rel, start_prec=start, cap=cap)
+                rec["epsilon_upper"] = arith.decimal_string(pr.upper, DIGITS, up=True)
+                rec["upper_source"] = "exact worst case over all datasets (binary RR)"
+                if pr.lower is not None and pr.lower > 0:
+                    rec["epsilon_lower"] = arith.decimal_string(pr.lower, DIGITS, up=False)
+                    rec["lower_source"] = rec["upper_source"]
+                    rec["lower_dataset"] = pr.attained
+            except BlanketError as exc:
+                rec["reason"] = str(exc)
+        else:
+            try:
+                pr = profiles.epsilon(mech, dep.n, delta=target.delta, dataset="blanket", rel_tol=rel, start_prec=start, cap=cap)
+                rec["epsilon_upper"] = arith.decimal_string(pr.upper, DIGITS, up=True)
+                rec["upper_source"] = "exact blanket view of Lemma 5.3"
+            except BlanketError as exc:
+                rec["reason"] = str(exc)
+            best = None
+            for fam in ("same", "neighbour", "third"):
+                try:
+                    pr = profiles.epsilon(mech, dep.n, delta=target.delta, dataset=fam, rel_tol=rel, start_prec=start, cap=cap)
+                except BlanketError:
+                    continue
+                if pr.lower is not None and pr.lower > 0 and (best is None or pr.lower > best[0]):
+                    best = (pr.lower, fam)
+            if best is not None:
+                rec["epsilon_lower"] = arith.decimal_string(best[0], DIGITS, up=False)
+                rec["lower_source"] = f"exact delta on the dataset family '{best[1]}'"
+                rec["lower_dataset"] = f"family '{best[1]}': {FAMILY_TEXT[best[1]]}"
+    else:
+        ups = [s for s in srcs if s.role in ("exact", "upper")]
+        hi = _epsilon_hi(mech, dep)
+
         def f(eps):
             vals = []
-            for s in group:
+            for s in ups:
                 try:
                     v, _ = s.compute(eps)
                 except BlanketError:
                     continue
-                if isinstance(v, arb) and not v.is_finite():
-                    continue
-                vals.append(v)
-            if not vals:
-                return None
-            return (min if group is ups else max)(vals, key=_upper_end if group is ups else _lower_end)
-        return f
+                if not (isinstance(v, arb) and not v.is_finite()):
+                    vals.append(v)
+            return min(vals, key=_upper_end) if vals else None
 
-    if ups:
-        f = best(ups)
-        upper = None
-        if cal is not None and hasattr(cal, "epsilon_for_delta"):
-            try:
-                def dfun(eps):
-                    v = f(eps)
-                    if v is None:
-                        raise Undecided("no source evaluated")
-                    return v
-                br = cal.epsilon_for_delta(dfun, target.delta, hi=hi)
-                upper = br.upper
-                lower_same = br.lower if all(s.role == "exact" for s in ups) else None
-            except BlanketError:
-                upper = None
-        if upper is None:
-            upper, lower_same, _ = _bisect(f, target.delta, hi, start=start, cap=cap)
-            if not all(s.role == "exact" for s in ups):
-                lower_same = None
-        if upper is not None:
-            rec["epsilon_upper"] = arith.decimal_string(upper, DIGITS, up=True)
-            rec["upper_source"] = ups[0].title
-        if lower_same is not None:
-            rec["epsilon_lower"] = arith.decimal_string(lower_same, DIGITS, up=False)
-            rec["lower_source"] = ups[0].title
-    if rec["epsilon_lower"] is None and los and not all(s.role == "exact" for s in los):
-        g = best(los)
-        # certified lower end: largest eps with (lower bound on delta)(eps) > target
-        def neg(eps):
-            v = g(eps)
-            return v
-        _, lo_end, _ = _bisect(neg, target.delta, hi, start=start, cap=cap)
-        if lo_end is not None:
-            rec["epsilon_lower"] = arith.decimal_string(lo_end, DIGITS, up=False)
-            rec["lower_source"] = los[0].title
+        if ups:
+            upper, lower, _ = _bisect(f, target.delta, hi, start=start, cap=cap)
+            if upper is not None:
+                rec["epsilon_upper"] = arith.decimal_string(upper, DIGITS, up=True)
+                rec["upper_source"] = ups[0].title
+            if lower is not None and lower > 0 and all(s.role == "exact" for s in ups):
+                rec["epsilon_lower"] = arith.decimal_string(lower, DIGITS, up=False)
+                rec["lower_source"] = ups[0].title
     if rec["epsilon_upper"] is None:
         rec["verdict"] = INCONCLUSIVE
-        rec["reason"] = "no certified upper bound on delta(epsilon) meets the target for epsilon up to epsilon0"
+        rec["reason"] = rec.get("reason") or "no certified upper bound on delta(epsilon) meets the target for epsilon up to epsilon0"
     else:
         rec["verdict"] = HOLDS
         rec["reason"] = (f"({rec['epsilon_upper']}, {rec['delta']})-DP is certified (delta({rec['epsilon_upper']}) <= "
-                         f"{rec['delta']} by {rec['upper_source']})")
+                         f"{rec['delta']} by the {rec['upper_source']})")
     return rec
 
 

@@ -122,6 +122,20 @@ def escape(text) -> str:
     return "".join(out)
 
 
+def breakable(text) -> TeX:
+    """Escaped text with break points after ``/``, ``_``, ``.`` and ``-`` (for paths in narrow table columns).
+
+    >>> str(breakable("a_b/c"))
+    'a\\_\\allowbreak{}b/\\allowbreak{}c'
+    """
+    out = []
+    for ch in str(text):
+        out.append(escape(ch))
+        if ch in "/_.-":
+            out.append(r"\allowbreak{}")
+    return TeX("".join(out))
+
+
 def texttt(text) -> TeX:
     """User text in typewriter type, escaped, breakable (for paths, hashes, commands)."""
     return TeX(r"\texttt{" + escape(text) + "}")
@@ -219,7 +233,7 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
         finalize=_finalize,
     )
-    env.filters.update(e=lambda v: TeX(escape(v)), tt=texttt, up=num_up, down=num_down,
+    env.filters.update(e=lambda v: TeX(escape(v)), tt=texttt, brk=breakable, up=num_up, down=num_down,
                        interval=interval, dec=decimal_to_tex, exact=exact_to_tex, tex=lambda v: TeX(str(v)))
     return env
 
@@ -282,7 +296,7 @@ def compile_pdf(tex_source: str, pdf_path: pathlib.Path, *, jobname: str = "docu
                "-file-line-error", f"-jobname={jobname}", f"{jobname}.tex"]
         try:
             proc = subprocess.run(cmd, cwd=tmpdir, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                                  text=True, timeout=timeout)
+                                  timeout=timeout)
         except subprocess.TimeoutExpired:
             return CompileResult(False, None, f"LaTeX compilation timed out after {timeout} s")
         except OSError as exc:
@@ -290,7 +304,8 @@ def compile_pdf(tex_source: str, pdf_path: pathlib.Path, *, jobname: str = "docu
         produced = tmpdir / f"{jobname}.pdf"
         if proc.returncode != 0 or not produced.exists():
             log_file = tmpdir / f"{jobname}.log"
-            log = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else (proc.stdout + proc.stderr)
+            log = (log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else
+                   (proc.stdout + proc.stderr).decode("utf-8", errors="replace"))
             return CompileResult(False, None, f"LaTeX failed (latexmk exit {proc.returncode})", log_excerpt(log))
         pdf_path.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(produced, pdf_path)

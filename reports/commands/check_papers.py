@@ -1,0 +1,39 @@
+"""``blanket check-papers [--paper NAME] [-o DIR] [--quick] [--no-pdf]`` — every registered result against exact values.
+
+Writes ``paper-check.tex``, ``paper-check.json`` and (with TeX Live)
+``paper-check.pdf`` into ``DIR`` (default ``./paper-check``), with a progress
+bar on stderr.  Exit code 0 when no *unexpected* counterexample was found
+(known-false variants are expected to be refuted), 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def register(sub):
+    p = sub.add_parser("check-papers", help="check every registered result against exact values (LaTeX/PDF + JSON report)")
+    p.add_argument("--paper", default=None, help="one paper: BBGN19|CY21|GDDSK21|EFMRTT19 or blanket|pure_dp|renyi|erlingsson")
+    p.add_argument("-o", "--output", default="paper-check", help="output directory (default: ./paper-check)")
+    p.add_argument("--quick", action="store_true", help="reduced grid (one point per result)")
+    p.add_argument("--no-pdf", action="store_true", help="write only the .tex and .json")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from reports.latex import INSTALL_HINT, tex_available
+    from reports.paper_check import check_papers, write
+    report = check_papers(args.paper, quick=args.quick)
+    want_pdf = not args.no_pdf
+    written = write(report, args.output, pdf=want_pdf and tex_available())
+    s = report["summary"]
+    print(f"{s['results']} results, {s['grid_points']} grid points, {s['counterexamples']} certified counterexamples; "
+          f"false statements: {', '.join(s['false_statements']) or 'none'}; known-false variants caught: "
+          f"{len(s['known_false_caught'])}, missed: {', '.join(s['known_false_missed']) or 'none'}")
+    print(f"wrote {written.tex}, {written.json}" + (f", {written.pdf}" if written.pdf else ""))
+    if want_pdf and not tex_available():
+        sys.stderr.write(f"blanket: note: {INSTALL_HINT}\n")
+    elif want_pdf and written.pdf is None:
+        sys.stderr.write(f"blanket: warning: {written.latex_message}; the .tex and .json were written. Log excerpt:\n"
+                         f"{written.latex_log}\n")
+    return 1 if (s["false_statements"] or s["known_false_missed"]) else 0

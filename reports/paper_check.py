@@ -1,0 +1,223 @@
+"""The researcher's report: every registered result against exact values (LaTeX/PDF + JSON).
+
+For each result of ``proofs.core.results(paper)`` the report gives its label,
+paper, status from the spec (with the status note and the spec section, the
+link back to the spec's status table), its statement typeset by
+``sympy.latex`` from the very object that is evaluated, the outcome of
+:meth:`~proofs.core.Result.check_symbolic`, and a bound-versus-exact table
+over ``Result.grid`` with ``Result.exact`` as the reference.  Nothing here is
+result-specific: registering a result makes it appear.
+
+Verdict per grid point (three-valued, on enclosures):
+
+* upper bound vs a reference that is ``"exact"`` or ``"lower"``: the point is
+  a **counterexample** when the bound is certified *below* the reference;
+  **consistent** when the bound is certified ≥ an exact reference (or when
+  the reference is only a lower bound and is not above the bound);
+* lower bound vs ``"exact"`` / ``"upper"`` reference: counterexample when the
+  bound is certified *above* it;
+* no reference: the statement's own evaluation (``Result.evaluate``) where it
+  has two evaluable sides, else the bound's value only.
+
+``known_false`` results are expected to be refuted: the report says whether
+the refutation was found ("caught") — if not, that is flagged.  Points whose
+hypotheses fail are listed with the failing hypothesis; undecided points
+(precision cap) are listed as undecided, never guessed.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pathlib
+from typing import Any, Optional
+
+from exact import arith
+from exact.errors import BlanketError, HypothesisViolation, Undecided
+
+from .latex import PREAMBLE, TeX, compile_pdf, render
+
+DIGITS = 6
+#: grid points per result with ``quick=True``
+QUICK_POINTS = 1
+
+
+def _interval(v) -> Optional[dict]:
+    if v is None or isinstance(v, bool):
+        return None
+    try:
+        return arith.decimal_interval(v, DIGITS)
+    except (BlanketError, TypeError, ValueError):
+        return {"lower": str(v), "upper": str(v)}
+
+
+def _params_text(params) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+
+
+def check_point(result, params: dict, *, prec: int = arith.DEFAULT_PREC) -> dict:
+    """Bound versus reference at one grid point (plain data)."""
+    row: dict[str, Any] = {"params": {k: str(v) for k, v in params.items()}, "params_text": _params_text(params),
+                           "bound": None, "reference": None, "reference_what": None, "reference_relation": None,
+                           "outcome": "", "detail": ""}
+    try:
+        bound = None
+        if result.kind in ("upper_bound", "lower_bound"):
+            def compute(p):
+                try:
+                    return result.bound(**params)
+                except Undecided:
+                    return None
+            bound, _ = arith.escalate(compute, lambda v: v is not None, start=prec, what=f"bound of {result.key}")
+            row["bound"] = _interval(bound)
+        ref = None
+        if result.exact is not None:
+            with arith.precision(prec):
+                ref = result.exact(**params)
+            row["reference"] = _interval(ref.value)
+            row["reference_what"] = ref.what
+            row["reference_relation"] = ref.relation
+        if ref is not None and bound is not None:
+            if result.kind == "upper_bound":
+                below = arith.lt(bound, ref.value)
+                if ref.relation in ("exact", "lower") and below is True:
+                    row["outcome"] = "counterexample"
+                    row["detail"] = f"the bound is certified below the {'exact value' if ref.relation == 'exact' else 'certified lower bound'}"
+                elif ref.relation == "exact" and below is False:
+                    row["outcome"] = "consistent"
+                elif ref.relation == "lower" and below is False:
+                    row["outcome"] = "consistent"
+                    row["detail"] = "the reference is a lower bound on the bounded quantity"
+                elif ref.relation == "upper":
+                    row["outcome"] = "no comparison"
+                    row["detail"] = "the reference is an upper bound: it cannot refute an upper bound"
+                else:
+                    row["outcome"] = "undecided"
+            else:
+                above = arith.gt(bound, ref.value)
+                if ref.relation in ("exact", "upper") and above is True:
+                    row["outcome"] = "counterexample"
+                    row["detail"] = f"the lower bound is certified above the {'exact value' if ref.relation == 'exact' else 'certified upper bound'}"
+                elif ref.relation in ("exact", "upper") and above is False:
+                    row["outcome"] = "consistent"
+                elif ref.relation == "lower":
+                    row["outcome"] = "no comparison"
+                    row["detail"] = "the reference is a lower bound: it cannot refute a lower bound"
+                else:
+                    row["outcome"] = "undecided"
+        else:
+            ev = result.evaluate(prec=prec, **params)
+            row["lhs"], row["rhs"] = _interval(ev.lhs), _interval(ev.rhs)
+            if ev.lhs is not None and row["bound"] is None:
+                row["bound"] = row["rhs"]
+            if ev.holds is True:
+                row["outcome"] = "holds"
+            elif ev.holds is False:
+                row["outcome"] = "counterexample"
+                row["detail"] = "the statement's two sides are certified to violate the relation"
+            elif ev.lhs is None:
+                row["outcome"] = "bound only"
+                row["detail"] = "no exact reference registered for this result"
+            else:
+                row["outcome"] = "undecided"
+    except HypothesisViolation as exc:
+        row["outcome"] = "outside hypotheses"
+        row["detail"] = f"hypothesis fails: {exc.hypothesis}"
+    except Undecided as exc:
+        row["outcome"] = "undecided"
+        row["detail"] = str(exc)
+    except BlanketError as exc:
+        row["outcome"] = "error"
+        row["detail"] = str(exc)
+    return row
+
+
+def _symbolic(result) -> dict:
+    try:
+        sc = result.check_symbolic()
+    except Exception as exc:  # noqa: BLE001 - sympy can raise anything; the report must go on
+        return {"proved": None, "method": "check_symbolic raised", "detail": f"{type(exc).__name__}: {exc}"[:300],
+                "text": "not proved (the symbolic check raised an error)"}
+    text = {True: "proved by sympy", False: "refuted by sympy", None: "not proved symbolically"}[sc.proved]
+    return {"proved": sc.proved, "method": sc.method, "detail": str(sc.detail)[:500], "text": text}
+
+
+def check_result(result, *, quick: bool = False, progress=None) -> dict:
+    """One result's section of the report (plain data)."""
+    d = result.describe()
+    grid = list(result.grid)[:QUICK_POINTS] if quick else list(result.grid)
+    rows = []
+    for params in grid:
+        rows.append(check_point(result, dict(params)))
+        if progress is not None:
+            progress.update(note=result.key[:40])
+    counter = [r for r in rows if r["outcome"] == "counterexample"]
+    if result.known_false:
+        finding = "known false: refutation caught" if counter else "known false: NOT caught on this grid"
+    elif counter:
+        finding = "FALSE: certified counterexample"
+    elif rows and all(r["outcome"] in ("consistent", "holds") for r in rows):
+        finding = "consistent with exact values"
+    elif rows:
+        finding = "no counterexample found"
+    else:
+        finding = "no grid registered"
+    return {**{k: d[k] for k in ("key", "paper", "label", "title", "status", "status_note", "kind", "quantity",
+                                  "mechanisms", "variant", "spec", "notes", "latex", "hypotheses", "known_false",
+                                  "symbols")},
+            "symbolic": _symbolic(result), "rows": rows, "counterexamples": counter, "finding": finding}
+
+
+def check_papers(paper: Optional[str] = None, *, quick: bool = False, progress: bool = True) -> dict:
+    """The full report as plain data (JSON content)."""
+    core = importlib.import_module("proofs.core")
+    from exact.progress import Progress
+    rs = core.results(paper)
+    total = sum(min(len(r.grid), QUICK_POINTS) if quick else len(r.grid) for r in rs) or 1
+    out = []
+    with Progress(total, "check-papers", enabled=None if progress else False) as bar:
+        for r in rs:
+            out.append(check_result(r, quick=quick, progress=bar))
+    papers = []
+    for key, title in core.PAPERS.items():
+        items = [x for x in out if x["paper"] == key]
+        if items:
+            papers.append({"key": key, "title": title, "results": items})
+    summary = {
+        "results": len(out),
+        "grid_points": sum(len(x["rows"]) for x in out),
+        "counterexamples": sum(len(x["counterexamples"]) for x in out),
+        "false_statements": [x["key"] for x in out if x["counterexamples"] and not x["known_false"]],
+        "known_false_caught": [x["key"] for x in out if x["known_false"] and x["counterexamples"]],
+        "known_false_missed": [x["key"] for x in out if x["known_false"] and not x["counterexamples"]],
+        "symbolically_proved": sum(1 for x in out if x["symbolic"]["proved"] is True),
+        "by_status": {s: sum(1 for x in out if x["status"] == s) for s in core.STATUSES},
+    }
+    return {"format": "blanket-paper-check/1", "paper": paper or "all", "quick": quick, "papers": papers,
+            "summary": summary,
+            "reproducibility": {"command": "blanket check-papers" + (f" --paper {paper}" if paper else "")
+                                + (" --quick" if quick else ""), "precision_start": arith.DEFAULT_PREC,
+                                "precision_cap": arith.MAX_PREC, "versions": _versions()}}
+
+
+def _versions():
+    from .certificate import _versions as v
+    return v()
+
+
+def render_tex(report: dict) -> str:
+    return render("paper_check.tex.j2", report=report, preamble=PREAMBLE, TeX=TeX)
+
+
+def write(report: dict, outdir, *, pdf: bool = True):
+    """Write ``paper-check.tex``, ``paper-check.json`` and (with TeX Live) ``paper-check.pdf``."""
+    from .certificate import Written, to_json
+    out = pathlib.Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    tex = render_tex(report)
+    tex_path, json_path = out / "paper-check.tex", out / "paper-check.json"
+    tex_path.write_text(tex, encoding="utf-8")
+    json_path.write_text(to_json(report), encoding="utf-8")
+    if not pdf:
+        return Written(tex_path, json_path, None, "PDF not requested")
+    res = compile_pdf(tex, out / "paper-check.pdf", jobname="paper-check")
+    return Written(tex_path, json_path, res.pdf, res.message, res.log_excerpt)
