@@ -477,7 +477,7 @@ def _sweep(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[int]
     """
     from .progress import Progress
     tol = _tau(extra=max(1, int(math.log2(n)) + 1))
-    K = block or (32 if n <= 20000 else 64)
+    K = block or 64
     K = max(1, min(K, n))
     a = f - ee * p
     b = p - ee * f
