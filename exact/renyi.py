@@ -308,7 +308,53 @@ def _moments_binary(mech, n, c, lam, xs, tol=None):
         B = others_count_law(mech, n, c)
     else:
         B = others_count_law(mech, n, c, tol=tol if tol is not None else _tol_for(mech, lam))
+    if not exact_mode and set(xs) <= {0, 1}:
+        both = _binary_moments_balls(B, keep, flip, lam, e0, n - 1)
+        return [both[x] for x in xs]
     return [_binary_moment_from_B(B, keep, flip, lam, x, e0, n - 1) for x in xs]
+
+
+def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
+    """Both directions at once on balls: ``{1: Σ Q r^λ, 0: Σ P r^{−λ}}`` with ``P``/``Q`` the laws for x = 1 / x = 0.
+
+    Same enclosure as :func:`_binary_moment_from_B` (same summed range and
+    the same left-out bound), one pass: swapping the differing user's value
+    swaps ``P`` and ``Q``.  O(W) ball operations.
+    """
+    mass = [arith.ball(v) for v in B.mass]
+    W = len(mass)
+    zero = arb(0)
+    exact_all = _exact(B.tail) and B.tail == 0
+    at_lo = exact_all or B.offset == 0
+    at_hi = exact_all or B.offset + W - 1 == support_max
+    lo_k = 0 if at_lo else 1
+    hi_k = W if at_hi else W - 1
+    kb, fb = arith.ball(keep), arith.ball(flip)
+    integer = _is_int(lam)
+    kint = int(lam.p) if integer else None
+    lamb = arb(lam)
+    s1 = arb(0)
+    s0 = arb(0)
+    for j in range(lo_k, hi_k + 1):
+        b0 = mass[j] if j < W else zero
+        b1 = mass[j - 1] if j >= 1 else zero
+        P = b0 * fb + b1 * kb      # differing user holds 1: reports 1 w.p. keep
+        Q = b0 * kb + b1 * fb      # differing user holds 0
+        if integer:
+            t = (P / Q) ** kint
+        else:
+            t = ((P / Q).log() * lamb).exp()
+        s1 += Q * t
+        s0 += P / t
+    if exact_all:
+        return {1: s1, 0: s0}
+    left_out = arith.ball(B.tail)
+    if not at_lo:
+        left_out += mass[0]
+    if not at_hi:
+        left_out += mass[-1]
+    extra = (_pow(arith.ball(e0), lam - 1) * left_out).upper()
+    return {1: s1.union(s1 + extra), 0: s0.union(s0 + extra)}
 
 
 def _div_from_moment(m, lam):
