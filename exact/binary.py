@@ -405,16 +405,16 @@ def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: boo
     By bit-flip symmetry (fact 2) this is ``max_j forward(j)`` over
     ``j = 0..n−1``.  Every ``j`` is evaluated (no assumption about where the
     maximum is): ``g_j = Bin(j, p) * Bin(n−1−j, f)`` is built from windows
-    of the two factors, ``Bin(j, p)`` by one multiplication with ``f + p z``
-    per step and ``Bin(n−1−j, f)`` — needed in decreasing order — from
-    checkpoints stored every ``S = ⌈√n⌉`` steps of the increasing chain and
-    recomputed blockwise (memory O(√n·W)).  Both chains are stochastic
-    kernels (no error growth); trimmed mass is carried as a certified
-    defect (see :class:`_LinearChain` and the module docstring).
+    of the two factors; blocks of K consecutive datasets share one windowed
+    convolution and differ by a short untruncated factor (see :func:`_sweep`);
+    the mass left out by the windows is carried as a certified defect (see
+    the module docstring).
 
-    Complexity: O(n·W log W) ball operations, W ≈ 30·sqrt(n p f) (window
-    of the count law at 128 bits): about 10 s at n = 10⁴ and O(n^{3/2})
-    growth (see ``tests/benchmarks/bench_binary.py``).  On the exact path
+    Complexity: O((n/K)·W log W + n·K) ball operations with blocks of
+    K = 64 datasets and W ≈ 30·sqrt(n p f) (the window of the count law at
+    128 bits), i.e. O(n^{3/2}) overall: about 5 s at n = 10⁴ and a few
+    minutes at n = 10⁵ on the project machine (see
+    ``tests/benchmarks/bench_binary.py``).  On the exact path
     (rational ``e^{ε0}``, ``e^ε``, n ≤ EXACT_MAX_N): O(n³) rational
     operations.
 
@@ -473,7 +473,8 @@ def _sweep(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[int]
     ``D_j`` is enclosed by the maximum of the balls ``h_j(t)``, ``t ∈ [t1, t2]``.
     The range starts around the previous ``j``'s ``t*`` and widens until
     certified (at the window's ends, the left-out mass is added).
-    Cost per block O(W log W + W); per ``j`` O((K + range)·K).
+    Cost per block (K = 64 datasets) O(W log W + W); per ``j`` O(K·range) ball operations (a few dot
+    products of length K+1; the range is usually 5 outcomes).
     """
     from .progress import Progress
     tol = _tau(extra=max(1, int(math.log2(n)) + 1))
