@@ -287,3 +287,15 @@ def test_cli_bad_input_one_line_exit_2(argv, msg, capsys):
 def test_cli_bound():
     from reports.cli import main
     assert main(["renyi", "--epsilon0", "1", "-n", "1000", "--order", "4", "--bound", "GDDSK21 Theorem 3.3"]) == 0
+
+
+def test_cli_delta_conversion_costs(capsys):
+    """The RDP route's ε is a valid upper end: never below the exact ε(δ), improved ≤ standard."""
+    pytest.importorskip("exact.calibrate")
+    import json
+    from reports.cli import main
+    assert main(["renyi", "--epsilon0", "1/2", "-n", "60", "--order", "2", "--delta", "1e-4", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)["conversion"]
+    std, imp = F(out["standard"]["epsilon_upper"]), F(out["improved"]["epsilon_upper"])
+    assert imp <= std
+    assert F(out["exact"]["upper"]) <= imp
