@@ -299,3 +299,19 @@ def test_cli_delta_conversion_costs(capsys):
     std, imp = F(out["standard"]["epsilon_upper"]), F(out["improved"]["epsilon_upper"])
     assert imp <= std
     assert F(out["exact"]["upper"]) <= imp
+
+
+# ------------------------------------------------------------ the figure (reports/figures/renyi.py)
+def test_figure_quick(tmp_path):
+    import csv
+    from reports.figures import get_figure
+    paths = get_figure("renyi-epsilon").make(tmp_path, quick=True)
+    assert {p.suffix for p in paths} == {".png", ".pdf", ".csv"} and all(p.stat().st_size > 0 for p in paths)
+    with open(tmp_path / "renyi-epsilon.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows
+    for r in rows:   # certified intervals: exact worst case <= upper bounds, lower bound <= exact
+        for ub in ("ub2", "bound9") + (("ub1",) if r["ub1_lower"] else ()):
+            assert F(r["exact_lower"]) <= F(r[f"{ub}_upper"])
+        if r["lb_lower"]:
+            assert F(r["lb_lower"]) <= F(r["exact_upper"])
