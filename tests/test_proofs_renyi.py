@@ -180,3 +180,17 @@ def test_hypotheses_are_not_vacuous(params, hyp):
     """Symbols carry no sympy assumptions, so the hypotheses are really checked."""
     with pytest.raises(HypothesisViolation, match=hyp):
         R.THEOREM_3_1.bound(**params)
+
+
+@pytest.mark.slow
+def test_bounds_sweep_larger_n(slow_level):
+    ns = (200, 1000) if slow_level == "reduced" else (200, 1000, 3000)
+    lams = (2, 4, 16) if slow_level == "reduced" else (2, 3, 4, 8, 16, 32)
+    for nn in ns:
+        for e0 in ("1/10", "1", "3"):
+            for lam in lams:
+                p = {"n": str(nn), "epsilon0": e0, "lambda": str(lam)}
+                for r in (R.THEOREM_3_1, R.THEOREM_3_3, R.BOUND_9):
+                    _cmp(r, p, "upper")
+                for r in (R.THEOREM_3_4, R.COROLLARY_3_5):
+                    _cmp(r, p, "lower")
