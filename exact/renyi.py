@@ -508,11 +508,30 @@ def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
         if not exact_mode:
             if not (_exact(w.tail) and w.tail == 0):
                 left_out = left_out + _mul(weight, arith.ball(w.tail))
+        last_rest = rest_p - p
+        if not exact_mode and level == d - 1 and not (_exact(last_rest) and last_rest == 0):
+            # innermost level on balls: S and S' are affine in the last count j (one pass, no recursion)
+            s0 = arith.ball(S_num(counts + (0,)))
+            s1 = arith.ball(S_num(counts + (1,))) - s0
+            t0 = arith.ball(S_den(counts + (0,)))
+            t1 = arith.ball(S_den(counts + (1,))) - t0
+            integer = _is_int(lam)
+            kint = int(lam.p) if integer else None
+            lamb = arb(lam)
+            acc = arb(0)
+            for i, pm in enumerate(w.mass):
+                j = w.offset + i
+                a = s0 + s1 * j
+                b = t0 + t1 * j
+                r = a / b
+                acc += pm * b * (r ** kint if integer else (r.log() * lamb).exp())
+            total = _add(total, _mul(weight, acc))
+            return
         for i, pm in enumerate(w.mass):
             j = w.offset + i
             if _exact(pm) and pm == 0:
                 continue
-            rec(level + 1, counts + (j,), remaining - j, _mul(weight, pm), rest_p - p)
+            rec(level + 1, counts + (j,), remaining - j, _mul(weight, pm), last_rest)
 
     rec(0, (), n, fmpq(1), fmpq(1))
     return total / n, left_out

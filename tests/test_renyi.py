@@ -175,14 +175,15 @@ def test_third_family_uses_third_count_k5():
     assert _F(got) == _moment_brute(_krr_rows(5, e), [2, 2, 2, 0], [2, 2, 2, 1], 3)
 
 
-def test_krr_windowed_encloses_exact(monkeypatch):
-    mech = KRR(4, exp_epsilon0=3)
+@pytest.mark.parametrize("k, family", [(4, "third"), (3, "third"), (3, "same"), (5, "neighbour"), (2, "same")])
+def test_krr_windowed_encloses_exact(monkeypatch, k, family):
+    mech = KRR(k, exp_epsilon0=3)
     monkeypatch.setattr(xr, "EXACT_MAX_N", 40)
-    ex = xr.moment_krr_family(mech, 40, "third", order=2)
+    ex = xr.moment_krr_family(mech, 40, family, order=2)
     monkeypatch.setattr(xr, "EXACT_MAX_N", 5)
     with precision(128):
-        got = xr.moment_krr_family(mech, 40, "third", order=2)
-        assert got.contains(arb(ex))
+        got = xr.moment_krr_family(mech, 40, family, order=2)
+        assert got.contains(arb(ex)) and got.rad() < arb(2) ** -90
 
 
 def test_krr_family_max_over_directions():
