@@ -43,6 +43,13 @@ mass of the underlying law times ``e^{ε0}`` (i.i.d. engine) or by the
 windows' tails plus the two edge atoms (binary engine); the result is the
 ball ``[S, S + e^{ε0 λ}·(left-out mass)]`` where ``S`` is the window sum.
 
+Design note: ``exact.binary`` (the foundation's δ engine) has its own
+count-law routines (``count_law``, and a chained sweep over ``c`` for the
+worst case); this module keeps a separate, smaller engine because the Rényi
+moment needs both directions of every dataset in one pass and a different
+tail rule (left-out terms weighted by ``e^{ε0(λ−1)}``).  Unifying the two
+sweeps is future work.
+
 Complexities: one binary dataset O(W log W) with ``W = O(√(n·log(1/tol)))``
 window width (the two binomial windows, their ``arb_poly`` product, the
 moment sum); the worst case O(n·W); k-RR *same*/*neighbour* O(W²), *third*
