@@ -470,7 +470,7 @@ def _exact_epsilon_for_delta(nn, e0, d, prec):
 
 
 _CONV_SYMS = {epsilon: "central ε of the (ε, δ)-DP guarantee", delta: "δ ∈ (0, 1)", **_DOM}
-_CONV_GRID = tuple({"n": a, "epsilon0": b, "delta": "1e-6", "lambda": c} for a in ("1000", "10000") for b in ("1/2", "1") for c in ("8", "16", "32"))
+_CONV_GRID = tuple({"n": a, "epsilon0": b, "delta": "1e-6", "lambda": c} for a in ("300", "1000") for b in ("1/2", "1") for c in ("8", "16", "32"))
 
 RDP_TO_DP_STANDARD = register(Result(
     key=f"{PAPER} RDP to DP [standard]", paper=PAPER, label="RDP to DP", variant="standard",
