@@ -431,7 +431,8 @@ THEOREM_3_7 = register(Result(
     hypotheses=(Hypothesis(m >= 1, "m >= 1"), _int_hyp(m, 1, "m is an integer >= 1"), H_E0, H_LAM_INT),
     kind="upper_bound", quantity="renyi_moment",
     status_note="decoded PDF; the reading of the subscript 'same' (D_m = (d..d), D'_m = (d..d,d')) is ours",
-    spec=f"{SPEC} §3 (14)", notes="Tight at λ = 2 for binary RR.",
+    spec=f"{SPEC} §3 (14)", notes="Tight at λ = 2 for binary RR: there (14) is 1 + (e^{ε0}−1)²/(m e^{ε0}), exactly the binary-RR moment "
+          "(the i = 2 term of Theorem 3.4's expansion), so the ball comparison at λ = 2 is undecided by design (equal values).",
     exact=_moment_ref, grid=tuple({"m": a, "epsilon0": b, "lambda": c} for a in ("1", "10", "100") for b in ("1/2", "2") for c in ("2", "4", "8"))))
 
 
