@@ -41,7 +41,11 @@ left-out term of a Rényi moment is ``P(h)·(P(h)/P'(h))^{λ−1} ≤
 e^{ε0(λ−1)}·P(h)``, and the left-out ``P``-mass is bounded by the left-out
 mass of the underlying law times ``e^{ε0}`` (i.i.d. engine) or by the
 windows' tails plus the two edge atoms (binary engine); the result is the
-ball ``[S, S + e^{ε0 λ}·(left-out mass)]`` where ``S`` is the window sum.
+ball ``[S, S + e^{ε0 λ}·(left-out mass)]`` where ``S`` is the window sum
+(i.i.d. engine, whose in-window terms are exact).  In the binary engine the
+in-window values of the convolved count law are under-estimates, which
+also widens the ball downwards by ``(λ−1)e^{ε0λ}·tail`` (convexity of
+``P^λ Q^{1−λ}``; see :func:`_binary_window_error`).
 
 Design note: ``exact.binary`` (the foundation's δ engine) has its own
 count-law routines (``count_law``, and a chained sweep over ``c`` for the
@@ -276,14 +280,34 @@ def _binary_moment_from_B(B: Windowed, keep, flip, lam, x, e0, support_max=None)
     if exact_all:
         return s
     # left-out P-mass: B's tail plus the two edge atoms (their mass may land outside the summed range)
-    left_out = arith.ball(B.tail)
-    if not at_lo:
-        left_out += arith.ball(mass[0])
-    if not at_hi:
-        left_out += arith.ball(mass[-1])
-    extra = _pow(arith.ball(e0), lam - 1) * left_out
+    up, down = _binary_window_error(B, mass, at_lo, at_hi, lam, e0)
     sb = arith.ball(s)
-    return sb.union(sb + extra.upper())
+    return (sb - down).union(sb + up)
+
+
+def _binary_window_error(B, mass, at_lo, at_hi, lam, e0):
+    """Certified ``(up, down)``: the true moment lies in ``[S − down, S + up]`` for the window sum ``S``.
+
+    The window values of ``B`` are *under*-estimates (pairs with a factor
+    outside its binomial window are missing; their total mass is ≤ ``t =
+    B.tail``).  With ``f(P, Q) = P^λ Q^{1−λ}`` (convex, 1-homogeneous) and the
+    missing parts ``(ΔP, ΔQ)`` having ratio in ``[e^{−ε0}, e^{ε0}]``:
+    subadditivity gives ``f(P+ΔP, Q+ΔQ) ≤ f(P, Q) + e^{ε0(λ−1)}ΔP``; the
+    tangent plane gives ``≥ f(P, Q) − (λ−1)e^{ε0λ}ΔQ``.  Left-out outcomes
+    (outside the summed range) add at most ``e^{ε0(λ−1)}`` times their
+    ``P``-mass ≤ ``t`` + the edge atoms not at a support end.  Hence
+    ``up = e^{ε0(λ−1)}(2t + edges)``, ``down = (λ−1)e^{ε0λ}t``.
+    """
+    t = arith.ball(B.tail)
+    edges = arb(0)
+    if not at_lo:
+        edges += arith.ball(mass[0])
+    if not at_hi:
+        edges += arith.ball(mass[-1])
+    e0b = arith.ball(e0)
+    up = (_pow(e0b, lam - 1) * (2 * t + edges)).upper()
+    down = ((arb(lam) - 1) * _pow(e0b, lam) * t).upper()
+    return up, down
 
 
 def moment_binary(mech, n: int, c: int, *, order, x: int = 1, tol=None):
@@ -357,13 +381,8 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
         s0 += P / t
     if exact_all:
         return {1: s1, 0: s0}
-    left_out = arith.ball(B.tail)
-    if not at_lo:
-        left_out += mass[0]
-    if not at_hi:
-        left_out += mass[-1]
-    extra = (_pow(arith.ball(e0), lam - 1) * left_out).upper()
-    return {1: s1.union(s1 + extra), 0: s0.union(s0 + extra)}
+    up, down = _binary_window_error(B, mass, at_lo, at_hi, lam, e0)
+    return {1: (s1 - down).union(s1 + up), 0: (s0 - down).union(s0 + up)}
 
 
 def _div_from_moment(m, lam):
