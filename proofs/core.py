@@ -499,6 +499,7 @@ class Result:
         :class:`~exact.errors.Undecided`.
         """
         env = self._env(params)
+        self._check_domains(env, params)
         for h in self.hypotheses:
             def compute(prec, h=h):
                 try:
@@ -509,6 +510,32 @@ class Result:
             if val is False:
                 shown = {k: str(v) for k, v in params.items()}
                 raise HypothesisViolation(self.key, h.describe(), shown)
+
+    def _check_domains(self, env, params):
+        """Enforce the sympy assumptions of each symbol (positive, nonnegative, integer, …) as hypotheses.
+
+        A hypothesis such as ``epsilon > 0`` on a symbol declared
+        ``positive=True`` simplifies to ``True`` in sympy and could never
+        fail; the domain check here is what enforces it.
+        """
+        for sym in self.symbols:
+            if sym.name not in env:
+                continue
+            v = env[sym.name]
+            checks = []
+            if sym.is_positive:
+                checks.append((arith.gt(v, 0), f"{sym.name} > 0"))
+            elif sym.is_nonnegative:
+                checks.append((arith.ge(v, 0), f"{sym.name} >= 0"))
+            if sym.is_negative:
+                checks.append((arith.lt(v, 0), f"{sym.name} < 0"))
+            if sym.is_integer:
+                ok = (v.q == 1) if isinstance(v, fmpq) else (v.unique_fmpz() is not None)
+                checks.append((ok, f"{sym.name} is an integer"))
+            for ok, text in checks:
+                if ok is False:
+                    shown = {k: str(val) for k, val in params.items()}
+                    raise HypothesisViolation(self.key, f"{text} (domain of {sym.name})", shown)
 
     def side(self, which: str, **params):
         """One side (``"lhs"`` or ``"rhs"``) at the current precision, hypotheses checked first."""
@@ -552,8 +579,15 @@ class Result:
                 return (None, rhs, None)
             return (lhs, rhs, _rel(rel, lhs, rhs))
 
+        def decided(r):
+            if r[2] is not None or (r[0] is None and r[1] is not None):
+                return True
+            # equality between balls that overlap cannot be decided by more precision:
+            # report it as "not refuted" (holds=None) at once instead of escalating to the cap
+            return rel == "==" and r[0] is not None and r[1] is not None
+
         try:
-            (lhs, rhs, holds), used = arith.escalate(compute, lambda r: r[2] is not None or r[0] is None and r[1] is not None, start=prec)
+            (lhs, rhs, holds), used = arith.escalate(compute, decided, start=prec)
         except Undecided:
             with arith.precision(arith.MAX_PREC):
                 lhs, rhs, holds = compute(arith.MAX_PREC)
