@@ -130,6 +130,9 @@ def _enumeration_work(mech, n) -> Optional[int]:
     en = _optional("exact.enumerate")
     if en is None:
         return None
+    k_in = len(mech.matrix())
+    if math.comb(n + k_in - 2, k_in - 1) > 50 * ENUMERATION_WORK:  # multisets of the others: cheap upper estimate
+        return None
     try:
         classes = en.count_classes(mech, n)
     except BlanketError:
@@ -198,13 +201,23 @@ _FAMILIES = {
 
 
 def candidate_results(dep: Deployment) -> list:
-    """Registered upper bounds on δ or ε whose mechanism family covers the deployment (known-false ones excluded)."""
+    """Registered upper bounds on δ or ε whose mechanism family covers the deployment (known-false ones excluded).
+
+    The bounded quantity (the statement's left side) must be the symbol
+    ``delta`` / ``epsilon`` itself or an applied function naming the
+    mechanism's quantity (e.g. ``DeltaShuffled(k, n, epsilon0, epsilon)``);
+    results about another quantity (a composed ``epsilon_total``) are not
+    candidates even when their symbols share names with the deployment's.
+    """
     core = importlib.import_module("proofs.core")
     fams = _FAMILIES[dep.mechanism]
     out = []
     for r in core.results():
         if r.known_false or r.kind != "upper_bound" or r.quantity not in ("delta", "epsilon"):
             continue
+        lhs = getattr(r.statement, "lhs", None)
+        if lhs is None or (not getattr(lhs, "args", ()) and getattr(lhs, "name", None) != r.quantity):
+            continue  # the bounded quantity is not the central delta/epsilon itself (e.g. a composed epsilon_total)
         mechs = {str(m).lower() for m in r.mechanisms}
         if dep.mechanism == "binary_rr" or (dep.mechanism == "krr" and dep.params.get("k") == 2):
             fams = _FAMILIES["binary_rr"]
