@@ -125,8 +125,8 @@ def escape(text) -> str:
 def breakable(text) -> TeX:
     """Escaped text with break points after ``/``, ``_``, ``.`` and ``-`` (for paths in narrow table columns).
 
-    >>> str(breakable("a_b/c"))
-    'a\\_\\allowbreak{}b/\\allowbreak{}c'
+    >>> print(breakable("a_b/c"))
+    a\\_\\allowbreak{}b/\\allowbreak{}c
     """
     out = []
     for ch in str(text):
@@ -187,13 +187,13 @@ def exact_to_tex(q) -> TeX:
 
 
 def exact_string(q) -> str:
-    """An exact rational as a plain string: an exact decimal (``"1e-6"``, ``"0.25"``) when one of ≤ 12 digits exists, else ``"p/q"``.
+    """An exact rational as a plain string: an exact decimal (``"1e-6"``, ``"0.25"``) when one of ≤ 40 digits exists, else ``"p/q"``.
 
     >>> exact_string(arith.exact("1e-6")), exact_string(arith.exact("0.25")), exact_string(arith.exact("1/3"))
     ('1e-6', '0.25', '1/3')
     """
     q = arith.exact(q)
-    up = arith.decimal_string(q, 12, up=True)
+    up = arith.decimal_string(q, 40, up=True)
     if arith.exact(up) == q:
         return up
     return f"{int(q.p)}/{int(q.q)}"
