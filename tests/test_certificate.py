@@ -1,0 +1,157 @@
+"""Tests for reports.certificate and ``blanket certify``: known verdicts, witness, exit codes, determinism, PDF text."""
+
+import json
+import pathlib
+import subprocess
+
+import pytest
+from flint import fmpq
+
+from exact import arith
+from exact.bruteforce import delta_brute
+from exact.mechanisms import BinaryRR
+from reports.certificate import certify, render_tex, to_json
+from reports.cli import main
+from reports.deployment import load_deployment, parse_deployment
+from tests.test_latex import require_tex
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+EX = ROOT / "examples"
+
+
+def small(n, eps, delta, e0="3"):
+    return parse_deployment(f'''name = "t"
+[randomizer]
+mechanism = "binary_rr"
+exp_epsilon0 = "{e0}"
+[users]
+n = {n}
+[[claims]]
+epsilon = "{eps}"
+delta = "{delta}"
+''')
+
+
+def brute_worst(n, exp_eps, e0=3):
+    """Independent ground truth: enumerate every dataset (c ones among the others) and both directions."""
+    m = BinaryRR(exp_epsilon0=e0)
+    best = fmpq(0)
+    for c in range(n):
+        others = [1] * c + [0] * (n - 1 - c)
+        for x, x2 in ((0, 1), (1, 0)):
+            v = delta_brute(m, others + [x], others + [x2], exp_epsilon=exp_eps)
+            best = max(best, v)
+    return best
+
+
+def test_verdicts_agree_with_brute_force():
+    # e^eps = 1 (eps = 0): delta is the total variation; exact rational ground truth by enumeration
+    n = 5
+    truth = brute_worst(n, 1)
+    above = truth + fmpq(1, 10**9)
+    below = truth - fmpq(1, 10**9)
+    c_hold = certify(small(n, 0, arith.decimal_string(above, 30, up=True)))
+    c_fail = certify(small(n, 0, arith.decimal_string(below, 30, up=False)))
+    assert c_hold["verdict"] == "HOLDS"
+    assert c_fail["verdict"] == "FAILS"
+    w = c_fail["claims"][0]["witness"]
+    assert w and arith.exact(w["delta"]["lower"]) <= truth <= arith.exact(w["delta"]["upper"])
+
+
+def test_example_verdicts_and_exit_codes(tmp_path):
+    for name, code in (("holds", 0), ("fails", 1), ("inconclusive", 3)):
+        rc = main(["certify", str(EX / f"{name}.toml"), "-o", str(tmp_path / name), "--no-pdf"])
+        assert rc == code, name
+        data = json.loads((tmp_path / name / "certificate.json").read_text())
+        assert data["verdict"] == {0: "HOLDS", 1: "FAILS", 3: "INCONCLUSIVE"}[code]
+        assert (tmp_path / name / "certificate.tex").exists()
+
+
+def test_inconclusive_is_decided_with_more_precision(tmp_path):
+    rc = main(["certify", str(EX / "inconclusive.toml"), "-o", str(tmp_path), "--no-pdf", "--max-prec", "512"])
+    assert rc == 1  # the claim is a truncation of the exact value, so it is below it
+
+
+def test_fails_has_witness_and_exact_delta_above_claim():
+    cert = certify(load_deployment(EX / "fails.toml"))
+    c = cert["claims"][0]
+    assert c["verdict"] == "FAILS" and c["witness"]["dataset"]
+    assert arith.exact(c["lower"]["value"]["lower"]) > arith.exact(c["delta"])
+
+
+def test_bad_input_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[randomizer]\nmechanism = "krr"\nk = 2\nepsilon0 = -1\n[users]\nn = 10\n[[claims]]\nepsilon=1\ndelta=0.1\n')
+    assert main(["certify", str(bad), "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "randomizer.epsilon0" in err and err.count("\n") == 1
+    assert main(["certify", str(tmp_path / "missing.toml")]) == 2
+
+
+def test_deterministic_tex_and_json(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    main(["certify", str(EX / "holds.toml"), "-o", str(a), "--no-pdf"])
+    main(["certify", str(EX / "holds.toml"), "-o", str(b), "--no-pdf"])
+    assert (a / "certificate.tex").read_bytes() == (b / "certificate.tex").read_bytes()
+    assert (a / "certificate.json").read_bytes() == (b / "certificate.json").read_bytes()
+
+
+def test_injection_in_name_is_escaped():
+    dep = parse_deployment("name = '\\input{/etc/passwd} $ % # _ { } ~ ^ \\'\n" + '''[randomizer]
+mechanism = "binary_rr"
+exp_epsilon0 = "3"
+[users]
+n = 4
+[[claims]]
+epsilon = "1"
+delta = "0.5"
+''')
+    tex = render_tex(certify(dep))
+    assert "\\input{/etc/passwd}" not in tex
+    assert "\\textbackslash{}input\\{/etc/passwd\\}" in tex
+
+
+@pytest.mark.tex
+def test_pdf_text_has_verdict_and_numbers(tmp_path):
+    require_tex()
+    rc = main(["certify", str(EX / "fails.toml"), "-o", str(tmp_path)])
+    assert rc == 1
+    text = subprocess.run(["pdftotext", str(tmp_path / "certificate.pdf"), "-"], capture_output=True, text=True).stdout
+    data = json.loads((tmp_path / "certificate.json").read_text())
+    assert "FAILS" in text
+    low = data["claims"][0]["lower"]["value"]["lower"]          # e.g. 4.06726e-6 -> "4.06726"
+    assert low.split("e")[0] in text
+    assert "Witness" in text
+
+
+@pytest.mark.tex
+def test_pdf_reproducible_with_source_date_epoch(tmp_path, monkeypatch):
+    require_tex()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    main(["certify", str(EX / "holds.toml"), "-o", str(tmp_path / "a")])
+    main(["certify", str(EX / "holds.toml"), "-o", str(tmp_path / "b")])
+    assert (tmp_path / "a" / "certificate.pdf").read_bytes() == (tmp_path / "b" / "certificate.pdf").read_bytes()
+
+
+def test_registered_bounds_listed_with_failing_hypothesis():
+    cert = certify(small(20, 1, "0.1"))
+    bounds = cert["claims"][0]["bounds"]
+    assert bounds, "the registry should hold delta/epsilon bounds for randomized response"
+    for b in bounds:
+        assert b["applies"] or b["reason"]
+
+
+def test_n_min_states_monotonicity():
+    dep = parse_deployment('''name = "t"
+[randomizer]
+mechanism = "binary_rr"
+exp_epsilon0 = "3"
+[users]
+n_min = 30
+[[claims]]
+epsilon = "1"
+delta = "0.1"
+''')
+    cert = certify(dep)
+    assert cert["monotonicity"] and "post-processing" in cert["monotonicity"]
+    assert to_json(cert) == to_json(certify(dep))
