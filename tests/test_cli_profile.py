@@ -69,6 +69,17 @@ def test_delta_krr_family(capsys):
     assert json.loads(out)["relation"] == "lower"
 
 
+def test_rr_with_k_is_k_ary_rr(capsys):
+    # the interface: `--mechanism rr --k K` is k-ary randomized response (same as krr)
+    outs = []
+    for mech in ("rr", "krr"):
+        code, out, err = run(capsys, "delta", "--mechanism", mech, "--k", "3", "--epsilon0", "1", "-n", "50",
+                             "--epsilon", "0.3", "--dataset", "third", "--json")
+        assert code == 0, err
+        outs.append(json.loads(out)["delta"])
+    assert outs[0] == outs[1]
+
+
 # ---------------------------------------------------------------- epsilon
 def test_epsilon_json_bracket_is_certified(capsys):
     code, out, err = run(capsys, "epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "3000", "--delta", "1e-6",
@@ -113,7 +124,7 @@ BAD = [
     (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "-0.5"], "--epsilon"),
     (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10"], "--epsilon"),
     (["delta", "--mechanism", "krr", "--k", "1", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"], "--k"),
-    (["delta", "--mechanism", "rr", "--k", "3", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"], "--k"),
+    (["delta", "--mechanism", "rr", "--k", "x", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"], "--k"),
     (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--dataset", "c=10"], "dataset"),
     (["delta", "--mechanism", "krr", "--k", "3", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"], "dataset"),
     (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "0"], "--delta"),

@@ -26,8 +26,8 @@ DATASET_HELP = ("which neighbouring datasets: worst (all datasets, exact; k = 2)
 def add_common_arguments(p, quantity: str):
     """Arguments shared by both commands; ``quantity`` is the input the command takes (``epsilon``/``delta``)."""
     p.add_argument("--mechanism", choices=("rr", "krr"), default=None,
-                   help="local randomizer: rr (binary randomized response, k = 2) or krr (k-ary; give --k)")
-    p.add_argument("--k", default=None, metavar="K", help="alphabet size of k-RR (>= 2; 2 for rr)")
+                   help="local randomizer: rr (k-ary randomized response; binary when --k is not given) or krr (the same, --k required)")
+    p.add_argument("--k", default=None, metavar="K", help="alphabet size of k-ary RR (>= 2; default 2 with --mechanism rr)")
     p.add_argument("--epsilon0", default=None, metavar="E0", help="local epsilon0 (exact decimal, e.g. 2 or 0.5)")
     p.add_argument("-n", "--n", dest="n", default=None, metavar="N", help="number of users (>= 2)")
     if quantity == "epsilon":
@@ -92,10 +92,8 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
     k = args.k
     if k is None and dep is not None:
         k = dep.params["k"]
-    if mech_kind == "rr":
-        if k is not None and arith.integer_in(k, "--k") != 2:
-            raise InvalidArgument("--k", k, "must be 2 for --mechanism rr (use --mechanism krr for k > 2)")
-        k = 2
+    # --mechanism rr is k-ary randomized response (k = 2, binary RR, when --k is not given);
+    # --mechanism krr is the same family but requires --k.
     if k is None:
         k = 2 if mech_kind in (None, "rr") else None
     if k is None:
