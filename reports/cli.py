@@ -5,7 +5,8 @@ Subcommands live in ``reports/commands/<name>.py``; each module defines
 ``(args) -> int`` returning the exit code).  They are discovered
 automatically, so adding a subcommand needs no edit here.
 
-Exit codes: 0 holds / success, 1 fails, 3 inconclusive, 2 bad usage or input.
+Exit codes: 0 holds / success, 1 fails, 3 inconclusive, 2 bad usage or input,
+4 internal error (a bug: one line, the traceback with ``BLANKET_DEBUG=1``).
 Any :class:`exact.errors.BlanketError` becomes one line on stderr and exit 2;
 no traceback is ever shown for bad input.
 """
@@ -19,7 +20,7 @@ import sys
 
 from exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
 class _Parser(argparse.ArgumentParser):
@@ -65,6 +66,18 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("blanket: interrupted\n")
         return 130
+    except BrokenPipeError:  # e.g. `blanket ... | head`: stop quietly
+        import os
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except Exception as exc:  # a bug, not bad input: one line, the traceback only on request
+        import os
+        if os.environ.get("BLANKET_DEBUG"):
+            raise
+        sys.stderr.write(f"blanket: internal error: {type(exc).__name__}: {exc} "
+                         "(this is a bug in Blanket; rerun with BLANKET_DEBUG=1 for the traceback and report it)\n")
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover
