@@ -563,6 +563,10 @@ def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl=No
     lo = ho                       # lowest index where d_j can be non-zero (from the window)
     hi = ho + len(Hc) - 1 + L     # one past the highest such index
     zero = arb(0)
+    if t_guess is not None:
+        # the previous dataset's t* may lie outside this block's window: clamp it, or the
+        # widening steps below (proportional to t2 - t1) would not move and never end
+        t_guess = min(max(t_guess, lo), hi)
     if t_guess is not None and tl is not None:
         def d_at(t):
             v = _conv_at(Hc, ho, t, tl, zero, zero)
@@ -578,10 +582,11 @@ def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl=No
             ok_hi = t2 >= hi or d_at(t2) > 0
             if ok_lo and ok_hi:
                 return _finish_block_one([h_at(t) for t in range(t1, t2 + 1)], t1, t2, lo, hi, T, ee)
+            step = 2 * max(t2 - t1 + 2, 2)
             if not ok_lo:
-                t1 = max(lo, t1 - 2 * (t2 - t1 + 2))
+                t1 = max(lo, t1 - step)
             if not ok_hi:
-                t2 = min(hi, t2 + 2 * (t2 - t1 + 2))
+                t2 = min(hi, t2 + step)
     if t_guess is None:
         t1, t2 = lo, hi
     else:
@@ -598,10 +603,11 @@ def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl=No
         ok_hi = t2 >= hi or dvals[-1] > 0
         if ok_lo and ok_hi:
             break
+        step = 2 * max(t2 - t1 + 2, 2)
         if not ok_lo:
-            t1 = max(lo, t1 - 2 * (t2 - t1 + 2))
+            t1 = max(lo, t1 - step)
         if not ok_hi:
-            t2 = min(hi, t2 + 2 * (t2 - t1 + 2))
+            t2 = min(hi, t2 + step)
     Gs = _window_slice(G, ho, t1 - L + 1, t2 + 1, total, zero)
     hvals = (Gs * tpoly).coeffs()[L - 1:L - 1 + (t2 - t1 + 1)]
     hvals = hvals + [zero] * ((t2 - t1 + 1) - len(hvals))

@@ -328,3 +328,17 @@ def test_reverse_direction_equals_mirrored_forward_on_balls(n, c):
         a = delta_binary(rr, n, c, epsilon="0.1", direction="0|1")
         b = delta_binary(rr, n, n - 1 - c, epsilon="0.1", direction="1|0")
     assert a.overlaps(b) and a.rad() < a.mid() * fmpq(1, 10**18)  # absolute floor ~1e-42 at 128 bits
+
+
+def test_sweep_terminates_when_the_last_block_is_short_and_delta_is_below_resolution():
+    # Regression: with a tiny epsilon0 every dataset's delta is below the 128-bit resolution, and a
+    # short last block (1990 = 31*64 + 6) started from a t* guess outside its window; the widening
+    # loop then never moved.  The sweep must finish and still enclose every single-dataset value.
+    from exact.arith import precision
+    mech = BinaryRR("0.01")
+    with precision(128):
+        w = delta_binary_worst(mech, 1990, epsilon="0.005")
+        for c in (0, 1, 995, 1988, 1989):
+            single = delta_binary(mech, 1990, c, epsilon="0.005")
+            # the worst case is >= every dataset: the enclosures must be consistent with that
+            assert arith.ball(single).lower() <= arith.ball(w.value).upper()
