@@ -80,7 +80,13 @@ _GREEK = {
     "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}", "⌈": r"\ensuremath{\lceil}", "⌉": r"\ensuremath{\rceil}",
     "²": r"\ensuremath{^2}", "³": r"\ensuremath{^3}", "₀": r"\ensuremath{_0}", "₁": r"\ensuremath{_1}", "₂": r"\ensuremath{_2}",
     "±": r"\ensuremath{\pm}", "∑": r"\ensuremath{\sum}", "≃": r"\ensuremath{\simeq}", "⁻": r"\ensuremath{^-}",
-    "¹": r"\ensuremath{^1}", "⁴": r"\ensuremath{^4}", "°": r"\ensuremath{^\circ}", "∼": r"\ensuremath{\sim}", "’": "'", "‘": "`", "“": "``", "”": "''", "−": "-", "·": r"\ensuremath{\cdot}",
+    "¹": r"\ensuremath{^1}", "⁴": r"\ensuremath{^4}", "°": r"\ensuremath{^\circ}", "Σ": r"\ensuremath{\Sigma}", "₊": r"\ensuremath{_+}", "∫": r"\ensuremath{\int}",
+    "ₘ": r"\ensuremath{_m}", "ₙ": r"\ensuremath{_n}", "ᵢ": r"\ensuremath{_i}", "ⁿ": r"\ensuremath{^n}", "∧": r"\ensuremath{\wedge}",
+    "∨": r"\ensuremath{\vee}", "⋅": r"\ensuremath{\cdot}", "∂": r"\ensuremath{\partial}", "ℓ": r"\ensuremath{\ell}",
+    "Λ": r"\ensuremath{\Lambda}", "Π": r"\ensuremath{\Pi}", "Θ": r"\ensuremath{\Theta}", "Φ": r"\ensuremath{\Phi}",
+    "⟨": r"\ensuremath{\langle}", "⟩": r"\ensuremath{\rangle}", "≪": r"\ensuremath{\ll}", "≫": r"\ensuremath{\gg}",
+    "∀": r"\ensuremath{\forall}", "∃": r"\ensuremath{\exists}", "⊆": r"\ensuremath{\subseteq}", "∘": r"\ensuremath{\circ}",
+    "µ": r"\ensuremath{\mu}", "ε̄": r"\ensuremath{\bar\varepsilon}", "∼": r"\ensuremath{\sim}", "’": "'", "‘": "`", "“": "``", "”": "''", "−": "-", "·": r"\ensuremath{\cdot}",
 }
 _ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0327": "c", "\u030c": "v"}
 
