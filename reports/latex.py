@@ -86,7 +86,7 @@ _GREEK = {
     "Λ": r"\ensuremath{\Lambda}", "Π": r"\ensuremath{\Pi}", "Θ": r"\ensuremath{\Theta}", "Φ": r"\ensuremath{\Phi}",
     "⟨": r"\ensuremath{\langle}", "⟩": r"\ensuremath{\rangle}", "≪": r"\ensuremath{\ll}", "≫": r"\ensuremath{\gg}",
     "∀": r"\ensuremath{\forall}", "∃": r"\ensuremath{\exists}", "⊆": r"\ensuremath{\subseteq}", "∘": r"\ensuremath{\circ}",
-    "µ": r"\ensuremath{\mu}", "ε̄": r"\ensuremath{\bar\varepsilon}", "∼": r"\ensuremath{\sim}", "’": "'", "‘": "`", "“": "``", "”": "''", "−": "-", "·": r"\ensuremath{\cdot}",
+    "µ": r"\ensuremath{\mu}", "ε̄": r"\ensuremath{\bar\varepsilon}", "∼": r"\ensuremath{\sim}", "‖": r"\ensuremath{\|}", "’": "'", "‘": "`", "“": "``", "”": "''", "−": "-", "·": r"\ensuremath{\cdot}",
 }
 _ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0327": "c", "\u030c": "v"}
 
