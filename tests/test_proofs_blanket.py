@@ -501,3 +501,34 @@ def test_sweep_corollary_full_grid(slow_level):
     else:
         ok, _ = B.certify_corollary_5_3_1()
     assert ok is True
+
+
+# ---------------------------------------------------------------- Corollary 5.3.1 on the whole box
+def test_corollary_5_3_1_certified_on_the_whole_box():
+    ok, cells = B.certify_corollary_5_3_1_box()
+    assert ok is True and cells > 1
+    # a constant that is too small must not be certified (C = 4 fails at a grid point already)
+    ok4, where = B.certify_corollary_5_3_1_box(C=4, max_cells=2000)
+    assert ok4 is False and "e0_lo" in where
+
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 39), st.integers(0, 11), st.integers(4, 9), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
+def test_corollary_cell_bound_dominates_every_point_of_its_cell(i, j, l, a, b, c):
+    # the corner bound U of a cell must be >= the bound evaluated directly at points inside the cell
+    # (independent route: direct evaluation of Theorem 5.3 [generic] at the corollary's epsilon)
+    e0a, e0b = fmpq(i, 20), fmpq(i + 1, 20)
+    na, nb = 10**4 * 2**j, 10**4 * 2**(j + 1)
+    da, db = fmpq(1, 10**(l + 1)), fmpq(1, 10**l)
+    cell = (e0a, e0b, fmpq(na), fmpq(nb), da, db)
+    with arith.precision(128):
+        u = B.corollary_cell_upper(cell)
+        pt = {"epsilon0": e0a + (e0b - e0a) * fmpq(int(a * 1000), 1000),
+              "n": na + int((nb - na) * b), "delta": da + (db - da) * fmpq(int(c * 1000), 1000)}
+        hyp = arb_eval(sp.log(B.n / sp.log(1 / B.delta)) / 2, pt)
+        if u is None or not (arith.le(pt["epsilon0"], hyp) is True):
+            return
+        eps = arb_eval(B.COROLLARY_EPSILON, pt)
+        direct = B.THEOREM_5_3_GENERIC.bound(epsilon=eps, epsilon0=pt["epsilon0"], n=pt["n"])
+        assert arith.le(direct, u) is True
