@@ -575,7 +575,9 @@ LEMMA_5_3 = register(Result(
     status_note="source-confirmed (slides, Bin form); sum form derived via App. A ✔ exact 2-RR/3-RR",
     spec=f"{SPEC} §4 Lemma 5.3",
     notes=("Stated for any randomizer; encoded on k-RR, where E[(Σ L_i)_+] is exact (trinomial sum). "
-           "Tight when the other users hold a third symbol. The right side's Sum is evaluated by exact.krr.delta_blanket_view."),
+           "The spec calls it tight when the other users hold a third symbol; that is close but not always exact "
+           "(3-RR, e^{ε0} = 3, e^ε = 3/2, n = 5: blanket view 619/6250 against 618/6250 for the third family, "
+           "which is also the exhaustive worst case; see tests/test_krr.py). The right side's Sum is evaluated by exact.krr.delta_blanket_view."),
     numeric={"rhs": _blanket_view_krr, "lhs": lambda **p: _rr_exact_delta(p["k"], p["n"], p["epsilon0"], p["epsilon"]).value},
     exact=lambda **p: _rr_exact_delta(p["k"], p["n"], p["epsilon0"], p["epsilon"]),
     grid=({"k": 2, "n": 10, "epsilon0": "1", "epsilon": "1/2"}, {"k": 3, "n": 8, "epsilon0": "2", "epsilon": "1/2"},
