@@ -201,6 +201,24 @@ def evaluate_bound(result, params, cap):
 
 
 # ---------------------------------------------------------------- output
+def direct_bound(result, inp: Inputs, *, command: str, quantity: str, given: tuple):
+    """Evaluate a registered bound on ``quantity`` directly at the CLI's parameters.
+
+    ``given = (name, value)`` is the command's input (``("epsilon", ε)`` for ``delta``).
+    Returns ``(payload, params, value, prec, side, where)``: the JSON payload, the parameters
+    passed, the enclosure, the precision used, ``"upper"``/``"lower"``, and the parameter list
+    as text for the human-readable output.
+    """
+    params = bound_params(result, inp)
+    v, prec = evaluate_bound(result, params, inp.cap)
+    side = "upper" if result.kind == "upper_bound" else "lower"
+    payload = {"command": command, **inp.describe(bound=True), given[0]: _s(given[1]), "bound": result.key,
+               "status": result.status, quantity: interval(v, inp.digits), "relation": side,
+               "parameters": {k: _s(val) for k, val in params.items()}, "precision_bits": prec}
+    where = ", ".join(f"{k} = {_s(val)}" for k, val in params.items())
+    return payload, params, v, prec, side, where
+
+
 def interval(x, digits, *, nonneg: bool = True) -> dict:
     """Outward-rounded decimal interval; with ``nonneg`` (δ and ε are ≥ 0 by definition) a lower end below 0 —
     which arb's midpoint-radius form produces for an interval [0, u] — is printed as 0."""

@@ -59,15 +59,9 @@ def _run_bound(args, inp) -> int:
     if result.quantity != "delta":
         raise InvalidArgument("--bound", args.bound, f"bounds {result.quantity!r}, not delta"
                               + ("; use `blanket epsilon --bound`" if result.quantity == "epsilon" else ""))
-    params = common.bound_params(result, inp)
-    v, prec = common.evaluate_bound(result, params, inp.cap)
-    iv = common.interval(v, inp.digits)
-    side = "upper" if result.kind == "upper_bound" else "lower"
-    payload = {"command": "delta", **inp.describe(bound=True), "epsilon": common._s(inp.epsilon), "bound": result.key,
-               "status": result.status, "delta": iv, "relation": side,
-               "parameters": {k: common._s(val) for k, val in params.items()}, "precision_bits": prec}
-    text = (f"{result.key} ({result.title}; status: {result.status}) evaluated at "
-            + ", ".join(f"{k} = {common._s(val)}" for k, val in params.items()) + ":\n"
+    payload, params, v, prec, side, where = common.direct_bound(result, inp, command="delta", quantity="delta",
+                                                                given=("epsilon", inp.epsilon))
+    text = (f"{result.key} ({result.title}; status: {result.status}) evaluated at {where}:\n"
             f"  delta {'<=' if side == 'upper' else '>='} {common.show(v, inp.digits)}\n"
             f"The value is the bound's right-hand side, enclosed in ball arithmetic at {prec} bits (outward rounded); "
             f"it is an {side} bound on delta only as far as the paper's statement is right (see `blanket check-papers`).")

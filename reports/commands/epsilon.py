@@ -75,15 +75,9 @@ def _run_bound(args, inp, rt) -> int:
     from exact.errors import InvalidArgument
     result = common.bound_result(args)
     if result.quantity == "epsilon":
-        params = common.bound_params(result, inp)
-        v, prec = common.evaluate_bound(result, params, inp.cap)
-        iv = common.interval(v, inp.digits)
-        side = "upper" if result.kind == "upper_bound" else "lower"
-        payload = {"command": "epsilon", **inp.describe(bound=True), "delta": common._s(inp.delta), "bound": result.key,
-                   "status": result.status, "epsilon": iv, "relation": side,
-                   "parameters": {k: common._s(val) for k, val in params.items()}, "precision_bits": prec}
-        text = (f"{result.key} ({result.title}; status: {result.status}) at "
-                + ", ".join(f"{k} = {common._s(val)}" for k, val in params.items()) + ":\n"
+        payload, params, v, prec, side, where = common.direct_bound(result, inp, command="epsilon", quantity="epsilon",
+                                                                    given=("delta", inp.delta))
+        text = (f"{result.key} ({result.title}; status: {result.status}) at {where}:\n"
                 f"  epsilon {'<=' if side == 'upper' else '>='} {common.show(v, inp.digits)}\n"
                 f"(the bound's right-hand side in ball arithmetic at {prec} bits, outward rounded)")
         common.emit(args, payload, text)
