@@ -448,8 +448,10 @@ class Result:
     def latex(self) -> str:
         """LaTeX of the statement (via ``sympy.latex``), followed by its hypotheses."""
         body = sp.latex(self.statement)
-        if self.hypotheses:
-            hyps = ",\\ ".join(sp.latex(h.relation) for h in self.hypotheses)
+        # a hypothesis sympy folds to True (``s > 0`` on a positive symbol) is enforced by the domain check: not shown
+        shown = [h for h in self.hypotheses if sp.sympify(h.relation) is not sp.true]
+        if shown:
+            hyps = ",\\ ".join(sp.latex(h.relation) for h in shown)
             body += "\\quad\\text{if}\\quad " + hyps
         return body
 

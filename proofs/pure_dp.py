@@ -48,14 +48,14 @@ At the two ends (``u = 2tau+1``, or ``u = -2tau`` in reverse) only
 for every ``y`` and every pair,
 ``(1-q)^2 (D_a*D_b)[y] <= e^{eps_1} [(1-q)^2 (D_c*D_0)[y] + q(1-q)(E_c*D_0 + D_c*E_0)[y] + q^2 (E_c*E_0)[y]]``
 and symmetrically with ``(a,b)`` and ``(c,0)`` exchanged, where
-``e^{eps_1} = max( kappa, max_{1<=u<=2tau} min(kappa + theta_c(u), max(kappa, (1-q) theta_t*(u)/q)), (1-q)^2 theta_e*/q^2 )``
-(``theta_t*``, ``theta_e*`` with ``N*``).  Proof: Claim 3.4 gives
+``e^{eps_1} = max( kappa, max_{1<=u<=2tau} min(kappa + theta_c(u), max(kappa, (1-q) theta_g*(u)/q)), (1-q)^2 theta_e*/q^2 )``
+(``theta_g*``, ``theta_e*`` with ``N*``; ``theta_g <= theta_t`` is the geometric form of Claim 3.6 below).  Proof: Claim 3.4 gives
 ``(T*T)[u-1] <= kappa (T*T)[u] + extra``; absorb the extra term either in
 ``(T*T)[u]`` (Claim 3.5) or in the mirrored mass (Claim 3.6), whichever is
 smaller; ``a x + b y <= max(a, b)(x + y)``.  For ``j = 0`` the groups are equal
 (Claim 3.3).
 
-*Claim 3.8* (mixed and mirrored groups): the pairing inequality
+*Claim 3.8* (mixed and mirrored groups), pairing form: the pairing inequality
 ``(X_a*Y_b)[y] <= C_X C_Y [kappa^{|j|} (X_c*Y_d)[y] + U(y)] + R_bd(y)``, proved
 in :meth:`exact.tdlap.Groups.pairing_rhs` (all terms pair off within a factor
 ``kappa`` after an exact normaliser identity ``E_a[v] = (N_c/N_a) E_c[v+c-a]``;
@@ -64,15 +64,88 @@ in :meth:`exact.tdlap.Groups.pairing_rhs` (all terms pair off within a factor
 masses).  For the mirrored group a second, boundary-free pairing holds:
 ``(E_a*E_b)[y] <= (N_c N_d/(N_a N_b)) rho^{-(|a-c|+|b-d|)} (E_c*E_d)[y]``
 (same index; ``|v-mu_a| >= |v-mu_c| - |a-c|``), Claim 3.8 [EE same-index].
-A closed-form bound on ``U`` and ``R_bd`` (the spec's "bounding the extra
-one by a geometric series") is **not** derived here; the combination
-(:func:`claims_pair_bound`) therefore evaluates the claims' right-hand sides
-pointwise (the smaller of the two valid ones for the mirrored group) and
-divides by the exact mass of the other law — a certified upper bound on the
-pairwise LLR built only from the claims, reported next to the exact value
-(about 1.2–2.7 times it for m = 3, q = 1e-3, s = 1..16; it decays like
-2.6/s, i.e. O(1/s), because the one unpaired term is a ~(1 - r^2) fraction
-of a geometric series of paired terms).
+:func:`claims_pair_bound` combines these pointwise (variant [combined]).
+
+*Claim 3.6, geometric form.*  For ``y = c + m(2tau+u)``, ``0 <= u <= 2tau``,
+``(E_c*D_0)[y] = G(u)/(Z N_c)`` exactly, where (``z`` runs over the lattice
+points whose mirrored partner ``c + m(tau+u-z)`` lies in the window,
+``u - tau <= z <= tau``, and the summand is ``r^{|z|} kappa^{|u-z|}``)
+``G(u) = [u<tau] (tau-u)(kappa^u + r^u) + kappa^u (r^{2A} - r^{2B+2})/(1-r^2)``,
+``A = max(0, u-tau)``, ``B = min(u, tau)`` (constant runs for ``z < 0`` and
+``z > u``, a geometric series with ratio ``r^2`` in between).  So the extra
+term is ``theta_g(u) = r^{tau+|u-1-tau|} N_c/(Z G(u))`` times the mirrored mass
+— the whole geometric series, not only its ``z = tau`` term as in
+``theta_t``; Corollary 3.7 uses ``theta_g`` with ``N* = N_max``.  By the
+reflection ``z -> -z``, ``(E_a*D_b)[y] = G(1-u)/(Z N_a)`` in the reverse
+direction.
+
+*Claim 3.8, closed form* (this project's derivation).  Fix a pair of laws
+``P = hat D_{x1} * hat D_{x2}``, ``Q = hat D_{x3} * hat D_{x4}`` with
+``x1 + x2 = x3 + x4 + j m`` (``(a,b) -> (c,0)``: ``j in {0,1}``;
+``(c,0) -> (a,b)``: ``j in {0,-1}``), the unweighted groups
+``P_mix = E_{x1}*D_{x2} + D_{x1}*E_{x2}``, ``P_EE = E_{x1}*E_{x2}`` (and the
+same for ``Q``), ``N_max = N_0`` and ``N_min = N_{floor((m-1)/2)}`` (``N_x`` is
+symmetric under ``x -> m-1-x`` and convex in ``x``), ``C_N = N_max/N_min``.
+
+(i) *Windows.*  At a fixed ``y`` every mixed term is ``T[z] g(z)/N`` with
+``g(z) = rho^{-|y - x3 - x4 - 2m tau - m z|}`` (for ``P`` after ``z -> z + j``:
+``T[z] g(z+j)``), summed over a window
+``W(o) = {z : 0 <= y - m tau - o - m z <= ell}`` of ``2tau+1`` consecutive
+integers, ``o`` the offset of the lattice component; for
+``o in {0..m-1}`` the window is ``W_lo`` or ``W_hi = W_lo + 1`` according as
+``o >= rho_0`` or ``o < rho_0`` (``rho_0 = (y - m tau - ell) mod m``).
+(ii) *Carry* (``j = ±1``).  Since ``c < min(a, b)``, ``P``'s windows can be
+matched with ``Q``'s so that each ``Q`` window equals its partner or is
+shifted by ``j``; then every ``P`` sum is ``<= kappa`` times its partner
+(``g(z±1) <= kappa g(z)``; ``T[z∓1] <= kappa T[z]``) except one term per sum,
+the lattice point ``±tau`` that leaves ``T``'s support.  With the normaliser
+ratios ``<= C_N``: ``P_mix <= C_N kappa Q_mix + (two single terms, |z| = tau)``.
+(iii) *No carry* (``j = 0``, ``m >= 3``).  ``P``'s offsets lie between ``Q``'s
+(``0 <= a, b <= c``), so at most one window differs from its partner, and
+``S(W_lo) = S(W_hi) + h(K) - h(K+2tau+1)`` (``h = T g``): one extra ``P`` term
+``e = h(z_e)`` next to the overlap ``O = W_lo ∩ W_hi``.  Both ``Q`` windows
+contain ``O``; consecutive ``h`` differ by a factor ``>= r^2``; the support
+points of ``O`` next to ``z_e`` number ``n >= nu = tau - |z_e|``; so
+``e <= C_N phi(nu) Q_mix`` with ``phi(n) = (1-r^2)/(2 r^2 (1-r^{2n}))``.
+(iv) *Absorption by the mirrored group.*  A single ``P`` mixed term at lattice
+index ``z``, ``E_{x1}[v] T[z]`` with ``y = v + w``, is compared with the
+``Q_EE`` terms ``E_{x3}[v+i] E_{x4}[w-i] >= rho^{2|i|} E_{x3}[v] E_{x4}[w]``,
+``E_{x3}[v] >= (N_{x1}/N_{x3}) rho^{m-1} E_{x1}[v]``,
+``E_{x4}[w] >= kappa^{|z|} rho^{m-1}/N_{x4}``; the admissible ``i`` form an
+interval of ``M + 1`` integers around 0, ``M = min(y, 2 ell - y)``, so the
+term is ``<= R(z) (1-rho^2)/(1-rho^{2(M+1)}) Q_EE[y]`` with
+``R(z) = N_max^2/(N_min Z) rho^{-2(m-1)} r^{2|z|}``.  For the no-carry extra
+``M + 1 >= m nu``, giving ``psi(nu) = R(tau-nu)(1-rho^2)/(1-rho^{2 max(1, m nu)})``.
+
+Hence, for every ``y``, every pair and both directions:
+
+* Claim 3.8 [mixed, carry]: ``P_mix <= C_N kappa Q_mix + 2 R(tau) Q_EE``;
+* Claim 3.8 [mixed, no carry]: for every integer ``nu* >= 1``,
+  ``P_mix <= C_N (1 + phi(nu*)) Q_mix + Psi(nu*) Q_EE`` with
+  ``Psi(nu*) = max_{0 <= nu < nu*} psi(nu) = max(psi(0), psi(min(1, nu*-1)), psi(nu*-1))``
+  (for ``nu >= 1``, ``psi`` is proportional to ``1/(x - x^2)``, ``x = r^{2nu}``:
+  decreasing then increasing); the extra goes to ``Q_mix`` when
+  ``nu >= nu*`` and to ``Q_EE`` otherwise;
+* Claim 3.8 [mirrored]: ``P_EE <= C_N^2 rho^{-D} Q_EE``, ``D = m`` with a
+  carry, ``D = 2 floor((m-1)/2)`` without (same-index pairing with the better
+  of the two assignments of components).
+
+*The closed-form combination* ("Claims 3.3-3.8 [closed form]").  Weight each
+group (``(1-q)^2``, ``q(1-q)``, ``q^2``), bound every group of ``P`` by a
+non-negative combination of the groups of ``Q`` (the claims above, Claim 3.3
+for ``j = 0``, Claims 3.4/3.5/3.6 for the lattice group with a carry, the
+extra term of each ``u`` going to whichever of ``(T*T)[u]`` (``theta_c``) and
+the mirrored mass (``theta_g``) costs less), and take the largest column sum:
+``e^{eps_pair} <= max(K_carry, [m >= 3] min_{nu*} K_0(nu*))`` with
+
+* ``K_carry = max(C_N kappa, max_u min(kappa + theta_c(u), C_N kappa + (1-q) theta_g*(u)/q),
+  C_N^2 kappa + 2 (1-q) R(tau)/q + (1-q)^2 theta_e*/q^2)``,
+* ``K_0(nu*) = max(C_N (1 + phi(nu*)), C_N^2 rho^{-2 floor((m-1)/2)} + (1-q) Psi(nu*)/q)``.
+
+It is evaluated in ball arithmetic from the sympy definitions below in
+``O(tau)`` operations (no convolution), and is within a few percent of the
+exact pairwise LLR for small ``q`` (the exact maximum sits at a window edge
+of the mixed groups of a no-carry pair, where ``1 + phi`` is nearly attained).
 """
 
 from __future__ import annotations
@@ -480,8 +553,95 @@ register(Result(
                for t_ in ("3", "6") for u_ in ("1", t_, str(2 * int(t_))))))
 
 
+# ------------------------------------------------------------ Claim 3.6, geometric form (module docstring)
+_gA = sp.Max(0, u - tau)
+_gB = sp.Min(u, tau)
+#: ``G(u) = Z N_c (E_c*D_0)[c + m(2tau+u)]`` for ``0 <= u <= 2tau``: the mirrored mass as a geometric series
+G_mirror = (sp.Piecewise(((tau - u) * (kappa ** u + r ** u), u < tau), (0, True))
+            + kappa ** u * (r ** (2 * _gA) - r ** (2 * _gB + 2)) / (1 - r ** 2))
+NmaxS, NminS, ZS = sp.Symbol("N_max", positive=True), sp.Symbol("N_min", positive=True), sp.Symbol("Z_tau", positive=True)
+#: extra term / mirrored mass, with the normaliser left as a placeholder (``N_c``, or ``N_max`` in the combination)
+theta_g_p = r ** (tau + sp.Abs(u - 1 - tau)) * NmaxS / (ZS * G_mirror)
+
+_hyp_u0 = Hypothesis(sp.And(u >= 0, u <= 2 * tau), "0 <= u <= 2 tau")
+_hyp_u1 = Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau")
+_hyp_c = Hypothesis(sp.And(c >= 0, c <= m - 1, m >= 2), "c in {0..m-1}, m >= 2")
+_hyp_rho = Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1")
+_RHO_SYMS = {rho_s: "rho = r^{1/m} = e^{-1/(s m)}", tau: "truncation", m: "modulus"}
+
+
+def _mass(X, x, Y, y_, rho, tau, m, yy_):
+    """Exact (X_x * Y_y)[yy] from the engine (rational rho: exact rationals)."""
+    G = _groups(rho, tau, m)
+    v = G.conv(X, x, Y, y_)
+    return v[yy_] if 0 <= yy_ < len(v) else fmpq(0)
+
+
+_GROUPS_CACHE: dict = {}
+
+
+def _groups(rho, tau, m):
+    """:class:`exact.tdlap.Groups` of the aggregator with ``r = rho^m`` (cached; q is irrelevant to the groups)."""
+    key = (str(rho), int(tau), int(m))
+    if key not in _GROUPS_CACHE:
+        rr = xt.r_from_rho(rho, _int(m, "m", 2)) if not isinstance(rho, arb) else rho ** _int(m, "m", 2)
+        _GROUPS_CACHE.clear() if len(_GROUPS_CACHE) > 64 else None
+        _GROUPS_CACHE[key] = xt.Groups(_agg(m, tau, fmpq(1, 2), r_=rr))
+    return _GROUPS_CACHE[key]
+
+
+_EcD0_rho = EcD0.subs(r, rho_s ** m)
+register(Result(
+    key=f"{PAPER} Claim 3.6 [mirrored mass]", paper=PAPER, label="Claim 3.6", variant="mirrored mass",
+    title="The mirrored mass is a geometric series: (E_c*D_0)[c + m(2tau+u)] = G(u)/(Z N_c)",
+    status="this project's reading",
+    statement=sp.Eq(_EcD0_rho, (G_mirror / (Zt * Nx(c))).subs(r, rho_s ** m)),
+    symbols={**_RHO_SYMS, u: "offset u", c: "target residue"}, hypotheses=(_hyp_u0, _hyp_c, _hyp_rho),
+    kind="equality", quantity="mass", spec=SPEC,
+    status_note="derived by this project (geometric series; module docstring) ✔",
+    exact=lambda rho, tau, u, m, c: Reference(
+        _mass("E", _int(c, "c"), "D", 0, rho, tau, m, _int(c, "c") + _int(m, "m") * (2 * _int(tau, "tau") + _int(u, "u"))),
+        "exact convolution mass (exact.tdlap, polynomial product)"),
+    grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": m_, "c": c_} for r_, t_, m_ in (("1/2", "3", "3"), ("9/10", "5", "2"))
+               for c_ in ("0", "1") for u_ in ("0", "2", t_, str(2 * int(t_))))))
+
+theta_g = theta_g_p.subs({NmaxS: Nx(c), ZS: Zt})
+register(Result(
+    key=f"{PAPER} Claim 3.6 [geometric]", paper=PAPER, label="Claim 3.6", variant="geometric",
+    title="Tails: extra term <= theta_g(u) (E_c*D_0)[y], theta_g = extra over the whole geometric series",
+    status="this project's reading",
+    statement=sp.Le(extra, theta_g * EcD0).subs(r, rho_s ** m),
+    symbols={**_RHO_SYMS, u: "offset u", c: "target residue"}, hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
+    kind="upper_bound", quantity="mass", spec=SPEC,
+    status_note="role from the text; constant derived by this project (an identity: see [mirrored mass]) ✔",
+    exact=lambda rho, tau, u, m, c: Reference(arb_eval(_extra_rho, {"rho": _r(rho), "tau": _int(tau, "tau"), "u": _int(u, "u"), "m": _int(m, "m")}), "exact extra term"),
+    grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": "3", "c": c_} for r_ in ("1/2", "9/10") for c_ in ("0", "2")
+               for t_ in ("3", "6") for u_ in ("1", t_, str(2 * int(t_)))),
+    notes="theta_g(u) <= theta_t(u): theta_t compares the extra term with the z = tau term of the series only."))
+
+_y_end = c + m * (4 * tau + 1)
+EcE0_end = sp.Sum(E(c, vv) * E(0, _y_end - vv), (vv, 0, ell))
+theta_e = r ** (4 * tau + 1) * Nx(c) * Nx(0) / Zt ** 2
+register(Result(
+    key=f"{PAPER} Claim 3.6 [end]", paper=PAPER, label="Claim 3.6", variant="end",
+    title="End point u = 2tau+1: T[tau]^2 <= theta_e (E_c*E_0)[y], theta_e = r^{4tau+1} N_c N_0/Z^2",
+    status="this project's reading",
+    statement=sp.Le(T(tau) ** 2, theta_e * EcE0_end).subs(r, rho_s ** m),
+    symbols={**_RHO_SYMS, c: "target residue"},
+    hypotheses=(Hypothesis(sp.And(c >= 0, c <= m - 2, m >= 2), "c in {0..m-2} (a carry pair a+b = c+m exists)"), _hyp_rho),
+    kind="upper_bound", quantity="mass", spec=SPEC,
+    status_note="derived by this project: (E_c*E_0)[y] >= E_c[ell] E_0[y-ell] = kappa^{2tau+1}/(N_c N_0) ✔",
+    exact=lambda rho, tau, m, c: Reference(arb_eval(T(tau) ** 2, {"r": xt.r_from_rho(rho, _int(m, "m")), "tau": _int(tau, "tau")}), "exact T[tau]^2"),
+    grid=tuple({"rho": r_, "tau": t_, "m": m_, "c": c_} for r_ in ("1/2", "9/10") for t_ in ("0", "3")
+               for m_, c_ in (("2", "0"), ("3", "1")))))
+
+
 def eps1_factor(r_, tau_, q_, m_):
-    """``e^{eps_1}`` of Corollary 3.7 (closed form, O(tau) evaluation of a max over u; see the module docstring)."""
+    """``e^{eps_1}`` of Corollary 3.7 (closed form, O(tau) evaluation of a max over u; see the module docstring).
+
+    The extra term goes to ``(T*T)[u]`` (Claim 3.5, ``theta_c``) or to the mirrored mass (Claim 3.6 [geometric],
+    ``theta_g`` with ``N* = N_max``), whichever costs less.
+    """
     rr = _r(r_) if not isinstance(r_, arb) else r_
     t = _int(tau_, "tau", 0)
     mm = _int(m_, "m", 2)
@@ -493,8 +653,8 @@ def eps1_factor(r_, tau_, q_, m_):
     best = kap
     for uu in range(1, 2 * t + 1):
         thc = arb_eval(theta_c, {**env, "u": uu})
-        tht = arith.ball(rr) ** (abs(uu - 1 - t) + abs(uu - t)) * Nstar / Z
-        cand = (kap + thc).min(kap.max((1 - qq) * tht / qq))
+        thg = arb_eval(theta_g_p, {**env, "u": uu, "N_max": Nstar, "Z_tau": Z})
+        cand = (kap + thc).min(kap.max((1 - qq) * thg / qq))
         best = best.max(cand)
     the = arith.ball(rr) ** (4 * t + 1) * Nstar ** 2 / Z ** 2
     return best.max((1 - qq) ** 2 * the / qq ** 2)
@@ -614,6 +774,187 @@ register(Result(
     grid=_C38_GRID))
 
 
+# ------------------------------------------------------------ Claim 3.8 in closed form (module docstring, (i)-(iv))
+nu = sp.Symbol("nu", integer=True, positive=True)
+_rr, _kk = rho_s ** m, rho_s ** (-m)                    # r and kappa in terms of rho (exact for rational rho)
+_mid = sp.floor((m - 1) / 2)
+
+
+def _in_rho(expr):
+    """A constant written with ``r`` and the placeholders ``N_max, N_min, Z_tau``, in ``rho`` with the definitions."""
+    return expr.subs({NmaxS: Nx(0), NminS: Nx(_mid), ZS: Zt}).subs(r, _rr)
+
+
+C_N_p = NmaxS / NminS
+#: phi(n): the no-carry extra term over the two Q windows' common part (a geometric series with ratio >= r^2)
+phi_p = (1 - r ** 2) / (2 * r ** 2 * (1 - r ** (2 * nu)))
+#: R(z): one mixed term at lattice index |z| over the mirrored group of the other law (one term of Q_EE)
+R_p = NmaxS ** 2 / (NminS * ZS) * rho_s ** (-2 * (m - 1)) * r ** (2 * zz)
+#: psi(nu): R(tau - nu) with the geometric series of Q_EE around that term (M + 1 >= m nu terms)
+_nu0 = sp.Symbol("nu", integer=True)      # no sign assumption: psi is also used at nu = 0 (Max(1, m nu) must survive)
+psi_p = R_p.subs(zz, tau - _nu0) * (1 - rho_s ** 2) / (1 - rho_s ** (2 * sp.Max(1, m * _nu0)))
+Psi_p = sp.Max(psi_p.subs(_nu0, 0), psi_p.subs(_nu0, sp.Min(1, _nu0 - 1)), psi_p.subs(_nu0, _nu0 - 1))
+A_mix_carry_p = C_N_p * kappa
+B_mix_carry_p = 2 * R_p.subs(zz, tau)
+A_mix_nc_p = C_N_p * (1 + phi_p)
+A_EE_carry_p = C_N_p ** 2 * kappa
+A_EE_nc_p = C_N_p ** 2 * rho_s ** (-2 * _mid)
+theta_e_star_p = r ** (4 * tau + 1) * NmaxS ** 2 / ZS ** 2
+
+Pmix, Qmix, Qee, Pee = (sp.Function(n_)(yy) for n_ in ("P_mix", "Q_mix", "Q_EE", "P_EE"))
+_C38_SYMS = dict(_RHO_SYMS)
+_C38_NOTE = ("P_mix(y) = (E_x1*D_x2 + D_x1*E_x2)[y], P_EE(y) = (E_x1*E_x2)[y] for one law, Q_mix, Q_EE the same "
+             "groups of the other law (pairs (a,b) vs (c,0), both directions), for every outcome y in 0..2 ell; "
+             "r = rho^m, N_max = N_0 and N_min = N_floor((m-1)/2) (mirrored normalisers, closed form "
+             "f(x + m tau) + f(m tau + m - 1 - x) - 1 with f(D) = (rho^-(D+1) - 1)/(rho^-1 - 1)), "
+             "Z_tau = (1 + r - 2 r^(tau+1))/(1 - r).")
+
+
+def _consts(rho, tau_, m_):
+    """``r, kappa, Z, N_max, N_min`` at one point (exact for rational ``rho``), for the placeholder forms."""
+    t, mm = _int(tau_, "tau", 0), _int(m_, "m", 2)
+    rh = rho if isinstance(rho, arb) else _r(rho)
+    env = {"rho": rh, "tau": t, "m": mm}
+    out = {"rho": rh, "tau": t, "m": mm, "r": arb_eval(_rr, env), "Z_tau": arb_eval(Zt.subs(r, _rr), env),
+           "N_max": arb_eval(Nx(0).subs(r, _rr), env), "N_min": arb_eval(Nx(_mid).subs(r, _rr), env)}
+    return out
+
+
+def _pairs(m_, carry):
+    """Pairs ``(a, b)``, ``1 <= a <= b <= m-1``, with (``a + b >= m``) or without a carry, and both directions."""
+    for a_ in range(1, m_):
+        for b_ in range(a_, m_):
+            if (a_ + b_ >= m_) == carry:
+                c_ = (a_ + b_) % m_
+                yield (a_, b_, c_, 0)
+                yield (c_, 0, a_, b_)
+
+
+def claim38_closed_ratio(group, carry, A, B, rho, tau, m, nu=None):
+    """``max`` over pairs, both directions and ``y`` of ``LHS/RHS`` of a closed-form Claim 3.8 (``<= 1`` iff it holds).
+
+    ``group``: ``"mixed"`` (``LHS = P_mix``, ``RHS = A Q_mix + B Q_EE``) or ``"mirrored"`` (``LHS = P_EE``,
+    ``RHS = A Q_EE``); ``carry`` selects the pairs ``a + b >= m`` or ``a + b < m``; ``A``, ``B`` are the
+    constants as sympy expressions in the placeholder form (evaluated here; ``nu`` is the split point).
+    Masses from :class:`exact.tdlap.Groups` (exact rationals for rational ``rho``).  ``None`` (= +inf) if an
+    RHS vanishes where the LHS does not.  O(m^2) convolutions of length ``2 ell + 1``.
+    """
+    k = _consts(rho, tau, m)
+    G = _groups(rho, tau, m)
+    env = {**k, "nu": _int(nu, "nu", 1) if nu is not None else 1}
+    A_, B_ = arb_eval(A, env), arb_eval(B, env)
+    best = fmpq(0)
+    for (x1, x2, x3, x4) in _pairs(k["m"], carry):
+        qe = G.conv("E", x3, "E", x4)
+        if group == "mirrored":
+            lhs, qm = G.conv("E", x1, "E", x2), [fmpq(0)] * len(qe)
+        else:
+            lhs = [p1 + p2 for p1, p2 in zip(G.conv("E", x1, "D", x2), G.conv("D", x1, "E", x2))]
+            qm = [p1 + p2 for p1, p2 in zip(G.conv("E", x3, "D", x4), G.conv("D", x3, "E", x4))]
+        for x, vm, ve in zip(lhs, qm, qe):
+            if xt._is_zero(x):
+                continue
+            rhs = A_ * ve if group == "mirrored" else A_ * vm + B_ * ve
+            if xt._is_zero(rhs):
+                return None
+            best = _maxball([best, x / rhs])
+    return best
+
+
+def _c38(variant, title, group, carry, A, B, hyps, grid, note, syms=None, known_false=False):
+    # typeset with the placeholders N_max, N_min, Z_tau (defined in the notes): the very expressions evaluated
+    stmt = sp.Le(Pee if group == "mirrored" else Pmix,
+                 A.subs(r, _rr) * (Qee if group == "mirrored" else Qmix) + B.subs(r, _rr) * Qee)
+
+    def ratio(rho, tau, m, nu=None):
+        return claim38_closed_ratio(group, carry, A, B, rho, tau, m, nu)
+    register(Result(
+        key=f"{PAPER} Claim 3.8 [{variant}]", paper=PAPER, label="Claim 3.8", variant=variant, title=title,
+        status="this project's reading", statement=stmt, symbols=syms or _C38_SYMS,
+        hypotheses=(Hypothesis(m >= 2, "m >= 2"), _hyp_rho) + hyps, kind="inequality", quantity="mass", spec=SPEC,
+        status_note=("natural but false reading; " if known_false else "role from the text; ")
+        + "closed-form constants derived by this project (module docstring) ✔",
+        numeric={"lhs": ratio, "rhs": lambda **_: fmpq(1)},
+        exact=lambda **kw: Reference(ratio(**kw), "exact max over pairs, directions and y of LHS/RHS"),
+        grid=grid, known_false=known_false,
+        notes=note + " " + _C38_NOTE + " Evaluated as max over pairs, both directions and all y of LHS/RHS (<= 1)."))
+
+
+_C38C_GRID = tuple({"rho": r_, "tau": t_, "m": m_} for r_, t_, m_ in
+                   (("1/2", "0", "2"), ("1/2", "3", "3"), ("9/10", "4", "2"), ("3/4", "5", "4"), ("9/10", "2", "5")))
+_C38N_GRID = tuple({"rho": r_, "tau": t_, "m": m_, "nu": n_} for r_, t_, m_, n_ in
+                   (("1/2", "3", "3", "1"), ("9/10", "4", "3", "2"), ("3/4", "5", "4", "3"), ("9/10", "2", "5", "1"),
+                    ("19/20", "6", "3", "6")))
+_c38("mixed, carry", "Mixed groups, carry pairs (a + b >= m): P_mix <= C_N e^{1/s} Q_mix + 2 R(tau) Q_EE",
+     "mixed", True, A_mix_carry_p, B_mix_carry_p, (), _C38C_GRID,
+     "Windows matched with a shift of at most one lattice step (factor e^{1/s}); the <= 2 lattice points at "
+     "|z| = tau that leave T's support go to the mirrored group by (iv).")
+_c38("mixed, no carry", "Mixed groups, no-carry pairs (a + b < m): P_mix <= C_N (1 + phi(nu)) Q_mix + Psi(nu) Q_EE",
+     "mixed", False, A_mix_nc_p, Psi_p, (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),), _C38N_GRID,
+     "The one window-edge term goes to Q_mix (geometric series, phi) when nu = tau - |z| >= nu*, else to Q_EE "
+     "(psi); nu is the free split point nu* >= 1.", {**_C38_SYMS, nu: "split point nu* >= 1"})
+_c38("mirrored", "Mirrored group, carry pairs: P_EE <= C_N^2 e^{1/s} Q_EE (same-index pairing)",
+     "mirrored", True, A_EE_carry_p, sp.Integer(0), (), _C38C_GRID,
+     "Same-index pairing (Claim 3.8 [EE same-index]) with the better assignment of components, |a-c| + |b-d| = m.")
+_c38("mirrored, no carry", "Mirrored group, no-carry pairs: P_EE <= C_N^2 rho^{-2 floor((m-1)/2)} Q_EE",
+     "mirrored", False, A_EE_nc_p, sp.Integer(0), (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),),
+     tuple(g for g in _C38C_GRID if g["m"] != "2"),
+     "Same-index pairing with the better assignment: |a-c| + |b-d| = 2 min(a, b) <= 2 floor((m-1)/2).")
+_c38("mixed, no carry, no edge term", "FALSE reading: P_mix <= C_N Q_mix + Psi(nu) Q_EE (window edge not charged to Q_mix)",
+     "mixed", False, C_N_p, Psi_p, (Hypothesis(m >= 3, "m >= 3"),),
+     tuple({"rho": r_, "tau": t_, "m": m_, "nu": "1"} for r_, t_, m_ in (("1/2", "4", "3"), ("3/4", "8", "3"),
+                                                                          ("9/10", "12", "4"))),
+     "Without phi the window-edge term is not paid for where the mirrored group is small; the exact maximum of "
+     "the pairwise LLR sits at such an edge (module docstring).", {**_C38_SYMS, nu: "split point nu* >= 1"},
+     known_false=True)
+
+
+def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
+    """``e^{eps_claims}``: the closed-form combination of Claims 3.3–3.8 (module docstring), ``>= e^{eps_pair}``.
+
+    Evaluated from the sympy definitions (``theta_c``, ``theta_g``, ``phi``, ``Psi``, ``R``, ``C_N``)
+    in ``O(tau)`` ball operations: a max over ``u in 1..2tau`` for the carry pairs and a min over the split
+    point ``nu* in 1..max(1, tau)`` for the no-carry pairs (``m >= 3``).  No convolution.
+    With ``detail=True`` returns ``(factor, parts)`` with the carry and no-carry factors and the best ``nu*``.
+    """
+    k = _consts(rho, tau_, m_)
+    t, mm = k["tau"], k["m"]
+    qq = q_ if isinstance(q_, arb) else arith.exact_in(q_, "q", lo=0, hi=1, lo_open=True, hi_open=True)
+    w = (1 - qq) / qq
+    env = dict(k)
+    CN = arb_eval(C_N_p, env)
+    kap = 1 / arith.ball(k["r"])
+    carry = CN * kap
+    for uu in range(1, 2 * t + 1):
+        e_u = {**env, "u": uu}
+        carry = carry.max((kap + arb_eval(theta_c, e_u)).min(CN * kap + w * arb_eval(theta_g_p, e_u)))
+    carry = carry.max(arb_eval(A_EE_carry_p, env) + w * arb_eval(B_mix_carry_p, env)
+                      + w * w * arb_eval(theta_e_star_p, env))
+    parts = {"carry": carry, "no_carry": None, "nu_star": None}
+    total = carry
+    if mm >= 3:
+        aee = arb_eval(A_EE_nc_p, env)
+        best, arg = None, None
+        for n_ in range(1, max(1, t) + 1):
+            e_n = {**env, "nu": n_}
+            val = arith.ball(arb_eval(A_mix_nc_p, e_n)).max(aee + w * arb_eval(Psi_p, e_n))
+            if best is None or val.upper() < best.upper():
+                best, arg = val, n_
+        parts.update(no_carry=best, nu_star=arg)
+        total = total.max(best)
+    return (total, parts) if detail else total
+
+
+class EpsClaims(sp.Function):
+    """sympy node for ``e^{eps_claims}`` (evaluated by :func:`claims_closed_factor`)."""
+
+    nargs = 4
+
+    @staticmethod
+    def _arb_eval(rho_, tau_, q_, m_):
+        return claims_closed_factor(rho_, tau_, q_, m_)
+
+
 def claims_pair_bound(agg: xt.RelaxedAggregator):
     """Certified upper bound on the pairwise LLR (5) built from Claims 3.3/3.4/3.8 (this project's reading).
 
@@ -682,6 +1023,32 @@ register(Result(
     exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.tdlap)"),
     grid=_PAIR_GRID,
     notes="The report's ratio bound/exact measures how much the claims lose; q = 0 gives +∞ (tested)."))
+
+
+def _pair_closed(s, tau, q, m):
+    with_rho = arb_eval(sp.exp(-1 / (s_sym_ * m)), {"s": s, "m": _int(m, "m", 2)})
+    return arith.ball(claims_closed_factor(with_rho, tau, q, m)).log()
+
+
+s_sym_ = s
+_CLOSED_GRID = _PAIR_GRID + tuple({"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": m_}
+                                  for s_, m_ in (("2", "2"), ("4", "5")))
+register(Result(
+    key=f"{PAPER} Claims 3.3-3.8 [closed form]", paper=PAPER, label="Claims 3.3-3.8", variant="closed form",
+    title="The claims combined in closed form: eps_pair <= log K(s, tau, q, m), no convolution",
+    status="this project's reading",
+    statement=sp.Le(sp.Symbol("epsilon_pair"), sp.log(EpsClaims(sp.exp(-1 / (s * m)), tau, q, m))),
+    symbols={s: "scale s > 0", tau: "truncation", q: "mixing weight", m: "modulus",
+             sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)"},
+    hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), Hypothesis(m >= 2, "m >= 2"), Hypothesis(s > 0, "s > 0")),
+    kind="upper_bound", quantity="llr", spec=SPEC,
+    status_note=READING + "; explicit constants and their combination derived by this project (module docstring)",
+    numeric={"lhs": _pair_exact},
+    exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.tdlap)"),
+    grid=_CLOSED_GRID,
+    notes="K = max(K_carry, min over nu* of K_0(nu*)): Corollary 3.7 (theta_c, theta_g, theta_e) for the lattice "
+          "group, Claim 3.8 [mixed, carry], [mixed, no carry] and [mirrored] for the other groups, largest column "
+          "sum. O(tau) ball operations; the report's ratio bound/exact measures what the claims lose."))
 
 
 # ============================================================ Theorem 3.1 and Claim 3.10
