@@ -122,10 +122,14 @@ Hence, for every ``y``, every pair and both directions:
 * Claim 3.8 [mixed, carry]: ``P_mix <= C_N kappa Q_mix + 2 R(tau) Q_EE``;
 * Claim 3.8 [mixed, no carry]: for every integer ``nu* >= 1``,
   ``P_mix <= C_N (1 + phi(nu*)) Q_mix + Psi(nu*) Q_EE`` with
-  ``Psi(nu*) = max_{0 <= nu < nu*} psi(nu) = max(psi(0), psi(min(1, nu*-1)), psi(nu*-1))``
-  (for ``nu >= 1``, ``psi`` is proportional to ``1/(x - x^2)``, ``x = r^{2nu}``:
-  decreasing then increasing); the extra goes to ``Q_mix`` when
-  ``nu >= nu*`` and to ``Q_EE`` otherwise;
+  ``Psi(nu*) = max_{0 <= nu < nu*} psi(nu) = max(psi(0), psi(nu*-1))``: for
+  ``nu >= 1``, ``psi(nu)/psi(0) = (1-rho^2)/(x(1-x))``, ``x = r^{2nu}``, which
+  decreases then increases in ``nu``; it decreases from 1 to 2 only if
+  ``x(1)(1 + x(1)) > 1``, i.e. ``r^2 > 0.618``, and then
+  ``psi(1)/psi(0) <= 1/(m r^{2(2m-1)/m}) < 1`` (``1 - rho^{2m} >= m rho^{2(m-1)}(1-rho^2)``;
+  for ``m = 2`` directly ``1/(rho^4(1+rho^2)) < 0.91``), so the interior maximum
+  ``psi(1)`` never exceeds both endpoints (tested against the brute-force max);
+  the extra goes to ``Q_mix`` when ``nu >= nu*`` and to ``Q_EE`` otherwise;
 * Claim 3.8 [mirrored]: ``P_EE <= C_N^2 rho^{-D} Q_EE``, ``D = m`` with a
   carry, ``D = 2 floor((m-1)/2)`` without (same-index pairing with the better
   of the two assignments of components).
@@ -793,7 +797,7 @@ R_p = NmaxS ** 2 / (NminS * ZS) * rho_s ** (-2 * (m - 1)) * r ** (2 * zz)
 #: psi(nu): R(tau - nu) with the geometric series of Q_EE around that term (M + 1 >= m nu terms)
 _nu0 = sp.Symbol("nu", integer=True)      # no sign assumption: psi is also used at nu = 0 (Max(1, m nu) must survive)
 psi_p = R_p.subs(zz, tau - _nu0) * (1 - rho_s ** 2) / (1 - rho_s ** (2 * sp.Max(1, m * _nu0)))
-Psi_p = sp.Max(psi_p.subs(_nu0, 0), psi_p.subs(_nu0, sp.Min(1, _nu0 - 1)), psi_p.subs(_nu0, _nu0 - 1))
+Psi_p = sp.Max(psi_p.subs(_nu0, 0), psi_p.subs(_nu0, _nu0 - 1))
 A_mix_carry_p = C_N_p * kappa
 B_mix_carry_p = 2 * R_p.subs(zz, tau)
 A_mix_nc_p = C_N_p * (1 + phi_p)

@@ -231,7 +231,8 @@ def _dec(text):
 
 @pytest.mark.slow
 def test_combined_bound_and_cor37_sweep(slow_level):
-    """Sweep (s, m, q): the claims' bound is above the exact pairwise LLR and Cor 3.7 holds."""
+    """Sweep (s, m, q): both claims' bounds (pointwise and closed form) are above the exact pairwise LLR, and
+    Cor 3.7 holds."""
     s_values = (1, 2, 4) if slow_level == "reduced" else (1, 2, 4, 8, 16)
     with arith.precision(128):
         for s_ in s_values:
@@ -241,6 +242,8 @@ def test_combined_bound_and_cor37_sweep(slow_level):
                     agg = xt.RelaxedAggregator(m_, tau, q=q_, s=s_)
                     ex, _ = agg.pairwise_llr()
                     assert arith.le(ex, P.claims_pair_bound(agg)) is True, (s_, m_, q_)
+                    K = P.claims_closed_factor((-arb(1) / (s_ * m_)).exp(), tau, q_, m_)
+                    assert arith.le(ex, arith.ball(K).log()) is True, ("closed form", s_, m_, q_)
         for rho, tau in ((fmpq(1, 2), 3), (fmpq(3, 4), 8), (fmpq(9, 10), 20))[: 2 if slow_level == "reduced" else 3]:
             for m_ in (2, 3):
                 r_ = xt.r_from_rho(rho, m_)
@@ -305,3 +308,136 @@ def test_claim_b1_and_claim_4_2_exact_hypothesis(rf, tau):
     inside = sum((xt.dlap_pmf(z, r=r_) for z in range(-tau, tau + 1)), fmpq(0))
     assert 1 - inside ** 2 <= 4 * r_ ** (tau + 1) / (1 + r_)
     assert get("CY21 Claim 4.2").evaluate(r=r_, tau=tau).holds is True
+
+
+# ------------------------------------------------------------ Claim 3.8 in closed form: independent brute force
+def _brute_components(rho, tau, m):
+    """D_x and E_x straight from the definitions (spec §3.1) with exact rationals; no exact.tdlap code."""
+    r = rho ** m
+    ell = m * (2 * tau + 1) - 1
+    Z = sum((r ** abs(z) for z in range(-tau, tau + 1)), fmpq(0))
+    D, E = [], []
+    for x in range(m):
+        d = [fmpq(0)] * (ell + 1)
+        for z in range(-tau, tau + 1):
+            d[x + m * (tau + z)] = r ** abs(z) / Z
+        mu = x + m * tau
+        w = [(1 / rho) ** abs(v - mu) for v in range(ell + 1)]
+        N = sum(w, fmpq(0))
+        D.append(d)
+        E.append([v / N for v in w])
+    return D, E, ell
+
+
+def _brute_conv(p, q_):
+    out = [fmpq(0)] * (len(p) + len(q_) - 1)
+    for i, a_ in enumerate(p):
+        if a_:
+            for j, b_ in enumerate(q_):
+                out[i + j] += a_ * b_
+    return out
+
+
+def _consts_eval(expr, rho, tau, m, nu=1):
+    return P.arb_eval(expr, {**P._consts(rho, tau, m), "nu": nu})
+
+
+_RHOS = [fmpq(1, 2), fmpq(2, 3), fmpq(3, 4), fmpq(4, 5), fmpq(9, 10)]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(_RHOS), st.integers(0, 5), st.integers(2, 5), st.data())
+def test_claim_3_8_closed_forms_against_brute_force(rho, tau, m, data):
+    """Every closed-form Claim 3.8 inequality at every y, every pair, both directions (exact rationals)."""
+    nu_ = data.draw(st.integers(1, tau + 2))
+    D, E, ell = _brute_components(rho, tau, m)
+    conv = _brute_conv
+    consts = {name: _consts_eval(e, rho, tau, m, nu_) for name, e in (
+        ("Ac", P.A_mix_carry_p), ("Bc", P.B_mix_carry_p), ("An", P.A_mix_nc_p), ("Bn", P.Psi_p),
+        ("Ec", P.A_EE_carry_p), ("En", P.A_EE_nc_p))}
+    assert all(isinstance(v, fmpq) for v in consts.values())          # rational rho: every constant exact
+    for a_ in range(1, m):
+        for b_ in range(a_, m):
+            c_, carry = (a_ + b_) % m, a_ + b_ >= m
+            for x1, x2, x3, x4 in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
+                pm = [u_ + v_ for u_, v_ in zip(conv(E[x1], D[x2]), conv(D[x1], E[x2]))]
+                qm = [u_ + v_ for u_, v_ in zip(conv(E[x3], D[x4]), conv(D[x3], E[x4]))]
+                pe, qe = conv(E[x1], E[x2]), conv(E[x3], E[x4])
+                A, B = (consts["Ac"], consts["Bc"]) if carry else (consts["An"], consts["Bn"])
+                AE = consts["Ec"] if carry else consts["En"]
+                for y in range(2 * ell + 1):
+                    assert pm[y] <= A * qm[y] + B * qe[y], ("mixed", rho, tau, m, nu_, (x1, x2, x3, x4), y)
+                    assert pe[y] <= AE * qe[y], ("mirrored", rho, tau, m, (x1, x2, x3, x4), y)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(_RHOS), st.integers(0, 6), st.integers(2, 4), st.data())
+def test_claim_3_6_mirrored_mass_is_the_geometric_series(rho, tau, m, data):
+    """(E_c*D_0)[c + m(2tau+u)] = G(u)/(Z N_c) exactly, and the reflection (E_a*D_b)[y] = G(1-u)/(Z N_a)."""
+    u_ = data.draw(st.integers(0, 2 * tau))
+    c_ = data.draw(st.integers(0, m - 1))
+    D, E, ell = _brute_components(rho, tau, m)
+    env = {"r": rho ** m, "tau": tau, "u": u_}
+    Z = sum(((rho ** m) ** abs(z) for z in range(-tau, tau + 1)), fmpq(0))
+    Nc = sum(((1 / rho) ** abs(v - c_ - m * tau) for v in range(ell + 1)), fmpq(0))
+    assert _brute_conv(E[c_], D[0])[c_ + m * (2 * tau + u_)] == P.arb_eval(P.G_mirror, env) / (Z * Nc)
+    if u_ >= 1 and c_ <= m - 2:                  # reverse direction: a + b = c + m, offset 1 - u, y = c + m(2tau + 1 - u)
+        a_, b_ = m - 1, c_ + 1
+        Na = sum(((1 / rho) ** abs(v - a_ - m * tau) for v in range(ell + 1)), fmpq(0))
+        y = c_ + m * (2 * tau + 1 - u_)
+        assert _brute_conv(E[a_], D[b_])[y] == P.arb_eval(P.G_mirror, env) / (Z * Na)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(_RHOS), st.integers(1, 12), st.integers(2, 6), st.integers(1, 14))
+def test_Psi_is_the_max_of_psi_below_the_split(rho, tau, m, nus):
+    """Psi(nu*) = max_{0 <= nu < nu*} psi(nu) (psi ~ 1/(x - x^2) for nu >= 1: the max sits at an endpoint)."""
+    k = P._consts(rho, tau, m)
+    brute = max(P.arb_eval(P.psi_p, {**k, "nu": v}) for v in range(nus))
+    assert P.arb_eval(P.Psi_p, {**k, "nu": nus}) == brute
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(_RHOS), st.integers(0, 8), st.integers(2, 9))
+def test_mirrored_normalisers_extremes(rho, tau, m):
+    """N_max = N_0 and N_min = N_floor((m-1)/2) over all x (used by C_N)."""
+    env = {"rho": rho, "tau": tau, "m": m}
+    Ns = [P.arb_eval(P.Nx(x).subs(P.r, P.rho_s ** P.m), env) for x in range(m)]
+    k = P._consts(rho, tau, m)
+    assert k["N_max"] == max(Ns) and k["N_min"] == min(Ns)
+
+
+def test_closed_form_combination_is_above_exact_and_tight():
+    """K(s, tau, q, m) >= the exact pairwise LLR; at q = 1e-3 and tau = ceil(2 s ln 1000) within 10%."""
+    with arith.precision(128):
+        for s_, m_ in ((2, 2), (2, 3), (4, 3), (3, 5)):
+            tau = math.ceil(2 * s_ * math.log(1000))
+            agg = xt.RelaxedAggregator(m_, tau, q="1/1000", s=s_)
+            ex, _ = agg.pairwise_llr()
+            rho = (-arb(1) / (s_ * m_)).exp()
+            bd = arith.ball(P.claims_closed_factor(rho, tau, fmpq(1, 1000), m_)).log()
+            assert arith.le(ex, bd) is True, (s_, m_)
+            assert arith.le(bd, ex * arb("1.1")) is True, (s_, m_, ex, bd)
+
+
+def test_closed_form_exact_rationals_agree_with_balls():
+    """Rational rho: the pairwise LLR from exact rationals (log of an exact ratio) is below the closed form
+    evaluated exactly, and the same closed form evaluated from balls encloses the exact one."""
+    for rho, tau, m_ in ((fmpq(1, 2), 3, 3), (fmpq(9, 10), 6, 2), (fmpq(4, 5), 4, 4)):
+        agg = xt.RelaxedAggregator(m_, tau, q="1/50", r=xt.r_from_rho(rho, m_))
+        assert agg.exact
+        ratio_exact = max(agg.pair_ratio(a_, b_) for a_ in range(1, m_) for b_ in range(a_, m_))
+        K = P.claims_closed_factor(rho, tau, fmpq(1, 50), m_)
+        assert arith.le(ratio_exact, K) is True
+        with arith.precision(200):
+            Kb = P.claims_closed_factor(arb(rho), tau, fmpq(1, 50), m_)
+        assert arith.ball(Kb).overlaps(arith.ball(K))
+
+
+def test_closed_form_rejects_bad_input():
+    with pytest.raises(Exception) as e:
+        P.claims_closed_factor(fmpq(1, 2), 3, 0, 3)
+    assert "q" in str(e.value)
+    with pytest.raises(Exception) as e:
+        P.claims_closed_factor(fmpq(1, 2), 3, fmpq(1, 10), 1)
+    assert "m" in str(e.value)
