@@ -6,9 +6,12 @@ tau = ceil(2 s ln(1/q)):
 
 * the exact pairwise LLR ``max_{a,b} d_LLR(hat D_a*hat D_b, hat D_c*hat D_0)``
   (certified enclosure; its upper end is plotted);
-* the certified upper bound obtained by combining Claims 3.3/3.4/3.8
-  (:func:`proofs.pure_dp.claims_pair_bound`; about 1.2–2.7 times the exact value
-  on this grid, ratio in the CSV);
+* the claims' bound in closed form, ``log K(s, tau, q, m)``
+  (:func:`proofs.pure_dp.claims_closed_factor`: Corollary 3.7 and the closed-form
+  Claim 3.8, no convolution; within a few percent of the exact value here);
+* the pointwise combination of Claims 3.3/3.4/3.8
+  (:func:`proofs.pure_dp.claims_pair_bound`: the pairing right-hand sides
+  evaluated on exact masses; ratios to the exact value in the CSV);
 * Corollary 3.7's explicit ``eps_1`` (lattice group only, this project's constant);
 * the reference ``1/s``.
 
@@ -42,8 +45,9 @@ def _series(quick: bool):
             agg = xt.RelaxedAggregator(m, tau, q=q, s=s)
             ex, pair = agg.pairwise_llr()
             bd = P.claims_pair_bound(agg)
+            cf = arith.ball(P.claims_closed_factor((-arith.ball(1) / (s * m)).exp(), tau, q, m)).log()
             e1 = P.eps1_factor(agg.r, tau, q, m).log()
-            rows.append({"s": s, "tau": tau, "exact": ex, "pair": pair, "claims_bound": bd, "eps1": e1})
+            rows.append({"s": s, "tau": tau, "exact": ex, "pair": pair, "claims_bound": bd, "closed": cf, "eps1": e1})
             bar.update(1)
     return rows, m, q
 
@@ -59,27 +63,41 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     csv_path = outdir / "pure-dp-llr.csv"
     with open(csv_path, "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["s", "tau", "m", "q", "exact_lower", "exact_upper", "worst_pair", "claims_bound_lower",
-                    "claims_bound_upper", "ratio_bound_over_exact_upper", "cor37_eps1_lower", "cor37_eps1_upper"])
+        w.writerow(["s", "tau", "m", "q", "exact_lower", "exact_upper", "worst_pair",
+                    "closed_form_lower", "closed_form_upper", "ratio_closed_over_exact_upper",
+                    "pointwise_bound_lower", "pointwise_bound_upper", "ratio_pointwise_over_exact_upper",
+                    "cor37_eps1_lower", "cor37_eps1_upper"])
         for r in rows:
             ex = arith.decimal_interval(r["exact"], 10)
+            cf = arith.decimal_interval(r["closed"], 10)
             bd = arith.decimal_interval(r["claims_bound"], 10)
             e1 = arith.decimal_interval(r["eps1"], 10)
-            ratio = arith.decimal_interval(arith.ball(r["claims_bound"]) / arith.ball(r["exact"]), 6)
+            rc = arith.decimal_interval(arith.ball(r["closed"]) / arith.ball(r["exact"]), 6)
+            rp = arith.decimal_interval(arith.ball(r["claims_bound"]) / arith.ball(r["exact"]), 6)
             w.writerow([str(r["s"]), r["tau"], m, str(q), ex["lower"], ex["upper"], "%d,%d" % r["pair"],
-                        bd["lower"], bd["upper"], ratio["upper"], e1["lower"], e1["upper"]])
+                        cf["lower"], cf["upper"], rc["upper"], bd["lower"], bd["upper"], rp["upper"],
+                        e1["lower"], e1["upper"]])
 
     xs = [float(r["s"].p) / float(r["s"].q) for r in rows]           # display only
     up = lambda v: float(arith.decimal_string(v, 12, up=True))       # noqa: E731 (display only)
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    fig, (ax, axr) = plt.subplots(2, 1, figsize=(6.4, 6.2), sharex=True, gridspec_kw={"height_ratios": [3, 1.4]})
     ax.plot(xs, [up(r["exact"]) for r in rows], "o-", label="exact pairwise LLR (5)")
-    ax.plot(xs, [up(r["claims_bound"]) for r in rows], "s--", label="bound from Claims 3.3/3.4/3.8 (certified)")
+    ax.plot(xs, [up(r["closed"]) for r in rows], "D-", ms=4, label="Claims 3.3–3.8, closed form (certified)")
+    ax.plot(xs, [up(r["claims_bound"]) for r in rows], "s--", label="Claims 3.3/3.4/3.8 pairing, pointwise (certified)")
     ax.plot(xs, [up(r["eps1"]) for r in rows], "^:", label=r"Cor. 3.7 $\varepsilon_1$ (lattice group only)")
     ax.plot(xs, [1 / x for x in xs], "k-", lw=0.8, alpha=0.6, label=r"$1/s$")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel(r"scale $s$  ($r = e^{-1/s}$)")
     ax.set_ylabel("LLR (nats)")
+    ratio = lambda key: [up(arith.ball(r[key]) / arith.ball(r["exact"])) for r in rows]  # noqa: E731 (display only)
+    axr.plot(xs, ratio("closed"), "D-", ms=4, color="C1", label="closed form / exact")
+    axr.plot(xs, ratio("claims_bound"), "s--", color="C2", label="pointwise / exact")
+    axr.axhline(1, color="k", lw=0.8, alpha=0.6)
+    axr.set_xscale("log")
+    axr.set_ylabel("bound / exact")
+    axr.set_xlabel(r"scale $s$  ($r = e^{-1/s}$)")
+    axr.grid(True, which="both", alpha=0.3)
+    axr.legend(fontsize=8)
     ax.set_title(f"Cheu–Yan relaxed aggregator, m={m}, q={float(q):g}, tau=ceil(2 s ln(1/q))\n"
                  "(this project's reading of the construction)", fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
@@ -93,5 +111,5 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
 
 
 FIGURES = {
-    "pure-dp-llr": Figure("pure-dp-llr", "Cheu–Yan pairwise LLR (5) against s: exact, the claims' bound, Cor. 3.7", make),
+    "pure-dp-llr": Figure("pure-dp-llr", "Cheu–Yan pairwise LLR (5) against s: exact, the claims' closed-form and pointwise bounds, Cor. 3.7", make),
 }
