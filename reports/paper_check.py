@@ -19,6 +19,9 @@ Verdict per grid point (three-valued, on enclosures):
 * no reference: the statement's own evaluation (``Result.evaluate``) where it
   has two evaluable sides, else the bound's value only.
 
+Each row with a bound and a certainly positive reference also carries the
+certified ratio bound/reference (how much a bound loses against the exact value).
+
 ``known_false`` results are expected to be refuted: the report says whether
 the refutation was found ("caught") — if not, that is flagged.  Points whose
 hypotheses fail are listed with the failing hypothesis; undecided points
@@ -50,6 +53,16 @@ def _interval(v) -> Optional[dict]:
         return {"lower": str(v), "upper": str(v)}
 
 
+def _ratio(bound, reference) -> Optional[dict]:
+    """Certified ``bound / reference`` (outward-rounded interval) when the reference is certainly positive."""
+    try:
+        if arith.sign(reference) != 1 or arith.sign(bound) is None:
+            return None
+        return arith.decimal_interval(arith.ball(bound) / arith.ball(reference), 4)
+    except (BlanketError, TypeError, ValueError):
+        return None
+
+
 def _params_text(params) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items())
 
@@ -58,7 +71,7 @@ def check_point(result, params: dict, *, prec: int = arith.DEFAULT_PREC) -> dict
     """Bound versus reference at one grid point (plain data)."""
     row: dict[str, Any] = {"params": {k: str(v) for k, v in params.items()}, "params_text": _params_text(params),
                            "bound": None, "reference": None, "reference_what": None, "reference_relation": None,
-                           "outcome": "", "detail": ""}
+                           "ratio": None, "outcome": "", "detail": ""}
     try:
         bound = None
         if result.kind in ("upper_bound", "lower_bound"):
@@ -77,6 +90,7 @@ def check_point(result, params: dict, *, prec: int = arith.DEFAULT_PREC) -> dict
             row["reference_what"] = ref.what
             row["reference_relation"] = ref.relation
         if ref is not None and bound is not None:
+            row["ratio"] = _ratio(bound, ref.value)
             if result.kind == "upper_bound":
                 below = arith.lt(bound, ref.value)
                 if ref.relation in ("exact", "lower") and below is True:

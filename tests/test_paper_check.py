@@ -34,6 +34,18 @@ def test_true_upper_bound_is_consistent():
     assert r["finding"] == "consistent with exact values" and not r["counterexamples"]
 
 
+def test_rows_carry_the_certified_ratio_bound_over_reference():
+    r = check_result(_toy(x))                              # bound x against the exact value x/2: ratio exactly 2
+    assert [row["ratio"] for row in r["rows"]] == [{"lower": "2", "upper": "2"}] * 2
+    r = check_result(_toy(x / 3))                          # a false bound: ratio 2/3 < 1, shown as well
+    assert all(row["ratio"]["upper"].startswith("0.666") for row in r["rows"])
+    tex = render_tex({"papers": [{"key": "BBGN19", "title": "t", "results": [r]}], "summary": {
+        "results": 1, "grid_points": 2, "counterexamples": 2, "false_statements": [], "known_false_caught": [],
+        "known_false_missed": [], "symbolically_proved": 0, "by_status": {}}, "paper": "all", "quick": False,
+        "reproducibility": {"command": "x", "precision_start": 128, "precision_cap": 4096, "versions": {}}})
+    assert "bound/ ref." in tex and "0.6667" in tex
+
+
 def test_upper_reference_cannot_refute_upper_bound():
     r = check_result(_toy(x / 3, relation="upper"))
     assert not r["counterexamples"]
