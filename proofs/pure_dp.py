@@ -106,7 +106,9 @@ ratios ``<= C_N``: ``P_mix <= C_N kappa Q_mix + (two single terms, |z| = tau)``.
 ``e = h(z_e)`` next to the overlap ``O = W_lo ∩ W_hi``.  Both ``Q`` windows
 contain ``O``; consecutive ``h`` differ by a factor ``>= r^2``; the support
 points of ``O`` next to ``z_e`` number ``n >= nu = tau - |z_e|``; so
-``e <= C_N phi(nu) Q_mix`` with ``phi(n) = (1-r^2)/(2 r^2 (1-r^{2n}))``.
+``e <= C_N phi(n) Q_mix <= C_N phi(nu) Q_mix`` with
+``phi(n) = (1-r^2)/(2 r^2 (1-r^{2n}))``; when ``n < nu*`` the term goes to
+``Q_EE`` instead, with ``nu <= n < nu*``.
 (iv) *Absorption by the mirrored group.*  A single ``P`` mixed term at lattice
 index ``z``, ``E_{x1}[v] T[z]`` with ``y = v + w``, is compared with the
 ``Q_EE`` terms ``E_{x3}[v+i] E_{x4}[w-i] >= rho^{2|i|} E_{x3}[v] E_{x4}[w]``,
@@ -117,9 +119,21 @@ term is ``<= R(z) (1-rho^2)/(1-rho^{2(M+1)}) Q_EE[y]`` with
 ``R(z) = N_max^2/(N_min Z) rho^{-2(m-1)} r^{2|z|}``.  For the no-carry extra
 ``M + 1 >= m nu``, giving ``psi(nu) = R(tau-nu)(1-rho^2)/(1-rho^{2 max(1, m nu)})``.
 
-Hence, for every ``y``, every pair and both directions:
+(v) *Pure regions.*  For ``y <= m tau`` (every term below both centres) or
+``y >= ell + m tau + m - 1`` (above both), every term of ``P_EE`` and of
+``Q_EE`` has the same kernel and the two sums have the same number of terms,
+so ``P_EE/Q_EE = rho^{∓ j m} N_x3 N_x4/(N_x1 N_x2)`` exactly: ``r`` times the
+normalisers on the *carry side* (top for ``j = 1``, bottom for ``j = -1``),
+the normaliser ratio alone for ``j = 0``.  The carry extras of (ii) lie on the
+carry side (``y >= ell`` for ``j = 1``, ``y < ell`` for ``j = -1``), and where
+they lie outside its pure region, ``M >= m tau``; a no-carry edge term whose overlap count is
+``n < nu* <= tau`` has ``|z_e| = tau - n`` and lies in a pure region.
 
-* Claim 3.8 [mixed, carry]: ``P_mix <= C_N kappa Q_mix + 2 R(tau) Q_EE``;
+Hence, for every ``y``, every pair and both directions
+(``geoT = (1-rho^2)/(1-rho^{2(m tau+1)})``):
+
+* Claim 3.8 [mixed, carry]: ``P_mix <= C_N kappa Q_mix + B(y) Q_EE``,
+  ``B = 2 R(tau)`` on the carry side's pure region, ``2 R(tau) geoT`` elsewhere;
 * Claim 3.8 [mixed, no carry]: for every integer ``nu* >= 1``,
   ``P_mix <= C_N (1 + phi(nu*)) Q_mix + Psi(nu*) Q_EE`` with
   ``Psi(nu*) = max_{0 <= nu < nu*} psi(nu) = max(psi(0), psi(nu*-1))``: for
@@ -129,23 +143,33 @@ Hence, for every ``y``, every pair and both directions:
   ``psi(1)/psi(0) <= 1/(m r^{2(2m-1)/m}) < 1`` (``1 - rho^{2m} >= m rho^{2(m-1)}(1-rho^2)``;
   for ``m = 2`` directly ``1/(rho^4(1+rho^2)) < 0.91``), so the interior maximum
   ``psi(1)`` never exceeds both endpoints (tested against the brute-force max);
-  the extra goes to ``Q_mix`` when ``nu >= nu*`` and to ``Q_EE`` otherwise;
+  [mixed, no carry, pure regions]: for ``1 <= nu* <= tau`` the ``Psi`` term is
+  needed in the pure regions only;
 * Claim 3.8 [mirrored]: ``P_EE <= C_N^2 rho^{-D} Q_EE``, ``D = m`` with a
   carry, ``D = 2 floor((m-1)/2)`` without (same-index pairing with the better
-  of the two assignments of components).
+  of the two assignments of components), and by (v) ``<= C_N^2 r Q_EE`` on the
+  carry side's pure region, ``<= C_N^2 Q_EE`` in the pure regions without a carry;
+* Claim 3.6 [into mirrored]: the lattice group's extra term
+  ``T[tau] T[u-1-tau] <= xi(u) (E_c*E_0)[y]``,
+  ``xi(u) = N_c N_0/Z^2 rho^{-2(m-1)} r^{2(tau + |u-1-tau|)}`` ((iv) applied to
+  the two lattice points of the term).
 
 *The closed-form combination* ("Claims 3.3-3.8 [closed form]").  Weight each
-group (``(1-q)^2``, ``q(1-q)``, ``q^2``), bound every group of ``P`` by a
-non-negative combination of the groups of ``Q`` (the claims above, Claim 3.3
-for ``j = 0``, Claims 3.4/3.5/3.6 for the lattice group with a carry, the
-extra term of each ``u`` going to whichever of ``(T*T)[u]`` (``theta_c``) and
-the mirrored mass (``theta_g``) costs less), and take the largest column sum:
+group (``(1-q)^2``, ``q(1-q)``, ``q^2``; ``w = (1-q)/q``), bound every group of
+``P`` by a non-negative combination of the groups of ``Q`` (the claims above,
+Claim 3.3 for ``j = 0``, Claims 3.4/3.5/3.6 for the lattice group with a carry,
+the extra term of each ``u`` going to whichever of ``(T*T)[u]`` (``theta_c``),
+the mirrored mass of the mixed group (``theta_g``) and the mirrored group
+(``xi``) costs least), and take the largest column sum:
 ``e^{eps_pair} <= max(K_carry, [m >= 3] min_{nu*} K_0(nu*))`` with
 
-* ``K_carry = max(C_N kappa, max_u min(kappa + theta_c(u), C_N kappa + (1-q) theta_g*(u)/q),
-  C_N^2 kappa + 2 (1-q) R(tau)/q + (1-q)^2 theta_e*/q^2)``,
-* ``K_0(nu*) = max(C_N (1 + phi(nu*)), C_N^2 rho^{-2 floor((m-1)/2)} + (1-q) Psi(nu*)/q)``.
+* ``K_EE = max(C_N^2 kappa + 2 w R(tau) geoT, C_N^2 r + 2 w R(tau)) + w^2 theta_e*``,
+* ``K_carry = max(C_N kappa, K_EE, max_u min(kappa + theta_c(u), C_N kappa + w theta_g*(u), K_EE + w^2 xi*(u)))``,
+* ``K_0(nu*) = max(C_N (1 + phi(nu*)), C_N^2 rho^{-2 floor((m-1)/2)}, C_N^2 + w Psi(nu*))``
+  for ``1 <= nu* <= tau`` (for ``tau = 0``:
+  ``max(C_N (1 + phi(1)), C_N^2 rho^{-2 floor((m-1)/2)} + w Psi(1))``),
 
+(``*``: with ``N_max`` in place of the pair's normalisers).
 It is evaluated in ball arithmetic from the sympy definitions below in
 ``O(tau)`` operations (no convolution), and is within a few percent of the
 exact pairwise LLR for small ``q`` (the exact maximum sits at a window edge
@@ -640,6 +664,27 @@ register(Result(
                for m_, c_ in (("2", "0"), ("3", "1")))))
 
 
+#: the lattice group's extra term T[tau] T[u-1-tau] over one term of the mirrored group (iv applied to D*D)
+xi_p = NmaxS ** 2 / ZS ** 2 * rho_s ** (-2 * (m - 1)) * r ** (2 * (tau + sp.Abs(u - 1 - tau)))
+_y_u = c + m * (2 * tau + u)
+EcE0_u = sp.Sum(E(c, vv) * E(0, _y_u - vv), (vv, 0, ell))
+xi_c = (xi_p * NminS / NmaxS).subs({NmaxS: Nx(c), NminS: Nx(0), ZS: Zt})       # N_max^2 -> N_c N_0 for one pair
+register(Result(
+    key=f"{PAPER} Claim 3.6 [into mirrored]", paper=PAPER, label="Claim 3.6", variant="into mirrored",
+    title="Tails: the extra term is a fraction xi(u) of one term of the mirrored group (E_c*E_0)[y]",
+    status="this project's reading",
+    statement=sp.Le(extra, xi_c * EcE0_u).subs(r, rho_s ** m),
+    symbols={**_RHO_SYMS, u: "offset u", c: "target residue"}, hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
+    kind="upper_bound", quantity="mass", spec=SPEC,
+    status_note="derived by this project: (E_c*E_0)[y] >= E_c[w1] E_0[w2] at the two lattice points of the extra "
+                "term, E_x at lattice index z >= kappa^{|z|} rho^{m-1}/N_x ✔",
+    exact=lambda rho, tau, u, m, c: Reference(arb_eval(_extra_rho, {"rho": _r(rho), "tau": _int(tau, "tau"), "u": _int(u, "u"), "m": _int(m, "m")}), "exact extra term"),
+    grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": m_, "c": c_} for r_ in ("1/2", "9/10") for m_, c_ in (("3", "1"), ("2", "0"))
+               for t_ in ("3",) for u_ in ("1", t_, str(2 * int(t_)))),
+    notes="Used by the closed-form combination where the mirrored group has room (u near 2 tau: there the mirrored "
+          "mass of the mixed group is one term at E's centre, its smallest value)."))
+
+
 def eps1_factor(r_, tau_, q_, m_):
     """``e^{eps_1}`` of Corollary 3.7 (closed form, O(tau) evaluation of a max over u; see the module docstring).
 
@@ -804,6 +849,23 @@ A_mix_nc_p = C_N_p * (1 + phi_p)
 A_EE_carry_p = C_N_p ** 2 * kappa
 A_EE_nc_p = C_N_p ** 2 * rho_s ** (-2 * _mid)
 theta_e_star_p = r ** (4 * tau + 1) * NmaxS ** 2 / ZS ** 2
+#: (iv) with the whole geometric series of Q_EE where the carry extras can sit outside a pure region (M >= m tau)
+geoT_p = (1 - rho_s ** 2) / (1 - rho_s ** (2 * (m * tau + 1)))
+#: Q_EE ratio in a pure region: r on the carry side, 1 for no-carry pairs (times the normalisers)
+A_EE_carry_fav_p = C_N_p ** 2 * r
+A_EE_nc_pure_p = C_N_p ** 2
+
+# pure regions of y: every mirrored term has both arguments on one side of their centres, so that
+# (E_x1*E_x2)[y] / (E_x3*E_x4)[y] = rho^{±(x1+x2-x3-x4)} N_x3 N_x4/(N_x1 N_x2) exactly
+jsym = sp.Symbol("j", integer=True)
+_pure_bot = yy <= m * tau
+_pure_top = yy >= ell + m * tau + m - 1
+pure_region = sp.Or(_pure_bot, _pure_top)
+carry_side = sp.Or(sp.And(sp.Eq(jsym, 1), _pure_top), sp.And(sp.Eq(jsym, -1), _pure_bot))
+B_mix_carry_y = sp.Piecewise((B_mix_carry_p, carry_side), (B_mix_carry_p * geoT_p, True))
+B_mix_nc_pure_y = sp.Piecewise((Psi_p, pure_region), (0, True))
+A_EE_carry_y = sp.Piecewise((A_EE_carry_fav_p, carry_side), (A_EE_carry_p, True))
+A_EE_nc_y = sp.Piecewise((A_EE_nc_pure_p, pure_region), (A_EE_nc_p, True))
 
 Pmix, Qmix, Qee, Pee = (sp.Function(n_)(yy) for n_ in ("P_mix", "Q_mix", "Q_EE", "P_EE"))
 _C38_SYMS = dict(_RHO_SYMS)
@@ -811,7 +873,8 @@ _C38_NOTE = ("P_mix(y) = (E_x1*D_x2 + D_x1*E_x2)[y], P_EE(y) = (E_x1*E_x2)[y] fo
              "groups of the other law (pairs (a,b) vs (c,0), both directions), for every outcome y in 0..2 ell; "
              "r = rho^m, N_max = N_0 and N_min = N_floor((m-1)/2) (mirrored normalisers, closed form "
              "f(x + m tau) + f(m tau + m - 1 - x) - 1 with f(D) = (rho^-(D+1) - 1)/(rho^-1 - 1)), "
-             "Z_tau = (1 + r - 2 r^(tau+1))/(1 - r).")
+             "Z_tau = (1 + r - 2 r^(tau+1))/(1 - r); j = (x1 + x2 - x3 - x4)/m is the carry of the comparison "
+             "(+1 for (a,b) vs (c,0), -1 reversed); pure regions: y <= m tau or y >= ell + m tau + m - 1.")
 
 
 def _consts(rho, tau_, m_):
@@ -839,25 +902,34 @@ def claim38_closed_ratio(group, carry, A, B, rho, tau, m, nu=None):
 
     ``group``: ``"mixed"`` (``LHS = P_mix``, ``RHS = A Q_mix + B Q_EE``) or ``"mirrored"`` (``LHS = P_EE``,
     ``RHS = A Q_EE``); ``carry`` selects the pairs ``a + b >= m`` or ``a + b < m``; ``A``, ``B`` are the
-    constants as sympy expressions in the placeholder form (evaluated here; ``nu`` is the split point).
-    Masses from :class:`exact.tdlap.Groups` (exact rationals for rational ``rho``).  ``None`` (= +inf) if an
-    RHS vanishes where the LHS does not.  O(m^2) convolutions of length ``2 ell + 1``.
+    constants as sympy expressions in the placeholder form, possibly depending on the outcome ``y`` and on
+    the carry ``j`` of the comparison (evaluated here; ``nu`` is the split point).  Masses from
+    :class:`exact.tdlap.Groups` (exact rationals for rational ``rho``).  ``None`` (= +inf) if an RHS
+    vanishes where the LHS does not.  O(m^2) convolutions of length ``2 ell + 1``.
     """
     k = _consts(rho, tau, m)
     G = _groups(rho, tau, m)
     env = {**k, "nu": _int(nu, "nu", 1) if nu is not None else 1}
-    A_, B_ = arb_eval(A, env), arb_eval(B, env)
+    by_y = bool({"y", "j"} & {str(x) for x in (A.free_symbols | B.free_symbols)})
+    A0, B0 = (None, None) if by_y else (arb_eval(A, env), arb_eval(B, env))
+    mm = k["m"]
     best = fmpq(0)
-    for (x1, x2, x3, x4) in _pairs(k["m"], carry):
+    for (x1, x2, x3, x4) in _pairs(mm, carry):
+        j_ = (x1 + x2 - x3 - x4) // mm
         qe = G.conv("E", x3, "E", x4)
         if group == "mirrored":
             lhs, qm = G.conv("E", x1, "E", x2), [fmpq(0)] * len(qe)
         else:
             lhs = [p1 + p2 for p1, p2 in zip(G.conv("E", x1, "D", x2), G.conv("D", x1, "E", x2))]
             qm = [p1 + p2 for p1, p2 in zip(G.conv("E", x3, "D", x4), G.conv("D", x3, "E", x4))]
-        for x, vm, ve in zip(lhs, qm, qe):
+        for y_, (x, vm, ve) in enumerate(zip(lhs, qm, qe)):
             if xt._is_zero(x):
                 continue
+            if by_y:
+                ey = {**env, "y": y_, "j": j_}
+                A_, B_ = arb_eval(A, ey), arb_eval(B, ey)
+            else:
+                A_, B_ = A0, B0
             rhs = A_ * ve if group == "mirrored" else A_ * vm + B_ * ve
             if xt._is_zero(rhs):
                 return None
@@ -889,21 +961,31 @@ _C38C_GRID = tuple({"rho": r_, "tau": t_, "m": m_} for r_, t_, m_ in
 _C38N_GRID = tuple({"rho": r_, "tau": t_, "m": m_, "nu": n_} for r_, t_, m_, n_ in
                    (("1/2", "3", "3", "1"), ("9/10", "4", "3", "2"), ("3/4", "5", "4", "3"), ("9/10", "2", "5", "1"),
                     ("19/20", "6", "3", "6")))
-_c38("mixed, carry", "Mixed groups, carry pairs (a + b >= m): P_mix <= C_N e^{1/s} Q_mix + 2 R(tau) Q_EE",
-     "mixed", True, A_mix_carry_p, B_mix_carry_p, (), _C38C_GRID,
+_c38("mixed, carry", "Mixed groups, carry pairs (a + b >= m): P_mix <= C_N e^{1/s} Q_mix + B(y) Q_EE",
+     "mixed", True, A_mix_carry_p, B_mix_carry_y, (), _C38C_GRID,
      "Windows matched with a shift of at most one lattice step (factor e^{1/s}); the <= 2 lattice points at "
-     "|z| = tau that leave T's support go to the mirrored group by (iv).")
+     "|z| = tau that leave T's support go to the mirrored group by (iv): one term of Q_EE on the carry side's "
+     "pure region (B = 2 R(tau)), the geometric series of M + 1 >= m tau + 1 terms elsewhere (B = 2 R(tau) geoT).")
 _c38("mixed, no carry", "Mixed groups, no-carry pairs (a + b < m): P_mix <= C_N (1 + phi(nu)) Q_mix + Psi(nu) Q_EE",
      "mixed", False, A_mix_nc_p, Psi_p, (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),), _C38N_GRID,
-     "The one window-edge term goes to Q_mix (geometric series, phi) when nu = tau - |z| >= nu*, else to Q_EE "
-     "(psi); nu is the free split point nu* >= 1.", {**_C38_SYMS, nu: "split point nu* >= 1"})
-_c38("mirrored", "Mirrored group, carry pairs: P_EE <= C_N^2 e^{1/s} Q_EE (same-index pairing)",
-     "mirrored", True, A_EE_carry_p, sp.Integer(0), (), _C38C_GRID,
-     "Same-index pairing (Claim 3.8 [EE same-index]) with the better assignment of components, |a-c| + |b-d| = m.")
-_c38("mirrored, no carry", "Mirrored group, no-carry pairs: P_EE <= C_N^2 rho^{-2 floor((m-1)/2)} Q_EE",
-     "mirrored", False, A_EE_nc_p, sp.Integer(0), (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),),
+     "The one window-edge term goes to Q_mix (geometric series, phi) when its overlap count n >= nu*, else to "
+     "Q_EE (psi); nu is the free split point nu* >= 1.", {**_C38_SYMS, nu: "split point nu* >= 1"})
+_c38("mixed, no carry, pure regions", "Mixed groups, no-carry pairs: the edge terms charged to Q_EE lie in the pure regions",
+     "mixed", False, A_mix_nc_p, B_mix_nc_pure_y,
+     (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"), Hypothesis(nu <= tau, "nu <= tau")),
+     tuple(g for g in _C38N_GRID if int(g["nu"]) <= int(g["tau"])),
+     "For nu* <= tau an edge term with overlap count n < nu* has |z_e| = tau - n and sits at y <= m tau "
+     "(z_e <= -1) or y >= ell + m tau + m - 1 (z_e >= 1): it is charged to Q_EE there only.",
+     {**_C38_SYMS, nu: "split point 1 <= nu* <= tau"})
+_c38("mirrored", "Mirrored group, carry pairs: P_EE <= C_N^2 e^{1/s} Q_EE, and <= C_N^2 e^{-1/s} Q_EE on the carry side",
+     "mirrored", True, A_EE_carry_y, sp.Integer(0), (), _C38C_GRID,
+     "Same-index pairing (Claim 3.8 [EE same-index]) with the better assignment of components, |a-c| + |b-d| = m; "
+     "in a pure region the ratio is exactly rho^{±j m} N_c N_0/(N_a N_b): r on the carry side.")
+_c38("mirrored, no carry", "Mirrored group, no-carry pairs: P_EE <= C_N^2 rho^{-2 floor((m-1)/2)} Q_EE, <= C_N^2 Q_EE in pure regions",
+     "mirrored", False, A_EE_nc_y, sp.Integer(0), (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),),
      tuple(g for g in _C38C_GRID if g["m"] != "2"),
-     "Same-index pairing with the better assignment: |a-c| + |b-d| = 2 min(a, b) <= 2 floor((m-1)/2).")
+     "Same-index pairing with the better assignment: |a-c| + |b-d| = 2 min(a, b) <= 2 floor((m-1)/2); in a pure "
+     "region the ratio is exactly the normaliser ratio (x1 + x2 = x3 + x4).")
 _c38("mixed, no carry, no edge term", "FALSE reading: P_mix <= C_N Q_mix + Psi(nu) Q_EE (window edge not charged to Q_mix)",
      "mixed", False, C_N_p, Psi_p, (Hypothesis(m >= 3, "m >= 3"),),
      tuple({"rho": r_, "tau": t_, "m": m_, "nu": "1"} for r_, t_, m_ in (("1/2", "4", "3"), ("3/4", "8", "3"),
@@ -926,22 +1008,29 @@ def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
     qq = q_ if isinstance(q_, arb) else arith.exact_in(q_, "q", lo=0, hi=1, lo_open=True, hi_open=True)
     w = (1 - qq) / qq
     env = dict(k)
-    CN = arb_eval(C_N_p, env)
+    ev = lambda e, **kw: arith.ball(arb_eval(e, {**env, **kw}))      # noqa: E731
+    CN = ev(C_N_p)
     kap = 1 / arith.ball(k["r"])
-    carry = CN * kap
+    # mirrored column of the carry pairs: off the carry side's pure region / on it (the mixed extras and the
+    # end point theta_e included in both)
+    ee = (ev(A_EE_carry_p) + w * ev(B_mix_carry_p) * ev(geoT_p)).max(ev(A_EE_carry_fav_p) + w * ev(B_mix_carry_p)) \
+        + w * w * ev(theta_e_star_p)
+    carry = (CN * kap).max(ee)
     for uu in range(1, 2 * t + 1):
-        e_u = {**env, "u": uu}
-        carry = carry.max((kap + arb_eval(theta_c, e_u)).min(CN * kap + w * arb_eval(theta_g_p, e_u)))
-    carry = carry.max(arb_eval(A_EE_carry_p, env) + w * arb_eval(B_mix_carry_p, env)
-                      + w * w * arb_eval(theta_e_star_p, env))
+        # the lattice group's extra term of this u goes to the cheapest column
+        cand = (kap + ev(theta_c, u=uu)).min(CN * kap + w * ev(theta_g_p, u=uu)).min(ee + w * w * ev(xi_p, u=uu))
+        carry = carry.max(cand)
     parts = {"carry": carry, "no_carry": None, "nu_star": None}
     total = carry
     if mm >= 3:
-        aee = arb_eval(A_EE_nc_p, env)
+        base = ev(A_EE_nc_p)
         best, arg = None, None
         for n_ in range(1, max(1, t) + 1):
-            e_n = {**env, "nu": n_}
-            val = arith.ball(arb_eval(A_mix_nc_p, e_n)).max(aee + w * arb_eval(Psi_p, e_n))
+            if n_ <= t:                               # edge terms charged to Q_EE lie in pure regions
+                eec = base.max(ev(A_EE_nc_pure_p) + w * ev(Psi_p, nu=n_))
+            else:                                     # tau = 0
+                eec = base + w * ev(Psi_p, nu=n_)
+            val = ev(A_mix_nc_p, nu=n_).max(eec)
             if best is None or val.upper() < best.upper():
                 best, arg = val, n_
         parts.update(no_carry=best, nu_star=arg)

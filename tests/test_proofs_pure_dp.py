@@ -348,26 +348,51 @@ _RHOS = [fmpq(1, 2), fmpq(2, 3), fmpq(3, 4), fmpq(4, 5), fmpq(9, 10)]
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from(_RHOS), st.integers(0, 5), st.integers(2, 5), st.data())
 def test_claim_3_8_closed_forms_against_brute_force(rho, tau, m, data):
-    """Every closed-form Claim 3.8 inequality at every y, every pair, both directions (exact rationals)."""
+    """Every closed-form Claim 3.8 inequality at every y, every pair, both directions (exact rationals);
+    constants that depend on the outcome y and on the carry j are evaluated at each y."""
     nu_ = data.draw(st.integers(1, tau + 2))
     D, E, ell = _brute_components(rho, tau, m)
     conv = _brute_conv
-    consts = {name: _consts_eval(e, rho, tau, m, nu_) for name, e in (
-        ("Ac", P.A_mix_carry_p), ("Bc", P.B_mix_carry_p), ("An", P.A_mix_nc_p), ("Bn", P.Psi_p),
-        ("Ec", P.A_EE_carry_p), ("En", P.A_EE_nc_p))}
-    assert all(isinstance(v, fmpq) for v in consts.values())          # rational rho: every constant exact
+    k = P._consts(rho, tau, m)
+
+    def c_(expr, y, j):
+        v = P.arb_eval(expr, {**k, "nu": nu_, "y": y, "j": j})
+        assert isinstance(v, fmpq)                   # rational rho: every constant exact
+        return v
     for a_ in range(1, m):
         for b_ in range(a_, m):
-            c_, carry = (a_ + b_) % m, a_ + b_ >= m
-            for x1, x2, x3, x4 in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
+            c0, carry = (a_ + b_) % m, a_ + b_ >= m
+            for x1, x2, x3, x4 in ((a_, b_, c0, 0), (c0, 0, a_, b_)):
+                j = (x1 + x2 - x3 - x4) // m
                 pm = [u_ + v_ for u_, v_ in zip(conv(E[x1], D[x2]), conv(D[x1], E[x2]))]
                 qm = [u_ + v_ for u_, v_ in zip(conv(E[x3], D[x4]), conv(D[x3], E[x4]))]
                 pe, qe = conv(E[x1], E[x2]), conv(E[x3], E[x4])
-                A, B = (consts["Ac"], consts["Bc"]) if carry else (consts["An"], consts["Bn"])
-                AE = consts["Ec"] if carry else consts["En"]
+                if carry:
+                    mixed = [(P.A_mix_carry_p, P.B_mix_carry_y)]
+                    mirrored = (P.A_EE_carry_p, P.A_EE_carry_y)
+                else:
+                    mixed = [(P.A_mix_nc_p, P.Psi_p)] + ([(P.A_mix_nc_p, P.B_mix_nc_pure_y)] if nu_ <= tau else [])
+                    mirrored = (P.A_EE_nc_p, P.A_EE_nc_y)
                 for y in range(2 * ell + 1):
-                    assert pm[y] <= A * qm[y] + B * qe[y], ("mixed", rho, tau, m, nu_, (x1, x2, x3, x4), y)
-                    assert pe[y] <= AE * qe[y], ("mirrored", rho, tau, m, (x1, x2, x3, x4), y)
+                    for A, B in mixed:
+                        assert pm[y] <= c_(A, y, j) * qm[y] + c_(B, y, j) * qe[y], ("mixed", rho, tau, m, nu_, (x1, x2, x3, x4), y, B)
+                    for A in mirrored:
+                        assert pe[y] <= c_(A, y, j) * qe[y], ("mirrored", rho, tau, m, (x1, x2, x3, x4), y, A)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(_RHOS), st.integers(0, 6), st.integers(2, 4))
+def test_claim_3_6_into_mirrored_against_brute_force(rho, tau, m):
+    """The lattice group's extra term T[tau] T[u-1-tau] <= xi(u) (E_c*E_0)[c + m(2tau+u)] (N_max in xi)."""
+    D, E, ell = _brute_components(rho, tau, m)
+    k = P._consts(rho, tau, m)
+    r = rho ** m
+    Z = sum((r ** abs(z) for z in range(-tau, tau + 1)), fmpq(0))
+    for c0 in range(m):
+        ee = _brute_conv(E[c0], E[0])
+        for u_ in range(1, 2 * tau + 1):
+            extra = r ** (tau + abs(u_ - 1 - tau)) / Z ** 2
+            assert extra <= P.arb_eval(P.xi_p, {**k, "u": u_}) * ee[c0 + m * (2 * tau + u_)]
 
 
 @settings(max_examples=20, deadline=None)
