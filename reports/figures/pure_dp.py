@@ -8,7 +8,7 @@ tau = ceil(2 s ln(1/q)):
   (certified enclosure; its upper end is plotted);
 * the claims' bound in closed form, ``log K(s, tau, q, m)``
   (:func:`proofs.pure_dp.claims_closed_factor`: Corollary 3.7 and the closed-form
-  Claim 3.8, no convolution; within a few percent of the exact value here);
+  Claim 3.8, no convolution; 1–8 % above the exact value here);
 * the pointwise combination of Claims 3.3/3.4/3.8
   (:func:`proofs.pure_dp.claims_pair_bound`: the pairing right-hand sides
   evaluated on exact masses; ratios to the exact value in the CSV);
