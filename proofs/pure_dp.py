@@ -284,6 +284,28 @@ def llr_distance(p, q_):
     return xt.llr_exact_or_ball(p, q_)
 
 
+def is_pure_dp(laws, neighbours, eps) -> Optional[bool]:
+    """Definition 2.2 on exact laws: ``d_LLR(M(x), M(x')) <= eps`` for every neighbouring pair (three-valued).
+
+    ``laws`` maps each input to its output law (aligned mass vectors, exact or balls); ``neighbours`` is an
+    iterable of input pairs.  ``False`` as soon as one pair is certainly above ``eps`` (or has different
+    supports: LLR = +inf), ``None`` if some pair is undecided at the laws' precision, else ``True``.
+    O(total support) per pair.
+    """
+    target = arith.exact_in(eps, "epsilon", lo=0) if not isinstance(eps, arb) else eps
+    out = True
+    for x, x2 in neighbours:
+        if x not in laws or x2 not in laws:
+            raise InvalidArgument("neighbours", (x, x2), "must name inputs that have a law in `laws`")
+        v = llr_distance(laws[x], laws[x2])
+        verdict = False if v is None else arith.le(v, target)
+        if verdict is False:
+            return False
+        if verdict is None:
+            out = None
+    return out
+
+
 def _decide(compute, what):
     """Three-valued verdict with precision escalation (128 → 4096 bits); ``None`` only at the cap."""
     from exact.errors import Undecided
@@ -341,6 +363,11 @@ _def("Definition 2.1", "LLR distance",
      {yy: "outcome in supp(D) ∪ supp(D')"},
      "max over the union of supports; +∞ when supports differ. Predicate: proofs.pure_dp.llr_distance; "
      "the hockey-stick profile of two laws reaches 0 exactly at their LLR distance (tested).")
+_def("Definition 2.2", "pure DP via the LLR distance",
+     sp.Le(sp.Symbol("d_LLR(M(x), M(x'))"), epsilon), {epsilon: "privacy parameter"},
+     "Predicate on exact laws: proofs.pure_dp.is_pure_dp (every neighbouring pair). Definitions 2.5 "
+     "(protocol, attack) and 2.6 (robust DP) are not encoded as predicates: the robust privacy of Theorem 4.1 "
+     "is checked through its honest noise (Theorem 4.1 [privacy]).")
 _def("Definition 2.7", "beta-correctness of an intermediary",
      sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta), {beta: "failure probability"},
      "Predicate on exact laws: proofs.pure_dp.is_beta_correct (POST = mod m).")
@@ -1350,11 +1377,12 @@ register(Result(
     exact=lambda epsilon, m: Reference(error_second_moment(epsilon, m), "E[err^2] from the exact folded noise law (windowed, certified tail)"),
     grid=tuple({"epsilon": e_, "m": m_} for e_ in ("1/4", "1/2", "1") for m_ in ("64",))))
 
-def protocol_mse(n_, k_, m_, epsilon_):
+def protocol_mse(n_, k_, m_, epsilon_, *, window=None):
     """Exact E[err^2] of the protocol (:func:`protocol_error_law`) on the input x_i = 1/(2k) (maximal rounding
-    variance), as a ball whose upper end includes the left-out noise mass times the largest squared error."""
+    variance), as a ball whose upper end includes the left-out noise mass times the largest squared error.
+    ``window``: noise window ``|t| <= W`` (default ``40 m``); O(W + m (n k + 1))."""
     nn, kk, mm = _int(n_, "n", 1), _int(k_, "k", 1), _int(m_, "m", 2)
-    law, tail = protocol_error_law([fmpq(1, 2 * kk)] * nn, epsilon_, kk, mm)
+    law, tail = protocol_error_law([fmpq(1, 2 * kk)] * nn, epsilon_, kk, mm, window=window)
     acc = sum((e * e * p for e, p in law.items()), arb(0))
     worst = (fmpq(mm + nn * kk, 2 * kk)) ** 2
     return acc + arb(0).union(arith.ball(tail) * worst)

@@ -26,7 +26,7 @@ SECTION3 = ("Fact 3.2", "Claim 3.3", "Claim 3.4", "Claim 3.5", "Claim 3.6", "Cor
 
 def test_registry_covers_the_issue():
     labels = {r.label for r in CY}
-    for lab in ("Definition 2.1", "Definition 2.7", "Definition 2.8", "Definition 2.9", "Theorem 2.3", "Fact 2.4",
+    for lab in ("Definition 2.1", "Definition 2.2", "Definition 2.7", "Definition 2.8", "Definition 2.9", "Theorem 2.3", "Fact 2.4",
                 "Fact 3.2", "Claim 3.3", "Claim 3.4", "Claim 3.5", "Claim 3.6", "Corollary 3.7", "Claim 3.8",
                 "Theorem 3.1", "Claim 3.10", "Theorem 4.1", "Claim 4.2", "Claim B.1"):
         assert lab in labels, lab
@@ -151,6 +151,21 @@ def test_combined_bound_is_above_exact_and_q0_infinite():
         assert agg0.pairwise_llr()[0] is None
 
 
+def test_definition_2_2_pure_dp_predicate():
+    """Binary randomized response with e^{eps0} = 3 is exactly log(3)-DP: certified at log 3 + 1e-9, refuted at log 3 - 1e-9,
+    exactly on the boundary it is undecided (log 3 is not a rational); the q = 0 aggregator is not DP at all."""
+    laws = {0: [fmpq(3, 4), fmpq(1, 4)], 1: [fmpq(1, 4), fmpq(3, 4)]}
+    l3 = arb(3).log()
+    assert P.is_pure_dp(laws, [(0, 1)], l3 + arb("1e-9")) is True
+    assert P.is_pure_dp(laws, [(0, 1)], l3 - arb("1e-9")) is False
+    assert P.is_pure_dp(laws, [(0, 1)], l3) is None
+    agg0 = xt.RelaxedAggregator(3, 2, q=0, r="1/2")
+    assert P.is_pure_dp({"ab": agg0.pair_law(1, 2), "c0": agg0.pair_law(0, 0)}, [("ab", "c0")], "100") is False
+    with pytest.raises(Exception) as e:
+        P.is_pure_dp(laws, [(0, 2)], "1")
+    assert "neighbours" in str(e.value)
+
+
 def test_predicates():
     agg = xt.RelaxedAggregator(2, 3, q="1/10", r="1/4")
     sec, _ = agg.llr_security(2)
@@ -209,6 +224,24 @@ def test_theorem_3_1_parameters_meet_the_target():
         par = P.theorem_3_1_parameters(2, "1/10", "1", 2)
     assert par["q"] == fmpq(1, 20)
     assert arith.le(par["eps_pair"], 1) is True
+
+
+def test_error_figure_quick(tmp_path):
+    """pure-dp-error: PNG/PDF/CSV written; exact RMSE certified below its bound; eps * RMSE stays in [1.5, 2.1]
+    for eps <= 1/2 (the O(1/eps) shape of Theorem 4.1)."""
+    import csv
+    from reports.figures import get_figure
+    paths = get_figure("pure-dp-error").make(tmp_path, quick=True)
+    assert [p.suffix for p in paths] == [".png", ".pdf", ".csv"] and all(p.stat().st_size > 0 for p in paths)
+    rows = list(csv.DictReader(open(paths[2])))
+    assert len(rows) == 3
+    X = arith.exact                                   # decimal strings read exactly
+    for r in rows:
+        for which in ("binary", "protocol"):
+            assert X(r[f"rmse_{which}_upper"]) <= X(r[f"bound_{which}_lower"]), (r, which)
+        e = X(r["epsilon"])
+        if e <= fmpq(1, 2):
+            assert fmpq(3, 2) <= e * X(r["rmse_binary_lower"]) and e * X(r["rmse_binary_upper"]) <= fmpq(21, 10)
 
 
 def test_figure_quick(tmp_path):
