@@ -640,7 +640,8 @@ def _groups(rho, tau, m):
     key = (str(rho), int(tau), int(m))
     if key not in _GROUPS_CACHE:
         rr = xt.r_from_rho(rho, _int(m, "m", 2)) if not isinstance(rho, arb) else rho ** _int(m, "m", 2)
-        _GROUPS_CACHE.clear() if len(_GROUPS_CACHE) > 64 else None
+        if len(_GROUPS_CACHE) > 64:
+            _GROUPS_CACHE.clear()
         _GROUPS_CACHE[key] = xt.Groups(_agg(m, tau, fmpq(1, 2), r_=rr))
     return _GROUPS_CACHE[key]
 
@@ -850,15 +851,10 @@ register(Result(
     grid=_C38_GRID))
 
 
-# ------------------------------------------------------------ Claim 3.8 in closed form (module docstring, (i)-(iv))
+# ------------------------------------------------------------ Claim 3.8 in closed form (module docstring, (i)-(v))
 nu = sp.Symbol("nu", integer=True, positive=True)
-_rr, _kk = rho_s ** m, rho_s ** (-m)                    # r and kappa in terms of rho (exact for rational rho)
+_rr = rho_s ** m                                       # r in terms of rho (exact for rational rho)
 _mid = sp.floor((m - 1) / 2)
-
-
-def _in_rho(expr):
-    """A constant written with ``r`` and the placeholders ``N_max, N_min, Z_tau``, in ``rho`` with the definitions."""
-    return expr.subs({NmaxS: Nx(0), NminS: Nx(_mid), ZS: Zt}).subs(r, _rr)
 
 
 C_N_p = NmaxS / NminS
@@ -1025,9 +1021,10 @@ _c38("mixed, no carry, no edge term", "FALSE reading: P_mix <= C_N Q_mix + Psi(n
 def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
     """``e^{eps_claims}``: the closed-form combination of Claims 3.3–3.8 (module docstring), ``>= e^{eps_pair}``.
 
-    Evaluated from the sympy definitions (``theta_c``, ``theta_g``, ``phi``, ``Psi``, ``R``, ``C_N``)
-    in ``O(tau)`` ball operations: a max over ``u in 1..2tau`` for the carry pairs and a min over the split
-    point ``nu* in 1..max(1, tau)`` for the no-carry pairs (``m >= 3``).  No convolution.
+    Evaluated from the sympy definitions (``theta_c``, ``theta_g``, ``xi``, ``theta_e``, ``phi``, ``Psi``,
+    ``R``, ``geoT``, ``C_N``) in ``O(tau)`` ball operations: a max over ``u in 1..2tau`` for the carry pairs
+    and a min over the split point ``nu* in 1..max(1, tau)`` for the no-carry pairs (``m >= 3``).  No
+    convolution.  Within 1–8 % of the exact pairwise LLR at ``q = 1e-3``, ``tau = ceil(2 s ln(1/q))``.
     With ``detail=True`` returns ``(factor, parts)`` with the carry and no-carry factors and the best ``nu*``.
     """
     k = _consts(rho, tau_, m_)
@@ -1132,7 +1129,7 @@ _PAIR_GRID = tuple({"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000)))
 
 register(Result(
     key=f"{PAPER} Claims 3.3-3.8 [combined]", paper=PAPER, label="Claims 3.3-3.8", variant="combined",
-    title="The claims combined: certified upper bound on the pairwise LLR (5)",
+    title="The claims combined pointwise (pairing right-hand sides on exact masses): upper bound on the pairwise LLR (5)",
     status="this project's reading", statement=sp.Le(sp.Symbol("epsilon_pair"), sp.Symbol("epsilon_claims")),
     symbols={s: "scale s > 0", tau: "truncation", q: "mixing weight", m: "modulus",
              sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)"},
@@ -1145,12 +1142,6 @@ register(Result(
     notes="The report's ratio bound/exact measures how much the claims lose; q = 0 gives +∞ (tested)."))
 
 
-def _pair_closed(s, tau, q, m):
-    with_rho = arb_eval(sp.exp(-1 / (s_sym_ * m)), {"s": s, "m": _int(m, "m", 2)})
-    return arith.ball(claims_closed_factor(with_rho, tau, q, m)).log()
-
-
-s_sym_ = s
 _CLOSED_GRID = _PAIR_GRID + tuple({"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": m_}
                                   for s_, m_ in (("2", "2"), ("4", "5")))
 register(Result(
@@ -1166,9 +1157,10 @@ register(Result(
     numeric={"lhs": _pair_exact},
     exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.tdlap)"),
     grid=_CLOSED_GRID,
-    notes="K = max(K_carry, min over nu* of K_0(nu*)): Corollary 3.7 (theta_c, theta_g, theta_e) for the lattice "
-          "group, Claim 3.8 [mixed, carry], [mixed, no carry] and [mirrored] for the other groups, largest column "
-          "sum. O(tau) ball operations; the report's ratio bound/exact measures what the claims lose."))
+    notes="K = max(K_carry, min over nu* of K_0(nu*)) (module docstring): Claims 3.3-3.5 and 3.6 [geometric], "
+          "[end], [into mirrored] for the lattice group, Claim 3.8 [mixed, carry], [mixed, no carry (, pure "
+          "regions)], [mirrored] and [mirrored, no carry] for the other groups, largest column sum. O(tau) ball "
+          "operations, no convolution; the report's ratio bound/exact measures what the claims lose."))
 
 
 # ============================================================ Theorem 3.1 and Claim 3.10
