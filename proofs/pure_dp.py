@@ -1206,25 +1206,39 @@ register(Result(
     grid=tuple({"n": n_, "s": "2", "tau": "6", "q": "1/100", "m": m_} for n_, m_ in (("3", "3"), ("3", "2"), ("4", "2")))))
 
 
-def theorem_3_1_parameters(n_, beta_, epsilon_, m_, *, s_grid=None):
+def theorem_3_1_parameters(n_, beta_, epsilon_, m_, *, s_grid=None, via: str = "exact"):
     """Theorem 3.1's parameters in this project's reading: ``q = beta/n``, ``tau = ceil(2 s ln(1/q))``, and
-    the smallest ``s`` on a grid (default 1/2, 1, 2, 4, …, 256) whose **exact** pairwise LLR times ``n-1``
-    is certified ``<= epsilon``.  Returns ``dict(q, tau, s, eps_pair)``; raises if no grid point works.
+    the smallest ``s`` on a grid (default 1/2, 1, 2, 4, …, 256) whose pairwise LLR bound times ``n-1`` is
+    certified ``<= epsilon``.
+
+    ``via="exact"``: the **exact** pairwise LLR (5) (precision escalates until decided; one polynomial product
+    per pair, seconds at m = 16, tau = 500).  ``via="claims"``: the claims' closed form ``log K(s, tau, q, m)``
+    ("Claims 3.3-3.8 [closed form]"), the paper's own route: no convolution, O(tau); its ``s`` is never smaller
+    than the exact route's (``K >= e^{eps_pair}``).  Returns ``dict(q, tau, s, eps_pair, via)``; raises if no
+    grid point works.  One-sided either way: an ``s`` is accepted only when the inequality is certified.
     """
     nn = _int(n_, "n", 2)
     qq = arith.exact_in(beta_, "beta", lo=0, hi=1, lo_open=True, hi_open=True) / nn
     eps = arith.exact_in(epsilon_, "epsilon", lo=0, lo_open=True)
     mm = _int(m_, "m", 2)
+    if via not in ("exact", "claims"):
+        raise InvalidArgument("via", via, "must be 'exact' (the exact pairwise LLR) or 'claims' (the closed form)")
     grid = s_grid or [fmpq(1, 2)] + [fmpq(2 ** i) for i in range(9)]
     for sv in grid:
         with arith.precision(128):
-            t = arb_eval(sp.ceiling(2 * s * sp.log(1 / q)), {"s": sv, "q": qq})
-        # one-sided: accept s only if (n-1) eps_pair <= epsilon is certified (precision escalates until decided)
-        val, _, _ = xt.pairwise_llr_certified(
-            mm, int(t.p), q=qq, s=sv,
-            decided=lambda v: v is None or arith.le((nn - 1) * arith.ball(v), eps) is not None)
+            t = int(arb_eval(sp.ceiling(2 * s * sp.log(1 / q)), {"s": sv, "q": qq}).p)
+        if via == "claims":
+            def bound(prec, sv=sv, t=t):          # escalate() runs this at precision prec
+                K = claims_closed_factor(arb_eval(sp.exp(-1 / (s * m)), {"s": sv, "m": mm}), t, qq, mm)
+                return arith.ball(K).log()
+            val, _ = arith.escalate(bound, lambda v: arith.le((nn - 1) * v, eps) is not None, what="closed-form claims bound")
+        else:
+            # one-sided: accept s only if (n-1) eps_pair <= epsilon is certified (precision escalates until decided)
+            val, _, _ = xt.pairwise_llr_certified(
+                mm, t, q=qq, s=sv,
+                decided=lambda v: v is None or arith.le((nn - 1) * arith.ball(v), eps) is not None)
         if val is not None and arith.le((nn - 1) * arith.ball(val), eps) is True:
-            return {"q": qq, "tau": int(t.p), "s": sv, "eps_pair": val}
+            return {"q": qq, "tau": t, "s": sv, "eps_pair": val, "via": via}
     raise InvalidArgument("epsilon", epsilon_, "is not reached on the s grid; pass a finer or larger s_grid")
 
 
@@ -1235,7 +1249,8 @@ register(Result(
     symbols={q: "mixing weight", beta: "target failure", n: "users", tau: "truncation", s: "scale"},
     kind="statement", quantity="parameters", spec=SPEC,
     status_note="uncertain: not recovered; q = beta/n likely; tau from T[±tau] ≲ q^2 (this project's reading)",
-    notes="proofs.pure_dp.theorem_3_1_parameters chooses s by certified exact evaluation (one-sided)."))
+    notes="proofs.pure_dp.theorem_3_1_parameters chooses s one-sidedly, by the certified exact pairwise LLR "
+          "(via='exact') or by the claims' closed form (via='claims', the paper's route, no convolution)."))
 
 
 def _claim310(m):

@@ -226,6 +226,22 @@ def test_theorem_3_1_parameters_meet_the_target():
     assert arith.le(par["eps_pair"], 1) is True
 
 
+def test_theorem_3_1_parameters_via_the_claims_closed_form():
+    """The paper's route (s from the claims' closed form) certifies the target, never picks a smaller s than the
+    exact route, and its eps_pair is above the exact pairwise LLR at the chosen parameters."""
+    for n_, beta_, eps_, m_ in ((3, "1/100", "1/2", 3), (5, "1/1000", "1", 4), (2, "1/10", "1", 2)):
+        with arith.precision(128):
+            ex = P.theorem_3_1_parameters(n_, beta_, eps_, m_)
+            cl = P.theorem_3_1_parameters(n_, beta_, eps_, m_, via="claims")
+            assert cl["via"] == "claims" and cl["s"] >= ex["s"]
+            assert arith.le((n_ - 1) * arith.ball(cl["eps_pair"]), arith.exact(eps_)) is True
+            exact_at_cl, _ = xt.RelaxedAggregator(m_, cl["tau"], q=cl["q"], s=cl["s"]).pairwise_llr()
+            assert arith.le(exact_at_cl, cl["eps_pair"]) is True
+    with pytest.raises(Exception) as e:
+        P.theorem_3_1_parameters(3, "1/100", "1/2", 3, via="guess")
+    assert "via" in str(e.value)
+
+
 def test_error_figure_quick(tmp_path):
     """pure-dp-error: PNG/PDF/CSV written; exact RMSE certified below its bound; eps * RMSE stays in [1.5, 2.1]
     for eps <= 1/2 (the O(1/eps) shape of Theorem 4.1)."""
