@@ -9,6 +9,7 @@ PNG + PDF + CSV files and return their paths.  ``quick`` uses a reduced grid
 from __future__ import annotations
 
 import importlib
+import pathlib
 import pkgutil
 from dataclasses import dataclass
 from typing import Callable
@@ -21,6 +22,24 @@ class Figure:
     name: str
     description: str
     make: Callable[..., list]   # make(outdir: pathlib.Path, *, quick: bool = False) -> list[pathlib.Path]
+
+
+def pyplot():
+    """matplotlib's ``pyplot`` on the non-interactive Agg backend (figures are only written to files)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def save(fig, outdir, name: str, *, dpi: int = 130) -> list:
+    """Write ``name.png`` and ``name.pdf`` into ``outdir``, close ``fig``, return the two paths."""
+    import matplotlib.pyplot as plt
+    png, pdf = pathlib.Path(outdir) / f"{name}.png", pathlib.Path(outdir) / f"{name}.pdf"
+    fig.savefig(png, dpi=dpi)
+    fig.savefig(pdf)
+    plt.close(fig)
+    return [png, pdf]
 
 
 def all_figures() -> dict:

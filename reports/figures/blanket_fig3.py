@@ -38,7 +38,7 @@ from flint import fmpq
 from exact import arith
 from exact.errors import BlanketError
 from exact.progress import Progress
-from reports.figures import Figure
+from reports.figures import Figure, pyplot, save
 
 WORST_N_MAX = 2000
 #: relative width of every calibration bracket in the figure (the plotted end is certified whatever the width)
@@ -228,9 +228,7 @@ def _write_csv(path: pathlib.Path, panels, data):
 
 
 def _plot(outdir: pathlib.Path, panels, data, quick):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     fig, axes = plt.subplots(2, 2, figsize=(13, 10))
     for ax, pn in zip(axes.flat, panels):
         for curve, pts in data[pn["id"]].items():
@@ -251,10 +249,7 @@ def _plot(outdir: pathlib.Path, panels, data, quick):
     fig.suptitle("Balle et al., Figure 3 — certified one-sided calibration; exact curves added"
                  + (" (quick grid)" if quick else ""), fontsize=11)
     fig.tight_layout()
-    png, pdf = outdir / "blanket-fig3.png", outdir / "blanket-fig3.pdf"
-    fig.savefig(png, dpi=110)
-    fig.savefig(pdf)
-    plt.close(fig)
+    png, pdf = save(fig, outdir, "blanket-fig3", dpi=110)
     return [png, pdf]
 
 

@@ -29,7 +29,7 @@ from flint import fmpq
 from exact import arith
 from exact import tdlap as xt
 
-from . import Figure
+from . import Figure, pyplot, save
 
 
 def _series(quick: bool):
@@ -53,9 +53,7 @@ def _series(quick: bool):
 
 
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -103,10 +101,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    png, pdf = outdir / "pure-dp-llr.png", outdir / "pure-dp-llr.pdf"
-    fig.savefig(png, dpi=130)
-    fig.savefig(pdf)
-    plt.close(fig)
+    png, pdf = save(fig, outdir, "pure-dp-llr")
     return [png, pdf, csv_path]
 
 
@@ -146,9 +141,7 @@ def _error_series(quick: bool):
 
 
 def make_error(outdir: pathlib.Path, *, quick: bool = False) -> list:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -185,10 +178,7 @@ def make_error(outdir: pathlib.Path, *, quick: bool = False) -> list:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7.5)
     fig.tight_layout()
-    png, pdf = outdir / "pure-dp-error.png", outdir / "pure-dp-error.pdf"
-    fig.savefig(png, dpi=130)
-    fig.savefig(pdf)
-    plt.close(fig)
+    png, pdf = save(fig, outdir, "pure-dp-error")
     return [png, pdf, csv_path]
 
 

@@ -16,7 +16,7 @@ import pathlib
 from flint import fmpq
 
 from exact import arith
-from reports.figures import Figure
+from reports.figures import Figure, pyplot, save
 
 SETTINGS_FULL = (("1000", "1/2"), ("1000", "2"), ("300", "1"))
 SETTINGS_QUICK = (("100", "1/2"), ("100", "2"))
@@ -49,9 +49,7 @@ def _curves(n, e0, orders):
 
 
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
     from exact.progress import Progress
 
     settings = SETTINGS_QUICK if quick else SETTINGS_FULL
@@ -100,10 +98,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     axes[0][0].legend(fontsize=7, loc="upper left")
     fig.suptitle("RDP of the shuffled ε0-LDP mechanism: exact binary RR vs Girgis et al. bounds", fontsize=10)
     fig.tight_layout()
-    png, pdf = outdir / "renyi-epsilon.png", outdir / "renyi-epsilon.pdf"
-    fig.savefig(png, dpi=130)
-    fig.savefig(pdf)
-    plt.close(fig)
+    png, pdf = save(fig, outdir, "renyi-epsilon")
     return [png, pdf, csv_path]
 
 

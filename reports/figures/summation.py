@@ -32,7 +32,7 @@ import pathlib
 from exact import arith
 from exact.errors import BlanketError
 from exact.progress import Progress
-from reports.figures import Figure
+from reports.figures import Figure, pyplot, save
 
 DELTA = "1e-6"
 EPSILONS = ("1", "0.25")
@@ -120,9 +120,7 @@ def calibrated_rows() -> list:
 
 
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     outdir = pathlib.Path(outdir)
     rows = compute(quick)
@@ -208,10 +206,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     axes[0].legend(fontsize=7, loc="upper left")
     fig.suptitle("Real summation in the shuffle model (Balle et al. 2019, §4): exact MSE vs the bounds", fontsize=10)
     fig.tight_layout()
-    png, pdf = outdir / "summation-mse.png", outdir / "summation-mse.pdf"
-    fig.savefig(png, dpi=130)
-    fig.savefig(pdf)
-    plt.close(fig)
+    png, pdf = save(fig, outdir, "summation-mse")
     return [png, pdf, csv_path] + extra
 
 
