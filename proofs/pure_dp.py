@@ -592,6 +592,12 @@ theta_t = r ** (sp.Abs(u - 1 - tau) + sp.Abs(u - tau)) * Nx(c) / Zt
 rho_s = sp.Symbol("rho", positive=True)
 _extra_rho = extra.subs(r, rho_s ** m)
 
+
+def _extra_ref(rho, tau, u, m, c=None):
+    """Reference for the Claim 3.6 variants: the exact extra term ``T[tau] T[u-1-tau]`` at ``r = rho^m``."""
+    return Reference(arb_eval(_extra_rho, {"rho": _r(rho), "tau": _int(tau, "tau"), "u": _int(u, "u"), "m": _int(m, "m")}),
+                     "exact extra term")
+
 register(Result(
     key=f"{PAPER} Claim 3.6", paper=PAPER, label="Claim 3.6",
     title="Tails: the extra term is a fraction theta_t(u) of the mirrored mass (E_c*D_0)[y]",
@@ -603,7 +609,7 @@ register(Result(
                 Hypothesis(sp.And(c >= 0, c <= m - 1, m >= 2), "c in {0..m-1}"), Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1")),
     kind="upper_bound", quantity="mass", spec=SPEC,
     status_note="role from the text (the paper assumes a parameter odd, likely tau; not needed here); constant derived ✔",
-    exact=lambda rho, tau, u, m, c: Reference(arb_eval(_extra_rho, {"rho": _r(rho), "tau": _int(tau, "tau"), "u": _int(u, "u"), "m": _int(m, "m")}), "exact extra term"),
+    exact=_extra_ref,
     grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": "3", "c": c_} for r_ in ("1/2", "9/10") for c_ in ("0", "1")
                for t_ in ("3", "6") for u_ in ("1", t_, str(2 * int(t_))))))
 
@@ -670,7 +676,7 @@ register(Result(
     symbols={**_RHO_SYMS, u: "offset u", c: "target residue"}, hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
     kind="upper_bound", quantity="mass", spec=SPEC,
     status_note="role from the text; constant derived by this project (an identity: see [mirrored mass]) ✔",
-    exact=lambda rho, tau, u, m, c: Reference(arb_eval(_extra_rho, {"rho": _r(rho), "tau": _int(tau, "tau"), "u": _int(u, "u"), "m": _int(m, "m")}), "exact extra term"),
+    exact=_extra_ref,
     grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": "3", "c": c_} for r_ in ("1/2", "9/10") for c_ in ("0", "2")
                for t_ in ("3", "6") for u_ in ("1", t_, str(2 * int(t_)))),
     notes="theta_g(u) <= theta_t(u): theta_t compares the extra term with the z = tau term of the series only."))
@@ -706,7 +712,7 @@ register(Result(
     kind="upper_bound", quantity="mass", spec=SPEC,
     status_note="derived by this project: (E_c*E_0)[y] >= E_c[w1] E_0[w2] at the two lattice points of the extra "
                 "term, E_x at lattice index z >= kappa^{|z|} rho^{m-1}/N_x ✔",
-    exact=lambda rho, tau, u, m, c: Reference(arb_eval(_extra_rho, {"rho": _r(rho), "tau": _int(tau, "tau"), "u": _int(u, "u"), "m": _int(m, "m")}), "exact extra term"),
+    exact=_extra_ref,
     grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": m_, "c": c_} for r_ in ("1/2", "9/10") for m_, c_ in (("3", "1"), ("2", "0"))
                for t_ in ("3",) for u_ in ("1", t_, str(2 * int(t_)))),
     notes="Used by the closed-form combination where the mirrored group has room (u near 2 tau: there the mirrored "
@@ -1062,6 +1068,17 @@ def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
     return (total, parts) if detail else total
 
 
+#: rho = r^{1/m} = e^{-1/(s m)} for a scale s (the closed form's argument)
+rho_of_s = sp.exp(-1 / (s * m))
+
+
+def claims_closed_llr(s_, tau_, q_, m_):
+    """``log K(s, tau, q, m)``: :func:`claims_closed_factor` at ``rho = e^{-1/(s m)}`` (current precision)."""
+    rho = arb_eval(rho_of_s, {"s": s_ if isinstance(s_, arb) else arith.exact_in(s_, "s", lo=0, lo_open=True),
+                              "m": _int(m_, "m", 2)})
+    return arith.ball(claims_closed_factor(rho, tau_, q_, m_)).log()
+
+
 class EpsClaims(sp.Function):
     """sympy node for ``e^{eps_claims}`` (evaluated by :func:`claims_closed_factor`)."""
 
@@ -1148,7 +1165,7 @@ register(Result(
     key=f"{PAPER} Claims 3.3-3.8 [closed form]", paper=PAPER, label="Claims 3.3-3.8", variant="closed form",
     title="The claims combined in closed form: eps_pair <= log K(s, tau, q, m), no convolution",
     status="this project's reading",
-    statement=sp.Le(sp.Symbol("epsilon_pair"), sp.log(EpsClaims(sp.exp(-1 / (s * m)), tau, q, m))),
+    statement=sp.Le(sp.Symbol("epsilon_pair"), sp.log(EpsClaims(rho_of_s, tau, q, m))),
     symbols={s: "scale s > 0", tau: "truncation", q: "mixing weight", m: "modulus",
              sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)"},
     hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), Hypothesis(m >= 2, "m >= 2"), Hypothesis(s > 0, "s > 0")),
@@ -1229,8 +1246,7 @@ def theorem_3_1_parameters(n_, beta_, epsilon_, m_, *, s_grid=None, via: str = "
             t = int(arb_eval(sp.ceiling(2 * s * sp.log(1 / q)), {"s": sv, "q": qq}).p)
         if via == "claims":
             def bound(prec, sv=sv, t=t):          # escalate() runs this at precision prec
-                K = claims_closed_factor(arb_eval(sp.exp(-1 / (s * m)), {"s": sv, "m": mm}), t, qq, mm)
-                return arith.ball(K).log()
+                return claims_closed_llr(sv, t, qq, mm)
             val, _ = arith.escalate(bound, lambda v: arith.le((nn - 1) * v, eps) is not None, what="closed-form claims bound")
         else:
             # one-sided: accept s only if (n-1) eps_pair <= epsilon is certified (precision escalates until decided)

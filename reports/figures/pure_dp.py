@@ -45,7 +45,7 @@ def _series(quick: bool):
             agg = xt.RelaxedAggregator(m, tau, q=q, s=s)
             ex, pair = agg.pairwise_llr()
             bd = P.claims_pair_bound(agg)
-            cf = arith.ball(P.claims_closed_factor((-arith.ball(1) / (s * m)).exp(), tau, q, m)).log()
+            cf = P.claims_closed_llr(s, tau, q, m)
             e1 = P.eps1_factor(agg.r, tau, q, m).log()
             rows.append({"s": s, "tau": tau, "exact": ex, "pair": pair, "claims_bound": bd, "closed": cf, "eps1": e1})
             bar.update(1)

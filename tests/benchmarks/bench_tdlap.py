@@ -79,8 +79,7 @@ def bench_claims(quick):
         with arith.precision(128):
             agg = xt.RelaxedAggregator(m, tau, q="1e-3", s=s)
             ex, _ = agg.pairwise_llr()
-            rho = (-arith.ball(1) / (s * m)).exp()
-            cf, wc, _ = _timed(lambda: arith.ball(P.claims_closed_factor(rho, tau, fmpq(1, 1000), m)).log())
+            cf, wc, _ = _timed(lambda: P.claims_closed_llr(s, tau, fmpq(1, 1000), m))
             bd, wp, _ = _timed(lambda: P.claims_pair_bound(agg)) if m <= 8 else (None, float("nan"), None)
         pw = (f"{arith.decimal_string(bd, 6, up=True):>12} {float((bd / ex).mid()):>7.3f} {wp:>8.2f}" if bd is not None
               else f"{'(skipped)':>12} {'':>7} {'':>8}")
