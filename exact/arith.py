@@ -24,7 +24,7 @@ True
 >>> exact(0.5)
 Traceback (most recent call last):
 ...
-exact.errors.FloatRefused: value must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float, got 0.5 (pass value='0.5' as a string, or allow_float=True to use the float's exact binary value)
+blanket.exact.errors.FloatRefused: value must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float, got 0.5 (pass value='0.5' as a string, or allow_float=True to use the float's exact binary value)
 >>> with precision(128):
 ...     le(exp_ball(1), fmpq(272, 100))
 True
@@ -74,7 +74,7 @@ def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
     >>> exact("abc", "epsilon")
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: epsilon must be a number (int, decimal string like '0.3' or '1e-8', or fraction 'p/q'), got 'abc'
+    blanket.exact.errors.InvalidArgument: epsilon must be a number (int, decimal string like '0.3' or '1e-8', or fraction 'p/q'), got 'abc'
     """
     if isinstance(value, bool):
         raise InvalidArgument(name, value, "must be a number, not a boolean")
@@ -123,7 +123,7 @@ def exact_in(value, name: str, *, lo=None, hi=None, lo_open=False, hi_open=False
     >>> exact_in("-1", "epsilon0", lo=0)
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
+    blanket.exact.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
     """
     q = exact(value, name, allow_float=allow_float)
     if lo is not None:
@@ -145,7 +145,7 @@ def integer_in(value, name: str, *, lo=None, hi=None) -> int:
     >>> integer_in(1, "n", lo=2)
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: n must be >= 2, got 1
+    blanket.exact.errors.InvalidArgument: n must be >= 2, got 1
     """
     if isinstance(value, bool):
         raise InvalidArgument(name, value, "must be an integer, not a boolean")
@@ -453,7 +453,7 @@ def exp_param(epsilon=None, exp_epsilon=None, *, name: str = "epsilon"):
     >>> exp_param()
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: epsilon must be given (or exp_epsilon instead), not both or neither, got None
+    blanket.exact.errors.InvalidArgument: epsilon must be given (or exp_epsilon instead), not both or neither, got None
     """
     if (epsilon is None) == (exp_epsilon is None):
         raise InvalidArgument(name, epsilon, f"must be given (or exp_{name} instead), not both or neither")

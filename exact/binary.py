@@ -56,7 +56,7 @@ Exact path.  When ``e^{ε0}`` and ``e^ε`` are rational and ``n`` is small
 (≤ :data:`EXACT_MAX_N`), everything is computed in exact rationals
 (``fmpq_poly``), which the tests use as ground truth for the ball path.
 
->>> from exact.mechanisms import BinaryRR
+>>> from blanket.exact.mechanisms import BinaryRR
 >>> rr = BinaryRR(exp_epsilon0=3)
 >>> delta_binary(rr, 2, 0, exp_epsilon=1)        # n = 2: total variation
 3/8
@@ -221,7 +221,7 @@ def count_law(mech, n, c, x, *, tol=None) -> Windowed:
     ``2^-(prec+24)``; the true mass of every outcome inside the window lies
     in ``[value, value + tail]``).  Cost O(n²) exact, O(W log W) balls.
 
-    >>> from exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms import BinaryRR
     >>> w = count_law(BinaryRR(exp_epsilon0=3), 2, 0, 1)
     >>> w.mass, w.tail
     ([3/16, 5/8, 3/16], 0)
@@ -346,7 +346,7 @@ def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str =
     symmetry it also equals the forward direction at ``n−1−c``, which the
     tests check).  O(n²) rational operations on the exact path.
 
-    >>> from exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms import BinaryRR
     >>> rr = BinaryRR(exp_epsilon0=3)
     >>> delta_binary(rr, 3, 0, exp_epsilon=2), delta_binary(rr, 3, 0, exp_epsilon=2, direction="1|0")
     (9/64, 1/32)

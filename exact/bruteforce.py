@@ -6,7 +6,7 @@ checks: :func:`shuffled_law` walks through all ``k_out^n`` report vectors
 product to the histogram of the vector.  ``n ≤ 8`` and at most
 ``MAX_VECTORS`` report vectors (a clear error otherwise).
 
->>> from exact.mechanisms import KRR
+>>> from blanket.exact.mechanisms import KRR
 >>> law = shuffled_law(KRR(2, exp_epsilon0=3), [0, 1])
 >>> sorted(law.items())
 [((0, 2), 3/16), ((1, 1), 5/8), ((2, 0), 3/16)]

@@ -26,7 +26,7 @@ estimate a calibration to relative width 10⁻⁶ takes 5–9 evaluations of δ
 (``tests/benchmarks/bench_calibrate.py`` prints the counts).
 
 >>> from flint import fmpq
->>> from exact.arith import precision
+>>> from blanket.exact.arith import precision
 >>> delta = lambda e: (-arb(e) * 10).exp()          # δ(ε) = e^{-10ε}, target 1e-3: ε* = log(1000)/10 = 0.69077552789…
 >>> from flint import arb
 >>> with precision(128):

@@ -71,7 +71,7 @@ Both paths are exact for exact inputs; the tests check them against each
 other (the generic path run on a k-RR matrix) and against brute-force
 enumeration of all ``k^n`` report vectors for ``n ≤ 5``.
 
->>> from exact.mechanisms import KRR, FiniteRandomizer
+>>> from blanket.exact.mechanisms import KRR, FiniteRandomizer
 >>> wc = worst_case(KRR(3, exp_epsilon0=2), 3, exp_epsilon=1)
 >>> wc.value, wc.method, wc.classes
 (5/32, 'krr-symmetry', 6)
@@ -319,7 +319,7 @@ def _krr_classes(k: int, n: int):
 def count_classes(mech: FiniteRandomizer, n: int) -> int:
     """Number of dataset classes :func:`worst_case` enumerates (k-RR: up to symmetry; generic: multisets).
 
-    >>> from exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms import KRR
     >>> count_classes(KRR(10, exp_epsilon0=2), 8)
     120
     """
@@ -483,7 +483,7 @@ def worst_case(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, pro
     complexities).  Balls are at flint's current precision; wrap in
     :func:`exact.arith.precision` / :func:`exact.arith.escalate`.
 
-    >>> from exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms import BinaryRR
     >>> worst_case(BinaryRR(exp_epsilon0=3), 2, exp_epsilon=1).value   # total variation, n = 2
     3/8
     """
@@ -500,7 +500,7 @@ def delta_class(mech: KRR, n, others_a: int, others_b: int, partition=(), *, eps
     case at any ``n`` (cost ``n`` convolutions over at most
     ``C(n+c−1, c−1)`` histograms, ``c = 2 + len(partition) + [u > 0]``).
 
-    >>> from exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms import KRR
     >>> delta_class(KRR(3, exp_epsilon0=2), 3, 0, 0, (2,), exp_epsilon=1)
     (5/32, 5/32)
     """
@@ -524,7 +524,7 @@ def delta_dataset(mech: FiniteRandomizer, others, x: int, x2: int, *, epsilon=No
     witness independently of the class enumeration.  Cost: ``n`` convolutions
     over at most ``C(n+k_out−1, k_out−1)`` histograms.
 
-    >>> from exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms import BinaryRR
     >>> delta_dataset(BinaryRR(exp_epsilon0=3), [1], 0, 1, exp_epsilon=1)   # (3-1)/16 + (10-6)/16
     3/8
     """

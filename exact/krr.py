@@ -596,7 +596,7 @@ def delta_krr_family(mech: KRR, n, family: str, *, epsilon=None, exp_epsilon=Non
     Status: derived (sufficient statistic above), ✔ against brute force.
     Cost ``O(n log(1/tol))`` ball operations (see module docstring).
 
-    >>> from exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms import KRR
     >>> rr = KRR(3, exp_epsilon0=2)
     >>> delta_krr_family(rr, 2, "third", exp_epsilon=1)
     3/16
@@ -638,7 +638,7 @@ def delta_krr_third_lumped(mech: KRR, n, *, epsilon=None, exp_epsilon=None, tol=
     ``k ≥ 4`` (the count of ``z`` is informative).  Kept as a deliberately wrong
     "bound" for the paper checks.  Cost as :func:`delta_krr_family`.
 
-    >>> from exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms import KRR
     >>> rr = KRR(5, exp_epsilon0="5/2")
     >>> delta_krr_third_lumped(rr, 4, exp_epsilon="3/2"), delta_krr_family(rr, 4, "third", exp_epsilon="3/2")
     (860/28561, 1020/28561)
@@ -723,7 +723,7 @@ def delta_blanket_view(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=N
     Exact ``fmpq`` for exact inputs (and ``n ≤ exact_max_n`` on the fast path);
     exactly ``0`` when ``ε ≥ ε0``.
 
-    >>> from exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms import KRR
     >>> delta_blanket_view(KRR(3, exp_epsilon0=2), 2, exp_epsilon=1)
     3/16
     """

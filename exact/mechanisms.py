@@ -60,7 +60,7 @@ class FiniteRandomizer:
     >>> FiniteRandomizer([["1/2", "1/2"], ["1/3", "1/3"]])
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: matrix row 1 must sum to exactly 1, got '2/3'
+    blanket.exact.errors.InvalidArgument: matrix row 1 must sum to exactly 1, got '2/3'
     """
 
     symmetric = False  #: True when outputs can be relabelled with inputs (k-RR): allows merging unused values
@@ -166,11 +166,11 @@ class KRR(FiniteRandomizer):
     >>> KRR(2, epsilon0="-1")
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
+    blanket.exact.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
     >>> KRR(1, epsilon0=1)
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: k must be >= 2, got 1
+    blanket.exact.errors.InvalidArgument: k must be >= 2, got 1
     """
 
     symmetric = True

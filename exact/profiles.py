@@ -28,9 +28,9 @@ also in the worst case.  Cost: two sweeps (see
 :func:`exact.binary.delta_binary_worst`) plus 5–9 single-dataset evaluations.
 
 k > 2 datasets (``same``/``neighbour``/``third``/``blanket``) are computed
-by :mod:`exact.krr` (engineer B's module, imported lazily).
+by :mod:`exact.krr`.
 
->>> from exact.mechanisms import BinaryRR
+>>> from blanket.exact.mechanisms import BinaryRR
 >>> r = delta(BinaryRR(exp_epsilon0=3), 6, exp_epsilon=2, dataset="c=0")
 >>> r.value, r.relation
 (243/4096, 'lower')
@@ -65,7 +65,7 @@ def parse_dataset(dataset, n: Optional[int] = None):
     >>> parse_dataset("c=10", 10)
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: dataset must be c=INT with 0 <= INT <= n-1 = 9, got 'c=10'
+    blanket.exact.errors.InvalidArgument: dataset must be c=INT with 0 <= INT <= n-1 = 9, got 'c=10'
     """
     if not isinstance(dataset, str):
         raise InvalidArgument("dataset", dataset, f"must be one of {', '.join(DATASETS)}")

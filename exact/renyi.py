@@ -59,7 +59,7 @@ window width (the two binomial windows, their ``arb_poly`` product, the
 moment sum); the worst case O(n·W); k-RR *same*/*neighbour* O(W²), *third*
 O(W²) for k = 3 and O(W³) for k ≥ 4.
 
->>> from exact.mechanisms import BinaryRR
+>>> from blanket.exact.mechanisms import BinaryRR
 >>> rr = BinaryRR(exp_epsilon0=3)
 >>> moment_binary(rr, 2, 0, order=2, x=1)   # brute force: see tests/test_renyi.py
 5/3
@@ -94,7 +94,7 @@ def parse_order(order, name: str = "order"):
     >>> parse_order(1)
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: order must be > 1, got 1
+    blanket.exact.errors.InvalidArgument: order must be > 1, got 1
     """
     return arith.exact_in(order, name, lo=1, lo_open=True)
 
@@ -149,7 +149,7 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
 
     >>> binomial_window(3, fmpq(1, 2)).mass
     [1/8, 3/8, 3/8, 1/8]
-    >>> from exact.arith import precision
+    >>> from blanket.exact.arith import precision
     >>> with precision(64):
     ...     w = binomial_window(10**6, fmpq(1, 3), tol=arb(2)**-80)
     >>> len(w.mass) < 20000 and w.tail < arb(2)**-80
@@ -230,7 +230,7 @@ def others_count_law(mech, n: int, c: int, *, tol=None) -> Windowed:
     both binomials' tails (a left-out pair has at least one left-out factor).
     Cost O(W log W) (``arb_poly`` product).
 
-    >>> from exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms import BinaryRR
     >>> others_count_law(BinaryRR(exp_epsilon0=3), 3, 1).mass
     [3/16, 5/8, 3/16]
     """
@@ -319,7 +319,7 @@ def moment_binary(mech, n: int, c: int, *, order, x: int = 1, tol=None):
 
     Theorem 3.4 of Girgis et al. is ``moment_binary(mech, n, 0, order=λ, x=1)``.
 
-    >>> from exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms import BinaryRR
     >>> moment_binary(BinaryRR(exp_epsilon0=1), 5, 2, order=3)   # ε0 = 0: no information
     1
     """
@@ -422,8 +422,8 @@ def _max_ball(vals):
 def renyi_binary(mech, n: int, c: int, *, order, tol=None) -> RenyiValue:
     """``D_λ`` of shuffled binary RR on the dataset with ``c`` ones among the others, max over both directions.
 
-    >>> from exact.mechanisms import BinaryRR
-    >>> from exact.arith import precision
+    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.arith import precision
     >>> with precision(64):
     ...     r = renyi_binary(BinaryRR(epsilon0="1"), 10**6, 0, order=2)
     >>> 0 < r.value < arb("1e-5")
@@ -453,7 +453,7 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress: bo
     max of enclosures, so it encloses the true maximum; ``c``/``x`` name the
     dataset whose enclosure has the largest upper end.  Cost O(n·W log W).
 
-    >>> from exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms import BinaryRR
     >>> r = renyi_binary_worst(BinaryRR(exp_epsilon0=2), 6, order=2)
     >>> r.c, r.x, r.moment
     (0, 0, 11191/10206)
@@ -631,8 +631,8 @@ def moment_krr_family(mech, n: int, family: str, *, order, x_in_D: str = "x", to
     Cost O(W^d), ``d`` = 1 (k = 2), 2 (same/neighbour, or third with k = 3),
     3 (third with k ≥ 4).
 
-    >>> from exact.mechanisms import BinaryRR
-    >>> from exact.renyi import moment_binary
+    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.renyi import moment_binary
     >>> rr = BinaryRR(exp_epsilon0=3)
     >>> moment_krr_family(rr, 4, "same", order=2) == moment_binary(rr, 4, 0, order=2, x=0)
     True
@@ -667,7 +667,7 @@ def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValu
     over both directions is the max of the *same* and *neighbour* moments
     (for *same*/*neighbour*) and the *third* moment (symmetric).
 
-    >>> from exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms import KRR
     >>> r = renyi_krr_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
     >>> r.moment
     1233347/1098240

@@ -105,11 +105,11 @@ class Protocol1D:
     >>> Protocol1D(0, "1/2")
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: k must be >= 1, got 0
+    blanket.exact.errors.InvalidArgument: k must be >= 1, got 0
     >>> Protocol1D(3, 1)
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: gamma must be < 1, got 1
+    blanket.exact.errors.InvalidArgument: gamma must be < 1, got 1
     """
 
     def __init__(self, k, gamma):

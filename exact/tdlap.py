@@ -91,14 +91,14 @@ def ratio(*, s=None, r=None):
 
     >>> ratio(r="1/2")
     1/2
-    >>> from exact.arith import precision
+    >>> from blanket.exact.arith import precision
     >>> with precision(64):
     ...     ratio(s=1)
     [0.367879441171442322 +/- ...]
     >>> ratio(s=0)
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: s must be > 0, got 0
+    blanket.exact.errors.InvalidArgument: s must be > 0, got 0
     """
     if (s is None) == (r is None):
         raise InvalidArgument("s", s, "must be given (or r = e^{-1/s} instead), not both or neither")
@@ -332,7 +332,7 @@ def polya_share_check(n: int, J: int, *, s=None, r=None, shape=None) -> PolyaChe
     ``shape`` overrides the share shape ``1/n`` (tests use a wrong shape to
     see the check fail).
 
-    >>> from exact.arith import precision
+    >>> from blanket.exact.arith import precision
     >>> with precision(128):
     ...     polya_share_check(3, 10, r="1/2").holds, polya_share_check(3, 10, r="1/2", shape="1/4").holds
     (True, False)

@@ -19,8 +19,8 @@ from typing import Sequence
 
 from flint import arb, fmpq
 
-from exact import arith
-from exact.errors import InvalidArgument
+from blanket.exact import arith
+from blanket.exact.errors import InvalidArgument
 
 
 def _add(acc, v):

@@ -39,10 +39,10 @@ from typing import Optional
 import sympy as sp
 from flint import arb, fmpq
 
-from exact import arith
-from exact.errors import InvalidArgument
-from proofs import _blanket_numeric as num
-from proofs.core import (Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register)
+from blanket.exact import arith
+from blanket.exact.errors import InvalidArgument
+from blanket.proofs import _blanket_numeric as num
+from blanket.proofs.core import (Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register)
 
 
 # relations are built unevaluated: sympy's automatic evaluation of inequalities costs seconds at import
@@ -205,7 +205,7 @@ def _q(v, name):
 
 # ================================================================== exact references (lazy: exact/ modules of A and B)
 def _mech_krr(kk, eps0):
-    from exact.mechanisms import KRR
+    from blanket.exact.mechanisms import KRR
     return KRR(int(kk), epsilon0=eps0)
 
 
@@ -215,10 +215,10 @@ def _rr_exact_delta(kk, nn, eps0, eps):
     eps0, eps = _q(eps0, "epsilon0"), _q(eps, "epsilon")
     mech = _mech_krr(kk, eps0)
     if kk == 2:
-        from exact.binary import delta_binary_worst
+        from blanket.exact.binary import delta_binary_worst
         w = delta_binary_worst(mech, nn, epsilon=eps)
         return Reference(getattr(w, "value", w), f"exact worst-case δ of shuffled binary RR (n={nn})", "exact")
-    from exact.krr import delta_krr_family
+    from blanket.exact.krr import delta_krr_family
     vals = [delta_krr_family(mech, nn, fam, epsilon=eps) for fam in ("same", "neighbour", "third")]
     best = vals[0]
     for v in vals[1:]:
@@ -296,14 +296,14 @@ def _thm31_exact(**p):
         lo, _ = arith.endpoints(g)
     g_lo = fmpq(lo.numerator, lo.denominator)
     e0 = 1 + kk * (1 - g_lo) / g_lo
-    from exact.mechanisms import KRR
+    from blanket.exact.mechanisms import KRR
     mech = KRR(kk, exp_epsilon0=e0)
     eps = _q(p["epsilon"], "epsilon")
     if kk == 2:
-        from exact.binary import delta_binary_worst
+        from blanket.exact.binary import delta_binary_worst
         w = delta_binary_worst(mech, nn, epsilon=eps)
         return Reference(getattr(w, "value", w), "exact worst-case δ of shuffled Algorithm 1 (k=2; γ rounded down, so an upper bound)", "upper")
-    from exact.krr import delta_krr_family
+    from blanket.exact.krr import delta_krr_family
     vals = [delta_krr_family(mech, nn, fam, epsilon=eps) for fam in ("same", "neighbour", "third")]
     best = vals[0]
     for v in vals[1:]:
@@ -348,13 +348,13 @@ def gamma_theorem_3_1(k, n, epsilon, delta, *, prec: int = arith.DEFAULT_PREC):
     the one inside ``THEOREM_3_1.statement`` (no second copy).  O(1).
 
     >>> g = gamma_theorem_3_1(2, 10**6, 1, "1e-6")
-    >>> from exact.arith import decimal_interval
+    >>> from blanket.exact.arith import decimal_interval
     >>> decimal_interval(g, 6)
     {'lower': '0.000406242', 'upper': '0.000406243'}
     >>> gamma_theorem_3_1(2, 100, 2, "1e-6")
     Traceback (most recent call last):
     ...
-    exact.errors.HypothesisViolation: BBGN19 Theorem 3.1: hypothesis 'epsilon <= 1' fails at {'k': '2', 'n': '100', 'epsilon': '2', 'delta': '1e-6'}; the statement does not apply there
+    blanket.exact.errors.HypothesisViolation: BBGN19 Theorem 3.1: hypothesis 'epsilon <= 1' fails at {'k': '2', 'n': '100', 'epsilon': '2', 'delta': '1e-6'}; the statement does not apply there
     """
     params = {"k": k, "n": n, "epsilon": epsilon, "delta": delta}
     THEOREM_3_1.check_hypotheses(**params)
@@ -388,7 +388,7 @@ def _check_alg1_eps0():
 def epsilon0_algorithm_1(k, gamma_value, *, prec: int = arith.DEFAULT_PREC):
     """ε0 = log(1 + k(1−γ)/γ) of Algorithm 1 (a ball), from the registered object.  O(1).
 
-    >>> from exact.arith import decimal_interval
+    >>> from blanket.exact.arith import decimal_interval
     >>> decimal_interval(epsilon0_algorithm_1(2, "1/2"), 6)
     {'lower': '1.09861', 'upper': '1.09862'}
     """
@@ -549,7 +549,7 @@ def _blanket_view_krr(k, epsilon0, epsilon, n, **_):
     """
     kk, nn = _as_int(k, "k"), _as_int(n, "n")
     try:
-        from exact.krr import delta_blanket_view
+        from blanket.exact.krr import delta_blanket_view
     except ImportError:
         delta_blanket_view = None
     if delta_blanket_view is not None:
@@ -586,7 +586,7 @@ LEMMA_5_3 = register(Result(
 
 def _lemma_a3_lhs(k, epsilon0, epsilon, m, **_):
     """Lemma A.3's left side on k-RR by enumerating every histogram of m+1 outputs (small m, k)."""
-    from exact.mechanisms import KRR
+    from blanket.exact.mechanisms import KRR
     mech = KRR(_as_int(k, "k"), epsilon0=epsilon0)
     return num.multiset_divergence(mech, _as_int(m, "m"), 0, 1, _exp_of(epsilon))
 
@@ -1057,8 +1057,8 @@ def _binary_epsilon_reference(**p):
     binary RR (one ε0-LDP randomizer) is above it, so an ε-bound below it
     would be refuted.
     """
-    from exact.binary import delta_binary, delta_binary_worst
-    from exact.calibrate import epsilon_for_delta
+    from blanket.exact.binary import delta_binary, delta_binary_worst
+    from blanket.exact.calibrate import epsilon_for_delta
     eps0 = _q(p["epsilon0"], "epsilon0")
     nn = _as_int(_q(p["n"], "n"), "n")
     mech = _mech_krr(2, eps0)
@@ -1147,7 +1147,7 @@ def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", guess=
     The authors' code uses float root finding whose root may sit on the
     unsafe side; this never does.  ``guess`` (a float) only seeds the search.
     """
-    from exact.calibrate import Bracket, epsilon_for_delta
+    from blanket.exact.calibrate import Bracket, epsilon_for_delta
     if result.quantity == "epsilon":
         v = result.bound(delta=delta, **params)
         up = _round_up(v)
@@ -1168,7 +1168,7 @@ def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-
     the largest ε0 with bound(ε0) ≤ ε, searched in ``[ε/1000, 1/2]`` (the
     theorem's hypothesis ε0 ≤ 1/2).
     """
-    from exact.calibrate import epsilon0_for
+    from blanket.exact.calibrate import epsilon0_for
     eps = arith.exact(epsilon, "epsilon")
     if result.quantity == "epsilon":
         f = _bound_fn(result, {"delta": delta, **params}, "epsilon0")
@@ -1179,8 +1179,8 @@ def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-
     # ε0 = ε itself always works (an ε0-LDP randomizer's shuffle is ε0-DP), and at ε0 = ε the Bennett
     # bounds' b₊ is exactly 0 (undecidable in balls), so the search starts just above ε.
     lo = eps + eps / 10**4
-    from exact.calibrate import Bracket
-    from exact.errors import InfeasibleTarget
+    from blanket.exact.calibrate import Bracket
+    from blanket.exact.errors import InfeasibleTarget
     try:
         return epsilon0_for(_bound_fn(result, {"epsilon": eps, **params}, "epsilon0"), delta, lo=lo, hi=hi, rel_tol=rel_tol,
                             guess=guess)

@@ -35,8 +35,8 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 import sympy as sp
 from flint import arb, fmpq, fmpz
 
-from exact import arith
-from exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from blanket.exact import arith
+from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 
 STATUSES = ("source-confirmed", "derived", "uncertain", "this project's reading")
 KINDS = ("definition", "identity", "upper_bound", "lower_bound", "inequality", "equality", "statement")
@@ -140,14 +140,14 @@ def arb_eval(expr, env: Mapping[Any, Any]):
     >>> x = sp.Symbol("x", positive=True)
     >>> arb_eval(sp.Rational(1, 3) + x, {x: 1})
     4/3
-    >>> from exact.arith import precision
+    >>> from blanket.exact.arith import precision
     >>> with precision(64):
     ...     arb_eval(sp.exp(x) - 2, {"x": "1e-1"}) < 0
     True
     >>> arb_eval(sp.Float(0.5) * x, {x: 1})
     Traceback (most recent call last):
     ...
-    proofs.core.EvaluationError: binary float 0.500000000000000 in a certified expression; write it as a Rational
+    blanket.proofs.core.EvaluationError: binary float 0.500000000000000 in a certified expression; write it as a Rational
     """
     env2 = {}
     for k, v in env.items():
@@ -659,7 +659,7 @@ def _load_all():
     _LOADED = True
     import importlib
     import pkgutil
-    import proofs
+    import blanket.proofs as proofs
     for m in pkgutil.iter_modules(proofs.__path__):
         if m.name not in ("core",) and not m.name.startswith("_"):
-            importlib.import_module(f"proofs.{m.name}")
+            importlib.import_module(f"blanket.proofs.{m.name}")

@@ -21,8 +21,8 @@ import math
 import sympy as sp
 from flint import arb, fmpq
 
-from exact import arith
-from proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
+from blanket.exact import arith
+from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
 
 PAPER = "EFMRTT19"
 SPEC = "spec/erlingsson.md"
@@ -48,7 +48,7 @@ _SYMS = {epsilon: "central ε of the (ε, δ)-DP guarantee", epsilon0: "local ε
 
 
 def _ref_shuffled_rr(**params):
-    from proofs.renyi import exact_epsilon_for_delta
+    from blanket.proofs.renyi import exact_epsilon_for_delta
     nn = arith.integer_in(params.get("n", params.get("T")), "n", lo=1)
     e0 = arith.exact_in(params["epsilon0"], "epsilon0", lo=0)
     d = arith.exact_in(params["delta"], "delta", lo=0, lo_open=True, hi=1, hi_open=True)
@@ -111,7 +111,7 @@ def rr_composition_delta(kk: int, eps, eps_total):
 
 def _ref_composition(**params):
     """Exact ε'(δ') of k-fold binary RR (one ε-DP mechanism): a certified lower bound on the composed ε'."""
-    from exact.calibrate import epsilon_for_delta
+    from blanket.exact.calibrate import epsilon_for_delta
     kk = arith.integer_in(params["k"], "k", lo=1)
     eps = arith.exact_in(params["epsilon"], "epsilon", lo=0, lo_open=True)
     d = arith.exact_in(params["delta"], "delta", lo=0, lo_open=True, hi=1, hi_open=True)
@@ -180,7 +180,7 @@ def certify_chain_box():
 
     Returns the certified upper bound on the ratio (a ball; < 1 proves the chain).
     """
-    from exact.arith import precision
+    from blanket.exact.arith import precision
     with precision(128):
         h = arb(fmpq(1, 2))
         g = (2 * h).exp() * (h.exp() - 1)

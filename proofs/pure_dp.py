@@ -184,9 +184,9 @@ from typing import Optional
 import sympy as sp
 from flint import arb, fmpq
 
-from exact import arith
-from exact import tdlap as xt
-from exact.errors import InvalidArgument
+from blanket.exact import arith
+from blanket.exact import tdlap as xt
+from blanket.exact.errors import InvalidArgument
 
 from .core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 
@@ -308,7 +308,7 @@ def is_pure_dp(laws, neighbours, eps) -> Optional[bool]:
 
 def _decide(compute, what):
     """Three-valued verdict with precision escalation (128 → 4096 bits); ``None`` only at the cap."""
-    from exact.errors import Undecided
+    from blanket.exact.errors import Undecided
     try:
         v, _ = arith.escalate(lambda prec: compute(), lambda v: v is not None, what=what)
         return v

@@ -29,11 +29,11 @@ import math
 import sympy as sp
 from flint import arb, fmpq
 
-from exact import arith
-from exact import renyi as xr
-from exact.errors import InvalidArgument
-from exact.mechanisms import BinaryRR
-from proofs.core import EvaluationError, Hypothesis, Reference, Result, SymbolicCheck, register
+from blanket.exact import arith
+from blanket.exact import renyi as xr
+from blanket.exact.errors import InvalidArgument
+from blanket.exact.mechanisms import BinaryRR
+from blanket.proofs.core import EvaluationError, Hypothesis, Reference, Result, SymbolicCheck, register
 
 PAPER = "GDDSK21"
 SPEC = "spec/renyi_shuffle.md"
@@ -464,8 +464,8 @@ def _exact_epsilon_for_delta(nn, e0, d, prec):
     those modules are not present.
     """
     try:
-        from exact.binary import delta_binary_worst
-        from exact.calibrate import epsilon_for_delta
+        from blanket.exact.binary import delta_binary_worst
+        from blanket.exact.calibrate import epsilon_for_delta
     except ImportError as exc:  # pragma: no cover - depends on the foundation work
         raise EvaluationError(f"needs exact.binary/exact.calibrate from the foundation work ({exc})")
     mech = BinaryRR(epsilon0=e0)

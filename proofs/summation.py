@@ -45,10 +45,10 @@ from __future__ import annotations
 import sympy as sp
 from flint import arb, fmpq
 
-from exact import arith
-from exact import summation as xs
-from exact.errors import InvalidArgument, Undecided
-from proofs.core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
+from blanket.exact import arith
+from blanket.exact import summation as xs
+from blanket.exact.errors import InvalidArgument, Undecided
+from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 
 SPEC = "spec/blanket.md §2"
 SPEC3 = "spec/blanket.md §3"
@@ -129,7 +129,7 @@ def protocol_gamma(k_, n_, epsilon_, delta_):
     landed yet (it is imported lazily so this module registers regardless).
     """
     try:
-        from proofs.blanket import gamma_theorem_3_1
+        from blanket.proofs.blanket import gamma_theorem_3_1
     except ImportError as err:  # pragma: no cover - depends on the parallel work
         raise InvalidArgument("proofs.blanket", "missing", "must provide gamma_theorem_3_1 (Theorem 3.1) for the protocol's gamma") from err
     return gamma_theorem_3_1(k_ + 1, n_, epsilon_, delta_)
@@ -201,7 +201,7 @@ def blanket_view_delta(n_, epsilon_, delta_):
     rational) ≥ the true δ on every pair of neighbouring datasets.  Its cost
     is that of ``delta_blanket_view`` (O(n log(1/tol))).
     """
-    from exact.krr import delta_blanket_view
+    from blanket.exact.krr import delta_blanket_view
     _, _, P = theorem_4_1_parameters(n_, epsilon_, delta_)
     with arith.precision(arith.DEFAULT_PREC):
         return delta_blanket_view(P.mechanism(), xs._integer(n_, "n"), epsilon=arith.exact(epsilon_))
@@ -257,7 +257,7 @@ def theorem_4_2_best(n_, epsilon_, delta_):
 # ============================================================ concrete randomizers for the lemmas
 def grid_krr(m_, exp_epsilon0_):
     """The ``m``-ary RR on the grid ``M`` (exact; outputs read as the midpoints): ``(mech, M)``."""
-    from exact.mechanisms import KRR
+    from blanket.exact.mechanisms import KRR
     mm = xs._integer(m_, "m", lo=2)
     return KRR(mm, exp_epsilon0=exp_epsilon0_), xs.midpoints(mm)
 

@@ -107,9 +107,9 @@ from typing import Any, Callable, Optional
 
 from flint import arb, fmpq
 
-from exact import arith
-from exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
-from exact.mechanisms import KRR
+from blanket.exact import arith
+from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from blanket.exact.mechanisms import KRR
 
 FLOAT_REL_ERR = Fraction(1, 10 ** 12)
 FLOAT_ABS_ERR = Fraction(1, 10 ** 300)
@@ -211,7 +211,7 @@ def _convert_result(v) -> BoundValue:
             raise InvalidArgument("bound value", raw, "must not be -inf")
         return _float_ball(Fraction(v), raw)
     if isinstance(v, sp.Basic):
-        from proofs.core import arb_eval
+        from blanket.proofs.core import arb_eval
         if v.free_symbols:
             raise InvalidArgument("bound value", raw, "has free symbols left; substitute every parameter")
         val = arb_eval(v, {})
@@ -251,7 +251,7 @@ def parse_domain(domain, quantity: str, mechanism: str) -> dict:
     >>> parse_domain({"epsilon0": (0.5, 1)}, "delta", "krr")
     Traceback (most recent call last):
     ...
-    exact.errors.FloatRefused: DOMAIN['epsilon0'] lower end must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float, got 0.5 (pass DOMAIN['epsilon0'] lower end='0.5' as a string, or allow_float=True to use the float's exact binary value)
+    blanket.exact.errors.FloatRefused: DOMAIN['epsilon0'] lower end must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float, got 0.5 (pass DOMAIN['epsilon0'] lower end='0.5' as a string, or allow_float=True to use the float's exact binary value)
     """
     if not isinstance(domain, dict):
         raise InvalidArgument("DOMAIN", domain, "must be a dict {name: (lo, hi)}")
@@ -421,7 +421,7 @@ def _load_text(path: pathlib.Path, text: str, sha: str) -> Bound:
     extra = {s.name for s in expr.free_symbols} - set(names)
     if extra:
         raise InvalidArgument("bound", fields["bound"], f"uses unknown symbols {sorted(extra)}; allowed: {names}")
-    from proofs.core import arb_eval
+    from blanket.proofs.core import arb_eval
 
     def evaluate(params):
         env = {nm: arith.exact(params[nm]) for nm in names if nm in params}
@@ -440,7 +440,7 @@ def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Op
     epsilon | delta`` and ``gamma = k/(e^{ε0}+k−1)`` (the k-RR TV similarity,
     Lemma 5.1); points outside its hypotheses are skipped.
     """
-    from proofs.core import get
+    from blanket.proofs.core import get
     res = get(label, variant)
     if res.kind != "upper_bound" or res.quantity not in QUANTITIES:
         raise InvalidArgument("--registered", res.key,
@@ -492,7 +492,7 @@ def restrict_domain(bound: Bound, overrides, *, within_declared: bool = True) ->
     >>> restrict_domain(b, ["n=5..500"])
     Traceback (most recent call last):
     ...
-    exact.errors.InvalidArgument: --domain n=5..500 must lie inside the declared domain [2, 100], got '5..500'
+    blanket.exact.errors.InvalidArgument: --domain n=5..500 must lie inside the declared domain [2, 100], got '5..500'
     """
     dom = dict(bound.domain)
     for item in overrides or ():
@@ -640,7 +640,7 @@ class Search:
 
     def check_small(self, phase, k, n, e0, values) -> list[Point]:
         """Exhaustive worst case at small n for several ε / δ at once (precision escalates per point)."""
-        from exact.enumerate import worst_cases
+        from blanket.exact.enumerate import worst_cases
         out = []
         bvs = []
         for v in values:
@@ -679,7 +679,7 @@ class Search:
 
     def _reverify(self, pt: Point, mech, wc, e, bv, v):
         """Recompute the witness pair without any symmetry reduction and re-compare."""
-        from exact.enumerate import delta_dataset
+        from blanket.exact.enumerate import delta_dataset
         try:
             val = delta_dataset(mech, wc.others, wc.x, wc.x2, epsilon=e)
         except BlanketError:
@@ -748,7 +748,7 @@ class Search:
         return self
 
     def phase_exhaustive(self, share):
-        from exact.progress import Progress
+        from blanket.exact.progress import Progress
         ns = list(range(self.n_lo, self.n_exhaustive + 1))
         jobs = [(n, k, e0) for n in ns for k in self.ks for e0 in self.eps0_grid]
         done = 0
@@ -768,7 +768,7 @@ class Search:
                             "complete": done == len(jobs)})
 
     def phase_families(self, share):
-        from exact.progress import Progress
+        from blanket.exact.progress import Progress
         lo = max(self.n_exhaustive + 1, self.n_lo)
         if lo > self.n_hi:
             self.phases.append({"phase": "families", "what": "skipped: the domain's n range is covered exhaustively",
@@ -916,7 +916,7 @@ class Search:
         if self.bound.quantity != "delta":
             return
         try:
-            from exact.krr import delta_blanket_view
+            from blanket.exact.krr import delta_blanket_view
         except ImportError:
             self.notes.append("blanket-view tightness skipped: exact.krr is not available")
             return
@@ -938,7 +938,7 @@ class Search:
 def _family_lower(mech: KRR, n: int, e):
     """Certified lower bound on the worst case at n: (value, kind, witness)."""
     if mech.k == 2:
-        from exact.binary import delta_binary_worst
+        from blanket.exact.binary import delta_binary_worst
         try:
             wc = delta_binary_worst(mech, n, epsilon=e)
         except BlanketError:
@@ -968,7 +968,7 @@ def _short(e):
 
 
 def _krr_families(mech, n, e, families):
-    from exact.krr import delta_krr_family
+    from blanket.exact.krr import delta_krr_family
     best = None
     for fam in families:
         for direction in ("forward", "backward"):
@@ -991,7 +991,7 @@ REVERIFY_COST = 4 * 10 ** 6
 
 def _reverify_class(mech: KRR, n: int, e, cls):
     """Recompute a family witness with :func:`exact.enumerate.delta_class` (an independent code path), or ``None`` if too costly."""
-    from exact.enumerate import delta_class
+    from blanket.exact.enumerate import delta_class
     a, b, lam, idx = cls
     cats = 2 + len(lam) + (1 if mech.k - 2 - len(lam) > 0 else 0)
     if math.comb(n + cats - 1, cats - 1) * n * cats > REVERIFY_COST:
@@ -1194,7 +1194,7 @@ def write_report(report: dict, outdir, *, stem: str = "bound_check", pdf: bool =
     js.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
     paths.append(js)
     try:
-        from reports import latex
+        from blanket.reports import latex
     except ImportError:  # pragma: no cover
         return paths
     tex = render_tex(report)
@@ -1214,5 +1214,5 @@ def write_report(report: dict, outdir, *, stem: str = "bound_check", pdf: bool =
 
 
 def render_tex(report: dict) -> str:
-    from reports import latex
+    from blanket.reports import latex
     return latex.render("bound_check.tex.j2", r=report, preamble=latex.PREAMBLE, TeX=latex.TeX)

@@ -58,8 +58,8 @@ from typing import Any, Callable, Optional
 
 from flint import arb, fmpq
 
-from exact import arith
-from exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from blanket.exact import arith
+from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 
 from .deployment import Deployment
 from .latex import TeX, exact_string, exact_to_tex
@@ -127,7 +127,7 @@ def _dataset_text(others, x, x2, n):
 
 
 def _enumeration_work(mech, n) -> Optional[int]:
-    en = _optional("exact.enumerate")
+    en = _optional("blanket.exact.enumerate")
     if en is None:
         return None
     k_in = len(mech.matrix())
@@ -151,7 +151,7 @@ def sources(dep: Deployment, mech) -> list[Source]:
         return out
     k = getattr(mech, "k", None)
     is_krr = dep.mechanism in ("krr", "binary_rr")
-    binary = _optional("exact.binary")
+    binary = _optional("blanket.exact.binary")
     if is_krr and k == 2 and binary is not None and hasattr(binary, "delta_binary_worst"):
         def comp(eps, mech=mech):
             w = binary.delta_binary_worst(mech, n, epsilon=eps)
@@ -162,7 +162,7 @@ def sources(dep: Deployment, mech) -> list[Source]:
         return out
     work = _enumeration_work(mech, n)
     if work is not None and work <= ENUMERATION_WORK:
-        en = importlib.import_module("exact.enumerate")
+        en = importlib.import_module("blanket.exact.enumerate")
 
         def comp(eps, mech=mech):
             w = en.worst_case(mech, n, epsilon=eps)
@@ -172,7 +172,7 @@ def sources(dep: Deployment, mech) -> list[Source]:
                           "exact worst case over all datasets (exhaustive enumeration of dataset classes)", comp,
                           module="exact.enumerate.worst_case"))
         return out
-    krr = _optional("exact.krr")
+    krr = _optional("blanket.exact.krr")
     if krr is not None and hasattr(krr, "delta_blanket_view") and (is_krr or dep.mechanism == "matrix"):
         def comp(eps, mech=mech):
             return krr.delta_blanket_view(mech, n, epsilon=eps), None
@@ -209,7 +209,7 @@ def candidate_results(dep: Deployment) -> list:
     results about another quantity (a composed ``epsilon_total``) are not
     candidates even when their symbols share names with the deployment's.
     """
-    core = importlib.import_module("proofs.core")
+    core = importlib.import_module("blanket.proofs.core")
     fams = _FAMILIES[dep.mechanism]
     out = []
     for r in core.results():
@@ -280,7 +280,7 @@ def lhs_applies(result, dep: Deployment, provided: dict) -> tuple:
       worst-case δ is non-decreasing in ε0.  Otherwise it is not used.
     """
     import sympy as sp
-    core = importlib.import_module("proofs.core")
+    core = importlib.import_module("blanket.proofs.core")
     lhs = getattr(result.statement, "lhs", None)
     if lhs is None or isinstance(lhs, sp.Symbol) or not getattr(lhs, "args", ()):
         return True, ""
@@ -373,7 +373,7 @@ def _result_entry(r) -> dict:
 
 
 def _find_results(paper, label) -> list:
-    core = importlib.import_module("proofs.core")
+    core = importlib.import_module("blanket.proofs.core")
     return [r for r in core.results(paper) if r.label == label and not r.known_false]
 
 
@@ -577,7 +577,7 @@ def certify_target(dep, mech, target, srcs, *, start, cap) -> dict:
     """
     rec: dict[str, Any] = {"field": target.field, "delta": exact_string(target.delta), "epsilon_upper": None,
                            "epsilon_lower": None, "upper_source": None, "lower_source": None, "lower_dataset": None}
-    profiles = _optional("exact.profiles")
+    profiles = _optional("blanket.exact.profiles")
     k = getattr(mech, "k", None)
     use_profiles = (profiles is not None and dep.mechanism in ("krr", "binary_rr")
                     and not any(s.key == "exact-worst-enumeration" for s in srcs))
@@ -697,7 +697,7 @@ def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optiona
                 if r.key not in chain_keys:
                     chain_keys.append(r.key)
                     chain.append(_result_entry(r))
-    core = importlib.import_module("proofs.core")
+    core = importlib.import_module("blanket.proofs.core")
     for c in claims:
         for b in c["bounds"]:
             if b["applies"] and b.get("decides") == "certifies the claim" and b["key"] not in chain_keys:

@@ -18,7 +18,7 @@ import importlib
 import pkgutil
 import sys
 
-from exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -33,11 +33,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="blanket", description="Certified privacy accounting for the shuffle model.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    import reports.commands as cmds
+    import blanket.reports.commands as cmds
     for m in sorted(pkgutil.iter_modules(cmds.__path__), key=lambda m: m.name):
         if m.name.startswith("_"):
             continue
-        mod = importlib.import_module(f"reports.commands.{m.name}")
+        mod = importlib.import_module(f"blanket.reports.commands.{m.name}")
         mod.register(sub)
     return parser
 

@@ -45,7 +45,7 @@ Errors are :class:`~exact.errors.InvalidArgument` naming the field
 >>> parse_deployment('name = "x"\\n[randomizer]\\nmechanism = "krr"\\nk = 1\\nepsilon0 = 1\\n[users]\\nn = 10\\n[[claims]]\\nepsilon=1\\ndelta=0.1\\n')
 Traceback (most recent call last):
 ...
-exact.errors.InvalidArgument: randomizer.k must be >= 2, got 1
+blanket.exact.errors.InvalidArgument: randomizer.k must be >= 2, got 1
 """
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ except ModuleNotFoundError:  # pragma: no cover - Python 3.10
 
 from flint import fmpq
 
-from exact import arith
-from exact.errors import InvalidArgument
+from blanket.exact import arith
+from blanket.exact.errors import InvalidArgument
 
 MECHANISMS = ("krr", "binary_rr", "matrix", "laplace")
 _MECH_ALIASES = {"k-rr": "krr", "krr": "krr", "k_rr": "krr", "rr": "binary_rr", "binary": "binary_rr",
@@ -123,7 +123,7 @@ class Deployment:
 
     def build_mechanism(self):
         """The :mod:`exact.mechanisms` object (KRR entries are balls at the current precision unless e^ε0 is rational)."""
-        from exact.mechanisms import KRR, FiniteRandomizer
+        from blanket.exact.mechanisms import KRR, FiniteRandomizer
         p = self.params
         if self.mechanism in ("krr", "binary_rr"):
             k = p["k"]
@@ -136,7 +136,7 @@ class Deployment:
 
     def as_dict(self) -> dict:
         """The deployment as understood, as plain strings (for JSON and the certificate)."""
-        from reports.latex import exact_string
+        from blanket.reports.latex import exact_string
         params = {}
         for key, val in self.params.items():
             if key == "matrix":
@@ -289,7 +289,7 @@ def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[
             raise InvalidArgument("randomizer.matrix", f"{len(raw)} rows", "must have at most 1000 rows and columns")
         matrix = [[_number(v, f"randomizer.matrix[{i}][{j}]", lo=0, hi=1) for j, v in enumerate(row)]
                   for i, row in enumerate(raw)]
-        from exact.mechanisms import FiniteRandomizer
+        from blanket.exact.mechanisms import FiniteRandomizer
         FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
         params["matrix"] = matrix
     digest.update(extra_bytes)

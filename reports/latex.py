@@ -42,7 +42,7 @@ from typing import Optional
 
 import jinja2
 
-from exact import arith
+from blanket.exact import arith
 
 TEMPLATES = pathlib.Path(__file__).parent / "templates"
 

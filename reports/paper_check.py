@@ -34,8 +34,8 @@ import importlib
 import pathlib
 from typing import Any, Optional
 
-from exact import arith
-from exact.errors import BlanketError, HypothesisViolation, Undecided
+from blanket.exact import arith
+from blanket.exact.errors import BlanketError, HypothesisViolation, Undecided
 
 from .latex import PREAMBLE, TeX, compile_pdf, render
 
@@ -183,8 +183,8 @@ def check_result(result, *, quick: bool = False, progress=None) -> dict:
 
 def check_papers(paper: Optional[str] = None, *, quick: bool = False, progress: bool = True) -> dict:
     """The full report as plain data (JSON content)."""
-    core = importlib.import_module("proofs.core")
-    from exact.progress import Progress
+    core = importlib.import_module("blanket.proofs.core")
+    from blanket.exact.progress import Progress
     rs = core.results(paper)
     total = sum(min(len(r.grid), QUICK_POINTS) if quick else len(r.grid) for r in rs) or 1
     out = []

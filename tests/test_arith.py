@@ -12,8 +12,8 @@ from flint import arb, ctx, fmpq
 from hypothesis import given
 from hypothesis import strategies as st
 
-from exact import arith
-from exact.errors import FloatRefused, InvalidArgument, Undecided
+from blanket.exact import arith
+from blanket.exact.errors import FloatRefused, InvalidArgument, Undecided
 
 
 def F(q) -> Fraction:

@@ -15,10 +15,10 @@ from flint import arb, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exact import arith
-from exact.binary import EXACT_MAX_N, count_law, delta_binary, delta_binary_worst
-from exact.errors import FloatRefused, InvalidArgument
-from exact.mechanisms import KRR, BinaryRR
+from blanket.exact import arith
+from blanket.exact.binary import EXACT_MAX_N, count_law, delta_binary, delta_binary_worst
+from blanket.exact.errors import FloatRefused, InvalidArgument
+from blanket.exact.mechanisms import KRR, BinaryRR
 
 
 # ---------------------------------------------------------------- oracles
@@ -156,7 +156,7 @@ def test_count_law_window_contains_exact_law():
     del rr_ball
     # ball window from the same exact mechanism: shrink EXACT_MAX_N through a large n is not possible,
     # so compare the exact law with a window computed on balls of the same rational parameters
-    from exact import binary
+    from blanket.exact import binary
     with arith.precision(128):
         p, f = arb(fmpq(4, 5)), arb(fmpq(1, 5))
         g, off, T = binary._other_law_ball(p, f, n, c, binary._tau())
@@ -334,7 +334,7 @@ def test_sweep_terminates_when_the_last_block_is_short_and_delta_is_below_resolu
     # Regression: with a tiny epsilon0 every dataset's delta is below the 128-bit resolution, and a
     # short last block (1990 = 31*64 + 6) started from a t* guess outside its window; the widening
     # loop then never moved.  The sweep must finish and still enclose every single-dataset value.
-    from exact.arith import precision
+    from blanket.exact.arith import precision
     mech = BinaryRR("0.01")
     with precision(128):
         w = delta_binary_worst(mech, 1990, epsilon="0.005")

@@ -19,9 +19,9 @@ from collections import Counter
 import mpmath
 import pytest
 
-from exact.errors import InvalidArgument
-from reports import bound_check as bc
-from reports.cli import main
+from blanket.exact.errors import InvalidArgument
+from blanket.reports import bound_check as bc
+from blanket.reports.cli import main
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples" / "bounds"
 
@@ -96,8 +96,8 @@ def test_lumped_view_is_refuted():
 def test_lumped_view_on_its_own_third_family_is_refuted(tmp_path):
     # the lumped view used as the bound for the *third* family itself: refuted by that family's exact histogram δ
     p = _write(tmp_path, "lumped_third.py", '''
-        from exact.krr import delta_krr_third_lumped
-        from exact.mechanisms import KRR
+        from blanket.exact.krr import delta_krr_third_lumped
+        from blanket.exact.mechanisms import KRR
         MECHANISM = "krr"
         DOMAIN = {"epsilon0": ("1", "2"), "n": (3, 5), "k": (5, 5), "epsilon": ("0.2", "0.5")}
         def delta(epsilon, epsilon0, n, k):
@@ -110,9 +110,9 @@ def test_lumped_view_on_its_own_third_family_is_refuted(tmp_path):
 
 def test_float_bound_slightly_below_exact_is_refuted_but_exact_as_float_is_not(tmp_path):
     body = '''
-        from exact.enumerate import worst_case
-        from exact.mechanisms import KRR
-        from exact.arith import precision
+        from blanket.exact.enumerate import worst_case
+        from blanket.exact.mechanisms import KRR
+        from blanket.exact.arith import precision
         MECHANISM = "krr"
         DOMAIN = {{"epsilon0": ("0.5", "2"), "n": (2, 4), "k": (2, 3), "epsilon": ("0.1", "1")}}
         def delta(epsilon, epsilon0, n, k):
@@ -278,7 +278,7 @@ def test_latex_escapes_user_strings(tmp_path):
 
 @pytest.mark.tex
 def test_pdf_compiles(tmp_path):
-    from reports import latex
+    from blanket.reports import latex
     if not latex.tex_available():
         pytest.skip("TeX Live not installed")
     r = _check(EXAMPLES / "binary_exact_times_0_9.py", n_max=4, n_exhaustive=3, budget=8)
@@ -304,9 +304,9 @@ def test_examples_default_budget(slow_level):
 def test_hypothesis_search_shrinks_to_smallest_n(tmp_path):
     # exact worst case (a valid, tight bound) for n < 5, then 0.9 x exact: the smallest violating n is 5
     p = _write(tmp_path, "late.py", '''
-        from exact.enumerate import worst_case
-        from exact.mechanisms import KRR
-        from exact.arith import precision
+        from blanket.exact.enumerate import worst_case
+        from blanket.exact.mechanisms import KRR
+        from blanket.exact.arith import precision
         from flint import fmpq
         MECHANISM = "krr"
         DOMAIN = {"epsilon0": ("1", "2"), "n": (2, 6), "k": (3, 3), "epsilon": ("0.1", "0.5")}

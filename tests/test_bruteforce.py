@@ -13,9 +13,9 @@ import pytest
 from flint import arb, fmpq
 from hypothesis import given, strategies as st
 
-from exact.bruteforce import MAX_N, delta_brute, shuffled_law
-from exact.errors import InvalidArgument
-from exact.mechanisms import KRR, FiniteRandomizer
+from blanket.exact.bruteforce import MAX_N, delta_brute, shuffled_law
+from blanket.exact.errors import InvalidArgument
+from blanket.exact.mechanisms import KRR, FiniteRandomizer
 
 rat_e = st.builds(lambda a, b: fmpq(a + b, b), st.integers(0, 8), st.integers(1, 5))  # e^{eps} >= 1, rational
 
@@ -80,7 +80,7 @@ def test_ball_entries_give_enclosing_balls():
     law = shuffled_law(mech, [0, 1, 2])
     assert sum(law.values(), arb(0)).contains(1)
     # e^{eps0} = 2 exactly via a ball of log 2: compare with the exact mechanism
-    from exact.arith import precision
+    from blanket.exact.arith import precision
     with precision(200):
         ball_mech = KRR(3, epsilon0="0.6931471805599453094172321214581765680755001343602552541206800094")
         d_ball = delta_brute(ball_mech, [0, 0], [1, 0], epsilon=0)

@@ -12,11 +12,11 @@ from flint import arb, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exact import arith
-from exact.binary import delta_binary
-from exact.calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
-from exact.errors import InfeasibleTarget, InvalidArgument, Undecided
-from exact.mechanisms import BinaryRR
+from blanket.exact import arith
+from blanket.exact.binary import delta_binary
+from blanket.exact.calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
+from blanket.exact.errors import InfeasibleTarget, InvalidArgument, Undecided
+from blanket.exact.mechanisms import BinaryRR
 
 
 def fl(q) -> mpmath.mpf:

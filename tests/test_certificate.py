@@ -7,12 +7,12 @@ import subprocess
 import pytest
 from flint import fmpq
 
-from exact import arith
-from exact.bruteforce import delta_brute
-from exact.mechanisms import BinaryRR
-from reports.certificate import certify, render_tex, to_json
-from reports.cli import main
-from reports.deployment import load_deployment, parse_deployment
+from blanket.exact import arith
+from blanket.exact.bruteforce import delta_brute
+from blanket.exact.mechanisms import BinaryRR
+from blanket.reports.certificate import certify, render_tex, to_json
+from blanket.reports.cli import main
+from blanket.reports.deployment import load_deployment, parse_deployment
 from tests.test_latex import require_tex
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]

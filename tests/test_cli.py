@@ -4,7 +4,7 @@ import argparse
 
 import pytest
 
-from reports import cli
+from blanket.reports import cli
 
 
 def test_every_documented_subcommand_is_discovered():

@@ -17,10 +17,10 @@ import mpmath
 import pytest
 import sympy as sp
 
-from exact import arith
-from exact.mechanisms import BinaryRR
-from exact.profiles import delta as delta_profile
-from reports.cli import main
+from blanket.exact import arith
+from blanket.exact.mechanisms import BinaryRR
+from blanket.exact.profiles import delta as delta_profile
+from blanket.reports.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TELEMETRY = ROOT / "examples" / "telemetry.toml"
@@ -89,7 +89,7 @@ def test_epsilon_json_bracket_is_certified(capsys):
     lo, hi = D(p["epsilon"]["lower"]), D(p["epsilon"]["upper"])
     assert lo < hi and (hi - lo) / hi < Fraction(2, 10**6)
     assert p["delta"] == "1e-6" and p["evaluations"] <= 12
-    from exact.binary import delta_binary
+    from blanket.exact.binary import delta_binary
     rr = BinaryRR(epsilon0="2")
     with arith.precision(192):  # the printed upper end (rounded up) still meets the target, the lower end fails
         assert arith.le(delta_binary(rr, 3000, 0, epsilon=f"{hi}"), arith.exact("1e-6")) is True
@@ -167,7 +167,7 @@ def test_malformed_deployment(tmp_path, capsys):
 
 
 def test_subprocess_never_shows_a_traceback():
-    r = subprocess.run([sys.executable, "-m", "reports.cli", "epsilon", "--mechanism", "rr", "--epsilon0", "x",
+    r = subprocess.run([sys.executable, "-m", "blanket.reports.cli", "epsilon", "--mechanism", "rr", "--epsilon0", "x",
                         "-n", "10", "--delta", "1e-6"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.count("\n") == 1
 
@@ -175,7 +175,7 @@ def test_subprocess_never_shows_a_traceback():
 # ---------------------------------------------------------------- --bound
 @pytest.fixture(scope="module")
 def tiny_bounds():
-    from proofs.core import REGISTRY, Hypothesis, Result, register
+    from blanket.proofs.core import REGISTRY, Hypothesis, Result, register
     eps, n, delta_, e0 = sp.symbols("epsilon n delta epsilon0", real=True)
     key_d = "EFMRTT19 CLI test bound [delta]"
     key_e = "EFMRTT19 CLI test bound [epsilon]"
@@ -236,7 +236,7 @@ def test_bound_outside_hypotheses_exits_2(capsys, tiny_bounds):
 
 
 def test_real_erlingsson_bound_if_registered(capsys):
-    from proofs.core import REGISTRY, results
+    from blanket.proofs.core import REGISTRY, results
     results()
     if "BBGN19 Theorem 5.1" not in REGISTRY:
         pytest.skip("BBGN19 Theorem 5.1 is not registered yet")

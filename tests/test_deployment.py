@@ -6,8 +6,8 @@ import pytest
 from flint import fmpq
 from hypothesis import given, strategies as st
 
-from exact.errors import InvalidArgument
-from reports.deployment import load_deployment, parse_deployment
+from blanket.exact.errors import InvalidArgument
+from blanket.reports.deployment import load_deployment, parse_deployment
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BASE = '''name = "x"

@@ -12,10 +12,10 @@ import pytest
 from flint import arb, fmpq
 from hypothesis import given, strategies as st
 
-from exact import arith
-from exact.divergences import (Windowed, align, hockey_stick, llr_distance, renyi, renyi_moment,
+from blanket.exact import arith
+from blanket.exact.divergences import (Windowed, align, hockey_stick, llr_distance, renyi, renyi_moment,
                                total_variation)
-from exact.errors import FloatRefused, InvalidArgument
+from blanket.exact.errors import FloatRefused, InvalidArgument
 
 
 

@@ -21,10 +21,10 @@ from flint import arb, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exact.arith import precision
-from exact.enumerate import count_classes, dataset_deltas, delta_dataset, histogram_law, worst_case
-from exact.errors import InvalidArgument
-from exact.mechanisms import KRR, BinaryRR, FiniteRandomizer
+from blanket.exact.arith import precision
+from blanket.exact.enumerate import count_classes, dataset_deltas, delta_dataset, histogram_law, worst_case
+from blanket.exact.errors import InvalidArgument
+from blanket.exact.mechanisms import KRR, BinaryRR, FiniteRandomizer
 
 
 # ------------------------------------------------------------ independent brute force
@@ -116,7 +116,7 @@ def test_generic_4x4_n5_matches_brute_force():
 
 
 def test_bruteforce_module_agrees_when_available():
-    bf = pytest.importorskip("exact.bruteforce", reason="needs exact.bruteforce from engineer B")
+    bf = pytest.importorskip("blanket.exact.bruteforce", reason="needs exact.bruteforce from engineer B")
     mech = KRR(3, exp_epsilon0=2)
     wc = worst_case(mech, 4, exp_epsilon="3/2")
     d1, d2 = wc.pair()
@@ -213,7 +213,7 @@ def test_ball_route_encloses_exact_route():
 
 
 def test_worst_cases_multi_equals_singles_and_delta_class_is_a_lower_bound():
-    from exact.enumerate import delta_class, worst_cases
+    from blanket.exact.enumerate import delta_class, worst_cases
     mech = KRR(4, exp_epsilon0=3)
     ees = [1, "6/5", 2]
     multi = worst_cases(mech, 5, exp_epsilons=ees)

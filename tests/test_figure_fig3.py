@@ -7,12 +7,12 @@ import csv
 import pytest
 from flint import fmpq
 
-from exact import arith
+from blanket.exact import arith
 
 
 @pytest.fixture(scope="module")
 def quick_fig(tmp_path_factory):
-    from reports.figures import get_figure
+    from blanket.reports.figures import get_figure
     out = tmp_path_factory.mktemp("fig3")
     paths = get_figure("blanket-fig3").make(out, quick=True)
     return out, paths
@@ -49,7 +49,7 @@ def test_all_seven_curves_and_exact_curves_present(quick_fig):
 
 def test_certified_values_are_certified(quick_fig):
     """Re-check a few plotted numbers independently: the bound at the certified end is ≤ δ."""
-    import proofs.blanket as B
+    import blanket.proofs.blanket as B
     out, _ = quick_fig
     rows = _rows(out)
     six = fmpq(1, 10**6)
@@ -91,6 +91,6 @@ def test_exact_curves_dominate_bounds(quick_fig):
 
 
 def test_cli_quick(tmp_path, capsys):
-    from reports.cli import main
+    from blanket.reports.cli import main
     assert main(["figure", "--list"]) == 0
     assert "blanket-fig3" in capsys.readouterr().out

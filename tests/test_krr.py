@@ -15,12 +15,12 @@ import pytest
 from flint import arb, fmpq
 from hypothesis import assume, given, strategies as st
 
-from exact import arith
-from exact.bruteforce import delta_brute
-from exact.errors import InvalidArgument
-from exact.krr import (delta_blanket_view, delta_krr_family, delta_krr_third_lumped,
+from blanket.exact import arith
+from blanket.exact.bruteforce import delta_brute
+from blanket.exact.errors import InvalidArgument
+from blanket.exact.krr import (delta_blanket_view, delta_krr_family, delta_krr_third_lumped,
                        expected_positive_part)
-from exact.mechanisms import KRR, FiniteRandomizer
+from blanket.exact.mechanisms import KRR, FiniteRandomizer
 
 # rational e^{eps0} > 1 and e^{eps} >= 1
 e0s = st.builds(lambda a, b: fmpq(b + a, b), st.integers(1, 12), st.integers(1, 4))
@@ -147,7 +147,7 @@ def test_decimal_parameters_enclose_exact_rational_route():
 @pytest.mark.parametrize("tables", [False, True])
 def test_coarse_windows_still_enclose_exact(monkeypatch, tables):
     # tol so large that the windows cut real mass: the certified tail term must still cover it
-    import exact.krr as K
+    import blanket.exact.krr as K
     if tables:
         monkeypatch.setattr(K, "_TABLES_MIN_N", 0)
     n = 60
@@ -166,7 +166,7 @@ def test_coarse_windows_still_enclose_exact(monkeypatch, tables):
 
 
 def test_ratio_table_path_agrees_with_plain_path(monkeypatch):
-    import exact.krr as K
+    import blanket.exact.krr as K
     with arith.precision(128):
         mech = KRR(5, epsilon0="2")
         fast = (delta_krr_family(mech, 2600, "third", epsilon="0.15"), delta_blanket_view(mech, 2600, epsilon="0.15"))
@@ -248,7 +248,7 @@ def test_generic_blanket_view_upper_bounds_brute_force(mech, ee, n, data):
 def test_families_and_blanket_view_vs_worst_case_over_all_datasets(k, e0, ee, n):
     # exact.enumerate (another engineer's exhaustive worst case over all datasets) as a second ground truth:
     # every family is a dataset pair (<= worst case), and the blanket view bounds every pair (>= worst case)
-    worst_case = pytest.importorskip("exact.enumerate").worst_case
+    worst_case = pytest.importorskip("blanket.exact.enumerate").worst_case
     mech = KRR(k, exp_epsilon0=e0)
     wc = worst_case(mech, n, exp_epsilon=ee).value
     for fam in ("same", "neighbour", "third"):

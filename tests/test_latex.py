@@ -9,8 +9,8 @@ import pytest
 from flint import arb, fmpq
 from hypothesis import given, strategies as st
 
-from exact import arith
-from reports import latex
+from blanket.exact import arith
+from blanket.reports import latex
 
 NEEDS_TEX = "TeX Live (latexmk/pdflatex) and pdftotext are needed to compile and read PDFs"
 

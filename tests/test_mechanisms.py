@@ -12,9 +12,9 @@ import pytest
 from flint import arb, fmpq
 from hypothesis import given, strategies as st
 
-from exact import arith
-from exact.errors import FloatRefused, InvalidArgument
-from exact.mechanisms import KRR, BinaryRR, FiniteRandomizer, amplification_law
+from blanket.exact import arith
+from blanket.exact.errors import FloatRefused, InvalidArgument
+from blanket.exact.mechanisms import KRR, BinaryRR, FiniteRandomizer, amplification_law
 
 e0s = st.builds(lambda a, b: fmpq(b + a, b), st.integers(0, 20), st.integers(1, 6))  # e^{eps0} >= 1
 ees = st.builds(lambda a, b: fmpq(b + a, b), st.integers(0, 10), st.integers(1, 6))

@@ -7,9 +7,9 @@ import pytest
 import sympy as sp
 from flint import fmpq
 
-from proofs.core import Reference, Result, results
-from reports.cli import main
-from reports.paper_check import check_result, render_tex
+from blanket.proofs.core import Reference, Result, results
+from blanket.reports.cli import main
+from blanket.reports.paper_check import check_result, render_tex
 from tests.test_latex import require_tex
 
 x = sp.Symbol("x", positive=True)

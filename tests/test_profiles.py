@@ -10,11 +10,11 @@ from flint import fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exact import arith
-from exact.binary import delta_binary, delta_binary_worst
-from exact.errors import InvalidArgument
-from exact.mechanisms import KRR, BinaryRR
-from exact.profiles import DATASETS, delta, epsilon, epsilon0, parse_dataset
+from blanket.exact import arith
+from blanket.exact.binary import delta_binary, delta_binary_worst
+from blanket.exact.errors import InvalidArgument
+from blanket.exact.mechanisms import KRR, BinaryRR
+from blanket.exact.profiles import DATASETS, delta, epsilon, epsilon0, parse_dataset
 
 
 def test_parse_dataset():

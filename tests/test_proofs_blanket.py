@@ -17,12 +17,12 @@ import sympy as sp
 from flint import arb, fmpq
 from hypothesis import given, settings, strategies as st
 
-from exact import arith
-from exact.errors import HypothesisViolation, InvalidArgument
-from exact.mechanisms import KRR, FiniteRandomizer, amplification_law
-from proofs import _blanket_numeric as num
-from proofs import blanket as B
-from proofs.core import arb_eval, get, results
+from blanket.exact import arith
+from blanket.exact.errors import HypothesisViolation, InvalidArgument
+from blanket.exact.mechanisms import KRR, FiniteRandomizer, amplification_law
+from blanket.proofs import _blanket_numeric as num
+from blanket.proofs import blanket as B
+from blanket.proofs.core import arb_eval, get, results
 
 
 _X0, _X1 = sp.Symbol("X0", positive=True), sp.Symbol("X1", positive=True)
@@ -294,14 +294,14 @@ def test_lemma_a4_integral_step():
 def _exact_worst(k, e0, n, ee):
     mech = KRR(k, exp_epsilon0=e0)
     if k == 2:
-        from exact.binary import delta_binary_worst
+        from blanket.exact.binary import delta_binary_worst
         return delta_binary_worst(mech, n, exp_epsilon=ee).value
-    from exact.enumerate import worst_case
+    from blanket.exact.enumerate import worst_case
     return worst_case(mech, n, exp_epsilon=ee).value
 
 
 def test_lemma_5_3_blanket_view_bounds_exact_worst_case():
-    from exact.krr import delta_blanket_view
+    from blanket.exact.krr import delta_blanket_view
     for k, e0, n, ee in [(2, fmpq(3), 6, fmpq(3, 2)), (3, fmpq(4), 5, fmpq(5, 4)), (2, fmpq(2), 12, fmpq(1))]:
         mine = num.blanket_sum(n, fmpq(k) / (e0 + k - 1), lambda mm: num.eplus_krr(mm, k, e0, ee))
         theirs = delta_blanket_view(KRR(k, exp_epsilon0=e0), n, exp_epsilon=ee)
@@ -334,7 +334,7 @@ def test_amplification_bounds_above_exact_worst_case(key):
 @settings(max_examples=8)
 @given(ldp_matrices(max_k_in=2, max_k_out=3), exp_eps, st.integers(2, 5))
 def test_generic_bounds_above_brute_force_on_random_matrices(mech, ee, n):
-    from exact.enumerate import worst_case
+    from blanket.exact.enumerate import worst_case
     e0 = mech.exp_epsilon0()
     worst = worst_case(mech, n, exp_epsilon=ee).value
     if ee == 1:
@@ -352,7 +352,7 @@ def test_generic_bounds_above_brute_force_on_random_matrices(mech, ee, n):
 
 
 def test_krr_bounds_above_dataset_families_large_k():
-    from exact.krr import delta_blanket_view, delta_krr_family
+    from blanket.exact.krr import delta_blanket_view, delta_krr_family
     for k, e0, n, ee in [(10, fmpq(5), 300, fmpq(3, 2)), (100, fmpq(50), 500, fmpq(11, 10))]:
         mech = KRR(k, exp_epsilon0=e0)
         fam = max((delta_krr_family(mech, n, f, exp_epsilon=ee) for f in ("same", "third")), key=lambda v: arb(v).mid())
@@ -404,7 +404,7 @@ def test_epsilon_bounds_above_binary_rr_epsilon():
         assert ref.relation == "lower"
         assert arith.lt(ref.value, r.bound(**g)) is True
         # the reference is genuinely a failing ε for binary RR: its exact δ at the reference exceeds the target
-        from exact.binary import delta_binary
+        from blanket.exact.binary import delta_binary
         n = int(g["n"])
         with arith.precision(128):
             ds = [delta_binary(KRR(2, epsilon0=g["epsilon0"]), n, c, epsilon=ref.value) for c in (0, 1, n - 2, n - 1)]
@@ -431,7 +431,7 @@ def test_hypotheses_are_enforced_with_clear_errors():
 
 # ------------------------------------------------------------------ Theorem 5.1, Corollary 5.3.1, calibration
 def test_theorem_5_1_sanity_on_binary_rr():
-    from exact.binary import delta_binary_worst
+    from blanket.exact.binary import delta_binary_worst
     eps = B.calibrated_epsilon(B.THEOREM_5_1, delta="1e-6", epsilon0="1/2", n=1000).upper
     with arith.precision(128):
         d = delta_binary_worst(KRR(2, epsilon0="1/2"), 1000, epsilon=eps).value
@@ -455,7 +455,7 @@ def test_calibration_is_one_sided_and_certified():
     br0 = B.calibrated_epsilon0(r, epsilon="1/10", delta="1e-6", n=5000, k=2)
     assert arith.le(r.bound(epsilon="1/10", epsilon0=br0.lower, n=5000, k=2), fmpq(1, 10**6)) is True
     # the certified ε of a valid bound is a valid ε for the mechanism: exact δ(upper) ≤ target
-    from exact.binary import delta_binary_worst
+    from blanket.exact.binary import delta_binary_worst
     with arith.precision(128):
         d = delta_binary_worst(KRR(2, epsilon0="1"), 2000, epsilon=br.upper).value
     assert arith.le(d, fmpq(1, 10**6)) is True
@@ -463,7 +463,7 @@ def test_calibration_is_one_sided_and_certified():
 
 # ------------------------------------------------------------------ CLI
 def test_bounds_cli(capsys):
-    from reports.cli import main
+    from blanket.reports.cli import main
     assert main(["bounds", "--paper", "blanket"]) == 0
     out = capsys.readouterr().out
     assert "BBGN19 Theorem 5.3 [rr]" in out and "FALSE" in out

@@ -4,10 +4,10 @@ import pytest
 import sympy as sp
 from flint import arb, fmpq
 
-from exact.arith import precision
-from exact.errors import HypothesisViolation, InvalidArgument
-from proofs import core
-from proofs.core import Hypothesis, Result, arb_eval
+from blanket.exact.arith import precision
+from blanket.exact.errors import HypothesisViolation, InvalidArgument
+from blanket.proofs import core
+from blanket.proofs.core import Hypothesis, Result, arb_eval
 
 eps = sp.Symbol("epsilon", positive=True)
 n = sp.Symbol("n", positive=True, integer=True)

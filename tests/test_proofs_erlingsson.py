@@ -8,11 +8,11 @@ from flint import arb, fmpq
 from hypothesis import given
 from hypothesis import strategies as st
 
-from exact import arith
-from exact.arith import precision
-from exact.errors import HypothesisViolation
-from proofs import erlingsson as E
-from proofs.core import get, results
+from blanket.exact import arith
+from blanket.exact.arith import precision
+from blanket.exact.errors import HypothesisViolation
+from blanket.proofs import erlingsson as E
+from blanket.proofs.core import get, results
 
 
 def test_registered():
@@ -49,7 +49,7 @@ def test_theorem_7_value_against_mpmath():
 
 def test_theorem_7_above_exact_shuffled_rr():
     """Sanity of the spec: the exact ε(δ) of shuffled binary RR is far below 12 ε0 √(log(1/δ)/n)."""
-    pytest.importorskip("exact.calibrate")
+    pytest.importorskip("blanket.exact.calibrate")
     p = {"n": "1000", "epsilon0": "1/4", "delta": "1e-6"}
     with precision(128):
         b = E.THEOREM_7.bound(**p)

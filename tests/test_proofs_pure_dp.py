@@ -13,11 +13,11 @@ import sympy as sp
 from flint import arb, fmpq
 from hypothesis import given, settings, strategies as st
 
-from exact import arith
-from exact import tdlap as xt
-from exact.errors import HypothesisViolation
-from proofs import pure_dp as P
-from proofs.core import get, results
+from blanket.exact import arith
+from blanket.exact import tdlap as xt
+from blanket.exact.errors import HypothesisViolation
+from blanket.proofs import pure_dp as P
+from blanket.proofs.core import get, results
 
 CY = results("CY21")
 SECTION3 = ("Fact 3.2", "Claim 3.3", "Claim 3.4", "Claim 3.5", "Claim 3.6", "Corollary 3.7", "Claim 3.8",
@@ -246,7 +246,7 @@ def test_error_figure_quick(tmp_path):
     """pure-dp-error: PNG/PDF/CSV written; exact RMSE certified below its bound; eps * RMSE stays in [1.5, 2.1]
     for eps <= 1/2 (the O(1/eps) shape of Theorem 4.1)."""
     import csv
-    from reports.figures import get_figure
+    from blanket.reports.figures import get_figure
     paths = get_figure("pure-dp-error").make(tmp_path, quick=True)
     assert [p.suffix for p in paths] == [".png", ".pdf", ".csv"] and all(p.stat().st_size > 0 for p in paths)
     rows = list(csv.DictReader(open(paths[2])))
@@ -261,7 +261,7 @@ def test_error_figure_quick(tmp_path):
 
 
 def test_figure_quick(tmp_path):
-    from reports.figures import get_figure
+    from blanket.reports.figures import get_figure
     paths = get_figure("pure-dp-llr").make(tmp_path, quick=True)
     names = sorted(p.suffix for p in paths)
     assert names == [".csv", ".pdf", ".png"]

@@ -7,13 +7,13 @@ from flint import arb, fmpq
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from exact import arith
-from exact import renyi as xr
-from exact.arith import precision
-from exact.errors import HypothesisViolation
-from exact.mechanisms import KRR, BinaryRR
-from proofs import renyi as R
-from proofs.core import arb_eval, get, results
+from blanket.exact import arith
+from blanket.exact import renyi as xr
+from blanket.exact.arith import precision
+from blanket.exact.errors import HypothesisViolation
+from blanket.exact.mechanisms import KRR, BinaryRR
+from blanket.proofs import renyi as R
+from blanket.proofs.core import arb_eval, get, results
 
 eps0_s = st.sampled_from(["0", "1/10", "1/4", "1/2", "1", "3/2", "2", "3"])
 n_s = st.integers(2, 60)
@@ -149,7 +149,7 @@ def test_every_result_registered_with_grid():
 
 
 def test_conversions_are_valid_against_exact_epsilon():
-    pytest.importorskip("exact.calibrate")
+    pytest.importorskip("blanket.exact.calibrate")
     n, e0, d = 200, fmpq(1, 2), "1e-3"
     mech = BinaryRR(epsilon0=e0)
     with precision(128):

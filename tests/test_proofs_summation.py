@@ -20,12 +20,12 @@ import sympy as sp
 from flint import arb, fmpq
 from hypothesis import assume, given, strategies as st
 
-from exact import arith
-from exact import summation as xs
-from exact.errors import HypothesisViolation
-from exact.mechanisms import KRR, FiniteRandomizer
-from proofs import summation as S
-from proofs.core import arb_eval, results
+from blanket.exact import arith
+from blanket.exact import summation as xs
+from blanket.exact.errors import HypothesisViolation
+from blanket.exact.mechanisms import KRR, FiniteRandomizer
+from blanket.proofs import summation as S
+from blanket.proofs.core import arb_eval, results
 
 KEYS = [
     "BBGN19 Algorithms 2-3", "BBGN19 Theorem 4.1 [exact variance]", "BBGN19 Theorem 4.1 [worst case]",
@@ -189,7 +189,7 @@ def test_lemma_4_3_exact_minimum_and_known_false_constant():
 
 # ------------------------------------------------------------ Lemma 4.5
 def test_lemma_4_5_grid_points_are_certified_dp():
-    enum = pytest.importorskip("exact.enumerate")
+    enum = pytest.importorskip("blanket.exact.enumerate")
     for g in S.LEMMA_4_5.grid:
         pxy, pyy = arith.exact(g["p_xy"]), arith.exact(g["p_yy"])
         mech = KRR(2, exp_epsilon0=pyy / pxy)
@@ -264,7 +264,7 @@ def test_lemma_4_1_and_4_2_registry_sides():
 @pytest.mark.slow
 def test_privacy_overprovisioning_certified_epsilon(slow_level):
     """At Theorem 4.1's γ the certified ε (blanket view + calibration) is well below the target ε = 1."""
-    pytest.importorskip("exact.calibrate")
+    pytest.importorskip("blanket.exact.calibrate")
     ns = [10**4] if slow_level == "reduced" else [10**4, 10**5, 10**6]
     for n in ns:
         br = S.certified_epsilon_at_parameters(n, "1", "1e-6")

@@ -11,10 +11,10 @@ from flint import arb, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exact import renyi as xr
-from exact.arith import endpoints, precision
-from exact.errors import InvalidArgument
-from exact.mechanisms import KRR, BinaryRR
+from blanket.exact import renyi as xr
+from blanket.exact.arith import endpoints, precision
+from blanket.exact.errors import InvalidArgument
+from blanket.exact.mechanisms import KRR, BinaryRR
 
 
 # ------------------------------------------------------------ independent oracle: enumeration of report vectors
@@ -260,7 +260,7 @@ def test_window_touching_support_end_is_tight():
 # ------------------------------------------------------------ the CLI (reports/commands/renyi.py)
 def test_cli_json_matches_direct(capsys):
     import json
-    from reports.cli import main
+    from blanket.reports.cli import main
     assert main(["renyi", "--epsilon0", "1", "-n", "40", "--order", "3", "--dataset", "c=3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     with precision(128):
@@ -279,22 +279,22 @@ def test_cli_json_matches_direct(capsys):
     (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--mechanism", "laplace"], "must be rr"),
 ])
 def test_cli_bad_input_one_line_exit_2(argv, msg, capsys):
-    from reports.cli import main
+    from blanket.reports.cli import main
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert msg in err and err.count("\n") == 1
 
 
 def test_cli_bound():
-    from reports.cli import main
+    from blanket.reports.cli import main
     assert main(["renyi", "--epsilon0", "1", "-n", "1000", "--order", "4", "--bound", "GDDSK21 Theorem 3.3"]) == 0
 
 
 def test_cli_delta_conversion_costs(capsys):
     """The RDP route's ε is a valid upper end: never below the exact ε(δ), improved ≤ standard."""
-    pytest.importorskip("exact.calibrate")
+    pytest.importorskip("blanket.exact.calibrate")
     import json
-    from reports.cli import main
+    from blanket.reports.cli import main
     assert main(["renyi", "--epsilon0", "1/2", "-n", "60", "--order", "2", "--delta", "1e-4", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)["conversion"]
     std, imp = F(out["standard"]["epsilon_upper"]), F(out["improved"]["epsilon_upper"])
@@ -305,7 +305,7 @@ def test_cli_delta_conversion_costs(capsys):
 # ------------------------------------------------------------ the figure (reports/figures/renyi.py)
 def test_figure_quick(tmp_path):
     import csv
-    from reports.figures import get_figure
+    from blanket.reports.figures import get_figure
     paths = get_figure("renyi-epsilon").make(tmp_path, quick=True)
     assert {p.suffix for p in paths} == {".png", ".pdf", ".csv"} and all(p.stat().st_size > 0 for p in paths)
     with open(tmp_path / "renyi-epsilon.csv") as fh:

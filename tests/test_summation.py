@@ -19,9 +19,9 @@ import pytest
 from flint import fmpq
 from hypothesis import given, strategies as st
 
-from exact import summation as xs
-from exact.errors import FloatRefused, InvalidArgument
-from exact.mechanisms import KRR, FiniteRandomizer
+from blanket.exact import summation as xs
+from blanket.exact.errors import FloatRefused, InvalidArgument
+from blanket.exact.mechanisms import KRR, FiniteRandomizer
 
 
 def q(f: F) -> fmpq:
@@ -217,7 +217,7 @@ def test_lemma_4_1_privacy_kept_exactly(mech, n, ee):
 @given(mech=randomizers(max_out=3), n=st.integers(1, 4), ee=st.sampled_from([fmpq(1), fmpq(2), fmpq(5, 2)]))
 def test_worst_delta_matches_exact_enumerate(mech, n, ee):
     """Our direct enumeration against exact.enumerate.worst_case (another engine)."""
-    enum = pytest.importorskip("exact.enumerate")
+    enum = pytest.importorskip("blanket.exact.enumerate")
     w = enum.worst_case(mech, n, exp_epsilon=ee)
     assert xs.worst_delta_bruteforce(mech, n, exp_epsilon=ee) == w.value
 
@@ -263,19 +263,19 @@ def test_cbrt_ceil():
 
 def test_rational_upper_is_above():
     from flint import arb
-    from exact.arith import precision
+    from blanket.exact.arith import precision
     with precision(200):
         b = arb(3).log()
         r = xs.rational_upper(b, 25)
-        from exact.arith import gt
+        from blanket.exact.arith import gt
         assert gt(r, b) is True
         assert (r - b).upper() < arb("1e-20")
 
 
 def test_certified_epsilon_through_blanket_view():
     """Needs exact.krr / exact.calibrate from engineers A/B."""
-    pytest.importorskip("exact.krr")
-    pytest.importorskip("exact.calibrate")
+    pytest.importorskip("blanket.exact.krr")
+    pytest.importorskip("blanket.exact.calibrate")
     P = xs.Protocol1D(2, "1/2")
     br = xs.certified_epsilon(P, 200, "1e-3")
     up = br.upper
@@ -287,7 +287,7 @@ def test_figure_summation_mse_quick(tmp_path):
     """The figure writes PNG + PDF + CSV; in the CSV, lower bound ≤ exact MSE ≤ Theorem 4.1 bound (outward-rounded ends)."""
     import csv
     from decimal import Decimal
-    from reports.figures import get_figure
+    from blanket.reports.figures import get_figure
     paths = get_figure("summation-mse").make(tmp_path, quick=True)
     assert {p.suffix for p in paths} >= {".png", ".pdf", ".csv"}
     assert all(p.stat().st_size > 0 for p in paths)
@@ -305,15 +305,15 @@ def test_figure_summation_mse_quick(tmp_path):
 
 def test_calibrated_protocol_is_certified_dp_and_smaller_gamma():
     """The calibrated γ meets the target by an independent engine (exact.binary worst case over all datasets)."""
-    pytest.importorskip("exact.calibrate")
-    binary = pytest.importorskip("exact.binary")
-    from exact import arith
+    pytest.importorskip("blanket.exact.calibrate")
+    binary = pytest.importorskip("blanket.exact.binary")
+    from blanket.exact import arith
     P = xs.calibrated_protocol(1, 200, "1", "1e-3")
     with arith.precision(128):
         w = binary.delta_binary_worst(P.mechanism(), 200, epsilon="1")
         assert arith.le(w.value, fmpq(1, 1000)) is True
     # a clearly smaller gamma (half) is not certified by the blanket view: the calibration is not vacuous
-    from exact.krr import delta_blanket_view
+    from blanket.exact.krr import delta_blanket_view
     with arith.precision(128):
         d = delta_blanket_view(xs.Protocol1D(1, P.gamma / 2).mechanism(), 200, epsilon=1)
         assert arith.gt(d, fmpq(1, 1000)) is True

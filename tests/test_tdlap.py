@@ -13,9 +13,9 @@ import pytest
 from flint import arb, fmpq
 from hypothesis import given, strategies as st
 
-from exact import arith
-from exact import tdlap as xt
-from exact.errors import FloatRefused, InvalidArgument
+from blanket.exact import arith
+from blanket.exact import tdlap as xt
+from blanket.exact.errors import FloatRefused, InvalidArgument
 
 rationals01 = st.fractions(min_value=Fraction(1, 50), max_value=Fraction(49, 50), max_denominator=50).map(
     lambda f: fmpq(f.numerator, f.denominator))

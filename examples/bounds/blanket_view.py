@@ -1,6 +1,6 @@
 """A valid (and tight-ish) bound: the exact blanket view of Balle et al. Lemma 5.3, computed by exact.krr."""
-from exact.krr import delta_blanket_view
-from exact.mechanisms import KRR
+from blanket.exact.krr import delta_blanket_view
+from blanket.exact.mechanisms import KRR
 
 NAME = "Balle et al. Lemma 5.3 blanket view (exact), k-RR"
 MECHANISM = "krr"

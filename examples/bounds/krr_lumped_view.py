@@ -3,8 +3,8 @@
 For k >= 4 the count of the third value is informative, so the lumped view is strictly below the true delta
 (exact.krr.delta_krr_third_lumped); it must be refuted.
 """
-from exact.krr import delta_krr_third_lumped
-from exact.mechanisms import KRR
+from blanket.exact.krr import delta_krr_third_lumped
+from blanket.exact.mechanisms import KRR
 
 NAME = "lumped (a, b, other) view of k-RR (deliberately wrong)"
 MECHANISM = "krr"

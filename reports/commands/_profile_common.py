@@ -15,8 +15,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
-from exact import arith
-from exact.errors import InvalidArgument
+from blanket.exact import arith
+from blanket.exact.errors import InvalidArgument
 
 DATASET_HELP = ("which neighbouring datasets: worst (all datasets, exact; k = 2), c=INT (INT ones among the other "
                 "n-1 users; k = 2), same | neighbour | third (k-RR families: lower bounds), blanket (Lemma 5.3 "
@@ -75,7 +75,7 @@ class Inputs:
 def _s(q):
     if q is None:
         return None
-    from reports.latex import exact_string
+    from blanket.reports.latex import exact_string
     return exact_string(q)
 
 
@@ -83,7 +83,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
     """Combine the deployment file (if any) and the options; validate everything (errors name the option)."""
     dep = None
     if args.deployment:
-        from reports.deployment import load_deployment
+        from blanket.reports.deployment import load_deployment
         dep = load_deployment(args.deployment)
         if dep.mechanism not in ("krr", "binary_rr"):
             raise InvalidArgument("--deployment", args.deployment,
@@ -114,7 +114,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
         raise InvalidArgument("-n", None, "is required (the number of users, >= 2)")
     mech = None
     if e0 is not None or exp_e0 is not None:
-        from exact.mechanisms import KRR
+        from blanket.exact.mechanisms import KRR
         mech = KRR(k, epsilon0=e0) if e0 is not None else KRR(k, exp_epsilon0=exp_e0)
     elif need_mechanism:
         raise InvalidArgument("--epsilon0", None, "is required (the local epsilon0 of the randomizer, >= 0)")
@@ -127,7 +127,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
     cap = arith.MAX_PREC
     if args.max_prec is not None:
         cap = arith.integer_in(args.max_prec, "--max-prec", lo=64, hi=1 << 16)
-    from exact.profiles import parse_dataset
+    from blanket.exact.profiles import parse_dataset
     parse_dataset(args.dataset, n)
     inp = Inputs(mech, k, e0, n, args.dataset.strip().lower().replace("neighbor", "neighbour"), digits=digits, cap=cap,
                  source=dep.source if dep else None)
@@ -156,9 +156,9 @@ def bound_result(args):
     """The registered :class:`proofs.core.Result` named by ``--bound``/``--variant``."""
     if args.variant is not None and args.bound is None:
         raise InvalidArgument("--variant", args.variant, "needs --bound LABEL")
-    from exact.errors import BlanketError
+    from blanket.exact.errors import BlanketError
     try:
-        from proofs.core import get
+        from blanket.proofs.core import get
         r = get(args.bound, args.variant)
     except BlanketError:
         raise
@@ -194,7 +194,7 @@ def evaluate_bound(result, params, cap):
                 return v, prec
         if prec >= cap:
             if not v.is_finite():
-                from exact.errors import Undecided
+                from blanket.exact.errors import Undecided
                 raise Undecided(f"{result.key} could not be evaluated to a finite enclosure below {cap} bits")
             return v, prec
         prec = min(2 * prec, cap)

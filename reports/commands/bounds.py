@@ -25,7 +25,7 @@ def register(sub):
 
 def rows(paper=None) -> list[dict]:
     """Plain-data rows for every registered result (of ``paper`` if given); raises InvalidArgument for an unknown paper."""
-    from proofs.core import results
+    from blanket.proofs.core import results
     out = []
     for r in results(paper):
         d = r.describe()

@@ -26,11 +26,11 @@ def register(sub):
 
 
 def run(args) -> int:
-    from exact.errors import InvalidArgument
-    from exact.progress import Progress
-    from reports.certificate import EXIT_CODES, certify, to_json, write
-    from reports.deployment import load_deployment
-    from reports.latex import INSTALL_HINT, tex_available
+    from blanket.exact.errors import InvalidArgument
+    from blanket.exact.progress import Progress
+    from blanket.reports.certificate import EXIT_CODES, certify, to_json, write
+    from blanket.reports.deployment import load_deployment
+    from blanket.reports.latex import INSTALL_HINT, tex_available
 
     dep = load_deployment(args.file)
     if args.max_prec is not None and not 32 <= args.max_prec <= 1 << 16:

@@ -47,8 +47,8 @@ def register(sub):
 def run(args) -> int:
     import json
 
-    from exact.errors import InvalidArgument
-    from reports import bound_check as bc
+    from blanket.exact.errors import InvalidArgument
+    from blanket.reports import bound_check as bc
 
     if (args.file is None) == (args.registered is None):
         raise InvalidArgument("FILE", args.file, "must be given, or --registered LABEL instead (not both)")

@@ -21,8 +21,8 @@ def register(sub):
 
 
 def run(args) -> int:
-    from reports.latex import INSTALL_HINT, tex_available
-    from reports.paper_check import check_papers, write
+    from blanket.reports.latex import INSTALL_HINT, tex_available
+    from blanket.reports.paper_check import check_papers, write
     report = check_papers(args.paper, quick=args.quick)
     want_pdf = not args.no_pdf
     written = write(report, args.output, pdf=want_pdf and tex_available())

@@ -10,7 +10,7 @@ stderr), 3 inconclusive.
 
 from __future__ import annotations
 
-from reports.commands import _profile_common as common
+from blanket.reports.commands import _profile_common as common
 
 
 def register(sub):
@@ -24,7 +24,7 @@ def run(args) -> int:
     inp = common.read_inputs(args, "epsilon", need_mechanism=args.bound is None)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp)
-    from exact.profiles import delta
+    from blanket.exact.profiles import delta
     r = delta(inp.mechanism, inp.n, epsilon=inp.epsilon, dataset=inp.dataset, cap=inp.cap, progress=True)
     iv = common.interval(r.value, inp.digits)
     payload = {"command": "delta", **inp.describe(), "epsilon": common._s(inp.epsilon), "delta": iv,
@@ -54,7 +54,7 @@ def run(args) -> int:
 
 
 def _run_bound(args, inp) -> int:
-    from exact.errors import InvalidArgument
+    from blanket.exact.errors import InvalidArgument
     result = common.bound_result(args)
     if result.quantity != "delta":
         raise InvalidArgument("--bound", args.bound, f"bounds {result.quantity!r}, not delta"

@@ -12,7 +12,7 @@ Erlingsson et al.'s 12ε0√(log(1/δ)/n)) is evaluated directly.
 
 from __future__ import annotations
 
-from reports.commands import _profile_common as common
+from blanket.reports.commands import _profile_common as common
 
 
 def register(sub):
@@ -24,7 +24,7 @@ def register(sub):
 
 
 def _rel_tol(args):
-    from exact import arith
+    from blanket.exact import arith
     return arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
 
 
@@ -33,7 +33,7 @@ def run(args) -> int:
     rt = _rel_tol(args)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp, rt)
-    from exact.profiles import epsilon
+    from blanket.exact.profiles import epsilon
     r = epsilon(inp.mechanism, inp.n, delta=inp.delta, dataset=inp.dataset, rel_tol=rt, cap=inp.cap, progress=True)
     br = r.bracket
     iv = _bracket_interval(br, inp.digits)
@@ -64,15 +64,15 @@ def run(args) -> int:
 
 
 def _bracket_interval(br, digits):
-    from exact import arith
+    from blanket.exact import arith
     return {"lower": arith.decimal_string(br.lower, digits, up=False),
             "upper": arith.decimal_string(br.upper, digits, up=True)}
 
 
 def _run_bound(args, inp, rt) -> int:
-    from exact import arith
-    from exact.calibrate import epsilon_for_delta
-    from exact.errors import InvalidArgument
+    from blanket.exact import arith
+    from blanket.exact.calibrate import epsilon_for_delta
+    from blanket.exact.errors import InvalidArgument
     result = common.bound_result(args)
     if result.quantity == "epsilon":
         payload, params, v, prec, side, where = common.direct_bound(result, inp, command="epsilon", quantity="epsilon",

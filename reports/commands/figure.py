@@ -15,7 +15,7 @@ def register(sub):
 
 
 def run(args) -> int:
-    from reports.figures import all_figures, get_figure
+    from blanket.reports.figures import all_figures, get_figure
     if args.list or not args.name:
         for name, fig in sorted(all_figures().items()):
             print(f"{name:24s} {fig.description}")

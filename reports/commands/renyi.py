@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 
-from exact import arith
-from exact.errors import InvalidArgument, Undecided
+from blanket.exact import arith
+from blanket.exact.errors import InvalidArgument, Undecided
 
 
 def register(sub):
@@ -48,8 +48,8 @@ def _show(iv):
 
 
 def run(args) -> int:
-    from exact import renyi as xr
-    from exact.mechanisms import KRR
+    from blanket.exact import renyi as xr
+    from blanket.exact.mechanisms import KRR
 
     if args.mechanism != "rr":
         raise InvalidArgument("--mechanism", args.mechanism, "must be rr (k-ary randomized response); other mechanisms are not supported by blanket renyi")
@@ -111,8 +111,8 @@ CONVERSION_ORDERS = ("3/2", "2", "3", "4", "6", "8", "12", "16", "24", "32", "48
 
 def _conversions(args, mech, n, order, dataset, prec, digits):
     """RDP -> (epsilon, delta) on this dataset's RDP curve, optimised over lambda; exact epsilon(delta) for comparison."""
-    from exact import renyi as xr
-    from proofs import renyi as R
+    from blanket.exact import renyi as xr
+    from blanket.proofs import renyi as R
     d = arith.exact_in(args.delta, "--delta", lo=0, lo_open=True, hi=1, hi_open=True)
     orders = sorted({arith.exact(o) for o in CONVERSION_ORDERS} | {order})
     cache = {}
@@ -143,7 +143,7 @@ def _conversions(args, mech, n, order, dataset, prec, digits):
 
 
 def _run_bound(args, base, n, e0, order, digits, prec) -> int:
-    from proofs.core import get
+    from blanket.proofs.core import get
     result = get(args.bound, args.variant)
     if result.quantity != "renyi":
         raise InvalidArgument("--bound", args.bound, f"bounds {result.quantity!r}, not the RDP epsilon(lambda) "

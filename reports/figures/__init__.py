@@ -14,7 +14,7 @@ import pkgutil
 from dataclasses import dataclass
 from typing import Callable
 
-from exact.errors import InvalidArgument
+from blanket.exact.errors import InvalidArgument
 
 
 @dataclass(frozen=True)
@@ -44,11 +44,11 @@ def save(fig, outdir, name: str, *, dpi: int = 130) -> list:
 
 def all_figures() -> dict:
     out = {}
-    import reports.figures as pkg
+    import blanket.reports.figures as pkg
     for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if m.name.startswith("_"):
             continue
-        mod = importlib.import_module(f"reports.figures.{m.name}")
+        mod = importlib.import_module(f"blanket.reports.figures.{m.name}")
         for name, fig in getattr(mod, "FIGURES", {}).items():
             if name in out:
                 raise InvalidArgument("figure", name, "is defined twice")

@@ -35,10 +35,10 @@ import pathlib
 
 from flint import fmpq
 
-from exact import arith
-from exact.errors import BlanketError
-from exact.progress import Progress
-from reports.figures import Figure, pyplot, save
+from blanket.exact import arith
+from blanket.exact.errors import BlanketError
+from blanket.exact.progress import Progress
+from blanket.reports.figures import Figure, pyplot, save
 
 WORST_N_MAX = 2000
 #: relative width of every calibration bracket in the figure (the plotted end is certified whatever the width)
@@ -54,8 +54,8 @@ def _logspace(lo_exp: float, hi_exp: float, count: int) -> list[int]:
 
 def _binary_exact_delta(n: int):
     """δ(ε0, ε) of shuffled binary RR: exact worst case (n ≤ WORST_N_MAX) or max over the extreme datasets."""
-    from exact.binary import delta_binary, delta_binary_worst
-    from exact.mechanisms import KRR
+    from blanket.exact.binary import delta_binary, delta_binary_worst
+    from blanket.exact.mechanisms import KRR
 
     def f(eps0, eps):
         mech = KRR(2, epsilon0=eps0)
@@ -70,8 +70,8 @@ def _binary_exact_delta(n: int):
 
 
 def _blanket_view_delta(n: int, k: int):
-    from exact.krr import delta_blanket_view
-    from exact.mechanisms import KRR
+    from blanket.exact.krr import delta_blanket_view
+    from blanket.exact.mechanisms import KRR
 
     def f(eps0, eps):
         return delta_blanket_view(KRR(k, epsilon0=eps0), n, epsilon=eps, x=0, x2=1)
@@ -79,7 +79,7 @@ def _blanket_view_delta(n: int, k: int):
 
 
 def _panels(quick: bool):
-    import proofs.blanket as B
+    import blanket.proofs.blanket as B
     C = B.FIGURE3_CURVES
     if quick:
         n1, n2, n4 = _logspace(3, 6, 3), _logspace(2, 5, 3), _logspace(2, 5, 3)
@@ -144,7 +144,7 @@ def _params_at(panel, extra, n):
 
 
 def _calibrate_bound(panel, result, extra, n, guess):
-    import proofs.blanket as B
+    import blanket.proofs.blanket as B
     p, ex = _params_at(panel, extra, n)
     kw = dict(ex, n=n)
     if panel["solve"] == "epsilon":
@@ -155,7 +155,7 @@ def _calibrate_bound(panel, result, extra, n, guess):
 
 
 def _calibrate_exact(panel, delta_fn, n, guess):
-    from exact.calibrate import epsilon0_for, epsilon_for_delta
+    from blanket.exact.calibrate import epsilon0_for, epsilon_for_delta
     p, _ = _params_at(panel, {}, n)
     if panel["solve"] == "epsilon":
         eps0 = p["epsilon0"]
@@ -168,7 +168,7 @@ def _calibrate_exact(panel, delta_fn, n, guess):
 
 def compute(quick: bool = False):
     """All curves of all panels: ``{panel_id: {curve: [(n, value fmpq | None, bracket | reason)]}}``."""
-    import proofs.blanket as B
+    import blanket.proofs.blanket as B
     panels = _panels(quick)
     total = sum(len(pn["ns"]) * len(pn["curves"]) for pn in panels) + sum(
         len(ns) for pn in panels if "reuse_exact_from" not in pn for _, ns, _ in pn["exact"])

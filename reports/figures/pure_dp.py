@@ -26,8 +26,8 @@ import pathlib
 
 from flint import fmpq
 
-from exact import arith
-from exact import tdlap as xt
+from blanket.exact import arith
+from blanket.exact import tdlap as xt
 
 from . import Figure, pyplot, save
 
@@ -37,8 +37,8 @@ def _series(quick: bool):
     q = fmpq(1, 1000)
     m = 3
     rows = []
-    from proofs import pure_dp as P
-    from exact.progress import Progress
+    from blanket.proofs import pure_dp as P
+    from blanket.exact.progress import Progress
     with arith.precision(128), Progress(len(s_values), "pure-dp-llr") as bar:
         for s in s_values:
             tau = int(arith.ball(2 * s).__mul__(arith.ball(1 / q).log()).ceil().unique_fmpz())
@@ -114,9 +114,9 @@ def _error_series(quick: bool):
     that the noise does not wrap; the noise window ``W = 80 k/eps`` leaves out mass ``< e^{-39}``, which the
     enclosures include.
     """
-    from proofs import pure_dp as P
-    from proofs.core import get
-    from exact.progress import Progress
+    from blanket.proofs import pure_dp as P
+    from blanket.proofs.core import get
+    from blanket.exact.progress import Progress
     eps_values = [fmpq(1, 8), fmpq(1, 2), fmpq(2)] if quick else [fmpq(1, 32), fmpq(1, 16), fmpq(1, 8), fmpq(1, 4),
                                                                  fmpq(1, 2), fmpq(1), fmpq(2)]
     n, k = 4, 2

@@ -15,8 +15,8 @@ import pathlib
 
 from flint import fmpq
 
-from exact import arith
-from reports.figures import Figure, pyplot, save
+from blanket.exact import arith
+from blanket.reports.figures import Figure, pyplot, save
 
 SETTINGS_FULL = (("1000", "1/2"), ("1000", "2"), ("300", "1"))
 SETTINGS_QUICK = (("100", "1/2"), ("100", "2"))
@@ -25,9 +25,9 @@ ORDERS_QUICK = ("3/2", "2", "3", "5")
 
 
 def _curves(n, e0, orders):
-    from exact import renyi as xr
-    from exact.mechanisms import BinaryRR
-    from proofs import renyi as R
+    from blanket.exact import renyi as xr
+    from blanket.exact.mechanisms import BinaryRR
+    from blanket.proofs import renyi as R
     rows = []
     mech = BinaryRR(epsilon0=e0)
     for o in orders:
@@ -50,7 +50,7 @@ def _curves(n, e0, orders):
 
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     plt = pyplot()
-    from exact.progress import Progress
+    from blanket.exact.progress import Progress
 
     settings = SETTINGS_QUICK if quick else SETTINGS_FULL
     orders = ORDERS_QUICK if quick else ORDERS_FULL

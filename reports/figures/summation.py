@@ -29,10 +29,10 @@ from __future__ import annotations
 import csv
 import pathlib
 
-from exact import arith
-from exact.errors import BlanketError
-from exact.progress import Progress
-from reports.figures import Figure, pyplot, save
+from blanket.exact import arith
+from blanket.exact.errors import BlanketError
+from blanket.exact.progress import Progress
+from blanket.reports.figures import Figure, pyplot, save
 
 DELTA = "1e-6"
 EPSILONS = ("1", "0.25")
@@ -57,7 +57,7 @@ def _f(v):
 
 def compute(quick: bool = False) -> list:
     """Rows ``{epsilon, n, k, gamma, mse_exact, thm41, thm42_best, m_best, thm42}``: decimal strings ("" = not applicable)."""
-    from proofs import summation as S
+    from blanket.proofs import summation as S
 
     rows = []
     ns = _ns(quick)
@@ -93,7 +93,7 @@ CALIBRATED_NS = (10**2, 10**3, 10**4, 10**5, 10**6)
 
 def privacy_rows() -> list:
     """``[(n, k, gamma_upper, eps_lower, eps_upper)]``: certified ε at Theorem 4.1's γ (ε target 1, δ = 1e-6)."""
-    from proofs import summation as S
+    from blanket.proofs import summation as S
     out = []
     with Progress(len(PRIVACY_NS), "summation-privacy") as bar:
         for n in PRIVACY_NS:
@@ -107,8 +107,8 @@ def privacy_rows() -> list:
 
 def calibrated_rows() -> list:
     """``[(n, k, gamma, mse)]``: the protocol with Theorem 4.1's k and the smallest γ certified by the exact blanket view (ε = 1, δ = 1e-6)."""
-    from exact.summation import calibrated_protocol
-    from proofs import summation as S
+    from blanket.exact.summation import calibrated_protocol
+    from blanket.proofs import summation as S
     out = []
     with Progress(len(CALIBRATED_NS), "summation-calibrated") as bar:
         for n in CALIBRATED_NS:

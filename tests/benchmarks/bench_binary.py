@@ -10,9 +10,9 @@ n = 10^4 ≤ 20 s; the time at n = 10^5 is reported with ``--full``.
 import argparse
 import time
 
-from exact import arith
-from exact.binary import delta_binary, delta_binary_worst
-from exact.mechanisms import BinaryRR
+from blanket.exact import arith
+from blanket.exact.binary import delta_binary, delta_binary_worst
+from blanket.exact.mechanisms import BinaryRR
 
 
 def rel(v):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from exact import arith
+from blanket.exact import arith
 
 
 def _time(f, reps=5):
@@ -31,7 +31,7 @@ def _width(v):
 
 
 def main():
-    import proofs.blanket as B
+    import blanket.proofs.blanket as B
     bounds = [B.THEOREM_5_3_GENERIC, B.THEOREM_5_3_RR, B.THEOREM_5_3_LAPLACE, B.THEOREM_5_3_PRE, B.THEOREM_5_3_SLIDE,
               B.BENNETT_GENERIC, B.BENNETT_RR, B.BENNETT_LAPLACE, B.THEOREM_5_1, B.COROLLARY_5_3_1]
     print(f"{'result':34s} {'n':>10s} {'seconds':>10s} {'rel. width':>11s}")

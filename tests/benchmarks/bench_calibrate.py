@@ -9,8 +9,8 @@ all datasets the total over the calibration rounds, plus the number of full swee
 import argparse
 import time
 
-from exact.mechanisms import KRR
-from exact.profiles import epsilon
+from blanket.exact.mechanisms import KRR
+from blanket.exact.profiles import epsilon
 
 
 def main(quick):

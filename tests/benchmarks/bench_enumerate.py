@@ -14,9 +14,9 @@ from __future__ import annotations
 import sys
 import time
 
-from exact.arith import precision, rel_width
-from exact.enumerate import count_classes, worst_case
-from exact.mechanisms import KRR, FiniteRandomizer
+from blanket.exact.arith import precision, rel_width
+from blanket.exact.enumerate import count_classes, worst_case
+from blanket.exact.mechanisms import KRR, FiniteRandomizer
 
 
 def _row(cols):

@@ -13,9 +13,9 @@ import time
 
 from flint import fmpq
 
-from exact import arith
-from exact.krr import delta_blanket_view, delta_krr_family, delta_krr_third_lumped
-from exact.mechanisms import KRR
+from blanket.exact import arith
+from blanket.exact.krr import delta_blanket_view, delta_krr_family, delta_krr_third_lumped
+from blanket.exact.mechanisms import KRR
 
 
 def width(v):

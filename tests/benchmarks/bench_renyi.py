@@ -10,9 +10,9 @@ datasets at n = 10^4 ≤ 60 s.
 import argparse
 import time
 
-from exact import arith
-from exact import renyi as xr
-from exact.mechanisms import KRR, BinaryRR
+from blanket.exact import arith
+from blanket.exact import renyi as xr
+from blanket.exact.mechanisms import KRR, BinaryRR
 
 
 def rel(v):

@@ -11,10 +11,10 @@ import time
 
 from flint import fmpq
 
-from exact import arith
-from exact import summation as xs
-from exact.mechanisms import FiniteRandomizer
-from proofs import summation as S
+from blanket.exact import arith
+from blanket.exact import summation as xs
+from blanket.exact.mechanisms import FiniteRandomizer
+from blanket.proofs import summation as S
 
 
 def width(v):

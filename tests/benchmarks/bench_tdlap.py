@@ -17,8 +17,8 @@ import time
 
 from flint import fmpq
 
-from exact import arith
-from exact import tdlap as xt
+from blanket.exact import arith
+from blanket.exact import tdlap as xt
 
 
 def _timed(f):
@@ -67,7 +67,7 @@ def bench_security(quick):
 
 
 def bench_claims(quick):
-    from proofs import pure_dp as P
+    from blanket.proofs import pure_dp as P
     print("\nclaims' bounds vs exact (q = 1e-3, tau = ceil(2 s ln 1000)): closed form (O(tau), no convolution)"
           " and pointwise (pairing RHS on exact masses)")
     print(f"{'m':>3} {'s':>4} {'tau':>5} {'exact':>12} {'closed':>12} {'ratio':>7} {'wall s':>8} "

@@ -1,0 +1,62 @@
+"""Blanket: certified privacy accounting for the shuffle model.
+
+The public API.  Everything a caller needs is importable from here; the
+layers live in :mod:`blanket.exact` (verified arithmetic: the true
+quantities), :mod:`blanket.proofs` (the papers' results as symbolic objects)
+and :mod:`blanket.reports` (certificates, reports, figures, the command line).
+
+Names are loaded lazily, so ``import blanket`` is cheap.
+
+>>> import blanket
+>>> rr = blanket.BinaryRR(epsilon0="2")
+>>> d = blanket.delta(rr, 1000, epsilon="0.3", dataset="c=0")
+>>> d.relation, d.value > 0
+('lower', True)
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+# In a source checkout (and an editable install) the three layers are the top-level folders
+# exact/, proofs/ and reports/ beside this one; an installed wheel has them inside this package.
+_here = os.path.dirname(os.path.abspath(__file__))
+_root = os.path.dirname(_here)
+if not os.path.isdir(os.path.join(_here, "exact")) and os.path.isfile(os.path.join(_root, "exact", "__init__.py")):
+    __path__.append(_root)  # type: ignore[name-defined]  # noqa: F821
+
+#: public name -> "module:attribute" (module relative to this package)
+_API = {
+    # numbers and errors
+    "InvalidArgument": "exact.errors:InvalidArgument",
+    "BlanketError": "exact.errors:BlanketError",
+    "precision": "exact.arith:precision",
+    # mechanisms (local randomizers)
+    "KRR": "exact.mechanisms:KRR",
+    "BinaryRR": "exact.mechanisms:BinaryRR",
+    "FiniteRandomizer": "exact.mechanisms:FiniteRandomizer",
+    # privacy profiles of one shuffled round
+    "delta": "exact.profiles:delta",
+    "epsilon": "exact.profiles:epsilon",
+    # certificates
+    "load_deployment": "reports.deployment:load_deployment",
+    "certify": "reports.certificate:certify",
+}
+
+__all__ = sorted(_API)
+
+
+def __getattr__(name: str):
+    try:
+        target = _API[name]
+    except KeyError:
+        raise AttributeError(f"module 'blanket' has no attribute {name!r}") from None
+    mod, _, attr = target.partition(":")
+    value = getattr(importlib.import_module(f"{__name__}.{mod}"), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_API))
