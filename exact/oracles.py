@@ -1,0 +1,815 @@
+"""Frequency oracles, the generic ε0-LDP randomizer and the clamped geometric mechanism: exact records.
+
+Every randomizer here is described by a frozen record with **exact**
+parameters (ε0 is given either as an exact ``epsilon0`` — then ``e^{ε0}`` is a
+ball at flint's current precision — or as an exact rational
+``exp_epsilon0 = e^{ε0}`` — then every closed form below is an exact
+``fmpq``, which is what the tests use).  Output spaces of size ``2^k`` are
+never enumerated except by :meth:`~_FourValue.matrix`, which refuses large
+sizes and exists for the brute-force tests.
+
+The blanket decomposition (Balle et al. §5.1): ``γ = Σ_y min_x R(x)(y)``,
+``ω(y) = min_x R(x)(y)/γ``; the privacy amplification variable
+``L = (R(x)(W) − e^ε R(x')(W))/ω(W)``, ``W ~ ω``.  For ``oue``, ``sue``,
+``olh``, ``hadamard``, ``subset`` (and k-RR) **L takes four values** (derived
+in ``proofs/oracles.py``, checked against brute force in
+``tests/test_oracles.py``), with ``e = e^{ε0}``, ``ee = e^ε``::
+
+    γ·e(1 − ee)   w.p. π_both   (W "hits" both x and x')
+    γ·(e − ee)    w.p. π_t      (W hits x only)
+    γ·(1 − ee·e)  w.p. π_t      (W hits x' only)
+    γ·(1 − ee)    w.p. π_rest   (neither, or a W that every input hits alike)
+
+so a mechanism is its ``(γ, π_both, π_t, π_rest)`` (:meth:`_FourValue.l_probs`).
+What "hit" means: unary encoding — bit x of W is 1 and W is not all ones;
+local hashing — ``y = h(x)`` and h is not constant on the domain; Hadamard
+response — ``W ∈ C_x`` and W is not the first row; subset selection —
+``x ∈ W``.  Every ordered pair ``x ≠ x'`` has the same law (symmetry; for
+local hashing: every pair has the same collision probability).
+
+Certified upper bounds (δ(ε) of the shuffled mechanism, replace-one
+neighbours, n users):
+
+* :func:`blanket_view_delta` — Balle et al. Lemma 5.3,
+  ``(1/(γn)) E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``, evaluated as the
+  binomial mixture over ``M`` of the four-atom engine
+  :func:`exact.krr.expected_positive_part` applied to the law of ``L``.
+  Cost ``O(W_M · n log(1/tol))`` (``W_M`` the window of ``M``): fine for
+  ``n`` up to a few thousand, **not** the ``n = 10^6`` target — that needs a
+  five-atom engine (V = 0 and the four values of L; two informative atoms
+  and *three* ancillary ones instead of two).
+* :func:`clone_delta` — Feldman–McMillan–Talwar FOCS 2021 clone pair, valid
+  for *every* ε0-LDP randomizer: equal to ``(1/(p n)) E[(Σ_{i=1}^n V_i)_+]``
+  with ``p = e^{−ε0}`` and ``V ∈ {2(e−ee)/(e+1), 2(1−ee·e)/(e+1)}`` w.p. ``p/2``
+  each, else 0 — three atoms, so the fast engine applies directly
+  (``O(n log(1/tol))``).  The identity with the pair's definition is
+  checked by enumerating the pair in the tests.
+
+Certified lower bound: :func:`same_family_delta` — the exact δ between the
+datasets ``x^n`` and ``x^{n−1}x'`` (both directions), from the law of the
+likelihood ratio ``R(x')(Y)/R(x)(Y)``, ``Y ~ R(x)``, which takes the values
+``e, 1/e, 1`` (:meth:`_FourValue.ratio_law`).
+
+>>> m = OUE(4, exp_epsilon0=3)
+>>> m.gamma(), m.gamma() == m.matrix().gamma()     # closed form vs the 16-output matrix
+(43/64, True)
+>>> Subset(4, 2, exp_epsilon0=2).gamma()
+2/3
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+from flint import arb, fmpq
+
+from . import arith
+from .errors import InvalidArgument
+from .krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
+from .mechanisms import FiniteRandomizer
+
+__all__ = ["LDP", "OUE", "SUE", "OLH", "Hadamard", "Subset", "Geometric", "UnaryEncoding",
+           "blanket_view_delta", "clone_delta", "clone_pair_law", "same_family_delta",
+           "blanket_view_delta_enumerate", "MAX_MATRIX_OUTPUTS"]
+
+#: the explicit matrix of a record (tests only) is refused above this many outputs
+MAX_MATRIX_OUTPUTS = 4096
+
+
+# ================================================================ parameters
+def _is_exact(x) -> bool:
+    return isinstance(x, fmpq)
+
+
+def _is_zero(x) -> bool:
+    return (isinstance(x, fmpq) and x == 0) or (isinstance(x, arb) and x.is_zero())
+
+
+def _eps0_pair(epsilon0, exp_epsilon0):
+    """Validate ``(epsilon0, exp_epsilon0)``: exactly one, exact, ε0 ≥ 0 / e^{ε0} ≥ 1."""
+    if (epsilon0 is None) == (exp_epsilon0 is None):
+        raise InvalidArgument("epsilon0", epsilon0, "must be given (or exp_epsilon0 instead), not both or neither")
+    if epsilon0 is not None:
+        return arith.exact_in(epsilon0, "epsilon0", lo=0), None
+    return None, arith.exact_in(exp_epsilon0, "exp_epsilon0", lo=1)
+
+
+class _Eps0:
+    """Mixin: ``e^{ε0}`` exact if given so, else a ball at the current precision."""
+
+    epsilon0: Optional[fmpq]
+    exp_epsilon0_exact: Optional[fmpq]
+
+    def exp_epsilon0(self):
+        if self.exp_epsilon0_exact is not None:
+            return self.exp_epsilon0_exact
+        return fmpq(1) if self.epsilon0 == 0 else arb(self.epsilon0).exp()
+
+    def epsilon0_ball(self) -> arb:
+        if self.epsilon0 is not None:
+            return arb(self.epsilon0)
+        return arb(self.exp_epsilon0_exact).log()
+
+    @property
+    def is_exact(self) -> bool:
+        return self.exp_epsilon0_exact is not None
+
+    def _eps0_describe(self) -> dict:
+        return ({"epsilon0": str(self.epsilon0)} if self.epsilon0 is not None
+                else {"exp_epsilon0": str(self.exp_epsilon0_exact)})
+
+
+def _set(obj, **kw):
+    for k, v in kw.items():
+        object.__setattr__(obj, k, v)
+
+
+# ================================================================ generic ε0-LDP
+@dataclass(frozen=True)
+class LDP(_Eps0):
+    """Any ε0-LDP local randomizer, known only by ε0 (adaptive choice allowed).
+
+    Its only certified bound here is the FOCS 2021 clone pair
+    (:func:`clone_delta`).  Its blanket is unknown; every ε0-LDP randomizer
+    has ``γ ≥ e^{−ε0}`` (Balle et al. Lemma 5.2), which is exactly the clone
+    probability of the pair.  The SODA 2023 "stronger clone" pair is **not**
+    used: by its erratum it holds only for a restricted class of randomizers.
+
+    >>> LDP(exp_epsilon0=3).gamma_lower()
+    1/3
+    """
+
+    epsilon0: Optional[fmpq] = None
+    exp_epsilon0_exact: Optional[fmpq] = None
+    kind: str = field(default="ldp", init=False)
+
+    def __init__(self, epsilon0=None, *, exp_epsilon0=None):
+        e, ee = _eps0_pair(epsilon0, exp_epsilon0)
+        _set(self, epsilon0=e, exp_epsilon0_exact=ee, kind="ldp")
+
+    def gamma_lower(self):
+        """``e^{−ε0}``: a lower bound on the TV similarity of every ε0-LDP randomizer."""
+        return 1 / self.exp_epsilon0()
+
+    def describe(self) -> dict:
+        return {"type": "ldp", **self._eps0_describe()}
+
+
+# ================================================================ the four-value mechanisms
+class _FourValue(_Eps0):
+    """Common part of the mechanisms whose L takes the four values γ·{e(1−ee), e−ee, 1−ee·e, 1−ee}."""
+
+    kind = "?"
+
+    # -- to be provided
+    def gamma(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def l_probs(self):  # pragma: no cover - abstract
+        """``(π_both, π_t, π_rest)`` of the law of L under W ~ ω (π_t' = π_t; π_both + 2π_t + π_rest = 1)."""
+        raise NotImplementedError
+
+    def ratio_law(self):  # pragma: no cover - abstract
+        """``(a, b)``: under ``Y ~ R(x)``, ``R(x')(Y)/R(x)(Y) = 1/e`` w.p. ``a``, ``= e`` w.p. ``b``, else 1."""
+        raise NotImplementedError
+
+    def rows(self):  # pragma: no cover - abstract
+        """The explicit matrix as a list of rows (tests only; small sizes)."""
+        raise NotImplementedError
+
+    def output_count(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- derived
+    def l_law(self, *, epsilon=None, exp_epsilon=None) -> list:
+        """The law of ``L^ε_{x,x'}`` as four ``(value, prob)`` atoms: both, t, t', rest (any ordered pair x ≠ x')."""
+        ee = arith.exp_param(epsilon, exp_epsilon)
+        e, g = self.exp_epsilon0(), self.gamma()
+        pb, pt, pr = self.l_probs()
+        return [(g * e * (1 - ee), pb), (g * (e - ee), pt), (g * (1 - ee * e), pt), (g * (1 - ee), pr)]
+
+    def matrix(self) -> FiniteRandomizer:
+        """The explicit randomizer (exact entries; ``exp_epsilon0`` must be given).  Refused above MAX_MATRIX_OUTPUTS outputs."""
+        if not self.is_exact:
+            raise InvalidArgument("exp_epsilon0", None, "must be given (an exact rational e^{ε0}) to build the explicit matrix")
+        if self.output_count() > MAX_MATRIX_OUTPUTS:
+            raise InvalidArgument("output space", self.output_count(), f"must be <= {MAX_MATRIX_OUTPUTS} to build the explicit matrix",
+                                  hint="the closed forms of this record need no matrix")
+        return FiniteRandomizer(self.rows(), name=self.kind)
+
+
+# ---------------------------------------------------------------- unary encoding
+@dataclass(frozen=True)
+class UnaryEncoding(_FourValue):
+    """Unary encoding on a domain of size ``k ≥ 2``: one-hot encode x, then bit j is 1 w.p. ``p`` if j = x, else ``q``.
+
+    Output space ``{0,1}^k``.  Requires ``0 < q < p < 1``; ``e^{ε0} = p(1−q)/((1−p)q)``.
+    Use :func:`OUE` (p = 1/2, q = 1/(e^{ε0}+1)) or :func:`SUE` (basic RAPPOR:
+    p = e^{ε0/2}/(e^{ε0/2}+1), q = 1 − p).  ``p``, ``q`` are exact rationals or balls.
+
+    Blanket (derived): with ``ρ0 = (1−p)/(1−q)`` and ``B`` the product
+    Bernoulli(q) law, ``min_x R(x)(y) = ρ0·B(y)`` unless y is all ones
+    (then ``p·q^{k−1}``): ``γ = ρ0(1 − q^k) + p·q^{k−1}``.
+    """
+
+    k: int = 2
+    p: object = None
+    q: object = None
+    epsilon0: Optional[fmpq] = None
+    exp_epsilon0_exact: Optional[fmpq] = None
+    kind: str = "ue"
+
+    def output_count(self) -> int:
+        return 2 ** self.k
+
+    def exp_epsilon0(self):
+        if self.exp_epsilon0_exact is not None:
+            return self.exp_epsilon0_exact
+        return self.p * (1 - self.q) / ((1 - self.p) * self.q)
+
+    def gamma(self):
+        p, q, k = self.p, self.q, self.k
+        rho0 = (1 - p) / (1 - q)
+        return rho0 * (1 - q ** k) + p * q ** (k - 1)
+
+    def l_probs(self):
+        p, q, k = self.p, self.q, self.k
+        g = self.gamma()
+        rho0 = (1 - p) / (1 - q)
+        both = rho0 * q * q * (1 - q ** (k - 2)) / g
+        t = rho0 * q * (1 - q) / g
+        rest = (rho0 * (1 - q) ** 2 + p * q ** (k - 1)) / g
+        return both, t, rest
+
+    def ratio_law(self):
+        p, q = self.p, self.q
+        return p * (1 - q), (1 - p) * q
+
+    def rows(self):
+        out = []
+        for x in range(self.k):
+            row = []
+            for y in itertools.product((0, 1), repeat=self.k):
+                pr = fmpq(1)
+                for j, b in enumerate(y):
+                    pj = self.p if j == x else self.q
+                    pr *= pj if b else 1 - pj
+                row.append(pr)
+            out.append(row)
+        return out
+
+    def describe(self) -> dict:
+        return {"type": self.kind, "k": self.k, "p": str(self.p), "q": str(self.q), **self._eps0_describe()}
+
+
+def OUE(k, epsilon0=None, *, exp_epsilon0=None) -> UnaryEncoding:
+    """Optimized unary encoding (Wang et al. 2017): ``p = 1/2``, ``q = 1/(e^{ε0}+1)``.
+
+    >>> OUE(3, exp_epsilon0=3).q
+    1/4
+    """
+    k = arith.integer_in(k, "k", lo=2)
+    e, ee = _eps0_pair(epsilon0, exp_epsilon0)
+    E = ee if ee is not None else (fmpq(1) if e == 0 else arb(e).exp())
+    if ee is None and e == 0:
+        ee = fmpq(1)
+    return UnaryEncoding(k=k, p=fmpq(1, 2), q=1 / (E + 1), epsilon0=e, exp_epsilon0_exact=ee, kind="oue")
+
+
+def SUE(k, epsilon0=None, *, exp_half_epsilon0=None) -> UnaryEncoding:
+    """Symmetric unary encoding = basic RAPPOR: ``p = e^{ε0/2}/(e^{ε0/2}+1)``, ``q = 1 − p``.
+
+    Exact mode takes ``exp_half_epsilon0 = e^{ε0/2}`` (exact rational ≥ 1), so
+    that ``p`` and ``q`` are rational; ``e^{ε0}`` is its square.
+
+    >>> m = SUE(3, exp_half_epsilon0=2)
+    >>> m.p, m.q, m.exp_epsilon0()
+    (2/3, 1/3, 4)
+    """
+    k = arith.integer_in(k, "k", lo=2)
+    if (epsilon0 is None) == (exp_half_epsilon0 is None):
+        raise InvalidArgument("epsilon0", epsilon0, "must be given (or exp_half_epsilon0 instead), not both or neither")
+    if exp_half_epsilon0 is not None:
+        s = arith.exact_in(exp_half_epsilon0, "exp_half_epsilon0", lo=1)
+        e, ee = None, s * s
+    else:
+        e, ee = arith.exact_in(epsilon0, "epsilon0", lo=0), None
+        s = fmpq(1) if e == 0 else (arb(e) / 2).exp()
+        if e == 0:
+            ee = fmpq(1)
+    return UnaryEncoding(k=k, p=s / (s + 1), q=1 / (s + 1), epsilon0=e, exp_epsilon0_exact=ee, kind="sue")
+
+
+# ---------------------------------------------------------------- local hashing
+@dataclass(frozen=True)
+class OLH(_FourValue):
+    """Local hashing: draw h from a family H of maps [k] → [g], report ``(h, y)``; ``y = h(x)`` w.p. ``e/(e+g−1)``, each other value w.p. ``1/(e+g−1)``.
+
+    OLH takes ``g = round(e^{ε0} + 1)``, BLH ``g = 2``; here ``g ≥ 2`` is a parameter.
+    The hash family enters through two exact numbers, both **stated assumptions**:
+
+    * ``collision`` = ``P_h[h(x) = h(x')]`` for every pair ``x ≠ x'`` (default
+      ``1/g``: a pairwise-independent family);
+    * ``constant`` = ``P_h[h is constant on the domain]`` (default 0).  With
+      ``constant = 0`` the blanket is uniform on H × [g] and
+      ``γ = g/(e+g−1)``: a valid decomposition for *every* family, equal to
+      the TV similarity when no h is constant.  A positive value (≤ collision)
+      credits the constant hashes to the blanket: ``γ = (g + constant·(e−1))/(e+g−1)``,
+      the TV similarity of such a family.
+
+    >>> OLH(4, 2, exp_epsilon0=3).gamma()
+    1/2
+    """
+
+    k: int = 2
+    g: int = 2
+    epsilon0: Optional[fmpq] = None
+    exp_epsilon0_exact: Optional[fmpq] = None
+    collision: fmpq = None
+    constant: fmpq = fmpq(0)
+    family: Optional[tuple] = None  # explicit family (tests): tuple of tuples h(0..k-1)
+    kind: str = "olh"
+
+    def __init__(self, k, g, epsilon0=None, *, exp_epsilon0=None, collision=None, constant=0, family=None):
+        k = arith.integer_in(k, "k", lo=2)
+        g = arith.integer_in(g, "g", lo=2)
+        e, ee = _eps0_pair(epsilon0, exp_epsilon0)
+        if family is not None:
+            fam = tuple(tuple(int(v) for v in h) for h in family)
+            if not fam or any(len(h) != k or any(not 0 <= v < g for v in h) for h in fam):
+                raise InvalidArgument("family", family, f"must be a non-empty list of maps, each a list of {k} values in 0..{g - 1}")
+            # the stated numbers are computed from the family (and must be pair-independent)
+            cols = {sum(1 for h in fam if h[a] == h[b]) for a in range(k) for b in range(k) if a != b}
+            if len(cols) != 1:
+                raise InvalidArgument("family", "given", "must have the same collision probability for every pair x != x'")
+            collision = fmpq(cols.pop(), len(fam))
+            if constant == "family":
+                constant = fmpq(sum(1 for h in fam if len(set(h)) == 1), len(fam))
+        else:
+            fam = None
+        c = fmpq(1, g) if collision is None else arith.exact_in(collision, "collision", lo=0, hi=1)
+        kap = arith.exact_in(constant, "constant", lo=0, hi=1)
+        if kap > c:
+            raise InvalidArgument("constant", str(kap), f"must be <= collision ({c}): a constant hash collides on every pair")
+        if c == 1:
+            raise InvalidArgument("collision", str(c), "must be < 1 (a family whose hashes always collide reveals nothing and has no x-only outputs)")
+        _set(self, k=k, g=g, epsilon0=e, exp_epsilon0_exact=ee, collision=c, constant=kap, family=fam, kind="olh")
+
+    def _pq(self):
+        e = self.exp_epsilon0()
+        return e / (e + self.g - 1), 1 / (e + self.g - 1)
+
+    def output_count(self) -> int:
+        if self.family is None:
+            raise InvalidArgument("family", None, "must be given explicitly to build the matrix of a local-hashing randomizer")
+        return len(self.family) * self.g
+
+    def gamma(self):
+        ph, pl = self._pq()
+        return self.g * pl + self.constant * (ph - pl)
+
+    def l_probs(self):
+        ph, pl = self._pq()
+        gm = self.gamma()
+        both = (self.collision - self.constant) * pl / gm
+        t = (1 - self.collision) * pl / gm
+        return both, t, 1 - both - 2 * t
+
+    def ratio_law(self):
+        ph, pl = self._pq()
+        return (1 - self.collision) * ph, (1 - self.collision) * pl
+
+    def rows(self):
+        ph, pl = self._pq()
+        H = len(self.family)
+        return [[(ph if h[x] == y else pl) / H for h in self.family for y in range(self.g)] for x in range(self.k)]
+
+    def describe(self) -> dict:
+        return {"type": "olh", "k": self.k, "g": self.g, "collision": str(self.collision),
+                "constant": str(self.constant), **self._eps0_describe()}
+
+
+# ---------------------------------------------------------------- Hadamard response
+@dataclass(frozen=True)
+class Hadamard(_FourValue):
+    """Hadamard response (Acharya–Sun–Zhang, AISTATS 2019), the standard K-ary version.
+
+    ``K = 2^⌈log2(k+1)⌉`` (smallest power of two > k); input x ∈ [k] uses
+    column x+1 of the Sylvester–Hadamard matrix ``H_K`` (column 0 unused):
+    ``C_x = {y ∈ [K] : popcount((x+1) & y) even}`` (|C_x| = K/2);
+    ``R(x)(y) = 2e/(K(e+1))`` for y ∈ C_x, ``2/(K(e+1))`` otherwise.
+    As in the authors' ``Hadamard_Rand_high_priv`` (their code: a uniform y,
+    and its partner with one bit of x+1 flipped; output the one in C_x w.p.
+    e/(e+1)).  Row 0 lies in every C_x, so ``γ = 2(K−1+e)/(K(e+1))``.
+
+    >>> Hadamard(3, exp_epsilon0=3).gamma()
+    3/4
+    """
+
+    k: int = 2
+    epsilon0: Optional[fmpq] = None
+    exp_epsilon0_exact: Optional[fmpq] = None
+    kind: str = "hadamard"
+
+    def __init__(self, k, epsilon0=None, *, exp_epsilon0=None):
+        k = arith.integer_in(k, "k", lo=2)
+        e, ee = _eps0_pair(epsilon0, exp_epsilon0)
+        _set(self, k=k, epsilon0=e, exp_epsilon0_exact=ee, kind="hadamard")
+
+    @property
+    def K(self) -> int:
+        return 1 << (self.k).bit_length()  # smallest power of 2 strictly above k
+
+    def output_count(self) -> int:
+        return self.K
+
+    def _pq(self):
+        e, K = self.exp_epsilon0(), self.K
+        return 2 * e / (K * (e + 1)), fmpq(2, K) / (e + 1)
+
+    def gamma(self):
+        ph, pl = self._pq()
+        return (self.K - 1) * pl + ph
+
+    def l_probs(self):
+        ph, pl = self._pq()
+        g, q4 = self.gamma(), self.K // 4
+        both = (q4 - 1) * pl / g
+        t = q4 * pl / g
+        return both, t, (q4 * pl + ph) / g
+
+    def ratio_law(self):
+        ph, pl = self._pq()
+        q4 = self.K // 4
+        return q4 * ph, q4 * pl
+
+    def rows(self):
+        ph, pl = self._pq()
+        return [[ph if bin((x + 1) & y).count("1") % 2 == 0 else pl for y in range(self.K)] for x in range(self.k)]
+
+    def describe(self) -> dict:
+        return {"type": "hadamard", "k": self.k, "K": self.K, **self._eps0_describe()}
+
+
+# ---------------------------------------------------------------- subset selection
+@dataclass(frozen=True)
+class Subset(_FourValue):
+    """Subset selection (Ye–Barg 2018; Wang et al. 2016's k-subset): report a d-subset S of [k], ``1 ≤ d ≤ k−1``.
+
+    ``R(x)(S) = e/Z`` if x ∈ S, ``1/Z`` otherwise, ``Z = e·C(k−1,d−1) + C(k−1,d)``
+    (the authors' code: include x w.p. ``de/(de+k−d)``, fill uniformly —
+    the same law).  Blanket uniform on d-subsets, ``γ = C(k,d)/Z``.
+    ``d = 1`` is k-RR.  Ye–Barg's choice is ``d = ⌈k/(e+1)⌉``.
+
+    >>> Subset(5, 1, exp_epsilon0=3).gamma()   # = 5/(3+5-1), k-RR
+    5/7
+    """
+
+    k: int = 2
+    d: int = 1
+    epsilon0: Optional[fmpq] = None
+    exp_epsilon0_exact: Optional[fmpq] = None
+    kind: str = "subset"
+
+    def __init__(self, k, d, epsilon0=None, *, exp_epsilon0=None):
+        k = arith.integer_in(k, "k", lo=2)
+        d = arith.integer_in(d, "d", lo=1, hi=k - 1)
+        e, ee = _eps0_pair(epsilon0, exp_epsilon0)
+        _set(self, k=k, d=d, epsilon0=e, exp_epsilon0_exact=ee, kind="subset")
+
+    def output_count(self) -> int:
+        return math.comb(self.k, self.d)
+
+    def _Z(self):
+        return self.exp_epsilon0() * math.comb(self.k - 1, self.d - 1) + math.comb(self.k - 1, self.d)
+
+    def gamma(self):
+        return math.comb(self.k, self.d) / self._Z()
+
+    def l_probs(self):
+        k, d = self.k, self.d
+        den = k * (k - 1)
+        return fmpq(d * (d - 1), den), fmpq(d * (k - d), den), fmpq((k - d) * (k - d - 1), den)
+
+    def ratio_law(self):
+        Z, e = self._Z(), self.exp_epsilon0()
+        c = math.comb(self.k - 2, self.d - 1)
+        return c * e / Z, c / Z
+
+    def rows(self):
+        e, Z = self.exp_epsilon0(), self._Z()
+        subsets = list(itertools.combinations(range(self.k), self.d))
+        return [[(e if x in S else fmpq(1)) / Z for S in subsets] for x in range(self.k)]
+
+    def describe(self) -> dict:
+        return {"type": "subset", "k": self.k, "d": self.d, **self._eps0_describe()}
+
+
+# ================================================================ clamped geometric mechanism
+@dataclass(frozen=True)
+class Geometric:
+    """The truncated (clamped) geometric mechanism on ``{0, …, m−1}`` (Ghosh–Roughgarden–Sundararajan 2009).
+
+    ``Y = clamp(x + Z, 0, m−1)`` with ``Z`` two-sided geometric,
+    ``P(Z = z) = (1−α)/(1+α)·α^{|z|}``: interior outputs have mass
+    ``(1−α)/(1+α)·α^{|y−x|}``, the end points ``α^x/(1+α)`` and
+    ``α^{m−1−x}/(1+α)``.  Every pair of inputs is a neighbour (local model),
+    so ``e^{ε0} = α^{−(m−1)}``.  Give ``alpha`` exactly (rational in (0,1):
+    exact entries) or ``epsilon0`` (then ``α = e^{−ε0/(m−1)}`` is a ball).
+
+    Blanket (derived): ``min_x`` is at the farther end point; with ``N = m−1``
+    and ``a = ⌊N/2⌋+1``, ``γ = (2α^a + [N even](1−α)α^{N/2})/(1+α)``.
+    L takes up to m values (no four-value structure): its bound here is the
+    small-n enumeration :func:`blanket_view_delta_enumerate`.
+
+    >>> Geometric(2, alpha="1/3").gamma()   # binary RR with e^{ε0} = 3
+    1/2
+    """
+
+    m: int = 2
+    alpha: object = None
+    epsilon0: Optional[fmpq] = None
+    kind: str = "geometric"
+
+    def __init__(self, m, *, alpha=None, epsilon0=None):
+        m = arith.integer_in(m, "m", lo=2)
+        if (alpha is None) == (epsilon0 is None):
+            raise InvalidArgument("alpha", alpha, "must be given (or epsilon0 instead), not both or neither")
+        if alpha is not None:
+            a = arith.exact_in(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True)
+            e = None
+        else:
+            e = arith.exact_in(epsilon0, "epsilon0", lo=0, lo_open=True)
+            a = (-arb(e) / (m - 1)).exp()
+        _set(self, m=m, alpha=a, epsilon0=e, kind="geometric")
+
+    @property
+    def is_exact(self) -> bool:
+        return _is_exact(self.alpha)
+
+    def exp_epsilon0(self):
+        return 1 / self.alpha ** (self.m - 1)
+
+    def rows(self):
+        a, N = self.alpha, self.m - 1
+        c = (1 - a) / (1 + a)
+        out = []
+        for x in range(self.m):
+            row = []
+            for y in range(self.m):
+                if y == 0:
+                    row.append(a ** x / (1 + a))
+                elif y == N:
+                    row.append(a ** (N - x) / (1 + a))
+                else:
+                    row.append(c * a ** abs(y - x))
+            out.append(row)
+        return out
+
+    def l_law(self, x: int, x2: int, *, epsilon=None, exp_epsilon=None) -> list:
+        """The law of ``L^ε_{x,x'}`` as ``m`` atoms ``(value, ω(y))`` from the closed-form entries.  O(m^2)."""
+        for nm, v in (("x", x), ("x2", x2)):
+            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < self.m:
+                raise InvalidArgument(nm, v, f"must be an input value in 0..{self.m - 1}")
+        ee = arith.exp_param(epsilon, exp_epsilon)
+        rows, g = self.rows(), self.gamma()
+        out = []
+        for y in range(self.m):
+            col = [rows[z][y] for z in range(self.m)]
+            mn = col[0]
+            for c in col[1:]:
+                mn = min(mn, c) if _is_exact(mn) and _is_exact(c) else arith.ball(mn).min(arith.ball(c))
+            out.append((g * (rows[x][y] - ee * rows[x2][y]) / mn, mn / g))
+        return out
+
+    def matrix(self) -> FiniteRandomizer:
+        if not self.is_exact:
+            raise InvalidArgument("alpha", None, "must be given exactly to build the explicit matrix")
+        return FiniteRandomizer(self.rows(), name="geometric")
+
+    def gamma(self):
+        a, N = self.alpha, self.m - 1
+        h = N // 2 + 1
+        out = 2 * a ** h
+        if N % 2 == 0:
+            out = (1 - a) * a ** (N // 2) + out
+        return out / (1 + a)
+
+    def describe(self) -> dict:
+        d = {"type": "geometric", "m": self.m}
+        if self.epsilon0 is not None:
+            d["epsilon0"] = str(self.epsilon0)
+        else:
+            d["alpha"] = str(self.alpha)
+        return d
+
+
+# ================================================================ certified upper bounds
+def _check_n(n):
+    return arith.integer_in(n, "n", lo=1)
+
+
+def _chernoff_tail(N: int, rho, m: int, upper: bool):
+    """Chernoff–Hoeffding ``P(X ≥ m)`` (upper, needs m ≥ Nρ) or ``P(X ≤ m)`` (m ≤ Nρ) for ``X ~ Bin(N, ρ)``, as a ball."""
+    mean = N * arith.ball(rho)
+    expo = arb(0)
+    if m > 0:
+        expo += m * (arb(m) / mean).log()
+    if m < N:
+        expo += (N - m) * (arb(N - m) / (N * (1 - arith.ball(rho)))).log()
+    return (-expo).exp()
+
+
+def _binom_window(N: int, rho, tol):
+    """``[lo, hi]`` around ``Nρ`` with a certified bound on the mass outside (each side ≤ tol/2)."""
+    r = float(arith.ball(rho).mid())
+    mu, sd = N * r, math.sqrt(max(N * r * (1 - r), 1.0))
+    z = math.sqrt(2 * max(1.0, math.log(2 / float(tol)))) + 2
+    while True:
+        lo, hi = max(0, int(mu - z * sd)), min(N, int(math.ceil(mu + z * sd)))
+        tail = arb(0)
+        ok = True
+        if lo > 0:
+            if not (lo <= N * arith.ball(rho)):
+                ok = False
+            else:
+                tail += _chernoff_tail(N, rho, lo - 1, upper=False)
+        if hi < N and ok:
+            if not (hi + 1 >= N * arith.ball(rho)):
+                ok = False
+            else:
+                tail += _chernoff_tail(N, rho, hi + 1, upper=True)
+        if ok and (tail <= arb(tol) or (lo == 0 and hi == N)):
+            return lo, hi, tail
+        z *= 1.5
+
+
+def _binom_pmf_range(N: int, rho, lo: int, hi: int, exact_mode: bool) -> list:
+    if exact_mode:
+        return [math.comb(N, j) * rho ** j * (1 - rho) ** (N - j) for j in range(lo, hi + 1)]
+    r = arith.ball(rho)
+    lr, l1r = r.log(), (1 - r).log()
+    first = (arb(N + 1).lgamma() - arb(lo + 1).lgamma() - arb(N - lo + 1).lgamma() + lo * lr + (N - lo) * l1r).exp()
+    out = [first]
+    ratio = r / (1 - r)
+    for j in range(lo, hi):
+        out.append(out[-1] * ratio * (N - j) / (j + 1))
+    return out
+
+
+def _mixture_over_M(n: int, gamma, l_atoms, *, tol, exact_max_n: int):
+    """``(1/(γn)) Σ_M Bin(n, γ)(M) · E[(Σ_{i≤M} L_i)_+]`` for a four-atom L (both, t, t', rest)."""
+    (vb, pb), (vt, pt), (vn, pn), (vr, pr) = l_atoms
+    vals = [gamma, vb, pb, vt, pt, vn, pn, vr, pr]
+    exact_mode = all(_is_exact(v) for v in vals) and n <= exact_max_n
+    engine_atoms = [(pr, vr), (pt, vt), (pn, vn), (pb, vb)]
+    if exact_mode:
+        lo, hi, tail = 0, n, fmpq(0)
+    else:
+        lo, hi, tail = _binom_window(n, gamma, tol)
+    weights = _binom_pmf_range(n, gamma, lo, hi, exact_mode)
+    total = fmpq(0)
+    for M, w in zip(range(lo, hi + 1), weights):
+        if M == 0:
+            continue
+        v = expected_positive_part(M, engine_atoms, tol=tol, exact_max_n=exact_max_n if exact_mode else -1,
+                                   label=f"blanket view M={M}")
+        total = w * v + total if not (_is_exact(w) and _is_exact(v)) else total + w * v
+    if not _is_zero(tail):
+        vmax = fmpq(0)
+        for v, p in ((vb, pb), (vt, pt), (vn, pn), (vr, pr)):
+            if not _is_zero(p):
+                vmax = arith.ball(vmax).max(arith.ball(v))
+        err = arith.ball(tail) * arith.ball(vmax).max(arb(0)) * n
+        t = arith.ball(total)
+        total = t.union(t + err)
+    return total / (gamma * n)
+
+
+def blanket_view_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+    """Balle et al. Lemma 5.3 for a four-value mechanism: ``(1/(γn)) E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
+
+    A certified **upper bound** on δ(ε) of the shuffled mechanism over every
+    pair of neighbouring datasets (it is the hockey-stick divergence of the
+    view that reveals the other users' blanket draws; all ordered pairs
+    x ≠ x' have the same L-law).  Exact ``fmpq`` when ``e^{ε0}`` and ``e^ε``
+    are exact and ``n ≤ exact_max_n``; otherwise a ball (the window of M and
+    each engine call carry their certified left-out mass).  Exactly 0 when
+    ``ε ≥ ε0``.  Cost ``O(W_M · n log(1/tol))``, ``W_M = O(sqrt(n log(1/tol)))``.
+
+    >>> blanket_view_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1)   # = 3-RR, exact.krr gives 3/16
+    3/16
+    """
+    if not isinstance(mech, _FourValue):
+        raise InvalidArgument("mech", getattr(mech, "kind", mech), "must be one of OUE, SUE, OLH, Hadamard, Subset",
+                              hint="for the geometric mechanism use blanket_view_delta_enumerate; for LDP use clone_delta")
+    n = _check_n(n)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    if arith.le(mech.exp_epsilon0(), ee) is True:
+        return fmpq(0)
+    return _mixture_over_M(n, mech.gamma(), mech.l_law(exp_epsilon=ee), tol=tol, exact_max_n=exact_max_n)
+
+
+def clone_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+    """``H_{e^ε}(P‖Q)`` of the FOCS 2021 clone pair: a certified upper bound on δ(ε) for **every** ε0-LDP randomizer.
+
+    Pair (Feldman–McMillan–Talwar, FOCS 2021; structure corroborated by the
+    authors' code, see docs/mechanisms.md): ``C ~ Bin(n−1, e^{−ε0})``,
+    ``A ~ Bin(C, 1/2)``, ``Δ ~ Bern(e/(e+1))``, ``P = (A+Δ, C−A+1−Δ)``,
+    ``Q = (A+1−Δ, C−A+Δ)``.  Evaluated through the identity (derived; tested
+    against the enumerated pair) ``H = (1/(p n)) E[(Σ_{i=1}^n V_i)_+]``,
+    ``p = e^{−ε0}``, ``V = 2(e−ee)/(e+1)`` or ``2(1−ee·e)/(e+1)`` w.p. ``p/2``
+    each, else 0.  ``mech`` is anything with ``exp_epsilon0()`` (an
+    :class:`LDP` record, or any mechanism of this module).  The pair is
+    symmetric, so one direction suffices.  Cost ``O(n log(1/tol))``.
+
+    >>> P, Q = clone_pair_law(2, 3)                     # the pair by its definition
+    >>> clone_delta(LDP(exp_epsilon0=3), 2, exp_epsilon=2), sum(max(P[o] - 2 * Q.get(o, 0), 0) for o in P)
+    (5/24, 5/24)
+    """
+    n = _check_n(n)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    e = mech.exp_epsilon0()
+    if arith.le(e, ee) is True:
+        return fmpq(0)
+    p = 1 / e
+    atoms = [(fmpq(0), fmpq(0)), (p / 2, 2 * (e - ee) / (e + 1)), (p / 2, 2 * (1 - ee * e) / (e + 1)), (1 - p, fmpq(0))]
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"clone pair n={n}") / (p * n)
+
+
+def clone_pair_law(n: int, exp_epsilon0, clone_prob=None) -> tuple[dict, dict]:
+    """The clone pair ``(P, Q)`` by its definition, as exact dicts ``{(u, v): prob}`` (small n; tests).
+
+    ``clone_prob`` defaults to ``e^{−ε0}`` (FOCS 2021).  Cost ``O(n^2)``.
+    """
+    n = _check_n(n)
+    e = arith.exact_in(exp_epsilon0, "exp_epsilon0", lo=1)
+    pc = 1 / e if clone_prob is None else arith.exact_in(clone_prob, "clone_prob", lo=0, hi=1)
+    dl = e / (e + 1)
+    P: dict = {}
+    Q: dict = {}
+    for c in range(n):
+        wc = math.comb(n - 1, c) * pc ** c * (1 - pc) ** (n - 1 - c)
+        for a in range(c + 1):
+            wa = wc * fmpq(math.comb(c, a), 2 ** c)
+            for d, wd in ((1, dl), (0, 1 - dl)):
+                kp = (a + d, c - a + 1 - d)
+                kq = (a + 1 - d, c - a + d)
+                P[kp] = P.get(kp, fmpq(0)) + wa * wd
+                Q[kq] = Q.get(kq, fmpq(0)) + wa * wd
+    return P, Q
+
+
+def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+    """Exact δ(ε) between the datasets ``x^n`` and ``x^{n−1} x'`` (max of both directions): a certified **lower** bound.
+
+    By the sufficient statistic of ``exact/krr.py`` (others i.i.d. ``R(x)``):
+    forward ``(1/n) E[(Σ_i (1 − ee·Λ_i))_+]``, backward
+    ``(1/n) E[(Σ_i (Λ_i − ee))_+]``, ``Λ = R(x')(Y)/R(x)(Y)``, ``Y ~ R(x)``,
+    which takes the values ``1/e`` (w.p. a), ``e`` (w.p. b), 1.
+    Cost ``O(n log(1/tol))``.
+
+    >>> from blanket.exact.krr import delta_krr_family
+    >>> from blanket.exact.mechanisms import KRR
+    >>> same_family_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1), delta_krr_family(KRR(3, exp_epsilon0=2), 2, "same", exp_epsilon=1)
+    (3/16, 3/16)
+    """
+    if not isinstance(mech, _FourValue):
+        raise InvalidArgument("mech", getattr(mech, "kind", mech), "must be one of OUE, SUE, OLH, Hadamard, Subset")
+    n = _check_n(n)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    e = mech.exp_epsilon0()
+    if arith.le(e, ee) is True:
+        return fmpq(0)
+    a, b = mech.ratio_law()
+    rest = 1 - a - b
+    out = None
+    for lam in (lambda r: 1 - ee * r, lambda r: r - ee):
+        atoms = [(rest, lam(fmpq(1))), (a, lam(1 / e)), (b, lam(e)), (fmpq(0), lam(fmpq(1)))]
+        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="same family") / n
+        out = v if out is None else (max(out, v) if _is_exact(out) and _is_exact(v) else arith.ball(out).max(arith.ball(v)))
+    return out
+
+
+# ================================================================ small-n enumeration (any finite L law)
+def blanket_view_delta_enumerate(mech, n, *, epsilon=None, exp_epsilon=None, max_terms: int = 10 ** 6):
+    """Lemma 5.3 for a mechanism with an explicit matrix (here: :class:`Geometric`), max over ordered pairs; small n.
+
+    Sums over the multinomial counts of the atoms of ``V`` (``L`` w.p. γ,
+    else 0): cost ``O(m^2 · C(n+A−1, A−1))``, ``A ≤ m+1`` atoms.  Exact for
+    exact inputs.  A fast engine for this case needs a sum over an
+    m-atom law — e.g. a lattice convolution when the values of L are
+    commensurable — which is left for the engine rewrite.
+
+    >>> from blanket.exact.krr import delta_blanket_view
+    >>> from blanket.exact.mechanisms import KRR
+    >>> blanket_view_delta_enumerate(Geometric(2, alpha="1/2"), 2, exp_epsilon=1), delta_blanket_view(KRR(2, exp_epsilon0=2), 2, exp_epsilon=1)
+    (2/9, 2/9)
+    """
+    from .krr import delta_blanket_view
+    fr = mech.matrix() if hasattr(mech, "matrix") else mech
+    n = _check_n(n)
+    return delta_blanket_view(fr, n, epsilon=epsilon, exp_epsilon=exp_epsilon, method="enumerate")

@@ -1,0 +1,210 @@
+"""Frequency oracles, generic LDP and the geometric mechanism (exact/oracles.py) against brute force.
+
+Independent routes: the explicit matrix of each mechanism (enumerated output
+space, small k) through exact.mechanisms (γ, ω, amplification_law),
+exact.krr.delta_blanket_view(method="enumerate") (multinomial sum over every
+output of the matrix), exact.enumerate (exhaustive worst case over all
+datasets, and single datasets), and the clone pair built from its definition.
+"""
+
+import itertools
+import math
+
+import pytest
+from flint import arb, fmpq
+
+from blanket.exact.arith import precision
+from blanket.exact.enumerate import delta_dataset, worst_case
+from blanket.exact.errors import InvalidArgument
+from blanket.exact.krr import delta_blanket_view, delta_krr_family
+from blanket.exact.mechanisms import KRR, amplification_law
+from blanket.exact.oracles import (LDP, OLH, OUE, SUE, Geometric, Hadamard, Subset, blanket_view_delta,
+                                   blanket_view_delta_enumerate, clone_delta, clone_pair_law, same_family_delta)
+
+
+def _functions(k, g, nonconstant=False):
+    fs = list(itertools.product(range(g), repeat=k))
+    return [f for f in fs if len(set(f)) > 1] if nonconstant else fs
+
+
+def _mechs():
+    """Small instances (exact e^{ε0}) whose matrices have at most 16 outputs."""
+    return [
+        OUE(3, exp_epsilon0=3), OUE(4, exp_epsilon0="5/2"), OUE(2, exp_epsilon0=4),
+        SUE(3, exp_half_epsilon0=2), SUE(4, exp_half_epsilon0="3/2"),
+        OLH(3, 2, exp_epsilon0=3, family=_functions(3, 2, nonconstant=True)),            # c = 1/3, no constant h
+        OLH(3, 2, exp_epsilon0=3, family=_functions(3, 2), constant="family"),           # pairwise independent, κ = 1/4
+        OLH(4, 2, exp_epsilon0=2, family=_functions(4, 2, nonconstant=True)),
+        Hadamard(2, exp_epsilon0=3), Hadamard(3, exp_epsilon0=2), Hadamard(5, exp_epsilon0=3), Hadamard(7, exp_epsilon0="3/2"),
+        Subset(4, 2, exp_epsilon0=3), Subset(5, 2, exp_epsilon0=2), Subset(4, 1, exp_epsilon0=2), Subset(5, 3, exp_epsilon0=4),
+    ]
+
+
+def _merge(law):
+    out = {}
+    for v, p in law:
+        if p != 0:
+            out[v] = out.get(v, fmpq(0)) + p
+    return out
+
+
+@pytest.mark.parametrize("mech", _mechs(), ids=lambda m: f"{m.kind}-{m.describe()}")
+def test_gamma_blanket_and_l_law_match_the_explicit_matrix(mech):
+    fr = mech.matrix()
+    assert mech.gamma() == fr.gamma()
+    assert mech.exp_epsilon0() == fr.exp_epsilon0()
+    for ee in (fmpq(1), fmpq(3, 2), fmpq(2)):
+        mine = _merge(mech.l_law(exp_epsilon=ee))
+        # every ordered pair x != x' has the same law
+        for x, x2 in itertools.permutations(range(fr.k_in), 2):
+            assert _merge(amplification_law(fr, x, x2, exp_epsilon=ee)) == mine, (x, x2, ee)
+    a, b = mech.ratio_law()
+    rows = fr.matrix()
+    lam = {}
+    for y, (p0, p1) in enumerate(zip(rows[0], rows[1])):
+        if p0:
+            lam[p1 / p0] = lam.get(p1 / p0, fmpq(0)) + p0
+    e = mech.exp_epsilon0()
+    assert lam.get(1 / e, 0) == a and lam.get(e, 0) == b and sum(lam.values()) == 1
+
+
+def test_olh_with_constant_hashes_credited_to_zero_is_still_a_valid_decomposition():
+    fam = _functions(3, 2)
+    full = OLH(3, 2, exp_epsilon0=3, family=fam, constant="family")
+    uni = OLH(3, 2, exp_epsilon0=3, family=fam)          # constant = 0: uniform blanket, smaller γ
+    assert uni.gamma() == fmpq(2, 4) < full.gamma() == full.matrix().gamma()
+    # Lemma 5.3 with the smaller γ is still above the exhaustive worst case (and above the TV-γ view)
+    for n in (2, 3):
+        wc = worst_case(full.matrix(), n, exp_epsilon=fmpq(3, 2)).value
+        assert blanket_view_delta(uni, n, exp_epsilon=fmpq(3, 2)) >= blanket_view_delta(full, n, exp_epsilon=fmpq(3, 2)) >= wc
+
+
+@pytest.mark.parametrize("mech", [m for m in _mechs() if m.matrix().k_out <= 8], ids=lambda m: m.kind)
+def test_blanket_view_equals_the_enumerated_lemma_5_3_of_the_matrix(mech):
+    fr = mech.matrix()
+    for n in (1, 3, 4):
+        for ee in (fmpq(1), fmpq(3, 2)):
+            assert blanket_view_delta(mech, n, exp_epsilon=ee) == delta_blanket_view(fr, n, exp_epsilon=ee, method="enumerate")
+
+
+@pytest.mark.parametrize("mech", [m for m in _mechs() if m.matrix().k_out <= 16 and m.k <= 4], ids=lambda m: m.kind)
+def test_upper_bounds_above_and_lower_bound_below_the_exhaustive_worst_case(mech):
+    fr = mech.matrix()
+    n = 3 if fr.k_out > 8 else 4
+    for ee in (fmpq(1), fmpq(5, 4), fmpq(2)):
+        wc = worst_case(fr, n, exp_epsilon=ee).value
+        bv = blanket_view_delta(mech, n, exp_epsilon=ee)
+        cl = clone_delta(LDP(exp_epsilon0=mech.exp_epsilon0()), n, exp_epsilon=ee)
+        lo = same_family_delta(mech, n, exp_epsilon=ee)
+        assert lo <= wc <= bv and wc <= cl, (ee, lo, wc, bv, cl)
+        # the lower bound is the exact δ of a concrete dataset pair (both directions)
+        d1 = max(delta_dataset(fr, [0] * (n - 1), 0, 1, exp_epsilon=ee),
+                 delta_dataset(fr, [0] * (n - 1), 1, 0, exp_epsilon=ee))
+        assert lo == d1
+
+
+def test_subset_d1_and_hadamard_reduce_to_known_cases():
+    # subset selection with d = 1 is k-RR: the k-RR engine and families give the same numbers
+    for n in (2, 5):
+        s, rr = Subset(4, 1, exp_epsilon0=3), KRR(4, exp_epsilon0=3)
+        assert s.gamma() == rr.gamma()
+        assert blanket_view_delta(s, n, exp_epsilon=fmpq(3, 2)) == delta_blanket_view(rr, n, exp_epsilon=fmpq(3, 2))
+        assert same_family_delta(s, n, exp_epsilon=fmpq(3, 2)) == delta_krr_family(rr, n, "same", exp_epsilon=fmpq(3, 2))
+    # Hadamard response on k = 2 or 3 inputs has K = 4 outputs
+    assert Hadamard(2, exp_epsilon0=3).K == Hadamard(3, exp_epsilon0=3).K == 4 and Hadamard(4, exp_epsilon0=3).K == 8
+
+
+@pytest.mark.parametrize("n,e0", [(1, 3), (2, 3), (5, 2), (7, "5/2"), (9, 4)])
+def test_clone_delta_is_the_hockey_stick_of_the_enumerated_clone_pair(n, e0):
+    P, Q = clone_pair_law(n, e0)
+    assert sum(P.values()) == 1 and sum(Q.values()) == 1
+    for ee in (fmpq(1), fmpq(3, 2), fmpq(2)):
+        fwd = sum(max(P[o] - ee * Q.get(o, 0), 0) for o in P)
+        bwd = sum(max(Q[o] - ee * P.get(o, 0), 0) for o in Q)
+        assert fwd == bwd == clone_delta(LDP(exp_epsilon0=e0), n, exp_epsilon=ee)
+    # the pair's likelihood ratio (e u + v)/(u + e v) (notes §2c)
+    e = fmpq(e0)
+    for (u, v), p in P.items():
+        assert p == Q[(u, v)] * (e * u + v) / (u + e * v)
+
+
+def test_clone_bound_is_above_every_small_ldp_randomizer_worst_case():
+    # random-looking exact 3x3 matrices with e^{ε0} = 3: the clone bound covers them all
+    rows_list = [
+        [["1/2", "1/4", "1/4"], ["1/6", "1/2", "1/3"], ["1/4", "1/4", "1/2"]],
+        [["3/5", "1/5", "1/5"], ["1/5", "3/5", "1/5"], ["1/5", "1/5", "3/5"]],
+        [["3/4", "1/4", "0"], ["1/4", "3/4", "0"], ["1/2", "1/2", "0"]],
+    ]
+    from blanket.exact.mechanisms import FiniteRandomizer
+    for rows in rows_list:
+        fr = FiniteRandomizer(rows)
+        e0 = fr.exp_epsilon0()
+        for n in (2, 4):
+            for ee in (fmpq(1), fmpq(3, 2)):
+                assert worst_case(fr, n, exp_epsilon=ee).value <= clone_delta(LDP(exp_epsilon0=e0), n, exp_epsilon=ee)
+
+
+def test_ball_mode_encloses_the_exact_value():
+    with precision(96):
+        for mech in (OUE(4, exp_epsilon0=3), Hadamard(5, exp_epsilon0=2), Subset(5, 2, exp_epsilon0=3)):
+            for n in (6, 20):
+                ex = blanket_view_delta(mech, n, exp_epsilon=fmpq(3, 2))
+                b = blanket_view_delta(mech, n, exp_epsilon=fmpq(3, 2), exact_max_n=0)
+                assert isinstance(b, arb) and b.contains(ex) and b.rad() < arb("1e-15")
+                lo = same_family_delta(mech, n, exp_epsilon=fmpq(3, 2))
+                assert lo <= ex
+        ex = clone_delta(LDP(exp_epsilon0=3), 30, exp_epsilon=fmpq(3, 2))
+        b = clone_delta(LDP(exp_epsilon0=3), 30, exp_epsilon=fmpq(3, 2), exact_max_n=0)
+        assert b.contains(ex)
+
+
+def test_decimal_epsilon0_gives_balls_that_contain_the_rational_neighbours():
+    # e^{ε0} for ε0 = ln 3 is not a decimal; instead bracket: ε0 = 1 lies between ln(2.71) and ln(2.72)
+    with precision(96):
+        m = OUE(3, epsilon0=1)
+        g = m.gamma()
+        lo, hi = OUE(3, exp_epsilon0="2.71").gamma(), OUE(3, exp_epsilon0="2.72").gamma()
+        assert min(lo, hi) < g < max(lo, hi)
+        s = SUE(3, epsilon0=1)
+        assert abs(s.exp_epsilon0() - arb(1).exp()) < arb("1e-25")
+        v = blanket_view_delta(Hadamard(3, epsilon0=1), 10, epsilon="0.5")
+        assert isinstance(v, arb) and v > 0
+
+
+def test_geometric_gamma_closed_form_and_l_law():
+    for m in range(2, 9):
+        for a in ("1/2", "1/3", "4/5"):
+            g = Geometric(m, alpha=a)
+            fr = g.matrix()
+            assert g.gamma() == fr.gamma(), (m, a)
+            assert g.exp_epsilon0() == fr.exp_epsilon0()
+            for x, x2 in ((0, m - 1), (m - 1, 0), (0, 1)):
+                assert sorted(g.l_law(x, x2, exp_epsilon=fmpq(3, 2))) == sorted(
+                    (v, p) for v, p in amplification_law(fr, x, x2, exp_epsilon=fmpq(3, 2)))
+
+
+def test_geometric_blanket_view_above_worst_case():
+    for m, a in ((3, "1/2"), (4, "2/3")):
+        g = Geometric(m, alpha=a)
+        fr = g.matrix()
+        for n in (2, 3):
+            for ee in (fmpq(1), fmpq(3, 2)):
+                wc = worst_case(fr, n, exp_epsilon=ee).value
+                assert wc <= blanket_view_delta_enumerate(g, n, exp_epsilon=ee)
+                assert wc <= clone_delta(LDP(exp_epsilon0=g.exp_epsilon0()), n, exp_epsilon=ee)
+
+
+def test_bad_input_is_refused_with_a_named_argument():
+    with pytest.raises(InvalidArgument, match="epsilon0"):
+        OUE(3)
+    with pytest.raises(InvalidArgument, match="d must be"):
+        Subset(4, 4, exp_epsilon0=2)
+    with pytest.raises(InvalidArgument, match="constant"):
+        OLH(3, 2, exp_epsilon0=2, collision="1/4", constant="1/2")
+    with pytest.raises(InvalidArgument, match="output space"):
+        OUE(13, exp_epsilon0=2).matrix()
+    with pytest.raises(InvalidArgument, match="epsilon0"):
+        LDP(epsilon0="-1")
+    with pytest.raises(InvalidArgument, match="float|exact"):
+        OUE(3, epsilon0=0.5)
+    assert blanket_view_delta(OUE(3, exp_epsilon0=2), 5, exp_epsilon=2) == 0
