@@ -46,6 +46,11 @@ PAPERS = {
     "CY21": "Cheu, Yan, Pure Differential Privacy from Secure Intermediaries (arXiv 2112.10032)",
     "GDDSK21": "Girgis, Data, Diggavi, Suresh, Kairouz, On the Rényi Differential Privacy of the Shuffle Model (CCS 2021)",
     "EFMRTT19": "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, Amplification by Shuffling (SODA 2019)",
+    "FMT21": "Feldman, McMillan, Talwar, Hiding Among the Clones: A Simple and Nearly Optimal Analysis of Privacy "
+             "Amplification by Shuffling (FOCS 2021, arXiv 2012.12803)",
+    "FO": "Frequency oracles (unary encoding and local hashing: Wang, Blocki, Li, Jha, USENIX Security 2017; Hadamard "
+          "response: Acharya, Sun, Zhang, AISTATS 2019; subset selection: Ye, Barg 2018) and the clamped geometric "
+          "mechanism: blanket decompositions derived by this project",
 }
 #: short paper names accepted on the command line
 PAPER_ALIASES = {"blanket": "BBGN19", "pure_dp": "CY21", "pure-dp": "CY21", "cheu-yan": "CY21",
