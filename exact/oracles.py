@@ -72,7 +72,7 @@ from .krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
 from .mechanisms import FiniteRandomizer
 
 __all__ = ["LDP", "OUE", "SUE", "OLH", "Hadamard", "Subset", "Geometric", "UnaryEncoding",
-           "blanket_view_delta", "clone_delta", "clone_pair_law", "same_family_delta",
+           "blanket_view_delta", "blanket_view_delta_merged", "best_upper_delta", "epsilon_upper", "clone_delta", "clone_pair_law", "same_family_delta",
            "blanket_view_delta_enumerate", "MAX_MATRIX_OUTPUTS"]
 
 #: the explicit matrix of a record (tests only) is refused above this many outputs
@@ -711,6 +711,69 @@ def blanket_view_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_T
     if arith.le(mech.exp_epsilon0(), ee) is True:
         return fmpq(0)
     return _mixture_over_M(n, mech.gamma(), mech.l_law(exp_epsilon=ee), tol=tol, exact_max_n=exact_max_n)
+
+
+def blanket_view_delta_merged(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL,
+                              exact_max_n: int = EXACT_MAX_N):
+    """A certified upper bound on :func:`blanket_view_delta`, fast: the "both" atom of L merged into "rest".
+
+    For ``ε ≥ 0`` the value ``γe(1−ee)`` of the "both" atom is ``≤ γ(1−ee)``
+    (the "rest" value, itself ``≤ 0``), and ``x ↦ (x)_+`` is non-decreasing,
+    so replacing it by the rest value can only increase
+    ``E[(Σ V_i)_+]``.  The merged ``V`` has four atoms (0, t, t', rest): one
+    call of the four-atom engine, ``O(n log(1/tol))`` — the speed of the
+    k-RR blanket view.  The loss against the exact Lemma 5.3 value is
+    reported by ``tests/benchmarks/bench_oracles.py`` (it vanishes when
+    ``π_both = 0``, e.g. subset selection with d = 1 = k-RR).
+
+    >>> m = OUE(3, exp_epsilon0=3)
+    >>> blanket_view_delta_merged(m, 4, exp_epsilon=1) >= blanket_view_delta(m, 4, exp_epsilon=1)
+    True
+    """
+    if not isinstance(mech, _FourValue):
+        raise InvalidArgument("mech", getattr(mech, "kind", mech), "must be one of OUE, SUE, OLH, Hadamard, Subset")
+    n = _check_n(n)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    if arith.le(mech.exp_epsilon0(), ee) is True:
+        return fmpq(0)
+    gm = mech.gamma()
+    (vb, pb), (vt, pt), (vn, pn), (vr, pr) = mech.l_law(exp_epsilon=ee)
+    atoms = [(1 - gm, fmpq(0)), (gm * pt, vt), (gm * pn, vn), (gm * (pb + pr), vr)]
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.kind} blanket view (merged) n={n}") / (gm * n)
+
+
+def best_upper_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exhaustive_max_n: int = 2000):
+    """Every applicable certified upper bound on δ(ε), and the smallest: ``(value, name, {name: value})``.
+
+    Candidates: the FOCS 2021 clone pair (every mechanism), the merged
+    blanket view (four-value mechanisms), and the exact Lemma 5.3 mixture
+    when ``n ≤ exhaustive_max_n`` (it is ``O(n^{3/2})``).  The smallest is
+    chosen by upper ends of the enclosures (a ball's upper end is what is
+    certified).  An :class:`LDP` record has only the clone bound.
+    """
+    n = _check_n(n)
+    cands = {"clone pair (FOCS 2021)": clone_delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)}
+    if isinstance(mech, _FourValue):
+        cands["blanket view, merged (Lemma 5.3)"] = blanket_view_delta_merged(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)
+        if n <= exhaustive_max_n:
+            cands["blanket view (Lemma 5.3)"] = blanket_view_delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)
+
+    def upper(v):
+        return v if _is_exact(v) else arith.endpoints(v)[1]
+    name = min(cands, key=lambda k: upper(cands[k]))
+    return cands[name], name, cands
+
+
+def epsilon_upper(delta_of_epsilon, target_delta, *, hi, rel_tol="1e-4"):
+    """Certified upper end of the smallest ε with ``δ(ε) ≤ target`` for one of this module's δ-functions.
+
+    ``delta_of_epsilon(ε)`` is e.g. ``lambda e: clone_delta(mech, n, epsilon=e)``
+    (non-increasing in ε); ``hi`` a point where the target is met (ε0 always
+    is: every bound here is 0 at ε ≥ ε0).  Delegates to
+    :func:`exact.calibrate.epsilon_for_delta`; returns its Bracket.
+    """
+    from .calibrate import epsilon_for_delta
+    return epsilon_for_delta(delta_of_epsilon, target_delta, hi=hi, rel_tol=rel_tol)
 
 
 def clone_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):

@@ -18,7 +18,8 @@ from blanket.exact.enumerate import delta_dataset, worst_case
 from blanket.exact.errors import InvalidArgument
 from blanket.exact.krr import delta_blanket_view, delta_krr_family
 from blanket.exact.mechanisms import KRR, amplification_law
-from blanket.exact.oracles import (LDP, OLH, OUE, SUE, Geometric, Hadamard, Subset, blanket_view_delta,
+from blanket.exact.oracles import (LDP, OLH, OUE, SUE, Geometric, Hadamard, Subset, best_upper_delta, blanket_view_delta,
+                                   blanket_view_delta_merged, epsilon_upper,
                                    blanket_view_delta_enumerate, clone_delta, clone_pair_law, same_family_delta)
 
 
@@ -208,3 +209,32 @@ def test_bad_input_is_refused_with_a_named_argument():
     with pytest.raises(InvalidArgument, match="float|exact"):
         OUE(3, epsilon0=0.5)
     assert blanket_view_delta(OUE(3, exp_epsilon0=2), 5, exp_epsilon=2) == 0
+
+
+@pytest.mark.parametrize("mech", [m for m in _mechs() if m.matrix().k_out <= 8], ids=lambda m: m.kind)
+def test_merged_blanket_view_is_a_fast_upper_bound_on_the_exact_one(mech):
+    for n in (2, 5, 12):
+        for ee in (fmpq(1), fmpq(3, 2)):
+            ex = blanket_view_delta(mech, n, exp_epsilon=ee)
+            mg = blanket_view_delta_merged(mech, n, exp_epsilon=ee)
+            assert mg >= ex
+            if mech.l_probs()[0] == 0:
+                assert mg == ex
+
+
+def test_best_upper_bound_is_the_smallest_candidate_and_above_the_worst_case():
+    mech = Subset(4, 2, exp_epsilon0=3)
+    for ee in (fmpq(1), fmpq(3, 2)):
+        v, name, cands = best_upper_delta(mech, 4, exp_epsilon=ee)
+        assert v == min(cands.values()) and cands[name] == v and len(cands) == 3
+        assert worst_case(mech.matrix(), 4, exp_epsilon=ee).value <= v
+    v, name, cands = best_upper_delta(LDP(exp_epsilon0=3), 4, exp_epsilon=fmpq(3, 2))
+    assert list(cands) == ["clone pair (FOCS 2021)"]
+
+
+def test_epsilon_upper_is_certified_one_sided():
+    with precision(96):
+        mech = OUE(8, epsilon0=2)
+        br = epsilon_upper(lambda e: blanket_view_delta_merged(mech, 500, epsilon=e), "1e-3", hi=2)
+        assert blanket_view_delta_merged(mech, 500, epsilon=br.upper) <= fmpq(1, 1000)
+        assert blanket_view_delta_merged(mech, 500, epsilon=br.lower) > fmpq(1, 1000)
