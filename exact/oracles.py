@@ -833,6 +833,8 @@ def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TO
     forward ``(1/n) E[(Σ_i (1 − ee·Λ_i))_+]``, backward
     ``(1/n) E[(Σ_i (Λ_i − ee))_+]``, ``Λ = R(x')(Y)/R(x)(Y)``, ``Y ~ R(x)``,
     which takes the values ``1/e`` (w.p. a), ``e`` (w.p. b), 1.
+    For an :class:`LDP` record (any ε0-LDP randomizer) the witness is
+    binary randomized response with the same ε0 — one member of the class.
     Cost ``O(n log(1/tol))``.
 
     >>> from blanket.exact.krr import delta_krr_family
@@ -840,8 +842,11 @@ def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TO
     >>> same_family_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1), delta_krr_family(KRR(3, exp_epsilon0=2), 2, "same", exp_epsilon=1)
     (3/16, 3/16)
     """
+    if isinstance(mech, LDP):
+        # a concrete ε0-LDP randomizer: binary randomized response (= subset selection with k = 2, d = 1)
+        mech = Subset(2, 1, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
     if not isinstance(mech, _FourValue):
-        raise InvalidArgument("mech", getattr(mech, "kind", mech), "must be one of OUE, SUE, OLH, Hadamard, Subset")
+        raise InvalidArgument("mech", getattr(mech, "kind", mech), "must be one of LDP, OUE, SUE, OLH, Hadamard, Subset")
     n = _check_n(n)
     ee = arith.exp_param(epsilon, exp_epsilon)
     e = mech.exp_epsilon0()

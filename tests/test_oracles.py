@@ -238,3 +238,11 @@ def test_epsilon_upper_is_certified_one_sided():
         br = epsilon_upper(lambda e: blanket_view_delta_merged(mech, 500, epsilon=e), "1e-3", hi=2)
         assert blanket_view_delta_merged(mech, 500, epsilon=br.upper) <= fmpq(1, 1000)
         assert blanket_view_delta_merged(mech, 500, epsilon=br.lower) > fmpq(1, 1000)
+
+
+def test_ldp_lower_bound_is_binary_rr_on_a_concrete_dataset():
+    for n in (2, 6):
+        for ee in (fmpq(1), fmpq(3, 2)):
+            lo = same_family_delta(LDP(exp_epsilon0=3), n, exp_epsilon=ee)
+            assert lo == delta_krr_family(KRR(2, exp_epsilon0=3), n, "same", exp_epsilon=ee)
+            assert lo <= worst_case(KRR(2, exp_epsilon0=3), n, exp_epsilon=ee).value <= clone_delta(LDP(exp_epsilon0=3), n, exp_epsilon=ee)
