@@ -246,3 +246,23 @@ def test_ldp_lower_bound_is_binary_rr_on_a_concrete_dataset():
             lo = same_family_delta(LDP(exp_epsilon0=3), n, exp_epsilon=ee)
             assert lo == delta_krr_family(KRR(2, exp_epsilon0=3), n, "same", exp_epsilon=ee)
             assert lo <= worst_case(KRR(2, exp_epsilon0=3), n, exp_epsilon=ee).value <= clone_delta(LDP(exp_epsilon0=3), n, exp_epsilon=ee)
+
+
+def test_make_mechanism_from_plain_data():
+    from blanket.exact.oracles import make_mechanism
+    assert make_mechanism({"type": "oue", "k": 4, "exp_epsilon0": "3"}) == OUE(4, exp_epsilon0=3)
+    assert make_mechanism({"type": "sue", "k": 3, "exp_half_epsilon0": "2"}).exp_epsilon0() == 4
+    m = make_mechanism({"type": "olh", "k": 2 ** 20, "g": 4, "epsilon0": "1", "collision": "1/4"})
+    assert m.collision == fmpq(1, 4) and m.g == 4
+    assert make_mechanism({"type": "ldp", "epsilon0": "2"}).epsilon0 == 2
+    assert make_mechanism({"type": "geometric", "m": 3, "alpha": "1/2"}).gamma() == Geometric(3, alpha="1/2").gamma()
+    assert make_mechanism({"type": "hadamard", "k": 9, "exp_epsilon0": "2"}).K == 16
+    with pytest.raises(InvalidArgument, match="mechanism type"):
+        make_mechanism({"type": "rappor2"})
+    with pytest.raises(InvalidArgument, match="mechanism key d"):
+        make_mechanism({"type": "subset", "k": 4, "epsilon0": "1"})
+    with pytest.raises(InvalidArgument, match="mechanism key g"):
+        make_mechanism({"type": "oue", "k": 4, "epsilon0": "1", "g": 2})
+    with pytest.raises(InvalidArgument, match="p"):
+        from blanket.exact.oracles import UnaryEncoding
+        UnaryEncoding(k=3, p=fmpq(1, 4), q=fmpq(1, 2))
