@@ -529,3 +529,29 @@ FMT21_CODE = register(Result(
     status_note="source-confirmed from the authors' code apple/ml-shuffling-amplification (closedformanalysis), as read "
                 "by the research notes; it is ≥ the [paper] display (prefactor (1−e^{−ε0})/(1+e^{−ε0−ε̃}), ε̃ = log(1+a+c))",
     spec="notes/composition_refs.md §1b", exact=_clone_epsilon_reference, grid=_FMT_GRID))
+
+
+# ---------------------------------------------------------------- the merged (fast) blanket view
+def _check_merged(r):
+    """v_rest − v_both = γ(e−1)(ee−1) ≥ 0 and v_rest ≤ 0 for e, ee ≥ 1: raising an atom raises E[(Σ V)_+]."""
+    uu, ww, gg = sp.Symbol("u", nonnegative=True), sp.Symbol("w", nonnegative=True), sp.Symbol("gamma", positive=True)
+    vals = {kk: v.subs({gamma: gg, E0: 1 + uu, E: 1 + ww}) for kk, v in L_VALUES.items()}
+    gap = sp.factor(vals[L_rest] - vals[L_both])
+    ok1 = sp.simplify(gap - gg * uu * ww) == 0
+    ok2 = sp.simplify(vals[L_rest] + gg * ww) == 0   # v_rest = −γ(ee−1) ≤ 0
+    ok = ok1 and ok2
+    return SymbolicCheck(True if ok else None,
+                         "with e = 1+u, ee = 1+w (u, w ≥ 0): v_rest − v_both = γuw ≥ 0; (·)_+ is non-decreasing",
+                         f"v_rest − v_both = {gap}; v_rest = {sp.simplify(vals[L_rest])}")
+
+
+FO_MERGED = register(Result(
+    key="FO merged blanket view", paper="FO", label="merged blanket view",
+    title="Lemma 5.3 of a four-value mechanism ≤ the same with the 'both' atom of L moved to the 'rest' value (a four-atom V)",
+    status="derived",
+    statement=_Le(sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewMerged")(n, epsilon0, epsilon)),
+    symbols={n: "n ≥ 1", epsilon0: D_EPS0, epsilon: D_EPS}, hypotheses=(_H_E0, _H_E),
+    kind="inequality", quantity="delta", mechanisms=("oue", "sue", "olh", "hadamard", "subset"),
+    status_note="derived (this project); ✔ symbolic atom ordering, ✔ merged ≥ exact in tests (exact rationals)",
+    spec=SPEC, notes="exact.oracles.blanket_view_delta_merged: one call of the four-atom engine (O(n log(1/tol))).",
+    symbolic=_check_merged))

@@ -10,7 +10,7 @@ from blanket.exact.oracles import LDP, OLH, OUE, Geometric, Hadamard, Subset, cl
 from blanket.proofs import core
 from blanket.proofs import oracles as po
 
-KEYS = ["FO gamma [ue]", "FO L law [ue]", "FO gamma [olh]", "FO L law [olh]", "FO gamma [hadamard]",
+KEYS = ["FO merged blanket view", "FO gamma [ue]", "FO L law [ue]", "FO gamma [olh]", "FO L law [olh]", "FO gamma [hadamard]",
         "FO L law [hadamard]", "FO gamma [subset]", "FO L law [subset]", "FO gamma [geometric]", "FO clone identity"]
 
 
