@@ -73,7 +73,8 @@ from .mechanisms import FiniteRandomizer
 
 __all__ = ["LDP", "OUE", "SUE", "OLH", "Hadamard", "Subset", "Geometric", "UnaryEncoding",
            "blanket_view_delta", "blanket_view_delta_merged", "best_upper_delta", "epsilon_upper", "clone_delta", "clone_pair_law", "same_family_delta",
-           "blanket_view_delta_enumerate", "MAX_MATRIX_OUTPUTS", "make_mechanism"]
+           "blanket_view_delta_enumerate", "MAX_MATRIX_OUTPUTS", "make_mechanism",
+           "variation_ratio_delta"]
 
 #: the explicit matrix of a record (tests only) is refused above this many outputs
 MAX_MATRIX_OUTPUTS = 4096
@@ -944,3 +945,46 @@ def make_mechanism(spec: dict):
     if kind == "subset":
         return Subset(spec["k"], spec["d"], **e0)
     return Geometric(spec["m"], alpha=spec.get("alpha"), epsilon0=spec.get("epsilon0"))
+
+
+# ================================================================ a published bound, to be judged (not a certified bound)
+def variation_ratio_delta(n, p, beta, q=None, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL,
+                          exact_max_n: int = EXACT_MAX_N):
+    """δ(ε) of the variation-ratio pair of Wang et al. (VLDB 2024) — **a published bound, not certified by Blanket**.
+
+    This is this project's exact reading of the authors' ``Delta(ep, alpha, r0, r1, n, p)``
+    (``wangsw/PrivacyAmplification``, ``unifiedamplification.py``, HEAD 34ca048) for
+    ``q0 = q1 = q``.  ``α = β/(p−1)``, ``r = αp/q``.  The other users are i.i.d.
+    on {0, 1, N} with masses ``(r, r, 1−2r)``.  The differing user has
+    ``(pα, α, 1−α−pα)`` under one hypothesis and ``(α, pα, ·)`` under the other.
+    By the sufficient statistic of exact/krr.py,
+    ``δ = (1/n) E[(Σ_i V_i)_+]`` with ``V = (p−ee)α/r``, ``(1−ee·p)α/r`` (mass ``r`` each)
+    or ``(1−α−pα)(1−ee)/(1−2r)``.  The authors' float code agrees to 7+ digits at
+    5 test points (docs/mechanisms.md).  ``p, beta, q`` are exact (``q`` defaults to ``p``).
+    Cost ``O(n log(1/tol))``.
+
+    For k-RR with the README's parameters ``p = q = e``, ``β = (e−1)/(e+k−1)`` it equals
+    the *lumped* third-value view (exact.krr.delta_krr_third_lumped).  That view is
+    below the exact worst case for k ≥ 4: see tests/test_oracles.py for the counterexample.
+
+    With the generic β = (e−1)/(e+1) it is the SODA 2023 stronger-clone pair, that is, the blanket view of binary RR:
+
+    >>> from blanket.exact.krr import delta_blanket_view
+    >>> from blanket.exact.mechanisms import KRR
+    >>> variation_ratio_delta(4, 3, fmpq(1, 2), exp_epsilon=fmpq(3, 2)) == delta_blanket_view(KRR(2, exp_epsilon0=3), 4, exp_epsilon=fmpq(3, 2))
+    True
+    """
+    n = _check_n(n)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    p = p if isinstance(p, arb) else arith.exact_in(p, "p", lo=1, lo_open=True)
+    beta = beta if isinstance(beta, arb) else arith.exact_in(beta, "beta", lo=0, hi=1, lo_open=True)
+    q = p if q is None else (q if isinstance(q, arb) else arith.exact_in(q, "q", lo=1))
+    alpha = beta / (p - 1)
+    r = alpha * p / q
+    neutral_n = 1 - alpha - p * alpha
+    if _is_exact(r) and not (0 < r and 2 * r <= 1) or (_is_exact(neutral_n) and neutral_n < 0):
+        raise InvalidArgument("beta", str(beta), "gives clone masses outside [0, 1]; check (p, beta, q)")
+    vN = fmpq(0) if _is_zero(neutral_n) else neutral_n * (1 - ee) / (1 - 2 * r)
+    rest = 1 - 2 * r
+    atoms = [(rest, vN), (r, (p - ee) * alpha / r), (r, (1 - ee * p) * alpha / r), (fmpq(0), vN)]
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="variation-ratio pair") / n

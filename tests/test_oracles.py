@@ -266,3 +266,50 @@ def test_make_mechanism_from_plain_data():
     with pytest.raises(InvalidArgument, match="p"):
         from blanket.exact.oracles import UnaryEncoding
         UnaryEncoding(k=3, p=fmpq(1, 4), q=fmpq(1, 2))
+
+
+# ---------------------------------------------------------------- the published variation-ratio bound, judged
+def _vr_krr(k, e, n, ee):
+    from blanket.exact.oracles import variation_ratio_delta
+    e = fmpq(e)
+    return variation_ratio_delta(n, e, (e - 1) / (e + k - 1), exp_epsilon=ee)
+
+
+def test_variation_ratio_pair_identities():
+    from blanket.exact.krr import delta_krr_third_lumped
+    from blanket.exact.oracles import variation_ratio_delta
+    for e, n, ee in ((3, 4, fmpq(3, 2)), (fmpq(5, 2), 7, fmpq(1)), (4, 3, fmpq(2))):
+        e = fmpq(e)
+        # generic β: the stronger clone pair = the binary-RR blanket view (notes §2a)
+        assert variation_ratio_delta(n, e, (e - 1) / (e + 1), exp_epsilon=ee) == delta_blanket_view(KRR(2, exp_epsilon0=e), n, exp_epsilon=ee)
+        # k-RR parameters: the lumped (x, x', rest) third-value view
+        for k in (3, 4, 6):
+            assert _vr_krr(k, e, n, ee) == delta_krr_third_lumped(KRR(k, exp_epsilon0=e), n, exp_epsilon=ee)
+
+
+def test_variation_ratio_bound_for_krr_is_below_the_exact_worst_case_for_k_at_least_4():
+    # Wang et al. VLDB 2024, README parameters for "general RR on d options": p = q = e^{ε0}, β = (e−1)/(e+d−1).
+    # Exact rationals: the pair's δ is strictly below the exact worst case over all datasets → the bound is false here.
+    for k, e, n, ee in ((5, fmpq(5, 2), 4, fmpq(3, 2)), (4, fmpq(3), 5, fmpq(3, 2)), (6, fmpq(4), 5, fmpq(2))):
+        vr = _vr_krr(k, e, n, ee)
+        wc = worst_case(KRR(k, exp_epsilon0=e), n, exp_epsilon=ee)
+        assert vr < wc.value, (k, vr, wc.value)
+        assert wc.x != wc.x2 and len(set(wc.others)) == 1 and wc.others[0] not in (wc.x, wc.x2)   # others on a third value
+    # k = 3: no gap at these points (the lumped view is exact for k = 3)
+    assert _vr_krr(3, 3, 5, fmpq(3, 2)) == worst_case(KRR(3, exp_epsilon0=3), 5, exp_epsilon=fmpq(3, 2)).value
+
+
+def test_variation_ratio_bound_for_hadamard_and_subset_is_below_the_worst_case_at_small_n():
+    # README parameters: Hadamard (K, s) with s = K/2: β = s(e−1)/2/(se+K−s); k-subset on d options:
+    # β = (e−1)(C(d−1,k−1) − C(d−2,k−2))/(e·C(d−1,k−1) + C(d−1,k)) (their d = our k, their k = our d).
+    from blanket.exact.oracles import variation_ratio_delta
+    e, ee, n = fmpq(3), fmpq(2), 3
+    hr = Hadamard(3, exp_epsilon0=3)
+    K = hr.K
+    s = K // 2
+    beta_hr = (s * (e - 1) / 2) / (s * e + K - s)
+    assert beta_hr == (e - 1) / (2 * (e + 1))   # the TV distance of our Hadamard response (|C_x Δ C_x'| = K/2)
+    assert variation_ratio_delta(n, e, beta_hr, exp_epsilon=ee) < worst_case(hr.matrix(), n, exp_epsilon=ee).value
+    sub = Subset(4, 2, exp_epsilon0=3)
+    beta_sub = (e - 1) * (math.comb(3, 1) - math.comb(2, 0)) / (e * math.comb(3, 1) + math.comb(3, 2))
+    assert variation_ratio_delta(n, e, beta_sub, exp_epsilon=ee) < worst_case(sub.matrix(), n, exp_epsilon=ee).value
