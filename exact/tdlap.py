@@ -1,7 +1,7 @@
 """Discrete and truncated discrete Laplace laws, Pólya shares, and the Cheu–Yan relaxed aggregator.
 
-This module is the exact side of the Cheu–Yan paper (spec
-``shared/spec/pure_dp_intermediaries.md``, paper key CY21).
+This module is the exact side of the Cheu–Yan paper (reference
+``docs/reference/pure_dp.md``, paper key CY21).
 
 Parametrisation
 ---------------
@@ -613,7 +613,7 @@ class _Law:
 
 @dataclass
 class RelaxedAggregator:
-    """The relaxed aggregator of Section 3 in this project's reading (spec §3.1).
+    """The relaxed aggregator of Section 3 in this project's reading (docs/reference/pure_dp.md §3.1).
 
     Parameters: modulus ``m >= 2``, truncation ``tau >= 0``, mixing weight
     ``q in [0, 1)``, and ``r`` (exact rational) or ``s`` (scale; balls).

@@ -1,7 +1,7 @@
 """The shape every encoded result takes: one object per result of a paper.
 
 A :class:`Result` carries its label as printed ("Lemma 5.7"), its paper, its
-status from ``shared/spec`` (source-confirmed / derived / uncertain / this
+status from ``docs/reference/`` (source-confirmed / derived / uncertain / this
 project's reading), its symbols with their domains, its hypotheses, and its
 statement as a **sympy** relation.  From that single object come
 
@@ -397,7 +397,7 @@ class Result:
         ``"krr"``, ``"laplace"``, ``"gaussian"``, …).
     variant: ``None`` or a variant name (``"generic"``, ``"rr"``, ``"laplace"``).
     status_note: why the status is what it is (carried into reports).
-    spec: where in ``shared/spec`` it is stated.
+    spec: where in ``docs/reference/`` it is stated.
     notes: anything a reader must know (discrepancies, false variants).
     numeric: optional ``{side: callable(**params) -> ball}`` replacing
         :func:`arb_eval` for a side that is an algorithm (documented).
