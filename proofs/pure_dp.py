@@ -1514,3 +1514,22 @@ def _stamp_reading():
 
 
 _stamp_reading()
+
+#: the section of docs/reference/pure_dp.md that states each result (by label)
+_SECTIONS = {"Definition 2.1": "§1", "Definition 2.2": "§1", "Theorem 2.3": "§1", "Fact 2.4": "§1",
+             "TDLap normaliser": "§1", "Definition 2.7": "§2", "Definition 2.8": "§2", "Definition 2.9": "§2",
+             "Theorem 3.1": "§3.3", "Fact 3.2": "§3.4", "Claim 3.3": "§3.4", "Claim 3.4": "§3.4", "Claim 3.5": "§3.4",
+             "Claim 3.6": "§3.4", "Corollary 3.7": "§3.4", "Claim 3.8": "§3.4", "Claims 3.3-3.8": "§3.5",
+             "Claim 3.10": "§3.6", "Theorem 4.1": "§4", "Claim 4.2": "§4", "Claim B.1": "§4"}
+
+
+def _stamp_sections():
+    """Each result's ``spec`` names its section of the reference (``docs/reference/pure_dp.md §3.4 Claim 3.4``)."""
+    import dataclasses
+    from .core import REGISTRY
+    for key, res in list(REGISTRY.items()):
+        if res.paper == PAPER and res.spec == SPEC and res.label in _SECTIONS:
+            REGISTRY[key] = dataclasses.replace(res, spec=f"{SPEC} {_SECTIONS[res.label]} {res.label}")
+
+
+_stamp_sections()

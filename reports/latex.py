@@ -612,6 +612,34 @@ def _rows(lhs_tex: str, rel: str, rhs, lhs_width: int) -> list:
     return out
 
 
+_OPAQUE_COUNT = [0]
+
+
+def _opaque(statement):
+    """Replace each application of a function with its own ``_latex`` (typeset without its arguments, e.g.
+    ``δ_{S∘R^n}(ε)``) by a stand-in symbol that prints the same way, so that width estimates and
+    abbreviations only see what is printed."""
+    import sympy as sp
+    from sympy.printing.pretty.stringpict import prettyForm
+
+    class _Opaque(sp.Symbol):
+        def _latex(self, printer):
+            return self._tex
+
+        def _pretty(self, printer):
+            return prettyForm("x" * self._w)
+
+    subs = {}
+    for f in sp.preorder_traversal(statement):
+        if isinstance(f, sp.Function) and "_latex" in type(f).__dict__ and f not in subs:
+            _OPAQUE_COUNT[0] += 1
+            o = _Opaque(f"_opaque{_OPAQUE_COUNT[0]}")
+            o._tex = sp.latex(f)
+            o._w = max(1, len(re.sub(r"\\[A-Za-z]+|[{}\\]", "", o._tex)) * 2 // 3)
+            subs[f] = o
+    return statement.xreplace(subs) if subs else statement
+
+
 class _Namer:
     """Hands out the names ``u_1, u_2, …`` of abbreviated subexpressions and keeps their definitions."""
 
@@ -673,6 +701,7 @@ def display(statement, hypotheses=()) -> TeX:
         if hyps:
             body += r"\quad\text{if}\quad " + r",\ ".join(hyp_tex)
         return TeX(r"\[ " + body + r" \]")
+    statement = _opaque(statement)
     lhs, rhs = tidy(statement.lhs), tidy(statement.rhs)
     rel = _REL.get(statement.rel_op, sp.latex(statement.rel_op))
     if _width(lhs) + _width(rhs) + 3 + hyp_width <= MAX_WIDTH:
@@ -706,6 +735,7 @@ def display(statement, hypotheses=()) -> TeX:
     i = 0
     while i < len(namer.defs):
         u, e = namer.defs[i]
+        e = tidy(e)
         e = namer.fit(e, MAX_WIDTH - 12) if not isinstance(e, sp.Add) else \
             sp.Add(*[namer.fit(t, MAX_WIDTH - 12) for t in e.args], evaluate=False)
         namer.defs[i] = (u, e)
