@@ -173,6 +173,12 @@ def _math_char(ch: str) -> str:
 
 
 _OPERATORS = ("inf", "sup", "max", "min", "lim")
+#: TeX commands allowed through :func:`prose` (from sympy symbol names); anything else is escaped
+_TEX_WORDS = {"cup", "cap", "le", "ge", "leq", "geq", "sum", "int", "infty", "circ", "cdot", "times", "ldots", "sim",
+              "to", "in", "mid", "varepsilon", "epsilon", "delta", "gamma", "lambda", "mu", "nu", "omega", "rho", "tau",
+              "kappa", "sigma", "theta", "Phi", "Gamma", "Omega", "ell", "pm"}
+_TEX_FONT = re.compile(r"\\(?:mathbb|mathcal|mathrm)\{[A-Za-z]+\}")
+_TEX_WORD = re.compile(r"\\([A-Za-z]+)")
 
 
 def _is_letter(ch: str) -> bool:
@@ -217,6 +223,11 @@ def _math(text: str) -> str:
     out, i = [], 0
     while i < len(text):
         ch = text[i]
+        m = (_TEX_FONT.match(text, i) or _TEX_WORD.match(text, i)) if ch == "\\" else None
+        if m and (m.re is _TEX_FONT or m.group(1) in _TEX_WORDS):
+            out.append(m.group(0) + ("" if m.re is _TEX_FONT else " "))
+            i = m.end()
+            continue
         if ch in "^_":
             arg, j = _script_arg(text, i + 1)
             if j > i + 1:
@@ -257,6 +268,20 @@ def prose(text) -> TeX:
     i = 0
     while i < len(text):
         ch = text[i]
+        if ch == "\\":  # a few TeX commands that sympy symbol names carry (\mathbb{E}, \cup, \{): typeset them
+            m = _TEX_FONT.match(text, i) or _TEX_WORD.match(text, i)
+            if m and (m.re is _TEX_FONT or m.group(1) in _TEX_WORDS):
+                out.append(r"\ensuremath{" + m.group(0) + (" " if m.re is _TEX_WORD else "") + "}")
+                i = m.end()
+                continue
+            if text[i + 1:i + 2] in ("{", "}"):
+                out.append("\\" + text[i + 1])
+                i += 2
+                continue
+            if text[i + 1:i + 2] == "|":
+                out.append(r"\ensuremath{\|}")
+                i += 2
+                continue
         if ch in "^_":
             # the base: the run of letters/digits (or one Greek letter) just before the script
             k = i
