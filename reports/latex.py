@@ -618,7 +618,9 @@ def _rows(lhs_tex: str, rel: str, rhs, lhs_width: int) -> list:
     room = max(MAX_WIDTH - lhs_width - 3, 30)
     if _width(rhs) <= room or not isinstance(rhs, sp.Add):
         return [f"{lhs_tex} &{rel} {sp.latex(rhs)}"]
-    rows, line, used = [], [], 0
+    rows: list = []
+    line: list = []
+    used = 0
     for i, t in enumerate(rhs.as_ordered_terms()):
         neg = t.could_extract_minus_sign()
         body = sp.latex(-t if neg else t)
@@ -670,7 +672,8 @@ class _Namer:
 
     def __init__(self, bound: set):
         import sympy as sp
-        self.bound, self.defs, self._sp = bound, [], sp
+        self.bound, self._sp = bound, sp
+        self.defs: list = []
 
     def new(self, e):
         sp = self._sp
@@ -737,9 +740,9 @@ def display(statement, hypotheses=()) -> TeX:
     namer = _Namer(_bound_variables([lhs, rhs]))
     if _width(lhs) + _width(rhs) + 3 > MAX_WIDTH:
         (lhs, rhs), where = _abbreviate([lhs, rhs])
-        for u, e in where:
+        for _u, e in where:
             namer.defs.append((sp.Symbol(f"u_{{{len(namer.defs) + 1}}}"), e))
-        rename = {u: v for (u, _), (v, _) in zip(where, namer.defs)}
+        rename = {u: v for (u, _), (v, _) in zip(where, namer.defs, strict=True)}
         lhs, rhs = lhs.xreplace(rename), rhs.xreplace(rename)
         namer.defs = [(v, e.xreplace(rename)) for v, e in namer.defs]
     lhs = namer.fit(lhs, MAX_WIDTH // 2)
@@ -767,8 +770,10 @@ def display(statement, hypotheses=()) -> TeX:
         rows += _rows((r"\text{where}\ " if i == 0 else r"\text{and}\ ") + sp.latex(u), "=", e, _width(u) + 7)
         i += 1
     if hyps:
-        line, used, hrows = [], 0, []
-        for t, h in zip(hyp_tex, hyps):
+        line: list = []
+        hrows: list = []
+        used = 0
+        for t, h in zip(hyp_tex, hyps, strict=True):
             w = _width(h) + 3
             if line and used + w > MAX_WIDTH - 10:
                 hrows.append(line)
