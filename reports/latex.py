@@ -542,7 +542,7 @@ PREAMBLE = TeX(r"""\pdfinfoomitdate=1
 
 # ------------------------------------------------------------ display math
 #: widest formula line, in characters of sympy's 2-D ``pretty`` form, that fits the text width at 10pt
-MAX_WIDTH = 72
+MAX_WIDTH = 86
 _REL = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "==": "=", "!=": r"\ne"}
 
 
@@ -550,6 +550,9 @@ def _width(expr) -> int:
     """Width of ``expr`` when typeset, estimated by sympy's 2-D pretty form (fractions stack, as in LaTeX)."""
     import sympy as sp
     try:
+        if isinstance(expr, sp.Basic) and expr.has(sp.Min, sp.Max):  # pretty prints Min/Max flat: give them 2-D arguments
+            expr = expr.replace(sp.Min, lambda *a: sp.Function("min")(*a)).replace(
+                sp.Max, lambda *a: sp.Function("max")(*a))
         return max(len(line) for line in sp.pretty(expr, use_unicode=True, wrap_line=False).splitlines())
     except Exception:  # noqa: BLE001 - a custom printer may fail; fall back to the source length
         return len(sp.latex(expr)) // 2
