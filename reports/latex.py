@@ -618,6 +618,8 @@ def _abbreviate(exprs: list) -> tuple[list, list]:
 def _rows(lhs_tex: str, rel: str, rhs, lhs_width: int) -> list:
     """Rows ``lhs & rel t_1 + … \\\\ & \\quad + t_k …`` breaking a wide sum at its top-level terms."""
     import sympy as sp
+    if lhs_width > MAX_WIDTH // 3 and lhs_width + _width(rhs) + 3 > MAX_WIDTH:  # a wide left side gets a row of its own
+        return [lhs_tex] + _rows("", rel, rhs, 0)
     room = max(MAX_WIDTH - lhs_width - 3, 30)
     if _width(rhs) <= room or not isinstance(rhs, sp.Add):
         return [f"{lhs_tex} &{rel} {sp.latex(rhs)}"]
@@ -749,7 +751,7 @@ def display(statement, hypotheses=()) -> TeX:
         lhs, rhs = lhs.xreplace(rename), rhs.xreplace(rename)
         namer.defs = [(v, e.xreplace(rename)) for v, e in namer.defs]
     lhs = namer.fit(lhs, MAX_WIDTH // 2)
-    room = max(MAX_WIDTH - _width(lhs) - 3, 30)
+    room = max(MAX_WIDTH - _width(lhs) - 3, 30) if _width(lhs) <= MAX_WIDTH // 3 else MAX_WIDTH - 8
 
     def fitted(e, room):
         if isinstance(e, sp.Add):
