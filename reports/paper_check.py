@@ -1,8 +1,8 @@
 """The researcher's report: every registered result against exact values (LaTeX/PDF + JSON).
 
 For each result of ``proofs.core.results(paper)`` the report gives its label,
-paper, status from the spec (with the status note and the spec section, the
-link back to the spec's status table), its statement typeset by
+paper, status (with the status note and the section of ``docs/reference/``
+that states it, whose README explains the statuses), its statement typeset by
 ``sympy.latex`` from the very object that is evaluated, the outcome of
 :meth:`~proofs.core.Result.check_symbolic`, and a bound-versus-exact table
 over ``Result.grid`` with ``Result.exact`` as the reference.  Nothing here is
