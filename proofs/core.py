@@ -384,7 +384,7 @@ class Result:
     paper: key of :data:`PAPERS`.
     label: as printed in the paper, e.g. ``"Lemma 5.7"``.
     title: a short human title.
-    status: one of :data:`STATUSES` (from the spec's status table).
+    status: one of :data:`STATUSES` (explained in ``docs/reference/README.md``).
     statement: a sympy relation (``Le``, ``Ge``, ``Eq``, …) or boolean; for
         bounds, ``lhs`` is the bounded quantity's symbol or expression and
         ``rhs`` the bound (``quantity <= bound`` or ``quantity >= bound``).

@@ -1,7 +1,7 @@
 """Cheu–Yan, *Pure Differential Privacy from Secure Intermediaries* (paper key CY21).
 
-Spec: ``docs/reference/pure_dp.md``.  The paper's formulas were
-lost; the spec fixes **one precise reading** of the Section 3 construction
+Reference: ``docs/reference/pure_dp.md``.  The paper's formulas were
+lost; the reference fixes **one precise reading** of the Section 3 construction
 (the relaxed aggregator built from shuffled bits) and of Claims 3.3–3.8.
 Every Section 3 result below is a **statement in this project's reading of
 the construction** (status "this project's reading"); the explicit constants
@@ -29,7 +29,7 @@ equal to ``r^u/Z^2`` (``0 <= z <= u`` inside the window), so
 ``u <= tau + 1`` and ``= r^{u-1}/Z^2`` for ``u >= tau + 1``.  Hence
 ``extra <= theta_c(u) (T*T)[u]`` with
 ``theta_c(u) = r^{2tau+1-2u}/(u+1)`` for ``1 <= u <= tau`` and
-``theta_c(u) = kappa/(2tau-u+1)`` for ``tau < u <= 2tau``.  (The spec's form
+``theta_c(u) = kappa/(2tau-u+1)`` for ``tau < u <= 2tau``.  (The reference's variant form
 ``r^{2tau-2u+1}/(min(u,2tau-u)+1)`` is also true, and weaker for ``u > tau``.)
 
 *Claim 3.6* (tails).  With ``y = c + m(2tau+u)``, ``0 <= u <= 2tau``, the
