@@ -4,7 +4,7 @@ Notation: ``p = e^{ε0}/(e^{ε0}+k−1)`` (keep), ``f = 1/(e^{ε0}+k−1)`` (fli
 ``e = e^{ε0}``, ``ee = e^{ε}``.  Two neighbouring datasets differ in one user,
 the *target*, who holds ``t`` in the first dataset and ``t'`` in the second;
 the other ``n − 1`` users all hold the same value ``z``.  The families
-(``spec/blanket.md`` §4, this project's reading of "worst-case families"):
+(``docs/reference/blanket.md`` §4, this project's reading of "worst-case families"):
 
 * ``"same"``: ``z`` is the target's value ``x`` (datasets ``x^n`` vs ``x' x^{n−1}``);
 * ``"neighbour"``: ``z`` is the neighbour's value ``x'``;
@@ -39,7 +39,7 @@ valid δ for ``k ≥ 4`` (it is a lower bound, by post-processing).
 ``V_i = L_i`` w.p. ``γ`` and ``0`` otherwise.  It is the hockey-stick
 divergence of the view in which every other user's blanket draw is revealed,
 so it upper-bounds δ for every dataset.  It is *not* always tight for 3-RR on
-the third-value family (spec/blanket.md says "tight"): it coincides at some
+the third-value family (docs/reference/blanket.md says "tight"): it coincides at some
 parameters, but e.g. ``e^{ε0} = 3, e^ε = 3/2, n = 5`` gives 619/6250 against
 618/6250 for the third family, which is also the worst case over all datasets.
 
@@ -710,7 +710,7 @@ def delta_blanket_view(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=N
                        tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N, method: Optional[str] = None):
     """The exact right-hand side of Balle et al. Lemma 5.3: ``(1/(γn))·E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
 
-    ``L_i`` are i.i.d. copies of ``L^ε_{x,x'}`` (spec/blanket.md §4, Lemma 5.3,
+    ``L_i`` are i.i.d. copies of ``L^ε_{x,x'}`` (docs/reference/blanket.md §4, Lemma 5.3,
     source-confirmed [SL]; Appendix A: it is the hockey-stick divergence of
     the view revealing every other user's blanket draw, so it upper-bounds
     the shuffled δ on *every* pair of neighbouring datasets differing in a

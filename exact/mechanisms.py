@@ -12,7 +12,7 @@ Every mechanism knows
 * its LDP level: :meth:`~FiniteRandomizer.exp_epsilon0` (``e^{ε0}``, exact
   when the entries are exact; ``None`` for ε0 = ∞ when supports differ) and
   :meth:`~FiniteRandomizer.epsilon0` (a ball, or ``None`` for ∞);
-* its blanket decomposition (Balle et al. §5.1, ``spec/blanket.md`` §0):
+* its blanket decomposition (Balle et al. §5.1, ``docs/reference/blanket.md`` §0):
   the total-variation similarity ``γ = Σ_y min_x P[x][y]`` and the blanket
   distribution ``ω(y) = min_x P[x][y] / γ``;
 * the exact law of the privacy amplification variable

@@ -1,6 +1,6 @@
 """Exact Rényi divergence of shuffled randomized response (binary RR and k-RR dataset families).
 
-Notation (``spec/renyi_shuffle.md`` §0).  For neighbouring datasets
+Notation (``docs/reference/renyi.md`` §0).  For neighbouring datasets
 ``D = (d_1..d_{n-1}, x)`` and ``D' = (d_1..d_{n-1}, x')`` the *Rényi moment*
 of order ``λ > 1`` is
 

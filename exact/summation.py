@@ -1,4 +1,4 @@
-"""Real summation in the shuffle model (Balle et al. 2019, Section 4; ``spec/blanket.md`` §§2–3).
+"""Real summation in the shuffle model (Balle et al. 2019, Section 4; ``docs/reference/blanket.md`` §§2–3).
 
 Upper bound — the protocol :class:`Protocol1D` (Algorithms 2 and 3):
 
@@ -259,7 +259,7 @@ def certified_epsilon(protocol: Protocol1D, n, delta, *, hi=None, rel_tol="1e-6"
     protocol is (upper, delta)-DP).  ``hi`` defaults to a rational ≥ ε0.
     Cost: that of the calibration (a few dozen blanket-view evaluations).
     """
-    from .calibrate import epsilon_for_delta  # engineers A/B; imported lazily (same layer)
+    from .calibrate import epsilon_for_delta  # imported lazily (same layer)
     from .krr import delta_blanket_view
 
     n = _integer(n, "n", lo=2)
@@ -282,7 +282,7 @@ def calibrated_protocol(k, n, epsilon, delta, *, hi=None, rel_tol="1e-4") -> Pro
     :class:`~exact.errors.Undecided`).  Cost: the calibration (a dozen or so
     blanket-view evaluations) plus one.
     """
-    from .calibrate import epsilon0_for  # engineers A/B; imported lazily (same layer)
+    from .calibrate import epsilon0_for  # imported lazily (same layer)
     from .errors import Undecided
     from .krr import delta_blanket_view
 

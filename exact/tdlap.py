@@ -1,7 +1,7 @@
 """Discrete and truncated discrete Laplace laws, Pólya shares, and the Cheu–Yan relaxed aggregator.
 
-This module is the exact side of the Cheu–Yan paper (spec
-``shared/spec/pure_dp_intermediaries.md``, paper key CY21).
+This module is the exact side of the Cheu–Yan paper (reference
+``docs/reference/pure_dp.md``, paper key CY21).
 
 Parametrisation
 ---------------
@@ -24,7 +24,7 @@ Laws
 
 The relaxed aggregator (Section 3) — *this project's reading*
 ----------------------------------------------------------------
-The paper's Section 3 formulas are not available; the spec fixes one reading
+The paper's Section 3 formulas are not available; the reference (``docs/reference/pure_dp.md``) fixes one reading
 and every object below is a **statement in this project's reading of the
 construction**.  :class:`RelaxedAggregator` holds, for each input
 ``x in Z_m``, the mixture ``hat D_x = (1-q) D_x + q E_x`` on ``{0..ell}``,
@@ -176,7 +176,7 @@ def dlap_tail(t: int, *, s=None, r=None):
 
 
 def dlap_moment(k: int, *, s=None, r=None):
-    """``E[Z^k]`` of ``DLap(s)`` for k in {1, 2, 4} (closed forms of the spec; odd moments vanish).
+    """``E[Z^k]`` of ``DLap(s)`` for k in {1, 2, 4} (closed forms of ``docs/reference/pure_dp.md`` §1; odd moments vanish).
 
     ``E Z^2 = 2r/(1-r)^2``, ``E Z^4 = 2r(1+10r+r^2)/(1-r)^4``.
 
@@ -259,7 +259,7 @@ def geo_moment(k: int, *, s=None, r=None):
     """``E[G^k]`` for ``G ~ Geo(p)``, ``p = 1 - r`` (failures before the first success), k in {1, 2, 4}.
 
     ``E G = (1-p)/p``, ``E G^2 = (1-p)(2-p)/p^2``, ``E G^4 = (1-p)(24 - 36p + 14p^2 - p^3)/p^4``
-    (closed forms of the spec, Claim B.1; checked in the tests against the series).
+    (closed forms of ``docs/reference/pure_dp.md`` §4, Claim B.1; checked in the tests against the series).
 
     >>> geo_moment(2, r="1/2")                # Geo(1/2): mean 1, variance 2
     3
@@ -391,7 +391,7 @@ def mirrored_component(x: int, m: int, tau: int, *, s=None, r=None) -> list:
     """``E_x[y] = rho^{-|y-mu_x|} / N_x`` on ``y = 0..ell``, ``rho = r^{1/m}``, ``mu_x = x + m tau``.  O(m tau).
 
     The normaliser ``N_x = sum_{y=0}^{ell} rho^{-|y-mu_x|}``.  *This project's
-    reading* (the spec's choice): exponentially **more** mass far from the
+    reading* (the reference's choice, ``docs/reference/pure_dp.md`` §3.1): exponentially **more** mass far from the
     centre, leaving the residue class of ``x``.  Exact when ``r`` is an exact
     ``m``-th power of a rational (:func:`r_from_rho`), balls otherwise.
 
@@ -613,7 +613,7 @@ class _Law:
 
 @dataclass
 class RelaxedAggregator:
-    """The relaxed aggregator of Section 3 in this project's reading (spec §3.1).
+    """The relaxed aggregator of Section 3 in this project's reading (docs/reference/pure_dp.md §3.1).
 
     Parameters: modulus ``m >= 2``, truncation ``tau >= 0``, mixing weight
     ``q in [0, 1)``, and ``r`` (exact rational) or ``s`` (scale; balls).

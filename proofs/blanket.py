@@ -1,6 +1,6 @@
 """Balle, Bell, Gascón, Nissim — *The Privacy Blanket of the Shuffle Model* (CRYPTO 2019), Sections 0, 1, 4, 5.
 
-Every result of ``shared/spec/blanket.md`` §0 (definitions), §1 (Algorithm 1,
+Every result of ``docs/reference/blanket.md`` §0 (definitions), §1 (Algorithm 1,
 Theorem 3.1), §4 (privacy amplification: Lemmas 5.1–5.8, A.3, A.4,
 Theorems 5.1, 5.3, Corollary 5.3.1) and the seven curves of Figure 3 (§5) is
 one :class:`proofs.core.Result`, registered under ``"BBGN19 <label>"`` (plus
@@ -67,7 +67,7 @@ def _Eq(a, b):
 
 
 PAPER = "BBGN19"
-SPEC = "shared/spec/blanket.md"
+SPEC = "docs/reference/blanket.md"
 
 # ================================================================== symbols
 # plain symbols (no assumptions) so that hypotheses such as delta > 0 stay visible and are checked;
@@ -156,6 +156,16 @@ def bennett_2019_rhs(a, bplus, c, mm):
 
 
 # ================================================================== sympy functions with rigorous evaluation
+class InfMu(sp.Function):
+    """``inf_x μ_x(y)``, the pointwise infimum of the randomizer's output laws (typeset only: a definition)."""
+
+    nargs = 1
+
+    def _latex(self, printer):
+        return r"\inf_{x} \mu_{x}\left(%s\right)" % printer._print(self.args[0])
+
+
+
 class EPlusKRR(sp.Function):
     """``E[(Σ_{i=1}^m L_i)_+]`` for i.i.d. k-RR amplification variables ``L^ε_{x,x'}``.
 
@@ -238,7 +248,7 @@ _DEF_NOTE = "Definitions are not evaluated; they are what the other results are 
 register(Result(
     key="BBGN19 Definition TV similarity", paper=PAPER, label="Definition TV similarity",
     title="Total variation similarity γ_Ω = ∫ inf_x μ_x(y) dy", status="source-confirmed",
-    statement=_Eq(gamma, sp.Integral(sp.Function("inf_x mu_x")(y), (y, -sp.oo, sp.oo))),
+    statement=_Eq(gamma, sp.Integral(InfMu(y), (y, -sp.oo, sp.oo))),
     symbols={gamma: D_GAMMA, y: "output"}, kind="definition", quantity="gamma",
     status_note="source-confirmed (slides); γ ∈ [0,1]", spec=f"{SPEC} §0",
     notes="Computed exactly for finite randomizers by exact.mechanisms.FiniteRandomizer.gamma(). " + _DEF_NOTE))
@@ -246,7 +256,7 @@ register(Result(
     key="BBGN19 Definition blanket", paper=PAPER, label="Definition blanket",
     title="Blanket distribution ω(y) = inf_x μ_x(y)/γ and decomposition μ_x = (1−γ)ν_x + γω",
     status="source-confirmed",
-    statement=_Eq(sp.Function("omega")(y), sp.Function("inf_x mu_x")(y) / gamma),
+    statement=_Eq(sp.Function("omega")(y), InfMu(y) / gamma),
     symbols={gamma: D_GAMMA, y: "output"}, kind="definition",
     status_note="source-confirmed (slides); decomposition [TXT]", spec=f"{SPEC} §0",
     notes="exact.mechanisms.FiniteRandomizer.blanket(). " + _DEF_NOTE))
@@ -543,7 +553,7 @@ LEMMA_5_2 = register(Result(
 def _blanket_view_krr(k, epsilon0, epsilon, n, **_):
     """The right side of Lemma 5.3 for k-RR: (1/(γn)) E[(Σ_{i≤M} L_i)_+], M ~ Bin(n, γ).
 
-    Uses ``exact.krr.delta_blanket_view`` (engineer B; windowed with a
+    Uses ``exact.krr.delta_blanket_view`` (windowed with a
     certified tail) when available, else the sympy ``Sum`` term by term
     (:func:`proofs._blanket_numeric.blanket_sum`, O(n³) — small n only).
     """
@@ -575,7 +585,7 @@ LEMMA_5_3 = register(Result(
     status_note="source-confirmed (slides, Bin form); sum form derived via App. A ✔ exact 2-RR/3-RR",
     spec=f"{SPEC} §4 Lemma 5.3",
     notes=("Stated for any randomizer; encoded on k-RR, where E[(Σ L_i)_+] is exact (trinomial sum). "
-           "The spec calls it tight when the other users hold a third symbol; that is close but not always exact "
+           "The reference calls it tight when the other users hold a third symbol; that is close but not always exact "
            "(3-RR, e^{ε0} = 3, e^ε = 3/2, n = 5: blanket view 619/6250 against 618/6250 for the third family, "
            "which is also the exhaustive worst case; see tests/test_krr.py). The right side's Sum is evaluated by exact.krr.delta_blanket_view."),
     numeric={"rhs": _blanket_view_krr, "lhs": lambda **p: _rr_exact_delta(p["k"], p["n"], p["epsilon0"], p["epsilon"]).value},
@@ -637,7 +647,7 @@ LEMMA_5_4_2_LO = register(Result(
     kind="lower_bound", quantity="L", mechanisms=("any",),
     status_note="source-confirmed (slides, code) ✔", spec=f"{SPEC} §4 Lemma 5.4 (2)",
     notes=("Loose: the proof's μ_x(y)/inf_z μ_z(y) ≥ e^{−ε0} can be replaced by ≥ 1, giving the lower end "
-           "γ(1 − e^{ε+ε0}); not an error (spec §6 item 3).")))
+           "γ(1 − e^{ε+ε0}); not an error (docs/reference/blanket.md §6 item 3).")))
 LEMMA_5_4_3 = register(Result(
     key="BBGN19 Lemma 5.4 (3)", paper=PAPER, label="Lemma 5.4 (3)",
     title="E[L²] ≤ γ(e^{ε0}(e^{2ε}+1) − 2γe^{ε−2ε0})", status="source-confirmed",
@@ -1091,7 +1101,7 @@ THEOREM_5_1 = register(Result(
                 Hypothesis(_Lt(delta, sp.Rational(1, 100)), "delta < 1/100")),
     kind="upper_bound", quantity="epsilon", mechanisms=("any",),
     status_note="source-confirmed (the authors' code, class Erlingsson: max_eps0 = 0.5, min_n = 1000, max_delta = 0.01) ✔ sanity on binary RR",
-    spec=f"{SPEC} §4 Theorem 5.1; erlingsson.md Theorem 7",
+    spec=f"{SPEC} §4 Theorem 5.1; docs/reference/erlingsson.md §2 Theorem 7",
     exact=_binary_epsilon_reference,
     grid=({"epsilon0": "1/2", "n": 1000, "delta": "1e-6"}, {"epsilon0": "1/4", "n": 100000, "delta": "1e-6"})))
 
@@ -1122,7 +1132,7 @@ COROLLARY_5_3_1 = register(Result(
                  "bound, certify_corollary_5_3_1_box), and at every point of a 40×13×7 grid "
                  "(certify_corollary_5_3_1; the smallest margin on the grid is a factor ≈ 1.9 in ε; C = 4 fails)"),
     spec=f"{SPEC} §4 Corollary 5.3.1",
-    notes=("Proof sketch in the spec: e^{−ε0} ≤ γ ≤ 1, ε ≤ 1, e^{ε0} − e^{−ε0} ≤ 2 sinh(1)(1∧ε0)e^{ε0}. "
+    notes=("Proof sketch (docs/reference/blanket.md §4): e^{−ε0} ≤ γ ≤ 1, ε ≤ 1, e^{ε0} − e^{−ε0} ≤ 2 sinh(1)(1∧ε0)e^{ε0}. "
            "Outside the certified box the constant is not claimed (the hypothesis enforces the box)."),
     exact=_binary_epsilon_reference,
     grid=({"epsilon0": "1/2", "n": 100000, "delta": "1e-6"}, {"epsilon0": "2", "n": 10**7, "delta": "1e-10"})))
@@ -1195,7 +1205,7 @@ def _round_up(v) -> fmpq:
     return arith.exact(arith.decimal_string(v, 12, up=True))
 
 
-# ================================================================== Figure 3 (spec §5): the seven curves
+# ================================================================== Figure 3 (docs/reference/blanket.md §5): the seven curves
 #: name → (registered result, fixed extra parameters); the order and names of the paper's legend
 FIGURE3_CURVES = {
     "EFMRTT'19": (THEOREM_5_1, {}),

@@ -1,7 +1,7 @@
 """The shape every encoded result takes: one object per result of a paper.
 
 A :class:`Result` carries its label as printed ("Lemma 5.7"), its paper, its
-status from ``shared/spec`` (source-confirmed / derived / uncertain / this
+status from ``docs/reference/`` (source-confirmed / derived / uncertain / this
 project's reading), its symbols with their domains, its hypotheses, and its
 statement as a **sympy** relation.  From that single object come
 
@@ -389,7 +389,7 @@ class Result:
     paper: key of :data:`PAPERS`.
     label: as printed in the paper, e.g. ``"Lemma 5.7"``.
     title: a short human title.
-    status: one of :data:`STATUSES` (from the spec's status table).
+    status: one of :data:`STATUSES` (explained in ``docs/reference/README.md``).
     statement: a sympy relation (``Le``, ``Ge``, ``Eq``, …) or boolean; for
         bounds, ``lhs`` is the bounded quantity's symbol or expression and
         ``rhs`` the bound (``quantity <= bound`` or ``quantity >= bound``).
@@ -402,7 +402,7 @@ class Result:
         ``"krr"``, ``"laplace"``, ``"gaussian"``, …).
     variant: ``None`` or a variant name (``"generic"``, ``"rr"``, ``"laplace"``).
     status_note: why the status is what it is (carried into reports).
-    spec: where in ``shared/spec`` it is stated.
+    spec: where in ``docs/reference/`` it is stated.
     notes: anything a reader must know (discrepancies, false variants).
     numeric: optional ``{side: callable(**params) -> ball}`` replacing
         :func:`arb_eval` for a side that is an algorithm (documented).

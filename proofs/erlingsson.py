@@ -1,6 +1,6 @@
 """Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta — *Amplification by Shuffling* (SODA 2019).
 
-Paper key ``EFMRTT19``; formulas and statuses from ``spec/erlingsson.md``
+Paper key ``EFMRTT19``; formulas and statuses from ``docs/reference/erlingsson.md``
 (the v1/SODA constants).  Theorem 7 here is the same formula as the privacy
 blanket paper's quotation "BBGN19 Theorem 5.1" (encoded by the blanket-paper
 module); this module encodes the Erlingsson paper's own statements.
@@ -25,7 +25,7 @@ from blanket.exact import arith
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
 
 PAPER = "EFMRTT19"
-SPEC = "spec/erlingsson.md"
+SPEC = "docs/reference/erlingsson.md"
 
 epsilon0 = sp.Symbol("epsilon0", real=True)
 n = sp.Symbol("n", real=True)
@@ -206,6 +206,6 @@ CHAIN_RESULT = register(Result(
                 Hypothesis(sp.And(delta > 0, delta <= sp.Rational(1, 100)), "0 < delta <= 1/100")),
     kind="inequality", quantity="epsilon",
     status_note="[D] per-step ε1 = 2 log(1 + e^{2ε0}(e^{ε0}−1)/n) (the factor 2 of the triangle step is uncertain), then advanced composition over n steps",
-    spec=f"{SPEC} §2 proof skeleton step 5", symbolic=_chain_symbolic,
-    notes="Certified on the whole box (not only a grid): the ratio to 12ε0√(log(1/δ)/n) is ≤ 0.87 (spec: max 0.86 numerically).",
+    spec=f"{SPEC} §2 Theorem 8 (proof skeleton)", symbolic=_chain_symbolic,
+    notes="Certified on the whole box (not only a grid): the ratio to 12ε0√(log(1/δ)/n) is ≤ 0.87 (reference: max 0.86 numerically).",
     grid=tuple({"n": a, "epsilon0": b, "delta": c} for a in ("1000", "100000", "10000000") for b in ("1/100", "1/2") for c in ("1/100", "1e-15"))))

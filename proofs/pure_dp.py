@@ -1,7 +1,7 @@
 """Cheu–Yan, *Pure Differential Privacy from Secure Intermediaries* (paper key CY21).
 
-Spec: ``shared/spec/pure_dp_intermediaries.md``.  The paper's formulas were
-lost; the spec fixes **one precise reading** of the Section 3 construction
+Reference: ``docs/reference/pure_dp.md``.  The paper's formulas were
+lost; the reference fixes **one precise reading** of the Section 3 construction
 (the relaxed aggregator built from shuffled bits) and of Claims 3.3–3.8.
 Every Section 3 result below is a **statement in this project's reading of
 the construction** (status "this project's reading"); the explicit constants
@@ -29,7 +29,7 @@ equal to ``r^u/Z^2`` (``0 <= z <= u`` inside the window), so
 ``u <= tau + 1`` and ``= r^{u-1}/Z^2`` for ``u >= tau + 1``.  Hence
 ``extra <= theta_c(u) (T*T)[u]`` with
 ``theta_c(u) = r^{2tau+1-2u}/(u+1)`` for ``1 <= u <= tau`` and
-``theta_c(u) = kappa/(2tau-u+1)`` for ``tau < u <= 2tau``.  (The spec's form
+``theta_c(u) = kappa/(2tau-u+1)`` for ``tau < u <= 2tau``.  (The reference's variant form
 ``r^{2tau-2u+1}/(min(u,2tau-u)+1)`` is also true, and weaker for ``u > tau``.)
 
 *Claim 3.6* (tails).  With ``y = c + m(2tau+u)``, ``0 <= u <= 2tau``, the
@@ -191,7 +191,7 @@ from blanket.exact.errors import InvalidArgument
 from .core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 
 PAPER = "CY21"
-SPEC = "shared/spec/pure_dp_intermediaries.md"
+SPEC = "docs/reference/pure_dp.md"
 READING = "statement in this project's reading of the construction"
 
 # ============================================================ symbols
@@ -352,7 +352,7 @@ def _def(label, title, statement, symbols, note):
     return register(Result(
         key=f"{PAPER} {label}", paper=PAPER, label=label, title=title, status="derived",
         statement=statement, symbols=symbols, kind="definition", quantity="llr", spec=SPEC,
-        status_note="definition shape visible in the text; formula restored (spec §1–2)", notes=note))
+        status_note="definition shape visible in the text; formula restored (docs/reference/pure_dp.md §1–2)", notes=note))
 
 
 D_ = sp.Function("D")
@@ -399,7 +399,7 @@ register(Result(
     status="derived", statement=sp.Eq(sp.Symbol("d_LLR(DLap(0,1/epsilon), DLap(1,1/epsilon))"), epsilon),
     symbols={epsilon: "epsilon > 0"}, hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"),),
     kind="equality", quantity="llr", mechanisms=("dlap",), spec=SPEC,
-    status_note="standard; derived ✔ (spec §1)",
+    status_note="standard; derived ✔ (docs/reference/pure_dp.md §1)",
     numeric={"lhs": lambda epsilon: _dlap_shift_llr(epsilon)},
     exact=lambda epsilon: Reference(_dlap_shift_llr(epsilon), "exact LLR (log-ratio linear in |z|-|z-1|)"),
     grid=tuple({"epsilon": e} for e in ("1/10", "1/2", "1"))))
@@ -443,7 +443,7 @@ register(Result(
                     (1 - r) / (1 + r) * (1 / (1 - r * _zpgf) + 1 / (1 - r / _zpgf) - 1)),
     symbols={r: "r = e^{-1/s}", n: "number of shares", _zpgf: "pgf variable"},
     kind="identity", quantity="law", mechanisms=("dlap",), spec=SPEC,
-    status_note="derived ✔; uncertain: the paper's parametrisation (spec §1)",
+    status_note="derived ✔; uncertain: the paper's parametrisation (docs/reference/pure_dp.md §1)",
     symbolic=_sym_fact24,
     notes="Numerically certified on windows by exact.tdlap.polya_share_check (n-fold arb_poly power of the "
           "Polya(1/n) share law, left-out mass bounded by the computed tail)."))
@@ -579,7 +579,7 @@ register(Result(
 
 register(Result(
     key=f"{PAPER} Claim 3.5 [spec form]", paper=PAPER, label="Claim 3.5", variant="spec form",
-    title="Central range, the spec's form r^{2tau-2u+1}/(min(u,2tau-u)+1)",
+    title="Central range, the reference's variant form r^{2tau-2u+1}/(min(u,2tau-u)+1)",
     status="this project's reading", statement=sp.Le(extra, theta_c_spec * TT(u)),
     symbols={**COMMON, u: "offset"}, hypotheses=_claim34_hyp,
     kind="upper_bound", quantity="mass", spec=SPEC, status_note="spec §3.4 example, derived ✔",
@@ -1289,7 +1289,7 @@ register(Result(
     status="uncertain", statement=sp.Ge(sp.Symbol("beta_perfect"), 1 - 1 / m),
     symbols={m: "modulus", sp.Symbol("beta_perfect"): "failure of a perfectly secure intermediary"},
     hypotheses=(Hypothesis(m >= 2, "m >= 2"),), kind="lower_bound", quantity="failure", spec=SPEC,
-    status_note="uncertain: bound derived from the proof idea (spec §3.5)",
+    status_note="uncertain: bound derived from the proof idea (docs/reference/pure_dp.md §3.5)",
     numeric={"lhs": _claim310},
     exact=lambda m: Reference(_claim310(m), "exact failure of POST = mod m on an input-independent law"),
     grid=tuple({"m": m_} for m_ in ("2", "3", "5"))))
@@ -1514,3 +1514,22 @@ def _stamp_reading():
 
 
 _stamp_reading()
+
+#: the section of docs/reference/pure_dp.md that states each result (by label)
+_SECTIONS = {"Definition 2.1": "§1", "Definition 2.2": "§1", "Theorem 2.3": "§1", "Fact 2.4": "§1",
+             "TDLap normaliser": "§1", "Definition 2.7": "§2", "Definition 2.8": "§2", "Definition 2.9": "§2",
+             "Theorem 3.1": "§3.3", "Fact 3.2": "§3.4", "Claim 3.3": "§3.4", "Claim 3.4": "§3.4", "Claim 3.5": "§3.4",
+             "Claim 3.6": "§3.4", "Corollary 3.7": "§3.4", "Claim 3.8": "§3.4", "Claims 3.3-3.8": "§3.5",
+             "Claim 3.10": "§3.6", "Theorem 4.1": "§4", "Claim 4.2": "§4", "Claim B.1": "§4"}
+
+
+def _stamp_sections():
+    """Each result's ``spec`` names its section of the reference (``docs/reference/pure_dp.md §3.4 Claim 3.4``)."""
+    import dataclasses
+    from .core import REGISTRY
+    for key, res in list(REGISTRY.items()):
+        if res.paper == PAPER and res.spec == SPEC and res.label in _SECTIONS:
+            REGISTRY[key] = dataclasses.replace(res, spec=f"{SPEC} {_SECTIONS[res.label]} {res.label}")
+
+
+_stamp_sections()

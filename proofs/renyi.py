@@ -1,6 +1,6 @@
 """Girgis, Data, Diggavi, Suresh, Kairouz — *On the Rényi Differential Privacy of the Shuffle Model* (CCS 2021).
 
-Paper key ``GDDSK21``; formulas and statuses from ``spec/renyi_shuffle.md``.
+Paper key ``GDDSK21``; formulas and statuses from ``docs/reference/renyi.md``.
 Every result is one :class:`proofs.core.Result`; the quantity bounded by the
 upper/lower bounds is ``epsilon_lambda`` = ε(λ), the Rényi-DP level of order
 λ of the shuffled ε0-LDP mechanism (the bounds are stated for every ε0-LDP
@@ -36,7 +36,7 @@ from blanket.exact.mechanisms import BinaryRR
 from blanket.proofs.core import EvaluationError, Hypothesis, Reference, Result, SymbolicCheck, register
 
 PAPER = "GDDSK21"
-SPEC = "spec/renyi_shuffle.md"
+SPEC = "docs/reference/renyi.md"
 
 # ------------------------------------------------------------ symbols
 epsilon0 = sp.Symbol("epsilon0", real=True)
@@ -254,7 +254,7 @@ COROLLARY_3_2 = register(Result(
     kind="upper_bound", quantity="renyi",
     status_note="this project's reading: not in the excerpt; 1 + 4C(λ,2)(e^{ε0}−1)²/n under λ⁴e^{5ε0} < n/9 inferred from Remark 7 and the e^{4ε0} gap to (9); the constant 9 is uncertain",
     spec=f"{SPEC} §1 Corollary 3.2",
-    notes="Caveat (spec): for extremely small ε0 the Chernoff term of (5) exceeds the corollary's main term, so the implication from (5) needs ε0 bounded away from 0; checked directly against the exact binary-RR value.",
+    notes="Caveat (reference §1): for extremely small ε0 the Chernoff term of (5) exceeds the corollary's main term, so the implication from (5) needs ε0 bounded away from 0; checked directly against the exact binary-RR value.",
     exact=_ref_upper, grid=({"n": "1000", "epsilon0": "1/10", "lambda": "2"}, {"n": "2000", "epsilon0": "1/4", "lambda": "2"},
                             {"n": "5000", "epsilon0": "1/10", "lambda": "3"})))
 
@@ -392,7 +392,7 @@ JENSEN_STEP = register(Result(
     hypotheses=(Hypothesis(sp.And(t_ >= 0, t_ <= 1), "0 <= t <= 1"), _int_hyp(j_, 3, "j is an integer >= 3")),
     kind="inequality", quantity=None, known_false=True,
     status_note="the proof of Corollary 3.5 treats x^j as convex for odd j; it is not (x^j is concave on x < 0)",
-    spec=f"{SPEC} §2 Issue", notes="Counterexample: X = −2 w.p. 1/3, 1 w.p. 2/3: E X = 0 but E X³ = −2 < 0 = (E X)³.",
+    spec=f"{SPEC} §5 item 1", notes="Counterexample: X = −2 w.p. 1/3, 1 w.p. 2/3: E X = 0 but E X³ = −2 < 0 = (E X)³.",
     grid=({"a": "-2", "b": "1", "t": "1/3", "j": "3"}, {"a": "-3", "b": "1", "t": "1/4", "j": "5"})))
 
 
@@ -459,7 +459,7 @@ def exact_epsilon_for_delta(nn, e0, d):
 def _exact_epsilon_for_delta(nn, e0, d, prec):
     """Certified bracket ends of the exact ε(δ) of shuffled binary RR, as a ball [lower, upper].
 
-    Uses the foundation engineer's ``exact.calibrate.epsilon_for_delta`` over
+    Uses ``exact.calibrate.epsilon_for_delta`` over
     ``exact.binary.delta_binary_worst``; raises :class:`EvaluationError` when
     those modules are not present.
     """

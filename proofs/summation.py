@@ -1,6 +1,6 @@
 """Balle et al. (BBGN19) Section 4: real summation in the shuffle model — upper and lower bounds.
 
-Every result of ``spec/blanket.md`` §§2–3 is one :class:`proofs.core.Result`,
+Every result of ``docs/reference/blanket.md`` §§2–3 is one :class:`proofs.core.Result`,
 registered under ``"BBGN19 <label> [variant]"``:
 
 ===============================================  ==========================================================
@@ -23,9 +23,9 @@ key                                              what
 ===============================================  ==========================================================
 
 The protocol's γ comes from Theorem 3.1 with domain size ``k+1`` —
-``proofs.blanket.gamma_theorem_3_1(k + 1, n, epsilon, delta)``, engineer C's
+``proofs.blanket.gamma_theorem_3_1(k + 1, n, epsilon, delta)``, the
 encoding of Theorem 3.1, not retyped here (:func:`protocol_gamma`).  Whether
-the paper uses ``k`` or ``k+1`` there is not visible (spec: *uncertain*);
+the paper uses ``k`` or ``k+1`` there is not visible (reference: *uncertain*);
 ``k+1`` is the correct domain size and is what we use.
 
 Where the lemmas speak about "a randomizer", the registry evaluates them on
@@ -34,7 +34,7 @@ randomized response on the grid ``M = {(2i−1)/(2m)}`` with rational
 ``e^{ε0}``, its outputs read as the midpoints.  The tests add random exact
 matrices (hypothesis) and exact shuffled-δ checks on small cases.
 
-**Theorem 4.2 discrepancy** (spec §3 and "Suspicious statements"): the slides
+**Theorem 4.2 discrepancy** (docs/reference/blanket.md §3 and §6 item 2): the slides
 state ``Ω(n^{1/3} min{e^{−ε}, ½ − δ})``; the proof route visible in the text
 (Lemmas 4.1–4.5) only yields the *product* ``e^{−ε}(½ − δ)``, which is smaller.
 We encode what the proof gives and say so in the Result's ``notes``.
@@ -50,8 +50,8 @@ from blanket.exact import summation as xs
 from blanket.exact.errors import InvalidArgument, Undecided
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 
-SPEC = "spec/blanket.md §2"
-SPEC3 = "spec/blanket.md §3"
+SPEC = "docs/reference/blanket.md §2"
+SPEC3 = "docs/reference/blanket.md §3"
 
 # ------------------------------------------------------------ symbols (named like the parameters)
 # (no sign assumptions: the domains are hypotheses, so they stay visible in the typeset statement)
@@ -83,7 +83,7 @@ _p = x * k - _j
 #: per-user mean of the de-biased report, from the report law:
 #: E[y] = (1-γ)((1-p)j + p(j+1)) + γ k/2
 PER_USER_MEAN = ((((1 - gamma) * ((1 - _p) * _j + _p * (_j + 1)) + gamma * k / 2) / k) - gamma / 2) / (1 - gamma)
-#: exact per-user MSE (= variance) of the de-biased report (spec §2, derived ✔)
+#: exact per-user MSE (= variance) of the de-biased report (docs/reference/blanket.md §2, derived ✔)
 PER_USER_VARIANCE = ((1 - gamma) * _p * (1 - _p) / k**2 + gamma * (1 - gamma) * (x - HALF) ** 2
                      + gamma * (k + 2) / (12 * k)) / (1 - gamma) ** 2
 #: the worst-case bound on n times the per-user variance
@@ -122,7 +122,7 @@ THEOREM_4_2 = sp.Min(n / (16 * (_N13 + 1) ** 2), sp.exp(-epsilon) * (HALF - delt
 
 # ============================================================ parameters of the protocol
 def protocol_gamma(k_, n_, epsilon_, delta_):
-    """Theorem 3.1's γ for the protocol's ``k+1`` levels: ``gamma_theorem_3_1(k + 1, n, ε, δ)`` (engineer C's encoding).
+    """Theorem 3.1's γ for the protocol's ``k+1`` levels: ``gamma_theorem_3_1(k + 1, n, ε, δ)`` (the encoding in ``proofs.blanket``).
 
     A ball (or exact rational) at the current precision.  Raises
     :class:`~exact.errors.InvalidArgument` if ``proofs.blanket`` has not
@@ -389,7 +389,7 @@ VARIANCE = register(Result(
     symbols={x: "input in [0, 1]", k: "levels - 1, integer >= 1", gamma: "blanket probability in [0, 1)"},
     hypotheses=ALGORITHMS.hypotheses,
     kind="equality", quantity="mse", mechanisms=("summation",),
-    status_note="The paper's displayed intermediate MSE expression is not visible (spec: uncertain); this exact formula is derived and proved by sympy from the report law.",
+    status_note="The paper's displayed intermediate MSE expression is not visible (reference: uncertain); this exact formula is derived and proved by sympy from the report law.",
     spec=SPEC,
     notes="p = xk − ⌊xk⌋. The left side is computed by exact enumeration over the rounding and the report (exact.summation.Protocol1D.user_moments). "
           "The worst input is x* = clamp((1−γk)/(2(1−γ)), 0, 1)/k (or 1 − x*): see Protocol1D.worst_input.",
@@ -408,7 +408,7 @@ WORST_CASE = register(Result(
     hypotheses=(Hypothesis(n >= 1, "n >= 1"), Hypothesis(k >= 1, "k >= 1"),
                 Hypothesis(sp.And(gamma >= 0, gamma < 1), "0 <= gamma < 1")),
     kind="upper_bound", quantity="mse", mechanisms=("summation",),
-    status_note="Derived from the exact variance (p(1−p) ≤ 1/4, (x−½)² ≤ 1/4, (k+2)/(12k) ≤ 1/4); the paper's form is n(1/(4k²) + γ/2) up to the (1−γ) factors (spec: uncertain).",
+    status_note="Derived from the exact variance (p(1−p) ≤ 1/4, (x−½)² ≤ 1/4, (k+2)/(12k) ≤ 1/4); the paper's form is n(1/(4k²) + γ/2) up to the (1−γ) factors (reference: uncertain).",
     spec=SPEC,
     notes="MSE = sup over input vectors = n · sup_x per-user MSE (independent users).",
     symbolic=_symbolic_worst_case, exact=_exact_worst,
@@ -428,7 +428,7 @@ THEOREM_4_1 = register(Result(
     symbols={n: "number of users, integer >= 2", epsilon: "central epsilon in (0, 1]", delta: "central delta in (0, 1)"},
     hypotheses=_STD_HYP + (Hypothesis(GAMMA_BAR < 1, "n large enough: (k*+2)Λ/((n−1)ε²) < 1 (so γ < 1)"),),
     kind="upper_bound", quantity="mse", mechanisms=("summation",),
-    status_note="O-form source-confirmed (slides); the parameter choice and the explicit constants are derived (slides: k = Õ(ε^{2/3} n^{1/3})). Privacy via Theorem 3.1 with domain size k+1 (spec: k vs k+1 uncertain; k+1 is correct).",
+    status_note="O-form source-confirmed (slides); the parameter choice and the explicit constants are derived (slides: k = Õ(ε^{2/3} n^{1/3})). Privacy via Theorem 3.1 with domain size k+1 (reference: k vs k+1 uncertain; k+1 is correct).",
     spec=SPEC,
     notes="Parameters: Λ = max{14 log(2/δ), 27}, k = least integer with Λk³ ≥ nε² (k ≈ k* = (nε²/Λ)^{1/3}), "
           "γ = Theorem 3.1's γ with k+1 levels (proofs.blanket.gamma_theorem_3_1), rounded up to a rational. "
@@ -459,7 +459,7 @@ PRIVACY = register(Result(
     symbols={n: "number of users, integer >= 2", epsilon: "central epsilon in (0, 1]", delta: "central delta in (0, 1)"},
     hypotheses=THEOREM_4_1.hypotheses,
     kind="upper_bound", quantity="delta", mechanisms=("summation",),
-    status_note="Privacy is inherited from Theorem 3.1 with domain size k+1 (spec: whether the paper uses k or k+1 is uncertain; k+1 is the correct domain size).",
+    status_note="Privacy is inherited from Theorem 3.1 with domain size k+1 (reference: whether the paper uses k or k+1 is uncertain; k+1 is the correct domain size).",
     spec=SPEC,
     notes="delta_P is the shuffled protocol's δ at ε. The report randomizer is the (k+1)-RR with e^{ε0} = 1 + (k+1)(1−γ)/γ (Algorithm 1's ε0, exact for rational γ). "
           "Reference: the exact blanket view of Lemma 5.3 at ε (a certified *upper* bound on delta_P), so reference ≤ δ certifies the claim independently of Theorem 3.1. "
@@ -517,7 +517,7 @@ LEMMA_4_3_EXACT = register(Result(
     symbols={m: "grid size, integer >= 2"},
     hypotheses=(Hypothesis(m >= 2, "m >= 2"),),
     kind="equality", quantity=None, mechanisms=("any",),
-    status_note="The paper's constant is not visible (spec: uncertain); this exact minimum S_m is derived (Σ_{j≤t}(j−½)² = t(4t²−1)/12, minimum at the middle point(s)).",
+    status_note="The paper's constant is not visible (reference: uncertain); this exact minimum S_m is derived (Σ_{j≤t}(j−½)² = t(4t²−1)/12, minimum at the middle point(s)).",
     spec=SPEC3,
     notes="Left side by brute force over all y ∈ M (exact.summation.midpoint_sum_min, O(m²)).",
     symbolic=lambda r: SymbolicCheck(None, "not proved symbolically", "checked by exact brute force over y for m = 2..200 in the tests"),
@@ -591,7 +591,7 @@ LEMMA_4_5 = register(Result(
     grid=_LEMMA_4_5_GRID,
 ))
 
-_THM42_NOTES = ("Discrepancy (spec 'Suspicious statements'): the slides state MSE = Ω(n^{1/3} min{e^{−ε}, 1/2 − δ}); the proof route visible in the text "
+_THM42_NOTES = ("Discrepancy (docs/reference/blanket.md §6 item 2): the slides state MSE = Ω(n^{1/3} min{e^{−ε}, 1/2 − δ}); the proof route visible in the text "
                 "(Lemmas 4.1–4.5) only gives the product e^{−ε}(1/2 − δ), which is smaller; we encode what the proof gives and could not reproduce the slide's form. "
                 "Proof: X ~ Unif(M); T = {y: p_yy ≥ 1/2}. If |T| ≤ m/2, Lemma 4.4's first term gives E ≥ 1/(16m²); else Lemma 4.5 gives p_xy ≥ e^{−ε}(1/2−δ)/n "
                 "for y ∈ T and Lemma 4.4's second term with Lemma 4.3 gives E ≥ e^{−ε}(1/2−δ)S_m/(2n); then Lemmas 4.1, 4.2: MSE ≥ n·E. "

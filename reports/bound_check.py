@@ -111,6 +111,8 @@ from blanket.exact import arith
 from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.exact.mechanisms import KRR
 
+from .latex import display as latex_display, display_result as latex_display_result
+
 FLOAT_REL_ERR = Fraction(1, 10 ** 12)
 FLOAT_ABS_ERR = Fraction(1, 10 ** 300)
 FLOAT_MODEL = "relative 1e-12 plus absolute 1e-300"
@@ -428,7 +430,7 @@ def _load_text(path: pathlib.Path, text: str, sha: str) -> Bound:
         return BoundValue(arb_eval(expr, env), False, "")
 
     return Bound(fields.get("name", path.stem), str(path), "sympy", mechanism, quantity, domain, evaluate, sha,
-                 fields["bound"], sp.latex(expr))
+                 fields["bound"], str(latex_display(sp.Le(sp.Symbol(quantity), expr, evaluate=False))))
 
 
 def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Optional[str] = None) -> Bound:
@@ -475,7 +477,7 @@ def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Op
         return BoundValue(res.bound(**p), False, "")
 
     return Bound(res.key, f"registered result {res.key} ({res.status})", "registered", mech, quantity, domain,
-                 evaluate, None, res.title, res.latex())
+                 evaluate, None, res.title, str(latex_display_result(res)))
 
 
 def restrict_domain(bound: Bound, overrides, *, within_declared: bool = True) -> Bound:

@@ -62,7 +62,7 @@ from blanket.exact import arith
 from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 
 from .deployment import Deployment
-from .latex import TeX, exact_string, exact_to_tex
+from .latex import TeX, display_result, exact_string, exact_to_tex
 
 HOLDS, FAILS, INCONCLUSIVE = "HOLDS", "FAILS", "INCONCLUSIVE"
 EXIT_CODES = {HOLDS: 0, FAILS: 1, INCONCLUSIVE: 3}
@@ -369,6 +369,7 @@ def _versions() -> dict:
 def _result_entry(r) -> dict:
     return {"key": r.key, "paper": r.paper, "label": r.label, "variant": r.variant, "title": r.title,
             "status": r.status, "status_note": r.status_note, "spec": r.spec, "latex": r.latex(),
+            "display": display_result(r),
             "hypotheses": [h.describe() for h in r.hypotheses]}
 
 
@@ -569,7 +570,7 @@ def certify_target(dep, mech, target, srcs, *, start, cap) -> dict:
     """The certified ε for a target δ: an upper end ε̄ with δ(ε̄) ≤ target certified, and a certified lower end.
 
     k-RR (binary and k > 2) goes through :func:`exact.profiles.epsilon`
-    (engineer A's seeded calibration): ``dataset="worst"`` for k = 2 (both
+    (the seeded calibration): ``dataset="worst"`` for k = 2 (both
     ends certified on the exact worst case), ``"blanket"`` for the upper end
     and the maximum over the families' certified lower ends for k > 2.  Other
     mechanisms bisect (:func:`_bisect`) on the exact sources.  Relative
@@ -650,7 +651,7 @@ def certify_target(dep, mech, target, srcs, *, start, cap) -> dict:
 def _mechanism_text(dep: Deployment) -> str:
     p = dep.params
     e0 = (f"epsilon0 = {exact_string(p['epsilon0'])}" if "epsilon0" in p else
-          f"e^epsilon0 = {exact_string(p['exp_epsilon0'])}" if "exp_epsilon0" in p else "")
+          f"exp(epsilon0) = {exact_string(p['exp_epsilon0'])}" if "exp_epsilon0" in p else "")
     if dep.mechanism == "krr":
         return f"k-ary randomized response with k = {p['k']}, {e0}"
     if dep.mechanism == "binary_rr":

@@ -86,8 +86,25 @@ _GREEK = {
     "Λ": r"\ensuremath{\Lambda}", "Π": r"\ensuremath{\Pi}", "Θ": r"\ensuremath{\Theta}", "Φ": r"\ensuremath{\Phi}",
     "⟨": r"\ensuremath{\langle}", "⟩": r"\ensuremath{\rangle}", "≪": r"\ensuremath{\ll}", "≫": r"\ensuremath{\gg}",
     "∀": r"\ensuremath{\forall}", "∃": r"\ensuremath{\exists}", "⊆": r"\ensuremath{\subseteq}", "∘": r"\ensuremath{\circ}",
+    "∪": r"\ensuremath{\cup}", "∩": r"\ensuremath{\cap}", "⇔": r"\ensuremath{\Leftrightarrow}",
+    "⇒": r"\ensuremath{\Rightarrow}", "⇐": r"\ensuremath{\Leftarrow}", "↦": r"\ensuremath{\mapsto}",
+    "≲": r"\ensuremath{\lesssim}", "≳": r"\ensuremath{\gtrsim}", "ℝ": r"\ensuremath{\mathbb{R}}",
+    "ℕ": r"\ensuremath{\mathbb{N}}", "ℤ": r"\ensuremath{\mathbb{Z}}", "½": r"\ensuremath{\tfrac{1}{2}}",
+    "¼": r"\ensuremath{\tfrac{1}{4}}", "¾": r"\ensuremath{\tfrac{3}{4}}", "₋": r"\ensuremath{_-}",
+    "₃": r"\ensuremath{_3}", "₄": r"\ensuremath{_4}", "ₖ": r"\ensuremath{_k}", "ⱼ": r"\ensuremath{_j}",
+    "⁺": r"\ensuremath{^+}", "⁵": r"\ensuremath{^5}", "∉": r"\ensuremath{\notin}", "∅": r"\ensuremath{\emptyset}",
+    "⊂": r"\ensuremath{\subset}", "⊇": r"\ensuremath{\supseteq}", "∝": r"\ensuremath{\propto}",
+    "≡": r"\ensuremath{\equiv}", "∓": r"\ensuremath{\mp}", "≅": r"\ensuremath{\cong}",
+    "←": r"\ensuremath{\leftarrow}", "↔": r"\ensuremath{\leftrightarrow}", "⊗": r"\ensuremath{\otimes}",
+    "∗": r"\ensuremath{\ast}", "∣": r"\ensuremath{\mid}", "ϕ": r"\ensuremath{\phi}",
+    "ϑ": r"\ensuremath{\vartheta}", "ς": r"\ensuremath{\varsigma}", "υ": r"\ensuremath{\upsilon}",
+    "ι": r"\ensuremath{\iota}", "ο": "o", "Ψ": r"\ensuremath{\Psi}", "Ξ": r"\ensuremath{\Xi}", "Υ": r"\ensuremath{\Upsilon}",
+    "\u00a0": "~", "\u2009": r"\,", "\u202f": r"\,", "\u2011": "-", "‐": "-", "‒": "--", "⩽": r"\ensuremath{\le}",
+    "⩾": r"\ensuremath{\ge}", "✓": r"\ensuremath{\checkmark}", "✗": r"\ensuremath{\times}", "•": r"\textbullet{}",
     "µ": r"\ensuremath{\mu}", "ε̄": r"\ensuremath{\bar\varepsilon}", "∼": r"\ensuremath{\sim}", "‖": r"\ensuremath{\|}", "’": "'", "‘": "`", "“": "``", "”": "''", "−": "-", "·": r"\ensuremath{\cdot}",
 }
+#: combining marks over a letter typeset as math accents (n̄, γ̄, x̂, x̃)
+_MATH_ACCENTS = {"\u0304": r"\bar", "\u0302": r"\hat", "\u0303": r"\tilde", "\u0307": r"\dot"}
 _ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0327": "c", "\u030c": "v"}
 
 
@@ -110,8 +127,14 @@ def escape(text) -> str:
     if isinstance(text, TeX):
         return str(text)
     out = []
-    for ch in str(text):
-        if ch in _SPECIALS:
+    text = str(text)
+    for i, ch in enumerate(text):
+        if ch in _MATH_ACCENTS:
+            continue  # typeset with the letter before it
+        nxt = text[i + 1] if i + 1 < len(text) else ""
+        if nxt in _MATH_ACCENTS and (ch.isalpha() or ch in _GREEK):
+            out.append(r"\ensuremath{" + _MATH_ACCENTS[nxt] + "{" + _math_char(ch) + "}}")
+        elif ch in _SPECIALS:
             out.append(_SPECIALS[ch])
         elif " " <= ch <= "~":
             out.append(ch)
@@ -126,6 +149,186 @@ def escape(text) -> str:
             else:
                 out.append(f"[U+{ord(ch):04X}]")
     return "".join(out)
+
+
+def _math_char(ch: str) -> str:
+    """One character as math-mode LaTeX (Greek and symbols by their macros, specials escaped)."""
+    if ch in _GREEK:
+        t = _GREEK[ch]
+        t = t[len(r"\ensuremath{"):-1] if t.startswith(r"\ensuremath{") else escape(ch)
+        return t + " " if re.search(r"\\[A-Za-z]+$", t) else t
+    if ch == "−":
+        return "-"
+    if ch in "\\$&%#":
+        return {"\\": r"\backslash{}", "$": r"\$", "&": r"\&", "%": r"\%", "#": r"\#"}[ch]
+    if ch == "~":
+        return r"\sim{}"
+    if ch == " ":
+        return r"\ "
+    if ch == '"':
+        return "''"
+    if " " <= ch <= "~":
+        return ch
+    return escape(ch)
+
+
+_OPERATORS = ("inf", "sup", "max", "min", "lim")
+#: TeX commands allowed through :func:`prose` (from sympy symbol names); anything else is escaped
+_TEX_WORDS = {"cup", "cap", "le", "ge", "leq", "geq", "sum", "int", "infty", "circ", "cdot", "times", "ldots", "sim",
+              "to", "in", "mid", "varepsilon", "epsilon", "delta", "gamma", "lambda", "mu", "nu", "omega", "rho", "tau",
+              "kappa", "sigma", "theta", "Phi", "Gamma", "Omega", "ell", "pm"}
+_TEX_FONT = re.compile(r"\\(?:mathbb|mathcal|mathrm)\{[A-Za-z]+\}")
+_TEX_WORD = re.compile(r"\\([A-Za-z]+)")
+
+
+def _is_letter(ch: str) -> bool:
+    """A Greek letter (ε, λ, …): followed by a digit it reads as a subscript (ε0 is ε with subscript 0)."""
+    return ch in _GREEK and unicodedata.category(ch).startswith("L")
+
+
+def _script_arg(text: str, i: int) -> tuple[str, int]:
+    """The argument of a ``^``/``_`` starting at ``text[i]``: a balanced ``{...}`` group or a short token."""
+    if i < len(text) and text[i] == "{":
+        depth, j = 0, i
+        while j < len(text):
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            if depth == 0:
+                return text[i + 1:j], j + 1
+            j += 1
+        return "", i  # unbalanced: not a script
+    j = i
+    sign = text[j] if j < len(text) and text[j] in "+-−" else ""
+    if j + len(sign) < len(text) and text[j + len(sign)] == "(":  # r^(tau+1), e^-(D+1)
+        depth, k = 0, j + len(sign)
+        while k < len(text):
+            depth += {"(": 1, ")": -1}.get(text[k], 0)
+            if depth == 0:
+                inner = text[j + len(sign) + 1:k]
+                return (sign + "(" + inner + ")" if sign else inner), k + 1
+            k += 1
+        return "", i
+    if j < len(text) and text[j] in _GREEK and not _is_letter(text[j]):  # ^∞
+        return text[j], j + 1
+    if j < len(text) and text[j] in "+-−'":
+        j += 1
+        if j >= len(text) or not ((text[j].isascii() and text[j].isalnum()) or _is_letter(text[j])):
+            return text[i:j], j  # b_+, b_-
+    while j < len(text) and ((text[j].isascii() and text[j].isalnum()) or _is_letter(text[j])):
+        j += 1
+    return text[i:j], j
+
+
+def _math(text: str) -> str:
+    """Plain-text math (``e^{−ε0}``, ``W_{1..m}``) as math-mode LaTeX; a Greek letter followed by a digit gets it as a subscript."""
+    out, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        m = (_TEX_FONT.match(text, i) or _TEX_WORD.match(text, i)) if ch == "\\" else None
+        if m and (m.re is _TEX_FONT or m.group(1) in _TEX_WORDS):
+            out.append(m.group(0) + ("" if m.re is _TEX_FONT else " "))
+            i = m.end()
+            continue
+        if ch in "^_":
+            arg, j = _script_arg(text, i + 1)
+            if j > i + 1:
+                out.append(ch + "{" + _math(arg) + "}")
+                i = j
+                continue
+            out.append(r"\_" if ch == "_" else r"\hat{}")
+        elif ch in "{}":
+            out.append("\\" + ch)
+        elif _is_letter(ch) and i + 1 < len(text) and text[i + 1] in "0123456789":
+            out.append(_math_char(ch) + "_{" + text[i + 1] + "}")
+            i += 2
+            continue
+        else:
+            out.append(_math_char(ch))
+        i += 1
+    return "".join(out)
+
+
+def prose(text) -> TeX:
+    r"""Program-written text (titles, notes) with its plain-text math typeset: ``D_{e^ε}``, ``e^{−ε0}``, ``L_i``, ``ε0``.
+
+    Everything is escaped as by :func:`escape`; only ``^``/``_`` scripts (a
+    ``{...}`` group, or one short token after ``_`` on a one- or two-letter
+    base — ``snake_case`` names stay literal) and a Greek letter followed by a
+    digit (``ε0`` is ε with subscript 0) become math.  Use it for text this
+    program writes, not for user-supplied names.
+
+    >>> print(prose("D_{e^ε}(P ‖ Q) and ε0 ≤ 1/2"))
+    \ensuremath{D_{e^{\varepsilon }}}(P \ensuremath{\|} Q) and \ensuremath{\varepsilon _{0}} \ensuremath{\le} 1/2
+    >>> print(prose("exact.binary.delta_binary_worst, L_i"))
+    exact.binary.delta\_binary\_worst, \ensuremath{L_{i}}
+    """
+    if isinstance(text, TeX):
+        return text
+    text = str(text)
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":  # a few TeX commands that sympy symbol names carry (\mathbb{E}, \cup, \{): typeset them
+            m = _TEX_FONT.match(text, i) or _TEX_WORD.match(text, i)
+            if m and (m.re is _TEX_FONT or m.group(1) in _TEX_WORDS):
+                out.append(r"\ensuremath{" + m.group(0) + (" " if m.re is _TEX_WORD else "") + "}")
+                i = m.end()
+                continue
+            if text[i + 1:i + 2] in ("{", "}"):
+                out.append("\\" + text[i + 1])
+                i += 2
+                continue
+            if text[i + 1:i + 2] == "|":
+                out.append(r"\ensuremath{\|}")
+                i += 2
+                continue
+        if ch in "^_":
+            # the base: the run of letters/digits (or one Greek letter) just before the script
+            k = i
+            while k > 0 and ((text[k - 1].isascii() and text[k - 1].isalnum()) or _is_letter(text[k - 1])):
+                k -= 1
+            base = text[k:i]
+            arg, j = _script_arg(text, i + 1)
+            short_base = len(base) <= 2 or base in _OPERATORS or (len(base) <= 3 and base[-1].isdigit())
+            is_script = j > i + 1 and (ch == "^" or text[i + 1] == "{" or (short_base and len(arg) <= 2
+                                       and not (j < len(text) and text[j].isalpha() and text[j] != "x")))
+            if ch == "_" and not text[i + 1:i + 2] == "{" and not short_base:
+                is_script = False
+            if is_script and base in _OPERATORS and out and out[-1] == base:
+                out.pop()
+                out.append("\\ensuremath{\\" + base + ch + "{" + _math(arg) + "}}")
+                i = j
+                continue
+            if is_script:
+                # take the base into the math group when it was emitted as plain text just before
+                if base and all(c.isascii() for c in base) and len(base) <= 2 and out and out[-1] == base:
+                    out.pop()
+                    out.append(r"\ensuremath{" + base + ch + "{" + _math(arg) + "}}")
+                else:
+                    out.append(r"\ensuremath{" + ch + "{" + _math(arg) + "}}")
+                i = j
+                continue
+            out.append(escape(ch))
+            i += 1
+            continue
+        if _is_letter(ch) and i + 1 < len(text) and text[i + 1] in "0123456789" and not (text[i + 2:i + 3] and text[i + 2] in "0123456789"):
+            out.append(r"\ensuremath{" + _math_char(ch) + "_{" + text[i + 1] + "}}")
+            i += 2
+            continue
+        if ch.isascii() and ch.isalnum():
+            j = i
+            while j < len(text) and text[j].isascii() and text[j].isalnum() and text[j + 1:j + 2] not in _MATH_ACCENTS:
+                j += 1
+            if j == i:  # a letter under a combining accent
+                out.append(escape(text[i:i + 2]))
+                i += 2
+                continue
+            out.append(text[i:j])
+            i = j
+            continue
+        out.append(escape(text[i:i + 2]) if text[i + 1:i + 2] in _MATH_ACCENTS else escape(ch))
+        i += 2 if text[i + 1:i + 2] in _MATH_ACCENTS else 1
+    return TeX("".join(out))
 
 
 def breakable(text) -> TeX:
@@ -175,6 +378,10 @@ def decimal_to_tex(s: str) -> TeX:
     """
     if not re.fullmatch(r"-?[0-9.]+(e[+-]\d+)?", s):
         return TeX(escape(s))
+    m = re.fullmatch(r"(-?)([1-9])(\d*?)(0{4,})", s)  # 223500000000000 -> 2.235e14 (the same number, narrower)
+    if m:
+        sign, lead, rest, zeros = m.groups()
+        s = f"{sign}{lead}{'.' + rest if rest else ''}e+{len(rest) + len(zeros)}"
     return TeX(_sci_to_tex(s))
 
 
@@ -239,7 +446,7 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
         finalize=_finalize,
     )
-    env.filters.update(e=lambda v: TeX(escape(v)), tt=texttt, brk=breakable, up=num_up, down=num_down,
+    env.filters.update(e=lambda v: TeX(escape(v)), prose=prose, tt=texttt, brk=breakable, up=num_up, down=num_down,
                        interval=interval, dec=decimal_to_tex, exact=exact_to_tex, tex=lambda v: TeX(str(v)))
     return env
 
@@ -326,8 +533,264 @@ PREAMBLE = TeX(r"""\pdfinfoomitdate=1
 \usepackage{amsmath,amssymb}
 \usepackage{graphicx}
 \usepackage{array,booktabs,longtable}
-\newcommand{\fitmath}[1]{\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{$\displaystyle #1$}}
+\allowdisplaybreaks
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.5em}
 \sloppy
 """)
+
+
+# ------------------------------------------------------------ display math
+#: widest formula line, in characters of sympy's 2-D ``pretty`` form, that fits the text width at 10pt
+MAX_WIDTH = 86
+_REL = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "==": "=", "!=": r"\ne"}
+
+
+def _width(expr) -> int:
+    """Width of ``expr`` when typeset, estimated by sympy's 2-D pretty form (fractions stack, as in LaTeX)."""
+    import sympy as sp
+    try:
+        if isinstance(expr, sp.Basic) and expr.has(sp.Min, sp.Max):  # pretty prints Min/Max flat: give them 2-D arguments
+            expr = expr.replace(sp.Min, lambda *a: sp.Function("min")(*a)).replace(
+                sp.Max, lambda *a: sp.Function("max")(*a))
+        return max(len(line) for line in sp.pretty(expr, use_unicode=True, wrap_line=False).splitlines())
+    except Exception:  # noqa: BLE001 - a custom printer may fail; fall back to the source length
+        return len(sp.latex(expr)) // 2
+
+
+def tidy(expr):
+    """``expr`` with every sum of fractions combined where that makes it narrower (``1 − k/(k+e^{ε0}−1)``
+    becomes ``(e^{ε0}−1)/(k+e^{ε0}−1)``).  ``sympy.together`` is an identity, so the statement is unchanged.
+
+    >>> import sympy as sp
+    >>> k, e = sp.symbols("k e", positive=True)
+    >>> tidy(1 - k / (k + e - 1))
+    (e - 1)/(e + k - 1)
+    """
+    import sympy as sp
+
+    def narrower(e):
+        if not any(t.is_Mul or t.is_Pow for t in e.args):
+            return e
+        t = sp.together(e)
+        return t if t != e and _width(t) < _width(e) else e
+    try:
+        return expr.replace(lambda e: isinstance(e, sp.Add), narrower)
+    except Exception:  # noqa: BLE001 - leave an expression sympy cannot rebuild as it is
+        return expr
+
+
+def _bound_variables(exprs) -> set:
+    import sympy as sp
+    out: set = set()
+    for e in exprs:
+        for node in sp.preorder_traversal(e):
+            if isinstance(node, (sp.Sum, sp.Product, sp.Integral)):
+                out |= {lim[0] for lim in node.limits}
+            elif isinstance(node, sp.Lambda):
+                out |= set(node.variables)
+    return out
+
+
+def _abbreviate(exprs: list) -> tuple[list, list]:
+    """Name the wide subexpressions that occur more than once (``sympy.cse``): ``(exprs, [(u_1, e_1), …])``."""
+    import sympy as sp
+    try:
+        repl, red = sp.cse(exprs, symbols=sp.numbered_symbols("_cse"), order="none")
+    except Exception:  # noqa: BLE001
+        return exprs, []
+    bound = _bound_variables(exprs)
+    kept: list = []
+    subs: dict = {}
+    for s, e in repl:
+        e = e.xreplace(subs)
+        uses = sum(str(x).count(str(s)) for x in [*red, *(v for _, v in repl)])
+        if _width(e) <= 14 or uses <= 1 or (e.free_symbols & bound):
+            subs[s] = e
+        else:
+            kept.append((s, e))
+    red = [r.xreplace(subs) for r in red]
+    kept = [(s, e.xreplace(subs)) for s, e in kept]
+    names = {s: sp.Symbol(f"u_{{{i}}}") for i, (s, _) in enumerate(kept, 1)}
+    return [r.xreplace(names) for r in red], [(names[s], e.xreplace(names)) for s, e in kept]
+
+
+def _rows(lhs_tex: str, rel: str, rhs, lhs_width: int) -> list:
+    """Rows ``lhs & rel t_1 + … \\\\ & \\quad + t_k …`` breaking a wide sum at its top-level terms."""
+    import sympy as sp
+    if lhs_width > MAX_WIDTH // 3 and lhs_width + _width(rhs) + 3 > MAX_WIDTH:  # a wide left side gets a row of its own
+        return [lhs_tex] + _rows("", rel, rhs, 0)
+    room = max(MAX_WIDTH - lhs_width - 3, 30)
+    if _width(rhs) <= room or not isinstance(rhs, sp.Add):
+        return [f"{lhs_tex} &{rel} {sp.latex(rhs)}"]
+    rows: list = []
+    line: list = []
+    used = 0
+    for i, t in enumerate(rhs.as_ordered_terms()):
+        neg = t.could_extract_minus_sign()
+        body = sp.latex(-t if neg else t)
+        if isinstance(-t if neg else t, sp.Add):
+            body = r"\left(" + body + r"\right)"
+        piece = ("- " if neg else ("" if i == 0 else "+ ")) + body
+        w = _width(-t if neg else t) + 2
+        if line and used + w > room:
+            rows.append(line)
+            line, used = [], 0
+        line.append(piece)
+        used += w
+    rows.append(line)
+    out = [f"{lhs_tex} &{rel} " + " ".join(rows[0])]
+    out += [r"&\quad " + " ".join(r) for r in rows[1:]]
+    return out
+
+
+_OPAQUE_COUNT = [0]
+
+
+def _opaque(statement):
+    """Replace each application of a function with its own ``_latex`` (typeset without its arguments, e.g.
+    ``δ_{S∘R^n}(ε)``) by a stand-in symbol that prints the same way, so that width estimates and
+    abbreviations only see what is printed."""
+    import sympy as sp
+    from sympy.printing.pretty.stringpict import prettyForm
+
+    class _Opaque(sp.Symbol):
+        def _latex(self, printer):
+            return self._tex
+
+        def _pretty(self, printer):
+            return prettyForm("x" * self._w)
+
+    subs = {}
+    for f in sp.preorder_traversal(statement):
+        if isinstance(f, sp.Function) and "_latex" in type(f).__dict__ and f not in subs:
+            _OPAQUE_COUNT[0] += 1
+            o = _Opaque(f"_opaque{_OPAQUE_COUNT[0]}")
+            o._tex = sp.latex(f)
+            o._w = max(1, len(re.sub(r"\\[A-Za-z]+|[{}\\]", "", o._tex)) * 2 // 3)
+            subs[f] = o
+    return statement.xreplace(subs) if subs else statement
+
+
+class _Namer:
+    """Hands out the names ``u_1, u_2, …`` of abbreviated subexpressions and keeps their definitions."""
+
+    def __init__(self, bound: set):
+        import sympy as sp
+        self.bound, self._sp = bound, sp
+        self.defs: list = []
+
+    def new(self, e):
+        sp = self._sp
+        name = f"u_{{{len(self.defs) + 1}}}"
+        args = sorted(e.free_symbols & self.bound, key=str)
+        # a subexpression of a summation variable z is named as a function u_k(z)
+        u = sp.Function(name)(*args) if args else sp.Symbol(name)
+        self.defs.append((u, e))
+        return u
+
+    def fit(self, expr, room: int):
+        """Name the widest subexpressions of ``expr`` (free of bound variables) until it is at most ``room`` wide."""
+        sp = self._sp
+        for _ in range(12):
+            if _width(expr) <= room:
+                break
+            best, bw = None, 0
+            for node in sp.preorder_traversal(expr):
+                if node is expr or node.is_Atom or isinstance(node, (sp.logic.boolalg.Boolean, sp.Tuple)) \
+                        or not node.free_symbols or isinstance(node, (sp.Sum, sp.Integral, sp.Product)) \
+                        or (node.free_symbols & self.bound and _bound_variables([node])) \
+                        or (node.is_Pow and node.exp.is_negative):
+                    continue
+                w = _width(node)
+                if 10 <= w <= room and w > bw:
+                    best, bw = node, w
+            if best is None:
+                break
+            try:
+                expr = expr.xreplace({best: self.new(best)})
+            except (TypeError, ValueError):  # sympy cannot rebuild around a name there: leave it
+                self.defs.pop()
+                break
+        return expr
+
+
+def display(statement, hypotheses=()) -> TeX:
+    r"""A statement (sympy relation) and its hypotheses as display math that fits the page: sums of fractions
+    combined (:func:`tidy`), subexpressions that repeat or are too wide named ``u_1, u_2, …`` ("where …"),
+    long sums broken at their top-level terms, the hypotheses on lines of their own.  Never scaled.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> print(display(sp.Le(x, 1), [sp.Ge(x, 0)]))
+    \[ x \leq 1\quad\text{if}\quad x \geq 0 \]
+    """
+    import sympy as sp
+    hyps = [h for h in hypotheses if sp.sympify(h) is not sp.true]
+    hyp_tex = [sp.latex(tidy(h)) for h in hyps]
+    hyp_width = sum(_width(h) + 3 for h in hyps)
+    if not isinstance(statement, sp.core.relational.Relational):
+        body = sp.latex(statement)
+        if hyps:
+            body += r"\quad\text{if}\quad " + r",\ ".join(hyp_tex)
+        return TeX(r"\[ " + body + r" \]")
+    statement = _opaque(statement)
+    lhs, rhs = tidy(statement.lhs), tidy(statement.rhs)
+    rel = _REL.get(statement.rel_op, sp.latex(statement.rel_op))
+    if _width(lhs) + _width(rhs) + 3 + hyp_width <= MAX_WIDTH:
+        one = sp.latex(statement.func(lhs, rhs, evaluate=False))
+        if hyps:
+            one += r"\quad\text{if}\quad " + r",\ ".join(hyp_tex)
+        return TeX(r"\[ " + one + r" \]")
+    namer = _Namer(_bound_variables([lhs, rhs]))
+    if _width(lhs) + _width(rhs) + 3 > MAX_WIDTH:
+        (lhs, rhs), where = _abbreviate([lhs, rhs])
+        for _u, e in where:
+            namer.defs.append((sp.Symbol(f"u_{{{len(namer.defs) + 1}}}"), e))
+        rename = {u: v for (u, _), (v, _) in zip(where, namer.defs, strict=True)}
+        lhs, rhs = lhs.xreplace(rename), rhs.xreplace(rename)
+        namer.defs = [(v, e.xreplace(rename)) for v, e in namer.defs]
+    lhs = namer.fit(lhs, MAX_WIDTH // 2)
+    room = max(MAX_WIDTH - _width(lhs) - 3, 30) if _width(lhs) <= MAX_WIDTH // 3 else MAX_WIDTH - 8
+
+    def fitted(e, room):
+        if isinstance(e, sp.Add):
+            return sp.Add(*[namer.fit(t, room) for t in e.args], evaluate=False)
+        return namer.fit(e, room)
+    if isinstance(rhs, sp.Piecewise):  # one row per piece: "lhs <= e_i  if c_i"
+        rows = []
+        for e, c in rhs.args:
+            cond = r"\quad\text{otherwise}" if c is sp.true else r"\quad\text{if}\ " + sp.latex(namer.fit(c, 30))
+            piece = _rows(sp.latex(lhs), rel, fitted(e, room - 12), _width(lhs))
+            rows += piece[:-1] + [piece[-1] + cond]
+    else:
+        rows = _rows(sp.latex(lhs), rel, fitted(rhs, room), _width(lhs))
+    i = 0
+    while i < len(namer.defs):
+        u, e = namer.defs[i]
+        e = tidy(e)
+        e = namer.fit(e, MAX_WIDTH - 12) if not isinstance(e, sp.Add) else \
+            sp.Add(*[namer.fit(t, MAX_WIDTH - 12) for t in e.args], evaluate=False)
+        namer.defs[i] = (u, e)
+        rows += _rows((r"\text{where}\ " if i == 0 else r"\text{and}\ ") + sp.latex(u), "=", e, _width(u) + 7)
+        i += 1
+    if hyps:
+        line: list = []
+        hrows: list = []
+        used = 0
+        for t, h in zip(hyp_tex, hyps, strict=True):
+            w = _width(h) + 3
+            if line and used + w > MAX_WIDTH - 10:
+                hrows.append(line)
+                line, used = [], 0
+            line.append(t)
+            used += w
+        hrows.append(line)
+        rows.append(r"&\quad\text{if}\quad " + r",\ ".join(hrows[0]))
+        rows += [r"&\quad\phantom{\text{if}}\quad " + r",\ ".join(r) for r in hrows[1:]]
+    return TeX("\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
+
+
+def display_result(result) -> TeX:
+    """:func:`display` of a registered result's statement and hypotheses (those sympy folds to True are not shown)."""
+    return display(result.statement, [h.relation for h in result.hypotheses])

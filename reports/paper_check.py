@@ -1,8 +1,8 @@
 """The researcher's report: every registered result against exact values (LaTeX/PDF + JSON).
 
 For each result of ``proofs.core.results(paper)`` the report gives its label,
-paper, status from the spec (with the status note and the spec section, the
-link back to the spec's status table), its statement typeset by
+paper, status (with the status note and the section of ``docs/reference/``
+that states it, whose README explains the statuses), its statement typeset by
 ``sympy.latex`` from the very object that is evaluated, the outcome of
 :meth:`~proofs.core.Result.check_symbolic`, and a bound-versus-exact table
 over ``Result.grid`` with ``Result.exact`` as the reference.  Nothing here is
@@ -37,7 +37,7 @@ from typing import Any, Optional
 from blanket.exact import arith
 from blanket.exact.errors import BlanketError, HypothesisViolation, Undecided
 
-from .latex import PREAMBLE, TeX, compile_pdf, render
+from .latex import PREAMBLE, TeX, compile_pdf, display_result, render
 
 DIGITS = 6
 #: grid points per result with ``quick=True``
@@ -178,7 +178,8 @@ def check_result(result, *, quick: bool = False, progress=None) -> dict:
     return {**{k: d[k] for k in ("key", "paper", "label", "title", "status", "status_note", "kind", "quantity",
                                   "mechanisms", "variant", "spec", "notes", "latex", "hypotheses", "known_false",
                                   "symbols")},
-            "symbolic": _symbolic(result), "rows": rows, "counterexamples": counter, "finding": finding}
+            "display": display_result(result), "symbolic": _symbolic(result), "rows": rows, "counterexamples": counter,
+            "finding": finding}
 
 
 def check_papers(paper: Optional[str] = None, *, quick: bool = False, progress: bool = True) -> dict:

@@ -1,4 +1,4 @@
-"""Every docstring example of the installed package, and every ``>>>`` example of the README and docs/, runs.
+"""Every docstring example of the installed package, and every ``>>>`` example of the README and docs/**/*.md, runs.
 
 The package's modules are imported under their installed names (``blanket.exact.…``), never as top-level
 ``exact``/``proofs``/``reports`` (which would load a second copy of every module).
@@ -46,11 +46,11 @@ def test_module_doctests(name):
 
 def _text_files():
     files = [ROOT / "README.md"]
-    files += sorted((ROOT / "docs").glob("*.md")) if (ROOT / "docs").is_dir() else []
+    files += sorted((ROOT / "docs").rglob("*.md")) if (ROOT / "docs").is_dir() else []
     return [f for f in files if ">>> " in f.read_text(encoding="utf-8")]
 
 
-@pytest.mark.parametrize("path", _text_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", _text_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_text_doctests(path):
     res = doctest.testfile(str(path), module_relative=False, optionflags=FLAGS, verbose=False)
     assert res.failed == 0, f"{res.failed} of {res.attempted} examples failed in {path.name}"

@@ -15,7 +15,7 @@ import sys
 
 def register(sub):
     p = sub.add_parser("bounds", help="list every registered result of the four papers (label, paper, status, mechanisms)",
-                       description="List the registered results: label, paper, status from the spec, what they bound "
+                       description="List the registered results: label, paper, status (see docs/reference/README.md), what they bound "
                                    "and for which mechanisms. Use a label with `blanket delta|epsilon --bound LABEL "
                                    "[--variant V]`.")
     p.add_argument("--paper", help="only this paper: BBGN19 (blanket), CY21 (pure-dp), GDDSK21 (renyi), EFMRTT19 (erlingsson)")

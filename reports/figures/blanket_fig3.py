@@ -1,6 +1,6 @@
 """Figure 3 of Balle et al. (privacy blanket), reproduced with certified calibration, plus the exact curves.
 
-Four panels (grids from the authors' notebook, ``spec/blanket.md`` §5):
+Four panels (grids from the authors' notebook, ``docs/reference/blanket.md`` §5):
 
 * (i)   ε vs n, n ∈ [1e3, 1e6], ε0 = 0.5, δ = 1e−6: EFMRTT'19, Hoeffding Generic, Bennett Generic;
 * (ii)  ε0 vs n, n ∈ [1e2, 1e5], ε = 0.1, δ = 1e−6: EFMRTT'19, Hoeffding Generic, Hoeffding RR (k = 2, 100),
