@@ -49,7 +49,7 @@ from .errors import InvalidArgument
 SCHEDULER_ENV = "BLANKET_SCHEDULER"
 
 __all__ = ["map_blocks", "resolve_workers", "resolve_scheduler", "block_ranges", "available_cores",
-           "SCHEDULER_ENV"]
+           "executor_cores", "shutdown", "SCHEDULER_ENV"]
 
 
 # ---------------------------------------------------------------- exact pickling of flint balls
@@ -339,6 +339,21 @@ def _run_dask(packed, scheduler, bar, sizes):
         client.cancel(futures)
         raise
     return out
+
+
+def executor_cores(workers=None, scheduler=None) -> tuple:
+    """``(cores, description)`` of the executor :func:`map_blocks` would use with these arguments.
+
+    For a Dask cluster (connecting to it): the total number of worker threads.
+    """
+    sched = resolve_scheduler(scheduler)
+    if sched is None:
+        w = resolve_workers(workers)
+        return w, f"on {w} local core{'s' if w != 1 else ''}"
+    client = _client(sched)
+    cores = sum(int(t) for t in client.nthreads().values())
+    name = sched if isinstance(sched, str) else getattr(client, "scheduler", "the cluster")
+    return max(1, cores), f"on the Dask cluster at {name} ({cores} worker threads)"
 
 
 # ---------------------------------------------------------------- the entry point
