@@ -122,10 +122,11 @@ class DeltaProfile:
 
     @property
     def rel_width(self):
-        """Relative width ``(upper end − lower end)/upper end`` of ``value`` (a Fraction; 0 if the upper end is 0)."""
+        """Relative width ``(upper end − lower end)/upper end`` of ``value`` (exact fmpq; 0 if the upper end is 0)."""
         lo, hi = arith.endpoints(self.value)
         lo = max(lo, 0)
-        return (hi - lo) / hi if hi > 0 else 0
+        w = (hi - lo) / hi if hi > 0 else 0
+        return fmpq(w.numerator, w.denominator) if w else fmpq(0)
 
 
 @dataclass(frozen=True)
@@ -374,7 +375,7 @@ def epsilon_bracket(mech, n, *, delta, rel_tol="1e-6", start_prec: int = arith.D
     lower = lo.lower if fails else fmpq(0)
     br = Bracket(min(lower, up.upper), up.upper, evaluations, lo.bracket.delta_lower if fails else None,
                  up.bracket.delta_upper, max(lo.bracket.prec, up.bracket.prec))
-    lower_source = f"{lo.dataset} ({lo.attained})" if fails else "none of the concrete datasets fails at epsilon = 0"
+    lower_source = lo.attained if fails else "none of the concrete datasets fails at epsilon = 0"
     return EpsilonProfile(br, "bracket", "bracket",
                           f"between {lo.dataset} (lower end) and the blanket view (upper end)", lo.c,
                           total_evaluations=evaluations, lower_source=lower_source,

@@ -478,14 +478,18 @@ def _short(title: str) -> str:
     return title.split(" (")[0]
 
 
-def _decider(holds, fails, uppers, lowers, eps_certifiers, delta) -> Optional[dict]:
-    """Which certified bound decided the claim: ``{"bound": "upper"|"lower"|"exact"|"epsilon", "source", "text"}``."""
+def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = True) -> Optional[dict]:
+    """Which certified bound decided the claim: ``{"bound": "upper"|"lower"|"exact"|"epsilon", "source", "text"}``.
+
+    ``sweep``: an exact sweep over all datasets exists for this deployment (the text then says it was not needed).
+    """
+    skipped = "; no sweep over all datasets was needed" if sweep else ""
     if fails:
         name, v, w, s = max((t for t in lowers if arith.gt(t[1], delta) is True), key=lambda t: _lower_end(t[1]))
         if s.role == "exact":
             return {"bound": "exact", "source": name, "text": "the exact worst case over all datasets"}
         return {"bound": "lower", "source": name,
-                "text": f"the lower bound from a concrete dataset, {_short(name)}; no sweep over all datasets was needed"}
+                "text": f"the lower bound from a concrete dataset, {_short(name)}{skipped}"}
     if holds:
         deciding = [t for t in uppers if arith.le(t[1], delta) is True]
         if deciding:
@@ -494,10 +498,10 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta) -> Optional[di
                 return {"bound": "exact", "source": name, "text": "the exact worst case over all datasets"}
             kind = (f"the registered bound {name}" if r is not None else
                     f"the upper bound valid for every dataset, the {_short(name)}")
-            return {"bound": "upper", "source": name, "text": f"{kind}; no sweep over all datasets was needed"}
+            return {"bound": "upper", "source": name, "text": f"{kind}{skipped}"}
         r, b = eps_certifiers[0]
         name = f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else "")
-        return {"bound": "epsilon", "source": name, "text": f"a registered bound on epsilon ({name})"}
+        return {"bound": "epsilon", "source": name, "text": f"the registered bound on epsilon {name}{skipped}"}
     return None
 
 
@@ -553,7 +557,7 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
         "field": claim.field, "epsilon": exact_string(eps), "delta": exact_string(delta), "verdict": verdict,
         "precision": prec, "stalled": stalled, "upper": None, "lower": None, "witness": None, "refuted_bounds": refuted,
         "source_errors": [{"source": k, "error": e} for k, e in errors], "epsilon_bound": None,
-        "decided_by": _decider(holds and not fails, fails, uppers, lowers, eps_certifiers, delta),
+        "decided_by": _decider(holds and not fails, fails, uppers, lowers, eps_certifiers, delta, sweep=bool(heavy)),
         "exact_sweep": sweep_note,
     }
     if best_upper is not None:

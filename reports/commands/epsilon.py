@@ -56,9 +56,9 @@ def run(args) -> int:
         "exact": "for every pair of neighbouring datasets (worst case over all datasets)",
         "lower": "for this pair of neighbouring datasets only (the protocol's epsilon can only be larger)",
         "upper": "for the blanket view of Lemma 5.3 (an upper bound: the protocol is at least this private)",
-        "bracket": "for every pair of neighbouring datasets: this is the certified BRACKET on the worst case, its "
-                   "upper end from the blanket view of Lemma 5.3 (valid for every dataset), its lower end from a "
-                   "concrete dataset",
+        "bracket": "for the worst case over all datasets: a certified BRACKET, its upper end from the blanket view "
+                   "of Lemma 5.3 (valid for every dataset), its lower end from a concrete dataset, where delta "
+                   "exceeds the target",
     }[r.relation]
     if r.relation == "bracket":
         meaning += (f" ({r.lower_source}); relative width {payload['bracket']['relative_width']}")
