@@ -365,10 +365,9 @@ def epsilon_bracket(mech, n, *, delta, rel_tol="1e-6", start_prec: int = arith.D
     evaluations each), no sweep.
     """
     n = arith.integer_in(n, "n", lo=2)
-    up = epsilon(mech, n, delta=delta, dataset="blanket", rel_tol=rel_tol, start_prec=start_prec, cap=cap,
-                 progress=progress)
+    target = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
     best = None
-    evaluations = up.evaluations
+    evaluations = 0
     for d in lower_datasets(mech):
         pr = epsilon(mech, n, delta=delta, dataset=d, rel_tol=rel_tol, start_prec=start_prec, cap=cap,
                      progress=progress)
@@ -379,8 +378,24 @@ def epsilon_bracket(mech, n, *, delta, rel_tol="1e-6", start_prec: int = arith.D
             best = (key, pr, fails)
     _, lo, fails = best
     lower = lo.lower if fails else fmpq(0)
+    # the upper end: the blanket view fails wherever the lower dataset fails (it is larger), so its
+    # calibration searches [lower, ε0] only, seeded just above the lower end
+    from .progress import Progress
+    hi = _epsilon_hi(mech)
+    guess = float(lower.p) / float(lower.q) * 1.1 if fails and lower > 0 else _guess(mech, n, target)
+    if guess is not None and not (float(lower.p) / float(lower.q) < guess < float(hi.p) / float(hi.q)):
+        guess = None
+    with Progress(None, "epsilon on blanket", enabled=None if progress else False, unit="eval") as bar:
+        def fun(eps):
+            v = _delta_raw(mech, n, "blanket", None, epsilon=eps)[0]
+            bar.update(1, note=f"epsilon={float(eps.p) / float(eps.q):.6g}")
+            return v
+
+        up = epsilon_for_delta(fun, target, hi=hi, lo=lower if fails else 0, rel_tol=rel_tol, guess=guess,
+                               start_prec=start_prec, cap=cap)
+    evaluations += up.evaluations
     br = Bracket(min(lower, up.upper), up.upper, evaluations, lo.bracket.delta_lower if fails else None,
-                 up.bracket.delta_upper, max(lo.bracket.prec, up.bracket.prec))
+                 up.delta_upper, max(lo.bracket.prec, up.prec))
     lower_source = lo.attained if fails else "none of the concrete datasets fails at epsilon = 0"
     return EpsilonProfile(br, "bracket", "bracket",
                           f"between {lo.dataset} (lower end) and the blanket view (upper end)", lo.c,

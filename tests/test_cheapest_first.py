@@ -242,3 +242,21 @@ def test_quiet_flag_before_and_after_the_command(capsys, tmp_path):
     assert main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"]) == 0
     assert not progress.is_quiet()
     capsys.readouterr()
+
+
+def test_telemetry_example_is_decided_without_any_sweep(monkeypatch, tmp_path):
+    """The README's main command: the claim is decided by the blanket view and the target is the bracket, so the
+    exact sweep over all 100 000 datasets never runs (it would raise here)."""
+    from blanket.exact import profiles
+    from blanket.reports.deployment import load_deployment
+
+    def no_sweep(*a, **k):
+        raise AssertionError("the exact worst-case sweep must not run for examples/telemetry.toml")
+    monkeypatch.setattr(profiles, "_sweep_worst", no_sweep)
+    import pathlib
+    dep = load_deployment(pathlib.Path(__file__).resolve().parents[1] / "examples" / "telemetry.toml")
+    cert = certify(dep)
+    assert cert["verdict"] == "HOLDS"
+    c = cert["claims"][0]
+    assert c["decided_by"]["bound"] == "upper" and c["exact_sweep"].startswith("not needed")
+    assert cert["targets"][0]["kind"] == "bracket"
