@@ -835,24 +835,48 @@ def _sweep(n: int, p, f, ee, progress: bool, *, e0spec=None, espec=None, workers
                      sizes=[t[2] - t[1] for t in tasks])
     vals = [v for r in res for v in r]
     p, f, ee = arith.ball(p), arith.ball(f), arith.ball(ee)
-    for j, v in enumerate(vals):
-        if v is None:
+    todo = [j for j, v in enumerate(vals) if v is None]
+    if len(todo) > RECHECK_MAX and n <= ARB_SWEEP_MAX_N:
+        # many datasets the float route cannot decide (e.g. δ below the resolution everywhere): one
+        # block-shared ball sweep is cheaper than a ball evaluation per dataset
+        allv = _sweep_arb(n, p, f, ee, False)
+        for j in todo:
+            vals[j] = allv[j]
+    else:
+        for j in todo:
             vals[j] = _forward_fast(n, j, p, f, ee)
     return vals
 
 
+#: most datasets re-evaluated by the ball route per round of :func:`_recheck_ties`
+RECHECK_MAX = 64
+#: largest n for which undecided datasets may be settled by the previous all-ball sweep (:func:`_sweep_arb`)
+ARB_SWEEP_MAX_N = 20000
+
+
 def _recheck_ties(vals, n, p, f, ee, exact: set) -> None:
-    """Replace every float-route value that may attain the maximum by the ball route's (tight) value, until
-    every candidate for the maximum is a ball-route value (in place).  Deterministic: depends only on ``vals``."""
+    """Replace float-route values that may attain the maximum by the ball route's (tight) values, in place.
+
+    Rounds: every dataset whose enclosure reaches the largest lower end and
+    was not re-evaluated yet is recomputed by :func:`_forward_fast` (at most
+    :data:`RECHECK_MAX` per round, largest upper ends first), until every
+    candidate is a ball-route value or a round brings nothing new; candidates
+    left (e.g. when δ is below the resolution on many datasets) keep their
+    valid float-route enclosures and are reported as ties.  Deterministic:
+    depends only on ``vals``.
+    """
     p, f, ee = arith.ball(p), arith.ball(f), arith.ball(ee)
-    while True:
+    for _ in range(8):
         lower_max = max(arith.ball(v).lower() for v in vals)
         todo = [j for j, v in enumerate(vals) if j not in exact and not (arith.ball(v).upper() < lower_max)]
         if not todo:
             return
-        for j in todo:
+        todo.sort(key=lambda j: (-float(arith.ball(vals[j]).upper().mid()), j))
+        for j in todo[:RECHECK_MAX]:
             vals[j] = _forward_fast(n, j, p, f, ee)
             exact.add(j)
+        if len(todo) > RECHECK_MAX:
+            return
 
 
 def estimate_worst_cost(n, *, workers: int = 1, epsilon0=None) -> tuple:
