@@ -238,15 +238,16 @@ def _pool(workers: int) -> ProcessPoolExecutor:
         return pool
 
 
-def shutdown() -> None:
-    """Stop the cached local process pools and close the cached Dask clients."""
+def shutdown(wait: bool = False) -> None:
+    """Stop the cached local process pools (``wait``: until their processes have exited) and close the cached
+    Dask clients."""
     with _LOCK:
         pools = list(_POOLS.values())
         _POOLS.clear()
         clients = list(_CLIENTS.values())
         _CLIENTS.clear()
     for p in pools:
-        p.shutdown(wait=False, cancel_futures=True)
+        p.shutdown(wait=wait, cancel_futures=True)
     for c in clients:
         try:
             c.close()
