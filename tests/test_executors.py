@@ -180,3 +180,31 @@ def test_real_worst_case_sweep_identical_locally_and_on_dask(cluster, n, eps):
         for c in (0, 1, n // 2, n - 2, n - 1):
             single = delta_binary(rr, n, c, epsilon=eps)
             assert arith.le(single, one.value) is not False
+
+
+def test_certify_runs_its_sweep_on_the_cluster_with_the_same_certificate(cluster):
+    """A claim between the cheap bounds makes certify run the exact sweep; on the Dask cluster the certificate
+    (JSON) is byte-identical to the one computed in-process."""
+    import inspect
+
+    from blanket.exact.binary import delta_binary_worst
+    from blanket.exact.krr import delta_blanket_view
+    from blanket.exact.mechanisms import KRR
+    from blanket.reports.certificate import certify, to_json
+    from blanket.reports.deployment import parse_deployment
+    if "scheduler" not in inspect.signature(delta_binary_worst).parameters:
+        pytest.skip("exact.binary.delta_binary_worst does not take scheduler= on this branch")
+    n, eps = 1500, fmpq(1, 5)
+    mech = KRR(2, epsilon0="2")
+    with arith.precision(128):
+        w_hi = arith.endpoints(delta_binary_worst(mech, n, epsilon=eps, workers=1).value)[1]
+        b_lo = arith.endpoints(delta_blanket_view(mech, n, epsilon=eps))[0]
+    assert w_hi < b_lo
+    claim = arith.decimal_string((w_hi + b_lo) / 2, 30, up=True)
+    dep = parse_deployment(f'name = "t"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "2"\n[users]\nn = {n}\n'
+                           f'[[claims]]\nepsilon = "0.2"\ndelta = "{claim}"\n')
+    local = certify(dep, workers=1)
+    remote = certify(dep, scheduler=cluster.scheduler_address)
+    c = local["claims"][0]
+    assert c["verdict"] == "HOLDS" and c["decided_by"]["bound"] == "exact" and c["exact_sweep"].startswith("ran")
+    assert to_json(local) == to_json(remote)
