@@ -260,3 +260,24 @@ def test_telemetry_example_is_decided_without_any_sweep(monkeypatch, tmp_path):
     c = cert["claims"][0]
     assert c["decided_by"]["bound"] == "upper" and c["exact_sweep"].startswith("not needed")
     assert cert["targets"][0]["kind"] == "bracket"
+
+
+def test_worst_case_epsilon_reports_both_ends_with_their_sources(capsys):
+    """Binary RR, exact worst case: the lower end fails on a named dataset, the upper end is certified by the
+    exact worst case (or the blanket view); both are reported as for the bracket."""
+    rc = main(["epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "600", "--delta", "1e-6", "--json",
+               "--workers", "1"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["relation"] == "exact"
+    b = out["bracket"]
+    assert b["lower"]["value"] == out["epsilon"]["lower"] and b["upper"]["value"] == out["epsilon"]["upper"]
+    assert "c=" in b["lower"]["from"] and b["upper"]["from"] in ("the exact worst case over all datasets",
+                                                                 "the blanket view of Lemma 5.3")
+    assert arith.exact(b["relative_width"]) <= fmpq(2, 10**6)
+    # independent check of both ends on the exact worst case
+    rr = BinaryRR(epsilon0="2")
+    with arith.precision(128):
+        assert arith.le(delta_binary_worst(rr, 600, epsilon=arith.exact(out["epsilon"]["upper"])).value,
+                        fmpq(1, 10**6)) is True
+        assert arith.gt(delta_binary_worst(rr, 600, epsilon=arith.exact(out["epsilon"]["lower"])).value,
+                        fmpq(1, 10**6)) is True

@@ -49,9 +49,10 @@ def run(args) -> int:
         payload["worst_case_sweeps"] = r.sweeps
     if r.decided_by:
         payload["upper_end_certified_by"] = r.decided_by
-    if r.relation == "bracket":
-        payload["bracket"] = common.bracket_payload(r.lower_source, iv["lower"], r.upper_source, iv["upper"],
-                                                    br.rel_width(), inp.digits)
+    if r.relation == "bracket" or (r.dataset == "worst" and r.upper_source):
+        # worst-case answers report both ends the same way: each end with the bound it comes from
+        payload["bracket"] = common.bracket_payload(r.lower_source or r.attained, iv["lower"], r.upper_source,
+                                                    iv["upper"], br.rel_width(), inp.digits)
     meaning = {
         "exact": "for every pair of neighbouring datasets (worst case over all datasets)",
         "lower": "for this pair of neighbouring datasets only (the protocol's epsilon can only be larger)",
