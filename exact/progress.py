@@ -87,6 +87,9 @@ class Progress:
             except ImportError:  # pragma: no cover - tqdm is a dependency; without it, no bar
                 self.enabled = False
                 return self
+            # no monitor thread: the worst-case sweep forks worker processes (exact.executors), and forking a
+            # process that runs extra threads is fragile
+            tqdm.monitor_interval = 0
             self._bar = tqdm(total=self.total, desc=self.label, file=self.stream, delay=self._delay,
                              mininterval=0.2, dynamic_ncols=True, leave=False, unit=self._unit)
         return self
