@@ -123,6 +123,13 @@ def test_progress_object_is_advanced_by_sizes():
     assert bar.done == 10
 
 
+def test_scheduler_without_dask_names_the_extra(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)    # import fails as if Dask were not installed
+    with pytest.raises(InvalidArgument, match=r"pip install 'blanket\[dask\]'"):
+        map_blocks(exact_block, [(0, 1)], scheduler="tcp://127.0.0.1:8786")
+
+
 # ---------------------------------------------------------------- Dask
 distributed = pytest.importorskip("dask.distributed")
 
