@@ -464,6 +464,13 @@ def _escalate(dep, mech, eps, delta, srcs, cands, start, cap):
         fails = any(arith.gt(v, delta) is True for _, v, _, _ in lowers)
         if holds or fails or prec >= cap:
             break
+        # the claim lies strictly inside the gap between the bounds: more precision cannot decide it
+        between = (all(arith.gt(v, delta) is True for _, v, _, _ in uppers)
+                   and all(arith.lt(v, delta) is True for _, v, _, _ in lowers)
+                   and all(arith.gt(b["value"], eps) is True for r, b in bounds
+                           if b["applies"] and r.quantity == "epsilon"))
+        if between:
+            return vals, bounds, errors, uppers, lowers, eps_certifiers, holds, fails, prec, "between"
         width = _width(uppers, lowers)
         if last_width is not None and width is not None and width * 2 > last_width:
             stalled = True  # the enclosures are limited by a windowing tolerance, not by precision
@@ -555,7 +562,7 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
 
     rec: dict[str, Any] = {
         "field": claim.field, "epsilon": exact_string(eps), "delta": exact_string(delta), "verdict": verdict,
-        "precision": prec, "stalled": stalled, "upper": None, "lower": None, "witness": None, "refuted_bounds": refuted,
+        "precision": prec, "stalled": stalled is True, "between_bounds": stalled == "between", "upper": None, "lower": None, "witness": None, "refuted_bounds": refuted,
         "source_errors": [{"source": k, "error": e} for k, e in errors], "epsilon_bound": None,
         "decided_by": _decider(holds and not fails, fails, uppers, lowers, eps_certifiers, delta, sweep=bool(heavy)),
         "exact_sweep": sweep_note,
@@ -625,7 +632,9 @@ def _claim_reason(dep, rec) -> str:
         bits.append(f"the best certified lower bound is {lo['value']['lower']} ({lo['source']})")
     else:
         bits.append("no exact lower bound is available for this mechanism and n")
-    where = (f"at {rec['precision']} bits (doubling the precision no longer narrowed the enclosures: their width "
+    where = (f"at {rec['precision']} bits (it lies strictly between the certified bounds: more precision "
+             "cannot decide it)" if rec.get("between_bounds") else
+             f"at {rec['precision']} bits (doubling the precision no longer narrowed the enclosures: their width "
              "comes from a certified windowing tolerance)" if rec.get("stalled") else
              f"at the precision cap of {rec['precision']} bits")
     return f"the claimed delta {rec['delta']} lies between what could be certified {where}: " + "; ".join(bits)

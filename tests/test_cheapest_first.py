@@ -118,6 +118,8 @@ def test_sweep_refused_by_the_budget_gives_inconclusive_with_the_estimate(monkey
     assert c["verdict"] == "INCONCLUSIVE" and c["decided_by"] is None
     assert c["exact_sweep"].startswith("not run") and "would take" in c["exact_sweep"]
     assert "not run" in c["reason"]
+    # the claim lies strictly between the tight cheap bounds: no precision escalation was attempted
+    assert c["between_bounds"] and c["precision"] == cert["reproducibility"]["precision_start"]
 
 
 # ---------------------------------------------------------------- k-RR, k > 2: the bracket, labelled
