@@ -195,7 +195,7 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
 
         def comp(eps, mech=mech):
             from blanket.exact.profiles import _sweep_worst
-            w = _sweep_worst(mech, n, epsilon=eps, workers=workers, scheduler=scheduler)
+            w = _sweep_worst(mech, n, epsilon=eps, progress=True, workers=workers, scheduler=scheduler)
             text = getattr(w, "dataset", None) or f"c={w.c} ones among the other {n - 1} users ({w.direction})"
             return w.value, {"dataset": text, "c": w.c, "direction": str(w.direction)}
         out.append(Source("exact-worst-binary", "exact", "exact worst case over all datasets (binary RR)", comp,
