@@ -42,7 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
         mod = importlib.import_module(f"blanket.reports.commands.{m.name}")
         mod.register(sub)
     for p in sub.choices.values():  # --quiet also after the command name (`blanket certify --quiet FILE`)
-        p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars")
+        flags = [f for f in ("-q", "--quiet") if f not in p._option_string_actions]  # a command may define its own
+        if flags:
+            p.add_argument(*flags, dest="quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars")
     return parser
 
 
