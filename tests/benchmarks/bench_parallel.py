@@ -123,18 +123,23 @@ def run_blocks(ns, eps, with_dask):
             cluster.close()
 
 
+#: epsilon per n for the worst case (as in bench_binary.py, epsilon0 = 2): delta around 1e-6, a deployment regime
+WORST_EPS = {10**3: "0.3", 2000: "0.25", 3000: "0.2", 10**4: "0.1", 20000: "0.07", 10**5: "0.03", 10**6: "0.01"}
+
+
 def run_worst(ns, eps, with_dask):
     from blanket.exact.binary import delta_binary_worst
     params = inspect.signature(delta_binary_worst).parameters
     if "workers" not in params:
         print("\nworst: exact.binary.delta_binary_worst does not take workers= on this branch (skipped)")
         return
-    print("\nworst: exact worst case over all datasets, epsilon0 = 1, 128 bits")
+    print("\nworst: exact worst case over all datasets, epsilon0 = 2, 128 bits")
     print(f"{'n':>8} {'executor':<30} {'seconds':>8} {'speed-up':>8} {'CPU s':>7} {'identical':>9} {'peak RSS MB':>11}")
     exe, cluster = executors(with_dask)
-    rr = BinaryRR(epsilon0="1")
+    rr = BinaryRR(epsilon0="2")
     try:
         for n in ns:
+            eps = WORST_EPS.get(n, eps)
             base = base_sig = None
             for name, kw in exe:
                 if "scheduler" in kw and "scheduler" not in params:
@@ -145,7 +150,7 @@ def run_worst(ns, eps, with_dask):
                 if base is None:
                     base, base_sig = dt, sig
                 print(f"{n:>8} {name:<30} {dt:>8.2f} {base / dt:>8.2f} {cpu:>7.1f} {str(sig == base_sig):>9} "
-                      f"{peak_mb():>11.0f}")
+                      f"{peak_mb():>11.0f}  (epsilon = {eps})")
     finally:
         shutdown()
         if cluster is not None:
