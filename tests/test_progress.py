@@ -73,3 +73,13 @@ def test_cli_without_terminal_prints_no_bar(tmp_path):
     r = subprocess.run([sys.executable, "-m", "blanket.reports.cli", "delta", "--mechanism", "rr", "--epsilon0", "1",
                         "-n", "300", "--epsilon", "0.1"], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and r.stderr == ""
+
+
+def test_counter_without_total():
+    import time
+    out = Tty()
+    with Progress(None, "calibrating", stream=out, delay=0, unit="eval") as bar:
+        for _ in range(3):
+            time.sleep(0.25)
+            bar.update(1, note="epsilon=0.1")
+    assert bar.done == 3 and "calibrating" in out.getvalue() and "eval" in out.getvalue()
