@@ -310,7 +310,8 @@ def delta(mech, n, *, epsilon=None, exp_epsilon=None, dataset="worst", start_pre
     if kind == "bracket" or (kind == "worst" and _k(mech) != 2):
         return delta_bracket(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, start_prec=start_prec, cap=cap)
     _k(mech)
-    if kind == "worst":
+    if kind == "worst" and not (epsilon is not None and arith.exact(epsilon, "epsilon") >= _epsilon_hi(mech)):
+        # (ε ≥ ε0: δ = 0 on every dataset, no sweep runs)
         check_worst_cost(n, workers=workers, scheduler=scheduler)
     prec = start_prec
     while True:
