@@ -54,12 +54,13 @@ def fallback_cost(n: int) -> tuple:
     return seconds, nbytes
 
 
-def worst_cost(n: int, *, workers: int = 1) -> tuple:
+def worst_cost(n: int, *, workers: int = 1, epsilon0=None) -> tuple:
     """``(wall seconds, peak bytes)`` of the exact worst case on ``workers`` cores.
 
     Uses ``exact.binary.estimate_worst_cost`` when present (passing
-    ``workers=`` if it accepts it, else dividing its single-core time),
-    otherwise :func:`fallback_cost`.
+    ``workers=`` if it accepts it, else dividing its single-core time, and
+    ``epsilon0=`` -- the local ε0, which sets the window width -- if given and
+    accepted), otherwise :func:`fallback_cost`.
     """
     try:
         from .binary import estimate_worst_cost
@@ -70,10 +71,11 @@ def worst_cost(n: int, *, workers: int = 1) -> tuple:
             params = inspect.signature(estimate_worst_cost).parameters
         except (TypeError, ValueError):  # pragma: no cover
             params = {}
+        kw = {"epsilon0": epsilon0} if epsilon0 is not None and "epsilon0" in params else {}
         if "workers" in params:
-            s, b = estimate_worst_cost(n, workers=workers)
+            s, b = estimate_worst_cost(n, workers=workers, **kw)
             return float(s), int(b)
-        s, b = estimate_worst_cost(n)
+        s, b = estimate_worst_cost(n, **kw)
         return float(s) / max(1, workers), int(b)
     s, b = fallback_cost(n)
     return s / max(1, workers), b
@@ -130,7 +132,7 @@ OPTIONS = ("a Dask cluster (--scheduler ADDRESS or BLANKET_SCHEDULER), the certi
 
 
 def check_worst_case(n: int, *, workers: int = 1, where: str = "", max_seconds: Optional[float] = None,
-                     memory: Optional[int] = None, options: str = OPTIONS) -> tuple:
+                     memory: Optional[int] = None, options: str = OPTIONS, epsilon0=None) -> tuple:
     """Raise :class:`TooExpensive` if the exact worst case at ``n`` on ``workers`` cores exceeds the limits.
 
     Returns ``(seconds, bytes)`` (the estimate) when it fits.  ``where``
@@ -139,7 +141,7 @@ def check_worst_case(n: int, *, workers: int = 1, where: str = "", max_seconds: 
     """
     limit = max_seconds if max_seconds is not None else time_limit()
     mem = memory if memory is not None else available_memory()
-    seconds, nbytes = worst_cost(n, workers=workers)
+    seconds, nbytes = worst_cost(n, workers=workers, epsilon0=epsilon0)
     where = where or f"on {workers} core{'s' if workers != 1 else ''}"
     too_slow = seconds > limit
     too_big = mem is not None and nbytes > 0.8 * mem

@@ -203,7 +203,7 @@ def _sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, worker
                               **_worst_kwargs(delta_binary_worst, workers, scheduler))
 
 
-def check_worst_cost(n, *, workers=None, scheduler=None) -> tuple:
+def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple:
     """Raise :class:`~exact.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
     reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``."""
     from .binary import delta_binary_worst
@@ -211,11 +211,26 @@ def check_worst_cost(n, *, workers=None, scheduler=None) -> tuple:
     from .executors import executor_cores
     if n <= 4096:  # seconds at most on any machine: no need to look at the executor
         return check_worst_case(n, workers=1, max_seconds=float("inf"))
+    e0 = None
+    if epsilon0 is not None:
+        e0 = arith.endpoints(arith.ball(epsilon0))[1] if not isinstance(epsilon0, (fmpq, int)) else epsilon0
+        e0 = float(e0)
     kw = _worst_kwargs(delta_binary_worst, workers, scheduler)
     if not kw:   # this exact.binary runs the sweep in-process
-        return check_worst_case(n, workers=1, where="in one process")
+        return check_worst_case(n, workers=1, where="in one process", epsilon0=e0)
     cores, where = executor_cores(kw.get("workers"), kw.get("scheduler"))
-    return check_worst_case(n, workers=cores, where=where)
+    return check_worst_case(n, workers=cores, where=where, epsilon0=e0)
+
+
+def _eps0_of(mech):
+    """The local ε0 of ``mech`` (exact if known, else a ball), only to refine the cost estimate."""
+    e0 = getattr(mech, "epsilon0_exact", None)
+    if e0 is not None:
+        return e0
+    try:
+        return mech.epsilon0()
+    except Exception:  # pragma: no cover - the estimate then assumes a typical window
+        return None
 
 
 def _delta_raw(mech, n, kind, c, epsilon=None, exp_epsilon=None, progress=False, workers=None, scheduler=None):
@@ -312,7 +327,7 @@ def delta(mech, n, *, epsilon=None, exp_epsilon=None, dataset="worst", start_pre
     _k(mech)
     if kind == "worst" and not (epsilon is not None and arith.exact(epsilon, "epsilon") >= _epsilon_hi(mech)):
         # (ε ≥ ε0: δ = 0 on every dataset, no sweep runs)
-        check_worst_cost(n, workers=workers, scheduler=scheduler)
+        check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
     prec = start_prec
     while True:
         with arith.precision(prec):
@@ -441,7 +456,7 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
             br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap)
         return EpsilonProfile(br, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), c)
     _need_binary(mech, "worst")
-    check_worst_cost(n, workers=workers, scheduler=scheduler)
+    check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
     from .binary import WorstCase, _forward_single, _rr
 
     def sweep(eps, what):

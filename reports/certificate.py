@@ -512,12 +512,12 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = 
     return None
 
 
-def _sweep_budget(dep, workers, scheduler) -> Optional[str]:
+def _sweep_budget(dep, mech, workers, scheduler) -> Optional[str]:
     """``None`` if the exact worst case at ``dep.n`` can run on the chosen executor, else the reason it is not run."""
     from blanket.exact.budget import TooExpensive
-    from blanket.exact.profiles import check_worst_cost
+    from blanket.exact.profiles import _eps0_of, check_worst_cost
     try:
-        check_worst_cost(dep.n, workers=workers, scheduler=scheduler)
+        check_worst_cost(dep.n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
     except TooExpensive as exc:
         return str(exc).replace("(--dataset bracket: a concrete dataset below, the blanket view above)",
                                 "(the bounds above)").replace("or one dataset (--dataset c=0)", "or a smaller n")
@@ -537,7 +537,7 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
     state = _escalate(dep, mech, eps, delta, cheap, cands, start, cap)
     sweep_note = "not needed: the cheap bounds decided" if heavy else None
     if heavy and not (state[6] or state[7]):
-        skipped = _sweep_budget(dep, workers, scheduler)
+        skipped = _sweep_budget(dep, mech, workers, scheduler)
         if skipped is None:
             state = _escalate(dep, mech, eps, delta, srcs, cands, start, cap)
             sweep_note = "ran: the claim lies between the cheap bounds"
