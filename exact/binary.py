@@ -845,9 +845,11 @@ def _float_forward(av, oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, gues
             t2 += 1
         if not (t1 - 1 > lo_t and t2 <= t0 + R):
             return None
-        Gs, _ = laws.window_dots(av, Gv, float(Gv[0]), t1 - 1 - base, t2 - t1 + 2, L)
-        Gb = [arb(x) * fac_G + wide for x in Gs.tolist()]
-        best = _max_of(a * Gb[t - t1 + 1] + b * Gb[t - t1] for t in range(t1, t2 + 1))
+        Gs, _ = laws.window_dots(av, Gv, float(Gv[0]), t2 - base, 1, L)
+        G = {t2: arb(float(Gs[0])) * fac_G + wide}   # one dot product; Ḡ(t−1) = Ḡ(t) + g(t−1) in balls
+        for t in range(t2, t1 - 1, -1):
+            G[t - 1] = G[t] + gb(t - 1)
+        best = _max_of(a * G[t] + b * G[t - 1] for t in range(t1, t2 + 1))
         return _nonneg(best), t2
     return None
 

@@ -52,6 +52,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Optional
@@ -80,6 +81,7 @@ class FloatRouteUnavailable(ArithmeticError):
 
 
 # ---------------------------------------------------------------- small exact helpers
+@functools.lru_cache(maxsize=4096)
 def gamma(k: int) -> fmpq:
     """Higham's ``γ_k = k u / (1 − k u)`` as an exact rational (``(1+u)^k − 1 ≤ γ_k`` for ``k u < 1``)."""
     if k * U >= 1:
