@@ -916,26 +916,28 @@ def _recheck_ties(vals, n, p, f, ee, exact: set) -> None:
 
 def estimate_worst_cost(n, *, workers: int = 1, epsilon0=None) -> tuple:
     """``(seconds, bytes)``: an *estimate* of the wall time and peak memory of :func:`delta_binary_worst` at
-    ``n`` on ``workers`` cores (at 128 bits).
+    ``n`` on ``workers`` otherwise idle cores (at 128 bits).  An estimate, not a bound.
 
-    Model from measured constants (tests/benchmarks/bench_binary.py on the
-    2-core project machine, shared, so ±50 %): per dataset about
-    ``c0 + c1·W`` seconds with ``W = 29·sqrt(n p f)`` (the window width;
-    ``pf ≤ 1/4``, taken as 0.2 when ``epsilon0`` is not given),
-    ``c0 ≈ 1.5e-4 s`` (ball arithmetic per dataset) and ``c1 ≈ 1.5e-8 s``;
-    blocks are spread over the workers.  Memory: one enclosure per dataset
-    (≈ 200 bytes) in the coordinating process plus ``SWEEP_BLOCK·W`` floats per
-    worker.  An estimate, not a bound.
+    Model with measured constants (CPU time per dataset of :func:`_sweep_block`,
+    tests/benchmarks/bench_binary.py, project machine): ``3.5e-5 + 7.4e-9·W``
+    seconds per dataset, ``W = 29·sqrt(n p f) + 10`` the window width (``pf``
+    from ``epsilon0`` if given, else 0.2), plus 0.5 s; blocks spread evenly
+    over the workers (measured CPU: 0.8 s at n = 10⁴, 6.5 s at 10⁵, ≈ 130 s at
+    10⁶; n = 10⁹ would need ≈ 3·10⁶ core-seconds).  On a shared machine the
+    wall time is longer by the load factor.  Memory: about 150 bytes per
+    dataset (one enclosure) in the calling process plus ~80 MB per process
+    and ``2·SWEEP_BLOCK·W`` floats per worker.
     """
     n = _check_n(n)
+    workers = max(1, int(workers))
     pf = 0.2
     if epsilon0 is not None:
-        e = math.exp(float(epsilon0))
+        e = math.exp(float(arith.exact(epsilon0, "epsilon0")))
         pf = e / (1 + e) ** 2
     W = 29 * math.sqrt(n * pf) + 10
-    per = 1.5e-4 + 1.5e-8 * W * (2 * SWEEP_ROWS + 4)
-    seconds = n * per / max(1, int(workers))
-    nbytes = 200 * n + 60 * 2**20 + int(workers) * 8 * SWEEP_BLOCK * W * 2
+    per = 3.5e-5 + 7.4e-9 * W
+    seconds = 0.5 + n * per / workers
+    nbytes = 150 * n + 80 * 2**20 * (1 + workers) + workers * 16 * SWEEP_BLOCK * int(W)
     return seconds, nbytes
 
 
