@@ -315,8 +315,15 @@ def _directions_fast(n: int, c: int, p: arb, f: arb, ee: arb, which=("1|0", "0|1
                 v = _forward_binomial(n - 1, f if j == 0 else p, a, b)
             else:
                 if conv is None:
+                    try:
+                        conv = _ConvLawR(n, c, p, f, a, b)
+                    except _RangeMiss:
+                        conv = _ConvLaw(n, c, p, f, a, b)
+                try:
+                    v = conv.forward() if w == "1|0" else conv.reverse()
+                except _RangeMiss:
                     conv = _ConvLaw(n, c, p, f, a, b)
-                v = conv.forward() if w == "1|0" else conv.reverse()
+                    v = conv.forward() if w == "1|0" else conv.reverse()
         if v is None:
             g, _, T = _other_law_ball(p, f, n, c, _tau())
             v = _forward_ball(g, T, p, f, ee, reverse=(w == "0|1"))
@@ -537,6 +544,125 @@ class _ConvLaw:
         for s_ in range(t1 - 1, t2):
             F[s_] = F[s_ - 1] + self.g(s_)
         return _max_of(b * F[t - 1] + a * F[t - 2] + x for t in range(t1, t2 + 1))
+
+
+class _RangeMiss(Exception):
+    """A query of :class:`_ConvLawR` needs B outside the range it built (the caller falls back)."""
+
+
+class _ConvLawR(_ConvLaw):
+    """As :class:`_ConvLaw`, but the wider law ``B`` is not windowed: it is computed *exactly* (balls, no
+    truncation) on the one range of outcomes the dot products near the thresholds touch, anchored by
+    one pmf value and by incomplete-beta tails at the range's ends (:func:`exact.laws.tail`).
+
+    The range has length ``W_A + |t*_fwd − t*_rev| + O(1)``, so the cost is O(W_A) ball operations
+    for A and B together (instead of O(W_A + W_B)): for ``c`` near 0 or n−1 the narrower law is tiny and
+    the whole evaluation costs O(1) arb calls plus O(W_A).  The only left-out mass is A's window defect
+    ``T = T_A``: the true ``g``, ``Ḡ``, ``F`` lie in ``[value, value + T_A]`` (``B`` and its tails are
+    at most 1).  Both thresholds are guessed in floats first (speed only); a query outside the built
+    range raises :class:`_RangeMiss` (the caller then uses the windowed route).
+    """
+
+    MARGIN = MAX_TSTAR_CANDIDATES + 4
+
+    def __init__(self, n, c, p, f, a, b):
+        mA, qA, mB, qB = c, p, n - 1 - c, f
+        if mA > mB:
+            mA, qA, mB, qB = mB, qB, mA, qA
+        self.params = (mA, qA, mB, qB)
+        self.a, self.b = a, b
+        self.mB, self.qB = mB, qB
+        self.Av, self.oA, TA = laws.window(mA, qA, _tau())
+        T = arb(TA.upper())
+        e = arb(((abs(a) + abs(b)) * T).upper()) if not T.is_zero() else arb(0)
+        self.extra = (-e).union(e)
+        pre = [arb(0)]
+        for v in self.Av:
+            pre.append(pre[-1] + v)
+        self.Apre = pre
+        self._float = None
+        self._gcache = {}
+        WA = len(self.Av)
+        # provisional limits for the float guesses: the support of A + B
+        self.lo, self.hi = self.oA, self.oA + WA - 1 + mB
+        tf, tr = self._guess(False), self._guess(True)
+        M = self.MARGIN
+        self.lo, self.hi = min(tf, tr) - M, max(tf, tr) + M       # queries t stay in [lo − 2, hi]
+        self.sb = max(0, self.lo - 2 - self.oA - (WA - 1))
+        self.se = min(mB, self.hi - self.oA)
+        if self.sb > self.se:
+            raise _RangeMiss("empty range")
+        q = qB
+        rho = q / (1 - q)
+        v = laws.pmf(mB, q, self.sb)
+        Bv = [v]
+        for s_ in range(self.sb, self.se):
+            v = v * (mB - s_) * rho / (s_ + 1)
+            Bv.append(v)
+        self.Bv = Bv
+        self._GB = self._FB = None
+
+    @property
+    def GB(self):
+        """``Ḡ_B(sb + r)`` for ``r = 0..len`` (exact tails: a beta anchor above the range plus suffix sums)."""
+        if self._GB is None:
+            L = len(self.Bv)
+            GB = [None] * (L + 1)
+            acc = laws.tail(self.mB, self.qB, self.se + 1)
+            GB[L] = acc
+            for r in range(L - 1, -1, -1):
+                acc = acc + self.Bv[r]
+                GB[r] = acc
+            self._GB = GB
+        return self._GB
+
+    @property
+    def FB(self):
+        """``P(B ≤ sb + r)`` for ``r = 0..len−1`` (a beta anchor below the range — the upper tail of the
+        mirrored law, no cancellation — plus prefix sums)."""
+        if self._FB is None:
+            acc = laws.tail(self.mB, 1 - self.qB, self.mB - self.sb + 1)   # P(B <= sb − 1)
+            FB = [None] * len(self.Bv)
+            for r, v in enumerate(self.Bv):
+                acc = acc + v
+                FB[r] = acc
+            self._FB = FB
+        return self._FB
+
+    def _dot(self, t, arr, below, above):
+        """``Σ_i A(i)·X(t − oA − i)`` with ``X(s) = arr[s − sb]`` on the range, ``below`` for ``s < 0``
+        and ``above`` for ``s > mB`` (each 0 or 1)."""
+        if not (self.lo - 2 <= t <= self.hi):
+            raise _RangeMiss(t)
+        Av, oA, sb, se, mB = self.Av, self.oA, self.sb, self.se, self.mB
+        WA = len(Av)
+        base = t - oA                          # s = base − i
+        # i with s > mB (i < base − mB) and with s < 0 (i > base)
+        i_hi_above = min(WA, max(0, base - mB))        # i in [0, i_hi_above): s > mB
+        i_lo_below = max(0, min(WA, base + 1))         # i in [i_lo_below, WA): s < 0
+        i0, i1 = i_hi_above, i_lo_below - 1            # s in [0, mB]
+        acc = arb(0)
+        if i1 >= i0:
+            s_top, s_bot = base - i0, base - i1
+            if s_bot < sb or s_top > se:
+                raise _RangeMiss(t)
+            acc = sum(map(operator.mul, Av[i0:i1 + 1], reversed(arr[s_bot - sb:s_top - sb + 1])), arb(0))
+        if above and i_hi_above > 0:
+            acc = acc + self.Apre[i_hi_above]
+        if below and i_lo_below < WA:
+            acc = acc + (self.Apre[WA] - self.Apre[i_lo_below])
+        return acc
+
+    def g(self, t):
+        if t not in self._gcache:
+            self._gcache[t] = self._dot(t, self.Bv, 0, 0)
+        return self._gcache[t]
+
+    def Gbar(self, t):
+        return self._dot(t, self.GB, 1, 0)
+
+    def F(self, t):
+        return self._dot(t, self.FB, 0, 1)
 
 
 def _directions_single(n: int, c: int, ee0, p, f, ee, zero: bool = False, which=("1|0", "0|1")) -> dict:
