@@ -15,7 +15,8 @@ Prints tables (n, seconds, relative enclosure width, peak RSS) for shuffled bina
   windowed scan ``_forward_ball`` for one dataset, the all-ball sweep ``_sweep_arb``), at the
   sizes they can reach.
 
-Every row runs in a fresh process (spawned) so that "peak RSS" is that row's own peak
+"(cpu s)" is the CPU time of the timed δ(ε) evaluation (``time.process_time``), robust to
+other load on the machine.  Every row runs in a fresh process (spawned) so that "peak RSS" is that row's own peak
 (it includes the interpreter, numpy and python-flint: about 40 MB).  Times are wall clock on
 whatever machine runs it; the project machine has 2 cores shared by several people, so
 expect noise.  Targets (issue 14): one dataset δ(ε) ≤ 0.2 s at n = 10^6 and ≤ 2 s at 10^9;
@@ -56,6 +57,7 @@ def row_single(n, c, before=False):
     e = epsilon(rr, n, delta=TARGET, dataset=f"c={c}")
     tc = time.perf_counter() - t
     eps = e.upper
+    cpu0 = time.process_time()
     if before:
         with arith.precision(128):
             ee0, p, f = binary._rr(rr)
@@ -68,7 +70,8 @@ def row_single(n, c, before=False):
         t = time.perf_counter()
         v = delta(rr, n, epsilon=eps, dataset=f"c={c}").value
         dt = time.perf_counter() - t
-    return dict(n=n, c=c, eps=float(eps.p) / float(eps.q), calib=tc, evals=e.evaluations, sec=dt,
+    cpu = time.process_time() - cpu0
+    return dict(n=n, c=c, eps=float(eps.p) / float(eps.q), calib=tc, evals=e.evaluations, sec=dt, cpu=cpu,
                 delta=float(v.mid()), rel=_rel(v), rss=_rss_mb())
 
 
@@ -103,13 +106,13 @@ def run(fn, *args):
 def single_table(ns, before):
     route = "previous full scan (before)" if before else "closed form / windows + dot products"
     print(f"\none dataset, epsilon0 = {EPS0}, target delta = {TARGET}: calibrate epsilon, then time delta(epsilon) [{route}]")
-    print(f"{'n':>11} {'c':>11} {'epsilon':>10} {'calib s':>8} {'evals':>5} {'delta(eps) s':>12} {'delta':>10} "
-          f"{'rel.width':>9} {'peak RSS MB':>11}")
+    print(f"{'n':>11} {'c':>11} {'epsilon':>10} {'calib s':>8} {'evals':>5} {'delta(eps) s':>12} {'(cpu s)':>8} "
+          f"{'delta':>10} {'rel.width':>9} {'peak RSS MB':>11}")
     for n in ns:
         for c in (0, n // 3):
             r = run(row_single, n, c, before)
             print(f"{r['n']:>11} {r['c']:>11} {r['eps']:>10.4g} {r['calib']:>8.2f} {r['evals']:>5} {r['sec']:>12.3f} "
-                  f"{r['delta']:>10.4g} {r['rel']:>9} {r['rss']:>11.0f}", flush=True)
+                  f"{r['cpu']:>8.3f} {r['delta']:>10.4g} {r['rel']:>9} {r['rss']:>11.0f}", flush=True)
 
 
 def worst_table(ns, workers, before):
