@@ -52,6 +52,18 @@ with ``T = T_A + T_B`` and ``g`` has mass at most ``T`` outside the window;
 every ``d(k)`` is widened accordingly and ``[0, T]`` is added for outcomes
 outside the window.
 
+Fast routes (:mod:`exact.laws`).  One dataset: ``δ = max_t h(t)`` with
+``h(t) = a·Ḡ(t) + b·Ḡ(t−1)`` (``Ḡ`` the upper tail of K_other,
+``a = f − e^ε p``, ``b = p − e^ε f``; ``h(t) − h(t+1) = d(t)``, so by fact 1
+``h`` is maximal at ``t*`` and every ``h(t)`` is a lower bound).  For
+``c ∈ {0, n−1}`` K_other is one binomial, ``t*`` is in closed form and ``Ḡ``
+an incomplete beta function: O(1) arb calls whatever ``n``.  Otherwise the
+narrower binomial is windowed, the wider one computed exactly on the one range
+the dot products touch: O(√n) ball operations (:func:`_directions_fast`).  The
+worst case over all datasets runs in independent blocks on float64 kernels
+with proved error bounds (``docs/numerics.md``), every candidate for the
+maximum recomputed in balls (:func:`delta_binary_worst`).
+
 Exact path.  When ``e^{ε0}`` and ``e^ε`` are rational and ``n`` is small
 (≤ :data:`EXACT_MAX_N`), everything is computed in exact rationals
 (``fmpq_poly``), which the tests use as ground truth for the ball path.
