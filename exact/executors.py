@@ -37,7 +37,7 @@ import copyreg
 import os
 import pickle
 import threading
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Callable, Optional
 
 import flint
@@ -230,23 +230,26 @@ _LOCK = threading.Lock()
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
+    """The cached pool of ``workers`` processes of this process (a forked child never reuses its parent's)."""
+    key = (os.getpid(), workers)
     with _LOCK:
-        pool = _POOLS.get(workers)
+        pool = _POOLS.get(key)
         if pool is None or getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False):
             pool = ProcessPoolExecutor(max_workers=workers)
-            _POOLS[workers] = pool
+            _POOLS[key] = pool
         return pool
 
 
-def shutdown() -> None:
-    """Stop the cached local process pools and close the cached Dask clients."""
+def shutdown(wait: bool = False) -> None:
+    """Stop the cached local process pools (``wait``: until their processes have exited) and close the cached
+    Dask clients."""
     with _LOCK:
-        pools = list(_POOLS.values())
+        pools = [p for (pid, _), p in _POOLS.items() if pid == os.getpid()]
         _POOLS.clear()
         clients = list(_CLIENTS.values())
         _CLIENTS.clear()
     for p in pools:
-        p.shutdown(wait=False, cancel_futures=True)
+        p.shutdown(wait=wait, cancel_futures=True)
     for c in clients:
         try:
             c.close()
@@ -271,7 +274,7 @@ def _run_local(packed, workers, bar, sizes):
     pending = set(futures)
     try:
         while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in sorted(done, key=index.__getitem__):
                 out[index[f]] = pickle.loads(f.result())   # re-raises the task's exception
                 bar.update(sizes[index[f]])

@@ -122,10 +122,11 @@ class DeltaProfile:
 
     @property
     def rel_width(self):
-        """Relative width ``(upper end − lower end)/upper end`` of ``value`` (a Fraction; 0 if the upper end is 0)."""
+        """Relative width ``(upper end − lower end)/upper end`` of ``value`` (exact fmpq; 0 if the upper end is 0)."""
         lo, hi = arith.endpoints(self.value)
         lo = max(lo, 0)
-        return (hi - lo) / hi if hi > 0 else 0
+        w = (hi - lo) / hi if hi > 0 else 0
+        return fmpq(w.numerator, w.denominator) if w else fmpq(0)
 
 
 @dataclass(frozen=True)
@@ -205,11 +206,15 @@ def _sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, worker
 def check_worst_cost(n, *, workers=None, scheduler=None) -> tuple:
     """Raise :class:`~exact.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
     reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``."""
+    from .binary import delta_binary_worst
     from .budget import check_worst_case
     from .executors import executor_cores
     if n <= 4096:  # seconds at most on any machine: no need to look at the executor
         return check_worst_case(n, workers=1, max_seconds=float("inf"))
-    cores, where = executor_cores(workers, scheduler)
+    kw = _worst_kwargs(delta_binary_worst, workers, scheduler)
+    if not kw:   # this exact.binary runs the sweep in-process
+        return check_worst_case(n, workers=1, where="in one process")
+    cores, where = executor_cores(kw.get("workers"), kw.get("scheduler"))
     return check_worst_case(n, workers=cores, where=where)
 
 
@@ -347,7 +352,7 @@ def _epsilon_hi(mech) -> fmpq:
 
 
 def epsilon_bracket(mech, n, *, delta, rel_tol="1e-6", start_prec: int = arith.DEFAULT_PREC,
-                    cap: int = arith.MAX_PREC) -> EpsilonProfile:
+                    cap: int = arith.MAX_PREC, progress: bool = False) -> EpsilonProfile:
     """The certified bracket on the worst-case ε(δ): lower end from the concrete datasets, upper end from the blanket view.
 
     ``upper``: the blanket view meets the target there (certified), hence
@@ -360,11 +365,12 @@ def epsilon_bracket(mech, n, *, delta, rel_tol="1e-6", start_prec: int = arith.D
     evaluations each), no sweep.
     """
     n = arith.integer_in(n, "n", lo=2)
-    up = epsilon(mech, n, delta=delta, dataset="blanket", rel_tol=rel_tol, start_prec=start_prec, cap=cap)
+    target = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
     best = None
-    evaluations = up.evaluations
+    evaluations = 0
     for d in lower_datasets(mech):
-        pr = epsilon(mech, n, delta=delta, dataset=d, rel_tol=rel_tol, start_prec=start_prec, cap=cap)
+        pr = epsilon(mech, n, delta=delta, dataset=d, rel_tol=rel_tol, start_prec=start_prec, cap=cap,
+                     progress=progress)
         evaluations += pr.evaluations
         fails = pr.lower < pr.upper   # the lower end is certified to fail only then
         key = pr.lower if fails else fmpq(-1)
@@ -372,9 +378,25 @@ def epsilon_bracket(mech, n, *, delta, rel_tol="1e-6", start_prec: int = arith.D
             best = (key, pr, fails)
     _, lo, fails = best
     lower = lo.lower if fails else fmpq(0)
+    # the upper end: the blanket view fails wherever the lower dataset fails (it is larger), so its
+    # calibration searches [lower, ε0] only, seeded just above the lower end
+    from .progress import Progress
+    hi = _epsilon_hi(mech)
+    guess = float(lower.p) / float(lower.q) * 1.1 if fails and lower > 0 else _guess(mech, n, target)
+    if guess is not None and not (float(lower.p) / float(lower.q) < guess < float(hi.p) / float(hi.q)):
+        guess = None
+    with Progress(None, "epsilon on blanket", enabled=None if progress else False, unit="eval") as bar:
+        def fun(eps):
+            v = _delta_raw(mech, n, "blanket", None, epsilon=eps)[0]
+            bar.update(1, note=f"epsilon={float(eps.p) / float(eps.q):.6g}")
+            return v
+
+        up = epsilon_for_delta(fun, target, hi=hi, lo=lower if fails else 0, rel_tol=rel_tol, guess=guess,
+                               start_prec=start_prec, cap=cap)
+    evaluations += up.evaluations
     br = Bracket(min(lower, up.upper), up.upper, evaluations, lo.bracket.delta_lower if fails else None,
-                 up.bracket.delta_upper, max(lo.bracket.prec, up.bracket.prec))
-    lower_source = f"{lo.dataset} ({lo.attained})" if fails else "none of the concrete datasets fails at epsilon = 0"
+                 up.delta_upper, max(lo.bracket.prec, up.prec))
+    lower_source = lo.attained if fails else "none of the concrete datasets fails at epsilon = 0"
     return EpsilonProfile(br, "bracket", "bracket",
                           f"between {lo.dataset} (lower end) and the blanket view (upper end)", lo.c,
                           total_evaluations=evaluations, lower_source=lower_source,
@@ -398,7 +420,8 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
     kind, c = parse_dataset(dataset, n)
     _k(mech)
     if kind == "bracket" or (kind == "worst" and _k(mech) != 2):
-        return epsilon_bracket(mech, n, delta=target, rel_tol=rel_tol, start_prec=start_prec, cap=cap)
+        return epsilon_bracket(mech, n, delta=target, rel_tol=rel_tol, start_prec=start_prec, cap=cap,
+                               progress=progress)
     hi = _epsilon_hi(mech)
     guess = _guess(mech, n, target)
     if guess is not None and not (0 < guess < float(hi.p) / float(hi.q)):
@@ -407,10 +430,14 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
         if kind == "c":
             _need_binary(mech, "c=INT")
 
-        def fun(eps):
-            return _delta_raw(mech, n, kind, c, epsilon=eps)[0]
+        from .progress import Progress
+        with Progress(None, f"epsilon on {dataset}", enabled=None if progress else False, unit="eval") as bar:
+            def fun(eps):
+                v = _delta_raw(mech, n, kind, c, epsilon=eps)[0]
+                bar.update(1, note=f"epsilon={float(eps.p) / float(eps.q):.6g}")
+                return v
 
-        br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap)
+            br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap)
         return EpsilonProfile(br, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), c)
     _need_binary(mech, "worst")
     check_worst_cost(n, workers=workers, scheduler=scheduler)

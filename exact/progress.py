@@ -63,14 +63,15 @@ class Progress:
     """``with Progress(total, label) as bar: ... bar.update(k)`` — a tqdm bar with remaining-time estimate.
 
     ``done`` counts the units reported so far (also when no bar is drawn).
+    ``total=None`` draws a counter with the rate (for searches of unknown length).
     ``delay`` (default :data:`DELAY`) is how long the computation must run
     before the bar appears.  ``width`` is accepted for compatibility and
     ignored (tqdm adapts to the terminal).
     """
 
-    def __init__(self, total: int, label: str = "", *, enabled: bool | None = None, stream=None, width: int = 30,
+    def __init__(self, total: int | None, label: str = "", *, enabled: bool | None = None, stream=None, width: int = 30,
                  delay: float | None = None, unit: str = "it"):
-        self.total = max(int(total), 1)
+        self.total = None if total is None else max(int(total), 1)   # None: a counter (no remaining time)
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = bars_enabled(enabled, self.stream)
@@ -86,13 +87,17 @@ class Progress:
             except ImportError:  # pragma: no cover - tqdm is a dependency; without it, no bar
                 self.enabled = False
                 return self
+            # no monitor thread: the worst-case sweep forks worker processes (exact.executors), and forking a
+            # process that runs extra threads is fragile
+            tqdm.monitor_interval = 0
             self._bar = tqdm(total=self.total, desc=self.label, file=self.stream, delay=self._delay,
                              mininterval=0.2, dynamic_ncols=True, leave=False, unit=self._unit)
         return self
 
     def update(self, k: int = 1, note: str = ""):
         """Advance by ``k`` units; ``note`` is shown after the bar."""
-        k = min(k, self.total - self.done)
+        if self.total is not None:
+            k = min(k, self.total - self.done)
         self.done += k
         if self._bar is not None:
             if note:

@@ -123,6 +123,13 @@ def test_progress_object_is_advanced_by_sizes():
     assert bar.done == 10
 
 
+def test_scheduler_without_dask_names_the_extra(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)    # import fails as if Dask were not installed
+    with pytest.raises(InvalidArgument, match=r"pip install 'blanket\[dask\]'"):
+        map_blocks(exact_block, [(0, 1)], scheduler="tcp://127.0.0.1:8786")
+
+
 # ---------------------------------------------------------------- Dask
 distributed = pytest.importorskip("dask.distributed")
 
@@ -152,3 +159,59 @@ def test_dask_via_environment_and_errors(cluster, monkeypatch):
     assert map_blocks(exact_block, [(0, 2)]) == [[fmpq(0), fmpq(1, 2)]]
     with pytest.raises(ValueError, match="task 3 fails"):
         map_blocks(boom, list(range(5)))
+
+
+def _worst_sig(w):
+    return (_sig(w.value), w.c, w.direction, tuple(w.ties), [_sig(v) for v in w.values])
+
+
+@pytest.mark.parametrize("n, eps", [(3000, "0.1"), (700, "0.3")])
+def test_real_worst_case_sweep_identical_locally_and_on_dask(cluster, n, eps):
+    """The exact worst case over all datasets (branch binary's parallel sweep): the same bits in-process, on two
+    local processes and on the Dask cluster; and the same maximiser as a plain loop over every dataset."""
+    import inspect
+
+    from blanket.exact.binary import delta_binary, delta_binary_worst
+    from blanket.exact.mechanisms import BinaryRR
+    params = inspect.signature(delta_binary_worst).parameters
+    if "workers" not in params or "scheduler" not in params:
+        pytest.skip("exact.binary.delta_binary_worst does not take workers=/scheduler= on this branch")
+    rr = BinaryRR(epsilon0="1")
+    with arith.precision(128):
+        one = delta_binary_worst(rr, n, epsilon=eps, workers=1)
+        two = delta_binary_worst(rr, n, epsilon=eps, workers=2)
+        dask = delta_binary_worst(rr, n, epsilon=eps, scheduler=cluster.scheduler_address)
+    assert _worst_sig(one) == _worst_sig(two) == _worst_sig(dask)
+    # independent route: every dataset by the single-dataset function (both directions), at a few c
+    with arith.precision(128):
+        for c in (0, 1, n // 2, n - 2, n - 1):
+            single = delta_binary(rr, n, c, epsilon=eps)
+            assert arith.le(single, one.value) is not False
+
+
+def test_certify_runs_its_sweep_on_the_cluster_with_the_same_certificate(cluster):
+    """A claim between the cheap bounds makes certify run the exact sweep; on the Dask cluster the certificate
+    (JSON) is byte-identical to the one computed in-process."""
+    import inspect
+
+    from blanket.exact.binary import delta_binary_worst
+    from blanket.exact.krr import delta_blanket_view
+    from blanket.exact.mechanisms import KRR
+    from blanket.reports.certificate import certify, to_json
+    from blanket.reports.deployment import parse_deployment
+    if "scheduler" not in inspect.signature(delta_binary_worst).parameters:
+        pytest.skip("exact.binary.delta_binary_worst does not take scheduler= on this branch")
+    n, eps = 1500, fmpq(1, 5)
+    mech = KRR(2, epsilon0="2")
+    with arith.precision(128):
+        w_hi = arith.endpoints(delta_binary_worst(mech, n, epsilon=eps, workers=1).value)[1]
+        b_lo = arith.endpoints(delta_blanket_view(mech, n, epsilon=eps))[0]
+    assert w_hi < b_lo
+    claim = arith.decimal_string((w_hi + b_lo) / 2, 30, up=True)
+    dep = parse_deployment(f'name = "t"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "2"\n[users]\nn = {n}\n'
+                           f'[[claims]]\nepsilon = "0.2"\ndelta = "{claim}"\n')
+    local = certify(dep, workers=1)
+    remote = certify(dep, scheduler=cluster.scheduler_address)
+    c = local["claims"][0]
+    assert c["verdict"] == "HOLDS" and c["decided_by"]["bound"] == "exact" and c["exact_sweep"].startswith("ran")
+    assert to_json(local) == to_json(remote)
