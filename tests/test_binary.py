@@ -462,3 +462,22 @@ def test_estimate_worst_cost_grows_and_refuses_nothing_silently():
     assert _binary.estimate_worst_cost(10**6, workers=2)[0] < s6
     with pytest.raises(InvalidArgument):
         _binary.estimate_worst_cost(1)
+
+
+def test_worst_case_on_a_dask_cluster_is_the_local_result_byte_for_byte():
+    pytest.importorskip("dask.distributed")
+    import os
+
+    from dask.distributed import LocalCluster
+
+    from blanket.exact import executors
+    rr = BinaryRR(epsilon0="1.5")
+    env = {"PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    with arith.precision(128):
+        local = delta_binary_worst(rr, 900, epsilon="0.2", workers=1)
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, env=env) as c:
+            try:
+                remote = delta_binary_worst(rr, 900, epsilon="0.2", scheduler=c.scheduler_address)
+            finally:
+                executors.shutdown()
+    assert _bytes(local.values) == _bytes(remote.values) and (local.c, local.ties) == (remote.c, remote.ties)
