@@ -212,9 +212,12 @@ def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple
     if n <= 4096:  # seconds at most on any machine: no need to look at the executor
         return check_worst_case(n, workers=1, max_seconds=float("inf"))
     e0 = None
-    if epsilon0 is not None:
-        e0 = arith.endpoints(arith.ball(epsilon0))[1] if not isinstance(epsilon0, (fmpq, int)) else epsilon0
-        e0 = float(e0)
+    if epsilon0 is not None:   # an exact number for the estimate (a ball's upper end)
+        if isinstance(epsilon0, (fmpq, int)):
+            e0 = fmpq(epsilon0)
+        else:
+            hi = arith.endpoints(arith.ball(epsilon0))[1]
+            e0 = fmpq(hi.numerator, hi.denominator)
     kw = _worst_kwargs(delta_binary_worst, workers, scheduler)
     if not kw:   # this exact.binary runs the sweep in-process
         return check_worst_case(n, workers=1, where="in one process", epsilon0=e0)

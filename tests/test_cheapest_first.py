@@ -154,8 +154,10 @@ def test_epsilon_bracket_contains_the_exact_worst_case_epsilon_binary():
     assert "c=0" in br.lower_source or "c=0" in br.attained
 
 
-def test_certify_target_reports_the_bracket_with_sources():
-    # n large enough that the exact calibration is not "cheap" by the model: the bracket is reported
+def test_certify_target_reports_the_bracket_with_sources(monkeypatch):
+    # the exact calibration is never "cheap" here: the bracket is reported
+    import blanket.reports.certificate as certificate
+    monkeypatch.setattr(certificate, "CHEAP_SWEEP_SECONDS", 0.0)
     cert = certify(dep_text(30000, [], e0="3", targets=["1e-8"]))
     t = cert["targets"][0]
     assert t["kind"] == "bracket" and t["verdict"] == "HOLDS"
@@ -171,7 +173,9 @@ def test_certify_target_reports_the_bracket_with_sources():
         assert arith.gt(delta_binary(mech, 30000, 0, epsilon=lo), fmpq(1, 10**8)) is True
 
 
-def test_certify_target_small_n_uses_the_exact_worst_case():
+def test_certify_target_small_n_uses_the_exact_worst_case(monkeypatch):
+    import blanket.reports.certificate as certificate
+    monkeypatch.setattr(certificate, "CHEAP_SWEEP_SECONDS", 1e9)   # always cheap enough
     cert = certify(dep_text(300, [], e0="3", targets=["1e-6"]))
     t = cert["targets"][0]
     assert t["kind"] == "exact" and t["epsilon_lower"] is not None
