@@ -129,6 +129,7 @@ def _size(b: float) -> str:
 
 OPTIONS = ("a Dask cluster (--scheduler ADDRESS or BLANKET_SCHEDULER), the certified bracket in seconds "
            "(--dataset bracket: a concrete dataset below, the blanket view above), or one dataset (--dataset c=0)")
+_CLUSTER = "a Dask cluster (--scheduler ADDRESS or BLANKET_SCHEDULER), "
 
 
 def check_worst_case(n: int, *, workers: int = 1, where: str = "", max_seconds: Optional[float] = None,
@@ -152,5 +153,9 @@ def check_worst_case(n: int, *, workers: int = 1, where: str = "", max_seconds: 
         why.append(f"about {_duration(seconds)} {where} (limit {_duration(limit)}, {MAX_SECONDS_ENV})")
     if too_big:
         why.append(f"about {_size(nbytes)} of memory ({_size(mem)} available)")
+        # the per-dataset results are gathered in this process whatever executes the blocks: a cluster
+        # does not help with memory
+        options = options.replace(_CLUSTER, "") + " (a cluster would not help: the per-dataset results are " \
+            "gathered in this process)"
     raise TooExpensive(
         f"the exact worst case over all {n} datasets would take {' and '.join(why)}; not started. Options: {options}")

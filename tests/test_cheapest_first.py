@@ -215,15 +215,22 @@ def test_budget_model_and_refusal():
     assert check_worst_case(1000, workers=1, max_seconds=10)[0] < 10
     with pytest.raises(TooExpensive, match="would take about .* on 4 cores"):
         check_worst_case(10**8, workers=4, max_seconds=3600, memory=2**40)
-    with pytest.raises(TooExpensive, match="of memory"):
+    with pytest.raises(TooExpensive, match="of memory") as exc:
         check_worst_case(10**9, workers=10**6, max_seconds=1e30, memory=2**30)
+    assert "--scheduler" not in str(exc.value) and "a cluster would not help" in str(exc.value)
 
 
-def test_cli_refuses_infeasible_worst_case_up_front(capsys):
+def test_cli_refuses_infeasible_worst_case_up_front(capsys, monkeypatch):
     rc = main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000000", "--epsilon", "0.01", "--workers", "2"])
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1
-    assert "would take" in err and "--scheduler" in err and "--dataset bracket" in err and "--dataset c=0" in err
+    assert "would take" in err and "--dataset bracket" in err and "--dataset c=0" in err
+    # limited by time only (a tiny limit): a cluster is one of the options
+    monkeypatch.setenv("BLANKET_MAX_SECONDS", "0.01")
+    rc = main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "50000", "--epsilon", "0.01", "--workers", "2"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and "--scheduler" in err and "on 2 local cores" in err
+    monkeypatch.delenv("BLANKET_MAX_SECONDS")
     rc = main(["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000000", "--delta", "1e-6"])
     assert rc == 2 and "would take" in capsys.readouterr().err
 
