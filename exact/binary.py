@@ -52,6 +52,18 @@ with ``T = T_A + T_B`` and ``g`` has mass at most ``T`` outside the window;
 every ``d(k)`` is widened accordingly and ``[0, T]`` is added for outcomes
 outside the window.
 
+Fast routes (:mod:`exact.laws`).  One dataset: ``δ = max_t h(t)`` with
+``h(t) = a·Ḡ(t) + b·Ḡ(t−1)`` (``Ḡ`` the upper tail of K_other,
+``a = f − e^ε p``, ``b = p − e^ε f``; ``h(t) − h(t+1) = d(t)``, so by fact 1
+``h`` is maximal at ``t*`` and every ``h(t)`` is a lower bound).  For
+``c ∈ {0, n−1}`` K_other is one binomial, ``t*`` is in closed form and ``Ḡ``
+an incomplete beta function: O(1) arb calls whatever ``n``.  Otherwise the
+narrower binomial is windowed, the wider one computed exactly on the one range
+the dot products touch: O(√n) ball operations (:func:`_directions_fast`).  The
+worst case over all datasets runs in independent blocks on float64 kernels
+with proved error bounds (``docs/numerics.md``), every candidate for the
+maximum recomputed in balls (:func:`delta_binary_worst`).
+
 Exact path.  When ``e^{ε0}`` and ``e^ε`` are rational and ``n`` is small
 (≤ :data:`EXACT_MAX_N`), everything is computed in exact rationals
 (``fmpq_poly``), which the tests use as ground truth for the ball path.
@@ -71,12 +83,14 @@ from __future__ import annotations
 
 import math
 import operator
+
+import numpy as np
 from dataclasses import dataclass, field
 from typing import Optional
 
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
-from . import arith
+from . import arith, laws
 from .divergences import Windowed
 from .errors import InvalidArgument
 
@@ -151,51 +165,8 @@ def _binom_exact(m: int, q: fmpq) -> list:
 
 
 def _binom_window(m: int, q: arb, tol: fmpq):
-    """Window of the pmf of Bin(m, q) (balls): ``(values, offset, tail)`` with ``tail`` an arb upper bound
-    on the mass outside the window.  Cost O(W) ball operations, W ≈ 2σ·sqrt(2 log(1/tol)) + O(1).
-
-    Starts at the mode ``i0 = floor((m+1)q)`` (computed from the ball's midpoint — the choice of the
-    start affects only efficiency, never rigour), with ``C(m, i0) q^i0 (1−q)^(m−i0)`` evaluated in ball
-    arithmetic, then multiplies by the pmf ratio up and down until a value is certainly below ``tol``.
-    Left-out mass: past the window the ratio ``b(i+1)/b(i) = (m−i)ρ/(i+1)`` (ρ = q/(1−q)) decreases
-    in ``i``, so the mass above the last index ``i`` is at most ``b(i)·r/(1−r)``, ``r`` the ratio at
-    ``i`` (certainly < 1 there, else we continue); symmetrically below.
-    """
-    if m == 0:
-        return [arb(1)], 0, arb(0)
-    q = arith.ball(q)
-    one_minus = 1 - q
-    rho = q / one_minus
-    i0 = int(((m + 1) * q).mid().floor().unique_fmpz())
-    i0 = max(0, min(m, i0))
-    v0 = arb.bin_uiui(m, i0) * q ** i0 * one_minus ** (m - i0)
-    tol_b = arb(tol)
-    up = []
-    v, i = v0, i0
-    tail_up = arb(0)
-    while i < m:
-        r = rho * fmpq(m - i, i + 1)
-        if i > i0 and v < tol_b and r < 1:
-            tail_up = v * r / (1 - r)
-            break
-        v = v * r
-        i += 1
-        up.append(v)
-    down = []
-    v, i = v0, i0
-    tail_down = arb(0)
-    while i > 0:
-        s = fmpq(i, m - i + 1) / rho
-        if i < i0 and v < tol_b and s < 1:
-            tail_down = v * s / (1 - s)
-            break
-        v = v * s
-        i -= 1
-        down.append(v)
-    vals = down[::-1] + [v0] + up
-    offset = i0 - len(down)
-    tail = tail_up + tail_down
-    return vals, offset, arb(tail.upper())
+    """Window of the pmf of Bin(m, q) as balls: ``(values, offset, tail)`` — :func:`exact.laws.window`."""
+    return laws.window(m, q, tol)
 
 
 def _other_law_ball(p, f, n: int, c: int, tol: fmpq):
@@ -306,6 +277,406 @@ def _interval(lo, hi) -> arb:
     return arith.ball(lo).union(arith.ball(hi))
 
 
+# ---------------------------------------------------------------- fast single-dataset route (exact.laws)
+#: most candidate values of t* a single evaluation examines before falling back to the full scan
+MAX_TSTAR_CANDIDATES = 16
+
+
+#: below this n the single-dataset ball path uses the full scan (:func:`_forward_ball`), cheaper there
+FAST_MIN_N = 2000
+
+
+def _forward_fast(n: int, j: int, p: arb, f: arb, ee: arb) -> arb:
+    """forward(j) = ``D_{e^ε}(P_1‖P_0)`` for the dataset with ``j`` ones among the others (balls);
+    see :func:`_directions_fast`."""
+    return _directions_fast(n, j, p, f, ee, ("1|0",))["1|0"]
+
+
+def _directions_fast(n: int, c: int, p: arb, f: arb, ee: arb, which=("1|0", "0|1")) -> dict:
+    """``{direction: D}`` for the dataset with ``c`` ones among the others, ball route (a).
+
+    Forward: ``δ = max_t h(t)`` with ``h(t) = a·Ḡ(t) + b·Ḡ(t−1)`` (``Ḡ`` the
+    upper tail of K_other, ``a = f − e^ε p``, ``b = p − e^ε f``):
+    ``h(t) − h(t+1) = d(t)`` is negative below ``t*`` and positive from ``t*``
+    on (fact 1), so ``h`` is maximal at ``t*`` and every ``h(t)`` is a lower
+    bound; a range of candidates certified to contain ``t*`` gives the
+    enclosure.  Reverse: the mirror image with the lower tail ``F(s) = P(K ≤ s)``:
+    ``δ_rev = max_t [b·F(t−1) + a·F(t−2)]``, maximal at the first ``t`` with
+    ``d_rev(t) = b·g(t) + a·g(t−1) ≤ 0``.
+
+    * ``c ∈ {0, n−1}``: K_other is one binomial; ``t*`` in closed form
+      (:func:`_forward_binomial`; reverse = forward at ``n−1−c``, fact 2) and
+      ``Ḡ`` an incomplete beta function (:func:`exact.laws.tail`): O(1) arb
+      calls whatever ``n`` (about 10–30 ms at 128 bits).
+    * otherwise: :class:`_ConvLaw`, O(W) ball operations (``W ≈ 29σ`` at 128
+      bits, ``σ² = (n−1)pf``), both directions from the same windows.
+
+    Falls back to the full scan :func:`_forward_ball` (O(W log W)) when the
+    candidates cannot be certified in a few steps (``t*`` outside the window,
+    e.g. ε very close to ε0) and for ``n < FAST_MIN_N``.
+    """
+    a = f - ee * p
+    b = p - ee * f
+    out = {}
+    conv = None
+    for w in which:
+        j = c if w == "1|0" else n - 1 - c
+        v = None
+        if n >= FAST_MIN_N:
+            if j == 0 or j == n - 1:
+                v = _forward_binomial(n - 1, f if j == 0 else p, a, b)
+            else:
+                if conv is None:
+                    try:
+                        conv = _ConvLawR(n, c, p, f, a, b)
+                    except _RangeMiss:
+                        conv = _ConvLaw(n, c, p, f, a, b)
+                try:
+                    v = conv.forward() if w == "1|0" else conv.reverse()
+                except _RangeMiss:
+                    conv = _ConvLaw(n, c, p, f, a, b)
+                    v = conv.forward() if w == "1|0" else conv.reverse()
+        if v is None:
+            g, _, T = _other_law_ball(p, f, n, c, _tau())
+            v = _forward_ball(g, T, p, f, ee, reverse=(w == "0|1"))
+        out[w] = _nonneg(v)
+    return out
+
+
+def _max_of(vals):
+    best = None
+    for v in vals:
+        best = v if best is None else best.max(v)
+    return best
+
+
+def _forward_binomial(m: int, q: arb, a: arb, b: arb):
+    """``max_t h(t)`` when K_other = Bin(m, q) (``m ≥ 1``); ``None`` if undecided.  O(1) arb calls.
+
+    For ``1 ≤ k ≤ m``: ``d(k) > 0 ⇔ b·g(k−1) > −a·g(k) ⇔ k·α > −a(m+1)q`` with
+    ``α = (1−q)b − aq > 0`` (``g(k−1)/g(k) = k(1−q)/((m−k+1)q)``); ``d(0) < 0`` and
+    ``d(m+1) = b·g(m) > 0``.  So ``t* = ⌊k0⌋ + 1`` with ``k0 = −a(m+1)q/α ∈ (0, m+1)``.
+    """
+    alpha = (1 - q) * b - a * q
+    if not (alpha > 0 and b > 0):
+        return None
+    k0 = -a * (m + 1) * q / alpha
+    if not k0.is_finite():
+        return None
+    t_lo = int(k0.lower().floor().unique_fmpz()) + 1
+    t_hi = int(k0.upper().floor().unique_fmpz()) + 1
+    t_lo, t_hi = max(t_lo, 1), min(t_hi, m + 1)
+    if t_hi - t_lo + 1 > MAX_TSTAR_CANDIDATES:
+        return None
+    tails = {t: laws.tail(m, q, t) for t in range(t_lo - 1, t_hi + 1)}
+    return _max_of(a * tails[t] + b * tails[t - 1] for t in range(t_lo, t_hi + 1))
+
+
+class _ConvLaw:
+    """K_other = Bin(c, p) + Bin(n−1−c, f) on windows, for both directions of one dataset (``0 < c < n−1``).
+
+    Windows of both laws (route (a), :func:`exact.laws.window`), suffix sums of
+    the wider one (``B``); every needed value is one dot product over the
+    narrower window ``A``: ``g(t) = Σ_i A(i) B(t−i)``, ``Ḡ(t) = Σ_i A(i) Ḡ_B(t−i)``,
+    ``F(s) = Σ_i A(i) F_B(s−i)`` (prefix sums ``F_B``).  The windows leave out
+    mass ``T = T_A + T_B``; the true ``g``, ``Ḡ``, ``F`` lie in
+    ``[value, value + T]`` (module docstring), so ``d`` and ``h`` are widened by
+    ``±(|a| + |b|)·T``.  ``t*`` is guessed in floats (route (b), bisection on the
+    sign of ``d``; only speed depends on it) and certified by sign tests of ``d``.
+    Cost O(W_A + W_B) ball operations (about 6 dot products of length W_A per
+    direction); memory O(W).
+    """
+
+    def __init__(self, n, c, p, f, a, b):
+        mA, qA, mB, qB = c, p, n - 1 - c, f
+        if mA > mB:
+            mA, qA, mB, qB = mB, qB, mA, qA
+        self.params = (mA, qA, mB, qB)
+        self.a, self.b = a, b
+        tol = _tau()
+        self.Av, self.oA, TA = laws.window(mA, qA, tol)
+        self.Bv, self.oB, TB = laws.window(mB, qB, tol)
+        self._GB = self._FB = None
+        self._gcache = {}
+        T = arb((TA + TB).upper())
+        e = arb(((abs(a) + abs(b)) * T).upper()) if not T.is_zero() else arb(0)
+        self.extra = (-e).union(e)
+        self.lo, self.hi = self.oA + self.oB, self.oA + self.oB + len(self.Av) + len(self.Bv) - 2
+        pre = [arb(0)]
+        for v in self.Av:
+            pre.append(pre[-1] + v)
+        self.Apre = pre
+        self._float = None
+
+    @property
+    def GB(self):
+        """Suffix sums of the window of B (``GB[len] = 0``), built on first use: O(W_B)."""
+        if self._GB is None:
+            WB = len(self.Bv)
+            GB = [None] * (WB + 1)
+            acc = arb(0)
+            GB[WB] = acc
+            for r in range(WB - 1, -1, -1):
+                acc = acc + self.Bv[r]
+                GB[r] = acc
+            self._GB = GB
+        return self._GB
+
+    @property
+    def FB(self):
+        """Prefix sums of the window of B (lower tails without cancellation), built on first use: O(W_B)."""
+        if self._FB is None:
+            FB = [None] * len(self.Bv)
+            acc = arb(0)
+            for r, v in enumerate(self.Bv):
+                acc = acc + v
+                FB[r] = acc
+            self._FB = FB
+        return self._FB
+
+    def g(self, t):
+        if t in self._gcache:
+            return self._gcache[t]
+        Av, Bv, oA, oB = self.Av, self.Bv, self.oA, self.oB
+        i0 = max(0, t - oA - oB - len(Bv) + 1)
+        i1 = min(len(Av) - 1, t - oA - oB)
+        if i1 < i0:
+            v = arb(0)
+        else:
+            v = sum(map(operator.mul, Av[i0:i1 + 1], reversed(Bv[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+        self._gcache[t] = v
+        return v
+
+    def Gbar(self, t):
+        """Windowed ``P(K ≥ t)``: ``Ḡ_B(s) = GB[0]`` for ``s ≤ oB``, ``GB[s − oB]`` inside, 0 above."""
+        Av, GB, oA, oB = self.Av, self.GB, self.oA, self.oB
+        WA, WB = len(Av), len(GB) - 1
+        i_full = t - oA - oB            # i >= i_full: s <= oB
+        i0 = max(0, t - oA - oB - WB + 1)
+        i1 = min(WA - 1, i_full - 1)
+        s = arb(0)
+        if i1 >= i0:
+            s = sum(map(operator.mul, Av[i0:i1 + 1], reversed(GB[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+        k = max(0, i_full)
+        if k < WA:
+            s = s + (self.Apre[WA] - self.Apre[k]) * GB[0]
+        return s
+
+    def F(self, t):
+        """Windowed ``P(K ≤ t)``: ``F_B(s) = 0`` for ``s < oB``, ``FB[s − oB]`` inside, ``FB[-1]`` above."""
+        Av, FB, oA, oB = self.Av, self.FB, self.oA, self.oB
+        WA, WB = len(Av), len(FB)
+        i_top = t - oA - oB - WB + 1     # i <= i_top - 1... s = t - oA - i >= oB + WB - 1 for i <= t - oA - oB - WB + 1
+        i0 = max(0, i_top + 1)
+        i1 = min(WA - 1, t - oA - oB)
+        s = arb(0)
+        if i1 >= i0:
+            s = sum(map(operator.mul, Av[i0:i1 + 1], reversed(FB[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+        k = min(WA, i_top + 1)
+        if k > 0:
+            s = s + self.Apre[k] * FB[-1]
+        return s
+
+    def _guess(self, reverse):
+        """Float guess of the threshold (first t with d(t) > 0, or d_rev(t) ≤ 0), by bisection; speed only."""
+        if self._float is None:
+            mA, qA, mB, qB = self.params
+            try:
+                tol = fmpq(1, 2 ** 60)
+                self._float = (laws.float_window(mA, qA, tol), laws.float_window(mB, qB, tol))
+            except laws.FloatRouteUnavailable:
+                self._float = False
+        if self._float is False:
+            return (self.lo + self.hi) // 2
+        A, B = self._float
+        af, bf = float(self.a.mid()), float(self.b.mid())
+        if reverse:
+            af, bf = bf, af
+        WA, WB = len(A.values), len(B.values)
+
+        def g(t):
+            i0 = max(0, t - B.offset - WB + 1 - A.offset)
+            i1 = min(WA - 1, t - B.offset - A.offset)
+            if i1 < i0:
+                return 0.0
+            s0 = t - A.offset - i1 - B.offset
+            return float((A.values[i0:i1 + 1] * B.values[s0:s0 + i1 - i0 + 1][::-1]).sum())  # no BLAS: see _guess
+
+        L, R = A.offset + B.offset, A.hi + B.hi + 1
+        center = (L + R) // 2
+        while R - L > 1:
+            mid = (L + R) // 2
+            g1, g0 = g(mid), g(mid - 1)
+            if g1 == 0.0 and g0 == 0.0:      # outside the float windows: the threshold is towards the centre
+                after = mid > center
+            else:
+                after = (af * g1 + bf * g0 > 0) != reverse
+            if after:
+                R = mid
+            else:
+                L = mid
+        return R
+
+    def _range(self, d, want_lo, want_hi, t0):
+        """``[t1, t2]`` around ``t0`` with ``want_lo(d(t1−1))`` and ``want_hi(d(t2))`` certain, else None."""
+        t1 = t2 = min(max(t0, self.lo + 1), self.hi)
+        for _ in range(MAX_TSTAR_CANDIDATES):
+            ok1, ok2 = want_lo(d(t1 - 1)), want_hi(d(t2))
+            if ok1 and ok2:
+                return t1, t2
+            if not ok1:
+                t1 -= 1
+            if not ok2:
+                t2 += 1
+            if t1 <= self.lo or t2 >= self.hi:
+                return None
+        return None
+
+    def forward(self):
+        a, b, x = self.a, self.b, self.extra
+        r = self._range(lambda t: a * self.g(t) + b * self.g(t - 1) + x,
+                        lambda v: v < 0, lambda v: v > 0, self._guess(False))
+        if r is None:
+            return None
+        t1, t2 = r
+        G = {t2: self.Gbar(t2)}                   # one dot product; the others by Ḡ(t−1) = Ḡ(t) + g(t−1)
+        for t in range(t2, t1 - 1, -1):
+            G[t - 1] = G[t] + self.g(t - 1)
+        return _max_of(a * G[t] + b * G[t - 1] + x for t in range(t1, t2 + 1))
+
+    def reverse(self):
+        a, b, x = self.a, self.b, self.extra
+        # d_rev(t) = b g(t) + a g(t−1) > 0 below the threshold, ≤ 0 from it on; h_rev(t) = Σ_{k<t} d_rev(k)
+        r = self._range(lambda t: b * self.g(t) + a * self.g(t - 1) + x,
+                        lambda v: v > 0, lambda v: v < 0, self._guess(True))
+        if r is None:
+            return None
+        t1, t2 = r
+        F = {t1 - 2: self.F(t1 - 2)}              # one dot product; the others by F(s+1) = F(s) + g(s+1)
+        for s_ in range(t1 - 1, t2):
+            F[s_] = F[s_ - 1] + self.g(s_)
+        return _max_of(b * F[t - 1] + a * F[t - 2] + x for t in range(t1, t2 + 1))
+
+
+class _RangeMiss(Exception):
+    """A query of :class:`_ConvLawR` needs B outside the range it built (the caller falls back)."""
+
+
+class _ConvLawR(_ConvLaw):
+    """As :class:`_ConvLaw`, but the wider law ``B`` is not windowed: it is computed *exactly* (balls, no
+    truncation) on the one range of outcomes the dot products near the thresholds touch, anchored by
+    one pmf value and by incomplete-beta tails at the range's ends (:func:`exact.laws.tail`).
+
+    The range has length ``W_A + |t*_fwd − t*_rev| + O(1)``, so the cost is O(W_A) ball operations
+    for A and B together (instead of O(W_A + W_B)): for ``c`` near 0 or n−1 the narrower law is tiny and
+    the whole evaluation costs O(1) arb calls plus O(W_A).  The only left-out mass is A's window defect
+    ``T = T_A``: the true ``g``, ``Ḡ``, ``F`` lie in ``[value, value + T_A]`` (``B`` and its tails are
+    at most 1).  Both thresholds are guessed in floats first (speed only); a query outside the built
+    range raises :class:`_RangeMiss` (the caller then uses the windowed route).
+    """
+
+    MARGIN = MAX_TSTAR_CANDIDATES + 4
+
+    def __init__(self, n, c, p, f, a, b):
+        mA, qA, mB, qB = c, p, n - 1 - c, f
+        if mA > mB:
+            mA, qA, mB, qB = mB, qB, mA, qA
+        self.params = (mA, qA, mB, qB)
+        self.a, self.b = a, b
+        self.mB, self.qB = mB, qB
+        self.Av, self.oA, TA = laws.window(mA, qA, _tau())
+        T = arb(TA.upper())
+        e = arb(((abs(a) + abs(b)) * T).upper()) if not T.is_zero() else arb(0)
+        self.extra = (-e).union(e)
+        pre = [arb(0)]
+        for v in self.Av:
+            pre.append(pre[-1] + v)
+        self.Apre = pre
+        self._float = None
+        self._gcache = {}
+        WA = len(self.Av)
+        # provisional limits for the float guesses: the support of A + B
+        self.lo, self.hi = self.oA, self.oA + WA - 1 + mB
+        tf, tr = self._guess(False), self._guess(True)
+        M = self.MARGIN
+        self.lo, self.hi = min(tf, tr) - M, max(tf, tr) + M       # queries t stay in [lo − 2, hi]
+        self.sb = max(0, self.lo - 2 - self.oA - (WA - 1))
+        self.se = min(mB, self.hi - self.oA)
+        if self.sb > self.se:
+            raise _RangeMiss("empty range")
+        q = qB
+        rho = q / (1 - q)
+        v = laws.pmf(mB, q, self.sb)
+        Bv = [v]
+        for s_ in range(self.sb, self.se):
+            v = v * (mB - s_) * rho / (s_ + 1)
+            Bv.append(v)
+        self.Bv = Bv
+        self._GB = self._FB = None
+
+    @property
+    def GB(self):
+        """``Ḡ_B(sb + r)`` for ``r = 0..len`` (exact tails: a beta anchor above the range plus suffix sums)."""
+        if self._GB is None:
+            L = len(self.Bv)
+            GB = [None] * (L + 1)
+            acc = laws.tail(self.mB, self.qB, self.se + 1)
+            GB[L] = acc
+            for r in range(L - 1, -1, -1):
+                acc = acc + self.Bv[r]
+                GB[r] = acc
+            self._GB = GB
+        return self._GB
+
+    @property
+    def FB(self):
+        """``P(B ≤ sb + r)`` for ``r = 0..len−1`` (a beta anchor below the range — the upper tail of the
+        mirrored law, no cancellation — plus prefix sums)."""
+        if self._FB is None:
+            acc = laws.tail(self.mB, 1 - self.qB, self.mB - self.sb + 1)   # P(B <= sb − 1)
+            FB = [None] * len(self.Bv)
+            for r, v in enumerate(self.Bv):
+                acc = acc + v
+                FB[r] = acc
+            self._FB = FB
+        return self._FB
+
+    def _dot(self, t, arr, below, above):
+        """``Σ_i A(i)·X(t − oA − i)`` with ``X(s) = arr[s − sb]`` on the range, ``below`` for ``s < 0``
+        and ``above`` for ``s > mB`` (each 0 or 1)."""
+        if not (self.lo - 2 <= t <= self.hi):
+            raise _RangeMiss(t)
+        Av, oA, sb, se, mB = self.Av, self.oA, self.sb, self.se, self.mB
+        WA = len(Av)
+        base = t - oA                          # s = base − i
+        # i with s > mB (i < base − mB) and with s < 0 (i > base)
+        i_hi_above = min(WA, max(0, base - mB))        # i in [0, i_hi_above): s > mB
+        i_lo_below = max(0, min(WA, base + 1))         # i in [i_lo_below, WA): s < 0
+        i0, i1 = i_hi_above, i_lo_below - 1            # s in [0, mB]
+        acc = arb(0)
+        if i1 >= i0:
+            s_top, s_bot = base - i0, base - i1
+            if s_bot < sb or s_top > se:
+                raise _RangeMiss(t)
+            acc = sum(map(operator.mul, Av[i0:i1 + 1], reversed(arr[s_bot - sb:s_top - sb + 1])), arb(0))
+        if above and i_hi_above > 0:
+            acc = acc + self.Apre[i_hi_above]
+        if below and i_lo_below < WA:
+            acc = acc + (self.Apre[WA] - self.Apre[i_lo_below])
+        return acc
+
+    def g(self, t):
+        if t not in self._gcache:
+            self._gcache[t] = self._dot(t, self.Bv, 0, 0)
+        return self._gcache[t]
+
+    def Gbar(self, t):
+        return self._dot(t, self.GB, 1, 0)
+
+    def F(self, t):
+        return self._dot(t, self.FB, 0, 1)
+
+
 def _directions_single(n: int, c: int, ee0, p, f, ee, zero: bool = False, which=("1|0", "0|1")) -> dict:
     """``{direction: D}`` for the dataset with ``c`` ones among the others, both directions from one law ``g``."""
     if zero or _is_zero_regime(ee, ee0):
@@ -313,9 +684,7 @@ def _directions_single(n: int, c: int, ee0, p, f, ee, zero: bool = False, which=
     if _use_exact(n, ee0, ee):
         g = _other_law_exact(p, f, n, c)
         return {w: _forward_exact(g, p, f, ee, reverse=(w == "0|1")) for w in which}
-    p, f = arith.ball(p), arith.ball(f)
-    g, _, T = _other_law_ball(p, f, n, c, _tau())
-    return {w: _forward_ball(g, T, p, f, arith.ball(ee), reverse=(w == "0|1")) for w in which}
+    return _directions_fast(n, c, arith.ball(p), arith.ball(f), arith.ball(ee), which)
 
 
 def _forward_single(n: int, j: int, ee0, p, f, ee, zero: bool = False):
@@ -339,12 +708,13 @@ def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str =
     ``n ≤ EXACT_MAX_N``, else a ball at the current precision (wrap in
     :func:`exact.arith.precision`).  ``δ = 0`` exactly for ``ε ≥ ε0``.
 
-    Complexity: O(W log W + W) ball operations for a window of
-    W ≈ 2·sqrt(2 (prec+24) log 2 · n p f) outcomes (about 10⁴ at n = 10⁶,
-    ε0 = 2); both directions come from the same law of the others (the
-    reverse direction is the lower-tail scan of the same product; by bit-flip
-    symmetry it also equals the forward direction at ``n−1−c``, which the
-    tests check).  O(n²) rational operations on the exact path.
+    Complexity (ball path, :func:`_directions_fast`): for ``c ∈ {0, n−1}``
+    O(1) arb calls (closed-form ``t*``, binomial tails as incomplete beta
+    functions; ~10–60 ms whatever n, memory O(1)); for other ``c`` O(W) ball
+    operations, ``W ≈ 2·sqrt(2 (prec+24) log 2 · n p f)`` (about 1.3·10⁴ at
+    n = 10⁶ and 4·10⁵ at n = 10⁹, ε0 = 1: ~0.1 s and ~1–2 s), memory O(W);
+    both directions share the windows.  Below n = 2000 the full windowed scan
+    (O(W log W)).  O(n²) rational operations on the exact path.
 
     >>> from blanket.exact.mechanisms import BinaryRR
     >>> rr = BinaryRR(exp_epsilon0=3)
@@ -399,24 +769,30 @@ class WorstCase:
         return s
 
 
-def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: bool = False) -> WorstCase:
+def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: bool = False, workers=None,
+                       scheduler=None) -> WorstCase:
     """The exact worst case of δ(ε) over *all* datasets (every c in 0..n−1, both directions).
 
     By bit-flip symmetry (fact 2) this is ``max_j forward(j)`` over
     ``j = 0..n−1``.  Every ``j`` is evaluated (no assumption about where the
-    maximum is): ``g_j = Bin(j, p) * Bin(n−1−j, f)`` is built from windows
-    of the two factors; blocks of K consecutive datasets share one windowed
-    convolution and differ by a short untruncated factor (see :func:`_sweep`);
-    the mass left out by the windows is carried as a certified defect (see
-    the module docstring).
+    maximum is), in independent blocks of :data:`SWEEP_BLOCK` datasets
+    (:func:`_sweep_block`, float route with proved error bounds, see
+    ``docs/numerics.md``) mapped by :func:`exact.executors.map_blocks`:
+    ``workers`` local processes (default every core) or the Dask cluster at
+    ``scheduler`` (or ``$BLANKET_SCHEDULER``); the result is the same, byte
+    for byte, whatever the executor.  Datasets the float route cannot decide
+    and every dataset that may attain the maximum are recomputed by the ball
+    route (:func:`_directions_fast`), so ``value`` has the ball route's width.
 
-    Complexity: O((n/K)·W log W + n·K) ball operations with blocks of
-    K = 64 datasets and W ≈ 30·sqrt(n p f) (the window of the count law at
-    128 bits), i.e. O(n^{3/2}) overall: about 5 s at n = 10⁴ and a few
-    minutes at n = 10⁵ on the project machine (see
-    ``tests/benchmarks/bench_binary.py``).  On the exact path
-    (rational ``e^{ε0}``, ``e^ε``, n ≤ EXACT_MAX_N): O(n³) rational
-    operations.
+    Complexity: O(n·W) float operations (a few dot products of length W per
+    dataset plus Bernoulli steps of the windows) and O(n) ball operations,
+    ``W ≈ 29·sqrt(n p f)`` at 128 bits, i.e. O(n^{3/2}) overall with a small
+    constant, spread over the workers; memory O(n) enclosures in the calling
+    process plus O(SWEEP_BLOCK·W) floats per worker.  Measured (2 shared
+    cores, ε0 = 1): about 2.5 s at n = 10⁴, 15–30 s at n = 10⁵; see
+    :func:`estimate_worst_cost` and ``tests/benchmarks/bench_binary.py``.
+    On the exact path (rational ``e^{ε0}``, ``e^ε``, n ≤ EXACT_MAX_N): O(n³)
+    rational operations.
 
     The maximum is certified: ``value`` encloses ``max_j forward(j)``; the
     attaining ``c`` is reported, with ``ties`` listing every ``j`` whose
@@ -435,8 +811,272 @@ def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: boo
         best = max(vals)
         ties = tuple(j for j, v in enumerate(vals) if v == best)
         return WorstCase(best, ties[0], "1|0", ties, n, vals)
-    vals = _sweep(n, arith.ball(p), arith.ball(f), arith.ball(ee), progress)
+    e0spec = _spec(ee0, "ball") if isinstance(ee0, fmpq) else (
+        ("log", str(mech.epsilon0_exact)) if getattr(mech, "epsilon0_exact", None) is not None else ("ball", ee0))
+    if isinstance(ee, fmpq):
+        espec = ("exp", str(ee))
+    elif epsilon is not None and not isinstance(epsilon, arb):
+        espec = ("log", str(arith.exact(epsilon, "epsilon")))
+    else:
+        espec = ("ball", arith.ball(ee))
+    vals = _sweep(n, p, f, ee, progress, e0spec=e0spec, espec=espec, workers=workers, scheduler=scheduler)
+    _recheck_ties(vals, n, p, f, ee, set())
     return _worst_from_values(vals, n)
+
+
+# ---------------------------------------------------------------- the sweep over all datasets (blocks)
+#: datasets per block of the worst-case sweep (fixed, so that results never depend on the executor)
+SWEEP_BLOCK = 256
+#: candidate thresholds examined around the guess of t* per dataset in the float sweep
+SWEEP_ROWS = 2
+
+
+def _spec(x, what: str):
+    """A picklable exact description of a parameter: ``("exp", "p/q")`` (e^{ε} rational), ``("log", "p/q")``
+    (ε rational, e^{ε} = exp(ε) as a ball in the worker) or ``("ball", arb)`` (pickled exactly by
+    :mod:`exact.executors`)."""
+    if isinstance(x, fmpq):
+        return ("exp", str(x))
+    return ("ball", x) if what == "ball" else ("log", str(x))
+
+
+def _from_spec(spec) -> object:
+    kind = spec[0]
+    if kind == "exp":
+        return arb(fmpq(*map(int, (spec[1].split("/") + ["1"])[:2])))
+    if kind == "log":
+        return arb(fmpq(*map(int, (spec[1].split("/") + ["1"])[:2]))).exp()
+    return spec[1]
+
+
+def _sweep_params(e0spec, espec):
+    ee0 = _from_spec(e0spec)
+    ee = _from_spec(espec)
+    f = 1 / (ee0 + 1)
+    return ee0 * f, f, ee
+
+
+def _sweep_tol(prec: int) -> fmpq:
+    return max(fmpq(1, 2 ** (prec + TAIL_EXTRA_BITS)), laws.MIN_FLOAT_TOL)
+
+
+def _sweep_block(n: int, j0: int, j1: int, e0spec, espec, prec: int) -> list:
+    """forward(j) for ``j0 ≤ j < j1`` (ball enclosures; ``None`` where the float route could not decide).
+
+    Module-level and picklable: only ints, exact parameter specs (:func:`_spec`)
+    and the precision cross the process boundary, and the result depends on
+    nothing else (no state carried between blocks), so every executor returns
+    the same bytes.
+
+    Float route (b) of :mod:`exact.laws` with proved bounds: the law of the
+    others ``A_j * B_j`` (``A_j = Bin(j, p)``, ``B_j = Bin(n−1−j, f)``) is built
+    from one float window of ``A_{j0}`` stepped up by ``+Bernoulli(p)``
+    (:func:`exact.laws.bernoulli_step`) and one of ``B_{j1−1}`` with its suffix
+    sums stepped down by ``+Bernoulli(f)``; the windows leave out mass ``T``.
+    Per dataset, a few coefficients ``g(t)`` and ``Ḡ(t)`` near ``t*`` are dot
+    products (:func:`exact.laws.window_dots`), turned into balls with their
+    proved relative error, widened by ``T``; ``t*`` is certified by the signs
+    of ``d`` in ball arithmetic and ``δ_j = max_t h(t)`` over the certified
+    range (see :func:`_directions_fast`).  Cost O(W·(K + rows)) float
+    operations for a block of K datasets plus O(W/256) arb calls,
+    W ≈ 29·sqrt(n p f) at 128 bits; memory O(K·W).
+    """
+    with arith.precision(prec):
+        p, f, ee = _sweep_params(e0spec, espec)
+        a, b = f - ee * p, p - ee * f
+        tol = _sweep_tol(prec)
+        p_hat, e_p = laws.float_param(p)
+        f_hat, e_f = laws.float_param(f)
+        e_pf = max(e_p, e_f)
+        K = j1 - j0
+        try:
+            if j0 == 0:
+                av, oA, rA, TA = np.ones(1), 0, 0.0, arb(0)
+            else:
+                FA = laws.float_window(j0, p, tol)
+                av, oA, rA, TA = FA.values, FA.offset, FA.rel, FA.tail
+            mB = n - j1
+            if mB == 0:
+                bv, oB, rB, TB = np.ones(1), 0, 0.0, arb(0)
+            else:
+                FB = laws.float_window(mB, f, tol)
+                bv, oB, rB, TB = FB.values, FB.offset, FB.rel, FB.tail
+        except laws.FloatRouteUnavailable:
+            return [None] * K
+        Gv, rG = laws.suffix_sums(bv, rB)
+        As = []
+        for k in range(K):
+            As.append(av)
+            if k + 1 < K:
+                av = laws.bernoulli_step(av, p_hat, f_hat)
+        T = arb((TA + TB).upper())
+        # gradual underflow (docs/numerics.md, Lemma 6): at most 2^-1074 absolute per operation on top of the
+        # relative bounds; every value below passes fewer than 4K + 4W + 64 operations of that kind
+        E = arb(laws.ETA) * (4 * K + 4 * (len(As[-1]) + len(bv) + K) + 64) * 16
+        wide = (-E).union(arb((T + E).upper()))
+        # one relative bound for the whole block (each bound grows with the number of Bernoulli steps, ≤ K,
+        # and with the number S of sub-sums in window_dots, ≤ S_max for the fixed block length L)
+        L = max(1, math.isqrt(len(As[-1])))
+        S_max = -(-len(As[-1]) // L)
+        gam = laws.gamma(L + S_max - 1)
+        rAK = laws.bernoulli_rel(rA, e_pf, K)
+        fac_g = laws.ball_factor(laws.rel_combine(rAK, laws.bernoulli_rel(rB, e_pf, K), gam))
+        fac_G = laws.ball_factor(laws.rel_combine(rAK, laws.bernoulli_rel(rG, e_pf, K), gam))
+        out = [None] * K
+        # Gaussian guess of t* for the last dataset (speed only): g(k−1)/g(k) ≈ exp((2(k−μ)−1)/(2σ²))
+        pf_, ff_ = float(p.mid()), float(f.mid())
+        af, bf = float(a.mid()), float(b.mid())
+        sig2 = (n - 1) * pf_ * ff_
+        try:
+            shift = sig2 * math.log(-af / bf) if af < 0 < bf else 0.0
+        except (ValueError, ZeroDivisionError):
+            shift = 0.0
+        guess = None
+        for k in range(K - 1, -1, -1):
+            j = j0 + k
+            if guess is None:
+                guess = int(math.floor(j * pf_ + (n - 1 - j) * ff_ + 0.5 + shift)) + 1
+            res = _float_forward(As[k], oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, guess)
+            if res is not None:
+                out[k], guess = res
+            if k > 0:      # B_{j−1} = B_j + Bernoulli(f)
+                bv = laws.bernoulli_step(bv, f_hat, p_hat)
+                Gv = laws.tail_step(Gv, f_hat, p_hat)
+        return out
+
+
+def _float_forward(av, oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, guess):
+    """``(enclosure of forward, t*)`` for the law ``A * B`` given as float windows, or ``None`` (see
+    :func:`_sweep_block`); ``fac_g``/``fac_G`` turn a float into its enclosure (:func:`exact.laws.ball_factor`).
+    O(rows·W) float operations and O(rows) ball operations."""
+    R = SWEEP_ROWS
+    base = oA + oB
+    t0 = guess
+    for _ in range(8):
+        lo_t = t0 - R - 1                         # rows: g(t) for t in lo_t .. t0 + R
+        count = 2 * R + 2
+        g, _ = laws.window_dots(av, bv, 0.0, lo_t - base, count, L)
+        dfl = af * g[1:] + bf * g[:-1]            # d(t) for t in lo_t+1 .. t0+R (float: only to locate)
+        pos = np.nonzero(dfl > 0)[0]
+        if len(pos) == 0:
+            t0 += 2 * R
+            continue
+        i = int(pos[0])
+        if i == 0:
+            t0 -= 2 * R
+            continue
+        gl = g.tolist()
+        cache = {}
+
+        def gb(t):
+            if t not in cache:
+                cache[t] = arb(gl[t - lo_t]) * fac_g + wide
+            return cache[t]
+
+        def d(t):
+            return a * gb(t) + b * gb(t - 1)
+
+        t1 = t2 = lo_t + 1 + i
+        while t1 - 1 > lo_t and not (d(t1 - 1) < 0):
+            t1 -= 1
+        while t2 <= t0 + R and not (d(t2) > 0):
+            t2 += 1
+        if not (t1 - 1 > lo_t and t2 <= t0 + R):
+            return None
+        Gs, _ = laws.window_dots(av, Gv, float(Gv[0]), t2 - base, 1, L)
+        G = {t2: arb(float(Gs[0])) * fac_G + wide}   # one dot product; Ḡ(t−1) = Ḡ(t) + g(t−1) in balls
+        for t in range(t2, t1 - 1, -1):
+            G[t - 1] = G[t] + gb(t - 1)
+        best = _max_of(a * G[t] + b * G[t - 1] for t in range(t1, t2 + 1))
+        return _nonneg(best), t2
+    return None
+
+
+def _sweep(n: int, p, f, ee, progress: bool, *, e0spec=None, espec=None, workers=None, scheduler=None,
+           block: Optional[int] = None) -> list:
+    """forward(j) for every j = 0..n−1: blocks of :data:`SWEEP_BLOCK` datasets (:func:`_sweep_block`) mapped
+    by :func:`exact.executors.map_blocks`; datasets the float route leaves undecided are computed by the
+    ball route (:func:`_forward_fast`).  See :func:`delta_binary_worst`."""
+    from .executors import map_blocks
+    K = block or SWEEP_BLOCK
+    prec = ctx.prec
+    if e0spec is None:
+        e0spec, espec = ("ball", arith.ball(p) / arith.ball(f)), ("ball", arith.ball(ee))
+    tasks = [(n, j0, min(n, j0 + K), e0spec, espec, prec) for j0 in range(0, n, K)]
+    res = map_blocks(_sweep_block, tasks, workers=workers, scheduler=scheduler,
+                     progress=None if progress else False, desc=f"worst case over {n} datasets",
+                     sizes=[t[2] - t[1] for t in tasks])
+    vals = [v for r in res for v in r]
+    p, f, ee = arith.ball(p), arith.ball(f), arith.ball(ee)
+    todo = [j for j, v in enumerate(vals) if v is None]
+    if len(todo) > RECHECK_MAX and n <= ARB_SWEEP_MAX_N:
+        # many datasets the float route cannot decide (e.g. δ below the resolution everywhere): one
+        # block-shared ball sweep is cheaper than a ball evaluation per dataset
+        allv = _sweep_arb(n, p, f, ee, False)
+        for j in todo:
+            vals[j] = allv[j]
+    else:
+        for j in todo:
+            vals[j] = _forward_fast(n, j, p, f, ee)
+    return vals
+
+
+#: most datasets re-evaluated by the ball route per round of :func:`_recheck_ties`
+RECHECK_MAX = 64
+#: largest n for which undecided datasets may be settled by the previous all-ball sweep (:func:`_sweep_arb`)
+ARB_SWEEP_MAX_N = 20000
+
+
+def _recheck_ties(vals, n, p, f, ee, exact: set) -> None:
+    """Replace float-route values that may attain the maximum by the ball route's (tight) values, in place.
+
+    Rounds: every dataset whose enclosure reaches the largest lower end and
+    was not re-evaluated yet is recomputed by :func:`_forward_fast` (at most
+    :data:`RECHECK_MAX` per round, largest upper ends first), until every
+    candidate is a ball-route value or a round brings nothing new; candidates
+    left (e.g. when δ is below the resolution on many datasets) keep their
+    valid float-route enclosures and are reported as ties.  Deterministic:
+    depends only on ``vals``.
+    """
+    p, f, ee = arith.ball(p), arith.ball(f), arith.ball(ee)
+    for _ in range(8):
+        lower_max = max(arith.ball(v).lower() for v in vals)
+        todo = [j for j, v in enumerate(vals) if j not in exact and not (arith.ball(v).upper() < lower_max)]
+        if not todo:
+            return
+        todo.sort(key=lambda j: (-float(arith.ball(vals[j]).upper().mid()), j))
+        for j in todo[:RECHECK_MAX]:
+            vals[j] = _forward_fast(n, j, p, f, ee)
+            exact.add(j)
+        if len(todo) > RECHECK_MAX:
+            return
+
+
+def estimate_worst_cost(n, *, workers: int = 1, epsilon0=None) -> tuple:
+    """``(seconds, bytes)``: an *estimate* of the wall time and peak memory of :func:`delta_binary_worst` at
+    ``n`` on ``workers`` otherwise idle cores (at 128 bits).  An estimate, not a bound.
+
+    Model with measured constants (CPU time per dataset of :func:`_sweep_block`,
+    tests/benchmarks/bench_binary.py, project machine): ``3.5e-5 + 7.4e-9·W``
+    seconds per dataset, ``W = 29·sqrt(n p f) + 10`` the window width (``pf``
+    from ``epsilon0`` if given, else 0.2), plus 0.5 s; blocks spread evenly
+    over the workers (measured CPU: 0.8 s at n = 10⁴, 6.5 s at 10⁵, ≈ 130 s at
+    10⁶; n = 10⁹ would need ≈ 3·10⁶ core-seconds).  On a shared machine the
+    wall time is longer by the load factor.  Memory: about 150 bytes per
+    dataset (one enclosure) in the calling process plus ~80 MB per process
+    and ``2·SWEEP_BLOCK·W`` floats per worker.
+    """
+    n = _check_n(n)
+    workers = max(1, int(workers))
+    pf = 0.2
+    if epsilon0 is not None:
+        e = math.exp(float(arith.exact(epsilon0, "epsilon0")))
+        pf = e / (1 + e) ** 2
+    W = 29 * math.sqrt(n * pf) + 10
+    per = 3.5e-5 + 7.4e-9 * W
+    seconds = 0.5 + n * per / workers
+    nbytes = 150 * n + 80 * 2**20 * (1 + workers) + workers * 16 * SWEEP_BLOCK * int(W)
+    return seconds, nbytes
 
 
 def _worst_from_values(vals, n) -> WorstCase:
@@ -453,8 +1093,9 @@ def _worst_from_values(vals, n) -> WorstCase:
     return WorstCase(best, rep, "1|0", ties, n, vals)
 
 
-def _sweep(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[int] = None) -> list:
-    """forward(j) for every j = 0..n−1 (see :func:`delta_binary_worst`).
+def _sweep_arb(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[int] = None) -> list:
+    """forward(j) for every j = 0..n−1 — the previous all-ball sweep (kept as an independent route for the
+    tests and the "before" column of the benchmark).
 
     Blocks of ``K`` consecutive ``j = j0 + i`` share the factor
     ``H = Bin(j0, p) * Bin(n − j0 − K, f)`` (one windowed convolution per

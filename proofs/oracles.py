@@ -56,7 +56,7 @@ def _Lt(a, b):
     return sp.Lt(a, b, evaluate=False)
 
 
-SPEC = "shared/spec/beyond_the_seeds.md, frequency oracles; docs/mechanisms.md"
+SPEC = "docs/mechanisms.md"
 
 # ================================================================== symbols
 epsilon = sp.Symbol("epsilon")

@@ -12,11 +12,26 @@ The verdict logic (kept honest, see the project's issue 7):
   ``options.precision`` doubling up to ``options.precision_cap`` /
   ``--max-prec`` first).
 
+Cheapest first.  A claim is first compared with the cheap certified bounds
+only -- an upper bound valid for every dataset (the blanket view, and every
+registered bound that applies) and a lower bound from a concrete dataset
+(``c = 0`` for binary RR, the families for k-RR); HOLDS or FAILS as soon as
+one of them decides.  The exact worst-case sweep (binary RR, an
+``expensive`` source) runs only when the claim falls between them, and only
+after :mod:`exact.budget` has checked that it can finish (else INCONCLUSIVE,
+with the estimate and the options).  Each claim's record says which bound
+decided (``decided_by``) and whether the sweep ran (``exact_sweep``).
+Targets (ε for a δ) report the certified bracket: the upper end from the
+blanket view, the lower end from the concrete datasets
+(:func:`exact.profiles.epsilon_bracket`), refined by the exact worst case for
+binary RR only when that is cheap (:data:`CHEAP_SWEEP_SECONDS`).
+
 Where the numbers come from (:func:`sources`), tightest first:
 
 * binary RR: the exact worst case over all datasets
   (``exact.binary.delta_binary_worst``), which is at once the upper and the
-  lower bound;
+  lower bound -- expensive, so the blanket view (upper) and the dataset
+  ``c = 0`` (lower) are tried first;
 * any finite randomizer at small ``n`` (estimated work ≤
   :data:`ENUMERATION_WORK`): the exact worst case by exhaustive enumeration of
   dataset classes (``exact.enumerate.worst_case``), again both bounds;
@@ -68,6 +83,9 @@ HOLDS, FAILS, INCONCLUSIVE = "HOLDS", "FAILS", "INCONCLUSIVE"
 EXIT_CODES = {HOLDS: 0, FAILS: 1, INCONCLUSIVE: 3}
 #: largest (dataset classes × histograms) for which the exhaustive worst case is computed
 ENUMERATION_WORK = 40000
+#: a target's bracket is refined by the exact worst-case calibration (binary RR) when the model of
+#: exact.budget estimates its two sweeps below this many seconds on one core (deterministic in n)
+CHEAP_SWEEP_SECONDS = 10.0
 DIGITS = 6
 
 ASSUMPTIONS = (
@@ -116,6 +134,7 @@ class Source:
     compute: Callable[[fmpq], tuple]
     results: tuple = ()      # registry labels (paper, label) of the results this source rests on
     module: str = ""
+    expensive: bool = False  # run only when the cheap sources leave the claim undecided
 
 
 def _dataset_text(others, x, x2, n):
@@ -143,8 +162,18 @@ def _enumeration_work(mech, n) -> Optional[int]:
     return classes * math.comb(n + k_out - 1, k_out - 1)
 
 
-def sources(dep: Deployment, mech) -> list[Source]:
-    """The exact routines that apply to ``dep`` (see the module docstring), tightest first."""
+def _blanket_source(mech, n, krr) -> Source:
+    def comp(eps, mech=mech):
+        return krr.delta_blanket_view(mech, n, epsilon=eps), None
+    return Source("blanket-view", "upper", "exact blanket view of Lemma 5.3 (an upper bound on the worst case)",
+                  comp, results=(("BBGN19", "Lemma 5.3"),), module="exact.krr.delta_blanket_view")
+
+
+def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Source]:
+    """The exact routines that apply to ``dep`` (see the module docstring), cheap ones first.
+
+    ``workers`` / ``scheduler`` choose where the exact worst-case sweep runs (:mod:`exact.executors`).
+    """
     out: list[Source] = []
     n = dep.n
     if mech is None:
@@ -152,13 +181,25 @@ def sources(dep: Deployment, mech) -> list[Source]:
     k = getattr(mech, "k", None)
     is_krr = dep.mechanism in ("krr", "binary_rr")
     binary = _optional("blanket.exact.binary")
+    krr = _optional("blanket.exact.krr")
     if is_krr and k == 2 and binary is not None and hasattr(binary, "delta_binary_worst"):
+        if krr is not None and hasattr(krr, "delta_blanket_view"):
+            out.append(_blanket_source(mech, n, krr))
+
+        def comp_c0(eps, mech=mech):
+            return binary.delta_binary(mech, n, 0, epsilon=eps), {
+                "dataset": f"c=0: all other {n - 1} users hold 0, the differing user holds 1 versus 0 (both directions)",
+                "c": 0}
+        out.append(Source("dataset-c0", "lower", "exact delta on the dataset c = 0 (a lower bound on the worst case)",
+                          comp_c0, module="exact.binary.delta_binary"))
+
         def comp(eps, mech=mech):
-            w = binary.delta_binary_worst(mech, n, epsilon=eps)
+            from blanket.exact.profiles import _sweep_worst
+            w = _sweep_worst(mech, n, epsilon=eps, progress=True, workers=workers, scheduler=scheduler)
             text = getattr(w, "dataset", None) or f"c={w.c} ones among the other {n - 1} users ({w.direction})"
             return w.value, {"dataset": text, "c": w.c, "direction": str(w.direction)}
         out.append(Source("exact-worst-binary", "exact", "exact worst case over all datasets (binary RR)", comp,
-                          module="exact.binary.delta_binary_worst"))
+                          module="exact.binary.delta_binary_worst", expensive=True))
         return out
     work = _enumeration_work(mech, n)
     if work is not None and work <= ENUMERATION_WORK:
@@ -172,12 +213,8 @@ def sources(dep: Deployment, mech) -> list[Source]:
                           "exact worst case over all datasets (exhaustive enumeration of dataset classes)", comp,
                           module="exact.enumerate.worst_case"))
         return out
-    krr = _optional("blanket.exact.krr")
     if krr is not None and hasattr(krr, "delta_blanket_view") and (is_krr or dep.mechanism == "matrix"):
-        def comp(eps, mech=mech):
-            return krr.delta_blanket_view(mech, n, epsilon=eps), None
-        out.append(Source("blanket-view", "upper", "exact blanket view of Lemma 5.3 (an upper bound on the worst case)",
-                          comp, results=(("BBGN19", "Lemma 5.3"),), module="exact.krr.delta_blanket_view"))
+        out.append(_blanket_source(mech, n, krr))
     if krr is not None and hasattr(krr, "delta_krr_family") and is_krr:
         for fam in ("same", "neighbour", "third"):
             if fam == "third" and k is not None and k < 3:
@@ -410,9 +447,9 @@ def _width(uppers, lowers):
     return total
 
 
-def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: int) -> dict:
-    """Decide one (ε, δ) claim with precision escalation; returns a plain-data record (numbers as decimal strings)."""
-    eps, delta = claim.epsilon, claim.delta
+def _escalate(dep, mech, eps, delta, srcs, cands, start, cap):
+    """Evaluate ``srcs`` and ``cands`` with precision doubling from ``start`` until the claim is decided,
+    the cap is reached or the enclosures stop narrowing; returns the final state."""
     prec = start
     last_width, stalled = None, False
     while True:
@@ -428,12 +465,86 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
         fails = any(arith.gt(v, delta) is True for _, v, _, _ in lowers)
         if holds or fails or prec >= cap:
             break
+        # the claim lies strictly inside the gap between the bounds: more precision cannot decide it
+        between = (all(arith.gt(v, delta) is True for _, v, _, _ in uppers)
+                   and all(arith.lt(v, delta) is True for _, v, _, _ in lowers)
+                   and all(arith.gt(b["value"], eps) is True for r, b in bounds
+                           if b["applies"] and r.quantity == "epsilon"))
+        if between:
+            return vals, bounds, errors, uppers, lowers, eps_certifiers, holds, fails, prec, "between"
         width = _width(uppers, lowers)
         if last_width is not None and width is not None and width * 2 > last_width:
             stalled = True  # the enclosures are limited by a windowing tolerance, not by precision
             break
         last_width = width
         prec = min(2 * prec, cap)
+    return vals, bounds, errors, uppers, lowers, eps_certifiers, holds, fails, prec, stalled
+
+
+def _short(title: str) -> str:
+    """A source title without its parenthetical remark."""
+    return title.split(" (")[0]
+
+
+def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = True) -> Optional[dict]:
+    """Which certified bound decided the claim: ``{"bound": "upper"|"lower"|"exact"|"epsilon", "source", "text"}``.
+
+    ``sweep``: an exact sweep over all datasets exists for this deployment (the text then says it was not needed).
+    """
+    skipped = "; no sweep over all datasets was needed" if sweep else ""
+    if fails:
+        name, v, w, s = max((t for t in lowers if arith.gt(t[1], delta) is True), key=lambda t: _lower_end(t[1]))
+        if s.role == "exact":
+            return {"bound": "exact", "source": name, "text": "the exact worst case over all datasets"}
+        return {"bound": "lower", "source": name,
+                "text": f"the lower bound from a concrete dataset, {_short(name)}{skipped}"}
+    if holds:
+        deciding = [t for t in uppers if arith.le(t[1], delta) is True]
+        if deciding:
+            name, v, r, s = min(deciding, key=lambda t: _upper_end(t[1]))
+            if s is not None and s.role == "exact":
+                return {"bound": "exact", "source": name, "text": "the exact worst case over all datasets"}
+            kind = (f"the registered bound {name}" if r is not None else
+                    f"the upper bound valid for every dataset, the {_short(name)}")
+            return {"bound": "upper", "source": name, "text": f"{kind}{skipped}"}
+        r, b = eps_certifiers[0]
+        name = f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else "")
+        return {"bound": "epsilon", "source": name, "text": f"the registered bound on epsilon {name}{skipped}"}
+    return None
+
+
+def _sweep_budget(dep, mech, workers, scheduler) -> Optional[str]:
+    """``None`` if the exact worst case at ``dep.n`` can run on the chosen executor, else the reason it is not run."""
+    from blanket.exact.budget import TooExpensive
+    from blanket.exact.profiles import _eps0_of, check_worst_cost
+    try:
+        check_worst_cost(dep.n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
+    except TooExpensive as exc:
+        return str(exc).replace("(--dataset bracket: a concrete dataset below, the blanket view above)",
+                                "(the bounds above)").replace("or one dataset (--dataset c=0)", "or a smaller n")
+    return None
+
+
+def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: int, workers=None,
+                 scheduler=None) -> dict:
+    """Decide one (ε, δ) claim with precision escalation; returns a plain-data record (numbers as decimal strings).
+
+    Cheapest first: the cheap sources and the registered bounds decide if they can; the expensive sources
+    (the exact worst-case sweep) run only when the claim lies between them and the sweep fits the budget.
+    """
+    eps, delta = claim.epsilon, claim.delta
+    cheap = [s for s in srcs if not s.expensive]
+    heavy = [s for s in srcs if s.expensive]
+    state = _escalate(dep, mech, eps, delta, cheap, cands, start, cap)
+    sweep_note = "not needed: the cheap bounds decided" if heavy else None
+    if heavy and not (state[6] or state[7]):
+        skipped = _sweep_budget(dep, mech, workers, scheduler)
+        if skipped is None:
+            state = _escalate(dep, mech, eps, delta, srcs, cands, start, cap)
+            sweep_note = "ran: the claim lies between the cheap bounds"
+        else:
+            sweep_note = f"not run: {skipped}"
+    vals, bounds, errors, uppers, lowers, eps_certifiers, holds, fails, prec, stalled = state
 
     best_upper = min(uppers, key=lambda t: _upper_end(t[1])) if uppers else None
     best_lower = max(lowers, key=lambda t: _lower_end(t[1])) if lowers else None
@@ -452,17 +563,20 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
 
     rec: dict[str, Any] = {
         "field": claim.field, "epsilon": exact_string(eps), "delta": exact_string(delta), "verdict": verdict,
-        "precision": prec, "stalled": stalled, "upper": None, "lower": None, "witness": None, "refuted_bounds": refuted,
+        "precision": prec, "stalled": stalled is True, "between_bounds": stalled == "between", "upper": None, "lower": None, "witness": None, "refuted_bounds": refuted,
         "source_errors": [{"source": k, "error": e} for k, e in errors], "epsilon_bound": None,
+        "decided_by": _decider(holds and not fails, fails, uppers, lowers, eps_certifiers, delta, sweep=bool(heavy)),
+        "exact_sweep": sweep_note,
     }
     if best_upper is not None:
         name, v, r, s = best_upper
         rec["upper"] = {"value": _interval(v), "source": name,
                         "kind": "exact" if (s is not None and s.role == "exact") else ("registered bound" if r is not None else "upper bound"),
-                        "module": s.module if s is not None else r.key}
+                        "module": s.module if s is not None else r.key, "key": s.key if s is not None else None}
     if best_lower is not None:
         name, v, w, s = best_lower
-        rec["lower"] = {"value": _interval(v), "source": name, "dataset": (w or {}).get("dataset"), "module": s.module}
+        rec["lower"] = {"value": _interval(v), "source": name, "dataset": (w or {}).get("dataset"), "module": s.module,
+                        "key": s.key}
     if eps_certifiers:
         r, b = min(eps_certifiers, key=lambda t: _upper_end(t[1]["value"]))
         rec["epsilon_bound"] = {"value": _interval(b["value"]), "source": f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else "")}
@@ -477,12 +591,22 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
             else:
                 e["decides"] = {True: "certifies the claim", False: "above the claimed epsilon", None: "undecided"}[arith.le(b["value"], eps)]
         rec["bounds"].append(e)
-    rec["reason"] = _claim_reason(dep, rec)
+    rec["reason"] = _claim_reason(dep, rec) + _decision_note(rec)
     if verdict == FAILS:
         rec["witness"] = {"dataset": rec["lower"]["dataset"], "delta": rec["lower"]["value"],
                           "text": f"on the dataset pair where {rec['lower']['dataset']}, the exact delta({rec['epsilon']}) "
                                   f"is at least {rec['lower']['value']['lower']}, which exceeds the claimed {rec['delta']}"}
     return rec
+
+
+def _decision_note(rec) -> str:
+    """Which bound decided, and why the exact sweep over all datasets did or did not run."""
+    d, sweep = rec.get("decided_by"), rec.get("exact_sweep")
+    if d is not None:
+        return f" (decided by {d['text']})"
+    if sweep and sweep.startswith("not run"):
+        return f"; the exact worst case over all datasets was {sweep}"
+    return ""
 
 
 def _claim_reason(dep, rec) -> str:
@@ -509,7 +633,9 @@ def _claim_reason(dep, rec) -> str:
         bits.append(f"the best certified lower bound is {lo['value']['lower']} ({lo['source']})")
     else:
         bits.append("no exact lower bound is available for this mechanism and n")
-    where = (f"at {rec['precision']} bits (doubling the precision no longer narrowed the enclosures: their width "
+    where = (f"at {rec['precision']} bits (it lies strictly between the certified bounds: more precision "
+             "cannot decide it)" if rec.get("between_bounds") else
+             f"at {rec['precision']} bits (doubling the precision no longer narrowed the enclosures: their width "
              "comes from a certified windowing tolerance)" if rec.get("stalled") else
              f"at the precision cap of {rec['precision']} bits")
     return f"the claimed delta {rec['delta']} lies between what could be certified {where}: " + "; ".join(bits)
@@ -528,92 +654,82 @@ def _epsilon_hi(mech, dep) -> fmpq:
     return fmpq(math.ceil(up * 10**6), 10**6)
 
 
-def _bisect(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=fmpq(1, 10**4), max_steps=40):
-    """One-sided bisection: ``upper`` with δ(upper) ≤ target certified, ``lower`` with δ(lower) > target certified (or 0).
+def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=fmpq(1, 10**4)):
+    """``(upper, lower, evaluations)`` by :func:`exact.calibrate.epsilon_for_delta` on ``delta_of``.
 
-    ``delta_of(eps)`` returns a ball at the current precision or ``None``.
-    Each comparison escalates precision once (``start`` then ``2·start``,
-    at most ``cap``); an undecided midpoint is treated as "not certified
-    below the target" (the bracket stays valid, only wider).  Stops at
-    relative width ``rel_tol`` (10⁻⁴): about 16 evaluations of δ.
+    ``upper``: δ(upper) ≤ target certified; ``lower``: δ(lower) > target
+    certified (``None`` when the target is met already at ε = 0);
+    ``(None, None, k)`` when no certified upper end exists in ``[0, hi]``.
+    ``delta_of(eps)`` returns a ball at the current precision, or ``None``
+    (no source evaluable: an unbounded ball, so nothing is certified there).
     """
-    def cmp(eps):
-        p = start
-        while True:
-            with arith.precision(p):
-                v = delta_of(eps)
-                r = None if v is None else arith.le(v, target)
-            if r is not None or p >= min(cap, 2 * start):
-                return r
-            p = min(2 * p, cap)
-    lo, hi_c = fmpq(0), hi
-    if cmp(hi_c) is not True:
-        return None, None, 1
-    lower_certified = cmp(lo) is False
-    steps = 2
-    while steps < max_steps and (hi_c - lo) > rel_tol * hi_c:
-        mid = (lo + hi_c) / 2
-        # round mid to a short decimal-friendly rational
-        mid = fmpq(math.floor(mid * 2**40), 2**40) if mid.q > 2**40 else mid
-        r = cmp(mid)
-        steps += 1
-        if r is True:
-            hi_c = mid
-        else:
-            lo = mid
-            if r is False:
-                lower_certified = True
-    return hi_c, (lo if lower_certified else None), steps
+    from blanket.exact.calibrate import epsilon_for_delta
+    from blanket.exact.errors import InfeasibleTarget
+
+    def fun(eps):
+        v = delta_of(eps)
+        return arb(0, arb("inf")) if v is None else v
+    try:
+        br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, start_prec=start, cap=cap)
+    except (InfeasibleTarget, Undecided):
+        return None, None, 0
+    return br.upper, (br.lower if br.lower < br.upper else None), br.evaluations
 
 
-def certify_target(dep, mech, target, srcs, *, start, cap) -> dict:
+def _worst_sweeps_cheap(n: int) -> bool:
+    """Whether the exact worst-case calibration (about two sweeps) is cheap by the cost model of exact.budget."""
+    from blanket.exact.budget import worst_cost
+    return 2 * worst_cost(n, workers=1)[0] <= CHEAP_SWEEP_SECONDS
+
+
+def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, scheduler=None) -> dict:
     """The certified ε for a target δ: an upper end ε̄ with δ(ε̄) ≤ target certified, and a certified lower end.
 
-    k-RR (binary and k > 2) goes through :func:`exact.profiles.epsilon`
-    (the seeded calibration): ``dataset="worst"`` for k = 2 (both
-    ends certified on the exact worst case), ``"blanket"`` for the upper end
-    and the maximum over the families' certified lower ends for k > 2.  Other
-    mechanisms bisect (:func:`_bisect`) on the exact sources.  Relative
-    bracket width 10⁻⁴.
+    k-RR (binary and k > 2): the certified bracket of
+    :func:`exact.profiles.epsilon_bracket` -- upper end from the blanket view
+    (valid for every dataset), lower end from the concrete datasets (``c = 0``,
+    or the families) -- reported with both sources and its relative width;
+    for binary RR it is narrowed by the exact worst-case calibration
+    (:func:`exact.profiles.epsilon`, ``dataset="worst"``) when that is cheap
+    (:data:`CHEAP_SWEEP_SECONDS`).  Other mechanisms: :mod:`exact.calibrate`
+    on the exact sources.  Each end to relative width 10⁻⁴.
     """
     rec: dict[str, Any] = {"field": target.field, "delta": exact_string(target.delta), "epsilon_upper": None,
-                           "epsilon_lower": None, "upper_source": None, "lower_source": None, "lower_dataset": None}
+                           "epsilon_lower": None, "upper_source": None, "lower_source": None, "lower_dataset": None,
+                           "kind": None, "relative_width": None, "upper_key": None}
     profiles = _optional("blanket.exact.profiles")
     k = getattr(mech, "k", None)
     use_profiles = (profiles is not None and dep.mechanism in ("krr", "binary_rr")
                     and not any(s.key == "exact-worst-enumeration" for s in srcs))
     if use_profiles:
         rel = "1e-4"
-        if k == 2:
-            try:
-                pr = profiles.epsilon(mech, dep.n, delta=target.delta, dataset="worst", rel_tol=rel, start_prec=start, cap=cap)
-                rec["epsilon_upper"] = arith.decimal_string(pr.upper, DIGITS, up=True)
-                rec["upper_source"] = "exact worst case over all datasets (binary RR)"
-                if pr.lower is not None and pr.lower > 0:
-                    rec["epsilon_lower"] = arith.decimal_string(pr.lower, DIGITS, up=False)
-                    rec["lower_source"] = rec["upper_source"]
-                    rec["lower_dataset"] = pr.attained
-            except BlanketError as exc:
-                rec["reason"] = str(exc)
-        else:
-            try:
-                pr = profiles.epsilon(mech, dep.n, delta=target.delta, dataset="blanket", rel_tol=rel, start_prec=start, cap=cap)
-                rec["epsilon_upper"] = arith.decimal_string(pr.upper, DIGITS, up=True)
-                rec["upper_source"] = "exact blanket view of Lemma 5.3"
-            except BlanketError as exc:
-                rec["reason"] = str(exc)
-            best = None
-            for fam in ("same", "neighbour", "third"):
-                try:
-                    pr = profiles.epsilon(mech, dep.n, delta=target.delta, dataset=fam, rel_tol=rel, start_prec=start, cap=cap)
-                except BlanketError:
-                    continue
-                if pr.lower is not None and pr.lower > 0 and (best is None or pr.lower > best[0]):
-                    best = (pr.lower, fam)
-            if best is not None:
-                rec["epsilon_lower"] = arith.decimal_string(best[0], DIGITS, up=False)
-                rec["lower_source"] = f"exact delta on the dataset family '{best[1]}'"
-                rec["lower_dataset"] = f"family '{best[1]}': {FAMILY_TEXT[best[1]]}"
+        pr = None
+        try:
+            if k == 2 and _worst_sweeps_cheap(dep.n):
+                pr = profiles.epsilon(mech, dep.n, delta=target.delta, dataset="worst", rel_tol=rel, start_prec=start,
+                                      cap=cap, workers=workers, scheduler=scheduler)
+                rec["kind"] = "exact"
+                rec["upper_source"] = ("exact worst case over all datasets (binary RR)" if pr.decided_by != "blanket view"
+                                       else "exact blanket view of Lemma 5.3")
+                rec["upper_key"] = "exact-worst-binary" if pr.decided_by != "blanket view" else "blanket-view"
+                lower_source = "exact delta on the dataset attaining the worst case"
+                lower_dataset = pr.attained
+            else:
+                pr = profiles.epsilon_bracket(mech, dep.n, delta=target.delta, rel_tol=rel, start_prec=start, cap=cap)
+                rec["kind"] = "bracket"
+                rec["upper_source"] = "exact blanket view of Lemma 5.3 (an upper bound on every dataset)"
+                rec["upper_key"] = "blanket-view"
+                lower_source = f"exact delta on a concrete dataset: {pr.lower_source}"
+                lower_dataset = pr.lower_source
+        except BlanketError as exc:
+            rec["reason"] = str(exc)
+        if pr is not None:
+            rec["epsilon_upper"] = arith.decimal_string(pr.upper, DIGITS, up=True)
+            if pr.lower is not None and 0 < pr.lower < pr.upper:
+                rec["epsilon_lower"] = arith.decimal_string(pr.lower, DIGITS, up=False)
+                rec["lower_source"] = lower_source
+                rec["lower_dataset"] = lower_dataset
+            rec["relative_width"] = arith.decimal_string(arith.exact(pr.bracket.rel_width()), 3, up=True)
     else:
         ups = [s for s in srcs if s.role in ("exact", "upper")]
         hi = _epsilon_hi(mech, dep)
@@ -630,13 +746,16 @@ def certify_target(dep, mech, target, srcs, *, start, cap) -> dict:
             return min(vals, key=_upper_end) if vals else None
 
         if ups:
-            upper, lower, _ = _bisect(f, target.delta, hi, start=start, cap=cap)
+            upper, lower, _ = _calibrate(f, target.delta, hi, start=start, cap=cap)
             if upper is not None:
                 rec["epsilon_upper"] = arith.decimal_string(upper, DIGITS, up=True)
                 rec["upper_source"] = ups[0].title
+                rec["upper_key"] = ups[0].key
+                rec["kind"] = "exact" if all(s.role == "exact" for s in ups) else "upper"
             if lower is not None and lower > 0 and all(s.role == "exact" for s in ups):
                 rec["epsilon_lower"] = arith.decimal_string(lower, DIGITS, up=False)
                 rec["lower_source"] = ups[0].title
+                rec["relative_width"] = arith.decimal_string(arith.exact((upper - lower) / upper), 3, up=True)
     if rec["epsilon_upper"] is None:
         rec["verdict"] = INCONCLUSIVE
         rec["reason"] = rec.get("reason") or "no certified upper bound on delta(epsilon) meets the target for epsilon up to epsilon0"
@@ -644,6 +763,10 @@ def certify_target(dep, mech, target, srcs, *, start, cap) -> dict:
         rec["verdict"] = HOLDS
         rec["reason"] = (f"({rec['epsilon_upper']}, {rec['delta']})-DP is certified (delta({rec['epsilon_upper']}) <= "
                          f"{rec['delta']} by the {rec['upper_source']})")
+        if rec["kind"] == "bracket":
+            rec["reason"] += (f"; the worst-case epsilon lies in the certified bracket [{rec['epsilon_lower'] or '0'}, "
+                              f"{rec['epsilon_upper']}] (relative width {rec['relative_width']}), its lower end from "
+                              f"{rec['lower_dataset']}")
     return rec
 
 
@@ -662,28 +785,31 @@ def _mechanism_text(dep: Deployment) -> str:
     return f"finite randomizer given by an exact {len(m)} x {len(m[0])} matrix"
 
 
-def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optional[str] = None, progress=None) -> dict:
+def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optional[str] = None, progress=None,
+            workers=None, scheduler=None) -> dict:
     """Compute the certificate of ``dep`` as plain data (the JSON content).
 
     ``max_prec`` overrides ``options.precision_cap``.  ``command`` is the
     command line recorded for reproducibility (default ``blanket certify
-    <file name>``).
+    <file name>``).  ``workers`` / ``scheduler``: where the exact worst-case
+    sweep runs when it is needed (:mod:`exact.executors`); the certificate
+    does not depend on them.
     """
     cap = max_prec if max_prec is not None else dep.precision_cap
     if max_prec is not None:
         arith.integer_in(max_prec, "--max-prec", lo=32, hi=1 << 16)
     start = min(dep.precision, cap)
     mech = dep.build_mechanism()
-    srcs = sources(dep, mech)
+    srcs = sources(dep, mech, workers=workers, scheduler=scheduler)
     cands = candidate_results(dep)
     claims = []
     for c in dep.claims:
-        claims.append(decide_claim(dep, mech, c, srcs, cands, start=start, cap=cap))
+        claims.append(decide_claim(dep, mech, c, srcs, cands, start=start, cap=cap, workers=workers, scheduler=scheduler))
         if progress:
             progress.update()
     targets = []
     for t in dep.targets:
-        targets.append(certify_target(dep, mech, t, srcs, start=start, cap=cap))
+        targets.append(certify_target(dep, mech, t, srcs, start=start, cap=cap, workers=workers, scheduler=scheduler))
         if progress:
             progress.update()
     verdicts = [c["verdict"] for c in claims] + [t["verdict"] for t in targets]
@@ -692,7 +818,11 @@ def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optiona
     # the chain of results used
     chain_keys: list = []
     chain = []
+    used = {e["key"] for c in claims for e in (c["upper"], c["lower"]) if e and e.get("key")}
+    used |= {t["upper_key"] for t in targets if t.get("upper_key")}
     for s in srcs:
+        if s.key not in used:
+            continue
         for paper, label in s.results:
             for r in _find_results(paper, label):
                 if r.key not in chain_keys:
@@ -726,7 +856,8 @@ def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optiona
                    if dep.n_is_lower_bound else f"exactly {dep.n} users"),
         "claims": claims,
         "targets": targets,
-        "sources": [{"key": s.key, "role": s.role, "title": s.title, "module": s.module} for s in srcs],
+        "sources": [{"key": s.key, "role": s.role, "title": s.title, "module": s.module, "used": s.key in used,
+                     "expensive": s.expensive} for s in srcs],
         "chain": chain,
         "assumptions": list(ASSUMPTIONS),
         "monotonicity": MONOTONICITY if dep.n_is_lower_bound else None,
@@ -751,7 +882,11 @@ def statement(cert: dict) -> str:
     for c in cert["claims"]:
         parts.append(f"Claim ({c['epsilon']}, {c['delta']})-DP {c['verdict']}: {c['reason']}.")
     for t in cert["targets"]:
-        if t["epsilon_upper"] is not None:
+        if t["epsilon_upper"] is not None and t.get("kind") == "bracket":
+            parts.append(f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']} (blanket view); the "
+                         f"worst case lies in the certified bracket [{t['epsilon_lower'] or '0'}, {t['epsilon_upper']}], "
+                         f"relative width {t['relative_width']}.")
+        elif t["epsilon_upper"] is not None:
             lo = f" (and epsilon >= {t['epsilon_lower']} is necessary)" if t["epsilon_lower"] else ""
             parts.append(f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']}{lo}.")
         else:

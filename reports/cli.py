@@ -32,6 +32,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="blanket", description="Certified privacy accounting for the shuffle model.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress bars (they are also off when stderr is not a terminal; BLANKET_PROGRESS=0|1)")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     import blanket.reports.commands as cmds
     for m in sorted(pkgutil.iter_modules(cmds.__path__), key=lambda m: m.name):
@@ -39,12 +41,18 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         mod = importlib.import_module(f"blanket.reports.commands.{m.name}")
         mod.register(sub)
+    for p in sub.choices.values():  # --quiet also after the command name (`blanket certify --quiet FILE`)
+        flags = [f for f in ("-q", "--quiet") if f not in p._option_string_actions]  # a command may define its own
+        if flags:
+            p.add_argument(*flags, dest="quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars")
     return parser
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from blanket.exact.progress import set_quiet
+    set_quiet(bool(getattr(args, "quiet", False)))
     if args.version:
         from importlib.metadata import PackageNotFoundError, version
         try:

@@ -729,6 +729,11 @@ def display(statement, hypotheses=()) -> TeX:
     hyps = [h for h in hypotheses if sp.sympify(h) is not sp.true]
     hyp_tex = [sp.latex(tidy(h)) for h in hyps]
     hyp_width = sum(_width(h) + 3 for h in hyps)
+    if isinstance(statement, sp.And) and all(isinstance(a, sp.core.relational.Relational) for a in statement.args):
+        # a conjunction of relations: one display per relation (the hypotheses after the last one)
+        parts = [display(a, hypotheses if i == len(statement.args) - 1 else ())
+                 for i, a in enumerate(statement.args)]
+        return TeX("\n".join(str(t) for t in parts))
     if not isinstance(statement, sp.core.relational.Relational):
         body = sp.latex(statement)
         if hyps:

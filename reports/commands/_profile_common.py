@@ -18,9 +18,32 @@ from typing import Optional
 from blanket.exact import arith
 from blanket.exact.errors import InvalidArgument
 
-DATASET_HELP = ("which neighbouring datasets: worst (all datasets, exact; k = 2), c=INT (INT ones among the other "
-                "n-1 users; k = 2), same | neighbour | third (k-RR families: lower bounds), blanket (Lemma 5.3 "
-                "blanket view: an upper bound); default worst")
+DATASET_HELP = ("which neighbouring datasets: worst (all datasets: exact for k = 2, the certified bracket for k > 2), "
+                "bracket (certified [concrete dataset, blanket view] containing the worst case, in seconds), c=INT "
+                "(INT ones among the other n-1 users; k = 2), same | neighbour | third (k-RR families: lower bounds), "
+                "blanket (Lemma 5.3 blanket view: an upper bound); default worst")
+
+
+def add_executor_arguments(p):
+    """``--workers N`` and ``--scheduler ADDRESS``: where the exact worst-case sweep runs (exact.executors)."""
+    p.add_argument("--workers", default=None, metavar="N",
+                   help="local processes for the exact worst case over all datasets (default: every core; 1 = no pool)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the worst-case sweep on a Dask cluster, e.g. tcp://10.0.0.5:8786 (default: $BLANKET_SCHEDULER; "
+                        "needs pip install 'blanket[dask]')")
+
+
+def executor_options(args) -> tuple:
+    """``(workers, scheduler)`` from the options, validated (errors name the option)."""
+    workers = getattr(args, "workers", None)
+    if workers is not None:
+        workers = arith.integer_in(workers, "--workers", lo=1, hi=4096)
+    scheduler = getattr(args, "scheduler", None)
+    if scheduler is not None:
+        scheduler = scheduler.strip()
+        if not scheduler:
+            raise InvalidArgument("--scheduler", args.scheduler, "must be a Dask scheduler address such as tcp://HOST:8786")
+    return workers, scheduler
 
 
 def add_common_arguments(p, quantity: str):
@@ -44,6 +67,7 @@ def add_common_arguments(p, quantity: str):
     p.add_argument("--digits", default="10", metavar="D", help="significant digits printed (outward rounded; default 10)")
     p.add_argument("--max-prec", default=None, metavar="BITS", help="precision cap in bits (default 4096)")
     p.add_argument("--json", action="store_true", help="print one JSON object (inputs and the certified interval)")
+    add_executor_arguments(p)
 
 
 @dataclass
@@ -61,6 +85,8 @@ class Inputs:
     cap: int = arith.MAX_PREC
     source: Optional[str] = None
     extra: dict = field(default_factory=dict)
+    workers: Optional[int] = None
+    scheduler: Optional[str] = None
 
     def describe(self, bound: bool = False) -> dict:
         d = {"mechanism": ("rr" if self.k == 2 else "krr") if self.k else None, "k": self.k,
@@ -129,8 +155,9 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
         cap = arith.integer_in(args.max_prec, "--max-prec", lo=64, hi=1 << 16)
     from blanket.exact.profiles import parse_dataset
     parse_dataset(args.dataset, n)
+    workers, scheduler = executor_options(args)
     inp = Inputs(mech, k, e0, n, args.dataset.strip().lower().replace("neighbor", "neighbour"), digits=digits, cap=cap,
-                 source=dep.source if dep else None)
+                 source=dep.source if dep else None, workers=workers, scheduler=scheduler)
     if quantity == "epsilon":
         eps = args.epsilon
         if eps is None and dep is not None and dep.claims:
@@ -226,6 +253,14 @@ def interval(x, digits, *, nonneg: bool = True) -> dict:
     if nonneg and iv["lower"].startswith("-"):
         iv["lower"] = "0"
     return iv
+
+
+def bracket_payload(lower_name, lower_value, upper_name, upper_value, rel_width, digits) -> dict:
+    """The two ends of a certified bracket, each with the bound it comes from, and its relative width."""
+    from blanket.exact import arith as _a
+    return {"lower": {"value": lower_value, "from": lower_name, "kind": "lower bound (a concrete dataset)"},
+            "upper": {"value": upper_value, "from": upper_name, "kind": "upper bound (every dataset)"},
+            "relative_width": _a.decimal_string(_a.exact(rel_width), 3, up=True)}
 
 
 def show(x, digits) -> str:

@@ -1,4 +1,5 @@
-"""``blanket certify FILE [-o DIR] [--max-prec BITS] [--no-pdf] [--json]`` — an auditor's certificate for a deployment.
+"""``blanket certify FILE [-o DIR] [--max-prec BITS] [--no-pdf] [--json] [--workers N] [--scheduler ADDRESS]`` —
+an auditor's certificate for a deployment.
 
 Writes ``certificate.tex``, ``certificate.json`` and (with TeX Live)
 ``certificate.pdf`` into ``DIR`` (default ``./certificate``), and prints the
@@ -22,6 +23,8 @@ def register(sub):
                    help="precision cap in bits (overrides options.precision_cap; a low cap may give INCONCLUSIVE)")
     p.add_argument("--no-pdf", action="store_true", help="write only the .tex and .json")
     p.add_argument("--json", action="store_true", help="print the certificate JSON instead of the statement")
+    from blanket.reports.commands._profile_common import add_executor_arguments
+    add_executor_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -32,12 +35,14 @@ def run(args) -> int:
     from blanket.reports.deployment import load_deployment
     from blanket.reports.latex import INSTALL_HINT, tex_available
 
+    from blanket.reports.commands._profile_common import executor_options
+    workers, scheduler = executor_options(args)
     dep = load_deployment(args.file)
     if args.max_prec is not None and not 32 <= args.max_prec <= 1 << 16:
         raise InvalidArgument("--max-prec", args.max_prec, "must be between 32 and 65536 bits")
     command = f"blanket certify {dep.source}" + (f" --max-prec {args.max_prec}" if args.max_prec is not None else "")
     with Progress(len(dep.claims) + len(dep.targets), "certify") as bar:
-        cert = certify(dep, max_prec=args.max_prec, command=command, progress=bar)
+        cert = certify(dep, max_prec=args.max_prec, command=command, progress=bar, workers=workers, scheduler=scheduler)
     want_pdf = not args.no_pdf
     written = write(cert, args.output, pdf=want_pdf and tex_available())
     if args.json:

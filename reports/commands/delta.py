@@ -1,11 +1,14 @@
 """``blanket delta`` — the certified δ(ε) of shuffled randomized response (or of a registered bound).
 
-``blanket delta --mechanism rr --epsilon0 2 -n 1000 --epsilon 0.3 [--dataset worst|c=INT|same|neighbour|third|blanket]
-[--bound LABEL [--variant V]] [--deployment FILE] [--json]``
+``blanket delta --mechanism rr --epsilon0 2 -n 1000 --epsilon 0.3 [--dataset worst|bracket|c=INT|same|neighbour|third|blanket]
+[--bound LABEL [--variant V]] [--deployment FILE] [--workers N] [--scheduler ADDRESS] [--json]``
 
 Prints the enclosure of δ (outward-rounded decimals), what it means and the
-dataset attaining it.  Exit codes: 0 success, 2 bad input (one line on
-stderr), 3 inconclusive.
+dataset attaining it.  ``--dataset worst`` for binary RR sweeps every dataset
+on ``--workers`` local processes or a Dask cluster (``--scheduler``), after
+checking that it can finish (else one line with the estimate and the
+options, exit 2); for k > 2 it prints the certified bracket.  Exit codes:
+0 success, 2 bad input (one line on stderr), 3 inconclusive.
 """
 
 from __future__ import annotations
@@ -25,10 +28,18 @@ def run(args) -> int:
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp)
     from blanket.exact.profiles import delta
-    r = delta(inp.mechanism, inp.n, epsilon=inp.epsilon, dataset=inp.dataset, cap=inp.cap, progress=True)
+    r = delta(inp.mechanism, inp.n, epsilon=inp.epsilon, dataset=inp.dataset, cap=inp.cap, progress=True,
+              workers=inp.workers, scheduler=inp.scheduler)
     iv = common.interval(r.value, inp.digits)
     payload = {"command": "delta", **inp.describe(), "epsilon": common._s(inp.epsilon), "delta": iv,
                "relation": r.relation, "attained_by": r.attained, "precision_bits": r.prec}
+    if r.relation == "bracket":
+        lo, up = r.lower_bound, r.upper_bound
+        payload["bracket"] = common.bracket_payload(f"{lo.dataset}: {lo.attained}",
+                                                    common.interval(lo.value, inp.digits)["lower"],
+                                                    "the blanket view of Lemma 5.3",
+                                                    common.interval(up.value, inp.digits)["upper"],
+                                                    r.rel_width, inp.digits)
     if r.c is not None:
         payload["c"] = r.c
     if r.direction is not None:
@@ -43,7 +54,13 @@ def run(args) -> int:
                  "protocol's delta (the worst case over all datasets can only be larger).",
         "upper": "This is the blanket view of Lemma 5.3: a certified UPPER bound on delta for every pair of "
                  "neighbouring datasets.",
+        "bracket": "This is the certified BRACKET on the worst case over all datasets: the lower end is the exact delta "
+                   "of a concrete dataset, the upper end the blanket view of Lemma 5.3 (an upper bound on every "
+                   "dataset); the protocol's delta lies in between.",
     }[r.relation]
+    if r.relation == "bracket":
+        meaning += (f"\nLower end from {r.lower_bound.dataset} ({r.lower_bound.attained}); relative width "
+                    f"{payload['bracket']['relative_width']}.")
     text = (f"delta(epsilon = {common._s(inp.epsilon)}) = {common.show(r.value, inp.digits)}\n"
             f"for {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users, dataset: {inp.dataset}.\n"
             f"{meaning}\n"

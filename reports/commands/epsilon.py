@@ -34,7 +34,8 @@ def run(args) -> int:
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp, rt)
     from blanket.exact.profiles import epsilon
-    r = epsilon(inp.mechanism, inp.n, delta=inp.delta, dataset=inp.dataset, rel_tol=rt, cap=inp.cap, progress=True)
+    r = epsilon(inp.mechanism, inp.n, delta=inp.delta, dataset=inp.dataset, rel_tol=rt, cap=inp.cap, progress=True,
+                workers=inp.workers, scheduler=inp.scheduler)
     br = r.bracket
     iv = _bracket_interval(br, inp.digits)
     payload = {"command": "epsilon", **inp.describe(), "delta": common._s(inp.delta), "epsilon": iv,
@@ -44,13 +45,26 @@ def run(args) -> int:
                "evaluations": r.evaluations, "precision_bits": br.prec}
     if r.c is not None:
         payload["c"] = r.c
-    if r.sweeps:
+    if r.sweeps or r.dataset == "worst":
         payload["worst_case_sweeps"] = r.sweeps
+    if r.decided_by:
+        payload["upper_end_certified_by"] = r.decided_by
+    if r.relation == "bracket" or (r.dataset == "worst" and r.upper_source):
+        # worst-case answers report both ends the same way: each end with the bound it comes from
+        payload["bracket"] = common.bracket_payload(r.lower_source or r.attained, iv["lower"], r.upper_source,
+                                                    iv["upper"], br.rel_width(), inp.digits)
     meaning = {
         "exact": "for every pair of neighbouring datasets (worst case over all datasets)",
         "lower": "for this pair of neighbouring datasets only (the protocol's epsilon can only be larger)",
         "upper": "for the blanket view of Lemma 5.3 (an upper bound: the protocol is at least this private)",
+        "bracket": "for the worst case over all datasets: a certified BRACKET, its upper end from the blanket view "
+                   "of Lemma 5.3 (valid for every dataset), its lower end from a concrete dataset, where delta "
+                   "exceeds the target",
     }[r.relation]
+    if r.relation == "bracket":
+        meaning += (f" ({r.lower_source}); relative width {payload['bracket']['relative_width']}")
+    elif r.decided_by == "blanket view" and r.relation == "exact":
+        meaning += " (the upper end is certified by the blanket view, so no sweep over all datasets was needed)"
     text = (f"epsilon = {iv['upper']} (certified upper end; the smallest epsilon lies in [{iv['lower']}, {iv['upper']}])\n"
             f"for delta = {common._s(inp.delta)}, {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users, "
             f"dataset: {inp.dataset}.\n"

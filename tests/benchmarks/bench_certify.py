@@ -1,0 +1,50 @@
+"""End-to-end time of the README's main command, ``blanket certify examples/telemetry.toml`` (TeX included).
+
+Run: ``PYTHONPATH=. python3 tests/benchmarks/bench_certify.py [--no-pdf] [--repeat K]`` from the top of the
+repository.  Prints, per run, the wall-clock seconds of the whole command (a fresh process: imports, the
+certified computations, writing .tex/.json and compiling the PDF), the peak RSS of the command, the verdict,
+which bound decided each claim and whether the exact sweep over all datasets ran.  Target (issue 14): <= 20 s.
+Times are wall-clock on a shared machine: expect noise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--no-pdf", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("file", nargs="?", default=str(ROOT / "examples" / "telemetry.toml"))
+    args = ap.parse_args()
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    print(f"{'run':>3} {'seconds':>8} {'peak RSS MB':>11} {'verdict':>8}  decided by / exact sweep")
+    for i in range(args.repeat):
+        with tempfile.TemporaryDirectory() as out:
+            cmd = [sys.executable, "-m", "blanket.reports.cli", "--quiet", "certify", args.file, "-o", out]
+            if args.no_pdf:
+                cmd.append("--no-pdf")
+            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            t = time.perf_counter()
+            r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            dt = time.perf_counter() - t
+            rss = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+            data = json.loads((pathlib.Path(out) / "certificate.json").read_text())
+            how = "; ".join(f"{(c.get('decided_by') or {}).get('bound', '-')} / {c.get('exact_sweep', '-')[:40]}"
+                            for c in data["claims"])
+            print(f"{i + 1:>3} {dt:>8.2f} {rss:>11.0f} {data['verdict']:>8}  {how}  (exit {r.returncode})")
+
+
+if __name__ == "__main__":
+    main()
