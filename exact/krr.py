@@ -472,6 +472,291 @@ def _pair_positive_part(A, uX, X: _Binom, uY, Y: _Binom):
     return total
 
 
+# ---------------------------------------------------------------- one-dimensional engine (O(√n) per evaluation)
+class _TailWalker:
+    """``p = P(X = t)`` and ``G = P(X ≥ t)`` for ``X ~ Bin(N, ρ)``, moved by unit steps of ``t`` and ``N``.
+
+    The state is an enclosure of the *full-law* values (not windowed): it is
+    initialised once (:func:`_init_tail`, one lgamma evaluation and a
+    windowed sum with a Chernoff bound on the rest) and every step applies an
+    exact identity, O(1) ball operations per step:
+
+    * ``t → t+1``: ``G −= p``, ``p *= (N − t) r/(t + 1)`` (``r = ρ/(1−ρ)``);
+    * ``t → t−1``: ``p *= t/((N − t + 1) r)``, ``G += p``;
+    * ``N → N+1``: ``G += p · t(1−ρ)/(N − t + 1)`` (``P_{N+1}(X ≥ t) =
+      P_N(X ≥ t) + ρ P_N(X = t−1)``), ``p *= (N + 1)(1−ρ)/(N + 1 − t)``.
+
+    ``0 ≤ t ≤ N`` always (callers clamp).  The partial mean needs no third
+    state: ``E[X; X ≥ t] = Nρ G + t(1−ρ) p`` (telescoping
+    ``(x − Nρ) p(x) = x(1−ρ) p(x) − (x+1)(1−ρ) p(x+1)``).
+    """
+
+    __slots__ = ("N", "t", "p", "G", "rho", "q", "r", "ir")
+
+    def __init__(self, N: int, rho, t: int, tol):
+        self.N, self.t = N, t
+        self.rho, self.q = rho, 1 - rho
+        self.r = rho / self.q
+        self.ir = 1 / self.r
+        self.p, self.G = _init_tail(N, rho, t, tol)
+
+    def up(self):
+        N, t = self.N, self.t
+        self.G = self.G - self.p
+        self.p = self.p * (N - t) * self.r / (t + 1)
+        self.t = t + 1
+
+    def down(self):
+        N, t = self.N, self.t
+        self.p = self.p * t * self.ir / (N - t + 1)
+        self.G = self.G + self.p
+        self.t = t - 1
+
+    def grow(self):
+        N, t = self.N, self.t
+        self.G = self.G + self.p * t * self.q / (N - t + 1)
+        self.p = self.p * (N + 1) * self.q / (N + 1 - t)
+        self.N = N + 1
+
+    def move_to(self, t: int):
+        while self.t < t:
+            self.up()
+        while self.t > t:
+            self.down()
+
+
+def _log_pmf(N: int, rho, j: int):
+    logp = arb(N + 1).lgamma() - arb(j + 1).lgamma() - arb(N - j + 1).lgamma()
+    if j:
+        logp += j * rho.log()
+    if N - j:
+        logp += (N - j) * (1 - rho).log()
+    return logp
+
+
+def _init_tail(N: int, rho, t: int, tol):
+    """Enclosures of ``P(X = t)`` and ``P(X ≥ t)`` for ``X ~ Bin(N, ρ)`` (ball ``ρ`` strictly inside (0, 1)).
+
+    The pmf by one lgamma evaluation; the tail by summing the pmf (ratio
+    steps) from ``t`` outward to a point past which the Chernoff–Hoeffding
+    bound leaves at most ``tol``, which is added as ``[0, bound]``.
+    O(distance from ``t`` to that point) = O(√N·√log(1/tol)) ball operations.
+    """
+    p0 = _log_pmf(N, rho, t).exp()
+    r = rho / (1 - rho)
+    fr = _float_of(rho)
+    mean = N * fr
+    sd = (N * fr * (1 - fr)) ** 0.5 + 1
+    K = (2 * max(_float_of(arith.ball(2 / arith.ball(tol)).log()), 1.0)) ** 0.5
+    half = arith.ball(tol)
+    if t >= mean:
+        # upper side: G = Σ_{x ≥ t} p(x), summed to hi, Chernoff beyond
+        hi = min(N, max(t, int(mean + K * sd) + 1))
+        while True:
+            ub = fmpq(0) if hi >= N else _chernoff(N, rho, hi + 1, True)
+            if ub is not None and ub <= half:
+                break
+            hi = min(N, hi + int(sd / 2) + 1)
+        G = p0
+        p = p0
+        for x in range(t, hi):
+            p = p * (N - x) * r / (x + 1)
+            G = G + p
+        if not _is_zero(ub):
+            G = G.union(G + arith.ball(ub))
+        return p0, G
+    # lower side: G = 1 − Σ_{x < t} p(x)
+    lo = max(0, min(t - 1, int(mean - K * sd) - 1))
+    while True:
+        lb = fmpq(0) if lo <= 0 else _chernoff(N, rho, lo - 1, False)
+        if lb is not None and lb <= half:
+            break
+        lo = max(0, lo - int(sd / 2) - 1)
+    S = arb(0)
+    p = p0
+    ir = 1 / r
+    for x in range(t, lo, -1):  # p(x−1) from p(x)
+        p = p * x * ir / (N - x + 1)
+        S = S + p
+    G = 1 - S
+    if not _is_zero(lb):
+        G = G.union(G - arith.ball(lb))
+    return p0, G
+
+
+#: Hoeffding radius exponent for the weak count: P(|Y − E Y| ≥ sqrt(N·L/2)) ≤ 2 e^{−L}
+_HOEFFDING_L = 60
+
+
+def _excess(d, V):
+    """``β(d, V)`` ≥ ``E[(±(Y − E Y) − d)_+]`` for ``Y`` binomial with variance ``V`` and ``d ≥ 0`` (either sign).
+
+    The smaller of two proved bounds (docs/numerics.md, k-RR section):
+    ``(sqrt(V + d²) − d)/2`` (the excess equals ``(E|Y − y| − d)/2`` and
+    ``E|Y − y| ≤ sqrt(V + d²)`` by Cauchy–Schwarz) and, for ``d > 0``,
+    ``(2(V + d/3)/d)·exp(−d²/(2(V + d/3)))`` (Bernstein's inequality
+    ``P(±(Y − E Y) > z) ≤ exp(−z²/(2(V + z/3)))`` integrated over ``z ≥ d``,
+    with ``z²/(V + z/3) ≥ z d/(V + d/3)``).  O(1).
+    """
+    b = V / ((V + d * d).sqrt() + d) / 2
+    if d > 0:
+        a = V + d / 3
+        b = b.min(2 * a / d * (-(d * d) / (2 * a)).exp())
+    return b
+
+
+def _weak_gap(c, w, au1, iau1, walker, t: int, N2: int, vb1, hfac, pout_half):
+    """Upper bound on ``E_{X,Y}[(c + u_1(Y − E Y) + wX)_+] − E_X[(c + wX)_+]`` (the Jensen gap of the weak count ``Y``).
+
+    ``Y ~ Bin(N2, ρ_b)`` with variance ``V``, ``X`` the walker's law (at
+    ``t``, the first ``x`` with ``c + wx > 0``).  For each ``x`` the summand
+    is ``(c + wx + u_1(Y − E Y))_+``, whose excess over its value at ``E Y`` is
+    ``|u_1|(E|Y − y_x| − |d_x|)/2`` with ``|d_x| = |c + wx|/|u_1|``:
+
+    * at most ``|u_1|·β(|d_x|, V)`` (:func:`_excess`), used for the ``x``
+      within ``ℓ = |u_1|ρ_Y/w`` (+2) of ``t``;
+    * at most ``|u_1|·e^{−L}·N2/(4ρ_Y)`` for every other ``x`` (the kink
+      lies beyond the radius ``ρ_Y = sqrt(N2·L/2)``: the excess is
+      ``|u_1|·E[(±(Y − E Y) − |d_x|)_+] ≤ |u_1|∫_{|d_x|}^∞ e^{−2z²/N2} dz``
+      by Hoeffding, ``≤ |u_1| e^{−2d²/N2} N2/(4d)``); these ``x`` have total
+      probability ≤ 1.
+
+    Cost O(ℓ) ball operations (ℓ = O(1) when ε = O(1/√n)).
+    """
+    s, p0 = walker.N, walker.p
+    V = N2 * vb1
+    rY = (N2 * hfac).sqrt()
+    J = int(float(arith.ball(au1 * rY / w).upper())) + 2
+    r, ir = walker.r, walker.ir
+    near = arb(0)
+    # x = t, t+1, …, t+J−1
+    p = p0
+    x = t
+    while x <= min(s, t + J - 1):
+        near = p * _excess(abs(c + w * x) * iau1, V) + near
+        p = p * (s - x) * r / (x + 1)
+        x += 1
+    # x = t−1, …, t−J
+    p = p0
+    x = t
+    while x - 1 >= max(0, t - J):
+        p = p * x * ir / (s - x + 1)
+        x -= 1
+        near = p * _excess(abs(c + w * x) * iau1, V) + near
+    return au1 * (near + pout_half * N2 / (4 * rY))
+
+
+def _fast_positive_part(n: int, atoms, tol):
+    """``E[(Σ_{i=1}^n V_i)_+]`` for a four-atom ``V`` in ball mode by the one-dimensional route; ``None`` if not applicable.
+
+    Write ``Σ V_i = a0 + u_n·s + u_1·Y + w·X`` with ``s = c_t + c_{t'} ~ Bin(n, π_t+π_{t'})``,
+    ``X = c_t | s ~ Bin(s, ρ_t)`` and ``Y = c_bulk | s ~ Bin(n−s, ρ_b)``
+    (conditionally independent), ``w = v_t − v_{t'}``, ``u_1 = v_bulk − v_rest``.
+    Needs ``w > 0`` (certified; true for every k-RR family and the blanket view).
+
+    * ``X`` is summed in **closed form**: for ``c`` fixed and ``τ`` the first
+      ``x`` with ``c + w x > 0``, ``E[(c + wX)_+] = (c + w s ρ_t)·P(X ≥ τ) +
+      w τ (1−ρ_t) P(X = τ)``; the pair ``(P(X = τ), P(X ≥ τ))`` is carried by a
+      :class:`_TailWalker` along ``s`` (``τ`` moves by O(1) per step).
+    * ``Y`` (the *weak* count: ``|u_1|`` is O(ε) where ``w`` is O(1)) is
+      handled by convexity: ``H(y) = E_X[(c + u_1 y + wX)_+]`` is convex, so
+      ``H(E Y) ≤ E H(Y)`` (Jensen, lower end), and
+      ``E H(Y) − H(E Y) ≤ |u_1|·(m·(|u_1|·Var Y/w + sd Y) + sqrt(Var Y · P_out))``
+      (upper end; ``docs/numerics.md``, k-RR section: ``H'`` changes by at most
+      ``|u_1|·P(X ∈ I)`` between ``E Y`` and ``y``, ``I`` an interval of
+      ``≤ |u_1||y − E Y|/w + 1`` integers, ``m`` a log-concavity bound on the
+      pmf of ``X`` over the interval reached inside the Hoeffding radius,
+      ``P_out ≤ 2e^{−L}`` outside it).  When ``Y`` is degenerate (same and
+      neighbour families, ``k = 2``, the lumped view) the route is exact.
+    * ``s`` is summed over its certified window (left-out mass ``Λ`` adds
+      ``[0, n·max(v)_+·Λ]``).
+
+    Cost: O(W_s + √n·√log(1/tol)) ball operations and O(W_s) memory,
+    ``W_s = O(√n·√log(1/tol))`` — i.e. O(√n) per evaluation.
+    """
+    (pb, vb), (pt, vt), (pn, vn), (pr, vr) = atoms
+    a0 = n * vr
+    u1 = vb - vr
+    un = vn - vr
+    w = vt - vn
+    if not (arith.ball(w) > 0):
+        return None
+    ps = fmpq(1) if (_is_zero(pb) and _is_zero(pr)) else pt + pn
+    rho_t = pt / ps
+    if _is_zero(rho_t) or (isinstance(rho_t, fmpq) and rho_t == 1):
+        return None
+    rho_t = arith.ball(rho_t)
+    if not (rho_t > 0 and rho_t < 1):
+        return None
+    rho_b = fmpq(0) if _is_zero(pb) else (fmpq(1) if _is_zero(pr) else pb / (pb + pr))
+    degenerate = _is_zero(u1) or isinstance(rho_b, fmpq)
+    a0, u1, un, w = (arith.ball(v) for v in (a0, u1, un, w))
+    rho_b = arith.ball(rho_b)
+    S = _Binom(n, ps if isinstance(ps, fmpq) and ps == 1 else arith.ball(ps), False, tol)
+    Ps = S.pmf(S.lo, S.hi)
+    qt = 1 - rho_t
+    wrt = w * rho_t
+    iw = 1 / w
+    fw = _float_of(w)
+    au1 = abs(u1)
+    if not degenerate:
+        vb1 = rho_b * (1 - rho_b)
+        iau1 = 1 / au1
+        pout_half = arb(-_HOEFFDING_L).exp()  # e^{−L}
+        hfac = arb(_HOEFFDING_L) / 2
+    lower = arb(0)
+    gap = arb(0)
+    walker = None
+    with Progress(len(Ps), "E[(sum V)_+] (1-D)", enabled=None if len(Ps) > 20000 else False) as bar:
+        for idx, P in enumerate(Ps):
+            s = S.lo + idx
+            c = a0 + un * s + u1 * ((n - s) * rho_b)
+            # τ = first x with c + w x > 0 (certified); float guess first
+            g = -_float_of(c) / fw
+            t = int(g // 1) + 1 if abs(g) < 1e15 else (0 if g < 0 else s + 1)
+            t = min(max(t, 0), s + 1)
+            while t <= s and not (c + w * t > 0):
+                t += 1
+            while t > 0 and (c + w * (t - 1) > 0):
+                t -= 1
+            if s == 0:
+                H = arith.positive_part(c)
+            else:
+                tc = min(t, s)
+                if walker is None:
+                    walker = _TailWalker(s, rho_t, tc, tol)
+                else:
+                    while walker.N < s:
+                        walker.grow()
+                    walker.move_to(tc)
+                if t > s:
+                    H = arb(0)
+                else:
+                    H = (c + wrt * s) * walker.G + w * t * qt * walker.p
+                if t >= 1 and not (c + w * (t - 1) <= 0):
+                    # one uncertain sign at t−1: enclose max(ball, 0)
+                    if t >= 2 and not (c + w * (t - 2) <= 0):
+                        raise Undecided("several uncertain signs in the closed-form sum; raise the precision")
+                    pm1 = walker.p if t > s else walker.p * t * walker.ir / (s - t + 1)
+                    H = H + pm1 * arith.positive_part(c + w * (t - 1))
+            lower = P * H + lower
+            if not degenerate and s < n and s > 0:
+                gap = P * _weak_gap(c, w, au1, iau1, walker, walker.t, n - s, vb1, hfac, pout_half) + gap
+            elif not degenerate and s < n:
+                gap = P * au1 * ((n - s) * vb1).sqrt() + gap
+            bar.update()
+    vmax = fmpq(0)
+    for p, v in ((pb, vb), (pt, vt), (pn, vn), (pr, vr)):
+        if not _is_zero(p):
+            vmax = _max(vmax, v)
+    extra = gap
+    if not _is_zero(S.tail):
+        extra = extra + arith.ball(S.tail) * arith.ball(vmax) * n
+    if _is_zero(extra):
+        return lower
+    return lower.union(lower + extra)
+
+
 # ---------------------------------------------------------------- four-atom engine
 def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N,
                            label: str = "E[(sum V)_+]"):
