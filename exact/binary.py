@@ -71,12 +71,14 @@ from __future__ import annotations
 
 import math
 import operator
+
+import numpy as np
 from dataclasses import dataclass, field
 from typing import Optional
 
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
-from . import arith
+from . import arith, laws
 from .divergences import Windowed
 from .errors import InvalidArgument
 
@@ -151,51 +153,8 @@ def _binom_exact(m: int, q: fmpq) -> list:
 
 
 def _binom_window(m: int, q: arb, tol: fmpq):
-    """Window of the pmf of Bin(m, q) (balls): ``(values, offset, tail)`` with ``tail`` an arb upper bound
-    on the mass outside the window.  Cost O(W) ball operations, W ≈ 2σ·sqrt(2 log(1/tol)) + O(1).
-
-    Starts at the mode ``i0 = floor((m+1)q)`` (computed from the ball's midpoint — the choice of the
-    start affects only efficiency, never rigour), with ``C(m, i0) q^i0 (1−q)^(m−i0)`` evaluated in ball
-    arithmetic, then multiplies by the pmf ratio up and down until a value is certainly below ``tol``.
-    Left-out mass: past the window the ratio ``b(i+1)/b(i) = (m−i)ρ/(i+1)`` (ρ = q/(1−q)) decreases
-    in ``i``, so the mass above the last index ``i`` is at most ``b(i)·r/(1−r)``, ``r`` the ratio at
-    ``i`` (certainly < 1 there, else we continue); symmetrically below.
-    """
-    if m == 0:
-        return [arb(1)], 0, arb(0)
-    q = arith.ball(q)
-    one_minus = 1 - q
-    rho = q / one_minus
-    i0 = int(((m + 1) * q).mid().floor().unique_fmpz())
-    i0 = max(0, min(m, i0))
-    v0 = arb.bin_uiui(m, i0) * q ** i0 * one_minus ** (m - i0)
-    tol_b = arb(tol)
-    up = []
-    v, i = v0, i0
-    tail_up = arb(0)
-    while i < m:
-        r = rho * fmpq(m - i, i + 1)
-        if i > i0 and v < tol_b and r < 1:
-            tail_up = v * r / (1 - r)
-            break
-        v = v * r
-        i += 1
-        up.append(v)
-    down = []
-    v, i = v0, i0
-    tail_down = arb(0)
-    while i > 0:
-        s = fmpq(i, m - i + 1) / rho
-        if i < i0 and v < tol_b and s < 1:
-            tail_down = v * s / (1 - s)
-            break
-        v = v * s
-        i -= 1
-        down.append(v)
-    vals = down[::-1] + [v0] + up
-    offset = i0 - len(down)
-    tail = tail_up + tail_down
-    return vals, offset, arb(tail.upper())
+    """Window of the pmf of Bin(m, q) as balls: ``(values, offset, tail)`` — :func:`exact.laws.window`."""
+    return laws.window(m, q, tol)
 
 
 def _other_law_ball(p, f, n: int, c: int, tol: fmpq):
@@ -306,6 +265,253 @@ def _interval(lo, hi) -> arb:
     return arith.ball(lo).union(arith.ball(hi))
 
 
+# ---------------------------------------------------------------- fast single-dataset route (exact.laws)
+#: most candidate values of t* a single evaluation examines before falling back to the full scan
+MAX_TSTAR_CANDIDATES = 16
+
+
+#: below this n the single-dataset ball path uses the full scan (:func:`_forward_ball`), cheaper there
+FAST_MIN_N = 2000
+
+
+def _forward_fast(n: int, j: int, p: arb, f: arb, ee: arb) -> arb:
+    """forward(j) = ``D_{e^ε}(P_1‖P_0)`` for the dataset with ``j`` ones among the others (balls);
+    see :func:`_directions_fast`."""
+    return _directions_fast(n, j, p, f, ee, ("1|0",))["1|0"]
+
+
+def _directions_fast(n: int, c: int, p: arb, f: arb, ee: arb, which=("1|0", "0|1")) -> dict:
+    """``{direction: D}`` for the dataset with ``c`` ones among the others, ball route (a).
+
+    Forward: ``δ = max_t h(t)`` with ``h(t) = a·Ḡ(t) + b·Ḡ(t−1)`` (``Ḡ`` the
+    upper tail of K_other, ``a = f − e^ε p``, ``b = p − e^ε f``):
+    ``h(t) − h(t+1) = d(t)`` is negative below ``t*`` and positive from ``t*``
+    on (fact 1), so ``h`` is maximal at ``t*`` and every ``h(t)`` is a lower
+    bound; a range of candidates certified to contain ``t*`` gives the
+    enclosure.  Reverse: the mirror image with the lower tail ``F(s) = P(K ≤ s)``:
+    ``δ_rev = max_t [b·F(t−1) + a·F(t−2)]``, maximal at the first ``t`` with
+    ``d_rev(t) = b·g(t) + a·g(t−1) ≤ 0``.
+
+    * ``c ∈ {0, n−1}``: K_other is one binomial; ``t*`` in closed form
+      (:func:`_forward_binomial`; reverse = forward at ``n−1−c``, fact 2) and
+      ``Ḡ`` an incomplete beta function (:func:`exact.laws.tail`): O(1) arb
+      calls whatever ``n`` (about 10–30 ms at 128 bits).
+    * otherwise: :class:`_ConvLaw`, O(W) ball operations (``W ≈ 29σ`` at 128
+      bits, ``σ² = (n−1)pf``), both directions from the same windows.
+
+    Falls back to the full scan :func:`_forward_ball` (O(W log W)) when the
+    candidates cannot be certified in a few steps (``t*`` outside the window,
+    e.g. ε very close to ε0) and for ``n < FAST_MIN_N``.
+    """
+    a = f - ee * p
+    b = p - ee * f
+    out = {}
+    conv = None
+    for w in which:
+        j = c if w == "1|0" else n - 1 - c
+        v = None
+        if n >= FAST_MIN_N:
+            if j == 0 or j == n - 1:
+                v = _forward_binomial(n - 1, f if j == 0 else p, a, b)
+            else:
+                if conv is None:
+                    conv = _ConvLaw(n, c, p, f, a, b)
+                v = conv.forward() if w == "1|0" else conv.reverse()
+        if v is None:
+            g, _, T = _other_law_ball(p, f, n, c, _tau())
+            v = _forward_ball(g, T, p, f, ee, reverse=(w == "0|1"))
+        out[w] = _nonneg(v)
+    return out
+
+
+def _max_of(vals):
+    best = None
+    for v in vals:
+        best = v if best is None else best.max(v)
+    return best
+
+
+def _forward_binomial(m: int, q: arb, a: arb, b: arb):
+    """``max_t h(t)`` when K_other = Bin(m, q) (``m ≥ 1``); ``None`` if undecided.  O(1) arb calls.
+
+    For ``1 ≤ k ≤ m``: ``d(k) > 0 ⇔ b·g(k−1) > −a·g(k) ⇔ k·α > −a(m+1)q`` with
+    ``α = (1−q)b − aq > 0`` (``g(k−1)/g(k) = k(1−q)/((m−k+1)q)``); ``d(0) < 0`` and
+    ``d(m+1) = b·g(m) > 0``.  So ``t* = ⌊k0⌋ + 1`` with ``k0 = −a(m+1)q/α ∈ (0, m+1)``.
+    """
+    alpha = (1 - q) * b - a * q
+    if not (alpha > 0 and b > 0):
+        return None
+    k0 = -a * (m + 1) * q / alpha
+    if not k0.is_finite():
+        return None
+    t_lo = int(k0.lower().floor().unique_fmpz()) + 1
+    t_hi = int(k0.upper().floor().unique_fmpz()) + 1
+    t_lo, t_hi = max(t_lo, 1), min(t_hi, m + 1)
+    if t_hi - t_lo + 1 > MAX_TSTAR_CANDIDATES:
+        return None
+    tails = {t: laws.tail(m, q, t) for t in range(t_lo - 1, t_hi + 1)}
+    return _max_of(a * tails[t] + b * tails[t - 1] for t in range(t_lo, t_hi + 1))
+
+
+class _ConvLaw:
+    """K_other = Bin(c, p) + Bin(n−1−c, f) on windows, for both directions of one dataset (``0 < c < n−1``).
+
+    Windows of both laws (route (a), :func:`exact.laws.window`), suffix sums of
+    the wider one (``B``); every needed value is one dot product over the
+    narrower window ``A``: ``g(t) = Σ_i A(i) B(t−i)``, ``Ḡ(t) = Σ_i A(i) Ḡ_B(t−i)``,
+    ``F(s) = Σ_i A(i) F_B(s−i)`` (prefix sums ``F_B``).  The windows leave out
+    mass ``T = T_A + T_B``; the true ``g``, ``Ḡ``, ``F`` lie in
+    ``[value, value + T]`` (module docstring), so ``d`` and ``h`` are widened by
+    ``±(|a| + |b|)·T``.  ``t*`` is guessed in floats (route (b), bisection on the
+    sign of ``d``; only speed depends on it) and certified by sign tests of ``d``.
+    Cost O(W_A + W_B) ball operations (about 6 dot products of length W_A per
+    direction); memory O(W).
+    """
+
+    def __init__(self, n, c, p, f, a, b):
+        mA, qA, mB, qB = c, p, n - 1 - c, f
+        if mA > mB:
+            mA, qA, mB, qB = mB, qB, mA, qA
+        self.params = (mA, qA, mB, qB)
+        self.a, self.b = a, b
+        tol = _tau()
+        self.Av, self.oA, TA = laws.window(mA, qA, tol)
+        self.Bv, self.oB, TB = laws.window(mB, qB, tol)
+        WA, WB = len(self.Av), len(self.Bv)
+        GB = [None] * (WB + 1)
+        acc = arb(0)
+        GB[WB] = acc
+        for r in range(WB - 1, -1, -1):
+            acc = acc + self.Bv[r]
+            GB[r] = acc
+        self.GB = GB
+        FB = [None] * WB          # FB[r] = sum_{r' <= r} Bv[r'] (prefix sums: lower tails without cancellation)
+        acc = arb(0)
+        for r in range(WB):
+            acc = acc + self.Bv[r]
+            FB[r] = acc
+        self.FB = FB
+        T = arb((TA + TB).upper())
+        e = arb(((abs(a) + abs(b)) * T).upper()) if not T.is_zero() else arb(0)
+        self.extra = (-e).union(e)
+        self.lo, self.hi = self.oA + self.oB, self.oA + self.oB + WA + WB - 2
+        pre = [arb(0)]
+        for v in self.Av:
+            pre.append(pre[-1] + v)
+        self.Apre = pre
+        self.total = pre[-1] * GB[0]
+        self._float = None
+
+    def g(self, t):
+        Av, Bv, oA, oB = self.Av, self.Bv, self.oA, self.oB
+        i0 = max(0, t - oA - oB - len(Bv) + 1)
+        i1 = min(len(Av) - 1, t - oA - oB)
+        if i1 < i0:
+            return arb(0)
+        return sum(map(operator.mul, Av[i0:i1 + 1], reversed(Bv[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+
+    def Gbar(self, t):
+        """Windowed ``P(K ≥ t)``: ``Ḡ_B(s) = GB[0]`` for ``s ≤ oB``, ``GB[s − oB]`` inside, 0 above."""
+        Av, GB, oA, oB = self.Av, self.GB, self.oA, self.oB
+        WA, WB = len(Av), len(GB) - 1
+        i_full = t - oA - oB            # i >= i_full: s <= oB
+        i0 = max(0, t - oA - oB - WB + 1)
+        i1 = min(WA - 1, i_full - 1)
+        s = arb(0)
+        if i1 >= i0:
+            s = sum(map(operator.mul, Av[i0:i1 + 1], reversed(GB[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+        k = max(0, i_full)
+        if k < WA:
+            s = s + (self.Apre[WA] - self.Apre[k]) * GB[0]
+        return s
+
+    def F(self, t):
+        """Windowed ``P(K ≤ t)``: ``F_B(s) = 0`` for ``s < oB``, ``FB[s − oB]`` inside, ``FB[-1]`` above."""
+        Av, FB, oA, oB = self.Av, self.FB, self.oA, self.oB
+        WA, WB = len(Av), len(FB)
+        i_top = t - oA - oB - WB + 1     # i <= i_top - 1... s = t - oA - i >= oB + WB - 1 for i <= t - oA - oB - WB + 1
+        i0 = max(0, i_top + 1)
+        i1 = min(WA - 1, t - oA - oB)
+        s = arb(0)
+        if i1 >= i0:
+            s = sum(map(operator.mul, Av[i0:i1 + 1], reversed(FB[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+        k = min(WA, i_top + 1)
+        if k > 0:
+            s = s + self.Apre[k] * FB[-1]
+        return s
+
+    def _guess(self, reverse):
+        """Float guess of the threshold (first t with d(t) > 0, or d_rev(t) ≤ 0), by bisection; speed only."""
+        if self._float is None:
+            mA, qA, mB, qB = self.params
+            try:
+                tol = fmpq(1, 2 ** 60)
+                self._float = (laws.float_window(mA, qA, tol), laws.float_window(mB, qB, tol))
+            except laws.FloatRouteUnavailable:
+                self._float = False
+        if self._float is False:
+            return (self.lo + self.hi) // 2
+        A, B = self._float
+        af, bf = float(self.a.mid()), float(self.b.mid())
+        if reverse:
+            af, bf = bf, af
+        WA, WB = len(A.values), len(B.values)
+
+        def g(t):
+            i0 = max(0, t - B.offset - WB + 1 - A.offset)
+            i1 = min(WA - 1, t - B.offset - A.offset)
+            if i1 < i0:
+                return 0.0
+            s0 = t - A.offset - i1 - B.offset
+            return float(np.dot(A.values[i0:i1 + 1], B.values[s0:s0 + i1 - i0 + 1][::-1]))
+
+        L, R = A.offset + B.offset, A.hi + B.hi + 1
+        while R - L > 1:
+            mid = (L + R) // 2
+            pos = af * g(mid) + bf * g(mid - 1) > 0
+            if pos != reverse:
+                R = mid
+            else:
+                L = mid
+        return R
+
+    def _range(self, d, want_lo, want_hi, t0):
+        """``[t1, t2]`` around ``t0`` with ``want_lo(d(t1−1))`` and ``want_hi(d(t2))`` certain, else None."""
+        t1 = t2 = min(max(t0, self.lo + 1), self.hi)
+        for _ in range(MAX_TSTAR_CANDIDATES):
+            ok1, ok2 = want_lo(d(t1 - 1)), want_hi(d(t2))
+            if ok1 and ok2:
+                return t1, t2
+            if not ok1:
+                t1 -= 1
+            if not ok2:
+                t2 += 1
+            if t1 <= self.lo or t2 >= self.hi:
+                return None
+        return None
+
+    def forward(self):
+        a, b, x = self.a, self.b, self.extra
+        r = self._range(lambda t: a * self.g(t) + b * self.g(t - 1) + x,
+                        lambda v: v < 0, lambda v: v > 0, self._guess(False))
+        if r is None:
+            return None
+        t1, t2 = r
+        G = {t: self.Gbar(t) for t in range(t1 - 1, t2 + 1)}
+        return _max_of(a * G[t] + b * G[t - 1] + x for t in range(t1, t2 + 1))
+
+    def reverse(self):
+        a, b, x = self.a, self.b, self.extra
+        # d_rev(t) = b g(t) + a g(t−1) > 0 below the threshold, ≤ 0 from it on; h_rev(t) = Σ_{k<t} d_rev(k)
+        r = self._range(lambda t: b * self.g(t) + a * self.g(t - 1) + x,
+                        lambda v: v > 0, lambda v: v < 0, self._guess(True))
+        if r is None:
+            return None
+        t1, t2 = r
+        F = {s: self.F(s) for s in range(t1 - 2, t2)}
+        return _max_of(b * F[t - 1] + a * F[t - 2] + x for t in range(t1, t2 + 1))
+
+
 def _directions_single(n: int, c: int, ee0, p, f, ee, zero: bool = False, which=("1|0", "0|1")) -> dict:
     """``{direction: D}`` for the dataset with ``c`` ones among the others, both directions from one law ``g``."""
     if zero or _is_zero_regime(ee, ee0):
@@ -313,9 +519,7 @@ def _directions_single(n: int, c: int, ee0, p, f, ee, zero: bool = False, which=
     if _use_exact(n, ee0, ee):
         g = _other_law_exact(p, f, n, c)
         return {w: _forward_exact(g, p, f, ee, reverse=(w == "0|1")) for w in which}
-    p, f = arith.ball(p), arith.ball(f)
-    g, _, T = _other_law_ball(p, f, n, c, _tau())
-    return {w: _forward_ball(g, T, p, f, arith.ball(ee), reverse=(w == "0|1")) for w in which}
+    return _directions_fast(n, c, arith.ball(p), arith.ball(f), arith.ball(ee), which)
 
 
 def _forward_single(n: int, j: int, ee0, p, f, ee, zero: bool = False):

@@ -6,7 +6,8 @@ used by the ``blanket delta`` / ``blanket epsilon`` commands and by the certific
 ========== ===================================================== ===================================
 dataset    meaning                                               relation to the DP δ of the protocol
 ========== ===================================================== ===================================
-worst      maximum over *all* datasets and both directions        exact (binary RR, k = 2, only)
+worst      maximum over *all* datasets and both directions        exact (binary RR); k > 2: the bracket
+bracket    [best concrete dataset, blanket view], certified       contains it (both ends certified)
 c=INT      binary RR: INT ones among the other n−1 users          a lower bound (one pair of datasets)
 same       others all hold the target's value (exact.krr)        a lower bound
 neighbour  others all hold the neighbour's value (exact.krr)     a lower bound
@@ -19,12 +20,24 @@ escalation until its relative width is at most 2⁻⁴⁰ (or the cap); every ε
 is a certified :class:`~exact.calibrate.Bracket` (the reported ε is its upper
 end, proven to meet the target).  ``δ(ε) = 0`` exactly for ε ≥ ε0.
 
+Cheapest first.  The worst case is bracketed by two cheap certified bounds:
+a concrete dataset (``c = 0`` for binary RR, the worst of the families
+``same``/``neighbour``/``third`` for k-RR) from below and the blanket view
+(valid for every dataset) from above.  ``dataset="bracket"`` (and
+``"worst"`` for k > 2, where no exact sweep exists at scale) returns that
+bracket, labelled ``relation="bracket"``, with its relative width; the exact
+sweep over all datasets (binary RR, ``"worst"``) is checked against
+:mod:`exact.budget` first and refused up front (:class:`~exact.budget.TooExpensive`)
+when it cannot finish in reasonable time or memory on the executor chosen by
+``workers`` / ``scheduler`` (:mod:`exact.executors`).
+
 For the worst case over all datasets of binary RR, ε is calibrated on a
 *candidate* dataset (first c = 0, then the maximiser found by the last sweep)
 with cheap single-dataset evaluations, and the upper end is then certified by
 a full sweep over all datasets (repeated with the new maximiser if that sweep
-finds a worse dataset).  The lower end fails on the candidate dataset, hence
-also in the worst case.  Cost: two sweeps (see
+finds a worse dataset) -- unless the blanket view already certifies the
+upper end (then no sweep runs; ``decided_by`` says which bound decided).
+The lower end fails on the candidate dataset, hence also in the worst case.  Cost: two sweeps (see
 :func:`exact.binary.delta_binary_worst`) plus 5–9 single-dataset evaluations.
 
 k > 2 datasets (``same``/``neighbour``/``third``/``blanket``) are computed
@@ -49,9 +62,9 @@ from . import arith
 from .calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
 from .errors import InvalidArgument, Undecided
 
-DATASETS = ("worst", "c=INT", "same", "neighbour", "third", "blanket")
+DATASETS = ("worst", "bracket", "c=INT", "same", "neighbour", "third", "blanket")
 RELATION = {"worst": "exact", "c": "lower", "same": "lower", "neighbour": "lower", "third": "lower",
-            "blanket": "upper"}
+            "blanket": "upper", "bracket": "bracket"}
 #: relative width at which :func:`delta` stops escalating precision
 REL_WIDTH_BITS = 40
 
@@ -72,7 +85,7 @@ def parse_dataset(dataset, n: Optional[int] = None):
     s = dataset.strip().lower()
     if s == "neighbor":
         s = "neighbour"
-    if s in ("worst", "same", "neighbour", "third", "blanket"):
+    if s in ("worst", "bracket", "same", "neighbour", "third", "blanket"):
         return s, None
     m = re.fullmatch(r"c\s*=\s*(\d+)", s)
     if m:
@@ -88,10 +101,12 @@ class DeltaProfile:
     """δ at one ε: ``value`` (enclosure), the dataset it is about, and how it relates to the protocol's DP δ.
 
     ``relation``: ``"exact"`` (the worst case over all datasets), ``"lower"``
-    (one pair of datasets: a lower bound on the DP δ) or ``"upper"`` (the
-    blanket view: an upper bound).  ``attained``: the dataset attaining the
-    worst case (``worst``) or the dataset itself.  ``ties``: further datasets
-    not separated from the maximum (worst case only).
+    (one pair of datasets: a lower bound on the DP δ), ``"upper"`` (the
+    blanket view: an upper bound) or ``"bracket"`` (``value`` encloses
+    ``[lower_bound.value, upper_bound.value]``, which contains the worst case).
+    ``attained``: the dataset attaining the worst case (``worst``) or the
+    dataset itself.  ``ties``: further datasets not separated from the
+    maximum (worst case only).
     """
 
     value: object
@@ -102,11 +117,27 @@ class DeltaProfile:
     c: Optional[int] = None
     direction: Optional[str] = None
     ties: tuple = ()
+    lower_bound: Optional["DeltaProfile"] = None
+    upper_bound: Optional["DeltaProfile"] = None
+
+    @property
+    def rel_width(self):
+        """Relative width ``(upper end − lower end)/upper end`` of ``value`` (a Fraction; 0 if the upper end is 0)."""
+        lo, hi = arith.endpoints(self.value)
+        lo = max(lo, 0)
+        return (hi - lo) / hi if hi > 0 else 0
 
 
 @dataclass(frozen=True)
 class EpsilonProfile:
-    """The smallest ε with δ(ε) ≤ target: a certified bracket (report ``upper``)."""
+    """The smallest ε with δ(ε) ≤ target: a certified bracket (report ``upper``).
+
+    For ``relation="bracket"`` the two ends come from different bounds:
+    ``lower_source`` (a concrete dataset: δ there exceeds the target at
+    ``lower``, hence so does the worst case) and ``upper_source`` (the blanket
+    view: it meets the target at ``upper``, hence so does every dataset).
+    ``decided_by`` names the bound that certified the reported upper end.
+    """
 
     bracket: Bracket
     dataset: str
@@ -116,6 +147,9 @@ class EpsilonProfile:
     direction: Optional[str] = None
     sweeps: int = 0
     total_evaluations: Optional[int] = None
+    lower_source: Optional[str] = None
+    upper_source: Optional[str] = None
+    decided_by: Optional[str] = None
 
     @property
     def evaluations(self) -> int:
@@ -146,12 +180,44 @@ def _need_binary(mech, kind):
         raise InvalidArgument("dataset", kind, f"is only available for binary RR (k = 2), not k = {_k(mech)}", hint=hint)
 
 
-def _delta_raw(mech, n, kind, c, epsilon=None, exp_epsilon=None, progress=False):
+def _worst_kwargs(fn, workers, scheduler) -> dict:
+    """``workers=`` / ``scheduler=`` for ``fn`` if it accepts them (they are dropped otherwise)."""
+    import inspect
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return {}
+    kw = {}
+    if "workers" in params:
+        kw["workers"] = workers
+    if "scheduler" in params:
+        kw["scheduler"] = scheduler
+    return kw
+
+
+def _sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, workers=None, scheduler=None):
+    """:func:`exact.binary.delta_binary_worst` on the chosen executor (current precision)."""
+    from .binary import delta_binary_worst
+    return delta_binary_worst(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, progress=progress,
+                              **_worst_kwargs(delta_binary_worst, workers, scheduler))
+
+
+def check_worst_cost(n, *, workers=None, scheduler=None) -> tuple:
+    """Raise :class:`~exact.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
+    reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``."""
+    from .budget import check_worst_case
+    from .executors import executor_cores
+    if n <= 4096:  # seconds at most on any machine: no need to look at the executor
+        return check_worst_case(n, workers=1, max_seconds=float("inf"))
+    cores, where = executor_cores(workers, scheduler)
+    return check_worst_case(n, workers=cores, where=where)
+
+
+def _delta_raw(mech, n, kind, c, epsilon=None, exp_epsilon=None, progress=False, workers=None, scheduler=None):
     """The δ enclosure at the current precision (no escalation): value, extra info."""
     if kind == "worst":
         _need_binary(mech, kind)
-        from .binary import delta_binary_worst
-        w = delta_binary_worst(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, progress=progress)
+        w = _sweep_worst(mech, n, epsilon, exp_epsilon, progress, workers, scheduler)
         return w.value, w
     if kind == "c":
         _need_binary(mech, "c=INT")
@@ -189,22 +255,62 @@ def _attained(kind, c, n, w=None):
 
 
 # ---------------------------------------------------------------- δ(ε)
+def lower_datasets(mech) -> list:
+    """The concrete datasets whose exact δ bounds the worst case from below in the cheap bracket:
+    ``c=0`` for binary RR (both directions), the families ``same``/``neighbour``/``third`` for k-RR."""
+    k = _k(mech)
+    return ["c=0"] if k == 2 else ["same", "neighbour", "third"]
+
+
+def _bracket_value(lo, hi):
+    """A ball containing ``[lower end of lo, upper end of hi]``."""
+    with arith.precision(max(arith.DEFAULT_PREC, 64)):
+        return arith.ball(lo).union(arith.ball(hi))
+
+
+def delta_bracket(mech, n, *, epsilon=None, exp_epsilon=None, start_prec: int = arith.DEFAULT_PREC,
+                  cap: int = arith.MAX_PREC) -> DeltaProfile:
+    """The certified bracket on the worst-case δ(ε): ``[max over lower_datasets, blanket view]``.
+
+    Both ends are exact values of a named quantity: the largest δ over the
+    concrete datasets of :func:`lower_datasets` (a lower bound on the worst
+    case) and the blanket view of Lemma 5.3 (an upper bound on every
+    dataset).  Cost: one blanket-view evaluation plus one per dataset
+    (:mod:`exact.krr`, :mod:`exact.binary`), no sweep.
+    """
+    n = arith.integer_in(n, "n", lo=2)
+    up = delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, dataset="blanket", start_prec=start_prec, cap=cap)
+    lows = [delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, dataset=d, start_prec=start_prec, cap=cap)
+            for d in lower_datasets(mech)]
+    lo = max(lows, key=lambda r: arith.endpoints(r.value)[0])
+    attained = f"between {lo.dataset} ({lo.attained}) and the blanket view"
+    return DeltaProfile(_bracket_value(lo.value, up.value), "bracket", "bracket", attained, max(lo.prec, up.prec),
+                        lo.c, lower_bound=lo, upper_bound=up)
+
+
 def delta(mech, n, *, epsilon=None, exp_epsilon=None, dataset="worst", start_prec: int = arith.DEFAULT_PREC,
-          cap: int = arith.MAX_PREC, progress: bool = False) -> DeltaProfile:
+          cap: int = arith.MAX_PREC, progress: bool = False, workers=None, scheduler=None) -> DeltaProfile:
     """δ(ε) of the shuffled mechanism on ``dataset`` (see the module table), as a :class:`DeltaProfile`.
 
     Precision escalates (doubling from ``start_prec``) until the enclosure's
     relative width is ≤ 2⁻⁴⁰; at the cap the last (valid, wider) enclosure
     is returned.  Cost: one evaluation per precision step — see
     :mod:`exact.binary` (k = 2) and :mod:`exact.krr` (families, blanket).
+    ``dataset="worst"``: binary RR runs the exact sweep on ``workers`` local
+    processes or the Dask ``scheduler`` (:mod:`exact.executors`) after
+    :func:`check_worst_cost`; k > 2 returns :func:`delta_bracket`.
     """
     n = arith.integer_in(n, "n", lo=2)
     kind, c = parse_dataset(dataset, n)
+    if kind == "bracket" or (kind == "worst" and _k(mech) != 2):
+        return delta_bracket(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, start_prec=start_prec, cap=cap)
     _k(mech)
+    if kind == "worst":
+        check_worst_cost(n, workers=workers, scheduler=scheduler)
     prec = start_prec
     while True:
         with arith.precision(prec):
-            v, w = _delta_raw(mech, n, kind, c, epsilon, exp_epsilon, progress)
+            v, w = _delta_raw(mech, n, kind, c, epsilon, exp_epsilon, progress, workers, scheduler)
             done = _tight(v, prec)
         if done or prec >= cap:
             break
@@ -240,18 +346,59 @@ def _epsilon_hi(mech) -> fmpq:
     return fmpq(hi.numerator, hi.denominator)
 
 
+def epsilon_bracket(mech, n, *, delta, rel_tol="1e-6", start_prec: int = arith.DEFAULT_PREC,
+                    cap: int = arith.MAX_PREC) -> EpsilonProfile:
+    """The certified bracket on the worst-case ε(δ): lower end from the concrete datasets, upper end from the blanket view.
+
+    ``upper``: the blanket view meets the target there (certified), hence
+    every dataset does.  ``lower``: the largest certified failing point over
+    :func:`lower_datasets` -- δ on that dataset exceeds the target there, hence
+    so does the worst case (``lower = 0`` if every one of them meets the
+    target at ε = 0).  Each end is calibrated to ``rel_tol``; the bracket's
+    own relative width (``bracket.rel_width()``) measures how far apart the
+    two bounds are.  Cost: 1 + len(lower_datasets) calibrations (5–9
+    evaluations each), no sweep.
+    """
+    n = arith.integer_in(n, "n", lo=2)
+    up = epsilon(mech, n, delta=delta, dataset="blanket", rel_tol=rel_tol, start_prec=start_prec, cap=cap)
+    best = None
+    evaluations = up.evaluations
+    for d in lower_datasets(mech):
+        pr = epsilon(mech, n, delta=delta, dataset=d, rel_tol=rel_tol, start_prec=start_prec, cap=cap)
+        evaluations += pr.evaluations
+        fails = pr.lower < pr.upper   # the lower end is certified to fail only then
+        key = pr.lower if fails else fmpq(-1)
+        if best is None or key > best[0]:
+            best = (key, pr, fails)
+    _, lo, fails = best
+    lower = lo.lower if fails else fmpq(0)
+    br = Bracket(min(lower, up.upper), up.upper, evaluations, lo.bracket.delta_lower if fails else None,
+                 up.bracket.delta_upper, max(lo.bracket.prec, up.bracket.prec))
+    lower_source = f"{lo.dataset} ({lo.attained})" if fails else "none of the concrete datasets fails at epsilon = 0"
+    return EpsilonProfile(br, "bracket", "bracket",
+                          f"between {lo.dataset} (lower end) and the blanket view (upper end)", lo.c,
+                          total_evaluations=evaluations, lower_source=lower_source,
+                          upper_source="the blanket view of Lemma 5.3 (an upper bound on every dataset)",
+                          decided_by="blanket view")
+
+
 def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int = arith.DEFAULT_PREC,
-            cap: int = arith.MAX_PREC, progress: bool = False) -> EpsilonProfile:
+            cap: int = arith.MAX_PREC, progress: bool = False, workers=None, scheduler=None) -> EpsilonProfile:
     """The smallest central ε with δ(ε) ≤ ``delta`` on ``dataset``, certified (see the module docstring).
 
     ``result.upper`` is proven to meet the target; ``result.lower`` is proven
     to fail it (on the dataset; for ``worst``, on the attaining dataset and
-    hence in the worst case).  Relative width ≤ ``rel_tol``.
+    hence in the worst case).  Relative width ≤ ``rel_tol`` (for the
+    bracket, each end; see :func:`epsilon_bracket`).  ``dataset="worst"``:
+    k > 2 gives :func:`epsilon_bracket`; binary RR checks the sweep's cost
+    (:func:`check_worst_cost`) and runs it on ``workers`` / ``scheduler``.
     """
     n = arith.integer_in(n, "n", lo=2)
     target = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
     kind, c = parse_dataset(dataset, n)
     _k(mech)
+    if kind == "bracket" or (kind == "worst" and _k(mech) != 2):
+        return epsilon_bracket(mech, n, delta=target, rel_tol=rel_tol, start_prec=start_prec, cap=cap)
     hi = _epsilon_hi(mech)
     guess = _guess(mech, n, target)
     if guess is not None and not (0 < guess < float(hi.p) / float(hi.q)):
@@ -266,16 +413,31 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
         br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap)
         return EpsilonProfile(br, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), c)
     _need_binary(mech, "worst")
-    from .binary import _forward_single, _rr, delta_binary_worst
+    check_worst_cost(n, workers=workers, scheduler=scheduler)
+    from .binary import WorstCase, _forward_single, _rr
 
     def sweep(eps, what):
         def compute(prec):
-            return delta_binary_worst(mech, n, epsilon=eps, progress=progress)
+            return _sweep_worst(mech, n, epsilon=eps, progress=progress, workers=workers, scheduler=scheduler)
         return arith.escalate(compute, lambda w: arith.le(w.value, target) is not None, start=start_prec, cap=cap,
                               what=what)[0]
 
+    def blanket_certifies(eps) -> bool:
+        """The cheap upper bound first: the blanket view at ``eps`` certainly ≤ target (then no sweep is needed)."""
+        from . import krr
+
+        def compute(prec):
+            return krr.delta_blanket_view(mech, n, epsilon=eps)
+        try:
+            v = arith.escalate(compute, lambda v: arith.le(v, target) is not None, start=start_prec, cap=cap,
+                               what=f"blanket view at epsilon={eps}")[0]
+        except Undecided:
+            return False
+        return arith.le(v, target) is True
+
     # 1. first candidate: c = 0 in the reverse direction (forward index n−1), cheap to calibrate on; the
-    #    certifying sweep at its ε then names the true maximiser if it is another dataset
+    #    upper end is then certified by the blanket view if it can, else by a sweep over all datasets,
+    #    which names the true maximiser if it is another dataset
     j = n - 1
     sweeps = 0
     total = 0
@@ -289,18 +451,20 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
 
         br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap)
         total += br.evaluations
-        if br.upper == br.lower:
-            cert = sweep(br.upper, f"worst case at epsilon={br.upper}")
-            sweeps += 1
-            if arith.le(cert.value, target):
-                return EpsilonProfile(br, "worst", "exact", cert.dataset, cert.c, cert.direction, sweeps, total)
-        else:
-            cert = sweep(br.upper, f"worst case at epsilon={br.upper}")
-            sweeps += 1
-            if arith.le(cert.value, target):
-                from .binary import WorstCase
-                att = WorstCase(cert.value, j, "1|0", (j,), n).dataset
-                return EpsilonProfile(br, "worst", "exact", att, j, "1|0", sweeps, total)
+        att = WorstCase(fmpq(1), j, "1|0", (j,), n).dataset
+        if br.upper != br.lower and blanket_certifies(br.upper):
+            return EpsilonProfile(br, "worst", "exact", att, j, "1|0", sweeps, total + 1,
+                                  lower_source=att, upper_source="the blanket view of Lemma 5.3",
+                                  decided_by="blanket view")
+        cert = sweep(br.upper, f"worst case at epsilon={br.upper}")
+        sweeps += 1
+        if arith.le(cert.value, target):
+            if br.upper == br.lower:
+                return EpsilonProfile(br, "worst", "exact", cert.dataset, cert.c, cert.direction, sweeps, total,
+                                      upper_source="the exact worst case", decided_by="exact worst case")
+            return EpsilonProfile(br, "worst", "exact", att, j, "1|0", sweeps, total, lower_source=att,
+                                  upper_source="the exact worst case over all datasets",
+                                  decided_by="exact worst case")
         # a worse dataset exists at br.upper: calibrate on it
         if cert.c in tried:
             raise Undecided("the worst-case calibration did not settle on a dataset (the maximiser changes with epsilon); "

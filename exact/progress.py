@@ -1,4 +1,4 @@
-"""A dependency-free progress bar for long computations (stderr, only on a terminal).
+"""Progress bars for long computations: tqdm on stderr, with the remaining-time estimate.
 
 >>> with Progress(3, "demo", enabled=False) as bar:
 ...     for _ in range(3):
@@ -6,57 +6,104 @@
 >>> bar.done
 3
 
-Set ``BLANKET_PROGRESS=0`` to silence every bar, ``BLANKET_PROGRESS=1`` to
-force bars even when stderr is not a terminal.
+A bar appears only when the computation has run for :data:`DELAY` seconds
+(shorter ones stay silent) and only when it is allowed, in this order:
+
+* off after :func:`set_quiet` (the CLI's global ``--quiet``) or with
+  ``BLANKET_PROGRESS=0``;
+* off when the caller passes ``enabled=False``;
+* on when the caller passes ``enabled=True`` or ``BLANKET_PROGRESS=1`` is set
+  (even when stderr is not a terminal, e.g. in a log);
+* otherwise (``enabled=None``, the default) on only when the stream is a terminal.
+
+``BLANKET_PROGRESS=0|1`` is read when a bar is created.  The bar shows
+``label  42%|████▏     | 420/1000 [00:03<00:04, 120.1/s]``: elapsed and
+*remaining* time (tqdm's estimate from the rate so far).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import time
+
+#: seconds a computation runs before its bar is drawn (shorter ones print nothing)
+DELAY = 2.0
+
+_QUIET = False
+
+
+def set_quiet(quiet: bool = True) -> None:
+    """Silence (``True``) or re-allow (``False``) every progress bar of this process (CLI ``--quiet``)."""
+    global _QUIET
+    _QUIET = bool(quiet)
+
+
+def is_quiet() -> bool:
+    """Whether :func:`set_quiet` silenced the bars."""
+    return _QUIET
+
+
+def bars_enabled(enabled: bool | None = None, stream=None) -> bool:
+    """Whether a bar would be drawn for ``enabled`` on ``stream`` (see the module docstring for the rules)."""
+    stream = stream if stream is not None else sys.stderr
+    env = os.environ.get("BLANKET_PROGRESS", "").strip()
+    if _QUIET or env == "0":
+        return False
+    if enabled is not None:
+        return bool(enabled)
+    if env == "1":
+        return True
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
 
 
 class Progress:
-    """``with Progress(total, label) as bar: ... bar.update(k)`` — draws ``label [#####.....] 50% 3.1s``."""
+    """``with Progress(total, label) as bar: ... bar.update(k)`` — a tqdm bar with remaining-time estimate.
 
-    def __init__(self, total: int, label: str = "", *, enabled: bool | None = None, stream=None, width: int = 30):
+    ``done`` counts the units reported so far (also when no bar is drawn).
+    ``delay`` (default :data:`DELAY`) is how long the computation must run
+    before the bar appears.  ``width`` is accepted for compatibility and
+    ignored (tqdm adapts to the terminal).
+    """
+
+    def __init__(self, total: int, label: str = "", *, enabled: bool | None = None, stream=None, width: int = 30,
+                 delay: float | None = None, unit: str = "it"):
         self.total = max(int(total), 1)
         self.label = label
-        self.stream = stream or sys.stderr
-        env = os.environ.get("BLANKET_PROGRESS")
-        if enabled is None:
-            enabled = env == "1" or (env != "0" and hasattr(self.stream, "isatty") and self.stream.isatty())
-        self.enabled = enabled
-        self.width = width
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = bars_enabled(enabled, self.stream)
         self.done = 0
-        self._t0 = time.monotonic()
-        self._last = 0.0
+        self._delay = DELAY if delay is None else delay
+        self._unit = unit
+        self._bar = None
 
     def __enter__(self):
-        self._draw(force=True)
+        if self.enabled:
+            try:
+                from tqdm.auto import tqdm
+            except ImportError:  # pragma: no cover - tqdm is a dependency; without it, no bar
+                self.enabled = False
+                return self
+            self._bar = tqdm(total=self.total, desc=self.label, file=self.stream, delay=self._delay,
+                             mininterval=0.2, dynamic_ncols=True, leave=False, unit=self._unit)
         return self
 
     def update(self, k: int = 1, note: str = ""):
-        self.done = min(self.done + k, self.total)
-        self._draw(note=note)
+        """Advance by ``k`` units; ``note`` is shown after the bar."""
+        k = min(k, self.total - self.done)
+        self.done += k
+        if self._bar is not None:
+            if note:
+                self._bar.set_postfix_str(note, refresh=False)
+            self._bar.update(k)
 
-    def _draw(self, force=False, note=""):
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if not force and now - self._last < 0.1 and self.done < self.total:
-            return
-        self._last = now
-        frac = self.done / self.total
-        filled = int(frac * self.width)
-        bar = "#" * filled + "." * (self.width - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {100 * frac:3.0f}% {now - self._t0:6.1f}s {note}"[:120])
-        self.stream.flush()
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
 
     def __exit__(self, *exc):
-        if self.enabled:
-            self._draw(force=True)
-            self.stream.write("\n")
-            self.stream.flush()
+        self.close()
         return False

@@ -62,14 +62,21 @@ def test_blanket_view_upper_bounds_worst_case(e0, n, frac):
     assert arith.le(w.value, b.value) is not False
 
 
-def test_krr_third_family_and_worst_refused_for_k3():
+def test_krr_third_family_and_worst_is_the_bracket_for_k3():
     rr = KRR(3, epsilon0="2")
     r = delta(rr, 200, epsilon="0.5", dataset="third")
     assert r.relation == "lower" and r.value > 0
-    for ds in ("worst", "c=3"):
-        with pytest.raises(InvalidArgument) as exc:
-            delta(rr, 200, epsilon="0.5", dataset=ds)
-        assert "k = 2" in str(exc.value)
+    with pytest.raises(InvalidArgument) as exc:
+        delta(rr, 200, epsilon="0.5", dataset="c=3")
+    assert "k = 2" in str(exc.value)
+    # k > 2, dataset worst: the certified bracket [worst of the families, blanket view], labelled as such
+    w = delta(rr, 200, epsilon="0.5", dataset="worst")
+    assert w.relation == "bracket" and w.lower_bound.relation == "lower" and w.upper_bound.relation == "upper"
+    fams = [delta(rr, 200, epsilon="0.5", dataset=d).value for d in ("same", "neighbour", "third")]
+    best = max(fams, key=lambda v: arith.endpoints(v)[0])
+    assert arith.endpoints(w.value)[0] <= arith.endpoints(best)[0]
+    assert arith.endpoints(w.value)[1] >= arith.endpoints(delta(rr, 200, epsilon="0.5", dataset="blanket").value)[1]
+    assert 0 < w.rel_width < 1
 
 
 def test_delta_zero_at_epsilon0():

@@ -1,0 +1,154 @@
+"""Say up front when the exact worst case cannot finish in reasonable time or memory, instead of starting it.
+
+The exact worst case of binary RR over all datasets (:func:`exact.binary.delta_binary_worst`)
+sweeps every one of the ``n`` datasets; its cost is estimated by
+``exact.binary.estimate_worst_cost(n, ...) -> (seconds, bytes)`` when that
+function exists, else by the local model :func:`fallback_cost` (calibrated on
+the n^{3/2} sweep: about 5 s at n = 10^4 on one core of the project machine).
+:func:`check_worst_case` compares the estimate, spread over the cores that
+will run it (local processes or the Dask cluster's workers), with
+
+* the wall-clock limit ``BLANKET_MAX_SECONDS`` (default :data:`DEFAULT_MAX_SECONDS`, one hour), and
+* the memory this machine has available (``MemAvailable`` of ``/proc/meminfo``;
+  the coordinating process holds the result list whatever executes the blocks),
+
+and raises :class:`TooExpensive` (one line, exit 2 on the command line) naming the
+estimate and the options: a Dask cluster (``--scheduler``), the certified
+bracket (``--dataset bracket``: worst family / ``c = 0`` below, blanket view above),
+or one dataset (``--dataset c=INT``).
+
+>>> s, b = fallback_cost(10**4)
+>>> 1 < s < 20 and b < 10**9
+True
+>>> check_worst_case(10**9, workers=2, max_seconds=3600)   # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+blanket.exact.budget.TooExpensive: the exact worst case over all 1000000000 datasets would take about ...
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+from typing import Optional
+
+from .errors import BlanketError
+
+#: default wall-clock limit (seconds) for the exact worst case; override with BLANKET_MAX_SECONDS
+DEFAULT_MAX_SECONDS = 3600.0
+MAX_SECONDS_ENV = "BLANKET_MAX_SECONDS"
+
+
+class TooExpensive(BlanketError):
+    """A requested computation would not finish in reasonable time or memory (the message names the options)."""
+
+
+def fallback_cost(n: int) -> tuple:
+    """``(seconds on one core, peak bytes)`` of the worst-case sweep at ``n`` (a model, not a measurement).
+
+    O(n^{3/2}) time (``n/64`` blocks, each a windowed convolution of width
+    O(√n) plus O(√n) work per dataset), O(n) memory (one enclosure per dataset).
+    """
+    seconds = 5.0 * (n / 1e4) ** 1.5
+    nbytes = 160 * n + 50 * 2**20
+    return seconds, nbytes
+
+
+def worst_cost(n: int, *, workers: int = 1) -> tuple:
+    """``(wall seconds, peak bytes)`` of the exact worst case on ``workers`` cores.
+
+    Uses ``exact.binary.estimate_worst_cost`` when present (passing
+    ``workers=`` if it accepts it, else dividing its single-core time),
+    otherwise :func:`fallback_cost`.
+    """
+    try:
+        from .binary import estimate_worst_cost
+    except ImportError:
+        estimate_worst_cost = None
+    if estimate_worst_cost is not None:
+        try:
+            params = inspect.signature(estimate_worst_cost).parameters
+        except (TypeError, ValueError):  # pragma: no cover
+            params = {}
+        if "workers" in params:
+            s, b = estimate_worst_cost(n, workers=workers)
+            return float(s), int(b)
+        s, b = estimate_worst_cost(n)
+        return float(s) / max(1, workers), int(b)
+    s, b = fallback_cost(n)
+    return s / max(1, workers), b
+
+
+def available_memory() -> Optional[int]:
+    """Bytes of memory available to new work on this machine (``MemAvailable``), or None if unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def time_limit() -> float:
+    """The wall-clock limit: ``BLANKET_MAX_SECONDS`` if set (a positive number), else one hour."""
+    raw = os.environ.get(MAX_SECONDS_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_SECONDS
+    try:
+        v = float(raw)
+    except ValueError:
+        v = -1.0
+    if not v > 0:
+        from .errors import InvalidArgument
+        raise InvalidArgument(MAX_SECONDS_ENV, raw, "must be a positive number of seconds")
+    return v
+
+
+def _duration(s: float) -> str:
+    if s < 120:
+        return f"{s:.0f} s"
+    if s < 7200:
+        return f"{s / 60:.0f} min"
+    if s < 48 * 3600:
+        return f"{s / 3600:.1f} h"
+    if s < 2 * 365 * 86400:
+        return f"{s / 86400:.0f} days"
+    return f"{s / (365 * 86400):.3g} years"
+
+
+def _size(b: float) -> str:
+    for unit, f in (("TB", 2**40), ("GB", 2**30), ("MB", 2**20)):
+        if b >= f:
+            return f"{b / f:.1f} {unit}"
+    return f"{b / 1024:.0f} kB"
+
+
+OPTIONS = ("a Dask cluster (--scheduler ADDRESS or BLANKET_SCHEDULER), the certified bracket in seconds "
+           "(--dataset bracket: a concrete dataset below, the blanket view above), or one dataset (--dataset c=0)")
+
+
+def check_worst_case(n: int, *, workers: int = 1, where: str = "", max_seconds: Optional[float] = None,
+                     memory: Optional[int] = None, options: str = OPTIONS) -> tuple:
+    """Raise :class:`TooExpensive` if the exact worst case at ``n`` on ``workers`` cores exceeds the limits.
+
+    Returns ``(seconds, bytes)`` (the estimate) when it fits.  ``where``
+    describes the executor (e.g. ``"on 2 local cores"``); ``max_seconds`` /
+    ``memory`` override the limits (tests).
+    """
+    limit = max_seconds if max_seconds is not None else time_limit()
+    mem = memory if memory is not None else available_memory()
+    seconds, nbytes = worst_cost(n, workers=workers)
+    where = where or f"on {workers} core{'s' if workers != 1 else ''}"
+    too_slow = seconds > limit
+    too_big = mem is not None and nbytes > 0.8 * mem
+    if not (too_slow or too_big):
+        return seconds, nbytes
+    why = []
+    if too_slow:
+        why.append(f"about {_duration(seconds)} {where} (limit {_duration(limit)}, {MAX_SECONDS_ENV})")
+    if too_big:
+        why.append(f"about {_size(nbytes)} of memory ({_size(mem)} available)")
+    raise TooExpensive(
+        f"the exact worst case over all {n} datasets would take {' and '.join(why)}; not started. Options: {options}")

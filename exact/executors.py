@@ -1,0 +1,411 @@
+"""Run independent blocks of a computation on every local core or on a Dask cluster, with identical results.
+
+:func:`map_blocks` applies a module-level (picklable) function to a list of
+tasks and returns the results **in task order**:
+
+* ``workers=1``: in this process, one task after the other (no pool);
+* ``workers=N`` (``None`` = every core this process may use): a local
+  :class:`concurrent.futures.ProcessPoolExecutor` with ``N`` processes;
+* ``scheduler="tcp://HOST:8786"`` (or the environment variable
+  ``BLANKET_SCHEDULER``): the tasks run on a Dask distributed cluster
+  (``dask.distributed.Client(scheduler)``, ``client.map`` / gather); ``workers``
+  is then ignored (the cluster's workers decide).  Needs the optional
+  dependency ``pip install 'blanket[dask]'``.
+
+Results are identical, bit for bit, whichever executor ran them: every task
+runs under the caller's arb working precision (``flint.ctx.prec`` is sent with
+the task and set in the worker), and arguments and results cross as bytes
+pickled exactly once on each side -- also with ``workers=1`` -- so every
+executor decodes the same bytes.  This module registers pickling for
+``arb``, ``acb`` and ``arb_poly`` (python-flint has none): the midpoint and
+radius travel as exact mantissa/exponent pairs; rebuilding a ball rounds its
+radius *up* by at most one unit in its 30th bit (flint's ``mag`` conversion),
+so a decoded ball still encloses the true value.  The cluster's workers must
+run the same versions of Blanket and python-flint (checked once per connection).
+
+>>> map_blocks(pow, [(2, 3), (3, 2), (10, 0)], workers=1)
+[8, 9, 1]
+
+Cost: one pickled round trip per task (local pool or cluster) on top of the
+tasks themselves; choose blocks that each take ≥ 0.1 s.
+"""
+
+from __future__ import annotations
+
+import atexit
+import copyreg
+import os
+import pickle
+import threading
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+from typing import Callable, Optional
+
+import flint
+from flint import acb, arb, arb_poly
+
+from .errors import InvalidArgument
+
+#: environment variable naming a Dask scheduler address used when ``scheduler`` is not given
+SCHEDULER_ENV = "BLANKET_SCHEDULER"
+
+__all__ = ["map_blocks", "resolve_workers", "resolve_scheduler", "block_ranges", "available_cores",
+           "executor_cores", "shutdown", "SCHEDULER_ENV"]
+
+
+# ---------------------------------------------------------------- exact pickling of flint balls
+def _arf_parts(x: arb):
+    """``('f', man, exp)`` for an exact finite midpoint/radius, else a tag for ±inf / nan."""
+    if x.is_finite():
+        m, e = x.man_exp()
+        return ("f", int(m), int(e))
+    if x.is_nan():
+        return ("nan",)
+    return ("+inf",) if x > 0 else ("-inf",)
+
+
+def _arf_build(parts):
+    """An exact midpoint/radius from :func:`_arf_parts`: an ``(man, exp)`` pair or an infinite/nan ``arb``."""
+    tag = parts[0]
+    if tag == "f":
+        return (parts[1], parts[2])
+    if tag == "nan":
+        return arb("nan")
+    return arb("inf") if tag == "+inf" else -arb("inf")
+
+
+def _rebuild_arb(mid, rad):
+    """Inverse of :func:`_reduce_arb` (exact at any working precision)."""
+    if mid[0] == "nan":
+        return arb("nan")
+    return arb(mid=_arf_build(mid), rad=_arf_build(rad))
+
+
+def _reduce_arb(x: arb):
+    if x.mid().is_nan():
+        return _rebuild_arb, (("nan",), ("nan",))
+    return _rebuild_arb, (_arf_parts(x.mid()), _arf_parts(x.rad()))
+
+
+def _rebuild_acb(re, im):
+    return acb(re, im)
+
+
+def _reduce_acb(z: acb):
+    return _rebuild_acb, (z.real, z.imag)
+
+
+def _rebuild_arb_poly(coeffs):
+    return arb_poly(coeffs)
+
+
+def _reduce_arb_poly(p: arb_poly):
+    return _rebuild_arb_poly, (p.coeffs(),)
+
+
+copyreg.pickle(arb, _reduce_arb)
+copyreg.pickle(acb, _reduce_acb)
+copyreg.pickle(arb_poly, _reduce_arb_poly)
+
+
+# ---------------------------------------------------------------- arguments
+def available_cores() -> int:
+    """The number of cores this process may run on (``os.sched_getaffinity``, else ``os.cpu_count()``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def resolve_workers(workers) -> int:
+    """``workers`` as a positive int (``None`` = :func:`available_cores`); anything else is refused.
+
+    >>> resolve_workers(3)
+    3
+    >>> resolve_workers(0)
+    Traceback (most recent call last):
+    ...
+    blanket.exact.errors.InvalidArgument: workers must be a positive integer (or None for every core), got 0
+    """
+    if workers is None:
+        return available_cores()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidArgument("workers", workers, "must be a positive integer (or None for every core)")
+    return workers
+
+
+def resolve_scheduler(scheduler=None) -> Optional[object]:
+    """The Dask scheduler to use: ``scheduler`` if given, else ``$BLANKET_SCHEDULER`` if set and non-empty, else None.
+
+    A ``dask.distributed.Client`` may be passed instead of an address.
+    """
+    if scheduler is None:
+        scheduler = os.environ.get(SCHEDULER_ENV, "").strip() or None
+    if scheduler is None:
+        return None
+    if isinstance(scheduler, str):
+        s = scheduler.strip()
+        if not s:
+            raise InvalidArgument("scheduler", scheduler, "must be a Dask scheduler address such as tcp://HOST:8786")
+        return s
+    if hasattr(scheduler, "map") and hasattr(scheduler, "gather"):
+        return scheduler
+    raise InvalidArgument("scheduler", scheduler, "must be a Dask scheduler address (tcp://HOST:8786) or a "
+                                                  "dask.distributed.Client")
+
+
+def block_ranges(n: int, blocks: int, *, min_size: int = 1) -> list:
+    """Split ``range(n)`` into at most ``blocks`` consecutive ``(start, stop)`` ranges of near-equal size
+    (each at least ``min_size`` long, except when ``n`` is smaller).
+
+    >>> block_ranges(10, 3)
+    [(0, 4), (4, 7), (7, 10)]
+    >>> block_ranges(10, 4, min_size=5)
+    [(0, 5), (5, 10)]
+    >>> block_ranges(0, 4)
+    []
+    """
+    if n <= 0:
+        return []
+    blocks = max(1, min(int(blocks), n // max(1, min_size) or 1))
+    q, r = divmod(n, blocks)
+    out, start = [], 0
+    for i in range(blocks):
+        stop = start + q + (1 if i < r else 0)
+        out.append((start, stop))
+        start = stop
+    return out
+
+
+# ---------------------------------------------------------------- the task wrapper (runs in the worker)
+class _Task:
+    """One task as shipped to a worker: the pickled ``(fn, args)`` and the caller's arb precision.
+
+    (A plain object, so that Dask never mistakes a tuple of arguments for a task graph.)
+    """
+
+    __slots__ = ("payload", "prec")
+
+    def __init__(self, payload: bytes, prec: int):
+        self.payload, self.prec = payload, prec
+
+    def __getstate__(self):
+        return (self.payload, self.prec)
+
+    def __setstate__(self, state):
+        self.payload, self.prec = state
+
+
+def _run_task(task: _Task) -> bytes:
+    """Unpickle ``(fn, args)``, run ``fn(*args)`` at the task's precision, return the pickled result.
+
+    Arguments and results travel as bytes made once (in the caller, in the
+    worker), so every executor -- in-process, local pool, Dask with any number
+    of hops -- decodes exactly the same bytes.
+    """
+    old = flint.ctx.prec
+    flint.ctx.prec = task.prec
+    try:
+        fn, args = pickle.loads(task.payload)
+        return pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
+    finally:
+        flint.ctx.prec = old
+
+
+def _versions():
+    """What must agree between the caller and every Dask worker for bit-identical results."""
+    import sys
+
+    try:
+        from importlib.metadata import version
+        blanket_version = version("blanket")
+    except Exception:  # pragma: no cover - not installed as a distribution
+        blanket_version = "unknown"
+    return {"python-flint": flint.__version__, "blanket": blanket_version,
+            "python": "%d.%d" % sys.version_info[:2]}
+
+
+# ---------------------------------------------------------------- local pool
+_POOLS: dict = {}
+_LOCK = threading.Lock()
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    with _LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None or getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False):
+            pool = ProcessPoolExecutor(max_workers=workers)
+            _POOLS[workers] = pool
+        return pool
+
+
+def shutdown() -> None:
+    """Stop the cached local process pools and close the cached Dask clients."""
+    with _LOCK:
+        pools = list(_POOLS.values())
+        _POOLS.clear()
+        clients = list(_CLIENTS.values())
+        _CLIENTS.clear()
+    for p in pools:
+        p.shutdown(wait=False, cancel_futures=True)
+    for c in clients:
+        try:
+            c.close()
+        except Exception:  # pragma: no cover - closing a dead connection
+            pass
+
+
+atexit.register(shutdown)
+
+
+def _run_local(packed, workers, bar, sizes):
+    if workers == 1 or len(packed) <= 1:
+        out = []
+        for t, s in zip(packed, sizes):
+            out.append(pickle.loads(_run_task(t)))
+            bar.update(s)
+        return out
+    pool = _pool(workers)
+    futures = [pool.submit(_run_task, t) for t in packed]
+    index = {f: i for i, f in enumerate(futures)}
+    out = [None] * len(futures)
+    pending = set(futures)
+    try:
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            for f in sorted(done, key=index.__getitem__):
+                out[index[f]] = pickle.loads(f.result())   # re-raises the task's exception
+                bar.update(sizes[index[f]])
+    except BaseException:
+        for f in pending:
+            f.cancel()
+        raise
+    return out
+
+
+# ---------------------------------------------------------------- Dask
+_CLIENTS: dict = {}
+_CHECKED: set = set()
+
+DASK_MISSING = ("needs Dask: install the optional dependency with  pip install 'blanket[dask]'  "
+                "(or run without --scheduler / BLANKET_SCHEDULER to use the local cores)")
+
+
+def _client(scheduler):
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise InvalidArgument("scheduler", scheduler, DASK_MISSING) from None
+    if not isinstance(scheduler, str):
+        return scheduler
+    with _LOCK:
+        c = _CLIENTS.get(scheduler)
+        if c is not None and getattr(c, "status", "") == "running":
+            return c
+    try:
+        c = Client(scheduler, set_as_default=False, timeout="20s")
+    except (OSError, TimeoutError) as exc:
+        raise InvalidArgument("scheduler", scheduler,
+                              f"could not be reached ({exc.__class__.__name__}: {exc})",
+                              hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`") from None
+    with _LOCK:
+        _CLIENTS[scheduler] = c
+    return c
+
+
+def _check_versions(client):
+    key = id(client)
+    if key in _CHECKED:
+        return
+    mine = _versions()
+    theirs = client.run(_versions)
+    for worker, v in theirs.items():
+        if v != mine:
+            raise InvalidArgument("scheduler", getattr(client, "scheduler", client),
+                                  f"has a worker ({worker}) with {v}, this process has {mine}",
+                                  hint="install the same Blanket and python-flint on every worker")
+    _CHECKED.add(key)
+
+
+def _run_dask(packed, scheduler, bar, sizes):
+    client = _client(scheduler)
+    _check_versions(client)
+    futures = client.map(_run_task, packed, pure=False)
+    out = [None] * len(futures)
+    try:
+        for i, f in enumerate(futures):          # in task order (the bar advances as the blocks arrive)
+            out[i] = pickle.loads(f.result())    # re-raises the task's exception
+            bar.update(sizes[i])
+    except BaseException:
+        client.cancel(futures)
+        raise
+    return out
+
+
+def executor_cores(workers=None, scheduler=None) -> tuple:
+    """``(cores, description)`` of the executor :func:`map_blocks` would use with these arguments.
+
+    For a Dask cluster (connecting to it): the total number of worker threads.
+    """
+    sched = resolve_scheduler(scheduler)
+    if sched is None:
+        w = resolve_workers(workers)
+        return w, f"on {w} local core{'s' if w != 1 else ''}"
+    client = _client(sched)
+    cores = sum(int(t) for t in client.nthreads().values())
+    name = sched if isinstance(sched, str) else getattr(client, "scheduler", "the cluster")
+    return max(1, cores), f"on the Dask cluster at {name} ({cores} worker threads)"
+
+
+# ---------------------------------------------------------------- the entry point
+class _NoBar:
+    def update(self, k=1, note=""):
+        pass
+
+
+def map_blocks(fn: Callable, tasks: list, *, workers: int | None = None, scheduler: str | None = None,
+               progress=None, desc: str = "", sizes: Optional[list] = None) -> list:
+    """``[fn(*task) for task in tasks]``, computed on local processes or a Dask cluster (module docstring).
+
+    ``fn`` must be a module-level function (picklable by reference) and each
+    task a tuple of picklable arguments (a non-tuple task is passed as the
+    single argument).  ``progress``: ``None`` shows a bar when stderr is a
+    terminal and the work lasts > 2 s (see :mod:`exact.progress`), ``False``
+    none, ``True`` always, or an object with ``update(k)`` to advance instead;
+    ``desc`` labels the bar; ``sizes`` (optional, one int per task) is how far
+    each task advances it (default 1).  The first exception raised by a task
+    is re-raised here (the remaining tasks are cancelled).
+
+    >>> map_blocks(divmod, [(7, 2), (9, 4)], workers=2)
+    [(3, 1), (2, 1)]
+    """
+    tasks = list(tasks)
+    if not callable(fn):
+        raise InvalidArgument("fn", fn, "must be a module-level function")
+    if sizes is None:
+        sizes = [1] * len(tasks)
+    elif len(sizes) != len(tasks):
+        raise InvalidArgument("sizes", sizes, f"must have one entry per task ({len(tasks)})")
+    prec = flint.ctx.prec
+    try:
+        packed = [_Task(pickle.dumps((fn, t if isinstance(t, tuple) else (t,)), protocol=pickle.HIGHEST_PROTOCOL),
+                        prec) for t in tasks]
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        raise InvalidArgument("fn", getattr(fn, "__qualname__", fn),
+                              f"and its tasks must be picklable (a module-level function; {exc})") from None
+    sched = resolve_scheduler(scheduler)
+    nworkers = resolve_workers(workers) if sched is None else None
+    if not tasks:
+        return []
+    if progress is not None and not isinstance(progress, bool) and hasattr(progress, "update"):
+        bar_cm = None
+        bar = progress
+    else:
+        from .progress import Progress
+        bar_cm = Progress(sum(sizes), desc, enabled=progress)
+        bar = None
+    if bar_cm is None:
+        return _run_dask(packed, sched, bar, sizes) if sched is not None else _run_local(packed, nworkers, bar, sizes)
+    with bar_cm as b:
+        if sched is not None:
+            return _run_dask(packed, sched, b, sizes)
+        return _run_local(packed, nworkers, b, sizes)
