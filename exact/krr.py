@@ -47,31 +47,54 @@ parameters, but e.g. ``e^{ε0} = 3, e^ε = 3/2, n = 5`` gives 619/6250 against
 (atoms "bulk", "t", "t'", "rest").  Writing ``s = c_t + c_{t'}`` for the
 counts of the two informative atoms, ``c_bulk | s ~ Bin(n−s, π_b/(π_b+π_r))``
 and ``c_t | s ~ Bin(s, π_t/(π_t+π_{t'}))`` are *conditionally independent*, and
-the sum is linear and monotone in each count.  For each ``s`` the inner
-expectation of the positive part of a sum of two independent monotone terms
-is evaluated with one pass over one pmf and suffix sums (CDF differences and
-partial means) of the other.  Cost ``O(W_s · (W_b + W_t))`` arithmetic
-operations, where ``W`` are window lengths.
+the sum ``a0 + u_n s + u_1 c_bulk + w c_t`` is linear in each count.  Two
+engines (:func:`expected_positive_part` picks one; both on the shared
+windowed-law engine :mod:`exact.laws`):
 
-**Windowing and its rigorous error bound.**  With exact rational inputs and
+* **one-dimensional** (:func:`_fast_positive_part`, the default in ball
+  arithmetic for every n when the bulk count is a function of ``s`` — the
+  same/neighbour families, ``k = 2``, the blanket view of binary RR, the
+  lumped view — and for ``n > GRID_MAX_N`` otherwise).  The ``c_t`` sum is a
+  threshold sum in **closed form**: ``E[(c + wX)_+] = (c + w s ρ)·P(X ≥ τ) +
+  w τ (1−ρ) P(X = τ)`` (binomial tail = regularized incomplete beta), and the
+  pair ``(P(X = τ), P(X ≥ τ))`` is carried along ``s`` by exact one-step
+  identities (:class:`_TailWalker`), O(1) ball operations per ``s``.  The
+  bulk count (coefficient ``u_1 = O(ε)``, the *weak* dimension of the blanket
+  view and of the third family) enters by convexity: Jensen at its mean
+  (lower end) and a proved bound on the Jensen gap (upper end; Scarf and
+  Bernstein bounds per kink, ``docs/numerics.md`` k-RR section).  Cost
+  O(√n·√log(1/tol)) ball operations and memory.  Enclosure width: the
+  windowing only (≈ 1e-15 relative or better) when the bulk count is
+  degenerate; else the Jensen gap bound, relative width ≈ 2e-3 at n = 10⁴,
+  1e-5 at 10⁶, 1e-8 at 10⁹ (10-RR, ε0 = 1, δ ≈ 1e-6; it falls like 1/n).
+* **grid** (exact rationals for ``n ≤ exact_max_n``; balls up to
+  ``GRID_MAX_N`` when the bulk count is not degenerate).  For each ``s`` the
+  inner expectation of the positive part of a sum of two independent monotone
+  terms is evaluated with one pass over one pmf and suffix sums (CDF
+  differences and partial means) of the other.  Cost ``O(W_s · (W_b + W_t))``
+  = ``O(n log(1/tol))`` ball operations.
+
+**Windowing and its rigorous error bound (grid engine).**  With exact rational inputs and
 ``n ≤ exact_max_n`` every window is the full support and the result is an
-exact ``fmpq``.  Otherwise each binomial (``s``, and for each ``s`` the two
-conditional binomials) is kept on a window ``[lo, hi]`` around its mean whose
-left-out mass is bounded by the Chernoff–Hoeffding inequality
-``P(X ≥ m) ≤ exp(−N·KL(m/N ‖ ρ))`` (and its lower-tail twin), evaluated in
-ball arithmetic, each side ``≤ tol/2``.  The total left-out mass
+exact ``fmpq``.  Otherwise each binomial is kept on a window ``[lo, hi]``
+around its mode whose left-out mass is certified by :func:`exact.laws.window_bounds`.
+The total left-out mass
 ``Λ = tail_s + Σ_s P(s)·(tail_b(s) + tail_t(s))`` is carried as a ball;
 every left-out outcome contributes between 0 and ``n·max_j(v_j)_+`` to
 ``E[(ΣV)_+]``, so ``[0, n·max(v)_+·Λ]`` is added to the window sum (which is
 a lower bound: every term is ≥ 0).  Inside the windows, only the region where
 the summand can be positive is evaluated (located by certified comparisons,
-using monotonicity in each count).  Window lengths are
-``O(σ·sqrt(log(1/tol)))`` with ``σ = O(sqrt(n))``, so the total cost is
-``O(n log(1/tol))`` ball operations.  pmf values come from one ``lgamma``
-evaluation per window and exact-ratio steps.  Index guesses for the sign
+using monotonicity in each count).  pmf anchors come from :func:`exact.laws.pmf`
+and exact-ratio steps.  Index guesses for the sign
 changes use floating point *only as guesses*: every sign used is certified
 by a ball comparison, and terms whose sign is not certified are summed as
 ``max(ball, 0)``.
+
+**Stronger clones (k = 2).**  The blanket view of binary RR with ``e^{ε0}``
+equals, exactly, the hockey-stick divergence of the "stronger clones" pair of
+Feldman–McMillan–Talwar (SODA 2023) for any ε0-LDP randomizer:
+:func:`delta_stronger_clones` (checked against a direct enumeration of the
+pair in exact rationals, ``tests/test_krr.py``).
 """
 
 from __future__ import annotations
@@ -797,7 +820,7 @@ def _common(mech, n, epsilon, exp_epsilon):
 
 
 def delta_krr_family(mech: KRR, n, family: str, *, epsilon=None, exp_epsilon=None, direction: Optional[str] = None,
-                     tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+                     tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N, engine: Optional[str] = None):
     """Exact δ(ε) of shuffled k-RR between the neighbouring datasets of a family (max over both directions).
 
     ``family`` ∈ {"same", "neighbour", "third"} (see the module docstring);
@@ -807,7 +830,9 @@ def delta_krr_family(mech: KRR, n, family: str, *, epsilon=None, exp_epsilon=Non
     ``exp_epsilon0``, ``exp_epsilon`` is given, and ``n ≤ exact_max_n``;
     otherwise a ball enclosing the true δ.  Exactly ``0`` when ``ε ≥ ε0``.
     Status: derived (sufficient statistic above), ✔ against brute force.
-    Cost ``O(n log(1/tol))`` ball operations (see module docstring).
+    Cost: O(√n·√log(1/tol)) ball operations for "same"/"neighbour" (and for
+    "third" when ``n > GRID_MAX_N``), else ``O(n log(1/tol))`` (grid engine);
+    ``engine`` forces one (see :func:`expected_positive_part`).
 
     >>> from blanket.exact.mechanisms import KRR
     >>> rr = KRR(3, exp_epsilon0=2)
@@ -833,14 +858,15 @@ def delta_krr_family(mech: KRR, n, family: str, *, epsilon=None, exp_epsilon=Non
     out = None
     for d in dirs:
         atoms = _family_atoms(mech, ee, _ROLE[(family, d)])
-        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.k}-RR {family} n={n}")
+        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.k}-RR {family} n={n}",
+                                   engine=engine)
         v = v / n
         out = v if out is None else _max(out, v)
     return out
 
 
 def delta_krr_third_lumped(mech: KRR, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL,
-                           exact_max_n: int = EXACT_MAX_N):
+                           exact_max_n: int = EXACT_MAX_N, engine: Optional[str] = None):
     """The third-value family's δ computed on the lumped statistic (h_x, h_{x'}, rest) — **NOT a valid δ for k ≥ 4**.
 
     Hockey-stick divergence between the laws of ``(h_x, h_{x'})`` under the
@@ -866,7 +892,7 @@ def delta_krr_third_lumped(mech: KRR, n, *, epsilon=None, exp_epsilon=None, tol=
     p, f = mech.keep(), mech.flip()
     wr = (1 - ee) * (1 - p - f) / (1 - 2 * f)
     atoms = [(fmpq(0), wr), (f, e - ee), (f, 1 - ee * e), (1 - 2 * f, wr)]
-    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="lumped") / n
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="lumped", engine=engine) / n
 
 
 # ---------------------------------------------------------------- blanket view (Lemma 5.3)
@@ -920,7 +946,8 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
 
 
 def delta_blanket_view(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, x=None, x2=None,
-                       tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N, method: Optional[str] = None):
+                       tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N, method: Optional[str] = None,
+                       engine: Optional[str] = None):
     """The exact right-hand side of Balle et al. Lemma 5.3: ``(1/(γn))·E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
 
     ``L_i`` are i.i.d. copies of ``L^ε_{x,x'}`` (spec/blanket.md §4, Lemma 5.3,
@@ -930,7 +957,9 @@ def delta_blanket_view(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=N
     user holding ``x`` vs ``x'``).  Without ``x, x2`` the maximum over ordered
     pairs ``x ≠ x'`` (for k-RR all pairs are equivalent).
 
-    ``method``: ``"fast"`` (k-RR only: the four-atom engine, ``O(n log(1/tol))``),
+    ``method``: ``"fast"`` (k-RR only: the four-atom engine — O(√n·√log(1/tol))
+    for ``k = 2`` and for ``n > GRID_MAX_N``, else ``O(n log(1/tol))``;
+    ``engine`` forces one, see :func:`expected_positive_part`),
     ``"enumerate"`` (any finite randomizer: exact sum over multinomial counts,
     ``O(C(n+A−1, A−1))``, small n), or ``None`` (fast for k-RR, else enumerate).
     Exact ``fmpq`` for exact inputs (and ``n ≤ exact_max_n`` on the fast path);
@@ -964,11 +993,63 @@ def delta_blanket_view(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=N
         f, p = mech.flip(), mech.keep()
         kf = k * f
         atoms = [((k - 2) * f, kf * (1 - ee)), (f, k * (p - ee * f)), (f, k * (f - ee * p)), (1 - kf, fmpq(0))]
-        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{k}-RR blanket view n={n}")
+        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{k}-RR blanket view n={n}",
+                                   engine=engine)
         return v / (mech.gamma() * n)
     pairs = [(x, x2)] if x is not None else [(a, b) for a in range(mech.k_in) for b in range(mech.k_in) if a != b]
     out = None
     for a, b in pairs:
         v = _blanket_view_enumerate(mech, n, a, b, ee)
         out = v if out is None else _max(out, v)
+    return out
+
+
+# ---------------------------------------------------------------- stronger clones (Feldman–McMillan–Talwar, SODA 2023)
+def delta_stronger_clones(n, *, epsilon0=None, exp_epsilon0=None, epsilon=None, exp_epsilon=None,
+                          method: Optional[str] = None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+    """``D_{e^ε}(P‖Q)`` for the stronger-clones pair of any ε0-LDP randomizer shuffled among ``n`` users.
+
+    ``P = (A + Δ, C − A + 1 − Δ)``, ``Q = (A + 1 − Δ, C − A + Δ)`` with
+    ``C ~ Bin(n−1, 2/(e^{ε0}+1))``, ``A ~ Bin(C, 1/2)``,
+    ``Δ ~ Bern(e^{ε0}/(e^{ε0}+1))`` (spec/beyond_the_seeds.md; status
+    recalled).  It is a dominating pair for every ε0-LDP randomizer, and it
+    *equals* the blanket view of binary RR (derived here; a test checks the
+    identity exactly against ``method="enumerate"``).
+
+    ``method``: ``None``/``"blanket"`` — through :func:`delta_blanket_view` of
+    ``KRR(2)``: O(√n·√log(1/tol)) ball operations (one-dimensional engine,
+    exact rationals for ``n ≤ exact_max_n``); ``"enumerate"`` — the pair
+    summed directly over ``(C, A, Δ)`` in exact rationals (needs exact
+    ``e^{ε0}`` and ``e^ε``), O(n²), small n only.
+
+    >>> delta_stronger_clones(5, exp_epsilon0=3, exp_epsilon="3/2")
+    33/256
+    >>> delta_stronger_clones(5, exp_epsilon0=3, exp_epsilon="3/2", method="enumerate")
+    33/256
+    """
+    if method not in (None, "blanket", "enumerate"):
+        raise InvalidArgument("method", method, "must be None, 'blanket' or 'enumerate'")
+    mech = KRR(2, epsilon0=epsilon0, exp_epsilon0=exp_epsilon0)
+    if method != "enumerate":
+        return delta_blanket_view(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol, exact_max_n=exact_max_n)
+    n = arith.integer_in(n, "n", lo=1)
+    e0 = mech.exp_epsilon0()
+    ee = _ee(epsilon, exp_epsilon)
+    if not (isinstance(e0, fmpq) and isinstance(ee, fmpq)):
+        raise InvalidArgument("method", method, "needs exact e^{epsilon0} and e^{epsilon} (exp_epsilon0=, exp_epsilon=)")
+    from math import comb
+    g = fmpq(2) / (e0 + 1)
+    pd = e0 / (e0 + 1)
+    P, Q = {}, {}
+    for C in range(n):
+        pc = comb(n - 1, C) * g ** C * (1 - g) ** (n - 1 - C)
+        for A in range(C + 1):
+            pa = pc * fmpq(comb(C, A), 2 ** C)
+            for D, pD in ((1, pd), (0, 1 - pd)):
+                kp, kq = (A + D, C - A + 1 - D), (A + 1 - D, C - A + D)
+                P[kp] = P.get(kp, fmpq(0)) + pa * pD
+                Q[kq] = Q.get(kq, fmpq(0)) + pa * pD
+    out = fmpq(0)
+    for key in set(P) | set(Q):
+        out += arith.positive_part(P.get(key, fmpq(0)) - ee * Q.get(key, fmpq(0)))
     return out
