@@ -615,7 +615,7 @@ def _fast_positive_part(n: int, atoms, tol):
     if not (rho_t > 0 and rho_t < 1):
         return None
     rho_b = fmpq(0) if _is_zero(pb) else (fmpq(1) if _is_zero(pr) else pb / (pb + pr))
-    degenerate = _is_zero(u1) or isinstance(rho_b, fmpq)
+    degenerate = _is_zero(u1) or (isinstance(rho_b, fmpq) and rho_b in (0, 1))
     a0, u1, un, w = (arith.ball(v) for v in (a0, u1, un, w))
     rho_b = arith.ball(rho_b)
     if isinstance(ps, fmpq) and ps == 1:
