@@ -486,3 +486,27 @@ def test_engine_argument_errors():
         delta_stronger_clones(5, exp_epsilon0=2, exp_epsilon=1, method="grid")
     with pytest.raises(InvalidArgument, match="exact"):
         delta_stronger_clones(5, epsilon0="1", epsilon="0.5", method="enumerate")
+
+
+@pytest.mark.parametrize("k,view,n", [(2, "blanket", 3000), (4, "third", 3000), (10, "blanket", 25000), (3, "same", 4000)])
+def test_calibrate_epsilon_bracket_is_certified_by_the_grid_engine(k, view, n):
+    """The calibrated bracket's ends are re-checked on the other engine: δ(upper) ≤ target < δ(lower)."""
+    from blanket.exact.krr import calibrate_epsilon
+    mech = KRR(k, epsilon0="1")
+    target = fmpq(1, 10 ** 5)
+    with arith.precision(128):
+        br = calibrate_epsilon(mech, n, target, view=view, rel_tol="1e-4")
+        assert 0 < br.lower < br.upper and br.evaluations <= 15
+        f = (lambda e: delta_blanket_view(mech, n, epsilon=e, engine="grid")) if view == "blanket" else \
+            (lambda e: delta_krr_family(mech, n, view, epsilon=e, engine="grid"))
+        assert arith.le(f(br.upper), target) is True
+        assert arith.gt(f(br.lower), target) is True
+    assert br.rel_width() <= fmpq(1, 10 ** 3)
+
+
+def test_calibrate_epsilon_errors():
+    from blanket.exact.krr import calibrate_epsilon
+    with pytest.raises(InvalidArgument, match="view"):
+        calibrate_epsilon(KRR(3, epsilon0=1), 100, "1e-6", view="worst")
+    with pytest.raises(InvalidArgument, match="delta"):
+        calibrate_epsilon(KRR(3, epsilon0=1), 100, "2")
