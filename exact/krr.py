@@ -101,7 +101,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 
 from . import arith, laws
 from .errors import InvalidArgument, Undecided
@@ -117,6 +117,9 @@ DEFAULT_TOL = fmpq(1, 2 ** 80)
 EXACT_MAX_N = 64
 #: above this n the automatic engine choice is the one-dimensional route even when the bulk count is not degenerate
 GRID_MAX_N = 20000
+#: ... unless the caller has raised the precision above the default (it is escalating to decide a
+#: comparison): then the grid engine up to this n
+GRID_ESCALATION_MAX_N = 200000
 #: precomputed pmf ratio tables (a speed-up only) above this n
 _TABLES_MIN_N = 2000
 
@@ -708,7 +711,9 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
     (same/neighbour families, ``k = 2``), else an enclosure of relative width
     about 1e-3 at n = 10⁴ falling like ``1/n`` (the weak count's bound);
     ``None`` — exact rationals when possible, else ``"1d"`` when the bulk
-    count is degenerate or ``n > GRID_MAX_N``, else ``"grid"``.
+    count is degenerate or ``n > GRID_MAX_N``, else ``"grid"``; when the
+    precision is above ``arith.DEFAULT_PREC`` (a caller escalating to decide
+    a comparison) the grid is used up to ``GRID_ESCALATION_MAX_N``.
 
     >>> from flint import fmpq
     >>> half = fmpq(1, 2)
@@ -720,8 +725,12 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
     (pb, vb), (pt, vt), (pn, vn), (pr, vr) = atoms
     vals = [pb, vb, pt, vt, pn, vn, pr, vr]
     exact_mode = all(isinstance(v, (fmpq, int)) for v in vals) and n <= exact_max_n
+    degenerate = _weak_count_degenerate(atoms)
+    # a caller escalating the precision wants a narrower enclosure: the 1-D route's width on a
+    # non-degenerate bulk count is not a precision effect, so give it the grid where that is affordable
+    escalating = ctx.prec > arith.DEFAULT_PREC and n <= GRID_ESCALATION_MAX_N
     if engine == "1d" or (engine is None and not exact_mode
-                          and (n > GRID_MAX_N or _weak_count_degenerate(atoms))):
+                          and (degenerate or (n > GRID_MAX_N and not escalating))):
         atoms_q = [(fmpq(a) if isinstance(a, int) else a, fmpq(b) if isinstance(b, int) else b) for a, b in atoms]
         v = _fast_positive_part(n, atoms_q, tol)
         if v is not None:
