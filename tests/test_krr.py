@@ -510,3 +510,17 @@ def test_calibrate_epsilon_errors():
         calibrate_epsilon(KRR(3, epsilon0=1), 100, "1e-6", view="worst")
     with pytest.raises(InvalidArgument, match="delta"):
         calibrate_epsilon(KRR(3, epsilon0=1), 100, "2")
+
+
+def test_automatic_engine_choice():
+    """n > GRID_MAX_N: the 1-D route at the default precision, the grid when the caller escalates precision."""
+    import blanket.exact.krr as K
+    mech = KRR(10, epsilon0="1")
+    n = K.GRID_MAX_N + 1000
+    with arith.precision(arith.DEFAULT_PREC):
+        auto = delta_blanket_view(mech, n, epsilon="0.02")
+        fast = delta_blanket_view(mech, n, epsilon="0.02", engine="1d")
+    assert auto.mid() == fast.mid() and auto.rad() == fast.rad()
+    with arith.precision(2 * arith.DEFAULT_PREC):
+        esc = delta_blanket_view(mech, n, epsilon="0.02")
+    assert esc.rad() < fast.rad() * fmpq(1, 10 ** 6) and fast.contains(esc)
