@@ -83,7 +83,7 @@ def row(label, k, n, job, target=""):
     eps, up, width, wall, cpu, rss, evals = run(job)
     print(f"{label:>22} {k:>3} {n:>11.0e} {eps:>11.4e} {up:>11.4e} {width:>8} {wall:>8.2f} {cpu:>7.2f} {rss:>7.0f} "
           f"{target:>8} {evals}", flush=True)
-    return wall
+    return cpu
 
 
 def main(mode: str = "default"):
@@ -109,7 +109,7 @@ def main(mode: str = "default"):
             w = row(f"calibrate {view}", k, n, (f"calibrate-{view}", k, n, None))
             base = one.get((view, k, n))
             if base:
-                print(f"{'':>22} ratio to one evaluation: {w / base:.1f}")
+                print(f"{'':>22} ratio to one evaluation (CPU seconds; wall is load-dependent): {w / base:.1f}")
     print("== before: the previous grid engine (engine='grid'), same machine; the issue's numbers for the rest")
     print("   issue: binary RR blanket view n = 10^6: 288 s, 205 MB; 10-RR blanket view n = 10^5: 43-128 s")
     for k, n in ((2, 10 ** 4), (10, 10 ** 4)) + (((2, 10 ** 5), (10, 10 ** 5)) if mode != "quick" else ()):
