@@ -603,7 +603,8 @@ class WorstCase:
         return s
 
 
-def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: bool = False) -> WorstCase:
+def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: bool = False, workers=None,
+                       scheduler=None) -> WorstCase:
     """The exact worst case of δ(ε) over *all* datasets (every c in 0..n−1, both directions).
 
     By bit-flip symmetry (fact 2) this is ``max_j forward(j)`` over
@@ -639,8 +640,268 @@ def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: boo
         best = max(vals)
         ties = tuple(j for j, v in enumerate(vals) if v == best)
         return WorstCase(best, ties[0], "1|0", ties, n, vals)
-    vals = _sweep(n, arith.ball(p), arith.ball(f), arith.ball(ee), progress)
+    e0spec = _spec(ee0, "ball") if isinstance(ee0, fmpq) else (
+        ("log", str(mech.epsilon0_exact)) if getattr(mech, "epsilon0_exact", None) is not None else ("ball", ee0))
+    if isinstance(ee, fmpq):
+        espec = ("exp", str(ee))
+    elif epsilon is not None and not isinstance(epsilon, arb):
+        espec = ("log", str(arith.exact(epsilon, "epsilon")))
+    else:
+        espec = ("ball", arith.ball(ee))
+    vals = _sweep(n, p, f, ee, progress, e0spec=e0spec, espec=espec, workers=workers, scheduler=scheduler)
+    _recheck_ties(vals, n, p, f, ee, set())
     return _worst_from_values(vals, n)
+
+
+# ---------------------------------------------------------------- the sweep over all datasets (blocks)
+#: datasets per block of the worst-case sweep (fixed, so that results never depend on the executor)
+SWEEP_BLOCK = 256
+#: candidate thresholds examined around the guess of t* per dataset in the float sweep
+SWEEP_ROWS = 2
+
+
+def _spec(x, what: str):
+    """A picklable exact description of a parameter: ``("exp", "p/q")`` (e^{ε} rational), ``("log", "p/q")``
+    (ε rational, e^{ε} = exp(ε) as a ball in the worker) or ``("ball", arb)`` (pickled exactly by
+    :mod:`exact.executors`)."""
+    if isinstance(x, fmpq):
+        return ("exp", str(x))
+    return ("ball", x) if what == "ball" else ("log", str(x))
+
+
+def _from_spec(spec) -> object:
+    kind = spec[0]
+    if kind == "exp":
+        return arb(fmpq(*map(int, (spec[1].split("/") + ["1"])[:2])))
+    if kind == "log":
+        return arb(fmpq(*map(int, (spec[1].split("/") + ["1"])[:2]))).exp()
+    return spec[1]
+
+
+def _sweep_params(e0spec, espec):
+    ee0 = _from_spec(e0spec)
+    ee = _from_spec(espec)
+    f = 1 / (ee0 + 1)
+    return ee0 * f, f, ee
+
+
+def _sweep_tol(prec: int) -> fmpq:
+    return max(fmpq(1, 2 ** (prec + TAIL_EXTRA_BITS)), laws.MIN_FLOAT_TOL)
+
+
+def _sweep_block(n: int, j0: int, j1: int, e0spec, espec, prec: int) -> list:
+    """forward(j) for ``j0 ≤ j < j1`` (ball enclosures; ``None`` where the float route could not decide).
+
+    Module-level and picklable: only ints, exact parameter specs (:func:`_spec`)
+    and the precision cross the process boundary, and the result depends on
+    nothing else (no state carried between blocks), so every executor returns
+    the same bytes.
+
+    Float route (b) of :mod:`exact.laws` with proved bounds: the law of the
+    others ``A_j * B_j`` (``A_j = Bin(j, p)``, ``B_j = Bin(n−1−j, f)``) is built
+    from one float window of ``A_{j0}`` stepped up by ``+Bernoulli(p)``
+    (:func:`exact.laws.bernoulli_step`) and one of ``B_{j1−1}`` with its suffix
+    sums stepped down by ``+Bernoulli(f)``; the windows leave out mass ``T``.
+    Per dataset, a few coefficients ``g(t)`` and ``Ḡ(t)`` near ``t*`` are dot
+    products (:func:`exact.laws.window_dots`), turned into balls with their
+    proved relative error, widened by ``T``; ``t*`` is certified by the signs
+    of ``d`` in ball arithmetic and ``δ_j = max_t h(t)`` over the certified
+    range (see :func:`_directions_fast`).  Cost O(W·(K + rows)) float
+    operations for a block of K datasets plus O(W/256) arb calls,
+    W ≈ 29·sqrt(n p f) at 128 bits; memory O(K·W).
+    """
+    with arith.precision(prec):
+        p, f, ee = _sweep_params(e0spec, espec)
+        a, b = f - ee * p, p - ee * f
+        tol = _sweep_tol(prec)
+        p_hat, e_p = laws.float_param(p)
+        f_hat, e_f = laws.float_param(f)
+        e_pf = max(e_p, e_f)
+        K = j1 - j0
+        try:
+            if j0 == 0:
+                av, oA, rA, TA = np.ones(1), 0, 0.0, arb(0)
+            else:
+                FA = laws.float_window(j0, p, tol)
+                av, oA, rA, TA = FA.values, FA.offset, FA.rel, FA.tail
+            mB = n - j1
+            if mB == 0:
+                bv, oB, rB, TB = np.ones(1), 0, 0.0, arb(0)
+            else:
+                FB = laws.float_window(mB, f, tol)
+                bv, oB, rB, TB = FB.values, FB.offset, FB.rel, FB.tail
+        except laws.FloatRouteUnavailable:
+            return [None] * K
+        Gv, rG = laws.suffix_sums(bv, rB)
+        As = []
+        for k in range(K):
+            As.append(av)
+            if k + 1 < K:
+                av = laws.bernoulli_step(av, p_hat, f_hat)
+        T = arb((TA + TB).upper())
+        # gradual underflow (docs/numerics.md, Lemma 6): at most 2^-1074 absolute per operation on top of the
+        # relative bounds; every value below passes fewer than 4K + 4W + 64 operations of that kind
+        E = arb(laws.ETA) * (4 * K + 4 * (len(As[-1]) + len(bv) + K) + 64) * 16
+        wide = (-E).union(arb((T + E).upper()))
+        # one relative bound for the whole block (each bound grows with the number of Bernoulli steps, ≤ K,
+        # and with the number S of sub-sums in window_dots, ≤ S_max for the fixed block length L)
+        L = max(1, math.isqrt(len(As[-1])))
+        S_max = -(-len(As[-1]) // L)
+        gam = laws.gamma(L + S_max - 1)
+        rAK = laws.bernoulli_rel(rA, e_pf, K)
+        fac_g = laws.ball_factor(laws.rel_combine(rAK, laws.bernoulli_rel(rB, e_pf, K), gam))
+        fac_G = laws.ball_factor(laws.rel_combine(rAK, laws.bernoulli_rel(rG, e_pf, K), gam))
+        out = [None] * K
+        # Gaussian guess of t* for the last dataset (speed only): g(k−1)/g(k) ≈ exp((2(k−μ)−1)/(2σ²))
+        pf_, ff_ = float(p.mid()), float(f.mid())
+        af, bf = float(a.mid()), float(b.mid())
+        sig2 = (n - 1) * pf_ * ff_
+        try:
+            shift = sig2 * math.log(-af / bf) if af < 0 < bf else 0.0
+        except (ValueError, ZeroDivisionError):
+            shift = 0.0
+        guess = None
+        for k in range(K - 1, -1, -1):
+            j = j0 + k
+            if guess is None:
+                guess = int(math.floor(j * pf_ + (n - 1 - j) * ff_ + 0.5 + shift)) + 1
+            res = _float_forward(As[k], oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, guess)
+            if res is not None:
+                out[k], guess = res
+            if k > 0:      # B_{j−1} = B_j + Bernoulli(f)
+                bv = laws.bernoulli_step(bv, f_hat, p_hat)
+                Gv = laws.tail_step(Gv, f_hat, p_hat)
+        return out
+
+
+def _float_forward(av, oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, guess):
+    """``(enclosure of forward, t*)`` for the law ``A * B`` given as float windows, or ``None`` (see
+    :func:`_sweep_block`); ``fac_g``/``fac_G`` turn a float into its enclosure (:func:`exact.laws.ball_factor`).
+    O(rows·W) float operations and O(rows) ball operations."""
+    R = SWEEP_ROWS
+    base = oA + oB
+    t0 = guess
+    for _ in range(8):
+        lo_t = t0 - R - 1                         # rows: g(t) for t in lo_t .. t0 + R
+        count = 2 * R + 2
+        g, _ = laws.window_dots(av, bv, 0.0, lo_t - base, count, L)
+        dfl = af * g[1:] + bf * g[:-1]            # d(t) for t in lo_t+1 .. t0+R (float: only to locate)
+        pos = np.nonzero(dfl > 0)[0]
+        if len(pos) == 0:
+            t0 += 2 * R
+            continue
+        i = int(pos[0])
+        if i == 0:
+            t0 -= 2 * R
+            continue
+        gl = g.tolist()
+        cache = {}
+
+        def gb(t):
+            if t not in cache:
+                cache[t] = arb(gl[t - lo_t]) * fac_g + wide
+            return cache[t]
+
+        def d(t):
+            return a * gb(t) + b * gb(t - 1)
+
+        t1 = t2 = lo_t + 1 + i
+        while t1 - 1 > lo_t and not (d(t1 - 1) < 0):
+            t1 -= 1
+        while t2 <= t0 + R and not (d(t2) > 0):
+            t2 += 1
+        if not (t1 - 1 > lo_t and t2 <= t0 + R):
+            return None
+        Gs, _ = laws.window_dots(av, Gv, float(Gv[0]), t1 - 1 - base, t2 - t1 + 2, L)
+        Gb = [arb(x) * fac_G + wide for x in Gs.tolist()]
+        best = _max_of(a * Gb[t - t1 + 1] + b * Gb[t - t1] for t in range(t1, t2 + 1))
+        return _nonneg(best), t2
+    return None
+
+
+def _sweep(n: int, p, f, ee, progress: bool, *, e0spec=None, espec=None, workers=None, scheduler=None,
+           block: Optional[int] = None) -> list:
+    """forward(j) for every j = 0..n−1: blocks of :data:`SWEEP_BLOCK` datasets (:func:`_sweep_block`) mapped
+    by :func:`exact.executors.map_blocks`; datasets the float route leaves undecided are computed by the
+    ball route (:func:`_forward_fast`).  See :func:`delta_binary_worst`."""
+    from .executors import map_blocks
+    K = block or SWEEP_BLOCK
+    prec = ctx.prec
+    if e0spec is None:
+        e0spec, espec = ("ball", arith.ball(p) / arith.ball(f)), ("ball", arith.ball(ee))
+    tasks = [(n, j0, min(n, j0 + K), e0spec, espec, prec) for j0 in range(0, n, K)]
+    res = map_blocks(_sweep_block, tasks, workers=workers, scheduler=scheduler,
+                     progress=None if progress else False, desc=f"worst case over {n} datasets",
+                     sizes=[t[2] - t[1] for t in tasks])
+    vals = [v for r in res for v in r]
+    p, f, ee = arith.ball(p), arith.ball(f), arith.ball(ee)
+    todo = [j for j, v in enumerate(vals) if v is None]
+    if len(todo) > RECHECK_MAX and n <= ARB_SWEEP_MAX_N:
+        # many datasets the float route cannot decide (e.g. δ below the resolution everywhere): one
+        # block-shared ball sweep is cheaper than a ball evaluation per dataset
+        allv = _sweep_arb(n, p, f, ee, False)
+        for j in todo:
+            vals[j] = allv[j]
+    else:
+        for j in todo:
+            vals[j] = _forward_fast(n, j, p, f, ee)
+    return vals
+
+
+#: most datasets re-evaluated by the ball route per round of :func:`_recheck_ties`
+RECHECK_MAX = 64
+#: largest n for which undecided datasets may be settled by the previous all-ball sweep (:func:`_sweep_arb`)
+ARB_SWEEP_MAX_N = 20000
+
+
+def _recheck_ties(vals, n, p, f, ee, exact: set) -> None:
+    """Replace float-route values that may attain the maximum by the ball route's (tight) values, in place.
+
+    Rounds: every dataset whose enclosure reaches the largest lower end and
+    was not re-evaluated yet is recomputed by :func:`_forward_fast` (at most
+    :data:`RECHECK_MAX` per round, largest upper ends first), until every
+    candidate is a ball-route value or a round brings nothing new; candidates
+    left (e.g. when δ is below the resolution on many datasets) keep their
+    valid float-route enclosures and are reported as ties.  Deterministic:
+    depends only on ``vals``.
+    """
+    p, f, ee = arith.ball(p), arith.ball(f), arith.ball(ee)
+    for _ in range(8):
+        lower_max = max(arith.ball(v).lower() for v in vals)
+        todo = [j for j, v in enumerate(vals) if j not in exact and not (arith.ball(v).upper() < lower_max)]
+        if not todo:
+            return
+        todo.sort(key=lambda j: (-float(arith.ball(vals[j]).upper().mid()), j))
+        for j in todo[:RECHECK_MAX]:
+            vals[j] = _forward_fast(n, j, p, f, ee)
+            exact.add(j)
+        if len(todo) > RECHECK_MAX:
+            return
+
+
+def estimate_worst_cost(n, *, workers: int = 1, epsilon0=None) -> tuple:
+    """``(seconds, bytes)``: an *estimate* of the wall time and peak memory of :func:`delta_binary_worst` at
+    ``n`` on ``workers`` cores (at 128 bits).
+
+    Model from measured constants (tests/benchmarks/bench_binary.py on the
+    2-core project machine, shared, so ±50 %): per dataset about
+    ``c0 + c1·W`` seconds with ``W = 29·sqrt(n p f)`` (the window width;
+    ``pf ≤ 1/4``, taken as 0.2 when ``epsilon0`` is not given),
+    ``c0 ≈ 1.5e-4 s`` (ball arithmetic per dataset) and ``c1 ≈ 1.5e-8 s``;
+    blocks are spread over the workers.  Memory: one enclosure per dataset
+    (≈ 200 bytes) in the coordinating process plus ``SWEEP_BLOCK·W`` floats per
+    worker.  An estimate, not a bound.
+    """
+    n = _check_n(n)
+    pf = 0.2
+    if epsilon0 is not None:
+        e = math.exp(float(epsilon0))
+        pf = e / (1 + e) ** 2
+    W = 29 * math.sqrt(n * pf) + 10
+    per = 1.5e-4 + 1.5e-8 * W * (2 * SWEEP_ROWS + 4)
+    seconds = n * per / max(1, int(workers))
+    nbytes = 200 * n + 60 * 2**20 + int(workers) * 8 * SWEEP_BLOCK * W * 2
+    return seconds, nbytes
 
 
 def _worst_from_values(vals, n) -> WorstCase:
@@ -657,8 +918,9 @@ def _worst_from_values(vals, n) -> WorstCase:
     return WorstCase(best, rep, "1|0", ties, n, vals)
 
 
-def _sweep(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[int] = None) -> list:
-    """forward(j) for every j = 0..n−1 (see :func:`delta_binary_worst`).
+def _sweep_arb(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[int] = None) -> list:
+    """forward(j) for every j = 0..n−1 — the previous all-ball sweep (kept as an independent route for the
+    tests and the "before" column of the benchmark).
 
     Blocks of ``K`` consecutive ``j = j0 + i`` share the factor
     ``H = Bin(j0, p) * Bin(n − j0 − K, f)`` (one windowed convolution per

@@ -66,7 +66,11 @@ U = fmpq(1, 2 ** 53)
 #: outcomes between two arb anchors of a float window (the float chain length; error ∝ SEGMENT·u)
 SEGMENT = 256
 #: smallest cut-off the float route accepts (values stay far above the subnormal range 2^-1022)
-MIN_FLOAT_TOL = fmpq(1, 2 ** 900)
+MIN_FLOAT_TOL = fmpq(1, 2 ** 400)
+#: smallest positive value a float window may hold (products of two stay normal: > 2^-1000)
+MIN_FLOAT_VALUE = 2.0 ** -500
+#: absolute error one binary64 operation may add on top of its relative error (gradual underflow, Lemma 6)
+ETA = fmpq(1, 2 ** 1074)
 #: largest m for which m − i and i + 1 are exact binary64 integers
 MAX_FLOAT_M = 2 ** 53
 
@@ -102,13 +106,19 @@ def _ab(x: float) -> arb:
 
 def _rel_of(b: arb, v: float) -> fmpq:
     """Exact rational ``r`` with ``|v − x| ≤ r·x`` for every ``x`` in the positive ball ``b``."""
-    lo, hi = arith.endpoints(b)
-    if lo <= 0:
-        raise FloatRouteUnavailable("an anchor ball contains 0 (precision too low for the float route)")
-    fv = fmpq(*v.as_integer_ratio())
-    lo, hi = fmpq(lo.numerator, lo.denominator), fmpq(hi.numerator, hi.denominator)
-    dev = max(abs(fv - lo), abs(hi - fv))
-    return dev / lo
+    if not (b > 0):
+        raise FloatRouteUnavailable("a parameter ball contains 0 (precision too low for the float route)")
+    fv = arb(v)                                 # exact (binary64 fits any precision >= 53)
+    dev = (fv - b).abs_upper()                  # max |v − x| over x in b, rounded up
+    r = arb(dev) / arb(b.lower())               # rounded outward: its upper end bounds the relative error
+    return _fmpq_of(arb(r.upper()))
+
+
+def _fmpq_of(x: arb) -> fmpq:
+    """The exact value of an exact ball (its midpoint) as an fmpq."""
+    m, e = x.mid().man_exp()
+    m, e = int(m), int(e)
+    return fmpq(m * 2 ** e) if e >= 0 else fmpq(m, 2 ** -e)
 
 
 def _float_of_ball(b: arb) -> float:
@@ -311,8 +321,8 @@ def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: Optional[tup
             R[s, 0] = 0.0
             continue
         v = _float_of_ball(a)
-        if not (v > 2.0 ** -1000):
-            raise FloatRouteUnavailable("an anchor underflows")
+        if not (v > MIN_FLOAT_VALUE):
+            raise FloatRouteUnavailable("an anchor is below 2^-500")
         R[s, 0] = v
         e_a = max(e_a, _rel_of(a, v))
     vals = np.cumprod(R, axis=1).reshape(-1)[:W]
@@ -320,6 +330,9 @@ def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: Optional[tup
     if lo + W - 1 > m:
         vals[m - lo + 1:] = 0.0
     np.maximum(vals, 0.0, out=vals)
+    pos = vals[vals > 0]
+    if len(pos) and not (pos.min() >= MIN_FLOAT_VALUE):
+        raise FloatRouteUnavailable("a window value is below 2^-500 (subnormal products possible)")
     rel = (1 + arb(e_a)) * (1 + arb(e_rho)) ** (L - 1) * (1 + arb(gamma(3 * (L - 1)))) - 1  # outward-rounded
     return FloatLaw(vals, lo, _checked_rel(rel), T)
 
@@ -400,6 +413,14 @@ def bernoulli_rel(rel: float, e: fmpq, steps: int = 1) -> float:
     return _up(r)
 
 
+def ball_factor(rel: float) -> arb:
+    """The ball ``[1/(1+rel), 1/(1−rel)]`` (outward): ``arb(v) * ball_factor(rel)`` encloses ``[v/(1+rel), v/(1−rel)]``
+    for ``v ≥ 0`` — the fast form of :func:`to_ball` when many values share one bound."""
+    r = _ab(rel)
+    lo, hi = 1 / (1 + r), 1 / (1 - r)
+    return arb(lo.lower()).union(arb(hi.upper()))
+
+
 def to_ball(v: float, rel: float) -> arb:
     """The ball ``[v/(1+rel), v/(1−rel)]`` containing every ``x ≥ 0`` with ``|v − x| ≤ rel·x`` (exact
     endpoints, rounded outward).  O(1)."""
@@ -411,3 +432,56 @@ def to_ball(v: float, rel: float) -> arb:
     lo = fv / (1 + r)
     hi = fv / (1 - r)
     return arb(lo.lower()).union(arb(hi.upper()))
+
+
+def window_dots(a: np.ndarray, x: np.ndarray, x_below: float, k0: int, count: int, L: Optional[int] = None) -> tuple:
+    """``(s, gamma)``: ``s[r] = Σ_i a[i]·x̃[k0 + r − i]`` for ``r = 0..count−1``, where ``x̃[m] = x[m]`` inside,
+    ``x_below`` for ``m < 0`` and ``0`` for ``m ≥ len(x)`` (a few coefficients of a convolution).
+
+    Every entry is a dot product of non-negative numbers computed as
+    products then sums over blocks of ``L ≈ √W`` terms and a sum of the ``S``
+    block sums: whatever order numpy uses inside a reduction, each product
+    passes ≤ ``(L−1) + (S−1)`` additions, so with entries of relative errors
+    ``r_a``, ``r_x`` the result has relative error
+    ``≤ (1+r_a)(1+r_x)(1+gamma) − 1`` with ``gamma = γ_{L+S−1}`` returned as an
+    exact rational (docs/numerics.md, Lemma 4').  O(count·W) operations,
+    W = len(a).  ``L`` (default ``⌊√W⌋``) may be fixed by the caller to share one bound over many calls.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    WA = len(a)
+    L = max(1, math.isqrt(WA)) if L is None else L
+    S = -(-WA // L)
+    WL = S * L
+    m_lo = k0 - WL + 1
+    N = WL + count - 1                       # xp[q] = x̃[m_lo + q]
+    xp = np.zeros(N, dtype=np.float64)
+    nb = min(max(0, -m_lo), N)               # entries with m < 0
+    if nb:
+        xp[:nb] = x_below
+    lo_in, hi_in = max(m_lo, 0), min(m_lo + N, len(x))
+    if hi_in > lo_in:
+        xp[lo_in - m_lo:hi_in - m_lo] = x[lo_in:hi_in]
+    arev = np.zeros(WL, dtype=np.float64)
+    arev[WL - WA:] = a[::-1]
+    st = xp.strides[0]
+    rows = np.lib.stride_tricks.as_strided(xp, shape=(count, WL), strides=(st, st), writeable=False)
+    prod = rows * arev
+    s = prod.reshape(count, S, L).sum(axis=2).sum(axis=1)
+    return s, gamma(L + S - 1)
+
+
+def rel_combine(*parts) -> float:
+    """``∏(1 + part) − 1`` rounded up, for relative bounds (floats or exact rationals)."""
+    r = arb(1)
+    for x in parts:
+        r = r * (1 + (arb(x) if isinstance(x, fmpq) else _ab(x)))
+    return _up(r - 1)
+
+
+def tail_step(G: np.ndarray, s_hat: float, t_hat: float) -> np.ndarray:
+    """Suffix sums of ``X + Bernoulli(s)`` from the suffix sums ``G`` of ``X`` (``G[0]`` the total, ``G[-1] = 0``):
+    ``G'[r] = t·G[r] + s·G[r−1]`` with ``G[−1] = G[0]`` (the mass below the window is counted in the total).
+    Same error bound as :func:`bernoulli_step` (Lemma 5).  O(W)."""
+    w = bernoulli_step(G, s_hat, t_hat)   # length len(G) + 1; its last entry is s·G[-1] = 0
+    w[0] = w[0] + s_hat * G[0]
+    return w

@@ -342,3 +342,123 @@ def test_sweep_terminates_when_the_last_block_is_short_and_delta_is_below_resolu
             single = delta_binary(mech, 1990, c, epsilon="0.005")
             # the worst case is >= every dataset: the enclosures must be consistent with that
             assert arith.ball(single).lower() <= arith.ball(w.value).upper()
+
+
+# ---------------------------------------------------------------- the fast routes (issue 14) against the slower ones
+from blanket.exact import binary as _binary  # noqa: E402
+
+
+@settings(max_examples=12)
+@given(n=st.integers(2000, 30000), cfrac=st.floats(0, 1), eps=st.sampled_from(["0.005", "0.02", "0.05", "0.1", "0.4"]),
+       e0=st.sampled_from(["0.3", "1", "2.5"]))
+def test_fast_single_dataset_matches_full_scan(n, cfrac, eps, e0):
+    """The closed form (c = 0, n−1) and the window-and-dot-product route against the full windowed scan."""
+    c = min(n - 1, int(cfrac * n))
+    rr = BinaryRR(epsilon0=e0)
+    with arith.precision(128):
+        ee0, p, f = _binary._rr(rr)
+        P, Fb, E = arith.ball(p), arith.ball(f), arith.ball(arith.exp_param(epsilon=eps))
+        if arith.ge(E, ee0):
+            return
+        for cc in {0, 1, c, n - 2, n - 1}:
+            fast = _binary._directions_fast(n, cc, P, Fb, E)
+            g, _, T = _binary._other_law_ball(P, Fb, n, cc, _binary._tau())
+            for w in ("1|0", "0|1"):
+                slow = _binary._forward_ball(g, T, P, Fb, E, reverse=(w == "0|1"))
+                assert fast[w].overlaps(slow), (cc, w)
+                assert fast[w].rad() <= slow.rad() * 4 + abs(slow.mid()) * arb(2) ** -100 + arb(2) ** -120
+
+
+@pytest.mark.parametrize("n, c, direction", [(20000, 0, "1|0"), (20000, 0, "0|1"), (2200, 300, "0|1")])
+def test_closed_form_and_dots_match_mpmath(n, c, direction):
+    rr = BinaryRR(epsilon0="1")
+    with arith.precision(128):
+        v = delta_binary(rr, n, c, epsilon="0.05", direction=direction)
+    ref = mp_delta("1", "0.05", n, c, direction, dps=50) if n <= 4000 else None
+    if ref is None:   # c = 0 at n = 20000: one binomial, mpmath incomplete beta (no windows)
+        with mpmath.workdps(50):
+            e, ee = mpmath.exp(1), mpmath.exp(mpmath.mpf("0.05"))
+            p, f = e / (1 + e), 1 / (1 + e)
+            m, q = n - 1, (f if direction == "1|0" else p)
+            a, b = f - ee * p, p - ee * f
+            k0 = -a * (m + 1) * q / ((1 - q) * b - a * q)
+            t = int(mpmath.floor(k0)) + 1
+            # tails by direct summation of the pmf (terms by ratio from an exact binomial coefficient)
+            term = mpmath.binomial(m, t - 1) * q ** (t - 1) * (1 - q) ** (m - t + 1)
+            s, k = mpmath.mpf(0), t - 1
+            while k <= m:
+                s += term
+                term = term * (m - k) / (k + 1) * q / (1 - q)
+                k += 1
+            tail_tm1 = s
+            tail_t = s - mpmath.binomial(m, t - 1) * q ** (t - 1) * (1 - q) ** (m - t + 1)
+            ref = a * tail_t + b * tail_tm1
+    lo, hi = arith.endpoints(v)
+    with mpmath.workdps(50):
+        tol = mpmath.mpf(10) ** -40
+        assert mpmath.mpf(lo.numerator) / lo.denominator - tol <= ref <= mpmath.mpf(hi.numerator) / hi.denominator + tol
+    assert v.rad() <= abs(v.mid()) * fmpq(1, 10**20)
+
+
+def test_float_sweep_blocks_contain_exact_rationals():
+    """The float route of the sweep (called directly: the public function would take the exact path here)
+    encloses the exact rational forward(j) for every j, in blocks of several sizes."""
+    n, ee0, ee = 300, fmpq(3), fmpq(5, 4)
+    p, f = ee0 / (ee0 + 1), 1 / (ee0 + 1)
+    exact = [_binary._forward_exact(_binary._other_law_exact(p, f, n, j), p, f, ee) for j in range(n)]
+    for K in (1, 7, 64, 256):
+        with arith.precision(128):
+            for j0 in range(0, n, K):
+                vals = _binary._sweep_block(n, j0, min(n, j0 + K), ("exp", "3"), ("exp", "5/4"), 128)
+                for j, v in zip(range(j0, n), vals):
+                    if v is not None:
+                        assert encloses(v, exact[j]), (K, j)
+
+
+def test_sweep_matches_the_previous_ball_sweep():
+    rr = BinaryRR(epsilon0="2")
+    n = 2500
+    with arith.precision(128):
+        w = delta_binary_worst(rr, n, epsilon="0.15", workers=1)
+        ee0, p, f = _binary._rr(rr)
+        old = _binary._sweep_arb(n, arith.ball(p), arith.ball(f), arith.ball(arith.exp_param(epsilon="0.15")), False)
+    assert all(w.values[j].overlaps(old[j]) for j in range(n))
+    wo = _binary._worst_from_values(old, n)
+    assert w.c == wo.c and w.value.overlaps(wo.value) and w.value.rad() <= wo.value.rad() * 4
+
+
+def _bytes(vals):
+    import pickle
+
+    from blanket.exact import executors  # noqa: F401  (registers exact arb pickling)
+    return pickle.dumps(vals)
+
+
+def test_worst_case_identical_bytes_whatever_the_workers():
+    rr = BinaryRR(epsilon0="1")
+    with arith.precision(128):
+        w1 = delta_binary_worst(rr, 1500, epsilon="0.1", workers=1)
+        w2 = delta_binary_worst(rr, 1500, epsilon="0.1", workers=2)
+    assert _bytes(w1.values) == _bytes(w2.values) and _bytes(w1.value) == _bytes(w2.value)
+    assert (w1.c, w1.ties) == (w2.c, w2.ties)
+
+
+def test_sweep_blocks_are_independent():
+    """A block computed alone is the same bytes as inside the full sweep (no state crosses blocks)."""
+    n = 1300
+    K = _binary.SWEEP_BLOCK
+    with arith.precision(128):
+        alone = _binary._sweep_block(n, K, 2 * K, ("log", "1"), ("log", "1/10"), 128)
+        full = [v for j0 in range(0, n, K)
+                for v in _binary._sweep_block(n, j0, min(n, j0 + K), ("log", "1"), ("log", "1/10"), 128)]
+    assert _bytes(alone) == _bytes(full[K:2 * K])
+
+
+def test_estimate_worst_cost_grows_and_refuses_nothing_silently():
+    s4, b4 = _binary.estimate_worst_cost(10**4)
+    s6, b6 = _binary.estimate_worst_cost(10**6)
+    s9, b9 = _binary.estimate_worst_cost(10**9, workers=2)
+    assert 0 < s4 < s6 < s9 and 0 < b4 < b6 < b9
+    assert _binary.estimate_worst_cost(10**6, workers=2)[0] < s6
+    with pytest.raises(InvalidArgument):
+        _binary.estimate_worst_cost(1)
