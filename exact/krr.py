@@ -99,6 +99,7 @@ pair in exact rationals, ``tests/test_krr.py``).
 
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from flint import arb, ctx, fmpq
@@ -492,6 +493,19 @@ class _TailWalker:
         self.p = self.p * (N + 1) * self.q / (N + 1 - t)
         self.N = N + 1
 
+    def shrink(self):
+        """``N → N−1`` at fixed ``t ≤ N−1``: the inverse of :meth:`grow`."""
+        N, t = self.N, self.t
+        self.p = self.p * (N - t) / (N * self.q)
+        self.G = self.G - self.p * t * self.q / (N - t)
+        self.N = N - 1
+
+    def copy(self):
+        c = _TailWalker.__new__(_TailWalker)
+        for k in self.__slots__:
+            setattr(c, k, getattr(self, k))
+        return c
+
     def move_to(self, t: int):
         while self.t < t:
             self.up()
@@ -575,7 +589,180 @@ def _weak_gap(c, w, au1, iau1, walker, t: int, N2: int, vb1, Lb):
     return au1 * (near + _bernstein(rY, V))
 
 
-def _fast_positive_part(n: int, atoms, tol):
+#: boundaries of the weak-count blocks, in standard deviations of Y around its mean (docs/numerics.md, Lemma K4)
+_BLOCK_GRID = (-6.0, -4.0, -3.0, -2.0, -1.4, -0.9, -0.45, 0.0, 0.45, 0.9, 1.4, 2.0, 3.0, 4.0, 6.0)
+#: the blocked weak-count bound is used up to this n (above it the Jensen + excess bound is already tight)
+BLOCKS_MAX_N = 3 * 10 ** 6
+#: ... and when the weak count's standard deviation is at least this (else the grid engine is cheap anyway)
+_BLOCKS_MIN_SD = 20
+
+
+class _XClosedForm:
+    """``H(c) = E[(c + wX)_+]`` for ``X ~ Bin(s, ρ_t)`` by Lemma K1 on a :class:`_TailWalker` (O(1) per call after a move)."""
+
+    __slots__ = ("w", "wrt", "qt", "fw", "rho_t")
+
+    def __init__(self, w, rho_t):
+        self.w, self.rho_t = w, rho_t
+        self.wrt, self.qt, self.fw = w * rho_t, 1 - rho_t, _float_of(w)
+
+    def first_positive(self, c, s: int) -> int:
+        """The first integer ``x`` with ``c + w x > 0`` certified (``s + 1`` if none in ``0..s``); float guess first.
+
+        Since ``w > 0``, ``c + w x > 0`` exactly when ``x > τ = −c/w``; ``τ`` is one ball and each
+        test is a certified comparison of an integer with it."""
+        tau = -c / self.w
+        g = float(tau.mid())
+        t = int(g // 1) + 1 if abs(g) < 1e15 else (0 if g < 0 else s + 1)
+        t = min(max(t, 0), s + 1)
+        while t <= s and not (t > tau):
+            t += 1
+        while t > 0 and (t - 1 > tau):
+            t -= 1
+        return t
+
+    def H(self, walker, s: int, c):
+        """``(H, walker)``; ``walker`` is created (O(1) laws calls) when ``None``, else grown to ``s`` and moved."""
+        w = self.w
+        if s == 0:
+            return arith.positive_part(c), walker
+        t = self.first_positive(c, s)
+        tc = min(t, s)
+        if walker is None:
+            walker = _TailWalker(s, self.rho_t, tc)
+        else:
+            while walker.N < s:
+                walker.grow()
+            walker.move_to(tc)
+        H = arb(0) if t > s else (c + self.wrt * s) * walker.G + w * t * self.qt * walker.p
+        if t >= 1 and not (c + w * (t - 1) <= 0):
+            if t >= 2 and not (c + w * (t - 2) <= 0):
+                raise Undecided("several uncertain signs in the closed-form sum; raise the precision")
+            pm1 = walker.p if t > s else walker.p * t * walker.ir / (s - t + 1)
+            H = H + pm1 * arith.positive_part(c + w * (t - 1))
+        return H, walker
+
+
+class _Blocks:
+    """Lemma K4: the weak count ``Y ~ Bin(N2, ρ_b)`` cut into blocks at fixed multiples of its sd around its mean.
+
+    Per ``s``: the block masses and partial means from :class:`_TailWalker` s on
+    ``Y`` at the boundaries (``N2`` shrinks by one per step, each boundary moves
+    by O(1)), conditional Jensen per block (lower end), chords of the convex
+    ``H`` on the inner blocks and the slope bound ``|H'| ≤ |u_1|`` on the two
+    outer blocks (upper end).  O(len(grid)) walkers, O(1) ball operations each
+    per ``s``.
+    """
+
+    def __init__(self, n, rho_b, u1, xf: _XClosedForm, grid=None):
+        self.n, self.rho_b, self.qb, self.u1, self.xf = n, rho_b, 1 - rho_b, u1, xf
+        self.grid = grid = _BLOCK_GRID if grid is None else grid
+        self.au1 = abs(u1)
+        self.neg = u1 < 0
+        fr = _float_of(rho_b)
+        self.fr = fr
+        self.yw = None           # Y walkers at the boundaries
+        self.xb = [None] * len(grid)          # X walkers for H at the boundaries
+        self.xm = [None] * (len(grid) + 1)    # X walkers for H at the block means
+
+    def bounds(self, s: int, c):
+        """``(lower, upper)`` balls bracketing ``E_{X,Y}[(c + u_1 Y + wX)_+]`` given ``s`` (``c`` without the ``u_1 Y`` part)."""
+        n, rho_b, qb, u1, xf = self.n, self.rho_b, self.qb, self.u1, self.xf
+        N2 = n - s
+        if N2 <= 2:  # (nearly) degenerate weak count: sum over its few values exactly
+            tot = arb(0)
+            for y in range(N2 + 1):
+                h, self.xb[0] = xf.H(self.xb[0], s, c + u1 * y)
+                tot = laws.pmf(N2, rho_b, y) * h + tot
+            return tot, tot
+        ybar = N2 * rho_b
+        fy = N2 * self.fr
+        fsd = (N2 * self.fr * (1 - self.fr)) ** 0.5
+        bs = []
+        prev = 1
+        for a in self.grid:
+            b = min(max(int(math.floor(fy + a * fsd)) + 1, prev), N2 - 1)
+            bs.append(b)
+            prev = b
+        if self.yw is None:
+            first = _TailWalker(N2, rho_b, bs[0])
+            self.yw = []
+            for b in bs:
+                wk = first.copy()
+                wk.move_to(b)
+                self.yw.append(wk)
+        else:
+            for wk, b in zip(self.yw, bs):
+                while wk.N > N2:
+                    wk.shrink()
+                wk.move_to(b)
+        G = [wk.G for wk in self.yw]
+        M = [N2 * rho_b * wk.G + b * qb * wk.p for wk, b in zip(self.yw, bs)]
+        B = len(bs)
+        P = [1 - G[0]] + [G[i - 1] - G[i] for i in range(1, B)] + [G[-1]]
+        E = [ybar - M[0]] + [M[i - 1] - M[i] for i in range(1, B)] + [M[-1]]
+        # H at the boundaries (X walkers cloned from the first one: all thresholds are close)
+        Hb = []
+        for i, b in enumerate(bs):
+            if self.xb[i] is None and i > 0 and self.xb[0] is not None:
+                self.xb[i] = self.xb[0].copy()
+            h, self.xb[i] = xf.H(self.xb[i], s, c + u1 * b)
+            Hb.append(h)
+        # lower end: conditional Jensen per block
+        lower = arb(0)
+        for j in range(B + 1):
+            if not (P[j] > 0):
+                continue
+            if self.xm[j] is None and self.xb[0] is not None:
+                self.xm[j] = self.xb[0].copy()
+            try:
+                h, self.xm[j] = xf.H(self.xm[j], s, c + u1 * (E[j] / P[j]))
+            except Undecided:
+                continue  # dropping a non-negative term keeps a lower bound
+            lower = P[j] * h + lower
+        # upper end: chords on the inner blocks, slope bound on the outer ones
+        upper = P[0] * Hb[0] + P[B] * Hb[-1]
+        if self.neg:   # H non-increasing
+            upper = upper + self.au1 * (bs[0] * P[0] - E[0])
+        else:
+            upper = upper + self.au1 * (E[B] - bs[-1] * P[B])
+        for i in range(1, B):
+            d = bs[i] - bs[i - 1]
+            if d == 0:
+                upper = upper + P[i] * Hb[i - 1]
+            else:
+                upper = upper + P[i] * Hb[i - 1] + (E[i] - bs[i - 1] * P[i]) * (Hb[i] - Hb[i - 1]) / d
+        return lower, upper
+
+
+def _vmax(atoms):
+    vmax = fmpq(0)
+    for p, v in atoms:
+        if not _is_zero(p):
+            vmax = _max(vmax, v)
+    return vmax
+
+
+def _blocked_sum(n, Ps, s_lo, s_tail, a0, un, u1, rho_b, w, rho_t, atoms):
+    """The s-loop of :func:`_fast_positive_part` with the weak count cut into blocks (:class:`_Blocks`, Lemma K4)."""
+    xf = _XClosedForm(w, rho_t)
+    blk = _Blocks(n, rho_b, u1, xf)
+    lower = arb(0)
+    upper = arb(0)
+    with Progress(len(Ps), "E[(sum V)_+] (1-D, blocks)", enabled=None if len(Ps) > 5000 else False) as bar:
+        for idx, P in enumerate(Ps):
+            s = s_lo + idx
+            c = a0 + un * s
+            lo, hi = blk.bounds(s, c)
+            lower = P * lo + lower
+            upper = P * hi + upper
+            bar.update()
+    if not _is_zero(s_tail):
+        upper = upper + arith.ball(s_tail) * arith.ball(_vmax(atoms)) * n
+    return arb(lower.lower()).union(arb(upper.upper()))
+
+
+def _fast_positive_part(n: int, atoms, tol, blocks=None):
     """``E[(Σ_{i=1}^n V_i)_+]`` for a four-atom ``V`` in ball mode by the one-dimensional route; ``None`` if not applicable.
 
     Write ``Σ V_i = a0 + u_n·s + u_1·Y + w·X`` with ``s = c_t + c_{t'} ~ Bin(n, π_t+π_{t'})``,
@@ -637,6 +824,11 @@ def _fast_positive_part(n: int, atoms, tol):
     lower = arb(0)
     gap = arb(0)
     walker = None
+    fsdY = (n * (1 - _float_of(ps)) * _float_of(rho_b) * (1 - _float_of(rho_b))) ** 0.5
+    if not degenerate and blocks is None:
+        blocks = n <= BLOCKS_MAX_N and fsdY >= _BLOCKS_MIN_SD
+    if not degenerate and blocks:
+        return _blocked_sum(n, Ps, s_lo, s_tail, a0, un, u1, rho_b, w, rho_t, atoms)
     with Progress(len(Ps), "E[(sum V)_+] (1-D)", enabled=None if len(Ps) > 20000 else False) as bar:
         for idx, P in enumerate(Ps):
             s = s_lo + idx

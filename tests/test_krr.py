@@ -524,3 +524,40 @@ def test_automatic_engine_choice():
     with arith.precision(2 * arith.DEFAULT_PREC):
         esc = delta_blanket_view(mech, n, epsilon="0.02")
     assert esc.rad() < fast.rad() * fmpq(1, 10 ** 6) and fast.contains(esc)
+
+
+@given(st.integers(3, 10), e0s, ees, st.integers(1, 45), st.sampled_from(["third", "blanket"]))
+def test_blocked_weak_count_encloses_exact_rationals(k, e0, ee, n, what):
+    """Lemma K4 (blocks of the weak count) forced at small n, where boundaries collide and N2 reaches 0."""
+    import blanket.exact.krr as K
+    mech = KRR(k, exp_epsilon0=e0)
+    f = (lambda **kw: delta_blanket_view(mech, n, exp_epsilon=ee, **kw)) if what == "blanket" else \
+        (lambda **kw: delta_krr_family(mech, n, "third", exp_epsilon=ee, **kw))
+    ex = f()
+    old = K._BLOCKS_MIN_SD
+    K._BLOCKS_MIN_SD = 0
+    try:
+        with arith.precision(128):
+            b = f(exact_max_n=0, engine="1d")
+    finally:
+        K._BLOCKS_MIN_SD = old
+    if isinstance(b, fmpq):
+        assert b == ex == 0
+        return
+    assert _encloses(b, ex)
+
+
+def test_blocked_weak_count_is_tighter_than_the_global_jensen_bound():
+    import blanket.exact.krr as K
+    mech = KRR(10, epsilon0="1")
+    with arith.precision(128):
+        ee = arith.exp_ball(arith.exact("0.0234"))
+        f, p = mech.flip(), mech.keep()
+        kf = 10 * f
+        atoms = [(8 * f, kf * (1 - ee)), (f, 10 * (p - ee * f)), (f, 10 * (f - ee * p)), (1 - kf, fmpq(0))]
+        grid = delta_blanket_view(mech, 10 ** 4, epsilon="0.0234", engine="grid") * (mech.gamma() * 10 ** 4)
+        blocked = K._fast_positive_part(10 ** 4, atoms, K.DEFAULT_TOL, blocks=True)
+        jensen = K._fast_positive_part(10 ** 4, atoms, K.DEFAULT_TOL, blocks=False)
+    for v in (blocked, jensen):
+        assert v.contains(grid)
+    assert blocked.rad() * 10 < jensen.rad()
