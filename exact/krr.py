@@ -62,11 +62,13 @@ windowed-law engine :mod:`exact.laws`):
   bulk count (coefficient ``u_1 = O(ε)``, the *weak* dimension of the blanket
   view and of the third family) enters by convexity: Jensen at its mean
   (lower end) and a proved bound on the Jensen gap (upper end; Scarf and
-  Bernstein bounds per kink, ``docs/numerics.md`` k-RR section).  Cost
+  Bernstein bounds per kink), refined for ``n ≤ BLOCKS_MAX_N`` by cutting
+  the bulk count into blocks (conditional Jensen and chords per block;
+  ``docs/numerics.md`` k-RR section, Lemmas K1–K4).  Cost
   O(√n·√log(1/tol)) ball operations and memory.  Enclosure width: the
   windowing only (≈ 1e-15 relative or better) when the bulk count is
-  degenerate; else the Jensen gap bound, relative width ≈ 2e-3 at n = 10⁴,
-  1e-5 at 10⁶, 1e-8 at 10⁹ (10-RR, ε0 = 1, δ ≈ 1e-6; it falls like 1/n).
+  degenerate; else relative width ≈ 6e-5 at n = 10⁴, 3e-7 at 10⁶ (blocks),
+  1e-8 at 10⁹ (10-RR, ε0 = 1, δ ≈ 1e-6; it falls like 1/n).
 * **grid** (exact rationals for ``n ≤ exact_max_n``; balls up to
   ``GRID_MAX_N`` when the bulk count is not degenerate).  For each ``s`` the
   inner expectation of the positive part of a sum of two independent monotone
@@ -776,19 +778,18 @@ def _fast_positive_part(n: int, atoms, tol, blocks=None):
       :class:`_TailWalker` along ``s`` (``τ`` moves by O(1) per step).
     * ``Y`` (the *weak* count: ``|u_1|`` is O(ε) where ``w`` is O(1)) is
       handled by convexity: ``H(y) = E_X[(c + u_1 y + wX)_+]`` is convex, so
-      ``H(E Y) ≤ E H(Y)`` (Jensen, lower end), and
-      ``E H(Y) − H(E Y) ≤ |u_1|·(m·(|u_1|·Var Y/w + sd Y) + sqrt(Var Y · P_out))``
-      (upper end; ``docs/numerics.md``, k-RR section: ``H'`` changes by at most
-      ``|u_1|·P(X ∈ I)`` between ``E Y`` and ``y``, ``I`` an interval of
-      ``≤ |u_1||y − E Y|/w + 1`` integers, ``m`` a log-concavity bound on the
-      pmf of ``X`` over the interval reached inside the Hoeffding radius,
-      ``P_out ≤ 2e^{−L}`` outside it).  When ``Y`` is degenerate (same and
-      neighbour families, ``k = 2``, the lumped view) the route is exact.
+      ``H(E Y) ≤ E H(Y)`` (Jensen, lower end) and ``E H(Y) − H(E Y)`` is at
+      most :func:`_weak_gap` (Scarf/Bernstein per kink; ``docs/numerics.md``
+      k-RR section, Lemma K3); with ``blocks`` (default: ``n ≤ BLOCKS_MAX_N``
+      and sd(Y) ≥ 20) the same per block of ``Y`` (:class:`_Blocks`, Lemma
+      K4), about 35× tighter.  When ``Y`` is degenerate (same and neighbour
+      families, ``k = 2``, the lumped view) the route is exact.
     * ``s`` is summed over its certified window (left-out mass ``Λ`` adds
       ``[0, n·max(v)_+·Λ]``).
 
     Cost: O(W_s + √n·√log(1/tol)) ball operations and O(W_s) memory,
-    ``W_s = O(√n·√log(1/tol))`` — i.e. O(√n) per evaluation.
+    ``W_s = O(√n·√log(1/tol))`` — i.e. O(√n) per evaluation (times the
+    number of block boundaries, 15, on the blocked route).
     """
     (pb, vb), (pt, vt), (pn, vn), (pr, vr) = atoms
     a0 = n * vr
@@ -901,7 +902,7 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
     ``"1d"`` — :func:`_fast_positive_part`, O(√n·√log(1/tol)) ball operations
     and memory, exact up to the windowing when the bulk count is degenerate
     (same/neighbour families, ``k = 2``), else an enclosure of relative width
-    about 1e-3 at n = 10⁴ falling like ``1/n`` (the weak count's bound);
+    about 6e-5 at n = 10⁴ falling like ``1/n`` (the weak count's bound);
     ``None`` — exact rationals when possible, else ``"1d"`` when the bulk
     count is degenerate or ``n > GRID_MAX_N``, else ``"grid"``; when the
     precision is above ``arith.DEFAULT_PREC`` (a caller escalating to decide
