@@ -87,7 +87,7 @@ def row(label, k, n, job, target=""):
 
 
 def main(mode: str = "default"):
-    big = {"quick": [10 ** 4, 10 ** 6], "default": [10 ** 4, 10 ** 6, 10 ** 7, 10 ** 9],
+    big = {"quick": [10 ** 4, 10 ** 6], "default": [10 ** 4, 10 ** 5, 10 ** 6, 10 ** 7, 10 ** 9],
            "full": [10 ** 4, 10 ** 5, 10 ** 6, 10 ** 7, 10 ** 8, 10 ** 9]}[mode]
     print("== shuffled k-RR, ε0 = 1, δ ≈ 1e-6, 128-bit balls, tol 2^-80 (wall seconds are load-dependent; "
           "'width' = relative width of the enclosure of δ)")
