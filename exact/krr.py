@@ -515,7 +515,7 @@ class _TailWalker:
             self.down()
 
 
-def _init_tail(N: int, rho, t: int, tol=None):
+def _init_tail(N: int, rho, t: int):
     """Enclosures of ``P(X = t)`` and ``P(X ≥ t)`` for ``X ~ Bin(N, ρ)``: :func:`exact.laws.pmf` and
     :func:`exact.laws.tail` (regularized incomplete beta, flint C level).  O(1) arb calls."""
     return laws.pmf(N, rho, t), laws.tail(N, rho, t)
@@ -818,7 +818,6 @@ def _fast_positive_part(n: int, atoms, tol, blocks=None):
         Ps, s_lo, s_tail = laws.window(n, arith.ball(ps), tol)
     qt = 1 - rho_t
     wrt = w * rho_t
-    iw = 1 / w
     fw = _float_of(w)
     au1 = abs(u1)
     if not degenerate:
