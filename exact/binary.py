@@ -377,38 +377,56 @@ class _ConvLaw:
         tol = _tau()
         self.Av, self.oA, TA = laws.window(mA, qA, tol)
         self.Bv, self.oB, TB = laws.window(mB, qB, tol)
-        WA, WB = len(self.Av), len(self.Bv)
-        GB = [None] * (WB + 1)
-        acc = arb(0)
-        GB[WB] = acc
-        for r in range(WB - 1, -1, -1):
-            acc = acc + self.Bv[r]
-            GB[r] = acc
-        self.GB = GB
-        FB = [None] * WB          # FB[r] = sum_{r' <= r} Bv[r'] (prefix sums: lower tails without cancellation)
-        acc = arb(0)
-        for r in range(WB):
-            acc = acc + self.Bv[r]
-            FB[r] = acc
-        self.FB = FB
+        self._GB = self._FB = None
+        self._gcache = {}
         T = arb((TA + TB).upper())
         e = arb(((abs(a) + abs(b)) * T).upper()) if not T.is_zero() else arb(0)
         self.extra = (-e).union(e)
-        self.lo, self.hi = self.oA + self.oB, self.oA + self.oB + WA + WB - 2
+        self.lo, self.hi = self.oA + self.oB, self.oA + self.oB + len(self.Av) + len(self.Bv) - 2
         pre = [arb(0)]
         for v in self.Av:
             pre.append(pre[-1] + v)
         self.Apre = pre
-        self.total = pre[-1] * GB[0]
         self._float = None
 
+    @property
+    def GB(self):
+        """Suffix sums of the window of B (``GB[len] = 0``), built on first use: O(W_B)."""
+        if self._GB is None:
+            WB = len(self.Bv)
+            GB = [None] * (WB + 1)
+            acc = arb(0)
+            GB[WB] = acc
+            for r in range(WB - 1, -1, -1):
+                acc = acc + self.Bv[r]
+                GB[r] = acc
+            self._GB = GB
+        return self._GB
+
+    @property
+    def FB(self):
+        """Prefix sums of the window of B (lower tails without cancellation), built on first use: O(W_B)."""
+        if self._FB is None:
+            FB = [None] * len(self.Bv)
+            acc = arb(0)
+            for r, v in enumerate(self.Bv):
+                acc = acc + v
+                FB[r] = acc
+            self._FB = FB
+        return self._FB
+
     def g(self, t):
+        if t in self._gcache:
+            return self._gcache[t]
         Av, Bv, oA, oB = self.Av, self.Bv, self.oA, self.oB
         i0 = max(0, t - oA - oB - len(Bv) + 1)
         i1 = min(len(Av) - 1, t - oA - oB)
         if i1 < i0:
-            return arb(0)
-        return sum(map(operator.mul, Av[i0:i1 + 1], reversed(Bv[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+            v = arb(0)
+        else:
+            v = sum(map(operator.mul, Av[i0:i1 + 1], reversed(Bv[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+        self._gcache[t] = v
+        return v
 
     def Gbar(self, t):
         """Windowed ``P(K ≥ t)``: ``Ḡ_B(s) = GB[0]`` for ``s ≤ oB``, ``GB[s − oB]`` inside, 0 above."""
@@ -463,13 +481,18 @@ class _ConvLaw:
             if i1 < i0:
                 return 0.0
             s0 = t - A.offset - i1 - B.offset
-            return float(np.dot(A.values[i0:i1 + 1], B.values[s0:s0 + i1 - i0 + 1][::-1]))
+            return float((A.values[i0:i1 + 1] * B.values[s0:s0 + i1 - i0 + 1][::-1]).sum())  # no BLAS: see _guess
 
         L, R = A.offset + B.offset, A.hi + B.hi + 1
+        center = (L + R) // 2
         while R - L > 1:
             mid = (L + R) // 2
-            pos = af * g(mid) + bf * g(mid - 1) > 0
-            if pos != reverse:
+            g1, g0 = g(mid), g(mid - 1)
+            if g1 == 0.0 and g0 == 0.0:      # outside the float windows: the threshold is towards the centre
+                after = mid > center
+            else:
+                after = (af * g1 + bf * g0 > 0) != reverse
+            if after:
                 R = mid
             else:
                 L = mid
@@ -497,7 +520,9 @@ class _ConvLaw:
         if r is None:
             return None
         t1, t2 = r
-        G = {t: self.Gbar(t) for t in range(t1 - 1, t2 + 1)}
+        G = {t2: self.Gbar(t2)}                   # one dot product; the others by Ḡ(t−1) = Ḡ(t) + g(t−1)
+        for t in range(t2, t1 - 1, -1):
+            G[t - 1] = G[t] + self.g(t - 1)
         return _max_of(a * G[t] + b * G[t - 1] + x for t in range(t1, t2 + 1))
 
     def reverse(self):
@@ -508,7 +533,9 @@ class _ConvLaw:
         if r is None:
             return None
         t1, t2 = r
-        F = {s: self.F(s) for s in range(t1 - 2, t2)}
+        F = {t1 - 2: self.F(t1 - 2)}              # one dot product; the others by F(s+1) = F(s) + g(s+1)
+        for s_ in range(t1 - 1, t2):
+            F[s_] = F[s_ - 1] + self.g(s_)
         return _max_of(b * F[t - 1] + a * F[t - 2] + x for t in range(t1, t2 + 1))
 
 
@@ -543,12 +570,13 @@ def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str =
     ``n ≤ EXACT_MAX_N``, else a ball at the current precision (wrap in
     :func:`exact.arith.precision`).  ``δ = 0`` exactly for ``ε ≥ ε0``.
 
-    Complexity: O(W log W + W) ball operations for a window of
-    W ≈ 2·sqrt(2 (prec+24) log 2 · n p f) outcomes (about 10⁴ at n = 10⁶,
-    ε0 = 2); both directions come from the same law of the others (the
-    reverse direction is the lower-tail scan of the same product; by bit-flip
-    symmetry it also equals the forward direction at ``n−1−c``, which the
-    tests check).  O(n²) rational operations on the exact path.
+    Complexity (ball path, :func:`_directions_fast`): for ``c ∈ {0, n−1}``
+    O(1) arb calls (closed-form ``t*``, binomial tails as incomplete beta
+    functions; ~10–60 ms whatever n, memory O(1)); for other ``c`` O(W) ball
+    operations, ``W ≈ 2·sqrt(2 (prec+24) log 2 · n p f)`` (about 1.3·10⁴ at
+    n = 10⁶ and 4·10⁵ at n = 10⁹, ε0 = 1: ~0.1 s and ~1–2 s), memory O(W);
+    both directions share the windows.  Below n = 2000 the full windowed scan
+    (O(W log W)).  O(n²) rational operations on the exact path.
 
     >>> from blanket.exact.mechanisms import BinaryRR
     >>> rr = BinaryRR(exp_epsilon0=3)
@@ -609,19 +637,24 @@ def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: boo
 
     By bit-flip symmetry (fact 2) this is ``max_j forward(j)`` over
     ``j = 0..n−1``.  Every ``j`` is evaluated (no assumption about where the
-    maximum is): ``g_j = Bin(j, p) * Bin(n−1−j, f)`` is built from windows
-    of the two factors; blocks of K consecutive datasets share one windowed
-    convolution and differ by a short untruncated factor (see :func:`_sweep`);
-    the mass left out by the windows is carried as a certified defect (see
-    the module docstring).
+    maximum is), in independent blocks of :data:`SWEEP_BLOCK` datasets
+    (:func:`_sweep_block`, float route with proved error bounds, see
+    ``docs/numerics.md``) mapped by :func:`exact.executors.map_blocks`:
+    ``workers`` local processes (default every core) or the Dask cluster at
+    ``scheduler`` (or ``$BLANKET_SCHEDULER``); the result is the same, byte
+    for byte, whatever the executor.  Datasets the float route cannot decide
+    and every dataset that may attain the maximum are recomputed by the ball
+    route (:func:`_directions_fast`), so ``value`` has the ball route's width.
 
-    Complexity: O((n/K)·W log W + n·K) ball operations with blocks of
-    K = 64 datasets and W ≈ 30·sqrt(n p f) (the window of the count law at
-    128 bits), i.e. O(n^{3/2}) overall: about 5 s at n = 10⁴ and a few
-    minutes at n = 10⁵ on the project machine (see
-    ``tests/benchmarks/bench_binary.py``).  On the exact path
-    (rational ``e^{ε0}``, ``e^ε``, n ≤ EXACT_MAX_N): O(n³) rational
-    operations.
+    Complexity: O(n·W) float operations (a few dot products of length W per
+    dataset plus Bernoulli steps of the windows) and O(n) ball operations,
+    ``W ≈ 29·sqrt(n p f)`` at 128 bits, i.e. O(n^{3/2}) overall with a small
+    constant, spread over the workers; memory O(n) enclosures in the calling
+    process plus O(SWEEP_BLOCK·W) floats per worker.  Measured (2 shared
+    cores, ε0 = 1): about 2.5 s at n = 10⁴, 15–30 s at n = 10⁵; see
+    :func:`estimate_worst_cost` and ``tests/benchmarks/bench_binary.py``.
+    On the exact path (rational ``e^{ε0}``, ``e^ε``, n ≤ EXACT_MAX_N): O(n³)
+    rational operations.
 
     The maximum is certified: ``value`` encloses ``max_j forward(j)``; the
     attaining ``c`` is reported, with ``ties`` listing every ``j`` whose
@@ -812,9 +845,11 @@ def _float_forward(av, oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, gues
             t2 += 1
         if not (t1 - 1 > lo_t and t2 <= t0 + R):
             return None
-        Gs, _ = laws.window_dots(av, Gv, float(Gv[0]), t1 - 1 - base, t2 - t1 + 2, L)
-        Gb = [arb(x) * fac_G + wide for x in Gs.tolist()]
-        best = _max_of(a * Gb[t - t1 + 1] + b * Gb[t - t1] for t in range(t1, t2 + 1))
+        Gs, _ = laws.window_dots(av, Gv, float(Gv[0]), t2 - base, 1, L)
+        G = {t2: arb(float(Gs[0])) * fac_G + wide}   # one dot product; Ḡ(t−1) = Ḡ(t) + g(t−1) in balls
+        for t in range(t2, t1 - 1, -1):
+            G[t - 1] = G[t] + gb(t - 1)
+        best = _max_of(a * G[t] + b * G[t - 1] for t in range(t1, t2 + 1))
         return _nonneg(best), t2
     return None
 
@@ -881,26 +916,28 @@ def _recheck_ties(vals, n, p, f, ee, exact: set) -> None:
 
 def estimate_worst_cost(n, *, workers: int = 1, epsilon0=None) -> tuple:
     """``(seconds, bytes)``: an *estimate* of the wall time and peak memory of :func:`delta_binary_worst` at
-    ``n`` on ``workers`` cores (at 128 bits).
+    ``n`` on ``workers`` otherwise idle cores (at 128 bits).  An estimate, not a bound.
 
-    Model from measured constants (tests/benchmarks/bench_binary.py on the
-    2-core project machine, shared, so ±50 %): per dataset about
-    ``c0 + c1·W`` seconds with ``W = 29·sqrt(n p f)`` (the window width;
-    ``pf ≤ 1/4``, taken as 0.2 when ``epsilon0`` is not given),
-    ``c0 ≈ 1.5e-4 s`` (ball arithmetic per dataset) and ``c1 ≈ 1.5e-8 s``;
-    blocks are spread over the workers.  Memory: one enclosure per dataset
-    (≈ 200 bytes) in the coordinating process plus ``SWEEP_BLOCK·W`` floats per
-    worker.  An estimate, not a bound.
+    Model with measured constants (CPU time per dataset of :func:`_sweep_block`,
+    tests/benchmarks/bench_binary.py, project machine): ``3.5e-5 + 7.4e-9·W``
+    seconds per dataset, ``W = 29·sqrt(n p f) + 10`` the window width (``pf``
+    from ``epsilon0`` if given, else 0.2), plus 0.5 s; blocks spread evenly
+    over the workers (measured CPU: 0.8 s at n = 10⁴, 6.5 s at 10⁵, ≈ 130 s at
+    10⁶; n = 10⁹ would need ≈ 3·10⁶ core-seconds).  On a shared machine the
+    wall time is longer by the load factor.  Memory: about 150 bytes per
+    dataset (one enclosure) in the calling process plus ~80 MB per process
+    and ``2·SWEEP_BLOCK·W`` floats per worker.
     """
     n = _check_n(n)
+    workers = max(1, int(workers))
     pf = 0.2
     if epsilon0 is not None:
-        e = math.exp(float(epsilon0))
+        e = math.exp(float(arith.exact(epsilon0, "epsilon0")))
         pf = e / (1 + e) ** 2
     W = 29 * math.sqrt(n * pf) + 10
-    per = 1.5e-4 + 1.5e-8 * W * (2 * SWEEP_ROWS + 4)
-    seconds = n * per / max(1, int(workers))
-    nbytes = 200 * n + 60 * 2**20 + int(workers) * 8 * SWEEP_BLOCK * W * 2
+    per = 3.5e-5 + 7.4e-9 * W
+    seconds = 0.5 + n * per / workers
+    nbytes = 150 * n + 80 * 2**20 * (1 + workers) + workers * 16 * SWEEP_BLOCK * int(W)
     return seconds, nbytes
 
 

@@ -112,3 +112,41 @@ def test_tail_at_a_billion_is_tight_and_matches_the_window_sum():
         t = laws.tail(m, q, k)
         assert t.rad() < t.mid() * fmpq(1, 10**25)
         assert laws.to_ball(G[w.index(k)], rel).overlaps(t)
+
+
+@settings(max_examples=20)
+@given(wa=st.integers(1, 400), wx=st.integers(1, 400), k0=st.integers(-50, 900), count=st.integers(1, 6),
+       below=st.sampled_from([0.0, 1.0, 0.37]), seed=st.integers(0, 2**32 - 1))
+def test_window_dots_against_exact_rationals(wa, wx, k0, count, below, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.random(wa) * 2.0 ** rng.integers(-40, 1, wa)
+    x = rng.random(wx) * 2.0 ** rng.integers(-40, 1, wx)
+    L = int(rng.integers(1, 30))
+    s, gam = laws.window_dots(a, x, below, k0, count, L if L <= wa else None)
+    for r in range(count):
+        exact = Fraction(0)
+        for i in range(wa):
+            m = k0 + r - i
+            xv = Fraction(below) if m < 0 else (Fraction(float(x[m])) if m < wx else Fraction(0))
+            exact += Fraction(float(a[i])) * xv
+        assert abs(Fraction(float(s[r])) - exact) <= Fraction(int(gam.p), int(gam.q)) * exact
+
+
+@settings(max_examples=15)
+@given(m=st.integers(1, 3000), q=qs, s=qs)
+def test_tail_step_gives_the_tails_of_the_convolved_law(m, q, s):
+    with arith.precision(128):
+        qa, sa = arb(fmpq(q.numerator, q.denominator)), arb(fmpq(s.numerator, s.denominator))
+        w = laws.float_window(m, qa, fmpq(1, 2**80))
+        G, rG = laws.suffix_sums(w.values, w.rel)
+        s_hat, e_s = laws.float_param(sa)
+        t_hat, e_t = laws.float_param(1 - sa)
+        G2 = laws.tail_step(G, s_hat, t_hat)
+        rel = laws.bernoulli_rel(rG, max(e_s, e_t))
+        for k in (w.offset - 3, w.offset, w.offset + len(w.values) // 2, w.hi + 1):
+            # true P(X + Bern(s) >= k), X ~ Bin(m, q); the window misses mass <= tail
+            true = laws.tail(m, qa, k) * (1 - sa) + laws.tail(m, qa, k - 1) * sa
+            r = k - w.offset
+            v = G2[max(r, 0)] if r < len(G2) else 0.0
+            got = laws.to_ball(v, rel)
+            assert got.lower() <= true.upper() and (got.upper() + w.tail).upper() >= true.lower()
