@@ -748,10 +748,22 @@ def _vmax(atoms):
     return vmax
 
 
-def _blocked_sum(n, Ps, s_lo, s_tail, a0, un, u1, rho_b, w, rho_t, atoms):
-    """The s-loop of :func:`_fast_positive_part` with the weak count cut into blocks (:class:`_Blocks`, Lemma K4)."""
+def _refined_grid(level: int) -> tuple:
+    """Block boundaries (in sd of the weak count) for escalation level ``level ≥ 1``: spacing ``0.9/2^level``
+    on ``[−4, 4]`` (level capped at 4) plus ±5 and ±6.5; the width falls about 4× per level, the cost doubles."""
+    h = 0.9 / 2 ** min(level, 4)
+    m = int(4 / h)
+    return tuple(sorted(set([j * h for j in range(-m, m + 1)] + [-6.5, -5.0, 5.0, 6.5])))
+
+
+def _blocked_sum(n, Ps, s_lo, s_tail, a0, un, u1, rho_b, w, rho_t, atoms, level: int = 0):
+    """The s-loop of :func:`_fast_positive_part` with the weak count cut into blocks (:class:`_Blocks`, Lemma K4).
+
+    ``level`` > 0 (the caller escalated the precision ``level`` doublings above the default): a finer
+    grid (:func:`_refined_grid`), so that escalation narrows the enclosure.  Cost O(W_s·len(grid))."""
     xf = _XClosedForm(w, rho_t)
-    blk = _Blocks(n, rho_b, u1, xf, None if n <= BLOCKS_FINE_MAX_N else _BLOCK_GRID_COARSE)
+    grid = _refined_grid(level) if level > 0 else (None if n <= BLOCKS_FINE_MAX_N else _BLOCK_GRID_COARSE)
+    blk = _Blocks(n, rho_b, u1, xf, grid)
     lower = arb(0)
     upper = arb(0)
     with Progress(len(Ps), "E[(sum V)_+] (1-D, blocks)", enabled=None if len(Ps) > 5000 else False) as bar:
@@ -767,7 +779,7 @@ def _blocked_sum(n, Ps, s_lo, s_tail, a0, un, u1, rho_b, w, rho_t, atoms):
     return arb(lower.lower()).union(arb(upper.upper()))
 
 
-def _fast_positive_part(n: int, atoms, tol, blocks=None):
+def _fast_positive_part(n: int, atoms, tol, blocks=None, level: int = 0):
     """``E[(Σ_{i=1}^n V_i)_+]`` for a four-atom ``V`` in ball mode by the one-dimensional route; ``None`` if not applicable.
 
     Write ``Σ V_i = a0 + u_n·s + u_1·Y + w·X`` with ``s = c_t + c_{t'} ~ Bin(n, π_t+π_{t'})``,
@@ -829,9 +841,9 @@ def _fast_positive_part(n: int, atoms, tol, blocks=None):
     walker = None
     fsdY = (n * (1 - _float_of(ps)) * _float_of(rho_b) * (1 - _float_of(rho_b))) ** 0.5
     if not degenerate and blocks is None:
-        blocks = n <= BLOCKS_MAX_N and fsdY >= _BLOCKS_MIN_SD
+        blocks = level > 0 or (n <= BLOCKS_MAX_N and fsdY >= _BLOCKS_MIN_SD)
     if not degenerate and blocks:
-        return _blocked_sum(n, Ps, s_lo, s_tail, a0, un, u1, rho_b, w, rho_t, atoms)
+        return _blocked_sum(n, Ps, s_lo, s_tail, a0, un, u1, rho_b, w, rho_t, atoms, level)
     with Progress(len(Ps), "E[(sum V)_+] (1-D)", enabled=None if len(Ps) > 20000 else False) as bar:
         for idx, P in enumerate(Ps):
             s = s_lo + idx
@@ -908,7 +920,10 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
     ``None`` — exact rationals when possible, else ``"1d"`` when the bulk
     count is degenerate or ``n > GRID_MAX_N``, else ``"grid"``; when the
     precision is above ``arith.DEFAULT_PREC`` (a caller escalating to decide
-    a comparison) the grid is used up to ``GRID_ESCALATION_MAX_N``.
+    a comparison) the grid is used up to ``GRID_ESCALATION_MAX_N``, and above
+    it the 1-D route refines its blocks with the escalation level (width about
+    4× smaller and cost 2× larger per doubling, up to 4 levels), computing at
+    the default precision (its width is not a rounding effect).
 
     >>> from flint import fmpq
     >>> half = fmpq(1, 2)
@@ -923,11 +938,19 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
     degenerate = _weak_count_degenerate(atoms)
     # a caller escalating the precision wants a narrower enclosure: the 1-D route's width on a
     # non-degenerate bulk count is not a precision effect, so give it the grid where that is affordable
-    escalating = ctx.prec > arith.DEFAULT_PREC and n <= GRID_ESCALATION_MAX_N
+    escalating_any = ctx.prec > arith.DEFAULT_PREC
+    escalating = escalating_any and n <= GRID_ESCALATION_MAX_N
     if engine == "1d" or (engine is None and not exact_mode
                           and (degenerate or (n > GRID_MAX_N and not escalating))):
         atoms_q = [(fmpq(a) if isinstance(a, int) else a, fmpq(b) if isinstance(b, int) else b) for a, b in atoms]
-        v = _fast_positive_part(n, atoms_q, tol)
+        if degenerate or not escalating_any:
+            v = _fast_positive_part(n, atoms_q, tol)
+        else:
+            # the width on a non-degenerate bulk count comes from the bound, not from rounding: refine
+            # the blocks with the caller's escalation level and keep the arithmetic at the default precision
+            level = max(1, (ctx.prec // arith.DEFAULT_PREC).bit_length() - 1)
+            with arith.precision(arith.DEFAULT_PREC):
+                v = _fast_positive_part(n, atoms_q, tol, level=level)
         if v is not None:
             return v
         if engine == "1d":

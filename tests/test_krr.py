@@ -561,3 +561,18 @@ def test_blocked_weak_count_is_tighter_than_the_global_jensen_bound():
     for v in (blocked, jensen):
         assert v.contains(grid)
     assert blocked.rad() * 10 < jensen.rad()
+
+
+def test_escalation_refines_the_one_dimensional_route(monkeypatch):
+    """Above GRID_ESCALATION_MAX_N a caller raising the precision gets finer blocks: a narrower enclosure of the same value."""
+    import blanket.exact.krr as K
+    monkeypatch.setattr(K, "GRID_ESCALATION_MAX_N", 1000)
+    mech = KRR(10, epsilon0="1")
+    n = 25000
+    with arith.precision(arith.DEFAULT_PREC):
+        grid = delta_blanket_view(mech, n, epsilon="0.02", engine="grid")
+        base = delta_blanket_view(mech, n, epsilon="0.02")
+    with arith.precision(4 * arith.DEFAULT_PREC):
+        fine = delta_blanket_view(mech, n, epsilon="0.02")
+    assert base.contains(grid) and fine.contains(grid)
+    assert fine.rad() * 4 < base.rad()
