@@ -170,7 +170,7 @@ class EPlusKRR(sp.Function):
     """``E[(Σ_{i=1}^m L_i)_+]`` for i.i.d. k-RR amplification variables ``L^ε_{x,x'}``.
 
     Arguments ``(m, k, epsilon0, epsilon)``.  Evaluated exactly by
-    :func:`proofs._blanket_numeric.eplus_krr` (trinomial sum, O(m²)).
+    :func:`exact.amplification.eplus_krr` (the four-atom engine of :mod:`exact.krr`).
     """
 
     nargs = 4

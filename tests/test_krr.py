@@ -362,3 +362,217 @@ def test_sweep_families_vs_brute_force(slow_level):
                 bf = delta_brute(mech, d1, d2, exp_epsilon=ee)
                 assert delta_krr_family(mech, n, fam, exp_epsilon=ee, direction=direction) == bf
                 assert bf <= bv
+
+
+# ---------------------------------------------------------------- one-dimensional engine (issue 14)
+from blanket.exact import laws  # noqa: E402
+from blanket.exact.krr import (_TailWalker, _bernstein, _excess, delta_stronger_clones)  # noqa: E402
+
+
+@given(st.integers(2, 6), e0s, ees, st.integers(1, 40), st.sampled_from(["same", "neighbour", "third", "blanket", "lumped"]))
+def test_one_dimensional_engine_encloses_exact_rationals(k, e0, ee, n, what):
+    """The 1-D route (forced, in balls) contains the exact rational value of the grid engine."""
+    assume(not (what in ("third", "lumped") and k < 3))
+    mech = KRR(k, exp_epsilon0=e0)
+
+    def run(**kw):
+        if what == "blanket":
+            return delta_blanket_view(mech, n, exp_epsilon=ee, **kw)
+        if what == "lumped":
+            return delta_krr_third_lumped(mech, n, exp_epsilon=ee, **kw)
+        return delta_krr_family(mech, n, what, exp_epsilon=ee, **kw)
+
+    ex = run()
+    assert isinstance(ex, fmpq)
+    with arith.precision(128):
+        b = run(exact_max_n=0, engine="1d")
+    if isinstance(b, fmpq):  # eps >= eps0: exact 0 before any engine runs
+        assert b == ex == 0
+        return
+    assert _encloses(b, ex)
+    degenerate = what in ("same", "neighbour", "lumped") or (what == "blanket" and k == 2)
+    if degenerate:  # exact up to the windowing: a tight enclosure
+        assert b.rad() < fmpq(1, 10 ** 18)
+
+
+@pytest.mark.parametrize("k,eps0,eps,n", [(10, "1", "0.03", 6000), (3, "2", "0.15", 4000), (2, "1", "0.06", 15000),
+                                          (5, "0.5", "0.02", 8000)])
+def test_one_dimensional_engine_agrees_with_grid_engine(k, eps0, eps, n):
+    """Overlapping sizes: the new route contains the old (grid) route's enclosure, and is tight when degenerate."""
+    mech = KRR(k, epsilon0=eps0)
+    with arith.precision(128):
+        cases = [("blanket", lambda e: delta_blanket_view(mech, n, epsilon=eps, engine=e)),
+                 ("same", lambda e: delta_krr_family(mech, n, "same", epsilon=eps, engine=e)),
+                 ("neighbour", lambda e: delta_krr_family(mech, n, "neighbour", epsilon=eps, engine=e))]
+        if k >= 3:
+            cases.append(("third", lambda e: delta_krr_family(mech, n, "third", epsilon=eps, engine=e)))
+        for name, f in cases:
+            grid, fast = f("grid"), f("1d")
+            glo, ghi = arith.endpoints(grid)
+            flo, fhi = arith.endpoints(fast)
+            assert glo > 0
+            degenerate = name in ("same", "neighbour") or k == 2
+            if degenerate:
+                assert grid.overlaps(fast), name
+                assert fhi - flo <= (ghi + glo) * Fraction(1, 10 ** 12) + Fraction(1, 10 ** 20), name
+            else:  # the grid value is (nearly) exact, the 1-D enclosure must contain it and be reasonably tight
+                assert flo <= glo and ghi <= fhi, name
+                assert fhi - flo <= fhi * Fraction(1, 50), name
+
+
+@given(st.integers(1, 400), st.integers(1, 9), st.integers(0, 400), st.data())
+def test_tail_walker_steps_match_direct_tails(N, rnum, t0, data):
+    """Each walker step is an exact identity: after random moves, (p, G) overlap laws.pmf / laws.tail at the new point."""
+    rho = arb(fmpq(rnum, 10))
+    t0 = min(t0, N)
+    with arith.precision(128):
+        w = _TailWalker(N, rho, t0)
+        moves = data.draw(st.lists(st.sampled_from(["up", "down", "grow"]), max_size=30))
+        for m in moves:
+            if m == "up" and w.t < w.N:
+                w.up()
+            elif m == "down" and w.t > 0:
+                w.down()
+            elif m == "grow":
+                w.grow()
+        assert w.p.overlaps(laws.pmf(w.N, rho, w.t)) and w.G.overlaps(laws.tail(w.N, rho, w.t))
+        # partial mean identity E[X; X >= t] = N rho G + t (1 - rho) p, against a direct sum
+        direct = sum((x * laws.pmf(w.N, rho, x) for x in range(w.t, w.N + 1)), arb(0))
+        assert direct.overlaps(w.N * rho * w.G + w.t * (1 - rho) * w.p)
+
+
+@given(st.integers(1, 60), st.integers(1, 9), st.integers(0, 200), st.booleans())
+def test_excess_bounds_hold_exactly(N2, rnum, d10, upper_side):
+    """Scarf and Bernstein bounds on E[(±(Y − EY) − d)_+] against the exact rational value (the bound can fail)."""
+    rho = fmpq(rnum, 10)
+    d = fmpq(d10, 10)
+    mean, V = N2 * rho, N2 * rho * (1 - rho)
+    exact_val = fmpq(0)
+    for y in range(N2 + 1):
+        pr = fmpq(__import__("math").comb(N2, y)) * rho ** y * (1 - rho) ** (N2 - y)
+        z = (y - mean) if upper_side else (mean - y)
+        if z - d > 0:
+            exact_val += pr * (z - d)
+    with arith.precision(128):
+        Vb, db = arb(V), arb(d)
+        for fd in (0.0, 1e9):  # both branches of the chooser
+            assert arith.le(exact_val, _excess(db, Vb, fd, float(V) ** 0.5)) is True
+        if d > 0:
+            assert arith.le(exact_val, _bernstein(db, Vb)) is True
+    # the Scarf bound is not vacuous: at d = 0 it is sqrt(V)/2 >= E|Y - EY|/2 = the exact value
+    if d == 0:
+        assert exact_val > 0 or V == 0
+
+
+@given(e0s, ees, st.integers(1, 14))
+def test_stronger_clones_pair_equals_binary_blanket_view(e0, ee, n):
+    """FMT's stronger-clones pair, enumerated directly, equals the k = 2 blanket view exactly."""
+    assert delta_stronger_clones(n, exp_epsilon0=e0, exp_epsilon=ee, method="enumerate") == \
+        delta_blanket_view(KRR(2, exp_epsilon0=e0), n, exp_epsilon=ee)
+
+
+def test_stronger_clones_large_n_is_fast_route_and_tight():
+    with arith.precision(128):
+        v = delta_stronger_clones(10 ** 6, epsilon0="1", epsilon="0.003")
+    lo, hi = arith.endpoints(v)
+    assert 0 < lo and hi - lo < hi * Fraction(1, 10 ** 12)
+
+
+def test_engine_argument_errors():
+    mech = KRR(3, exp_epsilon0=2)
+    with pytest.raises(InvalidArgument, match="engine"):
+        delta_krr_family(mech, 5, "same", exp_epsilon=1, engine="fast")
+    with pytest.raises(InvalidArgument, match="method"):
+        delta_stronger_clones(5, exp_epsilon0=2, exp_epsilon=1, method="grid")
+    with pytest.raises(InvalidArgument, match="exact"):
+        delta_stronger_clones(5, epsilon0="1", epsilon="0.5", method="enumerate")
+
+
+@pytest.mark.parametrize("k,view,n", [(2, "blanket", 3000), (4, "third", 1000), (10, "blanket", 21000), (3, "same", 4000)])
+def test_calibrate_epsilon_bracket_is_certified_by_the_grid_engine(k, view, n):
+    """The calibrated bracket's ends are re-checked on the other engine: δ(upper) ≤ target < δ(lower)."""
+    from blanket.exact.krr import calibrate_epsilon
+    mech = KRR(k, epsilon0="1")
+    target = fmpq(1, 10 ** 5)
+    with arith.precision(128):
+        br = calibrate_epsilon(mech, n, target, view=view, rel_tol="1e-4")
+        assert 0 < br.lower < br.upper and br.evaluations <= 15
+        f = (lambda e: delta_blanket_view(mech, n, epsilon=e, engine="grid")) if view == "blanket" else \
+            (lambda e: delta_krr_family(mech, n, view, epsilon=e, engine="grid"))
+        assert arith.le(f(br.upper), target) is True
+        assert arith.gt(f(br.lower), target) is True
+    assert br.rel_width() <= fmpq(1, 10 ** 3)
+
+
+def test_calibrate_epsilon_errors():
+    from blanket.exact.krr import calibrate_epsilon
+    with pytest.raises(InvalidArgument, match="view"):
+        calibrate_epsilon(KRR(3, epsilon0=1), 100, "1e-6", view="worst")
+    with pytest.raises(InvalidArgument, match="delta"):
+        calibrate_epsilon(KRR(3, epsilon0=1), 100, "2")
+
+
+def test_automatic_engine_choice():
+    """n > GRID_MAX_N: the 1-D route at the default precision, the grid when the caller escalates precision."""
+    import blanket.exact.krr as K
+    mech = KRR(10, epsilon0="1")
+    n = K.GRID_MAX_N + 1000
+    with arith.precision(arith.DEFAULT_PREC):
+        auto = delta_blanket_view(mech, n, epsilon="0.02")
+        fast = delta_blanket_view(mech, n, epsilon="0.02", engine="1d")
+    assert auto.mid() == fast.mid() and auto.rad() == fast.rad()
+    with arith.precision(2 * arith.DEFAULT_PREC):
+        esc = delta_blanket_view(mech, n, epsilon="0.02")
+    assert esc.rad() < fast.rad() * fmpq(1, 10 ** 6) and fast.contains(esc)
+
+
+@given(st.integers(3, 10), e0s, ees, st.integers(1, 45), st.sampled_from(["third", "blanket"]))
+def test_blocked_weak_count_encloses_exact_rationals(k, e0, ee, n, what):
+    """Lemma K4 (blocks of the weak count) forced at small n, where boundaries collide and N2 reaches 0."""
+    import blanket.exact.krr as K
+    mech = KRR(k, exp_epsilon0=e0)
+    f = (lambda **kw: delta_blanket_view(mech, n, exp_epsilon=ee, **kw)) if what == "blanket" else \
+        (lambda **kw: delta_krr_family(mech, n, "third", exp_epsilon=ee, **kw))
+    ex = f()
+    old = K._BLOCKS_MIN_SD
+    K._BLOCKS_MIN_SD = 0
+    try:
+        with arith.precision(128):
+            b = f(exact_max_n=0, engine="1d")
+    finally:
+        K._BLOCKS_MIN_SD = old
+    if isinstance(b, fmpq):
+        assert b == ex == 0
+        return
+    assert _encloses(b, ex)
+
+
+def test_blocked_weak_count_is_tighter_than_the_global_jensen_bound():
+    import blanket.exact.krr as K
+    mech = KRR(10, epsilon0="1")
+    with arith.precision(128):
+        ee = arith.exp_ball(arith.exact("0.0234"))
+        f, p = mech.flip(), mech.keep()
+        kf = 10 * f
+        atoms = [(8 * f, kf * (1 - ee)), (f, 10 * (p - ee * f)), (f, 10 * (f - ee * p)), (1 - kf, fmpq(0))]
+        grid = delta_blanket_view(mech, 10 ** 4, epsilon="0.0234", engine="grid") * (mech.gamma() * 10 ** 4)
+        blocked = K._fast_positive_part(10 ** 4, atoms, K.DEFAULT_TOL, blocks=True)
+        jensen = K._fast_positive_part(10 ** 4, atoms, K.DEFAULT_TOL, blocks=False)
+    for v in (blocked, jensen):
+        assert v.contains(grid)
+    assert blocked.rad() * 10 < jensen.rad()
+
+
+def test_escalation_refines_the_one_dimensional_route(monkeypatch):
+    """Above GRID_ESCALATION_MAX_N a caller raising the precision gets finer blocks: a narrower enclosure of the same value."""
+    import blanket.exact.krr as K
+    monkeypatch.setattr(K, "GRID_ESCALATION_MAX_N", 1000)
+    mech = KRR(10, epsilon0="1")
+    n = 25000
+    with arith.precision(arith.DEFAULT_PREC):
+        grid = delta_blanket_view(mech, n, epsilon="0.02", engine="grid")
+        base = delta_blanket_view(mech, n, epsilon="0.02")
+    with arith.precision(4 * arith.DEFAULT_PREC):
+        fine = delta_blanket_view(mech, n, epsilon="0.02")
+    assert base.contains(grid) and fine.contains(grid)
+    assert fine.rad() * 4 < base.rad()
