@@ -295,7 +295,10 @@ def _exact_worst(k, e0, n, ee):
     mech = KRR(k, exp_epsilon0=e0)
     if k == 2:
         from blanket.exact.binary import delta_binary_worst
-        return delta_binary_worst(mech, n, exp_epsilon=ee).value
+        # the fast kernels take delta as a difference of two tails: at flint's default 53 bits a delta of
+        # 1e-31 is enclosed only to about 1e-22 absolutely, so the sweep runs at 256 bits
+        with arith.precision(256):
+            return delta_binary_worst(mech, n, exp_epsilon=ee).value
     from blanket.exact.enumerate import worst_case
     return worst_case(mech, n, exp_epsilon=ee).value
 
