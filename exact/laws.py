@@ -1,0 +1,413 @@
+"""The windowed-law engine: binomial pmf windows, tails and sums with certified error, two sound routes.
+
+One engine for every computation that sums over binomial counts (shuffled
+binary RR, the k-RR families and blanket view).  A *window* of ``Bin(m, q)``
+is its pmf on ``lo..hi`` (about ``2·σ·sqrt(2 log(1/tol))`` outcomes around
+the mode, ``σ² = m q (1−q)``) plus a certified upper bound ``tail`` on the
+mass outside it.
+
+Route (a) — ball arithmetic (python-flint ``arb``), any precision:
+
+* :func:`pmf` — one pmf value, O(1) arb calls (``arb.bin_uiui`` and powers).
+* :func:`tail` — ``P(Bin(m, q) ≥ k)`` as the regularized incomplete beta
+  function ``I_q(k, m−k+1)`` (``arb.beta_lower``, C level): O(1) calls
+  whatever ``m`` (measured 9 ms at m = 10⁹, 128 bits, relative width 1e-29).
+  If flint returns a non-finite ball the value is summed from a window
+  instead (never guessed).
+* :func:`window` — the pmf window as a list of balls with its tail bound,
+  O(W) ball operations from the mode by pmf ratios.
+
+Route (b) — vectorised float64 (numpy) with a-priori error bounds proved in
+``docs/numerics.md`` (only IEEE-754 ``+ − × ÷``, correctly rounded; every
+transcendental value enters as an ``arb`` enclosure, converted with its error
+counted; every result carries a *relative* error bound ``rel``: the true
+value ``x`` of each entry ``v`` satisfies ``|v − x| ≤ rel·x``):
+
+* :func:`float_window` — :class:`FloatLaw`: anchors every :data:`SEGMENT`
+  outcomes computed in arb, the outcomes between by ``numpy.cumprod`` of
+  float pmf ratios.  O(W) float operations + O(W/SEGMENT) arb calls.
+* :func:`suffix_sums` — ``G[i] = Σ_{k ≥ i} v[k]`` of a non-negative array by
+  blocked cumulative sums (error ``γ_{2√W}``, not ``γ_W``).  O(W).
+* :func:`dot_nonneg` — ``Σ x_i y_i`` of non-negative arrays (rows) by an
+  explicit pairwise tree (error ``γ_{1+⌈log₂ W⌉}``).  O(W) per row.
+* :func:`bernoulli_step` — the window of ``X + Bernoulli(s)`` from the window
+  of ``X`` (a convex combination, error ``+ 2u + e_s`` per step).  O(W).
+* :func:`to_ball` — the ball ``[v/(1+rel), v/(1−rel)]`` enclosing the true value.
+
+Every float kernel refuses (raises :class:`FloatRouteUnavailable`) when its
+proof does not cover the input (``m ≥ 2⁵³``, a cut-off below 2⁻⁹⁰⁰ where
+subnormal numbers would break the relative error model, a relative bound that
+is not small); callers then use route (a).
+
+>>> from flint import arb, ctx, fmpq
+>>> ctx.prec = 128
+>>> q = arb(fmpq(1, 3))
+>>> t = tail(10**6, q, 334000)          # P(Bin(10^6, 1/3) >= 334000)
+>>> 0.23 < float(t.mid()) < 0.24 and t.rad() < 1e-30
+True
+>>> w = float_window(10**6, q, fmpq(1, 2**60))
+>>> w.rel < 1e-12 and to_ball(w.values[w.index(333333)], w.rel).overlaps(pmf(10**6, q, 333333))
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from flint import arb, ctx, fmpq
+
+from . import arith
+
+#: unit roundoff of IEEE-754 binary64 (round to nearest)
+U = fmpq(1, 2 ** 53)
+#: outcomes between two arb anchors of a float window (the float chain length; error ∝ SEGMENT·u)
+SEGMENT = 256
+#: smallest cut-off the float route accepts (values stay far above the subnormal range 2^-1022)
+MIN_FLOAT_TOL = fmpq(1, 2 ** 900)
+#: largest m for which m − i and i + 1 are exact binary64 integers
+MAX_FLOAT_M = 2 ** 53
+
+
+class FloatRouteUnavailable(ArithmeticError):
+    """The float route's proof does not cover these parameters: use the ball route (a)."""
+
+
+# ---------------------------------------------------------------- small exact helpers
+def gamma(k: int) -> fmpq:
+    """Higham's ``γ_k = k u / (1 − k u)`` as an exact rational (``(1+u)^k − 1 ≤ γ_k`` for ``k u < 1``)."""
+    if k * U >= 1:
+        raise FloatRouteUnavailable(f"gamma_{k}: k*u >= 1")
+    return k * U / (1 - k * U)
+
+
+def _up(x) -> float:
+    """A binary64 number ≥ the exact rational or ball ``x`` (an upper bound as a float)."""
+    if isinstance(x, arb):
+        q = arith.endpoints(x)[1]
+        v = q.numerator / q.denominator                 # correctly rounded (Python int true division)
+    elif isinstance(x, fmpq):
+        v = int(x.p) / int(x.q)
+    else:
+        v = float(x)
+    return math.nextafter(v, math.inf)  # one ulp up covers the rounding of the division
+
+
+def _ab(x: float) -> arb:
+    """The binary64 number ``x`` as an exact ball."""
+    return arb(fmpq(*float(x).as_integer_ratio()))
+
+
+def _rel_of(b: arb, v: float) -> fmpq:
+    """Exact rational ``r`` with ``|v − x| ≤ r·x`` for every ``x`` in the positive ball ``b``."""
+    lo, hi = arith.endpoints(b)
+    if lo <= 0:
+        raise FloatRouteUnavailable("an anchor ball contains 0 (precision too low for the float route)")
+    fv = fmpq(*v.as_integer_ratio())
+    lo, hi = fmpq(lo.numerator, lo.denominator), fmpq(hi.numerator, hi.denominator)
+    dev = max(abs(fv - lo), abs(hi - fv))
+    return dev / lo
+
+
+def _float_of_ball(b: arb) -> float:
+    return float(b.mid())
+
+
+# ---------------------------------------------------------------- route (a): balls
+def _mode(m: int, q: arb) -> int:
+    i0 = int(((m + 1) * q).mid().floor().unique_fmpz())
+    return max(0, min(m, i0))
+
+
+def pmf(m: int, q, k: int) -> arb:
+    """``P(Bin(m, q) = k)`` as a ball: ``C(m, k) q^k (1−q)^(m−k)``.  O(1) arb calls (O(log m) multiplications)."""
+    if k < 0 or k > m:
+        return arb(0)
+    q = arith.ball(q)
+    return arb.bin_uiui(m, k) * q ** k * (1 - q) ** (m - k)
+
+
+def tail(m: int, q, k: int) -> arb:
+    """``P(Bin(m, q) ≥ k)`` as a ball, via ``I_q(k, m − k + 1)`` (flint's ``arb_hypgeom_beta_lower``, regularized).
+
+    O(1) arb calls whatever ``m`` (the hypergeometric series is evaluated in C
+    with its own rigorous error bound).  Falls back to summing a window
+    (route (a), O(√m)) if flint returns a non-finite ball.
+    """
+    if k <= 0:
+        return arb(1)
+    if k > m:
+        return arb(0)
+    q = arith.ball(q)
+    v = q.beta_lower(arb(k), arb(m - k + 1), 1)
+    if v.is_finite():
+        if not (v >= 0):  # a probability: replace the part of the ball below 0 by the hull [0, upper]
+            v = arb(0).union(arb(v.upper()))
+        return v
+    return _tail_by_window(m, q, k)
+
+
+def _tail_by_window(m: int, q: arb, k: int) -> arb:
+    tol = fmpq(1, 2 ** (ctx.prec + 24))
+    vals, off, T = window(m, q, tol)
+    s = arb(0)
+    for i in range(max(k - off, 0), len(vals)):
+        s += vals[i]
+    return s + arb(0).union(arb(T.upper()))
+
+
+def window(m: int, q, tol) -> tuple:
+    """Window of the pmf of Bin(m, q) as balls: ``(values, offset, tail)``, ``tail`` an arb upper bound on
+    the mass outside.  Cost O(W) ball operations, ``W ≈ 2σ·sqrt(2 log(1/tol)) + O(1)``.
+
+    Starts at the mode ``i0 = floor((m+1)q)`` (computed from the ball's midpoint — the choice of the
+    start affects only efficiency, never rigour), with ``C(m, i0) q^i0 (1−q)^(m−i0)`` evaluated in ball
+    arithmetic, then multiplies by the pmf ratio up and down until a value is certainly below ``tol``.
+    Left-out mass: past the window the ratio ``b(i+1)/b(i) = (m−i)ρ/(i+1)`` (ρ = q/(1−q)) decreases
+    in ``i``, so the mass above the last index ``i`` is at most ``b(i)·r/(1−r)``, ``r`` the ratio at
+    ``i`` (certainly < 1 there, else we continue); symmetrically below.
+    """
+    if m == 0:
+        return [arb(1)], 0, arb(0)
+    q = arith.ball(q)
+    one_minus = 1 - q
+    rho = q / one_minus
+    i0 = _mode(m, q)
+    v0 = arb.bin_uiui(m, i0) * q ** i0 * one_minus ** (m - i0)
+    tol_b = arb(tol)
+    up = []
+    v, i = v0, i0
+    tail_up = arb(0)
+    while i < m:
+        r = rho * fmpq(m - i, i + 1)
+        if i > i0 and v < tol_b and r < 1:
+            tail_up = v * r / (1 - r)
+            break
+        v = v * r
+        i += 1
+        up.append(v)
+    down = []
+    v, i = v0, i0
+    tail_down = arb(0)
+    while i > 0:
+        s = fmpq(i, m - i + 1) / rho
+        if i < i0 and v < tol_b and s < 1:
+            tail_down = v * s / (1 - s)
+            break
+        v = v * s
+        i -= 1
+        down.append(v)
+    vals = down[::-1] + [v0] + up
+    offset = i0 - len(down)
+    t = tail_up + tail_down
+    return vals, offset, arb(t.upper())
+
+
+def window_bounds(m: int, q, tol) -> tuple:
+    """``(lo, hi, tail)``: a window ``lo..hi`` of Bin(m, q) whose left-out mass is certified ``≤ tail ≤ 2·tol``
+    (about; ``tail`` is the certified number).  O(1) arb calls (plus O(1) retries).
+
+    Above ``hi`` the mass is at most ``b(hi+1)/(1 − r(hi+1))`` (ratio ``r(i) = (m−i)ρ/(i+1)``
+    decreasing in ``i``, < 1 past the mode); below ``lo`` at most ``b(lo−1)/(1 − s(lo−1))``
+    (``s(i) = i/((m−i+1)ρ)`` increasing in ``i``).
+    """
+    q = arith.ball(q)
+    if m == 0:
+        return 0, 0, arb(0)
+    qf = float(q.mid())
+    mean = m * qf
+    sd = math.sqrt(max(m * qf * (1 - qf), 0.0)) + 1.0
+    tol_q = arith.exact(tol)
+    z = math.sqrt(2 * max(math.log(2) * (int(tol_q.q).bit_length() - int(tol_q.p).bit_length() + 1), 1.0)) + 1.0
+    rho = q / (1 - q)
+    hi = min(m, int(mean + z * sd) + 2)
+    lo = max(0, int(mean - z * sd) - 2)
+    tol_b = arb(tol_q)
+    while True:
+        if hi >= m:
+            t_up = arb(0)
+            break
+        r = rho * fmpq(m - hi - 1, hi + 2)
+        if r < 1:
+            t_up = pmf(m, q, hi + 1) / (1 - r)
+            if t_up < tol_b:
+                break
+        hi = min(m, hi + int(sd) + 1)
+    while True:
+        if lo <= 0:
+            t_dn = arb(0)
+            break
+        s = fmpq(lo - 1, m - lo + 2) / rho
+        if s < 1:
+            t_dn = pmf(m, q, lo - 1) / (1 - s)
+            if t_dn < tol_b:
+                break
+        lo = max(0, lo - int(sd) - 1)
+    return lo, hi, arb((t_up + t_dn).upper())
+
+
+# ---------------------------------------------------------------- route (b): float64 with proved bounds
+@dataclass
+class FloatLaw:
+    """A float window: ``values[i] ≈ P(X = offset + i)`` with ``|values[i] − x| ≤ rel·x`` (proved,
+    docs/numerics.md), and ``tail`` (arb) a certified bound on the mass outside ``offset..offset+len−1``."""
+
+    values: np.ndarray
+    offset: int
+    rel: float
+    tail: arb
+
+    def index(self, k: int) -> int:
+        return k - self.offset
+
+    @property
+    def hi(self) -> int:
+        return self.offset + len(self.values) - 1
+
+
+def float_param(x) -> tuple:
+    """``(v, e)``: a binary64 ``v`` near the positive ball/rational ``x`` and an exact rational ``e`` with
+    ``|v − x| ≤ e·x`` (Lemma 1 of docs/numerics.md)."""
+    b = arith.ball(x)
+    v = _float_of_ball(b)
+    return v, _rel_of(b, v)
+
+
+def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: Optional[tuple] = None) -> FloatLaw:
+    """Float window of Bin(m, q) (route (b)); see docs/numerics.md, Lemma 2.
+
+    Anchors ``b(lo + s·L)`` (``L = segment``) are arb balls (:func:`pmf`)
+    rounded to binary64; the other values are ``numpy.cumprod`` of the float
+    ratios ``((m − i)·ρ̂)/(i + 1)``.  Proved: ``|v − x| ≤ rel·x`` with
+    ``rel = (1+e_a)(1+e_ρ)^L (1+u)^{3L} − 1``.  Cost: O(W) float
+    operations and ``W/L`` arb pmf evaluations (O(log m) multiplications each).
+    Raises :class:`FloatRouteUnavailable` outside the proof's range
+    (``m ≥ 2⁵³``, ``tol < 2⁻⁹⁰⁰``, ``q`` not certainly in (0, 1)).
+    """
+    tol = arith.exact(tol)
+    if m >= MAX_FLOAT_M:
+        raise FloatRouteUnavailable(f"m = {m} >= 2^53")
+    if tol < MIN_FLOAT_TOL:
+        raise FloatRouteUnavailable("tol below 2^-900")
+    q = arith.ball(q)
+    if not (q > 0 and q < 1):
+        raise FloatRouteUnavailable("q not certainly in (0, 1)")
+    lo, hi, T = bounds if bounds is not None else window_bounds(m, q, tol)
+    W = hi - lo + 1
+    L = max(1, min(segment, W))
+    S = -(-W // L)
+    rho_hat, e_rho = float_param(q / (1 - q))
+    idx = lo + np.arange(S * L, dtype=np.float64)            # exact integers (< 2^53)
+    ratios = ((float(m) - idx) * rho_hat) / (idx + 1.0)      # ratio b(i+1)/b(i) at i = idx
+    R = np.empty((S, L), dtype=np.float64)
+    R[:, 1:] = ratios.reshape(S, L)[:, :L - 1]
+    e_a = fmpq(0)
+    for s in range(S):
+        k = lo + s * L
+        a = pmf(m, q, k) if k <= m else arb(0)
+        if k > m:
+            R[s, 0] = 0.0
+            continue
+        v = _float_of_ball(a)
+        if not (v > 2.0 ** -1000):
+            raise FloatRouteUnavailable("an anchor underflows")
+        R[s, 0] = v
+        e_a = max(e_a, _rel_of(a, v))
+    vals = np.cumprod(R, axis=1).reshape(-1)[:W]
+    # outside the support (k > m) the ratio (m - i) is <= 0: those entries are exactly 0 or negative — zero them
+    if lo + W - 1 > m:
+        vals[m - lo + 1:] = 0.0
+    np.maximum(vals, 0.0, out=vals)
+    rel = (1 + arb(e_a)) * (1 + arb(e_rho)) ** (L - 1) * (1 + arb(gamma(3 * (L - 1)))) - 1  # outward-rounded
+    return FloatLaw(vals, lo, _checked_rel(rel), T)
+
+
+def _checked_rel(rel) -> float:
+    r = _up(rel)
+    if not r < 1e-6:
+        raise FloatRouteUnavailable(f"relative error bound {r:.1e} too large")
+    return r
+
+
+def suffix_sums(v: np.ndarray, rel: float = 0.0, block: Optional[int] = None) -> tuple:
+    """``(G, rel')``: ``G[i] ≈ Σ_{k ≥ i} v[k]`` for a non-negative array (entries with relative error
+    ``rel``), computed by blocked cumulative sums: each term passes ≤ ``(L−1) + (S−1) + 1`` roundings
+    (``L`` block length, ``S`` blocks), so ``rel' = (1+rel)(1+γ_{L+S−1}) − 1`` (docs/numerics.md,
+    Lemma 3).  O(W).  ``G`` has ``len(v) + 1`` entries (``G[len(v)] = 0``).
+    """
+    W = len(v)
+    L = block or max(1, int(math.isqrt(max(W, 1))))
+    S = -(-W // L) if W else 1
+    P = np.zeros(S * L, dtype=np.float64)
+    P[:W] = v
+    P = P.reshape(S, L)
+    within = np.cumsum(P[:, ::-1], axis=1)[:, ::-1]            # suffix sums inside each block
+    totals = within[:, 0]
+    later = np.zeros(S, dtype=np.float64)
+    if S > 1:
+        later[:-1] = np.cumsum(totals[::-1])[::-1][1:]        # total of all later blocks
+    G = np.empty(W + 1, dtype=np.float64)
+    G[:W] = (within + later[:, None]).reshape(-1)[:W]
+    G[W] = 0.0
+    r = (1 + _ab(rel)) * (1 + arb(gamma(L + S - 1))) - 1
+    return G, _up(r)
+
+
+def pairwise_sum(x: np.ndarray) -> np.ndarray:
+    """Sum over the last axis by an explicit pairwise tree: every term passes ≤ ⌈log₂ W⌉ additions."""
+    x = np.asarray(x, dtype=np.float64)
+    while x.shape[-1] > 1:
+        W = x.shape[-1]
+        if W % 2:
+            x = np.concatenate([x, np.zeros(x.shape[:-1] + (1,))], axis=-1)
+        x = x[..., 0::2] + x[..., 1::2]
+    return x[..., 0]
+
+
+def pairwise_depth(W: int) -> int:
+    return max(0, math.ceil(math.log2(W))) if W > 1 else 0
+
+
+def dot_nonneg(x: np.ndarray, y: np.ndarray, rel_x: float = 0.0, rel_y: float = 0.0) -> tuple:
+    """``(s, rel)``: ``Σ_i x_i y_i`` over the last axis for non-negative arrays (broadcast: ``y`` may be a
+    matrix of rows), products then :func:`pairwise_sum`; ``rel = (1+rel_x)(1+rel_y)(1+γ_{1+⌈log₂W⌉}) − 1``
+    (docs/numerics.md, Lemma 4).  O(W) per row.
+    """
+    s = pairwise_sum(np.multiply(x, y))
+    W = np.shape(x)[-1] if np.ndim(x) else 1
+    r = (1 + _ab(rel_x)) * (1 + _ab(rel_y)) * (1 + arb(gamma(1 + pairwise_depth(W)))) - 1
+    return s, _up(r)
+
+
+def bernoulli_step(v: np.ndarray, s_hat: float, t_hat: float) -> np.ndarray:
+    """Window of ``X + Bernoulli(s)`` from the window ``v`` of ``X`` (one longer): ``w[i] = t·v[i] + s·v[i−1]``
+    with ``t = 1 − s`` (both given as floats with their own relative errors).  Error: the new relative
+    bound is ``(1 + rel)(1 + e)(1 + γ_2) − 1`` with ``e = max(e_s, e_t)`` (docs/numerics.md, Lemma 5).
+    O(W).  The same recursion maps suffix sums of ``X`` to suffix sums of ``X + Bernoulli(s)``.
+    """
+    w = np.empty(len(v) + 1, dtype=np.float64)
+    w[:-1] = t_hat * v
+    w[-1] = 0.0
+    w[1:] += s_hat * v
+    return w
+
+
+def bernoulli_rel(rel: float, e: fmpq, steps: int = 1) -> float:
+    """The relative bound after ``steps`` applications of :func:`bernoulli_step` (Lemma 5)."""
+    r = (1 + _ab(rel)) * ((1 + arb(e)) * (1 + arb(gamma(2)))) ** steps - 1
+    return _up(r)
+
+
+def to_ball(v: float, rel: float) -> arb:
+    """The ball ``[v/(1+rel), v/(1−rel)]`` containing every ``x ≥ 0`` with ``|v − x| ≤ rel·x`` (exact
+    endpoints, rounded outward).  O(1)."""
+    v = float(v)
+    if v == 0.0:
+        return arb(0)
+    fv = arb(fmpq(*v.as_integer_ratio()))
+    r = arb(fmpq(*float(rel).as_integer_ratio()))
+    lo = fv / (1 + r)
+    hi = fv / (1 - r)
+    return arb(lo.lower()).union(arb(hi.upper()))
