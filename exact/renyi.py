@@ -385,6 +385,302 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
     return {1: (s1 - down).union(s1 + up), 0: (s0 - down).union(s0 + up)}
 
 
+# ============================================================ route (b): float64 moments with proved bounds
+# docs/numerics.md, section "Rényi moments of shuffled binary RR (exact/renyi.py)", Lemmas R1–R3.
+
+#: largest ε0·λ for which the float route is tried (powers r^λ stay far inside binary64's range)
+FLOAT_MAX_EPS_LAMBDA = 300
+#: the float route's window cut-off is 2^-FLOAT_TOL_BITS·e^{-ε0(λ+1)} (left-out mass far below its rounding error)
+FLOAT_TOL_BITS = 56
+_TINY = 2.0 ** -1000
+
+
+def _int_order(lam):
+    """λ as a Python int when it is an integer ≥ 2, else ``None`` (the float route needs integer λ)."""
+    return int(lam.p) if _is_int(lam) else None
+
+
+def _pow_int(r, k: int):
+    """``(r^k, k−1)``: the element-wise power by binary powering, and the bound ``k−1`` on the rounding
+    factors it multiplies in (any product tree of ``k`` leaves, unfolded, has ``k−1`` multiplications;
+    Lemma R2).  O(log k) numpy passes."""
+    import numpy as np
+    result = None
+    base = r
+    e = k
+    while e:
+        if e & 1:
+            result = base if result is None else result * base
+        e >>= 1
+        if e:
+            base = base * base
+    return np.asarray(result, dtype=np.float64), k - 1
+
+
+def _float_ln_e0_upper(e0) -> float:
+    return float(arith.ball(e0).log().upper().mid()) * (1 + 1e-12) + 1e-300
+
+
+def float_tol(e0, lam) -> fmpq:
+    """The float route's window cut-off ``2^-FLOAT_TOL_BITS / ⌈e^{ε0}⌉^{⌈λ⌉+1}`` (exact; a smaller cut-off is
+    always sound, only slower)."""
+    e_up = int(math.ceil(float(arith.ball(e0).upper().mid()) * (1 + 1e-12)))
+    k = int(math.ceil(float(arb(lam).upper().mid()))) + 1
+    return fmpq(1, 2 ** FLOAT_TOL_BITS * max(e_up, 1) ** k)
+
+
+def _float_law(m: int, q, tol):
+    """Float window of Bin(m, q) trimmed to the support (``(values, offset, rel, tail)``)."""
+    import numpy as np
+    from .laws import float_window
+    if m == 0:
+        return np.ones(1), 0, 0.0, arb(0)
+    w = float_window(m, q, tol)
+    vals = w.values
+    if w.offset + len(vals) - 1 > m:
+        vals = vals[: m - w.offset + 1]
+    return vals, w.offset, w.rel, w.tail
+
+
+def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
+    """``(E_λ(x=1), E_λ(x=0))`` of shuffled binary RR on dataset ``c`` by the float route (b): two arb balls.
+
+    Integer ``λ ≥ 2`` only.  The two binomial windows come from
+    :func:`exact.laws.float_window` (Lemma 2 of docs/numerics.md), their
+    convolution from ``numpy.convolve`` (Lemma R1: non-negative products and
+    sums, relative error ``γ_L``), the moment terms ``Q·(P/Q)^λ`` and
+    ``P·(Q/P)^λ`` by binary powering (Lemma R2) and the sums by an explicit
+    pairwise tree (Lemma 4); the certified window errors are added in ball
+    arithmetic exactly as on the ball route (:func:`_binary_window_error`).
+    Proved: each returned ball contains the true moment.  Accuracy about
+    ``10⁻¹²`` relative (fixed: use the ball route for more digits).  Raises
+    :class:`exact.laws.FloatRouteUnavailable` outside the proof's range
+    (non-integer λ, ``ε0·λ > FLOAT_MAX_EPS_LAMBDA``, underflow).
+    Cost: O(W_a·W_b) for the convolution (O(W) when ``c = 0`` or ``c = n−1``),
+    O(W log λ) for the moments, ``W = O(√(n log(1/tol)))``.
+    """
+    import numpy as np
+    from .laws import FloatRouteUnavailable, _ab, _up, float_param, gamma, pairwise_depth, pairwise_sum, to_ball
+    keep, flip = _binary_params(mech)
+    lam = parse_order(lam)
+    k_int = _int_order(lam)
+    if k_int is None:
+        raise FloatRouteUnavailable("non-integer order")
+    e0 = mech.exp_epsilon0()
+    if _float_ln_e0_upper(e0) * k_int > FLOAT_MAX_EPS_LAMBDA:
+        raise FloatRouteUnavailable("epsilon0*lambda too large for binary64 powers")
+    if tol is None:
+        tol = float_tol(e0, lam)
+    a, ao, ra, ta = _float_law(c, keep, tol)
+    b, bo, rb, tb = _float_law(n - 1 - c, flip, tol)
+    if min(a.min(), b.min()) * min(a.min(), b.min()) < _TINY:
+        raise FloatRouteUnavailable("window values too small")
+    L = min(len(a), len(b))
+    g = np.convolve(a, b)                                                 # Lemma R1
+    off = ao + bo
+    rel_g = _up((1 + _ab(ra)) * (1 + _ab(rb)) * (1 + arb(gamma(L))) - 1)
+    T = ta + tb
+    W = len(g)
+    exact_all = T == 0
+    at_lo = exact_all or off == 0
+    at_hi = exact_all or off + W - 1 == n - 1
+    lo_k = 0 if at_lo else 1
+    hi_k = W if at_hi else W - 1
+    gp = np.zeros(W + 2)
+    gp[1:W + 1] = g
+    b0 = gp[1 + lo_k: 2 + hi_k]          # g[j]   (0 past the end)
+    b1 = gp[lo_k: hi_k + 1]              # g[j−1] (0 before the start)
+    kh, ek = float_param(keep)
+    fh, ef = float_param(flip)
+    e_c = max(ek, ef)
+    P = b0 * fh + b1 * kh                # x = 1: the differing user reports 1 w.p. keep
+    Q = b0 * kh + b1 * fh                # x = 0
+    if min(P.min(), Q.min()) < _TINY:
+        raise FloatRouteUnavailable("P or Q underflows")
+    rel_PQ = (1 + _ab(rel_g)) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1     # Lemma R2 (i)
+    r = P / Q
+    rel_r = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_PQ) - 1             # Lemma R2 (ii)
+    pw, M = _pow_int(r, k_int)
+    if not (pw.min() > _TINY and pw.max() < 2.0 ** 1000):
+        raise FloatRouteUnavailable("r^lambda out of range")
+    rel_pw = (1 + rel_r) ** k_int * (1 + arb(gamma(M))) - 1 if M else (1 + rel_r) ** k_int - 1
+    t1 = Q * pw
+    t0 = P / pw
+    if min(t1.min(), t0.min()) < _TINY:
+        raise FloatRouteUnavailable("a moment term underflows")
+    rel_t1 = (1 + rel_PQ) * (1 + rel_pw) * (1 + arb(gamma(1))) - 1
+    rel_t0 = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_pw) - 1
+    depth = arb(gamma(pairwise_depth(len(t1)))) if len(t1) > 1 else arb(0)
+    s1 = float(pairwise_sum(t1))
+    s0 = float(pairwise_sum(t0))
+    r1 = _up((1 + rel_t1) * (1 + depth) - 1)
+    r0 = _up((1 + rel_t0) * (1 + depth) - 1)
+    if not (r1 < 1e-6 and r0 < 1e-6):
+        raise FloatRouteUnavailable("relative error bound too large")
+    S1, S0 = to_ball(s1, r1), to_ball(s0, r0)
+    if exact_all:
+        return S1, S0
+    edges = arb(0)
+    if not at_lo:
+        edges += to_ball(g[0], rel_g)
+    if not at_hi:
+        edges += to_ball(g[-1], rel_g)
+    up, down = _window_error(T, edges, lam, e0)
+    return (S1 - down).union(S1 + up), (S0 - down).union(S0 + up)
+
+
+#: datasets per block of the worst-case sweep (one shared convolution per block, Lemma R3)
+SWEEP_BLOCK = 64
+
+
+def _down(x) -> float:
+    """A binary64 number ≤ the ball or rational ``x``."""
+    from .laws import _up
+    return -_up(-arith.ball(x))
+
+
+def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> list:
+    """``[(E_λ(x=1), E_λ(x=0)) for c in c0..c0+B−1]`` by the float route (b), sharing one convolution.
+
+    ``g_c = H ⊛ R_{c−c0}`` with ``H = Bin(c0, keep) ⊛ Bin(n−c0−B, flip)`` (windowed, one
+    ``numpy.convolve``) and ``R_j = Bin(j, keep) ⊛ Bin(B−1−j, flip)`` (complete, ``B−1`` vectorised
+    Bernoulli steps, Lemma 5 of docs/numerics.md), then ``G = R ⋆ H`` row by row (``B`` products per
+    entry, Lemma R1) and the moments of all rows at once (Lemmas R2, R3).  ``H``'s left-out mass is
+    also the only left-out mass of every ``g_c`` (convolving with a probability law keeps the
+    defect), so the window error is the one of :func:`float_moments_binary`.  Proved: each ball
+    contains the true moment.  Cost O(W_a·W_b + B²·W + B·W log λ) for the block, ``W`` the window
+    width: O(B·W) per dataset instead of O(W_a·W_b).
+    """
+    import numpy as np
+    from .laws import FloatRouteUnavailable, _ab, _up, float_param, gamma, pairwise_depth, pairwise_sum, to_ball, bernoulli_rel
+    keep, flip = _binary_params(mech)
+    lam = parse_order(lam)
+    k_int = _int_order(lam)
+    if k_int is None:
+        raise FloatRouteUnavailable("non-integer order")
+    e0 = mech.exp_epsilon0()
+    if _float_ln_e0_upper(e0) * k_int > FLOAT_MAX_EPS_LAMBDA:
+        raise FloatRouteUnavailable("epsilon0*lambda too large for binary64 powers")
+    if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
+        raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
+    if tol is None:
+        tol = float_tol(e0, lam)
+    a, ao, ra, ta = _float_law(c0, keep, tol)
+    b, bo, rb, tb = _float_law(n - c0 - B, flip, tol)
+    if min(a.min(), b.min()) ** 2 < _TINY:
+        raise FloatRouteUnavailable("window values too small")
+    H = np.convolve(a, b)
+    rel_H = (1 + _ab(ra)) * (1 + _ab(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1
+    kh, ek = float_param(keep)
+    fh, ef = float_param(flip)
+    e_c = max(ek, ef)
+    # R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip): step s adds Bernoulli(keep) when s < j, else Bernoulli(flip)
+    R = np.zeros((B, B))
+    R[:, 0] = 1.0
+    js = np.arange(B)
+    for s in range(B - 1):
+        sv = np.where(s < js, kh, fh)[:, None]     # probability of a 1 at this step
+        tv = np.where(s < js, fh, kh)[:, None]     # probability of a 0
+        new = np.zeros_like(R)
+        new[:, : s + 2] = tv * R[:, : s + 2]
+        new[:, 1: s + 2] += sv * R[:, : s + 1]
+        R = new
+    rel_R = _ab(bernoulli_rel(0.0, e_c, B - 1)) if B > 1 else arb(0)
+    WH = len(H)
+    G = np.empty((B, WH + B - 1))
+    for j in range(B):
+        G[j] = np.convolve(R[j], H)
+    rel_g = _up((1 + rel_H) * (1 + rel_R) * (1 + arb(gamma(B))) - 1)      # Lemma R1 (B products per entry)
+    off = ao + bo
+    T = ta + tb
+    W = G.shape[1]
+    exact_all = T == 0
+    at_lo = exact_all or off == 0
+    at_hi = exact_all or off + W - 1 == n - 1
+    lo_k = 0 if at_lo else 1
+    hi_k = W if at_hi else W - 1
+    Gp = np.zeros((B, W + 2))
+    Gp[:, 1:W + 1] = G
+    b0 = Gp[:, 1 + lo_k: 2 + hi_k]
+    b1 = Gp[:, lo_k: hi_k + 1]
+    P = b0 * fh + b1 * kh
+    Q = b0 * kh + b1 * fh
+    if min(P.min(), Q.min()) < _TINY:
+        raise FloatRouteUnavailable("P or Q underflows")
+    rel_PQ = (1 + _ab(rel_g)) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1
+    r = P / Q
+    rel_r = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_PQ) - 1
+    pw, M = _pow_int(r, k_int)
+    if not (pw.min() > _TINY and pw.max() < 2.0 ** 1000):
+        raise FloatRouteUnavailable("r^lambda out of range")
+    rel_pw = (1 + rel_r) ** k_int * (1 + arb(gamma(M))) - 1 if M else (1 + rel_r) ** k_int - 1
+    t1 = Q * pw
+    t0 = P / pw
+    if min(t1.min(), t0.min()) < _TINY:
+        raise FloatRouteUnavailable("a moment term underflows")
+    rel_t1 = (1 + rel_PQ) * (1 + rel_pw) * (1 + arb(gamma(1))) - 1
+    rel_t0 = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_pw) - 1
+    depth = arb(gamma(pairwise_depth(t1.shape[1])))
+    s1 = pairwise_sum(t1)
+    s0 = pairwise_sum(t0)
+    r1 = _up((1 + rel_t1) * (1 + depth) - 1)
+    r0 = _up((1 + rel_t0) * (1 + depth) - 1)
+    if not (r1 < 1e-6 and r0 < 1e-6):
+        raise FloatRouteUnavailable("relative error bound too large")
+    out = []
+    for j in range(B):
+        S1, S0 = to_ball(s1[j], r1), to_ball(s0[j], r0)
+        if exact_all:
+            out.append((S1, S0))
+            continue
+        edges = arb(0)
+        if not at_lo:
+            edges += to_ball(G[j, 0], rel_g)
+        if not at_hi:
+            edges += to_ball(G[j, -1], rel_g)
+        up, down = _window_error(T, edges, lam, e0)
+        out.append(((S1 - down).union(S1 + up), (S0 - down).union(S0 + up)))
+    return out
+
+
+def _scan_block(mech, n: int, lam, start: int, stop: int) -> list:
+    """One block of the worst-case sweep (module level: shipped to worker processes / a Dask cluster).
+
+    Returns ``[(c, x, lo, hi), ...]`` for ``start ≤ c < stop`` and both directions: binary64 numbers
+    with ``lo ≤ E_λ(c, x) ≤ hi`` (outward-rounded ends of the certified enclosures).  Integer λ: the
+    float route (b) in sub-blocks of :data:`SWEEP_BLOCK`; otherwise, or where the float route's proof
+    does not apply, the ball route at the current precision.
+    """
+    from .laws import FloatRouteUnavailable
+    out = []
+    c = start
+    while c < stop:
+        B = min(SWEEP_BLOCK, stop - c)
+        try:
+            vals = float_moments_binary_block(mech, n, c, B, lam)
+        except FloatRouteUnavailable:
+            vals = [tuple(_moments_binary(mech, n, cc, lam, (1, 0))) for cc in range(c, c + B)]
+        for j, (m1, m0) in enumerate(vals):
+            out.append((c + j, 1, _down(m1), _up_f(m1)))
+            out.append((c + j, 0, _down(m0), _up_f(m0)))
+        c += B
+    return out
+
+
+def _up_f(x) -> float:
+    from .laws import _up
+    return _up(arith.ball(x))
+
+
+def _window_error(t, edges, lam, e0):
+    """``(up, down)`` of :func:`_binary_window_error` from the tail bound ``t`` and the edge masses (balls)."""
+    t = arith.ball(t)
+    e0b = arith.ball(e0)
+    up = (_pow(e0b, lam - 1) * (2 * t + edges)).upper()
+    down = ((arb(lam) - 1) * _pow(e0b, lam) * t).upper()
+    return up, down
+
+
 def _div_from_moment(m, lam):
     if _exact(m) and m == 1:
         return fmpq(0)
@@ -441,23 +737,38 @@ def renyi_binary(mech, n: int, c: int, *, order, tol=None) -> RenyiValue:
     return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
 
 
-def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress: bool = False) -> RenyiValue:
+def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=None, workers=None,
+                       scheduler=None, task_size: Optional[int] = None) -> RenyiValue:
     """The exact worst case of ``D_λ`` of shuffled binary RR over all neighbouring datasets.
 
     Datasets are determined by ``c`` (ones among the others) and the
     direction; flipping 0↔1 maps ``(c, x)`` to ``(n−1−c, 1−x)`` so
     ``c ≤ ⌊(n−1)/2⌋`` with both directions covers all.  Rigorous pruning:
-    every ``c`` is first evaluated at ``scan_prec`` bits; those whose upper
-    end is below the largest certified lower end cannot be the maximum; the
-    rest are recomputed at the caller's precision.  The returned value is the
-    max of enclosures, so it encloses the true maximum; ``c``/``x`` name the
-    dataset whose enclosure has the largest upper end.  Cost O(n·W log W).
+    every ``c`` is first enclosed cheaply (the *scan*: integer λ by the float
+    route (b) in blocks sharing one convolution,
+    :func:`float_moments_binary_block`; otherwise balls at ``scan_prec``
+    bits); those whose upper end is below the largest certified lower end
+    cannot be the maximum; the rest are recomputed by the ball route at the
+    caller's precision.  The returned value is the max of enclosures, so it
+    encloses the true maximum; ``c``/``x`` name the dataset whose enclosure
+    has the largest upper end.
+
+    The scan is split into independent blocks of ``c`` (``task_size``
+    datasets each) run by :func:`exact.executors.map_blocks`: ``workers``
+    local processes (``None``: every core) or a Dask cluster
+    (``scheduler``); the result does not depend on the executor.
+    ``progress``: ``None`` (a bar on a terminal), ``False`` or ``True``.
+
+    Cost: O(n·B·W) float operations for the scan (``B`` =
+    :data:`SWEEP_BLOCK`, ``W = O(√(n log(1/tol)))``; O(n·W log W) ball
+    operations for non-integer λ), plus O(W log W) per surviving dataset.
 
     >>> from blanket.exact.mechanisms import BinaryRR
     >>> r = renyi_binary_worst(BinaryRR(exp_epsilon0=2), 6, order=2)
     >>> r.c, r.x, r.moment
     (0, 0, 11191/10206)
     """
+    from .executors import block_ranges, map_blocks
     mech = _check_mech(mech)
     _binary_params(mech)
     n = arith.integer_in(n, "n", lo=1)
@@ -474,30 +785,31 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress: bo
         m, c, x = best
         return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
     final_prec = ctx.prec
-    scan = []
-    with arith.precision(scan_prec), Progress(len(cs), "Rényi worst case (scan)") if progress else _nullcontext() as bar:
-        for c in cs:
-            for x, m in zip((0, 1), _moments_binary(mech, n, c, lam, (0, 1))):
-                scan.append((m, c, x))
-            if bar is not None:
-                bar.update(1)
-        best_lo = max(arith.ball(m).lower() for m, _, _ in scan)
-        survivors = [(c, x) for m, c, x in scan if not (arith.ball(m).upper() < best_lo)]
+    integer = _int_order(lam) is not None
+    if task_size is None:
+        task_size = SWEEP_BLOCK * 8 if integer else 256
+    ranges = block_ranges(len(cs), max(1, -(-len(cs) // task_size)))
+    tasks = [(mech, n, lam, a, b) for a, b in ranges]
+    if len(tasks) <= 1:
+        workers = 1
+    label = f"Rényi worst case, n = {n}, λ = {lam}: scan"
+    # the float route takes its anchors at >= 128 bits; the ball fallback scans at scan_prec
+    with arith.precision(max(final_prec, 128) if integer else scan_prec):
+        parts = map_blocks(_scan_block, tasks, workers=workers, scheduler=scheduler, progress=progress,
+                           desc=label, sizes=[b - a for a, b in ranges])
+    scan = [row for part in parts for row in part]
+    best_lo = max(lo for _, _, lo, _ in scan)
+    survivors = [(c, x) for c, x, lo, hi in scan if not (hi < best_lo)]
     results = []
     with arith.precision(final_prec):
-        for c, x in survivors:
-            results.append((moment_binary(mech, n, c, order=lam, x=x), c, x))
+        with Progress(len(survivors), f"Rényi worst case, n = {n}: {len(survivors)} candidate datasets at {final_prec} bits",
+                      enabled=progress) as bar:
+            for c, x in survivors:
+                results.append((moment_binary(mech, n, c, order=lam, x=x), c, x))
+                bar.update(1)
         m = _max_ball([r[0] for r in results])
         top = max(results, key=lambda r: arith.ball(r[0]).upper())
         return RenyiValue(_div_from_moment(m, lam), m, lam, c=top[1], x=top[2])
-
-
-class _nullcontext:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *a):
-        return False
 
 
 # ============================================================ i.i.d. others: k-RR families
@@ -683,7 +995,7 @@ def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValu
 
 
 # ============================================================ dispatcher
-def renyi(mech, n: int, *, order, dataset: str = "worst", progress: bool = False) -> RenyiValue:
+def renyi(mech, n: int, *, order, dataset: str = "worst", progress=None, workers=None, scheduler=None) -> RenyiValue:
     """``D_λ`` of the shuffled mechanism on ``dataset`` ∈ worst | c=INT | same | neighbour | third.
 
     ``worst`` and ``c=INT`` need binary RR (for k-RR the worst case over all
@@ -695,7 +1007,7 @@ def renyi(mech, n: int, *, order, dataset: str = "worst", progress: bool = False
     if dataset == "worst":
         if mech.k != 2:
             raise InvalidArgument("dataset", dataset, "is only available for binary RR (k = 2); for k > 2 use same, neighbour or third")
-        return renyi_binary_worst(mech, n, order=order, progress=progress)
+        return renyi_binary_worst(mech, n, order=order, progress=progress, workers=workers, scheduler=scheduler)
     if dataset.startswith("c="):
         if mech.k != 2:
             raise InvalidArgument("dataset", dataset, "(c=INT) is only available for binary RR (k = 2)")
