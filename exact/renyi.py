@@ -477,12 +477,15 @@ def _drop_small(G, off: int, rel: float, thr: float):
     return G[:, i0:i1], off + i0, extra
 
 
-def _float_moment_rows(G, off: int, rel_g: float, Ts: list, n: int, keep, flip, lam, k_int: int, e0) -> list:
+def _float_moment_rows(G, off: int, rel_g: float, Ts: list, n: int, keep, flip, lam, k_int: int, e0,
+                       bounds: bool = False):
     """Both moments of every row of ``G`` (under-estimated count laws of the others with common offset,
-    relative error ``rel_g``, left-out mass ``Ts[j]``): ``[(E(x=1), E(x=0)), ...]`` as balls.
+    relative error ``rel_g``, left-out mass ``Ts[j]``, arb or float upper bounds).
 
-    Lemma R2 (terms ``Q·(P/Q)^λ``, ``P·(Q/P)^λ`` by binary powering), Lemma 4 (explicit pairwise sums), and
-    the window error of :func:`_binary_window_error` in ball arithmetic.  O(B·W log λ).
+    Lemma R2 (terms ``Q·(P/Q)^λ``, ``P·(Q/P)^λ`` by binary powering), Lemma 4 (explicit pairwise sums),
+    and the window error of :func:`_binary_window_error`.  Returns ``[(E(x=1), E(x=0)), ...]`` as balls,
+    or with ``bounds=True`` four float arrays ``(lo1, hi1, lo0, hi0)`` (Lemma R4: the same enclosure
+    evaluated with every float operation rounded outward by one ulp).  O(B·W log λ).
     """
     import numpy as np
     from .laws import FloatRouteUnavailable, _ab, _up, float_param, gamma, pairwise_depth, pairwise_sum, to_ball
@@ -501,35 +504,41 @@ def _float_moment_rows(G, off: int, rel_g: float, Ts: list, n: int, keep, flip, 
     e_c = max(ek, ef)
     P = b0 * fh + b1 * kh                  # x = 1: the differing user reports 1 w.p. keep
     Q = b0 * kh + b1 * fh                  # x = 0
-    live = Q > 0                           # P = Q = 0 exactly where both counts were dropped (term 0)
-    if not live.any():
-        raise FloatRouteUnavailable("no outcome left")
-    Pl = np.where(live, P, 1.0)
-    Ql = np.where(live, Q, 1.0)
-    if min(Pl.min(), Ql.min()) < _TINY:
+    dead = Q == 0                          # P = Q = 0 exactly where both counts were dropped (term 0)
+    some_dead = bool(dead.any())
+    if some_dead:
+        if dead.all():
+            raise FloatRouteUnavailable("no outcome left")
+        P[dead] = 1.0
+        Q[dead] = 1.0
+    if min(P.min(), Q.min()) < _TINY:
         raise FloatRouteUnavailable("P or Q underflows")
     rel_PQ = (1 + _ab(rel_g)) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1
-    r = Pl / Ql
+    r = P / Q
     rel_r = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_PQ) - 1
     pw, M = _pow_int(r, k_int)
     if not (pw.min() > _TINY and pw.max() < 2.0 ** 1000):
         raise FloatRouteUnavailable("r^lambda out of range")
     rel_pw = (1 + rel_r) ** k_int * (1 + arb(gamma(M))) - 1 if M else (1 + rel_r) ** k_int - 1
-    t1 = Ql * pw
-    t0 = Pl / pw
+    t1 = Q * pw
+    t0 = np.divide(P, pw, out=P)
     if min(t1.min(), t0.min()) < _TINY:
         raise FloatRouteUnavailable("a moment term underflows")
-    t1 = np.where(live, t1, 0.0)
-    t0 = np.where(live, t0, 0.0)
+    if some_dead:
+        t1[dead] = 0.0
+        t0[dead] = 0.0
     rel_t1 = (1 + rel_PQ) * (1 + rel_pw) * (1 + arb(gamma(1))) - 1
     rel_t0 = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_pw) - 1
     depth = arb(gamma(pairwise_depth(t1.shape[1])))
     s1 = pairwise_sum(t1)
     s0 = pairwise_sum(t0)
-    r1 = _up((1 + rel_t1) * (1 + depth) - 1)
-    r0 = _up((1 + rel_t0) * (1 + depth) - 1)
+    r1a = (1 + rel_t1) * (1 + depth) - 1
+    r0a = (1 + rel_t0) * (1 + depth) - 1
+    r1, r0 = _up(r1a), _up(r0a)
     if not (r1 < 1e-6 and r0 < 1e-6):
         raise FloatRouteUnavailable("relative error bound too large")
+    if bounds:
+        return _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam, e0)
     out = []
     for j in range(B):
         S1, S0 = to_ball(s1[j], r1), to_ball(s0[j], r0)
@@ -544,6 +553,52 @@ def _float_moment_rows(G, off: int, rel_g: float, Ts: list, n: int, keep, flip, 
         up, down = _window_error(Ts[j], edges, lam, e0)
         out.append(((S1 - down).union(S1 + up), (S0 - down).union(S0 + up)))
     return out
+
+
+def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam, e0):
+    """Float ``(lo1, hi1, lo0, hi0)`` arrays enclosing the moments of every row (Lemma R4).
+
+    The enclosure is the one of the ball finisher: ``[S/(1+r) − down, S/(1−r) + up]`` with
+    ``up = e^{ε0(λ−1)}(2T + edges)``, ``down = (λ−1)e^{ε0λ}T``; its scalar factors are rounded outward
+    in arb, and every array operation on non-negative floats is followed by ``nextafter`` in the
+    outward direction (a round-to-nearest result is within half a spacing of the exact value, also
+    for subnormals and at binade boundaries).  O(B·W) (the edges), O(B) otherwise.
+    """
+    import numpy as np
+    from .laws import _up
+    inf = np.inf
+
+    def up(x):
+        return np.nextafter(x, inf)
+
+    def dn(x):
+        return np.nextafter(x, -inf)
+
+    out = []
+    B = G.shape[0]
+    if exact_all:
+        T = np.zeros(B)
+        edges = np.zeros(B)
+    else:
+        T = np.array([_up(arith.ball(t)) for t in Ts])
+        edges = np.zeros(B)
+        inv_g = _up(1 / (1 - arb(rel_g)))
+        if not at_lo:
+            edges = up(edges + up(G[:, 0] * inv_g))
+        if not at_hi:
+            edges = up(edges + up(G[:, -1] * inv_g))
+    e0b = arith.ball(e0)
+    A = _up(_pow(e0b, lam - 1))
+    Bf = _up((arb(lam) - 1) * _pow(e0b, lam))
+    upw = up(A * up(up(2.0 * T) + edges))
+    dnw = up(Bf * T)
+    for s, ra in ((s1, r1a), (s0, r0a)):
+        f_hi = _up(1 / (1 - ra))
+        f_lo = -_up(-(1 / (1 + ra)))
+        hi = up(up(s * f_hi) + upw)
+        lo = dn(dn(s * f_lo) - dnw)
+        out.extend([lo, hi])
+    return tuple(out)
 
 
 def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
@@ -577,7 +632,7 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     return _float_moment_rows(G, off, rel_g, [ta + tb + extra[0]], n, keep, flip, lam, k_int, e0)[0]
 
 
-def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> list:
+def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, bounds: bool = False):
     """``[(E_λ(x=1), E_λ(x=0)) for c in c0..c0+B−1]`` by the float route (b), sharing one convolution.
 
     ``g_c = H ⊛ R_{c−c0}`` with ``H = Bin(c0, keep) ⊛ Bin(n−c0−B, flip)`` (windowed, one
@@ -619,7 +674,7 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None) 
         G[j] = np.convolve(R[j], H)
     rel_g = _up((1 + rel_H) * (1 + rel_R) * (1 + arb(gamma(B))) - 1)         # Lemma R1 (≤ B products per entry)
     G, off, extra = _drop_small(G, ao + bo, rel_g, float(tol) * 2.0 ** -8)
-    return _float_moment_rows(G, off, rel_g, [ta + tb + x for x in extra], n, keep, flip, lam, k_int, e0)
+    return _float_moment_rows(G, off, rel_g, [ta + tb + x for x in extra], n, keep, flip, lam, k_int, e0, bounds=bounds)
 
 
 def _down(x) -> float:
@@ -634,28 +689,32 @@ def _up_f(x) -> float:
     return _up(arith.ball(x))
 
 
-def _scan_block(mech, n: int, lam, start: int, stop: int) -> list:
+def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:
     """One block of the worst-case sweep (module level: shipped to worker processes / a Dask cluster).
 
-    Returns ``[(c, x, lo, hi), ...]`` for ``start ≤ c < stop`` and both directions: binary64 numbers
-    with ``lo ≤ E_λ(c, x) ≤ hi`` (outward-rounded ends of the certified enclosures).  Integer λ: the
-    float route (b) in sub-blocks of :data:`SWEEP_BLOCK`; otherwise, or where the float route's proof
-    does not apply, the ball route at the current precision.
+    Returns ``(start, lo, hi)``: float arrays of shape ``(stop − start, 2)`` (column ``x`` = the
+    direction) with ``lo ≤ E_λ(c, x) ≤ hi`` (outward-rounded ends of certified enclosures).  Integer
+    λ: the float route (b) in sub-blocks of :data:`SWEEP_BLOCK`; otherwise, or where the float
+    route's proof does not apply, the ball route at the current precision.
     """
+    import numpy as np
     from .laws import FloatRouteUnavailable
-    out = []
+    lo = np.empty((stop - start, 2))
+    hi = np.empty((stop - start, 2))
     c = start
     while c < stop:
         B = min(SWEEP_BLOCK, stop - c)
+        i = c - start
         try:
-            vals = float_moments_binary_block(mech, n, c, B, lam)
+            lo1, hi1, lo0, hi0 = float_moments_binary_block(mech, n, c, B, lam, bounds=True)
+            lo[i:i + B, 1], hi[i:i + B, 1], lo[i:i + B, 0], hi[i:i + B, 0] = lo1, hi1, lo0, hi0
         except FloatRouteUnavailable:
-            vals = [tuple(_moments_binary(mech, n, cc, lam, (1, 0))) for cc in range(c, c + B)]
-        for j, (m1, m0) in enumerate(vals):
-            out.append((c + j, 1, _down(m1), _up_f(m1)))
-            out.append((c + j, 0, _down(m0), _up_f(m0)))
+            for j, cc in enumerate(range(c, c + B)):
+                m1, m0 = _moments_binary(mech, n, cc, lam, (1, 0))
+                lo[i + j, 1], hi[i + j, 1] = _down(m1), _up_f(m1)
+                lo[i + j, 0], hi[i + j, 0] = _down(m0), _up_f(m0)
         c += B
-    return out
+    return start, lo, hi
 
 
 def _window_error(t, edges, lam, e0):
@@ -723,6 +782,44 @@ def renyi_binary(mech, n: int, c: int, *, order, tol=None) -> RenyiValue:
     return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
 
 
+def worst_cost(n: int, order, *, workers: int = 1) -> tuple:
+    """``(wall seconds, peak bytes)`` model of :func:`renyi_binary_worst` on ``workers`` cores.
+
+    Calibrated on the project machine (2 shared cores): the float scan costs about 1.7 s at
+    n = 10^4 on one core and grows like n^{3/2} (n/2 datasets, O(B·W) each, W ∝ √n); the ball
+    scan (non-integer λ) about 10× more.  Memory: one 4-tuple per dataset and direction (~300 bytes
+    per dataset) plus the windows.  A model, not a measurement.
+    """
+    lam = parse_order(order)
+    base = 1.7 if _int_order(lam) is not None else 18.0
+    seconds = base * (n / 1e4) ** 1.5 / max(1, workers)
+    nbytes = 300 * n + 100 * 2 ** 20
+    return seconds, nbytes
+
+
+def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
+    """Raise :class:`exact.budget.TooExpensive` (naming the estimate and the options) before a worst-case
+    sweep that cannot finish within ``BLANKET_MAX_SECONDS`` or the available memory; else the estimate."""
+    from .budget import TooExpensive, _duration, _size, available_memory, time_limit
+    from .executors import executor_cores
+    if n <= 4096:
+        return worst_cost(n, order)
+    cores, where = executor_cores(workers, scheduler)
+    seconds, nbytes = worst_cost(n, order, workers=cores)
+    limit, mem = time_limit(), available_memory()
+    too_slow, too_big = seconds > limit, mem is not None and nbytes > 0.8 * mem
+    if not (too_slow or too_big):
+        return seconds, nbytes
+    why = []
+    if too_slow:
+        why.append(f"about {_duration(seconds)} {where} (limit {_duration(limit)}, BLANKET_MAX_SECONDS)")
+    if too_big:
+        why.append(f"about {_size(nbytes)} of memory ({_size(mem)} available)")
+    raise TooExpensive(f"the exact Rényi worst case over all {n} datasets would take {' and '.join(why)}; not started. "
+                       "Options: a Dask cluster (--scheduler tcp://HOST:8786), one dataset (--dataset c=INT, e.g. c=0: "
+                       "a certified lower bound), or a registered upper bound (--bound 'GDDSK21 Theorem 3.3')")
+
+
 def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=None, workers=None,
                        scheduler=None, task_size: Optional[int] = None) -> RenyiValue:
     """The exact worst case of ``D_λ`` of shuffled binary RR over all neighbouring datasets.
@@ -754,12 +851,13 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=Non
     >>> r.c, r.x, r.moment
     (0, 0, 11191/10206)
     """
+    import numpy as np
     from .executors import block_ranges, map_blocks
     mech = _check_mech(mech)
     _binary_params(mech)
     n = arith.integer_in(n, "n", lo=1)
     lam = parse_order(order)
-    cs = list(range(0, (n - 1) // 2 + 1))
+    cs = range(0, (n - 1) // 2 + 1)
     e0 = mech.exp_epsilon0()
     exact_mode = _exact(e0) and _is_int(lam) and n <= EXACT_MAX_N
     if exact_mode:
@@ -770,6 +868,7 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=Non
                     best = (m, c, x)
         m, c, x = best
         return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
+    check_worst_cost(n, lam, workers=workers, scheduler=scheduler)
     final_prec = ctx.prec
     integer = _int_order(lam) is not None
     if task_size is None:
@@ -783,9 +882,12 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=Non
     with arith.precision(max(final_prec, 128) if integer else scan_prec):
         parts = map_blocks(_scan_block, tasks, workers=workers, scheduler=scheduler, progress=progress,
                            desc=label, sizes=[b - a for a, b in ranges])
-    scan = [row for part in parts for row in part]
-    best_lo = max(lo for _, _, lo, _ in scan)
-    survivors = [(c, x) for c, x, lo, hi in scan if not (hi < best_lo)]
+    best_lo = max(float(lo.max()) for _, lo, _ in parts)
+    survivors = []
+    for start, lo, hi in parts:
+        for i, x in zip(*np.nonzero(hi >= best_lo)):
+            survivors.append((start + int(i), int(x)))
+    survivors.sort(key=lambda cx: (cx[0], -cx[1]))
     results = []
     with arith.precision(final_prec):
         with Progress(len(survivors), f"Rényi worst case, n = {n}: {len(survivors)} candidate datasets at {final_prec} bits",
