@@ -3,7 +3,7 @@ and ``blanket renyi --delta`` end to end.
 
 Run: ``python tests/benchmarks/bench_renyi.py [--quick] [--full] [--workers N]``.  Prints tables
 (n, seconds, relative enclosure width, peak RSS of the process that ran the row) at 128 bits.
-Every row runs in a fresh forked process, so its peak RSS is its own (for the worst case with
+Every row runs in a fresh interpreter (subprocess), so its peak RSS is its own (for the worst case with
 ``--workers`` > 1 the pool's worker processes are not included).  Wall-clock times on whatever
 machine runs it (the project machine has 2 cores shared by several people: expect noise).
 
@@ -18,9 +18,8 @@ reports > 15 min).
 """
 
 import argparse
-import multiprocessing as mp
+import ast
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -37,22 +36,18 @@ def rel(v):
     return f"{float(w):.1e}" if w is not None else "-"
 
 
-def _child(fn, args, q):
-    t = time.perf_counter()
-    out = fn(*args)
-    dt = time.perf_counter() - t
-    q.put((dt, out, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024))
-
-
 def isolated(fn, *args):
-    """``(seconds, result, peak RSS in MB)`` of ``fn(*args)`` run in a fresh forked process."""
-    ctx = mp.get_context("fork")
-    q = ctx.Queue()
-    p = ctx.Process(target=_child, args=(fn, args, q))
-    p.start()
-    res = q.get()
-    p.join()
-    return res
+    """``(seconds, result, peak RSS in MB)`` of ``fn(*args)`` run in a fresh interpreter (a subprocess: its
+    peak RSS is its own, and the worst case may start its own process pool there)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = (f"import sys, time, resource; sys.path.insert(0, {here!r}); import bench_renyi as b; "
+            f"t = time.perf_counter(); out = b.{fn.__name__}(*{args!r}); dt = time.perf_counter() - t; "
+            "print(repr((dt, out, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "BLANKET_PROGRESS": "0"})
+    if res.returncode != 0:
+        raise RuntimeError(res.stderr.strip()[-400:])
+    return ast.literal_eval(res.stdout.strip().splitlines()[-1])
 
 
 def _one(eps0, n, c, order, route):
