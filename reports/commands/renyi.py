@@ -99,6 +99,10 @@ def run(args) -> int:
     payload = {**base, "dataset": dataset, "renyi": iv, "moment": mv, "relation": relation, "precision_bits": prec}
     if r.c is not None:
         payload["c"] = r.c
+    if getattr(r, "unresolved", 0):
+        payload["unresolved_candidates"] = r.unresolved
+        meaning += (f" {r.unresolved} further datasets are within the pre-scan's resolution of the maximum; their certified "
+                    "pre-scan bounds are part of the enclosure, which limits its width.")
     if r.x is not None:
         payload["direction"] = f"differing user holds {r.x} in D (moment E_(h~M(D'))[(M(D)/M(D'))^lambda])"
     conv_text = ""
