@@ -411,3 +411,15 @@ def test_cli_delta_worst_order_certified(capsys):
         assert o["order"] in o["worst_case_orders"]
         if out["exact"] is not None:
             assert F(out["exact"]["upper"]) <= F(o["epsilon_upper"])
+
+
+def test_worst_case_limited_recompute_still_encloses(monkeypatch):
+    """With fewer ball recomputations than pruning survivors, the scan bounds of the rest keep the enclosure certified."""
+    mech = BinaryRR(epsilon0="1/50")       # nearly flat in c: many datasets survive the pruning
+    n = 400
+    monkeypatch.setattr(xr, "EXACT_MAX_N", 10)
+    with precision(128):
+        full = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=10 ** 6)
+        lim = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=1)
+    assert full.unresolved == 0 and lim.unresolved > 0
+    assert lim.moment.contains(full.moment)
