@@ -838,7 +838,8 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=Non
     cannot be the maximum; the rest are recomputed by the ball route at the
     caller's precision.  The returned value is the max of enclosures, so it
     encloses the true maximum; ``c``/``x`` name the dataset whose enclosure
-    has the largest upper end.  At most ``recompute_max`` candidates are
+    has the largest upper end (with unresolved candidates, see below: the
+    recomputed dataset with the largest lower end).  At most ``recompute_max`` candidates are
     recomputed (largest upper ends first); when more survive the pruning
     (at large n many datasets near c = 0 differ by less than the scan's
     width), the others' certified scan upper ends enter the maximum, so the
@@ -913,7 +914,10 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=Non
             m = arith.ball(m)
             if not (arb(hi_rest) <= m.upper()):
                 m = m.union(arb(m.lower()).union(arb(hi_rest)))
-        top = max(results, key=lambda r: arith.ball(r[0]).upper())
+        if rest:   # the maximiser is not resolved: name a dataset with the largest certified lower end
+            top = max(results, key=lambda r: arith.ball(r[0]).lower())
+        else:
+            top = max(results, key=lambda r: arith.ball(r[0]).upper())
         return RenyiValue(_div_from_moment(m, lam), m, lam, c=top[1], x=top[2], unresolved=len(rest))
 
 

@@ -110,6 +110,9 @@ def run(args) -> int:
         conv, conv_text = _conversions(args, mech, n, order, dataset, prec, digits, r, par)
         payload["conversion"] = conv
     where = f", attained at c = {r.c} ones among the others" if (dataset == "worst" and r.c is not None) else ""
+    if dataset == "worst" and getattr(r, "unresolved", 0):
+        where = (f"; the maximising dataset is not resolved (c = {r.c} has the largest certified lower end, "
+                 f"{r.unresolved} other datasets are within the pre-scan's resolution)")
     text = (f"D_lambda(lambda = {args.order}) = {_show(iv)}\n"
             f"for {k}-ary randomized response with epsilon0 = {args.epsilon0}, shuffled among n = {n} users, dataset: {dataset}{where}.\n"
             f"Rényi moment E = {_show(mv)}.\n{meaning}\n"
