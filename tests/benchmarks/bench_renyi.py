@@ -11,10 +11,19 @@ Targets (issue 14, same as δ(ε)): one dataset at n = 10^6 in about a second an
 seconds; the binary worst case over all datasets at n = 10^6 in minutes on 2 cores;
 ``blanket renyi --delta`` at n = 10^4 in seconds.
 
-Before issue 14 (same machine, same load conditions, measured on the previous code): one dataset
-c = n/3, λ = 2: 0.065 s at n = 10^6 and 2.9 s / 550 MB at n = 10^9; worst case λ = 2: ~18 s at
-n = 10^4 (one core); ``blanket renyi -n 10000 --order 2 --delta 1e-6``: > 150 s (killed; the issue
-reports > 15 min).
+Measured 2026-11-25 on the project machine (2 cores, light load from other sessions; ε0 = 1, λ = 2
+unless said), before → after issue 14:
+
+* one dataset (ball route, the printed value): n = 10^6 c = n/3 0.065 s → 0.068 s; n = 10^9
+  c = 0 0.75 s → 0.73 s, c = n/3 2.9 s / 550 MB → 3.9 s / 477 MB (unchanged route; float route
+  for the pre-scan: 0.07 s at 10^6, 0.22 s at 10^9 with c = 0).
+* worst case over all datasets: n = 10^4 15.8 s (one core) → 0.85 s (2 workers), same enclosure;
+  λ = 64 1.2 s; λ = 5/2 (ball scan, parallel) 23 s; n = 10^5 (≈ 500 s extrapolated) → 19.5 s;
+  n = 10^6 → 404 s under heavy load (load average ≈ 8; about 4:44 of scan CPU time, i.e. ≈ 2.5 min
+  of scan on 2 idle cores), 294 MB, with an enclosure of relative width 5·10⁻⁶ (the pre-scan
+  cannot separate the datasets there; see ``RenyiValue.unresolved``).
+* ``blanket renyi -n 10000 --order 2 --delta 1e-6``: > 150 s (killed; the issue reports > 15 min)
+  → 4.5 s end to end (2 workers).
 """
 
 import argparse
