@@ -385,6 +385,349 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
     return {1: (s1 - down).union(s1 + up), 0: (s0 - down).union(s0 + up)}
 
 
+# ============================================================ route (b): float64 moments with proved bounds
+# docs/numerics.md, section "Rényi moments of shuffled binary RR", Lemmas R1–R4.
+
+#: largest ε0·λ for which the float route is tried (powers r^λ stay far inside binary64's range)
+FLOAT_MAX_EPS_LAMBDA = 280
+#: the float route's window cut-off is 2^-(FLOAT_TOL_BITS + ⌈λ log₂ e^{ε0}⌉) (window error ≪ rounding error)
+FLOAT_TOL_BITS = 56
+#: datasets per block of the worst-case sweep (one shared convolution per block)
+SWEEP_BLOCK = 64
+#: candidate datasets the worst case recomputes in balls after the pruning (the rest keep their scan bounds)
+RECOMPUTE_MAX = 512
+_TINY = 2.0 ** -1000
+
+
+def _int_order(lam):
+    """λ as a Python int when it is an integer ≥ 2, else ``None`` (the float route needs integer λ)."""
+    return int(lam.p) if _is_int(lam) else None
+
+
+def _pow_int(r, k: int):
+    """``(r^k, k−1)``: the element-wise power by binary powering, and the bound ``k−1`` on the rounding
+    factors it multiplies in (any product tree with ``k`` leaves, unfolded, has ``k−1``
+    multiplications; Lemma R2).  O(log k) numpy passes."""
+    import numpy as np
+    result = None
+    base = r
+    e = k
+    while e:
+        if e & 1:
+            result = base if result is None else result * base
+        e >>= 1
+        if e:
+            base = base * base
+    return np.asarray(result, dtype=np.float64), k - 1
+
+
+def float_tol(e0, lam) -> fmpq:
+    """The float route's window cut-off ``2^-(FLOAT_TOL_BITS + ⌈λ·log₂ e^{ε0}⌉)`` (exact): the window error
+    ``≈ e^{ε0 λ}·tol`` stays below ``2^-FLOAT_TOL_BITS``, far below the rounding error; a smaller cut-off is
+    always sound, only slower."""
+    bits = FLOAT_TOL_BITS + int(math.ceil(float((arb(lam) * arith.ball(e0).log() / arb(2).log()).upper().mid()) + 1e-9))
+    return fmpq(1, 2 ** max(bits, FLOAT_TOL_BITS))
+
+
+def _float_checks(mech, lam):
+    from .laws import FloatRouteUnavailable
+    keep, flip = _binary_params(mech)
+    lam = parse_order(lam)
+    k_int = _int_order(lam)
+    if k_int is None:
+        raise FloatRouteUnavailable("non-integer order")
+    e0 = mech.exp_epsilon0()
+    if float(arith.ball(e0).log().upper().mid()) * k_int > FLOAT_MAX_EPS_LAMBDA:
+        raise FloatRouteUnavailable("epsilon0*lambda too large for binary64 powers")
+    return keep, flip, lam, k_int, e0
+
+
+def _float_law(m: int, q, tol):
+    """Float window of Bin(m, q) (:func:`exact.laws.float_window`) trimmed to the support:
+    ``(values, offset, rel, tail)``."""
+    import numpy as np
+    from .laws import float_window
+    if m == 0:
+        return np.ones(1), 0, 0.0, arb(0)
+    w = float_window(m, q, tol)
+    vals = w.values
+    if w.offset + len(vals) - 1 > m:
+        vals = vals[: m - w.offset + 1]
+    return vals, w.offset, w.rel, w.tail
+
+
+def _drop_small(G, off: int, rel: float, thr: float):
+    """Left-out mass instead of tiny values (Lemma R3): entries of the rows ``G`` below ``thr`` become 0 and
+    whole edge columns that are 0 in every row are cut; ``extra[j]`` (arb) bounds the mass row ``j`` lost.
+
+    The kept values stay under-estimates of the true law and the left-out mass is bounded, which is
+    all the window error lemma (:func:`_binary_window_error`) needs.  O(B·W).
+    """
+    import numpy as np
+    from .laws import FloatRouteUnavailable, _ab, _up, gamma, pairwise_depth, pairwise_sum, to_ball
+    small = G < thr
+    if not small.any():
+        return G, off, [arb(0)] * G.shape[0]
+    lost = pairwise_sum(np.where(small, G, 0.0))
+    r = _up((1 + _ab(rel)) * (1 + arb(gamma(pairwise_depth(G.shape[1])))) - 1)
+    extra = [arb(to_ball(v, r).upper()) for v in lost]
+    G = np.where(small, 0.0, G)
+    keep_cols = np.nonzero(G.max(axis=0) > 0)[0]
+    if len(keep_cols) == 0:
+        raise FloatRouteUnavailable("no outcome above the cut-off")
+    i0, i1 = int(keep_cols[0]), int(keep_cols[-1]) + 1
+    return G[:, i0:i1], off + i0, extra
+
+
+def _float_moment_rows(G, off: int, rel_g: float, Ts: list, n: int, keep, flip, lam, k_int: int, e0,
+                       bounds: bool = False):
+    """Both moments of every row of ``G`` (under-estimated count laws of the others with common offset,
+    relative error ``rel_g``, left-out mass ``Ts[j]``, arb or float upper bounds).
+
+    Lemma R2 (terms ``Q·(P/Q)^λ``, ``P·(Q/P)^λ`` by binary powering), Lemma 4 (explicit pairwise sums),
+    and the window error of :func:`_binary_window_error`.  Returns ``[(E(x=1), E(x=0)), ...]`` as balls,
+    or with ``bounds=True`` four float arrays ``(lo1, hi1, lo0, hi0)`` (Lemma R4: the same enclosure
+    evaluated with every float operation rounded outward by one ulp).  O(B·W log λ).
+    """
+    import numpy as np
+    from .laws import FloatRouteUnavailable, _ab, _up, float_param, gamma, pairwise_depth, pairwise_sum, to_ball
+    B, W = G.shape
+    exact_all = all(T == 0 for T in Ts)
+    at_lo = exact_all or off == 0
+    at_hi = exact_all or off + W - 1 == n - 1
+    lo_k = 0 if at_lo else 1
+    hi_k = W if at_hi else W - 1
+    Gp = np.zeros((B, W + 2))
+    Gp[:, 1:W + 1] = G
+    b0 = Gp[:, 1 + lo_k: 2 + hi_k]         # g(k)
+    b1 = Gp[:, lo_k: hi_k + 1]             # g(k−1)
+    kh, ek = float_param(keep)
+    fh, ef = float_param(flip)
+    e_c = max(ek, ef)
+    P = b0 * fh + b1 * kh                  # x = 1: the differing user reports 1 w.p. keep
+    Q = b0 * kh + b1 * fh                  # x = 0
+    dead = Q == 0                          # P = Q = 0 exactly where both counts were dropped (term 0)
+    some_dead = bool(dead.any())
+    if some_dead:
+        if dead.all():
+            raise FloatRouteUnavailable("no outcome left")
+        P[dead] = 1.0
+        Q[dead] = 1.0
+    if min(P.min(), Q.min()) < _TINY:
+        raise FloatRouteUnavailable("P or Q underflows")
+    rel_PQ = (1 + _ab(rel_g)) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1
+    r = P / Q
+    rel_r = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_PQ) - 1
+    pw, M = _pow_int(r, k_int)
+    if not (pw.min() > _TINY and pw.max() < 2.0 ** 1000):
+        raise FloatRouteUnavailable("r^lambda out of range")
+    rel_pw = (1 + rel_r) ** k_int * (1 + arb(gamma(M))) - 1 if M else (1 + rel_r) ** k_int - 1
+    t1 = Q * pw
+    t0 = np.divide(P, pw, out=P)
+    if min(t1.min(), t0.min()) < _TINY:
+        raise FloatRouteUnavailable("a moment term underflows")
+    if some_dead:
+        t1[dead] = 0.0
+        t0[dead] = 0.0
+    rel_t1 = (1 + rel_PQ) * (1 + rel_pw) * (1 + arb(gamma(1))) - 1
+    rel_t0 = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_pw) - 1
+    depth = arb(gamma(pairwise_depth(t1.shape[1])))
+    s1 = pairwise_sum(t1)
+    s0 = pairwise_sum(t0)
+    r1a = (1 + rel_t1) * (1 + depth) - 1
+    r0a = (1 + rel_t0) * (1 + depth) - 1
+    r1, r0 = _up(r1a), _up(r0a)
+    if not (r1 < 1e-6 and r0 < 1e-6):
+        raise FloatRouteUnavailable("relative error bound too large")
+    if bounds:
+        return _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam, e0)
+    out = []
+    for j in range(B):
+        S1, S0 = to_ball(s1[j], r1), to_ball(s0[j], r0)
+        if exact_all:
+            out.append((S1, S0))
+            continue
+        edges = arb(0)
+        if not at_lo:
+            edges += to_ball(G[j, 0], rel_g)
+        if not at_hi:
+            edges += to_ball(G[j, -1], rel_g)
+        up, down = _window_error(Ts[j], edges, lam, e0)
+        out.append(((S1 - down).union(S1 + up), (S0 - down).union(S0 + up)))
+    return out
+
+
+def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam, e0):
+    """Float ``(lo1, hi1, lo0, hi0)`` arrays enclosing the moments of every row (Lemma R4).
+
+    The enclosure is the one of the ball finisher: ``[S/(1+r) − down, S/(1−r) + up]`` with
+    ``up = e^{ε0(λ−1)}(2T + edges)``, ``down = (λ−1)e^{ε0λ}T``; its scalar factors are rounded outward
+    in arb, and every array operation on non-negative floats is followed by ``nextafter`` in the
+    outward direction (a round-to-nearest result is within half a spacing of the exact value, also
+    for subnormals and at binade boundaries).  O(B·W) (the edges), O(B) otherwise.
+    """
+    import numpy as np
+    from .laws import _up
+    inf = np.inf
+
+    def up(x):
+        return np.nextafter(x, inf)
+
+    def dn(x):
+        return np.nextafter(x, -inf)
+
+    out = []
+    B = G.shape[0]
+    if exact_all:
+        T = np.zeros(B)
+        edges = np.zeros(B)
+    else:
+        T = np.array([_up(arith.ball(t)) for t in Ts])
+        edges = np.zeros(B)
+        inv_g = _up(1 / (1 - arb(rel_g)))
+        if not at_lo:
+            edges = up(edges + up(G[:, 0] * inv_g))
+        if not at_hi:
+            edges = up(edges + up(G[:, -1] * inv_g))
+    e0b = arith.ball(e0)
+    A = _up(_pow(e0b, lam - 1))
+    Bf = _up((arb(lam) - 1) * _pow(e0b, lam))
+    upw = up(A * up(up(2.0 * T) + edges))
+    dnw = up(Bf * T)
+    for s, ra in ((s1, r1a), (s0, r0a)):
+        f_hi = _up(1 / (1 - ra))
+        f_lo = -_up(-(1 / (1 + ra)))
+        hi = up(up(s * f_hi) + upw)
+        lo = dn(dn(s * f_lo) - dnw)
+        out.extend([lo, hi])
+    return tuple(out)
+
+
+def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
+    """``(E_λ(x=1), E_λ(x=0))`` of shuffled binary RR on dataset ``c`` by the float route (b): two arb balls.
+
+    Integer ``λ ≥ 2`` only.  The two binomial windows come from
+    :func:`exact.laws.float_window` (Lemma 2 of docs/numerics.md), their
+    convolution from ``numpy.convolve`` (Lemma R1), values below the cut-off
+    are moved to the left-out mass (Lemma R3), the moment terms and sums by
+    Lemma R2 and Lemma 4; the certified window errors are added in ball
+    arithmetic as on the ball route (:func:`_binary_window_error`).
+    Proved: each returned ball contains the true moment.  Accuracy about
+    ``10⁻¹²`` relative, fixed (the ball route gives more digits).  Raises
+    :class:`exact.laws.FloatRouteUnavailable` outside the proof's range
+    (non-integer λ, ``ε0·λ > FLOAT_MAX_EPS_LAMBDA``, underflow).
+    Cost: O(W_a·W_b) for the convolution (O(W) when ``c = 0``), O(W log λ)
+    for the moments, ``W = O(√(n log(1/tol)))``.
+    """
+    import numpy as np
+    from .laws import _ab, _up, gamma
+    keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
+    n = arith.integer_in(n, "n", lo=1)
+    c = arith.integer_in(c, "c", lo=0, hi=n - 1)
+    if tol is None:
+        tol = float_tol(e0, lam)
+    a, ao, ra, ta = _float_law(c, keep, tol)
+    b, bo, rb, tb = _float_law(n - 1 - c, flip, tol)
+    g = np.convolve(a, b)                                                       # Lemma R1
+    rel_g = _up((1 + _ab(ra)) * (1 + _ab(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1)
+    G, off, extra = _drop_small(g[None, :], ao + bo, rel_g, float(tol) * 2.0 ** -8)
+    return _float_moment_rows(G, off, rel_g, [ta + tb + extra[0]], n, keep, flip, lam, k_int, e0)[0]
+
+
+def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, bounds: bool = False):
+    """``[(E_λ(x=1), E_λ(x=0)) for c in c0..c0+B−1]`` by the float route (b), sharing one convolution.
+
+    ``g_c = H ⊛ R_{c−c0}`` with ``H = Bin(c0, keep) ⊛ Bin(n−c0−B, flip)`` (windowed, one
+    ``numpy.convolve``) and ``R_j = Bin(j, keep) ⊛ Bin(B−1−j, flip)`` (complete: ``B−1`` vectorised
+    Bernoulli steps, Lemma 5 of docs/numerics.md), then ``g_c`` row by row (``numpy.convolve`` with
+    ``B`` products per entry, Lemma R1) and the moments of all rows at once.  ``H``'s left-out mass is
+    also the left-out mass of every ``g_c`` (convolving with a probability law keeps the defect).
+    Proved: each ball contains the true moment.  Cost O(W_a·W_b + B²·W + B·W log λ) for the block:
+    O(B·W) per dataset instead of O(W_a·W_b).
+    """
+    import numpy as np
+    from .laws import _ab, _up, bernoulli_rel, float_param, gamma
+    keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
+    if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
+        raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
+    if tol is None:
+        tol = float_tol(e0, lam)
+    a, ao, ra, ta = _float_law(c0, keep, tol)
+    b, bo, rb, tb = _float_law(n - c0 - B, flip, tol)
+    H = np.convolve(a, b)
+    rel_H = (1 + _ab(ra)) * (1 + _ab(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1
+    kh, ek = float_param(keep)
+    fh, ef = float_param(flip)
+    # R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip): step s adds Bernoulli(keep) when s < j, else Bernoulli(flip)
+    R = np.zeros((B, B))
+    R[:, 0] = 1.0
+    js = np.arange(B)
+    for s in range(B - 1):
+        sv = np.where(s < js, kh, fh)[:, None]      # probability of a 1 at this step
+        tv = np.where(s < js, fh, kh)[:, None]      # probability of a 0
+        new = np.zeros_like(R)
+        new[:, : s + 2] = tv * R[:, : s + 2]
+        new[:, 1: s + 2] += sv * R[:, : s + 1]
+        R = new
+    rel_R = _ab(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
+    WH = len(H)
+    G = np.empty((B, WH + B - 1))
+    for j in range(B):
+        G[j] = np.convolve(R[j], H)
+    rel_g = _up((1 + rel_H) * (1 + rel_R) * (1 + arb(gamma(B))) - 1)         # Lemma R1 (≤ B products per entry)
+    G, off, extra = _drop_small(G, ao + bo, rel_g, float(tol) * 2.0 ** -8)
+    return _float_moment_rows(G, off, rel_g, [ta + tb + x for x in extra], n, keep, flip, lam, k_int, e0, bounds=bounds)
+
+
+def _down(x) -> float:
+    """A binary64 number ≤ the ball or rational ``x``."""
+    from .laws import _up
+    return -_up(-arith.ball(x))
+
+
+def _up_f(x) -> float:
+    """A binary64 number ≥ the ball or rational ``x``."""
+    from .laws import _up
+    return _up(arith.ball(x))
+
+
+def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:
+    """One block of the worst-case sweep (module level: shipped to worker processes / a Dask cluster).
+
+    Returns ``(start, lo, hi)``: float arrays of shape ``(stop − start, 2)`` (column ``x`` = the
+    direction) with ``lo ≤ E_λ(c, x) ≤ hi`` (outward-rounded ends of certified enclosures).  Integer
+    λ: the float route (b) in sub-blocks of :data:`SWEEP_BLOCK`; otherwise, or where the float
+    route's proof does not apply, the ball route at the current precision.
+    """
+    import numpy as np
+    from .laws import FloatRouteUnavailable
+    lo = np.empty((stop - start, 2))
+    hi = np.empty((stop - start, 2))
+    c = start
+    while c < stop:
+        B = min(SWEEP_BLOCK, stop - c)
+        i = c - start
+        try:
+            lo1, hi1, lo0, hi0 = float_moments_binary_block(mech, n, c, B, lam, bounds=True)
+            lo[i:i + B, 1], hi[i:i + B, 1], lo[i:i + B, 0], hi[i:i + B, 0] = lo1, hi1, lo0, hi0
+        except FloatRouteUnavailable:
+            for j, cc in enumerate(range(c, c + B)):
+                m1, m0 = _moments_binary(mech, n, cc, lam, (1, 0))
+                lo[i + j, 1], hi[i + j, 1] = _down(m1), _up_f(m1)
+                lo[i + j, 0], hi[i + j, 0] = _down(m0), _up_f(m0)
+        c += B
+    return start, lo, hi
+
+
+def _window_error(t, edges, lam, e0):
+    """``(up, down)`` of :func:`_binary_window_error` from the left-out mass bound ``t`` and the edge masses."""
+    t = arith.ball(t)
+    e0b = arith.ball(e0)
+    up = (_pow(e0b, lam - 1) * (2 * t + edges)).upper()
+    down = ((arb(lam) - 1) * _pow(e0b, lam) * t).upper()
+    return up, down
+
+
 def _div_from_moment(m, lam):
     if _exact(m) and m == 1:
         return fmpq(0)
@@ -407,6 +750,8 @@ class RenyiValue:
     c: Optional[int] = None
     x: Optional[int] = None
     family: Optional[str] = None
+    #: worst case only: candidate datasets not recomputed in balls (their scan bounds enter ``value``)
+    unresolved: int = 0
 
 
 def _max_ball(vals):
@@ -441,28 +786,88 @@ def renyi_binary(mech, n: int, c: int, *, order, tol=None) -> RenyiValue:
     return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
 
 
-def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress: bool = False) -> RenyiValue:
+def worst_cost(n: int, order, *, workers: int = 1) -> tuple:
+    """``(wall seconds, peak bytes)`` model of :func:`renyi_binary_worst` on ``workers`` cores.
+
+    Calibrated on the project machine (2 shared cores): the float scan costs about 1.7 s at
+    n = 10^4 on one core and grows like n^{3/2} (n/2 datasets, O(B·W) each, W ∝ √n); the ball
+    scan (non-integer λ) about 10× more.  Memory: one 4-tuple per dataset and direction (~300 bytes
+    per dataset) plus the windows.  A model, not a measurement.
+    """
+    lam = parse_order(order)
+    base = 1.7 if _int_order(lam) is not None else 18.0
+    seconds = base * (n / 1e4) ** 1.5 / max(1, workers)
+    nbytes = 300 * n + 100 * 2 ** 20
+    return seconds, nbytes
+
+
+def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
+    """Raise :class:`exact.budget.TooExpensive` (naming the estimate and the options) before a worst-case
+    sweep that cannot finish within ``BLANKET_MAX_SECONDS`` or the available memory; else the estimate."""
+    from .budget import TooExpensive, _duration, _size, available_memory, time_limit
+    from .executors import executor_cores
+    if n <= 4096:
+        return worst_cost(n, order)
+    cores, where = executor_cores(workers, scheduler)
+    seconds, nbytes = worst_cost(n, order, workers=cores)
+    limit, mem = time_limit(), available_memory()
+    too_slow, too_big = seconds > limit, mem is not None and nbytes > 0.8 * mem
+    if not (too_slow or too_big):
+        return seconds, nbytes
+    why = []
+    if too_slow:
+        why.append(f"about {_duration(seconds)} {where} (limit {_duration(limit)}, BLANKET_MAX_SECONDS)")
+    if too_big:
+        why.append(f"about {_size(nbytes)} of memory ({_size(mem)} available)")
+    raise TooExpensive(f"the exact Rényi worst case over all {n} datasets would take {' and '.join(why)}; not started. "
+                       "Options: a Dask cluster (--scheduler tcp://HOST:8786), one dataset (--dataset c=INT, e.g. c=0: "
+                       "a certified lower bound), or a registered upper bound (--bound 'GDDSK21 Theorem 3.3')")
+
+
+def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=None, workers=None,
+                       scheduler=None, task_size: Optional[int] = None, recompute_max: int = RECOMPUTE_MAX) -> RenyiValue:
     """The exact worst case of ``D_λ`` of shuffled binary RR over all neighbouring datasets.
 
     Datasets are determined by ``c`` (ones among the others) and the
     direction; flipping 0↔1 maps ``(c, x)`` to ``(n−1−c, 1−x)`` so
     ``c ≤ ⌊(n−1)/2⌋`` with both directions covers all.  Rigorous pruning:
-    every ``c`` is first evaluated at ``scan_prec`` bits; those whose upper
-    end is below the largest certified lower end cannot be the maximum; the
-    rest are recomputed at the caller's precision.  The returned value is the
-    max of enclosures, so it encloses the true maximum; ``c``/``x`` name the
-    dataset whose enclosure has the largest upper end.  Cost O(n·W log W).
+    every ``c`` is first enclosed cheaply (the *scan*: integer λ by the float
+    route (b) in blocks sharing one convolution,
+    :func:`float_moments_binary_block`; otherwise balls at ``scan_prec``
+    bits); those whose upper end is below the largest certified lower end
+    cannot be the maximum; the rest are recomputed by the ball route at the
+    caller's precision.  The returned value is the max of enclosures, so it
+    encloses the true maximum; ``c``/``x`` name the dataset whose enclosure
+    has the largest upper end (with unresolved candidates, see below: the
+    recomputed dataset with the largest lower end).  At most ``recompute_max`` candidates are
+    recomputed (largest upper ends first); when more survive the pruning
+    (at large n many datasets near c = 0 differ by less than the scan's
+    width), the others' certified scan upper ends enter the maximum, so the
+    enclosure stays certified but is only as narrow as the scan (about
+    10⁻¹² relative on the moment); ``RenyiValue.unresolved`` counts them.
+
+    The scan is split into independent blocks of ``c`` (``task_size``
+    datasets each) run by :func:`exact.executors.map_blocks`: ``workers``
+    local processes (``None``: every core) or a Dask cluster
+    (``scheduler``); the result does not depend on the executor.
+    ``progress``: ``None`` (a bar on a terminal), ``False`` or ``True``.
+
+    Cost: O(n·B·W) float operations for the scan (``B`` =
+    :data:`SWEEP_BLOCK`, ``W = O(√(n log(1/tol)))``; O(n·W log W) ball
+    operations for non-integer λ), plus O(W log W) per surviving dataset.
 
     >>> from blanket.exact.mechanisms import BinaryRR
     >>> r = renyi_binary_worst(BinaryRR(exp_epsilon0=2), 6, order=2)
     >>> r.c, r.x, r.moment
     (0, 0, 11191/10206)
     """
+    import numpy as np
+    from .executors import block_ranges, map_blocks
     mech = _check_mech(mech)
     _binary_params(mech)
     n = arith.integer_in(n, "n", lo=1)
     lam = parse_order(order)
-    cs = list(range(0, (n - 1) // 2 + 1))
+    cs = range(0, (n - 1) // 2 + 1)
     e0 = mech.exp_epsilon0()
     exact_mode = _exact(e0) and _is_int(lam) and n <= EXACT_MAX_N
     if exact_mode:
@@ -473,31 +878,47 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress: bo
                     best = (m, c, x)
         m, c, x = best
         return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
+    check_worst_cost(n, lam, workers=workers, scheduler=scheduler)
     final_prec = ctx.prec
-    scan = []
-    with arith.precision(scan_prec), Progress(len(cs), "Rényi worst case (scan)") if progress else _nullcontext() as bar:
-        for c in cs:
-            for x, m in zip((0, 1), _moments_binary(mech, n, c, lam, (0, 1))):
-                scan.append((m, c, x))
-            if bar is not None:
-                bar.update(1)
-        best_lo = max(arith.ball(m).lower() for m, _, _ in scan)
-        survivors = [(c, x) for m, c, x in scan if not (arith.ball(m).upper() < best_lo)]
+    integer = _int_order(lam) is not None
+    if task_size is None:
+        task_size = SWEEP_BLOCK * 8 if integer else 256
+    ranges = block_ranges(len(cs), max(1, -(-len(cs) // task_size)))
+    tasks = [(mech, n, lam, a, b) for a, b in ranges]
+    if len(tasks) <= 1:
+        workers = 1
+    label = f"Rényi worst case, n = {n}, λ = {lam}: scan"
+    # the float route takes its anchors at >= 128 bits; the ball fallback scans at scan_prec
+    with arith.precision(max(final_prec, 128) if integer else scan_prec):
+        parts = map_blocks(_scan_block, tasks, workers=workers, scheduler=scheduler, progress=progress,
+                           desc=label, sizes=[b - a for a, b in ranges])
+    best_lo = max(float(lo.max()) for _, lo, _ in parts)
+    survivors = []
+    for start, lo, hi in parts:
+        for i, x in zip(*np.nonzero(hi >= best_lo)):
+            survivors.append((float(hi[i, x]), start + int(i), int(x)))
+    # the candidates with the largest upper ends first; beyond `recompute_max` of them the scan's own
+    # (certified, wider) upper ends enter the maximum instead of a recomputation
+    survivors.sort(key=lambda t: (-t[0], t[1], -t[2]))
+    todo, rest = survivors[:recompute_max], survivors[recompute_max:]
     results = []
     with arith.precision(final_prec):
-        for c, x in survivors:
-            results.append((moment_binary(mech, n, c, order=lam, x=x), c, x))
+        with Progress(len(todo), f"Rényi worst case, n = {n}: {len(todo)} candidate datasets at {final_prec} bits",
+                      enabled=progress) as bar:
+            for _, c, x in todo:
+                results.append((moment_binary(mech, n, c, order=lam, x=x), c, x))
+                bar.update(1)
         m = _max_ball([r[0] for r in results])
-        top = max(results, key=lambda r: arith.ball(r[0]).upper())
-        return RenyiValue(_div_from_moment(m, lam), m, lam, c=top[1], x=top[2])
-
-
-class _nullcontext:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *a):
-        return False
+        if rest:
+            hi_rest = max(h for h, _, _ in rest)
+            m = arith.ball(m)
+            if not (arb(hi_rest) <= m.upper()):
+                m = m.union(arb(m.lower()).union(arb(hi_rest)))
+        if rest:   # the maximiser is not resolved: name a dataset with the largest certified lower end
+            top = max(results, key=lambda r: arith.ball(r[0]).lower())
+        else:
+            top = max(results, key=lambda r: arith.ball(r[0]).upper())
+        return RenyiValue(_div_from_moment(m, lam), m, lam, c=top[1], x=top[2], unresolved=len(rest))
 
 
 # ============================================================ i.i.d. others: k-RR families
@@ -683,7 +1104,7 @@ def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValu
 
 
 # ============================================================ dispatcher
-def renyi(mech, n: int, *, order, dataset: str = "worst", progress: bool = False) -> RenyiValue:
+def renyi(mech, n: int, *, order, dataset: str = "worst", progress=None, workers=None, scheduler=None) -> RenyiValue:
     """``D_λ`` of the shuffled mechanism on ``dataset`` ∈ worst | c=INT | same | neighbour | third.
 
     ``worst`` and ``c=INT`` need binary RR (for k-RR the worst case over all
@@ -695,7 +1116,7 @@ def renyi(mech, n: int, *, order, dataset: str = "worst", progress: bool = False
     if dataset == "worst":
         if mech.k != 2:
             raise InvalidArgument("dataset", dataset, "is only available for binary RR (k = 2); for k > 2 use same, neighbour or third")
-        return renyi_binary_worst(mech, n, order=order, progress=progress)
+        return renyi_binary_worst(mech, n, order=order, progress=progress, workers=workers, scheduler=scheduler)
     if dataset.startswith("c="):
         if mech.k != 2:
             raise InvalidArgument("dataset", dataset, "(c=INT) is only available for binary RR (k = 2)")

@@ -459,22 +459,15 @@ def exact_epsilon_for_delta(nn, e0, d):
 def _exact_epsilon_for_delta(nn, e0, d, prec):
     """Certified bracket ends of the exact ε(δ) of shuffled binary RR, as a ball [lower, upper].
 
-    Uses ``exact.calibrate.epsilon_for_delta`` over
-    ``exact.binary.delta_binary_worst``; raises :class:`EvaluationError` when
-    those modules are not present.
+    Uses :func:`exact.profiles.epsilon` (``dataset="worst"``: cheap candidate
+    datasets first, the worst-case sweep to certify); raises
+    :class:`EvaluationError` when it is not available.
     """
     try:
-        from blanket.exact.binary import delta_binary_worst
-        from blanket.exact.calibrate import epsilon_for_delta
+        from blanket.exact.profiles import epsilon
     except ImportError as exc:  # pragma: no cover - depends on the foundation work
-        raise EvaluationError(f"needs exact.binary/exact.calibrate from the foundation work ({exc})")
-    mech = BinaryRR(epsilon0=e0)
-
-    def dfun(eps):
-        w = delta_binary_worst(mech, nn, epsilon=eps)
-        return getattr(w, "value", w)
-
-    br = epsilon_for_delta(dfun, d, hi=max(fmpq(1), e0 * 2))
+        raise EvaluationError(f"needs exact.profiles from the foundation work ({exc})")
+    br = epsilon(BinaryRR(epsilon0=e0), nn, delta=d, dataset="worst")
     return arb(br.lower).union(arb(br.upper))
 
 

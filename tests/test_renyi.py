@@ -316,3 +316,110 @@ def test_figure_quick(tmp_path):
             assert F(r["exact_lower"]) <= F(r[f"{ub}_upper"])
         if r["lb_lower"]:
             assert F(r["lb_lower"]) <= F(r["exact_upper"])
+
+
+# ------------------------------------------------------------ route (b): float moments (docs/numerics.md, Lemmas R1–R3)
+def _exact_moments(mech, n, c, lam):
+    """Both exact moments by the exact full-support route (independent of the float kernels)."""
+    B = xr.others_count_law(mech, n, c)
+    e0 = mech.exp_epsilon0()
+    return tuple(xr._binary_moment_from_B(B, mech.keep(), mech.flip(), fmpq(lam), x, e0, n - 1) for x in (1, 0))
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 200), data=st.data(), e=st.fractions(min_value=F(9, 8), max_value=8, max_denominator=9),
+       lam=st.integers(2, 7))
+def test_float_moments_contain_exact(n, data, e, lam):
+    """Property: the widened float result contains the exact rational moment (one dataset and a block)."""
+    mech = BinaryRR(exp_epsilon0=fmpq(e.numerator, e.denominator))
+    c = data.draw(st.integers(0, n - 1))
+    with precision(128):
+        f1, f0 = xr.float_moments_binary(mech, n, c, fmpq(lam))
+        ex1, ex0 = _exact_moments(mech, n, c, lam)
+        assert f1.contains(arb(ex1)) and f0.contains(arb(ex0))
+        assert f1.rad() < 1e-8 * f1.mid() and f0.rad() < 1e-8 * f0.mid()
+        B = data.draw(st.integers(1, min(12, n - c)))
+        rows = xr.float_moments_binary_block(mech, n, c, B, fmpq(lam))
+        for j in (0, B - 1):
+            ex1, ex0 = _exact_moments(mech, n, c + j, lam)
+            assert rows[j][0].contains(arb(ex1)) and rows[j][1].contains(arb(ex0))
+
+
+@settings(max_examples=8, deadline=None)
+@given(n=st.integers(1000, 8000), frac=st.floats(0, 1), eps0=st.sampled_from(["1/2", "1", "2", "3"]),
+       lam=st.sampled_from([2, 3, 8, 32, 100]))
+def test_float_moments_contain_ball_route(n, frac, eps0, lam):
+    """Property at larger n: the widened float result contains the ball-route enclosure (128 bits)."""
+    mech = BinaryRR(epsilon0=eps0)
+    c = int(frac * (n - 1))
+    if F(eps0) * lam > xr.FLOAT_MAX_EPS_LAMBDA:
+        return   # outside the float route's proof (test_float_route_refuses_outside_its_proof)
+    with precision(128):
+        f1, f0 = xr.float_moments_binary(mech, n, c, fmpq(lam))
+        b1, b0 = xr._moments_binary(mech, n, c, fmpq(lam), (1, 0))
+        assert f1.contains(b1) and f0.contains(b0)
+        B = min(7, n - c)
+        rows = xr.float_moments_binary_block(mech, n, c, B, fmpq(lam))
+        b1, b0 = xr._moments_binary(mech, n, c + B - 1, fmpq(lam), (1, 0))
+        assert rows[-1][0].contains(b1) and rows[-1][1].contains(b0)
+
+
+def test_float_route_refuses_outside_its_proof():
+    from blanket.exact.laws import FloatRouteUnavailable
+    mech = BinaryRR(epsilon0="1")
+    with pytest.raises(FloatRouteUnavailable):
+        xr.float_moments_binary(mech, 1000, 3, fmpq(5, 2))          # non-integer order
+    with pytest.raises(FloatRouteUnavailable):
+        xr.float_moments_binary(BinaryRR(epsilon0="3"), 1000, 3, fmpq(200))   # eps0*lambda > 280
+
+
+@pytest.mark.parametrize("lam", [2, "5/2", 6])
+def test_worst_case_agrees_with_ball_scan(monkeypatch, lam):
+    """The block/float sweep gives the same worst case as the max over every dataset by the ball route."""
+    mech = BinaryRR(epsilon0="1/2")
+    n = 150
+    monkeypatch.setattr(xr, "EXACT_MAX_N", 10)
+    with precision(128):
+        w = xr.renyi_binary_worst(mech, n, order=lam, workers=1, task_size=32)
+        best = None
+        for c in range(0, (n - 1) // 2 + 1):
+            for x, m in zip((1, 0), xr._moments_binary(mech, n, c, xr.parse_order(lam), (1, 0))):
+                if best is None or m.upper() > best[0].upper():
+                    best = (m, c, x)
+        assert w.moment.overlaps(best[0]) and (w.c, w.x) == best[1:]
+        assert w.moment.rad() < arb(2) ** -100
+
+
+def test_worst_case_identical_on_every_executor():
+    mech = BinaryRR(epsilon0="1")
+    with precision(128):
+        one = xr.renyi_binary_worst(mech, 2000, order=3, workers=1, task_size=128)
+        two = xr.renyi_binary_worst(mech, 2000, order=3, workers=2, task_size=128)
+    assert (one.c, one.x) == (two.c, two.x)
+    assert one.moment.mid() == two.moment.mid() and one.moment.rad() == two.moment.rad()
+
+
+def test_cli_delta_worst_order_certified(capsys):
+    """--delta on the worst case: the certified ε is at or above the grid floor, and at or above the exact ε(δ)."""
+    import json
+    from blanket.reports.cli import main
+    assert main(["renyi", "--epsilon0", "1", "-n", "400", "--order", "3", "--delta", "1e-5", "--json", "--workers", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)["conversion"]
+    for method in ("standard", "improved"):
+        o = out[method]
+        assert F(o["grid_floor"]) <= F(o["epsilon_upper"])
+        assert o["order"] in o["worst_case_orders"]
+        if out["exact"] is not None:
+            assert F(out["exact"]["upper"]) <= F(o["epsilon_upper"])
+
+
+def test_worst_case_limited_recompute_still_encloses(monkeypatch):
+    """With fewer ball recomputations than pruning survivors, the scan bounds of the rest keep the enclosure certified."""
+    mech = BinaryRR(epsilon0="1/50")       # nearly flat in c: many datasets survive the pruning
+    n = 400
+    monkeypatch.setattr(xr, "EXACT_MAX_N", 10)
+    with precision(128):
+        full = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=10 ** 6)
+        lim = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=1)
+    assert full.unresolved == 0 and lim.unresolved > 0
+    assert lim.moment.contains(full.moment)
