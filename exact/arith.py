@@ -92,6 +92,8 @@ def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
         f = Fraction(value)
         return fmpq(f.numerator, f.denominator)
     if isinstance(value, str):
+        from .guards import check_decimal_text
+        check_decimal_text(value, name)  # before 10**e is expanded: "1e-1000000000" is refused at once
         m = _DECIMAL.match(value)
         if m:
             sign, digits, expo = m.groups()
@@ -152,6 +154,8 @@ def integer_in(value, name: str, *, lo=None, hi=None) -> int:
     if isinstance(value, (int, fmpz)):
         v = int(value)
     elif isinstance(value, str) and re.match(r"^\s*[+-]?\d+\s*$", value):
+        from .guards import check_decimal_text
+        check_decimal_text(value, name)
         v = int(value)
     elif isinstance(value, str) and _DECIMAL.match(value):
         q = exact(value, name)
@@ -367,8 +371,8 @@ def _fraction_to_decimal(f: Fraction, digits: int, up: bool) -> str:
         return "0"
     neg = f < 0
     a = -f if neg else f
-    # exponent e with 10**e <= a < 10**(e+1)
-    e = len(str(a.numerator // a.denominator)) - 1 if a >= 1 else -len(str(a.denominator // a.numerator))
+    # exponent e with 10**e <= a < 10**(e+1): estimated from bit lengths (no str() of a huge integer), then corrected
+    e = int((a.numerator.bit_length() - a.denominator.bit_length()) * 0.30102999566398120)
     while Fraction(10) ** e > a:
         e -= 1
     while Fraction(10) ** (e + 1) <= a:

@@ -1186,31 +1186,18 @@ def _tightness_summary(s: Search, holds: list) -> dict:
 
 
 def write_report(report: dict, outdir, *, stem: str = "bound_check", pdf: bool = True) -> list:
-    """Write ``<stem>.json`` and ``<stem>.tex`` (and ``<stem>.pdf`` when TeX Live is available) into ``outdir``."""
+    """Write ``<stem>.json`` and ``<stem>.tex`` (and ``<stem>.pdf`` when TeX Live is available) into ``outdir``; the paths."""
+    w = write_report_files(report, outdir, stem=stem, pdf=pdf)
+    return [w.json, w.tex] + ([w.pdf] if w.pdf else [])
+
+
+def write_report_files(report: dict, outdir, *, stem: str = "bound_check", pdf: bool = True):
+    """As :func:`write_report`, atomically (:func:`reports.output.write_document`); returns the ``Written`` record."""
+    from blanket.reports.output import write_document
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    js = outdir / f"{stem}.json"
-    js.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    paths.append(js)
-    try:
-        from blanket.reports import latex
-    except ImportError:  # pragma: no cover
-        return paths
-    tex = render_tex(report)
-    tp = outdir / f"{stem}.tex"
-    tp.write_text(tex, encoding="utf-8")
-    paths.append(tp)
-    if pdf:
-        res = latex.compile_pdf(tex, outdir / f"{stem}.pdf", jobname=stem)
-        if res.ok:
-            paths.append(res.pdf)
-        else:
-            report.setdefault("notes", []).append(f"PDF not produced: {res.message}")
-            sys.stderr.write(f"blanket: note: {res.message}\n")
-            if res.log_excerpt:
-                sys.stderr.write(res.log_excerpt + "\n")
-    return paths
+    return write_document(outdir, stem, json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n",
+                          render_tex(report), pdf=pdf)
 
 
 def render_tex(report: dict) -> str:

@@ -130,7 +130,7 @@ def _enumeration_work(mech, n) -> Optional[int]:
     en = _optional("blanket.exact.enumerate")
     if en is None:
         return None
-    k_in = len(mech.matrix())
+    k_in = getattr(mech, "k_in", None) or len(mech.matrix())  # never build a k x k matrix just to count
     if math.comb(n + k_in - 2, k_in - 1) > 50 * ENUMERATION_WORK:  # multisets of the others: cheap upper estimate
         return None
     try:
@@ -769,30 +769,20 @@ def render_tex(cert: dict) -> str:
     return render("certificate.tex.j2", cert=cert, preamble=PREAMBLE, TeX=TeX, to_tex=exact_to_tex)
 
 
-@dataclasses.dataclass
-class Written:
-    """Paths written by :func:`write` and the LaTeX outcome."""
-
-    tex: pathlib.Path
-    json: pathlib.Path
-    pdf: Optional[pathlib.Path]
-    latex_message: str = ""
-    latex_log: str = ""
+from .output import Written  # noqa: E402  (re-exported: the paths written and the LaTeX outcome)
 
 
 def write(cert: dict, outdir, *, pdf: bool = True, stem: str = "certificate") -> Written:
-    """Write ``<stem>.tex``, ``<stem>.json`` and (when TeX Live is installed) ``<stem>.pdf`` into ``outdir``."""
-    from .latex import compile_pdf
+    """Write ``<stem>.tex``, ``<stem>.json`` and (when TeX Live is installed) ``<stem>.pdf`` into ``outdir``.
+
+    Atomic and consistent (see :func:`reports.output.write_document`): an old PDF that this run cannot
+    replace is removed, never left beside a new JSON.
+    """
+    from .output import write_document
     out = pathlib.Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     tex = render_tex(cert) if stem == "certificate" else cert["_tex"]
-    tex_path, json_path = out / f"{stem}.tex", out / f"{stem}.json"
-    tex_path.write_text(tex, encoding="utf-8")
-    json_path.write_text(to_json({k: v for k, v in cert.items() if not k.startswith("_")}), encoding="utf-8")
-    if not pdf:
-        return Written(tex_path, json_path, None, "PDF not requested")
-    res = compile_pdf(tex, out / f"{stem}.pdf", jobname=stem)
-    return Written(tex_path, json_path, res.pdf, res.message, res.log_excerpt)
+    return write_document(out, stem, to_json({k: v for k, v in cert.items() if not k.startswith("_")}), tex, pdf=pdf)
 
 
 def input_hash(text: str) -> str:
