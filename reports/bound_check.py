@@ -38,8 +38,16 @@ ball (``flint.arb``), a sympy expression (evaluated rigorously by
 
 The ``bound`` is parsed by sympy with decimals made exact rationals, and
 evaluated in ball arithmetic — a symbolic bound is checked rigorously, with no
-floating-point caveat.  (The text is parsed with ``sympy.parse_expr``, which
-evaluates Python syntax: only check files you would run.)
+floating-point caveat.  The formula is read by an explicit whitelist grammar
+(:mod:`reports.formula`: numbers, the parameter names, ``+ - * / ^``,
+parentheses and a fixed list of functions); nothing in it is ever run as
+Python, and any other token is refused, named in the error.
+
+A ``.py`` file **is code**: it is imported and called only in a separate
+process (:mod:`reports.bound_worker`) with a memory limit (``--max-memory``)
+and a hard wall-clock limit (``--budget``).  ``SystemExit`` (any code), a
+crash, running out of memory or time inside it means "the bound could not be
+evaluated" (exit 2), never "not refuted".  Only check files you would run.
 
 *Registered results*: :func:`registered_bound` wraps a result of the
 ``proofs`` registry (its ``Result.bound``), so the paper-check report and this
@@ -110,6 +118,7 @@ from flint import arb, fmpq
 from blanket.exact import arith
 from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.exact.mechanisms import KRR
+from blanket.reports.bound_worker import BoundNotEvaluable
 
 FLOAT_REL_ERR = Fraction(1, 10 ** 12)
 FLOAT_ABS_ERR = Fraction(1, 10 ** 300)
@@ -120,6 +129,8 @@ QUANTITIES = ("delta", "epsilon")
 REGISTERED_DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10 ** 4), "k": (2, 10), "epsilon": ("0.05", "2"),
                      "delta": ("1e-10", "0.1")}
 PRECS = (128, 256, 512)
+#: seconds past the budget a bound evaluation may take before its process is killed
+DEADLINE_GRACE = 2.0
 
 
 # ============================================================ bounds
@@ -154,6 +165,7 @@ class Bound:
     sha256: Optional[str] = None
     text: str = ""                  # the formula or source excerpt shown in the report
     latex: str = ""                 # LaTeX of a symbolic bound (produced by sympy)
+    worker: Any = None              # the BoundProcess running the bound's code (files only)
 
     def describe(self) -> dict:
         return {"name": self.name, "source": self.source, "kind": self.kind, "mechanism": self.mechanism,
@@ -332,70 +344,111 @@ def _user_params(params: dict) -> dict:
     return out
 
 
-def load_bound(path) -> Bound:
-    """Load a bound file (``.py`` module or ``.txt`` symbolic file); validates everything it declares."""
+def load_bound(path, *, deadline: Optional[float] = None) -> Bound:
+    """Load a bound file (``.py`` module or ``.txt`` symbolic file); validates everything it declares.
+
+    The file's code (``.py``) and the formula's evaluation (``.txt``) run in a separate process
+    (:mod:`reports.bound_worker`) with a memory limit and, when ``deadline`` (``time.monotonic()``) is
+    given, a hard wall-clock limit; :class:`~reports.bound_worker.BoundNotEvaluable` (exit 2) when it
+    crashes, exits or does not answer in time.
+    """
     path = pathlib.Path(path)
     if not path.exists():
         raise InvalidArgument("FILE", str(path), "does not exist")
     if not path.is_file():
         raise InvalidArgument("FILE", str(path), "is not a file")
+    if path.stat().st_size > MAX_BOUND_FILE_BYTES:
+        raise InvalidArgument("FILE", str(path), f"is larger than {MAX_BOUND_FILE_BYTES} bytes")
     data = path.read_bytes()
     sha = hashlib.sha256(data).hexdigest()
     if path.suffix == ".py":
-        return _load_python(path, sha)
+        return _load_python(path, sha, deadline)
     if path.suffix in (".txt", ".bound"):
-        return _load_text(path, data.decode("utf-8", errors="replace"), sha)
+        return _load_text(path, data.decode("utf-8", errors="replace"), sha, deadline)
     raise InvalidArgument("FILE", str(path), "must be a Python module (.py) or a symbolic bound file (.txt)")
 
 
-def _load_python(path: pathlib.Path, sha: str) -> Bound:
-    modname = f"_blanket_user_bound_{sha[:12]}"
-    spec = importlib.util.spec_from_file_location(modname, path)
-    if spec is None or spec.loader is None:
-        raise InvalidArgument("FILE", str(path), "could not be loaded as a Python module")
-    mod = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(mod)
-    except Exception as exc:  # the user's code: report one line
-        raise InvalidArgument("FILE", str(path), f"could not be imported ({type(exc).__name__}: {exc})") from None
-    for attr in ("MECHANISM", "DOMAIN"):
-        if not hasattr(mod, attr):
-            raise InvalidArgument("FILE", str(path), f"must define {attr} (see `blanket check-bound --help`)")
-    mechanism = _norm_mechanism(mod.MECHANISM)
-    quantity = _norm_quantity(getattr(mod, "QUANTITY", "delta" if hasattr(mod, "delta") else "epsilon"))
-    fn = getattr(mod, quantity, None)
-    if not callable(fn):
-        raise InvalidArgument("FILE", str(path), f"must define a function {quantity}(...) for QUANTITY = {quantity!r}")
-    domain = parse_domain(mod.DOMAIN, quantity, mechanism)
-    sig = inspect.signature(fn)
-    allowed = {"epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta"}
-    for name, p in sig.parameters.items():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        if name not in allowed and p.default is p.empty:
-            raise InvalidArgument(f"{quantity}() parameter", name, f"must be one of {sorted(allowed)}")
+#: largest bound file accepted (bytes)
+MAX_BOUND_FILE_BYTES = 1 << 20
 
+
+def _worker_evaluate(worker, quantity_other: str):
+    """``evaluate(params)`` of a :class:`Bound` whose code runs in ``worker`` (a BoundProcess)."""
     def evaluate(params):
-        return _convert_result(_call_with(fn, _user_params(params)))
+        where = ", ".join(f"{k}={_exact_str(v)}" for k, v in sorted(params.items()))
+        msg = worker.evaluate(params, _prec(), where)
+        if msg[0] == "skip":
+            kind, text = msg[1], msg[2]
+            if kind == "outside-hypotheses":
+                raise HypothesisViolation("bound", text)
+            if kind == "undecided":
+                raise Undecided(text)
+            raise _InvalidEvaluation(text)
+        val, floating, raw, center = msg[1]
+        if val is None:
+            value = None
+        else:
+            lo, hi, is_exact = val
+            if is_exact and lo == hi:
+                value = fmpq(lo.numerator, lo.denominator)
+            else:
+                value = arb(fmpq(lo.numerator, lo.denominator)).union(arb(fmpq(hi.numerator, hi.denominator)))
+        return BoundValue(value, floating, raw, center)
+    return evaluate
 
+
+def _prec() -> int:
+    from flint import ctx
+    return ctx.prec
+
+
+class _InvalidEvaluation(BlanketError):
+    """The bound raised an ordinary exception at one point (recorded as an invalid evaluation there)."""
+
+
+def _load_python(path: pathlib.Path, sha: str, deadline: Optional[float] = None) -> Bound:
+    from blanket.exact.guards import max_memory
+    from blanket.reports.bound_worker import BoundProcess
+    worker = BoundProcess(path, "python", memory=max_memory(), deadline=deadline)
+    meta = worker.meta
     try:
-        text = inspect.getsource(fn)
-    except (OSError, TypeError):
-        text = ""
-    name = str(getattr(mod, "NAME", path.stem))
-    return Bound(name, str(path), "python", mechanism, quantity, domain, evaluate, sha, text.strip())
+        for attr in ("MECHANISM", "DOMAIN"):
+            if not meta["has"][attr]:
+                raise InvalidArgument("FILE", str(path), f"must define {attr} (see `blanket check-bound --help`)")
+        mechanism = _norm_mechanism(meta["MECHANISM"])
+        quantity = _norm_quantity(meta["QUANTITY"])
+        if not meta.get("callable"):
+            raise InvalidArgument("FILE", str(path), f"must define a function {quantity}(...) for QUANTITY = {quantity!r}")
+        domain = parse_domain(meta["DOMAIN"], quantity, mechanism)
+        allowed = {"epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta"}
+        for name, kind, has_default in meta["params"]:
+            if kind in ("VAR_POSITIONAL", "VAR_KEYWORD"):
+                continue
+            if name not in allowed and not has_default:
+                raise InvalidArgument(f"{quantity}() parameter", name, f"must be one of {sorted(allowed)}")
+    except BaseException:
+        worker.close()
+        raise
+    name = meta["NAME"] or path.stem
+    b = Bound(name, str(path), "python", mechanism, quantity, domain, _worker_evaluate(worker, quantity), sha,
+              meta.get("text", ""))
+    b.worker = worker
+    return b
 
 
-def _load_text(path: pathlib.Path, text: str, sha: str) -> Bound:
+def _load_text(path: pathlib.Path, text: str, sha: str, deadline: Optional[float] = None) -> Bound:
     import sympy as sp
-    from sympy.parsing.sympy_parser import parse_expr, standard_transformations, rationalize, convert_xor
+
+    from blanket.exact.guards import max_memory
+    from blanket.reports.bound_worker import BoundProcess
+    from blanket.reports.formula import parse_formula
     fields = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
         if ":" not in line:
-            raise InvalidArgument(f"{path.name} line {lineno}", line, "must look like 'key: value'")
+            raise InvalidArgument(f"{path.name} line {lineno}", line[:200], "must look like 'key: value'")
         key, val = (s.strip() for s in line.split(":", 1))
         fields[key.lower()] = val
     for req in ("mechanism", "bound"):
@@ -412,23 +465,14 @@ def _load_text(path: pathlib.Path, text: str, sha: str) -> Bound:
             dom[key] = tuple(parts)
     domain = parse_domain(dom, quantity, mechanism)
     names = ["epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta"]
-    syms = {nm: sp.Symbol(nm, positive=True) for nm in names}
-    try:
-        expr = parse_expr(fields["bound"], local_dict=dict(syms),
-                          transformations=standard_transformations + (rationalize, convert_xor))
-    except Exception as exc:
-        raise InvalidArgument("bound", fields["bound"], f"is not a formula sympy can parse ({type(exc).__name__})") from None
-    extra = {s.name for s in expr.free_symbols} - set(names)
-    if extra:
-        raise InvalidArgument("bound", fields["bound"], f"uses unknown symbols {sorted(extra)}; allowed: {names}")
-    from blanket.proofs.core import arb_eval
-
-    def evaluate(params):
-        env = {nm: arith.exact(params[nm]) for nm in names if nm in params}
-        return BoundValue(arb_eval(expr, env), False, "")
-
-    return Bound(fields.get("name", path.stem), str(path), "sympy", mechanism, quantity, domain, evaluate, sha,
-                 fields["bound"], sp.latex(expr))
+    # an explicit whitelist grammar (reports.formula): no Python is ever evaluated from the file
+    expr = parse_formula(fields["bound"], names)
+    worker = BoundProcess(fields["bound"], "sympy", names=names, memory=max_memory(), deadline=deadline,
+                          label=str(path))
+    b = Bound(fields.get("name", path.stem), str(path), "sympy", mechanism, quantity, domain,
+              _worker_evaluate(worker, quantity), sha, fields["bound"], sp.latex(expr))
+    b.worker = worker
+    return b
 
 
 def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Optional[str] = None) -> Bound:
@@ -548,6 +592,8 @@ class Search:
         self.bound = bound
         self.t0 = time.monotonic()
         self.budget = budget
+        if getattr(bound, "worker", None) is not None:  # the bound's process is killed at the budget's end
+            bound.worker.deadline = self.t0 + budget + DEADLINE_GRACE
         self.progress = progress
         d = bound.domain
         if k is not None:
@@ -591,6 +637,8 @@ class Search:
             with arith.precision(128):
                 bv = self.bound.evaluate(self.params(k, n, e0, v))
             return bv, "", ""
+        except BoundNotEvaluable:
+            raise  # SystemExit, crash, timeout or memory: the whole check is "could not be evaluated" (exit 2)
         except HypothesisViolation as exc:
             return None, "outside-hypotheses", str(exc)
         except Undecided as exc:
