@@ -584,16 +584,44 @@ class _Budget(Exception):
     pass
 
 
+class _HardStop(BaseException):
+    """Raised by SIGALRM at the wall-clock budget's end (the search stops wherever it is)."""
+
+
+#: largest estimated number of dataset classes of the exhaustive phase at one (k, n)
+MAX_EXHAUSTIVE_CLASSES = 10 ** 6
+
+
+def exhaustive_classes(k: int, n: int) -> int:
+    """Upper estimate of the dataset classes :func:`exact.enumerate.worst_cases` visits for k-RR at n users.
+
+    k-RR classes are (holder counts of the two differing values, a partition of the rest): at most
+    ``n^2 * p(n-1)`` (``p`` the partition function) and at most the multisets ``C(n+k-2, k-1)``.
+    O(1) for small n (sympy's ``npartitions``).
+
+    >>> exhaustive_classes(2, 8), exhaustive_classes(10**9, 8) < 10**4
+    (8, True)
+    """
+    from sympy.functions.combinatorial.numbers import partition
+    multisets = math.comb(n + k - 2, k - 1) if k - 1 <= n else None
+    parts = n * n * int(partition(n - 1))
+    return min(parts, multisets) if multisets is not None else parts
+
+
 class Search:
     """The search state: the bound, the limits, and every checked point."""
 
     def __init__(self, bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True,
-                 grid_size=4):
+                 grid_size=4, max_evaluations: Optional[int] = None):
         self.bound = bound
         self.t0 = time.monotonic()
         self.budget = budget
         if getattr(bound, "worker", None) is not None:  # the bound's process is killed at the budget's end
             bound.worker.deadline = self.t0 + budget + DEADLINE_GRACE
+        #: a deterministic budget counted in evaluations of the bound (tests, reproducible runs); the
+        #: wall-clock ``budget`` stays the hard limit
+        self.max_evaluations = max_evaluations
+        self.evaluations = 0
         self.progress = progress
         d = bound.domain
         if k is not None:
@@ -611,6 +639,15 @@ class Search:
                 raise InvalidArgument("--n-max", n_max, f"must be >= the domain's smallest n ({self.n_lo})")
         self.n_hi = min(n_hi, n_max) if n_max is not None else n_hi
         self.n_exhaustive = min(arith.integer_in(n_exhaustive, "--n-exhaustive", lo=2), self.n_hi)
+        for kk in self.ks:
+            est = exhaustive_classes(kk, self.n_exhaustive)
+            if est > MAX_EXHAUSTIVE_CLASSES:
+                ok = max([m for m in range(2, self.n_exhaustive) if exhaustive_classes(kk, m) <= MAX_EXHAUSTIVE_CLASSES]
+                         or [2])
+                raise InvalidArgument("--n-exhaustive", n_exhaustive,
+                                      f"needs an estimated {float(est):.3g} dataset classes at k = {kk} (more than "
+                                      f"{MAX_EXHAUSTIVE_CLASSES:.0e}, far beyond any time budget)",
+                                      hint=f"use --n-exhaustive {ok} or less; larger n are checked by the dataset families")
         self.other = "epsilon" if bound.quantity == "delta" else "delta"
         self.eps0_grid = _grid(*d["epsilon0"], grid_size, log=True)
         self.param_grid = _grid(*d[self.other], grid_size, log=True)
@@ -625,6 +662,11 @@ class Search:
         return time.monotonic() - self.t0
 
     def time_left(self, share=1.0):
+        """What is left of the budget's ``share``: seconds, or evaluations when ``max_evaluations`` is set."""
+        if self.max_evaluations is not None:
+            if self.elapsed() >= self.budget:
+                return 0
+            return self.max_evaluations * share - self.evaluations
         return self.budget * share - self.elapsed()
 
     def params(self, k, n, e0, v):
@@ -633,6 +675,7 @@ class Search:
         return p
 
     def eval_bound(self, k, n, e0, v) -> tuple[Optional[BoundValue], str, str]:
+        self.evaluations += 1
         try:
             with arith.precision(128):
                 bv = self.bound.evaluate(self.params(k, n, e0, v))
@@ -780,9 +823,14 @@ class Search:
     # ---------------------------------------------------------------- phases
     def run(self):
         del _INTERNAL_ERRORS[:]
+        alarm = _arm_alarm(self.budget + DEADLINE_GRACE - self.elapsed())
         try:
             self._run()
+        except _HardStop:
+            self.notes.append(f"the search was stopped at the wall-clock budget of {self.budget:g} s (hard limit); "
+                              "the phases after the interruption were not run")
         finally:
+            _disarm_alarm(alarm)
             for msg in dict.fromkeys(_INTERNAL_ERRORS):
                 self.notes.append(msg)
         return self
@@ -836,7 +884,7 @@ class Search:
                     bar.update()
                     continue
                 prev = [(m, c) for (kk, m), c in cost.items() if kk == k and m < n]
-                if prev:
+                if prev and self.max_evaluations is None:  # a time prediction: only with a wall-clock budget
                     m, c = max(prev)
                     if c * (n / m) ** 1.5 > max(self.time_left(share) / 4, 0):
                         stopped.add(k)
@@ -983,6 +1031,28 @@ class Search:
                 p.note = (p.note + "; " if p.note else "") + f"blanket view: {exc}"
 
 
+def _arm_alarm(seconds: float):
+    """SIGALRM in ``seconds`` raising :class:`_HardStop` (main thread, POSIX); returns the old handler or None."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return None
+
+    def _stop(signum, frame):
+        raise _HardStop()
+    old = signal.signal(signal.SIGALRM, _stop)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
+    return (old,)
+
+
+def _disarm_alarm(token) -> None:
+    if token is None:
+        return
+    import signal
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, token[0] if token[0] is not None else signal.SIG_DFL)
+
+
 def _family_lower(mech: KRR, n: int, e):
     """Certified lower bound on the worst case at n: (value, kind, witness)."""
     if mech.k == 2:
@@ -1079,11 +1149,19 @@ def _int_grid(lo: int, hi: int, size: int) -> list:
 
 
 # ============================================================ the report
-def check_bound(bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True) -> dict:
-    """Run the search and return the report as plain data (JSON-ready); see :func:`write_report`."""
-    budget = arith.exact_in(budget, "--budget", lo=1)
+def check_bound(bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True,
+                max_evaluations=None) -> dict:
+    """Run the search and return the report as plain data (JSON-ready); see :func:`write_report`.
+
+    ``budget`` (seconds) is a hard wall-clock limit; ``max_evaluations`` (optional) is a deterministic
+    budget counted in evaluations of the bound — tests use it, so that their outcome does not depend on
+    the machine's speed or load.
+    """
+    budget = arith.exact_in(budget, "--budget", lo=1, hi=10 ** 6)
+    if max_evaluations is not None:
+        max_evaluations = arith.integer_in(max_evaluations, "--max-evaluations", lo=1, hi=10 ** 9)
     s = Search(bound, k=k, n_max=n_max, n_exhaustive=n_exhaustive, budget=float(Fraction(int(budget.p), int(budget.q))),
-               progress=progress)
+               progress=progress, max_evaluations=max_evaluations)
     s.run()
     return _report(s)
 
@@ -1170,6 +1248,8 @@ def _report(s: Search) -> dict:
         else "exact / ball arithmetic (no floating-point caveat)",
         "float_error_model": FLOAT_MODEL if floating else None,
         "budget_seconds": s.budget,
+        "budget_evaluations": s.max_evaluations,
+        "evaluations": s.evaluations,
         "elapsed_seconds": round(s.elapsed(), 1),
         "counts": counts,
         "checked_region": {"k": [min(s.ks), max(s.ks)], "n": [min(ns), max(ns)] if ns else None,
