@@ -1166,10 +1166,10 @@ def check_bound(bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120,
     return _report(s)
 
 
-def _iv(x):
+def _iv(x, nonneg: bool = False):
     if x is None:
         return None
-    d = arith.decimal_interval(x, 8)
+    d = arith.nonneg_interval(x, 8) if nonneg else arith.decimal_interval(x, 8)
     if isinstance(x, fmpq):
         d["exact"] = _exact_str(x)
     return d
@@ -1182,8 +1182,10 @@ def _point_json(s: Search, p: Point) -> dict:
         out["bound"] = {"enclosure": _iv(p.bound.value) if p.bound.value is not None else "+inf",
                         "floating_point": p.bound.floating, "returned": p.bound.raw}
     if p.exact is not None:
-        out["exact"] = _iv(p.exact)
+        out["exact"] = _iv(p.exact, nonneg=True)   # an exact delta is >= 0 by definition
         out["exact_kind"] = p.exact_kind
+        if p.outcome == "violated":  # as many digits as it takes for the printed numbers to show the violation
+            _decisive_violation(s, p, out)
     if p.eps_used is not None:
         out["epsilon_checked"] = _exact_str(p.eps_used) if len(str(p.eps_used)) < 40 else _iv(p.eps_used)
     if p.witness:
@@ -1203,6 +1205,26 @@ def _point_json(s: Search, p: Point) -> dict:
     if p.note:
         out["note"] = p.note
     return out
+
+
+def _decisive_violation(s: Search, p: Point, out: dict) -> None:
+    """Print the exact lower end and the bound's upper end (δ-bounds) or the target δ (ε-bounds) with enough
+    digits that ``printed exact lower > printed bound upper`` (resp. ``> target``) holds (up to 60 digits)."""
+    for d in range(8, 61):
+        lo = arith.decimal_string(p.exact, d, up=False)
+        if lo.startswith("-"):
+            lo = "0"  # delta >= 0 (see arith.NONNEG_REASON)
+        if s.bound.quantity == "delta":
+            if p.bound is None or p.bound.value is None:
+                return
+            hi = arith.decimal_string(p.bound.value, d, up=True)
+        else:
+            hi = None
+        if arith.exact(lo) > (arith.exact(hi) if hi is not None else arith.exact(p.param)):
+            out["exact"]["lower"] = lo
+            if hi is not None:
+                out["bound"]["enclosure"]["upper"] = hi
+            return
 
 
 def _ratio(s: Search, p: Point):

@@ -351,8 +351,16 @@ def _lower_end(v):
     return arith.endpoints(v)[0]
 
 
-def _interval(v) -> dict:
-    return arith.decimal_interval(v, DIGITS)
+def _interval(v, *, decide=None, above=None) -> dict:
+    """Outward-rounded decimals of a δ or ε (both >= 0: a negative lower end is printed as 0, with the reason).
+
+    With ``decide`` (a threshold), as many digits as it takes for the printed interval to decide the
+    comparison (``above=True``: lower end > threshold; ``above=False``: upper end <= threshold), so that
+    every verdict can be re-checked from the printed numbers.
+    """
+    if decide is not None:
+        return arith.decisive_interval(v, decide, digits=DIGITS, above=above)
+    return arith.nonneg_interval(v, DIGITS)
 
 
 def _versions() -> dict:
@@ -456,21 +464,26 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
     }
     if best_upper is not None:
         name, v, r, s = best_upper
-        rec["upper"] = {"value": _interval(v), "source": name,
+        rec["upper"] = {"value": _interval(v, decide=delta, above=False) if verdict == HOLDS else _interval(v),
+                        "source": name,
                         "kind": "exact" if (s is not None and s.role == "exact") else ("registered bound" if r is not None else "upper bound"),
                         "module": s.module if s is not None else r.key}
     if best_lower is not None:
         name, v, w, s = best_lower
-        rec["lower"] = {"value": _interval(v), "source": name, "dataset": (w or {}).get("dataset"), "module": s.module}
+        rec["lower"] = {"value": _interval(v, decide=delta, above=True) if verdict == FAILS else _interval(v),
+                        "source": name, "dataset": (w or {}).get("dataset"), "module": s.module}
     if eps_certifiers:
         r, b = min(eps_certifiers, key=lambda t: _upper_end(t[1]["value"]))
-        rec["epsilon_bound"] = {"value": _interval(b["value"]), "source": f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else "")}
+        rec["epsilon_bound"] = {"value": _interval(b["value"], decide=eps, above=False)
+                                if arith.le(b["value"], eps) is True else _interval(b["value"]), "source": f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else "")}
     rec["bounds"] = []
     for r, b in bounds:
         e = {"key": r.key, "label": r.label, "paper": r.paper, "variant": r.variant, "status": r.status,
              "quantity": r.quantity, "applies": b["applies"], "reason": b["reason"]}
         if b["applies"]:
-            e["value"] = _interval(b["value"])
+            thr = delta if r.quantity == "delta" else eps
+            e["value"] = _interval(b["value"], decide=thr, above=arith.le(b["value"], thr) is False) \
+                if arith.le(b["value"], thr) is not None else _interval(b["value"])
             if r.quantity == "delta":
                 e["decides"] = {True: "certifies the claim", False: "above the claimed delta", None: "undecided"}[arith.le(b["value"], delta)]
             else:

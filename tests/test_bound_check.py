@@ -302,9 +302,9 @@ def test_examples_default_budget(slow_level):
                           ("hoeffding_krr.py", "NOT REFUTED"), ("theorem_5_3_slide.txt", "NOT REFUTED"),
                           ("bennett_2019_krr.py", "REFUTED"), ("bennett_2020_krr.py", "NOT REFUTED"),
                           ("erlingsson_theorem_7.txt", "NOT REFUTED")]:
-        # a valid bound uses its whole budget; in reduced form give those less time (still not refuted)
-        b = budget if verdict == "REFUTED" or slow_level != "reduced" else 10
-        r = _check(EXAMPLES / name, budget=b)
+        # a valid bound uses its whole budget; in reduced form give those fewer evaluations (still not refuted)
+        evals = 3000 if verdict == "REFUTED" or slow_level != "reduced" else 250
+        r = _check(EXAMPLES / name, evaluations=evals)
         assert r["verdict"] == verdict, name
 
 

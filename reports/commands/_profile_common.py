@@ -239,11 +239,9 @@ def direct_bound(result, inp: Inputs, *, command: str, quantity: str, given: tup
 
 def interval(x, digits, *, nonneg: bool = True) -> dict:
     """Outward-rounded decimal interval; with ``nonneg`` (δ and ε are ≥ 0 by definition) a lower end below 0 —
-    which arb's midpoint-radius form produces for an interval [0, u] — is printed as 0."""
-    iv = arith.decimal_interval(x, digits)
-    if nonneg and iv["lower"].startswith("-"):
-        iv["lower"] = "0"
-    return iv
+    which arb's midpoint-radius form produces for an interval [0, u] — is printed as 0, and the key
+    ``lower_clamped`` states that reason (:data:`exact.arith.NONNEG_REASON`)."""
+    return arith.nonneg_interval(x, digits) if nonneg else arith.decimal_interval(x, digits)
 
 
 def show(x, digits) -> str:
