@@ -89,7 +89,8 @@ def _main(argv=None) -> int:
         return EXIT_USAGE
     except (HypothesisViolation, InvalidArgument, BlanketError) as exc:
         if isinstance(exc, Undecided):
-            sys.stderr.write(f"blanket: inconclusive: {exc}\n")
+            from blanket.reports.commands._options import INCONCLUSIVE_HINT
+            sys.stderr.write(f"blanket: inconclusive: {exc}; {INCONCLUSIVE_HINT}\n")
             return EXIT_INCONCLUSIVE
         sys.stderr.write(f"blanket: error: {exc}\n")
         return EXIT_USAGE
