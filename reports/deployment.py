@@ -13,7 +13,8 @@ is exactly 10⁻⁶)::
     k = 4                                   # krr: alphabet size (>= 2)
     epsilon0 = 1.5                          # local ε0 (or exp_epsilon0 = "3" for a rational e^ε0)
     # matrix = [["3/4", "1/4"], ["1/4", "3/4"]]   # matrix: exact row-stochastic P[x][y]
-    # matrix_file = "rr.csv"                # ... or a file (relative to this TOML) of exact entries
+    # matrix_file = "rr.csv"                # ... or a file (relative to this TOML, under its directory or an
+                                            #     --allow-path directory; at most 1 MB) of exact entries
 
     [users]
     n = 100000                              # exactly n users
