@@ -67,18 +67,18 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 
 
 def parse_size(text, name: str = "--max-memory") -> int:
-    """Bytes from ``"2G"``, ``"500M"``, ``"1.5GiB"``, ``"1000000"``.
+    """Bytes from ``"2G"``, ``"500M"``, ``"1.5GiB"``, ``"2000000"`` (between 1 MiB and 1 PiB).
 
-    >>> parse_size("2G"), parse_size("512M"), parse_size("1000")
-    (2147483648, 536870912, 1000)
+    >>> parse_size("2G"), parse_size("512M"), parse_size("2000000")
+    (2147483648, 536870912, 2000000)
     >>> parse_size("lots")
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: --max-memory must be a size such as 2G, 500M or 1000000 (bytes), got 'lots'
+    blanket.exact.errors.InvalidArgument: --max-memory must be a size such as 2G, 500M or 2000000 (bytes), got 'lots'
     """
     m = _SIZE.match(str(text))
     if not m:
-        raise InvalidArgument(name, text, "must be a size such as 2G, 500M or 1000000 (bytes)")
+        raise InvalidArgument(name, text, "must be a size such as 2G, 500M or 2000000 (bytes)")
     value = float(m.group(1)) * 1024 ** "bkmgt".index((m.group(2) or "b").lower())
     if not 1 << 20 <= value <= 1 << 50:
         raise InvalidArgument(name, text, "must be between 1M and 1P")
