@@ -28,6 +28,7 @@ import contextlib
 import multiprocessing
 import os
 import time
+import weakref
 from fractions import Fraction
 from typing import Optional
 
@@ -190,6 +191,8 @@ class BoundProcess:
         self.proc = ctx.Process(target=_child, args=(child, str(path), kind, list(names), memory), daemon=True)
         self.proc.start()
         child.close()
+        # the child is killed when this object is garbage-collected (a Bound dropped without close())
+        self._finalizer = weakref.finalize(self, _kill, self.proc, self.conn)
         msg = self._recv(LOAD_TIMEOUT, "while loading")
         if msg[0] == "ready":
             self.meta = msg[1]
@@ -249,6 +252,15 @@ class BoundProcess:
                 self.proc.join(2)
         with contextlib.suppress(Exception):
             self.conn.close()
+
+
+def _kill(proc, conn) -> None:
+    with contextlib.suppress(Exception):
+        if proc.is_alive():
+            proc.kill()
+            proc.join(2)
+    with contextlib.suppress(Exception):
+        conn.close()
 
 
 class _Passthrough(BlanketError):
