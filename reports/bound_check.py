@@ -279,6 +279,8 @@ def parse_domain(domain, quantity: str, mechanism: str) -> dict:
         out[key] = _parse_range(key, domain[key])
     if out["epsilon0"][0] <= 0:
         raise InvalidArgument("DOMAIN['epsilon0'] lower end", str(out["epsilon0"][0]), "must be > 0")
+    from blanket.exact.guards import check_epsilon0
+    check_epsilon0(out["epsilon0"][1], "DOMAIN['epsilon0'] upper end")
     if other == "epsilon" and out["epsilon"][0] < 0:
         raise InvalidArgument("DOMAIN['epsilon'] lower end", str(out["epsilon"][0]), "must be >= 0")
     if other == "delta" and not (0 < out["delta"][0] and out["delta"][1] < 1):

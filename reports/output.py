@@ -160,12 +160,15 @@ class OutputDir:
     ``option`` (exit 2), raised before any computation starts.
     """
 
-    def __init__(self, path, *, option: str = "-o", command: Optional[str] = None):
+    def __init__(self, path, *, option: str = "-o", command: Optional[str] = None, stem: Optional[str] = None):
         self.path = pathlib.Path(path)
         self.option = option
         self.command = command or " ".join(["blanket"] + sys.argv[1:])
         self.lock: Optional[pathlib.Path] = None
         self._check()
+        if stem is not None:  # the files this run will write: a symlink among them is refused before computing
+            for ext in ("json", "tex", "pdf", "latex.log"):
+                refuse_symlink(self.path / f"{stem}.{ext}")
         self._acquire()
 
     def _check(self):

@@ -48,7 +48,7 @@ def run(args) -> int:
     check_deployment_size(dep)
     command = "blanket certify " + shlex.quote(str(args.file)) + " -o " + shlex.quote(str(args.output)) \
         + (f" --precision {cap}" if cap is not None else "") + (" --no-pdf" if args.no_pdf else "")
-    with OutputDir(args.output, option="-o", command=command) as out:  # checked and locked before computing
+    with OutputDir(args.output, option="-o", stem="certificate", command=command) as out:  # checked and locked before computing
         with Progress(len(dep.claims) + len(dep.targets), "certify") as bar:
             cert = certify(dep, max_prec=cap, command=command, progress=bar)
         want_pdf = not args.no_pdf

@@ -77,7 +77,7 @@ def run(args) -> int:
         arith.integer_in(args.max_evaluations, "--max-evaluations", lo=1, hi=10 ** 9)
     deadline = time.monotonic() + float(budget) + bc.DEADLINE_GRACE
     mech = bc._norm_mechanism(args.mechanism, "--mechanism") if args.mechanism else None
-    with OutputDir(args.output, option="-o") as out:  # checked and locked before any computation
+    with OutputDir(args.output, option="-o", stem="bound_check") as out:  # checked and locked before any computation
         if args.registered:
             bound = bc.registered_bound(args.registered, args.variant, mechanism=mech)
         else:

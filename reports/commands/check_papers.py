@@ -23,7 +23,7 @@ def register(sub):
 def run(args) -> int:
     from blanket.reports.output import OutputDir, report_pdf_outcome
     from blanket.reports.paper_check import check_papers, write
-    with OutputDir(args.output, option="-o") as out:  # checked and locked before computing
+    with OutputDir(args.output, option="-o", stem="paper-check") as out:  # checked and locked before computing
         report = check_papers(args.paper, quick=args.quick)
         want_pdf = not args.no_pdf
         written = write(report, out.path, pdf=want_pdf)
