@@ -129,6 +129,9 @@ QUANTITIES = ("delta", "epsilon")
 REGISTERED_DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10 ** 4), "k": (2, 10), "epsilon": ("0.05", "2"),
                      "delta": ("1e-10", "0.1")}
 PRECS = (128, 256, 512)
+#: with ``max_evaluations``, a dataset-family computation at n users is charged n // FAMILY_COST_N evaluations
+#: (the exact side's cost grows with n; charging it keeps an evaluation budget meaningful and deterministic)
+FAMILY_COST_N = 2000
 #: seconds past the budget a bound evaluation may take before its process is killed
 DEADLINE_GRACE = 2.0
 
@@ -788,6 +791,8 @@ class Search:
 
     def check_large(self, phase, k, n, e0, v) -> list[Point]:
         """Dataset families at larger n: certified lower bounds on the worst case (one point)."""
+        if self.max_evaluations is not None:  # deterministic cost model: the exact side at n costs n/FAMILY_COST_N
+            self.evaluations += n // FAMILY_COST_N
         bv, oc, note = self.eval_bound(k, n, e0, v)
         if bv is None:
             return [Point(phase, k, n, e0, v, oc, note=note)]
@@ -1156,8 +1161,8 @@ def check_bound(bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120,
     """Run the search and return the report as plain data (JSON-ready); see :func:`write_report`.
 
     ``budget`` (seconds) is a hard wall-clock limit; ``max_evaluations`` (optional) is a deterministic
-    budget counted in evaluations of the bound — tests use it, so that their outcome does not depend on
-    the machine's speed or load.
+    budget counted in evaluations of the bound (a family computation at n users counts n // FAMILY_COST_N
+    more) — tests use it, so that their outcome does not depend on the machine's speed or load.
     """
     budget = arith.exact_in(budget, "--budget", lo=1, hi=10 ** 6)
     if max_evaluations is not None:
