@@ -55,6 +55,8 @@ def main(argv=None) -> int:
         return 128 + exc.signum
     finally:
         output.release_all()
+        from blanket.exact import guards
+        guards.set_max_memory(None)  # --max-memory holds for one run (matters when main() is called in-process)
 
 
 def _main(argv=None) -> int:
