@@ -67,12 +67,24 @@ def _env(tmp_path, path_dirs=None, extra=None):
     return env
 
 
+OUTPUT_DIRS = ("o", "out", "outdir", "tmp")
+
+
+def _sandbox_skip(tmp_path):
+    return tuple(tmp_path / n for n in OUTPUT_DIRS) + tuple(p for p in tmp_path.iterdir()
+                                                             if p.name.startswith(("fake-tex", "no-tex")))
+
+
 def cli(tmp_path, *args, timeout=HANG, path_dirs=None, env=None, preexec_fn=None, cwd=None) -> Run:
+    """Run the CLI; asserts that nothing in the sandbox outside the output directories changed."""
+    env = _env(tmp_path, path_dirs, env)
+    before = snapshot(tmp_path, skip=_sandbox_skip(tmp_path))
     t = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "blanket.reports.cli", *map(str, args)], cwd=cwd or tmp_path,
-                          env=_env(tmp_path, path_dirs, env), capture_output=True, text=True, timeout=timeout,
-                          preexec_fn=preexec_fn)
-    return Run(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - t)
+                          env=env, capture_output=True, text=True, timeout=timeout, preexec_fn=preexec_fn)
+    run = Run(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - t)
+    assert snapshot(tmp_path, skip=_sandbox_skip(tmp_path)) == before, "a file outside the output directory changed"
+    return run
 
 
 def check(run: Run, rc, *, contains=(), within=HANG):
