@@ -133,7 +133,7 @@ PRECS = (128, 256, 512)
 #: (the exact side's cost grows with n; charging it keeps an evaluation budget meaningful and deterministic)
 FAMILY_COST_N = 2000
 #: seconds past the budget a bound evaluation may take before its process is killed
-DEADLINE_GRACE = 2.0
+DEADLINE_GRACE = 1.0
 
 
 # ============================================================ bounds
@@ -830,7 +830,9 @@ class Search:
     # ---------------------------------------------------------------- phases
     def run(self):
         del _INTERNAL_ERRORS[:]
-        alarm = _arm_alarm(self.budget + DEADLINE_GRACE - self.elapsed())
+        # the backstop for the exact side fires after the bound's own deadline (budget + grace), so that a bound
+        # stuck at that moment is reported as such (could not be evaluated), not as a stopped search
+        alarm = _arm_alarm(self.budget + DEADLINE_GRACE + 1.0 - self.elapsed())
         try:
             self._run()
         except _HardStop:

@@ -113,6 +113,8 @@ def run(args) -> int:
         inv = report["invalid_evaluations"]
         if inv:
             sys.stderr.write(f"blanket: inconclusive: no point could be compared; first failure: {inv[0].get('note', '')}\n")
+        else:
+            sys.stderr.write("blanket: inconclusive: no point could be compared within the budget; raise --budget\n")
         return 3
     return 3 if pdf_failed else 0
 
