@@ -956,6 +956,15 @@ class Search:
         strat = st.tuples(st.integers(k_lo, min(k_hi, max(k_lo, 12))), st.integers(self.n_lo, n_top),
                           st.integers(0, STEPS), st.integers(0, STEPS))
         result = None
+        # hypothesis caches constants of "local" modules under ./.hypothesis: point it at a temporary directory
+        # (removed afterwards) so that nothing outside the output directory is ever written
+        import shutil
+        import tempfile
+
+        from hypothesis import configuration as hconf
+        old_home = getattr(hconf, "__hypothesis_home_directory", None)
+        home = tempfile.mkdtemp(prefix="blanket-hypothesis-")
+        hconf.set_hypothesis_home_dir(home)
         try:
             result = find(strat, violated, settings=settings(max_examples=200, database=None, derandomize=True,
                                                             deadline=None, phases=[Phase.generate, Phase.shrink],
@@ -966,6 +975,9 @@ class Search:
             self.notes.append("hypothesis search stopped at the time budget")
             if found:  # shrinking was cut short: report the smallest violating example seen
                 result = min(found, key=lambda t: (t[1], t[0], t[2], t[3]))
+        finally:
+            hconf.set_hypothesis_home_dir(old_home)
+            shutil.rmtree(home, ignore_errors=True)
         self.hypothesis_info = {"examples": len(tried), "violations": len(found),
                                 "shrunk_to": (lambda p: {"k": p[0], "n": p[1], "epsilon0": _exact_str(p[2]),
                                                          self.other: _exact_str(p[3])})(point(result)) if result else None}
