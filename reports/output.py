@@ -178,6 +178,7 @@ class OutputDir:
         if p.exists() and not p.is_dir():
             raise InvalidArgument(self.option, str(p), "is an existing file, not a directory",
                                   hint="give a directory (it is created if missing)")
+        self.created = not p.exists()
         try:
             p.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -246,8 +247,11 @@ class OutputDir:
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, tb):
         self.close()
+        if exc_type is not None and self.created:  # a failed run leaves no empty directory behind
+            with contextlib.suppress(OSError):
+                os.rmdir(self.path)
         return False
 
     def __truediv__(self, name):

@@ -677,12 +677,12 @@ def deployments(draw):
             data[key].update(val)
         else:
             data[key] = val
-    if draw(st.integers(0, 9)) == 0:  # deep nesting
-        deep = 1
-        for _ in range(draw(st.integers(10, 3000))):
-            deep = [deep]
-        data["junk"] = deep
-    return "\n".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in data.items()) + "\n"
+    text = "\n".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in data.items()) + "\n"
+    if draw(st.integers(0, 9)) == 0:  # deep nesting (written directly: no recursion in the test itself)
+        depth = draw(st.integers(10, 5000))
+        opener, closer = draw(st.sampled_from([("[", "]"), ("{a = ", "}")]))
+        text += "deep = " + opener * depth + "1" + closer * depth + "\n"
+    return text
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))

@@ -77,6 +77,8 @@ def run(args) -> int:
         arith.integer_in(args.max_evaluations, "--max-evaluations", lo=1, hi=10 ** 9)
     deadline = time.monotonic() + float(budget) + bc.DEADLINE_GRACE
     mech = bc._norm_mechanism(args.mechanism, "--mechanism") if args.mechanism else None
+    if args.file is not None and not pathlib.Path(args.file).is_file():  # cheap input checks before the output dir
+        raise InvalidArgument("FILE", args.file, "does not exist" if not pathlib.Path(args.file).exists() else "is not a file")
     with OutputDir(args.output, option="-o", stem="bound_check") as out:  # checked and locked before any computation
         if args.registered:
             bound = bc.registered_bound(args.registered, args.variant, mechanism=mech)
