@@ -92,6 +92,8 @@ def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
         f = Fraction(value)
         return fmpq(f.numerator, f.denominator)
     if isinstance(value, str):
+        from .guards import check_decimal_text
+        check_decimal_text(value, name)  # before 10**e is expanded: "1e-1000000000" is refused at once
         m = _DECIMAL.match(value)
         if m:
             sign, digits, expo = m.groups()
@@ -152,6 +154,8 @@ def integer_in(value, name: str, *, lo=None, hi=None) -> int:
     if isinstance(value, (int, fmpz)):
         v = int(value)
     elif isinstance(value, str) and re.match(r"^\s*[+-]?\d+\s*$", value):
+        from .guards import check_decimal_text
+        check_decimal_text(value, name)
         v = int(value)
     elif isinstance(value, str) and _DECIMAL.match(value):
         q = exact(value, name)
@@ -367,8 +371,8 @@ def _fraction_to_decimal(f: Fraction, digits: int, up: bool) -> str:
         return "0"
     neg = f < 0
     a = -f if neg else f
-    # exponent e with 10**e <= a < 10**(e+1)
-    e = len(str(a.numerator // a.denominator)) - 1 if a >= 1 else -len(str(a.denominator // a.numerator))
+    # exponent e with 10**e <= a < 10**(e+1): estimated from bit lengths (no str() of a huge integer), then corrected
+    e = int((a.numerator.bit_length() - a.denominator.bit_length()) * 0.30102999566398120)
     while Fraction(10) ** e > a:
         e -= 1
     while Fraction(10) ** (e + 1) <= a:
@@ -430,6 +434,48 @@ def decimal_interval(x, digits: int = 10) -> dict:
     {'lower': '1.4142135', 'upper': '1.4142136'}
     """
     return {"lower": decimal_string(x, digits, up=False), "upper": decimal_string(x, digits, up=True)}
+
+
+#: why a certified lower end below 0 is printed as 0 (δ, ε and Rényi divergences are non-negative)
+NONNEG_REASON = ("the enclosure's lower end was below 0 and is printed as 0: the quantity is >= 0 by definition "
+                 "(a hockey-stick or Rényi divergence is non-negative), so [0, upper] still encloses it")
+
+
+def nonneg_interval(x, digits: int = 10) -> dict:
+    """:func:`decimal_interval` of a quantity that is >= 0 by definition (δ, ε, D_λ): a negative lower end
+    (ball arithmetic's midpoint-radius form around a tiny value) becomes ``"0"``, and the key
+    ``"lower_clamped"`` states why.
+
+    >>> from flint import arb
+    >>> nonneg_interval(arb(0, fmpq(1, 10**33)), 6)["lower"], "lower_clamped" in nonneg_interval(arb(1), 6)
+    ('0', False)
+    """
+    iv = decimal_interval(x, digits)
+    if iv["lower"].startswith("-"):
+        iv["lower"] = "0"
+        iv["lower_clamped"] = NONNEG_REASON
+    return iv
+
+
+def decisive_interval(x, threshold, *, digits: int = 6, above: bool, max_digits: int = 60, nonneg: bool = True) -> dict:
+    """Outward-rounded decimals of ``x`` with as many digits as it takes for the *printed* interval to decide
+    the comparison with ``threshold``: ``above=True`` — the printed lower end is > threshold (e.g. a FAILS
+    witness δ ≥ L > claimed δ); ``above=False`` — the printed upper end is <= threshold (HOLDS).  Starts at
+    ``digits`` and adds digits up to ``max_digits``; if the comparison is not decided even then (the
+    enclosure itself does not decide it), the ``digits`` rendering is returned.
+
+    >>> x = fmpq(103351887591, 10**15)          # 0.000103351887591
+    >>> decimal_interval(x, 6)["lower"], decisive_interval(x, fmpq(10335188759, 10**14), above=True)["lower"]
+    ('0.000103351', '0.000103351887591')
+    """
+    t = exact(threshold)
+    for d in range(digits, max_digits + 1):
+        iv = nonneg_interval(x, d) if nonneg else decimal_interval(x, d)
+        if above and exact(iv["lower"]) > t:
+            return iv
+        if not above and exact(iv["upper"]) <= t:
+            return iv
+    return nonneg_interval(x, digits) if nonneg else decimal_interval(x, digits)
 
 
 def rel_width(x) -> Optional[Fraction]:

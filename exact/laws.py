@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from dataclasses import dataclass
 from typing import Optional
 
@@ -93,11 +94,15 @@ def _up(x) -> float:
     """A binary64 number ≥ the exact rational or ball ``x`` (an upper bound as a float)."""
     if isinstance(x, arb):
         q = arith.endpoints(x)[1]
-        v = q.numerator / q.denominator                 # correctly rounded (Python int true division)
+        num, den = q.numerator, q.denominator
     elif isinstance(x, fmpq):
-        v = int(x.p) / int(x.q)
+        num, den = int(x.p), int(x.q)
     else:
-        v = float(x)
+        return math.nextafter(float(x), math.inf)
+    try:
+        v = num / den                                   # correctly rounded (Python int true division)
+    except OverflowError:                               # beyond binary64: +inf, or the most negative finite
+        return math.inf if num > 0 else -sys.float_info.max
     return math.nextafter(v, math.inf)  # one ulp up covers the rounding of the division
 
 

@@ -127,6 +127,7 @@ class DeltaProfile:
         lo = max(lo, 0)
         w = (hi - lo) / hi if hi > 0 else 0
         return fmpq(w.numerator, w.denominator) if w else fmpq(0)
+    note: str = ""   # why the enclosure is wider than the requested relative width (empty when it is not)
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,12 @@ def _delta_raw(mech, n, kind, c, epsilon=None, exp_epsilon=None, progress=False,
     return krr.delta_krr_family(mech, n, kind, epsilon=epsilon, exp_epsilon=exp_epsilon), None
 
 
-def _tight(v, prec) -> bool:
+def _tight(v, prec, rel_tol=None) -> bool:
+    """True when the enclosure's relative width ``rad/|mid|`` is at most ``rel_tol`` (default 2^-40).
+
+    A ball that still contains 0 is never tight (its relative width is unbounded): precision escalates, so a
+    tiny δ (1e-72) gets a meaningful enclosure instead of [0, 1e-49].
+    """
     if isinstance(v, fmpq):
         return True
     if not v.is_finite():
@@ -261,9 +267,32 @@ def _tight(v, prec) -> bool:
         return True
     mid = abs(v.mid())
     if mid == 0 or not (v > 0):
-        # contains 0: accept once the whole ball is below 2^-(prec/2) (nothing finer to learn cheaply)
-        return v.upper() < arb(2) ** (-(prec // 2))
-    return v.rad() <= mid * arb(2) ** (-REL_WIDTH_BITS)
+        return False
+    tol = arb(2) ** (-REL_WIDTH_BITS) if rel_tol is None else arb(rel_tol)
+    return v.rad() <= mid * tol
+
+
+def _stalled(prev, v) -> bool:
+    """True when doubling the precision did not even halve the radius: the width comes from the method
+    (a certified truncation tolerance), not from rounding, so more precision would not help."""
+    if prev is None or isinstance(v, fmpq) or isinstance(prev, fmpq) or not v.is_finite() or not prev.is_finite():
+        return False
+    return prev.rad() > 0 and v.rad() * 2 > prev.rad()
+
+
+def _width_note(v, rel_tol, cap, stalled=False) -> str:
+    """Why the enclosure at the cap is wider than asked (empty when it is not)."""
+    if _tight(v, cap, rel_tol):
+        return ""
+    want = "2^-40" if rel_tol is None else arith.decimal_string(arith.exact(rel_tol), 3, up=True)
+    if stalled:
+        return (f"the enclosure's relative width is above {want} and doubling the precision (now {cap} bits) no "
+                "longer narrows it: its width comes from the method's certified truncation, not from rounding")
+    if isinstance(v, arb) and v.is_finite() and not (v > 0):
+        return (f"the enclosure still contains 0 at the precision cap of {cap} bits (relative width above {want}); "
+                "raise the cap with --precision BITS")
+    return (f"the enclosure's relative width is above {want} at the precision cap of {cap} bits; "
+            "raise the cap with --precision BITS")
 
 
 def _attained(kind, c, n, w=None):
@@ -312,12 +341,14 @@ def delta_bracket(mech, n, *, epsilon=None, exp_epsilon=None, start_prec: int = 
 
 
 def delta(mech, n, *, epsilon=None, exp_epsilon=None, dataset="worst", start_prec: int = arith.DEFAULT_PREC,
-          cap: int = arith.MAX_PREC, progress: bool = False, workers=None, scheduler=None) -> DeltaProfile:
+          cap: int = arith.MAX_PREC, progress: bool = False, workers=None, scheduler=None,
+          rel_tol=None) -> DeltaProfile:
     """δ(ε) of the shuffled mechanism on ``dataset`` (see the module table), as a :class:`DeltaProfile`.
 
     Precision escalates (doubling from ``start_prec``) until the enclosure's
-    relative width is ≤ 2⁻⁴⁰; at the cap the last (valid, wider) enclosure
-    is returned.  Cost: one evaluation per precision step — see
+    relative width is ≤ ``rel_tol`` (default 2⁻⁴⁰; an enclosure containing 0
+    is never accepted early); at the cap the last (valid, wider) enclosure is
+    returned and ``note`` says why it is wider than asked.  Cost: one evaluation per precision step — see
     :mod:`exact.binary` (k = 2) and :mod:`exact.krr` (families, blanket).
     ``dataset="worst"``: binary RR runs the exact sweep on ``workers`` local
     processes or the Dask ``scheduler`` (:mod:`exact.executors`) after
@@ -332,16 +363,24 @@ def delta(mech, n, *, epsilon=None, exp_epsilon=None, dataset="worst", start_pre
         # (ε ≥ ε0: δ = 0 on every dataset, no sweep runs)
         check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
     prec = start_prec
+    prev = None
+    stalled = False
     while True:
         with arith.precision(prec):
             v, w = _delta_raw(mech, n, kind, c, epsilon, exp_epsilon, progress, workers, scheduler)
-            done = _tight(v, prec)
+            done = _tight(v, prec, rel_tol)
         if done or prec >= cap:
             break
+        if _stalled(prev, v):
+            stalled = True
+            break
+        prev = v
         prec = min(2 * prec, cap)
+    note = "" if done else _width_note(v, rel_tol, prec, stalled)
     if kind == "worst" and w is not None:
-        return DeltaProfile(v, "worst", "exact", _attained(kind, c, n, w), prec, w.c, w.direction, w.ties)
-    return DeltaProfile(v, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), prec, c)
+        return DeltaProfile(v, "worst", "exact", _attained(kind, c, n, w), prec, w.c, w.direction, w.ties, note)
+    return DeltaProfile(v, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), prec, c,
+                        note=note)
 
 
 # ---------------------------------------------------------------- ε(δ)

@@ -38,8 +38,16 @@ ball (``flint.arb``), a sympy expression (evaluated rigorously by
 
 The ``bound`` is parsed by sympy with decimals made exact rationals, and
 evaluated in ball arithmetic — a symbolic bound is checked rigorously, with no
-floating-point caveat.  (The text is parsed with ``sympy.parse_expr``, which
-evaluates Python syntax: only check files you would run.)
+floating-point caveat.  The formula is read by an explicit whitelist grammar
+(:mod:`reports.formula`: numbers, the parameter names, ``+ - * / ^``,
+parentheses and a fixed list of functions); nothing in it is ever run as
+Python, and any other token is refused, named in the error.
+
+A ``.py`` file **is code**: it is imported and called only in a separate
+process (:mod:`reports.bound_worker`) with a memory limit (``--max-memory``)
+and a hard wall-clock limit (``--budget``).  ``SystemExit`` (any code), a
+crash, running out of memory or time inside it means "the bound could not be
+evaluated" (exit 2), never "not refuted".  Only check files you would run.
 
 *Registered results*: :func:`registered_bound` wraps a result of the
 ``proofs`` registry (its ``Result.bound``), so the paper-check report and this
@@ -110,6 +118,7 @@ from flint import arb, fmpq
 from blanket.exact import arith
 from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.exact.mechanisms import KRR
+from blanket.reports.bound_worker import BoundNotEvaluable
 
 from .latex import display as latex_display, display_result as latex_display_result
 
@@ -122,6 +131,11 @@ QUANTITIES = ("delta", "epsilon")
 REGISTERED_DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10 ** 4), "k": (2, 10), "epsilon": ("0.05", "2"),
                      "delta": ("1e-10", "0.1")}
 PRECS = (128, 256, 512)
+#: with ``max_evaluations``, a dataset-family computation at n users is charged n // FAMILY_COST_N evaluations
+#: (the exact side's cost grows with n; charging it keeps an evaluation budget meaningful and deterministic)
+FAMILY_COST_N = 2000
+#: seconds past the budget a bound evaluation may take before its process is killed
+DEADLINE_GRACE = 1.0
 
 
 # ============================================================ bounds
@@ -156,6 +170,7 @@ class Bound:
     sha256: Optional[str] = None
     text: str = ""                  # the formula or source excerpt shown in the report
     latex: str = ""                 # LaTeX of a symbolic bound (produced by sympy)
+    worker: Any = None              # the BoundProcess running the bound's code (files only)
 
     def describe(self) -> dict:
         return {"name": self.name, "source": self.source, "kind": self.kind, "mechanism": self.mechanism,
@@ -269,6 +284,8 @@ def parse_domain(domain, quantity: str, mechanism: str) -> dict:
         out[key] = _parse_range(key, domain[key])
     if out["epsilon0"][0] <= 0:
         raise InvalidArgument("DOMAIN['epsilon0'] lower end", str(out["epsilon0"][0]), "must be > 0")
+    from blanket.exact.guards import check_epsilon0
+    check_epsilon0(out["epsilon0"][1], "DOMAIN['epsilon0'] upper end")
     if other == "epsilon" and out["epsilon"][0] < 0:
         raise InvalidArgument("DOMAIN['epsilon'] lower end", str(out["epsilon"][0]), "must be >= 0")
     if other == "delta" and not (0 < out["delta"][0] and out["delta"][1] < 1):
@@ -334,70 +351,111 @@ def _user_params(params: dict) -> dict:
     return out
 
 
-def load_bound(path) -> Bound:
-    """Load a bound file (``.py`` module or ``.txt`` symbolic file); validates everything it declares."""
+def load_bound(path, *, deadline: Optional[float] = None) -> Bound:
+    """Load a bound file (``.py`` module or ``.txt`` symbolic file); validates everything it declares.
+
+    The file's code (``.py``) and the formula's evaluation (``.txt``) run in a separate process
+    (:mod:`reports.bound_worker`) with a memory limit and, when ``deadline`` (``time.monotonic()``) is
+    given, a hard wall-clock limit; :class:`~reports.bound_worker.BoundNotEvaluable` (exit 2) when it
+    crashes, exits or does not answer in time.
+    """
     path = pathlib.Path(path)
     if not path.exists():
         raise InvalidArgument("FILE", str(path), "does not exist")
     if not path.is_file():
         raise InvalidArgument("FILE", str(path), "is not a file")
+    if path.stat().st_size > MAX_BOUND_FILE_BYTES:
+        raise InvalidArgument("FILE", str(path), f"is larger than {MAX_BOUND_FILE_BYTES} bytes")
     data = path.read_bytes()
     sha = hashlib.sha256(data).hexdigest()
     if path.suffix == ".py":
-        return _load_python(path, sha)
+        return _load_python(path, sha, deadline)
     if path.suffix in (".txt", ".bound"):
-        return _load_text(path, data.decode("utf-8", errors="replace"), sha)
+        return _load_text(path, data.decode("utf-8", errors="replace"), sha, deadline)
     raise InvalidArgument("FILE", str(path), "must be a Python module (.py) or a symbolic bound file (.txt)")
 
 
-def _load_python(path: pathlib.Path, sha: str) -> Bound:
-    modname = f"_blanket_user_bound_{sha[:12]}"
-    spec = importlib.util.spec_from_file_location(modname, path)
-    if spec is None or spec.loader is None:
-        raise InvalidArgument("FILE", str(path), "could not be loaded as a Python module")
-    mod = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(mod)
-    except Exception as exc:  # the user's code: report one line
-        raise InvalidArgument("FILE", str(path), f"could not be imported ({type(exc).__name__}: {exc})") from None
-    for attr in ("MECHANISM", "DOMAIN"):
-        if not hasattr(mod, attr):
-            raise InvalidArgument("FILE", str(path), f"must define {attr} (see `blanket check-bound --help`)")
-    mechanism = _norm_mechanism(mod.MECHANISM)
-    quantity = _norm_quantity(getattr(mod, "QUANTITY", "delta" if hasattr(mod, "delta") else "epsilon"))
-    fn = getattr(mod, quantity, None)
-    if not callable(fn):
-        raise InvalidArgument("FILE", str(path), f"must define a function {quantity}(...) for QUANTITY = {quantity!r}")
-    domain = parse_domain(mod.DOMAIN, quantity, mechanism)
-    sig = inspect.signature(fn)
-    allowed = {"epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta"}
-    for name, p in sig.parameters.items():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        if name not in allowed and p.default is p.empty:
-            raise InvalidArgument(f"{quantity}() parameter", name, f"must be one of {sorted(allowed)}")
+#: largest bound file accepted (bytes)
+MAX_BOUND_FILE_BYTES = 1 << 20
 
+
+def _worker_evaluate(worker, quantity_other: str):
+    """``evaluate(params)`` of a :class:`Bound` whose code runs in ``worker`` (a BoundProcess)."""
     def evaluate(params):
-        return _convert_result(_call_with(fn, _user_params(params)))
+        where = ", ".join(f"{k}={_exact_str(v)}" for k, v in sorted(params.items()))
+        msg = worker.evaluate(params, _prec(), where)
+        if msg[0] == "skip":
+            kind, text = msg[1], msg[2]
+            if kind == "outside-hypotheses":
+                raise HypothesisViolation("bound", text)
+            if kind == "undecided":
+                raise Undecided(text)
+            raise _InvalidEvaluation(text)
+        val, floating, raw, center = msg[1]
+        if val is None:
+            value = None
+        else:
+            lo, hi, is_exact = val
+            if is_exact and lo == hi:
+                value = fmpq(lo.numerator, lo.denominator)
+            else:
+                value = arb(fmpq(lo.numerator, lo.denominator)).union(arb(fmpq(hi.numerator, hi.denominator)))
+        return BoundValue(value, floating, raw, center)
+    return evaluate
 
+
+def _prec() -> int:
+    from flint import ctx
+    return ctx.prec
+
+
+class _InvalidEvaluation(BlanketError):
+    """The bound raised an ordinary exception at one point (recorded as an invalid evaluation there)."""
+
+
+def _load_python(path: pathlib.Path, sha: str, deadline: Optional[float] = None) -> Bound:
+    from blanket.exact.guards import max_memory
+    from blanket.reports.bound_worker import BoundProcess
+    worker = BoundProcess(path, "python", memory=max_memory(), deadline=deadline)
+    meta = worker.meta
     try:
-        text = inspect.getsource(fn)
-    except (OSError, TypeError):
-        text = ""
-    name = str(getattr(mod, "NAME", path.stem))
-    return Bound(name, str(path), "python", mechanism, quantity, domain, evaluate, sha, text.strip())
+        for attr in ("MECHANISM", "DOMAIN"):
+            if not meta["has"][attr]:
+                raise InvalidArgument("FILE", str(path), f"must define {attr} (see `blanket check-bound --help`)")
+        mechanism = _norm_mechanism(meta["MECHANISM"])
+        quantity = _norm_quantity(meta["QUANTITY"])
+        if not meta.get("callable"):
+            raise InvalidArgument("FILE", str(path), f"must define a function {quantity}(...) for QUANTITY = {quantity!r}")
+        domain = parse_domain(meta["DOMAIN"], quantity, mechanism)
+        allowed = {"epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta"}
+        for name, kind, has_default in meta["params"]:
+            if kind in ("VAR_POSITIONAL", "VAR_KEYWORD"):
+                continue
+            if name not in allowed and not has_default:
+                raise InvalidArgument(f"{quantity}() parameter", name, f"must be one of {sorted(allowed)}")
+    except BaseException:
+        worker.close()
+        raise
+    name = meta["NAME"] or path.stem
+    b = Bound(name, str(path), "python", mechanism, quantity, domain, _worker_evaluate(worker, quantity), sha,
+              meta.get("text", ""))
+    b.worker = worker
+    return b
 
 
-def _load_text(path: pathlib.Path, text: str, sha: str) -> Bound:
+def _load_text(path: pathlib.Path, text: str, sha: str, deadline: Optional[float] = None) -> Bound:
     import sympy as sp
-    from sympy.parsing.sympy_parser import parse_expr, standard_transformations, rationalize, convert_xor
+
+    from blanket.exact.guards import max_memory
+    from blanket.reports.bound_worker import BoundProcess
+    from blanket.reports.formula import parse_formula
     fields = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
         if ":" not in line:
-            raise InvalidArgument(f"{path.name} line {lineno}", line, "must look like 'key: value'")
+            raise InvalidArgument(f"{path.name} line {lineno}", line[:200], "must look like 'key: value'")
         key, val = (s.strip() for s in line.split(":", 1))
         fields[key.lower()] = val
     for req in ("mechanism", "bound"):
@@ -414,23 +472,14 @@ def _load_text(path: pathlib.Path, text: str, sha: str) -> Bound:
             dom[key] = tuple(parts)
     domain = parse_domain(dom, quantity, mechanism)
     names = ["epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta"]
-    syms = {nm: sp.Symbol(nm, positive=True) for nm in names}
-    try:
-        expr = parse_expr(fields["bound"], local_dict=dict(syms),
-                          transformations=standard_transformations + (rationalize, convert_xor))
-    except Exception as exc:
-        raise InvalidArgument("bound", fields["bound"], f"is not a formula sympy can parse ({type(exc).__name__})") from None
-    extra = {s.name for s in expr.free_symbols} - set(names)
-    if extra:
-        raise InvalidArgument("bound", fields["bound"], f"uses unknown symbols {sorted(extra)}; allowed: {names}")
-    from blanket.proofs.core import arb_eval
-
-    def evaluate(params):
-        env = {nm: arith.exact(params[nm]) for nm in names if nm in params}
-        return BoundValue(arb_eval(expr, env), False, "")
-
-    return Bound(fields.get("name", path.stem), str(path), "sympy", mechanism, quantity, domain, evaluate, sha,
-                 fields["bound"], str(latex_display(sp.Le(sp.Symbol(quantity), expr, evaluate=False))))
+    # an explicit whitelist grammar (reports.formula): no Python is ever evaluated from the file
+    expr = parse_formula(fields["bound"], names)
+    worker = BoundProcess(fields["bound"], "sympy", names=names, memory=max_memory(), deadline=deadline,
+                          label=str(path))
+    b = Bound(fields.get("name", path.stem), str(path), "sympy", mechanism, quantity, domain,
+              _worker_evaluate(worker, quantity), sha, fields["bound"], sp.latex(expr))
+    b.worker = worker
+    return b
 
 
 def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Optional[str] = None) -> Bound:
@@ -542,14 +591,44 @@ class _Budget(Exception):
     pass
 
 
+class _HardStop(BaseException):
+    """Raised by SIGALRM at the wall-clock budget's end (the search stops wherever it is)."""
+
+
+#: largest estimated number of dataset classes of the exhaustive phase at one (k, n)
+MAX_EXHAUSTIVE_CLASSES = 10 ** 6
+
+
+def exhaustive_classes(k: int, n: int) -> int:
+    """Upper estimate of the dataset classes :func:`exact.enumerate.worst_cases` visits for k-RR at n users.
+
+    k-RR classes are (holder counts of the two differing values, a partition of the rest): at most
+    ``n^2 * p(n-1)`` (``p`` the partition function) and at most the multisets ``C(n+k-2, k-1)``.
+    O(1) for small n (sympy's ``npartitions``).
+
+    >>> exhaustive_classes(2, 8), exhaustive_classes(10**9, 8) < 10**4
+    (8, True)
+    """
+    from sympy.functions.combinatorial.numbers import partition
+    multisets = math.comb(n + k - 2, k - 1) if k - 1 <= n else None
+    parts = n * n * int(partition(n - 1))
+    return min(parts, multisets) if multisets is not None else parts
+
+
 class Search:
     """The search state: the bound, the limits, and every checked point."""
 
     def __init__(self, bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True,
-                 grid_size=4):
+                 grid_size=4, max_evaluations: Optional[int] = None):
         self.bound = bound
         self.t0 = time.monotonic()
         self.budget = budget
+        if getattr(bound, "worker", None) is not None:  # the bound's process is killed at the budget's end
+            bound.worker.deadline = self.t0 + budget + DEADLINE_GRACE
+        #: a deterministic budget counted in evaluations of the bound (tests, reproducible runs); the
+        #: wall-clock ``budget`` stays the hard limit
+        self.max_evaluations = max_evaluations
+        self.evaluations = 0
         self.progress = progress
         d = bound.domain
         if k is not None:
@@ -567,6 +646,15 @@ class Search:
                 raise InvalidArgument("--n-max", n_max, f"must be >= the domain's smallest n ({self.n_lo})")
         self.n_hi = min(n_hi, n_max) if n_max is not None else n_hi
         self.n_exhaustive = min(arith.integer_in(n_exhaustive, "--n-exhaustive", lo=2), self.n_hi)
+        for kk in self.ks:
+            est = exhaustive_classes(kk, self.n_exhaustive)
+            if est > MAX_EXHAUSTIVE_CLASSES:
+                ok = max([m for m in range(2, self.n_exhaustive) if exhaustive_classes(kk, m) <= MAX_EXHAUSTIVE_CLASSES]
+                         or [2])
+                raise InvalidArgument("--n-exhaustive", n_exhaustive,
+                                      f"needs an estimated {float(est):.3g} dataset classes at k = {kk} (more than "
+                                      f"{MAX_EXHAUSTIVE_CLASSES:.0e}, far beyond any time budget)",
+                                      hint=f"use --n-exhaustive {ok} or less; larger n are checked by the dataset families")
         self.other = "epsilon" if bound.quantity == "delta" else "delta"
         self.eps0_grid = _grid(*d["epsilon0"], grid_size, log=True)
         self.param_grid = _grid(*d[self.other], grid_size, log=True)
@@ -581,6 +669,11 @@ class Search:
         return time.monotonic() - self.t0
 
     def time_left(self, share=1.0):
+        """What is left of the budget's ``share``: seconds, or evaluations when ``max_evaluations`` is set."""
+        if self.max_evaluations is not None:
+            if self.elapsed() >= self.budget:
+                return 0
+            return self.max_evaluations * share - self.evaluations
         return self.budget * share - self.elapsed()
 
     def params(self, k, n, e0, v):
@@ -589,10 +682,13 @@ class Search:
         return p
 
     def eval_bound(self, k, n, e0, v) -> tuple[Optional[BoundValue], str, str]:
+        self.evaluations += 1
         try:
             with arith.precision(128):
                 bv = self.bound.evaluate(self.params(k, n, e0, v))
             return bv, "", ""
+        except BoundNotEvaluable:
+            raise  # SystemExit, crash, timeout or memory: the whole check is "could not be evaluated" (exit 2)
         except HypothesisViolation as exc:
             return None, "outside-hypotheses", str(exc)
         except Undecided as exc:
@@ -697,6 +793,8 @@ class Search:
 
     def check_large(self, phase, k, n, e0, v) -> list[Point]:
         """Dataset families at larger n: certified lower bounds on the worst case (one point)."""
+        if self.max_evaluations is not None:  # deterministic cost model: the exact side at n costs n/FAMILY_COST_N
+            self.evaluations += n // FAMILY_COST_N
         bv, oc, note = self.eval_bound(k, n, e0, v)
         if bv is None:
             return [Point(phase, k, n, e0, v, oc, note=note)]
@@ -734,9 +832,16 @@ class Search:
     # ---------------------------------------------------------------- phases
     def run(self):
         del _INTERNAL_ERRORS[:]
+        # the backstop for the exact side fires after the bound's own deadline (budget + grace), so that a bound
+        # stuck at that moment is reported as such (could not be evaluated), not as a stopped search
+        alarm = _arm_alarm(self.budget + DEADLINE_GRACE + 1.0 - self.elapsed())
         try:
             self._run()
+        except _HardStop:
+            self.notes.append(f"the search was stopped at the wall-clock budget of {self.budget:g} s (hard limit); "
+                              "the phases after the interruption were not run")
         finally:
+            _disarm_alarm(alarm)
             for msg in dict.fromkeys(_INTERNAL_ERRORS):
                 self.notes.append(msg)
         return self
@@ -790,7 +895,7 @@ class Search:
                     bar.update()
                     continue
                 prev = [(m, c) for (kk, m), c in cost.items() if kk == k and m < n]
-                if prev:
+                if prev and self.max_evaluations is None:  # a time prediction: only with a wall-clock budget
                     m, c = max(prev)
                     if c * (n / m) ** 1.5 > max(self.time_left(share) / 4, 0):
                         stopped.add(k)
@@ -853,6 +958,15 @@ class Search:
         strat = st.tuples(st.integers(k_lo, min(k_hi, max(k_lo, 12))), st.integers(self.n_lo, n_top),
                           st.integers(0, STEPS), st.integers(0, STEPS))
         result = None
+        # hypothesis caches constants of "local" modules under ./.hypothesis: point it at a temporary directory
+        # (removed afterwards) so that nothing outside the output directory is ever written
+        import shutil
+        import tempfile
+
+        from hypothesis import configuration as hconf
+        old_home = getattr(hconf, "__hypothesis_home_directory", None)
+        home = tempfile.mkdtemp(prefix="blanket-hypothesis-")
+        hconf.set_hypothesis_home_dir(home)
         try:
             result = find(strat, violated, settings=settings(max_examples=200, database=None, derandomize=True,
                                                             deadline=None, phases=[Phase.generate, Phase.shrink],
@@ -863,6 +977,9 @@ class Search:
             self.notes.append("hypothesis search stopped at the time budget")
             if found:  # shrinking was cut short: report the smallest violating example seen
                 result = min(found, key=lambda t: (t[1], t[0], t[2], t[3]))
+        finally:
+            hconf.set_hypothesis_home_dir(old_home)
+            shutil.rmtree(home, ignore_errors=True)
         self.hypothesis_info = {"examples": len(tried), "violations": len(found),
                                 "shrunk_to": (lambda p: {"k": p[0], "n": p[1], "epsilon0": _exact_str(p[2]),
                                                          self.other: _exact_str(p[3])})(point(result)) if result else None}
@@ -935,6 +1052,28 @@ class Search:
                     p.blanket = delta_blanket_view(KRR(p.k, epsilon0=p.epsilon0), p.n, epsilon=p.param)
             except BlanketError as exc:
                 p.note = (p.note + "; " if p.note else "") + f"blanket view: {exc}"
+
+
+def _arm_alarm(seconds: float):
+    """SIGALRM in ``seconds`` raising :class:`_HardStop` (main thread, POSIX); returns the old handler or None."""
+    import signal
+    import threading
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return None
+
+    def _stop(signum, frame):
+        raise _HardStop()
+    old = signal.signal(signal.SIGALRM, _stop)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
+    return (old,)
+
+
+def _disarm_alarm(token) -> None:
+    if token is None:
+        return
+    import signal
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, token[0] if token[0] is not None else signal.SIG_DFL)
 
 
 def _family_lower(mech: KRR, n: int, e):
@@ -1033,19 +1172,27 @@ def _int_grid(lo: int, hi: int, size: int) -> list:
 
 
 # ============================================================ the report
-def check_bound(bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True) -> dict:
-    """Run the search and return the report as plain data (JSON-ready); see :func:`write_report`."""
-    budget = arith.exact_in(budget, "--budget", lo=1)
+def check_bound(bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True,
+                max_evaluations=None) -> dict:
+    """Run the search and return the report as plain data (JSON-ready); see :func:`write_report`.
+
+    ``budget`` (seconds) is a hard wall-clock limit; ``max_evaluations`` (optional) is a deterministic
+    budget counted in evaluations of the bound (a family computation at n users counts n // FAMILY_COST_N
+    more) — tests use it, so that their outcome does not depend on the machine's speed or load.
+    """
+    budget = arith.exact_in(budget, "--budget", lo=1, hi=10 ** 6)
+    if max_evaluations is not None:
+        max_evaluations = arith.integer_in(max_evaluations, "--max-evaluations", lo=1, hi=10 ** 9)
     s = Search(bound, k=k, n_max=n_max, n_exhaustive=n_exhaustive, budget=float(Fraction(int(budget.p), int(budget.q))),
-               progress=progress)
+               progress=progress, max_evaluations=max_evaluations)
     s.run()
     return _report(s)
 
 
-def _iv(x):
+def _iv(x, nonneg: bool = False):
     if x is None:
         return None
-    d = arith.decimal_interval(x, 8)
+    d = arith.nonneg_interval(x, 8) if nonneg else arith.decimal_interval(x, 8)
     if isinstance(x, fmpq):
         d["exact"] = _exact_str(x)
     return d
@@ -1058,8 +1205,10 @@ def _point_json(s: Search, p: Point) -> dict:
         out["bound"] = {"enclosure": _iv(p.bound.value) if p.bound.value is not None else "+inf",
                         "floating_point": p.bound.floating, "returned": p.bound.raw}
     if p.exact is not None:
-        out["exact"] = _iv(p.exact)
+        out["exact"] = _iv(p.exact, nonneg=True)   # an exact delta is >= 0 by definition
         out["exact_kind"] = p.exact_kind
+        if p.outcome == "violated":  # as many digits as it takes for the printed numbers to show the violation
+            _decisive_violation(s, p, out)
     if p.eps_used is not None:
         out["epsilon_checked"] = _exact_str(p.eps_used) if len(str(p.eps_used)) < 40 else _iv(p.eps_used)
     if p.witness:
@@ -1079,6 +1228,26 @@ def _point_json(s: Search, p: Point) -> dict:
     if p.note:
         out["note"] = p.note
     return out
+
+
+def _decisive_violation(s: Search, p: Point, out: dict) -> None:
+    """Print the exact lower end and the bound's upper end (δ-bounds) or the target δ (ε-bounds) with enough
+    digits that ``printed exact lower > printed bound upper`` (resp. ``> target``) holds (up to 60 digits)."""
+    for d in range(8, 61):
+        lo = arith.decimal_string(p.exact, d, up=False)
+        if lo.startswith("-"):
+            lo = "0"  # delta >= 0 (see arith.NONNEG_REASON)
+        if s.bound.quantity == "delta":
+            if p.bound is None or p.bound.value is None:
+                return
+            hi = arith.decimal_string(p.bound.value, d, up=True)
+        else:
+            hi = None
+        if arith.exact(lo) > (arith.exact(hi) if hi is not None else arith.exact(p.param)):
+            out["exact"]["lower"] = lo
+            if hi is not None:
+                out["bound"]["enclosure"]["upper"] = hi
+            return
 
 
 def _ratio(s: Search, p: Point):
@@ -1124,6 +1293,8 @@ def _report(s: Search) -> dict:
         else "exact / ball arithmetic (no floating-point caveat)",
         "float_error_model": FLOAT_MODEL if floating else None,
         "budget_seconds": s.budget,
+        "budget_evaluations": s.max_evaluations,
+        "evaluations": s.evaluations,
         "elapsed_seconds": round(s.elapsed(), 1),
         "counts": counts,
         "checked_region": {"k": [min(s.ks), max(s.ks)], "n": [min(ns), max(ns)] if ns else None,
@@ -1188,31 +1359,18 @@ def _tightness_summary(s: Search, holds: list) -> dict:
 
 
 def write_report(report: dict, outdir, *, stem: str = "bound_check", pdf: bool = True) -> list:
-    """Write ``<stem>.json`` and ``<stem>.tex`` (and ``<stem>.pdf`` when TeX Live is available) into ``outdir``."""
+    """Write ``<stem>.json`` and ``<stem>.tex`` (and ``<stem>.pdf`` when TeX Live is available) into ``outdir``; the paths."""
+    w = write_report_files(report, outdir, stem=stem, pdf=pdf)
+    return [w.json, w.tex] + ([w.pdf] if w.pdf else [])
+
+
+def write_report_files(report: dict, outdir, *, stem: str = "bound_check", pdf: bool = True):
+    """As :func:`write_report`, atomically (:func:`reports.output.write_document`); returns the ``Written`` record."""
+    from blanket.reports.output import write_document
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    js = outdir / f"{stem}.json"
-    js.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    paths.append(js)
-    try:
-        from blanket.reports import latex
-    except ImportError:  # pragma: no cover
-        return paths
-    tex = render_tex(report)
-    tp = outdir / f"{stem}.tex"
-    tp.write_text(tex, encoding="utf-8")
-    paths.append(tp)
-    if pdf:
-        res = latex.compile_pdf(tex, outdir / f"{stem}.pdf", jobname=stem)
-        if res.ok:
-            paths.append(res.pdf)
-        else:
-            report.setdefault("notes", []).append(f"PDF not produced: {res.message}")
-            sys.stderr.write(f"blanket: note: {res.message}\n")
-            if res.log_excerpt:
-                sys.stderr.write(res.log_excerpt + "\n")
-    return paths
+    return write_document(outdir, stem, json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n",
+                          render_tex(report), pdf=pdf)
 
 
 def render_tex(report: dict) -> str:

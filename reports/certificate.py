@@ -149,7 +149,7 @@ def _enumeration_work(mech, n) -> Optional[int]:
     en = _optional("blanket.exact.enumerate")
     if en is None:
         return None
-    k_in = len(mech.matrix())
+    k_in = getattr(mech, "k_in", None) or len(mech.matrix())  # never build a k x k matrix just to count
     if math.comb(n + k_in - 2, k_in - 1) > 50 * ENUMERATION_WORK:  # multisets of the others: cheap upper estimate
         return None
     try:
@@ -388,8 +388,16 @@ def _lower_end(v):
     return arith.endpoints(v)[0]
 
 
-def _interval(v) -> dict:
-    return arith.decimal_interval(v, DIGITS)
+def _interval(v, *, decide=None, above=None) -> dict:
+    """Outward-rounded decimals of a δ or ε (both >= 0: a negative lower end is printed as 0, with the reason).
+
+    With ``decide`` (a threshold), as many digits as it takes for the printed interval to decide the
+    comparison (``above=True``: lower end > threshold; ``above=False``: upper end <= threshold), so that
+    every verdict can be re-checked from the printed numbers.
+    """
+    if decide is not None:
+        return arith.decisive_interval(v, decide, digits=DIGITS, above=above)
+    return arith.nonneg_interval(v, DIGITS)
 
 
 def _versions() -> dict:
@@ -570,22 +578,27 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
     }
     if best_upper is not None:
         name, v, r, s = best_upper
-        rec["upper"] = {"value": _interval(v), "source": name,
+        rec["upper"] = {"value": _interval(v, decide=delta, above=False) if verdict == HOLDS else _interval(v),
+                        "source": name,
                         "kind": "exact" if (s is not None and s.role == "exact") else ("registered bound" if r is not None else "upper bound"),
                         "module": s.module if s is not None else r.key, "key": s.key if s is not None else None}
     if best_lower is not None:
         name, v, w, s = best_lower
-        rec["lower"] = {"value": _interval(v), "source": name, "dataset": (w or {}).get("dataset"), "module": s.module,
+        rec["lower"] = {"value": _interval(v, decide=delta, above=True) if verdict == FAILS else _interval(v),
+                        "source": name, "dataset": (w or {}).get("dataset"), "module": s.module,
                         "key": s.key}
     if eps_certifiers:
         r, b = min(eps_certifiers, key=lambda t: _upper_end(t[1]["value"]))
-        rec["epsilon_bound"] = {"value": _interval(b["value"]), "source": f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else "")}
+        rec["epsilon_bound"] = {"value": _interval(b["value"], decide=eps, above=False)
+                                if arith.le(b["value"], eps) is True else _interval(b["value"]), "source": f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else "")}
     rec["bounds"] = []
     for r, b in bounds:
         e = {"key": r.key, "label": r.label, "paper": r.paper, "variant": r.variant, "status": r.status,
              "quantity": r.quantity, "applies": b["applies"], "reason": b["reason"]}
         if b["applies"]:
-            e["value"] = _interval(b["value"])
+            thr = delta if r.quantity == "delta" else eps
+            e["value"] = _interval(b["value"], decide=thr, above=arith.le(b["value"], thr) is False) \
+                if arith.le(b["value"], thr) is not None else _interval(b["value"])
             if r.quantity == "delta":
                 e["decides"] = {True: "certifies the claim", False: "above the claimed delta", None: "undecided"}[arith.le(b["value"], delta)]
             else:
@@ -905,30 +918,20 @@ def render_tex(cert: dict) -> str:
     return render("certificate.tex.j2", cert=cert, preamble=PREAMBLE, TeX=TeX, to_tex=exact_to_tex)
 
 
-@dataclasses.dataclass
-class Written:
-    """Paths written by :func:`write` and the LaTeX outcome."""
-
-    tex: pathlib.Path
-    json: pathlib.Path
-    pdf: Optional[pathlib.Path]
-    latex_message: str = ""
-    latex_log: str = ""
+from .output import Written  # noqa: E402  (re-exported: the paths written and the LaTeX outcome)
 
 
 def write(cert: dict, outdir, *, pdf: bool = True, stem: str = "certificate") -> Written:
-    """Write ``<stem>.tex``, ``<stem>.json`` and (when TeX Live is installed) ``<stem>.pdf`` into ``outdir``."""
-    from .latex import compile_pdf
+    """Write ``<stem>.tex``, ``<stem>.json`` and (when TeX Live is installed) ``<stem>.pdf`` into ``outdir``.
+
+    Atomic and consistent (see :func:`reports.output.write_document`): an old PDF that this run cannot
+    replace is removed, never left beside a new JSON.
+    """
+    from .output import write_document
     out = pathlib.Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     tex = render_tex(cert) if stem == "certificate" else cert["_tex"]
-    tex_path, json_path = out / f"{stem}.tex", out / f"{stem}.json"
-    tex_path.write_text(tex, encoding="utf-8")
-    json_path.write_text(to_json({k: v for k, v in cert.items() if not k.startswith("_")}), encoding="utf-8")
-    if not pdf:
-        return Written(tex_path, json_path, None, "PDF not requested")
-    res = compile_pdf(tex, out / f"{stem}.pdf", jobname=stem)
-    return Written(tex_path, json_path, res.pdf, res.message, res.log_excerpt)
+    return write_document(out, stem, to_json({k: v for k, v in cert.items() if not k.startswith("_")}), tex, pdf=pdf)
 
 
 def input_hash(text: str) -> str:

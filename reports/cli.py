@@ -5,8 +5,11 @@ Subcommands live in ``reports/commands/<name>.py``; each module defines
 ``(args) -> int`` returning the exit code).  They are discovered
 automatically, so adding a subcommand needs no edit here.
 
-Exit codes: 0 holds / success, 1 fails, 3 inconclusive, 2 bad usage or input,
-4 internal error (a bug: one line, the traceback with ``BLANKET_DEBUG=1``).
+Exit codes: 0 holds / success, 1 fails, 3 inconclusive (also: an output could not be
+written, e.g. a full disk, or the PDF failed — the JSON/.tex are kept), 2 bad usage or
+input, 4 internal error (a bug: one line, the traceback with ``BLANKET_DEBUG=1``),
+130 interrupted (Ctrl-C), 143 terminated (SIGTERM; temporary files and the output
+directory's lock are removed, no partial file is left in place).
 Any :class:`exact.errors.BlanketError` becomes one line on stderr and exit 2;
 no traceback is ever shown for bad input.
 """
@@ -49,8 +52,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    from blanket.reports import output
+    output.install_signal_handlers()
+    try:
+        return _main(argv)
+    except output.Terminated as exc:
+        sys.stderr.write(f"blanket: terminated ({exc}); temporary files removed, no partial output left\n")
+        return 128 + exc.signum
+    finally:
+        output.release_all()
+        from blanket.exact import guards
+        guards.set_max_memory(None)  # --max-memory holds for one run (matters when main() is called in-process)
+
+
+def _main(argv=None) -> int:
+    from blanket.reports.output import OutputError
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except RecursionError:  # pragma: no cover - argparse on absurd input
+        sys.stderr.write("blanket: error: the command line could not be parsed\n")
+        return EXIT_USAGE
     from blanket.exact.progress import set_quiet
     set_quiet(bool(getattr(args, "quiet", False)))
     if args.version:
@@ -65,9 +87,20 @@ def main(argv=None) -> int:
         return EXIT_USAGE
     try:
         return int(args.func(args) or 0)
+    except OutputError as exc:
+        sys.stderr.write(f"blanket: error: {exc}\n")
+        return EXIT_INCONCLUSIVE
+    except MemoryError:
+        sys.stderr.write("blanket: error: the computation ran out of memory (limit: --max-memory, default "
+                         "a fraction of this machine's memory); try a smaller input\n")
+        return EXIT_USAGE
+    except RecursionError:
+        sys.stderr.write("blanket: error: the input is nested too deeply to be processed\n")
+        return EXIT_USAGE
     except (HypothesisViolation, InvalidArgument, BlanketError) as exc:
         if isinstance(exc, Undecided):
-            sys.stderr.write(f"blanket: inconclusive: {exc}\n")
+            from blanket.reports.commands._options import INCONCLUSIVE_HINT
+            sys.stderr.write(f"blanket: inconclusive: {exc}; {INCONCLUSIVE_HINT}\n")
             return EXIT_INCONCLUSIVE
         sys.stderr.write(f"blanket: error: {exc}\n")
         return EXIT_USAGE

@@ -13,7 +13,8 @@ is exactly 10⁻⁶)::
     k = 4                                   # krr: alphabet size (>= 2)
     epsilon0 = 1.5                          # local ε0 (or exp_epsilon0 = "3" for a rational e^ε0)
     # matrix = [["3/4", "1/4"], ["1/4", "3/4"]]   # matrix: exact row-stochastic P[x][y]
-    # matrix_file = "rr.csv"                # ... or a file (relative to this TOML) of exact entries
+    # matrix_file = "rr.csv"                # ... or a file (relative to this TOML, under its directory or an
+                                            #     --allow-path directory; at most 1 MB) of exact entries
 
     [users]
     n = 100000                              # exactly n users
@@ -73,6 +74,8 @@ _MECH_ALIASES = {"k-rr": "krr", "krr": "krr", "k_rr": "krr", "rr": "binary_rr", 
                  "laplace": "laplace"}
 NEIGHBOURING = "replace-one"
 MAX_N = 10**12
+#: largest deployment text accepted (characters)
+MAX_DEPLOYMENT_CHARS = 1 << 20
 
 
 class _TomlDecimal(str):
@@ -194,29 +197,70 @@ def _text(value, name, *, required=True) -> str:
     return value
 
 
-def _read_matrix_file(path: pathlib.Path, field: str) -> list:
+#: largest matrix_file accepted (bytes)
+MAX_MATRIX_FILE_BYTES = 1 << 20
+
+
+def _resolve_matrix_file(name: str, base_dir: Optional[pathlib.Path], allow_paths=()) -> pathlib.Path:
+    """The matrix file's path, accepted only under the deployment's directory or an ``--allow-path`` directory."""
+    base = (base_dir or pathlib.Path(".")).resolve()
+    path = (base / name).resolve()
+    roots = [base] + [pathlib.Path(a).resolve() for a in allow_paths]
+    if not any(path == r or r in path.parents for r in roots):
+        raise InvalidArgument("randomizer.matrix_file", name,
+                              "must be a file under the deployment file's directory",
+                              hint="move it there, or pass --allow-path DIR for the directory that holds it")
+    return path
+
+
+def _read_matrix_file(path: pathlib.Path, field: str) -> tuple:
+    """(rows of cell strings, raw bytes); size-capped; errors never echo the content."""
     try:
-        text = path.read_text(encoding="utf-8")
+        if not path.is_file():
+            raise InvalidArgument(field, path.name, "is not a regular file")
+        size = path.stat().st_size
+        if size > MAX_MATRIX_FILE_BYTES:
+            raise InvalidArgument(field, path.name, f"is {size} bytes; at most {MAX_MATRIX_FILE_BYTES} are accepted")
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_MATRIX_FILE_BYTES + 1)
     except OSError as exc:
-        raise InvalidArgument(field, str(path), f"could not be read ({exc.strerror or exc})") from None
+        raise InvalidArgument(field, path.name, f"could not be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_MATRIX_FILE_BYTES:
+        raise InvalidArgument(field, path.name, f"is larger than {MAX_MATRIX_FILE_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgument(field, path.name, "is not UTF-8 text (a CSV of exact numbers)") from None
     rows = []
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
-        cells = next(csv.reader(io.StringIO(line))) if "," in line else line.split()
+        try:
+            cells = next(csv.reader(io.StringIO(line))) if "," in line else line.split()
+        except (csv.Error, StopIteration):
+            raise InvalidArgument(field, path.name, f"row {len(rows)} is not a CSV row of exact numbers") from None
         rows.append([c.strip() for c in cells if c.strip()])
-    return rows
+    return rows, raw
 
 
 def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[pathlib.Path] = None,
-                     extra_bytes: bytes = b"") -> Deployment:
-    """Parse and validate a deployment from TOML text (see the module docstring for the format)."""
+                     extra_bytes: bytes = b"", allow_paths=()) -> Deployment:
+    """Parse and validate a deployment from TOML text (see the module docstring for the format).
+
+    A ``matrix_file`` is read only from under ``base_dir`` (the deployment
+    file's directory) or one of ``allow_paths``.
+    """
+    if len(text) > MAX_DEPLOYMENT_CHARS:
+        raise InvalidArgument("deployment file", source, f"has {len(text)} characters; at most {MAX_DEPLOYMENT_CHARS} are accepted")
     try:
         data = tomllib.loads(text, parse_float=_TomlDecimal)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidArgument("deployment file", source, f"is not valid TOML ({exc})",
                               hint="check quotes, brackets and `key = value` lines") from None
+    except RecursionError:
+        raise InvalidArgument("deployment file", source, "is nested too deeply",
+                              hint="a deployment has at most two levels of tables") from None
     digest = hashlib.sha256(text.encode("utf-8"))
 
     top_allowed = {"name", "description", "neighbouring", "neighboring", "randomizer", "mechanism", "users",
@@ -262,11 +306,13 @@ def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[
             raise InvalidArgument("randomizer.epsilon0", rand.get("epsilon0"),
                                   "must be given (the local ε0 > 0), or exp_epsilon0 instead — exactly one of them")
         if has_e:
-            params["epsilon0"] = _number(rand["epsilon0"], "randomizer.epsilon0", lo=0, lo_open=True, hi=1000)
+            params["epsilon0"] = _number(rand["epsilon0"], "randomizer.epsilon0", lo=0, lo_open=True)
+            from blanket.exact.guards import check_epsilon0
+            check_epsilon0(params["epsilon0"], "randomizer.epsilon0")
         else:
             if kind == "laplace":
                 raise InvalidArgument("randomizer.exp_epsilon0", rand["exp_epsilon0"], "is not supported for laplace; give epsilon0")
-            params["exp_epsilon0"] = _number(rand["exp_epsilon0"], "randomizer.exp_epsilon0", lo=1, lo_open=True, hi=10**400)
+            params["exp_epsilon0"] = _number(rand["exp_epsilon0"], "randomizer.exp_epsilon0", lo=1, lo_open=True, hi=10**200)
         if "matrix" in rand or "matrix_file" in rand:
             raise InvalidArgument("randomizer.matrix", "given", f"is only for mechanism = \"matrix\", not {kind}")
     else:  # matrix
@@ -277,20 +323,34 @@ def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[
                 raise InvalidArgument(f"randomizer.{extra}", rand[extra], "is implied by the matrix; remove it")
         if "matrix_file" in rand:
             mf = _text(rand["matrix_file"], "randomizer.matrix_file")
-            path = (base_dir or pathlib.Path(".")) / mf
-            raw = _read_matrix_file(path, "randomizer.matrix_file")
-            digest.update(path.read_bytes())
+            path = _resolve_matrix_file(mf, base_dir, allow_paths)
+            raw, raw_bytes = _read_matrix_file(path, "randomizer.matrix_file")
+            digest.update(raw_bytes)
             matrix_source = mf
         else:
             raw = rand["matrix"]
         if not isinstance(raw, list) or not all(isinstance(r, list) for r in raw):
-            raise InvalidArgument("randomizer.matrix", raw, "must be a list of rows, e.g. [[\"3/4\", \"1/4\"], [\"1/4\", \"3/4\"]]")
+            raise InvalidArgument("randomizer.matrix", _short(raw), "must be a list of rows, e.g. [[\"3/4\", \"1/4\"], [\"1/4\", \"3/4\"]]")
         if len(raw) > 1000 or any(len(r) > 1000 for r in raw):
             raise InvalidArgument("randomizer.matrix", f"{len(raw)} rows", "must have at most 1000 rows and columns")
-        matrix = [[_number(v, f"randomizer.matrix[{i}][{j}]", lo=0, hi=1) for j, v in enumerate(row)]
-                  for i, row in enumerate(raw)]
+        if matrix_source is not None:  # entries of a file are never echoed (the file could be anything)
+            def entry(v, i, j):
+                try:
+                    return _number(v, f"randomizer.matrix_file row {i + 1} column {j + 1}", lo=0, hi=1)
+                except InvalidArgument as exc:
+                    raise InvalidArgument(f"randomizer.matrix_file ({matrix_source}) row {i + 1} column {j + 1}",
+                                          "(not shown)", exc.requirement) from None
+        else:
+            def entry(v, i, j):
+                return _number(v, f"randomizer.matrix[{i}][{j}]", lo=0, hi=1)
+        matrix = [[entry(v, i, j) for j, v in enumerate(row)] for i, row in enumerate(raw)]
         from blanket.exact.mechanisms import FiniteRandomizer
-        FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
+        try:
+            FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
+        except InvalidArgument as exc:
+            if matrix_source is None:
+                raise
+            raise InvalidArgument(f"randomizer.matrix_file ({matrix_source})", "(not shown)", exc.requirement) from None
         params["matrix"] = matrix
     digest.update(extra_bytes)
 
@@ -361,10 +421,15 @@ def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[
                       precision_cap=cap, sha256=digest.hexdigest(), source=source, matrix_source=matrix_source)
 
 
-def load_deployment(path) -> Deployment:
-    """Read and validate a deployment file; errors name the file or the field."""
+def load_deployment(path, *, allow_paths=()) -> Deployment:
+    """Read and validate a deployment file; errors name the file or the field.
+
+    A ``matrix_file`` must lie under the file's directory or one of ``allow_paths`` (``--allow-path``).
+    """
     path = pathlib.Path(path)
     try:
+        if path.is_file() and path.stat().st_size > MAX_DEPLOYMENT_CHARS * 4:
+            raise InvalidArgument("deployment file", str(path), f"is larger than {MAX_DEPLOYMENT_CHARS * 4} bytes")
         raw = path.read_bytes()
     except OSError as exc:
         raise InvalidArgument("deployment file", str(path), f"could not be read ({exc.strerror or exc})",
@@ -373,4 +438,20 @@ def load_deployment(path) -> Deployment:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidArgument("deployment file", str(path), "is not UTF-8 text") from None
-    return parse_deployment(text, source=path.name, base_dir=path.parent)
+    return parse_deployment(text, source=path.name, base_dir=path.parent, allow_paths=allow_paths)
+
+
+#: estimated bytes per user (see reports.commands._profile_common.PER_USER_BYTES) and per matrix entry
+_PER_USER_BYTES = 512
+
+
+def check_deployment_size(dep: Deployment) -> None:
+    """Refuse (exit 2, with the estimate) a deployment whose exact computations would exceed the memory limit."""
+    from blanket.exact import guards
+    guards.check_memory(dep.n * _PER_USER_BYTES, "the exact computation over n users", name="users.n", value=dep.n,
+                        hint="the exact value needs memory linear in n; use a smaller n")
+
+
+def _short(v) -> str:
+    s = repr(v)
+    return s if len(s) <= 80 else s[:77] + "..."

@@ -507,28 +507,51 @@ def compile_pdf(tex_source: str, pdf_path: pathlib.Path, *, jobname: str = "docu
         (tmpdir / f"{jobname}.tex").write_text(tex_source, encoding="utf-8")
         cmd = ["latexmk", "-pdf", "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode",
                "-file-line-error", f"-jobname={jobname}", f"{jobname}.tex"]
+        # own process group, so that an interruption (SIGTERM, Ctrl-C, timeout) kills pdflatex too before
+        # the temporary directory is removed
         try:
-            proc = subprocess.run(cmd, cwd=tmpdir, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                                  timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return CompileResult(False, None, f"LaTeX compilation timed out after {timeout} s")
+            proc = subprocess.Popen(cmd, cwd=tmpdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as exc:
             return CompileResult(False, None, f"could not run latexmk: {exc}")
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except BaseException as exc:
+            _kill_group(proc)
+            if isinstance(exc, subprocess.TimeoutExpired):
+                return CompileResult(False, None, f"LaTeX compilation timed out after {timeout} s")
+            raise
         produced = tmpdir / f"{jobname}.pdf"
         if proc.returncode != 0 or not produced.exists():
             log_file = tmpdir / f"{jobname}.log"
             log = (log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else
-                   (proc.stdout + proc.stderr).decode("utf-8", errors="replace"))
+                   (out or b"").decode("utf-8", errors="replace"))
             return CompileResult(False, None, f"LaTeX failed (latexmk exit {proc.returncode})", log_excerpt(log))
+        from .output import atomic_write
         pdf_path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(produced, pdf_path)
+        atomic_write(pdf_path, produced.read_bytes())
     return CompileResult(True, pdf_path)
+
+
+def _kill_group(proc) -> None:
+    """Kill ``proc``'s whole process group (latexmk and its pdflatex) and reap it."""
+    import signal
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        pass
 
 
 PREAMBLE = TeX(r"""\pdfinfoomitdate=1
 \pdftrailerid{}
 \pdfsuppressptexinfo=-1
 \documentclass[10pt,a4paper]{article}
+\usepackage[T1]{fontenc}
+\IfFileExists{lmodern.sty}{\usepackage{lmodern}}{}
 \usepackage[margin=2cm]{geometry}
 \usepackage{amsmath,amssymb}
 \usepackage{graphicx}

@@ -224,15 +224,9 @@ def render_tex(report: dict) -> str:
 
 
 def write(report: dict, outdir, *, pdf: bool = True):
-    """Write ``paper-check.tex``, ``paper-check.json`` and (with TeX Live) ``paper-check.pdf``."""
-    from .certificate import Written, to_json
+    """Write ``paper-check.tex``, ``paper-check.json`` and (with TeX Live) ``paper-check.pdf`` (atomically)."""
+    from .certificate import to_json
+    from .output import write_document
     out = pathlib.Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    tex = render_tex(report)
-    tex_path, json_path = out / "paper-check.tex", out / "paper-check.json"
-    tex_path.write_text(tex, encoding="utf-8")
-    json_path.write_text(to_json(report), encoding="utf-8")
-    if not pdf:
-        return Written(tex_path, json_path, None, "PDF not requested")
-    res = compile_pdf(tex, out / "paper-check.pdf", jobname="paper-check")
-    return Written(tex_path, json_path, res.pdf, res.message, res.log_excerpt)
+    return write_document(out, "paper-check", to_json(report), render_tex(report), pdf=pdf)

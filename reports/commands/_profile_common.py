@@ -18,11 +18,11 @@ from typing import Optional
 from blanket.exact import arith
 from blanket.exact.errors import InvalidArgument
 
-DATASET_HELP = ("which neighbouring datasets: worst (all datasets: exact for k = 2, the certified bracket for k > 2), "
-                "bracket (certified [concrete dataset, blanket view] containing the worst case, in seconds), c=INT "
-                "(INT ones among the other n-1 users; k = 2), same | neighbour | third (k-RR families: lower bounds), "
-                "blanket (Lemma 5.3 blanket view: an upper bound); default worst")
-
+DATASET_HELP = ("which neighbouring datasets. EXACT: worst (the maximum over all datasets for k = 2; for k > 2 the "
+                "certified bracket). BRACKET: bracket (certified [concrete dataset, blanket view] containing the worst "
+                "case, in seconds). LOWER bounds on the protocol's value (one pair of datasets): c=INT (INT ones among "
+                "the other n-1 users; k = 2), same, neighbour, third (k-RR families). UPPER bound: blanket (Lemma 5.3 "
+                "blanket view, every dataset). Default worst")
 
 def add_executor_arguments(p):
     """``--workers N`` and ``--scheduler ADDRESS``: where the exact worst-case sweep runs (exact.executors)."""
@@ -46,6 +46,10 @@ def executor_options(args) -> tuple:
     return workers, scheduler
 
 
+#: estimated bytes per user of the exact computations (arrays of balls over the count; measured ~350 at 128 bits)
+PER_USER_BYTES = 512
+
+
 def add_common_arguments(p, quantity: str):
     """Arguments shared by both commands; ``quantity`` is the input the command takes (``epsilon``/``delta``)."""
     p.add_argument("--mechanism", choices=("rr", "krr"), default=None,
@@ -65,7 +69,9 @@ def add_common_arguments(p, quantity: str):
                    help="evaluate a registered bound (e.g. 'BBGN19 Theorem 5.3') instead of the exact quantity")
     p.add_argument("--variant", default=None, metavar="V", help="variant of the --bound result (e.g. rr)")
     p.add_argument("--digits", default="10", metavar="D", help="significant digits printed (outward rounded; default 10)")
-    p.add_argument("--max-prec", default=None, metavar="BITS", help="precision cap in bits (default 4096)")
+    from blanket.reports.commands._options import add_max_memory, add_precision
+    add_precision(p, old="--max-prec")
+    add_max_memory(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (inputs and the certified interval)")
     add_executor_arguments(p)
 
@@ -151,8 +157,19 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
     if not 3 <= digits <= 60:
         raise InvalidArgument("--digits", args.digits, "must be an integer between 3 and 60")
     cap = arith.MAX_PREC
-    if args.max_prec is not None:
-        cap = arith.integer_in(args.max_prec, "--max-prec", lo=64, hi=1 << 16)
+    if args.precision is not None:
+        cap = arith.integer_in(args.precision, "--precision", lo=64, hi=1 << 16)
+    from blanket.exact import guards
+    from blanket.reports.commands._options import apply_max_memory
+    apply_max_memory(args)
+    if e0 is not None:
+        guards.check_epsilon0(e0, "--epsilon0" if args.epsilon0 is not None else "randomizer.epsilon0")
+    if exp_e0 is not None and arith.exact(exp_e0) > arith.exact(10) ** 200:
+        raise InvalidArgument("randomizer.exp_epsilon0", str(exp_e0), "must be at most 1e200 (epsilon0 <= 460, the supported range)")
+    if getattr(args, "bound", None) is None:  # a registered bound's closed form needs no memory linear in n
+        guards.check_memory(n * PER_USER_BYTES, "the exact computation over n users",
+                            name="-n" if args.n is not None else "users.n", value=n,
+                            hint="the exact value needs memory linear in n; use a smaller n")
     from blanket.exact.profiles import parse_dataset
     parse_dataset(args.dataset, n)
     workers, scheduler = executor_options(args)
@@ -248,11 +265,9 @@ def direct_bound(result, inp: Inputs, *, command: str, quantity: str, given: tup
 
 def interval(x, digits, *, nonneg: bool = True) -> dict:
     """Outward-rounded decimal interval; with ``nonneg`` (δ and ε are ≥ 0 by definition) a lower end below 0 —
-    which arb's midpoint-radius form produces for an interval [0, u] — is printed as 0."""
-    iv = arith.decimal_interval(x, digits)
-    if nonneg and iv["lower"].startswith("-"):
-        iv["lower"] = "0"
-    return iv
+    which arb's midpoint-radius form produces for an interval [0, u] — is printed as 0, and the key
+    ``lower_clamped`` states that reason (:data:`exact.arith.NONNEG_REASON`)."""
+    return arith.nonneg_interval(x, digits) if nonneg else arith.decimal_interval(x, digits)
 
 
 def bracket_payload(lower_name, lower_value, upper_name, upper_value, rel_width, digits) -> dict:

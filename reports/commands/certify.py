@@ -1,26 +1,33 @@
-"""``blanket certify FILE [-o DIR] [--max-prec BITS] [--no-pdf] [--json] [--workers N] [--scheduler ADDRESS]`` —
-an auditor's certificate for a deployment.
+"""``blanket certify FILE [-o DIR] [--precision BITS] [--no-pdf] [--json] [--workers N] [--scheduler ADDRESS]``
+— an auditor's certificate for a deployment.
 
 Writes ``certificate.tex``, ``certificate.json`` and (with TeX Live)
 ``certificate.pdf`` into ``DIR`` (default ``./certificate``), and prints the
 one-paragraph statement.  Exit codes: 0 HOLDS, 1 FAILS, 3 INCONCLUSIVE, 2 bad
-input.  A LaTeX failure is reported with the log excerpt on stderr (the .tex
-and .json are still written) and does not change the verdict's exit code.
+input.  The destination is checked and locked before the computation (exit 2
+if it is not a writable directory or another run holds it); every file is
+written atomically.  If LaTeX fails, the .tex and .json are kept, an old PDF is
+removed and the run exits 3 (a certificate without its PDF is reported as
+such); without TeX Live the PDF is skipped with a note.
 """
 
 from __future__ import annotations
 
-import json
+import shlex
 import sys
 
 
 def register(sub):
+    from blanket.reports.commands._options import add_max_memory, add_precision
     p = sub.add_parser("certify", help="certify a deployment's (epsilon, delta) claims: HOLDS / FAILS / INCONCLUSIVE, "
                                        "with a LaTeX/PDF and JSON certificate")
     p.add_argument("file", help="deployment file (TOML), e.g. examples/telemetry.toml")
     p.add_argument("-o", "--output", default="certificate", help="output directory (default: ./certificate)")
-    p.add_argument("--max-prec", type=int, default=None, metavar="BITS",
-                   help="precision cap in bits (overrides options.precision_cap; a low cap may give INCONCLUSIVE)")
+    add_precision(p, old="--max-prec")
+    add_max_memory(p)
+    p.add_argument("--allow-path", action="append", default=[], metavar="DIR",
+                   help="also accept a matrix_file under DIR (by default only files under the deployment file's "
+                        "directory are read)")
     p.add_argument("--no-pdf", action="store_true", help="write only the .tex and .json")
     p.add_argument("--json", action="store_true", help="print the certificate JSON instead of the statement")
     from blanket.reports.commands._profile_common import add_executor_arguments
@@ -29,30 +36,36 @@ def register(sub):
 
 
 def run(args) -> int:
-    from blanket.exact.errors import InvalidArgument
+    from blanket.exact import arith
     from blanket.exact.progress import Progress
     from blanket.reports.certificate import EXIT_CODES, certify, to_json, write
-    from blanket.reports.deployment import load_deployment
-    from blanket.reports.latex import INSTALL_HINT, tex_available
+    from blanket.reports.commands._options import INCONCLUSIVE_HINT, apply_max_memory
+    from blanket.reports.deployment import check_deployment_size, load_deployment
+    from blanket.reports.output import OutputDir, report_pdf_outcome
 
     from blanket.reports.commands._profile_common import executor_options
     workers, scheduler = executor_options(args)
-    dep = load_deployment(args.file)
-    if args.max_prec is not None and not 32 <= args.max_prec <= 1 << 16:
-        raise InvalidArgument("--max-prec", args.max_prec, "must be between 32 and 65536 bits")
-    command = f"blanket certify {dep.source}" + (f" --max-prec {args.max_prec}" if args.max_prec is not None else "")
-    with Progress(len(dep.claims) + len(dep.targets), "certify") as bar:
-        cert = certify(dep, max_prec=args.max_prec, command=command, progress=bar, workers=workers, scheduler=scheduler)
-    want_pdf = not args.no_pdf
-    written = write(cert, args.output, pdf=want_pdf and tex_available())
+    apply_max_memory(args)
+    cap = None
+    if args.precision is not None:
+        cap = arith.integer_in(args.precision, "--precision", lo=32, hi=1 << 16)
+    dep = load_deployment(args.file, allow_paths=args.allow_path)
+    check_deployment_size(dep)
+    command = "blanket certify " + shlex.quote(str(args.file)) + " -o " + shlex.quote(str(args.output)) \
+        + (f" --precision {cap}" if cap is not None else "") + (" --no-pdf" if args.no_pdf else "")
+    with OutputDir(args.output, option="-o", stem="certificate", command=command) as out:  # checked and locked before computing
+        with Progress(len(dep.claims) + len(dep.targets), "certify") as bar:
+            cert = certify(dep, max_prec=cap, command=command, progress=bar, workers=workers,
+                           scheduler=scheduler)
+        want_pdf = not args.no_pdf
+        written = write(cert, out.path, pdf=want_pdf)
     if args.json:
-        sys.stdout.write(to_json(cert))
+        sys.stdout.write(to_json({k: v for k, v in cert.items() if not k.startswith("_")}))
     else:
         print(cert["statement"])
         print(f"wrote {written.tex}, {written.json}" + (f", {written.pdf}" if written.pdf else ""))
-    if want_pdf and not tex_available():
-        sys.stderr.write(f"blanket: note: {INSTALL_HINT}\n")
-    elif want_pdf and written.pdf is None:
-        sys.stderr.write(f"blanket: warning: {written.latex_message}; the .tex and .json were written. Log excerpt:\n"
-                         f"{written.latex_log}\n")
+    if cert["verdict"] == "INCONCLUSIVE":
+        sys.stderr.write(f"blanket: inconclusive: {INCONCLUSIVE_HINT}\n")
+    if report_pdf_outcome(written, want_pdf):
+        return 3
     return EXIT_CODES[cert["verdict"]]

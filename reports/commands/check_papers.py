@@ -3,12 +3,12 @@
 Writes ``paper-check.tex``, ``paper-check.json`` and (with TeX Live)
 ``paper-check.pdf`` into ``DIR`` (default ``./paper-check``), with a progress
 bar on stderr.  Exit code 0 when no *unexpected* counterexample was found
-(known-false variants are expected to be refuted), 1 otherwise.
+(known-false variants are expected to be refuted), 1 otherwise, 3 when the PDF failed
+(the .tex and .json are kept), 2 when the output directory is unusable or locked.
 """
 
 from __future__ import annotations
 
-import sys
 
 
 def register(sub):
@@ -21,19 +21,17 @@ def register(sub):
 
 
 def run(args) -> int:
-    from blanket.reports.latex import INSTALL_HINT, tex_available
+    from blanket.reports.output import OutputDir, report_pdf_outcome
     from blanket.reports.paper_check import check_papers, write
-    report = check_papers(args.paper, quick=args.quick)
-    want_pdf = not args.no_pdf
-    written = write(report, args.output, pdf=want_pdf and tex_available())
+    with OutputDir(args.output, option="-o", stem="paper-check") as out:  # checked and locked before computing
+        report = check_papers(args.paper, quick=args.quick)
+        want_pdf = not args.no_pdf
+        written = write(report, out.path, pdf=want_pdf)
     s = report["summary"]
     print(f"{s['results']} results, {s['grid_points']} grid points, {s['counterexamples']} certified counterexamples; "
           f"false statements: {', '.join(s['false_statements']) or 'none'}; known-false variants caught: "
           f"{len(s['known_false_caught'])}, missed: {', '.join(s['known_false_missed']) or 'none'}")
     print(f"wrote {written.tex}, {written.json}" + (f", {written.pdf}" if written.pdf else ""))
-    if want_pdf and not tex_available():
-        sys.stderr.write(f"blanket: note: {INSTALL_HINT}\n")
-    elif want_pdf and written.pdf is None:
-        sys.stderr.write(f"blanket: warning: {written.latex_message}; the .tex and .json were written. Log excerpt:\n"
-                         f"{written.latex_log}\n")
+    if report_pdf_outcome(written, want_pdf):
+        return 3
     return 1 if (s["false_statements"] or s["known_false_missed"]) else 0

@@ -20,6 +20,9 @@ def register(sub):
     p = sub.add_parser("delta", help="certified delta(epsilon) of shuffled randomized response on a dataset "
                                      "(worst case over all datasets by default), or of a registered bound")
     common.add_common_arguments(p, "epsilon")
+    p.add_argument("--rel-tol", default=None, metavar="R",
+                   help="relative width of the certified enclosure: precision escalates until rad/|mid| <= R, "
+                        "up to --precision (default 2^-40 ~ 9.1e-13)")
     p.set_defaults(func=run)
 
 
@@ -27,9 +30,13 @@ def run(args) -> int:
     inp = common.read_inputs(args, "epsilon", need_mechanism=args.bound is None)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp)
+    from blanket.exact import arith
     from blanket.exact.profiles import delta
+    rel_tol = None
+    if args.rel_tol is not None:
+        rel_tol = arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
     r = delta(inp.mechanism, inp.n, epsilon=inp.epsilon, dataset=inp.dataset, cap=inp.cap, progress=True,
-              workers=inp.workers, scheduler=inp.scheduler)
+              rel_tol=rel_tol, workers=inp.workers, scheduler=inp.scheduler)
     iv = common.interval(r.value, inp.digits)
     payload = {"command": "delta", **inp.describe(), "epsilon": common._s(inp.epsilon), "delta": iv,
                "relation": r.relation, "attained_by": r.attained, "precision_bits": r.prec}
@@ -44,6 +51,8 @@ def run(args) -> int:
         payload["c"] = r.c
     if r.direction is not None:
         payload["direction"] = r.direction
+    if r.note:
+        payload["note"] = r.note
     if len(r.ties) > 1:  # datasets not separated from the maximum at the final precision (first 50)
         payload["ties"] = list(r.ties)[:50]
         payload["ties_count"] = len(r.ties)
@@ -65,7 +74,9 @@ def run(args) -> int:
             f"for {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users, dataset: {inp.dataset}.\n"
             f"{meaning}\n"
             f"Attained by: {r.attained}.\n"
-            f"(Certified enclosure, outward rounded; computed in ball arithmetic at {r.prec} bits.)")
+            f"(Certified enclosure, outward rounded; computed in ball arithmetic at {r.prec} bits.)"
+            + (f"\nNote: {r.note}." if r.note else "")
+            + (f"\nNote: {iv['lower_clamped']}." if "lower_clamped" in iv else ""))
     common.emit(args, payload, text)
     return 0
 

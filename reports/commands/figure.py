@@ -20,10 +20,10 @@ def run(args) -> int:
         for name, fig in sorted(all_figures().items()):
             print(f"{name:24s} {fig.description}")
         return 0
+    from blanket.reports.output import OutputDir
     fig = get_figure(args.name)
-    out = pathlib.Path(args.output)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = fig.make(out, quick=args.quick)
+    with OutputDir(args.output, option="-o") as out:  # checked and locked before computing; files written atomically
+        paths = fig.make(pathlib.Path(out.path), quick=args.quick)
     for path in paths:
         print(path)
     return 0

@@ -28,19 +28,39 @@ def register(sub):
     p.add_argument("--epsilon0", required=True, help="local epsilon0 (exact: decimal like 0.5, or p/q)")
     p.add_argument("-n", "--n", dest="n", required=True, help="number of users")
     p.add_argument("--order", required=True, help="Rényi order lambda > 1 (integer or not, exact)")
-    p.add_argument("--dataset", default="worst", help="worst | c=INT | same | neighbour | third (default worst)")
+    p.add_argument("--dataset", default="worst", help="which neighbouring datasets. Exact: worst (the maximum over all "
+                                                    "datasets; k = 2). LOWER bounds on the protocol's RDP epsilon: c=INT "
+                                                    "(k = 2), same, neighbour, third (k-RR families). Default worst")
     p.add_argument("--delta", default=None, help="also convert RDP to (epsilon, delta)-DP at this delta (standard and improved "
                                                  "conversions, optimised over lambda) and compare with the exact epsilon(delta)")
     p.add_argument("--bound", default=None, help="evaluate a registered RDP bound instead, e.g. 'GDDSK21 Theorem 3.1'")
     p.add_argument("--variant", default=None, help="variant of the bound, if it has several")
     p.add_argument("--digits", default="10", help="significant digits printed (default 10)")
-    p.add_argument("--prec", default="128", help="working precision in bits (default 128)")
+    from blanket.reports.commands._options import add_max_memory, add_precision
+    add_precision(p, old="--prec")
+    add_max_memory(p)
     p.add_argument("--workers", default=None, help="local processes for the worst-case sweep (default: every core)")
     p.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://HOST:8786) for the worst-case sweep "
                                                      "(default: $BLANKET_SCHEDULER, else local processes)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=run)
+
+
+#: largest Rényi order accepted
+MAX_ORDER = 10 ** 6
+
+
+def _tight(v) -> bool:
+    from flint import arb, fmpq
+    if isinstance(v, fmpq):
+        return True
+    b = arith.ball(v)
+    if not b.is_finite():
+        return False
+    if b.rad() == 0:
+        return True
+    return b > 0 and b.rad() <= abs(b.mid()) * arb(2) ** -40
 
 
 def _emit(args, payload, text):
@@ -62,7 +82,17 @@ def run(args) -> int:
     n = arith.integer_in(args.n, "-n", lo=1)
     order = xr.parse_order(args.order, "--order")
     digits = arith.integer_in(args.digits, "--digits", lo=1, hi=60)
-    prec = arith.integer_in(args.prec, "--prec", lo=32, hi=arith.MAX_PREC)
+    cap = arith.MAX_PREC if args.precision is None else arith.integer_in(args.precision, "--precision", lo=32, hi=1 << 16)
+    prec = min(arith.DEFAULT_PREC, cap)
+    from blanket.exact import guards
+    from blanket.reports.commands._options import apply_max_memory
+    apply_max_memory(args)
+    guards.check_epsilon0(e0, "--epsilon0")
+    guards.check_memory(n * 512, "the exact computation over n users", name="-n", value=n,
+                        hint="the exact value needs memory linear in n; use a smaller n")
+    if arith.exact(order) > MAX_ORDER:
+        raise InvalidArgument("--order", args.order, f"must be at most {MAX_ORDER} (the supported range: the Rényi moment "
+                              "of order lambda has about lambda * n * log2(e^epsilon0) bits)")
     base = {"command": "renyi", "mechanism": "rr", "k": k, "epsilon0": args.epsilon0, "n": n, "order": args.order}
 
     if args.bound is not None or args.variant is not None:
@@ -77,13 +107,23 @@ def run(args) -> int:
         set_quiet(True)
     workers = None if args.workers is None else arith.integer_in(args.workers, "--workers", lo=1)
     par = {"workers": workers, "scheduler": args.scheduler}
-    with arith.precision(prec):
-        r = xr.renyi(mech, n, order=order, dataset=dataset, progress=None, **par)
-        val = r.value
-        if not arith.ball(val).is_finite():
-            raise Undecided(f"the enclosure of D_lambda is not finite at {prec} bits; raise --prec")
-        iv = arith.decimal_interval(val, digits)
-        mv = arith.decimal_interval(r.moment, digits)
+    prev = None
+    while True:  # escalate until the enclosure is finite and its relative width is <= 2^-40, up to --precision
+        with arith.precision(prec):
+            r = xr.renyi(mech, n, order=order, dataset=dataset, progress=None, **par)
+            val = r.value
+            ok = _tight(val)
+            # stop when doubling the precision did not halve the radius (the width then comes from the method,
+            # e.g. datasets the pre-scan could not separate, not from rounding)
+            stalled = prev is not None and arith.ball(val).rad() * 2 > prev
+            prev = arith.ball(val).rad()
+            if ok or stalled or prec >= cap:
+                if not arith.ball(val).is_finite():
+                    raise Undecided(f"the enclosure of D_lambda is not finite at the precision cap of {prec} bits")
+                iv = arith.nonneg_interval(val, digits)
+                mv = arith.nonneg_interval(r.moment, digits)
+                break
+        prec = min(2 * prec, cap)
     if dataset == "worst":
         relation = "exact"
         meaning = ("This is the exact worst case over all pairs of neighbouring datasets: the shuffled protocol is "
@@ -212,7 +252,7 @@ def _run_bound(args, base, n, e0, order, digits, prec) -> int:
     with arith.precision(prec):
         v = result.bound(**params)
         if not arith.ball(v).is_finite():
-            raise Undecided(f"the bound's enclosure is not finite at {prec} bits; raise --prec")
+            raise Undecided(f"the bound's enclosure is not finite at {prec} bits")
         iv = arith.decimal_interval(v, digits)
     side = "upper" if result.kind == "upper_bound" else "lower"
     payload = {**base, "bound": result.key, "status": result.status, "renyi": iv, "relation": side,

@@ -35,10 +35,16 @@ def pyplot():
 def save(fig, outdir, name: str, *, dpi: int = 130) -> list:
     """Write ``name.png`` and ``name.pdf`` into ``outdir``, close ``fig``, return the two paths."""
     import matplotlib.pyplot as plt
+
+    from blanket.reports.output import atomic_open
     png, pdf = pathlib.Path(outdir) / f"{name}.png", pathlib.Path(outdir) / f"{name}.pdf"
-    fig.savefig(png, dpi=dpi)
-    fig.savefig(pdf)
-    plt.close(fig)
+    try:
+        with atomic_open(png, "wb") as fh:
+            fig.savefig(fh, format="png", dpi=dpi)
+        with atomic_open(pdf, "wb") as fh:
+            fig.savefig(fh, format="pdf")
+    finally:
+        plt.close(fig)
     return [png, pdf]
 
 

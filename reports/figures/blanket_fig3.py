@@ -29,6 +29,8 @@ Floats are used only for drawing.
 
 from __future__ import annotations
 
+from blanket.reports.output import atomic_open
+
 import csv
 import math
 import pathlib
@@ -212,7 +214,7 @@ def compute(quick: bool = False):
 
 
 def _write_csv(path: pathlib.Path, panels, data):
-    with open(path, "w", newline="") as fh:
+    with atomic_open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["panel", "curve", "n", "solved_for", "certified_value", "bracket_lower", "bracket_upper", "note"])
         for pn in panels:

@@ -21,6 +21,8 @@ intervals of the certified values.
 
 from __future__ import annotations
 
+from blanket.reports.output import atomic_open
+
 import csv
 import pathlib
 
@@ -59,7 +61,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     outdir.mkdir(parents=True, exist_ok=True)
     rows, m, q = _series(quick)
     csv_path = outdir / "pure-dp-llr.csv"
-    with open(csv_path, "w", newline="") as fh:
+    with atomic_open(csv_path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["s", "tau", "m", "q", "exact_lower", "exact_upper", "worst_pair",
                     "closed_form_lower", "closed_form_upper", "ratio_closed_over_exact_upper",
@@ -148,7 +150,7 @@ def make_error(outdir: pathlib.Path, *, quick: bool = False) -> list:
     rows, n, k = _error_series(quick)
     csv_path = outdir / "pure-dp-error.csv"
     cols = ("rmse_binary", "bound_binary", "rmse_protocol", "bound_protocol")
-    with open(csv_path, "w", newline="") as fh:
+    with atomic_open(csv_path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["epsilon", "m_binary", "m_protocol"] + [f"{c}_{e}" for c in cols for e in ("lower", "upper")])
         for r in rows:

@@ -10,6 +10,8 @@ appear only in the plot.
 
 from __future__ import annotations
 
+from blanket.reports.output import atomic_open
+
 import csv
 import pathlib
 
@@ -64,7 +66,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
 
     keys = ("exact", "ub1", "ub2", "lb", "bound9")
     csv_path = outdir / "renyi-epsilon.csv"
-    with open(csv_path, "w", newline="") as fh:
+    with atomic_open(csv_path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["n", "epsilon0", "lambda"] + [f"{k}_{e}" for k in keys for e in ("lower", "upper")])
         for rows in all_rows:

@@ -26,6 +26,8 @@ certified is read back from it).
 
 from __future__ import annotations
 
+from blanket.reports.output import atomic_open
+
 import csv
 import pathlib
 
@@ -126,7 +128,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     rows = compute(quick)
     keys = ("mse_exact", "thm41", "thm42_best", "thm42")
     csv_path = outdir / "summation-mse.csv"
-    with open(csv_path, "w", newline="") as fh:
+    with atomic_open(csv_path, "w", newline="") as fh:
         w = csv.writer(fh)
         head = ["epsilon", "delta", "n", "k", "gamma_upper", "m_best"]
         for key in keys:
@@ -148,7 +150,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
             priv = []
         if priv:
             p_path = outdir / "summation-privacy.csv"
-            with open(p_path, "w", newline="") as fh:
+            with atomic_open(p_path, "w", newline="") as fh:
                 w = csv.writer(fh)
                 w.writerow(["n", "k", "gamma_upper", "target_epsilon", "delta", "certified_epsilon_lower", "certified_epsilon_upper"])
                 for n, k, g, lo, hi in priv:
@@ -163,7 +165,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
             cal = []
         if cal:
             c_path = outdir / "summation-calibrated.csv"
-            with open(c_path, "w", newline="") as fh:
+            with atomic_open(c_path, "w", newline="") as fh:
                 w = csv.writer(fh)
                 w.writerow(["n", "k", "gamma_calibrated_upper", "epsilon", "delta", "mse_exact_lower", "mse_exact_upper"])
                 for n, k, g, mse in cal:

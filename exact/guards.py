@@ -1,0 +1,154 @@
+"""Resource guards: input-size ranges checked before anything is expanded, and a memory limit.
+
+Every guard raises :class:`~blanket.exact.errors.InvalidArgument` (the CLI:
+one line, exit 2) naming the argument, the value, the estimate and what to
+do — *before* the expensive step, so that a hostile or careless input never
+hangs, never ends in ``MemoryError`` and never reaches an internal error.
+
+* :data:`MAX_DECIMAL_EXPONENT` — the largest ``|e|`` accepted in a decimal
+  ``"1e-e"`` (checked on the text, before ``10**e`` is built).
+* :data:`MAX_EPSILON0` — the supported range of a local ε0 (above it randomized
+  response is the identity to within ``e^-MAX_EPSILON0``, and the shuffled
+  ``δ(ε)`` of the identity is 1 for every ε).
+* :func:`max_memory` / :func:`set_max_memory` — the memory limit (default
+  :data:`DEFAULT_MEMORY_FRACTION` of the machine's physical memory), set by
+  the CLI's ``--max-memory``.
+* :func:`check_memory` — refuse a computation whose *estimated* peak memory
+  exceeds the limit; the estimate is part of the message.  Callers estimate
+  before they allocate (e.g. ``n`` arb balls of ``prec`` bits each).
+
+Complexity: every function here is O(1) (or O(len(text)) for parsing).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Optional
+
+from .errors import InvalidArgument
+
+#: largest |exponent| of a decimal number's text ("1e-100000" is accepted, "1e-1000000" is not)
+MAX_DECIMAL_EXPONENT = 100_000
+#: largest number of digits in a number's text
+MAX_DIGITS = 100_000
+#: supported range of a local epsilon0 (see the module docstring)
+MAX_EPSILON0 = 500
+#: default memory limit as a fraction of physical memory
+DEFAULT_MEMORY_FRACTION = 0.5
+#: bytes per arb ball of ``prec`` bits (struct + mantissa limbs + Python object), an over-estimate
+BALL_OVERHEAD = 96
+
+_max_memory: Optional[int] = None
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory (``sysconf``), or 4 GiB when it cannot be read."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return 4 << 30
+
+
+def max_memory() -> int:
+    """The memory limit in bytes (``--max-memory``; default half of physical memory)."""
+    if _max_memory is not None:
+        return _max_memory
+    return int(physical_memory() * DEFAULT_MEMORY_FRACTION)
+
+
+def set_max_memory(nbytes: Optional[int]) -> None:
+    """Set the limit used by :func:`check_memory` (``None`` restores the default)."""
+    global _max_memory
+    _max_memory = nbytes
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
+
+
+def parse_size(text, name: str = "--max-memory") -> int:
+    """Bytes from ``"2G"``, ``"500M"``, ``"1.5GiB"``, ``"2000000"`` (between 1 MiB and 1 PiB).
+
+    >>> parse_size("2G"), parse_size("512M"), parse_size("2000000")
+    (2147483648, 536870912, 2000000)
+    >>> parse_size("lots")
+    Traceback (most recent call last):
+    ...
+    blanket.exact.errors.InvalidArgument: --max-memory must be a size such as 2G, 500M or 2000000 (bytes), got 'lots'
+    """
+    m = _SIZE.match(str(text))
+    if not m:
+        raise InvalidArgument(name, text, "must be a size such as 2G, 500M or 2000000 (bytes)")
+    value = float(m.group(1)) * 1024 ** "bkmgt".index((m.group(2) or "b").lower())
+    if not 1 << 20 <= value <= 1 << 50:
+        raise InvalidArgument(name, text, "must be between 1M and 1P")
+    return int(value)
+
+
+def human(nbytes: float) -> str:
+    """``1.5 GB`` style.
+
+    >>> human(3 * 2**30), human(2048)
+    ('3.0 GiB', '2.0 KiB')
+    """
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(nbytes) < 1024 or unit == "PiB":
+            return f"{nbytes:.1f} {unit}" if unit != "B" else f"{int(nbytes)} B"
+        nbytes /= 1024
+    return f"{nbytes:.1f} PiB"  # pragma: no cover
+
+
+def ball_bytes(prec: int) -> int:
+    """Estimated bytes of one arb ball at ``prec`` bits (over-estimate)."""
+    return BALL_OVERHEAD + 2 * (prec // 8 + 8)
+
+
+def check_memory(estimate: float, what: str, *, name: str, value, hint: str = "") -> None:
+    """Refuse (InvalidArgument, exit 2) when ``estimate`` bytes exceed :func:`max_memory`.
+
+    >>> set_max_memory(1 << 30)
+    >>> check_memory(2 << 30, "the count distribution", name="n", value=10**9)
+    Traceback (most recent call last):
+    ...
+    blanket.exact.errors.InvalidArgument: n needs an estimated 2.0 GiB for the count distribution, above the memory limit of 1.0 GiB (--max-memory), got 1000000000
+    >>> set_max_memory(None)
+    """
+    limit = max_memory()
+    if estimate > limit:
+        raise InvalidArgument(name, value, f"needs an estimated {human(estimate)} for {what}, above the memory limit "
+                              f"of {human(limit)} (--max-memory)", hint=hint or None)
+
+
+def check_decimal_text(text: str, name: str) -> None:
+    """Refuse a number's text whose exponent or length would take unbounded time to expand.
+
+    >>> check_decimal_text("1e-8", "delta")
+    >>> check_decimal_text("1e-1000000000", "epsilon")
+    Traceback (most recent call last):
+    ...
+    blanket.exact.errors.InvalidArgument: epsilon must have a decimal exponent between -100000 and 100000, got '1e-1000000000'
+    """
+    if len(text) > MAX_DIGITS:
+        raise InvalidArgument(name, f"{text[:20]}... ({len(text)} characters)", f"must have at most {MAX_DIGITS} digits")
+    m = re.search(r"[eE]\s*([+-]?\d+)\s*$", text)
+    if m:
+        digits = m.group(1).lstrip("+-").lstrip("0")
+        if len(digits) > 7 or (digits and int(digits) > MAX_DECIMAL_EXPONENT):
+            raise InvalidArgument(name, text, f"must have a decimal exponent between -{MAX_DECIMAL_EXPONENT} and "
+                                  f"{MAX_DECIMAL_EXPONENT}")
+
+
+def check_epsilon0(q, name: str = "epsilon0") -> None:
+    """Refuse a local ε0 above :data:`MAX_EPSILON0` with what the answer would be.
+
+    >>> check_epsilon0(100000)
+    Traceback (most recent call last):
+    ...
+    blanket.exact.errors.InvalidArgument: epsilon0 must be at most 500 (the supported range), got 100000 (above it randomized response equals the identity to within e^-500, and the shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy)
+    """
+    from .arith import exact
+    if exact(q) > MAX_EPSILON0:
+        raise InvalidArgument(name, q if isinstance(q, (int, str)) else str(q),
+                              f"must be at most {MAX_EPSILON0} (the supported range)",
+                              hint=f"above it randomized response equals the identity to within e^-{MAX_EPSILON0}, and the "
+                                   "shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy")

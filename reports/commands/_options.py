@@ -1,0 +1,49 @@
+"""Options shared by several subcommands: one precision option, the memory limit, the output directory.
+
+``--precision BITS`` is the single precision option: the cap of precision
+escalation (every computation starts at 128 bits and doubles until decided or
+until BITS).  The old spellings ``--max-prec`` (delta, epsilon, certify) and
+``--prec`` (renyi) are accepted as deprecated aliases and print a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+PRECISION_HELP = ("precision cap in bits: computations start at 128 bits and double until the answer is decided, "
+                  "up to BITS (default 4096; a higher cap turns some INCONCLUSIVE answers into decided ones). "
+                  "Deprecated spelling: {old}")
+
+
+class _Precision(argparse.Action):
+    """Store the value; a deprecated spelling prints a one-line note."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if option_string and option_string != "--precision":
+            sys.stderr.write(f"blanket: note: {option_string} is deprecated; use --precision {values}\n")
+        setattr(namespace, self.dest, values)
+
+
+def add_precision(p, *, old: str = "--max-prec") -> None:
+    """``--precision BITS`` (dest ``precision``), with ``old`` as a deprecated alias."""
+    p.add_argument("--precision", old, dest="precision", default=None, metavar="BITS", action=_Precision,
+                   help=PRECISION_HELP.format(old=old))
+
+
+def add_max_memory(p) -> None:
+    """``--max-memory SIZE`` (dest ``max_memory``): refuse computations estimated to need more."""
+    p.add_argument("--max-memory", default=None, metavar="SIZE",
+                   help="refuse a computation whose estimated memory exceeds SIZE (e.g. 2G, 500M; default: half of "
+                        "this machine's memory); the refusal names the estimate (exit 2)")
+
+
+def apply_max_memory(args) -> None:
+    """Validate ``--max-memory`` and make it the limit of :mod:`blanket.exact.guards` for this run."""
+    from blanket.exact import guards
+    value = getattr(args, "max_memory", None)
+    if value is not None:
+        guards.set_max_memory(guards.parse_size(value, "--max-memory"))
+
+
+INCONCLUSIVE_HINT = "raise the precision cap with --precision BITS (e.g. --precision 16384)"

@@ -1,0 +1,340 @@
+"""Atomic, locked outputs: every file Blanket writes goes through this module.
+
+* :func:`atomic_write` / :func:`atomic_open` — write to a temporary file *in the
+  target directory*, ``fsync`` it, then ``os.replace`` it into place: a reader
+  (or an auditor) only ever sees a complete file, never a truncated one; a
+  failed write (full disk, file-size limit, read-only directory) leaves the old
+  file untouched and raises :class:`OutputError` (exit 3, one line:
+  ``could not write certificate.json: No space left on device``).  Writing
+  through a symlink is refused (:class:`~blanket.exact.errors.InvalidArgument`,
+  exit 2): the target is replaced, never followed.
+* :class:`OutputDir` — checks the destination *before* the computation
+  (an existing file, a read-only directory or ``/dev/full`` as ``-o`` is
+  refused at once, exit 2) and locks it: a lock file ``.blanket.lock`` names
+  the holder's pid and command, and a second concurrent run into the same
+  directory is refused (exit 2) naming the first.  A lock left by a dead
+  process is taken over.  The lock is released on every exit path.
+* :func:`write_document` — the JSON + LaTeX + PDF triple of a report, written
+  so that the files on disk never contradict each other: an old PDF is removed
+  first (and the caller is told), then the JSON and ``.tex`` are replaced, then
+  a new PDF is put in place only if LaTeX succeeded.
+* :func:`install_signal_handlers` — SIGTERM (and SIGHUP) become a
+  :class:`Terminated` exception (SIGINT is already ``KeyboardInterrupt``), so
+  every ``finally`` runs: temporary files and LaTeX directories are removed,
+  the LaTeX process group is killed, the lock is released.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import pathlib
+import signal
+import sys
+import tempfile
+from typing import Optional
+
+from blanket.exact.errors import BlanketError, InvalidArgument
+
+LOCK_NAME = ".blanket.lock"
+
+
+class OutputError(BlanketError):
+    """An output could not be written (disk full, file-size limit, I/O error): the CLI exits 3."""
+
+    def __init__(self, path, exc: OSError):
+        self.path = str(path)
+        reason = exc.strerror or str(exc)
+        super().__init__(f"could not write {path}: {reason} (nothing partial was left in place)")
+
+
+class Terminated(BaseException):
+    """Raised in the main thread when the process receives SIGTERM or SIGHUP (cleanup then exit 143)."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+def _raise_terminated(signum, frame):  # pragma: no cover - exercised by the fault-injection tests
+    raise Terminated(signum)
+
+
+def install_signal_handlers() -> None:
+    """Turn SIGTERM and SIGHUP into :class:`Terminated` (main thread only; a no-op elsewhere)."""
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is None:
+            continue
+        try:
+            signal.signal(sig, _raise_terminated)
+        except (ValueError, OSError):  # not the main thread
+            return
+
+
+def refuse_symlink(path: pathlib.Path, option: str = "output file") -> None:
+    """Raise InvalidArgument if ``path`` is a symlink (Blanket never writes through one)."""
+    if os.path.islink(path):
+        raise InvalidArgument(option, str(path), "is a symbolic link; Blanket does not write through symlinks",
+                              hint="remove the link or choose another output directory")
+
+
+def _fsync_dir(directory: pathlib.Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_open(path, mode: str = "w", *, encoding: Optional[str] = "utf-8", newline: Optional[str] = None):
+    """Open a temporary file beside ``path`` for writing; on success it is fsynced and renamed onto ``path``.
+
+    On any exception (including :class:`Terminated` and ``KeyboardInterrupt``)
+    the temporary file is removed and ``path`` is left as it was.
+    """
+    path = pathlib.Path(path)
+    refuse_symlink(path)
+    binary = "b" in mode
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    except OSError as exc:
+        raise OutputError(path, exc) from None
+    try:
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding, "newline": newline})) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        refuse_symlink(path)
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(path, exc) from None
+        raise
+
+
+def atomic_write(path, data) -> pathlib.Path:
+    """Write ``data`` (``str`` as UTF-8, or ``bytes``) to ``path`` atomically; returns the path."""
+    path = pathlib.Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with atomic_open(path, "wb") as fh:
+        fh.write(data)
+    return path
+
+
+# ------------------------------------------------------------------ the output directory and its lock
+def _pid_alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+_HELD: list = []   # lock files held by this process (released by OutputDir.close and at exit)
+
+
+class OutputDir:
+    """The checked, locked output directory of one run (use as a context manager).
+
+    ``OutputDir(path, option="-o", command="blanket certify …")`` checks at
+    construction that ``path`` is (or can be made) a writable directory and
+    takes its lock; both failures are :class:`InvalidArgument` naming
+    ``option`` (exit 2), raised before any computation starts.
+    """
+
+    def __init__(self, path, *, option: str = "-o", command: Optional[str] = None, stem: Optional[str] = None):
+        self.path = pathlib.Path(path)
+        self.option = option
+        self.command = command or " ".join(["blanket"] + sys.argv[1:])
+        self.lock: Optional[pathlib.Path] = None
+        self._check()
+        if stem is not None:  # the files this run will write: a symlink among them is refused before computing
+            for ext in ("json", "tex", "pdf", "latex.log"):
+                refuse_symlink(self.path / f"{stem}.{ext}")
+        self._acquire()
+
+    def _check(self):
+        p = self.path
+        if os.path.islink(p) and not p.exists():
+            raise InvalidArgument(self.option, str(p), "is a dangling symbolic link", hint="give a directory")
+        if p.exists() and not p.is_dir():
+            raise InvalidArgument(self.option, str(p), "is an existing file, not a directory",
+                                  hint="give a directory (it is created if missing)")
+        self.created = not p.exists()
+        try:
+            p.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InvalidArgument(self.option, str(p), f"could not be created ({exc.strerror or exc})",
+                                  hint="give a writable directory") from None
+        if not os.access(p, os.W_OK | os.X_OK):
+            raise InvalidArgument(self.option, str(p), "is not writable", hint="give a writable directory")
+
+    def _acquire(self):
+        lock = self.path / LOCK_NAME
+        body = f"{os.getpid()} {self.command}\n".encode("utf-8", errors="replace")
+        for _ in range(3):
+            try:
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                holder = self._holder(lock)
+                if holder is None:  # stale (dead process) or unreadable: take it over
+                    with contextlib.suppress(OSError):
+                        os.unlink(lock)
+                    continue
+                pid, cmd = holder
+                raise InvalidArgument(self.option, str(self.path),
+                                      f"is in use by another blanket run (pid {pid}: {cmd})",
+                                      hint="wait for it to finish or choose another output directory") from None
+            except OSError as exc:
+                raise InvalidArgument(self.option, str(self.path), f"is not writable ({exc.strerror or exc})",
+                                      hint="give a writable directory") from None
+            try:
+                os.write(fd, body)
+                os.fsync(fd)
+            except OSError as exc:
+                os.close(fd)
+                with contextlib.suppress(OSError):
+                    os.unlink(lock)
+                raise InvalidArgument(self.option, str(self.path), f"cannot be written to ({exc.strerror or exc})",
+                                      hint="free some space or choose another output directory") from None
+            os.close(fd)
+            self.lock = lock
+            _HELD.append(lock)
+            return
+        raise InvalidArgument(self.option, str(self.path), "could not be locked (a lock file keeps reappearing)")
+
+    @staticmethod
+    def _holder(lock: pathlib.Path):
+        try:
+            text = lock.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        head, _, cmd = text.strip().partition(" ")
+        try:
+            pid = int(head)
+        except ValueError:
+            return None
+        if pid == os.getpid() or not _pid_alive(pid):
+            return None
+        return pid, cmd.strip()[:200] or "?"
+
+    def close(self):
+        if self.lock is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.lock)
+            with contextlib.suppress(ValueError):
+                _HELD.remove(self.lock)
+            self.lock = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.close()
+        if exc_type is not None and self.created:  # a failed run leaves no empty directory behind
+            with contextlib.suppress(OSError):
+                os.rmdir(self.path)
+        return False
+
+    def __truediv__(self, name):
+        return self.path / name
+
+
+def release_all() -> None:
+    """Remove every lock this process holds (called by the CLI on every exit path)."""
+    for lock in list(_HELD):
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        _HELD.remove(lock)
+
+
+# ------------------------------------------------------------------ a report: JSON + .tex + PDF
+@dataclasses.dataclass
+class Written:
+    """Paths written by :func:`write_document` and the LaTeX outcome.
+
+    ``pdf`` is ``None`` when no PDF was made; ``pdf_failed`` is true when
+    LaTeX ran and failed (the run then exits 3); ``stale_pdf_removed`` names
+    an old PDF that was deleted because this run could not replace it.
+    """
+
+    tex: pathlib.Path
+    json: pathlib.Path
+    pdf: Optional[pathlib.Path]
+    latex_message: str = ""
+    latex_log: str = ""            # on failure: the path of the LaTeX log excerpt (<stem>.latex.log)
+    pdf_failed: bool = False
+    stale_pdf_removed: Optional[pathlib.Path] = None
+
+
+def write_document(outdir, stem: str, json_text: str, tex_text: str, *, pdf: bool = True) -> Written:
+    """Write ``<stem>.json``, ``<stem>.tex`` and (with ``pdf`` and TeX Live) ``<stem>.pdf`` into ``outdir``.
+
+    Order: (1) an existing ``<stem>.pdf`` is removed (it belongs to an earlier
+    run); (2) the JSON and ``.tex`` are written atomically; (3) LaTeX runs in a
+    temporary directory and the PDF is moved in atomically only if it
+    succeeded.  An interruption at any point leaves no file that contradicts
+    another.
+    """
+    from .latex import INSTALL_HINT, compile_pdf, tex_available
+    out = pathlib.Path(outdir)
+    pdf_path, tex_path, json_path = out / f"{stem}.pdf", out / f"{stem}.tex", out / f"{stem}.json"
+    for p in (pdf_path, tex_path, json_path):
+        refuse_symlink(p)
+    stale = None
+    if os.path.lexists(pdf_path):
+        try:
+            os.unlink(pdf_path)
+        except OSError as exc:
+            raise OutputError(pdf_path, exc) from None
+        stale = pdf_path
+    atomic_write(json_path, json_text)
+    atomic_write(tex_path, tex_text)
+    if not pdf:
+        return Written(tex_path, json_path, None, "PDF not requested", stale_pdf_removed=stale)
+    if not tex_available():
+        return Written(tex_path, json_path, None, INSTALL_HINT, stale_pdf_removed=stale)
+    log_path = out / f"{stem}.latex.log"
+    res = compile_pdf(tex_text, pdf_path, jobname=stem)
+    if res.ok:
+        if os.path.lexists(log_path):  # the log of an earlier failed run
+            with contextlib.suppress(OSError):
+                os.unlink(log_path)
+        return Written(tex_path, json_path, res.pdf)
+    atomic_write(log_path, (res.message + "\n" + (res.log_excerpt or "")).rstrip() + "\n")
+    return Written(tex_path, json_path, None, res.message, str(log_path), pdf_failed=True, stale_pdf_removed=stale)
+
+
+def report_pdf_outcome(written: Written, want_pdf: bool) -> bool:
+    """Tell the user (stderr) what happened to the PDF; return True when the PDF *failed* (exit 3)."""
+    from .latex import INSTALL_HINT
+    if written.stale_pdf_removed is not None and written.pdf is None:
+        sys.stderr.write(f"blanket: note: removed {written.stale_pdf_removed} from an earlier run "
+                         "(this run did not produce a PDF to replace it)\n")
+    if not want_pdf:
+        return False
+    if written.pdf_failed:
+        sys.stderr.write(f"blanket: error: the PDF could not be made ({written.latex_message}; see {written.latex_log}); "
+                         f"{written.json} and {written.tex} were written\n")
+        return True
+    if written.pdf is None:
+        sys.stderr.write(f"blanket: note: {INSTALL_HINT}\n")
+    return False
