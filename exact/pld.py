@@ -185,11 +185,15 @@ def dominating_pair(mech, n) -> ShiftPair:
                      null=(k - 2) * f, kind="blanket-view" if k == 2 else "blanket-view-split", description=desc)
 
 
-def lower_pair(mech, n) -> ShiftPair:
+def lower_pair(mech, n, direction: str = "forward") -> ShiftPair:
     """A concrete pair of datasets (others hold ``z ≠ x``), post-processed to the count of ``x`` reports.
 
     A certified *lower* bound on the mechanism's δ; for binary RR the exact
-    dataset ``c = 0`` (all others hold 0).
+    dataset ``c = 0`` (all others hold 0).  ``direction="forward"`` is
+    ``(P, Q)`` = (target holds ``x``, target holds ``x'``); ``"backward"`` the
+    swapped pair, written with the reflected count ``n − K`` (so that the loss
+    is again non-decreasing in the count): ``Bin(n−1, 1−f)`` and shifts
+    ``Bern(1−f)`` vs ``Bern(1−p)``.
 
     >>> from blanket.exact.mechanisms import BinaryRR
     >>> lp = lower_pair(BinaryRR(exp_epsilon0=3), 4)
@@ -198,10 +202,16 @@ def lower_pair(mech, n) -> ShiftPair:
     """
     _check_krr(mech)
     n = arith.integer_in(n, "n", lo=1)
+    if direction not in ("forward", "backward"):
+        raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
     e, f, p = _krr_params(mech)
-    return ShiftPair(outer_n=n - 1, outer_q=None, inner_q=f, pi_p=p, pi_q=f, null=fmpq(0), kind="dataset",
-                     description=("dataset c = 0 (all other users hold 0)" if mech.k == 2 else
-                                  "all other users hold a third value; only the count of x reports is used"))
+    desc = ("dataset c = 0 (all other users hold 0)" if mech.k == 2 else
+            "all other users hold a third value; only the count of x reports is used")
+    if direction == "forward":
+        return ShiftPair(outer_n=n - 1, outer_q=None, inner_q=f, pi_p=p, pi_q=f, null=fmpq(0), kind="dataset",
+                         description=desc)
+    return ShiftPair(outer_n=n - 1, outer_q=None, inner_q=1 - f, pi_p=1 - f, pi_q=1 - p, null=fmpq(0),
+                     kind="dataset", description=desc + " (backward direction)")
 
 
 def blanket_view_atoms(mech, n) -> list:
@@ -374,7 +384,11 @@ def _threshold_ratios(pair: ShiftPair, js: np.ndarray, delta: fmpq, prec: int):
             elif den <= 0:
                 rl[i] = rh[i] = 2.0
             else:
-                raise Undecided(f"grid point {int(j)}·Δ coincides with the maximal loss at {prec} bits; change the grid")
+                # the grid point is (numerically) the maximal loss: if it is above, nothing qualifies;
+                # if below, den > 0 and c >= num.lower()/den.upper() (r increasing in c)
+                rh[i] = 2.0
+                cmin = num.lower() / den.upper() if num.lower() > 0 and den.upper() > 0 else None
+                rl[i] = -1.0 if cmin is None else _fb(cmin * q / ((1 - q) + cmin * q))[0]
     return rl, rh
 
 
