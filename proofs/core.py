@@ -46,10 +46,14 @@ PAPERS = {
     "CY21": "Cheu, Yan, Pure Differential Privacy from Secure Intermediaries (arXiv 2112.10032)",
     "GDDSK21": "Girgis, Data, Diggavi, Suresh, Kairouz, On the Rényi Differential Privacy of the Shuffle Model (CCS 2021)",
     "EFMRTT19": "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, Amplification by Shuffling (SODA 2019)",
+    "ZDW22": "Zhu, Dong, Wang, Optimal Accounting of Differential Privacy via Characteristic Function (AISTATS 2022)",
+    "PLD": "Privacy loss distributions: Meiser, Mohammadi (CCS 2018); Koskela, Jälkö, Honkela (AISTATS 2020); "
+           "Doroshenko, Ghazi, Kamath, Kumar, Manurangsi (PETS 2022)",
 }
 #: short paper names accepted on the command line
 PAPER_ALIASES = {"blanket": "BBGN19", "pure_dp": "CY21", "pure-dp": "CY21", "cheu-yan": "CY21",
-                 "renyi": "GDDSK21", "girgis": "GDDSK21", "erlingsson": "EFMRTT19"}
+                 "renyi": "GDDSK21", "girgis": "GDDSK21", "erlingsson": "EFMRTT19",
+                 "composition": "ZDW22", "zhu-dong-wang": "ZDW22", "pld": "PLD"}
 
 
 # ============================================================ sympy -> ball evaluation
