@@ -688,12 +688,8 @@ class PLD:
                 return self._delta_at_index(i + 1, ((self.offset + i) * d).exp())
 
             if self.side == "upper":
-                if not (self.inf < dt):
-                    if not (self.inf <= dt):
-                        return None
-                # δ(0)?
-                if first > 0 or self.offset >= 0:
-                    d0 = self._delta_at_index(first if self.offset < 0 else 0, arb(1)) if self.offset >= 0 else None
+                if not (self.inf.upper() < dt):
+                    return None            # the mass at +∞ alone may exceed δ: no finite ε is certified
                 d0 = self.get_delta(0)
                 if d0.upper() <= dt:
                     return fmpq(0)
@@ -715,8 +711,12 @@ class PLD:
                 num = A[i] + self.inf - dt
                 if num > 0 and B[i] > 0:
                     e_star = (num / B[i]).log()
-                    ub = _upper_fmpq(e_star)
-                    return min(max(ub, t_lo), t_hi)
+                    ub = min(max(_upper_fmpq(e_star), t_lo), t_hi)
+                    # verify (a re-evaluation must show δ ≤ target); nudge up towards t_hi otherwise
+                    for k in (0, 40, 30, 20, 10):
+                        cand = min(ub + (t_hi - t_lo) / 2 ** k, t_hi) if k else ub
+                        if self._delta_at_index(i, arith.ball(cand).exp()).upper() <= dt:
+                            return cand
                 return t_hi
             else:
                 d0 = self.get_delta(0)
@@ -743,7 +743,11 @@ class PLD:
                     e_star = (num / B[i + 1]).log()
                     lb = _lower_fmpq(e_star)
                     if lb <= t_hi:
-                        return max(lb, t_lo)
+                        lb = max(lb, t_lo)
+                        for k in (0, 40, 30, 20, 10):
+                            cand = max(lb - (t_hi - t_lo) / 2 ** k, t_lo) if k else lb
+                            if self._delta_at_index(i + 1, arith.ball(cand).exp()).lower() >= dt:
+                                return cand
                 return t_lo
 
 
