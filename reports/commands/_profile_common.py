@@ -44,6 +44,8 @@ def add_common_arguments(p, quantity: str):
     p.add_argument("--digits", default="10", metavar="D", help="significant digits printed (outward rounded; default 10)")
     p.add_argument("--max-prec", default=None, metavar="BITS", help="precision cap in bits (default 4096)")
     p.add_argument("--json", action="store_true", help="print one JSON object (inputs and the certified interval)")
+    p.add_argument("--rounds", default=None, metavar="T",
+                   help="T composed shuffled rounds (certified composition of dominating pairs; see docs/composition.md)")
 
 
 @dataclass
