@@ -286,6 +286,13 @@ def _gamma(m: float) -> float:
     return mu / (1 - mu)
 
 
+def _window_bounds(N: int, qf: float) -> tuple:
+    """``(mode, lo, hi)`` of the window of ``Bin(N, q)``: mode ± 13.5σ (+3), clipped to ``[0, N]``."""
+    mode = min(N, max(0, int(math.floor((N + 1) * qf))))
+    sd = math.sqrt(N * qf * (1 - qf))
+    return mode, max(0, int(mode - WINDOW_Z * sd - 3)), min(N, int(mode + WINDOW_Z * sd + 3))
+
+
 class _BinomWindow:
     """Windowed pmf of ``Bin(N, q)`` in float64 with an a-priori relative error bound.
 
@@ -310,10 +317,7 @@ class _BinomWindow:
             self.eta = self.eta_tail = 0.0
             self.out = 0.0
             return
-        mode = min(N, max(0, int(math.floor((N + 1) * qf))))
-        sd = math.sqrt(N * qf * (1 - qf))
-        lo = max(0, int(mode - WINDOW_Z * sd - 3))
-        hi = min(N, int(mode + WINDOW_Z * sd + 3))
+        mode, lo, hi = _window_bounds(N, qf)
         # mode value in arb
         with arith.precision(prec):
             qb = arith.ball(q)
@@ -362,6 +366,7 @@ def _threshold_ratios(pair: ShiftPair, js: np.ndarray, delta: fmpq, prec: int):
     """
     rl = np.empty(len(js))
     rh = np.empty(len(js))
+    exact_r = np.zeros(len(js), dtype=bool)
     with arith.precision(prec):
         q = arith.ball(fmpq(1, 2) if pair.inner_q is None else pair.inner_q)
         pP, pQ = arith.ball(pair.pi_p), arith.ball(pair.pi_q)
@@ -376,11 +381,17 @@ def _threshold_ratios(pair: ShiftPair, js: np.ndarray, delta: fmpq, prec: int):
             num = E * (1 - pQ) - (1 - pP)
             den = pP - E * pQ
             if den > 0:
-                c = num / den
+                c = arb(1) if int(j) == 0 else num / den      # t = 0: c = 1 exactly (E = 1)
                 lo_c, hi_c = c.lower(), c.upper()
                 # L > t  <=>  rho > c ;  L >= t  <=>  rho >= c ;  c <= 0: every K qualifies (rho >= 0)
                 rl[i] = -1.0 if lo_c <= 0 else _fb(lo_c * q / ((1 - q) + lo_c * q))[0]
                 rh[i] = -1.0 if hi_c <= 0 else _fb(hi_c * q / ((1 - q) + hi_c * q))[1]
+                if c.rad() == 0 and q.rad() == 0:       # an exact threshold (t = 0): keep it exact
+                    r = c * q / ((1 - q) + c * q)
+                    # r a dyadic with denominator <= 2^12: r·(C+1) is exact in binary64 for C + 1 < 2^40
+                    if r.rad() == 0 and arb(float(r.mid())) == r and (float(r.mid()) * 4096).is_integer():
+                        rl[i] = rh[i] = float(r.mid())
+                        exact_r[i] = True
             elif den <= 0:
                 rl[i] = rh[i] = 2.0
             else:
@@ -389,7 +400,7 @@ def _threshold_ratios(pair: ShiftPair, js: np.ndarray, delta: fmpq, prec: int):
                 rh[i] = 2.0
                 cmin = num.lower() / den.upper() if num.lower() > 0 and den.upper() > 0 else None
                 rl[i] = -1.0 if cmin is None else _fb(cmin * q / ((1 - q) + cmin * q))[0]
-    return rl, rh
+    return rl, rh, exact_r
 
 
 @dataclass
@@ -399,12 +410,70 @@ class _Survival:
     lower: Optional[np.ndarray]   # bounds on P(L >= jΔ)
 
 
-def _survival(pair: ShiftPair, delta: fmpq, sides=("upper", "lower"), prec: int = 128) -> _Survival:
+def _gather(T: np.ndarray, i: np.ndarray, below: float, above: float) -> np.ndarray:
+    """``T[i]`` with ``below`` for ``i < 0`` and ``above`` for ``i >= len(T)``."""
+    v = T[np.clip(i, 0, len(T) - 1)]
+    return np.where(i < 0, below, np.where(i >= len(T), above, v))
+
+
+def _window_tails(w: "_BinomWindow") -> tuple:
+    """``(A, T_up, T_lo, eta)``: tails ``P(B >= a)`` for ``a = A..A+len−1``; upper adds the left-out mass."""
+    return w.lo, w.tail + w.out, w.tail, w.eta_tail
+
+
+class _PascalTails:
+    """Tails of ``Bin(C, ½)`` for consecutive ``C`` by Pascal's rule on tails: ``T_{C+1}(a) = ½(T_C(a) + T_C(a−1))``.
+
+    One global index range covers the windows of every ``C`` in ``[C0, C1]``; the start is a
+    :class:`_BinomWindow` at ``C0`` (upper array: window tails plus the left-out mass, 1 below the window;
+    lower array: window tails, the window total below, 0 above).  At the lower boundary the missing
+    ``T_C(A−1)`` is replaced by 1 (upper) or ``T_C(A)`` (lower), valid since tails are ≤ 1 and
+    non-increasing; the map is linear with non-negative coefficients, so upper (lower) bounds stay upper
+    (lower) bounds, and each step adds one rounding (``×½`` is exact): relative error
+    ``(1+η_0)(1+γ_{C−C0}) − 1`` (docs/composition.md §4).  Cost ``O(range)`` per step.
+    """
+
+    def __init__(self, C0: int, C1: int, prec: int):
+        _, lo0, _ = _window_bounds(C0, 0.5)
+        _, _, hi1 = _window_bounds(C1, 0.5)
+        self.A = lo0
+        top = min(hi1 + 1, C1 + 1)
+        a = np.arange(lo0, top + 1)
+        w = _BinomWindow(C0, fmpq(1, 2), (1.0, 1.0), prec=prec)
+        i = a - w.lo
+        t = w.tail                     # t[i] for a = w.lo + i, i = 0..W (t[W] = 0)
+        inside = t[np.clip(i, 0, len(t) - 1)]
+        self.up = np.where(i < 0, 1.0, np.where(i >= len(t), w.out, inside + w.out))
+        self.lo = np.where(i < 0, t[0], np.where(i >= len(t), 0.0, inside))
+        self.eta0 = w.eta_tail
+        self.C0 = self.C = C0
+
+    def at(self, C: int) -> tuple:
+        while self.C < C:
+            up, lo = self.up, self.lo
+            nu, nl = np.empty_like(up), np.empty_like(lo)
+            nu[1:] = 0.5 * (up[1:] + up[:-1])
+            nl[1:] = 0.5 * (lo[1:] + lo[:-1])
+            if self.A == 0:
+                nu[0] = nl[0] = 1.0        # T(0) = 1 exactly
+            else:
+                nu[0] = 0.5 * (up[0] + 1.0)
+                nl[0] = lo[0]
+            self.up, self.lo = nu, nl
+            self.C += 1
+        return self.A, self.up, self.lo, (1 + self.eta0) * (1 + _gamma(self.C - self.C0 + 1)) - 1
+
+
+
+def _survival(pair: ShiftPair, delta: fmpq, sides=("upper", "lower"), prec: int = 128, *, pascal: bool = True) -> _Survival:
     """Certified float bounds on the survival function of the pair's loss (under ``P``) at the grid points.
 
     Complexity ``O(W_C · (W + J))`` float operations (``W_C`` outer window,
     ``W`` inner window, ``J`` grid points spanned by one inner window) and
-    ``O(W_C + J_total)`` ball operations.
+    ``O(W_C + J_total)`` ball operations.  For the clone form (inner ``q = ½``)
+    the inner tails come from :class:`_PascalTails` (one vector update per
+    ``C``) unless ``pascal=False`` (a fresh :class:`_BinomWindow` per ``C``:
+    the independent route the tests compare with).
     """
     with arith.precision(prec):
         lmin, lmax = pair.min_loss, pair.max_loss
@@ -439,71 +508,73 @@ def _survival(pair: ShiftPair, delta: fmpq, sides=("upper", "lower"), prec: int 
         return math.log((pPf * rho + 1 - pPf) / (pQf * rho + 1 - pQf))
 
     need = np.zeros(J, dtype=bool)
-    wins = []
-    for C in Cs:
+    ranges = []
+    for C in Cs:   # first pass: which grid points each window reaches (no pmf kept: memory O(#C + J))
         C = int(C)
-        w = _BinomWindow(C, qi, rq, prec=prec)
-        a0 = max(0, int(math.floor(loss_at(w.lo, C) / float(delta))) - 3 - J0)
-        a1 = min(J - 1, int(math.ceil(loss_at(w.hi + 1, C) / float(delta))) + 3 - J0)
+        _, wlo, whi = _window_bounds(C, qf) if C > 0 else (0, 0, 0)
+        a0 = max(0, int(math.floor(loss_at(wlo, C) / float(delta))) - 3 - J0)
+        a1 = min(J - 1, int(math.ceil(loss_at(whi + 1, C) / float(delta))) + 3 - J0)
         a1 = max(a0, a1)
-        wins.append((w, a0, a1))
+        ranges.append((a0, a1))
         need[a0:a1 + 1] = True
     idx = np.nonzero(need)[0]
     rl = np.full(J, np.nan)
     rh = np.full(J, np.nan)
+    ex = np.zeros(J, dtype=bool)
     if len(idx):
-        a, b = _threshold_ratios(pair, js[idx], delta, prec)
-        rl[idx], rh[idx] = a, b
+        a, b, e = _threshold_ratios(pair, js[idx], delta, prec)
+        rl[idx], rh[idx], ex[idx] = a, b, e
     up = np.zeros(J) if "upper" in sides else None
     lo_ = np.zeros(J) if "lower" in sides else None
     # constant contributions over index ranges, accumulated as sums of positive terms only
     low_up, high_up, low_lo = np.zeros(J), np.zeros(J), np.zeros(J)
+    pascal = _PascalTails(int(Cs[0]), int(Cs[-1]), prec) if (pascal and pair.inner_q is None and len(Cs) > 1) else None
     eta_in = 0.0
-    out_in = 0.0
-    for wC, (w, a0, a1), C in zip(wts, wins, Cs):
+    for wC, (a0, a1), C in zip(wts, ranges, Cs):
         C = int(C)
-        eta_in = max(eta_in, w.eta_tail)
-        out_in = max(out_in, w.out)
+        if pascal is not None:
+            A, Tu, Tl, eta_t = pascal.at(C)
+        else:
+            A, Tu, Tl, eta_t = _window_tails(_BinomWindow(C, qi, rq, prec=prec))
+        eta_in = max(eta_in, eta_t)
         rng = np.arange(a0, a1 + 1)
-        W = len(w.pmf)
-        total = w.tail[0]
         for side in sides:
             if side == "upper":
                 x = rl[rng] * (C + 1)
-                x = x - np.abs(x) * 1e-14 - 1e-300          # below the true threshold: safe for an upper bound
+                # below the true threshold: safe for an upper bound (exact thresholds: r and r·(C+1) exact floats
+                # when C + 1 < 2^52 and r is a dyadic with few bits, e.g. ½)
+                x = np.where(ex[rng] & (C + 1 < 2 ** 40), x, x - np.abs(x) * 1e-14 - 1e-300)
                 K = np.floor(x).astype(np.int64) + 1
                 K = np.where(rl[rng] < 0, 0, K)
                 K = np.where(rl[rng] > 1.5, C + 2, K)
-                pi = pPh
+                pi, T, below, above = pPh, Tu, 1.0, Tu[-1]     # T(a) <= 1 below the range, <= T(end) above it
             else:
                 x = rh[rng] * (C + 1)
-                x = x + np.abs(x) * 1e-14 + 1e-300          # above it: safe for a lower bound
+                x = np.where(ex[rng] & (C + 1 < 2 ** 40), x, x + np.abs(x) * 1e-14 + 1e-300)   # above: safe (lower)
                 K = np.ceil(x).astype(np.int64)
                 K = np.where(rh[rng] < 0, 0, K)
                 K = np.where(rh[rng] > 1.5, C + 2, K)
-                pi = pPl
-            # P(K' >= K) = P(B >= K) + pi·b(K-1)   (K' = B + Δ)
-            T = w.tail[np.clip(K - w.lo, 0, W)]
-            bi = K - 1 - w.lo
-            bm1 = np.where((bi >= 0) & (bi < W), w.pmf[np.clip(bi, 0, W - 1)], 0.0)
-            S = np.where(K > C + 1, 0.0, T + pi * bm1)
+                pi, T, below, above = pPl, Tl, Tl[0], 0.0      # T(a) >= T(start) below, >= 0 above
+            # P(K' >= K) = (1 - pi)·P(B >= K) + pi·P(B >= K - 1)   (K' = B + Δ): a convex combination of tails
+            S = (1.0 - pi) * _gather(T, K - A, below, above) + pi * _gather(T, K - 1 - A, below, above)
+            S = np.where(K > C + 1, 0.0, S)
             if side == "upper":
                 up[rng] += wC * S
-                # j < a0: S <= total (window) ; j > a1: S <= S(a1) (monotone)
-                low_up[a0] += wC * total          # added to every j < a0
-                high_up[a1] += wC * S[-1]         # added to every j > a1
+                low_up[a0] += wC * 1.0            # every j < a0: S <= 1
+                high_up[a1] += wC * S[-1]         # every j > a1: S <= S(a1) (monotone)
             else:
                 lo_[rng] += wC * S
-                low_lo[a0] += wC * S[0]           # added to every j < a0
+                low_lo[a0] += wC * S[0]           # every j < a0: S >= S(a0)
     NC = len(Cs)
-    # error: inner (tails + one mult + one add) , weight, products and accumulation over C (+ constants)
-    eta = (1 + eta_in) * (1 + 3 * U) * (1 + eta_w) * (1 + 2 * U) * (1 + _gamma(3 * NC + J + 8)) - 1
+    # error: inner tails (eta_in), 1 - pi and the convex combination (5 roundings), the weight (eta_w, 1 rounding),
+    # accumulation over C and the constant fill-ins (all terms positive)
+    eta = (1 + eta_in) * (1 + 5 * U) * (1 + eta_w) * (1 + 2 * U) * (1 + _gamma(3 * NC + J + 8)) - 1
     res_up = res_lo = None
     if up is not None:
         below = np.concatenate([np.cumsum(low_up[::-1])[::-1][1:], [0.0]])    # Σ_{a0 > j}
         above = np.concatenate([[0.0], np.cumsum(high_up)[:-1]])               # Σ_{a1 < j}
         up = up + below + above
-        up = up * (1 + 2 * eta) + (2 * out_in + out_w) * (1 + 1e-6)
+        up = up * (1 + 2 * eta) + out_w * (1 + 1e-6)
         res_up = up
     if lo_ is not None:
         lo_ = lo_ + np.concatenate([np.cumsum(low_lo[::-1])[::-1][1:], [0.0]])
