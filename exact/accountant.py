@@ -198,7 +198,10 @@ class ShuffleAccountant:
         total = None
         for ev, cnt in sorted(self._ledger, key=lambda t: (t[0].k, t[0].epsilon0, t[0].n, t[1])):
             if kind in ("upper", "lower"):
-                base = _pld.discretise(ev.dominating_pair(), g, kind, prec=self.prec)
+                bkey = ("base", grid, ev)
+                if bkey not in self._cache:       # both sides from one pass of the survival kernel
+                    self._cache[bkey] = _pld.discretise_both(ev.dominating_pair(), g, prec=self.prec)
+                base = self._cache[bkey][0 if kind == "upper" else 1]
             else:
                 base = _pld.discretise(ev.lower_pair("forward" if kind == "low-fwd" else "backward"), g, "lower",
                                        prec=self.prec)
@@ -229,7 +232,7 @@ class ShuffleAccountant:
             g_new = _dyadic_below(min(target, g * 0.5, float(g)))
             g_new = max(g_new, Fraction(g) / 64)
             for k in list(self._cache):
-                if isinstance(k, tuple) and k[0] == g:
+                if isinstance(k, tuple) and g in k[:2]:
                     del self._cache[k]
             g = g_new
         self._cache["auto"] = g

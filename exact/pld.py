@@ -832,6 +832,17 @@ def _lower_fmpq(x: arb) -> fmpq:
     return fmpq(lo.numerator, lo.denominator)
 
 
+def discretise_both(pair: ShiftPair, grid, *, prec: int = 128, truncation=DEFAULT_TRUNCATION) -> tuple:
+    """``(upper, lower)`` PLDs of ``pair`` from one pass of the survival kernel (same cost as one side)."""
+    g = _grid(grid)
+    with arith.precision(prec):
+        sv, js = _survival(pair, g, ("upper", "lower"), prec)
+    t = arith.exact(truncation)
+    up = PLD.from_survival(g, sv.j0, _mix_null(sv.upper, js, pair.null, "upper"), "upper", prec=prec, truncation=t)
+    lo = PLD.from_survival(g, sv.j0, _mix_null(sv.lower, js, pair.null, "lower"), "lower", prec=prec, truncation=t)
+    return up, lo
+
+
 def discretise(pair: ShiftPair, grid, side: str, *, prec: int = 128, truncation=DEFAULT_TRUNCATION) -> PLD:
     """Certified PLD of ``pair`` on the grid ``jΔ`` (``side``: "upper" pessimistic, "lower" optimistic).
 
