@@ -620,6 +620,7 @@ class PLD:
         self.truncation = truncation
         self.rounds = rounds
         self._suffix = None
+        self._mid = None     # float estimates of the masses (only to choose truncation points)
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -652,10 +653,12 @@ class PLD:
         """Move (upper) or drop (lower) the tails whose masses are below ``truncation/2`` each."""
         if not self.coeffs:
             return self
-        mids = np.array([float(c.mid()) for c in self.coeffs])
+        # float estimates of the masses only choose the cut indices; the masses moved are exact ball sums
+        mids = self._mid if self._mid is not None and len(self._mid) == len(self.coeffs) else \
+            np.array([float(c.mid()) for c in self.coeffs])
+        mids = np.maximum(mids, 0.0)
         tau = float(self.truncation) / 4
         cl = np.cumsum(mids)
-        cr = np.cumsum(mids[::-1])[::-1]
         lo = int(np.searchsorted(cl, tau, side="right"))       # first index where the left cumsum exceeds tau
         hi = len(mids) - 1 - int(np.searchsorted(np.cumsum(mids[::-1]), tau, side="right"))
         lo = min(lo, len(mids) - 1)
@@ -671,6 +674,7 @@ class PLD:
                 self.inf = self.inf + high
             self.coeffs = keep
             self.offset += lo
+            self._mid = mids[lo:hi + 1]
         self._suffix = None
         return self
 
@@ -691,8 +695,15 @@ class PLD:
             Fa, Fb = self.total(), other.total()
             inf = self.inf * (Fb + other.inf) + Fa * other.inf
             co = prod.coeffs()
-        return PLD(self.grid, self.offset + other.offset, co, inf, self.side, prec=prec,
-                   truncation=self.truncation, rounds=self.rounds + other.rounds)._truncate()
+        out = PLD(self.grid, self.offset + other.offset, co, inf, self.side, prec=prec,
+                  truncation=self.truncation, rounds=self.rounds + other.rounds)
+        out._mid = _fft_mids(self._mids(), other._mids(), len(co))
+        return out._truncate()
+
+    def _mids(self) -> np.ndarray:
+        if self._mid is None or len(self._mid) != len(self.coeffs):
+            self._mid = np.array([float(c.mid()) for c in self.coeffs])
+        return self._mid
 
     def self_compose(self, count: int) -> "PLD":
         """``count``-fold composition by repeated squaring: ``O(log count)`` products."""
@@ -820,6 +831,15 @@ class PLD:
                             if self._delta_at_index(i + 1, arith.ball(cand).exp()).lower() >= dt:
                                 return cand
                 return t_lo
+
+
+def _fft_mids(a: np.ndarray, b: np.ndarray, L: int) -> np.ndarray:
+    """Float estimate of the convolution (FFT; absolute error ~1e-16·max): only used to choose cut points."""
+    n = len(a) + len(b) - 1
+    m = 1 << max(1, (n - 1).bit_length())
+    c = np.fft.irfft(np.fft.rfft(a, m) * np.fft.rfft(b, m), m)[:n]
+    c = np.maximum(c, 0.0)
+    return c[:L] if len(c) >= L else np.concatenate([c, np.zeros(L - len(c))])
 
 
 def _upper_fmpq(x: arb) -> fmpq:
