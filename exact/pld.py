@@ -653,21 +653,34 @@ class PLD:
         """Move (upper) or drop (lower) the tails whose masses are below ``truncation/2`` each."""
         if not self.coeffs:
             return self
-        # float estimates of the masses only choose the cut indices; the masses moved are exact ball sums
-        mids = self._mid if self._mid is not None and len(self._mid) == len(self.coeffs) else \
-            np.array([float(c.mid()) for c in self.coeffs])
-        mids = np.maximum(mids, 0.0)
+        # Float estimates of the masses only choose the cut indices; the masses moved are exact ball sums.
+        # A product's FFT estimate is reliable only far above its noise (~1e-16 of the largest mass), so it
+        # only locates the tails (cumulative mass ~1e-10); the cut inside a tail uses the balls' midpoints.
+        L = len(self.coeffs)
         tau = float(self.truncation) / 4
-        cl = np.cumsum(mids)
-        lo = int(np.searchsorted(cl, tau, side="right"))       # first index where the left cumsum exceeds tau
-        hi = len(mids) - 1 - int(np.searchsorted(np.cumsum(mids[::-1]), tau, side="right"))
-        lo = min(lo, len(mids) - 1)
+        if self._mid is not None and len(self._mid) == L:
+            est = np.maximum(self._mid, 0.0)
+            lo_f = min(L - 1, int(np.searchsorted(np.cumsum(est), 1e-10, side="right")))
+            hi_f = max(lo_f, L - 1 - int(np.searchsorted(np.cumsum(est[::-1]), 1e-10, side="right")))
+            left = np.array([float(c.mid()) for c in self.coeffs[:lo_f + 1]])
+            right = np.array([float(c.mid()) for c in self.coeffs[hi_f:]])
+            mids = est.copy()
+            mids[:lo_f + 1] = np.maximum(left, 0.0)
+            mids[hi_f:] = np.maximum(right, 0.0)
+            lo = min(lo_f, int(np.searchsorted(np.cumsum(mids[:lo_f + 1]), tau, side="right")))
+            hi = max(hi_f, L - 1 - int(np.searchsorted(np.cumsum(mids[hi_f:][::-1]), tau, side="right")))
+        else:
+            mids = np.maximum(np.array([float(c.mid()) for c in self.coeffs]), 0.0)
+            lo = int(np.searchsorted(np.cumsum(mids), tau, side="right"))   # first index where the left cumsum exceeds tau
+            hi = L - 1 - int(np.searchsorted(np.cumsum(mids[::-1]), tau, side="right"))
+        lo = min(lo, L - 1)
         hi = max(hi, lo)
-        if lo == 0 and hi == len(mids) - 1:
+        if lo == 0 and hi == L - 1:
+            self._mid = mids
             return self
         with arith.precision(self.prec):
             low = arb_poly(self.coeffs[:lo])(1) if lo else arb(0)
-            high = arb_poly(self.coeffs[hi + 1:])(1) if hi + 1 < len(mids) else arb(0)
+            high = arb_poly(self.coeffs[hi + 1:])(1) if hi + 1 < L else arb(0)
             keep = self.coeffs[lo:hi + 1]
             if self.side == "upper":
                 keep = [keep[0] + low] + keep[1:]
