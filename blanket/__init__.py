@@ -39,6 +39,9 @@ _API = {
     # privacy profiles of one shuffled round
     "delta": "exact.profiles:delta",
     "epsilon": "exact.profiles:epsilon",
+    # composition of shuffled rounds (certified accountant, dp_accounting vocabulary)
+    "ShuffleAccountant": "exact.accountant:ShuffleAccountant",
+    "ShuffledRR": "exact.accountant:ShuffledRR",
     # certificates
     "load_deployment": "reports.deployment:load_deployment",
     "certify": "reports.certificate:certify",

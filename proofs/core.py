@@ -51,10 +51,14 @@ PAPERS = {
     "FO": "Frequency oracles (unary encoding and local hashing: Wang, Blocki, Li, Jha, USENIX Security 2017; Hadamard "
           "response: Acharya, Sun, Zhang, AISTATS 2019; subset selection: Ye, Barg 2018) and the clamped geometric "
           "mechanism: blanket decompositions derived by this project",
+    "ZDW22": "Zhu, Dong, Wang, Optimal Accounting of Differential Privacy via Characteristic Function (AISTATS 2022)",
+    "PLD": "Privacy loss distributions: Meiser, Mohammadi (CCS 2018); Koskela, Jälkö, Honkela (AISTATS 2020); "
+           "Doroshenko, Ghazi, Kamath, Kumar, Manurangsi (PETS 2022)",
 }
 #: short paper names accepted on the command line
 PAPER_ALIASES = {"blanket": "BBGN19", "pure_dp": "CY21", "pure-dp": "CY21", "cheu-yan": "CY21",
-                 "renyi": "GDDSK21", "girgis": "GDDSK21", "erlingsson": "EFMRTT19"}
+                 "renyi": "GDDSK21", "girgis": "GDDSK21", "erlingsson": "EFMRTT19",
+                 "composition": "ZDW22", "zhu-dong-wang": "ZDW22", "pld": "PLD"}
 
 
 # ============================================================ sympy -> ball evaluation

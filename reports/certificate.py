@@ -811,6 +811,9 @@ def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optiona
     cap = max_prec if max_prec is not None else dep.precision_cap
     if max_prec is not None:
         arith.integer_in(max_prec, "--max-prec", lo=32, hi=1 << 16)
+    if getattr(dep, "rounds", ()):  # several composed rounds: the composition certificate (reports/composition.py)
+        from .composition import certify_composition
+        return certify_composition(dep, max_prec=max_prec, command=command, progress=progress)
     start = min(dep.precision, cap)
     mech = dep.build_mechanism()
     srcs = sources(dep, mech, workers=workers, scheduler=scheduler)
@@ -915,7 +918,8 @@ def to_json(cert: dict) -> str:
 def render_tex(cert: dict) -> str:
     """The certificate as LaTeX (``reports/templates/certificate.tex.j2``)."""
     from .latex import PREAMBLE, render
-    return render("certificate.tex.j2", cert=cert, preamble=PREAMBLE, TeX=TeX, to_tex=exact_to_tex)
+    template = "composition.tex.j2" if cert.get("composition") else "certificate.tex.j2"
+    return render(template, cert=cert, preamble=PREAMBLE, TeX=TeX, to_tex=exact_to_tex)
 
 
 from .output import Written  # noqa: E402  (re-exported: the paths written and the LaTeX outcome)

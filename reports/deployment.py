@@ -27,6 +27,13 @@ is exactly 10⁻⁶)::
     [[targets]]                             # optional: report the certified ε for a target δ
     delta = 1e-8
 
+    [[rounds]]                              # optional: several shuffled rounds, composed (claims then
+    mechanism = "krr"                       #   apply to all rounds together); fields default to
+    k = 2                                   #   [randomizer] and [users]; count = repetitions (>= 1)
+    epsilon0 = 1
+    n = 1000000
+    count = 365
+
     [options]                               # optional
     precision = 128                         # starting precision (bits)
     precision_cap = 4096                    # escalation cap (bits); a lower cap may give INCONCLUSIVE
@@ -100,6 +107,22 @@ class Target:
 
 
 @dataclasses.dataclass(frozen=True)
+class Round:
+    """``count`` shuffled rounds of k-ary randomized response (``k``, local ``epsilon0``, ``n`` users)."""
+
+    k: int
+    epsilon0: fmpq
+    n: int
+    count: int
+    field: str
+
+    def event(self):
+        """The accountant's record (:class:`blanket.exact.accountant.ShuffledRR`)."""
+        from blanket.exact.accountant import ShuffledRR
+        return ShuffledRR(k=self.k, epsilon0=self.epsilon0, n=self.n)
+
+
+@dataclasses.dataclass(frozen=True)
 class Deployment:
     """A validated deployment.
 
@@ -123,6 +146,12 @@ class Deployment:
     sha256: str
     source: str
     matrix_source: Optional[str] = None
+    rounds: tuple = ()
+
+    @property
+    def composed(self) -> bool:
+        """``True`` when the claims apply to several composed rounds (``[[rounds]]``)."""
+        return bool(self.rounds)
 
     def build_mechanism(self):
         """The :mod:`exact.mechanisms` object (KRR entries are balls at the current precision unless e^ε0 is rational)."""
@@ -155,6 +184,8 @@ class Deployment:
             "targets": [{"delta": exact_string(t.delta)} for t in self.targets],
             "neighbouring": self.neighbouring, "precision": self.precision, "precision_cap": self.precision_cap,
             "source": self.source, "sha256": self.sha256, "matrix_source": self.matrix_source,
+            **({"rounds": [{"k": r.k, "epsilon0": exact_string(r.epsilon0), "n": r.n, "count": r.count}
+                           for r in self.rounds]} if self.rounds else {}),
         }
 
 
@@ -265,7 +296,7 @@ def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[
 
     top_allowed = {"name", "description", "neighbouring", "neighboring", "randomizer", "mechanism", "users",
                    "population", "n", "n_min", "claims", "claim", "targets", "target", "target_delta", "options",
-                   "precision_cap"}
+                   "precision_cap", "rounds"}
     _take(data, "", top_allowed)
     name = _text(data.get("name"), "name")
     description = _text(data.get("description"), "description", required=False)
@@ -412,13 +443,59 @@ def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[
     if not claims and not targets:
         raise InvalidArgument("claims", None, "must hold at least one [[claims]] entry (epsilon, delta) or a [[targets]] delta")
 
+    rounds = _parse_rounds(data.get("rounds"), kind, params, n)
+
     prec = _integer(opts.get("precision", arith.DEFAULT_PREC), "options.precision", lo=32, hi=1 << 16)
     cap = _integer(opts.get("precision_cap", data.get("precision_cap", arith.MAX_PREC)), "options.precision_cap", lo=32, hi=1 << 16)
     if cap < prec:
         raise InvalidArgument("options.precision_cap", cap, f"must be >= options.precision ({prec})")
     return Deployment(name=name, description=description, mechanism=kind, params=params, n=n, n_is_lower_bound=lower,
                       claims=tuple(claims), targets=tuple(targets), neighbouring=NEIGHBOURING, precision=prec,
-                      precision_cap=cap, sha256=digest.hexdigest(), source=source, matrix_source=matrix_source)
+                      precision_cap=cap, sha256=digest.hexdigest(), source=source, matrix_source=matrix_source,
+                      rounds=rounds)
+
+
+def _parse_rounds(raw, kind, params, n) -> tuple:
+    """``[[rounds]]`` entries (k-ary randomized response only); missing fields default to [randomizer]/[users]."""
+    if raw is None:
+        return ()
+    if isinstance(raw, dict):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise InvalidArgument("rounds", raw, "must be a list of [[rounds]] tables (mechanism, k, epsilon0, n, count)")
+    if len(raw) > 10000:
+        raise InvalidArgument("rounds", f"{len(raw)} entries", "must have at most 10000 entries (use count)")
+    out = []
+    for i, r in enumerate(raw):
+        where = f"rounds[{i}]"
+        if not isinstance(r, dict):
+            raise InvalidArgument(where, r, "must be a table with mechanism, k, epsilon0, n and count")
+        _take(r, where + ".", {"mechanism", "kind", "type", "k", "epsilon0", "n", "count"})
+        mk = r.get("mechanism", r.get("kind", r.get("type")))
+        rk = kind if mk is None else _MECH_ALIASES.get(str(mk).strip().lower()) if isinstance(mk, str) else None
+        if rk not in ("krr", "binary_rr"):
+            raise InvalidArgument(f"{where}.mechanism", mk if mk is not None else kind,
+                                  "must be krr or binary_rr (composition covers k-ary randomized response)")
+        if "k" in r:
+            k = _integer(r["k"], f"{where}.k", lo=2, hi=10**9)
+        elif mk is None and "k" in params:
+            k = params["k"]
+        elif rk == "binary_rr":
+            k = 2
+        else:
+            raise InvalidArgument(f"{where}.k", None, "is required for k-ary randomized response")
+        if rk == "binary_rr" and k != 2:
+            raise InvalidArgument(f"{where}.k", k, "must be 2 for binary_rr")
+        if "epsilon0" in r:
+            e0 = _number(r["epsilon0"], f"{where}.epsilon0", lo=0, lo_open=True, hi=1000)
+        elif "epsilon0" in params:
+            e0 = params["epsilon0"]
+        else:
+            raise InvalidArgument(f"{where}.epsilon0", None, "is required (the local epsilon0 of the round)")
+        rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
+        cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
+        out.append(Round(k, e0, rn, cnt, where))
+    return tuple(out)
 
 
 def load_deployment(path, *, allow_paths=()) -> Deployment:

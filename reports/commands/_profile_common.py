@@ -74,6 +74,8 @@ def add_common_arguments(p, quantity: str):
     add_max_memory(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (inputs and the certified interval)")
     add_executor_arguments(p)
+    p.add_argument("--rounds", default=None, metavar="T",
+                   help="T composed shuffled rounds (certified composition of dominating pairs; see docs/composition.md)")
 
 
 @dataclass

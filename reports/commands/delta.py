@@ -28,6 +28,13 @@ def register(sub):
 
 def run(args) -> int:
     inp = common.read_inputs(args, "epsilon", need_mechanism=args.bound is None)
+    from blanket.reports.commands import _compose
+    T = _compose.rounds(args)
+    if T is not None:
+        if args.bound is not None:
+            from blanket.exact.errors import InvalidArgument
+            raise InvalidArgument("--rounds", T, "cannot be combined with --bound")
+        return _compose.run_delta(args, inp, T)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp)
     from blanket.exact import arith

@@ -30,6 +30,13 @@ def _rel_tol(args):
 
 def run(args) -> int:
     inp = common.read_inputs(args, "delta", need_mechanism=args.bound is None)
+    from blanket.reports.commands import _compose
+    T = _compose.rounds(args)
+    if T is not None:
+        if args.bound is not None:
+            from blanket.exact.errors import InvalidArgument
+            raise InvalidArgument("--rounds", T, "cannot be combined with --bound")
+        return _compose.run_epsilon(args, inp, T)
     rt = _rel_tol(args)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp, rt)

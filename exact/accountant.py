@@ -1,0 +1,305 @@
+"""A privacy accountant for shuffled rounds, in the vocabulary of Google's dp_accounting — certified.
+
+>>> from blanket.exact.accountant import ShuffleAccountant, ShuffledRR
+>>> acc = ShuffleAccountant(neighbouring="replace-one")
+>>> acc = acc.compose(ShuffledRR(k=2, epsilon0="1", n=1000), count=3)
+>>> eps = acc.get_epsilon(target_delta="1e-6")
+>>> eps.lower <= eps.pair_lower <= eps.upper, float(eps) >= eps.upper
+(True, True)
+
+* :class:`ShuffledRR` — one round: ``n`` users each randomise their value with
+  k-ary randomized response at *local* level ``epsilon0``; a trusted shuffler
+  releases the multiset of reports.  A frozen record (dp_accounting's
+  ``DpEvent`` style); numbers are exact (strings, ints, Fractions; floats are
+  accepted with their exact binary value).
+* :class:`ShuffleAccountant` — ``compose(event, count)``,
+  ``get_epsilon(target_delta)``, ``get_delta(target_epsilon)``; each answer is
+  a :class:`CertifiedEpsilon` / :class:`CertifiedDelta` whose ``.upper`` is
+  the safe answer (certified: the composed mechanism satisfies it) and whose
+  ``.lower`` is a certified lower bound *on the mechanism itself* (the rounds
+  run on one concrete pair of datasets, :func:`blanket.exact.pld.lower_pair`),
+  so a claim below ``.lower`` is certainly false.  ``.pair_lower`` is the
+  optimistic end of the PLD sandwich of the dominating pair (the
+  discretisation's width is ``upper − pair_lower``).
+
+How: dominating pairs → certified pessimistic/optimistic PLDs on a common grid
+``Δ`` → ``arb_poly`` convolution (``exact.pld``, ``docs/composition.md``).
+The grid is chosen so that the sandwich's relative width is at most
+``rel_width`` (default 2 %): a first pass on a coarse grid, then one refined
+pass with ``Δ`` scaled by the observed width (the width is about ``Σ count·Δ``).
+Grids are dyadic rationals (exact in binary64, so the export to dp_accounting
+keeps every loss on the grid it names).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Optional
+
+from flint import fmpq
+
+from . import arith
+from . import pld as _pld
+from .errors import InvalidArgument
+from .mechanisms import KRR
+
+NEIGHBOURING = ("replace-one",)
+
+
+def _frac(q: fmpq) -> Fraction:
+    return Fraction(int(q.p), int(q.q))
+
+
+@dataclass(frozen=True)
+class ShuffledRR:
+    """One shuffled round of k-ary randomized response.
+
+    ``k`` ≥ 2 (2 = binary RR), ``epsilon0`` ≥ 0 the *local* level (exact; a
+    float is taken at its exact binary value), ``n`` ≥ 1 users (one report each).
+
+    >>> ShuffledRR(k=2, epsilon0="1", n=10)
+    ShuffledRR(k=2, epsilon0=Fraction(1, 1), n=10)
+    >>> ShuffledRR(k=2, epsilon0="-1", n=10)
+    Traceback (most recent call last):
+    ...
+    blanket.exact.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
+    """
+
+    k: int
+    epsilon0: Fraction
+    n: int
+
+    def __init__(self, k=2, epsilon0=None, n=None):
+        if epsilon0 is None:
+            raise InvalidArgument("epsilon0", None, "must be given (the local level of the randomizer)")
+        if n is None:
+            raise InvalidArgument("n", None, "must be given (the number of users in the round)")
+        object.__setattr__(self, "k", arith.integer_in(k, "k", lo=2))
+        e0 = arith.exact_in(epsilon0, "epsilon0", lo=0, allow_float=True)
+        object.__setattr__(self, "epsilon0", _frac(e0))
+        object.__setattr__(self, "n", arith.integer_in(n, "n", lo=1))
+
+    def mechanism(self) -> KRR:
+        return KRR(self.k, fmpq(self.epsilon0.numerator, self.epsilon0.denominator))
+
+    def dominating_pair(self):
+        return _pld.dominating_pair(self.mechanism(), self.n)
+
+    def lower_pair(self, direction="forward"):
+        return _pld.lower_pair(self.mechanism(), self.n, direction)
+
+    def describe(self) -> str:
+        return f"{'binary' if self.k == 2 else f'{self.k}-ary'} RR, epsilon0 = {self.epsilon0}, n = {self.n}"
+
+
+def _round_up_float(q: Fraction) -> float:
+    x = float(q)
+    if Fraction(x) < q:
+        x = math.nextafter(x, math.inf)
+    return x
+
+
+@dataclass(frozen=True)
+class _Certified:
+    lower: Fraction
+    upper: Fraction
+    pair_lower: Fraction
+    grid: Fraction
+    rounds: int
+    quantity: str = ""
+    details: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __float__(self) -> float:
+        """The safe answer: the upper end rounded up to a binary64."""
+        if self.upper == math.inf:
+            return math.inf
+        return _round_up_float(self.upper)
+
+    @property
+    def rel_width(self) -> Fraction:
+        """Relative width of the PLD sandwich ``(upper − pair_lower)/upper``."""
+        return (self.upper - self.pair_lower) / self.upper if self.upper else Fraction(0)
+
+    def __str__(self):
+        lo = arith.decimal_string(fmpq(self.lower.numerator, self.lower.denominator), 8, up=False)
+        up = ("inf" if self.upper == math.inf else
+              arith.decimal_string(fmpq(self.upper.numerator, self.upper.denominator), 8, up=True))
+        return f"{self.quantity} in [{lo}, {up}] (certified; report {up})"
+
+
+class CertifiedEpsilon(_Certified):
+    """Certified ε(δ) of the composition: the true value lies in ``[lower, upper]``; report ``upper``."""
+
+
+class CertifiedDelta(_Certified):
+    """Certified δ(ε) of the composition: the true value lies in ``[lower, upper]``; report ``upper``."""
+
+
+def _dyadic_below(x: float) -> Fraction:
+    """A dyadic rational ≤ x with 4 significant bits (exact in binary64)."""
+    if not x > 0:
+        raise InvalidArgument("grid", x, "must be > 0")
+    m = math.floor(math.log2(x)) - 3
+    num = max(1, math.floor(x / 2.0 ** m))
+    return Fraction(num) * Fraction(2) ** m
+
+
+class ShuffleAccountant:
+    """Composes shuffled rounds with certified privacy loss distributions (see the module docstring).
+
+    ``neighbouring``: ``"replace-one"`` (the shuffle model keeps ``n`` fixed).
+    ``grid``: the loss discretisation interval Δ (exact, > 0), or ``None`` to
+    choose it so that the sandwich's relative width is at most ``rel_width``.
+    """
+
+    def __init__(self, neighbouring: str = "replace-one", *, grid=None, rel_width="0.02", prec: int = 128):
+        if neighbouring not in NEIGHBOURING:
+            raise InvalidArgument("neighbouring", neighbouring, f"must be one of {NEIGHBOURING}",
+                                  hint="add/remove neighbours change n, which a shuffled round fixes")
+        self.neighbouring = neighbouring
+        self.grid = None if grid is None else _frac(_pld._grid(grid))
+        self.rel_width = _frac(arith.exact_in(rel_width, "rel_width", lo=0, hi=1, lo_open=True))
+        self.prec = prec
+        self._ledger: list = []
+        self._cache: dict = {}
+
+    # ---------------------------------------------------------------- composition
+    def compose(self, event: ShuffledRR, count: int = 1) -> "ShuffleAccountant":
+        """Add ``count`` rounds of ``event`` (returns ``self``, as dp_accounting does)."""
+        if not isinstance(event, ShuffledRR):
+            raise InvalidArgument("event", event, "must be a ShuffledRR record",
+                                  hint="dp_accounting events are not shuffled rounds; see to_dp_accounting() for the other way")
+        count = arith.integer_in(count, "count", lo=1)
+        self._ledger.append((event, count))
+        self._cache.clear()
+        return self
+
+    @property
+    def ledger(self) -> tuple:
+        """``((event, count), …)`` in the order composed (the result does not depend on the order)."""
+        return tuple(self._ledger)
+
+    @property
+    def rounds(self) -> int:
+        return sum(c for _, c in self._ledger)
+
+    def _need(self):
+        if not self._ledger:
+            raise InvalidArgument("accountant", "empty", "has no rounds composed yet", hint="call compose(event, count) first")
+
+    def _pld(self, grid: Fraction, kind: str):
+        """Composed PLD on ``grid``: kind "upper"/"lower" (dominating pair) or "low-fwd"/"low-bwd" (lower pair)."""
+        key = (grid, kind)
+        if key in self._cache:
+            return self._cache[key]
+        g = fmpq(grid.numerator, grid.denominator)
+        total = None
+        for ev, cnt in sorted(self._ledger, key=lambda t: (t[0].k, t[0].epsilon0, t[0].n, t[1])):
+            if kind in ("upper", "lower"):
+                bkey = ("base", grid, ev)
+                if bkey not in self._cache:       # both sides from one pass of the survival kernel
+                    self._cache[bkey] = _pld.discretise_both(ev.dominating_pair(), g, prec=self.prec)
+                base = self._cache[bkey][0 if kind == "upper" else 1]
+            else:
+                base = _pld.discretise(ev.lower_pair("forward" if kind == "low-fwd" else "backward"), g, "lower",
+                                       prec=self.prec)
+            p = base.self_compose(cnt)
+            total = p if total is None else total.compose(p)
+        self._cache[key] = total
+        return total
+
+    def _auto_grid(self, target_delta) -> Fraction:
+        if self.grid is not None:
+            return self.grid
+        if "auto" in self._cache:
+            return self._cache["auto"]
+        T = self.rounds
+        e0 = max(float(ev.epsilon0) for ev, _ in self._ledger)
+        g = _dyadic_below(max(e0, 1e-6) / 400.0)
+        for _ in range(4):
+            up = self._pld(g, "upper").get_epsilon(target_delta)
+            lo = self._pld(g, "lower").get_epsilon(target_delta)
+            if up is None:
+                break
+            up_f, lo_f = float(up), float(lo)
+            width = (up_f - lo_f) / up_f if up_f > 0 else 0.0
+            if width <= float(self.rel_width) or up_f == 0:
+                break
+            # width ≈ Σ count·Δ: scale Δ (with a margin), never by more than 64x per step
+            target = float(self.rel_width) * 0.8 * up_f / max(1, T)
+            g_new = _dyadic_below(min(target, g * 0.5, float(g)))
+            g_new = max(g_new, Fraction(g) / 64)
+            for k in list(self._cache):
+                if isinstance(k, tuple) and g in k[:2]:
+                    del self._cache[k]
+            g = g_new
+        self._cache["auto"] = g
+        return g
+
+    # ---------------------------------------------------------------- queries
+    def get_epsilon(self, target_delta) -> CertifiedEpsilon:
+        """Certified ε for ``target_delta`` (0 < δ < 1): ``.upper`` is safe, ``.lower`` certified unattainable below."""
+        self._need()
+        dt = arith.exact_in(target_delta, "target_delta", lo=0, hi=1, lo_open=True, hi_open=True, allow_float=True)
+        g = self._auto_grid(dt)
+        up = self._pld(g, "upper").get_epsilon(dt)
+        pl = self._pld(g, "lower").get_epsilon(dt)
+        lows = [self._pld(g, k).get_epsilon(dt) for k in ("low-fwd", "low-bwd")]
+        lo = max(lows)
+        upper = math.inf if up is None else _frac(up)
+        return CertifiedEpsilon(lower=_frac(lo), upper=upper, pair_lower=_frac(pl), grid=g, rounds=self.rounds,
+                                quantity="epsilon",
+                                details={"target_delta": str(dt), "ledger": [(e.describe(), c) for e, c in self._ledger],
+                                         "route": "PLD (dominating pairs, pessimistic/optimistic discretisation)"})
+
+    def get_delta(self, target_epsilon) -> CertifiedDelta:
+        """Certified δ at ``target_epsilon`` (exact, any real ≥ 0): ``.upper`` is safe, ``.lower`` certified."""
+        self._need()
+        eps = arith.exact_in(target_epsilon, "target_epsilon", lo=0, allow_float=True)
+        if self.grid is not None:
+            g = self.grid
+        else:
+            g = self._cache.get("auto") or _dyadic_below(max(float(ev.epsilon0) for ev, _ in self._ledger) / 400.0 / max(1, self.rounds) * 4)
+        with arith.precision(self.prec):
+            up = self._pld(g, "upper").get_delta(eps)
+            pl = self._pld(g, "lower").get_delta(eps)
+            lows = [self._pld(g, k).get_delta(eps) for k in ("low-fwd", "low-bwd")]
+            u = arith.endpoints(up)[1]
+            pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
+            lo = max(max(Fraction(0), arith.endpoints(x)[0]) for x in lows)
+        return CertifiedDelta(lower=lo, upper=min(Fraction(1), u), pair_lower=pl_lo, grid=g, rounds=self.rounds,
+                              quantity="delta", details={"target_epsilon": str(eps)})
+
+    # ---------------------------------------------------------------- interoperability
+    def to_dp_accounting(self, grid=None):
+        """The composed **pessimistic** PLD as a ``dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution``.
+
+        Needs the optional extra ``blanket[dp-accounting]``.  Every mass is the
+        upper end of its certified ball rounded up to a binary64, the mass at
+        ``+∞`` likewise; losses are the grid points ``jΔ`` with a dyadic Δ (exact
+        in binary64).  **From then on the arithmetic is dp_accounting's (float64,
+        FFT convolution), not certified**: use it to compose shuffled rounds with
+        other mechanisms there, and treat its answers as estimates.
+        """
+        self._need()
+        try:
+            from dp_accounting.pld import privacy_loss_distribution as _dpl
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise InvalidArgument("dp_accounting", "not installed", "is needed for to_dp_accounting()",
+                                  hint="pip install 'blanket[dp-accounting]'") from exc
+        g = _frac(_pld._grid(grid)) if grid is not None else (self.grid or self._cache.get("auto") or
+                                                              _dyadic_below(max(float(e.epsilon0) for e, _ in self._ledger) / 400.0))
+        if Fraction(float(g)) != g:
+            raise InvalidArgument("grid", str(g), "must be exactly representable in binary64 for the export",
+                                  hint="use a dyadic rational such as 1/1024")
+        p = self._pld(g, "upper")
+        masses = {}
+        for i, c in enumerate(p.coeffs):
+            hi = arith.endpoints(c)[1]
+            if hi > 0:
+                masses[p.offset + i] = _round_up_float(hi)
+        inf = _round_up_float(arith.endpoints(p.inf)[1]) if p.inf is not None else 0.0
+        return _dpl.PrivacyLossDistribution.create_from_rounded_probability(
+            masses, inf, float(g), pessimistic_estimate=True)

@@ -1,0 +1,123 @@
+"""ShuffleAccountant / ShuffledRR: certified intervals against exact products, API contract, dp_accounting export."""
+
+import math
+from fractions import Fraction
+
+import pytest
+from flint import arb, fmpq
+
+import blanket
+from blanket.exact import pld
+from blanket.exact.accountant import CertifiedDelta, CertifiedEpsilon, ShuffleAccountant, ShuffledRR
+from blanket.exact.arith import precision
+from blanket.exact.errors import InvalidArgument
+
+
+def _merged(atoms):
+    if any(isinstance(P, arb) or isinstance(Q, arb) for _, P, Q in atoms):
+        return [a for a in atoms if not (isinstance(a[1], fmpq) and a[1] == 0)]
+    d = {}
+    for _, P, Q in atoms:
+        if P == 0:
+            continue
+        r = P / Q
+        a, b = d.get(r, (fmpq(0), fmpq(0)))
+        d[r] = (a + P, b + Q)
+    return [((r,), P, Q) for r, (P, Q) in d.items()]
+
+
+def _exact_T(atoms_list, ee):
+    prod = [((), fmpq(1), fmpq(1))]
+    for at in atoms_list:
+        prod = _merged(pld.product_atoms(prod, at))
+    return pld.hockey_stick(prod, ee)
+
+
+def test_public_api_and_records():
+    assert blanket.ShuffleAccountant is ShuffleAccountant and blanket.ShuffledRR is ShuffledRR
+    ev = ShuffledRR(k=2, epsilon0=0.5, n=10)          # a float: its exact binary value (0.5 is exact)
+    assert ev.epsilon0 == Fraction(1, 2)
+    assert ShuffledRR(k=2, epsilon0=0.1, n=10).epsilon0 == Fraction(0.1)   # exact binary value, not 1/10
+    assert ShuffledRR(k=2, epsilon0="0.1", n=10).epsilon0 == Fraction(1, 10)
+    with pytest.raises(Exception):
+        ev.n = 3                                      # frozen
+    assert hash(ev) == hash(ShuffledRR(k=2, epsilon0=Fraction(1, 2), n=10))
+
+
+@pytest.mark.parametrize("kwargs,arg", [(dict(k=1, epsilon0="1", n=10), "k"), (dict(k=2, epsilon0="-1", n=10), "epsilon0"),
+                                        (dict(k=2, epsilon0="1", n=0), "n"), (dict(k=2, epsilon0="abc", n=3), "epsilon0")])
+def test_bad_events(kwargs, arg):
+    with pytest.raises(InvalidArgument, match=arg):
+        ShuffledRR(**kwargs)
+
+
+def test_bad_accountant_input():
+    with pytest.raises(InvalidArgument, match="neighbouring"):
+        ShuffleAccountant(neighbouring="add-remove")
+    acc = ShuffleAccountant()
+    with pytest.raises(InvalidArgument, match="accountant"):
+        acc.get_epsilon("1e-6")
+    with pytest.raises(InvalidArgument, match="event"):
+        acc.compose("rr")
+    with pytest.raises(InvalidArgument, match="count"):
+        acc.compose(ShuffledRR(k=2, epsilon0="1", n=10), count=0)
+    acc.compose(ShuffledRR(k=2, epsilon0="1", n=10))
+    with pytest.raises(InvalidArgument, match="target_delta"):
+        acc.get_epsilon("2")
+
+
+@pytest.mark.parametrize("T", [1, 2, 3])
+def test_interval_contains_exact_composition(T):
+    """δ interval: upper ≥ exact product of dominating pairs ≥ ... and lower ≤ exact product on the concrete datasets."""
+    ev = ShuffledRR(k=2, epsilon0="1", n=6)
+    acc = ShuffleAccountant(grid="1/512").compose(ev, count=T)
+    dom = _merged(ev.dominating_pair().atoms())
+    low = [_merged(ev.lower_pair(d).atoms()) for d in ("forward", "backward")]
+    for eps in ("0", "1/5", "1/2"):
+        d = acc.get_delta(eps)
+        assert isinstance(d, CertifiedDelta)
+        with precision(128):
+            ee = arb(fmpq(*map(int, eps.split("/"))) if "/" in eps else fmpq(int(eps))).exp()
+            ex_pair = _exact_T([dom] * T, ee)
+            ex_low = max(_exact_T([l] * T, ee) for l in low)
+            F = lambda x: fmpq(x.numerator, x.denominator)   # noqa: E731
+            assert ex_pair.lower() <= F(d.upper) and F(d.pair_lower) <= ex_pair.upper()
+            assert F(d.lower) <= ex_low.upper()
+            assert ex_low.upper() <= F(d.upper)
+            assert d.lower <= d.upper
+
+
+def test_epsilon_interval_and_float():
+    acc = ShuffleAccountant().compose(ShuffledRR(k=2, epsilon0="1", n=2000), count=10)
+    e = acc.get_epsilon("1e-6")
+    assert isinstance(e, CertifiedEpsilon)
+    assert e.lower <= e.pair_lower <= e.upper
+    assert e.rel_width <= Fraction(2, 100)
+    assert Fraction(float(e)) >= e.upper and float(e) == pytest.approx(float(e.upper), rel=1e-15)
+    # δ at the reported ε meets the target (the same pessimistic PLD)
+    assert acc.get_delta(e.upper).upper <= Fraction(1, 10 ** 6)
+    # a claim below the certified lower end is false: the mechanism's δ there exceeds the target
+    assert acc.get_delta(e.lower * Fraction(99, 100)).lower > Fraction(1, 10 ** 6)
+    assert "epsilon in [" in str(e)
+
+
+def test_heterogeneous_order_independent():
+    a, b = ShuffledRR(k=2, epsilon0="1", n=500), ShuffledRR(k=3, epsilon0="2", n=300)
+    x = ShuffleAccountant(grid="1/4096").compose(a, 2).compose(b, 3).get_delta("0.3")
+    y = ShuffleAccountant(grid="1/4096").compose(b, 3).compose(a, 2).get_delta("0.3")
+    assert x == y
+    z = ShuffleAccountant(grid="1/4096").compose(a, 2).get_delta("0.3")
+    assert z.upper < x.upper            # more rounds cost more
+
+
+def test_to_dp_accounting():
+    dpl = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    acc = ShuffleAccountant(grid=Fraction(1, 2048)).compose(ShuffledRR(k=2, epsilon0="1", n=1000), count=4)
+    ours = acc.get_delta("0.2")
+    theirs = acc.to_dp_accounting()
+    assert isinstance(theirs, dpl.PrivacyLossDistribution)
+    v = theirs.get_delta_for_epsilon(0.2)
+    # float export of the same pessimistic masses (rounded up): agrees with the certified upper end
+    assert v == pytest.approx(float(ours.upper), rel=1e-6)
+    with pytest.raises(InvalidArgument, match="grid"):
+        acc.to_dp_accounting(grid="1/3")

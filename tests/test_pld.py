@@ -1,0 +1,210 @@
+"""Dominating pairs and certified PLDs (exact.pld) against independent exact routes."""
+
+import itertools
+
+import pytest
+from flint import arb, fmpq
+
+from blanket.exact import pld
+from blanket.exact.arith import exact, precision
+from blanket.exact.binary import delta_binary, delta_binary_worst
+from blanket.exact.enumerate import worst_case
+from blanket.exact.errors import InvalidArgument
+from blanket.exact.krr import delta_blanket_view
+from blanket.exact.mechanisms import KRR
+
+EES = ["1", "5/4", "3/2", "2"]
+
+
+@pytest.mark.parametrize("k,e0,n", [(2, 3, 4), (2, 2, 7), (3, 2, 4), (3, 3, 5), (4, 5, 4)])
+def test_blanket_view_atoms_equal_lemma_5_3(k, e0, n):
+    """The Lemma 5.3 view read as a pair has exactly the hockey-stick of krr.delta_blanket_view (independent engine)."""
+    m = KRR(k, exp_epsilon0=e0)
+    at = pld.blanket_view_atoms(m, n)
+    assert sum(P for _, P, _ in at) == 1 and sum(Q for _, _, Q in at) == 1
+    for ee in EES:
+        assert pld.hockey_stick(at, ee) == delta_blanket_view(m, n, exp_epsilon=ee)
+        # symmetric pair: both directions agree
+        assert pld.hockey_stick([(key, Q, P) for key, P, Q in at], ee) == pld.hockey_stick(at, ee)
+
+
+@pytest.mark.parametrize("k,e0,n", [(2, 3, 4), (2, 2, 7), (2, "5/2", 9), (3, 2, 4), (3, 3, 5), (4, 5, 4)])
+def test_dominating_pair_dominates(k, e0, n):
+    """k = 2: the structured pair is the blanket view; k >= 3: it dominates it; both dominate the exhaustive worst case."""
+    m = KRR(k, exp_epsilon0=e0)
+    pr = pld.dominating_pair(m, n)
+    at = pr.atoms()
+    assert sum(P for _, P, _ in at) == 1 and sum(Q for _, _, Q in at) == 1
+    for ee in EES:
+        h = pld.hockey_stick(at, ee)
+        bv = delta_blanket_view(m, n, exp_epsilon=ee)
+        if k == 2:
+            assert h == bv
+            assert h >= delta_binary_worst(m, n, exp_epsilon=ee).value
+        else:
+            assert h >= bv
+            assert h >= worst_case(m, n, exp_epsilon=ee).value
+        low = max(pld.hockey_stick(pld.lower_pair(m, n, d).atoms(), ee) for d in ("forward", "backward"))
+        assert low <= worst_case(m, n, exp_epsilon=ee).value
+        if k == 2:
+            assert low == delta_binary(m, n, 0, exp_epsilon=ee)
+
+
+def test_dominating_pair_is_not_the_worst_case_for_binary():
+    """The blanket view reveals C: strictly above the exact worst case (a test that the comparison can fail)."""
+    m = KRR(2, exp_epsilon0=3)
+    h = pld.hockey_stick(pld.dominating_pair(m, 6).atoms(), "3/2")
+    assert h > delta_binary_worst(m, 6, exp_epsilon="3/2").value
+
+
+def _exact_delta_T(atoms, T, ee):
+    prod = atoms
+    for _ in range(T - 1):
+        prod = pld.product_atoms(prod, atoms)
+    return pld.hockey_stick(prod, ee)
+
+
+def _merged(atoms):
+    """Merge atoms with equal P/Q ratio (exact): the loss law, for cheaper exact products."""
+    d = {}
+    for _, P, Q in atoms:
+        if P == 0:
+            continue
+        r = P / Q
+        a, b = d.get(r, (fmpq(0), fmpq(0)))
+        d[r] = (a + P, b + Q)
+    return [((r,), P, Q) for r, (P, Q) in d.items()]
+
+
+@pytest.mark.parametrize("which", ["dominating", "lower", "lower-backward"])
+@pytest.mark.parametrize("k,e0,n", [(2, 3, 5), (3, 2, 4)])
+@pytest.mark.parametrize("T", [1, 2, 3])
+def test_sandwich_contains_exact_composition(which, k, e0, n, T):
+    m = KRR(k, exp_epsilon0=e0)
+    pr = (pld.dominating_pair(m, n) if which == "dominating" else
+          pld.lower_pair(m, n, "backward" if which.endswith("backward") else "forward"))
+    at = _merged(pr.atoms())
+    up = pld.discretise(pr, "1/200", "upper").self_compose(T)
+    lo = pld.discretise(pr, "1/200", "lower").self_compose(T)
+    for eps in ["0", "0.1", "0.3", "0.6"]:
+        with precision(128):
+            e = fmpq(int(eps.replace(".", "")), 10 ** (len(eps.split(".")[1]) if "." in eps else 0))
+            ex = _exact_delta_T(at, T, arb(e).exp() if e != 0 else fmpq(1))
+            d_up, d_lo = up.get_delta(e), lo.get_delta(e)
+            assert d_lo.lower() <= arb(ex).upper() or (d_lo.upper() <= ex), (eps, d_lo, ex)
+            assert bool(d_lo.upper() <= arb(ex).upper() + arb(10) ** -25)
+            assert bool(arb(ex).lower() <= d_up.upper()), (eps, ex, d_up)
+
+
+def test_sandwich_narrows_with_the_grid():
+    m = KRR(2, exp_epsilon0=3)
+    pr = pld.dominating_pair(m, 30)
+    widths = []
+    for g in ["1/50", "1/200", "1/800"]:
+        up = pld.discretise(pr, g, "upper").self_compose(3)
+        lo = pld.discretise(pr, g, "lower").self_compose(3)
+        eu, el = up.get_epsilon("1e-3"), lo.get_epsilon("1e-3")
+        assert el <= eu
+        widths.append(eu - el)
+    assert widths[0] > widths[1] > widths[2]
+    assert widths[2] < fmpq(3, 800) * 2      # about T·Δ
+
+
+def test_epsilon_sandwich_brackets_exact_profile():
+    """ε from each side, checked against the exact δ of the composed pair at those ε."""
+    m = KRR(2, exp_epsilon0=3)
+    pr = pld.dominating_pair(m, 12)
+    at = _merged(pr.atoms())
+    T, target = 2, fmpq(1, 100)
+    eu = pld.discretise(pr, "1/400", "upper").self_compose(T).get_epsilon(target)
+    el = pld.discretise(pr, "1/400", "lower").self_compose(T).get_epsilon(target)
+    with precision(128):
+        assert _exact_delta_T(at, T, arb(eu).exp()).upper() <= target     # upper end meets the target
+        assert _exact_delta_T(at, T, arb(el).exp()).lower() >= target     # lower end does not (or is the boundary)
+
+
+def test_T1_agrees_with_single_round():
+    m = KRR(2, epsilon0="1")
+    pr = pld.dominating_pair(m, 200)
+    up, lo = pld.discretise(pr, "1/20000", "upper"), pld.discretise(pr, "1/20000", "lower")
+    with precision(128):
+        bv = delta_blanket_view(m, 200, epsilon="0.1")
+        assert lo.get_delta("0.1").lower() <= bv.upper() and bv.lower() <= up.get_delta("0.1").upper()
+        assert (up.get_delta("0.1") - lo.get_delta("0.1")).upper() < bv.upper() * fmpq(1, 100)
+
+
+def test_heterogeneous_composition_is_order_independent():
+    a = pld.discretise(pld.dominating_pair(KRR(2, exp_epsilon0=3), 20), "1/500", "upper")
+    b = pld.discretise(pld.dominating_pair(KRR(3, exp_epsilon0=2), 15), "1/500", "upper")
+    c = pld.discretise(pld.lower_pair(KRR(2, exp_epsilon0=2), 10), "1/500", "upper")
+    ab, ba = a.compose(b).compose(c), c.compose(b).compose(a)
+    for eps in ["0", "0.2", "0.5"]:
+        x, y = ab.get_delta(eps), ba.get_delta(eps)
+        assert x.overlaps(y)
+        assert (x - y).abs_upper() < fmpq(1, 10 ** 12)
+    with pytest.raises(InvalidArgument):
+        a.compose(pld.discretise(pld.dominating_pair(KRR(2, exp_epsilon0=3), 20), "1/400", "upper"))
+
+
+def test_survival_bounds_bracket_exact_survival():
+    """The float kernel's survival bounds enclose the exact survival function (exact loss values in arb)."""
+    m = KRR(2, exp_epsilon0="5/2")
+    pr = pld.dominating_pair(m, 40)
+    g = fmpq(1, 100)
+    sv, js = pld._survival(pr, g, ("upper", "lower"))
+    at = pr.atoms()
+    with precision(200):
+        losses = [((arb(P) / arb(Q)).log(), P) for _, P, Q in at if P != 0]
+        for i in range(0, len(js), 7):
+            t = arb(int(js[i]) * g)
+            gt = sum((P for L, P in losses if L > t), fmpq(0))
+            ge = sum((P for L, P in losses if L >= t), fmpq(0))
+            assert gt <= exact(float(sv.upper[i]), allow_float=True)
+            assert exact(float(sv.lower[i]), allow_float=True) <= ge
+
+
+def test_bad_input():
+    with pytest.raises(InvalidArgument):
+        pld.dominating_pair("rr", 10)
+    with pytest.raises(InvalidArgument):
+        pld.discretise(pld.dominating_pair(KRR(2, epsilon0=1), 10), "0", "upper")
+    with pytest.raises(InvalidArgument):
+        pld.discretise(pld.dominating_pair(KRR(2, epsilon0=1), 10), "1/10", "middle")
+
+
+@pytest.mark.parametrize("N,q", [(3000, fmpq(1, 3)), (4000, fmpq(1, 2)), (2000, fmpq(2, 7))])
+def test_binomial_window_error_bound(N, q):
+    """Float pmf within its a-priori relative bound of the pmf (arb at 300 bits); left-out mass within its bound."""
+    w = pld._BinomWindow(N, q, pld._ratio_bounds(q))
+    assert w.lo > 0 and w.hi < N      # the window really truncates here
+    with precision(300):
+        lq, l1q = arb(q).log(), arb(1 - q).log()
+
+        def b(K):
+            return (arb(N + 1).lgamma() - arb(K + 1).lgamma() - arb(N - K + 1).lgamma() + K * lq + (N - K) * l1q).exp()
+
+        pm = [b(w.lo + i) for i in range(len(w.pmf))]
+        eta = arb(exact(w.eta, allow_float=True))
+        for i in range(len(w.pmf)):
+            assert bool((arb(exact(float(w.pmf[i]), allow_float=True)) - pm[i]).abs_upper() <= (eta * pm[i]).lower())
+        etat = arb(exact(w.eta_tail, allow_float=True))
+        for i in (0, len(w.pmf) // 3, len(w.pmf) // 2, len(w.pmf) - 1):
+            tb = sum(pm[i:], arb(0))
+            assert bool((arb(exact(float(w.tail[i]), allow_float=True)) - tb).abs_upper() <= (etat * tb).lower())
+        outside = sum((b(j) for j in range(0, w.lo)), arb(0)) + sum((b(j) for j in range(w.hi + 1, N + 1)), arb(0))
+        assert bool(outside.upper() <= w.out)
+
+
+def test_pascal_tails_agree_with_direct_windows():
+    """Two float routes for the clone survival function (Pascal updates vs a fresh window per C) bracket each other."""
+    import numpy as np
+    pr = pld.dominating_pair(KRR(2, epsilon0="1"), 20000)
+    g = fmpq(1, 2000)
+    a, js = pld._survival(pr, g, ("upper", "lower"), pascal=True)
+    b, _ = pld._survival(pr, g, ("upper", "lower"), pascal=False)
+    # same quantities (P(L > t) upper, P(L >= t) lower) from the two routes
+    assert np.max(np.abs(a.upper - b.upper)) < 1e-9 and np.max(np.abs(a.lower - b.lower)) < 1e-9
+    # P(L >= t) >= P(L > t): a lower bound of the first may not exceed an upper bound of the second by more than
+    # the mass of the atoms at t, which is 0 except at t = 0 (a = b); elsewhere the two ends are within 1e-9
+    off = js != 0
+    assert np.max(np.abs(a.upper - a.lower)[off]) < 1e-9 and np.max(a.upper) > 0.99
