@@ -6,6 +6,7 @@ import pytest
 @pytest.fixture(autouse=True)
 def _restore_flint_precision_doctests():
     from flint import ctx
+
     old = ctx.prec
     yield
     ctx.prec = old

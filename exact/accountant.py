@@ -36,7 +36,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Optional
 
 from flint import fmpq
 
@@ -124,8 +123,11 @@ class _Certified:
 
     def __str__(self):
         lo = arith.decimal_string(fmpq(self.lower.numerator, self.lower.denominator), 8, up=False)
-        up = ("inf" if self.upper == math.inf else
-              arith.decimal_string(fmpq(self.upper.numerator, self.upper.denominator), 8, up=True))
+        up = (
+            "inf"
+            if self.upper == math.inf
+            else arith.decimal_string(fmpq(self.upper.numerator, self.upper.denominator), 8, up=True)
+        )
         return f"{self.quantity} in [{lo}, {up}] (certified; report {up})"
 
 
@@ -142,7 +144,7 @@ def _dyadic_below(x: float) -> Fraction:
     if not x > 0:
         raise InvalidArgument("grid", x, "must be > 0")
     m = math.floor(math.log2(x)) - 3
-    num = max(1, math.floor(x / 2.0 ** m))
+    num = max(1, math.floor(x / 2.0**m))
     return Fraction(num) * Fraction(2) ** m
 
 
@@ -156,8 +158,12 @@ class ShuffleAccountant:
 
     def __init__(self, neighbouring: str = "replace-one", *, grid=None, rel_width="0.02", prec: int = 128):
         if neighbouring not in NEIGHBOURING:
-            raise InvalidArgument("neighbouring", neighbouring, f"must be one of {NEIGHBOURING}",
-                                  hint="add/remove neighbours change n, which a shuffled round fixes")
+            raise InvalidArgument(
+                "neighbouring",
+                neighbouring,
+                f"must be one of {NEIGHBOURING}",
+                hint="add/remove neighbours change n, which a shuffled round fixes",
+            )
         self.neighbouring = neighbouring
         self.grid = None if grid is None else _frac(_pld._grid(grid))
         self.rel_width = _frac(arith.exact_in(rel_width, "rel_width", lo=0, hi=1, lo_open=True))
@@ -166,11 +172,15 @@ class ShuffleAccountant:
         self._cache: dict = {}
 
     # ---------------------------------------------------------------- composition
-    def compose(self, event: ShuffledRR, count: int = 1) -> "ShuffleAccountant":
+    def compose(self, event: ShuffledRR, count: int = 1) -> ShuffleAccountant:
         """Add ``count`` rounds of ``event`` (returns ``self``, as dp_accounting does)."""
         if not isinstance(event, ShuffledRR):
-            raise InvalidArgument("event", event, "must be a ShuffledRR record",
-                                  hint="dp_accounting events are not shuffled rounds; see to_dp_accounting() for the other way")
+            raise InvalidArgument(
+                "event",
+                event,
+                "must be a ShuffledRR record",
+                hint="dp_accounting events are not shuffled rounds; see to_dp_accounting() for the other way",
+            )
         count = arith.integer_in(count, "count", lo=1)
         self._ledger.append((event, count))
         self._cache.clear()
@@ -187,7 +197,9 @@ class ShuffleAccountant:
 
     def _need(self):
         if not self._ledger:
-            raise InvalidArgument("accountant", "empty", "has no rounds composed yet", hint="call compose(event, count) first")
+            raise InvalidArgument(
+                "accountant", "empty", "has no rounds composed yet", hint="call compose(event, count) first"
+            )
 
     def _pld(self, grid: Fraction, kind: str):
         """Composed PLD on ``grid``: kind "upper"/"lower" (dominating pair) or "low-fwd"/"low-bwd" (lower pair)."""
@@ -199,12 +211,13 @@ class ShuffleAccountant:
         for ev, cnt in sorted(self._ledger, key=lambda t: (t[0].k, t[0].epsilon0, t[0].n, t[1])):
             if kind in ("upper", "lower"):
                 bkey = ("base", grid, ev)
-                if bkey not in self._cache:       # both sides from one pass of the survival kernel
+                if bkey not in self._cache:  # both sides from one pass of the survival kernel
                     self._cache[bkey] = _pld.discretise_both(ev.dominating_pair(), g, prec=self.prec)
                 base = self._cache[bkey][0 if kind == "upper" else 1]
             else:
-                base = _pld.discretise(ev.lower_pair("forward" if kind == "low-fwd" else "backward"), g, "lower",
-                                       prec=self.prec)
+                base = _pld.discretise(
+                    ev.lower_pair("forward" if kind == "low-fwd" else "backward"), g, "lower", prec=self.prec
+                )
             p = base.self_compose(cnt)
             total = p if total is None else total.compose(p)
         self._cache[key] = total
@@ -249,10 +262,19 @@ class ShuffleAccountant:
         lows = [self._pld(g, k).get_epsilon(dt) for k in ("low-fwd", "low-bwd")]
         lo = max(lows)
         upper = math.inf if up is None else _frac(up)
-        return CertifiedEpsilon(lower=_frac(lo), upper=upper, pair_lower=_frac(pl), grid=g, rounds=self.rounds,
-                                quantity="epsilon",
-                                details={"target_delta": str(dt), "ledger": [(e.describe(), c) for e, c in self._ledger],
-                                         "route": "PLD (dominating pairs, pessimistic/optimistic discretisation)"})
+        return CertifiedEpsilon(
+            lower=_frac(lo),
+            upper=upper,
+            pair_lower=_frac(pl),
+            grid=g,
+            rounds=self.rounds,
+            quantity="epsilon",
+            details={
+                "target_delta": str(dt),
+                "ledger": [(e.describe(), c) for e, c in self._ledger],
+                "route": "PLD (dominating pairs, pessimistic/optimistic discretisation)",
+            },
+        )
 
     def get_delta(self, target_epsilon) -> CertifiedDelta:
         """Certified δ at ``target_epsilon`` (exact, any real ≥ 0): ``.upper`` is safe, ``.lower`` certified."""
@@ -261,7 +283,9 @@ class ShuffleAccountant:
         if self.grid is not None:
             g = self.grid
         else:
-            g = self._cache.get("auto") or _dyadic_below(max(float(ev.epsilon0) for ev, _ in self._ledger) / 400.0 / max(1, self.rounds) * 4)
+            g = self._cache.get("auto") or _dyadic_below(
+                max(float(ev.epsilon0) for ev, _ in self._ledger) / 400.0 / max(1, self.rounds) * 4
+            )
         with arith.precision(self.prec):
             up = self._pld(g, "upper").get_delta(eps)
             pl = self._pld(g, "lower").get_delta(eps)
@@ -269,8 +293,15 @@ class ShuffleAccountant:
             u = arith.endpoints(up)[1]
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
             lo = max(max(Fraction(0), arith.endpoints(x)[0]) for x in lows)
-        return CertifiedDelta(lower=lo, upper=min(Fraction(1), u), pair_lower=pl_lo, grid=g, rounds=self.rounds,
-                              quantity="delta", details={"target_epsilon": str(eps)})
+        return CertifiedDelta(
+            lower=lo,
+            upper=min(Fraction(1), u),
+            pair_lower=pl_lo,
+            grid=g,
+            rounds=self.rounds,
+            quantity="delta",
+            details={"target_epsilon": str(eps)},
+        )
 
     # ---------------------------------------------------------------- interoperability
     def to_dp_accounting(self, grid=None):
@@ -287,13 +318,28 @@ class ShuffleAccountant:
         try:
             from dp_accounting.pld import privacy_loss_distribution as _dpl
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise InvalidArgument("dp_accounting", "not installed", "is needed for to_dp_accounting()",
-                                  hint="pip install 'blanket[dp-accounting]'") from exc
-        g = _frac(_pld._grid(grid)) if grid is not None else (self.grid or self._cache.get("auto") or
-                                                              _dyadic_below(max(float(e.epsilon0) for e, _ in self._ledger) / 400.0))
+            raise InvalidArgument(
+                "dp_accounting",
+                "not installed",
+                "is needed for to_dp_accounting()",
+                hint="pip install 'blanket[dp-accounting]'",
+            ) from exc
+        g = (
+            _frac(_pld._grid(grid))
+            if grid is not None
+            else (
+                self.grid
+                or self._cache.get("auto")
+                or _dyadic_below(max(float(e.epsilon0) for e, _ in self._ledger) / 400.0)
+            )
+        )
         if Fraction(float(g)) != g:
-            raise InvalidArgument("grid", str(g), "must be exactly representable in binary64 for the export",
-                                  hint="use a dyadic rational such as 1/1024")
+            raise InvalidArgument(
+                "grid",
+                str(g),
+                "must be exactly representable in binary64 for the export",
+                hint="use a dyadic rational such as 1/1024",
+            )
         p = self._pld(g, "upper")
         masses = {}
         for i, c in enumerate(p.coeffs):
@@ -302,4 +348,5 @@ class ShuffleAccountant:
                 masses[p.offset + i] = _round_up_float(hi)
         inf = _round_up_float(arith.endpoints(p.inf)[1]) if p.inf is not None else 0.0
         return _dpl.PrivacyLossDistribution.create_from_rounded_probability(
-            masses, inf, float(g), pessimistic_estimate=True)
+            masses, inf, float(g), pessimistic_estimate=True
+        )

@@ -26,7 +26,7 @@ applies), balls otherwise.  No binary float enters.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from flint import arb, fmpq
 
@@ -87,11 +87,13 @@ def eplus_krr(m: int, k: int, exp_epsilon0, exp_epsilon, *, engine=None):
     if m == 0:
         return fmpq(0)
     from .krr import expected_positive_part
+
     law = krr_law(k, exp_epsilon0, exp_epsilon)
     (v1, p1), (v2, p2) = law[0], law[1]
     bulk = (law[2][1], law[2][0]) if k > 2 else (fmpq(0), fmpq(0))
-    return expected_positive_part(m, [bulk, (p1, v1), (p2, v2), (fmpq(0), fmpq(0))], engine=engine,
-                                  label=f"E[(sum L)_+] m={m}")
+    return expected_positive_part(
+        m, [bulk, (p1, v1), (p2, v2), (fmpq(0), fmpq(0))], engine=engine, label=f"E[(sum L)_+] m={m}"
+    )
 
 
 def eplus_krr_sum(m: int, k: int, exp_epsilon0, exp_epsilon):
@@ -114,14 +116,14 @@ def eplus_krr_sum(m: int, k: int, exp_epsilon0, exp_epsilon):
     out = fmpq(0)
     if k == 2:
         for i in range(m + 1):
-            w = fmpq(math.comb(m, i), 2 ** m)
+            w = fmpq(math.comb(m, i), 2**m)
             out = _add(out, _mul(w, _pos(i * v1 + (m - i) * v2)))
         return out
     pk, p0 = fmpq(1, k), fmpq(k - 2, k)
     for i in range(m + 1):
         for j in range(m - i + 1):
             r = m - i - j
-            w = fmpq(math.comb(m, i) * math.comb(m - i, j)) * pk ** (i + j) * p0 ** r
+            w = fmpq(math.comb(m, i) * math.comb(m - i, j)) * pk ** (i + j) * p0**r
             out = _add(out, _mul(w, _pos(i * v1 + j * v2 + r * v0)))
     return out
 
@@ -164,7 +166,7 @@ def blanket_sum(n: int, gamma, eplus) -> object:
     """
     out = fmpq(0)
     for m in range(1, n + 1):
-        w = _mul(fmpq(math.comb(n, m)), _mul(gamma ** m, (1 - gamma) ** (n - m)))
+        w = _mul(fmpq(math.comb(n, m)), _mul(gamma**m, (1 - gamma) ** (n - m)))
         out = _add(out, _mul(w, eplus(m)))
     return out / (gamma * n)
 

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable, Iterator
 from fractions import Fraction
-from typing import Callable, Iterator, Optional, Union
 
 from flint import arb, ctx, fmpq, fmpz
 
@@ -43,7 +43,7 @@ from .errors import FloatRefused, InvalidArgument, Undecided
 
 Exact = fmpq
 Ball = arb
-Number = Union[fmpq, arb]
+Number = fmpq | arb
 
 #: default working precision (bits) for certified computations
 DEFAULT_PREC = 128
@@ -93,6 +93,7 @@ def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
         return fmpq(f.numerator, f.denominator)
     if isinstance(value, str):
         from .guards import check_decimal_text
+
         check_decimal_text(value, name)  # before 10**e is expanded: "1e-1000000000" is refused at once
         m = _DECIMAL.match(value)
         if m:
@@ -155,6 +156,7 @@ def integer_in(value, name: str, *, lo=None, hi=None) -> int:
         v = int(value)
     elif isinstance(value, str) and re.match(r"^\s*[+-]?\d+\s*$", value):
         from .guards import check_decimal_text
+
         check_decimal_text(value, name)
         v = int(value)
     elif isinstance(value, str) and _DECIMAL.match(value):
@@ -235,7 +237,7 @@ def _bounds(x):
     return q, q
 
 
-def le(a, b) -> Optional[bool]:
+def le(a, b) -> bool | None:
     """Three-valued ``a <= b``: ``True`` if certainly, ``False`` if certainly ``a > b``, ``None`` if undecided.
 
     >>> from flint import arb
@@ -254,7 +256,7 @@ def le(a, b) -> Optional[bool]:
     return None
 
 
-def lt(a, b) -> Optional[bool]:
+def lt(a, b) -> bool | None:
     """Three-valued ``a < b`` (see :func:`le`)."""
     if is_exact_number(a) and is_exact_number(b):
         return exact(a) < exact(b)
@@ -268,17 +270,17 @@ def lt(a, b) -> Optional[bool]:
     return None
 
 
-def ge(a, b) -> Optional[bool]:
+def ge(a, b) -> bool | None:
     """Three-valued ``a >= b``."""
     return le(b, a)
 
 
-def gt(a, b) -> Optional[bool]:
+def gt(a, b) -> bool | None:
     """Three-valued ``a > b``."""
     return lt(b, a)
 
 
-def sign(x) -> Optional[int]:
+def sign(x) -> int | None:
     """Certain sign of ``x`` (-1, 0 only for exact zero, 1) or ``None`` if the ball contains 0 and is not exact 0."""
     if is_exact_number(x):
         q = exact(x)
@@ -300,8 +302,14 @@ def positive_part(x):
     return x.max(arb(0))
 
 
-def escalate(compute: Callable[[int], object], decided: Callable[[object], bool], *,
-             start: int = DEFAULT_PREC, cap: int = MAX_PREC, what: str = "computation"):
+def escalate(
+    compute: Callable[[int], object],
+    decided: Callable[[object], bool],
+    *,
+    start: int = DEFAULT_PREC,
+    cap: int = MAX_PREC,
+    what: str = "computation",
+):
     """Run ``compute(prec)`` at ``start``, ``2*start``, … bits until ``decided(result)`` is true.
 
     ``compute`` is called inside :func:`precision` (the global precision is
@@ -331,13 +339,13 @@ def _ball_endpoint_fraction(x: arb, upper: bool) -> Fraction:
     e = x.upper() if upper else x.lower()
     man, ex = e.mid().man_exp()
     man, ex = int(man), int(ex)
-    return Fraction(man * 2 ** ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
+    return Fraction(man * 2**ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
 
 
 def _arf_fraction(a: arb) -> Fraction:
     man, ex = a.mid().man_exp()
     man, ex = int(man), int(ex)
-    return Fraction(man * 2 ** ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
+    return Fraction(man * 2**ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
 
 
 def endpoints(x) -> tuple[Fraction, Fraction]:
@@ -400,9 +408,9 @@ def _format_fraction_decimal(val: Fraction) -> str:
     """Exact decimal rendering of a rational whose denominator divides a power of ten."""
     d = val.denominator
     k = 0
-    while (10 ** k) % d != 0:
+    while (10**k) % d != 0:
         k += 1
-    n = val.numerator * (10 ** k // d)
+    n = val.numerator * (10**k // d)
     s = str(abs(n)).rjust(k + 1, "0")
     if k:
         ip, fp = s[:-k], s[-k:].rstrip("0")
@@ -437,8 +445,10 @@ def decimal_interval(x, digits: int = 10) -> dict:
 
 
 #: why a certified lower end below 0 is printed as 0 (δ, ε and Rényi divergences are non-negative)
-NONNEG_REASON = ("the enclosure's lower end was below 0 and is printed as 0: the quantity is >= 0 by definition "
-                 "(a hockey-stick or Rényi divergence is non-negative), so [0, upper] still encloses it")
+NONNEG_REASON = (
+    "the enclosure's lower end was below 0 and is printed as 0: the quantity is >= 0 by definition "
+    "(a hockey-stick or Rényi divergence is non-negative), so [0, upper] still encloses it"
+)
 
 
 def nonneg_interval(x, digits: int = 10) -> dict:
@@ -478,7 +488,7 @@ def decisive_interval(x, threshold, *, digits: int = 6, above: bool, max_digits:
     return nonneg_interval(x, digits) if nonneg else decimal_interval(x, digits)
 
 
-def rel_width(x) -> Optional[Fraction]:
+def rel_width(x) -> Fraction | None:
     """Relative width ``(hi - lo) / |lo|`` of a ball, exact; ``None`` when ``lo`` is 0."""
     lo, hi = endpoints(x)
     if lo == 0:

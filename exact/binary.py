@@ -83,11 +83,9 @@ from __future__ import annotations
 
 import math
 import operator
+from dataclasses import dataclass, field
 
 import numpy as np
-from dataclasses import dataclass, field
-from typing import Optional
-
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
 from . import arith, laws
@@ -104,9 +102,12 @@ TAIL_EXTRA_BITS = 24
 def _check_mech(mech):
     k = getattr(mech, "k", None)
     if k != 2 or not hasattr(mech, "exp_epsilon0"):
-        raise InvalidArgument("mech", getattr(mech, "name", mech),
-                              "must be binary randomized response (KRR with k = 2, e.g. BinaryRR(epsilon0=...))",
-                              hint="for k > 2 use exact.krr")
+        raise InvalidArgument(
+            "mech",
+            getattr(mech, "name", mech),
+            "must be binary randomized response (KRR with k = 2, e.g. BinaryRR(epsilon0=...))",
+            hint="for k > 2 use exact.krr",
+        )
     return mech
 
 
@@ -145,7 +146,7 @@ def _use_exact(n, *vals) -> bool:
     return n <= EXACT_MAX_N and all(isinstance(v, fmpq) for v in vals)
 
 
-def _tau(prec: Optional[int] = None, extra: int = 0) -> fmpq:
+def _tau(prec: int | None = None, extra: int = 0) -> fmpq:
     prec = ctx.prec if prec is None else prec
     return fmpq(1, 2 ** (prec + TAIL_EXTRA_BITS + extra))
 
@@ -443,7 +444,7 @@ class _ConvLaw:
         if i1 < i0:
             v = arb(0)
         else:
-            v = sum(map(operator.mul, Av[i0:i1 + 1], reversed(Bv[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+            v = sum(map(operator.mul, Av[i0 : i1 + 1], reversed(Bv[t - oA - i1 - oB : t - oA - i0 - oB + 1])), arb(0))
         self._gcache[t] = v
         return v
 
@@ -451,12 +452,12 @@ class _ConvLaw:
         """Windowed ``P(K ≥ t)``: ``Ḡ_B(s) = GB[0]`` for ``s ≤ oB``, ``GB[s − oB]`` inside, 0 above."""
         Av, GB, oA, oB = self.Av, self.GB, self.oA, self.oB
         WA, WB = len(Av), len(GB) - 1
-        i_full = t - oA - oB            # i >= i_full: s <= oB
+        i_full = t - oA - oB  # i >= i_full: s <= oB
         i0 = max(0, t - oA - oB - WB + 1)
         i1 = min(WA - 1, i_full - 1)
         s = arb(0)
         if i1 >= i0:
-            s = sum(map(operator.mul, Av[i0:i1 + 1], reversed(GB[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+            s = sum(map(operator.mul, Av[i0 : i1 + 1], reversed(GB[t - oA - i1 - oB : t - oA - i0 - oB + 1])), arb(0))
         k = max(0, i_full)
         if k < WA:
             s = s + (self.Apre[WA] - self.Apre[k]) * GB[0]
@@ -466,12 +467,12 @@ class _ConvLaw:
         """Windowed ``P(K ≤ t)``: ``F_B(s) = 0`` for ``s < oB``, ``FB[s − oB]`` inside, ``FB[-1]`` above."""
         Av, FB, oA, oB = self.Av, self.FB, self.oA, self.oB
         WA, WB = len(Av), len(FB)
-        i_top = t - oA - oB - WB + 1     # i <= i_top - 1... s = t - oA - i >= oB + WB - 1 for i <= t - oA - oB - WB + 1
+        i_top = t - oA - oB - WB + 1  # i <= i_top - 1... s = t - oA - i >= oB + WB - 1 for i <= t - oA - oB - WB + 1
         i0 = max(0, i_top + 1)
         i1 = min(WA - 1, t - oA - oB)
         s = arb(0)
         if i1 >= i0:
-            s = sum(map(operator.mul, Av[i0:i1 + 1], reversed(FB[t - oA - i1 - oB:t - oA - i0 - oB + 1])), arb(0))
+            s = sum(map(operator.mul, Av[i0 : i1 + 1], reversed(FB[t - oA - i1 - oB : t - oA - i0 - oB + 1])), arb(0))
         k = min(WA, i_top + 1)
         if k > 0:
             s = s + self.Apre[k] * FB[-1]
@@ -482,7 +483,7 @@ class _ConvLaw:
         if self._float is None:
             mA, qA, mB, qB = self.params
             try:
-                tol = fmpq(1, 2 ** 60)
+                tol = fmpq(1, 2**60)
                 self._float = (laws.float_window(mA, qA, tol), laws.float_window(mB, qB, tol))
             except laws.FloatRouteUnavailable:
                 self._float = False
@@ -500,14 +501,14 @@ class _ConvLaw:
             if i1 < i0:
                 return 0.0
             s0 = t - A.offset - i1 - B.offset
-            return float((A.values[i0:i1 + 1] * B.values[s0:s0 + i1 - i0 + 1][::-1]).sum())  # no BLAS: see _guess
+            return float((A.values[i0 : i1 + 1] * B.values[s0 : s0 + i1 - i0 + 1][::-1]).sum())  # no BLAS: see _guess
 
         L, R = A.offset + B.offset, A.hi + B.hi + 1
         center = (L + R) // 2
         while R - L > 1:
             mid = (L + R) // 2
             g1, g0 = g(mid), g(mid - 1)
-            if g1 == 0.0 and g0 == 0.0:      # outside the float windows: the threshold is towards the centre
+            if g1 == 0.0 and g0 == 0.0:  # outside the float windows: the threshold is towards the centre
                 after = mid > center
             else:
                 after = (af * g1 + bf * g0 > 0) != reverse
@@ -534,12 +535,13 @@ class _ConvLaw:
 
     def forward(self):
         a, b, x = self.a, self.b, self.extra
-        r = self._range(lambda t: a * self.g(t) + b * self.g(t - 1) + x,
-                        lambda v: v < 0, lambda v: v > 0, self._guess(False))
+        r = self._range(
+            lambda t: a * self.g(t) + b * self.g(t - 1) + x, lambda v: v < 0, lambda v: v > 0, self._guess(False)
+        )
         if r is None:
             return None
         t1, t2 = r
-        G = {t2: self.Gbar(t2)}                   # one dot product; the others by Ḡ(t−1) = Ḡ(t) + g(t−1)
+        G = {t2: self.Gbar(t2)}  # one dot product; the others by Ḡ(t−1) = Ḡ(t) + g(t−1)
         for t in range(t2, t1 - 1, -1):
             G[t - 1] = G[t] + self.g(t - 1)
         return _max_of(a * G[t] + b * G[t - 1] + x for t in range(t1, t2 + 1))
@@ -547,12 +549,13 @@ class _ConvLaw:
     def reverse(self):
         a, b, x = self.a, self.b, self.extra
         # d_rev(t) = b g(t) + a g(t−1) > 0 below the threshold, ≤ 0 from it on; h_rev(t) = Σ_{k<t} d_rev(k)
-        r = self._range(lambda t: b * self.g(t) + a * self.g(t - 1) + x,
-                        lambda v: v > 0, lambda v: v < 0, self._guess(True))
+        r = self._range(
+            lambda t: b * self.g(t) + a * self.g(t - 1) + x, lambda v: v > 0, lambda v: v < 0, self._guess(True)
+        )
         if r is None:
             return None
         t1, t2 = r
-        F = {t1 - 2: self.F(t1 - 2)}              # one dot product; the others by F(s+1) = F(s) + g(s+1)
+        F = {t1 - 2: self.F(t1 - 2)}  # one dot product; the others by F(s+1) = F(s) + g(s+1)
         for s_ in range(t1 - 1, t2):
             F[s_] = F[s_ - 1] + self.g(s_)
         return _max_of(b * F[t - 1] + a * F[t - 2] + x for t in range(t1, t2 + 1))
@@ -599,7 +602,7 @@ class _ConvLawR(_ConvLaw):
         self.lo, self.hi = self.oA, self.oA + WA - 1 + mB
         tf, tr = self._guess(False), self._guess(True)
         M = self.MARGIN
-        self.lo, self.hi = min(tf, tr) - M, max(tf, tr) + M       # queries t stay in [lo − 2, hi]
+        self.lo, self.hi = min(tf, tr) - M, max(tf, tr) + M  # queries t stay in [lo − 2, hi]
         self.sb = max(0, self.lo - 2 - self.oA - (WA - 1))
         self.se = min(mB, self.hi - self.oA)
         if self.sb > self.se:
@@ -633,7 +636,7 @@ class _ConvLawR(_ConvLaw):
         """``P(B ≤ sb + r)`` for ``r = 0..len−1`` (a beta anchor below the range — the upper tail of the
         mirrored law, no cancellation — plus prefix sums)."""
         if self._FB is None:
-            acc = laws.tail(self.mB, 1 - self.qB, self.mB - self.sb + 1)   # P(B <= sb − 1)
+            acc = laws.tail(self.mB, 1 - self.qB, self.mB - self.sb + 1)  # P(B <= sb − 1)
             FB = [None] * len(self.Bv)
             for r, v in enumerate(self.Bv):
                 acc = acc + v
@@ -648,17 +651,17 @@ class _ConvLawR(_ConvLaw):
             raise _RangeMiss(t)
         Av, oA, sb, se, mB = self.Av, self.oA, self.sb, self.se, self.mB
         WA = len(Av)
-        base = t - oA                          # s = base − i
+        base = t - oA  # s = base − i
         # i with s > mB (i < base − mB) and with s < 0 (i > base)
-        i_hi_above = min(WA, max(0, base - mB))        # i in [0, i_hi_above): s > mB
-        i_lo_below = max(0, min(WA, base + 1))         # i in [i_lo_below, WA): s < 0
-        i0, i1 = i_hi_above, i_lo_below - 1            # s in [0, mB]
+        i_hi_above = min(WA, max(0, base - mB))  # i in [0, i_hi_above): s > mB
+        i_lo_below = max(0, min(WA, base + 1))  # i in [i_lo_below, WA): s < 0
+        i0, i1 = i_hi_above, i_lo_below - 1  # s in [0, mB]
         acc = arb(0)
         if i1 >= i0:
             s_top, s_bot = base - i0, base - i1
             if s_bot < sb or s_top > se:
                 raise _RangeMiss(t)
-            acc = sum(map(operator.mul, Av[i0:i1 + 1], reversed(arr[s_bot - sb:s_top - sb + 1])), arb(0))
+            acc = sum(map(operator.mul, Av[i0 : i1 + 1], reversed(arr[s_bot - sb : s_top - sb + 1])), arb(0))
         if above and i_hi_above > 0:
             acc = acc + self.Apre[i_hi_above]
         if below and i_lo_below < WA:
@@ -762,15 +765,18 @@ class WorstCase:
             return "every dataset (delta = 0 exactly: epsilon >= epsilon0, or no dataset has positive delta)"
         other = "x=0 vs x=1" if self.direction == "1|0" else "x=1 vs x=0"
         mine = "x=1 vs x=0" if self.direction == "1|0" else "x=0 vs x=1"
-        s = (f"c={self.c} ones among the other {self.n - 1} users, differing user {mine} "
-             f"(equivalently c={self.n - 1 - self.c}, {other})")
+        s = (
+            f"c={self.c} ones among the other {self.n - 1} users, differing user {mine} "
+            f"(equivalently c={self.n - 1 - self.c}, {other})"
+        )
         if len(self.ties) > 1:
             s += f"; not separated at this precision from c in {list(self.ties)[:10]}{'…' if len(self.ties) > 10 else ''}"
         return s
 
 
-def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: bool = False, workers=None,
-                       scheduler=None) -> WorstCase:
+def delta_binary_worst(
+    mech, n, *, epsilon=None, exp_epsilon=None, progress: bool = False, workers=None, scheduler=None
+) -> WorstCase:
     """The exact worst case of δ(ε) over *all* datasets (every c in 0..n−1, both directions).
 
     By bit-flip symmetry (fact 2) this is ``max_j forward(j)`` over
@@ -811,8 +817,11 @@ def delta_binary_worst(mech, n, *, epsilon=None, exp_epsilon=None, progress: boo
         best = max(vals)
         ties = tuple(j for j, v in enumerate(vals) if v == best)
         return WorstCase(best, ties[0], "1|0", ties, n, vals)
-    e0spec = _spec(ee0, "ball") if isinstance(ee0, fmpq) else (
-        ("log", str(mech.epsilon0_exact)) if getattr(mech, "epsilon0_exact", None) is not None else ("ball", ee0))
+    e0spec = (
+        _spec(ee0, "ball")
+        if isinstance(ee0, fmpq)
+        else (("log", str(mech.epsilon0_exact)) if getattr(mech, "epsilon0_exact", None) is not None else ("ball", ee0))
+    )
     if isinstance(ee, fmpq):
         espec = ("exp", str(ee))
     elif epsilon is not None and not isinstance(epsilon, arb):
@@ -939,7 +948,7 @@ def _sweep_block(n: int, j0: int, j1: int, e0spec, espec, prec: int) -> list:
             res = _float_forward(As[k], oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, guess)
             if res is not None:
                 out[k], guess = res
-            if k > 0:      # B_{j−1} = B_j + Bernoulli(f)
+            if k > 0:  # B_{j−1} = B_j + Bernoulli(f)
                 bv = laws.bernoulli_step(bv, f_hat, p_hat)
                 Gv = laws.tail_step(Gv, f_hat, p_hat)
         return out
@@ -953,10 +962,10 @@ def _float_forward(av, oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, gues
     base = oA + oB
     t0 = guess
     for _ in range(8):
-        lo_t = t0 - R - 1                         # rows: g(t) for t in lo_t .. t0 + R
+        lo_t = t0 - R - 1  # rows: g(t) for t in lo_t .. t0 + R
         count = 2 * R + 2
         g, _ = laws.window_dots(av, bv, 0.0, lo_t - base, count, L)
-        dfl = af * g[1:] + bf * g[:-1]            # d(t) for t in lo_t+1 .. t0+R (float: only to locate)
+        dfl = af * g[1:] + bf * g[:-1]  # d(t) for t in lo_t+1 .. t0+R (float: only to locate)
         pos = np.nonzero(dfl > 0)[0]
         if len(pos) == 0:
             t0 += 2 * R
@@ -984,7 +993,7 @@ def _float_forward(av, oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, gues
         if not (t1 - 1 > lo_t and t2 <= t0 + R):
             return None
         Gs, _ = laws.window_dots(av, Gv, float(Gv[0]), t2 - base, 1, L)
-        G = {t2: arb(float(Gs[0])) * fac_G + wide}   # one dot product; Ḡ(t−1) = Ḡ(t) + g(t−1) in balls
+        G = {t2: arb(float(Gs[0])) * fac_G + wide}  # one dot product; Ḡ(t−1) = Ḡ(t) + g(t−1) in balls
         for t in range(t2, t1 - 1, -1):
             G[t - 1] = G[t] + gb(t - 1)
         best = _max_of(a * G[t] + b * G[t - 1] for t in range(t1, t2 + 1))
@@ -992,20 +1001,28 @@ def _float_forward(av, oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, gues
     return None
 
 
-def _sweep(n: int, p, f, ee, progress: bool, *, e0spec=None, espec=None, workers=None, scheduler=None,
-           block: Optional[int] = None) -> list:
+def _sweep(
+    n: int, p, f, ee, progress: bool, *, e0spec=None, espec=None, workers=None, scheduler=None, block: int | None = None
+) -> list:
     """forward(j) for every j = 0..n−1: blocks of :data:`SWEEP_BLOCK` datasets (:func:`_sweep_block`) mapped
     by :func:`exact.executors.map_blocks`; datasets the float route leaves undecided are computed by the
     ball route (:func:`_forward_fast`).  See :func:`delta_binary_worst`."""
     from .executors import map_blocks
+
     K = block or SWEEP_BLOCK
     prec = ctx.prec
     if e0spec is None:
         e0spec, espec = ("ball", arith.ball(p) / arith.ball(f)), ("ball", arith.ball(ee))
     tasks = [(n, j0, min(n, j0 + K), e0spec, espec, prec) for j0 in range(0, n, K)]
-    res = map_blocks(_sweep_block, tasks, workers=workers, scheduler=scheduler,
-                     progress=None if progress else False, desc=f"worst case over {n} datasets",
-                     sizes=[t[2] - t[1] for t in tasks])
+    res = map_blocks(
+        _sweep_block,
+        tasks,
+        workers=workers,
+        scheduler=scheduler,
+        progress=None if progress else False,
+        desc=f"worst case over {n} datasets",
+        sizes=[t[2] - t[1] for t in tasks],
+    )
     vals = [v for r in res for v in r]
     p, f, ee = arith.ball(p), arith.ball(f), arith.ball(ee)
     todo = [j for j, v in enumerate(vals) if v is None]
@@ -1093,7 +1110,7 @@ def _worst_from_values(vals, n) -> WorstCase:
     return WorstCase(best, rep, "1|0", ties, n, vals)
 
 
-def _sweep_arb(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[int] = None) -> list:
+def _sweep_arb(n: int, p: arb, f: arb, ee: arb, progress: bool, block: int | None = None) -> list:
     """forward(j) for every j = 0..n−1 — the previous all-ball sweep (kept as an independent route for the
     tests and the "before" column of the benchmark).
 
@@ -1118,6 +1135,7 @@ def _sweep_arb(n: int, p: arb, f: arb, ee: arb, progress: bool, block: Optional[
     products of length K+1; the range is usually 5 outcomes).
     """
     from .progress import Progress
+
     tol = _tau(extra=max(1, int(math.log2(n)) + 1))
     K = block or 64
     K = max(1, min(K, n))
@@ -1174,7 +1192,7 @@ def _window_slice(vals, offset, start, stop, left, right):
     hi = stop - offset
     n = len(vals)
     pre = [left] * max(0, min(hi, 0) - lo) if lo < 0 else []
-    mid = vals[max(lo, 0):max(0, min(hi, n))]
+    mid = vals[max(lo, 0) : max(0, min(hi, n))]
     post = [right] * max(0, hi - max(lo, n)) if hi > n else []
     return arb_poly(pre + mid + post)
 
@@ -1201,14 +1219,15 @@ def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl=No
     of length K+1, :func:`_conv_at`); without one, whole products are formed.
     """
     L = Kb + 1  # t_i has degree Kb: indices l = 0..Kb
-    lo = ho                       # lowest index where d_j can be non-zero (from the window)
-    hi = ho + len(Hc) - 1 + L     # one past the highest such index
+    lo = ho  # lowest index where d_j can be non-zero (from the window)
+    hi = ho + len(Hc) - 1 + L  # one past the highest such index
     zero = arb(0)
     if t_guess is not None:
         # the previous dataset's t* may lie outside this block's window: clamp it, or the
         # widening steps below (proportional to t2 - t1) would not move and never end
         t_guess = min(max(t_guess, lo), hi)
     if t_guess is not None and tl is not None:
+
         def d_at(t):
             v = _conv_at(Hc, ho, t, tl, zero, zero)
             return v + extra if extra is not None else v
@@ -1236,7 +1255,7 @@ def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl=No
         # d(t) for t in [t1-1, t2], h(t) for t in [t1, t2]
         A = t1 - 1
         Hs = _window_slice(Hc, ho, A - L + 1, t2 + 1, zero, zero)
-        dvals = (Hs * tpoly).coeffs()[L - 1:L - 1 + (t2 - A + 1)]
+        dvals = (Hs * tpoly).coeffs()[L - 1 : L - 1 + (t2 - A + 1)]
         dvals = dvals + [zero] * ((t2 - A + 1) - len(dvals))
         if extra is not None:
             dvals = [v + extra for v in dvals]
@@ -1250,7 +1269,7 @@ def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl=No
         if not ok_hi:
             t2 = min(hi, t2 + step)
     Gs = _window_slice(G, ho, t1 - L + 1, t2 + 1, total, zero)
-    hvals = (Gs * tpoly).coeffs()[L - 1:L - 1 + (t2 - t1 + 1)]
+    hvals = (Gs * tpoly).coeffs()[L - 1 : L - 1 + (t2 - t1 + 1)]
     hvals = hvals + [zero] * ((t2 - t1 + 1) - len(hvals))
     if extra is not None:
         hvals = [v + extra for v in hvals]
@@ -1267,8 +1286,8 @@ def _finish_block_one(hvals, t1, t2, lo, hi, T, ee):
         best = v if best is None else best.max(v)
     if not T.is_zero():
         Tu = arb(T.upper())
-        if t1 <= lo:   # maximiser may lie below the window: h(t) <= h(lo) + (1 + e^ε)·T there
+        if t1 <= lo:  # maximiser may lie below the window: h(t) <= h(lo) + (1 + e^ε)·T there
             best = best + _interval(0, (1 + ee) * Tu)
-        if t2 >= hi:   # or above it: h(t) <= T there
+        if t2 >= hi:  # or above it: h(t) <= T there
             best = best.max(_interval(0, Tu))
     return _nonneg(best), best_t

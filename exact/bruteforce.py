@@ -17,7 +17,7 @@ product to the histogram of the vector.  ``n ≤ 8`` and at most
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
+from collections.abc import Sequence
 
 from flint import arb, fmpq
 
@@ -28,7 +28,7 @@ from .mechanisms import FiniteRandomizer
 #: largest n accepted by the enumeration
 MAX_N = 8
 #: largest number of report vectors k_out**n accepted
-MAX_VECTORS = 2 * 10 ** 6
+MAX_VECTORS = 2 * 10**6
 
 
 def _dataset(mech: FiniteRandomizer, dataset, name: str) -> list:
@@ -40,12 +40,19 @@ def _dataset(mech: FiniteRandomizer, dataset, name: str) -> list:
             raise InvalidArgument(f"{name}[{i}]", v, f"must be an input value in 0..{mech.k_in - 1}")
         out.append(v)
     if len(out) > MAX_N:
-        raise InvalidArgument(f"len({name})", len(out), f"must be <= {MAX_N} for brute-force enumeration",
-                              hint="use exact.krr or exact.enumerate for larger n")
+        raise InvalidArgument(
+            f"len({name})",
+            len(out),
+            f"must be <= {MAX_N} for brute-force enumeration",
+            hint="use exact.krr or exact.enumerate for larger n",
+        )
     if mech.k_out ** len(out) > MAX_VECTORS:
-        raise InvalidArgument(f"len({name})", len(out),
-                              f"gives {mech.k_out}^{len(out)} report vectors, more than the limit {MAX_VECTORS}",
-                              hint="use fewer users or a smaller output alphabet")
+        raise InvalidArgument(
+            f"len({name})",
+            len(out),
+            f"gives {mech.k_out}^{len(out)} report vectors, more than the limit {MAX_VECTORS}",
+            hint="use fewer users or a smaller output alphabet",
+        )
     return out
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import inspect
 import os
-from typing import Optional
 
 from .errors import BlanketError
 
@@ -81,7 +80,7 @@ def worst_cost(n: int, *, workers: int = 1, epsilon0=None) -> tuple:
     return s / max(1, workers), b
 
 
-def available_memory() -> Optional[int]:
+def available_memory() -> int | None:
     """Bytes of memory available to new work on this machine (``MemAvailable``), or None if unknown."""
     try:
         with open("/proc/meminfo") as fh:
@@ -104,6 +103,7 @@ def time_limit() -> float:
         v = -1.0
     if not v > 0:
         from .errors import InvalidArgument
+
         raise InvalidArgument(MAX_SECONDS_ENV, raw, "must be a positive number of seconds")
     return v
 
@@ -127,13 +127,23 @@ def _size(b: float) -> str:
     return f"{b / 1024:.0f} kB"
 
 
-OPTIONS = ("a Dask cluster (--scheduler ADDRESS or BLANKET_SCHEDULER), the certified bracket in seconds "
-           "(--dataset bracket: a concrete dataset below, the blanket view above), or one dataset (--dataset c=0)")
+OPTIONS = (
+    "a Dask cluster (--scheduler ADDRESS or BLANKET_SCHEDULER), the certified bracket in seconds "
+    "(--dataset bracket: a concrete dataset below, the blanket view above), or one dataset (--dataset c=0)"
+)
 _CLUSTER = "a Dask cluster (--scheduler ADDRESS or BLANKET_SCHEDULER), "
 
 
-def check_worst_case(n: int, *, workers: int = 1, where: str = "", max_seconds: Optional[float] = None,
-                     memory: Optional[int] = None, options: str = OPTIONS, epsilon0=None) -> tuple:
+def check_worst_case(
+    n: int,
+    *,
+    workers: int = 1,
+    where: str = "",
+    max_seconds: float | None = None,
+    memory: int | None = None,
+    options: str = OPTIONS,
+    epsilon0=None,
+) -> tuple:
     """Raise :class:`TooExpensive` if the exact worst case at ``n`` on ``workers`` cores exceeds the limits.
 
     Returns ``(seconds, bytes)`` (the estimate) when it fits.  ``where``
@@ -155,7 +165,10 @@ def check_worst_case(n: int, *, workers: int = 1, where: str = "", max_seconds: 
         why.append(f"about {_size(nbytes)} of memory ({_size(mem)} available)")
         # the per-dataset results are gathered in this process whatever executes the blocks: a cluster
         # does not help with memory
-        options = options.replace(_CLUSTER, "") + " (a cluster would not help: the per-dataset results are " \
+        options = (
+            options.replace(_CLUSTER, "") + " (a cluster would not help: the per-dataset results are "
             "gathered in this process)"
+        )
     raise TooExpensive(
-        f"the exact worst case over all {n} datasets would take {' and '.join(why)}; not started. Options: {options}")
+        f"the exact worst case over all {n} datasets would take {' and '.join(why)}; not started. Options: {options}"
+    )

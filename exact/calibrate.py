@@ -38,14 +38,13 @@ estimate a calibration to relative width 10⁻⁶ takes 5–9 evaluations of δ
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Callable, Optional
 
 from flint import arb, fmpq
 
 from . import arith
-from .errors import InfeasibleTarget, InvalidArgument, Undecided
+from .errors import InfeasibleTarget, Undecided
 
 
 @dataclass(frozen=True)
@@ -102,10 +101,10 @@ def _log_excess(value, log_target: float) -> float:
     return float(b.log().mid()) - log_target
 
 
-def _rational_near(x: float, lo: fmpq, hi: fmpq, resolution: float) -> Optional[fmpq]:
+def _rational_near(x: float, lo: fmpq, hi: fmpq, resolution: float) -> fmpq | None:
     """An exact decimal rational near ``x`` strictly inside ``(lo, hi)`` (``None`` if none at this resolution)."""
     d = max(0, int(math.ceil(-math.log10(resolution))) + 2) if resolution > 0 else 12
-    scale = 10 ** d
+    scale = 10**d
     q = fmpq(int(round(x * scale)), scale) if math.isfinite(x) else (lo + hi) / 2
     if not (lo < q < hi):
         q = (lo + hi) / 2
@@ -131,17 +130,35 @@ class _Classifier:
             return self.fun(x)
 
         try:
-            value, prec = arith.escalate(compute, lambda v: arith.le(v, self.target) is not None,
-                                         start=self.start, cap=self.cap, what=f"comparison of delta({x}) with the target {self.target}")
+            value, prec = arith.escalate(
+                compute,
+                lambda v: arith.le(v, self.target) is not None,
+                start=self.start,
+                cap=self.cap,
+                what=f"comparison of delta({x}) with the target {self.target}",
+            )
         except Undecided:
-            raise Undecided(f"delta({x}) could not be separated from the target {self.target} "
-                            f"below the precision cap of {self.cap} bits") from None
+            raise Undecided(
+                f"delta({x}) could not be separated from the target {self.target} "
+                f"below the precision cap of {self.cap} bits"
+            ) from None
         self.prec = max(self.prec, prec)
         return arith.le(value, self.target), value
 
 
-def _search(fun, target, lo: fmpq, hi: fmpq, *, meets_high: bool, rel_tol: fmpq, guess, start_prec, cap,
-            max_evaluations: int = 200) -> Bracket:
+def _search(
+    fun,
+    target,
+    lo: fmpq,
+    hi: fmpq,
+    *,
+    meets_high: bool,
+    rel_tol: fmpq,
+    guess,
+    start_prec,
+    cap,
+    max_evaluations: int = 200,
+) -> Bracket:
     """Core of both calibrations.  ``meets_high``: the target is met on ``[x*, hi]`` (δ non-increasing);
     else on ``[lo, x*]`` (δ non-decreasing)."""
     clf = _Classifier(fun, target, start_prec, cap)
@@ -151,9 +168,11 @@ def _search(fun, target, lo: fmpq, hi: fmpq, *, meets_high: bool, rel_tol: fmpq,
     bad_end = lo if meets_high else hi
     ok, v = clf(good_end)
     if not ok:
-        raise InfeasibleTarget(f"the target delta {target} is not met even at {'epsilon' if meets_high else 'epsilon0'} = {good_end} "
-                               f"(delta there is about {arith.decimal_string(v, 6, up=False)}); "
-                               f"the target cannot be reached in this search domain")
+        raise InfeasibleTarget(
+            f"the target delta {target} is not met even at {'epsilon' if meets_high else 'epsilon0'} = {good_end} "
+            f"(delta there is about {arith.decimal_string(v, 6, up=False)}); "
+            f"the target cannot be reached in this search domain"
+        )
     good = (good_end, v, _log_excess(v, clf.log_target))
     bad = None  # (x, value, F) certified failing; the bad end is only assumed until evaluated
     lt = clf.log_target
@@ -219,8 +238,9 @@ def _search(fun, target, lo: fmpq, hi: fmpq, *, meets_high: bool, rel_tol: fmpq,
             if geo_steps > 3:
                 met, v = clf(bad_end)
                 if met:
-                    return Bracket(bad_end, bad_end, clf.evaluations, v, v, clf.prec,
-                                   meets="upper" if meets_high else "lower")
+                    return Bracket(
+                        bad_end, bad_end, clf.evaluations, v, v, clf.prec, meets="upper" if meets_high else "lower"
+                    )
                 record(bad_end, (met, v))
                 continue
             est = xf_g / 4 if meets_high else xf_g * 4
@@ -286,8 +306,17 @@ def _search(fun, target, lo: fmpq, hi: fmpq, *, meets_high: bool, rel_tol: fmpq,
     return Bracket(good[0], bad[0], clf.evaluations, good[1], bad[1], clf.prec, meets="lower")
 
 
-def epsilon_for_delta(delta_of_epsilon: Callable[[fmpq], object], target_delta, *, hi, lo=0, rel_tol="1e-6",
-                      guess=None, start_prec: int = arith.DEFAULT_PREC, cap: int = arith.MAX_PREC) -> Bracket:
+def epsilon_for_delta(
+    delta_of_epsilon: Callable[[fmpq], object],
+    target_delta,
+    *,
+    hi,
+    lo=0,
+    rel_tol="1e-6",
+    guess=None,
+    start_prec: int = arith.DEFAULT_PREC,
+    cap: int = arith.MAX_PREC,
+) -> Bracket:
     """The smallest ε in ``[lo, hi]`` with ``δ(ε) ≤ target_delta``, as a certified :class:`Bracket`.
 
     ``delta_of_epsilon(eps: fmpq)`` must return an enclosure (ball or exact)
@@ -306,12 +335,22 @@ def epsilon_for_delta(delta_of_epsilon: Callable[[fmpq], object], target_delta, 
     lo_q = arith.exact_in(lo, "lo", lo=0)
     hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
     rt = arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
-    return _search(delta_of_epsilon, target, lo_q, hi_q, meets_high=True, rel_tol=rt, guess=guess,
-                   start_prec=start_prec, cap=cap)
+    return _search(
+        delta_of_epsilon, target, lo_q, hi_q, meets_high=True, rel_tol=rt, guess=guess, start_prec=start_prec, cap=cap
+    )
 
 
-def epsilon0_for(delta_of_epsilon0: Callable[[fmpq], object], target_delta, *, hi, lo=0, rel_tol="1e-6",
-                 guess=None, start_prec: int = arith.DEFAULT_PREC, cap: int = arith.MAX_PREC) -> Bracket:
+def epsilon0_for(
+    delta_of_epsilon0: Callable[[fmpq], object],
+    target_delta,
+    *,
+    hi,
+    lo=0,
+    rel_tol="1e-6",
+    guess=None,
+    start_prec: int = arith.DEFAULT_PREC,
+    cap: int = arith.MAX_PREC,
+) -> Bracket:
     """The largest local ε0 in ``[lo, hi]`` whose central δ (at a fixed central ε) is ≤ ``target_delta``.
 
     ``delta_of_epsilon0(eps0: fmpq)`` returns an enclosure of δ for the
@@ -326,11 +365,12 @@ def epsilon0_for(delta_of_epsilon0: Callable[[fmpq], object], target_delta, *, h
     lo_q = arith.exact_in(lo, "lo", lo=0)
     hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
     rt = arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
-    return _search(delta_of_epsilon0, target, lo_q, hi_q, meets_high=False, rel_tol=rt, guess=guess,
-                   start_prec=start_prec, cap=cap)
+    return _search(
+        delta_of_epsilon0, target, lo_q, hi_q, meets_high=False, rel_tol=rt, guess=guess, start_prec=start_prec, cap=cap
+    )
 
 
-def gaussian_epsilon_guess(mu: float, delta: float) -> Optional[float]:
+def gaussian_epsilon_guess(mu: float, delta: float) -> float | None:
     """Float estimate of ε for a Gaussian privacy-loss profile with parameter ``mu`` (only to seed a search).
 
     δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2); solved by bisection in floats.

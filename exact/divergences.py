@@ -19,8 +19,8 @@ All routines are O(len(p)).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 from flint import arb, fmpq
 
@@ -115,10 +115,12 @@ def renyi_moment(p: Vec, q: Vec, order):
         if isinstance(a, fmpq) and a == 0:
             continue
         if isinstance(b, fmpq) and b == 0:
-            raise InvalidArgument("q", "0 where p > 0", "must be positive wherever p is (the Rényi divergence is infinite)")
+            raise InvalidArgument(
+                "q", "0 where p > 0", "must be positive wherever p is (the Rényi divergence is infinite)"
+            )
         if integer:
             k = int(lam.p)
-            term = a ** k / b ** (k - 1)
+            term = a**k / b ** (k - 1)
         else:
             term = (arith.ball(a).log() * arith.ball(lam) + arith.ball(b).log() * (1 - arith.ball(lam))).exp()
         s = _add(s, term)
@@ -132,7 +134,7 @@ def renyi(p: Vec, q: Vec, order):
     return arith.ball(m).log() / (arith.ball(lam) - 1)
 
 
-def llr_distance(p: Vec, q: Vec) -> Optional[object]:
+def llr_distance(p: Vec, q: Vec) -> object | None:
     """``d_LLR(p, q) = max_{y in supp p ∪ supp q} |log(p(y)/q(y))|``; ``None`` means +∞ (supports differ).
 
     Zero entries must be exact zeros to count as outside a support; a ball

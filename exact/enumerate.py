@@ -84,7 +84,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Optional
 
 from flint import arb, fmpq
 
@@ -93,8 +92,18 @@ from .errors import InvalidArgument
 from .mechanisms import KRR, FiniteRandomizer
 from .progress import Progress
 
-__all__ = ["WorstCase", "DatasetDelta", "worst_case", "worst_cases", "delta_dataset", "delta_class",
-           "dataset_deltas", "dataset_deltas_multi", "histogram_law", "count_classes"]
+__all__ = [
+    "WorstCase",
+    "DatasetDelta",
+    "worst_case",
+    "worst_cases",
+    "delta_dataset",
+    "delta_class",
+    "dataset_deltas",
+    "dataset_deltas_multi",
+    "histogram_law",
+    "count_classes",
+]
 
 
 # ================================================================ results
@@ -144,9 +153,17 @@ class WorstCase:
 
     def describe(self) -> dict:
         d1, d2 = self.pair()
-        return {"n": self.n, "dataset": d1, "neighbour": d2, "differing_user": {"x": self.x, "x2": self.x2},
-                "value": _show(self.value), "witness_value": _show(self.witness_value),
-                "classes": self.classes, "method": self.method, "mechanism": self.mechanism}
+        return {
+            "n": self.n,
+            "dataset": d1,
+            "neighbour": d2,
+            "differing_user": {"x": self.x, "x2": self.x2},
+            "value": _show(self.value),
+            "witness_value": _show(self.witness_value),
+            "classes": self.classes,
+            "method": self.method,
+            "mechanism": self.mechanism,
+        }
 
 
 def _show(v):
@@ -163,7 +180,7 @@ def _convolve(law: dict, row: list) -> dict:
     nz = [(y, w) for y, w in enumerate(row) if not (isinstance(w, int) and w == 0)]
     for h, p in law.items():
         for y, w in nz:
-            h2 = h[:y] + (h[y] + 1,) + h[y + 1:]
+            h2 = h[:y] + (h[y] + 1,) + h[y + 1 :]
             out[h2] = get(h2, 0) + p * w
     return out
 
@@ -293,7 +310,7 @@ def _use_krr_path(mech) -> bool:
 
 
 # ================================================================ k-RR symmetry classes
-def _partitions(r: int, max_parts: int, max_part: Optional[int] = None):
+def _partitions(r: int, max_parts: int, max_part: int | None = None):
     """Partitions of ``r`` into at most ``max_parts`` parts, parts non-increasing."""
     if max_part is None:
         max_part = r
@@ -377,7 +394,7 @@ def _krr_class_delta(mech: KRR, n: int, a: int, b: int, lam: tuple, ee):
     law = histogram_law(rows, users)
     p0 = _convolve(law, rows[0])
     p1 = _convolve(law, rows[1])
-    sc = scale ** n if scale is not None else arb(1)
+    sc = scale**n if scale is not None else arb(1)
     return _hockey(p0, p1, ee, sc), _hockey(p1, p0, ee, sc)
 
 
@@ -391,7 +408,7 @@ def _law_pairs(mech: FiniteRandomizer, n: int, progress: bool):
                 rows, scale, _ = _krr_rows(mech, len(lam))
                 law = histogram_law(rows, list(_krr_others(a, b, lam)))
                 p0, p1 = _convolve(law, rows[0]), _convolve(law, rows[1])
-                sc = scale ** n if scale is not None else arb(1)
+                sc = scale**n if scale is not None else arb(1)
                 yield _krr_others(a, b, lam), [(0, 1, p0, p1), (1, 0, p1, p0)], sc
                 bar.update()
         return
@@ -400,7 +417,7 @@ def _law_pairs(mech: FiniteRandomizer, n: int, progress: bool):
     rows = _merge_columns([full[x] for x in xs])
     if all(_is_exact_row(r) for r in rows):
         rows, den = _integer_rows(rows)
-        scale = den ** n
+        scale = den**n
     else:
         rows = [[arith.ball(v) for v in r] for r in rows]
         scale = arb(1)
@@ -413,8 +430,11 @@ def _law_pairs(mech: FiniteRandomizer, n: int, progress: bool):
             law, start, prefix = stack.pop()
             if len(prefix) == n - 1:
                 finals = [_convolve(law, rows[i]) for i in idx]
-                yield (tuple(xs[i] for i in prefix),
-                       [(xs[i], xs[j], finals[i], finals[j]) for i in idx for j in idx if i != j], scale)
+                yield (
+                    tuple(xs[i] for i in prefix),
+                    [(xs[i], xs[j], finals[i], finals[j]) for i in idx for j in idx if i != j],
+                    scale,
+                )
                 bar.update()
                 continue
             for i in range(len(xs) - 1, start - 1, -1):
@@ -454,24 +474,39 @@ def dataset_deltas(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None,
     are exact when the matrix and ``e^ε`` are exact, balls at the current
     precision otherwise.  Complexity: see the module docstring.
     """
-    return dataset_deltas_multi(mech, n, epsilons=None if epsilon is None else [epsilon],
-                                exp_epsilons=None if exp_epsilon is None else [exp_epsilon], progress=progress)[0]
+    return dataset_deltas_multi(
+        mech,
+        n,
+        epsilons=None if epsilon is None else [epsilon],
+        exp_epsilons=None if exp_epsilon is None else [exp_epsilon],
+        progress=progress,
+    )[0]
 
 
 def _summarise(mech, n, entries) -> WorstCase:
     value = _max([e.value for e in entries])
     best = max(entries, key=lambda e: arith.endpoints(_lower(e.value))[0])
     krr = _use_krr_path(mech)
-    return WorstCase(value, best.value, best.others, best.x, best.x2, n,
-                     len(entries) // 2 if krr else count_classes(mech, n),
-                     "krr-symmetry" if krr else "generic", mech.describe())
+    return WorstCase(
+        value,
+        best.value,
+        best.others,
+        best.x,
+        best.x2,
+        n,
+        len(entries) // 2 if krr else count_classes(mech, n),
+        "krr-symmetry" if krr else "generic",
+        mech.describe(),
+    )
 
 
 def worst_cases(mech: FiniteRandomizer, n, *, epsilons=None, exp_epsilons=None, progress: bool = False) -> list:
     """:func:`worst_case` at several ε at once (one :class:`WorstCase` per ε; laws built once)."""
     n = _check_n(n)
-    return [_summarise(mech, n, e) for e in dataset_deltas_multi(mech, n, epsilons=epsilons,
-                                                                 exp_epsilons=exp_epsilons, progress=progress)]
+    return [
+        _summarise(mech, n, e)
+        for e in dataset_deltas_multi(mech, n, epsilons=epsilons, exp_epsilons=exp_epsilons, progress=progress)
+    ]
 
 
 def worst_case(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, progress: bool = False) -> WorstCase:
@@ -530,7 +565,7 @@ def delta_dataset(mech: FiniteRandomizer, others, x: int, x2: int, *, epsilon=No
     """
     ee = _exp_eps(epsilon, exp_epsilon)
     others = list(others)
-    for i, v in enumerate(others + [x, x2]):
+    for _i, v in enumerate(others + [x, x2]):
         if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < mech.k_in:
             raise InvalidArgument("dataset", v, f"must hold input values in 0..{mech.k_in - 1}")
     full = mech.matrix()

@@ -37,8 +37,8 @@ import copyreg
 import os
 import pickle
 import threading
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Callable, Optional
 
 import flint
 from flint import acb, arb, arb_poly
@@ -48,8 +48,16 @@ from .errors import InvalidArgument
 #: environment variable naming a Dask scheduler address used when ``scheduler`` is not given
 SCHEDULER_ENV = "BLANKET_SCHEDULER"
 
-__all__ = ["map_blocks", "resolve_workers", "resolve_scheduler", "block_ranges", "available_cores",
-           "executor_cores", "shutdown", "SCHEDULER_ENV"]
+__all__ = [
+    "map_blocks",
+    "resolve_workers",
+    "resolve_scheduler",
+    "block_ranges",
+    "available_cores",
+    "executor_cores",
+    "shutdown",
+    "SCHEDULER_ENV",
+]
 
 
 # ---------------------------------------------------------------- exact pickling of flint balls
@@ -133,7 +141,7 @@ def resolve_workers(workers) -> int:
     return workers
 
 
-def resolve_scheduler(scheduler=None) -> Optional[object]:
+def resolve_scheduler(scheduler=None) -> object | None:
     """The Dask scheduler to use: ``scheduler`` if given, else ``$BLANKET_SCHEDULER`` if set and non-empty, else None.
 
     A ``dask.distributed.Client`` may be passed instead of an address.
@@ -149,8 +157,9 @@ def resolve_scheduler(scheduler=None) -> Optional[object]:
         return s
     if hasattr(scheduler, "map") and hasattr(scheduler, "gather"):
         return scheduler
-    raise InvalidArgument("scheduler", scheduler, "must be a Dask scheduler address (tcp://HOST:8786) or a "
-                                                  "dask.distributed.Client")
+    raise InvalidArgument(
+        "scheduler", scheduler, "must be a Dask scheduler address (tcp://HOST:8786) or a dask.distributed.Client"
+    )
 
 
 def block_ranges(n: int, blocks: int, *, min_size: int = 1) -> list:
@@ -217,11 +226,11 @@ def _versions():
 
     try:
         from importlib.metadata import version
+
         blanket_version = version("blanket")
     except Exception:  # pragma: no cover - not installed as a distribution
         blanket_version = "unknown"
-    return {"python-flint": flint.__version__, "blanket": blanket_version,
-            "python": "%d.%d" % sys.version_info[:2]}
+    return {"python-flint": flint.__version__, "blanket": blanket_version, "python": "%d.%d" % sys.version_info[:2]}
 
 
 # ---------------------------------------------------------------- local pool
@@ -276,7 +285,7 @@ def _run_local(packed, workers, bar, sizes):
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in sorted(done, key=index.__getitem__):
-                out[index[f]] = pickle.loads(f.result())   # re-raises the task's exception
+                out[index[f]] = pickle.loads(f.result())  # re-raises the task's exception
                 bar.update(sizes[index[f]])
     except BaseException:
         for f in pending:
@@ -289,8 +298,10 @@ def _run_local(packed, workers, bar, sizes):
 _CLIENTS: dict = {}
 _CHECKED: set = set()
 
-DASK_MISSING = ("needs Dask: install the optional dependency with  pip install 'blanket[dask]'  "
-                "(or run without --scheduler / BLANKET_SCHEDULER to use the local cores)")
+DASK_MISSING = (
+    "needs Dask: install the optional dependency with  pip install 'blanket[dask]'  "
+    "(or run without --scheduler / BLANKET_SCHEDULER to use the local cores)"
+)
 
 
 def _client(scheduler):
@@ -307,9 +318,12 @@ def _client(scheduler):
     try:
         c = Client(scheduler, set_as_default=False, timeout="20s")
     except (OSError, TimeoutError) as exc:
-        raise InvalidArgument("scheduler", scheduler,
-                              f"could not be reached ({exc.__class__.__name__}: {exc})",
-                              hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`") from None
+        raise InvalidArgument(
+            "scheduler",
+            scheduler,
+            f"could not be reached ({exc.__class__.__name__}: {exc})",
+            hint="start one with `dask scheduler` and workers with `dask worker ADDRESS`",
+        ) from None
     with _LOCK:
         _CLIENTS[scheduler] = c
     return c
@@ -323,9 +337,12 @@ def _check_versions(client):
     theirs = client.run(_versions)
     for worker, v in theirs.items():
         if v != mine:
-            raise InvalidArgument("scheduler", getattr(client, "scheduler", client),
-                                  f"has a worker ({worker}) with {v}, this process has {mine}",
-                                  hint="install the same Blanket and python-flint on every worker")
+            raise InvalidArgument(
+                "scheduler",
+                getattr(client, "scheduler", client),
+                f"has a worker ({worker}) with {v}, this process has {mine}",
+                hint="install the same Blanket and python-flint on every worker",
+            )
     _CHECKED.add(key)
 
 
@@ -335,8 +352,8 @@ def _run_dask(packed, scheduler, bar, sizes):
     futures = client.map(_run_task, packed, pure=False)
     out = [None] * len(futures)
     try:
-        for i, f in enumerate(futures):          # in task order (the bar advances as the blocks arrive)
-            out[i] = pickle.loads(f.result())    # re-raises the task's exception
+        for i, f in enumerate(futures):  # in task order (the bar advances as the blocks arrive)
+            out[i] = pickle.loads(f.result())  # re-raises the task's exception
             bar.update(sizes[i])
     except BaseException:
         client.cancel(futures)
@@ -365,8 +382,16 @@ class _NoBar:
         pass
 
 
-def map_blocks(fn: Callable, tasks: list, *, workers: int | None = None, scheduler: str | None = None,
-               progress=None, desc: str = "", sizes: Optional[list] = None) -> list:
+def map_blocks(
+    fn: Callable,
+    tasks: list,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress=None,
+    desc: str = "",
+    sizes: list | None = None,
+) -> list:
     """``[fn(*task) for task in tasks]``, computed on local processes or a Dask cluster (module docstring).
 
     ``fn`` must be a module-level function (picklable by reference) and each
@@ -390,11 +415,14 @@ def map_blocks(fn: Callable, tasks: list, *, workers: int | None = None, schedul
         raise InvalidArgument("sizes", sizes, f"must have one entry per task ({len(tasks)})")
     prec = flint.ctx.prec
     try:
-        packed = [_Task(pickle.dumps((fn, t if isinstance(t, tuple) else (t,)), protocol=pickle.HIGHEST_PROTOCOL),
-                        prec) for t in tasks]
+        packed = [
+            _Task(pickle.dumps((fn, t if isinstance(t, tuple) else (t,)), protocol=pickle.HIGHEST_PROTOCOL), prec)
+            for t in tasks
+        ]
     except (pickle.PicklingError, TypeError, AttributeError) as exc:
-        raise InvalidArgument("fn", getattr(fn, "__qualname__", fn),
-                              f"and its tasks must be picklable (a module-level function; {exc})") from None
+        raise InvalidArgument(
+            "fn", getattr(fn, "__qualname__", fn), f"and its tasks must be picklable (a module-level function; {exc})"
+        ) from None
     sched = resolve_scheduler(scheduler)
     nworkers = resolve_workers(workers) if sched is None else None
     if not tasks:
@@ -404,6 +432,7 @@ def map_blocks(fn: Callable, tasks: list, *, workers: int | None = None, schedul
         bar = progress
     else:
         from .progress import Progress
+
         bar_cm = Progress(sum(sizes), desc, enabled=progress)
         bar = None
     if bar_cm is None:

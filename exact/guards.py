@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional
 
 from .errors import InvalidArgument
 
@@ -39,7 +38,7 @@ DEFAULT_MEMORY_FRACTION = 0.5
 #: bytes per arb ball of ``prec`` bits (struct + mantissa limbs + Python object), an over-estimate
 BALL_OVERHEAD = 96
 
-_max_memory: Optional[int] = None
+_max_memory: int | None = None
 
 
 def physical_memory() -> int:
@@ -57,7 +56,7 @@ def max_memory() -> int:
     return int(physical_memory() * DEFAULT_MEMORY_FRACTION)
 
 
-def set_max_memory(nbytes: Optional[int]) -> None:
+def set_max_memory(nbytes: int | None) -> None:
     """Set the limit used by :func:`check_memory` (``None`` restores the default)."""
     global _max_memory
     _max_memory = nbytes
@@ -115,8 +114,12 @@ def check_memory(estimate: float, what: str, *, name: str, value, hint: str = ""
     """
     limit = max_memory()
     if estimate > limit:
-        raise InvalidArgument(name, value, f"needs an estimated {human(estimate)} for {what}, above the memory limit "
-                              f"of {human(limit)} (--max-memory)", hint=hint or None)
+        raise InvalidArgument(
+            name,
+            value,
+            f"needs an estimated {human(estimate)} for {what}, above the memory limit of {human(limit)} (--max-memory)",
+            hint=hint or None,
+        )
 
 
 def check_decimal_text(text: str, name: str) -> None:
@@ -129,13 +132,16 @@ def check_decimal_text(text: str, name: str) -> None:
     blanket.exact.errors.InvalidArgument: epsilon must have a decimal exponent between -100000 and 100000, got '1e-1000000000'
     """
     if len(text) > MAX_DIGITS:
-        raise InvalidArgument(name, f"{text[:20]}... ({len(text)} characters)", f"must have at most {MAX_DIGITS} digits")
+        raise InvalidArgument(
+            name, f"{text[:20]}... ({len(text)} characters)", f"must have at most {MAX_DIGITS} digits"
+        )
     m = re.search(r"[eE]\s*([+-]?\d+)\s*$", text)
     if m:
         digits = m.group(1).lstrip("+-").lstrip("0")
         if len(digits) > 7 or (digits and int(digits) > MAX_DECIMAL_EXPONENT):
-            raise InvalidArgument(name, text, f"must have a decimal exponent between -{MAX_DECIMAL_EXPONENT} and "
-                                  f"{MAX_DECIMAL_EXPONENT}")
+            raise InvalidArgument(
+                name, text, f"must have a decimal exponent between -{MAX_DECIMAL_EXPONENT} and {MAX_DECIMAL_EXPONENT}"
+            )
 
 
 def check_epsilon0(q, name: str = "epsilon0") -> None:
@@ -147,8 +153,12 @@ def check_epsilon0(q, name: str = "epsilon0") -> None:
     blanket.exact.errors.InvalidArgument: epsilon0 must be at most 500 (the supported range), got 100000 (above it randomized response equals the identity to within e^-500, and the shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy)
     """
     from .arith import exact
+
     if exact(q) > MAX_EPSILON0:
-        raise InvalidArgument(name, q if isinstance(q, (int, str)) else str(q),
-                              f"must be at most {MAX_EPSILON0} (the supported range)",
-                              hint=f"above it randomized response equals the identity to within e^-{MAX_EPSILON0}, and the "
-                                   "shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy")
+        raise InvalidArgument(
+            name,
+            q if isinstance(q, (int, str)) else str(q),
+            f"must be at most {MAX_EPSILON0} (the supported range)",
+            hint=f"above it randomized response equals the identity to within e^-{MAX_EPSILON0}, and the "
+            "shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy",
+        )

@@ -102,7 +102,6 @@ pair in exact rationals, ``tests/test_krr.py``).
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 from flint import arb, ctx, fmpq
 
@@ -115,7 +114,7 @@ FAMILIES = ("same", "neighbour", "third")
 DIRECTIONS = (None, "forward", "backward")
 
 #: default bound on the left-out probability mass of each window
-DEFAULT_TOL = fmpq(1, 2 ** 80)
+DEFAULT_TOL = fmpq(1, 2**80)
 #: exact rational arithmetic (no windows) up to this n when all inputs are exact
 EXACT_MAX_N = 64
 #: above this n the automatic engine choice is the one-dimensional route even when the bulk count is not degenerate
@@ -225,11 +224,11 @@ class _Binom:
             if self._full is None:
                 q = 1 - rho
                 r = rho / q
-                pm = [q ** N]
+                pm = [q**N]
                 for j in range(N):
                     pm.append(pm[-1] * r * fmpq(N - j, j + 1))
                 self._full = pm
-            return self._full[a:b + 1]
+            return self._full[a : b + 1]
         if self._logs is None:
             self._logs = self._tables.r if self._tables is not None else rho / (1 - rho)
         r = self._logs
@@ -259,7 +258,6 @@ class _Binom:
                 left.append(p)
         left.reverse()
         return left + [p0] + right
-
 
     def walk_sums(self, a: int, b: int, from_top: bool):
         """One pass from the far end of ``a..b`` inward: pmf values and cumulative sums for suffix queries.
@@ -374,8 +372,7 @@ def _pair_positive_part(A, uX, X: _Binom, uY, Y: _Binom):
         return _pair_positive_part(A + uX * X.lo, uY, Y, fmpq(0), _POINT0)
     sx = _sign(uX, "a count coefficient")
     if sx == 0:
-        return _pair_positive_part(A, uY, Y, fmpq(0), _POINT0) if not Y.point else \
-            arith.positive_part(A + uY * Y.lo)
+        return _pair_positive_part(A, uY, Y, fmpq(0), _POINT0) if not Y.point else arith.positive_part(A + uY * Y.lo)
     sy = 0 if Y.point else _sign(uY, "a count coefficient")
     if sy == 0 and not Y.point:
         return _pair_positive_part(A, uX, X, fmpq(0), _POINT0)
@@ -595,9 +592,9 @@ def _weak_gap(c, w, au1, iau1, walker, t: int, N2: int, vb1, Lb):
 _BLOCK_GRID = (-6.0, -4.0, -3.0, -2.0, -1.4, -0.9, -0.45, 0.0, 0.45, 0.9, 1.4, 2.0, 3.0, 4.0, 6.0)
 #: a coarser grid (cheaper, about 4x wider) above BLOCKS_FINE_MAX_N
 _BLOCK_GRID_COARSE = (-5.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 5.0)
-BLOCKS_FINE_MAX_N = 3 * 10 ** 5
+BLOCKS_FINE_MAX_N = 3 * 10**5
 #: the blocked weak-count bound is used up to this n (above it the Jensen + excess bound is already tight)
-BLOCKS_MAX_N = 3 * 10 ** 6
+BLOCKS_MAX_N = 3 * 10**6
 #: ... and when the weak count's standard deviation is at least this (else the grid engine is cheap anyway)
 _BLOCKS_MIN_SD = 20
 
@@ -666,9 +663,9 @@ class _Blocks:
         self.neg = u1 < 0
         fr = _float_of(rho_b)
         self.fr = fr
-        self.yw = None           # Y walkers at the boundaries
-        self.xb = [None] * len(grid)          # X walkers for H at the boundaries
-        self.xm = [None] * (len(grid) + 1)    # X walkers for H at the block means
+        self.yw = None  # Y walkers at the boundaries
+        self.xb = [None] * len(grid)  # X walkers for H at the boundaries
+        self.xm = [None] * (len(grid) + 1)  # X walkers for H at the block means
 
     def bounds(self, s: int, c):
         """``(lower, upper)`` balls bracketing ``E_{X,Y}[(c + u_1 Y + wX)_+]`` given ``s`` (``c`` without the ``u_1 Y`` part)."""
@@ -727,7 +724,7 @@ class _Blocks:
             lower = P[j] * h + lower
         # upper end: chords on the inner blocks, slope bound on the outer ones
         upper = P[0] * Hb[0] + P[B] * Hb[-1]
-        if self.neg:   # H non-increasing
+        if self.neg:  # H non-increasing
             upper = upper + self.au1 * (bs[0] * P[0] - E[0])
         else:
             upper = upper + self.au1 * (E[B] - bs[-1] * P[B])
@@ -901,8 +898,15 @@ def _weak_count_degenerate(atoms) -> bool:
     return _is_zero(pb) or _is_zero(pr) or (isinstance(vb, (int, fmpq)) and isinstance(vr, (int, fmpq)) and vb == vr)
 
 
-def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N,
-                           label: str = "E[(sum V)_+]", engine: Optional[str] = None):
+def expected_positive_part(
+    n: int,
+    atoms,
+    *,
+    tol=DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+    label: str = "E[(sum V)_+]",
+    engine: str | None = None,
+):
     """``E[(Σ_{i=1}^n V_i)_+]`` for i.i.d. ``V`` with four atoms ``[(π_b, v_b), (π_t, v_t), (π_{t'}, v_{t'}), (π_r, v_r)]``.
 
     The probabilities must sum to exactly 1 (exact zeros allowed, except
@@ -940,8 +944,7 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
     # non-degenerate bulk count is not a precision effect, so give it the grid where that is affordable
     escalating_any = ctx.prec > arith.DEFAULT_PREC
     escalating = escalating_any and n <= GRID_ESCALATION_MAX_N
-    if engine == "1d" or (engine is None and not exact_mode
-                          and (degenerate or (n > GRID_MAX_N and not escalating))):
+    if engine == "1d" or (engine is None and not exact_mode and (degenerate or (n > GRID_MAX_N and not escalating))):
         atoms_q = [(fmpq(a) if isinstance(a, int) else a, fmpq(b) if isinstance(b, int) else b) for a, b in atoms]
         if degenerate or not escalating_any:
             v = _fast_positive_part(n, atoms_q, tol)
@@ -954,8 +957,9 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
         if v is not None:
             return v
         if engine == "1d":
-            raise InvalidArgument("engine", engine, "needs v_t > v_t' (certified) and 0 < π_t/(π_t + π_t') < 1",
-                                  hint="use engine='grid'")
+            raise InvalidArgument(
+                "engine", engine, "needs v_t > v_t' (certified) and 0 < π_t/(π_t + π_t') < 1", hint="use engine='grid'"
+            )
     vals = [fmpq(v) if isinstance(v, int) else v for v in vals]
     pb, vb, pt, vt, pn, vn, pr, vr = vals
     # differences first (exact when the inputs are exact, so that exact zeros stay exact)
@@ -972,7 +976,8 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
     rho_b = fmpq(0) if _is_zero(pb) else (fmpq(1) if _is_zero(pr) else pb / (pb + pr))
     if not exact_mode:
         pb, vb, pt, vt, pn, vn, pr, vr, a0, u1, un, w, ps, rho_t, rho_b = (
-            _to_ball_mode(v) for v in (pb, vb, pt, vt, pn, vn, pr, vr, a0, u1, un, w, ps, rho_t, rho_b))
+            _to_ball_mode(v) for v in (pb, vb, pt, vt, pn, vn, pr, vr, a0, u1, un, w, ps, rho_t, rho_b)
+        )
     tab_b = tab_t = None
     if not exact_mode and n > _TABLES_MIN_N:
         tab_t = _RatioTables(rho_t, n) if not _is_zero(rho_t) and not (isinstance(rho_t, fmpq) and rho_t == 1) else None
@@ -1011,8 +1016,12 @@ def expected_positive_part(n: int, atoms, *, tol=DEFAULT_TOL, exact_max_n: int =
 # ---------------------------------------------------------------- k-RR dataset families
 def _check_krr(mech, what):
     if not isinstance(mech, KRR):
-        raise InvalidArgument("mech", getattr(mech, "name", mech), f"must be a k-ary randomized response (exact.mechanisms.KRR) for {what}",
-                              hint="for other randomizers use delta_blanket_view or exact.bruteforce")
+        raise InvalidArgument(
+            "mech",
+            getattr(mech, "name", mech),
+            f"must be a k-ary randomized response (exact.mechanisms.KRR) for {what}",
+            hint="for other randomizers use delta_blanket_view or exact.bruteforce",
+        )
 
 
 def _family_atoms(mech: KRR, ee, role: str):
@@ -1035,9 +1044,14 @@ def _family_atoms(mech: KRR, ee, role: str):
     raise AssertionError(role)
 
 
-_ROLE = {("same", "forward"): "z=t", ("same", "backward"): "z=t'",
-         ("neighbour", "forward"): "z=t'", ("neighbour", "backward"): "z=t",
-         ("third", "forward"): "third", ("third", "backward"): "third"}
+_ROLE = {
+    ("same", "forward"): "z=t",
+    ("same", "backward"): "z=t'",
+    ("neighbour", "forward"): "z=t'",
+    ("neighbour", "backward"): "z=t",
+    ("third", "forward"): "third",
+    ("third", "backward"): "third",
+}
 
 
 def _common(mech, n, epsilon, exp_epsilon):
@@ -1046,8 +1060,18 @@ def _common(mech, n, epsilon, exp_epsilon):
     return n, ee
 
 
-def delta_krr_family(mech: KRR, n, family: str, *, epsilon=None, exp_epsilon=None, direction: Optional[str] = None,
-                     tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N, engine: Optional[str] = None):
+def delta_krr_family(
+    mech: KRR,
+    n,
+    family: str,
+    *,
+    epsilon=None,
+    exp_epsilon=None,
+    direction: str | None = None,
+    tol=DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+    engine: str | None = None,
+):
     """Exact δ(ε) of shuffled k-RR between the neighbouring datasets of a family (max over both directions).
 
     ``family`` ∈ {"same", "neighbour", "third"} (see the module docstring);
@@ -1074,8 +1098,12 @@ def delta_krr_family(mech: KRR, n, family: str, *, epsilon=None, exp_epsilon=Non
     if direction not in DIRECTIONS:
         raise InvalidArgument("direction", direction, "must be None (max of both), 'forward' or 'backward'")
     if family == "third" and mech.k < 3:
-        raise InvalidArgument("family", family, f"needs k >= 3 (a third value), but the mechanism has k = {mech.k}",
-                              hint="use family='same' or 'neighbour' for binary RR")
+        raise InvalidArgument(
+            "family",
+            family,
+            f"needs k >= 3 (a third value), but the mechanism has k = {mech.k}",
+            hint="use family='same' or 'neighbour' for binary RR",
+        )
     n, ee = _common(mech, n, epsilon, exp_epsilon)
     if _at_or_above_eps0(mech, epsilon, exp_epsilon, ee):
         return fmpq(0)
@@ -1085,15 +1113,24 @@ def delta_krr_family(mech: KRR, n, family: str, *, epsilon=None, exp_epsilon=Non
     out = None
     for d in dirs:
         atoms = _family_atoms(mech, ee, _ROLE[(family, d)])
-        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.k}-RR {family} n={n}",
-                                   engine=engine)
+        v = expected_positive_part(
+            n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.k}-RR {family} n={n}", engine=engine
+        )
         v = v / n
         out = v if out is None else _max(out, v)
     return out
 
 
-def delta_krr_third_lumped(mech: KRR, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL,
-                           exact_max_n: int = EXACT_MAX_N, engine: Optional[str] = None):
+def delta_krr_third_lumped(
+    mech: KRR,
+    n,
+    *,
+    epsilon=None,
+    exp_epsilon=None,
+    tol=DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+    engine: str | None = None,
+):
     """The third-value family's δ computed on the lumped statistic (h_x, h_{x'}, rest) — **NOT a valid δ for k ≥ 4**.
 
     Hockey-stick divergence between the laws of ``(h_x, h_{x'})`` under the
@@ -1132,7 +1169,7 @@ def _compositions(n, parts):
             yield (c,) + rest
 
 
-def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee, *, max_terms: int = 10 ** 6):
+def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee, *, max_terms: int = 10**6):
     """``(1/(γn)) E[(Σ_{i=1}^n V_i)_+]`` by summing over all multinomial counts of the atoms of ``V``.
 
     ``V = L^ε_{x,x'}`` w.p. γ, else 0.  Cost ``O(C(n+A−1, A−1)·A)`` with
@@ -1140,7 +1177,9 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
     """
     g = mech.gamma()
     if _is_zero(g):
-        raise InvalidArgument("mech", mech.name, "has total-variation similarity gamma = 0: the blanket view is undefined")
+        raise InvalidArgument(
+            "mech", mech.name, "has total-variation similarity gamma = 0: the blanket view is undefined"
+        )
     law = amplification_law(mech, x, x2, exp_epsilon=ee) if not isinstance(ee, arb) else None
     if law is None:
         om = mech.blanket()
@@ -1149,9 +1188,14 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
     atoms = [(v, g * w) for v, w in law] + [(fmpq(0), 1 - g)]
     A = len(atoms)
     from math import comb
+
     if comb(n + A - 1, A - 1) > max_terms:
-        raise InvalidArgument("n", n, f"is too large for exact enumeration with {A} atoms (more than {max_terms} terms)",
-                              hint="use a k-RR mechanism (fast path) or a smaller n")
+        raise InvalidArgument(
+            "n",
+            n,
+            f"is too large for exact enumeration with {A} atoms (more than {max_terms} terms)",
+            hint="use a k-RR mechanism (fast path) or a smaller n",
+        )
     fact = [1]
     for i in range(1, n + 1):
         fact.append(fact[-1] * i)
@@ -1164,7 +1208,7 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
         val = fmpq(0)
         for c, (v, pi) in zip(cs, atoms):
             if c:
-                prob = prob * pi ** c
+                prob = prob * pi**c
                 val = _add(val, c * v)
         if _is_zero(prob):
             continue
@@ -1172,9 +1216,19 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
     return total / (g * n)
 
 
-def delta_blanket_view(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, x=None, x2=None,
-                       tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N, method: Optional[str] = None,
-                       engine: Optional[str] = None):
+def delta_blanket_view(
+    mech: FiniteRandomizer,
+    n,
+    *,
+    epsilon=None,
+    exp_epsilon=None,
+    x=None,
+    x2=None,
+    tol=DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+    method: str | None = None,
+    engine: str | None = None,
+):
     """The exact right-hand side of Balle et al. Lemma 5.3: ``(1/(γn))·E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
 
     ``L_i`` are i.i.d. copies of ``L^ε_{x,x'}`` (docs/reference/blanket.md §4, Lemma 5.3,
@@ -1201,10 +1255,14 @@ def delta_blanket_view(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=N
     if method not in (None, "fast", "enumerate"):
         raise InvalidArgument("method", method, "must be None, 'fast' or 'enumerate'")
     if method == "fast" and not isinstance(mech, KRR):
-        raise InvalidArgument("method", method, "is only available for k-ary randomized response", hint="use method='enumerate'")
+        raise InvalidArgument(
+            "method", method, "is only available for k-ary randomized response", hint="use method='enumerate'"
+        )
     n, ee = _common(mech, n, epsilon, exp_epsilon)
     if (x is None) != (x2 is None):
-        raise InvalidArgument("x2" if x2 is None else "x", None, "must be given together with the other input (or neither)")
+        raise InvalidArgument(
+            "x2" if x2 is None else "x", None, "must be given together with the other input (or neither)"
+        )
     if x is not None:
         for nm, v in (("x", x), ("x2", x2)):
             if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < mech.k_in:
@@ -1220,8 +1278,9 @@ def delta_blanket_view(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=N
         f, p = mech.flip(), mech.keep()
         kf = k * f
         atoms = [((k - 2) * f, kf * (1 - ee)), (f, k * (p - ee * f)), (f, k * (f - ee * p)), (1 - kf, fmpq(0))]
-        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{k}-RR blanket view n={n}",
-                                   engine=engine)
+        v = expected_positive_part(
+            n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{k}-RR blanket view n={n}", engine=engine
+        )
         return v / (mech.gamma() * n)
     pairs = [(x, x2)] if x is not None else [(a, b) for a in range(mech.k_in) for b in range(mech.k_in) if a != b]
     out = None
@@ -1232,8 +1291,17 @@ def delta_blanket_view(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=N
 
 
 # ---------------------------------------------------------------- stronger clones (Feldman–McMillan–Talwar, SODA 2023)
-def delta_stronger_clones(n, *, epsilon0=None, exp_epsilon0=None, epsilon=None, exp_epsilon=None,
-                          method: Optional[str] = None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+def delta_stronger_clones(
+    n,
+    *,
+    epsilon0=None,
+    exp_epsilon0=None,
+    epsilon=None,
+    exp_epsilon=None,
+    method: str | None = None,
+    tol=DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+):
     """``D_{e^ε}(P‖Q)`` for the stronger-clones pair of any ε0-LDP randomizer shuffled among ``n`` users.
 
     ``P = (A + Δ, C − A + 1 − Δ)``, ``Q = (A + 1 − Δ, C − A + Δ)`` with
@@ -1263,15 +1331,18 @@ def delta_stronger_clones(n, *, epsilon0=None, exp_epsilon0=None, epsilon=None, 
     e0 = mech.exp_epsilon0()
     ee = _ee(epsilon, exp_epsilon)
     if not (isinstance(e0, fmpq) and isinstance(ee, fmpq)):
-        raise InvalidArgument("method", method, "needs exact e^{epsilon0} and e^{epsilon} (exp_epsilon0=, exp_epsilon=)")
+        raise InvalidArgument(
+            "method", method, "needs exact e^{epsilon0} and e^{epsilon} (exp_epsilon0=, exp_epsilon=)"
+        )
     from math import comb
+
     g = fmpq(2) / (e0 + 1)
     pd = e0 / (e0 + 1)
     P, Q = {}, {}
     for C in range(n):
-        pc = comb(n - 1, C) * g ** C * (1 - g) ** (n - 1 - C)
+        pc = comb(n - 1, C) * g**C * (1 - g) ** (n - 1 - C)
         for A in range(C + 1):
-            pa = pc * fmpq(comb(C, A), 2 ** C)
+            pa = pc * fmpq(comb(C, A), 2**C)
             for D, pD in ((1, pd), (0, 1 - pd)):
                 kp, kq = (A + D, C - A + 1 - D), (A + 1 - D, C - A + D)
                 P[kp] = P.get(kp, fmpq(0)) + pa * pD
@@ -1286,10 +1357,11 @@ def delta_stronger_clones(n, *, epsilon0=None, exp_epsilon0=None, epsilon=None, 
 VIEWS = ("blanket",) + FAMILIES
 
 
-def _gaussian_guess(mech: KRR, n: int, view: str, target: float) -> Optional[float]:
+def _gaussian_guess(mech: KRR, n: int, view: str, target: float) -> float | None:
     """A float *guess* of the ε with δ(ε) = target: ``E[(ΣV)_+]`` with ``ΣV`` replaced by a normal law of the same
     mean and variance (only chooses where the certified search evaluates first)."""
     import math
+
     k = mech.k
     e0 = float(arith.ball(mech.exp_epsilon0()).mid())
     if e0 <= 1:
@@ -1329,8 +1401,9 @@ def _gaussian_guess(mech: KRR, n: int, view: str, target: float) -> Optional[flo
     return hi if 0 < hi < math.log(e0) else None
 
 
-def calibrate_epsilon(mech: KRR, n, delta, *, view: str = "blanket", rel_tol="1e-6", tol=DEFAULT_TOL,
-                      engine: Optional[str] = None):
+def calibrate_epsilon(
+    mech: KRR, n, delta, *, view: str = "blanket", rel_tol="1e-6", tol=DEFAULT_TOL, engine: str | None = None
+):
     """Certified smallest central ε with ``δ(ε) ≤ delta`` for the blanket view or a dataset family of shuffled k-RR.
 
     Returns a :class:`exact.calibrate.Bracket`: ``upper`` is certified to meet
@@ -1357,6 +1430,7 @@ def calibrate_epsilon(mech: KRR, n, delta, *, view: str = "blanket", rel_tol="1e
     from fractions import Fraction
 
     from .calibrate import Bracket, epsilon_for_delta
+
     if view not in VIEWS:
         raise InvalidArgument("view", view, f"must be one of {', '.join(VIEWS)}")
     _check_krr(mech, "calibration")
@@ -1384,7 +1458,7 @@ def calibrate_epsilon(mech: KRR, n, delta, *, view: str = "blanket", rel_tol="1e
     guess = _gaussian_guess(mech, n, view, float(target.p) / float(target.q))
     g = None
     if guess is not None:
-        g = fmpq(int(guess * 10 ** 12), 10 ** 12)
+        g = fmpq(int(guess * 10**12), 10**12)
         if not (0 < g < hi):
             g = None
     br = epsilon_for_delta(upper_end, target, hi=hi, lo=0, rel_tol=rel_tol, guess=g)

@@ -56,7 +56,6 @@ import functools
 import math
 import sys
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 from flint import arb, ctx, fmpq
@@ -64,17 +63,17 @@ from flint import arb, ctx, fmpq
 from . import arith
 
 #: unit roundoff of IEEE-754 binary64 (round to nearest)
-U = fmpq(1, 2 ** 53)
+U = fmpq(1, 2**53)
 #: outcomes between two arb anchors of a float window (the float chain length; error ∝ SEGMENT·u)
 SEGMENT = 256
 #: smallest cut-off the float route accepts (values stay far above the subnormal range 2^-1022)
-MIN_FLOAT_TOL = fmpq(1, 2 ** 400)
+MIN_FLOAT_TOL = fmpq(1, 2**400)
 #: smallest positive value a float window may hold (products of two stay normal: > 2^-1000)
-MIN_FLOAT_VALUE = 2.0 ** -500
+MIN_FLOAT_VALUE = 2.0**-500
 #: absolute error one binary64 operation may add on top of its relative error (gradual underflow, Lemma 6)
-ETA = fmpq(1, 2 ** 1074)
+ETA = fmpq(1, 2**1074)
 #: largest m for which m − i and i + 1 are exact binary64 integers
-MAX_FLOAT_M = 2 ** 53
+MAX_FLOAT_M = 2**53
 
 
 class FloatRouteUnavailable(ArithmeticError):
@@ -100,8 +99,8 @@ def _up(x) -> float:
     else:
         return math.nextafter(float(x), math.inf)
     try:
-        v = num / den                                   # correctly rounded (Python int true division)
-    except OverflowError:                               # beyond binary64: +inf, or the most negative finite
+        v = num / den  # correctly rounded (Python int true division)
+    except OverflowError:  # beyond binary64: +inf, or the most negative finite
         return math.inf if num > 0 else -sys.float_info.max
     return math.nextafter(v, math.inf)  # one ulp up covers the rounding of the division
 
@@ -115,9 +114,9 @@ def _rel_of(b: arb, v: float) -> fmpq:
     """Exact rational ``r`` with ``|v − x| ≤ r·x`` for every ``x`` in the positive ball ``b``."""
     if not (b > 0):
         raise FloatRouteUnavailable("a parameter ball contains 0 (precision too low for the float route)")
-    fv = arb(v)                                 # exact (binary64 fits any precision >= 53)
-    dev = (fv - b).abs_upper()                  # max |v − x| over x in b, rounded up
-    r = arb(dev) / arb(b.lower())               # rounded outward: its upper end bounds the relative error
+    fv = arb(v)  # exact (binary64 fits any precision >= 53)
+    dev = (fv - b).abs_upper()  # max |v − x| over x in b, rounded up
+    r = arb(dev) / arb(b.lower())  # rounded outward: its upper end bounds the relative error
     return _fmpq_of(arb(r.upper()))
 
 
@@ -125,7 +124,7 @@ def _fmpq_of(x: arb) -> fmpq:
     """The exact value of an exact ball (its midpoint) as an fmpq."""
     m, e = x.mid().man_exp()
     m, e = int(m), int(e)
-    return fmpq(m * 2 ** e) if e >= 0 else fmpq(m, 2 ** -e)
+    return fmpq(m * 2**e) if e >= 0 else fmpq(m, 2**-e)
 
 
 def _float_of_ball(b: arb) -> float:
@@ -143,7 +142,7 @@ def pmf(m: int, q, k: int) -> arb:
     if k < 0 or k > m:
         return arb(0)
     q = arith.ball(q)
-    return arb.bin_uiui(m, k) * q ** k * (1 - q) ** (m - k)
+    return arb.bin_uiui(m, k) * q**k * (1 - q) ** (m - k)
 
 
 def tail(m: int, q, k: int) -> arb:
@@ -192,7 +191,7 @@ def window(m: int, q, tol) -> tuple:
     one_minus = 1 - q
     rho = q / one_minus
     i0 = _mode(m, q)
-    v0 = arb.bin_uiui(m, i0) * q ** i0 * one_minus ** (m - i0)
+    v0 = arb.bin_uiui(m, i0) * q**i0 * one_minus ** (m - i0)
     tol_b = arb(tol)
     inv_rho = one_minus / q
     up = []
@@ -205,7 +204,7 @@ def window(m: int, q, tol) -> tuple:
             if r < 1:
                 tail_up = v * r / (1 - r)
                 break
-        v = v * (m - i) * rho / (i + 1)      # b(i+1) = b(i)·(m−i)ρ/(i+1); int operands are exact
+        v = v * (m - i) * rho / (i + 1)  # b(i+1) = b(i)·(m−i)ρ/(i+1); int operands are exact
         i += 1
         append(v)
     down = []
@@ -218,7 +217,7 @@ def window(m: int, q, tol) -> tuple:
             if s < 1:
                 tail_down = v * s / (1 - s)
                 break
-        v = v * i * inv_rho / (m - i + 1)    # b(i−1) = b(i)·i/((m−i+1)ρ)
+        v = v * i * inv_rho / (m - i + 1)  # b(i−1) = b(i)·i/((m−i+1)ρ)
         i -= 1
         append(v)
     vals = down[::-1] + [v0] + up
@@ -297,7 +296,7 @@ def float_param(x) -> tuple:
     return v, _rel_of(b, v)
 
 
-def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: Optional[tuple] = None) -> FloatLaw:
+def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: tuple | None = None) -> FloatLaw:
     """Float window of Bin(m, q) (route (b)); see docs/numerics.md, Lemma 2.
 
     Anchors ``b(lo + s·L)`` (``L = segment``) are arb balls (:func:`pmf`)
@@ -321,10 +320,10 @@ def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: Optional[tup
     L = max(1, min(segment, W))
     S = -(-W // L)
     rho_hat, e_rho = float_param(q / (1 - q))
-    idx = lo + np.arange(S * L, dtype=np.float64)            # exact integers (< 2^53)
-    ratios = ((float(m) - idx) * rho_hat) / (idx + 1.0)      # ratio b(i+1)/b(i) at i = idx
+    idx = lo + np.arange(S * L, dtype=np.float64)  # exact integers (< 2^53)
+    ratios = ((float(m) - idx) * rho_hat) / (idx + 1.0)  # ratio b(i+1)/b(i) at i = idx
     R = np.empty((S, L), dtype=np.float64)
-    R[:, 1:] = ratios.reshape(S, L)[:, :L - 1]
+    R[:, 1:] = ratios.reshape(S, L)[:, : L - 1]
     e_a = fmpq(0)
     for s in range(S):
         k = lo + s * L
@@ -340,7 +339,7 @@ def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: Optional[tup
     vals = np.cumprod(R, axis=1).reshape(-1)[:W]
     # outside the support (k > m) the ratio (m - i) is <= 0: those entries are exactly 0 or negative — zero them
     if lo + W - 1 > m:
-        vals[m - lo + 1:] = 0.0
+        vals[m - lo + 1 :] = 0.0
     np.maximum(vals, 0.0, out=vals)
     pos = vals[vals > 0]
     if len(pos) and not (pos.min() >= MIN_FLOAT_VALUE):
@@ -356,7 +355,7 @@ def _checked_rel(rel) -> float:
     return r
 
 
-def suffix_sums(v: np.ndarray, rel: float = 0.0, block: Optional[int] = None) -> tuple:
+def suffix_sums(v: np.ndarray, rel: float = 0.0, block: int | None = None) -> tuple:
     """``(G, rel')``: ``G[i] ≈ Σ_{k ≥ i} v[k]`` for a non-negative array (entries with relative error
     ``rel``), computed by blocked cumulative sums: each term passes ≤ ``(L−1) + (S−1) + 1`` roundings
     (``L`` block length, ``S`` blocks), so ``rel' = (1+rel)(1+γ_{L+S−1}) − 1`` (docs/numerics.md,
@@ -368,11 +367,11 @@ def suffix_sums(v: np.ndarray, rel: float = 0.0, block: Optional[int] = None) ->
     P = np.zeros(S * L, dtype=np.float64)
     P[:W] = v
     P = P.reshape(S, L)
-    within = np.cumsum(P[:, ::-1], axis=1)[:, ::-1]            # suffix sums inside each block
+    within = np.cumsum(P[:, ::-1], axis=1)[:, ::-1]  # suffix sums inside each block
     totals = within[:, 0]
     later = np.zeros(S, dtype=np.float64)
     if S > 1:
-        later[:-1] = np.cumsum(totals[::-1])[::-1][1:]        # total of all later blocks
+        later[:-1] = np.cumsum(totals[::-1])[::-1][1:]  # total of all later blocks
     G = np.empty(W + 1, dtype=np.float64)
     G[:W] = (within + later[:, None]).reshape(-1)[:W]
     G[W] = 0.0
@@ -446,7 +445,7 @@ def to_ball(v: float, rel: float) -> arb:
     return arb(lo.lower()).union(arb(hi.upper()))
 
 
-def window_dots(a: np.ndarray, x: np.ndarray, x_below: float, k0: int, count: int, L: Optional[int] = None) -> tuple:
+def window_dots(a: np.ndarray, x: np.ndarray, x_below: float, k0: int, count: int, L: int | None = None) -> tuple:
     """``(s, gamma)``: ``s[r] = Σ_i a[i]·x̃[k0 + r − i]`` for ``r = 0..count−1``, where ``x̃[m] = x[m]`` inside,
     ``x_below`` for ``m < 0`` and ``0`` for ``m ≥ len(x)`` (a few coefficients of a convolution).
 
@@ -465,16 +464,16 @@ def window_dots(a: np.ndarray, x: np.ndarray, x_below: float, k0: int, count: in
     S = -(-WA // L)
     WL = S * L
     m_lo = k0 - WL + 1
-    N = WL + count - 1                       # xp[q] = x̃[m_lo + q]
+    N = WL + count - 1  # xp[q] = x̃[m_lo + q]
     xp = np.zeros(N, dtype=np.float64)
-    nb = min(max(0, -m_lo), N)               # entries with m < 0
+    nb = min(max(0, -m_lo), N)  # entries with m < 0
     if nb:
         xp[:nb] = x_below
     lo_in, hi_in = max(m_lo, 0), min(m_lo + N, len(x))
     if hi_in > lo_in:
-        xp[lo_in - m_lo:hi_in - m_lo] = x[lo_in:hi_in]
+        xp[lo_in - m_lo : hi_in - m_lo] = x[lo_in:hi_in]
     arev = np.zeros(WL, dtype=np.float64)
-    arev[WL - WA:] = a[::-1]
+    arev[WL - WA :] = a[::-1]
     st = xp.strides[0]
     rows = np.lib.stride_tricks.as_strided(xp, shape=(count, WL), strides=(st, st), writeable=False)
     prod = rows * arev
@@ -494,6 +493,6 @@ def tail_step(G: np.ndarray, s_hat: float, t_hat: float) -> np.ndarray:
     """Suffix sums of ``X + Bernoulli(s)`` from the suffix sums ``G`` of ``X`` (``G[0]`` the total, ``G[-1] = 0``):
     ``G'[r] = t·G[r] + s·G[r−1]`` with ``G[−1] = G[0]`` (the mass below the window is counted in the total).
     Same error bound as :func:`bernoulli_step` (Lemma 5).  O(W)."""
-    w = bernoulli_step(G, s_hat, t_hat)   # length len(G) + 1; its last entry is s·G[-1] = 0
+    w = bernoulli_step(G, s_hat, t_hat)  # length len(G) + 1; its last entry is s·G[-1] = 0
     w[0] = w[0] + s_hat * G[0]
     return w

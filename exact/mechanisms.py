@@ -30,8 +30,7 @@ Every mechanism knows
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from collections.abc import Sequence
 
 from flint import arb, fmpq
 
@@ -67,8 +66,11 @@ class FiniteRandomizer:
 
     def __init__(self, matrix: Sequence[Sequence], *, name: str = "matrix"):
         if not isinstance(matrix, (list, tuple)) or len(matrix) < 2:
-            raise InvalidArgument("matrix", matrix if not isinstance(matrix, (list, tuple)) else f"{len(matrix)} rows",
-                                  "must have at least two rows (one per input value)")
+            raise InvalidArgument(
+                "matrix",
+                matrix if not isinstance(matrix, (list, tuple)) else f"{len(matrix)} rows",
+                "must have at least two rows (one per input value)",
+            )
         width = None
         rows = []
         for i, row in enumerate(matrix):
@@ -77,7 +79,11 @@ class FiniteRandomizer:
             if width is None:
                 width = len(row)
             elif len(row) != width:
-                raise InvalidArgument(f"matrix row {i}", f"{len(row)} entries", f"must have {width} entries like row 0 (the matrix must be rectangular)")
+                raise InvalidArgument(
+                    f"matrix row {i}",
+                    f"{len(row)} entries",
+                    f"must have {width} entries like row 0 (the matrix must be rectangular)",
+                )
             parsed = []
             for j, v in enumerate(row):
                 q = arith.exact(v, f"matrix[{i}][{j}]")
@@ -107,7 +113,7 @@ class FiniteRandomizer:
         return True
 
     # -------------------------------------------------------------- LDP level
-    def exp_epsilon0(self) -> Optional[Union[fmpq, arb]]:
+    def exp_epsilon0(self) -> fmpq | arb | None:
         """``e^{ε0} = max_{x,x',y} P[x][y] / P[x'][y]`` (exact); ``None`` if some ratio is infinite (supports differ).
 
         Outputs that no input can produce are ignored.
@@ -125,7 +131,7 @@ class FiniteRandomizer:
             best = max(best, max(col) / min(col))
         return best
 
-    def epsilon0(self) -> Optional[arb]:
+    def epsilon0(self) -> arb | None:
         """The LDP level ε0 as a ball (``None`` for ε0 = ∞)."""
         e = self.exp_epsilon0()
         return None if e is None else arb(e).log()
@@ -147,12 +153,18 @@ class FiniteRandomizer:
         """Blanket distribution ``ω(y) = min_x P[x][y] / γ``; raises if γ = 0."""
         g = self.gamma()
         if isinstance(g, fmpq) and g == 0:
-            raise InvalidArgument("mechanism", self.name, "has total-variation similarity 0, so no blanket distribution exists")
+            raise InvalidArgument(
+                "mechanism", self.name, "has total-variation similarity 0, so no blanket distribution exists"
+            )
         return [v / g for v in self.blanket_mass()]
 
     def describe(self) -> dict:
-        return {"type": "matrix", "k_in": self.k_in, "k_out": self.k_out,
-                "matrix": [[str(v) for v in r] for r in self._rows]}
+        return {
+            "type": "matrix",
+            "k_in": self.k_in,
+            "k_out": self.k_out,
+            "matrix": [[str(v) for v in r] for r in self._rows],
+        }
 
 
 class KRR(FiniteRandomizer):
@@ -198,7 +210,7 @@ class KRR(FiniteRandomizer):
         return arb(self._e0).log() if self._e0 != 1 else arb(0)
 
     @property
-    def epsilon0_exact(self) -> Optional[fmpq]:
+    def epsilon0_exact(self) -> fmpq | None:
         """ε0 as given (exact), or ``None`` when the mechanism was given by ``exp_epsilon0``."""
         return self._eps0
 
@@ -253,7 +265,11 @@ def amplification_law(mech: FiniteRandomizer, x: int, x2: int, epsilon=None, *, 
     """
     if (epsilon is None) == (exp_epsilon is None):
         raise InvalidArgument("epsilon", epsilon, "must be given (or exp_epsilon instead), not both or neither")
-    ee = arith.exact_in(exp_epsilon, "exp_epsilon", lo=1) if exp_epsilon is not None else arb(arith.exact_in(epsilon, "epsilon", lo=0)).exp()
+    ee = (
+        arith.exact_in(exp_epsilon, "exp_epsilon", lo=1)
+        if exp_epsilon is not None
+        else arb(arith.exact_in(epsilon, "epsilon", lo=0)).exp()
+    )
     om = mech.blanket()
     mu, mu2 = mech.row(x), mech.row(x2)
     law = []

@@ -62,7 +62,6 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Optional
 
 from flint import arb, fmpq
 
@@ -71,10 +70,27 @@ from .errors import InvalidArgument
 from .krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
 from .mechanisms import FiniteRandomizer
 
-__all__ = ["LDP", "OUE", "SUE", "OLH", "Hadamard", "Subset", "Geometric", "UnaryEncoding",
-           "blanket_view_delta", "blanket_view_delta_merged", "best_upper_delta", "epsilon_upper", "clone_delta", "clone_pair_law", "same_family_delta",
-           "blanket_view_delta_enumerate", "MAX_MATRIX_OUTPUTS", "make_mechanism",
-           "variation_ratio_delta"]
+__all__ = [
+    "LDP",
+    "OUE",
+    "SUE",
+    "OLH",
+    "Hadamard",
+    "Subset",
+    "Geometric",
+    "UnaryEncoding",
+    "blanket_view_delta",
+    "blanket_view_delta_merged",
+    "best_upper_delta",
+    "epsilon_upper",
+    "clone_delta",
+    "clone_pair_law",
+    "same_family_delta",
+    "blanket_view_delta_enumerate",
+    "MAX_MATRIX_OUTPUTS",
+    "make_mechanism",
+    "variation_ratio_delta",
+]
 
 #: the explicit matrix of a record (tests only) is refused above this many outputs
 MAX_MATRIX_OUTPUTS = 4096
@@ -101,8 +117,8 @@ def _eps0_pair(epsilon0, exp_epsilon0):
 class _Eps0:
     """Mixin: ``e^{ε0}`` exact if given so, else a ball at the current precision."""
 
-    epsilon0: Optional[fmpq]
-    exp_epsilon0_exact: Optional[fmpq]
+    epsilon0: fmpq | None
+    exp_epsilon0_exact: fmpq | None
 
     def exp_epsilon0(self):
         if self.exp_epsilon0_exact is not None:
@@ -119,8 +135,11 @@ class _Eps0:
         return self.exp_epsilon0_exact is not None
 
     def _eps0_describe(self) -> dict:
-        return ({"epsilon0": str(self.epsilon0)} if self.epsilon0 is not None
-                else {"exp_epsilon0": str(self.exp_epsilon0_exact)})
+        return (
+            {"epsilon0": str(self.epsilon0)}
+            if self.epsilon0 is not None
+            else {"exp_epsilon0": str(self.exp_epsilon0_exact)}
+        )
 
 
 def _set(obj, **kw):
@@ -143,8 +162,8 @@ class LDP(_Eps0):
     1/3
     """
 
-    epsilon0: Optional[fmpq] = None
-    exp_epsilon0_exact: Optional[fmpq] = None
+    epsilon0: fmpq | None = None
+    exp_epsilon0_exact: fmpq | None = None
     kind: str = field(default="ldp", init=False)
 
     def __init__(self, epsilon0=None, *, exp_epsilon0=None):
@@ -195,10 +214,16 @@ class _FourValue(_Eps0):
     def matrix(self) -> FiniteRandomizer:
         """The explicit randomizer (exact entries; ``exp_epsilon0`` must be given).  Refused above MAX_MATRIX_OUTPUTS outputs."""
         if not self.is_exact:
-            raise InvalidArgument("exp_epsilon0", None, "must be given (an exact rational e^{ε0}) to build the explicit matrix")
+            raise InvalidArgument(
+                "exp_epsilon0", None, "must be given (an exact rational e^{ε0}) to build the explicit matrix"
+            )
         if self.output_count() > MAX_MATRIX_OUTPUTS:
-            raise InvalidArgument("output space", self.output_count(), f"must be <= {MAX_MATRIX_OUTPUTS} to build the explicit matrix",
-                                  hint="the closed forms of this record need no matrix")
+            raise InvalidArgument(
+                "output space",
+                self.output_count(),
+                f"must be <= {MAX_MATRIX_OUTPUTS} to build the explicit matrix",
+                hint="the closed forms of this record need no matrix",
+            )
         return FiniteRandomizer(self.rows(), name=self.kind)
 
 
@@ -219,8 +244,8 @@ class UnaryEncoding(_FourValue):
     k: int = 2
     p: object = None
     q: object = None
-    epsilon0: Optional[fmpq] = None
-    exp_epsilon0_exact: Optional[fmpq] = None
+    epsilon0: fmpq | None = None
+    exp_epsilon0_exact: fmpq | None = None
     kind: str = "ue"
 
     def __post_init__(self):
@@ -230,7 +255,7 @@ class UnaryEncoding(_FourValue):
             raise InvalidArgument("p", f"{self.p} (q = {self.q})", "must satisfy 0 < q <= p < 1")
 
     def output_count(self) -> int:
-        return 2 ** self.k
+        return 2**self.k
 
     def exp_epsilon0(self):
         if self.exp_epsilon0_exact is not None:
@@ -240,7 +265,7 @@ class UnaryEncoding(_FourValue):
     def gamma(self):
         p, q, k = self.p, self.q, self.k
         rho0 = (1 - p) / (1 - q)
-        return rho0 * (1 - q ** k) + p * q ** (k - 1)
+        return rho0 * (1 - q**k) + p * q ** (k - 1)
 
     def l_probs(self):
         p, q, k = self.p, self.q, self.k
@@ -333,11 +358,11 @@ class OLH(_FourValue):
 
     k: int = 2
     g: int = 2
-    epsilon0: Optional[fmpq] = None
-    exp_epsilon0_exact: Optional[fmpq] = None
+    epsilon0: fmpq | None = None
+    exp_epsilon0_exact: fmpq | None = None
     collision: fmpq = None
     constant: fmpq = fmpq(0)
-    family: Optional[tuple] = None  # explicit family (tests): tuple of tuples h(0..k-1)
+    family: tuple | None = None  # explicit family (tests): tuple of tuples h(0..k-1)
     kind: str = "olh"
 
     def __init__(self, k, g, epsilon0=None, *, exp_epsilon0=None, collision=None, constant=0, family=None):
@@ -347,11 +372,15 @@ class OLH(_FourValue):
         if family is not None:
             fam = tuple(tuple(int(v) for v in h) for h in family)
             if not fam or any(len(h) != k or any(not 0 <= v < g for v in h) for h in fam):
-                raise InvalidArgument("family", family, f"must be a non-empty list of maps, each a list of {k} values in 0..{g - 1}")
+                raise InvalidArgument(
+                    "family", family, f"must be a non-empty list of maps, each a list of {k} values in 0..{g - 1}"
+                )
             # the stated numbers are computed from the family (and must be pair-independent)
             cols = {sum(1 for h in fam if h[a] == h[b]) for a in range(k) for b in range(k) if a != b}
             if len(cols) != 1:
-                raise InvalidArgument("family", "given", "must have the same collision probability for every pair x != x'")
+                raise InvalidArgument(
+                    "family", "given", "must have the same collision probability for every pair x != x'"
+                )
             collision = fmpq(cols.pop(), len(fam))
             if constant == "family":
                 constant = fmpq(sum(1 for h in fam if len(set(h)) == 1), len(fam))
@@ -360,9 +389,15 @@ class OLH(_FourValue):
         c = fmpq(1, g) if collision is None else arith.exact_in(collision, "collision", lo=0, hi=1)
         kap = arith.exact_in(constant, "constant", lo=0, hi=1)
         if kap > c:
-            raise InvalidArgument("constant", str(kap), f"must be <= collision ({c}): a constant hash collides on every pair")
+            raise InvalidArgument(
+                "constant", str(kap), f"must be <= collision ({c}): a constant hash collides on every pair"
+            )
         if c == 1:
-            raise InvalidArgument("collision", str(c), "must be < 1 (a family whose hashes always collide reveals nothing and has no x-only outputs)")
+            raise InvalidArgument(
+                "collision",
+                str(c),
+                "must be < 1 (a family whose hashes always collide reveals nothing and has no x-only outputs)",
+            )
         _set(self, k=k, g=g, epsilon0=e, exp_epsilon0_exact=ee, collision=c, constant=kap, family=fam, kind="olh")
 
     def _pq(self):
@@ -371,7 +406,9 @@ class OLH(_FourValue):
 
     def output_count(self) -> int:
         if self.family is None:
-            raise InvalidArgument("family", None, "must be given explicitly to build the matrix of a local-hashing randomizer")
+            raise InvalidArgument(
+                "family", None, "must be given explicitly to build the matrix of a local-hashing randomizer"
+            )
         return len(self.family) * self.g
 
     def gamma(self):
@@ -395,8 +432,14 @@ class OLH(_FourValue):
         return [[(ph if h[x] == y else pl) / H for h in self.family for y in range(self.g)] for x in range(self.k)]
 
     def describe(self) -> dict:
-        return {"type": "olh", "k": self.k, "g": self.g, "collision": str(self.collision),
-                "constant": str(self.constant), **self._eps0_describe()}
+        return {
+            "type": "olh",
+            "k": self.k,
+            "g": self.g,
+            "collision": str(self.collision),
+            "constant": str(self.constant),
+            **self._eps0_describe(),
+        }
 
 
 # ---------------------------------------------------------------- Hadamard response
@@ -417,8 +460,8 @@ class Hadamard(_FourValue):
     """
 
     k: int = 2
-    epsilon0: Optional[fmpq] = None
-    exp_epsilon0_exact: Optional[fmpq] = None
+    epsilon0: fmpq | None = None
+    exp_epsilon0_exact: fmpq | None = None
     kind: str = "hadamard"
 
     def __init__(self, k, epsilon0=None, *, exp_epsilon0=None):
@@ -477,8 +520,8 @@ class Subset(_FourValue):
 
     k: int = 2
     d: int = 1
-    epsilon0: Optional[fmpq] = None
-    exp_epsilon0_exact: Optional[fmpq] = None
+    epsilon0: fmpq | None = None
+    exp_epsilon0_exact: fmpq | None = None
     kind: str = "subset"
 
     def __init__(self, k, d, epsilon0=None, *, exp_epsilon0=None):
@@ -538,7 +581,7 @@ class Geometric:
 
     m: int = 2
     alpha: object = None
-    epsilon0: Optional[fmpq] = None
+    epsilon0: fmpq | None = None
     kind: str = "geometric"
 
     def __init__(self, m, *, alpha=None, epsilon0=None):
@@ -568,7 +611,7 @@ class Geometric:
             row = []
             for y in range(self.m):
                 if y == 0:
-                    row.append(a ** x / (1 + a))
+                    row.append(a**x / (1 + a))
                 elif y == N:
                     row.append(a ** (N - x) / (1 + a))
                 else:
@@ -600,7 +643,7 @@ class Geometric:
     def gamma(self):
         a, N = self.alpha, self.m - 1
         h = N // 2 + 1
-        out = 2 * a ** h
+        out = 2 * a**h
         if N % 2 == 0:
             out = (1 - a) * a ** (N // 2) + out
         return out / (1 + a)
@@ -656,7 +699,7 @@ def _binom_window(N: int, rho, tol):
 
 def _binom_pmf_range(N: int, rho, lo: int, hi: int, exact_mode: bool) -> list:
     if exact_mode:
-        return [math.comb(N, j) * rho ** j * (1 - rho) ** (N - j) for j in range(lo, hi + 1)]
+        return [math.comb(N, j) * rho**j * (1 - rho) ** (N - j) for j in range(lo, hi + 1)]
     r = arith.ball(rho)
     lr, l1r = r.log(), (1 - r).log()
     first = (arb(N + 1).lgamma() - arb(lo + 1).lgamma() - arb(N - lo + 1).lgamma() + lo * lr + (N - lo) * l1r).exp()
@@ -682,8 +725,9 @@ def _mixture_over_M(n: int, gamma, l_atoms, *, tol, exact_max_n: int):
     for M, w in zip(range(lo, hi + 1), weights):
         if M == 0:
             continue
-        v = expected_positive_part(M, engine_atoms, tol=tol, exact_max_n=exact_max_n if exact_mode else -1,
-                                   label=f"blanket view M={M}")
+        v = expected_positive_part(
+            M, engine_atoms, tol=tol, exact_max_n=exact_max_n if exact_mode else -1, label=f"blanket view M={M}"
+        )
         total = w * v + total if not (_is_exact(w) and _is_exact(v)) else total + w * v
     if not _is_zero(tail):
         vmax = fmpq(0)
@@ -711,8 +755,12 @@ def blanket_view_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_T
     3/16
     """
     if not isinstance(mech, _FourValue):
-        raise InvalidArgument("mech", getattr(mech, "kind", mech), "must be one of OUE, SUE, OLH, Hadamard, Subset",
-                              hint="for the geometric mechanism use blanket_view_delta_enumerate; for LDP use clone_delta")
+        raise InvalidArgument(
+            "mech",
+            getattr(mech, "kind", mech),
+            "must be one of OUE, SUE, OLH, Hadamard, Subset",
+            hint="for the geometric mechanism use blanket_view_delta_enumerate; for LDP use clone_delta",
+        )
     n = _check_n(n)
     ee = arith.exp_param(epsilon, exp_epsilon)
     if arith.le(mech.exp_epsilon0(), ee) is True:
@@ -720,8 +768,9 @@ def blanket_view_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_T
     return _mixture_over_M(n, mech.gamma(), mech.l_law(exp_epsilon=ee), tol=tol, exact_max_n=exact_max_n)
 
 
-def blanket_view_delta_merged(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL,
-                              exact_max_n: int = EXACT_MAX_N):
+def blanket_view_delta_merged(
+    mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N
+):
     """A certified upper bound on :func:`blanket_view_delta`, fast: the "both" atom of L merged into "rest".
 
     For ``ε ≥ 0`` the value ``γe(1−ee)`` of the "both" atom is ``≤ γ(1−ee)``
@@ -746,7 +795,9 @@ def blanket_view_delta_merged(mech, n, *, epsilon=None, exp_epsilon=None, tol=DE
     gm = mech.gamma()
     (vb, pb), (vt, pt), (vn, pn), (vr, pr) = mech.l_law(exp_epsilon=ee)
     atoms = [(1 - gm, fmpq(0)), (gm * pt, vt), (gm * pn, vn), (gm * (pb + pr), vr)]
-    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.kind} blanket view (merged) n={n}") / (gm * n)
+    return expected_positive_part(
+        n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.kind} blanket view (merged) n={n}"
+    ) / (gm * n)
 
 
 def best_upper_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exhaustive_max_n: int = 2000):
@@ -761,12 +812,17 @@ def best_upper_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL
     n = _check_n(n)
     cands = {"clone pair (FOCS 2021)": clone_delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)}
     if isinstance(mech, _FourValue):
-        cands["blanket view, merged (Lemma 5.3)"] = blanket_view_delta_merged(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)
+        cands["blanket view, merged (Lemma 5.3)"] = blanket_view_delta_merged(
+            mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol
+        )
         if n <= exhaustive_max_n:
-            cands["blanket view (Lemma 5.3)"] = blanket_view_delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)
+            cands["blanket view (Lemma 5.3)"] = blanket_view_delta(
+                mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol
+            )
 
     def upper(v):
         return v if _is_exact(v) else arith.endpoints(v)[1]
+
     name = min(cands, key=lambda k: upper(cands[k]))
     return cands[name], name, cands
 
@@ -780,6 +836,7 @@ def epsilon_upper(delta_of_epsilon, target_delta, *, hi, rel_tol="1e-4"):
     :func:`exact.calibrate.epsilon_for_delta`; returns its Bracket.
     """
     from .calibrate import epsilon_for_delta
+
     return epsilon_for_delta(delta_of_epsilon, target_delta, hi=hi, rel_tol=rel_tol)
 
 
@@ -822,9 +879,9 @@ def clone_pair_law(n: int, exp_epsilon0, clone_prob=None) -> tuple[dict, dict]:
     P: dict = {}
     Q: dict = {}
     for c in range(n):
-        wc = math.comb(n - 1, c) * pc ** c * (1 - pc) ** (n - 1 - c)
+        wc = math.comb(n - 1, c) * pc**c * (1 - pc) ** (n - 1 - c)
         for a in range(c + 1):
-            wa = wc * fmpq(math.comb(c, a), 2 ** c)
+            wa = wc * fmpq(math.comb(c, a), 2**c)
             for d, wd in ((1, dl), (0, 1 - dl)):
                 kp = (a + d, c - a + 1 - d)
                 kq = (a + 1 - d, c - a + d)
@@ -853,7 +910,9 @@ def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TO
         # a concrete ε0-LDP randomizer: binary randomized response (= subset selection with k = 2, d = 1)
         mech = Subset(2, 1, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
     if not isinstance(mech, _FourValue):
-        raise InvalidArgument("mech", getattr(mech, "kind", mech), "must be one of LDP, OUE, SUE, OLH, Hadamard, Subset")
+        raise InvalidArgument(
+            "mech", getattr(mech, "kind", mech), "must be one of LDP, OUE, SUE, OLH, Hadamard, Subset"
+        )
     n = _check_n(n)
     ee = arith.exp_param(epsilon, exp_epsilon)
     e = mech.exp_epsilon0()
@@ -865,12 +924,16 @@ def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TO
     for lam in (lambda r: 1 - ee * r, lambda r: r - ee):
         atoms = [(rest, lam(fmpq(1))), (a, lam(1 / e)), (b, lam(e)), (fmpq(0), lam(fmpq(1)))]
         v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="same family") / n
-        out = v if out is None else (max(out, v) if _is_exact(out) and _is_exact(v) else arith.ball(out).max(arith.ball(v)))
+        out = (
+            v
+            if out is None
+            else (max(out, v) if _is_exact(out) and _is_exact(v) else arith.ball(out).max(arith.ball(v)))
+        )
     return out
 
 
 # ================================================================ small-n enumeration (any finite L law)
-def blanket_view_delta_enumerate(mech, n, *, epsilon=None, exp_epsilon=None, max_terms: int = 10 ** 6):
+def blanket_view_delta_enumerate(mech, n, *, epsilon=None, exp_epsilon=None, max_terms: int = 10**6):
     """Lemma 5.3 for a mechanism with an explicit matrix (here: :class:`Geometric`), max over ordered pairs; small n.
 
     Sums over the multinomial counts of the atoms of ``V`` (``L`` w.p. γ,
@@ -885,6 +948,7 @@ def blanket_view_delta_enumerate(mech, n, *, epsilon=None, exp_epsilon=None, max
     (2/9, 2/9)
     """
     from .krr import delta_blanket_view
+
     fr = mech.matrix() if hasattr(mech, "matrix") else mech
     n = _check_n(n)
     return delta_blanket_view(fr, n, epsilon=epsilon, exp_epsilon=exp_epsilon, method="enumerate")
@@ -927,7 +991,9 @@ def make_mechanism(spec: dict):
     allowed = need | opt | eps_keys | {"type"}
     for key in spec:
         if key not in allowed:
-            raise InvalidArgument(f"mechanism key {key}", key, f"must be one of {', '.join(sorted(allowed))} for type '{kind}'")
+            raise InvalidArgument(
+                f"mechanism key {key}", key, f"must be one of {', '.join(sorted(allowed))} for type '{kind}'"
+            )
     for key in need:
         if key not in spec:
             raise InvalidArgument(f"mechanism key {key}", None, f"is required for type '{kind}'")
@@ -948,8 +1014,9 @@ def make_mechanism(spec: dict):
 
 
 # ================================================================ a published bound, to be judged (not a certified bound)
-def variation_ratio_delta(n, p, beta, q=None, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL,
-                          exact_max_n: int = EXACT_MAX_N):
+def variation_ratio_delta(
+    n, p, beta, q=None, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N
+):
     """δ(ε) of the variation-ratio pair of Wang et al. (VLDB 2024) — **a published bound, not certified by Blanket**.
 
     This is this project's exact reading of the authors' ``Delta(ep, alpha, r0, r1, n, p)``

@@ -76,9 +76,8 @@ safe direction (upper: ``δ`` upper end, ``ε`` upper end; lower: lower ends).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import comb
-from typing import Optional
 
 import numpy as np
 from flint import arb, arb_poly, fmpq
@@ -88,18 +87,21 @@ from .errors import InvalidArgument, Undecided
 from .mechanisms import KRR
 
 #: unit roundoff of IEEE binary64
-U = 2.0 ** -53
+U = 2.0**-53
 #: z-score of the binomial windows (left-out mass per window ≲ e^{-z²/2})
 WINDOW_Z = 13.5
 #: default tail mass moved/dropped per truncation in compositions
-DEFAULT_TRUNCATION = fmpq(1, 10 ** 30)
+DEFAULT_TRUNCATION = fmpq(1, 10**30)
 
 
 # ====================================================================== pairs
 def _check_krr(mech):
     if not isinstance(mech, KRR):
-        raise InvalidArgument("mechanism", getattr(mech, "name", mech),
-                              "must be k-ary randomized response (blanket.KRR / blanket.BinaryRR)")
+        raise InvalidArgument(
+            "mechanism",
+            getattr(mech, "name", mech),
+            "must be k-ary randomized response (blanket.KRR / blanket.BinaryRR)",
+        )
 
 
 def _krr_params(mech):
@@ -141,8 +143,12 @@ class ShiftPair:
         out = []
         Cs = range(self.outer_n + 1) if self.outer_q is not None else [self.outer_n]
         for C in Cs:
-            wC = 1 if self.outer_q is None else comb(self.outer_n, C) * self.outer_q ** C * (1 - self.outer_q) ** (self.outer_n - C)
-            b = [comb(C, i) * qi ** i * (1 - qi) ** (C - i) for i in range(C + 1)]
+            wC = (
+                1
+                if self.outer_q is None
+                else comb(self.outer_n, C) * self.outer_q**C * (1 - self.outer_q) ** (self.outer_n - C)
+            )
+            b = [comb(C, i) * qi**i * (1 - qi) ** (C - i) for i in range(C + 1)]
             for K in range(C + 2):
                 bm1 = b[K - 1] if K >= 1 else 0
                 bk = b[K] if K <= C else 0
@@ -179,10 +185,21 @@ def dominating_pair(mech, n) -> ShiftPair:
     n = arith.integer_in(n, "n", lo=1)
     e, f, p = _krr_params(mech)
     k = mech.k
-    desc = ("blanket view of binary RR (Balle et al. Lemma 5.3; = stronger clones)" if k == 2 else
-            f"blanket view of {k}-RR with the {{x,x'}}-membership of blanket draws revealed (dominates Lemma 5.3's view)")
-    return ShiftPair(outer_n=n - 1, outer_q=2 * f, inner_q=None, pi_p=e / (e + 1), pi_q=1 / (e + 1),
-                     null=(k - 2) * f, kind="blanket-view" if k == 2 else "blanket-view-split", description=desc)
+    desc = (
+        "blanket view of binary RR (Balle et al. Lemma 5.3; = stronger clones)"
+        if k == 2
+        else f"blanket view of {k}-RR with the {{x,x'}}-membership of blanket draws revealed (dominates Lemma 5.3's view)"
+    )
+    return ShiftPair(
+        outer_n=n - 1,
+        outer_q=2 * f,
+        inner_q=None,
+        pi_p=e / (e + 1),
+        pi_q=1 / (e + 1),
+        null=(k - 2) * f,
+        kind="blanket-view" if k == 2 else "blanket-view-split",
+        description=desc,
+    )
 
 
 def lower_pair(mech, n, direction: str = "forward") -> ShiftPair:
@@ -205,13 +222,25 @@ def lower_pair(mech, n, direction: str = "forward") -> ShiftPair:
     if direction not in ("forward", "backward"):
         raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
     e, f, p = _krr_params(mech)
-    desc = ("dataset c = 0 (all other users hold 0)" if mech.k == 2 else
-            "all other users hold a third value; only the count of x reports is used")
+    desc = (
+        "dataset c = 0 (all other users hold 0)"
+        if mech.k == 2
+        else "all other users hold a third value; only the count of x reports is used"
+    )
     if direction == "forward":
-        return ShiftPair(outer_n=n - 1, outer_q=None, inner_q=f, pi_p=p, pi_q=f, null=fmpq(0), kind="dataset",
-                         description=desc)
-    return ShiftPair(outer_n=n - 1, outer_q=None, inner_q=1 - f, pi_p=1 - f, pi_q=1 - p, null=fmpq(0),
-                     kind="dataset", description=desc + " (backward direction)")
+        return ShiftPair(
+            outer_n=n - 1, outer_q=None, inner_q=f, pi_p=p, pi_q=f, null=fmpq(0), kind="dataset", description=desc
+        )
+    return ShiftPair(
+        outer_n=n - 1,
+        outer_q=None,
+        inner_q=1 - f,
+        pi_p=1 - f,
+        pi_q=1 - p,
+        null=fmpq(0),
+        kind="dataset",
+        description=desc + " (backward direction)",
+    )
 
 
 def blanket_view_atoms(mech, n) -> list:
@@ -234,7 +263,7 @@ def blanket_view_atoms(mech, n) -> list:
     g = k * f
     out = []
     for M in range(n):
-        wM = comb(n - 1, M) * g ** M * (1 - g) ** (n - 1 - M)
+        wM = comb(n - 1, M) * g**M * (1 - g) ** (n - 1 - M)
 
         def mult(a, b):
             r = M - a - b
@@ -309,7 +338,7 @@ class _BinomWindow:
 
     def __init__(self, N: int, q, rq: tuple, *, prec: int = 128):
         self.N = N
-        qf = (float(q.mid()) if isinstance(q, arb) else int(q.p) / int(q.q))
+        qf = float(q.mid()) if isinstance(q, arb) else int(q.p) / int(q.q)
         if N == 0:
             self.lo = self.hi = 0
             self.pmf = np.ones(1)
@@ -321,8 +350,13 @@ class _BinomWindow:
         # mode value in arb
         with arith.precision(prec):
             qb = arith.ball(q)
-            lb = (arb(N + 1).lgamma() - arb(mode + 1).lgamma() - arb(N - mode + 1).lgamma()
-                  + (mode * qb.log() if mode else arb(0)) + ((N - mode) * (1 - qb).log() if N - mode else arb(0)))
+            lb = (
+                arb(N + 1).lgamma()
+                - arb(mode + 1).lgamma()
+                - arb(N - mode + 1).lgamma()
+                + (mode * qb.log() if mode else arb(0))
+                + ((N - mode) * (1 - qb).log() if N - mode else arb(0))
+            )
             bm = lb.exp()
             mlo, mhi = _fb(bm)
         m0 = 0.5 * (mlo + mhi)
@@ -330,9 +364,9 @@ class _BinomWindow:
         rlo, rhi = rq  # bounds on q/(1-q)
         r = 0.5 * (rlo + rhi)
         eta_r = (rhi - rlo) / rlo + U if rlo > 0 else 0.0
-        up = np.arange(mode, hi, dtype=np.float64)         # l = mode..hi-1: b(l+1) = b(l)(N-l)/(l+1) r
+        up = np.arange(mode, hi, dtype=np.float64)  # l = mode..hi-1: b(l+1) = b(l)(N-l)/(l+1) r
         ratios_up = (N - up) / (up + 1) * r
-        dn = np.arange(mode, lo, -1, dtype=np.float64)      # l = mode..lo+1: b(l-1) = b(l) l/(N-l+1) / r
+        dn = np.arange(mode, lo, -1, dtype=np.float64)  # l = mode..lo+1: b(l-1) = b(l) l/(N-l+1) / r
         ratios_dn = dn / (N - dn + 1) / r
         right = m0 * np.cumprod(ratios_up) if len(up) else np.zeros(0)
         left = m0 * np.cumprod(ratios_dn) if len(dn) else np.zeros(0)
@@ -381,12 +415,12 @@ def _threshold_ratios(pair: ShiftPair, js: np.ndarray, delta: fmpq, prec: int):
             num = E * (1 - pQ) - (1 - pP)
             den = pP - E * pQ
             if den > 0:
-                c = arb(1) if int(j) == 0 else num / den      # t = 0: c = 1 exactly (E = 1)
+                c = arb(1) if int(j) == 0 else num / den  # t = 0: c = 1 exactly (E = 1)
                 lo_c, hi_c = c.lower(), c.upper()
                 # L > t  <=>  rho > c ;  L >= t  <=>  rho >= c ;  c <= 0: every K qualifies (rho >= 0)
                 rl[i] = -1.0 if lo_c <= 0 else _fb(lo_c * q / ((1 - q) + lo_c * q))[0]
                 rh[i] = -1.0 if hi_c <= 0 else _fb(hi_c * q / ((1 - q) + hi_c * q))[1]
-                if c.rad() == 0 and q.rad() == 0:       # an exact threshold (t = 0): keep it exact
+                if c.rad() == 0 and q.rad() == 0:  # an exact threshold (t = 0): keep it exact
                     r = c * q / ((1 - q) + c * q)
                     # r a dyadic with denominator <= 2^12: r·(C+1) is exact in binary64 for C + 1 < 2^40
                     if r.rad() == 0 and arb(float(r.mid())) == r and (float(r.mid()) * 4096).is_integer():
@@ -406,8 +440,8 @@ def _threshold_ratios(pair: ShiftPair, js: np.ndarray, delta: fmpq, prec: int):
 @dataclass
 class _Survival:
     j0: int
-    upper: Optional[np.ndarray]   # bounds on P(L > jΔ), j = j0.. (non-increasing)
-    lower: Optional[np.ndarray]   # bounds on P(L >= jΔ)
+    upper: np.ndarray | None  # bounds on P(L > jΔ), j = j0.. (non-increasing)
+    lower: np.ndarray | None  # bounds on P(L >= jΔ)
 
 
 def _gather(T: np.ndarray, i: np.ndarray, below: float, above: float) -> np.ndarray:
@@ -416,7 +450,7 @@ def _gather(T: np.ndarray, i: np.ndarray, below: float, above: float) -> np.ndar
     return np.where(i < 0, below, np.where(i >= len(T), above, v))
 
 
-def _window_tails(w: "_BinomWindow") -> tuple:
+def _window_tails(w: _BinomWindow) -> tuple:
     """``(A, T_up, T_lo, eta)``: tails ``P(B >= a)`` for ``a = A..A+len−1``; upper adds the left-out mass."""
     return w.lo, w.tail + w.out, w.tail, w.eta_tail
 
@@ -441,7 +475,7 @@ class _PascalTails:
         a = np.arange(lo0, top + 1)
         w = _BinomWindow(C0, fmpq(1, 2), (1.0, 1.0), prec=prec)
         i = a - w.lo
-        t = w.tail                     # t[i] for a = w.lo + i, i = 0..W (t[W] = 0)
+        t = w.tail  # t[i] for a = w.lo + i, i = 0..W (t[W] = 0)
         inside = t[np.clip(i, 0, len(t) - 1)]
         self.up = np.where(i < 0, 1.0, np.where(i >= len(t), w.out, inside + w.out))
         self.lo = np.where(i < 0, t[0], np.where(i >= len(t), 0.0, inside))
@@ -455,7 +489,7 @@ class _PascalTails:
             nu[1:] = 0.5 * (up[1:] + up[:-1])
             nl[1:] = 0.5 * (lo[1:] + lo[:-1])
             if self.A == 0:
-                nu[0] = nl[0] = 1.0        # T(0) = 1 exactly
+                nu[0] = nl[0] = 1.0  # T(0) = 1 exactly
             else:
                 nu[0] = 0.5 * (up[0] + 1.0)
                 nl[0] = lo[0]
@@ -464,8 +498,9 @@ class _PascalTails:
         return self.A, self.up, self.lo, (1 + self.eta0) * (1 + _gamma(self.C - self.C0 + 1)) - 1
 
 
-
-def _survival(pair: ShiftPair, delta: fmpq, sides=("upper", "lower"), prec: int = 128, *, pascal: bool = True) -> _Survival:
+def _survival(
+    pair: ShiftPair, delta: fmpq, sides=("upper", "lower"), prec: int = 128, *, pascal: bool = True
+) -> _Survival:
     """Certified float bounds on the survival function of the pair's loss (under ``P``) at the grid points.
 
     Complexity ``O(W_C · (W + J))`` float operations (``W_C`` outer window,
@@ -509,14 +544,14 @@ def _survival(pair: ShiftPair, delta: fmpq, sides=("upper", "lower"), prec: int 
 
     need = np.zeros(J, dtype=bool)
     ranges = []
-    for C in Cs:   # first pass: which grid points each window reaches (no pmf kept: memory O(#C + J))
+    for C in Cs:  # first pass: which grid points each window reaches (no pmf kept: memory O(#C + J))
         C = int(C)
         _, wlo, whi = _window_bounds(C, qf) if C > 0 else (0, 0, 0)
         a0 = max(0, int(math.floor(loss_at(wlo, C) / float(delta))) - 3 - J0)
         a1 = min(J - 1, int(math.ceil(loss_at(whi + 1, C) / float(delta))) + 3 - J0)
         a1 = max(a0, a1)
         ranges.append((a0, a1))
-        need[a0:a1 + 1] = True
+        need[a0 : a1 + 1] = True
     idx = np.nonzero(need)[0]
     rl = np.full(J, np.nan)
     rh = np.full(J, np.nan)
@@ -543,36 +578,36 @@ def _survival(pair: ShiftPair, delta: fmpq, sides=("upper", "lower"), prec: int 
                 x = rl[rng] * (C + 1)
                 # below the true threshold: safe for an upper bound (exact thresholds: r and r·(C+1) exact floats
                 # when C + 1 < 2^52 and r is a dyadic with few bits, e.g. ½)
-                x = np.where(ex[rng] & (C + 1 < 2 ** 40), x, x - np.abs(x) * 1e-14 - 1e-300)
+                x = np.where(ex[rng] & (C + 1 < 2**40), x, x - np.abs(x) * 1e-14 - 1e-300)
                 K = np.floor(x).astype(np.int64) + 1
                 K = np.where(rl[rng] < 0, 0, K)
                 K = np.where(rl[rng] > 1.5, C + 2, K)
-                pi, T, below, above = pPh, Tu, 1.0, Tu[-1]     # T(a) <= 1 below the range, <= T(end) above it
+                pi, T, below, above = pPh, Tu, 1.0, Tu[-1]  # T(a) <= 1 below the range, <= T(end) above it
             else:
                 x = rh[rng] * (C + 1)
-                x = np.where(ex[rng] & (C + 1 < 2 ** 40), x, x + np.abs(x) * 1e-14 + 1e-300)   # above: safe (lower)
+                x = np.where(ex[rng] & (C + 1 < 2**40), x, x + np.abs(x) * 1e-14 + 1e-300)  # above: safe (lower)
                 K = np.ceil(x).astype(np.int64)
                 K = np.where(rh[rng] < 0, 0, K)
                 K = np.where(rh[rng] > 1.5, C + 2, K)
-                pi, T, below, above = pPl, Tl, Tl[0], 0.0      # T(a) >= T(start) below, >= 0 above
+                pi, T, below, above = pPl, Tl, Tl[0], 0.0  # T(a) >= T(start) below, >= 0 above
             # P(K' >= K) = (1 - pi)·P(B >= K) + pi·P(B >= K - 1)   (K' = B + Δ): a convex combination of tails
             S = (1.0 - pi) * _gather(T, K - A, below, above) + pi * _gather(T, K - 1 - A, below, above)
             S = np.where(K > C + 1, 0.0, S)
             if side == "upper":
                 up[rng] += wC * S
-                low_up[a0] += wC * 1.0            # every j < a0: S <= 1
-                high_up[a1] += wC * S[-1]         # every j > a1: S <= S(a1) (monotone)
+                low_up[a0] += wC * 1.0  # every j < a0: S <= 1
+                high_up[a1] += wC * S[-1]  # every j > a1: S <= S(a1) (monotone)
             else:
                 lo_[rng] += wC * S
-                low_lo[a0] += wC * S[0]           # every j < a0: S >= S(a0)
+                low_lo[a0] += wC * S[0]  # every j < a0: S >= S(a0)
     NC = len(Cs)
     # error: inner tails (eta_in), 1 - pi and the convex combination (5 roundings), the weight (eta_w, 1 rounding),
     # accumulation over C and the constant fill-ins (all terms positive)
     eta = (1 + eta_in) * (1 + 5 * U) * (1 + eta_w) * (1 + 2 * U) * (1 + _gamma(3 * NC + J + 8)) - 1
     res_up = res_lo = None
     if up is not None:
-        below = np.concatenate([np.cumsum(low_up[::-1])[::-1][1:], [0.0]])    # Σ_{a0 > j}
-        above = np.concatenate([[0.0], np.cumsum(high_up)[:-1]])               # Σ_{a1 < j}
+        below = np.concatenate([np.cumsum(low_up[::-1])[::-1][1:], [0.0]])  # Σ_{a0 > j}
+        above = np.concatenate([[0.0], np.cumsum(high_up)[:-1]])  # Σ_{a1 < j}
         up = up + below + above
         up = up * (1 + 2 * eta) + out_w * (1 + 1e-6)
         res_up = up
@@ -609,8 +644,18 @@ class PLD:
     (dominating) distribution; ``side="lower"``: an optimistic sub-distribution.
     """
 
-    def __init__(self, grid: fmpq, offset: int, coeffs, inf, side: str, *, prec: int = 128,
-                 truncation: fmpq = DEFAULT_TRUNCATION, rounds: int = 1):
+    def __init__(
+        self,
+        grid: fmpq,
+        offset: int,
+        coeffs,
+        inf,
+        side: str,
+        *,
+        prec: int = 128,
+        truncation: fmpq = DEFAULT_TRUNCATION,
+        rounds: int = 1,
+    ):
         self.grid = grid
         self.offset = int(offset)
         self.coeffs = list(coeffs)
@@ -620,16 +665,16 @@ class PLD:
         self.truncation = truncation
         self.rounds = rounds
         self._suffix = None
-        self._mid = None     # float estimates of the masses (only to choose truncation points)
+        self._mid = None  # float estimates of the masses (only to choose truncation points)
 
     # ---------------------------------------------------------------- construction
     @classmethod
-    def from_survival(cls, grid: fmpq, j0: int, S: np.ndarray, side: str, *, prec: int = 128, **kw) -> "PLD":
+    def from_survival(cls, grid: fmpq, j0: int, S: np.ndarray, side: str, *, prec: int = 128, **kw) -> PLD:
         """Masses from survival bounds (exact dyadic differences, held as balls)."""
         S = np.asarray(S, dtype=np.float64)
         with arith.precision(prec):
             if side == "upper":
-                S = np.minimum.accumulate(np.minimum(S, 1.0))   # non-increasing, <= 1: still upper bounds
+                S = np.minimum.accumulate(np.minimum(S, 1.0))  # non-increasing, <= 1: still upper bounds
                 # mass at j0: L <= t_{j0} ; at j: L in (t_{j-1}, t_j] ; above the last point: +inf
                 vals = [arb(1) - arb(float(S[0]))] + [arb(float(S[i - 1])) - arb(float(S[i])) for i in range(1, len(S))]
                 inf = arb(float(S[-1]))
@@ -649,7 +694,7 @@ class PLD:
         with arith.precision(self.prec):
             return arb_poly(self.coeffs)(1) if self.coeffs else arb(0)
 
-    def _truncate(self) -> "PLD":
+    def _truncate(self) -> PLD:
         """Move (upper) or drop (lower) the tails whose masses are below ``truncation/2`` each."""
         if not self.coeffs:
             return self
@@ -662,16 +707,18 @@ class PLD:
             est = np.maximum(self._mid, 0.0)
             lo_f = min(L - 1, int(np.searchsorted(np.cumsum(est), 1e-10, side="right")))
             hi_f = max(lo_f, L - 1 - int(np.searchsorted(np.cumsum(est[::-1]), 1e-10, side="right")))
-            left = np.array([float(c.mid()) for c in self.coeffs[:lo_f + 1]])
+            left = np.array([float(c.mid()) for c in self.coeffs[: lo_f + 1]])
             right = np.array([float(c.mid()) for c in self.coeffs[hi_f:]])
             mids = est.copy()
-            mids[:lo_f + 1] = np.maximum(left, 0.0)
+            mids[: lo_f + 1] = np.maximum(left, 0.0)
             mids[hi_f:] = np.maximum(right, 0.0)
-            lo = min(lo_f, int(np.searchsorted(np.cumsum(mids[:lo_f + 1]), tau, side="right")))
+            lo = min(lo_f, int(np.searchsorted(np.cumsum(mids[: lo_f + 1]), tau, side="right")))
             hi = max(hi_f, L - 1 - int(np.searchsorted(np.cumsum(mids[hi_f:][::-1]), tau, side="right")))
         else:
             mids = np.maximum(np.array([float(c.mid()) for c in self.coeffs]), 0.0)
-            lo = int(np.searchsorted(np.cumsum(mids), tau, side="right"))   # first index where the left cumsum exceeds tau
+            lo = int(
+                np.searchsorted(np.cumsum(mids), tau, side="right")
+            )  # first index where the left cumsum exceeds tau
             hi = L - 1 - int(np.searchsorted(np.cumsum(mids[::-1]), tau, side="right"))
         lo = min(lo, L - 1)
         hi = max(hi, lo)
@@ -680,19 +727,19 @@ class PLD:
             return self
         with arith.precision(self.prec):
             low = arb_poly(self.coeffs[:lo])(1) if lo else arb(0)
-            high = arb_poly(self.coeffs[hi + 1:])(1) if hi + 1 < L else arb(0)
-            keep = self.coeffs[lo:hi + 1]
+            high = arb_poly(self.coeffs[hi + 1 :])(1) if hi + 1 < L else arb(0)
+            keep = self.coeffs[lo : hi + 1]
             if self.side == "upper":
                 keep = [keep[0] + low] + keep[1:]
                 self.inf = self.inf + high
             self.coeffs = keep
             self.offset += lo
-            self._mid = mids[lo:hi + 1]
+            self._mid = mids[lo : hi + 1]
         self._suffix = None
         return self
 
     # ---------------------------------------------------------------- composition
-    def compose(self, other: "PLD") -> "PLD":
+    def compose(self, other: PLD) -> PLD:
         """The PLD of the product pair: convolution of the masses (ball-exact ``arb_poly`` product).
 
         Cost: one polynomial product of lengths ``L1, L2`` (FLINT: quasi-linear).
@@ -700,16 +747,27 @@ class PLD:
         if not isinstance(other, PLD):
             raise InvalidArgument("other", other, "must be a PLD")
         if other.grid != self.grid or other.side != self.side:
-            raise InvalidArgument("other", f"grid={other.grid}, side={other.side}",
-                                  f"must have the same grid ({self.grid}) and side ({self.side})")
+            raise InvalidArgument(
+                "other",
+                f"grid={other.grid}, side={other.side}",
+                f"must have the same grid ({self.grid}) and side ({self.side})",
+            )
         prec = max(self.prec, other.prec)
         with arith.precision(prec):
             prod = arb_poly(self.coeffs) * arb_poly(other.coeffs)
             Fa, Fb = self.total(), other.total()
             inf = self.inf * (Fb + other.inf) + Fa * other.inf
             co = prod.coeffs()
-        out = PLD(self.grid, self.offset + other.offset, co, inf, self.side, prec=prec,
-                  truncation=self.truncation, rounds=self.rounds + other.rounds)
+        out = PLD(
+            self.grid,
+            self.offset + other.offset,
+            co,
+            inf,
+            self.side,
+            prec=prec,
+            truncation=self.truncation,
+            rounds=self.rounds + other.rounds,
+        )
         out._mid = _fft_mids(self._mids(), other._mids(), len(co))
         return out._truncate()
 
@@ -718,7 +776,7 @@ class PLD:
             self._mid = np.array([float(c.mid()) for c in self.coeffs])
         return self._mid
 
-    def self_compose(self, count: int) -> "PLD":
+    def self_compose(self, count: int) -> PLD:
         """``count``-fold composition by repeated squaring: ``O(log count)`` products."""
         count = arith.integer_in(count, "count", lo=1)
         result, base, c = None, self, count
@@ -763,7 +821,7 @@ class PLD:
         eps = arith.exact(epsilon, "epsilon", allow_float=True)
         with arith.precision(self.prec):
             q = eps / self.grid
-            j = int(q.floor()) + 1          # first grid index with t_j > ε
+            j = int(q.floor()) + 1  # first grid index with t_j > ε
             ee = arith.ball(eps).exp()
             v = self._delta_at_index(j - self.offset, ee)
             return v.max(arb(0)) if self.side == "lower" else v
@@ -777,14 +835,14 @@ class PLD:
         with arith.precision(self.prec):
             d = arith.ball(self.grid)
             L = len(self.coeffs)
-            first = max(0, -self.offset)            # index of t = 0 (or the first point if all positive)
+            first = max(0, -self.offset)  # index of t = 0 (or the first point if all positive)
 
-            def dgrid(i):   # δ at t_{offset+i}: terms l >= i+1
+            def dgrid(i):  # δ at t_{offset+i}: terms l >= i+1
                 return self._delta_at_index(i + 1, ((self.offset + i) * d).exp())
 
             if self.side == "upper":
                 if not (self.inf.upper() < dt):
-                    return None            # the mass at +∞ alone may exceed δ: no finite ε is certified
+                    return None  # the mass at +∞ alone may exceed δ: no finite ε is certified
                 d0 = self.get_delta(0)
                 if d0.upper() <= dt:
                     return fmpq(0)
@@ -809,7 +867,7 @@ class PLD:
                     ub = min(max(_upper_fmpq(e_star), t_lo), t_hi)
                     # verify (a re-evaluation must show δ ≤ target); nudge up towards t_hi otherwise
                     for k in (0, 40, 30, 20, 10):
-                        cand = min(ub + (t_hi - t_lo) / 2 ** k, t_hi) if k else ub
+                        cand = min(ub + (t_hi - t_lo) / 2**k, t_hi) if k else ub
                         if self._delta_at_index(i, arith.ball(cand).exp()).upper() <= dt:
                             return cand
                 return t_hi
@@ -840,7 +898,7 @@ class PLD:
                     if lb <= t_hi:
                         lb = max(lb, t_lo)
                         for k in (0, 40, 30, 20, 10):
-                            cand = max(lb - (t_hi - t_lo) / 2 ** k, t_lo) if k else lb
+                            cand = max(lb - (t_hi - t_lo) / 2**k, t_lo) if k else lb
                             if self._delta_at_index(i + 1, arith.ball(cand).exp()).lower() >= dt:
                                 return cand
                 return t_lo

@@ -54,7 +54,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from flint import arb, fmpq
 
@@ -63,13 +62,20 @@ from .calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilo
 from .errors import InvalidArgument, Undecided
 
 DATASETS = ("worst", "bracket", "c=INT", "same", "neighbour", "third", "blanket")
-RELATION = {"worst": "exact", "c": "lower", "same": "lower", "neighbour": "lower", "third": "lower",
-            "blanket": "upper", "bracket": "bracket"}
+RELATION = {
+    "worst": "exact",
+    "c": "lower",
+    "same": "lower",
+    "neighbour": "lower",
+    "third": "lower",
+    "blanket": "upper",
+    "bracket": "bracket",
+}
 #: relative width at which :func:`delta` stops escalating precision
 REL_WIDTH_BITS = 40
 
 
-def parse_dataset(dataset, n: Optional[int] = None):
+def parse_dataset(dataset, n: int | None = None):
     """``(kind, c)`` from a dataset string: ``"worst"``, ``"c=INT"``, ``"same"``, ``"neighbour"`` (or
     ``"neighbor"``), ``"third"``, ``"blanket"``.
 
@@ -114,11 +120,11 @@ class DeltaProfile:
     relation: str
     attained: str
     prec: int
-    c: Optional[int] = None
-    direction: Optional[str] = None
+    c: int | None = None
+    direction: str | None = None
     ties: tuple = ()
-    lower_bound: Optional["DeltaProfile"] = None
-    upper_bound: Optional["DeltaProfile"] = None
+    lower_bound: DeltaProfile | None = None
+    upper_bound: DeltaProfile | None = None
 
     @property
     def rel_width(self):
@@ -127,7 +133,8 @@ class DeltaProfile:
         lo = max(lo, 0)
         w = (hi - lo) / hi if hi > 0 else 0
         return fmpq(w.numerator, w.denominator) if w else fmpq(0)
-    note: str = ""   # why the enclosure is wider than the requested relative width (empty when it is not)
+
+    note: str = ""  # why the enclosure is wider than the requested relative width (empty when it is not)
 
 
 @dataclass(frozen=True)
@@ -145,13 +152,13 @@ class EpsilonProfile:
     dataset: str
     relation: str
     attained: str
-    c: Optional[int] = None
-    direction: Optional[str] = None
+    c: int | None = None
+    direction: str | None = None
     sweeps: int = 0
-    total_evaluations: Optional[int] = None
-    lower_source: Optional[str] = None
-    upper_source: Optional[str] = None
-    decided_by: Optional[str] = None
+    total_evaluations: int | None = None
+    lower_source: str | None = None
+    upper_source: str | None = None
+    decided_by: str | None = None
 
     @property
     def evaluations(self) -> int:
@@ -171,20 +178,27 @@ class EpsilonProfile:
 def _k(mech) -> int:
     k = getattr(mech, "k", None)
     if k is None:
-        raise InvalidArgument("mech", getattr(mech, "name", mech), "must be k-ary randomized response (exact.mechanisms.KRR)")
+        raise InvalidArgument(
+            "mech", getattr(mech, "name", mech), "must be k-ary randomized response (exact.mechanisms.KRR)"
+        )
     return k
 
 
 def _need_binary(mech, kind):
     if _k(mech) != 2:
-        hint = ("use dataset same|neighbour|third (exact on those families, lower bounds on the worst case) "
-                "or blanket (an upper bound on every dataset)")
-        raise InvalidArgument("dataset", kind, f"is only available for binary RR (k = 2), not k = {_k(mech)}", hint=hint)
+        hint = (
+            "use dataset same|neighbour|third (exact on those families, lower bounds on the worst case) "
+            "or blanket (an upper bound on every dataset)"
+        )
+        raise InvalidArgument(
+            "dataset", kind, f"is only available for binary RR (k = 2), not k = {_k(mech)}", hint=hint
+        )
 
 
 def _worst_kwargs(fn, workers, scheduler) -> dict:
     """``workers=`` / ``scheduler=`` for ``fn`` if it accepts them (they are dropped otherwise)."""
     import inspect
+
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):  # pragma: no cover
@@ -200,8 +214,15 @@ def _worst_kwargs(fn, workers, scheduler) -> dict:
 def _sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, workers=None, scheduler=None):
     """:func:`exact.binary.delta_binary_worst` on the chosen executor (current precision)."""
     from .binary import delta_binary_worst
-    return delta_binary_worst(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, progress=progress,
-                              **_worst_kwargs(delta_binary_worst, workers, scheduler))
+
+    return delta_binary_worst(
+        mech,
+        n,
+        epsilon=epsilon,
+        exp_epsilon=exp_epsilon,
+        progress=progress,
+        **_worst_kwargs(delta_binary_worst, workers, scheduler),
+    )
 
 
 def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple:
@@ -210,17 +231,18 @@ def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple
     from .binary import delta_binary_worst
     from .budget import check_worst_case
     from .executors import executor_cores
+
     if n <= 4096:  # seconds at most on any machine: no need to look at the executor
         return check_worst_case(n, workers=1, max_seconds=float("inf"))
     e0 = None
-    if epsilon0 is not None:   # an exact number for the estimate (a ball's upper end)
+    if epsilon0 is not None:  # an exact number for the estimate (a ball's upper end)
         if isinstance(epsilon0, (fmpq, int)):
             e0 = fmpq(epsilon0)
         else:
             hi = arith.endpoints(arith.ball(epsilon0))[1]
             e0 = fmpq(hi.numerator, hi.denominator)
     kw = _worst_kwargs(delta_binary_worst, workers, scheduler)
-    if not kw:   # this exact.binary runs the sweep in-process
+    if not kw:  # this exact.binary runs the sweep in-process
         return check_worst_case(n, workers=1, where="in one process", epsilon0=e0)
     cores, where = executor_cores(kw.get("workers"), kw.get("scheduler"))
     return check_worst_case(n, workers=cores, where=where, epsilon0=e0)
@@ -246,8 +268,10 @@ def _delta_raw(mech, n, kind, c, epsilon=None, exp_epsilon=None, progress=False,
     if kind == "c":
         _need_binary(mech, "c=INT")
         from .binary import delta_binary
+
         return delta_binary(mech, n, c, epsilon=epsilon, exp_epsilon=exp_epsilon), None
     from . import krr  # engineer B's module (lazy: profiles works for k = 2 without it)
+
     if kind == "blanket":
         return krr.delta_blanket_view(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon), None
     return krr.delta_krr_family(mech, n, kind, epsilon=epsilon, exp_epsilon=exp_epsilon), None
@@ -286,13 +310,19 @@ def _width_note(v, rel_tol, cap, stalled=False) -> str:
         return ""
     want = "2^-40" if rel_tol is None else arith.decimal_string(arith.exact(rel_tol), 3, up=True)
     if stalled:
-        return (f"the enclosure's relative width is above {want} and doubling the precision (now {cap} bits) no "
-                "longer narrows it: its width comes from the method's certified truncation, not from rounding")
+        return (
+            f"the enclosure's relative width is above {want} and doubling the precision (now {cap} bits) no "
+            "longer narrows it: its width comes from the method's certified truncation, not from rounding"
+        )
     if isinstance(v, arb) and v.is_finite() and not (v > 0):
-        return (f"the enclosure still contains 0 at the precision cap of {cap} bits (relative width above {want}); "
-                "raise the cap with --precision BITS")
-    return (f"the enclosure's relative width is above {want} at the precision cap of {cap} bits; "
-            "raise the cap with --precision BITS")
+        return (
+            f"the enclosure still contains 0 at the precision cap of {cap} bits (relative width above {want}); "
+            "raise the cap with --precision BITS"
+        )
+    return (
+        f"the enclosure's relative width is above {want} at the precision cap of {cap} bits; "
+        "raise the cap with --precision BITS"
+    )
 
 
 def _attained(kind, c, n, w=None):
@@ -300,10 +330,12 @@ def _attained(kind, c, n, w=None):
         return w.dataset if w is not None else "all datasets (exact value 0)"
     if kind == "c":
         return f"c={c} ones among the other {n - 1} users, differing user 0 vs 1 (both directions)"
-    return {"same": "the other users all hold the target's value",
-            "neighbour": "the other users all hold the neighbour's value",
-            "third": "the other users all hold a third value",
-            "blanket": "the blanket view of Lemma 5.3 (an upper bound over all datasets)"}[kind]
+    return {
+        "same": "the other users all hold the target's value",
+        "neighbour": "the other users all hold the neighbour's value",
+        "third": "the other users all hold a third value",
+        "blanket": "the blanket view of Lemma 5.3 (an upper bound over all datasets)",
+    }[kind]
 
 
 # ---------------------------------------------------------------- δ(ε)
@@ -320,8 +352,9 @@ def _bracket_value(lo, hi):
         return arith.ball(lo).union(arith.ball(hi))
 
 
-def delta_bracket(mech, n, *, epsilon=None, exp_epsilon=None, start_prec: int = arith.DEFAULT_PREC,
-                  cap: int = arith.MAX_PREC) -> DeltaProfile:
+def delta_bracket(
+    mech, n, *, epsilon=None, exp_epsilon=None, start_prec: int = arith.DEFAULT_PREC, cap: int = arith.MAX_PREC
+) -> DeltaProfile:
     """The certified bracket on the worst-case δ(ε): ``[max over lower_datasets, blanket view]``.
 
     Both ends are exact values of a named quantity: the largest δ over the
@@ -332,17 +365,38 @@ def delta_bracket(mech, n, *, epsilon=None, exp_epsilon=None, start_prec: int = 
     """
     n = arith.integer_in(n, "n", lo=2)
     up = delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, dataset="blanket", start_prec=start_prec, cap=cap)
-    lows = [delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, dataset=d, start_prec=start_prec, cap=cap)
-            for d in lower_datasets(mech)]
+    lows = [
+        delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, dataset=d, start_prec=start_prec, cap=cap)
+        for d in lower_datasets(mech)
+    ]
     lo = max(lows, key=lambda r: arith.endpoints(r.value)[0])
     attained = f"between {lo.dataset} ({lo.attained}) and the blanket view"
-    return DeltaProfile(_bracket_value(lo.value, up.value), "bracket", "bracket", attained, max(lo.prec, up.prec),
-                        lo.c, lower_bound=lo, upper_bound=up)
+    return DeltaProfile(
+        _bracket_value(lo.value, up.value),
+        "bracket",
+        "bracket",
+        attained,
+        max(lo.prec, up.prec),
+        lo.c,
+        lower_bound=lo,
+        upper_bound=up,
+    )
 
 
-def delta(mech, n, *, epsilon=None, exp_epsilon=None, dataset="worst", start_prec: int = arith.DEFAULT_PREC,
-          cap: int = arith.MAX_PREC, progress: bool = False, workers=None, scheduler=None,
-          rel_tol=None) -> DeltaProfile:
+def delta(
+    mech,
+    n,
+    *,
+    epsilon=None,
+    exp_epsilon=None,
+    dataset="worst",
+    start_prec: int = arith.DEFAULT_PREC,
+    cap: int = arith.MAX_PREC,
+    progress: bool = False,
+    workers=None,
+    scheduler=None,
+    rel_tol=None,
+) -> DeltaProfile:
     """δ(ε) of the shuffled mechanism on ``dataset`` (see the module table), as a :class:`DeltaProfile`.
 
     Precision escalates (doubling from ``start_prec``) until the enclosure's
@@ -379,12 +433,13 @@ def delta(mech, n, *, epsilon=None, exp_epsilon=None, dataset="worst", start_pre
     note = "" if done else _width_note(v, rel_tol, prec, stalled)
     if kind == "worst" and w is not None:
         return DeltaProfile(v, "worst", "exact", _attained(kind, c, n, w), prec, w.c, w.direction, w.ties, note)
-    return DeltaProfile(v, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), prec, c,
-                        note=note)
+    return DeltaProfile(
+        v, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), prec, c, note=note
+    )
 
 
 # ---------------------------------------------------------------- ε(δ)
-def _guess(mech, n, target) -> Optional[float]:
+def _guess(mech, n, target) -> float | None:
     """Float estimate of ε (Gaussian approximation of the count; only seeds the certified search)."""
     try:
         ee0 = mech.exp_epsilon0()
@@ -409,8 +464,16 @@ def _epsilon_hi(mech) -> fmpq:
     return fmpq(hi.numerator, hi.denominator)
 
 
-def epsilon_bracket(mech, n, *, delta, rel_tol="1e-6", start_prec: int = arith.DEFAULT_PREC,
-                    cap: int = arith.MAX_PREC, progress: bool = False) -> EpsilonProfile:
+def epsilon_bracket(
+    mech,
+    n,
+    *,
+    delta,
+    rel_tol="1e-6",
+    start_prec: int = arith.DEFAULT_PREC,
+    cap: int = arith.MAX_PREC,
+    progress: bool = False,
+) -> EpsilonProfile:
     """The certified bracket on the worst-case ε(δ): lower end from the concrete datasets, upper end from the blanket view.
 
     ``upper``: the blanket view meets the target there (certified), hence
@@ -427,10 +490,11 @@ def epsilon_bracket(mech, n, *, delta, rel_tol="1e-6", start_prec: int = arith.D
     best = None
     evaluations = 0
     for d in lower_datasets(mech):
-        pr = epsilon(mech, n, delta=delta, dataset=d, rel_tol=rel_tol, start_prec=start_prec, cap=cap,
-                     progress=progress)
+        pr = epsilon(
+            mech, n, delta=delta, dataset=d, rel_tol=rel_tol, start_prec=start_prec, cap=cap, progress=progress
+        )
         evaluations += pr.evaluations
-        fails = pr.lower < pr.upper   # the lower end is certified to fail only then
+        fails = pr.lower < pr.upper  # the lower end is certified to fail only then
         key = pr.lower if fails else fmpq(-1)
         if best is None or key > best[0]:
             best = (key, pr, fails)
@@ -439,31 +503,57 @@ def epsilon_bracket(mech, n, *, delta, rel_tol="1e-6", start_prec: int = arith.D
     # the upper end: the blanket view fails wherever the lower dataset fails (it is larger), so its
     # calibration searches [lower, ε0] only, seeded just above the lower end
     from .progress import Progress
+
     hi = _epsilon_hi(mech)
     guess = float(lower.p) / float(lower.q) * 1.1 if fails and lower > 0 else _guess(mech, n, target)
     if guess is not None and not (float(lower.p) / float(lower.q) < guess < float(hi.p) / float(hi.q)):
         guess = None
     with Progress(None, "epsilon on blanket", enabled=None if progress else False, unit="eval") as bar:
+
         def fun(eps):
             v = _delta_raw(mech, n, "blanket", None, epsilon=eps)[0]
             bar.update(1, note=f"epsilon={float(eps.p) / float(eps.q):.6g}")
             return v
 
-        up = epsilon_for_delta(fun, target, hi=hi, lo=lower if fails else 0, rel_tol=rel_tol, guess=guess,
-                               start_prec=start_prec, cap=cap)
+        up = epsilon_for_delta(
+            fun, target, hi=hi, lo=lower if fails else 0, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap
+        )
     evaluations += up.evaluations
-    br = Bracket(min(lower, up.upper), up.upper, evaluations, lo.bracket.delta_lower if fails else None,
-                 up.delta_upper, max(lo.bracket.prec, up.prec))
+    br = Bracket(
+        min(lower, up.upper),
+        up.upper,
+        evaluations,
+        lo.bracket.delta_lower if fails else None,
+        up.delta_upper,
+        max(lo.bracket.prec, up.prec),
+    )
     lower_source = lo.attained if fails else "none of the concrete datasets fails at epsilon = 0"
-    return EpsilonProfile(br, "bracket", "bracket",
-                          f"between {lo.dataset} (lower end) and the blanket view (upper end)", lo.c,
-                          total_evaluations=evaluations, lower_source=lower_source,
-                          upper_source="the blanket view of Lemma 5.3 (an upper bound on every dataset)",
-                          decided_by="blanket view")
+    return EpsilonProfile(
+        br,
+        "bracket",
+        "bracket",
+        f"between {lo.dataset} (lower end) and the blanket view (upper end)",
+        lo.c,
+        total_evaluations=evaluations,
+        lower_source=lower_source,
+        upper_source="the blanket view of Lemma 5.3 (an upper bound on every dataset)",
+        decided_by="blanket view",
+    )
 
 
-def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int = arith.DEFAULT_PREC,
-            cap: int = arith.MAX_PREC, progress: bool = False, workers=None, scheduler=None) -> EpsilonProfile:
+def epsilon(
+    mech,
+    n,
+    *,
+    delta,
+    dataset="worst",
+    rel_tol="1e-6",
+    start_prec: int = arith.DEFAULT_PREC,
+    cap: int = arith.MAX_PREC,
+    progress: bool = False,
+    workers=None,
+    scheduler=None,
+) -> EpsilonProfile:
     """The smallest central ε with δ(ε) ≤ ``delta`` on ``dataset``, certified (see the module docstring).
 
     ``result.upper`` is proven to meet the target; ``result.lower`` is proven
@@ -478,8 +568,9 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
     kind, c = parse_dataset(dataset, n)
     _k(mech)
     if kind == "bracket" or (kind == "worst" and _k(mech) != 2):
-        return epsilon_bracket(mech, n, delta=target, rel_tol=rel_tol, start_prec=start_prec, cap=cap,
-                               progress=progress)
+        return epsilon_bracket(
+            mech, n, delta=target, rel_tol=rel_tol, start_prec=start_prec, cap=cap, progress=progress
+        )
     hi = _epsilon_hi(mech)
     guess = _guess(mech, n, target)
     if guess is not None and not (0 < guess < float(hi.p) / float(hi.q)):
@@ -489,7 +580,9 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
             _need_binary(mech, "c=INT")
 
         from .progress import Progress
+
         with Progress(None, f"epsilon on {dataset}", enabled=None if progress else False, unit="eval") as bar:
+
             def fun(eps):
                 v = _delta_raw(mech, n, kind, c, epsilon=eps)[0]
                 bar.update(1, note=f"epsilon={float(eps.p) / float(eps.q):.6g}")
@@ -504,8 +597,10 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
     def sweep(eps, what):
         def compute(prec):
             return _sweep_worst(mech, n, epsilon=eps, progress=progress, workers=workers, scheduler=scheduler)
-        return arith.escalate(compute, lambda w: arith.le(w.value, target) is not None, start=start_prec, cap=cap,
-                              what=what)[0]
+
+        return arith.escalate(
+            compute, lambda w: arith.le(w.value, target) is not None, start=start_prec, cap=cap, what=what
+        )[0]
 
     def blanket_certifies(eps) -> bool:
         """The cheap upper bound first: the blanket view at ``eps`` certainly ≤ target (then no sweep is needed)."""
@@ -513,9 +608,15 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
 
         def compute(prec):
             return krr.delta_blanket_view(mech, n, epsilon=eps)
+
         try:
-            v = arith.escalate(compute, lambda v: arith.le(v, target) is not None, start=start_prec, cap=cap,
-                               what=f"blanket view at epsilon={eps}")[0]
+            v = arith.escalate(
+                compute,
+                lambda v: arith.le(v, target) is not None,
+                start=start_prec,
+                cap=cap,
+                what=f"blanket view at epsilon={eps}",
+            )[0]
         except Undecided:
             return False
         return arith.le(v, target) is True
@@ -538,28 +639,70 @@ def epsilon(mech, n, *, delta, dataset="worst", rel_tol="1e-6", start_prec: int 
         total += br.evaluations
         att = WorstCase(fmpq(1), j, "1|0", (j,), n).dataset
         if br.upper != br.lower and blanket_certifies(br.upper):
-            return EpsilonProfile(br, "worst", "exact", att, j, "1|0", sweeps, total + 1,
-                                  lower_source=att, upper_source="the blanket view of Lemma 5.3",
-                                  decided_by="blanket view")
+            return EpsilonProfile(
+                br,
+                "worst",
+                "exact",
+                att,
+                j,
+                "1|0",
+                sweeps,
+                total + 1,
+                lower_source=att,
+                upper_source="the blanket view of Lemma 5.3",
+                decided_by="blanket view",
+            )
         cert = sweep(br.upper, f"worst case at epsilon={br.upper}")
         sweeps += 1
         if arith.le(cert.value, target):
             if br.upper == br.lower:
-                return EpsilonProfile(br, "worst", "exact", cert.dataset, cert.c, cert.direction, sweeps, total,
-                                      upper_source="the exact worst case", decided_by="exact worst case")
-            return EpsilonProfile(br, "worst", "exact", att, j, "1|0", sweeps, total, lower_source=att,
-                                  upper_source="the exact worst case over all datasets",
-                                  decided_by="exact worst case")
+                return EpsilonProfile(
+                    br,
+                    "worst",
+                    "exact",
+                    cert.dataset,
+                    cert.c,
+                    cert.direction,
+                    sweeps,
+                    total,
+                    upper_source="the exact worst case",
+                    decided_by="exact worst case",
+                )
+            return EpsilonProfile(
+                br,
+                "worst",
+                "exact",
+                att,
+                j,
+                "1|0",
+                sweeps,
+                total,
+                lower_source=att,
+                upper_source="the exact worst case over all datasets",
+                decided_by="exact worst case",
+            )
         # a worse dataset exists at br.upper: calibrate on it
         if cert.c in tried:
-            raise Undecided("the worst-case calibration did not settle on a dataset (the maximiser changes with epsilon); "
-                            "try a larger precision cap")
+            raise Undecided(
+                "the worst-case calibration did not settle on a dataset (the maximiser changes with epsilon); "
+                "try a larger precision cap"
+            )
         j = cert.c
         guess = float(br.upper.p) / float(br.upper.q)
 
 
-def epsilon0(n, *, epsilon, delta, k=2, dataset="worst", rel_tol="1e-6", hi="20",
-             start_prec: int = arith.DEFAULT_PREC, cap: int = arith.MAX_PREC) -> Bracket:
+def epsilon0(
+    n,
+    *,
+    epsilon,
+    delta,
+    k=2,
+    dataset="worst",
+    rel_tol="1e-6",
+    hi="20",
+    start_prec: int = arith.DEFAULT_PREC,
+    cap: int = arith.MAX_PREC,
+) -> Bracket:
     """The largest local ε0 of k-RR such that the shuffled mechanism meets (ε, δ) on ``dataset``.
 
     A certified :class:`~exact.calibrate.Bracket` with ``lower`` proven to
@@ -569,6 +712,7 @@ def epsilon0(n, *, epsilon, delta, k=2, dataset="worst", rel_tol="1e-6", hi="20"
     8 sweeps).  ``hi`` caps the search domain.
     """
     from .mechanisms import KRR
+
     n = arith.integer_in(n, "n", lo=2)
     k = arith.integer_in(k, "k", lo=2)
     eps = arith.exact_in(epsilon, "epsilon", lo=0)

@@ -69,9 +69,18 @@ class Progress:
     ignored (tqdm adapts to the terminal).
     """
 
-    def __init__(self, total: int | None, label: str = "", *, enabled: bool | None = None, stream=None, width: int = 30,
-                 delay: float | None = None, unit: str = "it"):
-        self.total = None if total is None else max(int(total), 1)   # None: a counter (no remaining time)
+    def __init__(
+        self,
+        total: int | None,
+        label: str = "",
+        *,
+        enabled: bool | None = None,
+        stream=None,
+        width: int = 30,
+        delay: float | None = None,
+        unit: str = "it",
+    ):
+        self.total = None if total is None else max(int(total), 1)  # None: a counter (no remaining time)
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = bars_enabled(enabled, self.stream)
@@ -90,8 +99,16 @@ class Progress:
             # no monitor thread: the worst-case sweep forks worker processes (exact.executors), and forking a
             # process that runs extra threads is fragile
             tqdm.monitor_interval = 0
-            self._bar = tqdm(total=self.total, desc=self.label, file=self.stream, delay=self._delay,
-                             mininterval=0.2, dynamic_ncols=True, leave=False, unit=self._unit)
+            self._bar = tqdm(
+                total=self.total,
+                desc=self.label,
+                file=self.stream,
+                delay=self._delay,
+                mininterval=0.2,
+                dynamic_ncols=True,
+                leave=False,
+                unit=self._unit,
+            )
         return self
 
     def update(self, k: int = 1, note: str = ""):

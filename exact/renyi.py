@@ -69,14 +69,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional
 
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
 from . import arith
 from .divergences import Windowed
 from .errors import InvalidArgument
-from .mechanisms import KRR, FiniteRandomizer
+from .mechanisms import KRR
 from .progress import Progress
 
 #: exact (rational) computation is used up to this many users when every input is exact
@@ -126,7 +125,9 @@ def _pow(r, lam):
 
 def _check_mech(mech):
     if not isinstance(mech, KRR):
-        raise InvalidArgument("mech", getattr(mech, "name", mech), "must be a k-ary randomized response (exact.mechanisms.KRR / BinaryRR)")
+        raise InvalidArgument(
+            "mech", getattr(mech, "name", mech), "must be a k-ary randomized response (exact.mechanisms.KRR / BinaryRR)"
+        )
     return mech
 
 
@@ -166,7 +167,7 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
             return Windowed([fmpq(1)], N, fmpq(0))
         if tol is None or N <= EXACT_MAX_N:
             q = 1 - p
-            mass = [fmpq(math.comb(N, j)) * p ** j * q ** (N - j) for j in range(N + 1)]
+            mass = [fmpq(math.comb(N, j)) * p**j * q ** (N - j) for j in range(N + 1)]
             return Windowed(mass, 0, fmpq(0))
     if tol is None:
         raise InvalidArgument("tol", None, "must be given for a ball-valued p (windowed binomial)")
@@ -176,8 +177,13 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
         return Windowed([fmpq(1)], 0, fmpq(0))
     odds = pb / qb  # p/(1-p)
     m = int(min(N, max(0, math.floor((N + 1) * float(pb.mid())))))  # window placement only (not certified)
-    lp = (arb(N + 1).lgamma() - arb(m + 1).lgamma() - arb(N - m + 1).lgamma()
-          + (pb.log() * m if m else arb(0)) + (qb.log() * (N - m) if N - m else arb(0)))
+    lp = (
+        arb(N + 1).lgamma()
+        - arb(m + 1).lgamma()
+        - arb(N - m + 1).lgamma()
+        + (pb.log() * m if m else arb(0))
+        + (qb.log() * (N - m) if N - m else arb(0))
+    )
     pm = lp.exp()
     half = arb(tol) / 2
     inv_odds = 1 / odds
@@ -211,7 +217,7 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
     mass = left[::-1] + [pm] + right
     offset = m - len(left)
     if offset == 0 and offset + len(mass) == N + 1:
-        return Windowed(mass, 0, fmpq(0))   # the whole support: nothing left out
+        return Windowed(mass, 0, fmpq(0))  # the whole support: nothing left out
     return Windowed(mass, offset, (left_tail + right_tail).upper())
 
 
@@ -219,7 +225,9 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
 def _binary_params(mech):
     mech = _check_mech(mech)
     if mech.k != 2:
-        raise InvalidArgument("mech", mech.name, "must be binary RR (k = 2) for the count-of-ones engine; use renyi_krr_family for k > 2")
+        raise InvalidArgument(
+            "mech", mech.name, "must be binary RR (k = 2) for the count-of-ones engine; use renyi_krr_family for k > 2"
+        )
     return mech.keep(), mech.flip()
 
 
@@ -256,8 +264,8 @@ def others_count_law(mech, n: int, c: int, *, tol=None) -> Windowed:
 
 def _binary_moment_from_B(B: Windowed, keep, flip, lam, x, e0, support_max=None):
     """E_λ(D‖D') with the differing user x in D and 1−x in D', given the others' count law B."""
-    px = keep if x == 1 else flip     # Pr[differing user in D reports 1]
-    py = flip if x == 1 else keep     # same in D'
+    px = keep if x == 1 else flip  # Pr[differing user in D reports 1]
+    py = flip if x == 1 else keep  # same in D'
     mass = B.mass
     W = len(mass)
     exact_all = _exact(B.tail) and B.tail == 0
@@ -371,8 +379,8 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
     for j in range(lo_k, hi_k + 1):
         b0 = mass[j] if j < W else zero
         b1 = mass[j - 1] if j >= 1 else zero
-        P = b0 * fb + b1 * kb      # differing user holds 1: reports 1 w.p. keep
-        Q = b0 * kb + b1 * fb      # differing user holds 0
+        P = b0 * fb + b1 * kb  # differing user holds 1: reports 1 w.p. keep
+        Q = b0 * kb + b1 * fb  # differing user holds 0
         if integer:
             t = (P / Q) ** kint
         else:
@@ -396,7 +404,7 @@ FLOAT_TOL_BITS = 56
 SWEEP_BLOCK = 64
 #: candidate datasets the worst case recomputes in balls after the pruning (the rest keep their scan bounds)
 RECOMPUTE_MAX = 512
-_TINY = 2.0 ** -1000
+_TINY = 2.0**-1000
 
 
 def _int_order(lam):
@@ -409,6 +417,7 @@ def _pow_int(r, k: int):
     factors it multiplies in (any product tree with ``k`` leaves, unfolded, has ``k−1``
     multiplications; Lemma R2).  O(log k) numpy passes."""
     import numpy as np
+
     result = None
     base = r
     e = k
@@ -431,6 +440,7 @@ def float_tol(e0, lam) -> fmpq:
 
 def _float_checks(mech, lam):
     from .laws import FloatRouteUnavailable
+
     keep, flip = _binary_params(mech)
     lam = parse_order(lam)
     k_int = _int_order(lam)
@@ -446,7 +456,9 @@ def _float_law(m: int, q, tol):
     """Float window of Bin(m, q) (:func:`exact.laws.float_window`) trimmed to the support:
     ``(values, offset, rel, tail)``."""
     import numpy as np
+
     from .laws import float_window
+
     if m == 0:
         return np.ones(1), 0, 0.0, arb(0)
     w = float_window(m, q, tol)
@@ -464,7 +476,9 @@ def _drop_small(G, off: int, rel: float, thr: float):
     all the window error lemma (:func:`_binary_window_error`) needs.  O(B·W).
     """
     import numpy as np
+
     from .laws import FloatRouteUnavailable, _ab, _up, gamma, pairwise_depth, pairwise_sum, to_ball
+
     small = G < thr
     if not small.any():
         return G, off, [arb(0)] * G.shape[0]
@@ -479,8 +493,9 @@ def _drop_small(G, off: int, rel: float, thr: float):
     return G[:, i0:i1], off + i0, extra
 
 
-def _float_moment_rows(G, off: int, rel_g: float, Ts: list, n: int, keep, flip, lam, k_int: int, e0,
-                       bounds: bool = False):
+def _float_moment_rows(
+    G, off: int, rel_g: float, Ts: list, n: int, keep, flip, lam, k_int: int, e0, bounds: bool = False
+):
     """Both moments of every row of ``G`` (under-estimated count laws of the others with common offset,
     relative error ``rel_g``, left-out mass ``Ts[j]``, arb or float upper bounds).
 
@@ -490,7 +505,9 @@ def _float_moment_rows(G, off: int, rel_g: float, Ts: list, n: int, keep, flip, 
     evaluated with every float operation rounded outward by one ulp).  O(B·W log λ).
     """
     import numpy as np
+
     from .laws import FloatRouteUnavailable, _ab, _up, float_param, gamma, pairwise_depth, pairwise_sum, to_ball
+
     B, W = G.shape
     exact_all = all(T == 0 for T in Ts)
     at_lo = exact_all or off == 0
@@ -498,15 +515,15 @@ def _float_moment_rows(G, off: int, rel_g: float, Ts: list, n: int, keep, flip, 
     lo_k = 0 if at_lo else 1
     hi_k = W if at_hi else W - 1
     Gp = np.zeros((B, W + 2))
-    Gp[:, 1:W + 1] = G
-    b0 = Gp[:, 1 + lo_k: 2 + hi_k]         # g(k)
-    b1 = Gp[:, lo_k: hi_k + 1]             # g(k−1)
+    Gp[:, 1 : W + 1] = G
+    b0 = Gp[:, 1 + lo_k : 2 + hi_k]  # g(k)
+    b1 = Gp[:, lo_k : hi_k + 1]  # g(k−1)
     kh, ek = float_param(keep)
     fh, ef = float_param(flip)
     e_c = max(ek, ef)
-    P = b0 * fh + b1 * kh                  # x = 1: the differing user reports 1 w.p. keep
-    Q = b0 * kh + b1 * fh                  # x = 0
-    dead = Q == 0                          # P = Q = 0 exactly where both counts were dropped (term 0)
+    P = b0 * fh + b1 * kh  # x = 1: the differing user reports 1 w.p. keep
+    Q = b0 * kh + b1 * fh  # x = 0
+    dead = Q == 0  # P = Q = 0 exactly where both counts were dropped (term 0)
     some_dead = bool(dead.any())
     if some_dead:
         if dead.all():
@@ -519,7 +536,7 @@ def _float_moment_rows(G, off: int, rel_g: float, Ts: list, n: int, keep, flip, 
     r = P / Q
     rel_r = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_PQ) - 1
     pw, M = _pow_int(r, k_int)
-    if not (pw.min() > _TINY and pw.max() < 2.0 ** 1000):
+    if not (pw.min() > _TINY and pw.max() < 2.0**1000):
         raise FloatRouteUnavailable("r^lambda out of range")
     rel_pw = (1 + rel_r) ** k_int * (1 + arb(gamma(M))) - 1 if M else (1 + rel_r) ** k_int - 1
     t1 = Q * pw
@@ -567,7 +584,9 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
     for subnormals and at binade boundaries).  O(B·W) (the edges), O(B) otherwise.
     """
     import numpy as np
+
     from .laws import _up
+
     inf = np.inf
 
     def up(x):
@@ -620,7 +639,9 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     for the moments, ``W = O(√(n log(1/tol)))``.
     """
     import numpy as np
+
     from .laws import _ab, _up, gamma
+
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     n = arith.integer_in(n, "n", lo=1)
     c = arith.integer_in(c, "c", lo=0, hi=n - 1)
@@ -628,9 +649,9 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
         tol = float_tol(e0, lam)
     a, ao, ra, ta = _float_law(c, keep, tol)
     b, bo, rb, tb = _float_law(n - 1 - c, flip, tol)
-    g = np.convolve(a, b)                                                       # Lemma R1
+    g = np.convolve(a, b)  # Lemma R1
     rel_g = _up((1 + _ab(ra)) * (1 + _ab(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1)
-    G, off, extra = _drop_small(g[None, :], ao + bo, rel_g, float(tol) * 2.0 ** -8)
+    G, off, extra = _drop_small(g[None, :], ao + bo, rel_g, float(tol) * 2.0**-8)
     return _float_moment_rows(G, off, rel_g, [ta + tb + extra[0]], n, keep, flip, lam, k_int, e0)[0]
 
 
@@ -646,7 +667,9 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
     O(B·W) per dataset instead of O(W_a·W_b).
     """
     import numpy as np
+
     from .laws import _ab, _up, bernoulli_rel, float_param, gamma
+
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
         raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
@@ -663,31 +686,33 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
     R[:, 0] = 1.0
     js = np.arange(B)
     for s in range(B - 1):
-        sv = np.where(s < js, kh, fh)[:, None]      # probability of a 1 at this step
-        tv = np.where(s < js, fh, kh)[:, None]      # probability of a 0
+        sv = np.where(s < js, kh, fh)[:, None]  # probability of a 1 at this step
+        tv = np.where(s < js, fh, kh)[:, None]  # probability of a 0
         new = np.zeros_like(R)
         new[:, : s + 2] = tv * R[:, : s + 2]
-        new[:, 1: s + 2] += sv * R[:, : s + 1]
+        new[:, 1 : s + 2] += sv * R[:, : s + 1]
         R = new
     rel_R = _ab(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
     WH = len(H)
     G = np.empty((B, WH + B - 1))
     for j in range(B):
         G[j] = np.convolve(R[j], H)
-    rel_g = _up((1 + rel_H) * (1 + rel_R) * (1 + arb(gamma(B))) - 1)         # Lemma R1 (≤ B products per entry)
-    G, off, extra = _drop_small(G, ao + bo, rel_g, float(tol) * 2.0 ** -8)
+    rel_g = _up((1 + rel_H) * (1 + rel_R) * (1 + arb(gamma(B))) - 1)  # Lemma R1 (≤ B products per entry)
+    G, off, extra = _drop_small(G, ao + bo, rel_g, float(tol) * 2.0**-8)
     return _float_moment_rows(G, off, rel_g, [ta + tb + x for x in extra], n, keep, flip, lam, k_int, e0, bounds=bounds)
 
 
 def _down(x) -> float:
     """A binary64 number ≤ the ball or rational ``x``."""
     from .laws import _up
+
     return -_up(-arith.ball(x))
 
 
 def _up_f(x) -> float:
     """A binary64 number ≥ the ball or rational ``x``."""
     from .laws import _up
+
     return _up(arith.ball(x))
 
 
@@ -700,7 +725,9 @@ def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:
     route's proof does not apply, the ball route at the current precision.
     """
     import numpy as np
+
     from .laws import FloatRouteUnavailable
+
     lo = np.empty((stop - start, 2))
     hi = np.empty((stop - start, 2))
     c = start
@@ -709,7 +736,7 @@ def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:
         i = c - start
         try:
             lo1, hi1, lo0, hi0 = float_moments_binary_block(mech, n, c, B, lam, bounds=True)
-            lo[i:i + B, 1], hi[i:i + B, 1], lo[i:i + B, 0], hi[i:i + B, 0] = lo1, hi1, lo0, hi0
+            lo[i : i + B, 1], hi[i : i + B, 1], lo[i : i + B, 0], hi[i : i + B, 0] = lo1, hi1, lo0, hi0
         except FloatRouteUnavailable:
             for j, cc in enumerate(range(c, c + B)):
                 m1, m0 = _moments_binary(mech, n, cc, lam, (1, 0))
@@ -747,9 +774,9 @@ class RenyiValue:
     value: object
     moment: object
     order: object
-    c: Optional[int] = None
-    x: Optional[int] = None
-    family: Optional[str] = None
+    c: int | None = None
+    x: int | None = None
+    family: str | None = None
     #: worst case only: candidate datasets not recomputed in balls (their scan bounds enter ``value``)
     unresolved: int = 0
 
@@ -797,7 +824,7 @@ def worst_cost(n: int, order, *, workers: int = 1) -> tuple:
     lam = parse_order(order)
     base = 1.7 if _int_order(lam) is not None else 18.0
     seconds = base * (n / 1e4) ** 1.5 / max(1, workers)
-    nbytes = 300 * n + 100 * 2 ** 20
+    nbytes = 300 * n + 100 * 2**20
     return seconds, nbytes
 
 
@@ -806,6 +833,7 @@ def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
     sweep that cannot finish within ``BLANKET_MAX_SECONDS`` or the available memory; else the estimate."""
     from .budget import TooExpensive, _duration, _size, available_memory, time_limit
     from .executors import executor_cores
+
     if n <= 4096:
         return worst_cost(n, order)
     cores, where = executor_cores(workers, scheduler)
@@ -819,13 +847,25 @@ def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
         why.append(f"about {_duration(seconds)} {where} (limit {_duration(limit)}, BLANKET_MAX_SECONDS)")
     if too_big:
         why.append(f"about {_size(nbytes)} of memory ({_size(mem)} available)")
-    raise TooExpensive(f"the exact Rényi worst case over all {n} datasets would take {' and '.join(why)}; not started. "
-                       "Options: a Dask cluster (--scheduler tcp://HOST:8786), one dataset (--dataset c=INT, e.g. c=0: "
-                       "a certified lower bound), or a registered upper bound (--bound 'GDDSK21 Theorem 3.3')")
+    raise TooExpensive(
+        f"the exact Rényi worst case over all {n} datasets would take {' and '.join(why)}; not started. "
+        "Options: a Dask cluster (--scheduler tcp://HOST:8786), one dataset (--dataset c=INT, e.g. c=0: "
+        "a certified lower bound), or a registered upper bound (--bound 'GDDSK21 Theorem 3.3')"
+    )
 
 
-def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=None, workers=None,
-                       scheduler=None, task_size: Optional[int] = None, recompute_max: int = RECOMPUTE_MAX) -> RenyiValue:
+def renyi_binary_worst(
+    mech,
+    n: int,
+    *,
+    order,
+    scan_prec: int = 53,
+    progress=None,
+    workers=None,
+    scheduler=None,
+    task_size: int | None = None,
+    recompute_max: int = RECOMPUTE_MAX,
+) -> RenyiValue:
     """The exact worst case of ``D_λ`` of shuffled binary RR over all neighbouring datasets.
 
     Datasets are determined by ``c`` (ones among the others) and the
@@ -862,7 +902,9 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=Non
     (0, 0, 11191/10206)
     """
     import numpy as np
+
     from .executors import block_ranges, map_blocks
+
     mech = _check_mech(mech)
     _binary_params(mech)
     n = arith.integer_in(n, "n", lo=1)
@@ -890,11 +932,18 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=Non
     label = f"Rényi worst case, n = {n}, λ = {lam}: scan"
     # the float route takes its anchors at >= 128 bits; the ball fallback scans at scan_prec
     with arith.precision(max(final_prec, 128) if integer else scan_prec):
-        parts = map_blocks(_scan_block, tasks, workers=workers, scheduler=scheduler, progress=progress,
-                           desc=label, sizes=[b - a for a, b in ranges])
+        parts = map_blocks(
+            _scan_block,
+            tasks,
+            workers=workers,
+            scheduler=scheduler,
+            progress=progress,
+            desc=label,
+            sizes=[b - a for a, b in ranges],
+        )
     best_lo = max(float(lo.max()) for _, lo, _ in parts)
     survivors = []
-    for start, lo, hi in parts:
+    for start, _lo, hi in parts:
         for i, x in zip(*np.nonzero(hi >= best_lo)):
             survivors.append((float(hi[i, x]), start + int(i), int(x)))
     # the candidates with the largest upper ends first; beyond `recompute_max` of them the scan's own
@@ -903,8 +952,11 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=Non
     todo, rest = survivors[:recompute_max], survivors[recompute_max:]
     results = []
     with arith.precision(final_prec):
-        with Progress(len(todo), f"Rényi worst case, n = {n}: {len(todo)} candidate datasets at {final_prec} bits",
-                      enabled=progress) as bar:
+        with Progress(
+            len(todo),
+            f"Rényi worst case, n = {n}: {len(todo)} candidate datasets at {final_prec} bits",
+            enabled=progress,
+        ) as bar:
             for _, c, x in todo:
                 results.append((moment_binary(mech, n, c, order=lam, x=x), c, x))
                 bar.update(1)
@@ -914,7 +966,7 @@ def renyi_binary_worst(mech, n: int, *, order, scan_prec: int = 53, progress=Non
             m = arith.ball(m)
             if not (arb(hi_rest) <= m.upper()):
                 m = m.union(arb(m.lower()).union(arb(hi_rest)))
-        if rest:   # the maximiser is not resolved: name a dataset with the largest certified lower end
+        if rest:  # the maximiser is not resolved: name a dataset with the largest certified lower end
             top = max(results, key=lambda r: arith.ball(r[0]).lower())
         else:
             top = max(results, key=lambda r: arith.ball(r[0]).upper())
@@ -971,7 +1023,7 @@ def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
                 a = s0 + s1 * j
                 b = t0 + t1 * j
                 r = a / b
-                acc += pm * b * (r ** kint if integer else (r.log() * lamb).exp())
+                acc += pm * b * (r**kint if integer else (r.log() * lamb).exp())
             total = _add(total, _mul(weight, acc))
             return
         for i, pm in enumerate(w.mass):
@@ -987,10 +1039,10 @@ def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
 def _family_setup(mech, family):
     keep, flip = mech.keep(), mech.flip()
     k = mech.k
-    if family == "same":       # others hold x (the value of the differing user in D)
+    if family == "same":  # others hold x (the value of the differing user in D)
         # tracked counts: (h_x, h_x'); mu_z = row x
         probs = [keep, flip]
-        rx = (fmpq(1), fmpq(1))               # mu_x(y)/mu_z(y) for y = x, x'; rest 1
+        rx = (fmpq(1), fmpq(1))  # mu_x(y)/mu_z(y) for y = x, x'; rest 1
         rxp = (flip / keep, keep / flip)
     elif family == "neighbour":  # others hold x'
         probs = [flip, keep]
@@ -1023,12 +1075,17 @@ def _S_factory(n, rx, probs_len, k, family):
             # h_x' = n - h_x
             def S(h):
                 return _add(_mul(full[0], fmpq(h[0])), _mul(full[1], fmpq(n - h[0])))
+
             return S
     else:
         full = rx  # (x, x', z)
         if k == 3:
+
             def S(h):
-                return _add(_add(_mul(full[0], fmpq(h[0])), _mul(full[1], fmpq(h[1]))), _mul(full[2], fmpq(n - h[0] - h[1])))
+                return _add(
+                    _add(_mul(full[0], fmpq(h[0])), _mul(full[1], fmpq(h[1]))), _mul(full[2], fmpq(n - h[0] - h[1]))
+                )
+
             return S
         rest_ratio = fmpq(1)
 
@@ -1037,6 +1094,7 @@ def _S_factory(n, rx, probs_len, k, family):
         for r, hy in zip(full, h):
             out = _add(out, _mul(r, fmpq(hy)))
         return out
+
     return S
 
 
@@ -1095,8 +1153,10 @@ def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValu
     """
     lam = parse_order(order)
     if family in ("same", "neighbour"):
-        ms = [moment_krr_family(mech, n, "same", order=lam, tol=tol),
-              moment_krr_family(mech, n, "neighbour", order=lam, tol=tol)]
+        ms = [
+            moment_krr_family(mech, n, "same", order=lam, tol=tol),
+            moment_krr_family(mech, n, "neighbour", order=lam, tol=tol),
+        ]
     else:
         ms = [moment_krr_family(mech, n, "third", order=lam, tol=tol)]
     m = _max_ball(ms)
@@ -1115,7 +1175,9 @@ def renyi(mech, n: int, *, order, dataset: str = "worst", progress=None, workers
         raise InvalidArgument("dataset", dataset, "must be worst, c=INT, same, neighbour or third")
     if dataset == "worst":
         if mech.k != 2:
-            raise InvalidArgument("dataset", dataset, "is only available for binary RR (k = 2); for k > 2 use same, neighbour or third")
+            raise InvalidArgument(
+                "dataset", dataset, "is only available for binary RR (k = 2); for k > 2 use same, neighbour or third"
+            )
         return renyi_binary_worst(mech, n, order=order, progress=progress, workers=workers, scheduler=scheduler)
     if dataset.startswith("c="):
         if mech.k != 2:

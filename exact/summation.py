@@ -49,8 +49,8 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Optional, Sequence
 
 from flint import arb, fmpq
 
@@ -217,7 +217,11 @@ class Protocol1D:
     def exp_epsilon0(self) -> fmpq:
         """``e^{ε0} = 1 + (k+1)(1−γ)/γ`` of the report randomizer (exact); γ must be > 0."""
         if self.gamma == 0:
-            raise InvalidArgument("gamma", str(self.gamma), "must be > 0 for a finite local epsilon0 (gamma = 0 sends the rounded value in the clear)")
+            raise InvalidArgument(
+                "gamma",
+                str(self.gamma),
+                "must be > 0 for a finite local epsilon0 (gamma = 0 sends the rounded value in the clear)",
+            )
         return 1 + self.levels * (1 - self.gamma) / self.gamma
 
     def mechanism(self) -> KRR:
@@ -293,7 +297,9 @@ def calibrated_protocol(k, n, epsilon, delta, *, hi=None, rel_tol="1e-4") -> Pro
     K = k + 1
     if hi is None:
         hi = fmpq(30)
-    br = epsilon0_for(lambda e0: delta_blanket_view(KRR(K, epsilon0=e0), n, epsilon=eps), target, hi=hi, rel_tol=rel_tol)
+    br = epsilon0_for(
+        lambda e0: delta_blanket_view(KRR(K, epsilon0=e0), n, epsilon=eps), target, hi=hi, rel_tol=rel_tol
+    )
     with arith.precision(arith.DEFAULT_PREC):
         g = rational_upper(K / (arb(br.lower).exp() + K - 1), 30)
     P = Protocol1D(k, g)
@@ -330,7 +336,9 @@ def _check_prior(prior, m):
         return [fmpq(1, m)] * m
     pr = [arith.exact(p, "prior") for p in prior]
     if len(pr) != m or any(p < 0 for p in pr) or sum(pr, fmpq(0)) != 1:
-        raise InvalidArgument("prior", [str(p) for p in pr], f"must be {m} non-negative exact probabilities summing to 1")
+        raise InvalidArgument(
+            "prior", [str(p) for p in pr], f"must be {m} non-negative exact probabilities summing to 1"
+        )
     return pr
 
 
@@ -338,7 +346,7 @@ def _check_values(values, name, lo=0, hi=1):
     return [arith.exact_in(v, name, lo=lo, hi=hi) for v in values]
 
 
-def posterior_mean_randomizer(mech: FiniteRandomizer, inputs: Sequence, prior: Optional[Sequence] = None):
+def posterior_mean_randomizer(mech: FiniteRandomizer, inputs: Sequence, prior: Sequence | None = None):
     """Lemma 4.1's construction: ``R'(x) = g(R(x))`` with ``g(y) = E[X | R(X) = y]``, exact.
 
     ``inputs[i]`` is the value of input ``i`` (``X = inputs[i]`` w.p.
@@ -453,7 +461,7 @@ def lemma_4_4_terms(mech: FiniteRandomizer, out_values: Sequence, m) -> tuple:
     p = interval_probabilities(mech, out_values, m)
     M = midpoints(m)
     h = fmpq(1, 2 * m)
-    t1 = sum((1 - p[x][x] for x in range(m)), fmpq(0)) / (4 * m ** 3)
+    t1 = sum((1 - p[x][x] for x in range(m)), fmpq(0)) / (4 * m**3)
     t2 = sum((p[x][y] * (abs(M[x] - M[y]) - h) ** 2 for x in range(m) for y in range(m) if x != y), fmpq(0)) / m
     return t1, t2
 
@@ -513,11 +521,11 @@ def cbrt_ceil(n) -> int:
     """
     n = _integer(n, "n", lo=1)
     lo, hi = 0, 1
-    while hi ** 3 < n:
+    while hi**3 < n:
         hi *= 2
     while hi - lo > 1:  # invariant: lo^3 < n <= hi^3
         mid = (lo + hi) // 2
-        if mid ** 3 < n:
+        if mid**3 < n:
             lo = mid
         else:
             hi = mid

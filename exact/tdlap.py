@@ -68,8 +68,8 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
 
 from flint import arb, arb_poly, fmpq, fmpq_poly, fmpz_poly
 
@@ -78,10 +78,28 @@ from .divergences import hockey_stick
 from .errors import InvalidArgument
 
 __all__ = [
-    "ratio", "r_from_rho", "dlap_pmf", "dlap_tail", "dlap_moment", "tdlap_normaliser", "tdlap_masses",
-    "tdlap_pmf", "tdlap_moment", "geo_moment", "polya_masses", "polya_share_check", "PolyaCheck",
-    "lattice_component", "mirrored_component", "mixture", "RelaxedAggregator", "llr_exact_or_ball",
-    "max_ratio", "analyzer", "Groups", "pairwise_llr_certified",
+    "ratio",
+    "r_from_rho",
+    "dlap_pmf",
+    "dlap_tail",
+    "dlap_moment",
+    "tdlap_normaliser",
+    "tdlap_masses",
+    "tdlap_pmf",
+    "tdlap_moment",
+    "geo_moment",
+    "polya_masses",
+    "polya_share_check",
+    "PolyaCheck",
+    "lattice_component",
+    "mirrored_component",
+    "mixture",
+    "RelaxedAggregator",
+    "llr_exact_or_ball",
+    "max_ratio",
+    "analyzer",
+    "Groups",
+    "pairwise_llr_certified",
 ]
 
 
@@ -126,9 +144,10 @@ def r_from_rho(rho, m: int) -> fmpq:
     return rq ** arith.integer_in(m, "m", lo=1)
 
 
-def _nth_root_exact(x: fmpq, m: int) -> Optional[fmpq]:
+def _nth_root_exact(x: fmpq, m: int) -> fmpq | None:
     """The exact rational ``m``-th root of ``x > 0`` if there is one, else ``None``."""
     from sympy import integer_nthroot
+
     p, ok1 = integer_nthroot(int(x.p), m)
     q, ok2 = integer_nthroot(int(x.q), m)
     return fmpq(int(p), int(q)) if (ok1 and ok2) else None
@@ -189,7 +208,7 @@ def dlap_moment(k: int, *, s=None, r=None):
     if k == 2:
         return 2 * rr / (1 - rr) ** 2
     if k == 4:
-        return 2 * rr * (1 + 10 * rr + rr ** 2) / (1 - rr) ** 4
+        return 2 * rr * (1 + 10 * rr + rr**2) / (1 - rr) ** 4
     raise InvalidArgument("k", k, "must be 1, 2 or 4")
 
 
@@ -231,7 +250,7 @@ def tdlap_pmf(z: int, *, tau: int, s=None, r=None, mu: int = 0):
     d = abs(arith.integer_in(z, "z") - int(mu))
     if d > tau:
         return fmpq(0)
-    return rr ** d / tdlap_normaliser(tau, r=rr)
+    return rr**d / tdlap_normaliser(tau, r=rr)
 
 
 def tdlap_moment(k: int, tau: int, *, s=None, r=None):
@@ -251,7 +270,7 @@ def tdlap_moment(k: int, tau: int, *, s=None, r=None):
     pw = fmpq(1)
     for j in range(1, tau + 1):
         pw = pw * rr
-        acc = pw * j ** k + acc if not _is_exact(pw) else acc + pw * j ** k
+        acc = pw * j**k + acc if not _is_exact(pw) else acc + pw * j**k
     return 2 * acc / tdlap_normaliser(tau, r=rr)
 
 
@@ -269,9 +288,9 @@ def geo_moment(k: int, *, s=None, r=None):
     if k == 1:
         return (1 - p) / p
     if k == 2:
-        return (1 - p) * (2 - p) / p ** 2
+        return (1 - p) * (2 - p) / p**2
     if k == 4:
-        return (1 - p) * (24 - 36 * p + 14 * p ** 2 - p ** 3) / p ** 4
+        return (1 - p) * (24 - 36 * p + 14 * p**2 - p**3) / p**4
     raise InvalidArgument("k", k, "must be 1, 2 or 4")
 
 
@@ -313,7 +332,7 @@ class PolyaCheck:
     J: int
     lower: list
     tail: object
-    holds: Optional[bool]
+    holds: bool | None
 
 
 def polya_share_check(n: int, J: int, *, s=None, r=None, shape=None) -> PolyaCheck:
@@ -347,7 +366,7 @@ def polya_share_check(n: int, J: int, *, s=None, r=None, shape=None) -> PolyaChe
     tail = 1 - sum(law, arb(0))
     tail = tail.max(arb(0)) if not (tail >= 0) else tail
     lower = []
-    holds: Optional[bool] = True
+    holds: bool | None = True
     for z in range(-J, J + 1):
         acc = arb(0)
         for a in range(max(0, z), min(K, K + z) + 1):
@@ -440,11 +459,16 @@ def _component(component, x, m, tau, *, s=None, r=None):
     else:
         seq = list(component)
         if len(seq) != m:
-            raise InvalidArgument("component", f"sequence of {len(seq)}", f"must hold one mass vector per input x in 0..{m-1}")
+            raise InvalidArgument(
+                "component", f"sequence of {len(seq)}", f"must hold one mass vector per input x in 0..{m - 1}"
+            )
         C = list(seq[x])
     if len(C) != ell + 1:
-        raise InvalidArgument("component", f"vector of length {len(C)} for x={x}",
-                              f"must have length ell+1 = {ell + 1} (support 0..ell, ell = m(2 tau+1)-1)")
+        raise InvalidArgument(
+            "component",
+            f"vector of length {len(C)} for x={x}",
+            f"must have length ell+1 = {ell + 1} (support 0..ell, ell = m(2 tau+1)-1)",
+        )
     out = []
     for i, v in enumerate(C):
         if isinstance(v, float):
@@ -720,7 +744,7 @@ class RelaxedAggregator:
         if P.supp is None and Q.supp is None:
             L = 2 * self.ell + 1
             qkey = ("masses", c)
-            if qkey not in self._pairs:       # the m simulator laws are reused by many pairs
+            if qkey not in self._pairs:  # the m simulator laws are reused by many pairs
                 self._pairs[qkey] = Q.masses(L)
             return _max_ratio_support(P.masses(L), self._pairs[qkey])
         return max_ratio(self.pair_law(a, b), self.pair_law(c, 0))
@@ -749,6 +773,7 @@ class RelaxedAggregator:
         pairs = [(a, b) for a in range(1, self.m) for b in range(a, self.m)]
         best, arg = fmpq(1), (0, 0)
         from .progress import Progress
+
         with Progress(len(pairs), "pairwise LLR") if progress else _null() as bar:
             for a, b in pairs:
                 v = self.pair_ratio(a, b)
@@ -825,7 +850,7 @@ class Groups:
     polynomial multiplication (cached).
     """
 
-    def __init__(self, agg: "RelaxedAggregator"):
+    def __init__(self, agg: RelaxedAggregator):
         self.agg = agg
         m, tau = agg.m, agg.tau
         self.comp = {
@@ -896,7 +921,11 @@ class Groups:
             raise InvalidArgument("(a, b, c, d)", (a, b, c, d), "must satisfy a + b = c + d + j m with j in {-1, 0, 1}")
         CX, CY = self.normaliser_ratio(X, a, c), self.normaliser_ratio(Y, b, d)
         if CX is None or CY is None:
-            raise InvalidArgument("component", "user-supplied", "has no normaliser identity: the pairing bound needs the mirrored component")
+            raise InvalidArgument(
+                "component",
+                "user-supplied",
+                "has no normaliser identity: the pairing bound needs the mirrored component",
+            )
         L = self.agg.ell + 1
         zero = fmpq(0)
         Xa, Yb, Yd = self.comp[X][a], self.comp[Y][b], self.comp[Y][d]
@@ -915,7 +944,7 @@ class Groups:
         base = self.conv(X, c, Y, d)
         out = [kap ** abs(j) * v if not _is_zero(v) else zero for v in base]
         if any(not _is_zero(v) for v in Ush):
-            Uc = self.conv_vec(self.comp[X][c], Ush)      # index t corresponds to y = t - off
+            Uc = self.conv_vec(self.comp[X][c], Ush)  # index t corresponds to y = t - off
             for t, v in enumerate(Uc):
                 y = t - off
                 if not _is_zero(v) and 0 <= y < len(out):
@@ -923,7 +952,7 @@ class Groups:
         CC = CX * CY
         out = [CC * v if not _is_zero(v) else zero for v in out]
         for part, sign in ((self.conv_vec(Xbd, Yb), 1), (self.conv_vec(Xa, Ybd), 1), (self.conv_vec(Xbd, Ybd), -1)):
-            for y, v in enumerate(part[:len(out)]):
+            for y, v in enumerate(part[: len(out)]):
                 if not _is_zero(v):
                     out[y] = out[y] + v if sign > 0 else out[y] - v
         return out
@@ -948,7 +977,9 @@ def _same_index_rhs(self, a, b, c, d) -> list:
     """
     CX, CY = self.normaliser_ratio("E", a, c), self.normaliser_ratio("E", b, d)
     if CX is None or CY is None:
-        raise InvalidArgument("component", "user-supplied", "has no normaliser identity: the pairing bound needs the mirrored component")
+        raise InvalidArgument(
+            "component", "user-supplied", "has no normaliser identity: the pairing bound needs the mirrored component"
+        )
     K = CX * CY * (1 / _rho(self.agg)) ** (abs(a - c) + abs(b - d))
     zero = fmpq(0)
     return [K * v if not _is_zero(v) else zero for v in self.conv("E", c, "E", d)]
@@ -957,8 +988,18 @@ def _same_index_rhs(self, a, b, c, d) -> list:
 Groups.same_index_rhs = _same_index_rhs
 
 
-def pairwise_llr_certified(m: int, tau: int, *, q, s=None, r=None, component=None, decided=None,
-                           start: int = arith.DEFAULT_PREC, cap: int = arith.MAX_PREC):
+def pairwise_llr_certified(
+    m: int,
+    tau: int,
+    *,
+    q,
+    s=None,
+    r=None,
+    component=None,
+    decided=None,
+    start: int = arith.DEFAULT_PREC,
+    cap: int = arith.MAX_PREC,
+):
     """The pairwise quantity (5) with precision escalation: rebuild the aggregator at 128, 256, … bits.
 
     Escalates while a mass is not certainly positive (its ball straddles 0) or while
@@ -967,6 +1008,7 @@ def pairwise_llr_certified(m: int, tau: int, *, q, s=None, r=None, component=Non
     ``value`` is ``None`` (=∞) when the supports differ (decided at once).
     """
     if decided is None:
+
         def decided(v):
             if v is None or isinstance(v, fmpq):
                 return True
@@ -982,6 +1024,7 @@ def pairwise_llr_certified(m: int, tau: int, *, q, s=None, r=None, component=Non
                 return (None, None, False)
             raise
 
-    (val, pair, ok), prec = arith.escalate(compute, lambda res: res[2] and decided(res[0]), start=start, cap=cap,
-                                           what="pairwise LLR (5)")
+    (val, pair, ok), prec = arith.escalate(
+        compute, lambda res: res[2] and decided(res[0]), start=start, cap=cap, what="pairwise LLR (5)"
+    )
     return val, pair, prec

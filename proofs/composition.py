@@ -24,7 +24,6 @@ exact products of small pairs.
 from __future__ import annotations
 
 import sympy as sp
-
 from blanket.proofs.core import Hypothesis, Result, SymbolicCheck, register
 
 SPEC = "spec/beyond_the_seeds.md"
@@ -46,68 +45,117 @@ E_P = sp.Function("E_{L \\sim \\omega}")
 delta_up = sp.Function("\\delta_{\\omega_{\\uparrow}^{*T}}")
 delta_down = sp.Function("\\delta_{\\omega_{\\downarrow}^{*T}}")
 
-_DOMINATES = Hypothesis(sp.true, "(P_i, Q_i) dominates round i: H_alpha(M_i(D, y)||M_i(D', y)) <= H_alpha(P_i||Q_i) "
-                                 "for every alpha >= 0, every neighbouring D, D' and every earlier output y")
+_DOMINATES = Hypothesis(
+    sp.true,
+    "(P_i, Q_i) dominates round i: H_alpha(M_i(D, y)||M_i(D', y)) <= H_alpha(P_i||Q_i) "
+    "for every alpha >= 0, every neighbouring D, D' and every earlier output y",
+)
 
 
 def _not_symbolic(reason):
     return lambda r: SymbolicCheck(None, "not a closed-form identity", reason)
 
 
-THEOREM_10 = register(Result(
-    key="ZDW22 Theorem 10", paper="ZDW22", label="Theorem 10", title="Adaptive composition of dominating pairs",
-    status="derived", kind="upper_bound", quantity="delta_composed", mechanisms=("any",),
-    statement=sp.Le(delta_T(epsilon), H_prod(epsilon)),
-    symbols={epsilon: "any real ε (α = e^ε ≥ 0)", T: "number of rounds (adaptively chosen mechanisms)"},
-    hypotheses=(_DOMINATES, Hypothesis(T >= 1, "T >= 1")),
-    status_note=("statement corroborated (dp_accounting's PLD note cites ZDW22 Definition 7 for dominating pairs; a "
-                 "third-party paper cites 'Adaptive composition (Zhu et al., 2022, Theorem 10)'); theorem number "
-                 "recalled; the proof via f-DP composition (Dong–Roth–Su) and Blackwell's theorem is written out in "
-                 f"{DOC} §2"),
-    spec=f"{SPEC} §Composition",
-    notes=("Domination must hold for every α ≥ 0 (both orders of every neighbouring pair). The pairs Blanket uses "
-           "are symmetric ((Q, P) is (P, Q) with two symbols swapped), so one PLD suffices. Checked: "
-           "tests/test_pld.py enumerates exact product pairs (T = 2, 3) and compares with the certified sandwich."),
-    symbolic=_not_symbolic("a theorem about all mechanisms; its instances are checked numerically")))
+THEOREM_10 = register(
+    Result(
+        key="ZDW22 Theorem 10",
+        paper="ZDW22",
+        label="Theorem 10",
+        title="Adaptive composition of dominating pairs",
+        status="derived",
+        kind="upper_bound",
+        quantity="delta_composed",
+        mechanisms=("any",),
+        statement=sp.Le(delta_T(epsilon), H_prod(epsilon)),
+        symbols={epsilon: "any real ε (α = e^ε ≥ 0)", T: "number of rounds (adaptively chosen mechanisms)"},
+        hypotheses=(_DOMINATES, Hypothesis(T >= 1, "T >= 1")),
+        status_note=(
+            "statement corroborated (dp_accounting's PLD note cites ZDW22 Definition 7 for dominating pairs; a "
+            "third-party paper cites 'Adaptive composition (Zhu et al., 2022, Theorem 10)'); theorem number "
+            "recalled; the proof via f-DP composition (Dong–Roth–Su) and Blackwell's theorem is written out in "
+            f"{DOC} §2"
+        ),
+        spec=f"{SPEC} §Composition",
+        notes=(
+            "Domination must hold for every α ≥ 0 (both orders of every neighbouring pair). The pairs Blanket uses "
+            "are symmetric ((Q, P) is (P, Q) with two symbols swapped), so one PLD suffices. Checked: "
+            "tests/test_pld.py enumerates exact product pairs (T = 2, 3) and compares with the certified sandwich."
+        ),
+        symbolic=_not_symbolic("a theorem about all mechanisms; its instances are checked numerically"),
+    )
+)
 
-PLD_FORMULA = register(Result(
-    key="PLD delta formula", paper="PLD", label="δ from a privacy loss distribution",
-    title="Hockey-stick divergence from the privacy loss distribution",
-    status="derived", kind="identity", quantity="delta",
-    mechanisms=("any",),
-    statement=sp.Eq(H_pair(epsilon), m_inf + E_P(sp.Max(0, 1 - sp.exp(epsilon - L)))),
-    symbols={epsilon: "any real ε", L: "privacy loss log(P/Q)(O), O ~ P", m_inf: "P(Q = 0)"},
-    status_note=f"derived in {DOC} §3 (one line: Σ_o [P(o) − e^ε Q(o)]_+ = Σ_o P(o)[1 − e^ε Q(o)/P(o)]_+)",
-    spec=f"{SPEC} §Composition",
-    notes="exact.pld.PLD.get_delta evaluates it from suffix sums; the product pair's PLD is the convolution.",
-    symbolic=_not_symbolic("a rewriting of a finite sum, proved in the documentation")))
+PLD_FORMULA = register(
+    Result(
+        key="PLD delta formula",
+        paper="PLD",
+        label="δ from a privacy loss distribution",
+        title="Hockey-stick divergence from the privacy loss distribution",
+        status="derived",
+        kind="identity",
+        quantity="delta",
+        mechanisms=("any",),
+        statement=sp.Eq(H_pair(epsilon), m_inf + E_P(sp.Max(0, 1 - sp.exp(epsilon - L)))),
+        symbols={epsilon: "any real ε", L: "privacy loss log(P/Q)(O), O ~ P", m_inf: "P(Q = 0)"},
+        status_note=f"derived in {DOC} §3 (one line: Σ_o [P(o) − e^ε Q(o)]_+ = Σ_o P(o)[1 − e^ε Q(o)/P(o)]_+)",
+        spec=f"{SPEC} §Composition",
+        notes="exact.pld.PLD.get_delta evaluates it from suffix sums; the product pair's PLD is the convolution.",
+        symbolic=_not_symbolic("a rewriting of a finite sum, proved in the documentation"),
+    )
+)
 
-PESSIMISTIC = register(Result(
-    key="PLD pessimistic discretisation", paper="PLD", label="Pessimistic and optimistic discretisation",
-    title="Rounding losses up (down) bounds the composed δ from above (below)",
-    status="derived", kind="inequality", quantity="delta_composed", mechanisms=("any",),
-    statement=sp.And(sp.Le(delta_down(epsilon), H_prod(epsilon)), sp.Le(H_prod(epsilon), delta_up(epsilon))),
-    symbols={epsilon: "any real ε", Delta: "grid interval Δ (losses on jΔ)", T: "number of rounds"},
-    hypotheses=(Hypothesis(Delta > 0, "Delta > 0"),),
-    status_note=(f"derived in {DOC} §3: [1 − e^(ε−ℓ)]_+ is non-negative and non-decreasing in ℓ, and survival "
-                 "functions bounded above (below) give stochastically larger (smaller) laws, preserved by "
-                 "independent sums; matches dp_accounting's pessimistic_estimate semantics"),
-    spec=f"{SPEC} §Composition",
-    notes=("Mass beyond the stored grid: moved to +∞ (upper) or dropped (lower); tails truncated during "
-           "composition are moved up (upper) or dropped (lower). exact.pld.discretise / PLD.self_compose."),
-    symbolic=_not_symbolic("monotonicity argument, proved in the documentation")))
+PESSIMISTIC = register(
+    Result(
+        key="PLD pessimistic discretisation",
+        paper="PLD",
+        label="Pessimistic and optimistic discretisation",
+        title="Rounding losses up (down) bounds the composed δ from above (below)",
+        status="derived",
+        kind="inequality",
+        quantity="delta_composed",
+        mechanisms=("any",),
+        statement=sp.And(sp.Le(delta_down(epsilon), H_prod(epsilon)), sp.Le(H_prod(epsilon), delta_up(epsilon))),
+        symbols={epsilon: "any real ε", Delta: "grid interval Δ (losses on jΔ)", T: "number of rounds"},
+        hypotheses=(Hypothesis(Delta > 0, "Delta > 0"),),
+        status_note=(
+            f"derived in {DOC} §3: [1 − e^(ε−ℓ)]_+ is non-negative and non-decreasing in ℓ, and survival "
+            "functions bounded above (below) give stochastically larger (smaller) laws, preserved by "
+            "independent sums; matches dp_accounting's pessimistic_estimate semantics"
+        ),
+        spec=f"{SPEC} §Composition",
+        notes=(
+            "Mass beyond the stored grid: moved to +∞ (upper) or dropped (lower); tails truncated during "
+            "composition are moved up (upper) or dropped (lower). exact.pld.discretise / PLD.self_compose."
+        ),
+        symbolic=_not_symbolic("monotonicity argument, proved in the documentation"),
+    )
+)
 
-BLANKET_PAIR = register(Result(
-    key="PLD blanket view dominating pair", paper="PLD", label="Blanket view as a dominating pair (k-RR)",
-    title="The Lemma 5.3 blanket view of shuffled k-RR is a dominating pair",
-    status="derived", kind="upper_bound", quantity="delta_pair", mechanisms=("krr", "rr"),
-    statement=sp.Le(delta_M(epsilon), H_pair(epsilon)),
-    symbols={epsilon: "any real ε"},
-    hypotheses=(Hypothesis(sp.true, "one message per user, replace-one neighbours, k-RR with the same ε0 for all"),),
-    status_note=(f"derived in {DOC} §1 (Balle et al. App. A's revealed-blanket argument + data processing for every "
-                 "α ≥ 0); its δ equals exact.krr.delta_blanket_view (tests); for k = 2 it is the stronger-clone pair "
-                 "of Feldman–McMillan–Talwar (corroborated in composition_refs.md), not the exact worst case"),
-    spec="spec/blanket.md §4 Lemma 5.3; " + SPEC,
-    notes=("For k ≥ 3 Blanket's large-n pair additionally reveals which blanket draws fell on {x, x'} "
-           "(exact.pld.dominating_pair): it dominates the Lemma 5.3 view and is looser."),
-    symbolic=_not_symbolic("a coupling argument, proved in the documentation")))
+BLANKET_PAIR = register(
+    Result(
+        key="PLD blanket view dominating pair",
+        paper="PLD",
+        label="Blanket view as a dominating pair (k-RR)",
+        title="The Lemma 5.3 blanket view of shuffled k-RR is a dominating pair",
+        status="derived",
+        kind="upper_bound",
+        quantity="delta_pair",
+        mechanisms=("krr", "rr"),
+        statement=sp.Le(delta_M(epsilon), H_pair(epsilon)),
+        symbols={epsilon: "any real ε"},
+        hypotheses=(
+            Hypothesis(sp.true, "one message per user, replace-one neighbours, k-RR with the same ε0 for all"),
+        ),
+        status_note=(
+            f"derived in {DOC} §1 (Balle et al. App. A's revealed-blanket argument + data processing for every "
+            "α ≥ 0); its δ equals exact.krr.delta_blanket_view (tests); for k = 2 it is the stronger-clone pair "
+            "of Feldman–McMillan–Talwar (corroborated in composition_refs.md), not the exact worst case"
+        ),
+        spec="spec/blanket.md §4 Lemma 5.3; " + SPEC,
+        notes=(
+            "For k ≥ 3 Blanket's large-n pair additionally reveals which blanket draws fell on {x, x'} "
+            "(exact.pld.dominating_pair): it dominates the Lemma 5.3 view and is looser."
+        ),
+        symbolic=_not_symbolic("a coupling argument, proved in the documentation"),
+    )
+)

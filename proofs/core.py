@@ -27,16 +27,15 @@ tests compare the two on small cases.
 
 from __future__ import annotations
 
-import dataclasses
 import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any
 
 import sympy as sp
-from flint import arb, fmpq, fmpz
-
 from blanket.exact import arith
 from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from flint import arb, fmpq, fmpz
 
 STATUSES = ("source-confirmed", "derived", "uncertain", "this project's reading")
 KINDS = ("definition", "identity", "upper_bound", "lower_bound", "inequality", "equality", "statement")
@@ -47,18 +46,27 @@ PAPERS = {
     "GDDSK21": "Girgis, Data, Diggavi, Suresh, Kairouz, On the Rényi Differential Privacy of the Shuffle Model (CCS 2021)",
     "EFMRTT19": "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta, Amplification by Shuffling (SODA 2019)",
     "FMT21": "Feldman, McMillan, Talwar, Hiding Among the Clones: A Simple and Nearly Optimal Analysis of Privacy "
-             "Amplification by Shuffling (FOCS 2021, arXiv 2012.12803)",
+    "Amplification by Shuffling (FOCS 2021, arXiv 2012.12803)",
     "FO": "Frequency oracles (unary encoding and local hashing: Wang, Blocki, Li, Jha, USENIX Security 2017; Hadamard "
-          "response: Acharya, Sun, Zhang, AISTATS 2019; subset selection: Ye, Barg 2018) and the clamped geometric "
-          "mechanism: blanket decompositions derived by this project",
+    "response: Acharya, Sun, Zhang, AISTATS 2019; subset selection: Ye, Barg 2018) and the clamped geometric "
+    "mechanism: blanket decompositions derived by this project",
     "ZDW22": "Zhu, Dong, Wang, Optimal Accounting of Differential Privacy via Characteristic Function (AISTATS 2022)",
     "PLD": "Privacy loss distributions: Meiser, Mohammadi (CCS 2018); Koskela, Jälkö, Honkela (AISTATS 2020); "
-           "Doroshenko, Ghazi, Kamath, Kumar, Manurangsi (PETS 2022)",
+    "Doroshenko, Ghazi, Kamath, Kumar, Manurangsi (PETS 2022)",
 }
 #: short paper names accepted on the command line
-PAPER_ALIASES = {"blanket": "BBGN19", "pure_dp": "CY21", "pure-dp": "CY21", "cheu-yan": "CY21",
-                 "renyi": "GDDSK21", "girgis": "GDDSK21", "erlingsson": "EFMRTT19",
-                 "composition": "ZDW22", "zhu-dong-wang": "ZDW22", "pld": "PLD"}
+PAPER_ALIASES = {
+    "blanket": "BBGN19",
+    "pure_dp": "CY21",
+    "pure-dp": "CY21",
+    "cheu-yan": "CY21",
+    "renyi": "GDDSK21",
+    "girgis": "GDDSK21",
+    "erlingsson": "EFMRTT19",
+    "composition": "ZDW22",
+    "zhu-dong-wang": "ZDW22",
+    "pld": "PLD",
+}
 
 
 # ============================================================ sympy -> ball evaluation
@@ -116,7 +124,7 @@ def _minmax(args, is_max):
     return out
 
 
-def _rel(op, a, b) -> Optional[bool]:
+def _rel(op, a, b) -> bool | None:
     if op == "<=":
         return arith.le(a, b)
     if op == "<":
@@ -206,8 +214,8 @@ def _ev(e, env):  # noqa: C901 - a dispatch table reads best as one function
             if _is_exact(b):
                 if b == 0 and k < 0:
                     raise EvaluationError(f"division by zero in {e}")
-                return b ** k
-            return b ** k
+                return b**k
+            return b**k
         if _is_exact(x) and x == fmpq(1, 2):
             if _is_exact(b) and b < 0:
                 raise EvaluationError(f"square root of a negative number in {e}")
@@ -288,7 +296,7 @@ def _ev(e, env):  # noqa: C901 - a dispatch table reads best as one function
         raise EvaluationError(f"no branch of {e} applies")
     if isinstance(e, sp.Sum):
         body = e.function
-        (var, lo, hi), = e.limits
+        ((var, lo, hi),) = e.limits
         lo_v, hi_v = _ev(lo, env), _ev(hi, env)
         if not (_is_exact(lo_v) and _is_exact(hi_v) and lo_v.q == 1 and hi_v.q == 1):
             raise EvaluationError(f"sum limits of {e} must evaluate to integers")
@@ -348,7 +356,7 @@ class SymbolicCheck:
     numeric checks are what stands behind it).
     """
 
-    proved: Optional[bool]
+    proved: bool | None
     method: str
     detail: str = ""
 
@@ -379,7 +387,7 @@ class Evaluation:
     lhs: Any
     rhs: Any
     relation: str
-    holds: Optional[bool]
+    holds: bool | None
     prec: int
 
 
@@ -429,15 +437,15 @@ class Result:
     symbols: Mapping[Any, str] = field(default_factory=dict)
     hypotheses: Sequence[Hypothesis] = ()
     kind: str = "inequality"
-    quantity: Optional[str] = None
+    quantity: str | None = None
     mechanisms: Sequence[str] = ("any",)
-    variant: Optional[str] = None
+    variant: str | None = None
     status_note: str = ""
     spec: str = ""
     notes: str = ""
     numeric: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
-    symbolic: Optional[Callable[["Result"], SymbolicCheck]] = None
-    exact: Optional[Callable[..., Any]] = None
+    symbolic: Callable[[Result], SymbolicCheck] | None = None
+    exact: Callable[..., Any] | None = None
     grid: Sequence[Mapping[str, Any]] = ()
     known_false: bool = False
 
@@ -467,11 +475,21 @@ class Result:
     def describe(self) -> dict:
         """Plain-data description used by reports and ``blanket bounds``."""
         return {
-            "key": self.key, "paper": self.paper, "label": self.label, "title": self.title,
-            "status": self.status, "status_note": self.status_note, "kind": self.kind,
-            "quantity": self.quantity, "mechanisms": list(self.mechanisms), "variant": self.variant,
-            "spec": self.spec, "notes": self.notes, "latex": self.latex(),
-            "hypotheses": [h.describe() for h in self.hypotheses], "known_false": self.known_false,
+            "key": self.key,
+            "paper": self.paper,
+            "label": self.label,
+            "title": self.title,
+            "status": self.status,
+            "status_note": self.status_note,
+            "kind": self.kind,
+            "quantity": self.quantity,
+            "mechanisms": list(self.mechanisms),
+            "variant": self.variant,
+            "spec": self.spec,
+            "notes": self.notes,
+            "latex": self.latex(),
+            "hypotheses": [h.describe() for h in self.hypotheses],
+            "known_false": self.known_false,
             "symbols": {s.name: d for s, d in self.symbols.items()},
         }
 
@@ -481,7 +499,9 @@ class Result:
         env = {}
         for k, v in params.items():
             if k not in names:
-                raise InvalidArgument(k, v, f"is not a parameter of {self.key} (parameters: {', '.join(sorted(names))})")
+                raise InvalidArgument(
+                    k, v, f"is not a parameter of {self.key} (parameters: {', '.join(sorted(names))})"
+                )
             env[k] = v if isinstance(v, (arb, fmpq)) else arith.exact(v, k)
         missing = [n for n in names if n not in env and not self._is_bound_var(n)]
         if missing:
@@ -512,11 +532,13 @@ class Result:
         env = self._env(params)
         self._check_domains(env, params)
         for h in self.hypotheses:
+
             def compute(prec, h=h):
                 try:
                     return _ev(sp.sympify(h.relation), dict(env))
                 except Undecided:
                     return None
+
             val, _ = arith.escalate(compute, lambda v: v is not None, what=f"hypothesis '{h.describe()}' of {self.key}")
             if val is False:
                 shown = {k: str(v) for k, v in params.items()}
@@ -630,31 +652,37 @@ def register(result: Result) -> Result:
     return result
 
 
-def results(paper: Optional[str] = None, *, include_false: bool = True) -> list[Result]:
+def results(paper: str | None = None, *, include_false: bool = True) -> list[Result]:
     """Every registered result (of one paper if given), in registration order."""
     _load_all()
     if paper is not None:
         paper = PAPER_ALIASES.get(paper, paper)
         if paper not in PAPERS:
             raise InvalidArgument("paper", paper, f"must be one of {sorted(PAPERS) + sorted(PAPER_ALIASES)}")
-    return [r for r in REGISTRY.values()
-            if (paper is None or r.paper == paper) and (include_false or not r.known_false)]
+    return [
+        r for r in REGISTRY.values() if (paper is None or r.paper == paper) and (include_false or not r.known_false)
+    ]
 
 
-def get(key_or_label: str, variant: Optional[str] = None) -> Result:
+def get(key_or_label: str, variant: str | None = None) -> Result:
     """Find a result by key, or by a label like ``"BBGN19 Theorem 5.3"`` plus ``variant``."""
     _load_all()
     if key_or_label in REGISTRY and variant is None:
         return REGISTRY[key_or_label]
-    cands = [r for r in REGISTRY.values()
-             if (r.key == key_or_label or f"{r.paper} {r.label}" == key_or_label or r.label == key_or_label)
-             and (variant is None or r.variant == variant)]
+    cands = [
+        r
+        for r in REGISTRY.values()
+        if (r.key == key_or_label or f"{r.paper} {r.label}" == key_or_label or r.label == key_or_label)
+        and (variant is None or r.variant == variant)
+    ]
     if len(cands) == 1:
         return cands[0]
     if not cands:
         raise InvalidArgument("bound", key_or_label, "is not a registered result (run `blanket bounds` for the list)")
     variants = sorted({str(r.variant) for r in cands})
-    raise InvalidArgument("bound", key_or_label, f"has several variants; pick one with --variant ({', '.join(variants)})")
+    raise InvalidArgument(
+        "bound", key_or_label, f"has several variants; pick one with --variant ({', '.join(variants)})"
+    )
 
 
 _LOADED = False
@@ -668,7 +696,9 @@ def _load_all():
     _LOADED = True
     import importlib
     import pkgutil
+
     import blanket.proofs as proofs
+
     for m in pkgutil.iter_modules(proofs.__path__):
         if m.name not in ("core",) and not m.name.startswith("_"):
             importlib.import_module(f"blanket.proofs.{m.name}")

@@ -19,10 +19,9 @@ from __future__ import annotations
 import math
 
 import sympy as sp
-from flint import arb, fmpq
-
 from blanket.exact import arith
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
+from flint import arb, fmpq
 
 PAPER = "EFMRTT19"
 SPEC = "docs/reference/erlingsson.md"
@@ -35,7 +34,7 @@ epsilon_total = sp.Symbol("epsilon_total", real=True)
 epsilon_sub = sp.Symbol("epsilon_sub", real=True)
 k = sp.Symbol("k", real=True)
 q = sp.Symbol("q", real=True)
-T = sp.Symbol("T", real=True)   # |T|
+T = sp.Symbol("T", real=True)  # |T|
 
 EPS_7 = 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / n)
 
@@ -43,49 +42,97 @@ H_N = Hypothesis(n >= 1000, "n >= 1000")
 H_E0 = Hypothesis(sp.And(epsilon0 > 0, epsilon0 < sp.Rational(1, 2)), "0 < epsilon0 < 1/2")
 H_D = Hypothesis(sp.And(delta > 0, delta < sp.Rational(1, 100)), "0 < delta < 1/100")
 
-_SYMS = {epsilon: "central ε of the (ε, δ)-DP guarantee", epsilon0: "local ε0 of each randomizer",
-         n: "number of users n", delta: "δ"}
+_SYMS = {
+    epsilon: "central ε of the (ε, δ)-DP guarantee",
+    epsilon0: "local ε0 of each randomizer",
+    n: "number of users n",
+    delta: "δ",
+}
 
 
 def _ref_shuffled_rr(**params):
     from blanket.proofs.renyi import exact_epsilon_for_delta
+
     nn = arith.integer_in(params.get("n", params.get("T")), "n", lo=1)
     e0 = arith.exact_in(params["epsilon0"], "epsilon0", lo=0)
     d = arith.exact_in(params["delta"], "delta", lo=0, lo_open=True, hi=1, hi_open=True)
-    return Reference(exact_epsilon_for_delta(nn, e0, d),
-                     "exact ε(δ) of shuffled binary RR (one ε0-LDP randomizer; a lower bound on the ε bounded)", "lower")
+    return Reference(
+        exact_epsilon_for_delta(nn, e0, d),
+        "exact ε(δ) of shuffled binary RR (one ε0-LDP randomizer; a lower bound on the ε bounded)",
+        "lower",
+    )
 
 
 _GRID = tuple({"n": "1000", "epsilon0": b, "delta": c} for b in ("1/10", "1/4", "49/100") for c in ("1e-3", "1e-6")) + (
-    {"n": "2000", "epsilon0": "1/4", "delta": "1e-6"},)
+    {"n": "2000", "epsilon0": "1/4", "delta": "1e-6"},
+)
 
-THEOREM_7 = register(Result(
-    key=f"{PAPER} Theorem 7", paper=PAPER, label="Theorem 7", title="Amplification by shuffling",
-    status="source-confirmed", statement=sp.Le(epsilon, EPS_7), symbols=_SYMS, hypotheses=(H_N, H_E0, H_D),
-    kind="upper_bound", quantity="epsilon", mechanisms=("any",),
-    status_note="constants from the Balle et al. reference code (class Erlingsson) and their Theorem 5.1 quotation; strict vs non-strict inequalities uncertain (code uses <=/>=)",
-    spec=f"{SPEC} §2 Theorem 7",
-    notes="Same formula as 'BBGN19 Theorem 5.1' (the privacy-blanket paper's quotation). v1/SODA constants: later versions revise them.",
-    exact=_ref_shuffled_rr, grid=_GRID))
+THEOREM_7 = register(
+    Result(
+        key=f"{PAPER} Theorem 7",
+        paper=PAPER,
+        label="Theorem 7",
+        title="Amplification by shuffling",
+        status="source-confirmed",
+        statement=sp.Le(epsilon, EPS_7),
+        symbols=_SYMS,
+        hypotheses=(H_N, H_E0, H_D),
+        kind="upper_bound",
+        quantity="epsilon",
+        mechanisms=("any",),
+        status_note="constants from the Balle et al. reference code (class Erlingsson) and their Theorem 5.1 quotation; strict vs non-strict inequalities uncertain (code uses <=/>=)",
+        spec=f"{SPEC} §2 Theorem 7",
+        notes="Same formula as 'BBGN19 Theorem 5.1' (the privacy-blanket paper's quotation). v1/SODA constants: later versions revise them.",
+        exact=_ref_shuffled_rr,
+        grid=_GRID,
+    )
+)
 
-THEOREM_8 = register(Result(
-    key=f"{PAPER} Theorem 8", paper=PAPER, label="Theorem 8", title="Amplification by swapping (DP at index 1)",
-    status="uncertain", statement=sp.Le(epsilon, EPS_7), symbols=_SYMS, hypotheses=(H_N, H_E0, H_D),
-    kind="upper_bound", quantity="epsilon", mechanisms=("any",),
-    status_note="same sentence skeleton as Theorem 7 inferred; the constant 12 is consistent with the reconstructed proof chain (see 'EFMRTT19 Theorem 8 [per-step chain]')",
-    spec=f"{SPEC} §2 Theorem 8",
-    notes="Reference: shuffling A_swap's output is a post-processing giving the shuffled binary-RR view, so the exact shuffled ε(δ) is a lower bound on A_swap's ε at index 1.",
-    exact=_ref_shuffled_rr, grid=_GRID))
+THEOREM_8 = register(
+    Result(
+        key=f"{PAPER} Theorem 8",
+        paper=PAPER,
+        label="Theorem 8",
+        title="Amplification by swapping (DP at index 1)",
+        status="uncertain",
+        statement=sp.Le(epsilon, EPS_7),
+        symbols=_SYMS,
+        hypotheses=(H_N, H_E0, H_D),
+        kind="upper_bound",
+        quantity="epsilon",
+        mechanisms=("any",),
+        status_note="same sentence skeleton as Theorem 7 inferred; the constant 12 is consistent with the reconstructed proof chain (see 'EFMRTT19 Theorem 8 [per-step chain]')",
+        spec=f"{SPEC} §2 Theorem 8",
+        notes="Reference: shuffling A_swap's output is a post-processing giving the shuffled binary-RR view, so the exact shuffled ε(δ) is a lower bound on A_swap's ε at index 1.",
+        exact=_ref_shuffled_rr,
+        grid=_GRID,
+    )
+)
 
-COROLLARY_9 = register(Result(
-    key=f"{PAPER} Corollary 9", paper=PAPER, label="Corollary 9", title="Shuffling after local randomization (DP at each index of T)",
-    status="uncertain", statement=sp.Le(epsilon, 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / T)),
-    symbols={epsilon: _SYMS[epsilon], epsilon0: _SYMS[epsilon0], delta: "δ", T: "|T|: number of users with identical randomizers"},
-    hypotheses=(Hypothesis(T >= 1000, "|T| >= 1000"), H_E0, H_D), kind="upper_bound", quantity="epsilon",
-    status_note="formula and conditions: the natural instantiation of Theorem 7 with n → |T| (the text states the per-index conclusion for every i in T)",
-    spec=f"{SPEC} §2 Corollary 9",
-    notes="Reference: all n = |T| users run binary RR; the exact shuffled ε(δ) (a lower bound on the ε bounded).",
-    exact=_ref_shuffled_rr, grid=tuple({"T": g["n"], "epsilon0": g["epsilon0"], "delta": g["delta"]} for g in _GRID[:6])))
+COROLLARY_9 = register(
+    Result(
+        key=f"{PAPER} Corollary 9",
+        paper=PAPER,
+        label="Corollary 9",
+        title="Shuffling after local randomization (DP at each index of T)",
+        status="uncertain",
+        statement=sp.Le(epsilon, 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / T)),
+        symbols={
+            epsilon: _SYMS[epsilon],
+            epsilon0: _SYMS[epsilon0],
+            delta: "δ",
+            T: "|T|: number of users with identical randomizers",
+        },
+        hypotheses=(Hypothesis(T >= 1000, "|T| >= 1000"), H_E0, H_D),
+        kind="upper_bound",
+        quantity="epsilon",
+        status_note="formula and conditions: the natural instantiation of Theorem 7 with n → |T| (the text states the per-index conclusion for every i in T)",
+        spec=f"{SPEC} §2 Corollary 9",
+        notes="Reference: all n = |T| users run binary RR; the exact shuffled ε(δ) (a lower bound on the ε bounded).",
+        exact=_ref_shuffled_rr,
+        grid=tuple({"T": g["n"], "epsilon0": g["epsilon0"], "delta": g["delta"]} for g in _GRID[:6]),
+    )
+)
 
 
 # ------------------------------------------------------------ Theorem 2: advanced composition
@@ -104,7 +151,7 @@ def rr_composition_delta(kk: int, eps, eps_total):
     tot = arb(0)
     for j in range(kk + 1):
         loss = arb(eps) * (2 * j - kk)
-        w = arb(math.comb(kk, j)) * p ** j * (1 - p) ** (kk - j)
+        w = arb(math.comb(kk, j)) * p**j * (1 - p) ** (kk - j)
         tot += w * (1 - (arb(eps_total) - loss).exp()).max(arb(0))
     return tot
 
@@ -112,27 +159,52 @@ def rr_composition_delta(kk: int, eps, eps_total):
 def _ref_composition(**params):
     """Exact ε'(δ') of k-fold binary RR (one ε-DP mechanism): a certified lower bound on the composed ε'."""
     from blanket.exact.calibrate import epsilon_for_delta
+
     kk = arith.integer_in(params["k"], "k", lo=1)
     eps = arith.exact_in(params["epsilon"], "epsilon", lo=0, lo_open=True)
     d = arith.exact_in(params["delta"], "delta", lo=0, lo_open=True, hi=1, hi_open=True)
     br = epsilon_for_delta(lambda et: rr_composition_delta(kk, eps, et), d, hi=eps * kk + 1)
-    return Reference(arb(br.lower).union(arb(br.upper)),
-                     "exact ε'(δ') of the k-fold composition of ε-DP binary RR (one ε-DP mechanism)", "lower")
+    return Reference(
+        arb(br.lower).union(arb(br.upper)),
+        "exact ε'(δ') of the k-fold composition of ε-DP binary RR (one ε-DP mechanism)",
+        "lower",
+    )
 
 
-THEOREM_2 = register(Result(
-    key=f"{PAPER} Theorem 2", paper=PAPER, label="Theorem 2", title="Advanced composition (Dwork–Rothblum–Vadhan)",
-    status="derived", statement=sp.Le(epsilon_total, ADV),
-    symbols={epsilon_total: "ε' of the k-fold composition (with δ_total = kδ_step + δ)", epsilon: "ε of each step",
-             k: "number of steps", delta: "δ' (the composition's extra δ)"},
-    hypotheses=(Hypothesis(k >= 1, "k >= 1"), Hypothesis(epsilon > 0, "epsilon > 0"),
-                Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1")),
-    kind="upper_bound", quantity="epsilon", mechanisms=("any",),
-    status_note="structure visible in the text; standard form (Dwork–Roth 2014, Thm 3.20); exact variable names uncertain",
-    spec=f"{SPEC} §1 Theorem 2",
-    notes="Reference at δ_step = 0: k-fold binary RR, whose exact composed privacy profile is a binomial sum.",
-    exact=_ref_composition,
-    grid=tuple({"k": a, "epsilon": b, "delta": c} for a in ("10", "100", "1000") for b in ("1/100", "1/10") for c in ("1e-6",))))
+THEOREM_2 = register(
+    Result(
+        key=f"{PAPER} Theorem 2",
+        paper=PAPER,
+        label="Theorem 2",
+        title="Advanced composition (Dwork–Rothblum–Vadhan)",
+        status="derived",
+        statement=sp.Le(epsilon_total, ADV),
+        symbols={
+            epsilon_total: "ε' of the k-fold composition (with δ_total = kδ_step + δ)",
+            epsilon: "ε of each step",
+            k: "number of steps",
+            delta: "δ' (the composition's extra δ)",
+        },
+        hypotheses=(
+            Hypothesis(k >= 1, "k >= 1"),
+            Hypothesis(epsilon > 0, "epsilon > 0"),
+            Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1"),
+        ),
+        kind="upper_bound",
+        quantity="epsilon",
+        mechanisms=("any",),
+        status_note="structure visible in the text; standard form (Dwork–Roth 2014, Thm 3.20); exact variable names uncertain",
+        spec=f"{SPEC} §1 Theorem 2",
+        notes="Reference at δ_step = 0: k-fold binary RR, whose exact composed privacy profile is a binomial sum.",
+        exact=_ref_composition,
+        grid=tuple(
+            {"k": a, "epsilon": b, "delta": c}
+            for a in ("10", "100", "1000")
+            for b in ("1/100", "1/10")
+            for c in ("1e-6",)
+        ),
+    )
+)
 
 
 # ------------------------------------------------------------ Lemma 4: subsampling
@@ -141,26 +213,39 @@ def _ref_subsampling(**params):
     eps = arith.exact_in(params["epsilon"], "epsilon", lo=0)
     qq = arith.exact_in(params["q"], "q", lo=0, hi=1)
     e = arb(eps).exp()
-    up = ((1 - arb(qq)) + arb(qq) * e).log()            # outcome favoured by μ1
-    down = -((1 - arb(qq)) + arb(qq) / e).log()         # the other outcome, reverse direction
+    up = ((1 - arb(qq)) + arb(qq) * e).log()  # outcome favoured by μ1
+    down = -((1 - arb(qq)) + arb(qq) / e).log()  # the other outcome, reverse direction
     return Reference(up.max(down), "exact ε of the subsampled binary-RR pair (μ0 = RR(0), μ1 = RR(1))", "lower")
 
 
-LEMMA_4 = register(Result(
-    key=f"{PAPER} Lemma 4", paper=PAPER, label="Lemma 4", title="Amplification by subsampling (pure part)",
-    status="uncertain", statement=sp.Le(epsilon_sub, sp.log(1 + q * (sp.exp(epsilon) - 1))),
-    symbols={epsilon_sub: "ε of (1−q)μ0 + qμ1 versus μ0", epsilon: "ε with μ1 ≈_(ε,δ) μ0", q: "mixture weight in [0, 1]"},
-    hypotheses=(Hypothesis(sp.And(q >= 0, q <= 1), "0 <= q <= 1"), Hypothesis(epsilon >= 0, "epsilon >= 0")),
-    kind="upper_bound", quantity="epsilon",
-    status_note="statement not visible in the text (invoked in this mixture form); the δ part is qδ; pure case checked",
-    spec=f"{SPEC} §1 Lemma 4", notes="Tight for binary RR: the reference equals the bound.",
-    exact=_ref_subsampling,
-    grid=tuple({"epsilon": a, "q": b} for a in ("1/10", "1", "3") for b in ("1/1000", "1/10", "1/2", "1"))))
+LEMMA_4 = register(
+    Result(
+        key=f"{PAPER} Lemma 4",
+        paper=PAPER,
+        label="Lemma 4",
+        title="Amplification by subsampling (pure part)",
+        status="uncertain",
+        statement=sp.Le(epsilon_sub, sp.log(1 + q * (sp.exp(epsilon) - 1))),
+        symbols={
+            epsilon_sub: "ε of (1−q)μ0 + qμ1 versus μ0",
+            epsilon: "ε with μ1 ≈_(ε,δ) μ0",
+            q: "mixture weight in [0, 1]",
+        },
+        hypotheses=(Hypothesis(sp.And(q >= 0, q <= 1), "0 <= q <= 1"), Hypothesis(epsilon >= 0, "epsilon >= 0")),
+        kind="upper_bound",
+        quantity="epsilon",
+        status_note="statement not visible in the text (invoked in this mixture form); the δ part is qδ; pure case checked",
+        spec=f"{SPEC} §1 Lemma 4",
+        notes="Tight for binary RR: the reference equals the bound.",
+        exact=_ref_subsampling,
+        grid=tuple({"epsilon": a, "q": b} for a in ("1/10", "1", "3") for b in ("1/1000", "1/10", "1/2", "1")),
+    )
+)
 
 
 # ------------------------------------------------------------ the reconstructed proof chain of Theorem 8
-G = sp.exp(2 * epsilon0) * (sp.exp(epsilon0) - 1)          # e^{2ε0}(e^{ε0} − 1)
-EPS1 = 2 * sp.log(1 + G / n)                                 # per-step ε1 (subsampling + triangle step)
+G = sp.exp(2 * epsilon0) * (sp.exp(epsilon0) - 1)  # e^{2ε0}(e^{ε0} − 1)
+EPS1 = 2 * sp.log(1 + G / n)  # per-step ε1 (subsampling + triangle step)
 CHAIN = sp.sqrt(2 * n * sp.log(1 / delta)) * EPS1 + n * EPS1 * (sp.exp(EPS1) - 1)
 
 
@@ -181,31 +266,52 @@ def certify_chain_box():
     Returns the certified upper bound on the ratio (a ball; < 1 proves the chain).
     """
     from blanket.exact.arith import precision
+
     with precision(128):
         h = arb(fmpq(1, 2))
         g = (2 * h).exp() * (h.exp() - 1)
         t1 = arb(2).sqrt() * g / 3
-        t2 = 4 * g ** 2 * (2 * g / 1000).exp() / (6 * (arb(1000) * arb(100).log()).sqrt())
+        t2 = 4 * g**2 * (2 * g / 1000).exp() / (6 * (arb(1000) * arb(100).log()).sqrt())
         return t1 + t2
 
 
 def _chain_symbolic(result):
     r = certify_chain_box()
     ok = r < 1
-    return SymbolicCheck(True if ok else None, "monotone reduction to the corner (ε0, n, δ) = (1/2, 1000, 1/100), then ball arithmetic",
-                         f"sup over the box of chain / (12 ε0 √(log(1/δ)/n)) ≤ {arith.decimal_string(r, 6, up=True)} < 1 "
-                         "(see proofs.erlingsson.certify_chain_box for the monotonicity steps)")
+    return SymbolicCheck(
+        True if ok else None,
+        "monotone reduction to the corner (ε0, n, δ) = (1/2, 1000, 1/100), then ball arithmetic",
+        f"sup over the box of chain / (12 ε0 √(log(1/δ)/n)) ≤ {arith.decimal_string(r, 6, up=True)} < 1 "
+        "(see proofs.erlingsson.certify_chain_box for the monotonicity steps)",
+    )
 
 
-CHAIN_RESULT = register(Result(
-    key=f"{PAPER} Theorem 8 [per-step chain]", paper=PAPER, label="Theorem 8", variant="per-step chain",
-    title="Reconstructed proof chain: advanced composition of n subsampled steps is ≤ 12ε0√(log(1/δ)/n)",
-    status="derived", statement=sp.Le(CHAIN, EPS_7),
-    symbols={epsilon0: _SYMS[epsilon0], n: "number of users n", delta: "δ"},
-    hypotheses=(H_N, Hypothesis(sp.And(epsilon0 > 0, epsilon0 <= sp.Rational(1, 2)), "0 < epsilon0 <= 1/2"),
-                Hypothesis(sp.And(delta > 0, delta <= sp.Rational(1, 100)), "0 < delta <= 1/100")),
-    kind="inequality", quantity="epsilon",
-    status_note="[D] per-step ε1 = 2 log(1 + e^{2ε0}(e^{ε0}−1)/n) (the factor 2 of the triangle step is uncertain), then advanced composition over n steps",
-    spec=f"{SPEC} §2 Theorem 8 (proof skeleton)", symbolic=_chain_symbolic,
-    notes="Certified on the whole box (not only a grid): the ratio to 12ε0√(log(1/δ)/n) is ≤ 0.87 (reference: max 0.86 numerically).",
-    grid=tuple({"n": a, "epsilon0": b, "delta": c} for a in ("1000", "100000", "10000000") for b in ("1/100", "1/2") for c in ("1/100", "1e-15"))))
+CHAIN_RESULT = register(
+    Result(
+        key=f"{PAPER} Theorem 8 [per-step chain]",
+        paper=PAPER,
+        label="Theorem 8",
+        variant="per-step chain",
+        title="Reconstructed proof chain: advanced composition of n subsampled steps is ≤ 12ε0√(log(1/δ)/n)",
+        status="derived",
+        statement=sp.Le(CHAIN, EPS_7),
+        symbols={epsilon0: _SYMS[epsilon0], n: "number of users n", delta: "δ"},
+        hypotheses=(
+            H_N,
+            Hypothesis(sp.And(epsilon0 > 0, epsilon0 <= sp.Rational(1, 2)), "0 < epsilon0 <= 1/2"),
+            Hypothesis(sp.And(delta > 0, delta <= sp.Rational(1, 100)), "0 < delta <= 1/100"),
+        ),
+        kind="inequality",
+        quantity="epsilon",
+        status_note="[D] per-step ε1 = 2 log(1 + e^{2ε0}(e^{ε0}−1)/n) (the factor 2 of the triangle step is uncertain), then advanced composition over n steps",
+        spec=f"{SPEC} §2 Theorem 8 (proof skeleton)",
+        symbolic=_chain_symbolic,
+        notes="Certified on the whole box (not only a grid): the ratio to 12ε0√(log(1/δ)/n) is ≤ 0.87 (reference: max 0.86 numerically).",
+        grid=tuple(
+            {"n": a, "epsilon0": b, "delta": c}
+            for a in ("1000", "100000", "10000000")
+            for b in ("1/100", "1/2")
+            for c in ("1/100", "1e-15")
+        ),
+    )
+)

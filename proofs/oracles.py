@@ -32,8 +32,7 @@ from __future__ import annotations
 import itertools
 
 import sympy as sp
-
-from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
+from blanket.proofs.core import Hypothesis, Result, SymbolicCheck, register
 
 
 def _Eq(a, b):
@@ -70,7 +69,7 @@ K = sp.Symbol("K")
 m = sp.Symbol("m")
 p = sp.Symbol("p")
 q = sp.Symbol("q")
-c = sp.Symbol("c")          # pair-collision probability of the hash family
+c = sp.Symbol("c")  # pair-collision probability of the hash family
 kappa = sp.Symbol("kappa")  # probability that h is constant on the domain
 alpha = sp.Symbol("alpha")
 gamma = sp.Symbol("gamma")
@@ -81,9 +80,9 @@ E0 = sp.exp(epsilon0)
 E = sp.exp(epsilon)
 
 # positive twins for the derivations
-_e = sp.Symbol("e", positive=True)      # e^{ε0}
-_ee = sp.Symbol("ee", positive=True)    # e^{ε}
-_u = sp.Symbol("u", nonnegative=True)   # e = 1 + u
+_e = sp.Symbol("e", positive=True)  # e^{ε0}
+_ee = sp.Symbol("ee", positive=True)  # e^{ε}
+_u = sp.Symbol("u", nonnegative=True)  # e = 1 + u
 _p = sp.Symbol("p", positive=True)
 _q = sp.Symbol("q", positive=True)
 _s = sp.Symbol("s", positive=True)
@@ -98,32 +97,43 @@ D_K = "k ≥ 2, the domain size"
 L_VALUES = {L_both: gamma * E0 * (1 - E), L_t: gamma * (E0 - E), L_tp: gamma * (1 - E * E0), L_rest: gamma * (1 - E)}
 
 RHO0_UE = (1 - p) / (1 - q)
-GAMMA_UE = RHO0_UE * (1 - q ** k) + p * q ** (k - 1)
-LAW_UE = {pi_both: RHO0_UE * q ** 2 * (1 - q ** (k - 2)) / GAMMA_UE,
-          pi_t: RHO0_UE * q * (1 - q) / GAMMA_UE,
-          pi_rest: (RHO0_UE * (1 - q) ** 2 + p * q ** (k - 1)) / GAMMA_UE}
+GAMMA_UE = RHO0_UE * (1 - q**k) + p * q ** (k - 1)
+LAW_UE = {
+    pi_both: RHO0_UE * q**2 * (1 - q ** (k - 2)) / GAMMA_UE,
+    pi_t: RHO0_UE * q * (1 - q) / GAMMA_UE,
+    pi_rest: (RHO0_UE * (1 - q) ** 2 + p * q ** (k - 1)) / GAMMA_UE,
+}
 
 PH_OLH, PL_OLH = E0 / (E0 + g - 1), 1 / (E0 + g - 1)
 GAMMA_OLH = g * PL_OLH + kappa * (PH_OLH - PL_OLH)
-LAW_OLH = {pi_both: (c - kappa) * PL_OLH / GAMMA_OLH, pi_t: (1 - c) * PL_OLH / GAMMA_OLH,
-           pi_rest: 1 - (c - kappa) * PL_OLH / GAMMA_OLH - 2 * (1 - c) * PL_OLH / GAMMA_OLH}
+LAW_OLH = {
+    pi_both: (c - kappa) * PL_OLH / GAMMA_OLH,
+    pi_t: (1 - c) * PL_OLH / GAMMA_OLH,
+    pi_rest: 1 - (c - kappa) * PL_OLH / GAMMA_OLH - 2 * (1 - c) * PL_OLH / GAMMA_OLH,
+}
 
 PH_HR, PL_HR = 2 * E0 / (K * (E0 + 1)), 2 / (K * (E0 + 1))
 GAMMA_HR = 2 * (K - 1 + E0) / (K * (E0 + 1))
-LAW_HR = {pi_both: (K / 4 - 1) * PL_HR / GAMMA_HR, pi_t: (K / 4) * PL_HR / GAMMA_HR,
-          pi_rest: ((K / 4) * PL_HR + PH_HR) / GAMMA_HR}
+LAW_HR = {
+    pi_both: (K / 4 - 1) * PL_HR / GAMMA_HR,
+    pi_t: (K / 4) * PL_HR / GAMMA_HR,
+    pi_rest: ((K / 4) * PL_HR + PH_HR) / GAMMA_HR,
+}
 
 Z_SUBSET = E0 * sp.binomial(k - 1, d - 1) + sp.binomial(k - 1, d)
 GAMMA_SUBSET = k / (d * E0 + k - d)
-LAW_SUBSET = {pi_both: d * (d - 1) / (k * (k - 1)), pi_t: d * (k - d) / (k * (k - 1)),
-              pi_rest: (k - d) * (k - d - 1) / (k * (k - 1))}
+LAW_SUBSET = {
+    pi_both: d * (d - 1) / (k * (k - 1)),
+    pi_t: d * (k - d) / (k * (k - 1)),
+    pi_rest: (k - d) * (k - d - 1) / (k * (k - 1)),
+}
 
 
 def gamma_geometric(mm: int):
     """γ of the clamped geometric mechanism on {0..m−1} (m a concrete integer): (2α^a + [N even](1−α)α^{N/2})/(1+α)."""
     N = mm - 1
     a = N // 2 + 1
-    out = 2 * alpha ** a + ((1 - alpha) * alpha ** (N // 2) if N % 2 == 0 else 0)
+    out = 2 * alpha**a + ((1 - alpha) * alpha ** (N // 2) if N % 2 == 0 else 0)
     return out / (1 + alpha)
 
 
@@ -174,8 +184,12 @@ def _law_from_matrix(rows, x, x2, cat, gam_closed, law_closed, ee):
     for y, mn in enumerate(mins):
         L = gam_closed * (rows[x][y] - ee * rows[x2][y]) / mn
         kind = cat(y)
-        val = {"both": gam_closed * _e * (1 - ee), "t": gam_closed * (_e - ee), "tp": gam_closed * (1 - ee * _e),
-               "rest": gam_closed * (1 - ee)}[kind]
+        val = {
+            "both": gam_closed * _e * (1 - ee),
+            "t": gam_closed * (_e - ee),
+            "tp": gam_closed * (1 - ee * _e),
+            "rest": gam_closed * (1 - ee),
+        }[kind]
         if not _zero(L - val):
             return False, f"L at output {y} is {sp.simplify(L)}, not the {kind} value"
         probs[kind] += mn / gam_closed
@@ -227,10 +241,12 @@ def _check_ue(r):
     law = {s: v.subs(k, kk) for s, v in LAW_UE.items()}
     s1, s2 = _mean_identity(law, GAMMA_UE.subs(k, kk), extra={E0: e_ue})
     ok = ok and s1 and s2
-    return SymbolicCheck(True if ok else None,
-                         "ordering ρ(1) ≥ ρ(0); symbolic enumeration of {0,1}^k (k = 2, 3, 4) for γ and the L law; "
-                         "Σπ = 1 and E_ω[L] = 1 − e^ε for symbolic k",
-                         f"ρ1 − ρ0 = s/(q(1−q)): {step1}; {', '.join(details)}; Σπ=1: {s1}; mean: {s2}")
+    return SymbolicCheck(
+        True if ok else None,
+        "ordering ρ(1) ≥ ρ(0); symbolic enumeration of {0,1}^k (k = 2, 3, 4) for γ and the L law; "
+        "Σπ = 1 and E_ω[L] = 1 − e^ε for symbolic k",
+        f"ρ1 − ρ0 = s/(q(1−q)): {step1}; {', '.join(details)}; Σπ=1: {s1}; mean: {s2}",
+    )
 
 
 def _check_olh(r):
@@ -252,6 +268,7 @@ def _check_olh(r):
             if h[0] == h[1]:
                 return "both" if y == h[0] else "rest"
             return "t" if y == h[0] else ("tp" if y == h[1] else "rest")
+
         subs = {g: 2, c: cc, kappa: kap, E0: _e}
         gam_c = GAMMA_OLH.subs(subs)
         law_c = tuple(LAW_OLH[s].subs(subs) for s in (pi_both, pi_t, pi_rest))
@@ -260,9 +277,12 @@ def _check_olh(r):
         det.append(f"family {'non-constant' if nonconst else 'all'} maps [3]→[2]: {good} {why}")
     s1, s2 = _mean_identity(LAW_OLH, GAMMA_OLH)
     ok = ok and s1 and s2
-    return SymbolicCheck(True if ok else None,
-                         "symbolic enumeration of two explicit families (all maps / non-constant maps [3]→[2]); "
-                         "Σπ = 1 and E_ω[L] = 1 − e^ε for symbolic g, c, κ", f"{'; '.join(det)}; Σπ=1: {s1}; mean: {s2}")
+    return SymbolicCheck(
+        True if ok else None,
+        "symbolic enumeration of two explicit families (all maps / non-constant maps [3]→[2]); "
+        "Σπ = 1 and E_ω[L] = 1 − e^ε for symbolic g, c, κ",
+        f"{'; '.join(det)}; Σπ=1: {s1}; mean: {s2}",
+    )
 
 
 def _check_hadamard(r):
@@ -277,17 +297,24 @@ def _check_hadamard(r):
         def cat(y, inC=inC):
             if all(inC[x][y] for x in range(kk)):
                 return "rest"
-            return {(True, True): "both", (True, False): "t", (False, True): "tp", (False, False): "rest"}[(inC[0][y], inC[1][y])]
+            return {(True, True): "both", (True, False): "t", (False, True): "tp", (False, False): "rest"}[
+                (inC[0][y], inC[1][y])
+            ]
+
         subs = {K: KK, E0: _e}
-        good, why = _law_from_matrix(rows, 0, 1, cat, GAMMA_HR.subs(subs),
-                                     tuple(LAW_HR[s].subs(subs) for s in (pi_both, pi_t, pi_rest)), _ee)
+        good, why = _law_from_matrix(
+            rows, 0, 1, cat, GAMMA_HR.subs(subs), tuple(LAW_HR[s].subs(subs) for s in (pi_both, pi_t, pi_rest)), _ee
+        )
         ok = ok and good
         det.append(f"k={kk} (K={KK}): {good} {why}")
     s1, s2 = _mean_identity(LAW_HR, GAMMA_HR)
     ok = ok and s1 and s2
-    return SymbolicCheck(True if ok else None,
-                         "symbolic enumeration of the Sylvester–Hadamard construction (k = 2, 3, 5, 7); Σπ = 1 and "
-                         "E_ω[L] = 1 − e^ε for symbolic K", f"{'; '.join(det)}; Σπ=1: {s1}; mean: {s2}")
+    return SymbolicCheck(
+        True if ok else None,
+        "symbolic enumeration of the Sylvester–Hadamard construction (k = 2, 3, 5, 7); Σπ = 1 and "
+        "E_ω[L] = 1 − e^ε for symbolic K",
+        f"{'; '.join(det)}; Σπ=1: {s1}; mean: {s2}",
+    )
 
 
 def _check_subset(r):
@@ -305,17 +332,30 @@ def _check_subset(r):
 
         def cat(i, subsets=subsets):
             S = subsets[i]
-            return {(True, True): "both", (True, False): "t", (False, True): "tp", (False, False): "rest"}[(0 in S, 1 in S)]
+            return {(True, True): "both", (True, False): "t", (False, True): "tp", (False, False): "rest"}[
+                (0 in S, 1 in S)
+            ]
+
         subs = {k: kk_, d: dd_, E0: _e}
-        good, why = _law_from_matrix(rows, 0, 1, cat, GAMMA_SUBSET.subs(subs),
-                                     tuple(LAW_SUBSET[s].subs(subs) for s in (pi_both, pi_t, pi_rest)), _ee)
+        good, why = _law_from_matrix(
+            rows,
+            0,
+            1,
+            cat,
+            GAMMA_SUBSET.subs(subs),
+            tuple(LAW_SUBSET[s].subs(subs) for s in (pi_both, pi_t, pi_rest)),
+            _ee,
+        )
         ok = ok and good
         det.append(f"(k,d)=({kk_},{dd_}): {good} {why}")
     s1, s2 = _mean_identity(LAW_SUBSET, GAMMA_SUBSET)
     ok = ok and s1 and s2
-    return SymbolicCheck(True if ok else None,
-                         "C(k,d)/Z = k/(de+k−d) (combsimp); symbolic enumeration of d-subsets for four (k, d); Σπ = 1 and "
-                         "E_ω[L] = 1 − e^ε for symbolic k, d", f"identity: {ident}; {'; '.join(det)}; Σπ=1: {s1}; mean: {s2}")
+    return SymbolicCheck(
+        True if ok else None,
+        "C(k,d)/Z = k/(de+k−d) (combsimp); symbolic enumeration of d-subsets for four (k, d); Σπ = 1 and "
+        "E_ω[L] = 1 − e^ε for symbolic k, d",
+        f"identity: {ident}; {'; '.join(det)}; Σπ=1: {s1}; mean: {s2}",
+    )
 
 
 def _check_geometric(r):
@@ -328,153 +368,299 @@ def _check_geometric(r):
         for y in range(mm):
             # α < 1: α^t is decreasing in t, so min over x is at the largest exponent
             if y == 0 or y == N:
-                tot += _a ** N / (1 + _a)
+                tot += _a**N / (1 + _a)
             else:
                 tot += cc * _a ** max(y, N - y)
         good = _zero(tot - gamma_geometric(mm).subs(alpha, _a))
         ok = ok and good
         det.append(f"m={mm}: {good}")
-    return SymbolicCheck(True if ok else None,
-                         "column minima at the farther input (α^t decreasing for α ∈ (0,1)); symbolic sums for m = 2..8",
-                         "; ".join(det))
+    return SymbolicCheck(
+        True if ok else None,
+        "column minima at the farther input (α^t decreasing for α ∈ (0,1)); symbolic sums for m = 2..8",
+        "; ".join(det),
+    )
 
 
 def _check_clone_identity(r):
     cc, uu = sp.Symbol("c", integer=True, nonnegative=True), sp.Symbol("u", integer=True, nonnegative=True)
     v = cc + 1 - uu
     # P(u, v) given C = c: u = A + Δ; Q(u, v): u = A + 1 − Δ
-    Pc = (sp.binomial(cc, uu - 1) * _e + sp.binomial(cc, uu)) / (2 ** cc * (_e + 1))
-    Qc = (sp.binomial(cc, uu - 1) + sp.binomial(cc, uu) * _e) / (2 ** cc * (_e + 1))
+    Pc = (sp.binomial(cc, uu - 1) * _e + sp.binomial(cc, uu)) / (2**cc * (_e + 1))
+    Qc = (sp.binomial(cc, uu - 1) + sp.binomial(cc, uu) * _e) / (2**cc * (_e + 1))
     ratio = sp.simplify(sp.combsimp(Pc / Qc) - (_e * uu + v) / (uu + _e * v)) == 0
-    nn, mm, pp = sp.Symbol("n", integer=True, positive=True), sp.Symbol("m", integer=True, nonnegative=True), sp.Symbol("p", positive=True)
-    lhs = sp.binomial(nn - 1, mm) * pp ** mm * (1 - pp) ** (nn - 1 - mm) / (mm + 1)
+    nn, mm, pp = (
+        sp.Symbol("n", integer=True, positive=True),
+        sp.Symbol("m", integer=True, nonnegative=True),
+        sp.Symbol("p", positive=True),
+    )
+    lhs = sp.binomial(nn - 1, mm) * pp**mm * (1 - pp) ** (nn - 1 - mm) / (mm + 1)
     rhs = sp.binomial(nn, mm + 1) * pp ** (mm + 1) * (1 - pp) ** (nn - mm - 1) / (nn * pp)
     mix = sp.simplify(sp.combsimp(lhs / rhs)) == 1
     ok = ratio and mix
-    return SymbolicCheck(True if ok else None,
-                         "likelihood ratio of the pair given C = c (combsimp); Bin(n−1,p)(m)/(m+1) = Bin(n,p)(m+1)/(np)",
-                         f"P/Q = (eu+v)/(u+ev): {ratio}; mixture identity: {mix}; the step H_c = E[(Σ_{{i≤c+1}} L_i)_+]/(c+1) "
-                         "is the sufficient statistic of exact/krr.py (checked against the enumerated pair in the tests)")
+    return SymbolicCheck(
+        True if ok else None,
+        "likelihood ratio of the pair given C = c (combsimp); Bin(n−1,p)(m)/(m+1) = Bin(n,p)(m+1)/(np)",
+        f"P/Q = (eu+v)/(u+ev): {ratio}; mixture identity: {mix}; the step H_c = E[(Σ_{{i≤c+1}} L_i)_+]/(c+1) "
+        "is the sufficient statistic of exact/krr.py (checked against the enumerated pair in the tests)",
+    )
 
 
 # ================================================================== results
 _H_E0 = Hypothesis(_Ge(epsilon0, 0), "epsilon0 >= 0")
 _H_E = Hypothesis(_Ge(epsilon, 0), "epsilon >= 0")
 
-FO_L_VALUES = register(Result(
-    key="FO L values", paper="FO", label="L values", title="The four values of the amplification variable L of a frequency oracle",
-    status="derived",
-    statement=sp.And(*[_Eq(kk, v) for kk, v in L_VALUES.items()]),
-    symbols={gamma: "γ, the TV similarity", epsilon0: D_EPS0, epsilon: D_EPS},
-    hypotheses=(_H_E0, _H_E), kind="definition", quantity=None,
-    mechanisms=("oue", "sue", "olh", "hadamard", "subset", "krr"),
-    status_note="derived (this project): L = γ(R(x)(W) − e^ε R(x')(W))/min_z R(z)(W) with R(·)(W)/min R(·)(W) ∈ {1, e^{ε0}}",
-    spec=SPEC, notes="'both' (W favours x and x'), 't' (x only), 't′' (x' only), 'rest' (neither, or every input alike)."))
+FO_L_VALUES = register(
+    Result(
+        key="FO L values",
+        paper="FO",
+        label="L values",
+        title="The four values of the amplification variable L of a frequency oracle",
+        status="derived",
+        statement=sp.And(*[_Eq(kk, v) for kk, v in L_VALUES.items()]),
+        symbols={gamma: "γ, the TV similarity", epsilon0: D_EPS0, epsilon: D_EPS},
+        hypotheses=(_H_E0, _H_E),
+        kind="definition",
+        quantity=None,
+        mechanisms=("oue", "sue", "olh", "hadamard", "subset", "krr"),
+        status_note="derived (this project): L = γ(R(x)(W) − e^ε R(x')(W))/min_z R(z)(W) with R(·)(W)/min R(·)(W) ∈ {1, e^{ε0}}",
+        spec=SPEC,
+        notes="'both' (W favours x and x'), 't' (x only), 't′' (x' only), 'rest' (neither, or every input alike).",
+    )
+)
 
-FO_GAMMA_UE = register(Result(
-    key="FO gamma [ue]", paper="FO", label="gamma", variant="ue",
-    title="TV similarity of unary encoding (OUE, SUE/basic RAPPOR): γ = ρ0(1 − q^k) + p q^{k−1}, ρ0 = (1−p)/(1−q)",
-    status="derived", statement=_Eq(gamma, GAMMA_UE),
-    symbols={k: D_K, p: "p ∈ (q, 1): P[bit x = 1]", q: "q ∈ (0, p): P[other bit = 1]"},
-    hypotheses=(Hypothesis(_Ge(k, 2), "k >= 2"), Hypothesis(_Lt(q, p), "q < p"), Hypothesis(_Gt(q, 0), "q > 0"),
-                Hypothesis(_Lt(p, 1), "p < 1")),
-    kind="identity", quantity="gamma", mechanisms=("oue", "sue"),
-    status_note="derived (this project); ✔ symbolic enumeration k ≤ 4, ✔ brute force (exact matrices) in tests",
-    spec=SPEC, notes="Blanket: ω(y) ∝ ρ0·B(y) for y ≠ 1…1 and p·q^{k−1} at y = 1…1 (B = product Bernoulli(q)). "
-                     "OUE: p = 1/2, q = 1/(e^{ε0}+1); SUE: p = e^{ε0/2}/(e^{ε0/2}+1), q = 1 − p.",
-    symbolic=_check_ue))
+FO_GAMMA_UE = register(
+    Result(
+        key="FO gamma [ue]",
+        paper="FO",
+        label="gamma",
+        variant="ue",
+        title="TV similarity of unary encoding (OUE, SUE/basic RAPPOR): γ = ρ0(1 − q^k) + p q^{k−1}, ρ0 = (1−p)/(1−q)",
+        status="derived",
+        statement=_Eq(gamma, GAMMA_UE),
+        symbols={k: D_K, p: "p ∈ (q, 1): P[bit x = 1]", q: "q ∈ (0, p): P[other bit = 1]"},
+        hypotheses=(
+            Hypothesis(_Ge(k, 2), "k >= 2"),
+            Hypothesis(_Lt(q, p), "q < p"),
+            Hypothesis(_Gt(q, 0), "q > 0"),
+            Hypothesis(_Lt(p, 1), "p < 1"),
+        ),
+        kind="identity",
+        quantity="gamma",
+        mechanisms=("oue", "sue"),
+        status_note="derived (this project); ✔ symbolic enumeration k ≤ 4, ✔ brute force (exact matrices) in tests",
+        spec=SPEC,
+        notes="Blanket: ω(y) ∝ ρ0·B(y) for y ≠ 1…1 and p·q^{k−1} at y = 1…1 (B = product Bernoulli(q)). "
+        "OUE: p = 1/2, q = 1/(e^{ε0}+1); SUE: p = e^{ε0/2}/(e^{ε0/2}+1), q = 1 − p.",
+        symbolic=_check_ue,
+    )
+)
 
-FO_LAW_UE = register(Result(
-    key="FO L law [ue]", paper="FO", label="L law", variant="ue",
-    title="Law of L for unary encoding: depends on bits x, x' of W and on W = 1…1",
-    status="derived", statement=sp.And(*[_Eq(s, v) for s, v in LAW_UE.items()]),
-    symbols={k: D_K, p: "p", q: "q"}, kind="identity", quantity=None, mechanisms=("oue", "sue"),
-    status_note="derived (this project); ✔ symbolic enumeration k ≤ 4, ✔ brute force in tests", spec=SPEC,
-    symbolic=_check_ue))
+FO_LAW_UE = register(
+    Result(
+        key="FO L law [ue]",
+        paper="FO",
+        label="L law",
+        variant="ue",
+        title="Law of L for unary encoding: depends on bits x, x' of W and on W = 1…1",
+        status="derived",
+        statement=sp.And(*[_Eq(s, v) for s, v in LAW_UE.items()]),
+        symbols={k: D_K, p: "p", q: "q"},
+        kind="identity",
+        quantity=None,
+        mechanisms=("oue", "sue"),
+        status_note="derived (this project); ✔ symbolic enumeration k ≤ 4, ✔ brute force in tests",
+        spec=SPEC,
+        symbolic=_check_ue,
+    )
+)
 
-FO_GAMMA_OLH = register(Result(
-    key="FO gamma [olh]", paper="FO", label="gamma", variant="olh",
-    title="Blanket of local hashing: γ = (g + κ(e^{ε0} − 1))/(e^{ε0}+g−1); κ = P[h constant] (κ = 0 always valid)",
-    status="derived", statement=_Eq(gamma, GAMMA_OLH),
-    symbols={g: "g ≥ 2, the hash range", kappa: "κ ∈ [0, c], probability of a hash constant on the domain",
-             epsilon0: D_EPS0},
-    hypotheses=(Hypothesis(_Ge(g, 2), "g >= 2"), _H_E0), kind="identity", quantity="gamma", mechanisms=("olh",),
-    status_note="derived (this project); ✔ symbolic enumeration of two explicit families, ✔ brute force in tests",
-    spec=SPEC, notes="With κ = 0 the blanket is uniform on H×[g] — a valid mixture decomposition for every family "
-                     "(equal to the TV similarity when no hash is constant); the real κ gives the TV similarity.",
-    symbolic=_check_olh))
+FO_GAMMA_OLH = register(
+    Result(
+        key="FO gamma [olh]",
+        paper="FO",
+        label="gamma",
+        variant="olh",
+        title="Blanket of local hashing: γ = (g + κ(e^{ε0} − 1))/(e^{ε0}+g−1); κ = P[h constant] (κ = 0 always valid)",
+        status="derived",
+        statement=_Eq(gamma, GAMMA_OLH),
+        symbols={
+            g: "g ≥ 2, the hash range",
+            kappa: "κ ∈ [0, c], probability of a hash constant on the domain",
+            epsilon0: D_EPS0,
+        },
+        hypotheses=(Hypothesis(_Ge(g, 2), "g >= 2"), _H_E0),
+        kind="identity",
+        quantity="gamma",
+        mechanisms=("olh",),
+        status_note="derived (this project); ✔ symbolic enumeration of two explicit families, ✔ brute force in tests",
+        spec=SPEC,
+        notes="With κ = 0 the blanket is uniform on H×[g] — a valid mixture decomposition for every family "
+        "(equal to the TV similarity when no hash is constant); the real κ gives the TV similarity.",
+        symbolic=_check_olh,
+    )
+)
 
-FO_LAW_OLH = register(Result(
-    key="FO L law [olh]", paper="FO", label="L law", variant="olh",
-    title="Law of L for local hashing: whether h(x), h(x') hit the report (c = P[h(x)=h(x')])",
-    status="derived", statement=sp.And(*[_Eq(s, v) for s, v in LAW_OLH.items()]),
-    symbols={g: "g ≥ 2", c: "c ∈ [0, 1), pair-collision probability (1/g: pairwise independent)", kappa: "κ ∈ [0, c]",
-             epsilon0: D_EPS0},
-    kind="identity", quantity=None, mechanisms=("olh",),
-    status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force in tests", spec=SPEC, symbolic=_check_olh))
+FO_LAW_OLH = register(
+    Result(
+        key="FO L law [olh]",
+        paper="FO",
+        label="L law",
+        variant="olh",
+        title="Law of L for local hashing: whether h(x), h(x') hit the report (c = P[h(x)=h(x')])",
+        status="derived",
+        statement=sp.And(*[_Eq(s, v) for s, v in LAW_OLH.items()]),
+        symbols={
+            g: "g ≥ 2",
+            c: "c ∈ [0, 1), pair-collision probability (1/g: pairwise independent)",
+            kappa: "κ ∈ [0, c]",
+            epsilon0: D_EPS0,
+        },
+        kind="identity",
+        quantity=None,
+        mechanisms=("olh",),
+        status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force in tests",
+        spec=SPEC,
+        symbolic=_check_olh,
+    )
+)
 
-FO_GAMMA_HR = register(Result(
-    key="FO gamma [hadamard]", paper="FO", label="gamma", variant="hadamard",
-    title="TV similarity of Hadamard response (K = 2^⌈log2(k+1)⌉): γ = 2(K−1+e^{ε0})/(K(e^{ε0}+1))",
-    status="derived", statement=_Eq(gamma, GAMMA_HR),
-    symbols={K: "K = 2^⌈log2(k+1)⌉ ≥ 4", epsilon0: D_EPS0}, hypotheses=(Hypothesis(_Ge(K, 4), "K >= 4"), _H_E0),
-    kind="identity", quantity="gamma", mechanisms=("hadamard",),
-    status_note="derived (this project); definition from the authors' code (Hadamard_Rand_high_priv); ✔ symbolic enumeration, ✔ brute force",
-    spec=SPEC, notes="Row 0 of the Hadamard matrix lies in every C_x (mass 2e/(K(e+1)) for every input); every other row "
-                     "misses some C_x because fewer than K/2 columns are unused.",
-    symbolic=_check_hadamard))
+FO_GAMMA_HR = register(
+    Result(
+        key="FO gamma [hadamard]",
+        paper="FO",
+        label="gamma",
+        variant="hadamard",
+        title="TV similarity of Hadamard response (K = 2^⌈log2(k+1)⌉): γ = 2(K−1+e^{ε0})/(K(e^{ε0}+1))",
+        status="derived",
+        statement=_Eq(gamma, GAMMA_HR),
+        symbols={K: "K = 2^⌈log2(k+1)⌉ ≥ 4", epsilon0: D_EPS0},
+        hypotheses=(Hypothesis(_Ge(K, 4), "K >= 4"), _H_E0),
+        kind="identity",
+        quantity="gamma",
+        mechanisms=("hadamard",),
+        status_note="derived (this project); definition from the authors' code (Hadamard_Rand_high_priv); ✔ symbolic enumeration, ✔ brute force",
+        spec=SPEC,
+        notes="Row 0 of the Hadamard matrix lies in every C_x (mass 2e/(K(e+1)) for every input); every other row "
+        "misses some C_x because fewer than K/2 columns are unused.",
+        symbolic=_check_hadamard,
+    )
+)
 
-FO_LAW_HR = register(Result(
-    key="FO L law [hadamard]", paper="FO", label="L law", variant="hadamard",
-    title="Law of L for Hadamard response: |C_x ∩ C_x'| = K/4 (row 0 included)",
-    status="derived", statement=sp.And(*[_Eq(s, v) for s, v in LAW_HR.items()]),
-    symbols={K: "K ≥ 4", epsilon0: D_EPS0}, kind="identity", quantity=None, mechanisms=("hadamard",),
-    status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force", spec=SPEC, symbolic=_check_hadamard))
+FO_LAW_HR = register(
+    Result(
+        key="FO L law [hadamard]",
+        paper="FO",
+        label="L law",
+        variant="hadamard",
+        title="Law of L for Hadamard response: |C_x ∩ C_x'| = K/4 (row 0 included)",
+        status="derived",
+        statement=sp.And(*[_Eq(s, v) for s, v in LAW_HR.items()]),
+        symbols={K: "K ≥ 4", epsilon0: D_EPS0},
+        kind="identity",
+        quantity=None,
+        mechanisms=("hadamard",),
+        status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force",
+        spec=SPEC,
+        symbolic=_check_hadamard,
+    )
+)
 
-FO_GAMMA_SUBSET = register(Result(
-    key="FO gamma [subset]", paper="FO", label="gamma", variant="subset",
-    title="TV similarity of subset selection: γ = C(k,d)/(e^{ε0}C(k−1,d−1) + C(k−1,d)) = k/(d e^{ε0} + k − d)",
-    status="derived", statement=_Eq(gamma, GAMMA_SUBSET),
-    symbols={k: D_K, d: "d ∈ [1, k−1], the subset size", epsilon0: D_EPS0},
-    hypotheses=(Hypothesis(_Ge(d, 1), "d >= 1"), Hypothesis(_Le(d, k - 1), "d <= k - 1"), _H_E0),
-    kind="identity", quantity="gamma", mechanisms=("subset",),
-    status_note="derived (this project); ✔ combsimp + symbolic enumeration, ✔ brute force", spec=SPEC,
-    notes="d = 1 is k-RR (k/(e^{ε0}+k−1)). Blanket uniform on d-subsets.", symbolic=_check_subset))
+FO_GAMMA_SUBSET = register(
+    Result(
+        key="FO gamma [subset]",
+        paper="FO",
+        label="gamma",
+        variant="subset",
+        title="TV similarity of subset selection: γ = C(k,d)/(e^{ε0}C(k−1,d−1) + C(k−1,d)) = k/(d e^{ε0} + k − d)",
+        status="derived",
+        statement=_Eq(gamma, GAMMA_SUBSET),
+        symbols={k: D_K, d: "d ∈ [1, k−1], the subset size", epsilon0: D_EPS0},
+        hypotheses=(Hypothesis(_Ge(d, 1), "d >= 1"), Hypothesis(_Le(d, k - 1), "d <= k - 1"), _H_E0),
+        kind="identity",
+        quantity="gamma",
+        mechanisms=("subset",),
+        status_note="derived (this project); ✔ combsimp + symbolic enumeration, ✔ brute force",
+        spec=SPEC,
+        notes="d = 1 is k-RR (k/(e^{ε0}+k−1)). Blanket uniform on d-subsets.",
+        symbolic=_check_subset,
+    )
+)
 
-FO_LAW_SUBSET = register(Result(
-    key="FO L law [subset]", paper="FO", label="L law", variant="subset",
-    title="Law of L for subset selection: whether x, x' belong to the reported subset",
-    status="derived", statement=sp.And(*[_Eq(s, v) for s, v in LAW_SUBSET.items()]),
-    symbols={k: D_K, d: "d ∈ [1, k−1]"}, kind="identity", quantity=None, mechanisms=("subset",),
-    status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force", spec=SPEC, symbolic=_check_subset))
+FO_LAW_SUBSET = register(
+    Result(
+        key="FO L law [subset]",
+        paper="FO",
+        label="L law",
+        variant="subset",
+        title="Law of L for subset selection: whether x, x' belong to the reported subset",
+        status="derived",
+        statement=sp.And(*[_Eq(s, v) for s, v in LAW_SUBSET.items()]),
+        symbols={k: D_K, d: "d ∈ [1, k−1]"},
+        kind="identity",
+        quantity=None,
+        mechanisms=("subset",),
+        status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force",
+        spec=SPEC,
+        symbolic=_check_subset,
+    )
+)
 
 _Nsym = m - 1
-FO_GAMMA_GEOMETRIC = register(Result(
-    key="FO gamma [geometric]", paper="FO", label="gamma", variant="geometric",
-    title="TV similarity of the clamped geometric mechanism on {0..m−1}: γ = (2α^{⌊N/2⌋+1} + [N even](1−α)α^{N/2})/(1+α), N = m−1",
-    status="derived",
-    statement=_Eq(gamma, (2 * alpha ** (sp.floor(_Nsym / 2) + 1)
-                          + sp.Piecewise(((1 - alpha) * alpha ** (_Nsym / 2), sp.Eq(sp.Mod(_Nsym, 2), 0)), (0, True)))
-                  / (1 + alpha)),
-    symbols={m: "m ≥ 2, the size of the range", alpha: "α ∈ (0, 1), e^{ε0} = α^{−(m−1)}"},
-    hypotheses=(Hypothesis(_Ge(m, 2), "m >= 2"), Hypothesis(_Gt(alpha, 0), "alpha > 0"), Hypothesis(_Lt(alpha, 1), "alpha < 1")),
-    kind="identity", quantity="gamma", mechanisms=("geometric",),
-    status_note="derived (this project); ✔ symbolic sums m ≤ 8, ✔ brute force m ≤ 8", spec=SPEC,
-    notes="L takes up to m values (no four-value structure).", symbolic=_check_geometric))
+FO_GAMMA_GEOMETRIC = register(
+    Result(
+        key="FO gamma [geometric]",
+        paper="FO",
+        label="gamma",
+        variant="geometric",
+        title="TV similarity of the clamped geometric mechanism on {0..m−1}: γ = (2α^{⌊N/2⌋+1} + [N even](1−α)α^{N/2})/(1+α), N = m−1",
+        status="derived",
+        statement=_Eq(
+            gamma,
+            (
+                2 * alpha ** (sp.floor(_Nsym / 2) + 1)
+                + sp.Piecewise(((1 - alpha) * alpha ** (_Nsym / 2), sp.Eq(sp.Mod(_Nsym, 2), 0)), (0, True))
+            )
+            / (1 + alpha),
+        ),
+        symbols={m: "m ≥ 2, the size of the range", alpha: "α ∈ (0, 1), e^{ε0} = α^{−(m−1)}"},
+        hypotheses=(
+            Hypothesis(_Ge(m, 2), "m >= 2"),
+            Hypothesis(_Gt(alpha, 0), "alpha > 0"),
+            Hypothesis(_Lt(alpha, 1), "alpha < 1"),
+        ),
+        kind="identity",
+        quantity="gamma",
+        mechanisms=("geometric",),
+        status_note="derived (this project); ✔ symbolic sums m ≤ 8, ✔ brute force m ≤ 8",
+        spec=SPEC,
+        notes="L takes up to m values (no four-value structure).",
+        symbolic=_check_geometric,
+    )
+)
 
-FO_CLONE_IDENTITY = register(Result(
-    key="FO clone identity", paper="FO", label="clone identity",
-    title="H_{e^ε} of the clone pair with clone probability p = (1/(pn)) E[(Σ_{i≤n} V_i)_+], V = 2(e^{ε0}−e^ε)/(e^{ε0}+1) or 2(1−e^{ε+ε0})/(e^{ε0}+1) w.p. p/2 each, else 0",
-    status="derived",
-    statement=_Eq(sp.Function("HockeyStickClonePair")(n, epsilon0, epsilon),
-                  sp.Function("BlanketViewBinaryRR")(n, epsilon0, epsilon)),
-    symbols={n: "n ≥ 1", epsilon0: D_EPS0, epsilon: D_EPS}, kind="identity", quantity="delta", mechanisms=("ldp",),
-    status_note="derived (this project); ✔ symbolic steps, ✔ equal to the enumerated pair (exact) in tests",
-    spec="notes/composition_refs.md §1a, §2c, §6a",
-    notes="The clone pair is the Lemma-5.3 view of binary RR with the blanket probability replaced by the clone "
-          "probability; with p = 2/(e^{ε0}+1) it is the SODA 2023 'stronger clone' pair, which by its erratum is not "
-          "valid for every ε0-LDP randomizer and is not used for `ldp`.",
-    symbolic=_check_clone_identity))
+FO_CLONE_IDENTITY = register(
+    Result(
+        key="FO clone identity",
+        paper="FO",
+        label="clone identity",
+        title="H_{e^ε} of the clone pair with clone probability p = (1/(pn)) E[(Σ_{i≤n} V_i)_+], V = 2(e^{ε0}−e^ε)/(e^{ε0}+1) or 2(1−e^{ε+ε0})/(e^{ε0}+1) w.p. p/2 each, else 0",
+        status="derived",
+        statement=_Eq(
+            sp.Function("HockeyStickClonePair")(n, epsilon0, epsilon),
+            sp.Function("BlanketViewBinaryRR")(n, epsilon0, epsilon),
+        ),
+        symbols={n: "n ≥ 1", epsilon0: D_EPS0, epsilon: D_EPS},
+        kind="identity",
+        quantity="delta",
+        mechanisms=("ldp",),
+        status_note="derived (this project); ✔ symbolic steps, ✔ equal to the enumerated pair (exact) in tests",
+        spec="notes/composition_refs.md §1a, §2c, §6a",
+        notes="The clone pair is the Lemma-5.3 view of binary RR with the blanket probability replaced by the clone "
+        "probability; with p = 2/(e^{ε0}+1) it is the SODA 2023 'stronger clone' pair, which by its erratum is not "
+        "valid for every ε0-LDP randomizer and is not used for `ldp`.",
+        symbolic=_check_clone_identity,
+    )
+)
 
 
 # ---------------------------------------------------------------- FMT21 closed form
@@ -498,37 +684,72 @@ def _fmt_code():
 def _clone_epsilon_reference(**pp):
     """Reference for the FMT21 closed forms: the certified lower end of the central ε of shuffled binary RR (an ε0-LDP randomizer)."""
     from blanket.proofs.blanket import _binary_epsilon_reference
+
     return _binary_epsilon_reference(**pp)
 
 
-_FMT_SYMBOLS = {epsilon: "ε, the central ε of the shuffled mechanism", epsilon0: "ε0 > 0", n: "n ≥ 1",
-                delta: "δ ∈ (0, 1)"}
+_FMT_SYMBOLS = {
+    epsilon: "ε, the central ε of the shuffled mechanism",
+    epsilon0: "ε0 > 0",
+    n: "n ≥ 1",
+    delta: "δ ∈ (0, 1)",
+}
 _FMT_GRID = ({"epsilon0": "1", "n": 1000, "delta": "1e-6"},)
 
-FMT21_PAPER = register(Result(
-    key="FMT21 Theorem 3.1 [paper]", paper="FMT21", label="Theorem 3.1", variant="paper",
-    title="Clone bound, closed form: ε ≤ log(1 + (e^{ε0}−1)/(e^{ε0}+1)·(8√(e^{ε0} log(4/δ))/√n + 8e^{ε0}/n))",
-    status="uncertain", statement=_Le(epsilon, _fmt_paper()), symbols=_FMT_SYMBOLS,
-    hypotheses=(Hypothesis(_Gt(epsilon0, 0), "epsilon0 > 0"), Hypothesis(_Gt(delta, 0), "delta > 0"),
-                Hypothesis(_Lt(delta, 1), "delta < 1"),
-                Hypothesis(_Le(epsilon0, sp.log(n / (16 * sp.log(2 / delta)))), "epsilon0 <= log(n/(16 log(2/delta)))")),
-    kind="upper_bound", quantity="epsilon", mechanisms=("ldp",),
-    status_note="uncertain: the constants 8, 8 and log(4/δ) are corroborated by the authors' code and third-party code; "
-                "the printed statement, its number and the condition (log(2/δ) here) were not read (notes §1b)",
-    spec="notes/composition_refs.md §1b", exact=_clone_epsilon_reference, grid=_FMT_GRID,
-    notes="Judge it against the exact clone pair (exact.oracles.clone_delta), the object its proof bounds."))
+FMT21_PAPER = register(
+    Result(
+        key="FMT21 Theorem 3.1 [paper]",
+        paper="FMT21",
+        label="Theorem 3.1",
+        variant="paper",
+        title="Clone bound, closed form: ε ≤ log(1 + (e^{ε0}−1)/(e^{ε0}+1)·(8√(e^{ε0} log(4/δ))/√n + 8e^{ε0}/n))",
+        status="uncertain",
+        statement=_Le(epsilon, _fmt_paper()),
+        symbols=_FMT_SYMBOLS,
+        hypotheses=(
+            Hypothesis(_Gt(epsilon0, 0), "epsilon0 > 0"),
+            Hypothesis(_Gt(delta, 0), "delta > 0"),
+            Hypothesis(_Lt(delta, 1), "delta < 1"),
+            Hypothesis(_Le(epsilon0, sp.log(n / (16 * sp.log(2 / delta)))), "epsilon0 <= log(n/(16 log(2/delta)))"),
+        ),
+        kind="upper_bound",
+        quantity="epsilon",
+        mechanisms=("ldp",),
+        status_note="uncertain: the constants 8, 8 and log(4/δ) are corroborated by the authors' code and third-party code; "
+        "the printed statement, its number and the condition (log(2/δ) here) were not read (notes §1b)",
+        spec="notes/composition_refs.md §1b",
+        exact=_clone_epsilon_reference,
+        grid=_FMT_GRID,
+        notes="Judge it against the exact clone pair (exact.oracles.clone_delta), the object its proof bounds.",
+    )
+)
 
-FMT21_CODE = register(Result(
-    key="FMT21 Theorem 3.1 [code]", paper="FMT21", label="Theorem 3.1", variant="code",
-    title="Clone bound, closed form as the authors' code evaluates it (closedformanalysis), condition with log(4/δ)",
-    status="source-confirmed", statement=_Le(epsilon, _fmt_code()), symbols=_FMT_SYMBOLS,
-    hypotheses=(Hypothesis(_Gt(epsilon0, 0), "epsilon0 > 0"), Hypothesis(_Gt(delta, 0), "delta > 0"),
-                Hypothesis(_Lt(delta, 1), "delta < 1"),
-                Hypothesis(_Le(epsilon0, sp.log(n / (16 * sp.log(4 / delta)))), "epsilon0 <= log(n/(16 log(4/delta)))")),
-    kind="upper_bound", quantity="epsilon", mechanisms=("ldp",),
-    status_note="source-confirmed from the authors' code apple/ml-shuffling-amplification (closedformanalysis), as read "
-                "by the research notes; it is ≥ the [paper] display (prefactor (1−e^{−ε0})/(1+e^{−ε0−ε̃}), ε̃ = log(1+a+c))",
-    spec="notes/composition_refs.md §1b", exact=_clone_epsilon_reference, grid=_FMT_GRID))
+FMT21_CODE = register(
+    Result(
+        key="FMT21 Theorem 3.1 [code]",
+        paper="FMT21",
+        label="Theorem 3.1",
+        variant="code",
+        title="Clone bound, closed form as the authors' code evaluates it (closedformanalysis), condition with log(4/δ)",
+        status="source-confirmed",
+        statement=_Le(epsilon, _fmt_code()),
+        symbols=_FMT_SYMBOLS,
+        hypotheses=(
+            Hypothesis(_Gt(epsilon0, 0), "epsilon0 > 0"),
+            Hypothesis(_Gt(delta, 0), "delta > 0"),
+            Hypothesis(_Lt(delta, 1), "delta < 1"),
+            Hypothesis(_Le(epsilon0, sp.log(n / (16 * sp.log(4 / delta)))), "epsilon0 <= log(n/(16 log(4/delta)))"),
+        ),
+        kind="upper_bound",
+        quantity="epsilon",
+        mechanisms=("ldp",),
+        status_note="source-confirmed from the authors' code apple/ml-shuffling-amplification (closedformanalysis), as read "
+        "by the research notes; it is ≥ the [paper] display (prefactor (1−e^{−ε0})/(1+e^{−ε0−ε̃}), ε̃ = log(1+a+c))",
+        spec="notes/composition_refs.md §1b",
+        exact=_clone_epsilon_reference,
+        grid=_FMT_GRID,
+    )
+)
 
 
 # ---------------------------------------------------------------- the merged (fast) blanket view
@@ -538,20 +759,33 @@ def _check_merged(r):
     vals = {kk: v.subs({gamma: gg, E0: 1 + uu, E: 1 + ww}) for kk, v in L_VALUES.items()}
     gap = sp.factor(vals[L_rest] - vals[L_both])
     ok1 = sp.simplify(gap - gg * uu * ww) == 0
-    ok2 = sp.simplify(vals[L_rest] + gg * ww) == 0   # v_rest = −γ(ee−1) ≤ 0
+    ok2 = sp.simplify(vals[L_rest] + gg * ww) == 0  # v_rest = −γ(ee−1) ≤ 0
     ok = ok1 and ok2
-    return SymbolicCheck(True if ok else None,
-                         "with e = 1+u, ee = 1+w (u, w ≥ 0): v_rest − v_both = γuw ≥ 0; (·)_+ is non-decreasing",
-                         f"v_rest − v_both = {gap}; v_rest = {sp.simplify(vals[L_rest])}")
+    return SymbolicCheck(
+        True if ok else None,
+        "with e = 1+u, ee = 1+w (u, w ≥ 0): v_rest − v_both = γuw ≥ 0; (·)_+ is non-decreasing",
+        f"v_rest − v_both = {gap}; v_rest = {sp.simplify(vals[L_rest])}",
+    )
 
 
-FO_MERGED = register(Result(
-    key="FO merged blanket view", paper="FO", label="merged blanket view",
-    title="Lemma 5.3 of a four-value mechanism ≤ the same with the 'both' atom of L moved to the 'rest' value (a four-atom V)",
-    status="derived",
-    statement=_Le(sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewMerged")(n, epsilon0, epsilon)),
-    symbols={n: "n ≥ 1", epsilon0: D_EPS0, epsilon: D_EPS}, hypotheses=(_H_E0, _H_E),
-    kind="inequality", quantity="delta", mechanisms=("oue", "sue", "olh", "hadamard", "subset"),
-    status_note="derived (this project); ✔ symbolic atom ordering, ✔ merged ≥ exact in tests (exact rationals)",
-    spec=SPEC, notes="exact.oracles.blanket_view_delta_merged: one call of the four-atom engine (O(n log(1/tol))).",
-    symbolic=_check_merged))
+FO_MERGED = register(
+    Result(
+        key="FO merged blanket view",
+        paper="FO",
+        label="merged blanket view",
+        title="Lemma 5.3 of a four-value mechanism ≤ the same with the 'both' atom of L moved to the 'rest' value (a four-atom V)",
+        status="derived",
+        statement=_Le(
+            sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewMerged")(n, epsilon0, epsilon)
+        ),
+        symbols={n: "n ≥ 1", epsilon0: D_EPS0, epsilon: D_EPS},
+        hypotheses=(_H_E0, _H_E),
+        kind="inequality",
+        quantity="delta",
+        mechanisms=("oue", "sue", "olh", "hadamard", "subset"),
+        status_note="derived (this project); ✔ symbolic atom ordering, ✔ merged ≥ exact in tests (exact rationals)",
+        spec=SPEC,
+        notes="exact.oracles.blanket_view_delta_merged: one call of the four-atom engine (O(n log(1/tol))).",
+        symbolic=_check_merged,
+    )
+)

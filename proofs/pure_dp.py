@@ -179,14 +179,12 @@ of the mixed groups of a no-carry pair, where ``1 + phi`` is nearly attained).
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import sympy as sp
-from flint import arb, fmpq
-
 from blanket.exact import arith
 from blanket.exact import tdlap as xt
 from blanket.exact.errors import InvalidArgument
+from flint import arb, fmpq
 
 from .core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 
@@ -284,7 +282,7 @@ def llr_distance(p, q_):
     return xt.llr_exact_or_ball(p, q_)
 
 
-def is_pure_dp(laws, neighbours, eps) -> Optional[bool]:
+def is_pure_dp(laws, neighbours, eps) -> bool | None:
     """Definition 2.2 on exact laws: ``d_LLR(M(x), M(x')) <= eps`` for every neighbouring pair (three-valued).
 
     ``laws`` maps each input to its output law (aligned mass vectors, exact or balls); ``neighbours`` is an
@@ -309,6 +307,7 @@ def is_pure_dp(laws, neighbours, eps) -> Optional[bool]:
 def _decide(compute, what):
     """Three-valued verdict with precision escalation (128 → 4096 bits); ``None`` only at the cap."""
     from blanket.exact.errors import Undecided
+
     try:
         v, _ = arith.escalate(lambda prec: compute(), lambda v: v is not None, what=what)
         return v
@@ -316,7 +315,7 @@ def _decide(compute, what):
         return None
 
 
-def is_llr_secure(agg: xt.RelaxedAggregator, n_: int, eps) -> Optional[bool]:
+def is_llr_secure(agg: xt.RelaxedAggregator, n_: int, eps) -> bool | None:
     """Definition 2.8 with SIM(c) = the protocol on (c, 0, …, 0): three-valued ``max_x d_LLR <= eps`` (small n, m).
 
     Exact-rational aggregators decide at once; ball aggregators (built from ``s``) are
@@ -327,20 +326,22 @@ def is_llr_secure(agg: xt.RelaxedAggregator, n_: int, eps) -> Optional[bool]:
     def compute():
         val, _ = agg.llr_security(n_)
         return False if val is None else arith.le(val, target)
+
     return _decide(compute, "LLR security")
 
 
-def is_beta_correct(agg: xt.RelaxedAggregator, n_: int, beta_) -> Optional[bool]:
+def is_beta_correct(agg: xt.RelaxedAggregator, n_: int, beta_) -> bool | None:
     """Definition 2.7 with POST = mod m: three-valued ``max_x Pr[POST(S) != sum x mod m] <= beta``."""
     target = arith.exact(beta_, "beta") if not isinstance(beta_, arb) else beta_
 
     def compute():
         val, _ = agg.correctness_failure_max(n_)
         return arith.le(val, target)
+
     return _decide(compute, "beta-correctness")
 
 
-def is_relaxation(agg, n_, eps, beta_) -> Optional[bool]:
+def is_relaxation(agg, n_, eps, beta_) -> bool | None:
     """Definition 2.9: (eps, beta)-relaxation of the aggregator (both predicates; three-valued)."""
     s1, s2 = is_llr_secure(agg, n_, eps), is_beta_correct(agg, n_, beta_)
     if s1 is False or s2 is False:
@@ -349,34 +350,65 @@ def is_relaxation(agg, n_, eps, beta_) -> Optional[bool]:
 
 
 def _def(label, title, statement, symbols, note):
-    return register(Result(
-        key=f"{PAPER} {label}", paper=PAPER, label=label, title=title, status="derived",
-        statement=statement, symbols=symbols, kind="definition", quantity="llr", spec=SPEC,
-        status_note="definition shape visible in the text; formula restored (docs/reference/pure_dp.md §1–2)", notes=note))
+    return register(
+        Result(
+            key=f"{PAPER} {label}",
+            paper=PAPER,
+            label=label,
+            title=title,
+            status="derived",
+            statement=statement,
+            symbols=symbols,
+            kind="definition",
+            quantity="llr",
+            spec=SPEC,
+            status_note="definition shape visible in the text; formula restored (docs/reference/pure_dp.md §1–2)",
+            notes=note,
+        )
+    )
 
 
 D_ = sp.Function("D")
 Dp = sp.Function("D'")
 yy = sp.Symbol("y", integer=True)
-_def("Definition 2.1", "LLR distance",
-     sp.Eq(sp.Symbol("d_LLR"), sp.Max(sp.Abs(sp.log(D_(yy) / Dp(yy))))),
-     {yy: "outcome in supp(D) ∪ supp(D')"},
-     "max over the union of supports; +∞ when supports differ. Predicate: proofs.pure_dp.llr_distance; "
-     "the hockey-stick profile of two laws reaches 0 exactly at their LLR distance (tested).")
-_def("Definition 2.2", "pure DP via the LLR distance",
-     sp.Le(sp.Symbol("d_LLR(M(x), M(x'))"), epsilon), {epsilon: "privacy parameter"},
-     "Predicate on exact laws: proofs.pure_dp.is_pure_dp (every neighbouring pair). Definitions 2.5 "
-     "(protocol, attack) and 2.6 (robust DP) are not encoded as predicates: the robust privacy of Theorem 4.1 "
-     "is checked through its honest noise (Theorem 4.1 [privacy]).")
-_def("Definition 2.7", "beta-correctness of an intermediary",
-     sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta), {beta: "failure probability"},
-     "Predicate on exact laws: proofs.pure_dp.is_beta_correct (POST = mod m).")
-_def("Definition 2.8", "epsilon-LLR security of an intermediary",
-     sp.Le(sp.Symbol("d_LLR(I(y), SIM(f(y)))"), epsilon), {epsilon: "security parameter"},
-     "Predicate on exact laws: proofs.pure_dp.is_llr_secure (SIM(c) = the protocol on (c,0,…,0)).")
-_def("Definition 2.9", "(epsilon, beta)-relaxation",
-     sp.And(sp.Le(sp.Symbol("d_LLR(I(y), SIM(f(y)))"), epsilon), sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta)),
-     {epsilon: "security", beta: "correctness"}, "Predicate: proofs.pure_dp.is_relaxation.")
+_def(
+    "Definition 2.1",
+    "LLR distance",
+    sp.Eq(sp.Symbol("d_LLR"), sp.Max(sp.Abs(sp.log(D_(yy) / Dp(yy))))),
+    {yy: "outcome in supp(D) ∪ supp(D')"},
+    "max over the union of supports; +∞ when supports differ. Predicate: proofs.pure_dp.llr_distance; "
+    "the hockey-stick profile of two laws reaches 0 exactly at their LLR distance (tested).",
+)
+_def(
+    "Definition 2.2",
+    "pure DP via the LLR distance",
+    sp.Le(sp.Symbol("d_LLR(M(x), M(x'))"), epsilon),
+    {epsilon: "privacy parameter"},
+    "Predicate on exact laws: proofs.pure_dp.is_pure_dp (every neighbouring pair). Definitions 2.5 "
+    "(protocol, attack) and 2.6 (robust DP) are not encoded as predicates: the robust privacy of Theorem 4.1 "
+    "is checked through its honest noise (Theorem 4.1 [privacy]).",
+)
+_def(
+    "Definition 2.7",
+    "beta-correctness of an intermediary",
+    sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta),
+    {beta: "failure probability"},
+    "Predicate on exact laws: proofs.pure_dp.is_beta_correct (POST = mod m).",
+)
+_def(
+    "Definition 2.8",
+    "epsilon-LLR security of an intermediary",
+    sp.Le(sp.Symbol("d_LLR(I(y), SIM(f(y)))"), epsilon),
+    {epsilon: "security parameter"},
+    "Predicate on exact laws: proofs.pure_dp.is_llr_secure (SIM(c) = the protocol on (c,0,…,0)).",
+)
+_def(
+    "Definition 2.9",
+    "(epsilon, beta)-relaxation",
+    sp.And(sp.Le(sp.Symbol("d_LLR(I(y), SIM(f(y)))"), epsilon), sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta)),
+    {epsilon: "security", beta: "correctness"},
+    "Predicate: proofs.pure_dp.is_relaxation.",
+)
 
 
 # ============================================================ Theorem 2.3
@@ -393,27 +425,51 @@ def _dlap_shift_llr(epsilon, k=1):
     return max(abs(abs(z) - abs(z - k)) for z in range(-1, k + 2)) * e / k
 
 
-register(Result(
-    key=f"{PAPER} Theorem 2.3 [llr]", paper=PAPER, label="Theorem 2.3", variant="llr",
-    title="Discrete Laplace mechanism: LLR between neighbouring outputs is exactly epsilon",
-    status="derived", statement=sp.Eq(sp.Symbol("d_LLR(DLap(0,1/epsilon), DLap(1,1/epsilon))"), epsilon),
-    symbols={epsilon: "epsilon > 0"}, hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"),),
-    kind="equality", quantity="llr", mechanisms=("dlap",), spec=SPEC,
-    status_note="standard; derived ✔ (docs/reference/pure_dp.md §1)",
-    numeric={"lhs": lambda epsilon: _dlap_shift_llr(epsilon)},
-    exact=lambda epsilon: Reference(_dlap_shift_llr(epsilon), "exact LLR (log-ratio linear in |z|-|z-1|)"),
-    grid=tuple({"epsilon": e} for e in ("1/10", "1/2", "1"))))
+register(
+    Result(
+        key=f"{PAPER} Theorem 2.3 [llr]",
+        paper=PAPER,
+        label="Theorem 2.3",
+        variant="llr",
+        title="Discrete Laplace mechanism: LLR between neighbouring outputs is exactly epsilon",
+        status="derived",
+        statement=sp.Eq(sp.Symbol("d_LLR(DLap(0,1/epsilon), DLap(1,1/epsilon))"), epsilon),
+        symbols={epsilon: "epsilon > 0"},
+        hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"),),
+        kind="equality",
+        quantity="llr",
+        mechanisms=("dlap",),
+        spec=SPEC,
+        status_note="standard; derived ✔ (docs/reference/pure_dp.md §1)",
+        numeric={"lhs": lambda epsilon: _dlap_shift_llr(epsilon)},
+        exact=lambda epsilon: Reference(_dlap_shift_llr(epsilon), "exact LLR (log-ratio linear in |z|-|z-1|)"),
+        grid=tuple({"epsilon": e} for e in ("1/10", "1/2", "1")),
+    )
+)
 
-register(Result(
-    key=f"{PAPER} Theorem 2.3 [std]", paper=PAPER, label="Theorem 2.3", variant="std",
-    title="Discrete Laplace mechanism: standard deviation sqrt(2r)/(1-r) <= sqrt(2)/epsilon",
-    status="derived", statement=sp.Le(sp.sqrt(2 * sp.exp(-epsilon)) / (1 - sp.exp(-epsilon)), sp.sqrt(2) / epsilon),
-    symbols={epsilon: "epsilon > 0"}, hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"),),
-    kind="upper_bound", quantity="std", mechanisms=("dlap",), spec=SPEC,
-    status_note="O(1/epsilon) in the text; explicit sqrt(2)/epsilon derived (sqrt(2r)/(1-r) = sqrt2/(2 sinh(eps/2)))",
-    exact=lambda epsilon: Reference(arith.ball(xt.dlap_moment(2, s=1 / arith.exact(epsilon))).sqrt(),
-                                    "sqrt of E Z^2 = 2r/(1-r)^2 (closed form, checked against the series in tests)"),
-    grid=tuple({"epsilon": e} for e in ("1/100", "1/10", "1/2", "1"))))
+register(
+    Result(
+        key=f"{PAPER} Theorem 2.3 [std]",
+        paper=PAPER,
+        label="Theorem 2.3",
+        variant="std",
+        title="Discrete Laplace mechanism: standard deviation sqrt(2r)/(1-r) <= sqrt(2)/epsilon",
+        status="derived",
+        statement=sp.Le(sp.sqrt(2 * sp.exp(-epsilon)) / (1 - sp.exp(-epsilon)), sp.sqrt(2) / epsilon),
+        symbols={epsilon: "epsilon > 0"},
+        hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"),),
+        kind="upper_bound",
+        quantity="std",
+        mechanisms=("dlap",),
+        spec=SPEC,
+        status_note="O(1/epsilon) in the text; explicit sqrt(2)/epsilon derived (sqrt(2r)/(1-r) = sqrt2/(2 sinh(eps/2)))",
+        exact=lambda epsilon: Reference(
+            arith.ball(xt.dlap_moment(2, s=1 / arith.exact(epsilon))).sqrt(),
+            "sqrt of E Z^2 = 2r/(1-r)^2 (closed form, checked against the series in tests)",
+        ),
+        grid=tuple({"epsilon": e} for e in ("1/100", "1/10", "1/2", "1")),
+    )
+)
 
 
 # ============================================================ Fact 2.4 and the TDLap normaliser
@@ -430,54 +486,89 @@ def _sym_fact24(res):
     prod = (1 - rr) / (1 - rr * _zpgf) * (1 - rr) / (1 - rr / _zpgf)
     dl = (1 - rr) / (1 + rr) * (1 / (1 - rr * _zpgf) + 1 / (1 - rr / _zpgf) - 1)
     step2 = sp.simplify(prod - dl)
-    ok = (step1 == 0 and step2 == 0)
-    return SymbolicCheck(True if ok else None, "pgf: (A^{1/n}B^{1/n})^n = AB (A, B > 0) and AB = DLap pgf (simplify)",
-                         f"residuals {step1}, {step2}")
+    ok = step1 == 0 and step2 == 0
+    return SymbolicCheck(
+        True if ok else None,
+        "pgf: (A^{1/n}B^{1/n})^n = AB (A, B > 0) and AB = DLap pgf (simplify)",
+        f"residuals {step1}, {step2}",
+    )
 
 
-register(Result(
-    key=f"{PAPER} Fact 2.4", paper=PAPER, label="Fact 2.4",
-    title="Infinite divisibility: n shares Polya(1/n, r) - Polya(1/n, r) sum to DLap(s)",
-    status="derived",
-    statement=sp.Eq((((1 - r) / (1 - r * _zpgf)) ** (1 / n) * ((1 - r) / (1 - r / _zpgf)) ** (1 / n)) ** n,
-                    (1 - r) / (1 + r) * (1 / (1 - r * _zpgf) + 1 / (1 - r / _zpgf) - 1)),
-    symbols={r: "r = e^{-1/s}", n: "number of shares", _zpgf: "pgf variable"},
-    kind="identity", quantity="law", mechanisms=("dlap",), spec=SPEC,
-    status_note="derived ✔; uncertain: the paper's parametrisation (docs/reference/pure_dp.md §1)",
-    symbolic=_sym_fact24,
-    notes="Numerically certified on windows by exact.tdlap.polya_share_check (n-fold arb_poly power of the "
-          "Polya(1/n) share law, left-out mass bounded by the computed tail)."))
+register(
+    Result(
+        key=f"{PAPER} Fact 2.4",
+        paper=PAPER,
+        label="Fact 2.4",
+        title="Infinite divisibility: n shares Polya(1/n, r) - Polya(1/n, r) sum to DLap(s)",
+        status="derived",
+        statement=sp.Eq(
+            (((1 - r) / (1 - r * _zpgf)) ** (1 / n) * ((1 - r) / (1 - r / _zpgf)) ** (1 / n)) ** n,
+            (1 - r) / (1 + r) * (1 / (1 - r * _zpgf) + 1 / (1 - r / _zpgf) - 1),
+        ),
+        symbols={r: "r = e^{-1/s}", n: "number of shares", _zpgf: "pgf variable"},
+        kind="identity",
+        quantity="law",
+        mechanisms=("dlap",),
+        spec=SPEC,
+        status_note="derived ✔; uncertain: the paper's parametrisation (docs/reference/pure_dp.md §1)",
+        symbolic=_sym_fact24,
+        notes="Numerically certified on windows by exact.tdlap.polya_share_check (n-fold arb_poly power of the "
+        "Polya(1/n) share law, left-out mass bounded by the computed tail).",
+    )
+)
+
 
 def _sym_normaliser():
     """sympy sums the geometric series; its r = 1 branch is excluded by the hypothesis 0 < r < 1."""
-    S = sp.summation(r ** jj, (jj, 1, tau))
+    S = sp.summation(r**jj, (jj, 1, tau))
     if isinstance(S, sp.Piecewise):
         S = [e for e, cond in S.args if cond is sp.true][0]
     diff = sp.simplify(1 + 2 * S - Zt)
-    return SymbolicCheck(True if diff == 0 else None, "geometric summation (branch r != 1) + simplify", f"residual {diff}")
+    return SymbolicCheck(
+        True if diff == 0 else None, "geometric summation (branch r != 1) + simplify", f"residual {diff}"
+    )
 
 
-register(Result(
-    key=f"{PAPER} TDLap normaliser", paper=PAPER, label="TDLap normaliser",
-    title="Closed-form normaliser of TDLap(s, tau)",
-    status="derived", statement=sp.Eq(1 + 2 * sp.Sum(r ** jj, (jj, 1, tau)), Zt),
-    symbols=dict(COMMON), hypotheses=(Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),),
-    kind="identity", quantity="normaliser", spec=SPEC,
-    status_note="derived ✔; uncertain: the paper's argument order TDLap(mu, s, tau)",
-    symbolic=lambda res: _sym_normaliser(),
-    exact=lambda r, tau: Reference(xt.tdlap_normaliser(_int(tau, "tau", 0), r=_r(r)), "exact closed form"),
-    grid=tuple({"r": r_, "tau": t_} for r_ in ("1/2", "9/10") for t_ in ("0", "3", "10"))))
+register(
+    Result(
+        key=f"{PAPER} TDLap normaliser",
+        paper=PAPER,
+        label="TDLap normaliser",
+        title="Closed-form normaliser of TDLap(s, tau)",
+        status="derived",
+        statement=sp.Eq(1 + 2 * sp.Sum(r**jj, (jj, 1, tau)), Zt),
+        symbols=dict(COMMON),
+        hypotheses=(Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),),
+        kind="identity",
+        quantity="normaliser",
+        spec=SPEC,
+        status_note="derived ✔; uncertain: the paper's argument order TDLap(mu, s, tau)",
+        symbolic=lambda res: _sym_normaliser(),
+        exact=lambda r, tau: Reference(xt.tdlap_normaliser(_int(tau, "tau", 0), r=_r(r)), "exact closed form"),
+        grid=tuple({"r": r_, "tau": t_} for r_ in ("1/2", "9/10") for t_ in ("0", "3", "10")),
+    )
+)
 
 
 # ============================================================ Fact 3.2, Claims 3.3, 3.4
-register(Result(
-    key=f"{PAPER} Fact 3.2", paper=PAPER, label="Fact 3.2", title="a + b = c + j m with j in {0, 1}",
-    status="this project's reading", statement=sp.Le(sp.floor((a + b) / m), 1),
-    symbols={a: "input in Z_m", b: "input in Z_m", m: "modulus >= 2"},
-    hypotheses=(Hypothesis(sp.And(a >= 0, a <= m - 1, b >= 0, b <= m - 1, m >= 2), "a, b in {0..m-1}"),),
-    kind="upper_bound", quantity="carry", spec=SPEC, status_note="derived ✔ (" + READING + ")",
-    exact=lambda a, b, m: Reference(fmpq((_int(a, "a") + _int(b, "b")) // _int(m, "m")), "exact carry j"),
-    grid=tuple({"a": a_, "b": b_, "m": "4"} for a_ in ("0", "3") for b_ in ("1", "3"))))
+register(
+    Result(
+        key=f"{PAPER} Fact 3.2",
+        paper=PAPER,
+        label="Fact 3.2",
+        title="a + b = c + j m with j in {0, 1}",
+        status="this project's reading",
+        statement=sp.Le(sp.floor((a + b) / m), 1),
+        symbols={a: "input in Z_m", b: "input in Z_m", m: "modulus >= 2"},
+        hypotheses=(Hypothesis(sp.And(a >= 0, a <= m - 1, b >= 0, b <= m - 1, m >= 2), "a, b in {0..m-1}"),),
+        kind="upper_bound",
+        quantity="carry",
+        spec=SPEC,
+        status_note="derived ✔ (" + READING + ")",
+        exact=lambda a, b, m: Reference(fmpq((_int(a, "a") + _int(b, "b")) // _int(m, "m")), "exact carry j"),
+        grid=tuple({"a": a_, "b": b_, "m": "4"} for a_ in ("0", "3") for b_ in ("1", "3")),
+    )
+)
 
 
 def _claim33_gap(m, tau, r, a, b):
@@ -488,67 +579,143 @@ def _claim33_gap(m, tau, r, a, b):
     return _maxball([abs(x - y) for x, y in zip(p, q_)])
 
 
-register(Result(
-    key=f"{PAPER} Claim 3.3", paper=PAPER, label="Claim 3.3",
-    title="No carry (j = 0): D_a * D_b = D_c * D_0 pointwise",
-    status="this project's reading", statement=sp.Eq(sp.Symbol("max_y|(D_a*D_b)[y]-(D_c*D_0)[y]|"), 0),
-    symbols={**COMMON, m: "modulus", a: "input", b: "input"},
-    hypotheses=(Hypothesis(sp.And(a >= 0, b >= 0, a + b <= m - 1), "a + b <= m - 1 (j = 0)"),
-                Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
-    kind="equality", quantity="mass", spec=SPEC, status_note="derived ✔ (" + READING + ")",
-    numeric={"lhs": _claim33_gap},
-    exact=lambda m, tau, r, a, b: Reference(_claim33_gap(m, tau, r, a, b), "exact max difference of the two convolutions"),
-    grid=tuple({"m": "5", "tau": t_, "r": "1/2", "a": a_, "b": b_} for t_ in ("1", "4") for a_, b_ in (("1", "2"), ("0", "4")))))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.3",
+        paper=PAPER,
+        label="Claim 3.3",
+        title="No carry (j = 0): D_a * D_b = D_c * D_0 pointwise",
+        status="this project's reading",
+        statement=sp.Eq(sp.Symbol("max_y|(D_a*D_b)[y]-(D_c*D_0)[y]|"), 0),
+        symbols={**COMMON, m: "modulus", a: "input", b: "input"},
+        hypotheses=(
+            Hypothesis(sp.And(a >= 0, b >= 0, a + b <= m - 1), "a + b <= m - 1 (j = 0)"),
+            Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
+        ),
+        kind="equality",
+        quantity="mass",
+        spec=SPEC,
+        status_note="derived ✔ (" + READING + ")",
+        numeric={"lhs": _claim33_gap},
+        exact=lambda m, tau, r, a, b: Reference(
+            _claim33_gap(m, tau, r, a, b), "exact max difference of the two convolutions"
+        ),
+        grid=tuple(
+            {"m": "5", "tau": t_, "r": "1/2", "a": a_, "b": b_}
+            for t_ in ("1", "4")
+            for a_, b_ in (("1", "2"), ("0", "4"))
+        ),
+    )
+)
 
-_U_GRID = tuple({"r": r_, "tau": t_, "u": u_} for r_ in ("1/2", "9/10") for t_ in ("3", "6")
-                for u_ in ("1", t_, str(2 * int(t_))))
-_UM_GRID = tuple({"r": r_, "tau": t_, "u": u_} for r_ in ("1/2", "9/10") for t_ in ("3", "6")
-                 for u_ in ("0", str(-int(t_)), str(1 - 2 * int(t_))))
-_claim34_hyp = (Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau"), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"))
+_U_GRID = tuple(
+    {"r": r_, "tau": t_, "u": u_} for r_ in ("1/2", "9/10") for t_ in ("3", "6") for u_ in ("1", t_, str(2 * int(t_)))
+)
+_UM_GRID = tuple(
+    {"r": r_, "tau": t_, "u": u_}
+    for r_ in ("1/2", "9/10")
+    for t_ in ("3", "6")
+    for u_ in ("0", str(-int(t_)), str(1 - 2 * int(t_)))
+)
+_claim34_hyp = (
+    Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau"),
+    Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
+)
 
 
 def _exact_TT(x_expr):
     def f(r, tau, u):
-        return Reference(arb_eval(x_expr, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}),
-                         "exact (T*T) mass (finite sum of exact TDLap masses)")
+        return Reference(
+            arb_eval(x_expr, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}),
+            "exact (T*T) mass (finite sum of exact TDLap masses)",
+        )
+
     return f
 
 
-register(Result(
-    key=f"{PAPER} Claim 3.4 [carry]", paper=PAPER, label="Claim 3.4", variant="carry",
-    title="Carry (j = 1): (T*T)[u-1] <= e^{1/s} (T*T)[u] + T[tau] T[u-1-tau]",
-    status="this project's reading", statement=sp.Le(TT(u - 1), kappa * TT(u) + T(tau) * T(u - 1 - tau)),
-    symbols={**COMMON, u: "offset u = w - 2 tau"}, hypotheses=_claim34_hyp,
-    kind="upper_bound", quantity="mass", spec=SPEC,
-    status_note="derived ✔ in this project's reading (exact pairing with one extra term)",
-    exact=_exact_TT(TT(u - 1)), grid=_U_GRID))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.4 [carry]",
+        paper=PAPER,
+        label="Claim 3.4",
+        variant="carry",
+        title="Carry (j = 1): (T*T)[u-1] <= e^{1/s} (T*T)[u] + T[tau] T[u-1-tau]",
+        status="this project's reading",
+        statement=sp.Le(TT(u - 1), kappa * TT(u) + T(tau) * T(u - 1 - tau)),
+        symbols={**COMMON, u: "offset u = w - 2 tau"},
+        hypotheses=_claim34_hyp,
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        status_note="derived ✔ in this project's reading (exact pairing with one extra term)",
+        exact=_exact_TT(TT(u - 1)),
+        grid=_U_GRID,
+    )
+)
 
-register(Result(
-    key=f"{PAPER} Claim 3.4 [reverse]", paper=PAPER, label="Claim 3.4", variant="reverse",
-    title="Carry (j = 1), other direction: (T*T)[u] <= e^{1/s} (T*T)[u-1]",
-    status="this project's reading", statement=sp.Le(TT(u), kappa * TT(u - 1)),
-    symbols={**COMMON, u: "offset"}, hypotheses=_claim34_hyp,
-    kind="upper_bound", quantity="mass", spec=SPEC, status_note="derived ✔ in this project's reading",
-    exact=_exact_TT(TT(u)), grid=_U_GRID))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.4 [reverse]",
+        paper=PAPER,
+        label="Claim 3.4",
+        variant="reverse",
+        title="Carry (j = 1), other direction: (T*T)[u] <= e^{1/s} (T*T)[u-1]",
+        status="this project's reading",
+        statement=sp.Le(TT(u), kappa * TT(u - 1)),
+        symbols={**COMMON, u: "offset"},
+        hypotheses=_claim34_hyp,
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        status_note="derived ✔ in this project's reading",
+        exact=_exact_TT(TT(u)),
+        grid=_U_GRID,
+    )
+)
 
-register(Result(
-    key=f"{PAPER} Claim 3.4 [mirror]", paper=PAPER, label="Claim 3.4", variant="mirror",
-    title="Carry (j = 1), lower half: (T*T)[u] <= e^{1/s} (T*T)[u-1] + T[-tau] T[u+tau]",
-    status="this project's reading", statement=sp.Le(TT(u), kappa * TT(u - 1) + T(-tau) * T(u + tau)),
-    symbols={**COMMON, u: "offset"},
-    hypotheses=(Hypothesis(sp.And(u >= 1 - 2 * tau, u <= 0), "1 - 2 tau <= u <= 0"), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
-    kind="upper_bound", quantity="mass", spec=SPEC, status_note="derived ✔ in this project's reading",
-    exact=_exact_TT(TT(u)), grid=_UM_GRID))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.4 [mirror]",
+        paper=PAPER,
+        label="Claim 3.4",
+        variant="mirror",
+        title="Carry (j = 1), lower half: (T*T)[u] <= e^{1/s} (T*T)[u-1] + T[-tau] T[u+tau]",
+        status="this project's reading",
+        statement=sp.Le(TT(u), kappa * TT(u - 1) + T(-tau) * T(u + tau)),
+        symbols={**COMMON, u: "offset"},
+        hypotheses=(
+            Hypothesis(sp.And(u >= 1 - 2 * tau, u <= 0), "1 - 2 tau <= u <= 0"),
+            Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
+        ),
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        status_note="derived ✔ in this project's reading",
+        exact=_exact_TT(TT(u)),
+        grid=_UM_GRID,
+    )
+)
 
-register(Result(
-    key=f"{PAPER} Claim 3.4 [no extra term]", paper=PAPER, label="Claim 3.4", variant="no extra term",
-    title="FALSE reading: (T*T)[u-1] <= e^{1/s} (T*T)[u] without the extra term",
-    status="this project's reading", statement=sp.Le(TT(u - 1), kappa * TT(u)),
-    symbols={**COMMON, u: "offset"}, hypotheses=_claim34_hyp,
-    kind="upper_bound", quantity="mass", spec=SPEC, known_false=True,
-    status_note="natural but false reading; counterexample u = 2 tau: (T*T)[2tau-1] = 2 r^{2tau-1}/Z^2 > r^{2tau-1}/Z^2",
-    exact=_exact_TT(TT(u - 1)),
-    grid=tuple({"r": r_, "tau": t_, "u": str(2 * int(t_))} for r_ in ("1/2", "9/10") for t_ in ("3", "6"))))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.4 [no extra term]",
+        paper=PAPER,
+        label="Claim 3.4",
+        variant="no extra term",
+        title="FALSE reading: (T*T)[u-1] <= e^{1/s} (T*T)[u] without the extra term",
+        status="this project's reading",
+        statement=sp.Le(TT(u - 1), kappa * TT(u)),
+        symbols={**COMMON, u: "offset"},
+        hypotheses=_claim34_hyp,
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        known_false=True,
+        status_note="natural but false reading; counterexample u = 2 tau: (T*T)[2tau-1] = 2 r^{2tau-1}/Z^2 > r^{2tau-1}/Z^2",
+        exact=_exact_TT(TT(u - 1)),
+        grid=tuple({"r": r_, "tau": t_, "u": str(2 * int(t_))} for r_ in ("1/2", "9/10") for t_ in ("3", "6")),
+    )
+)
 
 
 # ============================================================ Claims 3.5, 3.6 and Corollary 3.7
@@ -556,71 +723,137 @@ theta_c = sp.Piecewise((r ** (2 * tau + 1 - 2 * u) / (u + 1), u <= tau), (kappa 
 theta_c_spec = r ** (2 * tau - 2 * u + 1) / (sp.Min(u, 2 * tau - u) + 1)
 extra = T(tau) * T(u - 1 - tau)
 
-register(Result(
-    key=f"{PAPER} Claim 3.5", paper=PAPER, label="Claim 3.5",
-    title="Central range: the extra term is a small fraction theta_c(u) of (T*T)[u]",
-    status="this project's reading", statement=sp.Le(extra, theta_c * TT(u)),
-    symbols={**COMMON, u: "offset"}, hypotheses=_claim34_hyp,
-    kind="upper_bound", quantity="mass", spec=SPEC,
-    status_note="role from the text; explicit constant derived by this project (module docstring) ✔",
-    exact=lambda r, tau, u: Reference(arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"),
-    grid=_U_GRID))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.5",
+        paper=PAPER,
+        label="Claim 3.5",
+        title="Central range: the extra term is a small fraction theta_c(u) of (T*T)[u]",
+        status="this project's reading",
+        statement=sp.Le(extra, theta_c * TT(u)),
+        symbols={**COMMON, u: "offset"},
+        hypotheses=_claim34_hyp,
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        status_note="role from the text; explicit constant derived by this project (module docstring) ✔",
+        exact=lambda r, tau, u: Reference(
+            arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"
+        ),
+        grid=_U_GRID,
+    )
+)
 
-register(Result(
-    key=f"{PAPER} Claim 3.5 [uniform theta]", paper=PAPER, label="Claim 3.5", variant="uniform theta",
-    title="FALSE reading: extra <= r/(tau+1) (T*T)[u] over the whole range 1 <= u <= 2 tau",
-    status="this project's reading", statement=sp.Le(extra, r / (tau + 1) * TT(u)),
-    symbols={**COMMON, u: "offset"}, hypotheses=_claim34_hyp,
-    kind="upper_bound", quantity="mass", spec=SPEC, known_false=True,
-    status_note="the central-range constant does not extend to the tails (that is why Claim 3.6 exists); "
-                "counterexample u = 2 tau: extra = r^{2tau-1}/Z^2 > r/(tau+1) · r^{2tau}/Z^2",
-    exact=lambda r, tau, u: Reference(arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"),
-    grid=tuple({"r": r_, "tau": t_, "u": str(2 * int(t_))} for r_ in ("1/2", "9/10") for t_ in ("3", "6"))))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.5 [uniform theta]",
+        paper=PAPER,
+        label="Claim 3.5",
+        variant="uniform theta",
+        title="FALSE reading: extra <= r/(tau+1) (T*T)[u] over the whole range 1 <= u <= 2 tau",
+        status="this project's reading",
+        statement=sp.Le(extra, r / (tau + 1) * TT(u)),
+        symbols={**COMMON, u: "offset"},
+        hypotheses=_claim34_hyp,
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        known_false=True,
+        status_note="the central-range constant does not extend to the tails (that is why Claim 3.6 exists); "
+        "counterexample u = 2 tau: extra = r^{2tau-1}/Z^2 > r/(tau+1) · r^{2tau}/Z^2",
+        exact=lambda r, tau, u: Reference(
+            arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"
+        ),
+        grid=tuple({"r": r_, "tau": t_, "u": str(2 * int(t_))} for r_ in ("1/2", "9/10") for t_ in ("3", "6")),
+    )
+)
 
-register(Result(
-    key=f"{PAPER} Claim 3.5 [spec form]", paper=PAPER, label="Claim 3.5", variant="spec form",
-    title="Central range, the reference's variant form r^{2tau-2u+1}/(min(u,2tau-u)+1)",
-    status="this project's reading", statement=sp.Le(extra, theta_c_spec * TT(u)),
-    symbols={**COMMON, u: "offset"}, hypotheses=_claim34_hyp,
-    kind="upper_bound", quantity="mass", spec=SPEC, status_note="spec §3.4 example, derived ✔",
-    exact=lambda r, tau, u: Reference(arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"),
-    grid=_U_GRID))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.5 [spec form]",
+        paper=PAPER,
+        label="Claim 3.5",
+        variant="spec form",
+        title="Central range, the reference's variant form r^{2tau-2u+1}/(min(u,2tau-u)+1)",
+        status="this project's reading",
+        statement=sp.Le(extra, theta_c_spec * TT(u)),
+        symbols={**COMMON, u: "offset"},
+        hypotheses=_claim34_hyp,
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        status_note="spec §3.4 example, derived ✔",
+        exact=lambda r, tau, u: Reference(
+            arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"
+        ),
+        grid=_U_GRID,
+    )
+)
 
 EcD0 = sp.Sum(T(zz) * E(c, c + m * (u + tau - zz)), (zz, -tau, tau))
 theta_t = r ** (sp.Abs(u - 1 - tau) + sp.Abs(u - tau)) * Nx(c) / Zt
 
 rho_s = sp.Symbol("rho", positive=True)
-_extra_rho = extra.subs(r, rho_s ** m)
+_extra_rho = extra.subs(r, rho_s**m)
 
 
 def _extra_ref(rho, tau, u, m, c=None):
     """Reference for the Claim 3.6 variants: the exact extra term ``T[tau] T[u-1-tau]`` at ``r = rho^m``."""
-    return Reference(arb_eval(_extra_rho, {"rho": _r(rho), "tau": _int(tau, "tau"), "u": _int(u, "u"), "m": _int(m, "m")}),
-                     "exact extra term")
+    return Reference(
+        arb_eval(_extra_rho, {"rho": _r(rho), "tau": _int(tau, "tau"), "u": _int(u, "u"), "m": _int(m, "m")}),
+        "exact extra term",
+    )
 
-register(Result(
-    key=f"{PAPER} Claim 3.6", paper=PAPER, label="Claim 3.6",
-    title="Tails: the extra term is a fraction theta_t(u) of the mirrored mass (E_c*D_0)[y]",
-    status="this project's reading",
-    # parametrised by rho = r^{1/m} (r = rho^m) so that rational rho keeps every mass exact
-    statement=sp.Le(extra, theta_t * EcD0).subs(r, rho_s ** m),
-    symbols={rho_s: "rho = r^{1/m} = e^{-1/(s m)}", tau: "truncation", u: "offset", m: "modulus", c: "target residue"},
-    hypotheses=(Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau"),
-                Hypothesis(sp.And(c >= 0, c <= m - 1, m >= 2), "c in {0..m-1}"), Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1")),
-    kind="upper_bound", quantity="mass", spec=SPEC,
-    status_note="role from the text (the paper assumes a parameter odd, likely tau; not needed here); constant derived ✔",
-    exact=_extra_ref,
-    grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": "3", "c": c_} for r_ in ("1/2", "9/10") for c_ in ("0", "1")
-               for t_ in ("3", "6") for u_ in ("1", t_, str(2 * int(t_))))))
+
+register(
+    Result(
+        key=f"{PAPER} Claim 3.6",
+        paper=PAPER,
+        label="Claim 3.6",
+        title="Tails: the extra term is a fraction theta_t(u) of the mirrored mass (E_c*D_0)[y]",
+        status="this project's reading",
+        # parametrised by rho = r^{1/m} (r = rho^m) so that rational rho keeps every mass exact
+        statement=sp.Le(extra, theta_t * EcD0).subs(r, rho_s**m),
+        symbols={
+            rho_s: "rho = r^{1/m} = e^{-1/(s m)}",
+            tau: "truncation",
+            u: "offset",
+            m: "modulus",
+            c: "target residue",
+        },
+        hypotheses=(
+            Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau"),
+            Hypothesis(sp.And(c >= 0, c <= m - 1, m >= 2), "c in {0..m-1}"),
+            Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1"),
+        ),
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        status_note="role from the text (the paper assumes a parameter odd, likely tau; not needed here); constant derived ✔",
+        exact=_extra_ref,
+        grid=tuple(
+            {"rho": r_, "tau": t_, "u": u_, "m": "3", "c": c_}
+            for r_ in ("1/2", "9/10")
+            for c_ in ("0", "1")
+            for t_ in ("3", "6")
+            for u_ in ("1", t_, str(2 * int(t_)))
+        ),
+    )
+)
 
 
 # ------------------------------------------------------------ Claim 3.6, geometric form (module docstring)
 _gA = sp.Max(0, u - tau)
 _gB = sp.Min(u, tau)
 #: ``G(u) = Z N_c (E_c*D_0)[c + m(2tau+u)]`` for ``0 <= u <= 2tau``: the mirrored mass as a geometric series
-G_mirror = (sp.Piecewise(((tau - u) * (kappa ** u + r ** u), u < tau), (0, True))
-            + kappa ** u * (r ** (2 * _gA) - r ** (2 * _gB + 2)) / (1 - r ** 2))
-NmaxS, NminS, ZS = sp.Symbol("N_max", positive=True), sp.Symbol("N_min", positive=True), sp.Symbol("Z_tau", positive=True)
+G_mirror = sp.Piecewise(((tau - u) * (kappa**u + r**u), u < tau), (0, True)) + kappa**u * (
+    r ** (2 * _gA) - r ** (2 * _gB + 2)
+) / (1 - r**2)
+NmaxS, NminS, ZS = (
+    sp.Symbol("N_max", positive=True),
+    sp.Symbol("N_min", positive=True),
+    sp.Symbol("Z_tau", positive=True),
+)
 #: extra term / mirrored mass, with the normaliser left as a placeholder (``N_c``, or ``N_max`` in the combination)
 theta_g_p = r ** (tau + sp.Abs(u - 1 - tau)) * NmaxS / (ZS * G_mirror)
 
@@ -652,71 +885,139 @@ def _groups(rho, tau, m):
     return _GROUPS_CACHE[key]
 
 
-_EcD0_rho = EcD0.subs(r, rho_s ** m)
-register(Result(
-    key=f"{PAPER} Claim 3.6 [mirrored mass]", paper=PAPER, label="Claim 3.6", variant="mirrored mass",
-    title="The mirrored mass is a geometric series: (E_c*D_0)[c + m(2tau+u)] = G(u)/(Z N_c)",
-    status="this project's reading",
-    statement=sp.Eq(_EcD0_rho, (G_mirror / (Zt * Nx(c))).subs(r, rho_s ** m)),
-    symbols={**_RHO_SYMS, u: "offset u", c: "target residue"}, hypotheses=(_hyp_u0, _hyp_c, _hyp_rho),
-    kind="equality", quantity="mass", spec=SPEC,
-    status_note="derived by this project (geometric series; module docstring) ✔",
-    exact=lambda rho, tau, u, m, c: Reference(
-        _mass("E", _int(c, "c"), "D", 0, rho, tau, m, _int(c, "c") + _int(m, "m") * (2 * _int(tau, "tau") + _int(u, "u"))),
-        "exact convolution mass (exact.tdlap, polynomial product)"),
-    grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": m_, "c": c_} for r_, t_, m_ in (("1/2", "3", "3"), ("9/10", "5", "2"))
-               for c_ in ("0", "1") for u_ in ("0", "2", t_, str(2 * int(t_))))))
+_EcD0_rho = EcD0.subs(r, rho_s**m)
+register(
+    Result(
+        key=f"{PAPER} Claim 3.6 [mirrored mass]",
+        paper=PAPER,
+        label="Claim 3.6",
+        variant="mirrored mass",
+        title="The mirrored mass is a geometric series: (E_c*D_0)[c + m(2tau+u)] = G(u)/(Z N_c)",
+        status="this project's reading",
+        statement=sp.Eq(_EcD0_rho, (G_mirror / (Zt * Nx(c))).subs(r, rho_s**m)),
+        symbols={**_RHO_SYMS, u: "offset u", c: "target residue"},
+        hypotheses=(_hyp_u0, _hyp_c, _hyp_rho),
+        kind="equality",
+        quantity="mass",
+        spec=SPEC,
+        status_note="derived by this project (geometric series; module docstring) ✔",
+        exact=lambda rho, tau, u, m, c: Reference(
+            _mass(
+                "E",
+                _int(c, "c"),
+                "D",
+                0,
+                rho,
+                tau,
+                m,
+                _int(c, "c") + _int(m, "m") * (2 * _int(tau, "tau") + _int(u, "u")),
+            ),
+            "exact convolution mass (exact.tdlap, polynomial product)",
+        ),
+        grid=tuple(
+            {"rho": r_, "tau": t_, "u": u_, "m": m_, "c": c_}
+            for r_, t_, m_ in (("1/2", "3", "3"), ("9/10", "5", "2"))
+            for c_ in ("0", "1")
+            for u_ in ("0", "2", t_, str(2 * int(t_)))
+        ),
+    )
+)
 
 theta_g = theta_g_p.subs({NmaxS: Nx(c), ZS: Zt})
-register(Result(
-    key=f"{PAPER} Claim 3.6 [geometric]", paper=PAPER, label="Claim 3.6", variant="geometric",
-    title="Tails: extra term <= theta_g(u) (E_c*D_0)[y], theta_g = extra over the whole geometric series",
-    status="this project's reading",
-    statement=sp.Le(extra, theta_g * EcD0).subs(r, rho_s ** m),
-    symbols={**_RHO_SYMS, u: "offset u", c: "target residue"}, hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
-    kind="upper_bound", quantity="mass", spec=SPEC,
-    status_note="role from the text; constant derived by this project (an identity: see [mirrored mass]) ✔",
-    exact=_extra_ref,
-    grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": "3", "c": c_} for r_ in ("1/2", "9/10") for c_ in ("0", "2")
-               for t_ in ("3", "6") for u_ in ("1", t_, str(2 * int(t_)))),
-    notes="theta_g(u) <= theta_t(u): theta_t compares the extra term with the z = tau term of the series only."))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.6 [geometric]",
+        paper=PAPER,
+        label="Claim 3.6",
+        variant="geometric",
+        title="Tails: extra term <= theta_g(u) (E_c*D_0)[y], theta_g = extra over the whole geometric series",
+        status="this project's reading",
+        statement=sp.Le(extra, theta_g * EcD0).subs(r, rho_s**m),
+        symbols={**_RHO_SYMS, u: "offset u", c: "target residue"},
+        hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        status_note="role from the text; constant derived by this project (an identity: see [mirrored mass]) ✔",
+        exact=_extra_ref,
+        grid=tuple(
+            {"rho": r_, "tau": t_, "u": u_, "m": "3", "c": c_}
+            for r_ in ("1/2", "9/10")
+            for c_ in ("0", "2")
+            for t_ in ("3", "6")
+            for u_ in ("1", t_, str(2 * int(t_)))
+        ),
+        notes="theta_g(u) <= theta_t(u): theta_t compares the extra term with the z = tau term of the series only.",
+    )
+)
 
 _y_end = c + m * (4 * tau + 1)
 EcE0_end = sp.Sum(E(c, vv) * E(0, _y_end - vv), (vv, 0, ell))
-theta_e = r ** (4 * tau + 1) * Nx(c) * Nx(0) / Zt ** 2
-register(Result(
-    key=f"{PAPER} Claim 3.6 [end]", paper=PAPER, label="Claim 3.6", variant="end",
-    title="End point u = 2tau+1: T[tau]^2 <= theta_e (E_c*E_0)[y], theta_e = r^{4tau+1} N_c N_0/Z^2",
-    status="this project's reading",
-    statement=sp.Le(T(tau) ** 2, theta_e * EcE0_end).subs(r, rho_s ** m),
-    symbols={**_RHO_SYMS, c: "target residue"},
-    hypotheses=(Hypothesis(sp.And(c >= 0, c <= m - 2, m >= 2), "c in {0..m-2} (a carry pair a+b = c+m exists)"), _hyp_rho),
-    kind="upper_bound", quantity="mass", spec=SPEC,
-    status_note="derived by this project: (E_c*E_0)[y] >= E_c[ell] E_0[y-ell] = kappa^{2tau+1}/(N_c N_0) ✔",
-    exact=lambda rho, tau, m, c: Reference(arb_eval(T(tau) ** 2, {"r": xt.r_from_rho(rho, _int(m, "m")), "tau": _int(tau, "tau")}), "exact T[tau]^2"),
-    grid=tuple({"rho": r_, "tau": t_, "m": m_, "c": c_} for r_ in ("1/2", "9/10") for t_ in ("0", "3")
-               for m_, c_ in (("2", "0"), ("3", "1")))))
+theta_e = r ** (4 * tau + 1) * Nx(c) * Nx(0) / Zt**2
+register(
+    Result(
+        key=f"{PAPER} Claim 3.6 [end]",
+        paper=PAPER,
+        label="Claim 3.6",
+        variant="end",
+        title="End point u = 2tau+1: T[tau]^2 <= theta_e (E_c*E_0)[y], theta_e = r^{4tau+1} N_c N_0/Z^2",
+        status="this project's reading",
+        statement=sp.Le(T(tau) ** 2, theta_e * EcE0_end).subs(r, rho_s**m),
+        symbols={**_RHO_SYMS, c: "target residue"},
+        hypotheses=(
+            Hypothesis(sp.And(c >= 0, c <= m - 2, m >= 2), "c in {0..m-2} (a carry pair a+b = c+m exists)"),
+            _hyp_rho,
+        ),
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        status_note="derived by this project: (E_c*E_0)[y] >= E_c[ell] E_0[y-ell] = kappa^{2tau+1}/(N_c N_0) ✔",
+        exact=lambda rho, tau, m, c: Reference(
+            arb_eval(T(tau) ** 2, {"r": xt.r_from_rho(rho, _int(m, "m")), "tau": _int(tau, "tau")}), "exact T[tau]^2"
+        ),
+        grid=tuple(
+            {"rho": r_, "tau": t_, "m": m_, "c": c_}
+            for r_ in ("1/2", "9/10")
+            for t_ in ("0", "3")
+            for m_, c_ in (("2", "0"), ("3", "1"))
+        ),
+    )
+)
 
 
 #: the lattice group's extra term T[tau] T[u-1-tau] over one term of the mirrored group (iv applied to D*D)
-xi_p = NmaxS ** 2 / ZS ** 2 * rho_s ** (-2 * (m - 1)) * r ** (2 * (tau + sp.Abs(u - 1 - tau)))
+xi_p = NmaxS**2 / ZS**2 * rho_s ** (-2 * (m - 1)) * r ** (2 * (tau + sp.Abs(u - 1 - tau)))
 _y_u = c + m * (2 * tau + u)
 EcE0_u = sp.Sum(E(c, vv) * E(0, _y_u - vv), (vv, 0, ell))
-xi_c = (xi_p * NminS / NmaxS).subs({NmaxS: Nx(c), NminS: Nx(0), ZS: Zt})       # N_max^2 -> N_c N_0 for one pair
-register(Result(
-    key=f"{PAPER} Claim 3.6 [into mirrored]", paper=PAPER, label="Claim 3.6", variant="into mirrored",
-    title="Tails: the extra term is a fraction xi(u) of one term of the mirrored group (E_c*E_0)[y]",
-    status="this project's reading",
-    statement=sp.Le(extra, xi_c * EcE0_u).subs(r, rho_s ** m),
-    symbols={**_RHO_SYMS, u: "offset u", c: "target residue"}, hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
-    kind="upper_bound", quantity="mass", spec=SPEC,
-    status_note="derived by this project: (E_c*E_0)[y] >= E_c[w1] E_0[w2] at the two lattice points of the extra "
-                "term, E_x at lattice index z >= kappa^{|z|} rho^{m-1}/N_x ✔",
-    exact=_extra_ref,
-    grid=tuple({"rho": r_, "tau": t_, "u": u_, "m": m_, "c": c_} for r_ in ("1/2", "9/10") for m_, c_ in (("3", "1"), ("2", "0"))
-               for t_ in ("3",) for u_ in ("1", t_, str(2 * int(t_)))),
-    notes="Used by the closed-form combination where the mirrored group has room (u near 2 tau: there the mirrored "
-          "mass of the mixed group is one term at E's centre, its smallest value)."))
+xi_c = (xi_p * NminS / NmaxS).subs({NmaxS: Nx(c), NminS: Nx(0), ZS: Zt})  # N_max^2 -> N_c N_0 for one pair
+register(
+    Result(
+        key=f"{PAPER} Claim 3.6 [into mirrored]",
+        paper=PAPER,
+        label="Claim 3.6",
+        variant="into mirrored",
+        title="Tails: the extra term is a fraction xi(u) of one term of the mirrored group (E_c*E_0)[y]",
+        status="this project's reading",
+        statement=sp.Le(extra, xi_c * EcE0_u).subs(r, rho_s**m),
+        symbols={**_RHO_SYMS, u: "offset u", c: "target residue"},
+        hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
+        kind="upper_bound",
+        quantity="mass",
+        spec=SPEC,
+        status_note="derived by this project: (E_c*E_0)[y] >= E_c[w1] E_0[w2] at the two lattice points of the extra "
+        "term, E_x at lattice index z >= kappa^{|z|} rho^{m-1}/N_x ✔",
+        exact=_extra_ref,
+        grid=tuple(
+            {"rho": r_, "tau": t_, "u": u_, "m": m_, "c": c_}
+            for r_ in ("1/2", "9/10")
+            for m_, c_ in (("3", "1"), ("2", "0"))
+            for t_ in ("3",)
+            for u_ in ("1", t_, str(2 * int(t_)))
+        ),
+        notes="Used by the closed-form combination where the mirrored group has room (u near 2 tau: there the mirrored "
+        "mass of the mixed group is one term at E's centre, its smallest value).",
+    )
+)
 
 
 def eps1_factor(r_, tau_, q_, m_):
@@ -739,8 +1040,8 @@ def eps1_factor(r_, tau_, q_, m_):
         thg = arb_eval(theta_g_p, {**env, "u": uu, "N_max": Nstar, "Z_tau": Z})
         cand = (kap + thc).min(kap.max((1 - qq) * thg / qq))
         best = best.max(cand)
-    the = arith.ball(rr) ** (4 * t + 1) * Nstar ** 2 / Z ** 2
-    return best.max((1 - qq) ** 2 * the / qq ** 2)
+    the = arith.ball(rr) ** (4 * t + 1) * Nstar**2 / Z**2
+    return best.max((1 - qq) ** 2 * the / qq**2)
 
 
 class Eps1(sp.Function):
@@ -764,34 +1065,58 @@ def cor37_exact(r, tau, q, m):
             if a_ + b_ < agg.m:
                 continue
             c_ = (a_ + b_) % agg.m
-            for (pa, pb, pc, pd) in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
+            for pa, pb, pc, pd in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
                 num = G.conv("D", pa, "D", pb)
-                den_parts = (G.conv("D", pc, "D", pd), G.conv("E", pc, "D", pd), G.conv("D", pc, "E", pd), G.conv("E", pc, "E", pd))
+                den_parts = (
+                    G.conv("D", pc, "D", pd),
+                    G.conv("E", pc, "D", pd),
+                    G.conv("D", pc, "E", pd),
+                    G.conv("E", pc, "E", pd),
+                )
                 for y, x in enumerate(num):
                     if xt._is_zero(x):
                         continue
-                    den = ((1 - qq) ** 2 * den_parts[0][y] + qq * (1 - qq) * (den_parts[1][y] + den_parts[2][y])
-                           + qq ** 2 * den_parts[3][y])
+                    den = (
+                        (1 - qq) ** 2 * den_parts[0][y]
+                        + qq * (1 - qq) * (den_parts[1][y] + den_parts[2][y])
+                        + qq**2 * den_parts[3][y]
+                    )
                     best = _maxball([best, (1 - qq) ** 2 * x / den])
     return arith.ball(best).log() if not (isinstance(best, fmpq) and best == 1) else fmpq(0)
 
 
-_COR_GRID = tuple({"r": r_, "tau": t_, "q": q_, "m": "3"}
-                  for r_, t_ in (("1/8", "6"), ("27/64", "10"), ("729/1000", "16")) for q_ in ("1/100", "1/1000"))
+_COR_GRID = tuple(
+    {"r": r_, "tau": t_, "q": q_, "m": "3"}
+    for r_, t_ in (("1/8", "6"), ("27/64", "10"), ("729/1000", "16"))
+    for q_ in ("1/100", "1/1000")
+)
 
-register(Result(
-    key=f"{PAPER} Corollary 3.7", paper=PAPER, label="Corollary 3.7",
-    title="Lattice group: (1-q)^2 D_a*D_b <= e^{eps_1} (rest of hat D_c * hat D_0), eps_1 = O(1/s)",
-    status="this project's reading",
-    statement=sp.Le(sp.Symbol("epsilon_1_exact"), sp.log(Eps1(r, tau, q, m))),
-    symbols={**COMMON, q: "mixing weight", m: "modulus", sp.Symbol("epsilon_1_exact"): "exact group-1 log ratio"},
-    hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), Hypothesis(m >= 2, "m >= 2"), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
-    kind="upper_bound", quantity="llr", spec=SPEC,
-    status_note="role from the text; explicit eps_1 derived by this project from Claims 3.4-3.6 ✔",
-    numeric={"lhs": lambda r, tau, q, m: cor37_exact(r, tau, q, m)},
-    exact=lambda r, tau, q, m: Reference(cor37_exact(r, tau, q, m),
-                                         "exact max_y of (1-q)^2 (D_a*D_b)[y] / (other groups of the other law), both directions"),
-    grid=_COR_GRID))
+register(
+    Result(
+        key=f"{PAPER} Corollary 3.7",
+        paper=PAPER,
+        label="Corollary 3.7",
+        title="Lattice group: (1-q)^2 D_a*D_b <= e^{eps_1} (rest of hat D_c * hat D_0), eps_1 = O(1/s)",
+        status="this project's reading",
+        statement=sp.Le(sp.Symbol("epsilon_1_exact"), sp.log(Eps1(r, tau, q, m))),
+        symbols={**COMMON, q: "mixing weight", m: "modulus", sp.Symbol("epsilon_1_exact"): "exact group-1 log ratio"},
+        hypotheses=(
+            Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
+            Hypothesis(m >= 2, "m >= 2"),
+            Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
+        ),
+        kind="upper_bound",
+        quantity="llr",
+        spec=SPEC,
+        status_note="role from the text; explicit eps_1 derived by this project from Claims 3.4-3.6 ✔",
+        numeric={"lhs": lambda r, tau, q, m: cor37_exact(r, tau, q, m)},
+        exact=lambda r, tau, q, m: Reference(
+            cor37_exact(r, tau, q, m),
+            "exact max_y of (1-q)^2 (D_a*D_b)[y] / (other groups of the other law), both directions",
+        ),
+        grid=_COR_GRID,
+    )
+)
 
 
 # ============================================================ Claim 3.8 and the combination
@@ -803,7 +1128,7 @@ def claim38_ratio(X, Y, r, tau, m):
     for a_ in range(agg.m):
         for b_ in range(agg.m):
             c_ = (a_ + b_) % agg.m
-            for (pa, pb, pc, pd) in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
+            for pa, pb, pc, pd in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
                 lhs = G.conv(X, pa, Y, pb)
                 rhs = G.pairing_rhs(X, pa, Y, pb, pc, pd)
                 for x, y in zip(lhs, rhs):
@@ -813,21 +1138,43 @@ def claim38_ratio(X, Y, r, tau, m):
     return best
 
 
-_C38_GRID = tuple({"r": r_, "tau": t_, "m": m_} for r_, t_, m_ in
-                  (("1/8", "3", "3"), ("27/64", "4", "3"), ("1/16", "2", "4"), ("1/4", "3", "2")))
-for _X, _Y, _title in (("E", "D", "mixed group E_a*D_b"), ("D", "E", "mixed group D_a*E_b"),
-                       ("E", "E", "mirrored group E_a*E_b"), ("D", "D", "lattice group (Claim 3.4 in pairing form)")):
-    register(Result(
-        key=f"{PAPER} Claim 3.8 [{_X}{_Y}]", paper=PAPER, label="Claim 3.8", variant=f"{_X}{_Y}",
-        title=f"Pairing inequality for the {_title}: X_a*Y_b <= C_X C_Y (e^{{|j|/s}} X_c*Y_d + U) + R_bd",
-        status="this project's reading", statement=sp.Le(sp.Symbol(f"max_y ({_X}_a*{_Y}_b)/RHS"), 1),
-        symbols={**COMMON, m: "modulus"}, hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
-        kind="upper_bound", quantity="ratio", spec=SPEC,
-        status_note="role from the text; pairing constants derived by this project (exact.tdlap.Groups.pairing_rhs) ✔; "
-                    "closed-form bound on the unpaired terms not derived",
-        numeric={"lhs": (lambda X, Y: (lambda r, tau, m: claim38_ratio(X, Y, r, tau, m)))(_X, _Y)},
-        exact=(lambda X, Y: (lambda r, tau, m: Reference(claim38_ratio(X, Y, r, tau, m), "exact max ratio LHS/RHS over pairs, directions, y")))(_X, _Y),
-        grid=_C38_GRID))
+_C38_GRID = tuple(
+    {"r": r_, "tau": t_, "m": m_}
+    for r_, t_, m_ in (("1/8", "3", "3"), ("27/64", "4", "3"), ("1/16", "2", "4"), ("1/4", "3", "2"))
+)
+for _X, _Y, _title in (
+    ("E", "D", "mixed group E_a*D_b"),
+    ("D", "E", "mixed group D_a*E_b"),
+    ("E", "E", "mirrored group E_a*E_b"),
+    ("D", "D", "lattice group (Claim 3.4 in pairing form)"),
+):
+    register(
+        Result(
+            key=f"{PAPER} Claim 3.8 [{_X}{_Y}]",
+            paper=PAPER,
+            label="Claim 3.8",
+            variant=f"{_X}{_Y}",
+            title=f"Pairing inequality for the {_title}: X_a*Y_b <= C_X C_Y (e^{{|j|/s}} X_c*Y_d + U) + R_bd",
+            status="this project's reading",
+            statement=sp.Le(sp.Symbol(f"max_y ({_X}_a*{_Y}_b)/RHS"), 1),
+            symbols={**COMMON, m: "modulus"},
+            hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
+            kind="upper_bound",
+            quantity="ratio",
+            spec=SPEC,
+            status_note="role from the text; pairing constants derived by this project (exact.tdlap.Groups.pairing_rhs) ✔; "
+            "closed-form bound on the unpaired terms not derived",
+            numeric={"lhs": (lambda X, Y: lambda r, tau, m: claim38_ratio(X, Y, r, tau, m))(_X, _Y)},
+            exact=(
+                lambda X, Y: (
+                    lambda r, tau, m: Reference(
+                        claim38_ratio(X, Y, r, tau, m), "exact max ratio LHS/RHS over pairs, directions, y"
+                    )
+                )
+            )(_X, _Y),
+            grid=_C38_GRID,
+        )
+    )
 
 
 def claim38_same_index_ratio(r, tau, m):
@@ -838,51 +1185,61 @@ def claim38_same_index_ratio(r, tau, m):
     for a_ in range(agg.m):
         for b_ in range(agg.m):
             c_ = (a_ + b_) % agg.m
-            for (pa, pb, pc, pd) in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
+            for pa, pb, pc, pd in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
                 for x, y in zip(G.conv("E", pa, "E", pb), G.same_index_rhs(pa, pb, pc, pd)):
                     if not xt._is_zero(x):
                         best = _maxball([best, x / y])
     return best
 
 
-register(Result(
-    key=f"{PAPER} Claim 3.8 [EE same-index]", paper=PAPER, label="Claim 3.8", variant="EE same-index",
-    title="Mirrored group, boundary-free pairing: E_a*E_b <= (N_c N_d/(N_a N_b)) rho^{-(|a-c|+|b-d|)} E_c*E_d",
-    status="this project's reading", statement=sp.Le(sp.Symbol("max_y (E_a*E_b)/RHS_same"), 1),
-    symbols={**COMMON, m: "modulus"}, hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
-    kind="upper_bound", quantity="ratio", spec=SPEC,
-    status_note="derived by this project (triangle inequality on |v - mu_x|) ✔",
-    numeric={"lhs": lambda r, tau, m: claim38_same_index_ratio(r, tau, m)},
-    exact=lambda r, tau, m: Reference(claim38_same_index_ratio(r, tau, m), "exact max ratio LHS/RHS"),
-    grid=_C38_GRID))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.8 [EE same-index]",
+        paper=PAPER,
+        label="Claim 3.8",
+        variant="EE same-index",
+        title="Mirrored group, boundary-free pairing: E_a*E_b <= (N_c N_d/(N_a N_b)) rho^{-(|a-c|+|b-d|)} E_c*E_d",
+        status="this project's reading",
+        statement=sp.Le(sp.Symbol("max_y (E_a*E_b)/RHS_same"), 1),
+        symbols={**COMMON, m: "modulus"},
+        hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
+        kind="upper_bound",
+        quantity="ratio",
+        spec=SPEC,
+        status_note="derived by this project (triangle inequality on |v - mu_x|) ✔",
+        numeric={"lhs": lambda r, tau, m: claim38_same_index_ratio(r, tau, m)},
+        exact=lambda r, tau, m: Reference(claim38_same_index_ratio(r, tau, m), "exact max ratio LHS/RHS"),
+        grid=_C38_GRID,
+    )
+)
 
 
 # ------------------------------------------------------------ Claim 3.8 in closed form (module docstring, (i)-(v))
 nu = sp.Symbol("nu", integer=True, positive=True)
-_rr = rho_s ** m                                       # r in terms of rho (exact for rational rho)
+_rr = rho_s**m  # r in terms of rho (exact for rational rho)
 _mid = sp.floor((m - 1) / 2)
 
 
 C_N_p = NmaxS / NminS
 #: phi(n): the no-carry extra term over the two Q windows' common part (a geometric series with ratio >= r^2)
-phi_p = (1 - r ** 2) / (2 * r ** 2 * (1 - r ** (2 * nu)))
+phi_p = (1 - r**2) / (2 * r**2 * (1 - r ** (2 * nu)))
 #: R(z): one mixed term at lattice index |z| over the mirrored group of the other law (one term of Q_EE)
-R_p = NmaxS ** 2 / (NminS * ZS) * rho_s ** (-2 * (m - 1)) * r ** (2 * zz)
+R_p = NmaxS**2 / (NminS * ZS) * rho_s ** (-2 * (m - 1)) * r ** (2 * zz)
 #: psi(nu): R(tau - nu) with the geometric series of Q_EE around that term (M + 1 >= m nu terms)
-_nu0 = sp.Symbol("nu", integer=True)      # no sign assumption: psi is also used at nu = 0 (Max(1, m nu) must survive)
-psi_p = R_p.subs(zz, tau - _nu0) * (1 - rho_s ** 2) / (1 - rho_s ** (2 * sp.Max(1, m * _nu0)))
+_nu0 = sp.Symbol("nu", integer=True)  # no sign assumption: psi is also used at nu = 0 (Max(1, m nu) must survive)
+psi_p = R_p.subs(zz, tau - _nu0) * (1 - rho_s**2) / (1 - rho_s ** (2 * sp.Max(1, m * _nu0)))
 Psi_p = sp.Max(psi_p.subs(_nu0, 0), psi_p.subs(_nu0, _nu0 - 1))
 A_mix_carry_p = C_N_p * kappa
 B_mix_carry_p = 2 * R_p.subs(zz, tau)
 A_mix_nc_p = C_N_p * (1 + phi_p)
-A_EE_carry_p = C_N_p ** 2 * kappa
-A_EE_nc_p = C_N_p ** 2 * rho_s ** (-2 * _mid)
-theta_e_star_p = r ** (4 * tau + 1) * NmaxS ** 2 / ZS ** 2
+A_EE_carry_p = C_N_p**2 * kappa
+A_EE_nc_p = C_N_p**2 * rho_s ** (-2 * _mid)
+theta_e_star_p = r ** (4 * tau + 1) * NmaxS**2 / ZS**2
 #: (iv) with the whole geometric series of Q_EE where the carry extras can sit outside a pure region (M >= m tau)
-geoT_p = (1 - rho_s ** 2) / (1 - rho_s ** (2 * (m * tau + 1)))
+geoT_p = (1 - rho_s**2) / (1 - rho_s ** (2 * (m * tau + 1)))
 #: Q_EE ratio in a pure region: r on the carry side, 1 for no-carry pairs (times the normalisers)
-A_EE_carry_fav_p = C_N_p ** 2 * r
-A_EE_nc_pure_p = C_N_p ** 2
+A_EE_carry_fav_p = C_N_p**2 * r
+A_EE_nc_pure_p = C_N_p**2
 
 # pure regions of y: every mirrored term has both arguments on one side of their centres, so that
 # (E_x1*E_x2)[y] / (E_x3*E_x4)[y] = rho^{±(x1+x2-x3-x4)} N_x3 N_x4/(N_x1 N_x2) exactly
@@ -898,12 +1255,14 @@ A_EE_nc_y = sp.Piecewise((A_EE_nc_pure_p, pure_region), (A_EE_nc_p, True))
 
 Pmix, Qmix, Qee, Pee = (sp.Function(n_)(yy) for n_ in ("P_mix", "Q_mix", "Q_EE", "P_EE"))
 _C38_SYMS = dict(_RHO_SYMS)
-_C38_NOTE = ("P_mix(y) = (E_x1*D_x2 + D_x1*E_x2)[y], P_EE(y) = (E_x1*E_x2)[y] for one law, Q_mix, Q_EE the same "
-             "groups of the other law (pairs (a,b) vs (c,0), both directions), for every outcome y in 0..2 ell; "
-             "r = rho^m, N_max = N_0 and N_min = N_floor((m-1)/2) (mirrored normalisers, closed form "
-             "f(x + m tau) + f(m tau + m - 1 - x) - 1 with f(D) = (rho^-(D+1) - 1)/(rho^-1 - 1)), "
-             "Z_tau = (1 + r - 2 r^(tau+1))/(1 - r); j = (x1 + x2 - x3 - x4)/m is the carry of the comparison "
-             "(+1 for (a,b) vs (c,0), -1 reversed); pure regions: y <= m tau or y >= ell + m tau + m - 1.")
+_C38_NOTE = (
+    "P_mix(y) = (E_x1*D_x2 + D_x1*E_x2)[y], P_EE(y) = (E_x1*E_x2)[y] for one law, Q_mix, Q_EE the same "
+    "groups of the other law (pairs (a,b) vs (c,0), both directions), for every outcome y in 0..2 ell; "
+    "r = rho^m, N_max = N_0 and N_min = N_floor((m-1)/2) (mirrored normalisers, closed form "
+    "f(x + m tau) + f(m tau + m - 1 - x) - 1 with f(D) = (rho^-(D+1) - 1)/(rho^-1 - 1)), "
+    "Z_tau = (1 + r - 2 r^(tau+1))/(1 - r); j = (x1 + x2 - x3 - x4)/m is the carry of the comparison "
+    "(+1 for (a,b) vs (c,0), -1 reversed); pure regions: y <= m tau or y >= ell + m tau + m - 1."
+)
 
 
 def _consts(rho, tau_, m_):
@@ -911,8 +1270,15 @@ def _consts(rho, tau_, m_):
     t, mm = _int(tau_, "tau", 0), _int(m_, "m", 2)
     rh = rho if isinstance(rho, arb) else _r(rho)
     env = {"rho": rh, "tau": t, "m": mm}
-    out = {"rho": rh, "tau": t, "m": mm, "r": arb_eval(_rr, env), "Z_tau": arb_eval(Zt.subs(r, _rr), env),
-           "N_max": arb_eval(Nx(0).subs(r, _rr), env), "N_min": arb_eval(Nx(_mid).subs(r, _rr), env)}
+    out = {
+        "rho": rh,
+        "tau": t,
+        "m": mm,
+        "r": arb_eval(_rr, env),
+        "Z_tau": arb_eval(Zt.subs(r, _rr), env),
+        "N_max": arb_eval(Nx(0).subs(r, _rr), env),
+        "N_min": arb_eval(Nx(_mid).subs(r, _rr), env),
+    }
     return out
 
 
@@ -943,7 +1309,7 @@ def claim38_closed_ratio(group, carry, A, B, rho, tau, m, nu=None):
     A0, B0 = (None, None) if by_y else (arb_eval(A, env), arb_eval(B, env))
     mm = k["m"]
     best = fmpq(0)
-    for (x1, x2, x3, x4) in _pairs(mm, carry):
+    for x1, x2, x3, x4 in _pairs(mm, carry):
         j_ = (x1 + x2 - x3 - x4) // mm
         qe = G.conv("E", x3, "E", x4)
         if group == "mirrored":
@@ -968,60 +1334,133 @@ def claim38_closed_ratio(group, carry, A, B, rho, tau, m, nu=None):
 
 def _c38(variant, title, group, carry, A, B, hyps, grid, note, syms=None, known_false=False):
     # typeset with the placeholders N_max, N_min, Z_tau (defined in the notes): the very expressions evaluated
-    stmt = sp.Le(Pee if group == "mirrored" else Pmix,
-                 A.subs(r, _rr) * (Qee if group == "mirrored" else Qmix) + B.subs(r, _rr) * Qee)
+    stmt = sp.Le(
+        Pee if group == "mirrored" else Pmix,
+        A.subs(r, _rr) * (Qee if group == "mirrored" else Qmix) + B.subs(r, _rr) * Qee,
+    )
 
     def ratio(rho, tau, m, nu=None):
         return claim38_closed_ratio(group, carry, A, B, rho, tau, m, nu)
-    register(Result(
-        key=f"{PAPER} Claim 3.8 [{variant}]", paper=PAPER, label="Claim 3.8", variant=variant, title=title,
-        status="this project's reading", statement=stmt, symbols=syms or _C38_SYMS,
-        hypotheses=(Hypothesis(m >= 2, "m >= 2"), _hyp_rho) + hyps, kind="inequality", quantity="mass", spec=SPEC,
-        status_note=("natural but false reading; " if known_false else "role from the text; ")
-        + "closed-form constants derived by this project (module docstring) ✔",
-        numeric={"lhs": ratio, "rhs": lambda **_: fmpq(1)},
-        exact=lambda **kw: Reference(ratio(**kw), "exact max over pairs, directions and y of LHS/RHS"),
-        grid=grid, known_false=known_false,
-        notes=note + " " + _C38_NOTE + " Evaluated as max over pairs, both directions and all y of LHS/RHS (<= 1)."))
+
+    register(
+        Result(
+            key=f"{PAPER} Claim 3.8 [{variant}]",
+            paper=PAPER,
+            label="Claim 3.8",
+            variant=variant,
+            title=title,
+            status="this project's reading",
+            statement=stmt,
+            symbols=syms or _C38_SYMS,
+            hypotheses=(Hypothesis(m >= 2, "m >= 2"), _hyp_rho) + hyps,
+            kind="inequality",
+            quantity="mass",
+            spec=SPEC,
+            status_note=("natural but false reading; " if known_false else "role from the text; ")
+            + "closed-form constants derived by this project (module docstring) ✔",
+            numeric={"lhs": ratio, "rhs": lambda **_: fmpq(1)},
+            exact=lambda **kw: Reference(ratio(**kw), "exact max over pairs, directions and y of LHS/RHS"),
+            grid=grid,
+            known_false=known_false,
+            notes=note + " " + _C38_NOTE + " Evaluated as max over pairs, both directions and all y of LHS/RHS (<= 1).",
+        )
+    )
 
 
-_C38C_GRID = tuple({"rho": r_, "tau": t_, "m": m_} for r_, t_, m_ in
-                   (("1/2", "0", "2"), ("1/2", "3", "3"), ("9/10", "4", "2"), ("3/4", "5", "4"), ("9/10", "2", "5")))
-_C38N_GRID = tuple({"rho": r_, "tau": t_, "m": m_, "nu": n_} for r_, t_, m_, n_ in
-                   (("1/2", "3", "3", "1"), ("9/10", "4", "3", "2"), ("3/4", "5", "4", "3"), ("9/10", "2", "5", "1"),
-                    ("19/20", "6", "3", "6")))
-_c38("mixed, carry", "Mixed groups, carry pairs (a + b >= m): P_mix <= C_N e^{1/s} Q_mix + B(y) Q_EE",
-     "mixed", True, A_mix_carry_p, B_mix_carry_y, (), _C38C_GRID,
-     "Windows matched with a shift of at most one lattice step (factor e^{1/s}); the <= 2 lattice points at "
-     "|z| = tau that leave T's support go to the mirrored group by (iv): one term of Q_EE on the carry side's "
-     "pure region (B = 2 R(tau)), the geometric series of M + 1 >= m tau + 1 terms elsewhere (B = 2 R(tau) geoT).")
-_c38("mixed, no carry", "Mixed groups, no-carry pairs (a + b < m): P_mix <= C_N (1 + phi(nu)) Q_mix + Psi(nu) Q_EE",
-     "mixed", False, A_mix_nc_p, Psi_p, (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),), _C38N_GRID,
-     "The one window-edge term goes to Q_mix (geometric series, phi) when its overlap count n >= nu*, else to "
-     "Q_EE (psi); nu is the free split point nu* >= 1.", {**_C38_SYMS, nu: "split point nu* >= 1"})
-_c38("mixed, no carry, pure regions", "Mixed groups, no-carry pairs: the edge terms charged to Q_EE lie in the pure regions",
-     "mixed", False, A_mix_nc_p, B_mix_nc_pure_y,
-     (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"), Hypothesis(nu <= tau, "nu <= tau")),
-     tuple(g for g in _C38N_GRID if int(g["nu"]) <= int(g["tau"])),
-     "For nu* <= tau an edge term with overlap count n < nu* has |z_e| = tau - n and sits at y <= m tau "
-     "(z_e <= -1) or y >= ell + m tau + m - 1 (z_e >= 1): it is charged to Q_EE there only.",
-     {**_C38_SYMS, nu: "split point 1 <= nu* <= tau"})
-_c38("mirrored", "Mirrored group, carry pairs: P_EE <= C_N^2 e^{1/s} Q_EE, and <= C_N^2 e^{-1/s} Q_EE on the carry side",
-     "mirrored", True, A_EE_carry_y, sp.Integer(0), (), _C38C_GRID,
-     "Same-index pairing (Claim 3.8 [EE same-index]) with the better assignment of components, |a-c| + |b-d| = m; "
-     "in a pure region the ratio is exactly rho^{±j m} N_c N_0/(N_a N_b): r on the carry side.")
-_c38("mirrored, no carry", "Mirrored group, no-carry pairs: P_EE <= C_N^2 rho^{-2 floor((m-1)/2)} Q_EE, <= C_N^2 Q_EE in pure regions",
-     "mirrored", False, A_EE_nc_y, sp.Integer(0), (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),),
-     tuple(g for g in _C38C_GRID if g["m"] != "2"),
-     "Same-index pairing with the better assignment: |a-c| + |b-d| = 2 min(a, b) <= 2 floor((m-1)/2); in a pure "
-     "region the ratio is exactly the normaliser ratio (x1 + x2 = x3 + x4).")
-_c38("mixed, no carry, no edge term", "FALSE reading: P_mix <= C_N Q_mix + Psi(nu) Q_EE (window edge not charged to Q_mix)",
-     "mixed", False, C_N_p, Psi_p, (Hypothesis(m >= 3, "m >= 3"),),
-     tuple({"rho": r_, "tau": t_, "m": m_, "nu": "1"} for r_, t_, m_ in (("1/2", "4", "3"), ("3/4", "8", "3"),
-                                                                          ("9/10", "12", "4"))),
-     "Without phi the window-edge term is not paid for where the mirrored group is small; the exact maximum of "
-     "the pairwise LLR sits at such an edge (module docstring).", {**_C38_SYMS, nu: "split point nu* >= 1"},
-     known_false=True)
+_C38C_GRID = tuple(
+    {"rho": r_, "tau": t_, "m": m_}
+    for r_, t_, m_ in (("1/2", "0", "2"), ("1/2", "3", "3"), ("9/10", "4", "2"), ("3/4", "5", "4"), ("9/10", "2", "5"))
+)
+_C38N_GRID = tuple(
+    {"rho": r_, "tau": t_, "m": m_, "nu": n_}
+    for r_, t_, m_, n_ in (
+        ("1/2", "3", "3", "1"),
+        ("9/10", "4", "3", "2"),
+        ("3/4", "5", "4", "3"),
+        ("9/10", "2", "5", "1"),
+        ("19/20", "6", "3", "6"),
+    )
+)
+_c38(
+    "mixed, carry",
+    "Mixed groups, carry pairs (a + b >= m): P_mix <= C_N e^{1/s} Q_mix + B(y) Q_EE",
+    "mixed",
+    True,
+    A_mix_carry_p,
+    B_mix_carry_y,
+    (),
+    _C38C_GRID,
+    "Windows matched with a shift of at most one lattice step (factor e^{1/s}); the <= 2 lattice points at "
+    "|z| = tau that leave T's support go to the mirrored group by (iv): one term of Q_EE on the carry side's "
+    "pure region (B = 2 R(tau)), the geometric series of M + 1 >= m tau + 1 terms elsewhere (B = 2 R(tau) geoT).",
+)
+_c38(
+    "mixed, no carry",
+    "Mixed groups, no-carry pairs (a + b < m): P_mix <= C_N (1 + phi(nu)) Q_mix + Psi(nu) Q_EE",
+    "mixed",
+    False,
+    A_mix_nc_p,
+    Psi_p,
+    (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),),
+    _C38N_GRID,
+    "The one window-edge term goes to Q_mix (geometric series, phi) when its overlap count n >= nu*, else to "
+    "Q_EE (psi); nu is the free split point nu* >= 1.",
+    {**_C38_SYMS, nu: "split point nu* >= 1"},
+)
+_c38(
+    "mixed, no carry, pure regions",
+    "Mixed groups, no-carry pairs: the edge terms charged to Q_EE lie in the pure regions",
+    "mixed",
+    False,
+    A_mix_nc_p,
+    B_mix_nc_pure_y,
+    (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"), Hypothesis(nu <= tau, "nu <= tau")),
+    tuple(g for g in _C38N_GRID if int(g["nu"]) <= int(g["tau"])),
+    "For nu* <= tau an edge term with overlap count n < nu* has |z_e| = tau - n and sits at y <= m tau "
+    "(z_e <= -1) or y >= ell + m tau + m - 1 (z_e >= 1): it is charged to Q_EE there only.",
+    {**_C38_SYMS, nu: "split point 1 <= nu* <= tau"},
+)
+_c38(
+    "mirrored",
+    "Mirrored group, carry pairs: P_EE <= C_N^2 e^{1/s} Q_EE, and <= C_N^2 e^{-1/s} Q_EE on the carry side",
+    "mirrored",
+    True,
+    A_EE_carry_y,
+    sp.Integer(0),
+    (),
+    _C38C_GRID,
+    "Same-index pairing (Claim 3.8 [EE same-index]) with the better assignment of components, |a-c| + |b-d| = m; "
+    "in a pure region the ratio is exactly rho^{±j m} N_c N_0/(N_a N_b): r on the carry side.",
+)
+_c38(
+    "mirrored, no carry",
+    "Mirrored group, no-carry pairs: P_EE <= C_N^2 rho^{-2 floor((m-1)/2)} Q_EE, <= C_N^2 Q_EE in pure regions",
+    "mirrored",
+    False,
+    A_EE_nc_y,
+    sp.Integer(0),
+    (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),),
+    tuple(g for g in _C38C_GRID if g["m"] != "2"),
+    "Same-index pairing with the better assignment: |a-c| + |b-d| = 2 min(a, b) <= 2 floor((m-1)/2); in a pure "
+    "region the ratio is exactly the normaliser ratio (x1 + x2 = x3 + x4).",
+)
+_c38(
+    "mixed, no carry, no edge term",
+    "FALSE reading: P_mix <= C_N Q_mix + Psi(nu) Q_EE (window edge not charged to Q_mix)",
+    "mixed",
+    False,
+    C_N_p,
+    Psi_p,
+    (Hypothesis(m >= 3, "m >= 3"),),
+    tuple(
+        {"rho": r_, "tau": t_, "m": m_, "nu": "1"}
+        for r_, t_, m_ in (("1/2", "4", "3"), ("3/4", "8", "3"), ("9/10", "12", "4"))
+    ),
+    "Without phi the window-edge term is not paid for where the mirrored group is small; the exact maximum of "
+    "the pairwise LLR sits at such an edge (module docstring).",
+    {**_C38_SYMS, nu: "split point nu* >= 1"},
+    known_false=True,
+)
 
 
 def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
@@ -1038,13 +1477,14 @@ def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
     qq = q_ if isinstance(q_, arb) else arith.exact_in(q_, "q", lo=0, hi=1, lo_open=True, hi_open=True)
     w = (1 - qq) / qq
     env = dict(k)
-    ev = lambda e, **kw: arith.ball(arb_eval(e, {**env, **kw}))      # noqa: E731
+    ev = lambda e, **kw: arith.ball(arb_eval(e, {**env, **kw}))  # noqa: E731
     CN = ev(C_N_p)
     kap = 1 / arith.ball(k["r"])
     # mirrored column of the carry pairs: off the carry side's pure region / on it (the mixed extras and the
     # end point theta_e included in both)
-    ee = (ev(A_EE_carry_p) + w * ev(B_mix_carry_p) * ev(geoT_p)).max(ev(A_EE_carry_fav_p) + w * ev(B_mix_carry_p)) \
-        + w * w * ev(theta_e_star_p)
+    ee = (ev(A_EE_carry_p) + w * ev(B_mix_carry_p) * ev(geoT_p)).max(
+        ev(A_EE_carry_fav_p) + w * ev(B_mix_carry_p)
+    ) + w * w * ev(theta_e_star_p)
     carry = (CN * kap).max(ee)
     for uu in range(1, 2 * t + 1):
         # the lattice group's extra term of this u goes to the cheapest column
@@ -1056,9 +1496,9 @@ def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
         base = ev(A_EE_nc_p)
         best, arg = None, None
         for n_ in range(1, max(1, t) + 1):
-            if n_ <= t:                               # edge terms charged to Q_EE lie in pure regions
+            if n_ <= t:  # edge terms charged to Q_EE lie in pure regions
                 eec = base.max(ev(A_EE_nc_pure_p) + w * ev(Psi_p, nu=n_))
-            else:                                     # tau = 0
+            else:  # tau = 0
                 eec = base + w * ev(Psi_p, nu=n_)
             val = ev(A_mix_nc_p, nu=n_).max(eec)
             if best is None or val.upper() < best.upper():
@@ -1074,8 +1514,10 @@ rho_of_s = sp.exp(-1 / (s * m))
 
 def claims_closed_llr(s_, tau_, q_, m_):
     """``log K(s, tau, q, m)``: :func:`claims_closed_factor` at ``rho = e^{-1/(s m)}`` (current precision)."""
-    rho = arb_eval(rho_of_s, {"s": s_ if isinstance(s_, arb) else arith.exact_in(s_, "s", lo=0, lo_open=True),
-                              "m": _int(m_, "m", 2)})
+    rho = arb_eval(
+        rho_of_s,
+        {"s": s_ if isinstance(s_, arb) else arith.exact_in(s_, "s", lo=0, lo_open=True), "m": _int(m_, "m", 2)},
+    )
     return arith.ball(claims_closed_factor(rho, tau_, q_, m_)).log()
 
 
@@ -1101,18 +1543,18 @@ def claims_pair_bound(agg: xt.RelaxedAggregator):
     """
     G = xt.Groups(agg)
     qq = agg.q
-    w = {("D", "D"): (1 - qq) ** 2, ("E", "D"): qq * (1 - qq), ("D", "E"): qq * (1 - qq), ("E", "E"): qq ** 2}
+    w = {("D", "D"): (1 - qq) ** 2, ("E", "D"): qq * (1 - qq), ("D", "E"): qq * (1 - qq), ("E", "E"): qq**2}
     best = fmpq(1)
     for a_ in range(1, agg.m):
         for b_ in range(a_, agg.m):
             c_ = (a_ + b_) % agg.m
-            for (pa, pb, pc, pd) in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
+            for pa, pb, pc, pd in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
                 B = None
                 for (X, Y), wt in w.items():
                     if xt._is_zero(wt):
                         continue
                     rhs = G.pairing_rhs(X, pa, Y, pb, pc, pd)
-                    if (X, Y) == ("E", "E"):     # Claim 3.8 [EE same-index]: take the smaller valid bound pointwise
+                    if (X, Y) == ("E", "E"):  # Claim 3.8 [EE same-index]: take the smaller valid bound pointwise
                         rhs = [_min2(x, v) for x, v in zip(rhs, G.same_index_rhs(pa, pb, pc, pd))]
                     B = [wt * v for v in rhs] if B is None else [x + wt * v for x, v in zip(B, rhs)]
                 Q = agg.pair_law(pc, pd)
@@ -1141,43 +1583,81 @@ def _pair_bound(s, tau, q, m):
     return claims_pair_bound(_agg(m, tau, q, s_=s))
 
 
-_PAIR_GRID = tuple({"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": "3"} for s_ in ("1", "2", "4")) + \
-    tuple({"s": "2", "tau": t_, "q": "1/100", "m": m_} for t_, m_ in (("10", "2"), ("10", "4")))
+_PAIR_GRID = tuple(
+    {"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": "3"} for s_ in ("1", "2", "4")
+) + tuple({"s": "2", "tau": t_, "q": "1/100", "m": m_} for t_, m_ in (("10", "2"), ("10", "4")))
 
-register(Result(
-    key=f"{PAPER} Claims 3.3-3.8 [combined]", paper=PAPER, label="Claims 3.3-3.8", variant="combined",
-    title="The claims combined pointwise (pairing right-hand sides on exact masses): upper bound on the pairwise LLR (5)",
-    status="this project's reading", statement=sp.Le(sp.Symbol("epsilon_pair"), sp.Symbol("epsilon_claims")),
-    symbols={s: "scale s > 0", tau: "truncation", q: "mixing weight", m: "modulus",
-             sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)"},
-    hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), Hypothesis(m >= 2, "m >= 2"), Hypothesis(s > 0, "s > 0")),
-    kind="upper_bound", quantity="llr", spec=SPEC,
-    status_note=READING + "; combination derived by this project",
-    numeric={"lhs": _pair_exact, "rhs": _pair_bound},
-    exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.tdlap)"),
-    grid=_PAIR_GRID,
-    notes="The report's ratio bound/exact measures how much the claims lose; q = 0 gives +∞ (tested)."))
+register(
+    Result(
+        key=f"{PAPER} Claims 3.3-3.8 [combined]",
+        paper=PAPER,
+        label="Claims 3.3-3.8",
+        variant="combined",
+        title="The claims combined pointwise (pairing right-hand sides on exact masses): upper bound on the pairwise LLR (5)",
+        status="this project's reading",
+        statement=sp.Le(sp.Symbol("epsilon_pair"), sp.Symbol("epsilon_claims")),
+        symbols={
+            s: "scale s > 0",
+            tau: "truncation",
+            q: "mixing weight",
+            m: "modulus",
+            sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)",
+        },
+        hypotheses=(
+            Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
+            Hypothesis(m >= 2, "m >= 2"),
+            Hypothesis(s > 0, "s > 0"),
+        ),
+        kind="upper_bound",
+        quantity="llr",
+        spec=SPEC,
+        status_note=READING + "; combination derived by this project",
+        numeric={"lhs": _pair_exact, "rhs": _pair_bound},
+        exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.tdlap)"),
+        grid=_PAIR_GRID,
+        notes="The report's ratio bound/exact measures how much the claims lose; q = 0 gives +∞ (tested).",
+    )
+)
 
 
-_CLOSED_GRID = _PAIR_GRID + tuple({"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": m_}
-                                  for s_, m_ in (("2", "2"), ("4", "5")))
-register(Result(
-    key=f"{PAPER} Claims 3.3-3.8 [closed form]", paper=PAPER, label="Claims 3.3-3.8", variant="closed form",
-    title="The claims combined in closed form: eps_pair <= log K(s, tau, q, m), no convolution",
-    status="this project's reading",
-    statement=sp.Le(sp.Symbol("epsilon_pair"), sp.log(EpsClaims(rho_of_s, tau, q, m))),
-    symbols={s: "scale s > 0", tau: "truncation", q: "mixing weight", m: "modulus",
-             sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)"},
-    hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), Hypothesis(m >= 2, "m >= 2"), Hypothesis(s > 0, "s > 0")),
-    kind="upper_bound", quantity="llr", spec=SPEC,
-    status_note=READING + "; explicit constants and their combination derived by this project (module docstring)",
-    numeric={"lhs": _pair_exact},
-    exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.tdlap)"),
-    grid=_CLOSED_GRID,
-    notes="K = max(K_carry, min over nu* of K_0(nu*)) (module docstring): Claims 3.3-3.5 and 3.6 [geometric], "
-          "[end], [into mirrored] for the lattice group, Claim 3.8 [mixed, carry], [mixed, no carry (, pure "
-          "regions)], [mirrored] and [mirrored, no carry] for the other groups, largest column sum. O(tau) ball "
-          "operations, no convolution; the report's ratio bound/exact measures what the claims lose."))
+_CLOSED_GRID = _PAIR_GRID + tuple(
+    {"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": m_}
+    for s_, m_ in (("2", "2"), ("4", "5"))
+)
+register(
+    Result(
+        key=f"{PAPER} Claims 3.3-3.8 [closed form]",
+        paper=PAPER,
+        label="Claims 3.3-3.8",
+        variant="closed form",
+        title="The claims combined in closed form: eps_pair <= log K(s, tau, q, m), no convolution",
+        status="this project's reading",
+        statement=sp.Le(sp.Symbol("epsilon_pair"), sp.log(EpsClaims(rho_of_s, tau, q, m))),
+        symbols={
+            s: "scale s > 0",
+            tau: "truncation",
+            q: "mixing weight",
+            m: "modulus",
+            sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)",
+        },
+        hypotheses=(
+            Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
+            Hypothesis(m >= 2, "m >= 2"),
+            Hypothesis(s > 0, "s > 0"),
+        ),
+        kind="upper_bound",
+        quantity="llr",
+        spec=SPEC,
+        status_note=READING + "; explicit constants and their combination derived by this project (module docstring)",
+        numeric={"lhs": _pair_exact},
+        exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.tdlap)"),
+        grid=_CLOSED_GRID,
+        notes="K = max(K_carry, min over nu* of K_0(nu*)) (module docstring): Claims 3.3-3.5 and 3.6 [geometric], "
+        "[end], [into mirrored] for the lattice group, Claim 3.8 [mixed, carry], [mixed, no carry (, pure "
+        "regions)], [mirrored] and [mirrored, no carry] for the other groups, largest column sum. O(tau) ball "
+        "operations, no convolution; the report's ratio bound/exact measures what the claims lose.",
+    )
+)
 
 
 # ============================================================ Theorem 3.1 and Claim 3.10
@@ -1186,17 +1666,35 @@ def _fail_max(n, q, s, tau, m):
     return v
 
 
-register(Result(
-    key=f"{PAPER} Theorem 3.1 [correctness]", paper=PAPER, label="Theorem 3.1", variant="correctness",
-    title="beta-correctness: max_x Pr[S mod m != sum x mod m] <= 1 - (1-q)^n <= n q",
-    status="uncertain", statement=sp.Le(sp.Symbol("beta_exact"), 1 - (1 - q) ** n),
-    symbols={n: "users", q: "mixing weight", s: "scale", tau: "truncation", m: "modulus", sp.Symbol("beta_exact"): "exact failure"},
-    hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), Hypothesis(n >= 1, "n >= 1")),
-    kind="upper_bound", quantity="failure", spec=SPEC,
-    status_note="q = beta/n likely (union bound in the text); parameters of Theorem 3.1 not recovered; " + READING,
-    numeric={"lhs": _fail_max},
-    exact=lambda n, q, s, tau, m: Reference(_fail_max(n, q, s, tau, m), "exact max failure over input multisets"),
-    grid=tuple({"n": n_, "q": "1/10", "s": "2", "tau": "3", "m": m_} for n_, m_ in (("2", "3"), ("3", "2"), ("3", "3")))))
+register(
+    Result(
+        key=f"{PAPER} Theorem 3.1 [correctness]",
+        paper=PAPER,
+        label="Theorem 3.1",
+        variant="correctness",
+        title="beta-correctness: max_x Pr[S mod m != sum x mod m] <= 1 - (1-q)^n <= n q",
+        status="uncertain",
+        statement=sp.Le(sp.Symbol("beta_exact"), 1 - (1 - q) ** n),
+        symbols={
+            n: "users",
+            q: "mixing weight",
+            s: "scale",
+            tau: "truncation",
+            m: "modulus",
+            sp.Symbol("beta_exact"): "exact failure",
+        },
+        hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), Hypothesis(n >= 1, "n >= 1")),
+        kind="upper_bound",
+        quantity="failure",
+        spec=SPEC,
+        status_note="q = beta/n likely (union bound in the text); parameters of Theorem 3.1 not recovered; " + READING,
+        numeric={"lhs": _fail_max},
+        exact=lambda n, q, s, tau, m: Reference(_fail_max(n, q, s, tau, m), "exact max failure over input multisets"),
+        grid=tuple(
+            {"n": n_, "q": "1/10", "s": "2", "tau": "3", "m": m_} for n_, m_ in (("2", "3"), ("3", "2"), ("3", "3"))
+        ),
+    )
+)
 
 
 def _sec_exact(n, s, tau, q, m):
@@ -1209,18 +1707,36 @@ def _sec_hybrid(n, s, tau, q, m):
     return (_int(n, "n", 2) - 1) * v
 
 
-register(Result(
-    key=f"{PAPER} Theorem 3.1 [security]", paper=PAPER, label="Theorem 3.1", variant="security",
-    title="Hybrid argument: max_x d_LLR(S(x), S(c,0..0)) <= (n-1) eps_pair",
-    status="this project's reading", statement=sp.Le(sp.Symbol("epsilon_exact"), (n - 1) * sp.Symbol("epsilon_pair")),
-    symbols={n: "users", s: "scale", tau: "truncation", q: "mixing weight", m: "modulus",
-             sp.Symbol("epsilon_exact"): "exact LLR security"},
-    hypotheses=(Hypothesis(n >= 2, "n >= 2"), Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1")),
-    kind="upper_bound", quantity="llr", spec=SPEC, status_note=READING + " (proof route visible in the text)",
-    numeric={"lhs": _sec_exact, "rhs": _sec_hybrid},
-    exact=lambda n, s, tau, q, m: Reference(_sec_exact(n, s, tau, q, m), "exact max over input multisets"),
-    # n = 2 is omitted from the grid: there the two sides coincide exactly (one hybrid step), which balls cannot decide
-    grid=tuple({"n": n_, "s": "2", "tau": "6", "q": "1/100", "m": m_} for n_, m_ in (("3", "3"), ("3", "2"), ("4", "2")))))
+register(
+    Result(
+        key=f"{PAPER} Theorem 3.1 [security]",
+        paper=PAPER,
+        label="Theorem 3.1",
+        variant="security",
+        title="Hybrid argument: max_x d_LLR(S(x), S(c,0..0)) <= (n-1) eps_pair",
+        status="this project's reading",
+        statement=sp.Le(sp.Symbol("epsilon_exact"), (n - 1) * sp.Symbol("epsilon_pair")),
+        symbols={
+            n: "users",
+            s: "scale",
+            tau: "truncation",
+            q: "mixing weight",
+            m: "modulus",
+            sp.Symbol("epsilon_exact"): "exact LLR security",
+        },
+        hypotheses=(Hypothesis(n >= 2, "n >= 2"), Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1")),
+        kind="upper_bound",
+        quantity="llr",
+        spec=SPEC,
+        status_note=READING + " (proof route visible in the text)",
+        numeric={"lhs": _sec_exact, "rhs": _sec_hybrid},
+        exact=lambda n, s, tau, q, m: Reference(_sec_exact(n, s, tau, q, m), "exact max over input multisets"),
+        # n = 2 is omitted from the grid: there the two sides coincide exactly (one hybrid step), which balls cannot decide
+        grid=tuple(
+            {"n": n_, "s": "2", "tau": "6", "q": "1/100", "m": m_} for n_, m_ in (("3", "3"), ("3", "2"), ("4", "2"))
+        ),
+    )
+)
 
 
 def theorem_3_1_parameters(n_, beta_, epsilon_, m_, *, s_grid=None, via: str = "exact"):
@@ -1240,33 +1756,46 @@ def theorem_3_1_parameters(n_, beta_, epsilon_, m_, *, s_grid=None, via: str = "
     mm = _int(m_, "m", 2)
     if via not in ("exact", "claims"):
         raise InvalidArgument("via", via, "must be 'exact' (the exact pairwise LLR) or 'claims' (the closed form)")
-    grid = s_grid or [fmpq(1, 2)] + [fmpq(2 ** i) for i in range(9)]
+    grid = s_grid or [fmpq(1, 2)] + [fmpq(2**i) for i in range(9)]
     for sv in grid:
         with arith.precision(128):
             t = int(arb_eval(sp.ceiling(2 * s * sp.log(1 / q)), {"s": sv, "q": qq}).p)
         if via == "claims":
-            def bound(prec, sv=sv, t=t):          # escalate() runs this at precision prec
+
+            def bound(prec, sv=sv, t=t):  # escalate() runs this at precision prec
                 return claims_closed_llr(sv, t, qq, mm)
-            val, _ = arith.escalate(bound, lambda v: arith.le((nn - 1) * v, eps) is not None, what="closed-form claims bound")
+
+            val, _ = arith.escalate(
+                bound, lambda v: arith.le((nn - 1) * v, eps) is not None, what="closed-form claims bound"
+            )
         else:
             # one-sided: accept s only if (n-1) eps_pair <= epsilon is certified (precision escalates until decided)
             val, _, _ = xt.pairwise_llr_certified(
-                mm, t, q=qq, s=sv,
-                decided=lambda v: v is None or arith.le((nn - 1) * arith.ball(v), eps) is not None)
+                mm, t, q=qq, s=sv, decided=lambda v: v is None or arith.le((nn - 1) * arith.ball(v), eps) is not None
+            )
         if val is not None and arith.le((nn - 1) * arith.ball(val), eps) is True:
             return {"q": qq, "tau": t, "s": sv, "eps_pair": val, "via": via}
     raise InvalidArgument("epsilon", epsilon_, "is not reached on the s grid; pass a finer or larger s_grid")
 
 
-register(Result(
-    key=f"{PAPER} Theorem 3.1 [parameters]", paper=PAPER, label="Theorem 3.1", variant="parameters",
-    title="Parameter choice q = beta/n, tau = ceil(2 s ln(1/q)), s from the target epsilon",
-    status="uncertain", statement=sp.And(sp.Eq(q, beta / n), sp.Eq(tau, sp.ceiling(2 * s * sp.log(1 / q)))),
-    symbols={q: "mixing weight", beta: "target failure", n: "users", tau: "truncation", s: "scale"},
-    kind="statement", quantity="parameters", spec=SPEC,
-    status_note="uncertain: not recovered; q = beta/n likely; tau from T[±tau] ≲ q^2 (this project's reading)",
-    notes="proofs.pure_dp.theorem_3_1_parameters chooses s one-sidedly, by the certified exact pairwise LLR "
-          "(via='exact') or by the claims' closed form (via='claims', the paper's route, no convolution)."))
+register(
+    Result(
+        key=f"{PAPER} Theorem 3.1 [parameters]",
+        paper=PAPER,
+        label="Theorem 3.1",
+        variant="parameters",
+        title="Parameter choice q = beta/n, tau = ceil(2 s ln(1/q)), s from the target epsilon",
+        status="uncertain",
+        statement=sp.And(sp.Eq(q, beta / n), sp.Eq(tau, sp.ceiling(2 * s * sp.log(1 / q)))),
+        symbols={q: "mixing weight", beta: "target failure", n: "users", tau: "truncation", s: "scale"},
+        kind="statement",
+        quantity="parameters",
+        spec=SPEC,
+        status_note="uncertain: not recovered; q = beta/n likely; tau from T[±tau] ≲ q^2 (this project's reading)",
+        notes="proofs.pure_dp.theorem_3_1_parameters chooses s one-sidedly, by the certified exact pairwise LLR "
+        "(via='exact') or by the claims' closed form (via='claims', the paper's route, no convolution).",
+    )
+)
 
 
 def _claim310(m):
@@ -1283,23 +1812,32 @@ def _claim310(m):
     return 1 - min(classes)
 
 
-register(Result(
-    key=f"{PAPER} Claim 3.10", paper=PAPER, label="Claim 3.10",
-    title="Perfect security forces beta >= 1 - 1/m (worked demonstration)",
-    status="uncertain", statement=sp.Ge(sp.Symbol("beta_perfect"), 1 - 1 / m),
-    symbols={m: "modulus", sp.Symbol("beta_perfect"): "failure of a perfectly secure intermediary"},
-    hypotheses=(Hypothesis(m >= 2, "m >= 2"),), kind="lower_bound", quantity="failure", spec=SPEC,
-    status_note="uncertain: bound derived from the proof idea (docs/reference/pure_dp.md §3.5)",
-    numeric={"lhs": _claim310},
-    exact=lambda m: Reference(_claim310(m), "exact failure of POST = mod m on an input-independent law"),
-    grid=tuple({"m": m_} for m_ in ("2", "3", "5"))))
+register(
+    Result(
+        key=f"{PAPER} Claim 3.10",
+        paper=PAPER,
+        label="Claim 3.10",
+        title="Perfect security forces beta >= 1 - 1/m (worked demonstration)",
+        status="uncertain",
+        statement=sp.Ge(sp.Symbol("beta_perfect"), 1 - 1 / m),
+        symbols={m: "modulus", sp.Symbol("beta_perfect"): "failure of a perfectly secure intermediary"},
+        hypotheses=(Hypothesis(m >= 2, "m >= 2"),),
+        kind="lower_bound",
+        quantity="failure",
+        spec=SPEC,
+        status_note="uncertain: bound derived from the proof idea (docs/reference/pure_dp.md §3.5)",
+        numeric={"lhs": _claim310},
+        exact=lambda m: Reference(_claim310(m), "exact failure of POST = mod m on an input-independent law"),
+        grid=tuple({"m": m_} for m_ in ("2", "3", "5")),
+    )
+)
 
 
 # ============================================================ Section 4 and Appendix B
 def noise_pmf(t: int, r_):
     """``Pr[eta_1 + eta_2 = t]`` for i.i.d. ``eta_i ~ DLap`` with ratio ``r``:
     ``((1-r)/(1+r))^2 r^{|t|} (|t| + 1 + 2 r^2/(1-r^2))`` (derived; tested against an exact convolution)."""
-    return ((1 - r_) / (1 + r_)) ** 2 * r_ ** abs(t) * (abs(t) + 1 + 2 * r_ ** 2 / (1 - r_ ** 2))
+    return ((1 - r_) / (1 + r_)) ** 2 * r_ ** abs(t) * (abs(t) + 1 + 2 * r_**2 / (1 - r_**2))
 
 
 def protocol_error_law(xs, epsilon_, k_, m_, *, window=None):
@@ -1368,37 +1906,58 @@ def error_second_moment(epsilon_, m_, *, window=None):
     c0 = ((1 - rr) / (1 + rr)) ** 2
     acc = arb(0)
     for t in range(-W, W + 1):
-        p = c0 * rr ** abs(t) * (abs(t) + 1 + 2 * rr ** 2 / (1 - rr ** 2))
+        p = c0 * rr ** abs(t) * (abs(t) + 1 + 2 * rr**2 / (1 - rr**2))
         res = t % mm
         cen = res if res <= mm // 2 else res - mm
-        acc += p * cen ** 2
+        acc += p * cen**2
     tail = 2 * xt.dlap_tail(W // 2, r=rr) * fmpq(mm * mm, 4)
     return acc + arb(0).union(arith.ball(tail))
 
 
-register(Result(
-    key=f"{PAPER} Theorem 4.1 [privacy]", paper=PAPER, label="Theorem 4.1", variant="privacy",
-    title="Honest noise share sum DLap(k/eps) hides a k-sensitive sum: LLR exactly eps",
-    status="uncertain", statement=sp.Eq(sp.Symbol("d_LLR(DLap(0,k/eps), DLap(k,k/eps))"), epsilon),
-    symbols={epsilon: "target", k: "rounding levels (sensitivity)"},
-    hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"), Hypothesis(k >= 1, "k >= 1")),
-    kind="equality", quantity="llr", spec=SPEC,
-    status_note="privacy via infinite divisibility [TXT]; constants/parameter assignments not recovered",
-    numeric={"lhs": lambda epsilon, k: _dlap_shift_llr(epsilon, k)},
-    exact=lambda epsilon, k: Reference(_dlap_shift_llr(epsilon, k), "exact LLR (log-ratio linear)"),
-    grid=tuple({"epsilon": e_, "k": k_} for e_ in ("1/10", "1") for k_ in ("1", "5"))))
+register(
+    Result(
+        key=f"{PAPER} Theorem 4.1 [privacy]",
+        paper=PAPER,
+        label="Theorem 4.1",
+        variant="privacy",
+        title="Honest noise share sum DLap(k/eps) hides a k-sensitive sum: LLR exactly eps",
+        status="uncertain",
+        statement=sp.Eq(sp.Symbol("d_LLR(DLap(0,k/eps), DLap(k,k/eps))"), epsilon),
+        symbols={epsilon: "target", k: "rounding levels (sensitivity)"},
+        hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"), Hypothesis(k >= 1, "k >= 1")),
+        kind="equality",
+        quantity="llr",
+        spec=SPEC,
+        status_note="privacy via infinite divisibility [TXT]; constants/parameter assignments not recovered",
+        numeric={"lhs": lambda epsilon, k: _dlap_shift_llr(epsilon, k)},
+        exact=lambda epsilon, k: Reference(_dlap_shift_llr(epsilon, k), "exact LLR (log-ratio linear)"),
+        grid=tuple({"epsilon": e_, "k": k_} for e_ in ("1/10", "1") for k_ in ("1", "5")),
+    )
+)
 
-register(Result(
-    key=f"{PAPER} Theorem 4.1 [error]", paper=PAPER, label="Theorem 4.1", variant="error",
-    title="O(1/eps) error: E[err^2] <= 4/eps^2 (binary data, honest users, centred residue mod m)",
-    status="uncertain", statement=sp.Le(sp.Symbol("mse"), 4 / epsilon ** 2),
-    symbols={epsilon: "target", m: "modulus", sp.Symbol("mse"): "exact mean squared error"},
-    hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"), Hypothesis(m >= 2, "m >= 2")),
-    kind="upper_bound", quantity="mse", spec=SPEC,
-    status_note="O(1/eps) from the abstract; explicit 4/eps^2 derived (2r/(1-r)^2 <= 2/eps^2 per DLap)",
-    numeric={"lhs": lambda epsilon, m: error_second_moment(epsilon, m)},
-    exact=lambda epsilon, m: Reference(error_second_moment(epsilon, m), "E[err^2] from the exact folded noise law (windowed, certified tail)"),
-    grid=tuple({"epsilon": e_, "m": m_} for e_ in ("1/4", "1/2", "1") for m_ in ("64",))))
+register(
+    Result(
+        key=f"{PAPER} Theorem 4.1 [error]",
+        paper=PAPER,
+        label="Theorem 4.1",
+        variant="error",
+        title="O(1/eps) error: E[err^2] <= 4/eps^2 (binary data, honest users, centred residue mod m)",
+        status="uncertain",
+        statement=sp.Le(sp.Symbol("mse"), 4 / epsilon**2),
+        symbols={epsilon: "target", m: "modulus", sp.Symbol("mse"): "exact mean squared error"},
+        hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"), Hypothesis(m >= 2, "m >= 2")),
+        kind="upper_bound",
+        quantity="mse",
+        spec=SPEC,
+        status_note="O(1/eps) from the abstract; explicit 4/eps^2 derived (2r/(1-r)^2 <= 2/eps^2 per DLap)",
+        numeric={"lhs": lambda epsilon, m: error_second_moment(epsilon, m)},
+        exact=lambda epsilon, m: Reference(
+            error_second_moment(epsilon, m), "E[err^2] from the exact folded noise law (windowed, certified tail)"
+        ),
+        grid=tuple({"epsilon": e_, "m": m_} for e_ in ("1/4", "1/2", "1") for m_ in ("64",)),
+    )
+)
+
 
 def protocol_mse(n_, k_, m_, epsilon_, *, window=None):
     """Exact E[err^2] of the protocol (:func:`protocol_error_law`) on the input x_i = 1/(2k) (maximal rounding
@@ -1421,38 +1980,69 @@ def _protocol_mse_bound(n_, k_, m_, epsilon_):
     return 4 / arith.ball(e) ** 2 + fmpq(nn, 4 * kk * kk) + fmpq(mm + nn * kk, 2 * kk) ** 2 * wrap
 
 
-register(Result(
-    key=f"{PAPER} Theorem 4.1 [protocol error]", paper=PAPER, label="Theorem 4.1", variant="protocol error",
-    title="Full protocol (rounding, Polya shares, mod-m aggregation): E[err^2] <= 4/eps^2 + n/(4k^2) + wrap term",
-    status="uncertain",
-    statement=sp.Le(sp.Symbol("mse_protocol"), 4 / epsilon ** 2 + n / (4 * k ** 2) + sp.Symbol("wrap")),
-    symbols={n: "users", k: "rounding levels", m: "modulus > n k", epsilon: "target",
-             sp.Symbol("mse_protocol"): "exact MSE on x_i = 1/(2k)"},
-    hypotheses=(Hypothesis(m > n * k, "m > n k"), Hypothesis(epsilon > 0, "epsilon > 0")),
-    kind="upper_bound", quantity="mse", spec=SPEC,
-    status_note="uncertain: the paper's constants and parameter assignments not recovered; this bound derived: "
-                "no wrap -> (Var rounding + Var noise)/k^2; wrap needs |noise| >= (m - n k)/2, error then <= (m + n k)/(2k)",
-    numeric={"lhs": lambda n, k, m, epsilon: protocol_mse(n, k, m, epsilon),
-             "rhs": lambda n, k, m, epsilon: _protocol_mse_bound(n, k, m, epsilon)},
-    exact=lambda n, k, m, epsilon: Reference(protocol_mse(n, k, m, epsilon), "exact MSE from the exact error law (windowed noise, certified tail)"),
-    grid=tuple({"n": n_, "k": k_, "m": m_, "epsilon": e_} for n_, k_, m_ in (("3", "1", "64"), ("4", "2", "64"))
-               for e_ in ("1/4", "1/2", "1")),
-    notes="wrap = ((m + n k)/(2k))^2 · 2 Pr[|DLap(k/eps)| >= ceil((m - n k)/4)]; the grid shows E[err^2] ~ 4/eps^2 (O(1/eps) error)."))
+register(
+    Result(
+        key=f"{PAPER} Theorem 4.1 [protocol error]",
+        paper=PAPER,
+        label="Theorem 4.1",
+        variant="protocol error",
+        title="Full protocol (rounding, Polya shares, mod-m aggregation): E[err^2] <= 4/eps^2 + n/(4k^2) + wrap term",
+        status="uncertain",
+        statement=sp.Le(sp.Symbol("mse_protocol"), 4 / epsilon**2 + n / (4 * k**2) + sp.Symbol("wrap")),
+        symbols={
+            n: "users",
+            k: "rounding levels",
+            m: "modulus > n k",
+            epsilon: "target",
+            sp.Symbol("mse_protocol"): "exact MSE on x_i = 1/(2k)",
+        },
+        hypotheses=(Hypothesis(m > n * k, "m > n k"), Hypothesis(epsilon > 0, "epsilon > 0")),
+        kind="upper_bound",
+        quantity="mse",
+        spec=SPEC,
+        status_note="uncertain: the paper's constants and parameter assignments not recovered; this bound derived: "
+        "no wrap -> (Var rounding + Var noise)/k^2; wrap needs |noise| >= (m - n k)/2, error then <= (m + n k)/(2k)",
+        numeric={
+            "lhs": lambda n, k, m, epsilon: protocol_mse(n, k, m, epsilon),
+            "rhs": lambda n, k, m, epsilon: _protocol_mse_bound(n, k, m, epsilon),
+        },
+        exact=lambda n, k, m, epsilon: Reference(
+            protocol_mse(n, k, m, epsilon), "exact MSE from the exact error law (windowed noise, certified tail)"
+        ),
+        grid=tuple(
+            {"n": n_, "k": k_, "m": m_, "epsilon": e_}
+            for n_, k_, m_ in (("3", "1", "64"), ("4", "2", "64"))
+            for e_ in ("1/4", "1/2", "1")
+        ),
+        notes="wrap = ((m + n k)/(2k))^2 · 2 Pr[|DLap(k/eps)| >= ceil((m - n k)/4)]; the grid shows E[err^2] ~ 4/eps^2 (O(1/eps) error).",
+    )
+)
 
 beta_star = 1 - (1 - 2 * r ** (tau + 1) / (1 + r)) ** 2
-register(Result(
-    key=f"{PAPER} Claim 4.2", paper=PAPER, label="Claim 4.2",
-    title="Noise = (1-beta*) TDLap*TDLap + beta* F with beta* = 1-(1-Pr[|eta|>tau])^2 <= 4 r^{tau+1}/(1+r)",
-    status="uncertain", statement=sp.Le(beta_star, 4 * r ** (tau + 1) / (1 + r)),
-    symbols=dict(COMMON), hypotheses=(Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),),
-    kind="upper_bound", quantity="weight", spec=SPEC,
-    status_note="uncertain: the exact weight not recovered; DLap | (|eta| <= tau) = TDLap (tested exactly)",
-    exact=lambda r, tau: Reference(1 - (1 - xt.dlap_tail(_int(tau, "tau", 0), r=_r(r))) ** 2, "exact mixture weight"),
-    grid=tuple({"r": r_, "tau": t_} for r_ in ("1/2", "9/10") for t_ in ("1", "10", "40"))))
+register(
+    Result(
+        key=f"{PAPER} Claim 4.2",
+        paper=PAPER,
+        label="Claim 4.2",
+        title="Noise = (1-beta*) TDLap*TDLap + beta* F with beta* = 1-(1-Pr[|eta|>tau])^2 <= 4 r^{tau+1}/(1+r)",
+        status="uncertain",
+        statement=sp.Le(beta_star, 4 * r ** (tau + 1) / (1 + r)),
+        symbols=dict(COMMON),
+        hypotheses=(Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),),
+        kind="upper_bound",
+        quantity="weight",
+        spec=SPEC,
+        status_note="uncertain: the exact weight not recovered; DLap | (|eta| <= tau) = TDLap (tested exactly)",
+        exact=lambda r, tau: Reference(
+            1 - (1 - xt.dlap_tail(_int(tau, "tau", 0), r=_r(r))) ** 2, "exact mixture weight"
+        ),
+        grid=tuple({"r": r_, "tau": t_} for r_ in ("1/2", "9/10") for t_ in ("1", "10", "40")),
+    )
+)
 
 _p = 1 - r
-EG2 = (1 - _p) * (2 - _p) / _p ** 2
-EG4 = (1 - _p) * (24 - 36 * _p + 14 * _p ** 2 - _p ** 3) / _p ** 4
+EG2 = (1 - _p) * (2 - _p) / _p**2
+EG4 = (1 - _p) * (24 - 36 * _p + 14 * _p**2 - _p**3) / _p**4
 _hyp_b1 = (Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),)
 _hyp_b1s = (Hypothesis(s > 0, "s > 0"), Hypothesis(tau >= s * sp.log(2), "tau >= s ln 2"))
 _B1_GRID = tuple({"r": r_, "tau": t_} for r_ in ("1/2", "9/10", "99/100") for t_ in ("1", "5", "50"))
@@ -1466,48 +2056,108 @@ def _tdm(kk, via_s=False):
 
 
 for _k, _EG in ((2, EG2), (4, EG4)):
-    register(Result(
-        key=f"{PAPER} Claim B.1 [m{_k}]", paper=PAPER, label="Claim B.1", variant=f"m{_k}",
-        title=f"TDLap moment E Z^{_k} <= 2 E G^{_k} / (1 + r - 2 r^(tau+1))",
-        status="derived", statement=sp.Le(sp.Symbol(f"E[Z^{_k}]"), 2 * _EG / (1 + r - 2 * r ** (tau + 1))),
-        symbols={**COMMON, sp.Symbol(f"E[Z^{_k}]"): "exact TDLap moment"}, hypotheses=_hyp_b1,
-        kind="upper_bound", quantity="moment", spec=SPEC, status_note="derived ✔ (Geo-moment route of the text)",
-        numeric={"lhs": _tdm(_k)},
-        exact=(lambda kk: (lambda r, tau: Reference(xt.tdlap_moment(kk, _int(tau, "tau", 0), r=_r(r)), "exact finite sum")))(_k),
-        grid=_B1_GRID))
+    register(
+        Result(
+            key=f"{PAPER} Claim B.1 [m{_k}]",
+            paper=PAPER,
+            label="Claim B.1",
+            variant=f"m{_k}",
+            title=f"TDLap moment E Z^{_k} <= 2 E G^{_k} / (1 + r - 2 r^(tau+1))",
+            status="derived",
+            statement=sp.Le(sp.Symbol(f"E[Z^{_k}]"), 2 * _EG / (1 + r - 2 * r ** (tau + 1))),
+            symbols={**COMMON, sp.Symbol(f"E[Z^{_k}]"): "exact TDLap moment"},
+            hypotheses=_hyp_b1,
+            kind="upper_bound",
+            quantity="moment",
+            spec=SPEC,
+            status_note="derived ✔ (Geo-moment route of the text)",
+            numeric={"lhs": _tdm(_k)},
+            exact=(
+                lambda kk: (
+                    lambda r, tau: Reference(xt.tdlap_moment(kk, _int(tau, "tau", 0), r=_r(r)), "exact finite sum")
+                )
+            )(_k),
+            grid=_B1_GRID,
+        )
+    )
 
-register(Result(
-    key=f"{PAPER} Claim B.1 [m2, s]", paper=PAPER, label="Claim B.1", variant="m2, s",
-    title="E Z^2 <= 4 s^2 when tau >= s ln 2", status="derived",
-    statement=sp.Le(sp.Symbol("E[Z^2]"), 4 * s ** 2), symbols={s: "scale", tau: "truncation", sp.Symbol("E[Z^2]"): "exact"},
-    hypotheses=_hyp_b1s, kind="upper_bound", quantity="moment", spec=SPEC,
-    status_note="derived ✔; uncertain: the paper's threshold on tau and printed constants",
-    numeric={"lhs": _tdm(2, True)},
-    exact=lambda s, tau: Reference(xt.tdlap_moment(2, _int(tau, "tau", 0), s=s), "exact finite sum"), grid=_B1S_GRID))
+register(
+    Result(
+        key=f"{PAPER} Claim B.1 [m2, s]",
+        paper=PAPER,
+        label="Claim B.1",
+        variant="m2, s",
+        title="E Z^2 <= 4 s^2 when tau >= s ln 2",
+        status="derived",
+        statement=sp.Le(sp.Symbol("E[Z^2]"), 4 * s**2),
+        symbols={s: "scale", tau: "truncation", sp.Symbol("E[Z^2]"): "exact"},
+        hypotheses=_hyp_b1s,
+        kind="upper_bound",
+        quantity="moment",
+        spec=SPEC,
+        status_note="derived ✔; uncertain: the paper's threshold on tau and printed constants",
+        numeric={"lhs": _tdm(2, True)},
+        exact=lambda s, tau: Reference(xt.tdlap_moment(2, _int(tau, "tau", 0), s=s), "exact finite sum"),
+        grid=_B1S_GRID,
+    )
+)
 
-register(Result(
-    key=f"{PAPER} Claim B.1 [m4, s]", paper=PAPER, label="Claim B.1", variant="m4, s",
-    title="E Z^4 <= 48 s^4 + 2 when tau >= s ln 2", status="derived",
-    statement=sp.Le(sp.Symbol("E[Z^4]"), 48 * s ** 4 + 2), symbols={s: "scale", tau: "truncation", sp.Symbol("E[Z^4]"): "exact"},
-    hypotheses=_hyp_b1s, kind="upper_bound", quantity="moment", spec=SPEC,
-    status_note="derived ✔; uncertain: the paper's threshold on tau and printed constants",
-    numeric={"lhs": _tdm(4, True)},
-    exact=lambda s, tau: Reference(xt.tdlap_moment(4, _int(tau, "tau", 0), s=s), "exact finite sum"), grid=_B1S_GRID))
+register(
+    Result(
+        key=f"{PAPER} Claim B.1 [m4, s]",
+        paper=PAPER,
+        label="Claim B.1",
+        variant="m4, s",
+        title="E Z^4 <= 48 s^4 + 2 when tau >= s ln 2",
+        status="derived",
+        statement=sp.Le(sp.Symbol("E[Z^4]"), 48 * s**4 + 2),
+        symbols={s: "scale", tau: "truncation", sp.Symbol("E[Z^4]"): "exact"},
+        hypotheses=_hyp_b1s,
+        kind="upper_bound",
+        quantity="moment",
+        spec=SPEC,
+        status_note="derived ✔; uncertain: the paper's threshold on tau and printed constants",
+        numeric={"lhs": _tdm(4, True)},
+        exact=lambda s, tau: Reference(xt.tdlap_moment(4, _int(tau, "tau", 0), s=s), "exact finite sum"),
+        grid=_B1S_GRID,
+    )
+)
 
-register(Result(
-    key=f"{PAPER} Claim B.1 [mean]", paper=PAPER, label="Claim B.1", variant="mean",
-    title="E Z = 0", status="derived", statement=sp.Eq(sp.Symbol("E[Z]"), 0),
-    symbols=dict(COMMON), hypotheses=_hyp_b1,
-    kind="equality", quantity="moment", spec=SPEC, status_note="derived ✔ (symmetry)",
-    numeric={"lhs": lambda r, tau: sum(z * v for z, v in zip(range(-_int(tau, "tau", 0), _int(tau, "tau", 0) + 1),
-                                                           xt.tdlap_masses(_int(tau, "tau", 0), r=_r(r))))},
-    exact=lambda r, tau: Reference(fmpq(0), "symmetry"), grid=_B1_GRID[:3]))
+register(
+    Result(
+        key=f"{PAPER} Claim B.1 [mean]",
+        paper=PAPER,
+        label="Claim B.1",
+        variant="mean",
+        title="E Z = 0",
+        status="derived",
+        statement=sp.Eq(sp.Symbol("E[Z]"), 0),
+        symbols=dict(COMMON),
+        hypotheses=_hyp_b1,
+        kind="equality",
+        quantity="moment",
+        spec=SPEC,
+        status_note="derived ✔ (symmetry)",
+        numeric={
+            "lhs": lambda r, tau: sum(
+                z * v
+                for z, v in zip(
+                    range(-_int(tau, "tau", 0), _int(tau, "tau", 0) + 1), xt.tdlap_masses(_int(tau, "tau", 0), r=_r(r))
+                )
+            )
+        },
+        exact=lambda r, tau: Reference(fmpq(0), "symmetry"),
+        grid=_B1_GRID[:3],
+    )
+)
 
 
 def _stamp_reading():
     """Every Section 3 result carries the phrase "statement in this project's reading of the construction"."""
     import dataclasses
+
     from .core import REGISTRY
+
     for key, res in list(REGISTRY.items()):
         if res.paper == PAPER and res.status == "this project's reading" and READING not in res.notes:
             REGISTRY[key] = dataclasses.replace(res, notes=(READING.capitalize() + ". " + res.notes).strip())
@@ -1516,17 +2166,37 @@ def _stamp_reading():
 _stamp_reading()
 
 #: the section of docs/reference/pure_dp.md that states each result (by label)
-_SECTIONS = {"Definition 2.1": "§1", "Definition 2.2": "§1", "Theorem 2.3": "§1", "Fact 2.4": "§1",
-             "TDLap normaliser": "§1", "Definition 2.7": "§2", "Definition 2.8": "§2", "Definition 2.9": "§2",
-             "Theorem 3.1": "§3.3", "Fact 3.2": "§3.4", "Claim 3.3": "§3.4", "Claim 3.4": "§3.4", "Claim 3.5": "§3.4",
-             "Claim 3.6": "§3.4", "Corollary 3.7": "§3.4", "Claim 3.8": "§3.4", "Claims 3.3-3.8": "§3.5",
-             "Claim 3.10": "§3.6", "Theorem 4.1": "§4", "Claim 4.2": "§4", "Claim B.1": "§4"}
+_SECTIONS = {
+    "Definition 2.1": "§1",
+    "Definition 2.2": "§1",
+    "Theorem 2.3": "§1",
+    "Fact 2.4": "§1",
+    "TDLap normaliser": "§1",
+    "Definition 2.7": "§2",
+    "Definition 2.8": "§2",
+    "Definition 2.9": "§2",
+    "Theorem 3.1": "§3.3",
+    "Fact 3.2": "§3.4",
+    "Claim 3.3": "§3.4",
+    "Claim 3.4": "§3.4",
+    "Claim 3.5": "§3.4",
+    "Claim 3.6": "§3.4",
+    "Corollary 3.7": "§3.4",
+    "Claim 3.8": "§3.4",
+    "Claims 3.3-3.8": "§3.5",
+    "Claim 3.10": "§3.6",
+    "Theorem 4.1": "§4",
+    "Claim 4.2": "§4",
+    "Claim B.1": "§4",
+}
 
 
 def _stamp_sections():
     """Each result's ``spec`` names its section of the reference (``docs/reference/pure_dp.md §3.4 Claim 3.4``)."""
     import dataclasses
+
     from .core import REGISTRY
+
     for key, res in list(REGISTRY.items()):
         if res.paper == PAPER and res.spec == SPEC and res.label in _SECTIONS:
             REGISTRY[key] = dataclasses.replace(res, spec=f"{SPEC} {_SECTIONS[res.label]} {res.label}")

@@ -24,16 +24,14 @@ binary RR), :class:`BinaryRRWorstMoment` (the exact worst-case moment) and
 from __future__ import annotations
 
 import functools
-import math
 
 import sympy as sp
-from flint import arb, fmpq
-
 from blanket.exact import arith
 from blanket.exact import renyi as xr
 from blanket.exact.errors import InvalidArgument
 from blanket.exact.mechanisms import BinaryRR
 from blanket.proofs.core import EvaluationError, Hypothesis, Reference, Result, SymbolicCheck, register
+from flint import arb, fmpq
 
 PAPER = "GDDSK21"
 SPEC = "docs/reference/renyi.md"
@@ -46,8 +44,8 @@ m = sp.Symbol("m", real=True)
 i = sp.Symbol("i", real=True)
 delta = sp.Symbol("delta", real=True)
 epsilon = sp.Symbol("epsilon", real=True)
-epsilon_lambda = sp.Symbol("epsilon_lambda", real=True)   # ε(λ), the RDP level (the bounded quantity)
-E_lambda = sp.Symbol("E_lambda", real=True)                  # a Rényi moment (bounded quantity of Thm 3.7)
+epsilon_lambda = sp.Symbol("epsilon_lambda", real=True)  # ε(λ), the RDP level (the bounded quantity)
+E_lambda = sp.Symbol("E_lambda", real=True)  # a Rényi moment (bounded quantity of Thm 3.7)
 
 E0 = sp.exp(epsilon0)
 nbar = sp.floor((n - 1) / (2 * E0)) + 1
@@ -127,6 +125,7 @@ class BinaryRRMoment(sp.Function):
         if mm < 1:
             raise EvaluationError(f"m must be >= 1 in E_m, got {mm}")
         from flint import ctx
+
         return _special_moment(mm, _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec)
 
     def _latex(self, printer):
@@ -146,6 +145,7 @@ class BinaryRRWorstMoment(sp.Function):
 
     def _arb_eval(self, nn, e0, order):
         from flint import ctx
+
         return _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec).moment
 
     def _latex(self, printer):
@@ -159,6 +159,7 @@ class BinaryRRWorstRenyi(sp.Function):
 
     def _arb_eval(self, nn, e0, order):
         from flint import ctx
+
         return _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec).value
 
     def _latex(self, printer):
@@ -176,6 +177,7 @@ def exact_rdp(**params):
 
 def _prec():
     from flint import ctx
+
     return ctx.prec
 
 
@@ -184,15 +186,22 @@ def _ref_upper(**params):
 
 
 def _ref_lower(**params):
-    return Reference(exact_rdp(**params), "exact worst-case ε(λ) of shuffled binary RR (the mechanism the lower bound is built on)", "exact")
+    return Reference(
+        exact_rdp(**params),
+        "exact worst-case ε(λ) of shuffled binary RR (the mechanism the lower bound is built on)",
+        "exact",
+    )
 
 
 def _moment_ref(**params):
     nn = arith.integer_in(params["m"], "m", lo=1)
     e0 = arith.exact_in(params["epsilon0"], "epsilon0", lo=0)
     order = xr.parse_order(params["lambda"], "lambda")
-    return Reference(_special_moment(nn, e0, order, _prec()),
-                     "exact special-case Rényi moment of shuffled binary RR (one pair of the family)", "lower")
+    return Reference(
+        _special_moment(nn, e0, order, _prec()),
+        "exact special-case Rényi moment of shuffled binary RR (one pair of the family)",
+        "lower",
+    )
 
 
 def _grid(ns=("100", "1000"), e0s=("1/2", "1", "2"), lams=("2", "4", "8")):
@@ -202,27 +211,48 @@ def _grid(ns=("100", "1000"), e0s=("1/2", "1", "2"), lams=("2", "4", "8")):
 # ------------------------------------------------------------ the bounds as expressions
 def ub1_log_arg(l):
     """The argument of the logarithm in (5) at order ``l`` (a sympy expression)."""
-    return (1 + sp.binomial(l, 2) * (E0 - 1) ** 2 / (nbar * E0)
-            + sp.Sum(sp.binomial(l, i) * i * sp.gamma(i / 2)
-                     * ((sp.exp(2 * epsilon0) - 1) ** 2 / (2 * nbar * sp.exp(2 * epsilon0))) ** (i / 2), (i, 3, l))
-            + sp.exp(epsilon0 * l - (n - 1) / (8 * E0)))
+    return (
+        1
+        + sp.binomial(l, 2) * (E0 - 1) ** 2 / (nbar * E0)
+        + sp.Sum(
+            sp.binomial(l, i)
+            * i
+            * sp.gamma(i / 2)
+            * ((sp.exp(2 * epsilon0) - 1) ** 2 / (2 * nbar * sp.exp(2 * epsilon0))) ** (i / 2),
+            (i, 3, l),
+        )
+        + sp.exp(epsilon0 * l - (n - 1) / (8 * E0))
+    )
 
 
 def eq14(mm, l):
     """Right-hand side of (14) (Theorem 3.7) with ``m`` clients at order ``l``."""
-    return (1 + sp.binomial(l, 2) * (E0 - 1) ** 2 / (mm * E0)
-            + sp.Sum(sp.binomial(l, i) * i * sp.gamma(i / 2)
-                     * ((sp.exp(2 * epsilon0) - 1) ** 2 / (2 * mm * sp.exp(2 * epsilon0))) ** (i / 2), (i, 3, l)))
+    return (
+        1
+        + sp.binomial(l, 2) * (E0 - 1) ** 2 / (mm * E0)
+        + sp.Sum(
+            sp.binomial(l, i)
+            * i
+            * sp.gamma(i / 2)
+            * ((sp.exp(2 * epsilon0) - 1) ** 2 / (2 * mm * sp.exp(2 * epsilon0))) ** (i / 2),
+            (i, 3, l),
+        )
+    )
 
 
 UB1 = sp.log(ub1_log_arg(lam)) / (lam - 1)
-UB2 = sp.log(sp.exp(lam ** 2 * (E0 - 1) ** 2 / nbar) + chernoff) / (lam - 1)
+UB2 = sp.log(sp.exp(lam**2 * (E0 - 1) ** 2 / nbar) + chernoff) / (lam - 1)
 COR32 = sp.log(1 + 4 * sp.binomial(lam, 2) * (E0 - 1) ** 2 / n) / (lam - 1)
 BOUND9 = 2 * lam * sp.exp(4 * epsilon0) * (E0 - 1) ** 2 / n
 P_RR = 1 / (E0 + 1)
-LB_ARG = (1 + sp.binomial(lam, 2) * (E0 - 1) ** 2 / (n * E0)
-          + sp.Sum(sp.binomial(lam, i) * ((sp.exp(2 * epsilon0) - 1) / (n * E0)) ** i
-                   * BinomialCentralMoment(n, P_RR, i), (i, 3, lam)))
+LB_ARG = (
+    1
+    + sp.binomial(lam, 2) * (E0 - 1) ** 2 / (n * E0)
+    + sp.Sum(
+        sp.binomial(lam, i) * ((sp.exp(2 * epsilon0) - 1) / (n * E0)) ** i * BinomialCentralMoment(n, P_RR, i),
+        (i, 3, lam),
+    )
+)
 LB = sp.log(LB_ARG) / (lam - 1)
 COR35 = sp.log(1 + sp.binomial(lam, 2) * (E0 - 1) ** 2 / (n * E0)) / (lam - 1)
 _alpha = lam - sp.floor(lam)
@@ -230,49 +260,116 @@ NONINT = ((1 - _alpha) * sp.log(ub1_log_arg(sp.floor(lam))) + _alpha * sp.log(ub
 
 _SYMS = {epsilon_lambda: "ε(λ): Rényi-DP level of order λ of the shuffled mechanism", **_DOM}
 
-THEOREM_3_1 = register(Result(
-    key=f"{PAPER} Theorem 3.1", paper=PAPER, label="Theorem 3.1", title="Upper bound 1 on the RDP of the shuffle model",
-    status="source-confirmed", statement=sp.Le(epsilon_lambda, UB1), symbols=_SYMS,
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT), kind="upper_bound", quantity="renyi", mechanisms=("any",),
-    status_note="decoded PDF, assembled from (14), the substitution remark (m = (1−γ)q(n−1)+1, γ = 1/2) and Remark 3 (Chernoff term)",
-    spec=f"{SPEC} §1 (5)", notes="Holds for every ε0-LDP mechanism with discrete outputs; checked against the exact worst case of binary RR.",
-    exact=_ref_upper, grid=_grid()))
+THEOREM_3_1 = register(
+    Result(
+        key=f"{PAPER} Theorem 3.1",
+        paper=PAPER,
+        label="Theorem 3.1",
+        title="Upper bound 1 on the RDP of the shuffle model",
+        status="source-confirmed",
+        statement=sp.Le(epsilon_lambda, UB1),
+        symbols=_SYMS,
+        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
+        kind="upper_bound",
+        quantity="renyi",
+        mechanisms=("any",),
+        status_note="decoded PDF, assembled from (14), the substitution remark (m = (1−γ)q(n−1)+1, γ = 1/2) and Remark 3 (Chernoff term)",
+        spec=f"{SPEC} §1 (5)",
+        notes="Holds for every ε0-LDP mechanism with discrete outputs; checked against the exact worst case of binary RR.",
+        exact=_ref_upper,
+        grid=_grid(),
+    )
+)
 
-NONINTEGER_REMARK = register(Result(
-    key=f"{PAPER} Remark (non-integer λ)", paper=PAPER, label="Remark (non-integer λ)",
-    title="Upper bound 1 at non-integer orders by convex interpolation",
-    status="uncertain", statement=sp.Le(epsilon_lambda, NONINT), symbols=_SYMS,
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GE2), kind="upper_bound", quantity="renyi",
-    status_note="the PDF fragment (floor/ceiling of λ over λ−1) is garbled; this convex-interpolation reading is derived: λ ↦ (λ−1)D_λ is convex (a cumulant generating function), so interpolating (λ−1)·UB1 between ⌊λ⌋ and ⌈λ⌉ is valid",
-    spec=f"{SPEC} §1 Remark", notes="Equals Theorem 3.1 at integer λ.",
-    exact=_ref_upper, grid=_grid(lams=("5/2", "7/2", "11/2"))))
+NONINTEGER_REMARK = register(
+    Result(
+        key=f"{PAPER} Remark (non-integer λ)",
+        paper=PAPER,
+        label="Remark (non-integer λ)",
+        title="Upper bound 1 at non-integer orders by convex interpolation",
+        status="uncertain",
+        statement=sp.Le(epsilon_lambda, NONINT),
+        symbols=_SYMS,
+        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GE2),
+        kind="upper_bound",
+        quantity="renyi",
+        status_note="the PDF fragment (floor/ceiling of λ over λ−1) is garbled; this convex-interpolation reading is derived: λ ↦ (λ−1)D_λ is convex (a cumulant generating function), so interpolating (λ−1)·UB1 between ⌊λ⌋ and ⌈λ⌉ is valid",
+        spec=f"{SPEC} §1 Remark",
+        notes="Equals Theorem 3.1 at integer λ.",
+        exact=_ref_upper,
+        grid=_grid(lams=("5/2", "7/2", "11/2")),
+    )
+)
 
-COROLLARY_3_2 = register(Result(
-    key=f"{PAPER} Corollary 3.2", paper=PAPER, label="Corollary 3.2", title="Simplified upper bound",
-    status="uncertain", statement=sp.Le(epsilon_lambda, COR32), symbols=_SYMS,
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT, Hypothesis(lam ** 4 * sp.exp(5 * epsilon0) < n / 9, "lambda^4 e^{5 epsilon0} < n/9")),
-    kind="upper_bound", quantity="renyi",
-    status_note="this project's reading: not in the excerpt; 1 + 4C(λ,2)(e^{ε0}−1)²/n under λ⁴e^{5ε0} < n/9 inferred from Remark 7 and the e^{4ε0} gap to (9); the constant 9 is uncertain",
-    spec=f"{SPEC} §1 Corollary 3.2",
-    notes="Caveat (reference §1): for extremely small ε0 the Chernoff term of (5) exceeds the corollary's main term, so the implication from (5) needs ε0 bounded away from 0; checked directly against the exact binary-RR value.",
-    exact=_ref_upper, grid=({"n": "1000", "epsilon0": "1/10", "lambda": "2"}, {"n": "2000", "epsilon0": "1/4", "lambda": "2"},
-                            {"n": "5000", "epsilon0": "1/10", "lambda": "3"})))
+COROLLARY_3_2 = register(
+    Result(
+        key=f"{PAPER} Corollary 3.2",
+        paper=PAPER,
+        label="Corollary 3.2",
+        title="Simplified upper bound",
+        status="uncertain",
+        statement=sp.Le(epsilon_lambda, COR32),
+        symbols=_SYMS,
+        hypotheses=(
+            H_N,
+            H_N_INT,
+            H_E0,
+            H_LAM_INT,
+            Hypothesis(lam**4 * sp.exp(5 * epsilon0) < n / 9, "lambda^4 e^{5 epsilon0} < n/9"),
+        ),
+        kind="upper_bound",
+        quantity="renyi",
+        status_note="this project's reading: not in the excerpt; 1 + 4C(λ,2)(e^{ε0}−1)²/n under λ⁴e^{5ε0} < n/9 inferred from Remark 7 and the e^{4ε0} gap to (9); the constant 9 is uncertain",
+        spec=f"{SPEC} §1 Corollary 3.2",
+        notes="Caveat (reference §1): for extremely small ε0 the Chernoff term of (5) exceeds the corollary's main term, so the implication from (5) needs ε0 bounded away from 0; checked directly against the exact binary-RR value.",
+        exact=_ref_upper,
+        grid=(
+            {"n": "1000", "epsilon0": "1/10", "lambda": "2"},
+            {"n": "2000", "epsilon0": "1/4", "lambda": "2"},
+            {"n": "5000", "epsilon0": "1/10", "lambda": "3"},
+        ),
+    )
+)
 
-THEOREM_3_3 = register(Result(
-    key=f"{PAPER} Theorem 3.3", paper=PAPER, label="Theorem 3.3", title="Upper bound 2 (any order λ > 1)",
-    status="source-confirmed", statement=sp.Le(epsilon_lambda, UB2), symbols=_SYMS,
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1), kind="upper_bound", quantity="renyi",
-    status_note="decoded PDF; placement of λ²(e^{ε0}−1)²/n̄ in the exponent inferred (layout lost), consistent with Remark 4 and checked",
-    spec=f"{SPEC} §1 (8)", notes="Stated for λ ≥ 1; at λ = 1 the bound is infinite, so λ > 1 is required for evaluation.",
-    exact=_ref_upper, grid=_grid(lams=("3/2", "2", "4", "8"))))
+THEOREM_3_3 = register(
+    Result(
+        key=f"{PAPER} Theorem 3.3",
+        paper=PAPER,
+        label="Theorem 3.3",
+        title="Upper bound 2 (any order λ > 1)",
+        status="source-confirmed",
+        statement=sp.Le(epsilon_lambda, UB2),
+        symbols=_SYMS,
+        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1),
+        kind="upper_bound",
+        quantity="renyi",
+        status_note="decoded PDF; placement of λ²(e^{ε0}−1)²/n̄ in the exponent inferred (layout lost), consistent with Remark 4 and checked",
+        spec=f"{SPEC} §1 (8)",
+        notes="Stated for λ ≥ 1; at λ = 1 the bound is infinite, so λ > 1 is required for evaluation.",
+        exact=_ref_upper,
+        grid=_grid(lams=("3/2", "2", "4", "8")),
+    )
+)
 
-BOUND_9 = register(Result(
-    key=f"{PAPER} Bound (9)", paper=PAPER, label="Bound (9)", title="Prior RDP bound via Erlingsson et al. (DP → zCDP → RDP)",
-    status="uncertain", statement=sp.Le(epsilon_lambda, BOUND9), symbols=_SYMS,
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1), kind="upper_bound", quantity="renyi",
-    status_note="formula not legible; reconstructed via per-step ε1 ≈ 2e^{2ε0}(e^{ε0}−1)/n, pure DP ⇒ zCDP, composition over n steps; its regime conditions are not recovered",
-    spec=f"{SPEC} §1 (9)", notes="Worse than Corollary 3.2 by the factor e^{4ε0} (Remark 7). Attributed to Erlingsson et al. [21, Remark 1], which our v1 copy does not contain.",
-    exact=_ref_upper, grid=_grid()))
+BOUND_9 = register(
+    Result(
+        key=f"{PAPER} Bound (9)",
+        paper=PAPER,
+        label="Bound (9)",
+        title="Prior RDP bound via Erlingsson et al. (DP → zCDP → RDP)",
+        status="uncertain",
+        statement=sp.Le(epsilon_lambda, BOUND9),
+        symbols=_SYMS,
+        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1),
+        kind="upper_bound",
+        quantity="renyi",
+        status_note="formula not legible; reconstructed via per-step ε1 ≈ 2e^{2ε0}(e^{ε0}−1)/n, pure DP ⇒ zCDP, composition over n steps; its regime conditions are not recovered",
+        spec=f"{SPEC} §1 (9)",
+        notes="Worse than Corollary 3.2 by the factor e^{4ε0} (Remark 7). Attributed to Erlingsson et al. [21, Remark 1], which our v1 copy does not contain.",
+        exact=_ref_upper,
+        grid=_grid(),
+    )
+)
 
 
 def _thm34_symbolic(result):
@@ -282,33 +379,50 @@ def _thm34_symbolic(result):
     p = 1 / (e + 1)
     keep = e / (e + 1)
     # D = (0,...,0) (N users), D' = (0,...,0,1); count of ones k
-    PD = sp.binomial(NN, kk) * p ** kk * (1 - p) ** (NN - kk)
-    PDp = (sp.binomial(NN - 1, kk) * p ** kk * (1 - p) ** (NN - 1 - kk) * (1 - keep)
-           + sp.binomial(NN - 1, kk - 1) * p ** (kk - 1) * (1 - p) ** (NN - kk) * keep)
+    PD = sp.binomial(NN, kk) * p**kk * (1 - p) ** (NN - kk)
+    PDp = (
+        sp.binomial(NN - 1, kk) * p**kk * (1 - p) ** (NN - 1 - kk) * (1 - keep)
+        + sp.binomial(NN - 1, kk - 1) * p ** (kk - 1) * (1 - p) ** (NN - kk) * keep
+    )
     ratio = sp.gammasimp(sp.combsimp(PDp / PD))
-    target = 1 + (e ** 2 - 1) / (NN * e) * (kk - NN * p)
+    target = 1 + (e**2 - 1) / (NN * e) * (kk - NN * p)
     ok1 = sp.simplify(ratio - target) == 0
     # i = 2 term: C(λ,2) a² Var(K) with a = (e²−1)/(N e), Var = N p (1−p)
-    a = (e ** 2 - 1) / (NN * e)
-    ok2 = sp.simplify(a ** 2 * NN * p * (1 - p) - (e - 1) ** 2 / (NN * e)) == 0
+    a = (e**2 - 1) / (NN * e)
+    ok2 = sp.simplify(a**2 * NN * p * (1 - p) - (e - 1) ** 2 / (NN * e)) == 0
     proved = ok1 and ok2
-    return SymbolicCheck(proved if proved else None,
-                         "sympy combsimp/gammasimp of M(D')(k)/M(D)(k) for binary RR; binomial theorem",
-                         "M(D')(k)/M(D)(k) = 1 + (e^{2ε0}−1)/(n e^{ε0})·(k − n/(e^{ε0}+1)) for D = (0..0), D' = (0..0,1); "
-                         "so E_{k~M(D)}[ratio^λ] = Σ_i C(λ,i) a^i E[(k−np)^i] with the i = 1 term 0 and the i = 2 term "
-                         "C(λ,2)(e^{ε0}−1)²/(n e^{ε0}): the right-hand side of (10) is exactly the Rényi moment of shuffled binary RR "
-                         f"on this pair (ratio identity: {ok1}, i = 2 term: {ok2}); exact-rational equality is also tested")
+    return SymbolicCheck(
+        proved if proved else None,
+        "sympy combsimp/gammasimp of M(D')(k)/M(D)(k) for binary RR; binomial theorem",
+        "M(D')(k)/M(D)(k) = 1 + (e^{2ε0}−1)/(n e^{ε0})·(k − n/(e^{ε0}+1)) for D = (0..0), D' = (0..0,1); "
+        "so E_{k~M(D)}[ratio^λ] = Σ_i C(λ,i) a^i E[(k−np)^i] with the i = 1 term 0 and the i = 2 term "
+        "C(λ,2)(e^{ε0}−1)²/(n e^{ε0}): the right-hand side of (10) is exactly the Rényi moment of shuffled binary RR "
+        f"on this pair (ratio identity: {ok1}, i = 2 term: {ok2}); exact-rational equality is also tested",
+    )
 
 
-THEOREM_3_4 = register(Result(
-    key=f"{PAPER} Theorem 3.4", paper=PAPER, label="Theorem 3.4", title="Lower bound (exact RDP moment of binary RR on one pair)",
-    status="source-confirmed", statement=sp.Ge(epsilon_lambda, LB), symbols={**_SYMS, i: "summation index"},
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT), kind="lower_bound", quantity="renyi", mechanisms=("rr",),
-    status_note="decoded PDF; derived and checked: the right-hand side equals the exact Rényi moment of shuffled binary RR on D = (0,…,0), D' = (0,…,0,1)",
-    spec=f"{SPEC} §2 (10)", symbolic=_thm34_symbolic,
-    notes="The lower bound is attained by binary RR: the logarithm's argument is E_{h~M(D)}[(M(D')(h)/M(D)(h))^λ] "
-          "(exact.renyi.moment_binary(rr, n, 0, order=λ, x=1)).",
-    exact=_ref_lower, grid=_grid()))
+THEOREM_3_4 = register(
+    Result(
+        key=f"{PAPER} Theorem 3.4",
+        paper=PAPER,
+        label="Theorem 3.4",
+        title="Lower bound (exact RDP moment of binary RR on one pair)",
+        status="source-confirmed",
+        statement=sp.Ge(epsilon_lambda, LB),
+        symbols={**_SYMS, i: "summation index"},
+        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
+        kind="lower_bound",
+        quantity="renyi",
+        mechanisms=("rr",),
+        status_note="decoded PDF; derived and checked: the right-hand side equals the exact Rényi moment of shuffled binary RR on D = (0,…,0), D' = (0,…,0,1)",
+        spec=f"{SPEC} §2 (10)",
+        symbolic=_thm34_symbolic,
+        notes="The lower bound is attained by binary RR: the logarithm's argument is E_{h~M(D)}[(M(D')(h)/M(D)(h))^λ] "
+        "(exact.renyi.moment_binary(rr, n, 0, order=λ, x=1)).",
+        exact=_ref_lower,
+        grid=_grid(),
+    )
+)
 
 
 # ------------------------------------------------------------ Corollary 3.5 and the invalid Jensen step
@@ -329,7 +443,7 @@ def _odd_central_moment_proof(max_i: int = 13, max_shift: int = 6):
 
     def cum(r):
         c = xr.bernoulli_cumulant(r).coeffs()
-        return nn * sum(sp.Rational(int(x.p), int(x.q)) * p ** j for j, x in enumerate(c))
+        return nn * sum(sp.Rational(int(x.p), int(x.q)) * p**j for j, x in enumerate(c))
 
     def nonneg(expr, gens):
         num, _den = sp.fraction(sp.together(expr))
@@ -344,7 +458,7 @@ def _odd_central_moment_proof(max_i: int = 13, max_shift: int = 6):
         q, r = sp.div(sp.Poly(mus[M], p, nn), sp.Poly(1 - 2 * p, p, nn))
         if not r.is_zero:
             break
-        red = sp.rem(sp.Poly(q.as_expr(), p), sp.Poly(p ** 2 - p + u, p)).as_expr()
+        red = sp.rem(sp.Poly(q.as_expr(), p), sp.Poly(p**2 - p + u, p)).as_expr()
         if sp.Poly(red, p).degree() > 0:
             break
         ok = False
@@ -362,78 +476,156 @@ def _odd_central_moment_proof(max_i: int = 13, max_shift: int = 6):
 
 def _cor35_symbolic(result):
     upto, det = _odd_central_moment_proof(13)
-    return SymbolicCheck(None if upto < 3 else True if upto >= 13 else None,
-                         "odd central moments of Bin(n, p ≤ 1/2) are ≥ 0 (sympy, positive-coefficient certificate)",
-                         f"proved symbolically for odd i in {det} (all n ≥ 1, p ≤ 1/2); since p = 1/(e^{{ε0}}+1) ≤ 1/2 and "
-                         "(e^{2ε0}−1)/(n e^{ε0}) ≥ 0, every i ≥ 3 term of (10) is ≥ 0 for λ ≤ 14, so (11) ≤ (10) ≤ ε(λ). "
-                         "For λ ≥ 15 the conclusion is certified at each evaluated point by the comparison with the exact binary-RR value, and the tests certify the odd moments ≥ 0 up to i = 21 on a range of (n, p) (the proof is not the paper's: "
-                         "its Jensen step is invalid, see 'GDDSK21 Corollary 3.5 [Jensen step]')")
+    return SymbolicCheck(
+        None if upto < 3 else True if upto >= 13 else None,
+        "odd central moments of Bin(n, p ≤ 1/2) are ≥ 0 (sympy, positive-coefficient certificate)",
+        f"proved symbolically for odd i in {det} (all n ≥ 1, p ≤ 1/2); since p = 1/(e^{{ε0}}+1) ≤ 1/2 and "
+        "(e^{2ε0}−1)/(n e^{ε0}) ≥ 0, every i ≥ 3 term of (10) is ≥ 0 for λ ≤ 14, so (11) ≤ (10) ≤ ε(λ). "
+        "For λ ≥ 15 the conclusion is certified at each evaluated point by the comparison with the exact binary-RR value, and the tests certify the odd moments ≥ 0 up to i = 21 on a range of (n, p) (the proof is not the paper's: "
+        "its Jensen step is invalid, see 'GDDSK21 Corollary 3.5 [Jensen step]')",
+    )
 
 
-COROLLARY_3_5 = register(Result(
-    key=f"{PAPER} Corollary 3.5", paper=PAPER, label="Corollary 3.5", title="Simplified lower bound",
-    status="source-confirmed", statement=sp.Ge(epsilon_lambda, COR35), symbols=_SYMS,
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT), kind="lower_bound", quantity="renyi", mechanisms=("rr",),
-    status_note="decoded PDF; the statement is true but the paper's proof is invalid: it applies Jensen's inequality to x^i for odd i, which is not convex on ℝ",
-    spec=f"{SPEC} §2 (11)", symbolic=_cor35_symbolic,
-    notes="Valid proof used here: odd central moments of Bin(n, p) with p = 1/(e^{ε0}+1) ≤ 1/2 are non-negative "
-          "(e.g. μ3 = np(1−p)(1−2p)); proved symbolically for i ≤ 13, certified pointwise beyond. "
-          "The invalid step is registered as the known-false 'GDDSK21 Corollary 3.5 [Jensen step]' with a two-point counterexample.",
-    exact=_ref_lower, grid=_grid()))
+COROLLARY_3_5 = register(
+    Result(
+        key=f"{PAPER} Corollary 3.5",
+        paper=PAPER,
+        label="Corollary 3.5",
+        title="Simplified lower bound",
+        status="source-confirmed",
+        statement=sp.Ge(epsilon_lambda, COR35),
+        symbols=_SYMS,
+        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
+        kind="lower_bound",
+        quantity="renyi",
+        mechanisms=("rr",),
+        status_note="decoded PDF; the statement is true but the paper's proof is invalid: it applies Jensen's inequality to x^i for odd i, which is not convex on ℝ",
+        spec=f"{SPEC} §2 (11)",
+        symbolic=_cor35_symbolic,
+        notes="Valid proof used here: odd central moments of Bin(n, p) with p = 1/(e^{ε0}+1) ≤ 1/2 are non-negative "
+        "(e.g. μ3 = np(1−p)(1−2p)); proved symbolically for i ≤ 13, certified pointwise beyond. "
+        "The invalid step is registered as the known-false 'GDDSK21 Corollary 3.5 [Jensen step]' with a two-point counterexample.",
+        exact=_ref_lower,
+        grid=_grid(),
+    )
+)
 
 # the invalid Jensen step: E[X^i] >= (E X)^i for odd i — false for a two-point law
 a_, b_, t_, j_ = sp.symbols("a b t j", real=True)
-JENSEN_STEP = register(Result(
-    key=f"{PAPER} Corollary 3.5 [Jensen step]", paper=PAPER, label="Corollary 3.5", variant="Jensen step",
-    title="The proof's Jensen step E[X^j] ≥ (E X)^j for odd j (false)",
-    status="source-confirmed",
-    statement=sp.Ge(t_ * a_ ** j_ + (1 - t_) * b_ ** j_, (t_ * a_ + (1 - t_) * b_) ** j_),
-    symbols={a_: "atom of X (probability t)", b_: "atom of X (probability 1 − t)", t_: "probability in [0, 1]", j_: "odd power ≥ 3"},
-    hypotheses=(Hypothesis(sp.And(t_ >= 0, t_ <= 1), "0 <= t <= 1"), _int_hyp(j_, 3, "j is an integer >= 3")),
-    kind="inequality", quantity=None, known_false=True,
-    status_note="the proof of Corollary 3.5 treats x^j as convex for odd j; it is not (x^j is concave on x < 0)",
-    spec=f"{SPEC} §5 item 1", notes="Counterexample: X = −2 w.p. 1/3, 1 w.p. 2/3: E X = 0 but E X³ = −2 < 0 = (E X)³.",
-    grid=({"a": "-2", "b": "1", "t": "1/3", "j": "3"}, {"a": "-3", "b": "1", "t": "1/4", "j": "5"})))
+JENSEN_STEP = register(
+    Result(
+        key=f"{PAPER} Corollary 3.5 [Jensen step]",
+        paper=PAPER,
+        label="Corollary 3.5",
+        variant="Jensen step",
+        title="The proof's Jensen step E[X^j] ≥ (E X)^j for odd j (false)",
+        status="source-confirmed",
+        statement=sp.Ge(t_ * a_**j_ + (1 - t_) * b_**j_, (t_ * a_ + (1 - t_) * b_) ** j_),
+        symbols={
+            a_: "atom of X (probability t)",
+            b_: "atom of X (probability 1 − t)",
+            t_: "probability in [0, 1]",
+            j_: "odd power ≥ 3",
+        },
+        hypotheses=(Hypothesis(sp.And(t_ >= 0, t_ <= 1), "0 <= t <= 1"), _int_hyp(j_, 3, "j is an integer >= 3")),
+        kind="inequality",
+        quantity=None,
+        known_false=True,
+        status_note="the proof of Corollary 3.5 treats x^j as convex for odd j; it is not (x^j is concave on x < 0)",
+        spec=f"{SPEC} §5 item 1",
+        notes="Counterexample: X = −2 w.p. 1/3, 1 w.p. 2/3: E X = 0 but E X³ = −2 < 0 = (E X)³.",
+        grid=({"a": "-2", "b": "1", "t": "1/3", "j": "3"}, {"a": "-3", "b": "1", "t": "1/4", "j": "5"}),
+    )
+)
 
 
 # ------------------------------------------------------------ proof architecture
-THEOREM_3_6 = register(Result(
-    key=f"{PAPER} Theorem 3.6 [rr]", paper=PAPER, label="Theorem 3.6", variant="rr",
-    title="Reduction to the special case (clones of probability e^{-ε0}), binary RR",
-    status="this project's reading",
-    statement=sp.Le(BinaryRRWorstMoment(n, epsilon0, lam),
-                    sp.Sum(sp.binomial(n - 1, m) * sp.exp(-epsilon0 * m) * (1 - sp.exp(-epsilon0)) ** (n - 1 - m)
-                           * BinaryRRMoment(m + 1, epsilon0, lam), (m, 0, n - 1))),
-    symbols={**_DOM, m: "number of clones"}, hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT), kind="inequality", mechanisms=("rr",),
-    status_note="display (13) and Bin(n−1, q) legible in the PDF (source-confirmed); the content of D^{(n)}_{m+1} is our reading "
-                "(each other client is a clone of d'_n with probability q = e^{−ε0})",
-    spec=f"{SPEC} §3 (13)",
-    notes="Left side: the exact worst-case moment over all neighbouring datasets of binary RR (the right side does not depend "
-          "on the other clients). Cost O(n·W) per evaluation: use small n.",
-    grid=tuple({"n": a, "epsilon0": b, "lambda": c} for a in ("8", "20") for b in ("1/2", "2") for c in ("2", "4"))))
+THEOREM_3_6 = register(
+    Result(
+        key=f"{PAPER} Theorem 3.6 [rr]",
+        paper=PAPER,
+        label="Theorem 3.6",
+        variant="rr",
+        title="Reduction to the special case (clones of probability e^{-ε0}), binary RR",
+        status="this project's reading",
+        statement=sp.Le(
+            BinaryRRWorstMoment(n, epsilon0, lam),
+            sp.Sum(
+                sp.binomial(n - 1, m)
+                * sp.exp(-epsilon0 * m)
+                * (1 - sp.exp(-epsilon0)) ** (n - 1 - m)
+                * BinaryRRMoment(m + 1, epsilon0, lam),
+                (m, 0, n - 1),
+            ),
+        ),
+        symbols={**_DOM, m: "number of clones"},
+        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
+        kind="inequality",
+        mechanisms=("rr",),
+        status_note="display (13) and Bin(n−1, q) legible in the PDF (source-confirmed); the content of D^{(n)}_{m+1} is our reading "
+        "(each other client is a clone of d'_n with probability q = e^{−ε0})",
+        spec=f"{SPEC} §3 (13)",
+        notes="Left side: the exact worst-case moment over all neighbouring datasets of binary RR (the right side does not depend "
+        "on the other clients). Cost O(n·W) per evaluation: use small n.",
+        grid=tuple({"n": a, "epsilon0": b, "lambda": c} for a in ("8", "20") for b in ("1/2", "2") for c in ("2", "4")),
+    )
+)
 
-LEMMA_D_1 = register(Result(
-    key=f"{PAPER} Lemma D.1 [rr]", paper=PAPER, label="Lemma D.1", variant="rr",
-    title="E_m is non-increasing in m (binary RR)",
-    status="source-confirmed",
-    statement=sp.Le(BinaryRRMoment(m + 1, epsilon0, lam), BinaryRRMoment(m, epsilon0, lam)),
-    symbols={m: "number of clients m ≥ 1", epsilon0: _DOM[epsilon0], lam: _DOM[lam]},
-    hypotheses=(Hypothesis(m >= 1, "m >= 1"), H_E0, H_LAM_GT1), kind="inequality", mechanisms=("rr",),
-    status_note="mentioned in the PDF; checked here for binary RR at integer and non-integer orders",
-    spec=f"{SPEC} §3 Lemma D.1",
-    grid=tuple({"m": a, "epsilon0": b, "lambda": c} for a in ("1", "5", "50") for b in ("1/2", "2") for c in ("2", "5/2", "6"))))
+LEMMA_D_1 = register(
+    Result(
+        key=f"{PAPER} Lemma D.1 [rr]",
+        paper=PAPER,
+        label="Lemma D.1",
+        variant="rr",
+        title="E_m is non-increasing in m (binary RR)",
+        status="source-confirmed",
+        statement=sp.Le(BinaryRRMoment(m + 1, epsilon0, lam), BinaryRRMoment(m, epsilon0, lam)),
+        symbols={m: "number of clients m ≥ 1", epsilon0: _DOM[epsilon0], lam: _DOM[lam]},
+        hypotheses=(Hypothesis(m >= 1, "m >= 1"), H_E0, H_LAM_GT1),
+        kind="inequality",
+        mechanisms=("rr",),
+        status_note="mentioned in the PDF; checked here for binary RR at integer and non-integer orders",
+        spec=f"{SPEC} §3 Lemma D.1",
+        grid=tuple(
+            {"m": a, "epsilon0": b, "lambda": c}
+            for a in ("1", "5", "50")
+            for b in ("1/2", "2")
+            for c in ("2", "5/2", "6")
+        ),
+    )
+)
 
-THEOREM_3_7 = register(Result(
-    key=f"{PAPER} Theorem 3.7", paper=PAPER, label="Theorem 3.7", title="RDP moment bound for the special case, (14)",
-    status="source-confirmed", statement=sp.Le(E_lambda, eq14(m, lam)),
-    symbols={E_lambda: "sup of the special-case Rényi moment over D_same^m", m: "number of clients m ≥ 1",
-             epsilon0: _DOM[epsilon0], lam: _DOM[lam], i: "summation index"},
-    hypotheses=(Hypothesis(m >= 1, "m >= 1"), _int_hyp(m, 1, "m is an integer >= 1"), H_E0, H_LAM_INT),
-    kind="upper_bound", quantity="renyi_moment",
-    status_note="decoded PDF; the reading of the subscript 'same' (D_m = (d..d), D'_m = (d..d,d')) is ours",
-    spec=f"{SPEC} §3 (14)", notes="Tight at λ = 2 for binary RR: there (14) is 1 + (e^{ε0}−1)²/(m e^{ε0}), exactly the binary-RR moment "
-          "(the i = 2 term of Theorem 3.4's expansion), so the ball comparison at λ = 2 is undecided by design (equal values).",
-    exact=_moment_ref, grid=tuple({"m": a, "epsilon0": b, "lambda": c} for a in ("1", "10", "100") for b in ("1/2", "2") for c in ("2", "4", "8"))))
+THEOREM_3_7 = register(
+    Result(
+        key=f"{PAPER} Theorem 3.7",
+        paper=PAPER,
+        label="Theorem 3.7",
+        title="RDP moment bound for the special case, (14)",
+        status="source-confirmed",
+        statement=sp.Le(E_lambda, eq14(m, lam)),
+        symbols={
+            E_lambda: "sup of the special-case Rényi moment over D_same^m",
+            m: "number of clients m ≥ 1",
+            epsilon0: _DOM[epsilon0],
+            lam: _DOM[lam],
+            i: "summation index",
+        },
+        hypotheses=(Hypothesis(m >= 1, "m >= 1"), _int_hyp(m, 1, "m is an integer >= 1"), H_E0, H_LAM_INT),
+        kind="upper_bound",
+        quantity="renyi_moment",
+        status_note="decoded PDF; the reading of the subscript 'same' (D_m = (d..d), D'_m = (d..d,d')) is ours",
+        spec=f"{SPEC} §3 (14)",
+        notes="Tight at λ = 2 for binary RR: there (14) is 1 + (e^{ε0}−1)²/(m e^{ε0}), exactly the binary-RR moment "
+        "(the i = 2 term of Theorem 3.4's expansion), so the ball comparison at λ = 2 is undecided by design (equal values).",
+        exact=_moment_ref,
+        grid=tuple(
+            {"m": a, "epsilon0": b, "lambda": c}
+            for a in ("1", "10", "100")
+            for b in ("1/2", "2")
+            for c in ("2", "4", "8")
+        ),
+    )
+)
 
 
 # ------------------------------------------------------------ RDP -> DP conversions
@@ -447,7 +639,9 @@ def _conv_ref(**params):
     nn = arith.integer_in(params["n"], "n", lo=1)
     e0 = arith.exact_in(params["epsilon0"], "epsilon0", lo=0)
     d = arith.exact_in(params["delta"], "delta", lo=0, lo_open=True, hi=1, hi_open=True)
-    return Reference(exact_epsilon_for_delta(nn, e0, d), "exact ε(δ) of shuffled binary RR (worst case over datasets)", "exact")
+    return Reference(
+        exact_epsilon_for_delta(nn, e0, d), "exact ε(δ) of shuffled binary RR (worst case over datasets)", "exact"
+    )
 
 
 def exact_epsilon_for_delta(nn, e0, d):
@@ -466,33 +660,62 @@ def _exact_epsilon_for_delta(nn, e0, d, prec):
     try:
         from blanket.exact.profiles import epsilon
     except ImportError as exc:  # pragma: no cover - depends on the foundation work
-        raise EvaluationError(f"needs exact.profiles from the foundation work ({exc})")
+        raise EvaluationError(f"needs exact.profiles from the foundation work ({exc})") from exc
     br = epsilon(BinaryRR(epsilon0=e0), nn, delta=d, dataset="worst")
     return arb(br.lower).union(arb(br.upper))
 
 
 _CONV_SYMS = {epsilon: "central ε of the (ε, δ)-DP guarantee", delta: "δ ∈ (0, 1)", **_DOM}
-_CONV_GRID = tuple({"n": a, "epsilon0": b, "delta": "1e-6", "lambda": c} for a in ("300", "1000") for b in ("1/2", "1") for c in ("8", "16", "32"))
+_CONV_GRID = tuple(
+    {"n": a, "epsilon0": b, "delta": "1e-6", "lambda": c}
+    for a in ("300", "1000")
+    for b in ("1/2", "1")
+    for c in ("8", "16", "32")
+)
 
-RDP_TO_DP_STANDARD = register(Result(
-    key=f"{PAPER} RDP to DP [standard]", paper=PAPER, label="RDP to DP", variant="standard",
-    title="(λ, ε(λ))-RDP ⇒ (ε(λ) + log(1/δ)/(λ−1), δ)-DP (Mironov 2017), on the exact binary-RR RDP curve",
-    status="uncertain", statement=sp.Le(epsilon, CONV_STANDARD), symbols=_CONV_SYMS,
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1, Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1")),
-    kind="upper_bound", quantity="epsilon", mechanisms=("rr",),
-    status_note="which conversion the paper uses is uncertain; this standard form is valid (Mironov 2017, Prop. 3)",
-    spec=f"{SPEC} §4", notes="Any λ gives a valid ε; optimise over λ with epsilon_via_rdp (one-sided: the reported ε is the certified upper end at the chosen λ).",
-    exact=_conv_ref, grid=_CONV_GRID))
+RDP_TO_DP_STANDARD = register(
+    Result(
+        key=f"{PAPER} RDP to DP [standard]",
+        paper=PAPER,
+        label="RDP to DP",
+        variant="standard",
+        title="(λ, ε(λ))-RDP ⇒ (ε(λ) + log(1/δ)/(λ−1), δ)-DP (Mironov 2017), on the exact binary-RR RDP curve",
+        status="uncertain",
+        statement=sp.Le(epsilon, CONV_STANDARD),
+        symbols=_CONV_SYMS,
+        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1, Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1")),
+        kind="upper_bound",
+        quantity="epsilon",
+        mechanisms=("rr",),
+        status_note="which conversion the paper uses is uncertain; this standard form is valid (Mironov 2017, Prop. 3)",
+        spec=f"{SPEC} §4",
+        notes="Any λ gives a valid ε; optimise over λ with epsilon_via_rdp (one-sided: the reported ε is the certified upper end at the chosen λ).",
+        exact=_conv_ref,
+        grid=_CONV_GRID,
+    )
+)
 
-RDP_TO_DP_IMPROVED = register(Result(
-    key=f"{PAPER} RDP to DP [improved]", paper=PAPER, label="RDP to DP", variant="improved",
-    title="Improved conversion ε(λ) + log((λ−1)/λ) − (log δ + log λ)/(λ−1) (Canonne–Kamath–Steinke 2020), on the exact binary-RR RDP curve",
-    status="uncertain", statement=sp.Le(epsilon, CONV_IMPROVED), symbols=_CONV_SYMS,
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1, Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1")),
-    kind="upper_bound", quantity="epsilon", mechanisms=("rr",),
-    status_note="which conversion the paper uses is uncertain; we believe it is this one (CKS20; Asoodeh et al. 2021)",
-    spec=f"{SPEC} §4", notes="Never worse than the standard conversion at the same λ when log((λ−1)/λ) − log(λ)/(λ−1) ≤ 0 (always).",
-    exact=_conv_ref, grid=_CONV_GRID))
+RDP_TO_DP_IMPROVED = register(
+    Result(
+        key=f"{PAPER} RDP to DP [improved]",
+        paper=PAPER,
+        label="RDP to DP",
+        variant="improved",
+        title="Improved conversion ε(λ) + log((λ−1)/λ) − (log δ + log λ)/(λ−1) (Canonne–Kamath–Steinke 2020), on the exact binary-RR RDP curve",
+        status="uncertain",
+        statement=sp.Le(epsilon, CONV_IMPROVED),
+        symbols=_CONV_SYMS,
+        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1, Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1")),
+        kind="upper_bound",
+        quantity="epsilon",
+        mechanisms=("rr",),
+        status_note="which conversion the paper uses is uncertain; we believe it is this one (CKS20; Asoodeh et al. 2021)",
+        spec=f"{SPEC} §4",
+        notes="Never worse than the standard conversion at the same λ when log((λ−1)/λ) − log(λ)/(λ−1) ≤ 0 (always).",
+        exact=_conv_ref,
+        grid=_CONV_GRID,
+    )
+)
 
 
 def epsilon_via_rdp(rdp_of_order, delta_, *, orders=None, method: str = "improved"):

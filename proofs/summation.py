@@ -43,12 +43,11 @@ We encode what the proof gives and say so in the Result's ``notes``.
 from __future__ import annotations
 
 import sympy as sp
-from flint import arb, fmpq
-
 from blanket.exact import arith
 from blanket.exact import summation as xs
 from blanket.exact.errors import InvalidArgument, Undecided
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
+from flint import arb, fmpq
 
 SPEC = "docs/reference/blanket.md §2"
 SPEC3 = "docs/reference/blanket.md §3"
@@ -66,13 +65,13 @@ exp_epsilon0 = sp.Symbol("exp_epsilon0", real=True)
 p_xy = sp.Symbol("p_xy", real=True)
 p_yy = sp.Symbol("p_yy", real=True)
 MSE = sp.Symbol("MSE", nonnegative=True)
-MSE_user = sp.Symbol("MSE_user", nonnegative=True)   # per-user E[(e(y) - x)^2]
+MSE_user = sp.Symbol("MSE_user", nonnegative=True)  # per-user E[(e(y) - x)^2]
 STD = sp.Symbol("sigma", nonnegative=True)
-E_err = sp.Symbol("E_err", nonnegative=True)          # E[(R(X) - X)^2]
-MSE_post = sp.Symbol("MSE_post", nonnegative=True)    # MSE(P', X)
-MSE_orig = sp.Symbol("MSE_orig", nonnegative=True)    # MSE(P, X)
-S_min = sp.Symbol("S_min", nonnegative=True)          # min_y sum_{x != y} (|x-y| - 1/(2m))^2
-E_mean = sp.Symbol("E_z", real=True)                  # per-user E[e(y)]
+E_err = sp.Symbol("E_err", nonnegative=True)  # E[(R(X) - X)^2]
+MSE_post = sp.Symbol("MSE_post", nonnegative=True)  # MSE(P', X)
+MSE_orig = sp.Symbol("MSE_orig", nonnegative=True)  # MSE(P, X)
+S_min = sp.Symbol("S_min", nonnegative=True)  # min_y sum_{x != y} (|x-y| - 1/(2m))^2
+E_mean = sp.Symbol("E_z", real=True)  # per-user E[e(y)]
 
 HALF = sp.Rational(1, 2)
 
@@ -84,8 +83,9 @@ _p = x * k - _j
 #: E[y] = (1-γ)((1-p)j + p(j+1)) + γ k/2
 PER_USER_MEAN = ((((1 - gamma) * ((1 - _p) * _j + _p * (_j + 1)) + gamma * k / 2) / k) - gamma / 2) / (1 - gamma)
 #: exact per-user MSE (= variance) of the de-biased report (docs/reference/blanket.md §2, derived ✔)
-PER_USER_VARIANCE = ((1 - gamma) * _p * (1 - _p) / k**2 + gamma * (1 - gamma) * (x - HALF) ** 2
-                     + gamma * (k + 2) / (12 * k)) / (1 - gamma) ** 2
+PER_USER_VARIANCE = (
+    (1 - gamma) * _p * (1 - _p) / k**2 + gamma * (1 - gamma) * (x - HALF) ** 2 + gamma * (k + 2) / (12 * k)
+) / (1 - gamma) ** 2
 #: the worst-case bound on n times the per-user variance
 WORST_CASE_BOUND = n * ((1 - gamma) / (4 * k**2) + gamma / 2) / (1 - gamma) ** 2
 
@@ -109,8 +109,10 @@ _i, _jj = sp.symbols("i j", integer=True)
 _P = sp.IndexedBase("p")
 LEMMA_4_4_T1 = sp.Sum(1 - _P[_i, _i], (_i, 1, m)) / (4 * m**3)
 #: (the sum over all i, j minus its diagonal i = j, where the summand is p_ii/(4m²))
-LEMMA_4_4_T2 = (sp.Sum(sp.Sum(_P[_i, _jj] * (sp.Abs(_i - _jj) / m - 1 / (2 * m)) ** 2, (_i, 1, m)), (_jj, 1, m))
-                - sp.Sum(_P[_i, _i], (_i, 1, m)) / (4 * m**2)) / m
+LEMMA_4_4_T2 = (
+    sp.Sum(sp.Sum(_P[_i, _jj] * (sp.Abs(_i - _jj) / m - 1 / (2 * m)) ** 2, (_i, 1, m)), (_jj, 1, m))
+    - sp.Sum(_P[_i, _i], (_i, 1, m)) / (4 * m**2)
+) / m
 #: Lemma 4.5's threshold
 LEMMA_4_5_THRESHOLD = sp.exp(-epsilon) * (HALF - delta) / n
 #: Theorem 4.2 for a given m (derived from Lemmas 4.1–4.5)
@@ -131,7 +133,9 @@ def protocol_gamma(k_, n_, epsilon_, delta_):
     try:
         from blanket.proofs.blanket import gamma_theorem_3_1
     except ImportError as err:  # pragma: no cover - depends on the parallel work
-        raise InvalidArgument("proofs.blanket", "missing", "must provide gamma_theorem_3_1 (Theorem 3.1) for the protocol's gamma") from err
+        raise InvalidArgument(
+            "proofs.blanket", "missing", "must provide gamma_theorem_3_1 (Theorem 3.1) for the protocol's gamma"
+        ) from err
     return gamma_theorem_3_1(k_ + 1, n_, epsilon_, delta_)
 
 
@@ -183,7 +187,11 @@ def theorem_4_1_parameters(n_, epsilon_, delta_):
     with arith.precision(arith.DEFAULT_PREC):
         g = xs.rational_upper(protocol_gamma(kk, xs._integer(n_, "n"), arith.exact(epsilon_), arith.exact(delta_)), 30)
     if g >= 1:
-        raise InvalidArgument("n", n_, f"is too small: Theorem 3.1's gamma for k+1 = {kk + 1} levels is {g} >= 1 at epsilon={epsilon_}, delta={delta_}")
+        raise InvalidArgument(
+            "n",
+            n_,
+            f"is too small: Theorem 3.1's gamma for k+1 = {kk + 1} levels is {g} >= 1 at epsilon={epsilon_}, delta={delta_}",
+        )
     return kk, g, xs.Protocol1D(kk, g)
 
 
@@ -202,6 +210,7 @@ def blanket_view_delta(n_, epsilon_, delta_):
     is that of ``delta_blanket_view`` (O(n log(1/tol))).
     """
     from blanket.exact.krr import delta_blanket_view
+
     _, _, P = theorem_4_1_parameters(n_, epsilon_, delta_)
     with arith.precision(arith.DEFAULT_PREC):
         return delta_blanket_view(P.mechanism(), xs._integer(n_, "n"), epsilon=arith.exact(epsilon_))
@@ -258,6 +267,7 @@ def theorem_4_2_best(n_, epsilon_, delta_):
 def grid_krr(m_, exp_epsilon0_):
     """The ``m``-ary RR on the grid ``M`` (exact; outputs read as the midpoints): ``(mech, M)``."""
     from blanket.exact.mechanisms import KRR
+
     mm = xs._integer(m_, "m", lo=2)
     return KRR(mm, exp_epsilon0=exp_epsilon0_), xs.midpoints(mm)
 
@@ -301,18 +311,26 @@ def _symbolic_variance(result) -> SymbolicCheck:
     formula = PER_USER_VARIANCE.subs({sp.floor(x * k): jj}).subs(x, xx)
     ok1 = sp.simplify(m1 - xx) == 0
     d = sp.simplify(m2 - formula)
-    return SymbolicCheck(bool(ok1 and d == 0), "sympy: E[(e(y)-x)^2] summed over the report law (uniform part by summation over 0..k)",
-                         f"mean residual {'0' if ok1 else sp.simplify(m1 - xx)}, variance residual {d}")
+    return SymbolicCheck(
+        bool(ok1 and d == 0),
+        "sympy: E[(e(y)-x)^2] summed over the report law (uniform part by summation over 0..k)",
+        f"mean residual {'0' if ok1 else sp.simplify(m1 - xx)}, variance residual {d}",
+    )
 
 
 def _symbolic_worst_case(result) -> SymbolicCheck:
     """numerator ≤ (1−γ)/(4k²) + γ/2 ⇔ slack ≥ 0 with p(1−p) ≤ 1/4, (x−½)² ≤ 1/4, (k+2)/(12k) ≤ 1/4."""
-    slack = ((1 - gamma) / (4 * k**2) + gamma / 2) - ((1 - gamma) / (4 * k**2) + gamma * (1 - gamma) / 4 + gamma * (k + 2) / (12 * k))
+    slack = ((1 - gamma) / (4 * k**2) + gamma / 2) - (
+        (1 - gamma) / (4 * k**2) + gamma * (1 - gamma) / 4 + gamma * (k + 2) / (12 * k)
+    )
     s = sp.factor(sp.simplify(slack))
     expected = gamma * (3 * gamma * k + 2 * k - 2) / (12 * k)  # ≥ 0 for k ≥ 1, γ ≥ 0
     ok = sp.simplify(s - expected) == 0
-    return SymbolicCheck(ok, "sympy: bound minus the numerator at p(1-p)=1/4, (x-1/2)^2=1/4 factors as γ(3γk+2k−2)/(12k) ≥ 0",
-                         f"slack {s}")
+    return SymbolicCheck(
+        ok,
+        "sympy: bound minus the numerator at p(1-p)=1/4, (x-1/2)^2=1/4 factors as γ(3γk+2k−2)/(12k) ≥ 0",
+        f"slack {s}",
+    )
 
 
 def _symbolic_lemma_4_3(result) -> SymbolicCheck:
@@ -320,15 +338,19 @@ def _symbolic_lemma_4_3(result) -> SymbolicCheck:
     odd = sp.simplify(S_M.subs(m, 2 * t + 1) - S_M_LOWER.subs(m, 2 * t + 1))
     even = sp.factor(sp.simplify(S_M.subs(m, 2 * t + 2) - S_M_LOWER.subs(m, 2 * t + 2)))
     ok = odd == 0 and sp.simplify(even - (2 * t + 1) / (16 * (t + 1) ** 2)) == 0
-    return SymbolicCheck(ok, "sympy: S_m - (m-1)(m-2)/(12m) for m = 2t+1 and m = 2t+2",
-                         f"odd m: {odd} (equality); even m: {even} > 0")
+    return SymbolicCheck(
+        ok, "sympy: S_m - (m-1)(m-2)/(12m) for m = 2t+1 and m = 2t+2", f"odd m: {odd} (equality); even m: {even} > 0"
+    )
 
 
 def _symbolic_lemma_4_5(result) -> SymbolicCheck:
     """Not proved by sympy: the statement depends on the DP hypothesis; the proof's inequality chain is checked numerically."""
-    return SymbolicCheck(None, "not attempted",
-                         "the DP hypothesis is not symbolic; the tests check the conclusion on concrete randomizers with certified shuffled δ "
-                         "and the proof's inequality (1) exactly")
+    return SymbolicCheck(
+        None,
+        "not attempted",
+        "the DP hypothesis is not symbolic; the tests check the conclusion on concrete randomizers with certified shuffled δ "
+        "and the proof's inequality (1) exactly",
+    )
 
 
 # ============================================================ exact references
@@ -341,19 +363,25 @@ def _exact_worst(n, k, gamma):
 
 
 def _exact_thm41(n, epsilon, delta):
-    return Reference(protocol_mse(n, epsilon, delta),
-                     "exact worst-case MSE of P^{1D} at Theorem 4.1's (k, γ) (γ from Theorem 3.1 with k+1 levels, rounded up)")
+    return Reference(
+        protocol_mse(n, epsilon, delta),
+        "exact worst-case MSE of P^{1D} at Theorem 4.1's (k, γ) (γ from Theorem 3.1 with k+1 levels, rounded up)",
+    )
 
 
 def _exact_cor411(n, epsilon, delta):
     v = protocol_mse(n, epsilon, delta)
-    return Reference(arb(v).sqrt(), "standard deviation of P^{1D} at Theorem 4.1's (k, γ): sqrt of the exact worst-case MSE")
+    return Reference(
+        arb(v).sqrt(), "standard deviation of P^{1D} at Theorem 4.1's (k, γ): sqrt of the exact worst-case MSE"
+    )
 
 
 def _exact_thm42(n, epsilon, delta, m=None):
-    return Reference(protocol_mse(n, epsilon, delta),
-                     "worst-case MSE of an (ε,δ)-DP protocol (P^{1D} at Theorem 4.1's parameters): an upper bound on the optimal MSE",
-                     relation="upper")
+    return Reference(
+        protocol_mse(n, epsilon, delta),
+        "worst-case MSE of an (ε,δ)-DP protocol (P^{1D} at Theorem 4.1's parameters): an upper bound on the optimal MSE",
+        relation="upper",
+    )
 
 
 # ============================================================ the results
@@ -363,201 +391,329 @@ _STD_HYP = (
     Hypothesis(n >= 2, "n >= 2"),
 )
 
-ALGORITHMS = register(Result(
-    key="BBGN19 Algorithms 2-3", paper="BBGN19", label="Algorithms 2-3",
-    title="Randomized rounding + RR over k+1 levels, de-biased sum: each user's contribution is unbiased",
-    status="derived",
-    statement=sp.Eq(PER_USER_MEAN, x, evaluate=False),
-    symbols={x: "input in [0, 1]", k: "levels - 1, integer >= 1", gamma: "blanket probability in [0, 1)"},
-    hypotheses=(Hypothesis(sp.And(x >= 0, x <= 1), "0 <= x <= 1"), Hypothesis(k >= 1, "k >= 1"),
-                Hypothesis(sp.And(gamma >= 0, gamma < 1), "0 <= gamma < 1")),
-    kind="identity", quantity="mean", mechanisms=("summation",),
-    status_note="Algorithm 2 source-confirmed (slides); the explicit de-bias z = (ẑ − γn/2)/(1−γ) of Algorithm 3 is derived (slides only say 'de-bias').",
-    spec=SPEC,
-    notes="Per user: e(y) = (y/k − γ/2)/(1−γ); Algorithm 3 outputs Σ_i e(y_i). Exact implementation: exact.summation.Protocol1D.",
-    symbolic=_symbolic_unbiased, exact=_exact_mean,
-    numeric={"lhs": lambda x, k, gamma: xs.Protocol1D(k, gamma).user_moments(x)[0]},
-    grid=tuple({"x": x_, "k": k_, "gamma": g_} for x_, k_, g_ in
-               [("0", 1, "1/2"), ("1/3", 4, "1/10"), ("0.37", 10, "0.05"), ("1", 7, "0.9")]),
-))
+ALGORITHMS = register(
+    Result(
+        key="BBGN19 Algorithms 2-3",
+        paper="BBGN19",
+        label="Algorithms 2-3",
+        title="Randomized rounding + RR over k+1 levels, de-biased sum: each user's contribution is unbiased",
+        status="derived",
+        statement=sp.Eq(PER_USER_MEAN, x, evaluate=False),
+        symbols={x: "input in [0, 1]", k: "levels - 1, integer >= 1", gamma: "blanket probability in [0, 1)"},
+        hypotheses=(
+            Hypothesis(sp.And(x >= 0, x <= 1), "0 <= x <= 1"),
+            Hypothesis(k >= 1, "k >= 1"),
+            Hypothesis(sp.And(gamma >= 0, gamma < 1), "0 <= gamma < 1"),
+        ),
+        kind="identity",
+        quantity="mean",
+        mechanisms=("summation",),
+        status_note="Algorithm 2 source-confirmed (slides); the explicit de-bias z = (ẑ − γn/2)/(1−γ) of Algorithm 3 is derived (slides only say 'de-bias').",
+        spec=SPEC,
+        notes="Per user: e(y) = (y/k − γ/2)/(1−γ); Algorithm 3 outputs Σ_i e(y_i). Exact implementation: exact.summation.Protocol1D.",
+        symbolic=_symbolic_unbiased,
+        exact=_exact_mean,
+        numeric={"lhs": lambda x, k, gamma: xs.Protocol1D(k, gamma).user_moments(x)[0]},
+        grid=tuple(
+            {"x": x_, "k": k_, "gamma": g_}
+            for x_, k_, g_ in [("0", 1, "1/2"), ("1/3", 4, "1/10"), ("0.37", 10, "0.05"), ("1", 7, "0.9")]
+        ),
+    )
+)
 
-VARIANCE = register(Result(
-    key="BBGN19 Theorem 4.1 [exact variance]", paper="BBGN19", label="Theorem 4.1", variant="exact variance",
-    title="Exact per-user MSE of the summation protocol",
-    status="derived",
-    statement=sp.Eq(MSE_user, PER_USER_VARIANCE),
-    symbols={x: "input in [0, 1]", k: "levels - 1, integer >= 1", gamma: "blanket probability in [0, 1)"},
-    hypotheses=ALGORITHMS.hypotheses,
-    kind="equality", quantity="mse", mechanisms=("summation",),
-    status_note="The paper's displayed intermediate MSE expression is not visible (reference: uncertain); this exact formula is derived and proved by sympy from the report law.",
-    spec=SPEC,
-    notes="p = xk − ⌊xk⌋. The left side is computed by exact enumeration over the rounding and the report (exact.summation.Protocol1D.user_moments). "
-          "The worst input is x* = clamp((1−γk)/(2(1−γ)), 0, 1)/k (or 1 − x*): see Protocol1D.worst_input.",
-    symbolic=_symbolic_variance,
-    numeric={"lhs": lambda x, k, gamma: xs.Protocol1D(k, gamma).user_moments(x)[1]},
-    exact=lambda x, k, gamma: Reference(xs.Protocol1D(k, gamma).user_moments(x)[1], "exact per-user MSE by enumeration"),
-    grid=ALGORITHMS.grid,
-))
+VARIANCE = register(
+    Result(
+        key="BBGN19 Theorem 4.1 [exact variance]",
+        paper="BBGN19",
+        label="Theorem 4.1",
+        variant="exact variance",
+        title="Exact per-user MSE of the summation protocol",
+        status="derived",
+        statement=sp.Eq(MSE_user, PER_USER_VARIANCE),
+        symbols={x: "input in [0, 1]", k: "levels - 1, integer >= 1", gamma: "blanket probability in [0, 1)"},
+        hypotheses=ALGORITHMS.hypotheses,
+        kind="equality",
+        quantity="mse",
+        mechanisms=("summation",),
+        status_note="The paper's displayed intermediate MSE expression is not visible (reference: uncertain); this exact formula is derived and proved by sympy from the report law.",
+        spec=SPEC,
+        notes="p = xk − ⌊xk⌋. The left side is computed by exact enumeration over the rounding and the report (exact.summation.Protocol1D.user_moments). "
+        "The worst input is x* = clamp((1−γk)/(2(1−γ)), 0, 1)/k (or 1 − x*): see Protocol1D.worst_input.",
+        symbolic=_symbolic_variance,
+        numeric={"lhs": lambda x, k, gamma: xs.Protocol1D(k, gamma).user_moments(x)[1]},
+        exact=lambda x, k, gamma: Reference(
+            xs.Protocol1D(k, gamma).user_moments(x)[1], "exact per-user MSE by enumeration"
+        ),
+        grid=ALGORITHMS.grid,
+    )
+)
 
-WORST_CASE = register(Result(
-    key="BBGN19 Theorem 4.1 [worst case]", paper="BBGN19", label="Theorem 4.1", variant="worst case",
-    title="Worst-case MSE of the protocol for given (k, γ)",
-    status="derived",
-    statement=sp.Le(MSE, WORST_CASE_BOUND),
-    symbols={n: "number of users, integer >= 1", k: "levels - 1, integer >= 1", gamma: "blanket probability in [0, 1)"},
-    hypotheses=(Hypothesis(n >= 1, "n >= 1"), Hypothesis(k >= 1, "k >= 1"),
-                Hypothesis(sp.And(gamma >= 0, gamma < 1), "0 <= gamma < 1")),
-    kind="upper_bound", quantity="mse", mechanisms=("summation",),
-    status_note="Derived from the exact variance (p(1−p) ≤ 1/4, (x−½)² ≤ 1/4, (k+2)/(12k) ≤ 1/4); the paper's form is n(1/(4k²) + γ/2) up to the (1−γ) factors (reference: uncertain).",
-    spec=SPEC,
-    notes="MSE = sup over input vectors = n · sup_x per-user MSE (independent users).",
-    symbolic=_symbolic_worst_case, exact=_exact_worst,
-    grid=tuple({"n": n_, "k": k_, "gamma": g_} for n_, k_, g_ in
-               [(10, 1, "1/2"), (1000, 4, "1/10"), (10**6, 20, "0.01"), (10**8, 100, "0.001")]),
-))
+WORST_CASE = register(
+    Result(
+        key="BBGN19 Theorem 4.1 [worst case]",
+        paper="BBGN19",
+        label="Theorem 4.1",
+        variant="worst case",
+        title="Worst-case MSE of the protocol for given (k, γ)",
+        status="derived",
+        statement=sp.Le(MSE, WORST_CASE_BOUND),
+        symbols={
+            n: "number of users, integer >= 1",
+            k: "levels - 1, integer >= 1",
+            gamma: "blanket probability in [0, 1)",
+        },
+        hypotheses=(
+            Hypothesis(n >= 1, "n >= 1"),
+            Hypothesis(k >= 1, "k >= 1"),
+            Hypothesis(sp.And(gamma >= 0, gamma < 1), "0 <= gamma < 1"),
+        ),
+        kind="upper_bound",
+        quantity="mse",
+        mechanisms=("summation",),
+        status_note="Derived from the exact variance (p(1−p) ≤ 1/4, (x−½)² ≤ 1/4, (k+2)/(12k) ≤ 1/4); the paper's form is n(1/(4k²) + γ/2) up to the (1−γ) factors (reference: uncertain).",
+        spec=SPEC,
+        notes="MSE = sup over input vectors = n · sup_x per-user MSE (independent users).",
+        symbolic=_symbolic_worst_case,
+        exact=_exact_worst,
+        grid=tuple(
+            {"n": n_, "k": k_, "gamma": g_}
+            for n_, k_, g_ in [(10, 1, "1/2"), (1000, 4, "1/10"), (10**6, 20, "0.01"), (10**8, 100, "0.001")]
+        ),
+    )
+)
 
-_THM41_GRID = tuple({"n": n_, "epsilon": e_, "delta": d_} for n_, e_, d_ in
-                    [(10**5, "1", "1e-6"), (10**6, "1", "1e-6"), (10**6, "0.5", "1e-6"),
-                     (10**7, "1", "1e-9"), (10**8, "1", "1e-6"), (10**8, "0.1", "1e-6")])
+_THM41_GRID = tuple(
+    {"n": n_, "epsilon": e_, "delta": d_}
+    for n_, e_, d_ in [
+        (10**5, "1", "1e-6"),
+        (10**6, "1", "1e-6"),
+        (10**6, "0.5", "1e-6"),
+        (10**7, "1", "1e-9"),
+        (10**8, "1", "1e-6"),
+        (10**8, "0.1", "1e-6"),
+    ]
+)
 
-THEOREM_4_1 = register(Result(
-    key="BBGN19 Theorem 4.1", paper="BBGN19", label="Theorem 4.1",
-    title="Summation protocol: (ε,δ)-DP with MSE O(n^{1/3} log^{2/3}(1/δ) ε^{-4/3}) — explicit constants",
-    status="derived",
-    statement=sp.Le(MSE, THEOREM_4_1_BOUND),
-    symbols={n: "number of users, integer >= 2", epsilon: "central epsilon in (0, 1]", delta: "central delta in (0, 1)"},
-    hypotheses=_STD_HYP + (Hypothesis(GAMMA_BAR < 1, "n large enough: (k*+2)Λ/((n−1)ε²) < 1 (so γ < 1)"),),
-    kind="upper_bound", quantity="mse", mechanisms=("summation",),
-    status_note="O-form source-confirmed (slides); the parameter choice and the explicit constants are derived (slides: k = Õ(ε^{2/3} n^{1/3})). Privacy via Theorem 3.1 with domain size k+1 (reference: k vs k+1 uncertain; k+1 is correct).",
-    spec=SPEC,
-    notes="Parameters: Λ = max{14 log(2/δ), 27}, k = least integer with Λk³ ≥ nε² (k ≈ k* = (nε²/Λ)^{1/3}), "
-          "γ = Theorem 3.1's γ with k+1 levels (proofs.blanket.gamma_theorem_3_1), rounded up to a rational. "
-          "Proof: MSE ≤ n(1/(4k²) + γ/2)/(1−γ)² (worst case); n/(4k²) ≤ n^{1/3}Λ^{2/3}ε^{−4/3}/4; γ ≤ (k+1)Λ/((n−1)ε²) < γ̄ = (k*+2)Λ/((n−1)ε²) "
-          "since both branches of Theorem 3.1 are ≤ (k+1)Λ/((n−1)ε²) for ε ≤ 1. The Λ/ε² term is ≤ (Λ/(nε²))^{1/3} times the leading term, "
-          "so the bound is O(n^{1/3} log^{2/3}(1/δ) ε^{−4/3}). The exact reference is the protocol's exact worst-case MSE at those parameters.",
-    exact=_exact_thm41, grid=_THM41_GRID,
-))
+THEOREM_4_1 = register(
+    Result(
+        key="BBGN19 Theorem 4.1",
+        paper="BBGN19",
+        label="Theorem 4.1",
+        title="Summation protocol: (ε,δ)-DP with MSE O(n^{1/3} log^{2/3}(1/δ) ε^{-4/3}) — explicit constants",
+        status="derived",
+        statement=sp.Le(MSE, THEOREM_4_1_BOUND),
+        symbols={
+            n: "number of users, integer >= 2",
+            epsilon: "central epsilon in (0, 1]",
+            delta: "central delta in (0, 1)",
+        },
+        hypotheses=_STD_HYP + (Hypothesis(GAMMA_BAR < 1, "n large enough: (k*+2)Λ/((n−1)ε²) < 1 (so γ < 1)"),),
+        kind="upper_bound",
+        quantity="mse",
+        mechanisms=("summation",),
+        status_note="O-form source-confirmed (slides); the parameter choice and the explicit constants are derived (slides: k = Õ(ε^{2/3} n^{1/3})). Privacy via Theorem 3.1 with domain size k+1 (reference: k vs k+1 uncertain; k+1 is correct).",
+        spec=SPEC,
+        notes="Parameters: Λ = max{14 log(2/δ), 27}, k = least integer with Λk³ ≥ nε² (k ≈ k* = (nε²/Λ)^{1/3}), "
+        "γ = Theorem 3.1's γ with k+1 levels (proofs.blanket.gamma_theorem_3_1), rounded up to a rational. "
+        "Proof: MSE ≤ n(1/(4k²) + γ/2)/(1−γ)² (worst case); n/(4k²) ≤ n^{1/3}Λ^{2/3}ε^{−4/3}/4; γ ≤ (k+1)Λ/((n−1)ε²) < γ̄ = (k*+2)Λ/((n−1)ε²) "
+        "since both branches of Theorem 3.1 are ≤ (k+1)Λ/((n−1)ε²) for ε ≤ 1. The Λ/ε² term is ≤ (Λ/(nε²))^{1/3} times the leading term, "
+        "so the bound is O(n^{1/3} log^{2/3}(1/δ) ε^{−4/3}). The exact reference is the protocol's exact worst-case MSE at those parameters.",
+        exact=_exact_thm41,
+        grid=_THM41_GRID,
+    )
+)
 
-COROLLARY_4_1_1 = register(Result(
-    key="BBGN19 Corollary 4.1.1", paper="BBGN19", label="Corollary 4.1.1",
-    title="Unbiased statistical-query estimate with standard deviation O(ε^{-2/3} n^{1/6} log^{1/3}(1/δ))",
-    status="derived",
-    statement=sp.Le(STD, sp.sqrt(THEOREM_4_1_BOUND)),
-    symbols=THEOREM_4_1.symbols, hypotheses=THEOREM_4_1.hypotheses,
-    kind="upper_bound", quantity="std", mechanisms=("summation",),
-    status_note="Derived: the square root of Theorem 4.1 (the protocol applied to q(x_i) ∈ [0, 1] is unbiased).",
-    spec=SPEC,
-    notes="For any statistical query q: X → [0, 1], run P^{1D} on q(x_1), …, q(x_n).",
-    exact=_exact_cor411, grid=_THM41_GRID,
-))
+COROLLARY_4_1_1 = register(
+    Result(
+        key="BBGN19 Corollary 4.1.1",
+        paper="BBGN19",
+        label="Corollary 4.1.1",
+        title="Unbiased statistical-query estimate with standard deviation O(ε^{-2/3} n^{1/6} log^{1/3}(1/δ))",
+        status="derived",
+        statement=sp.Le(STD, sp.sqrt(THEOREM_4_1_BOUND)),
+        symbols=THEOREM_4_1.symbols,
+        hypotheses=THEOREM_4_1.hypotheses,
+        kind="upper_bound",
+        quantity="std",
+        mechanisms=("summation",),
+        status_note="Derived: the square root of Theorem 4.1 (the protocol applied to q(x_i) ∈ [0, 1] is unbiased).",
+        spec=SPEC,
+        notes="For any statistical query q: X → [0, 1], run P^{1D} on q(x_1), …, q(x_n).",
+        exact=_exact_cor411,
+        grid=_THM41_GRID,
+    )
+)
 
-PRIVACY = register(Result(
-    key="BBGN19 Theorem 4.1 [privacy]", paper="BBGN19", label="Theorem 4.1", variant="privacy",
-    title="The protocol at Theorem 4.1's (k, γ) is (ε,δ)-DP: via Theorem 3.1 with k+1 levels, checked with the exact blanket view",
-    status="derived",
-    statement=sp.Le(sp.Symbol("delta_P", nonnegative=True), delta),
-    symbols={n: "number of users, integer >= 2", epsilon: "central epsilon in (0, 1]", delta: "central delta in (0, 1)"},
-    hypotheses=THEOREM_4_1.hypotheses,
-    kind="upper_bound", quantity="delta", mechanisms=("summation",),
-    status_note="Privacy is inherited from Theorem 3.1 with domain size k+1 (reference: whether the paper uses k or k+1 is uncertain; k+1 is the correct domain size).",
-    spec=SPEC,
-    notes="delta_P is the shuffled protocol's δ at ε. The report randomizer is the (k+1)-RR with e^{ε0} = 1 + (k+1)(1−γ)/γ (Algorithm 1's ε0, exact for rational γ). "
-          "Reference: the exact blanket view of Lemma 5.3 at ε (a certified *upper* bound on delta_P), so reference ≤ δ certifies the claim independently of Theorem 3.1. "
-          "certified_epsilon_at_parameters gives the certified ε at δ: about 0.36–0.40 for ε = 1, δ = 1e−6, n = 1e4–1e6 — Theorem 3.1's γ over-provisions by a factor ≈ 2.5 in ε.",
-    exact=lambda n, epsilon, delta: Reference(blanket_view_delta(n, epsilon, delta),
-                                              "exact blanket view (Lemma 5.3) of the (k+1)-RR at Theorem 4.1's γ: an upper bound on the protocol's δ",
-                                              relation="upper"),
-    grid=({"n": 10**4, "epsilon": "1", "delta": "1e-6"}, {"n": 10**5, "epsilon": "1/2", "delta": "1e-6"}),
-))
+PRIVACY = register(
+    Result(
+        key="BBGN19 Theorem 4.1 [privacy]",
+        paper="BBGN19",
+        label="Theorem 4.1",
+        variant="privacy",
+        title="The protocol at Theorem 4.1's (k, γ) is (ε,δ)-DP: via Theorem 3.1 with k+1 levels, checked with the exact blanket view",
+        status="derived",
+        statement=sp.Le(sp.Symbol("delta_P", nonnegative=True), delta),
+        symbols={
+            n: "number of users, integer >= 2",
+            epsilon: "central epsilon in (0, 1]",
+            delta: "central delta in (0, 1)",
+        },
+        hypotheses=THEOREM_4_1.hypotheses,
+        kind="upper_bound",
+        quantity="delta",
+        mechanisms=("summation",),
+        status_note="Privacy is inherited from Theorem 3.1 with domain size k+1 (reference: whether the paper uses k or k+1 is uncertain; k+1 is the correct domain size).",
+        spec=SPEC,
+        notes="delta_P is the shuffled protocol's δ at ε. The report randomizer is the (k+1)-RR with e^{ε0} = 1 + (k+1)(1−γ)/γ (Algorithm 1's ε0, exact for rational γ). "
+        "Reference: the exact blanket view of Lemma 5.3 at ε (a certified *upper* bound on delta_P), so reference ≤ δ certifies the claim independently of Theorem 3.1. "
+        "certified_epsilon_at_parameters gives the certified ε at δ: about 0.36–0.40 for ε = 1, δ = 1e−6, n = 1e4–1e6 — Theorem 3.1's γ over-provisions by a factor ≈ 2.5 in ε.",
+        exact=lambda n, epsilon, delta: Reference(
+            blanket_view_delta(n, epsilon, delta),
+            "exact blanket view (Lemma 5.3) of the (k+1)-RR at Theorem 4.1's γ: an upper bound on the protocol's δ",
+            relation="upper",
+        ),
+        grid=({"n": 10**4, "epsilon": "1", "delta": "1e-6"}, {"n": 10**5, "epsilon": "1/2", "delta": "1e-6"}),
+    )
+)
 
-_LEMMA_GRID = tuple({"m": m_, "exp_epsilon0": e_, "n": n_} for m_, e_, n_ in
-                    [(2, "3", 1), (2, "3", 10), (3, "2", 5), (5, "10", 100), (8, "5/2", 1000), (16, "40", 10**6)])
+_LEMMA_GRID = tuple(
+    {"m": m_, "exp_epsilon0": e_, "n": n_}
+    for m_, e_, n_ in [(2, "3", 1), (2, "3", 10), (3, "2", 5), (5, "10", 100), (8, "5/2", 1000), (16, "40", 10**6)]
+)
 
-LEMMA_4_1 = register(Result(
-    key="BBGN19 Lemma 4.1", paper="BBGN19", label="Lemma 4.1",
-    title="Posterior-mean post-processing: outputs in [0,1], summing analyzer, MSE not larger, privacy kept",
-    status="derived",
-    statement=sp.Le(MSE_post, MSE_orig),
-    symbols={m: "grid size, integer >= 2", exp_epsilon0: "e^{ε0} of the m-RR on the grid, rational >= 1", n: "users, integer >= 1"},
-    hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(exp_epsilon0 >= 1, "exp_epsilon0 >= 1"), Hypothesis(n >= 1, "n >= 1")),
-    kind="inequality", quantity="mse", mechanisms=("any",),
-    status_note="Structure visible in the text; construction R'(x) = E[X | R(X) = y] derived.",
-    spec=SPEC3,
-    notes="Evaluated on the m-RR over M = {(2i−1)/(2m)} with the summing analyzer (MSE_orig) versus its posterior-mean post-processing (MSE_post), X ~ Unif(M). "
-          "Part (3) (privacy) holds because R' is a deterministic map of R's report: tests check it with exact shuffled δ on small cases; "
-          "part (2) for arbitrary analyzers is checked by brute-force enumeration in the tests.",
-    numeric={"lhs": lambda m, exp_epsilon0, n: _lemma_4_1_sides(m, exp_epsilon0, n)[0],
-             "rhs": lambda m, exp_epsilon0, n: _lemma_4_1_sides(m, exp_epsilon0, n)[1]},
-    grid=_LEMMA_GRID,
-))
+LEMMA_4_1 = register(
+    Result(
+        key="BBGN19 Lemma 4.1",
+        paper="BBGN19",
+        label="Lemma 4.1",
+        title="Posterior-mean post-processing: outputs in [0,1], summing analyzer, MSE not larger, privacy kept",
+        status="derived",
+        statement=sp.Le(MSE_post, MSE_orig),
+        symbols={
+            m: "grid size, integer >= 2",
+            exp_epsilon0: "e^{ε0} of the m-RR on the grid, rational >= 1",
+            n: "users, integer >= 1",
+        },
+        hypotheses=(
+            Hypothesis(m >= 2, "m >= 2"),
+            Hypothesis(exp_epsilon0 >= 1, "exp_epsilon0 >= 1"),
+            Hypothesis(n >= 1, "n >= 1"),
+        ),
+        kind="inequality",
+        quantity="mse",
+        mechanisms=("any",),
+        status_note="Structure visible in the text; construction R'(x) = E[X | R(X) = y] derived.",
+        spec=SPEC3,
+        notes="Evaluated on the m-RR over M = {(2i−1)/(2m)} with the summing analyzer (MSE_orig) versus its posterior-mean post-processing (MSE_post), X ~ Unif(M). "
+        "Part (3) (privacy) holds because R' is a deterministic map of R's report: tests check it with exact shuffled δ on small cases; "
+        "part (2) for arbitrary analyzers is checked by brute-force enumeration in the tests.",
+        numeric={
+            "lhs": lambda m, exp_epsilon0, n: _lemma_4_1_sides(m, exp_epsilon0, n)[0],
+            "rhs": lambda m, exp_epsilon0, n: _lemma_4_1_sides(m, exp_epsilon0, n)[1],
+        },
+        grid=_LEMMA_GRID,
+    )
+)
 
-LEMMA_4_2 = register(Result(
-    key="BBGN19 Lemma 4.2", paper="BBGN19", label="Lemma 4.2",
-    title="Summation with R: [0,1] → [0,1]: MSE(P, X) ≥ n E[(R(X) − X)²]",
-    status="uncertain",
-    statement=sp.Ge(MSE_orig, n * E_err),
-    symbols=LEMMA_4_1.symbols, hypotheses=LEMMA_4_1.hypotheses,
-    kind="inequality", quantity="mse", mechanisms=("any",),
-    status_note="Uncertain: the direction '≥' is inferred (derived proof: the cross terms equal n(n−1)(E[R(X)−X])² ≥ 0; equality for the posterior mean).",
-    spec=SPEC3,
-    notes="Evaluated on the m-RR over the grid with outputs read as midpoints; there E[R(X)] = E[X] by symmetry, so it is an equality "
-          "(the tests add asymmetric random matrices, where it is strict for n ≥ 2).",
-    numeric={"lhs": lambda m, exp_epsilon0, n: _lemma_4_2_sides(m, exp_epsilon0, n)[0],
-             "rhs": lambda m, exp_epsilon0, n: _lemma_4_2_sides(m, exp_epsilon0, n)[1]},
-    grid=_LEMMA_GRID,
-))
+LEMMA_4_2 = register(
+    Result(
+        key="BBGN19 Lemma 4.2",
+        paper="BBGN19",
+        label="Lemma 4.2",
+        title="Summation with R: [0,1] → [0,1]: MSE(P, X) ≥ n E[(R(X) − X)²]",
+        status="uncertain",
+        statement=sp.Ge(MSE_orig, n * E_err),
+        symbols=LEMMA_4_1.symbols,
+        hypotheses=LEMMA_4_1.hypotheses,
+        kind="inequality",
+        quantity="mse",
+        mechanisms=("any",),
+        status_note="Uncertain: the direction '≥' is inferred (derived proof: the cross terms equal n(n−1)(E[R(X)−X])² ≥ 0; equality for the posterior mean).",
+        spec=SPEC3,
+        notes="Evaluated on the m-RR over the grid with outputs read as midpoints; there E[R(X)] = E[X] by symmetry, so it is an equality "
+        "(the tests add asymmetric random matrices, where it is strict for n ≥ 2).",
+        numeric={
+            "lhs": lambda m, exp_epsilon0, n: _lemma_4_2_sides(m, exp_epsilon0, n)[0],
+            "rhs": lambda m, exp_epsilon0, n: _lemma_4_2_sides(m, exp_epsilon0, n)[1],
+        },
+        grid=_LEMMA_GRID,
+    )
+)
 
 _M_GRID = tuple({"m": m_} for m_ in (2, 3, 4, 5, 10, 11, 64, 101))
 
-LEMMA_4_3_EXACT = register(Result(
-    key="BBGN19 Lemma 4.3 [exact]", paper="BBGN19", label="Lemma 4.3", variant="exact",
-    title="Exact minimum over midpoints y of Σ_{x≠y}(|x−y| − 1/(2m))²",
-    status="derived",
-    statement=sp.Eq(S_min, S_M),
-    symbols={m: "grid size, integer >= 2"},
-    hypotheses=(Hypothesis(m >= 2, "m >= 2"),),
-    kind="equality", quantity=None, mechanisms=("any",),
-    status_note="The paper's constant is not visible (reference: uncertain); this exact minimum S_m is derived (Σ_{j≤t}(j−½)² = t(4t²−1)/12, minimum at the middle point(s)).",
-    spec=SPEC3,
-    notes="Left side by brute force over all y ∈ M (exact.summation.midpoint_sum_min, O(m²)).",
-    symbolic=lambda r: SymbolicCheck(None, "not proved symbolically", "checked by exact brute force over y for m = 2..200 in the tests"),
-    numeric={"lhs": lambda m: xs.midpoint_sum_min(m)},
-    grid=_M_GRID,
-))
+LEMMA_4_3_EXACT = register(
+    Result(
+        key="BBGN19 Lemma 4.3 [exact]",
+        paper="BBGN19",
+        label="Lemma 4.3",
+        variant="exact",
+        title="Exact minimum over midpoints y of Σ_{x≠y}(|x−y| − 1/(2m))²",
+        status="derived",
+        statement=sp.Eq(S_min, S_M),
+        symbols={m: "grid size, integer >= 2"},
+        hypotheses=(Hypothesis(m >= 2, "m >= 2"),),
+        kind="equality",
+        quantity=None,
+        mechanisms=("any",),
+        status_note="The paper's constant is not visible (reference: uncertain); this exact minimum S_m is derived (Σ_{j≤t}(j−½)² = t(4t²−1)/12, minimum at the middle point(s)).",
+        spec=SPEC3,
+        notes="Left side by brute force over all y ∈ M (exact.summation.midpoint_sum_min, O(m²)).",
+        symbolic=lambda r: SymbolicCheck(
+            None, "not proved symbolically", "checked by exact brute force over y for m = 2..200 in the tests"
+        ),
+        numeric={"lhs": lambda m: xs.midpoint_sum_min(m)},
+        grid=_M_GRID,
+    )
+)
 
-LEMMA_4_3 = register(Result(
-    key="BBGN19 Lemma 4.3", paper="BBGN19", label="Lemma 4.3",
-    title="For every midpoint y: Σ_{x≠y}(|x−y| − 1/(2m))² ≥ (m−1)(m−2)/(12m)",
-    status="uncertain",
-    statement=sp.Ge(S_min, S_M_LOWER),
-    symbols={m: "grid size, integer >= 2"},
-    hypotheses=(Hypothesis(m >= 2, "m >= 2"),),
-    kind="lower_bound", quantity="midpoint_sum", mechanisms=("any",),
-    status_note="Uncertain: the paper's constant is not visible; this bound is derived (S_m ≥ it by a³ + b³ ≥ (a+b)³/4; sympy: equality for odd m, slack (2t+1)/(16(t+1)²) for m = 2t+2).",
-    spec=SPEC3,
-    notes="The left side is min over y (brute force); the bound is proved symbolically from the exact S_m.",
-    symbolic=_symbolic_lemma_4_3,
-    numeric={"lhs": lambda m: xs.midpoint_sum_min(m)},
-    exact=lambda m: Reference(xs.midpoint_sum_min(m), "exact minimum over y ∈ M by brute force"),
-    grid=_M_GRID,
-))
+LEMMA_4_3 = register(
+    Result(
+        key="BBGN19 Lemma 4.3",
+        paper="BBGN19",
+        label="Lemma 4.3",
+        title="For every midpoint y: Σ_{x≠y}(|x−y| − 1/(2m))² ≥ (m−1)(m−2)/(12m)",
+        status="uncertain",
+        statement=sp.Ge(S_min, S_M_LOWER),
+        symbols={m: "grid size, integer >= 2"},
+        hypotheses=(Hypothesis(m >= 2, "m >= 2"),),
+        kind="lower_bound",
+        quantity="midpoint_sum",
+        mechanisms=("any",),
+        status_note="Uncertain: the paper's constant is not visible; this bound is derived (S_m ≥ it by a³ + b³ ≥ (a+b)³/4; sympy: equality for odd m, slack (2t+1)/(16(t+1)²) for m = 2t+2).",
+        spec=SPEC3,
+        notes="The left side is min over y (brute force); the bound is proved symbolically from the exact S_m.",
+        symbolic=_symbolic_lemma_4_3,
+        numeric={"lhs": lambda m: xs.midpoint_sum_min(m)},
+        exact=lambda m: Reference(xs.midpoint_sum_min(m), "exact minimum over y ∈ M by brute force"),
+        grid=_M_GRID,
+    )
+)
 
-LEMMA_4_4 = register(Result(
-    key="BBGN19 Lemma 4.4", paper="BBGN19", label="Lemma 4.4",
-    title="E[(R(X)−X)²] ≥ max{(1/(4m³))Σ_x(1−p_xx), (1/m)Σ_y Σ_{x≠y} p_xy(|x−y| − 1/(2m))²}",
-    status="uncertain",
-    statement=sp.Ge(E_err, sp.Max(LEMMA_4_4_T1, LEMMA_4_4_T2)),
-    symbols={m: "grid size, integer >= 2", exp_epsilon0: "e^{ε0} of the m-RR on the grid, rational >= 1"},
-    hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(exp_epsilon0 >= 1, "exp_epsilon0 >= 1")),
-    kind="inequality", quantity="mse", mechanisms=("any",),
-    status_note="Uncertain: displayed form not visible; this version is derived (leaving I_x costs ≥ (1/(2m))², landing in I_y costs ≥ (|x−y| − 1/(2m))²).",
-    spec=SPEC3,
-    notes="X ~ Unif(M), p_xy = Pr[R(x) ∈ I_y], I_i = [(i−1)/m, i/m) (the last closed). Evaluated on the posterior-mean post-processing of the m-RR on the grid "
-          "(exact.summation.lemma_4_4_terms); p[i, j] = Pr[R(x_i) ∈ I_j].",
-    numeric={"lhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[0],
-             "rhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[1]},
-    grid=tuple({"m": g["m"], "exp_epsilon0": g["exp_epsilon0"]} for g in _LEMMA_GRID),
-))
+LEMMA_4_4 = register(
+    Result(
+        key="BBGN19 Lemma 4.4",
+        paper="BBGN19",
+        label="Lemma 4.4",
+        title="E[(R(X)−X)²] ≥ max{(1/(4m³))Σ_x(1−p_xx), (1/m)Σ_y Σ_{x≠y} p_xy(|x−y| − 1/(2m))²}",
+        status="uncertain",
+        statement=sp.Ge(E_err, sp.Max(LEMMA_4_4_T1, LEMMA_4_4_T2)),
+        symbols={m: "grid size, integer >= 2", exp_epsilon0: "e^{ε0} of the m-RR on the grid, rational >= 1"},
+        hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(exp_epsilon0 >= 1, "exp_epsilon0 >= 1")),
+        kind="inequality",
+        quantity="mse",
+        mechanisms=("any",),
+        status_note="Uncertain: displayed form not visible; this version is derived (leaving I_x costs ≥ (1/(2m))², landing in I_y costs ≥ (|x−y| − 1/(2m))²).",
+        spec=SPEC3,
+        notes="X ~ Unif(M), p_xy = Pr[R(x) ∈ I_y], I_i = [(i−1)/m, i/m) (the last closed). Evaluated on the posterior-mean post-processing of the m-RR on the grid "
+        "(exact.summation.lemma_4_4_terms); p[i, j] = Pr[R(x_i) ∈ I_j].",
+        numeric={
+            "lhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[0],
+            "rhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[1],
+        },
+        grid=tuple({"m": g["m"], "exp_epsilon0": g["exp_epsilon0"]} for g in _LEMMA_GRID),
+    )
+)
 
 # Lemma 4.5 grid: binary RR on M = {1/4, 3/4} (p_yy = e0/(1+e0), p_xy = 1/(1+e0)) for n users, at ε with a δ that the
 # tests certify to be >= the exact worst-case δ of the shuffled mechanism (exact.enumerate.worst_case and a brute force).
@@ -569,62 +725,105 @@ _LEMMA_4_5_GRID = (
     {"p_xy": "1/11", "p_yy": "10/11", "n": 8, "epsilon": "2.5", "delta": "0"},
 )
 
-LEMMA_4_5 = register(Result(
-    key="BBGN19 Lemma 4.5", paper="BBGN19", label="Lemma 4.5",
-    title="If S∘R^n is (ε,δ)-DP with δ < 1/2: p_yy < 1/2 or p_xy ≥ e^{−ε}(1/2 − δ)/n",
-    status="derived",
-    statement=sp.Ge(p_xy, LEMMA_4_5_THRESHOLD),
-    symbols={p_xy: "Pr[R(x) ∈ I_y], x ≠ y", p_yy: "Pr[R(y) ∈ I_y]", n: "users, integer >= 1",
-             epsilon: "central epsilon >= 0", delta: "central delta in [0, 1/2)"},
-    hypotheses=(Hypothesis(p_yy >= HALF, "p_yy >= 1/2 (otherwise the first alternative holds)"),
-                Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"),
-                Hypothesis(n >= 1, "n >= 1")),
-    kind="inequality", quantity="probability", mechanisms=("any",),
-    status_note="Proof steps visible in the text; the threshold 1/2 and the constants are derived; the final inequality checked ✔.",
-    spec=SPEC3,
-    notes="Also hypothesis: S∘R^n is (ε,δ)-DP (not machine-checkable from these symbols; the tests certify it for every grid point with exact shuffled δ). "
-          "Proof: neighbours (y,x,…,x) vs (x,…,x), event 'some message in I_y': 1 − (1−p_yy)(1−p_xy)^{n−1} ≤ e^ε(1 − (1−p_xy)^n) + δ; "
-          "p_yy ≥ 1/2 gives 1 − (1−p_xy)^n ≥ e^{−ε}(1/2 − δ), and 1 − (1−p)^n ≤ np. "
-          "The product e^{−ε}(1/2 − δ) cannot be replaced by min{e^{−ε}, 1/2 − δ}: binary RR with e^{ε0} = 100, n = 1, e^ε = 100 "
-          "is exactly (ε, 0)-DP with p_yy = 100/101 and p_xy = 1/101 < 1/100 (tests: test_lemma_4_5_min_form_is_false).",
-    symbolic=_symbolic_lemma_4_5,
-    grid=_LEMMA_4_5_GRID,
-))
+LEMMA_4_5 = register(
+    Result(
+        key="BBGN19 Lemma 4.5",
+        paper="BBGN19",
+        label="Lemma 4.5",
+        title="If S∘R^n is (ε,δ)-DP with δ < 1/2: p_yy < 1/2 or p_xy ≥ e^{−ε}(1/2 − δ)/n",
+        status="derived",
+        statement=sp.Ge(p_xy, LEMMA_4_5_THRESHOLD),
+        symbols={
+            p_xy: "Pr[R(x) ∈ I_y], x ≠ y",
+            p_yy: "Pr[R(y) ∈ I_y]",
+            n: "users, integer >= 1",
+            epsilon: "central epsilon >= 0",
+            delta: "central delta in [0, 1/2)",
+        },
+        hypotheses=(
+            Hypothesis(p_yy >= HALF, "p_yy >= 1/2 (otherwise the first alternative holds)"),
+            Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"),
+            Hypothesis(n >= 1, "n >= 1"),
+        ),
+        kind="inequality",
+        quantity="probability",
+        mechanisms=("any",),
+        status_note="Proof steps visible in the text; the threshold 1/2 and the constants are derived; the final inequality checked ✔.",
+        spec=SPEC3,
+        notes="Also hypothesis: S∘R^n is (ε,δ)-DP (not machine-checkable from these symbols; the tests certify it for every grid point with exact shuffled δ). "
+        "Proof: neighbours (y,x,…,x) vs (x,…,x), event 'some message in I_y': 1 − (1−p_yy)(1−p_xy)^{n−1} ≤ e^ε(1 − (1−p_xy)^n) + δ; "
+        "p_yy ≥ 1/2 gives 1 − (1−p_xy)^n ≥ e^{−ε}(1/2 − δ), and 1 − (1−p)^n ≤ np. "
+        "The product e^{−ε}(1/2 − δ) cannot be replaced by min{e^{−ε}, 1/2 − δ}: binary RR with e^{ε0} = 100, n = 1, e^ε = 100 "
+        "is exactly (ε, 0)-DP with p_yy = 100/101 and p_xy = 1/101 < 1/100 (tests: test_lemma_4_5_min_form_is_false).",
+        symbolic=_symbolic_lemma_4_5,
+        grid=_LEMMA_4_5_GRID,
+    )
+)
 
-_THM42_NOTES = ("Discrepancy (docs/reference/blanket.md §6 item 2): the slides state MSE = Ω(n^{1/3} min{e^{−ε}, 1/2 − δ}); the proof route visible in the text "
-                "(Lemmas 4.1–4.5) only gives the product e^{−ε}(1/2 − δ), which is smaller; we encode what the proof gives and could not reproduce the slide's form. "
-                "Proof: X ~ Unif(M); T = {y: p_yy ≥ 1/2}. If |T| ≤ m/2, Lemma 4.4's first term gives E ≥ 1/(16m²); else Lemma 4.5 gives p_xy ≥ e^{−ε}(1/2−δ)/n "
-                "for y ∈ T and Lemma 4.4's second term with Lemma 4.3 gives E ≥ e^{−ε}(1/2−δ)S_m/(2n); then Lemmas 4.1, 4.2: MSE ≥ n·E. "
-                "The min form cannot come from Lemma 4.5: its analogue p_xy ≥ min{e^{−ε}, 1/2−δ}/n is false (certified counterexample: "
-                "binary RR with e^{ε0} = 100 on M = {1/4, 3/4}, n = 1, e^ε = 100, exact δ = 0, p_yy = 100/101, p_xy = 1/101 < 1/100). ")
+_THM42_NOTES = (
+    "Discrepancy (docs/reference/blanket.md §6 item 2): the slides state MSE = Ω(n^{1/3} min{e^{−ε}, 1/2 − δ}); the proof route visible in the text "
+    "(Lemmas 4.1–4.5) only gives the product e^{−ε}(1/2 − δ), which is smaller; we encode what the proof gives and could not reproduce the slide's form. "
+    "Proof: X ~ Unif(M); T = {y: p_yy ≥ 1/2}. If |T| ≤ m/2, Lemma 4.4's first term gives E ≥ 1/(16m²); else Lemma 4.5 gives p_xy ≥ e^{−ε}(1/2−δ)/n "
+    "for y ∈ T and Lemma 4.4's second term with Lemma 4.3 gives E ≥ e^{−ε}(1/2−δ)S_m/(2n); then Lemmas 4.1, 4.2: MSE ≥ n·E. "
+    "The min form cannot come from Lemma 4.5: its analogue p_xy ≥ min{e^{−ε}, 1/2−δ}/n is false (certified counterexample: "
+    "binary RR with e^{ε0} = 100 on M = {1/4, 3/4}, n = 1, e^ε = 100, exact δ = 0, p_yy = 100/101, p_xy = 1/101 < 1/100). "
+)
 
-THEOREM_4_2_RESULT_M = register(Result(
-    key="BBGN19 Theorem 4.2 [m]", paper="BBGN19", label="Theorem 4.2", variant="m",
-    title="Lower bound for any single-message (ε,δ)-DP summation protocol, for any grid size m",
-    status="derived",
-    statement=sp.Ge(MSE, THEOREM_4_2_M),
-    symbols={n: "users, integer >= 1", epsilon: "central epsilon >= 0", delta: "central delta in [0, 1/2)", m: "grid size, integer >= 2"},
-    hypotheses=(Hypothesis(n >= 1, "n >= 1"), Hypothesis(epsilon >= 0, "epsilon >= 0"),
-                Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"), Hypothesis(m >= 2, "m >= 2")),
-    kind="lower_bound", quantity="mse", mechanisms=("summation",),
-    status_note="Ω(n^{1/3}) source-confirmed (slides/text); this explicit form is derived from Lemmas 4.1–4.5 (our versions).",
-    spec=SPEC3, notes=_THM42_NOTES + "S_m is Lemma 4.3's exact minimum.",
-    exact=_exact_thm42,
-    grid=tuple(dict(g, m=xs.cbrt_ceil(g["n"])) for g in _THM41_GRID),
-))
+THEOREM_4_2_RESULT_M = register(
+    Result(
+        key="BBGN19 Theorem 4.2 [m]",
+        paper="BBGN19",
+        label="Theorem 4.2",
+        variant="m",
+        title="Lower bound for any single-message (ε,δ)-DP summation protocol, for any grid size m",
+        status="derived",
+        statement=sp.Ge(MSE, THEOREM_4_2_M),
+        symbols={
+            n: "users, integer >= 1",
+            epsilon: "central epsilon >= 0",
+            delta: "central delta in [0, 1/2)",
+            m: "grid size, integer >= 2",
+        },
+        hypotheses=(
+            Hypothesis(n >= 1, "n >= 1"),
+            Hypothesis(epsilon >= 0, "epsilon >= 0"),
+            Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"),
+            Hypothesis(m >= 2, "m >= 2"),
+        ),
+        kind="lower_bound",
+        quantity="mse",
+        mechanisms=("summation",),
+        status_note="Ω(n^{1/3}) source-confirmed (slides/text); this explicit form is derived from Lemmas 4.1–4.5 (our versions).",
+        spec=SPEC3,
+        notes=_THM42_NOTES + "S_m is Lemma 4.3's exact minimum.",
+        exact=_exact_thm42,
+        grid=tuple(dict(g, m=xs.cbrt_ceil(g["n"])) for g in _THM41_GRID),
+    )
+)
 
-THEOREM_4_2 = register(Result(
-    key="BBGN19 Theorem 4.2", paper="BBGN19", label="Theorem 4.2",
-    title="Any single-message (ε,δ)-DP shuffle protocol for real summation has MSE = Ω(n^{1/3}) — explicit",
-    status="derived",
-    statement=sp.Ge(MSE, THEOREM_4_2),
-    symbols={n: "users, integer >= 8", epsilon: "central epsilon >= 0", delta: "central delta in [0, 1/2)"},
-    hypotheses=(Hypothesis(n >= 8, "n >= 8 (so m = ⌈n^{1/3}⌉ >= 2)"), Hypothesis(epsilon >= 0, "epsilon >= 0"),
-                Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2")),
-    kind="lower_bound", quantity="mse", mechanisms=("summation",),
-    status_note="Ω(n^{1/3}) source-confirmed (slides/text); explicit constant derived: min{n/(16(n^{1/3}+1)²), e^{−ε}(1/2−δ)(n^{1/3}−3)/24} ≈ n^{1/3} min{1/16, e^{−ε}(1/2−δ)/24}. "
-                "The slides' min{e^{−ε}, 1/2−δ} form is uncertain/suspicious (the proof gives the product).",
-    spec=SPEC3,
-    notes=_THM42_NOTES + "Here m = ⌈n^{1/3}⌉: n/(8m²) ≥ n/(8(n^{1/3}+1)²) and S_m ≥ (m−1)(m−2)/(12m) ≥ (m−3)/12 ≥ (n^{1/3}−3)/12.",
-    exact=_exact_thm42, grid=_THM41_GRID,
-))
+THEOREM_4_2 = register(
+    Result(
+        key="BBGN19 Theorem 4.2",
+        paper="BBGN19",
+        label="Theorem 4.2",
+        title="Any single-message (ε,δ)-DP shuffle protocol for real summation has MSE = Ω(n^{1/3}) — explicit",
+        status="derived",
+        statement=sp.Ge(MSE, THEOREM_4_2),
+        symbols={n: "users, integer >= 8", epsilon: "central epsilon >= 0", delta: "central delta in [0, 1/2)"},
+        hypotheses=(
+            Hypothesis(n >= 8, "n >= 8 (so m = ⌈n^{1/3}⌉ >= 2)"),
+            Hypothesis(epsilon >= 0, "epsilon >= 0"),
+            Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"),
+        ),
+        kind="lower_bound",
+        quantity="mse",
+        mechanisms=("summation",),
+        status_note="Ω(n^{1/3}) source-confirmed (slides/text); explicit constant derived: min{n/(16(n^{1/3}+1)²), e^{−ε}(1/2−δ)(n^{1/3}−3)/24} ≈ n^{1/3} min{1/16, e^{−ε}(1/2−δ)/24}. "
+        "The slides' min{e^{−ε}, 1/2−δ} form is uncertain/suspicious (the proof gives the product).",
+        spec=SPEC3,
+        notes=_THM42_NOTES
+        + "Here m = ⌈n^{1/3}⌉: n/(8m²) ≥ n/(8(n^{1/3}+1)²) and S_m ≥ (m−1)(m−2)/(12m) ≥ (m−3)/12 ≥ (n^{1/3}−3)/12.",
+        exact=_exact_thm42,
+        grid=_THM41_GRID,
+    )
+)

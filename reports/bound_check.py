@@ -103,33 +103,36 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.util
 import inspect
 import json
 import math
 import pathlib
-import sys
 import time
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Callable, Optional
-
-from flint import arb, fmpq
+from typing import Any
 
 from blanket.exact import arith
 from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.exact.mechanisms import KRR
 from blanket.reports.bound_worker import BoundNotEvaluable
+from flint import arb, fmpq
 
-from .latex import display as latex_display, display_result as latex_display_result
+from .latex import display_result as latex_display_result
 
-FLOAT_REL_ERR = Fraction(1, 10 ** 12)
-FLOAT_ABS_ERR = Fraction(1, 10 ** 300)
+FLOAT_REL_ERR = Fraction(1, 10**12)
+FLOAT_ABS_ERR = Fraction(1, 10**300)
 FLOAT_MODEL = "relative 1e-12 plus absolute 1e-300"
 MECHANISMS = {"krr": "krr", "rr": "krr", "k-rr": "krr", "binary": "binary", "binary-rr": "binary", "rr2": "binary"}
 QUANTITIES = ("delta", "epsilon")
 #: default region for registered results (their hypotheses cut it further)
-REGISTERED_DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10 ** 4), "k": (2, 10), "epsilon": ("0.05", "2"),
-                     "delta": ("1e-10", "0.1")}
+REGISTERED_DOMAIN = {
+    "epsilon0": ("0.1", "3"),
+    "n": (2, 10**4),
+    "k": (2, 10),
+    "epsilon": ("0.05", "2"),
+    "delta": ("1e-10", "0.1"),
+}
 PRECS = (128, 256, 512)
 #: with ``max_evaluations``, a dataset-family computation at n users is charged n // FAMILY_COST_N evaluations
 #: (the exact side's cost grows with n; charging it keeps an evaluation budget meaningful and deterministic)
@@ -147,7 +150,7 @@ class BoundValue:
     value: Any
     floating: bool
     raw: str
-    center: Optional[Fraction] = None   # the float's exact value (floating only)
+    center: Fraction | None = None  # the float's exact value (floating only)
 
 
 @dataclasses.dataclass
@@ -162,21 +165,27 @@ class Bound:
 
     name: str
     source: str
-    kind: str                       # "python", "sympy", "registered"
-    mechanism: str                  # "krr" or "binary"
-    quantity: str                   # "delta" or "epsilon"
-    domain: dict                    # name -> (lo, hi) exact (fmpq; ints for n, k)
+    kind: str  # "python", "sympy", "registered"
+    mechanism: str  # "krr" or "binary"
+    quantity: str  # "delta" or "epsilon"
+    domain: dict  # name -> (lo, hi) exact (fmpq; ints for n, k)
     evaluate: Callable[[dict], BoundValue]
-    sha256: Optional[str] = None
-    text: str = ""                  # the formula or source excerpt shown in the report
-    latex: str = ""                 # LaTeX of a symbolic bound (produced by sympy)
-    worker: Any = None              # the BoundProcess running the bound's code (files only)
+    sha256: str | None = None
+    text: str = ""  # the formula or source excerpt shown in the report
+    latex: str = ""  # LaTeX of a symbolic bound (produced by sympy)
+    worker: Any = None  # the BoundProcess running the bound's code (files only)
 
     def describe(self) -> dict:
-        return {"name": self.name, "source": self.source, "kind": self.kind, "mechanism": self.mechanism,
-                "quantity": self.quantity, "sha256": self.sha256,
-                "domain": {k: [_exact_str(lo), _exact_str(hi)] for k, (lo, hi) in self.domain.items()},
-                "text": self.text}
+        return {
+            "name": self.name,
+            "source": self.source,
+            "kind": self.kind,
+            "mechanism": self.mechanism,
+            "quantity": self.quantity,
+            "sha256": self.sha256,
+            "domain": {k: [_exact_str(lo), _exact_str(hi)] for k, (lo, hi) in self.domain.items()},
+            "text": self.text,
+        }
 
 
 def _exact_str(q) -> str:
@@ -190,12 +199,14 @@ def _exact_str(q) -> str:
 def _convert_result(v) -> BoundValue:
     """Turn what a user's function returned into a :class:`BoundValue` (floats with the error model)."""
     import sympy as sp
+
     raw = repr(v)
     if isinstance(v, bool):
         raise InvalidArgument("bound value", v, "must be a number, not a boolean")
     if isinstance(v, (int, Fraction, fmpq)):
         return BoundValue(arith.exact(v), False, raw)
     import decimal
+
     if isinstance(v, decimal.Decimal):  # exact decimal: no float caveat
         if not v.is_finite():
             if v == decimal.Decimal("Infinity"):
@@ -209,13 +220,14 @@ def _convert_result(v) -> BoundValue:
         return BoundValue(v, False, raw)
     try:
         import mpmath
+
         if isinstance(v, mpmath.mpf):
             if mpmath.isinf(v) and v > 0:
                 return BoundValue(None, True, raw)
             if not mpmath.isfinite(v):
                 raise InvalidArgument("bound value", raw, "must be a number, not nan or -inf")
             sign, man, exp, _ = v._mpf_
-            f = Fraction(int(man) * 2 ** exp) if exp >= 0 else Fraction(int(man), 2 ** (-exp))
+            f = Fraction(int(man) * 2**exp) if exp >= 0 else Fraction(int(man), 2 ** (-exp))
             return _float_ball(-f if sign else f, raw)
     except ImportError:  # pragma: no cover
         pass
@@ -229,6 +241,7 @@ def _convert_result(v) -> BoundValue:
         return _float_ball(Fraction(v), raw)
     if isinstance(v, sp.Basic):
         from blanket.proofs.core import arb_eval
+
         if v.free_symbols:
             raise InvalidArgument("bound value", raw, "has free symbols left; substitute every parameter")
         val = arb_eval(v, {})
@@ -285,6 +298,7 @@ def parse_domain(domain, quantity: str, mechanism: str) -> dict:
     if out["epsilon0"][0] <= 0:
         raise InvalidArgument("DOMAIN['epsilon0'] lower end", str(out["epsilon0"][0]), "must be > 0")
     from blanket.exact.guards import check_epsilon0
+
     check_epsilon0(out["epsilon0"][1], "DOMAIN['epsilon0'] upper end")
     if other == "epsilon" and out["epsilon"][0] < 0:
         raise InvalidArgument("DOMAIN['epsilon'] lower end", str(out["epsilon"][0]), "must be >= 0")
@@ -318,7 +332,9 @@ def _norm_mechanism(m, where="MECHANISM"):
 def _norm_quantity(q, where="QUANTITY"):
     key = str(q).strip().lower()
     if key not in QUANTITIES:
-        raise InvalidArgument(where, q, "must be 'delta' (the file defines delta(...)) or 'epsilon' (defines epsilon(...))")
+        raise InvalidArgument(
+            where, q, "must be 'delta' (the file defines delta(...)) or 'epsilon' (defines epsilon(...))"
+        )
     return key
 
 
@@ -332,8 +348,9 @@ def _call_with(fn, params: dict):
         if name in params:
             kwargs[name] = params[name]
         elif p.default is p.empty:
-            raise InvalidArgument("bound function parameter", name,
-                                  f"is not one of the supplied parameters {sorted(params)}")
+            raise InvalidArgument(
+                "bound function parameter", name, f"is not one of the supplied parameters {sorted(params)}"
+            )
     if accepts_var:
         kwargs = dict(params)
     return fn(**kwargs)
@@ -351,7 +368,7 @@ def _user_params(params: dict) -> dict:
     return out
 
 
-def load_bound(path, *, deadline: Optional[float] = None) -> Bound:
+def load_bound(path, *, deadline: float | None = None) -> Bound:
     """Load a bound file (``.py`` module or ``.txt`` symbolic file); validates everything it declares.
 
     The file's code (``.py``) and the formula's evaluation (``.txt``) run in a separate process
@@ -381,6 +398,7 @@ MAX_BOUND_FILE_BYTES = 1 << 20
 
 def _worker_evaluate(worker, quantity_other: str):
     """``evaluate(params)`` of a :class:`Bound` whose code runs in ``worker`` (a BoundProcess)."""
+
     def evaluate(params):
         where = ", ".join(f"{k}={_exact_str(v)}" for k, v in sorted(params.items()))
         msg = worker.evaluate(params, _prec(), where)
@@ -401,11 +419,13 @@ def _worker_evaluate(worker, quantity_other: str):
             else:
                 value = arb(fmpq(lo.numerator, lo.denominator)).union(arb(fmpq(hi.numerator, hi.denominator)))
         return BoundValue(value, floating, raw, center)
+
     return evaluate
 
 
 def _prec() -> int:
     from flint import ctx
+
     return ctx.prec
 
 
@@ -413,9 +433,10 @@ class _InvalidEvaluation(BlanketError):
     """The bound raised an ordinary exception at one point (recorded as an invalid evaluation there)."""
 
 
-def _load_python(path: pathlib.Path, sha: str, deadline: Optional[float] = None) -> Bound:
+def _load_python(path: pathlib.Path, sha: str, deadline: float | None = None) -> Bound:
     from blanket.exact.guards import max_memory
     from blanket.reports.bound_worker import BoundProcess
+
     worker = BoundProcess(path, "python", memory=max_memory(), deadline=deadline)
     meta = worker.meta
     try:
@@ -425,7 +446,9 @@ def _load_python(path: pathlib.Path, sha: str, deadline: Optional[float] = None)
         mechanism = _norm_mechanism(meta["MECHANISM"])
         quantity = _norm_quantity(meta["QUANTITY"])
         if not meta.get("callable"):
-            raise InvalidArgument("FILE", str(path), f"must define a function {quantity}(...) for QUANTITY = {quantity!r}")
+            raise InvalidArgument(
+                "FILE", str(path), f"must define a function {quantity}(...) for QUANTITY = {quantity!r}"
+            )
         domain = parse_domain(meta["DOMAIN"], quantity, mechanism)
         allowed = {"epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta"}
         for name, kind, has_default in meta["params"]:
@@ -437,18 +460,27 @@ def _load_python(path: pathlib.Path, sha: str, deadline: Optional[float] = None)
         worker.close()
         raise
     name = meta["NAME"] or path.stem
-    b = Bound(name, str(path), "python", mechanism, quantity, domain, _worker_evaluate(worker, quantity), sha,
-              meta.get("text", ""))
+    b = Bound(
+        name,
+        str(path),
+        "python",
+        mechanism,
+        quantity,
+        domain,
+        _worker_evaluate(worker, quantity),
+        sha,
+        meta.get("text", ""),
+    )
     b.worker = worker
     return b
 
 
-def _load_text(path: pathlib.Path, text: str, sha: str, deadline: Optional[float] = None) -> Bound:
+def _load_text(path: pathlib.Path, text: str, sha: str, deadline: float | None = None) -> Bound:
     import sympy as sp
-
     from blanket.exact.guards import max_memory
     from blanket.reports.bound_worker import BoundProcess
     from blanket.reports.formula import parse_formula
+
     fields = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
@@ -474,15 +506,26 @@ def _load_text(path: pathlib.Path, text: str, sha: str, deadline: Optional[float
     names = ["epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta"]
     # an explicit whitelist grammar (reports.formula): no Python is ever evaluated from the file
     expr = parse_formula(fields["bound"], names)
-    worker = BoundProcess(fields["bound"], "sympy", names=names, memory=max_memory(), deadline=deadline,
-                          label=str(path))
-    b = Bound(fields.get("name", path.stem), str(path), "sympy", mechanism, quantity, domain,
-              _worker_evaluate(worker, quantity), sha, fields["bound"], sp.latex(expr))
+    worker = BoundProcess(
+        fields["bound"], "sympy", names=names, memory=max_memory(), deadline=deadline, label=str(path)
+    )
+    b = Bound(
+        fields.get("name", path.stem),
+        str(path),
+        "sympy",
+        mechanism,
+        quantity,
+        domain,
+        _worker_evaluate(worker, quantity),
+        sha,
+        fields["bound"],
+        sp.latex(expr),
+    )
     b.worker = worker
     return b
 
 
-def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Optional[str] = None) -> Bound:
+def registered_bound(label: str, variant: str | None = None, *, mechanism: str | None = None) -> Bound:
     """A registered result of the four papers as a :class:`Bound` (its ``Result.bound`` side).
 
     The result must be an upper bound on ``delta`` or ``epsilon`` that
@@ -492,26 +535,41 @@ def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Op
     Lemma 5.1); points outside its hypotheses are skipped.
     """
     from blanket.proofs.core import get
+
     res = get(label, variant)
     if res.kind != "upper_bound" or res.quantity not in QUANTITIES:
-        raise InvalidArgument("--registered", res.key,
-                              f"is not an upper bound on delta or epsilon (kind {res.kind}, quantity {res.quantity})")
+        raise InvalidArgument(
+            "--registered",
+            res.key,
+            f"is not an upper bound on delta or epsilon (kind {res.kind}, quantity {res.quantity})",
+        )
     mechs = {str(m).lower() for m in res.mechanisms}
     if not mechs & {"rr", "krr", "any", "binary", "binary-rr"}:
-        raise InvalidArgument("--registered", res.key, f"does not apply to randomized response (mechanisms {sorted(mechs)})")
+        raise InvalidArgument(
+            "--registered", res.key, f"does not apply to randomized response (mechanisms {sorted(mechs)})"
+        )
     mech = mechanism or ("binary" if mechs <= {"binary", "binary-rr"} else "krr")
     names = {s.name for s in res.symbols}
     supplied = {"epsilon0", "n", "k", "epsilon", "delta", "gamma"}
     unknown = names - supplied - set(res._quantity_symbols())
     needed = {nm for nm in unknown if not res._is_bound_var(nm)}
     if needed:
-        raise InvalidArgument("--registered", res.key, f"needs parameters {sorted(needed)} that check-bound cannot supply")
+        raise InvalidArgument(
+            "--registered", res.key, f"needs parameters {sorted(needed)} that check-bound cannot supply"
+        )
     quantity = res.quantity
     if quantity in names and not res._is_bound_var(quantity):
-        raise InvalidArgument("--registered", res.key,
-                              f"must be a bound {quantity}(...) of the other parameters; this result takes {quantity} "
-                              "as an input, so check-bound cannot search it (see `blanket check-papers`)")
-    dom = {k: v for k, v in REGISTERED_DOMAIN.items() if k in ("epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta")}
+        raise InvalidArgument(
+            "--registered",
+            res.key,
+            f"must be a bound {quantity}(...) of the other parameters; this result takes {quantity} "
+            "as an input, so check-bound cannot search it (see `blanket check-papers`)",
+        )
+    dom = {
+        k: v
+        for k, v in REGISTERED_DOMAIN.items()
+        if k in ("epsilon0", "n", "k", "epsilon" if quantity == "delta" else "delta")
+    }
     if mech == "binary":
         dom.pop("k")
     domain = parse_domain(dom, quantity, mech)
@@ -521,12 +579,22 @@ def registered_bound(label: str, variant: Optional[str] = None, *, mechanism: Op
         if "gamma" in names:
             e0 = arith.exp_ball(p["epsilon0"])
             p["gamma"] = p["k"] / (e0 + p["k"] - 1)
-        p = {k: v for k, v in p.items() if k in names and not k in res._quantity_symbols()}
+        p = {k: v for k, v in p.items() if k in names and k not in res._quantity_symbols()}
         p = {k: (fmpq(v) if isinstance(v, int) else v) for k, v in p.items()}
         return BoundValue(res.bound(**p), False, "")
 
-    return Bound(res.key, f"registered result {res.key} ({res.status})", "registered", mech, quantity, domain,
-                 evaluate, None, res.title, str(latex_display_result(res)))
+    return Bound(
+        res.key,
+        f"registered result {res.key} ({res.status})",
+        "registered",
+        mech,
+        quantity,
+        domain,
+        evaluate,
+        None,
+        res.title,
+        str(latex_display_result(res)),
+    )
 
 
 def restrict_domain(bound: Bound, overrides, *, within_declared: bool = True) -> Bound:
@@ -555,11 +623,21 @@ def restrict_domain(bound: Bound, overrides, *, within_declared: bool = True) ->
         lo, hi = (t.strip() for t in rng.split("..", 1))
         new = _parse_range(name, (lo, hi), integer=name in ("n", "k"))
         if within_declared and not (dom[name][0] <= new[0] and new[1] <= dom[name][1]):
-            raise InvalidArgument(f"--domain {item.split('=')[0]}={rng}".split(" ", 1)[0] + " " + f"{name}={rng}", rng,
-                                  f"must lie inside the declared domain [{_exact_str(dom[name][0])}, {_exact_str(dom[name][1])}]")
+            raise InvalidArgument(
+                f"--domain {item.split('=')[0]}={rng}".split(" ", 1)[0] + " " + f"{name}={rng}",
+                rng,
+                f"must lie inside the declared domain [{_exact_str(dom[name][0])}, {_exact_str(dom[name][1])}]",
+            )
         dom[name] = new
-    fixed = parse_domain({k: ((str(v[0]), str(v[1])) if k not in ("n", "k") else v) for k, v in dom.items()
-                          if not (k == "k" and bound.mechanism == "binary")}, bound.quantity, bound.mechanism)
+    fixed = parse_domain(
+        {
+            k: ((str(v[0]), str(v[1])) if k not in ("n", "k") else v)
+            for k, v in dom.items()
+            if not (k == "k" and bound.mechanism == "binary")
+        },
+        bound.quantity,
+        bound.mechanism,
+    )
     return dataclasses.replace(bound, domain=fixed)
 
 
@@ -572,16 +650,16 @@ class Point:
     k: int
     n: int
     epsilon0: fmpq
-    param: fmpq                   # epsilon (delta-bound) or delta (epsilon-bound)
-    outcome: str                  # "violated", "holds", "within-float-error", "undecided", "invalid", "outside-hypotheses"
-    bound: Any = None             # BoundValue
-    exact: Any = None             # enclosure of the exact (lower) value compared
-    exact_kind: str = ""          # "worst case over all datasets", "family third", ...
-    witness: Optional[dict] = None
-    blanket: Any = None           # blanket-view upper bound (delta-bounds)
-    eps_used: Any = None          # epsilon-bounds: the epsilon at which delta was evaluated
+    param: fmpq  # epsilon (delta-bound) or delta (epsilon-bound)
+    outcome: str  # "violated", "holds", "within-float-error", "undecided", "invalid", "outside-hypotheses"
+    bound: Any = None  # BoundValue
+    exact: Any = None  # enclosure of the exact (lower) value compared
+    exact_kind: str = ""  # "worst case over all datasets", "family third", ...
+    witness: dict | None = None
+    blanket: Any = None  # blanket-view upper bound (delta-bounds)
+    eps_used: Any = None  # epsilon-bounds: the epsilon at which delta was evaluated
     note: str = ""
-    reverified: Optional[bool] = None
+    reverified: bool | None = None
 
     def key(self):
         return (self.k, self.n, self.epsilon0, self.param)
@@ -596,7 +674,7 @@ class _HardStop(BaseException):
 
 
 #: largest estimated number of dataset classes of the exhaustive phase at one (k, n)
-MAX_EXHAUSTIVE_CLASSES = 10 ** 6
+MAX_EXHAUSTIVE_CLASSES = 10**6
 
 
 def exhaustive_classes(k: int, n: int) -> int:
@@ -610,6 +688,7 @@ def exhaustive_classes(k: int, n: int) -> int:
     (8, True)
     """
     from sympy.functions.combinatorial.numbers import partition
+
     multisets = math.comb(n + k - 2, k - 1) if k - 1 <= n else None
     parts = n * n * int(partition(n - 1))
     return min(parts, multisets) if multisets is not None else parts
@@ -618,8 +697,18 @@ def exhaustive_classes(k: int, n: int) -> int:
 class Search:
     """The search state: the bound, the limits, and every checked point."""
 
-    def __init__(self, bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True,
-                 grid_size=4, max_evaluations: Optional[int] = None):
+    def __init__(
+        self,
+        bound: Bound,
+        *,
+        k=None,
+        n_max=None,
+        n_exhaustive=8,
+        budget=120,
+        progress=True,
+        grid_size=4,
+        max_evaluations: int | None = None,
+    ):
         self.bound = bound
         self.t0 = time.monotonic()
         self.budget = budget
@@ -634,7 +723,9 @@ class Search:
         if k is not None:
             k = arith.integer_in(k, "--k", lo=2)
             if not d["k"][0] <= k <= d["k"][1]:
-                raise InvalidArgument("--k", k, f"must lie in the bound's declared domain k in [{d['k'][0]}, {d['k'][1]}]")
+                raise InvalidArgument(
+                    "--k", k, f"must lie in the bound's declared domain k in [{d['k'][0]}, {d['k'][1]}]"
+                )
             self.ks = [k]
         else:
             lo, hi = d["k"]
@@ -649,12 +740,17 @@ class Search:
         for kk in self.ks:
             est = exhaustive_classes(kk, self.n_exhaustive)
             if est > MAX_EXHAUSTIVE_CLASSES:
-                ok = max([m for m in range(2, self.n_exhaustive) if exhaustive_classes(kk, m) <= MAX_EXHAUSTIVE_CLASSES]
-                         or [2])
-                raise InvalidArgument("--n-exhaustive", n_exhaustive,
-                                      f"needs an estimated {float(est):.3g} dataset classes at k = {kk} (more than "
-                                      f"{MAX_EXHAUSTIVE_CLASSES:.0e}, far beyond any time budget)",
-                                      hint=f"use --n-exhaustive {ok} or less; larger n are checked by the dataset families")
+                ok = max(
+                    [m for m in range(2, self.n_exhaustive) if exhaustive_classes(kk, m) <= MAX_EXHAUSTIVE_CLASSES]
+                    or [2]
+                )
+                raise InvalidArgument(
+                    "--n-exhaustive",
+                    n_exhaustive,
+                    f"needs an estimated {float(est):.3g} dataset classes at k = {kk} (more than "
+                    f"{MAX_EXHAUSTIVE_CLASSES:.0e}, far beyond any time budget)",
+                    hint=f"use --n-exhaustive {ok} or less; larger n are checked by the dataset families",
+                )
         self.other = "epsilon" if bound.quantity == "delta" else "delta"
         self.eps0_grid = _grid(*d["epsilon0"], grid_size, log=True)
         self.param_grid = _grid(*d[self.other], grid_size, log=True)
@@ -681,7 +777,7 @@ class Search:
         p["k"] = k
         return p
 
-    def eval_bound(self, k, n, e0, v) -> tuple[Optional[BoundValue], str, str]:
+    def eval_bound(self, k, n, e0, v) -> tuple[BoundValue | None, str, str]:
         self.evaluations += 1
         try:
             with arith.precision(128):
@@ -739,6 +835,7 @@ class Search:
     def check_small(self, phase, k, n, e0, values) -> list[Point]:
         """Exhaustive worst case at small n for several ε / δ at once (precision escalates per point)."""
         from blanket.exact.enumerate import worst_cases
+
         out = []
         bvs = []
         for v in values:
@@ -758,15 +855,33 @@ class Search:
                 wcs = worst_cases(mech, n, epsilons=eps)
                 nxt = []
                 for (v, bv), e, wc in zip(pending, eps, wcs):
-                    oc = self._compare(wc.value if self.bound.quantity == "delta" else wc.value, bv,
-                                       target=None if self.bound.quantity == "delta" else v)
+                    oc = self._compare(
+                        wc.value if self.bound.quantity == "delta" else wc.value,
+                        bv,
+                        target=None if self.bound.quantity == "delta" else v,
+                    )
                     if oc == "undecided" and prec != PRECS[-1]:
                         nxt.append((v, bv))
                         continue
                     d1, d2 = wc.pair()
-                    pt = Point(phase, k, n, e0, v, oc, bv, wc.value, "exact worst case over all datasets",
-                               {"dataset": d1, "neighbour": d2, "direction": f"D(M(dataset) || M(neighbour))",
-                                "value": wc.witness_value}, eps_used=e if self.bound.quantity == "epsilon" else None)
+                    pt = Point(
+                        phase,
+                        k,
+                        n,
+                        e0,
+                        v,
+                        oc,
+                        bv,
+                        wc.value,
+                        "exact worst case over all datasets",
+                        {
+                            "dataset": d1,
+                            "neighbour": d2,
+                            "direction": "D(M(dataset) || M(neighbour))",
+                            "value": wc.witness_value,
+                        },
+                        eps_used=e if self.bound.quantity == "epsilon" else None,
+                    )
                     if oc == "violated":
                         self._reverify(pt, mech, wc, e, bv, v)
                     out.append(pt)
@@ -778,6 +893,7 @@ class Search:
     def _reverify(self, pt: Point, mech, wc, e, bv, v):
         """Recompute the witness pair without any symmetry reduction and re-compare."""
         from blanket.exact.enumerate import delta_dataset
+
         try:
             val = delta_dataset(mech, wc.others, wc.x, wc.x2, epsilon=e)
         except BlanketError:
@@ -812,13 +928,26 @@ class Search:
                     return [Point(phase, k, n, e0, v, "undecided", bv, note=msg)]
                 oc = self._compare(val, bv, target=None if self.bound.quantity == "delta" else v)
                 if oc != "undecided" or prec == PRECS[-1]:
-                    pt = Point(phase, k, n, e0, v, oc, bv, val, kind, witness,
-                               eps_used=e if self.bound.quantity == "epsilon" else None)
+                    pt = Point(
+                        phase,
+                        k,
+                        n,
+                        e0,
+                        v,
+                        oc,
+                        bv,
+                        val,
+                        kind,
+                        witness,
+                        eps_used=e if self.bound.quantity == "epsilon" else None,
+                    )
                     if oc == "violated" and witness.get("class") is not None:
                         again = _reverify_class(mech, n, e, witness["class"])
                         if again is not None:
-                            pt.reverified = self._compare(again, bv, target=None if self.bound.quantity == "delta"
-                                                          else v) == "violated"
+                            pt.reverified = (
+                                self._compare(again, bv, target=None if self.bound.quantity == "delta" else v)
+                                == "violated"
+                            )
                             if not pt.reverified:
                                 pt.outcome = "undecided"
                                 pt.note = "witness re-computation (exact.enumerate) did not confirm the violation"
@@ -838,8 +967,10 @@ class Search:
         try:
             self._run()
         except _HardStop:
-            self.notes.append(f"the search was stopped at the wall-clock budget of {self.budget:g} s (hard limit); "
-                              "the phases after the interruption were not run")
+            self.notes.append(
+                f"the search was stopped at the wall-clock budget of {self.budget:g} s (hard limit); "
+                "the phases after the interruption were not run"
+            )
         finally:
             _disarm_alarm(alarm)
             for msg in dict.fromkeys(_INTERNAL_ERRORS):
@@ -856,6 +987,7 @@ class Search:
 
     def phase_exhaustive(self, share):
         from blanket.exact.progress import Progress
+
         ns = list(range(self.n_lo, self.n_exhaustive + 1))
         jobs = [(n, k, e0) for n in ns for k in self.ks for e0 in self.eps0_grid]
         done = 0
@@ -867,19 +999,34 @@ class Search:
                 done += 1
                 bar.update(note=f"n={n} k={k}")
         reached = jobs[done - 1][0] if done else None
-        self.phases.append({"phase": "exhaustive", "what": "exact worst case over all datasets (exact.enumerate)",
-                            "jobs": len(jobs), "done": done,
-                            "n": [self.n_lo, reached], "k": self.ks,
-                            "epsilon0": [_exact_str(x) for x in self.eps0_grid],
-                            self.other: [_exact_str(x) for x in self.param_grid],
-                            "complete": done == len(jobs)})
+        self.phases.append(
+            {
+                "phase": "exhaustive",
+                "what": "exact worst case over all datasets (exact.enumerate)",
+                "jobs": len(jobs),
+                "done": done,
+                "n": [self.n_lo, reached],
+                "k": self.ks,
+                "epsilon0": [_exact_str(x) for x in self.eps0_grid],
+                self.other: [_exact_str(x) for x in self.param_grid],
+                "complete": done == len(jobs),
+            }
+        )
 
     def phase_families(self, share):
         from blanket.exact.progress import Progress
+
         lo = max(self.n_exhaustive + 1, self.n_lo)
         if lo > self.n_hi:
-            self.phases.append({"phase": "families", "what": "skipped: the domain's n range is covered exhaustively",
-                                "done": 0, "jobs": 0, "complete": True})
+            self.phases.append(
+                {
+                    "phase": "families",
+                    "what": "skipped: the domain's n range is covered exhaustively",
+                    "done": 0,
+                    "jobs": 0,
+                    "complete": True,
+                }
+            )
             return
         ns = _int_grid(lo, self.n_hi, 6)
         jobs = [(n, k, e0, v) for n in ns for k in self.ks for e0 in self.eps0_grid for v in self.param_grid]
@@ -899,7 +1046,9 @@ class Search:
                     m, c = max(prev)
                     if c * (n / m) ** 1.5 > max(self.time_left(share) / 4, 0):
                         stopped.add(k)
-                        self.notes.append(f"families phase: k={k} stopped before n={n} (predicted cost exceeds the budget)")
+                        self.notes.append(
+                            f"families phase: k={k} stopped before n={n} (predicted cost exceeds the budget)"
+                        )
                         bar.update()
                         continue
                 t = time.monotonic()
@@ -908,11 +1057,19 @@ class Search:
                 done += 1
                 reached = n if reached is None else max(reached, n)
                 bar.update(note=f"n={n} k={k}")
-        self.phases.append({"phase": "families",
-                            "what": "certified lower bounds from dataset families (binary RR: exact worst case, "
-                                    "exact.binary; k-RR: same/neighbour/third families, exact.krr)",
-                            "jobs": len(jobs), "done": done, "n": [lo, reached], "n_grid": ns, "k": self.ks,
-                            "complete": done == len(jobs)})
+        self.phases.append(
+            {
+                "phase": "families",
+                "what": "certified lower bounds from dataset families (binary RR: exact worst case, "
+                "exact.binary; k-RR: same/neighbour/third families, exact.krr)",
+                "jobs": len(jobs),
+                "done": done,
+                "n": [lo, reached],
+                "n_grid": ns,
+                "k": self.ks,
+                "complete": done == len(jobs),
+            }
+        )
 
     def phase_hypothesis(self, share):
         try:
@@ -925,8 +1082,13 @@ class Search:
         d = self.bound.domain
         n_top = self.n_exhaustive
         if n_top < self.n_lo:
-            self.phases.append({"phase": "hypothesis", "what": "skipped: the domain's smallest n is above the "
-                                "exhaustive range (n <= %d)" % n_top, "done": 0})
+            self.phases.append(
+                {
+                    "phase": "hypothesis",
+                    "what": "skipped: the domain's smallest n is above the exhaustive range (n <= %d)" % n_top,
+                    "done": 0,
+                }
+            )
             return
         e0_lo, e0_hi = d["epsilon0"]
         v_lo, v_hi = d[self.other]
@@ -955,8 +1117,12 @@ class Search:
                 found.append(t)
             return bad
 
-        strat = st.tuples(st.integers(k_lo, min(k_hi, max(k_lo, 12))), st.integers(self.n_lo, n_top),
-                          st.integers(0, STEPS), st.integers(0, STEPS))
+        strat = st.tuples(
+            st.integers(k_lo, min(k_hi, max(k_lo, 12))),
+            st.integers(self.n_lo, n_top),
+            st.integers(0, STEPS),
+            st.integers(0, STEPS),
+        )
         result = None
         # hypothesis caches constants of "local" modules under ./.hypothesis: point it at a temporary directory
         # (removed afterwards) so that nothing outside the output directory is ever written
@@ -964,13 +1130,23 @@ class Search:
         import tempfile
 
         from hypothesis import configuration as hconf
+
         old_home = getattr(hconf, "__hypothesis_home_directory", None)
         home = tempfile.mkdtemp(prefix="blanket-hypothesis-")
         hconf.set_hypothesis_home_dir(home)
         try:
-            result = find(strat, violated, settings=settings(max_examples=200, database=None, derandomize=True,
-                                                            deadline=None, phases=[Phase.generate, Phase.shrink],
-                                                            suppress_health_check=list(HealthCheck)))
+            result = find(
+                strat,
+                violated,
+                settings=settings(
+                    max_examples=200,
+                    database=None,
+                    derandomize=True,
+                    deadline=None,
+                    phases=[Phase.generate, Phase.shrink],
+                    suppress_health_check=list(HealthCheck),
+                ),
+            )
         except NoSuchExample:
             pass
         except _Budget:
@@ -980,12 +1156,24 @@ class Search:
         finally:
             hconf.set_hypothesis_home_dir(old_home)
             shutil.rmtree(home, ignore_errors=True)
-        self.hypothesis_info = {"examples": len(tried), "violations": len(found),
-                                "shrunk_to": (lambda p: {"k": p[0], "n": p[1], "epsilon0": _exact_str(p[2]),
-                                                         self.other: _exact_str(p[3])})(point(result)) if result else None}
-        self.phases.append({"phase": "hypothesis", "what": "random search over the small-n domain with shrinking "
-                            "(hypothesis.find, derandomized)", "done": len(tried), "n": [self.n_lo, n_top],
-                            **self.hypothesis_info})
+        self.hypothesis_info = {
+            "examples": len(tried),
+            "violations": len(found),
+            "shrunk_to": (lambda p: {"k": p[0], "n": p[1], "epsilon0": _exact_str(p[2]), self.other: _exact_str(p[3])})(
+                point(result)
+            )
+            if result
+            else None,
+        }
+        self.phases.append(
+            {
+                "phase": "hypothesis",
+                "what": "random search over the small-n domain with shrinking (hypothesis.find, derandomized)",
+                "done": len(tried),
+                "n": [self.n_lo, n_top],
+                **self.hypothesis_info,
+            }
+        )
 
     def phase_smallest_n(self):
         """For each distinct (k, ε0, param) that was violated (at most 5), scan n upwards from the domain's smallest n.
@@ -1025,10 +1213,12 @@ class Search:
                     break
                 n = n + 1 if n - start < 200 else max(n + 1, int(n * 1.05))
             if n - start >= 200:
-                self.notes.append(f"smallest-n scan above n = {start + 200} used 5% steps: the first violation listed "
-                                  f"for k={p.k}, epsilon0={_exact_str(p.epsilon0)}, {self.other}={_exact_str(p.param)} "
-                                  f"(at n={n}) is the smallest n found, not "
-                                  "necessarily the smallest n")
+                self.notes.append(
+                    f"smallest-n scan above n = {start + 200} used 5% steps: the first violation listed "
+                    f"for k={p.k}, epsilon0={_exact_str(p.epsilon0)}, {self.other}={_exact_str(p.param)} "
+                    f"(at n={n}) is the smallest n found, not "
+                    "necessarily the smallest n"
+                )
 
     def phase_tightness(self):
         """Blanket-view upper bounds at the grid points that hold (δ-bounds only; a few points)."""
@@ -1039,8 +1229,14 @@ class Search:
         except ImportError:
             self.notes.append("blanket-view tightness skipped: exact.krr is not available")
             return
-        holds = [p for p in self.points if p.outcome == "holds" and p.bound is not None and p.bound.value is not None
-                 and p.phase in ("exhaustive", "families")]
+        holds = [
+            p
+            for p in self.points
+            if p.outcome == "holds"
+            and p.bound is not None
+            and p.bound.value is not None
+            and p.phase in ("exhaustive", "families")
+        ]
         chosen = {}
         for p in holds:
             chosen.setdefault((p.k, p.n), p)
@@ -1058,11 +1254,13 @@ def _arm_alarm(seconds: float):
     """SIGALRM in ``seconds`` raising :class:`_HardStop` (main thread, POSIX); returns the old handler or None."""
     import signal
     import threading
+
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         return None
 
     def _stop(signum, frame):
         raise _HardStop()
+
     old = signal.signal(signal.SIGALRM, _stop)
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
     return (old,)
@@ -1072,6 +1270,7 @@ def _disarm_alarm(token) -> None:
     if token is None:
         return
     import signal
+
     signal.setitimer(signal.ITIMER_REAL, 0)
     signal.signal(signal.SIGALRM, token[0] if token[0] is not None else signal.SIG_DFL)
 
@@ -1080,23 +1279,33 @@ def _family_lower(mech: KRR, n: int, e):
     """Certified lower bound on the worst case at n: (value, kind, witness)."""
     if mech.k == 2:
         from blanket.exact.binary import delta_binary_worst
+
         try:
             wc = delta_binary_worst(mech, n, epsilon=e)
         except BlanketError:
             raise
         except Exception as exc:  # an internal failure of exact.binary: fall back to the families (still certified)
-            _INTERNAL_ERRORS.append(f"exact.binary.delta_binary_worst(n={n}, epsilon0={_exact_str(mech.epsilon0_exact)}, "
-                                    f"epsilon={_short(e)}) raised {type(exc).__name__}: {exc}; used the dataset families instead")
+            _INTERNAL_ERRORS.append(
+                f"exact.binary.delta_binary_worst(n={n}, epsilon0={_exact_str(mech.epsilon0_exact)}, "
+                f"epsilon={_short(e)}) raised {type(exc).__name__}: {exc}; used the dataset families instead"
+            )
             return _krr_families(mech, n, e, ("same",))
         c = wc.c
-        others = [1] * c + [0] * (n - 1 - c)
+        [1] * c + [0] * (n - 1 - c)
         x, x2 = (1, 0) if wc.direction == "1|0" else (0, 1)
         # the same pair in exact.enumerate.delta_class terms (values relabelled so the first dataset's user holds 0)
         cls = (c, n - 1 - c, (), 0) if wc.direction == "1|0" else (n - 1 - c, c, (), 0)
-        return wc.value, "exact worst case over all datasets (exact.binary)", \
-            {"dataset": f"{c} users hold 1, {n - 1 - c} hold 0, differing user holds {x}",
-             "neighbour": f"same, differing user holds {x2}", "direction": "D(M(dataset) || M(neighbour))",
-             "value": wc.value, "class": cls}
+        return (
+            wc.value,
+            "exact worst case over all datasets (exact.binary)",
+            {
+                "dataset": f"{c} users hold 1, {n - 1 - c} hold 0, differing user holds {x}",
+                "neighbour": f"same, differing user holds {x2}",
+                "direction": "D(M(dataset) || M(neighbour))",
+                "value": wc.value,
+                "class": cls,
+            },
+        )
     return _krr_families(mech, n, e, ("same", "third"))
 
 
@@ -1110,6 +1319,7 @@ def _short(e):
 
 def _krr_families(mech, n, e, families):
     from blanket.exact.krr import delta_krr_family
+
     best = None
     for fam in families:
         for direction in ("forward", "backward"):
@@ -1121,18 +1331,27 @@ def _krr_families(mech, n, e, families):
     z = {"same": 0, "third": 2}[fam]
     a, b = (0, 1) if direction == "forward" else (1, 0)
     cls = ((n - 1, 0, ()) if fam == "same" else (0, 0, (n - 1,))) + (0 if direction == "forward" else 1,)
-    return val, f"dataset family '{fam}' (exact.krr; a lower bound on the worst case)", \
-        {"dataset": f"{n - 1} users hold {z}, differing user holds {a}", "neighbour": f"same, differing user holds {b}",
-         "direction": "D(M(dataset) || M(neighbour))", "value": val, "class": cls}
+    return (
+        val,
+        f"dataset family '{fam}' (exact.krr; a lower bound on the worst case)",
+        {
+            "dataset": f"{n - 1} users hold {z}, differing user holds {a}",
+            "neighbour": f"same, differing user holds {b}",
+            "direction": "D(M(dataset) || M(neighbour))",
+            "value": val,
+            "class": cls,
+        },
+    )
 
 
 #: largest (histogram states x users x categories) for re-verifying a family witness with exact.enumerate
-REVERIFY_COST = 4 * 10 ** 6
+REVERIFY_COST = 4 * 10**6
 
 
 def _reverify_class(mech: KRR, n: int, e, cls):
     """Recompute a family witness with :func:`exact.enumerate.delta_class` (an independent code path), or ``None`` if too costly."""
     from blanket.exact.enumerate import delta_class
+
     a, b, lam, idx = cls
     cats = 2 + len(lam) + (1 if mech.k - 2 - len(lam) > 0 else 0)
     if math.comb(n + cats - 1, cats - 1) * n * cats > REVERIFY_COST:
@@ -1172,19 +1391,27 @@ def _int_grid(lo: int, hi: int, size: int) -> list:
 
 
 # ============================================================ the report
-def check_bound(bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True,
-                max_evaluations=None) -> dict:
+def check_bound(
+    bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True, max_evaluations=None
+) -> dict:
     """Run the search and return the report as plain data (JSON-ready); see :func:`write_report`.
 
     ``budget`` (seconds) is a hard wall-clock limit; ``max_evaluations`` (optional) is a deterministic
     budget counted in evaluations of the bound (a family computation at n users counts n // FAMILY_COST_N
     more) — tests use it, so that their outcome does not depend on the machine's speed or load.
     """
-    budget = arith.exact_in(budget, "--budget", lo=1, hi=10 ** 6)
+    budget = arith.exact_in(budget, "--budget", lo=1, hi=10**6)
     if max_evaluations is not None:
-        max_evaluations = arith.integer_in(max_evaluations, "--max-evaluations", lo=1, hi=10 ** 9)
-    s = Search(bound, k=k, n_max=n_max, n_exhaustive=n_exhaustive, budget=float(Fraction(int(budget.p), int(budget.q))),
-               progress=progress, max_evaluations=max_evaluations)
+        max_evaluations = arith.integer_in(max_evaluations, "--max-evaluations", lo=1, hi=10**9)
+    s = Search(
+        bound,
+        k=k,
+        n_max=n_max,
+        n_exhaustive=n_exhaustive,
+        budget=float(Fraction(int(budget.p), int(budget.q))),
+        progress=progress,
+        max_evaluations=max_evaluations,
+    )
     s.run()
     return _report(s)
 
@@ -1199,13 +1426,22 @@ def _iv(x, nonneg: bool = False):
 
 
 def _point_json(s: Search, p: Point) -> dict:
-    out = {"phase": p.phase, "k": p.k, "n": p.n, "epsilon0": _exact_str(p.epsilon0), s.other: _exact_str(p.param),
-           "outcome": p.outcome}
+    out = {
+        "phase": p.phase,
+        "k": p.k,
+        "n": p.n,
+        "epsilon0": _exact_str(p.epsilon0),
+        s.other: _exact_str(p.param),
+        "outcome": p.outcome,
+    }
     if p.bound is not None:
-        out["bound"] = {"enclosure": _iv(p.bound.value) if p.bound.value is not None else "+inf",
-                        "floating_point": p.bound.floating, "returned": p.bound.raw}
+        out["bound"] = {
+            "enclosure": _iv(p.bound.value) if p.bound.value is not None else "+inf",
+            "floating_point": p.bound.floating,
+            "returned": p.bound.raw,
+        }
     if p.exact is not None:
-        out["exact"] = _iv(p.exact, nonneg=True)   # an exact delta is >= 0 by definition
+        out["exact"] = _iv(p.exact, nonneg=True)  # an exact delta is >= 0 by definition
         out["exact_kind"] = p.exact_kind
         if p.outcome == "violated":  # as many digits as it takes for the printed numbers to show the violation
             _decisive_violation(s, p, out)
@@ -1270,8 +1506,10 @@ def _report(s: Search) -> dict:
     counts = {}
     for p in pts:
         counts[p.outcome] = counts.get(p.outcome, 0) + 1
-    viol = sorted([p for p in pts if p.outcome == "violated"],
-                  key=lambda p: (p.n, p.k, -float(arith.endpoints(_ratio_num(s, p))[0]) if _ratio_num(s, p) is not None else 0))
+    viol = sorted(
+        [p for p in pts if p.outcome == "violated"],
+        key=lambda p: (p.n, p.k, -float(arith.endpoints(_ratio_num(s, p))[0]) if _ratio_num(s, p) is not None else 0),
+    )
     # one violation per (k, n, ε0, param)
     uniq, seen = [], set()
     for p in viol:
@@ -1289,7 +1527,8 @@ def _report(s: Search) -> dict:
         "tool": "blanket check-bound",
         "verdict": verdict,
         "bound": s.bound.describe() | {"latex": s.bound.latex},
-        "evaluation": ("floating point (the bound returned floats; error model: " + FLOAT_MODEL + ")") if floating
+        "evaluation": ("floating point (the bound returned floats; error model: " + FLOAT_MODEL + ")")
+        if floating
         else "exact / ball arithmetic (no floating-point caveat)",
         "float_error_model": FLOAT_MODEL if floating else None,
         "budget_seconds": s.budget,
@@ -1297,9 +1536,13 @@ def _report(s: Search) -> dict:
         "evaluations": s.evaluations,
         "elapsed_seconds": round(s.elapsed(), 1),
         "counts": counts,
-        "checked_region": {"k": [min(s.ks), max(s.ks)], "n": [min(ns), max(ns)] if ns else None,
-                           "n_exhaustive": s.n_exhaustive, "epsilon0": [_exact_str(x) for x in s.eps0_grid],
-                           s.other: [_exact_str(x) for x in s.param_grid]},
+        "checked_region": {
+            "k": [min(s.ks), max(s.ks)],
+            "n": [min(ns), max(ns)] if ns else None,
+            "n_exhaustive": s.n_exhaustive,
+            "epsilon0": [_exact_str(x) for x in s.eps0_grid],
+            s.other: [_exact_str(x) for x in s.param_grid],
+        },
         "phases": s.phases,
         "violations": [_point_json(s, p) for p in uniq[:50]],
         "violations_total": len(uniq),
@@ -1307,14 +1550,16 @@ def _report(s: Search) -> dict:
         "within_float_error": [_point_json(s, p) for p in pts if p.outcome == "within-float-error"][:20],
         "invalid_evaluations": [_point_json(s, p) for p in invalid],
         "notes": s.notes,
-        "method": ("Exact values are enclosures (exact rationals or arb balls) that provably contain the true "
-                   "hockey-stick divergence of the shuffled output; a violation means the certified lower end of "
-                   "the exact value exceeds the certified upper end of the bound. Small n: exact worst case over "
-                   "all datasets (exact.enumerate, k-RR symmetry classes with lumping of unheld values); larger n: "
-                   "dataset families, which are lower bounds on the worst case (so they can refute a bound but "
-                   "not confirm it). 'undecided' points are those where the two enclosures still overlap at 512 bits — "
-                   "typically where the bound equals the exact value (it is tight there); they are never counted as "
-                   "violations."),
+        "method": (
+            "Exact values are enclosures (exact rationals or arb balls) that provably contain the true "
+            "hockey-stick divergence of the shuffled output; a violation means the certified lower end of "
+            "the exact value exceeds the certified upper end of the bound. Small n: exact worst case over "
+            "all datasets (exact.enumerate, k-RR symmetry classes with lumping of unheld values); larger n: "
+            "dataset families, which are lower bounds on the worst case (so they can refute a bound but "
+            "not confirm it). 'undecided' points are those where the two enclosures still overlap at 512 bits — "
+            "typically where the bound equals the exact value (it is tight there); they are never counted as "
+            "violations."
+        ),
     }
 
 
@@ -1341,9 +1586,15 @@ def _tightness_summary(s: Search, holds: list) -> dict:
         rows.append(_point_json(s, p))
     key = "bound_over_exact" if s.bound.quantity == "delta" else "exact_delta_over_target"
     vals = [r["ratio"][key] for r in rows if key in r.get("ratio", {})]
-    summary = {"measure": ("bound / exact δ (≥ 1 when the bound holds; 1 = tight)" if s.bound.quantity == "delta"
-                           else "exact δ at the claimed ε / target δ (≤ 1 when the bound holds; 1 = tight)"),
-               "points": len(rows), "zero_points": zero}
+    summary = {
+        "measure": (
+            "bound / exact δ (≥ 1 when the bound holds; 1 = tight)"
+            if s.bound.quantity == "delta"
+            else "exact δ at the claimed ε / target δ (≤ 1 when the bound holds; 1 = tight)"
+        ),
+        "points": len(rows),
+        "zero_points": zero,
+    }
     if vals:
         summary["min"] = min(vals, key=lambda d: Fraction(d["lower"]))
         summary["max"] = max(vals, key=lambda d: Fraction(d["upper"]))
@@ -1352,9 +1603,11 @@ def _tightness_summary(s: Search, holds: list) -> dict:
     summary["table"] = rows[:8] + rows[-4:] if len(rows) > 12 else rows
     bl = [r for r in rows if "blanket_over_bound" in r]
     if bl:
-        summary["blanket_over_bound"] = {"points": len(bl),
-                                         "min": min((r["blanket_over_bound"] for r in bl), key=lambda d: Fraction(d["lower"])),
-                                         "max": max((r["blanket_over_bound"] for r in bl), key=lambda d: Fraction(d["upper"]))}
+        summary["blanket_over_bound"] = {
+            "points": len(bl),
+            "min": min((r["blanket_over_bound"] for r in bl), key=lambda d: Fraction(d["lower"])),
+            "max": max((r["blanket_over_bound"] for r in bl), key=lambda d: Fraction(d["upper"])),
+        }
     return summary
 
 
@@ -1367,12 +1620,15 @@ def write_report(report: dict, outdir, *, stem: str = "bound_check", pdf: bool =
 def write_report_files(report: dict, outdir, *, stem: str = "bound_check", pdf: bool = True):
     """As :func:`write_report`, atomically (:func:`reports.output.write_document`); returns the ``Written`` record."""
     from blanket.reports.output import write_document
+
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    return write_document(outdir, stem, json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n",
-                          render_tex(report), pdf=pdf)
+    return write_document(
+        outdir, stem, json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", render_tex(report), pdf=pdf
+    )
 
 
 def render_tex(report: dict) -> str:
     from blanket.reports import latex
+
     return latex.render("bound_check.tex.j2", r=report, preamble=latex.PREAMBLE, TeX=latex.TeX)

@@ -30,7 +30,6 @@ import os
 import time
 import weakref
 from fractions import Fraction
-from typing import Optional
 
 from blanket.exact.errors import BlanketError
 
@@ -44,11 +43,12 @@ class BoundNotEvaluable(BlanketError):
     """The bound's code could not be evaluated (SystemExit, crash, timeout, memory): exit 2."""
 
 
-def _limit_memory(nbytes: Optional[int]) -> None:
+def _limit_memory(nbytes: int | None) -> None:
     if not nbytes:
         return
     try:
         import resource
+
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         lim = nbytes if hard == resource.RLIM_INFINITY else min(nbytes, hard)
         resource.setrlimit(resource.RLIMIT_AS, (lim, hard))
@@ -59,6 +59,7 @@ def _limit_memory(nbytes: Optional[int]) -> None:
 def _plain(v):
     """DOMAIN entries in a picklable, float-preserving form (the parent validates them)."""
     from flint import fmpq
+
     if isinstance(v, bool) or isinstance(v, (int, float, str)):
         return v
     if isinstance(v, Fraction):
@@ -74,6 +75,7 @@ def _plain(v):
 
 def _serialize(bv):
     from blanket.exact import arith
+
     if bv.value is None:
         val = None
     else:
@@ -87,15 +89,21 @@ def _load(path: str, kind: str, names):
     import inspect
 
     from blanket.reports import bound_check as bc
+
     if kind == "python":
         import importlib.util
+
         spec = importlib.util.spec_from_file_location("_blanket_user_bound", path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         quantity_guess = getattr(mod, "QUANTITY", "delta" if hasattr(mod, "delta") else "epsilon")
-        meta = {"has": {a: hasattr(mod, a) for a in ("MECHANISM", "DOMAIN", "NAME", "QUANTITY")},
-                "MECHANISM": _plain(getattr(mod, "MECHANISM", None)), "DOMAIN": _plain(getattr(mod, "DOMAIN", None)),
-                "QUANTITY": _plain(quantity_guess), "NAME": str(getattr(mod, "NAME", ""))[:200]}
+        meta = {
+            "has": {a: hasattr(mod, a) for a in ("MECHANISM", "DOMAIN", "NAME", "QUANTITY")},
+            "MECHANISM": _plain(getattr(mod, "MECHANISM", None)),
+            "DOMAIN": _plain(getattr(mod, "DOMAIN", None)),
+            "QUANTITY": _plain(quantity_guess),
+            "NAME": str(getattr(mod, "NAME", ""))[:200],
+        }
         q = str(quantity_guess).strip().lower()
         fn = getattr(mod, q, None) if q in ("delta", "epsilon") else None
         meta["callable"] = callable(fn)
@@ -109,19 +117,23 @@ def _load(path: str, kind: str, names):
 
         def evaluate(params):
             return bc._convert_result(bc._call_with(fn, bc._user_params(params)))
+
         return meta, evaluate
     from blanket.proofs.core import arb_eval
     from blanket.reports.formula import parse_formula
+
     expr = parse_formula(path, names)  # for a symbolic bound, ``path`` is the formula's text
 
     def evaluate(params):
         from blanket.exact import arith
+
         env = {nm: arith.exact(params[nm]) for nm in names if nm in params}
         return bc.BoundValue(arb_eval(expr, env), False, "")
+
     return {}, evaluate
 
 
-def _child(conn, path: str, kind: str, names, memory: Optional[int]) -> None:  # pragma: no cover - runs in the child
+def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pragma: no cover - runs in the child
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
@@ -148,6 +160,7 @@ def _child(conn, path: str, kind: str, names, memory: Optional[int]) -> None:  #
     conn.send(("ready", meta))
     from blanket.exact import arith
     from blanket.exact.errors import HypothesisViolation, Undecided
+
     while True:
         try:
             msg = conn.recv()
@@ -182,8 +195,16 @@ def _child(conn, path: str, kind: str, names, memory: Optional[int]) -> None:  #
 class BoundProcess:
     """The child process that holds one bound; ``evaluate(params)`` with the deadline of the search."""
 
-    def __init__(self, path, kind: str, *, names=(), memory: Optional[int] = None, deadline: Optional[float] = None,
-                 label: Optional[str] = None):
+    def __init__(
+        self,
+        path,
+        kind: str,
+        *,
+        names=(),
+        memory: int | None = None,
+        deadline: float | None = None,
+        label: str | None = None,
+    ):
         self.path = label or str(path)
         self.deadline = deadline
         ctx = multiprocessing.get_context("spawn")
@@ -202,6 +223,7 @@ class BoundProcess:
             raise _Passthrough(msg[1])
         if msg[0] == "import-error":
             from blanket.exact.errors import InvalidArgument
+
             raise InvalidArgument("FILE", self.path, f"could not be imported ({msg[1]})")
         raise BoundNotEvaluable(f"the bound could not be evaluated: {self.path}: {msg[1]}")
 
@@ -215,8 +237,10 @@ class BoundProcess:
             ready = True
         if not ready:
             self.close()
-            raise BoundNotEvaluable(f"the bound could not be evaluated: {self.path} did not answer {when} within the "
-                                    "time budget (--budget); it was stopped")
+            raise BoundNotEvaluable(
+                f"the bound could not be evaluated: {self.path} did not answer {when} within the "
+                "time budget (--budget); it was stopped"
+            )
         try:
             return self.conn.recv()
         except (EOFError, OSError):

@@ -69,12 +69,12 @@ import math
 import pathlib
 import platform
 import re
-from typing import Any, Callable, Optional
-
-from flint import arb, fmpq
+from collections.abc import Callable
+from typing import Any
 
 from blanket.exact import arith
 from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from flint import arb, fmpq
 
 from .deployment import Deployment
 from .latex import TeX, display_result, exact_string, exact_to_tex
@@ -132,7 +132,7 @@ class Source:
     role: str
     title: str
     compute: Callable[[fmpq], tuple]
-    results: tuple = ()      # registry labels (paper, label) of the results this source rests on
+    results: tuple = ()  # registry labels (paper, label) of the results this source rests on
     module: str = ""
     expensive: bool = False  # run only when the cheap sources leave the claim undecided
 
@@ -141,11 +141,13 @@ def _dataset_text(others, x, x2, n):
     counts: dict[int, int] = {}
     for v in others:
         counts[v] = counts.get(v, 0) + 1
-    parts = ", ".join(f"{c} user{'s' if c != 1 else ''} hold {v}" for v, c in sorted(counts.items())) or "no other users"
+    parts = (
+        ", ".join(f"{c} user{'s' if c != 1 else ''} hold {v}" for v, c in sorted(counts.items())) or "no other users"
+    )
     return f"of the other {n - 1} users, {parts}; the differing user holds {x} versus {x2}"
 
 
-def _enumeration_work(mech, n) -> Optional[int]:
+def _enumeration_work(mech, n) -> int | None:
     en = _optional("blanket.exact.enumerate")
     if en is None:
         return None
@@ -165,8 +167,15 @@ def _enumeration_work(mech, n) -> Optional[int]:
 def _blanket_source(mech, n, krr) -> Source:
     def comp(eps, mech=mech):
         return krr.delta_blanket_view(mech, n, epsilon=eps), None
-    return Source("blanket-view", "upper", "exact blanket view of Lemma 5.3 (an upper bound on the worst case)",
-                  comp, results=(("BBGN19", "Lemma 5.3"),), module="exact.krr.delta_blanket_view")
+
+    return Source(
+        "blanket-view",
+        "upper",
+        "exact blanket view of Lemma 5.3 (an upper bound on the worst case)",
+        comp,
+        results=(("BBGN19", "Lemma 5.3"),),
+        module="exact.krr.delta_blanket_view",
+    )
 
 
 def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Source]:
@@ -189,17 +198,36 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
         def comp_c0(eps, mech=mech):
             return binary.delta_binary(mech, n, 0, epsilon=eps), {
                 "dataset": f"c=0: all other {n - 1} users hold 0, the differing user holds 1 versus 0 (both directions)",
-                "c": 0}
-        out.append(Source("dataset-c0", "lower", "exact delta on the dataset c = 0 (a lower bound on the worst case)",
-                          comp_c0, module="exact.binary.delta_binary"))
+                "c": 0,
+            }
+
+        out.append(
+            Source(
+                "dataset-c0",
+                "lower",
+                "exact delta on the dataset c = 0 (a lower bound on the worst case)",
+                comp_c0,
+                module="exact.binary.delta_binary",
+            )
+        )
 
         def comp(eps, mech=mech):
             from blanket.exact.profiles import _sweep_worst
+
             w = _sweep_worst(mech, n, epsilon=eps, progress=True, workers=workers, scheduler=scheduler)
             text = getattr(w, "dataset", None) or f"c={w.c} ones among the other {n - 1} users ({w.direction})"
             return w.value, {"dataset": text, "c": w.c, "direction": str(w.direction)}
-        out.append(Source("exact-worst-binary", "exact", "exact worst case over all datasets (binary RR)", comp,
-                          module="exact.binary.delta_binary_worst", expensive=True))
+
+        out.append(
+            Source(
+                "exact-worst-binary",
+                "exact",
+                "exact worst case over all datasets (binary RR)",
+                comp,
+                module="exact.binary.delta_binary_worst",
+                expensive=True,
+            )
+        )
         return out
     work = _enumeration_work(mech, n)
     if work is not None and work <= ENUMERATION_WORK:
@@ -207,11 +235,23 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
 
         def comp(eps, mech=mech):
             w = en.worst_case(mech, n, epsilon=eps)
-            return w.value, {"dataset": _dataset_text(w.others, w.x, w.x2, n), "others": list(w.others),
-                             "x": w.x, "x2": w.x2, "classes": w.classes}
-        out.append(Source("exact-worst-enumeration", "exact",
-                          "exact worst case over all datasets (exhaustive enumeration of dataset classes)", comp,
-                          module="exact.enumerate.worst_case"))
+            return w.value, {
+                "dataset": _dataset_text(w.others, w.x, w.x2, n),
+                "others": list(w.others),
+                "x": w.x,
+                "x2": w.x2,
+                "classes": w.classes,
+            }
+
+        out.append(
+            Source(
+                "exact-worst-enumeration",
+                "exact",
+                "exact worst case over all datasets (exhaustive enumeration of dataset classes)",
+                comp,
+                module="exact.enumerate.worst_case",
+            )
+        )
         return out
     if krr is not None and hasattr(krr, "delta_blanket_view") and (is_krr or dep.mechanism == "matrix"):
         out.append(_blanket_source(mech, n, krr))
@@ -221,10 +261,20 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
                 continue
 
             def comp(eps, mech=mech, fam=fam):
-                return krr.delta_krr_family(mech, n, fam, epsilon=eps), {"dataset": f"family '{fam}': {FAMILY_TEXT[fam]}",
-                                                                        "family": fam}
-            out.append(Source(f"family-{fam}", "lower", f"exact delta on the dataset family '{fam}'", comp,
-                              module="exact.krr.delta_krr_family"))
+                return krr.delta_krr_family(mech, n, fam, epsilon=eps), {
+                    "dataset": f"family '{fam}': {FAMILY_TEXT[fam]}",
+                    "family": fam,
+                }
+
+            out.append(
+                Source(
+                    f"family-{fam}",
+                    "lower",
+                    f"exact delta on the dataset family '{fam}'",
+                    comp,
+                    module="exact.krr.delta_krr_family",
+                )
+            )
     return out
 
 
@@ -285,7 +335,7 @@ def _provided(dep: Deployment, mech, claim_eps, claim_delta) -> dict:
 _ARGS_DOC = re.compile(r"Arguments\s*``\(([^)]*)\)``")
 
 
-def _lhs_arg_names(lhs) -> Optional[list]:
+def _lhs_arg_names(lhs) -> list | None:
     """Parameter names of the arguments of the bounded quantity ``lhs`` (an applied sympy function).
 
     Taken from the function class's ``arg_names`` attribute, or from a
@@ -317,6 +367,7 @@ def lhs_applies(result, dep: Deployment, provided: dict) -> tuple:
       worst-case δ is non-decreasing in ε0.  Otherwise it is not used.
     """
     import sympy as sp
+
     core = importlib.import_module("blanket.proofs.core")
     lhs = getattr(result.statement, "lhs", None)
     if lhs is None or isinstance(lhs, sp.Symbol) or not getattr(lhs, "args", ()):
@@ -339,11 +390,15 @@ def lhs_applies(result, dep: Deployment, provided: dict) -> tuple:
             return False, f"its {name} = {arg} could not be evaluated ({exc})"
         ok = arith.le(provided["epsilon0"], val)
         if ok is True:
-            notes.append(f"it bounds k-RR with epsilon0 = {arith.decimal_string(val, DIGITS, up=False)}, at least the "
-                         "deployment's epsilon0 (delta is non-decreasing in epsilon0 for k-RR)")
+            notes.append(
+                f"it bounds k-RR with epsilon0 = {arith.decimal_string(val, DIGITS, up=False)}, at least the "
+                "deployment's epsilon0 (delta is non-decreasing in epsilon0 for k-RR)"
+            )
         elif ok is False:
-            return False, (f"it bounds k-RR with epsilon0 = {arith.decimal_string(val, DIGITS, up=True)} (a function of "
-                           "epsilon and delta), below the deployment's epsilon0")
+            return False, (
+                f"it bounds k-RR with epsilon0 = {arith.decimal_string(val, DIGITS, up=True)} (a function of "
+                "epsilon and delta), below the deployment's epsilon0"
+            )
         else:
             return False, f"undecided whether the deployment's epsilon0 is at most its epsilon0 = {arg}"
     return True, "; ".join(notes)
@@ -368,7 +423,7 @@ def evaluate_bound(result, dep: Deployment, mech, claim_eps, claim_delta) -> dic
         return {"applies": False, "value": None, "reason": f"hypothesis fails: {exc.hypothesis}"}
     except InvalidArgument as exc:
         missing = sorted(names - set(provided) - {lhs_name})
-        why = (f"needs {', '.join(missing)}, which the deployment does not determine" if missing else str(exc))
+        why = f"needs {', '.join(missing)}, which the deployment does not determine" if missing else str(exc)
         return {"applies": False, "value": None, "reason": why}
     except Undecided as exc:
         return {"applies": False, "value": None, "reason": f"undecided at this precision ({exc})"}
@@ -402,6 +457,7 @@ def _interval(v, *, decide=None, above=None) -> dict:
 
 def _versions() -> dict:
     from importlib.metadata import PackageNotFoundError, version
+
     out = {"python": platform.python_version()}
     for pkg in ("blanket", "python-flint", "sympy", "mpmath", "jinja2"):
         try:
@@ -412,10 +468,19 @@ def _versions() -> dict:
 
 
 def _result_entry(r) -> dict:
-    return {"key": r.key, "paper": r.paper, "label": r.label, "variant": r.variant, "title": r.title,
-            "status": r.status, "status_note": r.status_note, "spec": r.spec, "latex": r.latex(),
-            "display": display_result(r),
-            "hypotheses": [h.describe() for h in r.hypotheses]}
+    return {
+        "key": r.key,
+        "paper": r.paper,
+        "label": r.label,
+        "variant": r.variant,
+        "title": r.title,
+        "status": r.status,
+        "status_note": r.status_note,
+        "spec": r.spec,
+        "latex": r.latex(),
+        "display": display_result(r),
+        "hypotheses": [h.describe() for h in r.hypotheses],
+    }
 
 
 def _find_results(paper, label) -> list:
@@ -467,17 +532,19 @@ def _escalate(dep, mech, eps, delta, srcs, cands, start, cap):
             if b["applies"] and r.quantity == "delta":
                 uppers.append((f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else ""), b["value"], r, None))
         lowers = [(s.title, v, w, s) for s, v, w in vals if s.role in ("exact", "lower")]
-        eps_certifiers = [(r, b) for r, b in bounds if b["applies"] and r.quantity == "epsilon"
-                          and arith.le(b["value"], eps) is True]
+        eps_certifiers = [
+            (r, b) for r, b in bounds if b["applies"] and r.quantity == "epsilon" and arith.le(b["value"], eps) is True
+        ]
         holds = any(arith.le(v, delta) is True for _, v, _, _ in uppers) or bool(eps_certifiers)
         fails = any(arith.gt(v, delta) is True for _, v, _, _ in lowers)
         if holds or fails or prec >= cap:
             break
         # the claim lies strictly inside the gap between the bounds: more precision cannot decide it
-        between = (all(arith.gt(v, delta) is True for _, v, _, _ in uppers)
-                   and all(arith.lt(v, delta) is True for _, v, _, _ in lowers)
-                   and all(arith.gt(b["value"], eps) is True for r, b in bounds
-                           if b["applies"] and r.quantity == "epsilon"))
+        between = (
+            all(arith.gt(v, delta) is True for _, v, _, _ in uppers)
+            and all(arith.lt(v, delta) is True for _, v, _, _ in lowers)
+            and all(arith.gt(b["value"], eps) is True for r, b in bounds if b["applies"] and r.quantity == "epsilon")
+        )
         if between:
             return vals, bounds, errors, uppers, lowers, eps_certifiers, holds, fails, prec, "between"
         width = _width(uppers, lowers)
@@ -494,7 +561,7 @@ def _short(title: str) -> str:
     return title.split(" (")[0]
 
 
-def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = True) -> Optional[dict]:
+def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = True) -> dict | None:
     """Which certified bound decided the claim: ``{"bound": "upper"|"lower"|"exact"|"epsilon", "source", "text"}``.
 
     ``sweep``: an exact sweep over all datasets exists for this deployment (the text then says it was not needed).
@@ -504,16 +571,22 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = 
         name, v, w, s = max((t for t in lowers if arith.gt(t[1], delta) is True), key=lambda t: _lower_end(t[1]))
         if s.role == "exact":
             return {"bound": "exact", "source": name, "text": "the exact worst case over all datasets"}
-        return {"bound": "lower", "source": name,
-                "text": f"the lower bound from a concrete dataset, {_short(name)}{skipped}"}
+        return {
+            "bound": "lower",
+            "source": name,
+            "text": f"the lower bound from a concrete dataset, {_short(name)}{skipped}",
+        }
     if holds:
         deciding = [t for t in uppers if arith.le(t[1], delta) is True]
         if deciding:
             name, v, r, s = min(deciding, key=lambda t: _upper_end(t[1]))
             if s is not None and s.role == "exact":
                 return {"bound": "exact", "source": name, "text": "the exact worst case over all datasets"}
-            kind = (f"the registered bound {name}" if r is not None else
-                    f"the upper bound valid for every dataset, the {_short(name)}")
+            kind = (
+                f"the registered bound {name}"
+                if r is not None
+                else f"the upper bound valid for every dataset, the {_short(name)}"
+            )
             return {"bound": "upper", "source": name, "text": f"{kind}{skipped}"}
         r, b = eps_certifiers[0]
         name = f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else "")
@@ -521,20 +594,25 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = 
     return None
 
 
-def _sweep_budget(dep, mech, workers, scheduler) -> Optional[str]:
+def _sweep_budget(dep, mech, workers, scheduler) -> str | None:
     """``None`` if the exact worst case at ``dep.n`` can run on the chosen executor, else the reason it is not run."""
     from blanket.exact.budget import TooExpensive
     from blanket.exact.profiles import _eps0_of, check_worst_cost
+
     try:
         check_worst_cost(dep.n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
     except TooExpensive as exc:
-        return str(exc).replace("(--dataset bracket: a concrete dataset below, the blanket view above)",
-                                "(the bounds above)").replace("or one dataset (--dataset c=0)", "or a smaller n")
+        return (
+            str(exc)
+            .replace("(--dataset bracket: a concrete dataset below, the blanket view above)", "(the bounds above)")
+            .replace("or one dataset (--dataset c=0)", "or a smaller n")
+        )
     return None
 
 
-def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: int, workers=None,
-                 scheduler=None) -> dict:
+def decide_claim(
+    dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: int, workers=None, scheduler=None
+) -> dict:
     """Decide one (ε, δ) claim with precision escalation; returns a plain-data record (numbers as decimal strings).
 
     Cheapest first: the cheap sources and the registered bounds decide if they can; the expensive sources
@@ -562,7 +640,7 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
         for name, v, r, _ in uppers:
             if r is not None and arith.lt(v, best_lower[1]) is True:
                 refuted.append(name)
-        for r, b in eps_certifiers:
+        for r, _b in eps_certifiers:
             refuted.append(f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else ""))
     elif holds:
         verdict = HOLDS
@@ -570,45 +648,86 @@ def decide_claim(dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: 
         verdict = INCONCLUSIVE
 
     rec: dict[str, Any] = {
-        "field": claim.field, "epsilon": exact_string(eps), "delta": exact_string(delta), "verdict": verdict,
-        "precision": prec, "stalled": stalled is True, "between_bounds": stalled == "between", "upper": None, "lower": None, "witness": None, "refuted_bounds": refuted,
-        "source_errors": [{"source": k, "error": e} for k, e in errors], "epsilon_bound": None,
+        "field": claim.field,
+        "epsilon": exact_string(eps),
+        "delta": exact_string(delta),
+        "verdict": verdict,
+        "precision": prec,
+        "stalled": stalled is True,
+        "between_bounds": stalled == "between",
+        "upper": None,
+        "lower": None,
+        "witness": None,
+        "refuted_bounds": refuted,
+        "source_errors": [{"source": k, "error": e} for k, e in errors],
+        "epsilon_bound": None,
         "decided_by": _decider(holds and not fails, fails, uppers, lowers, eps_certifiers, delta, sweep=bool(heavy)),
         "exact_sweep": sweep_note,
     }
     if best_upper is not None:
         name, v, r, s = best_upper
-        rec["upper"] = {"value": _interval(v, decide=delta, above=False) if verdict == HOLDS else _interval(v),
-                        "source": name,
-                        "kind": "exact" if (s is not None and s.role == "exact") else ("registered bound" if r is not None else "upper bound"),
-                        "module": s.module if s is not None else r.key, "key": s.key if s is not None else None}
+        rec["upper"] = {
+            "value": _interval(v, decide=delta, above=False) if verdict == HOLDS else _interval(v),
+            "source": name,
+            "kind": "exact"
+            if (s is not None and s.role == "exact")
+            else ("registered bound" if r is not None else "upper bound"),
+            "module": s.module if s is not None else r.key,
+            "key": s.key if s is not None else None,
+        }
     if best_lower is not None:
         name, v, w, s = best_lower
-        rec["lower"] = {"value": _interval(v, decide=delta, above=True) if verdict == FAILS else _interval(v),
-                        "source": name, "dataset": (w or {}).get("dataset"), "module": s.module,
-                        "key": s.key}
+        rec["lower"] = {
+            "value": _interval(v, decide=delta, above=True) if verdict == FAILS else _interval(v),
+            "source": name,
+            "dataset": (w or {}).get("dataset"),
+            "module": s.module,
+            "key": s.key,
+        }
     if eps_certifiers:
         r, b = min(eps_certifiers, key=lambda t: _upper_end(t[1]["value"]))
-        rec["epsilon_bound"] = {"value": _interval(b["value"], decide=eps, above=False)
-                                if arith.le(b["value"], eps) is True else _interval(b["value"]), "source": f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else "")}
+        rec["epsilon_bound"] = {
+            "value": _interval(b["value"], decide=eps, above=False)
+            if arith.le(b["value"], eps) is True
+            else _interval(b["value"]),
+            "source": f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else ""),
+        }
     rec["bounds"] = []
     for r, b in bounds:
-        e = {"key": r.key, "label": r.label, "paper": r.paper, "variant": r.variant, "status": r.status,
-             "quantity": r.quantity, "applies": b["applies"], "reason": b["reason"]}
+        e = {
+            "key": r.key,
+            "label": r.label,
+            "paper": r.paper,
+            "variant": r.variant,
+            "status": r.status,
+            "quantity": r.quantity,
+            "applies": b["applies"],
+            "reason": b["reason"],
+        }
         if b["applies"]:
             thr = delta if r.quantity == "delta" else eps
-            e["value"] = _interval(b["value"], decide=thr, above=arith.le(b["value"], thr) is False) \
-                if arith.le(b["value"], thr) is not None else _interval(b["value"])
+            e["value"] = (
+                _interval(b["value"], decide=thr, above=arith.le(b["value"], thr) is False)
+                if arith.le(b["value"], thr) is not None
+                else _interval(b["value"])
+            )
             if r.quantity == "delta":
-                e["decides"] = {True: "certifies the claim", False: "above the claimed delta", None: "undecided"}[arith.le(b["value"], delta)]
+                e["decides"] = {True: "certifies the claim", False: "above the claimed delta", None: "undecided"}[
+                    arith.le(b["value"], delta)
+                ]
             else:
-                e["decides"] = {True: "certifies the claim", False: "above the claimed epsilon", None: "undecided"}[arith.le(b["value"], eps)]
+                e["decides"] = {True: "certifies the claim", False: "above the claimed epsilon", None: "undecided"}[
+                    arith.le(b["value"], eps)
+                ]
         rec["bounds"].append(e)
     rec["reason"] = _claim_reason(dep, rec) + _decision_note(rec)
     if verdict == FAILS:
-        rec["witness"] = {"dataset": rec["lower"]["dataset"], "delta": rec["lower"]["value"],
-                          "text": f"on the dataset pair where {rec['lower']['dataset']}, the exact delta({rec['epsilon']}) "
-                                  f"is at least {rec['lower']['value']['lower']}, which exceeds the claimed {rec['delta']}"}
+        rec["witness"] = {
+            "dataset": rec["lower"]["dataset"],
+            "delta": rec["lower"]["value"],
+            "text": f"on the dataset pair where {rec['lower']['dataset']}, the exact delta({rec['epsilon']}) "
+            f"is at least {rec['lower']['value']['lower']}, which exceeds the claimed {rec['delta']}",
+        }
     return rec
 
 
@@ -627,16 +746,24 @@ def _claim_reason(dep, rec) -> str:
     up, lo = rec["upper"], rec["lower"]
     if v == HOLDS:
         if up is not None and arith.le(arith.exact(up["value"]["upper"]), arith.exact(rec["delta"])) is True:
-            return (f"the certified upper bound {up['value']['upper']} on the worst-case delta({rec['epsilon']}) "
-                    f"({up['source']}) is at most the claimed {rec['delta']}")
+            return (
+                f"the certified upper bound {up['value']['upper']} on the worst-case delta({rec['epsilon']}) "
+                f"({up['source']}) is at most the claimed {rec['delta']}"
+            )
         eb = rec.get("epsilon_bound")
         if eb:
-            return (f"{eb['source']} certifies epsilon <= {eb['value']['upper']} at delta = {rec['delta']}, at most the "
-                    f"claimed {rec['epsilon']} (delta(epsilon) is non-increasing)")
-        return f"a certified upper bound on the worst-case delta({rec['epsilon']}) is at most the claimed {rec['delta']}"
+            return (
+                f"{eb['source']} certifies epsilon <= {eb['value']['upper']} at delta = {rec['delta']}, at most the "
+                f"claimed {rec['epsilon']} (delta(epsilon) is non-increasing)"
+            )
+        return (
+            f"a certified upper bound on the worst-case delta({rec['epsilon']}) is at most the claimed {rec['delta']}"
+        )
     if v == FAILS:
-        return (f"the exact delta({rec['epsilon']}) on a named dataset pair is at least {lo['value']['lower']} "
-                f"({lo['source']}), above the claimed {rec['delta']}; witness: {lo['dataset']}")
+        return (
+            f"the exact delta({rec['epsilon']}) on a named dataset pair is at least {lo['value']['lower']} "
+            f"({lo['source']}), above the claimed {rec['delta']}; witness: {lo['dataset']}"
+        )
     bits = []
     if up is not None:
         bits.append(f"the best certified upper bound is {up['value']['upper']} ({up['source']})")
@@ -646,11 +773,14 @@ def _claim_reason(dep, rec) -> str:
         bits.append(f"the best certified lower bound is {lo['value']['lower']} ({lo['source']})")
     else:
         bits.append("no exact lower bound is available for this mechanism and n")
-    where = (f"at {rec['precision']} bits (it lies strictly between the certified bounds: more precision "
-             "cannot decide it)" if rec.get("between_bounds") else
-             f"at {rec['precision']} bits (doubling the precision no longer narrowed the enclosures: their width "
-             "comes from a certified windowing tolerance)" if rec.get("stalled") else
-             f"at the precision cap of {rec['precision']} bits")
+    where = (
+        f"at {rec['precision']} bits (it lies strictly between the certified bounds: more precision cannot decide it)"
+        if rec.get("between_bounds")
+        else f"at {rec['precision']} bits (doubling the precision no longer narrowed the enclosures: their width "
+        "comes from a certified windowing tolerance)"
+        if rec.get("stalled")
+        else f"at the precision cap of {rec['precision']} bits"
+    )
     return f"the claimed delta {rec['delta']} lies between what could be certified {where}: " + "; ".join(bits)
 
 
@@ -667,7 +797,11 @@ def _epsilon_hi(mech, dep) -> fmpq:
     return fmpq(math.ceil(up * 10**6), 10**6)
 
 
-def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=fmpq(1, 10**4)):
+#: relative width of the calibration brackets in certificates
+_CALIBRATION_REL_TOL = fmpq(1, 10**4)
+
+
+def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=_CALIBRATION_REL_TOL):
     """``(upper, lower, evaluations)`` by :func:`exact.calibrate.epsilon_for_delta` on ``delta_of``.
 
     ``upper``: δ(upper) ≤ target certified; ``lower``: δ(lower) > target
@@ -682,6 +816,7 @@ def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_to
     def fun(eps):
         v = delta_of(eps)
         return arb(0, arb("inf")) if v is None else v
+
     try:
         br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, start_prec=start, cap=cap)
     except (InfeasibleTarget, Undecided):
@@ -692,6 +827,7 @@ def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_to
 def _worst_sweeps_cheap(n: int) -> bool:
     """Whether the exact worst-case calibration (about two sweeps) is cheap by the cost model of exact.budget."""
     from blanket.exact.budget import worst_cost
+
     return 2 * worst_cost(n, workers=1)[0] <= CHEAP_SWEEP_SECONDS
 
 
@@ -707,23 +843,47 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
     (:data:`CHEAP_SWEEP_SECONDS`).  Other mechanisms: :mod:`exact.calibrate`
     on the exact sources.  Each end to relative width 10⁻⁴.
     """
-    rec: dict[str, Any] = {"field": target.field, "delta": exact_string(target.delta), "epsilon_upper": None,
-                           "epsilon_lower": None, "upper_source": None, "lower_source": None, "lower_dataset": None,
-                           "kind": None, "relative_width": None, "upper_key": None}
+    rec: dict[str, Any] = {
+        "field": target.field,
+        "delta": exact_string(target.delta),
+        "epsilon_upper": None,
+        "epsilon_lower": None,
+        "upper_source": None,
+        "lower_source": None,
+        "lower_dataset": None,
+        "kind": None,
+        "relative_width": None,
+        "upper_key": None,
+    }
     profiles = _optional("blanket.exact.profiles")
     k = getattr(mech, "k", None)
-    use_profiles = (profiles is not None and dep.mechanism in ("krr", "binary_rr")
-                    and not any(s.key == "exact-worst-enumeration" for s in srcs))
+    use_profiles = (
+        profiles is not None
+        and dep.mechanism in ("krr", "binary_rr")
+        and not any(s.key == "exact-worst-enumeration" for s in srcs)
+    )
     if use_profiles:
         rel = "1e-4"
         pr = None
         try:
             if k == 2 and _worst_sweeps_cheap(dep.n):
-                pr = profiles.epsilon(mech, dep.n, delta=target.delta, dataset="worst", rel_tol=rel, start_prec=start,
-                                      cap=cap, workers=workers, scheduler=scheduler)
+                pr = profiles.epsilon(
+                    mech,
+                    dep.n,
+                    delta=target.delta,
+                    dataset="worst",
+                    rel_tol=rel,
+                    start_prec=start,
+                    cap=cap,
+                    workers=workers,
+                    scheduler=scheduler,
+                )
                 rec["kind"] = "exact"
-                rec["upper_source"] = ("exact worst case over all datasets (binary RR)" if pr.decided_by != "blanket view"
-                                       else "exact blanket view of Lemma 5.3")
+                rec["upper_source"] = (
+                    "exact worst case over all datasets (binary RR)"
+                    if pr.decided_by != "blanket view"
+                    else "exact blanket view of Lemma 5.3"
+                )
                 rec["upper_key"] = "exact-worst-binary" if pr.decided_by != "blanket view" else "blanket-view"
                 lower_source = "exact delta on the dataset attaining the worst case"
                 lower_dataset = pr.attained
@@ -771,23 +931,35 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
                 rec["relative_width"] = arith.decimal_string(arith.exact((upper - lower) / upper), 3, up=True)
     if rec["epsilon_upper"] is None:
         rec["verdict"] = INCONCLUSIVE
-        rec["reason"] = rec.get("reason") or "no certified upper bound on delta(epsilon) meets the target for epsilon up to epsilon0"
+        rec["reason"] = (
+            rec.get("reason")
+            or "no certified upper bound on delta(epsilon) meets the target for epsilon up to epsilon0"
+        )
     else:
         rec["verdict"] = HOLDS
-        rec["reason"] = (f"({rec['epsilon_upper']}, {rec['delta']})-DP is certified (delta({rec['epsilon_upper']}) <= "
-                         f"{rec['delta']} by the {rec['upper_source']})")
+        rec["reason"] = (
+            f"({rec['epsilon_upper']}, {rec['delta']})-DP is certified (delta({rec['epsilon_upper']}) <= "
+            f"{rec['delta']} by the {rec['upper_source']})"
+        )
         if rec["kind"] == "bracket":
-            rec["reason"] += (f"; the worst-case epsilon lies in the certified bracket [{rec['epsilon_lower'] or '0'}, "
-                              f"{rec['epsilon_upper']}] (relative width {rec['relative_width']}), its lower end from "
-                              f"{rec['lower_dataset']}")
+            rec["reason"] += (
+                f"; the worst-case epsilon lies in the certified bracket [{rec['epsilon_lower'] or '0'}, "
+                f"{rec['epsilon_upper']}] (relative width {rec['relative_width']}), its lower end from "
+                f"{rec['lower_dataset']}"
+            )
     return rec
 
 
 # ================================================================ the certificate
 def _mechanism_text(dep: Deployment) -> str:
     p = dep.params
-    e0 = (f"epsilon0 = {exact_string(p['epsilon0'])}" if "epsilon0" in p else
-          f"exp(epsilon0) = {exact_string(p['exp_epsilon0'])}" if "exp_epsilon0" in p else "")
+    e0 = (
+        f"epsilon0 = {exact_string(p['epsilon0'])}"
+        if "epsilon0" in p
+        else f"exp(epsilon0) = {exact_string(p['exp_epsilon0'])}"
+        if "exp_epsilon0" in p
+        else ""
+    )
     if dep.mechanism == "krr":
         return f"k-ary randomized response with k = {p['k']}, {e0}"
     if dep.mechanism == "binary_rr":
@@ -798,8 +970,15 @@ def _mechanism_text(dep: Deployment) -> str:
     return f"finite randomizer given by an exact {len(m)} x {len(m[0])} matrix"
 
 
-def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optional[str] = None, progress=None,
-            workers=None, scheduler=None) -> dict:
+def certify(
+    dep: Deployment,
+    *,
+    max_prec: int | None = None,
+    command: str | None = None,
+    progress=None,
+    workers=None,
+    scheduler=None,
+) -> dict:
     """Compute the certificate of ``dep`` as plain data (the JSON content).
 
     ``max_prec`` overrides ``options.precision_cap``.  ``command`` is the
@@ -813,6 +992,7 @@ def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optiona
         arith.integer_in(max_prec, "--max-prec", lo=32, hi=1 << 16)
     if getattr(dep, "rounds", ()):  # several composed rounds: the composition certificate (reports/composition.py)
         from .composition import certify_composition
+
         return certify_composition(dep, max_prec=max_prec, command=command, progress=progress)
     start = min(dep.precision, cap)
     mech = dep.build_mechanism()
@@ -820,7 +1000,9 @@ def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optiona
     cands = candidate_results(dep)
     claims = []
     for c in dep.claims:
-        claims.append(decide_claim(dep, mech, c, srcs, cands, start=start, cap=cap, workers=workers, scheduler=scheduler))
+        claims.append(
+            decide_claim(dep, mech, c, srcs, cands, start=start, cap=cap, workers=workers, scheduler=scheduler)
+        )
         if progress:
             progress.update()
     targets = []
@@ -868,19 +1050,35 @@ def certify(dep: Deployment, *, max_prec: Optional[int] = None, command: Optiona
         "verdict": verdict,
         "deployment": dep.as_dict(),
         "mechanism_text": _mechanism_text(dep),
-        "n_text": (f"at least {dep.n} users (certified at n = {dep.n}, valid for every n >= {dep.n})"
-                   if dep.n_is_lower_bound else f"exactly {dep.n} users"),
+        "n_text": (
+            f"at least {dep.n} users (certified at n = {dep.n}, valid for every n >= {dep.n})"
+            if dep.n_is_lower_bound
+            else f"exactly {dep.n} users"
+        ),
         "claims": claims,
         "targets": targets,
-        "sources": [{"key": s.key, "role": s.role, "title": s.title, "module": s.module, "used": s.key in used,
-                     "expensive": s.expensive} for s in srcs],
+        "sources": [
+            {
+                "key": s.key,
+                "role": s.role,
+                "title": s.title,
+                "module": s.module,
+                "used": s.key in used,
+                "expensive": s.expensive,
+            }
+            for s in srcs
+        ],
         "chain": chain,
         "assumptions": list(ASSUMPTIONS),
         "monotonicity": MONOTONICITY if dep.n_is_lower_bound else None,
         "reproducibility": {
-            "command": command or f"blanket certify {dep.source}" + (f" --max-prec {max_prec}" if max_prec is not None else ""),
-            "input": dep.source, "input_sha256": dep.sha256, "versions": _versions(),
-            "precision_start": start, "precision_cap": cap,
+            "command": command
+            or f"blanket certify {dep.source}" + (f" --max-prec {max_prec}" if max_prec is not None else ""),
+            "input": dep.source,
+            "input_sha256": dep.sha256,
+            "versions": _versions(),
+            "precision_start": start,
+            "precision_cap": cap,
             "precision_used": max([c["precision"] for c in claims] or [start]),
         },
     }
@@ -892,16 +1090,20 @@ def statement(cert: dict) -> str:
     """The one-paragraph statement printed on the console and at the top of the certificate."""
     d = cert["deployment"]
     v = cert["verdict"]
-    head = (f"{v}: deployment '{d['name']}' ({cert['mechanism_text']}; {cert['n_text']}; replace-one neighbouring, "
-            f"trusted shuffler, one report per user).")
+    head = (
+        f"{v}: deployment '{d['name']}' ({cert['mechanism_text']}; {cert['n_text']}; replace-one neighbouring, "
+        f"trusted shuffler, one report per user)."
+    )
     parts = []
     for c in cert["claims"]:
         parts.append(f"Claim ({c['epsilon']}, {c['delta']})-DP {c['verdict']}: {c['reason']}.")
     for t in cert["targets"]:
         if t["epsilon_upper"] is not None and t.get("kind") == "bracket":
-            parts.append(f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']} (blanket view); the "
-                         f"worst case lies in the certified bracket [{t['epsilon_lower'] or '0'}, {t['epsilon_upper']}], "
-                         f"relative width {t['relative_width']}.")
+            parts.append(
+                f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']} (blanket view); the "
+                f"worst case lies in the certified bracket [{t['epsilon_lower'] or '0'}, {t['epsilon_upper']}], "
+                f"relative width {t['relative_width']}."
+            )
         elif t["epsilon_upper"] is not None:
             lo = f" (and epsilon >= {t['epsilon_lower']} is necessary)" if t["epsilon_lower"] else ""
             parts.append(f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']}{lo}.")
@@ -918,6 +1120,7 @@ def to_json(cert: dict) -> str:
 def render_tex(cert: dict) -> str:
     """The certificate as LaTeX (``reports/templates/certificate.tex.j2``)."""
     from .latex import PREAMBLE, render
+
     template = "composition.tex.j2" if cert.get("composition") else "certificate.tex.j2"
     return render(template, cert=cert, preamble=PREAMBLE, TeX=TeX, to_tex=exact_to_tex)
 
@@ -932,6 +1135,7 @@ def write(cert: dict, outdir, *, pdf: bool = True, stem: str = "certificate") ->
     replace is removed, never left beside a new JSON.
     """
     from .output import write_document
+
     out = pathlib.Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     tex = render_tex(cert) if stem == "certificate" else cert["_tex"]

@@ -35,10 +35,15 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="blanket", description="Certified privacy accounting for the shuffle model.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="no progress bars (they are also off when stderr is not a terminal; BLANKET_PROGRESS=0|1)")
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bars (they are also off when stderr is not a terminal; BLANKET_PROGRESS=0|1)",
+    )
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     import blanket.reports.commands as cmds
+
     for m in sorted(pkgutil.iter_modules(cmds.__path__), key=lambda m: m.name):
         if m.name.startswith("_"):
             continue
@@ -47,12 +52,15 @@ def build_parser() -> argparse.ArgumentParser:
     for p in sub.choices.values():  # --quiet also after the command name (`blanket certify --quiet FILE`)
         flags = [f for f in ("-q", "--quiet") if f not in p._option_string_actions]  # a command may define its own
         if flags:
-            p.add_argument(*flags, dest="quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars")
+            p.add_argument(
+                *flags, dest="quiet", action="store_true", default=argparse.SUPPRESS, help="no progress bars"
+            )
     return parser
 
 
 def main(argv=None) -> int:
     from blanket.reports import output
+
     output.install_signal_handlers()
     try:
         return _main(argv)
@@ -62,11 +70,13 @@ def main(argv=None) -> int:
     finally:
         output.release_all()
         from blanket.exact import guards
+
         guards.set_max_memory(None)  # --max-memory holds for one run (matters when main() is called in-process)
 
 
 def _main(argv=None) -> int:
     from blanket.reports.output import OutputError
+
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -74,9 +84,11 @@ def _main(argv=None) -> int:
         sys.stderr.write("blanket: error: the command line could not be parsed\n")
         return EXIT_USAGE
     from blanket.exact.progress import set_quiet
+
     set_quiet(bool(getattr(args, "quiet", False)))
     if args.version:
         from importlib.metadata import PackageNotFoundError, version
+
         try:
             print(version("blanket"))
         except PackageNotFoundError:
@@ -91,8 +103,10 @@ def _main(argv=None) -> int:
         sys.stderr.write(f"blanket: error: {exc}\n")
         return EXIT_INCONCLUSIVE
     except MemoryError:
-        sys.stderr.write("blanket: error: the computation ran out of memory (limit: --max-memory, default "
-                         "a fraction of this machine's memory); try a smaller input\n")
+        sys.stderr.write(
+            "blanket: error: the computation ran out of memory (limit: --max-memory, default "
+            "a fraction of this machine's memory); try a smaller input\n"
+        )
         return EXIT_USAGE
     except RecursionError:
         sys.stderr.write("blanket: error: the input is nested too deeply to be processed\n")
@@ -100,6 +114,7 @@ def _main(argv=None) -> int:
     except (HypothesisViolation, InvalidArgument, BlanketError) as exc:
         if isinstance(exc, Undecided):
             from blanket.reports.commands._options import INCONCLUSIVE_HINT
+
             sys.stderr.write(f"blanket: inconclusive: {exc}; {INCONCLUSIVE_HINT}\n")
             return EXIT_INCONCLUSIVE
         sys.stderr.write(f"blanket: error: {exc}\n")
@@ -109,15 +124,19 @@ def _main(argv=None) -> int:
         return 130
     except BrokenPipeError:  # e.g. `blanket ... | head`: stop quietly
         import os
+
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
     except Exception as exc:  # a bug, not bad input: one line, the traceback only on request
         import os
+
         if os.environ.get("BLANKET_DEBUG"):
             raise
-        sys.stderr.write(f"blanket: internal error: {type(exc).__name__}: {exc} "
-                         "(this is a bug in Blanket; rerun with BLANKET_DEBUG=1 for the traceback and report it)\n")
+        sys.stderr.write(
+            f"blanket: internal error: {type(exc).__name__}: {exc} "
+            "(this is a bug in Blanket; rerun with BLANKET_DEBUG=1 for the traceback and report it)\n"
+        )
         return EXIT_INTERNAL
 
 

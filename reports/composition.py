@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
-from typing import Optional
-
-from flint import fmpq
 
 from blanket.exact import arith
 from blanket.exact.accountant import ShuffleAccountant
+from flint import fmpq
 
 from .deployment import Deployment
 
@@ -41,53 +39,89 @@ def _accountant(dep: Deployment, grid=None) -> ShuffleAccountant:
 
 def decide_claim(dep: Deployment, claim) -> dict:
     from .certificate import FAILS, HOLDS, INCONCLUSIVE
+
     acc = _accountant(dep)
-    acc.get_epsilon(claim.delta)                 # chooses the grid (sandwich within 2 % at this δ)
+    acc.get_epsilon(claim.delta)  # chooses the grid (sandwich within 2 % at this δ)
     tried = []
-    for attempt in range(3):
+    for _attempt in range(3):
         d = acc.get_delta(claim.epsilon)
         tried.append(str(d.grid))
         if d.upper <= Fraction(int(claim.delta.p), int(claim.delta.q)):
-            verdict, reason = HOLDS, (f"the pessimistic composed delta({_s(claim.epsilon)}) <= {_dec(d.upper, True)} "
-                                      f"<= {_s(claim.delta)} (dominating pairs, grid {d.grid})")
+            verdict, reason = (
+                HOLDS,
+                (
+                    f"the pessimistic composed delta({_s(claim.epsilon)}) <= {_dec(d.upper, True)} "
+                    f"<= {_s(claim.delta)} (dominating pairs, grid {d.grid})"
+                ),
+            )
             break
         if d.lower > Fraction(int(claim.delta.p), int(claim.delta.q)):
-            verdict, reason = FAILS, (f"on one concrete pair of datasets the composed delta({_s(claim.epsilon)}) >= "
-                                      f"{_dec(d.lower, False)} > {_s(claim.delta)}")
+            verdict, reason = (
+                FAILS,
+                (
+                    f"on one concrete pair of datasets the composed delta({_s(claim.epsilon)}) >= "
+                    f"{_dec(d.lower, False)} > {_s(claim.delta)}"
+                ),
+            )
             break
         acc = _accountant(dep, grid=d.grid / 4)
     else:
-        verdict, reason = INCONCLUSIVE, (f"delta({_s(claim.epsilon)}) lies in [{_dec(d.lower, False)}, {_dec(d.upper, True)}], "
-                                         f"which contains {_s(claim.delta)}, on grids {', '.join(tried)}")
-    return {"epsilon": _s(claim.epsilon), "delta": _s(claim.delta), "verdict": verdict, "reason": reason,
-            "delta_upper": _dec(d.upper, True), "delta_lower": _dec(d.lower, False),
-            "delta_pair_lower": _dec(d.pair_lower, False), "grid": str(d.grid), "route": ROUTE,
-            "precision": dep.precision, "bounds": []}
+        verdict, reason = (
+            INCONCLUSIVE,
+            (
+                f"delta({_s(claim.epsilon)}) lies in [{_dec(d.lower, False)}, {_dec(d.upper, True)}], "
+                f"which contains {_s(claim.delta)}, on grids {', '.join(tried)}"
+            ),
+        )
+    return {
+        "epsilon": _s(claim.epsilon),
+        "delta": _s(claim.delta),
+        "verdict": verdict,
+        "reason": reason,
+        "delta_upper": _dec(d.upper, True),
+        "delta_lower": _dec(d.lower, False),
+        "delta_pair_lower": _dec(d.pair_lower, False),
+        "grid": str(d.grid),
+        "route": ROUTE,
+        "precision": dep.precision,
+        "bounds": [],
+    }
 
 
 def _s(q) -> str:
     from .latex import exact_string
+
     return exact_string(q)
 
 
 def certify_target(dep: Deployment, target) -> dict:
     from .certificate import HOLDS
+
     acc = _accountant(dep)
     e = acc.get_epsilon(target.delta)
-    return {"delta": _s(target.delta), "verdict": HOLDS,
-            "epsilon_upper": None if e.upper == float("inf") else _dec(e.upper, True),
-            "epsilon_lower": _dec(e.lower, False), "epsilon_pair_lower": _dec(e.pair_lower, False),
-            "rel_width": f"{float(e.rel_width) * 100:.3f}%", "grid": str(e.grid),
-            "upper_source": "pessimistic PLD of the product of dominating pairs",
-            "reason": "certified by the composed pessimistic PLD" if e.upper != float("inf") else
-                      "the mass at +infinity exceeds delta: no finite epsilon is certified"}
+    return {
+        "delta": _s(target.delta),
+        "verdict": HOLDS,
+        "epsilon_upper": None if e.upper == float("inf") else _dec(e.upper, True),
+        "epsilon_lower": _dec(e.lower, False),
+        "epsilon_pair_lower": _dec(e.pair_lower, False),
+        "rel_width": f"{float(e.rel_width) * 100:.3f}%",
+        "grid": str(e.grid),
+        "upper_source": "pessimistic PLD of the product of dominating pairs",
+        "reason": "certified by the composed pessimistic PLD"
+        if e.upper != float("inf")
+        else "the mass at +infinity exceeds delta: no finite epsilon is certified",
+    }
 
 
-def certify_composition(dep: Deployment, *, max_prec: Optional[int] = None, command: Optional[str] = None,
-                        progress=None) -> dict:
+def certify_composition(
+    dep: Deployment, *, max_prec: int | None = None, command: str | None = None, progress=None
+) -> dict:
     """The certificate (plain data) of a deployment with ``[[rounds]]``."""
-    from .certificate import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, _result_entry, _versions, statement
     from blanket.proofs import composition as comp
+
+    from .certificate import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, _result_entry, _versions, statement
+
     t0 = time.time()
     claims = []
     for c in dep.claims:
@@ -102,10 +136,21 @@ def certify_composition(dep: Deployment, *, max_prec: Optional[int] = None, comm
     verdicts = [c["verdict"] for c in claims] + [t["verdict"] for t in targets]
     verdict = FAILS if FAILS in verdicts else INCONCLUSIVE if INCONCLUSIVE in verdicts else HOLDS
     total = sum(r.count for r in dep.rounds)
-    rounds = [{"k": r.k, "epsilon0": _s(r.epsilon0), "n": r.n, "count": r.count,
-               "pair": r.event().dominating_pair().description} for r in dep.rounds]
-    mech = "; ".join(f"{r['count']} x {'binary' if r['k'] == 2 else str(r['k']) + '-ary'} randomized response "
-                     f"(epsilon0 = {r['epsilon0']}, n = {r['n']})" for r in rounds)
+    rounds = [
+        {
+            "k": r.k,
+            "epsilon0": _s(r.epsilon0),
+            "n": r.n,
+            "count": r.count,
+            "pair": r.event().dominating_pair().description,
+        }
+        for r in dep.rounds
+    ]
+    mech = "; ".join(
+        f"{r['count']} x {'binary' if r['k'] == 2 else str(r['k']) + '-ary'} randomized response "
+        f"(epsilon0 = {r['epsilon0']}, n = {r['n']})"
+        for r in rounds
+    )
     chain = [_result_entry(r) for r in (comp.BLANKET_PAIR, comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC)]
     cert = {
         "format": "blanket-certificate/1",
@@ -116,23 +161,31 @@ def certify_composition(dep: Deployment, *, max_prec: Optional[int] = None, comm
         "claims": claims,
         "targets": targets,
         "composition": {
-            "rounds": rounds, "total_rounds": total, "route": ROUTE,
-            "theorem": _result_entry(comp.THEOREM_10), "discretisation": _result_entry(comp.PESSIMISTIC),
+            "rounds": rounds,
+            "total_rounds": total,
+            "route": ROUTE,
+            "theorem": _result_entry(comp.THEOREM_10),
+            "discretisation": _result_entry(comp.PESSIMISTIC),
             "pair": _result_entry(comp.BLANKET_PAIR),
             "grids": sorted({c["grid"] for c in claims} | {t["grid"] for t in targets}),
             "seconds": round(time.time() - t0, 1),
             "lower_bound": "the rounds run on one concrete pair of datasets (all other users hold a value other "
-                           "than the target's; binary RR: c = 0), counting the target's value, optimistic discretisation",
+            "than the target's; binary RR: c = 0), counting the target's value, optimistic discretisation",
         },
         "sources": [{"key": "exact.pld", "role": "upper and lower", "title": ROUTE, "module": "blanket.exact.pld"}],
         "chain": chain,
-        "assumptions": list(ASSUMPTIONS) + [
+        "assumptions": list(ASSUMPTIONS)
+        + [
             "Rounds: each round is an independent run of its randomizer with fresh randomness; the analyst may choose "
-            "later rounds adaptively; the claims are about all rounds together."],
+            "later rounds adaptively; the claims are about all rounds together."
+        ],
         "monotonicity": None,
         "reproducibility": {
-            "command": command or f"blanket certify {dep.source}", "input": dep.source, "input_sha256": dep.sha256,
-            "versions": _versions(), "precision_start": dep.precision,
+            "command": command or f"blanket certify {dep.source}",
+            "input": dep.source,
+            "input_sha256": dep.sha256,
+            "versions": _versions(),
+            "precision_start": dep.precision,
             "precision_cap": max_prec if max_prec is not None else dep.precision_cap,
             "precision_used": dep.precision,
         },

@@ -63,22 +63,30 @@ import dataclasses
 import hashlib
 import io
 import pathlib
-from typing import Any, Optional
+from typing import Any
 
 try:  # Python 3.11+
     import tomllib
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from flint import fmpq
-
 from blanket.exact import arith
 from blanket.exact.errors import InvalidArgument
+from flint import fmpq
 
 MECHANISMS = ("krr", "binary_rr", "matrix", "laplace")
-_MECH_ALIASES = {"k-rr": "krr", "krr": "krr", "k_rr": "krr", "rr": "binary_rr", "binary": "binary_rr",
-                 "binary_rr": "binary_rr", "binary-rr": "binary_rr", "matrix": "matrix", "finite": "matrix",
-                 "laplace": "laplace"}
+_MECH_ALIASES = {
+    "k-rr": "krr",
+    "krr": "krr",
+    "k_rr": "krr",
+    "rr": "binary_rr",
+    "binary": "binary_rr",
+    "binary_rr": "binary_rr",
+    "binary-rr": "binary_rr",
+    "matrix": "matrix",
+    "finite": "matrix",
+    "laplace": "laplace",
+}
 NEIGHBOURING = "replace-one"
 MAX_N = 10**12
 #: largest deployment text accepted (characters)
@@ -119,6 +127,7 @@ class Round:
     def event(self):
         """The accountant's record (:class:`blanket.exact.accountant.ShuffledRR`)."""
         from blanket.exact.accountant import ShuffledRR
+
         return ShuffledRR(k=self.k, epsilon0=self.epsilon0, n=self.n)
 
 
@@ -145,7 +154,7 @@ class Deployment:
     precision_cap: int
     sha256: str
     source: str
-    matrix_source: Optional[str] = None
+    matrix_source: str | None = None
     rounds: tuple = ()
 
     @property
@@ -156,6 +165,7 @@ class Deployment:
     def build_mechanism(self):
         """The :mod:`exact.mechanisms` object (KRR entries are balls at the current precision unless e^ε0 is rational)."""
         from blanket.exact.mechanisms import KRR, FiniteRandomizer
+
         p = self.params
         if self.mechanism in ("krr", "binary_rr"):
             k = p["k"]
@@ -169,6 +179,7 @@ class Deployment:
     def as_dict(self) -> dict:
         """The deployment as understood, as plain strings (for JSON and the certificate)."""
         from blanket.reports.latex import exact_string
+
         params = {}
         for key, val in self.params.items():
             if key == "matrix":
@@ -178,22 +189,42 @@ class Deployment:
             else:
                 params[key] = val
         return {
-            "name": self.name, "description": self.description, "mechanism": self.mechanism,
-            "parameters": params, "n": self.n, "n_is_lower_bound": self.n_is_lower_bound,
+            "name": self.name,
+            "description": self.description,
+            "mechanism": self.mechanism,
+            "parameters": params,
+            "n": self.n,
+            "n_is_lower_bound": self.n_is_lower_bound,
             "claims": [{"epsilon": exact_string(c.epsilon), "delta": exact_string(c.delta)} for c in self.claims],
             "targets": [{"delta": exact_string(t.delta)} for t in self.targets],
-            "neighbouring": self.neighbouring, "precision": self.precision, "precision_cap": self.precision_cap,
-            "source": self.source, "sha256": self.sha256, "matrix_source": self.matrix_source,
-            **({"rounds": [{"k": r.k, "epsilon0": exact_string(r.epsilon0), "n": r.n, "count": r.count}
-                           for r in self.rounds]} if self.rounds else {}),
+            "neighbouring": self.neighbouring,
+            "precision": self.precision,
+            "precision_cap": self.precision_cap,
+            "source": self.source,
+            "sha256": self.sha256,
+            "matrix_source": self.matrix_source,
+            **(
+                {
+                    "rounds": [
+                        {"k": r.k, "epsilon0": exact_string(r.epsilon0), "n": r.n, "count": r.count}
+                        for r in self.rounds
+                    ]
+                }
+                if self.rounds
+                else {}
+            ),
         }
 
 
 def _take(table: dict, where: str, allowed: set):
     unknown = sorted(set(table) - allowed)
     if unknown:
-        raise InvalidArgument(f"{where}{unknown[0]}" if where else unknown[0], table[unknown[0]],
-                              "is not a known field", hint=f"known fields here: {', '.join(sorted(allowed))}")
+        raise InvalidArgument(
+            f"{where}{unknown[0]}" if where else unknown[0],
+            table[unknown[0]],
+            "is not a known field",
+            hint=f"known fields here: {', '.join(sorted(allowed))}",
+        )
 
 
 def _number(value, name, **limits) -> fmpq:
@@ -232,15 +263,18 @@ def _text(value, name, *, required=True) -> str:
 MAX_MATRIX_FILE_BYTES = 1 << 20
 
 
-def _resolve_matrix_file(name: str, base_dir: Optional[pathlib.Path], allow_paths=()) -> pathlib.Path:
+def _resolve_matrix_file(name: str, base_dir: pathlib.Path | None, allow_paths=()) -> pathlib.Path:
     """The matrix file's path, accepted only under the deployment's directory or an ``--allow-path`` directory."""
     base = (base_dir or pathlib.Path(".")).resolve()
     path = (base / name).resolve()
     roots = [base] + [pathlib.Path(a).resolve() for a in allow_paths]
     if not any(path == r or r in path.parents for r in roots):
-        raise InvalidArgument("randomizer.matrix_file", name,
-                              "must be a file under the deployment file's directory",
-                              hint="move it there, or pass --allow-path DIR for the directory that holds it")
+        raise InvalidArgument(
+            "randomizer.matrix_file",
+            name,
+            "must be a file under the deployment file's directory",
+            hint="move it there, or pass --allow-path DIR for the directory that holds it",
+        )
     return path
 
 
@@ -275,44 +309,88 @@ def _read_matrix_file(path: pathlib.Path, field: str) -> tuple:
     return rows, raw
 
 
-def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[pathlib.Path] = None,
-                     extra_bytes: bytes = b"", allow_paths=()) -> Deployment:
+def parse_deployment(
+    text: str,
+    *,
+    source: str = "<string>",
+    base_dir: pathlib.Path | None = None,
+    extra_bytes: bytes = b"",
+    allow_paths=(),
+) -> Deployment:
     """Parse and validate a deployment from TOML text (see the module docstring for the format).
 
     A ``matrix_file`` is read only from under ``base_dir`` (the deployment
     file's directory) or one of ``allow_paths``.
     """
     if len(text) > MAX_DEPLOYMENT_CHARS:
-        raise InvalidArgument("deployment file", source, f"has {len(text)} characters; at most {MAX_DEPLOYMENT_CHARS} are accepted")
+        raise InvalidArgument(
+            "deployment file", source, f"has {len(text)} characters; at most {MAX_DEPLOYMENT_CHARS} are accepted"
+        )
     try:
         data = tomllib.loads(text, parse_float=_TomlDecimal)
     except tomllib.TOMLDecodeError as exc:
-        raise InvalidArgument("deployment file", source, f"is not valid TOML ({exc})",
-                              hint="check quotes, brackets and `key = value` lines") from None
+        raise InvalidArgument(
+            "deployment file",
+            source,
+            f"is not valid TOML ({exc})",
+            hint="check quotes, brackets and `key = value` lines",
+        ) from None
     except RecursionError:
-        raise InvalidArgument("deployment file", source, "is nested too deeply",
-                              hint="a deployment has at most two levels of tables") from None
+        raise InvalidArgument(
+            "deployment file", source, "is nested too deeply", hint="a deployment has at most two levels of tables"
+        ) from None
     digest = hashlib.sha256(text.encode("utf-8"))
 
-    top_allowed = {"name", "description", "neighbouring", "neighboring", "randomizer", "mechanism", "users",
-                   "population", "n", "n_min", "claims", "claim", "targets", "target", "target_delta", "options",
-                   "precision_cap", "rounds"}
+    top_allowed = {
+        "name",
+        "description",
+        "neighbouring",
+        "neighboring",
+        "randomizer",
+        "mechanism",
+        "users",
+        "population",
+        "n",
+        "n_min",
+        "claims",
+        "claim",
+        "targets",
+        "target",
+        "target_delta",
+        "options",
+        "precision_cap",
+        "rounds",
+    }
     _take(data, "", top_allowed)
     name = _text(data.get("name"), "name")
     description = _text(data.get("description"), "description", required=False)
 
     relation = data.get("neighbouring", data.get("neighboring", NEIGHBOURING))
-    if not isinstance(relation, str) or relation.strip().lower().replace("_", "-") not in ("replace-one", "replace one", "substitution"):
-        raise InvalidArgument("neighbouring", relation, "must be \"replace-one\" (datasets differ in one user's value; "
-                              "the only relation the encoded results cover)")
+    if not isinstance(relation, str) or relation.strip().lower().replace("_", "-") not in (
+        "replace-one",
+        "replace one",
+        "substitution",
+    ):
+        raise InvalidArgument(
+            "neighbouring",
+            relation,
+            "must be \"replace-one\" (datasets differ in one user's value; "
+            "the only relation the encoded results cover)",
+        )
 
     # ---------------- randomizer
     rand = data.get("randomizer", data.get("mechanism"))
     if rand is None:
-        raise InvalidArgument("randomizer", None, "is required", hint="add a [randomizer] table with mechanism = \"krr\", k and epsilon0")
+        raise InvalidArgument(
+            "randomizer", None, "is required", hint="add a [randomizer] table with mechanism = \"krr\", k and epsilon0"
+        )
     if not isinstance(rand, dict):
         raise InvalidArgument("randomizer", rand, "must be a table ([randomizer])")
-    _take(rand, "randomizer.", {"mechanism", "kind", "type", "k", "epsilon0", "exp_epsilon0", "matrix", "matrix_file", "name"})
+    _take(
+        rand,
+        "randomizer.",
+        {"mechanism", "kind", "type", "k", "epsilon0", "exp_epsilon0", "matrix", "matrix_file", "name"},
+    )
     kind_raw = rand.get("mechanism", rand.get("kind", rand.get("type")))
     if kind_raw is None:
         raise InvalidArgument("randomizer.mechanism", None, "is required", hint=f"one of {', '.join(MECHANISMS)}")
@@ -324,31 +402,45 @@ def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[
     if kind in ("krr", "binary_rr", "laplace"):
         if kind == "krr":
             if "k" not in rand:
-                raise InvalidArgument("randomizer.k", None, "is required for k-ary randomized response (the alphabet size, >= 2)")
+                raise InvalidArgument(
+                    "randomizer.k", None, "is required for k-ary randomized response (the alphabet size, >= 2)"
+                )
             params["k"] = _integer(rand["k"], "randomizer.k", lo=2, hi=10**9)
         elif kind == "binary_rr":
             if "k" in rand and _integer(rand["k"], "randomizer.k") != 2:
-                raise InvalidArgument("randomizer.k", rand["k"], "must be 2 for binary_rr (use mechanism = \"krr\" for k > 2)")
+                raise InvalidArgument(
+                    "randomizer.k", rand["k"], "must be 2 for binary_rr (use mechanism = \"krr\" for k > 2)"
+                )
             params["k"] = 2
         elif "k" in rand:
             raise InvalidArgument("randomizer.k", rand["k"], "is not a parameter of the Laplace randomizer")
         has_e, has_x = "epsilon0" in rand, "exp_epsilon0" in rand
         if has_e == has_x:
-            raise InvalidArgument("randomizer.epsilon0", rand.get("epsilon0"),
-                                  "must be given (the local ε0 > 0), or exp_epsilon0 instead — exactly one of them")
+            raise InvalidArgument(
+                "randomizer.epsilon0",
+                rand.get("epsilon0"),
+                "must be given (the local ε0 > 0), or exp_epsilon0 instead — exactly one of them",
+            )
         if has_e:
             params["epsilon0"] = _number(rand["epsilon0"], "randomizer.epsilon0", lo=0, lo_open=True)
             from blanket.exact.guards import check_epsilon0
+
             check_epsilon0(params["epsilon0"], "randomizer.epsilon0")
         else:
             if kind == "laplace":
-                raise InvalidArgument("randomizer.exp_epsilon0", rand["exp_epsilon0"], "is not supported for laplace; give epsilon0")
-            params["exp_epsilon0"] = _number(rand["exp_epsilon0"], "randomizer.exp_epsilon0", lo=1, lo_open=True, hi=10**200)
+                raise InvalidArgument(
+                    "randomizer.exp_epsilon0", rand["exp_epsilon0"], "is not supported for laplace; give epsilon0"
+                )
+            params["exp_epsilon0"] = _number(
+                rand["exp_epsilon0"], "randomizer.exp_epsilon0", lo=1, lo_open=True, hi=10**200
+            )
         if "matrix" in rand or "matrix_file" in rand:
             raise InvalidArgument("randomizer.matrix", "given", f"is only for mechanism = \"matrix\", not {kind}")
     else:  # matrix
         if ("matrix" in rand) == ("matrix_file" in rand):
-            raise InvalidArgument("randomizer.matrix", None, "must be given inline or as matrix_file, exactly one of them")
+            raise InvalidArgument(
+                "randomizer.matrix", None, "must be given inline or as matrix_file, exactly one of them"
+            )
         for extra in ("k", "epsilon0", "exp_epsilon0"):
             if extra in rand:
                 raise InvalidArgument(f"randomizer.{extra}", rand[extra], "is implied by the matrix; remove it")
@@ -361,21 +453,32 @@ def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[
         else:
             raw = rand["matrix"]
         if not isinstance(raw, list) or not all(isinstance(r, list) for r in raw):
-            raise InvalidArgument("randomizer.matrix", _short(raw), "must be a list of rows, e.g. [[\"3/4\", \"1/4\"], [\"1/4\", \"3/4\"]]")
+            raise InvalidArgument(
+                "randomizer.matrix",
+                _short(raw),
+                "must be a list of rows, e.g. [[\"3/4\", \"1/4\"], [\"1/4\", \"3/4\"]]",
+            )
         if len(raw) > 1000 or any(len(r) > 1000 for r in raw):
             raise InvalidArgument("randomizer.matrix", f"{len(raw)} rows", "must have at most 1000 rows and columns")
         if matrix_source is not None:  # entries of a file are never echoed (the file could be anything)
+
             def entry(v, i, j):
                 try:
                     return _number(v, f"randomizer.matrix_file row {i + 1} column {j + 1}", lo=0, hi=1)
                 except InvalidArgument as exc:
-                    raise InvalidArgument(f"randomizer.matrix_file ({matrix_source}) row {i + 1} column {j + 1}",
-                                          "(not shown)", exc.requirement) from None
+                    raise InvalidArgument(
+                        f"randomizer.matrix_file ({matrix_source}) row {i + 1} column {j + 1}",
+                        "(not shown)",
+                        exc.requirement,
+                    ) from None
         else:
+
             def entry(v, i, j):
                 return _number(v, f"randomizer.matrix[{i}][{j}]", lo=0, hi=1)
+
         matrix = [[entry(v, i, j) for j, v in enumerate(row)] for i, row in enumerate(raw)]
         from blanket.exact.mechanisms import FiniteRandomizer
+
         try:
             FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
         except InvalidArgument as exc:
@@ -393,7 +496,9 @@ def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[
     n_val = users.get("n", data.get("n"))
     nmin_val = users.get("n_min", data.get("n_min"))
     if (n_val is None) == (nmin_val is None):
-        raise InvalidArgument("users.n", n_val, "must be given (the number of users), or n_min (a lower bound on it) — exactly one")
+        raise InvalidArgument(
+            "users.n", n_val, "must be given (the number of users), or n_min (a lower bound on it) — exactly one"
+        )
     if n_val is not None:
         n, lower = _integer(n_val, "users.n", lo=2, hi=MAX_N), False
     else:
@@ -441,18 +546,35 @@ def parse_deployment(text: str, *, source: str = "<string>", base_dir: Optional[
     for where, v in extra_targets:
         targets.append(Target(_number(v, where, lo=0, hi=1, lo_open=True, hi_open=True), where))
     if not claims and not targets:
-        raise InvalidArgument("claims", None, "must hold at least one [[claims]] entry (epsilon, delta) or a [[targets]] delta")
+        raise InvalidArgument(
+            "claims", None, "must hold at least one [[claims]] entry (epsilon, delta) or a [[targets]] delta"
+        )
 
     rounds = _parse_rounds(data.get("rounds"), kind, params, n)
 
     prec = _integer(opts.get("precision", arith.DEFAULT_PREC), "options.precision", lo=32, hi=1 << 16)
-    cap = _integer(opts.get("precision_cap", data.get("precision_cap", arith.MAX_PREC)), "options.precision_cap", lo=32, hi=1 << 16)
+    cap = _integer(
+        opts.get("precision_cap", data.get("precision_cap", arith.MAX_PREC)), "options.precision_cap", lo=32, hi=1 << 16
+    )
     if cap < prec:
         raise InvalidArgument("options.precision_cap", cap, f"must be >= options.precision ({prec})")
-    return Deployment(name=name, description=description, mechanism=kind, params=params, n=n, n_is_lower_bound=lower,
-                      claims=tuple(claims), targets=tuple(targets), neighbouring=NEIGHBOURING, precision=prec,
-                      precision_cap=cap, sha256=digest.hexdigest(), source=source, matrix_source=matrix_source,
-                      rounds=rounds)
+    return Deployment(
+        name=name,
+        description=description,
+        mechanism=kind,
+        params=params,
+        n=n,
+        n_is_lower_bound=lower,
+        claims=tuple(claims),
+        targets=tuple(targets),
+        neighbouring=NEIGHBOURING,
+        precision=prec,
+        precision_cap=cap,
+        sha256=digest.hexdigest(),
+        source=source,
+        matrix_source=matrix_source,
+        rounds=rounds,
+    )
 
 
 def _parse_rounds(raw, kind, params, n) -> tuple:
@@ -474,8 +596,11 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
         mk = r.get("mechanism", r.get("kind", r.get("type")))
         rk = kind if mk is None else _MECH_ALIASES.get(str(mk).strip().lower()) if isinstance(mk, str) else None
         if rk not in ("krr", "binary_rr"):
-            raise InvalidArgument(f"{where}.mechanism", mk if mk is not None else kind,
-                                  "must be krr or binary_rr (composition covers k-ary randomized response)")
+            raise InvalidArgument(
+                f"{where}.mechanism",
+                mk if mk is not None else kind,
+                "must be krr or binary_rr (composition covers k-ary randomized response)",
+            )
         if "k" in r:
             k = _integer(r["k"], f"{where}.k", lo=2, hi=10**9)
         elif mk is None and "k" in params:
@@ -509,8 +634,12 @@ def load_deployment(path, *, allow_paths=()) -> Deployment:
             raise InvalidArgument("deployment file", str(path), f"is larger than {MAX_DEPLOYMENT_CHARS * 4} bytes")
         raw = path.read_bytes()
     except OSError as exc:
-        raise InvalidArgument("deployment file", str(path), f"could not be read ({exc.strerror or exc})",
-                              hint="give the path of a TOML file, e.g. examples/telemetry.toml") from None
+        raise InvalidArgument(
+            "deployment file",
+            str(path),
+            f"could not be read ({exc.strerror or exc})",
+            hint="give the path of a TOML file, e.g. examples/telemetry.toml",
+        ) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -525,8 +654,14 @@ _PER_USER_BYTES = 512
 def check_deployment_size(dep: Deployment) -> None:
     """Refuse (exit 2, with the estimate) a deployment whose exact computations would exceed the memory limit."""
     from blanket.exact import guards
-    guards.check_memory(dep.n * _PER_USER_BYTES, "the exact computation over n users", name="users.n", value=dep.n,
-                        hint="the exact value needs memory linear in n; use a smaller n")
+
+    guards.check_memory(
+        dep.n * _PER_USER_BYTES,
+        "the exact computation over n users",
+        name="users.n",
+        value=dep.n,
+        hint="the exact value needs memory linear in n; use a smaller n",
+    )
 
 
 def _short(v) -> str:

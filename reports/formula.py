@@ -37,22 +37,41 @@ from __future__ import annotations
 import re
 
 import sympy as sp
-
 from blanket.exact import arith
 from blanket.exact.errors import InvalidArgument
 
-FUNCTIONS = {"exp": sp.exp, "log": sp.log, "ln": sp.log, "sqrt": sp.sqrt, "min": sp.Min, "max": sp.Max,
-             "abs": sp.Abs, "floor": sp.floor, "ceiling": sp.ceiling, "ceil": sp.ceiling, "erf": sp.erf,
-             "erfc": sp.erfc, "sinh": sp.sinh, "cosh": sp.cosh, "tanh": sp.tanh, "binomial": sp.binomial,
-             "gamma": sp.gamma, "Min": sp.Min, "Max": sp.Max, "Abs": sp.Abs}
+FUNCTIONS = {
+    "exp": sp.exp,
+    "log": sp.log,
+    "ln": sp.log,
+    "sqrt": sp.sqrt,
+    "min": sp.Min,
+    "max": sp.Max,
+    "abs": sp.Abs,
+    "floor": sp.floor,
+    "ceiling": sp.ceiling,
+    "ceil": sp.ceiling,
+    "erf": sp.erf,
+    "erfc": sp.erfc,
+    "sinh": sp.sinh,
+    "cosh": sp.cosh,
+    "tanh": sp.tanh,
+    "binomial": sp.binomial,
+    "gamma": sp.gamma,
+    "Min": sp.Min,
+    "Max": sp.Max,
+    "Abs": sp.Abs,
+}
 ARITY = {"min": None, "max": None, "Min": None, "Max": None, "binomial": 2}
 CONSTANTS = {"pi": sp.pi, "e": sp.E, "E": sp.E}
 MAX_DEPTH = 100
 MAX_LENGTH = 10_000
 _LISTED = "exp, log, sqrt, min, max, abs, floor, ceiling, erf, erfc, sinh, cosh, tanh, binomial, gamma"
 
-_TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z][A-Za-z0-9]*)"
-                    r"|(?P<op>\*\*|[-+*/^(),\u2212\u00d7\u00b7\u00f7]))")
+_TOKEN = re.compile(
+    r"\s*(?:(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z][A-Za-z0-9]*)"
+    r"|(?P<op>\*\*|[-+*/^(),\u2212\u00d7\u00b7\u00f7]))"
+)
 _UNICODE_OPS = {"\u2212": "-", "\u00d7": "*", "\u00b7": "*", "\u00f7": "/"}
 
 
@@ -66,8 +85,10 @@ class _Parser:
         self.depth = 0
 
     def _error(self, token: str, pos: int, why: str = "which is not allowed"):
-        allowed = (f"a formula may use numbers, the symbols {', '.join(self.names)}, the constants pi and e, "
-                   f"+ - * / ^, parentheses and the functions {_LISTED}")
+        allowed = (
+            f"a formula may use numbers, the symbols {', '.join(self.names)}, the constants pi and e, "
+            f"+ - * / ^, parentheses and the functions {_LISTED}"
+        )
         shown = self.text if len(self.text) <= 200 else self.text[:200] + "..."
         return InvalidArgument(self.field, shown, f"contains {token!r} at character {pos + 1}, {why}: {allowed}")
 
@@ -183,7 +204,9 @@ class _Parser:
                 self.expect(")")
                 want = ARITY.get(val, 1)
                 if want is not None and len(args) != want:
-                    raise self._error(val, pos, f"which takes {want} argument{'s' if want > 1 else ''}, not {len(args)}")
+                    raise self._error(
+                        val, pos, f"which takes {want} argument{'s' if want > 1 else ''}, not {len(args)}"
+                    )
                 if val in ("min", "max", "Min", "Max") and len(args) < 2:
                     raise self._error(val, pos, "which takes at least 2 arguments")
                 return FUNCTIONS[val](*args, evaluate=False)  # nothing is expanded here (binomial(10^9, ...))

@@ -38,17 +38,17 @@ import shutil
 import subprocess
 import tempfile
 import unicodedata
-from typing import Optional
 
 import jinja2
-
 from blanket.exact import arith
 
 TEMPLATES = pathlib.Path(__file__).parent / "templates"
 
-INSTALL_HINT = ("TeX Live is not installed, so no PDF was made (the .tex and .json were written); install it with "
-                "`apt-get install texlive-latex-base texlive-latex-recommended latexmk` (Debian/Ubuntu) or "
-                "`brew install --cask mactex-no-gui` (macOS) and run the command again, or compile the .tex with pdflatex")
+INSTALL_HINT = (
+    "TeX Live is not installed, so no PDF was made (the .tex and .json were written); install it with "
+    "`apt-get install texlive-latex-base texlive-latex-recommended latexmk` (Debian/Ubuntu) or "
+    "`brew install --cask mactex-no-gui` (macOS) and run the command again, or compile the .tex with pdflatex"
+)
 
 
 class TeX(str):
@@ -61,47 +61,171 @@ class TeX(str):
 
 
 _SPECIALS = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "%": r"\%",
-    "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", '"': r"\textquotedbl{}",
-    "\n": " ", "\r": " ", "\t": " ", "\f": " ", "\v": " ",
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "$": r"\$",
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    '"': r"\textquotedbl{}",
+    "\n": " ",
+    "\r": " ",
+    "\t": " ",
+    "\f": " ",
+    "\v": " ",
 }
 _GREEK = {
-    "α": r"\ensuremath{\alpha}", "β": r"\ensuremath{\beta}", "γ": r"\ensuremath{\gamma}",
-    "δ": r"\ensuremath{\delta}", "ε": r"\ensuremath{\varepsilon}", "λ": r"\ensuremath{\lambda}",
-    "μ": r"\ensuremath{\mu}", "ω": r"\ensuremath{\omega}", "τ": r"\ensuremath{\tau}", "σ": r"\ensuremath{\sigma}",
-    "≤": r"\ensuremath{\le}", "≥": r"\ensuremath{\ge}", "–": "--", "—": "---", "…": r"\ldots{}",
-    "×": r"\ensuremath{\times}", "✔": r"\ensuremath{\checkmark}", "§": r"\S{}", "∞": r"\ensuremath{\infty}",
-    "≈": r"\ensuremath{\approx}", "∈": r"\ensuremath{\in}", "√": r"\ensuremath{\surd}", "′": "'", "≠": r"\ensuremath{\neq}",
-    "Ω": r"\ensuremath{\Omega}", "Δ": r"\ensuremath{\Delta}", "Γ": r"\ensuremath{\Gamma}", "ρ": r"\ensuremath{\rho}",
-    "θ": r"\ensuremath{\theta}", "π": r"\ensuremath{\pi}", "η": r"\ensuremath{\eta}", "ν": r"\ensuremath{\nu}",
-    "κ": r"\ensuremath{\kappa}", "ϵ": r"\ensuremath{\epsilon}", "φ": r"\ensuremath{\varphi}", "ψ": r"\ensuremath{\psi}",
-    "χ": r"\ensuremath{\chi}", "ζ": r"\ensuremath{\zeta}", "ξ": r"\ensuremath{\xi}", "→": r"\ensuremath{\to}",
-    "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}", "⌈": r"\ensuremath{\lceil}", "⌉": r"\ensuremath{\rceil}",
-    "²": r"\ensuremath{^2}", "³": r"\ensuremath{^3}", "₀": r"\ensuremath{_0}", "₁": r"\ensuremath{_1}", "₂": r"\ensuremath{_2}",
-    "±": r"\ensuremath{\pm}", "∑": r"\ensuremath{\sum}", "≃": r"\ensuremath{\simeq}", "⁻": r"\ensuremath{^-}",
-    "¹": r"\ensuremath{^1}", "⁴": r"\ensuremath{^4}", "°": r"\ensuremath{^\circ}", "Σ": r"\ensuremath{\Sigma}", "₊": r"\ensuremath{_+}", "∫": r"\ensuremath{\int}",
-    "ₘ": r"\ensuremath{_m}", "ₙ": r"\ensuremath{_n}", "ᵢ": r"\ensuremath{_i}", "ⁿ": r"\ensuremath{^n}", "∧": r"\ensuremath{\wedge}",
-    "∨": r"\ensuremath{\vee}", "⋅": r"\ensuremath{\cdot}", "∂": r"\ensuremath{\partial}", "ℓ": r"\ensuremath{\ell}",
-    "Λ": r"\ensuremath{\Lambda}", "Π": r"\ensuremath{\Pi}", "Θ": r"\ensuremath{\Theta}", "Φ": r"\ensuremath{\Phi}",
-    "⟨": r"\ensuremath{\langle}", "⟩": r"\ensuremath{\rangle}", "≪": r"\ensuremath{\ll}", "≫": r"\ensuremath{\gg}",
-    "∀": r"\ensuremath{\forall}", "∃": r"\ensuremath{\exists}", "⊆": r"\ensuremath{\subseteq}", "∘": r"\ensuremath{\circ}",
-    "∪": r"\ensuremath{\cup}", "∩": r"\ensuremath{\cap}", "⇔": r"\ensuremath{\Leftrightarrow}",
-    "⇒": r"\ensuremath{\Rightarrow}", "⇐": r"\ensuremath{\Leftarrow}", "↦": r"\ensuremath{\mapsto}",
-    "≲": r"\ensuremath{\lesssim}", "≳": r"\ensuremath{\gtrsim}", "ℝ": r"\ensuremath{\mathbb{R}}",
-    "ℕ": r"\ensuremath{\mathbb{N}}", "ℤ": r"\ensuremath{\mathbb{Z}}", "½": r"\ensuremath{\tfrac{1}{2}}",
-    "¼": r"\ensuremath{\tfrac{1}{4}}", "¾": r"\ensuremath{\tfrac{3}{4}}", "₋": r"\ensuremath{_-}",
-    "₃": r"\ensuremath{_3}", "₄": r"\ensuremath{_4}", "ₖ": r"\ensuremath{_k}", "ⱼ": r"\ensuremath{_j}",
-    "⁺": r"\ensuremath{^+}", "⁵": r"\ensuremath{^5}", "∉": r"\ensuremath{\notin}", "∅": r"\ensuremath{\emptyset}",
-    "⊂": r"\ensuremath{\subset}", "⊇": r"\ensuremath{\supseteq}", "∝": r"\ensuremath{\propto}",
-    "≡": r"\ensuremath{\equiv}", "∓": r"\ensuremath{\mp}", "≅": r"\ensuremath{\cong}",
-    "←": r"\ensuremath{\leftarrow}", "↔": r"\ensuremath{\leftrightarrow}", "⊗": r"\ensuremath{\otimes}",
-    "∗": r"\ensuremath{\ast}", "∣": r"\ensuremath{\mid}", "ϕ": r"\ensuremath{\phi}",
-    "ϑ": r"\ensuremath{\vartheta}", "ς": r"\ensuremath{\varsigma}", "υ": r"\ensuremath{\upsilon}",
-    "ι": r"\ensuremath{\iota}", "ο": "o", "Ψ": r"\ensuremath{\Psi}", "Ξ": r"\ensuremath{\Xi}", "Υ": r"\ensuremath{\Upsilon}",
-    "\u00a0": "~", "\u2009": r"\,", "\u202f": r"\,", "\u2011": "-", "‐": "-", "‒": "--", "⩽": r"\ensuremath{\le}",
-    "⩾": r"\ensuremath{\ge}", "✓": r"\ensuremath{\checkmark}", "✗": r"\ensuremath{\times}", "•": r"\textbullet{}",
-    "µ": r"\ensuremath{\mu}", "ε̄": r"\ensuremath{\bar\varepsilon}", "∼": r"\ensuremath{\sim}", "‖": r"\ensuremath{\|}", "’": "'", "‘": "`", "“": "``", "”": "''", "−": "-", "·": r"\ensuremath{\cdot}",
+    "α": r"\ensuremath{\alpha}",
+    "β": r"\ensuremath{\beta}",
+    "γ": r"\ensuremath{\gamma}",
+    "δ": r"\ensuremath{\delta}",
+    "ε": r"\ensuremath{\varepsilon}",
+    "λ": r"\ensuremath{\lambda}",
+    "μ": r"\ensuremath{\mu}",
+    "ω": r"\ensuremath{\omega}",
+    "τ": r"\ensuremath{\tau}",
+    "σ": r"\ensuremath{\sigma}",
+    "≤": r"\ensuremath{\le}",
+    "≥": r"\ensuremath{\ge}",
+    "–": "--",
+    "—": "---",
+    "…": r"\ldots{}",
+    "×": r"\ensuremath{\times}",
+    "✔": r"\ensuremath{\checkmark}",
+    "§": r"\S{}",
+    "∞": r"\ensuremath{\infty}",
+    "≈": r"\ensuremath{\approx}",
+    "∈": r"\ensuremath{\in}",
+    "√": r"\ensuremath{\surd}",
+    "′": "'",
+    "≠": r"\ensuremath{\neq}",
+    "Ω": r"\ensuremath{\Omega}",
+    "Δ": r"\ensuremath{\Delta}",
+    "Γ": r"\ensuremath{\Gamma}",
+    "ρ": r"\ensuremath{\rho}",
+    "θ": r"\ensuremath{\theta}",
+    "π": r"\ensuremath{\pi}",
+    "η": r"\ensuremath{\eta}",
+    "ν": r"\ensuremath{\nu}",
+    "κ": r"\ensuremath{\kappa}",
+    "ϵ": r"\ensuremath{\epsilon}",
+    "φ": r"\ensuremath{\varphi}",
+    "ψ": r"\ensuremath{\psi}",
+    "χ": r"\ensuremath{\chi}",
+    "ζ": r"\ensuremath{\zeta}",
+    "ξ": r"\ensuremath{\xi}",
+    "→": r"\ensuremath{\to}",
+    "⌊": r"\ensuremath{\lfloor}",
+    "⌋": r"\ensuremath{\rfloor}",
+    "⌈": r"\ensuremath{\lceil}",
+    "⌉": r"\ensuremath{\rceil}",
+    "²": r"\ensuremath{^2}",
+    "³": r"\ensuremath{^3}",
+    "₀": r"\ensuremath{_0}",
+    "₁": r"\ensuremath{_1}",
+    "₂": r"\ensuremath{_2}",
+    "±": r"\ensuremath{\pm}",
+    "∑": r"\ensuremath{\sum}",
+    "≃": r"\ensuremath{\simeq}",
+    "⁻": r"\ensuremath{^-}",
+    "¹": r"\ensuremath{^1}",
+    "⁴": r"\ensuremath{^4}",
+    "°": r"\ensuremath{^\circ}",
+    "Σ": r"\ensuremath{\Sigma}",
+    "₊": r"\ensuremath{_+}",
+    "∫": r"\ensuremath{\int}",
+    "ₘ": r"\ensuremath{_m}",
+    "ₙ": r"\ensuremath{_n}",
+    "ᵢ": r"\ensuremath{_i}",
+    "ⁿ": r"\ensuremath{^n}",
+    "∧": r"\ensuremath{\wedge}",
+    "∨": r"\ensuremath{\vee}",
+    "⋅": r"\ensuremath{\cdot}",
+    "∂": r"\ensuremath{\partial}",
+    "ℓ": r"\ensuremath{\ell}",
+    "Λ": r"\ensuremath{\Lambda}",
+    "Π": r"\ensuremath{\Pi}",
+    "Θ": r"\ensuremath{\Theta}",
+    "Φ": r"\ensuremath{\Phi}",
+    "⟨": r"\ensuremath{\langle}",
+    "⟩": r"\ensuremath{\rangle}",
+    "≪": r"\ensuremath{\ll}",
+    "≫": r"\ensuremath{\gg}",
+    "∀": r"\ensuremath{\forall}",
+    "∃": r"\ensuremath{\exists}",
+    "⊆": r"\ensuremath{\subseteq}",
+    "∘": r"\ensuremath{\circ}",
+    "∪": r"\ensuremath{\cup}",
+    "∩": r"\ensuremath{\cap}",
+    "⇔": r"\ensuremath{\Leftrightarrow}",
+    "⇒": r"\ensuremath{\Rightarrow}",
+    "⇐": r"\ensuremath{\Leftarrow}",
+    "↦": r"\ensuremath{\mapsto}",
+    "≲": r"\ensuremath{\lesssim}",
+    "≳": r"\ensuremath{\gtrsim}",
+    "ℝ": r"\ensuremath{\mathbb{R}}",
+    "ℕ": r"\ensuremath{\mathbb{N}}",
+    "ℤ": r"\ensuremath{\mathbb{Z}}",
+    "½": r"\ensuremath{\tfrac{1}{2}}",
+    "¼": r"\ensuremath{\tfrac{1}{4}}",
+    "¾": r"\ensuremath{\tfrac{3}{4}}",
+    "₋": r"\ensuremath{_-}",
+    "₃": r"\ensuremath{_3}",
+    "₄": r"\ensuremath{_4}",
+    "ₖ": r"\ensuremath{_k}",
+    "ⱼ": r"\ensuremath{_j}",
+    "⁺": r"\ensuremath{^+}",
+    "⁵": r"\ensuremath{^5}",
+    "∉": r"\ensuremath{\notin}",
+    "∅": r"\ensuremath{\emptyset}",
+    "⊂": r"\ensuremath{\subset}",
+    "⊇": r"\ensuremath{\supseteq}",
+    "∝": r"\ensuremath{\propto}",
+    "≡": r"\ensuremath{\equiv}",
+    "∓": r"\ensuremath{\mp}",
+    "≅": r"\ensuremath{\cong}",
+    "←": r"\ensuremath{\leftarrow}",
+    "↔": r"\ensuremath{\leftrightarrow}",
+    "⊗": r"\ensuremath{\otimes}",
+    "∗": r"\ensuremath{\ast}",
+    "∣": r"\ensuremath{\mid}",
+    "ϕ": r"\ensuremath{\phi}",
+    "ϑ": r"\ensuremath{\vartheta}",
+    "ς": r"\ensuremath{\varsigma}",
+    "υ": r"\ensuremath{\upsilon}",
+    "ι": r"\ensuremath{\iota}",
+    "ο": "o",
+    "Ψ": r"\ensuremath{\Psi}",
+    "Ξ": r"\ensuremath{\Xi}",
+    "Υ": r"\ensuremath{\Upsilon}",
+    "\u00a0": "~",
+    "\u2009": r"\,",
+    "\u202f": r"\,",
+    "\u2011": "-",
+    "‐": "-",
+    "‒": "--",
+    "⩽": r"\ensuremath{\le}",
+    "⩾": r"\ensuremath{\ge}",
+    "✓": r"\ensuremath{\checkmark}",
+    "✗": r"\ensuremath{\times}",
+    "•": r"\textbullet{}",
+    "µ": r"\ensuremath{\mu}",
+    "ε̄": r"\ensuremath{\bar\varepsilon}",
+    "∼": r"\ensuremath{\sim}",
+    "‖": r"\ensuremath{\|}",
+    "’": "'",
+    "‘": "`",
+    "“": "``",
+    "”": "''",
+    "−": "-",
+    "·": r"\ensuremath{\cdot}",
 }
 #: combining marks over a letter typeset as math accents (n̄, γ̄, x̂, x̃)
 _MATH_ACCENTS = {"\u0304": r"\bar", "\u0302": r"\hat", "\u0303": r"\tilde", "\u0307": r"\dot"}
@@ -144,7 +268,7 @@ def escape(text) -> str:
             decomp = unicodedata.normalize("NFD", ch)
             if len(decomp) == 2 and " " <= decomp[0] <= "~" and decomp[0].isalpha() and decomp[1] in _ACCENTS:
                 out.append("\\" + _ACCENTS[decomp[1]] + "{" + decomp[0] + "}")
-            elif ord(ch) < 32 or 0x7f <= ord(ch) < 0xa0:
+            elif ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0:
                 out.append(" ")
             else:
                 out.append(f"[U+{ord(ch):04X}]")
@@ -155,7 +279,7 @@ def _math_char(ch: str) -> str:
     """One character as math-mode LaTeX (Greek and symbols by their macros, specials escaped)."""
     if ch in _GREEK:
         t = _GREEK[ch]
-        t = t[len(r"\ensuremath{"):-1] if t.startswith(r"\ensuremath{") else escape(ch)
+        t = t[len(r"\ensuremath{") : -1] if t.startswith(r"\ensuremath{") else escape(ch)
         return t + " " if re.search(r"\\[A-Za-z]+$", t) else t
     if ch == "−":
         return "-"
@@ -174,9 +298,43 @@ def _math_char(ch: str) -> str:
 
 _OPERATORS = ("inf", "sup", "max", "min", "lim")
 #: TeX commands allowed through :func:`prose` (from sympy symbol names); anything else is escaped
-_TEX_WORDS = {"cup", "cap", "le", "ge", "leq", "geq", "sum", "int", "infty", "circ", "cdot", "times", "ldots", "sim",
-              "to", "in", "mid", "varepsilon", "epsilon", "delta", "gamma", "lambda", "mu", "nu", "omega", "rho", "tau",
-              "kappa", "sigma", "theta", "Phi", "Gamma", "Omega", "ell", "pm"}
+_TEX_WORDS = {
+    "cup",
+    "cap",
+    "le",
+    "ge",
+    "leq",
+    "geq",
+    "sum",
+    "int",
+    "infty",
+    "circ",
+    "cdot",
+    "times",
+    "ldots",
+    "sim",
+    "to",
+    "in",
+    "mid",
+    "varepsilon",
+    "epsilon",
+    "delta",
+    "gamma",
+    "lambda",
+    "mu",
+    "nu",
+    "omega",
+    "rho",
+    "tau",
+    "kappa",
+    "sigma",
+    "theta",
+    "Phi",
+    "Gamma",
+    "Omega",
+    "ell",
+    "pm",
+}
 _TEX_FONT = re.compile(r"\\(?:mathbb|mathcal|mathrm)\{[A-Za-z]+\}")
 _TEX_WORD = re.compile(r"\\([A-Za-z]+)")
 
@@ -193,7 +351,7 @@ def _script_arg(text: str, i: int) -> tuple[str, int]:
         while j < len(text):
             depth += {"{": 1, "}": -1}.get(text[j], 0)
             if depth == 0:
-                return text[i + 1:j], j + 1
+                return text[i + 1 : j], j + 1
             j += 1
         return "", i  # unbalanced: not a script
     j = i
@@ -203,7 +361,7 @@ def _script_arg(text: str, i: int) -> tuple[str, int]:
         while k < len(text):
             depth += {"(": 1, ")": -1}.get(text[k], 0)
             if depth == 0:
-                inner = text[j + len(sign) + 1:k]
+                inner = text[j + len(sign) + 1 : k]
                 return (sign + "(" + inner + ")" if sign else inner), k + 1
             k += 1
         return "", i
@@ -274,11 +432,11 @@ def prose(text) -> TeX:
                 out.append(r"\ensuremath{" + m.group(0) + (" " if m.re is _TEX_WORD else "") + "}")
                 i = m.end()
                 continue
-            if text[i + 1:i + 2] in ("{", "}"):
+            if text[i + 1 : i + 2] in ("{", "}"):
                 out.append("\\" + text[i + 1])
                 i += 2
                 continue
-            if text[i + 1:i + 2] == "|":
+            if text[i + 1 : i + 2] == "|":
                 out.append(r"\ensuremath{\|}")
                 i += 2
                 continue
@@ -290,9 +448,12 @@ def prose(text) -> TeX:
             base = text[k:i]
             arg, j = _script_arg(text, i + 1)
             short_base = len(base) <= 2 or base in _OPERATORS or (len(base) <= 3 and base[-1].isdigit())
-            is_script = j > i + 1 and (ch == "^" or text[i + 1] == "{" or (short_base and len(arg) <= 2
-                                       and not (j < len(text) and text[j].isalpha() and text[j] != "x")))
-            if ch == "_" and not text[i + 1:i + 2] == "{" and not short_base:
+            is_script = j > i + 1 and (
+                ch == "^"
+                or text[i + 1] == "{"
+                or (short_base and len(arg) <= 2 and not (j < len(text) and text[j].isalpha() and text[j] != "x"))
+            )
+            if ch == "_" and not text[i + 1 : i + 2] == "{" and not short_base:
                 is_script = False
             if is_script and base in _OPERATORS and out and out[-1] == base:
                 out.pop()
@@ -311,23 +472,30 @@ def prose(text) -> TeX:
             out.append(escape(ch))
             i += 1
             continue
-        if _is_letter(ch) and i + 1 < len(text) and text[i + 1] in "0123456789" and not (text[i + 2:i + 3] and text[i + 2] in "0123456789"):
+        if (
+            _is_letter(ch)
+            and i + 1 < len(text)
+            and text[i + 1] in "0123456789"
+            and not (text[i + 2 : i + 3] and text[i + 2] in "0123456789")
+        ):
             out.append(r"\ensuremath{" + _math_char(ch) + "_{" + text[i + 1] + "}}")
             i += 2
             continue
         if ch.isascii() and ch.isalnum():
             j = i
-            while j < len(text) and text[j].isascii() and text[j].isalnum() and text[j + 1:j + 2] not in _MATH_ACCENTS:
+            while (
+                j < len(text) and text[j].isascii() and text[j].isalnum() and text[j + 1 : j + 2] not in _MATH_ACCENTS
+            ):
                 j += 1
             if j == i:  # a letter under a combining accent
-                out.append(escape(text[i:i + 2]))
+                out.append(escape(text[i : i + 2]))
                 i += 2
                 continue
             out.append(text[i:j])
             i = j
             continue
-        out.append(escape(text[i:i + 2]) if text[i + 1:i + 2] in _MATH_ACCENTS else escape(ch))
-        i += 2 if text[i + 1:i + 2] in _MATH_ACCENTS else 1
+        out.append(escape(text[i : i + 2]) if text[i + 1 : i + 2] in _MATH_ACCENTS else escape(ch))
+        i += 2 if text[i + 1 : i + 2] in _MATH_ACCENTS else 1
     return TeX("".join(out))
 
 
@@ -438,16 +606,33 @@ def environment() -> jinja2.Environment:
     """
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        block_start_string=r"\BLOCK{", block_end_string="}",
-        variable_start_string=r"\VAR{", variable_end_string="}",
-        comment_start_string=r"\#{", comment_end_string="}",
-        line_statement_prefix="%%", line_comment_prefix="%#",
-        trim_blocks=True, lstrip_blocks=True, autoescape=False,
-        undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+        block_start_string=r"\BLOCK{",
+        block_end_string="}",
+        variable_start_string=r"\VAR{",
+        variable_end_string="}",
+        comment_start_string=r"\#{",
+        comment_end_string="}",
+        line_statement_prefix="%%",
+        line_comment_prefix="%#",
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
         finalize=_finalize,
     )
-    env.filters.update(e=lambda v: TeX(escape(v)), prose=prose, tt=texttt, brk=breakable, up=num_up, down=num_down,
-                       interval=interval, dec=decimal_to_tex, exact=exact_to_tex, tex=lambda v: TeX(str(v)))
+    env.filters.update(
+        e=lambda v: TeX(escape(v)),
+        prose=prose,
+        tt=texttt,
+        brk=breakable,
+        up=num_up,
+        down=num_down,
+        interval=interval,
+        dec=decimal_to_tex,
+        exact=exact_to_tex,
+        tex=lambda v: TeX(str(v)),
+    )
     return env
 
 
@@ -462,7 +647,7 @@ class CompileResult:
     """Outcome of :func:`compile_pdf`: ``ok``, the PDF path (or ``None``) and, on failure, a message and log excerpt."""
 
     ok: bool
-    pdf: Optional[pathlib.Path]
+    pdf: pathlib.Path | None
     message: str = ""
     log_excerpt: str = ""
 
@@ -478,7 +663,7 @@ def log_excerpt(log: str, *, context: int = 6, limit: int = 40) -> str:
     keep = []
     for i, line in enumerate(lines):
         if line.startswith("!") or re.match(r"^[^:\s]+\.tex:\d+:", line):
-            keep.extend(lines[i:i + context])
+            keep.extend(lines[i : i + context])
             keep.append("...")
         if len(keep) >= limit:
             break
@@ -487,7 +672,9 @@ def log_excerpt(log: str, *, context: int = 6, limit: int = 40) -> str:
     return "\n".join(keep[:limit])
 
 
-def compile_pdf(tex_source: str, pdf_path: pathlib.Path, *, jobname: str = "document", timeout: int = 600) -> CompileResult:
+def compile_pdf(
+    tex_source: str, pdf_path: pathlib.Path, *, jobname: str = "document", timeout: int = 600
+) -> CompileResult:
     """Compile ``tex_source`` to ``pdf_path`` with latexmk in a fresh temporary directory.
 
     Runs ``latexmk -pdf -halt-on-error -no-shell-escape -interaction=nonstopmode``
@@ -505,13 +692,28 @@ def compile_pdf(tex_source: str, pdf_path: pathlib.Path, *, jobname: str = "docu
     with tempfile.TemporaryDirectory(prefix="blanket-tex-") as tmp:
         tmpdir = pathlib.Path(tmp)
         (tmpdir / f"{jobname}.tex").write_text(tex_source, encoding="utf-8")
-        cmd = ["latexmk", "-pdf", "-halt-on-error", "-no-shell-escape", "-interaction=nonstopmode",
-               "-file-line-error", f"-jobname={jobname}", f"{jobname}.tex"]
+        cmd = [
+            "latexmk",
+            "-pdf",
+            "-halt-on-error",
+            "-no-shell-escape",
+            "-interaction=nonstopmode",
+            "-file-line-error",
+            f"-jobname={jobname}",
+            f"{jobname}.tex",
+        ]
         # own process group, so that an interruption (SIGTERM, Ctrl-C, timeout) kills pdflatex too before
         # the temporary directory is removed
         try:
-            proc = subprocess.Popen(cmd, cwd=tmpdir, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(
+                cmd,
+                cwd=tmpdir,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         except OSError as exc:
             return CompileResult(False, None, f"could not run latexmk: {exc}")
         try:
@@ -524,10 +726,14 @@ def compile_pdf(tex_source: str, pdf_path: pathlib.Path, *, jobname: str = "docu
         produced = tmpdir / f"{jobname}.pdf"
         if proc.returncode != 0 or not produced.exists():
             log_file = tmpdir / f"{jobname}.log"
-            log = (log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else
-                   (out or b"").decode("utf-8", errors="replace"))
+            log = (
+                log_file.read_text(encoding="utf-8", errors="replace")
+                if log_file.exists()
+                else (out or b"").decode("utf-8", errors="replace")
+            )
             return CompileResult(False, None, f"LaTeX failed (latexmk exit {proc.returncode})", log_excerpt(log))
         from .output import atomic_write
+
         pdf_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(pdf_path, produced.read_bytes())
     return CompileResult(True, pdf_path)
@@ -536,6 +742,7 @@ def compile_pdf(tex_source: str, pdf_path: pathlib.Path, *, jobname: str = "docu
 def _kill_group(proc) -> None:
     """Kill ``proc``'s whole process group (latexmk and its pdflatex) and reap it."""
     import signal
+
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
@@ -572,10 +779,14 @@ _REL = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "==": "=", "!=": r"\ne"}
 def _width(expr) -> int:
     """Width of ``expr`` when typeset, estimated by sympy's 2-D pretty form (fractions stack, as in LaTeX)."""
     import sympy as sp
+
     try:
-        if isinstance(expr, sp.Basic) and expr.has(sp.Min, sp.Max):  # pretty prints Min/Max flat: give them 2-D arguments
+        if isinstance(expr, sp.Basic) and expr.has(
+            sp.Min, sp.Max
+        ):  # pretty prints Min/Max flat: give them 2-D arguments
             expr = expr.replace(sp.Min, lambda *a: sp.Function("min")(*a)).replace(
-                sp.Max, lambda *a: sp.Function("max")(*a))
+                sp.Max, lambda *a: sp.Function("max")(*a)
+            )
         return max(len(line) for line in sp.pretty(expr, use_unicode=True, wrap_line=False).splitlines())
     except Exception:  # noqa: BLE001 - a custom printer may fail; fall back to the source length
         return len(sp.latex(expr)) // 2
@@ -597,6 +808,7 @@ def tidy(expr):
             return e
         t = sp.together(e)
         return t if t != e and _width(t) < _width(e) else e
+
     try:
         return expr.replace(lambda e: isinstance(e, sp.Add), narrower)
     except Exception:  # noqa: BLE001 - leave an expression sympy cannot rebuild as it is
@@ -605,6 +817,7 @@ def tidy(expr):
 
 def _bound_variables(exprs) -> set:
     import sympy as sp
+
     out: set = set()
     for e in exprs:
         for node in sp.preorder_traversal(e):
@@ -618,6 +831,7 @@ def _bound_variables(exprs) -> set:
 def _abbreviate(exprs: list) -> tuple[list, list]:
     """Name the wide subexpressions that occur more than once (``sympy.cse``): ``(exprs, [(u_1, e_1), …])``."""
     import sympy as sp
+
     try:
         repl, red = sp.cse(exprs, symbols=sp.numbered_symbols("_cse"), order="none")
     except Exception:  # noqa: BLE001
@@ -641,6 +855,7 @@ def _abbreviate(exprs: list) -> tuple[list, list]:
 def _rows(lhs_tex: str, rel: str, rhs, lhs_width: int) -> list:
     """Rows ``lhs & rel t_1 + … \\\\ & \\quad + t_k …`` breaking a wide sum at its top-level terms."""
     import sympy as sp
+
     if lhs_width > MAX_WIDTH // 3 and lhs_width + _width(rhs) + 3 > MAX_WIDTH:  # a wide left side gets a row of its own
         return [lhs_tex] + _rows("", rel, rhs, 0)
     room = max(MAX_WIDTH - lhs_width - 3, 30)
@@ -700,6 +915,7 @@ class _Namer:
 
     def __init__(self, bound: set):
         import sympy as sp
+
         self.bound, self._sp = bound, sp
         self.defs: list = []
 
@@ -720,10 +936,15 @@ class _Namer:
                 break
             best, bw = None, 0
             for node in sp.preorder_traversal(expr):
-                if node is expr or node.is_Atom or isinstance(node, (sp.logic.boolalg.Boolean, sp.Tuple)) \
-                        or not node.free_symbols or isinstance(node, (sp.Sum, sp.Integral, sp.Product)) \
-                        or (node.free_symbols & self.bound and _bound_variables([node])) \
-                        or (node.is_Pow and node.exp.is_negative):
+                if (
+                    node is expr
+                    or node.is_Atom
+                    or isinstance(node, (sp.logic.boolalg.Boolean, sp.Tuple))
+                    or not node.free_symbols
+                    or isinstance(node, (sp.Sum, sp.Integral, sp.Product))
+                    or (node.free_symbols & self.bound and _bound_variables([node]))
+                    or (node.is_Pow and node.exp.is_negative)
+                ):
                     continue
                 w = _width(node)
                 if 10 <= w <= room and w > bw:
@@ -749,13 +970,13 @@ def display(statement, hypotheses=()) -> TeX:
     \[ x \leq 1\quad\text{if}\quad x \geq 0 \]
     """
     import sympy as sp
+
     hyps = [h for h in hypotheses if sp.sympify(h) is not sp.true]
     hyp_tex = [sp.latex(tidy(h)) for h in hyps]
     hyp_width = sum(_width(h) + 3 for h in hyps)
     if isinstance(statement, sp.And) and all(isinstance(a, sp.core.relational.Relational) for a in statement.args):
         # a conjunction of relations: one display per relation (the hypotheses after the last one)
-        parts = [display(a, hypotheses if i == len(statement.args) - 1 else ())
-                 for i, a in enumerate(statement.args)]
+        parts = [display(a, hypotheses if i == len(statement.args) - 1 else ()) for i, a in enumerate(statement.args)]
         return TeX("\n".join(str(t) for t in parts))
     if not isinstance(statement, sp.core.relational.Relational):
         body = sp.latex(statement)
@@ -785,6 +1006,7 @@ def display(statement, hypotheses=()) -> TeX:
         if isinstance(e, sp.Add):
             return sp.Add(*[namer.fit(t, room) for t in e.args], evaluate=False)
         return namer.fit(e, room)
+
     if isinstance(rhs, sp.Piecewise):  # one row per piece: "lhs <= e_i  if c_i"
         rows = []
         for e, c in rhs.args:
@@ -797,8 +1019,11 @@ def display(statement, hypotheses=()) -> TeX:
     while i < len(namer.defs):
         u, e = namer.defs[i]
         e = tidy(e)
-        e = namer.fit(e, MAX_WIDTH - 12) if not isinstance(e, sp.Add) else \
-            sp.Add(*[namer.fit(t, MAX_WIDTH - 12) for t in e.args], evaluate=False)
+        e = (
+            namer.fit(e, MAX_WIDTH - 12)
+            if not isinstance(e, sp.Add)
+            else sp.Add(*[namer.fit(t, MAX_WIDTH - 12) for t in e.args], evaluate=False)
+        )
         namer.defs[i] = (u, e)
         rows += _rows((r"\text{where}\ " if i == 0 else r"\text{and}\ ") + sp.latex(u), "=", e, _width(u) + 7)
         i += 1

@@ -33,7 +33,6 @@ import pathlib
 import signal
 import sys
 import tempfile
-from typing import Optional
 
 from blanket.exact.errors import BlanketError, InvalidArgument
 
@@ -75,8 +74,12 @@ def install_signal_handlers() -> None:
 def refuse_symlink(path: pathlib.Path, option: str = "output file") -> None:
     """Raise InvalidArgument if ``path`` is a symlink (Blanket never writes through one)."""
     if os.path.islink(path):
-        raise InvalidArgument(option, str(path), "is a symbolic link; Blanket does not write through symlinks",
-                              hint="remove the link or choose another output directory")
+        raise InvalidArgument(
+            option,
+            str(path),
+            "is a symbolic link; Blanket does not write through symlinks",
+            hint="remove the link or choose another output directory",
+        )
 
 
 def _fsync_dir(directory: pathlib.Path) -> None:
@@ -93,7 +96,7 @@ def _fsync_dir(directory: pathlib.Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_open(path, mode: str = "w", *, encoding: Optional[str] = "utf-8", newline: Optional[str] = None):
+def atomic_open(path, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None):
     """Open a temporary file beside ``path`` for writing; on success it is fsynced and renamed onto ``path``.
 
     On any exception (including :class:`Terminated` and ``KeyboardInterrupt``)
@@ -107,7 +110,9 @@ def atomic_open(path, mode: str = "w", *, encoding: Optional[str] = "utf-8", new
     except OSError as exc:
         raise OutputError(path, exc) from None
     try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding, "newline": newline})) as fh:
+        with os.fdopen(
+            fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding, "newline": newline})
+        ) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
@@ -148,7 +153,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-_HELD: list = []   # lock files held by this process (released by OutputDir.close and at exit)
+_HELD: list = []  # lock files held by this process (released by OutputDir.close and at exit)
 
 
 class OutputDir:
@@ -160,11 +165,11 @@ class OutputDir:
     ``option`` (exit 2), raised before any computation starts.
     """
 
-    def __init__(self, path, *, option: str = "-o", command: Optional[str] = None, stem: Optional[str] = None):
+    def __init__(self, path, *, option: str = "-o", command: str | None = None, stem: str | None = None):
         self.path = pathlib.Path(path)
         self.option = option
         self.command = command or " ".join(["blanket"] + sys.argv[1:])
-        self.lock: Optional[pathlib.Path] = None
+        self.lock: pathlib.Path | None = None
         self._check()
         if stem is not None:  # the files this run will write: a symlink among them is refused before computing
             for ext in ("json", "tex", "pdf", "latex.log"):
@@ -176,14 +181,19 @@ class OutputDir:
         if os.path.islink(p) and not p.exists():
             raise InvalidArgument(self.option, str(p), "is a dangling symbolic link", hint="give a directory")
         if p.exists() and not p.is_dir():
-            raise InvalidArgument(self.option, str(p), "is an existing file, not a directory",
-                                  hint="give a directory (it is created if missing)")
+            raise InvalidArgument(
+                self.option,
+                str(p),
+                "is an existing file, not a directory",
+                hint="give a directory (it is created if missing)",
+            )
         self.created = not p.exists()
         try:
             p.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise InvalidArgument(self.option, str(p), f"could not be created ({exc.strerror or exc})",
-                                  hint="give a writable directory") from None
+            raise InvalidArgument(
+                self.option, str(p), f"could not be created ({exc.strerror or exc})", hint="give a writable directory"
+            ) from None
         if not os.access(p, os.W_OK | os.X_OK):
             raise InvalidArgument(self.option, str(p), "is not writable", hint="give a writable directory")
 
@@ -200,12 +210,19 @@ class OutputDir:
                         os.unlink(lock)
                     continue
                 pid, cmd = holder
-                raise InvalidArgument(self.option, str(self.path),
-                                      f"is in use by another blanket run (pid {pid}: {cmd})",
-                                      hint="wait for it to finish or choose another output directory") from None
+                raise InvalidArgument(
+                    self.option,
+                    str(self.path),
+                    f"is in use by another blanket run (pid {pid}: {cmd})",
+                    hint="wait for it to finish or choose another output directory",
+                ) from None
             except OSError as exc:
-                raise InvalidArgument(self.option, str(self.path), f"is not writable ({exc.strerror or exc})",
-                                      hint="give a writable directory") from None
+                raise InvalidArgument(
+                    self.option,
+                    str(self.path),
+                    f"is not writable ({exc.strerror or exc})",
+                    hint="give a writable directory",
+                ) from None
             try:
                 os.write(fd, body)
                 os.fsync(fd)
@@ -213,8 +230,12 @@ class OutputDir:
                 os.close(fd)
                 with contextlib.suppress(OSError):
                     os.unlink(lock)
-                raise InvalidArgument(self.option, str(self.path), f"cannot be written to ({exc.strerror or exc})",
-                                      hint="free some space or choose another output directory") from None
+                raise InvalidArgument(
+                    self.option,
+                    str(self.path),
+                    f"cannot be written to ({exc.strerror or exc})",
+                    hint="free some space or choose another output directory",
+                ) from None
             os.close(fd)
             self.lock = lock
             _HELD.append(lock)
@@ -278,11 +299,11 @@ class Written:
 
     tex: pathlib.Path
     json: pathlib.Path
-    pdf: Optional[pathlib.Path]
+    pdf: pathlib.Path | None
     latex_message: str = ""
-    latex_log: str = ""            # on failure: the path of the LaTeX log excerpt (<stem>.latex.log)
+    latex_log: str = ""  # on failure: the path of the LaTeX log excerpt (<stem>.latex.log)
     pdf_failed: bool = False
-    stale_pdf_removed: Optional[pathlib.Path] = None
+    stale_pdf_removed: pathlib.Path | None = None
 
 
 def write_document(outdir, stem: str, json_text: str, tex_text: str, *, pdf: bool = True) -> Written:
@@ -295,6 +316,7 @@ def write_document(outdir, stem: str, json_text: str, tex_text: str, *, pdf: boo
     another.
     """
     from .latex import INSTALL_HINT, compile_pdf, tex_available
+
     out = pathlib.Path(outdir)
     pdf_path, tex_path, json_path = out / f"{stem}.pdf", out / f"{stem}.tex", out / f"{stem}.json"
     for p in (pdf_path, tex_path, json_path):
@@ -326,14 +348,19 @@ def write_document(outdir, stem: str, json_text: str, tex_text: str, *, pdf: boo
 def report_pdf_outcome(written: Written, want_pdf: bool) -> bool:
     """Tell the user (stderr) what happened to the PDF; return True when the PDF *failed* (exit 3)."""
     from .latex import INSTALL_HINT
+
     if written.stale_pdf_removed is not None and written.pdf is None:
-        sys.stderr.write(f"blanket: note: removed {written.stale_pdf_removed} from an earlier run "
-                         "(this run did not produce a PDF to replace it)\n")
+        sys.stderr.write(
+            f"blanket: note: removed {written.stale_pdf_removed} from an earlier run "
+            "(this run did not produce a PDF to replace it)\n"
+        )
     if not want_pdf:
         return False
     if written.pdf_failed:
-        sys.stderr.write(f"blanket: error: the PDF could not be made ({written.latex_message}; see {written.latex_log}); "
-                         f"{written.json} and {written.tex} were written\n")
+        sys.stderr.write(
+            f"blanket: error: the PDF could not be made ({written.latex_message}; see {written.latex_log}); "
+            f"{written.json} and {written.tex} were written\n"
+        )
         return True
     if written.pdf is None:
         sys.stderr.write(f"blanket: note: {INSTALL_HINT}\n")

@@ -32,19 +32,19 @@ from __future__ import annotations
 
 import importlib
 import pathlib
-from typing import Any, Optional
+from typing import Any
 
 from blanket.exact import arith
 from blanket.exact.errors import BlanketError, HypothesisViolation, Undecided
 
-from .latex import PREAMBLE, TeX, compile_pdf, display_result, render
+from .latex import PREAMBLE, TeX, display_result, render
 
 DIGITS = 6
 #: grid points per result with ``quick=True``
 QUICK_POINTS = 1
 
 
-def _interval(v) -> Optional[dict]:
+def _interval(v) -> dict | None:
     if v is None or isinstance(v, bool):
         return None
     try:
@@ -53,7 +53,7 @@ def _interval(v) -> Optional[dict]:
         return {"lower": str(v), "upper": str(v)}
 
 
-def _ratio(bound, reference) -> Optional[dict]:
+def _ratio(bound, reference) -> dict | None:
     """Certified ``bound / reference`` (outward-rounded interval) when the reference is certainly positive."""
     try:
         if arith.sign(reference) != 1 or arith.sign(bound) is None:
@@ -69,17 +69,27 @@ def _params_text(params) -> str:
 
 def check_point(result, params: dict, *, prec: int = arith.DEFAULT_PREC) -> dict:
     """Bound versus reference at one grid point (plain data)."""
-    row: dict[str, Any] = {"params": {k: str(v) for k, v in params.items()}, "params_text": _params_text(params),
-                           "bound": None, "reference": None, "reference_what": None, "reference_relation": None,
-                           "ratio": None, "outcome": "", "detail": ""}
+    row: dict[str, Any] = {
+        "params": {k: str(v) for k, v in params.items()},
+        "params_text": _params_text(params),
+        "bound": None,
+        "reference": None,
+        "reference_what": None,
+        "reference_relation": None,
+        "ratio": None,
+        "outcome": "",
+        "detail": "",
+    }
     try:
         bound = None
         if result.kind in ("upper_bound", "lower_bound"):
+
             def compute(p):
                 try:
                     return result.bound(**params)
                 except Undecided:
                     return None
+
             bound, _ = arith.escalate(compute, lambda v: v is not None, start=prec, what=f"bound of {result.key}")
             row["bound"] = _interval(bound)
         ref = None
@@ -95,7 +105,9 @@ def check_point(result, params: dict, *, prec: int = arith.DEFAULT_PREC) -> dict
                 below = arith.lt(bound, ref.value)
                 if ref.relation in ("exact", "lower") and below is True:
                     row["outcome"] = "counterexample"
-                    row["detail"] = f"the bound is certified below the {'exact value' if ref.relation == 'exact' else 'certified lower bound'}"
+                    row["detail"] = (
+                        f"the bound is certified below the {'exact value' if ref.relation == 'exact' else 'certified lower bound'}"
+                    )
                 elif ref.relation == "exact" and below is False:
                     row["outcome"] = "consistent"
                 elif ref.relation == "lower" and below is False:
@@ -110,7 +122,9 @@ def check_point(result, params: dict, *, prec: int = arith.DEFAULT_PREC) -> dict
                 above = arith.gt(bound, ref.value)
                 if ref.relation in ("exact", "upper") and above is True:
                     row["outcome"] = "counterexample"
-                    row["detail"] = f"the lower bound is certified above the {'exact value' if ref.relation == 'exact' else 'certified upper bound'}"
+                    row["detail"] = (
+                        f"the lower bound is certified above the {'exact value' if ref.relation == 'exact' else 'certified upper bound'}"
+                    )
                 elif ref.relation in ("exact", "upper") and above is False:
                     row["outcome"] = "consistent"
                 elif ref.relation == "lower":
@@ -149,8 +163,12 @@ def _symbolic(result) -> dict:
     try:
         sc = result.check_symbolic()
     except Exception as exc:  # noqa: BLE001 - sympy can raise anything; the report must go on
-        return {"proved": None, "method": "check_symbolic raised", "detail": f"{type(exc).__name__}: {exc}"[:300],
-                "text": "not proved (the symbolic check raised an error)"}
+        return {
+            "proved": None,
+            "method": "check_symbolic raised",
+            "detail": f"{type(exc).__name__}: {exc}"[:300],
+            "text": "not proved (the symbolic check raised an error)",
+        }
     text = {True: "proved by sympy", False: "refuted by sympy", None: "not proved symbolically"}[sc.proved]
     return {"proved": sc.proved, "method": sc.method, "detail": str(sc.detail)[:500], "text": text}
 
@@ -175,17 +193,41 @@ def check_result(result, *, quick: bool = False, progress=None) -> dict:
         finding = "no counterexample found"
     else:
         finding = "no grid registered"
-    return {**{k: d[k] for k in ("key", "paper", "label", "title", "status", "status_note", "kind", "quantity",
-                                  "mechanisms", "variant", "spec", "notes", "latex", "hypotheses", "known_false",
-                                  "symbols")},
-            "display": display_result(result), "symbolic": _symbolic(result), "rows": rows, "counterexamples": counter,
-            "finding": finding}
+    return {
+        **{
+            k: d[k]
+            for k in (
+                "key",
+                "paper",
+                "label",
+                "title",
+                "status",
+                "status_note",
+                "kind",
+                "quantity",
+                "mechanisms",
+                "variant",
+                "spec",
+                "notes",
+                "latex",
+                "hypotheses",
+                "known_false",
+                "symbols",
+            )
+        },
+        "display": display_result(result),
+        "symbolic": _symbolic(result),
+        "rows": rows,
+        "counterexamples": counter,
+        "finding": finding,
+    }
 
 
-def check_papers(paper: Optional[str] = None, *, quick: bool = False, progress: bool = True) -> dict:
+def check_papers(paper: str | None = None, *, quick: bool = False, progress: bool = True) -> dict:
     """The full report as plain data (JSON content)."""
     core = importlib.import_module("blanket.proofs.core")
     from blanket.exact.progress import Progress
+
     rs = core.results(paper)
     total = sum(min(len(r.grid), QUICK_POINTS) if quick else len(r.grid) for r in rs) or 1
     out = []
@@ -207,15 +249,24 @@ def check_papers(paper: Optional[str] = None, *, quick: bool = False, progress: 
         "symbolically_proved": sum(1 for x in out if x["symbolic"]["proved"] is True),
         "by_status": {s: sum(1 for x in out if x["status"] == s) for s in core.STATUSES},
     }
-    return {"format": "blanket-paper-check/1", "paper": paper or "all", "quick": quick, "papers": papers,
-            "summary": summary,
-            "reproducibility": {"command": "blanket check-papers" + (f" --paper {paper}" if paper else "")
-                                + (" --quick" if quick else ""), "precision_start": arith.DEFAULT_PREC,
-                                "precision_cap": arith.MAX_PREC, "versions": _versions()}}
+    return {
+        "format": "blanket-paper-check/1",
+        "paper": paper or "all",
+        "quick": quick,
+        "papers": papers,
+        "summary": summary,
+        "reproducibility": {
+            "command": "blanket check-papers" + (f" --paper {paper}" if paper else "") + (" --quick" if quick else ""),
+            "precision_start": arith.DEFAULT_PREC,
+            "precision_cap": arith.MAX_PREC,
+            "versions": _versions(),
+        },
+    }
 
 
 def _versions():
     from .certificate import _versions as v
+
     return v()
 
 
@@ -227,6 +278,7 @@ def write(report: dict, outdir, *, pdf: bool = True):
     """Write ``paper-check.tex``, ``paper-check.json`` and (with TeX Live) ``paper-check.pdf`` (atomically)."""
     from .certificate import to_json
     from .output import write_document
+
     out = pathlib.Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     return write_document(out, "paper-check", to_json(report), render_tex(report), pdf=pdf)

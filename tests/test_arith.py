@@ -8,12 +8,11 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from blanket.exact import arith
+from blanket.exact.errors import FloatRefused, InvalidArgument, Undecided
 from flint import arb, ctx, fmpq
 from hypothesis import given
 from hypothesis import strategies as st
-
-from blanket.exact import arith
-from blanket.exact.errors import FloatRefused, InvalidArgument, Undecided
 
 
 def F(q) -> Fraction:
@@ -21,11 +20,23 @@ def F(q) -> Fraction:
 
 
 # ---------------------------------------------------------------- parsing
-@pytest.mark.parametrize("text, expected", [
-    ("1e-8", Fraction(1, 10**8)), ("0.3", Fraction(3, 10)), ("-2.5E+3", Fraction(-2500)), ("1/3", Fraction(1, 3)),
-    ("  7 ", Fraction(7)), (".5", Fraction(1, 2)), ("5.", Fraction(5)), ("+0.125", Fraction(1, 8)),
-    ("-1/3", Fraction(-1, 3)), ("1E2", Fraction(100)), ("0.000", Fraction(0)), ("3e0", Fraction(3)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1e-8", Fraction(1, 10**8)),
+        ("0.3", Fraction(3, 10)),
+        ("-2.5E+3", Fraction(-2500)),
+        ("1/3", Fraction(1, 3)),
+        ("  7 ", Fraction(7)),
+        (".5", Fraction(1, 2)),
+        ("5.", Fraction(5)),
+        ("+0.125", Fraction(1, 8)),
+        ("-1/3", Fraction(-1, 3)),
+        ("1E2", Fraction(100)),
+        ("0.000", Fraction(0)),
+        ("3e0", Fraction(3)),
+    ],
+)
 def test_exact_parses_decimal_and_fraction_strings_exactly(text, expected):
     assert F(arith.exact(text)) == expected
 
@@ -45,6 +56,7 @@ def test_exact_fraction_roundtrip(q):
 
 def test_exact_int_fmpq_fmpz():
     from flint import fmpz
+
     assert arith.exact(3) == fmpq(3) and arith.exact(fmpz(4)) == fmpq(4) and arith.exact(fmpq(1, 7)) == fmpq(1, 7)
 
 
@@ -124,7 +136,7 @@ def test_precision_nested_and_validated():
 # ---------------------------------------------------------------- comparisons
 def test_three_valued_comparisons_on_overlapping_balls():
     a = arb(1, fmpq(1, 2))  # [0.5, 1.5]
-    b = arb(fmpq(5, 4))     # 1.25 inside a
+    b = arb(fmpq(5, 4))  # 1.25 inside a
     for f in (arith.le, arith.lt, arith.ge, arith.gt):
         assert f(a, b) is None
     assert arith.le(a, 2) is True and arith.lt(a, 2) is True
@@ -175,6 +187,7 @@ def test_escalate_decides_when_possible():
 def test_escalate_raises_undecided_at_cap():
     def compute(prec):
         return arb(1).exp() - arb(1).exp()  # a ball around 0 at every precision: never decided
+
     with pytest.raises(Undecided):
         arith.escalate(compute, lambda v: (v > 0) or (v < 0), start=64, cap=256)
 
@@ -186,8 +199,10 @@ def test_escalate_restores_precision():
 
 
 # ---------------------------------------------------------------- output
-@given(st.fractions(min_value=Fraction(-10**30), max_value=Fraction(10**30)).filter(lambda q: q != 0),
-       st.integers(min_value=1, max_value=25))
+@given(
+    st.fractions(min_value=Fraction(-(10**30)), max_value=Fraction(10**30)).filter(lambda q: q != 0),
+    st.integers(min_value=1, max_value=25),
+)
 def test_decimal_string_is_outward_and_close(q, digits):
     qq = arith.exact(q)
     up = Fraction(Decimal(arith.decimal_string(qq, digits, up=True)))
@@ -199,8 +214,11 @@ def test_decimal_string_is_outward_and_close(q, digits):
     assert up - down <= 2 * unit
 
 
-@given(st.fractions(min_value=Fraction(-1000), max_value=Fraction(1000)), st.integers(min_value=1, max_value=10**6),
-       st.integers(min_value=3, max_value=20))
+@given(
+    st.fractions(min_value=Fraction(-1000), max_value=Fraction(1000)),
+    st.integers(min_value=1, max_value=10**6),
+    st.integers(min_value=3, max_value=20),
+)
 def test_decimal_interval_contains_the_ball(mid, rad_denominator, digits):
     with arith.precision(64):
         b = arb(arith.exact(mid), fmpq(1, rad_denominator))

@@ -11,14 +11,13 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import arb, fmpq
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from blanket.exact import arith
 from blanket.exact.binary import EXACT_MAX_N, count_law, delta_binary, delta_binary_worst
 from blanket.exact.errors import FloatRefused, InvalidArgument
 from blanket.exact.mechanisms import KRR, BinaryRR
+from flint import arb, fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 # ---------------------------------------------------------------- oracles
@@ -63,9 +62,9 @@ def mp_delta(e0: str, eps: str, n: int, c: int, direction: str, dps: int = 60):
         e = mpmath.exp(mpmath.mpf(e0))
         ee = mpmath.exp(mpmath.mpf(eps))
         p, f = e / (1 + e), 1 / (1 + e)
-        A = [mpmath.binomial(c, i) * p**i * f**(c - i) for i in range(c + 1)]
+        A = [mpmath.binomial(c, i) * p**i * f ** (c - i) for i in range(c + 1)]
         m = n - 1 - c
-        B = [mpmath.binomial(m, i) * f**i * p**(m - i) for i in range(m + 1)]
+        B = [mpmath.binomial(m, i) * f**i * p ** (m - i) for i in range(m + 1)]
         g = [mpmath.mpf(0)] * n
         for i, a in enumerate(A):
             for j, b in enumerate(B):
@@ -130,8 +129,9 @@ def test_count_law_matches_brute_force(e0, n, data):
 
 # ---------------------------------------------------------------- ball path contains the exact value
 @settings(max_examples=12)
-@given(e0=st.sampled_from([Fraction(3), Fraction(2), Fraction(7, 2), Fraction(9)]),
-       n=st.integers(2, 120), data=st.data())
+@given(
+    e0=st.sampled_from([Fraction(3), Fraction(2), Fraction(7, 2), Fraction(9)]), n=st.integers(2, 120), data=st.data()
+)
 def test_ball_path_contains_exact_rational(e0, n, data):
     c = data.draw(st.integers(0, n - 1))
     ee = data.draw(st.sampled_from([Fraction(1), Fraction(11, 10), Fraction(3, 2), Fraction(2)]))
@@ -157,10 +157,12 @@ def test_count_law_window_contains_exact_law():
     # ball window from the same exact mechanism: shrink EXACT_MAX_N through a large n is not possible,
     # so compare the exact law with a window computed on balls of the same rational parameters
     from blanket.exact import binary
+
     with arith.precision(128):
         p, f = arb(fmpq(4, 5)), arb(fmpq(1, 5))
         g, off, T = binary._other_law_ball(p, f, n, c, binary._tau())
         from flint import arb_poly
+
         win = (g * arb_poly([f, p])).coeffs()
     inside = Fraction(0)
     for i, v in enumerate(win):
@@ -253,6 +255,7 @@ def test_worst_dataset_is_not_c0_exact():
 def brute_free_c_vs_c0(e0, n, ee):
     """Independent exact computation of δ_0 and δ_1 from binomial sums in Fractions."""
     from math import comb
+
     e0 = Fraction(e0)
     p, f = e0 / (1 + e0), 1 / (1 + e0)
 
@@ -260,7 +263,7 @@ def brute_free_c_vs_c0(e0, n, ee):
         g = [Fraction(0)] * (n + 1)
         for i in range(c + 1):
             for j in range(n - c):
-                g[i + j] += comb(c, i) * p**i * f**(c - i) * comb(n - 1 - c, j) * f**j * p**(n - 1 - c - j)
+                g[i + j] += comb(c, i) * p**i * f ** (c - i) * comb(n - 1 - c, j) * f**j * p ** (n - 1 - c - j)
         return g
 
     def dlt(c):
@@ -282,17 +285,20 @@ def test_worst_dataset_is_not_c0_balls_large_n():
 
 
 # ---------------------------------------------------------------- bad input
-@pytest.mark.parametrize("call, name", [
-    (lambda: delta_binary(BinaryRR(epsilon0=1), 1, 0, epsilon=0), "n"),
-    (lambda: delta_binary(BinaryRR(epsilon0=1), 5, 5, epsilon=0), "c"),
-    (lambda: delta_binary(BinaryRR(epsilon0=1), 5, -1, epsilon=0), "c"),
-    (lambda: delta_binary(BinaryRR(epsilon0=1), 5, 0, epsilon="-1"), "epsilon"),
-    (lambda: delta_binary(BinaryRR(epsilon0=1), 5, 0, epsilon=0, direction="up"), "direction"),
-    (lambda: delta_binary(KRR(3, epsilon0=1), 5, 0, epsilon=0), "mech"),
-    (lambda: delta_binary(BinaryRR(epsilon0=1), 5, 0), "epsilon"),
-    (lambda: count_law(BinaryRR(epsilon0=1), 5, 0, 2), "x"),
-    (lambda: delta_binary_worst(BinaryRR(epsilon0=1), "x", epsilon=0), "n"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: delta_binary(BinaryRR(epsilon0=1), 1, 0, epsilon=0), "n"),
+        (lambda: delta_binary(BinaryRR(epsilon0=1), 5, 5, epsilon=0), "c"),
+        (lambda: delta_binary(BinaryRR(epsilon0=1), 5, -1, epsilon=0), "c"),
+        (lambda: delta_binary(BinaryRR(epsilon0=1), 5, 0, epsilon="-1"), "epsilon"),
+        (lambda: delta_binary(BinaryRR(epsilon0=1), 5, 0, epsilon=0, direction="up"), "direction"),
+        (lambda: delta_binary(KRR(3, epsilon0=1), 5, 0, epsilon=0), "mech"),
+        (lambda: delta_binary(BinaryRR(epsilon0=1), 5, 0), "epsilon"),
+        (lambda: count_law(BinaryRR(epsilon0=1), 5, 0, 2), "x"),
+        (lambda: delta_binary_worst(BinaryRR(epsilon0=1), "x", epsilon=0), "n"),
+    ],
+)
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(InvalidArgument) as exc:
         call()
@@ -335,6 +341,7 @@ def test_sweep_terminates_when_the_last_block_is_short_and_delta_is_below_resolu
     # short last block (1990 = 31*64 + 6) started from a t* guess outside its window; the widening
     # loop then never moved.  The sweep must finish and still enclose every single-dataset value.
     from blanket.exact.arith import precision
+
     mech = BinaryRR("0.01")
     with precision(128):
         w = delta_binary_worst(mech, 1990, epsilon="0.005")
@@ -349,8 +356,12 @@ from blanket.exact import binary as _binary  # noqa: E402
 
 
 @settings(max_examples=12)
-@given(n=st.integers(2000, 30000), cfrac=st.floats(0, 1), eps=st.sampled_from(["0.005", "0.02", "0.05", "0.1", "0.4"]),
-       e0=st.sampled_from(["0.3", "1", "2.5"]))
+@given(
+    n=st.integers(2000, 30000),
+    cfrac=st.floats(0, 1),
+    eps=st.sampled_from(["0.005", "0.02", "0.05", "0.1", "0.4"]),
+    e0=st.sampled_from(["0.3", "1", "2.5"]),
+)
 def test_fast_single_dataset_matches_full_scan(n, cfrac, eps, e0):
     """The closed form (c = 0, n−1) and the window-and-dot-product route against the full windowed scan."""
     c = min(n - 1, int(cfrac * n))
@@ -375,7 +386,7 @@ def test_closed_form_and_dots_match_mpmath(n, c, direction):
     with arith.precision(128):
         v = delta_binary(rr, n, c, epsilon="0.05", direction=direction)
     ref = mp_delta("1", "0.05", n, c, direction, dps=50) if n <= 4000 else None
-    if ref is None:   # c = 0 at n = 20000: one binomial, mpmath incomplete beta (no windows)
+    if ref is None:  # c = 0 at n = 20000: one binomial, mpmath incomplete beta (no windows)
         with mpmath.workdps(50):
             e, ee = mpmath.exp(1), mpmath.exp(mpmath.mpf("0.05"))
             p, f = e / (1 + e), 1 / (1 + e)
@@ -431,6 +442,7 @@ def _bytes(vals):
     import pickle
 
     from blanket.exact import executors  # noqa: F401  (registers exact arb pickling)
+
     return pickle.dumps(vals)
 
 
@@ -449,9 +461,12 @@ def test_sweep_blocks_are_independent():
     K = _binary.SWEEP_BLOCK
     with arith.precision(128):
         alone = _binary._sweep_block(n, K, 2 * K, ("log", "1"), ("log", "1/10"), 128)
-        full = [v for j0 in range(0, n, K)
-                for v in _binary._sweep_block(n, j0, min(n, j0 + K), ("log", "1"), ("log", "1/10"), 128)]
-    assert _bytes(alone) == _bytes(full[K:2 * K])
+        full = [
+            v
+            for j0 in range(0, n, K)
+            for v in _binary._sweep_block(n, j0, min(n, j0 + K), ("log", "1"), ("log", "1/10"), 128)
+        ]
+    assert _bytes(alone) == _bytes(full[K : 2 * K])
 
 
 def test_estimate_worst_cost_grows_and_refuses_nothing_silently():
@@ -468,9 +483,9 @@ def test_worst_case_on_a_dask_cluster_is_the_local_result_byte_for_byte():
     pytest.importorskip("dask.distributed")
     import os
 
+    from blanket.exact import executors
     from dask.distributed import LocalCluster
 
-    from blanket.exact import executors
     rr = BinaryRR(epsilon0="1.5")
     env = {"PYTHONPATH": os.environ.get("PYTHONPATH", "")}
     with arith.precision(128):

@@ -18,7 +18,6 @@ from collections import Counter
 
 import mpmath
 import pytest
-
 from blanket.exact.errors import InvalidArgument
 from blanket.reports import bound_check as bc
 from blanket.reports.cli import main
@@ -49,6 +48,7 @@ def _mp_hockey(k, epsilon0, epsilon, d1, d2):
 
 def _F(s):
     from fractions import Fraction
+
     q = bc.arith.exact(s)
     return Fraction(int(q.p), int(q.q))
 
@@ -102,14 +102,18 @@ def test_lumped_view_is_refuted():
 
 def test_lumped_view_on_its_own_third_family_is_refuted(tmp_path):
     # the lumped view used as the bound for the *third* family itself: refuted by that family's exact histogram δ
-    p = _write(tmp_path, "lumped_third.py", '''
+    p = _write(
+        tmp_path,
+        "lumped_third.py",
+        '''
         from blanket.exact.krr import delta_krr_third_lumped
         from blanket.exact.mechanisms import KRR
         MECHANISM = "krr"
         DOMAIN = {"epsilon0": ("1", "2"), "n": (3, 5), "k": (5, 5), "epsilon": ("0.2", "0.5")}
         def delta(epsilon, epsilon0, n, k):
             return delta_krr_third_lumped(KRR(k, epsilon0=epsilon0), n, epsilon=epsilon)
-    ''')
+    ''',
+    )
     r = _check(p, n_exhaustive=5, budget=8)
     assert r["verdict"] == "REFUTED"
     _assert_witness_independent(r)
@@ -139,14 +143,18 @@ def test_float_bound_slightly_below_exact_is_refuted_but_exact_as_float_is_not(t
 
 
 def test_epsilon_bound_with_wrong_constant_is_refuted(tmp_path):
-    p = _write(tmp_path, "eps1.py", '''
+    p = _write(
+        tmp_path,
+        "eps1.py",
+        '''
         import math
         MECHANISM = "binary"
         QUANTITY = "epsilon"
         DOMAIN = {"epsilon0": ("0.5", "0.5"), "n": (20, 60), "delta": ("1e-10", "1e-6")}
         def epsilon(delta, epsilon0, n):
             return float(epsilon0) * math.sqrt(math.log(1 / float(delta)) / n)
-    ''')
+    ''',
+    )
     r = _check(p, n_exhaustive=2, budget=8)
     assert r["verdict"] == "REFUTED"
     v = r["violations"][0]
@@ -210,24 +218,36 @@ def test_bad_files(tmp_path):
     p = _write(tmp_path, "nomech.py", "DOMAIN = {}\ndef delta(epsilon): return 1\n")
     with pytest.raises(InvalidArgument, match="must define MECHANISM"):
         bc.load_bound(p)
-    p = _write(tmp_path, "floatdom.py", '''
+    p = _write(
+        tmp_path,
+        "floatdom.py",
+        '''
         MECHANISM = "krr"
         DOMAIN = {"epsilon0": (0.1, 3), "n": (2, 10), "k": (2, 3), "epsilon": ("0.1", "1")}
         def delta(epsilon, epsilon0, n, k): return 1
-    ''')
+    ''',
+    )
     with pytest.raises(InvalidArgument, match="not a binary float"):
         bc.load_bound(p)
-    p = _write(tmp_path, "badparam.py", '''
+    p = _write(
+        tmp_path,
+        "badparam.py",
+        '''
         MECHANISM = "krr"
         DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10), "k": (2, 3), "epsilon": ("0.1", "1")}
         def delta(epsilon, eps0, n, k): return 1
-    ''')
+    ''',
+    )
     with pytest.raises(InvalidArgument, match="eps0"):
         bc.load_bound(p)
     p = _write(tmp_path, "syntax.py", "MECHANISM = 'krr'\nthis is not python\n")
     with pytest.raises(InvalidArgument, match="could not be imported"):
         bc.load_bound(p)
-    p = _write(tmp_path, "bad.txt", "mechanism: krr\nepsilon0: 0.1 .. 1\nn: 2 .. 5\nk: 2 .. 3\nepsilon: 0.1 .. 1\nbound: foo(epsilon)*\n")
+    p = _write(
+        tmp_path,
+        "bad.txt",
+        "mechanism: krr\nepsilon0: 0.1 .. 1\nn: 2 .. 5\nk: 2 .. 3\nepsilon: 0.1 .. 1\nbound: foo(epsilon)*\n",
+    )
     with pytest.raises(InvalidArgument, match="bound"):
         bc.load_bound(p)
 
@@ -235,8 +255,21 @@ def test_bad_files(tmp_path):
 def test_cli_exit_codes(tmp_path, capsys):
     out = tmp_path / "out"
     # refuted -> 1, with JSON and TeX written
-    rc = main(["check-bound", str(EXAMPLES / "binary_exact_times_0_9.py"), "--n-max", "4", "--n-exhaustive", "3",
-               "--budget", "8", "-o", str(out), "--no-pdf"])
+    rc = main(
+        [
+            "check-bound",
+            str(EXAMPLES / "binary_exact_times_0_9.py"),
+            "--n-max",
+            "4",
+            "--n-exhaustive",
+            "3",
+            "--budget",
+            "8",
+            "-o",
+            str(out),
+            "--no-pdf",
+        ]
+    )
     assert rc == 1
     rep = json.loads((out / "bound_check.json").read_text())
     assert rep["verdict"] == "REFUTED"
@@ -257,12 +290,16 @@ def test_cli_exit_codes(tmp_path, capsys):
 
 
 def test_bound_that_always_raises_is_not_checked_exit_3(tmp_path, capsys):
-    p = _write(tmp_path, "raises.py", '''
+    p = _write(
+        tmp_path,
+        "raises.py",
+        '''
         MECHANISM = "binary"
         DOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 3), "epsilon": ("0.1", "0.5")}
         def delta(epsilon, epsilon0, n):
             raise ZeroDivisionError("oops")
-    ''')
+    ''',
+    )
     rc = main(["check-bound", str(p), "--budget", "5", "-o", str(tmp_path / "o"), "--no-pdf"])
     assert rc == 3
     rep = json.loads((tmp_path / "o" / "bound_check.json").read_text())
@@ -270,13 +307,17 @@ def test_bound_that_always_raises_is_not_checked_exit_3(tmp_path, capsys):
 
 
 def test_latex_escapes_user_strings(tmp_path):
-    p = _write(tmp_path, "evil.py", r'''
+    p = _write(
+        tmp_path,
+        "evil.py",
+        r'''
         NAME = r"\input{/etc/passwd} 100% $x_1$ #1"
         MECHANISM = "binary"
         DOMAIN = {"epsilon0": ("1", "1"), "n": (2, 2), "epsilon": ("0.5", "0.5")}
         def delta(epsilon, epsilon0, n):
             return 1  # \end{document}
-    ''')
+    ''',
+    )
     r = _check(p, n_exhaustive=2, budget=5)
     tex = bc.render_tex(r)
     assert r"\input{/etc/passwd}" not in tex
@@ -286,6 +327,7 @@ def test_latex_escapes_user_strings(tmp_path):
 @pytest.mark.tex
 def test_pdf_compiles(tmp_path):
     from blanket.reports import latex
+
     if not latex.tex_available():
         pytest.skip("TeX Live not installed")
     r = _check(EXAMPLES / "binary_exact_times_0_9.py", n_max=4, n_exhaustive=3, budget=8)
@@ -297,11 +339,17 @@ def test_pdf_compiles(tmp_path):
 def test_examples_default_budget(slow_level):
     # the wrong examples are refuted and the valid ones are not, at the CLI's defaults (reduced: smaller budget);
     # budgets are counted in evaluations (deterministic under any load), see _check
-    for name, verdict in [("binary_exact_times_0_9.py", "REFUTED"), ("krr_lumped_view.py", "REFUTED"),
-                          ("erlingsson_constant_1.py", "REFUTED"), ("blanket_view.py", "NOT REFUTED"),
-                          ("hoeffding_krr.py", "NOT REFUTED"), ("theorem_5_3_slide.txt", "NOT REFUTED"),
-                          ("bennett_2019_krr.py", "REFUTED"), ("bennett_2020_krr.py", "NOT REFUTED"),
-                          ("erlingsson_theorem_7.txt", "NOT REFUTED")]:
+    for name, verdict in [
+        ("binary_exact_times_0_9.py", "REFUTED"),
+        ("krr_lumped_view.py", "REFUTED"),
+        ("erlingsson_constant_1.py", "REFUTED"),
+        ("blanket_view.py", "NOT REFUTED"),
+        ("hoeffding_krr.py", "NOT REFUTED"),
+        ("theorem_5_3_slide.txt", "NOT REFUTED"),
+        ("bennett_2019_krr.py", "REFUTED"),
+        ("bennett_2020_krr.py", "NOT REFUTED"),
+        ("erlingsson_theorem_7.txt", "NOT REFUTED"),
+    ]:
         # a valid bound uses its whole budget; in reduced form give those fewer evaluations (still not refuted)
         evals = (1000 if verdict == "REFUTED" else 250) if slow_level == "reduced" else 3000
         r = _check(EXAMPLES / name, evaluations=evals)
@@ -310,7 +358,10 @@ def test_examples_default_budget(slow_level):
 
 def test_hypothesis_search_shrinks_to_smallest_n(tmp_path):
     # exact worst case (a valid, tight bound) for n < 5, then 0.9 x exact: the smallest violating n is 5
-    p = _write(tmp_path, "late.py", '''
+    p = _write(
+        tmp_path,
+        "late.py",
+        '''
         from blanket.exact.enumerate import worst_case
         from blanket.exact.mechanisms import KRR
         from blanket.exact.arith import precision
@@ -321,7 +372,8 @@ def test_hypothesis_search_shrinks_to_smallest_n(tmp_path):
             with precision(300):
                 v = worst_case(KRR(k, epsilon0=epsilon0), n, epsilon=epsilon).value
             return v + v.rad() if n < 5 else fmpq(9, 10) * v
-    ''')
+    ''',
+    )
     s = bc.Search(bc.load_bound(p), n_exhaustive=6, budget=SAFETY_SECONDS, max_evaluations=500, progress=False)
     s.phase_hypothesis(1.0)
     assert s.hypothesis_info["violations"] > 0

@@ -10,12 +10,12 @@ from itertools import permutations
 from math import factorial
 
 import pytest
-from flint import arb, fmpq
-from hypothesis import given, strategies as st
-
 from blanket.exact.bruteforce import MAX_N, delta_brute, shuffled_law
 from blanket.exact.errors import InvalidArgument
 from blanket.exact.mechanisms import KRR, FiniteRandomizer
+from flint import arb, fmpq
+from hypothesis import given
+from hypothesis import strategies as st
 
 rat_e = st.builds(lambda a, b: fmpq(a + b, b), st.integers(0, 8), st.integers(1, 5))  # e^{eps} >= 1, rational
 
@@ -48,7 +48,7 @@ def test_law_is_a_probability_and_matches_multinomial_for_iid(mech, n, data):
     for h, p in law.items():
         expected = Fraction(factorial(n))
         for c, r in zip(h, row):
-            expected *= r ** c / factorial(c)
+            expected *= r**c / factorial(c)
         assert Fraction(int(p.p), int(p.q)) == expected
 
 
@@ -81,12 +81,13 @@ def test_ball_entries_give_enclosing_balls():
     assert sum(law.values(), arb(0)).contains(1)
     # e^{eps0} = 2 exactly via a ball of log 2: compare with the exact mechanism
     from blanket.exact.arith import precision
+
     with precision(200):
         ball_mech = KRR(3, epsilon0="0.6931471805599453094172321214581765680755001343602552541206800094")
         d_ball = delta_brute(ball_mech, [0, 0], [1, 0], epsilon=0)
     d_exact = delta_brute(KRR(3, exp_epsilon0=2), [0, 0], [1, 0], exp_epsilon=1)
     # the decimal is log 2 to 64 digits: the two values differ by far less than 1e-50
-    assert abs(d_ball - d_exact) < fmpq(1, 10 ** 50)
+    assert abs(d_ball - d_exact) < fmpq(1, 10**50)
 
 
 def test_errors():

@@ -8,15 +8,14 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import arb, fmpq
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from blanket.exact import arith
 from blanket.exact.binary import delta_binary
 from blanket.exact.calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
 from blanket.exact.errors import InfeasibleTarget, InvalidArgument, Undecided
 from blanket.exact.mechanisms import BinaryRR
+from flint import arb, fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def fl(q) -> mpmath.mpf:
@@ -30,8 +29,7 @@ def exp_profile(k):
 
 
 @settings(max_examples=20)
-@given(k=st.fractions(min_value=Fraction(1, 2), max_value=Fraction(2000), max_denominator=3),
-       t_exp=st.integers(1, 12))
+@given(k=st.fractions(min_value=Fraction(1, 2), max_value=Fraction(2000), max_denominator=3), t_exp=st.integers(1, 12))
 def test_bracket_contains_the_crossing_and_is_certified(k, t_exp):
     target = fmpq(1, 10**t_exp)
     with arith.precision(128):
@@ -125,11 +123,16 @@ def test_epsilon0_for_binary_rr_is_certified():
         assert arith.gt(fun(br.upper), target) is True
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(target_delta="0", hi=1), "delta"), (dict(target_delta="1", hi=1), "delta"),
-    (dict(target_delta="1e-3", hi=0), "hi"), (dict(target_delta="1e-3", hi=1, rel_tol="0"), "rel_tol"),
-    (dict(target_delta="x", hi=1), "delta"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(target_delta="0", hi=1), "delta"),
+        (dict(target_delta="1", hi=1), "delta"),
+        (dict(target_delta="1e-3", hi=0), "hi"),
+        (dict(target_delta="1e-3", hi=1, rel_tol="0"), "rel_tol"),
+        (dict(target_delta="x", hi=1), "delta"),
+    ],
+)
 def test_bad_arguments(kwargs, name):
     with pytest.raises(InvalidArgument) as exc:
         epsilon_for_delta(lambda e: fmpq(0), **kwargs)

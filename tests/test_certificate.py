@@ -5,14 +5,14 @@ import pathlib
 import subprocess
 
 import pytest
-from flint import fmpq
-
 from blanket.exact import arith
 from blanket.exact.bruteforce import delta_brute
 from blanket.exact.mechanisms import BinaryRR
 from blanket.reports.certificate import certify, render_tex, to_json
 from blanket.reports.cli import main
 from blanket.reports.deployment import load_deployment, parse_deployment
+from flint import fmpq
+
 from tests.test_latex import require_tex
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -81,7 +81,9 @@ def test_fails_has_witness_and_exact_delta_above_claim():
 
 def test_bad_input_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
-    bad.write_text('name = "x"\n[randomizer]\nmechanism = "krr"\nk = 2\nepsilon0 = -1\n[users]\nn = 10\n[[claims]]\nepsilon=1\ndelta=0.1\n')
+    bad.write_text(
+        'name = "x"\n[randomizer]\nmechanism = "krr"\nk = 2\nepsilon0 = -1\n[users]\nn = 10\n[[claims]]\nepsilon=1\ndelta=0.1\n'
+    )
     assert main(["certify", str(bad), "-o", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "randomizer.epsilon0" in err and err.count("\n") == 1
@@ -100,7 +102,9 @@ def test_deterministic_tex_and_json(tmp_path):
 
 
 def test_injection_in_name_is_escaped():
-    dep = parse_deployment("name = '\\input{/etc/passwd} $ % # _ { } ~ ^ \\'\n" + '''[randomizer]
+    dep = parse_deployment(
+        "name = '\\input{/etc/passwd} $ % # _ { } ~ ^ \\'\n"
+        + '''[randomizer]
 mechanism = "binary_rr"
 exp_epsilon0 = "3"
 [users]
@@ -108,7 +112,8 @@ n = 4
 [[claims]]
 epsilon = "1"
 delta = "0.5"
-''')
+'''
+    )
     tex = render_tex(certify(dep))
     assert "\\input{/etc/passwd}" not in tex
     assert "\\textbackslash{}input\\{/etc/passwd\\}" in tex
@@ -122,7 +127,7 @@ def test_pdf_text_has_verdict_and_numbers(tmp_path):
     text = subprocess.run(["pdftotext", str(tmp_path / "certificate.pdf"), "-"], capture_output=True, text=True).stdout
     data = json.loads((tmp_path / "certificate.json").read_text())
     assert "FAILS" in text
-    low = data["claims"][0]["lower"]["value"]["lower"]          # e.g. 4.06726e-6 -> "4.06726"
+    low = data["claims"][0]["lower"]["value"]["lower"]  # e.g. 4.06726e-6 -> "4.06726"
     assert low.split("e")[0] in text
     assert "Witness" in text
 

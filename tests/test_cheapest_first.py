@@ -6,18 +6,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from flint import fmpq
-
 from blanket.exact import arith
 from blanket.exact.binary import delta_binary, delta_binary_worst
-from blanket.exact.budget import TooExpensive, check_worst_case, fallback_cost
 from blanket.exact.bruteforce import delta_brute
+from blanket.exact.budget import TooExpensive, check_worst_case, fallback_cost
 from blanket.exact.krr import delta_blanket_view, delta_krr_family
 from blanket.exact.mechanisms import KRR, BinaryRR
 from blanket.exact.profiles import delta, epsilon, epsilon_bracket
 from blanket.reports.certificate import certify, render_tex
 from blanket.reports.cli import main
 from blanket.reports.deployment import parse_deployment
+from flint import fmpq
 
 
 def dep_text(n, claims, *, e0="3", targets=(), mechanism="binary_rr", k=None, options=""):
@@ -55,21 +54,24 @@ def test_cheap_route_verdicts_agree_with_the_full_sweep(n, e0, ee):
         c0 = delta_binary(mech, n, 0, epsilon=eps)
         blanket = delta_blanket_view(mech, n, epsilon=eps)
     if n <= 6:  # independent ground truth
-        truth = max(delta_brute(mech, [1] * c + [0] * (n - 1 - c) + [x], [1] * c + [0] * (n - 1 - c) + [1 - x],
-                                exp_epsilon=1) for c in range(n) for x in (0, 1))
+        truth = max(
+            delta_brute(mech, [1] * c + [0] * (n - 1 - c) + [x], [1] * c + [0] * (n - 1 - c) + [1 - x], exp_epsilon=1)
+            for c in range(n)
+            for x in (0, 1)
+        )
         assert truth == worst
     w_lo, w_hi = _ends(worst)
     c_lo, c_hi = _ends(c0)
     b_lo, b_hi = _ends(blanket)
-    assert c_lo <= w_hi and w_lo <= b_hi          # the bracket contains the worst case
-    above = b_hi * fmpq(11, 10)                    # the blanket view decides HOLDS
-    below = c_lo * fmpq(9, 10)                     # c = 0 decides FAILS
+    assert c_lo <= w_hi and w_lo <= b_hi  # the bracket contains the worst case
+    above = b_hi * fmpq(11, 10)  # the blanket view decides HOLDS
+    below = c_lo * fmpq(9, 10)  # c = 0 decides FAILS
     claims = [(eps_claim, dec(above, True)), (eps_claim, dec(below, False))]
     between, expect_between = [], []
-    if c_hi < w_lo:       # a worse dataset than c = 0: a claim between them fails, decided by the sweep only
+    if c_hi < w_lo:  # a worse dataset than c = 0: a claim between them fails, decided by the sweep only
         between.append((eps_claim, dec((c_hi + w_lo) / 2, False)))
         expect_between.append("FAILS")
-    assert w_hi < b_lo    # the blanket view is strictly above the worst case here
+    assert w_hi < b_lo  # the blanket view is strictly above the worst case here
     between.append((eps_claim, dec((w_hi + b_lo) / 2, True)))
     expect_between.append("HOLDS")
     cert = certify(dep_text(n, claims + between, e0=str(e0)))
@@ -82,7 +84,7 @@ def test_cheap_route_verdicts_agree_with_the_full_sweep(n, e0, ee):
         assert rec["verdict"] == verdict and rec["decided_by"]["bound"] == "exact"
         assert rec["exact_sweep"].startswith("ran")
     # the same verdicts from the full sweep alone (the route certify took before)
-    for (e, d), rec in zip(claims + between, got):
+    for (_e, d), rec in zip(claims + between, got):
         expect = "HOLDS" if arith.le(worst, arith.exact(d)) else "FAILS"
         assert rec["verdict"] == expect
 
@@ -140,8 +142,10 @@ def test_krr_worst_is_the_certified_bracket_with_both_ends():
     # the upper end meets the target on the blanket view (every dataset), the lower end fails on a family
     with arith.precision(128):
         assert arith.le(delta_blanket_view(mech, n, epsilon=e.upper), fmpq(1, 10**6)) is True
-        assert max(arith.gt(delta_krr_family(mech, n, f, epsilon=e.lower), fmpq(1, 10**6)) is True
-                   for f in ("same", "neighbour", "third"))
+        assert max(
+            arith.gt(delta_krr_family(mech, n, f, epsilon=e.lower), fmpq(1, 10**6)) is True
+            for f in ("same", "neighbour", "third")
+        )
 
 
 def test_epsilon_bracket_contains_the_exact_worst_case_epsilon_binary():
@@ -157,6 +161,7 @@ def test_epsilon_bracket_contains_the_exact_worst_case_epsilon_binary():
 def test_certify_target_reports_the_bracket_with_sources(monkeypatch):
     # the exact calibration is never "cheap" here: the bracket is reported
     import blanket.reports.certificate as certificate
+
     monkeypatch.setattr(certificate, "CHEAP_SWEEP_SECONDS", 0.0)
     cert = certify(dep_text(30000, [], e0="3", targets=["1e-8"]))
     t = cert["targets"][0]
@@ -175,7 +180,8 @@ def test_certify_target_reports_the_bracket_with_sources(monkeypatch):
 
 def test_certify_target_small_n_uses_the_exact_worst_case(monkeypatch):
     import blanket.reports.certificate as certificate
-    monkeypatch.setattr(certificate, "CHEAP_SWEEP_SECONDS", 1e9)   # always cheap enough
+
+    monkeypatch.setattr(certificate, "CHEAP_SWEEP_SECONDS", 1e9)  # always cheap enough
     cert = certify(dep_text(300, [], e0="3", targets=["1e-6"]))
     t = cert["targets"][0]
     assert t["kind"] == "exact" and t["epsilon_lower"] is not None
@@ -201,6 +207,7 @@ delta = "1e-2"
     lo = arith.exact(t["epsilon_lower"])
     assert lo < up and (up - lo) / up < fmpq(1, 1000)
     from blanket.exact.enumerate import worst_case
+
     mech = dep.build_mechanism()
     with arith.precision(128):
         assert arith.le(worst_case(mech, 6, epsilon=up).value, fmpq(1, 100)) is True
@@ -211,7 +218,7 @@ delta = "1e-2"
 def test_budget_model_and_refusal():
     s4, b4 = fallback_cost(10**4)
     s6, b6 = fallback_cost(10**6)
-    assert s6 / s4 == pytest.approx(1000) and b6 > b4        # n^{3/2} time, O(n) memory
+    assert s6 / s4 == pytest.approx(1000) and b6 > b4  # n^{3/2} time, O(n) memory
     assert check_worst_case(1000, workers=1, max_seconds=10)[0] < 10
     with pytest.raises(TooExpensive, match="would take about .* on 4 cores"):
         check_worst_case(10**8, workers=4, max_seconds=3600, memory=2**40)
@@ -221,7 +228,9 @@ def test_budget_model_and_refusal():
 
 
 def test_cli_refuses_infeasible_worst_case_up_front(capsys, monkeypatch):
-    rc = main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000000", "--epsilon", "0.01", "--workers", "2"])
+    rc = main(
+        ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000000", "--epsilon", "0.01", "--workers", "2"]
+    )
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1
     assert "would take" in err and "--dataset bracket" in err and "--dataset c=0" in err
@@ -241,13 +250,16 @@ def test_cli_bracket_output(capsys):
     assert rc == 0 and out["relation"] == "bracket"
     assert out["bracket"]["upper"]["from"].startswith("the blanket view")
     assert arith.exact(out["bracket"]["lower"]["value"]) <= arith.exact(out["bracket"]["upper"]["value"])
-    rc = main(["epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "500", "--delta", "1e-6", "--dataset", "bracket"])
+    rc = main(
+        ["epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "500", "--delta", "1e-6", "--dataset", "bracket"]
+    )
     text = capsys.readouterr().out
     assert rc == 0 and "BRACKET" in text and "relative width" in text
 
 
 def test_quiet_flag_before_and_after_the_command(capsys, tmp_path):
     from blanket.exact import progress
+
     assert main(["--quiet", "delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"]) == 0
     assert progress.is_quiet()
     assert main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--quiet"]) == 0
@@ -265,8 +277,10 @@ def test_telemetry_example_is_decided_without_any_sweep(monkeypatch, tmp_path):
 
     def no_sweep(*a, **k):
         raise AssertionError("the exact worst-case sweep must not run for examples/telemetry.toml")
+
     monkeypatch.setattr(profiles, "_sweep_worst", no_sweep)
     import pathlib
+
     dep = load_deployment(pathlib.Path(__file__).resolve().parents[1] / "examples" / "telemetry.toml")
     cert = certify(dep)
     assert cert["verdict"] == "HOLDS"
@@ -278,19 +292,26 @@ def test_telemetry_example_is_decided_without_any_sweep(monkeypatch, tmp_path):
 def test_worst_case_epsilon_reports_both_ends_with_their_sources(capsys):
     """Binary RR, exact worst case: the lower end fails on a named dataset, the upper end is certified by the
     exact worst case (or the blanket view); both are reported as for the bracket."""
-    rc = main(["epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "600", "--delta", "1e-6", "--json",
-               "--workers", "1"])
+    rc = main(
+        ["epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "600", "--delta", "1e-6", "--json", "--workers", "1"]
+    )
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["relation"] == "exact"
     b = out["bracket"]
     assert b["lower"]["value"] == out["epsilon"]["lower"] and b["upper"]["value"] == out["epsilon"]["upper"]
-    assert "c=" in b["lower"]["from"] and b["upper"]["from"] in ("the exact worst case over all datasets",
-                                                                 "the blanket view of Lemma 5.3")
+    assert "c=" in b["lower"]["from"] and b["upper"]["from"] in (
+        "the exact worst case over all datasets",
+        "the blanket view of Lemma 5.3",
+    )
     assert arith.exact(b["relative_width"]) <= fmpq(2, 10**6)
     # independent check of both ends on the exact worst case
     rr = BinaryRR(epsilon0="2")
     with arith.precision(128):
-        assert arith.le(delta_binary_worst(rr, 600, epsilon=arith.exact(out["epsilon"]["upper"])).value,
-                        fmpq(1, 10**6)) is True
-        assert arith.gt(delta_binary_worst(rr, 600, epsilon=arith.exact(out["epsilon"]["lower"])).value,
-                        fmpq(1, 10**6)) is True
+        assert (
+            arith.le(delta_binary_worst(rr, 600, epsilon=arith.exact(out["epsilon"]["upper"])).value, fmpq(1, 10**6))
+            is True
+        )
+        assert (
+            arith.gt(delta_binary_worst(rr, 600, epsilon=arith.exact(out["epsilon"]["lower"])).value, fmpq(1, 10**6))
+            is True
+        )

@@ -3,7 +3,6 @@
 import argparse
 
 import pytest
-
 from blanket.reports import cli
 
 
@@ -30,6 +29,7 @@ def test_unknown_option_is_one_line_exit_2(capsys):
 def test_internal_error_is_one_line_exit_4(capsys, monkeypatch):
     def boom(args):
         raise RuntimeError("simulated bug")
+
     parser = cli.build_parser()
     monkeypatch.setattr(cli, "build_parser", lambda: parser)
     parser.set_defaults(func=boom)

@@ -16,7 +16,6 @@ from fractions import Fraction
 import mpmath
 import pytest
 import sympy as sp
-
 from blanket.exact import arith
 from blanket.exact.mechanisms import BinaryRR
 from blanket.exact.profiles import delta as delta_profile
@@ -38,8 +37,21 @@ def D(s) -> Fraction:
 
 # ---------------------------------------------------------------- delta
 def test_delta_json_encloses_direct_computation(capsys):
-    code, out, err = run(capsys, "delta", "--mechanism", "rr", "--epsilon0", "2", "-n", "800", "--epsilon", "0.3",
-                         "--dataset", "worst", "--json")
+    code, out, err = run(
+        capsys,
+        "delta",
+        "--mechanism",
+        "rr",
+        "--epsilon0",
+        "2",
+        "-n",
+        "800",
+        "--epsilon",
+        "0.3",
+        "--dataset",
+        "worst",
+        "--json",
+    )
     assert code == 0, err
     payload = json.loads(out)
     assert payload["n"] == 800 and payload["epsilon"] == "0.3" and payload["epsilon0"] == "2" and payload["k"] == 2
@@ -51,8 +63,9 @@ def test_delta_json_encloses_direct_computation(capsys):
 
 
 def test_delta_text_is_a_readable_paragraph(capsys):
-    code, out, err = run(capsys, "delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "500", "--epsilon", "0.2",
-                         "--dataset", "c=3")
+    code, out, err = run(
+        capsys, "delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "500", "--epsilon", "0.2", "--dataset", "c=3"
+    )
     assert code == 0 and err == ""
     assert "delta(epsilon = 0.2)" in out and "LOWER bound" in out and "c=3" in out and "\n" in out.strip()
 
@@ -63,8 +76,23 @@ def test_delta_zero_at_epsilon0(capsys):
 
 
 def test_delta_krr_family(capsys):
-    code, out, err = run(capsys, "delta", "--mechanism", "krr", "--k", "3", "--epsilon0", "1", "-n", "200",
-                         "--epsilon", "0.3", "--dataset", "third", "--json")
+    code, out, err = run(
+        capsys,
+        "delta",
+        "--mechanism",
+        "krr",
+        "--k",
+        "3",
+        "--epsilon0",
+        "1",
+        "-n",
+        "200",
+        "--epsilon",
+        "0.3",
+        "--dataset",
+        "third",
+        "--json",
+    )
     assert code == 0, err
     assert json.loads(out)["relation"] == "lower"
 
@@ -73,8 +101,23 @@ def test_rr_with_k_is_k_ary_rr(capsys):
     # the interface: `--mechanism rr --k K` is k-ary randomized response (same as krr)
     outs = []
     for mech in ("rr", "krr"):
-        code, out, err = run(capsys, "delta", "--mechanism", mech, "--k", "3", "--epsilon0", "1", "-n", "50",
-                             "--epsilon", "0.3", "--dataset", "third", "--json")
+        code, out, err = run(
+            capsys,
+            "delta",
+            "--mechanism",
+            mech,
+            "--k",
+            "3",
+            "--epsilon0",
+            "1",
+            "-n",
+            "50",
+            "--epsilon",
+            "0.3",
+            "--dataset",
+            "third",
+            "--json",
+        )
         assert code == 0, err
         outs.append(json.loads(out)["delta"])
     assert outs[0] == outs[1]
@@ -82,23 +125,40 @@ def test_rr_with_k_is_k_ary_rr(capsys):
 
 # ---------------------------------------------------------------- epsilon
 def test_epsilon_json_bracket_is_certified(capsys):
-    code, out, err = run(capsys, "epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "3000", "--delta", "1e-6",
-                         "--dataset", "c=0", "--json")
+    code, out, err = run(
+        capsys,
+        "epsilon",
+        "--mechanism",
+        "rr",
+        "--epsilon0",
+        "2",
+        "-n",
+        "3000",
+        "--delta",
+        "1e-6",
+        "--dataset",
+        "c=0",
+        "--json",
+    )
     assert code == 0, err
     p = json.loads(out)
     lo, hi = D(p["epsilon"]["lower"]), D(p["epsilon"]["upper"])
     assert lo < hi and (hi - lo) / hi < Fraction(2, 10**6)
     assert p["delta"] == "1e-6" and p["evaluations"] <= 12
     from blanket.exact.binary import delta_binary
+
     rr = BinaryRR(epsilon0="2")
     with arith.precision(192):  # the printed upper end (rounded up) still meets the target, the lower end fails
         assert arith.le(delta_binary(rr, 3000, 0, epsilon=f"{hi}"), arith.exact("1e-6")) is True
-        assert arith.gt(delta_binary(rr, 3000, 0, epsilon=f"{lo.numerator}/{lo.denominator}"), arith.exact("1e-6")) is True
+        assert (
+            arith.gt(delta_binary(rr, 3000, 0, epsilon=f"{lo.numerator}/{lo.denominator}"), arith.exact("1e-6")) is True
+        )
 
 
 def test_epsilon_worst_case_reports_dataset(capsys):
-    code, out, err = run(capsys, "epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "1000", "--delta", "1e-6",
-                         "--json")
+    code, out, err = run(
+        capsys, "epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "1000", "--delta", "1e-6", "--json"
+    )
     assert code == 0, err
     p = json.loads(out)
     # ε* of the worst case over all datasets (independently: the c = 0 value is 0.32327896…, the worst case is larger)
@@ -126,11 +186,33 @@ BAD = [
     (["delta", "--mechanism", "krr", "--k", "1", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"], "--k"),
     (["delta", "--mechanism", "rr", "--k", "x", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"], "--k"),
     (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--dataset", "c=10"], "dataset"),
-    (["delta", "--mechanism", "krr", "--k", "3", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--dataset", "c=3"],
-     "dataset"),
+    (
+        [
+            "delta",
+            "--mechanism",
+            "krr",
+            "--k",
+            "3",
+            "--epsilon0",
+            "1",
+            "-n",
+            "10",
+            "--epsilon",
+            "0.1",
+            "--dataset",
+            "c=3",
+        ],
+        "dataset",
+    ),
     (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--workers", "0"], "--workers"),
-    (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1e-6", "--workers", "two"], "--workers"),
-    (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--scheduler", " "], "--scheduler"),
+    (
+        ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1e-6", "--workers", "two"],
+        "--workers",
+    ),
+    (
+        ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--scheduler", " "],
+        "--scheduler",
+    ),
     (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "0"], "--delta"),
     (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1"], "--delta"),
     (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1e-6x"], "--delta"),
@@ -138,8 +220,14 @@ BAD = [
     (["epsilon", "--mechanism", "rr", "-n", "10", "--delta", "1e-6"], "--epsilon0"),
     (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1e-6", "--rel-tol", "0"], "--rel-tol"),
     (["epsilon", "--deployment", "/nonexistent/x.toml"], "deployment file"),
-    (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1e-6", "--variant", "rr"], "--variant"),
-    (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--bound", "No Such Thing"], "bound"),
+    (
+        ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1e-6", "--variant", "rr"],
+        "--variant",
+    ),
+    (
+        ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--bound", "No Such Thing"],
+        "bound",
+    ),
 ]
 
 
@@ -161,8 +249,10 @@ def test_bad_choice_through_argparse(capsys):
 
 def test_malformed_deployment(tmp_path, capsys):
     f = tmp_path / "bad.toml"
-    f.write_text("name = \"x\"\n[mechanism]\ntype = \"krr\"\nk = 2\nepsilon0 = \"-3\"\n[users]\nn = 10\n[[claims]]\n"
-                 "epsilon = \"1\"\ndelta = \"1e-6\"\n")
+    f.write_text(
+        "name = \"x\"\n[mechanism]\ntype = \"krr\"\nk = 2\nepsilon0 = \"-3\"\n[users]\nn = 10\n[[claims]]\n"
+        "epsilon = \"1\"\ndelta = \"1e-6\"\n"
+    )
     code, out, err = run(capsys, "delta", "--deployment", str(f))
     assert code == 2 and "epsilon0" in err and err.count("\n") == 1
     f.write_text("name = [\n")
@@ -171,8 +261,26 @@ def test_malformed_deployment(tmp_path, capsys):
 
 
 def test_subprocess_never_shows_a_traceback():
-    r = subprocess.run([sys.executable, "-m", "blanket.reports.cli", "epsilon", "--mechanism", "rr", "--epsilon0", "x",
-                        "-n", "10", "--delta", "1e-6"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "blanket.reports.cli",
+            "epsilon",
+            "--mechanism",
+            "rr",
+            "--epsilon0",
+            "x",
+            "-n",
+            "10",
+            "--delta",
+            "1e-6",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.count("\n") == 1
 
 
@@ -180,19 +288,42 @@ def test_subprocess_never_shows_a_traceback():
 @pytest.fixture(scope="module")
 def tiny_bounds():
     from blanket.proofs.core import REGISTRY, Hypothesis, Result, register
+
     eps, n, delta_, e0 = sp.symbols("epsilon n delta epsilon0", real=True)
     key_d = "EFMRTT19 CLI test bound [delta]"
     key_e = "EFMRTT19 CLI test bound [epsilon]"
     if key_d not in REGISTRY:
-        register(Result(key=key_d, paper="EFMRTT19", label="CLI test bound", variant="delta", title="test: delta <= exp(-n eps/100)",
-                        status="this project's reading", statement=sp.Le(delta_, sp.exp(-n * eps / 100)),
-                        symbols={eps: "epsilon > 0", n: "n", delta_: "delta"},
-                        hypotheses=(Hypothesis(eps > 0, "epsilon > 0"),), kind="upper_bound", quantity="delta"))
+        register(
+            Result(
+                key=key_d,
+                paper="EFMRTT19",
+                label="CLI test bound",
+                variant="delta",
+                title="test: delta <= exp(-n eps/100)",
+                status="this project's reading",
+                statement=sp.Le(delta_, sp.exp(-n * eps / 100)),
+                symbols={eps: "epsilon > 0", n: "n", delta_: "delta"},
+                hypotheses=(Hypothesis(eps > 0, "epsilon > 0"),),
+                kind="upper_bound",
+                quantity="delta",
+            )
+        )
     if key_e not in REGISTRY:
-        register(Result(key=key_e, paper="EFMRTT19", label="CLI test bound", variant="epsilon", title="test: eps <= eps0 sqrt(log(1/delta)/n)",
-                        status="this project's reading", statement=sp.Le(eps, e0 * sp.sqrt(sp.log(1 / delta_) / n)),
-                        symbols={eps: "epsilon", n: "n", delta_: "delta", e0: "epsilon0"},
-                        hypotheses=(Hypothesis(n >= 10, "n >= 10"),), kind="upper_bound", quantity="epsilon"))
+        register(
+            Result(
+                key=key_e,
+                paper="EFMRTT19",
+                label="CLI test bound",
+                variant="epsilon",
+                title="test: eps <= eps0 sqrt(log(1/delta)/n)",
+                status="this project's reading",
+                statement=sp.Le(eps, e0 * sp.sqrt(sp.log(1 / delta_) / n)),
+                symbols={eps: "epsilon", n: "n", delta_: "delta", e0: "epsilon0"},
+                hypotheses=(Hypothesis(n >= 10, "n >= 10"),),
+                kind="upper_bound",
+                quantity="epsilon",
+            )
+        )
     yield key_d, key_e
     REGISTRY.pop(key_d, None)
     REGISTRY.pop(key_e, None)
@@ -211,8 +342,21 @@ def test_delta_bound(capsys, tiny_bounds):
 
 def test_epsilon_from_delta_bound_calibrates(capsys, tiny_bounds):
     key_d, _ = tiny_bounds
-    code, out, err = run(capsys, "epsilon", "--bound", "EFMRTT19 CLI test bound", "--variant", "delta", "-n", "100",
-                         "--epsilon0", "10", "--delta", "1e-3", "--json")
+    code, out, err = run(
+        capsys,
+        "epsilon",
+        "--bound",
+        "EFMRTT19 CLI test bound",
+        "--variant",
+        "delta",
+        "-n",
+        "100",
+        "--epsilon0",
+        "10",
+        "--delta",
+        "1e-3",
+        "--json",
+    )
     assert code == 0, err
     p = json.loads(out)
     star = mpmath.log(1000)  # exp(-100 eps/100) = 1e-3
@@ -221,7 +365,9 @@ def test_epsilon_from_delta_bound_calibrates(capsys, tiny_bounds):
 
 def test_epsilon_bound_evaluated_directly(capsys, tiny_bounds):
     _, key_e = tiny_bounds
-    code, out, err = run(capsys, "epsilon", "--bound", key_e, "-n", "100", "--epsilon0", "1", "--delta", "1e-6", "--json")
+    code, out, err = run(
+        capsys, "epsilon", "--bound", key_e, "-n", "100", "--epsilon0", "1", "--delta", "1e-6", "--json"
+    )
     assert code == 0, err
     p = json.loads(out)
     with mpmath.workdps(30):
@@ -241,15 +387,28 @@ def test_bound_outside_hypotheses_exits_2(capsys, tiny_bounds):
 
 def test_real_erlingsson_bound_if_registered(capsys):
     from blanket.proofs.core import REGISTRY, results
+
     results()
     if "BBGN19 Theorem 5.1" not in REGISTRY:
         pytest.skip("BBGN19 Theorem 5.1 is not registered yet")
-    code, out, err = run(capsys, "epsilon", "--bound", "BBGN19 Theorem 5.1", "--epsilon0", "0.5", "-n", "10000",
-                         "--delta", "1e-6", "--json")
+    code, out, err = run(
+        capsys,
+        "epsilon",
+        "--bound",
+        "BBGN19 Theorem 5.1",
+        "--epsilon0",
+        "0.5",
+        "-n",
+        "10000",
+        "--delta",
+        "1e-6",
+        "--json",
+    )
     assert code == 0, err
     p = json.loads(out)
     ref = 12 * mpmath.mpf("0.5") * mpmath.sqrt(mpmath.log(10**6) / 10000)
     assert mpmath.mpf(p["epsilon"]["lower"]) <= ref <= mpmath.mpf(p["epsilon"]["upper"])
-    code, out, err = run(capsys, "epsilon", "--bound", "BBGN19 Theorem 5.1", "--epsilon0", "0.5", "-n", "100",
-                         "--delta", "1e-6")
+    code, out, err = run(
+        capsys, "epsilon", "--bound", "BBGN19 Theorem 5.1", "--epsilon0", "0.5", "-n", "100", "--delta", "1e-6"
+    )
     assert code == 2 and "1000" in err

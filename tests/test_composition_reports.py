@@ -4,7 +4,6 @@ import json
 from fractions import Fraction
 
 import pytest
-
 from blanket.exact.accountant import ShuffleAccountant, ShuffledRR
 from blanket.exact.errors import InvalidArgument
 from blanket.reports.certificate import certify, render_tex
@@ -22,27 +21,39 @@ n = 2000
 
 
 def test_rounds_parse_with_defaults_and_errors():
-    d = parse_deployment(BASE + '[[rounds]]\ncount = 20\n[[rounds]]\nk = 4\nepsilon0 = 2\nn = 1000\ncount = 5\n'
-                         '[[claims]]\nepsilon = 1\ndelta = 1e-6\n')
+    d = parse_deployment(
+        BASE + '[[rounds]]\ncount = 20\n[[rounds]]\nk = 4\nepsilon0 = 2\nn = 1000\ncount = 5\n'
+        '[[claims]]\nepsilon = 1\ndelta = 1e-6\n'
+    )
     assert [(r.k, str(r.epsilon0), r.n, r.count) for r in d.rounds] == [(2, "1", 2000, 20), (4, "2", 1000, 5)]
     assert d.composed and d.as_dict()["rounds"][1]["k"] == 4
     single = parse_deployment(BASE + '[[claims]]\nepsilon = 1\ndelta = 1e-6\n')
     assert not single.composed and "rounds" not in single.as_dict()
-    for bad, field in [('[[rounds]]\ncount = 0\n', "rounds[0].count"), ('[[rounds]]\nmechanism = "matrix"\n', "rounds[0].mechanism"),
-                       ('[[rounds]]\ncount = 2\nfoo = 1\n', "rounds[0].foo"), ('[[rounds]]\nmechanism = "binary_rr"\nk = 3\n', "rounds[0].k")]:
+    for bad, field in [
+        ('[[rounds]]\ncount = 0\n', "rounds[0].count"),
+        ('[[rounds]]\nmechanism = "matrix"\n', "rounds[0].mechanism"),
+        ('[[rounds]]\ncount = 2\nfoo = 1\n', "rounds[0].foo"),
+        ('[[rounds]]\nmechanism = "binary_rr"\nk = 3\n', "rounds[0].k"),
+    ]:
         with pytest.raises(InvalidArgument, match=field.replace("[", r"\[").replace("]", r"\]")):
             parse_deployment(BASE + bad + '[[claims]]\nepsilon = 1\ndelta = 1e-6\n')
 
 
 def test_composed_certificate_verdicts_and_typesetting():
-    d = parse_deployment(BASE + '[[rounds]]\ncount = 20\n[[rounds]]\nk = 4\nepsilon0 = 2\nn = 1000\ncount = 5\n'
-                         '[[claims]]\nepsilon = 2\ndelta = 1e-6\n[[claims]]\nepsilon = "0.05"\ndelta = 1e-6\n'
-                         '[options]\ntarget_delta = 1e-6\n')
+    d = parse_deployment(
+        BASE + '[[rounds]]\ncount = 20\n[[rounds]]\nk = 4\nepsilon0 = 2\nn = 1000\ncount = 5\n'
+        '[[claims]]\nepsilon = 2\ndelta = 1e-6\n[[claims]]\nepsilon = "0.05"\ndelta = 1e-6\n'
+        '[options]\ntarget_delta = 1e-6\n'
+    )
     cert = certify(d)
     assert [c["verdict"] for c in cert["claims"]] == ["HOLDS", "FAILS"]
     assert cert["verdict"] == "FAILS"
     # the same numbers from the library
-    acc = ShuffleAccountant().compose(ShuffledRR(k=2, epsilon0="1", n=2000), 20).compose(ShuffledRR(k=4, epsilon0="2", n=1000), 5)
+    acc = (
+        ShuffleAccountant()
+        .compose(ShuffledRR(k=2, epsilon0="1", n=2000), 20)
+        .compose(ShuffledRR(k=4, epsilon0="2", n=1000), 5)
+    )
     e = acc.get_epsilon("1e-6")
     t = cert["targets"][0]
     assert Fraction(t["epsilon_upper"]) >= e.upper and Fraction(t["epsilon_lower"]) <= e.lower
@@ -53,15 +64,39 @@ def test_composed_certificate_verdicts_and_typesetting():
 
 
 def test_cli_rounds(capsys):
-    rc = main(["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "3000", "--delta", "1e-6", "--rounds", "12", "--json"])
+    rc = main(
+        ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "3000", "--delta", "1e-6", "--rounds", "12", "--json"]
+    )
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["rounds"] == 12
     lo, up = Fraction(out["epsilon"]["lower"]), Fraction(out["epsilon"]["upper"])
     assert lo <= Fraction(out["sandwich_lower"]) <= up
     # one round: the upper end is the single-round blanket view's epsilon up to the grid
-    rc = main(["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "3000", "--delta", "1e-6", "--rounds", "1", "--json"])
+    rc = main(
+        ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "3000", "--delta", "1e-6", "--rounds", "1", "--json"]
+    )
     one = json.loads(capsys.readouterr().out)
     assert Fraction(one["epsilon"]["upper"]) < up
-    assert main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "3000", "--epsilon", "0.5", "--rounds", "0"]) == 2
-    assert main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "3000", "--epsilon", "0.5", "--rounds", "2",
-                 "--dataset", "c=0"]) == 2
+    assert (
+        main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "3000", "--epsilon", "0.5", "--rounds", "0"]) == 2
+    )
+    assert (
+        main(
+            [
+                "delta",
+                "--mechanism",
+                "rr",
+                "--epsilon0",
+                "1",
+                "-n",
+                "3000",
+                "--epsilon",
+                "0.5",
+                "--rounds",
+                "2",
+                "--dataset",
+                "c=0",
+            ]
+        )
+        == 2
+    )

@@ -3,11 +3,11 @@
 import pathlib
 
 import pytest
-from flint import fmpq
-from hypothesis import given, strategies as st
-
 from blanket.exact.errors import InvalidArgument
 from blanket.reports.deployment import load_deployment, parse_deployment
+from flint import fmpq
+from hypothesis import given
+from hypothesis import strategies as st
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 BASE = '''name = "x"
@@ -29,28 +29,38 @@ def test_floats_are_read_from_their_decimal_text():
     assert d.params["epsilon0"] == fmpq(3, 2)
 
 
-@pytest.mark.parametrize("old,new,field", [
-    ("k = 3", "k = 1", "randomizer.k"),
-    ("k = 3", 'k = "three"', "randomizer.k"),
-    ("epsilon0 = 1.5", "epsilon0 = -1", "randomizer.epsilon0"),
-    ("epsilon0 = 1.5", 'epsilon0 = "abc"', "randomizer.epsilon0"),
-    ("n = 100", "n = -5", "users.n"),
-    ("n = 100", "n = 10.5", "users.n"),
-    ("delta = 1e-6", "delta = 2", "claims[0].delta"),
-    ("delta = 1e-6", "delta = -1e-6", "claims[0].delta"),
-    ("delta = 1e-6", "delta = nan", "claims[0].delta"),
-    ("epsilon = 0.5", "epsilon = -0.5", "claims[0].epsilon"),
-    ('mechanism = "krr"', 'mechanism = "gauss"', "randomizer.mechanism"),
-    ("delta = 1e-6", "delta = 1e-6\ncolour = 1", "claims[0].colour"),
-])
+@pytest.mark.parametrize(
+    "old,new,field",
+    [
+        ("k = 3", "k = 1", "randomizer.k"),
+        ("k = 3", 'k = "three"', "randomizer.k"),
+        ("epsilon0 = 1.5", "epsilon0 = -1", "randomizer.epsilon0"),
+        ("epsilon0 = 1.5", 'epsilon0 = "abc"', "randomizer.epsilon0"),
+        ("n = 100", "n = -5", "users.n"),
+        ("n = 100", "n = 10.5", "users.n"),
+        ("delta = 1e-6", "delta = 2", "claims[0].delta"),
+        ("delta = 1e-6", "delta = -1e-6", "claims[0].delta"),
+        ("delta = 1e-6", "delta = nan", "claims[0].delta"),
+        ("epsilon = 0.5", "epsilon = -0.5", "claims[0].epsilon"),
+        ('mechanism = "krr"', 'mechanism = "gauss"', "randomizer.mechanism"),
+        ("delta = 1e-6", "delta = 1e-6\ncolour = 1", "claims[0].colour"),
+    ],
+)
 def test_bad_values_name_the_field(old, new, field):
     with pytest.raises(InvalidArgument) as e:
         parse_deployment(BASE.replace(old, new))
     assert str(e.value).startswith(field), str(e.value)
 
 
-@pytest.mark.parametrize("drop,field", [('name = "x"\n', "name"), ("n = 100\n", "users.n"), ("k = 3\n", "randomizer.k"),
-                                        ("epsilon0 = 1.5\n", "randomizer.epsilon0")])
+@pytest.mark.parametrize(
+    "drop,field",
+    [
+        ('name = "x"\n', "name"),
+        ("n = 100\n", "users.n"),
+        ("k = 3\n", "randomizer.k"),
+        ("epsilon0 = 1.5\n", "randomizer.epsilon0"),
+    ],
+)
 def test_missing_fields(drop, field):
     with pytest.raises(InvalidArgument) as e:
         parse_deployment(BASE.replace(drop, ""))
@@ -74,7 +84,9 @@ def test_neighbouring_other_than_replace_one_is_refused():
 
 
 def test_matrix_rows_must_sum_to_one():
-    text = BASE.replace('mechanism = "krr"\nk = 3\nepsilon0 = 1.5', 'mechanism = "matrix"\nmatrix = [["1/2","1/3"],["1/2","1/2"]]')
+    text = BASE.replace(
+        'mechanism = "krr"\nk = 3\nepsilon0 = 1.5', 'mechanism = "matrix"\nmatrix = [["1/2","1/3"],["1/2","1/2"]]'
+    )
     with pytest.raises(InvalidArgument, match="row 0"):
         parse_deployment(text)
 

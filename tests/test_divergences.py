@@ -9,14 +9,12 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import arb, fmpq
-from hypothesis import given, strategies as st
-
 from blanket.exact import arith
-from blanket.exact.divergences import (Windowed, align, hockey_stick, llr_distance, renyi, renyi_moment,
-                               total_variation)
+from blanket.exact.divergences import Windowed, align, hockey_stick, llr_distance, renyi, renyi_moment, total_variation
 from blanket.exact.errors import FloatRefused, InvalidArgument
-
+from flint import arb, fmpq
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 @pytest.fixture(autouse=True)
@@ -82,7 +80,7 @@ def test_hockey_stick_decimal_epsilon_against_mpmath(pq, eps):
         e = mpmath.exp(mpmath.mpf(eps))
         ref = sum(max(mp_of(a) - e * mp_of(b), 0) for a, b in zip(p, q))
         assert within(arith.ball(got), ref)
-        assert arith.ball(got).rad() < fmpq(1, 10 ** 80)
+        assert arith.ball(got).rad() < fmpq(1, 10**80)
 
 
 @given(dist_pairs())
@@ -108,7 +106,7 @@ def test_windowed_hockey_stick_encloses_full_value(pq, width, start, ee):
         lo, hi = arith.endpoints(got)
         assert lo <= F(full) <= hi
         # width is the tail, up to arb's outward rounding of the radius (30-bit mantissa)
-        assert hi - lo <= F(tail_p) * (1 + Fraction(1, 2 ** 20))
+        assert hi - lo <= F(tail_p) * (1 + Fraction(1, 2**20))
 
 
 def test_windowed_and_align():

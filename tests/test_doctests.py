@@ -34,6 +34,7 @@ def test_module_doctests(name):
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=FLAGS)
     from flint import ctx
+
     for test in finder.find(mod, name, globs=dict(vars(mod))):
         old = ctx.prec
         try:

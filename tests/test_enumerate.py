@@ -17,14 +17,13 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
-from flint import arb, fmpq
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from blanket.exact.arith import precision
 from blanket.exact.enumerate import count_classes, dataset_deltas, delta_dataset, histogram_law, worst_case
 from blanket.exact.errors import InvalidArgument
 from blanket.exact.mechanisms import KRR, BinaryRR, FiniteRandomizer
+from flint import arb, fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 # ------------------------------------------------------------ independent brute force
@@ -60,7 +59,7 @@ def _brute_worst(matrix, n, ee):
             for x2 in range(k_in):
                 if x2 == d[i]:
                     continue
-                d2 = d[:i] + (x2,) + d[i + 1:]
+                d2 = d[:i] + (x2,) + d[i + 1 :]
                 p, q = law(d), law(d2)
                 s = sum(max(Fraction(0), p[h] - ee * q.get(h, 0)) for h in p)
                 best = max(best, s)
@@ -81,7 +80,12 @@ rationals_ge1 = st.fractions(min_value=1, max_value=6, max_denominator=7)
 
 # ------------------------------------------------------------ ground truth n <= 5
 @settings(max_examples=6)
-@given(k=st.integers(2, 3), n=st.integers(1, 4), e0=rationals_ge1, ee=st.fractions(min_value=1, max_value=3, max_denominator=5))
+@given(
+    k=st.integers(2, 3),
+    n=st.integers(1, 4),
+    e0=rationals_ge1,
+    ee=st.fractions(min_value=1, max_value=3, max_denominator=5),
+)
 def test_krr_matches_brute_force(k, n, e0, ee):
     mech = KRR(k, exp_epsilon0=e0)
     wc = worst_case(mech, n, exp_epsilon=ee)
@@ -96,8 +100,10 @@ def test_krr_matches_brute_force_fixed(k, n):
 
 
 random_matrix = st.integers(2, 3).flatmap(
-    lambda k: st.lists(st.lists(st.integers(0, 4), min_size=3, max_size=3).filter(lambda r: sum(r) > 0),
-                       min_size=k, max_size=k))
+    lambda k: st.lists(
+        st.lists(st.integers(0, 4), min_size=3, max_size=3).filter(lambda r: sum(r) > 0), min_size=k, max_size=k
+    )
+)
 
 
 @settings(max_examples=6)
@@ -148,11 +154,21 @@ def test_binary_rr_closed_form():
         out = Counter()
         for i in range(ones + 1):
             for j in range(zeros + 1):
-                out[i + j] += math.comb(ones, i) * p ** i * (1 - p) ** (ones - i) * math.comb(zeros, j) * (1 - p) ** j * p ** (zeros - j)
+                out[i + j] += (
+                    math.comb(ones, i)
+                    * p**i
+                    * (1 - p) ** (ones - i)
+                    * math.comb(zeros, j)
+                    * (1 - p) ** j
+                    * p ** (zeros - j)
+                )
         return out
 
-    best = max(sum(max(Fraction(0), P[t] - ee * Q[t]) for t in range(n + 1))
-               for c in range(n) for P, Q in [(law(c, 0), law(c, 1)), (law(c, 1), law(c, 0))])
+    best = max(
+        sum(max(Fraction(0), P[t] - ee * Q[t]) for t in range(n + 1))
+        for c in range(n)
+        for P, Q in [(law(c, 0), law(c, 1)), (law(c, 1), law(c, 0))]
+    )
     assert F(worst_case(BinaryRR(exp_epsilon0=e0), n, exp_epsilon=ee).value) == best
 
 
@@ -185,7 +201,9 @@ def test_count_classes_krr_and_generic():
 def test_duplicate_rows_and_proportional_columns_merged_without_changing_value():
     base = [["1/2", "1/4", "1/4"], ["1/4", "1/2", "1/4"]]
     dup = FiniteRandomizer(base + [["1/2", "1/4", "1/4"]])  # row 2 duplicates row 0
-    split = FiniteRandomizer([["1/2", "1/8", "1/8", "1/4"], ["1/4", "1/4", "1/4", "1/4"]])  # column 1 split in two halves
+    split = FiniteRandomizer(
+        [["1/2", "1/8", "1/8", "1/4"], ["1/4", "1/4", "1/4", "1/4"]]
+    )  # column 1 split in two halves
     plain = FiniteRandomizer(base)
     v = worst_case(plain, 5, exp_epsilon="6/5").value
     assert worst_case(dup, 5, exp_epsilon="6/5").value == v
@@ -214,6 +232,7 @@ def test_ball_route_encloses_exact_route():
 
 def test_worst_cases_multi_equals_singles_and_delta_class_is_a_lower_bound():
     from blanket.exact.enumerate import delta_class, worst_cases
+
     mech = KRR(4, exp_epsilon0=3)
     ees = [1, "6/5", 2]
     multi = worst_cases(mech, 5, exp_epsilons=ees)

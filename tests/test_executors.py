@@ -6,11 +6,10 @@ import os
 import pickle
 
 import pytest
-from flint import arb, arb_poly, ctx, fmpq
-
 from blanket.exact import arith
 from blanket.exact.errors import InvalidArgument
 from blanket.exact.executors import block_ranges, map_blocks, resolve_scheduler, resolve_workers
+from flint import arb, arb_poly, ctx, fmpq
 
 
 # ---------------------------------------------------------------- cheap picklable task functions
@@ -71,8 +70,10 @@ def test_precision_travels_with_the_task():
 
 
 def test_exact_values_and_errors():
-    assert map_blocks(exact_block, [(0, 3), (3, 5)], workers=2) == [[fmpq(0), fmpq(1, 2), fmpq(2, 3)],
-                                                                   [fmpq(3, 4), fmpq(4, 5)]]
+    assert map_blocks(exact_block, [(0, 3), (3, 5)], workers=2) == [
+        [fmpq(0), fmpq(1, 2), fmpq(2, 3)],
+        [fmpq(3, 4), fmpq(4, 5)],
+    ]
     assert map_blocks(exact_block, [], workers=2) == []
     with pytest.raises(ValueError, match="task 3 fails"):
         map_blocks(boom, list(range(6)), workers=2)
@@ -118,6 +119,7 @@ def test_progress_object_is_advanced_by_sizes():
 
         def update(self, k=1, note=""):
             self.done += k
+
     bar = Bar()
     map_blocks(exact_block, [(0, 3), (3, 10)], workers=1, progress=bar, sizes=[3, 7])
     assert bar.done == 10
@@ -125,7 +127,8 @@ def test_progress_object_is_advanced_by_sizes():
 
 def test_scheduler_without_dask_names_the_extra(monkeypatch):
     import sys
-    monkeypatch.setitem(sys.modules, "dask.distributed", None)    # import fails as if Dask were not installed
+
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)  # import fails as if Dask were not installed
     with pytest.raises(InvalidArgument, match=r"pip install 'blanket\[dask\]'"):
         map_blocks(exact_block, [(0, 1)], scheduler="tcp://127.0.0.1:8786")
 
@@ -137,12 +140,13 @@ distributed = pytest.importorskip("dask.distributed")
 @pytest.fixture(scope="module")
 def cluster():
     from dask.distributed import LocalCluster
+
     env = {"PYTHONPATH": os.pathsep.join(p for p in (os.environ.get("PYTHONPATH", ""),) if p)}
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      env=env) as c:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, env=env) as c:
         yield c
         from blanket.exact import executors
-        executors.shutdown()   # close the cached client before the cluster goes
+
+        executors.shutdown()  # close the cached client before the cluster goes
 
 
 def test_dask_cluster_gives_identical_results(cluster):
@@ -173,6 +177,7 @@ def test_real_worst_case_sweep_identical_locally_and_on_dask(cluster, n, eps):
 
     from blanket.exact.binary import delta_binary, delta_binary_worst
     from blanket.exact.mechanisms import BinaryRR
+
     params = inspect.signature(delta_binary_worst).parameters
     if "workers" not in params or "scheduler" not in params:
         pytest.skip("exact.binary.delta_binary_worst does not take workers=/scheduler= on this branch")
@@ -199,6 +204,7 @@ def test_certify_runs_its_sweep_on_the_cluster_with_the_same_certificate(cluster
     from blanket.exact.mechanisms import KRR
     from blanket.reports.certificate import certify, to_json
     from blanket.reports.deployment import parse_deployment
+
     if "scheduler" not in inspect.signature(delta_binary_worst).parameters:
         pytest.skip("exact.binary.delta_binary_worst does not take scheduler= on this branch")
     n, eps = 1500, fmpq(1, 5)
@@ -208,8 +214,10 @@ def test_certify_runs_its_sweep_on_the_cluster_with_the_same_certificate(cluster
         b_lo = arith.endpoints(delta_blanket_view(mech, n, epsilon=eps))[0]
     assert w_hi < b_lo
     claim = arith.decimal_string((w_hi + b_lo) / 2, 30, up=True)
-    dep = parse_deployment(f'name = "t"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "2"\n[users]\nn = {n}\n'
-                           f'[[claims]]\nepsilon = "0.2"\ndelta = "{claim}"\n')
+    dep = parse_deployment(
+        f'name = "t"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "2"\n[users]\nn = {n}\n'
+        f'[[claims]]\nepsilon = "0.2"\ndelta = "{claim}"\n'
+    )
     local = certify(dep, workers=1)
     remote = certify(dep, scheduler=cluster.scheduler_address)
     c = local["claims"][0]

@@ -56,8 +56,7 @@ class Run:
 
 def _env(tmp_path, path_dirs=None, extra=None):
     env = dict(os.environ)
-    env.update(PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1", BLANKET_PROGRESS="0",
-               TMPDIR=str(tmp_path / "tmp"))
+    env.update(PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1", BLANKET_PROGRESS="0", TMPDIR=str(tmp_path / "tmp"))
     env.pop("BLANKET_DEBUG", None)
     (tmp_path / "tmp").mkdir(exist_ok=True)
     if path_dirs is not None:
@@ -71,8 +70,9 @@ OUTPUT_DIRS = ("o", "out", "outdir", "tmp")
 
 
 def _sandbox_skip(tmp_path):
-    return tuple(tmp_path / n for n in OUTPUT_DIRS) + tuple(p for p in tmp_path.iterdir()
-                                                             if p.name.startswith(("fake-tex", "no-tex")))
+    return tuple(tmp_path / n for n in OUTPUT_DIRS) + tuple(
+        p for p in tmp_path.iterdir() if p.name.startswith(("fake-tex", "no-tex"))
+    )
 
 
 def cli(tmp_path, *args, timeout=HANG, path_dirs=None, env=None, preexec_fn=None, cwd=None) -> Run:
@@ -80,8 +80,15 @@ def cli(tmp_path, *args, timeout=HANG, path_dirs=None, env=None, preexec_fn=None
     env = _env(tmp_path, path_dirs, env)
     before = snapshot(tmp_path, skip=_sandbox_skip(tmp_path))
     t = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "blanket.reports.cli", *map(str, args)], cwd=cwd or tmp_path,
-                          env=env, capture_output=True, text=True, timeout=timeout, preexec_fn=preexec_fn)
+    proc = subprocess.run(
+        [sys.executable, "-m", "blanket.reports.cli", *map(str, args)],
+        cwd=cwd or tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=preexec_fn,
+    )
     run = Run(proc.returncode, proc.stdout, proc.stderr, time.monotonic() - t)
     assert snapshot(tmp_path, skip=_sandbox_skip(tmp_path)) == before, "a file outside the output directory changed"
     return run
@@ -129,8 +136,10 @@ def fake_tex(tmp_path, behaviour: str) -> pathlib.Path:
     """A directory with fake ``latexmk``/``pdflatex``: ``fail`` (exit 1 with a log) or ``sleep`` (until killed)."""
     d = tmp_path / f"fake-tex-{behaviour}"
     d.mkdir(exist_ok=True)
-    body = {"fail": 'echo "! LaTeX Error: injected failure." > "${@: -1%.tex}.log" 2>/dev/null; exit 1',
-            "sleep": "sleep 60 & wait"}[behaviour]
+    body = {
+        "fail": 'echo "! LaTeX Error: injected failure." > "${@: -1%.tex}.log" 2>/dev/null; exit 1',
+        "sleep": "sleep 60 & wait",
+    }[behaviour]
     for name in ("latexmk", "pdflatex"):
         (d / name).write_text(f"#!/bin/bash\n{body}\n")
         (d / name).chmod(0o755)
@@ -149,6 +158,7 @@ def bin_dir_without_tex(tmp_path) -> pathlib.Path:
 
 def tex_installed():
     from blanket.reports.latex import tex_available
+
     return tex_available()
 
 
@@ -212,8 +222,14 @@ def test_item1_concurrent_run_into_the_same_directory_is_refused(tmp_path, tiny)
 def test_item1_two_real_concurrent_runs(tmp_path, tiny):
     out = tmp_path / "out"
     env = _env(tmp_path, [fake_tex(tmp_path, "sleep"), bin_dir_without_tex(tmp_path)])
-    first = subprocess.Popen([sys.executable, "-m", "blanket.reports.cli", "certify", str(tiny), "-o", str(out)],
-                             env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        [sys.executable, "-m", "blanket.reports.cli", "certify", str(tiny), "-o", str(out)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         _wait_for(lambda: (out / ".blanket.lock").exists())
         r = cli(tmp_path, "certify", tiny, "-o", out, "--no-pdf")
@@ -238,8 +254,14 @@ def test_item5_signal_during_latex_cleans_up(tmp_path, tiny, sig, rc):
     out = tmp_path / "out"
     _old_outputs(out)
     env = _env(tmp_path, [fake_tex(tmp_path, "sleep"), bin_dir_without_tex(tmp_path)])
-    p = subprocess.Popen([sys.executable, "-m", "blanket.reports.cli", "certify", str(tiny), "-o", str(out)],
-                         env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "blanket.reports.cli", "certify", str(tiny), "-o", str(out)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     _wait_for(lambda: any(n.startswith("blanket-tex-") for n in os.listdir(tmp_path / "tmp")))
     time.sleep(0.3)
     p.send_signal(sig)
@@ -313,8 +335,10 @@ def test_item4_read_only_directory(tmp_path):
 def test_item6_txt_bound_cannot_run_code(tmp_path):
     pwned = tmp_path / "PWNED"
     b = tmp_path / "evil.txt"
-    b.write_text("mechanism: krr\nepsilon0: 0.5 .. 1\nn: 2 .. 5\nk: 2 .. 3\nepsilon: 0.1 .. 1\n"
-                 f"bound: __import__('os').system('touch {pwned}') + 1\n")
+    b.write_text(
+        "mechanism: krr\nepsilon0: 0.5 .. 1\nn: 2 .. 5\nk: 2 .. 3\nepsilon: 0.1 .. 1\n"
+        f"bound: __import__('os').system('touch {pwned}') + 1\n"
+    )
     r = cli(tmp_path, "check-bound", b, "--budget", "5", "-o", tmp_path / "o", "--no-pdf")
     check(r, 2, contains=("'__import__'",))
     assert not pwned.exists()
@@ -328,29 +352,42 @@ def test_item6_parser_builds_the_expression_itself():
     import ast
 
     from blanket.reports import formula
+
     for mod in ("formula.py", "bound_check.py", "bound_worker.py"):
         tree = ast.parse((ROOT / "reports" / mod).read_text())
-        names = {n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)
-                 for n in ast.walk(tree) if isinstance(n, ast.Call)}
+        names = {
+            n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call)
+        }
         imported = {a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
-        assert not ({"sympify", "parse_expr", "eval", "exec", "S"} & (names | imported)), (mod, names & {"sympify", "eval"})
+        assert not ({"sympify", "parse_expr", "eval", "exec", "S"} & (names | imported)), (
+            mod,
+            names & {"sympify", "eval"},
+        )
     import sympy as sp
+
     e = formula.parse_formula("2^-3 * exp(epsilon) / (1 + n)", ["epsilon", "n"])
     x, n = sp.Symbol("epsilon", positive=True), sp.Symbol("n", positive=True)
     assert sp.simplify(e - sp.Rational(1, 8) * sp.exp(x) / (1 + n)) == 0
 
 
 # ------------------------------------------------------------------ 7. a .py bound runs in a separate, limited process
-@pytest.mark.parametrize("body,what", [
-    ("raise SystemExit(0)", "SystemExit(0)"),
-    ("raise SystemExit(1)", "SystemExit(1)"),
-    ("import os; os._exit(0)", "exit code 0"),
-    ("x = bytearray(1 << 40); return 1", "memory"),
-])
+@pytest.mark.parametrize(
+    "body,what",
+    [
+        ("raise SystemExit(0)", "SystemExit(0)"),
+        ("raise SystemExit(1)", "SystemExit(1)"),
+        ("import os; os._exit(0)", "exit code 0"),
+        ("x = bytearray(1 << 40); return 1", "memory"),
+    ],
+)
 def test_item7_py_bound_exit_crash_or_memory_is_not_evaluable(tmp_path, body, what):
     b = tmp_path / "b.py"
-    b.write_text(f'MECHANISM = "krr"\nDOMAIN = {{"epsilon0": ("0.5", "1"), "n": (2, 5), "k": (2, 3), "epsilon": ("0.1", "1")}}\n'
-                 f"def delta(epsilon, epsilon0, n, k):\n    {body}\n")
+    b.write_text(
+        f'MECHANISM = "krr"\nDOMAIN = {{"epsilon0": ("0.5", "1"), "n": (2, 5), "k": (2, 3), "epsilon": ("0.1", "1")}}\n'
+        f"def delta(epsilon, epsilon0, n, k):\n    {body}\n"
+    )
     r = cli(tmp_path, "check-bound", b, "--budget", "20", "-o", tmp_path / "o", "--no-pdf")
     check(r, 2, contains=("could not be evaluated",), within=60)
     assert what.split()[0] in r.err
@@ -365,8 +402,10 @@ def test_item7_help_says_a_py_bound_is_code(tmp_path):
 # ------------------------------------------------------------------ 8. matrix_file is confined
 def _matrix_toml(d: pathlib.Path, ref: str):
     p = d / "m.toml"
-    p.write_text(f'name = "m"\n[randomizer]\nmechanism = "matrix"\nmatrix_file = "{ref}"\n[users]\nn = 5\n'
-                 '[[claims]]\nepsilon = "1"\ndelta = "0.1"\n')
+    p.write_text(
+        f'name = "m"\n[randomizer]\nmechanism = "matrix"\nmatrix_file = "{ref}"\n[users]\nn = 5\n'
+        '[[claims]]\nepsilon = "1"\ndelta = "0.1"\n'
+    )
     return p
 
 
@@ -381,8 +420,16 @@ def test_item8_matrix_file_outside_the_deployment_directory_is_refused(tmp_path)
     check(r, 2)
     assert "root:" not in r.err
     # allowed explicitly: read, and its content is not echoed in the error
-    r = cli(tmp_path, "certify", _matrix_toml(d, "../secret.csv"), "-o", tmp_path / "o", "--no-pdf",
-            "--allow-path", tmp_path)
+    r = cli(
+        tmp_path,
+        "certify",
+        _matrix_toml(d, "../secret.csv"),
+        "-o",
+        tmp_path / "o",
+        "--no-pdf",
+        "--allow-path",
+        tmp_path,
+    )
     check(r, 2)
     assert "TOPSECRET" not in r.err
 
@@ -403,18 +450,21 @@ def test_item8_matrix_file_content_never_echoed_and_size_capped(tmp_path):
 
 
 # ------------------------------------------------------------------ 9. resource guards
-@pytest.mark.parametrize("args,needle", [
-    (["delta", "--epsilon0", "2", "-n", "1000000000", "--epsilon", "0.3"], "estimated"),
-    (["delta", "--epsilon0", "2", "-n", "1e300", "--epsilon", "0.3"], "estimated"),
-    (["delta", "--epsilon0", "2", "-n", "100000", "--epsilon", "0.3", "--max-memory", "10M"], "estimated"),
-    (["delta", "--epsilon0", "2", "-n", "100", "--epsilon", "1e-1000000000"], "exponent"),
-    (["delta", "--epsilon0", "2", "-n", "100", "--epsilon", "1" + "0" * 120000], "digits"),
-    (["delta", "--epsilon0", "1e308", "-n", "100", "--epsilon", "0.3"], "500"),
-    (["epsilon", "--epsilon0", "1e308", "-n", "100", "--delta", "1e-6"], "500"),
-    (["renyi", "--epsilon0", "1", "-n", "100", "--order", "1e9"], "--order"),
-    (["renyi", "--epsilon0", "1e308", "-n", "100", "--order", "2"], "500"),
-    (["delta", "--epsilon0", "2", "-n", "100", "--epsilon", "0.3", "--max-memory", "lots"], "--max-memory"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["delta", "--epsilon0", "2", "-n", "1000000000", "--epsilon", "0.3"], "estimated"),
+        (["delta", "--epsilon0", "2", "-n", "1e300", "--epsilon", "0.3"], "estimated"),
+        (["delta", "--epsilon0", "2", "-n", "100000", "--epsilon", "0.3", "--max-memory", "10M"], "estimated"),
+        (["delta", "--epsilon0", "2", "-n", "100", "--epsilon", "1e-1000000000"], "exponent"),
+        (["delta", "--epsilon0", "2", "-n", "100", "--epsilon", "1" + "0" * 120000], "digits"),
+        (["delta", "--epsilon0", "1e308", "-n", "100", "--epsilon", "0.3"], "500"),
+        (["epsilon", "--epsilon0", "1e308", "-n", "100", "--delta", "1e-6"], "500"),
+        (["renyi", "--epsilon0", "1", "-n", "100", "--order", "1e9"], "--order"),
+        (["renyi", "--epsilon0", "1e308", "-n", "100", "--order", "2"], "500"),
+        (["delta", "--epsilon0", "2", "-n", "100", "--epsilon", "0.3", "--max-memory", "lots"], "--max-memory"),
+    ],
+)
 def test_item9_resource_guards_refuse_with_exit_2(tmp_path, args, needle):
     r = cli(tmp_path, *args, timeout=60)
     check(r, 2, contains=(needle,), within=30)
@@ -423,16 +473,22 @@ def test_item9_resource_guards_refuse_with_exit_2(tmp_path, args, needle):
 def test_item9_huge_n_and_deep_nesting_in_toml(tmp_path):
     p = tmp_path / "big.toml"
     p.write_text(TINY.replace("n = 20", "n = 1000000000000"))
-    check(cli(tmp_path, "certify", p, "-o", tmp_path / "o", "--no-pdf", timeout=60), 2, contains=("estimated",), within=30)
+    check(
+        cli(tmp_path, "certify", p, "-o", tmp_path / "o", "--no-pdf", timeout=60), 2, contains=("estimated",), within=30
+    )
     p.write_text(TINY + "x = " + "[" * 5000 + "]" * 5000 + "\n")
     check(cli(tmp_path, "certify", p, "-o", tmp_path / "o", "--no-pdf", timeout=60), 2, within=30)
     p.write_text(TINY.replace('exp_epsilon0 = "3"', 'epsilon0 = "1e-1000000000"'))
-    check(cli(tmp_path, "certify", p, "-o", tmp_path / "o", "--no-pdf", timeout=60), 2, contains=("exponent",), within=30)
+    check(
+        cli(tmp_path, "certify", p, "-o", tmp_path / "o", "--no-pdf", timeout=60), 2, contains=("exponent",), within=30
+    )
 
 
 def test_item9_huge_k_never_builds_a_k_by_k_matrix(tmp_path):
     p = tmp_path / "k.toml"
-    p.write_text(TINY.replace('mechanism = "binary_rr"\nexp_epsilon0 = "3"', 'mechanism = "krr"\nk = 1000000000\nepsilon0 = "2"'))
+    p.write_text(
+        TINY.replace('mechanism = "binary_rr"\nexp_epsilon0 = "3"', 'mechanism = "krr"\nk = 1000000000\nepsilon0 = "2"')
+    )
     r = cli(tmp_path, "certify", p, "-o", tmp_path / "o", "--no-pdf", timeout=HANG)
     assert r.rc in (0, 1, 3) and "Traceback" not in r.err, r.err
 
@@ -446,8 +502,10 @@ def test_item9_renyi_large_order_is_computed(tmp_path):
 # ------------------------------------------------------------------ 10. check-bound obeys its budget
 def test_item10_infinite_loop_in_a_bound_is_stopped_at_the_budget(tmp_path):
     b = tmp_path / "loop.py"
-    b.write_text('MECHANISM = "krr"\nDOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 50), "k": (2, 3), "epsilon": ("0.1", "1")}\n'
-                 "def delta(epsilon, epsilon0, n, k):\n    while True:\n        pass\n")
+    b.write_text(
+        'MECHANISM = "krr"\nDOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 50), "k": (2, 3), "epsilon": ("0.1", "1")}\n'
+        "def delta(epsilon, epsilon0, n, k):\n    while True:\n        pass\n"
+    )
     r = cli(tmp_path, "check-bound", b, "--budget", "3", "-o", tmp_path / "o", "--no-pdf")
     check(r, 2, contains=("could not be evaluated", "--budget"), within=40)
     no_litter(tmp_path / "o", tmp_path)
@@ -455,16 +513,20 @@ def test_item10_infinite_loop_in_a_bound_is_stopped_at_the_budget(tmp_path):
 
 def test_item10_huge_exhaustive_range_is_refused_with_the_estimate(tmp_path):
     b = tmp_path / "one.py"
-    b.write_text('MECHANISM = "krr"\nDOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 2000), "k": (2, 1000000000), '
-                 '"epsilon": ("0.1", "1")}\ndef delta(epsilon, epsilon0, n, k):\n    return 1\n')
+    b.write_text(
+        'MECHANISM = "krr"\nDOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 2000), "k": (2, 1000000000), '
+        '"epsilon": ("0.1", "1")}\ndef delta(epsilon, epsilon0, n, k):\n    return 1\n'
+    )
     r = cli(tmp_path, "check-bound", b, "--budget", "5", "--n-exhaustive", "1000", "-o", tmp_path / "o", "--no-pdf")
     check(r, 2, contains=("--n-exhaustive", "estimated"), within=30)
 
 
 def test_item10_budget_is_a_hard_limit_for_the_whole_search(tmp_path):
     b = tmp_path / "one.py"
-    b.write_text('MECHANISM = "krr"\nDOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 1000000), "k": (2, 1000000000), '
-                 '"epsilon": ("0.1", "1")}\ndef delta(epsilon, epsilon0, n, k):\n    return 1\n')
+    b.write_text(
+        'MECHANISM = "krr"\nDOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 1000000), "k": (2, 1000000000), '
+        '"epsilon": ("0.1", "1")}\ndef delta(epsilon, epsilon0, n, k):\n    return 1\n'
+    )
     r = cli(tmp_path, "check-bound", b, "--budget", "4", "-o", tmp_path / "o", "--no-pdf")
     assert r.rc == 0, r.err
     rep = json.loads((tmp_path / "o" / "bound_check.json").read_text())
@@ -484,16 +546,16 @@ def test_item11_extreme_epsilon0_says_the_supported_range(tmp_path):
 
 # ------------------------------------------------------------------ 12-14. what is printed decides the verdict
 def test_item12_fails_witness_printed_with_enough_digits():
-    from flint import fmpq
-
     from blanket.exact import arith
     from blanket.exact.mechanisms import BinaryRR
     from blanket.exact.profiles import delta
     from blanket.reports.certificate import certify
     from blanket.reports.deployment import parse_deployment
+    from flint import fmpq
+
     exact = delta(BinaryRR(exp_epsilon0=3), 20, epsilon="1/2", dataset="worst").value
     lo = arith.endpoints(exact)[0]
-    claimed = fmpq(lo.numerator, lo.denominator) * (1 - fmpq(1, 10 ** 11))  # just below the exact value
+    claimed = fmpq(lo.numerator, lo.denominator) * (1 - fmpq(1, 10**11))  # just below the exact value
     dep = parse_deployment(TINY.replace('delta = "1e-6"', f'delta = "{int(claimed.p)}/{int(claimed.q)}"'))
     cert = certify(dep)
     c = cert["claims"][0]
@@ -511,15 +573,29 @@ def test_item12_check_bound_violation_printed_with_enough_digits():
 
     def evaluate(params):  # the exact worst case minus a relative 1e-12: a violation visible at 13 digits only
         from blanket.exact.enumerate import worst_case
+
         with arith.precision(256):
             v = worst_case(KRR(params["k"], epsilon0=params["epsilon0"]), params["n"], epsilon=params["epsilon"]).value
         lo = arith.endpoints(v)[0]
         return bc.BoundValue(arith.exact(lo) * (1 - arith.exact("1e-12")), False, "")
-    b = bc.Bound("tight", "-", "python", "binary", "delta",
-                 {"epsilon0": (arith.exact(1), arith.exact(1)), "n": (3, 3), "k": (2, 2),
-                  "epsilon": (arith.exact("0.5"), arith.exact("0.5"))}, evaluate)
+
+    b = bc.Bound(
+        "tight",
+        "-",
+        "python",
+        "binary",
+        "delta",
+        {
+            "epsilon0": (arith.exact(1), arith.exact(1)),
+            "n": (3, 3),
+            "k": (2, 2),
+            "epsilon": (arith.exact("0.5"), arith.exact("0.5")),
+        },
+        evaluate,
+    )
     # one point, covered by the first job of the exhaustive phase; an evaluation budget where available (item 16)
     import inspect
+
     kw = {"max_evaluations": 5} if "max_evaluations" in inspect.signature(bc.check_bound).parameters else {}
     r = bc.check_bound(b, n_exhaustive=3, budget=60, progress=False, **kw)
     v = r["violations"][0]
@@ -527,8 +603,21 @@ def test_item12_check_bound_violation_printed_with_enough_digits():
 
 
 def test_item13_negative_lower_end_clamped_with_the_reason(tmp_path):
-    r = cli(tmp_path, "delta", "--epsilon0", "2", "-n", "1000", "--k", "3", "--epsilon", "1.5", "--dataset", "blanket",
-            "--json")
+    r = cli(
+        tmp_path,
+        "delta",
+        "--epsilon0",
+        "2",
+        "-n",
+        "1000",
+        "--k",
+        "3",
+        "--epsilon",
+        "1.5",
+        "--dataset",
+        "blanket",
+        "--json",
+    )
     check(r, 0)
     d = json.loads(r.out)["delta"]
     assert d["lower"] == "0" and "non-negative" in d["lower_clamped"]
@@ -541,18 +630,36 @@ def test_item14_tiny_delta_enclosure_escalates_to_the_relative_tolerance(tmp_pat
     check(r, 0)
     d = json.loads(r.out)
     from blanket.exact import arith
+
     lo, hi = arith.exact(d["delta"]["lower"]), arith.exact(d["delta"]["upper"])
     assert lo > 0 and (hi - lo) <= hi * arith.exact("1e-9")  # 10 printed digits: relative width << 1e-9
     assert d["precision_bits"] > 128
     # independent check at a much higher precision: the same value
     from blanket.exact.mechanisms import KRR
     from blanket.exact.profiles import delta
+
     ref = delta(KRR(2, epsilon0="2"), 2000, epsilon="1.5", dataset="c=7", start_prec=2048, cap=2048).value
     rlo, rhi = arith.endpoints(ref)
-    assert lo <= arith.exact(f"{rhi.numerator}/{rhi.denominator}") and arith.exact(f"{rlo.numerator}/{rlo.denominator}") <= hi
+    assert (
+        lo <= arith.exact(f"{rhi.numerator}/{rhi.denominator}")
+        and arith.exact(f"{rlo.numerator}/{rlo.denominator}") <= hi
+    )
     # a cap that cannot reach the tolerance says why
-    r = cli(tmp_path, "delta", "--epsilon0", "2", "-n", "2000", "--epsilon", "1.5", "--dataset", "c=7", "--json",
-            "--precision", "128")
+    r = cli(
+        tmp_path,
+        "delta",
+        "--epsilon0",
+        "2",
+        "-n",
+        "2000",
+        "--epsilon",
+        "1.5",
+        "--dataset",
+        "c=7",
+        "--json",
+        "--precision",
+        "128",
+    )
     assert "--precision" in json.loads(r.out)["note"]
 
 
@@ -570,6 +677,7 @@ def test_item15_double_quote_in_a_name_typesets(tmp_path):
 # ------------------------------------------------------------------ 16. deterministic search budgets
 def test_item16_search_budget_in_evaluations_is_deterministic():
     from blanket.reports import bound_check as bc
+
     reps = []
     for _ in range(2):
         b = bc.load_bound(EX / "bounds" / "binary_exact_times_0_9.py")
@@ -611,24 +719,41 @@ def test_dataset_help_names_lower_and_upper(tmp_path):
 
 
 def test_check_bound_prints_a_summary_not_a_dict(tmp_path):
-    r = cli(tmp_path, "check-bound", EX / "bounds" / "binary_exact_times_0_9.py", "--n-max", "5", "--n-exhaustive", "3",
-            "--budget", "30", "--max-evaluations", "20", "-o", tmp_path / "o", "--no-pdf")
+    r = cli(
+        tmp_path,
+        "check-bound",
+        EX / "bounds" / "binary_exact_times_0_9.py",
+        "--n-max",
+        "5",
+        "--n-exhaustive",
+        "3",
+        "--budget",
+        "30",
+        "--max-evaluations",
+        "20",
+        "-o",
+        tmp_path / "o",
+        "--no-pdf",
+    )
     check(r, 1)
     assert "{'" not in r.out and "REFUTED" in r.out and "smallest counterexample" in r.out
 
 
 # ------------------------------------------------------------------ the bad-input table, as subprocesses
-@pytest.mark.parametrize("args", [
-    ["delta", "--epsilon0", "-1", "-n", "10", "--epsilon", "1"],
-    ["delta", "--epsilon0", "nan", "-n", "10", "--epsilon", "1"],
-    ["delta", "--epsilon0", "1", "-n", "1", "--epsilon", "1"],
-    ["delta", "--epsilon0", "1", "-n", "10", "--epsilon", "1", "--dataset", "c=99"],
-    ["epsilon", "--epsilon0", "1", "-n", "10", "--delta", "2"],
-    ["certify", "/nonexistent.toml"],
-    ["check-bound", "/nonexistent.py"],
-    ["renyi", "--epsilon0", "1", "-n", "10", "--order", "1"],
-    ["figure", "no-such-figure"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["delta", "--epsilon0", "-1", "-n", "10", "--epsilon", "1"],
+        ["delta", "--epsilon0", "nan", "-n", "10", "--epsilon", "1"],
+        ["delta", "--epsilon0", "1", "-n", "1", "--epsilon", "1"],
+        ["delta", "--epsilon0", "1", "-n", "10", "--epsilon", "1", "--dataset", "c=99"],
+        ["epsilon", "--epsilon0", "1", "-n", "10", "--delta", "2"],
+        ["certify", "/nonexistent.toml"],
+        ["check-bound", "/nonexistent.py"],
+        ["renyi", "--epsilon0", "1", "-n", "10", "--order", "1"],
+        ["figure", "no-such-figure"],
+    ],
+)
 def test_bad_input_table_one_line_exit_2(tmp_path, args):
     check(cli(tmp_path, *args, timeout=60), 2, within=60)
 
@@ -648,27 +773,83 @@ def _toml_value(v) -> str:
     return "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(x)}" for k, x in v.items()) + "}"
 
 
-KEYS = ["name", "description", "neighbouring", "randomizer", "mechanism", "users", "n", "n_min", "claims", "targets",
-        "target_delta", "options", "precision_cap", "kind", "type", "k", "epsilon0", "exp_epsilon0", "matrix",
-        "matrix_file", "epsilon", "delta", "precision", "junk"]
-_numbers = st.one_of(st.integers(-10, 10 ** 13), st.integers(), st.floats(allow_nan=True),
-                     st.sampled_from(["1e-6", "0.5", "1/3", "1e-1000000000", "1e99999", "-0", "2", "3", "1000", "nan",
-                                      "inf", "1" + "0" * 5000, "0x10", "", " ", "1e-8"]))
-_scalars = st.one_of(_numbers, st.booleans(), st.text(max_size=20),
-                     st.sampled_from(["krr", "binary_rr", "rr", "matrix", "laplace", "replace-one", "add-remove"]))
-_values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                         st.dictionaries(st.sampled_from(KEYS), inner, max_size=5)),
-                       max_leaves=25)
+KEYS = [
+    "name",
+    "description",
+    "neighbouring",
+    "randomizer",
+    "mechanism",
+    "users",
+    "n",
+    "n_min",
+    "claims",
+    "targets",
+    "target_delta",
+    "options",
+    "precision_cap",
+    "kind",
+    "type",
+    "k",
+    "epsilon0",
+    "exp_epsilon0",
+    "matrix",
+    "matrix_file",
+    "epsilon",
+    "delta",
+    "precision",
+    "junk",
+]
+_numbers = st.one_of(
+    st.integers(-10, 10**13),
+    st.integers(),
+    st.floats(allow_nan=True),
+    st.sampled_from(
+        [
+            "1e-6",
+            "0.5",
+            "1/3",
+            "1e-1000000000",
+            "1e99999",
+            "-0",
+            "2",
+            "3",
+            "1000",
+            "nan",
+            "inf",
+            "1" + "0" * 5000,
+            "0x10",
+            "",
+            " ",
+            "1e-8",
+        ]
+    ),
+)
+_scalars = st.one_of(
+    _numbers,
+    st.booleans(),
+    st.text(max_size=20),
+    st.sampled_from(["krr", "binary_rr", "rr", "matrix", "laplace", "replace-one", "add-remove"]),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(KEYS), inner, max_size=5)),
+    max_leaves=25,
+)
 
 
 def _valid_base(draw):
-    k = draw(st.one_of(st.just(2), st.integers(2, 12), st.integers(2, 10 ** 12)))
-    return {"name": draw(st.text(max_size=30)),
-            "randomizer": {"mechanism": draw(st.sampled_from(["krr", "binary_rr", "rr", "matrix", "laplace"])),
-                           "k": k, "epsilon0": draw(_numbers)},
-            "users": {"n": draw(st.one_of(st.integers(2, 40), _numbers))},
-            "claims": [{"epsilon": draw(_numbers), "delta": draw(_numbers)}],
-            "options": {"precision_cap": draw(st.one_of(st.integers(32, 512), _numbers))}}
+    k = draw(st.one_of(st.just(2), st.integers(2, 12), st.integers(2, 10**12)))
+    return {
+        "name": draw(st.text(max_size=30)),
+        "randomizer": {
+            "mechanism": draw(st.sampled_from(["krr", "binary_rr", "rr", "matrix", "laplace"])),
+            "k": k,
+            "epsilon0": draw(_numbers),
+        },
+        "users": {"n": draw(st.one_of(st.integers(2, 40), _numbers))},
+        "claims": [{"epsilon": draw(_numbers), "delta": draw(_numbers)}],
+        "options": {"precision_cap": draw(st.one_of(st.integers(32, 512), _numbers))},
+    }
 
 
 @st.composite
@@ -693,10 +874,12 @@ def test_fuzz_deployment_toml_never_internal_error(tmp_path_factory, text):
     # in-process (one import, fast); --max-memory 1M keeps any accepted deployment small (n <= 2048), so every
     # example finishes quickly. Exit 3 is INCONCLUSIVE (a valid verdict at a low precision cap); 4 never.
     from blanket.reports.cli import main
+
     d = tmp_path_factory.mktemp("fuzz")
     p = d / "dep.toml"
     p.write_text(text)
     from blanket.exact import guards
+
     try:
         rc = main(["certify", str(p), "-o", str(d / "out"), "--no-pdf", "--max-memory", "1M"])
     finally:

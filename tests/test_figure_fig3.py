@@ -5,14 +5,14 @@ from __future__ import annotations
 import csv
 
 import pytest
-from flint import fmpq
-
 from blanket.exact import arith
+from flint import fmpq
 
 
 @pytest.fixture(scope="module")
 def quick_fig(tmp_path_factory):
     from blanket.reports.figures import get_figure
+
     out = tmp_path_factory.mktemp("fig3")
     paths = get_figure("blanket-fig3").make(out, quick=True)
     return out, paths
@@ -37,8 +37,17 @@ def test_all_seven_curves_and_exact_curves_present(quick_fig):
     out, _ = quick_fig
     rows = _rows(out)
     curves = {r["curve"] for r in rows}
-    for c in ("EFMRTT'19", "Hoeffding, Generic", "Bennett, Generic", "Hoeffding, RR (k=2)", "Bennett, RR (k=100)",
-              "Hoeffding, Laplace", "Bennett, Laplace", "exact, binary RR", "exact blanket view, RR (k=100)"):
+    for c in (
+        "EFMRTT'19",
+        "Hoeffding, Generic",
+        "Bennett, Generic",
+        "Hoeffding, RR (k=2)",
+        "Bennett, RR (k=100)",
+        "Hoeffding, Laplace",
+        "Bennett, Laplace",
+        "exact, binary RR",
+        "exact blanket view, RR (k=100)",
+    ):
         assert c in curves, c
     assert {r["panel"] for r in rows} == {"i", "ii", "iii", "iv"}
     # only EFMRTT points outside Theorem 5.1's hypotheses (n < 1000, or epsilon0 <= 1/2 binding) may be missing
@@ -50,6 +59,7 @@ def test_all_seven_curves_and_exact_curves_present(quick_fig):
 def test_certified_values_are_certified(quick_fig):
     """Re-check a few plotted numbers independently: the bound at the certified end is ≤ δ."""
     import blanket.proofs.blanket as B
+
     out, _ = quick_fig
     rows = _rows(out)
     six = fmpq(1, 10**6)
@@ -92,5 +102,6 @@ def test_exact_curves_dominate_bounds(quick_fig):
 
 def test_cli_quick(tmp_path, capsys):
     from blanket.reports.cli import main
+
     assert main(["figure", "--list"]) == 0
     assert "blanket-fig3" in capsys.readouterr().out

@@ -12,15 +12,14 @@ from fractions import Fraction
 from math import factorial
 
 import pytest
-from flint import arb, fmpq
-from hypothesis import assume, given, strategies as st
-
 from blanket.exact import arith
 from blanket.exact.bruteforce import delta_brute
 from blanket.exact.errors import InvalidArgument
-from blanket.exact.krr import (delta_blanket_view, delta_krr_family, delta_krr_third_lumped,
-                       expected_positive_part)
+from blanket.exact.krr import delta_blanket_view, delta_krr_family, delta_krr_third_lumped, expected_positive_part
 from blanket.exact.mechanisms import KRR, FiniteRandomizer
+from flint import arb, fmpq
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 # rational e^{eps0} > 1 and e^{eps} >= 1
 e0s = st.builds(lambda a, b: fmpq(b + a, b), st.integers(1, 12), st.integers(1, 4))
@@ -41,11 +40,17 @@ def _datasets(k, n, family, direction):
 
 
 # ---------------------------------------------------------------- families vs brute force
-@given(st.integers(2, 5), e0s, ees, st.integers(1, 5), st.sampled_from(["same", "neighbour", "third"]),
-       st.sampled_from(["forward", "backward"]))
+@given(
+    st.integers(2, 5),
+    e0s,
+    ees,
+    st.integers(1, 5),
+    st.sampled_from(["same", "neighbour", "third"]),
+    st.sampled_from(["forward", "backward"]),
+)
 def test_family_equals_brute_force_exactly(k, e0, ee, n, family, direction):
     assume(not (family == "third" and k < 3))
-    assume(k ** n <= 5 ** 5)
+    assume(k**n <= 5**5)
     mech = KRR(k, exp_epsilon0=e0)
     d1, d2 = _datasets(k, n, family, direction)
     bf = delta_brute(mech, d1, d2, exp_epsilon=ee)
@@ -84,7 +89,7 @@ def _third_direct(k, e0, ee, n):
         for c, pr in zip(h, others):
             if c and pr == 0:
                 return Fraction(0)
-            out *= pr ** c / factorial(c)
+            out *= pr**c / factorial(c)
         return out
 
     def law(target, h):
@@ -122,9 +127,9 @@ def test_windowed_ball_encloses_exact(k, n):
         ex = delta_krr_family(mech, n, fam, exp_epsilon=ee)
         assert isinstance(ex, fmpq)
         with arith.precision(128):
-            b = delta_krr_family(mech, n, fam, exp_epsilon=ee, exact_max_n=0, tol=fmpq(1, 10 ** 12))
+            b = delta_krr_family(mech, n, fam, exp_epsilon=ee, exact_max_n=0, tol=fmpq(1, 10**12))
         assert isinstance(b, arb) and _encloses(b, ex)
-        assert b.rad() < fmpq(1, 10 ** 9)
+        assert b.rad() < fmpq(1, 10**9)
     ex = delta_blanket_view(mech, n, exp_epsilon=ee)
     with arith.precision(128):
         b = delta_blanket_view(mech, n, exp_epsilon=ee, exact_max_n=0)
@@ -135,25 +140,26 @@ def test_decimal_parameters_enclose_exact_rational_route():
     # e^{eps0} = 2, e^{eps} = 1 exactly vs epsilon0 = log 2 given to 60 digits, epsilon = 0
     log2 = "0.693147180559945309417232121458176568075500134360255254120680"
     with arith.precision(256):
-        b = delta_krr_family(KRR(4, epsilon0=log2), 50, "third", epsilon=0, tol=fmpq(1, 10 ** 50))
+        b = delta_krr_family(KRR(4, epsilon0=log2), 50, "third", epsilon=0, tol=fmpq(1, 10**50))
         lo, hi = arith.endpoints(b)
     ex = delta_krr_family(KRR(4, exp_epsilon0=2), 50, "third", exp_epsilon=1)
     f = Fraction(int(ex.p), int(ex.q))
     # log2 is given to 60 digits, so the two values differ by far less than 1e-40
-    assert lo - Fraction(1, 10 ** 40) <= f <= hi + Fraction(1, 10 ** 40)
-    assert hi - lo < Fraction(1, 10 ** 40)
+    assert lo - Fraction(1, 10**40) <= f <= hi + Fraction(1, 10**40)
+    assert hi - lo < Fraction(1, 10**40)
 
 
 @pytest.mark.parametrize("tables", [False, True])
 def test_coarse_windows_still_enclose_exact(monkeypatch, tables):
     # tol so large that the windows cut real mass: the certified tail term must still cover it
     import blanket.exact.krr as K
+
     if tables:
         monkeypatch.setattr(K, "_TABLES_MIN_N", 0)
     n = 60
     for k, e0, ee in [(10, 3, fmpq(5, 4)), (4, 2, fmpq(11, 10))]:
         mech = KRR(k, exp_epsilon0=e0)
-        for tol in (fmpq(1, 10 ** 3), fmpq(1, 10 ** 8)):
+        for tol in (fmpq(1, 10**3), fmpq(1, 10**8)):
             with arith.precision(128):
                 got = [delta_krr_family(mech, n, f, exp_epsilon=ee, exact_max_n=0, tol=tol) for f in ("same", "third")]
                 got.append(delta_blanket_view(mech, n, exp_epsilon=ee, exact_max_n=0, tol=tol))
@@ -167,13 +173,14 @@ def test_coarse_windows_still_enclose_exact(monkeypatch, tables):
 
 def test_ratio_table_path_agrees_with_plain_path(monkeypatch):
     import blanket.exact.krr as K
+
     with arith.precision(128):
         mech = KRR(5, epsilon0="2")
         fast = (delta_krr_family(mech, 2600, "third", epsilon="0.15"), delta_blanket_view(mech, 2600, epsilon="0.15"))
-        monkeypatch.setattr(K, "_TABLES_MIN_N", 10 ** 9)
+        monkeypatch.setattr(K, "_TABLES_MIN_N", 10**9)
         plain = (delta_krr_family(mech, 2600, "third", epsilon="0.15"), delta_blanket_view(mech, 2600, epsilon="0.15"))
         for a, b in zip(fast, plain):
-            assert a.overlaps(b) and a.rad() < fmpq(1, 10 ** 20) and a > 0
+            assert a.overlaps(b) and a.rad() < fmpq(1, 10**20) and a > 0
 
 
 # ---------------------------------------------------------------- lumped view is not a valid delta
@@ -193,8 +200,9 @@ def test_lumped_is_strictly_below_true_third_delta_for_k_ge_4():
 
 @given(e0s, ees, st.integers(1, 8))
 def test_lumped_equals_true_for_k3_and_is_below_for_k4(e0, ee, n):
-    assert delta_krr_third_lumped(KRR(3, exp_epsilon0=e0), n, exp_epsilon=ee) == \
-        delta_krr_family(KRR(3, exp_epsilon0=e0), n, "third", exp_epsilon=ee)
+    assert delta_krr_third_lumped(KRR(3, exp_epsilon0=e0), n, exp_epsilon=ee) == delta_krr_family(
+        KRR(3, exp_epsilon0=e0), n, "third", exp_epsilon=ee
+    )
     m4 = KRR(4, exp_epsilon0=e0)
     assert delta_krr_third_lumped(m4, n, exp_epsilon=ee) <= delta_krr_family(m4, n, "third", exp_epsilon=ee)
 
@@ -211,7 +219,7 @@ def test_blanket_view_fast_equals_enumeration(k, e0, ee, n):
 
 @given(st.integers(2, 4), e0s, ees, st.integers(2, 5), st.data())
 def test_blanket_view_upper_bounds_brute_force_on_random_datasets(k, e0, ee, n, data):
-    assume(k ** n <= 4 ** 5)
+    assume(k**n <= 4**5)
     mech = KRR(k, exp_epsilon0=e0)
     bv = delta_blanket_view(mech, n, exp_epsilon=ee)
     others = data.draw(st.lists(st.integers(0, k - 1), min_size=n - 1, max_size=n - 1))
@@ -292,7 +300,7 @@ def test_delta_in_unit_interval_and_nonincreasing_in_epsilon(k, e0, ee1, ee2, n)
     assert 0 <= b <= a <= 1
 
 
-@given(st.integers(2, 10), e0s, st.integers(0, 5), st.integers(1, 10 ** 5))
+@given(st.integers(2, 10), e0s, st.integers(0, 5), st.integers(1, 10**5))
 def test_zero_at_and_above_epsilon0_exactly(k, e0, extra, n):
     mech = KRR(k, exp_epsilon0=e0)
     ee = e0 + extra
@@ -366,10 +374,16 @@ def test_sweep_families_vs_brute_force(slow_level):
 
 # ---------------------------------------------------------------- one-dimensional engine (issue 14)
 from blanket.exact import laws  # noqa: E402
-from blanket.exact.krr import (_TailWalker, _bernstein, _excess, delta_stronger_clones)  # noqa: E402
+from blanket.exact.krr import _bernstein, _excess, _TailWalker, delta_stronger_clones  # noqa: E402
 
 
-@given(st.integers(2, 6), e0s, ees, st.integers(1, 40), st.sampled_from(["same", "neighbour", "third", "blanket", "lumped"]))
+@given(
+    st.integers(2, 6),
+    e0s,
+    ees,
+    st.integers(1, 40),
+    st.sampled_from(["same", "neighbour", "third", "blanket", "lumped"]),
+)
 def test_one_dimensional_engine_encloses_exact_rationals(k, e0, ee, n, what):
     """The 1-D route (forced, in balls) contains the exact rational value of the grid engine."""
     assume(not (what in ("third", "lumped") and k < 3))
@@ -392,18 +406,21 @@ def test_one_dimensional_engine_encloses_exact_rationals(k, e0, ee, n, what):
     assert _encloses(b, ex)
     degenerate = what in ("same", "neighbour", "lumped") or (what == "blanket" and k == 2)
     if degenerate:  # exact up to the windowing: a tight enclosure
-        assert b.rad() < fmpq(1, 10 ** 18)
+        assert b.rad() < fmpq(1, 10**18)
 
 
-@pytest.mark.parametrize("k,eps0,eps,n", [(10, "1", "0.03", 6000), (3, "2", "0.15", 4000), (2, "1", "0.06", 15000),
-                                          (5, "0.5", "0.02", 8000)])
+@pytest.mark.parametrize(
+    "k,eps0,eps,n", [(10, "1", "0.03", 6000), (3, "2", "0.15", 4000), (2, "1", "0.06", 15000), (5, "0.5", "0.02", 8000)]
+)
 def test_one_dimensional_engine_agrees_with_grid_engine(k, eps0, eps, n):
     """Overlapping sizes: the new route contains the old (grid) route's enclosure, and is tight when degenerate."""
     mech = KRR(k, epsilon0=eps0)
     with arith.precision(128):
-        cases = [("blanket", lambda e: delta_blanket_view(mech, n, epsilon=eps, engine=e)),
-                 ("same", lambda e: delta_krr_family(mech, n, "same", epsilon=eps, engine=e)),
-                 ("neighbour", lambda e: delta_krr_family(mech, n, "neighbour", epsilon=eps, engine=e))]
+        cases = [
+            ("blanket", lambda e: delta_blanket_view(mech, n, epsilon=eps, engine=e)),
+            ("same", lambda e: delta_krr_family(mech, n, "same", epsilon=eps, engine=e)),
+            ("neighbour", lambda e: delta_krr_family(mech, n, "neighbour", epsilon=eps, engine=e)),
+        ]
         if k >= 3:
             cases.append(("third", lambda e: delta_krr_family(mech, n, "third", epsilon=eps, engine=e)))
         for name, f in cases:
@@ -414,7 +431,7 @@ def test_one_dimensional_engine_agrees_with_grid_engine(k, eps0, eps, n):
             degenerate = name in ("same", "neighbour") or k == 2
             if degenerate:
                 assert grid.overlaps(fast), name
-                assert fhi - flo <= (ghi + glo) * Fraction(1, 10 ** 12) + Fraction(1, 10 ** 20), name
+                assert fhi - flo <= (ghi + glo) * Fraction(1, 10**12) + Fraction(1, 10**20), name
             else:  # the grid value is (nearly) exact, the 1-D enclosure must contain it and be reasonably tight
                 assert flo <= glo and ghi <= fhi, name
                 assert fhi - flo <= fhi * Fraction(1, 50), name
@@ -449,7 +466,7 @@ def test_excess_bounds_hold_exactly(N2, rnum, d10, upper_side):
     mean, V = N2 * rho, N2 * rho * (1 - rho)
     exact_val = fmpq(0)
     for y in range(N2 + 1):
-        pr = fmpq(__import__("math").comb(N2, y)) * rho ** y * (1 - rho) ** (N2 - y)
+        pr = fmpq(__import__("math").comb(N2, y)) * rho**y * (1 - rho) ** (N2 - y)
         z = (y - mean) if upper_side else (mean - y)
         if z - d > 0:
             exact_val += pr * (z - d)
@@ -467,15 +484,16 @@ def test_excess_bounds_hold_exactly(N2, rnum, d10, upper_side):
 @given(e0s, ees, st.integers(1, 14))
 def test_stronger_clones_pair_equals_binary_blanket_view(e0, ee, n):
     """FMT's stronger-clones pair, enumerated directly, equals the k = 2 blanket view exactly."""
-    assert delta_stronger_clones(n, exp_epsilon0=e0, exp_epsilon=ee, method="enumerate") == \
-        delta_blanket_view(KRR(2, exp_epsilon0=e0), n, exp_epsilon=ee)
+    assert delta_stronger_clones(n, exp_epsilon0=e0, exp_epsilon=ee, method="enumerate") == delta_blanket_view(
+        KRR(2, exp_epsilon0=e0), n, exp_epsilon=ee
+    )
 
 
 def test_stronger_clones_large_n_is_fast_route_and_tight():
     with arith.precision(128):
-        v = delta_stronger_clones(10 ** 6, epsilon0="1", epsilon="0.003")
+        v = delta_stronger_clones(10**6, epsilon0="1", epsilon="0.003")
     lo, hi = arith.endpoints(v)
-    assert 0 < lo and hi - lo < hi * Fraction(1, 10 ** 12)
+    assert 0 < lo and hi - lo < hi * Fraction(1, 10**12)
 
 
 def test_engine_argument_errors():
@@ -488,24 +506,31 @@ def test_engine_argument_errors():
         delta_stronger_clones(5, epsilon0="1", epsilon="0.5", method="enumerate")
 
 
-@pytest.mark.parametrize("k,view,n", [(2, "blanket", 3000), (4, "third", 1000), (10, "blanket", 21000), (3, "same", 4000)])
+@pytest.mark.parametrize(
+    "k,view,n", [(2, "blanket", 3000), (4, "third", 1000), (10, "blanket", 21000), (3, "same", 4000)]
+)
 def test_calibrate_epsilon_bracket_is_certified_by_the_grid_engine(k, view, n):
     """The calibrated bracket's ends are re-checked on the other engine: δ(upper) ≤ target < δ(lower)."""
     from blanket.exact.krr import calibrate_epsilon
+
     mech = KRR(k, epsilon0="1")
-    target = fmpq(1, 10 ** 5)
+    target = fmpq(1, 10**5)
     with arith.precision(128):
         br = calibrate_epsilon(mech, n, target, view=view, rel_tol="1e-4")
         assert 0 < br.lower < br.upper and br.evaluations <= 15
-        f = (lambda e: delta_blanket_view(mech, n, epsilon=e, engine="grid")) if view == "blanket" else \
-            (lambda e: delta_krr_family(mech, n, view, epsilon=e, engine="grid"))
+        f = (
+            (lambda e: delta_blanket_view(mech, n, epsilon=e, engine="grid"))
+            if view == "blanket"
+            else (lambda e: delta_krr_family(mech, n, view, epsilon=e, engine="grid"))
+        )
         assert arith.le(f(br.upper), target) is True
         assert arith.gt(f(br.lower), target) is True
-    assert br.rel_width() <= fmpq(1, 10 ** 3)
+    assert br.rel_width() <= fmpq(1, 10**3)
 
 
 def test_calibrate_epsilon_errors():
     from blanket.exact.krr import calibrate_epsilon
+
     with pytest.raises(InvalidArgument, match="view"):
         calibrate_epsilon(KRR(3, epsilon0=1), 100, "1e-6", view="worst")
     with pytest.raises(InvalidArgument, match="delta"):
@@ -515,6 +540,7 @@ def test_calibrate_epsilon_errors():
 def test_automatic_engine_choice():
     """n > GRID_MAX_N: the 1-D route at the default precision, the grid when the caller escalates precision."""
     import blanket.exact.krr as K
+
     mech = KRR(10, epsilon0="1")
     n = K.GRID_MAX_N + 1000
     with arith.precision(arith.DEFAULT_PREC):
@@ -523,16 +549,20 @@ def test_automatic_engine_choice():
     assert auto.mid() == fast.mid() and auto.rad() == fast.rad()
     with arith.precision(2 * arith.DEFAULT_PREC):
         esc = delta_blanket_view(mech, n, epsilon="0.02")
-    assert esc.rad() < fast.rad() * fmpq(1, 10 ** 6) and fast.contains(esc)
+    assert esc.rad() < fast.rad() * fmpq(1, 10**6) and fast.contains(esc)
 
 
 @given(st.integers(3, 10), e0s, ees, st.integers(1, 45), st.sampled_from(["third", "blanket"]))
 def test_blocked_weak_count_encloses_exact_rationals(k, e0, ee, n, what):
     """Lemma K4 (blocks of the weak count) forced at small n, where boundaries collide and N2 reaches 0."""
     import blanket.exact.krr as K
+
     mech = KRR(k, exp_epsilon0=e0)
-    f = (lambda **kw: delta_blanket_view(mech, n, exp_epsilon=ee, **kw)) if what == "blanket" else \
-        (lambda **kw: delta_krr_family(mech, n, "third", exp_epsilon=ee, **kw))
+    f = (
+        (lambda **kw: delta_blanket_view(mech, n, exp_epsilon=ee, **kw))
+        if what == "blanket"
+        else (lambda **kw: delta_krr_family(mech, n, "third", exp_epsilon=ee, **kw))
+    )
     ex = f()
     old = K._BLOCKS_MIN_SD
     K._BLOCKS_MIN_SD = 0
@@ -549,15 +579,16 @@ def test_blocked_weak_count_encloses_exact_rationals(k, e0, ee, n, what):
 
 def test_blocked_weak_count_is_tighter_than_the_global_jensen_bound():
     import blanket.exact.krr as K
+
     mech = KRR(10, epsilon0="1")
     with arith.precision(128):
         ee = arith.exp_ball(arith.exact("0.0234"))
         f, p = mech.flip(), mech.keep()
         kf = 10 * f
         atoms = [(8 * f, kf * (1 - ee)), (f, 10 * (p - ee * f)), (f, 10 * (f - ee * p)), (1 - kf, fmpq(0))]
-        grid = delta_blanket_view(mech, 10 ** 4, epsilon="0.0234", engine="grid") * (mech.gamma() * 10 ** 4)
-        blocked = K._fast_positive_part(10 ** 4, atoms, K.DEFAULT_TOL, blocks=True)
-        jensen = K._fast_positive_part(10 ** 4, atoms, K.DEFAULT_TOL, blocks=False)
+        grid = delta_blanket_view(mech, 10**4, epsilon="0.0234", engine="grid") * (mech.gamma() * 10**4)
+        blocked = K._fast_positive_part(10**4, atoms, K.DEFAULT_TOL, blocks=True)
+        jensen = K._fast_positive_part(10**4, atoms, K.DEFAULT_TOL, blocks=False)
     for v in (blocked, jensen):
         assert v.contains(grid)
     assert blocked.rad() * 10 < jensen.rad()
@@ -566,6 +597,7 @@ def test_blocked_weak_count_is_tighter_than_the_global_jensen_bound():
 def test_escalation_refines_the_one_dimensional_route(monkeypatch):
     """Above GRID_ESCALATION_MAX_N a caller raising the precision gets finer blocks: a narrower enclosure of the same value."""
     import blanket.exact.krr as K
+
     monkeypatch.setattr(K, "GRID_ESCALATION_MAX_N", 1000)
     mech = KRR(10, epsilon0="1")
     n = 25000

@@ -1,16 +1,15 @@
 """Tests for reports.latex: escaping (injection strings), outward rounding, sandboxed compilation."""
 
 import os
-import pathlib
 import shutil
 import subprocess
 
 import pytest
-from flint import arb, fmpq
-from hypothesis import given, strategies as st
-
 from blanket.exact import arith
 from blanket.reports import latex
+from flint import arb, fmpq
+from hypothesis import given
+from hypothesis import strategies as st
 
 NEEDS_TEX = "TeX Live (latexmk/pdflatex) and pdftotext are needed to compile and read PDFs"
 
@@ -23,8 +22,21 @@ def require_tex():
     pytest.skip(NEEDS_TEX)
 
 
-INJECTIONS = [r"\input{/etc/passwd}", "$x$", "100%", "#1", "a_b", "{}", "~", "^", "\\", r"\def\x{1}\x",
-              "&", "\\end{document}", "%\n\\input{/etc/passwd}"]
+INJECTIONS = [
+    r"\input{/etc/passwd}",
+    "$x$",
+    "100%",
+    "#1",
+    "a_b",
+    "{}",
+    "~",
+    "^",
+    "\\",
+    r"\def\x{1}\x",
+    "&",
+    "\\end{document}",
+    "%\n\\input{/etc/passwd}",
+]
 
 
 @pytest.mark.parametrize("s", INJECTIONS)
@@ -35,7 +47,7 @@ def test_escape_leaves_no_active_specials(s):
     for ch in "$%#&_{}":
         i = out.find(ch)
         while i != -1:
-            assert i > 0 and (out[i - 1] == "\\" or out[i - 3:i + 1] == "{}" or ch in "{}"), (s, out)
+            assert i > 0 and (out[i - 1] == "\\" or out[i - 3 : i + 1] == "{}" or ch in "{}"), (s, out)
             i = out.find(ch, i + 1)
 
 
@@ -45,7 +57,7 @@ def test_escape_total_ascii_output(s):
     assert all(" " <= c <= "~" for c in out)
 
 
-@given(st.fractions(min_value=-10**6, max_value=10**6).filter(lambda f: f != 0), st.integers(1, 12))
+@given(st.fractions(min_value=-(10**6), max_value=10**6).filter(lambda f: f != 0), st.integers(1, 12))
 def test_num_outward(f, digits):
     q = fmpq(f.numerator, f.denominator)
     up = arith.exact(arith.decimal_string(q, digits, up=True))
@@ -82,8 +94,9 @@ def test_injection_typesets_literally(tmp_path):
 @pytest.mark.tex
 def test_latex_failure_reports_log_excerpt(tmp_path):
     require_tex()
-    res = latex.compile_pdf(str(latex.PREAMBLE) + "\\begin{document}\\undefinedmacro\\end{document}\n", tmp_path / "y.pdf",
-                            jobname="y")
+    res = latex.compile_pdf(
+        str(latex.PREAMBLE) + "\\begin{document}\\undefinedmacro\\end{document}\n", tmp_path / "y.pdf", jobname="y"
+    )
     assert not res.ok and res.pdf is None
     assert "Undefined control sequence" in res.log_excerpt
 

@@ -10,11 +10,10 @@ from math import comb
 
 import numpy as np
 import pytest
+from blanket.exact import arith, laws
 from flint import arb, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from blanket.exact import arith, laws
 
 qs = st.fractions(min_value=Fraction(1, 50), max_value=Fraction(49, 50), max_denominator=97)
 ms = st.one_of(st.integers(1, 300), st.integers(300, 10**5), st.integers(10**5, 3 * 10**7))
@@ -31,10 +30,12 @@ def test_tail_and_pmf_contain_exact_rationals(m, q, data):
     k = data.draw(st.integers(-2, m + 2))
     with arith.precision(128):
         qa = arb(fmpq(q.numerator, q.denominator))
-        exact_tail = sum((Fraction(comb(m, j)) * q**j * (1 - q)**(m - j) for j in range(max(k, 0), m + 1)), Fraction(0))
+        exact_tail = sum(
+            (Fraction(comb(m, j)) * q**j * (1 - q) ** (m - j) for j in range(max(k, 0), m + 1)), Fraction(0)
+        )
         assert contains(laws.tail(m, qa, k), exact_tail)
         if 0 <= k <= m:
-            assert contains(laws.pmf(m, qa, k), Fraction(comb(m, k)) * q**k * (1 - q)**(m - k))
+            assert contains(laws.pmf(m, qa, k), Fraction(comb(m, k)) * q**k * (1 - q) ** (m - k))
 
 
 @settings(max_examples=25)
@@ -115,8 +116,14 @@ def test_tail_at_a_billion_is_tight_and_matches_the_window_sum():
 
 
 @settings(max_examples=20)
-@given(wa=st.integers(1, 400), wx=st.integers(1, 400), k0=st.integers(-50, 900), count=st.integers(1, 6),
-       below=st.sampled_from([0.0, 1.0, 0.37]), seed=st.integers(0, 2**32 - 1))
+@given(
+    wa=st.integers(1, 400),
+    wx=st.integers(1, 400),
+    k0=st.integers(-50, 900),
+    count=st.integers(1, 6),
+    below=st.sampled_from([0.0, 1.0, 0.37]),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_window_dots_against_exact_rationals(wa, wx, k0, count, below, seed):
     rng = np.random.default_rng(seed)
     a = rng.random(wa) * 2.0 ** rng.integers(-40, 1, wa)

@@ -9,12 +9,12 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import arb, fmpq
-from hypothesis import given, strategies as st
-
 from blanket.exact import arith
 from blanket.exact.errors import FloatRefused, InvalidArgument
 from blanket.exact.mechanisms import KRR, BinaryRR, FiniteRandomizer, amplification_law
+from flint import arb, fmpq
+from hypothesis import given
+from hypothesis import strategies as st
 
 e0s = st.builds(lambda a, b: fmpq(b + a, b), st.integers(0, 20), st.integers(1, 6))  # e^{eps0} >= 1
 ees = st.builds(lambda a, b: fmpq(b + a, b), st.integers(0, 10), st.integers(1, 6))
@@ -63,7 +63,7 @@ def test_krr_ball_entries_against_mpmath():
         e = mpmath.exp(mpmath.mpf(7) / 10)
         for ball, ref in ((keep, e / (e + 4)), (flip, 1 / (e + 4)), (g, 5 / (e + 4))):
             assert abs(mpmath.mpf(ball.mid().str(50, radius=False)) - ref) < mpmath.mpf(10) ** -45
-            assert ball.rad() < fmpq(1, 10 ** 50)
+            assert ball.rad() < fmpq(1, 10**50)
         assert rr.epsilon0().contains(arb("0.7"))
 
 
@@ -133,7 +133,7 @@ def test_lemma_5_4_mean_range_second_moment(mech, ee, data):
         assert g * (1 / e0 - ee * e0) <= v <= g * (e0 - ee / e0)
     # Lemma 5.4(3): E[L^2] <= gamma (e0 (ee^2 + 1) - 2 gamma ee / e0^2)
     m2 = sum((v * v * p for v, p in law), fmpq(0))
-    assert m2 <= g * (e0 * (ee ** 2 + 1) - 2 * g * ee / e0 ** 2)
+    assert m2 <= g * (e0 * (ee**2 + 1) - 2 * g * ee / e0**2)
 
 
 @given(st.integers(2, 8), e0s, ees)
@@ -145,7 +145,7 @@ def test_lemma_5_7_krr_law_and_second_moment(k, e0, ee):
     expected = [g * (1 - ee) + k * (1 - g), g * (1 - ee) - k * (1 - g) * ee] + [g * (1 - ee)] * (k - 2)
     assert [v for v, _ in law] == expected and all(p == fmpq(1, k) for _, p in law)
     m2 = sum((v * v * p for v, p in law), fmpq(0))
-    assert m2 == g * (2 - g) * (ee - 1) ** 2 + (1 - g) ** 2 * k * (ee ** 2 + 1)
+    assert m2 == g * (2 - g) * (ee - 1) ** 2 + (1 - g) ** 2 * k * (ee**2 + 1)
 
 
 def test_amplification_law_decimal_epsilon_is_ball_enclosing_exact():
@@ -163,15 +163,18 @@ def test_amplification_law_decimal_epsilon_is_ball_enclosing_exact():
 
 
 # ---------------------------------------------------------------- validation
-@pytest.mark.parametrize("matrix,match", [
-    ([[1, 0]], "must have at least two rows"),
-    ("abc", "must have at least two rows"),
-    ([[1, 0], [1]], "matrix row 1 must have 2 entries like row 0"),
-    ([[1, 0], []], "matrix row 1 must be a non-empty list"),
-    ([["3/2", "-1/2"], [1, 0]], "matrix\\[0\\]\\[1\\] must be >= 0"),
-    ([["1/2", "1/3"], [1, 0]], "matrix row 0 must sum to exactly 1, got '5/6'"),
-    ([["x", 1], [1, 0]], "matrix\\[0\\]\\[0\\] must be a number"),
-])
+@pytest.mark.parametrize(
+    "matrix,match",
+    [
+        ([[1, 0]], "must have at least two rows"),
+        ("abc", "must have at least two rows"),
+        ([[1, 0], [1]], "matrix row 1 must have 2 entries like row 0"),
+        ([[1, 0], []], "matrix row 1 must be a non-empty list"),
+        ([["3/2", "-1/2"], [1, 0]], "matrix\\[0\\]\\[1\\] must be >= 0"),
+        ([["1/2", "1/3"], [1, 0]], "matrix row 0 must sum to exactly 1, got '5/6'"),
+        ([["x", 1], [1, 0]], "matrix\\[0\\]\\[0\\] must be a number"),
+    ],
+)
 def test_matrix_validation(matrix, match):
     with pytest.raises(InvalidArgument, match=match):
         FiniteRandomizer(matrix)

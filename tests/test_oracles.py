@@ -11,16 +11,29 @@ import itertools
 import math
 
 import pytest
-from flint import arb, fmpq
-
 from blanket.exact.arith import precision
 from blanket.exact.enumerate import delta_dataset, worst_case
 from blanket.exact.errors import InvalidArgument
 from blanket.exact.krr import delta_blanket_view, delta_krr_family
 from blanket.exact.mechanisms import KRR, amplification_law
-from blanket.exact.oracles import (LDP, OLH, OUE, SUE, Geometric, Hadamard, Subset, best_upper_delta, blanket_view_delta,
-                                   blanket_view_delta_merged, epsilon_upper,
-                                   blanket_view_delta_enumerate, clone_delta, clone_pair_law, same_family_delta)
+from blanket.exact.oracles import (
+    LDP,
+    OLH,
+    OUE,
+    SUE,
+    Geometric,
+    Hadamard,
+    Subset,
+    best_upper_delta,
+    blanket_view_delta,
+    blanket_view_delta_enumerate,
+    blanket_view_delta_merged,
+    clone_delta,
+    clone_pair_law,
+    epsilon_upper,
+    same_family_delta,
+)
+from flint import arb, fmpq
 
 
 def _functions(k, g, nonconstant=False):
@@ -31,13 +44,22 @@ def _functions(k, g, nonconstant=False):
 def _mechs():
     """Small instances (exact e^{ε0}) whose matrices have at most 16 outputs."""
     return [
-        OUE(3, exp_epsilon0=3), OUE(4, exp_epsilon0="5/2"), OUE(2, exp_epsilon0=4),
-        SUE(3, exp_half_epsilon0=2), SUE(4, exp_half_epsilon0="3/2"),
-        OLH(3, 2, exp_epsilon0=3, family=_functions(3, 2, nonconstant=True)),            # c = 1/3, no constant h
-        OLH(3, 2, exp_epsilon0=3, family=_functions(3, 2), constant="family"),           # pairwise independent, κ = 1/4
+        OUE(3, exp_epsilon0=3),
+        OUE(4, exp_epsilon0="5/2"),
+        OUE(2, exp_epsilon0=4),
+        SUE(3, exp_half_epsilon0=2),
+        SUE(4, exp_half_epsilon0="3/2"),
+        OLH(3, 2, exp_epsilon0=3, family=_functions(3, 2, nonconstant=True)),  # c = 1/3, no constant h
+        OLH(3, 2, exp_epsilon0=3, family=_functions(3, 2), constant="family"),  # pairwise independent, κ = 1/4
         OLH(4, 2, exp_epsilon0=2, family=_functions(4, 2, nonconstant=True)),
-        Hadamard(2, exp_epsilon0=3), Hadamard(3, exp_epsilon0=2), Hadamard(5, exp_epsilon0=3), Hadamard(7, exp_epsilon0="3/2"),
-        Subset(4, 2, exp_epsilon0=3), Subset(5, 2, exp_epsilon0=2), Subset(4, 1, exp_epsilon0=2), Subset(5, 3, exp_epsilon0=4),
+        Hadamard(2, exp_epsilon0=3),
+        Hadamard(3, exp_epsilon0=2),
+        Hadamard(5, exp_epsilon0=3),
+        Hadamard(7, exp_epsilon0="3/2"),
+        Subset(4, 2, exp_epsilon0=3),
+        Subset(5, 2, exp_epsilon0=2),
+        Subset(4, 1, exp_epsilon0=2),
+        Subset(5, 3, exp_epsilon0=4),
     ]
 
 
@@ -62,7 +84,7 @@ def test_gamma_blanket_and_l_law_match_the_explicit_matrix(mech):
     a, b = mech.ratio_law()
     rows = fr.matrix()
     lam = {}
-    for y, (p0, p1) in enumerate(zip(rows[0], rows[1])):
+    for _y, (p0, p1) in enumerate(zip(rows[0], rows[1])):
         if p0:
             lam[p1 / p0] = lam.get(p1 / p0, fmpq(0)) + p0
     e = mech.exp_epsilon0()
@@ -72,12 +94,16 @@ def test_gamma_blanket_and_l_law_match_the_explicit_matrix(mech):
 def test_olh_with_constant_hashes_credited_to_zero_is_still_a_valid_decomposition():
     fam = _functions(3, 2)
     full = OLH(3, 2, exp_epsilon0=3, family=fam, constant="family")
-    uni = OLH(3, 2, exp_epsilon0=3, family=fam)          # constant = 0: uniform blanket, smaller γ
+    uni = OLH(3, 2, exp_epsilon0=3, family=fam)  # constant = 0: uniform blanket, smaller γ
     assert uni.gamma() == fmpq(2, 4) < full.gamma() == full.matrix().gamma()
     # Lemma 5.3 with the smaller γ is still above the exhaustive worst case (and above the TV-γ view)
     for n in (2, 3):
         wc = worst_case(full.matrix(), n, exp_epsilon=fmpq(3, 2)).value
-        assert blanket_view_delta(uni, n, exp_epsilon=fmpq(3, 2)) >= blanket_view_delta(full, n, exp_epsilon=fmpq(3, 2)) >= wc
+        assert (
+            blanket_view_delta(uni, n, exp_epsilon=fmpq(3, 2))
+            >= blanket_view_delta(full, n, exp_epsilon=fmpq(3, 2))
+            >= wc
+        )
 
 
 @pytest.mark.parametrize("mech", [m for m in _mechs() if m.matrix().k_out <= 8], ids=lambda m: m.kind)
@@ -85,7 +111,9 @@ def test_blanket_view_equals_the_enumerated_lemma_5_3_of_the_matrix(mech):
     fr = mech.matrix()
     for n in (1, 3, 4):
         for ee in (fmpq(1), fmpq(3, 2)):
-            assert blanket_view_delta(mech, n, exp_epsilon=ee) == delta_blanket_view(fr, n, exp_epsilon=ee, method="enumerate")
+            assert blanket_view_delta(mech, n, exp_epsilon=ee) == delta_blanket_view(
+                fr, n, exp_epsilon=ee, method="enumerate"
+            )
 
 
 @pytest.mark.parametrize("mech", [m for m in _mechs() if m.matrix().k_out <= 16 and m.k <= 4], ids=lambda m: m.kind)
@@ -99,8 +127,10 @@ def test_upper_bounds_above_and_lower_bound_below_the_exhaustive_worst_case(mech
         lo = same_family_delta(mech, n, exp_epsilon=ee)
         assert lo <= wc <= bv and wc <= cl, (ee, lo, wc, bv, cl)
         # the lower bound is the exact δ of a concrete dataset pair (both directions)
-        d1 = max(delta_dataset(fr, [0] * (n - 1), 0, 1, exp_epsilon=ee),
-                 delta_dataset(fr, [0] * (n - 1), 1, 0, exp_epsilon=ee))
+        d1 = max(
+            delta_dataset(fr, [0] * (n - 1), 0, 1, exp_epsilon=ee),
+            delta_dataset(fr, [0] * (n - 1), 1, 0, exp_epsilon=ee),
+        )
         assert lo == d1
 
 
@@ -110,7 +140,9 @@ def test_subset_d1_and_hadamard_reduce_to_known_cases():
         s, rr = Subset(4, 1, exp_epsilon0=3), KRR(4, exp_epsilon0=3)
         assert s.gamma() == rr.gamma()
         assert blanket_view_delta(s, n, exp_epsilon=fmpq(3, 2)) == delta_blanket_view(rr, n, exp_epsilon=fmpq(3, 2))
-        assert same_family_delta(s, n, exp_epsilon=fmpq(3, 2)) == delta_krr_family(rr, n, "same", exp_epsilon=fmpq(3, 2))
+        assert same_family_delta(s, n, exp_epsilon=fmpq(3, 2)) == delta_krr_family(
+            rr, n, "same", exp_epsilon=fmpq(3, 2)
+        )
     # Hadamard response on k = 2 or 3 inputs has K = 4 outputs
     assert Hadamard(2, exp_epsilon0=3).K == Hadamard(3, exp_epsilon0=3).K == 4 and Hadamard(4, exp_epsilon0=3).K == 8
 
@@ -137,6 +169,7 @@ def test_clone_bound_is_above_every_small_ldp_randomizer_worst_case():
         [["3/4", "1/4", "0"], ["1/4", "3/4", "0"], ["1/2", "1/2", "0"]],
     ]
     from blanket.exact.mechanisms import FiniteRandomizer
+
     for rows in rows_list:
         fr = FiniteRandomizer(rows)
         e0 = fr.exp_epsilon0()
@@ -181,7 +214,8 @@ def test_geometric_gamma_closed_form_and_l_law():
             assert g.exp_epsilon0() == fr.exp_epsilon0()
             for x, x2 in ((0, m - 1), (m - 1, 0), (0, 1)):
                 assert sorted(g.l_law(x, x2, exp_epsilon=fmpq(3, 2))) == sorted(
-                    (v, p) for v, p in amplification_law(fr, x, x2, exp_epsilon=fmpq(3, 2)))
+                    (v, p) for v, p in amplification_law(fr, x, x2, exp_epsilon=fmpq(3, 2))
+                )
 
 
 def test_geometric_blanket_view_above_worst_case():
@@ -245,14 +279,19 @@ def test_ldp_lower_bound_is_binary_rr_on_a_concrete_dataset():
         for ee in (fmpq(1), fmpq(3, 2)):
             lo = same_family_delta(LDP(exp_epsilon0=3), n, exp_epsilon=ee)
             assert lo == delta_krr_family(KRR(2, exp_epsilon0=3), n, "same", exp_epsilon=ee)
-            assert lo <= worst_case(KRR(2, exp_epsilon0=3), n, exp_epsilon=ee).value <= clone_delta(LDP(exp_epsilon0=3), n, exp_epsilon=ee)
+            assert (
+                lo
+                <= worst_case(KRR(2, exp_epsilon0=3), n, exp_epsilon=ee).value
+                <= clone_delta(LDP(exp_epsilon0=3), n, exp_epsilon=ee)
+            )
 
 
 def test_make_mechanism_from_plain_data():
     from blanket.exact.oracles import make_mechanism
+
     assert make_mechanism({"type": "oue", "k": 4, "exp_epsilon0": "3"}) == OUE(4, exp_epsilon0=3)
     assert make_mechanism({"type": "sue", "k": 3, "exp_half_epsilon0": "2"}).exp_epsilon0() == 4
-    m = make_mechanism({"type": "olh", "k": 2 ** 20, "g": 4, "epsilon0": "1", "collision": "1/4"})
+    m = make_mechanism({"type": "olh", "k": 2**20, "g": 4, "epsilon0": "1", "collision": "1/4"})
     assert m.collision == fmpq(1, 4) and m.g == 4
     assert make_mechanism({"type": "ldp", "epsilon0": "2"}).epsilon0 == 2
     assert make_mechanism({"type": "geometric", "m": 3, "alpha": "1/2"}).gamma() == Geometric(3, alpha="1/2").gamma()
@@ -265,12 +304,14 @@ def test_make_mechanism_from_plain_data():
         make_mechanism({"type": "oue", "k": 4, "epsilon0": "1", "g": 2})
     with pytest.raises(InvalidArgument, match="p"):
         from blanket.exact.oracles import UnaryEncoding
+
         UnaryEncoding(k=3, p=fmpq(1, 4), q=fmpq(1, 2))
 
 
 # ---------------------------------------------------------------- the published variation-ratio bound, judged
 def _vr_krr(k, e, n, ee):
     from blanket.exact.oracles import variation_ratio_delta
+
     e = fmpq(e)
     return variation_ratio_delta(n, e, (e - 1) / (e + k - 1), exp_epsilon=ee)
 
@@ -278,10 +319,13 @@ def _vr_krr(k, e, n, ee):
 def test_variation_ratio_pair_identities():
     from blanket.exact.krr import delta_krr_third_lumped
     from blanket.exact.oracles import variation_ratio_delta
+
     for e, n, ee in ((3, 4, fmpq(3, 2)), (fmpq(5, 2), 7, fmpq(1)), (4, 3, fmpq(2))):
         e = fmpq(e)
         # generic β: the stronger clone pair = the binary-RR blanket view (notes §2a)
-        assert variation_ratio_delta(n, e, (e - 1) / (e + 1), exp_epsilon=ee) == delta_blanket_view(KRR(2, exp_epsilon0=e), n, exp_epsilon=ee)
+        assert variation_ratio_delta(n, e, (e - 1) / (e + 1), exp_epsilon=ee) == delta_blanket_view(
+            KRR(2, exp_epsilon0=e), n, exp_epsilon=ee
+        )
         # k-RR parameters: the lumped (x, x', rest) third-value view
         for k in (3, 4, 6):
             assert _vr_krr(k, e, n, ee) == delta_krr_third_lumped(KRR(k, exp_epsilon0=e), n, exp_epsilon=ee)
@@ -294,7 +338,9 @@ def test_variation_ratio_bound_for_krr_is_below_the_exact_worst_case_for_k_at_le
         vr = _vr_krr(k, e, n, ee)
         wc = worst_case(KRR(k, exp_epsilon0=e), n, exp_epsilon=ee)
         assert vr < wc.value, (k, vr, wc.value)
-        assert wc.x != wc.x2 and len(set(wc.others)) == 1 and wc.others[0] not in (wc.x, wc.x2)   # others on a third value
+        assert (
+            wc.x != wc.x2 and len(set(wc.others)) == 1 and wc.others[0] not in (wc.x, wc.x2)
+        )  # others on a third value
     # k = 3: no gap at these points (the lumped view is exact for k = 3)
     assert _vr_krr(3, 3, 5, fmpq(3, 2)) == worst_case(KRR(3, exp_epsilon0=3), 5, exp_epsilon=fmpq(3, 2)).value
 
@@ -303,12 +349,13 @@ def test_variation_ratio_bound_for_hadamard_and_subset_is_below_the_worst_case_a
     # README parameters: Hadamard (K, s) with s = K/2: β = s(e−1)/2/(se+K−s); k-subset on d options:
     # β = (e−1)(C(d−1,k−1) − C(d−2,k−2))/(e·C(d−1,k−1) + C(d−1,k)) (their d = our k, their k = our d).
     from blanket.exact.oracles import variation_ratio_delta
+
     e, ee, n = fmpq(3), fmpq(2), 3
     hr = Hadamard(3, exp_epsilon0=3)
     K = hr.K
     s = K // 2
     beta_hr = (s * (e - 1) / 2) / (s * e + K - s)
-    assert beta_hr == (e - 1) / (2 * (e + 1))   # the TV distance of our Hadamard response (|C_x Δ C_x'| = K/2)
+    assert beta_hr == (e - 1) / (2 * (e + 1))  # the TV distance of our Hadamard response (|C_x Δ C_x'| = K/2)
     assert variation_ratio_delta(n, e, beta_hr, exp_epsilon=ee) < worst_case(hr.matrix(), n, exp_epsilon=ee).value
     sub = Subset(4, 2, exp_epsilon0=3)
     beta_sub = (e - 1) * (math.comb(3, 1) - math.comb(2, 0)) / (e * math.comb(3, 1) + math.comb(3, 2))

@@ -5,12 +5,12 @@ import subprocess
 
 import pytest
 import sympy as sp
-from flint import fmpq
-
 from blanket.proofs.core import Reference, Result, results
 from blanket.reports.cli import main
 from blanket.reports.latex import display_result
 from blanket.reports.paper_check import check_result, render_tex
+from flint import fmpq
+
 from tests.test_latex import require_tex
 
 x = sp.Symbol("x", positive=True)
@@ -19,10 +19,20 @@ q = sp.Symbol("q")
 
 def _toy(bound, relation="exact", known_false=False):
     """A result *not* registered: q <= bound(x), with the exact value of q = x/2 as reference."""
-    return Result(key=f"BBGN19 Toy {bound}", paper="BBGN19", label="Toy", title="toy", status="derived",
-                  statement=sp.Le(q, bound), symbols={x: "x > 0", q: "the quantity"}, kind="upper_bound",
-                  quantity="q", exact=lambda x: Reference(fmpq(x) / 2, "x/2", relation),
-                  grid=({"x": "1"}, {"x": "3"}), known_false=known_false)
+    return Result(
+        key=f"BBGN19 Toy {bound}",
+        paper="BBGN19",
+        label="Toy",
+        title="toy",
+        status="derived",
+        statement=sp.Le(q, bound),
+        symbols={x: "x > 0", q: "the quantity"},
+        kind="upper_bound",
+        quantity="q",
+        exact=lambda x: Reference(fmpq(x) / 2, "x/2", relation),
+        grid=({"x": "1"}, {"x": "3"}),
+        known_false=known_false,
+    )
 
 
 def test_false_upper_bound_is_caught():
@@ -36,14 +46,28 @@ def test_true_upper_bound_is_consistent():
 
 
 def test_rows_carry_the_certified_ratio_bound_over_reference():
-    r = check_result(_toy(x))                              # bound x against the exact value x/2: ratio exactly 2
+    r = check_result(_toy(x))  # bound x against the exact value x/2: ratio exactly 2
     assert [row["ratio"] for row in r["rows"]] == [{"lower": "2", "upper": "2"}] * 2
-    r = check_result(_toy(x / 3))                          # a false bound: ratio 2/3 < 1, shown as well
+    r = check_result(_toy(x / 3))  # a false bound: ratio 2/3 < 1, shown as well
     assert all(row["ratio"]["upper"].startswith("0.666") for row in r["rows"])
-    tex = render_tex({"papers": [{"key": "BBGN19", "title": "t", "results": [r]}], "summary": {
-        "results": 1, "grid_points": 2, "counterexamples": 2, "false_statements": [], "known_false_caught": [],
-        "known_false_missed": [], "symbolically_proved": 0, "by_status": {}}, "paper": "all", "quick": False,
-        "reproducibility": {"command": "x", "precision_start": 128, "precision_cap": 4096, "versions": {}}})
+    tex = render_tex(
+        {
+            "papers": [{"key": "BBGN19", "title": "t", "results": [r]}],
+            "summary": {
+                "results": 1,
+                "grid_points": 2,
+                "counterexamples": 2,
+                "false_statements": [],
+                "known_false_caught": [],
+                "known_false_missed": [],
+                "symbolically_proved": 0,
+                "by_status": {},
+            },
+            "paper": "all",
+            "quick": False,
+            "reproducibility": {"command": "x", "precision_start": 128, "precision_cap": 4096, "versions": {}},
+        }
+    )
     assert "bound/ ref." in tex and "0.6667" in tex
 
 
@@ -73,10 +97,10 @@ def test_check_papers_quick_json_and_tex(tmp_path):
     data = json.loads((tmp_path / "paper-check.json").read_text())
     assert rc in (0, 1)
     keys = [r["key"] for p in data["papers"] for r in p["results"]]
-    assert keys == [r.key for r in results(paper)]   # every registered result appears, no code per result
+    assert keys == [r.key for r in results(paper)]  # every registered result appears, no code per result
     tex = (tmp_path / "paper-check.tex").read_text()
     for r in results(paper):
-        assert str(display_result(r)) in tex   # typeset from the registered sympy object itself
+        assert str(display_result(r)) in tex  # typeset from the registered sympy object itself
 
 
 @pytest.mark.tex

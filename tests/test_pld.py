@@ -1,10 +1,6 @@
 """Dominating pairs and certified PLDs (exact.pld) against independent exact routes."""
 
-import itertools
-
 import pytest
-from flint import arb, fmpq
-
 from blanket.exact import pld
 from blanket.exact.arith import exact, precision
 from blanket.exact.binary import delta_binary, delta_binary_worst
@@ -12,6 +8,7 @@ from blanket.exact.enumerate import worst_case
 from blanket.exact.errors import InvalidArgument
 from blanket.exact.krr import delta_blanket_view
 from blanket.exact.mechanisms import KRR
+from flint import arb, fmpq
 
 EES = ["1", "5/4", "3/2", "2"]
 
@@ -81,8 +78,11 @@ def _merged(atoms):
 @pytest.mark.parametrize("T", [1, 2, 3])
 def test_sandwich_contains_exact_composition(which, k, e0, n, T):
     m = KRR(k, exp_epsilon0=e0)
-    pr = (pld.dominating_pair(m, n) if which == "dominating" else
-          pld.lower_pair(m, n, "backward" if which.endswith("backward") else "forward"))
+    pr = (
+        pld.dominating_pair(m, n)
+        if which == "dominating"
+        else pld.lower_pair(m, n, "backward" if which.endswith("backward") else "forward")
+    )
     at = _merged(pr.atoms())
     up = pld.discretise(pr, "1/200", "upper").self_compose(T)
     lo = pld.discretise(pr, "1/200", "lower").self_compose(T)
@@ -107,7 +107,7 @@ def test_sandwich_narrows_with_the_grid():
         assert el <= eu
         widths.append(eu - el)
     assert widths[0] > widths[1] > widths[2]
-    assert widths[2] < fmpq(3, 800) * 2      # about T·Δ
+    assert widths[2] < fmpq(3, 800) * 2  # about T·Δ
 
 
 def test_epsilon_sandwich_brackets_exact_profile():
@@ -119,8 +119,8 @@ def test_epsilon_sandwich_brackets_exact_profile():
     eu = pld.discretise(pr, "1/400", "upper").self_compose(T).get_epsilon(target)
     el = pld.discretise(pr, "1/400", "lower").self_compose(T).get_epsilon(target)
     with precision(128):
-        assert _exact_delta_T(at, T, arb(eu).exp()).upper() <= target     # upper end meets the target
-        assert _exact_delta_T(at, T, arb(el).exp()).lower() >= target     # lower end does not (or is the boundary)
+        assert _exact_delta_T(at, T, arb(eu).exp()).upper() <= target  # upper end meets the target
+        assert _exact_delta_T(at, T, arb(el).exp()).lower() >= target  # lower end does not (or is the boundary)
 
 
 def test_T1_agrees_with_single_round():
@@ -141,7 +141,7 @@ def test_heterogeneous_composition_is_order_independent():
     for eps in ["0", "0.2", "0.5"]:
         x, y = ab.get_delta(eps), ba.get_delta(eps)
         assert x.overlaps(y)
-        assert (x - y).abs_upper() < fmpq(1, 10 ** 12)
+        assert (x - y).abs_upper() < fmpq(1, 10**12)
     with pytest.raises(InvalidArgument):
         a.compose(pld.discretise(pld.dominating_pair(KRR(2, exp_epsilon0=3), 20), "1/400", "upper"))
 
@@ -176,7 +176,7 @@ def test_bad_input():
 def test_binomial_window_error_bound(N, q):
     """Float pmf within its a-priori relative bound of the pmf (arb at 300 bits); left-out mass within its bound."""
     w = pld._BinomWindow(N, q, pld._ratio_bounds(q))
-    assert w.lo > 0 and w.hi < N      # the window really truncates here
+    assert w.lo > 0 and w.hi < N  # the window really truncates here
     with precision(300):
         lq, l1q = arb(q).log(), arb(1 - q).log()
 
@@ -198,6 +198,7 @@ def test_binomial_window_error_bound(N, q):
 def test_pascal_tails_agree_with_direct_windows():
     """Two float routes for the clone survival function (Pascal updates vs a fresh window per C) bracket each other."""
     import numpy as np
+
     pr = pld.dominating_pair(KRR(2, epsilon0="1"), 20000)
     g = fmpq(1, 2000)
     a, js = pld._survival(pr, g, ("upper", "lower"), pascal=True)

@@ -6,15 +6,14 @@ calibrated ends at another precision.
 """
 
 import pytest
-from flint import fmpq
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from blanket.exact import arith
 from blanket.exact.binary import delta_binary, delta_binary_worst
 from blanket.exact.errors import InvalidArgument
 from blanket.exact.mechanisms import KRR, BinaryRR
 from blanket.exact.profiles import DATASETS, delta, epsilon, epsilon0, parse_dataset
+from flint import fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def test_parse_dataset():
@@ -38,8 +37,11 @@ def test_delta_worst_and_c_match_exact_binary():
 
 
 @settings(max_examples=10)
-@given(e0=st.sampled_from(["3", "2", "7/2", "9"]), n=st.integers(2, 40),
-       frac=st.fractions(min_value=0, max_value=1, max_denominator=4))
+@given(
+    e0=st.sampled_from(["3", "2", "7/2", "9"]),
+    n=st.integers(2, 40),
+    frac=st.fractions(min_value=0, max_value=1, max_denominator=4),
+)
 def test_binary_families_agree_with_krr_engine(e0, n, frac):
     """same/neighbour for k = 2 (exact.krr) must equal c = 0 / c = n−1 of exact.binary (exact rationals)."""
     rr = BinaryRR(exp_epsilon0=e0)
@@ -51,8 +53,11 @@ def test_binary_families_agree_with_krr_engine(e0, n, frac):
 
 
 @settings(max_examples=8)
-@given(e0=st.sampled_from(["3", "2", "9"]), n=st.integers(2, 25),
-       frac=st.fractions(min_value=0, max_value=1, max_denominator=3))
+@given(
+    e0=st.sampled_from(["3", "2", "9"]),
+    n=st.integers(2, 25),
+    frac=st.fractions(min_value=0, max_value=1, max_denominator=3),
+)
 def test_blanket_view_upper_bounds_worst_case(e0, n, frac):
     rr = BinaryRR(exp_epsilon0=e0)
     ee = 1 + (arith.exact(e0) - 1) * arith.exact(frac)
@@ -133,10 +138,16 @@ def test_epsilon0_for_target():
         assert arith.gt(delta_binary(BinaryRR(epsilon0=br.upper), n, 0, epsilon=eps), target) is True
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(delta="0"), "delta"), (dict(delta="1.5"), "delta"), (dict(delta="x"), "delta"),
-    (dict(delta="1e-6", dataset="c=99"), "dataset"), (dict(delta="1e-6", dataset="nope"), "dataset"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(delta="0"), "delta"),
+        (dict(delta="1.5"), "delta"),
+        (dict(delta="x"), "delta"),
+        (dict(delta="1e-6", dataset="c=99"), "dataset"),
+        (dict(delta="1e-6", dataset="nope"), "dataset"),
+    ],
+)
 def test_epsilon_bad_input(kwargs, name):
     with pytest.raises(InvalidArgument) as exc:
         epsilon(BinaryRR(epsilon0="1"), 50, **kwargs)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from blanket.exact import progress
 from blanket.exact.progress import Progress, bars_enabled, set_quiet
 
@@ -25,12 +24,12 @@ def _clean(monkeypatch):
 
 def test_rules(monkeypatch):
     assert bars_enabled(None, Tty()) is True
-    assert bars_enabled(None, io.StringIO()) is False          # not a terminal
+    assert bars_enabled(None, io.StringIO()) is False  # not a terminal
     assert bars_enabled(False, Tty()) is False
     assert bars_enabled(True, io.StringIO()) is True
     monkeypatch.setenv("BLANKET_PROGRESS", "1")
     assert bars_enabled(None, io.StringIO()) is True
-    assert bars_enabled(False, Tty()) is False                 # the caller's "no" wins over the forcing variable
+    assert bars_enabled(False, Tty()) is False  # the caller's "no" wins over the forcing variable
     monkeypatch.setenv("BLANKET_PROGRESS", "0")
     assert bars_enabled(True, Tty()) is False
     monkeypatch.delenv("BLANKET_PROGRESS")
@@ -41,27 +40,28 @@ def test_rules(monkeypatch):
 def test_bar_draws_with_remaining_time_after_the_delay():
     import re
     import time
+
     out = Tty()
     with Progress(50, "sweep", stream=out, delay=0) as bar:
         for _ in range(2):
-            time.sleep(0.3)        # past tqdm's redraw interval
+            time.sleep(0.3)  # past tqdm's redraw interval
             bar.update(25, note="c=3")
     text = out.getvalue()
     assert "sweep" in text and "25/50" in text and "c=3" in text
-    assert re.search(r"25/50 \[\d\d:\d\d<\d\d:\d\d", text)   # elapsed < estimated remaining time
+    assert re.search(r"25/50 \[\d\d:\d\d<\d\d:\d\d", text)  # elapsed < estimated remaining time
     assert bar.done == 50
 
 
 def test_short_computations_and_disabled_bars_print_nothing():
     out = Tty()
-    with Progress(10, "short", stream=out) as bar:             # default delay: nothing within 2 s
+    with Progress(10, "short", stream=out) as bar:  # default delay: nothing within 2 s
         bar.update(10)
     assert out.getvalue() == "" and bar.done == 10
     out = Tty()
     set_quiet(True)
     with Progress(10, "quiet", stream=out, delay=0) as bar:
         bar.update(3)
-        bar.update(20)                                          # clamped to the total
+        bar.update(20)  # clamped to the total
     assert out.getvalue() == "" and bar.done == 10
 
 
@@ -69,14 +69,33 @@ def test_cli_without_terminal_prints_no_bar(tmp_path):
     import os
     import subprocess
     import sys
+
     env = dict(os.environ, BLANKET_PROGRESS="")
-    r = subprocess.run([sys.executable, "-m", "blanket.reports.cli", "delta", "--mechanism", "rr", "--epsilon0", "1",
-                        "-n", "300", "--epsilon", "0.1"], capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "blanket.reports.cli",
+            "delta",
+            "--mechanism",
+            "rr",
+            "--epsilon0",
+            "1",
+            "-n",
+            "300",
+            "--epsilon",
+            "0.1",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 0 and r.stderr == ""
 
 
 def test_counter_without_total():
     import time
+
     out = Tty()
     with Progress(None, "calibrating", stream=out, delay=0, unit="eval") as bar:
         for _ in range(3):

@@ -8,22 +8,20 @@ E[(Σ L_i)_+].  Known-false variants must be detected as false.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import mpmath
 import pytest
 import sympy as sp
-from flint import arb, fmpq
-from hypothesis import given, settings, strategies as st
-
 from blanket.exact import arith
 from blanket.exact.errors import HypothesisViolation, InvalidArgument
 from blanket.exact.mechanisms import KRR, FiniteRandomizer, amplification_law
 from blanket.proofs import _blanket_numeric as num
 from blanket.proofs import blanket as B
 from blanket.proofs.core import arb_eval, get, results
-
+from flint import arb, fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 _X0, _X1 = sp.Symbol("X0", positive=True), sp.Symbol("X1", positive=True)
 
@@ -42,6 +40,7 @@ def L(x):
 # ------------------------------------------------------------------ strategies
 def ldp_matrices(max_k_in=3, max_k_out=3):
     """Random finite randomizers with strictly positive rational entries (so ε0 < ∞)."""
+
     @st.composite
     def build(draw):
         ki = draw(st.integers(2, max_k_in))
@@ -52,6 +51,7 @@ def ldp_matrices(max_k_in=3, max_k_out=3):
             s = sum(w)
             rows.append([Fraction(v, s) for v in w])
         return FiniteRandomizer(rows)
+
     return build()
 
 
@@ -59,13 +59,41 @@ exp_eps = st.sampled_from([fmpq(1), fmpq(11, 10), fmpq(3, 2), fmpq(2), fmpq(3)])
 
 
 # ------------------------------------------------------------------ registry
-EXPECTED = ["Definition TV similarity", "Definition blanket", "Definition hockey-stick", "Definition L",
-            "Theorem 3.1", "Algorithm 1 epsilon0", "Lemma 5.1 [krr]", "Lemma 5.1 [laplace]", "Lemma 5.1 [gaussian]",
-            "Lemma 5.2", "Lemma 5.3", "Lemma A.3", "Lemma 5.4 (1)", "Lemma 5.4 (2)", "Lemma 5.4 (3)", "Lemma 5.5",
-            "Lemma A.4", "Lemma 5.6", "Lemma 5.6 [2019]", "Lemma 5.7 (1)", "Lemma 5.7 (2)", "Lemma 5.8 (1)",
-            "Lemma 5.8 (2)", "Theorem 5.3 [generic]", "Theorem 5.3 [rr]", "Theorem 5.3 [laplace]", "Theorem 5.3 [pre]",
-            "Theorem 5.3 [slide]", "Bennett bound [generic]", "Bennett bound [rr]", "Bennett bound [laplace]",
-            "Theorem 5.1", "Corollary 5.3.1"]
+EXPECTED = [
+    "Definition TV similarity",
+    "Definition blanket",
+    "Definition hockey-stick",
+    "Definition L",
+    "Theorem 3.1",
+    "Algorithm 1 epsilon0",
+    "Lemma 5.1 [krr]",
+    "Lemma 5.1 [laplace]",
+    "Lemma 5.1 [gaussian]",
+    "Lemma 5.2",
+    "Lemma 5.3",
+    "Lemma A.3",
+    "Lemma 5.4 (1)",
+    "Lemma 5.4 (2)",
+    "Lemma 5.4 (3)",
+    "Lemma 5.5",
+    "Lemma A.4",
+    "Lemma 5.6",
+    "Lemma 5.6 [2019]",
+    "Lemma 5.7 (1)",
+    "Lemma 5.7 (2)",
+    "Lemma 5.8 (1)",
+    "Lemma 5.8 (2)",
+    "Theorem 5.3 [generic]",
+    "Theorem 5.3 [rr]",
+    "Theorem 5.3 [laplace]",
+    "Theorem 5.3 [pre]",
+    "Theorem 5.3 [slide]",
+    "Bennett bound [generic]",
+    "Bennett bound [rr]",
+    "Bennett bound [laplace]",
+    "Theorem 5.1",
+    "Corollary 5.3.1",
+]
 
 
 def test_every_result_is_registered_with_latex_and_status():
@@ -106,7 +134,7 @@ def test_gamma_theorem_3_1_hypotheses():
     with pytest.raises(HypothesisViolation, match="epsilon <= 1"):
         B.gamma_theorem_3_1(2, 1000, "2", "1e-6")
     with pytest.raises(HypothesisViolation, match="<= 1 \\(implicit\\)"):
-        B.gamma_theorem_3_1(2, 50, "1", "1e-6")   # γ > 1
+        B.gamma_theorem_3_1(2, 50, "1", "1e-6")  # γ > 1
 
 
 def test_theorem_3_1_exact_delta_below_target():
@@ -133,7 +161,7 @@ def test_lemma_5_1_derived_symbolically(res):
 
 def test_lemma_5_1_krr_against_matrix():
     for k, e0 in [(2, fmpq(3)), (7, fmpq(5, 2)), (100, fmpq(20))]:
-        g = KRR(k, exp_epsilon0=e0).gamma()           # Σ_y min_x P[x][y], exact
+        g = KRR(k, exp_epsilon0=e0).gamma()  # Σ_y min_x P[x][y], exact
         val = arb_eval(B.GAMMA_KRR, {"k": k, "epsilon0": arb(e0).log()})
         assert val.contains(g)
         lhs = B.LEMMA_5_1_KRR.side("lhs", k=k, epsilon0=arb(e0).log())
@@ -162,7 +190,7 @@ def test_lemma_5_1_continuous_against_mpmath():
 def test_lemma_5_2_on_random_ldp_matrices(mech):
     e0 = mech.exp_epsilon0()
     g = mech.gamma()
-    assert g >= 1 / e0                                 # exact
+    assert g >= 1 / e0  # exact
     assert g >= exact_eval(B.LEMMA_5_2.statement.rhs, e0, 1)
     if e0 > 1:
         assert arith.ge(g, B.LEMMA_5_2.side("rhs", gamma=g, epsilon0=arb(e0).log())) is True
@@ -173,7 +201,7 @@ def test_lemma_5_2_on_random_ldp_matrices(mech):
 def test_lemma_5_4_on_random_ldp_matrices(mech, ee):
     e0 = mech.exp_epsilon0()
     g = mech.gamma()
-    hi = exact_eval(B.LEMMA_5_4_2.statement.rhs, e0, ee, gamma=g)          # exact rationals: ties decide
+    hi = exact_eval(B.LEMMA_5_4_2.statement.rhs, e0, ee, gamma=g)  # exact rationals: ties decide
     lo = exact_eval(B.LEMMA_5_4_2_LO.statement.rhs, e0, ee, gamma=g)
     sq = exact_eval(B.LEMMA_5_4_3.statement.rhs, e0, ee, gamma=g)
     assert isinstance(hi, fmpq) and isinstance(sq, fmpq)
@@ -183,11 +211,11 @@ def test_lemma_5_4_on_random_ldp_matrices(mech, ee):
                 continue
             law = amplification_law(mech, x, x2, exp_epsilon=ee)
             mean = sum((v * p for v, p in law), fmpq(0))
-            assert mean == 1 - ee                                     # Lemma 5.4 (1), exact
-            assert arith.le(max(v for v, _ in law), hi) is True        # (2) upper
-            assert arith.ge(min(v for v, _ in law), lo) is True        # (2) lower
+            assert mean == 1 - ee  # Lemma 5.4 (1), exact
+            assert arith.le(max(v for v, _ in law), hi) is True  # (2) upper
+            assert arith.ge(min(v for v, _ in law), lo) is True  # (2) lower
             second = sum((v * v * p for v, p in law), fmpq(0))
-            assert arith.le(second, sq) is True                       # (3)
+            assert arith.le(second, sq) is True  # (3)
 
 
 # ------------------------------------------------------------------ Lemmas 5.5, 5.6 (generic) on random matrices
@@ -266,7 +294,7 @@ def test_lemma_5_8_symbolic_and_mpmath():
         ys = [mpmath.mpf(i) / 100 for i in range(-300, 400)]
         lmax = max(Lv(t) for t in ys)
     env = {"epsilon0": 1, "epsilon": "0.3"}
-    assert abs(float(arb_eval(B.L_SQ_LAPLACE, env).mid()) - float(second)) < 1e-12      # equality at (0, 1)
+    assert abs(float(arb_eval(B.L_SQ_LAPLACE, env).mid()) - float(second)) < 1e-12  # equality at (0, 1)
     assert float(lmax) <= float(arb_eval(B.L_HI_LAPLACE, env).mid()) + 1e-15
 
 
@@ -295,20 +323,23 @@ def _exact_worst(k, e0, n, ee):
     mech = KRR(k, exp_epsilon0=e0)
     if k == 2:
         from blanket.exact.binary import delta_binary_worst
+
         # the fast kernels take delta as a difference of two tails: at flint's default 53 bits a delta of
         # 1e-31 is enclosed only to about 1e-22 absolutely, so the sweep runs at 256 bits
         with arith.precision(256):
             return delta_binary_worst(mech, n, exp_epsilon=ee).value
     from blanket.exact.enumerate import worst_case
+
     return worst_case(mech, n, exp_epsilon=ee).value
 
 
 def test_lemma_5_3_blanket_view_bounds_exact_worst_case():
     from blanket.exact.krr import delta_blanket_view
+
     for k, e0, n, ee in [(2, fmpq(3), 6, fmpq(3, 2)), (3, fmpq(4), 5, fmpq(5, 4)), (2, fmpq(2), 12, fmpq(1))]:
         mine = num.blanket_sum(n, fmpq(k) / (e0 + k - 1), lambda mm: num.eplus_krr(mm, k, e0, ee))
         theirs = delta_blanket_view(KRR(k, exp_epsilon0=e0), n, exp_epsilon=ee)
-        assert arith.le(theirs, mine) is not False and arith.ge(theirs, mine) is not False   # same quantity
+        assert arith.le(theirs, mine) is not False and arith.ge(theirs, mine) is not False  # same quantity
         worst = _exact_worst(k, e0, n, ee)
         assert worst <= mine
         # the registered numeric side agrees with arb_eval of the sympy Sum
@@ -317,12 +348,24 @@ def test_lemma_5_3_blanket_view_bounds_exact_worst_case():
         assert s.contains(mine)
 
 
-RR_POINTS = [(2, fmpq(3), 50, fmpq(3, 2)), (2, fmpq(2), 200, fmpq(6, 5)), (2, fmpq(7), 100, fmpq(2)),
-             (3, fmpq(3), 8, fmpq(3, 2)), (4, fmpq(5), 6, fmpq(2))]
+RR_POINTS = [
+    (2, fmpq(3), 50, fmpq(3, 2)),
+    (2, fmpq(2), 200, fmpq(6, 5)),
+    (2, fmpq(7), 100, fmpq(2)),
+    (3, fmpq(3), 8, fmpq(3, 2)),
+    (4, fmpq(5), 6, fmpq(2)),
+]
 
 
-@pytest.mark.parametrize("key", ["BBGN19 Theorem 5.3 [rr]", "BBGN19 Bennett bound [rr]",
-                                 "BBGN19 Theorem 5.3 [generic]", "BBGN19 Bennett bound [generic]"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "BBGN19 Theorem 5.3 [rr]",
+        "BBGN19 Bennett bound [rr]",
+        "BBGN19 Theorem 5.3 [generic]",
+        "BBGN19 Bennett bound [generic]",
+    ],
+)
 def test_amplification_bounds_above_exact_worst_case(key):
     r = get(key)
     for k, e0, n, ee in RR_POINTS:
@@ -338,10 +381,11 @@ def test_amplification_bounds_above_exact_worst_case(key):
 @given(ldp_matrices(max_k_in=2, max_k_out=3), exp_eps, st.integers(2, 5))
 def test_generic_bounds_above_brute_force_on_random_matrices(mech, ee, n):
     from blanket.exact.enumerate import worst_case
+
     e0 = mech.exp_epsilon0()
     worst = worst_case(mech, n, exp_epsilon=ee).value
     if ee == 1:
-        return   # a = 0: the bounds' hypotheses exclude ε = 0
+        return  # a = 0: the bounds' hypotheses exclude ε = 0
     for r in (B.THEOREM_5_3_GENERIC, B.BENNETT_GENERIC):
         if e0 == 1:
             continue
@@ -356,6 +400,7 @@ def test_generic_bounds_above_brute_force_on_random_matrices(mech, ee, n):
 
 def test_krr_bounds_above_dataset_families_large_k():
     from blanket.exact.krr import delta_blanket_view, delta_krr_family
+
     for k, e0, n, ee in [(10, fmpq(5), 300, fmpq(3, 2)), (100, fmpq(50), 500, fmpq(11, 10))]:
         mech = KRR(k, exp_epsilon0=e0)
         fam = max((delta_krr_family(mech, n, f, exp_epsilon=ee) for f in ("same", "third")), key=lambda v: arb(v).mid())
@@ -408,6 +453,7 @@ def test_epsilon_bounds_above_binary_rr_epsilon():
         assert arith.lt(ref.value, r.bound(**g)) is True
         # the reference is genuinely a failing ε for binary RR: its exact δ at the reference exceeds the target
         from blanket.exact.binary import delta_binary
+
         n = int(g["n"])
         with arith.precision(128):
             ds = [delta_binary(KRR(2, epsilon0=g["epsilon0"]), n, c, epsilon=ref.value) for c in (0, 1, n - 2, n - 1)]
@@ -435,6 +481,7 @@ def test_hypotheses_are_enforced_with_clear_errors():
 # ------------------------------------------------------------------ Theorem 5.1, Corollary 5.3.1, calibration
 def test_theorem_5_1_sanity_on_binary_rr():
     from blanket.exact.binary import delta_binary_worst
+
     eps = B.calibrated_epsilon(B.THEOREM_5_1, delta="1e-6", epsilon0="1/2", n=1000).upper
     with arith.precision(128):
         d = delta_binary_worst(KRR(2, epsilon0="1/2"), 1000, epsilon=eps).value
@@ -459,6 +506,7 @@ def test_calibration_is_one_sided_and_certified():
     assert arith.le(r.bound(epsilon="1/10", epsilon0=br0.lower, n=5000, k=2), fmpq(1, 10**6)) is True
     # the certified ε of a valid bound is a valid ε for the mechanism: exact δ(upper) ≤ target
     from blanket.exact.binary import delta_binary_worst
+
     with arith.precision(128):
         d = delta_binary_worst(KRR(2, epsilon0="1"), 2000, epsilon=br.upper).value
     assert arith.le(d, fmpq(1, 10**6)) is True
@@ -467,10 +515,12 @@ def test_calibration_is_one_sided_and_certified():
 # ------------------------------------------------------------------ CLI
 def test_bounds_cli(capsys):
     from blanket.reports.cli import main
+
     assert main(["bounds", "--paper", "blanket"]) == 0
     out = capsys.readouterr().out
     assert "BBGN19 Theorem 5.3 [rr]" in out and "FALSE" in out
     import json
+
     assert main(["bounds", "--json", "--paper", "BBGN19"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert any(d["key"] == "BBGN19 Lemma 5.6 [2019]" and d["known_false"] for d in data)
@@ -515,22 +565,24 @@ def test_corollary_5_3_1_certified_on_the_whole_box():
     assert ok4 is False and "e0_lo" in where
 
 
-
 @settings(max_examples=30, deadline=None)
 @given(st.integers(1, 39), st.integers(0, 11), st.integers(4, 9), st.floats(0, 1), st.floats(0, 1), st.floats(0, 1))
 def test_corollary_cell_bound_dominates_every_point_of_its_cell(i, j, l, a, b, c):
     # the corner bound U of a cell must be >= the bound evaluated directly at points inside the cell
     # (independent route: direct evaluation of Theorem 5.3 [generic] at the corollary's epsilon)
     e0a, e0b = fmpq(i, 20), fmpq(i + 1, 20)
-    na, nb = 10**4 * 2**j, 10**4 * 2**(j + 1)
-    da, db = fmpq(1, 10**(l + 1)), fmpq(1, 10**l)
+    na, nb = 10**4 * 2**j, 10**4 * 2 ** (j + 1)
+    da, db = fmpq(1, 10 ** (l + 1)), fmpq(1, 10**l)
     cell = (e0a, e0b, fmpq(na), fmpq(nb), da, db)
     with arith.precision(128):
         u = B.corollary_cell_upper(cell)
-        pt = {"epsilon0": e0a + (e0b - e0a) * fmpq(int(a * 1000), 1000),
-              "n": na + int((nb - na) * b), "delta": da + (db - da) * fmpq(int(c * 1000), 1000)}
+        pt = {
+            "epsilon0": e0a + (e0b - e0a) * fmpq(int(a * 1000), 1000),
+            "n": na + int((nb - na) * b),
+            "delta": da + (db - da) * fmpq(int(c * 1000), 1000),
+        }
         hyp = arb_eval(sp.log(B.n / sp.log(1 / B.delta)) / 2, pt)
-        if u is None or not (arith.le(pt["epsilon0"], hyp) is True):
+        if u is None or arith.le(pt["epsilon0"], hyp) is not True:
             return
         eps = arb_eval(B.COROLLARY_EPSILON, pt)
         direct = B.THEOREM_5_3_GENERIC.bound(epsilon=eps, epsilon0=pt["epsilon0"], n=pt["n"])

@@ -3,18 +3,21 @@
 import itertools
 
 import pytest
-
 from blanket.exact import pld
 from blanket.exact.bruteforce import shuffled_law
 from blanket.exact.mechanisms import KRR
-from blanket.proofs import core
 from blanket.proofs import composition as comp
+from blanket.proofs import core
 
 
 def test_results_registered_and_typeset():
     keys = {r.key for r in core.results("composition")} | {r.key for r in core.results("pld")}
-    assert {"ZDW22 Theorem 10", "PLD delta formula", "PLD pessimistic discretisation",
-            "PLD blanket view dominating pair"} <= keys
+    assert {
+        "ZDW22 Theorem 10",
+        "PLD delta formula",
+        "PLD pessimistic discretisation",
+        "PLD blanket view dominating pair",
+    } <= keys
     for r in (comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC, comp.BLANKET_PAIR):
         assert r.status == "derived" and r.status_note and "docs/composition.md" in r.status_note
         assert "\\delta" in r.latex() or "H_" in r.latex()

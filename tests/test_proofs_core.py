@@ -2,12 +2,11 @@
 
 import pytest
 import sympy as sp
-from flint import arb, fmpq
-
 from blanket.exact.arith import precision
 from blanket.exact.errors import HypothesisViolation, InvalidArgument
 from blanket.proofs import core
 from blanket.proofs.core import Hypothesis, Result, arb_eval
+from flint import arb, fmpq
 
 eps = sp.Symbol("epsilon", positive=True)
 n = sp.Symbol("n", positive=True, integer=True)
@@ -15,10 +14,18 @@ delta = sp.Symbol("delta")
 
 
 def _toy(**kw):
-    base = dict(key="BBGN19 toy", paper="BBGN19", label="toy", title="toy bound", status="derived",
-                statement=sp.Le(delta, sp.exp(-eps * n)), symbols={eps: "ε > 0", n: "n ≥ 2", delta: "δ"},
-                hypotheses=(Hypothesis(sp.Ge(n, 2), "n >= 2"), Hypothesis(eps > 0, "epsilon > 0")),
-                kind="upper_bound", quantity="delta")
+    base = dict(
+        key="BBGN19 toy",
+        paper="BBGN19",
+        label="toy",
+        title="toy bound",
+        status="derived",
+        statement=sp.Le(delta, sp.exp(-eps * n)),
+        symbols={eps: "ε > 0", n: "n ≥ 2", delta: "δ"},
+        hypotheses=(Hypothesis(sp.Ge(n, 2), "n >= 2"), Hypothesis(eps > 0, "epsilon > 0")),
+        kind="upper_bound",
+        quantity="delta",
+    )
     base.update(kw)
     return Result(**base)
 
@@ -32,6 +39,7 @@ def test_rationals_stay_exact_and_floats_are_refused():
 
 def test_transcendental_value_is_enclosed():
     import mpmath
+
     x = sp.Symbol("x")
     with precision(128), mpmath.workdps(60):
         v = arb_eval(sp.exp(x) * sp.log(1 + x), {x: "0.3"})
@@ -73,8 +81,16 @@ def test_unknown_and_missing_parameters_are_named():
 
 def test_equality_between_balls_is_not_escalated_to_the_cap():
     x = sp.Symbol("x", positive=True)
-    r = Result(key="BBGN19 toy identity", paper="BBGN19", label="toy", title="identity", status="derived",
-               statement=sp.Eq(sp.exp(2 * x), sp.exp(x) ** 2, evaluate=False), symbols={x: "x > 0"}, kind="identity")
+    r = Result(
+        key="BBGN19 toy identity",
+        paper="BBGN19",
+        label="toy",
+        title="identity",
+        status="derived",
+        statement=sp.Eq(sp.exp(2 * x), sp.exp(x) ** 2, evaluate=False),
+        symbols={x: "x > 0"},
+        kind="identity",
+    )
     ev = r.evaluate(x="0.5")
     assert ev.holds is None and ev.prec == 128
     assert r.check_symbolic().proved is True
@@ -82,8 +98,16 @@ def test_equality_between_balls_is_not_escalated_to_the_cap():
 
 def test_unequal_identity_is_refuted():
     x = sp.Symbol("x", positive=True)
-    r = Result(key="BBGN19 toy false identity", paper="BBGN19", label="toy", title="false", status="derived",
-               statement=sp.Eq(sp.exp(x), 1 + x, evaluate=False), symbols={x: "x > 0"}, kind="identity")
+    r = Result(
+        key="BBGN19 toy false identity",
+        paper="BBGN19",
+        label="toy",
+        title="false",
+        status="derived",
+        statement=sp.Eq(sp.exp(x), 1 + x, evaluate=False),
+        symbols={x: "x > 0"},
+        kind="identity",
+    )
     assert r.evaluate(x="0.5").holds is False
 
 

@@ -4,15 +4,14 @@ import math
 
 import mpmath
 import pytest
-from flint import arb, fmpq
-from hypothesis import given
-from hypothesis import strategies as st
-
 from blanket.exact import arith
 from blanket.exact.arith import precision
 from blanket.exact.errors import HypothesisViolation
 from blanket.proofs import erlingsson as E
-from blanket.proofs.core import get, results
+from blanket.proofs.core import results
+from flint import arb, fmpq
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def test_registered():
@@ -23,12 +22,15 @@ def test_registered():
         assert r.grid and r.latex()
 
 
-@pytest.mark.parametrize("params, hyp", [
-    ({"n": "999", "epsilon0": "1/4", "delta": "1e-3"}, "n >= 1000"),
-    ({"n": "1000", "epsilon0": "1/2", "delta": "1e-3"}, "epsilon0 < 1/2"),
-    ({"n": "1000", "epsilon0": "0", "delta": "1e-3"}, "epsilon0 < 1/2"),
-    ({"n": "1000", "epsilon0": "1/4", "delta": "1/100"}, "delta < 1/100"),
-])
+@pytest.mark.parametrize(
+    "params, hyp",
+    [
+        ({"n": "999", "epsilon0": "1/4", "delta": "1e-3"}, "n >= 1000"),
+        ({"n": "1000", "epsilon0": "1/2", "delta": "1e-3"}, "epsilon0 < 1/2"),
+        ({"n": "1000", "epsilon0": "0", "delta": "1e-3"}, "epsilon0 < 1/2"),
+        ({"n": "1000", "epsilon0": "1/4", "delta": "1/100"}, "delta < 1/100"),
+    ],
+)
 def test_theorem_7_hypotheses_enforced(params, hyp):
     for r in (E.THEOREM_7, E.THEOREM_8):
         with pytest.raises(HypothesisViolation, match=hyp.replace("(", "\\(")):
@@ -58,7 +60,11 @@ def test_theorem_7_above_exact_shuffled_rr():
         assert ref < b / 5
 
 
-@given(kk=st.integers(1, 60), eps=st.sampled_from(["1/100", "1/20", "1/10", "1/2"]), d=st.sampled_from(["1e-3", "1e-6", "1e-9"]))
+@given(
+    kk=st.integers(1, 60),
+    eps=st.sampled_from(["1/100", "1/20", "1/10", "1/2"]),
+    d=st.sampled_from(["1e-3", "1e-6", "1e-9"]),
+)
 def test_advanced_composition_against_exact_rr_composition(kk, eps, d):
     """At ε' = bound the exact δ of k-fold RR must be ≤ δ' (the theorem with δ_step = 0)."""
     with precision(128):
@@ -69,10 +75,11 @@ def test_advanced_composition_against_exact_rr_composition(kk, eps, d):
 
 def test_rr_composition_delta_brute_force():
     # k = 3: enumerate the 8 outcome triples of RR(0)^3 vs RR(1)^3 with e^ε = 2 (ε = log 2 as a ball)
-    from itertools import product
     from fractions import Fraction as F
+    from itertools import product
+
     p = F(2, 3)
-    et = F(5, 2)   # e^{ε'} with ε' = log(5/2)
+    et = F(5, 2)  # e^{ε'} with ε' = log(5/2)
     tot = F(0)
     for ys in product((0, 1), repeat=3):
         P = math.prod(p if y == 0 else 1 - p for y in ys)
@@ -99,11 +106,16 @@ def test_chain_certified_on_box():
     assert chk.proved is True
     with precision(128):
         r = E.certify_chain_box()
-        assert r < 1 and r > arb("0.85")   # the spec's numerical maximum is 0.86
+        assert r < 1 and r > arb("0.85")  # the spec's numerical maximum is 0.86
 
 
-@given(n=st.integers(1000, 10 ** 9), e0=st.fractions(min_value=fmpq(1, 1000).__float__() and 0, max_value=fmpq(1, 2).__float__() and 0.5, max_denominator=1000),
-       L=st.integers(5, 60))
+@given(
+    n=st.integers(1000, 10**9),
+    e0=st.fractions(
+        min_value=fmpq(1, 1000).__float__() and 0, max_value=fmpq(1, 2).__float__() and 0.5, max_denominator=1000
+    ),
+    L=st.integers(5, 60),
+)
 def test_chain_pointwise(n, e0, L):
     if e0 <= 0:
         return

@@ -2,16 +2,26 @@
 
 import pytest
 import sympy as sp
-from flint import arb, fmpq
-
 from blanket.exact.arith import precision
 from blanket.exact.errors import HypothesisViolation
 from blanket.exact.oracles import LDP, OLH, OUE, Geometric, Hadamard, Subset, clone_delta
 from blanket.proofs import core
 from blanket.proofs import oracles as po
+from flint import arb
 
-KEYS = ["FO merged blanket view", "FO gamma [ue]", "FO L law [ue]", "FO gamma [olh]", "FO L law [olh]", "FO gamma [hadamard]",
-        "FO L law [hadamard]", "FO gamma [subset]", "FO L law [subset]", "FO gamma [geometric]", "FO clone identity"]
+KEYS = [
+    "FO merged blanket view",
+    "FO gamma [ue]",
+    "FO L law [ue]",
+    "FO gamma [olh]",
+    "FO L law [olh]",
+    "FO gamma [hadamard]",
+    "FO L law [hadamard]",
+    "FO gamma [subset]",
+    "FO L law [subset]",
+    "FO gamma [geometric]",
+    "FO clone identity",
+]
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -23,15 +33,18 @@ def test_derivation_is_proved_symbolically(key):
     assert r.latex()
 
 
-@pytest.mark.parametrize("name,check,wrong", [
-    ("GAMMA_UE", po._check_ue, po.GAMMA_UE + po.q ** po.k / 7),
-    ("LAW_UE", po._check_ue, {**po.LAW_UE, po.pi_both: po.LAW_UE[po.pi_both] * 2}),
-    ("GAMMA_HR", po._check_hadamard, 2 * (po.K + po.E0) / (po.K * (po.E0 + 1))),
-    ("LAW_HR", po._check_hadamard, {**po.LAW_HR, po.pi_both: (po.K / 4) * po.PL_HR / po.GAMMA_HR}),
-    ("GAMMA_SUBSET", po._check_subset, po.k / (po.d * po.E0 + po.k)),
-    ("GAMMA_OLH", po._check_olh, po.g * po.PL_OLH),
-    ("LAW_OLH", po._check_olh, {**po.LAW_OLH, po.pi_t: (1 - po.c) * po.PH_OLH / po.GAMMA_OLH}),
-])
+@pytest.mark.parametrize(
+    "name,check,wrong",
+    [
+        ("GAMMA_UE", po._check_ue, po.GAMMA_UE + po.q**po.k / 7),
+        ("LAW_UE", po._check_ue, {**po.LAW_UE, po.pi_both: po.LAW_UE[po.pi_both] * 2}),
+        ("GAMMA_HR", po._check_hadamard, 2 * (po.K + po.E0) / (po.K * (po.E0 + 1))),
+        ("LAW_HR", po._check_hadamard, {**po.LAW_HR, po.pi_both: (po.K / 4) * po.PL_HR / po.GAMMA_HR}),
+        ("GAMMA_SUBSET", po._check_subset, po.k / (po.d * po.E0 + po.k)),
+        ("GAMMA_OLH", po._check_olh, po.g * po.PL_OLH),
+        ("LAW_OLH", po._check_olh, {**po.LAW_OLH, po.pi_t: (1 - po.c) * po.PH_OLH / po.GAMMA_OLH}),
+    ],
+)
 def test_a_wrong_closed_form_is_not_proved(monkeypatch, name, check, wrong):
     monkeypatch.setattr(po, name, wrong)
     assert check(None).proved is not True
@@ -43,27 +56,40 @@ def test_symbolic_closed_forms_are_the_ones_exact_evaluates():
     m = OUE(5, exp_epsilon0=3)
     sub = {po.p: sp.Rational(1, 2), po.q: sp.Rational(1, 4), po.k: 5}
     assert sp.Rational(str(m.gamma())) == sp.simplify(po.GAMMA_UE.subs(sub))
-    assert [sp.Rational(str(v)) for v in m.l_probs()] == [sp.simplify(po.LAW_UE[s].subs(sub)) for s in (po.pi_both, po.pi_t, po.pi_rest)]
+    assert [sp.Rational(str(v)) for v in m.l_probs()] == [
+        sp.simplify(po.LAW_UE[s].subs(sub)) for s in (po.pi_both, po.pi_t, po.pi_rest)
+    ]
     # OLH with c = 1/4, κ = 1/8, g = 4
     m = OLH(6, 4, exp_epsilon0=3, collision="1/4", constant="1/8")
     sub = {po.g: 4, po.c: sp.Rational(1, 4), po.kappa: sp.Rational(1, 8), po.E0: e0}
     assert sp.Rational(str(m.gamma())) == sp.simplify(po.GAMMA_OLH.subs(sub))
-    assert [sp.Rational(str(v)) for v in m.l_probs()] == [sp.simplify(po.LAW_OLH[s].subs(sub)) for s in (po.pi_both, po.pi_t, po.pi_rest)]
+    assert [sp.Rational(str(v)) for v in m.l_probs()] == [
+        sp.simplify(po.LAW_OLH[s].subs(sub)) for s in (po.pi_both, po.pi_t, po.pi_rest)
+    ]
     # Hadamard (k = 20 → K = 32), subset (k = 9, d = 3), geometric (m = 7)
     m = Hadamard(20, exp_epsilon0=3)
     sub = {po.K: 32, po.E0: e0}
     assert sp.Rational(str(m.gamma())) == sp.simplify(po.GAMMA_HR.subs(sub))
-    assert [sp.Rational(str(v)) for v in m.l_probs()] == [sp.simplify(po.LAW_HR[s].subs(sub)) for s in (po.pi_both, po.pi_t, po.pi_rest)]
+    assert [sp.Rational(str(v)) for v in m.l_probs()] == [
+        sp.simplify(po.LAW_HR[s].subs(sub)) for s in (po.pi_both, po.pi_t, po.pi_rest)
+    ]
     m = Subset(9, 3, exp_epsilon0=3)
     sub = {po.k: 9, po.d: 3, po.E0: e0}
-    assert sp.Rational(str(m.gamma())) == sp.simplify(po.GAMMA_SUBSET.subs(sub)) == sp.simplify((sp.binomial(9, 3) / po.Z_SUBSET).subs(sub))
-    assert [sp.Rational(str(v)) for v in m.l_probs()] == [sp.simplify(po.LAW_SUBSET[s].subs(sub)) for s in (po.pi_both, po.pi_t, po.pi_rest)]
+    assert (
+        sp.Rational(str(m.gamma()))
+        == sp.simplify(po.GAMMA_SUBSET.subs(sub))
+        == sp.simplify((sp.binomial(9, 3) / po.Z_SUBSET).subs(sub))
+    )
+    assert [sp.Rational(str(v)) for v in m.l_probs()] == [
+        sp.simplify(po.LAW_SUBSET[s].subs(sub)) for s in (po.pi_both, po.pi_t, po.pi_rest)
+    ]
     for mm in (2, 5, 6, 7):
         g = Geometric(mm, alpha="2/5")
         assert sp.Rational(str(g.gamma())) == sp.simplify(po.gamma_geometric(mm).subs(po.alpha, sp.Rational(2, 5)))
         # the registered statement (floor / Piecewise) agrees with the helper
-        assert sp.simplify(po.FO_GAMMA_GEOMETRIC.statement.rhs.subs({po.m: mm, po.alpha: sp.Rational(2, 5)})) == \
-            sp.simplify(po.gamma_geometric(mm).subs(po.alpha, sp.Rational(2, 5)))
+        assert sp.simplify(
+            po.FO_GAMMA_GEOMETRIC.statement.rhs.subs({po.m: mm, po.alpha: sp.Rational(2, 5)})
+        ) == sp.simplify(po.gamma_geometric(mm).subs(po.alpha, sp.Rational(2, 5)))
 
 
 def test_fmt21_closed_forms_are_consistent_with_the_exact_clone_pair():
@@ -71,8 +97,8 @@ def test_fmt21_closed_forms_are_consistent_with_the_exact_clone_pair():
         for n in (1000, 20000):
             p = core.get("FMT21 Theorem 3.1 [paper]").bound(epsilon0="1", n=n, delta="1e-6")
             c = core.get("FMT21 Theorem 3.1 [code]").bound(epsilon0="1", n=n, delta="1e-6")
-            assert p <= c                                       # the code's variant is the larger one
-            d = clone_delta(LDP(epsilon0=1), n, epsilon=p)      # the pair the proof bounds, at the closed-form ε
+            assert p <= c  # the code's variant is the larger one
+            d = clone_delta(LDP(epsilon0=1), n, epsilon=p)  # the pair the proof bounds, at the closed-form ε
             assert d < arb("1e-6")
         # the condition is enforced
         with pytest.raises(HypothesisViolation, match="epsilon0 <= log"):

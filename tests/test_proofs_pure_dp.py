@@ -10,25 +10,51 @@ import math
 import mpmath
 import pytest
 import sympy as sp
-from flint import arb, fmpq
-from hypothesis import given, settings, strategies as st
-
 from blanket.exact import arith
 from blanket.exact import tdlap as xt
 from blanket.exact.errors import HypothesisViolation
 from blanket.proofs import pure_dp as P
 from blanket.proofs.core import get, results
+from flint import arb, fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 CY = results("CY21")
-SECTION3 = ("Fact 3.2", "Claim 3.3", "Claim 3.4", "Claim 3.5", "Claim 3.6", "Corollary 3.7", "Claim 3.8",
-            "Claims 3.3-3.8")
+SECTION3 = (
+    "Fact 3.2",
+    "Claim 3.3",
+    "Claim 3.4",
+    "Claim 3.5",
+    "Claim 3.6",
+    "Corollary 3.7",
+    "Claim 3.8",
+    "Claims 3.3-3.8",
+)
 
 
 def test_registry_covers_the_issue():
     labels = {r.label for r in CY}
-    for lab in ("Definition 2.1", "Definition 2.2", "Definition 2.7", "Definition 2.8", "Definition 2.9", "Theorem 2.3", "Fact 2.4",
-                "Fact 3.2", "Claim 3.3", "Claim 3.4", "Claim 3.5", "Claim 3.6", "Corollary 3.7", "Claim 3.8",
-                "Theorem 3.1", "Claim 3.10", "Theorem 4.1", "Claim 4.2", "Claim B.1"):
+    for lab in (
+        "Definition 2.1",
+        "Definition 2.2",
+        "Definition 2.7",
+        "Definition 2.8",
+        "Definition 2.9",
+        "Theorem 2.3",
+        "Fact 2.4",
+        "Fact 3.2",
+        "Claim 3.3",
+        "Claim 3.4",
+        "Claim 3.5",
+        "Claim 3.6",
+        "Corollary 3.7",
+        "Claim 3.8",
+        "Theorem 3.1",
+        "Claim 3.10",
+        "Theorem 4.1",
+        "Claim 4.2",
+        "Claim B.1",
+    ):
         assert lab in labels, lab
     for r in CY:
         if r.label in SECTION3:
@@ -42,8 +68,9 @@ def test_registry_covers_the_issue():
             assert "this project's reading of the construction" in r.notes.lower(), r.key
 
 
-@pytest.mark.parametrize("res", [r for r in CY if r.grid and r.label not in ("Claims 3.3-3.8", "Theorem 3.1")],
-                         ids=lambda r: r.key)
+@pytest.mark.parametrize(
+    "res", [r for r in CY if r.grid and r.label not in ("Claims 3.3-3.8", "Theorem 3.1")], ids=lambda r: r.key
+)
 def test_grid(res):
     verdicts = []
     for g in res.grid:
@@ -58,8 +85,9 @@ def test_grid(res):
         assert all(v is True for v in verdicts), (res.key, verdicts)
 
 
-@pytest.mark.parametrize("key", ["CY21 Claims 3.3-3.8 [combined]", "CY21 Theorem 3.1 [security]",
-                                 "CY21 Theorem 3.1 [correctness]"])
+@pytest.mark.parametrize(
+    "key", ["CY21 Claims 3.3-3.8 [combined]", "CY21 Theorem 3.1 [security]", "CY21 Theorem 3.1 [correctness]"]
+)
 def test_grid_slow_parts(key):
     res = get(key)
     for g in res.grid[:3]:
@@ -97,10 +125,10 @@ def test_claims_3_4_and_3_5_exact_over_u(r, tau, data):
         return sum((t(z) * t(x - z) for z in range(-tau, tau + 1)), fmpq(0))
 
     extra = t(tau) * t(u - 1 - tau)
-    assert tt(u - 1) <= tt(u) / r + extra                          # Claim 3.4 [carry]
-    assert tt(u) <= tt(u - 1) / r                                  # Claim 3.4 [reverse]
+    assert tt(u - 1) <= tt(u) / r + extra  # Claim 3.4 [carry]
+    assert tt(u) <= tt(u - 1) / r  # Claim 3.4 [reverse]
     thc = r ** (2 * tau + 1 - 2 * u) / (u + 1) if u <= tau else (1 / r) / (2 * tau - u + 1)
-    assert extra <= thc * tt(u)                                    # Claim 3.5
+    assert extra <= thc * tt(u)  # Claim 3.5
     for name in ("CY21 Claim 3.4 [carry]", "CY21 Claim 3.4 [reverse]", "CY21 Claim 3.5"):
         assert get(name).evaluate(r=r, tau=tau, u=u).holds is True
 
@@ -109,7 +137,7 @@ def test_claim_3_4_without_extra_term_has_a_certified_counterexample():
     res = get("CY21 Claim 3.4 [no extra term]")
     ev = res.evaluate(r="1/2", tau=3, u=6)
     assert ev.holds is False
-    assert isinstance(ev.lhs, fmpq) and isinstance(ev.rhs, fmpq)   # exact counterexample
+    assert isinstance(ev.lhs, fmpq) and isinstance(ev.rhs, fmpq)  # exact counterexample
 
 
 def test_hypotheses_are_enforced():
@@ -120,8 +148,10 @@ def test_hypotheses_are_enforced():
 
 
 @settings(max_examples=6)
-@given(st.sampled_from([(fmpq(1, 8), 4), (fmpq(27, 64), 6), (fmpq(64, 125), 9)]),
-       st.sampled_from([fmpq(1, 10), fmpq(1, 100), fmpq(1, 1000)]))
+@given(
+    st.sampled_from([(fmpq(1, 8), 4), (fmpq(27, 64), 6), (fmpq(64, 125), 9)]),
+    st.sampled_from([fmpq(1, 10), fmpq(1, 100), fmpq(1, 1000)]),
+)
 def test_corollary_3_7_against_exact(rt, q):
     r, tau = rt
     with arith.precision(128):
@@ -171,7 +201,7 @@ def test_predicates():
     sec, _ = agg.llr_security(2)
     assert P.is_llr_secure(agg, 2, "100") is True
     assert P.is_llr_secure(agg, 2, "1/1000") is False
-    assert P.is_beta_correct(agg, 2, "19/100") is True            # 1 - (9/10)^2 = 19/100
+    assert P.is_beta_correct(agg, 2, "19/100") is True  # 1 - (9/10)^2 = 19/100
     assert P.is_beta_correct(agg, 2, "1/1000") is False
     assert P.is_relaxation(agg, 2, "100", "19/100") is True
     assert P.is_llr_secure(xt.RelaxedAggregator(2, 3, q=0, r="1/4"), 2, "100") is False
@@ -183,14 +213,14 @@ def test_claim_b1_moments_against_mpmath():
         sm = mpmath.mpf(int(s_.p)) / int(s_.q)
         rr = mpmath.e ** (-1 / sm)
         Z = sum(rr ** abs(j) for j in range(-tau, tau + 1))
-        m2 = sum(j ** 2 * rr ** abs(j) for j in range(-tau, tau + 1)) / Z
-        m4 = sum(j ** 4 * rr ** abs(j) for j in range(-tau, tau + 1)) / Z
+        m2 = sum(j**2 * rr ** abs(j) for j in range(-tau, tau + 1)) / Z
+        m4 = sum(j**4 * rr ** abs(j) for j in range(-tau, tau + 1)) / Z
         with arith.precision(128):
             e2 = xt.tdlap_moment(2, tau, s=s_)
             e4 = xt.tdlap_moment(4, tau, s=s_)
         assert abs(mpmath.mpf(float(e2.mid())) - m2) < 1e-12 * m2
         assert abs(mpmath.mpf(float(e4.mid())) - m4) < 1e-12 * m4
-        assert m2 <= 4 * sm ** 2 and m4 <= 48 * sm ** 4 + 2
+        assert m2 <= 4 * sm**2 and m4 <= 48 * sm**4 + 2
 
 
 def test_theorem_4_1_noise_law_closed_form_against_convolution():
@@ -201,8 +231,8 @@ def test_theorem_4_1_noise_law_closed_form_against_convolution():
     c0 = ((1 - r) / (1 + r)) ** 2
     for t in range(-5, 6):
         conv = sum((d[z] * d[t - z] for z in range(-W + 6, W - 5)), fmpq(0))
-        closed = c0 * r ** abs(t) * (abs(t) + 1 + 2 * r ** 2 / (1 - r ** 2))
-        assert conv <= closed and closed - conv < fmpq(1, 10 ** 20)
+        closed = c0 * r ** abs(t) * (abs(t) + 1 + 2 * r**2 / (1 - r**2))
+        assert conv <= closed and closed - conv < fmpq(1, 10**20)
 
 
 def test_theorem_4_1_error_shrinks_like_one_over_eps():
@@ -210,7 +240,7 @@ def test_theorem_4_1_error_shrinks_like_one_over_eps():
         e1 = P.error_second_moment("1/4", 64)
         e2 = P.error_second_moment("1/2", 64)
     ratio = e1 / e2
-    assert ratio > 3 and ratio < 5                                    # MSE ~ 1/eps^2
+    assert ratio > 3 and ratio < 5  # MSE ~ 1/eps^2
 
 
 def test_claim_3_10_demonstration():
@@ -246,12 +276,14 @@ def test_error_figure_quick(tmp_path):
     """pure-dp-error: PNG/PDF/CSV written; exact RMSE certified below its bound; eps * RMSE stays in [1.5, 2.1]
     for eps <= 1/2 (the O(1/eps) shape of Theorem 4.1)."""
     import csv
+
     from blanket.reports.figures import get_figure
+
     paths = get_figure("pure-dp-error").make(tmp_path, quick=True)
     assert [p.suffix for p in paths] == [".png", ".pdf", ".csv"] and all(p.stat().st_size > 0 for p in paths)
     rows = list(csv.DictReader(open(paths[2])))
     assert len(rows) == 3
-    X = arith.exact                                   # decimal strings read exactly
+    X = arith.exact  # decimal strings read exactly
     for r in rows:
         for which in ("binary", "protocol"):
             assert X(r[f"rmse_{which}_upper"]) <= X(r[f"bound_{which}_lower"]), (r, which)
@@ -262,6 +294,7 @@ def test_error_figure_quick(tmp_path):
 
 def test_figure_quick(tmp_path):
     from blanket.reports.figures import get_figure
+
     paths = get_figure("pure-dp-llr").make(tmp_path, quick=True)
     names = sorted(p.suffix for p in paths)
     assert names == [".csv", ".pdf", ".png"]
@@ -311,12 +344,12 @@ def test_protocol_error_law_against_closed_forms():
         tot = sum(law.values(), arb(0))
         assert arith.le(tot, 1) is not False and arith.ge(tot + tail, 1) is not False
         mean = sum((e * p for e, p in law.items()), arb(0))
-        assert abs(mean) < 300 * tail                        # only the left-out window can unbalance it
+        assert abs(mean) < 300 * tail  # only the left-out window can unbalance it
         rvar = sum((k_ * fmpq(x) - (k_ * fmpq(x)).floor()) * (1 - (k_ * fmpq(x) - (k_ * fmpq(x)).floor())) for x in xs)
         r_ = (-arb(eps) / k_).exp()
-        expected = (rvar + 2 * 2 * r_ / (1 - r_) ** 2) / k_ ** 2
+        expected = (rvar + 2 * 2 * r_ / (1 - r_) ** 2) / k_**2
         mse = sum((e * e * p for e, p in law.items()), arb(0))
-        assert abs(mse - expected) < 300 ** 2 * tail + arb("1e-30")
+        assert abs(mse - expected) < 300**2 * tail + arb("1e-30")
         assert arith.le(mse, 4 / arb(eps) ** 2 + fmpq(3, 16)) is True
 
 
@@ -332,7 +365,7 @@ def test_claim_3_6_exact_against_engine(rho, m_, tau, data):
     G = xt.Groups(agg)
     ed = G.conv("E", c_, "D", 0)[c_ + m_ * (2 * tau + u_)]
     T = xt.tdlap_masses(tau, r=agg.r)
-    extra = T[-1] * T[u_ - 1]                      # T[tau] T[u-1-tau], index z + tau
+    extra = T[-1] * T[u_ - 1]  # T[tau] T[u-1-tau], index z + tau
     assert extra == ev.lhs
     Nc = 1 / G.comp["E"][c_][c_ + m_ * tau]
     Z = xt.tdlap_normaliser(tau, r=agg.r)
@@ -340,7 +373,9 @@ def test_claim_3_6_exact_against_engine(rho, m_, tau, data):
     assert ev.rhs == theta * ed
 
 
-@given(st.fractions(min_value=sp.Rational(1, 100), max_value=sp.Rational(99, 100), max_denominator=100), st.integers(0, 60))
+@given(
+    st.fractions(min_value=sp.Rational(1, 100), max_value=sp.Rational(99, 100), max_denominator=100), st.integers(0, 60)
+)
 def test_claim_b1_and_claim_4_2_exact_hypothesis(rf, tau):
     r_ = fmpq(rf.numerator, rf.denominator)
     # exact moments by direct summation, independent of tdlap_moment
@@ -348,21 +383,21 @@ def test_claim_b1_and_claim_4_2_exact_hypothesis(rf, tau):
     m2 = sum((fmpq(j) ** 2 * r_ ** abs(j) for j in range(-tau, tau + 1)), fmpq(0)) / Z
     m4 = sum((fmpq(j) ** 4 * r_ ** abs(j) for j in range(-tau, tau + 1)), fmpq(0)) / Z
     p = 1 - r_
-    eg2 = (1 - p) * (2 - p) / p ** 2
-    eg4 = (1 - p) * (24 - 36 * p + 14 * p ** 2 - p ** 3) / p ** 4
+    eg2 = (1 - p) * (2 - p) / p**2
+    eg4 = (1 - p) * (24 - 36 * p + 14 * p**2 - p**3) / p**4
     assert m2 <= 2 * eg2 / (1 + r_ - 2 * r_ ** (tau + 1))
     assert m4 <= 2 * eg4 / (1 + r_ - 2 * r_ ** (tau + 1))
     assert get("CY21 Claim B.1 [m2]").evaluate(r=r_, tau=tau).holds is True
     # Claim 4.2: the exact mixture weight 1 - Pr[|eta| <= tau]^2 against the bound
     inside = sum((xt.dlap_pmf(z, r=r_) for z in range(-tau, tau + 1)), fmpq(0))
-    assert 1 - inside ** 2 <= 4 * r_ ** (tau + 1) / (1 + r_)
+    assert 1 - inside**2 <= 4 * r_ ** (tau + 1) / (1 + r_)
     assert get("CY21 Claim 4.2").evaluate(r=r_, tau=tau).holds is True
 
 
 # ------------------------------------------------------------ Claim 3.8 in closed form: independent brute force
 def _brute_components(rho, tau, m):
     """D_x and E_x straight from the definitions (spec §3.1) with exact rationals; no exact.tdlap code."""
-    r = rho ** m
+    r = rho**m
     ell = m * (2 * tau + 1) - 1
     Z = sum((r ** abs(z) for z in range(-tau, tau + 1)), fmpq(0))
     D, E = [], []
@@ -406,8 +441,9 @@ def test_claim_3_8_closed_forms_against_brute_force(rho, tau, m, data):
 
     def c_(expr, y, j):
         v = P.arb_eval(expr, {**k, "nu": nu_, "y": y, "j": j})
-        assert isinstance(v, fmpq)                   # rational rho: every constant exact
+        assert isinstance(v, fmpq)  # rational rho: every constant exact
         return v
+
     for a_ in range(1, m):
         for b_ in range(a_, m):
             c0, carry = (a_ + b_) % m, a_ + b_ >= m
@@ -424,7 +460,16 @@ def test_claim_3_8_closed_forms_against_brute_force(rho, tau, m, data):
                     mirrored = (P.A_EE_nc_p, P.A_EE_nc_y)
                 for y in range(2 * ell + 1):
                     for A, B in mixed:
-                        assert pm[y] <= c_(A, y, j) * qm[y] + c_(B, y, j) * qe[y], ("mixed", rho, tau, m, nu_, (x1, x2, x3, x4), y, B)
+                        assert pm[y] <= c_(A, y, j) * qm[y] + c_(B, y, j) * qe[y], (
+                            "mixed",
+                            rho,
+                            tau,
+                            m,
+                            nu_,
+                            (x1, x2, x3, x4),
+                            y,
+                            B,
+                        )
                     for A in mirrored:
                         assert pe[y] <= c_(A, y, j) * qe[y], ("mirrored", rho, tau, m, (x1, x2, x3, x4), y, A)
 
@@ -435,12 +480,12 @@ def test_claim_3_6_into_mirrored_against_brute_force(rho, tau, m):
     """The lattice group's extra term T[tau] T[u-1-tau] <= xi(u) (E_c*E_0)[c + m(2tau+u)] (N_max in xi)."""
     D, E, ell = _brute_components(rho, tau, m)
     k = P._consts(rho, tau, m)
-    r = rho ** m
+    r = rho**m
     Z = sum((r ** abs(z) for z in range(-tau, tau + 1)), fmpq(0))
     for c0 in range(m):
         ee = _brute_conv(E[c0], E[0])
         for u_ in range(1, 2 * tau + 1):
-            extra = r ** (tau + abs(u_ - 1 - tau)) / Z ** 2
+            extra = r ** (tau + abs(u_ - 1 - tau)) / Z**2
             assert extra <= P.arb_eval(P.xi_p, {**k, "u": u_}) * ee[c0 + m * (2 * tau + u_)]
 
 
@@ -451,11 +496,11 @@ def test_claim_3_6_mirrored_mass_is_the_geometric_series(rho, tau, m, data):
     u_ = data.draw(st.integers(0, 2 * tau))
     c_ = data.draw(st.integers(0, m - 1))
     D, E, ell = _brute_components(rho, tau, m)
-    env = {"r": rho ** m, "tau": tau, "u": u_}
-    Z = sum(((rho ** m) ** abs(z) for z in range(-tau, tau + 1)), fmpq(0))
+    env = {"r": rho**m, "tau": tau, "u": u_}
+    Z = sum(((rho**m) ** abs(z) for z in range(-tau, tau + 1)), fmpq(0))
     Nc = sum(((1 / rho) ** abs(v - c_ - m * tau) for v in range(ell + 1)), fmpq(0))
     assert _brute_conv(E[c_], D[0])[c_ + m * (2 * tau + u_)] == P.arb_eval(P.G_mirror, env) / (Z * Nc)
-    if u_ >= 1 and c_ <= m - 2:                  # reverse direction: a + b = c + m, offset 1 - u, y = c + m(2tau + 1 - u)
+    if u_ >= 1 and c_ <= m - 2:  # reverse direction: a + b = c + m, offset 1 - u, y = c + m(2tau + 1 - u)
         a_, b_ = m - 1, c_ + 1
         Na = sum(((1 / rho) ** abs(v - a_ - m * tau) for v in range(ell + 1)), fmpq(0))
         y = c_ + m * (2 * tau + 1 - u_)
@@ -476,7 +521,7 @@ def test_Psi_is_the_max_of_psi_below_the_split(rho, tau, m, nus):
 def test_mirrored_normalisers_extremes(rho, tau, m):
     """N_max = N_0 and N_min = N_floor((m-1)/2) over all x (used by C_N)."""
     env = {"rho": rho, "tau": tau, "m": m}
-    Ns = [P.arb_eval(P.Nx(x).subs(P.r, P.rho_s ** P.m), env) for x in range(m)]
+    Ns = [P.arb_eval(P.Nx(x).subs(P.r, P.rho_s**P.m), env) for x in range(m)]
     k = P._consts(rho, tau, m)
     assert k["N_max"] == max(Ns) and k["N_min"] == min(Ns)
 

@@ -3,10 +3,6 @@ the exact identity behind Theorem 3.4, the Corollary 3.5 repair and its known-fa
 
 import pytest
 import sympy as sp
-from flint import arb, fmpq
-from hypothesis import assume, given
-from hypothesis import strategies as st
-
 from blanket.exact import arith
 from blanket.exact import renyi as xr
 from blanket.exact.arith import precision
@@ -14,6 +10,9 @@ from blanket.exact.errors import HypothesisViolation
 from blanket.exact.mechanisms import KRR, BinaryRR
 from blanket.proofs import renyi as R
 from blanket.proofs.core import arb_eval, get, results
+from flint import arb, fmpq
+from hypothesis import given
+from hypothesis import strategies as st
 
 eps0_s = st.sampled_from(["0", "1/10", "1/4", "1/2", "1", "3/2", "2", "3"])
 n_s = st.integers(2, 60)
@@ -49,7 +48,7 @@ def test_lower_bounds_below_exact_worst_case(n, e0, lam):
     p = {"n": str(n), "epsilon0": e0, "lambda": str(lam)}
     for r in (R.THEOREM_3_4, R.COROLLARY_3_5):
         _cmp(r, p, "lower")
-    with precision(128):   # Corollary 3.5 <= Theorem 3.4 (dropped terms are >= 0)
+    with precision(128):  # Corollary 3.5 <= Theorem 3.4 (dropped terms are >= 0)
         assert arith.gt(R.COROLLARY_3_5.bound(**p), R.THEOREM_3_4.bound(**p)) is not True
 
 
@@ -57,7 +56,9 @@ def test_corollary_3_2_on_its_domain():
     for p in ({"n": "600", "epsilon0": "1/10", "lambda": "2"}, {"n": "400", "epsilon0": "1/20", "lambda": "2"}):
         _cmp(R.COROLLARY_3_2, p, "upper")
     with pytest.raises(HypothesisViolation, match="lambda\\^4"):
-        R.COROLLARY_3_2.bound(n="100", epsilon0="1", lambda_="2") if False else R.COROLLARY_3_2.bound(**{"n": "100", "epsilon0": "1", "lambda": "2"})
+        R.COROLLARY_3_2.bound(n="100", epsilon0="1", lambda_="2") if False else R.COROLLARY_3_2.bound(
+            **{"n": "100", "epsilon0": "1", "lambda": "2"}
+        )
 
 
 def test_theorem_3_1_hypotheses_enforced():
@@ -124,7 +125,9 @@ def test_theorem_3_7_against_binary_and_krr(m, e0, lam, k):
     with precision(128):
         b = R.THEOREM_3_7.bound(**p)
         ref = R.THEOREM_3_7.exact(**p).value
-        assert arith.lt(b, ref) is not True and arith.ball(ref).rad() < arb(2) ** -60   # tight at λ = 2: equality allowed
+        assert (
+            arith.lt(b, ref) is not True and arith.ball(ref).rad() < arb(2) ** -60
+        )  # tight at λ = 2: equality allowed
         km = xr.moment_krr_family(KRR(k, epsilon0=e0), m, "neighbour", order=lam) if m > 1 else None
         if km is not None:
             assert arith.lt(b, km) is not True and arith.ball(km).rad() < arb(2) ** -60
@@ -140,8 +143,20 @@ def test_theorem_3_7_tight_at_order_2():
 
 def test_every_result_registered_with_grid():
     keys = {r.key for r in results("GDDSK21")}
-    for label in ("Theorem 3.1", "Corollary 3.2", "Theorem 3.3", "Remark (non-integer λ)", "Bound (9)", "Theorem 3.4",
-                  "Corollary 3.5", "Theorem 3.6 [rr]", "Lemma D.1 [rr]", "Theorem 3.7", "RDP to DP [standard]", "RDP to DP [improved]"):
+    for label in (
+        "Theorem 3.1",
+        "Corollary 3.2",
+        "Theorem 3.3",
+        "Remark (non-integer λ)",
+        "Bound (9)",
+        "Theorem 3.4",
+        "Corollary 3.5",
+        "Theorem 3.6 [rr]",
+        "Lemma D.1 [rr]",
+        "Theorem 3.7",
+        "RDP to DP [standard]",
+        "RDP to DP [improved]",
+    ):
         assert f"GDDSK21 {label}" in keys
     for r in results("GDDSK21"):
         assert r.grid, r.key
@@ -155,9 +170,13 @@ def test_conversions_are_valid_against_exact_epsilon():
     with precision(128):
         exact_eps = R.exact_epsilon_for_delta(n, e0, arith.exact(d))
         for method in ("standard", "improved"):
-            eps, order = R.epsilon_via_rdp(lambda l: xr.renyi_binary_worst(mech, n, order=l).value, d,
-                                           orders=[fmpq(k) for k in (2, 4, 8, 16, 32)], method=method)
-            assert arith.ge(eps, exact_eps.upper()) is True   # the RDP route can only cost
+            eps, order = R.epsilon_via_rdp(
+                lambda l: xr.renyi_binary_worst(mech, n, order=l).value,
+                d,
+                orders=[fmpq(k) for k in (2, 4, 8, 16, 32)],
+                method=method,
+            )
+            assert arith.ge(eps, exact_eps.upper()) is True  # the RDP route can only cost
         # improved <= standard at the same order
         p = {"n": str(n), "epsilon0": "1/2", "delta": d, "lambda": "8"}
         assert arith.le(R.RDP_TO_DP_IMPROVED.bound(**p), R.RDP_TO_DP_STANDARD.bound(**p)) is True
@@ -165,17 +184,20 @@ def test_conversions_are_valid_against_exact_epsilon():
 
 def test_bound_9_worse_than_corollary_3_2_by_e4eps0_factor():
     # (9) / (λ-1)^{-1}·4C(λ,2)(e^{ε0}-1)²/n = e^{4ε0} exactly at first order
-    e0 = sp.Symbol("epsilon0")
+    sp.Symbol("epsilon0")
     lead32 = 4 * sp.binomial(R.lam, 2) * (sp.exp(R.epsilon0) - 1) ** 2 / R.n / (R.lam - 1)
     assert sp.simplify(R.BOUND9 / lead32 - sp.exp(4 * R.epsilon0)) == 0
 
 
-@pytest.mark.parametrize("params, hyp", [
-    ({"n": "100", "epsilon0": "-1", "lambda": "2"}, "epsilon0 >= 0"),
-    ({"n": "0", "epsilon0": "1", "lambda": "2"}, "n >= 1"),
-    ({"n": "5/2", "epsilon0": "1", "lambda": "2"}, "n is an integer"),
-    ({"n": "100", "epsilon0": "1", "lambda": "1"}, "lambda is an integer >= 2"),
-])
+@pytest.mark.parametrize(
+    "params, hyp",
+    [
+        ({"n": "100", "epsilon0": "-1", "lambda": "2"}, "epsilon0 >= 0"),
+        ({"n": "0", "epsilon0": "1", "lambda": "2"}, "n >= 1"),
+        ({"n": "5/2", "epsilon0": "1", "lambda": "2"}, "n is an integer"),
+        ({"n": "100", "epsilon0": "1", "lambda": "1"}, "lambda is an integer >= 2"),
+    ],
+)
 def test_hypotheses_are_not_vacuous(params, hyp):
     """Symbols carry no sympy assumptions, so the hypotheses are really checked."""
     with pytest.raises(HypothesisViolation, match=hyp):

@@ -17,21 +17,31 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 import sympy as sp
-from flint import arb, fmpq
-from hypothesis import assume, given, strategies as st
-
 from blanket.exact import arith
 from blanket.exact import summation as xs
 from blanket.exact.errors import HypothesisViolation
 from blanket.exact.mechanisms import KRR, FiniteRandomizer
 from blanket.proofs import summation as S
 from blanket.proofs.core import arb_eval, results
+from flint import arb, fmpq
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 KEYS = [
-    "BBGN19 Algorithms 2-3", "BBGN19 Theorem 4.1 [exact variance]", "BBGN19 Theorem 4.1 [worst case]",
-    "BBGN19 Theorem 4.1", "BBGN19 Theorem 4.1 [privacy]", "BBGN19 Corollary 4.1.1", "BBGN19 Lemma 4.1", "BBGN19 Lemma 4.2",
-    "BBGN19 Lemma 4.3 [exact]", "BBGN19 Lemma 4.3", "BBGN19 Lemma 4.4", "BBGN19 Lemma 4.5",
-    "BBGN19 Theorem 4.2 [m]", "BBGN19 Theorem 4.2",
+    "BBGN19 Algorithms 2-3",
+    "BBGN19 Theorem 4.1 [exact variance]",
+    "BBGN19 Theorem 4.1 [worst case]",
+    "BBGN19 Theorem 4.1",
+    "BBGN19 Theorem 4.1 [privacy]",
+    "BBGN19 Corollary 4.1.1",
+    "BBGN19 Lemma 4.1",
+    "BBGN19 Lemma 4.2",
+    "BBGN19 Lemma 4.3 [exact]",
+    "BBGN19 Lemma 4.3",
+    "BBGN19 Lemma 4.4",
+    "BBGN19 Lemma 4.5",
+    "BBGN19 Theorem 4.2 [m]",
+    "BBGN19 Theorem 4.2",
 ]
 
 
@@ -87,10 +97,13 @@ def ref_mse(x: F, k: int, g: F) -> F:
     return sum(pr * ((F(lev, k) - g / 2) / (1 - g) - x) ** 2 for lev, pr in atoms.items())
 
 
-@given(x=st.fractions(0, 1, max_denominator=300), k=st.integers(1, 15),
-       g=st.fractions(0, F(99, 100), max_denominator=300))
+@given(
+    x=st.fractions(0, 1, max_denominator=300), k=st.integers(1, 15), g=st.fractions(0, F(99, 100), max_denominator=300)
+)
 def test_variance_formula_equals_enumeration(x, k, g):
-    v = arb_eval(S.PER_USER_VARIANCE, {"x": fmpq(x.numerator, x.denominator), "k": k, "gamma": fmpq(g.numerator, g.denominator)})
+    v = arb_eval(
+        S.PER_USER_VARIANCE, {"x": fmpq(x.numerator, x.denominator), "k": k, "gamma": fmpq(g.numerator, g.denominator)}
+    )
     r = ref_mse(x, k, g)
     assert v == fmpq(r.numerator, r.denominator)
 
@@ -143,7 +156,9 @@ def test_theorem_4_1_bound_vs_exact_mse(p):
     with arith.precision(128):
         gamma31 = S.protocol_gamma(k, n, arith.exact(eps), arith.exact(d))
         assert arith.ge(g, gamma31) is True
-        assert arith.le(g, arb_eval(S.GAMMA_BAR, {"n": n, "epsilon": arith.exact(eps), "delta": arith.exact(d)})) is True
+        assert (
+            arith.le(g, arb_eval(S.GAMMA_BAR, {"n": n, "epsilon": arith.exact(eps), "delta": arith.exact(d)})) is True
+        )
     # Theorem 4.2 (any protocol) is below this protocol's MSE
     assert arith.le(S.THEOREM_4_2.bound(n=n, epsilon=eps, delta=d), exact) is True
 
@@ -273,7 +288,7 @@ def test_privacy_overprovisioning_certified_epsilon(slow_level):
 
 def test_lemma_4_2_reverse_direction_is_false():
     """The direction matters: for a biased R and n ≥ 2 the inequality is strict, so '≤' (equality) is refuted."""
-    mech = FiniteRandomizer([["3/4", "1/4"], ["1/2", "1/2"]])   # both inputs pushed towards the first output
+    mech = FiniteRandomizer([["3/4", "1/4"], ["1/2", "1/2"]])  # both inputs pushed towards the first output
     M = xs.midpoints(2)
     lhs = xs.sum_protocol_mse(mech, M, M, 3)
     rhs = 3 * xs.single_error(mech, M, M)

@@ -7,14 +7,13 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
-from flint import arb, fmpq
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from blanket.exact import renyi as xr
 from blanket.exact.arith import endpoints, precision
 from blanket.exact.errors import InvalidArgument
 from blanket.exact.mechanisms import KRR, BinaryRR
+from flint import arb, fmpq
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 # ------------------------------------------------------------ independent oracle: enumeration of report vectors
@@ -49,7 +48,9 @@ def _moment_brute_mp(rows, D, Dp, lam, dps=60):
         for h in Q:
             if P[h] > 0:
                 r = P[h] / Q[h]
-                tot += (mpmath.mpf(P[h].numerator) / P[h].denominator) * (mpmath.mpf(r.numerator) / r.denominator) ** (lm - 1)
+                tot += (mpmath.mpf(P[h].numerator) / P[h].denominator) * (mpmath.mpf(r.numerator) / r.denominator) ** (
+                    lm - 1
+                )
         return tot
 
 
@@ -88,7 +89,7 @@ def test_binary_noninteger_order_encloses_mpmath(n, e, lam):
         got = xr.moment_binary(mech, n, c, order=f"{lam.numerator}/{lam.denominator}", x=1)
     lo, hi = endpoints(got)
     with mpmath.workdps(60):
-        slack = mpmath.mpf(10) ** -35   # mpmath's own rounding at 60 digits
+        slack = mpmath.mpf(10) ** -35  # mpmath's own rounding at 60 digits
         assert _mp(lo) - slack <= ref <= _mp(hi) + slack
         assert _mp(hi) - _mp(lo) < mpmath.mpf(10) ** -30
 
@@ -97,8 +98,11 @@ def test_worst_case_equals_enumeration_max():
     e = F(5, 2)
     mech = BinaryRR(exp_epsilon0=fmpq(5, 2))
     for n in range(1, 7):
-        best = max(_moment_brute(_krr_rows(2, e), [1] * c + [0] * (n - 1 - c) + [x], [1] * c + [0] * (n - 1 - c) + [1 - x], 3)
-                   for c in range(n) for x in (0, 1))
+        best = max(
+            _moment_brute(_krr_rows(2, e), [1] * c + [0] * (n - 1 - c) + [x], [1] * c + [0] * (n - 1 - c) + [1 - x], 3)
+            for c in range(n)
+            for x in (0, 1)
+        )
         w = xr.renyi_binary_worst(mech, n, order=3)
         assert _F(w.moment) == best
 
@@ -108,7 +112,7 @@ def test_windowed_binary_encloses_exact(monkeypatch):
     mech = BinaryRR(exp_epsilon0=3)
     n = 260
     for c in (0, 37, 259):
-        B = xr.others_count_law(mech, n, c)              # exact, full support (no tol)
+        B = xr.others_count_law(mech, n, c)  # exact, full support (no tol)
         ex = xr._binary_moment_from_B(B, mech.keep(), mech.flip(), fmpq(3), 1, mech.exp_epsilon0())
         with precision(128):
             got = xr.moment_binary(mech, n, c, order=3, x=1)
@@ -119,7 +123,7 @@ def test_windowed_binary_encloses_exact(monkeypatch):
 def test_worst_case_windowed_encloses_exact_and_prunes(monkeypatch):
     mech = BinaryRR(exp_epsilon0=2)
     n = 70
-    monkeypatch.setattr(xr, "EXACT_MAX_N", 10)   # force the windowed, pruned path
+    monkeypatch.setattr(xr, "EXACT_MAX_N", 10)  # force the windowed, pruned path
     exact_best = None
     for c in range(0, (n - 1) // 2 + 1):
         B = xr.others_count_law(mech, n, c)
@@ -147,16 +151,24 @@ def test_large_n_against_mpmath_single_binomial():
 
 def test_n_million_one_dataset_is_tight():
     with precision(128):
-        r = xr.renyi_binary(BinaryRR(epsilon0="1"), 10 ** 6, 0, order=2)
+        r = xr.renyi_binary(BinaryRR(epsilon0="1"), 10**6, 0, order=2)
         assert r.value.rad() < arb(10) ** -15 * r.value
         # λ = 2 closed form (x=1 direction): log(1 + (e−1)²/(n e))
         e = arb(1).exp()
-        assert arb(1 + (e - 1) ** 2 / (10 ** 6 * e)).log().overlaps(r.value) or r.value > (1 + (e - 1) ** 2 / (10 ** 6 * e)).log()
+        assert (
+            arb(1 + (e - 1) ** 2 / (10**6 * e)).log().overlaps(r.value)
+            or r.value > (1 + (e - 1) ** 2 / (10**6 * e)).log()
+        )
 
 
 # ------------------------------------------------------------ k-RR families
-@given(k=st.integers(2, 4), n=st.integers(1, 4), e=exp_eps0, lam=st.integers(2, 3),
-       family=st.sampled_from(["same", "neighbour", "third"]))
+@given(
+    k=st.integers(2, 4),
+    n=st.integers(1, 4),
+    e=exp_eps0,
+    lam=st.integers(2, 3),
+    family=st.sampled_from(["same", "neighbour", "third"]),
+)
 def test_krr_family_equals_enumeration(k, n, e, lam, family):
     if family == "third" and k < 3:
         with pytest.raises(InvalidArgument):
@@ -197,7 +209,7 @@ def test_krr_family_max_over_directions():
 # ------------------------------------------------------------ helpers
 @given(n=st.integers(0, 30), p=st.fractions(min_value=0, max_value=1, max_denominator=9), i=st.integers(0, 9))
 def test_binomial_central_moment_direct_sum(n, p, i):
-    direct = sum(math.comb(n, k) * p ** k * (1 - p) ** (n - k) * (k - n * p) ** i for k in range(n + 1))
+    direct = sum(math.comb(n, k) * p**k * (1 - p) ** (n - k) * (k - n * p) ** i for k in range(n + 1))
     got = xr.binomial_central_moment(n, fmpq(p.numerator, p.denominator), i)
     assert _F(got) == direct
 
@@ -219,16 +231,19 @@ def test_dispatcher():
     assert xr.renyi(mech, 5, order=2, dataset="worst").moment >= xr.renyi(mech, 5, order=2, dataset="c=2").moment
 
 
-@pytest.mark.parametrize("call, msg", [
-    (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 0, order=1), "order must be > 1"),
-    (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 5, order=2), "c must be <= 4"),
-    (lambda: xr.moment_binary(KRR(3, exp_epsilon0=2), 5, 0, order=2), "must be binary RR"),
-    (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 0, 0, order=2), "n must be >= 1"),
-    (lambda: xr.moment_krr_family(KRR(3, exp_epsilon0=2), 5, "other", order=2), "family must be one of"),
-    (lambda: xr.renyi(KRR(3, exp_epsilon0=2), 5, order=2, dataset="worst"), "only available for binary RR"),
-    (lambda: xr.renyi(BinaryRR(exp_epsilon0=2), 5, order=2, dataset="c=x"), "dataset c must be an integer"),
-    (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 0, order=2.5), "not a binary float"),
-])
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 0, order=1), "order must be > 1"),
+        (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 5, order=2), "c must be <= 4"),
+        (lambda: xr.moment_binary(KRR(3, exp_epsilon0=2), 5, 0, order=2), "must be binary RR"),
+        (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 0, 0, order=2), "n must be >= 1"),
+        (lambda: xr.moment_krr_family(KRR(3, exp_epsilon0=2), 5, "other", order=2), "family must be one of"),
+        (lambda: xr.renyi(KRR(3, exp_epsilon0=2), 5, order=2, dataset="worst"), "only available for binary RR"),
+        (lambda: xr.renyi(BinaryRR(exp_epsilon0=2), 5, order=2, dataset="c=x"), "dataset c must be an integer"),
+        (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 0, order=2.5), "not a binary float"),
+    ],
+)
 def test_bad_input(call, msg):
     with pytest.raises(InvalidArgument, match=msg):
         call()
@@ -260,7 +275,9 @@ def test_window_touching_support_end_is_tight():
 # ------------------------------------------------------------ the CLI (reports/commands/renyi.py)
 def test_cli_json_matches_direct(capsys):
     import json
+
     from blanket.reports.cli import main
+
     assert main(["renyi", "--epsilon0", "1", "-n", "40", "--order", "3", "--dataset", "c=3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     with precision(128):
@@ -270,16 +287,20 @@ def test_cli_json_matches_direct(capsys):
     assert out["relation"] == "lower" and out["c"] == 3
 
 
-@pytest.mark.parametrize("argv, msg", [
-    (["renyi", "--epsilon0", "-1", "-n", "10", "--order", "2"], "--epsilon0 must be >= 0"),
-    (["renyi", "--epsilon0", "1", "-n", "10", "--order", "1"], "--order must be > 1"),
-    (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--dataset", "c=10"], "must be <= 9"),
-    (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--k", "3"], "only available for binary RR"),
-    (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--bound", "GDDSK21 Theorem 3.7"], "not the RDP"),
-    (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--mechanism", "laplace"], "must be rr"),
-])
+@pytest.mark.parametrize(
+    "argv, msg",
+    [
+        (["renyi", "--epsilon0", "-1", "-n", "10", "--order", "2"], "--epsilon0 must be >= 0"),
+        (["renyi", "--epsilon0", "1", "-n", "10", "--order", "1"], "--order must be > 1"),
+        (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--dataset", "c=10"], "must be <= 9"),
+        (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--k", "3"], "only available for binary RR"),
+        (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--bound", "GDDSK21 Theorem 3.7"], "not the RDP"),
+        (["renyi", "--epsilon0", "1", "-n", "10", "--order", "2", "--mechanism", "laplace"], "must be rr"),
+    ],
+)
 def test_cli_bad_input_one_line_exit_2(argv, msg, capsys):
     from blanket.reports.cli import main
+
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert msg in err and err.count("\n") == 1
@@ -287,6 +308,7 @@ def test_cli_bad_input_one_line_exit_2(argv, msg, capsys):
 
 def test_cli_bound():
     from blanket.reports.cli import main
+
     assert main(["renyi", "--epsilon0", "1", "-n", "1000", "--order", "4", "--bound", "GDDSK21 Theorem 3.3"]) == 0
 
 
@@ -294,7 +316,9 @@ def test_cli_delta_conversion_costs(capsys):
     """The RDP route's ε is a valid upper end: never below the exact ε(δ), improved ≤ standard."""
     pytest.importorskip("blanket.exact.calibrate")
     import json
+
     from blanket.reports.cli import main
+
     assert main(["renyi", "--epsilon0", "1/2", "-n", "60", "--order", "2", "--delta", "1e-4", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)["conversion"]
     std, imp = F(out["standard"]["epsilon_upper"]), F(out["improved"]["epsilon_upper"])
@@ -305,13 +329,15 @@ def test_cli_delta_conversion_costs(capsys):
 # ------------------------------------------------------------ the figure (reports/figures/renyi.py)
 def test_figure_quick(tmp_path):
     import csv
+
     from blanket.reports.figures import get_figure
+
     paths = get_figure("renyi-epsilon").make(tmp_path, quick=True)
     assert {p.suffix for p in paths} == {".png", ".pdf", ".csv"} and all(p.stat().st_size > 0 for p in paths)
     with open(tmp_path / "renyi-epsilon.csv") as fh:
         rows = list(csv.DictReader(fh))
     assert rows
-    for r in rows:   # certified intervals: exact worst case <= upper bounds, lower bound <= exact
+    for r in rows:  # certified intervals: exact worst case <= upper bounds, lower bound <= exact
         for ub in ("ub2", "bound9") + (("ub1",) if r["ub1_lower"] else ()):
             assert F(r["exact_lower"]) <= F(r[f"{ub}_upper"])
         if r["lb_lower"]:
@@ -327,8 +353,12 @@ def _exact_moments(mech, n, c, lam):
 
 
 @settings(max_examples=25, deadline=None)
-@given(n=st.integers(2, 200), data=st.data(), e=st.fractions(min_value=F(9, 8), max_value=8, max_denominator=9),
-       lam=st.integers(2, 7))
+@given(
+    n=st.integers(2, 200),
+    data=st.data(),
+    e=st.fractions(min_value=F(9, 8), max_value=8, max_denominator=9),
+    lam=st.integers(2, 7),
+)
 def test_float_moments_contain_exact(n, data, e, lam):
     """Property: the widened float result contains the exact rational moment (one dataset and a block)."""
     mech = BinaryRR(exp_epsilon0=fmpq(e.numerator, e.denominator))
@@ -346,14 +376,18 @@ def test_float_moments_contain_exact(n, data, e, lam):
 
 
 @settings(max_examples=8, deadline=None)
-@given(n=st.integers(1000, 8000), frac=st.floats(0, 1), eps0=st.sampled_from(["1/2", "1", "2", "3"]),
-       lam=st.sampled_from([2, 3, 8, 32, 100]))
+@given(
+    n=st.integers(1000, 8000),
+    frac=st.floats(0, 1),
+    eps0=st.sampled_from(["1/2", "1", "2", "3"]),
+    lam=st.sampled_from([2, 3, 8, 32, 100]),
+)
 def test_float_moments_contain_ball_route(n, frac, eps0, lam):
     """Property at larger n: the widened float result contains the ball-route enclosure (128 bits)."""
     mech = BinaryRR(epsilon0=eps0)
     c = int(frac * (n - 1))
     if F(eps0) * lam > xr.FLOAT_MAX_EPS_LAMBDA:
-        return   # outside the float route's proof (test_float_route_refuses_outside_its_proof)
+        return  # outside the float route's proof (test_float_route_refuses_outside_its_proof)
     with precision(128):
         f1, f0 = xr.float_moments_binary(mech, n, c, fmpq(lam))
         b1, b0 = xr._moments_binary(mech, n, c, fmpq(lam), (1, 0))
@@ -366,11 +400,12 @@ def test_float_moments_contain_ball_route(n, frac, eps0, lam):
 
 def test_float_route_refuses_outside_its_proof():
     from blanket.exact.laws import FloatRouteUnavailable
+
     mech = BinaryRR(epsilon0="1")
     with pytest.raises(FloatRouteUnavailable):
-        xr.float_moments_binary(mech, 1000, 3, fmpq(5, 2))          # non-integer order
+        xr.float_moments_binary(mech, 1000, 3, fmpq(5, 2))  # non-integer order
     with pytest.raises(FloatRouteUnavailable):
-        xr.float_moments_binary(BinaryRR(epsilon0="3"), 1000, 3, fmpq(200))   # eps0*lambda > 280
+        xr.float_moments_binary(BinaryRR(epsilon0="3"), 1000, 3, fmpq(200))  # eps0*lambda > 280
 
 
 @pytest.mark.parametrize("lam", [2, "5/2", 6])
@@ -402,8 +437,13 @@ def test_worst_case_identical_on_every_executor():
 def test_cli_delta_worst_order_certified(capsys):
     """--delta on the worst case: the certified ε is at or above the grid floor, and at or above the exact ε(δ)."""
     import json
+
     from blanket.reports.cli import main
-    assert main(["renyi", "--epsilon0", "1", "-n", "400", "--order", "3", "--delta", "1e-5", "--json", "--workers", "1"]) == 0
+
+    assert (
+        main(["renyi", "--epsilon0", "1", "-n", "400", "--order", "3", "--delta", "1e-5", "--json", "--workers", "1"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)["conversion"]
     for method in ("standard", "improved"):
         o = out[method]
@@ -415,11 +455,11 @@ def test_cli_delta_worst_order_certified(capsys):
 
 def test_worst_case_limited_recompute_still_encloses(monkeypatch):
     """With fewer ball recomputations than pruning survivors, the scan bounds of the rest keep the enclosure certified."""
-    mech = BinaryRR(epsilon0="1/50")       # nearly flat in c: many datasets survive the pruning
+    mech = BinaryRR(epsilon0="1/50")  # nearly flat in c: many datasets survive the pruning
     n = 400
     monkeypatch.setattr(xr, "EXACT_MAX_N", 10)
     with precision(128):
-        full = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=10 ** 6)
+        full = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=10**6)
         lim = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=1)
     assert full.unresolved == 0 and lim.unresolved > 0
     assert lim.moment.contains(full.moment)

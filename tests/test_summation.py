@@ -16,12 +16,12 @@ import random
 from fractions import Fraction as F
 
 import pytest
-from flint import fmpq
-from hypothesis import given, strategies as st
-
 from blanket.exact import summation as xs
 from blanket.exact.errors import FloatRefused, InvalidArgument
 from blanket.exact.mechanisms import KRR, FiniteRandomizer
+from flint import fmpq
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def q(f: F) -> fmpq:
@@ -76,7 +76,7 @@ def test_moments_match_independent_enumeration(x, k, g):
     P = xs.Protocol1D(k, q(g))
     mean, mse = P.user_moments(q(x))
     rmean, rm2, rm4 = ref_user(x, k, g)
-    assert mean == q(rmean) == q(x)          # unbiased
+    assert mean == q(rmean) == q(x)  # unbiased
     assert mse == q(rm2)
     assert P.user_central_moment4(q(x)) == q(rm4)
     law = P.report_law(q(x))
@@ -262,12 +262,14 @@ def test_cbrt_ceil():
 
 
 def test_rational_upper_is_above():
-    from flint import arb
     from blanket.exact.arith import precision
+    from flint import arb
+
     with precision(200):
         b = arb(3).log()
         r = xs.rational_upper(b, 25)
         from blanket.exact.arith import gt
+
         assert gt(r, b) is True
         assert (r - b).upper() < arb("1e-20")
 
@@ -287,7 +289,9 @@ def test_figure_summation_mse_quick(tmp_path):
     """The figure writes PNG + PDF + CSV; in the CSV, lower bound ≤ exact MSE ≤ Theorem 4.1 bound (outward-rounded ends)."""
     import csv
     from decimal import Decimal
+
     from blanket.reports.figures import get_figure
+
     paths = get_figure("summation-mse").make(tmp_path, quick=True)
     assert {p.suffix for p in paths} >= {".png", ".pdf", ".csv"}
     assert all(p.stat().st_size > 0 for p in paths)
@@ -308,12 +312,14 @@ def test_calibrated_protocol_is_certified_dp_and_smaller_gamma():
     pytest.importorskip("blanket.exact.calibrate")
     binary = pytest.importorskip("blanket.exact.binary")
     from blanket.exact import arith
+
     P = xs.calibrated_protocol(1, 200, "1", "1e-3")
     with arith.precision(128):
         w = binary.delta_binary_worst(P.mechanism(), 200, epsilon="1")
         assert arith.le(w.value, fmpq(1, 1000)) is True
     # a clearly smaller gamma (half) is not certified by the blanket view: the calibration is not vacuous
     from blanket.exact.krr import delta_blanket_view
+
     with arith.precision(128):
         d = delta_blanket_view(xs.Protocol1D(1, P.gamma / 2).mechanism(), 200, epsilon=1)
         assert arith.gt(d, fmpq(1, 1000)) is True

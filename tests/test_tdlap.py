@@ -10,15 +10,16 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import arb, fmpq
-from hypothesis import given, strategies as st
-
 from blanket.exact import arith
 from blanket.exact import tdlap as xt
 from blanket.exact.errors import FloatRefused, InvalidArgument
+from flint import arb, fmpq
+from hypothesis import given
+from hypothesis import strategies as st
 
 rationals01 = st.fractions(min_value=Fraction(1, 50), max_value=Fraction(49, 50), max_denominator=50).map(
-    lambda f: fmpq(f.numerator, f.denominator))
+    lambda f: fmpq(f.numerator, f.denominator)
+)
 
 
 def mp(x):
@@ -63,13 +64,13 @@ def test_dlap_tail_and_total_mass(r, t):
 def test_moments_against_mpmath_series(r):
     mpmath.mp.dps = 60
     rr = mp(r)
-    e2 = 2 * mpmath.nsum(lambda j: j ** 2 * rr ** j, [1, mpmath.inf]) * (1 - rr) / (1 + rr)
-    e4 = 2 * mpmath.nsum(lambda j: j ** 4 * rr ** j, [1, mpmath.inf]) * (1 - rr) / (1 + rr)
+    e2 = 2 * mpmath.nsum(lambda j: j**2 * rr**j, [1, mpmath.inf]) * (1 - rr) / (1 + rr)
+    e4 = 2 * mpmath.nsum(lambda j: j**4 * rr**j, [1, mpmath.inf]) * (1 - rr) / (1 + rr)
     assert abs(mp(xt.dlap_moment(2, r=r)) - e2) < mpmath.mpf(10) ** -40 * (1 + e2)
     assert abs(mp(xt.dlap_moment(4, r=r)) - e4) < mpmath.mpf(10) ** -40 * (1 + e4)
     p = 1 - rr
     for k in (1, 2, 4):
-        g = mpmath.nsum(lambda j: j ** k * p * rr ** j, [0, mpmath.inf])
+        g = mpmath.nsum(lambda j: j**k * p * rr**j, [0, mpmath.inf])
         assert abs(mp(xt.geo_moment(k, r=r)) - g) < mpmath.mpf(10) ** -40 * (1 + g)
 
 
@@ -96,8 +97,12 @@ def test_polya_masses_against_mpmath():
         ms = xt.polya_masses(alpha, 8, r=r)
     for j, v in enumerate(ms):
         third = mpmath.mpf(1) / 3
-        ref = mpmath.gamma(j + third) / (mpmath.gamma(third) * mpmath.factorial(j)) \
-            * (mpmath.mpf(2) / 5) ** j * (mpmath.mpf(3) / 5) ** third
+        ref = (
+            mpmath.gamma(j + third)
+            / (mpmath.gamma(third) * mpmath.factorial(j))
+            * (mpmath.mpf(2) / 5) ** j
+            * (mpmath.mpf(3) / 5) ** third
+        )
         assert abs(mpmath.mpf(float(v.mid())) - ref) < 1e-12 * ref
         assert v.rad() < 1e-40
 
@@ -127,7 +132,7 @@ def test_components_supports_and_masses():
         assert all(v == 0 for i, v in enumerate(D) if i % m != x)
         mu = x + m * tau
         assert min(E) == E[mu] and all(v > 0 for v in E)
-        for y in range(len(E) - 1):   # more mass away from the centre: ratio rho^{-1} = 2 per step
+        for y in range(len(E) - 1):  # more mass away from the centre: ratio rho^{-1} = 2 per step
             if y >= mu:
                 assert E[y + 1] == 2 * E[y]
 
@@ -196,7 +201,7 @@ def test_residue_preserving_component_is_detected():
 def _mp_pair_llr(m, tau, q, rho, a, b):
     """Independent mpmath route: build the mixtures from their formulas and convolve with double loops."""
     mpmath.mp.dps = 60
-    r = rho ** m
+    r = rho**m
     ell = m * (2 * tau + 1) - 1
     Z = sum(r ** abs(j) for j in range(-tau, tau + 1))
 
@@ -228,7 +233,7 @@ def test_pair_llr_exact_ball_and_mpmath_agree(m, tau, a, b):
     ratio = exact_agg.pair_ratio(a, b)
     assert isinstance(ratio, fmpq)
     with arith.precision(128):
-        ball_agg = xt.RelaxedAggregator(m, tau, q=q, r=arb(r) + arb(0, 0))   # ball route
+        ball_agg = xt.RelaxedAggregator(m, tau, q=q, r=arb(r) + arb(0, 0))  # ball route
         ball_agg.hat = [[arb(v) for v in h] for h in ball_agg.hat]
         ball_agg._laws.clear()
         bl = ball_agg.pair_llr(a, b)
@@ -265,7 +270,7 @@ def test_hockey_stick_reaches_zero_exactly_at_llr():
     R = xt.max_ratio(agg.sum_law(xs), agg.sum_law([c, 0]))
     assert isinstance(R, fmpq) and R > 1
     assert agg.hockey_stick_profile(xs, exp_epsilon=R) == 0
-    assert agg.hockey_stick_profile(xs, exp_epsilon=R - fmpq(1, 10 ** 9)) > 0
+    assert agg.hockey_stick_profile(xs, exp_epsilon=R - fmpq(1, 10**9)) > 0
     assert agg.hockey_stick_profile(xs, exp_epsilon=1) > 0
 
 
@@ -287,7 +292,7 @@ def test_pairing_rhs_dominates_exactly(m, tau, rho):
             c = (a + b) % m
             for X in "DE":
                 for Y in "DE":
-                    for (pa, pb, pc, pd) in ((a, b, c, 0), (c, 0, a, b)):
+                    for pa, pb, pc, pd in ((a, b, c, 0), (c, 0, a, b)):
                         lhs = G.conv(X, pa, Y, pb)
                         rhs = G.pairing_rhs(X, pa, Y, pb, pc, pd)
                         assert all(l <= h for l, h in zip(lhs, rhs))

@@ -12,24 +12,28 @@ import re
 import subprocess
 
 import pytest
-
 from blanket.proofs.core import results
 from blanket.reports.cli import main
 from blanket.reports.latex import PREAMBLE, TeX, display, escape, prose, render
 from blanket.reports.paper_check import check_result
+
 from tests.test_latex import require_tex
 
 #: an overfull box wider than this (in points) fails the test
 TOLERANCE_PT = 5.0
 #: raw TeX that must never reach the text layer
-RAW_TEX = re.compile(r"\\[A-Za-z]+|[_^]\{|\u02c6")   # any control word, a script group, a typeset ^
+RAW_TEX = re.compile(r"\\[A-Za-z]+|[_^]\{|\u02c6")  # any control word, a script group, a typeset ^
 
 
 def _compile(tmp_path, tex: str, name: str):
     (tmp_path / f"{name}.tex").write_text(tex, encoding="utf-8")
     for _ in range(2):  # longtable needs two passes to settle its column widths
-        subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"], cwd=tmp_path,
-                       capture_output=True, timeout=600)
+        subprocess.run(
+            ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"],
+            cwd=tmp_path,
+            capture_output=True,
+            timeout=600,
+        )
     pdf = tmp_path / f"{name}.pdf"
     log = (tmp_path / f"{name}.log").read_text(encoding="utf-8", errors="replace")
     assert pdf.exists(), "LaTeX failed:\n" + "\n".join(line for line in log.splitlines() if line.startswith("!"))
@@ -49,25 +53,40 @@ def _check(text: str, log: str):
 
 def _skeleton(r) -> dict:
     d = r.describe()
-    return {**d, "display": display(r.statement, [h.relation for h in r.hypotheses]),
-            "symbolic": {"text": "not run", "method": "typesetting test", "detail": "", "proved": None},
-            "rows": [], "counterexamples": [], "finding": "not evaluated"}
+    return {
+        **d,
+        "display": display(r.statement, [h.relation for h in r.hypotheses]),
+        "symbolic": {"text": "not run", "method": "typesetting test", "detail": "", "proved": None},
+        "rows": [],
+        "counterexamples": [],
+        "finding": "not evaluated",
+    }
 
 
 @pytest.mark.tex
 def test_paper_check_typesets(tmp_path):
     require_tex()
     items = [_skeleton(r) for r in results()]
-    items += [check_result(r, quick=True) for r in results("EFMRTT19")]   # one paper's grid tables
+    items += [check_result(r, quick=True) for r in results("EFMRTT19")]  # one paper's grid tables
     papers = {}
     for it in items:
         papers.setdefault(it["paper"], []).append(it)
-    report = {"papers": [{"key": k, "title": k, "results": v} for k, v in papers.items()],
-              "summary": {"results": len(items), "grid_points": 0, "counterexamples": 0, "false_statements": [],
-                          "known_false_caught": [], "known_false_missed": [], "symbolically_proved": 0,
-                          "by_status": {}},
-              "paper": "all", "quick": True,
-              "reproducibility": {"command": "pytest", "precision_start": 128, "precision_cap": 4096, "versions": {}}}
+    report = {
+        "papers": [{"key": k, "title": k, "results": v} for k, v in papers.items()],
+        "summary": {
+            "results": len(items),
+            "grid_points": 0,
+            "counterexamples": 0,
+            "false_statements": [],
+            "known_false_caught": [],
+            "known_false_missed": [],
+            "symbolically_proved": 0,
+            "by_status": {},
+        },
+        "paper": "all",
+        "quick": True,
+        "reproducibility": {"command": "pytest", "precision_start": 128, "precision_cap": 4096, "versions": {}},
+    }
     tex = render("paper_check.tex.j2", report=report, preamble=PREAMBLE, TeX=TeX)
     text, log = _compile(tmp_path, tex, "paper-check")
     _check(text, log)
@@ -78,8 +97,10 @@ def test_paper_check_typesets(tmp_path):
 def test_certificate_typesets(tmp_path):
     require_tex()
     from pathlib import Path
-    rc = main(["certify", str(Path(__file__).parent.parent / "examples" / "fails.toml"), "-o", str(tmp_path),
-               "--no-pdf"])
+
+    rc = main(
+        ["certify", str(Path(__file__).parent.parent / "examples" / "fails.toml"), "-o", str(tmp_path), "--no-pdf"]
+    )
     assert rc == 1
     text, log = _compile(tmp_path, (tmp_path / "certificate.tex").read_text(encoding="utf-8"), "certificate")
     _check(text, log)
@@ -115,21 +136,23 @@ def test_prose_typesets_plain_text_math_and_keeps_names():
     assert r"\bar{n}" in str(prose("n̄"))
     assert "[U+" not in str(prose("∪ ⇔ ⇒ ↦ ≲ ℝ ½ b₋"))
     assert str(prose(r"\mathbb{E}[L] \cup")) == r"\ensuremath{\mathbb{E}}[L] \ensuremath{\cup }"
-    assert str(prose(r"\input{/etc/passwd}")) == r"\textbackslash{}input\{/etc/passwd\}"   # anything else escaped
+    assert str(prose(r"\input{/etc/passwd}")) == r"\textbackslash{}input\{/etc/passwd\}"  # anything else escaped
 
 
 def test_display_breaks_instead_of_scaling():
     import sympy as sp
+
     x = sp.symbols("x1:30", positive=True)
-    long_sum = sp.Add(*[sp.exp(-xi) / (1 + xi ** 2) for xi in x])
+    long_sum = sp.Add(*[sp.exp(-xi) / (1 + xi**2) for xi in x])
     out = str(display(sp.Le(sp.Symbol("delta"), long_sum)))
     assert out.startswith(r"\begin{align*}") and out.count(r"\\") >= 3
     assert "resizebox" not in out and "fitmath" not in out
     k, e = sp.symbols("k e", positive=True)
-    assert r"- \frac{k}" not in str(display(sp.Le(sp.Symbol("d"), 1 - k / (k + e - 1))))   # combined: (e-1)/(k+e-1)
+    assert r"- \frac{k}" not in str(display(sp.Le(sp.Symbol("d"), 1 - k / (k + e - 1))))  # combined: (e-1)/(k+e-1)
 
 
 def test_no_scaled_formulas_in_templates():
     from blanket.reports.latex import TEMPLATES
+
     for t in TEMPLATES.glob("*.j2"):
         assert "fitmath" not in t.read_text() and "resizebox" not in t.read_text(), t.name

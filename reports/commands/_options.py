@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-PRECISION_HELP = ("precision cap in bits: computations start at 128 bits and double until the answer is decided, "
-                  "up to BITS (default 4096; a higher cap turns some INCONCLUSIVE answers into decided ones). "
-                  "Deprecated spelling: {old}")
+PRECISION_HELP = (
+    "precision cap in bits: computations start at 128 bits and double until the answer is decided, "
+    "up to BITS (default 4096; a higher cap turns some INCONCLUSIVE answers into decided ones). "
+    "Deprecated spelling: {old}"
+)
 
 
 class _Precision(argparse.Action):
@@ -27,20 +29,32 @@ class _Precision(argparse.Action):
 
 def add_precision(p, *, old: str = "--max-prec") -> None:
     """``--precision BITS`` (dest ``precision``), with ``old`` as a deprecated alias."""
-    p.add_argument("--precision", old, dest="precision", default=None, metavar="BITS", action=_Precision,
-                   help=PRECISION_HELP.format(old=old))
+    p.add_argument(
+        "--precision",
+        old,
+        dest="precision",
+        default=None,
+        metavar="BITS",
+        action=_Precision,
+        help=PRECISION_HELP.format(old=old),
+    )
 
 
 def add_max_memory(p) -> None:
     """``--max-memory SIZE`` (dest ``max_memory``): refuse computations estimated to need more."""
-    p.add_argument("--max-memory", default=None, metavar="SIZE",
-                   help="refuse a computation whose estimated memory exceeds SIZE (e.g. 2G, 500M; default: half of "
-                        "this machine's memory); the refusal names the estimate (exit 2)")
+    p.add_argument(
+        "--max-memory",
+        default=None,
+        metavar="SIZE",
+        help="refuse a computation whose estimated memory exceeds SIZE (e.g. 2G, 500M; default: half of "
+        "this machine's memory); the refusal names the estimate (exit 2)",
+    )
 
 
 def apply_max_memory(args) -> None:
     """Validate ``--max-memory`` and make it the limit of :mod:`blanket.exact.guards` for this run."""
     from blanket.exact import guards
+
     value = getattr(args, "max_memory", None)
     if value is not None:
         guards.set_max_memory(guards.parse_size(value, "--max-memory"))

@@ -13,24 +13,34 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import Optional
 
 from blanket.exact import arith
 from blanket.exact.errors import InvalidArgument
 
-DATASET_HELP = ("which neighbouring datasets. EXACT: worst (the maximum over all datasets for k = 2; for k > 2 the "
-                "certified bracket). BRACKET: bracket (certified [concrete dataset, blanket view] containing the worst "
-                "case, in seconds). LOWER bounds on the protocol's value (one pair of datasets): c=INT (INT ones among "
-                "the other n-1 users; k = 2), same, neighbour, third (k-RR families). UPPER bound: blanket (Lemma 5.3 "
-                "blanket view, every dataset). Default worst")
+DATASET_HELP = (
+    "which neighbouring datasets. EXACT: worst (the maximum over all datasets for k = 2; for k > 2 the "
+    "certified bracket). BRACKET: bracket (certified [concrete dataset, blanket view] containing the worst "
+    "case, in seconds). LOWER bounds on the protocol's value (one pair of datasets): c=INT (INT ones among "
+    "the other n-1 users; k = 2), same, neighbour, third (k-RR families). UPPER bound: blanket (Lemma 5.3 "
+    "blanket view, every dataset). Default worst"
+)
+
 
 def add_executor_arguments(p):
     """``--workers N`` and ``--scheduler ADDRESS``: where the exact worst-case sweep runs (exact.executors)."""
-    p.add_argument("--workers", default=None, metavar="N",
-                   help="local processes for the exact worst case over all datasets (default: every core; 1 = no pool)")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run the worst-case sweep on a Dask cluster, e.g. tcp://10.0.0.5:8786 (default: $BLANKET_SCHEDULER; "
-                        "needs pip install 'blanket[dask]')")
+    p.add_argument(
+        "--workers",
+        default=None,
+        metavar="N",
+        help="local processes for the exact worst case over all datasets (default: every core; 1 = no pool)",
+    )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run the worst-case sweep on a Dask cluster, e.g. tcp://10.0.0.5:8786 (default: $BLANKET_SCHEDULER; "
+        "needs pip install 'blanket[dask]')",
+    )
 
 
 def executor_options(args) -> tuple:
@@ -42,7 +52,9 @@ def executor_options(args) -> tuple:
     if scheduler is not None:
         scheduler = scheduler.strip()
         if not scheduler:
-            raise InvalidArgument("--scheduler", args.scheduler, "must be a Dask scheduler address such as tcp://HOST:8786")
+            raise InvalidArgument(
+                "--scheduler", args.scheduler, "must be a Dask scheduler address such as tcp://HOST:8786"
+            )
     return workers, scheduler
 
 
@@ -52,9 +64,15 @@ PER_USER_BYTES = 512
 
 def add_common_arguments(p, quantity: str):
     """Arguments shared by both commands; ``quantity`` is the input the command takes (``epsilon``/``delta``)."""
-    p.add_argument("--mechanism", choices=("rr", "krr"), default=None,
-                   help="local randomizer: rr (k-ary randomized response; binary when --k is not given) or krr (the same, --k required)")
-    p.add_argument("--k", default=None, metavar="K", help="alphabet size of k-ary RR (>= 2; default 2 with --mechanism rr)")
+    p.add_argument(
+        "--mechanism",
+        choices=("rr", "krr"),
+        default=None,
+        help="local randomizer: rr (k-ary randomized response; binary when --k is not given) or krr (the same, --k required)",
+    )
+    p.add_argument(
+        "--k", default=None, metavar="K", help="alphabet size of k-ary RR (>= 2; default 2 with --mechanism rr)"
+    )
     p.add_argument("--epsilon0", default=None, metavar="E0", help="local epsilon0 (exact decimal, e.g. 2 or 0.5)")
     p.add_argument("-n", "--n", dest="n", default=None, metavar="N", help="number of users (>= 2)")
     if quantity == "epsilon":
@@ -62,43 +80,62 @@ def add_common_arguments(p, quantity: str):
     else:
         p.add_argument("--delta", default=None, metavar="D", help="target delta, 0 < D < 1 (e.g. 1e-6)")
     p.add_argument("--dataset", default="worst", help=DATASET_HELP)
-    p.add_argument("--deployment", default=None, metavar="FILE",
-                   help="read mechanism, n and epsilon/delta from a deployment TOML file (e.g. examples/telemetry.toml); "
-                        "command-line options override it")
-    p.add_argument("--bound", default=None, metavar="LABEL",
-                   help="evaluate a registered bound (e.g. 'BBGN19 Theorem 5.3') instead of the exact quantity")
+    p.add_argument(
+        "--deployment",
+        default=None,
+        metavar="FILE",
+        help="read mechanism, n and epsilon/delta from a deployment TOML file (e.g. examples/telemetry.toml); "
+        "command-line options override it",
+    )
+    p.add_argument(
+        "--bound",
+        default=None,
+        metavar="LABEL",
+        help="evaluate a registered bound (e.g. 'BBGN19 Theorem 5.3') instead of the exact quantity",
+    )
     p.add_argument("--variant", default=None, metavar="V", help="variant of the --bound result (e.g. rr)")
-    p.add_argument("--digits", default="10", metavar="D", help="significant digits printed (outward rounded; default 10)")
+    p.add_argument(
+        "--digits", default="10", metavar="D", help="significant digits printed (outward rounded; default 10)"
+    )
     from blanket.reports.commands._options import add_max_memory, add_precision
+
     add_precision(p, old="--max-prec")
     add_max_memory(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (inputs and the certified interval)")
     add_executor_arguments(p)
-    p.add_argument("--rounds", default=None, metavar="T",
-                   help="T composed shuffled rounds (certified composition of dominating pairs; see docs/composition.md)")
+    p.add_argument(
+        "--rounds",
+        default=None,
+        metavar="T",
+        help="T composed shuffled rounds (certified composition of dominating pairs; see docs/composition.md)",
+    )
 
 
 @dataclass
 class Inputs:
     """Validated inputs of one run."""
 
-    mechanism: Optional[object]   # exact.mechanisms.KRR, or None (only with --bound)
-    k: Optional[int]
-    epsilon0: Optional[object]    # fmpq
+    mechanism: object | None  # exact.mechanisms.KRR, or None (only with --bound)
+    k: int | None
+    epsilon0: object | None  # fmpq
     n: int
     dataset: str
-    epsilon: Optional[object] = None
-    delta: Optional[object] = None
+    epsilon: object | None = None
+    delta: object | None = None
     digits: int = 10
     cap: int = arith.MAX_PREC
-    source: Optional[str] = None
+    source: str | None = None
     extra: dict = field(default_factory=dict)
-    workers: Optional[int] = None
-    scheduler: Optional[str] = None
+    workers: int | None = None
+    scheduler: str | None = None
 
     def describe(self, bound: bool = False) -> dict:
-        d = {"mechanism": ("rr" if self.k == 2 else "krr") if self.k else None, "k": self.k,
-             "epsilon0": _s(self.epsilon0), "n": self.n}
+        d = {
+            "mechanism": ("rr" if self.k == 2 else "krr") if self.k else None,
+            "k": self.k,
+            "epsilon0": _s(self.epsilon0),
+            "n": self.n,
+        }
         if not bound:  # a registered bound is not about a dataset
             d["dataset"] = self.dataset
         if self.source:
@@ -110,6 +147,7 @@ def _s(q):
     if q is None:
         return None
     from blanket.reports.latex import exact_string
+
     return exact_string(q)
 
 
@@ -118,10 +156,14 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
     dep = None
     if args.deployment:
         from blanket.reports.deployment import load_deployment
+
         dep = load_deployment(args.deployment)
         if dep.mechanism not in ("krr", "binary_rr"):
-            raise InvalidArgument("--deployment", args.deployment,
-                                  f"describes a {dep.mechanism} randomizer; blanket delta/epsilon handle k-ary randomized response only")
+            raise InvalidArgument(
+                "--deployment",
+                args.deployment,
+                f"describes a {dep.mechanism} randomizer; blanket delta/epsilon handle k-ary randomized response only",
+            )
     mech_kind = args.mechanism
     k = args.k
     if k is None and dep is not None:
@@ -149,6 +191,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
     mech = None
     if e0 is not None or exp_e0 is not None:
         from blanket.exact.mechanisms import KRR
+
         mech = KRR(k, epsilon0=e0) if e0 is not None else KRR(k, exp_epsilon0=exp_e0)
     elif need_mechanism:
         raise InvalidArgument("--epsilon0", None, "is required (the local epsilon0 of the randomizer, >= 0)")
@@ -163,20 +206,38 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
         cap = arith.integer_in(args.precision, "--precision", lo=64, hi=1 << 16)
     from blanket.exact import guards
     from blanket.reports.commands._options import apply_max_memory
+
     apply_max_memory(args)
     if e0 is not None:
         guards.check_epsilon0(e0, "--epsilon0" if args.epsilon0 is not None else "randomizer.epsilon0")
     if exp_e0 is not None and arith.exact(exp_e0) > arith.exact(10) ** 200:
-        raise InvalidArgument("randomizer.exp_epsilon0", str(exp_e0), "must be at most 1e200 (epsilon0 <= 460, the supported range)")
+        raise InvalidArgument(
+            "randomizer.exp_epsilon0", str(exp_e0), "must be at most 1e200 (epsilon0 <= 460, the supported range)"
+        )
     if getattr(args, "bound", None) is None:  # a registered bound's closed form needs no memory linear in n
-        guards.check_memory(n * PER_USER_BYTES, "the exact computation over n users",
-                            name="-n" if args.n is not None else "users.n", value=n,
-                            hint="the exact value needs memory linear in n; use a smaller n")
+        guards.check_memory(
+            n * PER_USER_BYTES,
+            "the exact computation over n users",
+            name="-n" if args.n is not None else "users.n",
+            value=n,
+            hint="the exact value needs memory linear in n; use a smaller n",
+        )
     from blanket.exact.profiles import parse_dataset
+
     parse_dataset(args.dataset, n)
     workers, scheduler = executor_options(args)
-    inp = Inputs(mech, k, e0, n, args.dataset.strip().lower().replace("neighbor", "neighbour"), digits=digits, cap=cap,
-                 source=dep.source if dep else None, workers=workers, scheduler=scheduler)
+    inp = Inputs(
+        mech,
+        k,
+        e0,
+        n,
+        args.dataset.strip().lower().replace("neighbor", "neighbour"),
+        digits=digits,
+        cap=cap,
+        source=dep.source if dep else None,
+        workers=workers,
+        scheduler=scheduler,
+    )
     if quantity == "epsilon":
         eps = args.epsilon
         if eps is None and dep is not None and dep.claims:
@@ -203,14 +264,19 @@ def bound_result(args):
     if args.variant is not None and args.bound is None:
         raise InvalidArgument("--variant", args.variant, "needs --bound LABEL")
     from blanket.exact.errors import BlanketError
+
     try:
         from blanket.proofs.core import get
+
         r = get(args.bound, args.variant)
     except BlanketError:
         raise
     except Exception as exc:  # a broken proofs module must not show a traceback to the user
-        raise InvalidArgument("--bound", args.bound, "could not be looked up: the registry of results failed to load "
-                              f"({type(exc).__name__}: {exc})") from None
+        raise InvalidArgument(
+            "--bound",
+            args.bound,
+            f"could not be looked up: the registry of results failed to load ({type(exc).__name__}: {exc})",
+        ) from None
     if r.kind not in ("upper_bound", "lower_bound"):
         raise InvalidArgument("--bound", args.bound, f"is not a bound (it is a {r.kind}); pick an upper or lower bound")
     return r
@@ -232,15 +298,19 @@ def bound_params(result, inp: Inputs, **fixed) -> dict:
 def evaluate_bound(result, params, cap):
     """The bound side at ``params`` with precision escalation until its relative width is ≤ 2^-40."""
     from flint import fmpq
+
     prec = arith.DEFAULT_PREC
     while True:
         with arith.precision(prec):
             v = result.bound(**params)
-            if isinstance(v, fmpq) or (v.is_finite() and (v.rad() == 0 or (v.mid() != 0 and v.rad() <= abs(v.mid()) * fmpq(1, 2 ** 40)))):
+            if isinstance(v, fmpq) or (
+                v.is_finite() and (v.rad() == 0 or (v.mid() != 0 and v.rad() <= abs(v.mid()) * fmpq(1, 2**40)))
+            ):
                 return v, prec
         if prec >= cap:
             if not v.is_finite():
                 from blanket.exact.errors import Undecided
+
                 raise Undecided(f"{result.key} could not be evaluated to a finite enclosure below {cap} bits")
             return v, prec
         prec = min(2 * prec, cap)
@@ -258,9 +328,17 @@ def direct_bound(result, inp: Inputs, *, command: str, quantity: str, given: tup
     params = bound_params(result, inp)
     v, prec = evaluate_bound(result, params, inp.cap)
     side = "upper" if result.kind == "upper_bound" else "lower"
-    payload = {"command": command, **inp.describe(bound=True), given[0]: _s(given[1]), "bound": result.key,
-               "status": result.status, quantity: interval(v, inp.digits), "relation": side,
-               "parameters": {k: _s(val) for k, val in params.items()}, "precision_bits": prec}
+    payload = {
+        "command": command,
+        **inp.describe(bound=True),
+        given[0]: _s(given[1]),
+        "bound": result.key,
+        "status": result.status,
+        quantity: interval(v, inp.digits),
+        "relation": side,
+        "parameters": {k: _s(val) for k, val in params.items()},
+        "precision_bits": prec,
+    }
     where = ", ".join(f"{k} = {_s(val)}" for k, val in params.items())
     return payload, params, v, prec, side, where
 
@@ -275,9 +353,12 @@ def interval(x, digits, *, nonneg: bool = True) -> dict:
 def bracket_payload(lower_name, lower_value, upper_name, upper_value, rel_width, digits) -> dict:
     """The two ends of a certified bracket, each with the bound it comes from, and its relative width."""
     from blanket.exact import arith as _a
-    return {"lower": {"value": lower_value, "from": lower_name, "kind": "lower bound (a concrete dataset)"},
-            "upper": {"value": upper_value, "from": upper_name, "kind": "upper bound (every dataset)"},
-            "relative_width": _a.decimal_string(_a.exact(rel_width), 3, up=True)}
+
+    return {
+        "lower": {"value": lower_value, "from": lower_name, "kind": "lower bound (a concrete dataset)"},
+        "upper": {"value": upper_value, "from": upper_name, "kind": "upper bound (every dataset)"},
+        "relative_width": _a.decimal_string(_a.exact(rel_width), 3, up=True),
+    }
 
 
 def show(x, digits) -> str:

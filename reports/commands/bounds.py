@@ -14,11 +14,16 @@ import sys
 
 
 def register(sub):
-    p = sub.add_parser("bounds", help="list every registered result of the four papers (label, paper, status, mechanisms)",
-                       description="List the registered results: label, paper, status (see docs/reference/README.md), what they bound "
-                                   "and for which mechanisms. Use a label with `blanket delta|epsilon --bound LABEL "
-                                   "[--variant V]`.")
-    p.add_argument("--paper", help="only this paper: BBGN19 (blanket), CY21 (pure-dp), GDDSK21 (renyi), EFMRTT19 (erlingsson)")
+    p = sub.add_parser(
+        "bounds",
+        help="list every registered result of the four papers (label, paper, status, mechanisms)",
+        description="List the registered results: label, paper, status (see docs/reference/README.md), what they bound "
+        "and for which mechanisms. Use a label with `blanket delta|epsilon --bound LABEL "
+        "[--variant V]`.",
+    )
+    p.add_argument(
+        "--paper", help="only this paper: BBGN19 (blanket), CY21 (pure-dp), GDDSK21 (renyi), EFMRTT19 (erlingsson)"
+    )
     p.add_argument("--json", action="store_true", help="print JSON (one object per result) instead of a table")
     p.set_defaults(func=run)
 
@@ -26,6 +31,7 @@ def register(sub):
 def rows(paper=None) -> list[dict]:
     """Plain-data rows for every registered result (of ``paper`` if given); raises InvalidArgument for an unknown paper."""
     from blanket.proofs.core import results
+
     out = []
     for r in results(paper):
         d = r.describe()

@@ -19,18 +19,28 @@ import sys
 
 def register(sub):
     from blanket.reports.commands._options import add_max_memory, add_precision
-    p = sub.add_parser("certify", help="certify a deployment's (epsilon, delta) claims: HOLDS / FAILS / INCONCLUSIVE, "
-                                       "with a LaTeX/PDF and JSON certificate")
+
+    p = sub.add_parser(
+        "certify",
+        help="certify a deployment's (epsilon, delta) claims: HOLDS / FAILS / INCONCLUSIVE, "
+        "with a LaTeX/PDF and JSON certificate",
+    )
     p.add_argument("file", help="deployment file (TOML), e.g. examples/telemetry.toml")
     p.add_argument("-o", "--output", default="certificate", help="output directory (default: ./certificate)")
     add_precision(p, old="--max-prec")
     add_max_memory(p)
-    p.add_argument("--allow-path", action="append", default=[], metavar="DIR",
-                   help="also accept a matrix_file under DIR (by default only files under the deployment file's "
-                        "directory are read)")
+    p.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also accept a matrix_file under DIR (by default only files under the deployment file's "
+        "directory are read)",
+    )
     p.add_argument("--no-pdf", action="store_true", help="write only the .tex and .json")
     p.add_argument("--json", action="store_true", help="print the certificate JSON instead of the statement")
     from blanket.reports.commands._profile_common import add_executor_arguments
+
     add_executor_arguments(p)
     p.set_defaults(func=run)
 
@@ -40,10 +50,10 @@ def run(args) -> int:
     from blanket.exact.progress import Progress
     from blanket.reports.certificate import EXIT_CODES, certify, to_json, write
     from blanket.reports.commands._options import INCONCLUSIVE_HINT, apply_max_memory
+    from blanket.reports.commands._profile_common import executor_options
     from blanket.reports.deployment import check_deployment_size, load_deployment
     from blanket.reports.output import OutputDir, report_pdf_outcome
 
-    from blanket.reports.commands._profile_common import executor_options
     workers, scheduler = executor_options(args)
     apply_max_memory(args)
     cap = None
@@ -51,12 +61,19 @@ def run(args) -> int:
         cap = arith.integer_in(args.precision, "--precision", lo=32, hi=1 << 16)
     dep = load_deployment(args.file, allow_paths=args.allow_path)
     check_deployment_size(dep)
-    command = "blanket certify " + shlex.quote(str(args.file)) + " -o " + shlex.quote(str(args.output)) \
-        + (f" --precision {cap}" if cap is not None else "") + (" --no-pdf" if args.no_pdf else "")
-    with OutputDir(args.output, option="-o", stem="certificate", command=command) as out:  # checked and locked before computing
+    command = (
+        "blanket certify "
+        + shlex.quote(str(args.file))
+        + " -o "
+        + shlex.quote(str(args.output))
+        + (f" --precision {cap}" if cap is not None else "")
+        + (" --no-pdf" if args.no_pdf else "")
+    )
+    with OutputDir(
+        args.output, option="-o", stem="certificate", command=command
+    ) as out:  # checked and locked before computing
         with Progress(len(dep.claims) + len(dep.targets), "certify") as bar:
-            cert = certify(dep, max_prec=cap, command=command, progress=bar, workers=workers,
-                           scheduler=scheduler)
+            cert = certify(dep, max_prec=cap, command=command, progress=bar, workers=workers, scheduler=scheduler)
         want_pdf = not args.no_pdf
         written = write(cert, out.path, pdf=want_pdf)
     if args.json:

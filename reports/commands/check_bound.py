@@ -28,28 +28,50 @@ exit codes: 1 refuted, 0 not refuted within the budget, 3 nothing comparable (or
 
 def register(sub):
     import argparse
-    p = sub.add_parser("check-bound", help="search for a certified counterexample to a researcher's amplification bound",
-                       description="Check an amplification-by-shuffling bound against exact values: exhaustive small-n "
-                                   "worst cases, a grid at larger n (dataset families), and a hypothesis-driven search. "
-                                   "Writes a JSON + LaTeX/PDF report.",
-                       epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("file", nargs="?", help="bound file: a Python module (.py: this is CODE; it runs in a separate "
-                                           "process with the time budget and a memory limit — only check files you "
-                                           "would run) or a symbolic bound (.txt: a formula, never run as code)")
+
+    p = sub.add_parser(
+        "check-bound",
+        help="search for a certified counterexample to a researcher's amplification bound",
+        description="Check an amplification-by-shuffling bound against exact values: exhaustive small-n "
+        "worst cases, a grid at larger n (dataset families), and a hypothesis-driven search. "
+        "Writes a JSON + LaTeX/PDF report.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "file",
+        nargs="?",
+        help="bound file: a Python module (.py: this is CODE; it runs in a separate "
+        "process with the time budget and a memory limit — only check files you "
+        "would run) or a symbolic bound (.txt: a formula, never run as code)",
+    )
     p.add_argument("--registered", metavar="LABEL", help="check a registered result instead, e.g. 'BBGN19 Theorem 5.3'")
     p.add_argument("--variant", help="variant of the registered result")
     p.add_argument("--mechanism", help="rr / krr (k-ary randomized response) or binary; must agree with the file")
-    p.add_argument("--domain", action="append", metavar="NAME=LO..HI",
-                   help="narrow the searched region, e.g. --domain epsilon0=0.1..0.5 (repeatable; for a file it must "
-                        "stay inside the declared DOMAIN, for --registered it replaces the default region)")
+    p.add_argument(
+        "--domain",
+        action="append",
+        metavar="NAME=LO..HI",
+        help="narrow the searched region, e.g. --domain epsilon0=0.1..0.5 (repeatable; for a file it must "
+        "stay inside the declared DOMAIN, for --registered it replaces the default region)",
+    )
     p.add_argument("--k", help="check only this k (must lie in the declared domain)")
     p.add_argument("--n-max", help="largest n checked (default: the domain's upper end)")
     p.add_argument("--n-exhaustive", default="8", help="largest n of the exhaustive all-datasets phase (default 8)")
-    p.add_argument("--budget", default="120", help="time budget in seconds (default 120): a hard wall-clock limit, "
-                                                   "also for the bound's own code, which is stopped when it runs out")
-    p.add_argument("--max-evaluations", default=None, metavar="N",
-                   help="also stop after N evaluations of the bound (a deterministic budget: same result on any machine)")
+    p.add_argument(
+        "--budget",
+        default="120",
+        help="time budget in seconds (default 120): a hard wall-clock limit, "
+        "also for the bound's own code, which is stopped when it runs out",
+    )
+    p.add_argument(
+        "--max-evaluations",
+        default=None,
+        metavar="N",
+        help="also stop after N evaluations of the bound (a deterministic budget: same result on any machine)",
+    )
     from blanket.reports.commands._options import add_max_memory
+
     add_max_memory(p)
     p.add_argument("-o", "--output", default="bound_check", help="output directory (default ./bound_check)")
     p.add_argument("--no-pdf", action="store_true", help="write .json and .tex only")
@@ -72,13 +94,15 @@ def run(args) -> int:
         raise InvalidArgument("FILE", args.file, "must be given, or --registered LABEL instead (not both)")
     if args.variant and not args.registered:
         raise InvalidArgument("--variant", args.variant, "only applies with --registered")
-    budget = arith.exact_in(args.budget, "--budget", lo=1, hi=10 ** 6)
+    budget = arith.exact_in(args.budget, "--budget", lo=1, hi=10**6)
     if args.max_evaluations is not None:
-        arith.integer_in(args.max_evaluations, "--max-evaluations", lo=1, hi=10 ** 9)
+        arith.integer_in(args.max_evaluations, "--max-evaluations", lo=1, hi=10**9)
     deadline = time.monotonic() + float(budget) + bc.DEADLINE_GRACE
     mech = bc._norm_mechanism(args.mechanism, "--mechanism") if args.mechanism else None
     if args.file is not None and not pathlib.Path(args.file).is_file():  # cheap input checks before the output dir
-        raise InvalidArgument("FILE", args.file, "does not exist" if not pathlib.Path(args.file).exists() else "is not a file")
+        raise InvalidArgument(
+            "FILE", args.file, "does not exist" if not pathlib.Path(args.file).exists() else "is not a file"
+        )
     with OutputDir(args.output, option="-o", stem="bound_check") as out:  # checked and locked before any computation
         if args.registered:
             bound = bc.registered_bound(args.registered, args.variant, mechanism=mech)
@@ -86,16 +110,26 @@ def run(args) -> int:
             bound = bc.load_bound(args.file, deadline=deadline)
         try:
             if args.file and mech is not None and mech != bound.mechanism:
-                raise InvalidArgument("--mechanism", args.mechanism,
-                                      f"contradicts the file's MECHANISM ({bound.mechanism}); drop --mechanism or fix the file")
+                raise InvalidArgument(
+                    "--mechanism",
+                    args.mechanism,
+                    f"contradicts the file's MECHANISM ({bound.mechanism}); drop --mechanism or fix the file",
+                )
             if args.domain:
                 worker = bound.worker
                 bound = bc.restrict_domain(bound, args.domain, within_declared=not args.registered)
                 bound.worker = worker
             if args.k is not None and bound.mechanism == "binary" and str(args.k).strip() != "2":
                 raise InvalidArgument("--k", args.k, "must be 2 for a binary-RR bound")
-            report = bc.check_bound(bound, k=args.k, n_max=args.n_max, n_exhaustive=args.n_exhaustive, budget=budget,
-                                    progress=True, max_evaluations=args.max_evaluations)
+            report = bc.check_bound(
+                bound,
+                k=args.k,
+                n_max=args.n_max,
+                n_exhaustive=args.n_exhaustive,
+                budget=budget,
+                progress=True,
+                max_evaluations=args.max_evaluations,
+            )
         finally:
             if getattr(bound, "worker", None) is not None:
                 bound.worker.close()
@@ -114,16 +148,23 @@ def run(args) -> int:
     if report["verdict"] == "NOT CHECKED":
         inv = report["invalid_evaluations"]
         if inv:
-            sys.stderr.write(f"blanket: inconclusive: no point could be compared; first failure: {inv[0].get('note', '')}\n")
+            sys.stderr.write(
+                f"blanket: inconclusive: no point could be compared; first failure: {inv[0].get('note', '')}\n"
+            )
         else:
             sys.stderr.write("blanket: inconclusive: no point could be compared within the budget; raise --budget\n")
         return 3
     return 3 if pdf_failed else 0
 
 
-_OUTCOMES = (("holds", "hold"), ("violated", "violated"), ("within-float-error", "within float error"),
-             ("undecided", "undecided"), ("outside-hypotheses", "outside the bound's hypotheses"),
-             ("invalid", "invalid evaluations"))
+_OUTCOMES = (
+    ("holds", "hold"),
+    ("violated", "violated"),
+    ("within-float-error", "within float error"),
+    ("undecided", "undecided"),
+    ("outside-hypotheses", "outside the bound's hypotheses"),
+    ("invalid", "invalid evaluations"),
+)
 
 
 def summary(report: dict, quantity: str) -> str:
@@ -132,26 +173,37 @@ def summary(report: dict, quantity: str) -> str:
     counted = ", ".join(f"{c[key]} {label}" for key, label in _OUTCOMES if c.get(key))
     region = report["checked_region"]
     ns = region.get("n")
-    where = (f"n = {ns[0]}..{ns[1]}, k = {region['k'][0]}..{region['k'][1]}" if ns else "no point compared")
-    budget = (f"{report.get('evaluations', '?')} evaluations" if report.get("budget_evaluations")
-              else f"{report['elapsed_seconds']} s of a {report['budget_seconds']:g} s budget")
-    lines = [f"{report['verdict']}: {report['bound']['name']} checked at {sum(c.values())} points ({counted or 'none'}); "
-             f"{where}; {budget}."]
+    where = f"n = {ns[0]}..{ns[1]}, k = {region['k'][0]}..{region['k'][1]}" if ns else "no point compared"
+    budget = (
+        f"{report.get('evaluations', '?')} evaluations"
+        if report.get("budget_evaluations")
+        else f"{report['elapsed_seconds']} s of a {report['budget_seconds']:g} s budget"
+    )
+    lines = [
+        f"{report['verdict']}: {report['bound']['name']} checked at {sum(c.values())} points ({counted or 'none'}); "
+        f"{where}; {budget}."
+    ]
     v = report["violations"]
     if v:
         first = v[0]
-        head = (f"smallest counterexample of {report['violations_total']}: n = {first['n']}, k = {first['k']}, "
-                f"epsilon0 = {first['epsilon0']}")
+        head = (
+            f"smallest counterexample of {report['violations_total']}: n = {first['n']}, k = {first['k']}, "
+            f"epsilon0 = {first['epsilon0']}"
+        )
         if quantity == "delta":
             b = "+inf" if first["bound"]["enclosure"] == "+inf" else first["bound"]["enclosure"]["upper"]
             lines.append(f"{head}, epsilon = {first['epsilon']}: exact delta >= {first['exact']['lower']} > bound {b}")
         else:
-            lines.append(f"{head}, delta = {first['delta']}: the bound claims epsilon = "
-                         f"{first['bound']['enclosure']['upper']}, but the exact delta there is >= "
-                         f"{first['exact']['lower']} > {first['delta']}")
+            lines.append(
+                f"{head}, delta = {first['delta']}: the bound claims epsilon = "
+                f"{first['bound']['enclosure']['upper']}, but the exact delta there is >= "
+                f"{first['exact']['lower']} > {first['delta']}"
+            )
     t = report.get("tightness") or {}
     if not v and t.get("min") and t.get("max"):
-        lines.append(f"tightness ({t['measure']}): from {t['min']['lower']} to {t['max']['upper']} over {t['points']} points")
+        lines.append(
+            f"tightness ({t['measure']}): from {t['min']['lower']} to {t['max']['upper']} over {t['points']} points"
+        )
     for note in report.get("notes", [])[:3]:
         lines.append(f"note: {note}")
     return "\n".join(lines)

@@ -10,10 +10,13 @@ bar on stderr.  Exit code 0 when no *unexpected* counterexample was found
 from __future__ import annotations
 
 
-
 def register(sub):
-    p = sub.add_parser("check-papers", help="check every registered result against exact values (LaTeX/PDF + JSON report)")
-    p.add_argument("--paper", default=None, help="one paper: BBGN19|CY21|GDDSK21|EFMRTT19 or blanket|pure_dp|renyi|erlingsson")
+    p = sub.add_parser(
+        "check-papers", help="check every registered result against exact values (LaTeX/PDF + JSON report)"
+    )
+    p.add_argument(
+        "--paper", default=None, help="one paper: BBGN19|CY21|GDDSK21|EFMRTT19 or blanket|pure_dp|renyi|erlingsson"
+    )
     p.add_argument("-o", "--output", default="paper-check", help="output directory (default: ./paper-check)")
     p.add_argument("--quick", action="store_true", help="reduced grid (one point per result)")
     p.add_argument("--no-pdf", action="store_true", help="write only the .tex and .json")
@@ -23,14 +26,17 @@ def register(sub):
 def run(args) -> int:
     from blanket.reports.output import OutputDir, report_pdf_outcome
     from blanket.reports.paper_check import check_papers, write
+
     with OutputDir(args.output, option="-o", stem="paper-check") as out:  # checked and locked before computing
         report = check_papers(args.paper, quick=args.quick)
         want_pdf = not args.no_pdf
         written = write(report, out.path, pdf=want_pdf)
     s = report["summary"]
-    print(f"{s['results']} results, {s['grid_points']} grid points, {s['counterexamples']} certified counterexamples; "
-          f"false statements: {', '.join(s['false_statements']) or 'none'}; known-false variants caught: "
-          f"{len(s['known_false_caught'])}, missed: {', '.join(s['known_false_missed']) or 'none'}")
+    print(
+        f"{s['results']} results, {s['grid_points']} grid points, {s['counterexamples']} certified counterexamples; "
+        f"false statements: {', '.join(s['false_statements']) or 'none'}; known-false variants caught: "
+        f"{len(s['known_false_caught'])}, missed: {', '.join(s['known_false_missed']) or 'none'}"
+    )
     print(f"wrote {written.tex}, {written.json}" + (f", {written.pdf}" if written.pdf else ""))
     if report_pdf_outcome(written, want_pdf):
         return 3

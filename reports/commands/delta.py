@@ -17,43 +17,72 @@ from blanket.reports.commands import _profile_common as common
 
 
 def register(sub):
-    p = sub.add_parser("delta", help="certified delta(epsilon) of shuffled randomized response on a dataset "
-                                     "(worst case over all datasets by default), or of a registered bound")
+    p = sub.add_parser(
+        "delta",
+        help="certified delta(epsilon) of shuffled randomized response on a dataset "
+        "(worst case over all datasets by default), or of a registered bound",
+    )
     common.add_common_arguments(p, "epsilon")
-    p.add_argument("--rel-tol", default=None, metavar="R",
-                   help="relative width of the certified enclosure: precision escalates until rad/|mid| <= R, "
-                        "up to --precision (default 2^-40 ~ 9.1e-13)")
+    p.add_argument(
+        "--rel-tol",
+        default=None,
+        metavar="R",
+        help="relative width of the certified enclosure: precision escalates until rad/|mid| <= R, "
+        "up to --precision (default 2^-40 ~ 9.1e-13)",
+    )
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     inp = common.read_inputs(args, "epsilon", need_mechanism=args.bound is None)
     from blanket.reports.commands import _compose
+
     T = _compose.rounds(args)
     if T is not None:
         if args.bound is not None:
             from blanket.exact.errors import InvalidArgument
+
             raise InvalidArgument("--rounds", T, "cannot be combined with --bound")
         return _compose.run_delta(args, inp, T)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp)
     from blanket.exact import arith
     from blanket.exact.profiles import delta
+
     rel_tol = None
     if args.rel_tol is not None:
         rel_tol = arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
-    r = delta(inp.mechanism, inp.n, epsilon=inp.epsilon, dataset=inp.dataset, cap=inp.cap, progress=True,
-              rel_tol=rel_tol, workers=inp.workers, scheduler=inp.scheduler)
+    r = delta(
+        inp.mechanism,
+        inp.n,
+        epsilon=inp.epsilon,
+        dataset=inp.dataset,
+        cap=inp.cap,
+        progress=True,
+        rel_tol=rel_tol,
+        workers=inp.workers,
+        scheduler=inp.scheduler,
+    )
     iv = common.interval(r.value, inp.digits)
-    payload = {"command": "delta", **inp.describe(), "epsilon": common._s(inp.epsilon), "delta": iv,
-               "relation": r.relation, "attained_by": r.attained, "precision_bits": r.prec}
+    payload = {
+        "command": "delta",
+        **inp.describe(),
+        "epsilon": common._s(inp.epsilon),
+        "delta": iv,
+        "relation": r.relation,
+        "attained_by": r.attained,
+        "precision_bits": r.prec,
+    }
     if r.relation == "bracket":
         lo, up = r.lower_bound, r.upper_bound
-        payload["bracket"] = common.bracket_payload(f"{lo.dataset}: {lo.attained}",
-                                                    common.interval(lo.value, inp.digits)["lower"],
-                                                    "the blanket view of Lemma 5.3",
-                                                    common.interval(up.value, inp.digits)["upper"],
-                                                    r.rel_width, inp.digits)
+        payload["bracket"] = common.bracket_payload(
+            f"{lo.dataset}: {lo.attained}",
+            common.interval(lo.value, inp.digits)["lower"],
+            "the blanket view of Lemma 5.3",
+            common.interval(up.value, inp.digits)["upper"],
+            r.rel_width,
+            inp.digits,
+        )
     if r.c is not None:
         payload["c"] = r.c
     if r.direction is not None:
@@ -65,40 +94,52 @@ def run(args) -> int:
         payload["ties_count"] = len(r.ties)
     meaning = {
         "exact": "This is the exact worst case over all pairs of neighbouring datasets: the shuffled protocol is "
-                 f"(epsilon, delta)-DP for every delta at or above the upper end, and for none below the lower end.",
+        "(epsilon, delta)-DP for every delta at or above the upper end, and for none below the lower end.",
         "lower": "This is delta for this pair of neighbouring datasets only: a certified LOWER bound on the "
-                 "protocol's delta (the worst case over all datasets can only be larger).",
+        "protocol's delta (the worst case over all datasets can only be larger).",
         "upper": "This is the blanket view of Lemma 5.3: a certified UPPER bound on delta for every pair of "
-                 "neighbouring datasets.",
+        "neighbouring datasets.",
         "bracket": "This is the certified BRACKET on the worst case over all datasets: the lower end is the exact delta "
-                   "of a concrete dataset, the upper end the blanket view of Lemma 5.3 (an upper bound on every "
-                   "dataset); the protocol's delta lies in between.",
+        "of a concrete dataset, the upper end the blanket view of Lemma 5.3 (an upper bound on every "
+        "dataset); the protocol's delta lies in between.",
     }[r.relation]
     if r.relation == "bracket":
-        meaning += (f"\nLower end from {r.lower_bound.dataset} ({r.lower_bound.attained}); relative width "
-                    f"{payload['bracket']['relative_width']}.")
-    text = (f"delta(epsilon = {common._s(inp.epsilon)}) = {common.show(r.value, inp.digits)}\n"
-            f"for {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users, dataset: {inp.dataset}.\n"
-            f"{meaning}\n"
-            f"Attained by: {r.attained}.\n"
-            f"(Certified enclosure, outward rounded; computed in ball arithmetic at {r.prec} bits.)"
-            + (f"\nNote: {r.note}." if r.note else "")
-            + (f"\nNote: {iv['lower_clamped']}." if "lower_clamped" in iv else ""))
+        meaning += (
+            f"\nLower end from {r.lower_bound.dataset} ({r.lower_bound.attained}); relative width "
+            f"{payload['bracket']['relative_width']}."
+        )
+    text = (
+        f"delta(epsilon = {common._s(inp.epsilon)}) = {common.show(r.value, inp.digits)}\n"
+        f"for {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users, dataset: {inp.dataset}.\n"
+        f"{meaning}\n"
+        f"Attained by: {r.attained}.\n"
+        f"(Certified enclosure, outward rounded; computed in ball arithmetic at {r.prec} bits.)"
+        + (f"\nNote: {r.note}." if r.note else "")
+        + (f"\nNote: {iv['lower_clamped']}." if "lower_clamped" in iv else "")
+    )
     common.emit(args, payload, text)
     return 0
 
 
 def _run_bound(args, inp) -> int:
     from blanket.exact.errors import InvalidArgument
+
     result = common.bound_result(args)
     if result.quantity != "delta":
-        raise InvalidArgument("--bound", args.bound, f"bounds {result.quantity!r}, not delta"
-                              + ("; use `blanket epsilon --bound`" if result.quantity == "epsilon" else ""))
-    payload, params, v, prec, side, where = common.direct_bound(result, inp, command="delta", quantity="delta",
-                                                                given=("epsilon", inp.epsilon))
-    text = (f"{result.key} ({result.title}; status: {result.status}) evaluated at {where}:\n"
-            f"  delta {'<=' if side == 'upper' else '>='} {common.show(v, inp.digits)}\n"
-            f"The value is the bound's right-hand side, enclosed in ball arithmetic at {prec} bits (outward rounded); "
-            f"it is an {side} bound on delta only as far as the paper's statement is right (see `blanket check-papers`).")
+        raise InvalidArgument(
+            "--bound",
+            args.bound,
+            f"bounds {result.quantity!r}, not delta"
+            + ("; use `blanket epsilon --bound`" if result.quantity == "epsilon" else ""),
+        )
+    payload, params, v, prec, side, where = common.direct_bound(
+        result, inp, command="delta", quantity="delta", given=("epsilon", inp.epsilon)
+    )
+    text = (
+        f"{result.key} ({result.title}; status: {result.status}) evaluated at {where}:\n"
+        f"  delta {'<=' if side == 'upper' else '>='} {common.show(v, inp.digits)}\n"
+        f"The value is the bound's right-hand side, enclosed in ball arithmetic at {prec} bits (outward rounded); "
+        f"it is an {side} bound on delta only as far as the paper's statement is right (see `blanket check-papers`)."
+    )
     common.emit(args, payload, text)
     return 0

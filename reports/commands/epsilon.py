@@ -16,40 +16,66 @@ from blanket.reports.commands import _profile_common as common
 
 
 def register(sub):
-    p = sub.add_parser("epsilon", help="certified smallest central epsilon with delta(epsilon) <= target for shuffled "
-                                       "randomized response (worst case over all datasets by default), or from a bound")
+    p = sub.add_parser(
+        "epsilon",
+        help="certified smallest central epsilon with delta(epsilon) <= target for shuffled "
+        "randomized response (worst case over all datasets by default), or from a bound",
+    )
     common.add_common_arguments(p, "delta")
-    p.add_argument("--rel-tol", default="1e-6", metavar="R", help="relative width of the certified bracket (default 1e-6)")
+    p.add_argument(
+        "--rel-tol", default="1e-6", metavar="R", help="relative width of the certified bracket (default 1e-6)"
+    )
     p.set_defaults(func=run)
 
 
 def _rel_tol(args):
     from blanket.exact import arith
+
     return arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
 
 
 def run(args) -> int:
     inp = common.read_inputs(args, "delta", need_mechanism=args.bound is None)
     from blanket.reports.commands import _compose
+
     T = _compose.rounds(args)
     if T is not None:
         if args.bound is not None:
             from blanket.exact.errors import InvalidArgument
+
             raise InvalidArgument("--rounds", T, "cannot be combined with --bound")
         return _compose.run_epsilon(args, inp, T)
     rt = _rel_tol(args)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp, rt)
     from blanket.exact.profiles import epsilon
-    r = epsilon(inp.mechanism, inp.n, delta=inp.delta, dataset=inp.dataset, rel_tol=rt, cap=inp.cap, progress=True,
-                workers=inp.workers, scheduler=inp.scheduler)
+
+    r = epsilon(
+        inp.mechanism,
+        inp.n,
+        delta=inp.delta,
+        dataset=inp.dataset,
+        rel_tol=rt,
+        cap=inp.cap,
+        progress=True,
+        workers=inp.workers,
+        scheduler=inp.scheduler,
+    )
     br = r.bracket
     iv = _bracket_interval(br, inp.digits)
-    payload = {"command": "epsilon", **inp.describe(), "delta": common._s(inp.delta), "epsilon": iv,
-               "relation": r.relation, "attained_by": r.attained,
-               "certified": "delta(epsilon.upper) <= target is proven; delta(epsilon.lower) > target is proven"
-                            if br.lower != br.upper else "delta(epsilon.upper) <= target is proven",
-               "evaluations": r.evaluations, "precision_bits": br.prec}
+    payload = {
+        "command": "epsilon",
+        **inp.describe(),
+        "delta": common._s(inp.delta),
+        "epsilon": iv,
+        "relation": r.relation,
+        "attained_by": r.attained,
+        "certified": "delta(epsilon.upper) <= target is proven; delta(epsilon.lower) > target is proven"
+        if br.lower != br.upper
+        else "delta(epsilon.upper) <= target is proven",
+        "evaluations": r.evaluations,
+        "precision_bits": br.prec,
+    }
     if r.c is not None:
         payload["c"] = r.c
     if r.sweeps or r.dataset == "worst":
@@ -58,55 +84,70 @@ def run(args) -> int:
         payload["upper_end_certified_by"] = r.decided_by
     if r.relation == "bracket" or (r.dataset == "worst" and r.upper_source):
         # worst-case answers report both ends the same way: each end with the bound it comes from
-        payload["bracket"] = common.bracket_payload(r.lower_source or r.attained, iv["lower"], r.upper_source,
-                                                    iv["upper"], br.rel_width(), inp.digits)
+        payload["bracket"] = common.bracket_payload(
+            r.lower_source or r.attained, iv["lower"], r.upper_source, iv["upper"], br.rel_width(), inp.digits
+        )
     meaning = {
         "exact": "for every pair of neighbouring datasets (worst case over all datasets)",
         "lower": "for this pair of neighbouring datasets only (the protocol's epsilon can only be larger)",
         "upper": "for the blanket view of Lemma 5.3 (an upper bound: the protocol is at least this private)",
         "bracket": "for the worst case over all datasets: a certified BRACKET, its upper end from the blanket view "
-                   "of Lemma 5.3 (valid for every dataset), its lower end from a concrete dataset, where delta "
-                   "exceeds the target",
+        "of Lemma 5.3 (valid for every dataset), its lower end from a concrete dataset, where delta "
+        "exceeds the target",
     }[r.relation]
     if r.relation == "bracket":
-        meaning += (f" ({r.lower_source}); relative width {payload['bracket']['relative_width']}")
+        meaning += f" ({r.lower_source}); relative width {payload['bracket']['relative_width']}"
     elif r.decided_by == "blanket view" and r.relation == "exact":
         meaning += " (the upper end is certified by the blanket view, so no sweep over all datasets was needed)"
-    text = (f"epsilon = {iv['upper']} (certified upper end; the smallest epsilon lies in [{iv['lower']}, {iv['upper']}])\n"
-            f"for delta = {common._s(inp.delta)}, {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users, "
-            f"dataset: {inp.dataset}.\n"
-            f"Meaning: delta(epsilon) <= {common._s(inp.delta)} is proven at the upper end and disproven at the lower end, "
-            f"{meaning}.\n"
-            f"Attained by: {r.attained}.\n"
-            f"({r.evaluations} evaluations of delta on single datasets"
-            + (f" and {r.sweeps} sweeps over all datasets" if r.sweeps else "") + f", up to {br.prec} bits.)")
+    text = (
+        f"epsilon = {iv['upper']} (certified upper end; the smallest epsilon lies in [{iv['lower']}, {iv['upper']}])\n"
+        f"for delta = {common._s(inp.delta)}, {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users, "
+        f"dataset: {inp.dataset}.\n"
+        f"Meaning: delta(epsilon) <= {common._s(inp.delta)} is proven at the upper end and disproven at the lower end, "
+        f"{meaning}.\n"
+        f"Attained by: {r.attained}.\n"
+        f"({r.evaluations} evaluations of delta on single datasets"
+        + (f" and {r.sweeps} sweeps over all datasets" if r.sweeps else "")
+        + f", up to {br.prec} bits.)"
+    )
     common.emit(args, payload, text)
     return 0
 
 
 def _bracket_interval(br, digits):
     from blanket.exact import arith
-    return {"lower": arith.decimal_string(br.lower, digits, up=False),
-            "upper": arith.decimal_string(br.upper, digits, up=True)}
+
+    return {
+        "lower": arith.decimal_string(br.lower, digits, up=False),
+        "upper": arith.decimal_string(br.upper, digits, up=True),
+    }
 
 
 def _run_bound(args, inp, rt) -> int:
     from blanket.exact import arith
     from blanket.exact.calibrate import epsilon_for_delta
     from blanket.exact.errors import InvalidArgument
+
     result = common.bound_result(args)
     if result.quantity == "epsilon":
-        payload, params, v, prec, side, where = common.direct_bound(result, inp, command="epsilon", quantity="epsilon",
-                                                                    given=("delta", inp.delta))
-        text = (f"{result.key} ({result.title}; status: {result.status}) at {where}:\n"
-                f"  epsilon {'<=' if side == 'upper' else '>='} {common.show(v, inp.digits)}\n"
-                f"(the bound's right-hand side in ball arithmetic at {prec} bits, outward rounded)")
+        payload, params, v, prec, side, where = common.direct_bound(
+            result, inp, command="epsilon", quantity="epsilon", given=("delta", inp.delta)
+        )
+        text = (
+            f"{result.key} ({result.title}; status: {result.status}) at {where}:\n"
+            f"  epsilon {'<=' if side == 'upper' else '>='} {common.show(v, inp.digits)}\n"
+            f"(the bound's right-hand side in ball arithmetic at {prec} bits, outward rounded)"
+        )
         common.emit(args, payload, text)
         return 0
     if result.quantity != "delta":
-        raise InvalidArgument("--bound", args.bound, f"bounds {result.quantity!r}; blanket epsilon needs a bound on delta or epsilon")
+        raise InvalidArgument(
+            "--bound", args.bound, f"bounds {result.quantity!r}; blanket epsilon needs a bound on delta or epsilon"
+        )
     if result.kind != "upper_bound":
-        raise InvalidArgument("--bound", args.bound, "is a lower bound on delta; calibrating epsilon needs an upper bound")
+        raise InvalidArgument(
+            "--bound", args.bound, "is a lower bound on delta; calibrating epsilon needs an upper bound"
+        )
     if inp.epsilon0 is not None:
         hi = inp.epsilon0
     else:
@@ -118,14 +159,24 @@ def _run_bound(args, inp, rt) -> int:
 
     br = epsilon_for_delta(fun, inp.delta, hi=hi, rel_tol=rt, cap=inp.cap)
     iv = _bracket_interval(br, inp.digits)
-    payload = {"command": "epsilon", **inp.describe(bound=True), "delta": common._s(inp.delta), "bound": result.key,
-               "status": result.status, "epsilon": iv, "relation": "upper",
-               "parameters": {k: common._s(val) for k, val in fixed.items()},
-               "certified": "bound(epsilon.upper) <= target is proven; bound(epsilon.lower) > target is proven",
-               "evaluations": br.evaluations, "precision_bits": br.prec}
-    text = (f"epsilon = {iv['upper']} from {result.key} ({result.title}; status: {result.status})\n"
-            f"the smallest epsilon in [0, {common._s(hi)}] at which the bound is <= delta = {common._s(inp.delta)} "
-            f"lies in [{iv['lower']}, {iv['upper']}] (both ends certified; {br.evaluations} evaluations).\n"
-            f"This epsilon is valid only as far as the paper's bound is right (see `blanket check-papers`).")
+    payload = {
+        "command": "epsilon",
+        **inp.describe(bound=True),
+        "delta": common._s(inp.delta),
+        "bound": result.key,
+        "status": result.status,
+        "epsilon": iv,
+        "relation": "upper",
+        "parameters": {k: common._s(val) for k, val in fixed.items()},
+        "certified": "bound(epsilon.upper) <= target is proven; bound(epsilon.lower) > target is proven",
+        "evaluations": br.evaluations,
+        "precision_bits": br.prec,
+    }
+    text = (
+        f"epsilon = {iv['upper']} from {result.key} ({result.title}; status: {result.status})\n"
+        f"the smallest epsilon in [0, {common._s(hi)}] at which the bound is <= delta = {common._s(inp.delta)} "
+        f"lies in [{iv['lower']}, {iv['upper']}] (both ends certified; {br.evaluations} evaluations).\n"
+        f"This epsilon is valid only as far as the paper's bound is right (see `blanket check-papers`)."
+    )
     common.emit(args, payload, text)
     return 0

@@ -16,11 +16,13 @@ def register(sub):
 
 def run(args) -> int:
     from blanket.reports.figures import all_figures, get_figure
+
     if args.list or not args.name:
         for name, fig in sorted(all_figures().items()):
             print(f"{name:24s} {fig.description}")
         return 0
     from blanket.reports.output import OutputDir
+
     fig = get_figure(args.name)
     with OutputDir(args.output, option="-o") as out:  # checked and locked before computing; files written atomically
         paths = fig.make(pathlib.Path(out.path), quick=args.quick)

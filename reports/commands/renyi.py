@@ -21,38 +21,55 @@ from blanket.exact.errors import InvalidArgument, Undecided
 
 
 def register(sub):
-    p = sub.add_parser("renyi", help="certified Rényi divergence D_lambda of shuffled randomized response "
-                                     "(worst case over datasets by default), or of a registered RDP bound")
+    p = sub.add_parser(
+        "renyi",
+        help="certified Rényi divergence D_lambda of shuffled randomized response "
+        "(worst case over datasets by default), or of a registered RDP bound",
+    )
     p.add_argument("--mechanism", default="rr", help="local randomizer: rr (k-ary randomized response; default)")
     p.add_argument("--k", default="2", help="domain size of randomized response (default 2: binary RR)")
     p.add_argument("--epsilon0", required=True, help="local epsilon0 (exact: decimal like 0.5, or p/q)")
     p.add_argument("-n", "--n", dest="n", required=True, help="number of users")
     p.add_argument("--order", required=True, help="Rényi order lambda > 1 (integer or not, exact)")
-    p.add_argument("--dataset", default="worst", help="which neighbouring datasets. Exact: worst (the maximum over all "
-                                                    "datasets; k = 2). LOWER bounds on the protocol's RDP epsilon: c=INT "
-                                                    "(k = 2), same, neighbour, third (k-RR families). Default worst")
-    p.add_argument("--delta", default=None, help="also convert RDP to (epsilon, delta)-DP at this delta (standard and improved "
-                                                 "conversions, optimised over lambda) and compare with the exact epsilon(delta)")
+    p.add_argument(
+        "--dataset",
+        default="worst",
+        help="which neighbouring datasets. Exact: worst (the maximum over all "
+        "datasets; k = 2). LOWER bounds on the protocol's RDP epsilon: c=INT "
+        "(k = 2), same, neighbour, third (k-RR families). Default worst",
+    )
+    p.add_argument(
+        "--delta",
+        default=None,
+        help="also convert RDP to (epsilon, delta)-DP at this delta (standard and improved "
+        "conversions, optimised over lambda) and compare with the exact epsilon(delta)",
+    )
     p.add_argument("--bound", default=None, help="evaluate a registered RDP bound instead, e.g. 'GDDSK21 Theorem 3.1'")
     p.add_argument("--variant", default=None, help="variant of the bound, if it has several")
     p.add_argument("--digits", default="10", help="significant digits printed (default 10)")
     from blanket.reports.commands._options import add_max_memory, add_precision
+
     add_precision(p, old="--prec")
     add_max_memory(p)
     p.add_argument("--workers", default=None, help="local processes for the worst-case sweep (default: every core)")
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address (tcp://HOST:8786) for the worst-case sweep "
-                                                     "(default: $BLANKET_SCHEDULER, else local processes)")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        help="Dask scheduler address (tcp://HOST:8786) for the worst-case sweep "
+        "(default: $BLANKET_SCHEDULER, else local processes)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=run)
 
 
 #: largest Rényi order accepted
-MAX_ORDER = 10 ** 6
+MAX_ORDER = 10**6
 
 
 def _tight(v) -> bool:
     from flint import arb, fmpq
+
     if isinstance(v, fmpq):
         return True
     b = arith.ball(v)
@@ -76,23 +93,39 @@ def run(args) -> int:
     from blanket.exact.mechanisms import KRR
 
     if args.mechanism != "rr":
-        raise InvalidArgument("--mechanism", args.mechanism, "must be rr (k-ary randomized response); other mechanisms are not supported by blanket renyi")
+        raise InvalidArgument(
+            "--mechanism",
+            args.mechanism,
+            "must be rr (k-ary randomized response); other mechanisms are not supported by blanket renyi",
+        )
     k = arith.integer_in(args.k, "--k", lo=2)
     e0 = arith.exact_in(args.epsilon0, "--epsilon0", lo=0)
     n = arith.integer_in(args.n, "-n", lo=1)
     order = xr.parse_order(args.order, "--order")
     digits = arith.integer_in(args.digits, "--digits", lo=1, hi=60)
-    cap = arith.MAX_PREC if args.precision is None else arith.integer_in(args.precision, "--precision", lo=32, hi=1 << 16)
+    cap = (
+        arith.MAX_PREC if args.precision is None else arith.integer_in(args.precision, "--precision", lo=32, hi=1 << 16)
+    )
     prec = min(arith.DEFAULT_PREC, cap)
     from blanket.exact import guards
     from blanket.reports.commands._options import apply_max_memory
+
     apply_max_memory(args)
     guards.check_epsilon0(e0, "--epsilon0")
-    guards.check_memory(n * 512, "the exact computation over n users", name="-n", value=n,
-                        hint="the exact value needs memory linear in n; use a smaller n")
+    guards.check_memory(
+        n * 512,
+        "the exact computation over n users",
+        name="-n",
+        value=n,
+        hint="the exact value needs memory linear in n; use a smaller n",
+    )
     if arith.exact(order) > MAX_ORDER:
-        raise InvalidArgument("--order", args.order, f"must be at most {MAX_ORDER} (the supported range: the Rényi moment "
-                              "of order lambda has about lambda * n * log2(e^epsilon0) bits)")
+        raise InvalidArgument(
+            "--order",
+            args.order,
+            f"must be at most {MAX_ORDER} (the supported range: the Rényi moment "
+            "of order lambda has about lambda * n * log2(e^epsilon0) bits)",
+        )
     base = {"command": "renyi", "mechanism": "rr", "k": k, "epsilon0": args.epsilon0, "n": n, "order": args.order}
 
     if args.bound is not None or args.variant is not None:
@@ -104,6 +137,7 @@ def run(args) -> int:
     mech = KRR(k, epsilon0=e0)
     if args.quiet:
         from blanket.exact.progress import set_quiet
+
         set_quiet(True)
     workers = None if args.workers is None else arith.integer_in(args.workers, "--workers", lo=1)
     par = {"workers": workers, "scheduler": args.scheduler}
@@ -126,23 +160,31 @@ def run(args) -> int:
         prec = min(2 * prec, cap)
     if dataset == "worst":
         relation = "exact"
-        meaning = ("This is the exact worst case over all pairs of neighbouring datasets: the shuffled protocol is "
-                   f"(lambda, epsilon)-RDP at lambda = {args.order} exactly for epsilon at or above the upper end.")
+        meaning = (
+            "This is the exact worst case over all pairs of neighbouring datasets: the shuffled protocol is "
+            f"(lambda, epsilon)-RDP at lambda = {args.order} exactly for epsilon at or above the upper end."
+        )
     elif dataset.startswith("c="):
         relation = "lower"
-        meaning = ("This is D_lambda for this dataset (both directions of the neighbouring pair): a certified LOWER "
-                   "bound on the protocol's RDP epsilon (the worst case over datasets can only be larger).")
+        meaning = (
+            "This is D_lambda for this dataset (both directions of the neighbouring pair): a certified LOWER "
+            "bound on the protocol's RDP epsilon (the worst case over datasets can only be larger)."
+        )
     else:
         relation = "lower"
-        meaning = (f"This is D_lambda on the '{dataset}' dataset family (max over both directions): a certified LOWER "
-                   "bound on the protocol's RDP epsilon.")
+        meaning = (
+            f"This is D_lambda on the '{dataset}' dataset family (max over both directions): a certified LOWER "
+            "bound on the protocol's RDP epsilon."
+        )
     payload = {**base, "dataset": dataset, "renyi": iv, "moment": mv, "relation": relation, "precision_bits": prec}
     if r.c is not None:
         payload["c"] = r.c
     if getattr(r, "unresolved", 0):
         payload["unresolved_candidates"] = r.unresolved
-        meaning += (f" {r.unresolved} further datasets are within the pre-scan's resolution of the maximum; their certified "
-                    "pre-scan bounds are part of the enclosure, which limits its width.")
+        meaning += (
+            f" {r.unresolved} further datasets are within the pre-scan's resolution of the maximum; their certified "
+            "pre-scan bounds are part of the enclosure, which limits its width."
+        )
     if r.x is not None:
         payload["direction"] = f"differing user holds {r.x} in D (moment E_(h~M(D'))[(M(D)/M(D'))^lambda])"
     conv_text = ""
@@ -151,12 +193,16 @@ def run(args) -> int:
         payload["conversion"] = conv
     where = f", attained at c = {r.c} ones among the others" if (dataset == "worst" and r.c is not None) else ""
     if dataset == "worst" and getattr(r, "unresolved", 0):
-        where = (f"; the maximising dataset is not resolved (c = {r.c} has the largest certified lower end, "
-                 f"{r.unresolved} other datasets are within the pre-scan's resolution)")
-    text = (f"D_lambda(lambda = {args.order}) = {_show(iv)}\n"
-            f"for {k}-ary randomized response with epsilon0 = {args.epsilon0}, shuffled among n = {n} users, dataset: {dataset}{where}.\n"
-            f"Rényi moment E = {_show(mv)}.\n{meaning}\n"
-            f"(Certified enclosure, outward rounded; computed in ball arithmetic at {prec} bits.)" + conv_text)
+        where = (
+            f"; the maximising dataset is not resolved (c = {r.c} has the largest certified lower end, "
+            f"{r.unresolved} other datasets are within the pre-scan's resolution)"
+        )
+    text = (
+        f"D_lambda(lambda = {args.order}) = {_show(iv)}\n"
+        f"for {k}-ary randomized response with epsilon0 = {args.epsilon0}, shuffled among n = {n} users, dataset: {dataset}{where}.\n"
+        f"Rényi moment E = {_show(mv)}.\n{meaning}\n"
+        f"(Certified enclosure, outward rounded; computed in ball arithmetic at {prec} bits.)" + conv_text
+    )
     _emit(args, payload, text)
     return 0
 
@@ -168,6 +214,7 @@ CONVERSION_ORDERS = ("3/2", "2", "3", "4", "6", "8", "12", "16", "24", "32", "48
 def _convert(method, rdp, lam, d):
     """The conversion of an RDP enclosure ``rdp`` at order ``lam`` to ε at δ = ``d`` (a ball)."""
     from flint import arb
+
     e = arith.ball(rdp)
     lb = arb(lam)
     if method == "standard":
@@ -187,6 +234,7 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
     """
     from blanket.exact import renyi as xr
     from blanket.exact.progress import Progress
+
     d = arith.exact_in(args.delta, "--delta", lo=0, lo_open=True, hi=1, hi_open=True)
     orders = sorted({arith.exact(o) for o in CONVERSION_ORDERS} | {order})
     out, lines = {}, []
@@ -206,23 +254,35 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
                 cands = {lam: _convert(method, v, lam, d).upper() for lam, v in worst.items()}
                 lam_best = min(cands, key=cands.get)
                 eps = cands[lam_best]
-                out[method] = {"epsilon_upper": arith.decimal_string(eps, digits, up=True), "order": str(lam_best),
-                               "grid_floor": arith.decimal_string(floor, digits, up=False),
-                               "worst_case_orders": sorted(str(x) for x in worst)}
-                lines.append(f"  RDP -> DP ({method}): epsilon <= {out[method]['epsilon_upper']} (order lambda = {lam_best}); "
-                             f"no order of the grid gives less than {out[method]['grid_floor']}")
+                out[method] = {
+                    "epsilon_upper": arith.decimal_string(eps, digits, up=True),
+                    "order": str(lam_best),
+                    "grid_floor": arith.decimal_string(floor, digits, up=False),
+                    "worst_case_orders": sorted(str(x) for x in worst),
+                }
+                lines.append(
+                    f"  RDP -> DP ({method}): epsilon <= {out[method]['epsilon_upper']} (order lambda = {lam_best}); "
+                    f"no order of the grid gives less than {out[method]['grid_floor']}"
+                )
             try:
                 from blanket.exact import profiles
+
                 ex = profiles.epsilon(mech, n, delta=d, dataset="worst", progress=None, **par)
-                out["exact"] = {"lower": arith.decimal_string(ex.lower, digits, up=False),
-                                "upper": arith.decimal_string(ex.upper, digits, up=True)}
-                lines.append(f"  exact epsilon(delta) of the shuffled protocol: [{out['exact']['lower']}, {out['exact']['upper']}] "
-                             "(the RDP route costs the difference)")
+                out["exact"] = {
+                    "lower": arith.decimal_string(ex.lower, digits, up=False),
+                    "upper": arith.decimal_string(ex.upper, digits, up=True),
+                }
+                lines.append(
+                    f"  exact epsilon(delta) of the shuffled protocol: [{out['exact']['lower']}, {out['exact']['upper']}] "
+                    "(the RDP route costs the difference)"
+                )
             except Exception as exc:  # noqa: BLE001 - reported, never silently dropped
                 out["exact"] = None
                 lines.append(f"  exact epsilon(delta) unavailable: {exc}")
-            how = ("the order is chosen on the lower curve of the dataset c = 0 (certified, cheap) and the worst case "
-                   "over all datasets is computed at the chosen order")
+            how = (
+                "the order is chosen on the lower curve of the dataset c = 0 (certified, cheap) and the worst case "
+                "over all datasets is computed at the chosen order"
+            )
         else:
             cache = {}
             with Progress(len(orders), f"RDP -> DP: the {dataset} curve at the orders of the grid") as bar:
@@ -232,20 +292,32 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
             for method in ("standard", "improved"):
                 cands = {lam: _convert(method, v, lam, d).upper() for lam, v in cache.items()}
                 lam_best = min(cands, key=cands.get)
-                out[method] = {"epsilon_upper": arith.decimal_string(cands[lam_best], digits, up=True), "order": str(lam_best)}
-                lines.append(f"  RDP -> DP ({method}): epsilon <= {out[method]['epsilon_upper']} (best order lambda = {lam_best})")
+                out[method] = {
+                    "epsilon_upper": arith.decimal_string(cands[lam_best], digits, up=True),
+                    "order": str(lam_best),
+                }
+                lines.append(
+                    f"  RDP -> DP ({method}): epsilon <= {out[method]['epsilon_upper']} (best order lambda = {lam_best})"
+                )
             how = "each order of the grid evaluated on this dataset"
-    text = (f"\nConversion to (epsilon, delta = {args.delta})-DP (each epsilon is a certified upper end; "
-            "the orders of the grid are " + ", ".join(str(o) for o in orders) + f"; {how}):\n" + "\n".join(lines))
+    text = (
+        f"\nConversion to (epsilon, delta = {args.delta})-DP (each epsilon is a certified upper end; "
+        "the orders of the grid are " + ", ".join(str(o) for o in orders) + f"; {how}):\n" + "\n".join(lines)
+    )
     return out, text
 
 
 def _run_bound(args, base, n, e0, order, digits, prec) -> int:
     from blanket.proofs.core import get
+
     result = get(args.bound, args.variant)
     if result.quantity != "renyi":
-        raise InvalidArgument("--bound", args.bound, f"bounds {result.quantity!r}, not the RDP epsilon(lambda) "
-                              "(pick e.g. 'GDDSK21 Theorem 3.1'; `blanket bounds` lists them)")
+        raise InvalidArgument(
+            "--bound",
+            args.bound,
+            f"bounds {result.quantity!r}, not the RDP epsilon(lambda) "
+            "(pick e.g. 'GDDSK21 Theorem 3.1'; `blanket bounds` lists them)",
+        )
     params = {"n": str(n), "epsilon0": args.epsilon0, "lambda": args.order}
     names = {s.name for s in result.symbols}
     params = {k: v for k, v in params.items() if k in names}
@@ -255,12 +327,22 @@ def _run_bound(args, base, n, e0, order, digits, prec) -> int:
             raise Undecided(f"the bound's enclosure is not finite at {prec} bits")
         iv = arith.decimal_interval(v, digits)
     side = "upper" if result.kind == "upper_bound" else "lower"
-    payload = {**base, "bound": result.key, "status": result.status, "renyi": iv, "relation": side,
-               "parameters": params, "precision_bits": prec}
-    text = (f"{result.key} ({result.title}; status: {result.status}) at "
-            + ", ".join(f"{k} = {val}" for k, val in params.items()) + ":\n"
-            f"  epsilon(lambda) {'<=' if side == 'upper' else '>='} {_show(iv)}\n"
-            f"The value is the bound's right-hand side in ball arithmetic at {prec} bits (outward rounded); it is an "
-            f"{side} bound only as far as the paper's statement is right (see `blanket check-papers`).")
+    payload = {
+        **base,
+        "bound": result.key,
+        "status": result.status,
+        "renyi": iv,
+        "relation": side,
+        "parameters": params,
+        "precision_bits": prec,
+    }
+    text = (
+        f"{result.key} ({result.title}; status: {result.status}) at "
+        + ", ".join(f"{k} = {val}" for k, val in params.items())
+        + ":\n"
+        f"  epsilon(lambda) {'<=' if side == 'upper' else '>='} {_show(iv)}\n"
+        f"The value is the bound's right-hand side in ball arithmetic at {prec} bits (outward rounded); it is an "
+        f"{side} bound only as far as the paper's statement is right (see `blanket check-papers`)."
+    )
     _emit(args, payload, text)
     return 0

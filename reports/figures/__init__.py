@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib
 import pathlib
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from blanket.exact.errors import InvalidArgument
 
@@ -21,22 +21,24 @@ from blanket.exact.errors import InvalidArgument
 class Figure:
     name: str
     description: str
-    make: Callable[..., list]   # make(outdir: pathlib.Path, *, quick: bool = False) -> list[pathlib.Path]
+    make: Callable[..., list]  # make(outdir: pathlib.Path, *, quick: bool = False) -> list[pathlib.Path]
 
 
 def pyplot():
     """matplotlib's ``pyplot`` on the non-interactive Agg backend (figures are only written to files)."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     return plt
 
 
 def save(fig, outdir, name: str, *, dpi: int = 130) -> list:
     """Write ``name.png`` and ``name.pdf`` into ``outdir``, close ``fig``, return the two paths."""
     import matplotlib.pyplot as plt
-
     from blanket.reports.output import atomic_open
+
     png, pdf = pathlib.Path(outdir) / f"{name}.png", pathlib.Path(outdir) / f"{name}.pdf"
     try:
         with atomic_open(png, "wb") as fh:
@@ -51,6 +53,7 @@ def save(fig, outdir, name: str, *, dpi: int = 130) -> list:
 def all_figures() -> dict:
     out = {}
     import blanket.reports.figures as pkg
+
     for m in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
         if m.name.startswith("_"):
             continue

@@ -29,18 +29,15 @@ Floats are used only for drawing.
 
 from __future__ import annotations
 
-from blanket.reports.output import atomic_open
-
 import csv
-import math
 import pathlib
-
-from flint import fmpq
 
 from blanket.exact import arith
 from blanket.exact.errors import BlanketError
 from blanket.exact.progress import Progress
 from blanket.reports.figures import Figure, pyplot, save
+from blanket.reports.output import atomic_open
+from flint import fmpq
 
 WORST_N_MAX = 2000
 #: relative width of every calibration bracket in the figure (the plotted end is certified whatever the width)
@@ -50,7 +47,7 @@ BLANKET_N_MAX = 30000
 
 def _logspace(lo_exp: float, hi_exp: float, count: int) -> list[int]:
     if count == 1:
-        return [int(round(10 ** lo_exp))]
+        return [int(round(10**lo_exp))]
     return sorted({int(round(10 ** (lo_exp + (hi_exp - lo_exp) * i / (count - 1)))) for i in range(count)})
 
 
@@ -68,6 +65,7 @@ def _binary_exact_delta(n: int):
         for v in vals[1:]:
             out = arith.ball(out).max(arith.ball(v))
         return out
+
     return f
 
 
@@ -77,11 +75,13 @@ def _blanket_view_delta(n: int, k: int):
 
     def f(eps0, eps):
         return delta_blanket_view(KRR(k, epsilon0=eps0), n, epsilon=eps, x=0, x2=1)
+
     return f
 
 
 def _panels(quick: bool):
     import blanket.proofs.blanket as B
+
     C = B.FIGURE3_CURVES
     if quick:
         n1, n2, n4 = _logspace(3, 6, 3), _logspace(2, 5, 3), _logspace(2, 5, 3)
@@ -94,41 +94,91 @@ def _panels(quick: bool):
     half = fmpq(1, 2)
     panels = []
     # (i) ε vs n
-    curves = [(name, C[name][0], {}) for name in ("EFMRTT'19", "Hoeffding, Generic", "Bennett, Generic")]
-    panels.append({"id": "i", "title": r"(i) $\varepsilon$ vs $n$: $\varepsilon_0=0.5$, $\delta=10^{-6}$", "solve": "epsilon",
-                   "ylabel": r"$\varepsilon$", "fixed": {"epsilon0": half, "delta": six}, "ns": n1,
-                   "curves": curves,
-                   "exact": [("exact, binary RR", ex1, lambda n: _binary_exact_delta(n))]})
+    curves: list[tuple[str, object, dict]] = [
+        (name, C[name][0], {}) for name in ("EFMRTT'19", "Hoeffding, Generic", "Bennett, Generic")
+    ]
+    panels.append(
+        {
+            "id": "i",
+            "title": r"(i) $\varepsilon$ vs $n$: $\varepsilon_0=0.5$, $\delta=10^{-6}$",
+            "solve": "epsilon",
+            "ylabel": r"$\varepsilon$",
+            "fixed": {"epsilon0": half, "delta": six},
+            "ns": n1,
+            "curves": curves,
+            "exact": [("exact, binary RR", ex1, lambda n: _binary_exact_delta(n))],
+        }
+    )
     # (ii) ε0 vs n
-    curves = [("EFMRTT'19", C["EFMRTT'19"][0], {}), ("Hoeffding, Generic", C["Hoeffding, Generic"][0], {}),
-              ("Hoeffding, RR (k=2)", C["Hoeffding, RR"][0], {"k": 2}),
-              ("Hoeffding, RR (k=100)", C["Hoeffding, RR"][0], {"k": 100}),
-              ("Hoeffding, Laplace", C["Hoeffding, Laplace"][0], {})]
-    exact_rr = [("exact, binary RR", ex2, lambda n: _binary_exact_delta(n)),
-                ("exact blanket view, RR (k=100)", [n for n in ex2 if n <= BLANKET_N_MAX], lambda n: _blanket_view_delta(n, 100))]
-    panels.append({"id": "ii", "title": r"(ii) $\varepsilon_0$ vs $n$: $\varepsilon=0.1$, $\delta=10^{-6}$", "solve": "epsilon0",
-                   "ylabel": r"$\varepsilon_0$", "fixed": {"epsilon": tenth, "delta": six}, "ns": n2,
-                   "curves": curves, "exact": exact_rr})
+    curves = [
+        ("EFMRTT'19", C["EFMRTT'19"][0], {}),
+        ("Hoeffding, Generic", C["Hoeffding, Generic"][0], {}),
+        ("Hoeffding, RR (k=2)", C["Hoeffding, RR"][0], {"k": 2}),
+        ("Hoeffding, RR (k=100)", C["Hoeffding, RR"][0], {"k": 100}),
+        ("Hoeffding, Laplace", C["Hoeffding, Laplace"][0], {}),
+    ]
+    exact_rr = [
+        ("exact, binary RR", ex2, lambda n: _binary_exact_delta(n)),
+        (
+            "exact blanket view, RR (k=100)",
+            [n for n in ex2 if n <= BLANKET_N_MAX],
+            lambda n: _blanket_view_delta(n, 100),
+        ),
+    ]
+    panels.append(
+        {
+            "id": "ii",
+            "title": r"(ii) $\varepsilon_0$ vs $n$: $\varepsilon=0.1$, $\delta=10^{-6}$",
+            "solve": "epsilon0",
+            "ylabel": r"$\varepsilon_0$",
+            "fixed": {"epsilon": tenth, "delta": six},
+            "ns": n2,
+            "curves": curves,
+            "exact": exact_rr,
+        }
+    )
     # (iii) Hoeffding vs Bennett per mechanism
     curves = []
     for mech, extra in (("RR (k=2)", {"k": 2}), ("RR (k=100)", {"k": 100}), ("Laplace", {})):
         base = "RR" if mech.startswith("RR") else "Laplace"
         curves.append((f"Hoeffding, {mech}", C[f"Hoeffding, {base}"][0], extra))
         curves.append((f"Bennett, {mech}", C[f"Bennett, {base}"][0], extra))
-    panels.append({"id": "iii", "title": r"(iii) $\varepsilon_0$ vs $n$: $\varepsilon=0.1$, $\delta=10^{-6}$", "solve": "epsilon0",
-                   "ylabel": r"$\varepsilon_0$", "fixed": {"epsilon": tenth, "delta": six}, "ns": n2,
-                   "curves": curves, "exact": exact_rr, "reuse_exact_from": "ii"})
+    panels.append(
+        {
+            "id": "iii",
+            "title": r"(iii) $\varepsilon_0$ vs $n$: $\varepsilon=0.1$, $\delta=10^{-6}$",
+            "solve": "epsilon0",
+            "ylabel": r"$\varepsilon_0$",
+            "fixed": {"epsilon": tenth, "delta": six},
+            "ns": n2,
+            "curves": curves,
+            "exact": exact_rr,
+            "reuse_exact_from": "ii",
+        }
+    )
     # (iv) k = ⌊n^{1/3}⌋, δ = n^{-2}
-    curves = [("Hoeffding, RR", C["Hoeffding, RR"][0], {"k": "cube_root"}), ("Bennett, RR", C["Bennett, RR"][0], {"k": "cube_root"})]
-    panels.append({"id": "iv", "title": r"(iv) RR, $k=\lfloor n^{1/3}\rfloor$, $\delta=n^{-2}$, $\varepsilon=0.1$", "solve": "epsilon0",
-                   "ylabel": r"$\varepsilon_0$", "fixed": {"epsilon": tenth, "delta": "n^-2"}, "ns": n4, "curves": curves,
-                   "exact": [("exact blanket view, RR", ex4, lambda n: _blanket_view_delta(n, _cube_root(n)))]})
+    curves = [
+        ("Hoeffding, RR", C["Hoeffding, RR"][0], {"k": "cube_root"}),
+        ("Bennett, RR", C["Bennett, RR"][0], {"k": "cube_root"}),
+    ]
+    panels.append(
+        {
+            "id": "iv",
+            "title": r"(iv) RR, $k=\lfloor n^{1/3}\rfloor$, $\delta=n^{-2}$, $\varepsilon=0.1$",
+            "solve": "epsilon0",
+            "ylabel": r"$\varepsilon_0$",
+            "fixed": {"epsilon": tenth, "delta": "n^-2"},
+            "ns": n4,
+            "curves": curves,
+            "exact": [("exact blanket view, RR", ex4, lambda n: _blanket_view_delta(n, _cube_root(n)))],
+        }
+    )
     return panels
 
 
 def _cube_root(n: int) -> int:
     k = int(round(n ** (1 / 3)))
-    while k ** 3 > n:
+    while k**3 > n:
         k -= 1
     while (k + 1) ** 3 <= n:
         k += 1
@@ -147,6 +197,7 @@ def _params_at(panel, extra, n):
 
 def _calibrate_bound(panel, result, extra, n, guess):
     import blanket.proofs.blanket as B
+
     p, ex = _params_at(panel, extra, n)
     kw = dict(ex, n=n)
     if panel["solve"] == "epsilon":
@@ -158,10 +209,13 @@ def _calibrate_bound(panel, result, extra, n, guess):
 
 def _calibrate_exact(panel, delta_fn, n, guess):
     from blanket.exact.calibrate import epsilon0_for, epsilon_for_delta
+
     p, _ = _params_at(panel, {}, n)
     if panel["solve"] == "epsilon":
         eps0 = p["epsilon0"]
-        br = epsilon_for_delta(lambda e: delta_fn(eps0, e), p["delta"], lo=fmpq(1, 10**6), hi=eps0, rel_tol=REL_TOL, guess=guess)
+        br = epsilon_for_delta(
+            lambda e: delta_fn(eps0, e), p["delta"], lo=fmpq(1, 10**6), hi=eps0, rel_tol=REL_TOL, guess=guess
+        )
         return br, br.upper
     eps = p["epsilon"]
     br = epsilon0_for(lambda e0: delta_fn(e0, eps), p["delta"], lo=eps, hi=10, rel_tol=REL_TOL, guess=guess)
@@ -171,10 +225,12 @@ def _calibrate_exact(panel, delta_fn, n, guess):
 def compute(quick: bool = False):
     """All curves of all panels: ``{panel_id: {curve: [(n, value fmpq | None, bracket | reason)]}}``."""
     import blanket.proofs.blanket as B
+
     panels = _panels(quick)
     total = sum(len(pn["ns"]) * len(pn["curves"]) for pn in panels) + sum(
-        len(ns) for pn in panels if "reuse_exact_from" not in pn for _, ns, _ in pn["exact"])
-    data = {}
+        len(ns) for pn in panels if "reuse_exact_from" not in pn for _, ns, _ in pn["exact"]
+    )
+    data: dict = {}
     with Progress(total, "blanket-fig3") as bar:
         for pn in panels:
             rows = {}
@@ -223,10 +279,19 @@ def _write_csv(path: pathlib.Path, panels, data):
                     if val is None:
                         w.writerow([pn["id"], curve, n, pn["solve"], "", "", "", br])
                         continue
-                    up = pn["solve"] == "epsilon"   # ε: report the upper end rounded up; ε0: lower end rounded down
-                    w.writerow([pn["id"], curve, n, pn["solve"], arith.decimal_string(val, 12, up=up),
-                                arith.decimal_string(br.lower, 12, up=False), arith.decimal_string(br.upper, 12, up=True),
-                                "exact reference" if curve.startswith("exact") else "certified bound calibration"])
+                    up = pn["solve"] == "epsilon"  # ε: report the upper end rounded up; ε0: lower end rounded down
+                    w.writerow(
+                        [
+                            pn["id"],
+                            curve,
+                            n,
+                            pn["solve"],
+                            arith.decimal_string(val, 12, up=up),
+                            arith.decimal_string(br.lower, 12, up=False),
+                            arith.decimal_string(br.upper, 12, up=True),
+                            "exact reference" if curve.startswith("exact") else "certified bound calibration",
+                        ]
+                    )
 
 
 def _plot(outdir: pathlib.Path, panels, data, quick):
@@ -235,12 +300,19 @@ def _plot(outdir: pathlib.Path, panels, data, quick):
     for ax, pn in zip(axes.flat, panels):
         for curve, pts in data[pn["id"]].items():
             xs = [n for n, v, _ in pts if v is not None]
-            ys = [float(v) for n, v, _ in pts if v is not None]   # display only
+            ys = [float(v) for n, v, _ in pts if v is not None]  # display only
             if not xs:
                 continue
             is_exact = curve.startswith("exact")
-            ax.plot(xs, ys, "k--" if is_exact and "binary" in curve else ("k:" if is_exact else "-"),
-                    marker="o" if is_exact else None, markersize=3, label=curve, linewidth=1.6 if is_exact else 1.2)
+            ax.plot(
+                xs,
+                ys,
+                "k--" if is_exact and "binary" in curve else ("k:" if is_exact else "-"),
+                marker="o" if is_exact else None,
+                markersize=3,
+                label=curve,
+                linewidth=1.6 if is_exact else 1.2,
+            )
         ax.set_xscale("log")
         ax.set_yscale("log" if pn["solve"] == "epsilon" else "linear")
         ax.set_xlabel("n")
@@ -248,8 +320,11 @@ def _plot(outdir: pathlib.Path, panels, data, quick):
         ax.set_title(pn["title"], fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle("Balle et al., Figure 3 — certified one-sided calibration; exact curves added"
-                 + (" (quick grid)" if quick else ""), fontsize=11)
+    fig.suptitle(
+        "Balle et al., Figure 3 — certified one-sided calibration; exact curves added"
+        + (" (quick grid)" if quick else ""),
+        fontsize=11,
+    )
     fig.tight_layout()
     png, pdf = save(fig, outdir, "blanket-fig3", dpi=110)
     return [png, pdf]
@@ -264,6 +339,8 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     return _plot(outdir, panels, data, quick) + [csv_path]
 
 
-FIGURES = {"blanket-fig3": Figure("blanket-fig3",
-                                  "Balle et al. Figure 3 (four panels, seven bounds, certified calibration, exact curves)",
-                                  make)}
+FIGURES = {
+    "blanket-fig3": Figure(
+        "blanket-fig3", "Balle et al. Figure 3 (four panels, seven bounds, certified calibration, exact curves)", make
+    )
+}

@@ -21,26 +21,29 @@ intervals of the certified values.
 
 from __future__ import annotations
 
-from blanket.reports.output import atomic_open
-
 import csv
 import pathlib
 
-from flint import fmpq
-
 from blanket.exact import arith
 from blanket.exact import tdlap as xt
+from blanket.reports.output import atomic_open
+from flint import fmpq
 
 from . import Figure, pyplot, save
 
 
 def _series(quick: bool):
-    s_values = [fmpq(1), fmpq(2), fmpq(4)] if quick else [fmpq(1), fmpq(3, 2), fmpq(2), fmpq(3), fmpq(4), fmpq(6), fmpq(8), fmpq(12), fmpq(16)]
+    s_values = (
+        [fmpq(1), fmpq(2), fmpq(4)]
+        if quick
+        else [fmpq(1), fmpq(3, 2), fmpq(2), fmpq(3), fmpq(4), fmpq(6), fmpq(8), fmpq(12), fmpq(16)]
+    )
     q = fmpq(1, 1000)
     m = 3
     rows = []
-    from blanket.proofs import pure_dp as P
     from blanket.exact.progress import Progress
+    from blanket.proofs import pure_dp as P
+
     with arith.precision(128), Progress(len(s_values), "pure-dp-llr") as bar:
         for s in s_values:
             tau = int(arith.ball(2 * s).__mul__(arith.ball(1 / q).log()).ceil().unique_fmpz())
@@ -63,10 +66,25 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     csv_path = outdir / "pure-dp-llr.csv"
     with atomic_open(csv_path, "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["s", "tau", "m", "q", "exact_lower", "exact_upper", "worst_pair",
-                    "closed_form_lower", "closed_form_upper", "ratio_closed_over_exact_upper",
-                    "pointwise_bound_lower", "pointwise_bound_upper", "ratio_pointwise_over_exact_upper",
-                    "cor37_eps1_lower", "cor37_eps1_upper"])
+        w.writerow(
+            [
+                "s",
+                "tau",
+                "m",
+                "q",
+                "exact_lower",
+                "exact_upper",
+                "worst_pair",
+                "closed_form_lower",
+                "closed_form_upper",
+                "ratio_closed_over_exact_upper",
+                "pointwise_bound_lower",
+                "pointwise_bound_upper",
+                "ratio_pointwise_over_exact_upper",
+                "cor37_eps1_lower",
+                "cor37_eps1_upper",
+            ]
+        )
         for r in rows:
             ex = arith.decimal_interval(r["exact"], 10)
             cf = arith.decimal_interval(r["closed"], 10)
@@ -74,12 +92,28 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
             e1 = arith.decimal_interval(r["eps1"], 10)
             rc = arith.decimal_interval(arith.ball(r["closed"]) / arith.ball(r["exact"]), 6)
             rp = arith.decimal_interval(arith.ball(r["claims_bound"]) / arith.ball(r["exact"]), 6)
-            w.writerow([str(r["s"]), r["tau"], m, str(q), ex["lower"], ex["upper"], "%d,%d" % r["pair"],
-                        cf["lower"], cf["upper"], rc["upper"], bd["lower"], bd["upper"], rp["upper"],
-                        e1["lower"], e1["upper"]])
+            w.writerow(
+                [
+                    str(r["s"]),
+                    r["tau"],
+                    m,
+                    str(q),
+                    ex["lower"],
+                    ex["upper"],
+                    "%d,%d" % r["pair"],
+                    cf["lower"],
+                    cf["upper"],
+                    rc["upper"],
+                    bd["lower"],
+                    bd["upper"],
+                    rp["upper"],
+                    e1["lower"],
+                    e1["upper"],
+                ]
+            )
 
-    xs = [float(r["s"].p) / float(r["s"].q) for r in rows]           # display only
-    up = lambda v: float(arith.decimal_string(v, 12, up=True))       # noqa: E731 (display only)
+    xs = [float(r["s"].p) / float(r["s"].q) for r in rows]  # display only
+    up = lambda v: float(arith.decimal_string(v, 12, up=True))  # noqa: E731 (display only)
     fig, (ax, axr) = plt.subplots(2, 1, figsize=(6.4, 6.2), sharex=True, gridspec_kw={"height_ratios": [3, 1.4]})
     ax.plot(xs, [up(r["exact"]) for r in rows], "o-", label="exact pairwise LLR (5)")
     ax.plot(xs, [up(r["closed"]) for r in rows], "D-", ms=4, label="Claims 3.3–3.8, closed form (certified)")
@@ -98,8 +132,11 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     axr.set_xlabel(r"scale $s$  ($r = e^{-1/s}$)")
     axr.grid(True, which="both", alpha=0.3)
     axr.legend(fontsize=8)
-    ax.set_title(f"Cheu–Yan relaxed aggregator, m={m}, q={float(q):g}, tau=ceil(2 s ln(1/q))\n"
-                 "(this project's reading of the construction)", fontsize=9)
+    ax.set_title(
+        f"Cheu–Yan relaxed aggregator, m={m}, q={float(q):g}, tau=ceil(2 s ln(1/q))\n"
+        "(this project's reading of the construction)",
+        fontsize=9,
+    )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -116,11 +153,15 @@ def _error_series(quick: bool):
     that the noise does not wrap; the noise window ``W = 80 k/eps`` leaves out mass ``< e^{-39}``, which the
     enclosures include.
     """
+    from blanket.exact.progress import Progress
     from blanket.proofs import pure_dp as P
     from blanket.proofs.core import get
-    from blanket.exact.progress import Progress
-    eps_values = [fmpq(1, 8), fmpq(1, 2), fmpq(2)] if quick else [fmpq(1, 32), fmpq(1, 16), fmpq(1, 8), fmpq(1, 4),
-                                                                 fmpq(1, 2), fmpq(1), fmpq(2)]
+
+    eps_values = (
+        [fmpq(1, 8), fmpq(1, 2), fmpq(2)]
+        if quick
+        else [fmpq(1, 32), fmpq(1, 16), fmpq(1, 8), fmpq(1, 4), fmpq(1, 2), fmpq(1), fmpq(2)]
+    )
     n, k = 4, 2
     bound_bin = get("CY21 Theorem 4.1 [error]")
     bound_prot = get("CY21 Theorem 4.1 [protocol error]")
@@ -133,11 +174,17 @@ def _error_series(quick: bool):
             W2 = int((80 * k / e).ceil())
             m2 = n * k + 2 * W2
             mse_prot = P.protocol_mse(n, k, m2, e, window=W2)
-            rows.append({"epsilon": e, "m_binary": m1, "m_protocol": m2,
-                         "rmse_binary": arith.ball(mse_bin).sqrt(),
-                         "bound_binary": arith.ball(bound_bin.bound(epsilon=e, m=m1)).sqrt(),
-                         "rmse_protocol": arith.ball(mse_prot).sqrt(),
-                         "bound_protocol": arith.ball(bound_prot.bound(n=n, k=k, m=m2, epsilon=e)).sqrt()})
+            rows.append(
+                {
+                    "epsilon": e,
+                    "m_binary": m1,
+                    "m_protocol": m2,
+                    "rmse_binary": arith.ball(mse_bin).sqrt(),
+                    "bound_binary": arith.ball(bound_bin.bound(epsilon=e, m=m1)).sqrt(),
+                    "rmse_protocol": arith.ball(mse_prot).sqrt(),
+                    "bound_protocol": arith.ball(bound_prot.bound(n=n, k=k, m=m2, epsilon=e)).sqrt(),
+                }
+            )
             bar.update(1)
     return rows, n, k
 
@@ -160,23 +207,49 @@ def make_error(outdir: pathlib.Path, *, quick: bool = False) -> list:
                 vals += [iv["lower"], iv["upper"]]
             w.writerow([str(r["epsilon"]), r["m_binary"], r["m_protocol"]] + vals)
 
-    xs = [float(r["epsilon"].p) / float(r["epsilon"].q) for r in rows]   # display only
-    up = lambda v: float(arith.decimal_string(v, 12, up=True))           # noqa: E731 (display only)
+    xs = [float(r["epsilon"].p) / float(r["epsilon"].q) for r in rows]  # display only
+    up = lambda v: float(arith.decimal_string(v, 12, up=True))  # noqa: E731 (display only)
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     ax.plot(xs, [up(r["rmse_binary"]) for r in rows], "o-", label="exact RMSE, binary data (k = 1)")
-    ax.plot(xs, [up(r["bound_binary"]) for r in rows], "--", color="C0", alpha=0.7, label=r"Thm 4.1 bound $2/\varepsilon$ (certified)")
-    ax.plot(xs, [up(r["rmse_protocol"]) for r in rows], "s-", color="C1",
-            label=f"exact RMSE, full protocol (n = {n}, k = {k}, rounding)")
-    ax.plot(xs, [up(r["bound_protocol"]) for r in rows], "--", color="C1", alpha=0.7,
-            label="its bound (noise + rounding + wrap, certified)")
+    ax.plot(
+        xs,
+        [up(r["bound_binary"]) for r in rows],
+        "--",
+        color="C0",
+        alpha=0.7,
+        label=r"Thm 4.1 bound $2/\varepsilon$ (certified)",
+    )
+    ax.plot(
+        xs,
+        [up(r["rmse_protocol"]) for r in rows],
+        "s-",
+        color="C1",
+        label=f"exact RMSE, full protocol (n = {n}, k = {k}, rounding)",
+    )
+    ax.plot(
+        xs,
+        [up(r["bound_protocol"]) for r in rows],
+        "--",
+        color="C1",
+        alpha=0.7,
+        label="its bound (noise + rounding + wrap, certified)",
+    )
     ref = up(rows[-1]["rmse_binary"]) * xs[-1] ** 1.5
-    ax.plot(xs, [ref / x ** 1.5 for x in xs], "k:", lw=0.9, label=r"$\propto 1/\varepsilon^{3/2}$ (previous pure-DP rate, shape only)")
+    ax.plot(
+        xs,
+        [ref / x**1.5 for x in xs],
+        "k:",
+        lw=0.9,
+        label=r"$\propto 1/\varepsilon^{3/2}$ (previous pure-DP rate, shape only)",
+    )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(r"central $\varepsilon$")
     ax.set_ylabel("root mean squared error of the sum")
-    ax.set_title("Cheu–Yan Theorem 4.1: pure-DP bounded sum, error O(1/ε)\n"
-                 "(this project's reading; all users honest)", fontsize=9)
+    ax.set_title(
+        "Cheu–Yan Theorem 4.1: pure-DP bounded sum, error O(1/ε)\n(this project's reading; all users honest)",
+        fontsize=9,
+    )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7.5)
     fig.tight_layout()
@@ -185,6 +258,14 @@ def make_error(outdir: pathlib.Path, *, quick: bool = False) -> list:
 
 
 FIGURES = {
-    "pure-dp-llr": Figure("pure-dp-llr", "Cheu–Yan pairwise LLR (5) against s: exact, the claims' closed-form and pointwise bounds, Cor. 3.7", make),
-    "pure-dp-error": Figure("pure-dp-error", "Cheu–Yan Theorem 4.1: exact RMSE of the pure-DP sum protocol against epsilon, with its certified bounds", make_error),
+    "pure-dp-llr": Figure(
+        "pure-dp-llr",
+        "Cheu–Yan pairwise LLR (5) against s: exact, the claims' closed-form and pointwise bounds, Cor. 3.7",
+        make,
+    ),
+    "pure-dp-error": Figure(
+        "pure-dp-error",
+        "Cheu–Yan Theorem 4.1: exact RMSE of the pure-DP sum protocol against epsilon, with its certified bounds",
+        make_error,
+    ),
 }

@@ -10,15 +10,12 @@ appear only in the plot.
 
 from __future__ import annotations
 
-from blanket.reports.output import atomic_open
-
 import csv
 import pathlib
 
-from flint import fmpq
-
 from blanket.exact import arith
 from blanket.reports.figures import Figure, pyplot, save
+from blanket.reports.output import atomic_open
 
 SETTINGS_FULL = (("1000", "1/2"), ("1000", "2"), ("300", "1"))
 SETTINGS_QUICK = (("100", "1/2"), ("100", "2"))
@@ -30,6 +27,7 @@ def _curves(n, e0, orders):
     from blanket.exact import renyi as xr
     from blanket.exact.mechanisms import BinaryRR
     from blanket.proofs import renyi as R
+
     rows = []
     mech = BinaryRR(epsilon0=e0)
     for o in orders:
@@ -37,15 +35,23 @@ def _curves(n, e0, orders):
         integer = lam.q == 1
         p = {"n": n, "epsilon0": e0, "lambda": o}
         with arith.precision(128):
-            row = {"n": n, "epsilon0": e0, "lambda": o,
-                   "exact": xr.renyi_binary_worst(mech, int(n), order=lam).value,
-                   "ub2": R.THEOREM_3_3.bound(**p), "bound9": R.BOUND_9.bound(**p)}
+            row = {
+                "n": n,
+                "epsilon0": e0,
+                "lambda": o,
+                "exact": xr.renyi_binary_worst(mech, int(n), order=lam).value,
+                "ub2": R.THEOREM_3_3.bound(**p),
+                "bound9": R.BOUND_9.bound(**p),
+            }
             if integer:
                 row["ub1"] = R.THEOREM_3_1.bound(**p)
                 row["lb"] = R.THEOREM_3_4.bound(**p)
             elif lam >= 2:
                 row["ub1"] = R.NONINTEGER_REMARK.bound(**p)
-            row = {k: (arith.decimal_interval(v, 12) if k not in ("n", "epsilon0", "lambda") else v) for k, v in row.items()}
+            row = {
+                k: (arith.decimal_interval(v, 12) if k not in ("n", "epsilon0", "lambda") else v)
+                for k, v in row.items()
+            }
         rows.append(row)
     return rows
 
@@ -71,14 +77,18 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
         w.writerow(["n", "epsilon0", "lambda"] + [f"{k}_{e}" for k in keys for e in ("lower", "upper")])
         for rows in all_rows:
             for r in rows:
-                w.writerow([r["n"], r["epsilon0"], r["lambda"]]
-                           + [r[k][e] if k in r else "" for k in keys for e in ("lower", "upper")])
+                w.writerow(
+                    [r["n"], r["epsilon0"], r["lambda"]]
+                    + [r[k][e] if k in r else "" for k in keys for e in ("lower", "upper")]
+                )
 
-    style = {"exact": ("k", "-", "o", "exact worst case, binary RR"),
-             "ub1": ("tab:blue", "--", "s", "upper bound 1 (Thm 3.1; remark between integers)"),
-             "ub2": ("tab:green", "-.", "^", "upper bound 2 (Thm 3.3)"),
-             "lb": ("tab:red", ":", "v", "lower bound (Thm 3.4)"),
-             "bound9": ("tab:purple", (0, (3, 1, 1, 1)), "d", "bound (9) (prior work)")}
+    style = {
+        "exact": ("k", "-", "o", "exact worst case, binary RR"),
+        "ub1": ("tab:blue", "--", "s", "upper bound 1 (Thm 3.1; remark between integers)"),
+        "ub2": ("tab:green", "-.", "^", "upper bound 2 (Thm 3.3)"),
+        "lb": ("tab:red", ":", "v", "lower bound (Thm 3.4)"),
+        "bound9": ("tab:purple", (0, (3, 1, 1, 1)), "d", "bound (9) (prior work)"),
+    }
     fig, axes = plt.subplots(1, len(settings), figsize=(5.2 * len(settings), 4.4), squeeze=False)
     for ax, rows, (n, e0) in zip(axes[0], all_rows, settings):
         for k in keys:
@@ -90,7 +100,10 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
         ax.set_xscale("log")
         ax.set_yscale("log")
         from matplotlib.ticker import NullFormatter, ScalarFormatter
-        ax.set_xticks([t for t in (1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32) if t <= max(fmpq_to_float(r["lambda"]) for r in rows)])
+
+        ax.set_xticks(
+            [t for t in (1.5, 2, 3, 4, 6, 8, 12, 16, 24, 32) if t <= max(fmpq_to_float(r["lambda"]) for r in rows)]
+        )
         ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("Rényi order λ")
@@ -110,4 +123,8 @@ def fmpq_to_float(s: str) -> float:
     return int(q.p) / int(q.q)
 
 
-FIGURES = {"renyi-epsilon": Figure("renyi-epsilon", "ε(λ) of shuffled binary RR (exact) vs upper bounds 1, 2, lower bound and bound (9)", make)}
+FIGURES = {
+    "renyi-epsilon": Figure(
+        "renyi-epsilon", "ε(λ) of shuffled binary RR (exact) vs upper bounds 1, 2, lower bound and bound (9)", make
+    )
+}

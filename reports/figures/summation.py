@@ -26,8 +26,6 @@ certified is read back from it).
 
 from __future__ import annotations
 
-from blanket.reports.output import atomic_open
-
 import csv
 import pathlib
 
@@ -35,6 +33,7 @@ from blanket.exact import arith
 from blanket.exact.errors import BlanketError
 from blanket.exact.progress import Progress
 from blanket.reports.figures import Figure, pyplot, save
+from blanket.reports.output import atomic_open
 
 DELTA = "1e-6"
 EPSILONS = ("1", "0.25")
@@ -96,13 +95,21 @@ CALIBRATED_NS = (10**2, 10**3, 10**4, 10**5, 10**6)
 def privacy_rows() -> list:
     """``[(n, k, gamma_upper, eps_lower, eps_upper)]``: certified ε at Theorem 4.1's γ (ε target 1, δ = 1e-6)."""
     from blanket.proofs import summation as S
+
     out = []
     with Progress(len(PRIVACY_NS), "summation-privacy") as bar:
         for n in PRIVACY_NS:
             k, g, _ = S.theorem_4_1_parameters(n, "1", DELTA)
             br = S.certified_epsilon_at_parameters(n, "1", DELTA)
-            out.append((n, k, arith.decimal_string(g, 8, up=True),
-                        arith.decimal_string(br.lower, 6, up=False), arith.decimal_string(br.upper, 6, up=True)))
+            out.append(
+                (
+                    n,
+                    k,
+                    arith.decimal_string(g, 8, up=True),
+                    arith.decimal_string(br.lower, 6, up=False),
+                    arith.decimal_string(br.upper, 6, up=True),
+                )
+            )
             bar.update()
     return out
 
@@ -111,6 +118,7 @@ def calibrated_rows() -> list:
     """``[(n, k, gamma, mse)]``: the protocol with Theorem 4.1's k and the smallest γ certified by the exact blanket view (ε = 1, δ = 1e-6)."""
     from blanket.exact.summation import calibrated_protocol
     from blanket.proofs import summation as S
+
     out = []
     with Progress(len(CALIBRATED_NS), "summation-calibrated") as bar:
         for n in CALIBRATED_NS:
@@ -138,7 +146,11 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
             line = [r["epsilon"], r["delta"], r["n"], r["k"], r["gamma"], r["m_best"]]
             for key in keys:
                 v = r[key]
-                line += ["", ""] if v is None else [arith.decimal_string(v, 10, up=False), arith.decimal_string(v, 10, up=True)]
+                line += (
+                    ["", ""]
+                    if v is None
+                    else [arith.decimal_string(v, 10, up=False), arith.decimal_string(v, 10, up=True)]
+                )
             w.writerow(line)
 
     extra = []
@@ -152,7 +164,17 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
             p_path = outdir / "summation-privacy.csv"
             with atomic_open(p_path, "w", newline="") as fh:
                 w = csv.writer(fh)
-                w.writerow(["n", "k", "gamma_upper", "target_epsilon", "delta", "certified_epsilon_lower", "certified_epsilon_upper"])
+                w.writerow(
+                    [
+                        "n",
+                        "k",
+                        "gamma_upper",
+                        "target_epsilon",
+                        "delta",
+                        "certified_epsilon_lower",
+                        "certified_epsilon_upper",
+                    ]
+                )
                 for n, k, g, lo, hi in priv:
                     w.writerow([n, k, g, "1", DELTA, lo, hi])
             extra.append(p_path)
@@ -167,16 +189,29 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
             c_path = outdir / "summation-calibrated.csv"
             with atomic_open(c_path, "w", newline="") as fh:
                 w = csv.writer(fh)
-                w.writerow(["n", "k", "gamma_calibrated_upper", "epsilon", "delta", "mse_exact_lower", "mse_exact_upper"])
+                w.writerow(
+                    ["n", "k", "gamma_calibrated_upper", "epsilon", "delta", "mse_exact_lower", "mse_exact_upper"]
+                )
                 for n, k, g, mse in cal:
-                    w.writerow([n, k, arith.decimal_string(g, 8, up=True), "1", DELTA,
-                                arith.decimal_string(mse, 10, up=False), arith.decimal_string(mse, 10, up=True)])
+                    w.writerow(
+                        [
+                            n,
+                            k,
+                            arith.decimal_string(g, 8, up=True),
+                            "1",
+                            DELTA,
+                            arith.decimal_string(mse, 10, up=False),
+                            arith.decimal_string(mse, 10, up=True),
+                        ]
+                    )
             extra.append(c_path)
 
     fig, axes = plt.subplots(1, len(EPSILONS), figsize=(6.2 * len(EPSILONS), 4.6), sharey=True)
     styles = {
         "thm41": dict(label="Theorem 4.1 upper bound (explicit)", color="tab:red", ls="--"),
-        "mse_exact": dict(label="protocol, exact MSE at Thm 4.1 parameters", color="tab:blue", ls="-", marker="o", ms=3),
+        "mse_exact": dict(
+            label="protocol, exact MSE at Thm 4.1 parameters", color="tab:blue", ls="-", marker="o", ms=3
+        ),
         "thm42_best": dict(label="Theorem 4.2 lower bound (best m)", color="tab:green", ls="-"),
         "thm42": dict(label="Theorem 4.2 lower bound (m = ⌈n^{1/3}⌉)", color="tab:olive", ls=":"),
     }
@@ -198,12 +233,29 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
         ax.set_title(f"ε = {eps}, δ = {DELTA}")
         ax.grid(True, which="both", alpha=0.3)
     if cal:
-        axes[0].plot([r[0] for r in cal], [_f(r[3]) for r in cal], color="black", ls="none", marker="s", ms=4,
-                     label="protocol, exact MSE, γ calibrated by exact blanket view")
+        axes[0].plot(
+            [r[0] for r in cal],
+            [_f(r[3]) for r in cal],
+            color="black",
+            ls="none",
+            marker="s",
+            ms=4,
+            label="protocol, exact MSE, γ calibrated by exact blanket view",
+        )
     if priv:
-        txt = "certified ε at Thm 4.1's γ (target ε = 1):\n" + "\n".join(f"n = 10^{len(str(n)) - 1}: ε ≤ {hi}" for n, _, _, _, hi in priv)
-        axes[0].text(0.97, 0.03, txt, transform=axes[0].transAxes, ha="right", va="bottom", fontsize=7,
-                     bbox=dict(boxstyle="round", fc="white", ec="grey", alpha=0.9))
+        txt = "certified ε at Thm 4.1's γ (target ε = 1):\n" + "\n".join(
+            f"n = 10^{len(str(n)) - 1}: ε ≤ {hi}" for n, _, _, _, hi in priv
+        )
+        axes[0].text(
+            0.97,
+            0.03,
+            txt,
+            transform=axes[0].transAxes,
+            ha="right",
+            va="bottom",
+            fontsize=7,
+            bbox=dict(boxstyle="round", fc="white", ec="grey", alpha=0.9),
+        )
     axes[0].set_ylabel("worst-case MSE of the sum")
     axes[0].legend(fontsize=7, loc="upper left")
     fig.suptitle("Real summation in the shuffle model (Balle et al. 2019, §4): exact MSE vs the bounds", fontsize=10)

@@ -42,6 +42,7 @@ def _rss_mb():
 def _rel(v):
     from blanket.exact import arith
     from flint import fmpq
+
     if isinstance(v, fmpq):
         return "exact"
     w = arith.rel_width(v)
@@ -52,6 +53,7 @@ def row_single(n, c, before=False):
     from blanket.exact import arith, binary
     from blanket.exact.mechanisms import BinaryRR
     from blanket.exact.profiles import delta, epsilon
+
     rr = BinaryRR(epsilon0=EPS0)
     t = time.perf_counter()
     e = epsilon(rr, n, delta=TARGET, dataset=f"c={c}")
@@ -71,14 +73,25 @@ def row_single(n, c, before=False):
         v = delta(rr, n, epsilon=eps, dataset=f"c={c}").value
         dt = time.perf_counter() - t
     cpu = time.process_time() - cpu0
-    return dict(n=n, c=c, eps=float(eps.p) / float(eps.q), calib=tc, evals=e.evaluations, sec=dt, cpu=cpu,
-                delta=float(v.mid()), rel=_rel(v), rss=_rss_mb())
+    return dict(
+        n=n,
+        c=c,
+        eps=float(eps.p) / float(eps.q),
+        calib=tc,
+        evals=e.evaluations,
+        sec=dt,
+        cpu=cpu,
+        delta=float(v.mid()),
+        rel=_rel(v),
+        rss=_rss_mb(),
+    )
 
 
 def row_worst(n, workers, before=False):
     from blanket.exact import arith, binary
     from blanket.exact.mechanisms import BinaryRR
     from blanket.exact.profiles import epsilon
+
     rr = BinaryRR(epsilon0=EPS0)
     eps = epsilon(rr, n, delta=TARGET, dataset="c=0").upper
     with arith.precision(128):
@@ -91,39 +104,66 @@ def row_worst(n, workers, before=False):
             w = binary.delta_binary_worst(rr, n, epsilon=eps, workers=workers)
         dt = time.perf_counter() - t
     est = binary.estimate_worst_cost(n, workers=workers, epsilon0=EPS0)[0]
-    return dict(n=n, eps=float(eps.p) / float(eps.q), sec=dt, delta=float(w.value.mid()), rel=_rel(w.value),
-                c=w.c, direction=w.direction, ties=len(w.ties), rss=_rss_mb(), est=est,
-                workers=1 if before else workers)
+    return dict(
+        n=n,
+        eps=float(eps.p) / float(eps.q),
+        sec=dt,
+        delta=float(w.value.mid()),
+        rel=_rel(w.value),
+        c=w.c,
+        direction=w.direction,
+        ties=len(w.ties),
+        rss=_rss_mb(),
+        est=est,
+        workers=1 if before else workers,
+    )
 
 
 def run(fn, *args):
     """``fn(*args)`` in a fresh interpreter (its own peak RSS); the row comes back as JSON on stdout."""
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--row", json.dumps([fn.__name__, list(args)])],
-                         check=True, capture_output=True, text=True, env=os.environ.copy())
+    out = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--row", json.dumps([fn.__name__, list(args)])],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def single_table(ns, before):
     route = "previous full scan (before)" if before else "closed form / windows + dot products"
-    print(f"\none dataset, epsilon0 = {EPS0}, target delta = {TARGET}: calibrate epsilon, then time delta(epsilon) [{route}]")
-    print(f"{'n':>11} {'c':>11} {'epsilon':>10} {'calib s':>8} {'evals':>5} {'delta(eps) s':>12} {'(cpu s)':>8} "
-          f"{'delta':>10} {'rel.width':>9} {'peak RSS MB':>11}")
+    print(
+        f"\none dataset, epsilon0 = {EPS0}, target delta = {TARGET}: calibrate epsilon, then time delta(epsilon) [{route}]"
+    )
+    print(
+        f"{'n':>11} {'c':>11} {'epsilon':>10} {'calib s':>8} {'evals':>5} {'delta(eps) s':>12} {'(cpu s)':>8} "
+        f"{'delta':>10} {'rel.width':>9} {'peak RSS MB':>11}"
+    )
     for n in ns:
         for c in (0, n // 3):
             r = run(row_single, n, c, before)
-            print(f"{r['n']:>11} {r['c']:>11} {r['eps']:>10.4g} {r['calib']:>8.2f} {r['evals']:>5} {r['sec']:>12.3f} "
-                  f"{r['cpu']:>8.3f} {r['delta']:>10.4g} {r['rel']:>9} {r['rss']:>11.0f}", flush=True)
+            print(
+                f"{r['n']:>11} {r['c']:>11} {r['eps']:>10.4g} {r['calib']:>8.2f} {r['evals']:>5} {r['sec']:>12.3f} "
+                f"{r['cpu']:>8.3f} {r['delta']:>10.4g} {r['rel']:>9} {r['rss']:>11.0f}",
+                flush=True,
+            )
 
 
 def worst_table(ns, workers, before):
     route = "previous all-ball sweep, 1 core (before)" if before else f"block sweep, {workers} worker(s)"
     print(f"\nexact worst case over all datasets, epsilon0 = {EPS0}, epsilon calibrated on c = 0 [{route}]")
-    print(f"{'n':>9} {'epsilon':>10} {'seconds':>8} {'estimate s':>10} {'delta':>10} {'rel.width':>9} "
-          f"{'worst c (dir)':>16} {'ties':>5} {'peak RSS MB':>11}")
+    print(
+        f"{'n':>9} {'epsilon':>10} {'seconds':>8} {'estimate s':>10} {'delta':>10} {'rel.width':>9} "
+        f"{'worst c (dir)':>16} {'ties':>5} {'peak RSS MB':>11}"
+    )
     for n in ns:
         r = run(row_worst, n, workers, before)
-        print(f"{r['n']:>9} {r['eps']:>10.4g} {r['sec']:>8.1f} {r['est']:>10.1f} {r['delta']:>10.4g} {r['rel']:>9} "
-              f"{str(r['c']) + ' (' + r['direction'] + ')':>16} {r['ties']:>5} {r['rss']:>11.0f}", flush=True)
+        print(
+            f"{r['n']:>9} {r['eps']:>10.4g} {r['sec']:>8.1f} {r['est']:>10.1f} {r['delta']:>10.4g} {r['rel']:>9} "
+            f"{str(r['c']) + ' (' + r['direction'] + ')':>16} {r['ties']:>5} {r['rss']:>11.0f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":
@@ -139,6 +179,7 @@ if __name__ == "__main__":
         print(json.dumps({"row_single": row_single, "row_worst": row_worst}[name](*args)))
         sys.exit(0)
     from blanket.exact.executors import available_cores
+
     workers = a.workers or available_cores()
     if a.quick:
         single_table([10**5, 10**6], False)

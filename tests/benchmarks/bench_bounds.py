@@ -32,8 +32,19 @@ def _width(v):
 
 def main():
     import blanket.proofs.blanket as B
-    bounds = [B.THEOREM_5_3_GENERIC, B.THEOREM_5_3_RR, B.THEOREM_5_3_LAPLACE, B.THEOREM_5_3_PRE, B.THEOREM_5_3_SLIDE,
-              B.BENNETT_GENERIC, B.BENNETT_RR, B.BENNETT_LAPLACE, B.THEOREM_5_1, B.COROLLARY_5_3_1]
+
+    bounds = [
+        B.THEOREM_5_3_GENERIC,
+        B.THEOREM_5_3_RR,
+        B.THEOREM_5_3_LAPLACE,
+        B.THEOREM_5_3_PRE,
+        B.THEOREM_5_3_SLIDE,
+        B.BENNETT_GENERIC,
+        B.BENNETT_RR,
+        B.BENNETT_LAPLACE,
+        B.THEOREM_5_1,
+        B.COROLLARY_5_3_1,
+    ]
     print(f"{'result':34s} {'n':>10s} {'seconds':>10s} {'rel. width':>11s}")
     worst = 0.0
     with arith.precision(128):

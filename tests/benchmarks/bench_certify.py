@@ -41,8 +41,10 @@ def main():
             dt = time.perf_counter() - t
             rss = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
             data = json.loads((pathlib.Path(out) / "certificate.json").read_text())
-            how = "; ".join(f"{(c.get('decided_by') or {}).get('bound', '-')} / {c.get('exact_sweep', '-')[:40]}"
-                            for c in data["claims"])
+            how = "; ".join(
+                f"{(c.get('decided_by') or {}).get('bound', '-')} / {c.get('exact_sweep', '-')[:40]}"
+                for c in data["claims"]
+            )
             print(f"{i + 1:>3} {dt:>8.2f} {rss:>11.0f} {data['verdict']:>8}  {how}  (exit {r.returncode})")
 
 

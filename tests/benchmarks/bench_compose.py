@@ -32,7 +32,7 @@ def single_round_epsilon(ev, delta, grid):
 
 def dp_accounting_same(ev, T, delta, grid):
     try:
-        from dp_accounting.pld import privacy_loss_distribution as dpl
+        from dp_accounting.pld import privacy_loss_distribution as dpl  # noqa: F401
     except ImportError:
         return None, None
     acc = ShuffleAccountant(grid=grid).compose(ev, count=1)
@@ -51,8 +51,18 @@ def run(case, ev, T, delta="1e-6", with_dp=True):
     sec = time.time() - t0
     cpu = time.process_time() - c0
     d = float(Fraction(delta))
-    row = {"case": case, "T": T, "eps_upper": float(e), "pair_lower": float(e.pair_lower), "mech_lower": float(e.lower),
-           "rel_width": float(e.rel_width), "grid": str(e.grid), "seconds": sec, "cpu": cpu, "rss_mb": _rss_mb()}
+    row = {
+        "case": case,
+        "T": T,
+        "eps_upper": float(e),
+        "pair_lower": float(e.pair_lower),
+        "mech_lower": float(e.lower),
+        "rel_width": float(e.rel_width),
+        "grid": str(e.grid),
+        "seconds": sec,
+        "cpu": cpu,
+        "rss_mb": _rss_mb(),
+    }
     # naive composition of the single-round certified (ε, δ) (same grid; single-round ε upper ends)
     g1 = Fraction(e.grid)
     e_basic = T * single_round_epsilon(ev, Fraction(delta) / T, g1)
@@ -70,23 +80,33 @@ def main():
     ap.add_argument("--quick", action="store_true", help="n = 10^5 instead of 10^6")
     ap.add_argument("--skip-long", action="store_true", help="skip T = 10^4")
     a = ap.parse_args()
-    n = 10 ** 5 if a.quick else 10 ** 6
-    cases = [("binary RR, eps0=1", ShuffledRR(k=2, epsilon0="1", n=n), 365),
-             ("10-RR, eps0=1", ShuffledRR(k=10, epsilon0="1", n=n), 365)]
+    n = 10**5 if a.quick else 10**6
+    cases = [
+        ("binary RR, eps0=1", ShuffledRR(k=2, epsilon0="1", n=n), 365),
+        ("10-RR, eps0=1", ShuffledRR(k=10, epsilon0="1", n=n), 365),
+    ]
     if not a.skip_long:
-        cases.append(("binary RR, eps0=1", ShuffledRR(k=2, epsilon0="1", n=n), 10 ** 4))
-    hdr = (f"{'case':20} {'n':>8} {'T':>6} {'eps (cert.)':>12} {'sandwich lo':>12} {'mech. lower':>12} {'width':>7} "
-           f"{'grid':>12} {'sec':>7} {'cpu s':>7} {'RSS MB':>7} | {'dp_acc eps':>11} {'dp sec':>7} {'ratio':>6} | "
-           f"{'basic':>9} {'ratio':>7} {'advanced':>9} {'ratio':>6}")
+        cases.append(("binary RR, eps0=1", ShuffledRR(k=2, epsilon0="1", n=n), 10**4))
+    hdr = (
+        f"{'case':20} {'n':>8} {'T':>6} {'eps (cert.)':>12} {'sandwich lo':>12} {'mech. lower':>12} {'width':>7} "
+        f"{'grid':>12} {'sec':>7} {'cpu s':>7} {'RSS MB':>7} | {'dp_acc eps':>11} {'dp sec':>7} {'ratio':>6} | "
+        f"{'basic':>9} {'ratio':>7} {'advanced':>9} {'ratio':>6}"
+    )
     print(hdr)
     print("-" * len(hdr))
     for name, ev, T in cases:
         r = run(name, ev, T)
-        dpv = f"{r['dp_value']:11.6f} {r['dp_seconds']:7.1f} {r['dp_value'] / r['eps_upper']:6.3f}" if r.get("dp_value") else f"{'n/a':>11} {'':>7} {'':>6}"
-        print(f"{name:20} {ev.n:8d} {T:6d} {r['eps_upper']:12.6f} {r['pair_lower']:12.6f} {r['mech_lower']:12.6f} "
-              f"{100 * r['rel_width']:6.2f}% {r['grid']:>12} {r['seconds']:7.1f} {r['cpu']:7.1f} {r['rss_mb']:7.0f} | {dpv} | "
-              f"{r['basic']:9.4f} {r['basic'] / r['eps_upper']:7.2f} {r['advanced']:9.4f} {r['advanced'] / r['eps_upper']:6.2f}",
-              flush=True)
+        dpv = (
+            f"{r['dp_value']:11.6f} {r['dp_seconds']:7.1f} {r['dp_value'] / r['eps_upper']:6.3f}"
+            if r.get("dp_value")
+            else f"{'n/a':>11} {'':>7} {'':>6}"
+        )
+        print(
+            f"{name:20} {ev.n:8d} {T:6d} {r['eps_upper']:12.6f} {r['pair_lower']:12.6f} {r['mech_lower']:12.6f} "
+            f"{100 * r['rel_width']:6.2f}% {r['grid']:>12} {r['seconds']:7.1f} {r['cpu']:7.1f} {r['rss_mb']:7.0f} | {dpv} | "
+            f"{r['basic']:9.4f} {r['basic'] / r['eps_upper']:7.2f} {r['advanced']:9.4f} {r['advanced'] / r['eps_upper']:6.2f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -36,13 +36,27 @@ def krr_table(exact_inputs: bool, ks, n_top):
                     wc = worst_case(KRR(k, epsilon0="1"), n, epsilon="1/2")
                 dt = time.perf_counter() - t
                 w = rel_width(wc.value) if not exact_inputs else 0  # endpoints at the working precision
-            _row([k, n, wc.classes, f"{dt:.3f}", "exact" if exact_inputs else (f"{float(w):.1e}" if w is not None else "-"),
-                  f"{float(wc.value.mid() if hasattr(wc.value, 'mid') else wc.value):.6g}"])
+            _row(
+                [
+                    k,
+                    n,
+                    wc.classes,
+                    f"{dt:.3f}",
+                    "exact" if exact_inputs else (f"{float(w):.1e}" if w is not None else "-"),
+                    f"{float(wc.value.mid() if hasattr(wc.value, 'mid') else wc.value):.6g}",
+                ]
+            )
 
 
 def general_table(n_values, limit=60.0):
-    m = FiniteRandomizer([["2/5", "3/10", "1/5", "1/10"], ["1/10", "2/5", "3/10", "1/5"],
-                          ["1/5", "1/5", "1/5", "2/5"], ["1/10", "1/10", "1/10", "7/10"]])
+    m = FiniteRandomizer(
+        [
+            ["2/5", "3/10", "1/5", "1/10"],
+            ["1/10", "2/5", "3/10", "1/5"],
+            ["1/5", "1/5", "1/5", "2/5"],
+            ["1/10", "1/10", "1/10", "7/10"],
+        ]
+    )
     print("\ngeneral 4x4 matrix (exact entries, e^eps = 6/5)")
     _row(["n", "multisets", "seconds", "value"])
     for n in n_values:

@@ -32,11 +32,11 @@ import time
 
 
 def _child(job):
+    from blanket.exact import arith
+    from blanket.exact.krr import _gaussian_guess, calibrate_epsilon, delta_blanket_view, delta_krr_family
+    from blanket.exact.mechanisms import KRR
     from flint import fmpq
 
-    from blanket.exact import arith
-    from blanket.exact.krr import (_gaussian_guess, calibrate_epsilon, delta_blanket_view, delta_krr_family)
-    from blanket.exact.mechanisms import KRR
     kind, k, n, engine = job
     with arith.precision(128):
         mech = KRR(k, epsilon0=1)
@@ -69,6 +69,7 @@ def _child(job):
 def target_up(br):
     """The upper end of the enclosure of δ at the certified ε (≤ the target)."""
     from blanket.exact import arith
+
     d = br.delta_upper
     return float(arith.endpoints(d)[1]) if not hasattr(d, "p") else float(d.p) / float(d.q)
 
@@ -81,19 +82,29 @@ def run(job):
 
 def row(label, k, n, job, target=""):
     eps, up, width, wall, cpu, rss, evals = run(job)
-    print(f"{label:>22} {k:>3} {n:>11.0e} {eps:>11.4e} {up:>11.4e} {width:>8} {wall:>8.2f} {cpu:>7.2f} {rss:>7.0f} "
-          f"{target:>8} {evals}", flush=True)
+    print(
+        f"{label:>22} {k:>3} {n:>11.0e} {eps:>11.4e} {up:>11.4e} {width:>8} {wall:>8.2f} {cpu:>7.2f} {rss:>7.0f} "
+        f"{target:>8} {evals}",
+        flush=True,
+    )
     return cpu
 
 
 def main(mode: str = "default"):
-    big = {"quick": [10 ** 4, 10 ** 6], "default": [10 ** 4, 10 ** 5, 10 ** 6, 10 ** 7, 10 ** 9],
-           "full": [10 ** 4, 10 ** 5, 10 ** 6, 10 ** 7, 10 ** 8, 10 ** 9]}[mode]
-    print("== shuffled k-RR, ε0 = 1, δ ≈ 1e-6, 128-bit balls, tol 2^-80 (wall seconds are load-dependent; "
-          "'width' = relative width of the enclosure of δ)")
-    print(f"{'computation':>22} {'k':>3} {'n':>11} {'eps':>11} {'delta (up)':>11} {'width':>8} {'wall s':>8} "
-          f"{'cpu s':>7} {'RSS MB':>7} {'target':>8} notes")
-    targets = {(2, 10 ** 6): "1 s", (2, 10 ** 9): "10 s", (10, 10 ** 6): "2 s", (10, 10 ** 9): "60 s"}
+    big = {
+        "quick": [10**4, 10**6],
+        "default": [10**4, 10**5, 10**6, 10**7, 10**9],
+        "full": [10**4, 10**5, 10**6, 10**7, 10**8, 10**9],
+    }[mode]
+    print(
+        "== shuffled k-RR, ε0 = 1, δ ≈ 1e-6, 128-bit balls, tol 2^-80 (wall seconds are load-dependent; "
+        "'width' = relative width of the enclosure of δ)"
+    )
+    print(
+        f"{'computation':>22} {'k':>3} {'n':>11} {'eps':>11} {'delta (up)':>11} {'width':>8} {'wall s':>8} "
+        f"{'cpu s':>7} {'RSS MB':>7} {'target':>8} notes"
+    )
+    targets = {(2, 10**6): "1 s", (2, 10**9): "10 s", (10, 10**6): "2 s", (10, 10**9): "60 s"}
     one = {}
     for n in big:
         one[("blanket", 2, n)] = row("blanket view k=2", 2, n, ("blanket", 2, n, None), targets.get((2, n), ""))
@@ -103,7 +114,7 @@ def main(mode: str = "default"):
         for n in big:
             one[(fam, 10, n)] = row(f"family {fam}", 10, n, (fam, 10, n, None), targets.get((10, n), ""))
     print("== certified calibration (ε for δ = 1e-6): 'notes' gives the evaluations and the bracket; target ≤ 10 × one")
-    cal_ns = [10 ** 6] if mode != "full" else [10 ** 6, 10 ** 9]
+    cal_ns = [10**6] if mode != "full" else [10**6, 10**9]
     for n in cal_ns:
         for k, view in ((2, "blanket"), (10, "blanket"), (10, "same"), (10, "third")):
             w = row(f"calibrate {view}", k, n, (f"calibrate-{view}", k, n, None))
@@ -112,9 +123,9 @@ def main(mode: str = "default"):
                 print(f"{'':>22} ratio to one evaluation (CPU seconds; wall is load-dependent): {w / base:.1f}")
     print("== before: the previous grid engine (engine='grid'), same machine; the issue's numbers for the rest")
     print("   issue: binary RR blanket view n = 10^6: 288 s, 205 MB; 10-RR blanket view n = 10^5: 43-128 s")
-    for k, n in ((2, 10 ** 4), (10, 10 ** 4)) + (((2, 10 ** 5), (10, 10 ** 5)) if mode != "quick" else ()):
+    for k, n in ((2, 10**4), (10, 10**4)) + (((2, 10**5), (10, 10**5)) if mode != "quick" else ()):
         row("blanket view (grid)", k, n, ("blanket", k, n, "grid"))
-    for n in ((10 ** 4,) if mode == "quick" else (10 ** 4, 10 ** 5)):
+    for n in (10**4,) if mode == "quick" else (10**4, 10**5):
         row("family third (grid)", 10, n, ("third", 10, n, "grid"))
 
 

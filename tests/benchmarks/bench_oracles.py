@@ -20,12 +20,22 @@ import math
 import sys
 import time
 
-from flint import fmpq
-
 from blanket.exact import arith
-from blanket.exact.oracles import (LDP, OLH, OUE, SUE, Hadamard, Subset, blanket_view_delta, blanket_view_delta_merged,
-                                   clone_delta, epsilon_upper, same_family_delta)
 from blanket.exact.calibrate import epsilon_for_delta
+from blanket.exact.oracles import (
+    LDP,
+    OLH,
+    OUE,
+    SUE,
+    Hadamard,
+    Subset,
+    blanket_view_delta,
+    blanket_view_delta_merged,
+    clone_delta,
+    epsilon_upper,
+    same_family_delta,
+)
+from flint import fmpq
 
 
 def timed(f, *a, **kw):
@@ -49,20 +59,30 @@ def mechanisms(eps0: str):
     e = math.exp(float(eps0))
     g = max(2, round(e + 1))
     d = max(1, math.ceil(100 / (e + 1)))
-    return [("oue k=128", OUE(128, epsilon0=eps0)), ("sue k=128", SUE(128, epsilon0=eps0)),
-            (f"olh k=2^20 g={g}", OLH(2 ** 20, g, epsilon0=eps0)), ("hadamard k=1000", Hadamard(1000, epsilon0=eps0)),
-            (f"subset k=100 d={d}", Subset(100, d, epsilon0=eps0))]
+    return [
+        ("oue k=128", OUE(128, epsilon0=eps0)),
+        ("sue k=128", SUE(128, epsilon0=eps0)),
+        (f"olh k=2^20 g={g}", OLH(2**20, g, epsilon0=eps0)),
+        ("hadamard k=1000", Hadamard(1000, epsilon0=eps0)),
+        (f"subset k=100 d={d}", Subset(100, d, epsilon0=eps0)),
+    ]
 
 
 def main(quick: bool = False):
-    ns = [10 ** 3, 10 ** 4, 10 ** 5] if quick else [10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6]
+    ns = [10**3, 10**4, 10**5] if quick else [10**3, 10**4, 10**5, 10**6]
     with arith.precision(128):
         print("== 1. seconds per δ(ε), ε0 = 2, ε = 2/sqrt(n) (128-bit balls, tol 2^-80)")
-        print(f"{'mechanism':>20} {'routine':>14} {'n':>8} {'wall s':>7} {'cpu s':>7} {'width':>8} {'delta (upper)':>14}")
+        print(
+            f"{'mechanism':>20} {'routine':>14} {'n':>8} {'wall s':>7} {'cpu s':>7} {'width':>8} {'delta (upper)':>14}"
+        )
         for name, m in mechanisms("2"):
             for n in ns:
-                eps = fmpq(2 * 10 ** 6 // int(math.isqrt(n) * 1000), 10 ** 3)
-                for rname, f in (("merged BV", blanket_view_delta_merged), ("clone", clone_delta), ("same (lower)", same_family_delta)):
+                eps = fmpq(2 * 10**6 // int(math.isqrt(n) * 1000), 10**3)
+                for rname, f in (
+                    ("merged BV", blanket_view_delta_merged),
+                    ("clone", clone_delta),
+                    ("same (lower)", same_family_delta),
+                ):
                     v, w, c = timed(f, m, n, epsilon=eps)
                     print(f"{name:>20} {rname:>14} {n:>8} {w:7.2f} {c:7.2f} {width(v):>8} {up(v):>14}")
         print("\n== 2. merged blanket view vs the exact Lemma 5.3 mixture (ε0 = 2)")
@@ -71,9 +91,15 @@ def main(quick: bool = False):
             for n, eps in ((200, "0.3"), (1000, "0.15")):
                 ex, w, _ = timed(blanket_view_delta, m, n, epsilon=eps)
                 mg = blanket_view_delta_merged(m, n, epsilon=eps)
-                r = float(arith.ball(mg).mid()) / float(arith.ball(ex).mid()) if float(arith.ball(ex).mid()) > 0 else float("nan")
+                r = (
+                    float(arith.ball(mg).mid()) / float(arith.ball(ex).mid())
+                    if float(arith.ball(ex).mid()) > 0
+                    else float("nan")
+                )
                 print(f"{name:>20} {n:>6} {eps:>6} {up(ex):>14} {up(mg):>14} {r:7.4f} {w:9.2f}")
-        print("\n== 3. ε(n) at δ = 1e-6, ε0 = 2: certified upper end (best fast bound) and lower end (same-family dataset)")
+        print(
+            "\n== 3. ε(n) at δ = 1e-6, ε0 = 2: certified upper end (best fast bound) and lower end (same-family dataset)"
+        )
         print(f"{'mechanism':>20} {'n':>8} {'eps upper':>10} {'which':>10} {'eps lower':>10} {'calib s':>8}")
         all_m = mechanisms("2") + [("ldp (any)", LDP(epsilon0="2"))]
         for name, m in all_m:

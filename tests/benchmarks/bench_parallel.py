@@ -44,6 +44,7 @@ from blanket.exact.mechanisms import BinaryRR  # noqa: E402
 def delta_block(epsilon0: str, n: int, start: int, stop: int, epsilon: str) -> list:
     """``[δ_c(ε) for c in range(start, stop)]`` of shuffled binary RR (both directions)."""
     from blanket.exact.binary import delta_binary
+
     rr = BinaryRR(epsilon0=epsilon0)
     return [delta_binary(rr, n, c, epsilon=epsilon) for c in range(start, stop)]
 
@@ -102,6 +103,7 @@ def executors(with_dask: bool):
 
 def run_blocks(ns, eps, with_dask):
     from tests.benchmarks.bench_parallel import delta_block as fn  # by module name, so Dask workers can import it
+
     print("\nblocks: delta_c(epsilon) for every c, epsilon0 = 1, 128 bits")
     print(f"{'n':>8} {'executor':<30} {'seconds':>8} {'speed-up':>8} {'CPU s':>7} {'identical':>9} {'peak RSS MB':>11}")
     exe, cluster = executors(with_dask)
@@ -115,8 +117,10 @@ def run_blocks(ns, eps, with_dask):
                 sig = signature(res)
                 if base is None:
                     base, base_sig = dt, sig
-                print(f"{n:>8} {name:<30} {dt:>8.2f} {base / dt:>8.2f} {cpu:>7.1f} {str(sig == base_sig):>9} "
-                      f"{peak_mb():>11.0f}")
+                print(
+                    f"{n:>8} {name:<30} {dt:>8.2f} {base / dt:>8.2f} {cpu:>7.1f} {str(sig == base_sig):>9} "
+                    f"{peak_mb():>11.0f}"
+                )
     finally:
         shutdown()
         if cluster is not None:
@@ -129,6 +133,7 @@ WORST_EPS = {10**3: "0.3", 2000: "0.25", 3000: "0.2", 10**4: "0.1", 20000: "0.07
 
 def run_worst(ns, eps, with_dask):
     from blanket.exact.binary import delta_binary_worst
+
     params = inspect.signature(delta_binary_worst).parameters
     if "workers" not in params:
         print("\nworst: exact.binary.delta_binary_worst does not take workers= on this branch (skipped)")
@@ -149,8 +154,10 @@ def run_worst(ns, eps, with_dask):
                 sig = signature(w)
                 if base is None:
                     base, base_sig = dt, sig
-                print(f"{n:>8} {name:<30} {dt:>8.2f} {base / dt:>8.2f} {cpu:>7.1f} {str(sig == base_sig):>9} "
-                      f"{peak_mb():>11.0f}  (epsilon = {eps})")
+                print(
+                    f"{n:>8} {name:<30} {dt:>8.2f} {base / dt:>8.2f} {cpu:>7.1f} {str(sig == base_sig):>9} "
+                    f"{peak_mb():>11.0f}  (epsilon = {eps})"
+                )
     finally:
         shutdown()
         if cluster is not None:

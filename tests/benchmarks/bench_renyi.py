@@ -49,11 +49,14 @@ def isolated(fn, *args):
     """``(seconds, result, peak RSS in MB)`` of ``fn(*args)`` run in a fresh interpreter (a subprocess: its
     peak RSS is its own, and the worst case may start its own process pool there)."""
     here = os.path.dirname(os.path.abspath(__file__))
-    code = (f"import sys, time, resource; sys.path.insert(0, {here!r}); import bench_renyi as b; "
-            f"t = time.perf_counter(); out = b.{fn.__name__}(*{args!r}); dt = time.perf_counter() - t; "
-            "print(repr((dt, out, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)))")
-    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "BLANKET_PROGRESS": "0"})
+    code = (
+        f"import sys, time, resource; sys.path.insert(0, {here!r}); import bench_renyi as b; "
+        f"t = time.perf_counter(); out = b.{fn.__name__}(*{args!r}); dt = time.perf_counter() - t; "
+        "print(repr((dt, out, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)))"
+    )
+    res = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "BLANKET_PROGRESS": "0"}
+    )
     if res.returncode != 0:
         raise RuntimeError(res.stderr.strip()[-400:])
     return ast.literal_eval(res.stdout.strip().splitlines()[-1])
@@ -76,8 +79,8 @@ def one_dataset(ns, order="2", eps0="1", route="ball"):
     print(f"{'n':>11} {'c':>10} {'seconds':>8} {head:>12} {'rel.width':>18} {'RSS MB':>7}")
     for n in ns:
         for c in (0, n // 3):
-            if route == "float" and c and n > 10 ** 7:
-                continue   # O(W_a W_b) convolution: the float route is the sweep's kernel, not the one-dataset route
+            if route == "float" and c and n > 10**7:
+                continue  # O(W_a W_b) convolution: the float route is the sweep's kernel, not the one-dataset route
             dt, (v, w), rss = isolated(_one, eps0, n, c, order, route)
             print(f"{n:>11} {c:>10} {dt:>8.3f} {v:>12.4e} {w:>18} {rss:>7}")
 
@@ -90,8 +93,10 @@ def _worst(eps0, n, order, workers):
 
 
 def worst(ns, order="2", eps0="1", workers=2):
-    print(f"\nbinary RR, worst case over all datasets (epsilon0 = {eps0}, lambda = {order}), {workers} worker(s), 128 bits"
-          " (float scan in blocks + pruning + ball route for the candidates)")
+    print(
+        f"\nbinary RR, worst case over all datasets (epsilon0 = {eps0}, lambda = {order}), {workers} worker(s), 128 bits"
+        " (float scan in blocks + pruning + ball route for the candidates)"
+    )
     print(f"{'n':>9} {'seconds':>8} {'c*':>6} {'D_lambda':>12} {'rel.width':>9} {'RSS MB':>7}")
     for n in ns:
         dt, (c, v, w), rss = isolated(_worst, eps0, n, order, workers)
@@ -106,7 +111,9 @@ def _family(k, fam, n, order, eps0):
 
 
 def families(cases, order="2", eps0="1"):
-    print(f"\nk-RR dataset families (max over both directions; epsilon0 = {eps0}, lambda = {order}), 128 bits (ball route)")
+    print(
+        f"\nk-RR dataset families (max over both directions; epsilon0 = {eps0}, lambda = {order}), 128 bits (ball route)"
+    )
     print(f"{'k':>4} {'family':>10} {'n':>7} {'seconds':>8} {'D_lambda':>12} {'rel.width':>9} {'RSS MB':>7}")
     for k, fam, n in cases:
         dt, (v, w), rss = isolated(_family, k, fam, n, order, eps0)
@@ -114,13 +121,34 @@ def families(cases, order="2", eps0="1"):
 
 
 def cli_delta(ns, workers=2):
-    print(f"\n`blanket renyi --epsilon0 1 -n N --order 2 --delta 1e-6 --workers {workers}` end to end (a fresh process)")
+    print(
+        f"\n`blanket renyi --epsilon0 1 -n N --order 2 --delta 1e-6 --workers {workers}` end to end (a fresh process)"
+    )
     print(f"{'n':>9} {'seconds':>8}  result")
     for n in ns:
         t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-m", "blanket.reports.cli", "renyi", "--epsilon0", "1", "-n", str(n),
-                              "--order", "2", "--delta", "1e-6", "--workers", str(workers), "--quiet"],
-                             capture_output=True, text=True, env={**os.environ, "BLANKET_PROGRESS": "0"})
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "blanket.reports.cli",
+                "renyi",
+                "--epsilon0",
+                "1",
+                "-n",
+                str(n),
+                "--order",
+                "2",
+                "--delta",
+                "1e-6",
+                "--workers",
+                str(workers),
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "BLANKET_PROGRESS": "0"},
+        )
         dt = time.perf_counter() - t
         line = next((s.strip() for s in out.stdout.splitlines() if "(improved)" in s), out.stderr.strip()[-120:])
         print(f"{n:>9} {dt:>8.2f}  {line}")
@@ -133,20 +161,28 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args()
     if a.quick:
-        one_dataset([10 ** 4, 10 ** 6])
-        one_dataset([10 ** 6], route="float")
-        worst([1000, 10 ** 4], workers=a.workers)
-        cli_delta([10 ** 4], workers=a.workers)
+        one_dataset([10**4, 10**6])
+        one_dataset([10**6], route="float")
+        worst([1000, 10**4], workers=a.workers)
+        cli_delta([10**4], workers=a.workers)
         families([(3, "same", 1000), (3, "third", 300), (10, "third", 100)])
         return
-    one_dataset([10 ** 4, 10 ** 6, 10 ** 9])
-    one_dataset([10 ** 6], order="5/2")
-    one_dataset([10 ** 6, 10 ** 9], route="float")
-    worst([1000, 10 ** 4, 10 ** 5] + ([10 ** 6] if a.full else []), workers=a.workers)
-    worst([10 ** 4], order="64", workers=a.workers)
-    cli_delta([10 ** 4, 10 ** 5], workers=a.workers)
-    families([(3, "same", 10 ** 3), (3, "same", 10 ** 4), (10, "same", 10 ** 4), (3, "third", 10 ** 4),
-              (10, "third", 300), (10, "third", 1000)])
+    one_dataset([10**4, 10**6, 10**9])
+    one_dataset([10**6], order="5/2")
+    one_dataset([10**6, 10**9], route="float")
+    worst([1000, 10**4, 10**5] + ([10**6] if a.full else []), workers=a.workers)
+    worst([10**4], order="64", workers=a.workers)
+    cli_delta([10**4, 10**5], workers=a.workers)
+    families(
+        [
+            (3, "same", 10**3),
+            (3, "same", 10**4),
+            (10, "same", 10**4),
+            (3, "third", 10**4),
+            (10, "third", 300),
+            (10, "third", 1000),
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -9,12 +9,11 @@ from __future__ import annotations
 import sys
 import time
 
-from flint import fmpq
-
 from blanket.exact import arith
 from blanket.exact import summation as xs
 from blanket.exact.mechanisms import FiniteRandomizer
 from blanket.proofs import summation as S
+from flint import fmpq
 
 
 def width(v):
@@ -32,7 +31,9 @@ def timed(f, *a, **kw):
 def main(quick: bool = False):
     ns = [10**e for e in range(3, 9)]
     print("== exact worst-case MSE at Theorem 4.1's parameters (eps = 1, delta = 1e-6): O(k) exact rationals")
-    print(f"{'n':>10} {'k':>4} {'sec params':>11} {'sec mse':>9} {'width':>7} {'sec thm4.1':>11} {'width':>9} {'sec thm4.2*':>12} {'m*':>5}")
+    print(
+        f"{'n':>10} {'k':>4} {'sec params':>11} {'sec mse':>9} {'width':>7} {'sec thm4.1':>11} {'width':>9} {'sec thm4.2*':>12} {'m*':>5}"
+    )
     for n in ns:
         (k, g, P), t1 = timed(S.theorem_4_1_parameters, n, "1", "1e-6")
         mse, t2 = timed(P.worst_mse, n)
@@ -62,17 +63,23 @@ def main(quick: bool = False):
         print(f"{m:>6} {t:>9.3f}")
 
     print("\n== privacy at Theorem 4.1's gamma: blanket-view delta at eps = 1, and certified epsilon at delta = 1e-6")
-    print(f"{'n':>10} {'k':>4} {'sec delta':>10} {'delta upper':>12} {'sec eps':>9} {'eps upper':>10} {'eps width':>10}")
-    for n in ((10**4,) if quick else (10**4, 10**5, 10**6)):
+    print(
+        f"{'n':>10} {'k':>4} {'sec delta':>10} {'delta upper':>12} {'sec eps':>9} {'eps upper':>10} {'eps width':>10}"
+    )
+    for n in (10**4,) if quick else (10**4, 10**5, 10**6):
         k, g, P = S.theorem_4_1_parameters(n, "1", "1e-6")
         d, t1 = timed(S.blanket_view_delta, n, "1", "1e-6")
         br, t2 = timed(S.certified_epsilon_at_parameters, n, "1", "1e-6")
-        print(f"{n:>10} {k:>4} {t1:>10.2f} {arith.decimal_string(d, 3, up=True):>12} {t2:>9.2f} "
-              f"{arith.decimal_string(br.upper, 6, up=True):>10} {float(br.upper - br.lower):>10.1e}")
+        print(
+            f"{n:>10} {k:>4} {t1:>10.2f} {arith.decimal_string(d, 3, up=True):>12} {t2:>9.2f} "
+            f"{arith.decimal_string(br.upper, 6, up=True):>10} {float(br.upper - br.lower):>10.1e}"
+        )
 
-    print("\n== calibrated protocol (Theorem 4.1's k, smallest gamma certified by the exact blanket view), eps = 1, delta = 1e-6")
+    print(
+        "\n== calibrated protocol (Theorem 4.1's k, smallest gamma certified by the exact blanket view), eps = 1, delta = 1e-6"
+    )
     print(f"{'n':>10} {'k':>4} {'sec':>8} {'gamma':>12} {'gamma thm3.1':>13} {'mse':>10} {'mse thm4.1 params':>18}")
-    for n in ((10**3, 10**4) if quick else (10**2, 10**3, 10**4, 10**5, 10**6)):
+    for n in (10**3, 10**4) if quick else (10**2, 10**3, 10**4, 10**5, 10**6):
         k = S.theorem_4_1_k(n, "1", "1e-6")
         P, t = timed(xs.calibrated_protocol, k, n, "1", "1e-6")
         try:
@@ -80,8 +87,10 @@ def main(quick: bool = False):
             g31s, m31 = arith.decimal_string(g31, 4, up=True), arith.decimal_string(P31.worst_mse(n), 6, up=True)
         except Exception:  # Theorem 3.1's gamma >= 1: not runnable
             g31s, m31 = "> 1", "-"
-        print(f"{n:>10} {k:>4} {t:>8.2f} {arith.decimal_string(P.gamma, 4, up=True):>12} {g31s:>13} "
-              f"{arith.decimal_string(P.worst_mse(n), 6, up=True):>10} {m31:>18}")
+        print(
+            f"{n:>10} {k:>4} {t:>8.2f} {arith.decimal_string(P.gamma, 4, up=True):>12} {g31s:>13} "
+            f"{arith.decimal_string(P.worst_mse(n), 6, up=True):>10} {m31:>18}"
+        )
 
 
 if __name__ == "__main__":

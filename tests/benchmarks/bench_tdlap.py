@@ -15,10 +15,9 @@ from __future__ import annotations
 import sys
 import time
 
-from flint import fmpq
-
 from blanket.exact import arith
 from blanket.exact import tdlap as xt
+from flint import fmpq
 
 
 def _timed(f):
@@ -43,14 +42,16 @@ def bench_pairwise(quick):
         s = fmpq(round(tau / 13.8155), 1) or fmpq(1)
         with arith.precision(128):
             (val, pair), w, c = _timed(lambda: xt.RelaxedAggregator(m, tau, q="1e-3", s=s).pairwise_llr())
-        print(f"{m:>3} {tau:>5} {m * (2 * tau + 1):>7} {w:>8.2f} {c:>8.2f} "
-              f"{arith.decimal_string(val, 8, up=True):>18} {_width(val):>10}")
+        print(
+            f"{m:>3} {tau:>5} {m * (2 * tau + 1):>7} {w:>8.2f} {c:>8.2f} "
+            f"{arith.decimal_string(val, 8, up=True):>18} {_width(val):>10}"
+        )
 
 
 def bench_exact_mode(quick):
     print("\npairwise LLR (5), exact rationals (r = rho^m, rho = 19/20), q = 1/100")
     print(f"{'m':>3} {'tau':>5} {'wall s':>8} {'cpu s':>8}")
-    for m, tau in ([(3, 10), (3, 30)] if quick else [(3, 10), (3, 30), (4, 60)]):
+    for m, tau in [(3, 10), (3, 30)] if quick else [(3, 10), (3, 30), (4, 60)]:
         r = xt.r_from_rho(fmpq(19, 20), m)
         (val, _), w, c = _timed(lambda: xt.RelaxedAggregator(m, tau, q="1/100", r=r).pairwise_llr())
         print(f"{m:>3} {tau:>5} {w:>8.2f} {c:>8.2f}")
@@ -60,19 +61,28 @@ def bench_security(quick):
     print("\nexact LLR security max over input multisets (ball mode, s = 2, tau = 28, q = 1e-3)")
     print(f"{'m':>3} {'n':>3} {'multisets':>10} {'wall s':>8} {'cpu s':>8} {'eps (upper)':>14}")
     import math
-    for m, n in ([(2, 3), (3, 3)] if quick else [(2, 3), (3, 3), (3, 4), (4, 4)]):
+
+    for m, n in [(2, 3), (3, 3)] if quick else [(2, 3), (3, 3), (3, 4), (4, 4)]:
         with arith.precision(128):
             (val, xs), w, c = _timed(lambda: xt.RelaxedAggregator(m, 28, q="1e-3", s=2).llr_security(n))
-        print(f"{m:>3} {n:>3} {math.comb(n + m - 1, n):>10} {w:>8.2f} {c:>8.2f} {arith.decimal_string(val, 8, up=True):>14}")
+        print(
+            f"{m:>3} {n:>3} {math.comb(n + m - 1, n):>10} {w:>8.2f} {c:>8.2f} {arith.decimal_string(val, 8, up=True):>14}"
+        )
 
 
 def bench_claims(quick):
     from blanket.proofs import pure_dp as P
-    print("\nclaims' bounds vs exact (q = 1e-3, tau = ceil(2 s ln 1000)): closed form (O(tau), no convolution)"
-          " and pointwise (pairing RHS on exact masses)")
-    print(f"{'m':>3} {'s':>4} {'tau':>5} {'exact':>12} {'closed':>12} {'ratio':>7} {'wall s':>8} "
-          f"{'pointwise':>12} {'ratio':>7} {'wall s':>8}")
+
+    print(
+        "\nclaims' bounds vs exact (q = 1e-3, tau = ceil(2 s ln 1000)): closed form (O(tau), no convolution)"
+        " and pointwise (pairing RHS on exact masses)"
+    )
+    print(
+        f"{'m':>3} {'s':>4} {'tau':>5} {'exact':>12} {'closed':>12} {'ratio':>7} {'wall s':>8} "
+        f"{'pointwise':>12} {'ratio':>7} {'wall s':>8}"
+    )
     import math
+
     grid = [(3, 2), (3, 4)] if quick else [(3, 2), (3, 4), (3, 8), (3, 16), (8, 8), (16, 36)]
     for m, s in grid:
         tau = math.ceil(2 * s * math.log(1000))
@@ -81,10 +91,15 @@ def bench_claims(quick):
             ex, _ = agg.pairwise_llr()
             cf, wc, _ = _timed(lambda: P.claims_closed_llr(s, tau, fmpq(1, 1000), m))
             bd, wp, _ = _timed(lambda: P.claims_pair_bound(agg)) if m <= 8 else (None, float("nan"), None)
-        pw = (f"{arith.decimal_string(bd, 6, up=True):>12} {float((bd / ex).mid()):>7.3f} {wp:>8.2f}" if bd is not None
-              else f"{'(skipped)':>12} {'':>7} {'':>8}")
-        print(f"{m:>3} {s:>4} {tau:>5} {arith.decimal_string(ex, 6, up=True):>12} {arith.decimal_string(cf, 6, up=True):>12} "
-              f"{float((cf / ex).mid()):>7.3f} {wc:>8.2f} {pw}")
+        pw = (
+            f"{arith.decimal_string(bd, 6, up=True):>12} {float((bd / ex).mid()):>7.3f} {wp:>8.2f}"
+            if bd is not None
+            else f"{'(skipped)':>12} {'':>7} {'':>8}"
+        )
+        print(
+            f"{m:>3} {s:>4} {tau:>5} {arith.decimal_string(ex, 6, up=True):>12} {arith.decimal_string(cf, 6, up=True):>12} "
+            f"{float((cf / ex).mid()):>7.3f} {wc:>8.2f} {pw}"
+        )
 
 
 if __name__ == "__main__":
