@@ -134,11 +134,19 @@ def resolve_workers(workers) -> int:
     ...
     blanket.exact.errors.InvalidArgument: workers must be a positive integer (or None for every core), got 0
     """
-    if workers is None:
-        return available_cores()
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+    if isinstance(workers, bool) or not (workers is None or isinstance(workers, int)) or (workers or 1) < 1:
         raise InvalidArgument("workers", workers, "must be a positive integer (or None for every core)")
-    return workers
+    if _in_daemon_process():
+        # a daemonic process (a pool worker, check-bound's bound sandbox) may not start children: run in-process
+        return 1
+    return available_cores() if workers is None else workers
+
+
+def _in_daemon_process() -> bool:
+    """True inside a daemonic ``multiprocessing`` process, which cannot start a process pool of its own."""
+    import multiprocessing
+
+    return bool(multiprocessing.current_process().daemon)
 
 
 def resolve_scheduler(scheduler=None) -> object | None:

@@ -223,3 +223,22 @@ def test_certify_runs_its_sweep_on_the_cluster_with_the_same_certificate(cluster
     c = local["claims"][0]
     assert c["verdict"] == "HOLDS" and c["decided_by"]["bound"] == "exact" and c["exact_sweep"].startswith("ran")
     assert to_json(local) == to_json(remote)
+
+
+def _workers_in_child(q):
+    from blanket.exact.executors import map_blocks, resolve_workers
+
+    q.put((resolve_workers(None), resolve_workers(4), map_blocks(divmod, [(7, 2), (9, 4)], workers=2)))
+
+
+def test_daemonic_process_runs_blocks_in_process():
+    """A daemonic process (check-bound's sandbox, a pool worker) cannot start a pool: blocks run in-process."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_workers_in_child, args=(q,), daemon=True)
+    p.start()
+    got = q.get(timeout=120)
+    p.join(timeout=60)
+    assert got == (1, 1, [(3, 1), (2, 1)])
