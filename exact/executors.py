@@ -134,7 +134,7 @@ def resolve_workers(workers) -> int:
     ...
     blanket.exact.errors.InvalidArgument: workers must be a positive integer (or None for every core), got 0
     """
-    if isinstance(workers, bool) or not (workers is None or isinstance(workers, int)) or (workers or 1) < 1:
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidArgument("workers", workers, "must be a positive integer (or None for every core)")
     if _in_daemon_process():
         # a daemonic process (a pool worker, check-bound's bound sandbox) may not start children: run in-process

@@ -22,6 +22,7 @@ Complexity: every function here is O(1) (or O(len(text)) for parsing).
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -120,6 +121,35 @@ def check_memory(estimate: float, what: str, *, name: str, value, hint: str = ""
             f"needs an estimated {human(estimate)} for {what}, above the memory limit of {human(limit)} (--max-memory)",
             hint=hint or None,
         )
+
+
+#: memory model of one certified evaluation at n users (one dataset, a family, the blanket view, a Rényi
+#: moment): the kernels keep windows of O(sqrt(n)) values.  Measured peak RSS at n = 10^9: 72-477 MB
+#: (tests/benchmarks/bench_binary.py, bench_krr.py, bench_renyi.py); the model is above every measurement.
+EVALUATION_BASE_BYTES = 64 << 20
+EVALUATION_BYTES_PER_SQRT_N = 16 << 10
+
+
+def evaluation_bytes(n: int) -> int:
+    """Estimated peak bytes of one certified evaluation at ``n`` users: ``64 MiB + 16 KiB·⌈√n⌉``.
+
+    The exact worst case over all datasets is estimated separately (:mod:`exact.budget`).
+
+    >>> human(evaluation_bytes(10**9))
+    '558.1 MiB'
+    """
+    return EVALUATION_BASE_BYTES + EVALUATION_BYTES_PER_SQRT_N * (math.isqrt(max(int(n), 0)) + 1)
+
+
+def check_evaluation_memory(n: int, *, name: str) -> None:
+    """Refuse (exit 2, with the estimate) an ``n`` whose single certified evaluation would exceed the memory limit."""
+    check_memory(
+        evaluation_bytes(n),
+        "one certified evaluation (windows of O(sqrt n) values)",
+        name=name,
+        value=n,
+        hint="use a smaller n, or raise --max-memory",
+    )
 
 
 def check_decimal_text(text: str, name: str) -> None:

@@ -647,21 +647,11 @@ def load_deployment(path, *, allow_paths=()) -> Deployment:
     return parse_deployment(text, source=path.name, base_dir=path.parent, allow_paths=allow_paths)
 
 
-#: estimated bytes per user (see reports.commands._profile_common.PER_USER_BYTES) and per matrix entry
-_PER_USER_BYTES = 512
-
-
 def check_deployment_size(dep: Deployment) -> None:
-    """Refuse (exit 2, with the estimate) a deployment whose exact computations would exceed the memory limit."""
+    """Refuse (exit 2, with the estimate) a deployment whose certified evaluations would exceed the memory limit."""
     from blanket.exact import guards
 
-    guards.check_memory(
-        dep.n * _PER_USER_BYTES,
-        "the exact computation over n users",
-        name="users.n",
-        value=dep.n,
-        hint="the exact value needs memory linear in n; use a smaller n",
-    )
+    guards.check_evaluation_memory(dep.n, name="users.n")
 
 
 def _short(v) -> str:

@@ -58,10 +58,6 @@ def executor_options(args) -> tuple:
     return workers, scheduler
 
 
-#: estimated bytes per user of the exact computations (arrays of balls over the count; measured ~350 at 128 bits)
-PER_USER_BYTES = 512
-
-
 def add_common_arguments(p, quantity: str):
     """Arguments shared by both commands; ``quantity`` is the input the command takes (``epsilon``/``delta``)."""
     p.add_argument(
@@ -215,13 +211,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
             "randomizer.exp_epsilon0", str(exp_e0), "must be at most 1e200 (epsilon0 <= 460, the supported range)"
         )
     if getattr(args, "bound", None) is None:  # a registered bound's closed form needs no memory linear in n
-        guards.check_memory(
-            n * PER_USER_BYTES,
-            "the exact computation over n users",
-            name="-n" if args.n is not None else "users.n",
-            value=n,
-            hint="the exact value needs memory linear in n; use a smaller n",
-        )
+        guards.check_evaluation_memory(n, name="-n" if args.n is not None else "users.n")
     from blanket.exact.profiles import parse_dataset
 
     parse_dataset(args.dataset, n)
