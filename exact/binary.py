@@ -373,6 +373,17 @@ def _forward_binomial(m: int, q: arb, a: arb, b: arb):
     return _max_of(a * tails[t] + b * tails[t - 1] for t in range(t_lo, t_hi + 1))
 
 
+def _suffix_sums(values: list, last) -> list:
+    """``[S_0, …, S_L]`` with ``S_L = last`` and ``S_r = values[r] + S_{r+1}`` (balls; O(L))."""
+    out = [None] * (len(values) + 1)
+    acc = last
+    out[len(values)] = acc
+    for r in range(len(values) - 1, -1, -1):
+        acc = acc + values[r]
+        out[r] = acc
+    return out
+
+
 class _ConvLaw:
     """K_other = Bin(c, p) + Bin(n−1−c, f) on windows, for both directions of one dataset (``0 < c < n−1``).
 
@@ -413,14 +424,7 @@ class _ConvLaw:
     def GB(self):
         """Suffix sums of the window of B (``GB[len] = 0``), built on first use: O(W_B)."""
         if self._GB is None:
-            WB = len(self.Bv)
-            GB = [None] * (WB + 1)
-            acc = arb(0)
-            GB[WB] = acc
-            for r in range(WB - 1, -1, -1):
-                acc = acc + self.Bv[r]
-                GB[r] = acc
-            self._GB = GB
+            self._GB = _suffix_sums(self.Bv, arb(0))
         return self._GB
 
     @property
@@ -621,14 +625,7 @@ class _ConvLawR(_ConvLaw):
     def GB(self):
         """``Ḡ_B(sb + r)`` for ``r = 0..len`` (exact tails: a beta anchor above the range plus suffix sums)."""
         if self._GB is None:
-            L = len(self.Bv)
-            GB = [None] * (L + 1)
-            acc = laws.tail(self.mB, self.qB, self.se + 1)
-            GB[L] = acc
-            for r in range(L - 1, -1, -1):
-                acc = acc + self.Bv[r]
-                GB[r] = acc
-            self._GB = GB
+            self._GB = _suffix_sums(self.Bv, laws.tail(self.mB, self.qB, self.se + 1))
         return self._GB
 
     @property
