@@ -29,19 +29,19 @@ if not os.path.isdir(os.path.join(_here, "exact")) and os.path.isfile(os.path.jo
 #: public name -> "module:attribute" (module relative to this package)
 _API = {
     # numbers and errors
-    "InvalidArgument": "exact.errors:InvalidArgument",
-    "BlanketError": "exact.errors:BlanketError",
-    "precision": "exact.arith:precision",
+    "InvalidArgument": "exact.numbers.errors:InvalidArgument",
+    "BlanketError": "exact.numbers.errors:BlanketError",
+    "precision": "exact.numbers.arith:precision",
     # mechanisms (local randomizers)
-    "KRR": "exact.mechanisms:KRR",
-    "BinaryRR": "exact.mechanisms:BinaryRR",
-    "FiniteRandomizer": "exact.mechanisms:FiniteRandomizer",
+    "KRR": "exact.mechanisms.finite:KRR",
+    "BinaryRR": "exact.mechanisms.finite:BinaryRR",
+    "FiniteRandomizer": "exact.mechanisms.finite:FiniteRandomizer",
     # privacy profiles of one shuffled round
-    "delta": "exact.profiles:delta",
-    "epsilon": "exact.profiles:epsilon",
+    "delta": "exact.accounting.profiles:delta",
+    "epsilon": "exact.accounting.profiles:epsilon",
     # composition of shuffled rounds (certified accountant, dp_accounting vocabulary)
-    "ShuffleAccountant": "exact.accountant:ShuffleAccountant",
-    "ShuffledRR": "exact.accountant:ShuffledRR",
+    "ShuffleAccountant": "exact.accounting.accountant:ShuffleAccountant",
+    "ShuffledRR": "exact.accounting.accountant:ShuffledRR",
     # certificates
     "load_deployment": "reports.deployment:load_deployment",
     "certify": "reports.certificate:certify",

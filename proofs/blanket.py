@@ -36,8 +36,8 @@ from __future__ import annotations
 import math
 
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from blanket.proofs import _blanket_numeric as num
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 from flint import arb, fmpq
@@ -168,7 +168,7 @@ class EPlusKRR(sp.Function):
     """``E[(Σ_{i=1}^m L_i)_+]`` for i.i.d. k-RR amplification variables ``L^ε_{x,x'}``.
 
     Arguments ``(m, k, epsilon0, epsilon)``.  Evaluated exactly by
-    :func:`exact.amplification.eplus_krr` (the four-atom engine of :mod:`exact.krr`).
+    :func:`exact.shuffled.amplification.eplus_krr` (the four-atom engine of :mod:`exact.shuffled.krr`).
     """
 
     nargs = 4
@@ -213,7 +213,7 @@ def _q(v, name):
 
 # ================================================================== exact references (lazy: exact/ modules of A and B)
 def _mech_krr(kk, eps0):
-    from blanket.exact.mechanisms import KRR
+    from blanket.exact.mechanisms.finite import KRR
 
     return KRR(int(kk), epsilon0=eps0)
 
@@ -224,11 +224,11 @@ def _rr_exact_delta(kk, nn, eps0, eps):
     eps0, eps = _q(eps0, "epsilon0"), _q(eps, "epsilon")
     mech = _mech_krr(kk, eps0)
     if kk == 2:
-        from blanket.exact.binary import delta_binary_worst
+        from blanket.exact.shuffled.binary import delta_binary_worst
 
         w = delta_binary_worst(mech, nn, epsilon=eps)
         return Reference(getattr(w, "value", w), f"exact worst-case δ of shuffled binary RR (n={nn})", "exact")
-    from blanket.exact.krr import delta_krr_family
+    from blanket.exact.shuffled.krr import delta_krr_family
 
     vals = [delta_krr_family(mech, nn, fam, epsilon=eps) for fam in ("same", "neighbour", "third")]
     best = vals[0]
@@ -265,7 +265,8 @@ register(
         quantity="gamma",
         status_note="source-confirmed (slides); γ ∈ [0,1]",
         spec=f"{SPEC} §0",
-        notes="Computed exactly for finite randomizers by exact.mechanisms.FiniteRandomizer.gamma(). " + _DEF_NOTE,
+        notes="Computed exactly for finite randomizers by exact.mechanisms.finite.FiniteRandomizer.gamma(). "
+        + _DEF_NOTE,
     )
 )
 register(
@@ -280,7 +281,7 @@ register(
         kind="definition",
         status_note="source-confirmed (slides); decomposition [TXT]",
         spec=f"{SPEC} §0",
-        notes="exact.mechanisms.FiniteRandomizer.blanket(). " + _DEF_NOTE,
+        notes="exact.mechanisms.finite.FiniteRandomizer.blanket(). " + _DEF_NOTE,
     )
 )
 register(
@@ -298,7 +299,7 @@ register(
         kind="definition",
         status_note="derived (standard; named in the text); Theorem 5.2: (ε,δ)-DP iff sup D_{e^ε} ≤ δ",
         spec=f"{SPEC} §0",
-        notes="exact.divergences.hockey_stick. " + _DEF_NOTE,
+        notes="exact.laws.divergences.hockey_stick. " + _DEF_NOTE,
     )
 )
 register(
@@ -317,7 +318,7 @@ register(
         kind="definition",
         status_note="source-confirmed (slides)",
         spec=f"{SPEC} §0",
-        notes="exact.mechanisms.amplification_law gives its exact law. " + _DEF_NOTE,
+        notes="exact.mechanisms.finite.amplification_law gives its exact law. " + _DEF_NOTE,
     )
 )
 
@@ -337,8 +338,8 @@ def _thm31_exact(**p):
     with γ is a post-processing (a further Algorithm 1 step) of Algorithm 1
     with γ' ≤ γ, so δ(γ) ≤ δ(γ').  The rational ``e^{ε0'}`` keeps the exact
     computation exact.  k = 2 uses the exact worst case over all datasets
-    (``exact.binary``); k > 2 the max over the dataset families
-    (``exact.krr``; a lower bound, so the reference is then only indicative).
+    (``exact.shuffled.binary``); k > 2 the max over the dataset families
+    (``exact.shuffled.krr``; a lower bound, so the reference is then only indicative).
     """
     kk = _as_int(_q(p["k"], "k"), "k")
     nn = _as_int(_q(p["n"], "n"), "n")
@@ -347,12 +348,12 @@ def _thm31_exact(**p):
         lo, _ = arith.endpoints(g)
     g_lo = fmpq(lo.numerator, lo.denominator)
     e0 = 1 + kk * (1 - g_lo) / g_lo
-    from blanket.exact.mechanisms import KRR
+    from blanket.exact.mechanisms.finite import KRR
 
     mech = KRR(kk, exp_epsilon0=e0)
     eps = _q(p["epsilon"], "epsilon")
     if kk == 2:
-        from blanket.exact.binary import delta_binary_worst
+        from blanket.exact.shuffled.binary import delta_binary_worst
 
         w = delta_binary_worst(mech, nn, epsilon=eps)
         return Reference(
@@ -360,7 +361,7 @@ def _thm31_exact(**p):
             "exact worst-case δ of shuffled Algorithm 1 (k=2; γ rounded down, so an upper bound)",
             "upper",
         )
-    from blanket.exact.krr import delta_krr_family
+    from blanket.exact.shuffled.krr import delta_krr_family
 
     vals = [delta_krr_family(mech, nn, fam, epsilon=eps) for fam in ("same", "neighbour", "third")]
     best = vals[0]
@@ -418,17 +419,17 @@ def gamma_theorem_3_1(k, n, epsilon, delta, *, prec: int = arith.DEFAULT_PREC):
 
     The hypotheses of Theorem 3.1 are enforced (ε ∈ (0,1], δ ∈ (0,1], n ≥ 2,
     k ≥ 2, γ ≤ 1); a violation raises
-    :class:`~exact.errors.HypothesisViolation` naming it.  The γ expression is
+    :class:`~exact.numbers.errors.HypothesisViolation` naming it.  The γ expression is
     the one inside ``THEOREM_3_1.statement`` (no second copy).  O(1).
 
     >>> g = gamma_theorem_3_1(2, 10**6, 1, "1e-6")
-    >>> from blanket.exact.arith import decimal_interval
+    >>> from blanket.exact.numbers.arith import decimal_interval
     >>> decimal_interval(g, 6)
     {'lower': '0.000406242', 'upper': '0.000406243'}
     >>> gamma_theorem_3_1(2, 100, 2, "1e-6")
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.HypothesisViolation: BBGN19 Theorem 3.1: hypothesis 'epsilon <= 1' fails at {'k': '2', 'n': '100', 'epsilon': '2', 'delta': '1e-6'}; the statement does not apply there
+    blanket.exact.numbers.errors.HypothesisViolation: BBGN19 Theorem 3.1: hypothesis 'epsilon <= 1' fails at {'k': '2', 'n': '100', 'epsilon': '2', 'delta': '1e-6'}; the statement does not apply there
     """
     params = {"k": k, "n": n, "epsilon": epsilon, "delta": delta}
     THEOREM_3_1.check_hypotheses(**params)
@@ -474,7 +475,7 @@ def _check_alg1_eps0():
 def epsilon0_algorithm_1(k, gamma_value, *, prec: int = arith.DEFAULT_PREC):
     """ε0 = log(1 + k(1−γ)/γ) of Algorithm 1 (a ball), from the registered object.  O(1).
 
-    >>> from blanket.exact.arith import decimal_interval
+    >>> from blanket.exact.numbers.arith import decimal_interval
     >>> decimal_interval(epsilon0_algorithm_1(2, "1/2"), 6)
     {'lower': '1.09861', 'upper': '1.09862'}
     """
@@ -679,19 +680,21 @@ LEMMA_5_2 = register(
 def _blanket_view_krr(k, epsilon0, epsilon, n, **_):
     """The right side of Lemma 5.3 for k-RR: (1/(γn)) E[(Σ_{i≤M} L_i)_+], M ~ Bin(n, γ).
 
-    Uses ``exact.krr.delta_blanket_view`` (windowed with a
+    Uses ``exact.shuffled.krr.delta_blanket_view`` (windowed with a
     certified tail) when available, else the sympy ``Sum`` term by term
     (:func:`proofs._blanket_numeric.blanket_sum`, O(n³) — small n only).
     """
     kk, nn = _as_int(k, "k"), _as_int(n, "n")
     try:
-        from blanket.exact.krr import delta_blanket_view
+        from blanket.exact.shuffled.krr import delta_blanket_view
     except ImportError:
         delta_blanket_view = None
     if delta_blanket_view is not None:
         return delta_blanket_view(_mech_krr(kk, epsilon0), nn, epsilon=epsilon, x=0, x2=1)
     if nn > 200:
-        raise InvalidArgument("n", nn, "must be <= 200 for the term-by-term Lemma 5.3 sum (exact.krr is not available)")
+        raise InvalidArgument(
+            "n", nn, "must be <= 200 for the term-by-term Lemma 5.3 sum (exact.shuffled.krr is not available)"
+        )
     e0, e = _exp_of(epsilon0), _exp_of(epsilon)
     g = kk / (e0 + kk - 1)
     return num.blanket_sum(nn, g, lambda mm: num.eplus_krr(mm, kk, e0, e))
@@ -728,7 +731,7 @@ LEMMA_5_3 = register(
             "Stated for any randomizer; encoded on k-RR, where E[(Σ L_i)_+] is exact (trinomial sum). "
             "The reference calls it tight when the other users hold a third symbol; that is close but not always exact "
             "(3-RR, e^{ε0} = 3, e^ε = 3/2, n = 5: blanket view 619/6250 against 618/6250 for the third family, "
-            "which is also the exhaustive worst case; see tests/test_krr.py). The right side's Sum is evaluated by exact.krr.delta_blanket_view."
+            "which is also the exhaustive worst case; see tests/test_krr.py). The right side's Sum is evaluated by exact.shuffled.krr.delta_blanket_view."
         ),
         numeric={
             "rhs": _blanket_view_krr,
@@ -746,7 +749,7 @@ LEMMA_5_3 = register(
 
 def _lemma_a3_lhs(k, epsilon0, epsilon, m, **_):
     """Lemma A.3's left side on k-RR by enumerating every histogram of m+1 outputs (small m, k)."""
-    from blanket.exact.mechanisms import KRR
+    from blanket.exact.mechanisms.finite import KRR
 
     mech = KRR(_as_int(k, "k"), epsilon0=epsilon0)
     return num.multiset_divergence(mech, _as_int(m, "m"), 0, 1, _exp_of(epsilon))
@@ -1521,15 +1524,15 @@ def _binary_epsilon_reference(**p):
     """Reference for ε-valued bounds: a certified *lower* bound on the central ε of shuffled binary RR at (ε0, n, δ).
 
     Calibrates the exact δ of shuffled binary RR — the worst case over all
-    datasets for n ≤ 2000 (``exact.binary.delta_binary_worst``), else the
+    datasets for n ≤ 2000 (``exact.shuffled.binary.delta_binary_worst``), else the
     maximum over the extreme datasets c ∈ {0, 1, n−2, n−1} (a lower bound on
-    the worst case) — with ``exact.calibrate.epsilon_for_delta`` and returns
+    the worst case) — with ``exact.accounting.calibrate.epsilon_for_delta`` and returns
     the bracket's lower end, certified to *fail* the target: the true ε of
     binary RR (one ε0-LDP randomizer) is above it, so an ε-bound below it
     would be refuted.
     """
-    from blanket.exact.binary import delta_binary, delta_binary_worst
-    from blanket.exact.calibrate import epsilon_for_delta
+    from blanket.exact.accounting.calibrate import epsilon_for_delta
+    from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
 
     eps0 = _q(p["epsilon0"], "epsilon0")
     nn = _as_int(_q(p["n"], "n"), "n")
@@ -1646,7 +1649,7 @@ COROLLARY_5_3_1 = register(
 )
 
 
-# ================================================================== certified calibration (one-sided) through exact.calibrate
+# ================================================================== certified calibration (one-sided) through exact.accounting.calibrate
 def _bound_fn(result: Result, fixed: dict, free: str):
     def f(v):
         return result.bound(**fixed, **{free: v})
@@ -1655,7 +1658,7 @@ def _bound_fn(result: Result, fixed: dict, free: str):
 
 
 def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", guess=None, **params):
-    """Certified ε for a registered bound at (ε0, n[, k]) and target δ: ``exact.calibrate`` Bracket.
+    """Certified ε for a registered bound at (ε0, n[, k]) and target δ: ``exact.accounting.calibrate`` Bracket.
 
     δ-valued bounds (``quantity == "delta"``): the smallest ε with
     bound(ε) ≤ δ, searched in ``[10^{-6}, hi]``; ``bracket.upper`` is certified
@@ -1666,7 +1669,7 @@ def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", guess=
     The authors' code uses float root finding whose root may sit on the
     unsafe side; this never does.  ``guess`` (a float) only seeds the search.
     """
-    from blanket.exact.calibrate import Bracket, epsilon_for_delta
+    from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta
 
     if result.quantity == "epsilon":
         v = result.bound(delta=delta, **params)
@@ -1680,7 +1683,7 @@ def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", guess=
 
 
 def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-6", guess=None, **params):
-    """Certified largest ε0 for a registered bound at (ε, n[, k]) and target δ: ``exact.calibrate`` Bracket.
+    """Certified largest ε0 for a registered bound at (ε, n[, k]) and target δ: ``exact.accounting.calibrate`` Bracket.
 
     Searched in ``[ε(1+10⁻⁴), hi]`` (the authors' bracket is ``[ε, 10]``);
     ``bracket.lower`` is certified (bound(lower) ≤ δ proven).  If even the
@@ -1689,7 +1692,7 @@ def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-
     the largest ε0 with bound(ε0) ≤ ε, searched in ``[ε/1000, 1/2]`` (the
     theorem's hypothesis ε0 ≤ 1/2).
     """
-    from blanket.exact.calibrate import epsilon0_for
+    from blanket.exact.accounting.calibrate import epsilon0_for
 
     eps = arith.exact(epsilon, "epsilon")
     if result.quantity == "epsilon":
@@ -1701,8 +1704,8 @@ def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-
     # ε0 = ε itself always works (an ε0-LDP randomizer's shuffle is ε0-DP), and at ε0 = ε the Bennett
     # bounds' b₊ is exactly 0 (undecidable in balls), so the search starts just above ε.
     lo = eps + eps / 10**4
-    from blanket.exact.calibrate import Bracket
-    from blanket.exact.errors import InfeasibleTarget
+    from blanket.exact.accounting.calibrate import Bracket
+    from blanket.exact.numbers.errors import InfeasibleTarget
 
     try:
         return epsilon0_for(
@@ -1751,7 +1754,7 @@ def certify_corollary_5_3_1(*, C=None, points=None, prec: int = 128):
     (default :func:`corollary_grid`), all inside :data:`COROLLARY_BOX` and
     satisfying the hypothesis ε0 ≤ ½ log(n/log(1/δ)).  Each point is
     evaluated in ball arithmetic and the comparison with δ is certified
-    (precision escalates; :class:`~exact.errors.Undecided` at the cap).
+    (precision escalates; :class:`~exact.numbers.errors.Undecided` at the cap).
     Returns ``(True, count)`` if every point passes, else ``(False, point)``
     with the first failing point.  The certificate covers the grid points,
     not the continuum between them (interval evaluation over sub-boxes loses

@@ -16,7 +16,7 @@ this project) and ``shared/spec/beyond_the_seeds.md``:
   ``docs/composition.md``) and checked numerically against exact enumeration
   (``tests/test_pld.py``).
 
-The algorithms behind these statements live in :mod:`blanket.exact.pld`;
+The algorithms behind these statements live in :mod:`blanket.exact.accounting.pld`;
 each result names the routine (``notes``) and the tests compare them with
 exact products of small pairs.
 """
@@ -99,7 +99,7 @@ PLD_FORMULA = register(
         symbols={epsilon: "any real ε", L: "privacy loss log(P/Q)(O), O ~ P", m_inf: "P(Q = 0)"},
         status_note=f"derived in {DOC} §3 (one line: Σ_o [P(o) − e^ε Q(o)]_+ = Σ_o P(o)[1 − e^ε Q(o)/P(o)]_+)",
         spec=f"{SPEC} §Composition",
-        notes="exact.pld.PLD.get_delta evaluates it from suffix sums; the product pair's PLD is the convolution.",
+        notes="exact.accounting.pld.PLD.get_delta evaluates it from suffix sums; the product pair's PLD is the convolution.",
         symbolic=_not_symbolic("a rewriting of a finite sum, proved in the documentation"),
     )
 )
@@ -125,7 +125,7 @@ PESSIMISTIC = register(
         spec=f"{SPEC} §Composition",
         notes=(
             "Mass beyond the stored grid: moved to +∞ (upper) or dropped (lower); tails truncated during "
-            "composition are moved up (upper) or dropped (lower). exact.pld.discretise / PLD.self_compose."
+            "composition are moved up (upper) or dropped (lower). exact.accounting.pld.discretise / PLD.self_compose."
         ),
         symbolic=_not_symbolic("monotonicity argument, proved in the documentation"),
     )
@@ -148,13 +148,13 @@ BLANKET_PAIR = register(
         ),
         status_note=(
             f"derived in {DOC} §1 (Balle et al. App. A's revealed-blanket argument + data processing for every "
-            "α ≥ 0); its δ equals exact.krr.delta_blanket_view (tests); for k = 2 it is the stronger-clone pair "
+            "α ≥ 0); its δ equals exact.shuffled.krr.delta_blanket_view (tests); for k = 2 it is the stronger-clone pair "
             "of Feldman–McMillan–Talwar (corroborated in composition_refs.md), not the exact worst case"
         ),
         spec="spec/blanket.md §4 Lemma 5.3; " + SPEC,
         notes=(
             "For k ≥ 3 Blanket's large-n pair additionally reveals which blanket draws fell on {x, x'} "
-            "(exact.pld.dominating_pair): it dominates the Lemma 5.3 view and is looser."
+            "(exact.accounting.pld.dominating_pair): it dominates the Lemma 5.3 view and is looser."
         ),
         symbolic=_not_symbolic("a coupling argument, proved in the documentation"),
     )

@@ -12,7 +12,7 @@ statement as a **sympy** relation.  From that single object come
   exact and never goes through a binary float (it is the project's
   "custom printer": ``lambdify`` would turn ``Rational(1, 3)`` into ``1/3``);
   the hypotheses are checked first and a failing one raises
-  :class:`~exact.errors.HypothesisViolation` naming it;
+  :class:`~exact.numbers.errors.HypothesisViolation` naming it;
 * :meth:`Result.check_symbolic` — what sympy establishes outright;
 * a registry entry (:func:`register`), so the tests and reports iterate over
   every result.
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from flint import arb, fmpq, fmpz
 
 STATUSES = ("source-confirmed", "derived", "uncertain", "this project's reading")
@@ -152,12 +152,12 @@ def arb_eval(expr, env: Mapping[Any, Any]):
     ``env`` maps sympy symbols (or their names) to exact numbers or balls.
     Relations evaluate to ``True``/``False``/``None`` (undecided).  Floats in
     the expression are refused.  The ball precision is flint's current one
-    (see :func:`exact.arith.precision`).
+    (see :func:`exact.numbers.arith.precision`).
 
     >>> x = sp.Symbol("x", positive=True)
     >>> arb_eval(sp.Rational(1, 3) + x, {x: 1})
     4/3
-    >>> from blanket.exact.arith import precision
+    >>> from blanket.exact.numbers.arith import precision
     >>> with precision(64):
     ...     arb_eval(sp.exp(x) - 2, {"x": "1e-1"}) < 0
     True
@@ -527,7 +527,7 @@ class Result:
         """Raise :class:`HypothesisViolation` naming the first hypothesis that certainly fails.
 
         Undecided hypotheses escalate precision; at the cap they raise
-        :class:`~exact.errors.Undecided`.
+        :class:`~exact.numbers.errors.Undecided`.
         """
         env = self._env(params)
         self._check_domains(env, params)

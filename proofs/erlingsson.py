@@ -7,7 +7,7 @@ module); this module encodes the Erlingsson paper's own statements.
 
 Exact references: the ε(δ) of shuffled **binary randomized response**
 (:func:`proofs.renyi.exact_epsilon_for_delta`, i.e. the foundation's
-``exact.calibrate.epsilon_for_delta`` over ``exact.binary.delta_binary_worst``)
+``exact.accounting.calibrate.epsilon_for_delta`` over ``exact.shuffled.binary.delta_binary_worst``)
 is a certified *lower* bound on the ε the theorems bound: binary RR is one
 ε0-DP local randomizer, and shuffling the output of ``A_swap`` (Theorem 8)
 or ``A_rl`` (Corollary 9) is a post-processing that yields the shuffled
@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 import sympy as sp
-from blanket.exact import arith
+from blanket.exact.numbers import arith
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
 from flint import arb, fmpq
 
@@ -158,7 +158,7 @@ def rr_composition_delta(kk: int, eps, eps_total):
 
 def _ref_composition(**params):
     """Exact ε'(δ') of k-fold binary RR (one ε-DP mechanism): a certified lower bound on the composed ε'."""
-    from blanket.exact.calibrate import epsilon_for_delta
+    from blanket.exact.accounting.calibrate import epsilon_for_delta
 
     kk = arith.integer_in(params["k"], "k", lo=1)
     eps = arith.exact_in(params["epsilon"], "epsilon", lo=0, lo_open=True)
@@ -265,7 +265,7 @@ def certify_chain_box():
 
     Returns the certified upper bound on the ratio (a ball; < 1 proves the chain).
     """
-    from blanket.exact.arith import precision
+    from blanket.exact.numbers.arith import precision
 
     with precision(128):
         h = arb(fmpq(1, 2))

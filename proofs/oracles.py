@@ -3,7 +3,7 @@
 Paper keys: ``FO`` (this project's blanket decompositions of the standard
 frequency oracles) and ``FMT21`` (Feldman–McMillan–Talwar, *Hiding among the
 clones*, FOCS 2021).  Every closed form here is the one that
-:mod:`exact.oracles` evaluates; ``tests/test_oracles.py`` checks them against
+:mod:`exact.mechanisms.oracles` evaluates; ``tests/test_oracles.py`` checks them against
 brute force (explicit matrices, exact rationals) and
 ``tests/test_proofs_oracles.py`` runs the symbolic checks.
 
@@ -401,7 +401,7 @@ def _check_clone_identity(r):
         True if ok else None,
         "likelihood ratio of the pair given C = c (combsimp); Bin(n−1,p)(m)/(m+1) = Bin(n,p)(m+1)/(np)",
         f"P/Q = (eu+v)/(u+ev): {ratio}; mixture identity: {mix}; the step H_c = E[(Σ_{{i≤c+1}} L_i)_+]/(c+1) "
-        "is the sufficient statistic of exact/krr.py (checked against the enumerated pair in the tests)",
+        "is the sufficient statistic of exact/shuffled/krr.py (checked against the enumerated pair in the tests)",
     )
 
 
@@ -720,7 +720,7 @@ FMT21_PAPER = register(
         spec="notes/composition_refs.md §1b",
         exact=_clone_epsilon_reference,
         grid=_FMT_GRID,
-        notes="Judge it against the exact clone pair (exact.oracles.clone_delta), the object its proof bounds.",
+        notes="Judge it against the exact clone pair (exact.mechanisms.oracles.clone_delta), the object its proof bounds.",
     )
 )
 
@@ -785,7 +785,7 @@ FO_MERGED = register(
         mechanisms=("oue", "sue", "olh", "hadamard", "subset"),
         status_note="derived (this project); ✔ symbolic atom ordering, ✔ merged ≥ exact in tests (exact rationals)",
         spec=SPEC,
-        notes="exact.oracles.blanket_view_delta_merged: one call of the four-atom engine (O(n log(1/tol))).",
+        notes="exact.mechanisms.oracles.blanket_view_delta_merged: one call of the four-atom engine (O(n log(1/tol))).",
         symbolic=_check_merged,
     )
 )

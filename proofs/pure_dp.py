@@ -7,7 +7,7 @@ Every Section 3 result below is a **statement in this project's reading of
 the construction** (status "this project's reading"); the explicit constants
 of Claims 3.5–3.8 and Corollary 3.7 are *derived by this project* (the
 derivations are in the docstrings below) and certified against exact masses
-computed by :mod:`exact.tdlap` over the grids attached to each result.
+computed by :mod:`exact.protocols.tdlap` over the grids attached to each result.
 
 Notation: ``r = e^{-1/s}`` (symbol ``r``, so that rational ``r`` gives exact
 evaluations), ``kappa = e^{1/s} = 1/r``, ``T = TDLap(s, tau)`` with
@@ -57,7 +57,7 @@ smaller; ``a x + b y <= max(a, b)(x + y)``.  For ``j = 0`` the groups are equal
 
 *Claim 3.8* (mixed and mirrored groups), pairing form: the pairing inequality
 ``(X_a*Y_b)[y] <= C_X C_Y [kappa^{|j|} (X_c*Y_d)[y] + U(y)] + R_bd(y)``, proved
-in :meth:`exact.tdlap.Groups.pairing_rhs` (all terms pair off within a factor
+in :meth:`exact.protocols.tdlap.Groups.pairing_rhs` (all terms pair off within a factor
 ``kappa`` after an exact normaliser identity ``E_a[v] = (N_c/N_a) E_c[v+c-a]``;
 ``U`` is the single unpaired lattice term or the ``<= m`` window-edge terms,
 ``R_bd`` the ``< m`` boundary terms, both explicit finite sums of component
@@ -181,9 +181,9 @@ from __future__ import annotations
 import math
 
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact import tdlap as xt
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.protocols import tdlap as xt
 from flint import arb, fmpq
 
 from .core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
@@ -306,7 +306,7 @@ def is_pure_dp(laws, neighbours, eps) -> bool | None:
 
 def _decide(compute, what):
     """Three-valued verdict with precision escalation (128 → 4096 bits); ``None`` only at the cap."""
-    from blanket.exact.errors import Undecided
+    from blanket.exact.numbers.errors import Undecided
 
     try:
         v, _ = arith.escalate(lambda prec: compute(), lambda v: v is not None, what=what)
@@ -512,7 +512,7 @@ register(
         spec=SPEC,
         status_note="derived ✔; uncertain: the paper's parametrisation (docs/reference/pure_dp.md §1)",
         symbolic=_sym_fact24,
-        notes="Numerically certified on windows by exact.tdlap.polya_share_check (n-fold arb_poly power of the "
+        notes="Numerically certified on windows by exact.protocols.tdlap.polya_share_check (n-fold arb_poly power of the "
         "Polya(1/n) share law, left-out mass bounded by the computed tail).",
     )
 )
@@ -875,7 +875,7 @@ _GROUPS_CACHE: dict = {}
 
 
 def _groups(rho, tau, m):
-    """:class:`exact.tdlap.Groups` of the aggregator with ``r = rho^m`` (cached; q is irrelevant to the groups)."""
+    """:class:`exact.protocols.tdlap.Groups` of the aggregator with ``r = rho^m`` (cached; q is irrelevant to the groups)."""
     key = (str(rho), int(tau), int(m))
     if key not in _GROUPS_CACHE:
         rr = xt.r_from_rho(rho, _int(m, "m", 2)) if not isinstance(rho, arb) else rho ** _int(m, "m", 2)
@@ -912,7 +912,7 @@ register(
                 m,
                 _int(c, "c") + _int(m, "m") * (2 * _int(tau, "tau") + _int(u, "u")),
             ),
-            "exact convolution mass (exact.tdlap, polynomial product)",
+            "exact convolution mass (exact.protocols.tdlap, polynomial product)",
         ),
         grid=tuple(
             {"rho": r_, "tau": t_, "u": u_, "m": m_, "c": c_}
@@ -1162,7 +1162,7 @@ for _X, _Y, _title in (
             kind="upper_bound",
             quantity="ratio",
             spec=SPEC,
-            status_note="role from the text; pairing constants derived by this project (exact.tdlap.Groups.pairing_rhs) ✔; "
+            status_note="role from the text; pairing constants derived by this project (exact.protocols.tdlap.Groups.pairing_rhs) ✔; "
             "closed-form bound on the unpaired terms not derived",
             numeric={"lhs": (lambda X, Y: lambda r, tau, m: claim38_ratio(X, Y, r, tau, m))(_X, _Y)},
             exact=(
@@ -1299,7 +1299,7 @@ def claim38_closed_ratio(group, carry, A, B, rho, tau, m, nu=None):
     ``RHS = A Q_EE``); ``carry`` selects the pairs ``a + b >= m`` or ``a + b < m``; ``A``, ``B`` are the
     constants as sympy expressions in the placeholder form, possibly depending on the outcome ``y`` and on
     the carry ``j`` of the comparison (evaluated here; ``nu`` is the split point).  Masses from
-    :class:`exact.tdlap.Groups` (exact rationals for rational ``rho``).  ``None`` (= +inf) if an RHS
+    :class:`exact.protocols.tdlap.Groups` (exact rationals for rational ``rho``).  ``None`` (= +inf) if an RHS
     vanishes where the LHS does not.  O(m^2) convolutions of length ``2 ell + 1``.
     """
     k = _consts(rho, tau, m)
@@ -1535,7 +1535,7 @@ def claims_pair_bound(agg: xt.RelaxedAggregator):
     """Certified upper bound on the pairwise LLR (5) built from Claims 3.3/3.4/3.8 (this project's reading).
 
     For every pair and direction, ``P[y] <= B(y) = sum_groups weight · RHS_group(y)``
-    (each ``RHS`` from :meth:`exact.tdlap.Groups.pairing_rhs`, certified
+    (each ``RHS`` from :meth:`exact.protocols.tdlap.Groups.pairing_rhs`, certified
     pointwise by Claim 3.8's checks), so ``max_y B(y)/Q[y] >= max_y P[y]/Q[y]``:
     the log of the max is a certified upper bound on the exact pairwise LLR.
     Returns ``None`` (=∞) if some ``B(y) > 0`` meets ``Q[y] = 0``.
@@ -1613,7 +1613,9 @@ register(
         spec=SPEC,
         status_note=READING + "; combination derived by this project",
         numeric={"lhs": _pair_exact, "rhs": _pair_bound},
-        exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.tdlap)"),
+        exact=lambda s, tau, q, m: Reference(
+            _pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.protocols.tdlap)"
+        ),
         grid=_PAIR_GRID,
         notes="The report's ratio bound/exact measures how much the claims lose; q = 0 gives +∞ (tested).",
     )
@@ -1650,7 +1652,9 @@ register(
         spec=SPEC,
         status_note=READING + "; explicit constants and their combination derived by this project (module docstring)",
         numeric={"lhs": _pair_exact},
-        exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.tdlap)"),
+        exact=lambda s, tau, q, m: Reference(
+            _pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.protocols.tdlap)"
+        ),
         grid=_CLOSED_GRID,
         notes="K = max(K_carry, min over nu* of K_0(nu*)) (module docstring): Claims 3.3-3.5 and 3.6 [geometric], "
         "[end], [into mirrored] for the lattice group, Claim 3.8 [mixed, carry], [mixed, no carry (, pure "

@@ -6,7 +6,7 @@ upper/lower bounds is ``epsilon_lambda`` = ε(λ), the Rényi-DP level of order
 λ of the shuffled ε0-LDP mechanism (the bounds are stated for every ε0-LDP
 mechanism with discrete outputs).  The exact reference (``Result.exact``) is
 the exact worst case over all datasets of shuffled **binary randomized
-response** (:func:`exact.renyi.renyi_binary_worst`): for an upper bound it
+response** (:func:`exact.accounting.renyi.renyi_binary_worst`): for an upper bound it
 is a certified *lower* bound on the quantity (binary RR is one ε0-LDP
 mechanism), for the lower bounds it is the value they must not exceed.
 
@@ -26,10 +26,10 @@ from __future__ import annotations
 import functools
 
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact import renyi as xr
-from blanket.exact.errors import InvalidArgument
-from blanket.exact.mechanisms import BinaryRR
+from blanket.exact.accounting import renyi as xr
+from blanket.exact.mechanisms.finite import BinaryRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from blanket.proofs.core import EvaluationError, Hypothesis, Reference, Result, SymbolicCheck, register
 from flint import arb, fmpq
 
@@ -85,7 +85,7 @@ def _int_arg(v, name):
 
 
 class BinomialCentralMoment(sp.Function):
-    """``E[(K − n p)^i]`` for ``K ~ Bin(n, p)`` (exact for exact arguments; O(i²), see :func:`exact.renyi.binomial_central_moment`)."""
+    """``E[(K − n p)^i]`` for ``K ~ Bin(n, p)`` (exact for exact arguments; O(i²), see :func:`exact.accounting.renyi.binomial_central_moment`)."""
 
     nargs = 3
 
@@ -101,7 +101,7 @@ class BinomialCentralMoment(sp.Function):
 def _special_moment(mm, eps0, order, prec):
     mech = BinaryRR(epsilon0=eps0)
     # m+1 clients: D' = (d', ..., d') (m+1 copies), D = (d', ..., d', d): others hold d' (= the
-    # "neighbour" family of exact.renyi, with moment E_{M(D')}[(M(D)/M(D'))^λ])
+    # "neighbour" family of exact.accounting.renyi, with moment E_{M(D')}[(M(D)/M(D'))^λ])
     if mm == 1:
         keep, flip = mech.keep(), mech.flip()
         lamq = fmpq(order)
@@ -418,7 +418,7 @@ THEOREM_3_4 = register(
         spec=f"{SPEC} §2 (10)",
         symbolic=_thm34_symbolic,
         notes="The lower bound is attained by binary RR: the logarithm's argument is E_{h~M(D)}[(M(D')(h)/M(D)(h))^λ] "
-        "(exact.renyi.moment_binary(rr, n, 0, order=λ, x=1)).",
+        "(exact.accounting.renyi.moment_binary(rr, n, 0, order=λ, x=1)).",
         exact=_ref_lower,
         grid=_grid(),
     )
@@ -653,14 +653,14 @@ def exact_epsilon_for_delta(nn, e0, d):
 def _exact_epsilon_for_delta(nn, e0, d, prec):
     """Certified bracket ends of the exact ε(δ) of shuffled binary RR, as a ball [lower, upper].
 
-    Uses :func:`exact.profiles.epsilon` (``dataset="worst"``: cheap candidate
+    Uses :func:`exact.accounting.profiles.epsilon` (``dataset="worst"``: cheap candidate
     datasets first, the worst-case sweep to certify); raises
     :class:`EvaluationError` when it is not available.
     """
     try:
-        from blanket.exact.profiles import epsilon
+        from blanket.exact.accounting.profiles import epsilon
     except ImportError as exc:  # pragma: no cover - depends on the foundation work
-        raise EvaluationError(f"needs exact.profiles from the foundation work ({exc})") from exc
+        raise EvaluationError(f"needs exact.accounting.profiles from the foundation work ({exc})") from exc
     br = epsilon(BinaryRR(epsilon0=e0), nn, delta=d, dataset="worst")
     return arb(br.lower).union(arb(br.upper))
 

@@ -43,9 +43,9 @@ We encode what the proof gives and say so in the Result's ``notes``.
 from __future__ import annotations
 
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact import summation as xs
-from blanket.exact.errors import InvalidArgument, Undecided
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.protocols import summation as xs
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 from flint import arb, fmpq
 
@@ -104,7 +104,7 @@ _a = sp.floor((m - 1) / 2)
 _b = sp.ceiling((m - 1) / 2)
 S_M = (_a * (4 * _a**2 - 1) + _b * (4 * _b**2 - 1)) / (12 * m**2)
 S_M_LOWER = (m - 1) * (m - 2) / (12 * m)
-#: Lemma 4.4's two terms (typeset; evaluated by exact.summation.lemma_4_4_terms): midpoints x_i = (2i−1)/(2m), |x_i − x_j| = |i − j|/m
+#: Lemma 4.4's two terms (typeset; evaluated by exact.protocols.summation.lemma_4_4_terms): midpoints x_i = (2i−1)/(2m), |x_i − x_j| = |i − j|/m
 _i, _jj = sp.symbols("i j", integer=True)
 _P = sp.IndexedBase("p")
 LEMMA_4_4_T1 = sp.Sum(1 - _P[_i, _i], (_i, 1, m)) / (4 * m**3)
@@ -127,7 +127,7 @@ def protocol_gamma(k_, n_, epsilon_, delta_):
     """Theorem 3.1's γ for the protocol's ``k+1`` levels: ``gamma_theorem_3_1(k + 1, n, ε, δ)`` (the encoding in ``proofs.blanket``).
 
     A ball (or exact rational) at the current precision.  Raises
-    :class:`~exact.errors.InvalidArgument` if ``proofs.blanket`` has not
+    :class:`~exact.numbers.errors.InvalidArgument` if ``proofs.blanket`` has not
     landed yet (it is imported lazily so this module registers regardless).
     """
     try:
@@ -204,12 +204,12 @@ def protocol_mse(n_, epsilon_, delta_) -> fmpq:
 def blanket_view_delta(n_, epsilon_, delta_):
     """Certified upper bound on the shuffled protocol's δ at ``epsilon_``, at Theorem 4.1's parameters.
 
-    The exact blanket view of Lemma 5.3 (``exact.krr.delta_blanket_view``)
+    The exact blanket view of Lemma 5.3 (``exact.shuffled.krr.delta_blanket_view``)
     for the (k+1)-RR with ``e^{ε0} = 1 + (k+1)(1−γ)/γ``: a ball (or exact
     rational) ≥ the true δ on every pair of neighbouring datasets.  Its cost
     is that of ``delta_blanket_view`` (O(n log(1/tol))).
     """
-    from blanket.exact.krr import delta_blanket_view
+    from blanket.exact.shuffled.krr import delta_blanket_view
 
     _, _, P = theorem_4_1_parameters(n_, epsilon_, delta_)
     with arith.precision(arith.DEFAULT_PREC):
@@ -221,7 +221,7 @@ def certified_epsilon_at_parameters(n_, epsilon_, delta_):
 
     Shows how much Theorem 3.1's closed-form γ over-provisions: the
     bracket's upper end is a certified ε at ``delta_`` (blanket view +
-    one-sided calibration, :func:`exact.summation.certified_epsilon`); it is
+    one-sided calibration, :func:`exact.protocols.summation.certified_epsilon`); it is
     typically far below ``epsilon_``.  Cost: a dozen blanket-view evaluations.
     """
     _, _, P = theorem_4_1_parameters(n_, epsilon_, delta_)
@@ -266,7 +266,7 @@ def theorem_4_2_best(n_, epsilon_, delta_):
 # ============================================================ concrete randomizers for the lemmas
 def grid_krr(m_, exp_epsilon0_):
     """The ``m``-ary RR on the grid ``M`` (exact; outputs read as the midpoints): ``(mech, M)``."""
-    from blanket.exact.mechanisms import KRR
+    from blanket.exact.mechanisms.finite import KRR
 
     mm = xs._integer(m_, "m", lo=2)
     return KRR(mm, exp_epsilon0=exp_epsilon0_), xs.midpoints(mm)
@@ -410,7 +410,7 @@ ALGORITHMS = register(
         mechanisms=("summation",),
         status_note="Algorithm 2 source-confirmed (slides); the explicit de-bias z = (ẑ − γn/2)/(1−γ) of Algorithm 3 is derived (slides only say 'de-bias').",
         spec=SPEC,
-        notes="Per user: e(y) = (y/k − γ/2)/(1−γ); Algorithm 3 outputs Σ_i e(y_i). Exact implementation: exact.summation.Protocol1D.",
+        notes="Per user: e(y) = (y/k − γ/2)/(1−γ); Algorithm 3 outputs Σ_i e(y_i). Exact implementation: exact.protocols.summation.Protocol1D.",
         symbolic=_symbolic_unbiased,
         exact=_exact_mean,
         numeric={"lhs": lambda x, k, gamma: xs.Protocol1D(k, gamma).user_moments(x)[0]},
@@ -437,7 +437,7 @@ VARIANCE = register(
         mechanisms=("summation",),
         status_note="The paper's displayed intermediate MSE expression is not visible (reference: uncertain); this exact formula is derived and proved by sympy from the report law.",
         spec=SPEC,
-        notes="p = xk − ⌊xk⌋. The left side is computed by exact enumeration over the rounding and the report (exact.summation.Protocol1D.user_moments). "
+        notes="p = xk − ⌊xk⌋. The left side is computed by exact enumeration over the rounding and the report (exact.protocols.summation.Protocol1D.user_moments). "
         "The worst input is x* = clamp((1−γk)/(2(1−γ)), 0, 1)/k (or 1 − x*): see Protocol1D.worst_input.",
         symbolic=_symbolic_variance,
         numeric={"lhs": lambda x, k, gamma: xs.Protocol1D(k, gamma).user_moments(x)[1]},
@@ -658,7 +658,7 @@ LEMMA_4_3_EXACT = register(
         mechanisms=("any",),
         status_note="The paper's constant is not visible (reference: uncertain); this exact minimum S_m is derived (Σ_{j≤t}(j−½)² = t(4t²−1)/12, minimum at the middle point(s)).",
         spec=SPEC3,
-        notes="Left side by brute force over all y ∈ M (exact.summation.midpoint_sum_min, O(m²)).",
+        notes="Left side by brute force over all y ∈ M (exact.protocols.summation.midpoint_sum_min, O(m²)).",
         symbolic=lambda r: SymbolicCheck(
             None, "not proved symbolically", "checked by exact brute force over y for m = 2..200 in the tests"
         ),
@@ -706,7 +706,7 @@ LEMMA_4_4 = register(
         status_note="Uncertain: displayed form not visible; this version is derived (leaving I_x costs ≥ (1/(2m))², landing in I_y costs ≥ (|x−y| − 1/(2m))²).",
         spec=SPEC3,
         notes="X ~ Unif(M), p_xy = Pr[R(x) ∈ I_y], I_i = [(i−1)/m, i/m) (the last closed). Evaluated on the posterior-mean post-processing of the m-RR on the grid "
-        "(exact.summation.lemma_4_4_terms); p[i, j] = Pr[R(x_i) ∈ I_j].",
+        "(exact.protocols.summation.lemma_4_4_terms); p[i, j] = Pr[R(x_i) ∈ I_j].",
         numeric={
             "lhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[0],
             "rhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[1],
@@ -716,7 +716,7 @@ LEMMA_4_4 = register(
 )
 
 # Lemma 4.5 grid: binary RR on M = {1/4, 3/4} (p_yy = e0/(1+e0), p_xy = 1/(1+e0)) for n users, at ε with a δ that the
-# tests certify to be >= the exact worst-case δ of the shuffled mechanism (exact.enumerate.worst_case and a brute force).
+# tests certify to be >= the exact worst-case δ of the shuffled mechanism (exact.shuffled.enumerate.worst_case and a brute force).
 _LEMMA_4_5_GRID = (
     {"p_xy": "1/4", "p_yy": "3/4", "n": 4, "epsilon": "0.5", "delta": "0.15"},
     {"p_xy": "1/4", "p_yy": "3/4", "n": 4, "epsilon": "1", "delta": "0.03"},

@@ -69,17 +69,17 @@ What is checked, and what "certified" means
 For a δ-bound at a point ``(k, ε0, n, ε)``: the true worst case
 ``δ_n(ε) = max over neighbouring datasets of D_{e^ε}`` is enclosed from below
 by (a) the exact worst case over *all* datasets for small ``n``
-(:func:`exact.enumerate.worst_cases`), (b) the dataset families at larger
-``n`` (:func:`exact.binary.delta_binary_worst` — all datasets — for ``k = 2``,
-:func:`exact.krr.delta_krr_family` for ``k ≥ 3``).  A violation is
+(:func:`exact.shuffled.enumerate.worst_cases`), (b) the dataset families at larger
+``n`` (:func:`exact.shuffled.binary.delta_binary_worst` — all datasets — for ``k = 2``,
+:func:`exact.shuffled.krr.delta_krr_family` for ``k ≥ 3``).  A violation is
 ``lower(exact) > upper(bound)``; the witness dataset pair is re-computed
-independently (:func:`exact.enumerate.delta_dataset`, no symmetry reduction)
+independently (:func:`exact.shuffled.enumerate.delta_dataset`, no symmetry reduction)
 when ``n`` is small.  For an ε-bound at ``(k, ε0, n, δ)`` the claim is
 ``δ_n(ε_b) ≤ δ``; since ``δ_n`` is non-increasing in ε, the check evaluates
 ``δ_n`` at the certified *lower* end of ``ε_b`` (or 0 if that is negative) and
 claims a violation when its lower end exceeds ``δ``.  A family witness is
-re-computed by :func:`exact.enumerate.delta_class` (a separate code path from
-``exact.binary`` / ``exact.krr``) when that costs at most
+re-computed by :func:`exact.shuffled.enumerate.delta_class` (a separate code path from
+``exact.shuffled.binary`` / ``exact.shuffled.krr``) when that costs at most
 :data:`REVERIFY_COST` elementary steps; the report marks it "re-verified".
 
 Tightness: at every point that holds, ``bound / exact`` (how loose the bound
@@ -112,9 +112,9 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from blanket.exact import arith
-from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
-from blanket.exact.mechanisms import KRR
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.reports.bound_worker import BoundNotEvaluable
 from flint import arb, fmpq
 
@@ -281,7 +281,7 @@ def parse_domain(domain, quantity: str, mechanism: str) -> dict:
     >>> parse_domain({"epsilon0": (0.5, 1)}, "delta", "krr")
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.FloatRefused: DOMAIN['epsilon0'] lower end must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float, got 0.5 (pass DOMAIN['epsilon0'] lower end='0.5' as a string, or allow_float=True to use the float's exact binary value)
+    blanket.exact.numbers.errors.FloatRefused: DOMAIN['epsilon0'] lower end must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float, got 0.5 (pass DOMAIN['epsilon0'] lower end='0.5' as a string, or allow_float=True to use the float's exact binary value)
     """
     if not isinstance(domain, dict):
         raise InvalidArgument("DOMAIN", domain, "must be a dict {name: (lo, hi)}")
@@ -297,7 +297,7 @@ def parse_domain(domain, quantity: str, mechanism: str) -> dict:
         out[key] = _parse_range(key, domain[key])
     if out["epsilon0"][0] <= 0:
         raise InvalidArgument("DOMAIN['epsilon0'] lower end", str(out["epsilon0"][0]), "must be > 0")
-    from blanket.exact.guards import check_epsilon0
+    from blanket.exact.numbers.guards import check_epsilon0
 
     check_epsilon0(out["epsilon0"][1], "DOMAIN['epsilon0'] upper end")
     if other == "epsilon" and out["epsilon"][0] < 0:
@@ -434,7 +434,7 @@ class _InvalidEvaluation(BlanketError):
 
 
 def _load_python(path: pathlib.Path, sha: str, deadline: float | None = None) -> Bound:
-    from blanket.exact.guards import max_memory
+    from blanket.exact.numbers.guards import max_memory
     from blanket.reports.bound_worker import BoundProcess
 
     worker = BoundProcess(path, "python", memory=max_memory(), deadline=deadline)
@@ -477,7 +477,7 @@ def _load_python(path: pathlib.Path, sha: str, deadline: float | None = None) ->
 
 def _load_text(path: pathlib.Path, text: str, sha: str, deadline: float | None = None) -> Bound:
     import sympy as sp
-    from blanket.exact.guards import max_memory
+    from blanket.exact.numbers.guards import max_memory
     from blanket.reports.bound_worker import BoundProcess
     from blanket.reports.formula import parse_formula
 
@@ -611,7 +611,7 @@ def restrict_domain(bound: Bound, overrides, *, within_declared: bool = True) ->
     >>> restrict_domain(b, ["n=5..500"])
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: --domain n=5..500 must lie inside the declared domain [2, 100], got '5..500'
+    blanket.exact.numbers.errors.InvalidArgument: --domain n=5..500 must lie inside the declared domain [2, 100], got '5..500'
     """
     dom = dict(bound.domain)
     for item in overrides or ():
@@ -678,7 +678,7 @@ MAX_EXHAUSTIVE_CLASSES = 10**6
 
 
 def exhaustive_classes(k: int, n: int) -> int:
-    """Upper estimate of the dataset classes :func:`exact.enumerate.worst_cases` visits for k-RR at n users.
+    """Upper estimate of the dataset classes :func:`exact.shuffled.enumerate.worst_cases` visits for k-RR at n users.
 
     k-RR classes are (holder counts of the two differing values, a partition of the rest): at most
     ``n^2 * p(n-1)`` (``p`` the partition function) and at most the multisets ``C(n+k-2, k-1)``.
@@ -834,7 +834,7 @@ class Search:
 
     def check_small(self, phase, k, n, e0, values) -> list[Point]:
         """Exhaustive worst case at small n for several ε / δ at once (precision escalates per point)."""
-        from blanket.exact.enumerate import worst_cases
+        from blanket.exact.shuffled.enumerate import worst_cases
 
         out = []
         bvs = []
@@ -892,7 +892,7 @@ class Search:
 
     def _reverify(self, pt: Point, mech, wc, e, bv, v):
         """Recompute the witness pair without any symmetry reduction and re-compare."""
-        from blanket.exact.enumerate import delta_dataset
+        from blanket.exact.shuffled.enumerate import delta_dataset
 
         try:
             val = delta_dataset(mech, wc.others, wc.x, wc.x2, epsilon=e)
@@ -950,7 +950,9 @@ class Search:
                             )
                             if not pt.reverified:
                                 pt.outcome = "undecided"
-                                pt.note = "witness re-computation (exact.enumerate) did not confirm the violation"
+                                pt.note = (
+                                    "witness re-computation (exact.shuffled.enumerate) did not confirm the violation"
+                                )
                     return [pt]
         return []  # pragma: no cover
 
@@ -986,7 +988,7 @@ class Search:
         return self
 
     def phase_exhaustive(self, share):
-        from blanket.exact.progress import Progress
+        from blanket.exact.runtime.progress import Progress
 
         ns = list(range(self.n_lo, self.n_exhaustive + 1))
         jobs = [(n, k, e0) for n in ns for k in self.ks for e0 in self.eps0_grid]
@@ -1002,7 +1004,7 @@ class Search:
         self.phases.append(
             {
                 "phase": "exhaustive",
-                "what": "exact worst case over all datasets (exact.enumerate)",
+                "what": "exact worst case over all datasets (exact.shuffled.enumerate)",
                 "jobs": len(jobs),
                 "done": done,
                 "n": [self.n_lo, reached],
@@ -1014,7 +1016,7 @@ class Search:
         )
 
     def phase_families(self, share):
-        from blanket.exact.progress import Progress
+        from blanket.exact.runtime.progress import Progress
 
         lo = max(self.n_exhaustive + 1, self.n_lo)
         if lo > self.n_hi:
@@ -1061,7 +1063,7 @@ class Search:
             {
                 "phase": "families",
                 "what": "certified lower bounds from dataset families (binary RR: exact worst case, "
-                "exact.binary; k-RR: same/neighbour/third families, exact.krr)",
+                "exact.shuffled.binary; k-RR: same/neighbour/third families, exact.shuffled.krr)",
                 "jobs": len(jobs),
                 "done": done,
                 "n": [lo, reached],
@@ -1225,9 +1227,9 @@ class Search:
         if self.bound.quantity != "delta":
             return
         try:
-            from blanket.exact.krr import delta_blanket_view
+            from blanket.exact.shuffled.krr import delta_blanket_view
         except ImportError:
-            self.notes.append("blanket-view tightness skipped: exact.krr is not available")
+            self.notes.append("blanket-view tightness skipped: exact.shuffled.krr is not available")
             return
         holds = [
             p
@@ -1278,26 +1280,28 @@ def _disarm_alarm(token) -> None:
 def _family_lower(mech: KRR, n: int, e):
     """Certified lower bound on the worst case at n: (value, kind, witness)."""
     if mech.k == 2:
-        from blanket.exact.binary import delta_binary_worst
+        from blanket.exact.shuffled.binary import delta_binary_worst
 
         try:
             wc = delta_binary_worst(mech, n, epsilon=e)
         except BlanketError:
             raise
-        except Exception as exc:  # an internal failure of exact.binary: fall back to the families (still certified)
+        except (
+            Exception
+        ) as exc:  # an internal failure of exact.shuffled.binary: fall back to the families (still certified)
             _INTERNAL_ERRORS.append(
-                f"exact.binary.delta_binary_worst(n={n}, epsilon0={_exact_str(mech.epsilon0_exact)}, "
+                f"exact.shuffled.binary.delta_binary_worst(n={n}, epsilon0={_exact_str(mech.epsilon0_exact)}, "
                 f"epsilon={_short(e)}) raised {type(exc).__name__}: {exc}; used the dataset families instead"
             )
             return _krr_families(mech, n, e, ("same",))
         c = wc.c
         [1] * c + [0] * (n - 1 - c)
         x, x2 = (1, 0) if wc.direction == "1|0" else (0, 1)
-        # the same pair in exact.enumerate.delta_class terms (values relabelled so the first dataset's user holds 0)
+        # the same pair in exact.shuffled.enumerate.delta_class terms (values relabelled so the first dataset's user holds 0)
         cls = (c, n - 1 - c, (), 0) if wc.direction == "1|0" else (n - 1 - c, c, (), 0)
         return (
             wc.value,
-            "exact worst case over all datasets (exact.binary)",
+            "exact worst case over all datasets (exact.shuffled.binary)",
             {
                 "dataset": f"{c} users hold 1, {n - 1 - c} hold 0, differing user holds {x}",
                 "neighbour": f"same, differing user holds {x2}",
@@ -1318,7 +1322,7 @@ def _short(e):
 
 
 def _krr_families(mech, n, e, families):
-    from blanket.exact.krr import delta_krr_family
+    from blanket.exact.shuffled.krr import delta_krr_family
 
     best = None
     for fam in families:
@@ -1333,7 +1337,7 @@ def _krr_families(mech, n, e, families):
     cls = ((n - 1, 0, ()) if fam == "same" else (0, 0, (n - 1,))) + (0 if direction == "forward" else 1,)
     return (
         val,
-        f"dataset family '{fam}' (exact.krr; a lower bound on the worst case)",
+        f"dataset family '{fam}' (exact.shuffled.krr; a lower bound on the worst case)",
         {
             "dataset": f"{n - 1} users hold {z}, differing user holds {a}",
             "neighbour": f"same, differing user holds {b}",
@@ -1344,13 +1348,13 @@ def _krr_families(mech, n, e, families):
     )
 
 
-#: largest (histogram states x users x categories) for re-verifying a family witness with exact.enumerate
+#: largest (histogram states x users x categories) for re-verifying a family witness with exact.shuffled.enumerate
 REVERIFY_COST = 4 * 10**6
 
 
 def _reverify_class(mech: KRR, n: int, e, cls):
-    """Recompute a family witness with :func:`exact.enumerate.delta_class` (an independent code path), or ``None`` if too costly."""
-    from blanket.exact.enumerate import delta_class
+    """Recompute a family witness with :func:`exact.shuffled.enumerate.delta_class` (an independent code path), or ``None`` if too costly."""
+    from blanket.exact.shuffled.enumerate import delta_class
 
     a, b, lam, idx = cls
     cats = 2 + len(lam) + (1 if mech.k - 2 - len(lam) > 0 else 0)
@@ -1554,7 +1558,7 @@ def _report(s: Search) -> dict:
             "Exact values are enclosures (exact rationals or arb balls) that provably contain the true "
             "hockey-stick divergence of the shuffled output; a violation means the certified lower end of "
             "the exact value exceeds the certified upper end of the bound. Small n: exact worst case over "
-            "all datasets (exact.enumerate, k-RR symmetry classes with lumping of unheld values); larger n: "
+            "all datasets (exact.shuffled.enumerate, k-RR symmetry classes with lumping of unheld values); larger n: "
             "dataset families, which are lower bounds on the worst case (so they can refute a bound but "
             "not confirm it). 'undecided' points are those where the two enclosures still overlap at 512 bits — "
             "typically where the bound equals the exact value (it is tight there); they are never counted as "

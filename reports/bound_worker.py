@@ -31,7 +31,7 @@ import time
 import weakref
 from fractions import Fraction
 
-from blanket.exact.errors import BlanketError
+from blanket.exact.numbers.errors import BlanketError
 
 #: seconds allowed for importing a bound file (also capped by the budget)
 LOAD_TIMEOUT = 60.0
@@ -74,7 +74,7 @@ def _plain(v):
 
 
 def _serialize(bv):
-    from blanket.exact import arith
+    from blanket.exact.numbers import arith
 
     if bv.value is None:
         val = None
@@ -125,7 +125,7 @@ def _load(path: str, kind: str, names):
     expr = parse_formula(path, names)  # for a symbolic bound, ``path`` is the formula's text
 
     def evaluate(params):
-        from blanket.exact import arith
+        from blanket.exact.numbers import arith
 
         env = {nm: arith.exact(params[nm]) for nm in names if nm in params}
         return bc.BoundValue(arb_eval(expr, env), False, "")
@@ -158,8 +158,8 @@ def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pr
         conn.send(("import-error", f"{type(exc).__name__}: {exc}"[:500]))
         return
     conn.send(("ready", meta))
-    from blanket.exact import arith
-    from blanket.exact.errors import HypothesisViolation, Undecided
+    from blanket.exact.numbers import arith
+    from blanket.exact.numbers.errors import HypothesisViolation, Undecided
 
     while True:
         try:
@@ -222,7 +222,7 @@ class BoundProcess:
         if msg[0] == "error":
             raise _Passthrough(msg[1])
         if msg[0] == "import-error":
-            from blanket.exact.errors import InvalidArgument
+            from blanket.exact.numbers.errors import InvalidArgument
 
             raise InvalidArgument("FILE", self.path, f"could not be imported ({msg[1]})")
         raise BoundNotEvaluable(f"the bound could not be evaluated: {self.path}: {msg[1]}")

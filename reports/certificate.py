@@ -18,27 +18,27 @@ registered bound that applies) and a lower bound from a concrete dataset
 (``c = 0`` for binary RR, the families for k-RR); HOLDS or FAILS as soon as
 one of them decides.  The exact worst-case sweep (binary RR, an
 ``expensive`` source) runs only when the claim falls between them, and only
-after :mod:`exact.budget` has checked that it can finish (else INCONCLUSIVE,
+after :mod:`exact.runtime.budget` has checked that it can finish (else INCONCLUSIVE,
 with the estimate and the options).  Each claim's record says which bound
 decided (``decided_by``) and whether the sweep ran (``exact_sweep``).
 Targets (ε for a δ) report the certified bracket: the upper end from the
 blanket view, the lower end from the concrete datasets
-(:func:`exact.profiles.epsilon_bracket`), refined by the exact worst case for
+(:func:`exact.accounting.profiles.epsilon_bracket`), refined by the exact worst case for
 binary RR only when that is cheap (:data:`CHEAP_SWEEP_SECONDS`).
 
 Where the numbers come from (:func:`sources`), tightest first:
 
 * binary RR: the exact worst case over all datasets
-  (``exact.binary.delta_binary_worst``), which is at once the upper and the
+  (``exact.shuffled.binary.delta_binary_worst``), which is at once the upper and the
   lower bound -- expensive, so the blanket view (upper) and the dataset
   ``c = 0`` (lower) are tried first;
 * any finite randomizer at small ``n`` (estimated work ≤
   :data:`ENUMERATION_WORK`): the exact worst case by exhaustive enumeration of
-  dataset classes (``exact.enumerate.worst_case``), again both bounds;
+  dataset classes (``exact.shuffled.enumerate.worst_case``), again both bounds;
 * k-RR, k > 2, at large ``n``: upper bound the exact blanket view of
-  Lemma 5.3 (``exact.krr.delta_blanket_view``), lower bound the maximum of the
+  Lemma 5.3 (``exact.shuffled.krr.delta_blanket_view``), lower bound the maximum of the
   exact δ over the dataset families ``same`` / ``neighbour`` / ``third``
-  (``exact.krr.delta_krr_family``);
+  (``exact.shuffled.krr.delta_krr_family``);
 * every registered result (``proofs.core.results()``) that is an upper bound
   on ``delta`` or on ``epsilon`` for the deployment's mechanism family and
   whose hypotheses hold — its value is listed, and it may decide HOLDS
@@ -72,8 +72,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from blanket.exact import arith
-from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from flint import arb, fmpq
 
 from .deployment import Deployment
@@ -84,7 +84,7 @@ EXIT_CODES = {HOLDS: 0, FAILS: 1, INCONCLUSIVE: 3}
 #: largest (dataset classes × histograms) for which the exhaustive worst case is computed
 ENUMERATION_WORK = 40000
 #: a target's bracket is refined by the exact worst-case calibration (binary RR) when the model of
-#: exact.budget estimates its two sweeps below this many seconds on one core (deterministic in n)
+#: exact.runtime.budget estimates its two sweeps below this many seconds on one core (deterministic in n)
 CHEAP_SWEEP_SECONDS = 10.0
 DIGITS = 6
 
@@ -148,7 +148,7 @@ def _dataset_text(others, x, x2, n):
 
 
 def _enumeration_work(mech, n) -> int | None:
-    en = _optional("blanket.exact.enumerate")
+    en = _optional("blanket.exact.shuffled.enumerate")
     if en is None:
         return None
     k_in = getattr(mech, "k_in", None) or len(mech.matrix())  # never build a k x k matrix just to count
@@ -174,14 +174,14 @@ def _blanket_source(mech, n, krr) -> Source:
         "exact blanket view of Lemma 5.3 (an upper bound on the worst case)",
         comp,
         results=(("BBGN19", "Lemma 5.3"),),
-        module="exact.krr.delta_blanket_view",
+        module="exact.shuffled.krr.delta_blanket_view",
     )
 
 
 def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Source]:
     """The exact routines that apply to ``dep`` (see the module docstring), cheap ones first.
 
-    ``workers`` / ``scheduler`` choose where the exact worst-case sweep runs (:mod:`exact.executors`).
+    ``workers`` / ``scheduler`` choose where the exact worst-case sweep runs (:mod:`exact.runtime.executors`).
     """
     out: list[Source] = []
     n = dep.n
@@ -189,8 +189,8 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
         return out
     k = getattr(mech, "k", None)
     is_krr = dep.mechanism in ("krr", "binary_rr")
-    binary = _optional("blanket.exact.binary")
-    krr = _optional("blanket.exact.krr")
+    binary = _optional("blanket.exact.shuffled.binary")
+    krr = _optional("blanket.exact.shuffled.krr")
     if is_krr and k == 2 and binary is not None and hasattr(binary, "delta_binary_worst"):
         if krr is not None and hasattr(krr, "delta_blanket_view"):
             out.append(_blanket_source(mech, n, krr))
@@ -207,12 +207,12 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
                 "lower",
                 "exact delta on the dataset c = 0 (a lower bound on the worst case)",
                 comp_c0,
-                module="exact.binary.delta_binary",
+                module="exact.shuffled.binary.delta_binary",
             )
         )
 
         def comp(eps, mech=mech):
-            from blanket.exact.profiles import _sweep_worst
+            from blanket.exact.accounting.profiles import _sweep_worst
 
             w = _sweep_worst(mech, n, epsilon=eps, progress=True, workers=workers, scheduler=scheduler)
             text = getattr(w, "dataset", None) or f"c={w.c} ones among the other {n - 1} users ({w.direction})"
@@ -224,14 +224,14 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
                 "exact",
                 "exact worst case over all datasets (binary RR)",
                 comp,
-                module="exact.binary.delta_binary_worst",
+                module="exact.shuffled.binary.delta_binary_worst",
                 expensive=True,
             )
         )
         return out
     work = _enumeration_work(mech, n)
     if work is not None and work <= ENUMERATION_WORK:
-        en = importlib.import_module("blanket.exact.enumerate")
+        en = importlib.import_module("blanket.exact.shuffled.enumerate")
 
         def comp(eps, mech=mech):
             w = en.worst_case(mech, n, epsilon=eps)
@@ -249,7 +249,7 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
                 "exact",
                 "exact worst case over all datasets (exhaustive enumeration of dataset classes)",
                 comp,
-                module="exact.enumerate.worst_case",
+                module="exact.shuffled.enumerate.worst_case",
             )
         )
         return out
@@ -272,7 +272,7 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
                     "lower",
                     f"exact delta on the dataset family '{fam}'",
                     comp,
-                    module="exact.krr.delta_krr_family",
+                    module="exact.shuffled.krr.delta_krr_family",
                 )
             )
     return out
@@ -596,8 +596,8 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = 
 
 def _sweep_budget(dep, mech, workers, scheduler) -> str | None:
     """``None`` if the exact worst case at ``dep.n`` can run on the chosen executor, else the reason it is not run."""
-    from blanket.exact.budget import TooExpensive
-    from blanket.exact.profiles import _eps0_of, check_worst_cost
+    from blanket.exact.accounting.profiles import _eps0_of, check_worst_cost
+    from blanket.exact.runtime.budget import TooExpensive
 
     try:
         check_worst_cost(dep.n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
@@ -802,7 +802,7 @@ _CALIBRATION_REL_TOL = fmpq(1, 10**4)
 
 
 def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=_CALIBRATION_REL_TOL):
-    """``(upper, lower, evaluations)`` by :func:`exact.calibrate.epsilon_for_delta` on ``delta_of``.
+    """``(upper, lower, evaluations)`` by :func:`exact.accounting.calibrate.epsilon_for_delta` on ``delta_of``.
 
     ``upper``: δ(upper) ≤ target certified; ``lower``: δ(lower) > target
     certified (``None`` when the target is met already at ε = 0);
@@ -810,8 +810,8 @@ def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_to
     ``delta_of(eps)`` returns a ball at the current precision, or ``None``
     (no source evaluable: an unbounded ball, so nothing is certified there).
     """
-    from blanket.exact.calibrate import epsilon_for_delta
-    from blanket.exact.errors import InfeasibleTarget
+    from blanket.exact.accounting.calibrate import epsilon_for_delta
+    from blanket.exact.numbers.errors import InfeasibleTarget
 
     def fun(eps):
         v = delta_of(eps)
@@ -825,8 +825,8 @@ def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_to
 
 
 def _worst_sweeps_cheap(n: int) -> bool:
-    """Whether the exact worst-case calibration (about two sweeps) is cheap by the cost model of exact.budget."""
-    from blanket.exact.budget import worst_cost
+    """Whether the exact worst-case calibration (about two sweeps) is cheap by the cost model of exact.runtime.budget."""
+    from blanket.exact.runtime.budget import worst_cost
 
     return 2 * worst_cost(n, workers=1)[0] <= CHEAP_SWEEP_SECONDS
 
@@ -835,12 +835,12 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
     """The certified ε for a target δ: an upper end ε̄ with δ(ε̄) ≤ target certified, and a certified lower end.
 
     k-RR (binary and k > 2): the certified bracket of
-    :func:`exact.profiles.epsilon_bracket` -- upper end from the blanket view
+    :func:`exact.accounting.profiles.epsilon_bracket` -- upper end from the blanket view
     (valid for every dataset), lower end from the concrete datasets (``c = 0``,
     or the families) -- reported with both sources and its relative width;
     for binary RR it is narrowed by the exact worst-case calibration
-    (:func:`exact.profiles.epsilon`, ``dataset="worst"``) when that is cheap
-    (:data:`CHEAP_SWEEP_SECONDS`).  Other mechanisms: :mod:`exact.calibrate`
+    (:func:`exact.accounting.profiles.epsilon`, ``dataset="worst"``) when that is cheap
+    (:data:`CHEAP_SWEEP_SECONDS`).  Other mechanisms: :mod:`exact.accounting.calibrate`
     on the exact sources.  Each end to relative width 10⁻⁴.
     """
     rec: dict[str, Any] = {
@@ -855,7 +855,7 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
         "relative_width": None,
         "upper_key": None,
     }
-    profiles = _optional("blanket.exact.profiles")
+    profiles = _optional("blanket.exact.accounting.profiles")
     k = getattr(mech, "k", None)
     use_profiles = (
         profiles is not None
@@ -984,7 +984,7 @@ def certify(
     ``max_prec`` overrides ``options.precision_cap``.  ``command`` is the
     command line recorded for reproducibility (default ``blanket certify
     <file name>``).  ``workers`` / ``scheduler``: where the exact worst-case
-    sweep runs when it is needed (:mod:`exact.executors`); the certificate
+    sweep runs when it is needed (:mod:`exact.runtime.executors`); the certificate
     does not depend on them.
     """
     cap = max_prec if max_prec is not None else dep.precision_cap

@@ -10,7 +10,7 @@ written, e.g. a full disk, or the PDF failed — the JSON/.tex are kept), 2 bad 
 input, 4 internal error (a bug: one line, the traceback with ``BLANKET_DEBUG=1``),
 130 interrupted (Ctrl-C), 143 terminated (SIGTERM; temporary files and the output
 directory's lock are removed, no partial file is left in place).
-Any :class:`exact.errors.BlanketError` becomes one line on stderr and exit 2;
+Any :class:`exact.numbers.errors.BlanketError` becomes one line on stderr and exit 2;
 no traceback is ever shown for bad input.
 """
 
@@ -21,7 +21,7 @@ import importlib
 import pkgutil
 import sys
 
-from blanket.exact.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -69,7 +69,7 @@ def main(argv=None) -> int:
         return 128 + exc.signum
     finally:
         output.release_all()
-        from blanket.exact import guards
+        from blanket.exact.numbers import guards
 
         guards.set_max_memory(None)  # --max-memory holds for one run (matters when main() is called in-process)
 
@@ -83,7 +83,7 @@ def _main(argv=None) -> int:
     except RecursionError:  # pragma: no cover - argparse on absurd input
         sys.stderr.write("blanket: error: the command line could not be parsed\n")
         return EXIT_USAGE
-    from blanket.exact.progress import set_quiet
+    from blanket.exact.runtime.progress import set_quiet
 
     set_quiet(bool(getattr(args, "quiet", False)))
     if args.version:

@@ -1,6 +1,6 @@
 """Certificates for deployments with several shuffled rounds (``[[rounds]]``): claims apply to the composition.
 
-The numbers come from :class:`blanket.exact.accountant.ShuffleAccountant` (dominating pairs, certified
+The numbers come from :class:`blanket.exact.accounting.accountant.ShuffleAccountant` (dominating pairs, certified
 pessimistic/optimistic PLDs, ball-exact convolution). A claim ``(ε, δ)`` HOLDS when the pessimistic
 composed δ(ε) is certainly ``≤ δ``; FAILS when the composed δ(ε) of the rounds run on one concrete pair of
 datasets (a certified lower bound on the mechanism) is certainly ``> δ``; otherwise the grid is refined
@@ -13,8 +13,8 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
-from blanket.exact import arith
-from blanket.exact.accountant import ShuffleAccountant
+from blanket.exact.accounting.accountant import ShuffleAccountant
+from blanket.exact.numbers import arith
 from flint import fmpq
 
 from .deployment import Deployment
@@ -172,7 +172,14 @@ def certify_composition(
             "lower_bound": "the rounds run on one concrete pair of datasets (all other users hold a value other "
             "than the target's; binary RR: c = 0), counting the target's value, optimistic discretisation",
         },
-        "sources": [{"key": "exact.pld", "role": "upper and lower", "title": ROUTE, "module": "blanket.exact.pld"}],
+        "sources": [
+            {
+                "key": "exact.accounting.pld",
+                "role": "upper and lower",
+                "title": ROUTE,
+                "module": "blanket.exact.accounting.pld",
+            }
+        ],
         "chain": chain,
         "assumptions": list(ASSUMPTIONS)
         + [

@@ -43,7 +43,7 @@ for ``[randomizer]``, ``kind``/``type`` for ``mechanism``, ``rr``/``binary``
 for ``binary_rr``, ``n``/``n_min`` at top level or in ``[population]``,
 ``claim`` for ``claims``, ``target_delta`` (top level or in ``[options]``).
 
-Errors are :class:`~exact.errors.InvalidArgument` naming the field
+Errors are :class:`~exact.numbers.errors.InvalidArgument` naming the field
 (``claims[1].delta must be > 0 and < 1, got '-1'``).
 
 >>> d = parse_deployment('name = "x"\\n[randomizer]\\nmechanism = "krr"\\nk = 3\\nepsilon0 = 1.0\\n'
@@ -53,7 +53,7 @@ Errors are :class:`~exact.errors.InvalidArgument` naming the field
 >>> parse_deployment('name = "x"\\n[randomizer]\\nmechanism = "krr"\\nk = 1\\nepsilon0 = 1\\n[users]\\nn = 10\\n[[claims]]\\nepsilon=1\\ndelta=0.1\\n')
 Traceback (most recent call last):
 ...
-blanket.exact.errors.InvalidArgument: randomizer.k must be >= 2, got 1
+blanket.exact.numbers.errors.InvalidArgument: randomizer.k must be >= 2, got 1
 """
 
 from __future__ import annotations
@@ -70,8 +70,8 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from blanket.exact import arith
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import fmpq
 
 MECHANISMS = ("krr", "binary_rr", "matrix", "laplace")
@@ -125,8 +125,8 @@ class Round:
     field: str
 
     def event(self):
-        """The accountant's record (:class:`blanket.exact.accountant.ShuffledRR`)."""
-        from blanket.exact.accountant import ShuffledRR
+        """The accountant's record (:class:`blanket.exact.accounting.accountant.ShuffledRR`)."""
+        from blanket.exact.accounting.accountant import ShuffledRR
 
         return ShuffledRR(k=self.k, epsilon0=self.epsilon0, n=self.n)
 
@@ -163,8 +163,8 @@ class Deployment:
         return bool(self.rounds)
 
     def build_mechanism(self):
-        """The :mod:`exact.mechanisms` object (KRR entries are balls at the current precision unless e^ε0 is rational)."""
-        from blanket.exact.mechanisms import KRR, FiniteRandomizer
+        """The :mod:`exact.mechanisms.finite` object (KRR entries are balls at the current precision unless e^ε0 is rational)."""
+        from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 
         p = self.params
         if self.mechanism in ("krr", "binary_rr"):
@@ -423,7 +423,7 @@ def parse_deployment(
             )
         if has_e:
             params["epsilon0"] = _number(rand["epsilon0"], "randomizer.epsilon0", lo=0, lo_open=True)
-            from blanket.exact.guards import check_epsilon0
+            from blanket.exact.numbers.guards import check_epsilon0
 
             check_epsilon0(params["epsilon0"], "randomizer.epsilon0")
         else:
@@ -477,7 +477,7 @@ def parse_deployment(
                 return _number(v, f"randomizer.matrix[{i}][{j}]", lo=0, hi=1)
 
         matrix = [[entry(v, i, j) for j, v in enumerate(row)] for i, row in enumerate(raw)]
-        from blanket.exact.mechanisms import FiniteRandomizer
+        from blanket.exact.mechanisms.finite import FiniteRandomizer
 
         try:
             FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
@@ -649,7 +649,7 @@ def load_deployment(path, *, allow_paths=()) -> Deployment:
 
 def check_deployment_size(dep: Deployment) -> None:
     """Refuse (exit 2, with the estimate) a deployment whose certified evaluations would exceed the memory limit."""
-    from blanket.exact import guards
+    from blanket.exact.numbers import guards
 
     guards.check_evaluation_memory(dep.n, name="users.n")
 

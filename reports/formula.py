@@ -10,14 +10,14 @@ is ever applied to the text)::
     atom   := NUMBER | SYMBOL | CONSTANT | FUNCTION "(" expr ("," expr)* ")" | "(" expr ")"
 
 * NUMBER: a decimal such as ``2``, ``0.5``, ``1e-8`` — read exactly (a
-  rational), with the exponent range of :mod:`blanket.exact.guards`;
+  rational), with the exponent range of :mod:`blanket.exact.numbers.guards`;
 * SYMBOL: one of the names the caller allows (e.g. ``epsilon, epsilon0, n, k``);
 * CONSTANT: ``pi``, ``e``;
 * FUNCTION: one of :data:`FUNCTIONS` (``exp, log, sqrt, min, max, abs, floor,
   ceiling, erf, erfc, sinh, cosh, tanh, binomial, gamma``);
 * ``−``, ``×``, ``·`` and ``÷`` are read as ``-``, ``*``, ``*`` and ``/``.
 
-Anything else is refused with an :class:`~blanket.exact.errors.InvalidArgument`
+Anything else is refused with an :class:`~blanket.exact.numbers.errors.InvalidArgument`
 naming the offending token and its position.  Powers are built unevaluated
 (``10^10^10`` is not expanded; it is evaluated later in ball arithmetic).
 Complexity: O(length of the text); nesting depth at most :data:`MAX_DEPTH`.
@@ -29,7 +29,7 @@ True
 >>> parse_formula("__import__('os').system('true')", ["n"])
 Traceback (most recent call last):
 ...
-blanket.exact.errors.InvalidArgument: bound contains '__import__' at character 1, which is not allowed: a formula may use numbers, the symbols n, the constants pi and e, + - * / ^, parentheses and the functions exp, log, sqrt, min, max, abs, floor, ceiling, erf, erfc, sinh, cosh, tanh, binomial, gamma, got "__import__('os').system('true')"
+blanket.exact.numbers.errors.InvalidArgument: bound contains '__import__' at character 1, which is not allowed: a formula may use numbers, the symbols n, the constants pi and e, + - * / ^, parentheses and the functions exp, log, sqrt, min, max, abs, floor, ceiling, erf, erfc, sinh, cosh, tanh, binomial, gamma, got "__import__('os').system('true')"
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from __future__ import annotations
 import re
 
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 
 FUNCTIONS = {
     "exp": sp.exp,

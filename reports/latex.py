@@ -40,7 +40,7 @@ import tempfile
 import unicodedata
 
 import jinja2
-from blanket.exact import arith
+from blanket.exact.numbers import arith
 
 TEMPLATES = pathlib.Path(__file__).parent / "templates"
 
@@ -416,8 +416,8 @@ def prose(text) -> TeX:
 
     >>> print(prose("D_{e^ε}(P ‖ Q) and ε0 ≤ 1/2"))
     \ensuremath{D_{e^{\varepsilon }}}(P \ensuremath{\|} Q) and \ensuremath{\varepsilon _{0}} \ensuremath{\le} 1/2
-    >>> print(prose("exact.binary.delta_binary_worst, L_i"))
-    exact.binary.delta\_binary\_worst, \ensuremath{L_{i}}
+    >>> print(prose("exact.shuffled.binary.delta_binary_worst, L_i"))
+    exact.shuffled.binary.delta\_binary\_worst, \ensuremath{L_{i}}
     """
     if isinstance(text, TeX):
         return text

@@ -6,7 +6,7 @@
   failed write (full disk, file-size limit, read-only directory) leaves the old
   file untouched and raises :class:`OutputError` (exit 3, one line:
   ``could not write certificate.json: No space left on device``).  Writing
-  through a symlink is refused (:class:`~blanket.exact.errors.InvalidArgument`,
+  through a symlink is refused (:class:`~blanket.exact.numbers.errors.InvalidArgument`,
   exit 2): the target is replaced, never followed.
 * :class:`OutputDir` — checks the destination *before* the computation
   (an existing file, a read-only directory or ``/dev/full`` as ``-o`` is
@@ -34,7 +34,7 @@ import signal
 import sys
 import tempfile
 
-from blanket.exact.errors import BlanketError, InvalidArgument
+from blanket.exact.numbers.errors import BlanketError, InvalidArgument
 
 LOCK_NAME = ".blanket.lock"
 

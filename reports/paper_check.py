@@ -34,8 +34,8 @@ import importlib
 import pathlib
 from typing import Any
 
-from blanket.exact import arith
-from blanket.exact.errors import BlanketError, HypothesisViolation, Undecided
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, Undecided
 
 from .latex import PREAMBLE, TeX, display_result, render
 
@@ -226,7 +226,7 @@ def check_result(result, *, quick: bool = False, progress=None) -> dict:
 def check_papers(paper: str | None = None, *, quick: bool = False, progress: bool = True) -> dict:
     """The full report as plain data (JSON content)."""
     core = importlib.import_module("blanket.proofs.core")
-    from blanket.exact.progress import Progress
+    from blanket.exact.runtime.progress import Progress
 
     rs = core.results(paper)
     total = sum(min(len(r.grid), QUICK_POINTS) if quick else len(r.grid) for r in rs) or 1

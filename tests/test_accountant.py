@@ -3,10 +3,10 @@
 from fractions import Fraction
 
 import pytest
-from blanket.exact import pld
-from blanket.exact.accountant import CertifiedDelta, CertifiedEpsilon, ShuffleAccountant, ShuffledRR
-from blanket.exact.arith import precision
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.accounting import pld
+from blanket.exact.accounting.accountant import CertifiedDelta, CertifiedEpsilon, ShuffleAccountant, ShuffledRR
+from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
 
 import blanket

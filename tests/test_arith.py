@@ -1,4 +1,4 @@
-"""Tests of exact.arith: exact parsing, precision context, three-valued comparisons, escalation, outward rounding.
+"""Tests of exact.numbers.arith: exact parsing, precision context, three-valued comparisons, escalation, outward rounding.
 
 Oracles: Python's ``fractions.Fraction`` (independent exact parser/arithmetic)
 and ``decimal`` for the decimal strings.
@@ -8,8 +8,8 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
-from blanket.exact import arith
-from blanket.exact.errors import FloatRefused, InvalidArgument, Undecided
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import FloatRefused, InvalidArgument, Undecided
 from flint import arb, ctx, fmpq
 from hypothesis import given
 from hypothesis import strategies as st

@@ -1,4 +1,4 @@
-"""Tests of exact.binary (shuffled binary RR on any dataset, and the worst case over all datasets).
+"""Tests of exact.shuffled.binary (shuffled binary RR on any dataset, and the worst case over all datasets).
 
 Independent routes:
 * a tiny brute-force enumerator over all 2^n report vectors (n ≤ 8), written here;
@@ -11,10 +11,10 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from blanket.exact import arith
-from blanket.exact.binary import EXACT_MAX_N, count_law, delta_binary, delta_binary_worst
-from blanket.exact.errors import FloatRefused, InvalidArgument
-from blanket.exact.mechanisms import KRR, BinaryRR
+from blanket.exact.mechanisms.finite import KRR, BinaryRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import FloatRefused, InvalidArgument
+from blanket.exact.shuffled.binary import EXACT_MAX_N, count_law, delta_binary, delta_binary_worst
 from flint import arb, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -156,7 +156,7 @@ def test_count_law_window_contains_exact_law():
     del rr_ball
     # ball window from the same exact mechanism: shrink EXACT_MAX_N through a large n is not possible,
     # so compare the exact law with a window computed on balls of the same rational parameters
-    from blanket.exact import binary
+    from blanket.exact.shuffled import binary
 
     with arith.precision(128):
         p, f = arb(fmpq(4, 5)), arb(fmpq(1, 5))
@@ -340,7 +340,7 @@ def test_sweep_terminates_when_the_last_block_is_short_and_delta_is_below_resolu
     # Regression: with a tiny epsilon0 every dataset's delta is below the 128-bit resolution, and a
     # short last block (1990 = 31*64 + 6) started from a t* guess outside its window; the widening
     # loop then never moved.  The sweep must finish and still enclose every single-dataset value.
-    from blanket.exact.arith import precision
+    from blanket.exact.numbers.arith import precision
 
     mech = BinaryRR("0.01")
     with precision(128):
@@ -352,7 +352,7 @@ def test_sweep_terminates_when_the_last_block_is_short_and_delta_is_below_resolu
 
 
 # ---------------------------------------------------------------- the fast routes (issue 14) against the slower ones
-from blanket.exact import binary as _binary  # noqa: E402
+from blanket.exact.shuffled import binary as _binary  # noqa: E402
 
 
 @settings(max_examples=12)
@@ -441,7 +441,7 @@ def test_sweep_matches_the_previous_ball_sweep():
 def _bytes(vals):
     import pickle
 
-    from blanket.exact import executors  # noqa: F401  (registers exact arb pickling)
+    from blanket.exact.runtime import executors  # noqa: F401  (registers exact arb pickling)
 
     return pickle.dumps(vals)
 
@@ -483,7 +483,7 @@ def test_worst_case_on_a_dask_cluster_is_the_local_result_byte_for_byte():
     pytest.importorskip("dask.distributed")
     import os
 
-    from blanket.exact import executors
+    from blanket.exact.runtime import executors
     from dask.distributed import LocalCluster
 
     rr = BinaryRR(epsilon0="1.5")

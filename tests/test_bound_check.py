@@ -18,7 +18,7 @@ from collections import Counter
 
 import mpmath
 import pytest
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.numbers.errors import InvalidArgument
 from blanket.reports import bound_check as bc
 from blanket.reports.cli import main
 
@@ -106,8 +106,8 @@ def test_lumped_view_on_its_own_third_family_is_refuted(tmp_path):
         tmp_path,
         "lumped_third.py",
         '''
-        from blanket.exact.krr import delta_krr_third_lumped
-        from blanket.exact.mechanisms import KRR
+        from blanket.exact.shuffled.krr import delta_krr_third_lumped
+        from blanket.exact.mechanisms.finite import KRR
         MECHANISM = "krr"
         DOMAIN = {"epsilon0": ("1", "2"), "n": (3, 5), "k": (5, 5), "epsilon": ("0.2", "0.5")}
         def delta(epsilon, epsilon0, n, k):
@@ -121,9 +121,9 @@ def test_lumped_view_on_its_own_third_family_is_refuted(tmp_path):
 
 def test_float_bound_slightly_below_exact_is_refuted_but_exact_as_float_is_not(tmp_path):
     body = '''
-        from blanket.exact.enumerate import worst_case
-        from blanket.exact.mechanisms import KRR
-        from blanket.exact.arith import precision
+        from blanket.exact.shuffled.enumerate import worst_case
+        from blanket.exact.mechanisms.finite import KRR
+        from blanket.exact.numbers.arith import precision
         MECHANISM = "krr"
         DOMAIN = {{"epsilon0": ("0.5", "2"), "n": (2, 4), "k": (2, 3), "epsilon": ("0.1", "1")}}
         def delta(epsilon, epsilon0, n, k):
@@ -158,7 +158,7 @@ def test_epsilon_bound_with_wrong_constant_is_refuted(tmp_path):
     r = _check(p, n_exhaustive=2, budget=8)
     assert r["verdict"] == "REFUTED"
     v = r["violations"][0]
-    # δ_n at the claimed ε exceeds the target δ; the exact.binary witness was recomputed by exact.enumerate
+    # δ_n at the claimed ε exceeds the target δ; the exact.shuffled.binary witness was recomputed by exact.shuffled.enumerate
     assert mpmath.mpf(v["exact"]["lower"]) > mpmath.mpf(v["delta"])
     assert v["witness_reverified"] is True
 
@@ -362,9 +362,9 @@ def test_hypothesis_search_shrinks_to_smallest_n(tmp_path):
         tmp_path,
         "late.py",
         '''
-        from blanket.exact.enumerate import worst_case
-        from blanket.exact.mechanisms import KRR
-        from blanket.exact.arith import precision
+        from blanket.exact.shuffled.enumerate import worst_case
+        from blanket.exact.mechanisms.finite import KRR
+        from blanket.exact.numbers.arith import precision
         from flint import fmpq
         MECHANISM = "krr"
         DOMAIN = {"epsilon0": ("1", "2"), "n": (2, 6), "k": (3, 3), "epsilon": ("0.1", "0.5")}

@@ -1,4 +1,4 @@
-"""Tests for exact.bruteforce: the k^n enumeration ground truth.
+"""Tests for exact.shuffled.bruteforce: the k^n enumeration ground truth.
 
 Independent routes: hand-derived closed forms for tiny cases, the
 multinomial formula typed here, and basic invariants (mass 1, permutation
@@ -10,9 +10,9 @@ from itertools import permutations
 from math import factorial
 
 import pytest
-from blanket.exact.bruteforce import MAX_N, delta_brute, shuffled_law
-from blanket.exact.errors import InvalidArgument
-from blanket.exact.mechanisms import KRR, FiniteRandomizer
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.bruteforce import MAX_N, delta_brute, shuffled_law
 from flint import arb, fmpq
 from hypothesis import given
 from hypothesis import strategies as st
@@ -80,7 +80,7 @@ def test_ball_entries_give_enclosing_balls():
     law = shuffled_law(mech, [0, 1, 2])
     assert sum(law.values(), arb(0)).contains(1)
     # e^{eps0} = 2 exactly via a ball of log 2: compare with the exact mechanism
-    from blanket.exact.arith import precision
+    from blanket.exact.numbers.arith import precision
 
     with precision(200):
         ball_mech = KRR(3, epsilon0="0.6931471805599453094172321214581765680755001343602552541206800094")

@@ -1,18 +1,18 @@
-"""Tests of exact.calibrate: certified one-sided brackets, evaluation counts, infeasible/undecided targets.
+"""Tests of exact.accounting.calibrate: certified one-sided brackets, evaluation counts, infeasible/undecided targets.
 
 Oracles: closed-form profiles whose crossing mpmath computes independently,
-and direct evaluations of exact.binary at a higher precision.
+and direct evaluations of exact.shuffled.binary at a higher precision.
 """
 
 from fractions import Fraction
 
 import mpmath
 import pytest
-from blanket.exact import arith
-from blanket.exact.binary import delta_binary
-from blanket.exact.calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
-from blanket.exact.errors import InfeasibleTarget, InvalidArgument, Undecided
-from blanket.exact.mechanisms import BinaryRR
+from blanket.exact.accounting.calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
+from blanket.exact.mechanisms.finite import BinaryRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InfeasibleTarget, InvalidArgument, Undecided
+from blanket.exact.shuffled.binary import delta_binary
 from flint import arb, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st

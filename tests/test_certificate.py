@@ -5,9 +5,9 @@ import pathlib
 import subprocess
 
 import pytest
-from blanket.exact import arith
-from blanket.exact.bruteforce import delta_brute
-from blanket.exact.mechanisms import BinaryRR
+from blanket.exact.mechanisms.finite import BinaryRR
+from blanket.exact.numbers import arith
+from blanket.exact.shuffled.bruteforce import delta_brute
 from blanket.reports.certificate import certify, render_tex, to_json
 from blanket.reports.cli import main
 from blanket.reports.deployment import load_deployment, parse_deployment

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from blanket.exact import arith
-from blanket.exact.binary import delta_binary, delta_binary_worst
-from blanket.exact.bruteforce import delta_brute
-from blanket.exact.budget import TooExpensive, check_worst_case, fallback_cost
-from blanket.exact.krr import delta_blanket_view, delta_krr_family
-from blanket.exact.mechanisms import KRR, BinaryRR
-from blanket.exact.profiles import delta, epsilon, epsilon_bracket
+from blanket.exact.accounting.profiles import delta, epsilon, epsilon_bracket
+from blanket.exact.mechanisms.finite import KRR, BinaryRR
+from blanket.exact.numbers import arith
+from blanket.exact.runtime.budget import TooExpensive, check_worst_case, fallback_cost
+from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
+from blanket.exact.shuffled.bruteforce import delta_brute
+from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
 from blanket.reports.certificate import certify, render_tex
 from blanket.reports.cli import main
 from blanket.reports.deployment import parse_deployment
@@ -190,7 +190,7 @@ def test_certify_target_small_n_uses_the_exact_worst_case(monkeypatch):
 
 
 def test_matrix_target_through_exact_calibrate():
-    """The non-k-RR target path (formerly a private bisection) uses exact.calibrate on the exact sources."""
+    """The non-k-RR target path (formerly a private bisection) uses exact.accounting.calibrate on the exact sources."""
     dep = parse_deployment('''name = "m"
 [randomizer]
 mechanism = "matrix"
@@ -206,7 +206,7 @@ delta = "1e-2"
     up = arith.exact(t["epsilon_upper"])
     lo = arith.exact(t["epsilon_lower"])
     assert lo < up and (up - lo) / up < fmpq(1, 1000)
-    from blanket.exact.enumerate import worst_case
+    from blanket.exact.shuffled.enumerate import worst_case
 
     mech = dep.build_mechanism()
     with arith.precision(128):
@@ -258,7 +258,7 @@ def test_cli_bracket_output(capsys):
 
 
 def test_quiet_flag_before_and_after_the_command(capsys, tmp_path):
-    from blanket.exact import progress
+    from blanket.exact.runtime import progress
 
     assert main(["--quiet", "delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"]) == 0
     assert progress.is_quiet()
@@ -272,7 +272,7 @@ def test_quiet_flag_before_and_after_the_command(capsys, tmp_path):
 def test_telemetry_example_is_decided_without_any_sweep(monkeypatch, tmp_path):
     """The README's main command: the claim is decided by the blanket view and the target is the bracket, so the
     exact sweep over all 100 000 datasets never runs (it would raise here)."""
-    from blanket.exact import profiles
+    from blanket.exact.accounting import profiles
     from blanket.reports.deployment import load_deployment
 
     def no_sweep(*a, **k):

@@ -1,6 +1,6 @@
 """Tests of `blanket delta` and `blanket epsilon` (reports/commands/delta.py, epsilon.py, _profile_common.py).
 
-The CLI's numbers are checked against direct calls of exact.profiles (a
+The CLI's numbers are checked against direct calls of exact.accounting.profiles (a
 different path: no argument parsing, no decimal rounding) and against
 closed forms via mpmath for the --bound tests; bad input must give one line
 on stderr, exit code 2 and never a traceback.
@@ -16,9 +16,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact.mechanisms import BinaryRR
-from blanket.exact.profiles import delta as delta_profile
+from blanket.exact.accounting.profiles import delta as delta_profile
+from blanket.exact.mechanisms.finite import BinaryRR
+from blanket.exact.numbers import arith
 from blanket.reports.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -145,7 +145,7 @@ def test_epsilon_json_bracket_is_certified(capsys):
     lo, hi = D(p["epsilon"]["lower"]), D(p["epsilon"]["upper"])
     assert lo < hi and (hi - lo) / hi < Fraction(2, 10**6)
     assert p["delta"] == "1e-6" and p["evaluations"] <= 12
-    from blanket.exact.binary import delta_binary
+    from blanket.exact.shuffled.binary import delta_binary
 
     rr = BinaryRR(epsilon0="2")
     with arith.precision(192):  # the printed upper end (rounded up) still meets the target, the lower end fails

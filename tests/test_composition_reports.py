@@ -4,8 +4,8 @@ import json
 from fractions import Fraction
 
 import pytest
-from blanket.exact.accountant import ShuffleAccountant, ShuffledRR
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
+from blanket.exact.numbers.errors import InvalidArgument
 from blanket.reports.certificate import certify, render_tex
 from blanket.reports.cli import main
 from blanket.reports.deployment import parse_deployment

@@ -3,7 +3,7 @@
 import pathlib
 
 import pytest
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.numbers.errors import InvalidArgument
 from blanket.reports.deployment import load_deployment, parse_deployment
 from flint import fmpq
 from hypothesis import given

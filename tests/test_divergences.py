@@ -1,4 +1,4 @@
-"""Tests for exact.divergences: hockey-stick, TV, Rényi, LLR, windowed tails.
+"""Tests for exact.laws.divergences: hockey-stick, TV, Rényi, LLR, windowed tails.
 
 Independent routes: Python Fractions for exact rational inputs, mpmath at
 100 digits for transcendental ones (e^ε, non-integer orders, logarithms),
@@ -9,9 +9,17 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from blanket.exact import arith
-from blanket.exact.divergences import Windowed, align, hockey_stick, llr_distance, renyi, renyi_moment, total_variation
-from blanket.exact.errors import FloatRefused, InvalidArgument
+from blanket.exact.laws.divergences import (
+    Windowed,
+    align,
+    hockey_stick,
+    llr_distance,
+    renyi,
+    renyi_moment,
+    total_variation,
+)
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import FloatRefused, InvalidArgument
 from flint import arb, fmpq
 from hypothesis import given
 from hypothesis import strategies as st

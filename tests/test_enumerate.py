@@ -1,10 +1,10 @@
-"""Tests for exact.enumerate: the exhaustive small-n worst case over all datasets.
+"""Tests for exact.shuffled.enumerate: the exhaustive small-n worst case over all datasets.
 
 Independent routes:
 * an in-file brute force over *all* k^n report vectors and *all* ordered
   datasets (lists, not multisets) with exact rationals — it shares no code
   with the module (no convolution, no symmetry, no lumping);
-* ``exact.bruteforce`` (engineer B) when present;
+* ``exact.shuffled.bruteforce`` (engineer B) when present;
 * the generic path run on a k-RR matrix versus the k-RR symmetry path;
 * the binary-RR hockey-stick written out with binomial pmfs.
 """
@@ -17,10 +17,10 @@ from collections import Counter
 from fractions import Fraction
 
 import pytest
-from blanket.exact.arith import precision
-from blanket.exact.enumerate import count_classes, dataset_deltas, delta_dataset, histogram_law, worst_case
-from blanket.exact.errors import InvalidArgument
-from blanket.exact.mechanisms import KRR, BinaryRR, FiniteRandomizer
+from blanket.exact.mechanisms.finite import KRR, BinaryRR, FiniteRandomizer
+from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.enumerate import count_classes, dataset_deltas, delta_dataset, histogram_law, worst_case
 from flint import arb, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -122,7 +122,9 @@ def test_generic_4x4_n5_matches_brute_force():
 
 
 def test_bruteforce_module_agrees_when_available():
-    bf = pytest.importorskip("blanket.exact.bruteforce", reason="needs exact.bruteforce from engineer B")
+    bf = pytest.importorskip(
+        "blanket.exact.shuffled.bruteforce", reason="needs exact.shuffled.bruteforce from engineer B"
+    )
     mech = KRR(3, exp_epsilon0=2)
     wc = worst_case(mech, 4, exp_epsilon="3/2")
     d1, d2 = wc.pair()
@@ -231,7 +233,7 @@ def test_ball_route_encloses_exact_route():
 
 
 def test_worst_cases_multi_equals_singles_and_delta_class_is_a_lower_bound():
-    from blanket.exact.enumerate import delta_class, worst_cases
+    from blanket.exact.shuffled.enumerate import delta_class, worst_cases
 
     mech = KRR(4, exp_epsilon0=3)
     ees = [1, "6/5", 2]

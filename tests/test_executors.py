@@ -1,4 +1,4 @@
-"""exact.executors: the same results, bit for bit, in-process, on a local process pool and on a real Dask cluster."""
+"""exact.runtime.executors: the same results, bit for bit, in-process, on a local process pool and on a real Dask cluster."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import os
 import pickle
 
 import pytest
-from blanket.exact import arith
-from blanket.exact.errors import InvalidArgument
-from blanket.exact.executors import block_ranges, map_blocks, resolve_scheduler, resolve_workers
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.executors import block_ranges, map_blocks, resolve_scheduler, resolve_workers
 from flint import arb, arb_poly, ctx, fmpq
 
 
@@ -144,7 +144,7 @@ def cluster():
     env = {"PYTHONPATH": os.pathsep.join(p for p in (os.environ.get("PYTHONPATH", ""),) if p)}
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, env=env) as c:
         yield c
-        from blanket.exact import executors
+        from blanket.exact.runtime import executors
 
         executors.shutdown()  # close the cached client before the cluster goes
 
@@ -175,12 +175,12 @@ def test_real_worst_case_sweep_identical_locally_and_on_dask(cluster, n, eps):
     local processes and on the Dask cluster; and the same maximiser as a plain loop over every dataset."""
     import inspect
 
-    from blanket.exact.binary import delta_binary, delta_binary_worst
-    from blanket.exact.mechanisms import BinaryRR
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
 
     params = inspect.signature(delta_binary_worst).parameters
     if "workers" not in params or "scheduler" not in params:
-        pytest.skip("exact.binary.delta_binary_worst does not take workers=/scheduler= on this branch")
+        pytest.skip("exact.shuffled.binary.delta_binary_worst does not take workers=/scheduler= on this branch")
     rr = BinaryRR(epsilon0="1")
     with arith.precision(128):
         one = delta_binary_worst(rr, n, epsilon=eps, workers=1)
@@ -199,14 +199,14 @@ def test_certify_runs_its_sweep_on_the_cluster_with_the_same_certificate(cluster
     (JSON) is byte-identical to the one computed in-process."""
     import inspect
 
-    from blanket.exact.binary import delta_binary_worst
-    from blanket.exact.krr import delta_blanket_view
-    from blanket.exact.mechanisms import KRR
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.shuffled.binary import delta_binary_worst
+    from blanket.exact.shuffled.krr import delta_blanket_view
     from blanket.reports.certificate import certify, to_json
     from blanket.reports.deployment import parse_deployment
 
     if "scheduler" not in inspect.signature(delta_binary_worst).parameters:
-        pytest.skip("exact.binary.delta_binary_worst does not take scheduler= on this branch")
+        pytest.skip("exact.shuffled.binary.delta_binary_worst does not take scheduler= on this branch")
     n, eps = 1500, fmpq(1, 5)
     mech = KRR(2, epsilon0="2")
     with arith.precision(128):
@@ -226,7 +226,7 @@ def test_certify_runs_its_sweep_on_the_cluster_with_the_same_certificate(cluster
 
 
 def _workers_in_child(q):
-    from blanket.exact.executors import map_blocks, resolve_workers
+    from blanket.exact.runtime.executors import map_blocks, resolve_workers
 
     q.put((resolve_workers(None), resolve_workers(4), map_blocks(divmod, [(7, 2), (9, 4)], workers=2)))
 

@@ -546,9 +546,9 @@ def test_item11_extreme_epsilon0_says_the_supported_range(tmp_path):
 
 # ------------------------------------------------------------------ 12-14. what is printed decides the verdict
 def test_item12_fails_witness_printed_with_enough_digits():
-    from blanket.exact import arith
-    from blanket.exact.mechanisms import BinaryRR
-    from blanket.exact.profiles import delta
+    from blanket.exact.accounting.profiles import delta
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.numbers import arith
     from blanket.reports.certificate import certify
     from blanket.reports.deployment import parse_deployment
     from flint import fmpq
@@ -567,12 +567,12 @@ def test_item12_fails_witness_printed_with_enough_digits():
 
 
 def test_item12_check_bound_violation_printed_with_enough_digits():
-    from blanket.exact import arith
-    from blanket.exact.mechanisms import KRR
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.numbers import arith
     from blanket.reports import bound_check as bc
 
     def evaluate(params):  # the exact worst case minus a relative 1e-12: a violation visible at 13 digits only
-        from blanket.exact.enumerate import worst_case
+        from blanket.exact.shuffled.enumerate import worst_case
 
         with arith.precision(256):
             v = worst_case(KRR(params["k"], epsilon0=params["epsilon0"]), params["n"], epsilon=params["epsilon"]).value
@@ -629,14 +629,14 @@ def test_item14_tiny_delta_enclosure_escalates_to_the_relative_tolerance(tmp_pat
     r = cli(tmp_path, "delta", "--epsilon0", "2", "-n", "2000", "--epsilon", "1.5", "--dataset", "c=7", "--json")
     check(r, 0)
     d = json.loads(r.out)
-    from blanket.exact import arith
+    from blanket.exact.numbers import arith
 
     lo, hi = arith.exact(d["delta"]["lower"]), arith.exact(d["delta"]["upper"])
     assert lo > 0 and (hi - lo) <= hi * arith.exact("1e-9")  # 10 printed digits: relative width << 1e-9
     assert d["precision_bits"] > 128
     # independent check at a much higher precision: the same value
-    from blanket.exact.mechanisms import KRR
-    from blanket.exact.profiles import delta
+    from blanket.exact.accounting.profiles import delta
+    from blanket.exact.mechanisms.finite import KRR
 
     ref = delta(KRR(2, epsilon0="2"), 2000, epsilon="1.5", dataset="c=7", start_prec=2048, cap=2048).value
     rlo, rhi = arith.endpoints(ref)
@@ -878,7 +878,7 @@ def test_fuzz_deployment_toml_never_internal_error(tmp_path_factory, text):
     d = tmp_path_factory.mktemp("fuzz")
     p = d / "dep.toml"
     p.write_text(text)
-    from blanket.exact import guards
+    from blanket.exact.numbers import guards
 
     try:
         rc = main(["certify", str(p), "-o", str(d / "out"), "--no-pdf", "--max-memory", "1M"])

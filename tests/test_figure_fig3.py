@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from blanket.exact import arith
+from blanket.exact.numbers import arith
 from flint import fmpq
 
 

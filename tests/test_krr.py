@@ -1,7 +1,7 @@
-"""Tests for exact.krr: k-RR dataset families, the lumped (wrong) third-value view, the blanket view.
+"""Tests for exact.shuffled.krr: k-RR dataset families, the lumped (wrong) third-value view, the blanket view.
 
 Independent routes: brute-force enumeration of all k^n report vectors
-(exact.bruteforce) with exact rational e^{eps0} and e^{eps}; a direct
+(exact.shuffled.bruteforce) with exact rational e^{eps0} and e^{eps}; a direct
 multinomial triple sum with Python Fractions typed here (sharing no code
 with the four-atom engine); the generic enumeration path of the blanket view
 on k-RR matrices; exact-versus-ball enclosure checks.
@@ -12,11 +12,16 @@ from fractions import Fraction
 from math import factorial
 
 import pytest
-from blanket.exact import arith
-from blanket.exact.bruteforce import delta_brute
-from blanket.exact.errors import InvalidArgument
-from blanket.exact.krr import delta_blanket_view, delta_krr_family, delta_krr_third_lumped, expected_positive_part
-from blanket.exact.mechanisms import KRR, FiniteRandomizer
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.bruteforce import delta_brute
+from blanket.exact.shuffled.krr import (
+    delta_blanket_view,
+    delta_krr_family,
+    delta_krr_third_lumped,
+    expected_positive_part,
+)
 from flint import arb, fmpq
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -152,7 +157,7 @@ def test_decimal_parameters_enclose_exact_rational_route():
 @pytest.mark.parametrize("tables", [False, True])
 def test_coarse_windows_still_enclose_exact(monkeypatch, tables):
     # tol so large that the windows cut real mass: the certified tail term must still cover it
-    import blanket.exact.krr as K
+    import blanket.exact.shuffled.krr as K
 
     if tables:
         monkeypatch.setattr(K, "_TABLES_MIN_N", 0)
@@ -172,7 +177,7 @@ def test_coarse_windows_still_enclose_exact(monkeypatch, tables):
 
 
 def test_ratio_table_path_agrees_with_plain_path(monkeypatch):
-    import blanket.exact.krr as K
+    import blanket.exact.shuffled.krr as K
 
     with arith.precision(128):
         mech = KRR(5, epsilon0="2")
@@ -254,9 +259,9 @@ def test_generic_blanket_view_upper_bounds_brute_force(mech, ee, n, data):
 
 @given(st.integers(3, 5), e0s, ees, st.integers(2, 6))
 def test_families_and_blanket_view_vs_worst_case_over_all_datasets(k, e0, ee, n):
-    # exact.enumerate (another engineer's exhaustive worst case over all datasets) as a second ground truth:
+    # exact.shuffled.enumerate (another engineer's exhaustive worst case over all datasets) as a second ground truth:
     # every family is a dataset pair (<= worst case), and the blanket view bounds every pair (>= worst case)
-    worst_case = pytest.importorskip("blanket.exact.enumerate").worst_case
+    worst_case = pytest.importorskip("blanket.exact.shuffled.enumerate").worst_case
     mech = KRR(k, exp_epsilon0=e0)
     wc = worst_case(mech, n, exp_epsilon=ee).value
     for fam in ("same", "neighbour", "third"):
@@ -373,8 +378,8 @@ def test_sweep_families_vs_brute_force(slow_level):
 
 
 # ---------------------------------------------------------------- one-dimensional engine (issue 14)
-from blanket.exact import laws  # noqa: E402
-from blanket.exact.krr import _bernstein, _excess, _TailWalker, delta_stronger_clones  # noqa: E402
+from blanket.exact.laws import binomial as laws  # noqa: E402
+from blanket.exact.shuffled.krr import _bernstein, _excess, _TailWalker, delta_stronger_clones  # noqa: E402
 
 
 @given(
@@ -511,7 +516,7 @@ def test_engine_argument_errors():
 )
 def test_calibrate_epsilon_bracket_is_certified_by_the_grid_engine(k, view, n):
     """The calibrated bracket's ends are re-checked on the other engine: δ(upper) ≤ target < δ(lower)."""
-    from blanket.exact.krr import calibrate_epsilon
+    from blanket.exact.shuffled.krr import calibrate_epsilon
 
     mech = KRR(k, epsilon0="1")
     target = fmpq(1, 10**5)
@@ -529,7 +534,7 @@ def test_calibrate_epsilon_bracket_is_certified_by_the_grid_engine(k, view, n):
 
 
 def test_calibrate_epsilon_errors():
-    from blanket.exact.krr import calibrate_epsilon
+    from blanket.exact.shuffled.krr import calibrate_epsilon
 
     with pytest.raises(InvalidArgument, match="view"):
         calibrate_epsilon(KRR(3, epsilon0=1), 100, "1e-6", view="worst")
@@ -539,7 +544,7 @@ def test_calibrate_epsilon_errors():
 
 def test_automatic_engine_choice():
     """n > GRID_MAX_N: the 1-D route at the default precision, the grid when the caller escalates precision."""
-    import blanket.exact.krr as K
+    import blanket.exact.shuffled.krr as K
 
     mech = KRR(10, epsilon0="1")
     n = K.GRID_MAX_N + 1000
@@ -555,7 +560,7 @@ def test_automatic_engine_choice():
 @given(st.integers(3, 10), e0s, ees, st.integers(1, 45), st.sampled_from(["third", "blanket"]))
 def test_blocked_weak_count_encloses_exact_rationals(k, e0, ee, n, what):
     """Lemma K4 (blocks of the weak count) forced at small n, where boundaries collide and N2 reaches 0."""
-    import blanket.exact.krr as K
+    import blanket.exact.shuffled.krr as K
 
     mech = KRR(k, exp_epsilon0=e0)
     f = (
@@ -578,7 +583,7 @@ def test_blocked_weak_count_encloses_exact_rationals(k, e0, ee, n, what):
 
 
 def test_blocked_weak_count_is_tighter_than_the_global_jensen_bound():
-    import blanket.exact.krr as K
+    import blanket.exact.shuffled.krr as K
 
     mech = KRR(10, epsilon0="1")
     with arith.precision(128):
@@ -596,7 +601,7 @@ def test_blocked_weak_count_is_tighter_than_the_global_jensen_bound():
 
 def test_escalation_refines_the_one_dimensional_route(monkeypatch):
     """Above GRID_ESCALATION_MAX_N a caller raising the precision gets finer blocks: a narrower enclosure of the same value."""
-    import blanket.exact.krr as K
+    import blanket.exact.shuffled.krr as K
 
     monkeypatch.setattr(K, "GRID_ESCALATION_MAX_N", 1000)
     mech = KRR(10, epsilon0="1")

@@ -5,7 +5,7 @@ import shutil
 import subprocess
 
 import pytest
-from blanket.exact import arith
+from blanket.exact.numbers import arith
 from blanket.reports import latex
 from flint import arb, fmpq
 from hypothesis import given

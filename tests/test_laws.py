@@ -1,4 +1,4 @@
-"""Tests of exact.laws: the float route (b) against the ball route (a), and route (a) against exact rationals.
+"""Tests of exact.laws.binomial: the float route (b) against the ball route (a), and route (a) against exact rationals.
 
 Each float kernel's widened result (:func:`laws.to_ball` with its proved relative bound) must contain the
 arb value at random parameters (hypothesis); the arb tail (incomplete beta) must contain the exact
@@ -10,7 +10,8 @@ from math import comb
 
 import numpy as np
 import pytest
-from blanket.exact import arith, laws
+from blanket.exact.laws import binomial as laws
+from blanket.exact.numbers import arith
 from flint import arb, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st

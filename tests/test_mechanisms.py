@@ -1,4 +1,4 @@
-"""Tests for exact.mechanisms: finite randomizers, LDP level, blanket decomposition, amplification law.
+"""Tests for exact.mechanisms.finite: finite randomizers, LDP level, blanket decomposition, amplification law.
 
 Independent routes: closed forms typed here from spec/blanket.md (Lemma 5.1(1),
 Lemma 5.2, Lemma 5.4, Lemma 5.7), Python Fractions recomputing the matrix
@@ -9,9 +9,9 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from blanket.exact import arith
-from blanket.exact.errors import FloatRefused, InvalidArgument
-from blanket.exact.mechanisms import KRR, BinaryRR, FiniteRandomizer, amplification_law
+from blanket.exact.mechanisms.finite import KRR, BinaryRR, FiniteRandomizer, amplification_law
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import FloatRefused, InvalidArgument
 from flint import arb, fmpq
 from hypothesis import given
 from hypothesis import strategies as st

@@ -1,9 +1,9 @@
-"""Frequency oracles, generic LDP and the geometric mechanism (exact/oracles.py) against brute force.
+"""Frequency oracles, generic LDP and the geometric mechanism (exact/mechanisms/oracles.py) against brute force.
 
 Independent routes: the explicit matrix of each mechanism (enumerated output
-space, small k) through exact.mechanisms (γ, ω, amplification_law),
-exact.krr.delta_blanket_view(method="enumerate") (multinomial sum over every
-output of the matrix), exact.enumerate (exhaustive worst case over all
+space, small k) through exact.mechanisms.finite (γ, ω, amplification_law),
+exact.shuffled.krr.delta_blanket_view(method="enumerate") (multinomial sum over every
+output of the matrix), exact.shuffled.enumerate (exhaustive worst case over all
 datasets, and single datasets), and the clone pair built from its definition.
 """
 
@@ -11,12 +11,8 @@ import itertools
 import math
 
 import pytest
-from blanket.exact.arith import precision
-from blanket.exact.enumerate import delta_dataset, worst_case
-from blanket.exact.errors import InvalidArgument
-from blanket.exact.krr import delta_blanket_view, delta_krr_family
-from blanket.exact.mechanisms import KRR, amplification_law
-from blanket.exact.oracles import (
+from blanket.exact.mechanisms.finite import KRR, amplification_law
+from blanket.exact.mechanisms.oracles import (
     LDP,
     OLH,
     OUE,
@@ -33,6 +29,10 @@ from blanket.exact.oracles import (
     epsilon_upper,
     same_family_delta,
 )
+from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.enumerate import delta_dataset, worst_case
+from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
 from flint import arb, fmpq
 
 
@@ -168,7 +168,7 @@ def test_clone_bound_is_above_every_small_ldp_randomizer_worst_case():
         [["3/5", "1/5", "1/5"], ["1/5", "3/5", "1/5"], ["1/5", "1/5", "3/5"]],
         [["3/4", "1/4", "0"], ["1/4", "3/4", "0"], ["1/2", "1/2", "0"]],
     ]
-    from blanket.exact.mechanisms import FiniteRandomizer
+    from blanket.exact.mechanisms.finite import FiniteRandomizer
 
     for rows in rows_list:
         fr = FiniteRandomizer(rows)
@@ -287,7 +287,7 @@ def test_ldp_lower_bound_is_binary_rr_on_a_concrete_dataset():
 
 
 def test_make_mechanism_from_plain_data():
-    from blanket.exact.oracles import make_mechanism
+    from blanket.exact.mechanisms.oracles import make_mechanism
 
     assert make_mechanism({"type": "oue", "k": 4, "exp_epsilon0": "3"}) == OUE(4, exp_epsilon0=3)
     assert make_mechanism({"type": "sue", "k": 3, "exp_half_epsilon0": "2"}).exp_epsilon0() == 4
@@ -303,22 +303,22 @@ def test_make_mechanism_from_plain_data():
     with pytest.raises(InvalidArgument, match="mechanism key g"):
         make_mechanism({"type": "oue", "k": 4, "epsilon0": "1", "g": 2})
     with pytest.raises(InvalidArgument, match="p"):
-        from blanket.exact.oracles import UnaryEncoding
+        from blanket.exact.mechanisms.oracles import UnaryEncoding
 
         UnaryEncoding(k=3, p=fmpq(1, 4), q=fmpq(1, 2))
 
 
 # ---------------------------------------------------------------- the published variation-ratio bound, judged
 def _vr_krr(k, e, n, ee):
-    from blanket.exact.oracles import variation_ratio_delta
+    from blanket.exact.mechanisms.oracles import variation_ratio_delta
 
     e = fmpq(e)
     return variation_ratio_delta(n, e, (e - 1) / (e + k - 1), exp_epsilon=ee)
 
 
 def test_variation_ratio_pair_identities():
-    from blanket.exact.krr import delta_krr_third_lumped
-    from blanket.exact.oracles import variation_ratio_delta
+    from blanket.exact.mechanisms.oracles import variation_ratio_delta
+    from blanket.exact.shuffled.krr import delta_krr_third_lumped
 
     for e, n, ee in ((3, 4, fmpq(3, 2)), (fmpq(5, 2), 7, fmpq(1)), (4, 3, fmpq(2))):
         e = fmpq(e)
@@ -348,7 +348,7 @@ def test_variation_ratio_bound_for_krr_is_below_the_exact_worst_case_for_k_at_le
 def test_variation_ratio_bound_for_hadamard_and_subset_is_below_the_worst_case_at_small_n():
     # README parameters: Hadamard (K, s) with s = K/2: β = s(e−1)/2/(se+K−s); k-subset on d options:
     # β = (e−1)(C(d−1,k−1) − C(d−2,k−2))/(e·C(d−1,k−1) + C(d−1,k)) (their d = our k, their k = our d).
-    from blanket.exact.oracles import variation_ratio_delta
+    from blanket.exact.mechanisms.oracles import variation_ratio_delta
 
     e, ee, n = fmpq(3), fmpq(2), 3
     hr = Hadamard(3, exp_epsilon0=3)

@@ -1,13 +1,13 @@
-"""Dominating pairs and certified PLDs (exact.pld) against independent exact routes."""
+"""Dominating pairs and certified PLDs (exact.accounting.pld) against independent exact routes."""
 
 import pytest
-from blanket.exact import pld
-from blanket.exact.arith import exact, precision
-from blanket.exact.binary import delta_binary, delta_binary_worst
-from blanket.exact.enumerate import worst_case
-from blanket.exact.errors import InvalidArgument
-from blanket.exact.krr import delta_blanket_view
-from blanket.exact.mechanisms import KRR
+from blanket.exact.accounting import pld
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers.arith import exact, precision
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
+from blanket.exact.shuffled.enumerate import worst_case
+from blanket.exact.shuffled.krr import delta_blanket_view
 from flint import arb, fmpq
 
 EES = ["1", "5/4", "3/2", "2"]

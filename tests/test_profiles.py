@@ -1,16 +1,16 @@
-"""Tests of exact.profiles (the dataset dispatcher and certified ε(δ), ε0 for a target).
+"""Tests of exact.accounting.profiles (the dataset dispatcher and certified ε(δ), ε0 for a target).
 
-Independent routes: exact.krr (engineer B's four-atom engine) for the k = 2
-families against exact.binary, exact rationals, and direct re-evaluation of
+Independent routes: exact.shuffled.krr (engineer B's four-atom engine) for the k = 2
+families against exact.shuffled.binary, exact rationals, and direct re-evaluation of
 calibrated ends at another precision.
 """
 
 import pytest
-from blanket.exact import arith
-from blanket.exact.binary import delta_binary, delta_binary_worst
-from blanket.exact.errors import InvalidArgument
-from blanket.exact.mechanisms import KRR, BinaryRR
-from blanket.exact.profiles import DATASETS, delta, epsilon, epsilon0, parse_dataset
+from blanket.exact.accounting.profiles import DATASETS, delta, epsilon, epsilon0, parse_dataset
+from blanket.exact.mechanisms.finite import KRR, BinaryRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
 from flint import fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -43,7 +43,7 @@ def test_delta_worst_and_c_match_exact_binary():
     frac=st.fractions(min_value=0, max_value=1, max_denominator=4),
 )
 def test_binary_families_agree_with_krr_engine(e0, n, frac):
-    """same/neighbour for k = 2 (exact.krr) must equal c = 0 / c = n−1 of exact.binary (exact rationals)."""
+    """same/neighbour for k = 2 (exact.shuffled.krr) must equal c = 0 / c = n−1 of exact.shuffled.binary (exact rationals)."""
     rr = BinaryRR(exp_epsilon0=e0)
     ee = 1 + (arith.exact(e0) - 1) * arith.exact(frac)
     same = delta(rr, n, exp_epsilon=ee, dataset="same").value

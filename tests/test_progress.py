@@ -1,12 +1,12 @@
-"""exact.progress: tqdm bars with remaining time, shown only when allowed (terminal, --quiet, BLANKET_PROGRESS)."""
+"""exact.runtime.progress: tqdm bars with remaining time, shown only when allowed (terminal, --quiet, BLANKET_PROGRESS)."""
 
 from __future__ import annotations
 
 import io
 
 import pytest
-from blanket.exact import progress
-from blanket.exact.progress import Progress, bars_enabled, set_quiet
+from blanket.exact.runtime import progress
+from blanket.exact.runtime.progress import Progress, bars_enabled, set_quiet
 
 
 class Tty(io.StringIO):

@@ -13,9 +13,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact.errors import HypothesisViolation, InvalidArgument
-from blanket.exact.mechanisms import KRR, FiniteRandomizer, amplification_law
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import HypothesisViolation, InvalidArgument
 from blanket.proofs import _blanket_numeric as num
 from blanket.proofs import blanket as B
 from blanket.proofs.core import arb_eval, get, results
@@ -322,19 +322,19 @@ def test_lemma_a4_integral_step():
 def _exact_worst(k, e0, n, ee):
     mech = KRR(k, exp_epsilon0=e0)
     if k == 2:
-        from blanket.exact.binary import delta_binary_worst
+        from blanket.exact.shuffled.binary import delta_binary_worst
 
         # the fast kernels take delta as a difference of two tails: at flint's default 53 bits a delta of
         # 1e-31 is enclosed only to about 1e-22 absolutely, so the sweep runs at 256 bits
         with arith.precision(256):
             return delta_binary_worst(mech, n, exp_epsilon=ee).value
-    from blanket.exact.enumerate import worst_case
+    from blanket.exact.shuffled.enumerate import worst_case
 
     return worst_case(mech, n, exp_epsilon=ee).value
 
 
 def test_lemma_5_3_blanket_view_bounds_exact_worst_case():
-    from blanket.exact.krr import delta_blanket_view
+    from blanket.exact.shuffled.krr import delta_blanket_view
 
     for k, e0, n, ee in [(2, fmpq(3), 6, fmpq(3, 2)), (3, fmpq(4), 5, fmpq(5, 4)), (2, fmpq(2), 12, fmpq(1))]:
         mine = num.blanket_sum(n, fmpq(k) / (e0 + k - 1), lambda mm: num.eplus_krr(mm, k, e0, ee))
@@ -380,7 +380,7 @@ def test_amplification_bounds_above_exact_worst_case(key):
 @settings(max_examples=8)
 @given(ldp_matrices(max_k_in=2, max_k_out=3), exp_eps, st.integers(2, 5))
 def test_generic_bounds_above_brute_force_on_random_matrices(mech, ee, n):
-    from blanket.exact.enumerate import worst_case
+    from blanket.exact.shuffled.enumerate import worst_case
 
     e0 = mech.exp_epsilon0()
     worst = worst_case(mech, n, exp_epsilon=ee).value
@@ -399,7 +399,7 @@ def test_generic_bounds_above_brute_force_on_random_matrices(mech, ee, n):
 
 
 def test_krr_bounds_above_dataset_families_large_k():
-    from blanket.exact.krr import delta_blanket_view, delta_krr_family
+    from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
 
     for k, e0, n, ee in [(10, fmpq(5), 300, fmpq(3, 2)), (100, fmpq(50), 500, fmpq(11, 10))]:
         mech = KRR(k, exp_epsilon0=e0)
@@ -452,7 +452,7 @@ def test_epsilon_bounds_above_binary_rr_epsilon():
         assert ref.relation == "lower"
         assert arith.lt(ref.value, r.bound(**g)) is True
         # the reference is genuinely a failing ε for binary RR: its exact δ at the reference exceeds the target
-        from blanket.exact.binary import delta_binary
+        from blanket.exact.shuffled.binary import delta_binary
 
         n = int(g["n"])
         with arith.precision(128):
@@ -480,7 +480,7 @@ def test_hypotheses_are_enforced_with_clear_errors():
 
 # ------------------------------------------------------------------ Theorem 5.1, Corollary 5.3.1, calibration
 def test_theorem_5_1_sanity_on_binary_rr():
-    from blanket.exact.binary import delta_binary_worst
+    from blanket.exact.shuffled.binary import delta_binary_worst
 
     eps = B.calibrated_epsilon(B.THEOREM_5_1, delta="1e-6", epsilon0="1/2", n=1000).upper
     with arith.precision(128):
@@ -505,7 +505,7 @@ def test_calibration_is_one_sided_and_certified():
     br0 = B.calibrated_epsilon0(r, epsilon="1/10", delta="1e-6", n=5000, k=2)
     assert arith.le(r.bound(epsilon="1/10", epsilon0=br0.lower, n=5000, k=2), fmpq(1, 10**6)) is True
     # the certified ε of a valid bound is a valid ε for the mechanism: exact δ(upper) ≤ target
-    from blanket.exact.binary import delta_binary_worst
+    from blanket.exact.shuffled.binary import delta_binary_worst
 
     with arith.precision(128):
         d = delta_binary_worst(KRR(2, epsilon0="1"), 2000, epsilon=br.upper).value

@@ -3,9 +3,9 @@
 import itertools
 
 import pytest
-from blanket.exact import pld
-from blanket.exact.bruteforce import shuffled_law
-from blanket.exact.mechanisms import KRR
+from blanket.exact.accounting import pld
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.shuffled.bruteforce import shuffled_law
 from blanket.proofs import composition as comp
 from blanket.proofs import core
 

@@ -2,8 +2,8 @@
 
 import pytest
 import sympy as sp
-from blanket.exact.arith import precision
-from blanket.exact.errors import HypothesisViolation, InvalidArgument
+from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.errors import HypothesisViolation, InvalidArgument
 from blanket.proofs import core
 from blanket.proofs.core import Hypothesis, Result, arb_eval
 from flint import arb, fmpq

@@ -4,9 +4,9 @@ import math
 
 import mpmath
 import pytest
-from blanket.exact import arith
-from blanket.exact.arith import precision
-from blanket.exact.errors import HypothesisViolation
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.errors import HypothesisViolation
 from blanket.proofs import erlingsson as E
 from blanket.proofs.core import results
 from flint import arb, fmpq
@@ -51,7 +51,7 @@ def test_theorem_7_value_against_mpmath():
 
 def test_theorem_7_above_exact_shuffled_rr():
     """Sanity of the spec: the exact ε(δ) of shuffled binary RR is far below 12 ε0 √(log(1/δ)/n)."""
-    pytest.importorskip("blanket.exact.calibrate")
+    pytest.importorskip("blanket.exact.accounting.calibrate")
     p = {"n": "1000", "epsilon0": "1/4", "delta": "1e-6"}
     with precision(128):
         b = E.THEOREM_7.bound(**p)

@@ -2,9 +2,9 @@
 
 import pytest
 import sympy as sp
-from blanket.exact.arith import precision
-from blanket.exact.errors import HypothesisViolation
-from blanket.exact.oracles import LDP, OLH, OUE, Geometric, Hadamard, Subset, clone_delta
+from blanket.exact.mechanisms.oracles import LDP, OLH, OUE, Geometric, Hadamard, Subset, clone_delta
+from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.errors import HypothesisViolation
 from blanket.proofs import core
 from blanket.proofs import oracles as po
 from flint import arb

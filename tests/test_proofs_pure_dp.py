@@ -1,7 +1,7 @@
 """Tests for proofs.pure_dp (Cheu–Yan, CY21): every encoded result against exact values.
 
 Independent oracles: exact rational sums written out here, mpmath, and the
-exact engine (exact.tdlap) for the Section 3 laws.  Known-false readings
+exact engine (exact.protocols.tdlap) for the Section 3 laws.  Known-false readings
 must be detected as false.
 """
 
@@ -10,9 +10,9 @@ import math
 import mpmath
 import pytest
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact import tdlap as xt
-from blanket.exact.errors import HypothesisViolation
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import HypothesisViolation
+from blanket.exact.protocols import tdlap as xt
 from blanket.proofs import pure_dp as P
 from blanket.proofs.core import get, results
 from flint import arb, fmpq
@@ -396,7 +396,7 @@ def test_claim_b1_and_claim_4_2_exact_hypothesis(rf, tau):
 
 # ------------------------------------------------------------ Claim 3.8 in closed form: independent brute force
 def _brute_components(rho, tau, m):
-    """D_x and E_x straight from the definitions (spec §3.1) with exact rationals; no exact.tdlap code."""
+    """D_x and E_x straight from the definitions (spec §3.1) with exact rationals; no exact.protocols.tdlap code."""
     r = rho**m
     ell = m * (2 * tau + 1) - 1
     Z = sum((r ** abs(z) for z in range(-tau, tau + 1)), fmpq(0))

@@ -3,11 +3,11 @@ the exact identity behind Theorem 3.4, the Corollary 3.5 repair and its known-fa
 
 import pytest
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact import renyi as xr
-from blanket.exact.arith import precision
-from blanket.exact.errors import HypothesisViolation
-from blanket.exact.mechanisms import KRR, BinaryRR
+from blanket.exact.accounting import renyi as xr
+from blanket.exact.mechanisms.finite import KRR, BinaryRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.errors import HypothesisViolation
 from blanket.proofs import renyi as R
 from blanket.proofs.core import arb_eval, get, results
 from flint import arb, fmpq
@@ -164,7 +164,7 @@ def test_every_result_registered_with_grid():
 
 
 def test_conversions_are_valid_against_exact_epsilon():
-    pytest.importorskip("blanket.exact.calibrate")
+    pytest.importorskip("blanket.exact.accounting.calibrate")
     n, e0, d = 200, fmpq(1, 2), "1e-3"
     mech = BinaryRR(epsilon0=e0)
     with precision(128):

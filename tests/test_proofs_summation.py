@@ -3,8 +3,8 @@
 Independent routes: the variance formula against a plain-Fraction
 enumeration of the algorithm; the Theorem 4.1/4.2 bounds against the
 protocol's exact worst-case MSE; the lemmas on random exact randomizers with
-exact shuffled δ (``exact.summation`` brute force, cross-checked in
-``test_summation.py`` against ``exact.enumerate``); mpmath for Λ in the
+exact shuffled δ (``exact.protocols.summation`` brute force, cross-checked in
+``test_summation.py`` against ``exact.shuffled.enumerate``); mpmath for Λ in the
 choice of k.  Known-false variants must be detected as false.
 """
 
@@ -17,10 +17,10 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 import sympy as sp
-from blanket.exact import arith
-from blanket.exact import summation as xs
-from blanket.exact.errors import HypothesisViolation
-from blanket.exact.mechanisms import KRR, FiniteRandomizer
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import HypothesisViolation
+from blanket.exact.protocols import summation as xs
 from blanket.proofs import summation as S
 from blanket.proofs.core import arb_eval, results
 from flint import arb, fmpq
@@ -204,7 +204,7 @@ def test_lemma_4_3_exact_minimum_and_known_false_constant():
 
 # ------------------------------------------------------------ Lemma 4.5
 def test_lemma_4_5_grid_points_are_certified_dp():
-    enum = pytest.importorskip("blanket.exact.enumerate")
+    enum = pytest.importorskip("blanket.exact.shuffled.enumerate")
     for g in S.LEMMA_4_5.grid:
         pxy, pyy = arith.exact(g["p_xy"]), arith.exact(g["p_yy"])
         mech = KRR(2, exp_epsilon0=pyy / pxy)
@@ -279,7 +279,7 @@ def test_lemma_4_1_and_4_2_registry_sides():
 @pytest.mark.slow
 def test_privacy_overprovisioning_certified_epsilon(slow_level):
     """At Theorem 4.1's γ the certified ε (blanket view + calibration) is well below the target ε = 1."""
-    pytest.importorskip("blanket.exact.calibrate")
+    pytest.importorskip("blanket.exact.accounting.calibrate")
     ns = [10**4] if slow_level == "reduced" else [10**4, 10**5, 10**6]
     for n in ns:
         br = S.certified_epsilon_at_parameters(n, "1", "1e-6")

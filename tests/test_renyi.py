@@ -1,4 +1,4 @@
-"""Tests of exact.renyi: brute-force enumeration (exact rationals), mpmath oracles, windowing enclosures, bad input."""
+"""Tests of exact.accounting.renyi: brute-force enumeration (exact rationals), mpmath oracles, windowing enclosures, bad input."""
 
 import itertools
 import math
@@ -7,10 +7,10 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
-from blanket.exact import renyi as xr
-from blanket.exact.arith import endpoints, precision
-from blanket.exact.errors import InvalidArgument
-from blanket.exact.mechanisms import KRR, BinaryRR
+from blanket.exact.accounting import renyi as xr
+from blanket.exact.mechanisms.finite import KRR, BinaryRR
+from blanket.exact.numbers.arith import endpoints, precision
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -314,7 +314,7 @@ def test_cli_bound():
 
 def test_cli_delta_conversion_costs(capsys):
     """The RDP route's ε is a valid upper end: never below the exact ε(δ), improved ≤ standard."""
-    pytest.importorskip("blanket.exact.calibrate")
+    pytest.importorskip("blanket.exact.accounting.calibrate")
     import json
 
     from blanket.reports.cli import main
@@ -388,7 +388,7 @@ def test_float_moments_contain_ball_route(n, frac, eps0, lam):
     c = int(frac * (n - 1))
     if F(eps0) * lam > xr.FLOAT_MAX_EPS_LAMBDA:
         return  # outside the float route's proof (test_float_route_refuses_outside_its_proof)
-    from blanket.exact.laws import FloatRouteUnavailable
+    from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     with precision(128):
         try:
@@ -407,7 +407,7 @@ def test_float_moments_contain_ball_route(n, frac, eps0, lam):
 
 
 def test_float_route_refuses_outside_its_proof():
-    from blanket.exact.laws import FloatRouteUnavailable
+    from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     mech = BinaryRR(epsilon0="1")
     with pytest.raises(FloatRouteUnavailable):

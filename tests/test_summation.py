@@ -1,9 +1,9 @@
-"""Tests for exact/summation.py: the summation protocol and the lower-bound tools.
+"""Tests for exact/protocols/summation.py: the summation protocol and the lower-bound tools.
 
 Independent routes: the protocol is re-simulated in plain ``fractions.Fraction``
 arithmetic straight from the algorithm's description (rounding atoms, keep
 w.p. 1−γ, uniform w.p. γ) — not through ``report_law``; the shuffled δ is
-cross-checked against ``exact.enumerate`` (another engineer's engine) and a
+cross-checked against ``exact.shuffled.enumerate`` (another engineer's engine) and a
 direct enumeration; the simulation tolerance comes from Chebyshev's
 inequality with the exact fourth moment.
 """
@@ -16,9 +16,9 @@ import random
 from fractions import Fraction as F
 
 import pytest
-from blanket.exact import summation as xs
-from blanket.exact.errors import FloatRefused, InvalidArgument
-from blanket.exact.mechanisms import KRR, FiniteRandomizer
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.numbers.errors import FloatRefused, InvalidArgument
+from blanket.exact.protocols import summation as xs
 from flint import fmpq
 from hypothesis import given
 from hypothesis import strategies as st
@@ -216,8 +216,8 @@ def test_lemma_4_1_privacy_kept_exactly(mech, n, ee):
 
 @given(mech=randomizers(max_out=3), n=st.integers(1, 4), ee=st.sampled_from([fmpq(1), fmpq(2), fmpq(5, 2)]))
 def test_worst_delta_matches_exact_enumerate(mech, n, ee):
-    """Our direct enumeration against exact.enumerate.worst_case (another engine)."""
-    enum = pytest.importorskip("blanket.exact.enumerate")
+    """Our direct enumeration against exact.shuffled.enumerate.worst_case (another engine)."""
+    enum = pytest.importorskip("blanket.exact.shuffled.enumerate")
     w = enum.worst_case(mech, n, exp_epsilon=ee)
     assert xs.worst_delta_bruteforce(mech, n, exp_epsilon=ee) == w.value
 
@@ -262,22 +262,22 @@ def test_cbrt_ceil():
 
 
 def test_rational_upper_is_above():
-    from blanket.exact.arith import precision
+    from blanket.exact.numbers.arith import precision
     from flint import arb
 
     with precision(200):
         b = arb(3).log()
         r = xs.rational_upper(b, 25)
-        from blanket.exact.arith import gt
+        from blanket.exact.numbers.arith import gt
 
         assert gt(r, b) is True
         assert (r - b).upper() < arb("1e-20")
 
 
 def test_certified_epsilon_through_blanket_view():
-    """Needs exact.krr / exact.calibrate from engineers A/B."""
-    pytest.importorskip("blanket.exact.krr")
-    pytest.importorskip("blanket.exact.calibrate")
+    """Needs exact.shuffled.krr / exact.accounting.calibrate from engineers A/B."""
+    pytest.importorskip("blanket.exact.shuffled.krr")
+    pytest.importorskip("blanket.exact.accounting.calibrate")
     P = xs.Protocol1D(2, "1/2")
     br = xs.certified_epsilon(P, 200, "1e-3")
     up = br.upper
@@ -308,17 +308,17 @@ def test_figure_summation_mse_quick(tmp_path):
 
 
 def test_calibrated_protocol_is_certified_dp_and_smaller_gamma():
-    """The calibrated γ meets the target by an independent engine (exact.binary worst case over all datasets)."""
-    pytest.importorskip("blanket.exact.calibrate")
-    binary = pytest.importorskip("blanket.exact.binary")
-    from blanket.exact import arith
+    """The calibrated γ meets the target by an independent engine (exact.shuffled.binary worst case over all datasets)."""
+    pytest.importorskip("blanket.exact.accounting.calibrate")
+    binary = pytest.importorskip("blanket.exact.shuffled.binary")
+    from blanket.exact.numbers import arith
 
     P = xs.calibrated_protocol(1, 200, "1", "1e-3")
     with arith.precision(128):
         w = binary.delta_binary_worst(P.mechanism(), 200, epsilon="1")
         assert arith.le(w.value, fmpq(1, 1000)) is True
     # a clearly smaller gamma (half) is not certified by the blanket view: the calibration is not vacuous
-    from blanket.exact.krr import delta_blanket_view
+    from blanket.exact.shuffled.krr import delta_blanket_view
 
     with arith.precision(128):
         d = delta_blanket_view(xs.Protocol1D(1, P.gamma / 2).mechanism(), 200, epsilon=1)

@@ -1,4 +1,4 @@
-"""Tests for exact.tdlap: laws, Pólya shares, the relaxed aggregator (this project's reading), LLR and profiles.
+"""Tests for exact.protocols.tdlap: laws, Pólya shares, the relaxed aggregator (this project's reading), LLR and profiles.
 
 Oracles: exact rationals (rational r, and rational rho = r^{1/m} for the
 mirrored component), direct double/triple loops over the components
@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from blanket.exact import arith
-from blanket.exact import tdlap as xt
-from blanket.exact.errors import FloatRefused, InvalidArgument
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import FloatRefused, InvalidArgument
+from blanket.exact.protocols import tdlap as xt
 from flint import arb, fmpq
 from hypothesis import given
 from hypothesis import strategies as st

@@ -1,6 +1,6 @@
 """A WRONG bound: 0.9 times the exact worst-case delta of shuffled binary RR (must be refuted)."""
-from blanket.exact.binary import delta_binary_worst
-from blanket.exact.mechanisms import BinaryRR
+from blanket.exact.shuffled.binary import delta_binary_worst
+from blanket.exact.mechanisms.finite import BinaryRR
 from flint import fmpq
 
 NAME = "0.9 x exact binary-RR delta (deliberately wrong)"

@@ -1,6 +1,6 @@
-"""A valid (and tight-ish) bound: the exact blanket view of Balle et al. Lemma 5.3, computed by exact.krr."""
-from blanket.exact.krr import delta_blanket_view
-from blanket.exact.mechanisms import KRR
+"""A valid (and tight-ish) bound: the exact blanket view of Balle et al. Lemma 5.3, computed by exact.shuffled.krr."""
+from blanket.exact.shuffled.krr import delta_blanket_view
+from blanket.exact.mechanisms.finite import KRR
 
 NAME = "Balle et al. Lemma 5.3 blanket view (exact), k-RR"
 MECHANISM = "krr"

@@ -1,10 +1,10 @@
 """A WRONG bound: the lumped (a, b, other) view of k-RR used as if it were the shuffled histogram's delta.
 
 For k >= 4 the count of the third value is informative, so the lumped view is strictly below the true delta
-(exact.krr.delta_krr_third_lumped); it must be refuted.
+(exact.shuffled.krr.delta_krr_third_lumped); it must be refuted.
 """
-from blanket.exact.krr import delta_krr_third_lumped
-from blanket.exact.mechanisms import KRR
+from blanket.exact.shuffled.krr import delta_krr_third_lumped
+from blanket.exact.mechanisms.finite import KRR
 
 NAME = "lumped (a, b, other) view of k-RR (deliberately wrong)"
 MECHANISM = "krr"

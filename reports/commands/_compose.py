@@ -7,8 +7,8 @@ of datasets, optimistic PLD), so a claim below it is false. See ``docs/compositi
 
 from __future__ import annotations
 
-from blanket.exact import arith
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 
 from . import _profile_common as common
 
@@ -19,7 +19,7 @@ def rounds(args):
 
 
 def _accountant(args, inp, T):
-    from blanket.exact.accountant import ShuffleAccountant, ShuffledRR
+    from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
 
     if inp.mechanism is None:
         raise InvalidArgument("--rounds", T, "needs a mechanism (--mechanism rr --epsilon0 E0 -n N)")

@@ -52,8 +52,8 @@ def add_max_memory(p) -> None:
 
 
 def apply_max_memory(args) -> None:
-    """Validate ``--max-memory`` and make it the limit of :mod:`blanket.exact.guards` for this run."""
-    from blanket.exact import guards
+    """Validate ``--max-memory`` and make it the limit of :mod:`blanket.exact.numbers.guards` for this run."""
+    from blanket.exact.numbers import guards
 
     value = getattr(args, "max_memory", None)
     if value is not None:

@@ -4,7 +4,7 @@ Inputs come from the command line or from a deployment file
 (``--deployment FILE``, the format of :mod:`reports.deployment`, e.g.
 ``examples/telemetry.toml``); command-line values override the file's.
 Every number is parsed exactly (``"1e-6"`` is 10⁻⁶); bad input raises
-:class:`~exact.errors.InvalidArgument` naming the argument, which the CLI
+:class:`~exact.numbers.errors.InvalidArgument` naming the argument, which the CLI
 prints as one line (exit 2).
 """
 
@@ -14,8 +14,8 @@ import json
 import sys
 from dataclasses import dataclass, field
 
-from blanket.exact import arith
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 
 DATASET_HELP = (
     "which neighbouring datasets. EXACT: worst (the maximum over all datasets for k = 2; for k > 2 the "
@@ -27,7 +27,7 @@ DATASET_HELP = (
 
 
 def add_executor_arguments(p):
-    """``--workers N`` and ``--scheduler ADDRESS``: where the exact worst-case sweep runs (exact.executors)."""
+    """``--workers N`` and ``--scheduler ADDRESS``: where the exact worst-case sweep runs (exact.runtime.executors)."""
     p.add_argument(
         "--workers",
         default=None,
@@ -111,7 +111,7 @@ def add_common_arguments(p, quantity: str):
 class Inputs:
     """Validated inputs of one run."""
 
-    mechanism: object | None  # exact.mechanisms.KRR, or None (only with --bound)
+    mechanism: object | None  # exact.mechanisms.finite.KRR, or None (only with --bound)
     k: int | None
     epsilon0: object | None  # fmpq
     n: int
@@ -186,7 +186,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
         raise InvalidArgument("-n", None, "is required (the number of users, >= 2)")
     mech = None
     if e0 is not None or exp_e0 is not None:
-        from blanket.exact.mechanisms import KRR
+        from blanket.exact.mechanisms.finite import KRR
 
         mech = KRR(k, epsilon0=e0) if e0 is not None else KRR(k, exp_epsilon0=exp_e0)
     elif need_mechanism:
@@ -200,7 +200,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
     cap = arith.MAX_PREC
     if args.precision is not None:
         cap = arith.integer_in(args.precision, "--precision", lo=64, hi=1 << 16)
-    from blanket.exact import guards
+    from blanket.exact.numbers import guards
     from blanket.reports.commands._options import apply_max_memory
 
     apply_max_memory(args)
@@ -212,7 +212,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
         )
     if getattr(args, "bound", None) is None:  # a registered bound's closed form needs no memory linear in n
         guards.check_evaluation_memory(n, name="-n" if args.n is not None else "users.n")
-    from blanket.exact.profiles import parse_dataset
+    from blanket.exact.accounting.profiles import parse_dataset
 
     parse_dataset(args.dataset, n)
     workers, scheduler = executor_options(args)
@@ -253,7 +253,7 @@ def bound_result(args):
     """The registered :class:`proofs.core.Result` named by ``--bound``/``--variant``."""
     if args.variant is not None and args.bound is None:
         raise InvalidArgument("--variant", args.variant, "needs --bound LABEL")
-    from blanket.exact.errors import BlanketError
+    from blanket.exact.numbers.errors import BlanketError
 
     try:
         from blanket.proofs.core import get
@@ -299,7 +299,7 @@ def evaluate_bound(result, params, cap):
                 return v, prec
         if prec >= cap:
             if not v.is_finite():
-                from blanket.exact.errors import Undecided
+                from blanket.exact.numbers.errors import Undecided
 
                 raise Undecided(f"{result.key} could not be evaluated to a finite enclosure below {cap} bits")
             return v, prec
@@ -336,13 +336,13 @@ def direct_bound(result, inp: Inputs, *, command: str, quantity: str, given: tup
 def interval(x, digits, *, nonneg: bool = True) -> dict:
     """Outward-rounded decimal interval; with ``nonneg`` (δ and ε are ≥ 0 by definition) a lower end below 0 —
     which arb's midpoint-radius form produces for an interval [0, u] — is printed as 0, and the key
-    ``lower_clamped`` states that reason (:data:`exact.arith.NONNEG_REASON`)."""
+    ``lower_clamped`` states that reason (:data:`exact.numbers.arith.NONNEG_REASON`)."""
     return arith.nonneg_interval(x, digits) if nonneg else arith.decimal_interval(x, digits)
 
 
 def bracket_payload(lower_name, lower_value, upper_name, upper_value, rel_width, digits) -> dict:
     """The two ends of a certified bracket, each with the bound it comes from, and its relative width."""
-    from blanket.exact import arith as _a
+    from blanket.exact.numbers import arith as _a
 
     return {
         "lower": {"value": lower_value, "from": lower_name, "kind": "lower bound (a concrete dataset)"},

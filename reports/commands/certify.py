@@ -46,8 +46,8 @@ def register(sub):
 
 
 def run(args) -> int:
-    from blanket.exact import arith
-    from blanket.exact.progress import Progress
+    from blanket.exact.numbers import arith
+    from blanket.exact.runtime.progress import Progress
     from blanket.reports.certificate import EXIT_CODES, certify, to_json, write
     from blanket.reports.commands._options import INCONCLUSIVE_HINT, apply_max_memory
     from blanket.reports.commands._profile_common import executor_options

@@ -83,8 +83,8 @@ def run(args) -> int:
     import json
     import time
 
-    from blanket.exact import arith
-    from blanket.exact.errors import InvalidArgument
+    from blanket.exact.numbers import arith
+    from blanket.exact.numbers.errors import InvalidArgument
     from blanket.reports import bound_check as bc
     from blanket.reports.commands._options import apply_max_memory
     from blanket.reports.output import OutputDir, report_pdf_outcome

@@ -40,14 +40,14 @@ def run(args) -> int:
     T = _compose.rounds(args)
     if T is not None:
         if args.bound is not None:
-            from blanket.exact.errors import InvalidArgument
+            from blanket.exact.numbers.errors import InvalidArgument
 
             raise InvalidArgument("--rounds", T, "cannot be combined with --bound")
         return _compose.run_delta(args, inp, T)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp)
-    from blanket.exact import arith
-    from blanket.exact.profiles import delta
+    from blanket.exact.accounting.profiles import delta
+    from blanket.exact.numbers import arith
 
     rel_tol = None
     if args.rel_tol is not None:
@@ -122,7 +122,7 @@ def run(args) -> int:
 
 
 def _run_bound(args, inp) -> int:
-    from blanket.exact.errors import InvalidArgument
+    from blanket.exact.numbers.errors import InvalidArgument
 
     result = common.bound_result(args)
     if result.quantity != "delta":

@@ -29,7 +29,7 @@ def register(sub):
 
 
 def _rel_tol(args):
-    from blanket.exact import arith
+    from blanket.exact.numbers import arith
 
     return arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
 
@@ -41,14 +41,14 @@ def run(args) -> int:
     T = _compose.rounds(args)
     if T is not None:
         if args.bound is not None:
-            from blanket.exact.errors import InvalidArgument
+            from blanket.exact.numbers.errors import InvalidArgument
 
             raise InvalidArgument("--rounds", T, "cannot be combined with --bound")
         return _compose.run_epsilon(args, inp, T)
     rt = _rel_tol(args)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp, rt)
-    from blanket.exact.profiles import epsilon
+    from blanket.exact.accounting.profiles import epsilon
 
     r = epsilon(
         inp.mechanism,
@@ -115,7 +115,7 @@ def run(args) -> int:
 
 
 def _bracket_interval(br, digits):
-    from blanket.exact import arith
+    from blanket.exact.numbers import arith
 
     return {
         "lower": arith.decimal_string(br.lower, digits, up=False),
@@ -124,9 +124,9 @@ def _bracket_interval(br, digits):
 
 
 def _run_bound(args, inp, rt) -> int:
-    from blanket.exact import arith
-    from blanket.exact.calibrate import epsilon_for_delta
-    from blanket.exact.errors import InvalidArgument
+    from blanket.exact.accounting.calibrate import epsilon_for_delta
+    from blanket.exact.numbers import arith
+    from blanket.exact.numbers.errors import InvalidArgument
 
     result = common.bound_result(args)
     if result.quantity == "epsilon":

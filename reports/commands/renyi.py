@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 
-from blanket.exact import arith
-from blanket.exact.errors import InvalidArgument, Undecided
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument, Undecided
 
 
 def register(sub):
@@ -89,8 +89,8 @@ def _show(iv):
 
 
 def run(args) -> int:
-    from blanket.exact import renyi as xr
-    from blanket.exact.mechanisms import KRR
+    from blanket.exact.accounting import renyi as xr
+    from blanket.exact.mechanisms.finite import KRR
 
     if args.mechanism != "rr":
         raise InvalidArgument(
@@ -107,7 +107,7 @@ def run(args) -> int:
         arith.MAX_PREC if args.precision is None else arith.integer_in(args.precision, "--precision", lo=32, hi=1 << 16)
     )
     prec = min(arith.DEFAULT_PREC, cap)
-    from blanket.exact import guards
+    from blanket.exact.numbers import guards
     from blanket.reports.commands._options import apply_max_memory
 
     apply_max_memory(args)
@@ -136,7 +136,7 @@ def run(args) -> int:
     dataset = args.dataset
     mech = KRR(k, epsilon0=e0)
     if args.quiet:
-        from blanket.exact.progress import set_quiet
+        from blanket.exact.runtime.progress import set_quiet
 
         set_quiet(True)
     workers = None if args.workers is None else arith.integer_in(args.workers, "--workers", lo=1)
@@ -232,8 +232,8 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
     certified floor: no order of the grid can give an ε below it.  Other datasets: their curve at
     every order of the grid (each evaluation is one dataset).
     """
-    from blanket.exact import renyi as xr
-    from blanket.exact.progress import Progress
+    from blanket.exact.accounting import renyi as xr
+    from blanket.exact.runtime.progress import Progress
 
     d = arith.exact_in(args.delta, "--delta", lo=0, lo_open=True, hi=1, hi_open=True)
     orders = sorted({arith.exact(o) for o in CONVERSION_ORDERS} | {order})
@@ -265,7 +265,7 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
                     f"no order of the grid gives less than {out[method]['grid_floor']}"
                 )
             try:
-                from blanket.exact import profiles
+                from blanket.exact.accounting import profiles
 
                 ex = profiles.epsilon(mech, n, delta=d, dataset="worst", progress=None, **par)
                 out["exact"] = {

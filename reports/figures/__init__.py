@@ -14,7 +14,7 @@ import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from blanket.exact.errors import InvalidArgument
+from blanket.exact.numbers.errors import InvalidArgument
 
 
 @dataclass(frozen=True)

@@ -10,17 +10,17 @@ Four panels (grids from the authors' notebook, ``docs/reference/blanket.md`` §5
 
 Every plotted bound value is a certified one-sided end from
 :func:`proofs.blanket.calibrated_epsilon` / :func:`calibrated_epsilon0`
-(``exact.calibrate``): an ε whose bound is proven ≤ δ, an ε0 whose bound is
+(``exact.accounting.calibrate``): an ε whose bound is proven ≤ δ, an ε0 whose bound is
 proven ≤ δ.  The paper could not show the exact curves; we add them:
 
 * binary RR (k = 2): the ε (resp. largest ε0) certified from the *exact* δ of
   the shuffled mechanism — the worst case over all datasets
-  (``exact.binary.delta_binary_worst``) for n ≤ ``WORST_N_MAX``, and beyond
+  (``exact.shuffled.binary.delta_binary_worst``) for n ≤ ``WORST_N_MAX``, and beyond
   that the maximum over the extreme datasets c ∈ {0, 1, n−2, n−1} (exact δ on
   those datasets, a lower bound on the worst case; on every n where both
   were computed the worst case sat at an extreme dataset);
 * k-RR (k = 100, and k = ⌊n^{1/3}⌋): the exact Lemma 5.3 blanket view
-  (``exact.krr.delta_blanket_view``), on fewer points (n ≤ ``BLANKET_N_MAX``).
+  (``exact.shuffled.krr.delta_blanket_view``), on fewer points (n ≤ ``BLANKET_N_MAX``).
 
 The CSV has one row per (panel, curve, n) with the certified value as an
 exact decimal string (ε rounded up, ε0 rounded down) and the bracket.
@@ -32,9 +32,9 @@ from __future__ import annotations
 import csv
 import pathlib
 
-from blanket.exact import arith
-from blanket.exact.errors import BlanketError
-from blanket.exact.progress import Progress
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import BlanketError
+from blanket.exact.runtime.progress import Progress
 from blanket.reports.figures import Figure, pyplot, save
 from blanket.reports.output import atomic_open
 from flint import fmpq
@@ -53,8 +53,8 @@ def _logspace(lo_exp: float, hi_exp: float, count: int) -> list[int]:
 
 def _binary_exact_delta(n: int):
     """δ(ε0, ε) of shuffled binary RR: exact worst case (n ≤ WORST_N_MAX) or max over the extreme datasets."""
-    from blanket.exact.binary import delta_binary, delta_binary_worst
-    from blanket.exact.mechanisms import KRR
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
 
     def f(eps0, eps):
         mech = KRR(2, epsilon0=eps0)
@@ -70,8 +70,8 @@ def _binary_exact_delta(n: int):
 
 
 def _blanket_view_delta(n: int, k: int):
-    from blanket.exact.krr import delta_blanket_view
-    from blanket.exact.mechanisms import KRR
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.shuffled.krr import delta_blanket_view
 
     def f(eps0, eps):
         return delta_blanket_view(KRR(k, epsilon0=eps0), n, epsilon=eps, x=0, x2=1)
@@ -208,7 +208,7 @@ def _calibrate_bound(panel, result, extra, n, guess):
 
 
 def _calibrate_exact(panel, delta_fn, n, guess):
-    from blanket.exact.calibrate import epsilon0_for, epsilon_for_delta
+    from blanket.exact.accounting.calibrate import epsilon0_for, epsilon_for_delta
 
     p, _ = _params_at(panel, {}, n)
     if panel["solve"] == "epsilon":

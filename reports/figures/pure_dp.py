@@ -24,8 +24,8 @@ from __future__ import annotations
 import csv
 import pathlib
 
-from blanket.exact import arith
-from blanket.exact import tdlap as xt
+from blanket.exact.numbers import arith
+from blanket.exact.protocols import tdlap as xt
 from blanket.reports.output import atomic_open
 from flint import fmpq
 
@@ -41,7 +41,7 @@ def _series(quick: bool):
     q = fmpq(1, 1000)
     m = 3
     rows = []
-    from blanket.exact.progress import Progress
+    from blanket.exact.runtime.progress import Progress
     from blanket.proofs import pure_dp as P
 
     with arith.precision(128), Progress(len(s_values), "pure-dp-llr") as bar:
@@ -153,7 +153,7 @@ def _error_series(quick: bool):
     that the noise does not wrap; the noise window ``W = 80 k/eps`` leaves out mass ``< e^{-39}``, which the
     enclosures include.
     """
-    from blanket.exact.progress import Progress
+    from blanket.exact.runtime.progress import Progress
     from blanket.proofs import pure_dp as P
     from blanket.proofs.core import get
 

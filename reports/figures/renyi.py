@@ -1,7 +1,7 @@
 """Figure ``renyi-epsilon``: ε(λ) of the shuffle model — exact binary RR versus the Girgis et al. bounds.
 
 Curves per panel (one panel per (n, ε0) setting): the exact worst case over
-all datasets of shuffled binary RR (certified balls, :func:`exact.renyi.renyi_binary_worst`),
+all datasets of shuffled binary RR (certified balls, :func:`exact.accounting.renyi.renyi_binary_worst`),
 upper bound 1 (Theorem 3.1, integer λ; the non-integer remark in between),
 upper bound 2 (Theorem 3.3), the lower bound (Theorem 3.4, integer λ) and
 bound (9).  The CSV holds the outward-rounded certified intervals; floats
@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import pathlib
 
-from blanket.exact import arith
+from blanket.exact.numbers import arith
 from blanket.reports.figures import Figure, pyplot, save
 from blanket.reports.output import atomic_open
 
@@ -24,8 +24,8 @@ ORDERS_QUICK = ("3/2", "2", "3", "5")
 
 
 def _curves(n, e0, orders):
-    from blanket.exact import renyi as xr
-    from blanket.exact.mechanisms import BinaryRR
+    from blanket.exact.accounting import renyi as xr
+    from blanket.exact.mechanisms.finite import BinaryRR
     from blanket.proofs import renyi as R
 
     rows = []
@@ -58,7 +58,7 @@ def _curves(n, e0, orders):
 
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     plt = pyplot()
-    from blanket.exact.progress import Progress
+    from blanket.exact.runtime.progress import Progress
 
     settings = SETTINGS_QUICK if quick else SETTINGS_FULL
     orders = ORDERS_QUICK if quick else ORDERS_FULL

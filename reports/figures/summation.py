@@ -29,9 +29,9 @@ from __future__ import annotations
 import csv
 import pathlib
 
-from blanket.exact import arith
-from blanket.exact.errors import BlanketError
-from blanket.exact.progress import Progress
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import BlanketError
+from blanket.exact.runtime.progress import Progress
 from blanket.reports.figures import Figure, pyplot, save
 from blanket.reports.output import atomic_open
 
@@ -116,7 +116,7 @@ def privacy_rows() -> list:
 
 def calibrated_rows() -> list:
     """``[(n, k, gamma, mse)]``: the protocol with Theorem 4.1's k and the smallest γ certified by the exact blanket view (ε = 1, δ = 1e-6)."""
-    from blanket.exact.summation import calibrated_protocol
+    from blanket.exact.protocols.summation import calibrated_protocol
     from blanket.proofs import summation as S
 
     out = []

@@ -1,4 +1,4 @@
-"""Benchmark of exact.binary: one dataset at deployment scale, certified calibration, and the exact worst case.
+"""Benchmark of exact.shuffled.binary: one dataset at deployment scale, certified calibration, and the exact worst case.
 
 Run: ``python tests/benchmarks/bench_binary.py [--quick] [--full] [--before] [--workers N]``.
 
@@ -6,10 +6,10 @@ Prints tables (n, seconds, relative enclosure width, peak RSS) for shuffled bina
 ε0 = 1 and the target δ = 1e-6:
 
 * one dataset (``c = 0`` and ``c = n/3``) at n = 10^5 … 10^9: ε is first calibrated
-  (:func:`exact.profiles.epsilon`, certified, relative width 1e-6; time and number of
-  evaluations shown), then δ(ε) at that ε is timed (:func:`exact.profiles.delta`, 128 bits,
+  (:func:`exact.accounting.profiles.epsilon`, certified, relative width 1e-6; time and number of
+  evaluations shown), then δ(ε) at that ε is timed (:func:`exact.accounting.profiles.delta`, 128 bits,
   escalating until the relative width is ≤ 2^-40);
-* the exact worst case over all datasets (:func:`exact.binary.delta_binary_worst`) at
+* the exact worst case over all datasets (:func:`exact.shuffled.binary.delta_binary_worst`) at
   n = 10^4, 10^5 (and 10^6 with ``--full``) at the ε calibrated on ``c = 0``;
 * ``--before``: the same rows through the previous routes kept in the module (the full
   windowed scan ``_forward_ball`` for one dataset, the all-ball sweep ``_sweep_arb``), at the
@@ -40,7 +40,7 @@ def _rss_mb():
 
 
 def _rel(v):
-    from blanket.exact import arith
+    from blanket.exact.numbers import arith
     from flint import fmpq
 
     if isinstance(v, fmpq):
@@ -50,9 +50,10 @@ def _rel(v):
 
 
 def row_single(n, c, before=False):
-    from blanket.exact import arith, binary
-    from blanket.exact.mechanisms import BinaryRR
-    from blanket.exact.profiles import delta, epsilon
+    from blanket.exact.accounting.profiles import delta, epsilon
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.numbers import arith
+    from blanket.exact.shuffled import binary
 
     rr = BinaryRR(epsilon0=EPS0)
     t = time.perf_counter()
@@ -88,9 +89,10 @@ def row_single(n, c, before=False):
 
 
 def row_worst(n, workers, before=False):
-    from blanket.exact import arith, binary
-    from blanket.exact.mechanisms import BinaryRR
-    from blanket.exact.profiles import epsilon
+    from blanket.exact.accounting.profiles import epsilon
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.numbers import arith
+    from blanket.exact.shuffled import binary
 
     rr = BinaryRR(epsilon0=EPS0)
     eps = epsilon(rr, n, delta=TARGET, dataset="c=0").upper
@@ -178,7 +180,7 @@ if __name__ == "__main__":
         name, args = json.loads(a.row)
         print(json.dumps({"row_single": row_single, "row_worst": row_worst}[name](*args)))
         sys.exit(0)
-    from blanket.exact.executors import available_cores
+    from blanket.exact.runtime.executors import available_cores
 
     workers = a.workers or available_cores()
     if a.quick:

@@ -3,7 +3,7 @@
 Prints a table (result, n, seconds per evaluation, relative enclosure width)
 for n = 10^2 … 10^8 at 128 bits.  Target: ≤ 50 ms per evaluation for every
 δ- or ε-valued bound (Lemma 5.3's right side is the exact blanket view from
-exact.krr and is benchmarked separately, at small n only).  Also times one
+exact.shuffled.krr and is benchmarked separately, at small n only).  Also times one
 certified calibration per bound.
 
 Run: ``python tests/benchmarks/bench_bounds.py``  (numbers are from a shared,
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from blanket.exact import arith
+from blanket.exact.numbers import arith
 
 
 def _time(f, reps=5):
@@ -80,7 +80,7 @@ def main():
                 t0 = time.perf_counter()
                 br = B.calibrated_epsilon0(r, epsilon="1/10", delta="1e-6", n=n, **extra)
                 print(f"{'eps0: ' + r.key[7:]:34s} {n:>10d} {time.perf_counter() - t0:>10.4f} {br.evaluations:>11d}")
-        print(f"\n{'Lemma 5.3 (blanket view, exact.krr)':34s} {'n':>10s} {'seconds':>10s} {'rel. width':>11s}")
+        print(f"\n{'Lemma 5.3 (blanket view, exact.shuffled.krr)':34s} {'n':>10s} {'seconds':>10s} {'rel. width':>11s}")
         for n in (10, 100, 1000):
             secs, v = _time(lambda: B.LEMMA_5_3.bound(k=3, n=n, epsilon0="1", epsilon="1/4"), reps=1)
             print(f"{'Lemma 5.3 k=3':34s} {n:>10d} {secs:>10.4f} {_width(v):>11s}")

@@ -1,4 +1,4 @@
-"""Benchmark of exact.calibrate / exact.profiles.epsilon: evaluations of δ(ε) per certified calibration.
+"""Benchmark of exact.accounting.calibrate / exact.accounting.profiles.epsilon: evaluations of δ(ε) per certified calibration.
 
 Run: ``python tests/benchmarks/bench_calibrate.py [--quick]``.  For each case prints the
 number of single-dataset δ evaluations (target: ≤ ~12 per calibration; for the worst case over
@@ -9,8 +9,8 @@ all datasets the total over the calibration rounds, plus the number of full swee
 import argparse
 import time
 
-from blanket.exact.mechanisms import KRR
-from blanket.exact.profiles import epsilon
+from blanket.exact.accounting.profiles import epsilon
+from blanket.exact.mechanisms.finite import KRR
 
 
 def main(quick):

@@ -17,8 +17,8 @@ import resource
 import time
 from fractions import Fraction
 
-from blanket.exact import pld
-from blanket.exact.accountant import ShuffleAccountant, ShuffledRR
+from blanket.exact.accounting import pld
+from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
 
 
 def _rss_mb():

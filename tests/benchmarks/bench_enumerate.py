@@ -1,4 +1,4 @@
-"""Timing of exact.enumerate (exhaustive worst case over all datasets): prints tables (n, classes, seconds, width).
+"""Timing of exact.shuffled.enumerate (exhaustive worst case over all datasets): prints tables (n, classes, seconds, width).
 
 Run: ``python tests/benchmarks/bench_enumerate.py [--quick]``.  Not a test: numbers depend on the machine
 (the shared 2-core development machine is loaded; expect 2-3x faster on an idle one).
@@ -14,9 +14,9 @@ from __future__ import annotations
 import sys
 import time
 
-from blanket.exact.arith import precision, rel_width
-from blanket.exact.enumerate import count_classes, worst_case
-from blanket.exact.mechanisms import KRR, FiniteRandomizer
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.numbers.arith import precision, rel_width
+from blanket.exact.shuffled.enumerate import count_classes, worst_case
 
 
 def _row(cols):

@@ -1,4 +1,4 @@
-"""Timing of exact.krr at deployment scale (issue 14): prints tables of n, seconds, enclosure width, peak RSS.
+"""Timing of exact.shuffled.krr at deployment scale (issue 14): prints tables of n, seconds, enclosure width, peak RSS.
 
 Run: ``python tests/benchmarks/bench_krr.py [--quick | --full]``.  Not a test;
 the numbers depend on the machine's load (the project's machine is a shared
@@ -32,9 +32,9 @@ import time
 
 
 def _child(job):
-    from blanket.exact import arith
-    from blanket.exact.krr import _gaussian_guess, calibrate_epsilon, delta_blanket_view, delta_krr_family
-    from blanket.exact.mechanisms import KRR
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.numbers import arith
+    from blanket.exact.shuffled.krr import _gaussian_guess, calibrate_epsilon, delta_blanket_view, delta_krr_family
     from flint import fmpq
 
     kind, k, n, engine = job
@@ -68,7 +68,7 @@ def _child(job):
 
 def target_up(br):
     """The upper end of the enclosure of δ at the certified ε (≤ the target)."""
-    from blanket.exact import arith
+    from blanket.exact.numbers import arith
 
     d = br.delta_upper
     return float(arith.endpoints(d)[1]) if not hasattr(d, "p") else float(d.p) / float(d.q)

@@ -1,4 +1,4 @@
-"""Timing and tables of exact.oracles (frequency oracles, generic LDP).  Not a test.
+"""Timing and tables of exact.mechanisms.oracles (frequency oracles, generic LDP).  Not a test.
 
 Run: ``python tests/benchmarks/bench_oracles.py [--quick]``.  Prints
 
@@ -20,9 +20,8 @@ import math
 import sys
 import time
 
-from blanket.exact import arith
-from blanket.exact.calibrate import epsilon_for_delta
-from blanket.exact.oracles import (
+from blanket.exact.accounting.calibrate import epsilon_for_delta
+from blanket.exact.mechanisms.oracles import (
     LDP,
     OLH,
     OUE,
@@ -35,6 +34,7 @@ from blanket.exact.oracles import (
     epsilon_upper,
     same_family_delta,
 )
+from blanket.exact.numbers import arith
 from flint import fmpq
 
 

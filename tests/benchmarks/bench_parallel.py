@@ -1,4 +1,4 @@
-"""Speed-up of the block executors (exact.executors.map_blocks) against one worker.
+"""Speed-up of the block executors (exact.runtime.executors.map_blocks) against one worker.
 
 Run: ``PYTHONPATH=. python3 tests/benchmarks/bench_parallel.py [--quick] [--n N ...] [--no-dask]``
 from the top of the repository.
@@ -8,10 +8,10 @@ processes (up to the machine's cores) and on a Dask ``LocalCluster`` with 2
 worker processes:
 
 * ``worst``: the exact worst case over all datasets,
-  ``exact.binary.delta_binary_worst(..., workers=, scheduler=)`` -- only when
+  ``exact.shuffled.binary.delta_binary_worst(..., workers=, scheduler=)`` -- only when
   that function accepts ``workers`` (branch ``binary``); otherwise skipped;
 * ``blocks``: the same sweep done the plain way, ``δ_c(ε)`` for every
-  ``c = 0 … n−1`` by :func:`exact.binary.delta_binary` in blocks of
+  ``c = 0 … n−1`` by :func:`exact.shuffled.binary.delta_binary` in blocks of
   consecutive ``c`` (a real ball-arithmetic workload of independent blocks).
 
 Each row prints n, the executor, wall seconds, the speed-up against 1 worker,
@@ -36,14 +36,14 @@ from flint import arb, fmpq
 
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 
-from blanket.exact import arith  # noqa: E402
-from blanket.exact.executors import available_cores, block_ranges, map_blocks, shutdown  # noqa: E402
-from blanket.exact.mechanisms import BinaryRR  # noqa: E402
+from blanket.exact.mechanisms.finite import BinaryRR  # noqa: E402
+from blanket.exact.numbers import arith  # noqa: E402
+from blanket.exact.runtime.executors import available_cores, block_ranges, map_blocks, shutdown  # noqa: E402
 
 
 def delta_block(epsilon0: str, n: int, start: int, stop: int, epsilon: str) -> list:
     """``[δ_c(ε) for c in range(start, stop)]`` of shuffled binary RR (both directions)."""
-    from blanket.exact.binary import delta_binary
+    from blanket.exact.shuffled.binary import delta_binary
 
     rr = BinaryRR(epsilon0=epsilon0)
     return [delta_binary(rr, n, c, epsilon=epsilon) for c in range(start, stop)]
@@ -132,11 +132,11 @@ WORST_EPS = {10**3: "0.3", 2000: "0.25", 3000: "0.2", 10**4: "0.1", 20000: "0.07
 
 
 def run_worst(ns, eps, with_dask):
-    from blanket.exact.binary import delta_binary_worst
+    from blanket.exact.shuffled.binary import delta_binary_worst
 
     params = inspect.signature(delta_binary_worst).parameters
     if "workers" not in params:
-        print("\nworst: exact.binary.delta_binary_worst does not take workers= on this branch (skipped)")
+        print("\nworst: exact.shuffled.binary.delta_binary_worst does not take workers= on this branch (skipped)")
         return
     print("\nworst: exact worst case over all datasets, epsilon0 = 2, 128 bits")
     print(f"{'n':>8} {'executor':<30} {'seconds':>8} {'speed-up':>8} {'CPU s':>7} {'identical':>9} {'peak RSS MB':>11}")

@@ -1,4 +1,4 @@
-"""Benchmark of exact.renyi: Rényi moments of shuffled RR at large n, the worst case over datasets, k-RR families,
+"""Benchmark of exact.accounting.renyi: Rényi moments of shuffled RR at large n, the worst case over datasets, k-RR families,
 and ``blanket renyi --delta`` end to end.
 
 Run: ``python tests/benchmarks/bench_renyi.py [--quick] [--full] [--workers N]``.  Prints tables
@@ -33,9 +33,9 @@ import subprocess
 import sys
 import time
 
-from blanket.exact import arith
-from blanket.exact import renyi as xr
-from blanket.exact.mechanisms import KRR, BinaryRR
+from blanket.exact.accounting import renyi as xr
+from blanket.exact.mechanisms.finite import KRR, BinaryRR
+from blanket.exact.numbers import arith
 
 
 def rel(v):

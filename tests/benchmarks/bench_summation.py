@@ -9,9 +9,9 @@ from __future__ import annotations
 import sys
 import time
 
-from blanket.exact import arith
-from blanket.exact import summation as xs
-from blanket.exact.mechanisms import FiniteRandomizer
+from blanket.exact.mechanisms.finite import FiniteRandomizer
+from blanket.exact.numbers import arith
+from blanket.exact.protocols import summation as xs
 from blanket.proofs import summation as S
 from flint import fmpq
 

@@ -1,4 +1,4 @@
-"""Benchmark for exact.tdlap: the Cheu–Yan pairwise LLR (5), the n-user law, the claims' bound.
+"""Benchmark for exact.protocols.tdlap: the Cheu–Yan pairwise LLR (5), the n-user law, the claims' bound.
 
 Run: ``python tests/benchmarks/bench_tdlap.py [--quick]``.  Prints tables of
 (parameters, wall seconds, CPU seconds, enclosure width).  The issue's target:
@@ -15,8 +15,8 @@ from __future__ import annotations
 import sys
 import time
 
-from blanket.exact import arith
-from blanket.exact import tdlap as xt
+from blanket.exact.numbers import arith
+from blanket.exact.protocols import tdlap as xt
 from flint import fmpq
 
 

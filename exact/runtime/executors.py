@@ -41,9 +41,8 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 import flint
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import acb, arb, arb_poly
-
-from .errors import InvalidArgument
 
 #: environment variable naming a Dask scheduler address used when ``scheduler`` is not given
 SCHEDULER_ENV = "BLANKET_SCHEDULER"
@@ -132,7 +131,7 @@ def resolve_workers(workers) -> int:
     >>> resolve_workers(0)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: workers must be a positive integer (or None for every core), got 0
+    blanket.exact.numbers.errors.InvalidArgument: workers must be a positive integer (or None for every core), got 0
     """
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise InvalidArgument("workers", workers, "must be a positive integer (or None for every core)")
@@ -405,7 +404,7 @@ def map_blocks(
     ``fn`` must be a module-level function (picklable by reference) and each
     task a tuple of picklable arguments (a non-tuple task is passed as the
     single argument).  ``progress``: ``None`` shows a bar when stderr is a
-    terminal and the work lasts > 2 s (see :mod:`exact.progress`), ``False``
+    terminal and the work lasts > 2 s (see :mod:`exact.runtime.progress`), ``False``
     none, ``True`` always, or an object with ``update(k)`` to advance instead;
     ``desc`` labels the bar; ``sizes`` (optional, one int per task) is how far
     each task advances it (default 1).  The first exception raised by a task
@@ -439,7 +438,7 @@ def map_blocks(
         bar_cm = None
         bar = progress
     else:
-        from .progress import Progress
+        from blanket.exact.runtime.progress import Progress
 
         bar_cm = Progress(sum(sizes), desc, enabled=progress)
         bar = None

@@ -32,10 +32,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
-
-from . import arith
-from .errors import InvalidArgument
 
 
 def _min(values):
@@ -52,14 +51,14 @@ class FiniteRandomizer:
     """A local randomizer with finite input and output alphabets, given by its exact matrix.
 
     ``matrix`` is a list of rows; every entry is parsed exactly with
-    :func:`exact.arith.exact` (ints, ``Fraction``, ``fmpq``, decimal or
+    :func:`exact.numbers.arith.exact` (ints, ``Fraction``, ``fmpq``, decimal or
     ``"p/q"`` strings; floats refused).  Validation: at least two rows, all
     rows the same length ≥ 1, entries ≥ 0, each row sums to exactly 1.
 
     >>> FiniteRandomizer([["1/2", "1/2"], ["1/3", "1/3"]])
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: matrix row 1 must sum to exactly 1, got '2/3'
+    blanket.exact.numbers.errors.InvalidArgument: matrix row 1 must sum to exactly 1, got '2/3'
     """
 
     symmetric = False  #: True when outputs can be relabelled with inputs (k-RR): allows merging unused values
@@ -178,11 +177,11 @@ class KRR(FiniteRandomizer):
     >>> KRR(2, epsilon0="-1")
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
+    blanket.exact.numbers.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
     >>> KRR(1, epsilon0=1)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: k must be >= 2, got 1
+    blanket.exact.numbers.errors.InvalidArgument: k must be >= 2, got 1
     """
 
     symmetric = True

@@ -9,15 +9,15 @@ dataset    meaning                                               relation to the
 worst      maximum over *all* datasets and both directions        exact (binary RR); k > 2: the bracket
 bracket    [best concrete dataset, blanket view], certified       contains it (both ends certified)
 c=INT      binary RR: INT ones among the other n−1 users          a lower bound (one pair of datasets)
-same       others all hold the target's value (exact.krr)        a lower bound
-neighbour  others all hold the neighbour's value (exact.krr)     a lower bound
-third      others all hold a third value, k ≥ 3 (exact.krr)      a lower bound
-blanket    the Lemma 5.3 blanket view (exact.krr)                 an upper bound (every dataset)
+same       others all hold the target's value (exact.shuffled.krr)        a lower bound
+neighbour  others all hold the neighbour's value (exact.shuffled.krr)     a lower bound
+third      others all hold a third value, k ≥ 3 (exact.shuffled.krr)      a lower bound
+blanket    the Lemma 5.3 blanket view (exact.shuffled.krr)                 an upper bound (every dataset)
 ========== ===================================================== ===================================
 
 Every δ is an enclosure (ball or exact rational) computed with precision
 escalation until its relative width is at most 2⁻⁴⁰ (or the cap); every ε
-is a certified :class:`~exact.calibrate.Bracket` (the reported ε is its upper
+is a certified :class:`~exact.accounting.calibrate.Bracket` (the reported ε is its upper
 end, proven to meet the target).  ``δ(ε) = 0`` exactly for ε ≥ ε0.
 
 Cheapest first.  The worst case is bracketed by two cheap certified bounds:
@@ -27,9 +27,9 @@ a concrete dataset (``c = 0`` for binary RR, the worst of the families
 ``"worst"`` for k > 2, where no exact sweep exists at scale) returns that
 bracket, labelled ``relation="bracket"``, with its relative width; the exact
 sweep over all datasets (binary RR, ``"worst"``) is checked against
-:mod:`exact.budget` first and refused up front (:class:`~exact.budget.TooExpensive`)
+:mod:`exact.runtime.budget` first and refused up front (:class:`~exact.runtime.budget.TooExpensive`)
 when it cannot finish in reasonable time or memory on the executor chosen by
-``workers`` / ``scheduler`` (:mod:`exact.executors`).
+``workers`` / ``scheduler`` (:mod:`exact.runtime.executors`).
 
 For the worst case over all datasets of binary RR, ε is calibrated on a
 *candidate* dataset (first c = 0, then the maximiser found by the last sweep)
@@ -38,12 +38,12 @@ a full sweep over all datasets (repeated with the new maximiser if that sweep
 finds a worse dataset) -- unless the blanket view already certifies the
 upper end (then no sweep runs; ``decided_by`` says which bound decided).
 The lower end fails on the candidate dataset, hence also in the worst case.  Cost: two sweeps (see
-:func:`exact.binary.delta_binary_worst`) plus 5–9 single-dataset evaluations.
+:func:`exact.shuffled.binary.delta_binary_worst`) plus 5–9 single-dataset evaluations.
 
 k > 2 datasets (``same``/``neighbour``/``third``/``blanket``) are computed
-by :mod:`exact.krr`.
+by :mod:`exact.shuffled.krr`.
 
->>> from blanket.exact.mechanisms import BinaryRR
+>>> from blanket.exact.mechanisms.finite import BinaryRR
 >>> r = delta(BinaryRR(exp_epsilon0=3), 6, exp_epsilon=2, dataset="c=0")
 >>> r.value, r.relation
 (243/4096, 'lower')
@@ -55,11 +55,10 @@ import math
 import re
 from dataclasses import dataclass
 
+from blanket.exact.accounting.calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from flint import arb, fmpq
-
-from . import arith
-from .calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
-from .errors import InvalidArgument, Undecided
 
 DATASETS = ("worst", "bracket", "c=INT", "same", "neighbour", "third", "blanket")
 RELATION = {
@@ -84,7 +83,7 @@ def parse_dataset(dataset, n: int | None = None):
     >>> parse_dataset("c=10", 10)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: dataset must be c=INT with 0 <= INT <= n-1 = 9, got 'c=10'
+    blanket.exact.numbers.errors.InvalidArgument: dataset must be c=INT with 0 <= INT <= n-1 = 9, got 'c=10'
     """
     if not isinstance(dataset, str):
         raise InvalidArgument("dataset", dataset, f"must be one of {', '.join(DATASETS)}")
@@ -179,7 +178,7 @@ def _k(mech) -> int:
     k = getattr(mech, "k", None)
     if k is None:
         raise InvalidArgument(
-            "mech", getattr(mech, "name", mech), "must be k-ary randomized response (exact.mechanisms.KRR)"
+            "mech", getattr(mech, "name", mech), "must be k-ary randomized response (exact.mechanisms.finite.KRR)"
         )
     return k
 
@@ -212,8 +211,8 @@ def _worst_kwargs(fn, workers, scheduler) -> dict:
 
 
 def _sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, workers=None, scheduler=None):
-    """:func:`exact.binary.delta_binary_worst` on the chosen executor (current precision)."""
-    from .binary import delta_binary_worst
+    """:func:`exact.shuffled.binary.delta_binary_worst` on the chosen executor (current precision)."""
+    from blanket.exact.shuffled.binary import delta_binary_worst
 
     return delta_binary_worst(
         mech,
@@ -226,11 +225,11 @@ def _sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, worker
 
 
 def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple:
-    """Raise :class:`~exact.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
+    """Raise :class:`~exact.runtime.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
     reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``."""
-    from .binary import delta_binary_worst
-    from .budget import check_worst_case
-    from .executors import executor_cores
+    from blanket.exact.runtime.budget import check_worst_case
+    from blanket.exact.runtime.executors import executor_cores
+    from blanket.exact.shuffled.binary import delta_binary_worst
 
     if n <= 4096:  # seconds at most on any machine: no need to look at the executor
         return check_worst_case(n, workers=1, max_seconds=float("inf"))
@@ -242,7 +241,7 @@ def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple
             hi = arith.endpoints(arith.ball(epsilon0))[1]
             e0 = fmpq(hi.numerator, hi.denominator)
     kw = _worst_kwargs(delta_binary_worst, workers, scheduler)
-    if not kw:  # this exact.binary runs the sweep in-process
+    if not kw:  # this exact.shuffled.binary runs the sweep in-process
         return check_worst_case(n, workers=1, where="in one process", epsilon0=e0)
     cores, where = executor_cores(kw.get("workers"), kw.get("scheduler"))
     return check_worst_case(n, workers=cores, where=where, epsilon0=e0)
@@ -267,10 +266,10 @@ def _delta_raw(mech, n, kind, c, epsilon=None, exp_epsilon=None, progress=False,
         return w.value, w
     if kind == "c":
         _need_binary(mech, "c=INT")
-        from .binary import delta_binary
+        from blanket.exact.shuffled.binary import delta_binary
 
         return delta_binary(mech, n, c, epsilon=epsilon, exp_epsilon=exp_epsilon), None
-    from . import krr  # engineer B's module (lazy: profiles works for k = 2 without it)
+    from blanket.exact.shuffled import krr  # engineer B's module (lazy: profiles works for k = 2 without it)
 
     if kind == "blanket":
         return krr.delta_blanket_view(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon), None
@@ -361,7 +360,7 @@ def delta_bracket(
     concrete datasets of :func:`lower_datasets` (a lower bound on the worst
     case) and the blanket view of Lemma 5.3 (an upper bound on every
     dataset).  Cost: one blanket-view evaluation plus one per dataset
-    (:mod:`exact.krr`, :mod:`exact.binary`), no sweep.
+    (:mod:`exact.shuffled.krr`, :mod:`exact.shuffled.binary`), no sweep.
     """
     n = arith.integer_in(n, "n", lo=2)
     up = delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, dataset="blanket", start_prec=start_prec, cap=cap)
@@ -403,9 +402,9 @@ def delta(
     relative width is ≤ ``rel_tol`` (default 2⁻⁴⁰; an enclosure containing 0
     is never accepted early); at the cap the last (valid, wider) enclosure is
     returned and ``note`` says why it is wider than asked.  Cost: one evaluation per precision step — see
-    :mod:`exact.binary` (k = 2) and :mod:`exact.krr` (families, blanket).
+    :mod:`exact.shuffled.binary` (k = 2) and :mod:`exact.shuffled.krr` (families, blanket).
     ``dataset="worst"``: binary RR runs the exact sweep on ``workers`` local
-    processes or the Dask ``scheduler`` (:mod:`exact.executors`) after
+    processes or the Dask ``scheduler`` (:mod:`exact.runtime.executors`) after
     :func:`check_worst_cost`; k > 2 returns :func:`delta_bracket`.
     """
     n = arith.integer_in(n, "n", lo=2)
@@ -502,7 +501,7 @@ def epsilon_bracket(
     lower = lo.lower if fails else fmpq(0)
     # the upper end: the blanket view fails wherever the lower dataset fails (it is larger), so its
     # calibration searches [lower, ε0] only, seeded just above the lower end
-    from .progress import Progress
+    from blanket.exact.runtime.progress import Progress
 
     hi = _epsilon_hi(mech)
     guess = float(lower.p) / float(lower.q) * 1.1 if fails and lower > 0 else _guess(mech, n, target)
@@ -579,7 +578,7 @@ def epsilon(
         if kind == "c":
             _need_binary(mech, "c=INT")
 
-        from .progress import Progress
+        from blanket.exact.runtime.progress import Progress
 
         with Progress(None, f"epsilon on {dataset}", enabled=None if progress else False, unit="eval") as bar:
 
@@ -592,7 +591,7 @@ def epsilon(
         return EpsilonProfile(br, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), c)
     _need_binary(mech, "worst")
     check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
-    from .binary import WorstCase, _forward_single, _rr
+    from blanket.exact.shuffled.binary import WorstCase, _forward_single, _rr
 
     def sweep(eps, what):
         def compute(prec):
@@ -604,7 +603,7 @@ def epsilon(
 
     def blanket_certifies(eps) -> bool:
         """The cheap upper bound first: the blanket view at ``eps`` certainly ≤ target (then no sweep is needed)."""
-        from . import krr
+        from blanket.exact.shuffled import krr
 
         def compute(prec):
             return krr.delta_blanket_view(mech, n, epsilon=eps)
@@ -705,13 +704,13 @@ def epsilon0(
 ) -> Bracket:
     """The largest local ε0 of k-RR such that the shuffled mechanism meets (ε, δ) on ``dataset``.
 
-    A certified :class:`~exact.calibrate.Bracket` with ``lower`` proven to
+    A certified :class:`~exact.accounting.calibrate.Bracket` with ``lower`` proven to
     meet the target and ``upper`` proven to fail (δ is non-decreasing in ε0:
     RR with a smaller ε0 is a post-processing of RR with a larger one).  For
     ``worst`` every evaluation is a full sweep over all datasets (cost: about
     8 sweeps).  ``hi`` caps the search domain.
     """
-    from .mechanisms import KRR
+    from blanket.exact.mechanisms.finite import KRR
 
     n = arith.integer_in(n, "n", lo=2)
     k = arith.integer_in(k, "k", lo=2)

@@ -58,9 +58,8 @@ import sys
 from dataclasses import dataclass
 
 import numpy as np
+from blanket.exact.numbers import arith
 from flint import arb, ctx, fmpq
-
-from . import arith
 
 #: unit roundoff of IEEE-754 binary64 (round to nearest)
 U = fmpq(1, 2**53)

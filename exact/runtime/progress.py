@@ -96,7 +96,7 @@ class Progress:
             except ImportError:  # pragma: no cover - tqdm is a dependency; without it, no bar
                 self.enabled = False
                 return self
-            # no monitor thread: the worst-case sweep forks worker processes (exact.executors), and forking a
+            # no monitor thread: the worst-case sweep forks worker processes (exact.runtime.executors), and forking a
             # process that runs extra threads is fragile
             tqdm.monitor_interval = 0
             self._bar = tqdm(

@@ -6,7 +6,7 @@ checks: :func:`shuffled_law` walks through all ``k_out^n`` report vectors
 product to the histogram of the vector.  ``n ≤ 8`` and at most
 ``MAX_VECTORS`` report vectors (a clear error otherwise).
 
->>> from blanket.exact.mechanisms import KRR
+>>> from blanket.exact.mechanisms.finite import KRR
 >>> law = shuffled_law(KRR(2, exp_epsilon0=3), [0, 1])
 >>> sorted(law.items())
 [((0, 2), 3/16), ((1, 1), 5/8), ((2, 0), 3/16)]
@@ -19,11 +19,10 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from blanket.exact.mechanisms.finite import FiniteRandomizer
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
-
-from . import arith
-from .errors import InvalidArgument
-from .mechanisms import FiniteRandomizer
 
 #: largest n accepted by the enumeration
 MAX_N = 8
@@ -44,7 +43,7 @@ def _dataset(mech: FiniteRandomizer, dataset, name: str) -> list:
             f"len({name})",
             len(out),
             f"must be <= {MAX_N} for brute-force enumeration",
-            hint="use exact.krr or exact.enumerate for larger n",
+            hint="use exact.shuffled.krr or exact.shuffled.enumerate for larger n",
         )
     if mech.k_out ** len(out) > MAX_VECTORS:
         raise InvalidArgument(

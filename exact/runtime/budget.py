@@ -1,8 +1,8 @@
 """Say up front when the exact worst case cannot finish in reasonable time or memory, instead of starting it.
 
-The exact worst case of binary RR over all datasets (:func:`exact.binary.delta_binary_worst`)
+The exact worst case of binary RR over all datasets (:func:`exact.shuffled.binary.delta_binary_worst`)
 sweeps every one of the ``n`` datasets; its cost is estimated by
-``exact.binary.estimate_worst_cost(n, ...) -> (seconds, bytes)`` when that
+``exact.shuffled.binary.estimate_worst_cost(n, ...) -> (seconds, bytes)`` when that
 function exists, else by the local model :func:`fallback_cost` (calibrated on
 the n^{3/2} sweep: about 5 s at n = 10^4 on one core of the project machine).
 :func:`check_worst_case` compares the estimate, spread over the cores that
@@ -23,7 +23,7 @@ True
 >>> check_worst_case(10**9, workers=2, max_seconds=3600)   # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-blanket.exact.budget.TooExpensive: the exact worst case over all 1000000000 datasets would take about ...
+blanket.exact.runtime.budget.TooExpensive: the exact worst case over all 1000000000 datasets would take about ...
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from __future__ import annotations
 import inspect
 import os
 
-from .errors import BlanketError
+from blanket.exact.numbers.errors import BlanketError
 
 #: default wall-clock limit (seconds) for the exact worst case; override with BLANKET_MAX_SECONDS
 DEFAULT_MAX_SECONDS = 3600.0
@@ -56,13 +56,13 @@ def fallback_cost(n: int) -> tuple:
 def worst_cost(n: int, *, workers: int = 1, epsilon0=None) -> tuple:
     """``(wall seconds, peak bytes)`` of the exact worst case on ``workers`` cores.
 
-    Uses ``exact.binary.estimate_worst_cost`` when present (passing
+    Uses ``exact.shuffled.binary.estimate_worst_cost`` when present (passing
     ``workers=`` if it accepts it, else dividing its single-core time, and
     ``epsilon0=`` -- the local ε0, which sets the window width -- if given and
     accepted), otherwise :func:`fallback_cost`.
     """
     try:
-        from .binary import estimate_worst_cost
+        from blanket.exact.shuffled.binary import estimate_worst_cost
     except ImportError:
         estimate_worst_cost = None
     if estimate_worst_cost is not None:
@@ -102,7 +102,7 @@ def time_limit() -> float:
     except ValueError:
         v = -1.0
     if not v > 0:
-        from .errors import InvalidArgument
+        from blanket.exact.numbers.errors import InvalidArgument
 
         raise InvalidArgument(MAX_SECONDS_ENV, raw, "must be a positive number of seconds")
     return v

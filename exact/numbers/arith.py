@@ -13,7 +13,7 @@ low layer every other module uses:
   (``True`` / ``False`` / ``None`` = undecided) — never use a bare ``<`` on
   overlapping balls, which silently returns ``False``;
 * :func:`escalate` recomputes at doubling precision until a predicate decides
-  (python-flint's ``good()`` idea), raising :class:`~exact.errors.Undecided`
+  (python-flint's ``good()`` idea), raising :class:`~exact.numbers.errors.Undecided`
   at the cap;
 * :func:`decimal_interval` prints a ball as an outward-rounded decimal
   interval (lower end rounded down, upper end rounded up).
@@ -24,7 +24,7 @@ True
 >>> exact(0.5)
 Traceback (most recent call last):
 ...
-blanket.exact.errors.FloatRefused: value must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float, got 0.5 (pass value='0.5' as a string, or allow_float=True to use the float's exact binary value)
+blanket.exact.numbers.errors.FloatRefused: value must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float, got 0.5 (pass value='0.5' as a string, or allow_float=True to use the float's exact binary value)
 >>> with precision(128):
 ...     le(exp_ball(1), fmpq(272, 100))
 True
@@ -37,9 +37,8 @@ import re
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 
+from blanket.exact.numbers.errors import FloatRefused, InvalidArgument, Undecided
 from flint import arb, ctx, fmpq, fmpz
-
-from .errors import FloatRefused, InvalidArgument, Undecided
 
 Exact = fmpq
 Ball = arb
@@ -74,7 +73,7 @@ def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
     >>> exact("abc", "epsilon")
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: epsilon must be a number (int, decimal string like '0.3' or '1e-8', or fraction 'p/q'), got 'abc'
+    blanket.exact.numbers.errors.InvalidArgument: epsilon must be a number (int, decimal string like '0.3' or '1e-8', or fraction 'p/q'), got 'abc'
     """
     if isinstance(value, bool):
         raise InvalidArgument(name, value, "must be a number, not a boolean")
@@ -92,7 +91,7 @@ def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
         f = Fraction(value)
         return fmpq(f.numerator, f.denominator)
     if isinstance(value, str):
-        from .guards import check_decimal_text
+        from blanket.exact.numbers.guards import check_decimal_text
 
         check_decimal_text(value, name)  # before 10**e is expanded: "1e-1000000000" is refused at once
         m = _DECIMAL.match(value)
@@ -126,7 +125,7 @@ def exact_in(value, name: str, *, lo=None, hi=None, lo_open=False, hi_open=False
     >>> exact_in("-1", "epsilon0", lo=0)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
+    blanket.exact.numbers.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
     """
     q = exact(value, name, allow_float=allow_float)
     if lo is not None:
@@ -148,14 +147,14 @@ def integer_in(value, name: str, *, lo=None, hi=None) -> int:
     >>> integer_in(1, "n", lo=2)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: n must be >= 2, got 1
+    blanket.exact.numbers.errors.InvalidArgument: n must be >= 2, got 1
     """
     if isinstance(value, bool):
         raise InvalidArgument(name, value, "must be an integer, not a boolean")
     if isinstance(value, (int, fmpz)):
         v = int(value)
     elif isinstance(value, str) and re.match(r"^\s*[+-]?\d+\s*$", value):
-        from .guards import check_decimal_text
+        from blanket.exact.numbers.guards import check_decimal_text
 
         check_decimal_text(value, name)
         v = int(value)
@@ -314,7 +313,7 @@ def escalate(
 
     ``compute`` is called inside :func:`precision` (the global precision is
     set to ``prec``).  Returns ``(result, prec)``.  If the cap is reached
-    undecided, raises :class:`~exact.errors.Undecided` — the caller turns that
+    undecided, raises :class:`~exact.numbers.errors.Undecided` — the caller turns that
     into an INCONCLUSIVE answer, never a guess.
 
     >>> from flint import arb
@@ -509,7 +508,7 @@ def exp_param(epsilon=None, exp_epsilon=None, *, name: str = "epsilon"):
     >>> exp_param()
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: epsilon must be given (or exp_epsilon instead), not both or neither, got None
+    blanket.exact.numbers.errors.InvalidArgument: epsilon must be given (or exp_epsilon instead), not both or neither, got None
     """
     if (epsilon is None) == (exp_epsilon is None):
         raise InvalidArgument(name, epsilon, f"must be given (or exp_{name} instead), not both or neither")

@@ -14,7 +14,7 @@ Both directions of each pair are computed (``D(P‖P')`` and ``D(P'‖P)``) and
 the maximum is returned unless ``direction`` is given.  Each family is one
 set of neighbouring pairs, so its δ is a *lower* bound on the worst case over
 all datasets; the families are not always the worst case (exhaustive check
-with :mod:`exact.enumerate`: 3-RR, n = 7, e^{ε0} = 4, e^ε = 3 has worst
+with :mod:`exact.shuffled.enumerate`: 3-RR, n = 7, e^{ε0} = 4, e^ε = 3 has worst
 case 0.015546… at others (1,1,1,1,1,2) against 0.014632… for the best family).
 By the symmetry of k-RR, "same" and "neighbour" are the same set of neighbouring pairs, so their
 two-direction maxima coincide (a test checks it).
@@ -49,7 +49,7 @@ counts of the two informative atoms, ``c_bulk | s ~ Bin(n−s, π_b/(π_b+π_r))
 and ``c_t | s ~ Bin(s, π_t/(π_t+π_{t'}))`` are *conditionally independent*, and
 the sum ``a0 + u_n s + u_1 c_bulk + w c_t`` is linear in each count.  Two
 engines (:func:`expected_positive_part` picks one; both on the shared
-windowed-law engine :mod:`exact.laws`):
+windowed-law engine :mod:`exact.laws.binomial`):
 
 * **one-dimensional** (:func:`_fast_positive_part`, the default in ball
   arithmetic for every n when the bulk count is a function of ``s`` — the
@@ -79,14 +79,14 @@ windowed-law engine :mod:`exact.laws`):
 **Windowing and its rigorous error bound (grid engine).**  With exact rational inputs and
 ``n ≤ exact_max_n`` every window is the full support and the result is an
 exact ``fmpq``.  Otherwise each binomial is kept on a window ``[lo, hi]``
-around its mode whose left-out mass is certified by :func:`exact.laws.window_bounds`.
+around its mode whose left-out mass is certified by :func:`exact.laws.binomial.window_bounds`.
 The total left-out mass
 ``Λ = tail_s + Σ_s P(s)·(tail_b(s) + tail_t(s))`` is carried as a ball;
 every left-out outcome contributes between 0 and ``n·max_j(v_j)_+`` to
 ``E[(ΣV)_+]``, so ``[0, n·max(v)_+·Λ]`` is added to the window sum (which is
 a lower bound: every term is ≥ 0).  Inside the windows, only the region where
 the summand can be positive is evaluated (located by certified comparisons,
-using monotonicity in each count).  pmf anchors come from :func:`exact.laws.pmf`
+using monotonicity in each count).  pmf anchors come from :func:`exact.laws.binomial.pmf`
 and exact-ratio steps.  Index guesses for the sign
 changes use floating point *only as guesses*: every sign used is certified
 by a ball comparison, and terms whose sign is not certified are summed as
@@ -103,12 +103,12 @@ from __future__ import annotations
 
 import math
 
+from blanket.exact.laws import binomial as laws
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.runtime.progress import Progress
 from flint import arb, ctx, fmpq
-
-from . import arith, laws
-from .errors import InvalidArgument, Undecided
-from .mechanisms import KRR, FiniteRandomizer, amplification_law
-from .progress import Progress
 
 FAMILIES = ("same", "neighbour", "third")
 DIRECTIONS = (None, "forward", "backward")
@@ -187,9 +187,9 @@ class _Binom:
 
     Exact mode (the grid engine's rational path): the whole support, exact
     pmf.  Exact ``ρ`` ∈ {0, 1} or ``N = 0``: a point mass.  Ball mode: a thin
-    view of the shared engine :mod:`exact.laws` — the window and its
-    left-out mass from :func:`exact.laws.window_bounds`, the first pmf value
-    of each sub-range from :func:`exact.laws.pmf`, then ratio walks:
+    view of the shared engine :mod:`exact.laws.binomial` — the window and its
+    left-out mass from :func:`exact.laws.binomial.window_bounds`, the first pmf value
+    of each sub-range from :func:`exact.laws.binomial.pmf`, then ratio walks:
     O(length of the sub-range).
     """
 
@@ -452,7 +452,7 @@ class _TailWalker:
     """``p = P(X = t)`` and ``G = P(X ≥ t)`` for ``X ~ Bin(N, ρ)``, moved by unit steps of ``t`` and ``N``.
 
     The state is an enclosure of the *full-law* values (not windowed): it is
-    initialised once (:func:`_init_tail`: O(1) calls of :mod:`exact.laws`) and every step applies an
+    initialised once (:func:`_init_tail`: O(1) calls of :mod:`exact.laws.binomial`) and every step applies an
     exact identity, O(1) ball operations per step:
 
     * ``t → t+1``: ``G −= p``, ``p *= (N − t) r/(t + 1)`` (``r = ρ/(1−ρ)``);
@@ -513,8 +513,8 @@ class _TailWalker:
 
 
 def _init_tail(N: int, rho, t: int):
-    """Enclosures of ``P(X = t)`` and ``P(X ≥ t)`` for ``X ~ Bin(N, ρ)``: :func:`exact.laws.pmf` and
-    :func:`exact.laws.tail` (regularized incomplete beta, flint C level).  O(1) arb calls."""
+    """Enclosures of ``P(X = t)`` and ``P(X ≥ t)`` for ``X ~ Bin(N, ρ)``: :func:`exact.laws.binomial.pmf` and
+    :func:`exact.laws.binomial.tail` (regularized incomplete beta, flint C level).  O(1) arb calls."""
     return laws.pmf(N, rho, t), laws.tail(N, rho, t)
 
 
@@ -1019,8 +1019,8 @@ def _check_krr(mech, what):
         raise InvalidArgument(
             "mech",
             getattr(mech, "name", mech),
-            f"must be a k-ary randomized response (exact.mechanisms.KRR) for {what}",
-            hint="for other randomizers use delta_blanket_view or exact.bruteforce",
+            f"must be a k-ary randomized response (exact.mechanisms.finite.KRR) for {what}",
+            hint="for other randomizers use delta_blanket_view or exact.shuffled.bruteforce",
         )
 
 
@@ -1085,7 +1085,7 @@ def delta_krr_family(
     "third" when ``n > GRID_MAX_N``), else ``O(n log(1/tol))`` (grid engine);
     ``engine`` forces one (see :func:`expected_positive_part`).
 
-    >>> from blanket.exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> rr = KRR(3, exp_epsilon0=2)
     >>> delta_krr_family(rr, 2, "third", exp_epsilon=1)
     3/16
@@ -1141,7 +1141,7 @@ def delta_krr_third_lumped(
     ``k ≥ 4`` (the count of ``z`` is informative).  Kept as a deliberately wrong
     "bound" for the paper checks.  Cost as :func:`delta_krr_family`.
 
-    >>> from blanket.exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> rr = KRR(5, exp_epsilon0="5/2")
     >>> delta_krr_third_lumped(rr, 4, exp_epsilon="3/2"), delta_krr_family(rr, 4, "third", exp_epsilon="3/2")
     (860/28561, 1020/28561)
@@ -1246,12 +1246,14 @@ def delta_blanket_view(
     Exact ``fmpq`` for exact inputs (and ``n ≤ exact_max_n`` on the fast path);
     exactly ``0`` when ``ε ≥ ε0``.
 
-    >>> from blanket.exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> delta_blanket_view(KRR(3, exp_epsilon0=2), 2, exp_epsilon=1)
     3/16
     """
     if not isinstance(mech, FiniteRandomizer):
-        raise InvalidArgument("mech", mech, "must be a finite randomizer (exact.mechanisms.FiniteRandomizer or KRR)")
+        raise InvalidArgument(
+            "mech", mech, "must be a finite randomizer (exact.mechanisms.finite.FiniteRandomizer or KRR)"
+        )
     if method not in (None, "fast", "enumerate"):
         raise InvalidArgument("method", method, "must be None, 'fast' or 'enumerate'")
     if method == "fast" and not isinstance(mech, KRR):
@@ -1406,7 +1408,7 @@ def calibrate_epsilon(
 ):
     """Certified smallest central ε with ``δ(ε) ≤ delta`` for the blanket view or a dataset family of shuffled k-RR.
 
-    Returns a :class:`exact.calibrate.Bracket`: ``upper`` is certified to meet
+    Returns a :class:`exact.accounting.calibrate.Bracket`: ``upper`` is certified to meet
     the target (the *upper* end of the enclosure of δ(upper) is ≤ delta),
     ``lower`` certified to fail (the *lower* end of the enclosure of
     δ(lower) is > delta).  The search runs on the upper end of each enclosure
@@ -1420,8 +1422,8 @@ def calibrate_epsilon(
     (``tests/benchmarks/bench_krr.py`` prints the count), each
     O(√n·√log(1/tol)) on the one-dimensional route.
 
-    >>> from blanket.exact.mechanisms import KRR
-    >>> from blanket.exact.arith import precision
+    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> from blanket.exact.numbers.arith import precision
     >>> with precision(128):
     ...     br = calibrate_epsilon(KRR(2, epsilon0=1), 10**5, "1e-6", view="blanket")
     >>> 0 < br.lower < br.upper and br.rel_width() <= fmpq(1, 10**6)
@@ -1429,7 +1431,7 @@ def calibrate_epsilon(
     """
     from fractions import Fraction
 
-    from .calibrate import Bracket, epsilon_for_delta
+    from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta
 
     if view not in VIEWS:
         raise InvalidArgument("view", view, f"must be one of {', '.join(VIEWS)}")

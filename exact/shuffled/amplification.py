@@ -8,7 +8,7 @@ with.
 
 * :func:`krr_law` — the three atoms of ``L^ε_{x,x'}`` for k-RR, O(1).
 * :func:`eplus_krr` — ``E[(Σ_{i≤m} L_i)_+]`` through the shared four-atom
-  engine :func:`exact.krr.expected_positive_part` (exact rationals for
+  engine :func:`exact.shuffled.krr.expected_positive_part` (exact rationals for
   ``m ≤ 64`` with exact inputs, else the one-dimensional O(√m) route or the
   grid); :func:`eplus_krr_sum` keeps the direct trinomial sum, O(m²), as an
   independent reference.
@@ -28,10 +28,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
-
-from . import arith
-from .errors import InvalidArgument
 
 
 def _add(acc, v):
@@ -71,7 +70,7 @@ def eplus_krr(m: int, k: int, exp_epsilon0, exp_epsilon, *, engine=None):
 
     The atoms of ``L`` (:func:`krr_law`) are the engine's "t" (``W = x``),
     "t'" (``W = x'``) and "bulk" (any other value) atoms, so this is
-    :func:`exact.krr.expected_positive_part` with ``n = m``: exact for
+    :func:`exact.shuffled.krr.expected_positive_part` with ``n = m``: exact for
     ``m ≤ 64`` and exact inputs, else a ball — O(√m·√log(1/tol)) for
     ``k = 2`` or ``m > GRID_MAX_N``, O(m log(1/tol)) otherwise
     (``engine`` forces one).  :func:`eplus_krr_sum` is the independent
@@ -86,7 +85,7 @@ def eplus_krr(m: int, k: int, exp_epsilon0, exp_epsilon, *, engine=None):
         raise InvalidArgument("m", m, "must be >= 0")
     if m == 0:
         return fmpq(0)
-    from .krr import expected_positive_part
+    from blanket.exact.shuffled.krr import expected_positive_part
 
     law = krr_law(k, exp_epsilon0, exp_epsilon)
     (v1, p1), (v2, p2) = law[0], law[1]

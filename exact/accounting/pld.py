@@ -12,7 +12,7 @@ written out in ``docs/composition.md``.  Pairs supplied here (``e = e^{ε0}``,
   pair: the others' blanket draws revealed; outcome ``(m, a, b)`` with
   ``m ~ Bin(n−1, γ)`` blanket users among the others and ``a``, ``b`` the
   counts of ``x`` and ``x'`` among their ``m`` draws plus the target's report.
-  Its hockey-stick divergence is exactly :func:`blanket.exact.krr.delta_blanket_view`
+  Its hockey-stick divergence is exactly :func:`blanket.exact.shuffled.krr.delta_blanket_view`
   (tests).  Enumerated exactly, ``O(n³)`` atoms: small ``n`` only.
 * :func:`dominating_pair` — a :class:`ShiftPair`, the structured form used at
   large ``n``.  For ``k = 2`` it *is* the blanket view (= the stronger-clone
@@ -80,11 +80,10 @@ from dataclasses import dataclass
 from math import comb
 
 import numpy as np
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from flint import arb, arb_poly, fmpq
-
-from . import arith
-from .errors import InvalidArgument, Undecided
-from .mechanisms import KRR
 
 #: unit roundoff of IEEE binary64
 U = 2.0**-53
@@ -172,11 +171,11 @@ def dominating_pair(mech, n) -> ShiftPair:
     """The dominating pair of one shuffled round of k-RR with ``n`` users (see the module docstring).
 
     ``k = 2``: the blanket view (= stronger clones), exact equality with
-    :func:`blanket.exact.krr.delta_blanket_view` (tests).  ``k ≥ 3``: the
+    :func:`blanket.exact.shuffled.krr.delta_blanket_view` (tests).  ``k ≥ 3``: the
     blanket view with the ``{x, x'}``-membership of the blanket draws revealed
     (a valid, looser pair).
 
-    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> pr = dominating_pair(BinaryRR(exp_epsilon0=3), 4)
     >>> pr.outer_q, pr.pi_p, pr.pi_q, pr.null
     (1/2, 3/4, 1/4, 0)
@@ -212,7 +211,7 @@ def lower_pair(mech, n, direction: str = "forward") -> ShiftPair:
     is again non-decreasing in the count): ``Bin(n−1, 1−f)`` and shifts
     ``Bern(1−f)`` vs ``Bern(1−p)``.
 
-    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> lp = lower_pair(BinaryRR(exp_epsilon0=3), 4)
     >>> lp.outer_n, lp.inner_q, lp.pi_p, lp.pi_q
     (3, 1/4, 3/4, 1/4)
@@ -251,7 +250,7 @@ def blanket_view_atoms(mech, n) -> list:
     (``R(x)`` under ``P``, ``R(x')`` under ``Q``).  ``O(n³)`` atoms; exact for
     exact mechanisms.
 
-    >>> from blanket.exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> at = blanket_view_atoms(KRR(3, exp_epsilon0=2), 2)
     >>> hockey_stick(at, 1)
     3/16
@@ -940,7 +939,7 @@ def discretise(pair: ShiftPair, grid, side: str, *, prec: int = 128, truncation=
     Complexity: see :func:`_survival`; about ``W_C·(W + J)`` float operations,
     e.g. ``1.4·10⁴ × 1.4·10⁴`` at ``n = 10⁶``.
 
-    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> pr = dominating_pair(BinaryRR(exp_epsilon0=3), 5)
     >>> up, lo = discretise(pr, "1/100", "upper"), discretise(pr, "1/100", "lower")
     >>> h = hockey_stick(pr.atoms(), "3/2")

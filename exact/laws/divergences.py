@@ -22,10 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
-
-from . import arith
-from .errors import InvalidArgument
 
 Vec = Sequence
 

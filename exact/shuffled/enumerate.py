@@ -1,6 +1,6 @@
 """Exhaustive small-n worst case of a shuffled finite randomizer over *all* neighbouring datasets.
 
-For a local randomizer ``R`` (a :class:`~exact.mechanisms.FiniteRandomizer`)
+For a local randomizer ``R`` (a :class:`~exact.mechanisms.finite.FiniteRandomizer`)
 and ``n`` users, the shuffled mechanism outputs the histogram of the ``n``
 reports.  Neighbouring datasets differ in one user; because the output is a
 histogram, a dataset is a *multiset* of inputs, so a neighbouring pair is
@@ -40,7 +40,7 @@ Generic path (:func:`worst_case` on any matrix)
     ≈ ``n^7``) on the loaded development machine — see
     ``tests/benchmarks/bench_enumerate.py``.
 
-k-RR path (automatic for :class:`~exact.mechanisms.KRR`)
+k-RR path (automatic for :class:`~exact.mechanisms.finite.KRR`)
     k-RR commutes with every permutation of ``[k]`` (applied to inputs and
     outputs alike), and the hockey-stick divergence is invariant under a
     bijective relabelling of outcomes.  Hence every ordered pair ``(x, x')``
@@ -71,7 +71,7 @@ Both paths are exact for exact inputs; the tests check them against each
 other (the generic path run on a k-RR matrix) and against brute-force
 enumeration of all ``k^n`` report vectors for ``n ≤ 5``.
 
->>> from blanket.exact.mechanisms import KRR, FiniteRandomizer
+>>> from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 >>> wc = worst_case(KRR(3, exp_epsilon0=2), 3, exp_epsilon=1)
 >>> wc.value, wc.method, wc.classes
 (5/32, 'krr-symmetry', 6)
@@ -85,12 +85,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.progress import Progress
 from flint import arb, fmpq
-
-from . import arith
-from .errors import InvalidArgument
-from .mechanisms import KRR, FiniteRandomizer
-from .progress import Progress
 
 __all__ = [
     "WorstCase",
@@ -336,7 +335,7 @@ def _krr_classes(k: int, n: int):
 def count_classes(mech: FiniteRandomizer, n: int) -> int:
     """Number of dataset classes :func:`worst_case` enumerates (k-RR: up to symmetry; generic: multisets).
 
-    >>> from blanket.exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> count_classes(KRR(10, exp_epsilon0=2), 8)
     120
     """
@@ -516,9 +515,9 @@ def worst_case(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, pro
     (exact rational ≥ 1).  k-RR uses the symmetry reduction, every other
     matrix the generic path (module docstring: proof of the reductions and
     complexities).  Balls are at flint's current precision; wrap in
-    :func:`exact.arith.precision` / :func:`exact.arith.escalate`.
+    :func:`exact.numbers.arith.precision` / :func:`exact.numbers.arith.escalate`.
 
-    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> worst_case(BinaryRR(exp_epsilon0=3), 2, exp_epsilon=1).value   # total variation, n = 2
     3/8
     """
@@ -535,7 +534,7 @@ def delta_class(mech: KRR, n, others_a: int, others_b: int, partition=(), *, eps
     case at any ``n`` (cost ``n`` convolutions over at most
     ``C(n+c−1, c−1)`` histograms, ``c = 2 + len(partition) + [u > 0]``).
 
-    >>> from blanket.exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> delta_class(KRR(3, exp_epsilon0=2), 3, 0, 0, (2,), exp_epsilon=1)
     (5/32, 5/32)
     """
@@ -559,7 +558,7 @@ def delta_dataset(mech: FiniteRandomizer, others, x: int, x2: int, *, epsilon=No
     witness independently of the class enumeration.  Cost: ``n`` convolutions
     over at most ``C(n+k_out−1, k_out−1)`` histograms.
 
-    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> delta_dataset(BinaryRR(exp_epsilon0=3), [1], 0, 1, exp_epsilon=1)   # (3-1)/16 + (10-6)/16
     3/8
     """

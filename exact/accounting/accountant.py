@@ -1,6 +1,6 @@
 """A privacy accountant for shuffled rounds, in the vocabulary of Google's dp_accounting — certified.
 
->>> from blanket.exact.accountant import ShuffleAccountant, ShuffledRR
+>>> from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
 >>> acc = ShuffleAccountant(neighbouring="replace-one")
 >>> acc = acc.compose(ShuffledRR(k=2, epsilon0="1", n=1000), count=3)
 >>> eps = acc.get_epsilon(target_delta="1e-6")
@@ -17,13 +17,13 @@
   a :class:`CertifiedEpsilon` / :class:`CertifiedDelta` whose ``.upper`` is
   the safe answer (certified: the composed mechanism satisfies it) and whose
   ``.lower`` is a certified lower bound *on the mechanism itself* (the rounds
-  run on one concrete pair of datasets, :func:`blanket.exact.pld.lower_pair`),
+  run on one concrete pair of datasets, :func:`blanket.exact.accounting.pld.lower_pair`),
   so a claim below ``.lower`` is certainly false.  ``.pair_lower`` is the
   optimistic end of the PLD sandwich of the dominating pair (the
   discretisation's width is ``upper − pair_lower``).
 
 How: dominating pairs → certified pessimistic/optimistic PLDs on a common grid
-``Δ`` → ``arb_poly`` convolution (``exact.pld``, ``docs/composition.md``).
+``Δ`` → ``arb_poly`` convolution (``exact.accounting.pld``, ``docs/composition.md``).
 The grid is chosen so that the sandwich's relative width is at most
 ``rel_width`` (default 2 %): a first pass on a coarse grid, then one refined
 pass with ``Δ`` scaled by the observed width (the width is about ``Σ count·Δ``).
@@ -37,12 +37,11 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from blanket.exact.accounting import pld as _pld
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import fmpq
-
-from . import arith
-from . import pld as _pld
-from .errors import InvalidArgument
-from .mechanisms import KRR
 
 NEIGHBOURING = ("replace-one",)
 
@@ -63,7 +62,7 @@ class ShuffledRR:
     >>> ShuffledRR(k=2, epsilon0="-1", n=10)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
+    blanket.exact.numbers.errors.InvalidArgument: epsilon0 must be >= 0, got '-1'
     """
 
     k: int

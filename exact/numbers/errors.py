@@ -16,7 +16,7 @@ class InvalidArgument(BlanketError, ValueError):
     >>> raise InvalidArgument("epsilon0", -1, "must be >= 0")
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: epsilon0 must be >= 0, got -1
+    blanket.exact.numbers.errors.InvalidArgument: epsilon0 must be >= 0, got -1
     """
 
     def __init__(self, name, value, requirement, hint=None):

@@ -1,6 +1,6 @@
 """Resource guards: input-size ranges checked before anything is expanded, and a memory limit.
 
-Every guard raises :class:`~blanket.exact.errors.InvalidArgument` (the CLI:
+Every guard raises :class:`~blanket.exact.numbers.errors.InvalidArgument` (the CLI:
 one line, exit 2) naming the argument, the value, the estimate and what to
 do — *before* the expensive step, so that a hostile or careless input never
 hangs, never ends in ``MemoryError`` and never reaches an internal error.
@@ -26,7 +26,7 @@ import math
 import os
 import re
 
-from .errors import InvalidArgument
+from blanket.exact.numbers.errors import InvalidArgument
 
 #: largest |exponent| of a decimal number's text ("1e-100000" is accepted, "1e-1000000" is not)
 MAX_DECIMAL_EXPONENT = 100_000
@@ -74,7 +74,7 @@ def parse_size(text, name: str = "--max-memory") -> int:
     >>> parse_size("lots")
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: --max-memory must be a size such as 2G, 500M or 2000000 (bytes), got 'lots'
+    blanket.exact.numbers.errors.InvalidArgument: --max-memory must be a size such as 2G, 500M or 2000000 (bytes), got 'lots'
     """
     m = _SIZE.match(str(text))
     if not m:
@@ -110,7 +110,7 @@ def check_memory(estimate: float, what: str, *, name: str, value, hint: str = ""
     >>> check_memory(2 << 30, "the count distribution", name="n", value=10**9)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: n needs an estimated 2.0 GiB for the count distribution, above the memory limit of 1.0 GiB (--max-memory), got 1000000000
+    blanket.exact.numbers.errors.InvalidArgument: n needs an estimated 2.0 GiB for the count distribution, above the memory limit of 1.0 GiB (--max-memory), got 1000000000
     >>> set_max_memory(None)
     """
     limit = max_memory()
@@ -133,7 +133,7 @@ EVALUATION_BYTES_PER_SQRT_N = 16 << 10
 def evaluation_bytes(n: int) -> int:
     """Estimated peak bytes of one certified evaluation at ``n`` users: ``64 MiB + 16 KiB·⌈√n⌉``.
 
-    The exact worst case over all datasets is estimated separately (:mod:`exact.budget`).
+    The exact worst case over all datasets is estimated separately (:mod:`exact.runtime.budget`).
 
     >>> human(evaluation_bytes(10**9))
     '558.1 MiB'
@@ -159,7 +159,7 @@ def check_decimal_text(text: str, name: str) -> None:
     >>> check_decimal_text("1e-1000000000", "epsilon")
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: epsilon must have a decimal exponent between -100000 and 100000, got '1e-1000000000'
+    blanket.exact.numbers.errors.InvalidArgument: epsilon must have a decimal exponent between -100000 and 100000, got '1e-1000000000'
     """
     if len(text) > MAX_DIGITS:
         raise InvalidArgument(
@@ -180,9 +180,9 @@ def check_epsilon0(q, name: str = "epsilon0") -> None:
     >>> check_epsilon0(100000)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: epsilon0 must be at most 500 (the supported range), got 100000 (above it randomized response equals the identity to within e^-500, and the shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy)
+    blanket.exact.numbers.errors.InvalidArgument: epsilon0 must be at most 500 (the supported range), got 100000 (above it randomized response equals the identity to within e^-500, and the shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy)
     """
-    from .arith import exact
+    from blanket.exact.numbers.arith import exact
 
     if exact(q) > MAX_EPSILON0:
         raise InvalidArgument(

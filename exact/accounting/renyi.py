@@ -9,7 +9,7 @@ of order ``λ > 1`` is
 and the Rényi divergence is ``D_λ = log(E_λ)/(λ−1)``.  Every routine here
 returns a certified enclosure (exact ``fmpq`` for integer λ, rational
 ``e^{ε0}`` and small n; otherwise an ``arb`` ball at the current flint
-precision, see :func:`exact.arith.precision`).
+precision, see :func:`exact.numbers.arith.precision`).
 
 Two engines:
 
@@ -47,7 +47,7 @@ in-window values of the convolved count law are under-estimates, which
 also widens the ball downwards by ``(λ−1)e^{ε0λ}·tail`` (convexity of
 ``P^λ Q^{1−λ}``; see :func:`_binary_window_error`).
 
-Design note: ``exact.binary`` (the foundation's δ engine) has its own
+Design note: ``exact.shuffled.binary`` (the foundation's δ engine) has its own
 count-law routines (``count_law``, and a chained sweep over ``c`` for the
 worst case); this module keeps a separate, smaller engine because the Rényi
 moment needs both directions of every dataset in one pass and a different
@@ -59,7 +59,7 @@ window width (the two binomial windows, their ``arb_poly`` product, the
 moment sum); the worst case O(n·W); k-RR *same*/*neighbour* O(W²), *third*
 O(W²) for k = 3 and O(W³) for k ≥ 4.
 
->>> from blanket.exact.mechanisms import BinaryRR
+>>> from blanket.exact.mechanisms.finite import BinaryRR
 >>> rr = BinaryRR(exp_epsilon0=3)
 >>> moment_binary(rr, 2, 0, order=2, x=1)   # brute force: see tests/test_renyi.py
 5/3
@@ -70,13 +70,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from blanket.exact.laws.divergences import Windowed
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
-
-from . import arith
-from .divergences import Windowed
-from .errors import InvalidArgument
-from .mechanisms import KRR
-from .progress import Progress
 
 #: exact (rational) computation is used up to this many users when every input is exact
 EXACT_MAX_N = 200
@@ -93,7 +92,7 @@ def parse_order(order, name: str = "order"):
     >>> parse_order(1)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: order must be > 1, got 1
+    blanket.exact.numbers.errors.InvalidArgument: order must be > 1, got 1
     """
     return arith.exact_in(order, name, lo=1, lo_open=True)
 
@@ -126,7 +125,9 @@ def _pow(r, lam):
 def _check_mech(mech):
     if not isinstance(mech, KRR):
         raise InvalidArgument(
-            "mech", getattr(mech, "name", mech), "must be a k-ary randomized response (exact.mechanisms.KRR / BinaryRR)"
+            "mech",
+            getattr(mech, "name", mech),
+            "must be a k-ary randomized response (exact.mechanisms.finite.KRR / BinaryRR)",
         )
     return mech
 
@@ -150,7 +151,7 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
 
     >>> binomial_window(3, fmpq(1, 2)).mass
     [1/8, 3/8, 3/8, 1/8]
-    >>> from blanket.exact.arith import precision
+    >>> from blanket.exact.numbers.arith import precision
     >>> with precision(64):
     ...     w = binomial_window(10**6, fmpq(1, 3), tol=arb(2)**-80)
     >>> len(w.mass) < 20000 and w.tail < arb(2)**-80
@@ -238,7 +239,7 @@ def others_count_law(mech, n: int, c: int, *, tol=None) -> Windowed:
     both binomials' tails (a left-out pair has at least one left-out factor).
     Cost O(W log W) (``arb_poly`` product).
 
-    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> others_count_law(BinaryRR(exp_epsilon0=3), 3, 1).mass
     [3/16, 5/8, 3/16]
     """
@@ -327,7 +328,7 @@ def moment_binary(mech, n: int, c: int, *, order, x: int = 1, tol=None):
 
     Theorem 3.4 of Girgis et al. is ``moment_binary(mech, n, 0, order=λ, x=1)``.
 
-    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> moment_binary(BinaryRR(exp_epsilon0=1), 5, 2, order=3)   # ε0 = 0: no information
     1
     """
@@ -439,7 +440,7 @@ def float_tol(e0, lam) -> fmpq:
 
 
 def _float_checks(mech, lam):
-    from .laws import FloatRouteUnavailable
+    from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     keep, flip = _binary_params(mech)
     lam = parse_order(lam)
@@ -453,11 +454,10 @@ def _float_checks(mech, lam):
 
 
 def _float_law(m: int, q, tol):
-    """Float window of Bin(m, q) (:func:`exact.laws.float_window`) trimmed to the support:
+    """Float window of Bin(m, q) (:func:`exact.laws.binomial.float_window`) trimmed to the support:
     ``(values, offset, rel, tail)``."""
     import numpy as np
-
-    from .laws import float_window
+    from blanket.exact.laws.binomial import float_window
 
     if m == 0:
         return np.ones(1), 0, 0.0, arb(0)
@@ -476,8 +476,15 @@ def _drop_small(G, off: int, rel: float, thr: float):
     all the window error lemma (:func:`_binary_window_error`) needs.  O(B·W).
     """
     import numpy as np
-
-    from .laws import FloatRouteUnavailable, _ab, _up, gamma, pairwise_depth, pairwise_sum, to_ball
+    from blanket.exact.laws.binomial import (
+        FloatRouteUnavailable,
+        _ab,
+        _up,
+        gamma,
+        pairwise_depth,
+        pairwise_sum,
+        to_ball,
+    )
 
     small = G < thr
     if not small.any():
@@ -505,8 +512,16 @@ def _float_moment_rows(
     evaluated with every float operation rounded outward by one ulp).  O(B·W log λ).
     """
     import numpy as np
-
-    from .laws import FloatRouteUnavailable, _ab, _up, float_param, gamma, pairwise_depth, pairwise_sum, to_ball
+    from blanket.exact.laws.binomial import (
+        FloatRouteUnavailable,
+        _ab,
+        _up,
+        float_param,
+        gamma,
+        pairwise_depth,
+        pairwise_sum,
+        to_ball,
+    )
 
     B, W = G.shape
     exact_all = all(T == 0 for T in Ts)
@@ -584,8 +599,7 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
     for subnormals and at binade boundaries).  O(B·W) (the edges), O(B) otherwise.
     """
     import numpy as np
-
-    from .laws import _up
+    from blanket.exact.laws.binomial import _up
 
     inf = np.inf
 
@@ -626,21 +640,20 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     """``(E_λ(x=1), E_λ(x=0))`` of shuffled binary RR on dataset ``c`` by the float route (b): two arb balls.
 
     Integer ``λ ≥ 2`` only.  The two binomial windows come from
-    :func:`exact.laws.float_window` (Lemma 2 of docs/numerics.md), their
+    :func:`exact.laws.binomial.float_window` (Lemma 2 of docs/numerics.md), their
     convolution from ``numpy.convolve`` (Lemma R1), values below the cut-off
     are moved to the left-out mass (Lemma R3), the moment terms and sums by
     Lemma R2 and Lemma 4; the certified window errors are added in ball
     arithmetic as on the ball route (:func:`_binary_window_error`).
     Proved: each returned ball contains the true moment.  Accuracy about
     ``10⁻¹²`` relative, fixed (the ball route gives more digits).  Raises
-    :class:`exact.laws.FloatRouteUnavailable` outside the proof's range
+    :class:`exact.laws.binomial.FloatRouteUnavailable` outside the proof's range
     (non-integer λ, ``ε0·λ > FLOAT_MAX_EPS_LAMBDA``, underflow).
     Cost: O(W_a·W_b) for the convolution (O(W) when ``c = 0``), O(W log λ)
     for the moments, ``W = O(√(n log(1/tol)))``.
     """
     import numpy as np
-
-    from .laws import _ab, _up, gamma
+    from blanket.exact.laws.binomial import _ab, _up, gamma
 
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     n = arith.integer_in(n, "n", lo=1)
@@ -667,8 +680,7 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
     O(B·W) per dataset instead of O(W_a·W_b).
     """
     import numpy as np
-
-    from .laws import _ab, _up, bernoulli_rel, float_param, gamma
+    from blanket.exact.laws.binomial import _ab, _up, bernoulli_rel, float_param, gamma
 
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
@@ -704,14 +716,14 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
 
 def _down(x) -> float:
     """A binary64 number ≤ the ball or rational ``x``."""
-    from .laws import _up
+    from blanket.exact.laws.binomial import _up
 
     return -_up(-arith.ball(x))
 
 
 def _up_f(x) -> float:
     """A binary64 number ≥ the ball or rational ``x``."""
-    from .laws import _up
+    from blanket.exact.laws.binomial import _up
 
     return _up(arith.ball(x))
 
@@ -725,8 +737,7 @@ def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:
     route's proof does not apply, the ball route at the current precision.
     """
     import numpy as np
-
-    from .laws import FloatRouteUnavailable
+    from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     lo = np.empty((stop - start, 2))
     hi = np.empty((stop - start, 2))
@@ -794,8 +805,8 @@ def _max_ball(vals):
 def renyi_binary(mech, n: int, c: int, *, order, tol=None) -> RenyiValue:
     """``D_λ`` of shuffled binary RR on the dataset with ``c`` ones among the others, max over both directions.
 
-    >>> from blanket.exact.mechanisms import BinaryRR
-    >>> from blanket.exact.arith import precision
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
+    >>> from blanket.exact.numbers.arith import precision
     >>> with precision(64):
     ...     r = renyi_binary(BinaryRR(epsilon0="1"), 10**6, 0, order=2)
     >>> 0 < r.value < arb("1e-5")
@@ -829,10 +840,10 @@ def worst_cost(n: int, order, *, workers: int = 1) -> tuple:
 
 
 def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
-    """Raise :class:`exact.budget.TooExpensive` (naming the estimate and the options) before a worst-case
+    """Raise :class:`exact.runtime.budget.TooExpensive` (naming the estimate and the options) before a worst-case
     sweep that cannot finish within ``BLANKET_MAX_SECONDS`` or the available memory; else the estimate."""
-    from .budget import TooExpensive, _duration, _size, available_memory, time_limit
-    from .executors import executor_cores
+    from blanket.exact.runtime.budget import TooExpensive, _duration, _size, available_memory, time_limit
+    from blanket.exact.runtime.executors import executor_cores
 
     if n <= 4096:
         return worst_cost(n, order)
@@ -887,7 +898,7 @@ def renyi_binary_worst(
     10⁻¹² relative on the moment); ``RenyiValue.unresolved`` counts them.
 
     The scan is split into independent blocks of ``c`` (``task_size``
-    datasets each) run by :func:`exact.executors.map_blocks`: ``workers``
+    datasets each) run by :func:`exact.runtime.executors.map_blocks`: ``workers``
     local processes (``None``: every core) or a Dask cluster
     (``scheduler``); the result does not depend on the executor.
     ``progress``: ``None`` (a bar on a terminal), ``False`` or ``True``.
@@ -896,14 +907,13 @@ def renyi_binary_worst(
     :data:`SWEEP_BLOCK`, ``W = O(√(n log(1/tol)))``; O(n·W log W) ball
     operations for non-integer λ), plus O(W log W) per surviving dataset.
 
-    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> r = renyi_binary_worst(BinaryRR(exp_epsilon0=2), 6, order=2)
     >>> r.c, r.x, r.moment
     (0, 0, 11191/10206)
     """
     import numpy as np
-
-    from .executors import block_ranges, map_blocks
+    from blanket.exact.runtime.executors import block_ranges, map_blocks
 
     mech = _check_mech(mech)
     _binary_params(mech)
@@ -1110,8 +1120,8 @@ def moment_krr_family(mech, n: int, family: str, *, order, x_in_D: str = "x", to
     Cost O(W^d), ``d`` = 1 (k = 2), 2 (same/neighbour, or third with k = 3),
     3 (third with k ≥ 4).
 
-    >>> from blanket.exact.mechanisms import BinaryRR
-    >>> from blanket.exact.renyi import moment_binary
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
+    >>> from blanket.exact.accounting.renyi import moment_binary
     >>> rr = BinaryRR(exp_epsilon0=3)
     >>> moment_krr_family(rr, 4, "same", order=2) == moment_binary(rr, 4, 0, order=2, x=0)
     True
@@ -1146,7 +1156,7 @@ def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValu
     over both directions is the max of the *same* and *neighbour* moments
     (for *same*/*neighbour*) and the *third* moment (symmetric).
 
-    >>> from blanket.exact.mechanisms import KRR
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> r = renyi_krr_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
     >>> r.moment
     1233347/1098240

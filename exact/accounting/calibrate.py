@@ -3,7 +3,7 @@
 The answer is a :class:`Bracket` of two *exact rationals*, each classified
 by a certified three-valued comparison (precision escalates until the
 comparison of the enclosure of δ with the target is decided, else
-:class:`~exact.errors.Undecided`):
+:class:`~exact.numbers.errors.Undecided`):
 
 * :func:`epsilon_for_delta` — ``upper`` is certified to meet the target
   (``δ(upper) ≤ target`` proven), ``lower`` is certified to fail
@@ -26,7 +26,7 @@ estimate a calibration to relative width 10⁻⁶ takes 5–9 evaluations of δ
 (``tests/benchmarks/bench_calibrate.py`` prints the counts).
 
 >>> from flint import fmpq
->>> from blanket.exact.arith import precision
+>>> from blanket.exact.numbers.arith import precision
 >>> delta = lambda e: (-arb(e) * 10).exp()          # δ(ε) = e^{-10ε}, target 1e-3: ε* = log(1000)/10 = 0.69077552789…
 >>> from flint import arb
 >>> with precision(128):
@@ -41,10 +41,9 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
 from flint import arb, fmpq
-
-from . import arith
-from .errors import InfeasibleTarget, Undecided
 
 
 @dataclass(frozen=True)
@@ -321,12 +320,12 @@ def epsilon_for_delta(
 
     ``delta_of_epsilon(eps: fmpq)`` must return an enclosure (ball or exact)
     of δ at ``eps`` computed at flint's current precision (it is called
-    inside :func:`exact.arith.precision`; precision escalates until the
+    inside :func:`exact.numbers.arith.precision`; precision escalates until the
     comparison with the target is decided) and δ must be non-increasing in ε.
     ``bracket.upper`` is certified (δ(upper) ≤ target), ``bracket.lower`` is
     certified to fail (δ(lower) > target) unless ``lower == upper == lo``
     (the target is met at ``lo``).  Raises
-    :class:`~exact.errors.InfeasibleTarget` if ``δ(hi) > target``.
+    :class:`~exact.numbers.errors.InfeasibleTarget` if ``δ(hi) > target``.
 
     Cost: usually 5–9 evaluations of δ with a ``guess`` within a few percent,
     2–4 more without.
@@ -358,7 +357,7 @@ def epsilon0_for(
     for randomized response: RR with a smaller ε0 is a post-processing of RR
     with a larger one).  ``bracket.lower`` is certified to meet the target,
     ``bracket.upper`` to fail it (unless both equal ``hi``: the target is met
-    on the whole domain).  Raises :class:`~exact.errors.InfeasibleTarget` if
+    on the whole domain).  Raises :class:`~exact.numbers.errors.InfeasibleTarget` if
     even ``lo`` fails.
     """
     target = arith.exact_in(target_delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)

@@ -19,10 +19,10 @@ of the sups).  :meth:`Protocol1D.mechanism` gives the (k+1)-ary RR whose
 blanket probability is γ — ``e^{ε0} = 1 + (k+1)(1−γ)/γ`` (Algorithm 1's
 LDP level, derived ✔ via Lemma 5.1) — exactly when γ is rational, and
 :func:`certified_epsilon` the certified central ε of the shuffled protocol
-through the exact blanket view (``exact.krr.delta_blanket_view``) and the
-one-sided calibration (``exact.calibrate.epsilon_for_delta``);
+through the exact blanket view (``exact.shuffled.krr.delta_blanket_view``) and the
+one-sided calibration (``exact.accounting.calibrate.epsilon_for_delta``);
 :func:`calibrated_protocol` the protocol with the smallest γ whose exact
-blanket-view δ is certified ≤ the target (``exact.calibrate.epsilon0_for``).
+blanket-view δ is certified ≤ the target (``exact.accounting.calibrate.epsilon0_for``).
 
 The seeded sampler (:meth:`Protocol1D.simulate`) is for tests and demos
 only; no certified number comes from it.
@@ -52,11 +52,10 @@ import random
 from collections.abc import Sequence
 from fractions import Fraction
 
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
-
-from . import arith
-from .errors import InvalidArgument
-from .mechanisms import KRR, FiniteRandomizer
 
 
 def _integer(value, name, lo=None, hi=None) -> int:
@@ -105,11 +104,11 @@ class Protocol1D:
     >>> Protocol1D(0, "1/2")
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: k must be >= 1, got 0
+    blanket.exact.numbers.errors.InvalidArgument: k must be >= 1, got 0
     >>> Protocol1D(3, 1)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: gamma must be < 1, got 1
+    blanket.exact.numbers.errors.InvalidArgument: gamma must be < 1, got 1
     """
 
     def __init__(self, k, gamma):
@@ -256,15 +255,15 @@ class Protocol1D:
 def certified_epsilon(protocol: Protocol1D, n, delta, *, hi=None, rel_tol="1e-6"):
     """Certified central ε of the shuffled report randomizer at ``delta``, through the exact blanket view.
 
-    ``δ(ε)`` is ``exact.krr.delta_blanket_view(mech, n, epsilon=ε)`` — the
+    ``δ(ε)`` is ``exact.shuffled.krr.delta_blanket_view(mech, n, epsilon=ε)`` — the
     exact value of Lemma 5.3's right-hand side for the (k+1)-RR, an upper
-    bound on the true δ — and ``exact.calibrate.epsilon_for_delta`` inverts it
+    bound on the true δ — and ``exact.accounting.calibrate.epsilon_for_delta`` inverts it
     one-sidedly: the returned bracket's upper end is a certified ε (the
     protocol is (upper, delta)-DP).  ``hi`` defaults to a rational ≥ ε0.
     Cost: that of the calibration (a few dozen blanket-view evaluations).
     """
-    from .calibrate import epsilon_for_delta  # imported lazily (same layer)
-    from .krr import delta_blanket_view
+    from blanket.exact.accounting.calibrate import epsilon_for_delta  # imported lazily (same layer)
+    from blanket.exact.shuffled.krr import delta_blanket_view
 
     n = _integer(n, "n", lo=2)
     mech = protocol.mechanism()
@@ -277,18 +276,18 @@ def certified_epsilon(protocol: Protocol1D, n, delta, *, hi=None, rel_tol="1e-6"
 def calibrated_protocol(k, n, epsilon, delta, *, hi=None, rel_tol="1e-4") -> Protocol1D:
     """The protocol with ``k`` and the smallest certified γ (rational) for central ``(epsilon, delta)`` by the exact blanket view.
 
-    Search: ``exact.calibrate.epsilon0_for`` finds the largest local ε0 of
+    Search: ``exact.accounting.calibrate.epsilon0_for`` finds the largest local ε0 of
     the (k+1)-RR whose blanket-view δ at ``epsilon`` is ≤ ``delta`` (its
     ``lower`` end is certified); γ = (k+1)/(e^{ε0}+k) at that ε0 is rounded
     *up* to a rational (a larger γ is a smaller ε0, i.e. a post-processing);
     then the exact mechanism of the returned protocol is re-checked:
     its blanket-view δ at ``epsilon`` is certified ≤ ``delta`` (else
-    :class:`~exact.errors.Undecided`).  Cost: the calibration (a dozen or so
+    :class:`~exact.numbers.errors.Undecided`).  Cost: the calibration (a dozen or so
     blanket-view evaluations) plus one.
     """
-    from .calibrate import epsilon0_for  # imported lazily (same layer)
-    from .errors import Undecided
-    from .krr import delta_blanket_view
+    from blanket.exact.accounting.calibrate import epsilon0_for  # imported lazily (same layer)
+    from blanket.exact.numbers.errors import Undecided
+    from blanket.exact.shuffled.krr import delta_blanket_view
 
     k = _integer(k, "k", lo=1)
     n = _integer(n, "n", lo=2)

@@ -52,7 +52,7 @@ with ``T = T_A + T_B`` and ``g`` has mass at most ``T`` outside the window;
 every ``d(k)`` is widened accordingly and ``[0, T]`` is added for outcomes
 outside the window.
 
-Fast routes (:mod:`exact.laws`).  One dataset: ``δ = max_t h(t)`` with
+Fast routes (:mod:`exact.laws.binomial`).  One dataset: ``δ = max_t h(t)`` with
 ``h(t) = a·Ḡ(t) + b·Ḡ(t−1)`` (``Ḡ`` the upper tail of K_other,
 ``a = f − e^ε p``, ``b = p − e^ε f``; ``h(t) − h(t+1) = d(t)``, so by fact 1
 ``h`` is maximal at ``t*`` and every ``h(t)`` is a lower bound).  For
@@ -68,7 +68,7 @@ Exact path.  When ``e^{ε0}`` and ``e^ε`` are rational and ``n`` is small
 (≤ :data:`EXACT_MAX_N`), everything is computed in exact rationals
 (``fmpq_poly``), which the tests use as ground truth for the ball path.
 
->>> from blanket.exact.mechanisms import BinaryRR
+>>> from blanket.exact.mechanisms.finite import BinaryRR
 >>> rr = BinaryRR(exp_epsilon0=3)
 >>> delta_binary(rr, 2, 0, exp_epsilon=1)        # n = 2: total variation
 3/8
@@ -86,11 +86,11 @@ import operator
 from dataclasses import dataclass, field
 
 import numpy as np
+from blanket.exact.laws import binomial as laws
+from blanket.exact.laws.divergences import Windowed
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
-
-from . import arith, laws
-from .divergences import Windowed
-from .errors import InvalidArgument
 
 #: largest n for which exact-rational inputs are computed exactly (fmpq polynomials)
 EXACT_MAX_N = 400
@@ -106,7 +106,7 @@ def _check_mech(mech):
             "mech",
             getattr(mech, "name", mech),
             "must be binary randomized response (KRR with k = 2, e.g. BinaryRR(epsilon0=...))",
-            hint="for k > 2 use exact.krr",
+            hint="for k > 2 use exact.shuffled.krr",
         )
     return mech
 
@@ -166,7 +166,7 @@ def _binom_exact(m: int, q: fmpq) -> list:
 
 
 def _binom_window(m: int, q: arb, tol: fmpq):
-    """Window of the pmf of Bin(m, q) as balls: ``(values, offset, tail)`` — :func:`exact.laws.window`."""
+    """Window of the pmf of Bin(m, q) as balls: ``(values, offset, tail)`` — :func:`exact.laws.binomial.window`."""
     return laws.window(m, q, tol)
 
 
@@ -193,7 +193,7 @@ def count_law(mech, n, c, x, *, tol=None) -> Windowed:
     ``2^-(prec+24)``; the true mass of every outcome inside the window lies
     in ``[value, value + tail]``).  Cost O(n²) exact, O(W log W) balls.
 
-    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> w = count_law(BinaryRR(exp_epsilon0=3), 2, 0, 1)
     >>> w.mass, w.tail
     ([3/16, 5/8, 3/16], 0)
@@ -278,7 +278,7 @@ def _interval(lo, hi) -> arb:
     return arith.ball(lo).union(arith.ball(hi))
 
 
-# ---------------------------------------------------------------- fast single-dataset route (exact.laws)
+# ---------------------------------------------------------------- fast single-dataset route (exact.laws.binomial)
 #: most candidate values of t* a single evaluation examines before falling back to the full scan
 MAX_TSTAR_CANDIDATES = 16
 
@@ -307,7 +307,7 @@ def _directions_fast(n: int, c: int, p: arb, f: arb, ee: arb, which=("1|0", "0|1
 
     * ``c ∈ {0, n−1}``: K_other is one binomial; ``t*`` in closed form
       (:func:`_forward_binomial`; reverse = forward at ``n−1−c``, fact 2) and
-      ``Ḡ`` an incomplete beta function (:func:`exact.laws.tail`): O(1) arb
+      ``Ḡ`` an incomplete beta function (:func:`exact.laws.binomial.tail`): O(1) arb
       calls whatever ``n`` (about 10–30 ms at 128 bits).
     * otherwise: :class:`_ConvLaw`, O(W) ball operations (``W ≈ 29σ`` at 128
       bits, ``σ² = (n−1)pf``), both directions from the same windows.
@@ -387,7 +387,7 @@ def _suffix_sums(values: list, last) -> list:
 class _ConvLaw:
     """K_other = Bin(c, p) + Bin(n−1−c, f) on windows, for both directions of one dataset (``0 < c < n−1``).
 
-    Windows of both laws (route (a), :func:`exact.laws.window`), suffix sums of
+    Windows of both laws (route (a), :func:`exact.laws.binomial.window`), suffix sums of
     the wider one (``B``); every needed value is one dot product over the
     narrower window ``A``: ``g(t) = Σ_i A(i) B(t−i)``, ``Ḡ(t) = Σ_i A(i) Ḡ_B(t−i)``,
     ``F(s) = Σ_i A(i) F_B(s−i)`` (prefix sums ``F_B``).  The windows leave out
@@ -572,7 +572,7 @@ class _RangeMiss(Exception):
 class _ConvLawR(_ConvLaw):
     """As :class:`_ConvLaw`, but the wider law ``B`` is not windowed: it is computed *exactly* (balls, no
     truncation) on the one range of outcomes the dot products near the thresholds touch, anchored by
-    one pmf value and by incomplete-beta tails at the range's ends (:func:`exact.laws.tail`).
+    one pmf value and by incomplete-beta tails at the range's ends (:func:`exact.laws.binomial.tail`).
 
     The range has length ``W_A + |t*_fwd − t*_rev| + O(1)``, so the cost is O(W_A) ball operations
     for A and B together (instead of O(W_A + W_B)): for ``c`` near 0 or n−1 the narrower law is tiny and
@@ -706,7 +706,7 @@ def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str =
     both directions), ``"1|0"`` (``D_{e^ε}(P_1‖P_0)``) or ``"0|1"``.
     Returns an exact ``fmpq`` when ``e^{ε0}``, ``e^ε`` are rational and
     ``n ≤ EXACT_MAX_N``, else a ball at the current precision (wrap in
-    :func:`exact.arith.precision`).  ``δ = 0`` exactly for ``ε ≥ ε0``.
+    :func:`exact.numbers.arith.precision`).  ``δ = 0`` exactly for ``ε ≥ ε0``.
 
     Complexity (ball path, :func:`_directions_fast`): for ``c ∈ {0, n−1}``
     O(1) arb calls (closed-form ``t*``, binomial tails as incomplete beta
@@ -716,7 +716,7 @@ def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str =
     both directions share the windows.  Below n = 2000 the full windowed scan
     (O(W log W)).  O(n²) rational operations on the exact path.
 
-    >>> from blanket.exact.mechanisms import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> rr = BinaryRR(exp_epsilon0=3)
     >>> delta_binary(rr, 3, 0, exp_epsilon=2), delta_binary(rr, 3, 0, exp_epsilon=2, direction="1|0")
     (9/64, 1/32)
@@ -780,7 +780,7 @@ def delta_binary_worst(
     ``j = 0..n−1``.  Every ``j`` is evaluated (no assumption about where the
     maximum is), in independent blocks of :data:`SWEEP_BLOCK` datasets
     (:func:`_sweep_block`, float route with proved error bounds, see
-    ``docs/numerics.md``) mapped by :func:`exact.executors.map_blocks`:
+    ``docs/numerics.md``) mapped by :func:`exact.runtime.executors.map_blocks`:
     ``workers`` local processes (default every core) or the Dask cluster at
     ``scheduler`` (or ``$BLANKET_SCHEDULER``); the result is the same, byte
     for byte, whatever the executor.  Datasets the float route cannot decide
@@ -840,7 +840,7 @@ SWEEP_ROWS = 2
 def _spec(x, what: str):
     """A picklable exact description of a parameter: ``("exp", "p/q")`` (e^{ε} rational), ``("log", "p/q")``
     (ε rational, e^{ε} = exp(ε) as a ball in the worker) or ``("ball", arb)`` (pickled exactly by
-    :mod:`exact.executors`)."""
+    :mod:`exact.runtime.executors`)."""
     if isinstance(x, fmpq):
         return ("exp", str(x))
     return ("ball", x) if what == "ball" else ("log", str(x))
@@ -874,13 +874,13 @@ def _sweep_block(n: int, j0: int, j1: int, e0spec, espec, prec: int) -> list:
     nothing else (no state carried between blocks), so every executor returns
     the same bytes.
 
-    Float route (b) of :mod:`exact.laws` with proved bounds: the law of the
+    Float route (b) of :mod:`exact.laws.binomial` with proved bounds: the law of the
     others ``A_j * B_j`` (``A_j = Bin(j, p)``, ``B_j = Bin(n−1−j, f)``) is built
     from one float window of ``A_{j0}`` stepped up by ``+Bernoulli(p)``
-    (:func:`exact.laws.bernoulli_step`) and one of ``B_{j1−1}`` with its suffix
+    (:func:`exact.laws.binomial.bernoulli_step`) and one of ``B_{j1−1}`` with its suffix
     sums stepped down by ``+Bernoulli(f)``; the windows leave out mass ``T``.
     Per dataset, a few coefficients ``g(t)`` and ``Ḡ(t)`` near ``t*`` are dot
-    products (:func:`exact.laws.window_dots`), turned into balls with their
+    products (:func:`exact.laws.binomial.window_dots`), turned into balls with their
     proved relative error, widened by ``T``; ``t*`` is certified by the signs
     of ``d`` in ball arithmetic and ``δ_j = max_t h(t)`` over the certified
     range (see :func:`_directions_fast`).  Cost O(W·(K + rows)) float
@@ -953,7 +953,7 @@ def _sweep_block(n: int, j0: int, j1: int, e0spec, espec, prec: int) -> list:
 
 def _float_forward(av, oA, bv, Gv, oB, a, b, af, bf, wide, fac_g, fac_G, L, guess):
     """``(enclosure of forward, t*)`` for the law ``A * B`` given as float windows, or ``None`` (see
-    :func:`_sweep_block`); ``fac_g``/``fac_G`` turn a float into its enclosure (:func:`exact.laws.ball_factor`).
+    :func:`_sweep_block`); ``fac_g``/``fac_G`` turn a float into its enclosure (:func:`exact.laws.binomial.ball_factor`).
     O(rows·W) float operations and O(rows) ball operations."""
     R = SWEEP_ROWS
     base = oA + oB
@@ -1002,9 +1002,9 @@ def _sweep(
     n: int, p, f, ee, progress: bool, *, e0spec=None, espec=None, workers=None, scheduler=None, block: int | None = None
 ) -> list:
     """forward(j) for every j = 0..n−1: blocks of :data:`SWEEP_BLOCK` datasets (:func:`_sweep_block`) mapped
-    by :func:`exact.executors.map_blocks`; datasets the float route leaves undecided are computed by the
+    by :func:`exact.runtime.executors.map_blocks`; datasets the float route leaves undecided are computed by the
     ball route (:func:`_forward_fast`).  See :func:`delta_binary_worst`."""
-    from .executors import map_blocks
+    from blanket.exact.runtime.executors import map_blocks
 
     K = block or SWEEP_BLOCK
     prec = ctx.prec
@@ -1131,7 +1131,7 @@ def _sweep_arb(n: int, p: arb, f: arb, ee: arb, progress: bool, block: int | Non
     Cost per block (K = 64 datasets) O(W log W + W); per ``j`` O(K·range) ball operations (a few dot
     products of length K+1; the range is usually 5 outcomes).
     """
-    from .progress import Progress
+    from blanket.exact.runtime.progress import Progress
 
     tol = _tau(extra=max(1, int(math.log2(n)) + 1))
     K = block or 64

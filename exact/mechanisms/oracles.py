@@ -33,7 +33,7 @@ neighbours, n users):
 * :func:`blanket_view_delta` — Balle et al. Lemma 5.3,
   ``(1/(γn)) E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``, evaluated as the
   binomial mixture over ``M`` of the four-atom engine
-  :func:`exact.krr.expected_positive_part` applied to the law of ``L``.
+  :func:`exact.shuffled.krr.expected_positive_part` applied to the law of ``L``.
   Cost ``O(W_M · n log(1/tol))`` (``W_M`` the window of ``M``): fine for
   ``n`` up to a few thousand, **not** the ``n = 10^6`` target — that needs a
   five-atom engine (V = 0 and the four values of L; two informative atoms
@@ -63,12 +63,11 @@ import itertools
 import math
 from dataclasses import dataclass, field
 
+from blanket.exact.mechanisms.finite import FiniteRandomizer
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
 from flint import arb, fmpq
-
-from . import arith
-from .errors import InvalidArgument
-from .krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
-from .mechanisms import FiniteRandomizer
 
 __all__ = [
     "LDP",
@@ -751,7 +750,7 @@ def blanket_view_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_T
     each engine call carry their certified left-out mass).  Exactly 0 when
     ``ε ≥ ε0``.  Cost ``O(W_M · n log(1/tol))``, ``W_M = O(sqrt(n log(1/tol)))``.
 
-    >>> blanket_view_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1)   # = 3-RR, exact.krr gives 3/16
+    >>> blanket_view_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1)   # = 3-RR, exact.shuffled.krr gives 3/16
     3/16
     """
     if not isinstance(mech, _FourValue):
@@ -833,9 +832,9 @@ def epsilon_upper(delta_of_epsilon, target_delta, *, hi, rel_tol="1e-4"):
     ``delta_of_epsilon(ε)`` is e.g. ``lambda e: clone_delta(mech, n, epsilon=e)``
     (non-increasing in ε); ``hi`` a point where the target is met (ε0 always
     is: every bound here is 0 at ε ≥ ε0).  Delegates to
-    :func:`exact.calibrate.epsilon_for_delta`; returns its Bracket.
+    :func:`exact.accounting.calibrate.epsilon_for_delta`; returns its Bracket.
     """
-    from .calibrate import epsilon_for_delta
+    from blanket.exact.accounting.calibrate import epsilon_for_delta
 
     return epsilon_for_delta(delta_of_epsilon, target_delta, hi=hi, rel_tol=rel_tol)
 
@@ -893,7 +892,7 @@ def clone_pair_law(n: int, exp_epsilon0, clone_prob=None) -> tuple[dict, dict]:
 def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
     """Exact δ(ε) between the datasets ``x^n`` and ``x^{n−1} x'`` (max of both directions): a certified **lower** bound.
 
-    By the sufficient statistic of ``exact/krr.py`` (others i.i.d. ``R(x)``):
+    By the sufficient statistic of ``exact/shuffled/krr.py`` (others i.i.d. ``R(x)``):
     forward ``(1/n) E[(Σ_i (1 − ee·Λ_i))_+]``, backward
     ``(1/n) E[(Σ_i (Λ_i − ee))_+]``, ``Λ = R(x')(Y)/R(x)(Y)``, ``Y ~ R(x)``,
     which takes the values ``1/e`` (w.p. a), ``e`` (w.p. b), 1.
@@ -901,8 +900,8 @@ def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TO
     binary randomized response with the same ε0 — one member of the class.
     Cost ``O(n log(1/tol))``.
 
-    >>> from blanket.exact.krr import delta_krr_family
-    >>> from blanket.exact.mechanisms import KRR
+    >>> from blanket.exact.shuffled.krr import delta_krr_family
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> same_family_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1), delta_krr_family(KRR(3, exp_epsilon0=2), 2, "same", exp_epsilon=1)
     (3/16, 3/16)
     """
@@ -942,12 +941,12 @@ def blanket_view_delta_enumerate(mech, n, *, epsilon=None, exp_epsilon=None, max
     m-atom law — e.g. a lattice convolution when the values of L are
     commensurable — which is left for the engine rewrite.
 
-    >>> from blanket.exact.krr import delta_blanket_view
-    >>> from blanket.exact.mechanisms import KRR
+    >>> from blanket.exact.shuffled.krr import delta_blanket_view
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> blanket_view_delta_enumerate(Geometric(2, alpha="1/2"), 2, exp_epsilon=1), delta_blanket_view(KRR(2, exp_epsilon0=2), 2, exp_epsilon=1)
     (2/9, 2/9)
     """
-    from .krr import delta_blanket_view
+    from blanket.exact.shuffled.krr import delta_blanket_view
 
     fr = mech.matrix() if hasattr(mech, "matrix") else mech
     n = _check_n(n)
@@ -979,7 +978,7 @@ def make_mechanism(spec: dict):
     >>> make_mechanism({"type": "oue", "k": 4, "epsilon0": "1", "g": 2})
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: mechanism key g must be one of epsilon0, exp_epsilon0, k, type for type 'oue', got 'g'
+    blanket.exact.numbers.errors.InvalidArgument: mechanism key g must be one of epsilon0, exp_epsilon0, k, type for type 'oue', got 'g'
     """
     if not isinstance(spec, dict):
         raise InvalidArgument("mechanism", spec, "must be a table of parameters")
@@ -1024,20 +1023,20 @@ def variation_ratio_delta(
     ``q0 = q1 = q``.  ``α = β/(p−1)``, ``r = αp/q``.  The other users are i.i.d.
     on {0, 1, N} with masses ``(r, r, 1−2r)``.  The differing user has
     ``(pα, α, 1−α−pα)`` under one hypothesis and ``(α, pα, ·)`` under the other.
-    By the sufficient statistic of exact/krr.py,
+    By the sufficient statistic of exact/shuffled/krr.py,
     ``δ = (1/n) E[(Σ_i V_i)_+]`` with ``V = (p−ee)α/r``, ``(1−ee·p)α/r`` (mass ``r`` each)
     or ``(1−α−pα)(1−ee)/(1−2r)``.  The authors' float code agrees to 7+ digits at
     5 test points (docs/mechanisms.md).  ``p, beta, q`` are exact (``q`` defaults to ``p``).
     Cost ``O(n log(1/tol))``.
 
     For k-RR with the README's parameters ``p = q = e``, ``β = (e−1)/(e+k−1)`` it equals
-    the *lumped* third-value view (exact.krr.delta_krr_third_lumped).  That view is
+    the *lumped* third-value view (exact.shuffled.krr.delta_krr_third_lumped).  That view is
     below the exact worst case for k ≥ 4: see tests/test_oracles.py for the counterexample.
 
     With the generic β = (e−1)/(e+1) it is the SODA 2023 stronger-clone pair, that is, the blanket view of binary RR:
 
-    >>> from blanket.exact.krr import delta_blanket_view
-    >>> from blanket.exact.mechanisms import KRR
+    >>> from blanket.exact.shuffled.krr import delta_blanket_view
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> variation_ratio_delta(4, 3, fmpq(1, 2), exp_epsilon=fmpq(3, 2)) == delta_blanket_view(KRR(2, exp_epsilon0=3), 4, exp_epsilon=fmpq(3, 2))
     True
     """

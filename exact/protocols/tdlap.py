@@ -71,11 +71,10 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from blanket.exact.laws.divergences import hockey_stick
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, arb_poly, fmpq, fmpq_poly, fmpz_poly
-
-from . import arith
-from .divergences import hockey_stick
-from .errors import InvalidArgument
 
 __all__ = [
     "ratio",
@@ -109,14 +108,14 @@ def ratio(*, s=None, r=None):
 
     >>> ratio(r="1/2")
     1/2
-    >>> from blanket.exact.arith import precision
+    >>> from blanket.exact.numbers.arith import precision
     >>> with precision(64):
     ...     ratio(s=1)
     [0.367879441171442322 +/- ...]
     >>> ratio(s=0)
     Traceback (most recent call last):
     ...
-    blanket.exact.errors.InvalidArgument: s must be > 0, got 0
+    blanket.exact.numbers.errors.InvalidArgument: s must be > 0, got 0
     """
     if (s is None) == (r is None):
         raise InvalidArgument("s", s, "must be given (or r = e^{-1/s} instead), not both or neither")
@@ -351,7 +350,7 @@ def polya_share_check(n: int, J: int, *, s=None, r=None, shape=None) -> PolyaChe
     ``shape`` overrides the share shape ``1/n`` (tests use a wrong shape to
     see the check fail).
 
-    >>> from blanket.exact.arith import precision
+    >>> from blanket.exact.numbers.arith import precision
     >>> with precision(128):
     ...     polya_share_check(3, 10, r="1/2").holds, polya_share_check(3, 10, r="1/2", shape="1/4").holds
     (True, False)
@@ -772,7 +771,7 @@ class RelaxedAggregator:
         """
         pairs = [(a, b) for a in range(1, self.m) for b in range(a, self.m)]
         best, arg = fmpq(1), (0, 0)
-        from .progress import Progress
+        from blanket.exact.runtime.progress import Progress
 
         with Progress(len(pairs), "pairwise LLR") if progress else _null() as bar:
             for a, b in pairs:
@@ -1004,7 +1003,7 @@ def pairwise_llr_certified(
 
     Escalates while a mass is not certainly positive (its ball straddles 0) or while
     ``decided(value)`` is false (default: relative width below 2^-40).  Returns
-    ``(value, pair, prec)``; raises :class:`~exact.errors.Undecided` at ``cap``.
+    ``(value, pair, prec)``; raises :class:`~exact.numbers.errors.Undecided` at ``cap``.
     ``value`` is ``None`` (=∞) when the supports differ (decided at once).
     """
     if decided is None:

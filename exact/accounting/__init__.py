@@ -1,0 +1,70 @@
+"""Privacy profiles, calibration, Rényi divergences, privacy loss distributions and the accountant.
+
+Modules: ``accountant``, ``calibrate``, ``pld``, ``profiles``, ``renyi``.
+Public names are loaded lazily (importing the package imports no module).
+Names defined in several modules are not re-exported here: check_worst_cost.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_MODULES = ('accountant', 'calibrate', 'pld', 'profiles', 'renyi')
+_EXPORTS = {
+    'Bracket': 'calibrate',
+    'CertifiedDelta': 'accountant',
+    'CertifiedEpsilon': 'accountant',
+    'DeltaProfile': 'profiles',
+    'EpsilonProfile': 'profiles',
+    'PLD': 'pld',
+    'RenyiValue': 'renyi',
+    'ShiftPair': 'pld',
+    'ShuffleAccountant': 'accountant',
+    'ShuffledRR': 'accountant',
+    'bernoulli_cumulant': 'renyi',
+    'binomial_central_moment': 'renyi',
+    'binomial_window': 'renyi',
+    'blanket_view_atoms': 'pld',
+    'delta': 'profiles',
+    'delta_bracket': 'profiles',
+    'discretise': 'pld',
+    'discretise_both': 'pld',
+    'dominating_pair': 'pld',
+    'epsilon': 'profiles',
+    'epsilon0': 'profiles',
+    'epsilon0_for': 'calibrate',
+    'epsilon_bracket': 'profiles',
+    'epsilon_for_delta': 'calibrate',
+    'float_moments_binary': 'renyi',
+    'float_moments_binary_block': 'renyi',
+    'float_tol': 'renyi',
+    'gaussian_epsilon_guess': 'calibrate',
+    'hockey_stick': 'pld',
+    'lower_datasets': 'profiles',
+    'lower_pair': 'pld',
+    'moment_binary': 'renyi',
+    'moment_krr_family': 'renyi',
+    'others_count_law': 'renyi',
+    'parse_dataset': 'profiles',
+    'parse_order': 'renyi',
+    'product_atoms': 'pld',
+    'renyi': 'renyi',
+    'renyi_binary': 'renyi',
+    'renyi_binary_worst': 'renyi',
+    'renyi_krr_family': 'renyi',
+    'worst_cost': 'renyi',
+}
+__all__ = [*_MODULES, *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

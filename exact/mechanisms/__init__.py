@@ -1,0 +1,50 @@
+"""Local randomizers: finite matrices (k-RR, binary RR, any FiniteRandomizer) and the frequency oracles.
+
+Modules: ``finite``, ``oracles``.
+Public names are loaded lazily (importing the package imports no module).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_MODULES = ('finite', 'oracles')
+_EXPORTS = {
+    'BinaryRR': 'finite',
+    'FiniteRandomizer': 'finite',
+    'Geometric': 'oracles',
+    'Hadamard': 'oracles',
+    'KRR': 'finite',
+    'LDP': 'oracles',
+    'MAX_MATRIX_OUTPUTS': 'oracles',
+    'OLH': 'oracles',
+    'OUE': 'oracles',
+    'SUE': 'oracles',
+    'Subset': 'oracles',
+    'UnaryEncoding': 'oracles',
+    'amplification_law': 'finite',
+    'best_upper_delta': 'oracles',
+    'blanket_view_delta': 'oracles',
+    'blanket_view_delta_enumerate': 'oracles',
+    'blanket_view_delta_merged': 'oracles',
+    'clone_delta': 'oracles',
+    'clone_pair_law': 'oracles',
+    'epsilon_upper': 'oracles',
+    'make_mechanism': 'oracles',
+    'same_family_delta': 'oracles',
+    'variation_ratio_delta': 'oracles',
+}
+__all__ = [*_MODULES, *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,66 @@
+"""Exact inputs, balls and precision, the error classes, and input/resource guards.
+
+Modules: ``arith``, ``errors``, ``guards``.
+Public names are loaded lazily (importing the package imports no module).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_MODULES = ('arith', 'errors', 'guards')
+_EXPORTS = {
+    'BlanketError': 'errors',
+    'FloatRefused': 'errors',
+    'HypothesisViolation': 'errors',
+    'InfeasibleTarget': 'errors',
+    'InvalidArgument': 'errors',
+    'Undecided': 'errors',
+    'ball': 'arith',
+    'ball_bytes': 'guards',
+    'check_decimal_text': 'guards',
+    'check_epsilon0': 'guards',
+    'check_evaluation_memory': 'guards',
+    'check_memory': 'guards',
+    'decimal_interval': 'arith',
+    'decimal_string': 'arith',
+    'decisive_interval': 'arith',
+    'endpoints': 'arith',
+    'escalate': 'arith',
+    'evaluation_bytes': 'guards',
+    'exact': 'arith',
+    'exact_in': 'arith',
+    'exp_ball': 'arith',
+    'exp_param': 'arith',
+    'ge': 'arith',
+    'gt': 'arith',
+    'human': 'guards',
+    'integer_in': 'arith',
+    'is_exact_number': 'arith',
+    'le': 'arith',
+    'log_ball': 'arith',
+    'lt': 'arith',
+    'max_memory': 'guards',
+    'nonneg_interval': 'arith',
+    'parse_size': 'guards',
+    'physical_memory': 'guards',
+    'positive_part': 'arith',
+    'precision': 'arith',
+    'rel_width': 'arith',
+    'set_max_memory': 'guards',
+    'sign': 'arith',
+}
+__all__ = [*_MODULES, *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,56 @@
+"""Shuffled mechanisms: datasets, families, worst cases, blanket views, exhaustive small-n search.
+
+Modules: ``amplification``, ``binary``, ``bruteforce``, ``enumerate``, ``krr``.
+Public names are loaded lazily (importing the package imports no module).
+Names defined in several modules are not re-exported here: WorstCase.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_MODULES = ('amplification', 'binary', 'bruteforce', 'enumerate', 'krr')
+_EXPORTS = {
+    'DatasetDelta': 'enumerate',
+    'blanket_sum': 'amplification',
+    'calibrate_epsilon': 'krr',
+    'count_classes': 'enumerate',
+    'count_law': 'binary',
+    'dataset_deltas': 'enumerate',
+    'dataset_deltas_multi': 'enumerate',
+    'delta_binary': 'binary',
+    'delta_binary_worst': 'binary',
+    'delta_blanket_view': 'krr',
+    'delta_brute': 'bruteforce',
+    'delta_class': 'enumerate',
+    'delta_dataset': 'enumerate',
+    'delta_krr_family': 'krr',
+    'delta_krr_third_lumped': 'krr',
+    'delta_stronger_clones': 'krr',
+    'eplus_krr': 'amplification',
+    'eplus_krr_sum': 'amplification',
+    'eplus_law': 'amplification',
+    'estimate_worst_cost': 'binary',
+    'expected_positive_part': 'krr',
+    'geometric_binomial_sum': 'amplification',
+    'histogram_law': 'enumerate',
+    'krr_law': 'amplification',
+    'multiset_divergence': 'amplification',
+    'shuffled_law': 'bruteforce',
+    'worst_case': 'enumerate',
+    'worst_cases': 'enumerate',
+}
+__all__ = [*_MODULES, *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
