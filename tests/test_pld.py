@@ -140,8 +140,8 @@ def test_heterogeneous_composition_is_order_independent():
     ab, ba = a.compose(b).compose(c), c.compose(b).compose(a)
     for eps in ["0", "0.2", "0.5"]:
         x, y = ab.get_delta(eps), ba.get_delta(eps)
-        assert x.overlaps(y)
-        assert (x - y).abs_upper() < fmpq(1, 10**12)
+        # equal up to the directed integer rescaling (a few units 2^-100 per coefficient)
+        assert (x - y).abs_upper() < fmpq(1, 10**20)
     with pytest.raises(InvalidArgument):
         a.compose(pld.discretise(pld.dominating_pair(KRR(2, exp_epsilon0=3), 20), "1/400", "upper"))
 

@@ -44,6 +44,9 @@ from blanket.exact.numbers.errors import InvalidArgument
 from flint import fmpq
 
 NEIGHBOURING = ("replace-one",)
+#: the lower bound on the mechanism (a concrete pair of datasets) is composed on the grid ``4Δ``: it is a bound,
+#: not one end of the sandwich, and its own discretisation slack (about ``4·T·Δ``) is small beside its gap
+LOWER_GRID_FACTOR = 4
 
 
 def _frac(q: fmpq) -> Fraction:
@@ -258,7 +261,7 @@ class ShuffleAccountant:
         g = self._auto_grid(dt)
         up = self._pld(g, "upper").get_epsilon(dt)
         pl = self._pld(g, "lower").get_epsilon(dt)
-        lows = [self._pld(g, k).get_epsilon(dt) for k in ("low-fwd", "low-bwd")]
+        lows = [self._pld(g * LOWER_GRID_FACTOR, k).get_epsilon(dt) for k in ("low-fwd", "low-bwd")]
         lo = max(lows)
         upper = math.inf if up is None else _frac(up)
         return CertifiedEpsilon(
@@ -288,7 +291,7 @@ class ShuffleAccountant:
         with arith.precision(self.prec):
             up = self._pld(g, "upper").get_delta(eps)
             pl = self._pld(g, "lower").get_delta(eps)
-            lows = [self._pld(g, k).get_delta(eps) for k in ("low-fwd", "low-bwd")]
+            lows = [self._pld(g * LOWER_GRID_FACTOR, k).get_delta(eps) for k in ("low-fwd", "low-bwd")]
             u = arith.endpoints(up)[1]
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
             lo = max(max(Fraction(0), arith.endpoints(x)[0]) for x in lows)

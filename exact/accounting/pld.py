@@ -83,7 +83,7 @@ import numpy as np
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
-from flint import arb, arb_poly, fmpq
+from flint import arb, arb_poly, fmpq, fmpz_poly
 
 #: unit roundoff of IEEE binary64
 U = 2.0**-53
@@ -635,144 +635,202 @@ def _grid(grid) -> fmpq:
     return g
 
 
+#: scale of the integer masses: a mass is ``M·2^{-SCALE_BITS}`` with ``M`` an integer
+SCALE_BITS = 100
+#: half-width of the window of exact suffix sums kept around a query index
+_WINDOW = 192
+
+
+def _scale_survival(S: np.ndarray, bits: int, up: bool) -> list:
+    """``ceil`` (``up``) or ``floor`` of ``S·2^bits`` as exact Python ints (``S`` binary64 in [0, 1])."""
+    rnd = math.ceil if up else math.floor
+    return [rnd(math.ldexp(float(x), bits)) for x in S]
+
+
+def _floats(poly, bits: int) -> np.ndarray:
+    """Float approximations of ``poly``'s coefficients times ``2^{-bits}`` (estimates only: cut points, guesses)."""
+    return np.array([float(c) for c in poly.coeffs()], dtype=np.float64) * 2.0**-bits
+
+
 class PLD:
     """A certified privacy loss distribution on the grid ``ℓ_j = jΔ`` (one side of a sandwich).
 
-    ``coeffs[i]`` is a ball enclosing the mass at loss ``(offset+i)·Δ``;
-    ``inf`` encloses the mass at ``+∞``.  ``side="upper"``: a pessimistic
-    (dominating) distribution; ``side="lower"``: an optimistic sub-distribution.
+    The mass at loss ``(offset+i)·Δ`` is ``ints[i]·2^{-bits}`` with ``ints`` an
+    ``fmpz_poly`` (exact integers); ``inf_int·2^{-bits}`` is the mass at ``+∞``.
+    ``side="upper"``: a pessimistic measure ``μ̃`` that dominates the true loss
+    law ``μ`` in the survival order (``μ̃([t, ∞]) ≥ μ([t, ∞])`` for every t,
+    +∞ included), so ``∫h dμ̃ ≥ ∫h dμ`` for every non-negative non-decreasing
+    ``h`` (δ-formula, Rényi moments); ``side="lower"``: an optimistic
+    sub-measure below it in the same order.  Both orders are preserved by
+    convolution of non-negative measures (``docs/composition.md`` §3), so the
+    composition is an exact integer polynomial product followed by a
+    *directed* rescaling: each coefficient of the product (scale ``2^{-2·bits}``)
+    is floor-divided by ``2^{bits}``; the lower side simply loses the
+    remainders (masses only decrease), the upper side puts one unit
+    ``2^{-bits}`` per coefficient at ``+∞`` (the remainder is < 1 unit and the
+    δ-integrand is ≤ 1).  No ball arithmetic and no float enters the masses.
     """
 
     def __init__(
         self,
         grid: fmpq,
         offset: int,
-        coeffs,
-        inf,
+        ints,
+        inf_int,
         side: str,
         *,
+        bits: int = SCALE_BITS,
         prec: int = 128,
         truncation: fmpq = DEFAULT_TRUNCATION,
         rounds: int = 1,
     ):
         self.grid = grid
         self.offset = int(offset)
-        self.coeffs = list(coeffs)
-        self.inf = inf
+        self.ints = ints if isinstance(ints, fmpz_poly) else fmpz_poly([int(c) for c in ints])
+        self.inf_int = int(inf_int)
         self.side = side
+        self.bits = int(bits)
         self.prec = prec
         self.truncation = truncation
         self.rounds = rounds
-        self._suffix = None
-        self._mid = None  # float estimates of the masses (only to choose truncation points)
+        self._win = None  # (lo, hi, A list, B list): exact suffix sums on a window of indices
+        self._mid = None  # float estimates of the masses (only to choose truncation points and start searches)
 
     # ---------------------------------------------------------------- construction
     @classmethod
-    def from_survival(cls, grid: fmpq, j0: int, S: np.ndarray, side: str, *, prec: int = 128, **kw) -> PLD:
-        """Masses from survival bounds (exact dyadic differences, held as balls)."""
+    def from_survival(cls, grid: fmpq, j0: int, S: np.ndarray, side: str, *, prec: int = 128, bits=SCALE_BITS, **kw):
+        """Masses from survival bounds at the grid points ``t_{j0}, t_{j0+1}, …``.
+
+        Upper side: ``Ŝ = ceil(S·2^bits)`` (still an upper bound, still non-increasing);
+        masses ``2^bits − Ŝ_0`` at ``t_{j0}``, ``Ŝ_{i−1} − Ŝ_i`` at ``t_{j0+i}``, ``Ŝ_last`` at ``+∞``.
+        Lower side: ``Š = floor(S·2^bits)``; masses ``Š_i − Š_{i+1}``, ``Š_last`` at the last point.
+        Cost ``O(J)`` Python integer operations.
+        """
         S = np.asarray(S, dtype=np.float64)
-        with arith.precision(prec):
-            if side == "upper":
-                S = np.minimum.accumulate(np.minimum(S, 1.0))  # non-increasing, <= 1: still upper bounds
-                # mass at j0: L <= t_{j0} ; at j: L in (t_{j-1}, t_j] ; above the last point: +inf
-                vals = [arb(1) - arb(float(S[0]))] + [arb(float(S[i - 1])) - arb(float(S[i])) for i in range(1, len(S))]
-                inf = arb(float(S[-1]))
-            else:
-                S = np.maximum.accumulate(np.maximum(S, 0.0)[::-1])[::-1]  # non-increasing from the right
-                S = np.minimum(S, 1.0)
-                vals = [arb(float(S[i])) - arb(float(S[i + 1])) for i in range(len(S) - 1)] + [arb(float(S[-1]))]
-                inf = arb(0)
-        p = cls(grid, j0, vals, inf, side, prec=prec, **kw)
+        if side == "upper":
+            S = np.minimum.accumulate(np.minimum(S, 1.0))  # non-increasing, <= 1: still upper bounds
+            Si = _scale_survival(S, bits, True)
+            vals = [(1 << bits) - Si[0]] + [Si[i - 1] - Si[i] for i in range(1, len(Si))]
+            inf = Si[-1]
+        else:
+            S = np.maximum.accumulate(np.maximum(S, 0.0)[::-1])[::-1]  # non-increasing from the right
+            S = np.minimum(S, 1.0)
+            Si = _scale_survival(S, bits, False)
+            vals = [Si[i] - Si[i + 1] for i in range(len(Si) - 1)] + [Si[-1]]
+            inf = 0
+        p = cls(grid, j0, fmpz_poly(vals), inf, side, prec=prec, bits=bits, **kw)
+        p._mid = np.array([math.ldexp(float(v), -bits) for v in vals])
         return p._truncate()
 
     # ---------------------------------------------------------------- basic quantities
     def __len__(self):
-        return len(self.coeffs)
+        return self.ints.length()
+
+    def _unit(self, x) -> arb:
+        """The ball (exact when it fits the precision) of ``x·2^{-bits}``."""
+        with arith.precision(max(self.prec, 2 * self.bits + 64)):
+            return arb(int(x)) / arb(2) ** self.bits
+
+    @property
+    def coeffs(self) -> list:
+        """The masses as balls (exact values); ``O(L)`` Python objects: for small PLDs and exports only."""
+        return [self._unit(c) for c in self.ints.coeffs()]
+
+    @property
+    def inf(self) -> arb:
+        """Ball of the mass at ``+∞``."""
+        return self._unit(self.inf_int)
 
     def total(self):
-        with arith.precision(self.prec):
-            return arb_poly(self.coeffs)(1) if self.coeffs else arb(0)
+        return self._unit(self.ints(1)) if len(self) else arb(0)
 
     def _truncate(self) -> PLD:
-        """Move (upper) or drop (lower) the tails whose masses are below ``truncation/2`` each."""
-        if not self.coeffs:
+        """Move (upper) or drop (lower) the tails whose masses are below ``truncation/4`` each.
+
+        Float estimates only choose the cut indices (any cut is valid); the masses moved are exact
+        integer sums.  A product's FFT estimate is reliable only far above its noise (~1e-16 of the
+        largest mass), so it locates the tails (cumulative mass ~1e-10); inside a tail the exact
+        integers (converted to floats) place the cut.
+        """
+        L = len(self)
+        if L == 0:
             return self
-        # Float estimates of the masses only choose the cut indices; the masses moved are exact ball sums.
-        # A product's FFT estimate is reliable only far above its noise (~1e-16 of the largest mass), so it
-        # only locates the tails (cumulative mass ~1e-10); the cut inside a tail uses the balls' midpoints.
-        L = len(self.coeffs)
         tau = float(self.truncation) / 4
-        if self._mid is not None and len(self._mid) == L:
-            est = np.maximum(self._mid, 0.0)
-            lo_f = min(L - 1, int(np.searchsorted(np.cumsum(est), 1e-10, side="right")))
-            hi_f = max(lo_f, L - 1 - int(np.searchsorted(np.cumsum(est[::-1]), 1e-10, side="right")))
-            left = np.array([float(c.mid()) for c in self.coeffs[: lo_f + 1]])
-            right = np.array([float(c.mid()) for c in self.coeffs[hi_f:]])
-            mids = est.copy()
-            mids[: lo_f + 1] = np.maximum(left, 0.0)
-            mids[hi_f:] = np.maximum(right, 0.0)
-            lo = min(lo_f, int(np.searchsorted(np.cumsum(mids[: lo_f + 1]), tau, side="right")))
-            hi = max(hi_f, L - 1 - int(np.searchsorted(np.cumsum(mids[hi_f:][::-1]), tau, side="right")))
-        else:
-            mids = np.maximum(np.array([float(c.mid()) for c in self.coeffs]), 0.0)
-            lo = int(
-                np.searchsorted(np.cumsum(mids), tau, side="right")
-            )  # first index where the left cumsum exceeds tau
-            hi = L - 1 - int(np.searchsorted(np.cumsum(mids[::-1]), tau, side="right"))
+        b = self.bits
+        est = np.maximum(self._mids(), 0.0)
+        lo_f = min(L - 1, int(np.searchsorted(np.cumsum(est), 1e-10, side="right")))
+        hi_f = max(lo_f, L - 1 - int(np.searchsorted(np.cumsum(est[::-1]), 1e-10, side="right")))
+        left = _floats(self.ints.truncate(lo_f + 1), b)
+        left = np.concatenate([left, np.zeros(lo_f + 1 - len(left))])
+        right = _floats(self.ints.right_shift(hi_f), b)
+        right = np.concatenate([right, np.zeros(L - hi_f - len(right))])
+        mids = est.copy()
+        mids[: lo_f + 1] = left
+        mids[hi_f:] = right
+        lo = min(lo_f, int(np.searchsorted(np.cumsum(left), tau, side="right")))
+        hi = max(hi_f, L - 1 - int(np.searchsorted(np.cumsum(right[::-1]), tau, side="right")))
         lo = min(lo, L - 1)
         hi = max(hi, lo)
         if lo == 0 and hi == L - 1:
             self._mid = mids
             return self
-        with arith.precision(self.prec):
-            low = arb_poly(self.coeffs[:lo])(1) if lo else arb(0)
-            high = arb_poly(self.coeffs[hi + 1 :])(1) if hi + 1 < L else arb(0)
-            keep = self.coeffs[lo : hi + 1]
-            if self.side == "upper":
-                keep = [keep[0] + low] + keep[1:]
-                self.inf = self.inf + high
-            self.coeffs = keep
-            self.offset += lo
-            self._mid = mids[lo : hi + 1]
-        self._suffix = None
+        low = int(self.ints.truncate(lo)(1)) if lo else 0
+        high = int(self.ints.right_shift(hi + 1)(1)) if hi + 1 < L else 0
+        keep = self.ints.right_shift(lo).truncate(hi - lo + 1)
+        if self.side == "upper":
+            keep = keep + low  # the low tail moves up to the first kept point
+            self.inf_int += high  # the high tail moves to +inf
+        self.ints = keep
+        self.offset += lo
+        self._mid = mids[lo : hi + 1]
+        self._win = None
         return self
 
     # ---------------------------------------------------------------- composition
     def compose(self, other: PLD) -> PLD:
-        """The PLD of the product pair: convolution of the masses (ball-exact ``arb_poly`` product).
+        """The PLD of the product pair: exact integer convolution, then the directed rescaling.
 
-        Cost: one polynomial product of lengths ``L1, L2`` (FLINT: quasi-linear).
+        Cost: one ``fmpz_poly`` product of lengths ``L1, L2`` with ``bits``-bit
+        coefficients (FLINT: quasi-linear, Kronecker/Schönhage–Strassen), one
+        scalar floor division, one float FFT of length ``L1+L2`` (cut estimates),
+        and ``O(tails)`` Python conversions in the truncation.
         """
         if not isinstance(other, PLD):
             raise InvalidArgument("other", other, "must be a PLD")
-        if other.grid != self.grid or other.side != self.side:
+        if other.grid != self.grid or other.side != self.side or other.bits != self.bits:
             raise InvalidArgument(
                 "other",
                 f"grid={other.grid}, side={other.side}",
                 f"must have the same grid ({self.grid}) and side ({self.side})",
             )
-        prec = max(self.prec, other.prec)
-        with arith.precision(prec):
-            prod = arb_poly(self.coeffs) * arb_poly(other.coeffs)
-            Fa, Fb = self.total(), other.total()
-            inf = self.inf * (Fb + other.inf) + Fa * other.inf
-            co = prod.coeffs()
+        b = self.bits
+        prod = self.ints**2 if other is self else self.ints * other.ints
+        L = prod.length()
+        co = prod // (1 << b)
+        del prod
+        if self.side == "upper":
+            Fa, Fb = int(self.ints(1)), int(other.ints(1))
+            num = self.inf_int * (Fb + other.inf_int) + Fa * other.inf_int
+            inf = -((-num) >> b) + L  # ceil, plus one unit per floored coefficient
+        else:
+            inf = 0
         out = PLD(
             self.grid,
             self.offset + other.offset,
             co,
             inf,
             self.side,
-            prec=prec,
+            bits=b,
+            prec=max(self.prec, other.prec),
             truncation=self.truncation,
             rounds=self.rounds + other.rounds,
         )
-        out._mid = _fft_mids(self._mids(), other._mids(), len(co))
+        out._mid = _fft_mids(self._mids(), other._mids(), len(out))  # the floor may shorten the top
         return out._truncate()
 
     def _mids(self) -> np.ndarray:
-        if self._mid is None or len(self._mid) != len(self.coeffs):
-            self._mid = np.array([float(c.mid()) for c in self.coeffs])
+        if self._mid is None or len(self._mid) != len(self):
+            self._mid = _floats(self.ints, self.bits)
         return self._mid
 
     def self_compose(self, count: int) -> PLD:
@@ -788,35 +846,52 @@ class PLD:
         return result
 
     # ---------------------------------------------------------------- queries
-    def _suffixes(self):
-        """Suffix sums ``A_i = Σ_{l ≥ i} m_l`` and ``B_i = Σ_{l ≥ i} m_l e^{−t_l}``; ``O(L)`` ball operations."""
-        if self._suffix is None:
+    def _AB(self, i: int) -> tuple:
+        """``(A_i, B_i)``: ``A_i = Σ_{l ≥ i} m_l`` and ``B_i = Σ_{l ≥ i} m_l e^{−t_l}`` as balls.
+
+        Kept exactly on a window of ``2·_WINDOW`` indices: one C pass (``O(L − i)``:
+        the integer sum and an ``arb_poly`` evaluation at ``e^{−Δ}``) for the top of
+        the window, then ``O(_WINDOW)`` ball operations downwards.
+        """
+        L = len(self)
+        i = min(max(i, 0), L)
+        w = self._win
+        if w is None or not (w[0] <= i <= w[1]):
+            lo, hi = max(0, i - _WINDOW), min(L, i + _WINDOW)
             with arith.precision(self.prec):
-                L = len(self.coeffs)
-                A = [arb(0)] * (L + 1)
-                B = [arb(0)] * (L + 1)
                 d = arith.ball(self.grid)
+                x = (-d).exp()
+                if hi < L:
+                    tail = self.ints.right_shift(hi)
+                    A_top = arb(int(tail(1)))
+                    B_top = arb_poly(tail)(x) * (-(self.offset + hi) * d).exp()
+                else:
+                    A_top, B_top = arb(0), arb(0)
+                cs = self.ints.right_shift(lo).truncate(hi - lo).coeffs() if hi > lo else []
+                cs = [int(c) for c in cs] + [0] * (hi - lo - len(cs))
+                A, B = [arb(0)] * (hi - lo + 1), [arb(0)] * (hi - lo + 1)
+                A[-1], B[-1] = A_top, B_top
+                wgt = (-(self.offset + hi - 1) * d).exp()
                 step = d.exp()
-                top = self.offset + L - 1
-                w = (-top * d).exp()
-                for i in range(L - 1, -1, -1):
-                    A[i] = A[i + 1] + self.coeffs[i]
-                    B[i] = B[i + 1] + self.coeffs[i] * w
-                    w = w * step
-                    if (L - i) % 256 == 0:
-                        w = (-(self.offset + i - 1) * d).exp()
-                self._suffix = (A, B)
-        return self._suffix
+                for j in range(hi - 1, lo - 1, -1):
+                    c = cs[j - lo]
+                    A[j - lo] = A[j - lo + 1] + c
+                    B[j - lo] = B[j - lo + 1] + c * wgt
+                    wgt = wgt * step
+                scale = arb(2) ** -self.bits
+                A = [a * scale for a in A]
+                B = [v * scale for v in B]
+            self._win = w = (lo, hi, A, B)
+        return w[2][i - w[0]], w[3][i - w[0]]
 
     def _delta_at_index(self, i: int, ee):
         """δ at ``ε`` with the terms ``l ≥ i`` (valid for ``t_{i−1} ≤ ε < t_i``)."""
-        A, B = self._suffixes()
-        L = len(self.coeffs)
-        i = min(max(i, 0), L)
-        return A[i] - ee * B[i] + self.inf
+        A, B = self._AB(i)
+        with arith.precision(self.prec):
+            return A - ee * B + self.inf
 
     def get_delta(self, epsilon):
-        """Ball enclosing δ(ε) of this distribution (any real ε, exact input)."""
+        """Ball enclosing δ(ε) of this distribution (any real ε, exact input).  ``O(L)`` (one C pass)."""
         eps = arith.exact(epsilon, "epsilon", allow_float=True)
         with arith.precision(self.prec):
             q = eps / self.grid
@@ -825,44 +900,87 @@ class PLD:
             v = self._delta_at_index(j - self.offset, ee)
             return v.max(arb(0)) if self.side == "lower" else v
 
+    def _guess(self, dt: float) -> int:
+        """Float estimate of the index ``i`` with ``δ(t_i) ≈ δ`` (only a starting point for the certified search)."""
+        m = np.maximum(self._mids(), 0.0)
+        L = len(m)
+        t = (self.offset + np.arange(L)) * float(self.grid)
+        pos = t > 0
+        if not pos.any():
+            return L - 1
+        i0 = int(np.argmax(pos))
+        mt = m[i0:]
+        tt = t[i0:]
+        A = np.cumsum(mt[::-1])[::-1]
+        B = np.cumsum((mt * np.exp(-tt))[::-1])[::-1]
+        A = np.append(A[1:], 0.0)
+        B = np.append(B[1:], 0.0)
+        d = A - np.exp(tt) * B + math.ldexp(float(self.inf_int), -self.bits)
+        k = int(np.searchsorted(-d, -dt, side="left"))  # first index with d <= dt (d non-increasing)
+        return min(L - 1, i0 + k)
+
+    @staticmethod
+    def _first_true(pred, lo: int, hi: int, start: int) -> int:
+        """Smallest ``i`` in ``[lo, hi]`` with ``pred(i)`` (``pred`` monotone, ``pred(hi)`` true), galloping from ``start``."""
+        start = min(max(start, lo), hi)
+        if pred(start):
+            step, b = 1, start
+            a = start - 1
+            while a >= lo and pred(a):
+                b = a
+                step *= 2
+                a = b - step
+            a = max(a, lo - 1)  # pred(a) false or a == lo - 1; pred(b) true
+        else:
+            step, a = 1, start
+            b = start + 1
+            while b < hi and not pred(b):
+                a = b
+                step *= 2
+                b = a + step
+            b = min(b, hi)
+        while b - a > 1:
+            mid = (a + b) // 2
+            if pred(mid):
+                b = mid
+            else:
+                a = mid
+        return b
+
     def get_epsilon(self, delta) -> fmpq:
         """Certified ε(δ) ≥ 0 of this distribution: upper end (side "upper") or lower end (side "lower").
 
         ``None`` when the mass at ``+∞`` alone may exceed δ (upper side: no finite ε is certified).
+        The returned value is always verified by a certified evaluation of δ; the float guess and the
+        search only decide how tight it is.  ``O(L)`` C work plus ``O(log L)`` window lookups.
         """
         dt = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, allow_float=True)
         with arith.precision(self.prec):
             d = arith.ball(self.grid)
-            L = len(self.coeffs)
+            L = len(self)
             first = max(0, -self.offset)  # index of t = 0 (or the first point if all positive)
 
             def dgrid(i):  # δ at t_{offset+i}: terms l >= i+1
                 return self._delta_at_index(i + 1, ((self.offset + i) * d).exp())
 
+            guess = self._guess(float(dt))
             if self.side == "upper":
                 if not (self.inf.upper() < dt):
                     return None  # the mass at +∞ alone may exceed δ: no finite ε is certified
                 d0 = self.get_delta(0)
                 if d0.upper() <= dt:
                     return fmpq(0)
-                # smallest i >= first with upper(δ(t_i)) <= dt
                 lo_i, hi_i = max(first, 0), L - 1
                 if not (dgrid(hi_i).upper() <= dt):
                     # beyond the stored range δ(ε) = inf mass only: ε = t_{last}
                     return fmpq(self.offset + L - 1) * self.grid if self.inf.upper() <= dt else None
-                while lo_i < hi_i:
-                    mid = (lo_i + hi_i) // 2
-                    if dgrid(mid).upper() <= dt:
-                        hi_i = mid
-                    else:
-                        lo_i = mid + 1
-                i = lo_i
+                i = self._first_true(lambda j: bool(dgrid(j).upper() <= dt), lo_i, hi_i, guess)
                 t_hi = fmpq(self.offset + i) * self.grid
                 t_lo = max(fmpq(0), fmpq(self.offset + i - 1) * self.grid)
-                A, B = self._suffixes()
-                num = A[i] + self.inf - dt
-                if num > 0 and B[i] > 0:
-                    e_star = (num / B[i]).log()
+                A, B = self._AB(i)
+                num = A + self.inf - dt
+                if num > 0 and B > 0:
+                    e_star = (num / B).log()
                     ub = min(max(_upper_fmpq(e_star), t_lo), t_hi)
                     # verify (a re-evaluation must show δ ≤ target); nudge up towards t_hi otherwise
                     for k in (0, 40, 30, 20, 10):
@@ -880,19 +998,17 @@ class PLD:
                     return fmpq(self.offset + hi_i) * self.grid
                 if not (dgrid(lo_i).lower() > dt):
                     return max(fmpq(0), fmpq(self.offset + lo_i - 1) * self.grid) if lo_i > first else fmpq(0)
-                while hi_i - lo_i > 1:
-                    mid = (lo_i + hi_i) // 2
-                    if dgrid(mid).lower() > dt:
-                        lo_i = mid
-                    else:
-                        hi_i = mid
-                i = lo_i
+                # first index with "not (lower > dt)"; the one before it is certified "> dt"
+                j = self._first_true(lambda j: not bool(dgrid(j).lower() > dt), lo_i + 1, hi_i, guess)
+                i = j - 1
+                if not (dgrid(i).lower() > dt):  # the predicate is not exactly monotone on overlapping balls
+                    return fmpq(0)
                 t_lo = fmpq(self.offset + i) * self.grid
                 t_hi = fmpq(self.offset + i + 1) * self.grid
-                A, B = self._suffixes()
-                num = A[i + 1] + self.inf - dt
-                if num > 0 and B[i + 1] > 0:
-                    e_star = (num / B[i + 1]).log()
+                A, B = self._AB(i + 1)
+                num = A + self.inf - dt
+                if num > 0 and B > 0:
+                    e_star = (num / B).log()
                     lb = _lower_fmpq(e_star)
                     if lb <= t_hi:
                         lb = max(lb, t_lo)
@@ -900,7 +1016,7 @@ class PLD:
                             cand = max(lb - (t_hi - t_lo) / 2**k, t_lo) if k else lb
                             if self._delta_at_index(i + 1, arith.ball(cand).exp()).lower() >= dt:
                                 return cand
-                return t_lo
+                return max(t_lo, fmpq(0))
 
 
 def _fft_mids(a: np.ndarray, b: np.ndarray, L: int) -> np.ndarray:
