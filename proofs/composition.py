@@ -159,3 +159,45 @@ BLANKET_PAIR = register(
         symbolic=_not_symbolic("a coupling argument, proved in the documentation"),
     )
 )
+
+
+rho = sp.Symbol("rho", real=True)
+lam = sp.Symbol("alpha", positive=True)
+delta_sym = sp.Symbol("delta", positive=True)
+D_alpha = sp.Function("D_{\\alpha}(P_1 \\times \\cdots \\times P_T \\| Q_1 \\times \\cdots \\times Q_T)")
+
+RDP_CONVERSION = register(
+    Result(
+        key="RDP to DP conversion (CKS20 Prop. 12)",
+        paper="PLD",
+        label="Rényi route",
+        title="Rényi divergences of the product pair, added over rounds, converted to (ε, δ)",
+        status="derived",
+        kind="upper_bound",
+        quantity="epsilon_composed",
+        mechanisms=("any",),
+        statement=sp.Implies(
+            sp.Le(D_alpha(lam), rho),
+            sp.Le(H_prod(epsilon), sp.exp((lam - 1) * (rho - epsilon)) * (1 - 1 / lam) ** (lam - 1) / lam),
+        ),
+        symbols={
+            epsilon: "any real ε",
+            lam: "Rényi order α > 1",
+            rho: "an upper bound on Σ_i D_α(P_i‖Q_i) (Rényi divergences add over product pairs)",
+        },
+        hypotheses=(Hypothesis(lam > 1, "alpha > 1"),),
+        status_note=(
+            "the conversion is the one dp_accounting implements and credits to Canonne–Kamath–Steinke 2020 "
+            "Prop. 12 and Asoodeh et al. 2021 (seen in its code, composition_refs.md §5; corroborated); the proof "
+            f"is written out in {DOC} §5 ((r − c)_+ ≤ K r^α with the optimal K), so status derived. Equivalent "
+            "ε form: ε = ρ + log(1 − 1/α) − (log δ + log α)/(α − 1)"
+        ),
+        spec=f"{SPEC} §Composition",
+        notes=(
+            "exact.accounting.pld.renyi_log_moments bounds each round's (α−1)D_α from its pessimistic PLD (the "
+            "mass at +∞ placed at the pair's maximal loss); rdp_epsilon / rdp_delta minimise the upper ends over "
+            "pld.RENYI_ORDERS. The accountant reports both routes; the smaller certified upper end wins."
+        ),
+        symbolic=_not_symbolic("a calculus bound, proved in the documentation"),
+    )
+)

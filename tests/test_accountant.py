@@ -127,3 +127,18 @@ def test_to_dp_accounting():
     assert v == pytest.approx(float(ours.upper), rel=1e-6)
     with pytest.raises(InvalidArgument, match="grid"):
         acc.to_dp_accounting(grid="1/3")
+
+
+def test_renyi_route_beside_the_pld_route():
+    """Both routes are reported; the smaller certified upper end wins and names its route."""
+    acc = ShuffleAccountant(grid="1/1024").compose(ShuffledRR(k=2, epsilon0="1", n=200), count=5)
+    e = acc.get_epsilon("1e-6")
+    assert e.upper == min(e.pld_upper, e.renyi_upper)
+    assert e.route == ("Renyi" if e.renyi_upper < e.pld_upper else "PLD")
+    assert e.route == "PLD" and e.renyi_upper > e.pld_upper  # the PLD is nearly exact here
+    d = acc.get_delta(e.upper)
+    assert d.upper == min(d.pld_upper, d.renyi_upper) <= Fraction(1, 10**6)
+    # at a δ far below the truncated mass (1e-30) the PLD route certifies no finite ε: the Rényi route decides
+    tiny = acc.get_epsilon("1e-45")
+    assert tiny.pld_upper is None and tiny.route == "Renyi"
+    assert tiny.upper == tiny.renyi_upper < 60 and tiny.lower <= tiny.upper

@@ -209,3 +209,74 @@ def test_pascal_tails_agree_with_direct_windows():
     # the mass of the atoms at t, which is 0 except at t = 0 (a = b); elsewhere the two ends are within 1e-9
     off = js != 0
     assert np.max(np.abs(a.upper - a.lower)[off]) < 1e-9 and np.max(a.upper) > 0.99
+
+
+@pytest.mark.parametrize("k,e0,n", [(2, 3, 6), (3, 2, 5)])
+def test_renyi_moments_bound_the_exact_pair(k, e0, n):
+    """The Rényi route's single-round log-moments are upper bounds on the exact ones of the pair (exact atoms)."""
+    pr = pld.dominating_pair(KRR(k, exp_epsilon0=e0), n)
+    at = [a for a in pr.atoms() if a[1] != 0]
+    up = pld.discretise(pr, "1/2000", "upper")
+    with precision(128):
+        lm = pld.renyi_log_moments(up, pr.max_loss)
+        for a, got in zip(pld.RENYI_ORDERS, lm):
+            if a > 200:
+                break
+            ex = sum((arb(P) ** a) * (arb(Q) ** (1 - a)) for _, P, Q in at).log()
+            assert got.upper() >= ex.lower()
+            # and not absurdly loose: the grid rounding costs at most (α−1)Δ
+            assert got.lower() <= ex.upper() + (a - 1) * fmpq(1, 2000) + fmpq(1, 10**20)
+    with pytest.raises(InvalidArgument):
+        pld.renyi_log_moments(pld.discretise(pr, "1/2000", "lower"), pr.max_loss)
+
+
+@pytest.mark.parametrize("T", [1, 2])
+def test_rdp_conversion_is_valid_on_exact_products(T):
+    """ε from the Rényi route at δ: the exact composed δ of the pair at that ε is ≤ δ (exact products, ball exp)."""
+    pr = pld.dominating_pair(KRR(2, exp_epsilon0=3), 5)
+    up = pld.discretise(pr, "1/1000", "upper")
+    at = _merged(pr.atoms())
+    with precision(128):
+        lm = [T * x for x in pld.renyi_log_moments(up, pr.max_loss)]
+        for dt in ("1e-2", "1e-4"):
+            eps, order = pld.rdp_epsilon(lm, pld.RENYI_ORDERS, dt)
+            ex = _exact_delta_T(at, T, arb(eps).exp())
+            assert arb(ex).upper() <= exact(dt)
+            # the delta form at that ε agrees (same conversion, inverted)
+            d, _ = pld.rdp_delta(lm, pld.RENYI_ORDERS, eps)
+            assert d <= exact(dt) * fmpq(1001, 1000)
+            # the PLD route is tighter here (a check that the comparison can go either way is in test_accountant)
+            assert up.self_compose(T).get_epsilon(dt) <= eps
+
+
+@pytest.mark.parametrize("side", ["upper", "lower"])
+@pytest.mark.parametrize("T", [2, 3, 5])
+def test_integer_convolution_against_ball_convolution(side, T):
+    """The integer route (floor rescaling, units to +∞) brackets the ball-exact arb_poly power of the same masses."""
+    from flint import arb_poly
+
+    pr = pld.dominating_pair(KRR(2, exp_epsilon0=3), 40)
+    base = pld.discretise(pr, "1/512", side)
+    comp = base.self_compose(T)
+    with precision(256):
+        ref = arb_poly(base.coeffs) ** T
+        inf = 1 - (1 - base.inf) ** T  # mass at +inf of the T-fold product (exact total mass 1 on the upper side)
+        for eps in ["0", "0.3", "0.9"]:
+            e = exact(eps)
+            cs = ref.coeffs()
+            want = sum(
+                (
+                    c * (1 - (arb(e) - (base.offset * T + i) * arb(fmpq(1, 512))).exp())
+                    for i, c in enumerate(cs)
+                    if (base.offset * T + i) * fmpq(1, 512) > e
+                ),
+                arb(0),
+            )
+            if side == "upper":
+                want = want + inf
+            got = comp.get_delta(eps)
+            slack = fmpq(1, 10**20)
+            if side == "upper":
+                assert got.upper() >= want.lower() and got.lower() <= want.upper() + slack
+            else:
+                assert got.lower() <= want.upper() and got.upper() >= want.lower() - slack

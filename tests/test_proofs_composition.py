@@ -17,8 +17,9 @@ def test_results_registered_and_typeset():
         "PLD delta formula",
         "PLD pessimistic discretisation",
         "PLD blanket view dominating pair",
+        "RDP to DP conversion (CKS20 Prop. 12)",
     } <= keys
-    for r in (comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC, comp.BLANKET_PAIR):
+    for r in (comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC, comp.BLANKET_PAIR, comp.RDP_CONVERSION):
         assert r.status == "derived" and r.status_note and "docs/composition.md" in r.status_note
         assert "\\delta" in r.latex() or "H_" in r.latex()
         assert r.check_symbolic().proved is None

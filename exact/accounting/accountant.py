@@ -47,6 +47,10 @@ NEIGHBOURING = ("replace-one",)
 #: the lower bound on the mechanism (a concrete pair of datasets) is composed on the grid ``4Δ``: it is a bound,
 #: not one end of the sandwich, and its own discretisation slack (about ``4·T·Δ``) is small beside its gap
 LOWER_GRID_FACTOR = 4
+ROUTES = {
+    "PLD": "PLD (dominating pairs, pessimistic/optimistic discretisation, exact integer convolution)",
+    "Renyi": "Renyi (the same dominating pairs: Renyi divergences added over rounds, CKS20 Prop. 12 conversion)",
+}
 
 
 def _frac(q: fmpq) -> Fraction:
@@ -110,6 +114,12 @@ class _Certified:
     grid: Fraction
     rounds: int
     quantity: str = ""
+    #: the route whose certified upper end is reported: "PLD" or "Renyi" (the smaller one wins)
+    route: str = "PLD"
+    #: the PLD route's and the Rényi route's certified upper ends (``None`` where a route certifies nothing finite)
+    pld_upper: Fraction | None = None
+    renyi_upper: Fraction | None = None
+    renyi_order: Fraction | None = None
     details: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __float__(self) -> float:
@@ -225,6 +235,24 @@ class ShuffleAccountant:
         self._cache[key] = total
         return total
 
+    def _renyi(self, grid: Fraction) -> list:
+        """Upper balls of the composed ``(α−1)·D_α`` at ``pld.RENYI_ORDERS``: Σ count × single-round log-moments.
+
+        The single-round moments come from the same pessimistic PLDs of the same dominating pairs
+        (:func:`blanket.exact.accounting.pld.renyi_log_moments`); Rényi divergences add over the product pair.
+        """
+        key = ("renyi", grid)
+        if key not in self._cache:
+            self._pld(grid, "upper")  # fills the single-round bases
+            total = None
+            for ev, cnt in self._ledger:
+                base = self._cache[("base", grid, ev)][0]
+                lm = _pld.renyi_log_moments(base, ev.dominating_pair().max_loss)
+                lm = [cnt * x for x in lm]
+                total = lm if total is None else [a + b for a, b in zip(total, lm)]
+            self._cache[key] = total
+        return self._cache[key]
+
     def _auto_grid(self, target_delta) -> Fraction:
         if self.grid is not None:
             return self.grid
@@ -263,7 +291,12 @@ class ShuffleAccountant:
         pl = self._pld(g, "lower").get_epsilon(dt)
         lows = [self._pld(g * LOWER_GRID_FACTOR, k).get_epsilon(dt) for k in ("low-fwd", "low-bwd")]
         lo = max(lows)
-        upper = math.inf if up is None else _frac(up)
+        pld_upper = math.inf if up is None else _frac(up)
+        with arith.precision(self.prec):
+            r_eps, r_order = _pld.rdp_epsilon(self._renyi(g), _pld.RENYI_ORDERS, dt)
+        renyi_upper = _frac(r_eps)
+        route = "Renyi" if renyi_upper < pld_upper else "PLD"
+        upper = min(pld_upper, renyi_upper)
         return CertifiedEpsilon(
             lower=_frac(lo),
             upper=upper,
@@ -271,10 +304,14 @@ class ShuffleAccountant:
             grid=g,
             rounds=self.rounds,
             quantity="epsilon",
+            route=route,
+            pld_upper=None if up is None else pld_upper,
+            renyi_upper=renyi_upper,
+            renyi_order=_frac(r_order),
             details={
                 "target_delta": str(dt),
                 "ledger": [(e.describe(), c) for e, c in self._ledger],
-                "route": "PLD (dominating pairs, pessimistic/optimistic discretisation)",
+                "route": ROUTES[route],
             },
         )
 
@@ -292,17 +329,24 @@ class ShuffleAccountant:
             up = self._pld(g, "upper").get_delta(eps)
             pl = self._pld(g, "lower").get_delta(eps)
             lows = [self._pld(g * LOWER_GRID_FACTOR, k).get_delta(eps) for k in ("low-fwd", "low-bwd")]
-            u = arith.endpoints(up)[1]
+            u = min(Fraction(1), arith.endpoints(up)[1])
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
             lo = max(max(Fraction(0), arith.endpoints(x)[0]) for x in lows)
+            r_d, r_order = _pld.rdp_delta(self._renyi(g), _pld.RENYI_ORDERS, eps)
+        renyi_upper = _frac(r_d)
+        route = "Renyi" if renyi_upper < u else "PLD"
         return CertifiedDelta(
             lower=lo,
-            upper=min(Fraction(1), u),
+            upper=min(u, renyi_upper),
             pair_lower=pl_lo,
             grid=g,
             rounds=self.rounds,
             quantity="delta",
-            details={"target_epsilon": str(eps)},
+            route=route,
+            pld_upper=u,
+            renyi_upper=renyi_upper,
+            renyi_order=None if r_order is None else _frac(r_order),
+            details={"target_epsilon": str(eps), "route": ROUTES[route]},
         )
 
     # ---------------------------------------------------------------- interoperability

@@ -1070,3 +1070,99 @@ def discretise(pair: ShiftPair, grid, side: str, *, prec: int = 128, truncation=
     S = sv.upper if side == "upper" else sv.lower
     S = _mix_null(S, js, pair.null, side)
     return PLD.from_survival(g, sv.j0, S, side, prec=prec, truncation=arith.exact(truncation))
+
+
+# ====================================================================== Rényi route
+#: orders α of the Rényi route (exact rationals > 1; the conversion is optimised over this set)
+RENYI_ORDERS = tuple(
+    fmpq(1) + fmpq(x)
+    for x in (
+        fmpq(1, 8),
+        fmpq(1, 4),
+        fmpq(1, 2),
+        fmpq(3, 4),
+        1,
+        fmpq(3, 2),
+        2,
+        3,
+        4,
+        6,
+        8,
+        12,
+        16,
+        24,
+        32,
+        48,
+        64,
+        96,
+        128,
+        192,
+        256,
+        384,
+        512,
+        768,
+        1024,
+        1536,
+        2048,
+        3072,
+        4096,
+    )
+)
+
+
+def renyi_log_moments(upper: PLD, max_loss, orders=RENYI_ORDERS) -> list:
+    """Balls whose upper ends bound ``(α−1)·D_α(P‖Q) = log E_P[e^{(α−1)L}]`` of the pair behind ``upper``.
+
+    ``upper`` is a single-round *pessimistic* PLD of a pair whose loss is
+    ``≤ max_loss`` almost surely (a :class:`ShiftPair`'s ``max_loss``).  The
+    pessimistic measure dominates the true loss law in the survival order and
+    ``h(ℓ) = e^{(α−1)·min(ℓ, ℓ_max)}`` is non-negative and non-decreasing, so
+    ``E[h(L)] ≤ Σ_l m̃_l e^{(α−1)t_l} + m̃_∞ e^{(α−1)ℓ_max}`` (``docs/composition.md`` §5).
+    One ``arb_poly`` evaluation per order: ``O(L)`` each.
+    """
+    if upper.side != "upper":
+        raise InvalidArgument("upper", upper.side, "must be a pessimistic (side='upper') PLD")
+    cap = arith.ball(max_loss) if not isinstance(max_loss, arb) else max_loss
+    out = []
+    with arith.precision(upper.prec):
+        cap = arb(cap.upper())
+        d = arith.ball(upper.grid)
+        poly = arb_poly(upper.ints)
+        scale = arb(2) ** -upper.bits
+        for a in orders:
+            am1 = arith.ball(arith.exact(a) - 1)
+            s = poly((am1 * d).exp()) * (am1 * upper.offset * d).exp() * scale
+            s = s + upper.inf * (am1 * cap).exp()
+            out.append(s.log())
+    return out
+
+
+def rdp_epsilon(log_moments_total, orders, delta) -> tuple:
+    """Certified ``(ε, α)``: the smallest upper end of ``ρ + log(1−1/α) − (log δ + log α)/(α−1)`` over ``orders``.
+
+    ``log_moments_total[i]`` encloses (an upper bound on) ``(α_i−1)·D_{α_i}`` of the composed pair, i.e. the sum
+    over rounds of :func:`renyi_log_moments`.  Conversion: Canonne–Kamath–Steinke 2020 Prop. 12 (proof in
+    ``docs/composition.md`` §5).  ``O(#orders)``.
+    """
+    dt = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True, allow_float=True)
+    best = None
+    for lm, a in zip(log_moments_total, orders):
+        lb = arith.ball(arith.exact(a))
+        val = lm / (lb - 1) + (1 - 1 / lb).log() - (arith.ball(dt).log() + lb.log()) / (lb - 1)
+        up = _upper_fmpq(val)
+        if best is None or up < best[0]:
+            best = (max(up, fmpq(0)), a)
+    return best
+
+
+def rdp_delta(log_moments_total, orders, epsilon) -> tuple:
+    """Certified ``(δ, α)``: the smallest upper end of ``e^{(α−1)(ρ−ε)}(1−1/α)^{α−1}/α`` over ``orders`` (capped at 1)."""
+    eps = arith.exact(epsilon, "epsilon", allow_float=True)
+    best = (fmpq(1), None)
+    for lm, a in zip(log_moments_total, orders):
+        lb = arith.ball(arith.exact(a))
+        val = (lm - (lb - 1) * arith.ball(eps) + (lb - 1) * (1 - 1 / lb).log() - lb.log()).exp()
+        up = _upper_fmpq(val)
+        if up < best[0]:
+            best = (up, a)
+    return best
