@@ -100,3 +100,34 @@ def test_cli_rounds(capsys):
         )
         == 2
     )
+
+
+def test_cli_deployment_schedule_and_rounds(tmp_path, capsys):
+    """A file with [[rounds]]: the answer is for the whole schedule; --rounds T repeats it T times."""
+    f = tmp_path / "sched.toml"
+    f.write_text(
+        BASE + '[[rounds]]\ncount = 3\n[[rounds]]\nk = 4\nepsilon0 = 2\nn = 1000\ncount = 2\n'
+        '[[claims]]\nepsilon = 1\ndelta = 1e-6\n'
+    )
+    assert main(["epsilon", "--deployment", str(f), "--delta", "1e-6", "--json"]) == 0
+    once = json.loads(capsys.readouterr().out)
+    assert once["total_rounds"] == 5 and once["route"] in ("PLD", "Renyi")
+    assert main(["epsilon", "--deployment", str(f), "--delta", "1e-6", "--rounds", "2", "--json"]) == 0
+    twice = json.loads(capsys.readouterr().out)
+    assert twice["total_rounds"] == 10
+    # the same numbers from the library: the schedule repeated twice
+    acc = (
+        ShuffleAccountant()
+        .compose(ShuffledRR(k=2, epsilon0="1", n=2000), 6)
+        .compose(ShuffledRR(k=4, epsilon0="2", n=1000), 4)
+    )
+    e = acc.get_epsilon("1e-6")
+    assert Fraction(twice["epsilon"]["upper"]) >= e.upper > Fraction(once["epsilon"]["upper"])
+    assert main(["delta", "--deployment", str(f), "--epsilon", "1", "--rounds", "2", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["total_rounds"] == 10 and Fraction(d["delta"]["upper"]) >= acc.get_delta("1").upper
+    # the schedule fixes the mechanism: overriding it is an error that says what to do
+    capsys.readouterr()
+    assert main(["epsilon", "--deployment", str(f), "--delta", "1e-6", "--epsilon0", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--epsilon0" in err and "[[rounds]]" in err and err.count("\n") == 1

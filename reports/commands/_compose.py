@@ -1,5 +1,10 @@
 """``--rounds T`` for ``blanket epsilon`` / ``blanket delta``: T composed shuffled rounds (certified accountant).
 
+With ``--deployment FILE``: if FILE has a ``[[rounds]]`` schedule, the answer is for that whole schedule, and
+``--rounds T`` repeats the whole schedule T times (e.g. a yearly schedule over T years; every count is multiplied
+by T); the schedule fixes each round's mechanism, so ``--k``/``--epsilon0``/``-n`` are refused with it. If FILE
+has no ``[[rounds]]``, ``--rounds T`` composes T rounds of its ``[randomizer]`` with its ``[users]``.
+
 The answer is an interval: the upper end is certified for the composition (product of dominating pairs,
 pessimistic PLD); the lower end is certified for the mechanism itself (the T rounds run on one concrete pair
 of datasets, optimistic PLD), so a claim below it is false. See ``docs/composition.md``.
@@ -13,9 +18,41 @@ from blanket.exact.numbers.errors import InvalidArgument
 from . import _profile_common as common
 
 
+def _schedule(args):
+    """The deployment file's ``[[rounds]]`` (a tuple, empty when none or no file)."""
+    if not getattr(args, "deployment", None):
+        return ()
+    from blanket.reports.deployment import load_deployment
+
+    return load_deployment(args.deployment).rounds
+
+
 def rounds(args):
+    """``T`` (``--rounds``), ``1`` for a deployment file with ``[[rounds]]`` and no ``--rounds``, else ``None``."""
     t = getattr(args, "rounds", None)
-    return None if t is None else arith.integer_in(t, "--rounds", lo=1, hi=10**7)
+    if t is not None:
+        return arith.integer_in(t, "--rounds", lo=1, hi=10**7)
+    return 1 if _schedule(args) else None
+
+
+def _what(args, T) -> str:
+    sched = _schedule(args)
+    if not sched:
+        return f"{T} composed rounds"
+    total = T * sum(r.count for r in sched)
+    rep = "" if T == 1 else f"{T} x "
+    return f"{total} composed rounds ({rep}the [[rounds]] schedule of {args.deployment})"
+
+
+def _mech_line(args, inp, T) -> str:
+    sched = _schedule(args)
+    if not sched:
+        return f"{common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users per round"
+    return "; ".join(
+        f"{r.count * T} x {'binary' if r.k == 2 else f'{r.k}-ary'} randomized response "
+        f"(epsilon0 = {common._s(r.epsilon0)}, n = {r.n})"
+        for r in sched
+    )
 
 
 def _accountant(args, inp, T):
@@ -30,6 +67,21 @@ def _accountant(args, inp, T):
             "is not used with --rounds (the composition is certified for "
             "every dataset; the lower end is a concrete dataset pair)",
         )
+    sched = _schedule(args)
+    if sched:
+        for opt, name in ((args.k, "--k"), (args.epsilon0, "--epsilon0"), (args.n, "-n")):
+            if opt is not None:
+                raise InvalidArgument(
+                    name,
+                    opt,
+                    f"cannot be combined with {args.deployment}, whose [[rounds]] schedule fixes each round's "
+                    "mechanism",
+                    hint="edit the [[rounds]] entries, or drop the option",
+                )
+        acc = ShuffleAccountant()
+        for r in sched:
+            acc.compose(r.event(), count=r.count * T)
+        return acc
     if inp.epsilon0 is None:
         raise InvalidArgument("--rounds", T, "needs --epsilon0 (exp_epsilon0 deployments are not supported here)")
     return ShuffleAccountant().compose(ShuffledRR(k=inp.k, epsilon0=inp.epsilon0, n=inp.n), count=T)
@@ -42,7 +94,8 @@ def _dec(x, up, digits):
 
 
 def run_epsilon(args, inp, T) -> int:
-    e = _accountant(args, inp, T).get_epsilon(inp.delta)
+    acc = _accountant(args, inp, T)
+    e = acc.get_epsilon(inp.delta)
     d = inp.digits
     up = "inf" if e.upper == float("inf") else _dec(e.upper, True, d)
     iv = {"lower": _dec(e.lower, False, d), "upper": up}
@@ -50,20 +103,25 @@ def run_epsilon(args, inp, T) -> int:
         "command": "epsilon",
         **inp.describe(),
         "rounds": T,
+        "total_rounds": acc.rounds,
         "delta": common._s(inp.delta),
         "epsilon": iv,
         "sandwich_lower": _dec(e.pair_lower, False, d),
         "grid": str(e.grid),
         "relation": "composition",
-        "route": "PLD of dominating pairs (pessimistic/optimistic), ball-exact convolution",
+        "route": e.route,
+        "route_text": e.details["route"],
+        "pld_upper": None if e.pld_upper is None else _dec(e.pld_upper, True, d),
+        "renyi_upper": _dec(e.renyi_upper, True, d),
     }
     text = (
-        f"epsilon = {up} (certified upper end for {T} composed rounds; the mechanism's epsilon lies in "
+        f"epsilon = {up} (certified upper end for {_what(args, T)}; the mechanism's epsilon lies in "
         f"[{iv['lower']}, {up}])\n"
-        f"for delta = {common._s(inp.delta)}, {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users per round.\n"
+        f"for delta = {common._s(inp.delta)}, {_mech_line(args, inp, T)}.\n"
         f"Upper end: product of dominating pairs (Lemma 5.3 blanket view), pessimistic PLD on grid {e.grid} "
-        f"(sandwich [{payload['sandwich_lower']}, {up}], width {float(e.rel_width) * 100:.2f}%).\n"
-        f"Lower end: the {T} rounds on one concrete pair of datasets (a claim below it is false)."
+        f"(sandwich [{payload['sandwich_lower']}, {payload['pld_upper'] or 'inf'}], width "
+        f"{float(e.rel_width) * 100:.2f}%); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
+        f"Lower end: the same rounds on one concrete pair of datasets (a claim below it is false)."
     )
     common.emit(args, payload, text)
     return 0
@@ -79,17 +137,20 @@ def run_delta(args, inp, T) -> int:
         "command": "delta",
         **inp.describe(),
         "rounds": T,
+        "total_rounds": acc.rounds,
         "epsilon": common._s(inp.epsilon),
         "delta": iv,
         "sandwich_lower": _dec(r.pair_lower, False, d),
         "grid": str(r.grid),
         "relation": "composition",
+        "route": r.route,
+        "route_text": r.details["route"],
     }
     text = (
-        f"delta(epsilon = {common._s(inp.epsilon)}) in [{iv['lower']}, {iv['upper']}] for {T} composed rounds\n"
-        f"for {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users per round.\n"
+        f"delta(epsilon = {common._s(inp.epsilon)}) in [{iv['lower']}, {iv['upper']}] for {_what(args, T)}\n"
+        f"for {_mech_line(args, inp, T)}.\n"
         f"Upper end: certified for every dataset (dominating pairs, pessimistic PLD, grid {r.grid}); "
-        f"lower end: certified on one concrete pair of datasets."
+        f"lower end: certified on one concrete pair of datasets; decided by the {r.route} route."
     )
     common.emit(args, payload, text)
     return 0
