@@ -1,11 +1,13 @@
 """Certificates for deployments with several shuffled rounds (``[[rounds]]``): claims apply to the composition.
 
 The numbers come from :class:`blanket.exact.accounting.accountant.ShuffleAccountant` (dominating pairs, certified
-pessimistic/optimistic PLDs, ball-exact convolution). A claim ``(ε, δ)`` HOLDS when the pessimistic
-composed δ(ε) is certainly ``≤ δ``; FAILS when the composed δ(ε) of the rounds run on one concrete pair of
+pessimistic/optimistic PLDs, exact integer convolution; and the Rényi route on the same pairs). A claim
+``(ε, δ)`` HOLDS when the smaller of the two certified upper ends of the composed δ(ε) is ``≤ δ``; FAILS when the composed δ(ε) of the rounds run on one concrete pair of
 datasets (a certified lower bound on the mechanism) is certainly ``> δ``; otherwise the grid is refined
 (up to twice) and the claim is INCONCLUSIVE if still undecided. The certificate typesets the composition
-theorem (ZDW22 Theorem 10), the discretisation statement, the grid, the sandwich and the deciding route.
+theorem (ZDW22 Theorem 10), the discretisation statement, the grid, the sandwich and the deciding route
+(PLD or Rényi, per claim and per target). One accountant serves all claims and targets of a file (its PLDs
+are cached per grid).
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ from flint import fmpq
 
 from .deployment import Deployment
 
-ROUTE = "PLD route: dominating pairs, pessimistic/optimistic discretisation, ball-exact convolution"
+ROUTE = (
+    "PLD route: dominating pairs, pessimistic/optimistic discretisation, exact integer convolution; "
+    "Renyi route beside it (the same pairs, CKS20 conversion); the smaller certified upper end decides"
+)
+ROUTE_NAMES = {"PLD": "PLD route", "Renyi": "Renyi route"}
 
 
 def _q(x: Fraction) -> fmpq:
@@ -37,10 +43,10 @@ def _accountant(dep: Deployment, grid=None) -> ShuffleAccountant:
     return acc
 
 
-def decide_claim(dep: Deployment, claim) -> dict:
+def decide_claim(dep: Deployment, claim, acc: ShuffleAccountant | None = None) -> dict:
     from .certificate import FAILS, HOLDS, INCONCLUSIVE
 
-    acc = _accountant(dep)
+    acc = acc or _accountant(dep)
     acc.get_epsilon(claim.delta)  # chooses the grid (sandwich within 2 % at this δ)
     tried = []
     for _attempt in range(3):
@@ -51,7 +57,7 @@ def decide_claim(dep: Deployment, claim) -> dict:
                 HOLDS,
                 (
                     f"the pessimistic composed delta({_s(claim.epsilon)}) <= {_dec(d.upper, True)} "
-                    f"<= {_s(claim.delta)} (dominating pairs, grid {d.grid})"
+                    f"<= {_s(claim.delta)} (dominating pairs, grid {d.grid}; {ROUTE_NAMES[d.route]})"
                 ),
             )
             break
@@ -82,7 +88,9 @@ def decide_claim(dep: Deployment, claim) -> dict:
         "delta_lower": _dec(d.lower, False),
         "delta_pair_lower": _dec(d.pair_lower, False),
         "grid": str(d.grid),
-        "route": ROUTE,
+        "route": ROUTE_NAMES[d.route],
+        "delta_pld_upper": _dec(d.pld_upper, True),
+        "delta_renyi_upper": _dec(d.renyi_upper, True),
         "precision": dep.precision,
         "bounds": [],
     }
@@ -94,10 +102,10 @@ def _s(q) -> str:
     return exact_string(q)
 
 
-def certify_target(dep: Deployment, target) -> dict:
+def certify_target(dep: Deployment, target, acc: ShuffleAccountant | None = None) -> dict:
     from .certificate import HOLDS
 
-    acc = _accountant(dep)
+    acc = acc or _accountant(dep)
     e = acc.get_epsilon(target.delta)
     return {
         "delta": _s(target.delta),
@@ -107,10 +115,16 @@ def certify_target(dep: Deployment, target) -> dict:
         "epsilon_pair_lower": _dec(e.pair_lower, False),
         "rel_width": f"{float(e.rel_width) * 100:.3f}%",
         "grid": str(e.grid),
-        "upper_source": "pessimistic PLD of the product of dominating pairs",
-        "reason": "certified by the composed pessimistic PLD"
+        "epsilon_pld_upper": None if e.pld_upper is None else _dec(e.pld_upper, True),
+        "epsilon_renyi_upper": _dec(e.renyi_upper, True),
+        "renyi_order": _s(fmpq(e.renyi_order.numerator, e.renyi_order.denominator)),
+        "route": ROUTE_NAMES[e.route],
+        "upper_source": "pessimistic PLD of the product of dominating pairs"
+        if e.route == "PLD"
+        else "Renyi divergences of the same dominating pairs, added over rounds (CKS20 conversion)",
+        "reason": f"certified by the {ROUTE_NAMES[e.route]}"
         if e.upper != float("inf")
-        else "the mass at +infinity exceeds delta: no finite epsilon is certified",
+        else "no finite epsilon is certified by either route",
     }
 
 
@@ -123,14 +137,15 @@ def certify_composition(
     from .certificate import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, _result_entry, _versions, statement
 
     t0 = time.time()
+    acc = _accountant(dep)
     claims = []
     for c in dep.claims:
-        claims.append(decide_claim(dep, c))
+        claims.append(decide_claim(dep, c, acc))
         if progress:
             progress.update()
     targets = []
     for t in dep.targets:
-        targets.append(certify_target(dep, t))
+        targets.append(certify_target(dep, t, acc))
         if progress:
             progress.update()
     verdicts = [c["verdict"] for c in claims] + [t["verdict"] for t in targets]
@@ -151,7 +166,11 @@ def certify_composition(
         f"(epsilon0 = {r['epsilon0']}, n = {r['n']})"
         for r in rounds
     )
-    chain = [_result_entry(r) for r in (comp.BLANKET_PAIR, comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC)]
+    chain = [
+        _result_entry(r)
+        for r in (comp.BLANKET_PAIR, comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC, comp.RDP_CONVERSION)
+    ]
+    decided = sorted({c["route"] for c in claims} | {t["route"] for t in targets})
     cert = {
         "format": "blanket-certificate/1",
         "verdict": verdict,
@@ -164,6 +183,8 @@ def certify_composition(
             "rounds": rounds,
             "total_rounds": total,
             "route": ROUTE,
+            "decided_by": ", ".join(decided) if decided else "none",
+            "renyi": _result_entry(comp.RDP_CONVERSION),
             "theorem": _result_entry(comp.THEOREM_10),
             "discretisation": _result_entry(comp.PESSIMISTIC),
             "pair": _result_entry(comp.BLANKET_PAIR),

@@ -62,15 +62,22 @@ threshold indices are rounded in the safe direction.  The resulting
 survival values are exact binary floats, so the masses are exact
 differences of dyadic numbers, held as ``arb`` balls.
 
-**Composition.**  :meth:`PLD.compose` multiplies the mass polynomials in
-``arb_poly`` (ball arithmetic: the product encloses the exact convolution),
+**Composition.**  Masses are exact integers times ``2^{-100}`` (``fmpz_poly``);
+:meth:`PLD.compose` multiplies the integer polynomials exactly and floor-divides
+every coefficient by ``2^{100}`` (optimistic side: masses only decrease;
+pessimistic side: one unit per coefficient is added at ``+∞``, which covers
+the remainders because the δ-integrand is ≤ 1 — ``docs/composition.md`` §3);
 :meth:`PLD.self_compose` uses repeated squaring; after each product the
 negligible tails are moved (upper: low tail up to the first kept point,
-high tail to ``+∞``; lower: both dropped), with their exact ball masses.
+high tail to ``+∞``; lower: both dropped), with their exact integer masses.
 :meth:`PLD.get_delta` and :meth:`PLD.get_epsilon` evaluate the δ-formula
-from suffix sums (``O(1)`` per query after an ``O(L)`` pass) and solve it
+from exact suffix sums on a window (one C pass per window) and solve it
 in closed form on the located grid cell; both ends are certified in the
 safe direction (upper: ``δ`` upper end, ``ε`` upper end; lower: lower ends).
+
+**Rényi route.**  :func:`renyi_log_moments` bounds ``(α−1)·D_α`` of a pair from
+its pessimistic PLD; :func:`rdp_epsilon` / :func:`rdp_delta` convert the sum
+over rounds (Canonne–Kamath–Steinke 2020 Prop. 12; ``docs/composition.md`` §5).
 """
 
 from __future__ import annotations
