@@ -280,3 +280,55 @@ def test_integer_convolution_against_ball_convolution(side, T):
                 assert got.upper() >= want.lower() and got.lower() <= want.upper() + slack
             else:
                 assert got.lower() <= want.upper() and got.upper() >= want.lower() - slack
+
+
+@pytest.mark.parametrize("k,e0,n,tau", [(4, 2, 8, 0.9), (5, 3, 10, 0.5), (6, 2, 30, 0.01)])
+def test_garbled_blanket_view_dominates_lemma_5_3_exactly(k, e0, n, tau):
+    """Exact atoms (a large replaced-cell bound τ so that small n qualify): H ≥ the Lemma 5.3 engine's δ."""
+    m = KRR(k, exp_epsilon0=e0)
+    g = pld.garbled_blanket_view(m, n, tau=tau)
+    assert g is not None and g.kind == "blanket-view-garbled"
+    at = g.atoms()
+    for ee in EES:
+        assert pld.hockey_stick(at, ee) >= delta_blanket_view(m, n, exp_epsilon=ee)
+
+
+@pytest.mark.parametrize("k,n", [(10, 2000), (4, 5000)])
+def test_garbled_blanket_view_at_moderate_n(k, n):
+    """The pair the accountant uses for k >= 3 at large n: its pessimistic δ is >= the exact Lemma 5.3 value
+    (independent engine), its optimistic δ <= its pessimistic δ, and it is tighter than the split view."""
+    m = KRR(k, fmpq(1))
+    g = pld.dominating_pair(m, n)
+    assert g.kind == "blanket-view-garbled" and g.outer_mix[3] < fmpq(1, 10**19)
+    up, lo = pld.discretise_both(g, "1/8192")
+    sp = pld.discretise(pld.split_blanket_view(m, n), "1/8192", "upper")
+    for eps in ["1/50", "1/20"]:
+        with precision(128):
+            bv = delta_blanket_view(m, n, epsilon=exact(eps))
+            assert bool(up.get_delta(eps).upper() >= arb(bv).lower())
+            assert bool(lo.get_delta(eps).lower() <= up.get_delta(eps).upper())
+            assert bool(up.get_delta(eps).upper() < sp.get_delta(eps).lower())
+
+
+@pytest.mark.parametrize("k,e0,n", [(3, 2, 5), (3, 3, 6), (4, 5, 5), (5, 3, 7)])
+def test_lumped_lower_pair_is_a_lower_bound(k, e0, n):
+    """The lumped third-family view is a post-processing of that dataset pair: δ ≤ the family's exact δ ≤ worst case."""
+    from blanket.exact.shuffled.krr import delta_krr_family
+
+    m = KRR(k, exp_epsilon0=e0)
+    lp = pld.lumped_lower_pair(m, n)
+    at = lp.atoms()
+    assert sum(P for _, P, _ in at) <= 1
+    for ee in EES:
+        h = pld.hockey_stick(at, ee)
+        assert h <= delta_krr_family(m, n, "third", exp_epsilon=ee)
+        assert h <= worst_case(m, n, exp_epsilon=ee).value
+    # the optimistic PLD of the pair (outer mixture, dropped range) stays below its exact δ
+    lo = pld.discretise(lp, "1/1000", "lower")
+    with precision(128):
+        for eps in ["0", "1/10", "3/10"]:
+            ex = pld.hockey_stick(at, arb(exact(eps)).exp())
+            assert bool(lo.get_delta(eps).lower() <= arb(ex).upper())
+            assert bool(lo.get_delta(eps).upper() >= arb(ex).lower() - fmpq(1, 20))
+    with pytest.raises(InvalidArgument):
+        pld.lumped_lower_pair(KRR(2, exp_epsilon0=3), 5)

@@ -93,6 +93,15 @@ class ShuffledRR:
         return _pld.dominating_pair(self.mechanism(), self.n)
 
     def lower_pair(self, direction="forward"):
+        """A concrete pair of datasets, post-processed (a lower bound on the mechanism).
+
+        ``"forward"``: the count of the target's value (:func:`blanket.exact.accounting.pld.lower_pair`);
+        ``"backward"``: for ``k = 2`` the same pair in the other order, for ``k ≥ 3`` the third-value family seen
+        through the counts of ``x`` and ``x'`` (:func:`blanket.exact.accounting.pld.lumped_lower_pair`, tighter at
+        large ``n``); the accountant uses the larger of the two.
+        """
+        if direction == "backward" and self.k >= 3 and self.n >= 2:
+            return _pld.lumped_lower_pair(self.mechanism(), self.n)
         return _pld.lower_pair(self.mechanism(), self.n, direction)
 
     def describe(self) -> str:
@@ -247,7 +256,8 @@ class ShuffleAccountant:
             total = None
             for ev, cnt in self._ledger:
                 base = self._cache[("base", grid, ev)][0]
-                lm = _pld.renyi_log_moments(base, ev.dominating_pair().max_loss)
+                # every pair used has loss <= epsilon0 (the garbled view's replaced cells use the split view)
+                lm = _pld.renyi_log_moments(base, fmpq(ev.epsilon0.numerator, ev.epsilon0.denominator))
                 lm = [cnt * x for x in lm]
                 total = lm if total is None else [a + b for a, b in zip(total, lm)]
             self._cache[key] = total

@@ -140,6 +140,12 @@ class ShiftPair:
     null: object
     kind: str
     description: str = ""
+    #: ``None``, or ``(a, b, m_lo, tau)``: the outer law is then that of ``C = N − 1`` with
+    #: ``N ~ a·(Bin(outer_n, outer_q) + 1) + b·Bin(outer_n, outer_q)`` (weights ``a·bin(C) + b·bin(C+1)``);
+    #: ``N < m_lo`` is dropped (``m_lo ≥ 1``: a sub-probability pair, lower side only); ``tau`` bounds the mass of
+    #: cells where the pair is replaced by a stronger view (the pessimistic side puts ``tau`` at ``+∞``, the
+    #: optimistic side subtracts it); ``N = 0`` is a loss-0 cell (at ``+∞`` on the pessimistic side)
+    outer_mix: tuple | None = None
 
     # ---- exact enumeration (small n)
     def atoms(self) -> list:
@@ -148,12 +154,20 @@ class ShiftPair:
         qi = half if self.inner_q is None else self.inner_q
         out = []
         Cs = range(self.outer_n + 1) if self.outer_q is not None else [self.outer_n]
+
+        def binw(C):
+            if C < 0 or C > self.outer_n:
+                return 0
+            return comb(self.outer_n, C) * self.outer_q**C * (1 - self.outer_q) ** (self.outer_n - C)
+
         for C in Cs:
-            wC = (
-                1
-                if self.outer_q is None
-                else comb(self.outer_n, C) * self.outer_q**C * (1 - self.outer_q) ** (self.outer_n - C)
-            )
+            if self.outer_mix is not None:
+                a, b, m_lo, _tau = self.outer_mix
+                if C + 1 < m_lo:
+                    continue
+                wC = a * binw(C) + b * binw(C + 1)
+            else:
+                wC = 1 if self.outer_q is None else binw(C)
             b = [comb(C, i) * qi**i * (1 - qi) ** (C - i) for i in range(C + 1)]
             for K in range(C + 2):
                 bm1 = b[K - 1] if K >= 1 else 0
@@ -163,6 +177,8 @@ class ShiftPair:
                 out.append(((C, K), P, Q))
         if not (isinstance(self.null, fmpq) and self.null == 0):
             out.append((("null",), self.null, self.null))
+        if self.outer_mix is not None and self.outer_mix[3] != 0:
+            out.append((("inf",), self.outer_mix[3], fmpq(0)))  # the replaced cells, at loss +inf (pessimistic)
         return out
 
     @property
@@ -174,19 +190,95 @@ class ShiftPair:
         return arith.ball((1 - self.pi_p) / (1 - self.pi_q)).log()
 
 
+#: mass bound of the replaced cells of the garbled blanket view (k >= 3); above it the split view is used
+GARBLE_TAU = 1e-20
+
+
+def _garbled_lambda(n: int, gamma: float, k: int, log_tau: float) -> float:
+    """Largest ``λ`` with the Hoeffding bound ``exp(−2t²/((n−1)λ²)) ≤ τ``, ``t = (n−1)γ(1 − 2λ/k) − (λ − 1)``."""
+    r = math.sqrt(-log_tau * (n - 1) / 2)
+    return ((n - 1) * gamma + 1) / (1 + r + 2 * (n - 1) * gamma / k)
+
+
+def garbled_blanket_view(mech, n, *, tau=GARBLE_TAU) -> ShiftPair | None:
+    """k ≥ 3: a dominating pair close to the Lemma 5.3 blanket view at large n (``None`` when n is too small).
+
+    The blanket view is sufficient through ``(m, s, a)``: ``m`` blanket users among the others, ``s`` symbols in
+    ``{x, x'}`` among their draws and the target's report, ``a`` of them equal to ``x``.  Given ``(m, s)`` (same
+    law under both datasets), ``a ~ Bin(s−1, ½) + Bern(π(w))`` with ``w = w(m, s)`` the posterior weight of "the
+    target reported in {x, x'}" and ``π_P(w) = w·p/(p+f) + (1−w)/2``, ``π_Q(w) = w·f/(p+f) + (1−w)/2``;
+    ``w ≤ w*`` iff ``m + 1 ≥ λ s`` with ``w* = (p+f)/(p + f + 2f(λ−1))``.  On those cells the view is the
+    reflection garbling (``a → s − a`` w.p. θ, ``1 − 2θ = w/w*``) of the clone pair with ``π(w*)``; the other
+    cells (probability ≤ ``τ'``, a Hoeffding bound on ``Σ_i B_i(1 − λD_i) < λ − 1`` over the others' blanket
+    coins ``B_i`` and ``D_i = [draw ∈ {x, x'}]``) get the split view (loss ≤ ε0; at ``+∞`` on the pessimistic
+    side).  Marginally ``s − 1 = C`` with ``P(s) = (p+f)·bin(s−1) + (k−2)f·bin(s)``, ``bin = Bin(n−1, 2f)``.
+    Proof in ``docs/composition.md`` §1; tests compare with :func:`blanket.exact.shuffled.krr.delta_blanket_view`.
+    """
+    _check_krr(mech)
+    k = mech.k
+    if k < 3:
+        return None
+    e, f, p = _krr_params(mech)
+    gamma = k * f
+    g_f = float(arith.ball(gamma).lower())
+    lam_f = _garbled_lambda(n, g_f, k, math.log(float(tau)))
+    if not lam_f > 1.001:
+        return None
+    lam = fmpq(math.floor(lam_f * 1024), 1024)
+    with arith.precision(128):
+        t = (n - 1) * arith.ball(gamma) * (1 - 2 * arith.ball(lam) / k) - (arith.ball(lam) - 1)
+        if not t > 0:
+            return None
+        tau_b = (-2 * t * t / ((n - 1) * arith.ball(lam) ** 2)).exp()
+    tau_q = _upper_fmpq(tau_b)
+    a, b = p + f, (k - 2) * f
+    w_star = a / (a + 2 * f * (lam - 1))
+    half = fmpq(1, 2)
+    return ShiftPair(
+        outer_n=n - 1,
+        outer_q=2 * f,
+        inner_q=None,
+        pi_p=w_star * p / a + (1 - w_star) * half,
+        pi_q=w_star * f / a + (1 - w_star) * half,
+        null=fmpq(0),
+        kind="blanket-view-garbled",
+        description=(
+            f"blanket view of {k}-RR (Lemma 5.3) dominated by a reflection-garbled clone pair "
+            f"(lambda = {lam}, replaced cells <= {float(tau_q):.1e})"
+        ),
+        outer_mix=(a, b, 0, tau_q),
+    )
+
+
 def dominating_pair(mech, n) -> ShiftPair:
     """The dominating pair of one shuffled round of k-RR with ``n`` users (see the module docstring).
 
     ``k = 2``: the blanket view (= stronger clones), exact equality with
-    :func:`blanket.exact.shuffled.krr.delta_blanket_view` (tests).  ``k ≥ 3``: the
-    blanket view with the ``{x, x'}``-membership of the blanket draws revealed
-    (a valid, looser pair).
+    :func:`blanket.exact.shuffled.krr.delta_blanket_view` (tests).  ``k ≥ 3``: the garbled blanket view
+    (:func:`garbled_blanket_view`) when ``n`` is large enough for its Hoeffding bound, else the blanket view with
+    the ``{x, x'}``-membership of the blanket draws revealed (a valid, looser pair).
 
     >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> pr = dominating_pair(BinaryRR(exp_epsilon0=3), 4)
     >>> pr.outer_q, pr.pi_p, pr.pi_q, pr.null
     (1/2, 3/4, 1/4, 0)
     """
+    _check_krr(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    if mech.k >= 3 and n >= 2:
+        g = garbled_blanket_view(mech, n)
+        if g is not None:
+            # both are valid; keep the one with the smaller loss variance (clone forms with the same C law:
+            # Fisher information ∝ weight·(π_P − π_Q)², i.e. w*² for the garbled view against p + f for the split)
+            e, f, p = _krr_params(mech)
+            w_star = float(arith.ball((g.pi_p - g.pi_q) * (p + f) / (p - f)).mid())
+            if w_star**2 < float(arith.ball(p + f).mid()):
+                return g
+    return split_blanket_view(mech, n)
+
+
+def split_blanket_view(mech, n) -> ShiftPair:
+    """The blanket view with the ``{x, x'}``-membership of the blanket draws revealed (k = 2: the blanket view)."""
     _check_krr(mech)
     n = arith.integer_in(n, "n", lo=1)
     e, f, p = _krr_params(mech)
@@ -246,6 +338,50 @@ def lower_pair(mech, n, direction: str = "forward") -> ShiftPair:
         null=fmpq(0),
         kind="dataset",
         description=desc + " (backward direction)",
+    )
+
+
+def lumped_lower_pair(mech, n) -> ShiftPair:
+    """k ≥ 3: the third-value dataset family seen through the counts of ``x`` and ``x'`` (a tighter lower pair).
+
+    Every other user holds a third value ``z``, the target holds ``x`` vs ``x'``; the adversary keeps
+    ``N = h_x + h_{x'}`` and ``A = h_x`` (a function of the shuffled output).  Exactly (``docs/composition.md``
+    §1): ``N ~ (p+f)·(Bin(n−1, 2f) + 1) + (k−2)f·Bin(n−1, 2f)`` under both datasets, and
+    ``A | N = m  ~  Bin(m−1, ½) + Bern(π(m))`` with ``π_P(m) = w(m)·p/(p+f) + (1−w(m))/2``,
+    ``π_Q(m) = w(m)·f/(p+f) + (1−w(m))/2``, ``w(m) = (p+f)b(m−1)/P(N = m)`` (``b`` the Bin(n−1, 2f) pmf;
+    ``w`` increases with ``m``).  Post-processing by reflection ``A → m − A`` with probability ``θ_m``
+    (``1 − 2θ_m = w*/w(m)``) makes the shift probabilities constant (``w*``), which is the
+    :class:`ShiftPair` clone form; the values ``m < m_lo`` (where ``w(m) < w*``) are dropped, so the pair is a
+    sub-probability: its δ is a lower bound on the mechanism's (lower side only).  ``m_lo`` is 6 standard
+    deviations below the mode of ``N``.
+    """
+    _check_krr(mech)
+    n = arith.integer_in(n, "n", lo=2)
+    if mech.k < 3:
+        raise InvalidArgument("mechanism", f"k = {mech.k}", "must have k >= 3 (for k = 2 use lower_pair)")
+    e, f, p = _krr_params(mech)
+    q = 2 * f
+    qf = float(arith.ball(q).mid())
+    sd = math.sqrt((n - 1) * qf * (1 - qf))
+    m_lo = max(1, int(math.floor((n - 1) * qf - 6 * sd)))
+    a, b = p + f, (mech.k - 2) * f
+    # w(m_lo) = a / (a + b·ρ), ρ = b(m)/b(m−1) = (n−m)/m · q/(1−q); w* a rational at or below it
+    rho = fmpq(n - m_lo, m_lo) * (q / (1 - q)) if not isinstance(q, arb) else arb(fmpq(n - m_lo, m_lo)) * q / (1 - q)
+    w = a / (a + b * rho)
+    w_star = w if not isinstance(w, arb) else _lower_fmpq(w)
+    if isinstance(w_star, fmpq) and w_star <= 0:
+        raise Undecided("lumped_lower_pair: w* is not positive at this precision")
+    half = fmpq(1, 2)
+    return ShiftPair(
+        outer_n=n - 1,
+        outer_q=q,
+        inner_q=None,
+        pi_p=w_star * p / a + (1 - w_star) * half,
+        pi_q=w_star * f / a + (1 - w_star) * half,
+        null=fmpq(0),
+        kind="dataset-lumped",
+        description="all other users hold a third value; the counts of x and x' are used (reflection-garbled)",
+        outer_mix=(a, b, m_lo, fmpq(0)),
     )
 
 
@@ -524,6 +660,7 @@ def _survival(
     js = np.arange(J0, J1 + 1)
     J = len(js)
     # outer law
+    tau_lower = 0.0
     if pair.outer_q is None:
         Cs = np.array([pair.outer_n])
         wts = np.ones(1)
@@ -533,6 +670,27 @@ def _survival(
         Cs = np.arange(ow.lo, ow.hi + 1)
         wts = ow.pmf
         eta_w, out_w = ow.eta, ow.out
+        if pair.outer_mix is not None:
+            # C = N − 1: weight a·bin(C) + b·bin(C+1) (two more roundings).  One float weight per side is not
+            # possible, so the upper side uses upper bounds of a, b and the lower side lower bounds; the two
+            # differ by a few ulps: the upper side takes the max (an upper bound for both), the lower side
+            # subtracts the difference through eta below.
+            a_m, b_m, m_lo, tau = pair.outer_mix
+            if "upper" in sides and m_lo > 1:
+                raise InvalidArgument("side", "upper", "is not available for a pair with a dropped outer range")
+            (a_lo, a_hi), (b_lo, b_hi) = _fb(a_m), _fb(b_m)
+            tau_hi = _fb(tau)[1] if not (isinstance(tau, fmpq) and tau == 0) else 0.0
+            nxt = np.concatenate([wts[1:], [0.0]])
+            w_hi = a_hi * wts + b_hi * nxt
+            # upper: the cell C = lo − 1 (weight b·bin(lo); N = 0 when lo = 0) and the mass beyond the window go to
+            # +inf, with the replaced cells (tau)
+            out_w = (a_hi + b_hi) * out_w * (1 + 4 * U) + b_hi * wts[0] * (1 + 2 * eta_w) * (1 + 4 * U) + tau_hi
+            keep = (Cs + 1 >= max(1, m_lo)) & (Cs >= 0)
+            Cs, wts = Cs[keep], w_hi[keep]
+            # w_hi/w_lo <= (a_hi/a_lo) ∨ (b_hi/b_lo): folded into eta_w (the lower side scales by 1 − 2η)
+            rel = max(a_hi / a_lo if a_lo > 0 else 1.0, b_hi / b_lo if b_lo > 0 else 1.0) - 1
+            eta_w = (1 + eta_w) * (1 + 3 * U) * (1 + rel) - 1
+            tau_lower = tau_hi
     qi = fmpq(1, 2) if pair.inner_q is None else pair.inner_q
     rq = _ratio_bounds(pair.inner_q)
     pPl, pPh = _fb(pair.pi_p)
@@ -619,7 +777,7 @@ def _survival(
         res_up = up
     if lo_ is not None:
         lo_ = lo_ + np.concatenate([np.cumsum(low_lo[::-1])[::-1][1:], [0.0]])
-        res_lo = np.maximum(lo_ * (1 - 2 * eta), 0.0)
+        res_lo = np.maximum(lo_ * (1 - 2 * eta) - tau_lower * (1 + 4 * U), 0.0)
     return _Survival(J0, res_up, res_lo), js
 
 
@@ -1121,7 +1279,8 @@ def renyi_log_moments(upper: PLD, max_loss, orders=RENYI_ORDERS) -> list:
     """Balls whose upper ends bound ``(α−1)·D_α(P‖Q) = log E_P[e^{(α−1)L}]`` of the pair behind ``upper``.
 
     ``upper`` is a single-round *pessimistic* PLD of a pair whose loss is
-    ``≤ max_loss`` almost surely (a :class:`ShiftPair`'s ``max_loss``).  The
+    ``≤ max_loss`` almost surely (``ε0`` for every k-RR pair here, including the cells of
+    :func:`garbled_blanket_view` that its PLD puts at ``+∞``).  The
     pessimistic measure dominates the true loss law in the survival order and
     ``h(ℓ) = e^{(α−1)·min(ℓ, ℓ_max)}`` is non-negative and non-decreasing, so
     ``E[h(L)] ≤ Σ_l m̃_l e^{(α−1)t_l} + m̃_∞ e^{(α−1)ℓ_max}`` (``docs/composition.md`` §5).
