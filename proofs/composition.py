@@ -153,8 +153,9 @@ BLANKET_PAIR = register(
         ),
         spec="spec/blanket.md §4 Lemma 5.3; " + SPEC,
         notes=(
-            "For k ≥ 3 Blanket's large-n pair additionally reveals which blanket draws fell on {x, x'} "
-            "(exact.accounting.pld.dominating_pair): it dominates the Lemma 5.3 view and is looser."
+            "For k ≥ 3 at large n Blanket uses a reflection-garbled form of the view (constant posterior weight w*, "
+            "Hoeffding-bounded replaced cells at +∞; exact.accounting.pld.garbled_blanket_view), else the view "
+            "with the {x, x'}-membership of the blanket draws revealed; both dominate the Lemma 5.3 view."
         ),
         symbolic=_not_symbolic("a coupling argument, proved in the documentation"),
     )

@@ -6,7 +6,8 @@ Prints one table: per case the certified ε (upper end), the optimistic end of t
 certified lower bound on the mechanism, the sandwich's relative width, the grid, seconds and peak RSS;
 then dp_accounting on the *same* single-round pessimistic PLD and grid (its own float64 FFT self-composition),
 and naive basic/advanced composition of the single-round certified (ε, δ), with ratios to the certified ε.
-Timings are wall-clock on a shared machine: other processes contaminate them.
+Timings are wall-clock and CPU seconds of this process on a shared machine: other processes contaminate the
+wall-clock column (the CPU column is this process only); RSS is the peak of the whole run so far.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ def run(case, ev, T, delta="1e-6", with_dp=True):
         "seconds": sec,
         "cpu": cpu,
         "rss_mb": _rss_mb(),
+        "route": e.route,
+        "renyi": float(e.renyi_upper),
     }
     # naive composition of the single-round certified (ε, δ) (same grid; single-round ε upper ends)
     g1 = Fraction(e.grid)
@@ -87,9 +90,11 @@ def main():
     ]
     if not a.skip_long:
         cases.append(("binary RR, eps0=1", ShuffledRR(k=2, epsilon0="1", n=n), 10**4))
+        cases.append(("10-RR, eps0=1", ShuffledRR(k=10, epsilon0="1", n=n), 10**4))
     hdr = (
         f"{'case':20} {'n':>8} {'T':>6} {'eps (cert.)':>12} {'sandwich lo':>12} {'mech. lower':>12} {'width':>7} "
-        f"{'grid':>12} {'sec':>7} {'cpu s':>7} {'RSS MB':>7} | {'dp_acc eps':>11} {'dp sec':>7} {'ratio':>6} | "
+        f"{'grid':>12} {'sec':>7} {'cpu s':>7} {'RSS MB':>7} {'Renyi eps':>10} {'route':>5} | "
+        f"{'dp_acc eps':>11} {'dp sec':>7} {'ratio':>6} | "
         f"{'basic':>9} {'ratio':>7} {'advanced':>9} {'ratio':>6}"
     )
     print(hdr)
@@ -103,7 +108,8 @@ def main():
         )
         print(
             f"{name:20} {ev.n:8d} {T:6d} {r['eps_upper']:12.6f} {r['pair_lower']:12.6f} {r['mech_lower']:12.6f} "
-            f"{100 * r['rel_width']:6.2f}% {r['grid']:>12} {r['seconds']:7.1f} {r['cpu']:7.1f} {r['rss_mb']:7.0f} | {dpv} | "
+            f"{100 * r['rel_width']:6.2f}% {r['grid']:>12} {r['seconds']:7.1f} {r['cpu']:7.1f} {r['rss_mb']:7.0f} "
+            f"{r['renyi']:10.6f} {r['route']:>5} | {dpv} | "
             f"{r['basic']:9.4f} {r['basic'] / r['eps_upper']:7.2f} {r['advanced']:9.4f} {r['advanced'] / r['eps_upper']:6.2f}",
             flush=True,
         )
