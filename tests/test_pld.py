@@ -291,6 +291,16 @@ def test_garbled_blanket_view_dominates_lemma_5_3_exactly(k, e0, n, tau):
     at = g.atoms()
     for ee in EES:
         assert pld.hockey_stick(at, ee) >= delta_blanket_view(m, n, exp_epsilon=ee)
+    # the survival kernel with the outer mixture and the replaced-cell mass: its pessimistic δ is above the
+    # Lemma 5.3 value (the atoms above over-count the replaced cells, a super-probability, so they are no reference
+    # for the PLD, whose survival is clipped at 1 as the true pair's is); its optimistic δ is below the atoms'
+    up, lo = pld.discretise_both(g, "1/1000")
+    with precision(128):
+        for eps in ["0", "1/10", "3/10"]:
+            bv = arb(delta_blanket_view(m, n, epsilon=exact(eps)))
+            assert bool(up.get_delta(eps).upper() >= bv.lower())
+            ex = arb(pld.hockey_stick(at, arb(exact(eps)).exp()))
+            assert bool(lo.get_delta(eps).lower() <= ex.upper())
 
 
 @pytest.mark.parametrize("k,n", [(10, 2000), (4, 5000)])
