@@ -1076,11 +1076,14 @@ class PLD:
         i0 = int(np.argmax(pos))
         mt = m[i0:]
         tt = t[i0:]
-        A = np.cumsum(mt[::-1])[::-1]
-        B = np.cumsum((mt * np.exp(-tt))[::-1])[::-1]
-        A = np.append(A[1:], 0.0)
-        B = np.append(B[1:], 0.0)
-        d = A - np.exp(tt) * B + math.ldexp(float(self.inf_int), -self.bits)
+        with np.errstate(all="ignore"):  # only a guess: overflow (huge losses) falls back to the middle
+            A = np.cumsum(mt[::-1])[::-1]
+            B = np.cumsum((mt * np.exp(-tt))[::-1])[::-1]
+            A = np.append(A[1:], 0.0)
+            B = np.append(B[1:], 0.0)
+            d = A - np.exp(tt) * B + math.ldexp(float(self.inf_int), -self.bits)
+        if not np.all(np.isfinite(d)):
+            return (i0 + L) // 2
         k = int(np.searchsorted(-d, -dt, side="left"))  # first index with d <= dt (d non-increasing)
         return min(L - 1, i0 + k)
 
