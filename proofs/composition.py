@@ -165,7 +165,8 @@ BLANKET_PAIR = register(
 rho = sp.Symbol("rho", real=True)
 lam = sp.Symbol("alpha", positive=True)
 delta_sym = sp.Symbol("delta", positive=True)
-D_alpha = sp.Function("D_{\\alpha}(P_1 \\times \\cdots \\times P_T \\| Q_1 \\times \\cdots \\times Q_T)")
+D_alpha = sp.Symbol("D_{\\alpha}(\\mathbf{P} \\| \\mathbf{Q})", nonnegative=True)
+H_bold = sp.Symbol("H_{e^{\\epsilon}}(\\mathbf{P} \\| \\mathbf{Q})", nonnegative=True)
 
 RDP_CONVERSION = register(
     Result(
@@ -178,8 +179,8 @@ RDP_CONVERSION = register(
         quantity="epsilon_composed",
         mechanisms=("any",),
         statement=sp.Implies(
-            sp.Le(D_alpha(lam), rho),
-            sp.Le(H_prod(epsilon), sp.exp((lam - 1) * (rho - epsilon)) * (1 - 1 / lam) ** (lam - 1) / lam),
+            sp.Le(D_alpha, rho),
+            sp.Le(H_bold, sp.exp((lam - 1) * (rho - epsilon)) * (1 - 1 / lam) ** (lam - 1) / lam),
         ),
         symbols={
             epsilon: "any real ε",
@@ -196,7 +197,8 @@ RDP_CONVERSION = register(
         spec=f"{SPEC} §Composition",
         notes=(
             "exact.accounting.pld.renyi_log_moments bounds each round's (α−1)D_α from its pessimistic PLD (the "
-            "mass at +∞ placed at the pair's maximal loss); rdp_epsilon / rdp_delta minimise the upper ends over "
+            "mass at +∞ placed at the pair's maximal loss); bold P, Q is the product pair P_1 × … × P_T, "
+            "Q_1 × … × Q_T; rdp_epsilon / rdp_delta minimise the upper ends over "
             "pld.RENYI_ORDERS. The accountant reports both routes; the smaller certified upper end wins."
         ),
         symbolic=_not_symbolic("a calculus bound, proved in the documentation"),
