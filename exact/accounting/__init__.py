@@ -10,8 +10,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_MODULES = ('accountant', 'calibrate', 'pld', 'profiles', 'renyi')
+_MODULES = ('query', 'accountant', 'calibrate', 'pld', 'profiles', 'renyi')
 _EXPORTS = {
+    'Query': 'query',
+    'make_query': 'query',
     'Bracket': 'calibrate',
     'CertifiedDelta': 'accountant',
     'CertifiedEpsilon': 'accountant',

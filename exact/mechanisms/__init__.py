@@ -9,8 +9,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_MODULES = ('finite', 'oracles')
+_MODULES = ('registry', 'finite', 'oracles')
 _EXPORTS = {
+    'Kind': 'registry',
+    'WORDS': 'registry',
+    'SCHEMAS': 'registry',
+    'resolve': 'registry',
+    'parse_params': 'registry',
+    'build': 'registry',
+    'did_you_mean': 'registry',
     'BinaryRR': 'finite',
     'FiniteRandomizer': 'finite',
     'Geometric': 'oracles',
