@@ -27,6 +27,8 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from blanket.exact.mechanisms import oracles
 from blanket.exact.numbers import arith
@@ -40,6 +42,8 @@ __all__ = [
     "CLONE",
     "BLANKET_MERGED",
     "BLANKET_EXACT",
+    "Route",
+    "upper_routes",
     "upper_bounds",
     "best_upper",
     "lower_bound",
@@ -68,23 +72,73 @@ def _geometric_small(mech, n) -> bool:
     return mech.is_exact and math.comb(n + mech.m - 1, mech.m - 1) <= GEOMETRIC_ENUMERATION_MAX
 
 
-def upper_bounds(mech, n: int, *, epsilon=None, exp_epsilon=None) -> dict:
-    """``{name: certified upper bound on δ(ε)}`` for every bound that applies to ``mech`` at ``n``.
+@dataclass(frozen=True)
+class Route:
+    """One certified upper bound that applies: ``name``, ``compute(epsilon=…, exp_epsilon=…)`` and the registered
+    results it rests on (registry keys, for the certificate's lemma chain)."""
+
+    name: str
+    compute: Callable
+    results: tuple
+    module: str
+
+
+def upper_routes(mech, n: int) -> list:
+    """The certified upper bounds on δ(ε) that apply to ``mech`` at ``n`` users, cheapest first.
 
     Cost: the clone pair and the merged view ``O(n log(1/tol))``; the exact view ``O(n^{3/2})``
-    (only for ``n ≤`` :data:`EXACT_BLANKET_MAX_N`).
+    (only for ``n ≤`` :data:`EXACT_BLANKET_MAX_N`); the geometric enumeration only for few histograms.
     """
-    kw = {"epsilon": epsilon, "exp_epsilon": exp_epsilon}
-    out = {CLONE: oracles.clone_delta(mech, n, **kw)}
+    out = [
+        Route(
+            CLONE,
+            lambda **kw: oracles.clone_delta(mech, n, **kw),
+            ("FO clone identity",),
+            "exact.mechanisms.oracles.clone_delta",
+        )
+    ]
     if isinstance(mech, oracles._FourValue):
-        out[BLANKET_MERGED] = oracles.blanket_view_delta_merged(mech, n, **kw)
+        gamma = f"FO gamma [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
+        law = f"FO L law [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
+        out.append(
+            Route(
+                BLANKET_MERGED,
+                lambda **kw: oracles.blanket_view_delta_merged(mech, n, **kw),
+                ("BBGN19 Lemma 5.3", gamma, law, "FO L values", "FO merged blanket view"),
+                "exact.mechanisms.oracles.blanket_view_delta_merged",
+            )
+        )
         if n <= EXACT_BLANKET_MAX_N:
-            out[BLANKET_EXACT] = BLANKET_VIEW(mech, n, **kw)
+            out.append(
+                Route(
+                    BLANKET_EXACT,
+                    lambda **kw: BLANKET_VIEW(mech, n, **kw),
+                    ("BBGN19 Lemma 5.3", gamma, law, "FO L values"),
+                    f"exact.mechanisms.oracles.{BLANKET_VIEW.__name__}",
+                )
+            )
     elif isinstance(mech, oracles.Geometric) and _geometric_small(mech, n):
+        out.append(
+            Route(
+                GEOMETRIC_ENUM,
+                lambda **kw: oracles.blanket_view_delta_enumerate(mech, n, **kw),
+                ("BBGN19 Lemma 5.3", "FO gamma [geometric]"),
+                "exact.mechanisms.oracles.blanket_view_delta_enumerate",
+            )
+        )
+    return out
+
+
+def upper_bounds(mech, n: int, *, epsilon=None, exp_epsilon=None) -> dict:
+    """``{name: certified upper bound on δ(ε)}`` for every route of :func:`upper_routes` (one that fails on its
+    own resource guard is left out; the clone pair always applies)."""
+    out = {}
+    for r in upper_routes(mech, n):
         try:
-            out[GEOMETRIC_ENUM] = oracles.blanket_view_delta_enumerate(mech, n, **kw)
-        except BlanketError:  # too many terms: the clone pair stands
-            pass
+            out[r.name] = r.compute(epsilon=epsilon, exp_epsilon=exp_epsilon)
+        except BlanketError:
+            if r.name == CLONE:
+                raise
     return out
 
 
