@@ -213,7 +213,14 @@ def _take(table: dict, where: str, allowed: set):
             f"{where}{unknown[0]}" if where else unknown[0],
             table[unknown[0]],
             "is not a known field",
-            hint=f"known fields here: {', '.join(sorted(allowed))}",
+            hint="; ".join(
+                x
+                for x in (
+                    registry.did_you_mean(unknown[0], allowed),
+                    f"known fields here: {', '.join(sorted(allowed))}",
+                )
+                if x
+            ),
         )
 
 
@@ -381,53 +388,18 @@ def parse_deployment(
         raise InvalidArgument("randomizer.mechanism", None, "is required", hint=f"one of {', '.join(MECHANISMS)}")
     kind = registry.resolve(kind_raw, k=rand.get("k"), name="randomizer.mechanism").value
     names = {"mechanism", "kind", "type", "name"}
-    if kind in ORACLE_WORDS:
-        _take(rand, "randomizer.", names | set(registry.SCHEMAS[registry.Kind(kind)].keys()))
-    else:
-        _take(rand, "randomizer.", names | {"k", "epsilon0", "exp_epsilon0", "matrix", "matrix_file"})
+    allowed = names | set(registry.SCHEMAS[registry.Kind(kind)].keys()) | {"matrix", "matrix_file"}
+    if kind == "matrix":  # refused below with a clearer message ("implied by the matrix")
+        allowed |= {"k", "epsilon0", "exp_epsilon0"}
+    _take(rand, "randomizer.", allowed)
     params: dict[str, Any] = {}
     matrix_source = None
-    if kind in ORACLE_WORDS:
+    if kind != "matrix":
+        if "matrix" in rand or "matrix_file" in rand:
+            raise InvalidArgument("randomizer.matrix", "given", f"is only for mechanism = \"matrix\", not {kind}")
         params = registry.parse_params(
             kind, {k: v for k, v in rand.items() if k not in names}, name=lambda key: f"randomizer.{key}"
         )
-    elif kind in ("krr", "binary_rr", "laplace"):
-        if kind == "krr":
-            if "k" not in rand:
-                raise InvalidArgument(
-                    "randomizer.k", None, "is required for k-ary randomized response (the alphabet size, >= 2)"
-                )
-            params["k"] = _integer(rand["k"], "randomizer.k", lo=2, hi=10**9)
-        elif kind == "binary_rr":
-            if "k" in rand and _integer(rand["k"], "randomizer.k") != 2:
-                raise InvalidArgument(
-                    "randomizer.k", rand["k"], "must be 2 for binary_rr (use mechanism = \"krr\" for k > 2)"
-                )
-            params["k"] = 2
-        elif "k" in rand:
-            raise InvalidArgument("randomizer.k", rand["k"], "is not a parameter of the Laplace randomizer")
-        has_e, has_x = "epsilon0" in rand, "exp_epsilon0" in rand
-        if has_e == has_x:
-            raise InvalidArgument(
-                "randomizer.epsilon0",
-                rand.get("epsilon0"),
-                "must be given (the local ε0 > 0), or exp_epsilon0 instead — exactly one of them",
-            )
-        if has_e:
-            params["epsilon0"] = _number(rand["epsilon0"], "randomizer.epsilon0", lo=0, lo_open=True)
-            from blanket.exact.numbers.guards import check_epsilon0
-
-            check_epsilon0(params["epsilon0"], "randomizer.epsilon0")
-        else:
-            if kind == "laplace":
-                raise InvalidArgument(
-                    "randomizer.exp_epsilon0", rand["exp_epsilon0"], "is not supported for laplace; give epsilon0"
-                )
-            params["exp_epsilon0"] = _number(
-                rand["exp_epsilon0"], "randomizer.exp_epsilon0", lo=1, lo_open=True, hi=10**200
-            )
-        if "matrix" in rand or "matrix_file" in rand:
-            raise InvalidArgument("randomizer.matrix", "given", f"is only for mechanism = \"matrix\", not {kind}")
     else:  # matrix
         if ("matrix" in rand) == ("matrix_file" in rand):
             raise InvalidArgument(

@@ -964,10 +964,10 @@ def make_mechanism(spec: dict):
 
     >>> make_mechanism({"type": "subset", "k": 6, "d": 2, "exp_epsilon0": "3"}).gamma()   # k/(de+k-d) = 6/10
     3/5
-    >>> make_mechanism({"type": "oue", "k": 4, "epsilon0": "1", "g": 2})
+    >>> make_mechanism({"type": "oue", "k": 4, "epsilon": "1"})
     Traceback (most recent call last):
     ...
-    blanket.exact.numbers.errors.InvalidArgument: mechanism key g is not a parameter of optimized unary encoding (OUE) (type 'oue'); accepted: epsilon0, exp_epsilon0, k, type, got 'g' (did you mean 'k'?)
+    blanket.exact.numbers.errors.InvalidArgument: mechanism key epsilon is not a parameter of optimized unary encoding (OUE) (type 'oue'); accepted: epsilon0, exp_epsilon0, k, type, got 'epsilon' (did you mean 'epsilon0'?)
     """
     from blanket.exact.mechanisms import registry
 

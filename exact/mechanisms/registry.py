@@ -133,7 +133,7 @@ def _plain(v):
 def _epsilon0(v, nm):
     from blanket.exact.numbers import guards
 
-    q = arith.exact_in(_plain(v), nm, lo=0)
+    q = arith.exact_in(_plain(v), nm, lo=0, lo_open=True)
     guards.check_epsilon0(q, nm)
     return q
 
