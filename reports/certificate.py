@@ -392,7 +392,8 @@ def _provided(dep: Deployment, mech, claim_eps, claim_delta) -> dict:
         p["epsilon0"] = arb(dep.params["exp_epsilon0"]).log()
     if mech is not None:
         try:
-            p["gamma"] = mech.gamma()
+            if callable(getattr(mech, "gamma", None)):  # an ldp record has no known blanket
+                p["gamma"] = mech.gamma()
             if mech.exp_epsilon0() is not None and "epsilon0" not in p:
                 e0 = mech.exp_epsilon0()
                 p["epsilon0"] = arb(e0).log() if isinstance(e0, fmpq) else e0.log()

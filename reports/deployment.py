@@ -166,6 +166,22 @@ class Deployment:
         record of :mod:`exact.mechanisms.oracles`, or ``None`` for laplace (only registered bounds apply)."""
         return registry.build(self.mechanism, self.params)
 
+    def query(self, *, epsilon=None, delta=None, dataset="worst"):
+        """The validated query (:func:`blanket.exact.accounting.query.make_query`, the one builder shared with the
+        command line and the API) for this deployment's randomizer and users at one ``epsilon`` or ``delta``."""
+        from blanket.exact.accounting.query import make_query
+
+        names = {"n": "users.n", "epsilon": "claims.epsilon", "delta": "claims.delta", "dataset": "dataset"}
+        return make_query(
+            mechanism=self.mechanism,
+            n=self.n,
+            epsilon=epsilon,
+            delta=delta,
+            dataset=dataset,
+            name=lambda key: names.get(key, f"randomizer.{key}"),
+            **self.params,
+        )
+
     def as_dict(self) -> dict:
         """The deployment as understood, as plain strings (for JSON and the certificate)."""
         from blanket.reports.latex import exact_string
