@@ -52,8 +52,9 @@ __all__ = [
 
 #: the exact Lemma 5.3 engine for four-value records: switch here to a faster engine of the same meaning
 BLANKET_VIEW = oracles.blanket_view_delta
-#: the exact Lemma 5.3 mixture costs O(n^{3/2}) with the engine above: evaluated up to this n
-EXACT_BLANKET_MAX_N = 200
+#: the exact Lemma 5.3 mixture costs O(n^{3/2}) with the engine above: evaluated up to this n (a faster
+#: engine in BLANKET_VIEW lifts the limit)
+EXACT_BLANKET_MAX_N = 200 if BLANKET_VIEW is oracles.blanket_view_delta else 10**12
 #: the geometric mechanism's small-n routes (explicit histograms) run up to this many histograms
 GEOMETRIC_ENUMERATION_MAX = 20000
 

@@ -19,7 +19,7 @@ def rounds(args):
 
 
 def _accountant(args, inp, T):
-    from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
+    from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR
 
     if inp.mechanism is None:
         raise InvalidArgument("--rounds", T, "needs a mechanism (--mechanism rr --epsilon0 E0 -n N)")
@@ -30,9 +30,16 @@ def _accountant(args, inp, T):
             "is not used with --rounds (the composition is certified for "
             "every dataset; the lower end is a concrete dataset pair)",
         )
+    if inp.oracle:  # any other randomizer of the vocabulary: the FOCS 2021 clone pair per round
+        return ShuffleAccountant().compose(Shuffled(inp.mechanism, inp.n), count=T)
     if inp.epsilon0 is None:
         raise InvalidArgument("--rounds", T, "needs --epsilon0 (exp_epsilon0 deployments are not supported here)")
     return ShuffleAccountant().compose(ShuffledRR(k=inp.k, epsilon0=inp.epsilon0, n=inp.n), count=T)
+
+
+def _pair_name(inp) -> str:
+    """The dominating pair each round contributes."""
+    return "FOCS 2021 clone pair, any epsilon0-LDP randomizer" if inp.oracle else "Lemma 5.3 blanket view"
 
 
 def _dec(x, up, digits):
@@ -61,7 +68,7 @@ def run_epsilon(args, inp, T) -> int:
         f"epsilon = {up} (certified upper end for {T} composed rounds; the mechanism's epsilon lies in "
         f"[{iv['lower']}, {up}])\n"
         f"for delta = {common._s(inp.delta)}, {common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users per round.\n"
-        f"Upper end: product of dominating pairs (Lemma 5.3 blanket view), pessimistic PLD on grid {e.grid} "
+        f"Upper end: product of dominating pairs ({_pair_name(inp)}), pessimistic PLD on grid {e.grid} "
         f"(sandwich [{payload['sandwich_lower']}, {up}], width {float(e.rel_width) * 100:.2f}%).\n"
         f"Lower end: the {T} rounds on one concrete pair of datasets (a claim below it is false)."
     )
