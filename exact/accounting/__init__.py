@@ -1,6 +1,6 @@
 """Privacy profiles, calibration, Rényi divergences, privacy loss distributions and the accountant.
 
-Modules: ``accountant``, ``calibrate``, ``pld``, ``profiles``, ``renyi``.
+Modules: ``accountant``, ``calibrate``, ``pld``, ``profiles``, ``query``, ``renyi``.
 Public names are loaded lazily (importing the package imports no module).
 Names defined in several modules are not re-exported here: check_worst_cost.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_MODULES = ('query', 'accountant', 'calibrate', 'pld', 'profiles', 'renyi')
+_MODULES = ('accountant', 'calibrate', 'pld', 'profiles', 'query', 'renyi')
 _EXPORTS = {
     'Query': 'query',
     'make_query': 'query',

@@ -1,6 +1,6 @@
 """Local randomizers: finite matrices (k-RR, binary RR, any FiniteRandomizer) and the frequency oracles.
 
-Modules: ``finite``, ``oracles``.
+Modules: ``finite``, ``oracles``, ``registry``.
 Public names are loaded lazily (importing the package imports no module).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_MODULES = ('registry', 'finite', 'oracles')
+_MODULES = ('finite', 'oracles', 'registry')
 _EXPORTS = {
     'Kind': 'registry',
     'WORDS': 'registry',
