@@ -979,6 +979,8 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
         ups = [s for s in srcs if s.role in ("exact", "upper")]
         hi = _epsilon_hi(mech, dep)
 
+        oracle = dep.mechanism in ORACLE_WORDS
+
         def f(eps):
             vals = []
             for s in ups:
@@ -988,7 +990,12 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
                     continue
                 if not (isinstance(v, arb) and not v.is_finite()):
                     vals.append(v)
-            return min(vals, key=_upper_end) if vals else None
+            if not vals:
+                return None
+            best = min(vals, key=_upper_end)
+            # an oracle bound's width comes from a windowing tolerance: its exact upper end (still a certified
+            # upper bound) keeps every comparison with the target decidable
+            return arith.exact(_upper_end(best)) if oracle else best
 
         if ups:
             upper, lower, _ = _calibrate(f, target.delta, hi, start=start, cap=cap)
@@ -1000,7 +1007,9 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
                 rec["kind"] = "exact" if all(s.role == "exact" for s in ups) else "upper"
                 los = [s for s in srcs if s.role == "lower"]
                 if los and dep.mechanism in ORACLE_WORDS:
-                    _, lo_end, _ = _calibrate(lambda e: _first_value(los, e), target.delta, hi, start=start, cap=cap)
+                    _, lo_end, _ = _calibrate(
+                        lambda e: _lower_exact(_first_value(los, e)), target.delta, hi, start=start, cap=cap
+                    )
                     if lo_end is not None and 0 < lo_end < upper:
                         rec["epsilon_lower"] = arith.decimal_string(lo_end, DIGITS, up=False)
                         rec["lower_source"] = los[0].title
@@ -1046,6 +1055,13 @@ def _best_at(ups, eps, prec):
             if best_end is None or _upper_end(v) < best_end:
                 best, best_end = s, _upper_end(v)
     return best
+
+
+def _lower_exact(v):
+    """The exact lower end (at least 0) of a lower bound's enclosure: still a certified lower bound, always comparable."""
+    if v is None or isinstance(v, fmpq):
+        return v
+    return max(fmpq(0), arith.exact(_lower_end(v)))
 
 
 def _first_value(srcs, eps):

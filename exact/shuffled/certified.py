@@ -48,6 +48,8 @@ __all__ = [
     "best_upper",
     "lower_bound",
     "upper_end",
+    "upper_value",
+    "lower_value",
 ]
 
 #: the exact Lemma 5.3 engine for four-value records: switch here to a faster engine of the same meaning
@@ -141,6 +143,28 @@ def upper_bounds(mech, n: int, *, epsilon=None, exp_epsilon=None) -> dict:
             if r.name == CLONE:
                 raise
     return out
+
+
+def _q(x) -> fmpq:
+    return x if isinstance(x, fmpq) else fmpq(x.numerator, x.denominator)
+
+
+def upper_value(mech, n: int, *, epsilon=None, exp_epsilon=None) -> fmpq:
+    """The exact upper end of :func:`best_upper`: itself a certified upper bound on δ(ε), and always comparable.
+
+    For calibration: an enclosure whose width comes from a windowing tolerance (not from the precision) can
+    straddle a target at every precision; its upper end never does, and stays on the safe side.
+    """
+    v = best_upper(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)[0]
+    return v if isinstance(v, fmpq) else _q(arith.endpoints(v)[1])
+
+
+def lower_value(mech, n: int, *, epsilon=None, exp_epsilon=None) -> fmpq | None:
+    """The exact lower end (at least 0) of :func:`lower_bound`: a certified lower bound, always comparable."""
+    v = lower_bound(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)[0]
+    if v is None:
+        return None
+    return v if isinstance(v, fmpq) else max(fmpq(0), _q(arith.endpoints(v)[0]))
 
 
 def best_upper(mech, n: int, *, epsilon=None, exp_epsilon=None) -> tuple:

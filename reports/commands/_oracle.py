@@ -136,7 +136,7 @@ def run_epsilon(args, inp, rel_tol) -> int:
     up_eps = lo_eps = None
     if ds != "same":
         br = epsilon_for_delta(
-            lambda e: cb.best_upper(mech, n, epsilon=e)[0], target, hi=hi, rel_tol=rel_tol, cap=inp.cap
+            lambda e: cb.upper_value(mech, n, epsilon=e), target, hi=hi, rel_tol=rel_tol, cap=inp.cap
         )
         up_eps = br.upper
         with arith.precision(br.prec):
@@ -153,7 +153,7 @@ def run_epsilon(args, inp, rel_tol) -> int:
                 lv, lwhere = cb.lower_bound(mech, n, epsilon=0)
             if lv is not None:
                 lbr = epsilon_for_delta(
-                    lambda e: cb.lower_bound(mech, n, epsilon=e)[0], target, hi=hi, rel_tol=rel_tol, cap=inp.cap
+                    lambda e: cb.lower_value(mech, n, epsilon=e), target, hi=hi, rel_tol=rel_tol, cap=inp.cap
                 )
                 if lbr.lower < lbr.upper:
                     lo_eps = lbr.lower
