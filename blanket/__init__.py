@@ -42,6 +42,10 @@ _API = {
     # composition of shuffled rounds (certified accountant, dp_accounting vocabulary)
     "ShuffleAccountant": "exact.accounting.accountant:ShuffleAccountant",
     "ShuffledRR": "exact.accounting.accountant:ShuffledRR",
+    "Shuffled": "exact.accounting.accountant:Shuffled",
+    "make_mechanism": "exact.mechanisms.oracles:make_mechanism",
+    "make_query": "exact.accounting.query:make_query",
+    "Kind": "exact.mechanisms.registry:Kind",
     # certificates
     "load_deployment": "reports.deployment:load_deployment",
     "certify": "reports.certificate:certify",

@@ -76,7 +76,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from flint import arb, fmpq
 
-from .deployment import Deployment
+from .deployment import ORACLE_WORDS, Deployment
 from .latex import TeX, display_result, exact_string, exact_to_tex
 
 HOLDS, FAILS, INCONCLUSIVE = "HOLDS", "FAILS", "INCONCLUSIVE"
@@ -96,6 +96,31 @@ ASSUMPTIONS = (
     "privacy is central (epsilon, delta)-DP of that view.",
     "Neighbouring relation: replace-one (two datasets of the same size n differ in one user's value).",
 )
+
+
+def mechanism_assumptions(dep) -> list:
+    """What the certificate assumes about the randomizer itself, for the closed-form records."""
+    if dep.mechanism == "ldp":
+        return [
+            "The randomizer: the only assumption is that it is epsilon0-LDP with the stated epsilon0 (any such "
+            "randomizer, adaptively chosen or not); the upper bound is the FOCS 2021 clone pair, valid for all of "
+            "them, and the lower bound comes from one member of the class (binary randomized response)."
+        ]
+    if dep.mechanism == "olh":
+        p = dep.params
+        c = exact_string(p["collision"]) if "collision" in p else f"1/{p['g']} (a pairwise-independent family)"
+        kap = exact_string(p["constant"]) if "constant" in p else "0"
+        return [
+            f"The randomizer is local hashing as stated; its hash family has pair-collision probability {c} for every "
+            f"pair of values and is constant on the domain with probability {kap} (stated assumptions on the family)."
+        ]
+    if dep.mechanism in ORACLE_WORDS:
+        return [
+            "The randomizer is exactly the stated one (its closed-form output law, docs/mechanisms.md); the "
+            "certified bounds use its exact epsilon0, its blanket decomposition and the law of L."
+        ]
+    return []
+
 
 MONOTONICITY = (
     "The worst-case delta(epsilon) is non-increasing in n: a replace-one neighbouring pair of n+1 users is a pair of n "
@@ -187,6 +212,8 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
     n = dep.n
     if mech is None:
         return out
+    if dep.mechanism in ORACLE_WORDS:
+        return oracle_sources(mech, n)
     k = getattr(mech, "k", None)
     is_krr = dep.mechanism in ("krr", "binary_rr")
     binary = _optional("blanket.exact.shuffled.binary")
@@ -278,12 +305,54 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
     return out
 
 
+def oracle_sources(mech, n: int) -> list[Source]:
+    """Sources for a closed-form record (exact/mechanisms/oracles.py): every applicable certified upper bound of
+    :mod:`exact.shuffled.certified` (the smallest decides: best certified bound wins) and the concrete-dataset lower
+    bound, so that a claim can FAIL."""
+    cb = importlib.import_module("blanket.exact.shuffled.certified")
+    out: list[Source] = []
+    for r in cb.upper_routes(mech, n):
+
+        def comp(eps, r=r):
+            return r.compute(epsilon=eps), None
+
+        out.append(
+            Source(
+                "upper: " + r.name,
+                "upper",
+                f"{r.name} (an upper bound on every dataset)",
+                comp,
+                results=tuple(k for k in r.results),
+                module=r.module,
+            )
+        )
+
+    def comp_lower(eps):
+        v, where = cb.lower_bound(mech, n, epsilon=eps)
+        if v is None:
+            raise Undecided(where)
+        return v, {"dataset": where}
+
+    out.append(
+        Source(
+            "lower: concrete dataset",
+            "lower",
+            "exact delta on a concrete dataset (a lower bound on the worst case)",
+            comp_lower,
+            module="exact.shuffled.certified.lower_bound",
+        )
+    )
+    return out
+
+
 # ================================================================ registered bounds
 _FAMILIES = {
     "binary_rr": {"any", "finite", "rr", "krr", "k-rr", "binary", "binary_rr", "2rr"},
     "krr": {"any", "finite", "rr", "krr", "k-rr"},
     "matrix": {"any", "finite", "matrix"},
     "laplace": {"any", "laplace"},
+    # every oracle record is an epsilon0-LDP randomizer: results for "ldp" apply to all of them
+    **{w: {"any", "ldp", w} for w in ("ldp", "oue", "sue", "olh", "hadamard", "subset", "geometric")},
 }
 
 
@@ -323,7 +392,8 @@ def _provided(dep: Deployment, mech, claim_eps, claim_delta) -> dict:
         p["epsilon0"] = arb(dep.params["exp_epsilon0"]).log()
     if mech is not None:
         try:
-            p["gamma"] = mech.gamma()
+            if callable(getattr(mech, "gamma", None)):  # an ldp record has no known blanket
+                p["gamma"] = mech.gamma()
             if mech.exp_epsilon0() is not None and "epsilon0" not in p:
                 e0 = mech.exp_epsilon0()
                 p["epsilon0"] = arb(e0).log() if isinstance(e0, fmpq) else e0.log()
@@ -692,6 +762,8 @@ def decide_claim(
             else _interval(b["value"]),
             "source": f"{r.paper} {r.label}" + (f" [{r.variant}]" if r.variant else ""),
         }
+    if dep.mechanism in ORACLE_WORDS:  # best certified bound wins: every upper bound evaluated, the smallest decides
+        rec["upper_candidates"] = [{"source": s.title, "value": _interval(v)} for s, v, _w in vals if s.role == "upper"]
     rec["bounds"] = []
     for r, b in bounds:
         e = {
@@ -907,6 +979,8 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
         ups = [s for s in srcs if s.role in ("exact", "upper")]
         hi = _epsilon_hi(mech, dep)
 
+        oracle = dep.mechanism in ORACLE_WORDS
+
         def f(eps):
             vals = []
             for s in ups:
@@ -916,15 +990,32 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
                     continue
                 if not (isinstance(v, arb) and not v.is_finite()):
                     vals.append(v)
-            return min(vals, key=_upper_end) if vals else None
+            if not vals:
+                return None
+            best = min(vals, key=_upper_end)
+            # an oracle bound's width comes from a windowing tolerance: its exact upper end (still a certified
+            # upper bound) keeps every comparison with the target decidable
+            return arith.exact(_upper_end(best)) if oracle else best
 
         if ups:
             upper, lower, _ = _calibrate(f, target.delta, hi, start=start, cap=cap)
             if upper is not None:
                 rec["epsilon_upper"] = arith.decimal_string(upper, DIGITS, up=True)
-                rec["upper_source"] = ups[0].title
-                rec["upper_key"] = ups[0].key
+                best = _best_at(ups, upper, start)  # the bound that certifies the upper end (best bound wins)
+                rec["upper_source"] = best.title
+                rec["upper_key"] = best.key
                 rec["kind"] = "exact" if all(s.role == "exact" for s in ups) else "upper"
+                los = [s for s in srcs if s.role == "lower"]
+                if los and dep.mechanism in ORACLE_WORDS:
+                    _, lo_end, _ = _calibrate(
+                        lambda e: _lower_exact(_first_value(los, e)), target.delta, hi, start=start, cap=cap
+                    )
+                    if lo_end is not None and 0 < lo_end < upper:
+                        rec["epsilon_lower"] = arith.decimal_string(lo_end, DIGITS, up=False)
+                        rec["lower_source"] = los[0].title
+                        rec["kind"] = "bracket"
+                        rec["relative_width"] = arith.decimal_string(arith.exact((upper - lo_end) / upper), 3, up=True)
+                        rec["lower_dataset"] = (los[0].compute(lo_end)[1] or {}).get("dataset")
             if lower is not None and lower > 0 and all(s.role == "exact" for s in ups):
                 rec["epsilon_lower"] = arith.decimal_string(lower, DIGITS, up=False)
                 rec["lower_source"] = ups[0].title
@@ -950,6 +1041,41 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
     return rec
 
 
+def _best_at(ups, eps, prec):
+    """The upper source with the smallest certified upper end at ``eps`` (the one that certifies it)."""
+    best, best_end = ups[0], None
+    with arith.precision(prec):
+        for s in ups:
+            try:
+                v, _ = s.compute(eps)
+            except BlanketError:
+                continue
+            if isinstance(v, arb) and not v.is_finite():
+                continue
+            if best_end is None or _upper_end(v) < best_end:
+                best, best_end = s, _upper_end(v)
+    return best
+
+
+def _lower_exact(v):
+    """The exact lower end (at least 0) of a lower bound's enclosure: still a certified lower bound, always comparable."""
+    if v is None or isinstance(v, fmpq):
+        return v
+    return max(fmpq(0), arith.exact(_lower_end(v)))
+
+
+def _first_value(srcs, eps):
+    """The first evaluable value among ``srcs`` at ``eps`` (``None`` if none is)."""
+    for s in srcs:
+        try:
+            v, _ = s.compute(eps)
+        except BlanketError:
+            continue
+        if not (isinstance(v, arb) and not v.is_finite()):
+            return v
+    return None
+
+
 # ================================================================ the certificate
 def _mechanism_text(dep: Deployment) -> str:
     p = dep.params
@@ -966,6 +1092,12 @@ def _mechanism_text(dep: Deployment) -> str:
         return f"binary randomized response, {e0}"
     if dep.mechanism == "laplace":
         return f"Laplace randomizer, {e0}"
+    if dep.mechanism in ORACLE_WORDS:
+        from blanket.exact.mechanisms import registry
+
+        title = registry.SCHEMAS[registry.Kind(dep.mechanism)].title
+        ps = ", ".join(f"{k} = {exact_string(v) if isinstance(v, fmpq) else v}" for k, v in p.items())
+        return f"{title}, {ps}"
     m = p["matrix"]
     return f"finite randomizer given by an exact {len(m)} x {len(m[0])} matrix"
 
@@ -1018,15 +1150,19 @@ def certify(
     chain = []
     used = {e["key"] for c in claims for e in (c["upper"], c["lower"]) if e and e.get("key")}
     used |= {t["upper_key"] for t in targets if t.get("upper_key")}
+    core = importlib.import_module("blanket.proofs.core")
     for s in srcs:
         if s.key not in used:
             continue
-        for paper, label in s.results:
-            for r in _find_results(paper, label):
+        for ref in s.results:
+            if isinstance(ref, str):  # a registry key
+                found = [core.REGISTRY[ref]] if ref in core.REGISTRY else []
+            else:  # (paper, label)
+                found = _find_results(*ref)
+            for r in found:
                 if r.key not in chain_keys:
                     chain_keys.append(r.key)
                     chain.append(_result_entry(r))
-    core = importlib.import_module("blanket.proofs.core")
     for c in claims:
         for b in c["bounds"]:
             if b["applies"] and b.get("decides") == "certifies the claim" and b["key"] not in chain_keys:
@@ -1069,7 +1205,7 @@ def certify(
             for s in srcs
         ],
         "chain": chain,
-        "assumptions": list(ASSUMPTIONS),
+        "assumptions": list(ASSUMPTIONS) + mechanism_assumptions(dep),
         "monotonicity": MONOTONICITY if dep.n_is_lower_bound else None,
         "reproducibility": {
             "command": command

@@ -9,7 +9,7 @@ is exactly 10⁻⁶)::
     neighbouring = "replace-one"            # optional; the only relation supported
 
     [randomizer]                            # the local randomizer, one for all users
-    mechanism = "krr"                       # krr | binary_rr | matrix | laplace
+    mechanism = "krr"                       # krr | binary_rr | matrix | laplace | ldp | oue | sue | olh | hadamard | subset | geometric
     k = 4                                   # krr: alphabet size (>= 2)
     epsilon0 = 1.5                          # local ε0 (or exp_epsilon0 = "3" for a rational e^ε0)
     # matrix = [["3/4", "1/4"], ["1/4", "3/4"]]   # matrix: exact row-stochastic P[x][y]
@@ -38,9 +38,13 @@ is exactly 10⁻⁶)::
     precision = 128                         # starting precision (bits)
     precision_cap = 4096                    # escalation cap (bits); a lower cap may give INCONCLUSIVE
 
-Aliases accepted so that hand-written files read naturally: ``[mechanism]``
-for ``[randomizer]``, ``kind``/``type`` for ``mechanism``, ``rr``/``binary``
-for ``binary_rr``, ``n``/``n_min`` at top level or in ``[population]``,
+The frequency oracles and the generic ε0-LDP randomizer take the keys of
+:data:`blanket.exact.mechanisms.registry.SCHEMAS` (e.g. ``type = "olh"``, ``k``, ``g``,
+``epsilon0``; the same keys as ``make_mechanism``).  Mechanism words and their aliases
+come from the one vocabulary, :mod:`blanket.exact.mechanisms.registry` (``binary`` for
+``binary_rr``; ``rr`` is randomized response: binary unless ``k`` is given); an unknown
+word or key gets "did you mean …".  Other aliases: ``[mechanism]``
+for ``[randomizer]``, ``kind``/``type`` for ``mechanism``, ``n``/``n_min`` at top level or in ``[population]``,
 ``claim`` for ``claims``, ``target_delta`` (top level or in ``[options]``).
 
 Errors are :class:`~exact.numbers.errors.InvalidArgument` naming the field
@@ -70,27 +74,21 @@ try:  # Python 3.11+
 except ModuleNotFoundError:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from blanket.exact.mechanisms import registry
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from flint import fmpq
 
-MECHANISMS = ("krr", "binary_rr", "matrix", "laplace")
-_MECH_ALIASES = {
-    "k-rr": "krr",
-    "krr": "krr",
-    "k_rr": "krr",
-    "rr": "binary_rr",
-    "binary": "binary_rr",
-    "binary_rr": "binary_rr",
-    "binary-rr": "binary_rr",
-    "matrix": "matrix",
-    "finite": "matrix",
-    "laplace": "laplace",
-}
+#: the words a deployment's ``type`` accepts: those of the one vocabulary (exact/mechanisms/registry.py)
+MECHANISMS = tuple(k.value for k in registry.Kind)
 NEIGHBOURING = "replace-one"
 MAX_N = 10**12
 #: largest deployment text accepted (characters)
 MAX_DEPLOYMENT_CHARS = 1 << 20
+
+
+#: the kinds whose parameters are validated by the registry alone (closed-form records)
+ORACLE_WORDS = frozenset(k.value for k in registry.ORACLE_KINDS)
 
 
 class _TomlDecimal(str):
@@ -163,18 +161,26 @@ class Deployment:
         return bool(self.rounds)
 
     def build_mechanism(self):
-        """The :mod:`exact.mechanisms.finite` object (KRR entries are balls at the current precision unless e^ε0 is rational)."""
-        from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+        """The frozen record of the randomizer (:func:`blanket.exact.mechanisms.registry.build`): a KRR
+        (entries are balls at the current precision unless e^ε0 is rational), a FiniteRandomizer, an oracle
+        record of :mod:`exact.mechanisms.oracles`, or ``None`` for laplace (only registered bounds apply)."""
+        return registry.build(self.mechanism, self.params)
 
-        p = self.params
-        if self.mechanism in ("krr", "binary_rr"):
-            k = p["k"]
-            if "exp_epsilon0" in p:
-                return KRR(k, exp_epsilon0=p["exp_epsilon0"])
-            return KRR(k, epsilon0=p["epsilon0"])
-        if self.mechanism == "matrix":
-            return FiniteRandomizer(p["matrix"])
-        return None  # laplace: no finite matrix; only registered bounds apply
+    def query(self, *, epsilon=None, delta=None, dataset="worst"):
+        """The validated query (:func:`blanket.exact.accounting.query.make_query`, the one builder shared with the
+        command line and the API) for this deployment's randomizer and users at one ``epsilon`` or ``delta``."""
+        from blanket.exact.accounting.query import make_query
+
+        names = {"n": "users.n", "epsilon": "claims.epsilon", "delta": "claims.delta", "dataset": "dataset"}
+        return make_query(
+            mechanism=self.mechanism,
+            n=self.n,
+            epsilon=epsilon,
+            delta=delta,
+            dataset=dataset,
+            name=lambda key: names.get(key, f"randomizer.{key}"),
+            **self.params,
+        )
 
     def as_dict(self) -> dict:
         """The deployment as understood, as plain strings (for JSON and the certificate)."""
@@ -223,7 +229,14 @@ def _take(table: dict, where: str, allowed: set):
             f"{where}{unknown[0]}" if where else unknown[0],
             table[unknown[0]],
             "is not a known field",
-            hint=f"known fields here: {', '.join(sorted(allowed))}",
+            hint="; ".join(
+                x
+                for x in (
+                    registry.did_you_mean(unknown[0], allowed),
+                    f"known fields here: {', '.join(sorted(allowed))}",
+                )
+                if x
+            ),
         )
 
 
@@ -386,56 +399,23 @@ def parse_deployment(
         )
     if not isinstance(rand, dict):
         raise InvalidArgument("randomizer", rand, "must be a table ([randomizer])")
-    _take(
-        rand,
-        "randomizer.",
-        {"mechanism", "kind", "type", "k", "epsilon0", "exp_epsilon0", "matrix", "matrix_file", "name"},
-    )
     kind_raw = rand.get("mechanism", rand.get("kind", rand.get("type")))
     if kind_raw is None:
         raise InvalidArgument("randomizer.mechanism", None, "is required", hint=f"one of {', '.join(MECHANISMS)}")
-    if not isinstance(kind_raw, str) or kind_raw.strip().lower() not in _MECH_ALIASES:
-        raise InvalidArgument("randomizer.mechanism", kind_raw, f"must be one of {', '.join(MECHANISMS)}")
-    kind = _MECH_ALIASES[kind_raw.strip().lower()]
+    kind = registry.resolve(kind_raw, k=rand.get("k"), name="randomizer.mechanism").value
+    names = {"mechanism", "kind", "type", "name"}
+    allowed = names | set(registry.SCHEMAS[registry.Kind(kind)].keys()) | {"matrix", "matrix_file"}
+    if kind == "matrix":  # refused below with a clearer message ("implied by the matrix")
+        allowed |= {"k", "epsilon0", "exp_epsilon0"}
+    _take(rand, "randomizer.", allowed)
     params: dict[str, Any] = {}
     matrix_source = None
-    if kind in ("krr", "binary_rr", "laplace"):
-        if kind == "krr":
-            if "k" not in rand:
-                raise InvalidArgument(
-                    "randomizer.k", None, "is required for k-ary randomized response (the alphabet size, >= 2)"
-                )
-            params["k"] = _integer(rand["k"], "randomizer.k", lo=2, hi=10**9)
-        elif kind == "binary_rr":
-            if "k" in rand and _integer(rand["k"], "randomizer.k") != 2:
-                raise InvalidArgument(
-                    "randomizer.k", rand["k"], "must be 2 for binary_rr (use mechanism = \"krr\" for k > 2)"
-                )
-            params["k"] = 2
-        elif "k" in rand:
-            raise InvalidArgument("randomizer.k", rand["k"], "is not a parameter of the Laplace randomizer")
-        has_e, has_x = "epsilon0" in rand, "exp_epsilon0" in rand
-        if has_e == has_x:
-            raise InvalidArgument(
-                "randomizer.epsilon0",
-                rand.get("epsilon0"),
-                "must be given (the local ε0 > 0), or exp_epsilon0 instead — exactly one of them",
-            )
-        if has_e:
-            params["epsilon0"] = _number(rand["epsilon0"], "randomizer.epsilon0", lo=0, lo_open=True)
-            from blanket.exact.numbers.guards import check_epsilon0
-
-            check_epsilon0(params["epsilon0"], "randomizer.epsilon0")
-        else:
-            if kind == "laplace":
-                raise InvalidArgument(
-                    "randomizer.exp_epsilon0", rand["exp_epsilon0"], "is not supported for laplace; give epsilon0"
-                )
-            params["exp_epsilon0"] = _number(
-                rand["exp_epsilon0"], "randomizer.exp_epsilon0", lo=1, lo_open=True, hi=10**200
-            )
+    if kind != "matrix":
         if "matrix" in rand or "matrix_file" in rand:
             raise InvalidArgument("randomizer.matrix", "given", f"is only for mechanism = \"matrix\", not {kind}")
+        params = registry.parse_params(
+            kind, {k: v for k, v in rand.items() if k not in names}, name=lambda key: f"randomizer.{key}"
+        )
     else:  # matrix
         if ("matrix" in rand) == ("matrix_file" in rand):
             raise InvalidArgument(
@@ -594,7 +574,12 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
             raise InvalidArgument(where, r, "must be a table with mechanism, k, epsilon0, n and count")
         _take(r, where + ".", {"mechanism", "kind", "type", "k", "epsilon0", "n", "count"})
         mk = r.get("mechanism", r.get("kind", r.get("type")))
-        rk = kind if mk is None else _MECH_ALIASES.get(str(mk).strip().lower()) if isinstance(mk, str) else None
+        rk = kind
+        if mk is not None:
+            try:
+                rk = registry.resolve(mk, k=r.get("k")).value
+            except InvalidArgument:
+                rk = None
         if rk not in ("krr", "binary_rr"):
             raise InvalidArgument(
                 f"{where}.mechanism",

@@ -1,6 +1,6 @@
 """Privacy profiles, calibration, Rényi divergences, privacy loss distributions and the accountant.
 
-Modules: ``accountant``, ``calibrate``, ``pld``, ``profiles``, ``renyi``.
+Modules: ``accountant``, ``calibrate``, ``pld``, ``profiles``, ``query``, ``renyi``.
 Public names are loaded lazily (importing the package imports no module).
 Names defined in several modules are not re-exported here: check_worst_cost.
 """
@@ -10,8 +10,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_MODULES = ('accountant', 'calibrate', 'pld', 'profiles', 'renyi')
+_MODULES = ('accountant', 'calibrate', 'pld', 'profiles', 'query', 'renyi')
 _EXPORTS = {
+    'Query': 'query',
+    'make_query': 'query',
     'Bracket': 'calibrate',
     'CertifiedDelta': 'accountant',
     'CertifiedEpsilon': 'accountant',
@@ -22,6 +24,9 @@ _EXPORTS = {
     'ShiftPair': 'pld',
     'ShuffleAccountant': 'accountant',
     'ShuffledRR': 'accountant',
+    'Shuffled': 'accountant',
+    'clone_pair': 'accountant',
+    'four_value_lower_pair': 'accountant',
     'bernoulli_cumulant': 'renyi',
     'binomial_central_moment': 'renyi',
     'binomial_window': 'renyi',

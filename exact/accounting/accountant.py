@@ -109,6 +109,138 @@ class ShuffledRR:
     def describe(self) -> str:
         return f"{'binary' if self.k == 2 else f'{self.k}-ary'} RR, epsilon0 = {self.epsilon0}, n = {self.n}"
 
+    def sort_key(self) -> tuple:
+        """Deterministic order of events in the composition (the result does not depend on it)."""
+        return (0, self.k, self.epsilon0, self.n, "")
+
+
+def clone_pair(mech, n: int) -> _pld.ShiftPair:
+    """The FOCS 2021 clone pair of ``n`` users as a :class:`~exact.accounting.pld.ShiftPair`: dominating for the
+    shuffled round of **every** ε0-LDP randomizer (Feldman–McMillan–Talwar 2021).
+
+    ``C ~ Bin(n−1, e^{−ε0})``, ``K = Bin(C, ½) + Δ``, ``Δ ~ Bern(e/(e+1))`` under P and ``Bern(1/(e+1))`` under Q
+    (:func:`exact.mechanisms.oracles.clone_pair_law` read through the first coordinate, which determines the second);
+    its hockey-stick divergence is :func:`exact.mechanisms.oracles.clone_delta` (tests).  The pair is symmetric.
+    """
+    e = mech.exp_epsilon0()
+    return _pld.ShiftPair(
+        outer_n=n - 1,
+        outer_q=1 / e,
+        inner_q=None,
+        pi_p=e / (e + 1),
+        pi_q=1 / (e + 1),
+        null=fmpq(0),
+        kind="clone",
+        description="clone pair (Feldman-McMillan-Talwar FOCS 2021; any epsilon0-LDP randomizer)",
+    )
+
+
+def four_value_lower_pair(mech, n: int, direction: str = "forward") -> _pld.ShiftPair:
+    """A concrete pair of datasets for a four-value record of :mod:`exact.mechanisms.oracles`, post-processed.
+
+    Datasets ``x^{n−1}x'`` vs ``x^n`` (forward) and the swap (backward).  Under ``Y ~ R(x)`` the ratio
+    ``R(x')(Y)/R(x)(Y)`` is ``e`` w.p. ``b`` and ``1/e`` w.p. ``a`` (``ratio_law``); forward counts the reports
+    with ratio ``e`` (others ``Bin(n−1, b)``, the differing user ``Bern(b·e)`` vs ``Bern(b)``), backward those
+    with ratio ``1/e`` (``Bin(n−1, a)``; ``Bern(a)`` vs ``Bern(a/e)``).  A count is a post-processing of the
+    shuffled view, so its δ is a certified lower bound on the mechanism's.
+    """
+    a, b = mech.ratio_law()
+    e = mech.exp_epsilon0()
+    if direction == "forward":
+        q, pp, pq = b, b * e, b
+    else:
+        q, pp, pq = a, a, a / e
+    return _pld.ShiftPair(
+        outer_n=n - 1,
+        outer_q=None,
+        inner_q=q,
+        pi_p=pp,
+        pi_q=pq,
+        null=fmpq(0),
+        kind="dataset",
+        description=f"all other users hold x; the count of reports favouring {'x' if direction != 'forward' else 'x2'}",
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Shuffled:
+    """One shuffled round of any randomizer of the one vocabulary: ``Shuffled(mechanism, n)``.
+
+    ``mechanism`` is a record (:func:`blanket.exact.mechanisms.registry.build`, ``make_mechanism``, ``blanket.KRR``)
+    or a plain table such as ``{"type": "oue", "k": 128, "epsilon0": "1"}``.  Its dominating pair: k-ary RR the
+    blanket-view pair (:func:`exact.accounting.pld.dominating_pair`); every other ε0-LDP randomizer the FOCS 2021
+    clone pair (:func:`clone_pair`).  Its lower pair (a concrete dataset): k-RR as :class:`ShuffledRR`; ``ldp`` binary
+    RR with the same ε0 (one member of the class); the four-value records :func:`four_value_lower_pair`; none for
+    the geometric mechanism (the lower end then comes from the other rounds only, a valid lower bound).
+
+    >>> ev = Shuffled({"type": "ldp", "epsilon0": "1"}, 1000)
+    >>> ev.dominating_pair().kind, ev.describe()
+    ('clone', 'any epsilon0-LDP randomizer, epsilon0 = 1, n = 1000')
+    """
+
+    mechanism: object
+    n: int
+
+    def __init__(self, mechanism, n=None):
+        if isinstance(mechanism, dict):
+            from blanket.exact.mechanisms.oracles import make_mechanism
+
+            mechanism = make_mechanism(mechanism)
+        if not hasattr(mechanism, "exp_epsilon0"):
+            raise InvalidArgument(
+                "mechanism",
+                mechanism,
+                "must be a randomizer record (blanket.exact.mechanisms.registry.build, make_mechanism, blanket.KRR)",
+            )
+        if n is None:
+            raise InvalidArgument("n", None, "must be given (the number of users in the round)")
+        object.__setattr__(self, "mechanism", mechanism)
+        object.__setattr__(self, "n", arith.integer_in(n, "n", lo=1))
+
+    @property
+    def epsilon0(self) -> Fraction:
+        """A rational at or above ε0 (used only to choose the loss grid)."""
+        e = self.mechanism.exp_epsilon0()
+        with arith.precision(64):
+            return arith.endpoints(arith.ball(e).log())[1]
+
+    def _is_krr(self) -> bool:
+        return isinstance(self.mechanism, KRR)
+
+    def dominating_pair(self):
+        if self._is_krr():
+            return _pld.dominating_pair(self.mechanism, self.n)
+        return clone_pair(self.mechanism, self.n)
+
+    def lower_pair(self, direction="forward"):
+        from blanket.exact.mechanisms import oracles
+
+        m = self.mechanism
+        if self._is_krr():
+            return _pld.lower_pair(m, self.n, direction)
+        if isinstance(m, oracles.LDP):
+            rr = KRR(2, m.epsilon0) if m.epsilon0 is not None else KRR(2, exp_epsilon0=m.exp_epsilon0_exact)
+            return _pld.lower_pair(rr, self.n, direction)
+        if isinstance(m, oracles._FourValue):
+            return four_value_lower_pair(m, self.n, direction)
+        return None
+
+    def describe(self) -> str:
+        from blanket.exact.mechanisms import registry
+
+        kind = getattr(self.mechanism, "kind", None)
+        if kind is None or kind not in registry.WORDS:
+            title = f"{getattr(self.mechanism, 'k', '?')}-ary RR" if self._is_krr() else "randomizer"
+        else:
+            title = registry.SCHEMAS[registry.resolve(kind)].title
+        d = getattr(self.mechanism, "describe", None)
+        ps = {k: v for k, v in d().items() if k != "type"} if callable(d) else {}
+        params = ", ".join(f"{k} = {v}" for k, v in ps.items())
+        return f"{title}, {params + ', ' if params else ''}n = {self.n}"
+
+    def sort_key(self) -> tuple:
+        return (1, 0, self.epsilon0, self.n, self.describe())
+
 
 def _round_up_float(q: Fraction) -> float:
     x = float(q)
@@ -195,13 +327,13 @@ class ShuffleAccountant:
         self._cache: dict = {}
 
     # ---------------------------------------------------------------- composition
-    def compose(self, event: ShuffledRR, count: int = 1) -> ShuffleAccountant:
+    def compose(self, event: ShuffledRR | Shuffled, count: int = 1) -> ShuffleAccountant:
         """Add ``count`` rounds of ``event`` (returns ``self``, as dp_accounting does)."""
-        if not isinstance(event, ShuffledRR):
+        if not isinstance(event, (ShuffledRR, Shuffled)):
             raise InvalidArgument(
                 "event",
                 event,
-                "must be a ShuffledRR record",
+                "must be a ShuffledRR or Shuffled record",
                 hint="dp_accounting events are not shuffled rounds; see to_dp_accounting() for the other way",
             )
         count = arith.integer_in(count, "count", lo=1)
@@ -231,16 +363,17 @@ class ShuffleAccountant:
             return self._cache[key]
         g = fmpq(grid.numerator, grid.denominator)
         total = None
-        for ev, cnt in sorted(self._ledger, key=lambda t: (t[0].k, t[0].epsilon0, t[0].n, t[1])):
+        for ev, cnt in sorted(self._ledger, key=lambda t: (t[0].sort_key(), t[1])):
             if kind in ("upper", "lower"):
                 bkey = ("base", grid, ev)
                 if bkey not in self._cache:  # both sides from one pass of the survival kernel
                     self._cache[bkey] = _pld.discretise_both(ev.dominating_pair(), g, prec=self.prec)
                 base = self._cache[bkey][0 if kind == "upper" else 1]
             else:
-                base = _pld.discretise(
-                    ev.lower_pair("forward" if kind == "low-fwd" else "backward"), g, "lower", prec=self.prec
-                )
+                pair = ev.lower_pair("forward" if kind == "low-fwd" else "backward")
+                if pair is None:  # no concrete pair for this round: leaving it out is a post-processing
+                    continue
+                base = _pld.discretise(pair, g, "lower", prec=self.prec)
             p = base.self_compose(cnt)
             total = p if total is None else total.compose(p)
         self._cache[key] = total
@@ -304,8 +437,12 @@ class ShuffleAccountant:
         g = self._auto_grid(dt)
         up = self._pld(g, "upper").get_epsilon(dt)
         pl = self._pld(g, "lower").get_epsilon(dt)
-        lows = [self._pld(self._lower_grid(g), k).get_epsilon(dt) for k in ("low-fwd", "low-bwd")]
-        lo = max(lows)
+        lows = [
+            p.get_epsilon(dt)
+            for k in ("low-fwd", "low-bwd")
+            if (p := self._pld(self._lower_grid(g), k)) is not None
+        ]
+        lo = max(lows) if lows else fmpq(0)  # no round has a concrete pair (geometric only): 0
         pld_upper = math.inf if up is None else _frac(up)
         with arith.precision(self.prec):
             r_eps, r_order = _pld.rdp_epsilon(self._renyi(g), _pld.RENYI_ORDERS, dt)
@@ -343,10 +480,14 @@ class ShuffleAccountant:
         with arith.precision(self.prec):
             up = self._pld(g, "upper").get_delta(eps)
             pl = self._pld(g, "lower").get_delta(eps)
-            lows = [self._pld(self._lower_grid(g), k).get_delta(eps) for k in ("low-fwd", "low-bwd")]
+            lows = [
+                p.get_delta(eps)
+                for k in ("low-fwd", "low-bwd")
+                if (p := self._pld(self._lower_grid(g), k)) is not None
+            ]
             u = min(Fraction(1), arith.endpoints(up)[1])
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
-            lo = max(max(Fraction(0), arith.endpoints(x)[0]) for x in lows)
+            lo = max([max(Fraction(0), arith.endpoints(x)[0]) for x in lows] or [Fraction(0)])
             r_d, r_order = _pld.rdp_delta(self._renyi(g), _pld.RENYI_ORDERS, eps)
         renyi_upper = _frac(r_d)
         route = "Renyi" if renyi_upper < u else "PLD"

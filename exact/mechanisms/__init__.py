@@ -1,6 +1,6 @@
 """Local randomizers: finite matrices (k-RR, binary RR, any FiniteRandomizer) and the frequency oracles.
 
-Modules: ``finite``, ``oracles``.
+Modules: ``finite``, ``oracles``, ``registry``.
 Public names are loaded lazily (importing the package imports no module).
 """
 
@@ -9,8 +9,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_MODULES = ('finite', 'oracles')
+_MODULES = ('finite', 'oracles', 'registry')
 _EXPORTS = {
+    'Kind': 'registry',
+    'WORDS': 'registry',
+    'SCHEMAS': 'registry',
+    'resolve': 'registry',
+    'parse_params': 'registry',
+    'build': 'registry',
+    'did_you_mean': 'registry',
     'BinaryRR': 'finite',
     'FiniteRandomizer': 'finite',
     'Geometric': 'oracles',

@@ -954,62 +954,30 @@ def blanket_view_delta_enumerate(mech, n, *, epsilon=None, exp_epsilon=None, max
 
 
 # ================================================================ records from plain data (deployment TOML / CLI)
-_KEYS = {
-    "ldp": (set(), set()),
-    "oue": ({"k"}, set()),
-    "sue": ({"k"}, {"exp_half_epsilon0"}),
-    "olh": ({"k", "g"}, {"collision", "constant"}),
-    "hadamard": ({"k"}, set()),
-    "subset": ({"k", "d"}, set()),
-    "geometric": ({"m"}, {"alpha"}),
-}
-
-
 def make_mechanism(spec: dict):
     """A record from plain data, e.g. a deployment's ``[mechanism]`` table: ``{"type": "oue", "k": 128, "epsilon0": "1"}``.
 
-    ``type`` ∈ ldp, oue, sue, olh, hadamard, subset, geometric; ε0 as
-    ``epsilon0`` (exact string) or ``exp_epsilon0`` (``exp_half_epsilon0``
-    for sue, ``alpha`` for geometric).  Unknown or missing keys are refused
-    with the key named.
+    The words, keys and parsing are those of :mod:`blanket.exact.mechanisms.registry` (the one
+    vocabulary): ``type`` ∈ ldp, oue, sue, olh, hadamard, subset, geometric (and krr, binary_rr,
+    matrix); ε0 as ``epsilon0`` (exact string) or ``exp_epsilon0`` (``exp_half_epsilon0`` for
+    sue, ``alpha`` for geometric).  Unknown or missing keys are refused with the key named.
 
     >>> make_mechanism({"type": "subset", "k": 6, "d": 2, "exp_epsilon0": "3"}).gamma()   # k/(de+k-d) = 6/10
     3/5
-    >>> make_mechanism({"type": "oue", "k": 4, "epsilon0": "1", "g": 2})
+    >>> make_mechanism({"type": "oue", "k": 4, "epsilon": "1"})
     Traceback (most recent call last):
     ...
-    blanket.exact.numbers.errors.InvalidArgument: mechanism key g must be one of epsilon0, exp_epsilon0, k, type for type 'oue', got 'g'
+    blanket.exact.numbers.errors.InvalidArgument: mechanism key epsilon is not a parameter of optimized unary encoding (OUE) (type 'oue'); accepted: epsilon0, exp_epsilon0, k, type, got 'epsilon' (did you mean 'epsilon0'?)
     """
+    from blanket.exact.mechanisms import registry
+
     if not isinstance(spec, dict):
         raise InvalidArgument("mechanism", spec, "must be a table of parameters")
-    kind = spec.get("type")
-    if kind not in _KEYS:
-        raise InvalidArgument("mechanism type", kind, f"must be one of {', '.join(_KEYS)}")
-    need, opt = _KEYS[kind]
-    eps_keys = {"epsilon0", "exp_epsilon0"} if kind not in ("sue", "geometric") else {"epsilon0"}
-    allowed = need | opt | eps_keys | {"type"}
-    for key in spec:
-        if key not in allowed:
-            raise InvalidArgument(
-                f"mechanism key {key}", key, f"must be one of {', '.join(sorted(allowed))} for type '{kind}'"
-            )
-    for key in need:
-        if key not in spec:
-            raise InvalidArgument(f"mechanism key {key}", None, f"is required for type '{kind}'")
-    e0 = {kk: spec[kk] for kk in ("epsilon0", "exp_epsilon0") if kk in spec}
-    if kind == "ldp":
-        return LDP(**e0)
-    if kind == "oue":
-        return OUE(spec["k"], **e0)
-    if kind == "sue":
-        return SUE(spec["k"], spec.get("epsilon0"), exp_half_epsilon0=spec.get("exp_half_epsilon0"))
-    if kind == "olh":
-        return OLH(spec["k"], spec["g"], collision=spec.get("collision"), constant=spec.get("constant", 0), **e0)
-    if kind == "hadamard":
-        return Hadamard(spec["k"], **e0)
-    if kind == "subset":
-        return Subset(spec["k"], spec["d"], **e0)
-    return Geometric(spec["m"], alpha=spec.get("alpha"), epsilon0=spec.get("epsilon0"))
+    kind = registry.resolve(spec.get("type"), k=spec.get("k"), name="mechanism type")
+    params = registry.parse_params(
+        kind, {k: v for k, v in spec.items() if k != "type"}, name=lambda key: f"mechanism key {key}", extra=("type",)
+    )
+    return registry.build(kind, params)
 
 
 # ================================================================ a published bound, to be judged (not a certified bound)

@@ -1,6 +1,6 @@
 """Shuffled mechanisms: datasets, families, worst cases, blanket views, exhaustive small-n search.
 
-Modules: ``amplification``, ``binary``, ``bruteforce``, ``enumerate``, ``krr``.
+Modules: ``amplification``, ``binary``, ``bruteforce``, ``certified``, ``enumerate``, ``krr``.
 Public names are loaded lazily (importing the package imports no module).
 Names defined in several modules are not re-exported here: WorstCase.
 """
@@ -10,8 +10,12 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_MODULES = ('amplification', 'binary', 'bruteforce', 'enumerate', 'krr')
+_MODULES = ('amplification', 'binary', 'bruteforce', 'certified', 'enumerate', 'krr')
 _EXPORTS = {
+    'best_upper': 'certified',
+    'lower_bound': 'certified',
+    'upper_bounds': 'certified',
+    'upper_routes': 'certified',
     'DatasetDelta': 'enumerate',
     'blanket_sum': 'amplification',
     'calibrate_epsilon': 'krr',

@@ -56,7 +56,7 @@ def _mech_line(args, inp, T) -> str:
 
 
 def _accountant(args, inp, T):
-    from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
+    from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR
 
     if inp.mechanism is None:
         raise InvalidArgument("--rounds", T, "needs a mechanism (--mechanism rr --epsilon0 E0 -n N)")
@@ -82,9 +82,18 @@ def _accountant(args, inp, T):
         for r in sched:
             acc.compose(r.event(), count=r.count * T)
         return acc
+    if inp.oracle:  # any other randomizer of the vocabulary: the FOCS 2021 clone pair per round
+        return ShuffleAccountant().compose(Shuffled(inp.mechanism, inp.n), count=T)
     if inp.epsilon0 is None:
         raise InvalidArgument("--rounds", T, "needs --epsilon0 (exp_epsilon0 deployments are not supported here)")
     return ShuffleAccountant().compose(ShuffledRR(k=inp.k, epsilon0=inp.epsilon0, n=inp.n), count=T)
+
+
+def _pair_name(args, inp) -> str:
+    """The dominating pair each round contributes (a [[rounds]] schedule is k-RR only)."""
+    if inp.oracle and not _schedule(args):
+        return "FOCS 2021 clone pair, any epsilon0-LDP randomizer"
+    return "Lemma 5.3 blanket view"
 
 
 def _dec(x, up, digits):
@@ -118,7 +127,7 @@ def run_epsilon(args, inp, T) -> int:
         f"epsilon = {up} (certified upper end for {_what(args, T)}; the mechanism's epsilon lies in "
         f"[{iv['lower']}, {up}])\n"
         f"for delta = {common._s(inp.delta)}, {_mech_line(args, inp, T)}.\n"
-        f"Upper end: product of dominating pairs (Lemma 5.3 blanket view), pessimistic PLD on grid {e.grid} "
+        f"Upper end: product of dominating pairs ({_pair_name(args, inp)}), pessimistic PLD on grid {e.grid} "
         f"(sandwich [{payload['sandwich_lower']}, {payload['pld_upper'] or 'inf'}], width "
         f"{float(e.rel_width) * 100:.2f}%); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
         f"Lower end: the same rounds on one concrete pair of datasets (a claim below it is false)."

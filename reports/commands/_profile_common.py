@@ -62,13 +62,25 @@ def add_common_arguments(p, quantity: str):
     """Arguments shared by both commands; ``quantity`` is the input the command takes (``epsilon``/``delta``)."""
     p.add_argument(
         "--mechanism",
-        choices=("rr", "krr"),
+        type=mechanism_word,
         default=None,
-        help="local randomizer: rr (k-ary randomized response; binary when --k is not given) or krr (the same, --k required)",
+        metavar="KIND",
+        help="local randomizer: rr (randomized response: binary, or k-ary with --k), krr (--k required), "
+        "ldp (any epsilon0-LDP randomizer), oue/sue/hadamard (--k), olh (--k, --g), subset (--k, --d), "
+        "geometric (--m); the words of deployment files (docs/auditor.md)",
     )
     p.add_argument(
-        "--k", default=None, metavar="K", help="alphabet size of k-ary RR (>= 2; default 2 with --mechanism rr)"
+        "--k", default=None, metavar="K", help="alphabet size (k-ary RR, frequency oracles; >= 2; default 2 with rr)"
     )
+    for opt, text in (
+        ("--g", "hash range of olh (>= 2)"),
+        ("--d", "subset size of subset selection (1 <= d < k)"),
+        ("--m", "input range of the geometric mechanism (>= 2)"),
+        ("--alpha", "geometric: the exact ratio alpha in (0, 1) instead of --epsilon0"),
+        ("--collision", "olh: the hash family's pair-collision probability (default 1/g)"),
+        ("--constant", "olh: the probability that the hash is constant (default 0)"),
+    ):
+        p.add_argument(opt, default=None, metavar=opt[2:].upper(), help=text)
     p.add_argument("--epsilon0", default=None, metavar="E0", help="local epsilon0 (exact decimal, e.g. 2 or 0.5)")
     p.add_argument("-n", "--n", dest="n", default=None, metavar="N", help="number of users (>= 2)")
     if quantity == "epsilon":
@@ -124,14 +136,29 @@ class Inputs:
     extra: dict = field(default_factory=dict)
     workers: int | None = None
     scheduler: str | None = None
+    query: object = None  # the validated exact.accounting.query.Query
+
+    @property
+    def oracle(self) -> bool:
+        """Whether the randomizer is a closed-form record of exact/mechanisms/oracles.py."""
+        from blanket.exact.mechanisms import registry
+
+        return self.query is not None and self.query.kind in registry.ORACLE_KINDS
 
     def describe(self, bound: bool = False) -> dict:
-        d = {
-            "mechanism": ("rr" if self.k == 2 else "krr") if self.k else None,
-            "k": self.k,
-            "epsilon0": _s(self.epsilon0),
-            "n": self.n,
-        }
+        if self.oracle:
+            d = {
+                "mechanism": self.query.kind.value,
+                **{k: _s(v) if not isinstance(v, int) else v for k, v in self.query.params.items()},
+                "n": self.n,
+            }
+        else:
+            d = {
+                "mechanism": ("rr" if self.k == 2 else "krr") if self.k else None,
+                "k": self.k,
+                "epsilon0": _s(self.epsilon0),
+                "n": self.n,
+            }
         if not bound:  # a registered bound is not about a dataset
             d["dataset"] = self.dataset
         if self.source:
@@ -147,50 +174,106 @@ def _s(q):
     return exact_string(q)
 
 
+#: the words ``blanket delta|epsilon`` accept: every kind with a certified shuffled route
+CLI_KINDS = ("krr", "binary_rr", "ldp", "oue", "sue", "olh", "hadamard", "subset", "geometric")
+#: the mechanism keys the command line takes, and their option names
+_CLI_KEYS = ("k", "g", "d", "m", "alpha", "collision", "constant")
+
+
+def mechanism_word(word: str) -> str:
+    """``--mechanism``: a word of the one vocabulary (:mod:`exact.mechanisms.registry`) with a shuffled route."""
+    import argparse
+
+    from blanket.exact.mechanisms import registry
+
+    try:
+        kind = registry.resolve(word, name="--mechanism", k="3" if str(word).strip().lower() == "rr" else None)
+    except InvalidArgument as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if kind.value not in CLI_KINDS:
+        raise argparse.ArgumentTypeError(
+            f"--mechanism {word} has no certified shuffled route in blanket delta/epsilon; "
+            f"choose one of rr, {', '.join(CLI_KINDS)} (a deployment file can still name it for certify)"
+        )
+    return "rr" if str(word).strip().lower() == "rr" else kind.value
+
+
+def cli_name(key: str) -> str:
+    """How the command line spells a query key in error messages."""
+    return {"n": "-n", "exp_epsilon0": "randomizer.exp_epsilon0"}.get(key, "--" + key.replace("_", "-"))
+
+
 def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
-    """Combine the deployment file (if any) and the options; validate everything (errors name the option)."""
+    """Combine the deployment file (if any) and the options into one validated query
+    (:func:`blanket.exact.accounting.query.make_query`; errors name the option)."""
+    from blanket.exact.accounting.query import make_query
+    from blanket.exact.mechanisms import registry
+
     dep = None
     if args.deployment:
         from blanket.reports.deployment import load_deployment
 
         dep = load_deployment(args.deployment)
-        if dep.mechanism not in ("krr", "binary_rr"):
+        if dep.mechanism not in CLI_KINDS:
             raise InvalidArgument(
                 "--deployment",
                 args.deployment,
-                f"describes a {dep.mechanism} randomizer; blanket delta/epsilon handle k-ary randomized response only",
+                f"describes a {dep.mechanism} randomizer; blanket delta/epsilon handle {', '.join(CLI_KINDS)}",
             )
-    mech_kind = args.mechanism
-    k = args.k
-    if k is None and dep is not None:
-        k = dep.params["k"]
-    # --mechanism rr is k-ary randomized response (k = 2, binary RR, when --k is not given);
-    # --mechanism krr is the same family but requires --k.
-    if k is None:
-        k = 2 if mech_kind in (None, "rr") else None
-    if k is None:
+    word = args.mechanism or (dep.mechanism if dep is not None else "rr")
+    if args.mechanism == "krr" and args.k is None and (dep is None or dep.mechanism != "krr"):
         raise InvalidArgument("--k", None, "is required with --mechanism krr (the alphabet size, >= 2)")
-    k = arith.integer_in(k, "--k", lo=2)
-    e0 = args.epsilon0
-    exp_e0 = None
-    if e0 is None and dep is not None:
-        e0 = dep.params.get("epsilon0")
-        exp_e0 = dep.params.get("exp_epsilon0")
-    if e0 is not None:
-        e0 = arith.exact_in(e0, "--epsilon0", lo=0)
-    if args.n is not None:
-        n = arith.integer_in(args.n, "-n", lo=2)
-    elif dep is not None:
-        n = dep.n
-    else:
-        raise InvalidArgument("-n", None, "is required (the number of users, >= 2)")
-    mech = None
-    if e0 is not None or exp_e0 is not None:
-        from blanket.exact.mechanisms.finite import KRR
+    table: dict = {}
+    same_kind = dep is not None and (
+        args.mechanism is None
+        or registry.resolve(args.mechanism, k=args.k or dep.params.get("k")).value == dep.mechanism
+    )
+    if same_kind:
+        table.update(dep.params)
+    cli = {key: getattr(args, key, None) for key in _CLI_KEYS}
+    cli["epsilon0"] = args.epsilon0
+    cli = {key: v for key, v in cli.items() if v is not None}
+    if "epsilon0" in cli or "alpha" in cli:
+        for key in ("epsilon0", "exp_epsilon0", "exp_half_epsilon0", "alpha"):
+            table.pop(key, None)
+    table.update(cli)
+    if word == "rr" and "k" not in table:
+        table["k"] = 2
 
-        mech = KRR(k, epsilon0=e0) if e0 is not None else KRR(k, exp_epsilon0=exp_e0)
-    elif need_mechanism:
+    def name(key):
+        if dep is not None and key not in cli and key in (dep.params if same_kind else {}):
+            return f"randomizer.{key}"
+        return cli_name(key)
+
+    n = args.n if args.n is not None else (dep.n if dep is not None else None)
+    if quantity == "epsilon":
+        eps = args.epsilon
+        if eps is None and dep is not None and dep.claims:
+            eps = dep.claims[0].epsilon
+        if eps is None:
+            raise InvalidArgument("--epsilon", None, "is required (the central epsilon, >= 0)")
+        given = {"epsilon": eps}
+    else:
+        d = args.delta
+        if d is None and dep is not None:
+            if dep.targets:
+                d = dep.targets[0].delta
+            elif dep.claims:
+                d = dep.claims[0].delta
+        if d is None:
+            raise InvalidArgument("--delta", None, "is required (the target delta, 0 < delta < 1)")
+        given = {"delta": d}
+    if need_mechanism and not any(key in table for key in ("epsilon0", "exp_epsilon0", "exp_half_epsilon0", "alpha")):
         raise InvalidArgument("--epsilon0", None, "is required (the local epsilon0 of the randomizer, >= 0)")
+    q = make_query(
+        mechanism=word,
+        n=n,
+        dataset=args.dataset,
+        name=name,
+        need_mechanism=need_mechanism,
+        **given,
+        **table,
+    )
     try:
         digits = int(args.digits)
     except (TypeError, ValueError):
@@ -204,48 +287,24 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
     from blanket.reports.commands._options import apply_max_memory
 
     apply_max_memory(args)
-    if e0 is not None:
-        guards.check_epsilon0(e0, "--epsilon0" if args.epsilon0 is not None else "randomizer.epsilon0")
-    if exp_e0 is not None and arith.exact(exp_e0) > arith.exact(10) ** 200:
-        raise InvalidArgument(
-            "randomizer.exp_epsilon0", str(exp_e0), "must be at most 1e200 (epsilon0 <= 460, the supported range)"
-        )
-    if getattr(args, "bound", None) is None:  # a registered bound's closed form needs no memory linear in n
-        guards.check_evaluation_memory(n, name="-n" if args.n is not None else "users.n")
-    from blanket.exact.accounting.profiles import parse_dataset
-
-    parse_dataset(args.dataset, n)
+    if getattr(args, "bound", None) is None:  # a resource guard: memory O(sqrt n) per certified evaluation
+        guards.check_evaluation_memory(q.n, name="-n" if args.n is not None else "users.n")
     workers, scheduler = executor_options(args)
-    inp = Inputs(
-        mech,
-        k,
-        e0,
-        n,
-        args.dataset.strip().lower().replace("neighbor", "neighbour"),
+    return Inputs(
+        q.mechanism,
+        q.k,
+        q.epsilon0,
+        q.n,
+        q.dataset,
+        epsilon=q.epsilon,
+        delta=q.delta,
         digits=digits,
         cap=cap,
         source=dep.source if dep else None,
         workers=workers,
         scheduler=scheduler,
+        query=q,
     )
-    if quantity == "epsilon":
-        eps = args.epsilon
-        if eps is None and dep is not None and dep.claims:
-            eps = dep.claims[0].epsilon
-        if eps is None:
-            raise InvalidArgument("--epsilon", None, "is required (the central epsilon, >= 0)")
-        inp.epsilon = arith.exact_in(eps, "--epsilon", lo=0)
-    else:
-        d = args.delta
-        if d is None and dep is not None:
-            if dep.targets:
-                d = dep.targets[0].delta
-            elif dep.claims:
-                d = dep.claims[0].delta
-        if d is None:
-            raise InvalidArgument("--delta", None, "is required (the target delta, 0 < delta < 1)")
-        inp.delta = arith.exact_in(d, "--delta", lo=0, hi=1, lo_open=True, hi_open=True)
-    return inp
 
 
 # ---------------------------------------------------------------- registered bounds
@@ -364,6 +423,12 @@ def emit(args, payload: dict, text: str) -> None:
 
 
 def mechanism_phrase(inp: Inputs) -> str:
+    if inp.oracle:
+        from blanket.exact.mechanisms import registry
+
+        sch = registry.SCHEMAS[inp.query.kind]
+        ps = ", ".join(f"{k} = {_s(v) if not isinstance(v, int) else v}" for k, v in inp.query.params.items())
+        return f"{sch.title} with {ps}"
     if inp.mechanism is None:
         return f"k = {inp.k}"
     e0 = _s(inp.epsilon0) if inp.epsilon0 is not None else f"log({inp.mechanism.exp_epsilon0()})"

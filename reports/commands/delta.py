@@ -46,6 +46,10 @@ def run(args) -> int:
         return _compose.run_delta(args, inp, T)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp)
+    if inp.oracle:
+        from blanket.reports.commands import _oracle
+
+        return _oracle.run_delta(args, inp)
     from blanket.exact.accounting.profiles import delta
     from blanket.exact.numbers import arith
 

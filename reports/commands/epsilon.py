@@ -48,6 +48,10 @@ def run(args) -> int:
     rt = _rel_tol(args)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp, rt)
+    if inp.oracle:
+        from blanket.reports.commands import _oracle
+
+        return _oracle.run_epsilon(args, inp, rt)
     from blanket.exact.accounting.profiles import epsilon
 
     r = epsilon(

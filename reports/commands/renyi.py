@@ -90,9 +90,10 @@ def _show(iv):
 
 def run(args) -> int:
     from blanket.exact.accounting import renyi as xr
+    from blanket.exact.mechanisms import registry
     from blanket.exact.mechanisms.finite import KRR
 
-    if args.mechanism != "rr":
+    if registry.resolve(args.mechanism, k=args.k, name="--mechanism") not in registry.RR_KINDS:
         raise InvalidArgument(
             "--mechanism",
             args.mechanism,

@@ -1,0 +1,205 @@
+"""Best certified bound wins: every applicable certified bound on δ(ε) of a shuffled oracle record, and the smallest.
+
+For the records of :mod:`blanket.exact.mechanisms.oracles` (``ldp``, ``oue``, ``sue``, ``olh``,
+``hadamard``, ``subset``, ``geometric``) and ``n`` users (replace-one neighbours):
+
+* **upper bounds** (valid for every pair of neighbouring datasets; :func:`upper_bounds`):
+  the FOCS 2021 clone pair (every ε0-LDP randomizer; the only assumption is ε0-LDP), the blanket
+  view of Balle et al. Lemma 5.3 — merged (fast, four-value records) and exact (the binomial
+  mixture, ``n ≤`` :data:`EXACT_BLANKET_MAX_N`) — and, for the geometric mechanism at small ``n``,
+  the Lemma 5.3 enumeration.  :func:`best_upper` evaluates them all and returns the one with the
+  smallest certified upper end, naming it.
+* **lower bound** (:func:`lower_bound`): the exact δ of a concrete pair of datasets (``x^n`` vs
+  ``x^{n−1}x'``; for ``ldp`` binary RR with the same ε0, one member of the class), so a claim can FAIL.
+
+The blanket-view engine is the name :data:`BLANKET_VIEW`: one line switches it to a faster engine with
+the same signature and meaning (e.g. ``exact/shuffled/oracles.blanket_view_delta_fast``).
+
+>>> from blanket.exact.mechanisms.oracles import OUE
+>>> m = OUE(4, exp_epsilon0=3)
+>>> v, name, every = best_upper(m, 6, exp_epsilon=2)
+>>> name in every and all(v <= w for w in every.values())
+True
+>>> lower_bound(m, 6, exp_epsilon=2)[0] <= v
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from blanket.exact.mechanisms import oracles
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import BlanketError
+from flint import fmpq
+
+__all__ = [
+    "BLANKET_VIEW",
+    "EXACT_BLANKET_MAX_N",
+    "GEOMETRIC_ENUMERATION_MAX",
+    "CLONE",
+    "BLANKET_MERGED",
+    "BLANKET_EXACT",
+    "Route",
+    "upper_routes",
+    "upper_bounds",
+    "best_upper",
+    "lower_bound",
+    "upper_end",
+    "upper_value",
+    "lower_value",
+]
+
+#: the exact Lemma 5.3 engine for four-value records: switch here to a faster engine of the same meaning
+BLANKET_VIEW = oracles.blanket_view_delta
+#: the exact Lemma 5.3 mixture costs O(n^{3/2}) with the engine above: evaluated up to this n (a faster
+#: engine in BLANKET_VIEW lifts the limit)
+EXACT_BLANKET_MAX_N = 200 if BLANKET_VIEW is oracles.blanket_view_delta else 10**12
+#: the geometric mechanism's small-n routes (explicit histograms) run up to this many histograms
+GEOMETRIC_ENUMERATION_MAX = 20000
+
+CLONE = "clone pair (Feldman-McMillan-Talwar FOCS 2021)"
+BLANKET_MERGED = "blanket view, merged (Balle et al. Lemma 5.3)"
+BLANKET_EXACT = "blanket view (Balle et al. Lemma 5.3)"
+GEOMETRIC_ENUM = "blanket view by enumeration (Balle et al. Lemma 5.3)"
+
+
+def upper_end(v):
+    """The certified upper end of an enclosure (an exact value is its own end)."""
+    return v if isinstance(v, fmpq) else arith.endpoints(v)[1]
+
+
+def _geometric_small(mech, n) -> bool:
+    return mech.is_exact and math.comb(n + mech.m - 1, mech.m - 1) <= GEOMETRIC_ENUMERATION_MAX
+
+
+@dataclass(frozen=True)
+class Route:
+    """One certified upper bound that applies: ``name``, ``compute(epsilon=…, exp_epsilon=…)`` and the registered
+    results it rests on (registry keys, for the certificate's lemma chain)."""
+
+    name: str
+    compute: Callable
+    results: tuple
+    module: str
+
+
+def upper_routes(mech, n: int) -> list:
+    """The certified upper bounds on δ(ε) that apply to ``mech`` at ``n`` users, cheapest first.
+
+    Cost: the clone pair and the merged view ``O(n log(1/tol))``; the exact view ``O(n^{3/2})``
+    (only for ``n ≤`` :data:`EXACT_BLANKET_MAX_N`); the geometric enumeration only for few histograms.
+    """
+    out = [
+        Route(
+            CLONE,
+            lambda **kw: oracles.clone_delta(mech, n, **kw),
+            ("FO clone identity",),
+            "exact.mechanisms.oracles.clone_delta",
+        )
+    ]
+    if isinstance(mech, oracles._FourValue):
+        gamma = f"FO gamma [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
+        law = f"FO L law [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
+        out.append(
+            Route(
+                BLANKET_MERGED,
+                lambda **kw: oracles.blanket_view_delta_merged(mech, n, **kw),
+                ("BBGN19 Lemma 5.3", gamma, law, "FO L values", "FO merged blanket view"),
+                "exact.mechanisms.oracles.blanket_view_delta_merged",
+            )
+        )
+        if n <= EXACT_BLANKET_MAX_N:
+            out.append(
+                Route(
+                    BLANKET_EXACT,
+                    lambda **kw: BLANKET_VIEW(mech, n, **kw),
+                    ("BBGN19 Lemma 5.3", gamma, law, "FO L values"),
+                    f"exact.mechanisms.oracles.{BLANKET_VIEW.__name__}",
+                )
+            )
+    elif isinstance(mech, oracles.Geometric) and _geometric_small(mech, n):
+        out.append(
+            Route(
+                GEOMETRIC_ENUM,
+                lambda **kw: oracles.blanket_view_delta_enumerate(mech, n, **kw),
+                ("BBGN19 Lemma 5.3", "FO gamma [geometric]"),
+                "exact.mechanisms.oracles.blanket_view_delta_enumerate",
+            )
+        )
+    return out
+
+
+def upper_bounds(mech, n: int, *, epsilon=None, exp_epsilon=None) -> dict:
+    """``{name: certified upper bound on δ(ε)}`` for every route of :func:`upper_routes` (one that fails on its
+    own resource guard is left out; the clone pair always applies)."""
+    out = {}
+    for r in upper_routes(mech, n):
+        try:
+            out[r.name] = r.compute(epsilon=epsilon, exp_epsilon=exp_epsilon)
+        except BlanketError:
+            if r.name == CLONE:
+                raise
+    return out
+
+
+def _q(x) -> fmpq:
+    return x if isinstance(x, fmpq) else fmpq(x.numerator, x.denominator)
+
+
+def upper_value(mech, n: int, *, epsilon=None, exp_epsilon=None) -> fmpq:
+    """The exact upper end of :func:`best_upper`: itself a certified upper bound on δ(ε), and always comparable.
+
+    For calibration: an enclosure whose width comes from a windowing tolerance (not from the precision) can
+    straddle a target at every precision; its upper end never does, and stays on the safe side.
+    """
+    v = best_upper(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)[0]
+    return v if isinstance(v, fmpq) else _q(arith.endpoints(v)[1])
+
+
+def lower_value(mech, n: int, *, epsilon=None, exp_epsilon=None) -> fmpq | None:
+    """The exact lower end (at least 0) of :func:`lower_bound`: a certified lower bound, always comparable."""
+    v = lower_bound(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)[0]
+    if v is None:
+        return None
+    return v if isinstance(v, fmpq) else max(fmpq(0), _q(arith.endpoints(v)[0]))
+
+
+def best_upper(mech, n: int, *, epsilon=None, exp_epsilon=None) -> tuple:
+    """``(value, name, {name: value})``: the smallest certified upper bound (by upper ends) and every candidate."""
+    every = upper_bounds(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)
+    name = min(every, key=lambda k: upper_end(every[k]))
+    return every[name], name, every
+
+
+def lower_bound(mech, n: int, *, epsilon=None, exp_epsilon=None) -> tuple:
+    """``(value, dataset text)``: the exact δ(ε) of a concrete neighbouring pair, or ``(None, reason)``.
+
+    ``ldp`` and the four-value records: ``x^n`` vs ``x^{n−1}x'`` (:func:`oracles.same_family_delta`,
+    ``O(n log(1/tol))``).  Geometric: all other users hold 0, the differing user 0 vs m−1 (explicit
+    histograms, small ``n`` only).
+    """
+    kw = {"epsilon": epsilon, "exp_epsilon": exp_epsilon}
+    if isinstance(mech, oracles.Geometric):
+        if not _geometric_small(mech, n):
+            return None, "no concrete-dataset route for the geometric mechanism at this n (explicit histograms only)"
+        from blanket.exact.shuffled.enumerate import delta_dataset
+
+        v = delta_dataset(mech.matrix(), [0] * (n - 1), 0, mech.m - 1, **kw)
+        return getattr(v, "value", v), f"all other {n - 1} users hold 0; the differing user holds 0 versus {mech.m - 1}"
+    if isinstance(mech, oracles.LDP):  # one member of the class: binary RR with the same epsilon0, dataset c = 0
+        from blanket.exact.mechanisms.finite import KRR
+        from blanket.exact.shuffled.binary import delta_binary
+
+        rr = KRR(2, mech.epsilon0) if mech.epsilon0 is not None else KRR(2, exp_epsilon0=mech.exp_epsilon0_exact)
+        return (
+            delta_binary(rr, n, 0, **kw),
+            f"the randomizer is binary randomized response with the same epsilon0 (one epsilon0-LDP randomizer); "
+            f"all other {n - 1} users hold 0, the differing user holds 1 versus 0",
+        )
+    return (
+        oracles.same_family_delta(mech, n, **kw),
+        f"all other {n - 1} users hold the differing user's first value x (x^n versus x^(n-1) x')",
+    )

@@ -1,0 +1,179 @@
+"""``blanket delta|epsilon`` for the closed-form records (ldp, oue, sue, olh, hadamard, subset, geometric).
+
+Best certified bound wins (:mod:`blanket.exact.shuffled.certified`): every applicable certified upper
+bound is evaluated and the smallest reported, named; the lower end is the exact δ of a concrete dataset.
+``--dataset worst``/``bracket`` prints the certified bracket, ``blanket`` the best upper bound alone,
+``same`` the concrete dataset alone.
+"""
+
+from __future__ import annotations
+
+from blanket.exact.numbers import arith
+from blanket.reports.commands import _profile_common as common
+
+_REL = arith.exact("1e-12")
+_ABS = arith.exact("1e-30")
+
+
+def _at_precision(fun, cap: int):
+    """``fun()`` at doubling precision until every ball in its result is narrow (relative 1e-12, or absolute
+    1e-30), the cap is hit, or doubling stops narrowing them (a windowing tolerance, not precision, limits them)."""
+    prec, last = arith.DEFAULT_PREC, None
+    while True:
+        with arith.precision(prec):
+            out = fun()
+            vals = [v for v in _values(out) if v is not None]
+            width = sum(_width(v) for v in vals)
+            if prec >= cap or all(_narrow(v) for v in vals) or (last is not None and 2 * width > last):
+                return out, prec
+        last = width
+        prec = min(2 * prec, cap)
+
+
+def _width(v):
+    from flint import arb
+
+    if not isinstance(v, arb):
+        return 0
+    if not v.is_finite():
+        return arith.exact(10) ** 300
+    lo, hi = arith.endpoints(v)
+    return arith.exact(hi - lo)
+
+
+def _values(out):
+    for x in out if isinstance(out, tuple) else (out,):
+        if isinstance(x, tuple):
+            yield from _values(x)
+        elif isinstance(x, dict):
+            yield from x.values()
+        elif not isinstance(x, str):
+            yield x
+
+
+def _narrow(v) -> bool:
+    from flint import arb
+
+    if not isinstance(v, arb):
+        return True
+    if not v.is_finite():
+        return False
+    lo, hi = arith.endpoints(v)
+    return arith.exact(hi - lo) <= max(_REL * arith.exact(abs(hi)), _ABS)
+
+
+def run_delta(args, inp) -> int:
+    from blanket.exact.shuffled import certified as cb
+
+    mech, n, eps, ds = inp.mechanism, inp.n, inp.epsilon, inp.dataset
+
+    def fun():
+        up = cb.best_upper(mech, n, epsilon=eps) if ds != "same" else (None, None, {})
+        lo = cb.lower_bound(mech, n, epsilon=eps) if ds != "blanket" else (None, None)
+        return up, lo
+
+    ((uv, uname, every), (lv, lwhere)), prec = _at_precision(fun, inp.cap)
+    relation = {"blanket": "upper", "same": "lower"}.get(ds, "bracket")
+    payload = {"command": "delta", **inp.describe(), "epsilon": common._s(eps), "relation": relation}
+    if uv is not None:
+        payload["upper"] = {"value": common.interval(uv, inp.digits)["upper"], "from": uname}
+        payload["upper_bounds"] = {k: common.interval(v, inp.digits) for k, v in every.items()}
+    if lv is not None:
+        payload["lower"] = {"value": common.interval(lv, inp.digits)["lower"], "from": lwhere}
+    elif lwhere:
+        payload["lower_unavailable"] = lwhere
+    payload["delta"] = (
+        common.interval(uv, inp.digits)
+        if relation == "upper"
+        else common.interval(lv, inp.digits)
+        if relation == "lower"
+        else {"lower": payload.get("lower", {}).get("value", "0"), "upper": payload["upper"]["value"]}
+    )
+    payload["precision_bits"] = prec
+    lines = [f"for {common.mechanism_phrase(inp)}, shuffled among n = {n} users."]
+    if uv is not None:
+        lines.append(f"Certified UPPER bound (every dataset): delta <= {payload['upper']['value']}, from the {uname}.")
+        for k, v in every.items():
+            lines.append(f"  {k}: <= {common.interval(v, inp.digits)['upper']}")
+    if lv is not None:
+        lines.append(
+            f"Certified LOWER bound (a concrete dataset): delta >= {payload['lower']['value']}, on the dataset where "
+            f"{lwhere}."
+        )
+    elif lwhere:
+        lines.append(f"No certified lower bound: {lwhere}.")
+    d = payload["delta"]
+    head = f"delta(epsilon = {common._s(eps)}) in [{d['lower']}, {d['upper']}]"
+    if relation == "upper":
+        head = f"delta(epsilon = {common._s(eps)}) <= {d['upper']}"
+    elif relation == "lower":
+        head = f"delta(epsilon = {common._s(eps)}) >= {d['lower']}"
+    text = "\n".join(
+        [head, *lines, f"(Certified enclosures, outward rounded; computed in ball arithmetic at {prec} bits.)"]
+    )
+    common.emit(args, payload, text)
+    return 0
+
+
+def _epsilon_hi(mech):
+    """A rational ≥ ε0: every certified bound here is 0 at ε ≥ ε0."""
+    with arith.precision(128):
+        e = mech.exp_epsilon0()
+        lnv = arith.ball(e).log()
+        hi = arith.exact(arith.endpoints(lnv)[1])
+    return max(hi, arith.exact("1e-6"))
+
+
+def run_epsilon(args, inp, rel_tol) -> int:
+    from blanket.exact.accounting.calibrate import epsilon_for_delta
+    from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
+    from blanket.exact.shuffled import certified as cb
+
+    mech, n, target, ds = inp.mechanism, inp.n, inp.delta, inp.dataset
+    hi = _epsilon_hi(mech)
+    payload = {"command": "epsilon", **inp.describe(), "delta": common._s(target)}
+    lines = [f"for {common.mechanism_phrase(inp)}, shuffled among n = {n} users."]
+    up_eps = lo_eps = None
+    if ds != "same":
+        br = epsilon_for_delta(
+            lambda e: cb.upper_value(mech, n, epsilon=e), target, hi=hi, rel_tol=rel_tol, cap=inp.cap
+        )
+        up_eps = br.upper
+        with arith.precision(br.prec):
+            _, uname, every = cb.best_upper(mech, n, epsilon=up_eps)
+        payload["upper"] = {"value": arith.decimal_string(up_eps, inp.digits, up=True), "from": uname}
+        lines.append(
+            f"Certified: delta({payload['upper']['value']}) <= {common._s(target)} by the {uname} "
+            f"(the smallest of: {', '.join(every)})."
+        )
+    if ds != "blanket":
+        lv, lwhere = (None, None)
+        try:
+            with arith.precision(arith.DEFAULT_PREC):
+                lv, lwhere = cb.lower_bound(mech, n, epsilon=0)
+            if lv is not None:
+                lbr = epsilon_for_delta(
+                    lambda e: cb.lower_value(mech, n, epsilon=e), target, hi=hi, rel_tol=rel_tol, cap=inp.cap
+                )
+                if lbr.lower < lbr.upper:
+                    lo_eps = lbr.lower
+        except (InfeasibleTarget, Undecided):
+            lo_eps = None
+        if lo_eps is not None:
+            payload["lower"] = {"value": arith.decimal_string(lo_eps, inp.digits, up=False), "from": lwhere}
+            lines.append(
+                f"Certified: delta({payload['lower']['value']}) > {common._s(target)} on the dataset where {lwhere}: "
+                "no smaller epsilon can be claimed."
+            )
+        elif lwhere:
+            lines.append(f"No certified lower end ({lwhere}).")
+    relation = {"blanket": "upper", "same": "lower"}.get(ds, "bracket")
+    payload["relation"] = relation
+    payload["epsilon"] = {
+        "lower": payload.get("lower", {}).get("value", "0"),
+        "upper": payload.get("upper", {}).get("value", "inf"),
+    }
+    e = payload["epsilon"]
+    head = f"epsilon(delta = {common._s(target)}) in [{e['lower']}, {e['upper']}]"
+    common.emit(args, payload, "\n".join([head, *lines]))
+    return 0
