@@ -438,9 +438,7 @@ class ShuffleAccountant:
         up = self._pld(g, "upper").get_epsilon(dt)
         pl = self._pld(g, "lower").get_epsilon(dt)
         lows = [
-            p.get_epsilon(dt)
-            for k in ("low-fwd", "low-bwd")
-            if (p := self._pld(self._lower_grid(g), k)) is not None
+            p.get_epsilon(dt) for k in ("low-fwd", "low-bwd") if (p := self._pld(self._lower_grid(g), k)) is not None
         ]
         lo = max(lows) if lows else fmpq(0)  # no round has a concrete pair (geometric only): 0
         pld_upper = math.inf if up is None else _frac(up)
@@ -481,9 +479,7 @@ class ShuffleAccountant:
             up = self._pld(g, "upper").get_delta(eps)
             pl = self._pld(g, "lower").get_delta(eps)
             lows = [
-                p.get_delta(eps)
-                for k in ("low-fwd", "low-bwd")
-                if (p := self._pld(self._lower_grid(g), k)) is not None
+                p.get_delta(eps) for k in ("low-fwd", "low-bwd") if (p := self._pld(self._lower_grid(g), k)) is not None
             ]
             u = min(Fraction(1), arith.endpoints(up)[1])
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
