@@ -38,7 +38,7 @@ import math
 import sympy as sp
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.proofs import _blanket_numeric as num
+from blanket.exact.shuffled import amplification as num
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 from flint import arb, fmpq
 
@@ -682,7 +682,7 @@ def _blanket_view_krr(k, epsilon0, epsilon, n, **_):
 
     Uses ``exact.shuffled.krr.delta_blanket_view`` (windowed with a
     certified tail) when available, else the sympy ``Sum`` term by term
-    (:func:`proofs._blanket_numeric.blanket_sum`, O(n³) — small n only).
+    (:func:`exact.shuffled.amplification.blanket_sum`, O(n³) — small n only).
     """
     kk, nn = _as_int(k, "k"), _as_int(n, "n")
     try:
@@ -778,7 +778,7 @@ LEMMA_A_3 = register(
         mechanisms=("krr", "any"),
         status_note="derived ✔ (exact equality on 2-RR/3-RR and random matrices with rational entries)",
         spec=f"{SPEC} §4 Appendix A",
-        notes="Holds for any finite randomizer; tests check it as an exact rational equality (proofs._blanket_numeric.multiset_divergence vs eplus_law).",
+        notes="Holds for any finite randomizer; tests check it as an exact rational equality (exact.shuffled.amplification.multiset_divergence vs eplus_law).",
         numeric={"lhs": _lemma_a3_lhs},
         grid=({"k": 2, "epsilon0": "1", "epsilon": "1/2", "m": 4}, {"k": 3, "epsilon0": "2", "epsilon": "1/4", "m": 3}),
     )
@@ -1259,7 +1259,7 @@ def _bennett_numeric(g, bplus, c):
     ``r = exp(−(c/b₊²) h(ab₊/c))`` (both evaluated with arb_eval from the same
     sympy expression at m = 0 and m = 1), so
     ``Σ_{m=1}^n C(n,m) g^m (1−g)^{n−m} K r^m = K((1−g+gr)^n − (1−g)^n)``
-    exactly (:func:`proofs._blanket_numeric.geometric_binomial_sum`): O(log n),
+    exactly (:func:`exact.shuffled.amplification.geometric_binomial_sum`): O(log n),
     no windowing, nothing left out.  Returns exact 0 when b₊ ≤ 0 (then L ≤ 0
     a.s. and the expectation vanishes); when the ball of b₊ contains 0,
     max(its rational upper end, 2⁻¹⁰) is used (Lemma 5.6 holds for any

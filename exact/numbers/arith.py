@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 
 from blanket.exact.numbers.errors import FloatRefused, InvalidArgument, Undecided
@@ -140,7 +140,7 @@ def exact_in(value, name: str, *, lo=None, hi=None, lo_open=False, hi_open=False
 
 
 def integer_in(value, name: str, *, lo=None, hi=None) -> int:
-    """Parse an integer argument (int or a decimal string of an integer) and check its range.
+    """Parse an integer argument (int, an integral ``fmpq`` or a decimal string of an integer) and check its range.
 
     >>> integer_in("10", "n", lo=2)
     10
@@ -153,6 +153,10 @@ def integer_in(value, name: str, *, lo=None, hi=None) -> int:
         raise InvalidArgument(name, value, "must be an integer, not a boolean")
     if isinstance(value, (int, fmpz)):
         v = int(value)
+    elif isinstance(value, fmpq):
+        if value.q != 1:
+            raise InvalidArgument(name, value, "must be an integer")
+        v = int(value.p)
     elif isinstance(value, str) and re.match(r"^\s*[+-]?\d+\s*$", value):
         from blanket.exact.numbers.guards import check_decimal_text
 
@@ -222,6 +226,52 @@ def log_ball(x) -> arb:
 
 def is_exact_number(x) -> bool:
     return isinstance(x, (int, fmpq, fmpz, Fraction)) and not isinstance(x, bool)
+
+
+def is_zero(x) -> bool:
+    """Certainly zero: an exact 0, or a ball of radius 0 centred at 0 (an ``arb`` that merely contains 0 is not).
+
+    >>> is_zero(fmpq(0)), is_zero(arb(0)), is_zero(arb(0, 1e-10)), is_zero(0)
+    (True, True, False, True)
+    """
+    if isinstance(x, arb):
+        return bool(x.is_zero())
+    if isinstance(x, (fmpq, fmpz, int, Fraction)) and not isinstance(x, bool):
+        return x == 0
+    return False
+
+
+def maximum(values: Iterable) -> fmpq | arb:
+    """The largest of exact numbers and balls: exact while every value is exact, else a ball enclosing the max.
+
+    ``arb.max`` encloses ``max(a, b)`` for every pair of points of the two balls, so the result contains the true
+    maximum.  An empty ``values`` gives exact 0 (the callers maximise non-negative ratios).  O(len(values)).
+
+    >>> maximum([fmpq(1, 3), fmpq(1, 2)])
+    1/2
+    >>> maximum([])
+    0
+    """
+    out = None
+    for v in values:
+        if out is None:
+            out = v
+        elif isinstance(out, fmpq) and isinstance(v, fmpq):
+            out = max(out, v)
+        else:
+            out = ball(out).max(ball(v))
+    return out if out is not None else fmpq(0)
+
+
+def minimum(x, y) -> fmpq | arb:
+    """The smaller of two exact numbers or balls (a ball min encloses the min of every pair of points).
+
+    >>> minimum(fmpq(1, 3), fmpq(1, 2))
+    1/3
+    """
+    if isinstance(x, fmpq) and isinstance(y, fmpq):
+        return min(x, y)
+    return ball(x).min(ball(y))
 
 
 # ---------------------------------------------------------------- three-valued comparisons

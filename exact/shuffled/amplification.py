@@ -1,7 +1,7 @@
 """Sums over the privacy-amplification variable ``L`` of Balle et al. (Lemma 5.3, Lemma A.3, Lemma 5.7).
 
-Moved here from ``proofs/_blanket_numeric.py`` (issue 14: numerics live in
-``exact/``; ``proofs/_blanket_numeric`` re-exports every name).  Each routine
+Moved here from the former ``proofs/_blanket_numeric.py`` (issue 14: numerics live in
+``exact/``; ``proofs/blanket.py`` imports this module directly).  Each routine
 is the *evaluation* of a sympy expression held by a :class:`proofs.core.Result`
 in ``proofs/blanket.py``, or an exact reference value a bound is compared
 with.
