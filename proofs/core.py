@@ -95,24 +95,23 @@ def _raise(msg):
     raise EvaluationError(msg)
 
 
-def _floor(x):
+def _rounded(x, how: str):
+    """``floor`` or ``ceil`` (``how``) of an exact number or a ball, as an exact integer; a ball whose rounding is not
+    one integer at this precision raises :class:`Undecided` (precision escalates)."""
     if _is_exact(x):
-        return fmpq(x.floor())
-    f = x.floor()
-    u = f.unique_fmpz()
+        return fmpq(getattr(x, how)())
+    u = getattr(x, how)().unique_fmpz()
     if u is None:
-        raise Undecided(f"floor of {x} is not determined at this precision")
+        raise Undecided(f"{'floor' if how == 'floor' else 'ceiling'} of {x} is not determined at this precision")
     return fmpq(u)
+
+
+def _floor(x):
+    return _rounded(x, "floor")
 
 
 def _ceil(x):
-    if _is_exact(x):
-        return fmpq(x.ceil())
-    f = x.ceil()
-    u = f.unique_fmpz()
-    if u is None:
-        raise Undecided(f"ceiling of {x} is not determined at this precision")
-    return fmpq(u)
+    return _rounded(x, "ceil")
 
 
 def _minmax(args, is_max):

@@ -67,14 +67,6 @@ def _check(p, q):
     return _norm(p, "p"), _norm(q, "q")
 
 
-def _add(a, b):
-    return b + a if isinstance(b, arb) else a + b
-
-
-def _pos(x):
-    return arith.positive_part(x)
-
-
 def hockey_stick(p: Vec, q: Vec, *, epsilon=None, exp_epsilon=None, p_tail=0, q_tail=0):
     """``D_{e^ε}(p‖q) = Σ_y [p(y) − e^ε q(y)]_+``.
 
@@ -87,7 +79,7 @@ def hockey_stick(p: Vec, q: Vec, *, epsilon=None, exp_epsilon=None, p_tail=0, q_
     ee = arith.exp_param(epsilon, exp_epsilon)
     s = fmpq(0)
     for a, b in zip(p, q):
-        s = _add(s, _pos(a - ee * b))
+        s = arith.add(s, arith.positive_part(a - ee * b))
     pt = arith.exact(p_tail) if not isinstance(p_tail, arb) else p_tail
     if isinstance(pt, fmpq) and pt == 0:
         return s
@@ -122,7 +114,7 @@ def renyi_moment(p: Vec, q: Vec, order):
             term = a**k / b ** (k - 1)
         else:
             term = (arith.ball(a).log() * arith.ball(lam) + arith.ball(b).log() * (1 - arith.ball(lam))).exp()
-        s = _add(s, term)
+        s = arith.add(s, term)
     return s
 
 

@@ -241,6 +241,21 @@ def is_zero(x) -> bool:
     return False
 
 
+def add(a, b):
+    """``a + b`` where either side may be a ball: ``fmpq + arb`` is not defined in python-flint, so the ball goes
+    first (addition commutes; the result is the same enclosure).
+
+    >>> add(fmpq(1, 2), arb(1)).contains(fmpq(3, 2)), add(fmpq(1, 2), fmpq(1, 3))
+    (True, 5/6)
+    """
+    return b + a if isinstance(b, arb) else a + b
+
+
+def mul(a, b):
+    """``a * b`` where either side may be a ball (the ball goes first, as in :func:`add`)."""
+    return b * a if isinstance(b, arb) else a * b
+
+
 def maximum(values: Iterable) -> fmpq | arb:
     """The largest of exact numbers and balls: exact while every value is exact, else a ball enclosing the max.
 

@@ -20,7 +20,7 @@ value; nothing here knows about sympy.  The component laws and their convolution
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
@@ -192,21 +192,32 @@ def cor37_exact(r, tau, q, m):
     return arith.ball(best).log() if not (isinstance(best, fmpq) and best == 1) else fmpq(0)
 
 
+def pair_directions(m: int) -> Iterator[tuple[int, int, int, int]]:
+    """Every ordered input pair ``(a, b)`` in ``0..m-1`` against ``(c, 0)``, ``c = (a + b) mod m``, in both
+    directions: ``(a, b, c, 0)`` then ``(c, 0, a, b)``.  O(m^2) tuples."""
+    for a_ in range(m):
+        for b_ in range(m):
+            c_ = (a_ + b_) % m
+            yield (a_, b_, c_, 0)
+            yield (c_, 0, a_, b_)
+
+
+def max_ratio_on_support(best: Number, lhs: Iterable[Number], rhs: Iterable[Number]) -> Number:
+    """``max(best, max_y lhs[y]/rhs[y])`` over the ``y`` where ``lhs[y]`` is not certainly zero (exact or a ball
+    enclosing the max).  The caller guarantees ``rhs[y] > 0`` there.  O(len(lhs))."""
+    for x, y in zip(lhs, rhs):
+        if not arith.is_zero(x):
+            best = arith.maximum([best, x / y])
+    return best
+
+
 def claim38_ratio(X, Y, r, tau, m):
     """``max_y (X_a*Y_b)[y] / RHS(y)`` over all pairs and both directions (<= 1 iff Claim 3.8 holds there)."""
     agg = aggregator(m, tau, fmpq(1, 2), r=r)
     G = xt.Groups(agg)
-    best = fmpq(0)
-    for a_ in range(agg.m):
-        for b_ in range(agg.m):
-            c_ = (a_ + b_) % agg.m
-            for pa, pb, pc, pd in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
-                lhs = G.conv(X, pa, Y, pb)
-                rhs = G.pairing_rhs(X, pa, Y, pb, pc, pd)
-                for x, y in zip(lhs, rhs):
-                    if arith.is_zero(x):
-                        continue
-                    best = arith.maximum([best, x / y])
+    best: Number = fmpq(0)
+    for pa, pb, pc, pd in pair_directions(agg.m):
+        best = max_ratio_on_support(best, G.conv(X, pa, Y, pb), G.pairing_rhs(X, pa, Y, pb, pc, pd))
     return best
 
 
@@ -214,14 +225,9 @@ def claim38_same_index_ratio(r, tau, m):
     """``max_y (E_a*E_b)[y] / K (E_c*E_d)[y]`` over pairs and directions (<= 1 iff the same-index pairing holds)."""
     agg = aggregator(m, tau, fmpq(1, 2), r=r)
     G = xt.Groups(agg)
-    best = fmpq(0)
-    for a_ in range(agg.m):
-        for b_ in range(agg.m):
-            c_ = (a_ + b_) % agg.m
-            for pa, pb, pc, pd in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
-                for x, y in zip(G.conv("E", pa, "E", pb), G.same_index_rhs(pa, pb, pc, pd)):
-                    if not arith.is_zero(x):
-                        best = arith.maximum([best, x / y])
+    best: Number = fmpq(0)
+    for pa, pb, pc, pd in pair_directions(agg.m):
+        best = max_ratio_on_support(best, G.conv("E", pa, "E", pb), G.same_index_rhs(pa, pb, pc, pd))
     return best
 
 

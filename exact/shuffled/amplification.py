@@ -30,19 +30,8 @@ from collections.abc import Sequence
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.krr import expected_positive_part
 from flint import arb, fmpq
-
-
-def _add(acc, v):
-    return v + acc if isinstance(v, arb) else acc + v
-
-
-def _mul(a, b):
-    return b * a if isinstance(b, arb) else a * b
-
-
-def _pos(x):
-    return arith.positive_part(x)
 
 
 # ----------------------------------------------------------------- the amplification variable L
@@ -65,6 +54,13 @@ def krr_law(k: int, exp_epsilon0, exp_epsilon) -> list:
     return law
 
 
+def _count(m: int) -> int:
+    """A number of summands ``m``, checked ``>= 0`` (:class:`InvalidArgument` otherwise)."""
+    if m < 0:
+        raise InvalidArgument("m", m, "must be >= 0")
+    return m
+
+
 def eplus_krr(m: int, k: int, exp_epsilon0, exp_epsilon, *, engine=None):
     """``E[(Σ_{i=1}^m L_i)_+]`` for i.i.d. k-RR amplification variables, through the four-atom engine.
 
@@ -81,12 +77,8 @@ def eplus_krr(m: int, k: int, exp_epsilon0, exp_epsilon, *, engine=None):
     >>> eplus_krr(7, 3, fmpq(2), fmpq(5, 4)) == eplus_krr_sum(7, 3, fmpq(2), fmpq(5, 4))
     True
     """
-    if m < 0:
-        raise InvalidArgument("m", m, "must be >= 0")
-    if m == 0:
+    if _count(m) == 0:
         return fmpq(0)
-    from blanket.exact.shuffled.krr import expected_positive_part
-
     law = krr_law(k, exp_epsilon0, exp_epsilon)
     (v1, p1), (v2, p2) = law[0], law[1]
     bulk = (law[2][1], law[2][0]) if k > 2 else (fmpq(0), fmpq(0))
@@ -105,9 +97,7 @@ def eplus_krr_sum(m: int, k: int, exp_epsilon0, exp_epsilon):
     >>> eplus_krr_sum(1, 2, fmpq(3), fmpq(1))   # γ = 1/2, L = ±1 w.p. 1/2
     1/2
     """
-    if m < 0:
-        raise InvalidArgument("m", m, "must be >= 0")
-    if m == 0:
+    if _count(m) == 0:
         return fmpq(0)
     law = krr_law(k, exp_epsilon0, exp_epsilon)
     (v1, _), (v2, _) = law[0], law[1]
@@ -116,14 +106,14 @@ def eplus_krr_sum(m: int, k: int, exp_epsilon0, exp_epsilon):
     if k == 2:
         for i in range(m + 1):
             w = fmpq(math.comb(m, i), 2**m)
-            out = _add(out, _mul(w, _pos(i * v1 + (m - i) * v2)))
+            out = arith.add(out, arith.mul(w, arith.positive_part(i * v1 + (m - i) * v2)))
         return out
     pk, p0 = fmpq(1, k), fmpq(k - 2, k)
     for i in range(m + 1):
         for j in range(m - i + 1):
             r = m - i - j
             w = fmpq(math.comb(m, i) * math.comb(m - i, j)) * pk ** (i + j) * p0**r
-            out = _add(out, _mul(w, _pos(i * v1 + j * v2 + r * v0)))
+            out = arith.add(out, arith.mul(w, arith.positive_part(i * v1 + j * v2 + r * v0)))
     return out
 
 
@@ -141,7 +131,7 @@ def eplus_law(law: Sequence, m: int):
             pts = [(s + v, p * q) for s, p in pts for v, q in law]
         out = fmpq(0)
         for s, p in pts:
-            out = _add(out, _mul(p, _pos(s)))
+            out = arith.add(out, arith.mul(p, arith.positive_part(s)))
         return out
     for _ in range(m):
         new = {}
@@ -151,7 +141,7 @@ def eplus_law(law: Sequence, m: int):
         dist = new
     out = fmpq(0)
     for s, p in dist.items():
-        out = _add(out, _mul(p, _pos(s)))
+        out = arith.add(out, arith.mul(p, arith.positive_part(s)))
     return out
 
 
@@ -165,8 +155,8 @@ def blanket_sum(n: int, gamma, eplus) -> object:
     """
     out = fmpq(0)
     for m in range(1, n + 1):
-        w = _mul(fmpq(math.comb(n, m)), _mul(gamma**m, (1 - gamma) ** (n - m)))
-        out = _add(out, _mul(w, eplus(m)))
+        w = arith.mul(fmpq(math.comb(n, m)), arith.mul(gamma**m, (1 - gamma) ** (n - m)))
+        out = arith.add(out, arith.mul(w, eplus(m)))
     return out / (gamma * n)
 
 
@@ -222,8 +212,8 @@ def multiset_divergence(mech, m: int, x: int, x2: int, exp_epsilon):
             w = fmpq(c)
             for yy, gi in enumerate(g):
                 if gi:
-                    w = _mul(w, om[yy] ** gi)
-            p = _add(p, _mul(w, mu[y]))
-            q = _add(q, _mul(w, mu2[y]))
-        out = _add(out, _pos(p - _mul(exp_epsilon, q)))
+                    w = arith.mul(w, om[yy] ** gi)
+            p = arith.add(p, arith.mul(w, mu[y]))
+            q = arith.add(q, arith.mul(w, mu2[y]))
+        out = arith.add(out, arith.positive_part(p - arith.mul(exp_epsilon, q)))
     return out

@@ -84,6 +84,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from blanket.exact.laws import binomial as laws
@@ -384,6 +385,16 @@ def _suffix_sums(values: list, last) -> list:
     return out
 
 
+def smaller_group_first(n: int, c: int, p: Any, f: Any) -> tuple[int, Any, int, Any]:
+    """``(mA, qA, mB, qB)``: the two binomial groups of the other ``n - 1`` users (``c`` holders of 1 reporting 1 with
+    probability ``p``, ``n - 1 - c`` holders of 0 with probability ``f``), the smaller group first (its window is the
+    one walked; the windows' cost is linear in the group sizes).  O(1)."""
+    mA, qA, mB, qB = c, p, n - 1 - c, f
+    if mA > mB:
+        mA, qA, mB, qB = mB, qB, mA, qA
+    return mA, qA, mB, qB
+
+
 class _ConvLaw:
     """K_other = Bin(c, p) + Bin(n−1−c, f) on windows, for both directions of one dataset (``0 < c < n−1``).
 
@@ -400,10 +411,7 @@ class _ConvLaw:
     """
 
     def __init__(self, n, c, p, f, a, b):
-        mA, qA, mB, qB = c, p, n - 1 - c, f
-        if mA > mB:
-            mA, qA, mB, qB = mB, qB, mA, qA
-        self.params = (mA, qA, mB, qB)
+        mA, qA, mB, qB = self.params = smaller_group_first(n, c, p, f)
         self.a, self.b = a, b
         tol = _tau()
         self.Av, self.oA, TA = laws.window(mA, qA, tol)
@@ -585,10 +593,7 @@ class _ConvLawR(_ConvLaw):
     MARGIN = MAX_TSTAR_CANDIDATES + 4
 
     def __init__(self, n, c, p, f, a, b):
-        mA, qA, mB, qB = c, p, n - 1 - c, f
-        if mA > mB:
-            mA, qA, mB, qB = mB, qB, mA, qA
-        self.params = (mA, qA, mB, qB)
+        mA, qA, mB, qB = self.params = smaller_group_first(n, c, p, f)
         self.a, self.b = a, b
         self.mB, self.qB = mB, qB
         self.Av, self.oA, TA = laws.window(mA, qA, _tau())

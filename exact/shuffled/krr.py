@@ -151,16 +151,6 @@ def _to_ball_mode(x):
     return x
 
 
-def _add(a, b):
-    return b + a if isinstance(b, arb) else a + b
-
-
-def _max(a, b):
-    if isinstance(a, fmpq) and isinstance(b, fmpq):
-        return max(a, b)
-    return arith.ball(a).max(arith.ball(b))
-
-
 def _ee(epsilon, exp_epsilon):
     return arith.exp_param(epsilon, exp_epsilon)
 
@@ -741,7 +731,7 @@ def _vmax(atoms):
     vmax = fmpq(0)
     for p, v in atoms:
         if not _is_zero(p):
-            vmax = _max(vmax, v)
+            vmax = arith.maximum((vmax, v))
     return vmax
 
 
@@ -882,7 +872,7 @@ def _fast_positive_part(n: int, atoms, tol, blocks=None, level: int = 0):
     vmax = fmpq(0)
     for p, v in ((pb, vb), (pt, vt), (pn, vn), (pr, vr)):
         if not _is_zero(p):
-            vmax = _max(vmax, v)
+            vmax = arith.maximum((vmax, v))
     extra = gap
     if not _is_zero(s_tail):
         extra = extra + arith.ball(s_tail) * arith.ball(vmax) * n
@@ -1007,7 +997,7 @@ def expected_positive_part(
     vmax = fmpq(0)
     for p, v in ((pb, vb), (pt, vt), (pn, vn), (pr, vr)):
         if not _is_zero(p):
-            vmax = _max(vmax, v)
+            vmax = arith.maximum((vmax, v))
     err = arith.ball(leftout) * arith.ball(vmax) * n
     t = arith.ball(total)
     return t.union(t + err)
@@ -1117,7 +1107,7 @@ def delta_krr_family(
             n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.k}-RR {family} n={n}", engine=engine
         )
         v = v / n
-        out = v if out is None else _max(out, v)
+        out = v if out is None else arith.maximum((out, v))
     return out
 
 
@@ -1209,10 +1199,10 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
         for c, (v, pi) in zip(cs, atoms):
             if c:
                 prob = prob * pi**c
-                val = _add(val, c * v)
+                val = arith.add(val, c * v)
         if _is_zero(prob):
             continue
-        total = _add(total, prob * arith.positive_part(val))
+        total = arith.add(total, prob * arith.positive_part(val))
     return total / (g * n)
 
 
@@ -1288,7 +1278,7 @@ def delta_blanket_view(
     out = None
     for a, b in pairs:
         v = _blanket_view_enumerate(mech, n, a, b, ee)
-        out = v if out is None else _max(out, v)
+        out = v if out is None else arith.maximum((out, v))
     return out
 
 
