@@ -19,8 +19,11 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+from blanket.exact.accounting.calibrate import epsilon_for_delta
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.arith import precision
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
+from blanket.proofs.renyi import exact_epsilon_for_delta
 from flint import arb, fmpq
 
 PAPER = "EFMRTT19"
@@ -51,7 +54,6 @@ _SYMS = {
 
 
 def _ref_shuffled_rr(**params):
-    from blanket.proofs.renyi import exact_epsilon_for_delta
 
     nn = arith.integer_in(params.get("n", params.get("T")), "n", lo=1)
     e0 = arith.exact_in(params["epsilon0"], "epsilon0", lo=0)
@@ -158,7 +160,6 @@ def rr_composition_delta(kk: int, eps, eps_total):
 
 def _ref_composition(**params):
     """Exact ε'(δ') of k-fold binary RR (one ε-DP mechanism): a certified lower bound on the composed ε'."""
-    from blanket.exact.accounting.calibrate import epsilon_for_delta
 
     kk = arith.integer_in(params["k"], "k", lo=1)
     eps = arith.exact_in(params["epsilon"], "epsilon", lo=0, lo_open=True)
@@ -265,7 +266,6 @@ def certify_chain_box():
 
     Returns the certified upper bound on the ratio (a ball; < 1 proves the chain).
     """
-    from blanket.exact.numbers.arith import precision
 
     with precision(128):
         h = arb(fmpq(1, 2))

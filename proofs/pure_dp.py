@@ -182,6 +182,7 @@ of the mixed groups of a no-carry pair, where ``1 + phi`` is nearly attained).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import sympy as sp
@@ -206,7 +207,7 @@ from blanket.exact.protocols.pure_sum import (
 )
 from flint import arb, fmpq
 
-from .core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
+from .core import REGISTRY, Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 
 PAPER = "CY21"
 SPEC = "docs/reference/pure_dp.md"
@@ -1820,9 +1821,6 @@ register(
 
 def _stamp_reading():
     """Every Section 3 result carries the phrase "statement in this project's reading of the construction"."""
-    import dataclasses
-
-    from .core import REGISTRY
 
     for key, res in list(REGISTRY.items()):
         if res.paper == PAPER and res.status == "this project's reading" and READING not in res.notes:
@@ -1859,9 +1857,6 @@ _SECTIONS = {
 
 def _stamp_sections():
     """Each result's ``spec`` names its section of the reference (``docs/reference/pure_dp.md §3.4 Claim 3.4``)."""
-    import dataclasses
-
-    from .core import REGISTRY
 
     for key, res in list(REGISTRY.items()):
         if res.paper == PAPER and res.spec == SPEC and res.label in _SECTIONS:

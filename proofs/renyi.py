@@ -26,12 +26,13 @@ from __future__ import annotations
 import functools
 
 import sympy as sp
+from blanket.exact.accounting import profiles as xprof
 from blanket.exact.accounting import renyi as xr
 from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.proofs.core import EvaluationError, Hypothesis, Reference, Result, SymbolicCheck, register
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 
 PAPER = "GDDSK21"
 SPEC = "docs/reference/renyi.md"
@@ -105,7 +106,9 @@ def _special_moment(mm, eps0, order, prec):
     if mm == 1:
         keep, flip = mech.keep(), mech.flip()
         lamq = fmpq(order)
-        return xr._add(xr._mul(flip, xr._pow(keep / flip, lamq)), xr._mul(keep, xr._pow(flip / keep, lamq)))
+        return arith.add(
+            arith.mul(flip, arith.power(keep / flip, lamq)), arith.mul(keep, arith.power(flip / keep, lamq))
+        )
     return xr.moment_krr_family(mech, mm, "neighbour", order=order)
 
 
@@ -124,7 +127,6 @@ class BinaryRRMoment(sp.Function):
         mm = _int_arg(mm, "m")
         if mm < 1:
             raise EvaluationError(f"m must be >= 1 in E_m, got {mm}")
-        from flint import ctx
 
         return _special_moment(mm, _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec)
 
@@ -144,7 +146,6 @@ class BinaryRRWorstMoment(sp.Function):
     nargs = 3
 
     def _arb_eval(self, nn, e0, order):
-        from flint import ctx
 
         return _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec).moment
 
@@ -158,7 +159,6 @@ class BinaryRRWorstRenyi(sp.Function):
     nargs = 3
 
     def _arb_eval(self, nn, e0, order):
-        from flint import ctx
 
         return _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec).value
 
@@ -176,7 +176,6 @@ def exact_rdp(**params):
 
 
 def _prec():
-    from flint import ctx
 
     return ctx.prec
 
@@ -654,14 +653,9 @@ def _exact_epsilon_for_delta(nn, e0, d, prec):
     """Certified bracket ends of the exact ε(δ) of shuffled binary RR, as a ball [lower, upper].
 
     Uses :func:`exact.accounting.profiles.epsilon` (``dataset="worst"``: cheap candidate
-    datasets first, the worst-case sweep to certify); raises
-    :class:`EvaluationError` when it is not available.
+    datasets first, the worst-case sweep to certify).
     """
-    try:
-        from blanket.exact.accounting.profiles import epsilon
-    except ImportError as exc:  # pragma: no cover - depends on the foundation work
-        raise EvaluationError(f"needs exact.accounting.profiles from the foundation work ({exc})") from exc
-    br = epsilon(BinaryRR(epsilon0=e0), nn, delta=d, dataset="worst")
+    br = xprof.epsilon(BinaryRR(epsilon0=e0), nn, delta=d, dataset="worst")
     return arb(br.lower).union(arb(br.upper))
 
 

@@ -43,9 +43,12 @@ We encode what the proof gives and say so in the Result's ``notes``.
 from __future__ import annotations
 
 import sympy as sp
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.protocols import summation as xs
+from blanket.exact.shuffled.krr import delta_blanket_view
+from blanket.proofs.blanket import gamma_theorem_3_1
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 from flint import arb, fmpq
 
@@ -126,16 +129,8 @@ THEOREM_4_2 = sp.Min(n / (16 * (_N13 + 1) ** 2), sp.exp(-epsilon) * (HALF - delt
 def protocol_gamma(k_, n_, epsilon_, delta_):
     """Theorem 3.1's γ for the protocol's ``k+1`` levels: ``gamma_theorem_3_1(k + 1, n, ε, δ)`` (the encoding in ``proofs.blanket``).
 
-    A ball (or exact rational) at the current precision.  Raises
-    :class:`~exact.numbers.errors.InvalidArgument` if ``proofs.blanket`` has not
-    landed yet (it is imported lazily so this module registers regardless).
+    A ball (or exact rational) at the current precision.
     """
-    try:
-        from blanket.proofs.blanket import gamma_theorem_3_1
-    except ImportError as err:  # pragma: no cover - depends on the parallel work
-        raise InvalidArgument(
-            "proofs.blanket", "missing", "must provide gamma_theorem_3_1 (Theorem 3.1) for the protocol's gamma"
-        ) from err
     return gamma_theorem_3_1(k_ + 1, n_, epsilon_, delta_)
 
 
@@ -209,7 +204,6 @@ def blanket_view_delta(n_, epsilon_, delta_):
     rational) ≥ the true δ on every pair of neighbouring datasets.  Its cost
     is that of ``delta_blanket_view`` (O(n log(1/tol))).
     """
-    from blanket.exact.shuffled.krr import delta_blanket_view
 
     _, _, P = theorem_4_1_parameters(n_, epsilon_, delta_)
     with arith.precision(arith.DEFAULT_PREC):
@@ -266,7 +260,6 @@ def theorem_4_2_best(n_, epsilon_, delta_):
 # ============================================================ concrete randomizers for the lemmas
 def grid_krr(m_, exp_epsilon0_):
     """The ``m``-ary RR on the grid ``M`` (exact; outputs read as the midpoints): ``(mech, M)``."""
-    from blanket.exact.mechanisms.finite import KRR
 
     mm = xs._integer(m_, "m", lo=2)
     return KRR(mm, exp_epsilon0=exp_epsilon0_), xs.midpoints(mm)

@@ -35,12 +35,17 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import unicodedata
 
 import jinja2
+import sympy as sp
 from blanket.exact.numbers import arith
+from sympy.printing.pretty.stringpict import prettyForm
+
+from .output import atomic_write
 
 TEMPLATES = pathlib.Path(__file__).parent / "templates"
 
@@ -732,7 +737,6 @@ def compile_pdf(
                 else (out or b"").decode("utf-8", errors="replace")
             )
             return CompileResult(False, None, f"LaTeX failed (latexmk exit {proc.returncode})", log_excerpt(log))
-        from .output import atomic_write
 
         pdf_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(pdf_path, produced.read_bytes())
@@ -741,7 +745,6 @@ def compile_pdf(
 
 def _kill_group(proc) -> None:
     """Kill ``proc``'s whole process group (latexmk and its pdflatex) and reap it."""
-    import signal
 
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -778,7 +781,6 @@ _REL = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "==": "=", "!=": r"\ne"}
 
 def _width(expr) -> int:
     """Width of ``expr`` when typeset, estimated by sympy's 2-D pretty form (fractions stack, as in LaTeX)."""
-    import sympy as sp
 
     try:
         if isinstance(expr, sp.Basic) and expr.has(
@@ -801,7 +803,6 @@ def tidy(expr):
     >>> tidy(1 - k / (k + e - 1))
     (e - 1)/(e + k - 1)
     """
-    import sympy as sp
 
     def narrower(e):
         if not any(t.is_Mul or t.is_Pow for t in e.args):
@@ -816,7 +817,6 @@ def tidy(expr):
 
 
 def _bound_variables(exprs) -> set:
-    import sympy as sp
 
     out: set = set()
     for e in exprs:
@@ -830,7 +830,6 @@ def _bound_variables(exprs) -> set:
 
 def _abbreviate(exprs: list) -> tuple[list, list]:
     """Name the wide subexpressions that occur more than once (``sympy.cse``): ``(exprs, [(u_1, e_1), …])``."""
-    import sympy as sp
 
     try:
         repl, red = sp.cse(exprs, symbols=sp.numbered_symbols("_cse"), order="none")
@@ -854,7 +853,6 @@ def _abbreviate(exprs: list) -> tuple[list, list]:
 
 def _rows(lhs_tex: str, rel: str, rhs, lhs_width: int) -> list:
     """Rows ``lhs & rel t_1 + … \\\\ & \\quad + t_k …`` breaking a wide sum at its top-level terms."""
-    import sympy as sp
 
     if lhs_width > MAX_WIDTH // 3 and lhs_width + _width(rhs) + 3 > MAX_WIDTH:  # a wide left side gets a row of its own
         return [lhs_tex] + _rows("", rel, rhs, 0)
@@ -889,8 +887,6 @@ def _opaque(statement):
     """Replace each application of a function with its own ``_latex`` (typeset without its arguments, e.g.
     ``δ_{S∘R^n}(ε)``) by a stand-in symbol that prints the same way, so that width estimates and
     abbreviations only see what is printed."""
-    import sympy as sp
-    from sympy.printing.pretty.stringpict import prettyForm
 
     class _Opaque(sp.Symbol):
         def _latex(self, printer):
@@ -914,7 +910,6 @@ class _Namer:
     """Hands out the names ``u_1, u_2, …`` of abbreviated subexpressions and keeps their definitions."""
 
     def __init__(self, bound: set):
-        import sympy as sp
 
         self.bound, self._sp = bound, sp
         self.defs: list = []
@@ -969,7 +964,6 @@ def display(statement, hypotheses=()) -> TeX:
     >>> print(display(sp.Le(x, 1), [sp.Ge(x, 0)]))
     \[ x \leq 1\quad\text{if}\quad x \geq 0 \]
     """
-    import sympy as sp
 
     hyps = [h for h in hypotheses if sp.sympify(h) is not sp.true]
     hyp_tex = [sp.latex(tidy(h)) for h in hyps]

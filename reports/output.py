@@ -315,7 +315,7 @@ def write_document(outdir, stem: str, json_text: str, tex_text: str, *, pdf: boo
     succeeded.  An interruption at any point leaves no file that contradicts
     another.
     """
-    from .latex import INSTALL_HINT, compile_pdf, tex_available
+    from .latex import INSTALL_HINT, compile_pdf, tex_available  # here, not at the top: latex imports this module
 
     out = pathlib.Path(outdir)
     pdf_path, tex_path, json_path = out / f"{stem}.pdf", out / f"{stem}.tex", out / f"{stem}.json"
@@ -347,7 +347,7 @@ def write_document(outdir, stem: str, json_text: str, tex_text: str, *, pdf: boo
 
 def report_pdf_outcome(written: Written, want_pdf: bool) -> bool:
     """Tell the user (stderr) what happened to the PDF; return True when the PDF *failed* (exit 3)."""
-    from .latex import INSTALL_HINT
+    from .latex import INSTALL_HINT  # here, not at the top: latex imports this module
 
     if written.stale_pdf_removed is not None and written.pdf is None:
         sys.stderr.write(

@@ -37,6 +37,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 
+from blanket.exact.numbers import guards  # guards imports arith too: module import, attributes at call time
 from blanket.exact.numbers.errors import FloatRefused, InvalidArgument, Undecided
 from flint import arb, ctx, fmpq, fmpz
 
@@ -91,9 +92,7 @@ def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
         f = Fraction(value)
         return fmpq(f.numerator, f.denominator)
     if isinstance(value, str):
-        from blanket.exact.numbers.guards import check_decimal_text
-
-        check_decimal_text(value, name)  # before 10**e is expanded: "1e-1000000000" is refused at once
+        guards.check_decimal_text(value, name)  # before 10**e is expanded: "1e-1000000000" is refused at once
         m = _DECIMAL.match(value)
         if m:
             sign, digits, expo = m.groups()
@@ -158,9 +157,7 @@ def integer_in(value, name: str, *, lo=None, hi=None) -> int:
             raise InvalidArgument(name, value, "must be an integer")
         v = int(value.p)
     elif isinstance(value, str) and re.match(r"^\s*[+-]?\d+\s*$", value):
-        from blanket.exact.numbers.guards import check_decimal_text
-
-        check_decimal_text(value, name)
+        guards.check_decimal_text(value, name)
         v = int(value)
     elif isinstance(value, str) and _DECIMAL.match(value):
         q = exact(value, name)
@@ -254,6 +251,19 @@ def add(a, b):
 def mul(a, b):
     """``a * b`` where either side may be a ball (the ball goes first, as in :func:`add`)."""
     return b * a if isinstance(b, arb) else a * b
+
+
+def power(r, lam):
+    """``r^λ`` for ``r > 0``: exact for exact ``r`` and integral ``λ`` (an ``fmpq``), else ``exp(λ log r)`` as a ball.
+
+    >>> power(fmpq(2, 3), fmpq(2)), power(fmpq(1), fmpq(1, 2))
+    (4/9, 1)
+    """
+    if isinstance(lam, fmpq) and lam.q == 1:
+        return r ** int(lam.p)
+    if isinstance(r, fmpq) and r == 1:
+        return fmpq(1)
+    return (ball(r).log() * arb(lam)).exp()
 
 
 def maximum(values: Iterable) -> fmpq | arb:

@@ -26,6 +26,7 @@ import math
 import os
 import re
 
+from blanket.exact.numbers import arith  # arith imports guards too: module import, attributes at call time
 from blanket.exact.numbers.errors import InvalidArgument
 
 #: largest |exponent| of a decimal number's text ("1e-100000" is accepted, "1e-1000000" is not)
@@ -182,9 +183,8 @@ def check_epsilon0(q, name: str = "epsilon0") -> None:
     ...
     blanket.exact.numbers.errors.InvalidArgument: epsilon0 must be at most 500 (the supported range), got 100000 (above it randomized response equals the identity to within e^-500, and the shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy)
     """
-    from blanket.exact.numbers.arith import exact
 
-    if exact(q) > MAX_EPSILON0:
+    if arith.exact(q) > MAX_EPSILON0:
         raise InvalidArgument(
             name,
             q if isinstance(q, (int, str)) else str(q),

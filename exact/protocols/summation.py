@@ -52,9 +52,11 @@ import random
 from collections.abc import Sequence
 from fractions import Fraction
 
+from blanket.exact.accounting.calibrate import epsilon0_for, epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import arith
-from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.shuffled.krr import delta_blanket_view
 from flint import arb, fmpq
 
 
@@ -262,8 +264,6 @@ def certified_epsilon(protocol: Protocol1D, n, delta, *, hi=None, rel_tol="1e-6"
     protocol is (upper, delta)-DP).  ``hi`` defaults to a rational ≥ ε0.
     Cost: that of the calibration (a few dozen blanket-view evaluations).
     """
-    from blanket.exact.accounting.calibrate import epsilon_for_delta  # imported lazily (same layer)
-    from blanket.exact.shuffled.krr import delta_blanket_view
 
     n = _integer(n, "n", lo=2)
     mech = protocol.mechanism()
@@ -285,9 +285,6 @@ def calibrated_protocol(k, n, epsilon, delta, *, hi=None, rel_tol="1e-4") -> Pro
     :class:`~exact.numbers.errors.Undecided`).  Cost: the calibration (a dozen or so
     blanket-view evaluations) plus one.
     """
-    from blanket.exact.accounting.calibrate import epsilon0_for  # imported lazily (same layer)
-    from blanket.exact.numbers.errors import Undecided
-    from blanket.exact.shuffled.krr import delta_blanket_view
 
     k = _integer(k, "k", lo=1)
     n = _integer(n, "n", lo=2)

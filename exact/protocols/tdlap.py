@@ -74,7 +74,9 @@ from dataclasses import dataclass, field
 from blanket.exact.laws.divergences import hockey_stick
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, fmpq, fmpq_poly, fmpz_poly
+from sympy import integer_nthroot
 
 __all__ = [
     "ratio",
@@ -145,7 +147,6 @@ def r_from_rho(rho, m: int) -> fmpq:
 
 def _nth_root_exact(x: fmpq, m: int) -> fmpq | None:
     """The exact rational ``m``-th root of ``x > 0`` if there is one, else ``None``."""
-    from sympy import integer_nthroot
 
     p, ok1 = integer_nthroot(int(x.p), m)
     q, ok2 = integer_nthroot(int(x.q), m)
@@ -771,7 +772,6 @@ class RelaxedAggregator:
         """
         pairs = [(a, b) for a in range(1, self.m) for b in range(a, self.m)]
         best, arg = fmpq(1), (0, 0)
-        from blanket.exact.runtime.progress import Progress
 
         with Progress(len(pairs), "pairwise LLR") if progress else _null() as bar:
             for a, b in pairs:

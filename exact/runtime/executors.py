@@ -34,14 +34,18 @@ from __future__ import annotations
 
 import atexit
 import copyreg
+import importlib.metadata
+import multiprocessing
 import os
 import pickle
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 import flint
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.progress import Progress
 from flint import acb, arb, arb_poly
 
 #: environment variable naming a Dask scheduler address used when ``scheduler`` is not given
@@ -143,7 +147,6 @@ def resolve_workers(workers) -> int:
 
 def _in_daemon_process() -> bool:
     """True inside a daemonic ``multiprocessing`` process, which cannot start a process pool of its own."""
-    import multiprocessing
 
     return bool(multiprocessing.current_process().daemon)
 
@@ -229,12 +232,9 @@ def _run_task(task: _Task) -> bytes:
 
 def _versions():
     """What must agree between the caller and every Dask worker for bit-identical results."""
-    import sys
 
     try:
-        from importlib.metadata import version
-
-        blanket_version = version("blanket")
+        blanket_version = importlib.metadata.version("blanket")
     except Exception:  # pragma: no cover - not installed as a distribution
         blanket_version = "unknown"
     return {"python-flint": flint.__version__, "blanket": blanket_version, "python": "%d.%d" % sys.version_info[:2]}
@@ -312,7 +312,7 @@ DASK_MISSING = (
 
 
 def _client(scheduler):
-    try:
+    try:  # Dask is an optional extra (blanket[dask]): imported on first use, its absence named with the fix
         from dask.distributed import Client
     except ImportError:
         raise InvalidArgument("scheduler", scheduler, DASK_MISSING) from None
@@ -438,8 +438,6 @@ def map_blocks(
         bar_cm = None
         bar = progress
     else:
-        from blanket.exact.runtime.progress import Progress
-
         bar_cm = Progress(sum(sizes), desc, enabled=progress)
         bar = None
     if bar_cm is None:

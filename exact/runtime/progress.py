@@ -26,6 +26,8 @@ from __future__ import annotations
 import os
 import sys
 
+from tqdm.auto import tqdm
+
 #: seconds a computation runs before its bar is drawn (shorter ones print nothing)
 DELAY = 2.0
 
@@ -91,11 +93,6 @@ class Progress:
 
     def __enter__(self):
         if self.enabled:
-            try:
-                from tqdm.auto import tqdm
-            except ImportError:  # pragma: no cover - tqdm is a dependency; without it, no bar
-                self.enabled = False
-                return self
             # no monitor thread: the worst-case sweep forks worker processes (exact.runtime.executors), and forking a
             # process that runs extra threads is fragile
             tqdm.monitor_interval = 0

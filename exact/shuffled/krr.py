@@ -102,7 +102,10 @@ pair in exact rationals, ``tests/test_krr.py``).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
+from math import comb
 
+from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law
 from blanket.exact.numbers import arith
@@ -1177,7 +1180,6 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
         law = [((mu[y] - ee * mu2[y]) / w, w) for y, w in enumerate(om) if not _is_zero(w)]
     atoms = [(v, g * w) for v, w in law] + [(fmpq(0), 1 - g)]
     A = len(atoms)
-    from math import comb
 
     if comb(n + A - 1, A - 1) > max_terms:
         raise InvalidArgument(
@@ -1326,7 +1328,6 @@ def delta_stronger_clones(
         raise InvalidArgument(
             "method", method, "needs exact e^{epsilon0} and e^{epsilon} (exp_epsilon0=, exp_epsilon=)"
         )
-    from math import comb
 
     g = fmpq(2) / (e0 + 1)
     pd = e0 / (e0 + 1)
@@ -1352,7 +1353,6 @@ VIEWS = ("blanket",) + FAMILIES
 def _gaussian_guess(mech: KRR, n: int, view: str, target: float) -> float | None:
     """A float *guess* of the ε with δ(ε) = target: ``E[(ΣV)_+]`` with ``ΣV`` replaced by a normal law of the same
     mean and variance (only chooses where the certified search evaluates first)."""
-    import math
 
     k = mech.k
     e0 = float(arith.ball(mech.exp_epsilon0()).mid())
@@ -1419,9 +1419,6 @@ def calibrate_epsilon(
     >>> 0 < br.lower < br.upper and br.rel_width() <= fmpq(1, 10**6)
     True
     """
-    from fractions import Fraction
-
-    from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta
 
     if view not in VIEWS:
         raise InvalidArgument("view", view, f"must be one of {', '.join(VIEWS)}")
