@@ -69,6 +69,18 @@ _GRID = tuple({"n": "1000", "epsilon0": b, "delta": c} for b in ("1/10", "1/4", 
     {"n": "2000", "epsilon0": "1/4", "delta": "1e-6"},
 )
 
+#: what Theorems 7 and 8 share: the same bound, hypotheses and reference (the exact shuffled binary-RR ε)
+_AMPLIFICATION = dict(
+    statement=sp.Le(epsilon, EPS_7),
+    symbols=_SYMS,
+    hypotheses=(H_N, H_E0, H_D),
+    kind="upper_bound",
+    quantity="epsilon",
+    mechanisms=("any",),
+    exact=_ref_shuffled_rr,
+    grid=_GRID,
+)
+
 THEOREM_7 = register(
     Result(
         key=f"{PAPER} Theorem 7",
@@ -76,17 +88,10 @@ THEOREM_7 = register(
         label="Theorem 7",
         title="Amplification by shuffling",
         status="source-confirmed",
-        statement=sp.Le(epsilon, EPS_7),
-        symbols=_SYMS,
-        hypotheses=(H_N, H_E0, H_D),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("any",),
+        **_AMPLIFICATION,
         status_note="constants from the Balle et al. reference code (class Erlingsson) and their Theorem 5.1 quotation; strict vs non-strict inequalities uncertain (code uses <=/>=)",
         spec=f"{SPEC} §2 Theorem 7",
         notes="Same formula as 'BBGN19 Theorem 5.1' (the privacy-blanket paper's quotation). v1/SODA constants: later versions revise them.",
-        exact=_ref_shuffled_rr,
-        grid=_GRID,
     )
 )
 
@@ -97,17 +102,10 @@ THEOREM_8 = register(
         label="Theorem 8",
         title="Amplification by swapping (DP at index 1)",
         status="uncertain",
-        statement=sp.Le(epsilon, EPS_7),
-        symbols=_SYMS,
-        hypotheses=(H_N, H_E0, H_D),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("any",),
+        **_AMPLIFICATION,
         status_note="same sentence skeleton as Theorem 7 inferred; the constant 12 is consistent with the reconstructed proof chain (see 'EFMRTT19 Theorem 8 [per-step chain]')",
         spec=f"{SPEC} §2 Theorem 8",
         notes="Reference: shuffling A_swap's output is a post-processing giving the shuffled binary-RR view, so the exact shuffled ε(δ) is a lower bound on A_swap's ε at index 1.",
-        exact=_ref_shuffled_rr,
-        grid=_GRID,
     )
 )
 

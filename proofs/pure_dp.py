@@ -1347,6 +1347,25 @@ def _pair_bound(s, tau, q, m):
     return claims_pair_bound(_agg(m, tau, q, s_=s))
 
 
+#: what the two combined forms of Claims 3.3-3.8 share: symbols, hypotheses, kind and the exact reference
+_PAIR_BOUND = dict(
+    symbols={
+        s: "scale s > 0",
+        tau: "truncation",
+        q: "mixing weight",
+        m: "modulus",
+        sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)",
+    },
+    hypotheses=(
+        Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
+        Hypothesis(m >= 2, "m >= 2"),
+        Hypothesis(s > 0, "s > 0"),
+    ),
+    kind="upper_bound",
+    quantity="llr",
+    spec=SPEC,
+    exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.protocols.tdlap)"),
+)
 _PAIR_GRID = tuple(
     {"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": "3"} for s_ in ("1", "2", "4")
 ) + tuple({"s": "2", "tau": t_, "q": "1/100", "m": m_} for t_, m_ in (("10", "2"), ("10", "4")))
@@ -1360,26 +1379,9 @@ register(
         title="The claims combined pointwise (pairing right-hand sides on exact masses): upper bound on the pairwise LLR (5)",
         status="this project's reading",
         statement=sp.Le(sp.Symbol("epsilon_pair"), sp.Symbol("epsilon_claims")),
-        symbols={
-            s: "scale s > 0",
-            tau: "truncation",
-            q: "mixing weight",
-            m: "modulus",
-            sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)",
-        },
-        hypotheses=(
-            Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
-            Hypothesis(m >= 2, "m >= 2"),
-            Hypothesis(s > 0, "s > 0"),
-        ),
-        kind="upper_bound",
-        quantity="llr",
-        spec=SPEC,
+        **_PAIR_BOUND,
         status_note=READING + "; combination derived by this project",
         numeric={"lhs": _pair_exact, "rhs": _pair_bound},
-        exact=lambda s, tau, q, m: Reference(
-            _pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.protocols.tdlap)"
-        ),
         grid=_PAIR_GRID,
         notes="The report's ratio bound/exact measures how much the claims lose; q = 0 gives +∞ (tested).",
     )
@@ -1399,26 +1401,9 @@ register(
         title="The claims combined in closed form: eps_pair <= log K(s, tau, q, m), no convolution",
         status="this project's reading",
         statement=sp.Le(sp.Symbol("epsilon_pair"), sp.log(EpsClaims(rho_of_s, tau, q, m))),
-        symbols={
-            s: "scale s > 0",
-            tau: "truncation",
-            q: "mixing weight",
-            m: "modulus",
-            sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)",
-        },
-        hypotheses=(
-            Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
-            Hypothesis(m >= 2, "m >= 2"),
-            Hypothesis(s > 0, "s > 0"),
-        ),
-        kind="upper_bound",
-        quantity="llr",
-        spec=SPEC,
+        **_PAIR_BOUND,
         status_note=READING + "; explicit constants and their combination derived by this project (module docstring)",
         numeric={"lhs": _pair_exact},
-        exact=lambda s, tau, q, m: Reference(
-            _pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.protocols.tdlap)"
-        ),
         grid=_CLOSED_GRID,
         notes="K = max(K_carry, min over nu* of K_0(nu*)) (module docstring): Claims 3.3-3.5 and 3.6 [geometric], "
         "[end], [into mirrored] for the lattice group, Claim 3.8 [mixed, carry], [mixed, no carry (, pure "

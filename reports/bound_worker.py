@@ -132,6 +132,13 @@ def _load(path: str, kind: str, names):
     return {}, evaluate
 
 
+def _fatal_reason(what: str, exc: BaseException) -> str:
+    """Why the worker stops: ``what`` (``"it"``, ``"importing it"``) raised SystemExit or ran out of memory."""
+    if isinstance(exc, SystemExit):
+        return f"{what} raised SystemExit({exc.code!r})"
+    return f"{what} ran out of the memory limit"
+
+
 def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pragma: no cover - runs in the child
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -144,11 +151,8 @@ def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pr
     _limit_memory(memory)
     try:
         meta, evaluate = _load(path, kind, names)
-    except SystemExit as exc:
-        conn.send(("fatal", f"importing it raised SystemExit({exc.code!r})"))
-        return
-    except MemoryError:
-        conn.send(("fatal", "importing it ran out of the memory limit"))
+    except (SystemExit, MemoryError) as exc:
+        conn.send(("fatal", _fatal_reason("importing it", exc)))
         return
     except BlanketError as exc:
         conn.send(("error", str(exc)))
@@ -170,11 +174,8 @@ def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pr
             with arith.precision(prec):
                 bv = evaluate({k: (arith.exact(v) if not isinstance(v, int) else v) for k, v in params.items()})
                 conn.send(("ok", _serialize(bv)))
-        except SystemExit as exc:
-            conn.send(("fatal", f"it raised SystemExit({exc.code!r})"))
-            return
-        except MemoryError:
-            conn.send(("fatal", "it ran out of the memory limit"))
+        except (SystemExit, MemoryError) as exc:
+            conn.send(("fatal", _fatal_reason("it", exc)))
             return
         except HypothesisViolation as exc:
             conn.send(("skip", "outside-hypotheses", str(exc)[:500]))

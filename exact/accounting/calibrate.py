@@ -380,6 +380,29 @@ def _search(
     return s.bracket()
 
 
+def _checked_search(fun, target_delta, lo, hi, rel_tol, meets_high: bool, guess, start_prec: int, cap: int) -> Bracket:
+    """Validate the public arguments of both calibrations (exact, in range, naming each one) and run :func:`_search`."""
+    target = arith.exact_in(target_delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
+    lo_q = arith.exact_in(lo, "lo", lo=0)
+    hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
+    rt = arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
+    return _search(
+        fun, target, lo_q, hi_q, meets_high=meets_high, rel_tol=rt, guess=guess, start_prec=start_prec, cap=cap
+    )
+
+
+def float_bisect(above: Callable[[float], bool], lo: float, hi: float, steps: int) -> float:
+    """``steps`` bisection steps on ``[lo, hi]`` for a predicate true below the crossing and false above it; returns
+    the final ``hi``.  Binary floats: only to *propose* a starting point for a certified search, never a result."""
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if above(mid):
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
 def epsilon_for_delta(
     delta_of_epsilon: Callable[[fmpq], object],
     target_delta,
@@ -405,13 +428,7 @@ def epsilon_for_delta(
     Cost: usually 5–9 evaluations of δ with a ``guess`` within a few percent,
     2–4 more without.
     """
-    target = arith.exact_in(target_delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
-    lo_q = arith.exact_in(lo, "lo", lo=0)
-    hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
-    rt = arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
-    return _search(
-        delta_of_epsilon, target, lo_q, hi_q, meets_high=True, rel_tol=rt, guess=guess, start_prec=start_prec, cap=cap
-    )
+    return _checked_search(delta_of_epsilon, target_delta, lo, hi, rel_tol, True, guess, start_prec, cap)
 
 
 def epsilon0_for(
@@ -435,13 +452,7 @@ def epsilon0_for(
     on the whole domain).  Raises :class:`~exact.numbers.errors.InfeasibleTarget` if
     even ``lo`` fails.
     """
-    target = arith.exact_in(target_delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
-    lo_q = arith.exact_in(lo, "lo", lo=0)
-    hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
-    rt = arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
-    return _search(
-        delta_of_epsilon0, target, lo_q, hi_q, meets_high=False, rel_tol=rt, guess=guess, start_prec=start_prec, cap=cap
-    )
+    return _checked_search(delta_of_epsilon0, target_delta, lo, hi, rel_tol, False, guess, start_prec, cap)
 
 
 def gaussian_epsilon_guess(mu: float, delta: float) -> float | None:
@@ -461,10 +472,4 @@ def gaussian_epsilon_guess(mu: float, delta: float) -> float | None:
     lo, hi = 0.0, max(1.0, 10 * mu + 10 * mu * mu)
     if d(lo) <= delta:
         return 0.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if d(mid) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    return float_bisect(lambda e: d(e) > delta, lo, hi, 200)

@@ -105,7 +105,7 @@ import math
 from fractions import Fraction
 from math import comb
 
-from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta
+from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, float_bisect
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law
 from blanket.exact.numbers import arith
@@ -1384,12 +1384,7 @@ def _gaussian_guess(mech: KRR, n: int, view: str, target: float) -> float | None
     lo, hi = 0.0, math.log(e0)
     if not delta(lo) > target:
         return None
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if delta(mid) > target:
-            lo = mid
-        else:
-            hi = mid
+    hi = float_bisect(lambda e: delta(e) > target, lo, hi, 60)
     return hi if 0 < hi < math.log(e0) else None
 
 
