@@ -1699,7 +1699,7 @@ def _round_up(v) -> fmpq:
 
 # ================================================================== Figure 3 (docs/reference/blanket.md §5): the seven curves
 #: name → (registered result, fixed extra parameters); the order and names of the paper's legend
-FIGURE3_CURVES = {
+FIGURE3_CURVES: dict[str, tuple[Result, dict]] = {
     "EFMRTT'19": (THEOREM_5_1, {}),
     "Hoeffding, Generic": (THEOREM_5_3_GENERIC, {}),
     "Bennett, Generic": (BENNETT_GENERIC, {}),

@@ -17,6 +17,7 @@ binary-RR view, so their ε(δ) at index 1 can only be larger.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import sympy as sp
 from blanket.exact.accounting.calibrate import epsilon_for_delta
@@ -70,7 +71,7 @@ _GRID = tuple({"n": "1000", "epsilon0": b, "delta": c} for b in ("1/10", "1/4", 
 )
 
 #: what Theorems 7 and 8 share: the same bound, hypotheses and reference (the exact shuffled binary-RR ε)
-_AMPLIFICATION = dict(
+_AMPLIFICATION: dict[str, Any] = dict(
     statement=sp.Le(epsilon, EPS_7),
     symbols=_SYMS,
     hypotheses=(H_N, H_E0, H_D),

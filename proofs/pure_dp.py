@@ -184,6 +184,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import sympy as sp
 from blanket.exact.numbers import arith
@@ -1348,7 +1349,7 @@ def _pair_bound(s, tau, q, m):
 
 
 #: what the two combined forms of Claims 3.3-3.8 share: symbols, hypotheses, kind and the exact reference
-_PAIR_BOUND = dict(
+_PAIR_BOUND: dict[str, Any] = dict(
     symbols={
         s: "scale s > 0",
         tau: "truncation",

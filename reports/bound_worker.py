@@ -96,6 +96,8 @@ def _load(path: str, kind: str, names):
 
     if kind == "python":
         spec = importlib.util.spec_from_file_location("_blanket_user_bound", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{path} cannot be loaded as a Python module")
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         quantity_guess = getattr(mod, "QUANTITY", "delta" if hasattr(mod, "delta") else "epsilon")
@@ -124,12 +126,11 @@ def _load(path: str, kind: str, names):
 
     expr = parse_formula(path, names)  # for a symbolic bound, ``path`` is the formula's text
 
-    def evaluate(params):
-
+    def evaluate_formula(params):
         env = {nm: arith.exact(params[nm]) for nm in names if nm in params}
         return bc.BoundValue(arb_eval(expr, env), False, "")
 
-    return {}, evaluate
+    return {}, evaluate_formula
 
 
 def _fatal_reason(what: str, exc: BaseException) -> str:

@@ -110,7 +110,7 @@ def atomic_open(path, mode: str = "w", *, encoding: str | None = "utf-8", newlin
     except OSError as exc:
         raise OutputError(path, exc) from None
     try:
-        with os.fdopen(
+        with os.fdopen(  # type: ignore[call-overload]  # mode and text options are chosen together at run time
             fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding, "newline": newline})
         ) as fh:
             yield fh

@@ -121,8 +121,8 @@ def _rel_of(b: arb, v: float) -> fmpq:
 
 def _fmpq_of(x: arb) -> fmpq:
     """The exact value of an exact ball (its midpoint) as an fmpq."""
-    m, e = x.mid().man_exp()
-    m, e = int(m), int(e)
+    mz, ez = x.mid().man_exp()
+    m, e = int(mz), int(ez)
     return fmpq(m * 2**e) if e >= 0 else fmpq(m, 2**-e)
 
 
@@ -132,7 +132,10 @@ def _float_of_ball(b: arb) -> float:
 
 # ---------------------------------------------------------------- route (a): balls
 def _mode(m: int, q: arb) -> int:
-    i0 = int(((m + 1) * q).mid().floor().unique_fmpz())
+    u = ((m + 1) * q).mid().floor().unique_fmpz()
+    if u is None:  # the midpoint of a ball is one binary number: its floor is one integer
+        raise ValueError(f"no integer floor for the mode of Bin({m}, {q})")
+    i0 = int(u)
     return max(0, min(m, i0))
 
 
@@ -193,7 +196,7 @@ def window(m: int, q, tol) -> tuple:
     v0 = arb.bin_uiui(m, i0) * q**i0 * one_minus ** (m - i0)
     tol_b = arb(tol)
     inv_rho = one_minus / q
-    up = []
+    up: list = []
     append = up.append
     v, i = v0, i0
     tail_up = arb(0)
@@ -206,7 +209,7 @@ def window(m: int, q, tol) -> tuple:
         v = v * (m - i) * rho / (i + 1)  # b(i+1) = b(i)·(m−i)ρ/(i+1); int operands are exact
         i += 1
         append(v)
-    down = []
+    down: list = []
     append = down.append
     v, i = v0, i0
     tail_down = arb(0)
@@ -365,8 +368,8 @@ def suffix_sums(v: np.ndarray, rel: float = 0.0, block: int | None = None) -> tu
     S = -(-W // L) if W else 1
     P = np.zeros(S * L, dtype=np.float64)
     P[:W] = v
-    P = P.reshape(S, L)
-    within = np.cumsum(P[:, ::-1], axis=1)[:, ::-1]  # suffix sums inside each block
+    P2 = P.reshape(S, L)
+    within = np.cumsum(P2[:, ::-1], axis=1)[:, ::-1]  # suffix sums inside each block
     totals = within[:, 0]
     later = np.zeros(S, dtype=np.float64)
     if S > 1:

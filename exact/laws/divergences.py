@@ -110,7 +110,7 @@ def renyi_moment(p: Vec, q: Vec, order):
                 "q", "0 where p > 0", "must be positive wherever p is (the Rényi divergence is infinite)"
             )
         if integer:
-            k = int(lam.p)
+            k = int(lam.p)  # type: ignore[union-attr]  # integer orders are exact (fmpq)
             term = a**k / b ** (k - 1)
         else:
             term = (arith.ball(a).log() * arith.ball(lam) + arith.ball(b).log() * (1 - arith.ball(lam))).exp()

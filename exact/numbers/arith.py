@@ -106,10 +106,10 @@ def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
             return -q if sign == "-" else q
         m = _FRACTION.match(value)
         if m:
-            p, q = int(m.group(1)), int(m.group(2))
-            if q == 0:
+            num_, den_ = int(m.group(1)), int(m.group(2))
+            if den_ == 0:
                 raise InvalidArgument(name, value, "has a zero denominator")
-            return fmpq(p, q)
+            return fmpq(num_, den_)
         raise InvalidArgument(
             name, value, "must be a number (int, decimal string like '0.3' or '1e-8', or fraction 'p/q')"
         )
@@ -411,14 +411,13 @@ def escalate(
 # ---------------------------------------------------------------- output
 def _ball_endpoint_fraction(x: arb, upper: bool) -> Fraction:
     e = x.upper() if upper else x.lower()
-    man, ex = e.mid().man_exp()
-    man, ex = int(man), int(ex)
-    return Fraction(man * 2**ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
+    return _arf_fraction(e)
 
 
 def _arf_fraction(a: arb) -> Fraction:
-    man, ex = a.mid().man_exp()
-    man, ex = int(man), int(ex)
+    """The exact midpoint of ``a`` (a binary number) as a Fraction."""
+    m, e = a.mid().man_exp()
+    man, ex = int(m), int(e)
     return Fraction(man * 2**ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
 
 

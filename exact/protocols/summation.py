@@ -477,9 +477,9 @@ def histogram_law(rows: Sequence[Sequence]) -> dict:
             for y, q in enumerate(row):
                 if q == 0:
                     continue
-                h2 = list(h)
-                h2[y] += 1
-                h2 = tuple(h2)
+                counts = list(h)
+                counts[y] += 1
+                h2 = tuple(counts)
                 new[h2] = new.get(h2, fmpq(0)) + p * q
         law = new
     return law

@@ -143,7 +143,7 @@ def check_worst_case(
     if too_slow:
         why.append(f"about {human_duration(seconds)} {where} (limit {human_duration(limit)}, {MAX_SECONDS_ENV})")
     if too_big:
-        why.append(f"about {human_size(nbytes)} of memory ({human_size(mem)} available)")
+        why.append(f"about {human_size(nbytes)} of memory ({human_size(mem or 0)} available)")
         # the per-dataset results are gathered in this process whatever executes the blocks: a cluster
         # does not help with memory
         options = (

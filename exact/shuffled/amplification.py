@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
@@ -101,7 +102,7 @@ def eplus_krr_sum(m: int, k: int, exp_epsilon0, exp_epsilon):
         return fmpq(0)
     law = krr_law(k, exp_epsilon0, exp_epsilon)
     (v1, _), (v2, _) = law[0], law[1]
-    v0 = law[2][0] if k > 2 else None
+    v0: Any = law[2][0] if k > 2 else None
     out = fmpq(0)
     if k == 2:
         for i in range(m + 1):
@@ -134,7 +135,7 @@ def eplus_law(law: Sequence, m: int):
             out = arith.add(out, arith.mul(p, arith.positive_part(s)))
         return out
     for _ in range(m):
-        new = {}
+        new: dict = {}
         for s, p in dist.items():
             for v, q in law:
                 new[s + v] = new.get(s + v, fmpq(0)) + p * q

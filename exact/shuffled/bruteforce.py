@@ -66,16 +66,16 @@ def shuffled_law(mech: FiniteRandomizer, dataset: Sequence[int]) -> dict:
     k = mech.k_out
     law: dict = {}
     for ys in itertools.product(range(k), repeat=len(data)):
-        prob = fmpq(1)
+        prob: fmpq | arb = fmpq(1)
         for row, y in zip(rows, ys):
             v = row[y]
             prob = v * prob if isinstance(v, arb) else prob * v
         if isinstance(prob, fmpq) and prob == 0:
             continue
-        h = [0] * k
+        counts = [0] * k
         for y in ys:
-            h[y] += 1
-        h = tuple(h)
+            counts[y] += 1
+        h = tuple(counts)
         old = law.get(h)
         law[h] = prob if old is None else (prob + old if isinstance(prob, arb) else old + prob)
     return law
@@ -93,7 +93,7 @@ def delta_brute(mech: FiniteRandomizer, d1: Sequence[int], d2: Sequence[int], *,
         raise InvalidArgument("d2", f"{len(b)} users", f"must have as many users as d1 ({len(a)})")
     ee = arith.exp_param(epsilon, exp_epsilon)
     P, Q = shuffled_law(mech, a), shuffled_law(mech, b)
-    total = fmpq(0)
+    total: fmpq | arb = fmpq(0)
     for h, p in P.items():
         q = Q.get(h, fmpq(0))
         t = arith.positive_part(p - ee * q)

@@ -224,12 +224,12 @@ def _hockey(law_p: dict, law_q: dict, ee, scale) -> object:
     exact_laws = isinstance(scale, int)
     if exact_laws and isinstance(ee, fmpq):
         u, v = int(ee.p), int(ee.q)
-        s = 0
+        acc = 0
         for h, p in law_p.items():
             t = v * p - u * law_q.get(h, 0)
             if t > 0:
-                s += t
-        return fmpq(s, v * scale)
+                acc += t
+        return fmpq(acc, v * scale)
     eb = arith.ball(ee)
     s = arb(0)
     zero = arb(0)
@@ -295,7 +295,8 @@ def _merge_columns(rows: list) -> list:
 def _distinct_inputs(mech: FiniteRandomizer) -> list[int]:
     """One representative per distinct input row (exact rows compared exactly; ball rows kept all)."""
     rows = mech.matrix()
-    reps, seen = [], []
+    reps: list = []
+    seen: list = []
     for x, r in enumerate(rows):
         if _is_exact_row(r) and any(_is_exact_row(s) and s == r for s in seen):
             continue
@@ -424,7 +425,7 @@ def _law_pairs(mech: FiniteRandomizer, n: int, progress: bool):
     total = math.comb(n - 1 + len(xs) - 1, len(xs) - 1)
     width = len(rows[0])
     with Progress(total, f"{mech.k_in}x{mech.k_out} n={n}", enabled=None if progress else False) as bar:
-        stack = [({(0,) * width: 1}, 0, ())]
+        stack: list[tuple[dict, int, tuple[int, ...]]] = [({(0,) * width: 1}, 0, ())]
         while stack:  # depth-first over non-decreasing sequences: one convolution per multiset
             law, start, prefix = stack.pop()
             if len(prefix) == n - 1:
@@ -456,7 +457,7 @@ def dataset_deltas_multi(mech: FiniteRandomizer, n, *, epsilons=None, exp_epsilo
     """
     n = _check_n(n)
     ees = _ee_list(epsilons, exp_epsilons)
-    out = [[] for _ in ees]
+    out: list[list] = [[] for _ in ees]
     for others, pairs, scale in _law_pairs(mech, n, progress):
         for x, x2, p, q in pairs:
             for i, ee in enumerate(ees):
