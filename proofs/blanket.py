@@ -34,12 +34,15 @@ Public helpers: :func:`gamma_theorem_3_1`, :func:`epsilon0_algorithm_1`,
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import sympy as sp
 from blanket.exact.accounting.calibrate import Bracket, epsilon0_for, epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InfeasibleTarget, InvalidArgument
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
 from blanket.exact.shuffled import amplification as num
 from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
 from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
@@ -142,18 +145,18 @@ def _h(u):
     return (1 + u) * sp.log(1 + u) - u
 
 
-def hoeffding_lemma_rhs(a, b, mm):
+def hoeffding_lemma_rhs(a: Enclosure, b: Enclosure, mm: Enclosure) -> Enclosure:
     """Lemma 5.5: ``b²/(4a) · exp(−2 m a²/b²)`` (sympy)."""
     return b**2 / (4 * a) * sp.exp(-2 * mm * a**2 / b**2)
 
 
-def bennett_lemma_rhs(a, bplus, c, mm):
+def bennett_lemma_rhs(a: Enclosure, bplus: Enclosure, c: Enclosure, mm: Enclosure) -> Enclosure:
     """Lemma 5.6 (corrected form): ``b₊/log(1+ab₊/c) · exp(−(mc/b₊²) h(ab₊/c))`` (sympy)."""
     u = a * bplus / c
     return bplus / sp.log(1 + u) * sp.exp(-(mm * c / bplus**2) * _h(u))
 
 
-def bennett_2019_rhs(a, bplus, c, mm):
+def bennett_2019_rhs(a: Enclosure, bplus: Enclosure, c: Enclosure, mm: Enclosure) -> Enclosure:
     """The 2019 code's form of Lemma 5.6: the corrected bound divided by ``m·a`` (false)."""
     return bennett_lemma_rhs(a, bplus, c, mm) / (mm * a)
 
@@ -410,7 +413,9 @@ THEOREM_3_1 = register(
 )
 
 
-def gamma_theorem_3_1(k, n, epsilon, delta, *, prec: int = arith.DEFAULT_PREC):
+def gamma_theorem_3_1(
+    k: IntegerInput, n: IntegerInput, epsilon: NumberOrBall, delta: NumberOrBall, *, prec: int = arith.DEFAULT_PREC
+) -> Enclosure:
     """Theorem 3.1's γ = max{14k log(2/δ)/((n−1)ε²), 27k/((n−1)ε)} as a ball, from the Theorem 3.1 object.
 
     The hypotheses of Theorem 3.1 are enforced (ε ∈ (0,1], δ ∈ (0,1], n ≥ 2,
@@ -468,7 +473,7 @@ def _check_alg1_eps0():
     )
 
 
-def epsilon0_algorithm_1(k, gamma_value, *, prec: int = arith.DEFAULT_PREC):
+def epsilon0_algorithm_1(k: IntegerInput, gamma_value: NumberOrBall, *, prec: int = arith.DEFAULT_PREC) -> Enclosure:
     """ε0 = log(1 + k(1−γ)/γ) of Algorithm 1 (a ball), from the registered object.  O(1).
 
     >>> from blanket.exact.numbers.arith import decimal_interval
@@ -1219,7 +1224,7 @@ _DELTA_HYP = (
 _DELTA_HYP_K = _DELTA_HYP + (Hypothesis(_Ge(k, 2), "k >= 2"),)
 
 
-def hoeffding_amplification(g, b):
+def hoeffding_amplification(g: Enclosure, b: Enclosure) -> Enclosure:
     """Lemmas 5.3 + 5.5 summed over m ~ Bin(n, g) (binomial theorem, m = 0 term kept as the code does).
 
     ``(1/(g n)) · b²/(4a) · (1 − g(1 − e^{−2a²/b²}))^n`` with ``a = e^ε − 1``.
@@ -1227,7 +1232,7 @@ def hoeffding_amplification(g, b):
     return hoeffding_lemma_rhs(A, b, 0) / (g * n) * (1 - g * (1 - sp.exp(-2 * A**2 / b**2))) ** n
 
 
-def bennett_amplification(g, bplus, c):
+def bennett_amplification(g: Enclosure, bplus: Enclosure, c: Enclosure) -> Enclosure:
     """Lemmas 5.3 + 5.6: ``(1/(g n)) Σ_{m=1}^n C(n,m) g^m (1−g)^{n−m} · Lemma 5.6(m)`` (0 when b₊ ≤ 0)."""
     body = sp.binomial(n, m) * g**m * (1 - g) ** (n - m) * bennett_lemma_rhs(A, bplus, c, m)
     return sp.Piecewise((0, _Le(bplus, 0)), (sp.Sum(body, (m, 1, n)) / (g * n), True))
@@ -1501,7 +1506,7 @@ BENNETT_LAPLACE = register(
 )
 
 
-def binary_epsilon_reference(**p):
+def binary_epsilon_reference(**p: Any) -> Reference:
     """Reference for ε-valued bounds: a certified *lower* bound on the central ε of shuffled binary RR at (ε0, n, δ).
 
     Calibrates the exact δ of shuffled binary RR — the worst case over all
@@ -1636,7 +1641,15 @@ def _bound_fn(result: Result, fixed: dict, free: str):
     return f
 
 
-def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", guess=None, **params):
+def calibrated_epsilon(
+    result: Result,
+    *,
+    delta: NumberOrBall,
+    hi: NumberOrBall = "10",
+    rel_tol: NumberOrBall = "1e-6",
+    guess: NumberOrBall | None = None,
+    **params: Any,
+) -> Bracket:
     """Certified ε for a registered bound at (ε0, n[, k]) and target δ: ``exact.accounting.calibrate`` Bracket.
 
     δ-valued bounds (``quantity == "delta"``): the smallest ε with
@@ -1660,7 +1673,16 @@ def calibrated_epsilon(result: Result, *, delta, hi="10", rel_tol="1e-6", guess=
     )
 
 
-def calibrated_epsilon0(result: Result, *, epsilon, delta, hi="10", rel_tol="1e-6", guess=None, **params):
+def calibrated_epsilon0(
+    result: Result,
+    *,
+    epsilon: NumberOrBall,
+    delta: NumberOrBall,
+    hi: NumberOrBall = "10",
+    rel_tol: NumberOrBall = "1e-6",
+    guess: NumberOrBall | None = None,
+    **params: Any,
+) -> Bracket:
     """Certified largest ε0 for a registered bound at (ε, n[, k]) and target δ: ``exact.accounting.calibrate`` Bracket.
 
     Searched in ``[ε(1+10⁻⁴), hi]`` (the authors' bracket is ``[ε, 10]``);
@@ -1711,7 +1733,7 @@ FIGURE3_CURVES: dict[str, tuple[Result, dict]] = {
 
 
 # ================================================================== Corollary 5.3.1: certification of the constant on a box grid
-def corollary_grid(levels: int = 1):
+def corollary_grid(levels: int = 1) -> tuple:
     """Exact grid points of :data:`COROLLARY_BOX`: ε0 in steps of 1/20 (÷levels), n at 10^{j/4}, δ at 10^{-j}.
 
     ``levels = 1``: 40 × 13 × 7 = 3640 points; the tests use a thinned copy.
@@ -1722,7 +1744,7 @@ def corollary_grid(levels: int = 1):
     return e0s, ns, ds
 
 
-def certify_corollary_5_3_1(*, C=None, points=None, prec: int = 128):
+def certify_corollary_5_3_1(*, C: NumberOrBall | None = None, points: Sequence | None = None, prec: int = 128) -> tuple:
     """Certify ``Theorem 5.3 [generic](ε = C(1∧ε0)e^{ε0}√(log(1/δ)/n)) ≤ δ`` at every grid point.
 
     ``points`` is ``(eps0_list, n_list, delta_list)`` of exact values
@@ -1772,7 +1794,9 @@ def _generic_bound_split():
     return sp.Mul(*[f for f in sp.Mul.make_args(rhs) if f is not qn]), qn.base
 
 
-def certify_corollary_5_3_1_box(*, C=None, box=None, max_cells: int = 200000, prec: int = 128):
+def certify_corollary_5_3_1_box(
+    *, C: NumberOrBall | None = None, box: Any = None, max_cells: int = 200000, prec: int = 128
+) -> tuple:
     """Certify Corollary 5.3.1's constant on the **whole** box (every real point, not a grid).
 
     Claim: for every ``(ε0, n, δ)`` in ``box`` with ``ε0 ≤ ½ log(n/log(1/δ))``, Theorem 5.3
@@ -1847,7 +1871,7 @@ def _geometric_mid(a: fmpq, b: fmpq) -> fmpq:
     return (a + b) / 2
 
 
-def corollary_cell_upper(cell, *, C=None):
+def corollary_cell_upper(cell: Any, *, C: NumberOrBall | None = None) -> Any:
     """The corner bound ``U`` of :func:`certify_corollary_5_3_1_box` on one cell (a ball), or ``None``
     when no point of the cell satisfies the hypothesis ε0 ≤ ½ log(n/log(1/δ)).
 

@@ -147,7 +147,7 @@ def _rel(op, a, b) -> bool | None:
     raise EvaluationError(f"unknown relation {op}")
 
 
-def arb_eval(expr, env: Mapping[Any, Any]):
+def arb_eval(expr: Any, env: Mapping[Any, Any]) -> Any:
     """Evaluate a sympy expression rigorously: ``fmpq`` where exact, ``arb`` ball otherwise.
 
     ``env`` maps sympy symbols (or their names) to exact numbers or balls.
@@ -521,7 +521,7 @@ class Result:
 
     # ------------------------------------------------------------ presentation
     @property
-    def free_symbols(self):
+    def free_symbols(self) -> list:
         return sorted(self.symbols, key=lambda s: s.name)
 
     def latex(self) -> str:
@@ -585,7 +585,7 @@ class Result:
                 return {lhs.name}
         return set()
 
-    def check_hypotheses(self, **params):
+    def check_hypotheses(self, **params: Any) -> None:
         """Raise :class:`HypothesisViolation` naming the first hypothesis that certainly fails.
 
         Undecided hypotheses escalate precision; at the cap they raise
@@ -632,7 +632,7 @@ class Result:
                     shown = {k: str(val) for k, val in params.items()}
                     raise HypothesisViolation(self.key, f"{text} (domain of {sym.name})", shown)
 
-    def side(self, which: str, **params):
+    def side(self, which: str, **params: Any) -> Any:
         """One side (``"lhs"`` or ``"rhs"``) at the current precision, hypotheses checked first."""
         self.check_hypotheses(**params)
         return self._side(which, self._env(params))
@@ -643,13 +643,13 @@ class Result:
         expr = getattr(self.statement, which)
         return _ev(expr, dict(env))
 
-    def bound(self, **params):
+    def bound(self, **params: Any) -> Any:
         """The bound side (``rhs``) of an upper/lower bound at the current precision, hypotheses checked."""
         if self.kind not in ("upper_bound", "lower_bound"):
             raise InvalidArgument("result", self.key, "is not a bound (kind is %s)" % self.kind)
         return self.side("rhs", **params)
 
-    def evaluate(self, *, prec: int = arith.DEFAULT_PREC, **params) -> Evaluation:
+    def evaluate(self, *, prec: int = arith.DEFAULT_PREC, **params: Any) -> Evaluation:
         """Evaluate both sides and the relation at ``params`` (exact strings/rationals or balls).
 
         Raises :class:`HypothesisViolation` outside the hypotheses.  The

@@ -23,6 +23,7 @@ import sympy as sp
 from blanket.exact.accounting.calibrate import epsilon_for_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
 from blanket.proofs.renyi import exact_epsilon_for_delta
 from flint import arb, fmpq
@@ -140,7 +141,7 @@ COROLLARY_9 = register(
 ADV = sp.sqrt(2 * k * sp.log(1 / delta)) * epsilon + k * epsilon * (sp.exp(epsilon) - 1)
 
 
-def rr_composition_delta(kk: int, eps, eps_total):
+def rr_composition_delta(kk: int, eps: NumberOrBall, eps_total: NumberOrBall) -> Enclosure:
     """Exact δ(ε') of the k-fold composition of binary randomized response with parameter ε (ε-DP each).
 
     The privacy loss is ε·(2J − k), J ~ Bin(k, e^ε/(1+e^ε)), so
@@ -249,7 +250,7 @@ EPS1 = 2 * sp.log(1 + G / n)  # per-step ε1 (subsampling + triangle step)
 CHAIN = sp.sqrt(2 * n * sp.log(1 / delta)) * EPS1 + n * EPS1 * (sp.exp(EPS1) - 1)
 
 
-def certify_chain_box():
+def certify_chain_box() -> arb:
     """Certify ``CHAIN ≤ 12 ε0 √(log(1/δ)/n)`` on the whole box 0 < ε0 ≤ 1/2, n ≥ 1000, 0 < δ ≤ 1/100.
 
     Write L = log(1/δ) ≥ log 100 and g = e^{2ε0}(e^{ε0}−1).  The ratio

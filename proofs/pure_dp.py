@@ -184,11 +184,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import sympy as sp
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
 from blanket.exact.protocols import tdlap as xt
 from blanket.exact.protocols.pure_sum import (
     aggregator,
@@ -236,12 +238,12 @@ kappa = 1 / r
 Zt = (1 + r - 2 * r ** (tau + 1)) / (1 - r)
 
 
-def T(z):
+def T(z: Any) -> sp.Expr:
     """``TDLap(s, tau)[z]`` as a sympy expression in ``r`` and ``tau``."""
     return sp.Piecewise((r ** sp.Abs(z) / Zt, sp.Abs(z) <= tau), (0, True))
 
 
-def TT(x):
+def TT(x: Any) -> sp.Expr:
     """``(T*T)[x]`` as a finite sympy Sum."""
     return sp.Sum(T(zz) * T(x - zz), (zz, -tau, tau))
 
@@ -254,12 +256,12 @@ def _f(D):
     return (rho ** (-(D + 1)) - 1) / (rho ** (-1) - 1)
 
 
-def Nx(x):
+def Nx(x: Any) -> sp.Expr:
     """Closed-form normaliser of the mirrored component ``E_x``."""
     return _f(x + m * tau) + _f(m * tau + m - 1 - x) - 1
 
 
-def E(x, v):
+def E(x: Any, v: Any) -> sp.Expr:
     """``E_x[v]`` as a sympy expression."""
     return sp.Piecewise((rho ** (-sp.Abs(v - x - m * tau)) / Nx(x), sp.And(v >= 0, v <= ell)), (0, True))
 
@@ -912,7 +914,7 @@ register(
 )
 
 
-def eps1_factor(r_, tau_, q_, m_):
+def eps1_factor(r_: NumberOrBall, tau_: IntegerInput, q_: NumberOrBall, m_: IntegerInput) -> Enclosure:
     """``e^{eps_1}`` of Corollary 3.7 (closed form, O(tau) evaluation of a max over u; see the module docstring).
 
     The extra term goes to ``(T*T)[u]`` (Claim 3.5, ``theta_c``) or to the mirrored mass (Claim 3.6 [geometric],
@@ -1112,7 +1114,16 @@ def _consts(rho, tau_, m_):
     return out
 
 
-def claim38_closed_ratio(group, carry, A, B, rho, tau, m, nu=None):
+def claim38_closed_ratio(
+    group: str,
+    carry: bool,
+    A: Any,
+    B: Any,
+    rho: NumberOrBall,
+    tau: IntegerInput,
+    m: IntegerInput,
+    nu: IntegerInput | None = None,
+) -> Enclosure | None:
     """``max`` over pairs, both directions and ``y`` of ``LHS/RHS`` of a closed-form Claim 3.8 (``<= 1`` iff it holds).
 
     ``group``: ``"mixed"`` (``LHS = P_mix``, ``RHS = A Q_mix + B Q_EE``) or ``"mirrored"`` (``LHS = P_EE``,
@@ -1271,7 +1282,9 @@ _c38(
 )
 
 
-def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
+def claims_closed_factor(
+    rho: NumberOrBall, tau_: IntegerInput, q_: NumberOrBall, m_: IntegerInput, *, detail: bool = False
+) -> Any:
     """``e^{eps_claims}``: the closed-form combination of Claims 3.3–3.8 (module docstring), ``>= e^{eps_pair}``.
 
     Evaluated from the sympy definitions (``theta_c``, ``theta_g``, ``xi``, ``theta_e``, ``phi``, ``Psi``,
@@ -1320,7 +1333,7 @@ def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
 rho_of_s = sp.exp(-1 / (s * m))
 
 
-def claims_closed_llr(s_, tau_, q_, m_):
+def claims_closed_llr(s_: NumberOrBall, tau_: IntegerInput, q_: NumberOrBall, m_: IntegerInput) -> arb:
     """``log K(s, tau, q, m)``: :func:`claims_closed_factor` at ``rho = e^{-1/(s m)}`` (current precision)."""
     rho = arb_eval(
         rho_of_s,
@@ -1493,7 +1506,15 @@ register(
 )
 
 
-def theorem_3_1_parameters(n_, beta_, epsilon_, m_, *, s_grid=None, via: str = "exact"):
+def theorem_3_1_parameters(
+    n_: IntegerInput,
+    beta_: NumberOrBall,
+    epsilon_: NumberOrBall,
+    m_: IntegerInput,
+    *,
+    s_grid: Sequence | None = None,
+    via: str = "exact",
+) -> dict:
     """Theorem 3.1's parameters in this project's reading: ``q = beta/n``, ``tau = ceil(2 s ln(1/q))``, and
     the smallest ``s`` on a grid (default 1/2, 1, 2, 4, …, 256) whose pairwise LLR bound times ``n-1`` is
     certified ``<= epsilon``.

@@ -24,6 +24,8 @@ binary RR), :class:`BinaryRRWorstMoment` (the exact worst-case moment) and
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import sympy as sp
 from blanket.exact.accounting import profiles as xprof
@@ -31,6 +33,7 @@ from blanket.exact.accounting import renyi as xr
 from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
 from blanket.proofs.core import EvaluationError, Hypothesis, Reference, Result, SymbolicCheck, register
 from flint import arb, ctx, fmpq
 
@@ -167,7 +170,7 @@ class BinaryRRWorstRenyi(sp.Function):
 
 
 # ------------------------------------------------------------ exact references
-def exact_rdp(**params):
+def exact_rdp(**params: Any) -> Enclosure:
     """Exact worst-case ε(λ) of shuffled binary RR at ``n``, ``epsilon0``, ``lambda`` (a ball)."""
     nn = arith.integer_in(params["n"], "n", lo=1)
     e0 = arith.exact_in(params["epsilon0"], "epsilon0", lo=0)
@@ -208,7 +211,7 @@ def _grid(ns=("100", "1000"), e0s=("1/2", "1", "2"), lams=("2", "4", "8")):
 
 
 # ------------------------------------------------------------ the bounds as expressions
-def ub1_log_arg(l):
+def ub1_log_arg(l: NumberOrBall) -> Enclosure:
     """The argument of the logarithm in (5) at order ``l`` (a sympy expression)."""
     return (
         1
@@ -224,7 +227,7 @@ def ub1_log_arg(l):
     )
 
 
-def eq14(mm, l):
+def eq14(mm: IntegerInput, l: NumberOrBall) -> Enclosure:
     """Right-hand side of (14) (Theorem 3.7) with ``m`` clients at order ``l``."""
     return (
         1
@@ -643,7 +646,7 @@ def _conv_ref(**params):
     )
 
 
-def exact_epsilon_for_delta(nn, e0, d):
+def exact_epsilon_for_delta(nn: IntegerInput, e0: NumberOrBall, d: NumberOrBall) -> arb:
     """Certified bracket ``[lower, upper]`` of the exact ε(δ) of shuffled binary RR (cached per precision); see :func:`_exact_epsilon_for_delta`."""
     return _exact_epsilon_for_delta(int(nn), arith.exact(e0), arith.exact(d), _prec())
 
@@ -712,7 +715,9 @@ RDP_TO_DP_IMPROVED = register(
 )
 
 
-def epsilon_via_rdp(rdp_of_order, delta_, *, orders=None, method: str = "improved"):
+def epsilon_via_rdp(
+    rdp_of_order: Callable, delta_: NumberOrBall, *, orders: Sequence | None = None, method: str = "improved"
+) -> tuple | None:
     """Certified ε for a target δ from an RDP curve, optimised over λ (one-sided).
 
     ``rdp_of_order(λ: fmpq) -> ball`` must enclose a valid ε(λ) (an exact

@@ -247,7 +247,7 @@ class BoundProcess:
             how = f"exit code {code}" if code is not None and code >= 0 else f"signal {-code}" if code else "no answer"
             raise BoundNotEvaluable(f"the bound could not be evaluated: {self.path} stopped {when} ({how})") from None
 
-    def evaluate(self, params: dict, prec: int, where: str):
+    def evaluate(self, params: dict, prec: int, where: str) -> tuple:
         """``("ok", serialized)`` or ``("skip", kind, message)``; BoundNotEvaluable on fatal errors and timeouts."""
         plain = {k: (v if isinstance(v, int) else Fraction(int(v.p), int(v.q))) for k, v in params.items()}
         try:

@@ -39,10 +39,13 @@ import signal
 import subprocess
 import tempfile
 import unicodedata
+from collections.abc import Sequence
+from typing import Any
 
 import jinja2
 import sympy as sp
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.types import NumberOrBall
 from sympy.printing.pretty.stringpict import prettyForm
 
 from .output import atomic_write
@@ -237,7 +240,7 @@ _MATH_ACCENTS = {"\u0304": r"\bar", "\u0302": r"\hat", "\u0303": r"\tilde", "\u0
 _ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0327": "c", "\u030c": "v"}
 
 
-def escape(text) -> str:
+def escape(text: object) -> str:
     """Escape any value for LaTeX text mode so that it typesets literally.
 
     The ten specials ``\\ { } $ & % # _ ~ ^`` and ``< > | "`` are replaced by
@@ -410,7 +413,7 @@ def _math(text: str) -> str:
     return "".join(out)
 
 
-def prose(text) -> TeX:
+def prose(text: object) -> TeX:
     r"""Program-written text (titles, notes) with its plain-text math typeset: ``D_{e^ε}``, ``e^{−ε0}``, ``L_i``, ``ε0``.
 
     Everything is escaped as by :func:`escape`; only ``^``/``_`` scripts (a
@@ -504,7 +507,7 @@ def prose(text) -> TeX:
     return TeX("".join(out))
 
 
-def breakable(text) -> TeX:
+def breakable(text: object) -> TeX:
     """Escaped text with break points after ``/``, ``_``, ``.`` and ``-`` (for paths in narrow table columns).
 
     >>> print(breakable("a_b/c"))
@@ -518,7 +521,7 @@ def breakable(text) -> TeX:
     return TeX("".join(out))
 
 
-def texttt(text) -> TeX:
+def texttt(text: object) -> TeX:
     """User text in typewriter type, escaped, breakable (for paths, hashes, commands)."""
     return TeX(r"\texttt{" + escape(text) + "}")
 
@@ -533,12 +536,12 @@ def _sci_to_tex(s: str) -> str:
     return (mant + r"\times " if mant not in ("1", "-1") else ("-" if mant == "-1" else "")) + f"10^{{{e}}}"
 
 
-def num_up(x, digits: int = 6) -> TeX:
+def num_up(x: NumberOrBall, digits: int = 6) -> TeX:
     """The upper end of ``x`` (ball or exact) rounded *up* to ``digits`` significant digits, as LaTeX (math mode)."""
     return TeX(_sci_to_tex(arith.decimal_string(x, digits, up=True)))
 
 
-def num_down(x, digits: int = 6) -> TeX:
+def num_down(x: NumberOrBall, digits: int = 6) -> TeX:
     """The lower end of ``x`` rounded *down* to ``digits`` significant digits, as LaTeX (math mode)."""
     return TeX(_sci_to_tex(arith.decimal_string(x, digits, up=False)))
 
@@ -558,7 +561,7 @@ def decimal_to_tex(s: str) -> TeX:
     return TeX(_sci_to_tex(s))
 
 
-def exact_to_tex(q) -> TeX:
+def exact_to_tex(q: NumberOrBall) -> TeX:
     """An exact rational as LaTeX: decimal when it terminates within 12 digits, else a fraction.
 
     >>> str(exact_to_tex(arith.exact("1e-6"))), str(exact_to_tex(arith.exact("1/3")))
@@ -572,7 +575,7 @@ def exact_to_tex(q) -> TeX:
     return decimal_to_tex(s)
 
 
-def exact_string(q) -> str:
+def exact_string(q: NumberOrBall) -> str:
     """An exact rational as a plain string: an exact decimal (``"1e-6"``, ``"0.25"``) when one of ≤ 40 digits exists, else ``"p/q"``.
 
     >>> exact_string(arith.exact("1e-6")), exact_string(arith.exact("0.25")), exact_string(arith.exact("1/3"))
@@ -585,7 +588,7 @@ def exact_string(q) -> str:
     return f"{int(q.p)}/{int(q.q)}"
 
 
-def interval(x, digits: int = 6) -> TeX:
+def interval(x: NumberOrBall, digits: int = 6) -> TeX:
     """``[lower, upper]`` outward rounded, or the single number when both ends print alike."""
     lo, hi = arith.decimal_string(x, digits, up=False), arith.decimal_string(x, digits, up=True)
     if lo == hi:
@@ -641,7 +644,7 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render(template: str, **context) -> str:
+def render(template: str, **context: Any) -> str:
     """Render ``reports/templates/<template>`` with ``context``."""
     return environment().get_template(template).render(**context)
 
@@ -794,7 +797,7 @@ def _width(expr) -> int:
         return len(sp.latex(expr)) // 2
 
 
-def tidy(expr):
+def tidy(expr: Any) -> Any:
     """``expr`` with every sum of fractions combined where that makes it narrower (``1 − k/(k+e^{ε0}−1)``
     becomes ``(e^{ε0}−1)/(k+e^{ε0}−1)``).  ``sympy.together`` is an identity, so the statement is unchanged.
 
@@ -954,7 +957,7 @@ class _Namer:
         return expr
 
 
-def display(statement, hypotheses=()) -> TeX:
+def display(statement: Any, hypotheses: Sequence = ()) -> TeX:
     r"""A statement (sympy relation) and its hypotheses as display math that fits the page: sums of fractions
     combined (:func:`tidy`), subexpressions that repeat or are too wide named ``u_1, u_2, …`` ("where …"),
     long sums broken at their top-level terms, the hypotheses on lines of their own.  Never scaled.
@@ -1038,6 +1041,6 @@ def display(statement, hypotheses=()) -> TeX:
     return TeX("\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
 
 
-def display_result(result) -> TeX:
+def display_result(result: Any) -> TeX:
     """:func:`display` of a registered result's statement and hypotheses (those sympy folds to True are not shown)."""
     return display(result.statement, [h.relation for h in result.hypotheses])

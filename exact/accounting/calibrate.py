@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
+from blanket.exact.numbers.types import NumberOrBall
 from flint import arb, fmpq
 
 
@@ -405,12 +406,12 @@ def float_bisect(above: Callable[[float], bool], lo: float, hi: float, steps: in
 
 def epsilon_for_delta(
     delta_of_epsilon: Callable[[fmpq], object],
-    target_delta,
+    target_delta: NumberOrBall,
     *,
-    hi,
-    lo=0,
-    rel_tol="1e-6",
-    guess=None,
+    hi: NumberOrBall,
+    lo: NumberOrBall = 0,
+    rel_tol: NumberOrBall = "1e-6",
+    guess: NumberOrBall | float | None = None,
     start_prec: int = arith.DEFAULT_PREC,
     cap: int = arith.MAX_PREC,
 ) -> Bracket:
@@ -433,12 +434,12 @@ def epsilon_for_delta(
 
 def epsilon0_for(
     delta_of_epsilon0: Callable[[fmpq], object],
-    target_delta,
+    target_delta: NumberOrBall,
     *,
-    hi,
-    lo=0,
-    rel_tol="1e-6",
-    guess=None,
+    hi: NumberOrBall,
+    lo: NumberOrBall = 0,
+    rel_tol: NumberOrBall = "1e-6",
+    guess: NumberOrBall | float | None = None,
     start_prec: int = arith.DEFAULT_PREC,
     cap: int = arith.MAX_PREC,
 ) -> Bracket:

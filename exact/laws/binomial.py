@@ -59,6 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.types import Enclosure
 from flint import arb, ctx, fmpq
 
 #: unit roundoff of IEEE-754 binary64 (round to nearest)
@@ -88,7 +89,7 @@ def gamma(k: int) -> fmpq:
     return k * U / (1 - k * U)
 
 
-def float_upper(x) -> float:
+def float_upper(x: Enclosure) -> float:
     """A binary64 number ≥ the exact rational or ball ``x`` (an upper bound as a float)."""
     if isinstance(x, arb):
         q = arith.endpoints(x)[1]
@@ -139,7 +140,7 @@ def _mode(m: int, q: arb) -> int:
     return max(0, min(m, i0))
 
 
-def pmf(m: int, q, k: int) -> arb:
+def pmf(m: int, q: Enclosure, k: int) -> arb:
     """``P(Bin(m, q) = k)`` as a ball: ``C(m, k) q^k (1−q)^(m−k)``.  O(1) arb calls (O(log m) multiplications)."""
     if k < 0 or k > m:
         return arb(0)
@@ -147,7 +148,7 @@ def pmf(m: int, q, k: int) -> arb:
     return arb.bin_uiui(m, k) * q**k * (1 - q) ** (m - k)
 
 
-def tail(m: int, q, k: int) -> arb:
+def tail(m: int, q: Enclosure, k: int) -> arb:
     """``P(Bin(m, q) ≥ k)`` as a ball, via ``I_q(k, m − k + 1)`` (flint's ``arb_hypgeom_beta_lower``, regularized).
 
     O(1) arb calls whatever ``m`` (the hypergeometric series is evaluated in C
@@ -176,7 +177,7 @@ def _tail_by_window(m: int, q: arb, k: int) -> arb:
     return s + arb(0).union(arb(T.upper()))
 
 
-def window(m: int, q, tol) -> tuple:
+def window(m: int, q: Enclosure, tol: Enclosure) -> tuple:
     """Window of the pmf of Bin(m, q) as balls: ``(values, offset, tail)``, ``tail`` an arb upper bound on
     the mass outside.  Cost O(W) ball operations, ``W ≈ 2σ·sqrt(2 log(1/tol)) + O(1)``.
 
@@ -228,7 +229,7 @@ def window(m: int, q, tol) -> tuple:
     return vals, offset, arb(t.upper())
 
 
-def window_bounds(m: int, q, tol) -> tuple:
+def window_bounds(m: int, q: Enclosure, tol: Enclosure) -> tuple:
     """``(lo, hi, tail)``: a window ``lo..hi`` of Bin(m, q) whose left-out mass is certified ``≤ tail ≤ 2·tol``
     (about; ``tail`` is the certified number).  O(1) arb calls (plus O(1) retries).
 
@@ -290,7 +291,7 @@ class FloatLaw:
         return self.offset + len(self.values) - 1
 
 
-def float_param(x) -> tuple:
+def float_param(x: Enclosure) -> tuple:
     """``(v, e)``: a binary64 ``v`` near the positive ball/rational ``x`` and an exact rational ``e`` with
     ``|v − x| ≤ e·x`` (Lemma 1 of docs/numerics.md)."""
     b = arith.ball(x)
@@ -298,7 +299,9 @@ def float_param(x) -> tuple:
     return v, _rel_of(b, v)
 
 
-def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: tuple | None = None) -> FloatLaw:
+def float_window(
+    m: int, q: Enclosure, tol: Enclosure, *, segment: int = SEGMENT, bounds: tuple | None = None
+) -> FloatLaw:
     """Float window of Bin(m, q) (route (b)); see docs/numerics.md, Lemma 2.
 
     Anchors ``b(lo + s·L)`` (``L = segment``) are arb balls (:func:`pmf`)
@@ -483,7 +486,7 @@ def window_dots(a: np.ndarray, x: np.ndarray, x_below: float, k0: int, count: in
     return s, gamma(L + S - 1)
 
 
-def rel_combine(*parts) -> float:
+def rel_combine(*parts: float) -> float:
     """``∏(1 + part) − 1`` rounded up, for relative bounds (floats or exact rationals)."""
     r = arb(1)
     for x in parts:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from flint import arb, fmpq
 
 Vec = Sequence
@@ -45,7 +46,7 @@ class Windowed:
     def stop(self) -> int:
         return self.offset + len(self.mass)
 
-    def at(self, i: int):
+    def at(self, i: int) -> Enclosure:
         j = i - self.offset
         return self.mass[j] if 0 <= j < len(self.mass) else fmpq(0)
 
@@ -67,7 +68,15 @@ def _check(p, q):
     return _norm(p, "p"), _norm(q, "q")
 
 
-def hockey_stick(p: Vec, q: Vec, *, epsilon=None, exp_epsilon=None, p_tail=0, q_tail=0):
+def hockey_stick(
+    p: Vec,
+    q: Vec,
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    p_tail: Enclosure = 0,
+    q_tail: Enclosure = 0,
+) -> Enclosure:
     """``D_{e^ε}(p‖q) = Σ_y [p(y) − e^ε q(y)]_+``.
 
     With windowed inputs: the window sum ``S`` is a lower bound and
@@ -86,12 +95,12 @@ def hockey_stick(p: Vec, q: Vec, *, epsilon=None, exp_epsilon=None, p_tail=0, q_
     return arith.ball(s).union(arith.ball(s) + pt)
 
 
-def total_variation(p: Vec, q: Vec, *, p_tail=0, q_tail=0):
+def total_variation(p: Vec, q: Vec, *, p_tail: Enclosure = 0, q_tail: Enclosure = 0) -> Enclosure:
     """``TV(p, q) = Σ_y [p(y) − q(y)]_+`` (hockey-stick at ε = 0)."""
     return hockey_stick(p, q, exp_epsilon=1, p_tail=p_tail, q_tail=q_tail)
 
 
-def renyi_moment(p: Vec, q: Vec, order):
+def renyi_moment(p: Vec, q: Vec, order: NumberOrBall) -> Enclosure:
     """``Σ_y p(y)^λ q(y)^{1−λ}`` for λ > 1 (exact for integer λ and exact inputs).
 
     Outcomes with ``p = 0`` contribute 0; an outcome with ``p > 0 = q`` makes it
@@ -118,7 +127,7 @@ def renyi_moment(p: Vec, q: Vec, order):
     return s
 
 
-def renyi(p: Vec, q: Vec, order):
+def renyi(p: Vec, q: Vec, order: NumberOrBall) -> Enclosure:
     """``D_λ(p‖q) = log(Σ p^λ q^{1−λ}) / (λ − 1)`` as a ball."""
     lam = order if isinstance(order, arb) else arith.exact_in(order, "order", lo=1, lo_open=True)
     m = renyi_moment(p, q, lam)

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from blanket.exact.lazy import lazy_package
 
-_MODULES = ('arith', 'errors', 'guards')
+_MODULES = ('arith', 'errors', 'guards', 'types')
 _EXPORTS = {
+    'NumberOrBall': 'types',
+    'NumberInput': 'types',
+    'IntegerInput': 'types',
+    'Enclosure': 'types',
     'BlanketError': 'errors',
     'FloatRefused': 'errors',
     'HypothesisViolation': 'errors',

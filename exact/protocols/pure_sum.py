@@ -20,22 +20,25 @@ value; nothing here knows about sympy.  The component laws and their convolution
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.protocols import tdlap as xt
 from flint import arb, fmpq
 
 Number = fmpq | arb
 
 
-def ratio_in(v) -> Number:
+def ratio_in(v: NumberOrBall) -> Number:
     """The TDLap ratio ``r = e^{-1/s}`` as given: a ball passes through, anything else is read exactly in (0, 1)."""
     return v if isinstance(v, arb) else arith.exact_in(v, "r", lo=0, hi=1, lo_open=True, hi_open=True)
 
 
-def aggregator(m, tau, q, *, r=None, s=None) -> xt.RelaxedAggregator:
+def aggregator(
+    m: IntegerInput, tau: IntegerInput, q: NumberOrBall, *, r: NumberOrBall | None = None, s: NumberOrBall | None = None
+) -> xt.RelaxedAggregator:
     """The relaxed aggregator with modulus ``m >= 2``, truncation ``tau >= 0``, mixing weight ``q`` and ratio ``r``
     (read exactly by :func:`ratio_in`) or scale ``s``; integers may be given as ints, integral fmpq or strings."""
     mm, tt = arith.integer_in(m, "m", lo=2), arith.integer_in(tau, "tau", lo=0)
@@ -45,12 +48,12 @@ def aggregator(m, tau, q, *, r=None, s=None) -> xt.RelaxedAggregator:
 
 
 # ============================================================ predicates (Definitions 2.1, 2.2, 2.7-2.9)
-def llr_distance(p, q_):
+def llr_distance(p: Sequence, q_: Sequence) -> Enclosure | None:
     """Definition 2.1 on exact laws (aligned mass vectors): ball/fmpq, or ``None`` for +∞."""
     return xt.llr_exact_or_ball(p, q_)
 
 
-def is_pure_dp(laws, neighbours, eps) -> bool | None:
+def is_pure_dp(laws: Mapping, neighbours: Iterable, eps: NumberOrBall) -> bool | None:
     """Definition 2.2 on exact laws: ``d_LLR(M(x), M(x')) <= eps`` for every neighbouring pair (three-valued).
 
     ``laws`` maps each input to its output law (aligned mass vectors, exact or balls); ``neighbours`` is an
@@ -81,7 +84,7 @@ def _decide(compute, what):
         return None
 
 
-def is_llr_secure(agg: xt.RelaxedAggregator, n_: int, eps) -> bool | None:
+def is_llr_secure(agg: xt.RelaxedAggregator, n_: int, eps: NumberOrBall) -> bool | None:
     """Definition 2.8 with SIM(c) = the protocol on (c, 0, …, 0): three-valued ``max_x d_LLR <= eps`` (small n, m).
 
     Exact-rational aggregators decide at once; ball aggregators (built from ``s``) are
@@ -96,7 +99,7 @@ def is_llr_secure(agg: xt.RelaxedAggregator, n_: int, eps) -> bool | None:
     return _decide(compute, "LLR security")
 
 
-def is_beta_correct(agg: xt.RelaxedAggregator, n_: int, beta_) -> bool | None:
+def is_beta_correct(agg: xt.RelaxedAggregator, n_: int, beta_: NumberOrBall) -> bool | None:
     """Definition 2.7 with POST = mod m: three-valued ``max_x Pr[POST(S) != sum x mod m] <= beta``."""
     target = arith.exact(beta_, "beta") if not isinstance(beta_, arb) else beta_
 
@@ -107,7 +110,7 @@ def is_beta_correct(agg: xt.RelaxedAggregator, n_: int, beta_) -> bool | None:
     return _decide(compute, "beta-correctness")
 
 
-def is_relaxation(agg, n_, eps, beta_) -> bool | None:
+def is_relaxation(agg: xt.RelaxedAggregator, n_: int, eps: NumberOrBall, beta_: NumberOrBall) -> bool | None:
     """Definition 2.9: (eps, beta)-relaxation of the aggregator (both predicates; three-valued)."""
     s1, s2 = is_llr_secure(agg, n_, eps), is_beta_correct(agg, n_, beta_)
     if s1 is False or s2 is False:
@@ -115,7 +118,7 @@ def is_relaxation(agg, n_, eps, beta_) -> bool | None:
     return None if (s1 is None or s2 is None) else True
 
 
-def dlap_shift_llr(epsilon, k=1):
+def dlap_shift_llr(epsilon: NumberOrBall, k: IntegerInput = 1) -> fmpq:
     """Exact LLR between DLap(0, k/eps) and DLap(k, k/eps).
 
     ``log(Pr[z]/Pr'[z]) = -(|z| - |z-k|) eps/k`` is *linear* in the exponent,
@@ -128,7 +131,7 @@ def dlap_shift_llr(epsilon, k=1):
     return max(abs(abs(z) - abs(z - k)) for z in range(-1, k + 2)) * e / k
 
 
-def no_carry_gap(m, tau, r, a, b):
+def no_carry_gap(m: IntegerInput, tau: IntegerInput, r: NumberOrBall, a: IntegerInput, b: IntegerInput) -> Enclosure:
     agg = aggregator(m, tau, 0, r=r)
     G = xt.Groups(agg)
     cc = (arith.integer_in(a, "a") + arith.integer_in(b, "b")) % agg.m
@@ -136,7 +139,9 @@ def no_carry_gap(m, tau, r, a, b):
     return arith.maximum([abs(x - y) for x, y in zip(p, q_)])
 
 
-def group_mass(X, x, Y, y_, rho, tau, m, yy_):
+def group_mass(
+    X: str, x: int, Y: str, y_: int, rho: NumberOrBall, tau: IntegerInput, m: IntegerInput, yy_: int
+) -> Enclosure:
     """Exact (X_x * Y_y)[yy] from the engine (rational rho: exact rationals)."""
     G = groups_at_rho(rho, tau, m)
     v = G.conv(X, x, Y, y_)
@@ -146,7 +151,7 @@ def group_mass(X, x, Y, y_, rho, tau, m, yy_):
 _GROUPS_CACHE: dict = {}
 
 
-def groups_at_rho(rho, tau, m):
+def groups_at_rho(rho: NumberOrBall, tau: IntegerInput, m: IntegerInput) -> xt.Groups:
     """:class:`exact.protocols.tdlap.Groups` of the aggregator with ``r = rho^m`` (cached; q is irrelevant to the groups)."""
     key = (str(rho), int(tau), int(m))
     if key not in _GROUPS_CACHE:
@@ -161,7 +166,7 @@ def groups_at_rho(rho, tau, m):
     return _GROUPS_CACHE[key]
 
 
-def cor37_exact(r, tau, q, m):
+def cor37_exact(r: NumberOrBall, tau: IntegerInput, q: NumberOrBall, m: IntegerInput) -> Enclosure:
     """Exact ``log max`` over carry pairs, both directions and all y, of the group-1 ratio of Corollary 3.7."""
     agg = aggregator(m, tau, q, r=r)
     G = xt.Groups(agg)
@@ -211,7 +216,7 @@ def max_ratio_on_support(best: Number, lhs: Iterable[Number], rhs: Iterable[Numb
     return best
 
 
-def claim38_ratio(X, Y, r, tau, m):
+def claim38_ratio(X: str, Y: str, r: NumberOrBall, tau: IntegerInput, m: IntegerInput) -> Enclosure:
     """``max_y (X_a*Y_b)[y] / RHS(y)`` over all pairs and both directions (<= 1 iff Claim 3.8 holds there)."""
     agg = aggregator(m, tau, fmpq(1, 2), r=r)
     G = xt.Groups(agg)
@@ -221,7 +226,7 @@ def claim38_ratio(X, Y, r, tau, m):
     return best
 
 
-def claim38_same_index_ratio(r, tau, m):
+def claim38_same_index_ratio(r: NumberOrBall, tau: IntegerInput, m: IntegerInput) -> Enclosure:
     """``max_y (E_a*E_b)[y] / K (E_c*E_d)[y]`` over pairs and directions (<= 1 iff the same-index pairing holds)."""
     agg = aggregator(m, tau, fmpq(1, 2), r=r)
     G = xt.Groups(agg)
@@ -231,7 +236,7 @@ def claim38_same_index_ratio(r, tau, m):
     return best
 
 
-def claims_pair_bound(agg: xt.RelaxedAggregator):
+def claims_pair_bound(agg: xt.RelaxedAggregator) -> Enclosure:
     """Certified upper bound on the pairwise LLR (5) built from Claims 3.3/3.4/3.8 (this project's reading).
 
     For every pair and direction, ``P[y] <= B(y) = sum_groups weight · RHS_group(y)``
@@ -269,7 +274,7 @@ def claims_pair_bound(agg: xt.RelaxedAggregator):
     return arith.ball(best).log() if not (isinstance(best, fmpq) and best == 1) else fmpq(0)
 
 
-def perfect_security_failure(m):
+def perfect_security_failure(m: IntegerInput) -> fmpq:
     """Best minimax failure of POST = mod m for a perfectly secure (input-independent) intermediary.
 
     The output law is the aggregator's law on the all-zero input (any fixed law works);
@@ -283,13 +288,15 @@ def perfect_security_failure(m):
     return 1 - min(classes)
 
 
-def noise_pmf(t: int, r_):
+def noise_pmf(t: int, r_: Enclosure) -> Enclosure:
     """``Pr[eta_1 + eta_2 = t]`` for i.i.d. ``eta_i ~ DLap`` with ratio ``r``:
     ``((1-r)/(1+r))^2 r^{|t|} (|t| + 1 + 2 r^2/(1-r^2))`` (derived; tested against an exact convolution)."""
     return ((1 - r_) / (1 + r_)) ** 2 * r_ ** abs(t) * (abs(t) + 1 + 2 * r_**2 / (1 - r_**2))
 
 
-def protocol_error_law(xs, epsilon_, k_, m_, *, window=None):
+def protocol_error_law(
+    xs: Sequence[NumberInput], epsilon_: NumberOrBall, k_: IntegerInput, m_: IntegerInput, *, window: int | None = None
+) -> tuple[dict, Enclosure]:
     """Exact error law of Theorem 4.1's protocol (this project's reading) for small inputs, all users honest.
 
     User ``i`` rounds ``x_i in [0,1]`` (exact rationals) to ``floor(k x_i) + Bernoulli(frac(k x_i))``
@@ -314,7 +321,7 @@ def protocol_error_law(xs, epsilon_, k_, m_, *, window=None):
     for x in xs:
         lo = (kk * x).floor()
         frac = kk * x - lo
-        new = {}
+        new: dict = {}
         for v, pv in rounding.items():
             for add, pa in ((int(lo), 1 - frac), (int(lo) + 1, frac)):
                 if pa != 0:
@@ -329,7 +336,7 @@ def protocol_error_law(xs, epsilon_, k_, m_, *, window=None):
     folded = [arb(0)] * mm
     for i, p in enumerate(noise):
         folded[(i - W) % mm] += p
-    law = {}
+    law: dict = {}
     for v, pv in rounding.items():
         for t_res in range(mm):
             err = fmpq(rep[(v + t_res) % mm], kk) - total
@@ -339,7 +346,7 @@ def protocol_error_law(xs, epsilon_, k_, m_, *, window=None):
     return law, tail
 
 
-def error_second_moment(epsilon_, m_, *, window=None):
+def error_second_moment(epsilon_: NumberOrBall, m_: IntegerInput, *, window: int | None = None) -> arb:
     """E[err^2] of Theorem 4.1's protocol on binary data (k = 1), all users honest, exactly up to a certified tail.
 
     Total noise ``N = eta_1 + eta_2``, ``eta_i ~ DLap(1/eps)`` i.i.d.; closed form
@@ -363,7 +370,9 @@ def error_second_moment(epsilon_, m_, *, window=None):
     return acc + arb(0).union(arith.ball(tail))
 
 
-def protocol_mse(n_, k_, m_, epsilon_, *, window=None):
+def protocol_mse(
+    n_: IntegerInput, k_: IntegerInput, m_: IntegerInput, epsilon_: NumberOrBall, *, window: int | None = None
+) -> arb:
     """Exact E[err^2] of the protocol (:func:`protocol_error_law`) on the input x_i = 1/(2k) (maximal rounding
     variance), as a ball whose upper end includes the left-out noise mass times the largest squared error.
     ``window``: noise window ``|t| <= W`` (default ``40 m``); O(W + m (n k + 1))."""

@@ -31,6 +31,7 @@ from __future__ import annotations
 import os
 
 from blanket.exact.numbers.errors import BlanketError, InvalidArgument
+from blanket.exact.numbers.types import NumberOrBall
 from blanket.exact.shuffled.binary import estimate_worst_cost
 
 #: default wall-clock limit (seconds) for the exact worst case; override with BLANKET_MAX_SECONDS
@@ -53,7 +54,7 @@ def fallback_cost(n: int) -> tuple:
     return seconds, nbytes
 
 
-def worst_cost(n: int, *, workers: int = 1, epsilon0=None) -> tuple:
+def worst_cost(n: int, *, workers: int = 1, epsilon0: NumberOrBall | None = None) -> tuple:
     """``(wall seconds, peak bytes)`` of the exact worst case on ``workers`` cores.
 
     From :func:`exact.shuffled.binary.estimate_worst_cost` (``epsilon0``, the local ε0, sets the window width);
@@ -123,7 +124,7 @@ def check_worst_case(
     max_seconds: float | None = None,
     memory: int | None = None,
     options: str = OPTIONS,
-    epsilon0=None,
+    epsilon0: NumberOrBall | None = None,
 ) -> tuple:
     """Raise :class:`TooExpensive` if the exact worst case at ``n`` on ``workers`` cores exceeds the limits.
 

@@ -42,6 +42,7 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Any
 
 import flint
 from blanket.exact.numbers.errors import InvalidArgument
@@ -127,7 +128,7 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def resolve_workers(workers) -> int:
+def resolve_workers(workers: int | str | None) -> int:
     """``workers`` as a positive int (``None`` = :func:`available_cores`); anything else is refused.
 
     >>> resolve_workers(3)
@@ -151,7 +152,7 @@ def _in_daemon_process() -> bool:
     return bool(multiprocessing.current_process().daemon)
 
 
-def resolve_scheduler(scheduler=None) -> object | None:
+def resolve_scheduler(scheduler: Any = None) -> object | None:
     """The Dask scheduler to use: ``scheduler`` if given, else ``$BLANKET_SCHEDULER`` if set and non-empty, else None.
 
     A ``dask.distributed.Client`` may be passed instead of an address.
@@ -368,7 +369,7 @@ def _run_dask(packed, scheduler, bar, sizes):
     return out
 
 
-def executor_cores(workers=None, scheduler=None) -> tuple:
+def executor_cores(workers: int | None = None, scheduler: Any = None) -> tuple:
     """``(cores, description)`` of the executor :func:`map_blocks` would use with these arguments.
 
     For a Dask cluster (connecting to it): the total number of worker threads.
@@ -395,7 +396,7 @@ def map_blocks(
     *,
     workers: int | None = None,
     scheduler: str | None = None,
-    progress=None,
+    progress: Any = None,
     desc: str = "",
     sizes: list | None = None,
 ) -> list:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 from tqdm.auto import tqdm
 
@@ -45,7 +46,7 @@ def is_quiet() -> bool:
     return _QUIET
 
 
-def bars_enabled(enabled: bool | None = None, stream=None) -> bool:
+def bars_enabled(enabled: bool | None = None, stream: Any = None) -> bool:
     """Whether a bar would be drawn for ``enabled`` on ``stream`` (see the module docstring for the rules)."""
     stream = stream if stream is not None else sys.stderr
     env = os.environ.get("BLANKET_PROGRESS", "").strip()
@@ -108,7 +109,7 @@ class Progress:
             )
         return self
 
-    def update(self, k: int = 1, note: str = ""):
+    def update(self, k: int = 1, note: str = "") -> None:
         """Advance by ``k`` units; ``note`` is shown after the bar."""
         if self.total is not None:
             k = min(k, self.total - self.done)
@@ -118,7 +119,7 @@ class Progress:
                 self._bar.set_postfix_str(note, refresh=False)
             self._bar.update(k)
 
-    def close(self):
+    def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
             self._bar = None

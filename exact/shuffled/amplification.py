@@ -26,17 +26,19 @@ applies), balls otherwise.  No binary float enters.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure
 from blanket.exact.shuffled.krr import expected_positive_part
 from flint import arb, fmpq
 
 
 # ----------------------------------------------------------------- the amplification variable L
-def krr_law(k: int, exp_epsilon0, exp_epsilon) -> list:
+def krr_law(k: int, exp_epsilon0: Enclosure, exp_epsilon: Enclosure) -> list:
     """Law of ``L^ε_{x,x'}`` for k-RR (Lemma 5.7 (1)): three atoms ``[(value, prob), ...]``.
 
     ``L = γ(1−e^ε) + k(1−γ)(1[W=x] − e^ε 1[W=x'])``, ``W`` uniform on ``[k]``,
@@ -62,7 +64,9 @@ def _count(m: int) -> int:
     return m
 
 
-def eplus_krr(m: int, k: int, exp_epsilon0, exp_epsilon, *, engine=None):
+def eplus_krr(
+    m: int, k: int, exp_epsilon0: Enclosure, exp_epsilon: Enclosure, *, engine: str | None = None
+) -> Enclosure:
     """``E[(Σ_{i=1}^m L_i)_+]`` for i.i.d. k-RR amplification variables, through the four-atom engine.
 
     The atoms of ``L`` (:func:`krr_law`) are the engine's "t" (``W = x``),
@@ -88,7 +92,7 @@ def eplus_krr(m: int, k: int, exp_epsilon0, exp_epsilon, *, engine=None):
     )
 
 
-def eplus_krr_sum(m: int, k: int, exp_epsilon0, exp_epsilon):
+def eplus_krr_sum(m: int, k: int, exp_epsilon0: Enclosure, exp_epsilon: Enclosure) -> Enclosure:
     """``E[(Σ_{i=1}^m L_i)_+]`` for i.i.d. k-RR amplification variables by the direct trinomial sum (reference route).
 
     Sums over the counts ``(i, j)`` of the atoms ``W = x`` and ``W = x'``:
@@ -118,7 +122,7 @@ def eplus_krr_sum(m: int, k: int, exp_epsilon0, exp_epsilon):
     return out
 
 
-def eplus_law(law: Sequence, m: int):
+def eplus_law(law: Sequence, m: int) -> Enclosure:
     """``E[(Σ_{i=1}^m L_i)_+]`` for i.i.d. copies of a finite law ``[(value, prob), ...]``.
 
     Exact convolution of the law of the sum (values merged when equal and
@@ -147,7 +151,7 @@ def eplus_law(law: Sequence, m: int):
 
 
 # ----------------------------------------------------------------- Lemma 5.3 sum
-def blanket_sum(n: int, gamma, eplus) -> object:
+def blanket_sum(n: int, gamma: Enclosure, eplus: Callable) -> object:
     """``(1/(γn)) Σ_{m=1}^n C(n,m) γ^m (1−γ)^{n−m} eplus(m)`` — the right side of Lemma 5.3, term by term.
 
     ``eplus(m)`` gives ``E[(Σ_{i≤m} L_i)_+]``.  O(n · cost(eplus)); for small
@@ -161,7 +165,7 @@ def blanket_sum(n: int, gamma, eplus) -> object:
     return out / (gamma * n)
 
 
-def geometric_binomial_sum(n: int, gamma, K, r):
+def geometric_binomial_sum(n: int, gamma: Enclosure, K: Enclosure, r: Enclosure) -> Enclosure:
     """``(1/(γn)) Σ_{m=1}^n C(n,m) γ^m (1−γ)^{n−m} K r^m`` in closed form.
 
     By the binomial theorem the sum equals
@@ -188,7 +192,7 @@ def _compositions(m: int, parts: int):
             yield (i,) + rest
 
 
-def multiset_divergence(mech, m: int, x: int, x2: int, exp_epsilon):
+def multiset_divergence(mech: FiniteRandomizer, m: int, x: int, x2: int, exp_epsilon: Enclosure) -> Enclosure:
     """``D_{e^ε}(W_{1..m} ∪ {Y} ‖ W_{1..m} ∪ {Y'})`` with ``W_i ~ ω`` i.i.d., ``Y ~ μ_x``, ``Y' ~ μ_{x'}``.
 
     The left side of Lemma A.3, by enumerating every histogram ``h`` of

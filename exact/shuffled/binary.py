@@ -89,8 +89,10 @@ from typing import Any
 import numpy as np
 from blanket.exact.laws import binomial as laws
 from blanket.exact.laws.divergences import Windowed
+from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from blanket.exact.runtime.executors import map_blocks
 from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
@@ -122,7 +124,7 @@ def _check_c(c, n):
     return arith.integer_in(c, "c", lo=0, hi=n - 1)
 
 
-def rr_params(mech):
+def rr_params(mech: BinaryRR) -> tuple[Enclosure, Enclosure, Enclosure]:
     """``(e^{ε0}, p, f)`` — exact fmpq when the mechanism is exact, else balls at the current precision."""
     ee0 = mech.exp_epsilon0()
     if isinstance(ee0, fmpq):
@@ -186,7 +188,7 @@ def _other_law_exact(p: fmpq, f: fmpq, n: int, c: int) -> fmpq_poly:
 
 
 # ---------------------------------------------------------------- public: laws
-def count_law(mech, n, c, x, *, tol=None) -> Windowed:
+def count_law(mech: BinaryRR, n: int, c: int, x: int, *, tol: arb | None = None) -> Windowed:
     """Law of the number of 1-reports among all ``n`` users (c ones among the others, differing user holds ``x``).
 
     Exact (``tail = 0``, full support ``0..n``) when ``e^{ε0}`` is rational and
@@ -694,7 +696,9 @@ def _directions_single(n: int, c: int, ee0, p, f, ee, zero: bool = False, which=
     return _directions_fast(n, c, arith.ball(p), arith.ball(f), arith.ball(ee), which)
 
 
-def forward_single(n: int, j: int, ee0, p, f, ee, zero: bool = False):
+def forward_single(
+    n: int, j: int, ee0: Enclosure, p: Enclosure, f: Enclosure, ee: Enclosure, zero: bool = False
+) -> Enclosure:
     """forward(j) = D_{e^ε}(P_1‖P_0) for the dataset with ``j`` ones among the others."""
     return _directions_single(n, j, ee0, p, f, ee, zero, ("1|0",))["1|0"]
 
@@ -705,7 +709,15 @@ def _max(a, b):
     return arith.ball(a).max(arith.ball(b))
 
 
-def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str = "max"):
+def delta_binary(
+    mech: BinaryRR,
+    n: int,
+    c: int,
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    direction: str = "max",
+) -> Enclosure:
     """δ(ε) of shuffled binary RR between the neighbouring datasets "c ones among the other n−1 users,
     differing user 0" and "… differing user 1".
 
@@ -779,7 +791,14 @@ class WorstCase:
 
 
 def delta_binary_worst(
-    mech, n, *, epsilon=None, exp_epsilon=None, progress: bool = False, workers=None, scheduler=None
+    mech: BinaryRR,
+    n: int,
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    progress: bool = False,
+    workers: int | None = None,
+    scheduler: Any = None,
 ) -> WorstCase:
     """The exact worst case of δ(ε) over *all* datasets (every c in 0..n−1, both directions).
 
@@ -1072,7 +1091,7 @@ def _recheck_ties(vals, n, p, f, ee, exact: set) -> None:
             return
 
 
-def estimate_worst_cost(n, *, workers: int = 1, epsilon0=None) -> tuple:
+def estimate_worst_cost(n: int, *, workers: int = 1, epsilon0: NumberOrBall | None = None) -> tuple:
     """``(seconds, bytes)``: an *estimate* of the wall time and peak memory of :func:`delta_binary_worst` at
     ``n`` on ``workers`` otherwise idle cores (at 128 bits).  An estimate, not a bound.
 

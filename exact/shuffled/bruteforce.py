@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from flint import arb, fmpq
 
 #: largest n accepted by the enumeration
@@ -81,7 +82,14 @@ def shuffled_law(mech: FiniteRandomizer, dataset: Sequence[int]) -> dict:
     return law
 
 
-def delta_brute(mech: FiniteRandomizer, d1: Sequence[int], d2: Sequence[int], *, epsilon=None, exp_epsilon=None):
+def delta_brute(
+    mech: FiniteRandomizer,
+    d1: Sequence[int],
+    d2: Sequence[int],
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+) -> Enclosure:
     """One direction: ``D_{e^ε}(M(d1) ‖ M(d2)) = Σ_h [P_{d1}(h) − e^ε P_{d2}(h)]_+`` by enumeration.
 
     ``d1`` and ``d2`` are datasets of the same length (not required to be

@@ -102,6 +102,7 @@ pair in exact rationals, ``tests/test_krr.py``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 from math import comb
 
@@ -110,6 +111,7 @@ from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from blanket.exact.runtime.progress import Progress
 from flint import arb, ctx, fmpq
 
@@ -893,13 +895,13 @@ def _weak_count_degenerate(atoms) -> bool:
 
 def expected_positive_part(
     n: int,
-    atoms,
+    atoms: Sequence,
     *,
-    tol=DEFAULT_TOL,
+    tol: arb | None = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     label: str = "E[(sum V)_+]",
     engine: str | None = None,
-):
+) -> Enclosure:
     """``E[(Σ_{i=1}^n V_i)_+]`` for i.i.d. ``V`` with four atoms ``[(π_b, v_b), (π_t, v_t), (π_{t'}, v_{t'}), (π_r, v_r)]``.
 
     The probabilities must sum to exactly 1 (exact zeros allowed, except
@@ -1055,16 +1057,16 @@ def _common(mech, n, epsilon, exp_epsilon):
 
 def delta_krr_family(
     mech: KRR,
-    n,
+    n: int,
     family: str,
     *,
-    epsilon=None,
-    exp_epsilon=None,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
     direction: str | None = None,
-    tol=DEFAULT_TOL,
+    tol: arb | None = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     engine: str | None = None,
-):
+) -> Enclosure:
     """Exact δ(ε) of shuffled k-RR between the neighbouring datasets of a family (max over both directions).
 
     ``family`` ∈ {"same", "neighbour", "third"} (see the module docstring);
@@ -1116,14 +1118,14 @@ def delta_krr_family(
 
 def delta_krr_third_lumped(
     mech: KRR,
-    n,
+    n: int,
     *,
-    epsilon=None,
-    exp_epsilon=None,
-    tol=DEFAULT_TOL,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    tol: arb | None = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     engine: str | None = None,
-):
+) -> Enclosure:
     """The third-value family's δ computed on the lumped statistic (h_x, h_{x'}, rest) — **NOT a valid δ for k ≥ 4**.
 
     Hockey-stick divergence between the laws of ``(h_x, h_{x'})`` under the
@@ -1210,17 +1212,17 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
 
 def delta_blanket_view(
     mech: FiniteRandomizer,
-    n,
+    n: int,
     *,
-    epsilon=None,
-    exp_epsilon=None,
-    x=None,
-    x2=None,
-    tol=DEFAULT_TOL,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    x: int | None = None,
+    x2: int | None = None,
+    tol: arb | None = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     method: str | None = None,
     engine: str | None = None,
-):
+) -> Enclosure:
     """The exact right-hand side of Balle et al. Lemma 5.3: ``(1/(γn))·E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
 
     ``L_i`` are i.i.d. copies of ``L^ε_{x,x'}`` (docs/reference/blanket.md §4, Lemma 5.3,
@@ -1286,16 +1288,16 @@ def delta_blanket_view(
 
 # ---------------------------------------------------------------- stronger clones (Feldman–McMillan–Talwar, SODA 2023)
 def delta_stronger_clones(
-    n,
+    n: int,
     *,
-    epsilon0=None,
-    exp_epsilon0=None,
-    epsilon=None,
-    exp_epsilon=None,
+    epsilon0: NumberOrBall | None = None,
+    exp_epsilon0: NumberOrBall | None = None,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
     method: str | None = None,
-    tol=DEFAULT_TOL,
+    tol: arb | None = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
-):
+) -> Enclosure:
     """``D_{e^ε}(P‖Q)`` for the stronger-clones pair of any ε0-LDP randomizer shuffled among ``n`` users.
 
     ``P = (A + Δ, C − A + 1 − Δ)``, ``Q = (A + 1 − Δ, C − A + Δ)`` with
@@ -1389,8 +1391,15 @@ def _gaussian_guess(mech: KRR, n: int, view: str, target: float) -> float | None
 
 
 def calibrate_epsilon(
-    mech: KRR, n, delta, *, view: str = "blanket", rel_tol="1e-6", tol=DEFAULT_TOL, engine: str | None = None
-):
+    mech: KRR,
+    n: int,
+    delta: NumberOrBall,
+    *,
+    view: str = "blanket",
+    rel_tol: NumberOrBall = "1e-6",
+    tol: arb | None = DEFAULT_TOL,
+    engine: str | None = None,
+) -> Bracket:
     """Certified smallest central ε with ``δ(ε) ≤ delta`` for the blanket view or a dataset family of shuffled k-RR.
 
     Returns a :class:`exact.accounting.calibrate.Bracket`: ``upper`` is certified to meet
