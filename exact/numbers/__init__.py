@@ -1,6 +1,6 @@
-"""Exact inputs, balls and precision, the error classes, and input/resource guards.
+"""Exact inputs, balls and precision, the error classes, input/resource guards, and the number types.
 
-Modules: ``arith``, ``errors``, ``guards``.
+Modules: ``arith``, ``errors``, ``guards``, ``types`` (type aliases for signatures).
 Public names are loaded lazily (importing the package imports no module).
 """
 

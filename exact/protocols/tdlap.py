@@ -727,7 +727,7 @@ class RelaxedAggregator:
         return self._pair_obj(a, b).masses(2 * self.ell + 1)
 
     # ------------------------------------------------------------ correctness
-    def correctness_failure(self, xs: Sequence[int]) -> tuple:
+    def correctness_failure(self, xs: Sequence[int]) -> Enclosure:
         """``Pr[S(x) mod m != sum x_i mod m]`` exactly (fmpq or ball).  O(n·ell) after the convolution."""
         xs = self._inputs(xs)
         law = self.sum_law(xs)
@@ -877,10 +877,10 @@ class Groups:
             "D": [lattice_component(x, m, tau, r=agg.r) for x in range(m)],
             "E": [_component(agg.component, x, m, tau, r=agg.r) for x in range(m)],
         }
-        self._laws = {}
-        self._conv = {}
+        self._laws: dict[tuple[str, int], _Law] = {}
+        self._conv: dict[tuple, list] = {}
 
-    def law(self, X: str, x: int) -> list:
+    def law(self, X: str, x: int) -> _Law:
         key = (X, x)
         if key not in self._laws:
             self._laws[key] = _Law.from_masses(self.comp[X][x])
@@ -896,7 +896,7 @@ class Groups:
         """Convolution of two explicit mass vectors (exact zeros kept exact)."""
         return (_Law.from_masses(u) * _Law.from_masses(v)).masses(len(u) + len(v) - 1)
 
-    def normaliser_ratio(self, X: str, a: int, c: int) -> Enclosure:
+    def normaliser_ratio(self, X: str, a: int, c: int) -> Enclosure | None:
         """``C`` with ``X_a[v] = C · X_c[v + c - a]`` wherever both indices lie in ``0..ell``.
 
         ``1`` for the lattice component (an exact shift); ``N_c/N_a`` for the

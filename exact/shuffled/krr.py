@@ -897,7 +897,7 @@ def expected_positive_part(
     n: int,
     atoms: Sequence,
     *,
-    tol: arb | None = DEFAULT_TOL,
+    tol: Enclosure = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     label: str = "E[(sum V)_+]",
     engine: str | None = None,
@@ -1063,7 +1063,7 @@ def delta_krr_family(
     epsilon: NumberOrBall | None = None,
     exp_epsilon: NumberOrBall | None = None,
     direction: str | None = None,
-    tol: arb | None = DEFAULT_TOL,
+    tol: Enclosure = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     engine: str | None = None,
 ) -> Enclosure:
@@ -1122,7 +1122,7 @@ def delta_krr_third_lumped(
     *,
     epsilon: NumberOrBall | None = None,
     exp_epsilon: NumberOrBall | None = None,
-    tol: arb | None = DEFAULT_TOL,
+    tol: Enclosure = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     engine: str | None = None,
 ) -> Enclosure:
@@ -1218,7 +1218,7 @@ def delta_blanket_view(
     exp_epsilon: NumberOrBall | None = None,
     x: int | None = None,
     x2: int | None = None,
-    tol: arb | None = DEFAULT_TOL,
+    tol: Enclosure = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     method: str | None = None,
     engine: str | None = None,
@@ -1295,7 +1295,7 @@ def delta_stronger_clones(
     epsilon: NumberOrBall | None = None,
     exp_epsilon: NumberOrBall | None = None,
     method: str | None = None,
-    tol: arb | None = DEFAULT_TOL,
+    tol: Enclosure = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
 ) -> Enclosure:
     """``D_{e^ε}(P‖Q)`` for the stronger-clones pair of any ε0-LDP randomizer shuffled among ``n`` users.
@@ -1397,7 +1397,7 @@ def calibrate_epsilon(
     *,
     view: str = "blanket",
     rel_tol: NumberOrBall = "1e-6",
-    tol: arb | None = DEFAULT_TOL,
+    tol: Enclosure = DEFAULT_TOL,
     engine: str | None = None,
 ) -> Bracket:
     """Certified smallest central ε with ``δ(ε) ≤ delta`` for the blanket view or a dataset family of shuffled k-RR.
