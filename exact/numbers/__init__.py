@@ -10,15 +10,15 @@ from blanket.exact.lazy import lazy_package
 
 _MODULES = ('arith', 'errors', 'guards', 'types')
 _EXPORTS = {
-    'NumberOrBall': 'types',
-    'NumberInput': 'types',
-    'IntegerInput': 'types',
-    'Enclosure': 'types',
     'BlanketError': 'errors',
+    'Enclosure': 'types',
     'FloatRefused': 'errors',
     'HypothesisViolation': 'errors',
     'InfeasibleTarget': 'errors',
+    'IntegerInput': 'types',
     'InvalidArgument': 'errors',
+    'NumberInput': 'types',
+    'NumberOrBall': 'types',
     'Undecided': 'errors',
     'add': 'arith',
     'ball': 'arith',
