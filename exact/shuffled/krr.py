@@ -105,6 +105,7 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 from math import comb
+from typing import Any
 
 from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, float_bisect
 from blanket.exact.laws import binomial as laws
@@ -191,7 +192,7 @@ class _Binom:
     def __init__(self, N: int, rho, exact_mode: bool, tol, tables=None):
         self.N, self.rho, self.exact = N, rho, exact_mode
         self.tail = fmpq(0)
-        self._full = None
+        self._full: list | None = None
         self._logs = None
         self._tables = tables  # optional _RatioTables for this rho (speed only)
         if N == 0 or _is_zero(rho):
@@ -419,8 +420,8 @@ def _pair_positive_part(A, uX, X: _Binom, uY, Y: _Binom):
         if exact_guess:
             g = int(tau.floor())
         else:
-            g = -(fA + fuY * (ya + i)) / fuX
-            g = int(g // 1) if abs(g) < 1e15 else X_lo
+            gf = -(fA + fuY * (ya + i)) / fuX
+            g = int(gf // 1) if abs(gf) < 1e15 else X_lo
         xp = min(max(g + 1, X_lo), X_hi + 1)  # smallest x with certainly x > tau
         while xp <= X_hi and not (xp > tau):
             xp += 1
@@ -658,7 +659,7 @@ class _Blocks:
         self.neg = u1 < 0
         fr = _float_of(rho_b)
         self.fr = fr
-        self.yw = None  # Y walkers at the boundaries
+        self.yw: list | None = None  # Y walkers at the boundaries
         self.xb = [None] * len(grid)  # X walkers for H at the boundaries
         self.xm = [None] * (len(grid) + 1)  # X walkers for H at the block means
 
@@ -830,7 +831,7 @@ def _fast_positive_part(n: int, atoms, tol, blocks=None, level: int = 0):
         Lb = arb(_BERNSTEIN_L)
     lower = arb(0)
     gap = arb(0)
-    walker = None
+    walker: Any = None  # a _TailWalker once the first block starts
     fsdY = (n * (1 - _float_of(ps)) * _float_of(rho_b) * (1 - _float_of(rho_b))) ** 0.5
     if not degenerate and blocks is None:
         blocks = level > 0 or (n <= BLOCKS_MAX_N and fsdY >= _BLOCKS_MIN_SD)
@@ -1278,7 +1279,12 @@ def delta_blanket_view(
             n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{k}-RR blanket view n={n}", engine=engine
         )
         return v / (mech.gamma() * n)
-    pairs = [(x, x2)] if x is not None else [(a, b) for a in range(mech.k_in) for b in range(mech.k_in) if a != b]
+    # x given: x2 was checked above to be an input value too
+    pairs = (
+        [(x, x2)]
+        if x is not None and x2 is not None
+        else [(a, b) for a in range(mech.k_in) for b in range(mech.k_in) if a != b]
+    )
     out = None
     for a, b in pairs:
         v = _blanket_view_enumerate(mech, n, a, b, ee)
@@ -1333,7 +1339,8 @@ def delta_stronger_clones(
 
     g = fmpq(2) / (e0 + 1)
     pd = e0 / (e0 + 1)
-    P, Q = {}, {}
+    P: dict = {}
+    Q: dict = {}
     for C in range(n):
         pc = comb(n - 1, C) * g**C * (1 - g) ** (n - 1 - C)
         for A in range(C + 1):
