@@ -311,7 +311,7 @@ def polya_masses(alpha: NumberOrBall, J: int, *, s: NumberOrBall | None = None, 
     a = alpha if isinstance(alpha, arb) else arith.exact_in(alpha, "alpha", lo=0, lo_open=True)
     rr = ratio(s=s, r=r)
     J = arith.integer_in(J, "J", lo=0)
-    if _is_exact(a) and a.q == 1 and _is_exact(rr):
+    if isinstance(a, fmpq) and a.q == 1 and _is_exact(rr):
         p0 = (1 - rr) ** int(a.p)
     else:
         p0 = (arith.ball(a) * arith.ball(1 - rr).log()).exp()
@@ -431,14 +431,14 @@ def mirrored_component(
     tau = _tau(tau)
     x = arith.integer_in(x, "x", lo=0, hi=m - 1)
     rr = ratio(s=s, r=r)
-    rho = _nth_root_exact(rr, m) if _is_exact(rr) else None
+    rho: Any = _nth_root_exact(rr, m) if _is_exact(rr) else None
     if rho is None:
         rho = arith.ball(rr) ** (arb(1) / m) if not _is_exact(rr) else (arb(rr).log() / m).exp()
     inv = 1 / rho
     ell = _ell(m, tau)
     mu = x + m * tau
     dmax = max(mu, ell - mu)
-    pw = [fmpq(1) if _is_exact(inv) else arb(1)]
+    pw: list = [fmpq(1) if _is_exact(inv) else arb(1)]
     for _ in range(dmax):
         pw.append(pw[-1] * inv)
     w = [pw[abs(y - mu)] for y in range(ell + 1)]
@@ -676,9 +676,9 @@ class RelaxedAggregator:
 
     m: int
     tau: int
-    q: object = None
-    s: object = None
-    r: object = None
+    q: Any = None  # given as a number, stored as an enclosure
+    s: Any = None
+    r: Any = None  # given as a number (or from s), stored as an enclosure
     component: object = None
     _laws: dict = field(default_factory=dict, repr=False)
     _pairs: dict = field(default_factory=dict, repr=False)
@@ -707,10 +707,10 @@ class RelaxedAggregator:
     def sum_law(self, xs: Sequence[int]) -> list:
         """Masses of ``S(x) = sum_i eta_i`` on ``0..n·ell`` (exact zeros off the support).  O(log n) multiplications."""
         xs = self._inputs(xs)
-        counts = {}
+        counts: dict[int, int] = {}
         for x in xs:
             counts[x] = counts.get(x, 0) + 1
-        out = None
+        out: Any = None
         for x, k in sorted(counts.items()):
             part = self.law(x) ** k
             out = part if out is None else out * part
@@ -732,7 +732,7 @@ class RelaxedAggregator:
         xs = self._inputs(xs)
         law = self.sum_law(xs)
         target = sum(xs) % self.m
-        ok = fmpq(0)
+        ok: Any = fmpq(0)
         for y in range(target, len(law), self.m):
             v = law[y]
             ok = v + ok if isinstance(v, arb) else ok + v
@@ -977,8 +977,26 @@ class Groups:
                     out[y] = out[y] + v if sign > 0 else out[y] - v
         return out
 
+    def same_index_rhs(self, a: int, b: int, c: int, d: int) -> list:
+        """Same-index pairing for the mirrored group: ``(E_a*E_b)[y] <= K (E_c*E_d)[y]`` for every ``y``.
 
-def _rho(agg) -> object:
+        ``E_a[v]/E_c[v] = (N_c/N_a) rho^{-|v-mu_a| + |v-mu_c|} <= (N_c/N_a) rho^{-|a-c|}`` (triangle
+        inequality, ``|mu_a - mu_c| = |a - c|``) on the common window ``0..ell`` — no boundary terms.
+        Hence ``K = (N_c N_d/(N_a N_b)) rho^{-(|a-c| + |b-d|)}``.  Mirrored component only.
+        """
+        CX, CY = self.normaliser_ratio("E", a, c), self.normaliser_ratio("E", b, d)
+        if CX is None or CY is None:
+            raise InvalidArgument(
+                "component",
+                "user-supplied",
+                "has no normaliser identity: the pairing bound needs the mirrored component",
+            )
+        K = CX * CY * (1 / _rho(self.agg)) ** (abs(a - c) + abs(b - d))
+        zero = fmpq(0)
+        return [K * v if not _is_zero(v) else zero for v in self.conv("E", c, "E", d)]
+
+
+def _rho(agg: RelaxedAggregator) -> Enclosure:
     """``rho = r^{1/m}``: exact when ``r`` is an exact ``m``-th power, a ball otherwise."""
     if _is_exact(agg.r):
         root = _nth_root_exact(agg.r, agg.m)
@@ -986,26 +1004,6 @@ def _rho(agg) -> object:
             return root
         return (arb(agg.r).log() / agg.m).exp()
     return agg.r ** (arb(1) / agg.m)
-
-
-def _same_index_rhs(self, a, b, c, d) -> list:
-    """Same-index pairing for the mirrored group: ``(E_a*E_b)[y] <= K (E_c*E_d)[y]`` for every ``y``.
-
-    ``E_a[v]/E_c[v] = (N_c/N_a) rho^{-|v-mu_a| + |v-mu_c|} <= (N_c/N_a) rho^{-|a-c|}`` (triangle
-    inequality, ``|mu_a - mu_c| = |a - c|``) on the common window ``0..ell`` — no boundary terms.
-    Hence ``K = (N_c N_d/(N_a N_b)) rho^{-(|a-c| + |b-d|)}``.  Mirrored component only.
-    """
-    CX, CY = self.normaliser_ratio("E", a, c), self.normaliser_ratio("E", b, d)
-    if CX is None or CY is None:
-        raise InvalidArgument(
-            "component", "user-supplied", "has no normaliser identity: the pairing bound needs the mirrored component"
-        )
-    K = CX * CY * (1 / _rho(self.agg)) ** (abs(a - c) + abs(b - d))
-    zero = fmpq(0)
-    return [K * v if not _is_zero(v) else zero for v in self.conv("E", c, "E", d)]
-
-
-Groups.same_index_rhs = _same_index_rhs
 
 
 def pairwise_llr_certified(

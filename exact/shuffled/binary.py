@@ -188,7 +188,7 @@ def _other_law_exact(p: fmpq, f: fmpq, n: int, c: int) -> fmpq_poly:
 
 
 # ---------------------------------------------------------------- public: laws
-def count_law(mech: BinaryRR, n: int, c: int, x: int, *, tol: arb | None = None) -> Windowed:
+def count_law(mech: BinaryRR, n: int, c: int, x: int, *, tol: NumberOrBall | None = None) -> Windowed:
     """Law of the number of 1-reports among all ``n`` users (c ones among the others, differing user holds ``x``).
 
     Exact (``tail = 0``, full support ``0..n``) when ``e^{ε0}`` is rational and
@@ -215,10 +215,10 @@ def count_law(mech: BinaryRR, n: int, c: int, x: int, *, tol: arb | None = None)
         cs = (g * lin).coeffs()
         cs = cs + [fmpq(0)] * (n + 1 - len(cs))
         return Windowed(cs, 0, fmpq(0))
-    tol = _tau() if tol is None else arith.exact_in(tol, "tol", lo=0, lo_open=True)
-    g, off, T = _other_law_ball(arith.ball(p), arith.ball(f), n, c, tol)
-    lin = arb_poly([f, p]) if x == 1 else arb_poly([p, f])
-    return Windowed((g * lin).coeffs(), off, T)
+    tol_q = _tau() if tol is None else arith.exact_in(tol, "tol", lo=0, lo_open=True)
+    gb, off, T = _other_law_ball(arith.ball(p), arith.ball(f), n, c, tol_q)
+    lin_b = arb_poly([f, p]) if x == 1 else arb_poly([p, f])
+    return Windowed((gb * lin_b).coeffs(), off, T)
 
 
 # ---------------------------------------------------------------- forward divergence from g
@@ -324,7 +324,7 @@ def _directions_fast(n: int, c: int, p: arb, f: arb, ee: arb, which=("1|0", "0|1
     a = f - ee * p
     b = p - ee * f
     out = {}
-    conv = None
+    conv: Any = None  # a _ConvLawR, or the _ConvLaw fallback
     for w in which:
         j = c if w == "1|0" else n - 1 - c
         v = None
@@ -369,8 +369,9 @@ def _forward_binomial(m: int, q: arb, a: arb, b: arb):
     k0 = -a * (m + 1) * q / alpha
     if not k0.is_finite():
         return None
-    t_lo = int(k0.lower().floor().unique_fmpz()) + 1
-    t_hi = int(k0.upper().floor().unique_fmpz()) + 1
+    # the ends of a finite ball are exact binary numbers: their floors are single integers
+    t_lo = int(k0.lower().floor().unique_fmpz()) + 1  # type: ignore[arg-type]
+    t_hi = int(k0.upper().floor().unique_fmpz()) + 1  # type: ignore[arg-type]
     t_lo, t_hi = max(t_lo, 1), min(t_hi, m + 1)
     if t_hi - t_lo + 1 > MAX_TSTAR_CANDIDATES:
         return None
@@ -1190,7 +1191,7 @@ def _sweep_arb(n: int, p: arb, f: arb, ee: arb, progress: bool, block: int | Non
             ho = ao + bo
             T = arb((at + bt).upper())
             # suffix sums G[i] = sum_{r >= i} Hc[r]
-            G = [None] * (len(Hc) + 1)
+            G: list = [None] * (len(Hc) + 1)
             acc = arb(0)
             G[len(Hc)] = acc
             for r in range(len(Hc) - 1, -1, -1):
