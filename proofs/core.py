@@ -27,7 +27,9 @@ tests compare the two on small cases.
 
 from __future__ import annotations
 
+import importlib
 import math
+import pkgutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,24 +97,23 @@ def _raise(msg):
     raise EvaluationError(msg)
 
 
-def _floor(x):
+def _rounded(x, how: str):
+    """``floor`` or ``ceil`` (``how``) of an exact number or a ball, as an exact integer; a ball whose rounding is not
+    one integer at this precision raises :class:`Undecided` (precision escalates)."""
     if _is_exact(x):
-        return fmpq(x.floor())
-    f = x.floor()
-    u = f.unique_fmpz()
+        return fmpq(getattr(x, how)())
+    u = getattr(x, how)().unique_fmpz()
     if u is None:
-        raise Undecided(f"floor of {x} is not determined at this precision")
+        raise Undecided(f"{'floor' if how == 'floor' else 'ceiling'} of {x} is not determined at this precision")
     return fmpq(u)
+
+
+def _floor(x):
+    return _rounded(x, "floor")
 
 
 def _ceil(x):
-    if _is_exact(x):
-        return fmpq(x.ceil())
-    f = x.ceil()
-    u = f.unique_fmpz()
-    if u is None:
-        raise Undecided(f"ceiling of {x} is not determined at this precision")
-    return fmpq(u)
+    return _rounded(x, "ceil")
 
 
 def _minmax(args, is_max):
@@ -146,7 +147,7 @@ def _rel(op, a, b) -> bool | None:
     raise EvaluationError(f"unknown relation {op}")
 
 
-def arb_eval(expr, env: Mapping[Any, Any]):
+def arb_eval(expr: Any, env: Mapping[Any, Any]) -> Any:
     """Evaluate a sympy expression rigorously: ``fmpq`` where exact, ``arb`` ball otherwise.
 
     ``env`` maps sympy symbols (or their names) to exact numbers or balls.
@@ -173,7 +174,8 @@ def arb_eval(expr, env: Mapping[Any, Any]):
     return _ev(sp.sympify(expr), env2)
 
 
-def _ev(e, env):  # noqa: C901 - a dispatch table reads best as one function
+def _ev_atom(e, env):
+    """Constants and symbols: exact rationals, ``e``, ``pi``, the value of a symbol in ``env``; no float, no infinity."""
     if e is sp.true:
         return True
     if e is sp.false:
@@ -194,135 +196,195 @@ def _ev(e, env):  # noqa: C901 - a dispatch table reads best as one function
         return arb.pi()
     if e is sp.oo or e is sp.zoo or e is sp.nan or e is -sp.oo:
         raise EvaluationError(f"{e} in an evaluated expression")
-    if isinstance(e, sp.Add):
-        out = fmpq(0)
-        for a in e.args:
-            v = _ev(a, env)
-            out = v + out if isinstance(v, arb) else out + v
-        return out
-    if isinstance(e, sp.Mul):
+    return _NOT_AN_ATOM
+
+
+_NOT_AN_ATOM = object()
+
+
+def _ev_add(e, env):
+    out = fmpq(0)
+    for a in e.args:
+        out = arith.add(out, _ev(a, env))
+    return out
+
+
+def _ev_mul(e, env):
+    out = fmpq(1)
+    for a in e.args:
+        out = arith.mul(out, _ev(a, env))
+    return out
+
+
+def _ev_pow(e, env):
+    """``b**x``: exact for an exact base and integer exponent, a square root for ``x = 1/2``, else ``exp(x log b)``
+    for a base certified positive (:class:`Undecided` while its sign is not)."""
+    b = _ev(e.base, env)
+    x = _ev(e.exp, env)
+    if _is_exact(x) and x.q == 1:
+        k = int(x.p)
+        if _is_exact(b) and b == 0 and k < 0:
+            raise EvaluationError(f"division by zero in {e}")
+        return b**k
+    if _is_exact(x) and x == fmpq(1, 2):
+        if _is_exact(b) and b < 0:
+            raise EvaluationError(f"square root of a negative number in {e}")
+        return _as_arb(b).sqrt()
+    bb = _as_arb(b)
+    if _is_exact(b) and b == 0:
+        return fmpq(0) if (_is_exact(x) and x > 0) else _raise(f"0 to a non-positive power in {e}")
+    if not (bb > 0):
+        if bb < 0:
+            raise EvaluationError(f"real power of a negative base in {e}")
+        raise Undecided(f"sign of the base of {e} undecided")
+    return (bb.log() * _as_arb(x)).exp()
+
+
+def _ev_exp(e, env):
+    v = _ev(e.args[0], env)
+    if _is_exact(v) and v == 0:
+        return fmpq(1)
+    return _as_arb(v).exp()
+
+
+def _ev_log(e, env):
+    if len(e.args) != 1:
+        raise EvaluationError("log with a base: write log(x)/log(b)")
+    v = _ev(e.args[0], env)
+    if _is_exact(v):
+        if v <= 0:
+            raise EvaluationError(f"log of non-positive {v} in {e}")
+        if v == 1:
+            return fmpq(0)
+    return _as_arb(v).log()
+
+
+def _ev_minmax(e, env):
+    return _minmax([_ev(a, env) for a in e.args], isinstance(e, sp.Max))
+
+
+def _ev_binomial(e, env):
+    """``C(n, k)``: exact for integers (also negative ``n``), the falling factorial over ``k!`` for integer ``k >= 0``."""
+    n = _ev(e.args[0], env)
+    k = _ev(e.args[1], env)
+    if _is_exact(n) and _is_exact(k) and n.q == 1 and k.q == 1:
+        ni, ki = int(n.p), int(k.p)
+        if ki < 0:
+            return fmpq(0)
+        if ni >= 0:
+            return fmpq(math.comb(ni, ki)) if ki <= ni else fmpq(0)
+        return fmpq(fmpz(ni).binomial(ki)) if hasattr(fmpz, "binomial") else fmpq(_gen_binom(ni, ki))
+    if _is_exact(k) and k.q == 1 and int(k.p) >= 0:
         out = fmpq(1)
-        for a in e.args:
-            v = _ev(a, env)
-            out = v * out if isinstance(v, arb) else out * v
-        return out
-    if isinstance(e, sp.Pow):
-        b = _ev(e.base, env)
-        x = _ev(e.exp, env)
-        if _is_exact(x) and x.q == 1:
-            k = int(x.p)
-            if _is_exact(b):
-                if b == 0 and k < 0:
-                    raise EvaluationError(f"division by zero in {e}")
-                return b**k
-            return b**k
-        if _is_exact(x) and x == fmpq(1, 2):
-            if _is_exact(b) and b < 0:
-                raise EvaluationError(f"square root of a negative number in {e}")
-            return _as_arb(b).sqrt()
-        bb = _as_arb(b)
-        if _is_exact(b) and b == 0:
-            return fmpq(0) if (_is_exact(x) and x > 0) else _raise(f"0 to a non-positive power in {e}")
-        if not (bb > 0):
-            if bb < 0:
-                raise EvaluationError(f"real power of a negative base in {e}")
-            raise Undecided(f"sign of the base of {e} undecided")
-        return (bb.log() * _as_arb(x)).exp()
-    if isinstance(e, sp.exp):
-        v = _ev(e.args[0], env)
-        if _is_exact(v) and v == 0:
-            return fmpq(1)
-        return _as_arb(v).exp()
-    if isinstance(e, sp.log):
-        if len(e.args) != 1:
-            raise EvaluationError("log with a base: write log(x)/log(b)")
-        v = _ev(e.args[0], env)
-        if _is_exact(v):
-            if v <= 0:
-                raise EvaluationError(f"log of non-positive {v} in {e}")
-            if v == 1:
-                return fmpq(0)
-        return _as_arb(v).log()
-    if isinstance(e, sp.Min) or isinstance(e, sp.Max):
-        return _minmax([_ev(a, env) for a in e.args], isinstance(e, sp.Max))
-    if isinstance(e, sp.Abs):
-        return abs(_ev(e.args[0], env))
-    if isinstance(e, sp.floor):
-        return _floor(_ev(e.args[0], env))
-    if isinstance(e, sp.ceiling):
-        return _ceil(_ev(e.args[0], env))
-    if isinstance(e, sp.binomial):
-        n = _ev(e.args[0], env)
-        k = _ev(e.args[1], env)
-        if _is_exact(n) and _is_exact(k) and n.q == 1 and k.q == 1:
-            ni, ki = int(n.p), int(k.p)
-            if ki < 0:
-                return fmpq(0)
-            if ni >= 0:
-                return fmpq(math.comb(ni, ki)) if ki <= ni else fmpq(0)
-            return fmpq(fmpz(ni).binomial(ki)) if hasattr(fmpz, "binomial") else fmpq(_gen_binom(ni, ki))
-        if _is_exact(k) and k.q == 1 and int(k.p) >= 0:
-            out = fmpq(1)
-            for j in range(int(k.p)):
-                out = (n - j) * out
-            return out / math.factorial(int(k.p))
-        raise EvaluationError(f"binomial with non-integer lower argument in {e}")
-    if isinstance(e, sp.factorial):
-        n = _ev(e.args[0], env)
-        if _is_exact(n) and n.q == 1 and n >= 0:
-            return fmpq(math.factorial(int(n.p)))
-        return _as_arb(n + 1).gamma() if not _is_exact(n) else arb(n + 1).gamma()
-    if isinstance(e, sp.gamma):
-        v = _ev(e.args[0], env)
-        if _is_exact(v):
-            if v.q == 1 and v > 0:
-                return fmpq(math.factorial(int(v.p) - 1))
-            return arb.gamma_fmpq(v) if hasattr(arb, "gamma_fmpq") else arb(v).gamma()
-        return v.gamma()
-    if isinstance(e, sp.erfc):
-        return _as_arb(_ev(e.args[0], env)).erfc()
-    if isinstance(e, sp.erf):
-        return _as_arb(_ev(e.args[0], env)).erf()
-    if isinstance(e, (sp.sinh, sp.cosh, sp.tanh)):
-        v = _as_arb(_ev(e.args[0], env))
-        return {sp.sinh: v.sinh, sp.cosh: v.cosh, sp.tanh: v.tanh}[type(e)]()
-    if isinstance(e, sp.Piecewise):
-        for val, cond in e.args:
-            t = _ev(cond, env)
-            if t is None:
-                raise Undecided(f"condition {cond} of a piecewise expression undecided")
-            if t:
-                return _ev(val, env)
-        raise EvaluationError(f"no branch of {e} applies")
-    if isinstance(e, sp.Sum):
-        body = e.function
-        ((var, lo, hi),) = e.limits
-        lo_v, hi_v = _ev(lo, env), _ev(hi, env)
-        if not (_is_exact(lo_v) and _is_exact(hi_v) and lo_v.q == 1 and hi_v.q == 1):
-            raise EvaluationError(f"sum limits of {e} must evaluate to integers")
-        out = fmpq(0)
-        for j in range(int(lo_v.p), int(hi_v.p) + 1):
-            env[var.name] = fmpq(j)
-            v = _ev(body, env)
-            out = v + out if isinstance(v, arb) else out + v
-        env.pop(var.name, None)
-        return out
-    if isinstance(e, sp.core.relational.Relational):
-        a, b = _ev(e.lhs, env), _ev(e.rhs, env)
-        return _rel(e.rel_op, a, b)
-    if isinstance(e, sp.And):
-        vals = [_ev(a, env) for a in e.args]
-        if any(v is False for v in vals):
-            return False
-        return None if any(v is None for v in vals) else True
-    if isinstance(e, sp.Or):
-        vals = [_ev(a, env) for a in e.args]
-        if any(v is True for v in vals):
-            return True
-        return None if any(v is None for v in vals) else False
-    if isinstance(e, sp.Not):
-        v = _ev(e.args[0], env)
-        return None if v is None else (not v)
+        for j in range(int(k.p)):
+            out = (n - j) * out
+        return out / math.factorial(int(k.p))
+    raise EvaluationError(f"binomial with non-integer lower argument in {e}")
+
+
+def _ev_factorial(e, env):
+    n = _ev(e.args[0], env)
+    if _is_exact(n) and n.q == 1 and n >= 0:
+        return fmpq(math.factorial(int(n.p)))
+    return _as_arb(n + 1).gamma() if not _is_exact(n) else arb(n + 1).gamma()
+
+
+def _ev_gamma(e, env):
+    v = _ev(e.args[0], env)
+    if _is_exact(v):
+        if v.q == 1 and v > 0:
+            return fmpq(math.factorial(int(v.p) - 1))
+        return arb.gamma_fmpq(v) if hasattr(arb, "gamma_fmpq") else arb(v).gamma()
+    return v.gamma()
+
+
+def _ev_ball_function(e, env):
+    """``erfc``, ``erf``, ``sinh``, ``cosh``, ``tanh`` of a ball (python-flint's rigorous implementations)."""
+    v = _as_arb(_ev(e.args[0], env))
+    return {sp.erfc: v.erfc, sp.erf: v.erf, sp.sinh: v.sinh, sp.cosh: v.cosh, sp.tanh: v.tanh}[type(e)]()
+
+
+def _ev_piecewise(e, env):
+    for val, cond in e.args:
+        t = _ev(cond, env)
+        if t is None:
+            raise Undecided(f"condition {cond} of a piecewise expression undecided")
+        if t:
+            return _ev(val, env)
+    raise EvaluationError(f"no branch of {e} applies")
+
+
+def _ev_sum(e, env):
+    """A finite ``Sum`` with integer limits, term by term (O(hi - lo) evaluations of the body)."""
+    body = e.function
+    ((var, lo, hi),) = e.limits
+    lo_v, hi_v = _ev(lo, env), _ev(hi, env)
+    if not (_is_exact(lo_v) and _is_exact(hi_v) and lo_v.q == 1 and hi_v.q == 1):
+        raise EvaluationError(f"sum limits of {e} must evaluate to integers")
+    out = fmpq(0)
+    for j in range(int(lo_v.p), int(hi_v.p) + 1):
+        env[var.name] = fmpq(j)
+        out = arith.add(out, _ev(body, env))
+    env.pop(var.name, None)
+    return out
+
+
+def _ev_relational(e, env):
+    return _rel(e.rel_op, _ev(e.lhs, env), _ev(e.rhs, env))
+
+
+def _ev_and(e, env):
+    vals = [_ev(a, env) for a in e.args]
+    if any(v is False for v in vals):
+        return False
+    return None if any(v is None for v in vals) else True
+
+
+def _ev_or(e, env):
+    vals = [_ev(a, env) for a in e.args]
+    if any(v is True for v in vals):
+        return True
+    return None if any(v is None for v in vals) else False
+
+
+def _ev_not(e, env):
+    v = _ev(e.args[0], env)
+    return None if v is None else (not v)
+
+
+#: the evaluation step of each kind of node, tried in this order (subclasses before their bases)
+_EV_STEPS: tuple = (
+    (sp.Add, _ev_add),
+    (sp.Mul, _ev_mul),
+    (sp.Pow, _ev_pow),
+    (sp.exp, _ev_exp),
+    (sp.log, _ev_log),
+    ((sp.Min, sp.Max), _ev_minmax),
+    (sp.Abs, lambda e, env: abs(_ev(e.args[0], env))),
+    (sp.floor, lambda e, env: _floor(_ev(e.args[0], env))),
+    (sp.ceiling, lambda e, env: _ceil(_ev(e.args[0], env))),
+    (sp.binomial, _ev_binomial),
+    (sp.factorial, _ev_factorial),
+    (sp.gamma, _ev_gamma),
+    ((sp.erfc, sp.erf, sp.sinh, sp.cosh, sp.tanh), _ev_ball_function),
+    (sp.Piecewise, _ev_piecewise),
+    (sp.Sum, _ev_sum),
+    (sp.core.relational.Relational, _ev_relational),
+    (sp.And, _ev_and),
+    (sp.Or, _ev_or),
+    (sp.Not, _ev_not),
+)
+
+
+def _ev(e, env):
+    """Evaluate the sympy expression ``e`` rigorously: an atom, else the first step of :data:`_EV_STEPS` whose kind
+    ``e`` is, else a function node's own ``_arb_eval``.  O(size of ``e``) steps (a ``Sum`` repeats its body)."""
+    v = _ev_atom(e, env)
+    if v is not _NOT_AN_ATOM:
+        return v
+    for kind, step in _EV_STEPS:
+        if isinstance(e, kind):
+            return step(e, env)
     if isinstance(e, sp.Function) and hasattr(e, "_arb_eval"):
         return e._arb_eval(*[_ev(a, env) for a in e.args])
     raise EvaluationError(f"cannot evaluate {type(e).__name__} ({e}) rigorously; extend proofs.core.arb_eval")
@@ -459,7 +521,7 @@ class Result:
 
     # ------------------------------------------------------------ presentation
     @property
-    def free_symbols(self):
+    def free_symbols(self) -> list:
         return sorted(self.symbols, key=lambda s: s.name)
 
     def latex(self) -> str:
@@ -523,7 +585,7 @@ class Result:
                 return {lhs.name}
         return set()
 
-    def check_hypotheses(self, **params):
+    def check_hypotheses(self, **params: Any) -> None:
         """Raise :class:`HypothesisViolation` naming the first hypothesis that certainly fails.
 
         Undecided hypotheses escalate precision; at the cap they raise
@@ -570,7 +632,7 @@ class Result:
                     shown = {k: str(val) for k, val in params.items()}
                     raise HypothesisViolation(self.key, f"{text} (domain of {sym.name})", shown)
 
-    def side(self, which: str, **params):
+    def side(self, which: str, **params: Any) -> Any:
         """One side (``"lhs"`` or ``"rhs"``) at the current precision, hypotheses checked first."""
         self.check_hypotheses(**params)
         return self._side(which, self._env(params))
@@ -581,13 +643,13 @@ class Result:
         expr = getattr(self.statement, which)
         return _ev(expr, dict(env))
 
-    def bound(self, **params):
+    def bound(self, **params: Any) -> Any:
         """The bound side (``rhs``) of an upper/lower bound at the current precision, hypotheses checked."""
         if self.kind not in ("upper_bound", "lower_bound"):
             raise InvalidArgument("result", self.key, "is not a bound (kind is %s)" % self.kind)
         return self.side("rhs", **params)
 
-    def evaluate(self, *, prec: int = arith.DEFAULT_PREC, **params) -> Evaluation:
+    def evaluate(self, *, prec: int = arith.DEFAULT_PREC, **params: Any) -> Evaluation:
         """Evaluate both sides and the relation at ``params`` (exact strings/rationals or balls).
 
         Raises :class:`HypothesisViolation` outside the hypotheses.  The
@@ -694,11 +756,7 @@ def _load_all():
     if _LOADED:
         return
     _LOADED = True
-    import importlib
-    import pkgutil
 
-    import blanket.proofs as proofs
-
-    for m in pkgutil.iter_modules(proofs.__path__):
+    for m in pkgutil.iter_modules(importlib.import_module(__package__).__path__):
         if m.name not in ("core",) and not m.name.startswith("_"):
             importlib.import_module(f"blanket.proofs.{m.name}")

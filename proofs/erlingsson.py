@@ -17,10 +17,15 @@ binary-RR view, so their ε(δ) at index 1 can only be larger.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import sympy as sp
+from blanket.exact.accounting.calibrate import epsilon_for_delta
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
+from blanket.proofs.renyi import exact_epsilon_for_delta
 from flint import arb, fmpq
 
 PAPER = "EFMRTT19"
@@ -51,7 +56,6 @@ _SYMS = {
 
 
 def _ref_shuffled_rr(**params):
-    from blanket.proofs.renyi import exact_epsilon_for_delta
 
     nn = arith.integer_in(params.get("n", params.get("T")), "n", lo=1)
     e0 = arith.exact_in(params["epsilon0"], "epsilon0", lo=0)
@@ -67,6 +71,18 @@ _GRID = tuple({"n": "1000", "epsilon0": b, "delta": c} for b in ("1/10", "1/4", 
     {"n": "2000", "epsilon0": "1/4", "delta": "1e-6"},
 )
 
+#: what Theorems 7 and 8 share: the same bound, hypotheses and reference (the exact shuffled binary-RR ε)
+_AMPLIFICATION: dict[str, Any] = dict(
+    statement=sp.Le(epsilon, EPS_7),
+    symbols=_SYMS,
+    hypotheses=(H_N, H_E0, H_D),
+    kind="upper_bound",
+    quantity="epsilon",
+    mechanisms=("any",),
+    exact=_ref_shuffled_rr,
+    grid=_GRID,
+)
+
 THEOREM_7 = register(
     Result(
         key=f"{PAPER} Theorem 7",
@@ -74,17 +90,10 @@ THEOREM_7 = register(
         label="Theorem 7",
         title="Amplification by shuffling",
         status="source-confirmed",
-        statement=sp.Le(epsilon, EPS_7),
-        symbols=_SYMS,
-        hypotheses=(H_N, H_E0, H_D),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("any",),
+        **_AMPLIFICATION,
         status_note="constants from the Balle et al. reference code (class Erlingsson) and their Theorem 5.1 quotation; strict vs non-strict inequalities uncertain (code uses <=/>=)",
         spec=f"{SPEC} §2 Theorem 7",
         notes="Same formula as 'BBGN19 Theorem 5.1' (the privacy-blanket paper's quotation). v1/SODA constants: later versions revise them.",
-        exact=_ref_shuffled_rr,
-        grid=_GRID,
     )
 )
 
@@ -95,17 +104,10 @@ THEOREM_8 = register(
         label="Theorem 8",
         title="Amplification by swapping (DP at index 1)",
         status="uncertain",
-        statement=sp.Le(epsilon, EPS_7),
-        symbols=_SYMS,
-        hypotheses=(H_N, H_E0, H_D),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("any",),
+        **_AMPLIFICATION,
         status_note="same sentence skeleton as Theorem 7 inferred; the constant 12 is consistent with the reconstructed proof chain (see 'EFMRTT19 Theorem 8 [per-step chain]')",
         spec=f"{SPEC} §2 Theorem 8",
         notes="Reference: shuffling A_swap's output is a post-processing giving the shuffled binary-RR view, so the exact shuffled ε(δ) is a lower bound on A_swap's ε at index 1.",
-        exact=_ref_shuffled_rr,
-        grid=_GRID,
     )
 )
 
@@ -139,7 +141,7 @@ COROLLARY_9 = register(
 ADV = sp.sqrt(2 * k * sp.log(1 / delta)) * epsilon + k * epsilon * (sp.exp(epsilon) - 1)
 
 
-def rr_composition_delta(kk: int, eps, eps_total):
+def rr_composition_delta(kk: int, eps: NumberOrBall, eps_total: NumberOrBall) -> Enclosure:
     """Exact δ(ε') of the k-fold composition of binary randomized response with parameter ε (ε-DP each).
 
     The privacy loss is ε·(2J − k), J ~ Bin(k, e^ε/(1+e^ε)), so
@@ -158,7 +160,6 @@ def rr_composition_delta(kk: int, eps, eps_total):
 
 def _ref_composition(**params):
     """Exact ε'(δ') of k-fold binary RR (one ε-DP mechanism): a certified lower bound on the composed ε'."""
-    from blanket.exact.accounting.calibrate import epsilon_for_delta
 
     kk = arith.integer_in(params["k"], "k", lo=1)
     eps = arith.exact_in(params["epsilon"], "epsilon", lo=0, lo_open=True)
@@ -249,7 +250,7 @@ EPS1 = 2 * sp.log(1 + G / n)  # per-step ε1 (subsampling + triangle step)
 CHAIN = sp.sqrt(2 * n * sp.log(1 / delta)) * EPS1 + n * EPS1 * (sp.exp(EPS1) - 1)
 
 
-def certify_chain_box():
+def certify_chain_box() -> arb:
     """Certify ``CHAIN ≤ 12 ε0 √(log(1/δ)/n)`` on the whole box 0 < ε0 ≤ 1/2, n ≥ 1000, 0 < δ ≤ 1/100.
 
     Write L = log(1/δ) ≥ log 100 and g = e^{2ε0}(e^{ε0}−1).  The ratio
@@ -265,7 +266,6 @@ def certify_chain_box():
 
     Returns the certified upper bound on the ratio (a ball; < 1 proves the chain).
     """
-    from blanket.exact.numbers.arith import precision
 
     with precision(128):
         h = arb(fmpq(1, 2))

@@ -8,6 +8,10 @@ the construction** (status "this project's reading"); the explicit constants
 of Claims 3.5–3.8 and Corollary 3.7 are *derived by this project* (the
 derivations are in the docstrings below) and certified against exact masses
 computed by :mod:`exact.protocols.tdlap` over the grids attached to each result.
+The exact sides (predicates, masses, ratios, the protocol's error law) live in
+:mod:`exact.protocols.pure_sum`; this module holds the statements and their
+symbolic derivations and evaluates them through it (the names it uses are
+importable from here too).
 
 Notation: ``r = e^{-1/s}`` (symbol ``r``, so that rational ``r`` gives exact
 evaluations), ``kappa = e^{1/s} = 1/r``, ``T = TDLap(s, tau)`` with
@@ -178,15 +182,35 @@ of the mixed groups of a no-carry pair, where ``1 + phi`` is nearly attained).
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import sympy as sp
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
 from blanket.exact.protocols import tdlap as xt
+from blanket.exact.protocols.pure_sum import (
+    aggregator,
+    claim38_ratio,
+    claim38_same_index_ratio,
+    claims_pair_bound,
+    closed_pairing_ratio,
+    cor37_exact,
+    dlap_shift_llr,
+    error_second_moment,
+    group_mass,
+    groups_at_rho,
+    no_carry_gap,
+    perfect_security_failure,
+    protocol_mse,
+    ratio_in,
+)
 from flint import arb, fmpq
 
-from .core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
+from .core import REGISTRY, Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 
 PAPER = "CY21"
 SPEC = "docs/reference/pure_dp.md"
@@ -214,12 +238,12 @@ kappa = 1 / r
 Zt = (1 + r - 2 * r ** (tau + 1)) / (1 - r)
 
 
-def T(z):
+def T(z: Any) -> sp.Expr:
     """``TDLap(s, tau)[z]`` as a sympy expression in ``r`` and ``tau``."""
     return sp.Piecewise((r ** sp.Abs(z) / Zt, sp.Abs(z) <= tau), (0, True))
 
 
-def TT(x):
+def TT(x: Any) -> sp.Expr:
     """``(T*T)[x]`` as a finite sympy Sum."""
     return sp.Sum(T(zz) * T(x - zz), (zz, -tau, tau))
 
@@ -232,12 +256,12 @@ def _f(D):
     return (rho ** (-(D + 1)) - 1) / (rho ** (-1) - 1)
 
 
-def Nx(x):
+def Nx(x: Any) -> sp.Expr:
     """Closed-form normaliser of the mirrored component ``E_x``."""
     return _f(x + m * tau) + _f(m * tau + m - 1 - x) - 1
 
 
-def E(x, v):
+def E(x: Any, v: Any) -> sp.Expr:
     """``E_x[v]`` as a sympy expression."""
     return sp.Piecewise((rho ** (-sp.Abs(v - x - m * tau)) / Nx(x), sp.And(v >= 0, v <= ell)), (0, True))
 
@@ -247,108 +271,18 @@ COMMON = {r: "r = e^{-1/s}, in (0, 1)", tau: "truncation tau >= 0 (integer)"}
 
 # ============================================================ parameter helpers
 def _r(v):
-    return v if isinstance(v, arb) else arith.exact_in(v, "r", lo=0, hi=1, lo_open=True, hi_open=True)
+    return ratio_in(v)
 
 
 def _int(v, name, lo=None):
-    if isinstance(v, fmpq):
-        if v.q != 1:
-            raise InvalidArgument(name, v, "must be an integer")
-        v = int(v.p)
     return arith.integer_in(v, name, lo=lo)
 
 
 def _agg(m_, tau_, q_, r_=None, s_=None):
-    if r_ is not None:
-        return xt.RelaxedAggregator(_int(m_, "m", 2), _int(tau_, "tau", 0), q=q_, r=_r(r_))
-    return xt.RelaxedAggregator(_int(m_, "m", 2), _int(tau_, "tau", 0), q=q_, s=s_)
+    return aggregator(m_, tau_, q_, r=r_, s=s_)
 
 
-def _maxball(vals):
-    out = None
-    for v in vals:
-        if out is None:
-            out = v
-        elif isinstance(out, fmpq) and isinstance(v, fmpq):
-            out = max(out, v)
-        else:
-            out = arith.ball(out).max(arith.ball(v))
-    return out if out is not None else fmpq(0)
-
-
-# ============================================================ predicates (Definitions 2.1, 2.7-2.9)
-def llr_distance(p, q_):
-    """Definition 2.1 on exact laws (aligned mass vectors): ball/fmpq, or ``None`` for +∞."""
-    return xt.llr_exact_or_ball(p, q_)
-
-
-def is_pure_dp(laws, neighbours, eps) -> bool | None:
-    """Definition 2.2 on exact laws: ``d_LLR(M(x), M(x')) <= eps`` for every neighbouring pair (three-valued).
-
-    ``laws`` maps each input to its output law (aligned mass vectors, exact or balls); ``neighbours`` is an
-    iterable of input pairs.  ``False`` as soon as one pair is certainly above ``eps`` (or has different
-    supports: LLR = +inf), ``None`` if some pair is undecided at the laws' precision, else ``True``.
-    O(total support) per pair.
-    """
-    target = arith.exact_in(eps, "epsilon", lo=0) if not isinstance(eps, arb) else eps
-    out = True
-    for x, x2 in neighbours:
-        if x not in laws or x2 not in laws:
-            raise InvalidArgument("neighbours", (x, x2), "must name inputs that have a law in `laws`")
-        v = llr_distance(laws[x], laws[x2])
-        verdict = False if v is None else arith.le(v, target)
-        if verdict is False:
-            return False
-        if verdict is None:
-            out = None
-    return out
-
-
-def _decide(compute, what):
-    """Three-valued verdict with precision escalation (128 → 4096 bits); ``None`` only at the cap."""
-    from blanket.exact.numbers.errors import Undecided
-
-    try:
-        v, _ = arith.escalate(lambda prec: compute(), lambda v: v is not None, what=what)
-        return v
-    except Undecided:
-        return None
-
-
-def is_llr_secure(agg: xt.RelaxedAggregator, n_: int, eps) -> bool | None:
-    """Definition 2.8 with SIM(c) = the protocol on (c, 0, …, 0): three-valued ``max_x d_LLR <= eps`` (small n, m).
-
-    Exact-rational aggregators decide at once; ball aggregators (built from ``s``) are
-    evaluated at the precision they were built with, escalating the comparison only.
-    """
-    target = arith.exact(eps, "epsilon") if not isinstance(eps, arb) else eps
-
-    def compute():
-        val, _ = agg.llr_security(n_)
-        return False if val is None else arith.le(val, target)
-
-    return _decide(compute, "LLR security")
-
-
-def is_beta_correct(agg: xt.RelaxedAggregator, n_: int, beta_) -> bool | None:
-    """Definition 2.7 with POST = mod m: three-valued ``max_x Pr[POST(S) != sum x mod m] <= beta``."""
-    target = arith.exact(beta_, "beta") if not isinstance(beta_, arb) else beta_
-
-    def compute():
-        val, _ = agg.correctness_failure_max(n_)
-        return arith.le(val, target)
-
-    return _decide(compute, "beta-correctness")
-
-
-def is_relaxation(agg, n_, eps, beta_) -> bool | None:
-    """Definition 2.9: (eps, beta)-relaxation of the aggregator (both predicates; three-valued)."""
-    s1, s2 = is_llr_secure(agg, n_, eps), is_beta_correct(agg, n_, beta_)
-    if s1 is False or s2 is False:
-        return False
-    return None if (s1 is None or s2 is None) else True
-
-
+# ============================================================ definitions (predicates: exact.protocols.pure_sum)
 def _def(label, title, statement, symbols, note):
     return register(
         Result(
@@ -376,7 +310,7 @@ _def(
     "LLR distance",
     sp.Eq(sp.Symbol("d_LLR"), sp.Max(sp.Abs(sp.log(D_(yy) / Dp(yy))))),
     {yy: "outcome in supp(D) ∪ supp(D')"},
-    "max over the union of supports; +∞ when supports differ. Predicate: proofs.pure_dp.llr_distance; "
+    "max over the union of supports; +∞ when supports differ. Predicate: exact.protocols.pure_sum.llr_distance; "
     "the hockey-stick profile of two laws reaches 0 exactly at their LLR distance (tested).",
 )
 _def(
@@ -384,7 +318,7 @@ _def(
     "pure DP via the LLR distance",
     sp.Le(sp.Symbol("d_LLR(M(x), M(x'))"), epsilon),
     {epsilon: "privacy parameter"},
-    "Predicate on exact laws: proofs.pure_dp.is_pure_dp (every neighbouring pair). Definitions 2.5 "
+    "Predicate on exact laws: exact.protocols.pure_sum.is_pure_dp (every neighbouring pair). Definitions 2.5 "
     "(protocol, attack) and 2.6 (robust DP) are not encoded as predicates: the robust privacy of Theorem 4.1 "
     "is checked through its honest noise (Theorem 4.1 [privacy]).",
 )
@@ -393,36 +327,25 @@ _def(
     "beta-correctness of an intermediary",
     sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta),
     {beta: "failure probability"},
-    "Predicate on exact laws: proofs.pure_dp.is_beta_correct (POST = mod m).",
+    "Predicate on exact laws: exact.protocols.pure_sum.is_beta_correct (POST = mod m).",
 )
 _def(
     "Definition 2.8",
     "epsilon-LLR security of an intermediary",
     sp.Le(sp.Symbol("d_LLR(I(y), SIM(f(y)))"), epsilon),
     {epsilon: "security parameter"},
-    "Predicate on exact laws: proofs.pure_dp.is_llr_secure (SIM(c) = the protocol on (c,0,…,0)).",
+    "Predicate on exact laws: exact.protocols.pure_sum.is_llr_secure (SIM(c) = the protocol on (c,0,…,0)).",
 )
 _def(
     "Definition 2.9",
     "(epsilon, beta)-relaxation",
     sp.And(sp.Le(sp.Symbol("d_LLR(I(y), SIM(f(y)))"), epsilon), sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta)),
     {epsilon: "security", beta: "correctness"},
-    "Predicate: proofs.pure_dp.is_relaxation.",
+    "Predicate: exact.protocols.pure_sum.is_relaxation.",
 )
 
 
 # ============================================================ Theorem 2.3
-def _dlap_shift_llr(epsilon, k=1):
-    """Exact LLR between DLap(0, k/eps) and DLap(k, k/eps).
-
-    ``log(Pr[z]/Pr'[z]) = -(|z| - |z-k|) eps/k`` is *linear* in the exponent,
-    so the LLR is ``(eps/k) max_z ||z| - |z-k||`` exactly; the max is attained on
-    ``0..k`` and is constant outside (``|z| - |z-k| = ±k`` for ``z <= 0`` or
-    ``z >= k``), so the window ``-1..k+1`` is the whole maximisation.
-    """
-    e = arith.exact(epsilon, "epsilon")
-    k = _int(k, "k", 1)
-    return max(abs(abs(z) - abs(z - k)) for z in range(-1, k + 2)) * e / k
 
 
 register(
@@ -441,8 +364,8 @@ register(
         mechanisms=("dlap",),
         spec=SPEC,
         status_note="standard; derived ✔ (docs/reference/pure_dp.md §1)",
-        numeric={"lhs": lambda epsilon: _dlap_shift_llr(epsilon)},
-        exact=lambda epsilon: Reference(_dlap_shift_llr(epsilon), "exact LLR (log-ratio linear in |z|-|z-1|)"),
+        numeric={"lhs": lambda epsilon: dlap_shift_llr(epsilon)},
+        exact=lambda epsilon: Reference(dlap_shift_llr(epsilon), "exact LLR (log-ratio linear in |z|-|z-1|)"),
         grid=tuple({"epsilon": e} for e in ("1/10", "1/2", "1")),
     )
 )
@@ -571,14 +494,6 @@ register(
 )
 
 
-def _claim33_gap(m, tau, r, a, b):
-    agg = _agg(m, tau, 0, r_=r)
-    G = xt.Groups(agg)
-    cc = (_int(a, "a") + _int(b, "b")) % agg.m
-    p, q_ = G.conv("D", _int(a, "a"), "D", _int(b, "b")), G.conv("D", cc, "D", 0)
-    return _maxball([abs(x - y) for x, y in zip(p, q_)])
-
-
 register(
     Result(
         key=f"{PAPER} Claim 3.3",
@@ -596,9 +511,9 @@ register(
         quantity="mass",
         spec=SPEC,
         status_note="derived ✔ (" + READING + ")",
-        numeric={"lhs": _claim33_gap},
+        numeric={"lhs": no_carry_gap},
         exact=lambda m, tau, r, a, b: Reference(
-            _claim33_gap(m, tau, r, a, b), "exact max difference of the two convolutions"
+            no_carry_gap(m, tau, r, a, b), "exact max difference of the two convolutions"
         ),
         grid=tuple(
             {"m": "5", "tau": t_, "r": "1/2", "a": a_, "b": b_}
@@ -864,27 +779,6 @@ _hyp_rho = Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1")
 _RHO_SYMS = {rho_s: "rho = r^{1/m} = e^{-1/(s m)}", tau: "truncation", m: "modulus"}
 
 
-def _mass(X, x, Y, y_, rho, tau, m, yy_):
-    """Exact (X_x * Y_y)[yy] from the engine (rational rho: exact rationals)."""
-    G = _groups(rho, tau, m)
-    v = G.conv(X, x, Y, y_)
-    return v[yy_] if 0 <= yy_ < len(v) else fmpq(0)
-
-
-_GROUPS_CACHE: dict = {}
-
-
-def _groups(rho, tau, m):
-    """:class:`exact.protocols.tdlap.Groups` of the aggregator with ``r = rho^m`` (cached; q is irrelevant to the groups)."""
-    key = (str(rho), int(tau), int(m))
-    if key not in _GROUPS_CACHE:
-        rr = xt.r_from_rho(rho, _int(m, "m", 2)) if not isinstance(rho, arb) else rho ** _int(m, "m", 2)
-        if len(_GROUPS_CACHE) > 64:
-            _GROUPS_CACHE.clear()
-        _GROUPS_CACHE[key] = xt.Groups(_agg(m, tau, fmpq(1, 2), r_=rr))
-    return _GROUPS_CACHE[key]
-
-
 _EcD0_rho = EcD0.subs(r, rho_s**m)
 register(
     Result(
@@ -902,7 +796,7 @@ register(
         spec=SPEC,
         status_note="derived by this project (geometric series; module docstring) ✔",
         exact=lambda rho, tau, u, m, c: Reference(
-            _mass(
+            group_mass(
                 "E",
                 _int(c, "c"),
                 "D",
@@ -1020,7 +914,7 @@ register(
 )
 
 
-def eps1_factor(r_, tau_, q_, m_):
+def eps1_factor(r_: NumberOrBall, tau_: IntegerInput, q_: NumberOrBall, m_: IntegerInput) -> Enclosure:
     """``e^{eps_1}`` of Corollary 3.7 (closed form, O(tau) evaluation of a max over u; see the module docstring).
 
     The extra term goes to ``(T*T)[u]`` (Claim 3.5, ``theta_c``) or to the mirrored mass (Claim 3.6 [geometric],
@@ -1032,7 +926,7 @@ def eps1_factor(r_, tau_, q_, m_):
     qq = q_ if isinstance(q_, arb) else arith.exact_in(q_, "q", lo=0, hi=1, lo_open=True, hi_open=True)
     env = {"r": rr, "tau": t, "m": mm}
     Z = arb_eval(Zt, env)
-    Nstar = _maxball([arb_eval(Nx(x), env) for x in (0, mm - 1)])
+    Nstar = arith.maximum([arb_eval(Nx(x), env) for x in (0, mm - 1)])
     kap = 1 / arith.ball(rr)
     best = kap
     for uu in range(1, 2 * t + 1):
@@ -1052,37 +946,6 @@ class Eps1(sp.Function):
     @staticmethod
     def _arb_eval(r_, tau_, q_, m_):
         return eps1_factor(r_, tau_, q_, m_)
-
-
-def cor37_exact(r, tau, q, m):
-    """Exact ``log max`` over carry pairs, both directions and all y, of the group-1 ratio of Corollary 3.7."""
-    agg = _agg(m, tau, q, r_=r)
-    G = xt.Groups(agg)
-    qq = agg.q
-    best = fmpq(1)
-    for a_ in range(agg.m):
-        for b_ in range(agg.m):
-            if a_ + b_ < agg.m:
-                continue
-            c_ = (a_ + b_) % agg.m
-            for pa, pb, pc, pd in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
-                num = G.conv("D", pa, "D", pb)
-                den_parts = (
-                    G.conv("D", pc, "D", pd),
-                    G.conv("E", pc, "D", pd),
-                    G.conv("D", pc, "E", pd),
-                    G.conv("E", pc, "E", pd),
-                )
-                for y, x in enumerate(num):
-                    if xt._is_zero(x):
-                        continue
-                    den = (
-                        (1 - qq) ** 2 * den_parts[0][y]
-                        + qq * (1 - qq) * (den_parts[1][y] + den_parts[2][y])
-                        + qq**2 * den_parts[3][y]
-                    )
-                    best = _maxball([best, (1 - qq) ** 2 * x / den])
-    return arith.ball(best).log() if not (isinstance(best, fmpq) and best == 1) else fmpq(0)
 
 
 _COR_GRID = tuple(
@@ -1120,22 +983,6 @@ register(
 
 
 # ============================================================ Claim 3.8 and the combination
-def claim38_ratio(X, Y, r, tau, m):
-    """``max_y (X_a*Y_b)[y] / RHS(y)`` over all pairs and both directions (<= 1 iff Claim 3.8 holds there)."""
-    agg = _agg(m, tau, fmpq(1, 2), r_=r)
-    G = xt.Groups(agg)
-    best = fmpq(0)
-    for a_ in range(agg.m):
-        for b_ in range(agg.m):
-            c_ = (a_ + b_) % agg.m
-            for pa, pb, pc, pd in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
-                lhs = G.conv(X, pa, Y, pb)
-                rhs = G.pairing_rhs(X, pa, Y, pb, pc, pd)
-                for x, y in zip(lhs, rhs):
-                    if xt._is_zero(x):
-                        continue
-                    best = _maxball([best, x / y])
-    return best
 
 
 _C38_GRID = tuple(
@@ -1175,21 +1022,6 @@ for _X, _Y, _title in (
             grid=_C38_GRID,
         )
     )
-
-
-def claim38_same_index_ratio(r, tau, m):
-    """``max_y (E_a*E_b)[y] / K (E_c*E_d)[y]`` over pairs and directions (<= 1 iff the same-index pairing holds)."""
-    agg = _agg(m, tau, fmpq(1, 2), r_=r)
-    G = xt.Groups(agg)
-    best = fmpq(0)
-    for a_ in range(agg.m):
-        for b_ in range(agg.m):
-            c_ = (a_ + b_) % agg.m
-            for pa, pb, pc, pd in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
-                for x, y in zip(G.conv("E", pa, "E", pb), G.same_index_rhs(pa, pb, pc, pd)):
-                    if not xt._is_zero(x):
-                        best = _maxball([best, x / y])
-    return best
 
 
 register(
@@ -1282,54 +1114,41 @@ def _consts(rho, tau_, m_):
     return out
 
 
-def _pairs(m_, carry):
-    """Pairs ``(a, b)``, ``1 <= a <= b <= m-1``, with (``a + b >= m``) or without a carry, and both directions."""
-    for a_ in range(1, m_):
-        for b_ in range(a_, m_):
-            if (a_ + b_ >= m_) == carry:
-                c_ = (a_ + b_) % m_
-                yield (a_, b_, c_, 0)
-                yield (c_, 0, a_, b_)
-
-
-def claim38_closed_ratio(group, carry, A, B, rho, tau, m, nu=None):
+def claim38_closed_ratio(
+    group: str,
+    carry: bool,
+    A: Any,
+    B: Any,
+    rho: NumberOrBall,
+    tau: IntegerInput,
+    m: IntegerInput,
+    nu: IntegerInput | None = None,
+) -> Enclosure | None:
     """``max`` over pairs, both directions and ``y`` of ``LHS/RHS`` of a closed-form Claim 3.8 (``<= 1`` iff it holds).
 
     ``group``: ``"mixed"`` (``LHS = P_mix``, ``RHS = A Q_mix + B Q_EE``) or ``"mirrored"`` (``LHS = P_EE``,
     ``RHS = A Q_EE``); ``carry`` selects the pairs ``a + b >= m`` or ``a + b < m``; ``A``, ``B`` are the
     constants as sympy expressions in the placeholder form, possibly depending on the outcome ``y`` and on
-    the carry ``j`` of the comparison (evaluated here; ``nu`` is the split point).  Masses from
-    :class:`exact.protocols.tdlap.Groups` (exact rationals for rational ``rho``).  ``None`` (= +inf) if an RHS
-    vanishes where the LHS does not.  O(m^2) convolutions of length ``2 ell + 1``.
+    the carry ``j`` of the comparison (evaluated here; ``nu`` is the split point).  The exact side (masses,
+    the max over pairs and outcomes) is :func:`blanket.exact.protocols.pure_sum.closed_pairing_ratio`.
+    ``None`` (= +inf) if an RHS vanishes where the LHS does not.  O(m^2) convolutions of length ``2 ell + 1``.
     """
     k = _consts(rho, tau, m)
-    G = _groups(rho, tau, m)
     env = {**k, "nu": _int(nu, "nu", 1) if nu is not None else 1}
     by_y = bool({"y", "j"} & {str(x) for x in (A.free_symbols | B.free_symbols)})
-    A0, B0 = (None, None) if by_y else (arb_eval(A, env), arb_eval(B, env))
-    mm = k["m"]
-    best = fmpq(0)
-    for x1, x2, x3, x4 in _pairs(mm, carry):
-        j_ = (x1 + x2 - x3 - x4) // mm
-        qe = G.conv("E", x3, "E", x4)
-        if group == "mirrored":
-            lhs, qm = G.conv("E", x1, "E", x2), [fmpq(0)] * len(qe)
-        else:
-            lhs = [p1 + p2 for p1, p2 in zip(G.conv("E", x1, "D", x2), G.conv("D", x1, "E", x2))]
-            qm = [p1 + p2 for p1, p2 in zip(G.conv("E", x3, "D", x4), G.conv("D", x3, "E", x4))]
-        for y_, (x, vm, ve) in enumerate(zip(lhs, qm, qe)):
-            if xt._is_zero(x):
-                continue
-            if by_y:
-                ey = {**env, "y": y_, "j": j_}
-                A_, B_ = arb_eval(A, ey), arb_eval(B, ey)
-            else:
-                A_, B_ = A0, B0
-            rhs = A_ * ve if group == "mirrored" else A_ * vm + B_ * ve
-            if xt._is_zero(rhs):
-                return None
-            best = _maxball([best, x / rhs])
-    return best
+    if by_y:
+
+        def constants(y_, j_):
+            ey = {**env, "y": y_, "j": j_}
+            return arb_eval(A, ey), arb_eval(B, ey)
+
+    else:
+        A0, B0 = arb_eval(A, env), arb_eval(B, env)
+
+        def constants(y_, j_):
+            return A0, B0
+
+    return closed_pairing_ratio(groups_at_rho(rho, tau, m), k["m"], group, carry, constants)
 
 
 def _c38(variant, title, group, carry, A, B, hyps, grid, note, syms=None, known_false=False):
@@ -1463,7 +1282,9 @@ _c38(
 )
 
 
-def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
+def claims_closed_factor(
+    rho: NumberOrBall, tau_: IntegerInput, q_: NumberOrBall, m_: IntegerInput, *, detail: bool = False
+) -> Any:
     """``e^{eps_claims}``: the closed-form combination of Claims 3.3–3.8 (module docstring), ``>= e^{eps_pair}``.
 
     Evaluated from the sympy definitions (``theta_c``, ``theta_g``, ``xi``, ``theta_e``, ``phi``, ``Psi``,
@@ -1512,7 +1333,7 @@ def claims_closed_factor(rho, tau_, q_, m_, *, detail: bool = False):
 rho_of_s = sp.exp(-1 / (s * m))
 
 
-def claims_closed_llr(s_, tau_, q_, m_):
+def claims_closed_llr(s_: NumberOrBall, tau_: IntegerInput, q_: NumberOrBall, m_: IntegerInput) -> arb:
     """``log K(s, tau, q, m)``: :func:`claims_closed_factor` at ``rho = e^{-1/(s m)}`` (current precision)."""
     rho = arb_eval(
         rho_of_s,
@@ -1531,49 +1352,6 @@ class EpsClaims(sp.Function):
         return claims_closed_factor(rho_, tau_, q_, m_)
 
 
-def claims_pair_bound(agg: xt.RelaxedAggregator):
-    """Certified upper bound on the pairwise LLR (5) built from Claims 3.3/3.4/3.8 (this project's reading).
-
-    For every pair and direction, ``P[y] <= B(y) = sum_groups weight · RHS_group(y)``
-    (each ``RHS`` from :meth:`exact.protocols.tdlap.Groups.pairing_rhs`, certified
-    pointwise by Claim 3.8's checks), so ``max_y B(y)/Q[y] >= max_y P[y]/Q[y]``:
-    the log of the max is a certified upper bound on the exact pairwise LLR.
-    Returns ``None`` (=∞) if some ``B(y) > 0`` meets ``Q[y] = 0``.
-    Cost: ``O(m^2)`` pairs × 4 groups × a few convolutions of length ``2 ell``.
-    """
-    G = xt.Groups(agg)
-    qq = agg.q
-    w = {("D", "D"): (1 - qq) ** 2, ("E", "D"): qq * (1 - qq), ("D", "E"): qq * (1 - qq), ("E", "E"): qq**2}
-    best = fmpq(1)
-    for a_ in range(1, agg.m):
-        for b_ in range(a_, agg.m):
-            c_ = (a_ + b_) % agg.m
-            for pa, pb, pc, pd in ((a_, b_, c_, 0), (c_, 0, a_, b_)):
-                B = None
-                for (X, Y), wt in w.items():
-                    if xt._is_zero(wt):
-                        continue
-                    rhs = G.pairing_rhs(X, pa, Y, pb, pc, pd)
-                    if (X, Y) == ("E", "E"):  # Claim 3.8 [EE same-index]: take the smaller valid bound pointwise
-                        rhs = [_min2(x, v) for x, v in zip(rhs, G.same_index_rhs(pa, pb, pc, pd))]
-                    B = [wt * v for v in rhs] if B is None else [x + wt * v for x, v in zip(B, rhs)]
-                Q = agg.pair_law(pc, pd)
-                for x, y in zip(B, Q):
-                    if xt._is_zero(x):
-                        continue
-                    if xt._is_zero(y):
-                        return None
-                    best = _maxball([best, x / y])
-    return arith.ball(best).log() if not (isinstance(best, fmpq) and best == 1) else fmpq(0)
-
-
-def _min2(x, y):
-    """The smaller of two upper bounds (exact or ball; a ball min encloses the min of every pair of points)."""
-    if isinstance(x, fmpq) and isinstance(y, fmpq):
-        return min(x, y)
-    return arith.ball(x).min(arith.ball(y))
-
-
 def _pair_exact(s, tau, q, m):
     val, _ = _agg(m, tau, q, s_=s).pairwise_llr()
     return val
@@ -1583,6 +1361,25 @@ def _pair_bound(s, tau, q, m):
     return claims_pair_bound(_agg(m, tau, q, s_=s))
 
 
+#: what the two combined forms of Claims 3.3-3.8 share: symbols, hypotheses, kind and the exact reference
+_PAIR_BOUND: dict[str, Any] = dict(
+    symbols={
+        s: "scale s > 0",
+        tau: "truncation",
+        q: "mixing weight",
+        m: "modulus",
+        sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)",
+    },
+    hypotheses=(
+        Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
+        Hypothesis(m >= 2, "m >= 2"),
+        Hypothesis(s > 0, "s > 0"),
+    ),
+    kind="upper_bound",
+    quantity="llr",
+    spec=SPEC,
+    exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.protocols.tdlap)"),
+)
 _PAIR_GRID = tuple(
     {"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": "3"} for s_ in ("1", "2", "4")
 ) + tuple({"s": "2", "tau": t_, "q": "1/100", "m": m_} for t_, m_ in (("10", "2"), ("10", "4")))
@@ -1596,26 +1393,9 @@ register(
         title="The claims combined pointwise (pairing right-hand sides on exact masses): upper bound on the pairwise LLR (5)",
         status="this project's reading",
         statement=sp.Le(sp.Symbol("epsilon_pair"), sp.Symbol("epsilon_claims")),
-        symbols={
-            s: "scale s > 0",
-            tau: "truncation",
-            q: "mixing weight",
-            m: "modulus",
-            sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)",
-        },
-        hypotheses=(
-            Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
-            Hypothesis(m >= 2, "m >= 2"),
-            Hypothesis(s > 0, "s > 0"),
-        ),
-        kind="upper_bound",
-        quantity="llr",
-        spec=SPEC,
+        **_PAIR_BOUND,
         status_note=READING + "; combination derived by this project",
         numeric={"lhs": _pair_exact, "rhs": _pair_bound},
-        exact=lambda s, tau, q, m: Reference(
-            _pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.protocols.tdlap)"
-        ),
         grid=_PAIR_GRID,
         notes="The report's ratio bound/exact measures how much the claims lose; q = 0 gives +∞ (tested).",
     )
@@ -1635,26 +1415,9 @@ register(
         title="The claims combined in closed form: eps_pair <= log K(s, tau, q, m), no convolution",
         status="this project's reading",
         statement=sp.Le(sp.Symbol("epsilon_pair"), sp.log(EpsClaims(rho_of_s, tau, q, m))),
-        symbols={
-            s: "scale s > 0",
-            tau: "truncation",
-            q: "mixing weight",
-            m: "modulus",
-            sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)",
-        },
-        hypotheses=(
-            Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
-            Hypothesis(m >= 2, "m >= 2"),
-            Hypothesis(s > 0, "s > 0"),
-        ),
-        kind="upper_bound",
-        quantity="llr",
-        spec=SPEC,
+        **_PAIR_BOUND,
         status_note=READING + "; explicit constants and their combination derived by this project (module docstring)",
         numeric={"lhs": _pair_exact},
-        exact=lambda s, tau, q, m: Reference(
-            _pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.protocols.tdlap)"
-        ),
         grid=_CLOSED_GRID,
         notes="K = max(K_carry, min over nu* of K_0(nu*)) (module docstring): Claims 3.3-3.5 and 3.6 [geometric], "
         "[end], [into mirrored] for the lattice group, Claim 3.8 [mixed, carry], [mixed, no carry (, pure "
@@ -1743,7 +1506,15 @@ register(
 )
 
 
-def theorem_3_1_parameters(n_, beta_, epsilon_, m_, *, s_grid=None, via: str = "exact"):
+def theorem_3_1_parameters(
+    n_: IntegerInput,
+    beta_: NumberOrBall,
+    epsilon_: NumberOrBall,
+    m_: IntegerInput,
+    *,
+    s_grid: Sequence | None = None,
+    via: str = "exact",
+) -> dict:
     """Theorem 3.1's parameters in this project's reading: ``q = beta/n``, ``tau = ceil(2 s ln(1/q))``, and
     the smallest ``s`` on a grid (default 1/2, 1, 2, 4, …, 256) whose pairwise LLR bound times ``n-1`` is
     certified ``<= epsilon``.
@@ -1802,20 +1573,6 @@ register(
 )
 
 
-def _claim310(m):
-    """Best minimax failure of POST = mod m for a perfectly secure (input-independent) intermediary.
-
-    The output law is the aggregator's law on the all-zero input (any fixed law works);
-    whatever POST, ``sum_c Pr[POST = c] = 1`` so some input sum ``c`` fails with
-    probability ``>= 1 - 1/m``; here: ``1 - min_c Pr[S ≡ c]`` for the mod-m POST.
-    """
-    mm = _int(m, "m", 2)
-    agg = xt.RelaxedAggregator(mm, 1, q=fmpq(1, 2), r=fmpq(1, 2) ** mm)
-    law = agg.sum_law([0, 0])
-    classes = [sum((law[y] for y in range(cc, len(law), mm)), fmpq(0)) for cc in range(mm)]
-    return 1 - min(classes)
-
-
 register(
     Result(
         key=f"{PAPER} Claim 3.10",
@@ -1830,92 +1587,16 @@ register(
         quantity="failure",
         spec=SPEC,
         status_note="uncertain: bound derived from the proof idea (docs/reference/pure_dp.md §3.5)",
-        numeric={"lhs": _claim310},
-        exact=lambda m: Reference(_claim310(m), "exact failure of POST = mod m on an input-independent law"),
+        numeric={"lhs": perfect_security_failure},
+        exact=lambda m: Reference(
+            perfect_security_failure(m), "exact failure of POST = mod m on an input-independent law"
+        ),
         grid=tuple({"m": m_} for m_ in ("2", "3", "5")),
     )
 )
 
 
 # ============================================================ Section 4 and Appendix B
-def noise_pmf(t: int, r_):
-    """``Pr[eta_1 + eta_2 = t]`` for i.i.d. ``eta_i ~ DLap`` with ratio ``r``:
-    ``((1-r)/(1+r))^2 r^{|t|} (|t| + 1 + 2 r^2/(1-r^2))`` (derived; tested against an exact convolution)."""
-    return ((1 - r_) / (1 + r_)) ** 2 * r_ ** abs(t) * (abs(t) + 1 + 2 * r_**2 / (1 - r_**2))
-
-
-def protocol_error_law(xs, epsilon_, k_, m_, *, window=None):
-    """Exact error law of Theorem 4.1's protocol (this project's reading) for small inputs, all users honest.
-
-    User ``i`` rounds ``x_i in [0,1]`` (exact rationals) to ``floor(k x_i) + Bernoulli(frac(k x_i))``
-    (unbiased), adds a noise share ``Pólya(2/n, r) - Pólya(2/n, r)`` with ``r = e^{-eps/k}`` (Fact 2.4
-    twice: the shares sum to ``eta_1 + eta_2``, ``eta_j ~ DLap(k/eps)``), and the aggregator returns the
-    sum mod ``m``; the analyzer takes the representative ``v`` of the residue nearest to ``k·n/2``
-    (``m > n k``) and outputs ``v / k``.  Returns ``(law, tail)``: ``law`` maps the error
-    ``output - sum x_i`` (an exact rational) to a ball, exact up to ``tail`` = the certified noise mass
-    left out (``|t| > W``, ``W = 40 m`` by default), which the caller adds where needed.
-    O(W + m · (n k + 1)) after the rounding convolution (the noise is folded mod m first).
-    """
-    xs = [arith.exact_in(x, "x", lo=0, hi=1) for x in xs]
-    nn = len(xs)
-    kk = _int(k_, "k", 1)
-    mm = _int(m_, "m", 2)
-    if mm <= nn * kk:
-        raise InvalidArgument("m", mm, f"must exceed n k = {nn * kk} so that the rounded sum does not wrap")
-    e = arith.exact_in(epsilon_, "epsilon", lo=0, lo_open=True)
-    rr = (-arith.ball(e) / kk).exp()
-    W = window or 40 * mm
-    rounding = {0: fmpq(1)}
-    for x in xs:
-        lo = (kk * x).floor()
-        frac = kk * x - lo
-        new = {}
-        for v, pv in rounding.items():
-            for add, pa in ((int(lo), 1 - frac), (int(lo) + 1, frac)):
-                if pa != 0:
-                    new[v + add] = new.get(v + add, fmpq(0)) + pv * pa
-        rounding = new
-    total = sum(xs, fmpq(0))
-    centre = fmpq(nn * kk, 2)
-    # representative of each residue nearest to n k / 2, and the noise masses, tabulated once
-    rep = [res + mm * int(((centre - res) / mm + fmpq(1, 2)).floor()) for res in range(mm)]
-    noise = [noise_pmf(t, rr) for t in range(-W, W + 1)]
-    # fold the noise mod m first: law of (t mod m) — then combine with the rounding law (O(m · |rounding|))
-    folded = [arb(0)] * mm
-    for i, p in enumerate(noise):
-        folded[(i - W) % mm] += p
-    law = {}
-    for v, pv in rounding.items():
-        for t_res in range(mm):
-            err = fmpq(rep[(v + t_res) % mm], kk) - total
-            contrib = pv * folded[t_res]
-            law[err] = law[err] + contrib if err in law else contrib
-    tail = 2 * xt.dlap_tail(W // 2, r=rr)
-    return law, tail
-
-
-def error_second_moment(epsilon_, m_, *, window=None):
-    """E[err^2] of Theorem 4.1's protocol on binary data (k = 1), all users honest, exactly up to a certified tail.
-
-    Total noise ``N = eta_1 + eta_2``, ``eta_i ~ DLap(1/eps)`` i.i.d.; closed form
-    ``Pr[N = t] = ((1-r)/(1+r))^2 r^{|t|} (|t| + 1 + 2 r^2/(1-r^2))`` (derived, tested against a
-    convolution).  The analyzer outputs the centred residue mod ``m``: ``err = cen(N mod m)``.
-    Window ``|t| <= W`` (default ``W = 40 m``); the left-out mass ``<= 2 Pr[|eta| > W/2]`` times
-    ``(m/2)^2`` is added to the upper end.  O(W).
-    """
-    e = arith.exact_in(epsilon_, "epsilon", lo=0, lo_open=True)
-    mm = _int(m_, "m", 2)
-    W = window or 40 * mm
-    rr = xt.ratio(s=1 / e)
-    c0 = ((1 - rr) / (1 + rr)) ** 2
-    acc = arb(0)
-    for t in range(-W, W + 1):
-        p = c0 * rr ** abs(t) * (abs(t) + 1 + 2 * rr**2 / (1 - rr**2))
-        res = t % mm
-        cen = res if res <= mm // 2 else res - mm
-        acc += p * cen**2
-    tail = 2 * xt.dlap_tail(W // 2, r=rr) * fmpq(mm * mm, 4)
-    return acc + arb(0).union(arith.ball(tail))
 
 
 register(
@@ -1933,8 +1614,8 @@ register(
         quantity="llr",
         spec=SPEC,
         status_note="privacy via infinite divisibility [TXT]; constants/parameter assignments not recovered",
-        numeric={"lhs": lambda epsilon, k: _dlap_shift_llr(epsilon, k)},
-        exact=lambda epsilon, k: Reference(_dlap_shift_llr(epsilon, k), "exact LLR (log-ratio linear)"),
+        numeric={"lhs": lambda epsilon, k: dlap_shift_llr(epsilon, k)},
+        exact=lambda epsilon, k: Reference(dlap_shift_llr(epsilon, k), "exact LLR (log-ratio linear)"),
         grid=tuple({"epsilon": e_, "k": k_} for e_ in ("1/10", "1") for k_ in ("1", "5")),
     )
 )
@@ -1961,17 +1642,6 @@ register(
         grid=tuple({"epsilon": e_, "m": m_} for e_ in ("1/4", "1/2", "1") for m_ in ("64",)),
     )
 )
-
-
-def protocol_mse(n_, k_, m_, epsilon_, *, window=None):
-    """Exact E[err^2] of the protocol (:func:`protocol_error_law`) on the input x_i = 1/(2k) (maximal rounding
-    variance), as a ball whose upper end includes the left-out noise mass times the largest squared error.
-    ``window``: noise window ``|t| <= W`` (default ``40 m``); O(W + m (n k + 1))."""
-    nn, kk, mm = _int(n_, "n", 1), _int(k_, "k", 1), _int(m_, "m", 2)
-    law, tail = protocol_error_law([fmpq(1, 2 * kk)] * nn, epsilon_, kk, mm, window=window)
-    acc = sum((e * e * p for e, p in law.items()), arb(0))
-    worst = (fmpq(mm + nn * kk, 2 * kk)) ** 2
-    return acc + arb(0).union(arith.ball(tail) * worst)
 
 
 def _protocol_mse_bound(n_, k_, m_, epsilon_):
@@ -2158,9 +1828,6 @@ register(
 
 def _stamp_reading():
     """Every Section 3 result carries the phrase "statement in this project's reading of the construction"."""
-    import dataclasses
-
-    from .core import REGISTRY
 
     for key, res in list(REGISTRY.items()):
         if res.paper == PAPER and res.status == "this project's reading" and READING not in res.notes:
@@ -2197,9 +1864,6 @@ _SECTIONS = {
 
 def _stamp_sections():
     """Each result's ``spec`` names its section of the reference (``docs/reference/pure_dp.md §3.4 Claim 3.4``)."""
-    import dataclasses
-
-    from .core import REGISTRY
 
     for key, res in list(REGISTRY.items()):
         if res.paper == PAPER and res.spec == SPEC and res.label in _SECTIONS:

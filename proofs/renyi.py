@@ -24,14 +24,18 @@ binary RR), :class:`BinaryRRWorstMoment` (the exact worst-case moment) and
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import sympy as sp
+from blanket.exact.accounting import profiles as xprof
 from blanket.exact.accounting import renyi as xr
 from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
 from blanket.proofs.core import EvaluationError, Hypothesis, Reference, Result, SymbolicCheck, register
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 
 PAPER = "GDDSK21"
 SPEC = "docs/reference/renyi.md"
@@ -105,7 +109,9 @@ def _special_moment(mm, eps0, order, prec):
     if mm == 1:
         keep, flip = mech.keep(), mech.flip()
         lamq = fmpq(order)
-        return xr._add(xr._mul(flip, xr._pow(keep / flip, lamq)), xr._mul(keep, xr._pow(flip / keep, lamq)))
+        return arith.add(
+            arith.mul(flip, arith.power(keep / flip, lamq)), arith.mul(keep, arith.power(flip / keep, lamq))
+        )
     return xr.moment_krr_family(mech, mm, "neighbour", order=order)
 
 
@@ -124,7 +130,6 @@ class BinaryRRMoment(sp.Function):
         mm = _int_arg(mm, "m")
         if mm < 1:
             raise EvaluationError(f"m must be >= 1 in E_m, got {mm}")
-        from flint import ctx
 
         return _special_moment(mm, _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec)
 
@@ -144,7 +149,6 @@ class BinaryRRWorstMoment(sp.Function):
     nargs = 3
 
     def _arb_eval(self, nn, e0, order):
-        from flint import ctx
 
         return _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec).moment
 
@@ -158,7 +162,6 @@ class BinaryRRWorstRenyi(sp.Function):
     nargs = 3
 
     def _arb_eval(self, nn, e0, order):
-        from flint import ctx
 
         return _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec).value
 
@@ -167,7 +170,7 @@ class BinaryRRWorstRenyi(sp.Function):
 
 
 # ------------------------------------------------------------ exact references
-def exact_rdp(**params):
+def exact_rdp(**params: Any) -> Enclosure:
     """Exact worst-case ε(λ) of shuffled binary RR at ``n``, ``epsilon0``, ``lambda`` (a ball)."""
     nn = arith.integer_in(params["n"], "n", lo=1)
     e0 = arith.exact_in(params["epsilon0"], "epsilon0", lo=0)
@@ -176,7 +179,6 @@ def exact_rdp(**params):
 
 
 def _prec():
-    from flint import ctx
 
     return ctx.prec
 
@@ -209,7 +211,7 @@ def _grid(ns=("100", "1000"), e0s=("1/2", "1", "2"), lams=("2", "4", "8")):
 
 
 # ------------------------------------------------------------ the bounds as expressions
-def ub1_log_arg(l):
+def ub1_log_arg(l: NumberOrBall) -> Enclosure:
     """The argument of the logarithm in (5) at order ``l`` (a sympy expression)."""
     return (
         1
@@ -225,7 +227,7 @@ def ub1_log_arg(l):
     )
 
 
-def eq14(mm, l):
+def eq14(mm: IntegerInput, l: NumberOrBall) -> Enclosure:
     """Right-hand side of (14) (Theorem 3.7) with ``m`` clients at order ``l``."""
     return (
         1
@@ -644,7 +646,7 @@ def _conv_ref(**params):
     )
 
 
-def exact_epsilon_for_delta(nn, e0, d):
+def exact_epsilon_for_delta(nn: IntegerInput, e0: NumberOrBall, d: NumberOrBall) -> arb:
     """Certified bracket ``[lower, upper]`` of the exact ε(δ) of shuffled binary RR (cached per precision); see :func:`_exact_epsilon_for_delta`."""
     return _exact_epsilon_for_delta(int(nn), arith.exact(e0), arith.exact(d), _prec())
 
@@ -654,14 +656,9 @@ def _exact_epsilon_for_delta(nn, e0, d, prec):
     """Certified bracket ends of the exact ε(δ) of shuffled binary RR, as a ball [lower, upper].
 
     Uses :func:`exact.accounting.profiles.epsilon` (``dataset="worst"``: cheap candidate
-    datasets first, the worst-case sweep to certify); raises
-    :class:`EvaluationError` when it is not available.
+    datasets first, the worst-case sweep to certify).
     """
-    try:
-        from blanket.exact.accounting.profiles import epsilon
-    except ImportError as exc:  # pragma: no cover - depends on the foundation work
-        raise EvaluationError(f"needs exact.accounting.profiles from the foundation work ({exc})") from exc
-    br = epsilon(BinaryRR(epsilon0=e0), nn, delta=d, dataset="worst")
+    br = xprof.epsilon(BinaryRR(epsilon0=e0), nn, delta=d, dataset="worst")
     return arb(br.lower).union(arb(br.upper))
 
 
@@ -718,7 +715,9 @@ RDP_TO_DP_IMPROVED = register(
 )
 
 
-def epsilon_via_rdp(rdp_of_order, delta_, *, orders=None, method: str = "improved"):
+def epsilon_via_rdp(
+    rdp_of_order: Callable, delta_: NumberOrBall, *, orders: Sequence | None = None, method: str = "improved"
+) -> tuple | None:
     """Certified ε for a target δ from an RDP curve, optimised over λ (one-sided).
 
     ``rdp_of_order(λ: fmpq) -> ball`` must enclose a valid ε(λ) (an exact

@@ -42,10 +42,16 @@ We encode what the proof gives and say so in the Result's ``notes``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
 from blanket.exact.protocols import summation as xs
+from blanket.exact.shuffled.krr import delta_blanket_view
+from blanket.proofs.blanket import gamma_theorem_3_1
 from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
 from flint import arb, fmpq
 
@@ -123,19 +129,11 @@ THEOREM_4_2 = sp.Min(n / (16 * (_N13 + 1) ** 2), sp.exp(-epsilon) * (HALF - delt
 
 
 # ============================================================ parameters of the protocol
-def protocol_gamma(k_, n_, epsilon_, delta_):
+def protocol_gamma(k_: IntegerInput, n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberOrBall) -> Enclosure:
     """Theorem 3.1's γ for the protocol's ``k+1`` levels: ``gamma_theorem_3_1(k + 1, n, ε, δ)`` (the encoding in ``proofs.blanket``).
 
-    A ball (or exact rational) at the current precision.  Raises
-    :class:`~exact.numbers.errors.InvalidArgument` if ``proofs.blanket`` has not
-    landed yet (it is imported lazily so this module registers regardless).
+    A ball (or exact rational) at the current precision.
     """
-    try:
-        from blanket.proofs.blanket import gamma_theorem_3_1
-    except ImportError as err:  # pragma: no cover - depends on the parallel work
-        raise InvalidArgument(
-            "proofs.blanket", "missing", "must provide gamma_theorem_3_1 (Theorem 3.1) for the protocol's gamma"
-        ) from err
     return gamma_theorem_3_1(k_ + 1, n_, epsilon_, delta_)
 
 
@@ -151,7 +149,7 @@ def _try(compute):
         return None
 
 
-def theorem_4_1_k(n_, epsilon_, delta_) -> int:
+def theorem_4_1_k(n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberOrBall) -> int:
     """Theorem 4.1's level count: the least integer ``k ≥ 1`` with ``Λ k³ ≥ n ε²``, ``Λ = max{14 log(2/δ), 27}``.
 
     Certified (three-valued comparisons with precision escalation).  O(1)
@@ -174,7 +172,7 @@ def theorem_4_1_k(n_, epsilon_, delta_) -> int:
     return kk
 
 
-def theorem_4_1_parameters(n_, epsilon_, delta_):
+def theorem_4_1_parameters(n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberOrBall) -> tuple:
     """Theorem 4.1's ``(k, γ)``: ``k`` from :func:`theorem_4_1_k`, γ = Theorem 3.1's γ at ``k+1``, rounded *up* to a rational.
 
     Rounding γ up keeps Theorem 3.1's guarantee (its proof only needs γ at
@@ -195,13 +193,13 @@ def theorem_4_1_parameters(n_, epsilon_, delta_):
     return kk, g, xs.Protocol1D(kk, g)
 
 
-def protocol_mse(n_, epsilon_, delta_) -> fmpq:
+def protocol_mse(n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberOrBall) -> fmpq:
     """Exact worst-case MSE of ``P^{1D}`` at Theorem 4.1's certified parameters (exact rational)."""
     _, _, P = theorem_4_1_parameters(n_, epsilon_, delta_)
     return P.worst_mse(n_)
 
 
-def blanket_view_delta(n_, epsilon_, delta_):
+def blanket_view_delta(n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberOrBall) -> Enclosure:
     """Certified upper bound on the shuffled protocol's δ at ``epsilon_``, at Theorem 4.1's parameters.
 
     The exact blanket view of Lemma 5.3 (``exact.shuffled.krr.delta_blanket_view``)
@@ -209,14 +207,13 @@ def blanket_view_delta(n_, epsilon_, delta_):
     rational) ≥ the true δ on every pair of neighbouring datasets.  Its cost
     is that of ``delta_blanket_view`` (O(n log(1/tol))).
     """
-    from blanket.exact.shuffled.krr import delta_blanket_view
 
     _, _, P = theorem_4_1_parameters(n_, epsilon_, delta_)
     with arith.precision(arith.DEFAULT_PREC):
         return delta_blanket_view(P.mechanism(), xs._integer(n_, "n"), epsilon=arith.exact(epsilon_))
 
 
-def certified_epsilon_at_parameters(n_, epsilon_, delta_):
+def certified_epsilon_at_parameters(n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberOrBall) -> Any:
     """The certified central ε (bracket) of the protocol run at Theorem 4.1's (k, γ) for target ``(epsilon_, delta_)``.
 
     Shows how much Theorem 3.1's closed-form γ over-provisions: the
@@ -228,7 +225,7 @@ def certified_epsilon_at_parameters(n_, epsilon_, delta_):
     return xs.certified_epsilon(P, n_, delta_)
 
 
-def theorem_4_2_best(n_, epsilon_, delta_):
+def theorem_4_2_best(n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberOrBall) -> tuple:
     """``(m, bound)`` maximising Theorem 4.2's ``½ min{n/(8m²), e^{−ε}(½−δ)S_m}`` over ``m ≥ 2``.
 
     The first term decreases and ``S_m`` increases in ``m``, so the best m is
@@ -264,9 +261,8 @@ def theorem_4_2_best(n_, epsilon_, delta_):
 
 
 # ============================================================ concrete randomizers for the lemmas
-def grid_krr(m_, exp_epsilon0_):
+def grid_krr(m_: IntegerInput, exp_epsilon0_: NumberOrBall) -> Any:
     """The ``m``-ary RR on the grid ``M`` (exact; outputs read as the midpoints): ``(mech, M)``."""
-    from blanket.exact.mechanisms.finite import KRR
 
     mm = xs._integer(m_, "m", lo=2)
     return KRR(mm, exp_epsilon0=exp_epsilon0_), xs.midpoints(mm)

@@ -25,13 +25,19 @@ floats.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import inspect
 import multiprocessing
 import os
 import time
 import weakref
 from fractions import Fraction
 
-from blanket.exact.numbers.errors import BlanketError
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from blanket.proofs.core import arb_eval
+from blanket.reports.formula import parse_formula
+from flint import fmpq
 
 #: seconds allowed for importing a bound file (also capped by the budget)
 LOAD_TIMEOUT = 60.0
@@ -47,7 +53,7 @@ def _limit_memory(nbytes: int | None) -> None:
     if not nbytes:
         return
     try:
-        import resource
+        import resource  # POSIX only: imported where the limit is set, skipped elsewhere
 
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         lim = nbytes if hard == resource.RLIM_INFINITY else min(nbytes, hard)
@@ -58,7 +64,6 @@ def _limit_memory(nbytes: int | None) -> None:
 
 def _plain(v):
     """DOMAIN entries in a picklable, float-preserving form (the parent validates them)."""
-    from flint import fmpq
 
     if isinstance(v, bool) or isinstance(v, (int, float, str)):
         return v
@@ -74,7 +79,6 @@ def _plain(v):
 
 
 def _serialize(bv):
-    from blanket.exact.numbers import arith
 
     if bv.value is None:
         val = None
@@ -86,14 +90,14 @@ def _serialize(bv):
 
 def _load(path: str, kind: str, names):
     """In the child: import the module or parse the formula; return (meta, evaluate)."""
-    import inspect
 
+    # here, not at the top: bound_check imports this module (the parent side of the worker)
     from blanket.reports import bound_check as bc
 
     if kind == "python":
-        import importlib.util
-
         spec = importlib.util.spec_from_file_location("_blanket_user_bound", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{path} cannot be loaded as a Python module")
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         quantity_guess = getattr(mod, "QUANTITY", "delta" if hasattr(mod, "delta") else "epsilon")
@@ -119,18 +123,21 @@ def _load(path: str, kind: str, names):
             return bc._convert_result(bc._call_with(fn, bc._user_params(params)))
 
         return meta, evaluate
-    from blanket.proofs.core import arb_eval
-    from blanket.reports.formula import parse_formula
 
     expr = parse_formula(path, names)  # for a symbolic bound, ``path`` is the formula's text
 
-    def evaluate(params):
-        from blanket.exact.numbers import arith
-
+    def evaluate_formula(params):
         env = {nm: arith.exact(params[nm]) for nm in names if nm in params}
         return bc.BoundValue(arb_eval(expr, env), False, "")
 
-    return {}, evaluate
+    return {}, evaluate_formula
+
+
+def _fatal_reason(what: str, exc: BaseException) -> str:
+    """Why the worker stops: ``what`` (``"it"``, ``"importing it"``) raised SystemExit or ran out of memory."""
+    if isinstance(exc, SystemExit):
+        return f"{what} raised SystemExit({exc.code!r})"
+    return f"{what} ran out of the memory limit"
 
 
 def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pragma: no cover - runs in the child
@@ -145,11 +152,8 @@ def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pr
     _limit_memory(memory)
     try:
         meta, evaluate = _load(path, kind, names)
-    except SystemExit as exc:
-        conn.send(("fatal", f"importing it raised SystemExit({exc.code!r})"))
-        return
-    except MemoryError:
-        conn.send(("fatal", "importing it ran out of the memory limit"))
+    except (SystemExit, MemoryError) as exc:
+        conn.send(("fatal", _fatal_reason("importing it", exc)))
         return
     except BlanketError as exc:
         conn.send(("error", str(exc)))
@@ -158,8 +162,6 @@ def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pr
         conn.send(("import-error", f"{type(exc).__name__}: {exc}"[:500]))
         return
     conn.send(("ready", meta))
-    from blanket.exact.numbers import arith
-    from blanket.exact.numbers.errors import HypothesisViolation, Undecided
 
     while True:
         try:
@@ -173,11 +175,8 @@ def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pr
             with arith.precision(prec):
                 bv = evaluate({k: (arith.exact(v) if not isinstance(v, int) else v) for k, v in params.items()})
                 conn.send(("ok", _serialize(bv)))
-        except SystemExit as exc:
-            conn.send(("fatal", f"it raised SystemExit({exc.code!r})"))
-            return
-        except MemoryError:
-            conn.send(("fatal", "it ran out of the memory limit"))
+        except (SystemExit, MemoryError) as exc:
+            conn.send(("fatal", _fatal_reason("it", exc)))
             return
         except HypothesisViolation as exc:
             conn.send(("skip", "outside-hypotheses", str(exc)[:500]))
@@ -222,8 +221,6 @@ class BoundProcess:
         if msg[0] == "error":
             raise _Passthrough(msg[1])
         if msg[0] == "import-error":
-            from blanket.exact.numbers.errors import InvalidArgument
-
             raise InvalidArgument("FILE", self.path, f"could not be imported ({msg[1]})")
         raise BoundNotEvaluable(f"the bound could not be evaluated: {self.path}: {msg[1]}")
 
@@ -250,7 +247,7 @@ class BoundProcess:
             how = f"exit code {code}" if code is not None and code >= 0 else f"signal {-code}" if code else "no answer"
             raise BoundNotEvaluable(f"the bound could not be evaluated: {self.path} stopped {when} ({how})") from None
 
-    def evaluate(self, params: dict, prec: int, where: str):
+    def evaluate(self, params: dict, prec: int, where: str) -> tuple:
         """``("ok", serialized)`` or ``("skip", kind, message)``; BoundNotEvaluable on fatal errors and timeouts."""
         plain = {k: (v if isinstance(v, int) else Fraction(int(v.p), int(v.q))) for k, v in params.items()}
         try:

@@ -35,6 +35,7 @@ blanket.exact.numbers.errors.InvalidArgument: bound contains '__import__' at cha
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import sympy as sp
 from blanket.exact.numbers import arith
@@ -220,7 +221,7 @@ class _Parser:
         raise self._error(val or "end of formula", pos, "where a number, a symbol, a function or '(' was expected")
 
 
-def parse_formula(text: str, names, *, field: str = "bound") -> sp.Expr:
+def parse_formula(text: str, names: Sequence[str], *, field: str = "bound") -> sp.Expr:
     """The sympy expression of ``text`` in the symbols ``names`` (positive reals); see the module grammar."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidArgument(field, text, "must be a non-empty formula")

@@ -35,12 +35,20 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import unicodedata
+from collections.abc import Sequence
+from typing import Any
 
 import jinja2
+import sympy as sp
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.types import NumberOrBall
+from sympy.printing.pretty.stringpict import prettyForm
+
+from .output import atomic_write
 
 TEMPLATES = pathlib.Path(__file__).parent / "templates"
 
@@ -232,7 +240,7 @@ _MATH_ACCENTS = {"\u0304": r"\bar", "\u0302": r"\hat", "\u0303": r"\tilde", "\u0
 _ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0327": "c", "\u030c": "v"}
 
 
-def escape(text) -> str:
+def escape(text: object) -> str:
     """Escape any value for LaTeX text mode so that it typesets literally.
 
     The ten specials ``\\ { } $ & % # _ ~ ^`` and ``< > | "`` are replaced by
@@ -405,7 +413,7 @@ def _math(text: str) -> str:
     return "".join(out)
 
 
-def prose(text) -> TeX:
+def prose(text: object) -> TeX:
     r"""Program-written text (titles, notes) with its plain-text math typeset: ``D_{e^ε}``, ``e^{−ε0}``, ``L_i``, ``ε0``.
 
     Everything is escaped as by :func:`escape`; only ``^``/``_`` scripts (a
@@ -499,7 +507,7 @@ def prose(text) -> TeX:
     return TeX("".join(out))
 
 
-def breakable(text) -> TeX:
+def breakable(text: object) -> TeX:
     """Escaped text with break points after ``/``, ``_``, ``.`` and ``-`` (for paths in narrow table columns).
 
     >>> print(breakable("a_b/c"))
@@ -513,7 +521,7 @@ def breakable(text) -> TeX:
     return TeX("".join(out))
 
 
-def texttt(text) -> TeX:
+def texttt(text: object) -> TeX:
     """User text in typewriter type, escaped, breakable (for paths, hashes, commands)."""
     return TeX(r"\texttt{" + escape(text) + "}")
 
@@ -528,12 +536,12 @@ def _sci_to_tex(s: str) -> str:
     return (mant + r"\times " if mant not in ("1", "-1") else ("-" if mant == "-1" else "")) + f"10^{{{e}}}"
 
 
-def num_up(x, digits: int = 6) -> TeX:
+def num_up(x: NumberOrBall, digits: int = 6) -> TeX:
     """The upper end of ``x`` (ball or exact) rounded *up* to ``digits`` significant digits, as LaTeX (math mode)."""
     return TeX(_sci_to_tex(arith.decimal_string(x, digits, up=True)))
 
 
-def num_down(x, digits: int = 6) -> TeX:
+def num_down(x: NumberOrBall, digits: int = 6) -> TeX:
     """The lower end of ``x`` rounded *down* to ``digits`` significant digits, as LaTeX (math mode)."""
     return TeX(_sci_to_tex(arith.decimal_string(x, digits, up=False)))
 
@@ -553,7 +561,7 @@ def decimal_to_tex(s: str) -> TeX:
     return TeX(_sci_to_tex(s))
 
 
-def exact_to_tex(q) -> TeX:
+def exact_to_tex(q: NumberOrBall) -> TeX:
     """An exact rational as LaTeX: decimal when it terminates within 12 digits, else a fraction.
 
     >>> str(exact_to_tex(arith.exact("1e-6"))), str(exact_to_tex(arith.exact("1/3")))
@@ -567,7 +575,7 @@ def exact_to_tex(q) -> TeX:
     return decimal_to_tex(s)
 
 
-def exact_string(q) -> str:
+def exact_string(q: NumberOrBall) -> str:
     """An exact rational as a plain string: an exact decimal (``"1e-6"``, ``"0.25"``) when one of ≤ 40 digits exists, else ``"p/q"``.
 
     >>> exact_string(arith.exact("1e-6")), exact_string(arith.exact("0.25")), exact_string(arith.exact("1/3"))
@@ -580,7 +588,7 @@ def exact_string(q) -> str:
     return f"{int(q.p)}/{int(q.q)}"
 
 
-def interval(x, digits: int = 6) -> TeX:
+def interval(x: NumberOrBall, digits: int = 6) -> TeX:
     """``[lower, upper]`` outward rounded, or the single number when both ends print alike."""
     lo, hi = arith.decimal_string(x, digits, up=False), arith.decimal_string(x, digits, up=True)
     if lo == hi:
@@ -636,7 +644,7 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def render(template: str, **context) -> str:
+def render(template: str, **context: Any) -> str:
     """Render ``reports/templates/<template>`` with ``context``."""
     return environment().get_template(template).render(**context)
 
@@ -732,7 +740,6 @@ def compile_pdf(
                 else (out or b"").decode("utf-8", errors="replace")
             )
             return CompileResult(False, None, f"LaTeX failed (latexmk exit {proc.returncode})", log_excerpt(log))
-        from .output import atomic_write
 
         pdf_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(pdf_path, produced.read_bytes())
@@ -741,7 +748,6 @@ def compile_pdf(
 
 def _kill_group(proc) -> None:
     """Kill ``proc``'s whole process group (latexmk and its pdflatex) and reap it."""
-    import signal
 
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -778,7 +784,6 @@ _REL = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "==": "=", "!=": r"\ne"}
 
 def _width(expr) -> int:
     """Width of ``expr`` when typeset, estimated by sympy's 2-D pretty form (fractions stack, as in LaTeX)."""
-    import sympy as sp
 
     try:
         if isinstance(expr, sp.Basic) and expr.has(
@@ -792,7 +797,7 @@ def _width(expr) -> int:
         return len(sp.latex(expr)) // 2
 
 
-def tidy(expr):
+def tidy(expr: Any) -> Any:
     """``expr`` with every sum of fractions combined where that makes it narrower (``1 − k/(k+e^{ε0}−1)``
     becomes ``(e^{ε0}−1)/(k+e^{ε0}−1)``).  ``sympy.together`` is an identity, so the statement is unchanged.
 
@@ -801,7 +806,6 @@ def tidy(expr):
     >>> tidy(1 - k / (k + e - 1))
     (e - 1)/(e + k - 1)
     """
-    import sympy as sp
 
     def narrower(e):
         if not any(t.is_Mul or t.is_Pow for t in e.args):
@@ -816,7 +820,6 @@ def tidy(expr):
 
 
 def _bound_variables(exprs) -> set:
-    import sympy as sp
 
     out: set = set()
     for e in exprs:
@@ -830,7 +833,6 @@ def _bound_variables(exprs) -> set:
 
 def _abbreviate(exprs: list) -> tuple[list, list]:
     """Name the wide subexpressions that occur more than once (``sympy.cse``): ``(exprs, [(u_1, e_1), …])``."""
-    import sympy as sp
 
     try:
         repl, red = sp.cse(exprs, symbols=sp.numbered_symbols("_cse"), order="none")
@@ -854,7 +856,6 @@ def _abbreviate(exprs: list) -> tuple[list, list]:
 
 def _rows(lhs_tex: str, rel: str, rhs, lhs_width: int) -> list:
     """Rows ``lhs & rel t_1 + … \\\\ & \\quad + t_k …`` breaking a wide sum at its top-level terms."""
-    import sympy as sp
 
     if lhs_width > MAX_WIDTH // 3 and lhs_width + _width(rhs) + 3 > MAX_WIDTH:  # a wide left side gets a row of its own
         return [lhs_tex] + _rows("", rel, rhs, 0)
@@ -889,8 +890,6 @@ def _opaque(statement):
     """Replace each application of a function with its own ``_latex`` (typeset without its arguments, e.g.
     ``δ_{S∘R^n}(ε)``) by a stand-in symbol that prints the same way, so that width estimates and
     abbreviations only see what is printed."""
-    import sympy as sp
-    from sympy.printing.pretty.stringpict import prettyForm
 
     class _Opaque(sp.Symbol):
         def _latex(self, printer):
@@ -914,7 +913,6 @@ class _Namer:
     """Hands out the names ``u_1, u_2, …`` of abbreviated subexpressions and keeps their definitions."""
 
     def __init__(self, bound: set):
-        import sympy as sp
 
         self.bound, self._sp = bound, sp
         self.defs: list = []
@@ -959,7 +957,7 @@ class _Namer:
         return expr
 
 
-def display(statement, hypotheses=()) -> TeX:
+def display(statement: Any, hypotheses: Sequence = ()) -> TeX:
     r"""A statement (sympy relation) and its hypotheses as display math that fits the page: sums of fractions
     combined (:func:`tidy`), subexpressions that repeat or are too wide named ``u_1, u_2, …`` ("where …"),
     long sums broken at their top-level terms, the hypotheses on lines of their own.  Never scaled.
@@ -969,7 +967,6 @@ def display(statement, hypotheses=()) -> TeX:
     >>> print(display(sp.Le(x, 1), [sp.Ge(x, 0)]))
     \[ x \leq 1\quad\text{if}\quad x \geq 0 \]
     """
-    import sympy as sp
 
     hyps = [h for h in hypotheses if sp.sympify(h) is not sp.true]
     hyp_tex = [sp.latex(tidy(h)) for h in hyps]
@@ -1044,6 +1041,6 @@ def display(statement, hypotheses=()) -> TeX:
     return TeX("\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}")
 
 
-def display_result(result) -> TeX:
+def display_result(result: Any) -> TeX:
     """:func:`display` of a registered result's statement and hypotheses (those sympy folds to True are not shown)."""
     return display(result.statement, [h.relation for h in result.hypotheses])

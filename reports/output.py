@@ -33,6 +33,8 @@ import pathlib
 import signal
 import sys
 import tempfile
+from collections.abc import Iterator
+from typing import IO
 
 from blanket.exact.numbers.errors import BlanketError, InvalidArgument
 
@@ -96,7 +98,9 @@ def _fsync_dir(directory: pathlib.Path) -> None:
 
 
 @contextlib.contextmanager
-def atomic_open(path, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None):
+def atomic_open(
+    path: str | os.PathLike, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None
+) -> Iterator[IO]:
     """Open a temporary file beside ``path`` for writing; on success it is fsynced and renamed onto ``path``.
 
     On any exception (including :class:`Terminated` and ``KeyboardInterrupt``)
@@ -110,7 +114,7 @@ def atomic_open(path, mode: str = "w", *, encoding: str | None = "utf-8", newlin
     except OSError as exc:
         raise OutputError(path, exc) from None
     try:
-        with os.fdopen(
+        with os.fdopen(  # type: ignore[call-overload]  # mode and text options are chosen together at run time
             fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding, "newline": newline})
         ) as fh:
             yield fh
@@ -130,7 +134,7 @@ def atomic_open(path, mode: str = "w", *, encoding: str | None = "utf-8", newlin
         raise
 
 
-def atomic_write(path, data) -> pathlib.Path:
+def atomic_write(path: str | os.PathLike, data: str | bytes) -> pathlib.Path:
     """Write ``data`` (``str`` as UTF-8, or ``bytes``) to ``path`` atomically; returns the path."""
     path = pathlib.Path(path)
     if isinstance(data, str):
@@ -257,7 +261,7 @@ class OutputDir:
             return None
         return pid, cmd.strip()[:200] or "?"
 
-    def close(self):
+    def close(self) -> None:
         if self.lock is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.lock)
@@ -306,7 +310,7 @@ class Written:
     stale_pdf_removed: pathlib.Path | None = None
 
 
-def write_document(outdir, stem: str, json_text: str, tex_text: str, *, pdf: bool = True) -> Written:
+def write_document(outdir: str | os.PathLike, stem: str, json_text: str, tex_text: str, *, pdf: bool = True) -> Written:
     """Write ``<stem>.json``, ``<stem>.tex`` and (with ``pdf`` and TeX Live) ``<stem>.pdf`` into ``outdir``.
 
     Order: (1) an existing ``<stem>.pdf`` is removed (it belongs to an earlier
@@ -315,7 +319,7 @@ def write_document(outdir, stem: str, json_text: str, tex_text: str, *, pdf: boo
     succeeded.  An interruption at any point leaves no file that contradicts
     another.
     """
-    from .latex import INSTALL_HINT, compile_pdf, tex_available
+    from .latex import INSTALL_HINT, compile_pdf, tex_available  # here, not at the top: latex imports this module
 
     out = pathlib.Path(outdir)
     pdf_path, tex_path, json_path = out / f"{stem}.pdf", out / f"{stem}.tex", out / f"{stem}.json"
@@ -347,7 +351,7 @@ def write_document(outdir, stem: str, json_text: str, tex_text: str, *, pdf: boo
 
 def report_pdf_outcome(written: Written, want_pdf: bool) -> bool:
     """Tell the user (stderr) what happened to the PDF; return True when the PDF *failed* (exit 3)."""
-    from .latex import INSTALL_HINT
+    from .latex import INSTALL_HINT  # here, not at the top: latex imports this module
 
     if written.stale_pdf_removed is not None and written.pdf is None:
         sys.stderr.write(

@@ -273,3 +273,35 @@ def test_endpoints_do_not_depend_on_the_current_precision():
     assert (hi - lo) / lo < Fraction(1, 10**35)
     # still an enclosure: lo^2 <= 2/9 <= hi^2
     assert lo * lo <= Fraction(2, 9) <= hi * hi
+
+
+# ---------------------------------------------------------------- is_zero, maximum, minimum, integral fmpq
+def test_is_zero_only_when_certainly_zero():
+    assert arith.is_zero(fmpq(0)) and arith.is_zero(arb(0)) and arith.is_zero(0)
+    assert not arith.is_zero(arb(0, 1e-30))  # contains 0 but is not certainly 0
+    assert not arith.is_zero(fmpq(1, 10**50)) and not arith.is_zero(arb("1e-50"))
+
+
+@given(st.lists(st.fractions(max_denominator=50), min_size=1, max_size=8))
+def test_maximum_and_minimum_of_exact_values_match_fractions(vals):
+    qs = [fmpq(v.numerator, v.denominator) for v in vals]
+    assert F(arith.maximum(qs)) == max(vals)
+    assert F(arith.minimum(qs[0], qs[-1])) == min(vals[0], vals[-1])
+
+
+@given(st.lists(st.fractions(max_denominator=50), min_size=2, max_size=8))
+def test_maximum_with_balls_encloses_the_true_maximum(vals):
+    mixed = [
+        arb(fmpq(v.numerator, v.denominator)) if i % 2 else fmpq(v.numerator, v.denominator) for i, v in enumerate(vals)
+    ]
+    top = max(vals)
+    assert arith.maximum(mixed).contains(fmpq(top.numerator, top.denominator))
+    assert arith.maximum([]) == 0
+
+
+def test_integer_in_accepts_integral_fmpq_only():
+    assert arith.integer_in(fmpq(6, 2), "m", lo=2) == 3
+    with pytest.raises(InvalidArgument, match="m must be an integer"):
+        arith.integer_in(fmpq(1, 2), "m")
+    with pytest.raises(InvalidArgument, match="m must be >= 2"):
+        arith.integer_in(fmpq(1), "m", lo=2)

@@ -367,7 +367,7 @@ def test_fast_single_dataset_matches_full_scan(n, cfrac, eps, e0):
     c = min(n - 1, int(cfrac * n))
     rr = BinaryRR(epsilon0=e0)
     with arith.precision(128):
-        ee0, p, f = _binary._rr(rr)
+        ee0, p, f = _binary.rr_params(rr)
         P, Fb, E = arith.ball(p), arith.ball(f), arith.ball(arith.exp_param(epsilon=eps))
         if arith.ge(E, ee0):
             return
@@ -431,7 +431,7 @@ def test_sweep_matches_the_previous_ball_sweep():
     n = 2500
     with arith.precision(128):
         w = delta_binary_worst(rr, n, epsilon="0.15", workers=1)
-        ee0, p, f = _binary._rr(rr)
+        ee0, p, f = _binary.rr_params(rr)
         old = _binary._sweep_arb(n, arith.ball(p), arith.ball(f), arith.ball(arith.exp_param(epsilon="0.15")), False)
     assert all(w.values[j].overlaps(old[j]) for j in range(n))
     wo = _binary._worst_from_values(old, n)

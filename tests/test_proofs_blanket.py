@@ -16,7 +16,7 @@ import sympy as sp
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import HypothesisViolation, InvalidArgument
-from blanket.proofs import _blanket_numeric as num
+from blanket.exact.shuffled import amplification as num
 from blanket.proofs import blanket as B
 from blanket.proofs.core import arb_eval, get, results
 from flint import arb, fmpq

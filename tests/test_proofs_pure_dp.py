@@ -12,6 +12,7 @@ import pytest
 import sympy as sp
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import HypothesisViolation
+from blanket.exact.protocols import pure_sum as PS
 from blanket.exact.protocols import tdlap as xt
 from blanket.proofs import pure_dp as P
 from blanket.proofs.core import get, results
@@ -108,7 +109,7 @@ def test_theorem_2_3_llr_against_mpmath(eps):
     mpmath.mp.dps = 40
     s = 1 / mpmath.mpf(eps.numerator) * eps.denominator
     ref = max(abs((-abs(z) + abs(z - 1)) / s) for z in range(-20, 21))
-    got = P._dlap_shift_llr(e)
+    got = PS.dlap_shift_llr(e)
     assert abs(mpmath.mpf(int(got.p)) / int(got.q) - ref) < 1e-30
 
 
@@ -155,7 +156,7 @@ def test_hypotheses_are_enforced():
 def test_corollary_3_7_against_exact(rt, q):
     r, tau = rt
     with arith.precision(128):
-        ex = P.cor37_exact(r, tau, q, 3)
+        ex = PS.cor37_exact(r, tau, q, 3)
         bd = P.eps1_factor(r, tau, q, 3).log()
     assert arith.le(ex, bd) is True
 
@@ -175,7 +176,7 @@ def test_combined_bound_is_above_exact_and_q0_infinite():
     with arith.precision(128):
         agg = xt.RelaxedAggregator(3, 6, q="1/100", s=2)
         ex, _ = agg.pairwise_llr()
-        bd = P.claims_pair_bound(agg)
+        bd = PS.claims_pair_bound(agg)
         assert arith.le(ex, bd) is True
         agg0 = xt.RelaxedAggregator(3, 6, q=0, s=2)
         assert agg0.pairwise_llr()[0] is None
@@ -186,25 +187,25 @@ def test_definition_2_2_pure_dp_predicate():
     exactly on the boundary it is undecided (log 3 is not a rational); the q = 0 aggregator is not DP at all."""
     laws = {0: [fmpq(3, 4), fmpq(1, 4)], 1: [fmpq(1, 4), fmpq(3, 4)]}
     l3 = arb(3).log()
-    assert P.is_pure_dp(laws, [(0, 1)], l3 + arb("1e-9")) is True
-    assert P.is_pure_dp(laws, [(0, 1)], l3 - arb("1e-9")) is False
-    assert P.is_pure_dp(laws, [(0, 1)], l3) is None
+    assert PS.is_pure_dp(laws, [(0, 1)], l3 + arb("1e-9")) is True
+    assert PS.is_pure_dp(laws, [(0, 1)], l3 - arb("1e-9")) is False
+    assert PS.is_pure_dp(laws, [(0, 1)], l3) is None
     agg0 = xt.RelaxedAggregator(3, 2, q=0, r="1/2")
-    assert P.is_pure_dp({"ab": agg0.pair_law(1, 2), "c0": agg0.pair_law(0, 0)}, [("ab", "c0")], "100") is False
+    assert PS.is_pure_dp({"ab": agg0.pair_law(1, 2), "c0": agg0.pair_law(0, 0)}, [("ab", "c0")], "100") is False
     with pytest.raises(Exception) as e:
-        P.is_pure_dp(laws, [(0, 2)], "1")
+        PS.is_pure_dp(laws, [(0, 2)], "1")
     assert "neighbours" in str(e.value)
 
 
 def test_predicates():
     agg = xt.RelaxedAggregator(2, 3, q="1/10", r="1/4")
     sec, _ = agg.llr_security(2)
-    assert P.is_llr_secure(agg, 2, "100") is True
-    assert P.is_llr_secure(agg, 2, "1/1000") is False
-    assert P.is_beta_correct(agg, 2, "19/100") is True  # 1 - (9/10)^2 = 19/100
-    assert P.is_beta_correct(agg, 2, "1/1000") is False
-    assert P.is_relaxation(agg, 2, "100", "19/100") is True
-    assert P.is_llr_secure(xt.RelaxedAggregator(2, 3, q=0, r="1/4"), 2, "100") is False
+    assert PS.is_llr_secure(agg, 2, "100") is True
+    assert PS.is_llr_secure(agg, 2, "1/1000") is False
+    assert PS.is_beta_correct(agg, 2, "19/100") is True  # 1 - (9/10)^2 = 19/100
+    assert PS.is_beta_correct(agg, 2, "1/1000") is False
+    assert PS.is_relaxation(agg, 2, "100", "19/100") is True
+    assert PS.is_llr_secure(xt.RelaxedAggregator(2, 3, q=0, r="1/4"), 2, "100") is False
 
 
 def test_claim_b1_moments_against_mpmath():
@@ -237,15 +238,15 @@ def test_theorem_4_1_noise_law_closed_form_against_convolution():
 
 def test_theorem_4_1_error_shrinks_like_one_over_eps():
     with arith.precision(128):
-        e1 = P.error_second_moment("1/4", 64)
-        e2 = P.error_second_moment("1/2", 64)
+        e1 = PS.error_second_moment("1/4", 64)
+        e2 = PS.error_second_moment("1/2", 64)
     ratio = e1 / e2
     assert ratio > 3 and ratio < 5  # MSE ~ 1/eps^2
 
 
 def test_claim_3_10_demonstration():
     for m_ in (2, 3, 4):
-        v = P._claim310(m_)
+        v = PS.perfect_security_failure(m_)
         assert v >= 1 - fmpq(1, m_)
 
 
@@ -323,7 +324,7 @@ def test_combined_bound_and_cor37_sweep(slow_level):
                     tau = math.ceil(2 * s_ * math.log(float(1 / q_)))
                     agg = xt.RelaxedAggregator(m_, tau, q=q_, s=s_)
                     ex, _ = agg.pairwise_llr()
-                    assert arith.le(ex, P.claims_pair_bound(agg)) is True, (s_, m_, q_)
+                    assert arith.le(ex, PS.claims_pair_bound(agg)) is True, (s_, m_, q_)
                     K = P.claims_closed_factor((-arb(1) / (s_ * m_)).exp(), tau, q_, m_)
                     assert arith.le(ex, arith.ball(K).log()) is True, ("closed form", s_, m_, q_)
         for rho, tau in ((fmpq(1, 2), 3), (fmpq(3, 4), 8), (fmpq(9, 10), 20))[: 2 if slow_level == "reduced" else 3]:
@@ -332,7 +333,7 @@ def test_combined_bound_and_cor37_sweep(slow_level):
                 for q_ in (fmpq(1, 100), fmpq(1, 1000)):
                     # not False: the endpoint term theta_e is attained exactly when it dominates (small tau, m = 2),
                     # and two balls around the same number cannot be ordered
-                    assert arith.le(P.cor37_exact(r_, tau, q_, m_), P.eps1_factor(r_, tau, q_, m_).log()) is not False
+                    assert arith.le(PS.cor37_exact(r_, tau, q_, m_), P.eps1_factor(r_, tau, q_, m_).log()) is not False
 
 
 def test_protocol_error_law_against_closed_forms():
@@ -340,7 +341,7 @@ def test_protocol_error_law_against_closed_forms():
     with arith.precision(128):
         xs = ["1/3", "1/2", "1"]
         k_, eps = 2, fmpq(1, 2)
-        law, tail = P.protocol_error_law(xs, eps, k_, 400, window=300)
+        law, tail = PS.protocol_error_law(xs, eps, k_, 400, window=300)
         tot = sum(law.values(), arb(0))
         assert arith.le(tot, 1) is not False and arith.ge(tot + tail, 1) is not False
         mean = sum((e * p for e, p in law.items()), arb(0))

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
+from blanket.exact.numbers.types import NumberOrBall
 from flint import arb, fmpq
 
 
@@ -145,6 +146,199 @@ class _Classifier:
         return arith.le(value, self.target), value
 
 
+class _Search:
+    """The state of one calibration and its named steps (see :func:`_search`).
+
+    ``good``/``bad`` are ``(x, δ enclosure, F)`` of the certified meeting / failing points closest to the crossing
+    (``F`` = log δ − log target from the midpoint, its sign fixed by the certified classification); ``bad`` is
+    ``None`` until a failing point was evaluated.  ``history`` holds ``(x, F)`` of every evaluation (floats, only to
+    *propose* points); ``stale``/``stale_count`` drive the Illinois modification of regula falsi.
+    """
+
+    def __init__(self, clf: _Classifier, lo: fmpq, hi: fmpq, *, meets_high: bool, rel_tol: fmpq) -> None:
+        self.clf, self.lo, self.hi, self.meets_high, self.rel_tol = clf, lo, hi, meets_high, rel_tol
+        self.tol_f = _to_float(rel_tol)
+        # the end of the domain where the target must be met, and the other one
+        self.good_end = hi if meets_high else lo
+        self.bad_end = lo if meets_high else hi
+        self.good: tuple = (self.good_end, None, -math.inf)
+        self.bad: tuple | None = None
+        self.history: list[tuple[float, float]] = []
+        self.stale: str | None = None
+        self.stale_count = 0
+        self.last_estimate: float | None = None
+        self.geo_steps = 0
+
+    def check_feasible(self) -> None:
+        """Evaluate the good end; :class:`InfeasibleTarget` if the target is not met there.  One evaluation."""
+        ok, v = self.clf(self.good_end)
+        if not ok:
+            raise InfeasibleTarget(
+                f"the target delta {self.clf.target} is not met even at "
+                f"{'epsilon' if self.meets_high else 'epsilon0'} = {self.good_end} "
+                f"(delta there is about {arith.decimal_string(v, 6, up=False)}); "
+                f"the target cannot be reached in this search domain"
+            )
+        self.good = (self.good_end, v, _log_excess(v, self.clf.log_target))
+
+    def record(self, x: fmpq, res: tuple) -> bool:
+        """Enter the classified evaluation ``res = (meets, value)`` at ``x`` as the new good or bad end."""
+        meets, value = res
+        F = _log_excess(value, self.clf.log_target)
+        # the certified classification fixes the sign of F (float noise must not contradict it)
+        F = min(F, -1e-300) if meets else max(F, 1e-300)
+        entry = (x, value, F)
+        self.history.append((_to_float(x), entry[2]))
+        if meets:
+            self.good = entry
+        else:
+            self.bad = entry
+        return meets
+
+    def evaluate(self, x: fmpq) -> bool:
+        """Evaluate δ at ``x`` and record it (one evaluation)."""
+        return self.record(x, self.clf(x))
+
+    def expand_from_guess(self, guess) -> None:
+        """Initial bracket: evaluate the guess, then step geometrically (×(1 ± 1/20), steps ×4) towards the other
+        side until the crossing is bracketed.  At most 7 evaluations."""
+        g = arith.exact(guess, "guess", allow_float=True) if not isinstance(guess, fmpq) else guess
+        if not (self.lo < g < self.hi):
+            return
+        met = self.evaluate(g)
+        step = fmpq(1, 20)
+        x = g
+        for _ in range(6):
+            if met and self.bad is None:
+                nxt = x * (1 - step) if self.meets_high else x * (1 + step)
+            elif not met and self.good[0] == self.good_end:
+                nxt = x * (1 + step) if self.meets_high else x * (1 - step)
+            else:
+                break
+            if not (self.lo < nxt < self.hi):
+                break
+            x = nxt
+            met = self.evaluate(x)
+            step = step * 4
+
+    def closed(self) -> bool:
+        """Whether the bracket is within the relative tolerance (or empty)."""
+        gx = self.good[0]
+        bx = self.bad[0] if self.bad is not None else self.bad_end
+        width = abs(gx - bx)
+        return bool(width == 0 or width <= self.rel_tol * abs(gx))
+
+    def met_on_whole_domain(self) -> Bracket | None:
+        """Evaluate the bad end: the degenerate bracket there if the target is met on the whole domain, else
+        ``None`` (the bad end is recorded).  One evaluation."""
+        met, v = self.clf(self.bad_end)
+        if met:
+            return Bracket(
+                self.bad_end,
+                self.bad_end,
+                self.clf.evaluations,
+                v,
+                v,
+                self.clf.prec,
+                meets="upper" if self.meets_high else "lower",
+            )
+        self.record(self.bad_end, (met, v))
+        return None
+
+    def estimate(self) -> float:
+        """The next crossing estimate: a geometric move towards the unevaluated end while no failing point is known,
+        else Illinois-modified regula falsi on the ends, else a secant through the two latest finite points when it
+        falls inside the bracket, else (geometric) bisection; an estimate within the tolerance of an end is pushed
+        just beyond it, so that one evaluation can close the bracket."""
+        gx = self.good[0]
+        bx = self.bad[0] if self.bad is not None else self.bad_end
+        Fg = self.good[2]
+        Fb = self.bad[2] if self.bad is not None else math.nan
+        xf_g, xf_b = _to_float(gx), _to_float(bx)
+        lo_f, hi_f = min(xf_g, xf_b), max(xf_g, xf_b)
+        est = None
+        fin = [(x, F) for (x, F) in self.history[-2:] if math.isfinite(F)]
+        if self.bad is None:
+            est = xf_g / 4 if self.meets_high else xf_g * 4
+            if not (lo_f < est < hi_f):
+                est = None
+        elif math.isfinite(Fg) and math.isfinite(Fb) and Fb > 0 > Fg:
+            wg, wb = Fg, Fb
+            if self.stale_count >= 2 and self.stale == "good":
+                wg = Fg / 2 ** (self.stale_count - 1)
+            elif self.stale_count >= 2 and self.stale == "bad":
+                wb = Fb / 2 ** (self.stale_count - 1)
+            est = xf_b + (xf_g - xf_b) * wb / (wb - wg)
+        elif len(self.history) >= 2 and len(fin) == 2 and fin[0][1] != fin[1][1]:
+            (x1, F1), (x2, F2) = fin
+            cand = x2 - F2 * (x2 - x1) / (F2 - F1)
+            if lo_f < cand < hi_f:
+                est = cand
+        if est is None:
+            est = math.sqrt(xf_g * xf_b) if (xf_g > 0 and xf_b > 0) else (xf_g + xf_b) / 2
+        if self.bad is not None:
+            h = self.tol_f * abs(xf_g) / 2
+            if abs(est - xf_g) < h:
+                est = xf_g - h if xf_b < xf_g else xf_g + h
+            elif abs(est - xf_b) < h:
+                est = xf_b + h if xf_b < xf_g else xf_b - h
+        return est
+
+    def converging(self, est: float) -> bool:
+        """Whether two successive estimates agree within half the tolerance (then :meth:`straddle` closes)."""
+        return (
+            self.last_estimate is not None
+            and abs(est - self.last_estimate) <= self.tol_f * abs(est) / 2
+            and self.bad is not None
+        )
+
+    def straddle(self, est: float) -> None:
+        """Evaluate just below and just above ``est`` (±tol/4) to close the bracket in two evaluations."""
+        resolution = self.tol_f * max(abs(est), 1e-300) / 8
+        h = self.tol_f * abs(est) / 4
+        pts = [est - h, est + h]
+        if not self.meets_high:
+            pts.reverse()
+        for xe in pts:
+            bx = self.bad[0] if self.bad is not None else self.bad_end  # converging() made sure bad is set
+            lo_x, hi_x = (bx, self.good[0]) if bx < self.good[0] else (self.good[0], bx)
+            q = _rational_near(xe, lo_x, hi_x, resolution)
+            if q is not None:
+                self.evaluate(q)
+        self.last_estimate = None
+        self.stale, self.stale_count = None, 0
+
+    def step_at(self, est: float) -> bool:
+        """Evaluate at an exact decimal near ``est`` inside the bracket and update the Illinois counters; ``False``
+        when no such rational exists at the working resolution (the bracket cannot shrink further)."""
+        gx = self.good[0]
+        bx = self.bad[0] if self.bad is not None else self.bad_end
+        lo_x, hi_x = (bx, gx) if bx < gx else (gx, bx)
+        resolution = self.tol_f * max(abs(est), 1e-300) / 8
+        self.last_estimate = est
+        q = _rational_near(est, lo_x, hi_x, resolution)
+        if q is None:
+            return False
+        met = self.evaluate(q)
+        kept = "bad" if met else "good"
+        self.stale_count = self.stale_count + 1 if kept == self.stale else 1
+        self.stale = kept
+        return True
+
+    def bracket(self) -> Bracket:
+        """The final certified bracket (the bad end evaluated now if no failing point was seen)."""
+        bad = self.bad
+        if bad is None:
+            done = self.met_on_whole_domain()
+            if done is not None:
+                return done
+            bad = self.bad if self.bad is not None else (self.bad_end, None, math.inf)  # recorded just now
+        clf, good = self.clf, self.good
+        if self.meets_high:
+            return Bracket(bad[0], good[0], clf.evaluations, bad[1], good[1], clf.prec, meets="upper")
+        return Bracket(good[0], bad[0], clf.evaluations, good[1], bad[1], clf.prec, meets="lower")
+
+
 def _search(
     fun,
     target,
@@ -159,160 +353,65 @@ def _search(
     max_evaluations: int = 200,
 ) -> Bracket:
     """Core of both calibrations.  ``meets_high``: the target is met on ``[x*, hi]`` (δ non-increasing);
-    else on ``[lo, x*]`` (δ non-decreasing)."""
+    else on ``[lo, x*]`` (δ non-decreasing).  The steps are :class:`_Search`'s methods."""
     clf = _Classifier(fun, target, start_prec, cap)
-    tol_f = _to_float(rel_tol)
-    # the end of the domain where the target must be met
-    good_end = hi if meets_high else lo
-    bad_end = lo if meets_high else hi
-    ok, v = clf(good_end)
-    if not ok:
-        raise InfeasibleTarget(
-            f"the target delta {target} is not met even at {'epsilon' if meets_high else 'epsilon0'} = {good_end} "
-            f"(delta there is about {arith.decimal_string(v, 6, up=False)}); "
-            f"the target cannot be reached in this search domain"
-        )
-    good = (good_end, v, _log_excess(v, clf.log_target))
-    bad = None  # (x, value, F) certified failing; the bad end is only assumed until evaluated
-    lt = clf.log_target
-    history = []
-
-    def record(x, res):
-        nonlocal good, bad
-        meets, value = res
-        F = _log_excess(value, lt)
-        # the certified classification fixes the sign of F (float noise must not contradict it)
-        F = min(F, -1e-300) if meets else max(F, 1e-300)
-        entry = (x, value, F)
-        history.append((_to_float(x), entry[2]))
-        if meets:
-            good = entry
-        else:
-            bad = entry
-        return meets
-
-    # ---- initial bracket from the guess
+    s = _Search(clf, lo, hi, meets_high=meets_high, rel_tol=rel_tol)
+    s.check_feasible()
     if guess is not None:
-        g = arith.exact(guess, "guess", allow_float=True) if not isinstance(guess, fmpq) else guess
-        if lo < g < hi:
-            met = record(g, clf(g))
-            step = fmpq(1, 20)
-            x = g
-            for _ in range(6):  # expand geometrically towards the other side
-                if met and bad is None:
-                    nxt = x * (1 - step) if meets_high else x * (1 + step)
-                elif not met and good[0] == good_end:
-                    nxt = x * (1 + step) if meets_high else x * (1 - step)
-                else:
-                    break
-                if not (lo < nxt < hi):
-                    break
-                x = nxt
-                met = record(x, clf(x))
-                step = step * 4
-    stale = None  # which end was kept in the last steps (Illinois), and how many times in a row
-    stale_count = 0
-    last_estimate = None
-    geo_steps = 0
+        s.expand_from_guess(guess)
     while True:
         if clf.evaluations > max_evaluations:
             raise Undecided(f"calibration did not converge within {max_evaluations} evaluations")
-        gx = good[0]
-        bx = bad[0] if bad is not None else bad_end
-        width = abs(gx - bx)
-        if width == 0 or width <= rel_tol * abs(gx):
+        if s.closed():
             break
-        # estimate the crossing: Illinois-modified regula falsi on the ends, else a secant through the two
-        # latest finite points when it falls inside the bracket, else (geometric) bisection
-        Fg = good[2]
-        Fb = bad[2] if bad is not None else math.nan
-        xf_g, xf_b = _to_float(gx), _to_float(bx)
-        lo_f, hi_f = min(xf_g, xf_b), max(xf_g, xf_b)
-        est = None
-        fin = [(x, F) for (x, F) in history[-2:] if math.isfinite(F)]
-        if bad is None:
-            # no failing point seen yet: move geometrically towards the unevaluated end; after three
-            # such steps, try that end itself (the target may be met on the whole domain)
-            geo_steps += 1
-            if geo_steps > 3:
-                met, v = clf(bad_end)
-                if met:
-                    return Bracket(
-                        bad_end, bad_end, clf.evaluations, v, v, clf.prec, meets="upper" if meets_high else "lower"
-                    )
-                record(bad_end, (met, v))
+        if s.bad is None:
+            # no failing point seen yet: after three geometric moves, try the unevaluated end itself
+            s.geo_steps += 1
+            if s.geo_steps > 3:
+                done = s.met_on_whole_domain()
+                if done is not None:
+                    return done
                 continue
-            est = xf_g / 4 if meets_high else xf_g * 4
-            if not (lo_f < est < hi_f):
-                est = None
-        elif math.isfinite(Fg) and math.isfinite(Fb) and Fb > 0 > Fg:
-            wg, wb = Fg, Fb
-            if stale_count >= 2 and stale == "good":
-                wg = Fg / 2 ** (stale_count - 1)
-            elif stale_count >= 2 and stale == "bad":
-                wb = Fb / 2 ** (stale_count - 1)
-            est = xf_b + (xf_g - xf_b) * wb / (wb - wg)
-        elif len(history) >= 2 and len(fin) == 2 and fin[0][1] != fin[1][1]:
-            (x1, F1), (x2, F2) = fin
-            cand = x2 - F2 * (x2 - x1) / (F2 - F1)
-            if lo_f < cand < hi_f:
-                est = cand
-        if est is None:
-            if xf_g > 0 and xf_b > 0:
-                est = math.sqrt(xf_g * xf_b)
-            else:
-                est = (xf_g + xf_b) / 2
-        if bad is not None:
-            # an estimate within the tolerance of an end is pushed just beyond it, so that one
-            # evaluation can close the bracket
-            h = tol_f * abs(xf_g) / 2
-            if abs(est - xf_g) < h:
-                est = xf_g - h if xf_b < xf_g else xf_g + h
-            elif abs(est - xf_b) < h:
-                est = xf_b + h if xf_b < xf_g else xf_b - h
-        lo_x, hi_x = (bx, gx) if bx < gx else (gx, bx)
-        resolution = tol_f * max(abs(est), 1e-300) / 8
-        if last_estimate is not None and abs(est - last_estimate) <= tol_f * abs(est) / 2 and bad is not None:
-            # straddle the estimate to close the bracket in two evaluations
-            h = tol_f * abs(est) / 4
-            pts = [est - h, est + h]
-            if not meets_high:
-                pts.reverse()
-            for xe in pts:
-                lo_x, hi_x = (bad[0], good[0]) if bad[0] < good[0] else (good[0], bad[0])
-                q = _rational_near(xe, lo_x, hi_x, resolution)
-                if q is not None:
-                    record(q, clf(q))
-            last_estimate = None
-            stale, stale_count = None, 0
+        est = s.estimate()
+        if s.converging(est):
+            s.straddle(est)
             continue
-        last_estimate = est
-        q = _rational_near(est, lo_x, hi_x, resolution)
-        if q is None:
+        if not s.step_at(est):
             break
-        met = record(q, clf(q))
-        kept = "bad" if met else "good"
-        stale_count = stale_count + 1 if kept == stale else 1
-        stale = kept
-    if bad is None:
-        # never saw a failing point: check the domain's other end
-        met, v = clf(bad_end)
-        if met:
-            return Bracket(bad_end, bad_end, clf.evaluations, v, v, clf.prec, meets="upper" if meets_high else "lower")
-        bad = (bad_end, v, _log_excess(v, lt))
-    if meets_high:
-        return Bracket(bad[0], good[0], clf.evaluations, bad[1], good[1], clf.prec, meets="upper")
-    return Bracket(good[0], bad[0], clf.evaluations, good[1], bad[1], clf.prec, meets="lower")
+    return s.bracket()
+
+
+def _checked_search(fun, target_delta, lo, hi, rel_tol, meets_high: bool, guess, start_prec: int, cap: int) -> Bracket:
+    """Validate the public arguments of both calibrations (exact, in range, naming each one) and run :func:`_search`."""
+    target = arith.exact_in(target_delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
+    lo_q = arith.exact_in(lo, "lo", lo=0)
+    hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
+    rt = arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
+    return _search(
+        fun, target, lo_q, hi_q, meets_high=meets_high, rel_tol=rt, guess=guess, start_prec=start_prec, cap=cap
+    )
+
+
+def float_bisect(above: Callable[[float], bool], lo: float, hi: float, steps: int) -> float:
+    """``steps`` bisection steps on ``[lo, hi]`` for a predicate true below the crossing and false above it; returns
+    the final ``hi``.  Binary floats: only to *propose* a starting point for a certified search, never a result."""
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if above(mid):
+            lo = mid
+        else:
+            hi = mid
+    return hi
 
 
 def epsilon_for_delta(
     delta_of_epsilon: Callable[[fmpq], object],
-    target_delta,
+    target_delta: NumberOrBall,
     *,
-    hi,
-    lo=0,
-    rel_tol="1e-6",
-    guess=None,
+    hi: NumberOrBall,
+    lo: NumberOrBall = 0,
+    rel_tol: NumberOrBall = "1e-6",
+    guess: NumberOrBall | float | None = None,
     start_prec: int = arith.DEFAULT_PREC,
     cap: int = arith.MAX_PREC,
 ) -> Bracket:
@@ -330,23 +429,17 @@ def epsilon_for_delta(
     Cost: usually 5–9 evaluations of δ with a ``guess`` within a few percent,
     2–4 more without.
     """
-    target = arith.exact_in(target_delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
-    lo_q = arith.exact_in(lo, "lo", lo=0)
-    hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
-    rt = arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
-    return _search(
-        delta_of_epsilon, target, lo_q, hi_q, meets_high=True, rel_tol=rt, guess=guess, start_prec=start_prec, cap=cap
-    )
+    return _checked_search(delta_of_epsilon, target_delta, lo, hi, rel_tol, True, guess, start_prec, cap)
 
 
 def epsilon0_for(
     delta_of_epsilon0: Callable[[fmpq], object],
-    target_delta,
+    target_delta: NumberOrBall,
     *,
-    hi,
-    lo=0,
-    rel_tol="1e-6",
-    guess=None,
+    hi: NumberOrBall,
+    lo: NumberOrBall = 0,
+    rel_tol: NumberOrBall = "1e-6",
+    guess: NumberOrBall | float | None = None,
     start_prec: int = arith.DEFAULT_PREC,
     cap: int = arith.MAX_PREC,
 ) -> Bracket:
@@ -360,13 +453,7 @@ def epsilon0_for(
     on the whole domain).  Raises :class:`~exact.numbers.errors.InfeasibleTarget` if
     even ``lo`` fails.
     """
-    target = arith.exact_in(target_delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
-    lo_q = arith.exact_in(lo, "lo", lo=0)
-    hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
-    rt = arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
-    return _search(
-        delta_of_epsilon0, target, lo_q, hi_q, meets_high=False, rel_tol=rt, guess=guess, start_prec=start_prec, cap=cap
-    )
+    return _checked_search(delta_of_epsilon0, target_delta, lo, hi, rel_tol, False, guess, start_prec, cap)
 
 
 def gaussian_epsilon_guess(mu: float, delta: float) -> float | None:
@@ -386,10 +473,4 @@ def gaussian_epsilon_guess(mu: float, delta: float) -> float | None:
     lo, hi = 0.0, max(1.0, 10 * mu + 10 * mu * mu)
     if d(lo) <= delta:
         return 0.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if d(mid) > delta:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    return float_bisect(lambda e: d(e) > delta, lo, hi, 200)

@@ -59,6 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.types import Enclosure
 from flint import arb, ctx, fmpq
 
 #: unit roundoff of IEEE-754 binary64 (round to nearest)
@@ -88,7 +89,7 @@ def gamma(k: int) -> fmpq:
     return k * U / (1 - k * U)
 
 
-def _up(x) -> float:
+def float_upper(x: Enclosure) -> float:
     """A binary64 number ≥ the exact rational or ball ``x`` (an upper bound as a float)."""
     if isinstance(x, arb):
         q = arith.endpoints(x)[1]
@@ -104,7 +105,7 @@ def _up(x) -> float:
     return math.nextafter(v, math.inf)  # one ulp up covers the rounding of the division
 
 
-def _ab(x: float) -> arb:
+def float_ball(x: float) -> arb:
     """The binary64 number ``x`` as an exact ball."""
     return arb(fmpq(*float(x).as_integer_ratio()))
 
@@ -121,8 +122,8 @@ def _rel_of(b: arb, v: float) -> fmpq:
 
 def _fmpq_of(x: arb) -> fmpq:
     """The exact value of an exact ball (its midpoint) as an fmpq."""
-    m, e = x.mid().man_exp()
-    m, e = int(m), int(e)
+    mz, ez = x.mid().man_exp()
+    m, e = int(mz), int(ez)
     return fmpq(m * 2**e) if e >= 0 else fmpq(m, 2**-e)
 
 
@@ -132,11 +133,14 @@ def _float_of_ball(b: arb) -> float:
 
 # ---------------------------------------------------------------- route (a): balls
 def _mode(m: int, q: arb) -> int:
-    i0 = int(((m + 1) * q).mid().floor().unique_fmpz())
+    u = ((m + 1) * q).mid().floor().unique_fmpz()
+    if u is None:  # the midpoint of a ball is one binary number: its floor is one integer
+        raise ValueError(f"no integer floor for the mode of Bin({m}, {q})")
+    i0 = int(u)
     return max(0, min(m, i0))
 
 
-def pmf(m: int, q, k: int) -> arb:
+def pmf(m: int, q: Enclosure, k: int) -> arb:
     """``P(Bin(m, q) = k)`` as a ball: ``C(m, k) q^k (1−q)^(m−k)``.  O(1) arb calls (O(log m) multiplications)."""
     if k < 0 or k > m:
         return arb(0)
@@ -144,7 +148,7 @@ def pmf(m: int, q, k: int) -> arb:
     return arb.bin_uiui(m, k) * q**k * (1 - q) ** (m - k)
 
 
-def tail(m: int, q, k: int) -> arb:
+def tail(m: int, q: Enclosure, k: int) -> arb:
     """``P(Bin(m, q) ≥ k)`` as a ball, via ``I_q(k, m − k + 1)`` (flint's ``arb_hypgeom_beta_lower``, regularized).
 
     O(1) arb calls whatever ``m`` (the hypergeometric series is evaluated in C
@@ -173,7 +177,7 @@ def _tail_by_window(m: int, q: arb, k: int) -> arb:
     return s + arb(0).union(arb(T.upper()))
 
 
-def window(m: int, q, tol) -> tuple:
+def window(m: int, q: Enclosure, tol: Enclosure) -> tuple:
     """Window of the pmf of Bin(m, q) as balls: ``(values, offset, tail)``, ``tail`` an arb upper bound on
     the mass outside.  Cost O(W) ball operations, ``W ≈ 2σ·sqrt(2 log(1/tol)) + O(1)``.
 
@@ -193,7 +197,7 @@ def window(m: int, q, tol) -> tuple:
     v0 = arb.bin_uiui(m, i0) * q**i0 * one_minus ** (m - i0)
     tol_b = arb(tol)
     inv_rho = one_minus / q
-    up = []
+    up: list = []
     append = up.append
     v, i = v0, i0
     tail_up = arb(0)
@@ -206,7 +210,7 @@ def window(m: int, q, tol) -> tuple:
         v = v * (m - i) * rho / (i + 1)  # b(i+1) = b(i)·(m−i)ρ/(i+1); int operands are exact
         i += 1
         append(v)
-    down = []
+    down: list = []
     append = down.append
     v, i = v0, i0
     tail_down = arb(0)
@@ -225,7 +229,7 @@ def window(m: int, q, tol) -> tuple:
     return vals, offset, arb(t.upper())
 
 
-def window_bounds(m: int, q, tol) -> tuple:
+def window_bounds(m: int, q: Enclosure, tol: Enclosure) -> tuple:
     """``(lo, hi, tail)``: a window ``lo..hi`` of Bin(m, q) whose left-out mass is certified ``≤ tail ≤ 2·tol``
     (about; ``tail`` is the certified number).  O(1) arb calls (plus O(1) retries).
 
@@ -287,7 +291,7 @@ class FloatLaw:
         return self.offset + len(self.values) - 1
 
 
-def float_param(x) -> tuple:
+def float_param(x: Enclosure) -> tuple:
     """``(v, e)``: a binary64 ``v`` near the positive ball/rational ``x`` and an exact rational ``e`` with
     ``|v − x| ≤ e·x`` (Lemma 1 of docs/numerics.md)."""
     b = arith.ball(x)
@@ -295,7 +299,9 @@ def float_param(x) -> tuple:
     return v, _rel_of(b, v)
 
 
-def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: tuple | None = None) -> FloatLaw:
+def float_window(
+    m: int, q: Enclosure, tol: Enclosure, *, segment: int = SEGMENT, bounds: tuple | None = None
+) -> FloatLaw:
     """Float window of Bin(m, q) (route (b)); see docs/numerics.md, Lemma 2.
 
     Anchors ``b(lo + s·L)`` (``L = segment``) are arb balls (:func:`pmf`)
@@ -348,7 +354,7 @@ def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: tuple | None
 
 
 def _checked_rel(rel) -> float:
-    r = _up(rel)
+    r = float_upper(rel)
     if not r < 1e-6:
         raise FloatRouteUnavailable(f"relative error bound {r:.1e} too large")
     return r
@@ -365,8 +371,8 @@ def suffix_sums(v: np.ndarray, rel: float = 0.0, block: int | None = None) -> tu
     S = -(-W // L) if W else 1
     P = np.zeros(S * L, dtype=np.float64)
     P[:W] = v
-    P = P.reshape(S, L)
-    within = np.cumsum(P[:, ::-1], axis=1)[:, ::-1]  # suffix sums inside each block
+    P2 = P.reshape(S, L)
+    within = np.cumsum(P2[:, ::-1], axis=1)[:, ::-1]  # suffix sums inside each block
     totals = within[:, 0]
     later = np.zeros(S, dtype=np.float64)
     if S > 1:
@@ -374,8 +380,8 @@ def suffix_sums(v: np.ndarray, rel: float = 0.0, block: int | None = None) -> tu
     G = np.empty(W + 1, dtype=np.float64)
     G[:W] = (within + later[:, None]).reshape(-1)[:W]
     G[W] = 0.0
-    r = (1 + _ab(rel)) * (1 + arb(gamma(L + S - 1))) - 1
-    return G, _up(r)
+    r = (1 + float_ball(rel)) * (1 + arb(gamma(L + S - 1))) - 1
+    return G, float_upper(r)
 
 
 def pairwise_sum(x: np.ndarray) -> np.ndarray:
@@ -400,8 +406,8 @@ def dot_nonneg(x: np.ndarray, y: np.ndarray, rel_x: float = 0.0, rel_y: float = 
     """
     s = pairwise_sum(np.multiply(x, y))
     W = np.shape(x)[-1] if np.ndim(x) else 1
-    r = (1 + _ab(rel_x)) * (1 + _ab(rel_y)) * (1 + arb(gamma(1 + pairwise_depth(W)))) - 1
-    return s, _up(r)
+    r = (1 + float_ball(rel_x)) * (1 + float_ball(rel_y)) * (1 + arb(gamma(1 + pairwise_depth(W)))) - 1
+    return s, float_upper(r)
 
 
 def bernoulli_step(v: np.ndarray, s_hat: float, t_hat: float) -> np.ndarray:
@@ -419,14 +425,14 @@ def bernoulli_step(v: np.ndarray, s_hat: float, t_hat: float) -> np.ndarray:
 
 def bernoulli_rel(rel: float, e: fmpq, steps: int = 1) -> float:
     """The relative bound after ``steps`` applications of :func:`bernoulli_step` (Lemma 5)."""
-    r = (1 + _ab(rel)) * ((1 + arb(e)) * (1 + arb(gamma(2)))) ** steps - 1
-    return _up(r)
+    r = (1 + float_ball(rel)) * ((1 + arb(e)) * (1 + arb(gamma(2)))) ** steps - 1
+    return float_upper(r)
 
 
 def ball_factor(rel: float) -> arb:
     """The ball ``[1/(1+rel), 1/(1−rel)]`` (outward): ``arb(v) * ball_factor(rel)`` encloses ``[v/(1+rel), v/(1−rel)]``
     for ``v ≥ 0`` — the fast form of :func:`to_ball` when many values share one bound."""
-    r = _ab(rel)
+    r = float_ball(rel)
     lo, hi = 1 / (1 + r), 1 / (1 - r)
     return arb(lo.lower()).union(arb(hi.upper()))
 
@@ -480,12 +486,12 @@ def window_dots(a: np.ndarray, x: np.ndarray, x_below: float, k0: int, count: in
     return s, gamma(L + S - 1)
 
 
-def rel_combine(*parts) -> float:
+def rel_combine(*parts: float) -> float:
     """``∏(1 + part) − 1`` rounded up, for relative bounds (floats or exact rationals)."""
     r = arb(1)
     for x in parts:
-        r = r * (1 + (arb(x) if isinstance(x, fmpq) else _ab(x)))
-    return _up(r - 1)
+        r = r * (1 + (arb(x) if isinstance(x, fmpq) else float_ball(x)))
+    return float_upper(r - 1)
 
 
 def tail_step(G: np.ndarray, s_hat: float, t_hat: float) -> np.ndarray:
@@ -495,3 +501,9 @@ def tail_step(G: np.ndarray, s_hat: float, t_hat: float) -> np.ndarray:
     w = bernoulli_step(G, s_hat, t_hat)  # length len(G) + 1; its last entry is s·G[-1] = 0
     w[0] = w[0] + s_hat * G[0]
     return w
+
+
+# Old private spellings, still imported by modules outside this worktree's remit (issue 15: switch them to the
+# public names, then delete these lines).
+_up = float_upper
+_ab = float_ball

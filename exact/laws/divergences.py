@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from flint import arb, fmpq
 
 Vec = Sequence
@@ -45,7 +46,7 @@ class Windowed:
     def stop(self) -> int:
         return self.offset + len(self.mass)
 
-    def at(self, i: int):
+    def at(self, i: int) -> Enclosure:
         j = i - self.offset
         return self.mass[j] if 0 <= j < len(self.mass) else fmpq(0)
 
@@ -67,15 +68,15 @@ def _check(p, q):
     return _norm(p, "p"), _norm(q, "q")
 
 
-def _add(a, b):
-    return b + a if isinstance(b, arb) else a + b
-
-
-def _pos(x):
-    return arith.positive_part(x)
-
-
-def hockey_stick(p: Vec, q: Vec, *, epsilon=None, exp_epsilon=None, p_tail=0, q_tail=0):
+def hockey_stick(
+    p: Vec,
+    q: Vec,
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    p_tail: Enclosure = 0,
+    q_tail: Enclosure = 0,
+) -> Enclosure:
     """``D_{e^ε}(p‖q) = Σ_y [p(y) − e^ε q(y)]_+``.
 
     With windowed inputs: the window sum ``S`` is a lower bound and
@@ -87,19 +88,19 @@ def hockey_stick(p: Vec, q: Vec, *, epsilon=None, exp_epsilon=None, p_tail=0, q_
     ee = arith.exp_param(epsilon, exp_epsilon)
     s = fmpq(0)
     for a, b in zip(p, q):
-        s = _add(s, _pos(a - ee * b))
+        s = arith.add(s, arith.positive_part(a - ee * b))
     pt = arith.exact(p_tail) if not isinstance(p_tail, arb) else p_tail
     if isinstance(pt, fmpq) and pt == 0:
         return s
     return arith.ball(s).union(arith.ball(s) + pt)
 
 
-def total_variation(p: Vec, q: Vec, *, p_tail=0, q_tail=0):
+def total_variation(p: Vec, q: Vec, *, p_tail: Enclosure = 0, q_tail: Enclosure = 0) -> Enclosure:
     """``TV(p, q) = Σ_y [p(y) − q(y)]_+`` (hockey-stick at ε = 0)."""
     return hockey_stick(p, q, exp_epsilon=1, p_tail=p_tail, q_tail=q_tail)
 
 
-def renyi_moment(p: Vec, q: Vec, order):
+def renyi_moment(p: Vec, q: Vec, order: NumberOrBall) -> Enclosure:
     """``Σ_y p(y)^λ q(y)^{1−λ}`` for λ > 1 (exact for integer λ and exact inputs).
 
     Outcomes with ``p = 0`` contribute 0; an outcome with ``p > 0 = q`` makes it
@@ -118,15 +119,15 @@ def renyi_moment(p: Vec, q: Vec, order):
                 "q", "0 where p > 0", "must be positive wherever p is (the Rényi divergence is infinite)"
             )
         if integer:
-            k = int(lam.p)
+            k = int(lam.p)  # type: ignore[union-attr]  # integer orders are exact (fmpq)
             term = a**k / b ** (k - 1)
         else:
             term = (arith.ball(a).log() * arith.ball(lam) + arith.ball(b).log() * (1 - arith.ball(lam))).exp()
-        s = _add(s, term)
+        s = arith.add(s, term)
     return s
 
 
-def renyi(p: Vec, q: Vec, order):
+def renyi(p: Vec, q: Vec, order: NumberOrBall) -> Enclosure:
     """``D_λ(p‖q) = log(Σ p^λ q^{1−λ}) / (λ − 1)`` as a ball."""
     lam = order if isinstance(order, arb) else arith.exact_in(order, "order", lo=1, lo_open=True)
     m = renyi_moment(p, q, lam)

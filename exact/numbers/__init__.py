@@ -1,22 +1,26 @@
-"""Exact inputs, balls and precision, the error classes, and input/resource guards.
+"""Exact inputs, balls and precision, the error classes, input/resource guards, and the number types.
 
-Modules: ``arith``, ``errors``, ``guards``.
+Modules: ``arith``, ``errors``, ``guards``, ``types`` (type aliases for signatures).
 Public names are loaded lazily (importing the package imports no module).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from blanket.exact.lazy import lazy_package
 
-_MODULES = ('arith', 'errors', 'guards')
+_MODULES = ('arith', 'errors', 'guards', 'types')
 _EXPORTS = {
     'BlanketError': 'errors',
+    'Enclosure': 'types',
     'FloatRefused': 'errors',
     'HypothesisViolation': 'errors',
     'InfeasibleTarget': 'errors',
+    'IntegerInput': 'types',
     'InvalidArgument': 'errors',
+    'NumberInput': 'types',
+    'NumberOrBall': 'types',
     'Undecided': 'errors',
+    'add': 'arith',
     'ball': 'arith',
     'ball_bytes': 'guards',
     'check_decimal_text': 'guards',
@@ -38,29 +42,22 @@ _EXPORTS = {
     'human': 'guards',
     'integer_in': 'arith',
     'is_exact_number': 'arith',
+    'is_zero': 'arith',
     'le': 'arith',
     'log_ball': 'arith',
     'lt': 'arith',
     'max_memory': 'guards',
+    'maximum': 'arith',
+    'minimum': 'arith',
+    'mul': 'arith',
     'nonneg_interval': 'arith',
     'parse_size': 'guards',
     'physical_memory': 'guards',
     'positive_part': 'arith',
+    'power': 'arith',
     'precision': 'arith',
     'rel_width': 'arith',
     'set_max_memory': 'guards',
     'sign': 'arith',
 }
-__all__ = [*_MODULES, *_EXPORTS]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__all__, __dir__, __getattr__ = lazy_package(__name__, _MODULES, _EXPORTS)

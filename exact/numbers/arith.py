@@ -34,10 +34,13 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
+from typing import Any
 
+from blanket.exact.numbers import guards  # guards imports arith too: module import, attributes at call time
 from blanket.exact.numbers.errors import FloatRefused, InvalidArgument, Undecided
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from flint import arb, ctx, fmpq, fmpz
 
 Exact = fmpq
@@ -54,7 +57,7 @@ _FRACTION = re.compile(r"^\s*([+-]?\d+)\s*/\s*(\d+)\s*$")
 
 
 # ---------------------------------------------------------------- parsing
-def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
+def exact(value: NumberInput | float, name: str = "value", *, allow_float: bool = False) -> fmpq:
     """Return ``value`` as an exact rational ``fmpq``.
 
     Accepts ``int``, ``fractions.Fraction``, ``flint.fmpq``, ``flint.fmpz``
@@ -91,9 +94,7 @@ def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
         f = Fraction(value)
         return fmpq(f.numerator, f.denominator)
     if isinstance(value, str):
-        from blanket.exact.numbers.guards import check_decimal_text
-
-        check_decimal_text(value, name)  # before 10**e is expanded: "1e-1000000000" is refused at once
+        guards.check_decimal_text(value, name)  # before 10**e is expanded: "1e-1000000000" is refused at once
         m = _DECIMAL.match(value)
         if m:
             sign, digits, expo = m.groups()
@@ -107,17 +108,26 @@ def exact(value, name: str = "value", *, allow_float: bool = False) -> fmpq:
             return -q if sign == "-" else q
         m = _FRACTION.match(value)
         if m:
-            p, q = int(m.group(1)), int(m.group(2))
-            if q == 0:
+            num_, den_ = int(m.group(1)), int(m.group(2))
+            if den_ == 0:
                 raise InvalidArgument(name, value, "has a zero denominator")
-            return fmpq(p, q)
+            return fmpq(num_, den_)
         raise InvalidArgument(
             name, value, "must be a number (int, decimal string like '0.3' or '1e-8', or fraction 'p/q')"
         )
     raise InvalidArgument(name, value, f"must be an exact number, not {type(value).__name__}")
 
 
-def exact_in(value, name: str, *, lo=None, hi=None, lo_open=False, hi_open=False, allow_float=False) -> fmpq:
+def exact_in(
+    value: NumberInput | float,
+    name: str,
+    *,
+    lo: NumberInput | None = None,
+    hi: NumberInput | None = None,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    allow_float: bool = False,
+) -> fmpq:
     """Parse ``value`` exactly and check ``lo <(=) value <(=) hi``; errors name ``name``.
 
     >>> exact_in("0.5", "delta", lo=0, hi=1, lo_open=True, hi_open=True)
@@ -139,8 +149,8 @@ def exact_in(value, name: str, *, lo=None, hi=None, lo_open=False, hi_open=False
     return q
 
 
-def integer_in(value, name: str, *, lo=None, hi=None) -> int:
-    """Parse an integer argument (int or a decimal string of an integer) and check its range.
+def integer_in(value: IntegerInput, name: str, *, lo: int | None = None, hi: int | None = None) -> int:
+    """Parse an integer argument (int, an integral ``fmpq`` or a decimal string of an integer) and check its range.
 
     >>> integer_in("10", "n", lo=2)
     10
@@ -153,10 +163,12 @@ def integer_in(value, name: str, *, lo=None, hi=None) -> int:
         raise InvalidArgument(name, value, "must be an integer, not a boolean")
     if isinstance(value, (int, fmpz)):
         v = int(value)
+    elif isinstance(value, fmpq):
+        if value.q != 1:
+            raise InvalidArgument(name, value, "must be an integer")
+        v = int(value.p)
     elif isinstance(value, str) and re.match(r"^\s*[+-]?\d+\s*$", value):
-        from blanket.exact.numbers.guards import check_decimal_text
-
-        check_decimal_text(value, name)
+        guards.check_decimal_text(value, name)
         v = int(value)
     elif isinstance(value, str) and _DECIMAL.match(value):
         q = exact(value, name)
@@ -195,7 +207,7 @@ def precision(bits: int) -> Iterator[int]:
         ctx.prec = old
 
 
-def ball(x) -> arb:
+def ball(x: NumberOrBall) -> arb:
     """An ``arb`` ball for an exact number or a ball (at the current precision).
 
     Floats are refused: use :func:`exact` first.
@@ -207,12 +219,12 @@ def ball(x) -> arb:
     return arb(exact(x))
 
 
-def exp_ball(x) -> arb:
+def exp_ball(x: NumberOrBall) -> arb:
     """``exp(x)`` as a ball for exact ``x`` (or a ball)."""
     return ball(x).exp()
 
 
-def log_ball(x) -> arb:
+def log_ball(x: NumberOrBall) -> arb:
     """``log(x)`` as a ball for exact ``x > 0`` (or a ball)."""
     b = ball(x)
     if is_exact_number(x) and exact(x) <= 0:
@@ -220,8 +232,82 @@ def log_ball(x) -> arb:
     return b.log()
 
 
-def is_exact_number(x) -> bool:
+def is_exact_number(x: object) -> bool:
     return isinstance(x, (int, fmpq, fmpz, Fraction)) and not isinstance(x, bool)
+
+
+def is_zero(x: object) -> bool:
+    """Certainly zero: an exact 0, or a ball of radius 0 centred at 0 (an ``arb`` that merely contains 0 is not).
+
+    >>> is_zero(fmpq(0)), is_zero(arb(0)), is_zero(arb(0, 1e-10)), is_zero(0)
+    (True, True, False, True)
+    """
+    if isinstance(x, arb):
+        return bool(x.is_zero())
+    if isinstance(x, (fmpq, fmpz, int, Fraction)) and not isinstance(x, bool):
+        return x == 0
+    return False
+
+
+def add(a: Any, b: Any) -> Any:
+    """``a + b`` where either side may be a ball: ``fmpq + arb`` is not defined in python-flint, so the ball goes
+    first (addition commutes; the result is the same enclosure).
+
+    >>> add(fmpq(1, 2), arb(1)).contains(fmpq(3, 2)), add(fmpq(1, 2), fmpq(1, 3))
+    (True, 5/6)
+    """
+    return b + a if isinstance(b, arb) else a + b
+
+
+def mul(a: Any, b: Any) -> Any:
+    """``a * b`` where either side may be a ball (the ball goes first, as in :func:`add`)."""
+    return b * a if isinstance(b, arb) else a * b
+
+
+def power(r: Enclosure, lam: Enclosure) -> Enclosure:
+    """``r^λ`` for ``r > 0``: exact for exact ``r`` and integral ``λ`` (an ``fmpq``), else ``exp(λ log r)`` as a ball.
+
+    >>> power(fmpq(2, 3), fmpq(2)), power(fmpq(1), fmpq(1, 2))
+    (4/9, 1)
+    """
+    if isinstance(lam, fmpq) and lam.q == 1:
+        return r ** int(lam.p)
+    if isinstance(r, fmpq) and r == 1:
+        return fmpq(1)
+    return (ball(r).log() * arb(lam)).exp()
+
+
+def maximum(values: Iterable) -> fmpq | arb:
+    """The largest of exact numbers and balls: exact while every value is exact, else a ball enclosing the max.
+
+    ``arb.max`` encloses ``max(a, b)`` for every pair of points of the two balls, so the result contains the true
+    maximum.  An empty ``values`` gives exact 0 (the callers maximise non-negative ratios).  O(len(values)).
+
+    >>> maximum([fmpq(1, 3), fmpq(1, 2)])
+    1/2
+    >>> maximum([])
+    0
+    """
+    out = None
+    for v in values:
+        if out is None:
+            out = v
+        elif isinstance(out, fmpq) and isinstance(v, fmpq):
+            out = max(out, v)
+        else:
+            out = ball(out).max(ball(v))
+    return out if out is not None else fmpq(0)
+
+
+def minimum(x: Enclosure, y: Enclosure) -> fmpq | arb:
+    """The smaller of two exact numbers or balls (a ball min encloses the min of every pair of points).
+
+    >>> minimum(fmpq(1, 3), fmpq(1, 2))
+    1/3
+    """
+    if isinstance(x, fmpq) and isinstance(y, fmpq):
+        return min(x, y)
+    return ball(x).min(ball(y))
 
 
 # ---------------------------------------------------------------- three-valued comparisons
@@ -236,7 +322,7 @@ def _bounds(x):
     return q, q
 
 
-def le(a, b) -> bool | None:
+def le(a: NumberOrBall, b: NumberOrBall) -> bool | None:
     """Three-valued ``a <= b``: ``True`` if certainly, ``False`` if certainly ``a > b``, ``None`` if undecided.
 
     >>> from flint import arb
@@ -255,7 +341,7 @@ def le(a, b) -> bool | None:
     return None
 
 
-def lt(a, b) -> bool | None:
+def lt(a: NumberOrBall, b: NumberOrBall) -> bool | None:
     """Three-valued ``a < b`` (see :func:`le`)."""
     if is_exact_number(a) and is_exact_number(b):
         return exact(a) < exact(b)
@@ -269,17 +355,17 @@ def lt(a, b) -> bool | None:
     return None
 
 
-def ge(a, b) -> bool | None:
+def ge(a: NumberOrBall, b: NumberOrBall) -> bool | None:
     """Three-valued ``a >= b``."""
     return le(b, a)
 
 
-def gt(a, b) -> bool | None:
+def gt(a: NumberOrBall, b: NumberOrBall) -> bool | None:
     """Three-valued ``a > b``."""
     return lt(b, a)
 
 
-def sign(x) -> int | None:
+def sign(x: NumberOrBall) -> int | None:
     """Certain sign of ``x`` (-1, 0 only for exact zero, 1) or ``None`` if the ball contains 0 and is not exact 0."""
     if is_exact_number(x):
         q = exact(x)
@@ -293,7 +379,7 @@ def sign(x) -> int | None:
     return None
 
 
-def positive_part(x):
+def positive_part(x: NumberOrBall) -> Enclosure:
     """``max(x, 0)`` for exact numbers or balls (ball result contains ``max`` of every point)."""
     if is_exact_number(x):
         q = exact(x)
@@ -308,7 +394,7 @@ def escalate(
     start: int = DEFAULT_PREC,
     cap: int = MAX_PREC,
     what: str = "computation",
-):
+) -> tuple[Any, int]:
     """Run ``compute(prec)`` at ``start``, ``2*start``, … bits until ``decided(result)`` is true.
 
     ``compute`` is called inside :func:`precision` (the global precision is
@@ -336,18 +422,17 @@ def escalate(
 # ---------------------------------------------------------------- output
 def _ball_endpoint_fraction(x: arb, upper: bool) -> Fraction:
     e = x.upper() if upper else x.lower()
-    man, ex = e.mid().man_exp()
-    man, ex = int(man), int(ex)
-    return Fraction(man * 2**ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
+    return _arf_fraction(e)
 
 
 def _arf_fraction(a: arb) -> Fraction:
-    man, ex = a.mid().man_exp()
-    man, ex = int(man), int(ex)
+    """The exact midpoint of ``a`` (a binary number) as a Fraction."""
+    m, e = a.mid().man_exp()
+    man, ex = int(m), int(e)
     return Fraction(man * 2**ex) if ex >= 0 else Fraction(man, 2 ** (-ex))
 
 
-def endpoints(x) -> tuple[Fraction, Fraction]:
+def endpoints(x: NumberOrBall) -> tuple[Fraction, Fraction]:
     """Exact rational endpoints ``(lo, hi)`` of a finite ball (or ``(q, q)`` for an exact number).
 
     Computed from the exact midpoint and radius, so the result does not depend
@@ -417,7 +502,7 @@ def _format_fraction_decimal(val: Fraction) -> str:
     return ("-" if n < 0 else "") + s
 
 
-def decimal_string(x, digits: int = 10, *, up: bool) -> str:
+def decimal_string(x: NumberOrBall, digits: int = 10, *, up: bool) -> str:
     """One end of an outward rounding: ``x``'s upper end rounded up (``up=True``) or lower end rounded down.
 
     >>> from flint import fmpq
@@ -432,7 +517,7 @@ def decimal_string(x, digits: int = 10, *, up: bool) -> str:
     return _fraction_to_decimal(hi if up else lo, digits, up)
 
 
-def decimal_interval(x, digits: int = 10) -> dict:
+def decimal_interval(x: NumberOrBall, digits: int = 10) -> dict:
     """``{"lower": …, "upper": …}``: outward-rounded decimal strings enclosing ``x``.
 
     >>> from flint import arb
@@ -450,7 +535,7 @@ NONNEG_REASON = (
 )
 
 
-def nonneg_interval(x, digits: int = 10) -> dict:
+def nonneg_interval(x: NumberOrBall, digits: int = 10) -> dict:
     """:func:`decimal_interval` of a quantity that is >= 0 by definition (δ, ε, D_λ): a negative lower end
     (ball arithmetic's midpoint-radius form around a tiny value) becomes ``"0"``, and the key
     ``"lower_clamped"`` states why.
@@ -466,7 +551,9 @@ def nonneg_interval(x, digits: int = 10) -> dict:
     return iv
 
 
-def decisive_interval(x, threshold, *, digits: int = 6, above: bool, max_digits: int = 60, nonneg: bool = True) -> dict:
+def decisive_interval(
+    x: NumberOrBall, threshold: NumberOrBall, *, digits: int = 6, above: bool, max_digits: int = 60, nonneg: bool = True
+) -> dict:
     """Outward-rounded decimals of ``x`` with as many digits as it takes for the *printed* interval to decide
     the comparison with ``threshold``: ``above=True`` — the printed lower end is > threshold (e.g. a FAILS
     witness δ ≥ L > claimed δ); ``above=False`` — the printed upper end is <= threshold (HOLDS).  Starts at
@@ -487,7 +574,7 @@ def decisive_interval(x, threshold, *, digits: int = 6, above: bool, max_digits:
     return nonneg_interval(x, digits) if nonneg else decimal_interval(x, digits)
 
 
-def rel_width(x) -> Fraction | None:
+def rel_width(x: NumberOrBall) -> Fraction | None:
     """Relative width ``(hi - lo) / |lo|`` of a ball, exact; ``None`` when ``lo`` is 0."""
     lo, hi = endpoints(x)
     if lo == 0:
@@ -495,7 +582,9 @@ def rel_width(x) -> Fraction | None:
     return (hi - lo) / abs(lo)
 
 
-def exp_param(epsilon=None, exp_epsilon=None, *, name: str = "epsilon"):
+def exp_param(
+    epsilon: NumberOrBall | None = None, exp_epsilon: NumberOrBall | None = None, *, name: str = "epsilon"
+) -> Enclosure:
     """``e^ε`` from exactly one of ``epsilon`` (exact, ≥ 0; result a ball unless ε = 0) or ``exp_epsilon`` (exact, ≥ 1).
 
     Rational ``e^ε`` keeps whole computations exact (tests use it); a decimal

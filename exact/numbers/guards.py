@@ -26,7 +26,9 @@ import math
 import os
 import re
 
+from blanket.exact.numbers import arith  # arith imports guards too: module import, attributes at call time
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import NumberOrBall
 
 #: largest |exponent| of a decimal number's text ("1e-100000" is accepted, "1e-1000000" is not)
 MAX_DECIMAL_EXPONENT = 100_000
@@ -66,7 +68,7 @@ def set_max_memory(nbytes: int | None) -> None:
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)\s*$", re.IGNORECASE)
 
 
-def parse_size(text, name: str = "--max-memory") -> int:
+def parse_size(text: str | int, name: str = "--max-memory") -> int:
     """Bytes from ``"2G"``, ``"500M"``, ``"1.5GiB"``, ``"2000000"`` (between 1 MiB and 1 PiB).
 
     >>> parse_size("2G"), parse_size("512M"), parse_size("2000000")
@@ -103,7 +105,7 @@ def ball_bytes(prec: int) -> int:
     return BALL_OVERHEAD + 2 * (prec // 8 + 8)
 
 
-def check_memory(estimate: float, what: str, *, name: str, value, hint: str = "") -> None:
+def check_memory(estimate: float, what: str, *, name: str, value: object, hint: str = "") -> None:
     """Refuse (InvalidArgument, exit 2) when ``estimate`` bytes exceed :func:`max_memory`.
 
     >>> set_max_memory(1 << 30)
@@ -174,7 +176,7 @@ def check_decimal_text(text: str, name: str) -> None:
             )
 
 
-def check_epsilon0(q, name: str = "epsilon0") -> None:
+def check_epsilon0(q: NumberOrBall, name: str = "epsilon0") -> None:
     """Refuse a local ε0 above :data:`MAX_EPSILON0` with what the answer would be.
 
     >>> check_epsilon0(100000)
@@ -182,9 +184,8 @@ def check_epsilon0(q, name: str = "epsilon0") -> None:
     ...
     blanket.exact.numbers.errors.InvalidArgument: epsilon0 must be at most 500 (the supported range), got 100000 (above it randomized response equals the identity to within e^-500, and the shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy)
     """
-    from blanket.exact.numbers.arith import exact
 
-    if exact(q) > MAX_EPSILON0:
+    if arith.exact(q) > MAX_EPSILON0:
         raise InvalidArgument(
             name,
             q if isinstance(q, (int, str)) else str(q),

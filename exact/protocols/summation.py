@@ -49,12 +49,16 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import Any
 
+from blanket.exact.accounting.calibrate import epsilon0_for, epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import arith
-from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.numbers.types import NumberOrBall
+from blanket.exact.shuffled.krr import delta_blanket_view
 from flint import arb, fmpq
 
 
@@ -71,7 +75,7 @@ def _frac(q: fmpq) -> Fraction:
     return Fraction(int(q.p), int(q.q))
 
 
-def rational_upper(x, digits: int = 30) -> fmpq:
+def rational_upper(x: NumberOrBall, digits: int = 30) -> fmpq:
     """An exact rational ``≥`` every point of the ball ``x`` (its upper end rounded up to ``digits`` digits).
 
     Exact inputs are returned unchanged.  Used to turn a ball-valued γ (e.g.
@@ -127,7 +131,7 @@ class Protocol1D:
     def _x(self, x) -> fmpq:
         return arith.exact_in(x, "x", lo=0, hi=1)
 
-    def rounding_law(self, x) -> list:
+    def rounding_law(self, x: NumberOrBall) -> list:
         """``[(level, prob)]`` of ``x̄ = ⌊xk⌋ + Ber(xk − ⌊xk⌋)`` (one or two atoms), exact. O(1)."""
         x = self._x(x)
         xk = x * self.k
@@ -137,7 +141,7 @@ class Protocol1D:
             return [(j, fmpq(1))]
         return [(j, 1 - p), (j + 1, p)]
 
-    def report_law(self, x) -> list:
+    def report_law(self, x: NumberOrBall) -> list:
         """``[Pr[y = l] for l in 0..k]``: ``(1−γ)·rounding + γ·uniform{0..k}``, exact. O(k)."""
         g = self.gamma
         law = [g / self.levels] * self.levels
@@ -156,7 +160,7 @@ class Protocol1D:
         return (zhat - self.gamma * n / 2) / (1 - self.gamma)
 
     # ------------------------------------------------------------ exact moments
-    def user_moments(self, x) -> tuple:
+    def user_moments(self, x: NumberOrBall) -> tuple:
         """``(E[e(y)], E[(e(y) − x)^2])`` for one user with input ``x``, by enumeration of the report law.
 
         ``e(y)`` is the user's de-biased contribution; the mean equals ``x``
@@ -172,7 +176,7 @@ class Protocol1D:
             sq += pr * (e - x) ** 2
         return mean, sq
 
-    def user_central_moment4(self, x) -> fmpq:
+    def user_central_moment4(self, x: NumberOrBall) -> fmpq:
         """``E[(e(y) − x)^4]`` for one user, exact by enumeration, O(k) (for simulation tolerances)."""
         x = self._x(x)
         out = fmpq(0)
@@ -207,7 +211,7 @@ class Protocol1D:
         """``sup_{x∈[0,1]}`` of the per-user MSE (exact), attained at :meth:`worst_input`. O(k)."""
         return self.user_moments(self.worst_input())[1]
 
-    def worst_mse(self, n) -> fmpq:
+    def worst_mse(self, n: int) -> fmpq:
         """``MSE(P^{1D}) = sup_{x⃗} E[(z − Σx_i)²] = n · sup_x Var`` (exact). O(k)."""
         n = _integer(n, "n", lo=1)
         return n * self.worst_user_mse()
@@ -232,7 +236,7 @@ class Protocol1D:
         return KRR(self.levels, exp_epsilon0=self.exp_epsilon0())
 
     # ------------------------------------------------------------ simulation (never certified)
-    def sample_report(self, x, rng: random.Random) -> int:
+    def sample_report(self, x: NumberOrBall, rng: random.Random) -> int:
         """One seeded draw of Algorithm 2 (tests and demos only; uses ``rng.random()`` floats)."""
         if not isinstance(rng, random.Random):
             raise InvalidArgument("rng", rng, "must be a random.Random with an explicit seed, e.g. random.Random(1)")
@@ -252,7 +256,9 @@ class Protocol1D:
         return _frac(self.analyzer(reports))
 
 
-def certified_epsilon(protocol: Protocol1D, n, delta, *, hi=None, rel_tol="1e-6"):
+def certified_epsilon(
+    protocol: Protocol1D, n: int, delta: NumberOrBall, *, hi: NumberOrBall | None = None, rel_tol: NumberOrBall = "1e-6"
+) -> Any:
     """Certified central ε of the shuffled report randomizer at ``delta``, through the exact blanket view.
 
     ``δ(ε)`` is ``exact.shuffled.krr.delta_blanket_view(mech, n, epsilon=ε)`` — the
@@ -262,8 +268,6 @@ def certified_epsilon(protocol: Protocol1D, n, delta, *, hi=None, rel_tol="1e-6"
     protocol is (upper, delta)-DP).  ``hi`` defaults to a rational ≥ ε0.
     Cost: that of the calibration (a few dozen blanket-view evaluations).
     """
-    from blanket.exact.accounting.calibrate import epsilon_for_delta  # imported lazily (same layer)
-    from blanket.exact.shuffled.krr import delta_blanket_view
 
     n = _integer(n, "n", lo=2)
     mech = protocol.mechanism()
@@ -273,7 +277,15 @@ def certified_epsilon(protocol: Protocol1D, n, delta, *, hi=None, rel_tol="1e-6"
     return epsilon_for_delta(lambda eps: delta_blanket_view(mech, n, epsilon=eps), delta, hi=hi, rel_tol=rel_tol)
 
 
-def calibrated_protocol(k, n, epsilon, delta, *, hi=None, rel_tol="1e-4") -> Protocol1D:
+def calibrated_protocol(
+    k: int,
+    n: int,
+    epsilon: NumberOrBall,
+    delta: NumberOrBall,
+    *,
+    hi: NumberOrBall | None = None,
+    rel_tol: NumberOrBall = "1e-4",
+) -> Protocol1D:
     """The protocol with ``k`` and the smallest certified γ (rational) for central ``(epsilon, delta)`` by the exact blanket view.
 
     Search: ``exact.accounting.calibrate.epsilon0_for`` finds the largest local ε0 of
@@ -285,9 +297,6 @@ def calibrated_protocol(k, n, epsilon, delta, *, hi=None, rel_tol="1e-4") -> Pro
     :class:`~exact.numbers.errors.Undecided`).  Cost: the calibration (a dozen or so
     blanket-view evaluations) plus one.
     """
-    from blanket.exact.accounting.calibrate import epsilon0_for  # imported lazily (same layer)
-    from blanket.exact.numbers.errors import Undecided
-    from blanket.exact.shuffled.krr import delta_blanket_view
 
     k = _integer(k, "k", lo=1)
     n = _integer(n, "n", lo=2)
@@ -310,13 +319,13 @@ def calibrated_protocol(k, n, epsilon, delta, *, hi=None, rel_tol="1e-4") -> Pro
 
 
 # ============================================================ lower bound tools
-def midpoints(m) -> list:
+def midpoints(m: int) -> list:
     """The grid ``M = [(2i−1)/(2m) for i in 1..m]`` (exact). O(m)."""
     m = _integer(m, "m", lo=1)
     return [fmpq(2 * i - 1, 2 * m) for i in range(1, m + 1)]
 
 
-def midpoint_sum(m, y_index: int) -> fmpq:
+def midpoint_sum(m: int, y_index: int) -> fmpq:
     """``Σ_{x∈M, x≠y} (|x−y| − 1/(2m))²`` for ``y = M[y_index]`` (exact, O(m))."""
     M = midpoints(m)
     y = M[y_index]
@@ -324,7 +333,7 @@ def midpoint_sum(m, y_index: int) -> fmpq:
     return sum(((abs(x - y) - h) ** 2 for i, x in enumerate(M) if i != y_index), fmpq(0))
 
 
-def midpoint_sum_min(m) -> fmpq:
+def midpoint_sum_min(m: int) -> fmpq:
     """``min_{y∈M} Σ_{x≠y}(|x−y| − 1/(2m))²`` by brute force over all ``y`` (exact, O(m²)); Lemma 4.3's left side."""
     m = _integer(m, "m", lo=2)
     return min(midpoint_sum(m, i) for i in range(m))
@@ -345,7 +354,7 @@ def _check_values(values, name, lo=0, hi=1):
     return [arith.exact_in(v, name, lo=lo, hi=hi) for v in values]
 
 
-def posterior_mean_randomizer(mech: FiniteRandomizer, inputs: Sequence, prior: Sequence | None = None):
+def posterior_mean_randomizer(mech: FiniteRandomizer, inputs: Sequence, prior: Sequence | None = None) -> tuple:
     """Lemma 4.1's construction: ``R'(x) = g(R(x))`` with ``g(y) = E[X | R(X) = y]``, exact.
 
     ``inputs[i]`` is the value of input ``i`` (``X = inputs[i]`` w.p.
@@ -374,7 +383,9 @@ def posterior_mean_randomizer(mech: FiniteRandomizer, inputs: Sequence, prior: S
     return FiniteRandomizer(matrix, name="posterior-mean"), values
 
 
-def sum_protocol_mse(mech: FiniteRandomizer, out_values: Sequence, inputs: Sequence, n, prior=None) -> fmpq:
+def sum_protocol_mse(
+    mech: FiniteRandomizer, out_values: Sequence, inputs: Sequence, n: int, prior: Sequence | None = None
+) -> fmpq:
     """Exact ``MSE(P, X⃗) = E[(Σ_i v(R(X_i)) − Σ_i X_i)²]`` for i.i.d. ``X_i`` and the summation analyzer.
 
     With ``D = v(R(X)) − X``: ``n E[D²] + n(n−1) E[D]²`` (independence).
@@ -395,12 +406,14 @@ def sum_protocol_mse(mech: FiniteRandomizer, out_values: Sequence, inputs: Seque
     return n * e2 + n * (n - 1) * e1 * e1
 
 
-def single_error(mech: FiniteRandomizer, out_values: Sequence, inputs: Sequence, prior=None) -> fmpq:
+def single_error(mech: FiniteRandomizer, out_values: Sequence, inputs: Sequence, prior: Sequence | None = None) -> fmpq:
     """``E[(R(X) − X)²]`` (exact) for a randomizer with numeric outputs ``out_values``. O(k_in · k_out)."""
     return sum_protocol_mse(mech, out_values, inputs, 1, prior)
 
 
-def protocol_mse_bruteforce(mech: FiniteRandomizer, inputs: Sequence, n, analyzer, prior=None) -> fmpq:
+def protocol_mse_bruteforce(
+    mech: FiniteRandomizer, inputs: Sequence, n: int, analyzer: Callable, prior: Sequence | None = None
+) -> fmpq:
     """Exact ``E[(A(multiset of reports) − Σ X_i)²]`` by enumerating all inputs and reports (tiny cases only).
 
     ``analyzer`` maps the sorted tuple of report indices to an exact number.
@@ -429,14 +442,14 @@ def protocol_mse_bruteforce(mech: FiniteRandomizer, inputs: Sequence, n, analyze
     return total
 
 
-def interval_index(v, m) -> int:
+def interval_index(v: NumberOrBall, m: int) -> int:
     """Index ``i`` (0-based) of the interval ``I_{i+1} = [i/m, (i+1)/m)`` containing ``v ∈ [0,1]`` (the last is closed)."""
     v = arith.exact_in(v, "value", lo=0, hi=1)
     i = int((v * m).floor())
     return min(i, m - 1)
 
 
-def interval_probabilities(mech: FiniteRandomizer, out_values: Sequence, m) -> list:
+def interval_probabilities(mech: FiniteRandomizer, out_values: Sequence, m: int) -> list:
     """``p[x][y] = Pr[R(x) ∈ I_y]`` for a randomizer with outputs ``out_values ⊆ [0,1]`` (exact). O(k_in · k_out)."""
     m = _integer(m, "m", lo=2)
     if mech.k_in != m:
@@ -451,7 +464,7 @@ def interval_probabilities(mech: FiniteRandomizer, out_values: Sequence, m) -> l
     return out
 
 
-def lemma_4_4_terms(mech: FiniteRandomizer, out_values: Sequence, m) -> tuple:
+def lemma_4_4_terms(mech: FiniteRandomizer, out_values: Sequence, m: int) -> tuple:
     """Lemma 4.4's two lower bounds on ``E[(R(X)−X)²]``, ``X ~ Unif(M)`` (exact). O(m² + m·k_out).
 
     ``(1/(4m³)) Σ_x (1 − p_xx)`` and ``(1/m) Σ_y Σ_{x≠y} p_xy (|x−y| − 1/(2m))²``.
@@ -480,15 +493,15 @@ def histogram_law(rows: Sequence[Sequence]) -> dict:
             for y, q in enumerate(row):
                 if q == 0:
                     continue
-                h2 = list(h)
-                h2[y] += 1
-                h2 = tuple(h2)
+                counts = list(h)
+                counts[y] += 1
+                h2 = tuple(counts)
                 new[h2] = new.get(h2, fmpq(0)) + p * q
         law = new
     return law
 
 
-def pair_delta(mech: FiniteRandomizer, d1: Sequence[int], d2: Sequence[int], *, exp_epsilon) -> fmpq:
+def pair_delta(mech: FiniteRandomizer, d1: Sequence[int], d2: Sequence[int], *, exp_epsilon: NumberOrBall) -> fmpq:
     """Exact ``D_{e^ε}(S∘R^n(d1) ‖ S∘R^n(d2))`` for datasets of input indices (exact rational ``e^ε``)."""
     ee = arith.exact_in(exp_epsilon, "exp_epsilon", lo=1)
     P = mech.matrix()
@@ -497,7 +510,7 @@ def pair_delta(mech: FiniteRandomizer, d1: Sequence[int], d2: Sequence[int], *, 
     return sum((max(fmpq(0), p - ee * b.get(h, fmpq(0))) for h, p in a.items()), fmpq(0))
 
 
-def worst_delta_bruteforce(mech: FiniteRandomizer, n, *, exp_epsilon) -> fmpq:
+def worst_delta_bruteforce(mech: FiniteRandomizer, n: int, *, exp_epsilon: NumberOrBall) -> fmpq:
     """Exact ``sup`` over neighbouring datasets of the shuffled hockey-stick divergence (small n, k_in).
 
     Enumerates every multiset of the other ``n−1`` inputs and every ordered
@@ -512,7 +525,7 @@ def worst_delta_bruteforce(mech: FiniteRandomizer, n, *, exp_epsilon) -> fmpq:
     return best
 
 
-def cbrt_ceil(n) -> int:
+def cbrt_ceil(n: int) -> int:
     """``⌈n^{1/3}⌉`` for a positive integer, exactly (integer bisection, O(log n)).
 
     >>> cbrt_ceil(1000), cbrt_ceil(1001), cbrt_ceil(10**8)

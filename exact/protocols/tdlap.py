@@ -68,13 +68,17 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from blanket.exact.laws.divergences import hockey_stick
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
+from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, fmpq, fmpq_poly, fmpz_poly
+from sympy import integer_nthroot
 
 __all__ = [
     "ratio",
@@ -103,7 +107,7 @@ __all__ = [
 
 
 # ============================================================ parameters
-def ratio(*, s=None, r=None):
+def ratio(*, s: NumberOrBall | None = None, r: NumberOrBall | None = None) -> Enclosure:
     """``r = e^{-1/s}``: exact ``fmpq`` when ``r`` is given (0 < r < 1), a ball when ``s`` is given (s > 0).
 
     >>> ratio(r="1/2")
@@ -133,7 +137,7 @@ def ratio(*, s=None, r=None):
     return (-arb(1) / arb(sq)).exp()
 
 
-def r_from_rho(rho, m: int) -> fmpq:
+def r_from_rho(rho: NumberOrBall, m: int) -> fmpq:
     """``r = rho^m`` for a rational ``rho`` in (0, 1): an ``r`` whose mirrored components are exact.
 
     >>> r_from_rho("1/2", 3)
@@ -145,7 +149,6 @@ def r_from_rho(rho, m: int) -> fmpq:
 
 def _nth_root_exact(x: fmpq, m: int) -> fmpq | None:
     """The exact rational ``m``-th root of ``x > 0`` if there is one, else ``None``."""
-    from sympy import integer_nthroot
 
     p, ok1 = integer_nthroot(int(x.p), m)
     q, ok2 = integer_nthroot(int(x.q), m)
@@ -171,7 +174,7 @@ def _tau(tau) -> int:
 
 
 # ============================================================ discrete Laplace
-def dlap_pmf(z: int, *, s=None, r=None, mu: int = 0):
+def dlap_pmf(z: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None, mu: int = 0) -> Enclosure:
     """``DLap(mu, s)[z] = (1-r)/(1+r) r^{|z-mu|}`` (status: derived, standard).  O(log |z|).
 
     >>> dlap_pmf(0, r="1/2"), dlap_pmf(-2, r="1/2")
@@ -182,7 +185,7 @@ def dlap_pmf(z: int, *, s=None, r=None, mu: int = 0):
     return (1 - rr) / (1 + rr) * rr ** abs(z - int(mu))
 
 
-def dlap_tail(t: int, *, s=None, r=None):
+def dlap_tail(t: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None) -> Enclosure:
     """``Pr[|Z| > t] = 2 r^{t+1}/(1+r)`` for ``Z ~ DLap(s)`` and integer ``t >= 0``.  O(log t).
 
     >>> dlap_tail(0, r="1/2")
@@ -193,7 +196,7 @@ def dlap_tail(t: int, *, s=None, r=None):
     return 2 * rr ** (t + 1) / (1 + rr)
 
 
-def dlap_moment(k: int, *, s=None, r=None):
+def dlap_moment(k: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None) -> Enclosure:
     """``E[Z^k]`` of ``DLap(s)`` for k in {1, 2, 4} (closed forms of ``docs/reference/pure_dp.md`` §1; odd moments vanish).
 
     ``E Z^2 = 2r/(1-r)^2``, ``E Z^4 = 2r(1+10r+r^2)/(1-r)^4``.
@@ -212,7 +215,7 @@ def dlap_moment(k: int, *, s=None, r=None):
 
 
 # ============================================================ truncated discrete Laplace
-def tdlap_normaliser(tau: int, *, s=None, r=None):
+def tdlap_normaliser(tau: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None) -> Enclosure:
     """``Z_tau = sum_{|j|<=tau} r^{|j|} = (1 + r - 2 r^{tau+1})/(1 - r)`` (closed form).  O(log tau).
 
     >>> tdlap_normaliser(2, r="1/2"), 1 + 2 * (fmpq(1, 2) + fmpq(1, 4))
@@ -223,7 +226,7 @@ def tdlap_normaliser(tau: int, *, s=None, r=None):
     return (1 + rr - 2 * rr ** (tau + 1)) / (1 - rr)
 
 
-def tdlap_masses(tau: int, *, s=None, r=None) -> list:
+def tdlap_masses(tau: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None) -> list:
     """Masses of ``TDLap(0, s, tau)`` at ``z = -tau .. tau`` (index ``z + tau``).  O(tau).
 
     >>> tdlap_masses(1, r="1/2")
@@ -238,7 +241,9 @@ def tdlap_masses(tau: int, *, s=None, r=None) -> list:
     return [pw[abs(z)] / Z for z in range(-tau, tau + 1)]
 
 
-def tdlap_pmf(z: int, *, tau: int, s=None, r=None, mu: int = 0):
+def tdlap_pmf(
+    z: int, *, tau: int, s: NumberOrBall | None = None, r: NumberOrBall | None = None, mu: int = 0
+) -> Enclosure:
     """``TDLap(mu, s, tau)[z]``: ``r^{|z-mu|}/Z_tau`` inside the window, exact 0 outside.  O(log tau).
 
     >>> tdlap_pmf(3, tau=2, r="1/2"), tdlap_pmf(1, tau=2, r="1/2")
@@ -252,7 +257,7 @@ def tdlap_pmf(z: int, *, tau: int, s=None, r=None, mu: int = 0):
     return rr**d / tdlap_normaliser(tau, r=rr)
 
 
-def tdlap_moment(k: int, tau: int, *, s=None, r=None):
+def tdlap_moment(k: int, tau: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None) -> Enclosure:
     """``E[Z^k]`` for ``Z ~ TDLap(s, tau)`` by the exact finite sum ``2 sum_{j<=tau} j^k r^j / Z_tau`` (k even; 0 for odd k).  O(tau).
 
     >>> tdlap_moment(2, 1, r="1/2")
@@ -273,7 +278,7 @@ def tdlap_moment(k: int, tau: int, *, s=None, r=None):
     return 2 * acc / tdlap_normaliser(tau, r=rr)
 
 
-def geo_moment(k: int, *, s=None, r=None):
+def geo_moment(k: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None) -> Enclosure:
     """``E[G^k]`` for ``G ~ Geo(p)``, ``p = 1 - r`` (failures before the first success), k in {1, 2, 4}.
 
     ``E G = (1-p)/p``, ``E G^2 = (1-p)(2-p)/p^2``, ``E G^4 = (1-p)(24 - 36p + 14p^2 - p^3)/p^4``
@@ -294,7 +299,7 @@ def geo_moment(k: int, *, s=None, r=None):
 
 
 # ============================================================ Pólya shares (Fact 2.4)
-def polya_masses(alpha, J: int, *, s=None, r=None) -> list:
+def polya_masses(alpha: NumberOrBall, J: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None) -> list:
     """``Pólya(alpha, r)[j] = Γ(j+alpha)/(Γ(alpha) j!) r^j (1-r)^alpha`` for ``j = 0..J``.  O(J).
 
     Computed by the exact ratio recurrence ``p_{j+1} = p_j (j+alpha) r/(j+1)`` from
@@ -306,7 +311,7 @@ def polya_masses(alpha, J: int, *, s=None, r=None) -> list:
     a = alpha if isinstance(alpha, arb) else arith.exact_in(alpha, "alpha", lo=0, lo_open=True)
     rr = ratio(s=s, r=r)
     J = arith.integer_in(J, "J", lo=0)
-    if _is_exact(a) and a.q == 1 and _is_exact(rr):
+    if isinstance(a, fmpq) and a.q == 1 and _is_exact(rr):
         p0 = (1 - rr) ** int(a.p)
     else:
         p0 = (arith.ball(a) * arith.ball(1 - rr).log()).exp()
@@ -334,7 +339,9 @@ class PolyaCheck:
     holds: bool | None
 
 
-def polya_share_check(n: int, J: int, *, s=None, r=None, shape=None) -> PolyaCheck:
+def polya_share_check(
+    n: int, J: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None, shape: Any = None
+) -> PolyaCheck:
     """Fact 2.4, certified on a window: ``n`` i.i.d. shares ``Pólya(1/n, r) - Pólya(1/n, r)`` sum to ``DLap(s)``.
 
     Route (independent of the claimed answer): the law of ``A = sum_i A_i``
@@ -386,7 +393,9 @@ def _ell(m: int, tau: int) -> int:
     return m * (2 * tau + 1) - 1
 
 
-def lattice_component(x: int, m: int, tau: int, *, s=None, r=None) -> list:
+def lattice_component(
+    x: int, m: int, tau: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None
+) -> list:
     """``D_x``: mass ``T[z]`` at ``x + m(tau+z)``, ``z = -tau..tau``, exact 0 elsewhere on ``0..ell``.  O(m tau).
 
     Statement in this project's reading of the construction (the shape — support
@@ -405,7 +414,9 @@ def lattice_component(x: int, m: int, tau: int, *, s=None, r=None) -> list:
     return out
 
 
-def mirrored_component(x: int, m: int, tau: int, *, s=None, r=None) -> list:
+def mirrored_component(
+    x: int, m: int, tau: int, *, s: NumberOrBall | None = None, r: NumberOrBall | None = None
+) -> list:
     """``E_x[y] = rho^{-|y-mu_x|} / N_x`` on ``y = 0..ell``, ``rho = r^{1/m}``, ``mu_x = x + m tau``.  O(m tau).
 
     The normaliser ``N_x = sum_{y=0}^{ell} rho^{-|y-mu_x|}``.  *This project's
@@ -420,14 +431,14 @@ def mirrored_component(x: int, m: int, tau: int, *, s=None, r=None) -> list:
     tau = _tau(tau)
     x = arith.integer_in(x, "x", lo=0, hi=m - 1)
     rr = ratio(s=s, r=r)
-    rho = _nth_root_exact(rr, m) if _is_exact(rr) else None
+    rho: Any = _nth_root_exact(rr, m) if _is_exact(rr) else None
     if rho is None:
         rho = arith.ball(rr) ** (arb(1) / m) if not _is_exact(rr) else (arb(rr).log() / m).exp()
     inv = 1 / rho
     ell = _ell(m, tau)
     mu = x + m * tau
     dmax = max(mu, ell - mu)
-    pw = [fmpq(1) if _is_exact(inv) else arb(1)]
+    pw: list = [fmpq(1) if _is_exact(inv) else arb(1)]
     for _ in range(dmax):
         pw.append(pw[-1] * inv)
     w = [pw[abs(y - mu)] for y in range(ell + 1)]
@@ -435,7 +446,16 @@ def mirrored_component(x: int, m: int, tau: int, *, s=None, r=None) -> list:
     return [v / N for v in w]
 
 
-def mixture(x: int, m: int, tau: int, q, *, s=None, r=None, component=None) -> list:
+def mixture(
+    x: int,
+    m: int,
+    tau: int,
+    q: NumberOrBall,
+    *,
+    s: NumberOrBall | None = None,
+    r: NumberOrBall | None = None,
+    component: Any = None,
+) -> list:
     """``hat D_x = (1-q) D_x + q C_x`` with ``C_x`` the mirrored component (default) or ``component(x)``.
 
     >>> mixture(0, 2, 0, "1/2", r="1/4")        # D_0 = [1, 0], E_0 = [1/3, 2/3]
@@ -484,7 +504,7 @@ def _component(component, x, m, tau, *, s=None, r=None):
 
 
 # ============================================================ LLR helpers
-def max_ratio(p: Sequence, q: Sequence):
+def max_ratio(p: Sequence, q: Sequence) -> Enclosure | None:
     """``max_y max(p_y/q_y, q_y/p_y)`` over the common support, or ``None`` (=∞) if the supports differ.
 
     Certain zeros (exact 0, or a ball of radius 0 at 0) mark the support;
@@ -541,7 +561,7 @@ def _hull(lo: arb, hi: arb) -> arb:
     return arb(lo).union(arb(hi))
 
 
-def llr_exact_or_ball(p: Sequence, q: Sequence):
+def llr_exact_or_ball(p: Sequence, q: Sequence) -> Enclosure | None:
     """``d_LLR(p, q)`` as a ball (``0`` exactly when the laws coincide), ``None`` for +∞.  O(len)."""
     mr = max_ratio(p, q)
     if mr is None:
@@ -656,9 +676,9 @@ class RelaxedAggregator:
 
     m: int
     tau: int
-    q: object = None
-    s: object = None
-    r: object = None
+    q: Any = None  # given as a number, stored as an enclosure
+    s: Any = None
+    r: Any = None  # given as a number (or from s), stored as an enclosure
     component: object = None
     _laws: dict = field(default_factory=dict, repr=False)
     _pairs: dict = field(default_factory=dict, repr=False)
@@ -687,10 +707,10 @@ class RelaxedAggregator:
     def sum_law(self, xs: Sequence[int]) -> list:
         """Masses of ``S(x) = sum_i eta_i`` on ``0..n·ell`` (exact zeros off the support).  O(log n) multiplications."""
         xs = self._inputs(xs)
-        counts = {}
+        counts: dict[int, int] = {}
         for x in xs:
             counts[x] = counts.get(x, 0) + 1
-        out = None
+        out: Any = None
         for x, k in sorted(counts.items()):
             part = self.law(x) ** k
             out = part if out is None else out * part
@@ -707,18 +727,18 @@ class RelaxedAggregator:
         return self._pair_obj(a, b).masses(2 * self.ell + 1)
 
     # ------------------------------------------------------------ correctness
-    def correctness_failure(self, xs: Sequence[int]):
+    def correctness_failure(self, xs: Sequence[int]) -> Enclosure:
         """``Pr[S(x) mod m != sum x_i mod m]`` exactly (fmpq or ball).  O(n·ell) after the convolution."""
         xs = self._inputs(xs)
         law = self.sum_law(xs)
         target = sum(xs) % self.m
-        ok = fmpq(0)
+        ok: Any = fmpq(0)
         for y in range(target, len(law), self.m):
             v = law[y]
             ok = v + ok if isinstance(v, arb) else ok + v
         return 1 - ok
 
-    def correctness_failure_max(self, n: int):
+    def correctness_failure_max(self, n: int) -> tuple:
         """Max of :meth:`correctness_failure` over all input multisets of size ``n`` (and the maximiser)."""
         n = arith.integer_in(n, "n", lo=1)
         best, arg = None, None
@@ -731,12 +751,12 @@ class RelaxedAggregator:
         return best, arg
 
     # ------------------------------------------------------------ security
-    def pair_llr(self, a: int, b: int):
+    def pair_llr(self, a: int, b: int) -> Enclosure | None:
         """``d_LLR(hat D_a * hat D_b, hat D_c * hat D_0)``, ``c = (a+b) mod m`` — one term of (5); ``None`` = ∞."""
         c = (a + b) % self.m
         return llr_exact_or_ball(self.pair_law(a, b), self.pair_law(c, 0))
 
-    def pair_ratio(self, a: int, b: int):
+    def pair_ratio(self, a: int, b: int) -> Enclosure | None:
         """``exp`` of :meth:`pair_llr` (exact fmpq when the masses are exact); ``None`` = ∞."""
         c = (a + b) % self.m
         P, Q = self._pair_obj(a, b), self._pair_obj(c, 0)
@@ -761,7 +781,7 @@ class RelaxedAggregator:
                 self._pairs[key] = self.law(key[1]) * self.law(key[2])
         return self._pairs[key]
 
-    def pairwise_llr(self, *, progress: bool = False):
+    def pairwise_llr(self, *, progress: bool = False) -> tuple:
         """The pairwise quantity (5): ``max_{a,b} d_LLR(hat D_a*hat D_b, hat D_c*hat D_0)`` and a maximising pair.
 
         Returns ``(value, (a, b))``; ``value`` is ``None`` (=∞) if some pair
@@ -771,7 +791,6 @@ class RelaxedAggregator:
         """
         pairs = [(a, b) for a in range(1, self.m) for b in range(a, self.m)]
         best, arg = fmpq(1), (0, 0)
-        from blanket.exact.runtime.progress import Progress
 
         with Progress(len(pairs), "pairwise LLR") if progress else _null() as bar:
             for a, b in pairs:
@@ -789,7 +808,7 @@ class RelaxedAggregator:
                     best = arith.ball(best).max(arith.ball(v))
         return (fmpq(0) if (_is_exact(best) and best == 1) else arith.ball(best).log()), arg
 
-    def llr_security(self, n: int):
+    def llr_security(self, n: int) -> tuple:
         """Exact LLR security for ``n`` users: ``max_x d_LLR(S(x), S(c,0,..,0))`` over input multisets.
 
         ``c = sum x_i mod m``.  Returns ``(value, maximising multiset)``;
@@ -815,7 +834,9 @@ class RelaxedAggregator:
                 best = arith.ball(best).max(arith.ball(v))
         return (fmpq(0) if (_is_exact(best) and best == 1) else arith.ball(best).log()), arg
 
-    def hockey_stick_profile(self, xs: Sequence[int], *, epsilon=None, exp_epsilon=None):
+    def hockey_stick_profile(
+        self, xs: Sequence[int], *, epsilon: NumberOrBall | None = None, exp_epsilon: NumberOrBall | None = None
+    ) -> Enclosure:
         """``delta(eps) = max`` over both directions of ``D_{e^eps}(S(x) || S(c,0,..,0))``.
 
         It is 0 exactly when ``eps >= d_LLR`` of the two laws.  O(n·ell) after the convolutions.
@@ -856,16 +877,16 @@ class Groups:
             "D": [lattice_component(x, m, tau, r=agg.r) for x in range(m)],
             "E": [_component(agg.component, x, m, tau, r=agg.r) for x in range(m)],
         }
-        self._laws = {}
-        self._conv = {}
+        self._laws: dict[tuple[str, int], _Law] = {}
+        self._conv: dict[tuple, list] = {}
 
-    def law(self, X, x):
+    def law(self, X: str, x: int) -> _Law:
         key = (X, x)
         if key not in self._laws:
             self._laws[key] = _Law.from_masses(self.comp[X][x])
         return self._laws[key]
 
-    def conv(self, X, a, Y, b) -> list:
+    def conv(self, X: str, a: int, Y: str, b: int) -> list:
         key = (X, a, Y, b)
         if key not in self._conv:
             self._conv[key] = (self.law(X, a) * self.law(Y, b)).masses(2 * self.agg.ell + 1)
@@ -875,7 +896,7 @@ class Groups:
         """Convolution of two explicit mass vectors (exact zeros kept exact)."""
         return (_Law.from_masses(u) * _Law.from_masses(v)).masses(len(u) + len(v) - 1)
 
-    def normaliser_ratio(self, X, a, c):
+    def normaliser_ratio(self, X: str, a: int, c: int) -> Enclosure | None:
         """``C`` with ``X_a[v] = C · X_c[v + c - a]`` wherever both indices lie in ``0..ell``.
 
         ``1`` for the lattice component (an exact shift); ``N_c/N_a`` for the
@@ -889,7 +910,7 @@ class Groups:
         tau, m = self.agg.tau, self.agg.m
         return self.comp["E"][a][a + m * tau] / self.comp["E"][c][c + m * tau]
 
-    def pairing_rhs(self, X, a, Y, b, c, d) -> list:
+    def pairing_rhs(self, X: str, a: int, Y: str, b: int, c: int, d: int) -> list:
         """Right-hand side of the pairing inequality ``(X_a*Y_b)[y] <= RHS(y)`` (Claims 3.4 and 3.8).
 
         With ``a + b = c + d + j m`` (``j in {-1, 0, 1}``; Fact 3.2),
@@ -956,8 +977,26 @@ class Groups:
                     out[y] = out[y] + v if sign > 0 else out[y] - v
         return out
 
+    def same_index_rhs(self, a: int, b: int, c: int, d: int) -> list:
+        """Same-index pairing for the mirrored group: ``(E_a*E_b)[y] <= K (E_c*E_d)[y]`` for every ``y``.
 
-def _rho(agg) -> object:
+        ``E_a[v]/E_c[v] = (N_c/N_a) rho^{-|v-mu_a| + |v-mu_c|} <= (N_c/N_a) rho^{-|a-c|}`` (triangle
+        inequality, ``|mu_a - mu_c| = |a - c|``) on the common window ``0..ell`` — no boundary terms.
+        Hence ``K = (N_c N_d/(N_a N_b)) rho^{-(|a-c| + |b-d|)}``.  Mirrored component only.
+        """
+        CX, CY = self.normaliser_ratio("E", a, c), self.normaliser_ratio("E", b, d)
+        if CX is None or CY is None:
+            raise InvalidArgument(
+                "component",
+                "user-supplied",
+                "has no normaliser identity: the pairing bound needs the mirrored component",
+            )
+        K = CX * CY * (1 / _rho(self.agg)) ** (abs(a - c) + abs(b - d))
+        zero = fmpq(0)
+        return [K * v if not _is_zero(v) else zero for v in self.conv("E", c, "E", d)]
+
+
+def _rho(agg: RelaxedAggregator) -> Enclosure:
     """``rho = r^{1/m}``: exact when ``r`` is an exact ``m``-th power, a ball otherwise."""
     if _is_exact(agg.r):
         root = _nth_root_exact(agg.r, agg.m)
@@ -967,38 +1006,18 @@ def _rho(agg) -> object:
     return agg.r ** (arb(1) / agg.m)
 
 
-def _same_index_rhs(self, a, b, c, d) -> list:
-    """Same-index pairing for the mirrored group: ``(E_a*E_b)[y] <= K (E_c*E_d)[y]`` for every ``y``.
-
-    ``E_a[v]/E_c[v] = (N_c/N_a) rho^{-|v-mu_a| + |v-mu_c|} <= (N_c/N_a) rho^{-|a-c|}`` (triangle
-    inequality, ``|mu_a - mu_c| = |a - c|``) on the common window ``0..ell`` — no boundary terms.
-    Hence ``K = (N_c N_d/(N_a N_b)) rho^{-(|a-c| + |b-d|)}``.  Mirrored component only.
-    """
-    CX, CY = self.normaliser_ratio("E", a, c), self.normaliser_ratio("E", b, d)
-    if CX is None or CY is None:
-        raise InvalidArgument(
-            "component", "user-supplied", "has no normaliser identity: the pairing bound needs the mirrored component"
-        )
-    K = CX * CY * (1 / _rho(self.agg)) ** (abs(a - c) + abs(b - d))
-    zero = fmpq(0)
-    return [K * v if not _is_zero(v) else zero for v in self.conv("E", c, "E", d)]
-
-
-Groups.same_index_rhs = _same_index_rhs
-
-
 def pairwise_llr_certified(
     m: int,
     tau: int,
     *,
-    q,
-    s=None,
-    r=None,
-    component=None,
-    decided=None,
+    q: NumberOrBall,
+    s: NumberOrBall | None = None,
+    r: NumberOrBall | None = None,
+    component: Any = None,
+    decided: Callable[[Any], bool] | None = None,
     start: int = arith.DEFAULT_PREC,
     cap: int = arith.MAX_PREC,
-):
+) -> tuple:
     """The pairwise quantity (5) with precision escalation: rebuild the aggregator at 128, 256, … bits.
 
     Escalates while a mass is not certainly positive (its ball straddles 0) or while

@@ -34,14 +34,19 @@ from __future__ import annotations
 
 import atexit
 import copyreg
+import importlib.metadata
+import multiprocessing
 import os
 import pickle
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Any
 
 import flint
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.progress import Progress
 from flint import acb, arb, arb_poly
 
 #: environment variable naming a Dask scheduler address used when ``scheduler`` is not given
@@ -123,7 +128,7 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def resolve_workers(workers) -> int:
+def resolve_workers(workers: int | str | None) -> int:
     """``workers`` as a positive int (``None`` = :func:`available_cores`); anything else is refused.
 
     >>> resolve_workers(3)
@@ -143,12 +148,11 @@ def resolve_workers(workers) -> int:
 
 def _in_daemon_process() -> bool:
     """True inside a daemonic ``multiprocessing`` process, which cannot start a process pool of its own."""
-    import multiprocessing
 
     return bool(multiprocessing.current_process().daemon)
 
 
-def resolve_scheduler(scheduler=None) -> object | None:
+def resolve_scheduler(scheduler: Any = None) -> object | None:
     """The Dask scheduler to use: ``scheduler`` if given, else ``$BLANKET_SCHEDULER`` if set and non-empty, else None.
 
     A ``dask.distributed.Client`` may be passed instead of an address.
@@ -229,12 +233,9 @@ def _run_task(task: _Task) -> bytes:
 
 def _versions():
     """What must agree between the caller and every Dask worker for bit-identical results."""
-    import sys
 
     try:
-        from importlib.metadata import version
-
-        blanket_version = version("blanket")
+        blanket_version = importlib.metadata.version("blanket")
     except Exception:  # pragma: no cover - not installed as a distribution
         blanket_version = "unknown"
     return {"python-flint": flint.__version__, "blanket": blanket_version, "python": "%d.%d" % sys.version_info[:2]}
@@ -312,7 +313,7 @@ DASK_MISSING = (
 
 
 def _client(scheduler):
-    try:
+    try:  # Dask is an optional extra (blanket[dask]): imported on first use, its absence named with the fix
         from dask.distributed import Client
     except ImportError:
         raise InvalidArgument("scheduler", scheduler, DASK_MISSING) from None
@@ -368,7 +369,7 @@ def _run_dask(packed, scheduler, bar, sizes):
     return out
 
 
-def executor_cores(workers=None, scheduler=None) -> tuple:
+def executor_cores(workers: int | None = None, scheduler: Any = None) -> tuple:
     """``(cores, description)`` of the executor :func:`map_blocks` would use with these arguments.
 
     For a Dask cluster (connecting to it): the total number of worker threads.
@@ -395,7 +396,7 @@ def map_blocks(
     *,
     workers: int | None = None,
     scheduler: str | None = None,
-    progress=None,
+    progress: Any = None,
     desc: str = "",
     sizes: list | None = None,
 ) -> list:
@@ -438,8 +439,6 @@ def map_blocks(
         bar_cm = None
         bar = progress
     else:
-        from blanket.exact.runtime.progress import Progress
-
         bar_cm = Progress(sum(sizes), desc, enabled=progress)
         bar = None
     if bar_cm is None:

@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
+
+from tqdm.auto import tqdm
 
 #: seconds a computation runs before its bar is drawn (shorter ones print nothing)
 DELAY = 2.0
@@ -43,7 +46,7 @@ def is_quiet() -> bool:
     return _QUIET
 
 
-def bars_enabled(enabled: bool | None = None, stream=None) -> bool:
+def bars_enabled(enabled: bool | None = None, stream: Any = None) -> bool:
     """Whether a bar would be drawn for ``enabled`` on ``stream`` (see the module docstring for the rules)."""
     stream = stream if stream is not None else sys.stderr
     env = os.environ.get("BLANKET_PROGRESS", "").strip()
@@ -91,11 +94,6 @@ class Progress:
 
     def __enter__(self):
         if self.enabled:
-            try:
-                from tqdm.auto import tqdm
-            except ImportError:  # pragma: no cover - tqdm is a dependency; without it, no bar
-                self.enabled = False
-                return self
             # no monitor thread: the worst-case sweep forks worker processes (exact.runtime.executors), and forking a
             # process that runs extra threads is fragile
             tqdm.monitor_interval = 0
@@ -111,7 +109,7 @@ class Progress:
             )
         return self
 
-    def update(self, k: int = 1, note: str = ""):
+    def update(self, k: int = 1, note: str = "") -> None:
         """Advance by ``k`` units; ``note`` is shown after the bar."""
         if self.total is not None:
             k = min(k, self.total - self.done)
@@ -121,7 +119,7 @@ class Progress:
                 self._bar.set_postfix_str(note, refresh=False)
             self._bar.update(k)
 
-    def close(self):
+    def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
             self._bar = None

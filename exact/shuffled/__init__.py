@@ -7,8 +7,7 @@ Names defined in several modules are not re-exported here: WorstCase.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from blanket.exact.lazy import lazy_package
 
 _MODULES = ('amplification', 'binary', 'bruteforce', 'certified', 'enumerate', 'krr')
 _EXPORTS = {
@@ -45,16 +44,4 @@ _EXPORTS = {
     'worst_case': 'enumerate',
     'worst_cases': 'enumerate',
 }
-__all__ = [*_MODULES, *_EXPORTS]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__all__, __dir__, __getattr__ = lazy_package(__name__, _MODULES, _EXPORTS)

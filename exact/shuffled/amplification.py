@@ -1,7 +1,7 @@
 """Sums over the privacy-amplification variable ``L`` of Balle et al. (Lemma 5.3, Lemma A.3, Lemma 5.7).
 
-Moved here from ``proofs/_blanket_numeric.py`` (issue 14: numerics live in
-``exact/``; ``proofs/_blanket_numeric`` re-exports every name).  Each routine
+Moved here from the former ``proofs/_blanket_numeric.py`` (issue 14: numerics live in
+``exact/``; ``proofs/blanket.py`` imports this module directly).  Each routine
 is the *evaluation* of a sympy expression held by a :class:`proofs.core.Result`
 in ``proofs/blanket.py``, or an exact reference value a bound is compared
 with.
@@ -26,27 +26,19 @@ applies), balls otherwise.  No binary float enters.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure
+from blanket.exact.shuffled.krr import expected_positive_part
 from flint import arb, fmpq
 
 
-def _add(acc, v):
-    return v + acc if isinstance(v, arb) else acc + v
-
-
-def _mul(a, b):
-    return b * a if isinstance(b, arb) else a * b
-
-
-def _pos(x):
-    return arith.positive_part(x)
-
-
 # ----------------------------------------------------------------- the amplification variable L
-def krr_law(k: int, exp_epsilon0, exp_epsilon) -> list:
+def krr_law(k: int, exp_epsilon0: Enclosure, exp_epsilon: Enclosure) -> list:
     """Law of ``L^ε_{x,x'}`` for k-RR (Lemma 5.7 (1)): three atoms ``[(value, prob), ...]``.
 
     ``L = γ(1−e^ε) + k(1−γ)(1[W=x] − e^ε 1[W=x'])``, ``W`` uniform on ``[k]``,
@@ -65,7 +57,16 @@ def krr_law(k: int, exp_epsilon0, exp_epsilon) -> list:
     return law
 
 
-def eplus_krr(m: int, k: int, exp_epsilon0, exp_epsilon, *, engine=None):
+def _count(m: int) -> int:
+    """A number of summands ``m``, checked ``>= 0`` (:class:`InvalidArgument` otherwise)."""
+    if m < 0:
+        raise InvalidArgument("m", m, "must be >= 0")
+    return m
+
+
+def eplus_krr(
+    m: int, k: int, exp_epsilon0: Enclosure, exp_epsilon: Enclosure, *, engine: str | None = None
+) -> Enclosure:
     """``E[(Σ_{i=1}^m L_i)_+]`` for i.i.d. k-RR amplification variables, through the four-atom engine.
 
     The atoms of ``L`` (:func:`krr_law`) are the engine's "t" (``W = x``),
@@ -81,12 +82,8 @@ def eplus_krr(m: int, k: int, exp_epsilon0, exp_epsilon, *, engine=None):
     >>> eplus_krr(7, 3, fmpq(2), fmpq(5, 4)) == eplus_krr_sum(7, 3, fmpq(2), fmpq(5, 4))
     True
     """
-    if m < 0:
-        raise InvalidArgument("m", m, "must be >= 0")
-    if m == 0:
+    if _count(m) == 0:
         return fmpq(0)
-    from blanket.exact.shuffled.krr import expected_positive_part
-
     law = krr_law(k, exp_epsilon0, exp_epsilon)
     (v1, p1), (v2, p2) = law[0], law[1]
     bulk = (law[2][1], law[2][0]) if k > 2 else (fmpq(0), fmpq(0))
@@ -95,7 +92,7 @@ def eplus_krr(m: int, k: int, exp_epsilon0, exp_epsilon, *, engine=None):
     )
 
 
-def eplus_krr_sum(m: int, k: int, exp_epsilon0, exp_epsilon):
+def eplus_krr_sum(m: int, k: int, exp_epsilon0: Enclosure, exp_epsilon: Enclosure) -> Enclosure:
     """``E[(Σ_{i=1}^m L_i)_+]`` for i.i.d. k-RR amplification variables by the direct trinomial sum (reference route).
 
     Sums over the counts ``(i, j)`` of the atoms ``W = x`` and ``W = x'``:
@@ -105,29 +102,27 @@ def eplus_krr_sum(m: int, k: int, exp_epsilon0, exp_epsilon):
     >>> eplus_krr_sum(1, 2, fmpq(3), fmpq(1))   # γ = 1/2, L = ±1 w.p. 1/2
     1/2
     """
-    if m < 0:
-        raise InvalidArgument("m", m, "must be >= 0")
-    if m == 0:
+    if _count(m) == 0:
         return fmpq(0)
     law = krr_law(k, exp_epsilon0, exp_epsilon)
     (v1, _), (v2, _) = law[0], law[1]
-    v0 = law[2][0] if k > 2 else None
+    v0: Any = law[2][0] if k > 2 else None
     out = fmpq(0)
     if k == 2:
         for i in range(m + 1):
             w = fmpq(math.comb(m, i), 2**m)
-            out = _add(out, _mul(w, _pos(i * v1 + (m - i) * v2)))
+            out = arith.add(out, arith.mul(w, arith.positive_part(i * v1 + (m - i) * v2)))
         return out
     pk, p0 = fmpq(1, k), fmpq(k - 2, k)
     for i in range(m + 1):
         for j in range(m - i + 1):
             r = m - i - j
             w = fmpq(math.comb(m, i) * math.comb(m - i, j)) * pk ** (i + j) * p0**r
-            out = _add(out, _mul(w, _pos(i * v1 + j * v2 + r * v0)))
+            out = arith.add(out, arith.mul(w, arith.positive_part(i * v1 + j * v2 + r * v0)))
     return out
 
 
-def eplus_law(law: Sequence, m: int):
+def eplus_law(law: Sequence, m: int) -> Enclosure:
     """``E[(Σ_{i=1}^m L_i)_+]`` for i.i.d. copies of a finite law ``[(value, prob), ...]``.
 
     Exact convolution of the law of the sum (values merged when equal and
@@ -141,22 +136,22 @@ def eplus_law(law: Sequence, m: int):
             pts = [(s + v, p * q) for s, p in pts for v, q in law]
         out = fmpq(0)
         for s, p in pts:
-            out = _add(out, _mul(p, _pos(s)))
+            out = arith.add(out, arith.mul(p, arith.positive_part(s)))
         return out
     for _ in range(m):
-        new = {}
+        new: dict = {}
         for s, p in dist.items():
             for v, q in law:
                 new[s + v] = new.get(s + v, fmpq(0)) + p * q
         dist = new
     out = fmpq(0)
     for s, p in dist.items():
-        out = _add(out, _mul(p, _pos(s)))
+        out = arith.add(out, arith.mul(p, arith.positive_part(s)))
     return out
 
 
 # ----------------------------------------------------------------- Lemma 5.3 sum
-def blanket_sum(n: int, gamma, eplus) -> object:
+def blanket_sum(n: int, gamma: Enclosure, eplus: Callable) -> object:
     """``(1/(γn)) Σ_{m=1}^n C(n,m) γ^m (1−γ)^{n−m} eplus(m)`` — the right side of Lemma 5.3, term by term.
 
     ``eplus(m)`` gives ``E[(Σ_{i≤m} L_i)_+]``.  O(n · cost(eplus)); for small
@@ -165,12 +160,12 @@ def blanket_sum(n: int, gamma, eplus) -> object:
     """
     out = fmpq(0)
     for m in range(1, n + 1):
-        w = _mul(fmpq(math.comb(n, m)), _mul(gamma**m, (1 - gamma) ** (n - m)))
-        out = _add(out, _mul(w, eplus(m)))
+        w = arith.mul(fmpq(math.comb(n, m)), arith.mul(gamma**m, (1 - gamma) ** (n - m)))
+        out = arith.add(out, arith.mul(w, eplus(m)))
     return out / (gamma * n)
 
 
-def geometric_binomial_sum(n: int, gamma, K, r):
+def geometric_binomial_sum(n: int, gamma: Enclosure, K: Enclosure, r: Enclosure) -> Enclosure:
     """``(1/(γn)) Σ_{m=1}^n C(n,m) γ^m (1−γ)^{n−m} K r^m`` in closed form.
 
     By the binomial theorem the sum equals
@@ -197,7 +192,7 @@ def _compositions(m: int, parts: int):
             yield (i,) + rest
 
 
-def multiset_divergence(mech, m: int, x: int, x2: int, exp_epsilon):
+def multiset_divergence(mech: FiniteRandomizer, m: int, x: int, x2: int, exp_epsilon: Enclosure) -> Enclosure:
     """``D_{e^ε}(W_{1..m} ∪ {Y} ‖ W_{1..m} ∪ {Y'})`` with ``W_i ~ ω`` i.i.d., ``Y ~ μ_x``, ``Y' ~ μ_{x'}``.
 
     The left side of Lemma A.3, by enumerating every histogram ``h`` of
@@ -222,8 +217,8 @@ def multiset_divergence(mech, m: int, x: int, x2: int, exp_epsilon):
             w = fmpq(c)
             for yy, gi in enumerate(g):
                 if gi:
-                    w = _mul(w, om[yy] ** gi)
-            p = _add(p, _mul(w, mu[y]))
-            q = _add(q, _mul(w, mu2[y]))
-        out = _add(out, _pos(p - _mul(exp_epsilon, q)))
+                    w = arith.mul(w, om[yy] ** gi)
+            p = arith.add(p, arith.mul(w, mu[y]))
+            q = arith.add(q, arith.mul(w, mu2[y]))
+        out = arith.add(out, arith.positive_part(p - arith.mul(exp_epsilon, q)))
     return out

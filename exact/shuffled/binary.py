@@ -84,12 +84,17 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from blanket.exact.laws import binomial as laws
 from blanket.exact.laws.divergences import Windowed
+from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
+from blanket.exact.runtime.executors import map_blocks
+from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
 #: largest n for which exact-rational inputs are computed exactly (fmpq polynomials)
@@ -119,7 +124,7 @@ def _check_c(c, n):
     return arith.integer_in(c, "c", lo=0, hi=n - 1)
 
 
-def _rr(mech):
+def rr_params(mech: BinaryRR) -> tuple[Enclosure, Enclosure, Enclosure]:
     """``(e^{ε0}, p, f)`` — exact fmpq when the mechanism is exact, else balls at the current precision."""
     ee0 = mech.exp_epsilon0()
     if isinstance(ee0, fmpq):
@@ -183,7 +188,7 @@ def _other_law_exact(p: fmpq, f: fmpq, n: int, c: int) -> fmpq_poly:
 
 
 # ---------------------------------------------------------------- public: laws
-def count_law(mech, n, c, x, *, tol=None) -> Windowed:
+def count_law(mech: BinaryRR, n: int, c: int, x: int, *, tol: NumberOrBall | None = None) -> Windowed:
     """Law of the number of 1-reports among all ``n`` users (c ones among the others, differing user holds ``x``).
 
     Exact (``tail = 0``, full support ``0..n``) when ``e^{ε0}`` is rational and
@@ -203,17 +208,17 @@ def count_law(mech, n, c, x, *, tol=None) -> Windowed:
     c = _check_c(c, n)
     if x not in (0, 1):
         raise InvalidArgument("x", x, "must be 0 or 1 (the differing user's bit)")
-    ee0, p, f = _rr(mech)
+    ee0, p, f = rr_params(mech)
     if _use_exact(n, ee0):
         g = _other_law_exact(p, f, n, c)
         lin = fmpq_poly([f, p]) if x == 1 else fmpq_poly([p, f])
         cs = (g * lin).coeffs()
         cs = cs + [fmpq(0)] * (n + 1 - len(cs))
         return Windowed(cs, 0, fmpq(0))
-    tol = _tau() if tol is None else arith.exact_in(tol, "tol", lo=0, lo_open=True)
-    g, off, T = _other_law_ball(arith.ball(p), arith.ball(f), n, c, tol)
-    lin = arb_poly([f, p]) if x == 1 else arb_poly([p, f])
-    return Windowed((g * lin).coeffs(), off, T)
+    tol_q = _tau() if tol is None else arith.exact_in(tol, "tol", lo=0, lo_open=True)
+    gb, off, T = _other_law_ball(arith.ball(p), arith.ball(f), n, c, tol_q)
+    lin_b = arb_poly([f, p]) if x == 1 else arb_poly([p, f])
+    return Windowed((gb * lin_b).coeffs(), off, T)
 
 
 # ---------------------------------------------------------------- forward divergence from g
@@ -319,7 +324,7 @@ def _directions_fast(n: int, c: int, p: arb, f: arb, ee: arb, which=("1|0", "0|1
     a = f - ee * p
     b = p - ee * f
     out = {}
-    conv = None
+    conv: Any = None  # a _ConvLawR, or the _ConvLaw fallback
     for w in which:
         j = c if w == "1|0" else n - 1 - c
         v = None
@@ -364,8 +369,9 @@ def _forward_binomial(m: int, q: arb, a: arb, b: arb):
     k0 = -a * (m + 1) * q / alpha
     if not k0.is_finite():
         return None
-    t_lo = int(k0.lower().floor().unique_fmpz()) + 1
-    t_hi = int(k0.upper().floor().unique_fmpz()) + 1
+    # the ends of a finite ball are exact binary numbers: their floors are single integers
+    t_lo = int(k0.lower().floor().unique_fmpz()) + 1  # type: ignore[arg-type]
+    t_hi = int(k0.upper().floor().unique_fmpz()) + 1  # type: ignore[arg-type]
     t_lo, t_hi = max(t_lo, 1), min(t_hi, m + 1)
     if t_hi - t_lo + 1 > MAX_TSTAR_CANDIDATES:
         return None
@@ -384,6 +390,16 @@ def _suffix_sums(values: list, last) -> list:
     return out
 
 
+def smaller_group_first(n: int, c: int, p: Any, f: Any) -> tuple[int, Any, int, Any]:
+    """``(mA, qA, mB, qB)``: the two binomial groups of the other ``n - 1`` users (``c`` holders of 1 reporting 1 with
+    probability ``p``, ``n - 1 - c`` holders of 0 with probability ``f``), the smaller group first (its window is the
+    one walked; the windows' cost is linear in the group sizes).  O(1)."""
+    mA, qA, mB, qB = c, p, n - 1 - c, f
+    if mA > mB:
+        mA, qA, mB, qB = mB, qB, mA, qA
+    return mA, qA, mB, qB
+
+
 class _ConvLaw:
     """K_other = Bin(c, p) + Bin(n−1−c, f) on windows, for both directions of one dataset (``0 < c < n−1``).
 
@@ -400,10 +416,7 @@ class _ConvLaw:
     """
 
     def __init__(self, n, c, p, f, a, b):
-        mA, qA, mB, qB = c, p, n - 1 - c, f
-        if mA > mB:
-            mA, qA, mB, qB = mB, qB, mA, qA
-        self.params = (mA, qA, mB, qB)
+        mA, qA, mB, qB = self.params = smaller_group_first(n, c, p, f)
         self.a, self.b = a, b
         tol = _tau()
         self.Av, self.oA, TA = laws.window(mA, qA, tol)
@@ -585,10 +598,7 @@ class _ConvLawR(_ConvLaw):
     MARGIN = MAX_TSTAR_CANDIDATES + 4
 
     def __init__(self, n, c, p, f, a, b):
-        mA, qA, mB, qB = c, p, n - 1 - c, f
-        if mA > mB:
-            mA, qA, mB, qB = mB, qB, mA, qA
-        self.params = (mA, qA, mB, qB)
+        mA, qA, mB, qB = self.params = smaller_group_first(n, c, p, f)
         self.a, self.b = a, b
         self.mB, self.qB = mB, qB
         self.Av, self.oA, TA = laws.window(mA, qA, _tau())
@@ -687,7 +697,9 @@ def _directions_single(n: int, c: int, ee0, p, f, ee, zero: bool = False, which=
     return _directions_fast(n, c, arith.ball(p), arith.ball(f), arith.ball(ee), which)
 
 
-def _forward_single(n: int, j: int, ee0, p, f, ee, zero: bool = False):
+def forward_single(
+    n: int, j: int, ee0: Enclosure, p: Enclosure, f: Enclosure, ee: Enclosure, zero: bool = False
+) -> Enclosure:
     """forward(j) = D_{e^ε}(P_1‖P_0) for the dataset with ``j`` ones among the others."""
     return _directions_single(n, j, ee0, p, f, ee, zero, ("1|0",))["1|0"]
 
@@ -698,7 +710,15 @@ def _max(a, b):
     return arith.ball(a).max(arith.ball(b))
 
 
-def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str = "max"):
+def delta_binary(
+    mech: BinaryRR,
+    n: int,
+    c: int,
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    direction: str = "max",
+) -> Enclosure:
     """δ(ε) of shuffled binary RR between the neighbouring datasets "c ones among the other n−1 users,
     differing user 0" and "… differing user 1".
 
@@ -726,7 +746,7 @@ def delta_binary(mech, n, c, *, epsilon=None, exp_epsilon=None, direction: str =
     c = _check_c(c, n)
     if direction not in ("max", "1|0", "0|1"):
         raise InvalidArgument("direction", direction, "must be 'max', '1|0' or '0|1'")
-    ee0, p, f = _rr(mech)
+    ee0, p, f = rr_params(mech)
     ee = _ee(epsilon, exp_epsilon)
     zero = _is_zero_regime(ee, ee0, mech, epsilon)
     if direction != "max":
@@ -772,7 +792,14 @@ class WorstCase:
 
 
 def delta_binary_worst(
-    mech, n, *, epsilon=None, exp_epsilon=None, progress: bool = False, workers=None, scheduler=None
+    mech: BinaryRR,
+    n: int,
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    progress: bool = False,
+    workers: int | None = None,
+    scheduler: Any = None,
 ) -> WorstCase:
     """The exact worst case of δ(ε) over *all* datasets (every c in 0..n−1, both directions).
 
@@ -804,7 +831,7 @@ def delta_binary_worst(
     """
     _check_mech(mech)
     n = _check_n(n)
-    ee0, p, f = _rr(mech)
+    ee0, p, f = rr_params(mech)
     ee = _ee(epsilon, exp_epsilon)
     if _is_zero_regime(ee, ee0, mech, epsilon):
         # ε ≥ ε0: δ = 0 on every dataset (post-processing); every c attains it
@@ -1004,7 +1031,6 @@ def _sweep(
     """forward(j) for every j = 0..n−1: blocks of :data:`SWEEP_BLOCK` datasets (:func:`_sweep_block`) mapped
     by :func:`exact.runtime.executors.map_blocks`; datasets the float route leaves undecided are computed by the
     ball route (:func:`_forward_fast`).  See :func:`delta_binary_worst`."""
-    from blanket.exact.runtime.executors import map_blocks
 
     K = block or SWEEP_BLOCK
     prec = ctx.prec
@@ -1066,7 +1092,7 @@ def _recheck_ties(vals, n, p, f, ee, exact: set) -> None:
             return
 
 
-def estimate_worst_cost(n, *, workers: int = 1, epsilon0=None) -> tuple:
+def estimate_worst_cost(n: int, *, workers: int = 1, epsilon0: NumberOrBall | None = None) -> tuple:
     """``(seconds, bytes)``: an *estimate* of the wall time and peak memory of :func:`delta_binary_worst` at
     ``n`` on ``workers`` otherwise idle cores (at 128 bits).  An estimate, not a bound.
 
@@ -1131,7 +1157,6 @@ def _sweep_arb(n: int, p: arb, f: arb, ee: arb, progress: bool, block: int | Non
     Cost per block (K = 64 datasets) O(W log W + W); per ``j`` O(K·range) ball operations (a few dot
     products of length K+1; the range is usually 5 outcomes).
     """
-    from blanket.exact.runtime.progress import Progress
 
     tol = _tau(extra=max(1, int(math.log2(n)) + 1))
     K = block or 64
@@ -1166,7 +1191,7 @@ def _sweep_arb(n: int, p: arb, f: arb, ee: arb, progress: bool, block: int | Non
             ho = ao + bo
             T = arb((at + bt).upper())
             # suffix sums G[i] = sum_{r >= i} Hc[r]
-            G = [None] * (len(Hc) + 1)
+            G: list = [None] * (len(Hc) + 1)
             acc = arb(0)
             G[len(Hc)] = acc
             for r in range(len(Hc) - 1, -1, -1):
@@ -1288,3 +1313,9 @@ def _finish_block_one(hvals, t1, t2, lo, hi, T, ee):
         if t2 >= hi:  # or above it: h(t) <= T there
             best = best.max(_interval(0, Tu))
     return _nonneg(best), best_t
+
+
+# Old private spellings, still imported by modules outside this worktree's remit (issue 15: switch them to the
+# public names, then delete these lines).
+_rr = rr_params
+_forward_single = forward_single

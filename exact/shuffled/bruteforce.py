@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from flint import arb, fmpq
 
 #: largest n accepted by the enumeration
@@ -66,22 +67,29 @@ def shuffled_law(mech: FiniteRandomizer, dataset: Sequence[int]) -> dict:
     k = mech.k_out
     law: dict = {}
     for ys in itertools.product(range(k), repeat=len(data)):
-        prob = fmpq(1)
+        prob: fmpq | arb = fmpq(1)
         for row, y in zip(rows, ys):
             v = row[y]
             prob = v * prob if isinstance(v, arb) else prob * v
         if isinstance(prob, fmpq) and prob == 0:
             continue
-        h = [0] * k
+        counts = [0] * k
         for y in ys:
-            h[y] += 1
-        h = tuple(h)
+            counts[y] += 1
+        h = tuple(counts)
         old = law.get(h)
         law[h] = prob if old is None else (prob + old if isinstance(prob, arb) else old + prob)
     return law
 
 
-def delta_brute(mech: FiniteRandomizer, d1: Sequence[int], d2: Sequence[int], *, epsilon=None, exp_epsilon=None):
+def delta_brute(
+    mech: FiniteRandomizer,
+    d1: Sequence[int],
+    d2: Sequence[int],
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+) -> Enclosure:
     """One direction: ``D_{e^ε}(M(d1) ‖ M(d2)) = Σ_h [P_{d1}(h) − e^ε P_{d2}(h)]_+`` by enumeration.
 
     ``d1`` and ``d2`` are datasets of the same length (not required to be
@@ -93,7 +101,7 @@ def delta_brute(mech: FiniteRandomizer, d1: Sequence[int], d2: Sequence[int], *,
         raise InvalidArgument("d2", f"{len(b)} users", f"must have as many users as d1 ({len(a)})")
     ee = arith.exp_param(epsilon, exp_epsilon)
     P, Q = shuffled_law(mech, a), shuffled_law(mech, b)
-    total = fmpq(0)
+    total: fmpq | arb = fmpq(0)
     for h, p in P.items():
         q = Q.get(h, fmpq(0))
         t = arith.positive_part(p - ee * q)

@@ -83,11 +83,13 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from blanket.exact.runtime.progress import Progress
 from flint import arb, fmpq
 
@@ -224,12 +226,12 @@ def _hockey(law_p: dict, law_q: dict, ee, scale) -> object:
     exact_laws = isinstance(scale, int)
     if exact_laws and isinstance(ee, fmpq):
         u, v = int(ee.p), int(ee.q)
-        s = 0
+        acc = 0
         for h, p in law_p.items():
             t = v * p - u * law_q.get(h, 0)
             if t > 0:
-                s += t
-        return fmpq(s, v * scale)
+                acc += t
+        return fmpq(acc, v * scale)
     eb = arith.ball(ee)
     s = arb(0)
     zero = arb(0)
@@ -295,7 +297,8 @@ def _merge_columns(rows: list) -> list:
 def _distinct_inputs(mech: FiniteRandomizer) -> list[int]:
     """One representative per distinct input row (exact rows compared exactly; ball rows kept all)."""
     rows = mech.matrix()
-    reps, seen = [], []
+    reps: list = []
+    seen: list = []
     for x, r in enumerate(rows):
         if _is_exact_row(r) and any(_is_exact_row(s) and s == r for s in seen):
             continue
@@ -424,7 +427,7 @@ def _law_pairs(mech: FiniteRandomizer, n: int, progress: bool):
     total = math.comb(n - 1 + len(xs) - 1, len(xs) - 1)
     width = len(rows[0])
     with Progress(total, f"{mech.k_in}x{mech.k_out} n={n}", enabled=None if progress else False) as bar:
-        stack = [({(0,) * width: 1}, 0, ())]
+        stack: list[tuple[dict, int, tuple[int, ...]]] = [({(0,) * width: 1}, 0, ())]
         while stack:  # depth-first over non-decreasing sequences: one convolution per multiset
             law, start, prefix = stack.pop()
             if len(prefix) == n - 1:
@@ -448,7 +451,14 @@ def _ee_list(epsilons, exp_epsilons):
     return [_exp_eps(None, e) for e in exp_epsilons]
 
 
-def dataset_deltas_multi(mech: FiniteRandomizer, n, *, epsilons=None, exp_epsilons=None, progress: bool = False):
+def dataset_deltas_multi(
+    mech: FiniteRandomizer,
+    n: int,
+    *,
+    epsilons: Sequence | None = None,
+    exp_epsilons: Sequence | None = None,
+    progress: bool = False,
+) -> list:
     """``[[DatasetDelta for every class and direction] for each ε]``: the laws are built once for all ε.
 
     Complexity: that of one ε (module docstring) plus one hockey-stick sum per
@@ -456,7 +466,7 @@ def dataset_deltas_multi(mech: FiniteRandomizer, n, *, epsilons=None, exp_epsilo
     """
     n = _check_n(n)
     ees = _ee_list(epsilons, exp_epsilons)
-    out = [[] for _ in ees]
+    out: list[list] = [[] for _ in ees]
     for others, pairs, scale in _law_pairs(mech, n, progress):
         for x, x2, p, q in pairs:
             for i, ee in enumerate(ees):
@@ -464,7 +474,14 @@ def dataset_deltas_multi(mech: FiniteRandomizer, n, *, epsilons=None, exp_epsilo
     return out
 
 
-def dataset_deltas(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, progress: bool = False):
+def dataset_deltas(
+    mech: FiniteRandomizer,
+    n: int,
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    progress: bool = False,
+) -> list:
     """Every dataset class and ordered pair with its divergence: a list of :class:`DatasetDelta`.
 
     k-RR: one entry per class ``(a, b, λ)`` and direction (representative
@@ -499,7 +516,14 @@ def _summarise(mech, n, entries) -> WorstCase:
     )
 
 
-def worst_cases(mech: FiniteRandomizer, n, *, epsilons=None, exp_epsilons=None, progress: bool = False) -> list:
+def worst_cases(
+    mech: FiniteRandomizer,
+    n: int,
+    *,
+    epsilons: Sequence | None = None,
+    exp_epsilons: Sequence | None = None,
+    progress: bool = False,
+) -> list:
     """:func:`worst_case` at several ε at once (one :class:`WorstCase` per ε; laws built once)."""
     n = _check_n(n)
     return [
@@ -508,7 +532,14 @@ def worst_cases(mech: FiniteRandomizer, n, *, epsilons=None, exp_epsilons=None, 
     ]
 
 
-def worst_case(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, progress: bool = False) -> WorstCase:
+def worst_case(
+    mech: FiniteRandomizer,
+    n: int,
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    progress: bool = False,
+) -> WorstCase:
     """Exact worst case ``δ_n(ε)`` over all neighbouring datasets (both directions), with a witness pair.
 
     Give ``epsilon`` (exact, ≥ 0; ``e^ε`` becomes a ball) or ``exp_epsilon``
@@ -525,7 +556,16 @@ def worst_case(mech: FiniteRandomizer, n, *, epsilon=None, exp_epsilon=None, pro
     return _summarise(mech, n, dataset_deltas(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, progress=progress))
 
 
-def delta_class(mech: KRR, n, others_a: int, others_b: int, partition=(), *, epsilon=None, exp_epsilon=None):
+def delta_class(
+    mech: KRR,
+    n: int,
+    others_a: int,
+    others_b: int,
+    partition: Sequence[int] = (),
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+) -> Enclosure:
     """k-RR: both directions ``(D(P0‖P1), D(P1‖P0))`` for the class where ``others_a`` others hold 0,
     ``others_b`` hold 1 and the rest hold further values with multiplicities ``partition``.
 
@@ -551,7 +591,15 @@ def delta_class(mech: KRR, n, others_a: int, others_b: int, partition=(), *, eps
     return _krr_class_delta(mech, n, a, b, lam, _exp_eps(epsilon, exp_epsilon))
 
 
-def delta_dataset(mech: FiniteRandomizer, others, x: int, x2: int, *, epsilon=None, exp_epsilon=None):
+def delta_dataset(
+    mech: FiniteRandomizer,
+    others: Sequence[int],
+    x: int,
+    x2: int,
+    *,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+) -> Enclosure:
     """``D_{e^ε}(M(others + [x]) ‖ M(others + [x2]))`` for one explicit dataset pair (no symmetry used).
 
     ``others`` is a list of input values (any order).  Used to re-verify a

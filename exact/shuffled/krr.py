@@ -102,11 +102,17 @@ pair in exact rationals, ``tests/test_krr.py``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from fractions import Fraction
+from math import comb
+from typing import Any
 
+from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, float_bisect
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from blanket.exact.runtime.progress import Progress
 from flint import arb, ctx, fmpq
 
@@ -151,16 +157,6 @@ def _to_ball_mode(x):
     return x
 
 
-def _add(a, b):
-    return b + a if isinstance(b, arb) else a + b
-
-
-def _max(a, b):
-    if isinstance(a, fmpq) and isinstance(b, fmpq):
-        return max(a, b)
-    return arith.ball(a).max(arith.ball(b))
-
-
 def _ee(epsilon, exp_epsilon):
     return arith.exp_param(epsilon, exp_epsilon)
 
@@ -196,7 +192,7 @@ class _Binom:
     def __init__(self, N: int, rho, exact_mode: bool, tol, tables=None):
         self.N, self.rho, self.exact = N, rho, exact_mode
         self.tail = fmpq(0)
-        self._full = None
+        self._full: list | None = None
         self._logs = None
         self._tables = tables  # optional _RatioTables for this rho (speed only)
         if N == 0 or _is_zero(rho):
@@ -424,8 +420,8 @@ def _pair_positive_part(A, uX, X: _Binom, uY, Y: _Binom):
         if exact_guess:
             g = int(tau.floor())
         else:
-            g = -(fA + fuY * (ya + i)) / fuX
-            g = int(g // 1) if abs(g) < 1e15 else X_lo
+            gf = -(fA + fuY * (ya + i)) / fuX
+            g = int(gf // 1) if abs(gf) < 1e15 else X_lo
         xp = min(max(g + 1, X_lo), X_hi + 1)  # smallest x with certainly x > tau
         while xp <= X_hi and not (xp > tau):
             xp += 1
@@ -663,7 +659,7 @@ class _Blocks:
         self.neg = u1 < 0
         fr = _float_of(rho_b)
         self.fr = fr
-        self.yw = None  # Y walkers at the boundaries
+        self.yw: list | None = None  # Y walkers at the boundaries
         self.xb = [None] * len(grid)  # X walkers for H at the boundaries
         self.xm = [None] * (len(grid) + 1)  # X walkers for H at the block means
 
@@ -741,7 +737,7 @@ def _vmax(atoms):
     vmax = fmpq(0)
     for p, v in atoms:
         if not _is_zero(p):
-            vmax = _max(vmax, v)
+            vmax = arith.maximum((vmax, v))
     return vmax
 
 
@@ -835,7 +831,7 @@ def _fast_positive_part(n: int, atoms, tol, blocks=None, level: int = 0):
         Lb = arb(_BERNSTEIN_L)
     lower = arb(0)
     gap = arb(0)
-    walker = None
+    walker: Any = None  # a _TailWalker once the first block starts
     fsdY = (n * (1 - _float_of(ps)) * _float_of(rho_b) * (1 - _float_of(rho_b))) ** 0.5
     if not degenerate and blocks is None:
         blocks = level > 0 or (n <= BLOCKS_MAX_N and fsdY >= _BLOCKS_MIN_SD)
@@ -882,7 +878,7 @@ def _fast_positive_part(n: int, atoms, tol, blocks=None, level: int = 0):
     vmax = fmpq(0)
     for p, v in ((pb, vb), (pt, vt), (pn, vn), (pr, vr)):
         if not _is_zero(p):
-            vmax = _max(vmax, v)
+            vmax = arith.maximum((vmax, v))
     extra = gap
     if not _is_zero(s_tail):
         extra = extra + arith.ball(s_tail) * arith.ball(vmax) * n
@@ -900,13 +896,13 @@ def _weak_count_degenerate(atoms) -> bool:
 
 def expected_positive_part(
     n: int,
-    atoms,
+    atoms: Sequence,
     *,
-    tol=DEFAULT_TOL,
+    tol: Enclosure = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     label: str = "E[(sum V)_+]",
     engine: str | None = None,
-):
+) -> Enclosure:
     """``E[(Σ_{i=1}^n V_i)_+]`` for i.i.d. ``V`` with four atoms ``[(π_b, v_b), (π_t, v_t), (π_{t'}, v_{t'}), (π_r, v_r)]``.
 
     The probabilities must sum to exactly 1 (exact zeros allowed, except
@@ -1007,7 +1003,7 @@ def expected_positive_part(
     vmax = fmpq(0)
     for p, v in ((pb, vb), (pt, vt), (pn, vn), (pr, vr)):
         if not _is_zero(p):
-            vmax = _max(vmax, v)
+            vmax = arith.maximum((vmax, v))
     err = arith.ball(leftout) * arith.ball(vmax) * n
     t = arith.ball(total)
     return t.union(t + err)
@@ -1062,16 +1058,16 @@ def _common(mech, n, epsilon, exp_epsilon):
 
 def delta_krr_family(
     mech: KRR,
-    n,
+    n: int,
     family: str,
     *,
-    epsilon=None,
-    exp_epsilon=None,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
     direction: str | None = None,
-    tol=DEFAULT_TOL,
+    tol: Enclosure = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     engine: str | None = None,
-):
+) -> Enclosure:
     """Exact δ(ε) of shuffled k-RR between the neighbouring datasets of a family (max over both directions).
 
     ``family`` ∈ {"same", "neighbour", "third"} (see the module docstring);
@@ -1117,20 +1113,20 @@ def delta_krr_family(
             n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.k}-RR {family} n={n}", engine=engine
         )
         v = v / n
-        out = v if out is None else _max(out, v)
+        out = v if out is None else arith.maximum((out, v))
     return out
 
 
 def delta_krr_third_lumped(
     mech: KRR,
-    n,
+    n: int,
     *,
-    epsilon=None,
-    exp_epsilon=None,
-    tol=DEFAULT_TOL,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    tol: Enclosure = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     engine: str | None = None,
-):
+) -> Enclosure:
     """The third-value family's δ computed on the lumped statistic (h_x, h_{x'}, rest) — **NOT a valid δ for k ≥ 4**.
 
     Hockey-stick divergence between the laws of ``(h_x, h_{x'})`` under the
@@ -1187,7 +1183,6 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
         law = [((mu[y] - ee * mu2[y]) / w, w) for y, w in enumerate(om) if not _is_zero(w)]
     atoms = [(v, g * w) for v, w in law] + [(fmpq(0), 1 - g)]
     A = len(atoms)
-    from math import comb
 
     if comb(n + A - 1, A - 1) > max_terms:
         raise InvalidArgument(
@@ -1209,26 +1204,26 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
         for c, (v, pi) in zip(cs, atoms):
             if c:
                 prob = prob * pi**c
-                val = _add(val, c * v)
+                val = arith.add(val, c * v)
         if _is_zero(prob):
             continue
-        total = _add(total, prob * arith.positive_part(val))
+        total = arith.add(total, prob * arith.positive_part(val))
     return total / (g * n)
 
 
 def delta_blanket_view(
     mech: FiniteRandomizer,
-    n,
+    n: int,
     *,
-    epsilon=None,
-    exp_epsilon=None,
-    x=None,
-    x2=None,
-    tol=DEFAULT_TOL,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
+    x: int | None = None,
+    x2: int | None = None,
+    tol: Enclosure = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     method: str | None = None,
     engine: str | None = None,
-):
+) -> Enclosure:
     """The exact right-hand side of Balle et al. Lemma 5.3: ``(1/(γn))·E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
 
     ``L_i`` are i.i.d. copies of ``L^ε_{x,x'}`` (docs/reference/blanket.md §4, Lemma 5.3,
@@ -1284,26 +1279,31 @@ def delta_blanket_view(
             n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{k}-RR blanket view n={n}", engine=engine
         )
         return v / (mech.gamma() * n)
-    pairs = [(x, x2)] if x is not None else [(a, b) for a in range(mech.k_in) for b in range(mech.k_in) if a != b]
+    # x given: x2 was checked above to be an input value too
+    pairs = (
+        [(x, x2)]
+        if x is not None and x2 is not None
+        else [(a, b) for a in range(mech.k_in) for b in range(mech.k_in) if a != b]
+    )
     out = None
     for a, b in pairs:
         v = _blanket_view_enumerate(mech, n, a, b, ee)
-        out = v if out is None else _max(out, v)
+        out = v if out is None else arith.maximum((out, v))
     return out
 
 
 # ---------------------------------------------------------------- stronger clones (Feldman–McMillan–Talwar, SODA 2023)
 def delta_stronger_clones(
-    n,
+    n: int,
     *,
-    epsilon0=None,
-    exp_epsilon0=None,
-    epsilon=None,
-    exp_epsilon=None,
+    epsilon0: NumberOrBall | None = None,
+    exp_epsilon0: NumberOrBall | None = None,
+    epsilon: NumberOrBall | None = None,
+    exp_epsilon: NumberOrBall | None = None,
     method: str | None = None,
-    tol=DEFAULT_TOL,
+    tol: Enclosure = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
-):
+) -> Enclosure:
     """``D_{e^ε}(P‖Q)`` for the stronger-clones pair of any ε0-LDP randomizer shuffled among ``n`` users.
 
     ``P = (A + Δ, C − A + 1 − Δ)``, ``Q = (A + 1 − Δ, C − A + Δ)`` with
@@ -1336,11 +1336,11 @@ def delta_stronger_clones(
         raise InvalidArgument(
             "method", method, "needs exact e^{epsilon0} and e^{epsilon} (exp_epsilon0=, exp_epsilon=)"
         )
-    from math import comb
 
     g = fmpq(2) / (e0 + 1)
     pd = e0 / (e0 + 1)
-    P, Q = {}, {}
+    P: dict = {}
+    Q: dict = {}
     for C in range(n):
         pc = comb(n - 1, C) * g**C * (1 - g) ** (n - 1 - C)
         for A in range(C + 1):
@@ -1362,7 +1362,6 @@ VIEWS = ("blanket",) + FAMILIES
 def _gaussian_guess(mech: KRR, n: int, view: str, target: float) -> float | None:
     """A float *guess* of the ε with δ(ε) = target: ``E[(ΣV)_+]`` with ``ΣV`` replaced by a normal law of the same
     mean and variance (only chooses where the certified search evaluates first)."""
-    import math
 
     k = mech.k
     e0 = float(arith.ball(mech.exp_epsilon0()).mid())
@@ -1394,18 +1393,20 @@ def _gaussian_guess(mech: KRR, n: int, view: str, target: float) -> float | None
     lo, hi = 0.0, math.log(e0)
     if not delta(lo) > target:
         return None
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if delta(mid) > target:
-            lo = mid
-        else:
-            hi = mid
+    hi = float_bisect(lambda e: delta(e) > target, lo, hi, 60)
     return hi if 0 < hi < math.log(e0) else None
 
 
 def calibrate_epsilon(
-    mech: KRR, n, delta, *, view: str = "blanket", rel_tol="1e-6", tol=DEFAULT_TOL, engine: str | None = None
-):
+    mech: KRR,
+    n: int,
+    delta: NumberOrBall,
+    *,
+    view: str = "blanket",
+    rel_tol: NumberOrBall = "1e-6",
+    tol: Enclosure = DEFAULT_TOL,
+    engine: str | None = None,
+) -> Bracket:
     """Certified smallest central ε with ``δ(ε) ≤ delta`` for the blanket view or a dataset family of shuffled k-RR.
 
     Returns a :class:`exact.accounting.calibrate.Bracket`: ``upper`` is certified to meet
@@ -1429,9 +1430,6 @@ def calibrate_epsilon(
     >>> 0 < br.lower < br.upper and br.rel_width() <= fmpq(1, 10**6)
     True
     """
-    from fractions import Fraction
-
-    from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta
 
     if view not in VIEWS:
         raise InvalidArgument("view", view, f"must be one of {', '.join(VIEWS)}")

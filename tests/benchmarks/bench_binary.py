@@ -63,7 +63,7 @@ def row_single(n, c, before=False):
     cpu0 = time.process_time()
     if before:
         with arith.precision(128):
-            ee0, p, f = binary._rr(rr)
+            ee0, p, f = binary.rr_params(rr)
             P, F, E = arith.ball(p), arith.ball(f), arith.ball(arith.exp_param(epsilon=eps))
             t = time.perf_counter()
             g, _, T = binary._other_law_ball(P, F, n, c, binary._tau())
@@ -99,7 +99,7 @@ def row_worst(n, workers, before=False):
     with arith.precision(128):
         t = time.perf_counter()
         if before:
-            ee0, p, f = binary._rr(rr)
+            ee0, p, f = binary.rr_params(rr)
             vals = binary._sweep_arb(n, arith.ball(p), arith.ball(f), arith.ball(arith.exp_param(epsilon=eps)), False)
             w = binary._worst_from_values(vals, n)
         else:
