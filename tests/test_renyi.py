@@ -471,3 +471,34 @@ def test_worst_case_limited_recompute_still_encloses(monkeypatch):
         lim = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=1)
     assert full.unresolved == 0 and lim.unresolved > 0
     assert lim.moment.contains(full.moment)
+
+
+@pytest.mark.parametrize("c", [0, 1200, 4999])
+def test_float_route_deep_cutoff_lambda_256_contains_ball_route(c):
+    """λ = 256 (cut-off 2^-426, below the δ engine's 2^-400): the float route is taken (the blocks at
+    c ≈ 1200 used to refuse, their windows reaching the support end with values below 2^-500) and its
+    enclosure contains the ball route's."""
+    mech = BinaryRR(epsilon0="1")
+    n, lam = 10**4, fmpq(256)
+    with precision(128):
+        f1, f0 = xr.float_moments_binary_block(mech, n, c, 1, lam)[0]
+        b1, b0 = xr._moments_binary(mech, n, c, lam, (1, 0))
+        assert f1.contains(b1) and f0.contains(b0)
+        assert f1.rad() < 1e-8 * f1.mid()
+
+
+@pytest.mark.parametrize(
+    "m, q, bits", [(10**4, "0.73", 426), (1152, "0.73", 426), (5000, "0.27", 200), (40, "0.5", 60)]
+)
+def test_float_bounds_tail_is_certified(m, q, bits):
+    """The trimmed window's left-out mass: 1 − (ball sum of the pmf over lo..hi) ≤ tail < tol (independent
+    route: every pmf value by arb.bin_uiui at 600 bits)."""
+    from blanket.exact.laws.binomial import pmf
+
+    tol = fmpq(1, 2**bits)
+    lo, hi, t = xr.float_bounds(m, arb(q), tol)
+    assert t < arb(tol)
+    with precision(600):
+        s = sum((pmf(m, arb(q), k) for k in range(lo, hi + 1)), arb(0))
+        assert (1 - s) <= arb(t.upper()) + arb(2) ** -590
+        assert pmf(m, arb(q), lo) > arb(tol) * arb(2) ** -25 or lo == 0

@@ -70,6 +70,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from blanket.exact.laws import binomial
 from blanket.exact.laws.divergences import Windowed
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
@@ -146,8 +147,9 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
     ``p`` exact (``fmpq``) or a ball in [0, 1].  With exact ``p`` and
     ``N ≤ EXACT_MAX_N`` (or ``tol=None`` and exact ``p``) the whole support is
     returned exactly (``tail = 0``).  Otherwise the window grows from the
-    mode until the geometric tail bound (pmf ratios are decreasing) on each
-    side is below ``tol/2``.  Cost O(W) ball operations for a window of W atoms.
+    mode until a value is below ``tol/4`` (:func:`exact.laws.binomial.window`, the shared engine;
+    the left-out mass is its certified geometric bound, made ``< tol`` by cutting deeper if needed).  Cost O(W) ball operations for a window
+    of W atoms.
 
     >>> binomial_window(3, fmpq(1, 2)).mass
     [1/8, 3/8, 3/8, 1/8]
@@ -172,54 +174,19 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
             return Windowed(mass, 0, fmpq(0))
     if tol is None:
         raise InvalidArgument("tol", None, "must be given for a ball-valued p (windowed binomial)")
-    pb = arith.ball(p)
-    qb = 1 - pb
     if N == 0:
         return Windowed([fmpq(1)], 0, fmpq(0))
-    odds = pb / qb  # p/(1-p)
-    m = int(min(N, max(0, math.floor((N + 1) * float(pb.mid())))))  # window placement only (not certified)
-    lp = (
-        arb(N + 1).lgamma()
-        - arb(m + 1).lgamma()
-        - arb(N - m + 1).lgamma()
-        + (pb.log() * m if m else arb(0))
-        + (qb.log() * (N - m) if N - m else arb(0))
-    )
-    pm = lp.exp()
-    half = arb(tol) / 2
-    inv_odds = 1 / odds
-    # the geometric tail test is done every 8 steps (a slightly wider window, fewer ball comparisons)
-    right = []
-    cur, j = pm, m
-    right_tail = arb(0)
-    while j < N:
-        rho = odds * (N - j) / (j + 1)
-        if (j - m) % 8 == 0 and rho < 1:
-            t = cur * rho / (1 - rho)
-            if t < half:
-                right_tail = t
-                break
-        cur = cur * rho
-        j += 1
-        right.append(cur)
-    left = []
-    cur, j = pm, m
-    left_tail = arb(0)
-    while j > 0:
-        rho = inv_odds * j / (N - j + 1)
-        if (m - j) % 8 == 0 and rho < 1:
-            t = cur * rho / (1 - rho)
-            if t < half:
-                left_tail = t
-                break
-        cur = cur * rho
-        j -= 1
-        left.append(cur)
-    mass = left[::-1] + [pm] + right
-    offset = m - len(left)
+    # the shared engine (route (a)): pmf ratios from the mode, certified geometric tails
+    # (its stopping value is below the cut-off; the geometric tail may be a few times larger: cut deeper then)
+    cut = arb(tol) / 4
+    while True:
+        mass, offset, tail = binomial.window(N, p, cut)
+        if tail < arb(tol):
+            break
+        cut = cut / 16
     if offset == 0 and offset + len(mass) == N + 1:
         return Windowed(mass, 0, fmpq(0))  # the whole support: nothing left out
-    return Windowed(mass, offset, (left_tail + right_tail).upper())
+    return Windowed(mass, offset, tail)
 
 
 # ============================================================ binary RR, any dataset
@@ -403,6 +370,10 @@ FLOAT_MAX_EPS_LAMBDA = 280
 FLOAT_TOL_BITS = 56
 #: datasets per block of the worst-case sweep (one shared convolution per block)
 SWEEP_BLOCK = 64
+#: smallest window cut-off of the float route: λ·log₂ e^{ε0} ≤ FLOAT_MAX_EPS_LAMBDA·log₂ e ≈ 404 plus
+#: FLOAT_TOL_BITS stays above it; window values are still checked ≥ 2^-500 (Lemma 2), and every
+#: product and term is range-checked (Lemma R2), so the proof does not depend on this number
+FLOAT_MIN_TOL = fmpq(1, 2**470)
 #: candidate datasets the worst case recomputes in balls after the pruning (the rest keep their scan bounds)
 RECOMPUTE_MAX = 512
 _TINY = 2.0**-1000
@@ -453,6 +424,69 @@ def _float_checks(mech, lam):
     return keep, flip, lam, k_int, e0
 
 
+def float_bounds(m: int, q, tol) -> tuple:
+    """``(lo, hi, tail)``: a window of Bin(m, q) with certified left-out mass ``tail < tol`` whose edge
+    values are not far below ``tol`` (at least ``tol·2^-24``, so deep cut-offs keep every window value
+    above the float route's 2^-500).  O(log m) arb pmf calls.
+
+    Starts from :func:`exact.laws.binomial.window_bounds` (whose Gaussian estimate overshoots the
+    light binomial tails) and moves each edge inward by bisection to the outermost index whose pmf
+    is ≥ ``tol·2^-24`` (the pmf is unimodal).  The left-out mass beyond the new edge is bounded as in
+    :func:`~exact.laws.binomial.window_bounds` (geometric, decreasing pmf ratios); when that bound is
+    not below ``tol/2`` per side the old edge is kept.
+
+    >>> lo, hi, t = float_bounds(10**4, fmpq(1, 3), fmpq(1, 2**400))
+    >>> 0 < lo < hi < 10**4 and t < arb(2) ** -400
+    True
+    """
+    q = arith.ball(q)
+    lo, hi, T = binomial.window_bounds(m, q, tol)
+    tol_b = arb(arith.exact(tol))
+    floor_v = tol_b * arb(2) ** -24
+    mode = max(lo, min(hi, int(float((arb(m + 1) * q).mid()))))
+    rho = q / (1 - q)
+
+    def big(k):
+        return bool(binomial.pmf(m, q, k) >= floor_v)
+
+    # lowest index in [lo, mode] with pmf >= floor (pmf increasing there)
+    new_lo = lo
+    if not big(lo) and big(mode):
+        a, b = lo, mode  # big(b), not big(a)
+        while b - a > 1:
+            mid = (a + b) // 2
+            a, b = (a, mid) if big(mid) else (mid, b)
+        s_ = fmpq(b - 1, m - b + 2) / rho  # ratio pmf(i-1)/pmf(i) at i = b - 1, increasing in i
+        if b - 1 >= 0 and s_ < 1:
+            t_dn = binomial.pmf(m, q, b - 1) / (1 - s_)
+            if t_dn < tol_b / 2:
+                new_lo = b
+    new_hi = hi
+    if not big(hi) and big(mode):
+        a, b = mode, hi  # big(a), not big(b)
+        while b - a > 1:
+            mid = (a + b) // 2
+            a, b = (mid, b) if big(mid) else (a, mid)
+        r_ = rho * fmpq(m - a - 1, a + 2)  # ratio pmf(i+1)/pmf(i) at i = a + 1, decreasing in i
+        if r_ < 1:
+            t_up = binomial.pmf(m, q, a + 1) / (1 - r_)
+            if t_up < tol_b / 2:
+                new_hi = a
+    if (new_lo, new_hi) == (lo, hi):
+        return lo, hi, T
+    # recertify the whole left-out mass for the chosen edges
+    t = arb(0)
+    if new_lo > 0:
+        s_ = fmpq(new_lo - 1, m - new_lo + 2) / rho
+        t += binomial.pmf(m, q, new_lo - 1) / (1 - s_) if s_ < 1 else arb(1)
+    if new_hi < m:
+        r_ = rho * fmpq(m - new_hi - 1, new_hi + 2)
+        t += binomial.pmf(m, q, new_hi + 1) / (1 - r_) if r_ < 1 else arb(1)
+    if not (t < tol_b):
+        return lo, hi, T
+    return new_lo, new_hi, arb(t.upper())
+
+
 def _float_law(m: int, q, tol):
     """Float window of Bin(m, q) (:func:`exact.laws.binomial.float_window`) trimmed to the support:
     ``(values, offset, rel, tail)``."""
@@ -461,7 +495,7 @@ def _float_law(m: int, q, tol):
 
     if m == 0:
         return np.ones(1), 0, 0.0, arb(0)
-    w = float_window(m, q, tol)
+    w = float_window(m, q, tol, min_tol=FLOAT_MIN_TOL, bounds=float_bounds(m, q, tol))
     vals = w.values
     if w.offset + len(vals) - 1 > m:
         vals = vals[: m - w.offset + 1]
@@ -478,19 +512,19 @@ def _drop_small(G, off: int, rel: float, thr: float):
     import numpy as np
     from blanket.exact.laws.binomial import (
         FloatRouteUnavailable,
-        _ab,
-        _up,
+        exact_ball,
         gamma,
         pairwise_depth,
         pairwise_sum,
         to_ball,
+        up_float,
     )
 
     small = G < thr
     if not small.any():
         return G, off, [arb(0)] * G.shape[0]
     lost = pairwise_sum(np.where(small, G, 0.0))
-    r = _up((1 + _ab(rel)) * (1 + arb(gamma(pairwise_depth(G.shape[1])))) - 1)
+    r = up_float((1 + exact_ball(rel)) * (1 + arb(gamma(pairwise_depth(G.shape[1])))) - 1)
     extra = [arb(to_ball(v, r).upper()) for v in lost]
     G = np.where(small, 0.0, G)
     keep_cols = np.nonzero(G.max(axis=0) > 0)[0]
@@ -514,13 +548,13 @@ def _float_moment_rows(
     import numpy as np
     from blanket.exact.laws.binomial import (
         FloatRouteUnavailable,
-        _ab,
-        _up,
+        exact_ball,
         float_param,
         gamma,
         pairwise_depth,
         pairwise_sum,
         to_ball,
+        up_float,
     )
 
     B, W = G.shape
@@ -547,7 +581,7 @@ def _float_moment_rows(
         Q[dead] = 1.0
     if min(P.min(), Q.min()) < _TINY:
         raise FloatRouteUnavailable("P or Q underflows")
-    rel_PQ = (1 + _ab(rel_g)) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1
+    rel_PQ = (1 + exact_ball(rel_g)) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1
     r = P / Q
     rel_r = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_PQ) - 1
     pw, M = _pow_int(r, k_int)
@@ -568,7 +602,7 @@ def _float_moment_rows(
     s0 = pairwise_sum(t0)
     r1a = (1 + rel_t1) * (1 + depth) - 1
     r0a = (1 + rel_t0) * (1 + depth) - 1
-    r1, r0 = _up(r1a), _up(r0a)
+    r1, r0 = up_float(r1a), up_float(r0a)
     if not (r1 < 1e-6 and r0 < 1e-6):
         raise FloatRouteUnavailable("relative error bound too large")
     if bounds:
@@ -599,7 +633,7 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
     for subnormals and at binade boundaries).  O(B·W) (the edges), O(B) otherwise.
     """
     import numpy as np
-    from blanket.exact.laws.binomial import _up
+    from blanket.exact.laws.binomial import up_float
 
     inf = np.inf
 
@@ -615,21 +649,21 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
         T = np.zeros(B)
         edges = np.zeros(B)
     else:
-        T = np.array([_up(arith.ball(t)) for t in Ts])
+        T = np.array([up_float(arith.ball(t)) for t in Ts])
         edges = np.zeros(B)
-        inv_g = _up(1 / (1 - arb(rel_g)))
+        inv_g = up_float(1 / (1 - arb(rel_g)))
         if not at_lo:
             edges = up(edges + up(G[:, 0] * inv_g))
         if not at_hi:
             edges = up(edges + up(G[:, -1] * inv_g))
     e0b = arith.ball(e0)
-    A = _up(_pow(e0b, lam - 1))
-    Bf = _up((arb(lam) - 1) * _pow(e0b, lam))
+    A = up_float(_pow(e0b, lam - 1))
+    Bf = up_float((arb(lam) - 1) * _pow(e0b, lam))
     upw = up(A * up(up(2.0 * T) + edges))
     dnw = up(Bf * T)
     for s, ra in ((s1, r1a), (s0, r0a)):
-        f_hi = _up(1 / (1 - ra))
-        f_lo = -_up(-(1 / (1 + ra)))
+        f_hi = up_float(1 / (1 - ra))
+        f_lo = -up_float(-(1 / (1 + ra)))
         hi = up(up(s * f_hi) + upw)
         lo = dn(dn(s * f_lo) - dnw)
         out.extend([lo, hi])
@@ -653,7 +687,7 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     for the moments, ``W = O(√(n log(1/tol)))``.
     """
     import numpy as np
-    from blanket.exact.laws.binomial import _ab, _up, gamma
+    from blanket.exact.laws.binomial import exact_ball, gamma, up_float
 
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     n = arith.integer_in(n, "n", lo=1)
@@ -663,7 +697,7 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     a, ao, ra, ta = _float_law(c, keep, tol)
     b, bo, rb, tb = _float_law(n - 1 - c, flip, tol)
     g = np.convolve(a, b)  # Lemma R1
-    rel_g = _up((1 + _ab(ra)) * (1 + _ab(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1)
+    rel_g = up_float((1 + exact_ball(ra)) * (1 + exact_ball(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1)
     G, off, extra = _drop_small(g[None, :], ao + bo, rel_g, float(tol) * 2.0**-8)
     return _float_moment_rows(G, off, rel_g, [ta + tb + extra[0]], n, keep, flip, lam, k_int, e0)[0]
 
@@ -680,7 +714,7 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
     O(B·W) per dataset instead of O(W_a·W_b).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import _ab, _up, bernoulli_rel, float_param, gamma
+    from blanket.exact.laws.binomial import bernoulli_rel, exact_ball, float_param, gamma, up_float
 
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
@@ -690,7 +724,7 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
     a, ao, ra, ta = _float_law(c0, keep, tol)
     b, bo, rb, tb = _float_law(n - c0 - B, flip, tol)
     H = np.convolve(a, b)
-    rel_H = (1 + _ab(ra)) * (1 + _ab(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1
+    rel_H = (1 + exact_ball(ra)) * (1 + exact_ball(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1
     kh, ek = float_param(keep)
     fh, ef = float_param(flip)
     # R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip): step s adds Bernoulli(keep) when s < j, else Bernoulli(flip)
@@ -704,28 +738,28 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
         new[:, : s + 2] = tv * R[:, : s + 2]
         new[:, 1 : s + 2] += sv * R[:, : s + 1]
         R = new
-    rel_R = _ab(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
+    rel_R = exact_ball(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
     WH = len(H)
     G = np.empty((B, WH + B - 1))
     for j in range(B):
         G[j] = np.convolve(R[j], H)
-    rel_g = _up((1 + rel_H) * (1 + rel_R) * (1 + arb(gamma(B))) - 1)  # Lemma R1 (≤ B products per entry)
+    rel_g = up_float((1 + rel_H) * (1 + rel_R) * (1 + arb(gamma(B))) - 1)  # Lemma R1 (≤ B products per entry)
     G, off, extra = _drop_small(G, ao + bo, rel_g, float(tol) * 2.0**-8)
     return _float_moment_rows(G, off, rel_g, [ta + tb + x for x in extra], n, keep, flip, lam, k_int, e0, bounds=bounds)
 
 
 def _down(x) -> float:
     """A binary64 number ≤ the ball or rational ``x``."""
-    from blanket.exact.laws.binomial import _up
+    from blanket.exact.laws.binomial import up_float
 
-    return -_up(-arith.ball(x))
+    return -up_float(-arith.ball(x))
 
 
 def _up_f(x) -> float:
     """A binary64 number ≥ the ball or rational ``x``."""
-    from blanket.exact.laws.binomial import _up
+    from blanket.exact.laws.binomial import up_float
 
-    return _up(arith.ball(x))
+    return up_float(arith.ball(x))
 
 
 def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:

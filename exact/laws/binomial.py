@@ -88,8 +88,12 @@ def gamma(k: int) -> fmpq:
     return k * U / (1 - k * U)
 
 
-def _up(x) -> float:
-    """A binary64 number ≥ the exact rational or ball ``x`` (an upper bound as a float)."""
+def up_float(x) -> float:
+    """A binary64 number ≥ the exact rational or ball ``x`` (an upper bound as a float).  O(1).
+
+    >>> up_float(fmpq(1, 3)) > 1 / 3
+    True
+    """
     if isinstance(x, arb):
         q = arith.endpoints(x)[1]
         num, den = q.numerator, q.denominator
@@ -104,9 +108,18 @@ def _up(x) -> float:
     return math.nextafter(v, math.inf)  # one ulp up covers the rounding of the division
 
 
-def _ab(x: float) -> arb:
-    """The binary64 number ``x`` as an exact ball."""
+def exact_ball(x: float) -> arb:
+    """The binary64 number ``x`` as an exact ball (radius 0).  O(1).
+
+    >>> exact_ball(0.1).rad() == 0
+    True
+    """
     return arb(fmpq(*float(x).as_integer_ratio()))
+
+
+# the module's own short names (kept for its internal use; other modules import the public names)
+_up = up_float
+_ab = exact_ball
 
 
 def _rel_of(b: arb, v: float) -> fmpq:
@@ -295,7 +308,9 @@ def float_param(x) -> tuple:
     return v, _rel_of(b, v)
 
 
-def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: tuple | None = None) -> FloatLaw:
+def float_window(
+    m: int, q, tol, *, segment: int = SEGMENT, bounds: tuple | None = None, min_tol=MIN_FLOAT_TOL
+) -> FloatLaw:
     """Float window of Bin(m, q) (route (b)); see docs/numerics.md, Lemma 2.
 
     Anchors ``b(lo + s·L)`` (``L = segment``) are arb balls (:func:`pmf`)
@@ -304,13 +319,18 @@ def float_window(m: int, q, tol, *, segment: int = SEGMENT, bounds: tuple | None
     ``rel = (1+e_a)(1+e_ρ)^L (1+u)^{3L} − 1``.  Cost: O(W) float
     operations and ``W/L`` arb pmf evaluations (O(log m) multiplications each).
     Raises :class:`FloatRouteUnavailable` outside the proof's range
-    (``m ≥ 2⁵³``, ``tol < 2⁻⁹⁰⁰``, ``q`` not certainly in (0, 1)).
+    (``m ≥ 2⁵³``, ``tol < min_tol``, ``q`` not certainly in (0, 1), a window value below
+    :data:`MIN_FLOAT_VALUE`).  ``min_tol`` (default :data:`MIN_FLOAT_TOL`) only limits the work: the
+    proof rests on the check that every window value is ≥ :data:`MIN_FLOAT_VALUE`, which is made
+    whatever ``tol``; a caller whose later steps tolerate smaller values (the Rényi moments, Lemma R2)
+    may pass a smaller ``min_tol`` (never below :data:`MIN_FLOAT_VALUE`).
     """
     tol = arith.exact(tol)
+    min_tol = max(arith.exact(min_tol), fmpq(1, 2**500))
     if m >= MAX_FLOAT_M:
         raise FloatRouteUnavailable(f"m = {m} >= 2^53")
-    if tol < MIN_FLOAT_TOL:
-        raise FloatRouteUnavailable("tol below 2^-900")
+    if tol < min_tol:
+        raise FloatRouteUnavailable(f"tol below the cut-off limit 2^{-(int(min_tol.q).bit_length() - 1)}")
     q = arith.ball(q)
     if not (q > 0 and q < 1):
         raise FloatRouteUnavailable("q not certainly in (0, 1)")
