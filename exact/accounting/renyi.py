@@ -702,6 +702,25 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     return _float_moment_rows(G, off, rel_g, [ta + tb + extra[0]], n, keep, flip, lam, k_int, e0)[0]
 
 
+def _bernoulli_rows(B: int, kh: float, fh: float):
+    """``R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip)`` for ``j < B`` (complete laws, a ``B × B`` float array): step ``s``
+    adds Bernoulli(keep) when ``s < j``, else Bernoulli(flip) (Lemma 5: relative error
+    ``bernoulli_rel(0, e, B − 1)``).  O(B²)."""
+    import numpy as np
+
+    R = np.zeros((B, B))
+    R[:, 0] = 1.0
+    js = np.arange(B)
+    for s in range(B - 1):
+        sv = np.where(s < js, kh, fh)[:, None]  # probability of a 1 at this step
+        tv = np.where(s < js, fh, kh)[:, None]  # probability of a 0
+        new = np.zeros_like(R)
+        new[:, : s + 2] = tv * R[:, : s + 2]
+        new[:, 1 : s + 2] += sv * R[:, : s + 1]
+        R = new
+    return R
+
+
 def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, bounds: bool = False):
     """``[(E_λ(x=1), E_λ(x=0)) for c in c0..c0+B−1]`` by the float route (b), sharing one convolution.
 
@@ -727,17 +746,7 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
     rel_H = (1 + exact_ball(ra)) * (1 + exact_ball(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1
     kh, ek = float_param(keep)
     fh, ef = float_param(flip)
-    # R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip): step s adds Bernoulli(keep) when s < j, else Bernoulli(flip)
-    R = np.zeros((B, B))
-    R[:, 0] = 1.0
-    js = np.arange(B)
-    for s in range(B - 1):
-        sv = np.where(s < js, kh, fh)[:, None]  # probability of a 1 at this step
-        tv = np.where(s < js, fh, kh)[:, None]  # probability of a 0
-        new = np.zeros_like(R)
-        new[:, : s + 2] = tv * R[:, : s + 2]
-        new[:, 1 : s + 2] += sv * R[:, : s + 1]
-        R = new
+    R = _bernoulli_rows(B, kh, fh)
     rel_R = exact_ball(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
     WH = len(H)
     G = np.empty((B, WH + B - 1))
@@ -746,6 +755,243 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
     rel_g = up_float((1 + rel_H) * (1 + rel_R) * (1 + arb(gamma(B))) - 1)  # Lemma R1 (≤ B products per entry)
     G, off, extra = _drop_small(G, ao + bo, rel_g, float(tol) * 2.0**-8)
     return _float_moment_rows(G, off, rel_g, [ta + tb + x for x in extra], n, keep, flip, lam, k_int, e0, bounds=bounds)
+
+
+# ============================================================ route (b'): the excess E − 1 with an absolute error bound
+# docs/numerics.md, "Rényi moments", Lemmas R5–R7.
+
+#: below this, P̂ or Q̂ is not used for a likelihood ratio; the outcome's term is bounded by its mass (Lemma R7)
+_EXCESS_SMALL = 2.0**-800
+#: absolute allowance for gradual underflow in the excess kernel (Lemma R7)
+_EXCESS_SLACK = fmpq(1, 2**550)
+
+
+def _shift_rows(v, B: int):
+    """``M[s, k] = v[k − s]`` (zero outside), shape ``(B, len(v) + B − 1)``: ``R @ M`` convolves every row of ``R`` with ``v``."""
+    import numpy as np
+
+    W = len(v)
+    pad = np.zeros(W + 2 * (B - 1))
+    pad[B - 1 : B - 1 + W] = v
+    win = np.lib.stride_tricks.sliding_window_view(pad, W + B - 1)
+    return np.ascontiguousarray(win[::-1])
+
+
+def _float_diff_binomial(b, bo: int, rb: float, m: int, q):
+    """``(db, kappa1, kappa2)``: the first difference ``Δb̃(k) = b̃(k−1) − b̃(k)`` of the window ``b̃`` of Bin(m, q)
+    (zero outside ``bo..bo+len(b)−1``; ``db[j]`` is at ``k = bo + j``, ``j = 0..len(b)``) and exact bounds
+    ``|db̂[j] − Δb̃| ≤ kappa1·|db̂[j]| + kappa2·b̂[j]`` (``b̂[len(b)] = 0``), Lemma R5.
+
+    Inside the window ``Δb(k) = b(k)·(k − (m+1)q)/((m−k+1)q)``: the cancellation in ``k − (m+1)q`` is done on
+    exact integers ``k − M`` and the fractional part ``φ = (m+1)q − M`` (a ball rounded once), so the
+    result is accurate relative to ``|Δb|``, not to ``b``.  O(W).
+    """
+    import numpy as np
+    from blanket.exact.laws.binomial import FloatRouteUnavailable, U, exact_ball, float_param, up_float
+
+    W = len(b)
+    db = np.empty(W + 1)
+    db[0] = -b[0]
+    db[W] = b[W - 1]
+    rb_ = exact_ball(rb)
+    edge = rb_ / (1 - rb_)  # |b̂ − b| ≤ rb·b ≤ rb/(1−rb)·b̂ at the two edges
+    if W == 1:
+        return db, up_float(edge), 0.0
+    qb = arith.ball(q)
+    mu = arb(m + 1) * qb
+    M = int(mu.mid().floor().unique_fmpz())
+    phi = mu - M
+    phih = float(phi.mid())
+    e_phi = arb((exact_ball(phih) - phi).abs_upper())
+    qh, e_q = float_param(qb)
+    ks = float(bo) + np.arange(1, W, dtype=np.float64)  # exact integers < 2^53
+    d = (ks - float(M)) - phih  # k − M exact; one rounding
+    den = (float(m) - ks + 1.0) * qh  # (m − k + 1) exact; one rounding
+    db[1:W] = (b[1:W] * d) / den
+    den_min = float(den[-1])  # fl is monotone: the smallest denominator is at k = hi
+    if not den_min > 0:
+        raise FloatRouteUnavailable("binomial difference: empty denominator")
+    u = arb(U)
+    eq = arb(e_q)
+    Phi = (1 + rb_) * (1 + u) ** 2 / ((1 - eq) * (1 - u)) - 1
+    K0 = (1 + eq) * (1 + u) / (1 - rb_)
+    k1 = K0 * (Phi * (1 + u) + u * (1 + Phi)) / (1 - u) ** 2
+    k2 = K0 * e_phi * (1 + 2 * Phi) / exact_ball(den_min)
+    return db, max(up_float(k1), up_float(edge)), up_float(k2)
+
+
+def _geom_pow_sum(r, k: int):
+    """``(S, depth)``: ``S = 1 + r + … + r^{k−1}`` element-wise by binary powering (``S_{2m} = S_m(1 + r^m)``,
+    ``S_{m+1} = S_m + r^m``) and the number of rounding factors any of its monomials carries (Lemma R6).
+    O(log k) numpy passes."""
+    import numpy as np
+
+    w = np.array(r, dtype=np.float64)
+    s = np.ones_like(w)
+    dw, ds = 0, 0
+    for bit in bin(k)[3:]:
+        s = s * (1.0 + w)
+        ds = ds + dw + 2
+        w = w * w
+        dw = 2 * dw + 1
+        if bit == "1":
+            s = s + w
+            ds = max(ds, dw) + 1
+            w = w * r
+            dw = dw + 1
+    return s, ds
+
+
+def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple:
+    """Certified float bounds on the *excess* ``E_λ − 1`` of the datasets ``c0..c0+B−1``:
+    ``(lo1, hi1, lo0, hi0)`` arrays of length ``B`` (direction ``x = 1`` and ``x = 0``), ``lo ≤ E − 1 ≤ hi``.
+
+    The moment ``E ≈ 1`` loses ``E − 1`` to rounding (relative ``10⁻¹²`` on ``E``).  Here
+    ``Q(r^λ − 1) = (P − Q)·(1 + r + … + r^{λ−1})`` with ``P − Q = (keep − flip)·(g(k−1) − g(k))``, and the
+    first difference of the count law ``g`` is computed without cancellation: the closed form for the
+    wider binomial (Lemma R5), then convolutions with the other binomial window and the block's
+    Bernoulli rows (signed sums with an absolute bound, Lemma R6); the window error is the ball route's.
+    Proved (docs/numerics.md, Lemmas R5–R7): the bounds enclose the true excess.  Accuracy about
+    ``10⁻¹³·σ`` relative on ``E − 1`` (``σ² = n·keep·flip``): enough to separate neighbouring datasets.
+    Integer ``λ ≥ 2`` only; raises :class:`exact.laws.binomial.FloatRouteUnavailable` outside the proof.
+    Cost O(W_a·W_b + B²·W + B·W log λ) for the block (three convolutions of the two windows, three
+    ``B × B`` by ``B × W`` products).
+    """
+    import numpy as np
+    from blanket.exact.laws.binomial import (
+        FloatRouteUnavailable,
+        U,
+        bernoulli_rel,
+        exact_ball,
+        float_param,
+        gamma,
+        pairwise_depth,
+        pairwise_sum,
+        to_ball,
+        up_float,
+    )
+
+    keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
+    if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
+        raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
+    if tol is None:
+        tol = float_tol(e0, lam)
+    a, ao, ra, ta = _float_law(c0, keep, tol)
+    mb = n - c0 - B
+    b, bo, rb, tb = _float_law(mb, flip, tol)
+    db, k1, k2 = _float_diff_binomial(b, bo, rb, mb, flip) if mb > 0 else (np.array([-1.0, 1.0]), 0.0, 0.0)
+    H = np.convolve(a, b)
+    dH = np.convolve(a, db)
+    X = np.convolve(a, np.abs(db))
+    u = arb(U)
+    L = max(min(len(a), len(db)), 1)
+    gL = arb(gamma(L))
+    ra_, rb_ = exact_ball(ra), exact_ball(rb)
+    ra1 = ra_ / (1 - ra_)
+    # Lemma R6 (level H): |dH^ − ΔH| ≤ h1·X^ + h2·H^
+    h1 = (gL + ra1 + (1 + ra1) * exact_ball(k1)) / (1 - gL)
+    h2 = (1 + ra1) * exact_ball(k2) / (1 - gL)
+    rel_H = (1 + ra_) * (1 + rb_) * (1 + arb(gamma(max(min(len(a), len(b)), 1)))) - 1
+    kh, ek = float_param(keep)
+    fh, ef = float_param(flip)
+    R = _bernoulli_rows(B, kh, fh)
+    rel_R = exact_ball(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
+    rR1 = rel_R / (1 - rel_R)
+    gB = arb(gamma(B))
+    Hp = np.append(H, 0.0)  # H̃ on k = 0..WH (zero at the top)
+    G = R @ _shift_rows(Hp, B)  # g_c on 0..W (W = WH + B − 1; the last entry is 0)
+    dG = R @ _shift_rows(dH, B)
+    Z = R @ _shift_rows(X, B)
+    rel_g = (1 + rel_H) * (1 + rel_R) * (1 + gB) - 1
+    # level G: |dG^ − ΔG| ≤ z1·Z^ + z2·G^
+    z1 = ((gB + rR1) * (1 + gL) / (1 - gL) + (1 + rR1) * h1) / (1 - gB)
+    z2 = (1 + rR1) * h2 / (1 - gB)
+    W = G.shape[1] - 1
+    off = ao + bo
+    T = arith.ball(ta) + arith.ball(tb)
+    exact_all = T.is_zero()
+    at_lo = exact_all or off == 0
+    at_hi = exact_all or off + W - 1 == n - 1
+    lo_k = 0 if at_lo else 1
+    hi_k = W if at_hi else W - 1
+    b0 = G[:, lo_k : hi_k + 1]  # g(k)
+    Gm = np.zeros_like(G)
+    Gm[:, 1:] = G[:, :-1]
+    b1 = Gm[:, lo_k : hi_k + 1]  # g(k − 1)
+    dGk = dG[:, lo_k : hi_k + 1]
+    Zk = Z[:, lo_k : hi_k + 1]
+    P = b0 * fh + b1 * kh  # x = 1
+    Q = b0 * kh + b1 * fh  # x = 0
+    small = (P < _EXCESS_SMALL) | (Q < _EXCESS_SMALL)
+    P[small] = 1.0
+    Q[small] = 1.0
+    n_small = small.sum(axis=1)
+    e_c = max(ek, ef)
+    rel_g2 = (1 + rel_g) * (1 + arb(fmpq(1, 2**200))) - 1  # gradual underflow upstream of P, Q ≥ 2^-800
+    rel_PQ = (1 + rel_g2) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1
+    rel_r = (1 + rel_PQ) * (1 + u) / (1 - rel_PQ) - 1
+    dh, e_d = float_param(arith.ball(keep) - arith.ball(flip))
+    ed = arb(e_d)
+    z1f, z2f = up_float(z1), up_float(z2)
+    errG = z1f * Zk + z2f * b0
+    depth = arb(gamma(pairwise_depth(b0.shape[1])))
+    e0b = arith.ball(e0)
+    small_b = arb(fmpq(1, 2**799)) * _pow(e0b, lam + 1)
+    out = []
+    for r_arr, sign in ((P / Q, 1.0), (Q / P, -1.0)):
+        S, ds = _geom_pow_sum(r_arr, k_int)
+        rho_S = (1 + rel_r) ** (k_int - 1) * (1 + arb(gamma(ds))) - 1
+        if not (rho_S < arb("1e-6")):
+            raise FloatRouteUnavailable("relative error bound too large")
+        t = (dh * dGk) * S
+        t[small] = 0.0
+        Bv = (dh * errG) * S
+        Bv[small] = 0.0
+        s_sum = sign * pairwise_sum(t)
+        A = pairwise_sum(np.abs(t))
+        Bs = pairwise_sum(Bv)
+        Th = (1 + ed) * (1 + rho_S) * (1 + u) ** 2 - 1
+        Kt = 1 / ((1 - ed) * (1 - rho_S) * (1 - u) ** 2)
+        KB = Kt / (1 - u) ** 2
+        cA = arb(up_float((depth + Th * Kt) / (1 - depth)))
+        cB = arb(up_float((1 + 2 * Th) * KB / (1 - depth)))
+        out.append((s_sum, A, Bs, cA, cB))
+    res = []
+    for s_sum, A, Bs, cA, cB in out:
+        lo_arr, hi_arr = np.empty(B), np.empty(B)
+        for j in range(B):
+            err = cA * exact_ball(A[j]) + cB * exact_ball(Bs[j]) + arb(_EXCESS_SLACK)
+            err += small_b * int(n_small[j])
+            edges = arb(0)
+            if not at_lo:
+                edges += to_ball(G[j, 0], up_float(rel_g))
+            if not at_hi:
+                edges += to_ball(G[j, W - 1], up_float(rel_g))
+            if exact_all:
+                up_w, down_w, missing = arb(0), arb(0), arb(0)
+            else:
+                up_w, down_w = _window_error(T, edges, lam, e0)
+                missing = T + edges  # 1 − Σ Q over the summed range, Lemma R7
+            c = exact_ball(s_sum[j])
+            lo_arr[j] = _down(c - err - arb(missing.upper()) - arb(down_w))
+            hi_arr[j] = _up_f(c + err + arb(up_w))
+        res.extend([lo_arr, hi_arr])
+    return tuple(res)
+
+
+def float_excess_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> list:
+    """``[(E_λ(x=1) − 1, E_λ(x=0) − 1) for c in c0..c0+B−1]`` as balls (:func:`float_excess_block`).
+
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
+    >>> from blanket.exact.numbers.arith import precision
+    >>> with precision(128):
+    ...     e1, e0 = float_excess_binary_block(BinaryRR(epsilon0="1"), 10**5, 0, 1, 2)[0]
+    ...     m1, m0 = moment_binary(BinaryRR(epsilon0="1"), 10**5, 0, order=2, x=1), None
+    >>> bool(e1.contains(m1 - 1)) and float(e1.rad() / e1.mid()) < 1e-8
+    True
+    """
+    lo1, hi1, lo0, hi0 = float_excess_block(mech, n, c0, B, lam, tol=tol)
+    return [(arb(lo1[j]).union(arb(hi1[j])), arb(lo0[j]).union(arb(hi0[j]))) for j in range(B)]
 
 
 def _down(x) -> float:
@@ -899,6 +1145,54 @@ def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
     )
 
 
+def _refine_excess(mech, n: int, lam, survivors: list, *, progress=None) -> list:
+    """Second pruning of the worst-case sweep on the excess ``E − 1``.
+
+    ``survivors``: ``(lo, hi, c, x)`` with float bounds on ``E`` from the scan.  Returns ``(hi', c, x)``
+    with ``hi'`` a certified float upper end of ``E − 1`` for those whose upper end reaches the largest
+    certified lower end of ``E − 1``.  Integer λ: the survivors' blocks are recomputed by
+    :func:`float_excess_block` (each bound intersected with the scan's; where the float route refuses,
+    the scan's bounds minus 1, rounded outward, are kept).  Cost O(W_a·W_b + B²·W) per block of
+    :data:`SWEEP_BLOCK` survivors.
+    """
+    import numpy as np
+    from blanket.exact.laws.binomial import FloatRouteUnavailable
+
+    inf = np.inf
+    bounds = {
+        (c, x): (float(np.nextafter(lo - 1.0, -inf)), float(np.nextafter(hi - 1.0, inf))) for lo, hi, c, x in survivors
+    }
+    if _int_order(lam) is not None and len(survivors) > 2:
+        cs = sorted({c for _, _, c, _ in survivors})
+        blocks = []
+        i = 0
+        while i < len(cs):
+            c0 = cs[i]
+            j = i
+            while j + 1 < len(cs) and cs[j + 1] < c0 + SWEEP_BLOCK:
+                j += 1
+            blocks.append((c0, cs[j] - c0 + 1))
+            i = j + 1
+        with Progress(
+            len(blocks), f"Rényi worst case, n = {n}: excess E - 1 of {len(cs)} candidate datasets", enabled=progress
+        ) as bar:
+            for c0, B in blocks:
+                try:
+                    lo1, hi1, lo0, hi0 = float_excess_block(mech, n, c0, B, lam)
+                except FloatRouteUnavailable:
+                    bar.update(1)
+                    continue
+                for j in range(B):
+                    for x, lo_, hi_ in ((1, lo1[j], hi1[j]), (0, lo0[j], hi0[j])):
+                        key = (c0 + j, x)
+                        if key in bounds:
+                            a, b = bounds[key]
+                            bounds[key] = (max(a, float(lo_)), min(b, float(hi_)))
+                bar.update(1)
+    best = max(lo for lo, _ in bounds.values())
+    return [(hi, c, x) for (c, x), (lo, hi) in bounds.items() if hi >= best]
+
+
 def renyi_binary_worst(
     mech,
     n: int,
@@ -987,9 +1281,12 @@ def renyi_binary_worst(
         )
     best_lo = max(float(lo.max()) for _, lo, _ in parts)
     survivors = []
-    for start, _lo, hi in parts:
+    for start, lo, hi in parts:
         for i, x in zip(*np.nonzero(hi >= best_lo)):
-            survivors.append((float(hi[i, x]), start + int(i), int(x)))
+            survivors.append((float(lo[i, x]), float(hi[i, x]), start + int(i), int(x)))
+    # second pruning on the excess E − 1 (the scan's E ≈ 1 cannot separate datasets at large n);
+    # survivors' keys become certified float upper ends of E − 1
+    survivors = _refine_excess(mech, n, lam, survivors, progress=progress)
     # the candidates with the largest upper ends first; beyond `recompute_max` of them the scan's own
     # (certified, wider) upper ends enter the maximum instead of a recomputation
     survivors.sort(key=lambda t: (-t[0], t[1], -t[2]))
@@ -1006,10 +1303,10 @@ def renyi_binary_worst(
                 bar.update(1)
         m = _max_ball([r[0] for r in results])
         if rest:
-            hi_rest = max(h for h, _, _ in rest)
+            hi_rest = 1 + arb(max(h for h, _, _ in rest))  # the keys are upper ends of E − 1 (exact sum in arb)
             m = arith.ball(m)
-            if not (arb(hi_rest) <= m.upper()):
-                m = m.union(arb(m.lower()).union(arb(hi_rest)))
+            if not (hi_rest <= m.upper()):
+                m = m.union(arb(m.lower()).union(hi_rest))
         if rest:  # the maximiser is not resolved: name a dataset with the largest certified lower end
             top = max(results, key=lambda r: arith.ball(r[0]).lower())
         else:
