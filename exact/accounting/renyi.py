@@ -47,16 +47,20 @@ in-window values of the convolved count law are under-estimates, which
 also widens the ball downwards by ``(λ−1)e^{ε0λ}·tail`` (convexity of
 ``P^λ Q^{1−λ}``; see :func:`_binary_window_error`).
 
-Design note: ``exact.shuffled.binary`` (the foundation's δ engine) has its own
-count-law routines (``count_law``, and a chained sweep over ``c`` for the
-worst case); this module keeps a separate, smaller engine because the Rényi
-moment needs both directions of every dataset in one pass and a different
-tail rule (left-out terms weighted by ``e^{ε0(λ−1)}``).  Unifying the two
-sweeps is future work.
+Engines.  Binomial windows come from the shared windowed-law engine
+:mod:`exact.laws.binomial` (ball windows :func:`~exact.laws.binomial.window`,
+float windows :func:`~exact.laws.binomial.float_window`); this module adds
+what the Rényi moment needs on top: both directions of every dataset in one
+pass, the tail rule (left-out terms weighted by ``e^{ε0(λ−1)}``), the float
+moment kernels (docs/numerics.md, Lemmas R1–R4) and the *excess* kernel for
+``E − 1`` (Lemmas R5–R7), which separates datasets whose moments agree to
+``10⁻¹²``.  The worst case prunes twice: on ``E`` (every dataset, cheap), then
+on ``E − 1`` (the survivors' blocks), and computes the few left in balls.
 
 Complexities: one binary dataset O(W log W) with ``W = O(√(n·log(1/tol)))``
 window width (the two binomial windows, their ``arb_poly`` product, the
-moment sum); the worst case O(n·W); k-RR *same*/*neighbour* O(W²), *third*
+moment sum); the worst case O(n·W) (plus O(W_a·W_b) per block of survivors of the first pruning);
+k-RR *same*/*neighbour* O(W²), *third*
 O(W²) for k = 3 and O(W³) for k ≥ 4.
 
 >>> from blanket.exact.mechanisms.finite import BinaryRR
@@ -1214,16 +1218,19 @@ def renyi_binary_worst(
     route (b) in blocks sharing one convolution,
     :func:`float_moments_binary_block`; otherwise balls at ``scan_prec``
     bits); those whose upper end is below the largest certified lower end
-    cannot be the maximum; the rest are recomputed by the ball route at the
+    cannot be the maximum; for integer λ the survivors' blocks are then
+    enclosed again on the excess ``E − 1`` (:func:`float_excess_block`, about
+    ``10⁻¹³·√n`` relative on ``E − 1`` instead of ``10⁻¹²`` on ``E``) and pruned
+    again (:func:`_refine_excess`); the rest are recomputed by the ball route at the
     caller's precision.  The returned value is the max of enclosures, so it
     encloses the true maximum; ``c``/``x`` name the dataset whose enclosure
     has the largest upper end (with unresolved candidates, see below: the
     recomputed dataset with the largest lower end).  At most ``recompute_max`` candidates are
     recomputed (largest upper ends first); when more survive the pruning
     (at large n many datasets near c = 0 differ by less than the scan's
-    width), the others' certified scan upper ends enter the maximum, so the
-    enclosure stays certified but is only as narrow as the scan (about
-    10⁻¹² relative on the moment); ``RenyiValue.unresolved`` counts them.
+    width), the others' certified upper ends enter the maximum, so the
+    enclosure stays certified but is only as narrow as the pruning's bounds;
+    ``RenyiValue.unresolved`` counts them.
 
     The scan is split into independent blocks of ``c`` (``task_size``
     datasets each) run by :func:`exact.runtime.executors.map_blocks`: ``workers``

@@ -68,6 +68,10 @@ def _one(eps0, n, c, order, route):
         if route == "ball":
             r = xr.renyi_binary(mech, n, c, order=order)
             return float(r.value.mid()), rel(r.value)
+        if route == "excess":
+            e1, e0 = xr.float_excess_binary_block(mech, n, c, 1, xr.parse_order(order))[0]
+            m = e1.max(e0)
+            return float(m.mid()), f"{float(m.rad() / m.mid()):.1e} (of E-1)"
         m1, m0 = xr.float_moments_binary(mech, n, c, xr.parse_order(order))
         m = m1.max(m0)
         return float(m.mid()), f"{float(m.rad() / (m - 1).mid()):.1e} (of E-1)"
@@ -75,11 +79,11 @@ def _one(eps0, n, c, order, route):
 
 def one_dataset(ns, order="2", eps0="1", route="ball"):
     print(f"\nbinary RR, one dataset, both directions (epsilon0 = {eps0}, lambda = {order}), {route} route, 128 bits")
-    head = "D_lambda" if route == "ball" else "moment E"
+    head = {"ball": "D_lambda", "float": "moment E", "excess": "E - 1"}[route]
     print(f"{'n':>11} {'c':>10} {'seconds':>8} {head:>12} {'rel.width':>18} {'RSS MB':>7}")
     for n in ns:
         for c in (0, n // 3):
-            if route == "float" and c and n > 10**7:
+            if route in ("float", "excess") and c and n > 10**7:
                 continue  # O(W_a W_b) convolution: the float route is the sweep's kernel, not the one-dataset route
             dt, (v, w), rss = isolated(_one, eps0, n, c, order, route)
             print(f"{n:>11} {c:>10} {dt:>8.3f} {v:>12.4e} {w:>18} {rss:>7}")
@@ -89,7 +93,7 @@ def _worst(eps0, n, order, workers):
     mech = BinaryRR(epsilon0=eps0)
     with arith.precision(128):
         r = xr.renyi_binary_worst(mech, n, order=order, workers=workers, progress=False)
-        return r.c, float(r.value.mid()), rel(r.value)
+        return r.c, float(r.value.mid()), rel(r.value), r.unresolved
 
 
 def worst(ns, order="2", eps0="1", workers=2):
@@ -97,10 +101,10 @@ def worst(ns, order="2", eps0="1", workers=2):
         f"\nbinary RR, worst case over all datasets (epsilon0 = {eps0}, lambda = {order}), {workers} worker(s), 128 bits"
         " (float scan in blocks + pruning + ball route for the candidates)"
     )
-    print(f"{'n':>9} {'seconds':>8} {'c*':>6} {'D_lambda':>12} {'rel.width':>9} {'RSS MB':>7}")
+    print(f"{'n':>9} {'seconds':>8} {'c*':>6} {'D_lambda':>12} {'rel.width':>9} {'unresolved':>10} {'RSS MB':>7}")
     for n in ns:
-        dt, (c, v, w), rss = isolated(_worst, eps0, n, order, workers)
-        print(f"{n:>9} {dt:>8.2f} {c:>6} {v:>12.4e} {w:>9} {rss:>7}")
+        dt, (c, v, w, unres), rss = isolated(_worst, eps0, n, order, workers)
+        print(f"{n:>9} {dt:>8.2f} {c:>6} {v:>12.4e} {w:>9} {unres:>10} {rss:>7}")
 
 
 def _family(k, fam, n, order, eps0):
@@ -163,6 +167,7 @@ def main():
     if a.quick:
         one_dataset([10**4, 10**6])
         one_dataset([10**6], route="float")
+        one_dataset([10**6], route="excess")
         worst([1000, 10**4], workers=a.workers)
         cli_delta([10**4], workers=a.workers)
         families([(3, "same", 1000), (3, "third", 300), (10, "third", 100)])
@@ -170,6 +175,7 @@ def main():
     one_dataset([10**4, 10**6, 10**9])
     one_dataset([10**6], order="5/2")
     one_dataset([10**6, 10**9], route="float")
+    one_dataset([10**6, 10**9], route="excess")
     worst([1000, 10**4, 10**5] + ([10**6] if a.full else []), workers=a.workers)
     worst([10**4], order="64", workers=a.workers)
     cli_delta([10**4, 10**5], workers=a.workers)
