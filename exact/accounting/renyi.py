@@ -1149,7 +1149,18 @@ def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
     )
 
 
-def _refine_excess(mech, n: int, lam, survivors: list, *, progress=None) -> list:
+def _excess_task(mech, n: int, lam, c0: int, B: int):
+    """One block of the second pruning (module level: shipped to worker processes / a Dask cluster):
+    ``(c0, lo1, hi1, lo0, hi0)`` from :func:`float_excess_block`, or ``None`` where the float route refuses."""
+    from blanket.exact.laws.binomial import FloatRouteUnavailable
+
+    try:
+        return (c0, *float_excess_block(mech, n, c0, B, lam))
+    except FloatRouteUnavailable:
+        return None
+
+
+def _refine_excess(mech, n: int, lam, survivors: list, *, progress=None, workers=None, scheduler=None) -> list:
     """Second pruning of the worst-case sweep on the excess ``E − 1``.
 
     ``survivors``: ``(lo, hi, c, x)`` with float bounds on ``E`` from the scan.  Returns ``(hi', c, x)``
@@ -1157,10 +1168,10 @@ def _refine_excess(mech, n: int, lam, survivors: list, *, progress=None) -> list
     certified lower end of ``E − 1``.  Integer λ: the survivors' blocks are recomputed by
     :func:`float_excess_block` (each bound intersected with the scan's; where the float route refuses,
     the scan's bounds minus 1, rounded outward, are kept).  Cost O(W_a·W_b + B²·W) per block of
-    :data:`SWEEP_BLOCK` survivors.
+    :data:`SWEEP_BLOCK` survivors; the blocks run through :func:`exact.runtime.executors.map_blocks`
+    (``workers`` local processes or a Dask ``scheduler``, as the scan).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     inf = np.inf
     bounds = {
@@ -1177,22 +1188,27 @@ def _refine_excess(mech, n: int, lam, survivors: list, *, progress=None) -> list
                 j += 1
             blocks.append((c0, cs[j] - c0 + 1))
             i = j + 1
-        with Progress(
-            len(blocks), f"Rényi worst case, n = {n}: excess E - 1 of {len(cs)} candidate datasets", enabled=progress
-        ) as bar:
-            for c0, B in blocks:
-                try:
-                    lo1, hi1, lo0, hi0 = float_excess_block(mech, n, c0, B, lam)
-                except FloatRouteUnavailable:
-                    bar.update(1)
-                    continue
-                for j in range(B):
-                    for x, lo_, hi_ in ((1, lo1[j], hi1[j]), (0, lo0[j], hi0[j])):
-                        key = (c0 + j, x)
-                        if key in bounds:
-                            a, b = bounds[key]
-                            bounds[key] = (max(a, float(lo_)), min(b, float(hi_)))
-                bar.update(1)
+        from blanket.exact.runtime.executors import map_blocks
+
+        parts = map_blocks(
+            _excess_task,
+            [(mech, n, lam, c0, B) for c0, B in blocks],
+            workers=workers if len(blocks) > 1 else 1,
+            scheduler=scheduler,
+            progress=progress,
+            desc=f"Rényi worst case, n = {n}: excess E - 1 of {len(cs)} candidate datasets",
+            sizes=[B for _, B in blocks],
+        )
+        for part in parts:
+            if part is None:  # the float route refused: the scan's bounds stay
+                continue
+            c0, lo1, hi1, lo0, hi0 = part
+            for j in range(len(lo1)):
+                for x, lo_, hi_ in ((1, lo1[j], hi1[j]), (0, lo0[j], hi0[j])):
+                    key = (c0 + j, x)
+                    if key in bounds:
+                        a, b = bounds[key]
+                        bounds[key] = (max(a, float(lo_)), min(b, float(hi_)))
     best = max(lo for lo, _ in bounds.values())
     return [(hi, c, x) for (c, x), (lo, hi) in bounds.items() if hi >= best]
 
@@ -1293,7 +1309,8 @@ def renyi_binary_worst(
             survivors.append((float(lo[i, x]), float(hi[i, x]), start + int(i), int(x)))
     # second pruning on the excess E − 1 (the scan's E ≈ 1 cannot separate datasets at large n);
     # survivors' keys become certified float upper ends of E − 1
-    survivors = _refine_excess(mech, n, lam, survivors, progress=progress)
+    with arith.precision(max(final_prec, 128)):
+        survivors = _refine_excess(mech, n, lam, survivors, progress=progress, workers=workers, scheduler=scheduler)
     # the candidates with the largest upper ends first; beyond `recompute_max` of them the scan's own
     # (certified, wider) upper ends enter the maximum instead of a recomputation
     survivors.sort(key=lambda t: (-t[0], t[1], -t[2]))
