@@ -871,7 +871,6 @@ def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple
         gamma,
         pairwise_depth,
         pairwise_sum,
-        to_ball,
         up_float,
     )
 
@@ -960,26 +959,41 @@ def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple
         cA = arb(up_float((depth + Th * Kt) / (1 - depth)))
         cB = arb(up_float((1 + 2 * Th) * KB / (1 - depth)))
         out.append((s_sum, A, Bs, cA, cB))
+    # Lemma R7 (iv), evaluated on arrays with every operation rounded outward (as in Lemma R4)
+    inf = np.inf
+
+    def upr(x):
+        return np.nextafter(x, inf)
+
+    def dnr(x):
+        return np.nextafter(x, -inf)
+
+    small_f = up_float(small_b)
+    slack_f = up_float(arb(_EXCESS_SLACK))
+    edges = np.zeros(B)
+    if not exact_all:
+        inv_g = up_float(1 / (1 - rel_g))
+        if not at_lo:
+            edges = upr(edges + upr(G[:, 0] * inv_g))
+        if not at_hi:
+            edges = upr(edges + upr(G[:, W - 1] * inv_g))
+        T_f = up_float(T)
+        A_e = up_float(_pow(e0b, lam - 1))
+        B_e = up_float((arb(lam) - 1) * _pow(e0b, lam))
+        up_w = upr(A_e * upr(upr(2.0 * T_f) + edges))
+        down_w = np.full(B, upr(B_e * T_f))
+        missing = upr(T_f + edges)
+    else:
+        up_w = down_w = missing = np.zeros(B)
     res = []
     for s_sum, A, Bs, cA, cB in out:
-        lo_arr, hi_arr = np.empty(B), np.empty(B)
-        for j in range(B):
-            err = cA * exact_ball(A[j]) + cB * exact_ball(Bs[j]) + arb(_EXCESS_SLACK)
-            err += small_b * int(n_small[j])
-            edges = arb(0)
-            if not at_lo:
-                edges += to_ball(G[j, 0], up_float(rel_g))
-            if not at_hi:
-                edges += to_ball(G[j, W - 1], up_float(rel_g))
-            if exact_all:
-                up_w, down_w, missing = arb(0), arb(0), arb(0)
-            else:
-                up_w, down_w = _window_error(T, edges, lam, e0)
-                missing = T + edges  # 1 − Σ Q over the summed range, Lemma R7
-            c = exact_ball(s_sum[j])
-            lo_arr[j] = _down(c - err - arb(missing.upper()) - arb(down_w))
-            hi_arr[j] = _up_f(c + err + arb(up_w))
-        res.extend([lo_arr, hi_arr])
+        err = upr(up_float(cA) * A)
+        err = upr(err + upr(up_float(cB) * Bs))
+        err = upr(err + upr(small_f * n_small.astype(np.float64)))
+        err = upr(err + slack_f)
+        hi = upr(upr(s_sum + err) + up_w)
+        lo = dnr(dnr(dnr(s_sum - err) - missing) - down_w)
+        res.extend([lo, hi])
     return tuple(res)
 
 
