@@ -54,12 +54,12 @@ what the Rényi moment needs on top: both directions of every dataset in one
 pass, the tail rule (left-out terms weighted by ``e^{ε0(λ−1)}``), the float
 moment kernels (docs/numerics.md, Lemmas R1–R4) and the *excess* kernel for
 ``E − 1`` (Lemmas R5–R7), which separates datasets whose moments agree to
-``10⁻¹²``.  The worst case prunes twice: on ``E`` (every dataset, cheap), then
-on ``E − 1`` (the survivors' blocks), and computes the few left in balls.
+``10⁻¹²``.  The worst case scans every dataset with the excess kernel, prunes on
+``E − 1`` and computes the few datasets left in balls.
 
 Complexities: one binary dataset O(W log W) with ``W = O(√(n·log(1/tol)))``
 window width (the two binomial windows, their ``arb_poly`` product, the
-moment sum); the worst case O(n·W) (plus O(W_a·W_b) per block of survivors of the first pruning);
+moment sum); the worst case O(n·B·W) float operations (blocks of B datasets);
 k-RR *same*/*neighbour* O(W²), *third*
 O(W²) for k = 3 and O(W³) for k ≥ 4.
 
@@ -1030,13 +1030,16 @@ def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:
     """One block of the worst-case sweep (module level: shipped to worker processes / a Dask cluster).
 
     Returns ``(start, lo, hi)``: float arrays of shape ``(stop − start, 2)`` (column ``x`` = the
-    direction) with ``lo ≤ E_λ(c, x) ≤ hi`` (outward-rounded ends of certified enclosures).  Integer
-    λ: the float route (b) in sub-blocks of :data:`SWEEP_BLOCK`; otherwise, or where the float
-    route's proof does not apply, the ball route at the current precision.
+    direction) with ``lo ≤ E_λ(c, x) − 1 ≤ hi`` (outward-rounded ends of certified enclosures of the
+    *excess*).  Integer λ: the excess kernel (:func:`float_excess_block`, Lemmas R5–R7) in sub-blocks
+    of :data:`SWEEP_BLOCK`; where it refuses, the moment kernel (:func:`float_moments_binary_block`,
+    its bounds minus 1 rounded outward); otherwise, or where neither float proof applies, the ball
+    route at the current precision (``E − 1`` in ball arithmetic).
     """
     import numpy as np
     from blanket.exact.laws.binomial import FloatRouteUnavailable
 
+    inf = np.inf
     lo = np.empty((stop - start, 2))
     hi = np.empty((stop - start, 2))
     c = start
@@ -1044,13 +1047,19 @@ def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:
         B = min(SWEEP_BLOCK, stop - c)
         i = c - start
         try:
-            lo1, hi1, lo0, hi0 = float_moments_binary_block(mech, n, c, B, lam, bounds=True)
-            lo[i : i + B, 1], hi[i : i + B, 1], lo[i : i + B, 0], hi[i : i + B, 0] = lo1, hi1, lo0, hi0
+            lo1, hi1, lo0, hi0 = float_excess_block(mech, n, c, B, lam)
         except FloatRouteUnavailable:
-            for j, cc in enumerate(range(c, c + B)):
-                m1, m0 = _moments_binary(mech, n, cc, lam, (1, 0))
-                lo[i + j, 1], hi[i + j, 1] = _down(m1), _up_f(m1)
-                lo[i + j, 0], hi[i + j, 0] = _down(m0), _up_f(m0)
+            try:
+                lo1, hi1, lo0, hi0 = float_moments_binary_block(mech, n, c, B, lam, bounds=True)
+                lo1, lo0 = (np.nextafter(v - 1.0, -inf) for v in (lo1, lo0))
+                hi1, hi0 = (np.nextafter(v - 1.0, inf) for v in (hi1, hi0))
+            except FloatRouteUnavailable:
+                lo1, hi1, lo0, hi0 = (np.empty(B) for _ in range(4))
+                for j, cc in enumerate(range(c, c + B)):
+                    m1, m0 = _moments_binary(mech, n, cc, lam, (1, 0))
+                    x1, x0 = arith.ball(m1) - 1, arith.ball(m0) - 1
+                    lo1[j], hi1[j], lo0[j], hi0[j] = _down(x1), _up_f(x1), _down(x0), _up_f(x0)
+        lo[i : i + B, 1], hi[i : i + B, 1], lo[i : i + B, 0], hi[i : i + B, 0] = lo1, hi1, lo0, hi0
         c += B
     return start, lo, hi
 
@@ -1163,70 +1172,6 @@ def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
     )
 
 
-def _excess_task(mech, n: int, lam, c0: int, B: int):
-    """One block of the second pruning (module level: shipped to worker processes / a Dask cluster):
-    ``(c0, lo1, hi1, lo0, hi0)`` from :func:`float_excess_block`, or ``None`` where the float route refuses."""
-    from blanket.exact.laws.binomial import FloatRouteUnavailable
-
-    try:
-        return (c0, *float_excess_block(mech, n, c0, B, lam))
-    except FloatRouteUnavailable:
-        return None
-
-
-def _refine_excess(mech, n: int, lam, survivors: list, *, progress=None, workers=None, scheduler=None) -> list:
-    """Second pruning of the worst-case sweep on the excess ``E − 1``.
-
-    ``survivors``: ``(lo, hi, c, x)`` with float bounds on ``E`` from the scan.  Returns ``(hi', c, x)``
-    with ``hi'`` a certified float upper end of ``E − 1`` for those whose upper end reaches the largest
-    certified lower end of ``E − 1``.  Integer λ: the survivors' blocks are recomputed by
-    :func:`float_excess_block` (each bound intersected with the scan's; where the float route refuses,
-    the scan's bounds minus 1, rounded outward, are kept).  Cost O(W_a·W_b + B²·W) per block of
-    :data:`SWEEP_BLOCK` survivors; the blocks run through :func:`exact.runtime.executors.map_blocks`
-    (``workers`` local processes or a Dask ``scheduler``, as the scan).
-    """
-    import numpy as np
-
-    inf = np.inf
-    bounds = {
-        (c, x): (float(np.nextafter(lo - 1.0, -inf)), float(np.nextafter(hi - 1.0, inf))) for lo, hi, c, x in survivors
-    }
-    if _int_order(lam) is not None and len(survivors) > 2:
-        cs = sorted({c for _, _, c, _ in survivors})
-        blocks = []
-        i = 0
-        while i < len(cs):
-            c0 = cs[i]
-            j = i
-            while j + 1 < len(cs) and cs[j + 1] < c0 + SWEEP_BLOCK:
-                j += 1
-            blocks.append((c0, cs[j] - c0 + 1))
-            i = j + 1
-        from blanket.exact.runtime.executors import map_blocks
-
-        parts = map_blocks(
-            _excess_task,
-            [(mech, n, lam, c0, B) for c0, B in blocks],
-            workers=workers if len(blocks) > 1 else 1,
-            scheduler=scheduler,
-            progress=progress,
-            desc=f"Rényi worst case, n = {n}: excess E - 1 of {len(cs)} candidate datasets",
-            sizes=[B for _, B in blocks],
-        )
-        for part in parts:
-            if part is None:  # the float route refused: the scan's bounds stay
-                continue
-            c0, lo1, hi1, lo0, hi0 = part
-            for j in range(len(lo1)):
-                for x, lo_, hi_ in ((1, lo1[j], hi1[j]), (0, lo0[j], hi0[j])):
-                    key = (c0 + j, x)
-                    if key in bounds:
-                        a, b = bounds[key]
-                        bounds[key] = (max(a, float(lo_)), min(b, float(hi_)))
-    best = max(lo for lo, _ in bounds.values())
-    return [(hi, c, x) for (c, x), (lo, hi) in bounds.items() if hi >= best]
-
-
 def renyi_binary_worst(
     mech,
     n: int,
@@ -1244,14 +1189,13 @@ def renyi_binary_worst(
     Datasets are determined by ``c`` (ones among the others) and the
     direction; flipping 0↔1 maps ``(c, x)`` to ``(n−1−c, 1−x)`` so
     ``c ≤ ⌊(n−1)/2⌋`` with both directions covers all.  Rigorous pruning:
-    every ``c`` is first enclosed cheaply (the *scan*: integer λ by the float
-    route (b) in blocks sharing one convolution,
-    :func:`float_moments_binary_block`; otherwise balls at ``scan_prec``
-    bits); those whose upper end is below the largest certified lower end
-    cannot be the maximum; for integer λ the survivors' blocks are then
-    enclosed again on the excess ``E − 1`` (:func:`float_excess_block`, about
-    ``10⁻¹³·√n`` relative on ``E − 1`` instead of ``10⁻¹²`` on ``E``) and pruned
-    again (:func:`_refine_excess`); the rest are recomputed by the ball route at the
+    every ``c`` is first enclosed cheaply (the *scan*, on the excess ``E − 1``:
+    integer λ by the float excess kernel in blocks sharing one convolution,
+    :func:`float_excess_block`, about ``10⁻¹³·√n`` relative on ``E − 1`` — the
+    moment itself, ``E ≈ 1``, would keep only ``10⁻¹²/(E − 1)``, too little to
+    separate datasets at large n; otherwise balls at ``scan_prec`` bits);
+    those whose upper end is below the largest certified lower end
+    cannot be the maximum; the rest are recomputed by the ball route at the
     caller's precision.  The returned value is the max of enclosures, so it
     encloses the true maximum; ``c``/``x`` name the dataset whose enclosure
     has the largest upper end (with unresolved candidates, see below: the
@@ -1317,14 +1261,10 @@ def renyi_binary_worst(
             sizes=[b - a for a, b in ranges],
         )
     best_lo = max(float(lo.max()) for _, lo, _ in parts)
-    survivors = []
-    for start, lo, hi in parts:
+    survivors = []  # (certified upper end of E − 1, c, x)
+    for start, _lo, hi in parts:
         for i, x in zip(*np.nonzero(hi >= best_lo)):
-            survivors.append((float(lo[i, x]), float(hi[i, x]), start + int(i), int(x)))
-    # second pruning on the excess E − 1 (the scan's E ≈ 1 cannot separate datasets at large n);
-    # survivors' keys become certified float upper ends of E − 1
-    with arith.precision(max(final_prec, 128)):
-        survivors = _refine_excess(mech, n, lam, survivors, progress=progress, workers=workers, scheduler=scheduler)
+            survivors.append((float(hi[i, x]), start + int(i), int(x)))
     # the candidates with the largest upper ends first; beyond `recompute_max` of them the scan's own
     # (certified, wider) upper ends enter the maximum instead of a recomputation
     survivors.sort(key=lambda t: (-t[0], t[1], -t[2]))
