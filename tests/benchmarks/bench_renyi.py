@@ -24,6 +24,28 @@ unless said), before → after issue 14:
   cannot separate the datasets there; see ``RenyiValue.unresolved``).
 * ``blanket renyi -n 10000 --order 2 --delta 1e-6``: > 150 s (killed; the issue reports > 15 min)
   → 4.5 s end to end (2 workers).
+
+Second round (branch renyi2, the excess kernel for E − 1 and deep cut-offs; 2026-11-25 02:10–03:20,
+the machine shared by several sessions, load average 3–10 on 2 cores: every time is inflated,
+compare CPU seconds where given):
+
+* ``blanket renyi -n 10^4 --order 2 --delta 1e-6``: 40 s (task brief) / 145 s (load ≈ 5) → 4.2 s
+  (load ≈ 2), 5.0 s (load ≈ 3.7).  The chosen order λ = 256 needs the window cut-off 2^-426: the
+  float route refused it (cut-off limit 2^-400, and windows reaching the support end with values
+  below 2^-500) and two ball sweeps ran; the worst case at λ = 256, n = 10^4: 22.8 s → 1.4–2.2 s.
+* one dataset, ball route, n = 10^9, c = n/3: 4.6 s → 3.2–3.6 s (the shared engine's window);
+  c = 0 0.56 s → 1.2 s (load).  Target ≤ 2 s not reached for c = n/3 (the arb_poly product of two
+  windows of 2.3·10^5 and 3.3·10^5 balls takes ≈ 2.3 s).
+* relative width on E − 1 of one dataset's float enclosure, moment kernel → excess kernel:
+  n = 10^6 c = 0 4.3e-7 → 4.4e-10 (0.045 s), c = n/3 3.5e-6 → 3.8e-9 (0.13 s); n = 10^9 c = 0
+  4.4e-4 → 1.4e-8 (0.43 s).
+* worst case over all datasets, n = 10^6, 2 workers: 404 s with relative width 5·10⁻⁶ (unresolved)
+  → 1315 s wall under load average 8–10 (the job got 64% of one core), 695 s user + 157 s system CPU
+  (≈ 7 min on 2 idle cores), peak RSS 137 MB, c* = 0, relative width 1.0·10⁻²⁵, nothing unresolved.
+  (The moment kernel's bounds overlapped for 981 888 of the 10^6 (c, x) pairs; the excess kernel
+  costs ≈ 2–3× the moment kernel per block.)  n = 10^5: 33 s (load ≈ 4), width 1e-27.
+* k-RR families unchanged (ball route, nested loops; load ≈ 9): k = 3 same 10^4 27.6 s, k = 10 same
+  10^4 18.1 s, k = 3 third 10^4 4.1 s, k = 10 third n = 300 5.6 s (O(W³)).
 """
 
 import argparse
