@@ -463,11 +463,141 @@ def test_cli_delta_worst_order_certified(capsys):
 
 def test_worst_case_limited_recompute_still_encloses(monkeypatch):
     """With fewer ball recomputations than pruning survivors, the scan bounds of the rest keep the enclosure certified."""
-    mech = BinaryRR(epsilon0="1/50")  # nearly flat in c: many datasets survive the pruning
+    from blanket.exact.laws.binomial import FloatRouteUnavailable
+
+    mech = BinaryRR(epsilon0="1/50")  # nearly flat in c: many datasets survive the pruning on E
     n = 400
     monkeypatch.setattr(xr, "EXACT_MAX_N", 10)
     with precision(128):
         full = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=10**6)
+        refined = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=1)
+
+        def refuse(*a, **k):
+            raise FloatRouteUnavailable("test: the excess kernel refuses")
+
+        # the excess kernel refusing is not an error: the scan's bounds are kept (and more datasets survive)
+        monkeypatch.setattr(xr, "float_excess_block", refuse)
         lim = xr.renyi_binary_worst(mech, n, order=2, workers=1, recompute_max=1)
     assert full.unresolved == 0 and lim.unresolved > 0
     assert lim.moment.contains(full.moment)
+    # the second pruning on E − 1 separates what the scan on E could not: one recomputation suffices
+    assert (
+        refined.unresolved == 0 and refined.moment.overlaps(full.moment) and (refined.c, refined.x) == (full.c, full.x)
+    )
+    assert refined.moment.rad() < arb(2) ** -100
+
+
+@pytest.mark.parametrize("c", [0, 1200, 4999])
+def test_float_route_deep_cutoff_lambda_256_contains_ball_route(c):
+    """λ = 256 (cut-off 2^-426, below the δ engine's 2^-400): the float route is taken (the blocks at
+    c ≈ 1200 used to refuse, their windows reaching the support end with values below 2^-500) and its
+    enclosure contains the ball route's."""
+    mech = BinaryRR(epsilon0="1")
+    n, lam = 10**4, fmpq(256)
+    with precision(128):
+        f1, f0 = xr.float_moments_binary_block(mech, n, c, 1, lam)[0]
+        b1, b0 = xr._moments_binary(mech, n, c, lam, (1, 0))
+        assert f1.contains(b1) and f0.contains(b0)
+        assert f1.rad() < 1e-8 * f1.mid()
+
+
+@pytest.mark.parametrize(
+    "m, q, bits", [(10**4, "0.73", 426), (1152, "0.73", 426), (5000, "0.27", 200), (40, "0.5", 60)]
+)
+def test_float_bounds_tail_is_certified(m, q, bits):
+    """The trimmed window's left-out mass: 1 − (ball sum of the pmf over lo..hi) ≤ tail < tol (independent
+    route: every pmf value by arb.bin_uiui at 600 bits)."""
+    from blanket.exact.laws.binomial import pmf
+
+    tol = fmpq(1, 2**bits)
+    lo, hi, t = xr.float_bounds(m, arb(q), tol)
+    assert t < arb(tol)
+    with precision(600):
+        s = sum((pmf(m, arb(q), k) for k in range(lo, hi + 1)), arb(0))
+        assert (1 - s) <= arb(t.upper()) + arb(2) ** -590
+        assert pmf(m, arb(q), lo) > arb(tol) * arb(2) ** -25 or lo == 0
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    n=st.integers(2, 120),
+    data=st.data(),
+    e=st.fractions(min_value=F(9, 8), max_value=8, max_denominator=9),
+    lam=st.integers(2, 6),
+)
+def test_float_excess_contains_exact(n, data, e, lam):
+    """Property: the excess kernel's enclosure of E − 1 contains the exact rational E − 1 (brute-force count law)."""
+    mech = BinaryRR(exp_epsilon0=fmpq(e.numerator, e.denominator))
+    c = data.draw(st.integers(0, n - 1))
+    B = data.draw(st.integers(1, min(10, n - c)))
+    with precision(128):
+        rows = xr.float_excess_binary_block(mech, n, c, B, lam)
+        for j in (0, B - 1):
+            ex1, ex0 = _exact_moments(mech, n, c + j, lam)
+            assert rows[j][0].contains(arb(ex1 - 1)) and rows[j][1].contains(arb(ex0 - 1))
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    n=st.integers(1000, 60000),
+    frac=st.floats(0, 1),
+    eps0=st.sampled_from(["1/10", "1/2", "1", "2", "3"]),
+    lam=st.sampled_from([2, 3, 8, 32, 100]),
+)
+def test_float_excess_contains_ball_route(n, frac, eps0, lam):
+    """Property at larger n: the excess kernel's enclosure contains the ball route's E − 1 (128 bits), and it
+    is far narrower relative to E − 1 than the moment kernel's (that is what separates datasets)."""
+    from blanket.exact.laws.binomial import FloatRouteUnavailable
+
+    mech = BinaryRR(epsilon0=eps0)
+    c = int(frac * (n - 1) / 2)
+    if F(eps0) * lam > xr.FLOAT_MAX_EPS_LAMBDA:
+        return
+    B = min(5, n - c)
+    with precision(128):
+        try:
+            rows = xr.float_excess_binary_block(mech, n, c, B, lam)
+        except FloatRouteUnavailable:
+            return  # refused: callers keep the scan's bounds (test_worst_case_limited_recompute_still_encloses)
+        for j in (0, B - 1):
+            b1, b0 = xr._moments_binary(mech, n, c + j, fmpq(lam), (1, 0))
+            e1, e0 = rows[j]
+            assert e1.contains(b1 - 1) and e0.contains(b0 - 1)
+            assert e1.rad() < 1e-7 * abs(e1.mid()) and e0.rad() < 1e-7 * abs(e0.mid())
+
+
+def test_float_excess_mpmath_single_binomial():
+    """Independent route at n = 10^6, c = 0 (the others' count is one binomial): E − 1 by mpmath at 60 digits
+    summing the pmf over a wide window (log-gamma pmf), both directions."""
+    n, e0 = 10**6, mpmath.mpf(1)
+    with mpmath.workdps(60):
+        p = mpmath.e / (1 + mpmath.e)
+        f = 1 - p
+        mm = n - 1
+        mu = mm * f
+        sd = mpmath.sqrt(mm * p * f)
+        lo, hi = int(mu - 30 * sd), int(mu + 30 * sd)  # the rest is below e^-400
+
+        def g(k):
+            if k < 0 or k > mm:
+                return mpmath.mpf(0)
+            return (
+                mpmath.exp(mpmath.loggamma(mm + 1) - mpmath.loggamma(k + 1) - mpmath.loggamma(mm - k + 1))
+                * f**k
+                * p ** (mm - k)
+            )
+
+        gs = {k: g(k) for k in range(lo - 1, hi + 2)}
+        s1 = s0 = mpmath.mpf(0)
+        for k in range(lo, hi + 2):
+            P = f * gs[k] + p * gs[k - 1]
+            Q = p * gs[k] + f * gs[k - 1]
+            s1 += Q * ((P / Q) ** 2 - 1)
+            s0 += P * ((Q / P) ** 2 - 1)
+    with precision(128):
+        (x1, x0), *_ = xr.float_excess_binary_block(BinaryRR(epsilon0="1"), n, 0, 1, 2)
+    del e0
+    for ball, ref in ((x1, s1), (x0, s0)):
+        lo_, hi_ = endpoints(ball)
+        with mpmath.workdps(60):
+            assert mpmath.mpf(lo_.numerator) / lo_.denominator <= ref <= mpmath.mpf(hi_.numerator) / hi_.denominator

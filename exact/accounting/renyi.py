@@ -47,16 +47,20 @@ in-window values of the convolved count law are under-estimates, which
 also widens the ball downwards by ``(λ−1)e^{ε0λ}·tail`` (convexity of
 ``P^λ Q^{1−λ}``; see :func:`_binary_window_error`).
 
-Design note: ``exact.shuffled.binary`` (the foundation's δ engine) has its own
-count-law routines (``count_law``, and a chained sweep over ``c`` for the
-worst case); this module keeps a separate, smaller engine because the Rényi
-moment needs both directions of every dataset in one pass and a different
-tail rule (left-out terms weighted by ``e^{ε0(λ−1)}``).  Unifying the two
-sweeps is future work.
+Engines.  Binomial windows come from the shared windowed-law engine
+:mod:`exact.laws.binomial` (ball windows :func:`~exact.laws.binomial.window`,
+float windows :func:`~exact.laws.binomial.float_window`); this module adds
+what the Rényi moment needs on top: both directions of every dataset in one
+pass, the tail rule (left-out terms weighted by ``e^{ε0(λ−1)}``), the float
+moment kernels (docs/numerics.md, Lemmas R1–R4) and the *excess* kernel for
+``E − 1`` (Lemmas R5–R7), which separates datasets whose moments agree to
+``10⁻¹²``.  The worst case scans every dataset with the excess kernel, prunes on
+``E − 1`` and computes the few datasets left in balls.
 
 Complexities: one binary dataset O(W log W) with ``W = O(√(n·log(1/tol)))``
 window width (the two binomial windows, their ``arb_poly`` product, the
-moment sum); the worst case O(n·W); k-RR *same*/*neighbour* O(W²), *third*
+moment sum); the worst case O(n·B·W) float operations (blocks of B datasets);
+k-RR *same*/*neighbour* O(W²), *third*
 O(W²) for k = 3 and O(W³) for k ≥ 4.
 
 >>> from blanket.exact.mechanisms.finite import BinaryRR
@@ -70,6 +74,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from blanket.exact.laws import binomial
 from blanket.exact.laws.divergences import Windowed
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
@@ -146,8 +151,9 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
     ``p`` exact (``fmpq``) or a ball in [0, 1].  With exact ``p`` and
     ``N ≤ EXACT_MAX_N`` (or ``tol=None`` and exact ``p``) the whole support is
     returned exactly (``tail = 0``).  Otherwise the window grows from the
-    mode until the geometric tail bound (pmf ratios are decreasing) on each
-    side is below ``tol/2``.  Cost O(W) ball operations for a window of W atoms.
+    mode until a value is below ``tol/4`` (:func:`exact.laws.binomial.window`, the shared engine;
+    the left-out mass is its certified geometric bound, made ``< tol`` by cutting deeper if needed).  Cost O(W) ball operations for a window
+    of W atoms.
 
     >>> binomial_window(3, fmpq(1, 2)).mass
     [1/8, 3/8, 3/8, 1/8]
@@ -172,54 +178,19 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
             return Windowed(mass, 0, fmpq(0))
     if tol is None:
         raise InvalidArgument("tol", None, "must be given for a ball-valued p (windowed binomial)")
-    pb = arith.ball(p)
-    qb = 1 - pb
     if N == 0:
         return Windowed([fmpq(1)], 0, fmpq(0))
-    odds = pb / qb  # p/(1-p)
-    m = int(min(N, max(0, math.floor((N + 1) * float(pb.mid())))))  # window placement only (not certified)
-    lp = (
-        arb(N + 1).lgamma()
-        - arb(m + 1).lgamma()
-        - arb(N - m + 1).lgamma()
-        + (pb.log() * m if m else arb(0))
-        + (qb.log() * (N - m) if N - m else arb(0))
-    )
-    pm = lp.exp()
-    half = arb(tol) / 2
-    inv_odds = 1 / odds
-    # the geometric tail test is done every 8 steps (a slightly wider window, fewer ball comparisons)
-    right = []
-    cur, j = pm, m
-    right_tail = arb(0)
-    while j < N:
-        rho = odds * (N - j) / (j + 1)
-        if (j - m) % 8 == 0 and rho < 1:
-            t = cur * rho / (1 - rho)
-            if t < half:
-                right_tail = t
-                break
-        cur = cur * rho
-        j += 1
-        right.append(cur)
-    left = []
-    cur, j = pm, m
-    left_tail = arb(0)
-    while j > 0:
-        rho = inv_odds * j / (N - j + 1)
-        if (m - j) % 8 == 0 and rho < 1:
-            t = cur * rho / (1 - rho)
-            if t < half:
-                left_tail = t
-                break
-        cur = cur * rho
-        j -= 1
-        left.append(cur)
-    mass = left[::-1] + [pm] + right
-    offset = m - len(left)
+    # the shared engine (route (a)): pmf ratios from the mode, certified geometric tails
+    # (its stopping value is below the cut-off; the geometric tail may be a few times larger: cut deeper then)
+    cut = arb(tol) / 4
+    while True:
+        mass, offset, tail = binomial.window(N, p, cut)
+        if tail < arb(tol):
+            break
+        cut = cut / 16
     if offset == 0 and offset + len(mass) == N + 1:
         return Windowed(mass, 0, fmpq(0))  # the whole support: nothing left out
-    return Windowed(mass, offset, (left_tail + right_tail).upper())
+    return Windowed(mass, offset, tail)
 
 
 # ============================================================ binary RR, any dataset
@@ -403,6 +374,10 @@ FLOAT_MAX_EPS_LAMBDA = 280
 FLOAT_TOL_BITS = 56
 #: datasets per block of the worst-case sweep (one shared convolution per block)
 SWEEP_BLOCK = 64
+#: smallest window cut-off of the float route: λ·log₂ e^{ε0} ≤ FLOAT_MAX_EPS_LAMBDA·log₂ e ≈ 404 plus
+#: FLOAT_TOL_BITS stays above it; window values are still checked ≥ 2^-500 (Lemma 2), and every
+#: product and term is range-checked (Lemma R2), so the proof does not depend on this number
+FLOAT_MIN_TOL = fmpq(1, 2**470)
 #: candidate datasets the worst case recomputes in balls after the pruning (the rest keep their scan bounds)
 RECOMPUTE_MAX = 512
 _TINY = 2.0**-1000
@@ -453,6 +428,69 @@ def _float_checks(mech, lam):
     return keep, flip, lam, k_int, e0
 
 
+def float_bounds(m: int, q, tol) -> tuple:
+    """``(lo, hi, tail)``: a window of Bin(m, q) with certified left-out mass ``tail < tol`` whose edge
+    values are not far below ``tol`` (at least ``tol·2^-24``, so deep cut-offs keep every window value
+    above the float route's 2^-500).  O(log m) arb pmf calls.
+
+    Starts from :func:`exact.laws.binomial.window_bounds` (whose Gaussian estimate overshoots the
+    light binomial tails) and moves each edge inward by bisection to the outermost index whose pmf
+    is ≥ ``tol·2^-24`` (the pmf is unimodal).  The left-out mass beyond the new edge is bounded as in
+    :func:`~exact.laws.binomial.window_bounds` (geometric, decreasing pmf ratios); when that bound is
+    not below ``tol/2`` per side the old edge is kept.
+
+    >>> lo, hi, t = float_bounds(10**4, fmpq(1, 3), fmpq(1, 2**400))
+    >>> 0 < lo < hi < 10**4 and t < arb(2) ** -400
+    True
+    """
+    q = arith.ball(q)
+    lo, hi, T = binomial.window_bounds(m, q, tol)
+    tol_b = arb(arith.exact(tol))
+    floor_v = tol_b * arb(2) ** -24
+    mode = max(lo, min(hi, int(float((arb(m + 1) * q).mid()))))
+    rho = q / (1 - q)
+
+    def big(k):
+        return bool(binomial.pmf(m, q, k) >= floor_v)
+
+    # lowest index in [lo, mode] with pmf >= floor (pmf increasing there)
+    new_lo = lo
+    if not big(lo) and big(mode):
+        a, b = lo, mode  # big(b), not big(a)
+        while b - a > 1:
+            mid = (a + b) // 2
+            a, b = (a, mid) if big(mid) else (mid, b)
+        s_ = fmpq(b - 1, m - b + 2) / rho  # ratio pmf(i-1)/pmf(i) at i = b - 1, increasing in i
+        if b - 1 >= 0 and s_ < 1:
+            t_dn = binomial.pmf(m, q, b - 1) / (1 - s_)
+            if t_dn < tol_b / 2:
+                new_lo = b
+    new_hi = hi
+    if not big(hi) and big(mode):
+        a, b = mode, hi  # big(a), not big(b)
+        while b - a > 1:
+            mid = (a + b) // 2
+            a, b = (mid, b) if big(mid) else (a, mid)
+        r_ = rho * fmpq(m - a - 1, a + 2)  # ratio pmf(i+1)/pmf(i) at i = a + 1, decreasing in i
+        if r_ < 1:
+            t_up = binomial.pmf(m, q, a + 1) / (1 - r_)
+            if t_up < tol_b / 2:
+                new_hi = a
+    if (new_lo, new_hi) == (lo, hi):
+        return lo, hi, T
+    # recertify the whole left-out mass for the chosen edges
+    t = arb(0)
+    if new_lo > 0:
+        s_ = fmpq(new_lo - 1, m - new_lo + 2) / rho
+        t += binomial.pmf(m, q, new_lo - 1) / (1 - s_) if s_ < 1 else arb(1)
+    if new_hi < m:
+        r_ = rho * fmpq(m - new_hi - 1, new_hi + 2)
+        t += binomial.pmf(m, q, new_hi + 1) / (1 - r_) if r_ < 1 else arb(1)
+    if not (t < tol_b):
+        return lo, hi, T
+    return new_lo, new_hi, arb(t.upper())
+
+
 def _float_law(m: int, q, tol):
     """Float window of Bin(m, q) (:func:`exact.laws.binomial.float_window`) trimmed to the support:
     ``(values, offset, rel, tail)``."""
@@ -461,7 +499,7 @@ def _float_law(m: int, q, tol):
 
     if m == 0:
         return np.ones(1), 0, 0.0, arb(0)
-    w = float_window(m, q, tol)
+    w = float_window(m, q, tol, min_tol=FLOAT_MIN_TOL, bounds=float_bounds(m, q, tol))
     vals = w.values
     if w.offset + len(vals) - 1 > m:
         vals = vals[: m - w.offset + 1]
@@ -478,8 +516,8 @@ def _drop_small(G, off: int, rel: float, thr: float):
     import numpy as np
     from blanket.exact.laws.binomial import (
         FloatRouteUnavailable,
-        _ab,
-        _up,
+        float_ball,
+        float_upper,
         gamma,
         pairwise_depth,
         pairwise_sum,
@@ -490,7 +528,7 @@ def _drop_small(G, off: int, rel: float, thr: float):
     if not small.any():
         return G, off, [arb(0)] * G.shape[0]
     lost = pairwise_sum(np.where(small, G, 0.0))
-    r = _up((1 + _ab(rel)) * (1 + arb(gamma(pairwise_depth(G.shape[1])))) - 1)
+    r = float_upper((1 + float_ball(rel)) * (1 + arb(gamma(pairwise_depth(G.shape[1])))) - 1)
     extra = [arb(to_ball(v, r).upper()) for v in lost]
     G = np.where(small, 0.0, G)
     keep_cols = np.nonzero(G.max(axis=0) > 0)[0]
@@ -514,9 +552,9 @@ def _float_moment_rows(
     import numpy as np
     from blanket.exact.laws.binomial import (
         FloatRouteUnavailable,
-        _ab,
-        _up,
+        float_ball,
         float_param,
+        float_upper,
         gamma,
         pairwise_depth,
         pairwise_sum,
@@ -547,7 +585,7 @@ def _float_moment_rows(
         Q[dead] = 1.0
     if min(P.min(), Q.min()) < _TINY:
         raise FloatRouteUnavailable("P or Q underflows")
-    rel_PQ = (1 + _ab(rel_g)) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1
+    rel_PQ = (1 + float_ball(rel_g)) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1
     r = P / Q
     rel_r = (1 + rel_PQ) * (1 + arb(gamma(1))) / (1 - rel_PQ) - 1
     pw, M = _pow_int(r, k_int)
@@ -568,7 +606,7 @@ def _float_moment_rows(
     s0 = pairwise_sum(t0)
     r1a = (1 + rel_t1) * (1 + depth) - 1
     r0a = (1 + rel_t0) * (1 + depth) - 1
-    r1, r0 = _up(r1a), _up(r0a)
+    r1, r0 = float_upper(r1a), float_upper(r0a)
     if not (r1 < 1e-6 and r0 < 1e-6):
         raise FloatRouteUnavailable("relative error bound too large")
     if bounds:
@@ -599,7 +637,7 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
     for subnormals and at binade boundaries).  O(B·W) (the edges), O(B) otherwise.
     """
     import numpy as np
-    from blanket.exact.laws.binomial import _up
+    from blanket.exact.laws.binomial import float_upper
 
     inf = np.inf
 
@@ -615,21 +653,21 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
         T = np.zeros(B)
         edges = np.zeros(B)
     else:
-        T = np.array([_up(arith.ball(t)) for t in Ts])
+        T = np.array([float_upper(arith.ball(t)) for t in Ts])
         edges = np.zeros(B)
-        inv_g = _up(1 / (1 - arb(rel_g)))
+        inv_g = float_upper(1 / (1 - arb(rel_g)))
         if not at_lo:
             edges = up(edges + up(G[:, 0] * inv_g))
         if not at_hi:
             edges = up(edges + up(G[:, -1] * inv_g))
     e0b = arith.ball(e0)
-    A = _up(_pow(e0b, lam - 1))
-    Bf = _up((arb(lam) - 1) * _pow(e0b, lam))
+    A = float_upper(_pow(e0b, lam - 1))
+    Bf = float_upper((arb(lam) - 1) * _pow(e0b, lam))
     upw = up(A * up(up(2.0 * T) + edges))
     dnw = up(Bf * T)
     for s, ra in ((s1, r1a), (s0, r0a)):
-        f_hi = _up(1 / (1 - ra))
-        f_lo = -_up(-(1 / (1 + ra)))
+        f_hi = float_upper(1 / (1 - ra))
+        f_lo = -float_upper(-(1 / (1 + ra)))
         hi = up(up(s * f_hi) + upw)
         lo = dn(dn(s * f_lo) - dnw)
         out.extend([lo, hi])
@@ -653,7 +691,7 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     for the moments, ``W = O(√(n log(1/tol)))``.
     """
     import numpy as np
-    from blanket.exact.laws.binomial import _ab, _up, gamma
+    from blanket.exact.laws.binomial import float_ball, float_upper, gamma
 
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     n = arith.integer_in(n, "n", lo=1)
@@ -663,9 +701,28 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     a, ao, ra, ta = _float_law(c, keep, tol)
     b, bo, rb, tb = _float_law(n - 1 - c, flip, tol)
     g = np.convolve(a, b)  # Lemma R1
-    rel_g = _up((1 + _ab(ra)) * (1 + _ab(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1)
+    rel_g = float_upper((1 + float_ball(ra)) * (1 + float_ball(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1)
     G, off, extra = _drop_small(g[None, :], ao + bo, rel_g, float(tol) * 2.0**-8)
     return _float_moment_rows(G, off, rel_g, [ta + tb + extra[0]], n, keep, flip, lam, k_int, e0)[0]
+
+
+def _bernoulli_rows(B: int, kh: float, fh: float):
+    """``R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip)`` for ``j < B`` (complete laws, a ``B × B`` float array): step ``s``
+    adds Bernoulli(keep) when ``s < j``, else Bernoulli(flip) (Lemma 5: relative error
+    ``bernoulli_rel(0, e, B − 1)``).  O(B²)."""
+    import numpy as np
+
+    R = np.zeros((B, B))
+    R[:, 0] = 1.0
+    js = np.arange(B)
+    for s in range(B - 1):
+        sv = np.where(s < js, kh, fh)[:, None]  # probability of a 1 at this step
+        tv = np.where(s < js, fh, kh)[:, None]  # probability of a 0
+        new = np.zeros_like(R)
+        new[:, : s + 2] = tv * R[:, : s + 2]
+        new[:, 1 : s + 2] += sv * R[:, : s + 1]
+        R = new
+    return R
 
 
 def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, bounds: bool = False):
@@ -680,7 +737,7 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
     O(B·W) per dataset instead of O(W_a·W_b).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import _ab, _up, bernoulli_rel, float_param, gamma
+    from blanket.exact.laws.binomial import bernoulli_rel, float_ball, float_param, float_upper, gamma
 
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
@@ -690,55 +747,299 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
     a, ao, ra, ta = _float_law(c0, keep, tol)
     b, bo, rb, tb = _float_law(n - c0 - B, flip, tol)
     H = np.convolve(a, b)
-    rel_H = (1 + _ab(ra)) * (1 + _ab(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1
+    rel_H = (1 + float_ball(ra)) * (1 + float_ball(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1
     kh, ek = float_param(keep)
     fh, ef = float_param(flip)
-    # R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip): step s adds Bernoulli(keep) when s < j, else Bernoulli(flip)
-    R = np.zeros((B, B))
-    R[:, 0] = 1.0
-    js = np.arange(B)
-    for s in range(B - 1):
-        sv = np.where(s < js, kh, fh)[:, None]  # probability of a 1 at this step
-        tv = np.where(s < js, fh, kh)[:, None]  # probability of a 0
-        new = np.zeros_like(R)
-        new[:, : s + 2] = tv * R[:, : s + 2]
-        new[:, 1 : s + 2] += sv * R[:, : s + 1]
-        R = new
-    rel_R = _ab(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
+    R = _bernoulli_rows(B, kh, fh)
+    rel_R = float_ball(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
     WH = len(H)
     G = np.empty((B, WH + B - 1))
     for j in range(B):
         G[j] = np.convolve(R[j], H)
-    rel_g = _up((1 + rel_H) * (1 + rel_R) * (1 + arb(gamma(B))) - 1)  # Lemma R1 (≤ B products per entry)
+    rel_g = float_upper((1 + rel_H) * (1 + rel_R) * (1 + arb(gamma(B))) - 1)  # Lemma R1 (≤ B products per entry)
     G, off, extra = _drop_small(G, ao + bo, rel_g, float(tol) * 2.0**-8)
     return _float_moment_rows(G, off, rel_g, [ta + tb + x for x in extra], n, keep, flip, lam, k_int, e0, bounds=bounds)
 
 
+# ============================================================ route (b'): the excess E − 1 with an absolute error bound
+# docs/numerics.md, "Rényi moments", Lemmas R5–R7.
+
+#: below this, P̂ or Q̂ is not used for a likelihood ratio; the outcome's term is bounded by its mass (Lemma R7)
+_EXCESS_SMALL = 2.0**-800
+#: absolute allowance for gradual underflow in the excess kernel (Lemma R7)
+_EXCESS_SLACK = fmpq(1, 2**550)
+
+
+def _shift_rows(v, B: int):
+    """``M[s, k] = v[k − s]`` (zero outside), shape ``(B, len(v) + B − 1)``: ``R @ M`` convolves every row of ``R`` with ``v``."""
+    import numpy as np
+
+    W = len(v)
+    pad = np.zeros(W + 2 * (B - 1))
+    pad[B - 1 : B - 1 + W] = v
+    win = np.lib.stride_tricks.sliding_window_view(pad, W + B - 1)
+    return np.ascontiguousarray(win[::-1])
+
+
+def _float_diff_binomial(b, bo: int, rb: float, m: int, q):
+    """``(db, kappa1, kappa2)``: the first difference ``Δb̃(k) = b̃(k−1) − b̃(k)`` of the window ``b̃`` of Bin(m, q)
+    (zero outside ``bo..bo+len(b)−1``; ``db[j]`` is at ``k = bo + j``, ``j = 0..len(b)``) and exact bounds
+    ``|db̂[j] − Δb̃| ≤ kappa1·|db̂[j]| + kappa2·b̂[j]`` (``b̂[len(b)] = 0``), Lemma R5.
+
+    Inside the window ``Δb(k) = b(k)·(k − (m+1)q)/((m−k+1)q)``: the cancellation in ``k − (m+1)q`` is done on
+    exact integers ``k − M`` and the fractional part ``φ = (m+1)q − M`` (a ball rounded once), so the
+    result is accurate relative to ``|Δb|``, not to ``b``.  O(W).
+    """
+    import numpy as np
+    from blanket.exact.laws.binomial import FloatRouteUnavailable, U, float_ball, float_param, float_upper
+
+    W = len(b)
+    db = np.empty(W + 1)
+    db[0] = -b[0]
+    db[W] = b[W - 1]
+    rb_ = float_ball(rb)
+    edge = rb_ / (1 - rb_)  # |b̂ − b| ≤ rb·b ≤ rb/(1−rb)·b̂ at the two edges
+    if W == 1:
+        return db, float_upper(edge), 0.0
+    qb = arith.ball(q)
+    mu = arb(m + 1) * qb
+    M = int(mu.mid().floor().unique_fmpz())
+    phi = mu - M
+    phih = float(phi.mid())
+    e_phi = arb((float_ball(phih) - phi).abs_upper())
+    qh, e_q = float_param(qb)
+    ks = float(bo) + np.arange(1, W, dtype=np.float64)  # exact integers < 2^53
+    d = (ks - float(M)) - phih  # k − M exact; one rounding
+    den = (float(m) - ks + 1.0) * qh  # (m − k + 1) exact; one rounding
+    db[1:W] = (b[1:W] * d) / den
+    den_min = float(den[-1])  # fl is monotone: the smallest denominator is at k = hi
+    if not den_min > 0:
+        raise FloatRouteUnavailable("binomial difference: empty denominator")
+    u = arb(U)
+    eq = arb(e_q)
+    Phi = (1 + rb_) * (1 + u) ** 2 / ((1 - eq) * (1 - u)) - 1
+    K0 = (1 + eq) * (1 + u) / (1 - rb_)
+    k1 = K0 * (Phi * (1 + u) + u * (1 + Phi)) / (1 - u) ** 2
+    k2 = K0 * e_phi * (1 + 2 * Phi) / float_ball(den_min)
+    return db, max(float_upper(k1), float_upper(edge)), float_upper(k2)
+
+
+def _geom_pow_sum(r, k: int):
+    """``(S, depth)``: ``S = 1 + r + … + r^{k−1}`` element-wise by binary powering (``S_{2m} = S_m(1 + r^m)``,
+    ``S_{m+1} = S_m + r^m``) and the number of rounding factors any of its monomials carries (Lemma R6).
+    O(log k) numpy passes."""
+    import numpy as np
+
+    w = np.array(r, dtype=np.float64)
+    s = np.ones_like(w)
+    dw, ds = 0, 0
+    for bit in bin(k)[3:]:
+        s = s * (1.0 + w)
+        ds = ds + dw + 2
+        w = w * w
+        dw = 2 * dw + 1
+        if bit == "1":
+            s = s + w
+            ds = max(ds, dw) + 1
+            w = w * r
+            dw = dw + 1
+    return s, ds
+
+
+def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple:
+    """Certified float bounds on the *excess* ``E_λ − 1`` of the datasets ``c0..c0+B−1``:
+    ``(lo1, hi1, lo0, hi0)`` arrays of length ``B`` (direction ``x = 1`` and ``x = 0``), ``lo ≤ E − 1 ≤ hi``.
+
+    The moment ``E ≈ 1`` loses ``E − 1`` to rounding (relative ``10⁻¹²`` on ``E``).  Here
+    ``Q(r^λ − 1) = (P − Q)·(1 + r + … + r^{λ−1})`` with ``P − Q = (keep − flip)·(g(k−1) − g(k))``, and the
+    first difference of the count law ``g`` is computed without cancellation: the closed form for the
+    wider binomial (Lemma R5), then convolutions with the other binomial window and the block's
+    Bernoulli rows (signed sums with an absolute bound, Lemma R6); the window error is the ball route's.
+    Proved (docs/numerics.md, Lemmas R5–R7): the bounds enclose the true excess.  Accuracy about
+    ``10⁻¹³·σ`` relative on ``E − 1`` (``σ² = n·keep·flip``): enough to separate neighbouring datasets.
+    Integer ``λ ≥ 2`` only; raises :class:`exact.laws.binomial.FloatRouteUnavailable` outside the proof.
+    Cost O(W_a·W_b + B²·W + B·W log λ) for the block (three convolutions of the two windows, three
+    ``B × B`` by ``B × W`` products).
+    """
+    import numpy as np
+    from blanket.exact.laws.binomial import (
+        FloatRouteUnavailable,
+        U,
+        bernoulli_rel,
+        float_ball,
+        float_param,
+        float_upper,
+        gamma,
+        pairwise_depth,
+        pairwise_sum,
+    )
+
+    keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
+    if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
+        raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
+    if tol is None:
+        tol = float_tol(e0, lam)
+    a, ao, ra, ta = _float_law(c0, keep, tol)
+    mb = n - c0 - B
+    b, bo, rb, tb = _float_law(mb, flip, tol)
+    db, k1, k2 = _float_diff_binomial(b, bo, rb, mb, flip) if mb > 0 else (np.array([-1.0, 1.0]), 0.0, 0.0)
+    H = np.convolve(a, b)
+    dH = np.convolve(a, db)
+    X = np.convolve(a, np.abs(db))
+    u = arb(U)
+    L = max(min(len(a), len(db)), 1)
+    gL = arb(gamma(L))
+    ra_, rb_ = float_ball(ra), float_ball(rb)
+    ra1 = ra_ / (1 - ra_)
+    # Lemma R6 (level H): |dH^ − ΔH| ≤ h1·X^ + h2·H^
+    h1 = (gL + ra1 + (1 + ra1) * float_ball(k1)) / (1 - gL)
+    h2 = (1 + ra1) * float_ball(k2) / (1 - gL)
+    rel_H = (1 + ra_) * (1 + rb_) * (1 + arb(gamma(max(min(len(a), len(b)), 1)))) - 1
+    kh, ek = float_param(keep)
+    fh, ef = float_param(flip)
+    R = _bernoulli_rows(B, kh, fh)
+    rel_R = float_ball(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
+    rR1 = rel_R / (1 - rel_R)
+    gB = arb(gamma(B))
+    Hp = np.append(H, 0.0)  # H̃ on k = 0..WH (zero at the top)
+    G = R @ _shift_rows(Hp, B)  # g_c on 0..W (W = WH + B − 1; the last entry is 0)
+    dG = R @ _shift_rows(dH, B)
+    Z = R @ _shift_rows(X, B)
+    rel_g = (1 + rel_H) * (1 + rel_R) * (1 + gB) - 1
+    # level G: |dG^ − ΔG| ≤ z1·Z^ + z2·G^
+    z1 = ((gB + rR1) * (1 + gL) / (1 - gL) + (1 + rR1) * h1) / (1 - gB)
+    z2 = (1 + rR1) * h2 / (1 - gB)
+    W = G.shape[1] - 1
+    off = ao + bo
+    T = arith.ball(ta) + arith.ball(tb)
+    exact_all = T.is_zero()
+    at_lo = exact_all or off == 0
+    at_hi = exact_all or off + W - 1 == n - 1
+    lo_k = 0 if at_lo else 1
+    hi_k = W if at_hi else W - 1
+    b0 = G[:, lo_k : hi_k + 1]  # g(k)
+    Gm = np.zeros_like(G)
+    Gm[:, 1:] = G[:, :-1]
+    b1 = Gm[:, lo_k : hi_k + 1]  # g(k − 1)
+    dGk = dG[:, lo_k : hi_k + 1]
+    Zk = Z[:, lo_k : hi_k + 1]
+    P = b0 * fh + b1 * kh  # x = 1
+    Q = b0 * kh + b1 * fh  # x = 0
+    small = (P < _EXCESS_SMALL) | (Q < _EXCESS_SMALL)
+    P[small] = 1.0
+    Q[small] = 1.0
+    n_small = small.sum(axis=1)
+    e_c = max(ek, ef)
+    rel_g2 = (1 + rel_g) * (1 + arb(fmpq(1, 2**200))) - 1  # gradual underflow upstream of P, Q ≥ 2^-800
+    rel_PQ = (1 + rel_g2) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1
+    rel_r = (1 + rel_PQ) * (1 + u) / (1 - rel_PQ) - 1
+    dh, e_d = float_param(arith.ball(keep) - arith.ball(flip))
+    ed = arb(e_d)
+    z1f, z2f = float_upper(z1), float_upper(z2)
+    errG = z1f * Zk + z2f * b0
+    depth = arb(gamma(pairwise_depth(b0.shape[1])))
+    e0b = arith.ball(e0)
+    small_b = arb(fmpq(1, 2**799)) * _pow(e0b, lam + 1)
+    out = []
+    for r_arr, sign in ((P / Q, 1.0), (Q / P, -1.0)):
+        S, ds = _geom_pow_sum(r_arr, k_int)
+        rho_S = (1 + rel_r) ** (k_int - 1) * (1 + arb(gamma(ds))) - 1
+        if not (rho_S < arb("1e-6")):
+            raise FloatRouteUnavailable("relative error bound too large")
+        t = (dh * dGk) * S
+        t[small] = 0.0
+        Bv = (dh * errG) * S
+        Bv[small] = 0.0
+        s_sum = sign * pairwise_sum(t)
+        A = pairwise_sum(np.abs(t))
+        Bs = pairwise_sum(Bv)
+        Th = (1 + ed) * (1 + rho_S) * (1 + u) ** 2 - 1
+        Kt = 1 / ((1 - ed) * (1 - rho_S) * (1 - u) ** 2)
+        KB = Kt / (1 - u) ** 2
+        cA = arb(float_upper((depth + Th * Kt) / (1 - depth)))
+        cB = arb(float_upper((1 + 2 * Th) * KB / (1 - depth)))
+        out.append((s_sum, A, Bs, cA, cB))
+    # Lemma R7 (iv), evaluated on arrays with every operation rounded outward (as in Lemma R4)
+    inf = np.inf
+
+    def upr(x):
+        return np.nextafter(x, inf)
+
+    def dnr(x):
+        return np.nextafter(x, -inf)
+
+    small_f = float_upper(small_b)
+    slack_f = float_upper(arb(_EXCESS_SLACK))
+    edges = np.zeros(B)
+    if not exact_all:
+        inv_g = float_upper(1 / (1 - rel_g))
+        if not at_lo:
+            edges = upr(edges + upr(G[:, 0] * inv_g))
+        if not at_hi:
+            edges = upr(edges + upr(G[:, W - 1] * inv_g))
+        T_f = float_upper(T)
+        A_e = float_upper(_pow(e0b, lam - 1))
+        B_e = float_upper((arb(lam) - 1) * _pow(e0b, lam))
+        up_w = upr(A_e * upr(upr(2.0 * T_f) + edges))
+        down_w = np.full(B, upr(B_e * T_f))
+        missing = upr(T_f + edges)
+    else:
+        up_w = down_w = missing = np.zeros(B)
+    res = []
+    for s_sum, A, Bs, cA, cB in out:
+        err = upr(float_upper(cA) * A)
+        err = upr(err + upr(float_upper(cB) * Bs))
+        err = upr(err + upr(small_f * n_small.astype(np.float64)))
+        err = upr(err + slack_f)
+        hi = upr(upr(s_sum + err) + up_w)
+        lo = dnr(dnr(dnr(s_sum - err) - missing) - down_w)
+        res.extend([lo, hi])
+    return tuple(res)
+
+
+def float_excess_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> list:
+    """``[(E_λ(x=1) − 1, E_λ(x=0) − 1) for c in c0..c0+B−1]`` as balls (:func:`float_excess_block`).
+
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
+    >>> from blanket.exact.numbers.arith import precision
+    >>> with precision(128):
+    ...     e1, e0 = float_excess_binary_block(BinaryRR(epsilon0="1"), 10**5, 0, 1, 2)[0]
+    ...     m1, m0 = moment_binary(BinaryRR(epsilon0="1"), 10**5, 0, order=2, x=1), None
+    >>> bool(e1.contains(m1 - 1)) and float(e1.rad() / e1.mid()) < 1e-8
+    True
+    """
+    lo1, hi1, lo0, hi0 = float_excess_block(mech, n, c0, B, lam, tol=tol)
+    return [(arb(lo1[j]).union(arb(hi1[j])), arb(lo0[j]).union(arb(hi0[j]))) for j in range(B)]
+
+
 def _down(x) -> float:
     """A binary64 number ≤ the ball or rational ``x``."""
-    from blanket.exact.laws.binomial import _up
+    from blanket.exact.laws.binomial import float_upper
 
-    return -_up(-arith.ball(x))
+    return -float_upper(-arith.ball(x))
 
 
 def _up_f(x) -> float:
     """A binary64 number ≥ the ball or rational ``x``."""
-    from blanket.exact.laws.binomial import _up
+    from blanket.exact.laws.binomial import float_upper
 
-    return _up(arith.ball(x))
+    return float_upper(arith.ball(x))
 
 
 def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:
     """One block of the worst-case sweep (module level: shipped to worker processes / a Dask cluster).
 
     Returns ``(start, lo, hi)``: float arrays of shape ``(stop − start, 2)`` (column ``x`` = the
-    direction) with ``lo ≤ E_λ(c, x) ≤ hi`` (outward-rounded ends of certified enclosures).  Integer
-    λ: the float route (b) in sub-blocks of :data:`SWEEP_BLOCK`; otherwise, or where the float
-    route's proof does not apply, the ball route at the current precision.
+    direction) with ``lo ≤ E_λ(c, x) − 1 ≤ hi`` (outward-rounded ends of certified enclosures of the
+    *excess*).  Integer λ: the excess kernel (:func:`float_excess_block`, Lemmas R5–R7) in sub-blocks
+    of :data:`SWEEP_BLOCK`; where it refuses, the moment kernel (:func:`float_moments_binary_block`,
+    its bounds minus 1 rounded outward); otherwise, or where neither float proof applies, the ball
+    route at the current precision (``E − 1`` in ball arithmetic).
     """
     import numpy as np
     from blanket.exact.laws.binomial import FloatRouteUnavailable
 
+    inf = np.inf
     lo = np.empty((stop - start, 2))
     hi = np.empty((stop - start, 2))
     c = start
@@ -746,13 +1047,19 @@ def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:
         B = min(SWEEP_BLOCK, stop - c)
         i = c - start
         try:
-            lo1, hi1, lo0, hi0 = float_moments_binary_block(mech, n, c, B, lam, bounds=True)
-            lo[i : i + B, 1], hi[i : i + B, 1], lo[i : i + B, 0], hi[i : i + B, 0] = lo1, hi1, lo0, hi0
+            lo1, hi1, lo0, hi0 = float_excess_block(mech, n, c, B, lam)
         except FloatRouteUnavailable:
-            for j, cc in enumerate(range(c, c + B)):
-                m1, m0 = _moments_binary(mech, n, cc, lam, (1, 0))
-                lo[i + j, 1], hi[i + j, 1] = _down(m1), _up_f(m1)
-                lo[i + j, 0], hi[i + j, 0] = _down(m0), _up_f(m0)
+            try:
+                lo1, hi1, lo0, hi0 = float_moments_binary_block(mech, n, c, B, lam, bounds=True)
+                lo1, lo0 = (np.nextafter(v - 1.0, -inf) for v in (lo1, lo0))
+                hi1, hi0 = (np.nextafter(v - 1.0, inf) for v in (hi1, hi0))
+            except FloatRouteUnavailable:
+                lo1, hi1, lo0, hi0 = (np.empty(B) for _ in range(4))
+                for j, cc in enumerate(range(c, c + B)):
+                    m1, m0 = _moments_binary(mech, n, cc, lam, (1, 0))
+                    x1, x0 = arith.ball(m1) - 1, arith.ball(m0) - 1
+                    lo1[j], hi1[j], lo0[j], hi0[j] = _down(x1), _up_f(x1), _down(x0), _up_f(x0)
+        lo[i : i + B, 1], hi[i : i + B, 1], lo[i : i + B, 0], hi[i : i + B, 0] = lo1, hi1, lo0, hi0
         c += B
     return start, lo, hi
 
@@ -882,10 +1189,12 @@ def renyi_binary_worst(
     Datasets are determined by ``c`` (ones among the others) and the
     direction; flipping 0↔1 maps ``(c, x)`` to ``(n−1−c, 1−x)`` so
     ``c ≤ ⌊(n−1)/2⌋`` with both directions covers all.  Rigorous pruning:
-    every ``c`` is first enclosed cheaply (the *scan*: integer λ by the float
-    route (b) in blocks sharing one convolution,
-    :func:`float_moments_binary_block`; otherwise balls at ``scan_prec``
-    bits); those whose upper end is below the largest certified lower end
+    every ``c`` is first enclosed cheaply (the *scan*, on the excess ``E − 1``:
+    integer λ by the float excess kernel in blocks sharing one convolution,
+    :func:`float_excess_block`, about ``10⁻¹³·√n`` relative on ``E − 1`` — the
+    moment itself, ``E ≈ 1``, would keep only ``10⁻¹²/(E − 1)``, too little to
+    separate datasets at large n; otherwise balls at ``scan_prec`` bits);
+    those whose upper end is below the largest certified lower end
     cannot be the maximum; the rest are recomputed by the ball route at the
     caller's precision.  The returned value is the max of enclosures, so it
     encloses the true maximum; ``c``/``x`` name the dataset whose enclosure
@@ -893,9 +1202,9 @@ def renyi_binary_worst(
     recomputed dataset with the largest lower end).  At most ``recompute_max`` candidates are
     recomputed (largest upper ends first); when more survive the pruning
     (at large n many datasets near c = 0 differ by less than the scan's
-    width), the others' certified scan upper ends enter the maximum, so the
-    enclosure stays certified but is only as narrow as the scan (about
-    10⁻¹² relative on the moment); ``RenyiValue.unresolved`` counts them.
+    width), the others' certified upper ends enter the maximum, so the
+    enclosure stays certified but is only as narrow as the pruning's bounds;
+    ``RenyiValue.unresolved`` counts them.
 
     The scan is split into independent blocks of ``c`` (``task_size``
     datasets each) run by :func:`exact.runtime.executors.map_blocks`: ``workers``
@@ -952,7 +1261,7 @@ def renyi_binary_worst(
             sizes=[b - a for a, b in ranges],
         )
     best_lo = max(float(lo.max()) for _, lo, _ in parts)
-    survivors = []
+    survivors = []  # (certified upper end of E − 1, c, x)
     for start, _lo, hi in parts:
         for i, x in zip(*np.nonzero(hi >= best_lo)):
             survivors.append((float(hi[i, x]), start + int(i), int(x)))
@@ -972,10 +1281,10 @@ def renyi_binary_worst(
                 bar.update(1)
         m = _max_ball([r[0] for r in results])
         if rest:
-            hi_rest = max(h for h, _, _ in rest)
+            hi_rest = 1 + arb(max(h for h, _, _ in rest))  # the keys are upper ends of E − 1 (exact sum in arb)
             m = arith.ball(m)
-            if not (arb(hi_rest) <= m.upper()):
-                m = m.union(arb(m.lower()).union(arb(hi_rest)))
+            if not (hi_rest <= m.upper()):
+                m = m.union(arb(m.lower()).union(hi_rest))
         if rest:  # the maximiser is not resolved: name a dataset with the largest certified lower end
             top = max(results, key=lambda r: arith.ball(r[0]).lower())
         else:

@@ -90,7 +90,11 @@ def gamma(k: int) -> fmpq:
 
 
 def float_upper(x: Enclosure) -> float:
-    """A binary64 number ≥ the exact rational or ball ``x`` (an upper bound as a float)."""
+    """A binary64 number ≥ the exact rational or ball ``x`` (an upper bound as a float).  O(1).
+
+    >>> float_upper(fmpq(1, 3)) > 1 / 3
+    True
+    """
     if isinstance(x, arb):
         q = arith.endpoints(x)[1]
         num, den = q.numerator, q.denominator
@@ -106,7 +110,11 @@ def float_upper(x: Enclosure) -> float:
 
 
 def float_ball(x: float) -> arb:
-    """The binary64 number ``x`` as an exact ball."""
+    """The binary64 number ``x`` as an exact ball (radius 0).  O(1).
+
+    >>> float_ball(0.1).rad() == 0
+    True
+    """
     return arb(fmpq(*float(x).as_integer_ratio()))
 
 
@@ -300,7 +308,7 @@ def float_param(x: Enclosure) -> tuple:
 
 
 def float_window(
-    m: int, q: Enclosure, tol: Enclosure, *, segment: int = SEGMENT, bounds: tuple | None = None
+    m: int, q: Enclosure, tol: Enclosure, *, segment: int = SEGMENT, bounds: tuple | None = None, min_tol=MIN_FLOAT_TOL
 ) -> FloatLaw:
     """Float window of Bin(m, q) (route (b)); see docs/numerics.md, Lemma 2.
 
@@ -310,13 +318,18 @@ def float_window(
     ``rel = (1+e_a)(1+e_ρ)^L (1+u)^{3L} − 1``.  Cost: O(W) float
     operations and ``W/L`` arb pmf evaluations (O(log m) multiplications each).
     Raises :class:`FloatRouteUnavailable` outside the proof's range
-    (``m ≥ 2⁵³``, ``tol < 2⁻⁹⁰⁰``, ``q`` not certainly in (0, 1)).
+    (``m ≥ 2⁵³``, ``tol < min_tol``, ``q`` not certainly in (0, 1), a window value below
+    :data:`MIN_FLOAT_VALUE`).  ``min_tol`` (default :data:`MIN_FLOAT_TOL`) only limits the work: the
+    proof rests on the check that every window value is ≥ :data:`MIN_FLOAT_VALUE`, which is made
+    whatever ``tol``; a caller whose later steps tolerate smaller values (the Rényi moments, Lemma R2)
+    may pass a smaller ``min_tol`` (never below :data:`MIN_FLOAT_VALUE`).
     """
     tol = arith.exact(tol)
+    min_tol = max(arith.exact(min_tol), fmpq(1, 2**500))
     if m >= MAX_FLOAT_M:
         raise FloatRouteUnavailable(f"m = {m} >= 2^53")
-    if tol < MIN_FLOAT_TOL:
-        raise FloatRouteUnavailable("tol below 2^-900")
+    if tol < min_tol:
+        raise FloatRouteUnavailable(f"tol below the cut-off limit 2^{-(int(min_tol.q).bit_length() - 1)}")
     q = arith.ball(q)
     if not (q > 0 and q < 1):
         raise FloatRouteUnavailable("q not certainly in (0, 1)")
@@ -501,9 +514,3 @@ def tail_step(G: np.ndarray, s_hat: float, t_hat: float) -> np.ndarray:
     w = bernoulli_step(G, s_hat, t_hat)  # length len(G) + 1; its last entry is s·G[-1] = 0
     w[0] = w[0] + s_hat * G[0]
     return w
-
-
-# Old private spellings, still imported by modules outside this worktree's remit (issue 15: switch them to the
-# public names, then delete these lines).
-_up = float_upper
-_ab = float_ball

@@ -24,6 +24,28 @@ unless said), before → after issue 14:
   cannot separate the datasets there; see ``RenyiValue.unresolved``).
 * ``blanket renyi -n 10000 --order 2 --delta 1e-6``: > 150 s (killed; the issue reports > 15 min)
   → 4.5 s end to end (2 workers).
+
+Second round (branch renyi2, the excess kernel for E − 1 and deep cut-offs; 2026-11-25 02:10–03:20,
+the machine shared by several sessions, load average 3–10 on 2 cores: every time is inflated,
+compare CPU seconds where given):
+
+* ``blanket renyi -n 10^4 --order 2 --delta 1e-6``: 40 s (task brief) / 145 s (load ≈ 5) → 4.2 s
+  (load ≈ 2), 5.0 s (load ≈ 3.7).  The chosen order λ = 256 needs the window cut-off 2^-426: the
+  float route refused it (cut-off limit 2^-400, and windows reaching the support end with values
+  below 2^-500) and two ball sweeps ran; the worst case at λ = 256, n = 10^4: 22.8 s → 1.4–2.2 s.
+* one dataset, ball route, n = 10^9, c = n/3: 4.6 s → 3.2–3.6 s (the shared engine's window);
+  c = 0 0.56 s → 1.2 s (load).  Target ≤ 2 s not reached for c = n/3 (the arb_poly product of two
+  windows of 2.3·10^5 and 3.3·10^5 balls takes ≈ 2.3 s).
+* relative width on E − 1 of one dataset's float enclosure, moment kernel → excess kernel:
+  n = 10^6 c = 0 4.3e-7 → 4.4e-10 (0.045 s), c = n/3 3.5e-6 → 3.8e-9 (0.13 s); n = 10^9 c = 0
+  4.4e-4 → 1.4e-8 (0.43 s).
+* worst case over all datasets, n = 10^6, 2 workers: 404 s with relative width 5·10⁻⁶ (unresolved)
+  → 1315 s wall under load average 8–10 (the job got 64% of one core), 695 s user + 157 s system CPU
+  (≈ 7 min on 2 idle cores), peak RSS 137 MB, c* = 0, relative width 1.0·10⁻²⁵, nothing unresolved.
+  (The moment kernel's bounds overlapped for 981 888 of the 10^6 (c, x) pairs; the excess kernel
+  costs ≈ 2–3× the moment kernel per block.)  n = 10^5: 33 s (load ≈ 4), width 1e-27.
+* k-RR families unchanged (ball route, nested loops; load ≈ 9): k = 3 same 10^4 27.6 s, k = 10 same
+  10^4 18.1 s, k = 3 third 10^4 4.1 s, k = 10 third n = 300 5.6 s (O(W³)).
 """
 
 import argparse
@@ -68,6 +90,10 @@ def _one(eps0, n, c, order, route):
         if route == "ball":
             r = xr.renyi_binary(mech, n, c, order=order)
             return float(r.value.mid()), rel(r.value)
+        if route == "excess":
+            e1, e0 = xr.float_excess_binary_block(mech, n, c, 1, xr.parse_order(order))[0]
+            m = e1.max(e0)
+            return float(m.mid()), f"{float(m.rad() / m.mid()):.1e} (of E-1)"
         m1, m0 = xr.float_moments_binary(mech, n, c, xr.parse_order(order))
         m = m1.max(m0)
         return float(m.mid()), f"{float(m.rad() / (m - 1).mid()):.1e} (of E-1)"
@@ -75,11 +101,11 @@ def _one(eps0, n, c, order, route):
 
 def one_dataset(ns, order="2", eps0="1", route="ball"):
     print(f"\nbinary RR, one dataset, both directions (epsilon0 = {eps0}, lambda = {order}), {route} route, 128 bits")
-    head = "D_lambda" if route == "ball" else "moment E"
+    head = {"ball": "D_lambda", "float": "moment E", "excess": "E - 1"}[route]
     print(f"{'n':>11} {'c':>10} {'seconds':>8} {head:>12} {'rel.width':>18} {'RSS MB':>7}")
     for n in ns:
         for c in (0, n // 3):
-            if route == "float" and c and n > 10**7:
+            if route in ("float", "excess") and c and n > 10**7:
                 continue  # O(W_a W_b) convolution: the float route is the sweep's kernel, not the one-dataset route
             dt, (v, w), rss = isolated(_one, eps0, n, c, order, route)
             print(f"{n:>11} {c:>10} {dt:>8.3f} {v:>12.4e} {w:>18} {rss:>7}")
@@ -89,7 +115,7 @@ def _worst(eps0, n, order, workers):
     mech = BinaryRR(epsilon0=eps0)
     with arith.precision(128):
         r = xr.renyi_binary_worst(mech, n, order=order, workers=workers, progress=False)
-        return r.c, float(r.value.mid()), rel(r.value)
+        return r.c, float(r.value.mid()), rel(r.value), r.unresolved
 
 
 def worst(ns, order="2", eps0="1", workers=2):
@@ -97,10 +123,10 @@ def worst(ns, order="2", eps0="1", workers=2):
         f"\nbinary RR, worst case over all datasets (epsilon0 = {eps0}, lambda = {order}), {workers} worker(s), 128 bits"
         " (float scan in blocks + pruning + ball route for the candidates)"
     )
-    print(f"{'n':>9} {'seconds':>8} {'c*':>6} {'D_lambda':>12} {'rel.width':>9} {'RSS MB':>7}")
+    print(f"{'n':>9} {'seconds':>8} {'c*':>6} {'D_lambda':>12} {'rel.width':>9} {'unresolved':>10} {'RSS MB':>7}")
     for n in ns:
-        dt, (c, v, w), rss = isolated(_worst, eps0, n, order, workers)
-        print(f"{n:>9} {dt:>8.2f} {c:>6} {v:>12.4e} {w:>9} {rss:>7}")
+        dt, (c, v, w, unres), rss = isolated(_worst, eps0, n, order, workers)
+        print(f"{n:>9} {dt:>8.2f} {c:>6} {v:>12.4e} {w:>9} {unres:>10} {rss:>7}")
 
 
 def _family(k, fam, n, order, eps0):
@@ -163,6 +189,7 @@ def main():
     if a.quick:
         one_dataset([10**4, 10**6])
         one_dataset([10**6], route="float")
+        one_dataset([10**6], route="excess")
         worst([1000, 10**4], workers=a.workers)
         cli_delta([10**4], workers=a.workers)
         families([(3, "same", 1000), (3, "third", 300), (10, "third", 100)])
@@ -170,6 +197,7 @@ def main():
     one_dataset([10**4, 10**6, 10**9])
     one_dataset([10**6], order="5/2")
     one_dataset([10**6, 10**9], route="float")
+    one_dataset([10**6, 10**9], route="excess")
     worst([1000, 10**4, 10**5] + ([10**6] if a.full else []), workers=a.workers)
     worst([10**4], order="64", workers=a.workers)
     cli_delta([10**4, 10**5], workers=a.workers)
