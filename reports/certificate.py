@@ -239,9 +239,9 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
         )
 
         def comp(eps, mech=mech):
-            from blanket.exact.accounting.profiles import _sweep_worst
+            from blanket.exact.accounting.profiles import sweep_worst
 
-            w = _sweep_worst(mech, n, epsilon=eps, progress=True, workers=workers, scheduler=scheduler)
+            w = sweep_worst(mech, n, epsilon=eps, progress=True, workers=workers, scheduler=scheduler)
             text = getattr(w, "dataset", None) or f"c={w.c} ones among the other {n - 1} users ({w.direction})"
             return w.value, {"dataset": text, "c": w.c, "direction": str(w.direction)}
 
@@ -525,7 +525,7 @@ def _interval(v, *, decide=None, above=None) -> dict:
     return arith.nonneg_interval(v, DIGITS)
 
 
-def _versions() -> dict:
+def versions() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version()}
@@ -537,7 +537,7 @@ def _versions() -> dict:
     return out
 
 
-def _result_entry(r) -> dict:
+def result_entry(r) -> dict:
     return {
         "key": r.key,
         "paper": r.paper,
@@ -666,11 +666,11 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = 
 
 def _sweep_budget(dep, mech, workers, scheduler) -> str | None:
     """``None`` if the exact worst case at ``dep.n`` can run on the chosen executor, else the reason it is not run."""
-    from blanket.exact.accounting.profiles import _eps0_of, check_worst_cost
+    from blanket.exact.accounting.profiles import check_worst_cost, eps0_of
     from blanket.exact.runtime.budget import TooExpensive
 
     try:
-        check_worst_cost(dep.n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
+        check_worst_cost(dep.n, workers=workers, scheduler=scheduler, epsilon0=eps0_of(mech))
     except TooExpensive as exc:
         return (
             str(exc)
@@ -1162,17 +1162,17 @@ def certify(
             for r in found:
                 if r.key not in chain_keys:
                     chain_keys.append(r.key)
-                    chain.append(_result_entry(r))
+                    chain.append(result_entry(r))
     for c in claims:
         for b in c["bounds"]:
             if b["applies"] and b.get("decides") == "certifies the claim" and b["key"] not in chain_keys:
                 chain_keys.append(b["key"])
-                chain.append(_result_entry(core.REGISTRY[b["key"]]))
+                chain.append(result_entry(core.REGISTRY[b["key"]]))
     if dep.mechanism in ("krr", "binary_rr"):
         for r in _find_results("BBGN19", "Lemma 5.1"):
             if r.key not in chain_keys and (r.variant in (None, "rr", "krr") or "rr" in str(r.variant)):
                 chain_keys.append(r.key)
-                chain.append(_result_entry(r))
+                chain.append(result_entry(r))
     bounds_table = []
     seen = set()
     for c in claims:
@@ -1212,7 +1212,7 @@ def certify(
             or f"blanket certify {dep.source}" + (f" --max-prec {max_prec}" if max_prec is not None else ""),
             "input": dep.source,
             "input_sha256": dep.sha256,
-            "versions": _versions(),
+            "versions": versions(),
             "precision_start": start,
             "precision_cap": cap,
             "precision_used": max([c["precision"] for c in claims] or [start]),

@@ -134,7 +134,7 @@ def certify_composition(
     """The certificate (plain data) of a deployment with ``[[rounds]]``."""
     from blanket.proofs import composition as comp
 
-    from .certificate import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, _result_entry, _versions, statement
+    from .certificate import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
 
     t0 = time.time()
     acc = _accountant(dep)
@@ -167,7 +167,7 @@ def certify_composition(
         for r in rounds
     )
     chain = [
-        _result_entry(r)
+        result_entry(r)
         for r in (comp.BLANKET_PAIR, comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC, comp.RDP_CONVERSION)
     ]
     decided = sorted({c["route"] for c in claims} | {t["route"] for t in targets})
@@ -184,10 +184,10 @@ def certify_composition(
             "total_rounds": total,
             "route": ROUTE,
             "decided_by": ", ".join(decided) if decided else "none",
-            "renyi": _result_entry(comp.RDP_CONVERSION),
-            "theorem": _result_entry(comp.THEOREM_10),
-            "discretisation": _result_entry(comp.PESSIMISTIC),
-            "pair": _result_entry(comp.BLANKET_PAIR),
+            "renyi": result_entry(comp.RDP_CONVERSION),
+            "theorem": result_entry(comp.THEOREM_10),
+            "discretisation": result_entry(comp.PESSIMISTIC),
+            "pair": result_entry(comp.BLANKET_PAIR),
             "grids": sorted({c["grid"] for c in claims} | {t["grid"] for t in targets}),
             "seconds": round(time.time() - t0, 1),
             "lower_bound": "the rounds run on one concrete pair of datasets (all other users hold a value other "
@@ -212,7 +212,7 @@ def certify_composition(
             "command": command or f"blanket certify {dep.source}",
             "input": dep.source,
             "input_sha256": dep.sha256,
-            "versions": _versions(),
+            "versions": versions(),
             "precision_start": dep.precision,
             "precision_cap": max_prec if max_prec is not None else dep.precision_cap,
             "precision_used": dep.precision,

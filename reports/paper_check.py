@@ -259,13 +259,13 @@ def check_papers(paper: str | None = None, *, quick: bool = False, progress: boo
             "command": "blanket check-papers" + (f" --paper {paper}" if paper else "") + (" --quick" if quick else ""),
             "precision_start": arith.DEFAULT_PREC,
             "precision_cap": arith.MAX_PREC,
-            "versions": _versions(),
+            "versions": versions(),
         },
     }
 
 
-def _versions():
-    from .certificate import _versions as v
+def versions():
+    from .certificate import versions as v
 
     return v()
 

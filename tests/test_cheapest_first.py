@@ -278,7 +278,7 @@ def test_telemetry_example_is_decided_without_any_sweep(monkeypatch, tmp_path):
     def no_sweep(*a, **k):
         raise AssertionError("the exact worst-case sweep must not run for examples/telemetry.toml")
 
-    monkeypatch.setattr(profiles, "_sweep_worst", no_sweep)
+    monkeypatch.setattr(profiles, "sweep_worst", no_sweep)
     import pathlib
 
     dep = load_deployment(pathlib.Path(__file__).resolve().parents[1] / "examples" / "telemetry.toml")

@@ -210,7 +210,7 @@ def _worst_kwargs(fn, workers, scheduler) -> dict:
     return kw
 
 
-def _sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, workers=None, scheduler=None):
+def sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, workers=None, scheduler=None):
     """:func:`exact.shuffled.binary.delta_binary_worst` on the chosen executor (current precision)."""
     from blanket.exact.shuffled.binary import delta_binary_worst
 
@@ -247,7 +247,7 @@ def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple
     return check_worst_case(n, workers=cores, where=where, epsilon0=e0)
 
 
-def _eps0_of(mech):
+def eps0_of(mech):
     """The local ε0 of ``mech`` (exact if known, else a ball), only to refine the cost estimate."""
     e0 = getattr(mech, "epsilon0_exact", None)
     if e0 is not None:
@@ -262,7 +262,7 @@ def _delta_raw(mech, n, kind, c, epsilon=None, exp_epsilon=None, progress=False,
     """The δ enclosure at the current precision (no escalation): value, extra info."""
     if kind == "worst":
         _need_binary(mech, kind)
-        w = _sweep_worst(mech, n, epsilon, exp_epsilon, progress, workers, scheduler)
+        w = sweep_worst(mech, n, epsilon, exp_epsilon, progress, workers, scheduler)
         return w.value, w
     if kind == "c":
         _need_binary(mech, "c=INT")
@@ -414,7 +414,7 @@ def delta(
     _k(mech)
     if kind == "worst" and not (epsilon is not None and arith.exact(epsilon, "epsilon") >= _epsilon_hi(mech)):
         # (ε ≥ ε0: δ = 0 on every dataset, no sweep runs)
-        check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
+        check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=eps0_of(mech))
     prec = start_prec
     prev = None
     stalled = False
@@ -590,12 +590,12 @@ def epsilon(
             br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap)
         return EpsilonProfile(br, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), c)
     _need_binary(mech, "worst")
-    check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=_eps0_of(mech))
-    from blanket.exact.shuffled.binary import WorstCase, _forward_single, _rr
+    check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=eps0_of(mech))
+    from blanket.exact.shuffled.binary import WorstCase, forward_single, rr_params
 
     def sweep(eps, what):
         def compute(prec):
-            return _sweep_worst(mech, n, epsilon=eps, progress=progress, workers=workers, scheduler=scheduler)
+            return sweep_worst(mech, n, epsilon=eps, progress=progress, workers=workers, scheduler=scheduler)
 
         return arith.escalate(
             compute, lambda w: arith.le(w.value, target) is not None, start=start_prec, cap=cap, what=what
@@ -631,8 +631,8 @@ def epsilon(
         tried.add(j)
 
         def fun(eps, j=j):
-            ee0, p, f = _rr(mech)
-            return _forward_single(n, j, ee0, p, f, arith.exp_param(epsilon=eps))
+            ee0, p, f = rr_params(mech)
+            return forward_single(n, j, ee0, p, f, arith.exp_param(epsilon=eps))
 
         br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap)
         total += br.evaluations

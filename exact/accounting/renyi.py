@@ -1149,7 +1149,7 @@ def worst_cost(n: int, order, *, workers: int = 1) -> tuple:
 def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
     """Raise :class:`exact.runtime.budget.TooExpensive` (naming the estimate and the options) before a worst-case
     sweep that cannot finish within ``BLANKET_MAX_SECONDS`` or the available memory; else the estimate."""
-    from blanket.exact.runtime.budget import TooExpensive, _duration, _size, available_memory, time_limit
+    from blanket.exact.runtime.budget import TooExpensive, available_memory, human_duration, human_size, time_limit
     from blanket.exact.runtime.executors import executor_cores
 
     if n <= 4096:
@@ -1162,9 +1162,9 @@ def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
         return seconds, nbytes
     why = []
     if too_slow:
-        why.append(f"about {_duration(seconds)} {where} (limit {_duration(limit)}, BLANKET_MAX_SECONDS)")
+        why.append(f"about {human_duration(seconds)} {where} (limit {human_duration(limit)}, BLANKET_MAX_SECONDS)")
     if too_big:
-        why.append(f"about {_size(nbytes)} of memory ({_size(mem)} available)")
+        why.append(f"about {human_size(nbytes)} of memory ({human_size(mem)} available)")
     raise TooExpensive(
         f"the exact Rényi worst case over all {n} datasets would take {' and '.join(why)}; not started. "
         "Options: a Dask cluster (--scheduler tcp://HOST:8786), one dataset (--dataset c=INT, e.g. c=0: "

@@ -154,9 +154,3 @@ def check_worst_case(
     raise TooExpensive(
         f"the exact worst case over all {n} datasets would take {' and '.join(why)}; not started. Options: {options}"
     )
-
-
-# Old private spellings, still imported by modules outside this worktree's remit (issue 15: switch them to the
-# public names, then delete these lines).
-_duration = human_duration
-_size = human_size

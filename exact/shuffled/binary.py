@@ -1313,9 +1313,3 @@ def _finish_block_one(hvals, t1, t2, lo, hi, T, ee):
         if t2 >= hi:  # or above it: h(t) <= T there
             best = best.max(_interval(0, Tu))
     return _nonneg(best), best_t
-
-
-# Old private spellings, still imported by modules outside this worktree's remit (issue 15: switch them to the
-# public names, then delete these lines).
-_rr = rr_params
-_forward_single = forward_single
