@@ -7,8 +7,7 @@ Names defined in several modules are not re-exported here: check_worst_cost.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from blanket.exact.lazy import lazy_package
 
 _MODULES = ('accountant', 'calibrate', 'pld', 'profiles', 'query', 'renyi')
 _EXPORTS = {
@@ -63,16 +62,4 @@ _EXPORTS = {
     'renyi_krr_family': 'renyi',
     'worst_cost': 'renyi',
 }
-__all__ = [*_MODULES, *_EXPORTS]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__all__, __dir__, __getattr__ = lazy_package(__name__, _MODULES, _EXPORTS)

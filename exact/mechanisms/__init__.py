@@ -6,8 +6,7 @@ Public names are loaded lazily (importing the package imports no module).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from blanket.exact.lazy import lazy_package
 
 _MODULES = ('finite', 'oracles', 'registry')
 _EXPORTS = {
@@ -42,16 +41,4 @@ _EXPORTS = {
     'same_family_delta': 'oracles',
     'variation_ratio_delta': 'oracles',
 }
-__all__ = [*_MODULES, *_EXPORTS]
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MODULES:
-        return importlib.import_module(f"{__name__}.{name}")
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__all__, __dir__, __getattr__ = lazy_package(__name__, _MODULES, _EXPORTS)
