@@ -25,7 +25,12 @@ ROUTE = (
     "PLD route: dominating pairs, pessimistic/optimistic discretisation, exact integer convolution; "
     "Renyi route beside it (the same pairs, CKS20 conversion); the smaller certified upper end decides"
 )
-ROUTE_NAMES = {"PLD": "PLD route", "Renyi": "Renyi route"}
+ROUTE_NAMES = {"PLD": "PLD route", "Renyi": "Renyi route", "basic": "basic composition of pure DP"}
+UPPER_SOURCES = {
+    "PLD": "pessimistic PLD of the product of dominating pairs",
+    "Renyi": "Renyi divergences of the same dominating pairs, added over rounds (CKS20 conversion)",
+    "basic": "the sum of the rounds' epsilon0 (each shuffled round is epsilon0-DP; basic composition, delta = 0)",
+}
 
 
 def _q(x: Fraction) -> fmpq:
@@ -119,9 +124,7 @@ def certify_target(dep: Deployment, target, acc: ShuffleAccountant | None = None
         "epsilon_renyi_upper": _dec(e.renyi_upper, True),
         "renyi_order": _s(fmpq(e.renyi_order.numerator, e.renyi_order.denominator)),
         "route": ROUTE_NAMES[e.route],
-        "upper_source": "pessimistic PLD of the product of dominating pairs"
-        if e.route == "PLD"
-        else "Renyi divergences of the same dominating pairs, added over rounds (CKS20 conversion)",
+        "upper_source": UPPER_SOURCES[e.route],
         "reason": f"certified by the {ROUTE_NAMES[e.route]}"
         if e.upper != float("inf")
         else "no finite epsilon is certified by either route",

@@ -142,3 +142,28 @@ def test_renyi_route_beside_the_pld_route():
     tiny = acc.get_epsilon("1e-45")
     assert tiny.pld_upper is None and tiny.route == "Renyi"
     assert tiny.upper == tiny.renyi_upper < 60 and tiny.lower <= tiny.upper
+
+
+def test_basic_route_wins_for_many_rounds_of_a_large_epsilon0():
+    """Σ ε0 is an upper end the PLD/Rényi routes can miss (grid and conversion losses); it is reported as a route.
+
+    Independent check: the pure-DP sum is computed here by hand, and the basic route can only win when it is below
+    both other routes' certified ends (which the object reports beside it).
+    """
+    from fractions import Fraction
+
+    from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
+
+    acc = ShuffleAccountant().compose(ShuffledRR(k=2, epsilon0="8", n=3), count=40)
+    assert acc.basic_upper() == Fraction(320)
+    e = acc.get_epsilon("1e-6")
+    assert e.upper <= Fraction(320)
+    assert e.lower <= e.upper
+    if e.route == "basic":
+        assert e.upper == 320 and min(e.renyi_upper, e.pld_upper or float("inf")) > 320
+    else:
+        assert e.upper < 320
+    d = acc.get_delta(320)
+    assert d.upper == 0 and d.route == "basic" and d.lower == 0
+    d2 = acc.get_delta("319")
+    assert d2.route != "basic" and d2.upper > 0

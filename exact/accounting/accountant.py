@@ -52,6 +52,7 @@ LOWER_GRID_ROUNDS = 1000
 ROUTES = {
     "PLD": "PLD (dominating pairs, pessimistic/optimistic discretisation, exact integer convolution)",
     "Renyi": "Renyi (the same dominating pairs: Renyi divergences added over rounds, CKS20 Prop. 12 conversion)",
+    "basic": "basic composition of pure DP (each shuffled round is epsilon0-DP; epsilon <= sum of epsilon0, delta = 0)",
 }
 
 
@@ -401,6 +402,17 @@ class ShuffleAccountant:
             self._cache[key] = total
         return self._cache[key]
 
+    def basic_upper(self) -> Fraction:
+        """Σ count·ε0 over the ledger: every (ε, 0)-claim with ε ≥ this holds (basic composition of pure DP).  O(rounds).
+
+        Each shuffled round is ε0-DP on replace-one neighbours (the shuffled output is a post-processing of the
+        report vector, and the two report vectors differ in one ε0-LDP report), and pure DP composes additively
+        (:data:`blanket.proofs.composition.BASIC_COMPOSITION`).  For records known by ``e^{ε0}`` the rational used
+        is an upper end of ε0, so the sum stays an upper bound.
+        """
+        self._need()
+        return sum((Fraction(cnt) * ev.epsilon0 for ev, cnt in self._ledger), Fraction(0))
+
     def _auto_grid(self, target_delta) -> Fraction:
         if self.grid is not None:
             return self.grid
@@ -447,6 +459,9 @@ class ShuffleAccountant:
         renyi_upper = _frac(r_eps)
         route = "Renyi" if renyi_upper < pld_upper else "PLD"
         upper = min(pld_upper, renyi_upper)
+        basic = self.basic_upper()
+        if basic < upper:  # many rounds of a large epsilon0: the pure-DP sum is the smallest certified end
+            route, upper = "basic", basic
         return CertifiedEpsilon(
             lower=_frac(lo),
             upper=upper,
@@ -487,9 +502,12 @@ class ShuffleAccountant:
             r_d, r_order = _pld.rdp_delta(self._renyi(g), _pld.RENYI_ORDERS, eps)
         renyi_upper = _frac(r_d)
         route = "Renyi" if renyi_upper < u else "PLD"
+        upper = min(u, renyi_upper)
+        if _frac(eps) >= self.basic_upper() and upper > 0:  # the composition is (Σ ε0, 0)-DP
+            route, upper = "basic", Fraction(0)
         return CertifiedDelta(
             lower=lo,
-            upper=min(u, renyi_upper),
+            upper=upper,
             pair_lower=pl_lo,
             grid=g,
             rounds=self.rounds,
