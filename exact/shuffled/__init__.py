@@ -1,6 +1,6 @@
 """Shuffled mechanisms: datasets, families, worst cases, blanket views, exhaustive small-n search.
 
-Modules: ``amplification``, ``binary``, ``bruteforce``, ``enumerate``, ``krr``.
+Modules: ``amplification``, ``binary``, ``bruteforce``, ``enumerate``, ``krr``, ``oracles``.
 Public names are loaded lazily (importing the package imports no module).
 Names defined in several modules are not re-exported here: WorstCase.
 """
@@ -10,10 +10,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_MODULES = ('amplification', 'binary', 'bruteforce', 'enumerate', 'krr')
+_MODULES = ('amplification', 'binary', 'bruteforce', 'enumerate', 'krr', 'oracles')
 _EXPORTS = {
+    'Bracket5': 'oracles',
     'DatasetDelta': 'enumerate',
+    'FAST_EXACT_BELOW': 'oracles',
     'blanket_sum': 'amplification',
+    'blanket_view_bracket': 'oracles',
+    'blanket_view_delta_fast': 'oracles',
     'calibrate_epsilon': 'krr',
     'count_classes': 'enumerate',
     'count_law': 'binary',
