@@ -906,8 +906,14 @@ def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TO
     (3/16, 3/16)
     """
     if isinstance(mech, LDP):
-        # a concrete ε0-LDP randomizer: binary randomized response (= subset selection with k = 2, d = 1)
-        mech = Subset(2, 1, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
+        # a concrete ε0-LDP randomizer: binary randomized response, through the k-RR family engine (the
+        # subset-selection route k = 2, d = 1 has a 'rest' mass that is a ball around 0 when ε0 is given, and
+        # the engine then returned nan)
+        from blanket.exact.mechanisms.finite import KRR
+        from blanket.exact.shuffled.krr import delta_krr_family
+
+        rr = KRR(2, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
+        return delta_krr_family(rr, _check_n(n), "same", epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)
     if not isinstance(mech, _FourValue):
         raise InvalidArgument(
             "mech", getattr(mech, "kind", mech), "must be one of LDP, OUE, SUE, OLH, Hadamard, Subset"

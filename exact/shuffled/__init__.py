@@ -18,6 +18,8 @@ _EXPORTS = {
     'blanket_sum': 'amplification',
     'blanket_view_bracket': 'oracles',
     'blanket_view_delta_fast': 'oracles',
+    'blanket_view_upper': 'oracles',
+    'OracleMatrix': 'oracles',
     'calibrate_epsilon': 'krr',
     'count_classes': 'enumerate',
     'count_law': 'binary',

@@ -53,7 +53,14 @@ from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
 from flint import arb, fmpq
 
-__all__ = ["blanket_view_delta_fast", "blanket_view_bracket", "Bracket5", "FAST_EXACT_BELOW", "OracleMatrix"]
+__all__ = [
+    "blanket_view_delta_fast",
+    "blanket_view_bracket",
+    "Bracket5",
+    "FAST_EXACT_BELOW",
+    "OracleMatrix",
+    "blanket_view_upper",
+]
 
 #: below this n (and with exact inputs) :func:`blanket_view_delta_fast` returns the exact Lemma 5.3 mixture
 FAST_EXACT_BELOW = 48
@@ -132,6 +139,22 @@ def blanket_view_bracket(
 
 def _upper_end(v):
     return v if isinstance(v, fmpq) else arith.endpoints(v)[1]
+
+
+def blanket_view_upper(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+    """A certified **upper bound** on δ(ε) of the shuffled mechanism (the bracket's upper end), as an enclosure.
+
+    Unlike :func:`blanket_view_delta_fast` its width is only the engine's
+    (it narrows as the precision escalates), so it is the δ-function to
+    calibrate ε with (:func:`exact.accounting.calibrate.epsilon_for_delta`).
+    Cost: that of :func:`blanket_view_bracket`.
+    """
+    _check_mech(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    if arith.le(mech.exp_epsilon0(), ee) is True:
+        return fmpq(0)
+    return blanket_view_bracket(mech, n, exp_epsilon=ee, tol=tol, exact_max_n=exact_max_n).upper
 
 
 def blanket_view_delta_fast(
