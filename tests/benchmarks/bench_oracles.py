@@ -87,13 +87,13 @@ def rel_width(v) -> str:
 def fast_table(ns, eps0: str = "2"):
     from blanket.exact.shuffled.oracles import blanket_view_delta_fast
 
-    print(f"== 0. fast blanket view (convex-order bracket), ε0 = {eps0}, ε = 6/sqrt(n) (128-bit balls, tol 2^-80)")
+    print(f"== 0. fast blanket view (convex-order bracket), ε0 = {eps0}, ε = 6/isqrt(n) (128-bit balls, tol 2^-80)")
     print(
         f"{'mechanism':>20} {'n':>11} {'wall s':>7} {'cpu s':>7} {'rel width':>9} {'delta (upper)':>14} {'RSS MiB':>8}"
     )
     for name, m in mechanisms(eps0):
         for n in ns:
-            eps = fmpq(6 * 10**6 // int(math.isqrt(n) * 1000), 10**3)
+            eps = fmpq(6, math.isqrt(n))
             with arith.precision(128):
                 v, w, c = timed(blanket_view_delta_fast, m, n, epsilon=eps)
             print(f"{name:>20} {n:>11} {w:7.2f} {c:7.2f} {rel_width(v):>9} {up(v):>14} {peak_rss_mib():8.0f}")
