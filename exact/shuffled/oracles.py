@@ -179,7 +179,7 @@ def blanket_view_delta_fast(
 
     Complexity: three calls of the four-atom engine, O(√n·√log(1/tol)) ball
     operations and memory each (about 15× that on its blocked route,
-    n ≤ 3·10⁶).  Measured: about 2 s at n = 10⁶, 25 s at n = 10⁹
+    n ≤ 3·10⁶).  Measured: about 1.8 CPU s at n = 10⁶, 16–19 CPU s at n = 10⁹
     (tests/benchmarks/bench_oracles.py).  The enclosure is narrow where δ
     matters (relative width ≤ 1e-4 at n = 10⁶, δ ≈ 1e-6) but its width is
     absolute, about 1e-10 at n = 10⁶ (the engine's bound on its weak count),
