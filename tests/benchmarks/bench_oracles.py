@@ -140,7 +140,9 @@ def main(quick: bool = False):
                 bc = epsilon_upper(lambda e: clone_delta(m, n, epsilon=e), "1e-6", hi=2)
                 best, which = bc.upper, "clone"
                 if not isinstance(m, LDP):
-                    bb = epsilon_upper(lambda e: blanket_view_delta_merged(m, n, epsilon=e), "1e-6", hi=2)
+                    from blanket.exact.shuffled.oracles import blanket_view_upper
+
+                    bb = epsilon_upper(lambda e: blanket_view_upper(m, n, epsilon=e), "1e-6", hi=2)
                     if bb.upper < best:
                         best, which = bb.upper, "blanket"
                 # the lower end of the bracket fails the target: the true ε of this dataset pair is above it
