@@ -52,6 +52,8 @@ PAPERS = {
     "FO": "Frequency oracles (unary encoding and local hashing: Wang, Blocki, Li, Jha, USENIX Security 2017; Hadamard "
     "response: Acharya, Sun, Zhang, AISTATS 2019; subset selection: Ye, Barg 2018) and the clamped geometric "
     "mechanism: blanket decompositions derived by this project",
+    "WANG24": "Wang et al., Unified, Tight, and Fast Privacy Amplification in the Shuffle Model of Differential "
+    "Privacy (cited here as VLDB 2024; code and parameter table: wangsw/PrivacyAmplification)",
     "ZDW22": "Zhu, Dong, Wang, Optimal Accounting of Differential Privacy via Characteristic Function (AISTATS 2022)",
     "PLD": "Privacy loss distributions: Meiser, Mohammadi (CCS 2018); Koskela, Jälkö, Honkela (AISTATS 2020); "
     "Doroshenko, Ghazi, Kamath, Kumar, Manurangsi (PETS 2022)",
@@ -66,6 +68,8 @@ PAPER_ALIASES = {
     "girgis": "GDDSK21",
     "erlingsson": "EFMRTT19",
     "composition": "ZDW22",
+    "wang": "WANG24",
+    "variation-ratio": "WANG24",
     "zhu-dong-wang": "ZDW22",
     "pld": "PLD",
 }

@@ -11,7 +11,8 @@ Bound files
 *Python module* (``*.py``)::
 
     NAME = "Doe 2025, Theorem 2"           # optional, shown in the report
-    MECHANISM = "krr"                        # "krr" (k-ary RR) or "binary" (k = 2)
+    MECHANISM = "krr"                        # "krr" (k-ary RR), "binary" (k = 2), or a frequency oracle
+                                             #   on k values: "oue", "sue", "hadamard", "olh:g=2", "subset:d=2"
     QUANTITY = "delta"                       # "delta" (define delta(...)) or "epsilon" (define epsilon(...))
     DOMAIN = {"epsilon0": ("0.1", "3"),      # the region the bound claims to cover (closed ranges);
               "n": (2, 10**6),               #   exact numbers: ints, Fractions or decimal strings —
@@ -124,6 +125,9 @@ FLOAT_REL_ERR = Fraction(1, 10**12)
 FLOAT_ABS_ERR = Fraction(1, 10**300)
 FLOAT_MODEL = "relative 1e-12 plus absolute 1e-300"
 MECHANISMS = {"krr": "krr", "rr": "krr", "k-rr": "krr", "binary": "binary", "binary-rr": "binary", "rr2": "binary"}
+#: frequency oracles on k input values (exact.mechanisms.oracles) and their one extra parameter, if any:
+#: ``MECHANISM = "subset:d=2"`` (subset size), ``"olh:g=2"`` (hash range; the family of all maps [k] -> [g])
+ORACLES = {"oue": None, "sue": None, "hadamard": None, "olh": "g", "subset": "d"}
 QUANTITIES = ("delta", "epsilon")
 #: default region for registered results (their hypotheses cut it further)
 REGISTERED_DOMAIN = {
@@ -166,7 +170,7 @@ class Bound:
     name: str
     source: str
     kind: str  # "python", "sympy", "registered"
-    mechanism: str  # "krr" or "binary"
+    mechanism: str  # "krr", "binary" or a frequency oracle ("oue", "subset:d=2", ...)
     quantity: str  # "delta" or "epsilon"
     domain: dict  # name -> (lo, hi) exact (fmpq; ints for n, k)
     evaluate: Callable[[dict], BoundValue]
@@ -319,14 +323,87 @@ def parse_domain(domain, quantity: str, mechanism: str) -> dict:
         out["k"] = _parse_range("k", domain["k"], integer=True)
         if out["k"][0] < 2:
             raise InvalidArgument("DOMAIN['k'] lower end", out["k"][0], "must be >= 2")
+        if mechanism.startswith("subset:"):
+            d = int(mechanism.partition("=")[2])
+            if out["k"][0] < d + 1:
+                raise InvalidArgument(
+                    "DOMAIN['k'] lower end", out["k"][0], f"must be >= d + 1 = {d + 1} for {mechanism}"
+                )
     return out
 
 
 def _norm_mechanism(m, where="MECHANISM"):
-    key = str(m).strip().lower()
-    if key not in MECHANISMS:
-        raise InvalidArgument(where, m, f"must be one of {sorted(MECHANISMS)} (k-ary randomized response or binary RR)")
-    return MECHANISMS[key]
+    """``"krr"``, ``"binary"`` or a frequency oracle in canonical form (``"subset:d=2"``, ``"olh:g=2"``, ``"oue"``).
+
+    >>> _norm_mechanism("Subset: d = 2"), _norm_mechanism("rr")
+    ('subset:d=2', 'krr')
+    """
+    key = str(m).strip().lower().replace(" ", "")
+    if key in MECHANISMS:
+        return MECHANISMS[key]
+    kind, _, rest = key.partition(":")
+    if kind in ORACLES:
+        extra = ORACLES[kind]
+        if extra is None:
+            if rest:
+                raise InvalidArgument(where, m, f"takes no parameter for '{kind}' (write just '{kind}')")
+            return kind
+        name, _, value = rest.partition("=")
+        if name != extra or not value.isdigit() or int(value) < (2 if extra == "g" else 1):
+            raise InvalidArgument(
+                where, m, f"must name its {extra} for '{kind}', e.g. '{kind}:{extra}=2' (an integer >= 1)"
+            )
+        return f"{kind}:{extra}={int(value)}"
+    raise InvalidArgument(
+        where,
+        m,
+        f"must be one of {sorted(MECHANISMS)} (k-ary randomized response or binary RR) or a frequency oracle "
+        "'oue', 'sue', 'hadamard', 'olh:g=<range>', 'subset:d=<size>'",
+    )
+
+
+def is_oracle(mechanism: str) -> bool:
+    """True for a frequency-oracle mechanism string (canonical form)."""
+    return mechanism.partition(":")[0] in ORACLES
+
+
+def mechanism_record(mechanism: str, k: int, epsilon0):
+    """The randomizer a bound is judged against at ``(k, ε0)`` (ε0 exact; balls at the current precision).
+
+    ``krr``/``binary``: :class:`KRR`; a frequency oracle: its record from
+    :mod:`exact.mechanisms.oracles` (``olh``: the family of all maps
+    ``[k] → [g]``, pairwise independent; constant maps included and credited
+    to the blanket).
+    """
+    if not is_oracle(mechanism):
+        return KRR(k, epsilon0=epsilon0)
+    import itertools
+
+    from blanket.exact.mechanisms import oracles as O
+
+    kind, _, rest = mechanism.partition(":")
+    val = int(rest.partition("=")[2]) if rest else None
+    if kind == "oue":
+        return O.OUE(k, epsilon0=epsilon0)
+    if kind == "sue":
+        return O.SUE(k, epsilon0=epsilon0)
+    if kind == "hadamard":
+        return O.Hadamard(k, epsilon0=epsilon0)
+    if kind == "subset":
+        return O.Subset(k, val, epsilon0=epsilon0)
+    fam = list(itertools.product(range(val), repeat=k))
+    return O.OLH(k, val, epsilon0=epsilon0, family=fam, constant="family")
+
+
+def mechanism_matrix(mechanism: str, k: int, epsilon0):
+    """The explicit randomizer for the exhaustive worst case: :class:`KRR` or
+    :class:`exact.shuffled.oracles.OracleMatrix` (ball entries, proportional columns merged)."""
+    rec = mechanism_record(mechanism, k, epsilon0)
+    if not is_oracle(mechanism):
+        return rec
+    from blanket.exact.shuffled.oracles import OracleMatrix
+
+    return OracleMatrix(rec)
 
 
 def _norm_quantity(q, where="QUANTITY"):
@@ -544,7 +621,7 @@ def registered_bound(label: str, variant: str | None = None, *, mechanism: str |
             f"is not an upper bound on delta or epsilon (kind {res.kind}, quantity {res.quantity})",
         )
     mechs = {str(m).lower() for m in res.mechanisms}
-    if not mechs & {"rr", "krr", "any", "binary", "binary-rr"}:
+    if not mechs & {"rr", "krr", "any", "binary", "binary-rr", "ldp"}:  # ldp: every ε0-LDP randomizer, k-RR included
         raise InvalidArgument(
             "--registered", res.key, f"does not apply to randomized response (mechanisms {sorted(mechs)})"
         )
@@ -737,7 +814,7 @@ class Search:
                 raise InvalidArgument("--n-max", n_max, f"must be >= the domain's smallest n ({self.n_lo})")
         self.n_hi = min(n_hi, n_max) if n_max is not None else n_hi
         self.n_exhaustive = min(arith.integer_in(n_exhaustive, "--n-exhaustive", lo=2), self.n_hi)
-        for kk in self.ks:
+        for kk in self.ks if not is_oracle(bound.mechanism) else []:
             est = exhaustive_classes(kk, self.n_exhaustive)
             if est > MAX_EXHAUSTIVE_CLASSES:
                 ok = max(
@@ -850,7 +927,7 @@ class Search:
         pending = todo
         for prec in PRECS:
             with arith.precision(prec):
-                mech = KRR(k, epsilon0=e0)
+                mech = mechanism_matrix(self.bound.mechanism, k, e0)
                 eps = [v if self.bound.quantity == "delta" else self._eps_for_check(bv) for v, bv in pending]
                 wcs = worst_cases(mech, n, epsilons=eps)
                 nxt = []
@@ -916,10 +993,14 @@ class Search:
             return [Point(phase, k, n, e0, v, oc, note=note)]
         for prec in PRECS:
             with arith.precision(prec):
-                mech = KRR(k, epsilon0=e0)
+                mech = mechanism_record(self.bound.mechanism, k, e0)
                 e = v if self.bound.quantity == "delta" else self._eps_for_check(bv)
                 try:
-                    val, kind, witness = _family_lower(mech, n, e)
+                    val, kind, witness = (
+                        _oracle_family_lower(mech, n, e)
+                        if is_oracle(self.bound.mechanism)
+                        else _family_lower(mech, n, e)
+                    )
                 except BlanketError as exc:
                     return [Point(phase, k, n, e0, v, "undecided", bv, note=str(exc))]
                 except Exception as exc:  # internal failure of an exact/ routine: never a verdict, never a traceback
@@ -1247,7 +1328,13 @@ class Search:
                 break
             try:
                 with arith.precision(128):
-                    p.blanket = delta_blanket_view(KRR(p.k, epsilon0=p.epsilon0), p.n, epsilon=p.param)
+                    if is_oracle(self.bound.mechanism):
+                        from blanket.exact.shuffled.oracles import blanket_view_delta_fast
+
+                        rec = mechanism_record(self.bound.mechanism, p.k, p.epsilon0)
+                        p.blanket = blanket_view_delta_fast(rec, p.n, epsilon=p.param)
+                    else:
+                        p.blanket = delta_blanket_view(KRR(p.k, epsilon0=p.epsilon0), p.n, epsilon=p.param)
             except BlanketError as exc:
                 p.note = (p.note + "; " if p.note else "") + f"blanket view: {exc}"
 
@@ -1314,6 +1401,24 @@ def _family_lower(mech: KRR, n: int, e):
 
 
 _INTERNAL_ERRORS: list = []
+
+
+def _oracle_family_lower(mech, n: int, e):
+    """Frequency oracle at n users: the exact δ of the dataset pair ``x^n`` vs ``x^{n−1}x'`` (both directions;
+    :func:`exact.mechanisms.oracles.same_family_delta`), a certified lower bound on the worst case.  O(√n)."""
+    from blanket.exact.mechanisms.oracles import same_family_delta
+
+    val = same_family_delta(mech, n, epsilon=e)
+    return (
+        val,
+        "dataset family 'same' (exact.mechanisms.oracles.same_family_delta)",
+        {
+            "dataset": f"{n - 1} users hold 0, differing user holds 0",
+            "neighbour": "same, differing user holds 1",
+            "direction": "max of both directions",
+            "value": val,
+        },
+    )
 
 
 def _short(e):

@@ -802,8 +802,10 @@ def blanket_view_delta_merged(
 def best_upper_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exhaustive_max_n: int = 2000):
     """Every applicable certified upper bound on δ(ε), and the smallest: ``(value, name, {name: value})``.
 
-    Candidates: the FOCS 2021 clone pair (every mechanism), the merged
-    blanket view (four-value mechanisms), and the exact Lemma 5.3 mixture
+    Candidates: the FOCS 2021 clone pair (every mechanism), the fast
+    blanket view's certified upper end (four-value mechanisms:
+    :func:`exact.shuffled.oracles.blanket_view_upper`, the convex-order
+    spread or the merged view), and the exact Lemma 5.3 mixture
     when ``n ≤ exhaustive_max_n`` (it is ``O(n^{3/2})``).  The smallest is
     chosen by upper ends of the enclosures (a ball's upper end is what is
     certified).  An :class:`LDP` record has only the clone bound.
@@ -811,7 +813,10 @@ def best_upper_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL
     n = _check_n(n)
     cands = {"clone pair (FOCS 2021)": clone_delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)}
     if isinstance(mech, _FourValue):
-        cands["blanket view, merged (Lemma 5.3)"] = blanket_view_delta_merged(
+        from blanket.exact.shuffled.oracles import blanket_view_upper
+
+        # the convex-order upper end (exact.shuffled.oracles) already takes the merged view when it is smaller
+        cands["blanket view, fast upper end (Lemma 5.3)"] = blanket_view_upper(
             mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol
         )
         if n <= exhaustive_max_n:
@@ -906,8 +911,14 @@ def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TO
     (3/16, 3/16)
     """
     if isinstance(mech, LDP):
-        # a concrete ε0-LDP randomizer: binary randomized response (= subset selection with k = 2, d = 1)
-        mech = Subset(2, 1, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
+        # a concrete ε0-LDP randomizer: binary randomized response, through the k-RR family engine (the
+        # subset-selection route k = 2, d = 1 has a 'rest' mass that is a ball around 0 when ε0 is given, and
+        # the engine then returned nan)
+        from blanket.exact.mechanisms.finite import KRR
+        from blanket.exact.shuffled.krr import delta_krr_family
+
+        rr = KRR(2, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
+        return delta_krr_family(rr, _check_n(n), "same", epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)
     if not isinstance(mech, _FourValue):
         raise InvalidArgument(
             "mech", getattr(mech, "kind", mech), "must be one of LDP, OUE, SUE, OLH, Hadamard, Subset"

@@ -1,6 +1,6 @@
 """Shuffled mechanisms: datasets, families, worst cases, blanket views, exhaustive small-n search.
 
-Modules: ``amplification``, ``binary``, ``bruteforce``, ``certified``, ``enumerate``, ``krr``.
+Modules: ``amplification``, ``binary``, ``bruteforce``, ``certified``, ``enumerate``, ``krr``, ``oracles``.
 Public names are loaded lazily (importing the package imports no module).
 Names defined in several modules are not re-exported here: WorstCase.
 """
@@ -9,14 +9,20 @@ from __future__ import annotations
 
 from blanket.exact.lazy import lazy_package
 
-_MODULES = ('amplification', 'binary', 'bruteforce', 'certified', 'enumerate', 'krr')
+_MODULES = ('amplification', 'binary', 'bruteforce', 'certified', 'enumerate', 'krr', 'oracles')
 _EXPORTS = {
     'best_upper': 'certified',
     'lower_bound': 'certified',
     'upper_bounds': 'certified',
     'upper_routes': 'certified',
+    'Bracket5': 'oracles',
     'DatasetDelta': 'enumerate',
+    'FAST_EXACT_BELOW': 'oracles',
     'blanket_sum': 'amplification',
+    'blanket_view_bracket': 'oracles',
+    'blanket_view_delta_fast': 'oracles',
+    'blanket_view_upper': 'oracles',
+    'OracleMatrix': 'oracles',
     'calibrate_epsilon': 'krr',
     'count_classes': 'enumerate',
     'count_law': 'binary',

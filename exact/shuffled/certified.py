@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from blanket.exact.mechanisms import oracles
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
+from blanket.exact.shuffled import oracles as fast_oracles
 from flint import fmpq
 
 __all__ = [
@@ -52,8 +53,10 @@ __all__ = [
     "lower_value",
 ]
 
-#: the exact Lemma 5.3 engine for four-value records: switch here to a faster engine of the same meaning
-BLANKET_VIEW = oracles.blanket_view_delta
+#: the Lemma 5.3 engine for four-value records: the upper end of the fast five-atom bracket
+#: (:func:`blanket.exact.shuffled.oracles.blanket_view_upper`, O(√n), docs/numerics.md Lemma O1); the slow exact
+#: mixture :func:`blanket.exact.mechanisms.oracles.blanket_view_delta` (O(n^{3/2})) has the same meaning
+BLANKET_VIEW = fast_oracles.blanket_view_upper
 #: the exact Lemma 5.3 mixture costs O(n^{3/2}) with the engine above: evaluated up to this n (a faster
 #: engine in BLANKET_VIEW lifts the limit)
 EXACT_BLANKET_MAX_N = 200 if BLANKET_VIEW is oracles.blanket_view_delta else 10**12
@@ -117,7 +120,7 @@ def upper_routes(mech, n: int) -> list:
                     BLANKET_EXACT,
                     lambda **kw: BLANKET_VIEW(mech, n, **kw),
                     ("BBGN19 Lemma 5.3", gamma, law, "FO L values"),
-                    f"exact.mechanisms.oracles.{BLANKET_VIEW.__name__}",
+                    f"{BLANKET_VIEW.__module__.removeprefix('blanket.')}.{BLANKET_VIEW.__name__}",
                 )
             )
     elif isinstance(mech, oracles.Geometric) and _geometric_small(mech, n):

@@ -11,7 +11,7 @@ import pathlib
 import sys
 
 EPILOG = """bound file (Python):
-  MECHANISM = "krr"        # or "binary"
+  MECHANISM = "krr"        # or "binary", or a frequency oracle: "oue", "sue", "hadamard", "olh:g=2", "subset:d=2"
   QUANTITY = "delta"       # define delta(epsilon, epsilon0, n, k); or "epsilon": epsilon(delta, epsilon0, n, k)
   DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10**6), "k": (2, 10), "epsilon": ("0.01", "2")}
   def delta(epsilon, epsilon0, n, k): ...   # inputs are fractions.Fraction (n, k int); floats may be returned
@@ -47,7 +47,11 @@ def register(sub):
     )
     p.add_argument("--registered", metavar="LABEL", help="check a registered result instead, e.g. 'BBGN19 Theorem 5.3'")
     p.add_argument("--variant", help="variant of the registered result")
-    p.add_argument("--mechanism", help="rr / krr (k-ary randomized response) or binary; must agree with the file")
+    p.add_argument(
+        "--mechanism",
+        help="rr / krr (k-ary randomized response), binary, or a frequency oracle on k values: oue, sue, hadamard, "
+        "olh:g=<range>, subset:d=<size>; must agree with the file",
+    )
     p.add_argument(
         "--domain",
         action="append",

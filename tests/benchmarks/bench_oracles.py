@@ -1,7 +1,10 @@
 """Timing and tables of exact.mechanisms.oracles (frequency oracles, generic LDP).  Not a test.
 
-Run: ``python tests/benchmarks/bench_oracles.py [--quick]``.  Prints
+Run: ``python tests/benchmarks/bench_oracles.py [--quick | --fast-only [--n9]]``.  Prints
 
+0. the fast certified blanket view (exact.shuffled.oracles.blanket_view_delta_fast): n, wall and CPU seconds
+   per δ(ε), relative width of the enclosure, the δ upper end, and the process's peak RSS so far
+   (``--n9`` adds n = 10^9);
 1. seconds per δ(ε) (wall and CPU of this process) for the merged blanket
    view, the FOCS 2021 clone pair and the same-family lower bound, n up to
    10^6 (the issue's target: ≤ 5 s per δ(ε) at n = 10^6);
@@ -68,8 +71,37 @@ def mechanisms(eps0: str):
     ]
 
 
+def peak_rss_mib() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def rel_width(v) -> str:
+    if isinstance(v, fmpq):
+        return "exact"
+    lo, hi = arith.endpoints(v)
+    return f"{float((hi - lo) / lo):.1e}" if lo > 0 else f"abs {float(hi - lo):.1e}"
+
+
+def fast_table(ns, eps0: str = "2"):
+    from blanket.exact.shuffled.oracles import blanket_view_delta_fast
+
+    print(f"== 0. fast blanket view (convex-order bracket), ε0 = {eps0}, ε = 6/isqrt(n) (128-bit balls, tol 2^-80)")
+    print(
+        f"{'mechanism':>20} {'n':>11} {'wall s':>7} {'cpu s':>7} {'rel width':>9} {'delta (upper)':>14} {'RSS MiB':>8}"
+    )
+    for name, m in mechanisms(eps0):
+        for n in ns:
+            eps = fmpq(6, math.isqrt(n))
+            with arith.precision(128):
+                v, w, c = timed(blanket_view_delta_fast, m, n, epsilon=eps)
+            print(f"{name:>20} {n:>11} {w:7.2f} {c:7.2f} {rel_width(v):>9} {up(v):>14} {peak_rss_mib():8.0f}")
+
+
 def main(quick: bool = False):
     ns = [10**3, 10**4, 10**5] if quick else [10**3, 10**4, 10**5, 10**6]
+    fast_table([10**4, 10**6] if quick else [10**4, 10**5, 10**6])
     with arith.precision(128):
         print("== 1. seconds per δ(ε), ε0 = 2, ε = 2/sqrt(n) (128-bit balls, tol 2^-80)")
         print(
@@ -108,7 +140,9 @@ def main(quick: bool = False):
                 bc = epsilon_upper(lambda e: clone_delta(m, n, epsilon=e), "1e-6", hi=2)
                 best, which = bc.upper, "clone"
                 if not isinstance(m, LDP):
-                    bb = epsilon_upper(lambda e: blanket_view_delta_merged(m, n, epsilon=e), "1e-6", hi=2)
+                    from blanket.exact.shuffled.oracles import blanket_view_upper
+
+                    bb = epsilon_upper(lambda e: blanket_view_upper(m, n, epsilon=e), "1e-6", hi=2)
                     if bb.upper < best:
                         best, which = bb.upper, "blanket"
                 # the lower end of the bracket fails the target: the true ε of this dataset pair is above it
@@ -119,4 +153,7 @@ def main(quick: bool = False):
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv)
+    if "--fast-only" in sys.argv:
+        fast_table([10**4, 10**6] + ([10**9] if "--n9" in sys.argv else []))
+    else:
+        main(quick="--quick" in sys.argv)

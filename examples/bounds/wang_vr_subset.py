@@ -1,0 +1,23 @@
+"""Wang et al. (VLDB 2024) variation-ratio bound for the k-subset mechanism (their d options = our k, their
+subset size k = our d).
+
+README parameters: p = q = e^{ε0}, β = (e−1)(C(k−1, d−1) − C(k−2, d−2))/(e·C(k−1, d−1) + C(k−1, d)).
+Judged against subset selection with d = 2.
+"""
+import math
+
+from flint import arb, fmpq
+
+from blanket.exact.mechanisms.oracles import variation_ratio_delta
+
+NAME = "Wang et al. VLDB 2024, variation-ratio bound, subset selection d = 2 (README parameters)"
+MECHANISM = "subset:d=2"
+QUANTITY = "delta"
+DOMAIN = {"epsilon0": ("0.5", "3"), "n": (2, 10**4), "k": (3, 5), "epsilon": ("0.05", "2")}
+
+
+def delta(epsilon, epsilon0, n, k, d=2):
+    e = arb(fmpq(epsilon0.numerator, epsilon0.denominator)).exp()
+    c = math.comb
+    beta = (e - 1) * (c(k - 1, d - 1) - c(k - 2, d - 2)) / (e * c(k - 1, d - 1) + c(k - 1, d))
+    return variation_ratio_delta(n, e, beta, epsilon=fmpq(epsilon.numerator, epsilon.denominator))
