@@ -1041,6 +1041,11 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
     return rec
 
 
+def _short_source(title: str) -> str:
+    """A source title without its parenthetical role, e.g. "clone pair (…) (an upper bound on every dataset)"."""
+    return title.removesuffix(" (an upper bound on every dataset)")
+
+
 def _best_at(ups, eps, prec):
     """The upper source with the smallest certified upper end at ``eps`` (the one that certifies it)."""
     best, best_end = ups[0], None
@@ -1236,7 +1241,8 @@ def statement(cert: dict) -> str:
     for t in cert["targets"]:
         if t["epsilon_upper"] is not None and t.get("kind") == "bracket":
             parts.append(
-                f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']} (blanket view); the "
+                f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']} "
+                f"({_short_source(t.get('upper_source') or 'blanket view')}); the "
                 f"worst case lies in the certified bracket [{t['epsilon_lower'] or '0'}, {t['epsilon_upper']}], "
                 f"relative width {t['relative_width']}."
             )
