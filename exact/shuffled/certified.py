@@ -106,14 +106,17 @@ def upper_routes(mech, n: int) -> list:
     if isinstance(mech, oracles._FourValue):
         gamma = f"FO gamma [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
         law = f"FO L law [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
-        out.append(
-            Route(
-                BLANKET_MERGED,
-                lambda **kw: oracles.blanket_view_delta_merged(mech, n, **kw),
-                ("BBGN19 Lemma 5.3", gamma, law, "FO L values", "FO merged blanket view"),
-                "exact.mechanisms.oracles.blanket_view_delta_merged",
+        # the merged view (oracles.blanket_view_delta_merged) is not a separate route: the fast engine's upper end
+        # is the smaller of the convex-order spread and the merged view (docs/numerics.md Lemma O1)
+        if BLANKET_VIEW is oracles.blanket_view_delta or n > EXACT_BLANKET_MAX_N:
+            out.append(
+                Route(
+                    BLANKET_MERGED,
+                    lambda **kw: oracles.blanket_view_delta_merged(mech, n, **kw),
+                    ("BBGN19 Lemma 5.3", gamma, law, "FO L values", "FO merged blanket view"),
+                    "exact.mechanisms.oracles.blanket_view_delta_merged",
+                )
             )
-        )
         if n <= EXACT_BLANKET_MAX_N:
             out.append(
                 Route(

@@ -95,7 +95,15 @@ def _atoms5(mech, ee):
 
 
 def blanket_view_bracket(
-    mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N, merged: bool = True
+    mech,
+    n,
+    *,
+    epsilon=None,
+    exp_epsilon=None,
+    tol=DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+    merged: bool = True,
+    with_lower: bool = True,
 ):
     """The convex-order bracket of the blanket view: :class:`Bracket5` ``(lower, upper)``, each ``E[...]/(γn)``.
 
@@ -108,6 +116,8 @@ def blanket_view_bracket(
     end) of the convex-order spread and, with ``merged``, the merged view
     (:func:`exact.mechanisms.oracles.blanket_view_delta_merged`, one more
     engine call with a degenerate weak count, cheaper than the other two).
+    ``with_lower=False`` skips the lower end's engine call and returns 0 as the
+    (trivial, still valid) lower end: for callers that need only the upper bound.
     """
     _check_mech(mech)
     n = arith.integer_in(n, "n", lo=1)
@@ -125,7 +135,7 @@ def blanket_view_bracket(
         v = run([(a0, fmpq(0)), (at, vt), (an, vn), (ab + ar, vb if _is_zero(ar) else vr)])
         return Bracket5(v, v)
     vm = (ab * vb + ar * vr) / (ab + ar)
-    lower = run([(a0, fmpq(0)), (at, vt), (an, vn), (ab + ar, vm)])
+    lower = run([(a0, fmpq(0)), (at, vt), (an, vn), (ab + ar, vm)]) if with_lower else fmpq(0)
     lam = 1 / mech.exp_epsilon0()  # v_r = lam·v_b + (1 − lam)·0
     upper = run([(a0 + ar * (1 - lam), fmpq(0)), (at, vt), (an, vn), (ab + ar * lam, vb)])
     if merged:
@@ -154,7 +164,7 @@ def blanket_view_upper(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_T
     ee = arith.exp_param(epsilon, exp_epsilon)
     if arith.le(mech.exp_epsilon0(), ee) is True:
         return fmpq(0)
-    return blanket_view_bracket(mech, n, exp_epsilon=ee, tol=tol, exact_max_n=exact_max_n).upper
+    return blanket_view_bracket(mech, n, exp_epsilon=ee, tol=tol, exact_max_n=exact_max_n, with_lower=False).upper
 
 
 def blanket_view_delta_fast(
