@@ -203,12 +203,19 @@ def _binary_params(mech):
     return mech.keep(), mech.flip()
 
 
-def others_count_law(mech, n: int, c: int, *, tol=None) -> Windowed:
+# windows at least this long (both) are multiplied by the exact integer product (binomial.ball_product)
+FMPZ_PRODUCT_MIN = 512
+
+
+def others_count_law(mech, n: int, c: int, *, tol=None, product: str | None = None) -> Windowed:
     """Law of the number of 1-reports among the ``n−1`` other users, ``c`` of whom hold 1 (binary RR).
 
     ``Bin(c, keep) ⊛ Bin(n−1−c, flip)``; windowed, the tail bound is the sum of
     both binomials' tails (a left-out pair has at least one left-out factor).
-    Cost O(W log W) (``arb_poly`` product).
+    Cost O(W log W): windows of ball values are multiplied by one exact integer product
+    (:func:`exact.laws.binomial.ball_product`, docs/numerics.md Lemma R8) when both have at least
+    ``FMPZ_PRODUCT_MIN`` atoms, else by ``arb_poly``; ``product="arb"`` / ``"fmpz"`` forces one
+    (both enclose the same law).
 
     >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> others_count_law(BinaryRR(exp_epsilon0=3), 3, 1).mass
@@ -225,9 +232,22 @@ def others_count_law(mech, n: int, c: int, *, tol=None) -> Windowed:
             for j, v in enumerate(b.mass):
                 out[i + j] += u * v
         return Windowed(out, a.offset + b.offset, fmpq(0))
-    pa = arb_poly(a.mass if all(isinstance(v, arb) for v in a.mass) else [arith.ball(v) for v in a.mass])
-    pb = arb_poly(b.mass if all(isinstance(v, arb) for v in b.mass) else [arith.ball(v) for v in b.mass])
-    prod = (pa * pb).coeffs()
+    if product not in (None, "arb", "fmpz"):
+        raise InvalidArgument("product", product, 'must be None, "arb" or "fmpz"')
+    bits = None
+    if product != "arb" and tol is not None:
+        # fixed exponent s: the absolute rounding 2^-s per entry, over all L outcomes, stays below tol/128
+        M, E = arith.ball(tol).upper().man_exp()
+        bits = -(int(E) + int(M).bit_length()) + (len(a.mass) + len(b.mass)).bit_length() + 8
+    use_fmpz = product == "fmpz" or (
+        product is None and min(len(a.mass), len(b.mass)) >= FMPZ_PRODUCT_MIN and bits is not None and bits <= 700
+    )
+    if use_fmpz:
+        prod = binomial.ball_product(a.mass, b.mass, bits=bits)
+    else:
+        pa = arb_poly(a.mass if all(isinstance(v, arb) for v in a.mass) else [arith.ball(v) for v in a.mass])
+        pb = arb_poly(b.mass if all(isinstance(v, arb) for v in b.mass) else [arith.ball(v) for v in b.mass])
+        prod = (pa * pb).coeffs()
     if _exact(a.tail) and _exact(b.tail) and a.tail == 0 and b.tail == 0:
         return Windowed(prod, a.offset + b.offset, fmpq(0))
     tail = arith.ball(a.tail) + arith.ball(b.tail)
@@ -348,15 +368,26 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
     lamb = arb(lam)
     s1 = arb(0)
     s0 = arb(0)
+    # a ball that may contain 0 or be wide (an outcome far in the tails, from the integer product's
+    # absolute rounding, Lemma R8): the true P, Q are ≥ 0 with P/Q in [e^-ε0, e^ε0], so Q r^λ = P r^{λ-1}
+    # lies in [0, P·e^{ε0(λ-1)}] and P r^-λ = Q r^{-(λ-1)} in [0, Q·e^{ε0(λ-1)}] (used when the ratio ball
+    # is not inside [e^-ε0, e^ε0] or its power may contain 0; the arb_poly route's balls never get there)
+    cap = _pow(arith.ball(e0).upper(), lam - 1)
+    ratio_range = (1 / arith.ball(e0)).lower().union(arith.ball(e0).upper())
     for j in range(lo_k, hi_k + 1):
         b0 = mass[j] if j < W else zero
         b1 = mass[j - 1] if j >= 1 else zero
         P = b0 * fb + b1 * kb  # differing user holds 1: reports 1 w.p. keep
         Q = b0 * kb + b1 * fb  # differing user holds 0
-        if integer:
-            t = (P / Q) ** kint
-        else:
-            t = ((P / Q).log() * lamb).exp()
+        t = None
+        if P > 0 and Q > 0:
+            r = P / Q
+            if ratio_range.contains(r):
+                t = r**kint if integer else (r.log() * lamb).exp()
+        if t is None or not t > 0:
+            s1 += zero.union(P.upper() * cap)
+            s0 += zero.union(Q.upper() * cap)
+            continue
         s1 += Q * t
         s0 += P / t
     if exact_all:

@@ -15,6 +15,7 @@ _EXPORTS = {
     'Windowed': 'divergences',
     'align': 'divergences',
     'ball_factor': 'binomial',
+    'ball_product': 'binomial',
     'bernoulli_rel': 'binomial',
     'bernoulli_step': 'binomial',
     'dot_nonneg': 'binomial',

@@ -514,3 +514,97 @@ def tail_step(G: np.ndarray, s_hat: float, t_hat: float) -> np.ndarray:
     w = bernoulli_step(G, s_hat, t_hat)  # length len(G) + 1; its last entry is s·G[-1] = 0
     w[0] = w[0] + s_hat * G[0]
     return w
+
+
+def _scaled_ints(v: list, s: int) -> tuple:
+    """``(A, rho, eta_bad)`` for :func:`ball_product`: ``A_i = ⌊mid(v_i)·2^s⌋`` (0 where that is ≤ 0), the
+    relative radius bound ``rho ≥ rad(v_i)/(A_i 2^{-s})`` over ``A_i > 0`` (a float, rounded up with a
+    margin; see docs/numerics.md Lemma R8) and ``eta_bad`` (an arb) bounding ``|v_i − 0|`` where ``A_i = 0``."""
+    from flint import fmpz
+
+    me = [(x if isinstance(x, arb) else arith.ball(x)).mid().man_exp() for x in v]
+    rads = [float(x.rad()) for x in v]  # each a mag: 30-bit mantissa, exact in binary64 (checked finite below)
+    A = [(M << int(E + s)) if E + s >= 0 else (M >> int(-(E + s))) for M, E in me]
+    rho = 0.0
+    bad = arb(0)
+    zero = fmpz(0)
+    for i, a in enumerate(A):
+        if a <= 0:
+            A[i] = zero
+            x = v[i] if isinstance(v[i], arb) else arith.ball(v[i])
+            bad = arb.max(bad, abs(x.mid()) + x.rad())
+        elif rads[i]:
+            q = rads[i] / float(a)
+            if q > rho:
+                rho = q
+    if not math.isfinite(rho):
+        raise FloatingPointError("ball_product: radius ratio out of binary64 range")
+    return A, rho, bad
+
+
+def ball_product(a: list, b: list, *, bits: int | None = None) -> list:
+    """The coefficients of the product of two polynomials with ball coefficients, by one exact integer product.
+
+    Each ball's midpoint is scaled to an integer at the fixed binary exponent ``s = bits`` (floored), the two
+    integer vectors are multiplied exactly (``fmpz_poly``, FLINT's Kronecker/Schönhage–Strassen product),
+    and every rounding and every input radius is carried into a rigorous radius (docs/numerics.md,
+    Lemma R8): coefficient ``k`` of the result is the ball ``C_k 2^{-2s}·(1 ± ρ) ± η`` with ``C`` the exact
+    integer product, ``ρ = ρ_a + ρ_b + ρ_a ρ_b`` (the inputs' relative radii) and
+    ``η = η_b(1+ρ_a)Σα + η_a(1+ρ_b)Σβ + min(L_a, L_b) η_a η_b`` (the absolute parts: the floor ``2^{-s}``
+    and the inputs that round to 0).  Every true product coefficient (for any choice of the inputs inside
+    their balls) lies in the returned ball.  Intended for non-negative vectors (laws); signed input is
+    valid but its negative entries count as absolute error.
+
+    ``bits=None`` picks ``s = ctx.prec + 2·⌈log2 L⌉ + 8 − e_min`` with ``2^{e_min}`` about the smallest
+    positive midpoint (every entry then keeps about ``ctx.prec`` bits).  Cost: ``O(L_a + L_b)`` Python
+    steps to scale, plus one integer product of ``(s + O(log L))``-bit coefficients, ``Õ(L·s)``
+    bit operations (about 0.35 s for ``2.3·10^5 × 3.3·10^5`` at ``s = 180``).
+
+    >>> from flint import arb_poly
+    >>> a = [arb(1) / 3, arb(2) / 3]; b = [arb(1) / 7, arb(6) / 7]
+    >>> c = ball_product(a, b)
+    >>> all(x.overlaps(y) and x.rad() < 2**-45 for x, y in zip(c, (arb_poly(a) * arb_poly(b)).coeffs()))
+    True
+    """
+    from flint import arb_poly, fmpz_poly
+
+    if not a or not b:
+        return []
+    a = [x if isinstance(x, arb) else arith.ball(x) for x in a]
+    b = [x if isinstance(x, arb) else arith.ball(x) for x in b]
+    La, Lb = len(a), len(b)
+    if bits is None:
+        emin = None
+        for x in a + b:
+            m = x.mid()
+            if m > 0:
+                M, E = m.man_exp()
+                e = int(E) + int(M).bit_length()
+                emin = e if emin is None or e < emin else emin
+        bits = ctx.prec + 2 * max(La, Lb).bit_length() + 8 - (emin if emin is not None else 0)
+    s = int(bits)
+    if not 0 <= s <= 700:
+        raise ValueError(f"ball_product: bits = {s} must be in [0, 700]")
+    A, ra, bad_a = _scaled_ints(a, s)
+    B, rb, bad_b = _scaled_ints(b, s)
+    fa, fb = fmpz_poly(A), fmpz_poly(B)
+    C = fa * fb
+    # the relative radii as certified balls: each computed ratio carries ≤ 2 roundings (float(A), the
+    # division; rel. 2^-53 each) and possibly an underflow (abs. 2^-1074): widen both ways
+    slack = 2.0**-40
+    rho_a = arb(ra) * (1 + arb(slack)) * arb(2) ** s + arb(2) ** (s - 1000)
+    rho_b = arb(rb) * (1 + arb(slack)) * arb(2) ** s + arb(2) ** (s - 1000)
+    rho = (rho_a + rho_b + rho_a * rho_b).upper()
+    unit = arb(2) ** (-s)
+    eta_a = unit + bad_a
+    eta_b = unit + bad_b
+    sum_a = arb(fa(1)) * unit
+    sum_b = arb(fb(1)) * unit
+    eta = (eta_b * (1 + rho_a) * sum_a + eta_a * (1 + rho_b) * sum_b + min(La, Lb) * eta_a * eta_b).upper()
+    L = La + Lb - 1
+    P = arb_poly(C) * (arb(2) ** (-2 * s))
+    P = P * arb(1, rho)
+    P = P + arb_poly([arb(0, eta)] * L)
+    out = P.coeffs()
+    out += [arb(0, eta)] * (L - len(out))  # trailing zero coefficients of C (dropped by the poly type)
+    return out
