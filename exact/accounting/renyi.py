@@ -151,8 +151,8 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
     ``p`` exact (``fmpq``) or a ball in [0, 1].  With exact ``p`` and
     ``N ≤ EXACT_MAX_N`` (or ``tol=None`` and exact ``p``) the whole support is
     returned exactly (``tail = 0``).  Otherwise the window grows from the
-    mode until a value is below ``tol/4`` (:func:`exact.laws.binomial.window`, the shared engine;
-    the left-out mass is its certified geometric bound, made ``< tol`` by cutting deeper if needed).  Cost O(W) ball operations for a window
+    mode until its certified geometric tail bound is below ``tol/2`` on each side
+    (:func:`exact.laws.binomial.window_to_tail`, the shared engine's pmf ratios; one pass).  Cost O(W) ball operations for a window
     of W atoms.
 
     >>> binomial_window(3, fmpq(1, 2)).mass
@@ -180,14 +180,9 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
         raise InvalidArgument("tol", None, "must be given for a ball-valued p (windowed binomial)")
     if N == 0:
         return Windowed([fmpq(1)], 0, fmpq(0))
-    # the shared engine (route (a)): pmf ratios from the mode, certified geometric tails
-    # (its stopping value is below the cut-off; the geometric tail may be a few times larger: cut deeper then)
-    cut = arb(tol) / 4
-    while True:
-        mass, offset, tail = binomial.window(N, p, cut)
-        if tail < arb(tol):
-            break
-        cut = cut / 16
+    # the shared engine (route (a)): pmf ratios from the mode, certified geometric tails, each side
+    # stopped once its tail bound is below tol/2 (one pass; formerly retried with cut-offs tol/4·16^-j)
+    mass, offset, tail = binomial.window_to_tail(N, p, arb(tol))
     if offset == 0 and offset + len(mass) == N + 1:
         return Windowed(mass, 0, fmpq(0))  # the whole support: nothing left out
     return Windowed(mass, offset, tail)
@@ -374,22 +369,53 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
     # is not inside [e^-ε0, e^ε0] or its power may contain 0; the arb_poly route's balls never get there)
     cap = _pow(arith.ball(e0).upper(), lam - 1)
     ratio_range = (1 / arith.ball(e0)).lower().union(arith.ball(e0).upper())
-    for j in range(lo_k, hi_k + 1):
+
+    def guarded(j0, j1, s1, s0):
+        for j in range(j0, j1):
+            b0 = mass[j] if j < W else zero
+            b1 = mass[j - 1] if j >= 1 else zero
+            P = b0 * fb + b1 * kb
+            Q = b0 * kb + b1 * fb
+            t = None
+            if P > 0 and Q > 0:
+                r = P / Q
+                if ratio_range.contains(r):
+                    t = r**kint if integer else (r.log() * lamb).exp()
+            if t is None or not t > 0:
+                s1 += zero.union(P.upper() * cap)
+                s0 += zero.union(Q.upper() * cap)
+                continue
+            s1 += Q * t
+            s0 += P / t
+        return s1, s0
+
+    # the guarded loop only where a mass ball is not accurate (a prefix and a suffix: the balls of the
+    # integer product are poor only far in the tails); the plain loop in between, and the guarded loop
+    # everywhere if that gives a non-finite ball (any finite ball result is a valid enclosure)
+    g_lo, g_hi = lo_k, hi_k + 1
+    while g_lo < g_hi and g_lo < W and mass[g_lo].rel_accuracy_bits() < 24:
+        g_lo += 1
+    while g_hi > g_lo and g_hi - 2 >= 0 and mass[min(g_hi - 1, W - 1)].rel_accuracy_bits() < 24:
+        g_hi -= 1
+    g_lo = min(g_lo + 1, g_hi)  # P, Q at j use mass[j] and mass[j-1]
+    g_hi = max(g_hi - 1, g_lo)
+    m1, m0 = arb(0), arb(0)
+    for j in range(g_lo, g_hi):
         b0 = mass[j] if j < W else zero
         b1 = mass[j - 1] if j >= 1 else zero
         P = b0 * fb + b1 * kb  # differing user holds 1: reports 1 w.p. keep
         Q = b0 * kb + b1 * fb  # differing user holds 0
-        t = None
-        if P > 0 and Q > 0:
-            r = P / Q
-            if ratio_range.contains(r):
-                t = r**kint if integer else (r.log() * lamb).exp()
-        if t is None or not t > 0:
-            s1 += zero.union(P.upper() * cap)
-            s0 += zero.union(Q.upper() * cap)
-            continue
-        s1 += Q * t
-        s0 += P / t
+        if integer:
+            t = (P / Q) ** kint
+        else:
+            t = ((P / Q).log() * lamb).exp()
+        m1 += Q * t
+        m0 += P / t
+    if m1.is_finite() and m0.is_finite():
+        s1, s0 = guarded(lo_k, g_lo, s1 + m1, s0 + m0)
+        s1, s0 = guarded(g_hi, hi_k + 1, s1, s0)
+    else:
+        s1, s0 = guarded(lo_k, hi_k + 1, s1, s0)
     if exact_all:
         return {1: s1, 0: s0}
     up, down = _binary_window_error(B, mass, at_lo, at_hi, lam, e0)

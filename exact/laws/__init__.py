@@ -39,6 +39,7 @@ _EXPORTS = {
     'float_upper': 'binomial',
     'window': 'binomial',
     'window_bounds': 'binomial',
+    'window_to_tail': 'binomial',
     'window_dots': 'binomial',
 }
 __all__, __dir__, __getattr__ = lazy_package(__name__, _MODULES, _EXPORTS)

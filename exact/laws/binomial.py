@@ -608,3 +608,65 @@ def ball_product(a: list, b: list, *, bits: int | None = None) -> list:
     out = P.coeffs()
     out += [arb(0, eta)] * (L - len(out))  # trailing zero coefficients of C (dropped by the poly type)
     return out
+
+
+def window_to_tail(m: int, q: Enclosure, tol: Enclosure) -> tuple:
+    """Like :func:`window`, but stops each side as soon as its certified geometric tail bound is below
+    ``tol/2``: ``(values, offset, tail)`` with ``tail < tol`` guaranteed, in one pass.
+
+    :func:`window` stops where a *value* is below its cut-off; its tail bound ``b(i)·r/(1−r)`` can be
+    ~√m times larger (``r → 1`` near the mode at large ``m``), so a caller needing ``tail < tol`` had to
+    retry with deeper cut-offs (each retry recomputing the window).  Same values, same tail argument
+    (past index ``i`` with ratio ``r < 1`` the left-out mass is ``≤ b(i)·r/(1−r)``); the rule is checked
+    only once a value is below ``tol``, so the extra cost is a few ball operations per atom past that.
+    Cost O(W) ball operations.
+
+    >>> from flint import fmpq
+    >>> vals, off, t = window_to_tail(10**6, fmpq(1, 3), arb(2) ** -60)
+    >>> t < arb(2) ** -60 and len(vals) < 10**4
+    True
+    """
+    if m == 0:
+        return [arb(1)], 0, arb(0)
+    q = arith.ball(q)
+    one_minus = 1 - q
+    rho = q / one_minus
+    i0 = _mode(m, q)
+    v0 = arb.bin_uiui(m, i0) * q**i0 * one_minus ** (m - i0)
+    tol_b = arb(tol)
+    half = tol_b / 2
+    inv_rho = one_minus / q
+    up: list = []
+    append = up.append
+    v, i = v0, i0
+    tail_up = arb(0)
+    while i < m:
+        if i > i0 and v < tol_b:
+            r = rho * fmpq(m - i, i + 1)
+            if r < 1:
+                t = v * r / (1 - r)
+                if t < half:
+                    tail_up = t
+                    break
+        v = v * (m - i) * rho / (i + 1)
+        i += 1
+        append(v)
+    down: list = []
+    append = down.append
+    v, i = v0, i0
+    tail_down = arb(0)
+    while i > 0:
+        if i < i0 and v < tol_b:
+            s = fmpq(i, m - i + 1) / rho
+            if s < 1:
+                t = v * s / (1 - s)
+                if t < half:
+                    tail_down = t
+                    break
+        v = v * i * inv_rho / (m - i + 1)
+        i -= 1
+        append(v)
+    vals = down[::-1] + [v0] + up
+    offset = i0 - len(down)
+    t = tail_up + tail_down
+    return vals, offset, arb(t.upper())
