@@ -520,23 +520,27 @@ def _scaled_ints(v: list, s: int) -> tuple:
     """``(A, rho, eta_bad)`` for :func:`ball_product`: ``A_i = ⌊mid(v_i)·2^s⌋`` (0 where that is ≤ 0), the
     relative radius bound ``rho ≥ rad(v_i)/(A_i 2^{-s})`` over ``A_i > 0`` (a float, rounded up with a
     margin; see docs/numerics.md Lemma R8) and ``eta_bad`` (an arb) bounding ``|v_i − 0|`` where ``A_i = 0``."""
+    import operator
+
     from flint import fmpz
 
-    me = [(x if isinstance(x, arb) else arith.ball(x)).mid().man_exp() for x in v]
-    rads = [float(x.rad()) for x in v]  # each a mag: 30-bit mantissa, exact in binary64 (checked finite below)
-    A = [(M << int(E + s)) if E + s >= 0 else (M >> int(-(E + s))) for M, E in me]
-    rho = 0.0
+    v = [x if isinstance(x, arb) else arith.ball(x) for x in v]
+    A = [(M << k) if k >= 0 else (M >> -k) for M, E in (x.mid().man_exp() for x in v) for k in (int(E) + s,)]
+    # each radius a mag (30-bit mantissa): exact in binary64 unless below 2^-1022; + 2^-1000 makes each an
+    # upper bound in every case (an overflow gives inf: checked below)
+    tiny = 2.0**-1000
+    rads = [float(x.rad()) + tiny for x in v]
     bad = arb(0)
-    zero = fmpz(0)
-    for i, a in enumerate(A):
-        if a <= 0:
-            A[i] = zero
-            x = v[i] if isinstance(v[i], arb) else arith.ball(v[i])
-            bad = arb.max(bad, abs(x.mid()) + x.rad())
-        elif rads[i]:
-            q = rads[i] / float(a)
-            if q > rho:
-                rho = q
+    if min(A) <= 0:
+        zero = fmpz(0)
+        for i, a in enumerate(A):
+            if a <= 0:
+                A[i] = zero
+                rads[i] = 0.0
+                bad = arb.max(bad, abs(v[i].mid()) + v[i].rad())
+        rho = max((r / float(a) for r, a in zip(rads, A) if a > 0), default=0.0)
+    else:
+        rho = max(map(operator.truediv, rads, map(float, A)))
     if not math.isfinite(rho):
         raise FloatingPointError("ball_product: radius ratio out of binary64 range")
     return A, rho, bad

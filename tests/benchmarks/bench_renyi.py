@@ -87,7 +87,9 @@ def isolated(fn, *args):
 def _one(eps0, n, c, order, route):
     mech = BinaryRR(epsilon0=eps0)
     with arith.precision(128):
-        if route == "ball":
+        if route in ("ball", "ball-arb_poly"):
+            if route == "ball-arb_poly":
+                xr.FMPZ_PRODUCT_MIN = 10**15  # the window product by arb_poly (before Lemma R8)
             r = xr.renyi_binary(mech, n, c, order=order)
             return float(r.value.mid()), rel(r.value)
         if route == "excess":
@@ -101,7 +103,7 @@ def _one(eps0, n, c, order, route):
 
 def one_dataset(ns, order="2", eps0="1", route="ball"):
     print(f"\nbinary RR, one dataset, both directions (epsilon0 = {eps0}, lambda = {order}), {route} route, 128 bits")
-    head = {"ball": "D_lambda", "float": "moment E", "excess": "E - 1"}[route]
+    head = {"ball": "D_lambda", "ball-arb_poly": "D_lambda", "float": "moment E", "excess": "E - 1"}[route]
     print(f"{'n':>11} {'c':>10} {'seconds':>8} {head:>12} {'rel.width':>18} {'RSS MB':>7}")
     for n in ns:
         for c in (0, n // 3):
@@ -195,6 +197,7 @@ def main():
         families([(3, "same", 1000), (3, "third", 300), (10, "third", 100)])
         return
     one_dataset([10**4, 10**6, 10**9])
+    one_dataset([10**6, 10**9], route="ball-arb_poly")
     one_dataset([10**6], order="5/2")
     one_dataset([10**6, 10**9], route="float")
     one_dataset([10**6, 10**9], route="excess")
