@@ -231,9 +231,10 @@ def others_count_law(mech, n: int, c: int, *, tol=None, product: str | None = No
         raise InvalidArgument("product", product, 'must be None, "arb" or "fmpz"')
     bits = None
     if product != "arb" and tol is not None:
-        # fixed exponent s: the absolute rounding 2^-s per entry, over all L outcomes, stays below tol/128
+        # fixed exponent s: the absolute rounding 2^-s per entry, over all L outcomes, stays below tol·2^-32
+        # (entries with < 24 accurate bits are then below the moment loop's lumping threshold)
         M, E = arith.ball(tol).upper().man_exp()
-        bits = -(int(E) + int(M).bit_length()) + (len(a.mass) + len(b.mass)).bit_length() + 8
+        bits = -(int(E) + int(M).bit_length()) + (len(a.mass) + len(b.mass)).bit_length() + 32
     use_fmpz = product == "fmpz" or (
         product is None and min(len(a.mass), len(b.mass)) >= FMPZ_PRODUCT_MIN and bits is not None and bits <= 700
     )
@@ -392,13 +393,24 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
     # the guarded loop only where a mass ball is not accurate (a prefix and a suffix: the balls of the
     # integer product are poor only far in the tails); the plain loop in between, and the guarded loop
     # everywhere if that gives a non-finite ball (any finite ball result is a valid enclosure)
-    g_lo, g_hi = lo_k, hi_k + 1
-    while g_lo < g_hi and g_lo < W and mass[g_lo].rel_accuracy_bits() < 24:
-        g_lo += 1
-    while g_hi > g_lo and g_hi - 2 >= 0 and mass[min(g_hi - 1, W - 1)].rel_accuracy_bits() < 24:
-        g_hi -= 1
-    g_lo = min(g_lo + 1, g_hi)  # P, Q at j use mass[j] and mass[j-1]
-    g_hi = max(g_hi - 1, g_lo)
+    # (lumped only below thr: all lumped atoms together weigh < 2^-(prec+24)/cap, far below the window error)
+    thr = arb(2) ** (-(ctx.prec + 24)) / ((W + 1) * cap)
+
+    def poor(x):
+        return x.rel_accuracy_bits() < 24 and x < thr
+
+    # P, Q at j use mass[j] and mass[j-1]: the plain loop gets the j whose two atoms are not poor
+    p = 0
+    while p < W and poor(mass[p]):
+        p += 1
+    if p == W:
+        g_lo = g_hi = hi_k + 1
+    else:
+        q = W - 1
+        while q > p and poor(mass[q]):
+            q -= 1
+        g_lo = max(lo_k, p + 1 if p > 0 else lo_k)
+        g_hi = max(g_lo, min(hi_k + 1, q + 1 if q < W - 1 else hi_k + 1))
     m1, m0 = arb(0), arb(0)
     for j in range(g_lo, g_hi):
         b0 = mass[j] if j < W else zero
@@ -412,8 +424,14 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
         m1 += Q * t
         m0 += P / t
     if m1.is_finite() and m0.is_finite():
-        s1, s0 = guarded(lo_k, g_lo, s1 + m1, s0 + m0)
-        s1, s0 = guarded(g_hi, hi_k + 1, s1, s0)
+        # the inaccurate prefix and suffix, lumped: Σ_j P_j and Σ_j Q_j over j in [j0, j1) are at most the
+        # mass of the atoms j0−1 .. j1−1 (keep + flip = 1), so these terms add [0, cap·that mass] (as above)
+        s1, s0 = s1 + m1, s0 + m0
+        for j0, j1 in ((lo_k, g_lo), (g_hi, hi_k + 1)):
+            if j1 > j0:
+                lump = zero.union(sum(mass[max(j0 - 1, 0) : min(j1, W)], arb(0)).upper() * cap)
+                s1 += lump
+                s0 += lump
     else:
         s1, s0 = guarded(lo_k, hi_k + 1, s1, s0)
     if exact_all:
