@@ -676,3 +676,22 @@ def test_integer_product_route_agrees_with_arb_poly(monkeypatch, n, lam):
     assert new.value.overlaps(old.value) and new.value.contains(old.value.mid())
     assert new.value.rad() < 32 * old.value.rad()
     assert new.value.rad() < new.value.mid() * arb(2) ** -90
+
+
+def test_ball_product_signed_and_zero_balls():
+    """Balls with a negative midpoint, containing 0, or below 2^-s go to the absolute part (η): every product
+    of points inside the balls still lies in the output; bad ``bits`` is refused."""
+    from blanket.exact.laws.binomial import ball_product
+
+    with precision(96):
+        A = [arb(-1) / 1000 + arb(0, 0.01), arb(0, 1e-9), arb(1) / 3, arb(2) ** -300]
+        B = [arb(1) / 7, arb(0, 1e-3), arb(5) / 9]
+        pa = [F(-1, 1000) + F(1, 200), F(-1, 10**9), F(1, 3), F(1, 2**300)]
+        pb = [F(1, 7), F(1, 2000), F(5, 9)]
+        for bits in (None, 20, 100):
+            out = ball_product(A, B, bits=bits)
+            for k, x in enumerate(out):
+                exact = sum((pa[i] * pb[k - i] for i in range(len(pa)) if 0 <= k - i < len(pb)), F(0))
+                assert x.contains(arb(fmpq(exact.numerator, exact.denominator)))
+        with pytest.raises(InvalidArgument, match="bits"):
+            ball_product(A, B, bits=701)

@@ -588,7 +588,9 @@ def ball_product(a: list, b: list, *, bits: int | None = None) -> list:
         bits = ctx.prec + 2 * max(La, Lb).bit_length() + 8 - (emin if emin is not None else 0)
     s = int(bits)
     if not 0 <= s <= 700:
-        raise ValueError(f"ball_product: bits = {s} must be in [0, 700]")
+        from blanket.exact.numbers.errors import InvalidArgument
+
+        raise InvalidArgument("bits", s, "must be in [0, 700] (the exponent of the integer scaling)")
     A, ra, bad_a = _scaled_ints(a, s)
     B, rb, bad_b = _scaled_ints(b, s)
     fa, fb = fmpz_poly(A), fmpz_poly(B)
