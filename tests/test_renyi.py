@@ -601,3 +601,97 @@ def test_float_excess_mpmath_single_binomial():
         lo_, hi_ = endpoints(ball)
         with mpmath.workdps(60):
             assert mpmath.mpf(lo_.numerator) / lo_.denominator <= ref <= mpmath.mpf(hi_.numerator) / hi_.denominator
+
+
+# ------------------------------------------------------------ the exact integer product of two windows (Lemma R8)
+def _ball_list(vals, rads):
+    return [arb(fmpq(v.numerator, v.denominator)) + arb(0, float(r)) for v, r in zip(vals, rads)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    a=st.lists(st.fractions(min_value=0, max_value=1, max_denominator=10**6), min_size=1, max_size=12),
+    b=st.lists(st.fractions(min_value=0, max_value=1, max_denominator=10**6), min_size=1, max_size=12),
+    ra=st.floats(0, 1e-3),
+    rb=st.floats(0, 1e-3),
+    bits=st.sampled_from([None, 8, 30, 80, 200]),
+    pick=st.randoms(use_true_random=False),
+)
+def test_ball_product_encloses_every_product(a, b, ra, rb, bits, pick):
+    """Independent route: exact rational products of points chosen inside the input balls (and the arb_poly
+    product's midpoints, taken at exact inputs) lie in the integer product's balls, which overlap arb_poly's."""
+    from blanket.exact.laws.binomial import ball_product
+    from flint import arb_poly
+
+    with precision(96):
+        rads_a = [ra * pick.random() for _ in a]
+        rads_b = [rb * pick.random() for _ in b]
+        A, B = _ball_list(a, rads_a), _ball_list(b, rads_b)
+        out = ball_product(A, B, bits=bits)
+        ref = (arb_poly(A) * arb_poly(B)).coeffs()
+        ref += [arb(0)] * (len(out) - len(ref))
+        assert len(out) == len(a) + len(b) - 1
+        # points inside the balls: the midpoint ± a fraction of the (exact) radius
+        pa = [F(v) + F(r) * F(pick.choice([-1, 0, 1, 1, 2]), 2) for v, r in zip(a, rads_a)]
+        pb = [F(v) + F(r) * F(pick.choice([-1, 0, 1, 1, 2]), 2) for v, r in zip(b, rads_b)]
+        for k, x in enumerate(out):
+            assert x.is_finite()
+            exact = sum((pa[i] * pb[k - i] for i in range(len(a)) if 0 <= k - i < len(b)), F(0))
+            assert x.contains(arb(fmpq(exact.numerator, exact.denominator)))
+            assert x.overlaps(ref[k])
+            if bits is None:
+                assert x.contains(ref[k].mid())
+
+
+def test_window_to_tail_against_exact_binomial():
+    """The one-pass window's values enclose the exact pmf and its tail bounds the exact mass left out."""
+    from blanket.exact.laws.binomial import window_to_tail
+
+    m, p = 3000, fmpq(2, 7)
+    with precision(96):
+        tol = arb(2) ** -50
+        vals, off, tail = window_to_tail(m, p, tol)
+        assert tail < tol
+        q = 1 - p
+        exact = [fmpq(math.comb(m, j)) * p**j * q ** (m - j) for j in range(m + 1)]
+        for j, v in enumerate(vals):
+            assert v.contains(exact[off + j])
+        left = sum(exact[:off], fmpq(0)) + sum(exact[off + len(vals) :], fmpq(0))
+        assert arb(left) <= tail and left > 0
+
+
+@pytest.mark.parametrize("n", [10**4, 10**5, 10**6])
+@pytest.mark.parametrize("lam", [2, "5/2", 17])
+def test_integer_product_route_agrees_with_arb_poly(monkeypatch, n, lam):
+    """Rényi of one dataset: the fmpz_poly product route and the arb_poly route give overlapping, finite,
+    equally tight enclosures (the routes share the windows; they differ in the product and its radii)."""
+    mech = BinaryRR(exp_epsilon0=3)
+    c = n // 3
+    with precision(128):
+        monkeypatch.setattr(xr, "FMPZ_PRODUCT_MIN", 1)
+        new = xr.renyi_binary(mech, n, c, order=lam)
+        monkeypatch.setattr(xr, "FMPZ_PRODUCT_MIN", 10**12)
+        old = xr.renyi_binary(mech, n, c, order=lam)
+    assert new.value.is_finite() and old.value.is_finite()
+    assert new.value.overlaps(old.value) and new.value.contains(old.value.mid())
+    assert new.value.rad() < 32 * old.value.rad()
+    assert new.value.rad() < new.value.mid() * arb(2) ** -90
+
+
+def test_ball_product_signed_and_zero_balls():
+    """Balls with a negative midpoint, containing 0, or below 2^-s go to the absolute part (η): every product
+    of points inside the balls still lies in the output; bad ``bits`` is refused."""
+    from blanket.exact.laws.binomial import ball_product
+
+    with precision(96):
+        A = [arb(-1) / 1000 + arb(0, 0.01), arb(0, 1e-9), arb(1) / 3, arb(2) ** -300]
+        B = [arb(1) / 7, arb(0, 1e-3), arb(5) / 9]
+        pa = [F(-1, 1000) + F(1, 200), F(-1, 10**9), F(1, 3), F(1, 2**300)]
+        pb = [F(1, 7), F(1, 2000), F(5, 9)]
+        for bits in (None, 20, 100):
+            out = ball_product(A, B, bits=bits)
+            for k, x in enumerate(out):
+                exact = sum((pa[i] * pb[k - i] for i in range(len(pa)) if 0 <= k - i < len(pb)), F(0))
+                assert x.contains(arb(fmpq(exact.numerator, exact.denominator)))
+        with pytest.raises(InvalidArgument, match="bits"):
+            ball_product(A, B, bits=701)

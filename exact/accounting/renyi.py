@@ -151,8 +151,8 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
     ``p`` exact (``fmpq``) or a ball in [0, 1].  With exact ``p`` and
     ``N ≤ EXACT_MAX_N`` (or ``tol=None`` and exact ``p``) the whole support is
     returned exactly (``tail = 0``).  Otherwise the window grows from the
-    mode until a value is below ``tol/4`` (:func:`exact.laws.binomial.window`, the shared engine;
-    the left-out mass is its certified geometric bound, made ``< tol`` by cutting deeper if needed).  Cost O(W) ball operations for a window
+    mode until its certified geometric tail bound is below ``tol/2`` on each side
+    (:func:`exact.laws.binomial.window_to_tail`, the shared engine's pmf ratios; one pass).  Cost O(W) ball operations for a window
     of W atoms.
 
     >>> binomial_window(3, fmpq(1, 2)).mass
@@ -180,14 +180,9 @@ def binomial_window(N: int, p, *, tol=None) -> Windowed:
         raise InvalidArgument("tol", None, "must be given for a ball-valued p (windowed binomial)")
     if N == 0:
         return Windowed([fmpq(1)], 0, fmpq(0))
-    # the shared engine (route (a)): pmf ratios from the mode, certified geometric tails
-    # (its stopping value is below the cut-off; the geometric tail may be a few times larger: cut deeper then)
-    cut = arb(tol) / 4
-    while True:
-        mass, offset, tail = binomial.window(N, p, cut)
-        if tail < arb(tol):
-            break
-        cut = cut / 16
+    # the shared engine (route (a)): pmf ratios from the mode, certified geometric tails, each side
+    # stopped once its tail bound is below tol/2 (one pass; formerly retried with cut-offs tol/4·16^-j)
+    mass, offset, tail = binomial.window_to_tail(N, p, arb(tol))
     if offset == 0 and offset + len(mass) == N + 1:
         return Windowed(mass, 0, fmpq(0))  # the whole support: nothing left out
     return Windowed(mass, offset, tail)
@@ -203,12 +198,19 @@ def _binary_params(mech):
     return mech.keep(), mech.flip()
 
 
-def others_count_law(mech, n: int, c: int, *, tol=None) -> Windowed:
+# windows at least this long (both) are multiplied by the exact integer product (binomial.ball_product)
+FMPZ_PRODUCT_MIN = 512
+
+
+def others_count_law(mech, n: int, c: int, *, tol=None, product: str | None = None) -> Windowed:
     """Law of the number of 1-reports among the ``n−1`` other users, ``c`` of whom hold 1 (binary RR).
 
     ``Bin(c, keep) ⊛ Bin(n−1−c, flip)``; windowed, the tail bound is the sum of
     both binomials' tails (a left-out pair has at least one left-out factor).
-    Cost O(W log W) (``arb_poly`` product).
+    Cost O(W log W): windows of ball values are multiplied by one exact integer product
+    (:func:`exact.laws.binomial.ball_product`, docs/numerics.md Lemma R8) when both have at least
+    ``FMPZ_PRODUCT_MIN`` atoms, else by ``arb_poly``; ``product="arb"`` / ``"fmpz"`` forces one
+    (both enclose the same law).
 
     >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> others_count_law(BinaryRR(exp_epsilon0=3), 3, 1).mass
@@ -225,9 +227,23 @@ def others_count_law(mech, n: int, c: int, *, tol=None) -> Windowed:
             for j, v in enumerate(b.mass):
                 out[i + j] += u * v
         return Windowed(out, a.offset + b.offset, fmpq(0))
-    pa = arb_poly(a.mass if all(isinstance(v, arb) for v in a.mass) else [arith.ball(v) for v in a.mass])
-    pb = arb_poly(b.mass if all(isinstance(v, arb) for v in b.mass) else [arith.ball(v) for v in b.mass])
-    prod = (pa * pb).coeffs()
+    if product not in (None, "arb", "fmpz"):
+        raise InvalidArgument("product", product, 'must be None, "arb" or "fmpz"')
+    bits = None
+    if product != "arb" and tol is not None:
+        # fixed exponent s: the absolute rounding 2^-s per entry, over all L outcomes, stays below tol·2^-32
+        # (entries with < 24 accurate bits are then below the moment loop's lumping threshold)
+        M, E = arith.ball(tol).upper().man_exp()
+        bits = -(int(E) + int(M).bit_length()) + (len(a.mass) + len(b.mass)).bit_length() + 32
+    use_fmpz = product == "fmpz" or (
+        product is None and min(len(a.mass), len(b.mass)) >= FMPZ_PRODUCT_MIN and bits is not None and bits <= 700
+    )
+    if use_fmpz:
+        prod = binomial.ball_product(a.mass, b.mass, bits=bits)
+    else:
+        pa = arb_poly(a.mass if all(isinstance(v, arb) for v in a.mass) else [arith.ball(v) for v in a.mass])
+        pb = arb_poly(b.mass if all(isinstance(v, arb) for v in b.mass) else [arith.ball(v) for v in b.mass])
+        prod = (pa * pb).coeffs()
     if _exact(a.tail) and _exact(b.tail) and a.tail == 0 and b.tail == 0:
         return Windowed(prod, a.offset + b.offset, fmpq(0))
     tail = arith.ball(a.tail) + arith.ball(b.tail)
@@ -348,7 +364,55 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
     lamb = arb(lam)
     s1 = arb(0)
     s0 = arb(0)
-    for j in range(lo_k, hi_k + 1):
+    # a ball that may contain 0 or be wide (an outcome far in the tails, from the integer product's
+    # absolute rounding, Lemma R8): the true P, Q are ≥ 0 with P/Q in [e^-ε0, e^ε0], so Q r^λ = P r^{λ-1}
+    # lies in [0, P·e^{ε0(λ-1)}] and P r^-λ = Q r^{-(λ-1)} in [0, Q·e^{ε0(λ-1)}] (used when the ratio ball
+    # is not inside [e^-ε0, e^ε0] or its power may contain 0; the arb_poly route's balls never get there)
+    cap = _pow(arith.ball(e0).upper(), lam - 1)
+    ratio_range = (1 / arith.ball(e0)).lower().union(arith.ball(e0).upper())
+
+    def guarded(j0, j1, s1, s0):
+        for j in range(j0, j1):
+            b0 = mass[j] if j < W else zero
+            b1 = mass[j - 1] if j >= 1 else zero
+            P = b0 * fb + b1 * kb
+            Q = b0 * kb + b1 * fb
+            t = None
+            if P > 0 and Q > 0:
+                r = P / Q
+                if ratio_range.contains(r):
+                    t = r**kint if integer else (r.log() * lamb).exp()
+            if t is None or not t > 0:
+                s1 += zero.union(P.upper() * cap)
+                s0 += zero.union(Q.upper() * cap)
+                continue
+            s1 += Q * t
+            s0 += P / t
+        return s1, s0
+
+    # the guarded loop only where a mass ball is not accurate (a prefix and a suffix: the balls of the
+    # integer product are poor only far in the tails); the plain loop in between, and the guarded loop
+    # everywhere if that gives a non-finite ball (any finite ball result is a valid enclosure)
+    # (lumped only below thr: all lumped atoms together weigh < 2^-(prec+24)/cap, far below the window error)
+    thr = arb(2) ** (-(ctx.prec + 24)) / ((W + 1) * cap)
+
+    def poor(x):
+        return x.rel_accuracy_bits() < 24 and x < thr
+
+    # P, Q at j use mass[j] and mass[j-1]: the plain loop gets the j whose two atoms are not poor
+    p = 0
+    while p < W and poor(mass[p]):
+        p += 1
+    if p == W:
+        g_lo = g_hi = hi_k + 1
+    else:
+        q = W - 1
+        while q > p and poor(mass[q]):
+            q -= 1
+        g_lo = max(lo_k, p + 1 if p > 0 else lo_k)
+        g_hi = max(g_lo, min(hi_k + 1, q + 1 if q < W - 1 else hi_k + 1))
+    m1, m0 = arb(0), arb(0)
+    for j in range(g_lo, g_hi):
         b0 = mass[j] if j < W else zero
         b1 = mass[j - 1] if j >= 1 else zero
         P = b0 * fb + b1 * kb  # differing user holds 1: reports 1 w.p. keep
@@ -357,8 +421,19 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
             t = (P / Q) ** kint
         else:
             t = ((P / Q).log() * lamb).exp()
-        s1 += Q * t
-        s0 += P / t
+        m1 += Q * t
+        m0 += P / t
+    if m1.is_finite() and m0.is_finite():
+        # the inaccurate prefix and suffix, lumped: Σ_j P_j and Σ_j Q_j over j in [j0, j1) are at most the
+        # mass of the atoms j0−1 .. j1−1 (keep + flip = 1), so these terms add [0, cap·that mass] (as above)
+        s1, s0 = s1 + m1, s0 + m0
+        for j0, j1 in ((lo_k, g_lo), (g_hi, hi_k + 1)):
+            if j1 > j0:
+                lump = zero.union(sum(mass[max(j0 - 1, 0) : min(j1, W)], arb(0)).upper() * cap)
+                s1 += lump
+                s0 += lump
+    else:
+        s1, s0 = guarded(lo_k, hi_k + 1, s1, s0)
     if exact_all:
         return {1: s1, 0: s0}
     up, down = _binary_window_error(B, mass, at_lo, at_hi, lam, e0)

@@ -15,6 +15,7 @@ _EXPORTS = {
     'Windowed': 'divergences',
     'align': 'divergences',
     'ball_factor': 'binomial',
+    'ball_product': 'binomial',
     'bernoulli_rel': 'binomial',
     'bernoulli_step': 'binomial',
     'dot_nonneg': 'binomial',
@@ -38,6 +39,7 @@ _EXPORTS = {
     'float_upper': 'binomial',
     'window': 'binomial',
     'window_bounds': 'binomial',
+    'window_to_tail': 'binomial',
     'window_dots': 'binomial',
 }
 __all__, __dir__, __getattr__ = lazy_package(__name__, _MODULES, _EXPORTS)

@@ -46,6 +46,17 @@ compare CPU seconds where given):
   costs ≈ 2–3× the moment kernel per block.)  n = 10^5: 33 s (load ≈ 4), width 1e-27.
 * k-RR families unchanged (ball route, nested loops; load ≈ 9): k = 3 same 10^4 27.6 s, k = 10 same
   10^4 18.1 s, k = 3 third 10^4 4.1 s, k = 10 third n = 300 5.6 s (O(W³)).
+
+Third round (branch renyi3, 2026-11-25 03:30, load average 1.2–1.5 on 2 cores, the full test suite
+running on the other core for the last two rows): one dataset, ball route, ε0 = 1, λ = 2, before (main)
+→ after, same enclosure (identical balls printed):
+
+* n = 10^9, c = n/3: 3.58 s / 498 MB → 1.74–1.81 s / 355 MB (target ≤ 2 s met).  Of the 1.8 s: windows
+  0.35 s (one pass, ``binomial.window_to_tail``; main computed each window 4 times, ≈ 1.1 s), the exact
+  integer product with its radii (``binomial.ball_product``, Lemma R8) ≈ 0.8 s (main's ``arb_poly``
+  product ≈ 2.0 s), the moment loop ≈ 0.55 s.  Row ``ball-arb_poly`` (new windows, old product): 2.95 s.
+* n = 10^9, c = 0: 1.11 s → 0.60 s (one window; the windows in one pass).
+* n = 10^6: c = 0 0.021 s → 0.020 s, c = n/3 0.072 s → 0.051 s (target ≤ 0.2 s).
 """
 
 import argparse
@@ -87,7 +98,9 @@ def isolated(fn, *args):
 def _one(eps0, n, c, order, route):
     mech = BinaryRR(epsilon0=eps0)
     with arith.precision(128):
-        if route == "ball":
+        if route in ("ball", "ball-arb_poly"):
+            if route == "ball-arb_poly":
+                xr.FMPZ_PRODUCT_MIN = 10**15  # the window product by arb_poly (before Lemma R8)
             r = xr.renyi_binary(mech, n, c, order=order)
             return float(r.value.mid()), rel(r.value)
         if route == "excess":
@@ -101,7 +114,7 @@ def _one(eps0, n, c, order, route):
 
 def one_dataset(ns, order="2", eps0="1", route="ball"):
     print(f"\nbinary RR, one dataset, both directions (epsilon0 = {eps0}, lambda = {order}), {route} route, 128 bits")
-    head = {"ball": "D_lambda", "float": "moment E", "excess": "E - 1"}[route]
+    head = {"ball": "D_lambda", "ball-arb_poly": "D_lambda", "float": "moment E", "excess": "E - 1"}[route]
     print(f"{'n':>11} {'c':>10} {'seconds':>8} {head:>12} {'rel.width':>18} {'RSS MB':>7}")
     for n in ns:
         for c in (0, n // 3):
@@ -195,6 +208,7 @@ def main():
         families([(3, "same", 1000), (3, "third", 300), (10, "third", 100)])
         return
     one_dataset([10**4, 10**6, 10**9])
+    one_dataset([10**6, 10**9], route="ball-arb_poly")
     one_dataset([10**6], order="5/2")
     one_dataset([10**6, 10**9], route="float")
     one_dataset([10**6, 10**9], route="excess")
