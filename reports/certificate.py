@@ -1010,7 +1010,7 @@ def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, schedul
                 los = [s for s in srcs if s.role == "lower"]
                 if los and dep.mechanism in ORACLE_WORDS:
                     # the bracket is as wide as the gap between the bounds (tens of per cent for the oracles): its
-                    # lower end to 1e-3 relative is informative enough and costs a third fewer evaluations
+                    # lower end to 1e-2 relative is informative enough and costs fewer evaluations
                     _, lo_end, _ = _calibrate(
                         lambda e: _lower_exact(_first_value(los, e)),
                         target.delta,
