@@ -113,6 +113,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
@@ -124,7 +125,8 @@ from .latex import display_result as latex_display_result
 FLOAT_REL_ERR = Fraction(1, 10**12)
 FLOAT_ABS_ERR = Fraction(1, 10**300)
 FLOAT_MODEL = "relative 1e-12 plus absolute 1e-300"
-MECHANISMS = {"krr": "krr", "rr": "krr", "k-rr": "krr", "binary": "binary", "binary-rr": "binary", "rr2": "binary"}
+#: the registry's kinds check-bound judges with its own engines -> their names here
+MECHANISMS = {"krr": "krr", "binary_rr": "binary"}
 #: frequency oracles on k input values (exact.mechanisms.oracles) and their one extra parameter, if any:
 #: ``MECHANISM = "subset:d=2"`` (subset size), ``"olh:g=2"`` (hash range; the family of all maps [k] -> [g])
 ORACLES = {"oue": None, "sue": None, "hadamard": None, "olh": "g", "subset": "d"}
@@ -335,31 +337,47 @@ def parse_domain(domain, quantity: str, mechanism: str) -> dict:
 def _norm_mechanism(m, where="MECHANISM"):
     """``"krr"``, ``"binary"`` or a frequency oracle in canonical form (``"subset:d=2"``, ``"olh:g=2"``, ``"oue"``).
 
-    >>> _norm_mechanism("Subset: d = 2"), _norm_mechanism("rr")
-    ('subset:d=2', 'krr')
+    Words come from the one vocabulary (:data:`blanket.exact.mechanisms.registry.WORDS`, with its aliases and
+    "did you mean"); ``"rr"`` is k-ary RR here because a bound's domain always ranges over ``k``
+    (``DOMAIN['k'] = [2, 2]`` is binary RR).  ``rr2`` is kept as an old spelling of binary RR.
+
+    >>> _norm_mechanism("Subset: d = 2"), _norm_mechanism("rr"), _norm_mechanism("RAPPOR")
+    ('subset:d=2', 'krr', 'sue')
     """
     key = str(m).strip().lower().replace(" ", "")
-    if key in MECHANISMS:
-        return MECHANISMS[key]
-    kind, _, rest = key.partition(":")
-    if kind in ORACLES:
-        extra = ORACLES[kind]
-        if extra is None:
-            if rest:
-                raise InvalidArgument(where, m, f"takes no parameter for '{kind}' (write just '{kind}')")
-            return kind
-        name, _, value = rest.partition("=")
-        if name != extra or not value.isdigit() or int(value) < (2 if extra == "g" else 1):
-            raise InvalidArgument(
-                where, m, f"must name its {extra} for '{kind}', e.g. '{kind}:{extra}=2' (an integer >= 1)"
-            )
-        return f"{kind}:{extra}={int(value)}"
-    raise InvalidArgument(
-        where,
-        m,
-        f"must be one of {sorted(MECHANISMS)} (k-ary randomized response or binary RR) or a frequency oracle "
-        "'oue', 'sue', 'hadamard', 'olh:g=<range>', 'subset:d=<size>'",
-    )
+    word, _, rest = key.partition(":")
+    if word in ("rr", "rr2") and not rest:
+        return "krr" if word == "rr" else "binary"
+    if word not in registry.WORDS:
+        raise InvalidArgument(
+            where,
+            m,
+            "must be k-ary or binary randomized response ('krr', 'binary') or a frequency oracle "
+            "'oue', 'sue', 'hadamard', 'olh:g=<range>', 'subset:d=<size>'",
+            hint=registry.did_you_mean(word, [*registry.WORDS, *MECHANISMS]),
+        )
+    kind = registry.resolve(word, k=3)
+    if kind in (registry.Kind.KRR, registry.Kind.BINARY_RR) and not rest:
+        return MECHANISMS[kind.value]
+    if kind.value not in ORACLES:
+        raise InvalidArgument(
+            where,
+            m,
+            f"names '{kind.value}', which check-bound cannot judge (it needs an explicit randomizer on k values: "
+            "k-ary or binary RR, 'oue', 'sue', 'hadamard', 'olh:g=<range>', 'subset:d=<size>')",
+        )
+    kind_word = kind.value
+    extra = ORACLES[kind_word]
+    if extra is None:
+        if rest:
+            raise InvalidArgument(where, m, f"takes no parameter for '{kind_word}' (write just '{kind_word}')")
+        return kind_word
+    name, _, value = rest.partition("=")
+    if name != extra or not value.isdigit() or int(value) < (2 if extra == "g" else 1):
+        raise InvalidArgument(
+            where, m, f"must name its {extra} for '{kind_word}', e.g. '{kind_word}:{extra}=2' (an integer >= 1)"
+        )
+    return f"{kind_word}:{extra}={int(value)}"
 
 
 def is_oracle(mechanism: str) -> bool:
