@@ -5,15 +5,16 @@ For the records of :mod:`blanket.exact.mechanisms.oracles` (``ldp``, ``oue``, ``
 
 * **upper bounds** (valid for every pair of neighbouring datasets; :func:`upper_bounds`):
   the FOCS 2021 clone pair (every ε0-LDP randomizer; the only assumption is ε0-LDP), the blanket
-  view of Balle et al. Lemma 5.3 — merged (fast, four-value records) and exact (the binomial
-  mixture, ``n ≤`` :data:`EXACT_BLANKET_MAX_N`) — and, for the geometric mechanism at small ``n``,
-  the Lemma 5.3 enumeration.  :func:`best_upper` evaluates them all and returns the one with the
-  smallest certified upper end, naming it.
+  view of Balle et al. Lemma 5.3 for the four-value records (the upper end of the fast five-atom
+  bracket, O(√n), which already takes the smaller of the convex-order spread and the merged view)
+  and, for the geometric mechanism at small ``n``, the Lemma 5.3 enumeration.  :func:`best_upper`
+  evaluates them all and returns the one with the smallest certified upper end, naming it.
 * **lower bound** (:func:`lower_bound`): the exact δ of a concrete pair of datasets (``x^n`` vs
   ``x^{n−1}x'``; for ``ldp`` binary RR with the same ε0, one member of the class), so a claim can FAIL.
 
-The blanket-view engine is the name :data:`BLANKET_VIEW`: one line switches it to a faster engine with
-the same signature and meaning (e.g. ``exact/shuffled/oracles.blanket_view_delta_fast``).
+The blanket-view engine is the name :data:`BLANKET_VIEW` (:func:`blanket.exact.shuffled.oracles.blanket_view_upper`);
+setting it back to the slow exact mixture :func:`blanket.exact.mechanisms.oracles.blanket_view_delta` restores the
+merged view as a separate route and limits the exact one to ``n ≤ 200``.
 
 >>> from blanket.exact.mechanisms.oracles import OUE
 >>> m = OUE(4, exp_epsilon0=3)
