@@ -1758,7 +1758,11 @@ def certify_corollary_5_3_1(*, C: NumberOrBall | None = None, points: Sequence |
     too much to the dependency between ε and n — see the module notes).
     Cost: O(#points), about 1 ms per point.
     """
-    C = COROLLARY_5_3_1_C if C is None else sp.sympify(C)
+    if C is not None and not (isinstance(C, sp.Rational)):
+        # an exact rational: a string is read by arith's number grammar, never by sympify
+        q = arith.exact(C, "C")
+        C = sp.Rational(int(q.p), int(q.q))
+    C = COROLLARY_5_3_1_C if C is None else C
     e0s, ns, ds = corollary_grid() if points is None else points
     eps_expr = C * sp.Min(1, epsilon0) * E0 * sp.sqrt(sp.log(1 / delta) / n)
     bound_expr = THEOREM_5_3_GENERIC.statement.rhs.subs(epsilon, eps_expr)
@@ -1823,7 +1827,11 @@ def certify_corollary_5_3_1_box(
     (``ε0⁻ > ½ log(n⁺/log(1/δ⁺))``) are dropped.  Returns ``(True, cells)`` or
     ``(False, failing_cell)`` when ``max_cells`` is exhausted.  Cost: O(cells), ~2 ms per cell.
     """
-    C = COROLLARY_5_3_1_C if C is None else sp.sympify(C)
+    if C is not None and not (isinstance(C, sp.Rational)):
+        # an exact rational: a string is read by arith's number grammar, never by sympify
+        q = arith.exact(C, "C")
+        C = sp.Rational(int(q.p), int(q.q))
+    C = COROLLARY_5_3_1_C if C is None else C
     box = COROLLARY_BOX if box is None else box
 
     def cell_ok(*cell):
@@ -1878,7 +1886,11 @@ def corollary_cell_upper(cell: Any, *, C: NumberOrBall | None = None) -> Any:
     ``cell = (ε0⁻, ε0⁺, n⁻, n⁺, δ⁻, δ⁺)`` (exact).  Every point of the cell has Theorem 5.3
     [generic] at the corollary's ε at most ``U`` (proof in :func:`certify_corollary_5_3_1_box`).
     """
-    C = COROLLARY_5_3_1_C if C is None else sp.sympify(C)
+    if C is not None and not (isinstance(C, sp.Rational)):
+        # an exact rational: a string is read by arith's number grammar, never by sympify
+        q = arith.exact(C, "C")
+        C = sp.Rational(int(q.p), int(q.q))
+    C = COROLLARY_5_3_1_C if C is None else C
     P, Q = _generic_bound_split()
     eps_expr = C * sp.Min(1, epsilon0) * E0 * sp.sqrt(sp.log(1 / delta) / n)
     hyp_expr = sp.log(n / sp.log(1 / delta)) / 2
