@@ -379,3 +379,27 @@ def test_hypothesis_search_shrinks_to_smallest_n(tmp_path):
     assert s.hypothesis_info["violations"] > 0
     assert s.hypothesis_info["shrunk_to"]["n"] == 5
     assert all(pt.n >= 5 for pt in s.points if pt.outcome == "violated")
+
+
+def test_summary_counts_points_and_distinct_counterexamples_separately():
+    """A point checked in two phases is counted twice among the outcomes but once among the counterexamples:
+    the summary must say which count it prints (it once read '156 violated' next to 'counterexample of 153')."""
+    from blanket.reports.commands.check_bound import summary
+
+    viol = {"n": 2, "k": 2, "epsilon0": "1/2", "epsilon": "1/10", "exact": {"lower": "0.13"}}
+    viol["bound"] = {"enclosure": {"upper": "0.11"}}
+    report = {
+        "counts": {"violated": 3, "holds": 1},
+        "checked_region": {"n": [2, 4], "k": [2, 2]},
+        "budget_evaluations": None,
+        "elapsed_seconds": 1.0,
+        "budget_seconds": 10,
+        "verdict": "REFUTED",
+        "bound": {"name": "test bound"},
+        "violations": [viol],
+        "violations_total": 2,
+    }
+    text = summary(report, "delta")
+    assert "checked at 4 points (1 hold, 3 violated)" in text
+    assert "smallest of 2 distinct counterexamples (n, k, epsilon0, epsilon" in text
+    assert "exact delta >= 0.13 > bound 0.11" in text

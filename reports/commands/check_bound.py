@@ -190,8 +190,10 @@ def summary(report: dict, quantity: str) -> str:
     v = report["violations"]
     if v:
         first = v[0]
+        other = "epsilon" if quantity == "delta" else "delta"
         head = (
-            f"smallest counterexample of {report['violations_total']}: n = {first['n']}, k = {first['k']}, "
+            f"smallest of {report['violations_total']} distinct counterexamples (n, k, epsilon0, {other}; a point "
+            f"checked in two phases counts once): n = {first['n']}, k = {first['k']}, "
             f"epsilon0 = {first['epsilon0']}"
         )
         if quantity == "delta":
