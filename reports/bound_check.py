@@ -174,7 +174,7 @@ class Bound:
     kind: str  # "python", "sympy", "registered"
     mechanism: str  # "krr", "binary" or a frequency oracle ("oue", "subset:d=2", ...)
     quantity: str  # "delta" or "epsilon"
-    domain: dict  # name -> (lo, hi) exact (fmpq; ints for n, k)
+    domain: dict[str, tuple[Any, Any]]  # name -> (lo, hi) exact (fmpq; ints for n, k)
     evaluate: Callable[[dict], BoundValue]
     sha256: str | None = None
     text: str = ""  # the formula or source excerpt shown in the report
@@ -264,7 +264,7 @@ def _float_ball(f: Fraction, raw: str) -> BoundValue:
     return BoundValue(b, True, raw, f)
 
 
-def _parse_range(name, value, integer=False):
+def _parse_range(name: str, value: object, integer: bool = False) -> tuple[Any, Any]:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise InvalidArgument(f"DOMAIN[{name!r}]", value, "must be a pair (lo, hi)")
     if integer:
@@ -278,7 +278,7 @@ def _parse_range(name, value, integer=False):
     return lo, hi
 
 
-def parse_domain(domain, quantity: str, mechanism: str) -> dict:
+def parse_domain(domain: dict, quantity: str, mechanism: str) -> dict[str, tuple[Any, Any]]:
     """Validate a ``DOMAIN`` dict: exact ranges for ``epsilon0``, ``n``, ``k`` and ``epsilon`` or ``delta``.
 
     >>> d = parse_domain({"epsilon0": ("0.5", "1"), "n": (2, 100), "epsilon": ("0.1", "1")}, "delta", "binary")
@@ -296,7 +296,7 @@ def parse_domain(domain, quantity: str, mechanism: str) -> dict:
     for key in domain:
         if key not in allowed:
             raise InvalidArgument("DOMAIN key", key, f"must be one of {sorted(allowed)} for a {quantity}-bound")
-    out = {}
+    out: dict[str, tuple[Any, Any]] = {}
     for key in ("epsilon0", other):
         if key not in domain:
             raise InvalidArgument("DOMAIN", sorted(domain), f"must give a range for {key!r}")
@@ -407,6 +407,7 @@ def mechanism_record(mechanism: str, k: int, epsilon0):
         return O.SUE(k, epsilon0=epsilon0)
     if kind == "hadamard":
         return O.Hadamard(k, epsilon0=epsilon0)
+    assert val is not None  # "subset:d=D" and "olh:g=G" carry their parameter (_norm_mechanism)
     if kind == "subset":
         return O.Subset(k, val, epsilon0=epsilon0)
     fam = list(itertools.product(range(val), repeat=k))
@@ -453,7 +454,7 @@ def _call_with(fn, params: dict):
 
 def _user_params(params: dict) -> dict:
     """Exact values as the user's function sees them: Fraction for reals, int for n and k."""
-    out = {}
+    out: dict[str, int | Fraction] = {}
     for k, v in params.items():
         if k in ("n", "k"):
             out[k] = int(v)
@@ -852,8 +853,8 @@ class Search:
         self.points: list[Point] = []
         self.phases: list[dict] = []
         self.notes: list[str] = []
-        self._seen = set()
-        self.hypothesis_info = {}
+        self._seen: set[tuple] = set()
+        self.hypothesis_info: dict[str, Any] = {}
 
     # ---------------------------------------------------------------- helpers
     def elapsed(self):
@@ -916,6 +917,7 @@ class Search:
         if arith.gt(exact_val, b.upper()):
             return "violated"
         if bv.floating:
+            assert bv.center is not None  # a floating value carries its exact center
             f = fmpq(bv.center.numerator, bv.center.denominator)
             if arith.le(exact_val, f):
                 return "holds"
@@ -996,6 +998,7 @@ class Search:
             return
         oc = self._compare(val, bv, target=None if self.bound.quantity == "delta" else v)
         pt.reverified = oc == "violated"
+        assert pt.witness is not None  # a re-verified point has a witness
         pt.witness["value"] = val
         pt.exact = val
         if not pt.reverified:
@@ -1630,7 +1633,7 @@ def _ratio(s: Search, p: Point):
 
 def _report(s: Search) -> dict:
     pts = s.points
-    counts = {}
+    counts: dict[str, int] = {}
     for p in pts:
         counts[p.outcome] = counts.get(p.outcome, 0) + 1
     viol = sorted(
@@ -1713,7 +1716,7 @@ def _tightness_summary(s: Search, holds: list) -> dict:
         rows.append(_point_json(s, p))
     key = "bound_over_exact" if s.bound.quantity == "delta" else "exact_delta_over_target"
     vals = [r["ratio"][key] for r in rows if key in r.get("ratio", {})]
-    summary = {
+    summary: dict[str, Any] = {
         "measure": (
             "bound / exact δ (≥ 1 when the bound holds; 1 = tight)"
             if s.bound.quantity == "delta"

@@ -287,7 +287,7 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
             if fam == "third" and k is not None and k < 3:
                 continue
 
-            def comp(eps, mech=mech, fam=fam):
+            def comp_family(eps, mech=mech, fam=fam):
                 return krr.delta_krr_family(mech, n, fam, epsilon=eps), {
                     "dataset": f"family '{fam}': {FAMILY_TEXT[fam]}",
                     "family": fam,
@@ -298,7 +298,7 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
                     f"family-{fam}",
                     "lower",
                     f"exact delta on the dataset family '{fam}'",
-                    comp,
+                    comp_family,
                     module="exact.shuffled.krr.delta_krr_family",
                 )
             )
@@ -707,6 +707,7 @@ def decide_claim(
     refuted = []
     if fails:
         verdict = FAILS
+        assert best_lower is not None  # FAILS rests on a lower bound above delta
         for name, v, r, _ in uppers:
             if r is not None and arith.lt(v, best_lower[1]) is True:
                 refuted.append(name)

@@ -309,7 +309,7 @@ def _read_matrix_file(path: pathlib.Path, field: str) -> tuple:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidArgument(field, path.name, "is not UTF-8 text (a CSV of exact numbers)") from None
-    rows = []
+    rows: list[list[str]] = []
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from blanket.exact.accounting import pld as _pld
-from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.mechanisms.finite import KRR, Randomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from flint import fmpq
@@ -179,7 +179,7 @@ class Shuffled:
     ('clone', 'any epsilon0-LDP randomizer, epsilon0 = 1, n = 1000')
     """
 
-    mechanism: object
+    mechanism: Randomizer
     n: int
 
     def __init__(self, mechanism, n=None):
@@ -453,12 +453,12 @@ class ShuffleAccountant:
             p.get_epsilon(dt) for k in ("low-fwd", "low-bwd") if (p := self._pld(self._lower_grid(g), k)) is not None
         ]
         lo = max(lows) if lows else fmpq(0)  # no round has a concrete pair (geometric only): 0
-        pld_upper = math.inf if up is None else _frac(up)
+        pld_upper = None if up is None else _frac(up)
         with arith.precision(self.prec):
             r_eps, r_order = _pld.rdp_epsilon(self._renyi(g), _pld.RENYI_ORDERS, dt)
         renyi_upper = _frac(r_eps)
-        route = "Renyi" if renyi_upper < pld_upper else "PLD"
-        upper = min(pld_upper, renyi_upper)
+        route = "Renyi" if pld_upper is None or renyi_upper < pld_upper else "PLD"
+        upper = renyi_upper if pld_upper is None else min(pld_upper, renyi_upper)
         basic = self.basic_upper()
         if basic < upper:  # many rounds of a large epsilon0: the pure-DP sum is the smallest certified end
             route, upper = "basic", basic
@@ -470,7 +470,7 @@ class ShuffleAccountant:
             rounds=self.rounds,
             quantity="epsilon",
             route=route,
-            pld_upper=None if up is None else pld_upper,
+            pld_upper=pld_upper,
             renyi_upper=renyi_upper,
             renyi_order=_frac(r_order),
             details={

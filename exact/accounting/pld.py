@@ -90,6 +90,7 @@ import numpy as np
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.numbers.types import Enclosure
 from flint import arb, arb_poly, fmpq, fmpz_poly
 
 #: unit roundoff of IEEE binary64
@@ -133,11 +134,11 @@ class ShiftPair:
     """
 
     outer_n: int
-    outer_q: object
-    inner_q: object
-    pi_p: object
-    pi_q: object
-    null: object
+    outer_q: Enclosure | None
+    inner_q: Enclosure | None
+    pi_p: Enclosure
+    pi_q: Enclosure
+    null: Enclosure
     kind: str
     description: str = ""
     #: ``None``, or ``(a, b, m_lo, tau)``: the outer law is then that of ``C = N − 1`` with
@@ -152,7 +153,7 @@ class ShiftPair:
         """All atoms ``(key, P, Q)`` (exact for exact parameters).  ``O(outer_n²)`` atoms."""
         half = fmpq(1, 2)
         qi = half if self.inner_q is None else self.inner_q
-        out = []
+        out: list[tuple] = []
         Cs = range(self.outer_n + 1) if self.outer_q is not None else [self.outer_n]
 
         def binw(C):
@@ -642,8 +643,8 @@ class _PascalTails:
 
 def _survival(
     pair: ShiftPair, delta: fmpq, sides=("upper", "lower"), prec: int = 128, *, pascal: bool = True
-) -> _Survival:
-    """Certified float bounds on the survival function of the pair's loss (under ``P``) at the grid points.
+) -> tuple[_Survival, np.ndarray]:
+    """``(survival, js)``: certified float bounds on the survival function of the pair's loss (under ``P``) at the grid points.
 
     Complexity ``O(W_C · (W + J))`` float operations (``W_C`` outer window,
     ``W`` inner window, ``J`` grid points spanned by one inner window) and
@@ -723,16 +724,16 @@ def _survival(
     if len(idx):
         a, b, e = _threshold_ratios(pair, js[idx], delta, prec)
         rl[idx], rh[idx], ex[idx] = a, b, e
-    up = np.zeros(J) if "upper" in sides else None
-    lo_ = np.zeros(J) if "lower" in sides else None
+    up: np.ndarray | None = np.zeros(J) if "upper" in sides else None
+    lo_: np.ndarray | None = np.zeros(J) if "lower" in sides else None
     # constant contributions over index ranges, accumulated as sums of positive terms only
     low_up, high_up, low_lo = np.zeros(J), np.zeros(J), np.zeros(J)
-    pascal = _PascalTails(int(Cs[0]), int(Cs[-1]), prec) if (pascal and pair.inner_q is None and len(Cs) > 1) else None
+    tails = _PascalTails(int(Cs[0]), int(Cs[-1]), prec) if (pascal and pair.inner_q is None and len(Cs) > 1) else None
     eta_in = 0.0
     for wC, (a0, a1), C in zip(wts, ranges, Cs):
         C = int(C)
-        if pascal is not None:
-            A, Tu, Tl, eta_t = pascal.at(C)
+        if tails is not None:
+            A, Tu, Tl, eta_t = tails.at(C)
         else:
             A, Tu, Tl, eta_t = _window_tails(_BinomWindow(C, qi, rq, prec=prec))
         eta_in = max(eta_in, eta_t)
@@ -758,10 +759,12 @@ def _survival(
             S = (1.0 - pi) * _gather(T, K - A, below, above) + pi * _gather(T, K - 1 - A, below, above)
             S = np.where(K > C + 1, 0.0, S)
             if side == "upper":
+                assert up is not None  # side "upper" is in sides
                 up[rng] += wC * S
                 low_up[a0] += wC * 1.0  # every j < a0: S <= 1
                 high_up[a1] += wC * S[-1]  # every j > a1: S <= S(a1) (monotone)
             else:
+                assert lo_ is not None  # side "lower" is in sides
                 lo_[rng] += wC * S
                 low_lo[a0] += wC * S[0]  # every j < a0: S >= S(a0)
     NC = len(Cs)
@@ -770,9 +773,9 @@ def _survival(
     eta = (1 + eta_in) * (1 + 5 * U) * (1 + eta_w) * (1 + 2 * U) * (1 + _gamma(3 * NC + J + 8)) - 1
     res_up = res_lo = None
     if up is not None:
-        below = np.concatenate([np.cumsum(low_up[::-1])[::-1][1:], [0.0]])  # Σ_{a0 > j}
-        above = np.concatenate([[0.0], np.cumsum(high_up)[:-1]])  # Σ_{a1 < j}
-        up = up + below + above
+        below_sum = np.concatenate([np.cumsum(low_up[::-1])[::-1][1:], [0.0]])  # Σ_{a0 > j}
+        above_sum = np.concatenate([[0.0], np.cumsum(high_up)[:-1]])  # Σ_{a1 < j}
+        up = up + below_sum + above_sum
         up = up * (1 + 2 * eta) + out_w * (1 + 1e-6)
         res_up = up
     if lo_ is not None:
@@ -858,8 +861,11 @@ class PLD:
         self.prec = prec
         self.truncation = truncation
         self.rounds = rounds
-        self._win = None  # (lo, hi, A list, B list): exact suffix sums on a window of indices
-        self._mid = None  # float estimates of the masses (only to choose truncation points and start searches)
+        # (lo, hi, A list, B list): exact suffix sums on a window of indices
+        self._win: tuple[int, int, list[arb], list[arb]] | None = None
+        self._mid: np.ndarray | None = (
+            None  # float estimates of the masses (only to choose truncation points and start searches)
+        )
 
     # ---------------------------------------------------------------- construction
     @classmethod
@@ -1001,13 +1007,15 @@ class PLD:
     def self_compose(self, count: int) -> PLD:
         """``count``-fold composition by repeated squaring: ``O(log count)`` products."""
         count = arith.integer_in(count, "count", lo=1)
-        result, base, c = None, self, count
+        result: PLD | None = None
+        base, c = self, count
         while c:
             if c & 1:
                 result = base if result is None else result.compose(base)
             c >>= 1
             if c:
                 base = base.compose(base)
+        assert result is not None  # count >= 1
         return result
 
     # ---------------------------------------------------------------- queries
@@ -1032,8 +1040,8 @@ class PLD:
                     B_top = arb_poly(tail)(x) * (-(self.offset + hi) * d).exp()
                 else:
                     A_top, B_top = arb(0), arb(0)
-                cs = self.ints.right_shift(lo).truncate(hi - lo).coeffs() if hi > lo else []
-                cs = [int(c) for c in cs] + [0] * (hi - lo - len(cs))
+                cs = [int(c) for c in (self.ints.right_shift(lo).truncate(hi - lo).coeffs() if hi > lo else [])]
+                cs += [0] * (hi - lo - len(cs))
                 A, B = [arb(0)] * (hi - lo + 1), [arb(0)] * (hi - lo + 1)
                 A[-1], B[-1] = A_top, B_top
                 wgt = (-(self.offset + hi - 1) * d).exp()
@@ -1115,7 +1123,7 @@ class PLD:
                 a = mid
         return b
 
-    def get_epsilon(self, delta) -> fmpq:
+    def get_epsilon(self, delta) -> fmpq | None:
         """Certified ε(δ) ≥ 0 of this distribution: upper end (side "upper") or lower end (side "lower").
 
         ``None`` when the mass at ``+∞`` alone may exceed δ (upper side: no finite ε is certified).
@@ -1211,6 +1219,7 @@ def discretise_both(pair: ShiftPair, grid, *, prec: int = 128, truncation=DEFAUL
     g = _grid(grid)
     with arith.precision(prec):
         sv, js = _survival(pair, g, ("upper", "lower"), prec)
+    assert sv.upper is not None and sv.lower is not None  # both sides were asked for
     t = arith.exact(truncation)
     up = PLD.from_survival(g, sv.j0, _mix_null(sv.upper, js, pair.null, "upper"), "upper", prec=prec, truncation=t)
     lo = PLD.from_survival(g, sv.j0, _mix_null(sv.lower, js, pair.null, "lower"), "lower", prec=prec, truncation=t)
@@ -1236,6 +1245,7 @@ def discretise(pair: ShiftPair, grid, side: str, *, prec: int = 128, truncation=
     with arith.precision(prec):
         sv, js = _survival(pair, g, (side,), prec)
     S = sv.upper if side == "upper" else sv.lower
+    assert S is not None  # the side asked for
     S = _mix_null(S, js, pair.null, side)
     return PLD.from_survival(g, sv.j0, S, side, prec=prec, truncation=arith.exact(truncation))
 
@@ -1306,7 +1316,7 @@ def renyi_log_moments(upper: PLD, max_loss, orders=RENYI_ORDERS) -> list:
     return out
 
 
-def rdp_epsilon(log_moments_total, orders, delta) -> tuple:
+def rdp_epsilon(log_moments_total, orders, delta) -> tuple[fmpq, fmpq] | None:
     """Certified ``(ε, α)``: the smallest upper end of ``ρ + log(1−1/α) − (log δ + log α)/(α−1)`` over ``orders``.
 
     ``log_moments_total[i]`` encloses (an upper bound on) ``(α_i−1)·D_{α_i}`` of the composed pair, i.e. the sum

@@ -31,10 +31,18 @@ Every mechanism knows
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
+
+
+class Randomizer(Protocol):
+    """What every local randomizer record offers (a :class:`FiniteRandomizer` or a record of
+    :mod:`blanket.exact.mechanisms.oracles`): ``e^{ε0}``, exact or a ball, ``None`` for ε0 = ∞."""
+
+    def exp_epsilon0(self) -> fmpq | arb | None: ...
 
 
 def _min(values):
@@ -94,7 +102,7 @@ class FiniteRandomizer:
             rows.append(parsed)
         self._rows = rows
         self.k_in = len(rows)
-        self.k_out = width
+        self.k_out = len(rows[0])
         self.name = name
 
     # -------------------------------------------------------------- entries

@@ -359,7 +359,7 @@ class OLH(_FourValue):
     g: int = 2
     epsilon0: fmpq | None = None
     exp_epsilon0_exact: fmpq | None = None
-    collision: fmpq = None
+    collision: fmpq | None = None  # set by __init__ (default 1/g)
     constant: fmpq = fmpq(0)
     family: tuple | None = None  # explicit family (tests): tuple of tuples h(0..k-1)
     kind: str = "olh"

@@ -13,9 +13,15 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from blanket.exact.accounting.query import Query
+    from blanket.exact.mechanisms.finite import Randomizer
+    from blanket.reports.deployment import Deployment
 
 DATASET_HELP = (
     "which neighbouring datasets. EXACT: worst (the maximum over all datasets for k = 2; for k > 2 the "
@@ -123,7 +129,7 @@ def add_common_arguments(p, quantity: str):
 class Inputs:
     """Validated inputs of one run."""
 
-    mechanism: object | None  # exact.mechanisms.finite.KRR, or None (only with --bound)
+    mechanism: Randomizer | None  # a randomizer record (exact.mechanisms), or None (only with --bound)
     k: int | None
     epsilon0: object | None  # fmpq
     n: int
@@ -136,7 +142,7 @@ class Inputs:
     extra: dict = field(default_factory=dict)
     workers: int | None = None
     scheduler: str | None = None
-    query: object = None  # the validated exact.accounting.query.Query
+    query: Query | None = None  # the validated query
 
     @property
     def oracle(self) -> bool:
@@ -146,7 +152,7 @@ class Inputs:
         return self.query is not None and self.query.kind in registry.ORACLE_KINDS
 
     def describe(self, bound: bool = False) -> dict:
-        if self.oracle:
+        if self.oracle and self.query is not None:
             d = {
                 "mechanism": self.query.kind.value,
                 **{k: _s(v) if not isinstance(v, int) else v for k, v in self.query.params.items()},
@@ -209,7 +215,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
     from blanket.exact.accounting.query import make_query
     from blanket.exact.mechanisms import registry
 
-    dep = None
+    dep: Deployment | None = None
     if args.deployment:
         from blanket.reports.deployment import load_deployment
 
@@ -228,7 +234,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
         args.mechanism is None
         or registry.resolve(args.mechanism, k=args.k or dep.params.get("k")).value == dep.mechanism
     )
-    if same_kind:
+    if same_kind and dep is not None:
         table.update(dep.params)
     cli = {key: getattr(args, key, None) for key in _CLI_KEYS}
     cli["epsilon0"] = args.epsilon0
@@ -423,7 +429,7 @@ def emit(args, payload: dict, text: str) -> None:
 
 
 def mechanism_phrase(inp: Inputs) -> str:
-    if inp.oracle:
+    if inp.oracle and inp.query is not None:
         from blanket.exact.mechanisms import registry
 
         sch = registry.SCHEMAS[inp.query.kind]
