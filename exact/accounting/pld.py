@@ -83,14 +83,16 @@ over rounds (Canonne–Kamath–Steinke 2020 Prop. 12; ``docs/composition.md`` �
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
+from typing import Any
 
 import numpy as np
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
-from blanket.exact.numbers.types import Enclosure
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from flint import arb, arb_poly, fmpq, fmpz_poly
 
 #: unit roundoff of IEEE binary64
@@ -183,11 +185,11 @@ class ShiftPair:
         return out
 
     @property
-    def max_loss(self):
+    def max_loss(self) -> arb:
         return arith.ball(self.pi_p / self.pi_q).log()
 
     @property
-    def min_loss(self):
+    def min_loss(self) -> arb:
         return arith.ball((1 - self.pi_p) / (1 - self.pi_q)).log()
 
 
@@ -201,7 +203,7 @@ def _garbled_lambda(n: int, gamma: float, k: int, log_tau: float) -> float:
     return ((n - 1) * gamma + 1) / (1 + r + 2 * (n - 1) * gamma / k)
 
 
-def garbled_blanket_view(mech, n, *, tau=GARBLE_TAU) -> ShiftPair | None:
+def garbled_blanket_view(mech: KRR, n: IntegerInput, *, tau: float = GARBLE_TAU) -> ShiftPair | None:
     """k ≥ 3: a dominating pair close to the Lemma 5.3 blanket view at large n (``None`` when n is too small).
 
     The blanket view is sufficient through ``(m, s, a)``: ``m`` blanket users among the others, ``s`` symbols in
@@ -251,7 +253,7 @@ def garbled_blanket_view(mech, n, *, tau=GARBLE_TAU) -> ShiftPair | None:
     )
 
 
-def dominating_pair(mech, n) -> ShiftPair:
+def dominating_pair(mech: KRR, n: IntegerInput) -> ShiftPair:
     """The dominating pair of one shuffled round of k-RR with ``n`` users (see the module docstring).
 
     ``k = 2``: the blanket view (= stronger clones), exact equality with
@@ -278,7 +280,7 @@ def dominating_pair(mech, n) -> ShiftPair:
     return split_blanket_view(mech, n)
 
 
-def split_blanket_view(mech, n) -> ShiftPair:
+def split_blanket_view(mech: KRR, n: IntegerInput) -> ShiftPair:
     """The blanket view with the ``{x, x'}``-membership of the blanket draws revealed (k = 2: the blanket view)."""
     _check_krr(mech)
     n = arith.integer_in(n, "n", lo=1)
@@ -301,7 +303,7 @@ def split_blanket_view(mech, n) -> ShiftPair:
     )
 
 
-def lower_pair(mech, n, direction: str = "forward") -> ShiftPair:
+def lower_pair(mech: KRR, n: IntegerInput, direction: str = "forward") -> ShiftPair:
     """A concrete pair of datasets (others hold ``z ≠ x``), post-processed to the count of ``x`` reports.
 
     A certified *lower* bound on the mechanism's δ; for binary RR the exact
@@ -342,7 +344,7 @@ def lower_pair(mech, n, direction: str = "forward") -> ShiftPair:
     )
 
 
-def lumped_lower_pair(mech, n) -> ShiftPair:
+def lumped_lower_pair(mech: KRR, n: IntegerInput) -> ShiftPair:
     """k ≥ 3: the third-value dataset family seen through the counts of ``x`` and ``x'`` (a tighter lower pair).
 
     Every other user holds a third value ``z``, the target holds ``x`` vs ``x'``; the adversary keeps
@@ -386,7 +388,7 @@ def lumped_lower_pair(mech, n) -> ShiftPair:
     )
 
 
-def blanket_view_atoms(mech, n) -> list:
+def blanket_view_atoms(mech: KRR, n: IntegerInput) -> list:
     """The Lemma 5.3 blanket view of k-RR as an explicit pair: atoms ``((m, a, b), P, Q)``.
 
     ``m ~ Bin(n−1, γ)`` others draw from the blanket (uniform on ``[k]``);
@@ -425,7 +427,7 @@ def blanket_view_atoms(mech, n) -> list:
     return out
 
 
-def hockey_stick(atoms, exp_epsilon):
+def hockey_stick(atoms: list, exp_epsilon: NumberOrBall) -> Enclosure:
     """``H_{e^ε}(P‖Q) = Σ (P − e^ε Q)_+`` over explicit atoms (exact for exact inputs)."""
     ee = exp_epsilon if isinstance(exp_epsilon, arb) else arith.exact(exp_epsilon, "exp_epsilon")
     tot = fmpq(0)
@@ -434,7 +436,7 @@ def hockey_stick(atoms, exp_epsilon):
     return tot
 
 
-def product_atoms(a1, a2) -> list:
+def product_atoms(a1: list, a2: list) -> list:
     """Atoms of the product pair ``(P1×P2, Q1×Q2)``."""
     return [((k1, k2), P1 * P2, Q1 * Q2) for k1, P1, Q1 in a1 for k2, P2, Q2 in a2]
 
@@ -869,7 +871,9 @@ class PLD:
 
     # ---------------------------------------------------------------- construction
     @classmethod
-    def from_survival(cls, grid: fmpq, j0: int, S: np.ndarray, side: str, *, prec: int = 128, bits=SCALE_BITS, **kw):
+    def from_survival(
+        cls, grid: fmpq, j0: int, S: np.ndarray, side: str, *, prec: int = 128, bits: int = SCALE_BITS, **kw: Any
+    ) -> PLD:
         """Masses from survival bounds at the grid points ``t_{j0}, t_{j0+1}, …``.
 
         Upper side: ``Ŝ = ceil(S·2^bits)`` (still an upper bound, still non-increasing);
@@ -912,7 +916,7 @@ class PLD:
         """Ball of the mass at ``+∞``."""
         return self._unit(self.inf_int)
 
-    def total(self):
+    def total(self) -> arb:
         return self._unit(self.ints(1)) if len(self) else arb(0)
 
     def _truncate(self) -> PLD:
@@ -1063,7 +1067,7 @@ class PLD:
         with arith.precision(self.prec):
             return A - ee * B + self.inf
 
-    def get_delta(self, epsilon):
+    def get_delta(self, epsilon: NumberInput | float) -> arb:
         """Ball enclosing δ(ε) of this distribution (any real ε, exact input).  ``O(L)`` (one C pass)."""
         eps = arith.exact(epsilon, "epsilon", allow_float=True)
         with arith.precision(self.prec):
@@ -1123,7 +1127,7 @@ class PLD:
                 a = mid
         return b
 
-    def get_epsilon(self, delta) -> fmpq | None:
+    def get_epsilon(self, delta: NumberInput | float) -> fmpq | None:
         """Certified ε(δ) ≥ 0 of this distribution: upper end (side "upper") or lower end (side "lower").
 
         ``None`` when the mass at ``+∞`` alone may exceed δ (upper side: no finite ε is certified).
@@ -1214,7 +1218,9 @@ def _lower_fmpq(x: arb) -> fmpq:
     return fmpq(lo.numerator, lo.denominator)
 
 
-def discretise_both(pair: ShiftPair, grid, *, prec: int = 128, truncation=DEFAULT_TRUNCATION) -> tuple:
+def discretise_both(
+    pair: ShiftPair, grid: NumberInput, *, prec: int = 128, truncation: NumberInput = DEFAULT_TRUNCATION
+) -> tuple:
     """``(upper, lower)`` PLDs of ``pair`` from one pass of the survival kernel (same cost as one side)."""
     g = _grid(grid)
     with arith.precision(prec):
@@ -1226,7 +1232,9 @@ def discretise_both(pair: ShiftPair, grid, *, prec: int = 128, truncation=DEFAUL
     return up, lo
 
 
-def discretise(pair: ShiftPair, grid, side: str, *, prec: int = 128, truncation=DEFAULT_TRUNCATION) -> PLD:
+def discretise(
+    pair: ShiftPair, grid: NumberInput, side: str, *, prec: int = 128, truncation: NumberInput = DEFAULT_TRUNCATION
+) -> PLD:
     """Certified PLD of ``pair`` on the grid ``jΔ`` (``side``: "upper" pessimistic, "lower" optimistic).
 
     Complexity: see :func:`_survival`; about ``W_C·(W + J)`` float operations,
@@ -1288,7 +1296,7 @@ RENYI_ORDERS = tuple(
 )
 
 
-def renyi_log_moments(upper: PLD, max_loss, orders=RENYI_ORDERS) -> list:
+def renyi_log_moments(upper: PLD, max_loss: arb, orders: Sequence[fmpq] = RENYI_ORDERS) -> list:
     """Balls whose upper ends bound ``(α−1)·D_α(P‖Q) = log E_P[e^{(α−1)L}]`` of the pair behind ``upper``.
 
     ``upper`` is a single-round *pessimistic* PLD of a pair whose loss is
@@ -1316,7 +1324,9 @@ def renyi_log_moments(upper: PLD, max_loss, orders=RENYI_ORDERS) -> list:
     return out
 
 
-def rdp_epsilon(log_moments_total, orders, delta) -> tuple[fmpq, fmpq] | None:
+def rdp_epsilon(
+    log_moments_total: Sequence[arb], orders: Sequence[fmpq], delta: NumberInput | float
+) -> tuple[fmpq, fmpq] | None:
     """Certified ``(ε, α)``: the smallest upper end of ``ρ + log(1−1/α) − (log δ + log α)/(α−1)`` over ``orders``.
 
     ``log_moments_total[i]`` encloses (an upper bound on) ``(α_i−1)·D_{α_i}`` of the composed pair, i.e. the sum
@@ -1334,10 +1344,10 @@ def rdp_epsilon(log_moments_total, orders, delta) -> tuple[fmpq, fmpq] | None:
     return best
 
 
-def rdp_delta(log_moments_total, orders, epsilon) -> tuple:
+def rdp_delta(log_moments_total: Sequence[arb], orders: Sequence[fmpq], epsilon: NumberInput | float) -> tuple:
     """Certified ``(δ, α)``: the smallest upper end of ``e^{(α−1)(ρ−ε)}(1−1/α)^{α−1}/α`` over ``orders`` (capped at 1)."""
     eps = arith.exact(epsilon, "epsilon", allow_float=True)
-    best = (fmpq(1), None)
+    best: tuple[fmpq, fmpq | None] = (fmpq(1), None)
     for lm, a in zip(log_moments_total, orders):
         lb = arith.ball(arith.exact(a))
         val = (lm - (lb - 1) * arith.ball(eps) + (lb - 1) * (1 - 1 / lb).log() - lb.log()).exp()
