@@ -19,8 +19,13 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 
 if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
     from blanket.exact.accounting.query import Query
     from blanket.exact.mechanisms.finite import Randomizer
+    from blanket.exact.numbers.types import NumberOrBall
+    from blanket.proofs.core import Result
     from blanket.reports.deployment import Deployment
 
 DATASET_HELP = (
@@ -32,7 +37,7 @@ DATASET_HELP = (
 )
 
 
-def add_executor_arguments(p):
+def add_executor_arguments(p: argparse.ArgumentParser) -> None:
     """``--workers N`` and ``--scheduler ADDRESS``: where the exact worst-case sweep runs (exact.runtime.executors)."""
     p.add_argument(
         "--workers",
@@ -49,7 +54,7 @@ def add_executor_arguments(p):
     )
 
 
-def executor_options(args) -> tuple:
+def executor_options(args: argparse.Namespace) -> tuple:
     """``(workers, scheduler)`` from the options, validated (errors name the option)."""
     workers = getattr(args, "workers", None)
     if workers is not None:
@@ -64,7 +69,7 @@ def executor_options(args) -> tuple:
     return workers, scheduler
 
 
-def add_common_arguments(p, quantity: str):
+def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
     """Arguments shared by both commands; ``quantity`` is the input the command takes (``epsilon``/``delta``)."""
     p.add_argument(
         "--mechanism",
@@ -209,7 +214,7 @@ def cli_name(key: str) -> str:
     return {"n": "-n", "exp_epsilon0": "randomizer.exp_epsilon0"}.get(key, "--" + key.replace("_", "-"))
 
 
-def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
+def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool) -> Inputs:
     """Combine the deployment file (if any) and the options into one validated query
     (:func:`blanket.exact.accounting.query.make_query`; errors name the option)."""
     from blanket.exact.accounting.query import make_query
@@ -314,7 +319,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
 
 
 # ---------------------------------------------------------------- registered bounds
-def bound_result(args):
+def bound_result(args: argparse.Namespace) -> Result:
     """The registered :class:`proofs.core.Result` named by ``--bound``/``--variant``."""
     if args.variant is not None and args.bound is None:
         raise InvalidArgument("--variant", args.variant, "needs --bound LABEL")
@@ -337,7 +342,7 @@ def bound_result(args):
     return r
 
 
-def bound_params(result, inp: Inputs, **fixed) -> dict:
+def bound_params(result: Result, inp: Inputs, **fixed: Any) -> dict:
     """The CLI values named like the result's symbols (epsilon, epsilon0, n, k, delta), plus ``fixed``."""
     names = {s.name for s in result.symbols}
     quantity_syms = result._quantity_symbols() if hasattr(result, "_quantity_symbols") else set()
@@ -350,7 +355,7 @@ def bound_params(result, inp: Inputs, **fixed) -> dict:
     return params
 
 
-def evaluate_bound(result, params, cap):
+def evaluate_bound(result: Result, params: dict, cap: int) -> tuple:
     """The bound side at ``params`` with precision escalation until its relative width is ≤ 2^-40."""
     from flint import fmpq
 
@@ -372,7 +377,7 @@ def evaluate_bound(result, params, cap):
 
 
 # ---------------------------------------------------------------- output
-def direct_bound(result, inp: Inputs, *, command: str, quantity: str, given: tuple):
+def direct_bound(result: Result, inp: Inputs, *, command: str, quantity: str, given: tuple) -> tuple:
     """Evaluate a registered bound on ``quantity`` directly at the CLI's parameters.
 
     ``given = (name, value)`` is the command's input (``("epsilon", ε)`` for ``delta``).
@@ -398,14 +403,21 @@ def direct_bound(result, inp: Inputs, *, command: str, quantity: str, given: tup
     return payload, params, v, prec, side, where
 
 
-def interval(x, digits, *, nonneg: bool = True) -> dict:
+def interval(x: NumberOrBall, digits: int, *, nonneg: bool = True) -> dict:
     """Outward-rounded decimal interval; with ``nonneg`` (δ and ε are ≥ 0 by definition) a lower end below 0 —
     which arb's midpoint-radius form produces for an interval [0, u] — is printed as 0, and the key
     ``lower_clamped`` states that reason (:data:`exact.numbers.arith.NONNEG_REASON`)."""
     return arith.nonneg_interval(x, digits) if nonneg else arith.decimal_interval(x, digits)
 
 
-def bracket_payload(lower_name, lower_value, upper_name, upper_value, rel_width, digits) -> dict:
+def bracket_payload(
+    lower_name: str,
+    lower_value: NumberOrBall,
+    upper_name: str,
+    upper_value: NumberOrBall,
+    rel_width: NumberOrBall | None,
+    digits: int,
+) -> dict:
     """The two ends of a certified bracket, each with the bound it comes from, and its relative width."""
     from blanket.exact.numbers import arith as _a
 
@@ -416,12 +428,12 @@ def bracket_payload(lower_name, lower_value, upper_name, upper_value, rel_width,
     }
 
 
-def show(x, digits) -> str:
+def show(x: NumberOrBall, digits: int) -> str:
     iv = interval(x, digits)
     return iv["lower"] if iv["lower"] == iv["upper"] else f"[{iv['lower']}, {iv['upper']}]"
 
 
-def emit(args, payload: dict, text: str) -> None:
+def emit(args: argparse.Namespace, payload: dict, text: str) -> None:
     if args.json:
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     else:

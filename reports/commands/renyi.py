@@ -15,12 +15,16 @@ instead.  Exit codes: 0 success, 2 bad input (one line on stderr), 3 inconclusiv
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 
+if TYPE_CHECKING:
+    import argparse
 
-def register(sub):
+
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "renyi",
         help="certified Rényi divergence D_lambda of shuffled randomized response "
@@ -88,7 +92,7 @@ def _show(iv):
     return f"[{iv['lower']}, {iv['upper']}]"
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from blanket.exact.accounting import renyi as xr
     from blanket.exact.mechanisms import registry
     from blanket.exact.mechanisms.finite import KRR
