@@ -513,9 +513,8 @@ def _worker_evaluate(worker, quantity_other: str):
                 raise Undecided(text)
             raise _InvalidEvaluation(text)
         val, floating, raw, center = msg[1]
-        if val is None:
-            value = None
-        else:
+        value: Enclosure | None = None
+        if val is not None:
             lo, hi, is_exact = val
             if is_exact and lo == hi:
                 value = fmpq(lo.numerator, lo.denominator)
@@ -1464,6 +1463,7 @@ def _krr_families(mech, n, e, families):
             lo = arith.endpoints(val)[0]
             if best is None or lo > best[0]:
                 best = (lo, val, fam, direction)
+    assert best is not None  # families is not empty
     _, val, fam, direction = best
     z = {"same": 0, "third": 2}[fam]
     a, b = (0, 1) if direction == "forward" else (1, 0)

@@ -103,16 +103,17 @@ class _Parser:
                 j = pos
                 while j < len(text) and text[j].isspace():
                     j += 1
-                bad = re.match(r"[A-Za-z_][A-Za-z0-9_]*|\S", text[j:]).group(0)
+                bad = re.match(r"[A-Za-z_][A-Za-z0-9_]*|\S", text[j:]).group(0)  # type: ignore[union-attr]  # \S matches
                 raise self._error(bad, j)
             kind = m.lastgroup
+            assert kind is not None  # every alternative of _TOKEN is a named group
             val = m.group(kind)
             start = m.start(kind)
             if kind == "name":
                 # an identifier glued to '_' or another character is one offending token
                 end = m.end(kind)
                 if end < len(text) and text[end] == "_":
-                    bad = re.match(r"[A-Za-z0-9_]+", text[start:]).group(0)
+                    bad = re.match(r"[A-Za-z0-9_]+", text[start:]).group(0)  # type: ignore[union-attr]  # a name
                     raise self._error(bad, start)
             if kind == "op":
                 val = _UNICODE_OPS.get(val, val)

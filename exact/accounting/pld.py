@@ -161,6 +161,7 @@ class ShiftPair:
         def binw(C):
             if C < 0 or C > self.outer_n:
                 return 0
+            assert self.outer_q is not None  # binw is used only when the outer law is binomial
             return comb(self.outer_n, C) * self.outer_q**C * (1 - self.outer_q) ** (self.outer_n - C)
 
         for C in Cs:

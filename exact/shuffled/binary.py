@@ -431,7 +431,7 @@ class _ConvLaw:
         for v in self.Av:
             pre.append(pre[-1] + v)
         self.Apre = pre
-        self._float = None
+        self._float: tuple | bool | None = None  # (window A, window B), or False: no float route
 
     @property
     def GB(self):
@@ -506,6 +506,7 @@ class _ConvLaw:
                 self._float = False
         if self._float is False:
             return (self.lo + self.hi) // 2
+        assert isinstance(self._float, tuple)
         A, B = self._float
         af, bf = float(self.a.mid()), float(self.b.mid())
         if reverse:
@@ -873,7 +874,7 @@ def _spec(x, what: str):
     return ("ball", x) if what == "ball" else ("log", str(x))
 
 
-def _from_spec(spec) -> object:
+def _from_spec(spec: tuple) -> Any:
     kind = spec[0]
     if kind == "exp":
         return arb(fmpq(*map(int, (spec[1].split("/") + ["1"])[:2])))
@@ -1300,12 +1301,13 @@ def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl=No
 
 def _finish_block_one(hvals, t1, t2, lo, hi, T, ee):
     """Enclosure of ``max_t h(t)`` from the (widened) values on a range certified to hold ``t*``."""
-    best = None
+    best: arb | None = None
     best_t = t1
     for t, v in zip(range(t1, t2 + 1), hvals):
         if best is None or v.mid() > best.mid():
             best_t = t
         best = v if best is None else best.max(v)
+    assert best is not None  # the range t1..t2 is not empty
     if not T.is_zero():
         Tu = arb(T.upper())
         if t1 <= lo:  # maximiser may lie below the window: h(t) <= h(lo) + (1 + e^ε)·T there
