@@ -123,20 +123,20 @@ class _Parser:
         return out
 
     # -------------------------------------------------------------- grammar
-    def peek(self):
+    def peek(self) -> tuple:
         return self.tokens[self.i]
 
-    def take(self):
+    def take(self) -> tuple:
         t = self.tokens[self.i]
         self.i += 1
         return t
 
-    def expect(self, op):
+    def expect(self, op: str) -> None:
         kind, val, pos = self.take()
         if kind != "op" or val != op:
             raise self._error(val or "end of formula", pos, f"where {op!r} was expected")
 
-    def parse(self):
+    def parse(self) -> sp.Expr:
         e = self.expr()
         kind, val, pos = self.peek()
         if kind != "end":
@@ -149,7 +149,7 @@ class _Parser:
             kind, val, pos = self.peek()
             raise self._error(val, pos, f"nested more than {MAX_DEPTH} levels deep")
 
-    def expr(self):
+    def expr(self) -> sp.Expr:
         self._enter()
         e = self.term()
         while self.peek()[0] == "op" and self.peek()[1] in "+-":
@@ -159,7 +159,7 @@ class _Parser:
         self.depth -= 1
         return e
 
-    def term(self):
+    def term(self) -> sp.Expr:
         e = self.unary()
         while self.peek()[0] == "op" and self.peek()[1] in ("*", "/"):
             op = self.take()[1]
@@ -167,7 +167,7 @@ class _Parser:
             e = sp.Mul(e, r) if op == "*" else sp.Mul(e, sp.Pow(r, -1, evaluate=False))
         return e
 
-    def unary(self):
+    def unary(self) -> sp.Expr:
         kind, val, pos = self.peek()
         if kind == "op" and val in "+-":
             self.take()
@@ -177,7 +177,7 @@ class _Parser:
             return e if val == "+" else sp.Mul(-1, e)
         return self.power()
 
-    def power(self):
+    def power(self) -> sp.Expr:
         base = self.atom()
         if self.peek()[0] == "op" and self.peek()[1] in ("^", "**"):
             self.take()
@@ -187,7 +187,7 @@ class _Parser:
             return sp.Pow(base, ex, evaluate=False)
         return base
 
-    def atom(self):
+    def atom(self) -> sp.Expr:
         kind, val, pos = self.take()
         if kind == "num":
             q = arith.exact(val, self.field)

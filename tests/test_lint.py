@@ -64,12 +64,12 @@ def _unannotated(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> li
 
 
 def _public_functions(body: list[ast.stmt], method: bool = False, prefix: str = ""):
-    """``(qualified name, line, missing)`` for each public function and public class's method (not nested in a
-    function; a private class's methods are private)."""
+    """``(qualified name, line, missing)`` for each function and method whose name has no leading underscore (in
+    any class, not nested in a function)."""
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
             yield prefix + node.name, node.lineno, _unannotated(node, method)
-        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+        elif isinstance(node, ast.ClassDef):
             yield from _public_functions(node.body, True, prefix + node.name + ".")
         elif isinstance(node, (ast.If, ast.Try)):
             for block in (node.body, node.orelse, *(h.body for h in getattr(node, "handlers", []))):
@@ -104,4 +104,4 @@ def test_annotation_check_can_fail():
         "    def m(self, x): ...\n"
     )
     found = {name: miss for name, _, miss in _public_functions(ast.parse(src).body)}
-    assert found == {"f": [], "g": ["x", "return"], "C.m": ["*args"], "C.s": ["v"]}
+    assert found == {"f": [], "g": ["x", "return"], "C.m": ["*args"], "C.s": ["v"], "_P.m": ["x", "return"]}
