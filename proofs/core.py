@@ -277,7 +277,9 @@ def _ev_binomial(e, env):
             return fmpq(0)
         if ni >= 0:
             return fmpq(math.comb(ni, ki)) if ki <= ni else fmpq(0)
-        return fmpq(fmpz(ni).binomial(ki)) if hasattr(fmpz, "binomial") else fmpq(_gen_binom(ni, ki))
+        if hasattr(fmpz, "binomial"):  # python-flint versions with fmpz.binomial
+            return fmpq(fmpz(ni).binomial(ki))  # type: ignore[attr-defined]
+        return fmpq(_gen_binom(ni, ki))
     if _is_exact(k) and k.q == 1 and int(k.p) >= 0:
         out = fmpq(1)
         for j in range(int(k.p)):

@@ -129,7 +129,7 @@ LAW_SUBSET = {
 }
 
 
-def gamma_geometric(mm: int):
+def gamma_geometric(mm: int) -> sp.Expr:
     """γ of the clamped geometric mechanism on {0..m−1} (m a concrete integer): (2α^a + [N even](1−α)α^{N/2})/(1+α)."""
     N = mm - 1
     a = N // 2 + 1

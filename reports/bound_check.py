@@ -111,7 +111,7 @@ import pathlib
 import time
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
@@ -121,6 +121,13 @@ from blanket.reports.bound_worker import BoundNotEvaluable
 from flint import arb, fmpq
 
 from .latex import display_result as latex_display_result
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer
+    from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
+    from blanket.reports.output import Written
 
 FLOAT_REL_ERR = Fraction(1, 10**12)
 FLOAT_ABS_ERR = Fraction(1, 10**300)
@@ -174,7 +181,7 @@ class Bound:
     kind: str  # "python", "sympy", "registered"
     mechanism: str  # "krr", "binary" or a frequency oracle ("oue", "subset:d=2", ...)
     quantity: str  # "delta" or "epsilon"
-    domain: dict  # name -> (lo, hi) exact (fmpq; ints for n, k)
+    domain: dict[str, tuple[Any, Any]]  # name -> (lo, hi) exact (fmpq; ints for n, k)
     evaluate: Callable[[dict], BoundValue]
     sha256: str | None = None
     text: str = ""  # the formula or source excerpt shown in the report
@@ -264,7 +271,7 @@ def _float_ball(f: Fraction, raw: str) -> BoundValue:
     return BoundValue(b, True, raw, f)
 
 
-def _parse_range(name, value, integer=False):
+def _parse_range(name: str, value: object, integer: bool = False) -> tuple[Any, Any]:
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise InvalidArgument(f"DOMAIN[{name!r}]", value, "must be a pair (lo, hi)")
     if integer:
@@ -278,7 +285,7 @@ def _parse_range(name, value, integer=False):
     return lo, hi
 
 
-def parse_domain(domain, quantity: str, mechanism: str) -> dict:
+def parse_domain(domain: dict, quantity: str, mechanism: str) -> dict[str, tuple[Any, Any]]:
     """Validate a ``DOMAIN`` dict: exact ranges for ``epsilon0``, ``n``, ``k`` and ``epsilon`` or ``delta``.
 
     >>> d = parse_domain({"epsilon0": ("0.5", "1"), "n": (2, 100), "epsilon": ("0.1", "1")}, "delta", "binary")
@@ -296,7 +303,7 @@ def parse_domain(domain, quantity: str, mechanism: str) -> dict:
     for key in domain:
         if key not in allowed:
             raise InvalidArgument("DOMAIN key", key, f"must be one of {sorted(allowed)} for a {quantity}-bound")
-    out = {}
+    out: dict[str, tuple[Any, Any]] = {}
     for key in ("epsilon0", other):
         if key not in domain:
             raise InvalidArgument("DOMAIN", sorted(domain), f"must give a range for {key!r}")
@@ -385,7 +392,7 @@ def is_oracle(mechanism: str) -> bool:
     return mechanism.partition(":")[0] in ORACLES
 
 
-def mechanism_record(mechanism: str, k: int, epsilon0):
+def mechanism_record(mechanism: str, k: int, epsilon0: Enclosure) -> Randomizer:
     """The randomizer a bound is judged against at ``(k, ε0)`` (ε0 exact; balls at the current precision).
 
     ``krr``/``binary``: :class:`KRR`; a frequency oracle: its record from
@@ -407,13 +414,14 @@ def mechanism_record(mechanism: str, k: int, epsilon0):
         return O.SUE(k, epsilon0=epsilon0)
     if kind == "hadamard":
         return O.Hadamard(k, epsilon0=epsilon0)
+    assert val is not None  # "subset:d=D" and "olh:g=G" carry their parameter (_norm_mechanism)
     if kind == "subset":
         return O.Subset(k, val, epsilon0=epsilon0)
     fam = list(itertools.product(range(val), repeat=k))
     return O.OLH(k, val, epsilon0=epsilon0, family=fam, constant="family")
 
 
-def mechanism_matrix(mechanism: str, k: int, epsilon0):
+def mechanism_matrix(mechanism: str, k: int, epsilon0: Enclosure) -> FiniteRandomizer:
     """The explicit randomizer for the exhaustive worst case: :class:`KRR` or
     :class:`exact.shuffled.oracles.OracleMatrix` (ball entries, proportional columns merged)."""
     rec = mechanism_record(mechanism, k, epsilon0)
@@ -453,7 +461,7 @@ def _call_with(fn, params: dict):
 
 def _user_params(params: dict) -> dict:
     """Exact values as the user's function sees them: Fraction for reals, int for n and k."""
-    out = {}
+    out: dict[str, int | Fraction] = {}
     for k, v in params.items():
         if k in ("n", "k"):
             out[k] = int(v)
@@ -463,7 +471,7 @@ def _user_params(params: dict) -> dict:
     return out
 
 
-def load_bound(path, *, deadline: float | None = None) -> Bound:
+def load_bound(path: str | pathlib.Path, *, deadline: float | None = None) -> Bound:
     """Load a bound file (``.py`` module or ``.txt`` symbolic file); validates everything it declares.
 
     The file's code (``.py``) and the formula's evaluation (``.txt``) run in a separate process
@@ -505,9 +513,8 @@ def _worker_evaluate(worker, quantity_other: str):
                 raise Undecided(text)
             raise _InvalidEvaluation(text)
         val, floating, raw, center = msg[1]
-        if val is None:
-            value = None
-        else:
+        value: Enclosure | None = None
+        if val is not None:
             lo, hi, is_exact = val
             if is_exact and lo == hi:
                 value = fmpq(lo.numerator, lo.denominator)
@@ -692,7 +699,7 @@ def registered_bound(label: str, variant: str | None = None, *, mechanism: str |
     )
 
 
-def restrict_domain(bound: Bound, overrides, *, within_declared: bool = True) -> Bound:
+def restrict_domain(bound: Bound, overrides: Iterable[str], *, within_declared: bool = True) -> Bound:
     """Narrow a bound's domain with ``["epsilon0=0.1..0.5", "n=1000..10000", ...]`` (CLI ``--domain``).
 
     For a bound file the new ranges must lie inside the declared domain (a
@@ -756,7 +763,7 @@ class Point:
     note: str = ""
     reverified: bool | None = None
 
-    def key(self):
+    def key(self) -> tuple:
         return (self.k, self.n, self.epsilon0, self.param)
 
 
@@ -852,14 +859,14 @@ class Search:
         self.points: list[Point] = []
         self.phases: list[dict] = []
         self.notes: list[str] = []
-        self._seen = set()
-        self.hypothesis_info = {}
+        self._seen: set[tuple] = set()
+        self.hypothesis_info: dict[str, Any] = {}
 
     # ---------------------------------------------------------------- helpers
-    def elapsed(self):
+    def elapsed(self) -> float:
         return time.monotonic() - self.t0
 
-    def time_left(self, share=1.0):
+    def time_left(self, share: float = 1.0) -> float:
         """What is left of the budget's ``share``: seconds, or evaluations when ``max_evaluations`` is set."""
         if self.max_evaluations is not None:
             if self.elapsed() >= self.budget:
@@ -867,12 +874,12 @@ class Search:
             return self.max_evaluations * share - self.evaluations
         return self.budget * share - self.elapsed()
 
-    def params(self, k, n, e0, v):
+    def params(self, k: int, n: int, e0: fmpq, v: fmpq) -> dict:
         p = {"epsilon0": e0, "n": n, self.other: v}
         p["k"] = k
         return p
 
-    def eval_bound(self, k, n, e0, v) -> tuple[BoundValue | None, str, str]:
+    def eval_bound(self, k: int, n: int, e0: fmpq, v: fmpq) -> tuple[BoundValue | None, str, str]:
         self.evaluations += 1
         try:
             with arith.precision(128):
@@ -916,6 +923,7 @@ class Search:
         if arith.gt(exact_val, b.upper()):
             return "violated"
         if bv.floating:
+            assert bv.center is not None  # a floating value carries its exact center
             f = fmpq(bv.center.numerator, bv.center.denominator)
             if arith.le(exact_val, f):
                 return "holds"
@@ -927,7 +935,7 @@ class Search:
             return "holds" if c else ("violated" if c is False else "undecided")
         return "holds" if arith.le(exact_val, b.lower()) else "undecided"
 
-    def check_small(self, phase, k, n, e0, values) -> list[Point]:
+    def check_small(self, phase: str, k: int, n: int, e0: fmpq, values: Sequence[fmpq]) -> list[Point]:
         """Exhaustive worst case at small n for several ε / δ at once (precision escalates per point)."""
         from blanket.exact.shuffled.enumerate import worst_cases
 
@@ -996,13 +1004,14 @@ class Search:
             return
         oc = self._compare(val, bv, target=None if self.bound.quantity == "delta" else v)
         pt.reverified = oc == "violated"
+        assert pt.witness is not None  # a re-verified point has a witness
         pt.witness["value"] = val
         pt.exact = val
         if not pt.reverified:
             pt.outcome = "undecided"
             pt.note = "witness re-computation did not confirm the violation"
 
-    def check_large(self, phase, k, n, e0, v) -> list[Point]:
+    def check_large(self, phase: str, k: int, n: int, e0: fmpq, v: fmpq) -> list[Point]:
         """Dataset families at larger n: certified lower bounds on the worst case (one point)."""
         if self.max_evaluations is not None:  # deterministic cost model: the exact side at n costs n/FAMILY_COST_N
             self.evaluations += n // FAMILY_COST_N
@@ -1055,12 +1064,12 @@ class Search:
                     return [pt]
         return []  # pragma: no cover
 
-    def add(self, pts):
+    def add(self, pts: Iterable[Point]) -> None:
         for p in pts:
             self.points.append(p)
 
     # ---------------------------------------------------------------- phases
-    def run(self):
+    def run(self) -> Search:
         del _INTERNAL_ERRORS[:]
         # the backstop for the exact side fires after the bound's own deadline (budget + grace), so that a bound
         # stuck at that moment is reported as such (could not be evaluated), not as a stopped search
@@ -1086,7 +1095,7 @@ class Search:
         self.phase_tightness()
         return self
 
-    def phase_exhaustive(self, share):
+    def phase_exhaustive(self, share: float) -> None:
         from blanket.exact.runtime.progress import Progress
 
         ns = list(range(self.n_lo, self.n_exhaustive + 1))
@@ -1114,7 +1123,7 @@ class Search:
             }
         )
 
-    def phase_families(self, share):
+    def phase_families(self, share: float) -> None:
         from blanket.exact.runtime.progress import Progress
 
         lo = max(self.n_exhaustive + 1, self.n_lo)
@@ -1133,7 +1142,7 @@ class Search:
         jobs = [(n, k, e0, v) for n in ns for k in self.ks for e0 in self.eps0_grid for v in self.param_grid]
         done = 0
         reached = None
-        cost = {}  # (k, n) -> seconds of the last job: predicts the next n (cost ~ n^1.5)
+        cost: dict[tuple[int, int], float] = {}  # (k, n) -> seconds of the last job: predicts the next n (cost ~ n^1.5)
         stopped = set()
         with Progress(len(jobs), "dataset families", enabled=None if self.progress else False) as bar:
             for n, k, e0, v in jobs:
@@ -1172,7 +1181,7 @@ class Search:
             }
         )
 
-    def phase_hypothesis(self, share):
+    def phase_hypothesis(self, share: float) -> None:
         try:
             from hypothesis import HealthCheck, Phase, find, settings
             from hypothesis import strategies as st
@@ -1276,7 +1285,7 @@ class Search:
             }
         )
 
-    def phase_smallest_n(self):
+    def phase_smallest_n(self) -> None:
         """For each distinct (k, ε0, param) that was violated (at most 5), scan n upwards from the domain's smallest n.
 
         Small n (exhaustive range): every n.  Above it (families): every n up
@@ -1285,7 +1294,7 @@ class Search:
         at the first violating n (it is listed first in the report).
         """
         viol = [p for p in self.points if p.outcome == "violated"]
-        seen = set()
+        seen: set[tuple] = set()
         budget_share = 1.0
         for p in sorted(viol, key=lambda p: (p.n, p.k)):
             key = (p.k, p.epsilon0, p.param)
@@ -1321,7 +1330,7 @@ class Search:
                     "necessarily the smallest n"
                 )
 
-    def phase_tightness(self):
+    def phase_tightness(self) -> None:
         """Blanket-view upper bounds at the grid points that hold (δ-bounds only; a few points)."""
         if self.bound.quantity != "delta":
             return
@@ -1338,7 +1347,7 @@ class Search:
             and p.bound.value is not None
             and p.phase in ("exhaustive", "families")
         ]
-        chosen = {}
+        chosen: dict[tuple[int, int], Point] = {}
         for p in holds:
             chosen.setdefault((p.k, p.n), p)
         for p in list(chosen.values())[:40]:
@@ -1454,6 +1463,7 @@ def _krr_families(mech, n, e, families):
             lo = arith.endpoints(val)[0]
             if best is None or lo > best[0]:
                 best = (lo, val, fam, direction)
+    assert best is not None  # families is not empty
     _, val, fam, direction = best
     z = {"same": 0, "third": 2}[fam]
     a, b = (0, 1) if direction == "forward" else (1, 0)
@@ -1519,7 +1529,14 @@ def _int_grid(lo: int, hi: int, size: int) -> list:
 
 # ============================================================ the report
 def check_bound(
-    bound: Bound, *, k=None, n_max=None, n_exhaustive=8, budget=120, progress=True, max_evaluations=None
+    bound: Bound,
+    *,
+    k: IntegerInput | None = None,
+    n_max: IntegerInput | None = None,
+    n_exhaustive: IntegerInput = 8,
+    budget: NumberInput = 120,
+    progress: bool = True,
+    max_evaluations: IntegerInput | None = None,
 ) -> dict:
     """Run the search and return the report as plain data (JSON-ready); see :func:`write_report`.
 
@@ -1630,7 +1647,7 @@ def _ratio(s: Search, p: Point):
 
 def _report(s: Search) -> dict:
     pts = s.points
-    counts = {}
+    counts: dict[str, int] = {}
     for p in pts:
         counts[p.outcome] = counts.get(p.outcome, 0) + 1
     viol = sorted(
@@ -1713,7 +1730,7 @@ def _tightness_summary(s: Search, holds: list) -> dict:
         rows.append(_point_json(s, p))
     key = "bound_over_exact" if s.bound.quantity == "delta" else "exact_delta_over_target"
     vals = [r["ratio"][key] for r in rows if key in r.get("ratio", {})]
-    summary = {
+    summary: dict[str, Any] = {
         "measure": (
             "bound / exact δ (≥ 1 when the bound holds; 1 = tight)"
             if s.bound.quantity == "delta"
@@ -1738,13 +1755,15 @@ def _tightness_summary(s: Search, holds: list) -> dict:
     return summary
 
 
-def write_report(report: dict, outdir, *, stem: str = "bound_check", pdf: bool = True) -> list:
+def write_report(report: dict, outdir: str | pathlib.Path, *, stem: str = "bound_check", pdf: bool = True) -> list:
     """Write ``<stem>.json`` and ``<stem>.tex`` (and ``<stem>.pdf`` when TeX Live is available) into ``outdir``; the paths."""
     w = write_report_files(report, outdir, stem=stem, pdf=pdf)
     return [w.json, w.tex] + ([w.pdf] if w.pdf else [])
 
 
-def write_report_files(report: dict, outdir, *, stem: str = "bound_check", pdf: bool = True):
+def write_report_files(
+    report: dict, outdir: str | pathlib.Path, *, stem: str = "bound_check", pdf: bool = True
+) -> Written:
     """As :func:`write_report`, atomically (:func:`reports.output.write_document`); returns the ``Written`` record."""
     from blanket.reports.output import write_document
 

@@ -70,7 +70,7 @@ import pathlib
 import platform
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
@@ -78,6 +78,13 @@ from flint import arb, fmpq
 
 from .deployment import ORACLE_WORDS, Deployment
 from .latex import TeX, display_result, exact_string, exact_to_tex
+
+if TYPE_CHECKING:
+    from blanket.exact.mechanisms.finite import Randomizer
+    from blanket.exact.runtime.progress import Progress
+    from blanket.proofs.core import Result
+
+    from .deployment import Claim, Target
 
 HOLDS, FAILS, INCONCLUSIVE = "HOLDS", "FAILS", "INCONCLUSIVE"
 EXIT_CODES = {HOLDS: 0, FAILS: 1, INCONCLUSIVE: 3}
@@ -98,7 +105,7 @@ ASSUMPTIONS = (
 )
 
 
-def mechanism_assumptions(dep) -> list:
+def mechanism_assumptions(dep: Deployment) -> list:
     """What the certificate assumes about the randomizer itself, for the closed-form records."""
     if dep.mechanism == "ldp":
         return [
@@ -203,7 +210,9 @@ def _blanket_source(mech, n, krr) -> Source:
     )
 
 
-def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Source]:
+def sources(
+    dep: Deployment, mech: Randomizer | None, *, workers: int | None = None, scheduler: str | None = None
+) -> list[Source]:
     """The exact routines that apply to ``dep`` (see the module docstring), cheap ones first.
 
     ``workers`` / ``scheduler`` choose where the exact worst-case sweep runs (:mod:`exact.runtime.executors`).
@@ -287,7 +296,7 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
             if fam == "third" and k is not None and k < 3:
                 continue
 
-            def comp(eps, mech=mech, fam=fam):
+            def comp_family(eps, mech=mech, fam=fam):
                 return krr.delta_krr_family(mech, n, fam, epsilon=eps), {
                     "dataset": f"family '{fam}': {FAMILY_TEXT[fam]}",
                     "family": fam,
@@ -298,14 +307,14 @@ def sources(dep: Deployment, mech, *, workers=None, scheduler=None) -> list[Sour
                     f"family-{fam}",
                     "lower",
                     f"exact delta on the dataset family '{fam}'",
-                    comp,
+                    comp_family,
                     module="exact.shuffled.krr.delta_krr_family",
                 )
             )
     return out
 
 
-def oracle_sources(mech, n: int) -> list[Source]:
+def oracle_sources(mech: Randomizer, n: int) -> list[Source]:
     """Sources for a closed-form record (exact/mechanisms/oracles.py): every applicable certified upper bound of
     :mod:`exact.shuffled.certified` (the smallest decides: best certified bound wins) and the concrete-dataset lower
     bound, so that a claim can FAIL."""
@@ -421,7 +430,7 @@ def _lhs_arg_names(lhs) -> list | None:
     return None
 
 
-def lhs_applies(result, dep: Deployment, provided: dict) -> tuple:
+def lhs_applies(result: Result, dep: Deployment, provided: dict) -> tuple:
     """Is the quantity the result bounds the deployment's own δ(ε) (or ε(δ))?  ``(True, note)`` or ``(False, why)``.
 
     * ``lhs`` a plain symbol (``delta <= ...``): yes, it is the quantity of
@@ -474,7 +483,9 @@ def lhs_applies(result, dep: Deployment, provided: dict) -> tuple:
     return True, "; ".join(notes)
 
 
-def evaluate_bound(result, dep: Deployment, mech, claim_eps, claim_delta) -> dict:
+def evaluate_bound(
+    result: Result, dep: Deployment, mech: Randomizer | None, claim_eps: fmpq, claim_delta: fmpq
+) -> dict:
     """Evaluate one registered bound at the deployment (current precision).
 
     Returns ``{"applies": bool, "value": ball|None, "reason": str, "params": names}``.
@@ -537,7 +548,7 @@ def versions() -> dict:
     return out
 
 
-def result_entry(r) -> dict:
+def result_entry(r: Result) -> dict:
     return {
         "key": r.key,
         "paper": r.paper,
@@ -681,7 +692,16 @@ def _sweep_budget(dep, mech, workers, scheduler) -> str | None:
 
 
 def decide_claim(
-    dep: Deployment, mech, claim, srcs, cands, *, start: int, cap: int, workers=None, scheduler=None
+    dep: Deployment,
+    mech: Randomizer | None,
+    claim: Claim,
+    srcs: list[Source],
+    cands: list[Result],
+    *,
+    start: int,
+    cap: int,
+    workers: int | None = None,
+    scheduler: str | None = None,
 ) -> dict:
     """Decide one (ε, δ) claim with precision escalation; returns a plain-data record (numbers as decimal strings).
 
@@ -707,6 +727,7 @@ def decide_claim(
     refuted = []
     if fails:
         verdict = FAILS
+        assert best_lower is not None  # FAILS rests on a lower bound above delta
         for name, v, r, _ in uppers:
             if r is not None and arith.lt(v, best_lower[1]) is True:
                 refuted.append(name)
@@ -905,7 +926,17 @@ def _worst_sweeps_cheap(n: int) -> bool:
     return 2 * worst_cost(n, workers=1)[0] <= CHEAP_SWEEP_SECONDS
 
 
-def certify_target(dep, mech, target, srcs, *, start, cap, workers=None, scheduler=None) -> dict:
+def certify_target(
+    dep: Deployment,
+    mech: Randomizer | None,
+    target: Target,
+    srcs: list[Source],
+    *,
+    start: int,
+    cap: int,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> dict:
     """The certified ε for a target δ: an upper end ε̄ with δ(ε̄) ≤ target certified, and a certified lower end.
 
     k-RR (binary and k > 2): the certified bracket of
@@ -1121,9 +1152,9 @@ def certify(
     *,
     max_prec: int | None = None,
     command: str | None = None,
-    progress=None,
-    workers=None,
-    scheduler=None,
+    progress: Progress | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
 ) -> dict:
     """Compute the certificate of ``dep`` as plain data (the JSON content).
 
@@ -1279,7 +1310,7 @@ def render_tex(cert: dict) -> str:
 from .output import Written  # noqa: E402  (re-exported: the paths written and the LaTeX outcome)
 
 
-def write(cert: dict, outdir, *, pdf: bool = True, stem: str = "certificate") -> Written:
+def write(cert: dict, outdir: str | pathlib.Path, *, pdf: bool = True, stem: str = "certificate") -> Written:
     """Write ``<stem>.tex``, ``<stem>.json`` and (when TeX Live is installed) ``<stem>.pdf`` into ``outdir``.
 
     Atomic and consistent (see :func:`reports.output.write_document`): an old PDF that this run cannot

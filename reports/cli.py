@@ -20,14 +20,18 @@ import argparse
 import importlib
 import pkgutil
 import sys
+from typing import TYPE_CHECKING, NoReturn
 
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         sys.stderr.write(f"blanket: error: {message} (see `{self.prog} --help`)\n")
         raise SystemExit(EXIT_USAGE)
 
@@ -58,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     from blanket.reports import output
 
     output.install_signal_handlers()

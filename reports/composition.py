@@ -14,12 +14,18 @@ from __future__ import annotations
 
 import time
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from blanket.exact.accounting.accountant import ShuffleAccountant
 from blanket.exact.numbers import arith
 from flint import fmpq
 
 from .deployment import Deployment
+
+if TYPE_CHECKING:
+    from blanket.exact.runtime.progress import Progress
+
+    from .deployment import Claim, Target
 
 ROUTE = (
     "PLD route: dominating pairs, pessimistic/optimistic discretisation, exact integer convolution; "
@@ -48,7 +54,7 @@ def _accountant(dep: Deployment, grid=None) -> ShuffleAccountant:
     return acc
 
 
-def decide_claim(dep: Deployment, claim, acc: ShuffleAccountant | None = None) -> dict:
+def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = None) -> dict:
     from .certificate import FAILS, HOLDS, INCONCLUSIVE
 
     acc = acc or _accountant(dep)
@@ -107,7 +113,7 @@ def _s(q) -> str:
     return exact_string(q)
 
 
-def certify_target(dep: Deployment, target, acc: ShuffleAccountant | None = None) -> dict:
+def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | None = None) -> dict:
     from .certificate import HOLDS
 
     acc = acc or _accountant(dep)
@@ -132,7 +138,7 @@ def certify_target(dep: Deployment, target, acc: ShuffleAccountant | None = None
 
 
 def certify_composition(
-    dep: Deployment, *, max_prec: int | None = None, command: str | None = None, progress=None
+    dep: Deployment, *, max_prec: int | None = None, command: str | None = None, progress: Progress | None = None
 ) -> dict:
     """The certificate (plain data) of a deployment with ``[[rounds]]``."""
     from blanket.proofs import composition as comp

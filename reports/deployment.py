@@ -67,7 +67,15 @@ import dataclasses
 import hashlib
 import io
 import pathlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from blanket.exact.accounting.accountant import ShuffledRR
+    from blanket.exact.accounting.query import Query
+    from blanket.exact.mechanisms.finite import Randomizer
+    from blanket.exact.numbers.types import NumberInput
 
 try:  # Python 3.11+
     import tomllib
@@ -122,7 +130,7 @@ class Round:
     count: int
     field: str
 
-    def event(self):
+    def event(self) -> ShuffledRR:
         """The accountant's record (:class:`blanket.exact.accounting.accountant.ShuffledRR`)."""
         from blanket.exact.accounting.accountant import ShuffledRR
 
@@ -160,13 +168,15 @@ class Deployment:
         """``True`` when the claims apply to several composed rounds (``[[rounds]]``)."""
         return bool(self.rounds)
 
-    def build_mechanism(self):
+    def build_mechanism(self) -> Randomizer | None:
         """The frozen record of the randomizer (:func:`blanket.exact.mechanisms.registry.build`): a KRR
         (entries are balls at the current precision unless e^ε0 is rational), a FiniteRandomizer, an oracle
         record of :mod:`exact.mechanisms.oracles`, or ``None`` for laplace (only registered bounds apply)."""
         return registry.build(self.mechanism, self.params)
 
-    def query(self, *, epsilon=None, delta=None, dataset="worst"):
+    def query(
+        self, *, epsilon: NumberInput | None = None, delta: NumberInput | None = None, dataset: str = "worst"
+    ) -> Query:
         """The validated query (:func:`blanket.exact.accounting.query.make_query`, the one builder shared with the
         command line and the API) for this deployment's randomizer and users at one ``epsilon`` or ``delta``."""
         from blanket.exact.accounting.query import make_query
@@ -309,7 +319,7 @@ def _read_matrix_file(path: pathlib.Path, field: str) -> tuple:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidArgument(field, path.name, "is not UTF-8 text (a CSV of exact numbers)") from None
-    rows = []
+    rows: list[list[str]] = []
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -328,7 +338,7 @@ def parse_deployment(
     source: str = "<string>",
     base_dir: pathlib.Path | None = None,
     extra_bytes: bytes = b"",
-    allow_paths=(),
+    allow_paths: Iterable[str | pathlib.Path] = (),
 ) -> Deployment:
     """Parse and validate a deployment from TOML text (see the module docstring for the format).
 
@@ -608,7 +618,7 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
     return tuple(out)
 
 
-def load_deployment(path, *, allow_paths=()) -> Deployment:
+def load_deployment(path: str | pathlib.Path, *, allow_paths: Iterable[str | pathlib.Path] = ()) -> Deployment:
     """Read and validate a deployment file; errors name the file or the field.
 
     A ``matrix_file`` must lie under the file's directory or one of ``allow_paths`` (``--allow-path``).

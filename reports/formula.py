@@ -103,16 +103,17 @@ class _Parser:
                 j = pos
                 while j < len(text) and text[j].isspace():
                     j += 1
-                bad = re.match(r"[A-Za-z_][A-Za-z0-9_]*|\S", text[j:]).group(0)
+                bad = re.match(r"[A-Za-z_][A-Za-z0-9_]*|\S", text[j:]).group(0)  # type: ignore[union-attr]  # \S matches
                 raise self._error(bad, j)
             kind = m.lastgroup
+            assert kind is not None  # every alternative of _TOKEN is a named group
             val = m.group(kind)
             start = m.start(kind)
             if kind == "name":
                 # an identifier glued to '_' or another character is one offending token
                 end = m.end(kind)
                 if end < len(text) and text[end] == "_":
-                    bad = re.match(r"[A-Za-z0-9_]+", text[start:]).group(0)
+                    bad = re.match(r"[A-Za-z0-9_]+", text[start:]).group(0)  # type: ignore[union-attr]  # a name
                     raise self._error(bad, start)
             if kind == "op":
                 val = _UNICODE_OPS.get(val, val)
@@ -122,20 +123,20 @@ class _Parser:
         return out
 
     # -------------------------------------------------------------- grammar
-    def peek(self):
+    def peek(self) -> tuple:
         return self.tokens[self.i]
 
-    def take(self):
+    def take(self) -> tuple:
         t = self.tokens[self.i]
         self.i += 1
         return t
 
-    def expect(self, op):
+    def expect(self, op: str) -> None:
         kind, val, pos = self.take()
         if kind != "op" or val != op:
             raise self._error(val or "end of formula", pos, f"where {op!r} was expected")
 
-    def parse(self):
+    def parse(self) -> sp.Expr:
         e = self.expr()
         kind, val, pos = self.peek()
         if kind != "end":
@@ -148,7 +149,7 @@ class _Parser:
             kind, val, pos = self.peek()
             raise self._error(val, pos, f"nested more than {MAX_DEPTH} levels deep")
 
-    def expr(self):
+    def expr(self) -> sp.Expr:
         self._enter()
         e = self.term()
         while self.peek()[0] == "op" and self.peek()[1] in "+-":
@@ -158,7 +159,7 @@ class _Parser:
         self.depth -= 1
         return e
 
-    def term(self):
+    def term(self) -> sp.Expr:
         e = self.unary()
         while self.peek()[0] == "op" and self.peek()[1] in ("*", "/"):
             op = self.take()[1]
@@ -166,7 +167,7 @@ class _Parser:
             e = sp.Mul(e, r) if op == "*" else sp.Mul(e, sp.Pow(r, -1, evaluate=False))
         return e
 
-    def unary(self):
+    def unary(self) -> sp.Expr:
         kind, val, pos = self.peek()
         if kind == "op" and val in "+-":
             self.take()
@@ -176,7 +177,7 @@ class _Parser:
             return e if val == "+" else sp.Mul(-1, e)
         return self.power()
 
-    def power(self):
+    def power(self) -> sp.Expr:
         base = self.atom()
         if self.peek()[0] == "op" and self.peek()[1] in ("^", "**"):
             self.take()
@@ -186,7 +187,7 @@ class _Parser:
             return sp.Pow(base, ex, evaluate=False)
         return base
 
-    def atom(self):
+    def atom(self) -> sp.Expr:
         kind, val, pos = self.take()
         if kind == "num":
             q = arith.exact(val, self.field)

@@ -917,7 +917,7 @@ class _Namer:
         self.bound, self._sp = bound, sp
         self.defs: list = []
 
-    def new(self, e):
+    def new(self, e: Any) -> Any:
         sp = self._sp
         name = f"u_{{{len(self.defs) + 1}}}"
         args = sorted(e.free_symbols & self.bound, key=str)
@@ -926,7 +926,7 @@ class _Namer:
         self.defs.append((u, e))
         return u
 
-    def fit(self, expr, room: int):
+    def fit(self, expr: Any, room: int) -> Any:
         """Name the widest subexpressions of ``expr`` (free of bound variables) until it is at most ``room`` wide."""
         sp = self._sp
         for _ in range(12):

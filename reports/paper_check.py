@@ -32,12 +32,18 @@ from __future__ import annotations
 
 import importlib
 import pathlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, Undecided
 
 from .latex import PREAMBLE, TeX, display_result, render
+
+if TYPE_CHECKING:
+    from blanket.exact.runtime.progress import Progress
+    from blanket.proofs.core import Result
+
+    from .output import Written
 
 DIGITS = 6
 #: grid points per result with ``quick=True``
@@ -67,7 +73,7 @@ def _params_text(params) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items())
 
 
-def check_point(result, params: dict, *, prec: int = arith.DEFAULT_PREC) -> dict:
+def check_point(result: Result, params: dict, *, prec: int = arith.DEFAULT_PREC) -> dict:
     """Bound versus reference at one grid point (plain data)."""
     row: dict[str, Any] = {
         "params": {k: str(v) for k, v in params.items()},
@@ -173,7 +179,7 @@ def _symbolic(result) -> dict:
     return {"proved": sc.proved, "method": sc.method, "detail": str(sc.detail)[:500], "text": text}
 
 
-def check_result(result, *, quick: bool = False, progress=None) -> dict:
+def check_result(result: Result, *, quick: bool = False, progress: Progress | None = None) -> dict:
     """One result's section of the report (plain data)."""
     d = result.describe()
     grid = list(result.grid)[:QUICK_POINTS] if quick else list(result.grid)
@@ -264,7 +270,7 @@ def check_papers(paper: str | None = None, *, quick: bool = False, progress: boo
     }
 
 
-def versions():
+def versions() -> dict:
     from .certificate import versions as v
 
     return v()
@@ -274,7 +280,7 @@ def render_tex(report: dict) -> str:
     return render("paper_check.tex.j2", report=report, preamble=PREAMBLE, TeX=TeX)
 
 
-def write(report: dict, outdir, *, pdf: bool = True):
+def write(report: dict, outdir: str | pathlib.Path, *, pdf: bool = True) -> Written:
     """Write ``paper-check.tex``, ``paper-check.json`` and (with TeX Live) ``paper-check.pdf`` (atomically)."""
     from .certificate import to_json
     from .output import write_document

@@ -36,11 +36,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from blanket.exact.accounting import pld as _pld
-from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.mechanisms.finite import KRR, Randomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import NumberInput
 from flint import fmpq
 
 NEIGHBOURING = ("replace-one",)
@@ -92,10 +94,10 @@ class ShuffledRR:
     def mechanism(self) -> KRR:
         return KRR(self.k, fmpq(self.epsilon0.numerator, self.epsilon0.denominator))
 
-    def dominating_pair(self):
+    def dominating_pair(self) -> _pld.ShiftPair:
         return _pld.dominating_pair(self.mechanism(), self.n)
 
-    def lower_pair(self, direction="forward"):
+    def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair:
         """A concrete pair of datasets, post-processed (a lower bound on the mechanism).
 
         ``"forward"``: the count of the target's value (:func:`blanket.exact.accounting.pld.lower_pair`);
@@ -115,7 +117,7 @@ class ShuffledRR:
         return (0, self.k, self.epsilon0, self.n, "")
 
 
-def clone_pair(mech, n: int) -> _pld.ShiftPair:
+def clone_pair(mech: Randomizer, n: int) -> _pld.ShiftPair:
     """The FOCS 2021 clone pair of ``n`` users as a :class:`~exact.accounting.pld.ShiftPair`: dominating for the
     shuffled round of **every** ε0-LDP randomizer (Feldman–McMillan–Talwar 2021).
 
@@ -136,7 +138,7 @@ def clone_pair(mech, n: int) -> _pld.ShiftPair:
     )
 
 
-def four_value_lower_pair(mech, n: int, direction: str = "forward") -> _pld.ShiftPair:
+def four_value_lower_pair(mech: Randomizer, n: int, direction: str = "forward") -> _pld.ShiftPair:
     """A concrete pair of datasets for a four-value record of :mod:`exact.mechanisms.oracles`, post-processed.
 
     Datasets ``x^{n−1}x'`` vs ``x^n`` (forward) and the swap (backward).  Under ``Y ~ R(x)`` the ratio
@@ -179,7 +181,7 @@ class Shuffled:
     ('clone', 'any epsilon0-LDP randomizer, epsilon0 = 1, n = 1000')
     """
 
-    mechanism: object
+    mechanism: Randomizer
     n: int
 
     def __init__(self, mechanism, n=None):
@@ -208,12 +210,12 @@ class Shuffled:
     def _is_krr(self) -> bool:
         return isinstance(self.mechanism, KRR)
 
-    def dominating_pair(self):
+    def dominating_pair(self) -> _pld.ShiftPair:
         if self._is_krr():
             return _pld.dominating_pair(self.mechanism, self.n)
         return clone_pair(self.mechanism, self.n)
 
-    def lower_pair(self, direction="forward"):
+    def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair | None:
         from blanket.exact.mechanisms import oracles
 
         m = self.mechanism
@@ -442,7 +444,7 @@ class ShuffleAccountant:
         return g
 
     # ---------------------------------------------------------------- queries
-    def get_epsilon(self, target_delta) -> CertifiedEpsilon:
+    def get_epsilon(self, target_delta: NumberInput | float) -> CertifiedEpsilon:
         """Certified ε for ``target_delta`` (0 < δ < 1): ``.upper`` is safe, ``.lower`` certified unattainable below."""
         self._need()
         dt = arith.exact_in(target_delta, "target_delta", lo=0, hi=1, lo_open=True, hi_open=True, allow_float=True)
@@ -453,12 +455,12 @@ class ShuffleAccountant:
             p.get_epsilon(dt) for k in ("low-fwd", "low-bwd") if (p := self._pld(self._lower_grid(g), k)) is not None
         ]
         lo = max(lows) if lows else fmpq(0)  # no round has a concrete pair (geometric only): 0
-        pld_upper = math.inf if up is None else _frac(up)
+        pld_upper = None if up is None else _frac(up)
         with arith.precision(self.prec):
             r_eps, r_order = _pld.rdp_epsilon(self._renyi(g), _pld.RENYI_ORDERS, dt)
         renyi_upper = _frac(r_eps)
-        route = "Renyi" if renyi_upper < pld_upper else "PLD"
-        upper = min(pld_upper, renyi_upper)
+        route = "Renyi" if pld_upper is None or renyi_upper < pld_upper else "PLD"
+        upper = renyi_upper if pld_upper is None else min(pld_upper, renyi_upper)
         basic = self.basic_upper()
         if basic < upper:  # many rounds of a large epsilon0: the pure-DP sum is the smallest certified end
             route, upper = "basic", basic
@@ -470,7 +472,7 @@ class ShuffleAccountant:
             rounds=self.rounds,
             quantity="epsilon",
             route=route,
-            pld_upper=None if up is None else pld_upper,
+            pld_upper=pld_upper,
             renyi_upper=renyi_upper,
             renyi_order=_frac(r_order),
             details={
@@ -480,7 +482,7 @@ class ShuffleAccountant:
             },
         )
 
-    def get_delta(self, target_epsilon) -> CertifiedDelta:
+    def get_delta(self, target_epsilon: NumberInput | float) -> CertifiedDelta:
         """Certified δ at ``target_epsilon`` (exact, any real ≥ 0): ``.upper`` is safe, ``.lower`` certified."""
         self._need()
         eps = arith.exact_in(target_epsilon, "target_epsilon", lo=0, allow_float=True)
@@ -520,7 +522,7 @@ class ShuffleAccountant:
         )
 
     # ---------------------------------------------------------------- interoperability
-    def to_dp_accounting(self, grid=None):
+    def to_dp_accounting(self, grid: NumberInput | None = None) -> Any:
         """The composed **pessimistic** PLD as a ``dp_accounting.pld.privacy_loss_distribution.PrivacyLossDistribution``.
 
         Needs the optional extra ``blanket[dp-accounting]``.  Every mass is the

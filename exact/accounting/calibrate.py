@@ -199,7 +199,7 @@ class _Search:
         """Evaluate δ at ``x`` and record it (one evaluation)."""
         return self.record(x, self.clf(x))
 
-    def expand_from_guess(self, guess) -> None:
+    def expand_from_guess(self, guess: fmpq) -> None:
         """Initial bracket: evaluate the guess, then step geometrically (×(1 ± 1/20), steps ×4) towards the other
         side until the crossing is bracketed.  At most 7 evaluations."""
         g = arith.exact(guess, "guess", allow_float=True) if not isinstance(guess, fmpq) else guess

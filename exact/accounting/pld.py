@@ -83,13 +83,16 @@ over rounds (Canonne–Kamath–Steinke 2020 Prop. 12; ``docs/composition.md`` �
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from math import comb
+from typing import Any
 
 import numpy as np
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from flint import arb, arb_poly, fmpq, fmpz_poly
 
 #: unit roundoff of IEEE binary64
@@ -133,11 +136,11 @@ class ShiftPair:
     """
 
     outer_n: int
-    outer_q: object
-    inner_q: object
-    pi_p: object
-    pi_q: object
-    null: object
+    outer_q: Enclosure | None
+    inner_q: Enclosure | None
+    pi_p: Enclosure
+    pi_q: Enclosure
+    null: Enclosure
     kind: str
     description: str = ""
     #: ``None``, or ``(a, b, m_lo, tau)``: the outer law is then that of ``C = N − 1`` with
@@ -152,12 +155,13 @@ class ShiftPair:
         """All atoms ``(key, P, Q)`` (exact for exact parameters).  ``O(outer_n²)`` atoms."""
         half = fmpq(1, 2)
         qi = half if self.inner_q is None else self.inner_q
-        out = []
+        out: list[tuple] = []
         Cs = range(self.outer_n + 1) if self.outer_q is not None else [self.outer_n]
 
         def binw(C):
             if C < 0 or C > self.outer_n:
                 return 0
+            assert self.outer_q is not None  # binw is used only when the outer law is binomial
             return comb(self.outer_n, C) * self.outer_q**C * (1 - self.outer_q) ** (self.outer_n - C)
 
         for C in Cs:
@@ -182,11 +186,11 @@ class ShiftPair:
         return out
 
     @property
-    def max_loss(self):
+    def max_loss(self) -> arb:
         return arith.ball(self.pi_p / self.pi_q).log()
 
     @property
-    def min_loss(self):
+    def min_loss(self) -> arb:
         return arith.ball((1 - self.pi_p) / (1 - self.pi_q)).log()
 
 
@@ -200,7 +204,7 @@ def _garbled_lambda(n: int, gamma: float, k: int, log_tau: float) -> float:
     return ((n - 1) * gamma + 1) / (1 + r + 2 * (n - 1) * gamma / k)
 
 
-def garbled_blanket_view(mech, n, *, tau=GARBLE_TAU) -> ShiftPair | None:
+def garbled_blanket_view(mech: KRR, n: IntegerInput, *, tau: float = GARBLE_TAU) -> ShiftPair | None:
     """k ≥ 3: a dominating pair close to the Lemma 5.3 blanket view at large n (``None`` when n is too small).
 
     The blanket view is sufficient through ``(m, s, a)``: ``m`` blanket users among the others, ``s`` symbols in
@@ -250,7 +254,7 @@ def garbled_blanket_view(mech, n, *, tau=GARBLE_TAU) -> ShiftPair | None:
     )
 
 
-def dominating_pair(mech, n) -> ShiftPair:
+def dominating_pair(mech: KRR, n: IntegerInput) -> ShiftPair:
     """The dominating pair of one shuffled round of k-RR with ``n`` users (see the module docstring).
 
     ``k = 2``: the blanket view (= stronger clones), exact equality with
@@ -277,7 +281,7 @@ def dominating_pair(mech, n) -> ShiftPair:
     return split_blanket_view(mech, n)
 
 
-def split_blanket_view(mech, n) -> ShiftPair:
+def split_blanket_view(mech: KRR, n: IntegerInput) -> ShiftPair:
     """The blanket view with the ``{x, x'}``-membership of the blanket draws revealed (k = 2: the blanket view)."""
     _check_krr(mech)
     n = arith.integer_in(n, "n", lo=1)
@@ -300,7 +304,7 @@ def split_blanket_view(mech, n) -> ShiftPair:
     )
 
 
-def lower_pair(mech, n, direction: str = "forward") -> ShiftPair:
+def lower_pair(mech: KRR, n: IntegerInput, direction: str = "forward") -> ShiftPair:
     """A concrete pair of datasets (others hold ``z ≠ x``), post-processed to the count of ``x`` reports.
 
     A certified *lower* bound on the mechanism's δ; for binary RR the exact
@@ -341,7 +345,7 @@ def lower_pair(mech, n, direction: str = "forward") -> ShiftPair:
     )
 
 
-def lumped_lower_pair(mech, n) -> ShiftPair:
+def lumped_lower_pair(mech: KRR, n: IntegerInput) -> ShiftPair:
     """k ≥ 3: the third-value dataset family seen through the counts of ``x`` and ``x'`` (a tighter lower pair).
 
     Every other user holds a third value ``z``, the target holds ``x`` vs ``x'``; the adversary keeps
@@ -385,7 +389,7 @@ def lumped_lower_pair(mech, n) -> ShiftPair:
     )
 
 
-def blanket_view_atoms(mech, n) -> list:
+def blanket_view_atoms(mech: KRR, n: IntegerInput) -> list:
     """The Lemma 5.3 blanket view of k-RR as an explicit pair: atoms ``((m, a, b), P, Q)``.
 
     ``m ~ Bin(n−1, γ)`` others draw from the blanket (uniform on ``[k]``);
@@ -424,7 +428,7 @@ def blanket_view_atoms(mech, n) -> list:
     return out
 
 
-def hockey_stick(atoms, exp_epsilon):
+def hockey_stick(atoms: list, exp_epsilon: NumberOrBall) -> Enclosure:
     """``H_{e^ε}(P‖Q) = Σ (P − e^ε Q)_+`` over explicit atoms (exact for exact inputs)."""
     ee = exp_epsilon if isinstance(exp_epsilon, arb) else arith.exact(exp_epsilon, "exp_epsilon")
     tot = fmpq(0)
@@ -433,7 +437,7 @@ def hockey_stick(atoms, exp_epsilon):
     return tot
 
 
-def product_atoms(a1, a2) -> list:
+def product_atoms(a1: list, a2: list) -> list:
     """Atoms of the product pair ``(P1×P2, Q1×Q2)``."""
     return [((k1, k2), P1 * P2, Q1 * Q2) for k1, P1, Q1 in a1 for k2, P2, Q2 in a2]
 
@@ -642,8 +646,8 @@ class _PascalTails:
 
 def _survival(
     pair: ShiftPair, delta: fmpq, sides=("upper", "lower"), prec: int = 128, *, pascal: bool = True
-) -> _Survival:
-    """Certified float bounds on the survival function of the pair's loss (under ``P``) at the grid points.
+) -> tuple[_Survival, np.ndarray]:
+    """``(survival, js)``: certified float bounds on the survival function of the pair's loss (under ``P``) at the grid points.
 
     Complexity ``O(W_C · (W + J))`` float operations (``W_C`` outer window,
     ``W`` inner window, ``J`` grid points spanned by one inner window) and
@@ -723,16 +727,16 @@ def _survival(
     if len(idx):
         a, b, e = _threshold_ratios(pair, js[idx], delta, prec)
         rl[idx], rh[idx], ex[idx] = a, b, e
-    up = np.zeros(J) if "upper" in sides else None
-    lo_ = np.zeros(J) if "lower" in sides else None
+    up: np.ndarray | None = np.zeros(J) if "upper" in sides else None
+    lo_: np.ndarray | None = np.zeros(J) if "lower" in sides else None
     # constant contributions over index ranges, accumulated as sums of positive terms only
     low_up, high_up, low_lo = np.zeros(J), np.zeros(J), np.zeros(J)
-    pascal = _PascalTails(int(Cs[0]), int(Cs[-1]), prec) if (pascal and pair.inner_q is None and len(Cs) > 1) else None
+    tails = _PascalTails(int(Cs[0]), int(Cs[-1]), prec) if (pascal and pair.inner_q is None and len(Cs) > 1) else None
     eta_in = 0.0
     for wC, (a0, a1), C in zip(wts, ranges, Cs):
         C = int(C)
-        if pascal is not None:
-            A, Tu, Tl, eta_t = pascal.at(C)
+        if tails is not None:
+            A, Tu, Tl, eta_t = tails.at(C)
         else:
             A, Tu, Tl, eta_t = _window_tails(_BinomWindow(C, qi, rq, prec=prec))
         eta_in = max(eta_in, eta_t)
@@ -758,10 +762,12 @@ def _survival(
             S = (1.0 - pi) * _gather(T, K - A, below, above) + pi * _gather(T, K - 1 - A, below, above)
             S = np.where(K > C + 1, 0.0, S)
             if side == "upper":
+                assert up is not None  # side "upper" is in sides
                 up[rng] += wC * S
                 low_up[a0] += wC * 1.0  # every j < a0: S <= 1
                 high_up[a1] += wC * S[-1]  # every j > a1: S <= S(a1) (monotone)
             else:
+                assert lo_ is not None  # side "lower" is in sides
                 lo_[rng] += wC * S
                 low_lo[a0] += wC * S[0]  # every j < a0: S >= S(a0)
     NC = len(Cs)
@@ -770,9 +776,9 @@ def _survival(
     eta = (1 + eta_in) * (1 + 5 * U) * (1 + eta_w) * (1 + 2 * U) * (1 + _gamma(3 * NC + J + 8)) - 1
     res_up = res_lo = None
     if up is not None:
-        below = np.concatenate([np.cumsum(low_up[::-1])[::-1][1:], [0.0]])  # Σ_{a0 > j}
-        above = np.concatenate([[0.0], np.cumsum(high_up)[:-1]])  # Σ_{a1 < j}
-        up = up + below + above
+        below_sum = np.concatenate([np.cumsum(low_up[::-1])[::-1][1:], [0.0]])  # Σ_{a0 > j}
+        above_sum = np.concatenate([[0.0], np.cumsum(high_up)[:-1]])  # Σ_{a1 < j}
+        up = up + below_sum + above_sum
         up = up * (1 + 2 * eta) + out_w * (1 + 1e-6)
         res_up = up
     if lo_ is not None:
@@ -858,12 +864,17 @@ class PLD:
         self.prec = prec
         self.truncation = truncation
         self.rounds = rounds
-        self._win = None  # (lo, hi, A list, B list): exact suffix sums on a window of indices
-        self._mid = None  # float estimates of the masses (only to choose truncation points and start searches)
+        # (lo, hi, A list, B list): exact suffix sums on a window of indices
+        self._win: tuple[int, int, list[arb], list[arb]] | None = None
+        self._mid: np.ndarray | None = (
+            None  # float estimates of the masses (only to choose truncation points and start searches)
+        )
 
     # ---------------------------------------------------------------- construction
     @classmethod
-    def from_survival(cls, grid: fmpq, j0: int, S: np.ndarray, side: str, *, prec: int = 128, bits=SCALE_BITS, **kw):
+    def from_survival(
+        cls, grid: fmpq, j0: int, S: np.ndarray, side: str, *, prec: int = 128, bits: int = SCALE_BITS, **kw: Any
+    ) -> PLD:
         """Masses from survival bounds at the grid points ``t_{j0}, t_{j0+1}, …``.
 
         Upper side: ``Ŝ = ceil(S·2^bits)`` (still an upper bound, still non-increasing);
@@ -906,7 +917,7 @@ class PLD:
         """Ball of the mass at ``+∞``."""
         return self._unit(self.inf_int)
 
-    def total(self):
+    def total(self) -> arb:
         return self._unit(self.ints(1)) if len(self) else arb(0)
 
     def _truncate(self) -> PLD:
@@ -1001,13 +1012,15 @@ class PLD:
     def self_compose(self, count: int) -> PLD:
         """``count``-fold composition by repeated squaring: ``O(log count)`` products."""
         count = arith.integer_in(count, "count", lo=1)
-        result, base, c = None, self, count
+        result: PLD | None = None
+        base, c = self, count
         while c:
             if c & 1:
                 result = base if result is None else result.compose(base)
             c >>= 1
             if c:
                 base = base.compose(base)
+        assert result is not None  # count >= 1
         return result
 
     # ---------------------------------------------------------------- queries
@@ -1032,8 +1045,8 @@ class PLD:
                     B_top = arb_poly(tail)(x) * (-(self.offset + hi) * d).exp()
                 else:
                     A_top, B_top = arb(0), arb(0)
-                cs = self.ints.right_shift(lo).truncate(hi - lo).coeffs() if hi > lo else []
-                cs = [int(c) for c in cs] + [0] * (hi - lo - len(cs))
+                cs = [int(c) for c in (self.ints.right_shift(lo).truncate(hi - lo).coeffs() if hi > lo else [])]
+                cs += [0] * (hi - lo - len(cs))
                 A, B = [arb(0)] * (hi - lo + 1), [arb(0)] * (hi - lo + 1)
                 A[-1], B[-1] = A_top, B_top
                 wgt = (-(self.offset + hi - 1) * d).exp()
@@ -1055,7 +1068,7 @@ class PLD:
         with arith.precision(self.prec):
             return A - ee * B + self.inf
 
-    def get_delta(self, epsilon):
+    def get_delta(self, epsilon: NumberInput | float) -> arb:
         """Ball enclosing δ(ε) of this distribution (any real ε, exact input).  ``O(L)`` (one C pass)."""
         eps = arith.exact(epsilon, "epsilon", allow_float=True)
         with arith.precision(self.prec):
@@ -1115,7 +1128,7 @@ class PLD:
                 a = mid
         return b
 
-    def get_epsilon(self, delta) -> fmpq:
+    def get_epsilon(self, delta: NumberInput | float) -> fmpq | None:
         """Certified ε(δ) ≥ 0 of this distribution: upper end (side "upper") or lower end (side "lower").
 
         ``None`` when the mass at ``+∞`` alone may exceed δ (upper side: no finite ε is certified).
@@ -1206,18 +1219,23 @@ def _lower_fmpq(x: arb) -> fmpq:
     return fmpq(lo.numerator, lo.denominator)
 
 
-def discretise_both(pair: ShiftPair, grid, *, prec: int = 128, truncation=DEFAULT_TRUNCATION) -> tuple:
+def discretise_both(
+    pair: ShiftPair, grid: NumberInput, *, prec: int = 128, truncation: NumberInput = DEFAULT_TRUNCATION
+) -> tuple:
     """``(upper, lower)`` PLDs of ``pair`` from one pass of the survival kernel (same cost as one side)."""
     g = _grid(grid)
     with arith.precision(prec):
         sv, js = _survival(pair, g, ("upper", "lower"), prec)
+    assert sv.upper is not None and sv.lower is not None  # both sides were asked for
     t = arith.exact(truncation)
     up = PLD.from_survival(g, sv.j0, _mix_null(sv.upper, js, pair.null, "upper"), "upper", prec=prec, truncation=t)
     lo = PLD.from_survival(g, sv.j0, _mix_null(sv.lower, js, pair.null, "lower"), "lower", prec=prec, truncation=t)
     return up, lo
 
 
-def discretise(pair: ShiftPair, grid, side: str, *, prec: int = 128, truncation=DEFAULT_TRUNCATION) -> PLD:
+def discretise(
+    pair: ShiftPair, grid: NumberInput, side: str, *, prec: int = 128, truncation: NumberInput = DEFAULT_TRUNCATION
+) -> PLD:
     """Certified PLD of ``pair`` on the grid ``jΔ`` (``side``: "upper" pessimistic, "lower" optimistic).
 
     Complexity: see :func:`_survival`; about ``W_C·(W + J)`` float operations,
@@ -1236,6 +1254,7 @@ def discretise(pair: ShiftPair, grid, side: str, *, prec: int = 128, truncation=
     with arith.precision(prec):
         sv, js = _survival(pair, g, (side,), prec)
     S = sv.upper if side == "upper" else sv.lower
+    assert S is not None  # the side asked for
     S = _mix_null(S, js, pair.null, side)
     return PLD.from_survival(g, sv.j0, S, side, prec=prec, truncation=arith.exact(truncation))
 
@@ -1278,7 +1297,7 @@ RENYI_ORDERS = tuple(
 )
 
 
-def renyi_log_moments(upper: PLD, max_loss, orders=RENYI_ORDERS) -> list:
+def renyi_log_moments(upper: PLD, max_loss: arb, orders: Sequence[fmpq] = RENYI_ORDERS) -> list:
     """Balls whose upper ends bound ``(α−1)·D_α(P‖Q) = log E_P[e^{(α−1)L}]`` of the pair behind ``upper``.
 
     ``upper`` is a single-round *pessimistic* PLD of a pair whose loss is
@@ -1306,7 +1325,9 @@ def renyi_log_moments(upper: PLD, max_loss, orders=RENYI_ORDERS) -> list:
     return out
 
 
-def rdp_epsilon(log_moments_total, orders, delta) -> tuple:
+def rdp_epsilon(
+    log_moments_total: Sequence[arb], orders: Sequence[fmpq], delta: NumberInput | float
+) -> tuple[fmpq, fmpq] | None:
     """Certified ``(ε, α)``: the smallest upper end of ``ρ + log(1−1/α) − (log δ + log α)/(α−1)`` over ``orders``.
 
     ``log_moments_total[i]`` encloses (an upper bound on) ``(α_i−1)·D_{α_i}`` of the composed pair, i.e. the sum
@@ -1324,10 +1345,10 @@ def rdp_epsilon(log_moments_total, orders, delta) -> tuple:
     return best
 
 
-def rdp_delta(log_moments_total, orders, epsilon) -> tuple:
+def rdp_delta(log_moments_total: Sequence[arb], orders: Sequence[fmpq], epsilon: NumberInput | float) -> tuple:
     """Certified ``(δ, α)``: the smallest upper end of ``e^{(α−1)(ρ−ε)}(1−1/α)^{α−1}/α`` over ``orders`` (capped at 1)."""
     eps = arith.exact(epsilon, "epsilon", allow_float=True)
-    best = (fmpq(1), None)
+    best: tuple[fmpq, fmpq | None] = (fmpq(1), None)
     for lm, a in zip(log_moments_total, orders):
         lb = arith.ball(arith.exact(a))
         val = (lm - (lb - 1) * arith.ball(eps) + (lb - 1) * (1 - 1 / lb).log() - lb.log()).exp()

@@ -22,10 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from blanket.exact.mechanisms import registry
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import IntegerInput, NumberInput
+from flint import fmpq
 
 __all__ = ["Query", "make_query", "ORACLE_DATASETS"]
 
@@ -52,20 +55,20 @@ class Query:
         return self.params.get("k")
 
     @property
-    def epsilon0(self):
+    def epsilon0(self) -> fmpq | None:
         return self.params.get("epsilon0")
 
 
 def make_query(
     *,
-    mechanism="rr",
-    n=None,
-    epsilon=None,
-    delta=None,
-    dataset="worst",
+    mechanism: str | registry.Kind = "rr",
+    n: IntegerInput | None = None,
+    epsilon: NumberInput | None = None,
+    delta: NumberInput | None = None,
+    dataset: str = "worst",
     name: Callable[[str], str] = str,
     need_mechanism: bool = True,
-    **params,
+    **params: Any,
 ) -> Query:
     """Validate one query (see the module docstring); ``params`` are the mechanism's keys (registry schema).
 

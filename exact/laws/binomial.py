@@ -308,7 +308,13 @@ def float_param(x: Enclosure) -> tuple:
 
 
 def float_window(
-    m: int, q: Enclosure, tol: Enclosure, *, segment: int = SEGMENT, bounds: tuple | None = None, min_tol=MIN_FLOAT_TOL
+    m: int,
+    q: Enclosure,
+    tol: Enclosure,
+    *,
+    segment: int = SEGMENT,
+    bounds: tuple | None = None,
+    min_tol: fmpq = MIN_FLOAT_TOL,
 ) -> FloatLaw:
     """Float window of Bin(m, q) (route (b)); see docs/numerics.md, Lemma 2.
 

@@ -22,6 +22,7 @@ _EXPORTS = {
     'Geometric': 'oracles',
     'Hadamard': 'oracles',
     'KRR': 'finite',
+    'Randomizer': 'finite',
     'LDP': 'oracles',
     'MAX_MATRIX_OUTPUTS': 'oracles',
     'OLH': 'oracles',

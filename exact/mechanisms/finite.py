@@ -31,10 +31,19 @@ Every mechanism knows
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberInput
 from flint import arb, fmpq
+
+
+class Randomizer(Protocol):
+    """What every local randomizer record offers (a :class:`FiniteRandomizer` or a record of
+    :mod:`blanket.exact.mechanisms.oracles`): ``e^{ε0}``, exact or a ball, ``None`` for ε0 = ∞."""
+
+    def exp_epsilon0(self) -> fmpq | arb | None: ...
 
 
 def _min(values):
@@ -94,7 +103,7 @@ class FiniteRandomizer:
             rows.append(parsed)
         self._rows = rows
         self.k_in = len(rows)
-        self.k_out = width
+        self.k_out = len(rows[0])
         self.name = name
 
     # -------------------------------------------------------------- entries
@@ -141,9 +150,9 @@ class FiniteRandomizer:
         m = self.matrix()
         return [_min([m[x][y] for x in range(self.k_in)]) for y in range(self.k_out)]
 
-    def gamma(self):
+    def gamma(self) -> Enclosure:
         """Total-variation similarity ``γ = Σ_y min_x P[x][y]`` (Balle et al. §5.1)."""
-        out = fmpq(0)
+        out: Enclosure = fmpq(0)
         for v in self.blanket_mass():
             out = v + out if isinstance(v, arb) else out + v
         return out
@@ -200,10 +209,10 @@ class KRR(FiniteRandomizer):
         self.name = f"{self.k}-RR"
 
     # e^{ε0}: exact if given so, else a ball at the current precision
-    def exp_epsilon0(self):
+    def exp_epsilon0(self) -> Enclosure:
         return self._e0 if self._e0 is not None else arb(self._eps0).exp()
 
-    def epsilon0(self):
+    def epsilon0(self) -> arb:
         if self._eps0 is not None:
             return arb(self._eps0)
         return arb(self._e0).log() if self._e0 != 1 else arb(0)
@@ -217,30 +226,30 @@ class KRR(FiniteRandomizer):
     def is_exact(self) -> bool:
         return self._e0 is not None
 
-    def keep(self):
+    def keep(self) -> Enclosure:
         """``Pr[y = x] = e^{ε0}/(e^{ε0}+k−1)``."""
         e = self.exp_epsilon0()
         return e / (e + self.k - 1)
 
-    def flip(self):
+    def flip(self) -> Enclosure:
         """``Pr[y = z]`` for each ``z ≠ x``: ``1/(e^{ε0}+k−1)``."""
         e = self.exp_epsilon0()
         return 1 / (e + self.k - 1)
 
-    def row(self, x):
+    def row(self, x: int) -> list:
         if not 0 <= x < self.k:
             raise InvalidArgument("x", x, f"must be an input value in 0..{self.k - 1}")
         p, f = self.keep(), self.flip()
         return [p if y == x else f for y in range(self.k)]
 
-    def gamma(self):
+    def gamma(self) -> Enclosure:
         """Lemma 5.1(1): ``γ = k/(e^{ε0}+k−1)``; blanket uniform on ``[k]``."""
         return self.k * self.flip()
 
-    def blanket(self):
+    def blanket(self) -> list:
         return [fmpq(1, self.k)] * self.k
 
-    def describe(self):
+    def describe(self) -> dict:
         d = {"type": "krr", "k": self.k}
         if self._eps0 is not None:
             d["epsilon0"] = str(self._eps0)
@@ -249,12 +258,19 @@ class KRR(FiniteRandomizer):
         return d
 
 
-def BinaryRR(epsilon0=None, *, exp_epsilon0=None) -> KRR:
+def BinaryRR(epsilon0: NumberInput | None = None, *, exp_epsilon0: NumberInput | None = None) -> KRR:
     """Binary randomized response (k = 2)."""
     return KRR(2, epsilon0, exp_epsilon0=exp_epsilon0)
 
 
-def amplification_law(mech: FiniteRandomizer, x: int, x2: int, epsilon=None, *, exp_epsilon=None) -> list:
+def amplification_law(
+    mech: FiniteRandomizer,
+    x: int,
+    x2: int,
+    epsilon: NumberInput | None = None,
+    *,
+    exp_epsilon: NumberInput | None = None,
+) -> list:
     """Exact law of ``L^ε_{x,x'} = (μ_x(W) − e^ε μ_{x'}(W))/ω(W)``, ``W ~ ω``, as ``[(value, prob), …]``.
 
     Outputs with ``ω(y) = 0`` carry no mass under ``ω`` and are left out.

@@ -61,13 +61,19 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from blanket.exact.mechanisms.finite import FiniteRandomizer
+from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
 from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
 from flint import arb, fmpq
+
+if TYPE_CHECKING:
+    from blanket.exact.accounting.calibrate import Bracket
 
 __all__ = [
     "LDP",
@@ -119,7 +125,7 @@ class _Eps0:
     epsilon0: fmpq | None
     exp_epsilon0_exact: fmpq | None
 
-    def exp_epsilon0(self):
+    def exp_epsilon0(self) -> Enclosure:
         if self.exp_epsilon0_exact is not None:
             return self.exp_epsilon0_exact
         return fmpq(1) if self.epsilon0 == 0 else arb(self.epsilon0).exp()
@@ -169,7 +175,7 @@ class LDP(_Eps0):
         e, ee = _eps0_pair(epsilon0, exp_epsilon0)
         _set(self, epsilon0=e, exp_epsilon0_exact=ee, kind="ldp")
 
-    def gamma_lower(self):
+    def gamma_lower(self) -> Enclosure:
         """``e^{−ε0}``: a lower bound on the TV similarity of every ε0-LDP randomizer."""
         return 1 / self.exp_epsilon0()
 
@@ -184,18 +190,18 @@ class _FourValue(_Eps0):
     kind = "?"
 
     # -- to be provided
-    def gamma(self):  # pragma: no cover - abstract
+    def gamma(self) -> Enclosure:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def l_probs(self):  # pragma: no cover - abstract
+    def l_probs(self) -> tuple:  # pragma: no cover - abstract
         """``(π_both, π_t, π_rest)`` of the law of L under W ~ ω (π_t' = π_t; π_both + 2π_t + π_rest = 1)."""
         raise NotImplementedError
 
-    def ratio_law(self):  # pragma: no cover - abstract
+    def ratio_law(self) -> tuple:  # pragma: no cover - abstract
         """``(a, b)``: under ``Y ~ R(x)``, ``R(x')(Y)/R(x)(Y) = 1/e`` w.p. ``a``, ``= e`` w.p. ``b``, else 1."""
         raise NotImplementedError
 
-    def rows(self):  # pragma: no cover - abstract
+    def rows(self) -> list:  # pragma: no cover - abstract
         """The explicit matrix as a list of rows (tests only; small sizes)."""
         raise NotImplementedError
 
@@ -203,7 +209,7 @@ class _FourValue(_Eps0):
         raise NotImplementedError
 
     # -- derived
-    def l_law(self, *, epsilon=None, exp_epsilon=None) -> list:
+    def l_law(self, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None) -> list:
         """The law of ``L^ε_{x,x'}`` as four ``(value, prob)`` atoms: both, t, t', rest (any ordered pair x ≠ x')."""
         ee = arith.exp_param(epsilon, exp_epsilon)
         e, g = self.exp_epsilon0(), self.gamma()
@@ -241,8 +247,8 @@ class UnaryEncoding(_FourValue):
     """
 
     k: int = 2
-    p: object = None
-    q: object = None
+    p: Any = None  # given as any exact number (or a ball); __post_init__ validates and stores it
+    q: Any = None
     epsilon0: fmpq | None = None
     exp_epsilon0_exact: fmpq | None = None
     kind: str = "ue"
@@ -256,17 +262,17 @@ class UnaryEncoding(_FourValue):
     def output_count(self) -> int:
         return 2**self.k
 
-    def exp_epsilon0(self):
+    def exp_epsilon0(self) -> Enclosure:
         if self.exp_epsilon0_exact is not None:
             return self.exp_epsilon0_exact
         return self.p * (1 - self.q) / ((1 - self.p) * self.q)
 
-    def gamma(self):
+    def gamma(self) -> Enclosure:
         p, q, k = self.p, self.q, self.k
         rho0 = (1 - p) / (1 - q)
         return rho0 * (1 - q**k) + p * q ** (k - 1)
 
-    def l_probs(self):
+    def l_probs(self) -> tuple:
         p, q, k = self.p, self.q, self.k
         g = self.gamma()
         rho0 = (1 - p) / (1 - q)
@@ -275,11 +281,11 @@ class UnaryEncoding(_FourValue):
         rest = (rho0 * (1 - q) ** 2 + p * q ** (k - 1)) / g
         return both, t, rest
 
-    def ratio_law(self):
+    def ratio_law(self) -> tuple:
         p, q = self.p, self.q
         return p * (1 - q), (1 - p) * q
 
-    def rows(self):
+    def rows(self) -> list:
         out = []
         for x in range(self.k):
             row = []
@@ -296,7 +302,9 @@ class UnaryEncoding(_FourValue):
         return {"type": self.kind, "k": self.k, "p": str(self.p), "q": str(self.q), **self._eps0_describe()}
 
 
-def OUE(k, epsilon0=None, *, exp_epsilon0=None) -> UnaryEncoding:
+def OUE(
+    k: IntegerInput, epsilon0: NumberInput | None = None, *, exp_epsilon0: NumberInput | None = None
+) -> UnaryEncoding:
     """Optimized unary encoding (Wang et al. 2017): ``p = 1/2``, ``q = 1/(e^{ε0}+1)``.
 
     >>> OUE(3, exp_epsilon0=3).q
@@ -310,7 +318,9 @@ def OUE(k, epsilon0=None, *, exp_epsilon0=None) -> UnaryEncoding:
     return UnaryEncoding(k=k, p=fmpq(1, 2), q=1 / (E + 1), epsilon0=e, exp_epsilon0_exact=ee, kind="oue")
 
 
-def SUE(k, epsilon0=None, *, exp_half_epsilon0=None) -> UnaryEncoding:
+def SUE(
+    k: IntegerInput, epsilon0: NumberInput | None = None, *, exp_half_epsilon0: NumberInput | None = None
+) -> UnaryEncoding:
     """Symmetric unary encoding = basic RAPPOR: ``p = e^{ε0/2}/(e^{ε0/2}+1)``, ``q = 1 − p``.
 
     Exact mode takes ``exp_half_epsilon0 = e^{ε0/2}`` (exact rational ≥ 1), so
@@ -359,7 +369,7 @@ class OLH(_FourValue):
     g: int = 2
     epsilon0: fmpq | None = None
     exp_epsilon0_exact: fmpq | None = None
-    collision: fmpq = None
+    collision: fmpq = fmpq(0)  # set by __init__ (default 1/g)
     constant: fmpq = fmpq(0)
     family: tuple | None = None  # explicit family (tests): tuple of tuples h(0..k-1)
     kind: str = "olh"
@@ -410,23 +420,24 @@ class OLH(_FourValue):
             )
         return len(self.family) * self.g
 
-    def gamma(self):
+    def gamma(self) -> Enclosure:
         ph, pl = self._pq()
         return self.g * pl + self.constant * (ph - pl)
 
-    def l_probs(self):
+    def l_probs(self) -> tuple:
         ph, pl = self._pq()
         gm = self.gamma()
         both = (self.collision - self.constant) * pl / gm
         t = (1 - self.collision) * pl / gm
         return both, t, 1 - both - 2 * t
 
-    def ratio_law(self):
+    def ratio_law(self) -> tuple:
         ph, pl = self._pq()
         return (1 - self.collision) * ph, (1 - self.collision) * pl
 
-    def rows(self):
+    def rows(self) -> list:
         ph, pl = self._pq()
+        assert self.family is not None, "rows() needs an explicit family"
         H = len(self.family)
         return [[(ph if h[x] == y else pl) / H for h in self.family for y in range(self.g)] for x in range(self.k)]
 
@@ -479,23 +490,23 @@ class Hadamard(_FourValue):
         e, K = self.exp_epsilon0(), self.K
         return 2 * e / (K * (e + 1)), fmpq(2, K) / (e + 1)
 
-    def gamma(self):
+    def gamma(self) -> Enclosure:
         ph, pl = self._pq()
         return (self.K - 1) * pl + ph
 
-    def l_probs(self):
+    def l_probs(self) -> tuple:
         ph, pl = self._pq()
         g, q4 = self.gamma(), self.K // 4
         both = (q4 - 1) * pl / g
         t = q4 * pl / g
         return both, t, (q4 * pl + ph) / g
 
-    def ratio_law(self):
+    def ratio_law(self) -> tuple:
         ph, pl = self._pq()
         q4 = self.K // 4
         return q4 * ph, q4 * pl
 
-    def rows(self):
+    def rows(self) -> list:
         ph, pl = self._pq()
         return [[ph if bin((x + 1) & y).count("1") % 2 == 0 else pl for y in range(self.K)] for x in range(self.k)]
 
@@ -535,20 +546,20 @@ class Subset(_FourValue):
     def _Z(self):
         return self.exp_epsilon0() * math.comb(self.k - 1, self.d - 1) + math.comb(self.k - 1, self.d)
 
-    def gamma(self):
+    def gamma(self) -> Enclosure:
         return math.comb(self.k, self.d) / self._Z()
 
-    def l_probs(self):
+    def l_probs(self) -> tuple:
         k, d = self.k, self.d
         den = k * (k - 1)
         return fmpq(d * (d - 1), den), fmpq(d * (k - d), den), fmpq((k - d) * (k - d - 1), den)
 
-    def ratio_law(self):
+    def ratio_law(self) -> tuple:
         Z, e = self._Z(), self.exp_epsilon0()
         c = math.comb(self.k - 2, self.d - 1)
         return c * e / Z, c / Z
 
-    def rows(self):
+    def rows(self) -> list:
         e, Z = self.exp_epsilon0(), self._Z()
         subsets = list(itertools.combinations(range(self.k), self.d))
         return [[(e if x in S else fmpq(1)) / Z for S in subsets] for x in range(self.k)]
@@ -579,7 +590,7 @@ class Geometric:
     """
 
     m: int = 2
-    alpha: object = None
+    alpha: Enclosure = fmpq(0)  # set by __init__
     epsilon0: fmpq | None = None
     kind: str = "geometric"
 
@@ -599,10 +610,10 @@ class Geometric:
     def is_exact(self) -> bool:
         return _is_exact(self.alpha)
 
-    def exp_epsilon0(self):
+    def exp_epsilon0(self) -> Enclosure:
         return 1 / self.alpha ** (self.m - 1)
 
-    def rows(self):
+    def rows(self) -> list:
         a, N = self.alpha, self.m - 1
         c = (1 - a) / (1 + a)
         out = []
@@ -618,7 +629,9 @@ class Geometric:
             out.append(row)
         return out
 
-    def l_law(self, x: int, x2: int, *, epsilon=None, exp_epsilon=None) -> list:
+    def l_law(
+        self, x: int, x2: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
+    ) -> list:
         """The law of ``L^ε_{x,x'}`` as ``m`` atoms ``(value, ω(y))`` from the closed-form entries.  O(m^2)."""
         for nm, v in (("x", x), ("x2", x2)):
             if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < self.m:
@@ -639,7 +652,7 @@ class Geometric:
             raise InvalidArgument("alpha", None, "must be given exactly to build the explicit matrix")
         return FiniteRandomizer(self.rows(), name="geometric")
 
-    def gamma(self):
+    def gamma(self) -> Enclosure:
         a, N = self.alpha, self.m - 1
         h = N // 2 + 1
         out = 2 * a**h
@@ -739,7 +752,15 @@ def _mixture_over_M(n: int, gamma, l_atoms, *, tol, exact_max_n: int):
     return total / (gamma * n)
 
 
-def blanket_view_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+def blanket_view_delta(
+    mech: Randomizer,
+    n: IntegerInput,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+) -> Enclosure:
     """Balle et al. Lemma 5.3 for a four-value mechanism: ``(1/(γn)) E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
 
     A certified **upper bound** on δ(ε) of the shuffled mechanism over every
@@ -768,8 +789,14 @@ def blanket_view_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_T
 
 
 def blanket_view_delta_merged(
-    mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N
-):
+    mech: Randomizer,
+    n: IntegerInput,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+) -> Enclosure:
     """A certified upper bound on :func:`blanket_view_delta`, fast: the "both" atom of L merged into "rest".
 
     For ``ε ≥ 0`` the value ``γe(1−ee)`` of the "both" atom is ``≤ γ(1−ee)``
@@ -799,7 +826,15 @@ def blanket_view_delta_merged(
     ) / (gm * n)
 
 
-def best_upper_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exhaustive_max_n: int = 2000):
+def best_upper_delta(
+    mech: Randomizer,
+    n: IntegerInput,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
+    exhaustive_max_n: int = 2000,
+) -> tuple[Enclosure, str, dict[str, Enclosure]]:
     """Every applicable certified upper bound on δ(ε), and the smallest: ``(value, name, {name: value})``.
 
     Candidates: the FOCS 2021 clone pair (every mechanism), the fast
@@ -831,7 +866,13 @@ def best_upper_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL
     return cands[name], name, cands
 
 
-def epsilon_upper(delta_of_epsilon, target_delta, *, hi, rel_tol="1e-4"):
+def epsilon_upper(
+    delta_of_epsilon: Callable[[fmpq], Enclosure],
+    target_delta: NumberInput,
+    *,
+    hi: NumberInput,
+    rel_tol: NumberInput = "1e-4",
+) -> Bracket:
     """Certified upper end of the smallest ε with ``δ(ε) ≤ target`` for one of this module's δ-functions.
 
     ``delta_of_epsilon(ε)`` is e.g. ``lambda e: clone_delta(mech, n, epsilon=e)``
@@ -844,7 +885,15 @@ def epsilon_upper(delta_of_epsilon, target_delta, *, hi, rel_tol="1e-4"):
     return epsilon_for_delta(delta_of_epsilon, target_delta, hi=hi, rel_tol=rel_tol)
 
 
-def clone_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+def clone_delta(
+    mech: Randomizer,
+    n: IntegerInput,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+) -> Enclosure:
     """``H_{e^ε}(P‖Q)`` of the FOCS 2021 clone pair: a certified upper bound on δ(ε) for **every** ε0-LDP randomizer.
 
     Pair (Feldman–McMillan–Talwar, FOCS 2021; structure corroborated by the
@@ -871,7 +920,7 @@ def clone_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exa
     return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"clone pair n={n}") / (p * n)
 
 
-def clone_pair_law(n: int, exp_epsilon0, clone_prob=None) -> tuple[dict, dict]:
+def clone_pair_law(n: int, exp_epsilon0: NumberInput, clone_prob: NumberInput | None = None) -> tuple[dict, dict]:
     """The clone pair ``(P, Q)`` by its definition, as exact dicts ``{(u, v): prob}`` (small n; tests).
 
     ``clone_prob`` defaults to ``e^{−ε0}`` (FOCS 2021).  Cost ``O(n^2)``.
@@ -894,7 +943,15 @@ def clone_pair_law(n: int, exp_epsilon0, clone_prob=None) -> tuple[dict, dict]:
     return P, Q
 
 
-def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+def same_family_delta(
+    mech: Randomizer,
+    n: IntegerInput,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+) -> Enclosure:
     """Exact δ(ε) between the datasets ``x^n`` and ``x^{n−1} x'`` (max of both directions): a certified **lower** bound.
 
     By the sufficient statistic of ``exact/shuffled/krr.py`` (others i.i.d. ``R(x)``):
@@ -943,7 +1000,14 @@ def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TO
 
 
 # ================================================================ small-n enumeration (any finite L law)
-def blanket_view_delta_enumerate(mech, n, *, epsilon=None, exp_epsilon=None, max_terms: int = 10**6):
+def blanket_view_delta_enumerate(
+    mech: Randomizer,
+    n: IntegerInput,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    max_terms: int = 10**6,
+) -> Enclosure:
     """Lemma 5.3 for a mechanism with an explicit matrix (here: :class:`Geometric`), max over ordered pairs; small n.
 
     Sums over the multinomial counts of the atoms of ``V`` (``L`` w.p. γ,
@@ -965,7 +1029,7 @@ def blanket_view_delta_enumerate(mech, n, *, epsilon=None, exp_epsilon=None, max
 
 
 # ================================================================ records from plain data (deployment TOML / CLI)
-def make_mechanism(spec: dict):
+def make_mechanism(spec: dict) -> Randomizer | None:
     """A record from plain data, e.g. a deployment's ``[mechanism]`` table: ``{"type": "oue", "k": 128, "epsilon0": "1"}``.
 
     The words, keys and parsing are those of :mod:`blanket.exact.mechanisms.registry` (the one
@@ -993,8 +1057,16 @@ def make_mechanism(spec: dict):
 
 # ================================================================ a published bound, to be judged (not a certified bound)
 def variation_ratio_delta(
-    n, p, beta, q=None, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N
-):
+    n: IntegerInput,
+    p: NumberInput,
+    beta: NumberInput,
+    q: NumberInput | None = None,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+) -> Enclosure:
     """δ(ε) of the variation-ratio pair of Wang et al. (VLDB 2024) — **a published bound, not certified by Blanket**.
 
     This is this project's exact reading of the authors' ``Delta(ep, alpha, r0, r1, n, p)``

@@ -31,11 +31,16 @@ from __future__ import annotations
 
 import difflib
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import IntegerInput
+
+if TYPE_CHECKING:
+    from blanket.exact.mechanisms.finite import Randomizer
 
 __all__ = [
     "Kind",
@@ -96,13 +101,13 @@ WORDS: dict[str, Kind | None] = {
 }
 
 
-def did_you_mean(word: str, choices) -> str | None:
+def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """``"did you mean 'x'?"`` for the closest of ``choices`` (difflib), or ``None``."""
     close = difflib.get_close_matches(str(word).strip().lower(), list(choices), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
 
 
-def resolve(word, *, k=None, name: str = "mechanism") -> Kind:
+def resolve(word: str | Kind, *, k: IntegerInput | None = None, name: str = "mechanism") -> Kind:
     """The :class:`Kind` a word names (case-insensitive); ``k`` decides what ``"rr"`` means."""
     if isinstance(word, Kind):
         return word
@@ -213,7 +218,7 @@ SCHEMAS: dict[Kind, Schema] = {
 }
 
 
-def check_keys(kind: Kind, keys, *, name: Callable[[str], str] = str, extra=()) -> None:
+def check_keys(kind: Kind, keys: Iterable[str], *, name: Callable[[str], str] = str, extra: Iterable[str] = ()) -> None:
     """Refuse a key that ``kind`` does not take (naming it, with the accepted keys and "did you mean …")."""
     sch = SCHEMAS[kind]
     allowed = set(sch.keys()) | set(extra)
@@ -228,7 +233,9 @@ def check_keys(kind: Kind, keys, *, name: Callable[[str], str] = str, extra=()) 
             )
 
 
-def parse_params(kind, table: Mapping, *, name: Callable[[str], str] = str, extra=()) -> dict:
+def parse_params(
+    kind: str | Kind, table: Mapping, *, name: Callable[[str], str] = str, extra: Iterable[str] = ()
+) -> dict:
     """Validate ``table`` (plain data) for ``kind``: unknown keys, required keys, exactly one ε0 key, exact values.
 
     ``name(key)`` is how the entry point spells the key in errors (``--k``, ``randomizer.k``, ``k``);
@@ -271,7 +278,7 @@ def parse_params(kind, table: Mapping, *, name: Callable[[str], str] = str, extr
     return out
 
 
-def build(kind, params: Mapping):
+def build(kind: str | Kind, params: Mapping) -> Randomizer | None:
     """The frozen record of ``kind`` from :func:`parse_params`' output (``None`` for laplace: closed forms only)."""
     kind = resolve(kind, k=params.get("k"))
     p = dict(params)

@@ -591,7 +591,7 @@ class _Law:
         self.poly, self.supp, self.exact, self.length = poly, supp, exact, length
 
     @classmethod
-    def from_masses(cls, masses):
+    def from_masses(cls, masses: Sequence) -> _Law:
         exact = all(_is_exact(v) for v in masses)
         flags = [0 if _is_zero(v) else 1 for v in masses]
         supp = None if all(flags) else fmpz_poly(flags)
@@ -627,7 +627,7 @@ class _Law:
                 base = base * base
         return out
 
-    def reversed(self, length):
+    def reversed(self, length: int) -> _Law:
         """The law of ``length - 1 - Y`` (coefficients read backwards); O(length), no re-validation."""
         cs = list(self.poly.coeffs())
         cs += [fmpq(0) if self.exact else arb(0)] * (length - len(cs))
@@ -640,7 +640,7 @@ class _Law:
             supp = fmpz_poly(flags[:length][::-1])
         return _Law(poly, supp, self.exact, length)
 
-    def masses(self, length=None):
+    def masses(self, length: int | None = None) -> list:
         if length is None:
             length = self.length
         coeffs = list(self.poly.coeffs())

@@ -386,7 +386,7 @@ def executor_cores(workers: int | None = None, scheduler: Any = None) -> tuple:
 
 # ---------------------------------------------------------------- the entry point
 class _NoBar:
-    def update(self, k=1, note=""):
+    def update(self, k: int = 1, note: str = "") -> None:
         pass
 
 

@@ -431,17 +431,17 @@ class _ConvLaw:
         for v in self.Av:
             pre.append(pre[-1] + v)
         self.Apre = pre
-        self._float = None
+        self._float: tuple | bool | None = None  # (window A, window B), or False: no float route
 
     @property
-    def GB(self):
+    def GB(self) -> list:
         """Suffix sums of the window of B (``GB[len] = 0``), built on first use: O(W_B)."""
         if self._GB is None:
             self._GB = _suffix_sums(self.Bv, arb(0))
         return self._GB
 
     @property
-    def FB(self):
+    def FB(self) -> list:
         """Prefix sums of the window of B (lower tails without cancellation), built on first use: O(W_B)."""
         if self._FB is None:
             FB = [None] * len(self.Bv)
@@ -452,7 +452,7 @@ class _ConvLaw:
             self._FB = FB
         return self._FB
 
-    def g(self, t):
+    def g(self, t: int) -> arb:
         if t in self._gcache:
             return self._gcache[t]
         Av, Bv, oA, oB = self.Av, self.Bv, self.oA, self.oB
@@ -465,7 +465,7 @@ class _ConvLaw:
         self._gcache[t] = v
         return v
 
-    def Gbar(self, t):
+    def Gbar(self, t: int) -> arb:
         """Windowed ``P(K ≥ t)``: ``Ḡ_B(s) = GB[0]`` for ``s ≤ oB``, ``GB[s − oB]`` inside, 0 above."""
         Av, GB, oA, oB = self.Av, self.GB, self.oA, self.oB
         WA, WB = len(Av), len(GB) - 1
@@ -480,7 +480,7 @@ class _ConvLaw:
             s = s + (self.Apre[WA] - self.Apre[k]) * GB[0]
         return s
 
-    def F(self, t):
+    def F(self, t: int) -> arb:
         """Windowed ``P(K ≤ t)``: ``F_B(s) = 0`` for ``s < oB``, ``FB[s − oB]`` inside, ``FB[-1]`` above."""
         Av, FB, oA, oB = self.Av, self.FB, self.oA, self.oB
         WA, WB = len(Av), len(FB)
@@ -506,6 +506,7 @@ class _ConvLaw:
                 self._float = False
         if self._float is False:
             return (self.lo + self.hi) // 2
+        assert isinstance(self._float, tuple)
         A, B = self._float
         af, bf = float(self.a.mid()), float(self.b.mid())
         if reverse:
@@ -550,7 +551,7 @@ class _ConvLaw:
                 return None
         return None
 
-    def forward(self):
+    def forward(self) -> arb | None:
         a, b, x = self.a, self.b, self.extra
         r = self._range(
             lambda t: a * self.g(t) + b * self.g(t - 1) + x, lambda v: v < 0, lambda v: v > 0, self._guess(False)
@@ -563,7 +564,7 @@ class _ConvLaw:
             G[t - 1] = G[t] + self.g(t - 1)
         return _max_of(a * G[t] + b * G[t - 1] + x for t in range(t1, t2 + 1))
 
-    def reverse(self):
+    def reverse(self) -> arb | None:
         a, b, x = self.a, self.b, self.extra
         # d_rev(t) = b g(t) + a g(t−1) > 0 below the threshold, ≤ 0 from it on; h_rev(t) = Σ_{k<t} d_rev(k)
         r = self._range(
@@ -632,14 +633,14 @@ class _ConvLawR(_ConvLaw):
         self._GB = self._FB = None
 
     @property
-    def GB(self):
+    def GB(self) -> list:
         """``Ḡ_B(sb + r)`` for ``r = 0..len`` (exact tails: a beta anchor above the range plus suffix sums)."""
         if self._GB is None:
             self._GB = _suffix_sums(self.Bv, laws.tail(self.mB, self.qB, self.se + 1))
         return self._GB
 
     @property
-    def FB(self):
+    def FB(self) -> list:
         """``P(B ≤ sb + r)`` for ``r = 0..len−1`` (a beta anchor below the range — the upper tail of the
         mirrored law, no cancellation — plus prefix sums)."""
         if self._FB is None:
@@ -675,15 +676,15 @@ class _ConvLawR(_ConvLaw):
             acc = acc + (self.Apre[WA] - self.Apre[i_lo_below])
         return acc
 
-    def g(self, t):
+    def g(self, t: int) -> arb:
         if t not in self._gcache:
             self._gcache[t] = self._dot(t, self.Bv, 0, 0)
         return self._gcache[t]
 
-    def Gbar(self, t):
+    def Gbar(self, t: int) -> arb:
         return self._dot(t, self.GB, 1, 0)
 
-    def F(self, t):
+    def F(self, t: int) -> arb:
         return self._dot(t, self.FB, 0, 1)
 
 
@@ -873,7 +874,7 @@ def _spec(x, what: str):
     return ("ball", x) if what == "ball" else ("log", str(x))
 
 
-def _from_spec(spec) -> object:
+def _from_spec(spec: tuple) -> Any:
     kind = spec[0]
     if kind == "exp":
         return arb(fmpq(*map(int, (spec[1].split("/") + ["1"])[:2])))
@@ -1300,12 +1301,13 @@ def _forward_block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl=No
 
 def _finish_block_one(hvals, t1, t2, lo, hi, T, ee):
     """Enclosure of ``max_t h(t)`` from the (widened) values on a range certified to hold ``t*``."""
-    best = None
+    best: arb | None = None
     best_t = t1
     for t, v in zip(range(t1, t2 + 1), hvals):
         if best is None or v.mid() > best.mid():
             best_t = t
         best = v if best is None else best.max(v)
+    assert best is not None  # the range t1..t2 is not empty
     if not T.is_zero():
         Tu = arb(T.upper())
         if t1 <= lo:  # maximiser may lie below the window: h(t) <= h(lo) + (1 + e^ε)·T there

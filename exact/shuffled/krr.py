@@ -255,7 +255,7 @@ class _Binom:
         left.reverse()
         return left + [p0] + right
 
-    def walk_sums(self, a: int, b: int, from_top: bool):
+    def walk_sums(self, a: int, b: int, from_top: bool) -> tuple:
         """One pass from the far end of ``a..b`` inward: pmf values and cumulative sums for suffix queries.
 
         ``from_top``: walk ``x = b, b−1, …, a``; index ``i = x − a``.  Otherwise
@@ -470,38 +470,38 @@ class _TailWalker:
         self.ir = 1 / self.r
         self.p, self.G = _init_tail(N, rho, t)
 
-    def up(self):
+    def up(self) -> None:
         N, t = self.N, self.t
         self.G = self.G - self.p
         self.p = self.p * (N - t) * self.r / (t + 1)
         self.t = t + 1
 
-    def down(self):
+    def down(self) -> None:
         N, t = self.N, self.t
         self.p = self.p * t * self.ir / (N - t + 1)
         self.G = self.G + self.p
         self.t = t - 1
 
-    def grow(self):
+    def grow(self) -> None:
         N, t = self.N, self.t
         self.G = self.G + self.p * t * self.q / (N - t + 1)
         self.p = self.p * (N + 1) * self.q / (N + 1 - t)
         self.N = N + 1
 
-    def shrink(self):
+    def shrink(self) -> None:
         """``N → N−1`` at fixed ``t ≤ N−1``: the inverse of :meth:`grow`."""
         N, t = self.N, self.t
         self.p = self.p * (N - t) / (N * self.q)
         self.G = self.G - self.p * t * self.q / (N - t)
         self.N = N - 1
 
-    def copy(self):
+    def copy(self) -> _TailWalker:
         c = _TailWalker.__new__(_TailWalker)
         for k in self.__slots__:
             setattr(c, k, getattr(self, k))
         return c
 
-    def move_to(self, t: int):
+    def move_to(self, t: int) -> None:
         while self.t < t:
             self.up()
         while self.t > t:
@@ -604,7 +604,7 @@ class _XClosedForm:
         self.w, self.rho_t = w, rho_t
         self.wrt, self.qt, self.fw = w * rho_t, 1 - rho_t, _float_of(w)
 
-    def first_positive(self, c, s: int) -> int:
+    def first_positive(self, c: Enclosure, s: int) -> int:
         """The first integer ``x`` with ``c + w x > 0`` certified (``s + 1`` if none in ``0..s``); float guess first.
 
         Since ``w > 0``, ``c + w x > 0`` exactly when ``x > τ = −c/w``; ``τ`` is one ball and each
@@ -619,7 +619,7 @@ class _XClosedForm:
             t -= 1
         return t
 
-    def H(self, walker, s: int, c):
+    def H(self, walker: _TailWalker | None, s: int, c: Enclosure) -> tuple:
         """``(H, walker)``; ``walker`` is created (O(1) laws calls) when ``None``, else grown to ``s`` and moved."""
         w = self.w
         if s == 0:
@@ -663,7 +663,7 @@ class _Blocks:
         self.xb = [None] * len(grid)  # X walkers for H at the boundaries
         self.xm = [None] * (len(grid) + 1)  # X walkers for H at the block means
 
-    def bounds(self, s: int, c):
+    def bounds(self, s: int, c: Enclosure) -> tuple:
         """``(lower, upper)`` balls bracketing ``E_{X,Y}[(c + u_1 Y + wX)_+]`` given ``s`` (``c`` without the ``u_1 Y`` part)."""
         n, rho_b, qb, u1, xf = self.n, self.rho_b, self.qb, self.u1, self.xf
         N2 = n - s

@@ -12,10 +12,17 @@ of datasets, optimistic PLD), so a claim below it is false. See ``docs/compositi
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 
 from . import _profile_common as common
+
+if TYPE_CHECKING:
+    import argparse
+
+    from ._profile_common import Inputs
 
 
 def _schedule(args):
@@ -27,7 +34,7 @@ def _schedule(args):
     return load_deployment(args.deployment).rounds
 
 
-def rounds(args):
+def rounds(args: argparse.Namespace) -> int | None:
     """``T`` (``--rounds``), ``1`` for a deployment file with ``[[rounds]]`` and no ``--rounds``, else ``None``."""
     t = getattr(args, "rounds", None)
     if t is not None:
@@ -102,7 +109,7 @@ def _dec(x, up, digits):
     return arith.decimal_string(fmpq(x.numerator, x.denominator), digits, up=up)
 
 
-def run_epsilon(args, inp, T) -> int:
+def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
     acc = _accountant(args, inp, T)
     e = acc.get_epsilon(inp.delta)
     d = inp.digits
@@ -136,7 +143,7 @@ def run_epsilon(args, inp, T) -> int:
     return 0
 
 
-def run_delta(args, inp, T) -> int:
+def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
     acc = _accountant(args, inp, T)
     acc.get_epsilon("1e-6")  # choose the grid (sandwich within 2 % around delta = 1e-6)
     r = acc.get_delta(inp.epsilon)

@@ -27,7 +27,7 @@ class _Precision(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def add_precision(p, *, old: str = "--max-prec") -> None:
+def add_precision(p: argparse.ArgumentParser, *, old: str = "--max-prec") -> None:
     """``--precision BITS`` (dest ``precision``), with ``old`` as a deprecated alias."""
     p.add_argument(
         "--precision",
@@ -40,7 +40,7 @@ def add_precision(p, *, old: str = "--max-prec") -> None:
     )
 
 
-def add_max_memory(p) -> None:
+def add_max_memory(p: argparse.ArgumentParser) -> None:
     """``--max-memory SIZE`` (dest ``max_memory``): refuse computations estimated to need more."""
     p.add_argument(
         "--max-memory",
@@ -51,7 +51,7 @@ def add_max_memory(p) -> None:
     )
 
 
-def apply_max_memory(args) -> None:
+def apply_max_memory(args: argparse.Namespace) -> None:
     """Validate ``--max-memory`` and make it the limit of :mod:`blanket.exact.numbers.guards` for this run."""
     from blanket.exact.numbers import guards
 

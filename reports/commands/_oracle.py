@@ -8,8 +8,17 @@ bound is evaluated and the smallest reported, named; the lower end is the exact 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from blanket.exact.numbers import arith
 from blanket.reports.commands import _profile_common as common
+
+if TYPE_CHECKING:
+    import argparse
+
+    from flint import fmpq
+
+    from ._profile_common import Inputs
 
 _REL = arith.exact("1e-12")
 _ABS = arith.exact("1e-30")
@@ -62,7 +71,7 @@ def _narrow(v) -> bool:
     return arith.exact(hi - lo) <= max(_REL * arith.exact(abs(hi)), _ABS)
 
 
-def run_delta(args, inp) -> int:
+def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
     from blanket.exact.shuffled import certified as cb
 
     mech, n, eps, ds = inp.mechanism, inp.n, inp.epsilon, inp.dataset
@@ -124,7 +133,7 @@ def _epsilon_hi(mech):
     return max(hi, arith.exact("1e-6"))
 
 
-def run_epsilon(args, inp, rel_tol) -> int:
+def run_epsilon(args: argparse.Namespace, inp: Inputs, rel_tol: fmpq) -> int:
     from blanket.exact.accounting.calibrate import epsilon_for_delta
     from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
     from blanket.exact.shuffled import certified as cb

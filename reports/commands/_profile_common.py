@@ -13,9 +13,20 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+    from blanket.exact.accounting.query import Query
+    from blanket.exact.mechanisms.finite import Randomizer
+    from blanket.exact.numbers.types import NumberOrBall
+    from blanket.proofs.core import Result
+    from blanket.reports.deployment import Deployment
 
 DATASET_HELP = (
     "which neighbouring datasets. EXACT: worst (the maximum over all datasets for k = 2; for k > 2 the "
@@ -26,7 +37,7 @@ DATASET_HELP = (
 )
 
 
-def add_executor_arguments(p):
+def add_executor_arguments(p: argparse.ArgumentParser) -> None:
     """``--workers N`` and ``--scheduler ADDRESS``: where the exact worst-case sweep runs (exact.runtime.executors)."""
     p.add_argument(
         "--workers",
@@ -43,7 +54,7 @@ def add_executor_arguments(p):
     )
 
 
-def executor_options(args) -> tuple:
+def executor_options(args: argparse.Namespace) -> tuple:
     """``(workers, scheduler)`` from the options, validated (errors name the option)."""
     workers = getattr(args, "workers", None)
     if workers is not None:
@@ -58,7 +69,7 @@ def executor_options(args) -> tuple:
     return workers, scheduler
 
 
-def add_common_arguments(p, quantity: str):
+def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
     """Arguments shared by both commands; ``quantity`` is the input the command takes (``epsilon``/``delta``)."""
     p.add_argument(
         "--mechanism",
@@ -123,7 +134,7 @@ def add_common_arguments(p, quantity: str):
 class Inputs:
     """Validated inputs of one run."""
 
-    mechanism: object | None  # exact.mechanisms.finite.KRR, or None (only with --bound)
+    mechanism: Randomizer | None  # a randomizer record (exact.mechanisms), or None (only with --bound)
     k: int | None
     epsilon0: object | None  # fmpq
     n: int
@@ -136,7 +147,7 @@ class Inputs:
     extra: dict = field(default_factory=dict)
     workers: int | None = None
     scheduler: str | None = None
-    query: object = None  # the validated exact.accounting.query.Query
+    query: Query | None = None  # the validated query
 
     @property
     def oracle(self) -> bool:
@@ -146,7 +157,7 @@ class Inputs:
         return self.query is not None and self.query.kind in registry.ORACLE_KINDS
 
     def describe(self, bound: bool = False) -> dict:
-        if self.oracle:
+        if self.oracle and self.query is not None:
             d = {
                 "mechanism": self.query.kind.value,
                 **{k: _s(v) if not isinstance(v, int) else v for k, v in self.query.params.items()},
@@ -203,13 +214,13 @@ def cli_name(key: str) -> str:
     return {"n": "-n", "exp_epsilon0": "randomizer.exp_epsilon0"}.get(key, "--" + key.replace("_", "-"))
 
 
-def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
+def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool) -> Inputs:
     """Combine the deployment file (if any) and the options into one validated query
     (:func:`blanket.exact.accounting.query.make_query`; errors name the option)."""
     from blanket.exact.accounting.query import make_query
     from blanket.exact.mechanisms import registry
 
-    dep = None
+    dep: Deployment | None = None
     if args.deployment:
         from blanket.reports.deployment import load_deployment
 
@@ -228,7 +239,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
         args.mechanism is None
         or registry.resolve(args.mechanism, k=args.k or dep.params.get("k")).value == dep.mechanism
     )
-    if same_kind:
+    if same_kind and dep is not None:
         table.update(dep.params)
     cli = {key: getattr(args, key, None) for key in _CLI_KEYS}
     cli["epsilon0"] = args.epsilon0
@@ -308,7 +319,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
 
 
 # ---------------------------------------------------------------- registered bounds
-def bound_result(args):
+def bound_result(args: argparse.Namespace) -> Result:
     """The registered :class:`proofs.core.Result` named by ``--bound``/``--variant``."""
     if args.variant is not None and args.bound is None:
         raise InvalidArgument("--variant", args.variant, "needs --bound LABEL")
@@ -331,7 +342,7 @@ def bound_result(args):
     return r
 
 
-def bound_params(result, inp: Inputs, **fixed) -> dict:
+def bound_params(result: Result, inp: Inputs, **fixed: Any) -> dict:
     """The CLI values named like the result's symbols (epsilon, epsilon0, n, k, delta), plus ``fixed``."""
     names = {s.name for s in result.symbols}
     quantity_syms = result._quantity_symbols() if hasattr(result, "_quantity_symbols") else set()
@@ -344,7 +355,7 @@ def bound_params(result, inp: Inputs, **fixed) -> dict:
     return params
 
 
-def evaluate_bound(result, params, cap):
+def evaluate_bound(result: Result, params: dict, cap: int) -> tuple:
     """The bound side at ``params`` with precision escalation until its relative width is ≤ 2^-40."""
     from flint import fmpq
 
@@ -366,7 +377,7 @@ def evaluate_bound(result, params, cap):
 
 
 # ---------------------------------------------------------------- output
-def direct_bound(result, inp: Inputs, *, command: str, quantity: str, given: tuple):
+def direct_bound(result: Result, inp: Inputs, *, command: str, quantity: str, given: tuple) -> tuple:
     """Evaluate a registered bound on ``quantity`` directly at the CLI's parameters.
 
     ``given = (name, value)`` is the command's input (``("epsilon", ε)`` for ``delta``).
@@ -392,14 +403,21 @@ def direct_bound(result, inp: Inputs, *, command: str, quantity: str, given: tup
     return payload, params, v, prec, side, where
 
 
-def interval(x, digits, *, nonneg: bool = True) -> dict:
+def interval(x: NumberOrBall, digits: int, *, nonneg: bool = True) -> dict:
     """Outward-rounded decimal interval; with ``nonneg`` (δ and ε are ≥ 0 by definition) a lower end below 0 —
     which arb's midpoint-radius form produces for an interval [0, u] — is printed as 0, and the key
     ``lower_clamped`` states that reason (:data:`exact.numbers.arith.NONNEG_REASON`)."""
     return arith.nonneg_interval(x, digits) if nonneg else arith.decimal_interval(x, digits)
 
 
-def bracket_payload(lower_name, lower_value, upper_name, upper_value, rel_width, digits) -> dict:
+def bracket_payload(
+    lower_name: str,
+    lower_value: NumberOrBall,
+    upper_name: str,
+    upper_value: NumberOrBall,
+    rel_width: NumberOrBall | None,
+    digits: int,
+) -> dict:
     """The two ends of a certified bracket, each with the bound it comes from, and its relative width."""
     from blanket.exact.numbers import arith as _a
 
@@ -410,12 +428,12 @@ def bracket_payload(lower_name, lower_value, upper_name, upper_value, rel_width,
     }
 
 
-def show(x, digits) -> str:
+def show(x: NumberOrBall, digits: int) -> str:
     iv = interval(x, digits)
     return iv["lower"] if iv["lower"] == iv["upper"] else f"[{iv['lower']}, {iv['upper']}]"
 
 
-def emit(args, payload: dict, text: str) -> None:
+def emit(args: argparse.Namespace, payload: dict, text: str) -> None:
     if args.json:
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     else:
@@ -423,7 +441,7 @@ def emit(args, payload: dict, text: str) -> None:
 
 
 def mechanism_phrase(inp: Inputs) -> str:
-    if inp.oracle:
+    if inp.oracle and inp.query is not None:
         from blanket.exact.mechanisms import registry
 
         sch = registry.SCHEMAS[inp.query.kind]

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 
-def register(sub):
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "bounds",
         help="list every registered result of the four papers (label, paper, status, mechanisms)",
@@ -28,7 +32,7 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def rows(paper=None) -> list[dict]:
+def rows(paper: str | None = None) -> list[dict]:
     """Plain-data rows for every registered result (of ``paper`` if given); raises InvalidArgument for an unknown paper."""
     from blanket.proofs.core import results
 
@@ -40,7 +44,7 @@ def rows(paper=None) -> list[dict]:
     return out
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     data = rows(args.paper)
     if args.json:
         json.dump(data, sys.stdout, indent=2, ensure_ascii=False)

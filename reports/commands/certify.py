@@ -15,9 +15,13 @@ from __future__ import annotations
 
 import shlex
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 
-def register(sub):
+def register(sub: argparse._SubParsersAction) -> None:
     from blanket.reports.commands._options import add_max_memory, add_precision
 
     p = sub.add_parser(
@@ -45,7 +49,7 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from blanket.exact.numbers import arith
     from blanket.exact.runtime.progress import Progress
     from blanket.reports.certificate import EXIT_CODES, certify, to_json, write

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import pathlib
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 EPILOG = """bound file (Python):
   MECHANISM = "krr"        # or "binary", or a frequency oracle: "oue", "sue", "hadamard", "olh:g=2", "subset:d=2"
@@ -26,7 +30,7 @@ exit codes: 1 refuted, 0 not refuted within the budget, 3 nothing comparable (or
   input (including a bound that could not be evaluated)."""
 
 
-def register(sub):
+def register(sub: argparse._SubParsersAction) -> None:
     import argparse
 
     p = sub.add_parser(
@@ -83,7 +87,7 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     import json
     import time
 

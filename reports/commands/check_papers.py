@@ -9,8 +9,13 @@ bar on stderr.  Exit code 0 when no *unexpected* counterexample was found
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def register(sub):
+if TYPE_CHECKING:
+    import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "check-papers", help="check every registered result against exact values (LaTeX/PDF + JSON report)"
     )
@@ -23,7 +28,7 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from blanket.reports.output import OutputDir, report_pdf_outcome
     from blanket.reports.paper_check import check_papers, write
 

@@ -13,10 +13,15 @@ options, exit 2); for k > 2 it prints the certified bracket.  Exit codes:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from blanket.reports.commands import _profile_common as common
 
+if TYPE_CHECKING:
+    import argparse
 
-def register(sub):
+
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "delta",
         help="certified delta(epsilon) of shuffled randomized response on a dataset "
@@ -33,7 +38,7 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     inp = common.read_inputs(args, "epsilon", need_mechanism=args.bound is None)
     from blanket.reports.commands import _compose
 

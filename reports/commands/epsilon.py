@@ -12,10 +12,15 @@ Erlingsson et al.'s 12ε0√(log(1/δ)/n)) is evaluated directly.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from blanket.reports.commands import _profile_common as common
 
+if TYPE_CHECKING:
+    import argparse
 
-def register(sub):
+
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "epsilon",
         help="certified smallest central epsilon with delta(epsilon) <= target for shuffled "
@@ -34,7 +39,7 @@ def _rel_tol(args):
     return arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     inp = common.read_inputs(args, "delta", need_mechanism=args.bound is None)
     from blanket.reports.commands import _compose
 

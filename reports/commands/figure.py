@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import pathlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 
-def register(sub):
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("figure", help="draw a figure (PNG + PDF + CSV); `blanket figure --list` lists them")
     p.add_argument("name", nargs="?", help="figure name, e.g. blanket-fig3")
     p.add_argument("-o", "--output", default="figures", help="output directory (default: ./figures)")
@@ -14,7 +18,7 @@ def register(sub):
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from blanket.reports.figures import all_figures, get_figure
 
     if args.list or not args.name:

@@ -15,12 +15,16 @@ instead.  Exit codes: 0 success, 2 bad input (one line on stderr), 3 inconclusiv
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 
+if TYPE_CHECKING:
+    import argparse
 
-def register(sub):
+
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "renyi",
         help="certified Rényi divergence D_lambda of shuffled randomized response "
@@ -88,7 +92,7 @@ def _show(iv):
     return f"[{iv['lower']}, {iv['upper']}]"
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from blanket.exact.accounting import renyi as xr
     from blanket.exact.mechanisms import registry
     from blanket.exact.mechanisms.finite import KRR
@@ -238,7 +242,8 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
 
     d = arith.exact_in(args.delta, "--delta", lo=0, lo_open=True, hi=1, hi_open=True)
     orders = sorted({arith.exact(o) for o in CONVERSION_ORDERS} | {order})
-    out, lines = {}, []
+    out: dict[str, Any] = {}
+    lines: list[str] = []
     with arith.precision(prec):
         if dataset == "worst":
             cheap = {}
@@ -253,7 +258,7 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
                 if lam_star not in worst:
                     worst[lam_star] = xr.renyi(mech, n, order=lam_star, dataset="worst", progress=None, **par).value
                 cands = {lam: _convert(method, v, lam, d).upper() for lam, v in worst.items()}
-                lam_best = min(cands, key=cands.get)
+                lam_best = min(cands, key=cands.__getitem__)
                 eps = cands[lam_best]
                 out[method] = {
                     "epsilon_upper": arith.decimal_string(eps, digits, up=True),
@@ -292,7 +297,7 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
                     bar.update(1)
             for method in ("standard", "improved"):
                 cands = {lam: _convert(method, v, lam, d).upper() for lam, v in cache.items()}
-                lam_best = min(cands, key=cands.get)
+                lam_best = min(cands, key=cands.__getitem__)
                 out[method] = {
                     "epsilon_upper": arith.decimal_string(cands[lam_best], digits, up=True),
                     "order": str(lam_best),

@@ -13,8 +13,12 @@ import pathlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from blanket.exact.numbers.errors import InvalidArgument
+
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass(frozen=True)
@@ -24,7 +28,7 @@ class Figure:
     make: Callable[..., list]  # make(outdir: pathlib.Path, *, quick: bool = False) -> list[pathlib.Path]
 
 
-def pyplot():
+def pyplot() -> Any:
     """matplotlib's ``pyplot`` on the non-interactive Agg backend (figures are only written to files)."""
     import matplotlib
 
@@ -34,7 +38,7 @@ def pyplot():
     return plt
 
 
-def save(fig, outdir, name: str, *, dpi: int = 130) -> list:
+def save(fig: Any, outdir: str | pathlib.Path, name: str, *, dpi: int = 130) -> list:
     """Write ``name.png`` and ``name.pdf`` into ``outdir``, close ``fig``, return the two paths."""
     import matplotlib.pyplot as plt
     from blanket.reports.output import atomic_open

@@ -222,8 +222,8 @@ def _calibrate_exact(panel, delta_fn, n, guess):
     return br, br.lower
 
 
-def compute(quick: bool = False):
-    """All curves of all panels: ``{panel_id: {curve: [(n, value fmpq | None, bracket | reason)]}}``."""
+def compute(quick: bool = False) -> tuple[list, dict]:
+    """``(panels, data)``: the panels and all curves of all panels, ``data = {panel_id: {curve: [(n, value fmpq | None, bracket | reason)]}}``."""
     import blanket.proofs.blanket as B
 
     panels = _panels(quick)

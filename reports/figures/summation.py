@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import pathlib
+from typing import Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
@@ -207,7 +208,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
             extra.append(c_path)
 
     fig, axes = plt.subplots(1, len(EPSILONS), figsize=(6.2 * len(EPSILONS), 4.6), sharey=True)
-    styles = {
+    styles: dict[str, dict[str, Any]] = {
         "thm41": dict(label="Theorem 4.1 upper bound (explicit)", color="tab:red", ls="--"),
         "mse_exact": dict(
             label="protocol, exact MSE at Thm 4.1 parameters", color="tab:blue", ls="-", marker="o", ms=3
