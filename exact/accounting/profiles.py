@@ -56,7 +56,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, gaussian_epsilon_guess, validated_search
-from blanket.exact.accounting.query import DATASETS, Query, binary_only, make_query, parse_dataset
+from blanket.exact.accounting.query import DATASETS, Query, binary_only, make_query, parse_dataset, require
 from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
@@ -188,14 +188,6 @@ def _rr_query(mech: Any, n: Any, dataset: Any, **given: Any) -> Query:
     if not isinstance(mech, KRR):
         raise _not_rr(mech)
     return make_query(mechanism=mech, n=n, dataset="worst" if dataset is None else dataset, **given)
-
-
-def _required(q: Query, key: str) -> None:
-    """Refuse a query without the quantity ``key`` (``epsilon`` or ``delta``) the entry point needs."""
-    if key == "epsilon" and (q.epsilon is None) == (q.exp_epsilon is None):
-        raise InvalidArgument("epsilon", None, "must be given (or exp_epsilon instead), not both or neither")
-    if key == "delta" and q.delta is None:
-        raise InvalidArgument("delta", None, "is required (the target delta, 0 < delta < 1)")
 
 
 def _rel_tol(rel_tol: Any) -> fmpq:
@@ -392,7 +384,7 @@ def delta_bracket(
     evaluation plus one per dataset (:mod:`exact.shuffled.krr`, :mod:`exact.shuffled.binary`), no sweep.
     """
     q = _rr_query(mech, n, None, epsilon=epsilon, exp_epsilon=exp_epsilon)
-    _required(q, "epsilon")
+    require(q, "epsilon")
     return _delta_bracket(q, start_prec, cap)
 
 
@@ -443,7 +435,7 @@ def delta(
     :func:`check_worst_cost`; k > 2 returns :func:`delta_bracket`.
     """
     q = _rr_query(mech, n, dataset, epsilon=epsilon, exp_epsilon=exp_epsilon)
-    _required(q, "epsilon")
+    require(q, "epsilon")
     rt = None if rel_tol is None else _rel_tol(rel_tol)
     return _delta(
         q, start_prec=start_prec, cap=cap, progress=progress, workers=workers, scheduler=scheduler, rel_tol=rt
@@ -560,7 +552,7 @@ def epsilon_bracket(
     len(lower_datasets) calibrations (5–9 evaluations each), no sweep.
     """
     q = _rr_query(mech, n, None, delta=delta)
-    _required(q, "delta")
+    require(q, "delta")
     return _epsilon_bracket(q, _rel_tol(rel_tol), start_prec, cap, progress)
 
 
@@ -637,7 +629,7 @@ def epsilon(
     (:func:`check_worst_cost`) and runs it on ``workers`` / ``scheduler``.
     """
     q = _rr_query(mech, n, dataset, delta=delta)
-    _required(q, "delta")
+    require(q, "delta")
     return _epsilon(q, _rel_tol(rel_tol), start_prec, cap, progress, workers, scheduler)
 
 
@@ -792,9 +784,7 @@ def epsilon0(
     (:func:`~blanket.exact.accounting.query.make_query`, a query without the local level).
     """
     q = make_query(mechanism="rr", k=k, n=n, epsilon=epsilon, delta=delta, dataset=dataset, need_mechanism=False)
-    if q.epsilon is None:
-        raise InvalidArgument("epsilon", None, "is required (the central epsilon, >= 0)")
-    _required(q, "delta")
+    require(q, "epsilon", "delta")
     if q.k != 2 and q.dataset_kind == "worst":
         raise binary_only(dataset, q.k)
     hi_q = arith.exact_in(hi, "hi", lo=0, lo_open=True)

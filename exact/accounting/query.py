@@ -31,12 +31,10 @@ parsed once (``dataset_kind``, ``c``):
 >>> q = make_query(mechanism=KRR(2, epsilon0="1"), n=10, epsilon="1/2", dataset="c=3")
 >>> q.kind, q.k, q.dataset, q.dataset_kind, q.c
 (<Kind.BINARY_RR: 'binary_rr'>, 2, 'c=3', 'c', 3)
->>> make_query(mechanism=KRR(3, epsilon0="1"), n=10, dataset="c=3")
+>>> make_query(mechanism=KRR(3, epsilon0="1"), n=10, dataset="c=3")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-blanket.exact.numbers.errors.InvalidArgument: dataset 'c=3' is only available for binary RR (k = 2), not k = 3 \
-(use dataset same|neighbour|third (exact on those families, lower bounds on the worst case) or blanket \
-(an upper bound on every dataset))
+blanket.exact.numbers.errors.InvalidArgument: dataset is only available for binary RR (k = 2), not k = 3, got 'c=3' (...)
 """
 
 from __future__ import annotations
@@ -50,7 +48,7 @@ from blanket.exact.mechanisms import registry
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 
-__all__ = ["Query", "make_query", "parse_dataset", "binary_only", "DATASETS", "ORACLE_DATASETS"]
+__all__ = ["Query", "make_query", "require", "parse_dataset", "binary_only", "DATASETS", "ORACLE_DATASETS"]
 
 #: the datasets of k-ary randomized response (:mod:`blanket.exact.accounting.profiles` says what each means)
 DATASETS = ("worst", "bracket", "c=INT", "same", "neighbour", "third", "blanket")
@@ -125,6 +123,26 @@ def binary_only(dataset: object, k: int | None, *, name: str = "dataset") -> Inv
     return InvalidArgument(name, dataset, f"is only available for binary RR (k = 2), not k = {k}", hint=_BINARY_HINT)
 
 
+#: what each quantity a query may be required to carry is, for the message
+_REQUIRED = {"epsilon": "the central epsilon, >= 0", "delta": "the target delta, 0 < delta < 1"}
+
+
+def require(q: Query, *keys: str, name: Callable[[str], str] = str) -> Query:
+    """``q`` if it carries each quantity of ``keys`` (``"epsilon"``: ε or e^ε; ``"delta"``), else the error naming
+    the first one missing.  O(1).
+
+    >>> require(make_query(mechanism="ldp", epsilon0="1", n=10), "delta")
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.InvalidArgument: delta is required (the target delta, 0 < delta < 1), got None
+    """
+    for key in keys:
+        given = (q.epsilon, q.exp_epsilon) if key == "epsilon" else (getattr(q, key),)
+        if all(v is None for v in given):
+            raise InvalidArgument(name(key), None, f"is required ({_REQUIRED[key]})")
+    return q
+
+
 def _record(mech: Any) -> tuple[registry.Kind, dict]:
     """The kind and exact parameters of a record built already (it validated its own parameters)."""
     from blanket.exact.mechanisms.finite import KRR
@@ -157,6 +175,7 @@ def make_query(
     exp_epsilon: Any = None,
     name: Callable[[str], str] = str,
     need_mechanism: bool = True,
+    require: tuple[str, ...] = (),
     **params: Any,
 ) -> Query:
     """Validate one query (see the module docstring); ``params`` are the mechanism's keys (registry schema).
@@ -164,7 +183,8 @@ def make_query(
     ``mechanism`` is a word of the one vocabulary (:mod:`blanket.exact.mechanisms.registry`) with its keys in
     ``params``, or a record built already (then ``params`` must be empty).  ``name(key)`` spells each argument in
     error messages (``key`` ∈ mechanism, n, epsilon, exp_epsilon, delta, dataset and the mechanism's keys).
-    Values ``None`` count as not given.  ``need_mechanism=False`` allows a query without the local level (only
+    Values ``None`` count as not given; ``require`` names the quantities that must be (:func:`require`).
+    ``need_mechanism=False`` allows a query without the local level (only
     for evaluating a registered bound, or for a search over ε0).  Cost: O(1) besides parsing the numbers.
     """
     params = {k: v for k, v in params.items() if v is not None}
@@ -214,4 +234,8 @@ def make_query(
             ds = f"c={c}"
             if kind in registry.RR_KINDS and k != 2:
                 raise binary_only(dataset, k, name=name("dataset"))
-    return Query(kind, exact_params, mech, n, epsilon, delta, ds, exp_epsilon, ds_kind, c)
+    q = Query(kind, exact_params, mech, n, epsilon, delta, ds, exp_epsilon, ds_kind, c)
+    return _require(q, *require, name=name)
+
+
+_require = require  # make_query's keyword of the same name hides the function inside it

@@ -250,8 +250,6 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
         eps = args.epsilon
         if eps is None and dep is not None and dep.claims:
             eps = dep.claims[0].epsilon
-        if eps is None:
-            raise InvalidArgument("--epsilon", None, "is required (the central epsilon, >= 0)")
         given = {"epsilon": eps}
     else:
         d = args.delta
@@ -260,8 +258,6 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
                 d = dep.targets[0].delta
             elif dep.claims:
                 d = dep.claims[0].delta
-        if d is None:
-            raise InvalidArgument("--delta", None, "is required (the target delta, 0 < delta < 1)")
         given = {"delta": d}
     if need_mechanism and not any(key in table for key in ("epsilon0", "exp_epsilon0", "exp_half_epsilon0", "alpha")):
         raise InvalidArgument("--epsilon0", None, "is required (the local epsilon0 of the randomizer, >= 0)")
@@ -271,6 +267,7 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
         dataset=args.dataset,
         name=name,
         need_mechanism=need_mechanism,
+        require=(quantity,),
         **given,
         **table,
     )
