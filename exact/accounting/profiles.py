@@ -115,16 +115,15 @@ class DeltaProfile:
     ties: tuple = ()
     lower_bound: DeltaProfile | None = None
     upper_bound: DeltaProfile | None = None
+    note: str = ""  # why the enclosure is wider than the requested relative width (empty when it is not)
 
     @property
-    def rel_width(self):
+    def rel_width(self) -> fmpq:
         """Relative width ``(upper end − lower end)/upper end`` of ``value`` (exact fmpq; 0 if the upper end is 0)."""
         lo, hi = arith.endpoints(self.value)
         lo = max(lo, 0)
         w = (hi - lo) / hi if hi > 0 else 0
         return fmpq(w.numerator, w.denominator) if w else fmpq(0)
-
-    note: str = ""  # why the enclosure is wider than the requested relative width (empty when it is not)
 
 
 @dataclass(frozen=True)
