@@ -199,7 +199,7 @@ def _on(q: Query, word: str) -> Query:
     return replace(q, dataset=word, dataset_kind=kind, c=c)
 
 
-def _worst_kwargs(fn, workers, scheduler) -> dict:
+def _worst_kwargs(fn: Any, workers: int | None, scheduler: str | None) -> dict:
     """``workers=`` / ``scheduler=`` for ``fn`` if it accepts them (they are dropped otherwise)."""
     import inspect
 
@@ -207,7 +207,7 @@ def _worst_kwargs(fn, workers, scheduler) -> dict:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):  # pragma: no cover
         return {}
-    kw = {}
+    kw: dict[str, Any] = {}
     if "workers" in params:
         kw["workers"] = workers
     if "scheduler" in params:
@@ -215,7 +215,15 @@ def _worst_kwargs(fn, workers, scheduler) -> dict:
     return kw
 
 
-def sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, workers=None, scheduler=None):
+def sweep_worst(
+    mech: KRR,
+    n: int,
+    epsilon: Any = None,
+    exp_epsilon: Any = None,
+    progress: Any = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> Any:
     """:func:`exact.shuffled.binary.delta_binary_worst` on the chosen executor (current precision)."""
     from blanket.exact.shuffled.binary import delta_binary_worst
 
@@ -229,7 +237,9 @@ def sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, workers
     )
 
 
-def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple:
+def check_worst_cost(
+    n: int, *, workers: int | None = None, scheduler: str | None = None, epsilon0: Any = None
+) -> tuple:
     """Raise :class:`~exact.runtime.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
     reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``."""
     from blanket.exact.runtime.budget import check_worst_case
@@ -252,7 +262,7 @@ def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple
     return check_worst_case(n, workers=cores, where=where, epsilon0=e0)
 
 
-def eps0_of(mech):
+def eps0_of(mech: Any) -> Any:
     """The local ε0 of ``mech`` (exact if known, else a ball), only to refine the cost estimate."""
     e0 = getattr(mech, "epsilon0_exact", None)
     if e0 is not None:
@@ -290,7 +300,7 @@ def _delta_raw(
     return krr.delta_krr_family(mech, n, kind, epsilon=epsilon, exp_epsilon=exp_epsilon), None
 
 
-def _tight(v, prec, rel_tol=None) -> bool:
+def _tight(v: Any, prec: int, rel_tol: Any = None) -> bool:
     """True when the enclosure's relative width ``rad/|mid|`` is at most ``rel_tol`` (default 2^-40).
 
     A ball that still contains 0 is never tight (its relative width is unbounded): precision escalates, so a
@@ -309,7 +319,7 @@ def _tight(v, prec, rel_tol=None) -> bool:
     return v.rad() <= mid * tol
 
 
-def _stalled(prev, v) -> bool:
+def _stalled(prev: Any, v: Any) -> bool:
     """True when doubling the precision did not even halve the radius: the width comes from the method
     (a certified truncation tolerance), not from rounding, so more precision would not help."""
     if prev is None or isinstance(v, fmpq) or isinstance(prev, fmpq) or not v.is_finite() or not prev.is_finite():
@@ -317,7 +327,7 @@ def _stalled(prev, v) -> bool:
     return prev.rad() > 0 and v.rad() * 2 > prev.rad()
 
 
-def _width_note(v, rel_tol, cap, stalled=False) -> str:
+def _width_note(v: Any, rel_tol: Any, cap: int, stalled: bool = False) -> str:
     """Why the enclosure at the cap is wider than asked (empty when it is not)."""
     if _tight(v, cap, rel_tol):
         return ""
@@ -338,7 +348,7 @@ def _width_note(v, rel_tol, cap, stalled=False) -> str:
     )
 
 
-def _attained(kind, c, n, w=None):
+def _attained(kind: str, c: int | None, n: int, w: Any = None) -> str:
     if kind == "worst":
         return w.dataset if w is not None else "all datasets (exact value 0)"
     if kind == "c":
@@ -504,7 +514,9 @@ def _epsilon_hi(mech: KRR) -> fmpq:
     return fmpq(hi.numerator, hi.denominator)
 
 
-def _calibrate(fun, target: fmpq, lo: fmpq, hi: fmpq, rel_tol: fmpq, guess, start_prec: int, cap: int) -> Bracket:
+def _calibrate(
+    fun: Any, target: fmpq, lo: fmpq, hi: fmpq, rel_tol: fmpq, guess: float | None, start_prec: int, cap: int
+) -> Bracket:
     """The smallest ε in ``[lo, hi]`` with ``fun(ε) <= target`` (validated arguments; an empty domain, ε0 = 0,
     goes to :func:`~blanket.exact.accounting.calibrate.epsilon_for_delta`, which says so)."""
     if not lo < hi:
@@ -514,7 +526,7 @@ def _calibrate(fun, target: fmpq, lo: fmpq, hi: fmpq, rel_tol: fmpq, guess, star
     )
 
 
-def _on_dataset(q: Query, desc: str, progress: Any):
+def _on_dataset(q: Query, desc: str, progress: Any) -> tuple:
     """δ(ε) on the (validated) dataset of ``q`` at the current precision, counting evaluations on a progress bar;
     returns ``(bar, fun)`` (use ``bar`` as a context manager)."""
     from blanket.exact.runtime.progress import Progress
