@@ -270,3 +270,18 @@ def test_accountant_takes_a_query():
     assert ev.n == 200 and ev.mechanism is ldp.mechanism
     with pytest.raises(InvalidArgument, match="^n must not be given with a Query"):
         Shuffled(ldp, 200)
+
+
+def test_missing_k_same_requirement_everywhere():
+    """krr without k: the registry's one check answers the command line, a deployment file and the API."""
+    errs = []
+    for build in (
+        lambda: _cli_query(["--mechanism", "krr"]),
+        lambda: _toml_query('type = "krr"'),
+        lambda: make_query(mechanism="krr", epsilon0="1", n=200, epsilon="1/2"),
+    ):
+        with pytest.raises(InvalidArgument) as exc:
+            build()
+        errs.append(exc.value)
+    assert [e.name for e in errs] == ["--k", "randomizer.k", "k"]
+    assert len({e.requirement for e in errs}) == 1

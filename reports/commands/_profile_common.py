@@ -221,8 +221,6 @@ def read_inputs(args, quantity: str, *, need_mechanism: bool) -> Inputs:
                 f"describes a {dep.mechanism} randomizer; blanket delta/epsilon handle {', '.join(CLI_KINDS)}",
             )
     word = args.mechanism or (dep.mechanism if dep is not None else "rr")
-    if args.mechanism == "krr" and args.k is None and (dep is None or dep.mechanism != "krr"):
-        raise InvalidArgument("--k", None, "is required with --mechanism krr (the alphabet size, >= 2)")
     table: dict = {}
     same_kind = dep is not None and (
         args.mechanism is None
