@@ -274,20 +274,13 @@ def eps0_of(mech: Any) -> Any:
 
 
 def _delta_raw(
-    mech: KRR,
-    n: int,
-    kind: str,
-    c: int | None,
-    epsilon: Any = None,
-    exp_epsilon: Any = None,
-    progress: Any = False,
-    workers: int | None = None,
-    scheduler: str | None = None,
+    mech: KRR, n: int, kind: str, c: int | None, epsilon: Any = None, exp_epsilon: Any = None, **sweep: Any
 ) -> tuple:
     """The δ enclosure at the current precision (no escalation): value, extra info.  Validated arguments (the
-    dataset fits ``mech``: ``c`` and ``worst`` are binary RR's)."""
+    dataset fits ``mech``: ``c`` and ``worst`` are binary RR's).  ``sweep``: ``progress``/``workers``/``scheduler`` of
+    :func:`sweep_worst`."""
     if kind == "worst":
-        w = sweep_worst(mech, n, epsilon, exp_epsilon, progress, workers, scheduler)
+        w = sweep_worst(mech, n, epsilon, exp_epsilon, **sweep)
         return w.value, w
     if kind == "c":
         from blanket.exact.shuffled.binary import delta_binary
@@ -473,7 +466,9 @@ def _delta(
     stalled = False
     while True:
         with arith.precision(prec):
-            v, w = _delta_raw(mech, n, kind, c, q.epsilon, q.exp_epsilon, progress, workers, scheduler)
+            v, w = _delta_raw(
+                mech, n, kind, c, q.epsilon, q.exp_epsilon, progress=progress, workers=workers, scheduler=scheduler
+            )
             done = _tight(v, prec, rel_tol)
         if done or prec >= cap:
             break
