@@ -12,6 +12,18 @@ Names are loaded lazily, so ``import blanket`` is cheap.
 >>> d = blanket.delta(rr, 1000, epsilon="0.3", dataset="c=0")
 >>> d.relation, d.value > 0
 ('lower', True)
+
+One validated query (:func:`make_query`, the record the command line and deployment files build too) serves
+every entry point: it is checked once, and ``delta``/``epsilon`` and the accountant take it as it is.
+
+>>> q = blanket.make_query(mechanism="rr", epsilon0="2", n=1000, epsilon="0.3", dataset="c=0")
+>>> r = blanket.delta(q)
+>>> (r.value.mid(), r.value.rad()) == (d.value.mid(), d.value.rad())
+True
+>>> blanket.make_query(mechanism="rr", epsilon0="2", n=1, epsilon="0.3")
+Traceback (most recent call last):
+...
+blanket.exact.numbers.errors.InvalidArgument: n must be >= 2, got 1
 """
 
 from __future__ import annotations
@@ -45,6 +57,7 @@ _API = {
     "Shuffled": "exact.accounting.accountant:Shuffled",
     "make_mechanism": "exact.mechanisms.oracles:make_mechanism",
     "make_query": "exact.accounting.query:make_query",
+    "Query": "exact.accounting.query:Query",
     "Kind": "exact.mechanisms.registry:Kind",
     # certificates
     "load_deployment": "reports.deployment:load_deployment",

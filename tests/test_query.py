@@ -145,3 +145,143 @@ def test_cli_prints_one_line_for_an_unknown_word(capsys):
 def test_oracle_datasets_are_checked():
     with pytest.raises(InvalidArgument, match="dataset must be one of worst, bracket, blanket, same"):
         make_query(mechanism="ldp", epsilon0="1", n=10, epsilon="0", dataset="c=3")
+
+
+# ---------------------------------------------------------------- the profiles and the accountant take the query
+def _counting(monkeypatch, module, attr):
+    calls = []
+    real = getattr(module, attr)
+
+    def wrapped(*a, **kw):
+        calls.append(a)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(module, attr, wrapped)
+    return calls
+
+
+def test_profiles_validate_once(monkeypatch):
+    """A raw call parses its dataset once (the bracket's four inner evaluations do not validate again); a call
+    with a query parses nothing.  Before the one validation, each inner evaluation re-parsed (five calls)."""
+    from blanket.exact.accounting import profiles, query
+    from blanket.exact.mechanisms.finite import KRR
+
+    calls = _counting(monkeypatch, query, "parse_dataset")
+    mech = KRR(3, exp_epsilon0=4)
+    r = profiles.delta(mech, 30, exp_epsilon="3/2", dataset="bracket")
+    assert r.relation == "bracket" and len(calls) == 1
+    q = make_query(mechanism=mech, n=30, exp_epsilon="3/2", dataset="bracket")
+    calls.clear()
+    r2 = profiles.delta(q)
+    assert calls == [] and (r2.value.mid(), r2.value.rad()) == (r.value.mid(), r.value.rad())  # the same ball
+    calls.clear()
+    e = profiles.epsilon(mech, 30, delta="1e-2", rel_tol="1e-3")  # k = 3, worst: the ε bracket, 4 calibrations
+    assert e.relation == "bracket" and len(calls) == 1
+
+
+def test_delta_from_a_query_matches_brute_force():
+    """δ on c = INT by a query, against enumeration of the shuffled laws (exact rationals, both directions)."""
+    from blanket.exact.accounting.profiles import delta
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.shuffled.bruteforce import delta_brute
+
+    n, c = 6, 2
+    q = make_query(mechanism="rr", exp_epsilon0="3", n=n, exp_epsilon="2", dataset=" C = 2 ")
+    assert (q.dataset, q.dataset_kind, q.c) == ("c=2", "c", 2)
+    r = delta(q)
+    others = [1] * c + [0] * (n - 1 - c)
+    mech = BinaryRR(exp_epsilon0=3)
+    want = max(
+        delta_brute(mech, others + [0], others + [1], exp_epsilon=2),
+        delta_brute(mech, others + [1], others + [0], exp_epsilon=2),
+    )
+    assert r.value == want and r.dataset == "c=2" and r.relation == "lower"
+
+
+def test_a_query_carries_its_arguments():
+    from blanket.exact.accounting.profiles import delta, epsilon
+
+    q = make_query(mechanism="rr", epsilon0="1", n=50, epsilon="1/2")
+    with pytest.raises(InvalidArgument, match="^n must not be given with a Query"):
+        delta(q, 50)
+    with pytest.raises(InvalidArgument, match="^delta is required"):
+        epsilon(q)  # the query has no target delta
+    oue = make_query(mechanism="oue", k=4, epsilon0="1", n=50, epsilon="1/2")
+    with pytest.raises(InvalidArgument, match="^mech .*must be k-ary randomized response"):
+        delta(oue)
+    with pytest.raises(InvalidArgument, match="^mech .*must be k-ary randomized response"):
+        delta("rr", 50, epsilon="1/2")
+
+
+def test_binary_only_dataset_same_words_everywhere(capsys):
+    """c=INT on k-ary RR: one requirement text from the API, a query, the profiles and the command line."""
+    from blanket.exact.accounting.profiles import delta, epsilon0
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.reports.cli import main
+
+    errs = []
+    for build in (
+        lambda: make_query(mechanism="krr", k=3, epsilon0="1", n=10, epsilon="0.1", dataset="c=3"),
+        lambda: delta(KRR(3, epsilon0="1"), 10, epsilon="0.1", dataset="c=3"),
+        lambda: epsilon0(10, epsilon="0.1", delta="1e-3", k=3, dataset="c=3"),
+        lambda: epsilon0(10, epsilon="0.1", delta="1e-3", k=3, dataset="worst"),
+    ):
+        with pytest.raises(InvalidArgument) as exc:
+            build()
+        errs.append(exc.value)
+    assert {e.requirement for e in errs} == {"is only available for binary RR (k = 2), not k = 3"}
+    assert {e.name for e in errs} == {"dataset"}
+    argv = ["delta", "--mechanism", "krr", "--k", "3", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"]
+    assert main([*argv, "--dataset", "c=3"]) == 2
+    err = capsys.readouterr().err
+    assert "--dataset is only available for binary RR (k = 2), not k = 3" in err and err.count("\n") == 1
+
+
+def test_cli_missing_quantity_message_unchanged(capsys):
+    from blanket.reports.cli import main
+
+    assert main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10"]) == 2
+    assert "--epsilon is required (the central epsilon, >= 0)" in capsys.readouterr().err
+    assert main(["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10"]) == 2
+    assert "--delta is required (the target delta, 0 < delta < 1)" in capsys.readouterr().err
+
+
+def test_worst_case_note_is_the_note():
+    """At a precision cap too low for the requested width, the worst case's note says why (it used to land in
+    ``lower_bound``)."""
+    from blanket.exact.accounting.profiles import delta
+    from blanket.exact.mechanisms.finite import BinaryRR
+
+    r = delta(BinaryRR(epsilon0="1"), 40, epsilon="1/10", dataset="worst", start_prec=16, cap=16)
+    assert r.relation == "exact" and r.lower_bound is None
+    assert "precision cap of 16 bits" in r.note
+
+
+def test_accountant_takes_a_query():
+    from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR
+
+    q = make_query(mechanism="krr", k=3, epsilon0="1/2", n=200)
+    assert ShuffledRR.from_query(q) == ShuffledRR(k=3, epsilon0="1/2", n=200)
+    a = ShuffleAccountant().compose(q, count=2).get_epsilon("1e-5")
+    b = ShuffleAccountant().compose(ShuffledRR(k=3, epsilon0="1/2", n=200), count=2).get_epsilon("1e-5")
+    assert (a.lower, a.upper) == (b.lower, b.upper)
+    ldp = make_query(mechanism="ldp", epsilon0="1", n=200)
+    ev = Shuffled(ldp)
+    assert ev.n == 200 and ev.mechanism is ldp.mechanism
+    with pytest.raises(InvalidArgument, match="^n must not be given with a Query"):
+        Shuffled(ldp, 200)
+
+
+def test_missing_k_same_requirement_everywhere():
+    """krr without k: the registry's one check answers the command line, a deployment file and the API."""
+    errs = []
+    for build in (
+        lambda: _cli_query(["--mechanism", "krr"]),
+        lambda: _toml_query('type = "krr"'),
+        lambda: make_query(mechanism="krr", epsilon0="1", n=200, epsilon="1/2"),
+    ):
+        with pytest.raises(InvalidArgument) as exc:
+            build()
+        errs.append(exc.value)
+    assert [e.name for e in errs] == ["--k", "randomizer.k", "k"]
+    assert len({e.requirement for e in errs}) == 1

@@ -91,6 +91,21 @@ class ShuffledRR:
         object.__setattr__(self, "epsilon0", _frac(e0))
         object.__setattr__(self, "n", arith.integer_in(n, "n", lo=1))
 
+    @classmethod
+    def from_query(cls, q) -> ShuffledRR:
+        """The round of a validated :class:`~blanket.exact.accounting.query.Query` of k-ary RR given by an exact
+        ε0 (nothing is validated again).
+
+        >>> from blanket.exact.accounting.query import make_query
+        >>> ShuffledRR.from_query(make_query(mechanism="krr", k=3, epsilon0="1/2", n=100))
+        ShuffledRR(k=3, epsilon0=Fraction(1, 2), n=100)
+        """
+        ev = object.__new__(cls)
+        object.__setattr__(ev, "k", q.k)
+        object.__setattr__(ev, "epsilon0", _frac(q.epsilon0))
+        object.__setattr__(ev, "n", q.n)
+        return ev
+
     def mechanism(self) -> KRR:
         return KRR(self.k, fmpq(self.epsilon0.numerator, self.epsilon0.denominator))
 
@@ -185,6 +200,16 @@ class Shuffled:
     n: int
 
     def __init__(self, mechanism, n=None):
+        from blanket.exact.accounting.query import Query
+
+        if isinstance(mechanism, Query):  # validated once: take its record and n as they are
+            if n is not None:
+                raise InvalidArgument("n", n, "must not be given with a Query (the query carries it)")
+            if mechanism.mechanism is None:
+                raise InvalidArgument("mechanism", mechanism.kind.value, "must have its local level (epsilon0)")
+            object.__setattr__(self, "mechanism", mechanism.mechanism)
+            object.__setattr__(self, "n", mechanism.n)
+            return
         if isinstance(mechanism, dict):
             from blanket.exact.mechanisms.oracles import make_mechanism
 
@@ -331,12 +356,22 @@ class ShuffleAccountant:
 
     # ---------------------------------------------------------------- composition
     def compose(self, event: ShuffledRR | Shuffled, count: int = 1) -> ShuffleAccountant:
-        """Add ``count`` rounds of ``event`` (returns ``self``, as dp_accounting does)."""
+        """Add ``count`` rounds of ``event`` (returns ``self``, as dp_accounting does).
+
+        ``event`` may also be a validated :class:`~blanket.exact.accounting.query.Query` (``blanket.make_query``):
+        k-ary RR with an exact ε0 becomes a :class:`ShuffledRR`, any other randomizer a :class:`Shuffled` round.
+        """
+        from blanket.exact.accounting.query import Query
+        from blanket.exact.mechanisms import registry
+
+        if isinstance(event, Query):
+            rr = event.kind in registry.RR_KINDS and event.epsilon0 is not None
+            event = ShuffledRR.from_query(event) if rr else Shuffled(event)
         if not isinstance(event, (ShuffledRR, Shuffled)):
             raise InvalidArgument(
                 "event",
                 event,
-                "must be a ShuffledRR or Shuffled record",
+                "must be a ShuffledRR or Shuffled record (or a query: blanket.make_query)",
                 hint="dp_accounting events are not shuffled rounds; see to_dp_accounting() for the other way",
             )
         count = arith.integer_in(count, "count", lo=1)

@@ -147,7 +147,7 @@ class _Classifier:
 
 
 class _Search:
-    """The state of one calibration and its named steps (see :func:`_search`).
+    """The state of one calibration and its named steps (see :func:`validated_search`).
 
     ``good``/``bad`` are ``(x, δ enclosure, F)`` of the certified meeting / failing points closest to the crossing
     (``F`` = log δ − log target from the midpoint, its sign fixed by the certified classification); ``bad`` is
@@ -199,7 +199,7 @@ class _Search:
         """Evaluate δ at ``x`` and record it (one evaluation)."""
         return self.record(x, self.clf(x))
 
-    def expand_from_guess(self, guess: fmpq) -> None:
+    def expand_from_guess(self, guess: NumberOrBall | float) -> None:
         """Initial bracket: evaluate the guess, then step geometrically (×(1 ± 1/20), steps ×4) towards the other
         side until the crossing is bracketed.  At most 7 evaluations."""
         g = arith.exact(guess, "guess", allow_float=True) if not isinstance(guess, fmpq) else guess
@@ -339,21 +339,25 @@ class _Search:
         return Bracket(good[0], bad[0], clf.evaluations, good[1], bad[1], clf.prec, meets="lower")
 
 
-def _search(
-    fun,
-    target,
+def validated_search(
+    fun: Callable[[fmpq], object],
+    target: fmpq,
     lo: fmpq,
     hi: fmpq,
     *,
     meets_high: bool,
     rel_tol: fmpq,
-    guess,
-    start_prec,
-    cap,
+    guess: NumberOrBall | float | None = None,
+    start_prec: int = arith.DEFAULT_PREC,
+    cap: int = arith.MAX_PREC,
     max_evaluations: int = 200,
 ) -> Bracket:
-    """Core of both calibrations.  ``meets_high``: the target is met on ``[x*, hi]`` (δ non-increasing);
-    else on ``[lo, x*]`` (δ non-decreasing).  The steps are :class:`_Search`'s methods."""
+    """Core of both calibrations, on **validated** arguments (a caller that validated its query once, e.g.
+    :mod:`blanket.exact.accounting.profiles`): exact ``0 < target < 1``, ``0 <= lo < hi``, ``0 < rel_tol < 1``;
+    nothing is checked again here (:func:`epsilon_for_delta` / :func:`epsilon0_for` check raw input).
+
+    ``meets_high``: the target is met on ``[x*, hi]`` (δ non-increasing); else on ``[lo, x*]`` (δ
+    non-decreasing).  The steps are :class:`_Search`'s methods.  Cost: usually 5–9 evaluations of ``fun``."""
     clf = _Classifier(fun, target, start_prec, cap)
     s = _Search(clf, lo, hi, meets_high=meets_high, rel_tol=rel_tol)
     s.check_feasible()
@@ -382,12 +386,12 @@ def _search(
 
 
 def _checked_search(fun, target_delta, lo, hi, rel_tol, meets_high: bool, guess, start_prec: int, cap: int) -> Bracket:
-    """Validate the public arguments of both calibrations (exact, in range, naming each one) and run :func:`_search`."""
+    """Validate the public arguments of both calibrations (exact, in range, naming each one) and run :func:`validated_search`."""
     target = arith.exact_in(target_delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
     lo_q = arith.exact_in(lo, "lo", lo=0)
     hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
     rt = arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
-    return _search(
+    return validated_search(
         fun, target, lo_q, hi_q, meets_high=meets_high, rel_tol=rt, guess=guess, start_prec=start_prec, cap=cap
     )
 

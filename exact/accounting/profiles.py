@@ -52,15 +52,33 @@ by :mod:`exact.shuffled.krr`.
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
-from blanket.exact.accounting.calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
+from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, gaussian_epsilon_guess, validated_search
+from blanket.exact.accounting.query import DATASETS, Query, binary_only, make_query, parse_dataset, require
+from blanket.exact.mechanisms import registry
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from flint import arb, fmpq
 
-DATASETS = ("worst", "bracket", "c=INT", "same", "neighbour", "third", "blanket")
+__all__ = [
+    "DATASETS",
+    "DeltaProfile",
+    "EpsilonProfile",
+    "check_worst_cost",
+    "delta",
+    "delta_bracket",
+    "eps0_of",
+    "epsilon",
+    "epsilon0",
+    "epsilon_bracket",
+    "lower_datasets",
+    "parse_dataset",
+    "sweep_worst",
+]
+
 RELATION = {
     "worst": "exact",
     "c": "lower",
@@ -72,33 +90,6 @@ RELATION = {
 }
 #: relative width at which :func:`delta` stops escalating precision
 REL_WIDTH_BITS = 40
-
-
-def parse_dataset(dataset, n: int | None = None):
-    """``(kind, c)`` from a dataset string: ``"worst"``, ``"c=INT"``, ``"same"``, ``"neighbour"`` (or
-    ``"neighbor"``), ``"third"``, ``"blanket"``.
-
-    >>> parse_dataset("c=3", 10), parse_dataset("worst")
-    (('c', 3), ('worst', None))
-    >>> parse_dataset("c=10", 10)
-    Traceback (most recent call last):
-    ...
-    blanket.exact.numbers.errors.InvalidArgument: dataset must be c=INT with 0 <= INT <= n-1 = 9, got 'c=10'
-    """
-    if not isinstance(dataset, str):
-        raise InvalidArgument("dataset", dataset, f"must be one of {', '.join(DATASETS)}")
-    s = dataset.strip().lower()
-    if s == "neighbor":
-        s = "neighbour"
-    if s in ("worst", "bracket", "same", "neighbour", "third", "blanket"):
-        return s, None
-    m = re.fullmatch(r"c\s*=\s*(\d+)", s)
-    if m:
-        c = int(m.group(1))
-        if n is not None and not 0 <= c <= n - 1:
-            raise InvalidArgument("dataset", dataset, f"must be c=INT with 0 <= INT <= n-1 = {n - 1}")
-        return "c", c
-    raise InvalidArgument("dataset", dataset, f"must be one of {', '.join(DATASETS)}")
 
 
 @dataclass(frozen=True)
@@ -124,16 +115,15 @@ class DeltaProfile:
     ties: tuple = ()
     lower_bound: DeltaProfile | None = None
     upper_bound: DeltaProfile | None = None
+    note: str = ""  # why the enclosure is wider than the requested relative width (empty when it is not)
 
     @property
-    def rel_width(self):
+    def rel_width(self) -> fmpq:
         """Relative width ``(upper end − lower end)/upper end`` of ``value`` (exact fmpq; 0 if the upper end is 0)."""
         lo, hi = arith.endpoints(self.value)
         lo = max(lo, 0)
         w = (hi - lo) / hi if hi > 0 else 0
         return fmpq(w.numerator, w.denominator) if w else fmpq(0)
-
-    note: str = ""  # why the enclosure is wider than the requested relative width (empty when it is not)
 
 
 @dataclass(frozen=True)
@@ -173,28 +163,43 @@ class EpsilonProfile:
         return self.bracket.upper
 
 
-# ---------------------------------------------------------------- helpers
-def _k(mech) -> int:
-    k = getattr(mech, "k", None)
-    if k is None:
-        raise InvalidArgument(
-            "mech", getattr(mech, "name", mech), "must be k-ary randomized response (exact.mechanisms.finite.KRR)"
-        )
-    return k
+# ---------------------------------------------------------------- the one validation
+def _not_rr(mech: Any) -> InvalidArgument:
+    return InvalidArgument(
+        "mech", getattr(mech, "name", mech), "must be k-ary randomized response (exact.mechanisms.finite.KRR)"
+    )
 
 
-def _need_binary(mech, kind):
-    if _k(mech) != 2:
-        hint = (
-            "use dataset same|neighbour|third (exact on those families, lower bounds on the worst case) "
-            "or blanket (an upper bound on every dataset)"
-        )
-        raise InvalidArgument(
-            "dataset", kind, f"is only available for binary RR (k = 2), not k = {_k(mech)}", hint=hint
-        )
+def _rr_query(mech: Any, n: Any, dataset: Any, **given: Any) -> Query:
+    """The validated query of a public entry point of this module: the one validation (:func:`make_query`).
+
+    ``mech`` is a :class:`~blanket.exact.accounting.query.Query` built already (then ``n``, ``dataset`` and
+    ``given`` are left out: the query carries them) or a k-ary RR record; ``given`` holds the quantity the
+    entry point takes (``epsilon``/``exp_epsilon`` or ``delta``).  Everything below takes the query as valid.
+    """
+    if isinstance(mech, Query):
+        extra = [key for key, v in {"n": n, "dataset": dataset, **given}.items() if v is not None]
+        if extra:
+            raise InvalidArgument(extra[0], "given twice", "must not be given with a Query (the query carries it)")
+        if mech.kind not in registry.RR_KINDS or not isinstance(mech.mechanism, KRR):
+            raise _not_rr(mech.mechanism)
+        return mech
+    if not isinstance(mech, KRR):
+        raise _not_rr(mech)
+    return make_query(mechanism=mech, n=n, dataset="worst" if dataset is None else dataset, **given)
 
 
-def _worst_kwargs(fn, workers, scheduler) -> dict:
+def _rel_tol(rel_tol: Any) -> fmpq:
+    return arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
+
+
+def _on(q: Query, word: str) -> Query:
+    """``q`` on another dataset of :func:`lower_datasets` or the blanket view (valid words: no check)."""
+    kind, c = ("c", 0) if word == "c=0" else (word, None)
+    return replace(q, dataset=word, dataset_kind=kind, c=c)
+
+
+def _worst_kwargs(fn: Any, workers: int | None, scheduler: str | None) -> dict:
     """``workers=`` / ``scheduler=`` for ``fn`` if it accepts them (they are dropped otherwise)."""
     import inspect
 
@@ -202,7 +207,7 @@ def _worst_kwargs(fn, workers, scheduler) -> dict:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):  # pragma: no cover
         return {}
-    kw = {}
+    kw: dict[str, Any] = {}
     if "workers" in params:
         kw["workers"] = workers
     if "scheduler" in params:
@@ -210,7 +215,15 @@ def _worst_kwargs(fn, workers, scheduler) -> dict:
     return kw
 
 
-def sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, workers=None, scheduler=None):
+def sweep_worst(
+    mech: KRR,
+    n: int,
+    epsilon: Any = None,
+    exp_epsilon: Any = None,
+    progress: Any = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> Any:
     """:func:`exact.shuffled.binary.delta_binary_worst` on the chosen executor (current precision)."""
     from blanket.exact.shuffled.binary import delta_binary_worst
 
@@ -224,7 +237,9 @@ def sweep_worst(mech, n, epsilon=None, exp_epsilon=None, progress=False, workers
     )
 
 
-def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple:
+def check_worst_cost(
+    n: int, *, workers: int | None = None, scheduler: str | None = None, epsilon0: Any = None
+) -> tuple:
     """Raise :class:`~exact.runtime.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
     reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``."""
     from blanket.exact.runtime.budget import check_worst_case
@@ -247,7 +262,7 @@ def check_worst_cost(n, *, workers=None, scheduler=None, epsilon0=None) -> tuple
     return check_worst_case(n, workers=cores, where=where, epsilon0=e0)
 
 
-def eps0_of(mech):
+def eps0_of(mech: Any) -> Any:
     """The local ε0 of ``mech`` (exact if known, else a ball), only to refine the cost estimate."""
     e0 = getattr(mech, "epsilon0_exact", None)
     if e0 is not None:
@@ -258,25 +273,27 @@ def eps0_of(mech):
         return None
 
 
-def _delta_raw(mech, n, kind, c, epsilon=None, exp_epsilon=None, progress=False, workers=None, scheduler=None):
-    """The δ enclosure at the current precision (no escalation): value, extra info."""
+def _delta_raw(
+    mech: KRR, n: int, kind: str, c: int | None, epsilon: Any = None, exp_epsilon: Any = None, **sweep: Any
+) -> tuple:
+    """The δ enclosure at the current precision (no escalation): value, extra info.  Validated arguments (the
+    dataset fits ``mech``: ``c`` and ``worst`` are binary RR's).  ``sweep``: ``progress``/``workers``/``scheduler`` of
+    :func:`sweep_worst`."""
     if kind == "worst":
-        _need_binary(mech, kind)
-        w = sweep_worst(mech, n, epsilon, exp_epsilon, progress, workers, scheduler)
+        w = sweep_worst(mech, n, epsilon, exp_epsilon, **sweep)
         return w.value, w
     if kind == "c":
-        _need_binary(mech, "c=INT")
         from blanket.exact.shuffled.binary import delta_binary
 
         return delta_binary(mech, n, c, epsilon=epsilon, exp_epsilon=exp_epsilon), None
-    from blanket.exact.shuffled import krr  # engineer B's module (lazy: profiles works for k = 2 without it)
+    from blanket.exact.shuffled import krr  # lazy: profiles works for k = 2 without it
 
     if kind == "blanket":
         return krr.delta_blanket_view(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon), None
     return krr.delta_krr_family(mech, n, kind, epsilon=epsilon, exp_epsilon=exp_epsilon), None
 
 
-def _tight(v, prec, rel_tol=None) -> bool:
+def _tight(v: Any, prec: int, rel_tol: Any = None) -> bool:
     """True when the enclosure's relative width ``rad/|mid|`` is at most ``rel_tol`` (default 2^-40).
 
     A ball that still contains 0 is never tight (its relative width is unbounded): precision escalates, so a
@@ -295,7 +312,7 @@ def _tight(v, prec, rel_tol=None) -> bool:
     return v.rad() <= mid * tol
 
 
-def _stalled(prev, v) -> bool:
+def _stalled(prev: Any, v: Any) -> bool:
     """True when doubling the precision did not even halve the radius: the width comes from the method
     (a certified truncation tolerance), not from rounding, so more precision would not help."""
     if prev is None or isinstance(v, fmpq) or isinstance(prev, fmpq) or not v.is_finite() or not prev.is_finite():
@@ -303,7 +320,7 @@ def _stalled(prev, v) -> bool:
     return prev.rad() > 0 and v.rad() * 2 > prev.rad()
 
 
-def _width_note(v, rel_tol, cap, stalled=False) -> str:
+def _width_note(v: Any, rel_tol: Any, cap: int, stalled: bool = False) -> str:
     """Why the enclosure at the cap is wider than asked (empty when it is not)."""
     if _tight(v, cap, rel_tol):
         return ""
@@ -324,7 +341,7 @@ def _width_note(v, rel_tol, cap, stalled=False) -> str:
     )
 
 
-def _attained(kind, c, n, w=None):
+def _attained(kind: str, c: int | None, n: int, w: Any = None) -> str:
     if kind == "worst":
         return w.dataset if w is not None else "all datasets (exact value 0)"
     if kind == "c":
@@ -338,36 +355,44 @@ def _attained(kind, c, n, w=None):
 
 
 # ---------------------------------------------------------------- δ(ε)
-def lower_datasets(mech) -> list:
+def lower_datasets(mech: KRR) -> list[str]:
     """The concrete datasets whose exact δ bounds the worst case from below in the cheap bracket:
     ``c=0`` for binary RR (both directions), the families ``same``/``neighbour``/``third`` for k-RR."""
-    k = _k(mech)
-    return ["c=0"] if k == 2 else ["same", "neighbour", "third"]
+    return ["c=0"] if mech.k == 2 else ["same", "neighbour", "third"]
 
 
-def _bracket_value(lo, hi):
+def _bracket_value(lo: Any, hi: Any) -> arb:
     """A ball containing ``[lower end of lo, upper end of hi]``."""
     with arith.precision(max(arith.DEFAULT_PREC, 64)):
         return arith.ball(lo).union(arith.ball(hi))
 
 
 def delta_bracket(
-    mech, n, *, epsilon=None, exp_epsilon=None, start_prec: int = arith.DEFAULT_PREC, cap: int = arith.MAX_PREC
+    mech: Any,
+    n: Any = None,
+    *,
+    epsilon: Any = None,
+    exp_epsilon: Any = None,
+    start_prec: int = arith.DEFAULT_PREC,
+    cap: int = arith.MAX_PREC,
 ) -> DeltaProfile:
     """The certified bracket on the worst-case δ(ε): ``[max over lower_datasets, blanket view]``.
 
     Both ends are exact values of a named quantity: the largest δ over the
     concrete datasets of :func:`lower_datasets` (a lower bound on the worst
     case) and the blanket view of Lemma 5.3 (an upper bound on every
-    dataset).  Cost: one blanket-view evaluation plus one per dataset
-    (:mod:`exact.shuffled.krr`, :mod:`exact.shuffled.binary`), no sweep.
+    dataset).  ``mech`` is a k-RR record or a validated
+    :class:`~blanket.exact.accounting.query.Query` (its dataset is not used).  Cost: one blanket-view
+    evaluation plus one per dataset (:mod:`exact.shuffled.krr`, :mod:`exact.shuffled.binary`), no sweep.
     """
-    n = arith.integer_in(n, "n", lo=2)
-    up = delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, dataset="blanket", start_prec=start_prec, cap=cap)
-    lows = [
-        delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, dataset=d, start_prec=start_prec, cap=cap)
-        for d in lower_datasets(mech)
-    ]
+    q = _rr_query(mech, n, None, epsilon=epsilon, exp_epsilon=exp_epsilon)
+    require(q, "epsilon")
+    return _delta_bracket(q, start_prec, cap)
+
+
+def _delta_bracket(q: Query, start_prec: int, cap: int) -> DeltaProfile:
+    up = _delta(_on(q, "blanket"), start_prec=start_prec, cap=cap)
+    lows = [_delta(_on(q, d), start_prec=start_prec, cap=cap) for d in lower_datasets(q.mechanism)]
     lo = max(lows, key=lambda r: arith.endpoints(r.value)[0])
     attained = f"between {lo.dataset} ({lo.attained}) and the blanket view"
     return DeltaProfile(
@@ -383,21 +408,25 @@ def delta_bracket(
 
 
 def delta(
-    mech,
-    n,
+    mech: Any,
+    n: Any = None,
     *,
-    epsilon=None,
-    exp_epsilon=None,
-    dataset="worst",
+    epsilon: Any = None,
+    exp_epsilon: Any = None,
+    dataset: str | None = None,
     start_prec: int = arith.DEFAULT_PREC,
     cap: int = arith.MAX_PREC,
-    progress: bool = False,
-    workers=None,
-    scheduler=None,
-    rel_tol=None,
+    progress: Any = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    rel_tol: Any = None,
 ) -> DeltaProfile:
-    """δ(ε) of the shuffled mechanism on ``dataset`` (see the module table), as a :class:`DeltaProfile`.
+    """δ(ε) of the shuffled mechanism on ``dataset`` (see the module table; default ``"worst"``), as a
+    :class:`DeltaProfile`.
 
+    ``mech`` is a k-RR record (then ``n``, one of ``epsilon``/``exp_epsilon`` and ``dataset`` are validated here,
+    once, by :func:`~blanket.exact.accounting.query.make_query`) or a validated
+    :class:`~blanket.exact.accounting.query.Query` that carries them (the command line passes its query).
     Precision escalates (doubling from ``start_prec``) until the enclosure's
     relative width is ≤ ``rel_tol`` (default 2⁻⁴⁰; an enclosure containing 0
     is never accepted early); at the cap the last (valid, wider) enclosure is
@@ -407,12 +436,29 @@ def delta(
     processes or the Dask ``scheduler`` (:mod:`exact.runtime.executors`) after
     :func:`check_worst_cost`; k > 2 returns :func:`delta_bracket`.
     """
-    n = arith.integer_in(n, "n", lo=2)
-    kind, c = parse_dataset(dataset, n)
-    if kind == "bracket" or (kind == "worst" and _k(mech) != 2):
-        return delta_bracket(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, start_prec=start_prec, cap=cap)
-    _k(mech)
-    if kind == "worst" and not (epsilon is not None and arith.exact(epsilon, "epsilon") >= _epsilon_hi(mech)):
+    q = _rr_query(mech, n, dataset, epsilon=epsilon, exp_epsilon=exp_epsilon)
+    require(q, "epsilon")
+    rt = None if rel_tol is None else _rel_tol(rel_tol)
+    return _delta(
+        q, start_prec=start_prec, cap=cap, progress=progress, workers=workers, scheduler=scheduler, rel_tol=rt
+    )
+
+
+def _delta(
+    q: Query,
+    *,
+    start_prec: int,
+    cap: int,
+    progress: Any = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    rel_tol: fmpq | None = None,
+) -> DeltaProfile:
+    """:func:`delta` on a validated query."""
+    mech, n, kind, c = q.mechanism, q.n, q.dataset_kind, q.c
+    if kind == "bracket" or (kind == "worst" and mech.k != 2):
+        return _delta_bracket(q, start_prec, cap)
+    if kind == "worst" and not (q.epsilon is not None and q.epsilon >= _epsilon_hi(mech)):
         # (ε ≥ ε0: δ = 0 on every dataset, no sweep runs)
         check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=eps0_of(mech))
     prec = start_prec
@@ -420,7 +466,9 @@ def delta(
     stalled = False
     while True:
         with arith.precision(prec):
-            v, w = _delta_raw(mech, n, kind, c, epsilon, exp_epsilon, progress, workers, scheduler)
+            v, w = _delta_raw(
+                mech, n, kind, c, q.epsilon, q.exp_epsilon, progress=progress, workers=workers, scheduler=scheduler
+            )
             done = _tight(v, prec, rel_tol)
         if done or prec >= cap:
             break
@@ -431,19 +479,17 @@ def delta(
         prec = min(2 * prec, cap)
     note = "" if done else _width_note(v, rel_tol, prec, stalled)
     if kind == "worst" and w is not None:
-        return DeltaProfile(v, "worst", "exact", _attained(kind, c, n, w), prec, w.c, w.direction, w.ties, note)
-    return DeltaProfile(
-        v, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), prec, c, note=note
-    )
+        return DeltaProfile(v, "worst", "exact", _attained(kind, c, n, w), prec, w.c, w.direction, w.ties, note=note)
+    return DeltaProfile(v, q.dataset, RELATION[kind], _attained(kind, c, n), prec, c, note=note)
 
 
 # ---------------------------------------------------------------- ε(δ)
-def _guess(mech, n, target) -> float | None:
+def _guess(mech: KRR, n: int, target: fmpq) -> float | None:
     """Float estimate of ε (Gaussian approximation of the count; only seeds the certified search)."""
     try:
         ee0 = mech.exp_epsilon0()
         e = float(arith.ball(ee0).mid())
-        k = _k(mech)
+        k = mech.k
         p, f = e / (e + k - 1), 1 / (e + k - 1)
         var = n * (p * f if k == 2 else 2 * f)
         mu = (p - f) / math.sqrt(var)
@@ -453,7 +499,7 @@ def _guess(mech, n, target) -> float | None:
         return None
 
 
-def _epsilon_hi(mech) -> fmpq:
+def _epsilon_hi(mech: KRR) -> fmpq:
     """An exact rational ≥ ε0 (δ(ε) = 0 from ε0 on)."""
     e0 = getattr(mech, "epsilon0_exact", None)
     if e0 is not None:
@@ -463,15 +509,42 @@ def _epsilon_hi(mech) -> fmpq:
     return fmpq(hi.numerator, hi.denominator)
 
 
+def _calibrate(
+    fun: Any, target: fmpq, lo: fmpq, hi: fmpq, rel_tol: fmpq, guess: float | None, start_prec: int, cap: int
+) -> Bracket:
+    """The smallest ε in ``[lo, hi]`` with ``fun(ε) <= target`` (validated arguments; an empty domain, ε0 = 0,
+    goes to :func:`~blanket.exact.accounting.calibrate.epsilon_for_delta`, which says so)."""
+    if not lo < hi:
+        return epsilon_for_delta(fun, target, hi=hi, lo=lo, rel_tol=rel_tol, start_prec=start_prec, cap=cap)
+    return validated_search(
+        fun, target, lo, hi, meets_high=True, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap
+    )
+
+
+def _on_dataset(q: Query, desc: str, progress: Any) -> tuple:
+    """δ(ε) on the (validated) dataset of ``q`` at the current precision, counting evaluations on a progress bar;
+    returns ``(bar, fun)`` (use ``bar`` as a context manager)."""
+    from blanket.exact.runtime.progress import Progress
+
+    bar = Progress(None, desc, enabled=None if progress else False, unit="eval")
+
+    def fun(eps: fmpq) -> Any:
+        v = _delta_raw(q.mechanism, q.n, q.dataset_kind, q.c, epsilon=eps)[0]
+        bar.update(1, note=f"epsilon={float(eps.p) / float(eps.q):.6g}")
+        return v
+
+    return bar, fun
+
+
 def epsilon_bracket(
-    mech,
-    n,
+    mech: Any,
+    n: Any = None,
     *,
-    delta,
-    rel_tol="1e-6",
+    delta: Any = None,
+    rel_tol: Any = "1e-6",
     start_prec: int = arith.DEFAULT_PREC,
     cap: int = arith.MAX_PREC,
-    progress: bool = False,
+    progress: Any = False,
 ) -> EpsilonProfile:
     """The certified bracket on the worst-case ε(δ): lower end from the concrete datasets, upper end from the blanket view.
 
@@ -481,42 +554,37 @@ def epsilon_bracket(
     so does the worst case (``lower = 0`` if every one of them meets the
     target at ε = 0).  Each end is calibrated to ``rel_tol``; the bracket's
     own relative width (``bracket.rel_width()``) measures how far apart the
-    two bounds are.  Cost: 1 + len(lower_datasets) calibrations (5–9
-    evaluations each), no sweep.
+    two bounds are.  ``mech``: a k-RR record or a validated query (as for :func:`epsilon`).  Cost: 1 +
+    len(lower_datasets) calibrations (5–9 evaluations each), no sweep.
     """
-    n = arith.integer_in(n, "n", lo=2)
-    target = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
+    q = _rr_query(mech, n, None, delta=delta)
+    require(q, "delta")
+    return _epsilon_bracket(q, _rel_tol(rel_tol), start_prec, cap, progress)
+
+
+def _epsilon_bracket(q: Query, rel_tol: fmpq, start_prec: int, cap: int, progress: Any) -> EpsilonProfile:
+    mech, n, target = q.mechanism, q.n, q.delta
     best = None
     evaluations = 0
     for d in lower_datasets(mech):
-        pr = epsilon(
-            mech, n, delta=delta, dataset=d, rel_tol=rel_tol, start_prec=start_prec, cap=cap, progress=progress
-        )
+        pr = _epsilon(_on(q, d), rel_tol, start_prec, cap, progress)
         evaluations += pr.evaluations
         fails = pr.lower < pr.upper  # the lower end is certified to fail only then
         key = pr.lower if fails else fmpq(-1)
         if best is None or key > best[0]:
             best = (key, pr, fails)
+    assert best is not None  # lower_datasets is never empty
     _, lo, fails = best
     lower = lo.lower if fails else fmpq(0)
     # the upper end: the blanket view fails wherever the lower dataset fails (it is larger), so its
     # calibration searches [lower, ε0] only, seeded just above the lower end
-    from blanket.exact.runtime.progress import Progress
-
     hi = _epsilon_hi(mech)
     guess = float(lower.p) / float(lower.q) * 1.1 if fails and lower > 0 else _guess(mech, n, target)
     if guess is not None and not (float(lower.p) / float(lower.q) < guess < float(hi.p) / float(hi.q)):
         guess = None
-    with Progress(None, "epsilon on blanket", enabled=None if progress else False, unit="eval") as bar:
-
-        def fun(eps):
-            v = _delta_raw(mech, n, "blanket", None, epsilon=eps)[0]
-            bar.update(1, note=f"epsilon={float(eps.p) / float(eps.q):.6g}")
-            return v
-
-        up = epsilon_for_delta(
-            fun, target, hi=hi, lo=lower if fails else 0, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap
-        )
+    bar, fun = _on_dataset(_on(q, "blanket"), "epsilon on blanket", progress)
+    with bar:
+        up = _calibrate(fun, target, lower if fails else fmpq(0), hi, rel_tol, guess, start_prec, cap)
     evaluations += up.evaluations
     br = Bracket(
         min(lower, up.upper),
@@ -541,20 +609,24 @@ def epsilon_bracket(
 
 
 def epsilon(
-    mech,
-    n,
+    mech: Any,
+    n: Any = None,
     *,
-    delta,
-    dataset="worst",
-    rel_tol="1e-6",
+    delta: Any = None,
+    dataset: str | None = None,
+    rel_tol: Any = "1e-6",
     start_prec: int = arith.DEFAULT_PREC,
     cap: int = arith.MAX_PREC,
-    progress: bool = False,
-    workers=None,
-    scheduler=None,
+    progress: Any = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
 ) -> EpsilonProfile:
-    """The smallest central ε with δ(ε) ≤ ``delta`` on ``dataset``, certified (see the module docstring).
+    """The smallest central ε with δ(ε) ≤ ``delta`` on ``dataset`` (default ``"worst"``), certified (see the
+    module docstring).
 
+    ``mech`` is a k-RR record (then ``n``, ``delta`` and ``dataset`` are validated here, once, by
+    :func:`~blanket.exact.accounting.query.make_query`) or a validated
+    :class:`~blanket.exact.accounting.query.Query` that carries them.
     ``result.upper`` is proven to meet the target; ``result.lower`` is proven
     to fail it (on the dataset; for ``worst``, on the attaining dataset and
     hence in the worst case).  Relative width ≤ ``rel_tol`` (for the
@@ -562,56 +634,95 @@ def epsilon(
     k > 2 gives :func:`epsilon_bracket`; binary RR checks the sweep's cost
     (:func:`check_worst_cost`) and runs it on ``workers`` / ``scheduler``.
     """
-    n = arith.integer_in(n, "n", lo=2)
-    target = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
-    kind, c = parse_dataset(dataset, n)
-    _k(mech)
-    if kind == "bracket" or (kind == "worst" and _k(mech) != 2):
-        return epsilon_bracket(
-            mech, n, delta=target, rel_tol=rel_tol, start_prec=start_prec, cap=cap, progress=progress
-        )
+    q = _rr_query(mech, n, dataset, delta=delta)
+    require(q, "delta")
+    return _epsilon(q, _rel_tol(rel_tol), start_prec, cap, progress, workers, scheduler)
+
+
+def _epsilon(
+    q: Query,
+    rel_tol: fmpq,
+    start_prec: int,
+    cap: int,
+    progress: Any,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> EpsilonProfile:
+    """:func:`epsilon` on a validated query."""
+    mech, n, kind, c = q.mechanism, q.n, q.dataset_kind, q.c
+    if kind == "bracket" or (kind == "worst" and mech.k != 2):
+        return _epsilon_bracket(q, rel_tol, start_prec, cap, progress)
     hi = _epsilon_hi(mech)
-    guess = _guess(mech, n, target)
+    guess = _guess(mech, n, q.delta)
     if guess is not None and not (0 < guess < float(hi.p) / float(hi.q)):
         guess = None
     if kind != "worst":
-        if kind == "c":
-            _need_binary(mech, "c=INT")
-
-        from blanket.exact.runtime.progress import Progress
-
-        with Progress(None, f"epsilon on {dataset}", enabled=None if progress else False, unit="eval") as bar:
-
-            def fun(eps):
-                v = _delta_raw(mech, n, kind, c, epsilon=eps)[0]
-                bar.update(1, note=f"epsilon={float(eps.p) / float(eps.q):.6g}")
-                return v
-
-            br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap)
-        return EpsilonProfile(br, dataset if kind != "c" else f"c={c}", RELATION[kind], _attained(kind, c, n), c)
-    _need_binary(mech, "worst")
+        bar, fun = _on_dataset(q, f"epsilon on {q.dataset}", progress)
+        with bar:
+            br = _calibrate(fun, q.delta, fmpq(0), hi, rel_tol, guess, start_prec, cap)
+        return EpsilonProfile(br, q.dataset, RELATION[kind], _attained(kind, c, n), c)
     check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=eps0_of(mech))
+    return _epsilon_worst(q, rel_tol, hi, guess, start_prec, cap, progress, workers, scheduler)
+
+
+def _worst_profile(
+    br: Bracket, where: tuple, sweeps: int, evaluations: int, upper_source: str, lower_source: str | None
+) -> EpsilonProfile:
+    """The worst-case answer: ``where = (attained, c, direction)``; ``upper_source`` names the bound that
+    certified the upper end (the blanket view or the exact worst case)."""
+    decided_by = "blanket view" if upper_source.startswith("the blanket view") else "exact worst case"
+    attained, c, direction = where
+    return EpsilonProfile(
+        br,
+        "worst",
+        "exact",
+        attained,
+        c,
+        direction,
+        sweeps,
+        evaluations,
+        lower_source=lower_source,
+        upper_source=upper_source,
+        decided_by=decided_by,
+    )
+
+
+def _epsilon_worst(
+    q: Query,
+    rel_tol: fmpq,
+    hi: fmpq,
+    guess: float | None,
+    start_prec: int,
+    cap: int,
+    progress: Any,
+    workers: int | None,
+    scheduler: str | None,
+) -> EpsilonProfile:
+    """The worst case over all datasets of binary RR (see the module docstring): calibrate on a candidate
+    dataset, certify the upper end by the blanket view or a sweep, move to the sweep's maximiser if worse."""
+    from blanket.exact.shuffled import krr
     from blanket.exact.shuffled.binary import WorstCase, forward_single, rr_params
 
-    def sweep(eps, what):
-        def compute(prec):
-            return sweep_worst(mech, n, epsilon=eps, progress=progress, workers=workers, scheduler=scheduler)
+    mech, n, target = q.mechanism, q.n, q.delta
 
+    def decided(v: Any) -> bool:
+        return arith.le(v, target) is not None
+
+    def sweep(eps: fmpq) -> Any:
         return arith.escalate(
-            compute, lambda w: arith.le(w.value, target) is not None, start=start_prec, cap=cap, what=what
+            lambda prec: sweep_worst(mech, n, epsilon=eps, progress=progress, workers=workers, scheduler=scheduler),
+            lambda w: decided(w.value),
+            start=start_prec,
+            cap=cap,
+            what=f"worst case at epsilon={eps}",
         )[0]
 
-    def blanket_certifies(eps) -> bool:
+    def blanket_certifies(eps: fmpq) -> bool:
         """The cheap upper bound first: the blanket view at ``eps`` certainly ≤ target (then no sweep is needed)."""
-        from blanket.exact.shuffled import krr
-
-        def compute(prec):
-            return krr.delta_blanket_view(mech, n, epsilon=eps)
-
         try:
             v = arith.escalate(
-                compute,
-                lambda v: arith.le(v, target) is not None,
+                lambda prec: krr.delta_blanket_view(mech, n, epsilon=eps),
+                decided,
                 start=start_prec,
                 cap=cap,
                 what=f"blanket view at epsilon={eps}",
@@ -620,9 +731,9 @@ def epsilon(
             return False
         return arith.le(v, target) is True
 
-    # 1. first candidate: c = 0 in the reverse direction (forward index n−1), cheap to calibrate on; the
-    #    upper end is then certified by the blanket view if it can, else by a sweep over all datasets,
-    #    which names the true maximiser if it is another dataset
+    # first candidate: c = 0 in the reverse direction (forward index n−1), cheap to calibrate on; the upper end is
+    # then certified by the blanket view if it can, else by a sweep over all datasets, which names the true
+    # maximiser if it is another dataset
     j = n - 1
     sweeps = 0
     total = 0
@@ -630,56 +741,23 @@ def epsilon(
     while True:
         tried.add(j)
 
-        def fun(eps, j=j):
+        def fun(eps: fmpq, j: int = j) -> Any:
             ee0, p, f = rr_params(mech)
             return forward_single(n, j, ee0, p, f, arith.exp_param(epsilon=eps))
 
-        br = epsilon_for_delta(fun, target, hi=hi, rel_tol=rel_tol, guess=guess, start_prec=start_prec, cap=cap)
+        br = _calibrate(fun, target, fmpq(0), hi, rel_tol, guess, start_prec, cap)
         total += br.evaluations
         att = WorstCase(fmpq(1), j, "1|0", (j,), n).dataset
+
         if br.upper != br.lower and blanket_certifies(br.upper):
-            return EpsilonProfile(
-                br,
-                "worst",
-                "exact",
-                att,
-                j,
-                "1|0",
-                sweeps,
-                total + 1,
-                lower_source=att,
-                upper_source="the blanket view of Lemma 5.3",
-                decided_by="blanket view",
-            )
-        cert = sweep(br.upper, f"worst case at epsilon={br.upper}")
+            return _worst_profile(br, (att, j, "1|0"), sweeps, total + 1, "the blanket view of Lemma 5.3", att)
+        cert = sweep(br.upper)
         sweeps += 1
         if arith.le(cert.value, target):
-            if br.upper == br.lower:
-                return EpsilonProfile(
-                    br,
-                    "worst",
-                    "exact",
-                    cert.dataset,
-                    cert.c,
-                    cert.direction,
-                    sweeps,
-                    total,
-                    upper_source="the exact worst case",
-                    decided_by="exact worst case",
-                )
-            return EpsilonProfile(
-                br,
-                "worst",
-                "exact",
-                att,
-                j,
-                "1|0",
-                sweeps,
-                total,
-                lower_source=att,
-                upper_source="the exact worst case over all datasets",
-                decided_by="exact worst case",
-            )
+            if br.upper == br.lower:  # the target is met at ε = 0: the sweep's maximiser attains it
+                where = (cert.dataset, cert.c, cert.direction)
+                return _worst_profile(br, where, sweeps, total, "the exact worst case", None)
+            return _worst_profile(br, (att, j, "1|0"), sweeps, total, "the exact worst case over all datasets", att)
         # a worse dataset exists at br.upper: calibrate on it
         if cert.c in tried:
             raise Undecided(
@@ -691,14 +769,14 @@ def epsilon(
 
 
 def epsilon0(
-    n,
+    n: Any,
     *,
-    epsilon,
-    delta,
-    k=2,
-    dataset="worst",
-    rel_tol="1e-6",
-    hi="20",
+    epsilon: Any,
+    delta: Any,
+    k: Any = 2,
+    dataset: str = "worst",
+    rel_tol: Any = "1e-6",
+    hi: Any = "20",
     start_prec: int = arith.DEFAULT_PREC,
     cap: int = arith.MAX_PREC,
 ) -> Bracket:
@@ -708,21 +786,19 @@ def epsilon0(
     meet the target and ``upper`` proven to fail (δ is non-decreasing in ε0:
     RR with a smaller ε0 is a post-processing of RR with a larger one).  For
     ``worst`` every evaluation is a full sweep over all datasets (cost: about
-    8 sweeps).  ``hi`` caps the search domain.
+    8 sweeps).  ``hi`` caps the search domain.  The arguments are validated once
+    (:func:`~blanket.exact.accounting.query.make_query`, a query without the local level).
     """
-    from blanket.exact.mechanisms.finite import KRR
-
-    n = arith.integer_in(n, "n", lo=2)
-    k = arith.integer_in(k, "k", lo=2)
-    eps = arith.exact_in(epsilon, "epsilon", lo=0)
-    target = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
-    kind, c = parse_dataset(dataset, n)
-    if k != 2 and kind in ("worst", "c"):
-        raise InvalidArgument("dataset", dataset, f"is only available for binary RR (k = 2), not k = {k}")
+    q = make_query(mechanism="rr", k=k, n=n, epsilon=epsilon, delta=delta, dataset=dataset, need_mechanism=False)
+    require(q, "epsilon", "delta")
+    if q.k != 2 and q.dataset_kind == "worst":
+        raise binary_only(dataset, q.k)
     hi_q = arith.exact_in(hi, "hi", lo=0, lo_open=True)
+    rt = _rel_tol(rel_tol)
+    eps, kk, kind, c = q.epsilon, q.k, q.dataset_kind, q.c
     lo_q = eps if eps < hi_q else fmpq(0)  # below ε0 = ε the target is met trivially (δ = 0)
 
-    def fun(e0):
-        return _delta_raw(KRR(k, epsilon0=e0), n, kind, c, epsilon=eps)[0]
+    def fun(e0: fmpq) -> Any:
+        return _delta_raw(KRR(kk, epsilon0=e0), q.n, kind, c, epsilon=eps)[0]
 
-    return epsilon0_for(fun, target, lo=lo_q, hi=hi_q, rel_tol=rel_tol, start_prec=start_prec, cap=cap)
+    return validated_search(fun, q.delta, lo_q, hi_q, meets_high=False, rel_tol=rt, start_prec=start_prec, cap=cap)

@@ -232,8 +232,6 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
                 f"describes a {dep.mechanism} randomizer; blanket delta/epsilon handle {', '.join(CLI_KINDS)}",
             )
     word = args.mechanism or (dep.mechanism if dep is not None else "rr")
-    if args.mechanism == "krr" and args.k is None and (dep is None or dep.mechanism != "krr"):
-        raise InvalidArgument("--k", None, "is required with --mechanism krr (the alphabet size, >= 2)")
     table: dict = {}
     same_kind = dep is not None and (
         args.mechanism is None
@@ -261,8 +259,6 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
         eps = args.epsilon
         if eps is None and dep is not None and dep.claims:
             eps = dep.claims[0].epsilon
-        if eps is None:
-            raise InvalidArgument("--epsilon", None, "is required (the central epsilon, >= 0)")
         given = {"epsilon": eps}
     else:
         d = args.delta
@@ -271,8 +267,6 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
                 d = dep.targets[0].delta
             elif dep.claims:
                 d = dep.claims[0].delta
-        if d is None:
-            raise InvalidArgument("--delta", None, "is required (the target delta, 0 < delta < 1)")
         given = {"delta": d}
     if need_mechanism and not any(key in table for key in ("epsilon0", "exp_epsilon0", "exp_half_epsilon0", "alpha")):
         raise InvalidArgument("--epsilon0", None, "is required (the local epsilon0 of the randomizer, >= 0)")
@@ -282,6 +276,7 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
         dataset=args.dataset,
         name=name,
         need_mechanism=need_mechanism,
+        require=(quantity,),
         **given,
         **table,
     )

@@ -62,10 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if args.rel_tol is not None:
         rel_tol = arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
     r = delta(
-        inp.mechanism,
-        inp.n,
-        epsilon=inp.epsilon,
-        dataset=inp.dataset,
+        inp.query,  # validated once by read_inputs (n, epsilon, dataset, the mechanism)
         cap=inp.cap,
         progress=True,
         rel_tol=rel_tol,

@@ -60,10 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from blanket.exact.accounting.profiles import epsilon
 
     r = epsilon(
-        inp.mechanism,
-        inp.n,
-        delta=inp.delta,
-        dataset=inp.dataset,
+        inp.query,  # validated once by read_inputs (n, delta, dataset, the mechanism)
         rel_tol=rt,
         cap=inp.cap,
         progress=True,
