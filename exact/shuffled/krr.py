@@ -290,28 +290,19 @@ class _Binom:
         a0 = a1 = zero
         tb = self._tables
         use = tb is not None and b <= tb.size
-        if from_top:
-            # x = b down to a; index i = x - a, walking i = W-1 .. 0
-            x = b
-            for i in range(W - 1, -1, -1):
-                p[i] = v
-                R[i] = a1
-                a0 = v + a0
-                S0[i] = a0
-                a1 = a0 + a1
-                if i:
+        # from_top: x = b down to a, index i = x - a; else x = a up to b, index i = b - x; walking i = W-1 .. 0
+        x = j0
+        for i in range(W - 1, -1, -1):
+            p[i] = v
+            R[i] = a1
+            a0 = v + a0
+            S0[i] = a0
+            a1 = a0 + a1
+            if i:
+                if from_top:
                     v = v * tb.down[x] / (N - x + 1) if use else v / r * x / (N - x + 1)
                     x -= 1
-        else:
-            # x = a up to b; index i = b - x, walking i = W-1 .. 0
-            x = a
-            for i in range(W - 1, -1, -1):
-                p[i] = v
-                R[i] = a1
-                a0 = v + a0
-                S0[i] = a0
-                a1 = a0 + a1
-                if i:
+                else:
                     v = v * (N - x) * tb.up[x] if use else v * r * (N - x) / (x + 1)
                     x += 1
         return p, S0, R
