@@ -50,6 +50,20 @@ def save(fig, outdir, name: str, *, dpi: int = 130) -> list:
     return [png, pdf]
 
 
+def write_csv(path, header: list, rows) -> pathlib.Path:
+    """Write ``header`` and then ``rows`` (lists of cells) to the CSV file ``path`` atomically; returns the path."""
+    import csv
+
+    from blanket.reports.output import atomic_open
+
+    path = pathlib.Path(path)
+    with atomic_open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
 def all_figures() -> dict:
     out = {}
     import blanket.reports.figures as pkg
