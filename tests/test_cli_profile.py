@@ -9,8 +9,6 @@ on stderr, exit code 2 and never a traceback.
 import json
 import pathlib
 import shlex
-import subprocess
-import sys
 from decimal import Decimal
 from fractions import Fraction
 
@@ -21,6 +19,8 @@ from blanket.exact.accounting.profiles import delta as delta_profile
 from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
 from blanket.reports.cli import main
+
+from tests._helpers import run_cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TELEMETRY = ROOT / "examples" / "telemetry.toml"
@@ -180,18 +180,7 @@ def test_malformed_deployment(tmp_path, capsys):
 
 
 def test_subprocess_never_shows_a_traceback():
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "blanket.reports.cli",
-            *"epsilon --mechanism rr --epsilon0 x -n 10 --delta 1e-6".split(),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    r = run_cli("epsilon --mechanism rr --epsilon0 x -n 10 --delta 1e-6", cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.count("\n") == 1
 
 
