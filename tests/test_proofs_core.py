@@ -31,16 +31,9 @@ def _toy(**kw):
 
 
 def _toy_identity(key, title, statement, x):
-    """An identity in the positive symbol ``x``."""
-    return Result(
-        key=key,
-        paper="BBGN19",
-        label="toy",
-        title=title,
-        status="derived",
-        statement=statement,
-        symbols={x: "x > 0"},
-        kind="identity",
+    """An identity in the positive symbol ``x`` (no hypotheses)."""
+    return _toy(
+        key=key, title=title, statement=statement, symbols={x: "x > 0"}, hypotheses=(), kind="identity", quantity=None
     )
 
 
