@@ -1147,12 +1147,18 @@ def delta_krr_third_lumped(
 
 
 # ---------------------------------------------------------------- blanket view (Lemma 5.3)
-def _compositions(n, parts):
+def compositions(n: int, parts: int):
+    """Every tuple of ``parts ≥ 1`` non-negative integers summing to ``n`` (the multinomial counts), in
+    lexicographic order.  ``C(n + parts − 1, parts − 1)`` tuples, O(parts) work each.
+
+    >>> list(compositions(2, 2))
+    [(0, 2), (1, 1), (2, 0)]
+    """
     if parts == 1:
         yield (n,)
         return
     for c in range(n + 1):
-        for rest in _compositions(n - c, parts - 1):
+        for rest in compositions(n - c, parts - 1):
             yield (c,) + rest
 
 
@@ -1186,7 +1192,7 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
     for i in range(1, n + 1):
         fact.append(fact[-1] * i)
     total = fmpq(0)
-    for cs in _compositions(n, A):
+    for cs in compositions(n, A):
         coef = fmpq(fact[n])
         for c in cs:
             coef = coef / fact[c]

@@ -34,6 +34,13 @@ def pyplot():
     return plt
 
 
+def output_dir(outdir) -> pathlib.Path:
+    """``outdir`` as a path, created (with its parents) if it does not exist yet."""
+    outdir = pathlib.Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    return outdir
+
+
 def save(fig, outdir, name: str, *, dpi: int = 130) -> list:
     """Write ``name.png`` and ``name.pdf`` into ``outdir``, close ``fig``, return the two paths."""
     import matplotlib.pyplot as plt

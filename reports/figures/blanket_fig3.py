@@ -35,7 +35,7 @@ from functools import partial
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
 from blanket.exact.runtime.progress import Progress
-from blanket.reports.figures import Figure, pyplot, save, write_csv
+from blanket.reports.figures import Figure, output_dir, pyplot, save, write_csv
 from flint import fmpq
 
 WORST_N_MAX = 2000
@@ -351,8 +351,7 @@ def _plot(outdir: pathlib.Path, panels, data, quick):
 
 
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = output_dir(outdir)
     panels, data = compute(quick)
     csv_path = outdir / "blanket-fig3.csv"
     _write_csv(csv_path, panels, data)

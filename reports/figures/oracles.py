@@ -21,7 +21,7 @@ import pathlib
 from blanket.exact.numbers import arith
 from flint import fmpq
 
-from . import Figure, pyplot, save, write_csv
+from . import Figure, output_dir, pyplot, save, write_csv
 
 EPS0 = "2"
 TARGET = fmpq(1, 10**6)
@@ -103,8 +103,7 @@ def _series(quick: bool, ns=None, only=None):
 
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     plt = pyplot()
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = output_dir(outdir)
     rows = _series(quick)
     csv_path = outdir / "oracles-epsilon.csv"
     table = []

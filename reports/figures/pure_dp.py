@@ -27,7 +27,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.protocols import tdlap as xt
 from flint import fmpq
 
-from . import Figure, pyplot, save, write_csv
+from . import Figure, output_dir, pyplot, save, write_csv
 
 
 def _series(quick: bool):
@@ -55,11 +55,15 @@ def _series(quick: bool):
     return rows, m, q
 
 
+def up(v) -> float:
+    """The upper end of an enclosure as a float, rounded up (display only: the curves are drawn from it)."""
+    return float(arith.decimal_string(v, 12, up=True))
+
+
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     plt = pyplot()
 
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = output_dir(outdir)
     rows, m, q = _series(quick)
     csv_path = outdir / "pure-dp-llr.csv"
     table = []
@@ -112,7 +116,6 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     )
 
     xs = [float(r["s"].p) / float(r["s"].q) for r in rows]  # display only
-    up = lambda v: float(arith.decimal_string(v, 12, up=True))  # noqa: E731 (display only)
     fig, (ax, axr) = plt.subplots(2, 1, figsize=(6.4, 6.2), sharex=True, gridspec_kw={"height_ratios": [3, 1.4]})
     ax.plot(xs, [up(r["exact"]) for r in rows], "o-", label="exact pairwise LLR (5)")
     ax.plot(xs, [up(r["closed"]) for r in rows], "D-", ms=4, label="Claims 3.3–3.8, closed form (certified)")
@@ -191,8 +194,7 @@ def _error_series(quick: bool):
 def make_error(outdir: pathlib.Path, *, quick: bool = False) -> list:
     plt = pyplot()
 
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = output_dir(outdir)
     rows, n, k = _error_series(quick)
     csv_path = outdir / "pure-dp-error.csv"
     cols = ("rmse_binary", "bound_binary", "rmse_protocol", "bound_protocol")
@@ -208,7 +210,6 @@ def make_error(outdir: pathlib.Path, *, quick: bool = False) -> list:
     )
 
     xs = [float(r["epsilon"].p) / float(r["epsilon"].q) for r in rows]  # display only
-    up = lambda v: float(arith.decimal_string(v, 12, up=True))  # noqa: E731 (display only)
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     ax.plot(xs, [up(r["rmse_binary"]) for r in rows], "o-", label="exact RMSE, binary data (k = 1)")
     ax.plot(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pathlib
 
 from blanket.exact.numbers import arith
-from blanket.reports.figures import Figure, pyplot, save, write_csv
+from blanket.reports.figures import Figure, output_dir, pyplot, save, write_csv
 
 SETTINGS_FULL = (("1000", "1/2"), ("1000", "2"), ("300", "1"))
 SETTINGS_QUICK = (("100", "1/2"), ("100", "2"))
@@ -60,8 +60,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
 
     settings = SETTINGS_QUICK if quick else SETTINGS_FULL
     orders = ORDERS_QUICK if quick else ORDERS_FULL
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = output_dir(outdir)
     all_rows = []
     with Progress(len(settings), "renyi-epsilon") as bar:
         for n, e0 in settings:
