@@ -277,7 +277,6 @@ def power(r: Enclosure, lam: Enclosure) -> Enclosure:
     return (ball(r).log() * arb(lam)).exp()
 
 
-
 def repeated_product(x: Any, k: int) -> Any:
     """``x * x * … * x`` (``k ≥ 1`` factors) by repeated squaring, for any type with an associative ``*``
     (laws as polynomials, matrices, balls).  O(log k) multiplications.
@@ -295,6 +294,7 @@ def repeated_product(x: Any, k: int) -> Any:
         if k:
             x = x * x
     return out
+
 
 def maximum(values: Iterable) -> fmpq | arb:
     """The largest of exact numbers and balls: exact while every value is exact, else a ball enclosing the max.
