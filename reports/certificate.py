@@ -548,20 +548,14 @@ def versions() -> dict:
     return out
 
 
+#: the fields of :meth:`proofs.core.Result.describe` a certificate cites a result by (in this order)
+_ENTRY_FIELDS = ("key", "paper", "label", "variant", "title", "status", "status_note", "spec", "latex")
+
+
 def result_entry(r: Result) -> dict:
-    return {
-        "key": r.key,
-        "paper": r.paper,
-        "label": r.label,
-        "variant": r.variant,
-        "title": r.title,
-        "status": r.status,
-        "status_note": r.status_note,
-        "spec": r.spec,
-        "latex": r.latex(),
-        "display": display_result(r),
-        "hypotheses": [h.describe() for h in r.hypotheses],
-    }
+    """A registered result as a certificate cites it: its description's fields, how it displays, its hypotheses."""
+    d = r.describe()
+    return {**{k: d[k] for k in _ENTRY_FIELDS}, "display": display_result(r), "hypotheses": d["hypotheses"]}
 
 
 def _find_results(paper, label) -> list:
@@ -1015,14 +1009,7 @@ def certify_target(
         oracle = dep.mechanism in ORACLE_WORDS
 
         def f(eps):
-            vals = []
-            for s in ups:
-                try:
-                    v, _ = s.compute(eps)
-                except BlanketError:
-                    continue
-                if not (isinstance(v, arb) and not v.is_finite()):
-                    vals.append(v)
+            vals = list(_evaluable_values(ups, eps))
             if not vals:
                 return None
             best = min(vals, key=_upper_end)
@@ -1109,16 +1096,20 @@ def _lower_exact(v):
     return max(fmpq(0), arith.exact(_lower_end(v)))
 
 
-def _first_value(srcs, eps):
-    """The first evaluable value among ``srcs`` at ``eps`` (``None`` if none is)."""
+def _evaluable_values(srcs, eps):
+    """The values of ``srcs`` at ``eps``, in order, leaving out each source that fails or gives a non-finite ball."""
     for s in srcs:
         try:
             v, _ = s.compute(eps)
         except BlanketError:
             continue
         if not (isinstance(v, arb) and not v.is_finite()):
-            return v
-    return None
+            yield v
+
+
+def _first_value(srcs, eps):
+    """The first evaluable value among ``srcs`` at ``eps`` (``None`` if none is)."""
+    return next(_evaluable_values(srcs, eps), None)
 
 
 # ================================================================ the certificate

@@ -107,37 +107,9 @@ def check_point(result: Result, params: dict, *, prec: int = arith.DEFAULT_PREC)
             row["reference_relation"] = ref.relation
         if ref is not None and bound is not None:
             row["ratio"] = _ratio(bound, ref.value)
-            if result.kind == "upper_bound":
-                below = arith.lt(bound, ref.value)
-                if ref.relation in ("exact", "lower") and below is True:
-                    row["outcome"] = "counterexample"
-                    row["detail"] = (
-                        f"the bound is certified below the {'exact value' if ref.relation == 'exact' else 'certified lower bound'}"
-                    )
-                elif ref.relation == "exact" and below is False:
-                    row["outcome"] = "consistent"
-                elif ref.relation == "lower" and below is False:
-                    row["outcome"] = "consistent"
-                    row["detail"] = "the reference is a lower bound on the bounded quantity"
-                elif ref.relation == "upper":
-                    row["outcome"] = "no comparison"
-                    row["detail"] = "the reference is an upper bound: it cannot refute an upper bound"
-                else:
-                    row["outcome"] = "undecided"
-            else:
-                above = arith.gt(bound, ref.value)
-                if ref.relation in ("exact", "upper") and above is True:
-                    row["outcome"] = "counterexample"
-                    row["detail"] = (
-                        f"the lower bound is certified above the {'exact value' if ref.relation == 'exact' else 'certified upper bound'}"
-                    )
-                elif ref.relation in ("exact", "upper") and above is False:
-                    row["outcome"] = "consistent"
-                elif ref.relation == "lower":
-                    row["outcome"] = "no comparison"
-                    row["detail"] = "the reference is a lower bound: it cannot refute a lower bound"
-                else:
-                    row["outcome"] = "undecided"
+            row["outcome"], detail = _compare_with_reference(result.kind, bound, ref)
+            if detail:
+                row["detail"] = detail
         else:
             ev = result.evaluate(prec=prec, **params)
             row["lhs"], row["rhs"] = _interval(ev.lhs), _interval(ev.rhs)
@@ -163,6 +135,31 @@ def check_point(result: Result, params: dict, *, prec: int = arith.DEFAULT_PREC)
         row["outcome"] = "error"
         row["detail"] = str(exc)
     return row
+
+
+def _compare_with_reference(kind: str, bound, ref) -> tuple:
+    """``(outcome, detail)`` of a bound (``kind`` ``"upper_bound"``/``"lower_bound"``) against an exact reference
+    whose ``relation`` to the bounded quantity is ``"exact"``, ``"lower"`` or ``"upper"``; ``detail`` may be "".
+
+    A bound is refuted only by a reference on the other side of it (or the exact value) that it certifiably
+    crosses; a reference on its own side cannot refute it.
+    """
+    upper = kind == "upper_bound"
+    side, other = ("upper", "lower") if upper else ("lower", "upper")
+    crossed = arith.lt(bound, ref.value) if upper else arith.gt(bound, ref.value)
+    if ref.relation in ("exact", other) and crossed is True:
+        what = "exact value" if ref.relation == "exact" else f"certified {other} bound"
+        return (
+            "counterexample",
+            f"the {'bound' if upper else 'lower bound'} is certified {'below' if upper else 'above'} the {what}",
+        )
+    if ref.relation in ("exact", other) and crossed is False:
+        lower_ref = upper and ref.relation == "lower"
+        return "consistent", "the reference is a lower bound on the bounded quantity" if lower_ref else ""
+    if ref.relation == side:
+        a = "an" if upper else "a"
+        return "no comparison", f"the reference is {a} {side} bound: it cannot refute {a} {side} bound"
+    return "undecided", ""
 
 
 def _symbolic(result) -> dict:

@@ -10,25 +10,13 @@ from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
 
 import blanket
-
-
-def _merged(atoms):
-    if any(isinstance(P, arb) or isinstance(Q, arb) for _, P, Q in atoms):
-        return [a for a in atoms if not (isinstance(a[1], fmpq) and a[1] == 0)]
-    d = {}
-    for _, P, Q in atoms:
-        if P == 0:
-            continue
-        r = P / Q
-        a, b = d.get(r, (fmpq(0), fmpq(0)))
-        d[r] = (a + P, b + Q)
-    return [((r,), P, Q) for r, (P, Q) in d.items()]
+from tests._helpers import merged_atoms
 
 
 def _exact_T(atoms_list, ee):
     prod = [((), fmpq(1), fmpq(1))]
     for at in atoms_list:
-        prod = _merged(pld.product_atoms(prod, at))
+        prod = merged_atoms(pld.product_atoms(prod, at))
     return pld.hockey_stick(prod, ee)
 
 
@@ -77,8 +65,8 @@ def test_interval_contains_exact_composition(T):
     """δ interval: upper ≥ exact product of dominating pairs ≥ ... and lower ≤ exact product on the concrete datasets."""
     ev = ShuffledRR(k=2, epsilon0="1", n=6)
     acc = ShuffleAccountant(grid="1/512").compose(ev, count=T)
-    dom = _merged(ev.dominating_pair().atoms())
-    low = [_merged(ev.lower_pair(d).atoms()) for d in ("forward", "backward")]
+    dom = merged_atoms(ev.dominating_pair().atoms())
+    low = [merged_atoms(ev.lower_pair(d).atoms()) for d in ("forward", "backward")]
     for eps in ("0", "1/5", "1/2"):
         d = acc.get_delta(eps)
         assert isinstance(d, CertifiedDelta)

@@ -17,20 +17,17 @@ from flint import arb, fmpq
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests._helpers import stochastic_rows
+
 rat_e = st.builds(lambda a, b: fmpq(a + b, b), st.integers(0, 8), st.integers(1, 5))  # e^{eps} >= 1, rational
 
 
 @st.composite
 def matrices(draw, k_in=None, k_out=None):
-    ki = draw(st.integers(2, 3)) if k_in is None else k_in
-    ko = draw(st.integers(2, 3)) if k_out is None else k_out
-    rows = []
-    for _ in range(ki):
-        w = [draw(st.integers(0, 6)) for _ in range(ko)]
-        if sum(w) == 0:
-            w[0] = 1
-        rows.append([fmpq(x, sum(w)) for x in w])
-    return FiniteRandomizer(rows)
+    sizes = st.integers(2, 3)
+    return FiniteRandomizer(
+        draw(stochastic_rows(sizes if k_in is None else k_in, sizes if k_out is None else k_out, 0, 6))
+    )
 
 
 def test_binary_rr_two_users_by_hand():

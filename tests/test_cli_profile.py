@@ -8,8 +8,7 @@ on stderr, exit code 2 and never a traceback.
 
 import json
 import pathlib
-import subprocess
-import sys
+import shlex
 from decimal import Decimal
 from fractions import Fraction
 
@@ -21,6 +20,8 @@ from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
 from blanket.reports.cli import main
 
+from tests._helpers import run_cli
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TELEMETRY = ROOT / "examples" / "telemetry.toml"
 
@@ -31,27 +32,18 @@ def run(capsys, *argv):
     return code, out, err
 
 
+def cli(capsys, line: str):
+    """``run`` on a command line as a user types it (split like a shell does)."""
+    return run(capsys, *shlex.split(line))
+
+
 def D(s) -> Fraction:
     return Fraction(Decimal(s))
 
 
 # ---------------------------------------------------------------- delta
 def test_delta_json_encloses_direct_computation(capsys):
-    code, out, err = run(
-        capsys,
-        "delta",
-        "--mechanism",
-        "rr",
-        "--epsilon0",
-        "2",
-        "-n",
-        "800",
-        "--epsilon",
-        "0.3",
-        "--dataset",
-        "worst",
-        "--json",
-    )
+    code, out, err = cli(capsys, "delta --mechanism rr --epsilon0 2 -n 800 --epsilon 0.3 --dataset worst --json")
     assert code == 0, err
     payload = json.loads(out)
     assert payload["n"] == 800 and payload["epsilon"] == "0.3" and payload["epsilon0"] == "2" and payload["k"] == 2
@@ -76,23 +68,7 @@ def test_delta_zero_at_epsilon0(capsys):
 
 
 def test_delta_krr_family(capsys):
-    code, out, err = run(
-        capsys,
-        "delta",
-        "--mechanism",
-        "krr",
-        "--k",
-        "3",
-        "--epsilon0",
-        "1",
-        "-n",
-        "200",
-        "--epsilon",
-        "0.3",
-        "--dataset",
-        "third",
-        "--json",
-    )
+    code, out, err = cli(capsys, "delta --mechanism krr --k 3 --epsilon0 1 -n 200 --epsilon 0.3 --dataset third --json")
     assert code == 0, err
     assert json.loads(out)["relation"] == "lower"
 
@@ -101,22 +77,8 @@ def test_rr_with_k_is_k_ary_rr(capsys):
     # the issue's interface: `--mechanism rr --k K` is k-ary randomized response (same as krr)
     outs = []
     for mech in ("rr", "krr"):
-        code, out, err = run(
-            capsys,
-            "delta",
-            "--mechanism",
-            mech,
-            "--k",
-            "3",
-            "--epsilon0",
-            "1",
-            "-n",
-            "50",
-            "--epsilon",
-            "0.3",
-            "--dataset",
-            "third",
-            "--json",
+        code, out, err = cli(
+            capsys, f"delta --mechanism {mech} --k 3 --epsilon0 1 -n 50 --epsilon 0.3 --dataset third --json"
         )
         assert code == 0, err
         outs.append(json.loads(out)["delta"])
@@ -125,21 +87,7 @@ def test_rr_with_k_is_k_ary_rr(capsys):
 
 # ---------------------------------------------------------------- epsilon
 def test_epsilon_json_bracket_is_certified(capsys):
-    code, out, err = run(
-        capsys,
-        "epsilon",
-        "--mechanism",
-        "rr",
-        "--epsilon0",
-        "2",
-        "-n",
-        "3000",
-        "--delta",
-        "1e-6",
-        "--dataset",
-        "c=0",
-        "--json",
-    )
+    code, out, err = cli(capsys, "epsilon --mechanism rr --epsilon0 2 -n 3000 --delta 1e-6 --dataset c=0 --json")
     assert code == 0, err
     p = json.loads(out)
     lo, hi = D(p["epsilon"]["lower"]), D(p["epsilon"]["upper"])
@@ -177,63 +125,34 @@ def test_deployment_file(capsys):
 
 
 # ---------------------------------------------------------------- bad input
-BAD = [
-    (["delta", "--mechanism", "rr", "--epsilon0", "-1", "-n", "10", "--epsilon", "0.1"], "--epsilon0"),
-    (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "1", "--epsilon", "0.1"], "-n"),
-    (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "abc"], "--epsilon"),
-    (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "-0.5"], "--epsilon"),
-    (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10"], "--epsilon"),
-    (["delta", "--mechanism", "krr", "--k", "1", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"], "--k"),
-    (["delta", "--mechanism", "rr", "--k", "x", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"], "--k"),
-    (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--dataset", "c=10"], "dataset"),
-    (
-        [
-            "delta",
-            "--mechanism",
-            "krr",
-            "--k",
-            "3",
-            "--epsilon0",
-            "1",
-            "-n",
-            "10",
-            "--epsilon",
-            "0.1",
-            "--dataset",
-            "c=3",
-        ],
-        "dataset",
-    ),
-    (["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--workers", "0"], "--workers"),
-    (
-        ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1e-6", "--workers", "two"],
-        "--workers",
-    ),
-    (
-        ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--scheduler", " "],
-        "--scheduler",
-    ),
-    (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "0"], "--delta"),
-    (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1"], "--delta"),
-    (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1e-6x"], "--delta"),
-    (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "2.5", "--delta", "1e-6"], "-n"),
-    (["epsilon", "--mechanism", "rr", "-n", "10", "--delta", "1e-6"], "--epsilon0"),
-    (["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1e-6", "--rel-tol", "0"], "--rel-tol"),
-    (["epsilon", "--deployment", "/nonexistent/x.toml"], "deployment file"),
-    (
-        ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1e-6", "--variant", "rr"],
-        "--variant",
-    ),
-    (
-        ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--bound", "No Such Thing"],
-        "bound",
-    ),
+BAD = [  # (command line, the name the one-line error must contain)
+    ("delta --mechanism rr --epsilon0 -1 -n 10 --epsilon 0.1", "--epsilon0"),
+    ("delta --mechanism rr --epsilon0 1 -n 1 --epsilon 0.1", "-n"),
+    ("delta --mechanism rr --epsilon0 1 -n 10 --epsilon abc", "--epsilon"),
+    ("delta --mechanism rr --epsilon0 1 -n 10 --epsilon -0.5", "--epsilon"),
+    ("delta --mechanism rr --epsilon0 1 -n 10", "--epsilon"),
+    ("delta --mechanism krr --k 1 --epsilon0 1 -n 10 --epsilon 0.1", "--k"),
+    ("delta --mechanism rr --k x --epsilon0 1 -n 10 --epsilon 0.1", "--k"),
+    ("delta --mechanism rr --epsilon0 1 -n 10 --epsilon 0.1 --dataset c=10", "dataset"),
+    ("delta --mechanism krr --k 3 --epsilon0 1 -n 10 --epsilon 0.1 --dataset c=3", "dataset"),
+    ("delta --mechanism rr --epsilon0 1 -n 10 --epsilon 0.1 --workers 0", "--workers"),
+    ("epsilon --mechanism rr --epsilon0 1 -n 10 --delta 1e-6 --workers two", "--workers"),
+    ("delta --mechanism rr --epsilon0 1 -n 10 --epsilon 0.1 --scheduler ' '", "--scheduler"),
+    ("epsilon --mechanism rr --epsilon0 1 -n 10 --delta 0", "--delta"),
+    ("epsilon --mechanism rr --epsilon0 1 -n 10 --delta 1", "--delta"),
+    ("epsilon --mechanism rr --epsilon0 1 -n 10 --delta 1e-6x", "--delta"),
+    ("epsilon --mechanism rr --epsilon0 1 -n 2.5 --delta 1e-6", "-n"),
+    ("epsilon --mechanism rr -n 10 --delta 1e-6", "--epsilon0"),
+    ("epsilon --mechanism rr --epsilon0 1 -n 10 --delta 1e-6 --rel-tol 0", "--rel-tol"),
+    ("epsilon --deployment /nonexistent/x.toml", "deployment file"),
+    ("epsilon --mechanism rr --epsilon0 1 -n 10 --delta 1e-6 --variant rr", "--variant"),
+    ("delta --mechanism rr --epsilon0 1 -n 10 --epsilon 0.1 --bound 'No Such Thing'", "bound"),
 ]
 
 
-@pytest.mark.parametrize("argv, name", BAD)
-def test_bad_input_one_line_exit_2(capsys, argv, name):
-    code, out, err = run(capsys, *argv)
+@pytest.mark.parametrize("line, name", BAD)
+def test_bad_input_one_line_exit_2(capsys, line, name):
+    code, out, err = cli(capsys, line)
     assert code == 2
     assert err.count("\n") == 1 and "Traceback" not in err
     assert name in err
@@ -261,26 +180,7 @@ def test_malformed_deployment(tmp_path, capsys):
 
 
 def test_subprocess_never_shows_a_traceback():
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "blanket.reports.cli",
-            "epsilon",
-            "--mechanism",
-            "rr",
-            "--epsilon0",
-            "x",
-            "-n",
-            "10",
-            "--delta",
-            "1e-6",
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    r = run_cli("epsilon --mechanism rr --epsilon0 x -n 10 --delta 1e-6", cwd=ROOT, timeout=120)
     assert r.returncode == 2 and "Traceback" not in r.stderr and r.stderr.count("\n") == 1
 
 
@@ -290,40 +190,41 @@ def tiny_bounds():
     from blanket.proofs.core import REGISTRY, Hypothesis, Result, register
 
     eps, n, delta_, e0 = sp.symbols("epsilon n delta epsilon0", real=True)
-    key_d = "EFMRTT19 CLI test bound [delta]"
-    key_e = "EFMRTT19 CLI test bound [epsilon]"
-    if key_d not in REGISTRY:
-        register(
-            Result(
-                key=key_d,
-                paper="EFMRTT19",
-                label="CLI test bound",
-                variant="delta",
-                title="test: delta <= exp(-n eps/100)",
-                status="this project's reading",
-                statement=sp.Le(delta_, sp.exp(-n * eps / 100)),
-                symbols={eps: "epsilon > 0", n: "n", delta_: "delta"},
-                hypotheses=(Hypothesis(eps > 0, "epsilon > 0"),),
-                kind="upper_bound",
-                quantity="delta",
+
+    def add(variant, title, statement, symbols, hypothesis):
+        key = f"EFMRTT19 CLI test bound [{variant}]"
+        if key not in REGISTRY:
+            register(
+                Result(
+                    key=key,
+                    paper="EFMRTT19",
+                    label="CLI test bound",
+                    variant=variant,
+                    title=title,
+                    status="this project's reading",
+                    statement=statement,
+                    symbols=symbols,
+                    hypotheses=(hypothesis,),
+                    kind="upper_bound",
+                    quantity=variant,
+                )
             )
-        )
-    if key_e not in REGISTRY:
-        register(
-            Result(
-                key=key_e,
-                paper="EFMRTT19",
-                label="CLI test bound",
-                variant="epsilon",
-                title="test: eps <= eps0 sqrt(log(1/delta)/n)",
-                status="this project's reading",
-                statement=sp.Le(eps, e0 * sp.sqrt(sp.log(1 / delta_) / n)),
-                symbols={eps: "epsilon", n: "n", delta_: "delta", e0: "epsilon0"},
-                hypotheses=(Hypothesis(n >= 10, "n >= 10"),),
-                kind="upper_bound",
-                quantity="epsilon",
-            )
-        )
+        return key
+
+    key_d = add(
+        "delta",
+        "test: delta <= exp(-n eps/100)",
+        sp.Le(delta_, sp.exp(-n * eps / 100)),
+        {eps: "epsilon > 0", n: "n", delta_: "delta"},
+        Hypothesis(eps > 0, "epsilon > 0"),
+    )
+    key_e = add(
+        "epsilon",
+        "test: eps <= eps0 sqrt(log(1/delta)/n)",
+        sp.Le(eps, e0 * sp.sqrt(sp.log(1 / delta_) / n)),
+        {eps: "epsilon", n: "n", delta_: "delta", e0: "epsilon0"},
+        Hypothesis(n >= 10, "n >= 10"),
+    )
     yield key_d, key_e
     REGISTRY.pop(key_d, None)
     REGISTRY.pop(key_e, None)
@@ -342,20 +243,8 @@ def test_delta_bound(capsys, tiny_bounds):
 
 def test_epsilon_from_delta_bound_calibrates(capsys, tiny_bounds):
     key_d, _ = tiny_bounds
-    code, out, err = run(
-        capsys,
-        "epsilon",
-        "--bound",
-        "EFMRTT19 CLI test bound",
-        "--variant",
-        "delta",
-        "-n",
-        "100",
-        "--epsilon0",
-        "10",
-        "--delta",
-        "1e-3",
-        "--json",
+    code, out, err = cli(
+        capsys, "epsilon --bound 'EFMRTT19 CLI test bound' --variant delta -n 100 --epsilon0 10 --delta 1e-3 --json"
     )
     assert code == 0, err
     p = json.loads(out)
@@ -391,19 +280,7 @@ def test_real_erlingsson_bound_if_registered(capsys):
     results()
     if "BBGN19 Theorem 5.1" not in REGISTRY:
         pytest.skip("BBGN19 Theorem 5.1 is not registered yet")
-    code, out, err = run(
-        capsys,
-        "epsilon",
-        "--bound",
-        "BBGN19 Theorem 5.1",
-        "--epsilon0",
-        "0.5",
-        "-n",
-        "10000",
-        "--delta",
-        "1e-6",
-        "--json",
-    )
+    code, out, err = cli(capsys, "epsilon --bound 'BBGN19 Theorem 5.1' --epsilon0 0.5 -n 10000 --delta 1e-6 --json")
     assert code == 0, err
     p = json.loads(out)
     ref = 12 * mpmath.mpf("0.5") * mpmath.sqrt(mpmath.log(10**6) / 10000)

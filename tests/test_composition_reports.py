@@ -80,26 +80,7 @@ def test_cli_rounds(capsys):
     assert (
         main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "3000", "--epsilon", "0.5", "--rounds", "0"]) == 2
     )
-    assert (
-        main(
-            [
-                "delta",
-                "--mechanism",
-                "rr",
-                "--epsilon0",
-                "1",
-                "-n",
-                "3000",
-                "--epsilon",
-                "0.5",
-                "--rounds",
-                "2",
-                "--dataset",
-                "c=0",
-            ]
-        )
-        == 2
-    )
+    assert main("delta --mechanism rr --epsilon0 1 -n 3000 --epsilon 0.5 --rounds 2 --dataset c=0".split()) == 2
 
 
 def test_cli_deployment_schedule_and_rounds(tmp_path, capsys):

@@ -221,15 +221,7 @@ def test_item1_concurrent_run_into_the_same_directory_is_refused(tmp_path, tiny)
 
 def test_item1_two_real_concurrent_runs(tmp_path, tiny):
     out = tmp_path / "out"
-    env = _env(tmp_path, [fake_tex(tmp_path, "sleep"), bin_dir_without_tex(tmp_path)])
-    first = subprocess.Popen(
-        [sys.executable, "-m", "blanket.reports.cli", "certify", str(tiny), "-o", str(out)],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    first = _certify_with_hanging_tex(tmp_path, tiny, out)
     try:
         _wait_for(lambda: (out / ".blanket.lock").exists())
         r = cli(tmp_path, "certify", tiny, "-o", out, "--no-pdf")
@@ -238,6 +230,19 @@ def test_item1_two_real_concurrent_runs(tmp_path, tiny):
         first.send_signal(signal.SIGTERM)
         first.communicate(timeout=30)
     no_litter(out, tmp_path)
+
+
+def _certify_with_hanging_tex(tmp_path, tiny, out):
+    """``blanket certify tiny -o out`` started in the background, its LaTeX run a fake that sleeps."""
+    env = _env(tmp_path, [fake_tex(tmp_path, "sleep"), bin_dir_without_tex(tmp_path)])
+    return subprocess.Popen(
+        [sys.executable, "-m", "blanket.reports.cli", "certify", str(tiny), "-o", str(out)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for(cond, timeout=HANG):
@@ -253,15 +258,7 @@ def _wait_for(cond, timeout=HANG):
 def test_item5_signal_during_latex_cleans_up(tmp_path, tiny, sig, rc):
     out = tmp_path / "out"
     _old_outputs(out)
-    env = _env(tmp_path, [fake_tex(tmp_path, "sleep"), bin_dir_without_tex(tmp_path)])
-    p = subprocess.Popen(
-        [sys.executable, "-m", "blanket.reports.cli", "certify", str(tiny), "-o", str(out)],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    p = _certify_with_hanging_tex(tmp_path, tiny, out)
     _wait_for(lambda: any(n.startswith("blanket-tex-") for n in os.listdir(tmp_path / "tmp")))
     time.sleep(0.3)
     p.send_signal(sig)
@@ -500,33 +497,30 @@ def test_item9_renyi_large_order_is_computed(tmp_path):
 
 
 # ------------------------------------------------------------------ 10. check-bound obeys its budget
-def test_item10_infinite_loop_in_a_bound_is_stopped_at_the_budget(tmp_path):
-    b = tmp_path / "loop.py"
-    b.write_text(
-        'MECHANISM = "krr"\nDOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 50), "k": (2, 3), "epsilon": ("0.1", "1")}\n'
-        "def delta(epsilon, epsilon0, n, k):\n    while True:\n        pass\n"
+def _krr_bound_file(path, *, n_max: int, k_max: int, body: str):
+    """A k-RR bound file at ``path``: ``delta(epsilon, epsilon0, n, k)`` runs ``body`` (indented source)."""
+    path.write_text(
+        f'MECHANISM = "krr"\nDOMAIN = {{"epsilon0": ("0.5", "1"), "n": (2, {n_max}), "k": (2, {k_max}), '
+        f'"epsilon": ("0.1", "1")}}\ndef delta(epsilon, epsilon0, n, k):\n' + body
     )
+    return path
+
+
+def test_item10_infinite_loop_in_a_bound_is_stopped_at_the_budget(tmp_path):
+    b = _krr_bound_file(tmp_path / "loop.py", n_max=50, k_max=3, body="    while True:\n        pass\n")
     r = cli(tmp_path, "check-bound", b, "--budget", "3", "-o", tmp_path / "o", "--no-pdf")
     check(r, 2, contains=("could not be evaluated", "--budget"), within=40)
     no_litter(tmp_path / "o", tmp_path)
 
 
 def test_item10_huge_exhaustive_range_is_refused_with_the_estimate(tmp_path):
-    b = tmp_path / "one.py"
-    b.write_text(
-        'MECHANISM = "krr"\nDOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 2000), "k": (2, 1000000000), '
-        '"epsilon": ("0.1", "1")}\ndef delta(epsilon, epsilon0, n, k):\n    return 1\n'
-    )
+    b = _krr_bound_file(tmp_path / "one.py", n_max=2000, k_max=10**9, body="    return 1\n")
     r = cli(tmp_path, "check-bound", b, "--budget", "5", "--n-exhaustive", "1000", "-o", tmp_path / "o", "--no-pdf")
     check(r, 2, contains=("--n-exhaustive", "estimated"), within=30)
 
 
 def test_item10_budget_is_a_hard_limit_for_the_whole_search(tmp_path):
-    b = tmp_path / "one.py"
-    b.write_text(
-        'MECHANISM = "krr"\nDOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 1000000), "k": (2, 1000000000), '
-        '"epsilon": ("0.1", "1")}\ndef delta(epsilon, epsilon0, n, k):\n    return 1\n'
-    )
+    b = _krr_bound_file(tmp_path / "one.py", n_max=10**6, k_max=10**9, body="    return 1\n")
     r = cli(tmp_path, "check-bound", b, "--budget", "4", "-o", tmp_path / "o", "--no-pdf")
     assert r.rc == 0, r.err
     rep = json.loads((tmp_path / "o" / "bound_check.json").read_text())
@@ -603,21 +597,7 @@ def test_item12_check_bound_violation_printed_with_enough_digits():
 
 
 def test_item13_negative_lower_end_clamped_with_the_reason(tmp_path):
-    r = cli(
-        tmp_path,
-        "delta",
-        "--epsilon0",
-        "2",
-        "-n",
-        "1000",
-        "--k",
-        "3",
-        "--epsilon",
-        "1.5",
-        "--dataset",
-        "blanket",
-        "--json",
-    )
+    r = cli(tmp_path, *"delta --epsilon0 2 -n 1000 --k 3 --epsilon 1.5 --dataset blanket --json".split())
     check(r, 0)
     d = json.loads(r.out)["delta"]
     assert d["lower"] == "0" and "non-negative" in d["lower_clamped"]
@@ -645,21 +625,7 @@ def test_item14_tiny_delta_enclosure_escalates_to_the_relative_tolerance(tmp_pat
         and arith.exact(f"{rlo.numerator}/{rlo.denominator}") <= hi
     )
     # a cap that cannot reach the tolerance says why
-    r = cli(
-        tmp_path,
-        "delta",
-        "--epsilon0",
-        "2",
-        "-n",
-        "2000",
-        "--epsilon",
-        "1.5",
-        "--dataset",
-        "c=7",
-        "--json",
-        "--precision",
-        "128",
-    )
+    r = cli(tmp_path, *"delta --epsilon0 2 -n 2000 --epsilon 1.5 --dataset c=7 --json --precision 128".split())
     assert "--precision" in json.loads(r.out)["note"]
 
 

@@ -26,6 +26,8 @@ from flint import arb, fmpq
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from tests._helpers import stochastic_rows
+
 # rational e^{eps0} > 1 and e^{eps} >= 1
 e0s = st.builds(lambda a, b: fmpq(b + a, b), st.integers(1, 12), st.integers(1, 4))
 ees = st.builds(lambda a, b: fmpq(b + a, b), st.integers(0, 6), st.integers(1, 6))
@@ -238,13 +240,8 @@ def test_blanket_view_upper_bounds_brute_force_on_random_datasets(k, e0, ee, n, 
 
 @st.composite
 def ldp_matrices(draw):
-    ki = draw(st.integers(2, 3))
-    ko = draw(st.integers(2, 3))
-    rows = []
-    for _ in range(ki):
-        w = [draw(st.integers(1, 6)) for _ in range(ko)]  # full support: finite eps0, gamma > 0
-        rows.append([fmpq(v, sum(w)) for v in w])
-    return FiniteRandomizer(rows)
+    # full support (weights >= 1): finite eps0, gamma > 0
+    return FiniteRandomizer(draw(stochastic_rows(st.integers(2, 3), st.integers(2, 3), 1, 6)))
 
 
 @given(ldp_matrices(), ees, st.integers(2, 4), st.data())

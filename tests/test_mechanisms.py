@@ -16,6 +16,8 @@ from flint import arb, fmpq
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests._helpers import stochastic_rows
+
 e0s = st.builds(lambda a, b: fmpq(b + a, b), st.integers(0, 20), st.integers(1, 6))  # e^{eps0} >= 1
 ees = st.builds(lambda a, b: fmpq(b + a, b), st.integers(0, 10), st.integers(1, 6))
 
@@ -26,15 +28,7 @@ def F(q):
 
 @st.composite
 def ldp_matrices(draw, full_support=True):
-    ki = draw(st.integers(2, 4))
-    ko = draw(st.integers(2, 5))
-    rows = []
-    for _ in range(ki):
-        w = [draw(st.integers(1 if full_support else 0, 9)) for _ in range(ko)]
-        if sum(w) == 0:
-            w[0] = 1
-        rows.append([fmpq(v, sum(w)) for v in w])
-    return FiniteRandomizer(rows)
+    return FiniteRandomizer(draw(stochastic_rows(st.integers(2, 4), st.integers(2, 5), 1 if full_support else 0, 9)))
 
 
 # ---------------------------------------------------------------- k-RR

@@ -11,6 +11,7 @@ from blanket.reports.latex import display_result
 from blanket.reports.paper_check import check_result, render_tex
 from flint import fmpq
 
+from tests._helpers import paper_check_report
 from tests.test_latex import require_tex
 
 x = sp.Symbol("x", positive=True)
@@ -51,22 +52,13 @@ def test_rows_carry_the_certified_ratio_bound_over_reference():
     r = check_result(_toy(x / 3))  # a false bound: ratio 2/3 < 1, shown as well
     assert all(row["ratio"]["upper"].startswith("0.666") for row in r["rows"])
     tex = render_tex(
-        {
-            "papers": [{"key": "BBGN19", "title": "t", "results": [r]}],
-            "summary": {
-                "results": 1,
-                "grid_points": 2,
-                "counterexamples": 2,
-                "false_statements": [],
-                "known_false_caught": [],
-                "known_false_missed": [],
-                "symbolically_proved": 0,
-                "by_status": {},
-            },
-            "paper": "all",
-            "quick": False,
-            "reproducibility": {"command": "x", "precision_start": 128, "precision_cap": 4096, "versions": {}},
-        }
+        paper_check_report(
+            [{"key": "BBGN19", "title": "t", "results": [r]}],
+            grid_points=2,
+            counterexamples=2,
+            quick=False,
+            command="x",
+        )
     )
     assert "bound/ ref." in tex and "0.6667" in tex
 

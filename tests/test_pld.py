@@ -10,6 +10,8 @@ from blanket.exact.shuffled.enumerate import worst_case
 from blanket.exact.shuffled.krr import delta_blanket_view
 from flint import arb, fmpq
 
+from tests._helpers import merged_atoms
+
 EES = ["1", "5/4", "3/2", "2"]
 
 
@@ -61,18 +63,6 @@ def _exact_delta_T(atoms, T, ee):
     return pld.hockey_stick(prod, ee)
 
 
-def _merged(atoms):
-    """Merge atoms with equal P/Q ratio (exact): the loss law, for cheaper exact products."""
-    d = {}
-    for _, P, Q in atoms:
-        if P == 0:
-            continue
-        r = P / Q
-        a, b = d.get(r, (fmpq(0), fmpq(0)))
-        d[r] = (a + P, b + Q)
-    return [((r,), P, Q) for r, (P, Q) in d.items()]
-
-
 @pytest.mark.parametrize("which", ["dominating", "lower", "lower-backward"])
 @pytest.mark.parametrize("k,e0,n", [(2, 3, 5), (3, 2, 4)])
 @pytest.mark.parametrize("T", [1, 2, 3])
@@ -83,7 +73,7 @@ def test_sandwich_contains_exact_composition(which, k, e0, n, T):
         if which == "dominating"
         else pld.lower_pair(m, n, "backward" if which.endswith("backward") else "forward")
     )
-    at = _merged(pr.atoms())
+    at = merged_atoms(pr.atoms())
     up = pld.discretise(pr, "1/200", "upper").self_compose(T)
     lo = pld.discretise(pr, "1/200", "lower").self_compose(T)
     for eps in ["0", "0.1", "0.3", "0.6"]:
@@ -114,7 +104,7 @@ def test_epsilon_sandwich_brackets_exact_profile():
     """ε from each side, checked against the exact δ of the composed pair at those ε."""
     m = KRR(2, exp_epsilon0=3)
     pr = pld.dominating_pair(m, 12)
-    at = _merged(pr.atoms())
+    at = merged_atoms(pr.atoms())
     T, target = 2, fmpq(1, 100)
     eu = pld.discretise(pr, "1/400", "upper").self_compose(T).get_epsilon(target)
     el = pld.discretise(pr, "1/400", "lower").self_compose(T).get_epsilon(target)
@@ -235,7 +225,7 @@ def test_rdp_conversion_is_valid_on_exact_products(T):
     """ε from the Rényi route at δ: the exact composed δ of the pair at that ε is ≤ δ (exact products, ball exp)."""
     pr = pld.dominating_pair(KRR(2, exp_epsilon0=3), 5)
     up = pld.discretise(pr, "1/1000", "upper")
-    at = _merged(pr.atoms())
+    at = merged_atoms(pr.atoms())
     with precision(128):
         lm = [T * x for x in pld.renyi_log_moments(up, pr.max_loss)]
         for dt in ("1e-2", "1e-4"):

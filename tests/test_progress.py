@@ -8,6 +8,8 @@ import pytest
 from blanket.exact.runtime import progress
 from blanket.exact.runtime.progress import Progress, bars_enabled, set_quiet
 
+from tests._helpers import run_cli
+
 
 class Tty(io.StringIO):
     def isatty(self):
@@ -67,29 +69,9 @@ def test_short_computations_and_disabled_bars_print_nothing():
 
 def test_cli_without_terminal_prints_no_bar(tmp_path):
     import os
-    import subprocess
-    import sys
 
     env = dict(os.environ, BLANKET_PROGRESS="")
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "blanket.reports.cli",
-            "delta",
-            "--mechanism",
-            "rr",
-            "--epsilon0",
-            "1",
-            "-n",
-            "300",
-            "--epsilon",
-            "0.1",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
+    r = run_cli("delta --mechanism rr --epsilon0 1 -n 300 --epsilon 0.1", env=env)
     assert r.returncode == 0 and r.stderr == ""
 
 

@@ -30,6 +30,13 @@ def _toy(**kw):
     return Result(**base)
 
 
+def _toy_identity(key, title, statement, x):
+    """An identity in the positive symbol ``x`` (no hypotheses)."""
+    return _toy(
+        key=key, title=title, statement=statement, symbols={x: "x > 0"}, hypotheses=(), kind="identity", quantity=None
+    )
+
+
 def test_rationals_stay_exact_and_floats_are_refused():
     x = sp.Symbol("x")
     assert arb_eval(sp.Rational(1, 3) * x + 1, {x: "1/2"}) == fmpq(7, 6)
@@ -81,16 +88,7 @@ def test_unknown_and_missing_parameters_are_named():
 
 def test_equality_between_balls_is_not_escalated_to_the_cap():
     x = sp.Symbol("x", positive=True)
-    r = Result(
-        key="BBGN19 toy identity",
-        paper="BBGN19",
-        label="toy",
-        title="identity",
-        status="derived",
-        statement=sp.Eq(sp.exp(2 * x), sp.exp(x) ** 2, evaluate=False),
-        symbols={x: "x > 0"},
-        kind="identity",
-    )
+    r = _toy_identity("BBGN19 toy identity", "identity", sp.Eq(sp.exp(2 * x), sp.exp(x) ** 2, evaluate=False), x)
     ev = r.evaluate(x="0.5")
     assert ev.holds is None and ev.prec == 128
     assert r.check_symbolic().proved is True
@@ -98,16 +96,7 @@ def test_equality_between_balls_is_not_escalated_to_the_cap():
 
 def test_unequal_identity_is_refuted():
     x = sp.Symbol("x", positive=True)
-    r = Result(
-        key="BBGN19 toy false identity",
-        paper="BBGN19",
-        label="toy",
-        title="false",
-        status="derived",
-        statement=sp.Eq(sp.exp(x), 1 + x, evaluate=False),
-        symbols={x: "x > 0"},
-        kind="identity",
-    )
+    r = _toy_identity("BBGN19 toy false identity", "false", sp.Eq(sp.exp(x), 1 + x, evaluate=False), x)
     assert r.evaluate(x="0.5").holds is False
 
 

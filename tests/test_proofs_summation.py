@@ -27,6 +27,8 @@ from flint import arb, fmpq
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from tests._helpers import stochastic_rows
+
 KEYS = [
     "BBGN19 Algorithms 2-3",
     "BBGN19 Theorem 4.1 [exact variance]",
@@ -217,12 +219,8 @@ def test_lemma_4_5_grid_points_are_certified_dp():
 @st.composite
 def grid_randomizers(draw):
     """A randomizer on M (m = 2 or 3 inputs) with outputs at values in [0,1], exact entries."""
-    m = draw(st.integers(2, 3))
-    kout = draw(st.integers(2, 3))
-    rows = []
-    for _ in range(m):
-        w = draw(st.lists(st.integers(1, 8), min_size=kout, max_size=kout))
-        rows.append([fmpq(a, sum(w)) for a in w])
+    rows = draw(stochastic_rows(st.integers(2, 3), st.integers(2, 3), 1, 8))
+    m, kout = len(rows), len(rows[0])
     vals = [fmpq(draw(st.integers(0, 12)), 12) for _ in range(kout)]
     return m, FiniteRandomizer(rows), vals
 

@@ -345,6 +345,14 @@ def test_figure_quick(tmp_path):
 
 
 # ------------------------------------------------------------ route (b): float moments (docs/numerics.md, Lemmas R1–R3)
+def _float_kernel_cases(*, max_examples: int, n_max: int, lam_max: int):
+    """Hypothesis cases ``(n, data, e, lam)`` for the float kernels: ``2 ≤ n ≤ n_max`` users, ``e = e^{ε0}`` an
+    exact rational in [9/8, 8], integer order ``2 ≤ lam ≤ lam_max`` (``data`` draws the rest)."""
+    e = st.fractions(min_value=F(9, 8), max_value=8, max_denominator=9)
+    cases = given(n=st.integers(2, n_max), data=st.data(), e=e, lam=st.integers(2, lam_max))
+    return lambda test: settings(max_examples=max_examples, deadline=None)(cases(test))
+
+
 def _exact_moments(mech, n, c, lam):
     """Both exact moments by the exact full-support route (independent of the float kernels)."""
     B = xr.others_count_law(mech, n, c)
@@ -352,13 +360,7 @@ def _exact_moments(mech, n, c, lam):
     return tuple(xr._binary_moment_from_B(B, mech.keep(), mech.flip(), fmpq(lam), x, e0, n - 1) for x in (1, 0))
 
 
-@settings(max_examples=25, deadline=None)
-@given(
-    n=st.integers(2, 200),
-    data=st.data(),
-    e=st.fractions(min_value=F(9, 8), max_value=8, max_denominator=9),
-    lam=st.integers(2, 7),
-)
+@_float_kernel_cases(max_examples=25, n_max=200, lam_max=7)
 def test_float_moments_contain_exact(n, data, e, lam):
     """Property: the widened float result contains the exact rational moment (one dataset and a block)."""
     mech = BinaryRR(exp_epsilon0=fmpq(e.numerator, e.denominator))
@@ -518,13 +520,7 @@ def test_float_bounds_tail_is_certified(m, q, bits):
         assert pmf(m, arb(q), lo) > arb(tol) * arb(2) ** -25 or lo == 0
 
 
-@settings(max_examples=10, deadline=None)
-@given(
-    n=st.integers(2, 120),
-    data=st.data(),
-    e=st.fractions(min_value=F(9, 8), max_value=8, max_denominator=9),
-    lam=st.integers(2, 6),
-)
+@_float_kernel_cases(max_examples=10, n_max=120, lam_max=6)
 def test_float_excess_contains_exact(n, data, e, lam):
     """Property: the excess kernel's enclosure of E − 1 contains the exact rational E − 1 (brute-force count law)."""
     mech = BinaryRR(exp_epsilon0=fmpq(e.numerator, e.denominator))

@@ -17,6 +17,7 @@ from blanket.reports.cli import main
 from blanket.reports.latex import PREAMBLE, TeX, display, escape, prose, render
 from blanket.reports.paper_check import check_result
 
+from tests._helpers import paper_check_report
 from tests.test_latex import require_tex
 
 #: an overfull box wider than this (in points) fails the test
@@ -71,22 +72,13 @@ def test_paper_check_typesets(tmp_path):
     papers = {}
     for it in items:
         papers.setdefault(it["paper"], []).append(it)
-    report = {
-        "papers": [{"key": k, "title": k, "results": v} for k, v in papers.items()],
-        "summary": {
-            "results": len(items),
-            "grid_points": 0,
-            "counterexamples": 0,
-            "false_statements": [],
-            "known_false_caught": [],
-            "known_false_missed": [],
-            "symbolically_proved": 0,
-            "by_status": {},
-        },
-        "paper": "all",
-        "quick": True,
-        "reproducibility": {"command": "pytest", "precision_start": 128, "precision_cap": 4096, "versions": {}},
-    }
+    report = paper_check_report(
+        [{"key": k, "title": k, "results": v} for k, v in papers.items()],
+        grid_points=0,
+        counterexamples=0,
+        quick=True,
+        command="pytest",
+    )
     tex = render("paper_check.tex.j2", report=report, preamble=PREAMBLE, TeX=TeX)
     text, log = _compile(tmp_path, tex, "paper-check")
     _check(text, log)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.mechanisms.finite import KRR, Randomizer
@@ -44,6 +44,9 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
 from flint import fmpq
+
+if TYPE_CHECKING:
+    from blanket.exact.accounting.query import Query
 
 NEIGHBOURING = ("replace-one",)
 #: beyond ``LOWER_GRID_ROUNDS`` rounds the lower bound on the mechanism (a concrete pair of datasets) is composed on
@@ -92,7 +95,7 @@ class ShuffledRR:
         object.__setattr__(self, "n", arith.integer_in(n, "n", lo=1))
 
     @classmethod
-    def from_query(cls, q) -> ShuffledRR:
+    def from_query(cls, q: Query) -> ShuffledRR:
         """The round of a validated :class:`~blanket.exact.accounting.query.Query` of k-ary RR given by an exact
         ε0 (nothing is validated again).
 

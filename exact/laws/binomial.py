@@ -196,45 +196,7 @@ def window(m: int, q: Enclosure, tol: Enclosure) -> tuple:
     in ``i``, so the mass above the last index ``i`` is at most ``b(i)·r/(1−r)``, ``r`` the ratio at
     ``i`` (certainly < 1 there, else we continue); symmetrically below.
     """
-    if m == 0:
-        return [arb(1)], 0, arb(0)
-    q = arith.ball(q)
-    one_minus = 1 - q
-    rho = q / one_minus
-    i0 = _mode(m, q)
-    v0 = arb.bin_uiui(m, i0) * q**i0 * one_minus ** (m - i0)
-    tol_b = arb(tol)
-    inv_rho = one_minus / q
-    up: list = []
-    append = up.append
-    v, i = v0, i0
-    tail_up = arb(0)
-    while i < m:
-        if i > i0 and v < tol_b:
-            r = rho * fmpq(m - i, i + 1)
-            if r < 1:
-                tail_up = v * r / (1 - r)
-                break
-        v = v * (m - i) * rho / (i + 1)  # b(i+1) = b(i)·(m−i)ρ/(i+1); int operands are exact
-        i += 1
-        append(v)
-    down: list = []
-    append = down.append
-    v, i = v0, i0
-    tail_down = arb(0)
-    while i > 0:
-        if i < i0 and v < tol_b:
-            s = fmpq(i, m - i + 1) / rho
-            if s < 1:
-                tail_down = v * s / (1 - s)
-                break
-        v = v * i * inv_rho / (m - i + 1)  # b(i−1) = b(i)·i/((m−i+1)ρ)
-        i -= 1
-        append(v)
-    vals = down[::-1] + [v0] + up
-    offset = i0 - len(down)
-    t = tail_up + tail_down
-    return vals, offset, arb(t.upper())
+    return _walk_window(m, q, tol, stop_below_half=False)
 
 
 def window_bounds(m: int, q: Enclosure, tol: Enclosure) -> tuple:
@@ -638,6 +600,15 @@ def window_to_tail(m: int, q: Enclosure, tol: Enclosure) -> tuple:
     >>> t < arb(2) ** -60 and len(vals) < 10**4
     True
     """
+    return _walk_window(m, q, tol, stop_below_half=True)
+
+
+def _walk_window(m: int, q: Enclosure, tol: Enclosure, stop_below_half: bool) -> tuple:
+    """The walk of :func:`window` (``stop_below_half`` false) and :func:`window_to_tail` (true): from the mode
+    up and down by the pmf ratio; a side stops once a value is below ``tol`` and its ratio ``r`` is < 1, and,
+    with ``stop_below_half``, only once its geometric tail bound ``b(i)·r/(1−r)`` is also below ``tol/2``.
+    Cost O(W) ball operations.
+    """
     if m == 0:
         return [arb(1)], 0, arb(0)
     q = arith.ball(q)
@@ -657,10 +628,10 @@ def window_to_tail(m: int, q: Enclosure, tol: Enclosure) -> tuple:
             r = rho * fmpq(m - i, i + 1)
             if r < 1:
                 t = v * r / (1 - r)
-                if t < half:
+                if not stop_below_half or t < half:
                     tail_up = t
                     break
-        v = v * (m - i) * rho / (i + 1)
+        v = v * (m - i) * rho / (i + 1)  # b(i+1) = b(i)·(m−i)ρ/(i+1); int operands are exact
         i += 1
         append(v)
     down: list = []
@@ -672,10 +643,10 @@ def window_to_tail(m: int, q: Enclosure, tol: Enclosure) -> tuple:
             s = fmpq(i, m - i + 1) / rho
             if s < 1:
                 t = v * s / (1 - s)
-                if t < half:
+                if not stop_below_half or t < half:
                     tail_down = t
                     break
-        v = v * i * inv_rho / (m - i + 1)
+        v = v * i * inv_rho / (m - i + 1)  # b(i−1) = b(i)·i/((m−i+1)ρ)
         i -= 1
         append(v)
     vals = down[::-1] + [v0] + up

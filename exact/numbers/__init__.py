@@ -55,6 +55,7 @@ _EXPORTS = {
     'physical_memory': 'guards',
     'positive_part': 'arith',
     'power': 'arith',
+    'repeated_product': 'arith',
     'precision': 'arith',
     'rel_width': 'arith',
     'set_max_memory': 'guards',

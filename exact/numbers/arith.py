@@ -277,6 +277,25 @@ def power(r: Enclosure, lam: Enclosure) -> Enclosure:
     return (ball(r).log() * arb(lam)).exp()
 
 
+def repeated_product(x: Any, k: int) -> Any:
+    """``x * x * … * x`` (``k ≥ 1`` factors) by repeated squaring, for any type with an associative ``*``
+    (laws as polynomials, matrices, balls).  O(log k) multiplications.
+
+    >>> repeated_product(fmpq(2, 3), 5), repeated_product(3, 1)
+    (32/243, 3)
+    """
+    if k < 1:
+        raise InvalidArgument("k", k, "must be a whole number >= 1 (the number of factors)")
+    out = None
+    while k:
+        if k & 1:
+            out = x if out is None else out * x
+        k >>= 1
+        if k:
+            x = x * x
+    return out
+
+
 def maximum(values: Iterable) -> fmpq | arb:
     """The largest of exact numbers and balls: exact while every value is exact, else a ball enclosing the max.
 

@@ -617,15 +617,7 @@ class _Law:
         return _Law(poly, s, self.exact and other.exact, length)
 
     def __pow__(self, k):
-        out = None
-        base = self
-        while k:
-            if k & 1:
-                out = base if out is None else out * base
-            k >>= 1
-            if k:
-                base = base * base
-        return out
+        return arith.repeated_product(self, k)
 
     def reversed(self, length: int) -> _Law:
         """The law of ``length - 1 - Y`` (coefficients read backwards); O(length), no re-validation."""

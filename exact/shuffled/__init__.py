@@ -24,6 +24,7 @@ _EXPORTS = {
     'blanket_view_upper': 'oracles',
     'OracleMatrix': 'oracles',
     'calibrate_epsilon': 'krr',
+    'compositions': 'krr',
     'count_classes': 'enumerate',
     'count_law': 'binary',
     'dataset_deltas': 'enumerate',

@@ -33,7 +33,7 @@ from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure
-from blanket.exact.shuffled.krr import expected_positive_part
+from blanket.exact.shuffled.krr import compositions, expected_positive_part
 from flint import arb, fmpq
 
 
@@ -183,15 +183,6 @@ def geometric_binomial_sum(n: int, gamma: Enclosure, K: Enclosure, r: Enclosure)
 
 
 # ----------------------------------------------------------------- Lemma A.3 (multiset identity)
-def _compositions(m: int, parts: int):
-    if parts == 1:
-        yield (m,)
-        return
-    for i in range(m + 1):
-        for rest in _compositions(m - i, parts - 1):
-            yield (i,) + rest
-
-
 def multiset_divergence(mech: FiniteRandomizer, m: int, x: int, x2: int, exp_epsilon: Enclosure) -> Enclosure:
     """``D_{e^ε}(W_{1..m} ∪ {Y} ‖ W_{1..m} ∪ {Y'})`` with ``W_i ~ ω`` i.i.d., ``Y ~ μ_x``, ``Y' ~ μ_{x'}``.
 
@@ -203,7 +194,7 @@ def multiset_divergence(mech: FiniteRandomizer, m: int, x: int, x2: int, exp_eps
     mu, mu2 = mech.row(x), mech.row(x2)
     K = len(om)
     out = fmpq(0)
-    for h in _compositions(m + 1, K):
+    for h in compositions(m + 1, K):
         p = q = fmpq(0)
         for y in range(K):
             if h[y] == 0:

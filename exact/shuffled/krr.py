@@ -102,7 +102,7 @@ pair in exact rationals, ``tests/test_krr.py``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from math import comb
 from typing import Any
@@ -290,28 +290,19 @@ class _Binom:
         a0 = a1 = zero
         tb = self._tables
         use = tb is not None and b <= tb.size
-        if from_top:
-            # x = b down to a; index i = x - a, walking i = W-1 .. 0
-            x = b
-            for i in range(W - 1, -1, -1):
-                p[i] = v
-                R[i] = a1
-                a0 = v + a0
-                S0[i] = a0
-                a1 = a0 + a1
-                if i:
+        # from_top: x = b down to a, index i = x - a; else x = a up to b, index i = b - x; walking i = W-1 .. 0
+        x = j0
+        for i in range(W - 1, -1, -1):
+            p[i] = v
+            R[i] = a1
+            a0 = v + a0
+            S0[i] = a0
+            a1 = a0 + a1
+            if i:
+                if from_top:
                     v = v * tb.down[x] / (N - x + 1) if use else v / r * x / (N - x + 1)
                     x -= 1
-        else:
-            # x = a up to b; index i = b - x, walking i = W-1 .. 0
-            x = a
-            for i in range(W - 1, -1, -1):
-                p[i] = v
-                R[i] = a1
-                a0 = v + a0
-                S0[i] = a0
-                a1 = a0 + a1
-                if i:
+                else:
                     v = v * (N - x) * tb.up[x] if use else v * r * (N - x) / (x + 1)
                     x += 1
         return p, S0, R
@@ -1156,12 +1147,18 @@ def delta_krr_third_lumped(
 
 
 # ---------------------------------------------------------------- blanket view (Lemma 5.3)
-def _compositions(n, parts):
+def compositions(n: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """Every tuple of ``parts ≥ 1`` non-negative integers summing to ``n`` (the multinomial counts), in
+    lexicographic order.  ``C(n + parts − 1, parts − 1)`` tuples, O(parts) work each.
+
+    >>> list(compositions(2, 2))
+    [(0, 2), (1, 1), (2, 0)]
+    """
     if parts == 1:
         yield (n,)
         return
     for c in range(n + 1):
-        for rest in _compositions(n - c, parts - 1):
+        for rest in compositions(n - c, parts - 1):
             yield (c,) + rest
 
 
@@ -1195,7 +1192,7 @@ def _blanket_view_enumerate(mech: FiniteRandomizer, n: int, x: int, x2: int, ee,
     for i in range(1, n + 1):
         fact.append(fact[-1] * i)
     total = fmpq(0)
-    for cs in _compositions(n, A):
+    for cs in compositions(n, A):
         coef = fmpq(fact[n])
         for c in cs:
             coef = coef / fact[c]

@@ -42,6 +42,17 @@ def rounds(args: argparse.Namespace) -> int | None:
     return 1 if _schedule(args) else None
 
 
+def run_if_composed(args: argparse.Namespace, inp: Inputs, quantity: str) -> int | None:
+    """``blanket delta|epsilon`` with ``--rounds`` (or a deployment's ``[[rounds]]``): the composed run's exit code;
+    ``None`` when the run is a single round.  ``quantity`` is the command's output (``"delta"``/``"epsilon"``)."""
+    T = rounds(args)
+    if T is None:
+        return None
+    if args.bound is not None:
+        raise InvalidArgument("--rounds", T, "cannot be combined with --bound")
+    return run_delta(args, inp, T) if quantity == "delta" else run_epsilon(args, inp, T)
+
+
 def _what(args, T) -> str:
     sched = _schedule(args)
     if not sched:

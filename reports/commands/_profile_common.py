@@ -372,19 +372,33 @@ def evaluate_bound(result: Result, params: dict, cap: int) -> tuple:
 
 
 # ---------------------------------------------------------------- output
-def direct_bound(result: Result, inp: Inputs, *, command: str, quantity: str, given: tuple) -> tuple:
-    """Evaluate a registered bound on ``quantity`` directly at the CLI's parameters.
+#: per command: the phrase before a directly evaluated bound's parameters, and the closing line
+#: (formatted with ``prec``, the bits used, and ``side``, ``"upper"``/``"lower"``)
+_DIRECT_BOUND_TEXT = {
+    "delta": (
+        "evaluated at",
+        "The value is the bound's right-hand side, enclosed in ball arithmetic at {prec} bits (outward rounded); "
+        "it is an {side} bound on delta only as far as the paper's statement is right (see `blanket check-papers`).",
+    ),
+    "epsilon": ("at", "(the bound's right-hand side in ball arithmetic at {prec} bits, outward rounded)"),
+}
 
-    ``given = (name, value)`` is the command's input (``("epsilon", ε)`` for ``delta``).
-    Returns ``(payload, params, value, prec, side, where)``: the JSON payload, the parameters
-    passed, the enclosure, the precision used, ``"upper"``/``"lower"``, and the parameter list
-    as text for the human-readable output.
+
+def emit_direct_bound(args: argparse.Namespace, result: Result, inp: Inputs, quantity: str) -> int:
+    """``blanket delta|epsilon --bound``: evaluate a registered bound on ``quantity`` (``"delta"``/``"epsilon"``,
+    also the command's name) directly at the CLI's parameters and print it; returns the exit code 0.
+
+    The command's input is the other quantity.  The text names the result, the parameters, the value with its
+    side (``<=`` for an upper bound) and the precision; the JSON payload holds the inputs, the interval and the
+    parameters.
     """
+    given = ("epsilon", inp.epsilon) if quantity == "delta" else ("delta", inp.delta)
+    at, footer = _DIRECT_BOUND_TEXT[quantity]
     params = bound_params(result, inp)
     v, prec = evaluate_bound(result, params, inp.cap)
     side = "upper" if result.kind == "upper_bound" else "lower"
     payload = {
-        "command": command,
+        "command": quantity,
         **inp.describe(bound=True),
         given[0]: _s(given[1]),
         "bound": result.key,
@@ -395,7 +409,13 @@ def direct_bound(result: Result, inp: Inputs, *, command: str, quantity: str, gi
         "precision_bits": prec,
     }
     where = ", ".join(f"{k} = {_s(val)}" for k, val in params.items())
-    return payload, params, v, prec, side, where
+    text = (
+        f"{result.key} ({result.title}; status: {result.status}) {at} {where}:\n"
+        f"  {quantity} {'<=' if side == 'upper' else '>='} {show(v, inp.digits)}\n"
+        + footer.format(prec=prec, side=side)
+    )
+    emit(args, payload, text)
+    return 0
 
 
 def interval(x: NumberOrBall, digits: int, *, nonneg: bool = True) -> dict:

@@ -42,13 +42,9 @@ def run(args: argparse.Namespace) -> int:
     inp = common.read_inputs(args, "epsilon", need_mechanism=args.bound is None)
     from blanket.reports.commands import _compose
 
-    T = _compose.rounds(args)
-    if T is not None:
-        if args.bound is not None:
-            from blanket.exact.numbers.errors import InvalidArgument
-
-            raise InvalidArgument("--rounds", T, "cannot be combined with --bound")
-        return _compose.run_delta(args, inp, T)
+    composed = _compose.run_if_composed(args, inp, "delta")
+    if composed is not None:
+        return composed
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp)
     if inp.oracle:
@@ -138,14 +134,4 @@ def _run_bound(args, inp) -> int:
             f"bounds {result.quantity!r}, not delta"
             + ("; use `blanket epsilon --bound`" if result.quantity == "epsilon" else ""),
         )
-    payload, params, v, prec, side, where = common.direct_bound(
-        result, inp, command="delta", quantity="delta", given=("epsilon", inp.epsilon)
-    )
-    text = (
-        f"{result.key} ({result.title}; status: {result.status}) evaluated at {where}:\n"
-        f"  delta {'<=' if side == 'upper' else '>='} {common.show(v, inp.digits)}\n"
-        f"The value is the bound's right-hand side, enclosed in ball arithmetic at {prec} bits (outward rounded); "
-        f"it is an {side} bound on delta only as far as the paper's statement is right (see `blanket check-papers`)."
-    )
-    common.emit(args, payload, text)
-    return 0
+    return common.emit_direct_bound(args, result, inp, "delta")

@@ -43,13 +43,9 @@ def run(args: argparse.Namespace) -> int:
     inp = common.read_inputs(args, "delta", need_mechanism=args.bound is None)
     from blanket.reports.commands import _compose
 
-    T = _compose.rounds(args)
-    if T is not None:
-        if args.bound is not None:
-            from blanket.exact.numbers.errors import InvalidArgument
-
-            raise InvalidArgument("--rounds", T, "cannot be combined with --bound")
-        return _compose.run_epsilon(args, inp, T)
+    composed = _compose.run_if_composed(args, inp, "epsilon")
+    if composed is not None:
+        return composed
     rt = _rel_tol(args)
     if args.bound is not None or args.variant is not None:
         return _run_bound(args, inp, rt)
@@ -136,16 +132,7 @@ def _run_bound(args, inp, rt) -> int:
 
     result = common.bound_result(args)
     if result.quantity == "epsilon":
-        payload, params, v, prec, side, where = common.direct_bound(
-            result, inp, command="epsilon", quantity="epsilon", given=("delta", inp.delta)
-        )
-        text = (
-            f"{result.key} ({result.title}; status: {result.status}) at {where}:\n"
-            f"  epsilon {'<=' if side == 'upper' else '>='} {common.show(v, inp.digits)}\n"
-            f"(the bound's right-hand side in ball arithmetic at {prec} bits, outward rounded)"
-        )
-        common.emit(args, payload, text)
-        return 0
+        return common.emit_direct_bound(args, result, inp, "epsilon")
     if result.quantity != "delta":
         raise InvalidArgument(
             "--bound", args.bound, f"bounds {result.quantity!r}; blanket epsilon needs a bound on delta or epsilon"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pathlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,6 +38,13 @@ def pyplot() -> Any:
     return plt
 
 
+def output_dir(outdir: str | pathlib.Path) -> pathlib.Path:
+    """``outdir`` as a path, created (with its parents) if it does not exist yet."""
+    outdir = pathlib.Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    return outdir
+
+
 def save(fig: Any, outdir: str | pathlib.Path, name: str, *, dpi: int = 130) -> list:
     """Write ``name.png`` and ``name.pdf`` into ``outdir``, close ``fig``, return the two paths."""
     import matplotlib.pyplot as plt
@@ -52,6 +59,20 @@ def save(fig: Any, outdir: str | pathlib.Path, name: str, *, dpi: int = 130) -> 
     finally:
         plt.close(fig)
     return [png, pdf]
+
+
+def write_csv(path: str | pathlib.Path, header: list, rows: Iterable[Sequence]) -> pathlib.Path:
+    """Write ``header`` and then ``rows`` (lists of cells) to the CSV file ``path`` atomically; returns the path."""
+    import csv
+
+    from blanket.reports.output import atomic_open
+
+    path = pathlib.Path(path)
+    with atomic_open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
 
 
 def all_figures() -> dict:

@@ -29,14 +29,15 @@ Floats are used only for drawing.
 
 from __future__ import annotations
 
-import csv
 import pathlib
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
 from blanket.exact.runtime.progress import Progress
-from blanket.reports.figures import Figure, pyplot, save
-from blanket.reports.output import atomic_open
+from blanket.reports.figures import Figure, output_dir, pyplot, save, write_csv
 from flint import fmpq
 
 WORST_N_MAX = 2000
@@ -98,16 +99,15 @@ def _panels(quick: bool):
         (name, C[name][0], {}) for name in ("EFMRTT'19", "Hoeffding, Generic", "Bennett, Generic")
     ]
     panels.append(
-        {
-            "id": "i",
-            "title": r"(i) $\varepsilon$ vs $n$: $\varepsilon_0=0.5$, $\delta=10^{-6}$",
-            "solve": "epsilon",
-            "ylabel": r"$\varepsilon$",
-            "fixed": {"epsilon0": half, "delta": six},
-            "ns": n1,
-            "curves": curves,
-            "exact": [("exact, binary RR", ex1, lambda n: _binary_exact_delta(n))],
-        }
+        _panel(
+            "i",
+            r"(i) $\varepsilon$ vs $n$: $\varepsilon_0=0.5$, $\delta=10^{-6}$",
+            "epsilon",
+            {"epsilon0": half, "delta": six},
+            n1,
+            curves,
+            [("exact, binary RR", ex1, lambda n: _binary_exact_delta(n))],
+        )
     )
     # (ii) ε0 vs n
     curves = [
@@ -126,16 +126,15 @@ def _panels(quick: bool):
         ),
     ]
     panels.append(
-        {
-            "id": "ii",
-            "title": r"(ii) $\varepsilon_0$ vs $n$: $\varepsilon=0.1$, $\delta=10^{-6}$",
-            "solve": "epsilon0",
-            "ylabel": r"$\varepsilon_0$",
-            "fixed": {"epsilon": tenth, "delta": six},
-            "ns": n2,
-            "curves": curves,
-            "exact": exact_rr,
-        }
+        _panel(
+            "ii",
+            r"(ii) $\varepsilon_0$ vs $n$: $\varepsilon=0.1$, $\delta=10^{-6}$",
+            "epsilon0",
+            {"epsilon": tenth, "delta": six},
+            n2,
+            curves,
+            exact_rr,
+        )
     )
     # (iii) Hoeffding vs Bennett per mechanism
     curves = []
@@ -144,17 +143,16 @@ def _panels(quick: bool):
         curves.append((f"Hoeffding, {mech}", C[f"Hoeffding, {base}"][0], extra))
         curves.append((f"Bennett, {mech}", C[f"Bennett, {base}"][0], extra))
     panels.append(
-        {
-            "id": "iii",
-            "title": r"(iii) $\varepsilon_0$ vs $n$: $\varepsilon=0.1$, $\delta=10^{-6}$",
-            "solve": "epsilon0",
-            "ylabel": r"$\varepsilon_0$",
-            "fixed": {"epsilon": tenth, "delta": six},
-            "ns": n2,
-            "curves": curves,
-            "exact": exact_rr,
-            "reuse_exact_from": "ii",
-        }
+        _panel(
+            "iii",
+            r"(iii) $\varepsilon_0$ vs $n$: $\varepsilon=0.1$, $\delta=10^{-6}$",
+            "epsilon0",
+            {"epsilon": tenth, "delta": six},
+            n2,
+            curves,
+            exact_rr,
+            reuse_exact_from="ii",
+        )
     )
     # (iv) k = ⌊n^{1/3}⌋, δ = n^{-2}
     curves = [
@@ -162,18 +160,34 @@ def _panels(quick: bool):
         ("Bennett, RR", C["Bennett, RR"][0], {"k": "cube_root"}),
     ]
     panels.append(
-        {
-            "id": "iv",
-            "title": r"(iv) RR, $k=\lfloor n^{1/3}\rfloor$, $\delta=n^{-2}$, $\varepsilon=0.1$",
-            "solve": "epsilon0",
-            "ylabel": r"$\varepsilon_0$",
-            "fixed": {"epsilon": tenth, "delta": "n^-2"},
-            "ns": n4,
-            "curves": curves,
-            "exact": [("exact blanket view, RR", ex4, lambda n: _blanket_view_delta(n, _cube_root(n)))],
-        }
+        _panel(
+            "iv",
+            r"(iv) RR, $k=\lfloor n^{1/3}\rfloor$, $\delta=n^{-2}$, $\varepsilon=0.1$",
+            "epsilon0",
+            {"epsilon": tenth, "delta": "n^-2"},
+            n4,
+            curves,
+            [("exact blanket view, RR", ex4, lambda n: _blanket_view_delta(n, _cube_root(n)))],
+        )
     )
     return panels
+
+
+def _panel(pid: str, title: str, solve: str, fixed: dict, ns: list, curves: list, exact: list, **extra) -> dict:
+    """One panel of the figure: solve for ``solve`` (``"epsilon"``/``"epsilon0"``, also the y axis) at ``fixed``
+    over ``ns``, the bound ``curves`` against the ``exact`` references; ``extra`` keys are passed along."""
+    ylabel = r"$\varepsilon$" if solve == "epsilon" else r"$\varepsilon_0$"
+    return {
+        "id": pid,
+        "title": title,
+        "solve": solve,
+        "ylabel": ylabel,
+        "fixed": fixed,
+        "ns": ns,
+        "curves": curves,
+        "exact": exact,
+        **extra,
+    }
 
 
 def _cube_root(n: int) -> int:
@@ -222,10 +236,40 @@ def _calibrate_exact(panel, delta_fn, n, guess):
     return br, br.lower
 
 
-def compute(quick: bool = False) -> tuple[list, dict]:
-    """``(panels, data)``: the panels and all curves of all panels, ``data = {panel_id: {curve: [(n, value fmpq | None, bracket | reason)]}}``."""
+def _sweep(pn: dict, name: str, ns: list, point: Callable, bar: Any) -> list:
+    """``[(n, value fmpq | None, bracket | reason)]`` over ``ns``: ``point(n, guess)`` gives ``(bracket, value)``
+    (``value`` None: the bracket is the reason there is none); a :class:`BlanketError` becomes the reason.  Each
+    value is the guess of the next search."""
+    pts, guess = [], None
+    for n in ns:
+        try:
+            br, val = point(n, guess)
+            pts.append((n, val, br))
+            if val is not None:
+                guess = float(val)
+        except BlanketError as exc:
+            pts.append((n, None, f"{type(exc).__name__}: {exc}"[:160]))
+        bar.update(note=f"{pn['id']} {name} n={n}")
+    return pts
+
+
+def _bound_point(pn, result, extra, n, guess):
     import blanket.proofs.blanket as B
 
+    br, val = _calibrate_bound(pn, result, extra, n, guess)
+    if result is B.THEOREM_5_1 and pn["solve"] == "epsilon0" and br.lower == br.upper:
+        # the search hit Theorem 5.1's hypothesis ε0 ≤ 1/2: the theorem says nothing beyond
+        return "Theorem 5.1 hypothesis epsilon0 <= 1/2 binds: no value beyond it", None
+    return br, val
+
+
+def _exact_point(pn, make, n, guess):
+    with arith.precision(arith.DEFAULT_PREC):
+        return _calibrate_exact(pn, make(n), n, guess)
+
+
+def compute(quick: bool = False) -> tuple[list, dict]:
+    """``(panels, data)``: the panels and all curves of all panels, ``data = {panel_id: {curve: [(n, value fmpq | None, bracket | reason)]}}``."""
     panels = _panels(quick)
     total = sum(len(pn["ns"]) * len(pn["curves"]) for pn in panels) + sum(
         len(ns) for pn in panels if "reuse_exact_from" not in pn for _, ns, _ in pn["exact"]
@@ -235,63 +279,41 @@ def compute(quick: bool = False) -> tuple[list, dict]:
         for pn in panels:
             rows = {}
             for name, result, extra in pn["curves"]:
-                pts, guess = [], None
-                for n in pn["ns"]:
-                    try:
-                        br, val = _calibrate_bound(pn, result, extra, n, guess)
-                        if result is B.THEOREM_5_1 and pn["solve"] == "epsilon0" and br.lower == br.upper:
-                            # the search hit Theorem 5.1's hypothesis ε0 ≤ 1/2: the theorem says nothing beyond
-                            pts.append((n, None, "Theorem 5.1 hypothesis epsilon0 <= 1/2 binds: no value beyond it"))
-                        else:
-                            pts.append((n, val, br))
-                            guess = float(val)
-                    except BlanketError as exc:
-                        pts.append((n, None, f"{type(exc).__name__}: {exc}"[:160]))
-                    bar.update(note=f"{pn['id']} {name} n={n}")
-                rows[name] = pts
+                rows[name] = _sweep(pn, name, pn["ns"], partial(_bound_point, pn, result, extra), bar)
             if "reuse_exact_from" in pn:
                 for name, _, _ in pn["exact"]:
                     rows[name] = data[pn["reuse_exact_from"]][name]
             else:
                 for name, ns, make in pn["exact"]:
-                    pts, guess = [], None
-                    for n in ns:
-                        try:
-                            with arith.precision(arith.DEFAULT_PREC):
-                                br, val = _calibrate_exact(pn, make(n), n, guess)
-                            pts.append((n, val, br))
-                            guess = float(val)
-                        except BlanketError as exc:
-                            pts.append((n, None, f"{type(exc).__name__}: {exc}"[:160]))
-                        bar.update(note=f"{pn['id']} {name} n={n}")
-                    rows[name] = pts
+                    rows[name] = _sweep(pn, name, ns, partial(_exact_point, pn, make), bar)
             data[pn["id"]] = rows
     return panels, data
 
 
 def _write_csv(path: pathlib.Path, panels, data):
-    with atomic_open(path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["panel", "curve", "n", "solved_for", "certified_value", "bracket_lower", "bracket_upper", "note"])
-        for pn in panels:
-            for curve, pts in data[pn["id"]].items():
-                for n, val, br in pts:
-                    if val is None:
-                        w.writerow([pn["id"], curve, n, pn["solve"], "", "", "", br])
-                        continue
-                    up = pn["solve"] == "epsilon"  # ε: report the upper end rounded up; ε0: lower end rounded down
-                    w.writerow(
-                        [
-                            pn["id"],
-                            curve,
-                            n,
-                            pn["solve"],
-                            arith.decimal_string(val, 12, up=up),
-                            arith.decimal_string(br.lower, 12, up=False),
-                            arith.decimal_string(br.upper, 12, up=True),
-                            "exact reference" if curve.startswith("exact") else "certified bound calibration",
-                        ]
-                    )
+    table = []
+    for pn in panels:
+        for curve, pts in data[pn["id"]].items():
+            for n, val, br in pts:
+                if val is None:
+                    table.append([pn["id"], curve, n, pn["solve"], "", "", "", br])
+                    continue
+                up = pn["solve"] == "epsilon"  # ε: report the upper end rounded up; ε0: lower end rounded down
+                table.append(
+                    [
+                        pn["id"],
+                        curve,
+                        n,
+                        pn["solve"],
+                        arith.decimal_string(val, 12, up=up),
+                        arith.decimal_string(br.lower, 12, up=False),
+                        arith.decimal_string(br.upper, 12, up=True),
+                        "exact reference" if curve.startswith("exact") else "certified bound calibration",
+                    ]
+                )
+    write_csv(
+        path, ["panel", "curve", "n", "solved_for", "certified_value", "bracket_lower", "bracket_upper", "note"], table
+    )
 
 
 def _plot(outdir: pathlib.Path, panels, data, quick):
@@ -331,8 +353,7 @@ def _plot(outdir: pathlib.Path, panels, data, quick):
 
 
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = output_dir(outdir)
     panels, data = compute(quick)
     csv_path = outdir / "blanket-fig3.csv"
     _write_csv(csv_path, panels, data)

@@ -15,15 +15,13 @@ ends.  Cost: about 10 evaluations per curve point, each O(√n) ball operations 
 
 from __future__ import annotations
 
-import csv
 import math
 import pathlib
 
 from blanket.exact.numbers import arith
-from blanket.reports.output import atomic_open
 from flint import fmpq
 
-from . import Figure, pyplot, save
+from . import Figure, output_dir, pyplot, save, write_csv
 
 EPS0 = "2"
 TARGET = fmpq(1, 10**6)
@@ -105,28 +103,28 @@ def _series(quick: bool, ns=None, only=None):
 
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     plt = pyplot()
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = output_dir(outdir)
     rows = _series(quick)
     csv_path = outdir / "oracles-epsilon.csv"
-    with atomic_open(csv_path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(
-            ["mechanism", "epsilon0", "delta", "n", "epsilon_upper", "epsilon_lower", "upper_route", "evaluations"]
+    table = []
+    for r in rows:
+        table.append(
+            [
+                r["mechanism"],
+                EPS0,
+                "1e-6",
+                r["n"],
+                arith.decimal_string(r["eps_upper"], 8, up=True),
+                arith.decimal_string(r["eps_lower"], 8, up=False),
+                r["upper_route"],
+                r["evaluations"],
+            ]
         )
-        for r in rows:
-            w.writerow(
-                [
-                    r["mechanism"],
-                    EPS0,
-                    "1e-6",
-                    r["n"],
-                    arith.decimal_string(r["eps_upper"], 8, up=True),
-                    arith.decimal_string(r["eps_lower"], 8, up=False),
-                    r["upper_route"],
-                    r["evaluations"],
-                ]
-            )
+    write_csv(
+        csv_path,
+        ["mechanism", "epsilon0", "delta", "n", "epsilon_upper", "epsilon_lower", "upper_route", "evaluations"],
+        table,
+    )
     fig, ax = plt.subplots(figsize=(7.5, 5))
     names = list(dict.fromkeys(r["mechanism"] for r in rows))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]

@@ -21,15 +21,14 @@ intervals of the certified values.
 
 from __future__ import annotations
 
-import csv
 import pathlib
 
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.types import NumberOrBall
 from blanket.exact.protocols import tdlap as xt
-from blanket.reports.output import atomic_open
 from flint import fmpq
 
-from . import Figure, pyplot, save
+from . import Figure, output_dir, pyplot, save, write_csv
 
 
 def _series(quick: bool):
@@ -57,63 +56,67 @@ def _series(quick: bool):
     return rows, m, q
 
 
+def up(v: NumberOrBall) -> float:
+    """The upper end of an enclosure as a float, rounded up (display only: the curves are drawn from it)."""
+    return float(arith.decimal_string(v, 12, up=True))
+
+
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     plt = pyplot()
 
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = output_dir(outdir)
     rows, m, q = _series(quick)
     csv_path = outdir / "pure-dp-llr.csv"
-    with atomic_open(csv_path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(
+    table = []
+    for r in rows:
+        ex = arith.decimal_interval(r["exact"], 10)
+        cf = arith.decimal_interval(r["closed"], 10)
+        bd = arith.decimal_interval(r["claims_bound"], 10)
+        e1 = arith.decimal_interval(r["eps1"], 10)
+        rc = arith.decimal_interval(arith.ball(r["closed"]) / arith.ball(r["exact"]), 6)
+        rp = arith.decimal_interval(arith.ball(r["claims_bound"]) / arith.ball(r["exact"]), 6)
+        table.append(
             [
-                "s",
-                "tau",
-                "m",
-                "q",
-                "exact_lower",
-                "exact_upper",
-                "worst_pair",
-                "closed_form_lower",
-                "closed_form_upper",
-                "ratio_closed_over_exact_upper",
-                "pointwise_bound_lower",
-                "pointwise_bound_upper",
-                "ratio_pointwise_over_exact_upper",
-                "cor37_eps1_lower",
-                "cor37_eps1_upper",
+                str(r["s"]),
+                r["tau"],
+                m,
+                str(q),
+                ex["lower"],
+                ex["upper"],
+                "%d,%d" % r["pair"],
+                cf["lower"],
+                cf["upper"],
+                rc["upper"],
+                bd["lower"],
+                bd["upper"],
+                rp["upper"],
+                e1["lower"],
+                e1["upper"],
             ]
         )
-        for r in rows:
-            ex = arith.decimal_interval(r["exact"], 10)
-            cf = arith.decimal_interval(r["closed"], 10)
-            bd = arith.decimal_interval(r["claims_bound"], 10)
-            e1 = arith.decimal_interval(r["eps1"], 10)
-            rc = arith.decimal_interval(arith.ball(r["closed"]) / arith.ball(r["exact"]), 6)
-            rp = arith.decimal_interval(arith.ball(r["claims_bound"]) / arith.ball(r["exact"]), 6)
-            w.writerow(
-                [
-                    str(r["s"]),
-                    r["tau"],
-                    m,
-                    str(q),
-                    ex["lower"],
-                    ex["upper"],
-                    "%d,%d" % r["pair"],
-                    cf["lower"],
-                    cf["upper"],
-                    rc["upper"],
-                    bd["lower"],
-                    bd["upper"],
-                    rp["upper"],
-                    e1["lower"],
-                    e1["upper"],
-                ]
-            )
+    write_csv(
+        csv_path,
+        [
+            "s",
+            "tau",
+            "m",
+            "q",
+            "exact_lower",
+            "exact_upper",
+            "worst_pair",
+            "closed_form_lower",
+            "closed_form_upper",
+            "ratio_closed_over_exact_upper",
+            "pointwise_bound_lower",
+            "pointwise_bound_upper",
+            "ratio_pointwise_over_exact_upper",
+            "cor37_eps1_lower",
+            "cor37_eps1_upper",
+        ],
+        table,
+    )
 
     xs = [float(r["s"].p) / float(r["s"].q) for r in rows]  # display only
-    up = lambda v: float(arith.decimal_string(v, 12, up=True))  # noqa: E731 (display only)
     fig, (ax, axr) = plt.subplots(2, 1, figsize=(6.4, 6.2), sharex=True, gridspec_kw={"height_ratios": [3, 1.4]})
     ax.plot(xs, [up(r["exact"]) for r in rows], "o-", label="exact pairwise LLR (5)")
     ax.plot(xs, [up(r["closed"]) for r in rows], "D-", ms=4, label="Claims 3.3–3.8, closed form (certified)")
@@ -192,23 +195,22 @@ def _error_series(quick: bool):
 def make_error(outdir: pathlib.Path, *, quick: bool = False) -> list:
     plt = pyplot()
 
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = output_dir(outdir)
     rows, n, k = _error_series(quick)
     csv_path = outdir / "pure-dp-error.csv"
     cols = ("rmse_binary", "bound_binary", "rmse_protocol", "bound_protocol")
-    with atomic_open(csv_path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["epsilon", "m_binary", "m_protocol"] + [f"{c}_{e}" for c in cols for e in ("lower", "upper")])
-        for r in rows:
-            vals = []
-            for c in cols:
-                iv = arith.decimal_interval(r[c], 10)
-                vals += [iv["lower"], iv["upper"]]
-            w.writerow([str(r["epsilon"]), r["m_binary"], r["m_protocol"]] + vals)
+    table = []
+    for r in rows:
+        vals = []
+        for c in cols:
+            iv = arith.decimal_interval(r[c], 10)
+            vals += [iv["lower"], iv["upper"]]
+        table.append([str(r["epsilon"]), r["m_binary"], r["m_protocol"]] + vals)
+    write_csv(
+        csv_path, ["epsilon", "m_binary", "m_protocol"] + [f"{c}_{e}" for c in cols for e in ("lower", "upper")], table
+    )
 
     xs = [float(r["epsilon"].p) / float(r["epsilon"].q) for r in rows]  # display only
-    up = lambda v: float(arith.decimal_string(v, 12, up=True))  # noqa: E731 (display only)
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     ax.plot(xs, [up(r["rmse_binary"]) for r in rows], "o-", label="exact RMSE, binary data (k = 1)")
     ax.plot(

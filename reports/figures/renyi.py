@@ -10,12 +10,10 @@ appear only in the plot.
 
 from __future__ import annotations
 
-import csv
 import pathlib
 
 from blanket.exact.numbers import arith
-from blanket.reports.figures import Figure, pyplot, save
-from blanket.reports.output import atomic_open
+from blanket.reports.figures import Figure, output_dir, pyplot, save, write_csv
 
 SETTINGS_FULL = (("1000", "1/2"), ("1000", "2"), ("300", "1"))
 SETTINGS_QUICK = (("100", "1/2"), ("100", "2"))
@@ -62,8 +60,7 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
 
     settings = SETTINGS_QUICK if quick else SETTINGS_FULL
     orders = ORDERS_QUICK if quick else ORDERS_FULL
-    outdir = pathlib.Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
+    outdir = output_dir(outdir)
     all_rows = []
     with Progress(len(settings), "renyi-epsilon") as bar:
         for n, e0 in settings:
@@ -72,15 +69,14 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
 
     keys = ("exact", "ub1", "ub2", "lb", "bound9")
     csv_path = outdir / "renyi-epsilon.csv"
-    with atomic_open(csv_path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow(["n", "epsilon0", "lambda"] + [f"{k}_{e}" for k in keys for e in ("lower", "upper")])
-        for rows in all_rows:
-            for r in rows:
-                w.writerow(
-                    [r["n"], r["epsilon0"], r["lambda"]]
-                    + [r[k][e] if k in r else "" for k in keys for e in ("lower", "upper")]
-                )
+    table = []
+    for rows in all_rows:
+        for r in rows:
+            table.append(
+                [r["n"], r["epsilon0"], r["lambda"]]
+                + [r[k][e] if k in r else "" for k in keys for e in ("lower", "upper")]
+            )
+    write_csv(csv_path, ["n", "epsilon0", "lambda"] + [f"{k}_{e}" for k in keys for e in ("lower", "upper")], table)
 
     style = {
         "exact": ("k", "-", "o", "exact worst case, binary RR"),

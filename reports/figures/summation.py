@@ -26,15 +26,13 @@ certified is read back from it).
 
 from __future__ import annotations
 
-import csv
 import pathlib
 from typing import Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
 from blanket.exact.runtime.progress import Progress
-from blanket.reports.figures import Figure, pyplot, save
-from blanket.reports.output import atomic_open
+from blanket.reports.figures import Figure, pyplot, save, write_csv
 
 DELTA = "1e-6"
 EPSILONS = ("1", "0.25")
@@ -137,22 +135,19 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     rows = compute(quick)
     keys = ("mse_exact", "thm41", "thm42_best", "thm42")
     csv_path = outdir / "summation-mse.csv"
-    with atomic_open(csv_path, "w", newline="") as fh:
-        w = csv.writer(fh)
-        head = ["epsilon", "delta", "n", "k", "gamma_upper", "m_best"]
+    head = ["epsilon", "delta", "n", "k", "gamma_upper", "m_best"]
+    for key in keys:
+        head += [f"{key}_lower", f"{key}_upper"]
+    table = []
+    for r in rows:
+        line = [r["epsilon"], r["delta"], r["n"], r["k"], r["gamma"], r["m_best"]]
         for key in keys:
-            head += [f"{key}_lower", f"{key}_upper"]
-        w.writerow(head)
-        for r in rows:
-            line = [r["epsilon"], r["delta"], r["n"], r["k"], r["gamma"], r["m_best"]]
-            for key in keys:
-                v = r[key]
-                line += (
-                    ["", ""]
-                    if v is None
-                    else [arith.decimal_string(v, 10, up=False), arith.decimal_string(v, 10, up=True)]
-                )
-            w.writerow(line)
+            v = r[key]
+            line += (
+                ["", ""] if v is None else [arith.decimal_string(v, 10, up=False), arith.decimal_string(v, 10, up=True)]
+            )
+        table.append(line)
+    write_csv(csv_path, head, table)
 
     extra = []
     priv = []
@@ -163,21 +158,22 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
             priv = []
         if priv:
             p_path = outdir / "summation-privacy.csv"
-            with atomic_open(p_path, "w", newline="") as fh:
-                w = csv.writer(fh)
-                w.writerow(
-                    [
-                        "n",
-                        "k",
-                        "gamma_upper",
-                        "target_epsilon",
-                        "delta",
-                        "certified_epsilon_lower",
-                        "certified_epsilon_upper",
-                    ]
-                )
-                for n, k, g, lo, hi in priv:
-                    w.writerow([n, k, g, "1", DELTA, lo, hi])
+            table = []
+            for n, k, g, lo, hi in priv:
+                table.append([n, k, g, "1", DELTA, lo, hi])
+            write_csv(
+                p_path,
+                [
+                    "n",
+                    "k",
+                    "gamma_upper",
+                    "target_epsilon",
+                    "delta",
+                    "certified_epsilon_lower",
+                    "certified_epsilon_upper",
+                ],
+                table,
+            )
             extra.append(p_path)
 
     cal = []
@@ -188,23 +184,24 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
             cal = []
         if cal:
             c_path = outdir / "summation-calibrated.csv"
-            with atomic_open(c_path, "w", newline="") as fh:
-                w = csv.writer(fh)
-                w.writerow(
-                    ["n", "k", "gamma_calibrated_upper", "epsilon", "delta", "mse_exact_lower", "mse_exact_upper"]
+            table = []
+            for n, k, g, mse in cal:
+                table.append(
+                    [
+                        n,
+                        k,
+                        arith.decimal_string(g, 8, up=True),
+                        "1",
+                        DELTA,
+                        arith.decimal_string(mse, 10, up=False),
+                        arith.decimal_string(mse, 10, up=True),
+                    ]
                 )
-                for n, k, g, mse in cal:
-                    w.writerow(
-                        [
-                            n,
-                            k,
-                            arith.decimal_string(g, 8, up=True),
-                            "1",
-                            DELTA,
-                            arith.decimal_string(mse, 10, up=False),
-                            arith.decimal_string(mse, 10, up=True),
-                        ]
-                    )
+            write_csv(
+                c_path,
+                ["n", "k", "gamma_calibrated_upper", "epsilon", "delta", "mse_exact_lower", "mse_exact_upper"],
+                table,
+            )
             extra.append(c_path)
 
     fig, axes = plt.subplots(1, len(EPSILONS), figsize=(6.2 * len(EPSILONS), 4.6), sharey=True)

@@ -26,6 +26,7 @@ speed-up is meaningless (compare wall seconds with CPU seconds).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import os
 import resource
@@ -101,30 +102,46 @@ def executors(with_dask: bool):
     return out, cluster
 
 
-def run_blocks(ns, eps, with_dask):
-    from tests.benchmarks.bench_parallel import delta_block as fn  # by module name, so Dask workers can import it
+HEADER = f"{'n':>8} {'executor':<30} {'seconds':>8} {'speed-up':>8} {'CPU s':>7} {'identical':>9} {'peak RSS MB':>11}"
 
-    print("\nblocks: delta_c(epsilon) for every c, epsilon0 = 1, 128 bits")
-    print(f"{'n':>8} {'executor':<30} {'seconds':>8} {'speed-up':>8} {'CPU s':>7} {'identical':>9} {'peak RSS MB':>11}")
+
+@contextlib.contextmanager
+def executors_for_table(title: str, with_dask: bool):
+    """Print the table's title and header; yields the executors, shut down (and the Dask cluster closed) after."""
+    print(title)
+    print(HEADER)
     exe, cluster = executors(with_dask)
     try:
-        for n in ns:
-            tasks = [("1", n, a, b, eps) for a, b in block_ranges(n, 4 * max(2, available_cores()) * 4)]
-            base = base_sig = None
-            for name, kw in exe:
-                with arith.precision(128):
-                    res, dt, cpu = timed(map_blocks, fn, tasks, progress=False, **kw)
-                sig = signature(res)
-                if base is None:
-                    base, base_sig = dt, sig
-                print(
-                    f"{n:>8} {name:<30} {dt:>8.2f} {base / dt:>8.2f} {cpu:>7.1f} {str(sig == base_sig):>9} "
-                    f"{peak_mb():>11.0f}"
-                )
+        yield exe
     finally:
         shutdown()
         if cluster is not None:
             cluster.close()
+
+
+def print_rows(n: int, exe, call, note: str = "") -> None:
+    """One row per executor ``(name, kw)``: ``call(kw)`` gives ``(result, seconds, CPU seconds)`` (run at 128
+    bits); speed-up and "identical" are against the first executor."""
+    base = base_sig = None
+    for name, kw in exe:
+        with arith.precision(128):
+            res, dt, cpu = call(kw)
+        sig = signature(res)
+        if base is None:
+            base, base_sig = dt, sig
+        print(
+            f"{n:>8} {name:<30} {dt:>8.2f} {base / dt:>8.2f} {cpu:>7.1f} {str(sig == base_sig):>9} "
+            f"{peak_mb():>11.0f}" + note
+        )
+
+
+def run_blocks(ns, eps, with_dask):
+    from tests.benchmarks.bench_parallel import delta_block as fn  # by module name, so Dask workers can import it
+
+    with executors_for_table("\nblocks: delta_c(epsilon) for every c, epsilon0 = 1, 128 bits", with_dask) as exe:
+        for n in ns:
+            tasks = [("1", n, a, b, eps) for a, b in block_ranges(n, 4 * max(2, available_cores()) * 4)]
+            print_rows(n, exe, lambda kw, tasks=tasks: timed(map_blocks, fn, tasks, progress=False, **kw))
 
 
 #: epsilon per n for the worst case (as in bench_binary.py, epsilon0 = 2): delta around 1e-6, a deployment regime
@@ -138,30 +155,17 @@ def run_worst(ns, eps, with_dask):
     if "workers" not in params:
         print("\nworst: exact.shuffled.binary.delta_binary_worst does not take workers= on this branch (skipped)")
         return
-    print("\nworst: exact worst case over all datasets, epsilon0 = 2, 128 bits")
-    print(f"{'n':>8} {'executor':<30} {'seconds':>8} {'speed-up':>8} {'CPU s':>7} {'identical':>9} {'peak RSS MB':>11}")
-    exe, cluster = executors(with_dask)
     rr = BinaryRR(epsilon0="2")
-    try:
+    with executors_for_table("\nworst: exact worst case over all datasets, epsilon0 = 2, 128 bits", with_dask) as exe:
+        usable = [(name, kw) for name, kw in exe if "scheduler" not in kw or "scheduler" in params]
         for n in ns:
             eps = WORST_EPS.get(n, eps)
-            base = base_sig = None
-            for name, kw in exe:
-                if "scheduler" in kw and "scheduler" not in params:
-                    continue
-                with arith.precision(128):
-                    w, dt, cpu = timed(delta_binary_worst, rr, n, epsilon=eps, **kw)
-                sig = signature(w)
-                if base is None:
-                    base, base_sig = dt, sig
-                print(
-                    f"{n:>8} {name:<30} {dt:>8.2f} {base / dt:>8.2f} {cpu:>7.1f} {str(sig == base_sig):>9} "
-                    f"{peak_mb():>11.0f}  (epsilon = {eps})"
-                )
-    finally:
-        shutdown()
-        if cluster is not None:
-            cluster.close()
+            print_rows(
+                n,
+                usable,
+                lambda kw, n=n, eps=eps: timed(delta_binary_worst, rr, n, epsilon=eps, **kw),
+                f"  (epsilon = {eps})",
+            )
 
 
 def main():
