@@ -1493,7 +1493,23 @@ def _S_factory(n, rx, probs_len, k, family):
 
 
 def moment_krr_family(mech, n: int, family: str, *, order, x_in_D: str = "x", tol=None):
-    """Rényi moment of shuffled k-RR on a dataset family, one direction.
+    """Rényi moment of shuffled k-RR on a dataset family, one direction: the fast route.
+
+    Delegates to :func:`exact.accounting.renyi_families.moment_family` (exact for tiny n, the Taylor
+    kernel — cost independent of n — at scale, the nested route of :func:`moment_krr_family_nested`
+    in between); same arguments and meaning as :func:`moment_krr_family_nested`.
+
+    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> moment_krr_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
+    1233347/1098240
+    """
+    from blanket.exact.accounting import renyi_families
+
+    return renyi_families.moment_family(mech, n, family, order=order, tol=tol)
+
+
+def moment_krr_family_nested(mech, n: int, family: str, *, order, x_in_D: str = "x", tol=None):
+    """Rényi moment of shuffled k-RR on a dataset family, one direction: the nested-window (reference) route.
 
     ``family``: ``"same"`` (the n−1 others hold the value ``x`` of the
     differing user in ``D``), ``"neighbour"`` (they hold ``x'``, its value in
@@ -1507,7 +1523,7 @@ def moment_krr_family(mech, n: int, family: str, *, order, x_in_D: str = "x", to
     >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> from blanket.exact.accounting.renyi import moment_binary
     >>> rr = BinaryRR(exp_epsilon0=3)
-    >>> moment_krr_family(rr, 4, "same", order=2) == moment_binary(rr, 4, 0, order=2, x=0)
+    >>> moment_krr_family_nested(rr, 4, "same", order=2) == moment_binary(rr, 4, 0, order=2, x=0)
     True
     """
     mech = _check_mech(mech)
@@ -1545,16 +1561,9 @@ def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValu
     >>> r.moment
     1233347/1098240
     """
-    lam = parse_order(order)
-    if family in ("same", "neighbour"):
-        ms = [
-            moment_krr_family(mech, n, "same", order=lam, tol=tol),
-            moment_krr_family(mech, n, "neighbour", order=lam, tol=tol),
-        ]
-    else:
-        ms = [moment_krr_family(mech, n, "third", order=lam, tol=tol)]
-    m = _max_ball(ms)
-    return RenyiValue(_div_from_moment(m, lam), m, lam, family=family)
+    from blanket.exact.accounting import renyi_families
+
+    return renyi_families.renyi_family(mech, n, family, order=order, tol=tol)
 
 
 # ============================================================ dispatcher
