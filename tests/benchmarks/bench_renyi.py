@@ -142,21 +142,35 @@ def worst(ns, order="2", eps0="1", workers=2):
         print(f"{n:>9} {dt:>8.2f} {c:>6} {v:>12.4e} {w:>9} {unres:>10} {rss:>7}")
 
 
-def _family(k, fam, n, order, eps0):
+def _family(k, fam, n, order, eps0, route="auto"):
     mech = KRR(k, epsilon0=eps0)
     with arith.precision(128):
+        if route == "nested":  # the reference route (nested windows), as before issue 14
+            lam = xr.parse_order(order)
+            if fam in ("same", "neighbour"):
+                ms = [xr.moment_krr_family_nested(mech, n, f, order=lam) for f in ("same", "neighbour")]
+            else:
+                ms = [xr.moment_krr_family_nested(mech, n, fam, order=lam)]
+            m = arith.maximum(ms)
+            v = arith.ball(m).log() / (arith.ball(lam) - 1)
+            return float(v.mid()), rel(v)
         r = xr.renyi_krr_family(mech, n, fam, order=order)
-        return float(r.value.mid()), rel(r.value)
+        return float(arith.ball(r.value).mid()), rel(r.value)
 
 
-def families(cases, order="2", eps0="1"):
-    print(
-        f"\nk-RR dataset families (max over both directions; epsilon0 = {eps0}, lambda = {order}), 128 bits (ball route)"
-    )
-    print(f"{'k':>4} {'family':>10} {'n':>7} {'seconds':>8} {'D_lambda':>12} {'rel.width':>9} {'RSS MB':>7}")
+def families(cases, order="2", eps0="1", route="auto"):
+    what = {"auto": "dispatcher: Taylor kernel, nested windows for small n", "nested": "nested windows (before)"}[route]
+    print(f"\nk-RR dataset families (max over both directions; epsilon0 = {eps0}, lambda = {order}), 128 bits ({what})")
+    print(f"{'k':>4} {'family':>10} {'n':>10} {'seconds':>8} {'D_lambda':>12} {'rel.width':>9} {'RSS MB':>7}")
     for k, fam, n in cases:
-        dt, (v, w), rss = isolated(_family, k, fam, n, order, eps0)
-        print(f"{k:>4} {fam:>10} {n:>7} {dt:>8.2f} {v:>12.4e} {w:>9} {rss:>7}")
+        dt, (v, w), rss = isolated(_family, k, fam, n, order, eps0, route)
+        print(f"{k:>4} {fam:>10} {n:>10} {dt:>8.3f} {v:>12.4e} {w:>9} {rss:>7}")
+
+
+def families_scale(ns=(10**4, 10**5, 10**6, 10**9), orders=("2", "8", "32"), eps0="1", k=10):
+    """The issue-14 targets for the families: k = 10, n up to 10^9 (≤ 2 s at 10^6, ≤ 60 s at 10^9)."""
+    for order in orders:
+        families([(k, fam, n) for fam in ("same", "neighbour", "third") for n in ns], order=order, eps0=eps0)
 
 
 def cli_delta(ns, workers=2):
@@ -206,6 +220,7 @@ def main():
         worst([1000, 10**4], workers=a.workers)
         cli_delta([10**4], workers=a.workers)
         families([(3, "same", 1000), (3, "third", 300), (10, "third", 100)])
+        families_scale(ns=(10**4, 10**6), orders=("2",))
         return
     one_dataset([10**4, 10**6, 10**9])
     one_dataset([10**6, 10**9], route="ball-arb_poly")
@@ -225,6 +240,9 @@ def main():
             (10, "third", 1000),
         ]
     )
+    families([(3, "same", 10**4), (10, "same", 10**4), (3, "third", 10**4), (10, "third", 300)], route="nested")
+    families_scale()
+    families_scale(ns=(10**5, 10**6, 10**9), orders=("8",), eps0="3")
 
 
 if __name__ == "__main__":
