@@ -139,6 +139,48 @@ def test_taylor_contains_brute_force(k, e, family, n, lam):
         assert tm.value.rad() < arb("1e-9")
 
 
+def brute_tail(steps, n, delta, axis):
+    """``P(|mean along axis| > δ)`` by enumerating the multinomial (exact)."""
+    out = fmpq(0)
+    for counts in itertools.product(range(n + 1), repeat=len(steps) - 1):
+        rest = n - sum(counts)
+        if rest < 0:
+            continue
+        cs = (*counts, rest)
+        mean = sum((c * st_[1 + axis] for c, st_ in zip(cs, steps)), fmpq(0)) / n
+        if abs(mean) > delta:
+            w = fmpq(math.factorial(n))
+            for c, (p, _, _) in zip(cs, steps):
+                w = w * p**c / math.factorial(c)
+            out += w
+    return out
+
+
+@given(k=st.integers(3, 4), e=rational_e, family=st.sampled_from(xr.FAMILIES), n=st.integers(1, 25))
+@SETTINGS
+def test_chernoff_tail_bounds_the_exact_tail(k, e, family, n):
+    steps = rf.family_steps(KRR(k, exp_epsilon0=e), family)
+    for axis in (0, 1):
+        for delta in (fmpq(1, 10), fmpq(1, 2)):
+            exact = brute_tail(steps, n, delta, axis)
+            bound = rf.chernoff_tail(steps, n, delta, axis)
+            lo, _ = arith.endpoints(bound)
+            assert Fraction(int(exact.p), int(exact.q)) <= lo or holds(bound, exact)
+
+
+@pytest.mark.parametrize("family", xr.FAMILIES)
+@pytest.mark.parametrize("n", [40, 60])
+def test_taylor_chernoff_box_contains_brute_force(family, n):
+    """e^{ε0} = 2, small n: Bernstein would need δ > 1/2, the box δ = 1/2 with Chernoff's bound is used."""
+    mech = KRR(3, exp_epsilon0=2)
+    with arith.precision(96):
+        tm = rf.taylor_moment(rf.family_steps(mech, family), n, 2, target=fmpq(1, 10**4))
+        assert tm is not None
+        if family == "third":
+            assert tm.delta == fmpq(1, 2)
+        assert holds(tm.value, brute_moment(mech, n, family, fmpq(2)))
+
+
 @pytest.mark.parametrize("family,k,n", [("same", 5, 200), ("neighbour", 5, 200), ("third", 3, 200), ("third", 4, 60)])
 @pytest.mark.parametrize("lam", [fmpq(2), fmpq(7)])
 def test_taylor_contains_exact_nested(family, k, n, lam):
@@ -193,7 +235,7 @@ def test_targets_scale_k10(family):
 def test_dispatch_small_n_exact_and_fallback():
     mech = KRR(4, exp_epsilon0=3)
     assert rf.moment_family(mech, 5, "third", order=2) == brute_moment(mech, 5, "third", fmpq(2))
-    assert rf.taylor_moment(rf.family_steps(mech, "third"), 300, 2) is None  # box too wide: nested route
+    assert rf.taylor_moment(rf.family_steps(mech, "third"), 30, 2) is None  # box too wide: nested route
     with arith.precision(64):
         got = arith.ball(rf.moment_family(mech, 300, "same", order=fmpq(5, 2)))
         ref = arith.ball(xr.moment_krr_family_nested(mech, 300, "same", order=fmpq(5, 2)))

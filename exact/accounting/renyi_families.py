@@ -21,7 +21,8 @@ around ``(0, 0)``: ``T_M = Σ_{i+j≤M} C(λ,i) C(1−λ,j) u^i v^j``, whose exp
 moment–cumulant recursion (cumulants of a sum of ``n`` i.i.d. steps are ``n`` times the step's), so no
 sum over counts is done at all.  The error ``E[F − T_M]`` is bounded rigorously on the box
 ``B = {|u| ≤ δ, |v| ≤ δ}`` by the Lagrange remainder (``E[u^{M+1}]``, ``E[v^{M+1}]`` with ``M+1`` even, and
-Young's inequality) and off the box by ``sup|F| + sup|T_M|`` times Bernstein's bound on ``P(B^c)``.  The
+Young's inequality) and off the box by ``sup|F| + sup|T_M|`` times Bernstein's bound on ``P(B^c)`` (Chernoff's bound at
+``δ = 1/2`` where Bernstein's would need a wider box).  The
 parameters ``M`` and ``δ`` are chosen (with floats: a choice, not a certified number) to minimise the
 certified bound.  The result is the ball ``E[T_M] ± bound``: a *method-limited* enclosure whose relative
 width on ``E_λ − 1`` shrinks like ``(λ²σ²/n)^{(M−1)/2}`` (σ² the step variance).
@@ -339,6 +340,49 @@ def _choose_delta(n: int, var, b, log_target: float) -> float:
     return (a1 + math.sqrt(a1 * a1 + 8 * n * s2 * L)) / (2 * n) * 1.0001
 
 
+def _chernoff_theta(vals, delta: float) -> float:
+    """θ ≥ 0 maximising ``θδ − log E[e^{θX}]`` (float choice): bisection on ``E_θ[X] = δ`` (tilted mean, increasing)."""
+
+    def tilted_mean(t):
+        top = max(t * x for _, x in vals)
+        w = [(p * math.exp(t * x - top), x) for p, x in vals]
+        z = sum(a for a, _ in w)
+        return sum(a * x for a, x in w) / z
+
+    lo, hi = 0.0, 1.0
+    while tilted_mean(hi) < delta and hi < 1e6:
+        lo, hi = hi, 2 * hi
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if tilted_mean(mid) < delta:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def chernoff_tail(steps, n: int, delta: fmpq, axis: int) -> arb:
+    """Certified ``P(|mean of n steps along axis| > δ)`` by Chernoff's bound, both sides.
+
+    ``P(u > δ) ≤ (E[e^{θξ}] e^{−θδ})^n`` for every ``θ ≥ 0`` (Markov's inequality on ``e^{θnu}``), likewise
+    for ``−ξ``; θ is chosen in floats near the optimum and the bound evaluated in balls.  A side whose
+    largest step is ``≤ δ`` has probability 0.  Cost O(cells) ball operations plus a float bisection.
+    """
+    total = arb(0)
+    for sgn in (1, -1):
+        vals = [(p, sgn * (xi if axis == 0 else eta)) for p, xi, eta in steps]
+        xmax = arith.maximum([arith.ball(x).upper() for _, x in vals])
+        if xmax <= arb(delta):
+            continue  # the mean never exceeds δ on this side
+        fv = [(float(arith.ball(p).mid()), float(arith.ball(x).mid())) for p, x in vals]
+        theta = fmpq(math.floor(_chernoff_theta(fv, float(delta.p) / float(delta.q)) * 2**30), 2**30)
+        phi = arb(0)
+        for p, x in vals:
+            phi += arith.ball(p) * (arith.ball(x) * arb(theta)).exp()
+        total += ((phi.log() - arb(theta) * arb(delta)) * int(n)).exp()
+    return arb(total.upper())
+
+
 def _log2_of(x) -> float:
     """log2 of the upper end of a nonnegative enclosure (float, for choices only); −inf for 0."""
     b = arith.ball(x).upper()
@@ -352,7 +396,9 @@ def taylor_moment(steps, n: int, order, *, degree: int | None = None, target=Non
 
     ``target``: the error bound aimed at (default ``2^-(prec+16)``); ``degree``: the largest total degree
     tried (default :data:`MAX_DEGREE_2D` / :data:`MAX_DEGREE_1D`, grown from 16 while the bound is above
-    target).  Returns ``None`` when no box with ``δ ≤ 1/2`` has a small Bernstein mass (``n`` too small).
+    target).  The box half-width δ is chosen by Bernstein's bound when that gives ``δ ≤ 1/2``, else
+    ``δ = 1/2`` with Chernoff's bound (:func:`chernoff_tail`).  Returns ``None`` when no degree gives a
+    finite bound with off-box part ≤ 1 (``n`` too small).
     Cost O(D⁴) (O(D²) one-dimensional), independent of n.
     """
     lam = xr.parse_order(order)
@@ -363,6 +409,8 @@ def taylor_moment(steps, n: int, order, *, degree: int | None = None, target=Non
     log2_tgt = _log2_of(tgt)
     var_u, var_v, bu, bv, rmax, spmax = _step_stats(steps)
     sup_f = _pw_ball(rmax, lam) * spmax
+    # the box δ = 1/2 with Chernoff's bound: the fallback where Bernstein's bound needs δ > 1/2 (large ε0)
+    wide = chernoff_tail(steps, n, MAX_DELTA, 0) + chernoff_tail(steps, n, MAX_DELTA, 1)
     cl = _binom_gen(lam, dmax + 1)
     cm = _binom_gen(1 - lam, dmax + 1)
     best: TaylorMoment | None = None
@@ -370,7 +418,7 @@ def taylor_moment(steps, n: int, order, *, degree: int | None = None, target=Non
     while True:
         mom = joint_moments_series(steps, n, d)
         for M in range(1, d, 2):  # M + 1 even: E[u^{M+1}] ≥ 0 bounds E|u|^{M+1}
-            cand = _bound_for(mom, M, n, lam, cl, cm, var_u, var_v, bu, bv, sup_f, log2_tgt)
+            cand = _bound_for(mom, M, n, lam, cl, cm, var_u, var_v, bu, bv, sup_f, log2_tgt, wide)
             if cand is not None and (best is None or cand.error < best.error):
                 best = cand
         if best is not None and (best.error <= tgt or d >= dmax):
@@ -389,8 +437,9 @@ def _pw_ball(x, lam: fmpq) -> arb:
     return (x.log() * arb(lam)).exp()
 
 
-def _bound_for(mom, M, n, lam, cl, cm, var_u, var_v, bu, bv, sup_f, log2_tgt) -> TaylorMoment | None:
-    """The certified enclosure for degree M (δ chosen so that the off-box part is about the target)."""
+def _bound_for(mom, M, n, lam, cl, cm, var_u, var_v, bu, bv, sup_f, log2_tgt, wide) -> TaylorMoment | None:
+    """The certified enclosure for degree M (δ chosen so that the off-box part is about the target; where
+    Bernstein's bound would need δ > 1/2, δ = 1/2 with the Chernoff mass ``wide``)."""
     # sup |T_M| on the support (|u| ≤ b_u, |v| ≤ b_v)
     ga = [abs(arb(c)) for c in cl[: M + 1]]
     gb = [abs(arb(c)) for c in cm[: M + 1]]
@@ -409,10 +458,14 @@ def _bound_for(mom, M, n, lam, cl, cm, var_u, var_v, bu, bv, sup_f, log2_tgt) ->
         _choose_delta(n, var_u, bu, need) if not arith.is_zero(var_u) else 0.0,
         _choose_delta(n, var_v, bv, need) if not arith.is_zero(var_v) else 0.0,
     )
-    if not (dl <= float(MAX_DELTA.p) / float(MAX_DELTA.q)):
-        return None
-    delta = fmpq(max(1, math.ceil(dl * 2**40)), 2**40)
-    tail = off_factor * (_bernstein(n, var_u, bu, delta) + _bernstein(n, var_v, bv, delta))
+    if dl <= float(MAX_DELTA.p) / float(MAX_DELTA.q):
+        delta = fmpq(max(1, math.ceil(dl * 2**40)), 2**40)
+        tail = off_factor * (_bernstein(n, var_u, bu, delta) + _bernstein(n, var_v, bv, delta))
+    else:
+        delta = MAX_DELTA
+        tail = off_factor * wide
+        if not tail.is_finite() or tail > 1:
+            return None
     # Lagrange remainder of total degree M+1 on the box: Σ_{i+j=M+1} A_i B_j |u|^i |v|^j
     # with A_i = |C(λ,i)| max(1±δ)^{λ−i}, B_j = |C(1−λ,j)| max(1±δ)^{1−λ−j};  |u|^i|v|^j ≤ (i u^{M+1} + j v^{M+1})/(M+1)
     K = M + 1
@@ -436,6 +489,8 @@ def _bound_for(mom, M, n, lam, cl, cm, var_u, var_v, bu, bv, sup_f, log2_tgt) ->
                 continue
             t = arith.add(t, arith.mul(cl[i] * cm[j], mom[i][j]))
     err = _up(box + tail)
+    if not err.is_finite():
+        return None
     value = arith.ball(t) + err * arb(0, 1)
     return TaylorMoment(value, err, M, delta, _up(box), _up(tail))
 
@@ -467,7 +522,7 @@ def moment_family(mech, n: int, family: str, *, order, tol=None):
     the Taylor kernel :func:`taylor_moment` (O(D⁴), independent of n) when it applies, plus the nested
     route when the Taylor enclosure's relative width on ``E − 1`` is above 2^-40 and the nested route costs
     at most :data:`NESTED_BUDGET` terms (the two enclosures are intersected); the nested route alone when
-    the Taylor kernel does not apply (small n).
+    the Taylor kernel does not apply or its enclosure is wider than ``E − 1`` (small n).
 
     >>> from blanket.exact.mechanisms.finite import KRR
     >>> moment_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
@@ -487,12 +542,13 @@ def moment_family(mech, n: int, family: str, *, order, tol=None):
     tm = taylor_moment(steps, n, lam)
     if tm is not None and _tight(tm.value):
         return tm.value
-    if tm is None or _nested_cost(mech, n, family, lam) <= NESTED_BUDGET:
+    # a Taylor enclosure wider than E − 1 itself says nothing: then the nested route runs whatever its cost
+    useful = tm is not None and _tight(tm.value, rel_bits=1)
+    if not useful or _nested_cost(mech, n, family, lam) <= NESTED_BUDGET:
         nested = arith.ball(xr.moment_krr_family_nested(mech, n, family, order=lam, tol=tol))
         if tm is None:
             return nested
-        both = nested.intersection(tm.value)
-        return both
+        return nested.intersection(tm.value)
     return tm.value
 
 
