@@ -549,6 +549,7 @@ def moment_family(mech, n: int, family: str, *, order, tol=None):
         if tm is None:
             return nested
         return nested.intersection(tm.value)
+    assert tm is not None  # useful
     return tm.value
 
 
