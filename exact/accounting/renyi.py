@@ -1368,6 +1368,14 @@ def renyi_binary_worst(
 
 
 # ============================================================ i.i.d. others: k-RR families
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
     """``E_{h~Mult(n, probs ∪ rest)}[S_num(h)^λ S_den(h)^{1−λ}]/n`` over the first ``len(probs)`` counts.
 
@@ -1420,11 +1428,15 @@ def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
                 acc += pm * b * (r**kint if integer else (r.log() * lamb).exp())
             total = _add(total, _mul(weight, acc))
             return
-        for i, pm in enumerate(w.mass):
-            j = w.offset + i
-            if _exact(pm) and pm == 0:
-                continue
-            rec(level + 1, counts + (j,), remaining - j, _mul(weight, pm), last_rest)
+        bar = Progress(len(w.mass), f"Renyi moment, nested windows ({d} counts)") if level == 0 else None
+        with bar if bar is not None else _NoBar():
+            for i, pm in enumerate(w.mass):
+                j = w.offset + i
+                if bar is not None:
+                    bar.update(1)
+                if _exact(pm) and pm == 0:
+                    continue
+                rec(level + 1, counts + (j,), remaining - j, _mul(weight, pm), last_rest)
 
     rec(0, (), n, fmpq(1), fmpq(1))
     return total / n, left_out
