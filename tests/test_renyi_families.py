@@ -255,3 +255,16 @@ def test_dispatch_small_n_exact_and_fallback():
 def test_bad_input(call, msg):
     with pytest.raises(InvalidArgument, match=msg):
         call()
+
+
+@pytest.mark.parametrize("n", [10**4, 10**6])
+@pytest.mark.parametrize("order", [fmpq(2), fmpq(8), fmpq(7, 2)])
+def test_binary_families_agree_with_binary_engine(n, order):
+    """k = 2: the *same* family (max over both directions) is the binary dataset c = 0, computed by the
+    count-of-ones engine of renyi.py (windows and arb_poly products: an independent route)."""
+    mech = KRR(2, epsilon0=1)
+    with arith.precision(128):
+        fam = arith.ball(xr.renyi_krr_family(mech, n, "same", order=order).value)
+        ref = arith.ball(xr.renyi_binary(mech, n, 0, order=order).value)
+        assert fam.overlaps(ref)
+        assert fam.rad() < fam.mid() * arb("1e-25")
