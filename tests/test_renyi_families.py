@@ -18,6 +18,7 @@ from blanket.exact.accounting import renyi_families as rf
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.protocols.summation import histogram_law
 from flint import arb, fmpq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -32,17 +33,7 @@ def _row(mech, v):
 
 def _hist_law(mech, n, z, last):
     """Law of the histogram of n reports: n − 1 users hold z, one holds ``last`` (exact dict)."""
-    law = {tuple([0] * mech.k): fmpq(1)}
-    for row in [_row(mech, z)] * (n - 1) + [_row(mech, last)]:
-        new: dict = {}
-        for h, p in law.items():
-            for y, q in enumerate(row):
-                g = list(h)
-                g[y] += 1
-                g = tuple(g)
-                new[g] = new.get(g, fmpq(0)) + p * q
-        law = new
-    return law
+    return histogram_law([_row(mech, z)] * (n - 1) + [_row(mech, last)])
 
 
 def brute_moment(mech, n, family, lam):
