@@ -60,8 +60,9 @@ moment kernels (docs/numerics.md, Lemmas R1–R4) and the *excess* kernel for
 Complexities: one binary dataset O(W log W) with ``W = O(√(n·log(1/tol)))``
 window width (the two binomial windows, their ``arb_poly`` product, the
 moment sum); the worst case O(n·B·W) float operations (blocks of B datasets);
-k-RR *same*/*neighbour* O(W²), *third*
-O(W²) for k = 3 and O(W³) for k ≥ 4.
+k-RR families: O(1) in n by the Taylor kernel of
+:mod:`exact.accounting.renyi_families` at scale; the nested route (*same*/*neighbour* O(W²), *third*
+O(W²) for k = 3 and O(W³) for k ≥ 4) for small n and as the reference (``moment_krr_family_nested``).
 
 >>> from blanket.exact.mechanisms.finite import BinaryRR
 >>> rr = BinaryRR(exp_epsilon0=3)
