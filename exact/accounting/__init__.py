@@ -1,6 +1,6 @@
 """Privacy profiles, calibration, Rényi divergences, privacy loss distributions and the accountant.
 
-Modules: ``accountant``, ``calibrate``, ``pld``, ``profiles``, ``query``, ``renyi``.
+Modules: ``accountant``, ``calibrate``, ``pld``, ``profiles``, ``query``, ``renyi``, ``renyi_families``.
 Public names are loaded lazily (importing the package imports no module).
 Names defined in several modules are not re-exported here: check_worst_cost.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from blanket.exact.lazy import lazy_package
 
-_MODULES = ('accountant', 'calibrate', 'pld', 'profiles', 'query', 'renyi')
+_MODULES = ('accountant', 'calibrate', 'pld', 'profiles', 'query', 'renyi', 'renyi_families')
 _EXPORTS = {
     'Query': 'query',
     'make_query': 'query',
@@ -53,6 +53,14 @@ _EXPORTS = {
     'lower_pair': 'pld',
     'moment_binary': 'renyi',
     'moment_krr_family': 'renyi',
+    'moment_krr_family_nested': 'renyi',
+    'TaylorMoment': 'renyi_families',
+    'family_steps': 'renyi_families',
+    'joint_moments': 'renyi_families',
+    'joint_moments_series': 'renyi_families',
+    'moment_family': 'renyi_families',
+    'renyi_family': 'renyi_families',
+    'taylor_moment': 'renyi_families',
     'others_count_law': 'renyi',
     'parse_dataset': 'query',
     'parse_order': 'renyi',

@@ -60,8 +60,9 @@ moment kernels (docs/numerics.md, Lemmas R1–R4) and the *excess* kernel for
 Complexities: one binary dataset O(W log W) with ``W = O(√(n·log(1/tol)))``
 window width (the two binomial windows, their ``arb_poly`` product, the
 moment sum); the worst case O(n·B·W) float operations (blocks of B datasets);
-k-RR *same*/*neighbour* O(W²), *third*
-O(W²) for k = 3 and O(W³) for k ≥ 4.
+k-RR families: O(1) in n by the Taylor kernel of
+:mod:`exact.accounting.renyi_families` at scale; the nested route (*same*/*neighbour* O(W²), *third*
+O(W²) for k = 3 and O(W³) for k ≥ 4) for small n and as the reference (``moment_krr_family_nested``).
 
 >>> from blanket.exact.mechanisms.finite import BinaryRR
 >>> rr = BinaryRR(exp_epsilon0=3)
@@ -1368,6 +1369,14 @@ def renyi_binary_worst(
 
 
 # ============================================================ i.i.d. others: k-RR families
+class _NoBar:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
     """``E_{h~Mult(n, probs ∪ rest)}[S_num(h)^λ S_den(h)^{1−λ}]/n`` over the first ``len(probs)`` counts.
 
@@ -1420,11 +1429,15 @@ def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
                 acc += pm * b * (r**kint if integer else (r.log() * lamb).exp())
             total = _add(total, _mul(weight, acc))
             return
-        for i, pm in enumerate(w.mass):
-            j = w.offset + i
-            if _exact(pm) and pm == 0:
-                continue
-            rec(level + 1, counts + (j,), remaining - j, _mul(weight, pm), last_rest)
+        bar = Progress(len(w.mass), f"Renyi moment, nested windows ({d} counts)") if level == 0 else None
+        with bar if bar is not None else _NoBar():
+            for i, pm in enumerate(w.mass):
+                j = w.offset + i
+                if bar is not None:
+                    bar.update(1)
+                if _exact(pm) and pm == 0:
+                    continue
+                rec(level + 1, counts + (j,), remaining - j, _mul(weight, pm), last_rest)
 
     rec(0, (), n, fmpq(1), fmpq(1))
     return total / n, left_out
@@ -1493,7 +1506,23 @@ def _S_factory(n, rx, probs_len, k, family):
 
 
 def moment_krr_family(mech, n: int, family: str, *, order, x_in_D: str = "x", tol=None):
-    """Rényi moment of shuffled k-RR on a dataset family, one direction.
+    """Rényi moment of shuffled k-RR on a dataset family, one direction: the fast route.
+
+    Delegates to :func:`exact.accounting.renyi_families.moment_family` (exact for tiny n, the Taylor
+    kernel — cost independent of n — at scale, the nested route of :func:`moment_krr_family_nested`
+    in between); same arguments and meaning as :func:`moment_krr_family_nested`.
+
+    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> moment_krr_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
+    1233347/1098240
+    """
+    from blanket.exact.accounting import renyi_families
+
+    return renyi_families.moment_family(mech, n, family, order=order, tol=tol)
+
+
+def moment_krr_family_nested(mech, n: int, family: str, *, order, x_in_D: str = "x", tol=None):
+    """Rényi moment of shuffled k-RR on a dataset family, one direction: the nested-window (reference) route.
 
     ``family``: ``"same"`` (the n−1 others hold the value ``x`` of the
     differing user in ``D``), ``"neighbour"`` (they hold ``x'``, its value in
@@ -1507,7 +1536,7 @@ def moment_krr_family(mech, n: int, family: str, *, order, x_in_D: str = "x", to
     >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> from blanket.exact.accounting.renyi import moment_binary
     >>> rr = BinaryRR(exp_epsilon0=3)
-    >>> moment_krr_family(rr, 4, "same", order=2) == moment_binary(rr, 4, 0, order=2, x=0)
+    >>> moment_krr_family_nested(rr, 4, "same", order=2) == moment_binary(rr, 4, 0, order=2, x=0)
     True
     """
     mech = _check_mech(mech)
@@ -1545,16 +1574,9 @@ def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValu
     >>> r.moment
     1233347/1098240
     """
-    lam = parse_order(order)
-    if family in ("same", "neighbour"):
-        ms = [
-            moment_krr_family(mech, n, "same", order=lam, tol=tol),
-            moment_krr_family(mech, n, "neighbour", order=lam, tol=tol),
-        ]
-    else:
-        ms = [moment_krr_family(mech, n, "third", order=lam, tol=tol)]
-    m = _max_ball(ms)
-    return RenyiValue(_div_from_moment(m, lam), m, lam, family=family)
+    from blanket.exact.accounting import renyi_families
+
+    return renyi_families.renyi_family(mech, n, family, order=order, tol=tol)
 
 
 # ============================================================ dispatcher

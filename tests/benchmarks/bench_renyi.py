@@ -57,6 +57,22 @@ running on the other core for the last two rows): one dataset, ball route, ε0 =
   product ≈ 2.0 s), the moment loop ≈ 0.55 s.  Row ``ball-arb_poly`` (new windows, old product): 2.95 s.
 * n = 10^9, c = 0: 1.11 s → 0.60 s (one window; the windows in one pass).
 * n = 10^6: c = 0 0.021 s → 0.020 s, c = n/3 0.072 s → 0.051 s (target ≤ 0.2 s).
+
+Fourth round (branch rfam, the k-RR families by the Taylor kernel ``exact.accounting.renyi_families``,
+docs/numerics.md Lemmas F1–F2; 2026-11-25 05:10–05:30, load average 3–11 on 2 cores: times inflated).
+k = 10, ε0 = 1, 128 bits, every family (same / neighbour / third), λ = 2, 8, 32:
+
+* n = 10^4, 10^5, 10^6, 10^9: 0.011–0.19 s per value, peak RSS 51–54 MB (the interpreter), relative width
+  of D_λ 10⁻³⁵–10⁻²⁸ (targets: ≤ 2 s at 10^6, ≤ 60 s at 10^9, memory O(√n) — met; the kernel's cost and
+  memory do not depend on n).  Before (nested windows, ``route="nested"`` rows, same machine):
+  k = 10 same n = 10^4 3.8 s, k = 3 same 10^4 6.8 s, k = 3 third 10^4 2.7 s, k = 10 third n = 300 4.0 s,
+  n = 1000 74.8 s (O(W³)); n ≥ 10^5 with k = 10 third not feasible.  After: 0.03, 0.03, 0.21, 0.21, 0.20 s.
+* ε0 = 3, λ = 8, n = 10^5…10^9: 0.014–0.15 s; ε0 = 5, λ = 8, third: n = 10^6 0.26 s, 10^9 0.08 s.
+* Not improved: large ε0 at small n, where the Taylor box does not close (ε0 = 5, k = 10, third,
+  n = 10^4: the nested route, 152 s under load ≈ 11; it shows a progress bar).
+* ``blanket renyi --k 10 --epsilon0 1 -n 10^9 --order 32 --dataset third``: refused before (the linear
+  memory guard: "476.8 GiB") → 0.56 s end to end, 55 MB; with ``--delta 1e-6`` (15 orders) 0.4–1.5 s
+  at n = 10^4…10^9.
 """
 
 import argparse
@@ -142,21 +158,35 @@ def worst(ns, order="2", eps0="1", workers=2):
         print(f"{n:>9} {dt:>8.2f} {c:>6} {v:>12.4e} {w:>9} {unres:>10} {rss:>7}")
 
 
-def _family(k, fam, n, order, eps0):
+def _family(k, fam, n, order, eps0, route="auto"):
     mech = KRR(k, epsilon0=eps0)
     with arith.precision(128):
+        if route == "nested":  # the reference route (nested windows), as before issue 14
+            lam = xr.parse_order(order)
+            if fam in ("same", "neighbour"):
+                ms = [xr.moment_krr_family_nested(mech, n, f, order=lam) for f in ("same", "neighbour")]
+            else:
+                ms = [xr.moment_krr_family_nested(mech, n, fam, order=lam)]
+            m = arith.maximum(ms)
+            v = arith.ball(m).log() / (arith.ball(lam) - 1)
+            return float(v.mid()), rel(v)
         r = xr.renyi_krr_family(mech, n, fam, order=order)
-        return float(r.value.mid()), rel(r.value)
+        return float(arith.ball(r.value).mid()), rel(r.value)
 
 
-def families(cases, order="2", eps0="1"):
-    print(
-        f"\nk-RR dataset families (max over both directions; epsilon0 = {eps0}, lambda = {order}), 128 bits (ball route)"
-    )
-    print(f"{'k':>4} {'family':>10} {'n':>7} {'seconds':>8} {'D_lambda':>12} {'rel.width':>9} {'RSS MB':>7}")
+def families(cases, order="2", eps0="1", route="auto"):
+    what = {"auto": "dispatcher: Taylor kernel, nested windows for small n", "nested": "nested windows (before)"}[route]
+    print(f"\nk-RR dataset families (max over both directions; epsilon0 = {eps0}, lambda = {order}), 128 bits ({what})")
+    print(f"{'k':>4} {'family':>10} {'n':>10} {'seconds':>8} {'D_lambda':>12} {'rel.width':>9} {'RSS MB':>7}")
     for k, fam, n in cases:
-        dt, (v, w), rss = isolated(_family, k, fam, n, order, eps0)
-        print(f"{k:>4} {fam:>10} {n:>7} {dt:>8.2f} {v:>12.4e} {w:>9} {rss:>7}")
+        dt, (v, w), rss = isolated(_family, k, fam, n, order, eps0, route)
+        print(f"{k:>4} {fam:>10} {n:>10} {dt:>8.3f} {v:>12.4e} {w:>9} {rss:>7}")
+
+
+def families_scale(ns=(10**4, 10**5, 10**6, 10**9), orders=("2", "8", "32"), eps0="1", k=10):
+    """The issue-14 targets for the families: k = 10, n up to 10^9 (≤ 2 s at 10^6, ≤ 60 s at 10^9)."""
+    for order in orders:
+        families([(k, fam, n) for fam in ("same", "neighbour", "third") for n in ns], order=order, eps0=eps0)
 
 
 def cli_delta(ns, workers=2):
@@ -206,6 +236,7 @@ def main():
         worst([1000, 10**4], workers=a.workers)
         cli_delta([10**4], workers=a.workers)
         families([(3, "same", 1000), (3, "third", 300), (10, "third", 100)])
+        families_scale(ns=(10**4, 10**6), orders=("2",))
         return
     one_dataset([10**4, 10**6, 10**9])
     one_dataset([10**6, 10**9], route="ball-arb_poly")
@@ -225,6 +256,9 @@ def main():
             (10, "third", 1000),
         ]
     )
+    families([(3, "same", 10**4), (10, "same", 10**4), (3, "third", 10**4), (10, "third", 300)], route="nested")
+    families_scale()
+    families_scale(ns=(10**5, 10**6, 10**9), orders=("8",), eps0="3")
 
 
 if __name__ == "__main__":
