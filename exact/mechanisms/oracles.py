@@ -1040,4 +1040,9 @@ def variation_ratio_delta(
     vN = fmpq(0) if _is_zero(neutral_n) else neutral_n * (1 - ee) / (1 - 2 * r)
     rest = 1 - 2 * r
     atoms = [(rest, vN), (r, (p - ee) * alpha / r), (r, (1 - ee * p) * alpha / r), (fmpq(0), vN)]
+    # every value ≤ 0 (ε ≥ log p): the positive part of the sum is exactly 0, returned as the rational 0 rather than a
+    # ball around 0.  vN ≤ 0 needs only ee ≥ 1: the neutral mass 1 − α − pα of the pair is ≥ 0 (checked exactly
+    # above for exact inputs; for balls, e.g. 0 as a ball when β = (p−1)/(p+1), part of the pair's definition)
+    if arith.le(1, ee) is True and all(arith.le(v, 0) is True for _, v in atoms[1:3]):
+        return fmpq(0)
     return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="variation-ratio pair") / n
