@@ -1012,7 +1012,10 @@ def _guided_calibrate(value_of, target: fmpq, hi: fmpq, model, *, rel_tol: fmpq,
         if good is not None and bad is not None and good - bad <= rel_tol * good:
             return good, bad, step + 1
         if v is not None and v > 0:
-            m = model(_f(q))
+            try:
+                m = model(_f(q))
+            except (OverflowError, ValueError, ZeroDivisionError):
+                return None
             if not m > 0:
                 return None
             r = _model_root(model, tf, hf, scale=_f(v) / m)
