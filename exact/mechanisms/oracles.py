@@ -903,7 +903,7 @@ def same_family_delta(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TO
     which takes the values ``1/e`` (w.p. a), ``e`` (w.p. b), 1.
     For an :class:`LDP` record (any ε0-LDP randomizer) the witness is
     binary randomized response with the same ε0 — one member of the class.
-    Cost: the bulk count is degenerate (``Λ = 1`` contributes the same value in both places), so each
+    Cost: the bulk count is degenerate (the engine's fourth atom has mass 0), so each
     direction is one call of the engine's one-dimensional route, O(√n·√log(1/tol)) ball operations
     (about 0.08 CPU s at n = 10⁶), exact rationals for exact inputs and ``n ≤ EXACT_MAX_N``.
 
