@@ -90,7 +90,7 @@ target_delta = "{delta}"
 
 
 def test_oracle_target_is_certified_and_close(monkeypatch):
-    dep = _dep(20000)
+    dep = _dep(5000)
     mech = dep.build_mechanism()
     srcs = C.sources(dep, mech)
     calls = []
