@@ -775,6 +775,11 @@ class _HardStop(BaseException):
     """Raised by SIGALRM at the wall-clock budget's end (the search stops wherever it is)."""
 
 
+#: the exact side where the ε compared is ≥ ε0: every mechanism here is ε0-LDP, so the shuffled mechanism is ε0-DP
+#: (post-processing of the parallel composition of ε0-DP randomizers on neighbouring datasets, which differ in one
+#: user) and δ(ε) = 0 exactly (docs/researcher.md, "delta = 0 for epsilon >= epsilon0")
+EPS0_ZERO_KIND = "delta = 0 exactly for epsilon >= epsilon0 (the shuffled mechanism is epsilon0-DP)"
+
 #: largest estimated number of dataset classes of the exhaustive phase at one (k, n)
 MAX_EXHAUSTIVE_CLASSES = 10**6
 
@@ -935,6 +940,39 @@ class Search:
             return "holds" if c else ("violated" if c is False else "undecided")
         return "holds" if arith.le(exact_val, b.lower()) else "undecided"
 
+    def _ldp_zero(self, phase: str, k: int, n: int, e0: fmpq, v: fmpq, bv: Any) -> Point | None:
+        """The point decided by :data:`EPS0_ZERO_KIND` when the ε compared is ≥ ε0 (``None`` otherwise).
+
+        Every mechanism of a bound file is ε0-LDP, so its shuffled mechanism is ε0-DP and δ(ε) = 0 exactly for
+        ε ≥ ε0 (docs/researcher.md, "delta = 0 for epsilon >= epsilon0"): the exact side is the rational 0, no computation.  A δ-bound then holds iff
+        its certified lower end is ≥ 0 and is violated iff its upper end is < 0; a ball straddling 0 (a bound equal
+        to 0 computed in ball arithmetic) stays undecided, with a note.  ε-bounds: δ at the claimed ε is 0 ≤ target.
+        """
+        e = v if self.bound.quantity == "delta" else self._eps_for_check(bv)
+        if e < e0:
+            return None
+        zero = fmpq(0)
+        oc = self._compare(zero, bv, target=None if self.bound.quantity == "delta" else v)
+        pt = Point(
+            phase,
+            k,
+            n,
+            e0,
+            v,
+            oc,
+            bv,
+            zero,
+            EPS0_ZERO_KIND,
+            None,
+            eps_used=e if self.bound.quantity == "epsilon" else None,
+        )
+        if oc == "undecided":
+            pt.note = (
+                "delta = 0 exactly here (epsilon >= epsilon0); the bound's enclosure contains 0 and negative "
+                "values, so its sign (>= 0: holds, < 0: violated) is not decided at this precision"
+            )
+        return pt
+
     def check_small(self, phase: str, k: int, n: int, e0: fmpq, values: Sequence[fmpq]) -> list[Point]:
         """Exhaustive worst case at small n for several ε / δ at once (precision escalates per point)."""
         from blanket.exact.shuffled.enumerate import worst_cases
@@ -944,10 +982,16 @@ class Search:
         for v in values:
             bv, outcome, note = self.eval_bound(k, n, e0, v)
             bvs.append((v, bv, outcome, note))
-        todo = [(v, bv) for v, bv, oc, _ in bvs if bv is not None]
+        todo = []
         for v, bv, oc, note in bvs:
             if bv is None:
                 out.append(Point(phase, k, n, e0, v, oc, note=note))
+                continue
+            zero = self._ldp_zero(phase, k, n, e0, v, bv)
+            if zero is not None:
+                out.append(zero)
+            else:
+                todo.append((v, bv))
         if not todo:
             return out
         pending = todo
@@ -1018,6 +1062,9 @@ class Search:
         bv, oc, note = self.eval_bound(k, n, e0, v)
         if bv is None:
             return [Point(phase, k, n, e0, v, oc, note=note)]
+        zero = self._ldp_zero(phase, k, n, e0, v, bv)
+        if zero is not None:
+            return [zero]
         for prec in PRECS:
             with arith.precision(prec):
                 mech = mechanism_record(self.bound.mechanism, k, e0)

@@ -115,7 +115,10 @@ def blanket_view_bracket(
     upper bound on δ(ε) of the shuffled mechanism: the smaller (by upper
     end) of the convex-order spread and, with ``merged``, the merged view
     (:func:`exact.mechanisms.oracles.blanket_view_delta_merged`, one more
-    engine call with a degenerate weak count, cheaper than the other two).
+    engine call with a degenerate weak count, cheaper than the other two),
+    computed only where the spread's enclosure is wide (relative radius above
+    :data:`MERGED_WHEN_WIDER`, deep in the tail): where it is narrow the
+    merged view, whose mean is larger, does not win.
     ``with_lower=False`` skips the lower end's engine call and returns 0 as the
     (trivial, still valid) lower end: for callers that need only the upper bound.
     """
@@ -138,13 +141,28 @@ def blanket_view_bracket(
     lower = run([(a0, fmpq(0)), (at, vt), (an, vn), (ab + ar, vm)]) if with_lower else fmpq(0)
     lam = 1 / mech.exp_epsilon0()  # v_r = lam·v_b + (1 − lam)·0
     upper = run([(a0 + ar * (1 - lam), fmpq(0)), (at, vt), (an, vn), (ab + ar * lam, vb)])
-    if merged:
+    if merged and _wide(upper):
         # "both" raised to the "rest" value (v_b ≤ v_r): also an upper bound, and its enclosure is narrower
-        # deep in the tail (δ far below 1e-9 at n = 10^6), where the spread's weak count widens the engine's ball
+        # deep in the tail (δ far below 1e-9 at n = 10^6), where the spread's weak count widens the engine's ball;
+        # where the spread's enclosure is narrow the merged view (a larger mean) does not win: not computed then
         alt = run([(a0, fmpq(0)), (at, vt), (an, vn), (ab + ar, vr)])
         if _upper_end(alt) < _upper_end(upper):
             upper = alt
     return Bracket5(lower, upper)
+
+
+#: the merged view is computed only when the spread's enclosure has a relative radius above this (or contains 0)
+MERGED_WHEN_WIDER = fmpq(1, 16)
+
+
+def _wide(v) -> bool:
+    """Whether an enclosure's radius exceeds :data:`MERGED_WHEN_WIDER` times its midpoint (exact values: never)."""
+    if isinstance(v, fmpq):
+        return False
+    if not arith.ball(v).is_finite():
+        return True
+    lo, hi = arith.endpoints(v)
+    return bool(lo <= 0 or (hi - lo) * int(MERGED_WHEN_WIDER.q) > int(MERGED_WHEN_WIDER.p) * (hi + lo))
 
 
 def _upper_end(v):
