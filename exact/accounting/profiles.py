@@ -155,11 +155,11 @@ class EpsilonProfile:
         return self.total_evaluations if self.total_evaluations is not None else self.bracket.evaluations
 
     @property
-    def lower(self):
+    def lower(self) -> fmpq:
         return self.bracket.lower
 
     @property
-    def upper(self):
+    def upper(self) -> fmpq:
         return self.bracket.upper
 
 

@@ -45,13 +45,18 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from blanket.exact.accounting import renyi as xr
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberInput
 from flint import arb, arb_series, ctx, fmpq
+
+#: one report's step ``(probability, ξ, η)`` (exact rationals or balls)
+Step = tuple
 
 #: largest total degree of the Taylor expansion (two-dimensional: O(D^4) ball operations)
 MAX_DEGREE_2D = 48
@@ -64,7 +69,7 @@ NESTED_BUDGET = 4 * 10**6
 
 
 # ============================================================ the families as i.i.d. steps
-def family_steps(mech, family: str) -> list:
+def family_steps(mech: KRR, family: str) -> list:
     """The per-report steps ``(probability, ξ, η)`` of a k-RR dataset family (cells with probability 0 dropped).
 
     ``ξ = μ_x(y)/μ_z(y) − 1``, ``η = μ_{x'}(y)/μ_z(y) − 1`` for the report ``y ~ μ_z`` of one of the others
@@ -102,7 +107,7 @@ def _comb_table(d: int) -> list:
     return [[math.comb(i, a) for a in range(i + 1)] for i in range(d + 1)]
 
 
-def joint_moments(steps, n: int, degree: int) -> list:
+def joint_moments(steps: Sequence[Step], n: int, degree: int) -> list:
     """``m[i][j] = E[u^i v^j]`` for ``i + j ≤ degree``: ``(u, v)`` the mean of ``n`` i.i.d. steps (exact or balls).
 
     Per-step moments → per-step cumulants (bivariate moment–cumulant recursion, exponential generating
@@ -195,7 +200,7 @@ def joint_moments(steps, n: int, degree: int) -> list:
     return cum_to_mom(kap)
 
 
-def joint_moments_series(steps, n: int, degree: int) -> list:
+def joint_moments_series(steps: Sequence[Step], n: int, degree: int) -> list:
     """``m[i][j] ⊇ E[u^i v^j]`` for ``i + j ≤ degree`` (balls), as :func:`joint_moments`, by C-level series.
 
     The bivariate exponential generating functions are truncated to total degree ``D`` and encoded in one
@@ -361,7 +366,7 @@ def _chernoff_theta(vals, delta: float) -> float:
     return lo
 
 
-def chernoff_tail(steps, n: int, delta: fmpq, axis: int) -> arb:
+def chernoff_tail(steps: Sequence[Step], n: int, delta: fmpq, axis: int) -> arb:
     """Certified ``P(|mean of n steps along axis| > δ)`` by Chernoff's bound, both sides.
 
     ``P(u > δ) ≤ (E[e^{θξ}] e^{−θδ})^n`` for every ``θ ≥ 0`` (Markov's inequality on ``e^{θnu}``), likewise
@@ -391,7 +396,9 @@ def _log2_of(x) -> float:
     return float(b.log().mid()) / math.log(2)
 
 
-def taylor_moment(steps, n: int, order, *, degree: int | None = None, target=None) -> TaylorMoment | None:
+def taylor_moment(
+    steps: Sequence[Step], n: int, order: NumberInput, *, degree: int | None = None, target: NumberInput | None = None
+) -> TaylorMoment | None:
     """Certified ``E[(1+u)^λ (1+v)^{1−λ}]`` for the mean ``(u, v)`` of ``n`` i.i.d. steps (module docstring).
 
     ``target``: the error bound aimed at (default ``2^-(prec+16)``); ``degree``: the largest total degree
@@ -514,7 +521,7 @@ def _tight(v, rel_bits: int = 40) -> bool:
     return b.rad() <= excess.lower() * arb(2) ** -rel_bits
 
 
-def moment_family(mech, n: int, family: str, *, order, tol=None):
+def moment_family(mech: KRR, n: int, family: str, *, order: NumberInput, tol: NumberInput | None = None) -> Enclosure:
     """Certified Rényi moment of shuffled k-RR on a dataset family, one direction (the dispatcher).
 
     Same quantity as :func:`exact.accounting.renyi.moment_krr_family_nested` (the reference route).
@@ -553,7 +560,9 @@ def moment_family(mech, n: int, family: str, *, order, tol=None):
     return tm.value
 
 
-def renyi_family(mech, n: int, family: str, *, order, tol=None):
+def renyi_family(
+    mech: KRR, n: int, family: str, *, order: NumberInput, tol: NumberInput | None = None
+) -> xr.RenyiValue:
     """``D_λ`` of shuffled k-RR on a dataset family, max over both directions (see
     :func:`exact.accounting.renyi.renyi_krr_family`), with :func:`moment_family` for each moment.
 
