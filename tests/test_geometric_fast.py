@@ -116,3 +116,13 @@ def test_bad_input():
         pair_atoms(Geometric(3, alpha="1/2"), 0, 3, exp_epsilon=2)
     with pytest.raises(InvalidArgument, match="knots"):
         dominating_law(Geometric(3, alpha="1/2"), exp_epsilon=2, knots=(fmpq(-1), fmpq(0), fmpq(1, 100)))
+
+
+def test_registered_result_is_proved():
+    import blanket.proofs.oracles  # noqa: F401  (registers)
+    from blanket.proofs import core
+
+    r = core.get("FO geometric dominating law")
+    assert r.status == "derived" and r.check_symbolic().proved is True
+    route = [x for x in certified.upper_routes(Geometric(3, alpha="1/2"), 50) if x.name == certified.GEOMETRIC_FAST]
+    assert route and "FO geometric dominating law" in route[0].results

@@ -150,7 +150,7 @@ def upper_routes(mech, n: int) -> list:
                 Route(
                     GEOMETRIC_FAST,
                     lambda **kw: geometric.geometric_upper(mech, n, **kw),
-                    ("BBGN19 Lemma 5.3", "FO gamma [geometric]"),
+                    ("BBGN19 Lemma 5.3", "FO gamma [geometric]", "FO geometric dominating law"),
                     "exact.shuffled.geometric.geometric_upper",
                 )
             )
