@@ -126,3 +126,25 @@ def test_registered_result_is_proved():
     assert r.status == "derived" and r.check_symbolic().proved is True
     route = [x for x in certified.upper_routes(Geometric(3, alpha="1/2"), 50) if x.name == certified.GEOMETRIC_FAST]
     assert route and "FO geometric dominating law" in route[0].results
+
+
+@pytest.mark.parametrize("m,alpha", [(3, "1/2"), (4, "2/3"), (5, "3/4"), (9, "4/5")])
+def test_threshold_count_lower_bound_below_the_dataset_delta(m, alpha):
+    from blanket.exact.shuffled.enumerate import delta_dataset
+    from blanket.exact.shuffled.geometric import geometric_lower_dataset
+
+    g = Geometric(m, alpha=alpha)
+    for n in (2, 3) if m == 9 else (2, 3, 5):
+        for ee in (fmpq(1), fmpq(5, 4)):
+            v, text = geometric_lower_dataset(g, n, exp_epsilon=ee)
+            d = delta_dataset(g.matrix(), [0] * (n - 1), 0, m - 1, exp_epsilon=ee)
+            assert 0 < v <= getattr(d, "value", d), (m, n, ee)
+            assert "reports >=" in text
+
+
+def test_lower_bound_every_n_and_below_upper():
+    g = Geometric(10, epsilon0="1")
+    lo, where = certified.lower_bound(g, 10**5, epsilon="1/100")
+    assert lo is not None and "reports >=" in where
+    up = certified.best_upper(g, 10**5, epsilon="1/100")[0]
+    assert 0 < arith.endpoints(lo)[0] and arith.endpoints(lo)[1] <= arith.endpoints(up)[0]

@@ -274,12 +274,16 @@ def lower_bound(mech, n: int, *, epsilon=None, exp_epsilon=None) -> tuple:
 
     ``ldp`` and the four-value records: ``x^n`` vs ``x^{n−1}x'`` (:func:`oracles.same_family_delta`,
     ``O(n log(1/tol))``).  Geometric: all other users hold 0, the differing user 0 vs m−1 (explicit
-    histograms, small ``n`` only).
+    histograms at small ``n``; above, the same datasets post-processed to the number of reports above a threshold,
+    :func:`blanket.exact.shuffled.geometric.geometric_lower_dataset`, O(√n) per threshold).
     """
     kw = {"epsilon": epsilon, "exp_epsilon": exp_epsilon}
     if isinstance(mech, oracles.Geometric):
         if not _geometric_small(mech, n):
-            return None, "no concrete-dataset route for the geometric mechanism at this n (explicit histograms only)"
+            # every n: the same datasets, post-processed to a threshold count (exact.shuffled.geometric)
+            from blanket.exact.shuffled.geometric import geometric_lower_dataset
+
+            return geometric_lower_dataset(mech, n, **kw)
         from blanket.exact.shuffled.enumerate import delta_dataset
 
         v = delta_dataset(mech.matrix(), [0] * (n - 1), 0, mech.m - 1, **kw)

@@ -60,6 +60,7 @@ __all__ = [
     "pair_atoms",
     "MAX_GEOMETRIC_M",
     "default_knots",
+    "geometric_lower_dataset",
 ]
 
 #: the pairs' stop-loss values cost O(m³): refused above this range size
@@ -269,3 +270,70 @@ def geometric_bracket(
         label=f"geometric lower n={n}",
     )
     return GeometricBracket(lower, upper, s, w)
+
+
+# ---------------------------------------------------------------- a concrete-dataset lower bound, every n
+def _count_delta(n, q0, q1, ee, direction: str, *, tol, exact_max_n):
+    """Exact δ between ``Bin(n−1, q0) + Bern(q0)`` and ``Bin(n−1, q0) + Bern(q1)`` (``direction`` forward: first
+    ‖ second).  By the sufficient statistic of :mod:`exact.shuffled.krr`: ``(1/n) E[(Σ_i v(Y_i))_+]``, ``Y_i ~
+    Bern(q0)``, ``v(y) = 1 − ee·ratio(y)`` (forward) or ``ratio(y) − ee`` (backward), ``ratio = B(x')(y)/B(x)(y)``."""
+    r_in, r_out = q1 / q0, (1 - q1) / (1 - q0)
+    if direction == "forward":
+        v_in, v_out = 1 - ee * r_in, 1 - ee * r_out
+    else:
+        v_in, v_out = r_in - ee, r_out - ee
+    if arith.gt(v_in, v_out) is True:
+        t, t2 = (q0, v_in), (1 - q0, v_out)
+    elif arith.lt(v_in, v_out) is True:
+        t, t2 = (1 - q0, v_out), (q0, v_in)
+    else:
+        return None
+    atoms = [(fmpq(0), fmpq(0)), t, t2, (fmpq(0), fmpq(0))]
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="geometric count") / n
+
+
+def geometric_lower_dataset(
+    mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N
+) -> tuple:
+    """``(value, dataset text)``: a certified **lower** bound on δ(ε) of the shuffled geometric mechanism, every n.
+
+    Datasets: all other ``n − 1`` users hold 0, the differing user 0 versus ``m − 1``.  The shuffled histogram is
+    post-processed to the number of reports ``≥ s`` (a function of the histogram, so its δ is at most the
+    datasets' δ, itself at most the worst case); that count is ``Bin(n−1, q0) + Bern(q0)`` versus
+    ``+ Bern(q1)``, ``q_x = P(Y_x ≥ s)``, whose δ (both directions) is one call of the four-atom engine on its
+    exact degenerate route.  The maximum over the thresholds ``s`` (every ``s`` for ``m ≤ 8``, else ``1``,
+    ``⌈(m−1)/2⌉``, ``m − 1``) is returned.  Cost O(thresholds·(m + √n·√log(1/tol))).
+
+    >>> from blanket.exact.mechanisms.oracles import Geometric
+    >>> from blanket.exact.shuffled.enumerate import delta_dataset
+    >>> g = Geometric(3, alpha="1/2")
+    >>> v, _ = geometric_lower_dataset(g, 4, exp_epsilon=fmpq(3, 2))
+    >>> v <= delta_dataset(g.matrix(), [0, 0, 0], 0, 2, exp_epsilon=fmpq(3, 2))
+    True
+    """
+    _check(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    if arith.le(mech.exp_epsilon0(), ee) is True:
+        return fmpq(0), "epsilon >= epsilon0: delta is 0 on every dataset"
+    m = mech.m
+    rows = mech.rows()
+    thresholds = range(1, m) if m <= 8 else sorted({1, (m - 1 + 1) // 2, m - 1})
+    best, best_s = None, None
+    for s in thresholds:
+        q0 = q1 = fmpq(0)
+        for y in range(s, m):
+            q0 = arith.add(q0, rows[0][y])
+            q1 = arith.add(q1, rows[m - 1][y])
+        for direction in ("forward", "backward"):
+            v = _count_delta(n, q0, q1, ee, direction, tol=tol, exact_max_n=exact_max_n)
+            if v is None:
+                continue
+            if best is None or arith.gt(v, best) is True:
+                best, best_s = v, s
+    if best is None:
+        return None, "no threshold count separates the two inputs at this precision"
+    return best, (
+        f"all other {n - 1} users hold 0; the differing user holds 0 versus {m - 1} "
+        f"(post-processed to the number of reports >= {best_s})"
+    )
