@@ -46,6 +46,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
@@ -164,10 +165,11 @@ def dominating_law(mech, *, epsilon=None, exp_epsilon=None, knots=None) -> tuple
     ]
     for atoms in pairs:
         for _, v in atoms:
-            if arith.le(v, s[-1]) is not True:
+            if not _certified_le(v, s[-1]):
                 if knots is not None or isinstance(v, fmpq):
                     raise InvalidArgument("knots", s, "must end at or above every value of L (s4 >= max L)")
-                # a ball value overlapping the default top knot (equal in exact arithmetic): raise the knot
+                # a ball value overlapping the default top knot (equal in exact arithmetic): raise the knot to
+                # the ball's exact upper end point (compared exactly, as a rational)
                 top = arith.endpoints(v)[1]
                 s = (*s[:-1], fmpq(top.numerator, top.denominator))
     k = len(s)
@@ -180,6 +182,13 @@ def dominating_law(mech, *, epsilon=None, exp_epsilon=None, knots=None) -> tuple
     slopes = [fmpq(-1)] + [(phi[j + 1] - phi[j]) / (s[j + 1] - s[j]) for j in range(k - 1)] + [fmpq(0)]
     weights = tuple(slopes[j + 1] - slopes[j] for j in range(k))
     return s, weights
+
+
+def _certified_le(v, q: fmpq) -> bool:
+    """``v ≤ q`` certified, comparing the ball's exact upper end point with the rational (no rounding of ``q``)."""
+    if isinstance(v, fmpq):
+        return v <= q
+    return arith.endpoints(v)[1] <= Fraction(int(q.p), int(q.q))
 
 
 def _engine(n, atoms, g, *, tol, exact_max_n, label):
