@@ -38,7 +38,7 @@ from blanket.exact.mechanisms import oracles
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
 from blanket.exact.shuffled import oracles as fast_oracles
-from flint import fmpq
+from flint import arb, fmpq
 
 __all__ = [
     "BLANKET_VIEW",
@@ -207,9 +207,9 @@ def renyi_route_delta(mech, n: int, *, epsilon=None, exp_epsilon=None, grid=None
     e = mech.exp_epsilon0()
     if arith.le(e, ee) is True:
         return fmpq(0)
-    if epsilon is not None and isinstance(arith.exact(epsilon, "epsilon", allow_float=True), fmpq):
+    if epsilon is not None and not isinstance(epsilon, arb):
         eps = arith.exact(epsilon, "epsilon", allow_float=True)
-    else:
+    else:  # e^ε given (or ε a ball): a rational at or below ε
         eps = max(fmpq(0), _rational_below(arith.ball(ee).log()))
     eps0 = _rational_above(arith.ball(e).log())
     if grid is None:
