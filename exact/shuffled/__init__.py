@@ -1,6 +1,6 @@
 """Shuffled mechanisms: datasets, families, worst cases, blanket views, exhaustive small-n search.
 
-Modules: ``amplification``, ``binary``, ``bruteforce``, ``certified``, ``enumerate``, ``krr``, ``oracles``.
+Modules: ``amplification``, ``binary``, ``bruteforce``, ``certified``, ``enumerate``, ``geometric``, ``krr``, ``oracles``.
 Public names are loaded lazily (importing the package imports no module).
 Names defined in several modules are not re-exported here: WorstCase.
 """
@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from blanket.exact.lazy import lazy_package
 
-_MODULES = ('amplification', 'binary', 'bruteforce', 'certified', 'enumerate', 'krr', 'oracles')
+_MODULES = ('amplification', 'binary', 'bruteforce', 'certified', 'enumerate', 'geometric', 'krr', 'oracles')
 _EXPORTS = {
     'best_upper': 'certified',
     'lower_bound': 'certified',
     'upper_bounds': 'certified',
     'upper_routes': 'certified',
     'Bracket5': 'oracles',
+    'GeometricBracket': 'geometric',
+    'geometric_bracket': 'geometric',
+    'geometric_upper': 'geometric',
+    'dominating_law': 'geometric',
     'DatasetDelta': 'enumerate',
     'FAST_EXACT_BELOW': 'oracles',
     'blanket_sum': 'amplification',

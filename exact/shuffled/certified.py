@@ -4,10 +4,12 @@ For the records of :mod:`blanket.exact.mechanisms.oracles` (``ldp``, ``oue``, ``
 ``hadamard``, ``subset``, ``geometric``) and ``n`` users (replace-one neighbours):
 
 * **upper bounds** (valid for every pair of neighbouring datasets; :func:`upper_bounds`):
-  the FOCS 2021 clone pair (every ε0-LDP randomizer; the only assumption is ε0-LDP), the blanket
+  the FOCS 2021 clone pair (every ε0-LDP randomizer; the only assumption is ε0-LDP), the Rényi route
+  (:func:`renyi_route_delta`: the same pair's Rényi divergences, CKS20 Prop. 12 conversion), the blanket
   view of Balle et al. Lemma 5.3 for the four-value records (the upper end of the fast five-atom
   bracket, O(√n), which already takes the smaller of the convex-order spread and the merged view)
-  and, for the geometric mechanism at small ``n``, the Lemma 5.3 enumeration.  :func:`best_upper`
+  and, for the geometric mechanism, the dominating-law bound of :mod:`blanket.exact.shuffled.geometric`
+  (every ``n``, docs/numerics.md Lemma O2) and at small ``n`` the Lemma 5.3 enumeration.  :func:`best_upper`
   evaluates them all and returns the one with the smallest certified upper end, naming it.
 * **lower bound** (:func:`lower_bound`): the exact δ of a concrete pair of datasets (``x^n`` vs
   ``x^{n−1}x'``; for ``ldp`` binary RR with the same ε0, one member of the class), so a claim can FAIL.
@@ -30,17 +32,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 from blanket.exact.mechanisms import oracles
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
 from blanket.exact.shuffled import oracles as fast_oracles
-from flint import fmpq
+from flint import arb, fmpq
 
 __all__ = [
     "BLANKET_VIEW",
     "EXACT_BLANKET_MAX_N",
     "GEOMETRIC_ENUMERATION_MAX",
+    "GEOMETRIC_FAST",
+    "RENYI",
+    "renyi_route_delta",
     "CLONE",
     "BLANKET_MERGED",
     "BLANKET_EXACT",
@@ -68,11 +74,13 @@ CLONE = "clone pair (Feldman-McMillan-Talwar FOCS 2021)"
 BLANKET_MERGED = "blanket view, merged (Balle et al. Lemma 5.3)"
 BLANKET_EXACT = "blanket view (Balle et al. Lemma 5.3)"
 GEOMETRIC_ENUM = "blanket view by enumeration (Balle et al. Lemma 5.3)"
+GEOMETRIC_FAST = "blanket view, dominating law (Balle et al. Lemma 5.3, convex order)"
+RENYI = "Rényi route (clone pair, CKS20 Prop. 12 conversion)"
 
 
-def upper_end(v):
-    """The certified upper end of an enclosure (an exact value is its own end)."""
-    return v if isinstance(v, fmpq) else arith.endpoints(v)[1]
+def upper_end(v) -> Fraction:
+    """The certified upper end of an enclosure (an exact value is its own end), as a ``Fraction`` (comparable)."""
+    return Fraction(int(v.p), int(v.q)) if isinstance(v, fmpq) else arith.endpoints(v)[1]
 
 
 def _geometric_small(mech, n) -> bool:
@@ -102,7 +110,13 @@ def upper_routes(mech, n: int) -> list:
             lambda **kw: oracles.clone_delta(mech, n, **kw),
             ("FO clone identity",),
             "exact.mechanisms.oracles.clone_delta",
-        )
+        ),
+        Route(
+            RENYI,
+            lambda **kw: renyi_route_delta(mech, n, **kw),
+            ("FO clone identity", "RDP to DP conversion (CKS20 Prop. 12)"),
+            "exact.shuffled.certified.renyi_route_delta",
+        ),
     ]
     if isinstance(mech, oracles._FourValue):
         gamma = f"FO gamma [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
@@ -127,16 +141,90 @@ def upper_routes(mech, n: int) -> list:
                     f"{BLANKET_VIEW.__module__.removeprefix('blanket.')}.{BLANKET_VIEW.__name__}",
                 )
             )
-    elif isinstance(mech, oracles.Geometric) and _geometric_small(mech, n):
-        out.append(
-            Route(
-                GEOMETRIC_ENUM,
-                lambda **kw: oracles.blanket_view_delta_enumerate(mech, n, **kw),
-                ("BBGN19 Lemma 5.3", "FO gamma [geometric]"),
-                "exact.mechanisms.oracles.blanket_view_delta_enumerate",
+    elif isinstance(mech, oracles.Geometric):
+        from blanket.exact.shuffled import geometric
+
+        if mech.m <= geometric.MAX_GEOMETRIC_M:
+            # every n: one law dominating every pair in the increasing convex order (docs/numerics.md Lemma O2)
+            out.append(
+                Route(
+                    GEOMETRIC_FAST,
+                    lambda **kw: geometric.geometric_upper(mech, n, **kw),
+                    ("BBGN19 Lemma 5.3", "FO gamma [geometric]", "FO geometric dominating law"),
+                    "exact.shuffled.geometric.geometric_upper",
+                )
             )
-        )
+        if _geometric_small(mech, n):
+            out.append(
+                Route(
+                    GEOMETRIC_ENUM,
+                    lambda **kw: oracles.blanket_view_delta_enumerate(mech, n, **kw),
+                    ("BBGN19 Lemma 5.3", "FO gamma [geometric]"),
+                    "exact.mechanisms.oracles.blanket_view_delta_enumerate",
+                )
+            )
     return out
+
+
+def _rational_below(x) -> fmpq:
+    lo = arith.endpoints(x)[0]
+    return fmpq(lo.numerator, lo.denominator)
+
+
+def _rational_above(x) -> fmpq:
+    hi = arith.endpoints(x)[1]
+    return fmpq(hi.numerator, hi.denominator)
+
+
+#: the Rényi route's log-moments per (e^{ε0}, n, grid, ε0 bound): they do not depend on ε
+_RENYI_MOMENTS: dict = {}
+
+
+def renyi_route_delta(mech, n: int, *, epsilon=None, exp_epsilon=None, grid=None) -> fmpq:
+    """The Rényi route: a certified upper bound on δ(ε) from Rényi divergences of a dominating pair, exact rational.
+
+    Pair: the FOCS 2021 clone pair of ``n`` users (:func:`blanket.exact.accounting.accountant.clone_pair`), which
+    dominates the shuffled round of every ε0-LDP randomizer (in every ``H_α``, hence in every Rényi divergence:
+    ``E_Q[(P/Q)^λ]`` is an f-divergence and the shuffled pair is a post-processing of the clone pair; the same pair
+    the composition accountant uses for these records, docs/composition.md §1).  Its Rényi moments come from its
+    pessimistic PLD on the grid ``Δ`` (:func:`blanket.exact.accounting.pld.renyi_log_moments`, loss ``≤ ε0``;
+    docs/composition.md §5) at the orders :data:`blanket.exact.accounting.pld.RENYI_ORDERS`, converted by
+    Canonne–Kamath–Steinke 2020 Prop. 12 (:func:`blanket.exact.accounting.pld.rdp_delta`), minimised over the
+    orders.  (The SODA 2023 stronger-clone pair is *not* used: by its erratum it dominates only a restricted class
+    of randomizers, docs/mechanisms.md.)  ``exp_epsilon`` given: the conversion is evaluated at a rational
+    ``ε' ≤ ε`` (δ is non-increasing in ε, so this stays an upper bound).  It relaxes the clone pair's own
+    ``H_{e^ε}`` (:func:`blanket.exact.mechanisms.oracles.clone_delta`), so it never wins against it for one
+    round; it is listed because every applicable bound is.  ``grid`` defaults to a dyadic ``≤ ε0/100``.
+    Cost: the discretisation of the pair, about ``W_C·(W + J)`` float operations (``W_C = O(√n)``, ``J = ε0/Δ``),
+    plus ``O(J)`` per order, once per (record, n): the moments are cached, a further ε costs ``O(#orders)``.
+    Exactly 0 when ``ε ≥ ε0`` is certified.
+    """
+    from blanket.exact.accounting import accountant
+    from blanket.exact.accounting import pld as _pld
+
+    n = arith.integer_in(n, "n", lo=1)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    e = mech.exp_epsilon0()
+    if arith.le(e, ee) is True:
+        return fmpq(0)
+    if epsilon is not None and not isinstance(epsilon, arb):
+        eps = arith.exact(epsilon, "epsilon", allow_float=True)
+    else:  # e^ε given (or ε a ball): a rational at or below ε
+        eps = max(fmpq(0), _rational_below(arith.ball(ee).log()))
+    eps0 = _rational_above(arith.ball(e).log())
+    if grid is None:
+        x = float(eps0) / 100
+        grid = fmpq(2) ** (math.floor(math.log2(x))) if x > 0 else fmpq(1, 2**20)
+    key = (str(e), n, fmpq(grid), eps0)  # the clone pair depends on e^{ε0} and n only
+    lms = _RENYI_MOMENTS.get(key)
+    if lms is None:  # the moments do not depend on ε: one discretisation serves every ε (a calibration's search)
+        base = _pld.discretise(accountant.clone_pair(mech, n), grid, "upper")
+        lms = _pld.renyi_log_moments(base, eps0)
+        if len(_RENYI_MOMENTS) >= 64:
+            _RENYI_MOMENTS.pop(next(iter(_RENYI_MOMENTS)))
+        _RENYI_MOMENTS[key] = lms
+    d, _ = _pld.rdp_delta(lms, _pld.RENYI_ORDERS, eps)
+    return min(fmpq(1), d if isinstance(d, fmpq) else _q(d))
 
 
 def upper_bounds(mech, n: int, *, epsilon=None, exp_epsilon=None) -> dict:
@@ -186,12 +274,16 @@ def lower_bound(mech, n: int, *, epsilon=None, exp_epsilon=None) -> tuple:
 
     ``ldp`` and the four-value records: ``x^n`` vs ``x^{n−1}x'`` (:func:`oracles.same_family_delta`,
     ``O(n log(1/tol))``).  Geometric: all other users hold 0, the differing user 0 vs m−1 (explicit
-    histograms, small ``n`` only).
+    histograms at small ``n``; above, the same datasets post-processed to the number of reports above a threshold,
+    :func:`blanket.exact.shuffled.geometric.geometric_lower_dataset`, O(√n) per threshold).
     """
     kw = {"epsilon": epsilon, "exp_epsilon": exp_epsilon}
     if isinstance(mech, oracles.Geometric):
         if not _geometric_small(mech, n):
-            return None, "no concrete-dataset route for the geometric mechanism at this n (explicit histograms only)"
+            # every n: the same datasets, post-processed to a threshold count (exact.shuffled.geometric)
+            from blanket.exact.shuffled.geometric import geometric_lower_dataset
+
+            return geometric_lower_dataset(mech, n, **kw)
         from blanket.exact.shuffled.enumerate import delta_dataset
 
         v = delta_dataset(mech.matrix(), [0] * (n - 1), 0, mech.m - 1, **kw)

@@ -14,6 +14,11 @@ Run: ``python tests/benchmarks/bench_oracles.py [--quick | --fast-only [--n9]]``
    the best fast upper bound and certified lower end of the same-family
    lower bound (the data of the issue's figure).
 
+``--geometric`` prints only table G: the fast geometric engine (exact.shuffled.geometric, docs/numerics.md
+Lemma O2): n = 10^4, 10^6, 10^9, seconds for the certified upper end (one δ(ε)), its relative width, the
+bracket's lower end (a lower bound on the Lemma 5.3 value), the FOCS 2021 clone bound and the concrete-dataset
+lower bound on δ (exact.shuffled.geometric.geometric_lower_dataset).
+
 Wall-clock numbers depend on the load of the shared machine.
 """
 
@@ -99,9 +104,33 @@ def fast_table(ns, eps0: str = "2"):
             print(f"{name:>20} {n:>11} {w:7.2f} {c:7.2f} {rel_width(v):>9} {up(v):>14} {peak_rss_mib():8.0f}")
 
 
+def geometric_table(ns=(10**4, 10**6, 10**9), eps0: str = "1"):
+    from blanket.exact.mechanisms.oracles import Geometric
+    from blanket.exact.shuffled.geometric import geometric_bracket, geometric_lower_dataset, geometric_upper
+
+    print(f"== G. geometric mechanism, fast engine (Lemma O2), ε0 = {eps0}, ε = 3/isqrt(n) (balls, tol 2^-80)")
+    print(
+        f"{'mechanism':>16} {'n':>11} {'wall s':>7} {'cpu s':>7} {'rel width':>9} {'delta (upper)':>14}"
+        f" {'LV lower':>12} {'clone':>12} {'dataset low':>12} {'RSS MiB':>8}"
+    )
+    for m in (3, 10, 50):
+        g = Geometric(m, epsilon0=eps0)
+        for n in ns:
+            eps = fmpq(3, math.isqrt(n))
+            v, w, c = timed(geometric_upper, g, n, epsilon=eps)
+            lo = arith.decimal_interval(geometric_bracket(g, n, epsilon=eps).lower, 5)["lower"]
+            cl = up(clone_delta(g, n, epsilon=eps))
+            dl = arith.decimal_interval(geometric_lower_dataset(g, n, epsilon=eps)[0], 5)["lower"]
+            print(
+                f"{'geometric m=' + str(m):>16} {n:>11} {w:7.2f} {c:7.2f} {rel_width(v):>9} {up(v):>14}"
+                f" {lo:>12} {cl:>12} {dl:>12} {peak_rss_mib():8.0f}"
+            )
+
+
 def main(quick: bool = False):
     ns = [10**3, 10**4, 10**5] if quick else [10**3, 10**4, 10**5, 10**6]
     fast_table([10**4, 10**6] if quick else [10**4, 10**5, 10**6])
+    geometric_table((10**4, 10**6) if quick else (10**4, 10**6, 10**9))
     with arith.precision(128):
         print("== 1. seconds per δ(ε), ε0 = 2, ε = 2/sqrt(n) (128-bit balls, tol 2^-80)")
         print(
@@ -153,7 +182,9 @@ def main(quick: bool = False):
 
 
 if __name__ == "__main__":
-    if "--fast-only" in sys.argv:
+    if "--geometric" in sys.argv:
+        geometric_table()
+    elif "--fast-only" in sys.argv:
         fast_table([10**4, 10**6] + ([10**9] if "--n9" in sys.argv else []))
     else:
         main(quick="--quick" in sys.argv)

@@ -1,0 +1,348 @@
+"""Fast certified blanket view (Balle et al. Lemma 5.3) of the truncated geometric mechanism, every n.
+
+For the truncated geometric mechanism on ``{0, …, m−1}``
+(:class:`blanket.exact.mechanisms.oracles.Geometric`) the privacy
+amplification variable ``L^ε_{x,x'}`` takes ``m`` values, and the
+Lemma 5.3 bound is ``max_{x≠x'} (1/(γn)) E[(Σ_{i=1}^n V_i)_+]`` with
+``V = L^ε_{x,x'}`` w.p. ``γ``, else 0 (``m + 1`` atoms).  The project's fast
+engine (:func:`blanket.exact.shuffled.krr.expected_positive_part`, O(√n)
+ball operations) takes four atoms.  This module brackets the value by
+**convex order** (docs/numerics.md, Lemma O2):
+
+* **upper end** — one law ``W`` on three fixed knots ``s₁ < s₂ < s₃``
+  (:func:`default_knots`: ``γ(1 − ee·e^{ε0}) < 0 < γ(e^{ε0} − ee)``, the
+  smallest value of any ``L``, the blanket's own atom, the largest value)
+  that dominates *every* pair's ``V`` in the increasing convex order: its
+  stop-loss function ``ψ_W(t) = E[(W − t)_+]`` interpolates, at the knots,
+  the maximum over the pairs of ``ψ_V(s_j)``.  ``x ↦ (x)_+`` is increasing
+  and convex and the order is preserved by sums of independent copies, so
+  one engine call bounds the maximum over all ``m(m−1)`` ordered pairs.
+  With three values the engine's bulk count is degenerate, so its route is
+  exact up to the windowing (no weak-count gap): the enclosure is as narrow
+  as binary RR's;
+* **lower end** — the pair ``(0, m−1)``'s ``V`` with its atoms merged, cell by
+  cell of the knots (nearest knot), into their conditional means (a
+  mean-preserving contraction): a lower bound on that pair's value, hence on
+  the maximum.
+
+The upper end is a certified upper bound on δ(ε) of the shuffled mechanism
+(the Lemma 5.3 view is); the lower end bounds the Lemma 5.3 value (not δ).
+For ``m = 2`` (binary RR) the pair's atoms are on the knots and the bracket
+is one point.  For larger ``m`` the values of ``L`` between the knots are
+spread onto them and the upper end is above the Lemma 5.3 value (for m = 10,
+ε0 = 1 the bracket is about a factor 3 wide at n = 10⁴–10⁶, while the upper
+end is about 100× below the FOCS 2021 clone bound; ``tests/benchmarks/bench_oracles.py``).
+Four knots (``knots=``) are accepted too (the engine's weak count then
+enters through its Jensen-gap bound: slower and wider at large ``n``, found
+no tighter in measurements).
+
+>>> from blanket.exact.mechanisms.oracles import Geometric, blanket_view_delta_enumerate
+>>> g = Geometric(4, alpha="1/2")
+>>> b = geometric_bracket(g, 5, exp_epsilon=2)
+>>> b.lower <= blanket_view_delta_enumerate(g, 5, exp_epsilon=2) <= b.upper
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
+from flint import fmpq
+
+__all__ = [
+    "GeometricBracket",
+    "geometric_bracket",
+    "geometric_upper",
+    "dominating_law",
+    "pair_atoms",
+    "MAX_GEOMETRIC_M",
+    "default_knots",
+    "geometric_lower_dataset",
+]
+
+#: the pairs' stop-loss values cost O(m³): refused above this range size
+MAX_GEOMETRIC_M = 400
+
+
+@dataclass(frozen=True)
+class GeometricBracket:
+    """``lower ≤ max_{x≠x'} Lemma 5.3 value ≤ upper`` (each already divided by ``γn``; exact or balls)."""
+
+    lower: object
+    upper: object
+    knots: tuple
+    weights: tuple
+
+
+def _check(mech):
+    from blanket.exact.mechanisms.oracles import Geometric
+
+    if not isinstance(mech, Geometric):
+        raise InvalidArgument(
+            "mech",
+            getattr(mech, "kind", mech),
+            "must be a Geometric record (exact.mechanisms.oracles.Geometric)",
+            hint="for the four-value oracles use exact.shuffled.oracles.blanket_view_upper",
+        )
+    if mech.m > MAX_GEOMETRIC_M:
+        raise InvalidArgument(
+            "m", mech.m, f"must be <= {MAX_GEOMETRIC_M} for the geometric engine (its set-up costs O(m^3))"
+        )
+
+
+def _ratios(mech) -> tuple:
+    """``(γ, ω, r)``: the blanket's similarity, its law ``ω(y)`` and the ratios ``r[x][y] = R_x(y)/min_z R_z(y)``."""
+    rows = mech.rows()
+    m = mech.m
+    # R_z(y) as a function of z falls away from y, so its minimum is at an end point z = 0 or z = m − 1
+    mins = [arith.minimum(rows[0][y], rows[m - 1][y]) for y in range(m)]
+    g = mech.gamma()
+    omega = [mn / g for mn in mins]
+    r = [[rows[x][y] / mins[y] for y in range(m)] for x in range(m)]
+    return g, omega, r
+
+
+def pair_atoms(mech, x: int, x2: int, *, epsilon=None, exp_epsilon=None) -> list:
+    """The ``m + 1`` atoms ``(probability, value)`` of ``V`` (``L^ε_{x,x'}`` w.p. γ, else 0).  O(m²)."""
+    _check(mech)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    for nm, v in (("x", x), ("x2", x2)):
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < mech.m:
+            raise InvalidArgument(nm, v, f"must be an input value in 0..{mech.m - 1}")
+    g, omega, r = _ratios(mech)
+    return _atoms(g, omega, r, x, x2, ee)
+
+
+def _atoms(g, omega, r, x, x2, ee) -> list:
+    return [(1 - g, fmpq(0))] + [(g * w, g * (r[x][y] - ee * r[x2][y])) for y, w in enumerate(omega)]
+
+
+def _stop_loss(atoms, t):
+    """``ψ(t) = E[(V − t)_+] = Σ π (v − t)_+`` (an enclosure)."""
+    out = fmpq(0)
+    for p, v in atoms:
+        out = arith.add(out, p * arith.positive_part(v - t))
+    return out
+
+
+def default_knots(mech, ee) -> tuple:
+    """The three knots ``γ(1 − ee·e^{ε0}) < 0 < γ(e^{ε0} − ee)``: the smallest value of any ``L``, the blanket's
+    own atom and the largest value (exact rationals; for balls the outer end points, so that they cover)."""
+    g, e = mech.gamma(), mech.exp_epsilon0()
+    lo, hi = g * (1 - ee * e), g * (e - ee)
+    if isinstance(lo, fmpq) and isinstance(hi, fmpq):
+        return (lo, fmpq(0), hi)
+    a, b = arith.endpoints(lo)[0], arith.endpoints(hi)[1]
+    return (fmpq(a.numerator, a.denominator), fmpq(0), fmpq(b.numerator, b.denominator))
+
+
+def dominating_law(mech, *, epsilon=None, exp_epsilon=None, knots=None) -> tuple:
+    """``(knots, weights)``: a law ``W`` on the knots with ``V_{x,x'} ≤_icx W`` for every ordered pair ``x ≠ x'``.
+
+    ``ψ_W`` is the piecewise-linear interpolation at the knots of
+    ``Φ(t) = max_{x≠x'} E[(V_{x,x'} − t)_+]`` (slope −1 left of ``s₁``, 0 right
+    of the last knot); its masses are the jumps of its slope.  Needs the last knot ``≥`` every
+    value of every ``L`` (the default knots satisfy it: every ratio ``r`` lies
+    in ``[1, e^{ε0}]``); three or four knots.  Cost O(m³) ball or rational operations (the pairs
+    ``(x, x')`` and ``(m−1−x, m−1−x')`` are mirror images: half are evaluated).
+    """
+    _check(mech)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    s = tuple(default_knots(mech, ee) if knots is None else knots)
+    if len(s) not in (3, 4):
+        raise InvalidArgument("knots", s, "must be three or four increasing values")
+    g, omega, r = _ratios(mech)
+    m = mech.m
+    pairs = [
+        _atoms(g, omega, r, x, x2, ee)
+        for x in range(m)
+        for x2 in range(m)
+        if x != x2 and (m - 1 - x, m - 1 - x2) >= (x, x2)  # the mirror pair has the same law of L
+    ]
+    for atoms in pairs:
+        for _, v in atoms:
+            if not _certified_le(v, s[-1]):
+                if knots is not None or isinstance(v, fmpq):
+                    raise InvalidArgument("knots", s, "must end at or above every value of L (s4 >= max L)")
+                # a ball value overlapping the default top knot (equal in exact arithmetic): raise the knot to
+                # the ball's exact upper end point (compared exactly, as a rational)
+                top = arith.endpoints(v)[1]
+                s = (*s[:-1], fmpq(top.numerator, top.denominator))
+    k = len(s)
+    phi: list = [None] * k
+    for atoms in pairs:
+        for j in range(k - 1):
+            v = _stop_loss(atoms, s[j])
+            phi[j] = v if phi[j] is None else arith.maximum((phi[j], v))
+    phi[k - 1] = fmpq(0)
+    slopes = [fmpq(-1)] + [(phi[j + 1] - phi[j]) / (s[j + 1] - s[j]) for j in range(k - 1)] + [fmpq(0)]
+    weights = tuple(slopes[j + 1] - slopes[j] for j in range(k))
+    return s, weights
+
+
+def _certified_le(v, q: fmpq) -> bool:
+    """``v ≤ q`` certified, comparing the ball's exact upper end point with the rational (no rounding of ``q``)."""
+    if isinstance(v, fmpq):
+        return v <= q
+    return arith.endpoints(v)[1] <= Fraction(int(q.p), int(q.q))
+
+
+def _engine(n, atoms, g, *, tol, exact_max_n, label):
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=label) / (g * n)
+
+
+def _roles(knots, weights) -> list:
+    """The engine's four roles (bulk, t, t', rest): three knots (s₂, s₃, s₁, none); four (s₃, s₄, s₁, s₂)."""
+    s, w = knots, weights
+    if len(s) == 3:  # (s₁, s₂, s₃): bulk s₂, t = s₃, t' = s₁, no rest (the engine's exact degenerate route)
+        return [(w[1], s[1]), (w[2], s[2]), (w[0], s[0]), (fmpq(0), s[1])]
+    return [(w[2], s[2]), (w[3], s[3]), (w[0], s[0]), (w[1], s[1])]
+
+
+def geometric_upper(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+    """A certified **upper bound** on δ(ε) of the shuffled geometric mechanism, every n (the bracket's upper end).
+
+    One call of the four-atom engine (its exact degenerate route: a three-valued law) after the O(m³)
+    set-up of :func:`dominating_law`: O(m³ + √n·√log(1/tol)) ball operations (m = 10: about 0.1 s at
+    n = 10⁶).  Exactly
+    0 when ``ε ≥ ε0`` is certified.
+    """
+    _check(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    if arith.le(mech.exp_epsilon0(), ee) is True:
+        return fmpq(0)
+    s, w = dominating_law(mech, exp_epsilon=ee)
+    label = f"geometric blanket view (dominating law) n={n}"
+    return _engine(n, _roles(s, w), mech.gamma(), tol=tol, exact_max_n=exact_max_n, label=label)
+
+
+def _contract(atoms, knots) -> list:
+    """The pair's atoms merged, cell by cell, into four conditional means (a mean-preserving contraction).
+
+    Cells: the nearest knot (ties and uncertain comparisons go to the cell of the smaller knot; any
+    partition gives a valid contraction).  An empty cell keeps its knot with mass 0.
+    """
+    cells: list = [[] for _ in knots]
+    for p, v in atoms:
+        j = 0
+        for i in range(1, len(knots)):
+            mid = (knots[i - 1] + knots[i]) / 2
+            if arith.gt(v, mid) is True:
+                j = i
+        cells[j].append((p, v))
+    out = []
+    for kn, cell in zip(knots, cells):
+        if not cell:
+            out.append((fmpq(0), kn))
+            continue
+        mass = fmpq(0)
+        mom = fmpq(0)
+        for p, v in cell:
+            mass = arith.add(mass, p)
+            mom = arith.add(mom, p * v)
+        out.append((mass, mom / mass))
+    return out
+
+
+def geometric_bracket(
+    mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N
+) -> GeometricBracket:
+    """The convex-order bracket of the Lemma 5.3 value ``max_{x≠x'}`` (docs/numerics.md Lemma O2).
+
+    ``upper`` is :func:`geometric_upper`; ``lower`` is the contraction of the
+    pair ``(0, m−1)`` (one more engine call).  Exact rationals when every
+    input is exact and ``n ≤ exact_max_n``, else balls (of the balls, the
+    bracket is ``[lower.lower(), upper.upper()]``).  Cost two engine calls,
+    O(m³ + √n·√log(1/tol)).
+    """
+    _check(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    if arith.le(mech.exp_epsilon0(), ee) is True:
+        return GeometricBracket(fmpq(0), fmpq(0), (), ())
+    s, w = dominating_law(mech, exp_epsilon=ee)
+    g = mech.gamma()
+    upper = _engine(n, _roles(s, w), g, tol=tol, exact_max_n=exact_max_n, label=f"geometric upper n={n}")
+    gg, omega, r = _ratios(mech)
+    c = _contract(_atoms(gg, omega, r, 0, mech.m - 1, ee), s)
+    lower = _engine(
+        n,
+        _roles(tuple(v for _, v in c), tuple(p for p, _ in c)),
+        g,
+        tol=tol,
+        exact_max_n=exact_max_n,
+        label=f"geometric lower n={n}",
+    )
+    return GeometricBracket(lower, upper, s, w)
+
+
+# ---------------------------------------------------------------- a concrete-dataset lower bound, every n
+def _count_delta(n, q0, q1, ee, direction: str, *, tol, exact_max_n):
+    """Exact δ between ``Bin(n−1, q0) + Bern(q0)`` and ``Bin(n−1, q0) + Bern(q1)`` (``direction`` forward: first
+    ‖ second).  By the sufficient statistic of :mod:`exact.shuffled.krr`: ``(1/n) E[(Σ_i v(Y_i))_+]``, ``Y_i ~
+    Bern(q0)``, ``v(y) = 1 − ee·ratio(y)`` (forward) or ``ratio(y) − ee`` (backward), ``ratio = B(x')(y)/B(x)(y)``."""
+    r_in, r_out = q1 / q0, (1 - q1) / (1 - q0)
+    if direction == "forward":
+        v_in, v_out = 1 - ee * r_in, 1 - ee * r_out
+    else:
+        v_in, v_out = r_in - ee, r_out - ee
+    if arith.gt(v_in, v_out) is True:
+        t, t2 = (q0, v_in), (1 - q0, v_out)
+    elif arith.lt(v_in, v_out) is True:
+        t, t2 = (1 - q0, v_out), (q0, v_in)
+    else:
+        return None
+    atoms = [(fmpq(0), fmpq(0)), t, t2, (fmpq(0), fmpq(0))]
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="geometric count") / n
+
+
+def geometric_lower_dataset(
+    mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N
+) -> tuple:
+    """``(value, dataset text)``: a certified **lower** bound on δ(ε) of the shuffled geometric mechanism, every n.
+
+    Datasets: all other ``n − 1`` users hold 0, the differing user 0 versus ``m − 1``.  The shuffled histogram is
+    post-processed to the number of reports ``≥ s`` (a function of the histogram, so its δ is at most the
+    datasets' δ, itself at most the worst case); that count is ``Bin(n−1, q0) + Bern(q0)`` versus
+    ``+ Bern(q1)``, ``q_x = P(Y_x ≥ s)``, whose δ (both directions) is one call of the four-atom engine on its
+    exact degenerate route.  The maximum over the thresholds ``s`` (every ``s`` for ``m ≤ 8``, else ``1``,
+    ``⌈(m−1)/2⌉``, ``m − 1``) is returned.  Cost O(thresholds·(m + √n·√log(1/tol))).
+
+    >>> from blanket.exact.mechanisms.oracles import Geometric
+    >>> from blanket.exact.shuffled.enumerate import delta_dataset
+    >>> g = Geometric(3, alpha="1/2")
+    >>> v, _ = geometric_lower_dataset(g, 4, exp_epsilon=fmpq(3, 2))
+    >>> v <= delta_dataset(g.matrix(), [0, 0, 0], 0, 2, exp_epsilon=fmpq(3, 2))
+    True
+    """
+    _check(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    if arith.le(mech.exp_epsilon0(), ee) is True:
+        return fmpq(0), "epsilon >= epsilon0: delta is 0 on every dataset"
+    m = mech.m
+    rows = mech.rows()
+    thresholds = range(1, m) if m <= 8 else sorted({1, (m - 1 + 1) // 2, m - 1})
+    best, best_s = None, None
+    for s in thresholds:
+        q0 = q1 = fmpq(0)
+        for y in range(s, m):
+            q0 = arith.add(q0, rows[0][y])
+            q1 = arith.add(q1, rows[m - 1][y])
+        for direction in ("forward", "backward"):
+            v = _count_delta(n, q0, q1, ee, direction, tol=tol, exact_max_n=exact_max_n)
+            if v is None:
+                continue
+            if best is None or arith.gt(v, best) is True:
+                best, best_s = v, s
+    if best is None:
+        return None, "no threshold count separates the two inputs at this precision"
+    return best, (
+        f"all other {n - 1} users hold 0; the differing user holds 0 versus {m - 1} "
+        f"(post-processed to the number of reports >= {best_s})"
+    )
