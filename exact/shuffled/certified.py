@@ -35,8 +35,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from blanket.exact.mechanisms import oracles
+from blanket.exact.mechanisms.finite import Randomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
+from blanket.exact.numbers.types import Enclosure, NumberInput
 from blanket.exact.shuffled import oracles as fast_oracles
 from flint import arb, fmpq
 
@@ -78,7 +80,7 @@ GEOMETRIC_FAST = "blanket view, dominating law (Balle et al. Lemma 5.3, convex o
 RENYI = "Rényi route (clone pair, CKS20 Prop. 12 conversion)"
 
 
-def upper_end(v) -> Fraction:
+def upper_end(v: Enclosure) -> Fraction:
     """The certified upper end of an enclosure (an exact value is its own end), as a ``Fraction`` (comparable)."""
     return Fraction(int(v.p), int(v.q)) if isinstance(v, fmpq) else arith.endpoints(v)[1]
 
@@ -98,7 +100,7 @@ class Route:
     module: str
 
 
-def upper_routes(mech, n: int) -> list:
+def upper_routes(mech: Randomizer, n: int) -> list:
     """The certified upper bounds on δ(ε) that apply to ``mech`` at ``n`` users, cheapest first.
 
     Cost: the clone pair and the merged view ``O(n log(1/tol))``; the exact view ``O(n^{3/2})``
@@ -180,7 +182,14 @@ def _rational_above(x) -> fmpq:
 _RENYI_MOMENTS: dict = {}
 
 
-def renyi_route_delta(mech, n: int, *, epsilon=None, exp_epsilon=None, grid=None) -> fmpq:
+def renyi_route_delta(
+    mech: Randomizer,
+    n: int,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    grid: NumberInput | None = None,
+) -> fmpq:
     """The Rényi route: a certified upper bound on δ(ε) from Rényi divergences of a dominating pair, exact rational.
 
     Pair: the FOCS 2021 clone pair of ``n`` users (:func:`blanket.exact.accounting.accountant.clone_pair`), which
@@ -227,7 +236,9 @@ def renyi_route_delta(mech, n: int, *, epsilon=None, exp_epsilon=None, grid=None
     return min(fmpq(1), d if isinstance(d, fmpq) else _q(d))
 
 
-def upper_bounds(mech, n: int, *, epsilon=None, exp_epsilon=None) -> dict:
+def upper_bounds(
+    mech: Randomizer, n: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
+) -> dict:
     """``{name: certified upper bound on δ(ε)}`` for every route of :func:`upper_routes` (one that fails on its
     own resource guard is left out; the clone pair always applies)."""
     out = {}
@@ -244,7 +255,9 @@ def _q(x) -> fmpq:
     return x if isinstance(x, fmpq) else fmpq(x.numerator, x.denominator)
 
 
-def upper_value(mech, n: int, *, epsilon=None, exp_epsilon=None) -> fmpq:
+def upper_value(
+    mech: Randomizer, n: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
+) -> fmpq:
     """The exact upper end of :func:`best_upper`: itself a certified upper bound on δ(ε), and always comparable.
 
     For calibration: an enclosure whose width comes from a windowing tolerance (not from the precision) can
@@ -254,7 +267,9 @@ def upper_value(mech, n: int, *, epsilon=None, exp_epsilon=None) -> fmpq:
     return v if isinstance(v, fmpq) else _q(arith.endpoints(v)[1])
 
 
-def lower_value(mech, n: int, *, epsilon=None, exp_epsilon=None) -> fmpq | None:
+def lower_value(
+    mech: Randomizer, n: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
+) -> fmpq | None:
     """The exact lower end (at least 0) of :func:`lower_bound`: a certified lower bound, always comparable."""
     v = lower_bound(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)[0]
     if v is None:
@@ -262,14 +277,18 @@ def lower_value(mech, n: int, *, epsilon=None, exp_epsilon=None) -> fmpq | None:
     return v if isinstance(v, fmpq) else max(fmpq(0), _q(arith.endpoints(v)[0]))
 
 
-def best_upper(mech, n: int, *, epsilon=None, exp_epsilon=None) -> tuple:
+def best_upper(
+    mech: Randomizer, n: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
+) -> tuple:
     """``(value, name, {name: value})``: the smallest certified upper bound (by upper ends) and every candidate."""
     every = upper_bounds(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)
     name = min(every, key=lambda k: upper_end(every[k]))
     return every[name], name, every
 
 
-def lower_bound(mech, n: int, *, epsilon=None, exp_epsilon=None) -> tuple:
+def lower_bound(
+    mech: Randomizer, n: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
+) -> tuple:
     """``(value, dataset text)``: the exact δ(ε) of a concrete neighbouring pair, or ``(None, reason)``.
 
     ``ldp`` and the four-value records: ``x^n`` vs ``x^{n−1}x'`` (:func:`oracles.same_family_delta`,

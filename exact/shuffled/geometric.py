@@ -47,11 +47,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberInput
 from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
 from flint import fmpq
+
+if TYPE_CHECKING:
+    from blanket.exact.mechanisms.oracles import Geometric
 
 __all__ = [
     "GeometricBracket",
@@ -106,7 +111,9 @@ def _ratios(mech) -> tuple:
     return g, omega, r
 
 
-def pair_atoms(mech, x: int, x2: int, *, epsilon=None, exp_epsilon=None) -> list:
+def pair_atoms(
+    mech: Geometric, x: int, x2: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
+) -> list:
     """The ``m + 1`` atoms ``(probability, value)`` of ``V`` (``L^ε_{x,x'}`` w.p. γ, else 0).  O(m²)."""
     _check(mech)
     ee = arith.exp_param(epsilon, exp_epsilon)
@@ -129,7 +136,7 @@ def _stop_loss(atoms, t):
     return out
 
 
-def default_knots(mech, ee) -> tuple:
+def default_knots(mech: Geometric, ee: Enclosure) -> tuple:
     """The three knots ``γ(1 − ee·e^{ε0}) < 0 < γ(e^{ε0} − ee)``: the smallest value of any ``L``, the blanket's
     own atom and the largest value (exact rationals; for balls the outer end points, so that they cover)."""
     g, e = mech.gamma(), mech.exp_epsilon0()
@@ -140,7 +147,13 @@ def default_knots(mech, ee) -> tuple:
     return (fmpq(a.numerator, a.denominator), fmpq(0), fmpq(b.numerator, b.denominator))
 
 
-def dominating_law(mech, *, epsilon=None, exp_epsilon=None, knots=None) -> tuple:
+def dominating_law(
+    mech: Geometric,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    knots: tuple | None = None,
+) -> tuple:
     """``(knots, weights)``: a law ``W`` on the knots with ``V_{x,x'} ≤_icx W`` for every ordered pair ``x ≠ x'``.
 
     ``ψ_W`` is the piecewise-linear interpolation at the knots of
@@ -203,7 +216,15 @@ def _roles(knots, weights) -> list:
     return [(w[2], s[2]), (w[3], s[3]), (w[0], s[0]), (w[1], s[1])]
 
 
-def geometric_upper(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+def geometric_upper(
+    mech: Geometric,
+    n: int,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+) -> Enclosure:
     """A certified **upper bound** on δ(ε) of the shuffled geometric mechanism, every n (the bracket's upper end).
 
     One call of the four-atom engine (its exact degenerate route: a three-valued law) after the O(m³)
@@ -250,7 +271,13 @@ def _contract(atoms, knots) -> list:
 
 
 def geometric_bracket(
-    mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N
+    mech: Geometric,
+    n: int,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
 ) -> GeometricBracket:
     """The convex-order bracket of the Lemma 5.3 value ``max_{x≠x'}`` (docs/numerics.md Lemma O2).
 
@@ -302,7 +329,13 @@ def _count_delta(n, q0, q1, ee, direction: str, *, tol, exact_max_n):
 
 
 def geometric_lower_dataset(
-    mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N
+    mech: Geometric,
+    n: int,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
 ) -> tuple:
     """``(value, dataset text)``: a certified **lower** bound on δ(ε) of the shuffled geometric mechanism, every n.
 

@@ -47,9 +47,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from blanket.exact.mechanisms.finite import FiniteRandomizer
+from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberInput
 from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
 from flint import arb, fmpq
 
@@ -95,16 +96,16 @@ def _atoms5(mech, ee):
 
 
 def blanket_view_bracket(
-    mech,
-    n,
+    mech: Randomizer,
+    n: int,
     *,
-    epsilon=None,
-    exp_epsilon=None,
-    tol=DEFAULT_TOL,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     merged: bool = True,
     with_lower: bool = True,
-):
+) -> Bracket5:
     """The convex-order bracket of the blanket view: :class:`Bracket5` ``(lower, upper)``, each ``E[...]/(γn)``.
 
     Each end is one call of the four-atom engine, so the cost is that of the
@@ -169,7 +170,15 @@ def _upper_end(v):
     return v if isinstance(v, fmpq) else arith.endpoints(v)[1]
 
 
-def blanket_view_upper(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_TOL, exact_max_n: int = EXACT_MAX_N):
+def blanket_view_upper(
+    mech: Randomizer,
+    n: int,
+    *,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
+    exact_max_n: int = EXACT_MAX_N,
+) -> Enclosure:
     """A certified **upper bound** on δ(ε) of the shuffled mechanism (the bracket's upper end), as an enclosure.
 
     Unlike :func:`blanket_view_delta_fast` its width is only the engine's
@@ -186,15 +195,15 @@ def blanket_view_upper(mech, n, *, epsilon=None, exp_epsilon=None, tol=DEFAULT_T
 
 
 def blanket_view_delta_fast(
-    mech,
-    n,
+    mech: Randomizer,
+    n: int,
     *,
-    epsilon=None,
-    exp_epsilon=None,
-    tol=DEFAULT_TOL,
+    epsilon: NumberInput | None = None,
+    exp_epsilon: NumberInput | None = None,
+    tol: NumberInput = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     exact_below: int = FAST_EXACT_BELOW,
-):
+) -> Enclosure:
     """Certified enclosure of the Lemma 5.3 blanket view δ(ε) of a frequency oracle, fast (n = 10⁶ in about a second).
 
     Same value as :func:`exact.mechanisms.oracles.blanket_view_delta` (the
@@ -287,7 +296,7 @@ class OracleMatrix(FiniteRandomizer):
     def is_exact(self) -> bool:
         return bool(self._mech.is_exact)
 
-    def exp_epsilon0(self):
+    def exp_epsilon0(self) -> Enclosure:
         return self._mech.exp_epsilon0()
 
     def describe(self) -> dict:
