@@ -32,27 +32,9 @@ from __future__ import annotations
 import itertools
 
 import sympy as sp
-from blanket.proofs.core import Hypothesis, Result, SymbolicCheck, register
+from blanket.proofs.core import Eq, Ge, Hypothesis, Le, ResultTable, SymbolicCheck
 
-
-def _Eq(a, b):
-    return sp.Eq(a, b, evaluate=False)
-
-
-def _Le(a, b):
-    return sp.Le(a, b, evaluate=False)
-
-
-def _Ge(a, b):
-    return sp.Ge(a, b, evaluate=False)
-
-
-def _Gt(a, b):
-    return sp.Gt(a, b, evaluate=False)
-
-
-def _Lt(a, b):
-    return sp.Lt(a, b, evaluate=False)
+TABLE = ResultTable("oracles.toml", globals())
 
 
 SPEC = "docs/mechanisms.md"
@@ -406,260 +388,89 @@ def _check_clone_identity(r):
 
 
 # ================================================================== results
-_H_E0 = Hypothesis(_Ge(epsilon0, 0), "epsilon0 >= 0")
-_H_E = Hypothesis(_Ge(epsilon, 0), "epsilon >= 0")
+_H_E0 = Hypothesis(Ge(epsilon0, 0), "epsilon0 >= 0")
+_H_E = Hypothesis(Ge(epsilon, 0), "epsilon >= 0")
 
-FO_L_VALUES = register(
-    Result(
-        key="FO L values",
-        paper="FO",
-        label="L values",
-        title="The four values of the amplification variable L of a frequency oracle",
-        status="derived",
-        statement=sp.And(*[_Eq(kk, v) for kk, v in L_VALUES.items()]),
-        symbols={gamma: "γ, the TV similarity", epsilon0: D_EPS0, epsilon: D_EPS},
-        hypotheses=(_H_E0, _H_E),
-        kind="definition",
-        quantity=None,
-        mechanisms=("oue", "sue", "olh", "hadamard", "subset", "krr"),
-        status_note="derived (this project): L = γ(R(x)(W) − e^ε R(x')(W))/min_z R(z)(W) with R(·)(W)/min R(·)(W) ∈ {1, e^{ε0}}",
-        spec=SPEC,
-        notes="'both' (W favours x and x'), 't' (x only), 't′' (x' only), 'rest' (neither, or every input alike).",
-    )
+FO_L_VALUES = TABLE.register(
+    "FO L values",
+    statement=sp.And(*[Eq(kk, v) for kk, v in L_VALUES.items()]),
+    hypotheses=(_H_E0, _H_E),
 )
 
-FO_GAMMA_UE = register(
-    Result(
-        key="FO gamma [ue]",
-        paper="FO",
-        label="gamma",
-        variant="ue",
-        title="TV similarity of unary encoding (OUE, SUE/basic RAPPOR): γ = ρ0(1 − q^k) + p q^{k−1}, ρ0 = (1−p)/(1−q)",
-        status="derived",
-        statement=_Eq(gamma, GAMMA_UE),
-        symbols={k: D_K, p: "p ∈ (q, 1): P[bit x = 1]", q: "q ∈ (0, p): P[other bit = 1]"},
-        hypotheses=(
-            Hypothesis(_Ge(k, 2), "k >= 2"),
-            Hypothesis(_Lt(q, p), "q < p"),
-            Hypothesis(_Gt(q, 0), "q > 0"),
-            Hypothesis(_Lt(p, 1), "p < 1"),
-        ),
-        kind="identity",
-        quantity="gamma",
-        mechanisms=("oue", "sue"),
-        status_note="derived (this project); ✔ symbolic enumeration k ≤ 4, ✔ brute force (exact matrices) in tests",
-        spec=SPEC,
-        notes="Blanket: ω(y) ∝ ρ0·B(y) for y ≠ 1…1 and p·q^{k−1} at y = 1…1 (B = product Bernoulli(q)). "
-        "OUE: p = 1/2, q = 1/(e^{ε0}+1); SUE: p = e^{ε0/2}/(e^{ε0/2}+1), q = 1 − p.",
-        symbolic=_check_ue,
-    )
+FO_GAMMA_UE = TABLE.register(
+    "FO gamma [ue]",
+    statement=Eq(gamma, GAMMA_UE),
+    hypotheses=TABLE.hyps("k >= 2", "q < p", "q > 0", "p < 1"),
+    symbolic=_check_ue,
 )
 
-FO_LAW_UE = register(
-    Result(
-        key="FO L law [ue]",
-        paper="FO",
-        label="L law",
-        variant="ue",
-        title="Law of L for unary encoding: depends on bits x, x' of W and on W = 1…1",
-        status="derived",
-        statement=sp.And(*[_Eq(s, v) for s, v in LAW_UE.items()]),
-        symbols={k: D_K, p: "p", q: "q"},
-        kind="identity",
-        quantity=None,
-        mechanisms=("oue", "sue"),
-        status_note="derived (this project); ✔ symbolic enumeration k ≤ 4, ✔ brute force in tests",
-        spec=SPEC,
-        symbolic=_check_ue,
-    )
+FO_LAW_UE = TABLE.register(
+    "FO L law [ue]",
+    statement=sp.And(*[Eq(s, v) for s, v in LAW_UE.items()]),
+    symbolic=_check_ue,
 )
 
-FO_GAMMA_OLH = register(
-    Result(
-        key="FO gamma [olh]",
-        paper="FO",
-        label="gamma",
-        variant="olh",
-        title="Blanket of local hashing: γ = (g + κ(e^{ε0} − 1))/(e^{ε0}+g−1); κ = P[h constant] (κ = 0 always valid)",
-        status="derived",
-        statement=_Eq(gamma, GAMMA_OLH),
-        symbols={
-            g: "g ≥ 2, the hash range",
-            kappa: "κ ∈ [0, c], probability of a hash constant on the domain",
-            epsilon0: D_EPS0,
-        },
-        hypotheses=(Hypothesis(_Ge(g, 2), "g >= 2"), _H_E0),
-        kind="identity",
-        quantity="gamma",
-        mechanisms=("olh",),
-        status_note="derived (this project); ✔ symbolic enumeration of two explicit families, ✔ brute force in tests",
-        spec=SPEC,
-        notes="With κ = 0 the blanket is uniform on H×[g] — a valid mixture decomposition for every family "
-        "(equal to the TV similarity when no hash is constant); the real κ gives the TV similarity.",
-        symbolic=_check_olh,
-    )
+FO_GAMMA_OLH = TABLE.register(
+    "FO gamma [olh]",
+    statement=Eq(gamma, GAMMA_OLH),
+    hypotheses=(*TABLE.hyps("g >= 2"), _H_E0),
+    symbolic=_check_olh,
 )
 
-FO_LAW_OLH = register(
-    Result(
-        key="FO L law [olh]",
-        paper="FO",
-        label="L law",
-        variant="olh",
-        title="Law of L for local hashing: whether h(x), h(x') hit the report (c = P[h(x)=h(x')])",
-        status="derived",
-        statement=sp.And(*[_Eq(s, v) for s, v in LAW_OLH.items()]),
-        symbols={
-            g: "g ≥ 2",
-            c: "c ∈ [0, 1), pair-collision probability (1/g: pairwise independent)",
-            kappa: "κ ∈ [0, c]",
-            epsilon0: D_EPS0,
-        },
-        kind="identity",
-        quantity=None,
-        mechanisms=("olh",),
-        status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force in tests",
-        spec=SPEC,
-        symbolic=_check_olh,
-    )
+FO_LAW_OLH = TABLE.register(
+    "FO L law [olh]",
+    statement=sp.And(*[Eq(s, v) for s, v in LAW_OLH.items()]),
+    symbolic=_check_olh,
 )
 
-FO_GAMMA_HR = register(
-    Result(
-        key="FO gamma [hadamard]",
-        paper="FO",
-        label="gamma",
-        variant="hadamard",
-        title="TV similarity of Hadamard response (K = 2^⌈log2(k+1)⌉): γ = 2(K−1+e^{ε0})/(K(e^{ε0}+1))",
-        status="derived",
-        statement=_Eq(gamma, GAMMA_HR),
-        symbols={K: "K = 2^⌈log2(k+1)⌉ ≥ 4", epsilon0: D_EPS0},
-        hypotheses=(Hypothesis(_Ge(K, 4), "K >= 4"), _H_E0),
-        kind="identity",
-        quantity="gamma",
-        mechanisms=("hadamard",),
-        status_note="derived (this project); definition from the authors' code (Hadamard_Rand_high_priv); ✔ symbolic enumeration, ✔ brute force",
-        spec=SPEC,
-        notes="Row 0 of the Hadamard matrix lies in every C_x (mass 2e/(K(e+1)) for every input); every other row "
-        "misses some C_x because fewer than K/2 columns are unused.",
-        symbolic=_check_hadamard,
-    )
+FO_GAMMA_HR = TABLE.register(
+    "FO gamma [hadamard]",
+    statement=Eq(gamma, GAMMA_HR),
+    hypotheses=(*TABLE.hyps("K >= 4"), _H_E0),
+    symbolic=_check_hadamard,
 )
 
-FO_LAW_HR = register(
-    Result(
-        key="FO L law [hadamard]",
-        paper="FO",
-        label="L law",
-        variant="hadamard",
-        title="Law of L for Hadamard response: |C_x ∩ C_x'| = K/4 (row 0 included)",
-        status="derived",
-        statement=sp.And(*[_Eq(s, v) for s, v in LAW_HR.items()]),
-        symbols={K: "K ≥ 4", epsilon0: D_EPS0},
-        kind="identity",
-        quantity=None,
-        mechanisms=("hadamard",),
-        status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force",
-        spec=SPEC,
-        symbolic=_check_hadamard,
-    )
+FO_LAW_HR = TABLE.register(
+    "FO L law [hadamard]",
+    statement=sp.And(*[Eq(s, v) for s, v in LAW_HR.items()]),
+    symbolic=_check_hadamard,
 )
 
-FO_GAMMA_SUBSET = register(
-    Result(
-        key="FO gamma [subset]",
-        paper="FO",
-        label="gamma",
-        variant="subset",
-        title="TV similarity of subset selection: γ = C(k,d)/(e^{ε0}C(k−1,d−1) + C(k−1,d)) = k/(d e^{ε0} + k − d)",
-        status="derived",
-        statement=_Eq(gamma, GAMMA_SUBSET),
-        symbols={k: D_K, d: "d ∈ [1, k−1], the subset size", epsilon0: D_EPS0},
-        hypotheses=(Hypothesis(_Ge(d, 1), "d >= 1"), Hypothesis(_Le(d, k - 1), "d <= k - 1"), _H_E0),
-        kind="identity",
-        quantity="gamma",
-        mechanisms=("subset",),
-        status_note="derived (this project); ✔ combsimp + symbolic enumeration, ✔ brute force",
-        spec=SPEC,
-        notes="d = 1 is k-RR (k/(e^{ε0}+k−1)). Blanket uniform on d-subsets.",
-        symbolic=_check_subset,
-    )
+FO_GAMMA_SUBSET = TABLE.register(
+    "FO gamma [subset]",
+    statement=Eq(gamma, GAMMA_SUBSET),
+    hypotheses=(*TABLE.hyps("d >= 1", "d <= k - 1"), _H_E0),
+    symbolic=_check_subset,
 )
 
-FO_LAW_SUBSET = register(
-    Result(
-        key="FO L law [subset]",
-        paper="FO",
-        label="L law",
-        variant="subset",
-        title="Law of L for subset selection: whether x, x' belong to the reported subset",
-        status="derived",
-        statement=sp.And(*[_Eq(s, v) for s, v in LAW_SUBSET.items()]),
-        symbols={k: D_K, d: "d ∈ [1, k−1]"},
-        kind="identity",
-        quantity=None,
-        mechanisms=("subset",),
-        status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force",
-        spec=SPEC,
-        symbolic=_check_subset,
-    )
+FO_LAW_SUBSET = TABLE.register(
+    "FO L law [subset]",
+    statement=sp.And(*[Eq(s, v) for s, v in LAW_SUBSET.items()]),
+    symbolic=_check_subset,
 )
 
 _Nsym = m - 1
-FO_GAMMA_GEOMETRIC = register(
-    Result(
-        key="FO gamma [geometric]",
-        paper="FO",
-        label="gamma",
-        variant="geometric",
-        title="TV similarity of the clamped geometric mechanism on {0..m−1}: γ = (2α^{⌊N/2⌋+1} + [N even](1−α)α^{N/2})/(1+α), N = m−1",
-        status="derived",
-        statement=_Eq(
-            gamma,
-            (
-                2 * alpha ** (sp.floor(_Nsym / 2) + 1)
-                + sp.Piecewise(((1 - alpha) * alpha ** (_Nsym / 2), sp.Eq(sp.Mod(_Nsym, 2), 0)), (0, True))
-            )
-            / (1 + alpha),
-        ),
-        symbols={m: "m ≥ 2, the size of the range", alpha: "α ∈ (0, 1), e^{ε0} = α^{−(m−1)}"},
-        hypotheses=(
-            Hypothesis(_Ge(m, 2), "m >= 2"),
-            Hypothesis(_Gt(alpha, 0), "alpha > 0"),
-            Hypothesis(_Lt(alpha, 1), "alpha < 1"),
-        ),
-        kind="identity",
-        quantity="gamma",
-        mechanisms=("geometric",),
-        status_note="derived (this project); ✔ symbolic sums m ≤ 8, ✔ brute force m ≤ 8",
-        spec=SPEC,
-        notes="L takes up to m values (no four-value structure).",
-        symbolic=_check_geometric,
-    )
+FO_GAMMA_GEOMETRIC = TABLE.register(
+    "FO gamma [geometric]",
+    statement=Eq(
+        gamma,
+        (
+            2 * alpha ** (sp.floor(_Nsym / 2) + 1)
+            + sp.Piecewise(((1 - alpha) * alpha ** (_Nsym / 2), sp.Eq(sp.Mod(_Nsym, 2), 0)), (0, True))
+        )
+        / (1 + alpha),
+    ),
+    hypotheses=TABLE.hyps("m >= 2", "alpha > 0", "alpha < 1"),
+    symbolic=_check_geometric,
 )
 
-FO_CLONE_IDENTITY = register(
-    Result(
-        key="FO clone identity",
-        paper="FO",
-        label="clone identity",
-        title="H_{e^ε} of the clone pair with clone probability p = (1/(pn)) E[(Σ_{i≤n} V_i)_+], V = 2(e^{ε0}−e^ε)/(e^{ε0}+1) or 2(1−e^{ε+ε0})/(e^{ε0}+1) w.p. p/2 each, else 0",
-        status="derived",
-        statement=_Eq(
-            sp.Function("HockeyStickClonePair")(n, epsilon0, epsilon),
-            sp.Function("BlanketViewBinaryRR")(n, epsilon0, epsilon),
-        ),
-        symbols={n: "n ≥ 1", epsilon0: D_EPS0, epsilon: D_EPS},
-        kind="identity",
-        quantity="delta",
-        mechanisms=("ldp",),
-        status_note="derived (this project); ✔ symbolic steps, ✔ equal to the enumerated pair (exact) in tests",
-        spec="notes/composition_refs.md §1a, §2c, §6a",
-        notes="The clone pair is the Lemma-5.3 view of binary RR with the blanket probability replaced by the clone "
-        "probability; with p = 2/(e^{ε0}+1) it is the SODA 2023 'stronger clone' pair, which by its erratum is not "
-        "valid for every ε0-LDP randomizer and is not used for `ldp`.",
-        symbolic=_check_clone_identity,
-    )
+FO_CLONE_IDENTITY = TABLE.register(
+    "FO clone identity",
+    statement=Eq(
+        sp.Function("HockeyStickClonePair")(n, epsilon0, epsilon),
+        sp.Function("BlanketViewBinaryRR")(n, epsilon0, epsilon),
+    ),
+    symbolic=_check_clone_identity,
 )
 
 
@@ -696,59 +507,24 @@ _FMT_SYMBOLS = {
 }
 _FMT_GRID = ({"epsilon0": "1", "n": 1000, "delta": "1e-6"},)
 
-FMT21_PAPER = register(
-    Result(
-        key="FMT21 Theorem 3.1 [paper]",
-        paper="FMT21",
-        label="Theorem 3.1",
-        variant="paper",
-        title="Clone bound, closed form: ε ≤ log(1 + (e^{ε0}−1)/(e^{ε0}+1)·(8√(e^{ε0} log(4/δ))/√n + 8e^{ε0}/n))",
-        status="uncertain",
-        statement=_Le(epsilon, _fmt_paper()),
-        symbols=_FMT_SYMBOLS,
-        hypotheses=(
-            Hypothesis(_Gt(epsilon0, 0), "epsilon0 > 0"),
-            Hypothesis(_Gt(delta, 0), "delta > 0"),
-            Hypothesis(_Lt(delta, 1), "delta < 1"),
-            Hypothesis(_Le(epsilon0, sp.log(n / (16 * sp.log(2 / delta)))), "epsilon0 <= log(n/(16 log(2/delta)))"),
-        ),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("ldp",),
-        status_note="uncertain: the constants 8, 8 and log(4/δ) are corroborated by the authors' code and third-party code; "
-        "the printed statement, its number and the condition (log(2/δ) here) were not read (notes §1b)",
-        spec="notes/composition_refs.md §1b",
-        exact=_clone_epsilon_reference,
-        grid=_FMT_GRID,
-        notes="Judge it against the exact clone pair (exact.mechanisms.oracles.clone_delta), the object its proof bounds.",
-    )
+FMT21_PAPER = TABLE.register(
+    "FMT21 Theorem 3.1 [paper]",
+    statement=Le(epsilon, _fmt_paper()),
+    hypotheses=(
+        *TABLE.hyps("epsilon0 > 0", "delta > 0", "delta < 1"),
+        Hypothesis(Le(epsilon0, sp.log(n / (16 * sp.log(2 / delta)))), "epsilon0 <= log(n/(16 log(2/delta)))"),
+    ),
+    exact=_clone_epsilon_reference,
 )
 
-FMT21_CODE = register(
-    Result(
-        key="FMT21 Theorem 3.1 [code]",
-        paper="FMT21",
-        label="Theorem 3.1",
-        variant="code",
-        title="Clone bound, closed form as the authors' code evaluates it (closedformanalysis), condition with log(4/δ)",
-        status="source-confirmed",
-        statement=_Le(epsilon, _fmt_code()),
-        symbols=_FMT_SYMBOLS,
-        hypotheses=(
-            Hypothesis(_Gt(epsilon0, 0), "epsilon0 > 0"),
-            Hypothesis(_Gt(delta, 0), "delta > 0"),
-            Hypothesis(_Lt(delta, 1), "delta < 1"),
-            Hypothesis(_Le(epsilon0, sp.log(n / (16 * sp.log(4 / delta)))), "epsilon0 <= log(n/(16 log(4/delta)))"),
-        ),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("ldp",),
-        status_note="source-confirmed from the authors' code apple/ml-shuffling-amplification (closedformanalysis), as read "
-        "by the research notes; it is ≥ the [paper] display (prefactor (1−e^{−ε0})/(1+e^{−ε0−ε̃}), ε̃ = log(1+a+c))",
-        spec="notes/composition_refs.md §1b",
-        exact=_clone_epsilon_reference,
-        grid=_FMT_GRID,
-    )
+FMT21_CODE = TABLE.register(
+    "FMT21 Theorem 3.1 [code]",
+    statement=Le(epsilon, _fmt_code()),
+    hypotheses=(
+        *TABLE.hyps("epsilon0 > 0", "delta > 0", "delta < 1"),
+        Hypothesis(Le(epsilon0, sp.log(n / (16 * sp.log(4 / delta)))), "epsilon0 <= log(n/(16 log(4/delta)))"),
+    ),
+    exact=_clone_epsilon_reference,
 )
 
 
@@ -768,24 +544,13 @@ def _check_merged(r):
     )
 
 
-FO_MERGED = register(
-    Result(
-        key="FO merged blanket view",
-        paper="FO",
-        label="merged blanket view",
-        title="Lemma 5.3 of a four-value mechanism ≤ the same with the 'both' atom of L moved to the 'rest' value (a four-atom V)",
-        status="derived",
-        statement=_Le(
-            sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewMerged")(n, epsilon0, epsilon)
-        ),
-        symbols={n: "n ≥ 1", epsilon0: D_EPS0, epsilon: D_EPS},
-        hypotheses=(_H_E0, _H_E),
-        kind="inequality",
-        quantity="delta",
-        mechanisms=("oue", "sue", "olh", "hadamard", "subset"),
-        status_note="derived (this project); ✔ symbolic atom ordering, ✔ merged ≥ exact in tests (exact rationals)",
-        spec=SPEC,
-        notes="exact.mechanisms.oracles.blanket_view_delta_merged: one call of the four-atom engine (O(n log(1/tol))).",
-        symbolic=_check_merged,
-    )
+FO_MERGED = TABLE.register(
+    "FO merged blanket view",
+    statement=Le(
+        sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewMerged")(n, epsilon0, epsilon)
+    ),
+    hypotheses=(_H_E0, _H_E),
+    symbolic=_check_merged,
 )
+
+TABLE.complete()
