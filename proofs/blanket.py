@@ -53,25 +53,14 @@ TABLE = ResultTable("blanket.toml", globals())
 
 
 PAPER = "BBGN19"
-SPEC = "docs/reference/blanket.md"
 
 # ================================================================== symbols
 # plain symbols (no assumptions) so that hypotheses such as delta > 0 stay visible and are checked;
 # the symbolic derivations substitute assumption-carrying twins (see _POS)
-epsilon = sp.Symbol("epsilon")
-epsilon0 = sp.Symbol("epsilon0")
-delta = sp.Symbol("delta")
-n = sp.Symbol("n")
-k = sp.Symbol("k")
-gamma = sp.Symbol("gamma")
-m = sp.Symbol("m")
-sigma = sp.Symbol("sigma")
+epsilon, epsilon0, delta, n, k, gamma, m, sigma = sp.symbols("epsilon epsilon0 delta n k gamma m sigma")
 y = sp.Symbol("y", real=True)
 x = sp.Symbol("x", real=True)
-a_ = sp.Symbol("a")
-b_ = sp.Symbol("b")
-bp_ = sp.Symbol("b_plus")
-c_ = sp.Symbol("c")
+a_, b_, bp_, c_ = sp.symbols("a b b_plus c")
 t_ = sp.Symbol("t", nonnegative=True)
 f0_ = sp.Symbol("f_0")  # f(0) in Lemma A.4
 fp0_ = sp.Symbol("fprime_0")  # f'(0) in Lemma A.4
@@ -79,13 +68,6 @@ fp0_ = sp.Symbol("fprime_0")  # f'(0) in Lemma A.4
 E = sp.exp(epsilon)
 E0 = sp.exp(epsilon0)
 
-D_EPS = "ε ≥ 0, the central privacy level"
-D_EPS0 = "ε0 ≥ 0, the local privacy level of the randomizer"
-D_DELTA = "δ ∈ (0, 1], the central δ"
-D_N = "n ≥ 1, the number of users"
-D_K = "k ≥ 2, the alphabet size of k-ary randomized response"
-D_GAMMA = "γ ∈ (0, 1], the total-variation similarity of the randomizer"
-D_M = "m ≥ 1, the number of i.i.d. amplification variables summed"
 
 # ---------------------------------------------------------------- building blocks (each formula written once)
 #: Lemma 5.1 (1): TV similarity of ε0-LDP k-RR
@@ -234,7 +216,6 @@ def _generic_exact_delta(eps0, nn, eps, kk=2):
 
 
 # ================================================================== definitions (§0)
-_DEF_NOTE = "Definitions are not evaluated; they are what the other results are stated in."
 
 TABLE.register(
     "BBGN19 Definition TV similarity",
@@ -388,6 +369,11 @@ def _gauss_density(yy, centre, s):
     return sp.exp(-((yy - centre) ** 2) / (2 * s**2)) / (s * sp.sqrt(2 * sp.pi))
 
 
+def _tv_similarity_01(density, parameter):
+    """∫ min(μ_0, μ_1) dy for the densities ``density(y, centre, parameter)`` centred at 0 and 1 (Lemma 5.1)."""
+    return sp.Integral(sp.Min(density(y, 0, parameter), density(y, 1, parameter)), (y, -sp.oo, sp.oo))
+
+
 def _check_lemma_5_1_krr(r):
     """Derive γ of k-RR from the definition γ = Σ_y min_x P[x][y] and compare with the closed form."""
     u = sp.Symbol("u", nonnegative=True)  # e^{ε0} = 1 + u, u ≥ 0
@@ -482,7 +468,7 @@ LEMMA_5_1_KRR = TABLE.register(
 LEMMA_5_1_LAPLACE = TABLE.register(
     "BBGN19 Lemma 5.1 [laplace]",
     statement=Eq(
-        sp.Integral(sp.Min(_lap_density(y, 0, epsilon0), _lap_density(y, 1, epsilon0)), (y, -sp.oo, sp.oo)),
+        _tv_similarity_01(_lap_density, epsilon0),
         GAMMA_LAPLACE,
     ),
     hypotheses=TABLE.hyps("epsilon0 > 0"),
@@ -493,7 +479,7 @@ LEMMA_5_1_LAPLACE = TABLE.register(
 LEMMA_5_1_GAUSSIAN = TABLE.register(
     "BBGN19 Lemma 5.1 [gaussian]",
     statement=Eq(
-        sp.Integral(sp.Min(_gauss_density(y, 0, sigma), _gauss_density(y, 1, sigma)), (y, -sp.oo, sp.oo)),
+        _tv_similarity_01(_gauss_density, sigma),
         GAMMA_GAUSSIAN,
     ),
     hypotheses=TABLE.hyps("sigma > 0"),
@@ -561,7 +547,6 @@ _EL = sp.Symbol(r"\mathbb{E}[L]")
 _LMAX = sp.Symbol(r"\sup L")
 _LMIN = sp.Symbol(r"\inf L")
 _EL2 = sp.Symbol(r"\mathbb{E}[L^2]")
-_L54_SYMS = {gamma: D_GAMMA, epsilon0: D_EPS0, epsilon: D_EPS}
 _L54_HYP = (
     Hypothesis(Ge(epsilon0, 0), "epsilon0 >= 0"),
     Hypothesis(Ge(epsilon, 0), "epsilon >= 0"),
@@ -714,7 +699,6 @@ def _check_lemma_5_7_2(r):
     )
 
 
-_KRR_SYMS = {k: D_K, epsilon0: D_EPS0, epsilon: D_EPS}
 _KRR_HYP = (
     Hypothesis(Ge(k, 2), "k >= 2"),
     Hypothesis(Ge(epsilon0, 0), "epsilon0 >= 0"),
@@ -788,7 +772,6 @@ LEMMA_5_8_2 = TABLE.register(
 
 
 # ================================================================== Theorem 5.3 (Hoeffding) and the Bennett bounds
-_DELTA_SYMS = {epsilon: "ε > 0, the central ε", epsilon0: "ε0 > 0, the local ε0", n: D_N}
 _DELTA_HYP = (
     Hypothesis(Gt(epsilon, 0), "epsilon > 0"),
     Hypothesis(Gt(epsilon0, 0), "epsilon0 > 0"),
@@ -851,14 +834,6 @@ def _bennett_numeric(g, bplus, c):
     return f
 
 
-_HOEFF_NOTE = (
-    "The Hoeffding bound as the authors' code evaluates it for Figure 3 (Lemmas 5.3 + 5.5 summed over "
-    "M ~ Bin(n, γ) by the binomial theorem, keeping the m = 0 term). "
-    "The Theorem 5.3 'where' clause is uncertain (not visible): most plausibly it defines γ as the TV "
-    "similarity γ_R of R; alternatively it names the constant 0.86 ≈ 1 − e^{−2}."
-)
-
-
 def _generic_ref(**p):
     return _generic_exact_delta(p["epsilon0"], p["n"], p["epsilon"])
 
@@ -866,19 +841,6 @@ def _generic_ref(**p):
 def _rr_ref(**p):
     return _rr_exact_delta(p["k"], p["n"], p["epsilon0"], p["epsilon"])
 
-
-_GRID_GENERIC = (
-    {"epsilon0": "1", "n": 200, "epsilon": "1/2"},
-    {"epsilon0": "2", "n": 1000, "epsilon": "1/2"},
-    {"epsilon0": "2", "n": 200, "epsilon": "1"},
-)
-_GRID_RR = (
-    {"k": 2, "epsilon0": "1", "n": 200, "epsilon": "1/4"},
-    {"k": 2, "epsilon0": "2", "n": 1000, "epsilon": "1/5"},
-    {"k": 3, "epsilon0": "1", "n": 100, "epsilon": "1/2"},
-    {"k": 10, "epsilon0": "2", "n": 300, "epsilon": "1/2"},
-)
-_GRID_LAPLACE = ({"epsilon0": "1/2", "n": 1000, "epsilon": "1/4"}, {"epsilon0": "2", "n": 10000, "epsilon": "1/5"})
 
 _B_GENERIC = B  # γ_ub = 1
 #: Lemma 5.7 (1): range width (1−γ)k(e^ε+1) of the k-RR L (equality with L_HI_KRR − L_LO_KRR checked symbolically)
@@ -930,10 +892,6 @@ THEOREM_5_3_SLIDE = TABLE.register(
 # ---- Bennett (curves 3, 5, 7)
 _BP_GENERIC = L_HI_GENERIC.subs(gamma, 1)
 _C_GENERIC = E0 * (E**2 + 1) - 2 * GAMMA_LB * E / E0**2
-_BENNETT_NOTE = (
-    "Lemmas 5.3 + 5.6 (corrected form) summed over M ~ Bin(n, γ); the Sum is evaluated in closed form by "
-    "the binomial theorem (per-m term K r^m). Form as in the authors' code ('BennettExact')."
-)
 
 BENNETT_GENERIC = TABLE.register(
     "BBGN19 Bennett bound [generic]",

@@ -28,8 +28,6 @@ from blanket.proofs.core import Hypothesis, ResultTable, SymbolicCheck
 
 TABLE = ResultTable("composition.toml", globals())
 
-SPEC = "spec/beyond_the_seeds.md"
-DOC = "docs/composition.md"
 
 epsilon = sp.Symbol("epsilon", real=True)
 T = sp.Symbol("T", integer=True, positive=True)

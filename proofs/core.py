@@ -809,8 +809,10 @@ class ResultTable:
     hypotheses, else in ``namespace`` (the module's globals); two different symbols of one name are an error.
     """
 
-    def __init__(self, filename: str, namespace: Mapping[str, Any]):
-        data = read_table(filename)
+    def __init__(self, filename: str, namespace: Mapping[str, Any], *, data: Mapping[str, Any] | None = None):
+        """``data``: the table's content given directly (a table built in memory, e.g. in tests) instead of
+        reading ``filename``."""
+        data = read_table(filename) if data is None else data
         self.filename = filename
         self.paper = data.get("paper")
         self.domains: dict[str, str] = dict(data.get("domains", {}))

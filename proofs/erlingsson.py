@@ -31,16 +31,10 @@ from flint import arb, fmpq
 TABLE = ResultTable("erlingsson.toml", globals())
 
 PAPER = "EFMRTT19"
-SPEC = "docs/reference/erlingsson.md"
 
-epsilon0 = sp.Symbol("epsilon0", real=True)
-n = sp.Symbol("n", real=True)
-delta = sp.Symbol("delta", real=True)
-epsilon = sp.Symbol("epsilon", real=True)
-epsilon_total = sp.Symbol("epsilon_total", real=True)
-epsilon_sub = sp.Symbol("epsilon_sub", real=True)
-k = sp.Symbol("k", real=True)
-q = sp.Symbol("q", real=True)
+epsilon0, n, delta, epsilon, epsilon_total, epsilon_sub, k, q = sp.symbols(
+    "epsilon0 n delta epsilon epsilon_total epsilon_sub k q", real=True
+)
 T = sp.Symbol("T", real=True)  # |T|
 
 EPS_7 = 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / n)
@@ -48,13 +42,6 @@ EPS_7 = 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / n)
 H_N = Hypothesis(n >= 1000, "n >= 1000")
 H_E0 = Hypothesis(sp.And(epsilon0 > 0, epsilon0 < sp.Rational(1, 2)), "0 < epsilon0 < 1/2")
 H_D = Hypothesis(sp.And(delta > 0, delta < sp.Rational(1, 100)), "0 < delta < 1/100")
-
-_SYMS = {
-    epsilon: "central ε of the (ε, δ)-DP guarantee",
-    epsilon0: "local ε0 of each randomizer",
-    n: "number of users n",
-    delta: "δ",
-}
 
 
 def _ref_shuffled_rr(**params):
@@ -68,10 +55,6 @@ def _ref_shuffled_rr(**params):
         "lower",
     )
 
-
-_GRID = tuple({"n": "1000", "epsilon0": b, "delta": c} for b in ("1/10", "1/4", "49/100") for c in ("1e-3", "1e-6")) + (
-    {"n": "2000", "epsilon0": "1/4", "delta": "1e-6"},
-)
 
 #: what Theorems 7 and 8 share: the same bound, hypotheses and reference (the exact shuffled binary-RR ε)
 _AMPLIFICATION: dict[str, Any] = dict(

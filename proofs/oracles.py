@@ -37,20 +37,8 @@ from blanket.proofs.core import Eq, Ge, Hypothesis, Le, ResultTable, SymbolicChe
 TABLE = ResultTable("oracles.toml", globals())
 
 
-SPEC = "docs/mechanisms.md"
-
 # ================================================================== symbols
-epsilon = sp.Symbol("epsilon")
-epsilon0 = sp.Symbol("epsilon0")
-delta = sp.Symbol("delta")
-n = sp.Symbol("n")
-k = sp.Symbol("k")
-g = sp.Symbol("g")
-d = sp.Symbol("d")
-K = sp.Symbol("K")
-m = sp.Symbol("m")
-p = sp.Symbol("p")
-q = sp.Symbol("q")
+epsilon, epsilon0, delta, n, k, g, d, K, m, p, q = sp.symbols("epsilon epsilon0 delta n k g d K m p q")
 c = sp.Symbol("c")  # pair-collision probability of the hash family
 kappa = sp.Symbol("kappa")  # probability that h is constant on the domain
 alpha = sp.Symbol("alpha")
@@ -65,14 +53,8 @@ E = sp.exp(epsilon)
 _e = sp.Symbol("e", positive=True)  # e^{ε0}
 _ee = sp.Symbol("ee", positive=True)  # e^{ε}
 _u = sp.Symbol("u", nonnegative=True)  # e = 1 + u
-_p = sp.Symbol("p", positive=True)
-_q = sp.Symbol("q", positive=True)
-_s = sp.Symbol("s", positive=True)
-_a = sp.Symbol("alpha", positive=True)
+_p, _q, _s, _a = sp.symbols("p q s alpha", positive=True)
 
-D_EPS0 = "ε0 ≥ 0, the local privacy level"
-D_EPS = "ε ≥ 0, the central privacy level"
-D_K = "k ≥ 2, the domain size"
 
 # ---------------------------------------------------------------- closed forms (each written once)
 #: the four values of L (any of the four-value mechanisms), in units of γ
@@ -397,56 +379,23 @@ FO_L_VALUES = TABLE.register(
     hypotheses=(_H_E0, _H_E),
 )
 
-FO_GAMMA_UE = TABLE.register(
-    "FO gamma [ue]",
-    statement=Eq(gamma, GAMMA_UE),
-    hypotheses=TABLE.hyps("k >= 2", "q < p", "q > 0", "p < 1"),
-    symbolic=_check_ue,
-)
 
-FO_LAW_UE = TABLE.register(
-    "FO L law [ue]",
-    statement=sp.And(*[Eq(s, v) for s, v in LAW_UE.items()]),
-    symbolic=_check_ue,
-)
+def _gamma_and_law(name, gamma_value, hypotheses, law, check):
+    """Register an oracle's two results, ``FO gamma [name]`` (γ = its closed form, under ``hypotheses``) and
+    ``FO L law [name]`` (each atom of the law of L equals its closed form), both proved by ``check``."""
+    return (
+        TABLE.register(f"FO gamma [{name}]", statement=Eq(gamma, gamma_value), hypotheses=hypotheses, symbolic=check),
+        TABLE.register(f"FO L law [{name}]", statement=sp.And(*[Eq(s, v) for s, v in law.items()]), symbolic=check),
+    )
 
-FO_GAMMA_OLH = TABLE.register(
-    "FO gamma [olh]",
-    statement=Eq(gamma, GAMMA_OLH),
-    hypotheses=(*TABLE.hyps("g >= 2"), _H_E0),
-    symbolic=_check_olh,
-)
 
-FO_LAW_OLH = TABLE.register(
-    "FO L law [olh]",
-    statement=sp.And(*[Eq(s, v) for s, v in LAW_OLH.items()]),
-    symbolic=_check_olh,
+FO_GAMMA_UE, FO_LAW_UE = _gamma_and_law(
+    "ue", GAMMA_UE, TABLE.hyps("k >= 2", "q < p", "q > 0", "p < 1"), LAW_UE, _check_ue
 )
-
-FO_GAMMA_HR = TABLE.register(
-    "FO gamma [hadamard]",
-    statement=Eq(gamma, GAMMA_HR),
-    hypotheses=(*TABLE.hyps("K >= 4"), _H_E0),
-    symbolic=_check_hadamard,
-)
-
-FO_LAW_HR = TABLE.register(
-    "FO L law [hadamard]",
-    statement=sp.And(*[Eq(s, v) for s, v in LAW_HR.items()]),
-    symbolic=_check_hadamard,
-)
-
-FO_GAMMA_SUBSET = TABLE.register(
-    "FO gamma [subset]",
-    statement=Eq(gamma, GAMMA_SUBSET),
-    hypotheses=(*TABLE.hyps("d >= 1", "d <= k - 1"), _H_E0),
-    symbolic=_check_subset,
-)
-
-FO_LAW_SUBSET = TABLE.register(
-    "FO L law [subset]",
-    statement=sp.And(*[Eq(s, v) for s, v in LAW_SUBSET.items()]),
-    symbolic=_check_subset,
+FO_GAMMA_OLH, FO_LAW_OLH = _gamma_and_law("olh", GAMMA_OLH, (*TABLE.hyps("g >= 2"), _H_E0), LAW_OLH, _check_olh)
+FO_GAMMA_HR, FO_LAW_HR = _gamma_and_law("hadamard", GAMMA_HR, (*TABLE.hyps("K >= 4"), _H_E0), LAW_HR, _check_hadamard)
+FO_GAMMA_SUBSET, FO_LAW_SUBSET = _gamma_and_law(
+    "subset", GAMMA_SUBSET, (*TABLE.hyps("d >= 1", "d <= k - 1"), _H_E0), LAW_SUBSET, _check_subset
 )
 
 _Nsym = m - 1
@@ -498,14 +447,6 @@ def _clone_epsilon_reference(**pp):
 
     return _binary_epsilon_reference(**pp)
 
-
-_FMT_SYMBOLS = {
-    epsilon: "ε, the central ε of the shuffled mechanism",
-    epsilon0: "ε0 > 0",
-    n: "n ≥ 1",
-    delta: "δ ∈ (0, 1)",
-}
-_FMT_GRID = ({"epsilon0": "1", "n": 1000, "delta": "1e-6"},)
 
 FMT21_PAPER = TABLE.register(
     "FMT21 Theorem 3.1 [paper]",

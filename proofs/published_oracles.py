@@ -32,14 +32,6 @@ n = sp.Symbol("n", integer=True, positive=True)
 k = sp.Symbol("k", integer=True, positive=True)
 VR = sp.Function("delta_VR")
 
-SPEC = "docs/mechanisms.md"
-_SYMBOLS = {
-    delta: "δ(ε) of the shuffled mechanism, worst case over neighbouring datasets",
-    epsilon: "ε ≥ 0",
-    epsilon0: "ε0 > 0 (the mechanism's LDP level)",
-    n: "n ≥ 2 users",
-    k: "domain size",
-}
 #: the smallest counterexample found by check-bound (ε0 = 0.67, ε = 0.51215, n = 2) and its neighbour point
 _SMALL = {"epsilon0": "67/100", "epsilon": "10243/20000", "n": 2}
 

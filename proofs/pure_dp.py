@@ -182,7 +182,6 @@ of the mixed groups of a no-carry pair, where ``1 + phi`` is nearly attained).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -214,8 +213,6 @@ from .core import Hypothesis, Reference, ResultTable, SymbolicCheck, arb_eval
 TABLE = ResultTable("pure_dp.toml", globals())
 
 PAPER = "CY21"
-SPEC = "docs/reference/pure_dp.md"
-READING = "statement in this project's reading of the construction"
 
 # ============================================================ symbols
 r = sp.Symbol("r", positive=True)
@@ -225,15 +222,11 @@ u = sp.Symbol("u", integer=True)
 q = sp.Symbol("q", positive=True)
 m = sp.Symbol("m", integer=True, positive=True)
 n = sp.Symbol("n", integer=True, positive=True)
-a = sp.Symbol("a", integer=True, nonnegative=True)
-b = sp.Symbol("b", integer=True, nonnegative=True)
-c = sp.Symbol("c", integer=True, nonnegative=True)
+a, b, c = sp.symbols("a b c", integer=True, nonnegative=True)
 k = sp.Symbol("k", integer=True, positive=True)
 epsilon = sp.Symbol("epsilon", positive=True)
 beta = sp.Symbol("beta", positive=True)
-zz = sp.Symbol("z", integer=True)
-jj = sp.Symbol("j", integer=True)
-vv = sp.Symbol("v", integer=True)
+zz, jj, vv = sp.symbols("z j v", integer=True)
 
 kappa = 1 / r
 Zt = (1 + r - 2 * r ** (tau + 1)) / (1 - r)
@@ -265,9 +258,6 @@ def Nx(x: Any) -> sp.Expr:
 def E(x: Any, v: Any) -> sp.Expr:
     """``E_x[v]`` as a sympy expression."""
     return sp.Piecewise((rho ** (-sp.Abs(v - x - m * tau)) / Nx(x), sp.And(v >= 0, v <= ell)), (0, True))
-
-
-COMMON = {r: "r = e^{-1/s}, in (0, 1)", tau: "truncation tau >= 0 (integer)"}
 
 
 # ============================================================ parameter helpers
@@ -397,15 +387,6 @@ TABLE.register(
     ),
 )
 
-_U_GRID = tuple(
-    {"r": r_, "tau": t_, "u": u_} for r_ in ("1/2", "9/10") for t_ in ("3", "6") for u_ in ("1", t_, str(2 * int(t_)))
-)
-_UM_GRID = tuple(
-    {"r": r_, "tau": t_, "u": u_}
-    for r_ in ("1/2", "9/10")
-    for t_ in ("3", "6")
-    for u_ in ("0", str(-int(t_)), str(1 - 2 * int(t_)))
-)
 _claim34_hyp = (
     Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau"),
     Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
@@ -459,32 +440,22 @@ theta_c = sp.Piecewise((r ** (2 * tau + 1 - 2 * u) / (u + 1), u <= tau), (kappa 
 theta_c_spec = r ** (2 * tau - 2 * u + 1) / (sp.Min(u, 2 * tau - u) + 1)
 extra = T(tau) * T(u - 1 - tau)
 
-TABLE.register(
-    f"{PAPER} Claim 3.5",
-    statement=sp.Le(extra, theta_c * TT(u)),
-    hypotheses=_claim34_hyp,
-    exact=lambda r, tau, u: Reference(
-        arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"
-    ),
-)
 
-TABLE.register(
-    f"{PAPER} Claim 3.5 [uniform theta]",
-    statement=sp.Le(extra, r / (tau + 1) * TT(u)),
-    hypotheses=_claim34_hyp,
-    exact=lambda r, tau, u: Reference(
-        arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"
-    ),
-)
+def _claim35(variant, theta):
+    """Register Claim 3.5 (``variant`` appended to the key): extra term ≤ ``theta`` · T_T(u), against its exact value."""
+    TABLE.register(
+        f"{PAPER} Claim 3.5{variant}",
+        statement=sp.Le(extra, theta * TT(u)),
+        hypotheses=_claim34_hyp,
+        exact=lambda r, tau, u: Reference(
+            arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"
+        ),
+    )
 
-TABLE.register(
-    f"{PAPER} Claim 3.5 [spec form]",
-    statement=sp.Le(extra, theta_c_spec * TT(u)),
-    hypotheses=_claim34_hyp,
-    exact=lambda r, tau, u: Reference(
-        arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"
-    ),
-)
+
+_claim35("", theta_c)
+_claim35(" [uniform theta]", r / (tau + 1))
+_claim35(" [spec form]", theta_c_spec)
 
 EcD0 = sp.Sum(T(zz) * E(c, c + m * (u + tau - zz)), (zz, -tau, tau))
 theta_t = r ** (sp.Abs(u - 1 - tau) + sp.Abs(u - tau)) * Nx(c) / Zt
@@ -532,7 +503,6 @@ _hyp_u0 = Hypothesis(sp.And(u >= 0, u <= 2 * tau), "0 <= u <= 2 tau")
 _hyp_u1 = Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau")
 _hyp_c = Hypothesis(sp.And(c >= 0, c <= m - 1, m >= 2), "c in {0..m-1}, m >= 2")
 _hyp_rho = Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1")
-_RHO_SYMS = {rho_s: "rho = r^{1/m} = e^{-1/(s m)}", tau: "truncation", m: "modulus"}
 
 
 _EcD0_rho = EcD0.subs(r, rho_s**m)
@@ -626,12 +596,6 @@ class Eps1(sp.Function):
         return eps1_factor(r_, tau_, q_, m_)
 
 
-_COR_GRID = tuple(
-    {"r": r_, "tau": t_, "q": q_, "m": "3"}
-    for r_, t_ in (("1/8", "6"), ("27/64", "10"), ("729/1000", "16"))
-    for q_ in ("1/100", "1/1000")
-)
-
 TABLE.register(
     f"{PAPER} Corollary 3.7",
     statement=sp.Le(sp.Symbol("epsilon_1_exact"), sp.log(Eps1(r, tau, q, m))),
@@ -651,10 +615,6 @@ TABLE.register(
 # ============================================================ Claim 3.8 and the combination
 
 
-_C38_GRID = tuple(
-    {"r": r_, "tau": t_, "m": m_}
-    for r_, t_, m_ in (("1/8", "3", "3"), ("27/64", "4", "3"), ("1/16", "2", "4"), ("1/4", "3", "2"))
-)
 for _X, _Y, _title in (
     ("E", "D", "mixed group E_a*D_b"),
     ("D", "E", "mixed group D_a*E_b"),
@@ -725,15 +685,6 @@ A_EE_carry_y = sp.Piecewise((A_EE_carry_fav_p, carry_side), (A_EE_carry_p, True)
 A_EE_nc_y = sp.Piecewise((A_EE_nc_pure_p, pure_region), (A_EE_nc_p, True))
 
 Pmix, Qmix, Qee, Pee = (sp.Function(n_)(yy) for n_ in ("P_mix", "Q_mix", "Q_EE", "P_EE"))
-_C38_SYMS = dict(_RHO_SYMS)
-_C38_NOTE = (
-    "P_mix(y) = (E_x1*D_x2 + D_x1*E_x2)[y], P_EE(y) = (E_x1*E_x2)[y] for one law, Q_mix, Q_EE the same "
-    "groups of the other law (pairs (a,b) vs (c,0), both directions), for every outcome y in 0..2 ell; "
-    "r = rho^m, N_max = N_0 and N_min = N_floor((m-1)/2) (mirrored normalisers, closed form "
-    "f(x + m tau) + f(m tau + m - 1 - x) - 1 with f(D) = (rho^-(D+1) - 1)/(rho^-1 - 1)), "
-    "Z_tau = (1 + r - 2 r^(tau+1))/(1 - r); j = (x1 + x2 - x3 - x4)/m is the carry of the comparison "
-    "(+1 for (a,b) vs (c,0), -1 reversed); pure regions: y <= m tau or y >= ell + m tau + m - 1."
-)
 
 
 def _consts(rho, tau_, m_):
@@ -810,20 +761,6 @@ def _c38(variant, group, carry, A, B, hyps=()):
     )
 
 
-_C38C_GRID = tuple(
-    {"rho": r_, "tau": t_, "m": m_}
-    for r_, t_, m_ in (("1/2", "0", "2"), ("1/2", "3", "3"), ("9/10", "4", "2"), ("3/4", "5", "4"), ("9/10", "2", "5"))
-)
-_C38N_GRID = tuple(
-    {"rho": r_, "tau": t_, "m": m_, "nu": n_}
-    for r_, t_, m_, n_ in (
-        ("1/2", "3", "3", "1"),
-        ("9/10", "4", "3", "2"),
-        ("3/4", "5", "4", "3"),
-        ("9/10", "2", "5", "1"),
-        ("19/20", "6", "3", "6"),
-    )
-)
 _c38("mixed, carry", "mixed", True, A_mix_carry_p, B_mix_carry_y)
 _c38("mixed, no carry", "mixed", False, A_mix_nc_p, Psi_p, (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),))
 _c38(
@@ -930,9 +867,6 @@ _PAIR_BOUND: dict[str, Any] = dict(
     hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), *TABLE.hyps("m >= 2", "s > 0", evaluate=True)),
     exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.protocols.tdlap)"),
 )
-_PAIR_GRID = tuple(
-    {"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": "3"} for s_ in ("1", "2", "4")
-) + tuple({"s": "2", "tau": t_, "q": "1/100", "m": m_} for t_, m_ in (("10", "2"), ("10", "4")))
 
 TABLE.register(
     f"{PAPER} Claims 3.3-3.8 [combined]",
@@ -942,10 +876,6 @@ TABLE.register(
 )
 
 
-_CLOSED_GRID = _PAIR_GRID + tuple(
-    {"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": m_}
-    for s_, m_ in (("2", "2"), ("4", "5"))
-)
 TABLE.register(
     f"{PAPER} Claims 3.3-3.8 [closed form]",
     statement=sp.Le(sp.Symbol("epsilon_pair"), sp.log(EpsClaims(rho_of_s, tau, q, m))),
@@ -1108,8 +1038,6 @@ EG2 = (1 - _p) * (2 - _p) / _p**2
 EG4 = (1 - _p) * (24 - 36 * _p + 14 * _p**2 - _p**3) / _p**4
 _hyp_b1 = (Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),)
 _hyp_b1s = (Hypothesis(s > 0, "s > 0"), Hypothesis(tau >= s * sp.log(2), "tau >= s ln 2"))
-_B1_GRID = tuple({"r": r_, "tau": t_} for r_ in ("1/2", "9/10", "99/100") for t_ in ("1", "5", "50"))
-_B1S_GRID = tuple({"s": s_, "tau": t_} for s_ in ("1/2", "1", "3", "10") for t_ in ("7", "30", "200"))
 
 
 def _tdm(kk, via_s=False):

@@ -40,28 +40,15 @@ from flint import arb, ctx, fmpq
 TABLE = ResultTable("renyi.toml", globals())
 
 PAPER = "GDDSK21"
-SPEC = "docs/reference/renyi.md"
 
 # ------------------------------------------------------------ symbols
-epsilon0 = sp.Symbol("epsilon0", real=True)
-n = sp.Symbol("n", real=True)
-lam = sp.Symbol("lambda", real=True)
-m = sp.Symbol("m", real=True)
-i = sp.Symbol("i", real=True)
-delta = sp.Symbol("delta", real=True)
-epsilon = sp.Symbol("epsilon", real=True)
+epsilon0, n, lam, m, i, delta, epsilon = sp.symbols("epsilon0 n lambda m i delta epsilon", real=True)
 epsilon_lambda = sp.Symbol("epsilon_lambda", real=True)  # ε(λ), the RDP level (the bounded quantity)
 E_lambda = sp.Symbol("E_lambda", real=True)  # a Rényi moment (bounded quantity of Thm 3.7)
 
 E0 = sp.exp(epsilon0)
 nbar = sp.floor((n - 1) / (2 * E0)) + 1
 chernoff = sp.exp(epsilon0 * lam - (n - 1) / (8 * E0))
-
-_DOM = {
-    epsilon0: "local privacy level ε0 ≥ 0",
-    n: "number of users n ≥ 1 (integer)",
-    lam: "Rényi order λ",
-}
 
 
 def _int_hyp(sym, lo, text):
@@ -262,48 +249,28 @@ COR35 = sp.log(1 + sp.binomial(lam, 2) * (E0 - 1) ** 2 / (n * E0)) / (lam - 1)
 _alpha = lam - sp.floor(lam)
 NONINT = ((1 - _alpha) * sp.log(ub1_log_arg(sp.floor(lam))) + _alpha * sp.log(ub1_log_arg(sp.ceiling(lam)))) / (lam - 1)
 
-_SYMS = {epsilon_lambda: "ε(λ): Rényi-DP level of order λ of the shuffled mechanism", **_DOM}
 
-THEOREM_3_1 = TABLE.register(
-    f"{PAPER} Theorem 3.1",
-    statement=sp.Le(epsilon_lambda, UB1),
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
-    exact=_ref_upper,
-)
+def _upper_bound(label, bound, *hypotheses):
+    """Register ``GDDSK21 <label>``: ε(λ) ≤ ``bound`` for n ≥ 1 integer, ε0 ≥ 0 and ``hypotheses`` (on λ), with the
+    certified upper reference."""
+    return TABLE.register(
+        f"{PAPER} {label}",
+        statement=sp.Le(epsilon_lambda, bound),
+        hypotheses=(H_N, H_N_INT, H_E0, *hypotheses),
+        exact=_ref_upper,
+    )
 
-NONINTEGER_REMARK = TABLE.register(
-    f"{PAPER} Remark (non-integer λ)",
-    statement=sp.Le(epsilon_lambda, NONINT),
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GE2),
-    exact=_ref_upper,
-)
 
-COROLLARY_3_2 = TABLE.register(
-    f"{PAPER} Corollary 3.2",
-    statement=sp.Le(epsilon_lambda, COR32),
-    hypotheses=(
-        H_N,
-        H_N_INT,
-        H_E0,
-        H_LAM_INT,
-        Hypothesis(lam**4 * sp.exp(5 * epsilon0) < n / 9, "lambda^4 e^{5 epsilon0} < n/9"),
-    ),
-    exact=_ref_upper,
+THEOREM_3_1 = _upper_bound("Theorem 3.1", UB1, H_LAM_INT)
+NONINTEGER_REMARK = _upper_bound("Remark (non-integer λ)", NONINT, H_LAM_GE2)
+COROLLARY_3_2 = _upper_bound(
+    "Corollary 3.2",
+    COR32,
+    H_LAM_INT,
+    Hypothesis(lam**4 * sp.exp(5 * epsilon0) < n / 9, "lambda^4 e^{5 epsilon0} < n/9"),
 )
-
-THEOREM_3_3 = TABLE.register(
-    f"{PAPER} Theorem 3.3",
-    statement=sp.Le(epsilon_lambda, UB2),
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1),
-    exact=_ref_upper,
-)
-
-BOUND_9 = TABLE.register(
-    f"{PAPER} Bound (9)",
-    statement=sp.Le(epsilon_lambda, BOUND9),
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1),
-    exact=_ref_upper,
-)
+THEOREM_3_3 = _upper_bound("Theorem 3.3", UB2, H_LAM_GT1)
+BOUND_9 = _upper_bound("Bound (9)", BOUND9, H_LAM_GT1)
 
 
 def _thm34_symbolic(result):
@@ -483,14 +450,6 @@ def _exact_epsilon_for_delta(nn, e0, d, prec):
     br = xprof.epsilon(BinaryRR(epsilon0=e0), nn, delta=d, dataset="worst")
     return arb(br.lower).union(arb(br.upper))
 
-
-_CONV_SYMS = {epsilon: "central ε of the (ε, δ)-DP guarantee", delta: "δ ∈ (0, 1)", **_DOM}
-_CONV_GRID = tuple(
-    {"n": a, "epsilon0": b, "delta": "1e-6", "lambda": c}
-    for a in ("300", "1000")
-    for b in ("1/2", "1")
-    for c in ("8", "16", "32")
-)
 
 RDP_TO_DP_STANDARD = TABLE.register(
     f"{PAPER} RDP to DP [standard]",

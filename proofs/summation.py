@@ -57,8 +57,6 @@ from flint import arb, fmpq
 
 TABLE = ResultTable("summation.toml", globals())
 
-SPEC = "docs/reference/blanket.md §2"
-SPEC3 = "docs/reference/blanket.md §3"
 
 # ------------------------------------------------------------ symbols (named like the parameters)
 # (no sign assumptions: the domains are hypotheses, so they stay visible in the typeset statement)
@@ -69,9 +67,7 @@ k = sp.Symbol("k", integer=True)
 gamma = sp.Symbol("gamma", real=True)
 x = sp.Symbol("x", real=True)
 m = sp.Symbol("m", integer=True)
-exp_epsilon0 = sp.Symbol("exp_epsilon0", real=True)
-p_xy = sp.Symbol("p_xy", real=True)
-p_yy = sp.Symbol("p_yy", real=True)
+exp_epsilon0, p_xy, p_yy = sp.symbols("exp_epsilon0 p_xy p_yy", real=True)
 MSE = sp.Symbol("MSE", nonnegative=True)
 MSE_user = sp.Symbol("MSE_user", nonnegative=True)  # per-user E[(e(y) - x)^2]
 STD = sp.Symbol("sigma", nonnegative=True)
@@ -424,17 +420,6 @@ WORST_CASE = TABLE.register(
     exact=_exact_worst,
 )
 
-_THM41_GRID = tuple(
-    {"n": n_, "epsilon": e_, "delta": d_}
-    for n_, e_, d_ in [
-        (10**5, "1", "1e-6"),
-        (10**6, "1", "1e-6"),
-        (10**6, "0.5", "1e-6"),
-        (10**7, "1", "1e-9"),
-        (10**8, "1", "1e-6"),
-        (10**8, "0.1", "1e-6"),
-    ]
-)
 
 THEOREM_4_1 = TABLE.register(
     "BBGN19 Theorem 4.1",
@@ -461,10 +446,6 @@ PRIVACY = TABLE.register(
     ),
 )
 
-_LEMMA_GRID = tuple(
-    {"m": m_, "exp_epsilon0": e_, "n": n_}
-    for m_, e_, n_ in [(2, "3", 1), (2, "3", 10), (3, "2", 5), (5, "10", 100), (8, "5/2", 1000), (16, "40", 10**6)]
-)
 
 LEMMA_4_1 = TABLE.register(
     "BBGN19 Lemma 4.1",
@@ -486,7 +467,6 @@ LEMMA_4_2 = TABLE.register(
     },
 )
 
-_M_GRID = tuple({"m": m_} for m_ in (2, 3, 4, 5, 10, 11, 64, 101))
 
 LEMMA_4_3_EXACT = TABLE.register(
     "BBGN19 Lemma 4.3 [exact]",
@@ -519,13 +499,6 @@ LEMMA_4_4 = TABLE.register(
 
 # Lemma 4.5 grid: binary RR on M = {1/4, 3/4} (p_yy = e0/(1+e0), p_xy = 1/(1+e0)) for n users, at ε with a δ that the
 # tests certify to be >= the exact worst-case δ of the shuffled mechanism (exact.shuffled.enumerate.worst_case and a brute force).
-_LEMMA_4_5_GRID = (
-    {"p_xy": "1/4", "p_yy": "3/4", "n": 4, "epsilon": "0.5", "delta": "0.15"},
-    {"p_xy": "1/4", "p_yy": "3/4", "n": 4, "epsilon": "1", "delta": "0.03"},
-    {"p_xy": "1/3", "p_yy": "2/3", "n": 6, "epsilon": "0.25", "delta": "0.05"},
-    {"p_xy": "1/11", "p_yy": "10/11", "n": 10, "epsilon": "2", "delta": "0.11"},
-    {"p_xy": "1/11", "p_yy": "10/11", "n": 8, "epsilon": "2.5", "delta": "0"},
-)
 
 LEMMA_4_5 = TABLE.register(
     "BBGN19 Lemma 4.5",
@@ -538,14 +511,6 @@ LEMMA_4_5 = TABLE.register(
     symbolic=_symbolic_lemma_4_5,
 )
 
-_THM42_NOTES = (
-    "Discrepancy (docs/reference/blanket.md §6 item 2): the slides state MSE = Ω(n^{1/3} min{e^{−ε}, 1/2 − δ}); the proof route visible in the text "
-    "(Lemmas 4.1–4.5) only gives the product e^{−ε}(1/2 − δ), which is smaller; we encode what the proof gives and could not reproduce the slide's form. "
-    "Proof: X ~ Unif(M); T = {y: p_yy ≥ 1/2}. If |T| ≤ m/2, Lemma 4.4's first term gives E ≥ 1/(16m²); else Lemma 4.5 gives p_xy ≥ e^{−ε}(1/2−δ)/n "
-    "for y ∈ T and Lemma 4.4's second term with Lemma 4.3 gives E ≥ e^{−ε}(1/2−δ)S_m/(2n); then Lemmas 4.1, 4.2: MSE ≥ n·E. "
-    "The min form cannot come from Lemma 4.5: its analogue p_xy ≥ min{e^{−ε}, 1/2−δ}/n is false (certified counterexample: "
-    "binary RR with e^{ε0} = 100 on M = {1/4, 3/4}, n = 1, e^ε = 100, exact δ = 0, p_yy = 100/101, p_xy = 1/101 < 1/100). "
-)
 
 THEOREM_4_2_RESULT_M = TABLE.register(
     "BBGN19 Theorem 4.2 [m]",
