@@ -465,26 +465,24 @@ LEMMA_5_1_KRR = TABLE.register(
     symbolic=_check_lemma_5_1_krr,
 )
 
-LEMMA_5_1_LAPLACE = TABLE.register(
-    "BBGN19 Lemma 5.1 [laplace]",
-    statement=Eq(
-        _tv_similarity_01(_lap_density, epsilon0),
-        GAMMA_LAPLACE,
-    ),
-    hypotheses=TABLE.hyps("epsilon0 > 0"),
-    numeric={"lhs": _lemma_5_1_laplace_lhs},
-    symbolic=_check_lemma_5_1_laplace,
-)
 
-LEMMA_5_1_GAUSSIAN = TABLE.register(
-    "BBGN19 Lemma 5.1 [gaussian]",
-    statement=Eq(
-        _tv_similarity_01(_gauss_density, sigma),
-        GAMMA_GAUSSIAN,
-    ),
-    hypotheses=TABLE.hyps("sigma > 0"),
-    numeric={"lhs": _lemma_5_1_gaussian_lhs},
-    symbolic=_check_lemma_5_1_gaussian,
+def _lemma_5_1_continuous(variant, density, parameter, gamma_value, lhs, check):
+    """Register Lemma 5.1 for a location family on [0, 1]: ∫ min(μ_0, μ_1) = ``gamma_value``, for ``parameter`` > 0,
+    the left side by rigorous quadrature ``lhs``, the derivation ``check``."""
+    return TABLE.register(
+        f"BBGN19 Lemma 5.1 [{variant}]",
+        statement=Eq(_tv_similarity_01(density, parameter), gamma_value),
+        hypotheses=TABLE.hyps(f"{parameter} > 0"),
+        numeric={"lhs": lhs},
+        symbolic=check,
+    )
+
+
+LEMMA_5_1_LAPLACE = _lemma_5_1_continuous(
+    "laplace", _lap_density, epsilon0, GAMMA_LAPLACE, _lemma_5_1_laplace_lhs, _check_lemma_5_1_laplace
+)
+LEMMA_5_1_GAUSSIAN = _lemma_5_1_continuous(
+    "gaussian", _gauss_density, sigma, GAMMA_GAUSSIAN, _lemma_5_1_gaussian_lhs, _check_lemma_5_1_gaussian
 )
 
 LEMMA_5_2 = TABLE.register(
@@ -847,22 +845,38 @@ _B_GENERIC = B  # γ_ub = 1
 _B_RR = (1 - GAMMA_KRR) * k * (E + 1)
 _B_LAPLACE = L_HI_LAPLACE - L_LO_LAPLACE
 
-THEOREM_5_3_GENERIC = TABLE.register(
-    "BBGN19 Theorem 5.3 [generic]",
-    statement=Le(delta, hoeffding_amplification(GAMMA_LB, _B_GENERIC)),
-    hypotheses=_DELTA_HYP,
-    exact=_generic_ref,
+
+def _delta_bound(key, bound, hypotheses, exact=None, numeric_rhs=None):
+    """Register ``key``: δ ≤ ``bound`` (a form of Theorem 5.3, or a Figure 3 curve) under ``hypotheses``; the bound
+    side is evaluated by ``numeric_rhs`` where given, and compared with the reference ``exact``."""
+    return TABLE.register(
+        key,
+        statement=Le(delta, bound),
+        hypotheses=hypotheses,
+        numeric={"rhs": numeric_rhs} if numeric_rhs is not None else None,
+        exact=exact,
+    )
+
+
+def _bennett(variant, g, bplus, c, hypotheses, exact=None):
+    """Register ``BBGN19 Bennett bound [variant]``: δ ≤ the Bennett amplification bound at (γ, b₊, c)."""
+    return _delta_bound(
+        f"BBGN19 Bennett bound [{variant}]",
+        bennett_amplification(g, bplus, c),
+        hypotheses,
+        exact,
+        _bennett_numeric(g, bplus, c),
+    )
+
+
+THEOREM_5_3_GENERIC = _delta_bound(
+    "BBGN19 Theorem 5.3 [generic]", hoeffding_amplification(GAMMA_LB, _B_GENERIC), _DELTA_HYP, _generic_ref
 )
-THEOREM_5_3_RR = TABLE.register(
-    "BBGN19 Theorem 5.3 [rr]",
-    statement=Le(delta, hoeffding_amplification(GAMMA_KRR, _B_RR)),
-    hypotheses=_DELTA_HYP_K,
-    exact=_rr_ref,
+THEOREM_5_3_RR = _delta_bound(
+    "BBGN19 Theorem 5.3 [rr]", hoeffding_amplification(GAMMA_KRR, _B_RR), _DELTA_HYP_K, _rr_ref
 )
-THEOREM_5_3_LAPLACE = TABLE.register(
-    "BBGN19 Theorem 5.3 [laplace]",
-    statement=Le(delta, hoeffding_amplification(GAMMA_LAPLACE, _B_LAPLACE)),
-    hypotheses=_DELTA_HYP,
+THEOREM_5_3_LAPLACE = _delta_bound(
+    "BBGN19 Theorem 5.3 [laplace]", hoeffding_amplification(GAMMA_LAPLACE, _B_LAPLACE), _DELTA_HYP
 )
 
 _PRE = gamma * B**2 / (4 * A * n) * (1 - gamma * (1 - sp.exp(-2 * A**2 / (gamma**2 * B**2)))) ** n
@@ -878,41 +892,16 @@ _GAMMA_HYP = (
     Hypothesis(Le(gamma, 1), "gamma <= 1"),
 )
 
-THEOREM_5_3_PRE = TABLE.register(
-    "BBGN19 Theorem 5.3 [pre]",
-    statement=Le(delta, _PRE),
-    hypotheses=_DELTA_HYP + _GAMMA_HYP,
-)
-THEOREM_5_3_SLIDE = TABLE.register(
-    "BBGN19 Theorem 5.3 [slide]",
-    statement=Le(delta, _SLIDE),
-    hypotheses=_DELTA_HYP + _GAMMA_HYP,
-)
+THEOREM_5_3_PRE = _delta_bound("BBGN19 Theorem 5.3 [pre]", _PRE, _DELTA_HYP + _GAMMA_HYP)
+THEOREM_5_3_SLIDE = _delta_bound("BBGN19 Theorem 5.3 [slide]", _SLIDE, _DELTA_HYP + _GAMMA_HYP)
 
 # ---- Bennett (curves 3, 5, 7)
 _BP_GENERIC = L_HI_GENERIC.subs(gamma, 1)
 _C_GENERIC = E0 * (E**2 + 1) - 2 * GAMMA_LB * E / E0**2
 
-BENNETT_GENERIC = TABLE.register(
-    "BBGN19 Bennett bound [generic]",
-    statement=Le(delta, bennett_amplification(GAMMA_LB, _BP_GENERIC, _C_GENERIC)),
-    hypotheses=_DELTA_HYP,
-    numeric={"rhs": _bennett_numeric(GAMMA_LB, _BP_GENERIC, _C_GENERIC)},
-    exact=_generic_ref,
-)
-BENNETT_RR = TABLE.register(
-    "BBGN19 Bennett bound [rr]",
-    statement=Le(delta, bennett_amplification(GAMMA_KRR, L_HI_KRR, L_SQ_KRR)),
-    hypotheses=_DELTA_HYP_K,
-    numeric={"rhs": _bennett_numeric(GAMMA_KRR, L_HI_KRR, L_SQ_KRR)},
-    exact=_rr_ref,
-)
-BENNETT_LAPLACE = TABLE.register(
-    "BBGN19 Bennett bound [laplace]",
-    statement=Le(delta, bennett_amplification(GAMMA_LAPLACE, L_HI_LAPLACE, L_SQ_LAPLACE)),
-    hypotheses=_DELTA_HYP,
-    numeric={"rhs": _bennett_numeric(GAMMA_LAPLACE, L_HI_LAPLACE, L_SQ_LAPLACE)},
-)
+BENNETT_GENERIC = _bennett("generic", GAMMA_LB, _BP_GENERIC, _C_GENERIC, _DELTA_HYP, _generic_ref)
+BENNETT_RR = _bennett("rr", GAMMA_KRR, L_HI_KRR, L_SQ_KRR, _DELTA_HYP_K, _rr_ref)
+BENNETT_LAPLACE = _bennett("laplace", GAMMA_LAPLACE, L_HI_LAPLACE, L_SQ_LAPLACE, _DELTA_HYP)
 
 
 def binary_epsilon_reference(**p: Any) -> Reference:

@@ -17,6 +17,12 @@ statement as a **sympy** relation.  From that single object come
 * a registry entry (:func:`register`), so the tests and reports iterate over
   every result.
 
+A paper module registers its results through a :class:`ResultTable`: the
+descriptive data of each result (label, title, status, notes, symbols and their
+domains, grid, …) sits in the module's TOML table ``proofs/<module>.toml``, the
+code (statement, hypotheses, numeric/symbolic/exact callables) in the module,
+joined by key (CONTRIBUTING.md, "Adding a result").
+
 A bound is written once: the sympy statement *is* the formula that gets
 evaluated.  Where a side needs an algorithm rather than a closed form (a sum
 over ``n = 10^6`` terms, an expectation over a binomial), the result names an

@@ -162,6 +162,26 @@ def _law_from_matrix(rows, x, x2, cat, gam_closed, law_closed, ee):
     return ok, "" if ok else "category probabilities differ"
 
 
+def _law_at(rows, cat, gamma_value, law, subs):
+    """:func:`_law_from_matrix` for the pair of inputs (0, 1) of the matrix ``rows`` against the closed forms
+    ``gamma_value`` and ``law`` (π_both, π_t, π_rest) at the substitution ``subs``."""
+    law_at = tuple(law[s].subs(subs) for s in (pi_both, pi_t, pi_rest))
+    return _law_from_matrix(rows, 0, 1, cat, gamma_value.subs(subs), law_at, _ee)
+
+
+def _pair_category(in_x: bool, in_x2: bool) -> str:
+    """The category of an output for the pair (x, x'): whether it favours x (``in_x``) and x' (``in_x2``)."""
+    return {(True, True): "both", (True, False): "t", (False, True): "tp", (False, False): "rest"}[(in_x, in_x2)]
+
+
+def _law_verdict(ok, details, method, law, gamma_value, extra=None):
+    """The :class:`SymbolicCheck` of an oracle's γ and L law: the enumerated cases (``ok``, ``details``) and, for
+    symbolic parameters, Σπ = 1 and E_ω[L] = 1 − e^ε (:func:`_mean_identity`)."""
+    s1, s2 = _mean_identity(law, gamma_value, extra=extra)
+    ok = ok and s1 and s2
+    return SymbolicCheck(True if ok else None, method, f"{'; '.join(details)}; Σπ=1: {s1}; mean: {s2}")
+
+
 def _check_ue(r):
     # step 1: ρ1 ≥ ρ0 when p = q + s (s > 0): the column minimum sits at an input whose bit is 0
     rho1 = _p / _q
@@ -203,13 +223,14 @@ def _check_ue(r):
     kk = sp.Symbol("k", integer=True, positive=True)
     e_ue = (p * (1 - q)) / ((1 - p) * q)
     law = {s: v.subs(k, kk) for s, v in LAW_UE.items()}
-    s1, s2 = _mean_identity(law, GAMMA_UE.subs(k, kk), extra={E0: e_ue})
-    ok = ok and s1 and s2
-    return SymbolicCheck(
-        True if ok else None,
+    return _law_verdict(
+        ok,
+        [f"ρ1 − ρ0 = s/(q(1−q)): {step1}", ", ".join(details)],
         "ordering ρ(1) ≥ ρ(0); symbolic enumeration of {0,1}^k (k = 2, 3, 4) for γ and the L law; "
         "Σπ = 1 and E_ω[L] = 1 − e^ε for symbolic k",
-        f"ρ1 − ρ0 = s/(q(1−q)): {step1}; {', '.join(details)}; Σπ=1: {s1}; mean: {s2}",
+        law,
+        GAMMA_UE.subs(k, kk),
+        extra={E0: e_ue},
     )
 
 
@@ -234,18 +255,16 @@ def _check_olh(r):
             return "t" if y == h[0] else ("tp" if y == h[1] else "rest")
 
         subs = {g: 2, c: cc, kappa: kap, E0: _e}
-        gam_c = GAMMA_OLH.subs(subs)
-        law_c = tuple(LAW_OLH[s].subs(subs) for s in (pi_both, pi_t, pi_rest))
-        good, why = _law_from_matrix(rows, 0, 1, cat, gam_c, law_c, _ee)
+        good, why = _law_at(rows, cat, GAMMA_OLH, LAW_OLH, subs)
         ok = ok and good
         det.append(f"family {'non-constant' if nonconst else 'all'} maps [3]→[2]: {good} {why}")
-    s1, s2 = _mean_identity(LAW_OLH, GAMMA_OLH)
-    ok = ok and s1 and s2
-    return SymbolicCheck(
-        True if ok else None,
+    return _law_verdict(
+        ok,
+        det,
         "symbolic enumeration of two explicit families (all maps / non-constant maps [3]→[2]); "
         "Σπ = 1 and E_ω[L] = 1 − e^ε for symbolic g, c, κ",
-        f"{'; '.join(det)}; Σπ=1: {s1}; mean: {s2}",
+        LAW_OLH,
+        GAMMA_OLH,
     )
 
 
@@ -261,23 +280,19 @@ def _check_hadamard(r):
         def cat(y, inC=inC):
             if all(inC[x][y] for x in range(kk)):
                 return "rest"
-            return {(True, True): "both", (True, False): "t", (False, True): "tp", (False, False): "rest"}[
-                (inC[0][y], inC[1][y])
-            ]
+            return _pair_category(inC[0][y], inC[1][y])
 
         subs = {K: KK, E0: _e}
-        good, why = _law_from_matrix(
-            rows, 0, 1, cat, GAMMA_HR.subs(subs), tuple(LAW_HR[s].subs(subs) for s in (pi_both, pi_t, pi_rest)), _ee
-        )
+        good, why = _law_at(rows, cat, GAMMA_HR, LAW_HR, subs)
         ok = ok and good
         det.append(f"k={kk} (K={KK}): {good} {why}")
-    s1, s2 = _mean_identity(LAW_HR, GAMMA_HR)
-    ok = ok and s1 and s2
-    return SymbolicCheck(
-        True if ok else None,
+    return _law_verdict(
+        ok,
+        det,
         "symbolic enumeration of the Sylvester–Hadamard construction (k = 2, 3, 5, 7); Σπ = 1 and "
         "E_ω[L] = 1 − e^ε for symbolic K",
-        f"{'; '.join(det)}; Σπ=1: {s1}; mean: {s2}",
+        LAW_HR,
+        GAMMA_HR,
     )
 
 
@@ -296,29 +311,19 @@ def _check_subset(r):
 
         def cat(i, subsets=subsets):
             S = subsets[i]
-            return {(True, True): "both", (True, False): "t", (False, True): "tp", (False, False): "rest"}[
-                (0 in S, 1 in S)
-            ]
+            return _pair_category(0 in S, 1 in S)
 
         subs = {k: kk_, d: dd_, E0: _e}
-        good, why = _law_from_matrix(
-            rows,
-            0,
-            1,
-            cat,
-            GAMMA_SUBSET.subs(subs),
-            tuple(LAW_SUBSET[s].subs(subs) for s in (pi_both, pi_t, pi_rest)),
-            _ee,
-        )
+        good, why = _law_at(rows, cat, GAMMA_SUBSET, LAW_SUBSET, subs)
         ok = ok and good
         det.append(f"(k,d)=({kk_},{dd_}): {good} {why}")
-    s1, s2 = _mean_identity(LAW_SUBSET, GAMMA_SUBSET)
-    ok = ok and s1 and s2
-    return SymbolicCheck(
-        True if ok else None,
+    return _law_verdict(
+        ok,
+        [f"identity: {ident}", *det],
         "C(k,d)/Z = k/(de+k−d) (combsimp); symbolic enumeration of d-subsets for four (k, d); Σπ = 1 and "
         "E_ω[L] = 1 − e^ε for symbolic k, d",
-        f"identity: {ident}; {'; '.join(det)}; Σπ=1: {s1}; mean: {s2}",
+        LAW_SUBSET,
+        GAMMA_SUBSET,
     )
 
 
@@ -448,25 +453,21 @@ def _clone_epsilon_reference(**pp):
     return _binary_epsilon_reference(**pp)
 
 
-FMT21_PAPER = TABLE.register(
-    "FMT21 Theorem 3.1 [paper]",
-    statement=Le(epsilon, _fmt_paper()),
-    hypotheses=(
-        *TABLE.hyps("epsilon0 > 0", "delta > 0", "delta < 1"),
-        Hypothesis(Le(epsilon0, sp.log(n / (16 * sp.log(2 / delta)))), "epsilon0 <= log(n/(16 log(2/delta)))"),
-    ),
-    exact=_clone_epsilon_reference,
-)
+def _fmt21(variant, bound, c):
+    """Register ``FMT21 Theorem 3.1 [variant]``: ε ≤ ``bound`` for ε0 ≤ log(n/(16 log(c/δ))), δ ∈ (0, 1)."""
+    return TABLE.register(
+        f"FMT21 Theorem 3.1 [{variant}]",
+        statement=Le(epsilon, bound),
+        hypotheses=(
+            *TABLE.hyps("epsilon0 > 0", "delta > 0", "delta < 1"),
+            Hypothesis(Le(epsilon0, sp.log(n / (16 * sp.log(c / delta)))), f"epsilon0 <= log(n/(16 log({c}/delta)))"),
+        ),
+        exact=_clone_epsilon_reference,
+    )
 
-FMT21_CODE = TABLE.register(
-    "FMT21 Theorem 3.1 [code]",
-    statement=Le(epsilon, _fmt_code()),
-    hypotheses=(
-        *TABLE.hyps("epsilon0 > 0", "delta > 0", "delta < 1"),
-        Hypothesis(Le(epsilon0, sp.log(n / (16 * sp.log(4 / delta)))), "epsilon0 <= log(n/(16 log(4/delta)))"),
-    ),
-    exact=_clone_epsilon_reference,
-)
+
+FMT21_PAPER = _fmt21("paper", _fmt_paper(), 2)
+FMT21_CODE = _fmt21("code", _fmt_code(), 4)
 
 
 # ---------------------------------------------------------------- the merged (fast) blanket view

@@ -132,27 +132,31 @@ def _worst(nn, eps0, order, prec):
     return xr.renyi_binary_worst(BinaryRR(epsilon0=eps0), nn, order=order)
 
 
-class BinaryRRWorstMoment(sp.Function):
-    """The exact worst-case Rényi moment of shuffled binary RR over all neighbouring datasets (n, epsilon0, lambda)."""
+class _BinaryRRWorst(sp.Function):
+    """A field (``_field``) of the exact worst case of shuffled binary RR over all neighbouring datasets, as a sympy
+    function of (n, epsilon0, lambda)."""
 
     nargs = 3
+    _field = "value"
 
     def _arb_eval(self, nn, e0, order):
+        worst = _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec)
+        return getattr(worst, self._field)
 
-        return _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec).moment
+
+class BinaryRRWorstMoment(_BinaryRRWorst):
+    """The exact worst-case Rényi moment of shuffled binary RR over all neighbouring datasets (n, epsilon0, lambda)."""
+
+    _field = "moment"
 
     def _latex(self, printer):
         return r"\sup_{\mathcal D\simeq\mathcal D'}\mathbb{E}_{h\sim\mathcal M(\mathcal D')}\left[\left(\tfrac{\mathcal M(\mathcal D)(h)}{\mathcal M(\mathcal D')(h)}\right)^{\lambda}\right]"
 
 
-class BinaryRRWorstRenyi(sp.Function):
+class BinaryRRWorstRenyi(_BinaryRRWorst):
     """The exact worst-case ε(λ) = D_λ of shuffled binary RR (n, epsilon0, lambda)."""
 
-    nargs = 3
-
-    def _arb_eval(self, nn, e0, order):
-
-        return _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec).value
+    _field = "value"
 
     def _latex(self, printer):
         return r"\varepsilon^{\mathrm{RR}}(\lambda)"
@@ -250,27 +254,29 @@ _alpha = lam - sp.floor(lam)
 NONINT = ((1 - _alpha) * sp.log(ub1_log_arg(sp.floor(lam))) + _alpha * sp.log(ub1_log_arg(sp.ceiling(lam)))) / (lam - 1)
 
 
-def _upper_bound(label, bound, *hypotheses):
-    """Register ``GDDSK21 <label>``: ε(λ) ≤ ``bound`` for n ≥ 1 integer, ε0 ≥ 0 and ``hypotheses`` (on λ), with the
-    certified upper reference."""
+def _bound(label, relation, bound, *hypotheses, symbolic=None, exact=_ref_upper):
+    """Register ``GDDSK21 <label>``: ``relation(ε(λ), bound)`` (``sp.Le`` for an upper bound, ``sp.Ge`` for a lower
+    one) for n ≥ 1 integer, ε0 ≥ 0 and ``hypotheses`` (on λ), with its certified reference ``exact``."""
     return TABLE.register(
         f"{PAPER} {label}",
-        statement=sp.Le(epsilon_lambda, bound),
+        statement=relation(epsilon_lambda, bound),
         hypotheses=(H_N, H_N_INT, H_E0, *hypotheses),
-        exact=_ref_upper,
+        symbolic=symbolic,
+        exact=exact,
     )
 
 
-THEOREM_3_1 = _upper_bound("Theorem 3.1", UB1, H_LAM_INT)
-NONINTEGER_REMARK = _upper_bound("Remark (non-integer λ)", NONINT, H_LAM_GE2)
-COROLLARY_3_2 = _upper_bound(
+THEOREM_3_1 = _bound("Theorem 3.1", sp.Le, UB1, H_LAM_INT)
+NONINTEGER_REMARK = _bound("Remark (non-integer λ)", sp.Le, NONINT, H_LAM_GE2)
+COROLLARY_3_2 = _bound(
     "Corollary 3.2",
+    sp.Le,
     COR32,
     H_LAM_INT,
     Hypothesis(lam**4 * sp.exp(5 * epsilon0) < n / 9, "lambda^4 e^{5 epsilon0} < n/9"),
 )
-THEOREM_3_3 = _upper_bound("Theorem 3.3", UB2, H_LAM_GT1)
-BOUND_9 = _upper_bound("Bound (9)", BOUND9, H_LAM_GT1)
+THEOREM_3_3 = _bound("Theorem 3.3", sp.Le, UB2, H_LAM_GT1)
+BOUND_9 = _bound("Bound (9)", sp.Le, BOUND9, H_LAM_GT1)
 
 
 def _thm34_symbolic(result):
@@ -302,13 +308,7 @@ def _thm34_symbolic(result):
     )
 
 
-THEOREM_3_4 = TABLE.register(
-    f"{PAPER} Theorem 3.4",
-    statement=sp.Ge(epsilon_lambda, LB),
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
-    symbolic=_thm34_symbolic,
-    exact=_ref_lower,
-)
+THEOREM_3_4 = _bound("Theorem 3.4", sp.Ge, LB, H_LAM_INT, symbolic=_thm34_symbolic, exact=_ref_lower)
 
 
 # ------------------------------------------------------------ Corollary 3.5 and the invalid Jensen step
@@ -372,13 +372,7 @@ def _cor35_symbolic(result):
     )
 
 
-COROLLARY_3_5 = TABLE.register(
-    f"{PAPER} Corollary 3.5",
-    statement=sp.Ge(epsilon_lambda, COR35),
-    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
-    symbolic=_cor35_symbolic,
-    exact=_ref_lower,
-)
+COROLLARY_3_5 = _bound("Corollary 3.5", sp.Ge, COR35, H_LAM_INT, symbolic=_cor35_symbolic, exact=_ref_lower)
 
 # the invalid Jensen step: E[X^i] >= (E X)^i for odd i — false for a two-point law
 a_, b_, t_, j_ = sp.symbols("a b t j", real=True)

@@ -500,38 +500,39 @@ LEMMA_4_4 = TABLE.register(
 # Lemma 4.5 grid: binary RR on M = {1/4, 3/4} (p_yy = e0/(1+e0), p_xy = 1/(1+e0)) for n users, at ε with a δ that the
 # tests certify to be >= the exact worst-case δ of the shuffled mechanism (exact.shuffled.enumerate.worst_case and a brute force).
 
+#: δ ∈ [0, 1/2), a hypothesis of Lemma 4.5 and Theorem 4.2
+_H_DELTA_HALF = Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2")
+
 LEMMA_4_5 = TABLE.register(
     "BBGN19 Lemma 4.5",
     statement=sp.Ge(p_xy, LEMMA_4_5_THRESHOLD),
     hypotheses=(
         Hypothesis(p_yy >= HALF, "p_yy >= 1/2 (otherwise the first alternative holds)"),
-        Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"),
+        _H_DELTA_HALF,
         *TABLE.hyps("n >= 1", evaluate=True),
     ),
     symbolic=_symbolic_lemma_4_5,
 )
 
 
-THEOREM_4_2_RESULT_M = TABLE.register(
-    "BBGN19 Theorem 4.2 [m]",
-    statement=sp.Ge(MSE, THEOREM_4_2_M),
-    hypotheses=(
-        *TABLE.hyps("n >= 1", "epsilon >= 0", evaluate=True),
-        Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"),
-        *TABLE.hyps("m >= 2", evaluate=True),
-    ),
-    exact=_exact_thm42,
-)
+def _theorem_4_2(key, bound, *hypotheses):
+    """Register ``key``: MSE ≥ ``bound`` (a form of Theorem 4.2) under ``hypotheses``, against the exact MSE."""
+    return TABLE.register(key, statement=sp.Ge(MSE, bound), hypotheses=hypotheses, exact=_exact_thm42)
 
-THEOREM_4_2 = TABLE.register(
+
+THEOREM_4_2_RESULT_M = _theorem_4_2(
+    "BBGN19 Theorem 4.2 [m]",
+    THEOREM_4_2_M,
+    *TABLE.hyps("n >= 1", "epsilon >= 0", evaluate=True),
+    _H_DELTA_HALF,
+    *TABLE.hyps("m >= 2", evaluate=True),
+)
+THEOREM_4_2 = _theorem_4_2(
     "BBGN19 Theorem 4.2",
-    statement=sp.Ge(MSE, THEOREM_4_2),
-    hypotheses=(
-        Hypothesis(n >= 8, "n >= 8 (so m = ⌈n^{1/3}⌉ >= 2)"),
-        *TABLE.hyps("epsilon >= 0", evaluate=True),
-        Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"),
-    ),
-    exact=_exact_thm42,
+    THEOREM_4_2,
+    Hypothesis(n >= 8, "n >= 8 (so m = ⌈n^{1/3}⌉ >= 2)"),
+    *TABLE.hyps("epsilon >= 0", evaluate=True),
+    _H_DELTA_HALF,
 )
 
 TABLE.complete()
