@@ -815,7 +815,7 @@ class ResultTable:
     hypotheses, else in ``namespace`` (the module's globals); two different symbols of one name are an error.
     """
 
-    def __init__(self, filename: str, namespace: Mapping[str, Any], *, data: Mapping[str, Any] | None = None):
+    def __init__(self, filename: str, namespace: Mapping[str, Any], *, data: Mapping[str, Any] | None = None) -> None:
         """``data``: the table's content given directly (a table built in memory, e.g. in tests) instead of
         reading ``filename``."""
         data = read_table(filename) if data is None else data
@@ -875,7 +875,7 @@ class ResultTable:
         return result
 
     @staticmethod
-    def _symbols_of(statement, hypotheses) -> dict[str, set]:
+    def _symbols_of(statement: Any, hypotheses: Sequence[Hypothesis]) -> dict[str, set]:
         out: dict[str, set] = {}
         atoms = set(getattr(statement, "atoms", lambda *_: set())(sp.Symbol))
         for h in hypotheses:
@@ -884,7 +884,7 @@ class ResultTable:
             out.setdefault(s.name, set()).add(s)
         return out
 
-    def _resolve(self, name, known, key):
+    def _resolve(self, name: str, known: Mapping[str, set], key: str) -> Any:
         cands = known.get(name, set())
         if not cands and self._module_symbols().get(name) is not None:
             cands = {self._module_symbols()[name]}
