@@ -1,3 +1,3 @@
 """The papers' results, one module per paper, each result a named symbolic object (see :mod:`proofs.core`)."""
 
-from .core import REGISTRY, Result, get, register, results  # noqa: F401
+from .core import REGISTRY, Result, ResultTable, get, register, results  # noqa: F401

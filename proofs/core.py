@@ -17,6 +17,12 @@ statement as a **sympy** relation.  From that single object come
 * a registry entry (:func:`register`), so the tests and reports iterate over
   every result.
 
+A paper module registers its results through a :class:`ResultTable`: the
+descriptive data of each result (label, title, status, notes, symbols and their
+domains, grid, …) sits in the module's TOML table ``proofs/<module>.toml``, the
+code (statement, hypotheses, numeric/symbolic/exact callables) in the module,
+joined by key (CONTRIBUTING.md, "Adding a result").
+
 A bound is written once: the sympy statement *is* the formula that gets
 evaluated.  Where a side needs an algorithm rather than a closed form (a sum
 over ``n = 10^6`` terms, an expectation over a binomial), the result names an
@@ -28,11 +34,18 @@ tests compare the two on small cases.
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 import math
 import pkgutil
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 import sympy as sp
 from blanket.exact.numbers import arith
@@ -403,6 +416,33 @@ def _gen_binom(n, k):
     return out / math.factorial(k)
 
 
+# ============================================================ unevaluated relations
+# relations are built unevaluated: sympy's automatic evaluation of inequalities costs seconds at import
+def Le(a: Any, b: Any) -> Any:
+    """``a <= b`` as an unevaluated sympy relation."""
+    return sp.Le(a, b, evaluate=False)
+
+
+def Ge(a: Any, b: Any) -> Any:
+    """``a >= b`` as an unevaluated sympy relation."""
+    return sp.Ge(a, b, evaluate=False)
+
+
+def Lt(a: Any, b: Any) -> Any:
+    """``a < b`` as an unevaluated sympy relation."""
+    return sp.Lt(a, b, evaluate=False)
+
+
+def Gt(a: Any, b: Any) -> Any:
+    """``a > b`` as an unevaluated sympy relation."""
+    return sp.Gt(a, b, evaluate=False)
+
+
+def Eq(a: Any, b: Any) -> Any:
+    """``a = b`` as an unevaluated sympy relation."""
+    return sp.Eq(a, b, evaluate=False)
+
+
 # ============================================================ results
 @dataclass(frozen=True)
 class Hypothesis:
@@ -718,6 +758,182 @@ def register(result: Result) -> Result:
         raise InvalidArgument("key", result.key, "is already registered")
     REGISTRY[result.key] = result
     return result
+
+
+_RELATIONS = {">=": sp.Ge, "<=": sp.Le, ">": sp.Gt, "<": sp.Lt}
+
+#: the fields of a :class:`Result` that are descriptive data, read from a paper module's TOML table
+TABLE_FIELDS = (
+    "key",
+    "paper",
+    "label",
+    "variant",
+    "title",
+    "status",
+    "status_note",
+    "spec",
+    "notes",
+    "kind",
+    "quantity",
+    "mechanisms",
+    "symbols",
+    "domains",
+    "grid",
+    "known_false",
+)
+
+
+def read_table(filename: str) -> dict:
+    """The TOML table ``filename`` shipped in this package (``blanket.proofs``), as plain data."""
+    text = importlib.resources.files(__package__).joinpath(filename).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+class ResultTable:
+    """The descriptive metadata of one paper module's results, joined by key with the code that evaluates them.
+
+    A paper module keeps in Python only what is code — the sympy ``statement``, the ``hypotheses``, and the
+    optional ``numeric`` / ``symbolic`` / ``exact`` callables — and reads everything else (label, variant, title,
+    status, status note, spec reference, notes, kind, quantity, mechanisms, symbols with their domains, grid,
+    known_false) from a TOML file next to it (``proofs/<module>.toml``, package data)::
+
+        paper = "BBGN19"                 # default paper of every entry
+        [domains]                        # default domain text of each symbol, by symbol name
+        k = "k ≥ 2, the alphabet size"
+        [[result]]
+        key = "BBGN19 Lemma 5.5 [krr]"
+        label = "Lemma 5.5"
+        variant = "krr"
+        title = "…"
+        status = "derived"
+        kind = "upper_bound"
+        symbols = ["k", "m"]             # names, in order; the text is [domains]' unless ``domains`` overrides it
+        domains = { m = "m ≥ 1" }
+        grid = [{ k = 2, m = "20" }]
+
+    :meth:`register` builds the :class:`Result` (key must be in the table, once) and registers it;
+    :meth:`complete` (called at the end of the module) fails if a table entry has no code.  A symbol name is
+    resolved to the sympy symbol of that name among the ``symbols`` given to :meth:`register`, else in the statement or
+    hypotheses, else in ``namespace`` (the module's globals); two different symbols of one name are an error.
+    """
+
+    def __init__(self, filename: str, namespace: Mapping[str, Any], *, data: Mapping[str, Any] | None = None) -> None:
+        """``data``: the table's content given directly (a table built in memory, e.g. in tests) instead of
+        reading ``filename``."""
+        data = read_table(filename) if data is None else data
+        self.filename = filename
+        self.paper = data.get("paper")
+        self.domains: dict[str, str] = dict(data.get("domains", {}))
+        self.namespace = namespace
+        self.entries: dict[str, dict] = {}
+        for entry in data.get("result", []):
+            unknown = set(entry) - set(TABLE_FIELDS)
+            if unknown:
+                raise InvalidArgument("table", filename, f"entry {entry.get('key')!r} has unknown fields {unknown}")
+            if entry["key"] in self.entries:
+                raise InvalidArgument("table", filename, f"lists {entry['key']!r} twice")
+            self.entries[entry["key"]] = entry
+        self.results: dict[str, Result] = {}
+
+    def register(
+        self,
+        key: str,
+        *,
+        statement: Any,
+        hypotheses: Sequence[Hypothesis] = (),
+        numeric: Mapping[str, Callable[..., Any]] | None = None,
+        symbolic: Callable[[Result], SymbolicCheck] | None = None,
+        exact: Callable[..., Any] | None = None,
+        symbols: Sequence[Any] = (),
+    ) -> Result:
+        """Register the result ``key`` of this table with its code; returns the :class:`Result`.  O(size of the
+        statement)."""
+        if key not in self.entries:
+            raise InvalidArgument("key", key, f"has no entry in proofs/{self.filename}; add its metadata there")
+        if key in self.results:
+            raise InvalidArgument("key", key, "is already registered")
+        entry = dict(self.entries[key])
+        names = entry.pop("symbols", [])
+        domains = {**self.domains, **entry.pop("domains", {})}
+        known = {**self._symbols_of(statement, hypotheses), **{s.name: {s} for s in symbols}}
+        syms = {}
+        for name in names:
+            if name not in domains:
+                raise InvalidArgument("symbols", name, f"has no domain text for {key} in proofs/{self.filename}")
+            syms[self._resolve(name, known, key)] = domains[name]
+        meta = {"paper": self.paper, **entry}
+        meta["mechanisms"] = tuple(meta.get("mechanisms", ("any",)))
+        meta["grid"] = tuple(dict(p) for p in meta.get("grid", ()))
+        result = Result(
+            **meta,
+            statement=statement,
+            symbols=syms,
+            hypotheses=tuple(hypotheses),
+            numeric=dict(numeric or {}),
+            symbolic=symbolic,
+            exact=exact,
+        )
+        self.results[key] = register(result)
+        return result
+
+    @staticmethod
+    def _symbols_of(statement: Any, hypotheses: Sequence[Hypothesis]) -> dict[str, set]:
+        out: dict[str, set] = {}
+        atoms = set(getattr(statement, "atoms", lambda *_: set())(sp.Symbol))
+        for h in hypotheses:
+            atoms |= set(getattr(sp.sympify(h.relation), "atoms", lambda *_: set())(sp.Symbol))
+        for s in atoms:
+            out.setdefault(s.name, set()).add(s)
+        return out
+
+    def _resolve(self, name: str, known: Mapping[str, set], key: str) -> Any:
+        cands = known.get(name, set())
+        if not cands and self._module_symbols().get(name) is not None:
+            cands = {self._module_symbols()[name]}
+        if len(cands) != 1:
+            what = "is ambiguous" if cands else "is not a symbol of the statement, hypotheses or module"
+            raise InvalidArgument("symbols", name, f"{what} for {key}; pass it in register(..., symbols=...)")
+        return next(iter(cands))
+
+    def hyps(self, *texts: str, evaluate: bool = False) -> tuple[Hypothesis, ...]:
+        """Hypotheses written as their text, ``"<symbol> <op> <expression>"`` with ``op`` one of ``>= <= > <``
+        (``"k >= 2"``, ``"d <= k - 1"``): the symbol and the names of the expression are the module's (its
+        ``namespace``), the relation is unevaluated unless ``evaluate`` (then sympy may fold it, e.g. to ``True``
+        on a symbol declared positive).  A hypothesis with other wording is written as a :class:`Hypothesis`."""
+        out = []
+        for text in texts:
+            parts = text.split(" ", 2)
+            if len(parts) != 3 or parts[1] not in _RELATIONS:
+                raise InvalidArgument("hypothesis", text, "must read '<symbol> <op> <expression>', op in >= <= > <")
+            names = self._module_symbols()
+            if names.get(parts[0]) is None:
+                raise InvalidArgument("hypothesis", text, f"{parts[0]} is not one symbol of {self.filename}'s module")
+            lhs, rhs = names[parts[0]], sp.sympify(parts[2], locals={k: v for k, v in names.items() if v is not None})
+            rel = _RELATIONS[parts[1]]
+            out.append(Hypothesis(rel(lhs, rhs, evaluate=True) if evaluate else rel(lhs, rhs, evaluate=False), text))
+        return tuple(out)
+
+    def _module_symbols(self) -> dict[str, Any]:
+        """The module's sympy symbols by name: the global of that name if it is that symbol, else the one global
+        symbol of that name (``None`` where several differ)."""
+        names: dict[str, Any] = {}
+        for v in self.namespace.values():
+            if isinstance(v, sp.Symbol):
+                names[v.name] = v if names.get(v.name, v) == v else None
+        for name in names:
+            v = self.namespace.get(name)
+            if isinstance(v, sp.Symbol) and v.name == name:
+                names[name] = v
+        return names
+
+    def __getitem__(self, key: str) -> Result:
+        return self.results[key]
+
+    def complete(self) -> None:
+        """Fail if an entry of the table was not registered (metadata without code)."""
+        missing = [k for k in self.entries if k not in self.results]
+        if missing:
+            raise InvalidArgument("table", self.filename, f"has entries without code: {missing}")
 
 
 def results(paper: str | None = None, *, include_false: bool = True) -> list[Result]:

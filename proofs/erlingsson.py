@@ -24,21 +24,17 @@ from blanket.exact.accounting.calibrate import epsilon_for_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.arith import precision
 from blanket.exact.numbers.types import Enclosure, NumberOrBall
-from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, register
+from blanket.proofs.core import Hypothesis, Reference, ResultTable, SymbolicCheck
 from blanket.proofs.renyi import exact_epsilon_for_delta
 from flint import arb, fmpq
 
-PAPER = "EFMRTT19"
-SPEC = "docs/reference/erlingsson.md"
+TABLE = ResultTable("erlingsson.toml", globals())
 
-epsilon0 = sp.Symbol("epsilon0", real=True)
-n = sp.Symbol("n", real=True)
-delta = sp.Symbol("delta", real=True)
-epsilon = sp.Symbol("epsilon", real=True)
-epsilon_total = sp.Symbol("epsilon_total", real=True)
-epsilon_sub = sp.Symbol("epsilon_sub", real=True)
-k = sp.Symbol("k", real=True)
-q = sp.Symbol("q", real=True)
+PAPER = "EFMRTT19"
+
+epsilon0, n, delta, epsilon, epsilon_total, epsilon_sub, k, q = sp.symbols(
+    "epsilon0 n delta epsilon epsilon_total epsilon_sub k q", real=True
+)
 T = sp.Symbol("T", real=True)  # |T|
 
 EPS_7 = 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / n)
@@ -46,13 +42,6 @@ EPS_7 = 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / n)
 H_N = Hypothesis(n >= 1000, "n >= 1000")
 H_E0 = Hypothesis(sp.And(epsilon0 > 0, epsilon0 < sp.Rational(1, 2)), "0 < epsilon0 < 1/2")
 H_D = Hypothesis(sp.And(delta > 0, delta < sp.Rational(1, 100)), "0 < delta < 1/100")
-
-_SYMS = {
-    epsilon: "central ε of the (ε, δ)-DP guarantee",
-    epsilon0: "local ε0 of each randomizer",
-    n: "number of users n",
-    delta: "δ",
-}
 
 
 def _ref_shuffled_rr(**params):
@@ -67,73 +56,28 @@ def _ref_shuffled_rr(**params):
     )
 
 
-_GRID = tuple({"n": "1000", "epsilon0": b, "delta": c} for b in ("1/10", "1/4", "49/100") for c in ("1e-3", "1e-6")) + (
-    {"n": "2000", "epsilon0": "1/4", "delta": "1e-6"},
-)
-
 #: what Theorems 7 and 8 share: the same bound, hypotheses and reference (the exact shuffled binary-RR ε)
 _AMPLIFICATION: dict[str, Any] = dict(
     statement=sp.Le(epsilon, EPS_7),
-    symbols=_SYMS,
     hypotheses=(H_N, H_E0, H_D),
-    kind="upper_bound",
-    quantity="epsilon",
-    mechanisms=("any",),
     exact=_ref_shuffled_rr,
-    grid=_GRID,
 )
 
-THEOREM_7 = register(
-    Result(
-        key=f"{PAPER} Theorem 7",
-        paper=PAPER,
-        label="Theorem 7",
-        title="Amplification by shuffling",
-        status="source-confirmed",
-        **_AMPLIFICATION,
-        status_note="constants from the Balle et al. reference code (class Erlingsson) and their Theorem 5.1 quotation; strict vs non-strict inequalities uncertain (code uses <=/>=)",
-        spec=f"{SPEC} §2 Theorem 7",
-        notes="Same formula as 'BBGN19 Theorem 5.1' (the privacy-blanket paper's quotation). v1/SODA constants: later versions revise them.",
-    )
+THEOREM_7 = TABLE.register(
+    f"{PAPER} Theorem 7",
+    **_AMPLIFICATION,
 )
 
-THEOREM_8 = register(
-    Result(
-        key=f"{PAPER} Theorem 8",
-        paper=PAPER,
-        label="Theorem 8",
-        title="Amplification by swapping (DP at index 1)",
-        status="uncertain",
-        **_AMPLIFICATION,
-        status_note="same sentence skeleton as Theorem 7 inferred; the constant 12 is consistent with the reconstructed proof chain (see 'EFMRTT19 Theorem 8 [per-step chain]')",
-        spec=f"{SPEC} §2 Theorem 8",
-        notes="Reference: shuffling A_swap's output is a post-processing giving the shuffled binary-RR view, so the exact shuffled ε(δ) is a lower bound on A_swap's ε at index 1.",
-    )
+THEOREM_8 = TABLE.register(
+    f"{PAPER} Theorem 8",
+    **_AMPLIFICATION,
 )
 
-COROLLARY_9 = register(
-    Result(
-        key=f"{PAPER} Corollary 9",
-        paper=PAPER,
-        label="Corollary 9",
-        title="Shuffling after local randomization (DP at each index of T)",
-        status="uncertain",
-        statement=sp.Le(epsilon, 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / T)),
-        symbols={
-            epsilon: _SYMS[epsilon],
-            epsilon0: _SYMS[epsilon0],
-            delta: "δ",
-            T: "|T|: number of users with identical randomizers",
-        },
-        hypotheses=(Hypothesis(T >= 1000, "|T| >= 1000"), H_E0, H_D),
-        kind="upper_bound",
-        quantity="epsilon",
-        status_note="formula and conditions: the natural instantiation of Theorem 7 with n → |T| (the text states the per-index conclusion for every i in T)",
-        spec=f"{SPEC} §2 Corollary 9",
-        notes="Reference: all n = |T| users run binary RR; the exact shuffled ε(δ) (a lower bound on the ε bounded).",
-        exact=_ref_shuffled_rr,
-        grid=tuple({"T": g["n"], "epsilon0": g["epsilon0"], "delta": g["delta"]} for g in _GRID[:6]),
-    )
+COROLLARY_9 = TABLE.register(
+    f"{PAPER} Corollary 9",
+    statement=sp.Le(epsilon, 12 * epsilon0 * sp.sqrt(sp.log(1 / delta) / T)),
+    hypotheses=(Hypothesis(T >= 1000, "|T| >= 1000"), H_E0, H_D),
+    exact=_ref_shuffled_rr,
 )
 
 
@@ -172,39 +116,14 @@ def _ref_composition(**params):
     )
 
 
-THEOREM_2 = register(
-    Result(
-        key=f"{PAPER} Theorem 2",
-        paper=PAPER,
-        label="Theorem 2",
-        title="Advanced composition (Dwork–Rothblum–Vadhan)",
-        status="derived",
-        statement=sp.Le(epsilon_total, ADV),
-        symbols={
-            epsilon_total: "ε' of the k-fold composition (with δ_total = kδ_step + δ)",
-            epsilon: "ε of each step",
-            k: "number of steps",
-            delta: "δ' (the composition's extra δ)",
-        },
-        hypotheses=(
-            Hypothesis(k >= 1, "k >= 1"),
-            Hypothesis(epsilon > 0, "epsilon > 0"),
-            Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1"),
-        ),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("any",),
-        status_note="structure visible in the text; standard form (Dwork–Roth 2014, Thm 3.20); exact variable names uncertain",
-        spec=f"{SPEC} §1 Theorem 2",
-        notes="Reference at δ_step = 0: k-fold binary RR, whose exact composed privacy profile is a binomial sum.",
-        exact=_ref_composition,
-        grid=tuple(
-            {"k": a, "epsilon": b, "delta": c}
-            for a in ("10", "100", "1000")
-            for b in ("1/100", "1/10")
-            for c in ("1e-6",)
-        ),
-    )
+THEOREM_2 = TABLE.register(
+    f"{PAPER} Theorem 2",
+    statement=sp.Le(epsilon_total, ADV),
+    hypotheses=(
+        *TABLE.hyps("k >= 1", "epsilon > 0", evaluate=True),
+        Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1"),
+    ),
+    exact=_ref_composition,
 )
 
 
@@ -219,28 +138,11 @@ def _ref_subsampling(**params):
     return Reference(up.max(down), "exact ε of the subsampled binary-RR pair (μ0 = RR(0), μ1 = RR(1))", "lower")
 
 
-LEMMA_4 = register(
-    Result(
-        key=f"{PAPER} Lemma 4",
-        paper=PAPER,
-        label="Lemma 4",
-        title="Amplification by subsampling (pure part)",
-        status="uncertain",
-        statement=sp.Le(epsilon_sub, sp.log(1 + q * (sp.exp(epsilon) - 1))),
-        symbols={
-            epsilon_sub: "ε of (1−q)μ0 + qμ1 versus μ0",
-            epsilon: "ε with μ1 ≈_(ε,δ) μ0",
-            q: "mixture weight in [0, 1]",
-        },
-        hypotheses=(Hypothesis(sp.And(q >= 0, q <= 1), "0 <= q <= 1"), Hypothesis(epsilon >= 0, "epsilon >= 0")),
-        kind="upper_bound",
-        quantity="epsilon",
-        status_note="statement not visible in the text (invoked in this mixture form); the δ part is qδ; pure case checked",
-        spec=f"{SPEC} §1 Lemma 4",
-        notes="Tight for binary RR: the reference equals the bound.",
-        exact=_ref_subsampling,
-        grid=tuple({"epsilon": a, "q": b} for a in ("1/10", "1", "3") for b in ("1/1000", "1/10", "1/2", "1")),
-    )
+LEMMA_4 = TABLE.register(
+    f"{PAPER} Lemma 4",
+    statement=sp.Le(epsilon_sub, sp.log(1 + q * (sp.exp(epsilon) - 1))),
+    hypotheses=(Hypothesis(sp.And(q >= 0, q <= 1), "0 <= q <= 1"), *TABLE.hyps("epsilon >= 0", evaluate=True)),
+    exact=_ref_subsampling,
 )
 
 
@@ -286,32 +188,15 @@ def _chain_symbolic(result):
     )
 
 
-CHAIN_RESULT = register(
-    Result(
-        key=f"{PAPER} Theorem 8 [per-step chain]",
-        paper=PAPER,
-        label="Theorem 8",
-        variant="per-step chain",
-        title="Reconstructed proof chain: advanced composition of n subsampled steps is ≤ 12ε0√(log(1/δ)/n)",
-        status="derived",
-        statement=sp.Le(CHAIN, EPS_7),
-        symbols={epsilon0: _SYMS[epsilon0], n: "number of users n", delta: "δ"},
-        hypotheses=(
-            H_N,
-            Hypothesis(sp.And(epsilon0 > 0, epsilon0 <= sp.Rational(1, 2)), "0 < epsilon0 <= 1/2"),
-            Hypothesis(sp.And(delta > 0, delta <= sp.Rational(1, 100)), "0 < delta <= 1/100"),
-        ),
-        kind="inequality",
-        quantity="epsilon",
-        status_note="[D] per-step ε1 = 2 log(1 + e^{2ε0}(e^{ε0}−1)/n) (the factor 2 of the triangle step is uncertain), then advanced composition over n steps",
-        spec=f"{SPEC} §2 Theorem 8 (proof skeleton)",
-        symbolic=_chain_symbolic,
-        notes="Certified on the whole box (not only a grid): the ratio to 12ε0√(log(1/δ)/n) is ≤ 0.87 (reference: max 0.86 numerically).",
-        grid=tuple(
-            {"n": a, "epsilon0": b, "delta": c}
-            for a in ("1000", "100000", "10000000")
-            for b in ("1/100", "1/2")
-            for c in ("1/100", "1e-15")
-        ),
-    )
+CHAIN_RESULT = TABLE.register(
+    f"{PAPER} Theorem 8 [per-step chain]",
+    statement=sp.Le(CHAIN, EPS_7),
+    hypotheses=(
+        H_N,
+        Hypothesis(sp.And(epsilon0 > 0, epsilon0 <= sp.Rational(1, 2)), "0 < epsilon0 <= 1/2"),
+        Hypothesis(sp.And(delta > 0, delta <= sp.Rational(1, 100)), "0 < delta <= 1/100"),
+    ),
+    symbolic=_chain_symbolic,
 )
+
+TABLE.complete()

@@ -32,43 +32,13 @@ from __future__ import annotations
 import itertools
 
 import sympy as sp
-from blanket.proofs.core import Hypothesis, Result, SymbolicCheck, register
+from blanket.proofs.core import Eq, Ge, Hypothesis, Le, ResultTable, SymbolicCheck
 
+TABLE = ResultTable("oracles.toml", globals())
 
-def _Eq(a, b):
-    return sp.Eq(a, b, evaluate=False)
-
-
-def _Le(a, b):
-    return sp.Le(a, b, evaluate=False)
-
-
-def _Ge(a, b):
-    return sp.Ge(a, b, evaluate=False)
-
-
-def _Gt(a, b):
-    return sp.Gt(a, b, evaluate=False)
-
-
-def _Lt(a, b):
-    return sp.Lt(a, b, evaluate=False)
-
-
-SPEC = "docs/mechanisms.md"
 
 # ================================================================== symbols
-epsilon = sp.Symbol("epsilon")
-epsilon0 = sp.Symbol("epsilon0")
-delta = sp.Symbol("delta")
-n = sp.Symbol("n")
-k = sp.Symbol("k")
-g = sp.Symbol("g")
-d = sp.Symbol("d")
-K = sp.Symbol("K")
-m = sp.Symbol("m")
-p = sp.Symbol("p")
-q = sp.Symbol("q")
+epsilon, epsilon0, delta, n, k, g, d, K, m, p, q = sp.symbols("epsilon epsilon0 delta n k g d K m p q")
 c = sp.Symbol("c")  # pair-collision probability of the hash family
 kappa = sp.Symbol("kappa")  # probability that h is constant on the domain
 alpha = sp.Symbol("alpha")
@@ -83,14 +53,8 @@ E = sp.exp(epsilon)
 _e = sp.Symbol("e", positive=True)  # e^{ε0}
 _ee = sp.Symbol("ee", positive=True)  # e^{ε}
 _u = sp.Symbol("u", nonnegative=True)  # e = 1 + u
-_p = sp.Symbol("p", positive=True)
-_q = sp.Symbol("q", positive=True)
-_s = sp.Symbol("s", positive=True)
-_a = sp.Symbol("alpha", positive=True)
+_p, _q, _s, _a = sp.symbols("p q s alpha", positive=True)
 
-D_EPS0 = "ε0 ≥ 0, the local privacy level"
-D_EPS = "ε ≥ 0, the central privacy level"
-D_K = "k ≥ 2, the domain size"
 
 # ---------------------------------------------------------------- closed forms (each written once)
 #: the four values of L (any of the four-value mechanisms), in units of γ
@@ -198,6 +162,26 @@ def _law_from_matrix(rows, x, x2, cat, gam_closed, law_closed, ee):
     return ok, "" if ok else "category probabilities differ"
 
 
+def _law_at(rows, cat, gamma_value, law, subs):
+    """:func:`_law_from_matrix` for the pair of inputs (0, 1) of the matrix ``rows`` against the closed forms
+    ``gamma_value`` and ``law`` (π_both, π_t, π_rest) at the substitution ``subs``."""
+    law_at = tuple(law[s].subs(subs) for s in (pi_both, pi_t, pi_rest))
+    return _law_from_matrix(rows, 0, 1, cat, gamma_value.subs(subs), law_at, _ee)
+
+
+def _pair_category(in_x: bool, in_x2: bool) -> str:
+    """The category of an output for the pair (x, x'): whether it favours x (``in_x``) and x' (``in_x2``)."""
+    return {(True, True): "both", (True, False): "t", (False, True): "tp", (False, False): "rest"}[(in_x, in_x2)]
+
+
+def _law_verdict(ok, details, method, law, gamma_value, extra=None):
+    """The :class:`SymbolicCheck` of an oracle's γ and L law: the enumerated cases (``ok``, ``details``) and, for
+    symbolic parameters, Σπ = 1 and E_ω[L] = 1 − e^ε (:func:`_mean_identity`)."""
+    s1, s2 = _mean_identity(law, gamma_value, extra=extra)
+    ok = ok and s1 and s2
+    return SymbolicCheck(True if ok else None, method, f"{'; '.join(details)}; Σπ=1: {s1}; mean: {s2}")
+
+
 def _check_ue(r):
     # step 1: ρ1 ≥ ρ0 when p = q + s (s > 0): the column minimum sits at an input whose bit is 0
     rho1 = _p / _q
@@ -239,13 +223,14 @@ def _check_ue(r):
     kk = sp.Symbol("k", integer=True, positive=True)
     e_ue = (p * (1 - q)) / ((1 - p) * q)
     law = {s: v.subs(k, kk) for s, v in LAW_UE.items()}
-    s1, s2 = _mean_identity(law, GAMMA_UE.subs(k, kk), extra={E0: e_ue})
-    ok = ok and s1 and s2
-    return SymbolicCheck(
-        True if ok else None,
+    return _law_verdict(
+        ok,
+        [f"ρ1 − ρ0 = s/(q(1−q)): {step1}", ", ".join(details)],
         "ordering ρ(1) ≥ ρ(0); symbolic enumeration of {0,1}^k (k = 2, 3, 4) for γ and the L law; "
         "Σπ = 1 and E_ω[L] = 1 − e^ε for symbolic k",
-        f"ρ1 − ρ0 = s/(q(1−q)): {step1}; {', '.join(details)}; Σπ=1: {s1}; mean: {s2}",
+        law,
+        GAMMA_UE.subs(k, kk),
+        extra={E0: e_ue},
     )
 
 
@@ -270,18 +255,16 @@ def _check_olh(r):
             return "t" if y == h[0] else ("tp" if y == h[1] else "rest")
 
         subs = {g: 2, c: cc, kappa: kap, E0: _e}
-        gam_c = GAMMA_OLH.subs(subs)
-        law_c = tuple(LAW_OLH[s].subs(subs) for s in (pi_both, pi_t, pi_rest))
-        good, why = _law_from_matrix(rows, 0, 1, cat, gam_c, law_c, _ee)
+        good, why = _law_at(rows, cat, GAMMA_OLH, LAW_OLH, subs)
         ok = ok and good
         det.append(f"family {'non-constant' if nonconst else 'all'} maps [3]→[2]: {good} {why}")
-    s1, s2 = _mean_identity(LAW_OLH, GAMMA_OLH)
-    ok = ok and s1 and s2
-    return SymbolicCheck(
-        True if ok else None,
+    return _law_verdict(
+        ok,
+        det,
         "symbolic enumeration of two explicit families (all maps / non-constant maps [3]→[2]); "
         "Σπ = 1 and E_ω[L] = 1 − e^ε for symbolic g, c, κ",
-        f"{'; '.join(det)}; Σπ=1: {s1}; mean: {s2}",
+        LAW_OLH,
+        GAMMA_OLH,
     )
 
 
@@ -297,23 +280,19 @@ def _check_hadamard(r):
         def cat(y, inC=inC):
             if all(inC[x][y] for x in range(kk)):
                 return "rest"
-            return {(True, True): "both", (True, False): "t", (False, True): "tp", (False, False): "rest"}[
-                (inC[0][y], inC[1][y])
-            ]
+            return _pair_category(inC[0][y], inC[1][y])
 
         subs = {K: KK, E0: _e}
-        good, why = _law_from_matrix(
-            rows, 0, 1, cat, GAMMA_HR.subs(subs), tuple(LAW_HR[s].subs(subs) for s in (pi_both, pi_t, pi_rest)), _ee
-        )
+        good, why = _law_at(rows, cat, GAMMA_HR, LAW_HR, subs)
         ok = ok and good
         det.append(f"k={kk} (K={KK}): {good} {why}")
-    s1, s2 = _mean_identity(LAW_HR, GAMMA_HR)
-    ok = ok and s1 and s2
-    return SymbolicCheck(
-        True if ok else None,
+    return _law_verdict(
+        ok,
+        det,
         "symbolic enumeration of the Sylvester–Hadamard construction (k = 2, 3, 5, 7); Σπ = 1 and "
         "E_ω[L] = 1 − e^ε for symbolic K",
-        f"{'; '.join(det)}; Σπ=1: {s1}; mean: {s2}",
+        LAW_HR,
+        GAMMA_HR,
     )
 
 
@@ -332,29 +311,19 @@ def _check_subset(r):
 
         def cat(i, subsets=subsets):
             S = subsets[i]
-            return {(True, True): "both", (True, False): "t", (False, True): "tp", (False, False): "rest"}[
-                (0 in S, 1 in S)
-            ]
+            return _pair_category(0 in S, 1 in S)
 
         subs = {k: kk_, d: dd_, E0: _e}
-        good, why = _law_from_matrix(
-            rows,
-            0,
-            1,
-            cat,
-            GAMMA_SUBSET.subs(subs),
-            tuple(LAW_SUBSET[s].subs(subs) for s in (pi_both, pi_t, pi_rest)),
-            _ee,
-        )
+        good, why = _law_at(rows, cat, GAMMA_SUBSET, LAW_SUBSET, subs)
         ok = ok and good
         det.append(f"(k,d)=({kk_},{dd_}): {good} {why}")
-    s1, s2 = _mean_identity(LAW_SUBSET, GAMMA_SUBSET)
-    ok = ok and s1 and s2
-    return SymbolicCheck(
-        True if ok else None,
+    return _law_verdict(
+        ok,
+        [f"identity: {ident}", *det],
         "C(k,d)/Z = k/(de+k−d) (combsimp); symbolic enumeration of d-subsets for four (k, d); Σπ = 1 and "
         "E_ω[L] = 1 − e^ε for symbolic k, d",
-        f"identity: {ident}; {'; '.join(det)}; Σπ=1: {s1}; mean: {s2}",
+        LAW_SUBSET,
+        GAMMA_SUBSET,
     )
 
 
@@ -406,260 +375,56 @@ def _check_clone_identity(r):
 
 
 # ================================================================== results
-_H_E0 = Hypothesis(_Ge(epsilon0, 0), "epsilon0 >= 0")
-_H_E = Hypothesis(_Ge(epsilon, 0), "epsilon >= 0")
+_H_E0 = Hypothesis(Ge(epsilon0, 0), "epsilon0 >= 0")
+_H_E = Hypothesis(Ge(epsilon, 0), "epsilon >= 0")
 
-FO_L_VALUES = register(
-    Result(
-        key="FO L values",
-        paper="FO",
-        label="L values",
-        title="The four values of the amplification variable L of a frequency oracle",
-        status="derived",
-        statement=sp.And(*[_Eq(kk, v) for kk, v in L_VALUES.items()]),
-        symbols={gamma: "γ, the TV similarity", epsilon0: D_EPS0, epsilon: D_EPS},
-        hypotheses=(_H_E0, _H_E),
-        kind="definition",
-        quantity=None,
-        mechanisms=("oue", "sue", "olh", "hadamard", "subset", "krr"),
-        status_note="derived (this project): L = γ(R(x)(W) − e^ε R(x')(W))/min_z R(z)(W) with R(·)(W)/min R(·)(W) ∈ {1, e^{ε0}}",
-        spec=SPEC,
-        notes="'both' (W favours x and x'), 't' (x only), 't′' (x' only), 'rest' (neither, or every input alike).",
-    )
+FO_L_VALUES = TABLE.register(
+    "FO L values",
+    statement=sp.And(*[Eq(kk, v) for kk, v in L_VALUES.items()]),
+    hypotheses=(_H_E0, _H_E),
 )
 
-FO_GAMMA_UE = register(
-    Result(
-        key="FO gamma [ue]",
-        paper="FO",
-        label="gamma",
-        variant="ue",
-        title="TV similarity of unary encoding (OUE, SUE/basic RAPPOR): γ = ρ0(1 − q^k) + p q^{k−1}, ρ0 = (1−p)/(1−q)",
-        status="derived",
-        statement=_Eq(gamma, GAMMA_UE),
-        symbols={k: D_K, p: "p ∈ (q, 1): P[bit x = 1]", q: "q ∈ (0, p): P[other bit = 1]"},
-        hypotheses=(
-            Hypothesis(_Ge(k, 2), "k >= 2"),
-            Hypothesis(_Lt(q, p), "q < p"),
-            Hypothesis(_Gt(q, 0), "q > 0"),
-            Hypothesis(_Lt(p, 1), "p < 1"),
-        ),
-        kind="identity",
-        quantity="gamma",
-        mechanisms=("oue", "sue"),
-        status_note="derived (this project); ✔ symbolic enumeration k ≤ 4, ✔ brute force (exact matrices) in tests",
-        spec=SPEC,
-        notes="Blanket: ω(y) ∝ ρ0·B(y) for y ≠ 1…1 and p·q^{k−1} at y = 1…1 (B = product Bernoulli(q)). "
-        "OUE: p = 1/2, q = 1/(e^{ε0}+1); SUE: p = e^{ε0/2}/(e^{ε0/2}+1), q = 1 − p.",
-        symbolic=_check_ue,
-    )
-)
 
-FO_LAW_UE = register(
-    Result(
-        key="FO L law [ue]",
-        paper="FO",
-        label="L law",
-        variant="ue",
-        title="Law of L for unary encoding: depends on bits x, x' of W and on W = 1…1",
-        status="derived",
-        statement=sp.And(*[_Eq(s, v) for s, v in LAW_UE.items()]),
-        symbols={k: D_K, p: "p", q: "q"},
-        kind="identity",
-        quantity=None,
-        mechanisms=("oue", "sue"),
-        status_note="derived (this project); ✔ symbolic enumeration k ≤ 4, ✔ brute force in tests",
-        spec=SPEC,
-        symbolic=_check_ue,
+def _gamma_and_law(name, gamma_value, hypotheses, law, check):
+    """Register an oracle's two results, ``FO gamma [name]`` (γ = its closed form, under ``hypotheses``) and
+    ``FO L law [name]`` (each atom of the law of L equals its closed form), both proved by ``check``."""
+    return (
+        TABLE.register(f"FO gamma [{name}]", statement=Eq(gamma, gamma_value), hypotheses=hypotheses, symbolic=check),
+        TABLE.register(f"FO L law [{name}]", statement=sp.And(*[Eq(s, v) for s, v in law.items()]), symbolic=check),
     )
-)
 
-FO_GAMMA_OLH = register(
-    Result(
-        key="FO gamma [olh]",
-        paper="FO",
-        label="gamma",
-        variant="olh",
-        title="Blanket of local hashing: γ = (g + κ(e^{ε0} − 1))/(e^{ε0}+g−1); κ = P[h constant] (κ = 0 always valid)",
-        status="derived",
-        statement=_Eq(gamma, GAMMA_OLH),
-        symbols={
-            g: "g ≥ 2, the hash range",
-            kappa: "κ ∈ [0, c], probability of a hash constant on the domain",
-            epsilon0: D_EPS0,
-        },
-        hypotheses=(Hypothesis(_Ge(g, 2), "g >= 2"), _H_E0),
-        kind="identity",
-        quantity="gamma",
-        mechanisms=("olh",),
-        status_note="derived (this project); ✔ symbolic enumeration of two explicit families, ✔ brute force in tests",
-        spec=SPEC,
-        notes="With κ = 0 the blanket is uniform on H×[g] — a valid mixture decomposition for every family "
-        "(equal to the TV similarity when no hash is constant); the real κ gives the TV similarity.",
-        symbolic=_check_olh,
-    )
-)
 
-FO_LAW_OLH = register(
-    Result(
-        key="FO L law [olh]",
-        paper="FO",
-        label="L law",
-        variant="olh",
-        title="Law of L for local hashing: whether h(x), h(x') hit the report (c = P[h(x)=h(x')])",
-        status="derived",
-        statement=sp.And(*[_Eq(s, v) for s, v in LAW_OLH.items()]),
-        symbols={
-            g: "g ≥ 2",
-            c: "c ∈ [0, 1), pair-collision probability (1/g: pairwise independent)",
-            kappa: "κ ∈ [0, c]",
-            epsilon0: D_EPS0,
-        },
-        kind="identity",
-        quantity=None,
-        mechanisms=("olh",),
-        status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force in tests",
-        spec=SPEC,
-        symbolic=_check_olh,
-    )
+FO_GAMMA_UE, FO_LAW_UE = _gamma_and_law(
+    "ue", GAMMA_UE, TABLE.hyps("k >= 2", "q < p", "q > 0", "p < 1"), LAW_UE, _check_ue
 )
-
-FO_GAMMA_HR = register(
-    Result(
-        key="FO gamma [hadamard]",
-        paper="FO",
-        label="gamma",
-        variant="hadamard",
-        title="TV similarity of Hadamard response (K = 2^⌈log2(k+1)⌉): γ = 2(K−1+e^{ε0})/(K(e^{ε0}+1))",
-        status="derived",
-        statement=_Eq(gamma, GAMMA_HR),
-        symbols={K: "K = 2^⌈log2(k+1)⌉ ≥ 4", epsilon0: D_EPS0},
-        hypotheses=(Hypothesis(_Ge(K, 4), "K >= 4"), _H_E0),
-        kind="identity",
-        quantity="gamma",
-        mechanisms=("hadamard",),
-        status_note="derived (this project); definition from the authors' code (Hadamard_Rand_high_priv); ✔ symbolic enumeration, ✔ brute force",
-        spec=SPEC,
-        notes="Row 0 of the Hadamard matrix lies in every C_x (mass 2e/(K(e+1)) for every input); every other row "
-        "misses some C_x because fewer than K/2 columns are unused.",
-        symbolic=_check_hadamard,
-    )
-)
-
-FO_LAW_HR = register(
-    Result(
-        key="FO L law [hadamard]",
-        paper="FO",
-        label="L law",
-        variant="hadamard",
-        title="Law of L for Hadamard response: |C_x ∩ C_x'| = K/4 (row 0 included)",
-        status="derived",
-        statement=sp.And(*[_Eq(s, v) for s, v in LAW_HR.items()]),
-        symbols={K: "K ≥ 4", epsilon0: D_EPS0},
-        kind="identity",
-        quantity=None,
-        mechanisms=("hadamard",),
-        status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force",
-        spec=SPEC,
-        symbolic=_check_hadamard,
-    )
-)
-
-FO_GAMMA_SUBSET = register(
-    Result(
-        key="FO gamma [subset]",
-        paper="FO",
-        label="gamma",
-        variant="subset",
-        title="TV similarity of subset selection: γ = C(k,d)/(e^{ε0}C(k−1,d−1) + C(k−1,d)) = k/(d e^{ε0} + k − d)",
-        status="derived",
-        statement=_Eq(gamma, GAMMA_SUBSET),
-        symbols={k: D_K, d: "d ∈ [1, k−1], the subset size", epsilon0: D_EPS0},
-        hypotheses=(Hypothesis(_Ge(d, 1), "d >= 1"), Hypothesis(_Le(d, k - 1), "d <= k - 1"), _H_E0),
-        kind="identity",
-        quantity="gamma",
-        mechanisms=("subset",),
-        status_note="derived (this project); ✔ combsimp + symbolic enumeration, ✔ brute force",
-        spec=SPEC,
-        notes="d = 1 is k-RR (k/(e^{ε0}+k−1)). Blanket uniform on d-subsets.",
-        symbolic=_check_subset,
-    )
-)
-
-FO_LAW_SUBSET = register(
-    Result(
-        key="FO L law [subset]",
-        paper="FO",
-        label="L law",
-        variant="subset",
-        title="Law of L for subset selection: whether x, x' belong to the reported subset",
-        status="derived",
-        statement=sp.And(*[_Eq(s, v) for s, v in LAW_SUBSET.items()]),
-        symbols={k: D_K, d: "d ∈ [1, k−1]"},
-        kind="identity",
-        quantity=None,
-        mechanisms=("subset",),
-        status_note="derived (this project); ✔ symbolic enumeration, ✔ brute force",
-        spec=SPEC,
-        symbolic=_check_subset,
-    )
+FO_GAMMA_OLH, FO_LAW_OLH = _gamma_and_law("olh", GAMMA_OLH, (*TABLE.hyps("g >= 2"), _H_E0), LAW_OLH, _check_olh)
+FO_GAMMA_HR, FO_LAW_HR = _gamma_and_law("hadamard", GAMMA_HR, (*TABLE.hyps("K >= 4"), _H_E0), LAW_HR, _check_hadamard)
+FO_GAMMA_SUBSET, FO_LAW_SUBSET = _gamma_and_law(
+    "subset", GAMMA_SUBSET, (*TABLE.hyps("d >= 1", "d <= k - 1"), _H_E0), LAW_SUBSET, _check_subset
 )
 
 _Nsym = m - 1
-FO_GAMMA_GEOMETRIC = register(
-    Result(
-        key="FO gamma [geometric]",
-        paper="FO",
-        label="gamma",
-        variant="geometric",
-        title="TV similarity of the clamped geometric mechanism on {0..m−1}: γ = (2α^{⌊N/2⌋+1} + [N even](1−α)α^{N/2})/(1+α), N = m−1",
-        status="derived",
-        statement=_Eq(
-            gamma,
-            (
-                2 * alpha ** (sp.floor(_Nsym / 2) + 1)
-                + sp.Piecewise(((1 - alpha) * alpha ** (_Nsym / 2), sp.Eq(sp.Mod(_Nsym, 2), 0)), (0, True))
-            )
-            / (1 + alpha),
-        ),
-        symbols={m: "m ≥ 2, the size of the range", alpha: "α ∈ (0, 1), e^{ε0} = α^{−(m−1)}"},
-        hypotheses=(
-            Hypothesis(_Ge(m, 2), "m >= 2"),
-            Hypothesis(_Gt(alpha, 0), "alpha > 0"),
-            Hypothesis(_Lt(alpha, 1), "alpha < 1"),
-        ),
-        kind="identity",
-        quantity="gamma",
-        mechanisms=("geometric",),
-        status_note="derived (this project); ✔ symbolic sums m ≤ 8, ✔ brute force m ≤ 8",
-        spec=SPEC,
-        notes="L takes up to m values (no four-value structure).",
-        symbolic=_check_geometric,
-    )
+FO_GAMMA_GEOMETRIC = TABLE.register(
+    "FO gamma [geometric]",
+    statement=Eq(
+        gamma,
+        (
+            2 * alpha ** (sp.floor(_Nsym / 2) + 1)
+            + sp.Piecewise(((1 - alpha) * alpha ** (_Nsym / 2), sp.Eq(sp.Mod(_Nsym, 2), 0)), (0, True))
+        )
+        / (1 + alpha),
+    ),
+    hypotheses=TABLE.hyps("m >= 2", "alpha > 0", "alpha < 1"),
+    symbolic=_check_geometric,
 )
 
-FO_CLONE_IDENTITY = register(
-    Result(
-        key="FO clone identity",
-        paper="FO",
-        label="clone identity",
-        title="H_{e^ε} of the clone pair with clone probability p = (1/(pn)) E[(Σ_{i≤n} V_i)_+], V = 2(e^{ε0}−e^ε)/(e^{ε0}+1) or 2(1−e^{ε+ε0})/(e^{ε0}+1) w.p. p/2 each, else 0",
-        status="derived",
-        statement=_Eq(
-            sp.Function("HockeyStickClonePair")(n, epsilon0, epsilon),
-            sp.Function("BlanketViewBinaryRR")(n, epsilon0, epsilon),
-        ),
-        symbols={n: "n ≥ 1", epsilon0: D_EPS0, epsilon: D_EPS},
-        kind="identity",
-        quantity="delta",
-        mechanisms=("ldp",),
-        status_note="derived (this project); ✔ symbolic steps, ✔ equal to the enumerated pair (exact) in tests",
-        spec="notes/composition_refs.md §1a, §2c, §6a",
-        notes="The clone pair is the Lemma-5.3 view of binary RR with the blanket probability replaced by the clone "
-        "probability; with p = 2/(e^{ε0}+1) it is the SODA 2023 'stronger clone' pair, which by its erratum is not "
-        "valid for every ε0-LDP randomizer and is not used for `ldp`.",
-        symbolic=_check_clone_identity,
-    )
+FO_CLONE_IDENTITY = TABLE.register(
+    "FO clone identity",
+    statement=Eq(
+        sp.Function("HockeyStickClonePair")(n, epsilon0, epsilon),
+        sp.Function("BlanketViewBinaryRR")(n, epsilon0, epsilon),
+    ),
+    symbolic=_check_clone_identity,
 )
 
 
@@ -688,68 +453,21 @@ def _clone_epsilon_reference(**pp):
     return _binary_epsilon_reference(**pp)
 
 
-_FMT_SYMBOLS = {
-    epsilon: "ε, the central ε of the shuffled mechanism",
-    epsilon0: "ε0 > 0",
-    n: "n ≥ 1",
-    delta: "δ ∈ (0, 1)",
-}
-_FMT_GRID = ({"epsilon0": "1", "n": 1000, "delta": "1e-6"},)
-
-FMT21_PAPER = register(
-    Result(
-        key="FMT21 Theorem 3.1 [paper]",
-        paper="FMT21",
-        label="Theorem 3.1",
-        variant="paper",
-        title="Clone bound, closed form: ε ≤ log(1 + (e^{ε0}−1)/(e^{ε0}+1)·(8√(e^{ε0} log(4/δ))/√n + 8e^{ε0}/n))",
-        status="uncertain",
-        statement=_Le(epsilon, _fmt_paper()),
-        symbols=_FMT_SYMBOLS,
+def _fmt21(variant, bound, c):
+    """Register ``FMT21 Theorem 3.1 [variant]``: ε ≤ ``bound`` for ε0 ≤ log(n/(16 log(c/δ))), δ ∈ (0, 1)."""
+    return TABLE.register(
+        f"FMT21 Theorem 3.1 [{variant}]",
+        statement=Le(epsilon, bound),
         hypotheses=(
-            Hypothesis(_Gt(epsilon0, 0), "epsilon0 > 0"),
-            Hypothesis(_Gt(delta, 0), "delta > 0"),
-            Hypothesis(_Lt(delta, 1), "delta < 1"),
-            Hypothesis(_Le(epsilon0, sp.log(n / (16 * sp.log(2 / delta)))), "epsilon0 <= log(n/(16 log(2/delta)))"),
+            *TABLE.hyps("epsilon0 > 0", "delta > 0", "delta < 1"),
+            Hypothesis(Le(epsilon0, sp.log(n / (16 * sp.log(c / delta)))), f"epsilon0 <= log(n/(16 log({c}/delta)))"),
         ),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("ldp",),
-        status_note="uncertain: the constants 8, 8 and log(4/δ) are corroborated by the authors' code and third-party code; "
-        "the printed statement, its number and the condition (log(2/δ) here) were not read (notes §1b)",
-        spec="notes/composition_refs.md §1b",
         exact=_clone_epsilon_reference,
-        grid=_FMT_GRID,
-        notes="Judge it against the exact clone pair (exact.mechanisms.oracles.clone_delta), the object its proof bounds.",
     )
-)
 
-FMT21_CODE = register(
-    Result(
-        key="FMT21 Theorem 3.1 [code]",
-        paper="FMT21",
-        label="Theorem 3.1",
-        variant="code",
-        title="Clone bound, closed form as the authors' code evaluates it (closedformanalysis), condition with log(4/δ)",
-        status="source-confirmed",
-        statement=_Le(epsilon, _fmt_code()),
-        symbols=_FMT_SYMBOLS,
-        hypotheses=(
-            Hypothesis(_Gt(epsilon0, 0), "epsilon0 > 0"),
-            Hypothesis(_Gt(delta, 0), "delta > 0"),
-            Hypothesis(_Lt(delta, 1), "delta < 1"),
-            Hypothesis(_Le(epsilon0, sp.log(n / (16 * sp.log(4 / delta)))), "epsilon0 <= log(n/(16 log(4/delta)))"),
-        ),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("ldp",),
-        status_note="source-confirmed from the authors' code apple/ml-shuffling-amplification (closedformanalysis), as read "
-        "by the research notes; it is ≥ the [paper] display (prefactor (1−e^{−ε0})/(1+e^{−ε0−ε̃}), ε̃ = log(1+a+c))",
-        spec="notes/composition_refs.md §1b",
-        exact=_clone_epsilon_reference,
-        grid=_FMT_GRID,
-    )
-)
+
+FMT21_PAPER = _fmt21("paper", _fmt_paper(), 2)
+FMT21_CODE = _fmt21("code", _fmt_code(), 4)
 
 
 # ---------------------------------------------------------------- the merged (fast) blanket view
@@ -768,26 +486,13 @@ def _check_merged(r):
     )
 
 
-FO_MERGED = register(
-    Result(
-        key="FO merged blanket view",
-        paper="FO",
-        label="merged blanket view",
-        title="Lemma 5.3 of a four-value mechanism ≤ the same with the 'both' atom of L moved to the 'rest' value (a four-atom V)",
-        status="derived",
-        statement=_Le(
-            sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewMerged")(n, epsilon0, epsilon)
-        ),
-        symbols={n: "n ≥ 1", epsilon0: D_EPS0, epsilon: D_EPS},
-        hypotheses=(_H_E0, _H_E),
-        kind="inequality",
-        quantity="delta",
-        mechanisms=("oue", "sue", "olh", "hadamard", "subset"),
-        status_note="derived (this project); ✔ symbolic atom ordering, ✔ merged ≥ exact in tests (exact rationals)",
-        spec=SPEC,
-        notes="exact.mechanisms.oracles.blanket_view_delta_merged: one call of the four-atom engine (O(n log(1/tol))).",
-        symbolic=_check_merged,
-    )
+FO_MERGED = TABLE.register(
+    "FO merged blanket view",
+    statement=Le(
+        sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewMerged")(n, epsilon0, epsilon)
+    ),
+    hypotheses=(_H_E0, _H_E),
+    symbolic=_check_merged,
 )
 
 
@@ -818,27 +523,13 @@ def _check_geometric_cover(r):
     )
 
 
-FO_GEOMETRIC_DOMINATING = register(
-    Result(
-        key="FO geometric dominating law",
-        paper="FO",
-        label="Lemma O2",
-        variant="geometric",
-        title="Lemma 5.3 of the clamped geometric mechanism, max over pairs ≤ E[(Σ W_i)_+]/(γn) for one law W on knots "
-        "whose stop-loss transform interpolates the pairs' maximum (increasing convex order)",
-        status="derived",
-        statement=_Le(
-            sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewDominating")(n, epsilon0, epsilon)
-        ),
-        symbols={n: "n ≥ 1", epsilon0: D_EPS0, epsilon: D_EPS},
-        hypotheses=(_H_E0, _H_E),
-        kind="inequality",
-        quantity="delta",
-        mechanisms=("geometric",),
-        status_note="derived (this project, docs/numerics.md Lemma O2); ✔ symbolic cover of the knots, ✔ bracket "
-        "contains the exact enumeration and the exhaustive worst case in tests (exact rationals)",
-        spec="docs/numerics.md",
-        notes="exact.shuffled.geometric.geometric_upper: one engine call, O(m³ + √n·√log(1/tol)).",
-        symbolic=_check_geometric_cover,
-    )
+FO_GEOMETRIC_DOMINATING = TABLE.register(
+    "FO geometric dominating law",
+    statement=Le(
+        sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewDominating")(n, epsilon0, epsilon)
+    ),
+    hypotheses=(_H_E0, _H_E),
+    symbolic=_check_geometric_cover,
 )
+
+TABLE.complete()

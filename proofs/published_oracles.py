@@ -20,8 +20,10 @@ from __future__ import annotations
 import math
 
 import sympy as sp
-from blanket.proofs.core import Hypothesis, Reference, Result, register
+from blanket.proofs.core import Hypothesis, Reference, ResultTable
 from flint import arb, fmpq
+
+TABLE = ResultTable("published_oracles.toml", globals())
 
 epsilon = sp.Symbol("epsilon", nonnegative=True)
 epsilon0 = sp.Symbol("epsilon0", positive=True)
@@ -30,14 +32,6 @@ n = sp.Symbol("n", integer=True, positive=True)
 k = sp.Symbol("k", integer=True, positive=True)
 VR = sp.Function("delta_VR")
 
-SPEC = "docs/mechanisms.md"
-_SYMBOLS = {
-    delta: "δ(ε) of the shuffled mechanism, worst case over neighbouring datasets",
-    epsilon: "ε ≥ 0",
-    epsilon0: "ε0 > 0 (the mechanism's LDP level)",
-    n: "n ≥ 2 users",
-    k: "domain size",
-}
 #: the smallest counterexample found by check-bound (ε0 = 0.67, ε = 0.51215, n = 2) and its neighbour point
 _SMALL = {"epsilon0": "67/100", "epsilon": "10243/20000", "n": 2}
 
@@ -139,29 +133,12 @@ for _kind, (_title, _ks, _large) in _VARIANTS.items():
     _grid = [{**_SMALL, **dict(_ks)}, {**_SMALL, **dict(_ks), "n": 3}]
     if _large:
         _grid.append(_large)
-    RESULTS[_kind] = register(
-        Result(
-            key=f"WANG24 variation ratio [{_kind}]",
-            paper="WANG24",
-            label="variation-ratio bound",
-            variant=_kind,
-            title=f"Variation-ratio amplification bound (δ of their pair), {_title}",
-            status="source-confirmed",
-            statement=sp.Le(delta, VR(epsilon0, n, k, epsilon), evaluate=False),
-            symbols=_SYMBOLS,
-            hypotheses=(Hypothesis(sp.Ge(n, 2), "n >= 2"),),
-            kind="upper_bound",
-            quantity="delta",
-            mechanisms=(f"judged-only:{_kind}",),
-            known_false=_kind in REFUTED,
-            status_note="source-confirmed: the pair is the authors' code (Delta, HEAD 34ca048) and the β is their "
-            "README table's; the paper's printed theorem and its conditions were not read",
-            spec=SPEC,
-            notes="check-bound on examples/bounds/wang_vr_"
-            + {"krr": "krr", "rappor": "rappor"}.get(_kind, _kind)
-            + ".py gives the outcome over its whole domain; the rows here recompute its smallest counterexample.",
-            numeric={"rhs": _bound(_kind)},
-            exact=_reference(_kind),
-            grid=tuple(_grid),
-        )
+    RESULTS[_kind] = TABLE.register(
+        f"WANG24 variation ratio [{_kind}]",
+        statement=sp.Le(delta, VR(epsilon0, n, k, epsilon), evaluate=False),
+        hypotheses=(Hypothesis(sp.Ge(n, 2), "n >= 2"),),
+        numeric={"rhs": _bound(_kind)},
+        exact=_reference(_kind),
     )
+
+TABLE.complete()

@@ -182,8 +182,6 @@ of the mixed groups of a no-carry pair, where ``1 + phi`` is nearly attained).
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -210,11 +208,11 @@ from blanket.exact.protocols.pure_sum import (
 )
 from flint import arb, fmpq
 
-from .core import REGISTRY, Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
+from .core import Hypothesis, Reference, ResultTable, SymbolicCheck, arb_eval
+
+TABLE = ResultTable("pure_dp.toml", globals())
 
 PAPER = "CY21"
-SPEC = "docs/reference/pure_dp.md"
-READING = "statement in this project's reading of the construction"
 
 # ============================================================ symbols
 r = sp.Symbol("r", positive=True)
@@ -224,15 +222,11 @@ u = sp.Symbol("u", integer=True)
 q = sp.Symbol("q", positive=True)
 m = sp.Symbol("m", integer=True, positive=True)
 n = sp.Symbol("n", integer=True, positive=True)
-a = sp.Symbol("a", integer=True, nonnegative=True)
-b = sp.Symbol("b", integer=True, nonnegative=True)
-c = sp.Symbol("c", integer=True, nonnegative=True)
+a, b, c = sp.symbols("a b c", integer=True, nonnegative=True)
 k = sp.Symbol("k", integer=True, positive=True)
 epsilon = sp.Symbol("epsilon", positive=True)
 beta = sp.Symbol("beta", positive=True)
-zz = sp.Symbol("z", integer=True)
-jj = sp.Symbol("j", integer=True)
-vv = sp.Symbol("v", integer=True)
+zz, jj, vv = sp.symbols("z j v", integer=True)
 
 kappa = 1 / r
 Zt = (1 + r - 2 * r ** (tau + 1)) / (1 - r)
@@ -266,9 +260,6 @@ def E(x: Any, v: Any) -> sp.Expr:
     return sp.Piecewise((rho ** (-sp.Abs(v - x - m * tau)) / Nx(x), sp.And(v >= 0, v <= ell)), (0, True))
 
 
-COMMON = {r: "r = e^{-1/s}, in (0, 1)", tau: "truncation tau >= 0 (integer)"}
-
-
 # ============================================================ parameter helpers
 def _r(v):
     return ratio_in(v)
@@ -283,115 +274,42 @@ def _agg(m_, tau_, q_, r_=None, s_=None):
 
 
 # ============================================================ definitions (predicates: exact.protocols.pure_sum)
-def _def(label, title, statement, symbols, note):
-    return register(
-        Result(
-            key=f"{PAPER} {label}",
-            paper=PAPER,
-            label=label,
-            title=title,
-            status="derived",
-            statement=statement,
-            symbols=symbols,
-            kind="definition",
-            quantity="llr",
-            spec=SPEC,
-            status_note="definition shape visible in the text; formula restored (docs/reference/pure_dp.md §1–2)",
-            notes=note,
-        )
-    )
-
-
 D_ = sp.Function("D")
 Dp = sp.Function("D'")
 yy = sp.Symbol("y", integer=True)
-_def(
-    "Definition 2.1",
-    "LLR distance",
-    sp.Eq(sp.Symbol("d_LLR"), sp.Max(sp.Abs(sp.log(D_(yy) / Dp(yy))))),
-    {yy: "outcome in supp(D) ∪ supp(D')"},
-    "max over the union of supports; +∞ when supports differ. Predicate: exact.protocols.pure_sum.llr_distance; "
-    "the hockey-stick profile of two laws reaches 0 exactly at their LLR distance (tested).",
+TABLE.register(
+    f"{PAPER} " + "Definition 2.1", statement=sp.Eq(sp.Symbol("d_LLR"), sp.Max(sp.Abs(sp.log(D_(yy) / Dp(yy)))))
 )
-_def(
-    "Definition 2.2",
-    "pure DP via the LLR distance",
-    sp.Le(sp.Symbol("d_LLR(M(x), M(x'))"), epsilon),
-    {epsilon: "privacy parameter"},
-    "Predicate on exact laws: exact.protocols.pure_sum.is_pure_dp (every neighbouring pair). Definitions 2.5 "
-    "(protocol, attack) and 2.6 (robust DP) are not encoded as predicates: the robust privacy of Theorem 4.1 "
-    "is checked through its honest noise (Theorem 4.1 [privacy]).",
-)
-_def(
-    "Definition 2.7",
-    "beta-correctness of an intermediary",
-    sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta),
-    {beta: "failure probability"},
-    "Predicate on exact laws: exact.protocols.pure_sum.is_beta_correct (POST = mod m).",
-)
-_def(
-    "Definition 2.8",
-    "epsilon-LLR security of an intermediary",
-    sp.Le(sp.Symbol("d_LLR(I(y), SIM(f(y)))"), epsilon),
-    {epsilon: "security parameter"},
-    "Predicate on exact laws: exact.protocols.pure_sum.is_llr_secure (SIM(c) = the protocol on (c,0,…,0)).",
-)
-_def(
-    "Definition 2.9",
-    "(epsilon, beta)-relaxation",
-    sp.And(sp.Le(sp.Symbol("d_LLR(I(y), SIM(f(y)))"), epsilon), sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta)),
-    {epsilon: "security", beta: "correctness"},
-    "Predicate: exact.protocols.pure_sum.is_relaxation.",
+TABLE.register(f"{PAPER} " + "Definition 2.2", statement=sp.Le(sp.Symbol("d_LLR(M(x), M(x'))"), epsilon))
+TABLE.register(f"{PAPER} " + "Definition 2.7", statement=sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta))
+TABLE.register(f"{PAPER} " + "Definition 2.8", statement=sp.Le(sp.Symbol("d_LLR(I(y), SIM(f(y)))"), epsilon))
+TABLE.register(
+    f"{PAPER} " + "Definition 2.9",
+    statement=sp.And(
+        sp.Le(sp.Symbol("d_LLR(I(y), SIM(f(y)))"), epsilon), sp.Le(sp.Symbol("Pr[POST(I(y)) != f(y)]"), beta)
+    ),
 )
 
 
 # ============================================================ Theorem 2.3
 
 
-register(
-    Result(
-        key=f"{PAPER} Theorem 2.3 [llr]",
-        paper=PAPER,
-        label="Theorem 2.3",
-        variant="llr",
-        title="Discrete Laplace mechanism: LLR between neighbouring outputs is exactly epsilon",
-        status="derived",
-        statement=sp.Eq(sp.Symbol("d_LLR(DLap(0,1/epsilon), DLap(1,1/epsilon))"), epsilon),
-        symbols={epsilon: "epsilon > 0"},
-        hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"),),
-        kind="equality",
-        quantity="llr",
-        mechanisms=("dlap",),
-        spec=SPEC,
-        status_note="standard; derived ✔ (docs/reference/pure_dp.md §1)",
-        numeric={"lhs": lambda epsilon: dlap_shift_llr(epsilon)},
-        exact=lambda epsilon: Reference(dlap_shift_llr(epsilon), "exact LLR (log-ratio linear in |z|-|z-1|)"),
-        grid=tuple({"epsilon": e} for e in ("1/10", "1/2", "1")),
-    )
+TABLE.register(
+    f"{PAPER} Theorem 2.3 [llr]",
+    statement=sp.Eq(sp.Symbol("d_LLR(DLap(0,1/epsilon), DLap(1,1/epsilon))"), epsilon),
+    hypotheses=TABLE.hyps("epsilon > 0", evaluate=True),
+    numeric={"lhs": lambda epsilon: dlap_shift_llr(epsilon)},
+    exact=lambda epsilon: Reference(dlap_shift_llr(epsilon), "exact LLR (log-ratio linear in |z|-|z-1|)"),
 )
 
-register(
-    Result(
-        key=f"{PAPER} Theorem 2.3 [std]",
-        paper=PAPER,
-        label="Theorem 2.3",
-        variant="std",
-        title="Discrete Laplace mechanism: standard deviation sqrt(2r)/(1-r) <= sqrt(2)/epsilon",
-        status="derived",
-        statement=sp.Le(sp.sqrt(2 * sp.exp(-epsilon)) / (1 - sp.exp(-epsilon)), sp.sqrt(2) / epsilon),
-        symbols={epsilon: "epsilon > 0"},
-        hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"),),
-        kind="upper_bound",
-        quantity="std",
-        mechanisms=("dlap",),
-        spec=SPEC,
-        status_note="O(1/epsilon) in the text; explicit sqrt(2)/epsilon derived (sqrt(2r)/(1-r) = sqrt2/(2 sinh(eps/2)))",
-        exact=lambda epsilon: Reference(
-            arith.ball(xt.dlap_moment(2, s=1 / arith.exact(epsilon))).sqrt(),
-            "sqrt of E Z^2 = 2r/(1-r)^2 (closed form, checked against the series in tests)",
-        ),
-        grid=tuple({"epsilon": e} for e in ("1/100", "1/10", "1/2", "1")),
-    )
+TABLE.register(
+    f"{PAPER} Theorem 2.3 [std]",
+    statement=sp.Le(sp.sqrt(2 * sp.exp(-epsilon)) / (1 - sp.exp(-epsilon)), sp.sqrt(2) / epsilon),
+    hypotheses=TABLE.hyps("epsilon > 0", evaluate=True),
+    exact=lambda epsilon: Reference(
+        arith.ball(xt.dlap_moment(2, s=1 / arith.exact(epsilon))).sqrt(),
+        "sqrt of E Z^2 = 2r/(1-r)^2 (closed form, checked against the series in tests)",
+    ),
 )
 
 
@@ -417,27 +335,13 @@ def _sym_fact24(res):
     )
 
 
-register(
-    Result(
-        key=f"{PAPER} Fact 2.4",
-        paper=PAPER,
-        label="Fact 2.4",
-        title="Infinite divisibility: n shares Polya(1/n, r) - Polya(1/n, r) sum to DLap(s)",
-        status="derived",
-        statement=sp.Eq(
-            (((1 - r) / (1 - r * _zpgf)) ** (1 / n) * ((1 - r) / (1 - r / _zpgf)) ** (1 / n)) ** n,
-            (1 - r) / (1 + r) * (1 / (1 - r * _zpgf) + 1 / (1 - r / _zpgf) - 1),
-        ),
-        symbols={r: "r = e^{-1/s}", n: "number of shares", _zpgf: "pgf variable"},
-        kind="identity",
-        quantity="law",
-        mechanisms=("dlap",),
-        spec=SPEC,
-        status_note="derived ✔; uncertain: the paper's parametrisation (docs/reference/pure_dp.md §1)",
-        symbolic=_sym_fact24,
-        notes="Numerically certified on windows by exact.protocols.tdlap.polya_share_check (n-fold arb_poly power of the "
-        "Polya(1/n) share law, left-out mass bounded by the computed tail).",
-    )
+TABLE.register(
+    f"{PAPER} Fact 2.4",
+    statement=sp.Eq(
+        (((1 - r) / (1 - r * _zpgf)) ** (1 / n) * ((1 - r) / (1 - r / _zpgf)) ** (1 / n)) ** n,
+        (1 - r) / (1 + r) * (1 / (1 - r * _zpgf) + 1 / (1 - r / _zpgf) - 1),
+    ),
+    symbolic=_sym_fact24,
 )
 
 
@@ -452,86 +356,37 @@ def _sym_normaliser():
     )
 
 
-register(
-    Result(
-        key=f"{PAPER} TDLap normaliser",
-        paper=PAPER,
-        label="TDLap normaliser",
-        title="Closed-form normaliser of TDLap(s, tau)",
-        status="derived",
-        statement=sp.Eq(1 + 2 * sp.Sum(r**jj, (jj, 1, tau)), Zt),
-        symbols=dict(COMMON),
-        hypotheses=(Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),),
-        kind="identity",
-        quantity="normaliser",
-        spec=SPEC,
-        status_note="derived ✔; uncertain: the paper's argument order TDLap(mu, s, tau)",
-        symbolic=lambda res: _sym_normaliser(),
-        exact=lambda r, tau: Reference(xt.tdlap_normaliser(_int(tau, "tau", 0), r=_r(r)), "exact closed form"),
-        grid=tuple({"r": r_, "tau": t_} for r_ in ("1/2", "9/10") for t_ in ("0", "3", "10")),
-    )
+TABLE.register(
+    f"{PAPER} TDLap normaliser",
+    statement=sp.Eq(1 + 2 * sp.Sum(r**jj, (jj, 1, tau)), Zt),
+    hypotheses=(Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),),
+    symbolic=lambda res: _sym_normaliser(),
+    exact=lambda r, tau: Reference(xt.tdlap_normaliser(_int(tau, "tau", 0), r=_r(r)), "exact closed form"),
 )
 
 
 # ============================================================ Fact 3.2, Claims 3.3, 3.4
-register(
-    Result(
-        key=f"{PAPER} Fact 3.2",
-        paper=PAPER,
-        label="Fact 3.2",
-        title="a + b = c + j m with j in {0, 1}",
-        status="this project's reading",
-        statement=sp.Le(sp.floor((a + b) / m), 1),
-        symbols={a: "input in Z_m", b: "input in Z_m", m: "modulus >= 2"},
-        hypotheses=(Hypothesis(sp.And(a >= 0, a <= m - 1, b >= 0, b <= m - 1, m >= 2), "a, b in {0..m-1}"),),
-        kind="upper_bound",
-        quantity="carry",
-        spec=SPEC,
-        status_note="derived ✔ (" + READING + ")",
-        exact=lambda a, b, m: Reference(fmpq((_int(a, "a") + _int(b, "b")) // _int(m, "m")), "exact carry j"),
-        grid=tuple({"a": a_, "b": b_, "m": "4"} for a_ in ("0", "3") for b_ in ("1", "3")),
-    )
+TABLE.register(
+    f"{PAPER} Fact 3.2",
+    statement=sp.Le(sp.floor((a + b) / m), 1),
+    hypotheses=(Hypothesis(sp.And(a >= 0, a <= m - 1, b >= 0, b <= m - 1, m >= 2), "a, b in {0..m-1}"),),
+    exact=lambda a, b, m: Reference(fmpq((_int(a, "a") + _int(b, "b")) // _int(m, "m")), "exact carry j"),
 )
 
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.3",
-        paper=PAPER,
-        label="Claim 3.3",
-        title="No carry (j = 0): D_a * D_b = D_c * D_0 pointwise",
-        status="this project's reading",
-        statement=sp.Eq(sp.Symbol("max_y|(D_a*D_b)[y]-(D_c*D_0)[y]|"), 0),
-        symbols={**COMMON, m: "modulus", a: "input", b: "input"},
-        hypotheses=(
-            Hypothesis(sp.And(a >= 0, b >= 0, a + b <= m - 1), "a + b <= m - 1 (j = 0)"),
-            Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
-        ),
-        kind="equality",
-        quantity="mass",
-        spec=SPEC,
-        status_note="derived ✔ (" + READING + ")",
-        numeric={"lhs": no_carry_gap},
-        exact=lambda m, tau, r, a, b: Reference(
-            no_carry_gap(m, tau, r, a, b), "exact max difference of the two convolutions"
-        ),
-        grid=tuple(
-            {"m": "5", "tau": t_, "r": "1/2", "a": a_, "b": b_}
-            for t_ in ("1", "4")
-            for a_, b_ in (("1", "2"), ("0", "4"))
-        ),
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.3",
+    statement=sp.Eq(sp.Symbol("max_y|(D_a*D_b)[y]-(D_c*D_0)[y]|"), 0),
+    hypotheses=(
+        Hypothesis(sp.And(a >= 0, b >= 0, a + b <= m - 1), "a + b <= m - 1 (j = 0)"),
+        Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
+    ),
+    numeric={"lhs": no_carry_gap},
+    exact=lambda m, tau, r, a, b: Reference(
+        no_carry_gap(m, tau, r, a, b), "exact max difference of the two convolutions"
+    ),
 )
 
-_U_GRID = tuple(
-    {"r": r_, "tau": t_, "u": u_} for r_ in ("1/2", "9/10") for t_ in ("3", "6") for u_ in ("1", t_, str(2 * int(t_)))
-)
-_UM_GRID = tuple(
-    {"r": r_, "tau": t_, "u": u_}
-    for r_ in ("1/2", "9/10")
-    for t_ in ("3", "6")
-    for u_ in ("0", str(-int(t_)), str(1 - 2 * int(t_)))
-)
 _claim34_hyp = (
     Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau"),
     Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
@@ -548,88 +403,35 @@ def _exact_TT(x_expr):
     return f
 
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.4 [carry]",
-        paper=PAPER,
-        label="Claim 3.4",
-        variant="carry",
-        title="Carry (j = 1): (T*T)[u-1] <= e^{1/s} (T*T)[u] + T[tau] T[u-1-tau]",
-        status="this project's reading",
-        statement=sp.Le(TT(u - 1), kappa * TT(u) + T(tau) * T(u - 1 - tau)),
-        symbols={**COMMON, u: "offset u = w - 2 tau"},
-        hypotheses=_claim34_hyp,
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        status_note="derived ✔ in this project's reading (exact pairing with one extra term)",
-        exact=_exact_TT(TT(u - 1)),
-        grid=_U_GRID,
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.4 [carry]",
+    statement=sp.Le(TT(u - 1), kappa * TT(u) + T(tau) * T(u - 1 - tau)),
+    hypotheses=_claim34_hyp,
+    exact=_exact_TT(TT(u - 1)),
 )
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.4 [reverse]",
-        paper=PAPER,
-        label="Claim 3.4",
-        variant="reverse",
-        title="Carry (j = 1), other direction: (T*T)[u] <= e^{1/s} (T*T)[u-1]",
-        status="this project's reading",
-        statement=sp.Le(TT(u), kappa * TT(u - 1)),
-        symbols={**COMMON, u: "offset"},
-        hypotheses=_claim34_hyp,
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        status_note="derived ✔ in this project's reading",
-        exact=_exact_TT(TT(u)),
-        grid=_U_GRID,
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.4 [reverse]",
+    statement=sp.Le(TT(u), kappa * TT(u - 1)),
+    hypotheses=_claim34_hyp,
+    exact=_exact_TT(TT(u)),
 )
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.4 [mirror]",
-        paper=PAPER,
-        label="Claim 3.4",
-        variant="mirror",
-        title="Carry (j = 1), lower half: (T*T)[u] <= e^{1/s} (T*T)[u-1] + T[-tau] T[u+tau]",
-        status="this project's reading",
-        statement=sp.Le(TT(u), kappa * TT(u - 1) + T(-tau) * T(u + tau)),
-        symbols={**COMMON, u: "offset"},
-        hypotheses=(
-            Hypothesis(sp.And(u >= 1 - 2 * tau, u <= 0), "1 - 2 tau <= u <= 0"),
-            Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
-        ),
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        status_note="derived ✔ in this project's reading",
-        exact=_exact_TT(TT(u)),
-        grid=_UM_GRID,
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.4 [mirror]",
+    statement=sp.Le(TT(u), kappa * TT(u - 1) + T(-tau) * T(u + tau)),
+    hypotheses=(
+        Hypothesis(sp.And(u >= 1 - 2 * tau, u <= 0), "1 - 2 tau <= u <= 0"),
+        Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
+    ),
+    exact=_exact_TT(TT(u)),
 )
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.4 [no extra term]",
-        paper=PAPER,
-        label="Claim 3.4",
-        variant="no extra term",
-        title="FALSE reading: (T*T)[u-1] <= e^{1/s} (T*T)[u] without the extra term",
-        status="this project's reading",
-        statement=sp.Le(TT(u - 1), kappa * TT(u)),
-        symbols={**COMMON, u: "offset"},
-        hypotheses=_claim34_hyp,
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        known_false=True,
-        status_note="natural but false reading; counterexample u = 2 tau: (T*T)[2tau-1] = 2 r^{2tau-1}/Z^2 > r^{2tau-1}/Z^2",
-        exact=_exact_TT(TT(u - 1)),
-        grid=tuple({"r": r_, "tau": t_, "u": str(2 * int(t_))} for r_ in ("1/2", "9/10") for t_ in ("3", "6")),
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.4 [no extra term]",
+    statement=sp.Le(TT(u - 1), kappa * TT(u)),
+    hypotheses=_claim34_hyp,
+    exact=_exact_TT(TT(u - 1)),
 )
 
 
@@ -638,72 +440,22 @@ theta_c = sp.Piecewise((r ** (2 * tau + 1 - 2 * u) / (u + 1), u <= tau), (kappa 
 theta_c_spec = r ** (2 * tau - 2 * u + 1) / (sp.Min(u, 2 * tau - u) + 1)
 extra = T(tau) * T(u - 1 - tau)
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.5",
-        paper=PAPER,
-        label="Claim 3.5",
-        title="Central range: the extra term is a small fraction theta_c(u) of (T*T)[u]",
-        status="this project's reading",
-        statement=sp.Le(extra, theta_c * TT(u)),
-        symbols={**COMMON, u: "offset"},
-        hypotheses=_claim34_hyp,
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        status_note="role from the text; explicit constant derived by this project (module docstring) ✔",
-        exact=lambda r, tau, u: Reference(
-            arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"
-        ),
-        grid=_U_GRID,
-    )
-)
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.5 [uniform theta]",
-        paper=PAPER,
-        label="Claim 3.5",
-        variant="uniform theta",
-        title="FALSE reading: extra <= r/(tau+1) (T*T)[u] over the whole range 1 <= u <= 2 tau",
-        status="this project's reading",
-        statement=sp.Le(extra, r / (tau + 1) * TT(u)),
-        symbols={**COMMON, u: "offset"},
+def _claim35(variant, theta):
+    """Register Claim 3.5 (``variant`` appended to the key): extra term ≤ ``theta`` · T_T(u), against its exact value."""
+    TABLE.register(
+        f"{PAPER} Claim 3.5{variant}",
+        statement=sp.Le(extra, theta * TT(u)),
         hypotheses=_claim34_hyp,
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        known_false=True,
-        status_note="the central-range constant does not extend to the tails (that is why Claim 3.6 exists); "
-        "counterexample u = 2 tau: extra = r^{2tau-1}/Z^2 > r/(tau+1) · r^{2tau}/Z^2",
         exact=lambda r, tau, u: Reference(
             arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"
         ),
-        grid=tuple({"r": r_, "tau": t_, "u": str(2 * int(t_))} for r_ in ("1/2", "9/10") for t_ in ("3", "6")),
     )
-)
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.5 [spec form]",
-        paper=PAPER,
-        label="Claim 3.5",
-        variant="spec form",
-        title="Central range, the reference's variant form r^{2tau-2u+1}/(min(u,2tau-u)+1)",
-        status="this project's reading",
-        statement=sp.Le(extra, theta_c_spec * TT(u)),
-        symbols={**COMMON, u: "offset"},
-        hypotheses=_claim34_hyp,
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        status_note="spec §3.4 example, derived ✔",
-        exact=lambda r, tau, u: Reference(
-            arb_eval(extra, {"r": _r(r), "tau": _int(tau, "tau"), "u": _int(u, "u")}), "exact extra term"
-        ),
-        grid=_U_GRID,
-    )
-)
+
+_claim35("", theta_c)
+_claim35(" [uniform theta]", r / (tau + 1))
+_claim35(" [spec form]", theta_c_spec)
 
 EcD0 = sp.Sum(T(zz) * E(c, c + m * (u + tau - zz)), (zz, -tau, tau))
 theta_t = r ** (sp.Abs(u - 1 - tau) + sp.Abs(u - tau)) * Nx(c) / Zt
@@ -720,40 +472,15 @@ def _extra_ref(rho, tau, u, m, c=None):
     )
 
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.6",
-        paper=PAPER,
-        label="Claim 3.6",
-        title="Tails: the extra term is a fraction theta_t(u) of the mirrored mass (E_c*D_0)[y]",
-        status="this project's reading",
-        # parametrised by rho = r^{1/m} (r = rho^m) so that rational rho keeps every mass exact
-        statement=sp.Le(extra, theta_t * EcD0).subs(r, rho_s**m),
-        symbols={
-            rho_s: "rho = r^{1/m} = e^{-1/(s m)}",
-            tau: "truncation",
-            u: "offset",
-            m: "modulus",
-            c: "target residue",
-        },
-        hypotheses=(
-            Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau"),
-            Hypothesis(sp.And(c >= 0, c <= m - 1, m >= 2), "c in {0..m-1}"),
-            Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1"),
-        ),
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        status_note="role from the text (the paper assumes a parameter odd, likely tau; not needed here); constant derived ✔",
-        exact=_extra_ref,
-        grid=tuple(
-            {"rho": r_, "tau": t_, "u": u_, "m": "3", "c": c_}
-            for r_ in ("1/2", "9/10")
-            for c_ in ("0", "1")
-            for t_ in ("3", "6")
-            for u_ in ("1", t_, str(2 * int(t_)))
-        ),
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.6",
+    statement=sp.Le(extra, theta_t * EcD0).subs(r, rho_s**m),
+    hypotheses=(
+        Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau"),
+        Hypothesis(sp.And(c >= 0, c <= m - 1, m >= 2), "c in {0..m-1}"),
+        Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1"),
+    ),
+    exact=_extra_ref,
 )
 
 
@@ -776,106 +503,49 @@ _hyp_u0 = Hypothesis(sp.And(u >= 0, u <= 2 * tau), "0 <= u <= 2 tau")
 _hyp_u1 = Hypothesis(sp.And(u >= 1, u <= 2 * tau), "1 <= u <= 2 tau")
 _hyp_c = Hypothesis(sp.And(c >= 0, c <= m - 1, m >= 2), "c in {0..m-1}, m >= 2")
 _hyp_rho = Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1")
-_RHO_SYMS = {rho_s: "rho = r^{1/m} = e^{-1/(s m)}", tau: "truncation", m: "modulus"}
 
 
 _EcD0_rho = EcD0.subs(r, rho_s**m)
-register(
-    Result(
-        key=f"{PAPER} Claim 3.6 [mirrored mass]",
-        paper=PAPER,
-        label="Claim 3.6",
-        variant="mirrored mass",
-        title="The mirrored mass is a geometric series: (E_c*D_0)[c + m(2tau+u)] = G(u)/(Z N_c)",
-        status="this project's reading",
-        statement=sp.Eq(_EcD0_rho, (G_mirror / (Zt * Nx(c))).subs(r, rho_s**m)),
-        symbols={**_RHO_SYMS, u: "offset u", c: "target residue"},
-        hypotheses=(_hyp_u0, _hyp_c, _hyp_rho),
-        kind="equality",
-        quantity="mass",
-        spec=SPEC,
-        status_note="derived by this project (geometric series; module docstring) ✔",
-        exact=lambda rho, tau, u, m, c: Reference(
-            group_mass(
-                "E",
-                _int(c, "c"),
-                "D",
-                0,
-                rho,
-                tau,
-                m,
-                _int(c, "c") + _int(m, "m") * (2 * _int(tau, "tau") + _int(u, "u")),
-            ),
-            "exact convolution mass (exact.protocols.tdlap, polynomial product)",
+TABLE.register(
+    f"{PAPER} Claim 3.6 [mirrored mass]",
+    statement=sp.Eq(_EcD0_rho, (G_mirror / (Zt * Nx(c))).subs(r, rho_s**m)),
+    hypotheses=(_hyp_u0, _hyp_c, _hyp_rho),
+    exact=lambda rho, tau, u, m, c: Reference(
+        group_mass(
+            "E",
+            _int(c, "c"),
+            "D",
+            0,
+            rho,
+            tau,
+            m,
+            _int(c, "c") + _int(m, "m") * (2 * _int(tau, "tau") + _int(u, "u")),
         ),
-        grid=tuple(
-            {"rho": r_, "tau": t_, "u": u_, "m": m_, "c": c_}
-            for r_, t_, m_ in (("1/2", "3", "3"), ("9/10", "5", "2"))
-            for c_ in ("0", "1")
-            for u_ in ("0", "2", t_, str(2 * int(t_)))
-        ),
-    )
+        "exact convolution mass (exact.protocols.tdlap, polynomial product)",
+    ),
 )
 
 theta_g = theta_g_p.subs({NmaxS: Nx(c), ZS: Zt})
-register(
-    Result(
-        key=f"{PAPER} Claim 3.6 [geometric]",
-        paper=PAPER,
-        label="Claim 3.6",
-        variant="geometric",
-        title="Tails: extra term <= theta_g(u) (E_c*D_0)[y], theta_g = extra over the whole geometric series",
-        status="this project's reading",
-        statement=sp.Le(extra, theta_g * EcD0).subs(r, rho_s**m),
-        symbols={**_RHO_SYMS, u: "offset u", c: "target residue"},
-        hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        status_note="role from the text; constant derived by this project (an identity: see [mirrored mass]) ✔",
-        exact=_extra_ref,
-        grid=tuple(
-            {"rho": r_, "tau": t_, "u": u_, "m": "3", "c": c_}
-            for r_ in ("1/2", "9/10")
-            for c_ in ("0", "2")
-            for t_ in ("3", "6")
-            for u_ in ("1", t_, str(2 * int(t_)))
-        ),
-        notes="theta_g(u) <= theta_t(u): theta_t compares the extra term with the z = tau term of the series only.",
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.6 [geometric]",
+    statement=sp.Le(extra, theta_g * EcD0).subs(r, rho_s**m),
+    hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
+    exact=_extra_ref,
 )
 
 _y_end = c + m * (4 * tau + 1)
 EcE0_end = sp.Sum(E(c, vv) * E(0, _y_end - vv), (vv, 0, ell))
 theta_e = r ** (4 * tau + 1) * Nx(c) * Nx(0) / Zt**2
-register(
-    Result(
-        key=f"{PAPER} Claim 3.6 [end]",
-        paper=PAPER,
-        label="Claim 3.6",
-        variant="end",
-        title="End point u = 2tau+1: T[tau]^2 <= theta_e (E_c*E_0)[y], theta_e = r^{4tau+1} N_c N_0/Z^2",
-        status="this project's reading",
-        statement=sp.Le(T(tau) ** 2, theta_e * EcE0_end).subs(r, rho_s**m),
-        symbols={**_RHO_SYMS, c: "target residue"},
-        hypotheses=(
-            Hypothesis(sp.And(c >= 0, c <= m - 2, m >= 2), "c in {0..m-2} (a carry pair a+b = c+m exists)"),
-            _hyp_rho,
-        ),
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        status_note="derived by this project: (E_c*E_0)[y] >= E_c[ell] E_0[y-ell] = kappa^{2tau+1}/(N_c N_0) ✔",
-        exact=lambda rho, tau, m, c: Reference(
-            arb_eval(T(tau) ** 2, {"r": xt.r_from_rho(rho, _int(m, "m")), "tau": _int(tau, "tau")}), "exact T[tau]^2"
-        ),
-        grid=tuple(
-            {"rho": r_, "tau": t_, "m": m_, "c": c_}
-            for r_ in ("1/2", "9/10")
-            for t_ in ("0", "3")
-            for m_, c_ in (("2", "0"), ("3", "1"))
-        ),
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.6 [end]",
+    statement=sp.Le(T(tau) ** 2, theta_e * EcE0_end).subs(r, rho_s**m),
+    hypotheses=(
+        Hypothesis(sp.And(c >= 0, c <= m - 2, m >= 2), "c in {0..m-2} (a carry pair a+b = c+m exists)"),
+        _hyp_rho,
+    ),
+    exact=lambda rho, tau, m, c: Reference(
+        arb_eval(T(tau) ** 2, {"r": xt.r_from_rho(rho, _int(m, "m")), "tau": _int(tau, "tau")}), "exact T[tau]^2"
+    ),
 )
 
 
@@ -884,33 +554,11 @@ xi_p = NmaxS**2 / ZS**2 * rho_s ** (-2 * (m - 1)) * r ** (2 * (tau + sp.Abs(u - 
 _y_u = c + m * (2 * tau + u)
 EcE0_u = sp.Sum(E(c, vv) * E(0, _y_u - vv), (vv, 0, ell))
 xi_c = (xi_p * NminS / NmaxS).subs({NmaxS: Nx(c), NminS: Nx(0), ZS: Zt})  # N_max^2 -> N_c N_0 for one pair
-register(
-    Result(
-        key=f"{PAPER} Claim 3.6 [into mirrored]",
-        paper=PAPER,
-        label="Claim 3.6",
-        variant="into mirrored",
-        title="Tails: the extra term is a fraction xi(u) of one term of the mirrored group (E_c*E_0)[y]",
-        status="this project's reading",
-        statement=sp.Le(extra, xi_c * EcE0_u).subs(r, rho_s**m),
-        symbols={**_RHO_SYMS, u: "offset u", c: "target residue"},
-        hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
-        kind="upper_bound",
-        quantity="mass",
-        spec=SPEC,
-        status_note="derived by this project: (E_c*E_0)[y] >= E_c[w1] E_0[w2] at the two lattice points of the extra "
-        "term, E_x at lattice index z >= kappa^{|z|} rho^{m-1}/N_x ✔",
-        exact=_extra_ref,
-        grid=tuple(
-            {"rho": r_, "tau": t_, "u": u_, "m": m_, "c": c_}
-            for r_ in ("1/2", "9/10")
-            for m_, c_ in (("3", "1"), ("2", "0"))
-            for t_ in ("3",)
-            for u_ in ("1", t_, str(2 * int(t_)))
-        ),
-        notes="Used by the closed-form combination where the mirrored group has room (u near 2 tau: there the mirrored "
-        "mass of the mixed group is one term at E's centre, its smallest value).",
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.6 [into mirrored]",
+    statement=sp.Le(extra, xi_c * EcE0_u).subs(r, rho_s**m),
+    hypotheses=(_hyp_u1, _hyp_c, _hyp_rho),
+    exact=_extra_ref,
 )
 
 
@@ -948,101 +596,52 @@ class Eps1(sp.Function):
         return eps1_factor(r_, tau_, q_, m_)
 
 
-_COR_GRID = tuple(
-    {"r": r_, "tau": t_, "q": q_, "m": "3"}
-    for r_, t_ in (("1/8", "6"), ("27/64", "10"), ("729/1000", "16"))
-    for q_ in ("1/100", "1/1000")
-)
-
-register(
-    Result(
-        key=f"{PAPER} Corollary 3.7",
-        paper=PAPER,
-        label="Corollary 3.7",
-        title="Lattice group: (1-q)^2 D_a*D_b <= e^{eps_1} (rest of hat D_c * hat D_0), eps_1 = O(1/s)",
-        status="this project's reading",
-        statement=sp.Le(sp.Symbol("epsilon_1_exact"), sp.log(Eps1(r, tau, q, m))),
-        symbols={**COMMON, q: "mixing weight", m: "modulus", sp.Symbol("epsilon_1_exact"): "exact group-1 log ratio"},
-        hypotheses=(
-            Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
-            Hypothesis(m >= 2, "m >= 2"),
-            Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
-        ),
-        kind="upper_bound",
-        quantity="llr",
-        spec=SPEC,
-        status_note="role from the text; explicit eps_1 derived by this project from Claims 3.4-3.6 ✔",
-        numeric={"lhs": lambda r, tau, q, m: cor37_exact(r, tau, q, m)},
-        exact=lambda r, tau, q, m: Reference(
-            cor37_exact(r, tau, q, m),
-            "exact max_y of (1-q)^2 (D_a*D_b)[y] / (other groups of the other law), both directions",
-        ),
-        grid=_COR_GRID,
-    )
+TABLE.register(
+    f"{PAPER} Corollary 3.7",
+    statement=sp.Le(sp.Symbol("epsilon_1_exact"), sp.log(Eps1(r, tau, q, m))),
+    hypotheses=(
+        Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
+        *TABLE.hyps("m >= 2", evaluate=True),
+        Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),
+    ),
+    numeric={"lhs": lambda r, tau, q, m: cor37_exact(r, tau, q, m)},
+    exact=lambda r, tau, q, m: Reference(
+        cor37_exact(r, tau, q, m),
+        "exact max_y of (1-q)^2 (D_a*D_b)[y] / (other groups of the other law), both directions",
+    ),
 )
 
 
 # ============================================================ Claim 3.8 and the combination
 
 
-_C38_GRID = tuple(
-    {"r": r_, "tau": t_, "m": m_}
-    for r_, t_, m_ in (("1/8", "3", "3"), ("27/64", "4", "3"), ("1/16", "2", "4"), ("1/4", "3", "2"))
-)
 for _X, _Y, _title in (
     ("E", "D", "mixed group E_a*D_b"),
     ("D", "E", "mixed group D_a*E_b"),
     ("E", "E", "mirrored group E_a*E_b"),
     ("D", "D", "lattice group (Claim 3.4 in pairing form)"),
 ):
-    register(
-        Result(
-            key=f"{PAPER} Claim 3.8 [{_X}{_Y}]",
-            paper=PAPER,
-            label="Claim 3.8",
-            variant=f"{_X}{_Y}",
-            title=f"Pairing inequality for the {_title}: X_a*Y_b <= C_X C_Y (e^{{|j|/s}} X_c*Y_d + U) + R_bd",
-            status="this project's reading",
-            statement=sp.Le(sp.Symbol(f"max_y ({_X}_a*{_Y}_b)/RHS"), 1),
-            symbols={**COMMON, m: "modulus"},
-            hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
-            kind="upper_bound",
-            quantity="ratio",
-            spec=SPEC,
-            status_note="role from the text; pairing constants derived by this project (exact.protocols.tdlap.Groups.pairing_rhs) ✔; "
-            "closed-form bound on the unpaired terms not derived",
-            numeric={"lhs": (lambda X, Y: lambda r, tau, m: claim38_ratio(X, Y, r, tau, m))(_X, _Y)},
-            exact=(
-                lambda X, Y: (
-                    lambda r, tau, m: Reference(
-                        claim38_ratio(X, Y, r, tau, m), "exact max ratio LHS/RHS over pairs, directions, y"
-                    )
+    TABLE.register(
+        f"{PAPER} Claim 3.8 [{_X}{_Y}]",
+        statement=sp.Le(sp.Symbol(f"max_y ({_X}_a*{_Y}_b)/RHS"), 1),
+        hypotheses=(*TABLE.hyps("m >= 2", evaluate=True), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
+        numeric={"lhs": (lambda X, Y: lambda r, tau, m: claim38_ratio(X, Y, r, tau, m))(_X, _Y)},
+        exact=(
+            lambda X, Y: (
+                lambda r, tau, m: Reference(
+                    claim38_ratio(X, Y, r, tau, m), "exact max ratio LHS/RHS over pairs, directions, y"
                 )
-            )(_X, _Y),
-            grid=_C38_GRID,
-        )
+            )
+        )(_X, _Y),
     )
 
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.8 [EE same-index]",
-        paper=PAPER,
-        label="Claim 3.8",
-        variant="EE same-index",
-        title="Mirrored group, boundary-free pairing: E_a*E_b <= (N_c N_d/(N_a N_b)) rho^{-(|a-c|+|b-d|)} E_c*E_d",
-        status="this project's reading",
-        statement=sp.Le(sp.Symbol("max_y (E_a*E_b)/RHS_same"), 1),
-        symbols={**COMMON, m: "modulus"},
-        hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
-        kind="upper_bound",
-        quantity="ratio",
-        spec=SPEC,
-        status_note="derived by this project (triangle inequality on |v - mu_x|) ✔",
-        numeric={"lhs": lambda r, tau, m: claim38_same_index_ratio(r, tau, m)},
-        exact=lambda r, tau, m: Reference(claim38_same_index_ratio(r, tau, m), "exact max ratio LHS/RHS"),
-        grid=_C38_GRID,
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.8 [EE same-index]",
+    statement=sp.Le(sp.Symbol("max_y (E_a*E_b)/RHS_same"), 1),
+    hypotheses=(*TABLE.hyps("m >= 2", evaluate=True), Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1")),
+    numeric={"lhs": lambda r, tau, m: claim38_same_index_ratio(r, tau, m)},
+    exact=lambda r, tau, m: Reference(claim38_same_index_ratio(r, tau, m), "exact max ratio LHS/RHS"),
 )
 
 
@@ -1086,15 +685,6 @@ A_EE_carry_y = sp.Piecewise((A_EE_carry_fav_p, carry_side), (A_EE_carry_p, True)
 A_EE_nc_y = sp.Piecewise((A_EE_nc_pure_p, pure_region), (A_EE_nc_p, True))
 
 Pmix, Qmix, Qee, Pee = (sp.Function(n_)(yy) for n_ in ("P_mix", "Q_mix", "Q_EE", "P_EE"))
-_C38_SYMS = dict(_RHO_SYMS)
-_C38_NOTE = (
-    "P_mix(y) = (E_x1*D_x2 + D_x1*E_x2)[y], P_EE(y) = (E_x1*E_x2)[y] for one law, Q_mix, Q_EE the same "
-    "groups of the other law (pairs (a,b) vs (c,0), both directions), for every outcome y in 0..2 ell; "
-    "r = rho^m, N_max = N_0 and N_min = N_floor((m-1)/2) (mirrored normalisers, closed form "
-    "f(x + m tau) + f(m tau + m - 1 - x) - 1 with f(D) = (rho^-(D+1) - 1)/(rho^-1 - 1)), "
-    "Z_tau = (1 + r - 2 r^(tau+1))/(1 - r); j = (x1 + x2 - x3 - x4)/m is the carry of the comparison "
-    "(+1 for (a,b) vs (c,0), -1 reversed); pure regions: y <= m tau or y >= ell + m tau + m - 1."
-)
 
 
 def _consts(rho, tau_, m_):
@@ -1151,7 +741,7 @@ def claim38_closed_ratio(
     return closed_pairing_ratio(groups_at_rho(rho, tau, m), k["m"], group, carry, constants)
 
 
-def _c38(variant, title, group, carry, A, B, hyps, grid, note, syms=None, known_false=False):
+def _c38(variant, group, carry, A, B, hyps=()):
     # typeset with the placeholders N_max, N_min, Z_tau (defined in the notes): the very expressions evaluated
     stmt = sp.Le(
         Pee if group == "mirrored" else Pmix,
@@ -1161,125 +751,36 @@ def _c38(variant, title, group, carry, A, B, hyps, grid, note, syms=None, known_
     def ratio(rho, tau, m, nu=None):
         return claim38_closed_ratio(group, carry, A, B, rho, tau, m, nu)
 
-    register(
-        Result(
-            key=f"{PAPER} Claim 3.8 [{variant}]",
-            paper=PAPER,
-            label="Claim 3.8",
-            variant=variant,
-            title=title,
-            status="this project's reading",
-            statement=stmt,
-            symbols=syms or _C38_SYMS,
-            hypotheses=(Hypothesis(m >= 2, "m >= 2"), _hyp_rho) + hyps,
-            kind="inequality",
-            quantity="mass",
-            spec=SPEC,
-            status_note=("natural but false reading; " if known_false else "role from the text; ")
-            + "closed-form constants derived by this project (module docstring) ✔",
-            numeric={"lhs": ratio, "rhs": lambda **_: fmpq(1)},
-            exact=lambda **kw: Reference(ratio(**kw), "exact max over pairs, directions and y of LHS/RHS"),
-            grid=grid,
-            known_false=known_false,
-            notes=note + " " + _C38_NOTE + " Evaluated as max over pairs, both directions and all y of LHS/RHS (<= 1).",
-        )
+    TABLE.register(
+        f"{PAPER} Claim 3.8 [{variant}]",
+        statement=stmt,
+        hypotheses=(Hypothesis(m >= 2, "m >= 2"), _hyp_rho) + hyps,
+        numeric={"lhs": ratio, "rhs": lambda **_: fmpq(1)},
+        exact=lambda **kw: Reference(ratio(**kw), "exact max over pairs, directions and y of LHS/RHS"),
+        symbols=(nu,),
     )
 
 
-_C38C_GRID = tuple(
-    {"rho": r_, "tau": t_, "m": m_}
-    for r_, t_, m_ in (("1/2", "0", "2"), ("1/2", "3", "3"), ("9/10", "4", "2"), ("3/4", "5", "4"), ("9/10", "2", "5"))
-)
-_C38N_GRID = tuple(
-    {"rho": r_, "tau": t_, "m": m_, "nu": n_}
-    for r_, t_, m_, n_ in (
-        ("1/2", "3", "3", "1"),
-        ("9/10", "4", "3", "2"),
-        ("3/4", "5", "4", "3"),
-        ("9/10", "2", "5", "1"),
-        ("19/20", "6", "3", "6"),
-    )
-)
-_c38(
-    "mixed, carry",
-    "Mixed groups, carry pairs (a + b >= m): P_mix <= C_N e^{1/s} Q_mix + B(y) Q_EE",
-    "mixed",
-    True,
-    A_mix_carry_p,
-    B_mix_carry_y,
-    (),
-    _C38C_GRID,
-    "Windows matched with a shift of at most one lattice step (factor e^{1/s}); the <= 2 lattice points at "
-    "|z| = tau that leave T's support go to the mirrored group by (iv): one term of Q_EE on the carry side's "
-    "pure region (B = 2 R(tau)), the geometric series of M + 1 >= m tau + 1 terms elsewhere (B = 2 R(tau) geoT).",
-)
-_c38(
-    "mixed, no carry",
-    "Mixed groups, no-carry pairs (a + b < m): P_mix <= C_N (1 + phi(nu)) Q_mix + Psi(nu) Q_EE",
-    "mixed",
-    False,
-    A_mix_nc_p,
-    Psi_p,
-    (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),),
-    _C38N_GRID,
-    "The one window-edge term goes to Q_mix (geometric series, phi) when its overlap count n >= nu*, else to "
-    "Q_EE (psi); nu is the free split point nu* >= 1.",
-    {**_C38_SYMS, nu: "split point nu* >= 1"},
-)
+_c38("mixed, carry", "mixed", True, A_mix_carry_p, B_mix_carry_y)
+_c38("mixed, no carry", "mixed", False, A_mix_nc_p, Psi_p, (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),))
 _c38(
     "mixed, no carry, pure regions",
-    "Mixed groups, no-carry pairs: the edge terms charged to Q_EE lie in the pure regions",
     "mixed",
     False,
     A_mix_nc_p,
     B_mix_nc_pure_y,
     (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"), Hypothesis(nu <= tau, "nu <= tau")),
-    tuple(g for g in _C38N_GRID if int(g["nu"]) <= int(g["tau"])),
-    "For nu* <= tau an edge term with overlap count n < nu* has |z_e| = tau - n and sits at y <= m tau "
-    "(z_e <= -1) or y >= ell + m tau + m - 1 (z_e >= 1): it is charged to Q_EE there only.",
-    {**_C38_SYMS, nu: "split point 1 <= nu* <= tau"},
 )
-_c38(
-    "mirrored",
-    "Mirrored group, carry pairs: P_EE <= C_N^2 e^{1/s} Q_EE, and <= C_N^2 e^{-1/s} Q_EE on the carry side",
-    "mirrored",
-    True,
-    A_EE_carry_y,
-    sp.Integer(0),
-    (),
-    _C38C_GRID,
-    "Same-index pairing (Claim 3.8 [EE same-index]) with the better assignment of components, |a-c| + |b-d| = m; "
-    "in a pure region the ratio is exactly rho^{±j m} N_c N_0/(N_a N_b): r on the carry side.",
-)
+_c38("mirrored", "mirrored", True, A_EE_carry_y, sp.Integer(0))
 _c38(
     "mirrored, no carry",
-    "Mirrored group, no-carry pairs: P_EE <= C_N^2 rho^{-2 floor((m-1)/2)} Q_EE, <= C_N^2 Q_EE in pure regions",
     "mirrored",
     False,
     A_EE_nc_y,
     sp.Integer(0),
     (Hypothesis(m >= 3, "m >= 3 (no-carry pairs exist)"),),
-    tuple(g for g in _C38C_GRID if g["m"] != "2"),
-    "Same-index pairing with the better assignment: |a-c| + |b-d| = 2 min(a, b) <= 2 floor((m-1)/2); in a pure "
-    "region the ratio is exactly the normaliser ratio (x1 + x2 = x3 + x4).",
 )
-_c38(
-    "mixed, no carry, no edge term",
-    "FALSE reading: P_mix <= C_N Q_mix + Psi(nu) Q_EE (window edge not charged to Q_mix)",
-    "mixed",
-    False,
-    C_N_p,
-    Psi_p,
-    (Hypothesis(m >= 3, "m >= 3"),),
-    tuple(
-        {"rho": r_, "tau": t_, "m": m_, "nu": "1"}
-        for r_, t_, m_ in (("1/2", "4", "3"), ("3/4", "8", "3"), ("9/10", "12", "4"))
-    ),
-    "Without phi the window-edge term is not paid for where the mirrored group is small; the exact maximum of "
-    "the pairwise LLR sits at such an edge (module docstring).",
-    {**_C38_SYMS, nu: "split point nu* >= 1"},
-    known_false=True,
-)
+_c38("mixed, no carry, no edge term", "mixed", False, C_N_p, Psi_p, (Hypothesis(m >= 3, "m >= 3"),))
 
 
 def claims_closed_factor(
@@ -1363,67 +864,23 @@ def _pair_bound(s, tau, q, m):
 
 #: what the two combined forms of Claims 3.3-3.8 share: symbols, hypotheses, kind and the exact reference
 _PAIR_BOUND: dict[str, Any] = dict(
-    symbols={
-        s: "scale s > 0",
-        tau: "truncation",
-        q: "mixing weight",
-        m: "modulus",
-        sp.Symbol("epsilon_pair"): "exact pairwise LLR (5)",
-    },
-    hypotheses=(
-        Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"),
-        Hypothesis(m >= 2, "m >= 2"),
-        Hypothesis(s > 0, "s > 0"),
-    ),
-    kind="upper_bound",
-    quantity="llr",
-    spec=SPEC,
+    hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), *TABLE.hyps("m >= 2", "s > 0", evaluate=True)),
     exact=lambda s, tau, q, m: Reference(_pair_exact(s, tau, q, m), "exact pairwise LLR (5) (exact.protocols.tdlap)"),
 )
-_PAIR_GRID = tuple(
-    {"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": "3"} for s_ in ("1", "2", "4")
-) + tuple({"s": "2", "tau": t_, "q": "1/100", "m": m_} for t_, m_ in (("10", "2"), ("10", "4")))
 
-register(
-    Result(
-        key=f"{PAPER} Claims 3.3-3.8 [combined]",
-        paper=PAPER,
-        label="Claims 3.3-3.8",
-        variant="combined",
-        title="The claims combined pointwise (pairing right-hand sides on exact masses): upper bound on the pairwise LLR (5)",
-        status="this project's reading",
-        statement=sp.Le(sp.Symbol("epsilon_pair"), sp.Symbol("epsilon_claims")),
-        **_PAIR_BOUND,
-        status_note=READING + "; combination derived by this project",
-        numeric={"lhs": _pair_exact, "rhs": _pair_bound},
-        grid=_PAIR_GRID,
-        notes="The report's ratio bound/exact measures how much the claims lose; q = 0 gives +∞ (tested).",
-    )
+TABLE.register(
+    f"{PAPER} Claims 3.3-3.8 [combined]",
+    statement=sp.Le(sp.Symbol("epsilon_pair"), sp.Symbol("epsilon_claims")),
+    **_PAIR_BOUND,
+    numeric={"lhs": _pair_exact, "rhs": _pair_bound},
 )
 
 
-_CLOSED_GRID = _PAIR_GRID + tuple(
-    {"s": s_, "tau": str(math.ceil(2 * int(s_) * math.log(1000))), "q": "1/1000", "m": m_}
-    for s_, m_ in (("2", "2"), ("4", "5"))
-)
-register(
-    Result(
-        key=f"{PAPER} Claims 3.3-3.8 [closed form]",
-        paper=PAPER,
-        label="Claims 3.3-3.8",
-        variant="closed form",
-        title="The claims combined in closed form: eps_pair <= log K(s, tau, q, m), no convolution",
-        status="this project's reading",
-        statement=sp.Le(sp.Symbol("epsilon_pair"), sp.log(EpsClaims(rho_of_s, tau, q, m))),
-        **_PAIR_BOUND,
-        status_note=READING + "; explicit constants and their combination derived by this project (module docstring)",
-        numeric={"lhs": _pair_exact},
-        grid=_CLOSED_GRID,
-        notes="K = max(K_carry, min over nu* of K_0(nu*)) (module docstring): Claims 3.3-3.5 and 3.6 [geometric], "
-        "[end], [into mirrored] for the lattice group, Claim 3.8 [mixed, carry], [mixed, no carry (, pure "
-        "regions)], [mirrored] and [mirrored, no carry] for the other groups, largest column sum. O(tau) ball "
-        "operations, no convolution; the report's ratio bound/exact measures what the claims lose.",
-    )
+TABLE.register(
+    f"{PAPER} Claims 3.3-3.8 [closed form]",
+    statement=sp.Le(sp.Symbol("epsilon_pair"), sp.log(EpsClaims(rho_of_s, tau, q, m))),
+    **_PAIR_BOUND,
+    numeric={"lhs": _pair_exact},
 )
 
 
@@ -1433,34 +890,12 @@ def _fail_max(n, q, s, tau, m):
     return v
 
 
-register(
-    Result(
-        key=f"{PAPER} Theorem 3.1 [correctness]",
-        paper=PAPER,
-        label="Theorem 3.1",
-        variant="correctness",
-        title="beta-correctness: max_x Pr[S mod m != sum x mod m] <= 1 - (1-q)^n <= n q",
-        status="uncertain",
-        statement=sp.Le(sp.Symbol("beta_exact"), 1 - (1 - q) ** n),
-        symbols={
-            n: "users",
-            q: "mixing weight",
-            s: "scale",
-            tau: "truncation",
-            m: "modulus",
-            sp.Symbol("beta_exact"): "exact failure",
-        },
-        hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), Hypothesis(n >= 1, "n >= 1")),
-        kind="upper_bound",
-        quantity="failure",
-        spec=SPEC,
-        status_note="q = beta/n likely (union bound in the text); parameters of Theorem 3.1 not recovered; " + READING,
-        numeric={"lhs": _fail_max},
-        exact=lambda n, q, s, tau, m: Reference(_fail_max(n, q, s, tau, m), "exact max failure over input multisets"),
-        grid=tuple(
-            {"n": n_, "q": "1/10", "s": "2", "tau": "3", "m": m_} for n_, m_ in (("2", "3"), ("3", "2"), ("3", "3"))
-        ),
-    )
+TABLE.register(
+    f"{PAPER} Theorem 3.1 [correctness]",
+    statement=sp.Le(sp.Symbol("beta_exact"), 1 - (1 - q) ** n),
+    hypotheses=(Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1"), *TABLE.hyps("n >= 1", evaluate=True)),
+    numeric={"lhs": _fail_max},
+    exact=lambda n, q, s, tau, m: Reference(_fail_max(n, q, s, tau, m), "exact max failure over input multisets"),
 )
 
 
@@ -1474,35 +909,12 @@ def _sec_hybrid(n, s, tau, q, m):
     return (_int(n, "n", 2) - 1) * v
 
 
-register(
-    Result(
-        key=f"{PAPER} Theorem 3.1 [security]",
-        paper=PAPER,
-        label="Theorem 3.1",
-        variant="security",
-        title="Hybrid argument: max_x d_LLR(S(x), S(c,0..0)) <= (n-1) eps_pair",
-        status="this project's reading",
-        statement=sp.Le(sp.Symbol("epsilon_exact"), (n - 1) * sp.Symbol("epsilon_pair")),
-        symbols={
-            n: "users",
-            s: "scale",
-            tau: "truncation",
-            q: "mixing weight",
-            m: "modulus",
-            sp.Symbol("epsilon_exact"): "exact LLR security",
-        },
-        hypotheses=(Hypothesis(n >= 2, "n >= 2"), Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1")),
-        kind="upper_bound",
-        quantity="llr",
-        spec=SPEC,
-        status_note=READING + " (proof route visible in the text)",
-        numeric={"lhs": _sec_exact, "rhs": _sec_hybrid},
-        exact=lambda n, s, tau, q, m: Reference(_sec_exact(n, s, tau, q, m), "exact max over input multisets"),
-        # n = 2 is omitted from the grid: there the two sides coincide exactly (one hybrid step), which balls cannot decide
-        grid=tuple(
-            {"n": n_, "s": "2", "tau": "6", "q": "1/100", "m": m_} for n_, m_ in (("3", "3"), ("3", "2"), ("4", "2"))
-        ),
-    )
+TABLE.register(
+    f"{PAPER} Theorem 3.1 [security]",
+    statement=sp.Le(sp.Symbol("epsilon_exact"), (n - 1) * sp.Symbol("epsilon_pair")),
+    hypotheses=(*TABLE.hyps("n >= 2", evaluate=True), Hypothesis(sp.And(q > 0, q < 1), "0 < q < 1")),
+    numeric={"lhs": _sec_exact, "rhs": _sec_hybrid},
+    exact=lambda n, s, tau, q, m: Reference(_sec_exact(n, s, tau, q, m), "exact max over input multisets"),
 )
 
 
@@ -1553,94 +965,40 @@ def theorem_3_1_parameters(
     raise InvalidArgument("epsilon", epsilon_, "is not reached on the s grid; pass a finer or larger s_grid")
 
 
-register(
-    Result(
-        key=f"{PAPER} Theorem 3.1 [parameters]",
-        paper=PAPER,
-        label="Theorem 3.1",
-        variant="parameters",
-        title="Parameter choice q = beta/n, tau = ceil(2 s ln(1/q)), s from the target epsilon",
-        status="uncertain",
-        statement=sp.And(sp.Eq(q, beta / n), sp.Eq(tau, sp.ceiling(2 * s * sp.log(1 / q)))),
-        symbols={q: "mixing weight", beta: "target failure", n: "users", tau: "truncation", s: "scale"},
-        kind="statement",
-        quantity="parameters",
-        spec=SPEC,
-        status_note="uncertain: not recovered; q = beta/n likely; tau from T[±tau] ≲ q^2 (this project's reading)",
-        notes="proofs.pure_dp.theorem_3_1_parameters chooses s one-sidedly, by the certified exact pairwise LLR "
-        "(via='exact') or by the claims' closed form (via='claims', the paper's route, no convolution).",
-    )
+TABLE.register(
+    f"{PAPER} Theorem 3.1 [parameters]",
+    statement=sp.And(sp.Eq(q, beta / n), sp.Eq(tau, sp.ceiling(2 * s * sp.log(1 / q)))),
 )
 
 
-register(
-    Result(
-        key=f"{PAPER} Claim 3.10",
-        paper=PAPER,
-        label="Claim 3.10",
-        title="Perfect security forces beta >= 1 - 1/m (worked demonstration)",
-        status="uncertain",
-        statement=sp.Ge(sp.Symbol("beta_perfect"), 1 - 1 / m),
-        symbols={m: "modulus", sp.Symbol("beta_perfect"): "failure of a perfectly secure intermediary"},
-        hypotheses=(Hypothesis(m >= 2, "m >= 2"),),
-        kind="lower_bound",
-        quantity="failure",
-        spec=SPEC,
-        status_note="uncertain: bound derived from the proof idea (docs/reference/pure_dp.md §3.5)",
-        numeric={"lhs": perfect_security_failure},
-        exact=lambda m: Reference(
-            perfect_security_failure(m), "exact failure of POST = mod m on an input-independent law"
-        ),
-        grid=tuple({"m": m_} for m_ in ("2", "3", "5")),
-    )
+TABLE.register(
+    f"{PAPER} Claim 3.10",
+    statement=sp.Ge(sp.Symbol("beta_perfect"), 1 - 1 / m),
+    hypotheses=TABLE.hyps("m >= 2", evaluate=True),
+    numeric={"lhs": perfect_security_failure},
+    exact=lambda m: Reference(perfect_security_failure(m), "exact failure of POST = mod m on an input-independent law"),
 )
 
 
 # ============================================================ Section 4 and Appendix B
 
 
-register(
-    Result(
-        key=f"{PAPER} Theorem 4.1 [privacy]",
-        paper=PAPER,
-        label="Theorem 4.1",
-        variant="privacy",
-        title="Honest noise share sum DLap(k/eps) hides a k-sensitive sum: LLR exactly eps",
-        status="uncertain",
-        statement=sp.Eq(sp.Symbol("d_LLR(DLap(0,k/eps), DLap(k,k/eps))"), epsilon),
-        symbols={epsilon: "target", k: "rounding levels (sensitivity)"},
-        hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"), Hypothesis(k >= 1, "k >= 1")),
-        kind="equality",
-        quantity="llr",
-        spec=SPEC,
-        status_note="privacy via infinite divisibility [TXT]; constants/parameter assignments not recovered",
-        numeric={"lhs": lambda epsilon, k: dlap_shift_llr(epsilon, k)},
-        exact=lambda epsilon, k: Reference(dlap_shift_llr(epsilon, k), "exact LLR (log-ratio linear)"),
-        grid=tuple({"epsilon": e_, "k": k_} for e_ in ("1/10", "1") for k_ in ("1", "5")),
-    )
+TABLE.register(
+    f"{PAPER} Theorem 4.1 [privacy]",
+    statement=sp.Eq(sp.Symbol("d_LLR(DLap(0,k/eps), DLap(k,k/eps))"), epsilon),
+    hypotheses=TABLE.hyps("epsilon > 0", "k >= 1", evaluate=True),
+    numeric={"lhs": lambda epsilon, k: dlap_shift_llr(epsilon, k)},
+    exact=lambda epsilon, k: Reference(dlap_shift_llr(epsilon, k), "exact LLR (log-ratio linear)"),
 )
 
-register(
-    Result(
-        key=f"{PAPER} Theorem 4.1 [error]",
-        paper=PAPER,
-        label="Theorem 4.1",
-        variant="error",
-        title="O(1/eps) error: E[err^2] <= 4/eps^2 (binary data, honest users, centred residue mod m)",
-        status="uncertain",
-        statement=sp.Le(sp.Symbol("mse"), 4 / epsilon**2),
-        symbols={epsilon: "target", m: "modulus", sp.Symbol("mse"): "exact mean squared error"},
-        hypotheses=(Hypothesis(epsilon > 0, "epsilon > 0"), Hypothesis(m >= 2, "m >= 2")),
-        kind="upper_bound",
-        quantity="mse",
-        spec=SPEC,
-        status_note="O(1/eps) from the abstract; explicit 4/eps^2 derived (2r/(1-r)^2 <= 2/eps^2 per DLap)",
-        numeric={"lhs": lambda epsilon, m: error_second_moment(epsilon, m)},
-        exact=lambda epsilon, m: Reference(
-            error_second_moment(epsilon, m), "E[err^2] from the exact folded noise law (windowed, certified tail)"
-        ),
-        grid=tuple({"epsilon": e_, "m": m_} for e_ in ("1/4", "1/2", "1") for m_ in ("64",)),
-    )
+TABLE.register(
+    f"{PAPER} Theorem 4.1 [error]",
+    statement=sp.Le(sp.Symbol("mse"), 4 / epsilon**2),
+    hypotheses=TABLE.hyps("epsilon > 0", "m >= 2", evaluate=True),
+    numeric={"lhs": lambda epsilon, m: error_second_moment(epsilon, m)},
+    exact=lambda epsilon, m: Reference(
+        error_second_moment(epsilon, m), "E[err^2] from the exact folded noise law (windowed, certified tail)"
+    ),
 )
 
 
@@ -1654,64 +1012,25 @@ def _protocol_mse_bound(n_, k_, m_, epsilon_):
     return 4 / arith.ball(e) ** 2 + fmpq(nn, 4 * kk * kk) + fmpq(mm + nn * kk, 2 * kk) ** 2 * wrap
 
 
-register(
-    Result(
-        key=f"{PAPER} Theorem 4.1 [protocol error]",
-        paper=PAPER,
-        label="Theorem 4.1",
-        variant="protocol error",
-        title="Full protocol (rounding, Polya shares, mod-m aggregation): E[err^2] <= 4/eps^2 + n/(4k^2) + wrap term",
-        status="uncertain",
-        statement=sp.Le(sp.Symbol("mse_protocol"), 4 / epsilon**2 + n / (4 * k**2) + sp.Symbol("wrap")),
-        symbols={
-            n: "users",
-            k: "rounding levels",
-            m: "modulus > n k",
-            epsilon: "target",
-            sp.Symbol("mse_protocol"): "exact MSE on x_i = 1/(2k)",
-        },
-        hypotheses=(Hypothesis(m > n * k, "m > n k"), Hypothesis(epsilon > 0, "epsilon > 0")),
-        kind="upper_bound",
-        quantity="mse",
-        spec=SPEC,
-        status_note="uncertain: the paper's constants and parameter assignments not recovered; this bound derived: "
-        "no wrap -> (Var rounding + Var noise)/k^2; wrap needs |noise| >= (m - n k)/2, error then <= (m + n k)/(2k)",
-        numeric={
-            "lhs": lambda n, k, m, epsilon: protocol_mse(n, k, m, epsilon),
-            "rhs": lambda n, k, m, epsilon: _protocol_mse_bound(n, k, m, epsilon),
-        },
-        exact=lambda n, k, m, epsilon: Reference(
-            protocol_mse(n, k, m, epsilon), "exact MSE from the exact error law (windowed noise, certified tail)"
-        ),
-        grid=tuple(
-            {"n": n_, "k": k_, "m": m_, "epsilon": e_}
-            for n_, k_, m_ in (("3", "1", "64"), ("4", "2", "64"))
-            for e_ in ("1/4", "1/2", "1")
-        ),
-        notes="wrap = ((m + n k)/(2k))^2 · 2 Pr[|DLap(k/eps)| >= ceil((m - n k)/4)]; the grid shows E[err^2] ~ 4/eps^2 (O(1/eps) error).",
-    )
+TABLE.register(
+    f"{PAPER} Theorem 4.1 [protocol error]",
+    statement=sp.Le(sp.Symbol("mse_protocol"), 4 / epsilon**2 + n / (4 * k**2) + sp.Symbol("wrap")),
+    hypotheses=(Hypothesis(m > n * k, "m > n k"), *TABLE.hyps("epsilon > 0", evaluate=True)),
+    numeric={
+        "lhs": lambda n, k, m, epsilon: protocol_mse(n, k, m, epsilon),
+        "rhs": lambda n, k, m, epsilon: _protocol_mse_bound(n, k, m, epsilon),
+    },
+    exact=lambda n, k, m, epsilon: Reference(
+        protocol_mse(n, k, m, epsilon), "exact MSE from the exact error law (windowed noise, certified tail)"
+    ),
 )
 
 beta_star = 1 - (1 - 2 * r ** (tau + 1) / (1 + r)) ** 2
-register(
-    Result(
-        key=f"{PAPER} Claim 4.2",
-        paper=PAPER,
-        label="Claim 4.2",
-        title="Noise = (1-beta*) TDLap*TDLap + beta* F with beta* = 1-(1-Pr[|eta|>tau])^2 <= 4 r^{tau+1}/(1+r)",
-        status="uncertain",
-        statement=sp.Le(beta_star, 4 * r ** (tau + 1) / (1 + r)),
-        symbols=dict(COMMON),
-        hypotheses=(Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),),
-        kind="upper_bound",
-        quantity="weight",
-        spec=SPEC,
-        status_note="uncertain: the exact weight not recovered; DLap | (|eta| <= tau) = TDLap (tested exactly)",
-        exact=lambda r, tau: Reference(
-            1 - (1 - xt.dlap_tail(_int(tau, "tau", 0), r=_r(r))) ** 2, "exact mixture weight"
-        ),
-        grid=tuple({"r": r_, "tau": t_} for r_ in ("1/2", "9/10") for t_ in ("1", "10", "40")),
-    )
+TABLE.register(
+    f"{PAPER} Claim 4.2",
+    statement=sp.Le(beta_star, 4 * r ** (tau + 1) / (1 + r)),
+    hypotheses=(Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),),
+    exact=lambda r, tau: Reference(1 - (1 - xt.dlap_tail(_int(tau, "tau", 0), r=_r(r))) ** 2, "exact mixture weight"),
 )
 
 _p = 1 - r
@@ -1719,8 +1038,6 @@ EG2 = (1 - _p) * (2 - _p) / _p**2
 EG4 = (1 - _p) * (24 - 36 * _p + 14 * _p**2 - _p**3) / _p**4
 _hyp_b1 = (Hypothesis(sp.And(r > 0, r < 1), "0 < r < 1"),)
 _hyp_b1s = (Hypothesis(s > 0, "s > 0"), Hypothesis(tau >= s * sp.log(2), "tau >= s ln 2"))
-_B1_GRID = tuple({"r": r_, "tau": t_} for r_ in ("1/2", "9/10", "99/100") for t_ in ("1", "5", "50"))
-_B1S_GRID = tuple({"s": s_, "tau": t_} for s_ in ("1/2", "1", "3", "10") for t_ in ("7", "30", "200"))
 
 
 def _tdm(kk, via_s=False):
@@ -1730,144 +1047,46 @@ def _tdm(kk, via_s=False):
 
 
 for _k, _EG in ((2, EG2), (4, EG4)):
-    register(
-        Result(
-            key=f"{PAPER} Claim B.1 [m{_k}]",
-            paper=PAPER,
-            label="Claim B.1",
-            variant=f"m{_k}",
-            title=f"TDLap moment E Z^{_k} <= 2 E G^{_k} / (1 + r - 2 r^(tau+1))",
-            status="derived",
-            statement=sp.Le(sp.Symbol(f"E[Z^{_k}]"), 2 * _EG / (1 + r - 2 * r ** (tau + 1))),
-            symbols={**COMMON, sp.Symbol(f"E[Z^{_k}]"): "exact TDLap moment"},
-            hypotheses=_hyp_b1,
-            kind="upper_bound",
-            quantity="moment",
-            spec=SPEC,
-            status_note="derived ✔ (Geo-moment route of the text)",
-            numeric={"lhs": _tdm(_k)},
-            exact=(
-                lambda kk: (
-                    lambda r, tau: Reference(xt.tdlap_moment(kk, _int(tau, "tau", 0), r=_r(r)), "exact finite sum")
-                )
-            )(_k),
-            grid=_B1_GRID,
-        )
-    )
-
-register(
-    Result(
-        key=f"{PAPER} Claim B.1 [m2, s]",
-        paper=PAPER,
-        label="Claim B.1",
-        variant="m2, s",
-        title="E Z^2 <= 4 s^2 when tau >= s ln 2",
-        status="derived",
-        statement=sp.Le(sp.Symbol("E[Z^2]"), 4 * s**2),
-        symbols={s: "scale", tau: "truncation", sp.Symbol("E[Z^2]"): "exact"},
-        hypotheses=_hyp_b1s,
-        kind="upper_bound",
-        quantity="moment",
-        spec=SPEC,
-        status_note="derived ✔; uncertain: the paper's threshold on tau and printed constants",
-        numeric={"lhs": _tdm(2, True)},
-        exact=lambda s, tau: Reference(xt.tdlap_moment(2, _int(tau, "tau", 0), s=s), "exact finite sum"),
-        grid=_B1S_GRID,
-    )
-)
-
-register(
-    Result(
-        key=f"{PAPER} Claim B.1 [m4, s]",
-        paper=PAPER,
-        label="Claim B.1",
-        variant="m4, s",
-        title="E Z^4 <= 48 s^4 + 2 when tau >= s ln 2",
-        status="derived",
-        statement=sp.Le(sp.Symbol("E[Z^4]"), 48 * s**4 + 2),
-        symbols={s: "scale", tau: "truncation", sp.Symbol("E[Z^4]"): "exact"},
-        hypotheses=_hyp_b1s,
-        kind="upper_bound",
-        quantity="moment",
-        spec=SPEC,
-        status_note="derived ✔; uncertain: the paper's threshold on tau and printed constants",
-        numeric={"lhs": _tdm(4, True)},
-        exact=lambda s, tau: Reference(xt.tdlap_moment(4, _int(tau, "tau", 0), s=s), "exact finite sum"),
-        grid=_B1S_GRID,
-    )
-)
-
-register(
-    Result(
-        key=f"{PAPER} Claim B.1 [mean]",
-        paper=PAPER,
-        label="Claim B.1",
-        variant="mean",
-        title="E Z = 0",
-        status="derived",
-        statement=sp.Eq(sp.Symbol("E[Z]"), 0),
-        symbols=dict(COMMON),
+    TABLE.register(
+        f"{PAPER} Claim B.1 [m{_k}]",
+        statement=sp.Le(sp.Symbol(f"E[Z^{_k}]"), 2 * _EG / (1 + r - 2 * r ** (tau + 1))),
         hypotheses=_hyp_b1,
-        kind="equality",
-        quantity="moment",
-        spec=SPEC,
-        status_note="derived ✔ (symmetry)",
-        numeric={
-            "lhs": lambda r, tau: sum(
-                z * v
-                for z, v in zip(
-                    range(-_int(tau, "tau", 0), _int(tau, "tau", 0) + 1), xt.tdlap_masses(_int(tau, "tau", 0), r=_r(r))
-                )
-            )
-        },
-        exact=lambda r, tau: Reference(fmpq(0), "symmetry"),
-        grid=_B1_GRID[:3],
+        numeric={"lhs": _tdm(_k)},
+        exact=(
+            lambda kk: lambda r, tau: Reference(xt.tdlap_moment(kk, _int(tau, "tau", 0), r=_r(r)), "exact finite sum")
+        )(_k),
     )
+
+TABLE.register(
+    f"{PAPER} Claim B.1 [m2, s]",
+    statement=sp.Le(sp.Symbol("E[Z^2]"), 4 * s**2),
+    hypotheses=_hyp_b1s,
+    numeric={"lhs": _tdm(2, True)},
+    exact=lambda s, tau: Reference(xt.tdlap_moment(2, _int(tau, "tau", 0), s=s), "exact finite sum"),
+)
+
+TABLE.register(
+    f"{PAPER} Claim B.1 [m4, s]",
+    statement=sp.Le(sp.Symbol("E[Z^4]"), 48 * s**4 + 2),
+    hypotheses=_hyp_b1s,
+    numeric={"lhs": _tdm(4, True)},
+    exact=lambda s, tau: Reference(xt.tdlap_moment(4, _int(tau, "tau", 0), s=s), "exact finite sum"),
+)
+
+TABLE.register(
+    f"{PAPER} Claim B.1 [mean]",
+    statement=sp.Eq(sp.Symbol("E[Z]"), 0),
+    hypotheses=_hyp_b1,
+    numeric={
+        "lhs": lambda r, tau: sum(
+            z * v
+            for z, v in zip(
+                range(-_int(tau, "tau", 0), _int(tau, "tau", 0) + 1), xt.tdlap_masses(_int(tau, "tau", 0), r=_r(r))
+            )
+        )
+    },
+    exact=lambda r, tau: Reference(fmpq(0), "symmetry"),
 )
 
 
-def _stamp_reading():
-    """Every Section 3 result carries the phrase "statement in this project's reading of the construction"."""
-
-    for key, res in list(REGISTRY.items()):
-        if res.paper == PAPER and res.status == "this project's reading" and READING not in res.notes:
-            REGISTRY[key] = dataclasses.replace(res, notes=(READING.capitalize() + ". " + res.notes).strip())
-
-
-_stamp_reading()
-
-#: the section of docs/reference/pure_dp.md that states each result (by label)
-_SECTIONS = {
-    "Definition 2.1": "§1",
-    "Definition 2.2": "§1",
-    "Theorem 2.3": "§1",
-    "Fact 2.4": "§1",
-    "TDLap normaliser": "§1",
-    "Definition 2.7": "§2",
-    "Definition 2.8": "§2",
-    "Definition 2.9": "§2",
-    "Theorem 3.1": "§3.3",
-    "Fact 3.2": "§3.4",
-    "Claim 3.3": "§3.4",
-    "Claim 3.4": "§3.4",
-    "Claim 3.5": "§3.4",
-    "Claim 3.6": "§3.4",
-    "Corollary 3.7": "§3.4",
-    "Claim 3.8": "§3.4",
-    "Claims 3.3-3.8": "§3.5",
-    "Claim 3.10": "§3.6",
-    "Theorem 4.1": "§4",
-    "Claim 4.2": "§4",
-    "Claim B.1": "§4",
-}
-
-
-def _stamp_sections():
-    """Each result's ``spec`` names its section of the reference (``docs/reference/pure_dp.md §3.4 Claim 3.4``)."""
-
-    for key, res in list(REGISTRY.items()):
-        if res.paper == PAPER and res.spec == SPEC and res.label in _SECTIONS:
-            REGISTRY[key] = dataclasses.replace(res, spec=f"{SPEC} {_SECTIONS[res.label]} {res.label}")
-
-
-_stamp_sections()
+TABLE.complete()

@@ -34,32 +34,21 @@ from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
-from blanket.proofs.core import EvaluationError, Hypothesis, Reference, Result, SymbolicCheck, register
+from blanket.proofs.core import EvaluationError, Hypothesis, Reference, ResultTable, SymbolicCheck
 from flint import arb, ctx, fmpq
 
+TABLE = ResultTable("renyi.toml", globals())
+
 PAPER = "GDDSK21"
-SPEC = "docs/reference/renyi.md"
 
 # ------------------------------------------------------------ symbols
-epsilon0 = sp.Symbol("epsilon0", real=True)
-n = sp.Symbol("n", real=True)
-lam = sp.Symbol("lambda", real=True)
-m = sp.Symbol("m", real=True)
-i = sp.Symbol("i", real=True)
-delta = sp.Symbol("delta", real=True)
-epsilon = sp.Symbol("epsilon", real=True)
+epsilon0, n, lam, m, i, delta, epsilon = sp.symbols("epsilon0 n lambda m i delta epsilon", real=True)
 epsilon_lambda = sp.Symbol("epsilon_lambda", real=True)  # ε(λ), the RDP level (the bounded quantity)
 E_lambda = sp.Symbol("E_lambda", real=True)  # a Rényi moment (bounded quantity of Thm 3.7)
 
 E0 = sp.exp(epsilon0)
 nbar = sp.floor((n - 1) / (2 * E0)) + 1
 chernoff = sp.exp(epsilon0 * lam - (n - 1) / (8 * E0))
-
-_DOM = {
-    epsilon0: "local privacy level ε0 ≥ 0",
-    n: "number of users n ≥ 1 (integer)",
-    lam: "Rényi order λ",
-}
 
 
 def _int_hyp(sym, lo, text):
@@ -143,27 +132,31 @@ def _worst(nn, eps0, order, prec):
     return xr.renyi_binary_worst(BinaryRR(epsilon0=eps0), nn, order=order)
 
 
-class BinaryRRWorstMoment(sp.Function):
-    """The exact worst-case Rényi moment of shuffled binary RR over all neighbouring datasets (n, epsilon0, lambda)."""
+class _BinaryRRWorst(sp.Function):
+    """A field (``_field``) of the exact worst case of shuffled binary RR over all neighbouring datasets, as a sympy
+    function of (n, epsilon0, lambda)."""
 
     nargs = 3
+    _field = "value"
 
     def _arb_eval(self, nn, e0, order):
+        worst = _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec)
+        return getattr(worst, self._field)
 
-        return _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec).moment
+
+class BinaryRRWorstMoment(_BinaryRRWorst):
+    """The exact worst-case Rényi moment of shuffled binary RR over all neighbouring datasets (n, epsilon0, lambda)."""
+
+    _field = "moment"
 
     def _latex(self, printer):
         return r"\sup_{\mathcal D\simeq\mathcal D'}\mathbb{E}_{h\sim\mathcal M(\mathcal D')}\left[\left(\tfrac{\mathcal M(\mathcal D)(h)}{\mathcal M(\mathcal D')(h)}\right)^{\lambda}\right]"
 
 
-class BinaryRRWorstRenyi(sp.Function):
+class BinaryRRWorstRenyi(_BinaryRRWorst):
     """The exact worst-case ε(λ) = D_λ of shuffled binary RR (n, epsilon0, lambda)."""
 
-    nargs = 3
-
-    def _arb_eval(self, nn, e0, order):
-
-        return _worst(_int_arg(nn, "n"), _exact_arg(e0, "epsilon0"), _exact_arg(order, "lambda"), ctx.prec).value
+    _field = "value"
 
     def _latex(self, printer):
         return r"\varepsilon^{\mathrm{RR}}(\lambda)"
@@ -260,118 +253,30 @@ COR35 = sp.log(1 + sp.binomial(lam, 2) * (E0 - 1) ** 2 / (n * E0)) / (lam - 1)
 _alpha = lam - sp.floor(lam)
 NONINT = ((1 - _alpha) * sp.log(ub1_log_arg(sp.floor(lam))) + _alpha * sp.log(ub1_log_arg(sp.ceiling(lam)))) / (lam - 1)
 
-_SYMS = {epsilon_lambda: "ε(λ): Rényi-DP level of order λ of the shuffled mechanism", **_DOM}
 
-THEOREM_3_1 = register(
-    Result(
-        key=f"{PAPER} Theorem 3.1",
-        paper=PAPER,
-        label="Theorem 3.1",
-        title="Upper bound 1 on the RDP of the shuffle model",
-        status="source-confirmed",
-        statement=sp.Le(epsilon_lambda, UB1),
-        symbols=_SYMS,
-        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
-        kind="upper_bound",
-        quantity="renyi",
-        mechanisms=("any",),
-        status_note="decoded PDF, assembled from (14), the substitution remark (m = (1−γ)q(n−1)+1, γ = 1/2) and Remark 3 (Chernoff term)",
-        spec=f"{SPEC} §1 (5)",
-        notes="Holds for every ε0-LDP mechanism with discrete outputs; checked against the exact worst case of binary RR.",
-        exact=_ref_upper,
-        grid=_grid(),
+def _bound(label, relation, bound, *hypotheses, symbolic=None, exact=_ref_upper):
+    """Register ``GDDSK21 <label>``: ``relation(ε(λ), bound)`` (``sp.Le`` for an upper bound, ``sp.Ge`` for a lower
+    one) for n ≥ 1 integer, ε0 ≥ 0 and ``hypotheses`` (on λ), with its certified reference ``exact``."""
+    return TABLE.register(
+        f"{PAPER} {label}",
+        statement=relation(epsilon_lambda, bound),
+        hypotheses=(H_N, H_N_INT, H_E0, *hypotheses),
+        symbolic=symbolic,
+        exact=exact,
     )
-)
 
-NONINTEGER_REMARK = register(
-    Result(
-        key=f"{PAPER} Remark (non-integer λ)",
-        paper=PAPER,
-        label="Remark (non-integer λ)",
-        title="Upper bound 1 at non-integer orders by convex interpolation",
-        status="uncertain",
-        statement=sp.Le(epsilon_lambda, NONINT),
-        symbols=_SYMS,
-        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GE2),
-        kind="upper_bound",
-        quantity="renyi",
-        status_note="the PDF fragment (floor/ceiling of λ over λ−1) is garbled; this convex-interpolation reading is derived: λ ↦ (λ−1)D_λ is convex (a cumulant generating function), so interpolating (λ−1)·UB1 between ⌊λ⌋ and ⌈λ⌉ is valid",
-        spec=f"{SPEC} §1 Remark",
-        notes="Equals Theorem 3.1 at integer λ.",
-        exact=_ref_upper,
-        grid=_grid(lams=("5/2", "7/2", "11/2")),
-    )
-)
 
-COROLLARY_3_2 = register(
-    Result(
-        key=f"{PAPER} Corollary 3.2",
-        paper=PAPER,
-        label="Corollary 3.2",
-        title="Simplified upper bound",
-        status="uncertain",
-        statement=sp.Le(epsilon_lambda, COR32),
-        symbols=_SYMS,
-        hypotheses=(
-            H_N,
-            H_N_INT,
-            H_E0,
-            H_LAM_INT,
-            Hypothesis(lam**4 * sp.exp(5 * epsilon0) < n / 9, "lambda^4 e^{5 epsilon0} < n/9"),
-        ),
-        kind="upper_bound",
-        quantity="renyi",
-        status_note="this project's reading: not in the excerpt; 1 + 4C(λ,2)(e^{ε0}−1)²/n under λ⁴e^{5ε0} < n/9 inferred from Remark 7 and the e^{4ε0} gap to (9); the constant 9 is uncertain",
-        spec=f"{SPEC} §1 Corollary 3.2",
-        notes="Caveat (reference §1): for extremely small ε0 the Chernoff term of (5) exceeds the corollary's main term, so the implication from (5) needs ε0 bounded away from 0; checked directly against the exact binary-RR value.",
-        exact=_ref_upper,
-        grid=(
-            {"n": "1000", "epsilon0": "1/10", "lambda": "2"},
-            {"n": "2000", "epsilon0": "1/4", "lambda": "2"},
-            {"n": "5000", "epsilon0": "1/10", "lambda": "3"},
-        ),
-    )
+THEOREM_3_1 = _bound("Theorem 3.1", sp.Le, UB1, H_LAM_INT)
+NONINTEGER_REMARK = _bound("Remark (non-integer λ)", sp.Le, NONINT, H_LAM_GE2)
+COROLLARY_3_2 = _bound(
+    "Corollary 3.2",
+    sp.Le,
+    COR32,
+    H_LAM_INT,
+    Hypothesis(lam**4 * sp.exp(5 * epsilon0) < n / 9, "lambda^4 e^{5 epsilon0} < n/9"),
 )
-
-THEOREM_3_3 = register(
-    Result(
-        key=f"{PAPER} Theorem 3.3",
-        paper=PAPER,
-        label="Theorem 3.3",
-        title="Upper bound 2 (any order λ > 1)",
-        status="source-confirmed",
-        statement=sp.Le(epsilon_lambda, UB2),
-        symbols=_SYMS,
-        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1),
-        kind="upper_bound",
-        quantity="renyi",
-        status_note="decoded PDF; placement of λ²(e^{ε0}−1)²/n̄ in the exponent inferred (layout lost), consistent with Remark 4 and checked",
-        spec=f"{SPEC} §1 (8)",
-        notes="Stated for λ ≥ 1; at λ = 1 the bound is infinite, so λ > 1 is required for evaluation.",
-        exact=_ref_upper,
-        grid=_grid(lams=("3/2", "2", "4", "8")),
-    )
-)
-
-BOUND_9 = register(
-    Result(
-        key=f"{PAPER} Bound (9)",
-        paper=PAPER,
-        label="Bound (9)",
-        title="Prior RDP bound via Erlingsson et al. (DP → zCDP → RDP)",
-        status="uncertain",
-        statement=sp.Le(epsilon_lambda, BOUND9),
-        symbols=_SYMS,
-        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1),
-        kind="upper_bound",
-        quantity="renyi",
-        status_note="formula not legible; reconstructed via per-step ε1 ≈ 2e^{2ε0}(e^{ε0}−1)/n, pure DP ⇒ zCDP, composition over n steps; its regime conditions are not recovered",
-        spec=f"{SPEC} §1 (9)",
-        notes="Worse than Corollary 3.2 by the factor e^{4ε0} (Remark 7). Attributed to Erlingsson et al. [21, Remark 1], which our v1 copy does not contain.",
-        exact=_ref_upper,
-        grid=_grid(),
-    )
-)
+THEOREM_3_3 = _bound("Theorem 3.3", sp.Le, UB2, H_LAM_GT1)
+BOUND_9 = _bound("Bound (9)", sp.Le, BOUND9, H_LAM_GT1)
 
 
 def _thm34_symbolic(result):
@@ -403,28 +308,7 @@ def _thm34_symbolic(result):
     )
 
 
-THEOREM_3_4 = register(
-    Result(
-        key=f"{PAPER} Theorem 3.4",
-        paper=PAPER,
-        label="Theorem 3.4",
-        title="Lower bound (exact RDP moment of binary RR on one pair)",
-        status="source-confirmed",
-        statement=sp.Ge(epsilon_lambda, LB),
-        symbols={**_SYMS, i: "summation index"},
-        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
-        kind="lower_bound",
-        quantity="renyi",
-        mechanisms=("rr",),
-        status_note="decoded PDF; derived and checked: the right-hand side equals the exact Rényi moment of shuffled binary RR on D = (0,…,0), D' = (0,…,0,1)",
-        spec=f"{SPEC} §2 (10)",
-        symbolic=_thm34_symbolic,
-        notes="The lower bound is attained by binary RR: the logarithm's argument is E_{h~M(D)}[(M(D')(h)/M(D)(h))^λ] "
-        "(exact.accounting.renyi.moment_binary(rr, n, 0, order=λ, x=1)).",
-        exact=_ref_lower,
-        grid=_grid(),
-    )
-)
+THEOREM_3_4 = _bound("Theorem 3.4", sp.Ge, LB, H_LAM_INT, symbolic=_thm34_symbolic, exact=_ref_lower)
 
 
 # ------------------------------------------------------------ Corollary 3.5 and the invalid Jensen step
@@ -488,145 +372,44 @@ def _cor35_symbolic(result):
     )
 
 
-COROLLARY_3_5 = register(
-    Result(
-        key=f"{PAPER} Corollary 3.5",
-        paper=PAPER,
-        label="Corollary 3.5",
-        title="Simplified lower bound",
-        status="source-confirmed",
-        statement=sp.Ge(epsilon_lambda, COR35),
-        symbols=_SYMS,
-        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
-        kind="lower_bound",
-        quantity="renyi",
-        mechanisms=("rr",),
-        status_note="decoded PDF; the statement is true but the paper's proof is invalid: it applies Jensen's inequality to x^i for odd i, which is not convex on ℝ",
-        spec=f"{SPEC} §2 (11)",
-        symbolic=_cor35_symbolic,
-        notes="Valid proof used here: odd central moments of Bin(n, p) with p = 1/(e^{ε0}+1) ≤ 1/2 are non-negative "
-        "(e.g. μ3 = np(1−p)(1−2p)); proved symbolically for i ≤ 13, certified pointwise beyond. "
-        "The invalid step is registered as the known-false 'GDDSK21 Corollary 3.5 [Jensen step]' with a two-point counterexample.",
-        exact=_ref_lower,
-        grid=_grid(),
-    )
-)
+COROLLARY_3_5 = _bound("Corollary 3.5", sp.Ge, COR35, H_LAM_INT, symbolic=_cor35_symbolic, exact=_ref_lower)
 
 # the invalid Jensen step: E[X^i] >= (E X)^i for odd i — false for a two-point law
 a_, b_, t_, j_ = sp.symbols("a b t j", real=True)
-JENSEN_STEP = register(
-    Result(
-        key=f"{PAPER} Corollary 3.5 [Jensen step]",
-        paper=PAPER,
-        label="Corollary 3.5",
-        variant="Jensen step",
-        title="The proof's Jensen step E[X^j] ≥ (E X)^j for odd j (false)",
-        status="source-confirmed",
-        statement=sp.Ge(t_ * a_**j_ + (1 - t_) * b_**j_, (t_ * a_ + (1 - t_) * b_) ** j_),
-        symbols={
-            a_: "atom of X (probability t)",
-            b_: "atom of X (probability 1 − t)",
-            t_: "probability in [0, 1]",
-            j_: "odd power ≥ 3",
-        },
-        hypotheses=(Hypothesis(sp.And(t_ >= 0, t_ <= 1), "0 <= t <= 1"), _int_hyp(j_, 3, "j is an integer >= 3")),
-        kind="inequality",
-        quantity=None,
-        known_false=True,
-        status_note="the proof of Corollary 3.5 treats x^j as convex for odd j; it is not (x^j is concave on x < 0)",
-        spec=f"{SPEC} §5 item 1",
-        notes="Counterexample: X = −2 w.p. 1/3, 1 w.p. 2/3: E X = 0 but E X³ = −2 < 0 = (E X)³.",
-        grid=({"a": "-2", "b": "1", "t": "1/3", "j": "3"}, {"a": "-3", "b": "1", "t": "1/4", "j": "5"}),
-    )
+JENSEN_STEP = TABLE.register(
+    f"{PAPER} Corollary 3.5 [Jensen step]",
+    statement=sp.Ge(t_ * a_**j_ + (1 - t_) * b_**j_, (t_ * a_ + (1 - t_) * b_) ** j_),
+    hypotheses=(Hypothesis(sp.And(t_ >= 0, t_ <= 1), "0 <= t <= 1"), _int_hyp(j_, 3, "j is an integer >= 3")),
 )
 
 
 # ------------------------------------------------------------ proof architecture
-THEOREM_3_6 = register(
-    Result(
-        key=f"{PAPER} Theorem 3.6 [rr]",
-        paper=PAPER,
-        label="Theorem 3.6",
-        variant="rr",
-        title="Reduction to the special case (clones of probability e^{-ε0}), binary RR",
-        status="this project's reading",
-        statement=sp.Le(
-            BinaryRRWorstMoment(n, epsilon0, lam),
-            sp.Sum(
-                sp.binomial(n - 1, m)
-                * sp.exp(-epsilon0 * m)
-                * (1 - sp.exp(-epsilon0)) ** (n - 1 - m)
-                * BinaryRRMoment(m + 1, epsilon0, lam),
-                (m, 0, n - 1),
-            ),
+THEOREM_3_6 = TABLE.register(
+    f"{PAPER} Theorem 3.6 [rr]",
+    statement=sp.Le(
+        BinaryRRWorstMoment(n, epsilon0, lam),
+        sp.Sum(
+            sp.binomial(n - 1, m)
+            * sp.exp(-epsilon0 * m)
+            * (1 - sp.exp(-epsilon0)) ** (n - 1 - m)
+            * BinaryRRMoment(m + 1, epsilon0, lam),
+            (m, 0, n - 1),
         ),
-        symbols={**_DOM, m: "number of clones"},
-        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
-        kind="inequality",
-        mechanisms=("rr",),
-        status_note="display (13) and Bin(n−1, q) legible in the PDF (source-confirmed); the content of D^{(n)}_{m+1} is our reading "
-        "(each other client is a clone of d'_n with probability q = e^{−ε0})",
-        spec=f"{SPEC} §3 (13)",
-        notes="Left side: the exact worst-case moment over all neighbouring datasets of binary RR (the right side does not depend "
-        "on the other clients). Cost O(n·W) per evaluation: use small n.",
-        grid=tuple({"n": a, "epsilon0": b, "lambda": c} for a in ("8", "20") for b in ("1/2", "2") for c in ("2", "4")),
-    )
+    ),
+    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_INT),
 )
 
-LEMMA_D_1 = register(
-    Result(
-        key=f"{PAPER} Lemma D.1 [rr]",
-        paper=PAPER,
-        label="Lemma D.1",
-        variant="rr",
-        title="E_m is non-increasing in m (binary RR)",
-        status="source-confirmed",
-        statement=sp.Le(BinaryRRMoment(m + 1, epsilon0, lam), BinaryRRMoment(m, epsilon0, lam)),
-        symbols={m: "number of clients m ≥ 1", epsilon0: _DOM[epsilon0], lam: _DOM[lam]},
-        hypotheses=(Hypothesis(m >= 1, "m >= 1"), H_E0, H_LAM_GT1),
-        kind="inequality",
-        mechanisms=("rr",),
-        status_note="mentioned in the PDF; checked here for binary RR at integer and non-integer orders",
-        spec=f"{SPEC} §3 Lemma D.1",
-        grid=tuple(
-            {"m": a, "epsilon0": b, "lambda": c}
-            for a in ("1", "5", "50")
-            for b in ("1/2", "2")
-            for c in ("2", "5/2", "6")
-        ),
-    )
+LEMMA_D_1 = TABLE.register(
+    f"{PAPER} Lemma D.1 [rr]",
+    statement=sp.Le(BinaryRRMoment(m + 1, epsilon0, lam), BinaryRRMoment(m, epsilon0, lam)),
+    hypotheses=(*TABLE.hyps("m >= 1", evaluate=True), H_E0, H_LAM_GT1),
 )
 
-THEOREM_3_7 = register(
-    Result(
-        key=f"{PAPER} Theorem 3.7",
-        paper=PAPER,
-        label="Theorem 3.7",
-        title="RDP moment bound for the special case, (14)",
-        status="source-confirmed",
-        statement=sp.Le(E_lambda, eq14(m, lam)),
-        symbols={
-            E_lambda: "sup of the special-case Rényi moment over D_same^m",
-            m: "number of clients m ≥ 1",
-            epsilon0: _DOM[epsilon0],
-            lam: _DOM[lam],
-            i: "summation index",
-        },
-        hypotheses=(Hypothesis(m >= 1, "m >= 1"), _int_hyp(m, 1, "m is an integer >= 1"), H_E0, H_LAM_INT),
-        kind="upper_bound",
-        quantity="renyi_moment",
-        status_note="decoded PDF; the reading of the subscript 'same' (D_m = (d..d), D'_m = (d..d,d')) is ours",
-        spec=f"{SPEC} §3 (14)",
-        notes="Tight at λ = 2 for binary RR: there (14) is 1 + (e^{ε0}−1)²/(m e^{ε0}), exactly the binary-RR moment "
-        "(the i = 2 term of Theorem 3.4's expansion), so the ball comparison at λ = 2 is undecided by design (equal values).",
-        exact=_moment_ref,
-        grid=tuple(
-            {"m": a, "epsilon0": b, "lambda": c}
-            for a in ("1", "10", "100")
-            for b in ("1/2", "2")
-            for c in ("2", "4", "8")
-        ),
-    )
+THEOREM_3_7 = TABLE.register(
+    f"{PAPER} Theorem 3.7",
+    statement=sp.Le(E_lambda, eq14(m, lam)),
+    hypotheses=(*TABLE.hyps("m >= 1", evaluate=True), _int_hyp(m, 1, "m is an integer >= 1"), H_E0, H_LAM_INT),
+    exact=_moment_ref,
 )
 
 
@@ -662,56 +445,18 @@ def _exact_epsilon_for_delta(nn, e0, d, prec):
     return arb(br.lower).union(arb(br.upper))
 
 
-_CONV_SYMS = {epsilon: "central ε of the (ε, δ)-DP guarantee", delta: "δ ∈ (0, 1)", **_DOM}
-_CONV_GRID = tuple(
-    {"n": a, "epsilon0": b, "delta": "1e-6", "lambda": c}
-    for a in ("300", "1000")
-    for b in ("1/2", "1")
-    for c in ("8", "16", "32")
+RDP_TO_DP_STANDARD = TABLE.register(
+    f"{PAPER} RDP to DP [standard]",
+    statement=sp.Le(epsilon, CONV_STANDARD),
+    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1, Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1")),
+    exact=_conv_ref,
 )
 
-RDP_TO_DP_STANDARD = register(
-    Result(
-        key=f"{PAPER} RDP to DP [standard]",
-        paper=PAPER,
-        label="RDP to DP",
-        variant="standard",
-        title="(λ, ε(λ))-RDP ⇒ (ε(λ) + log(1/δ)/(λ−1), δ)-DP (Mironov 2017), on the exact binary-RR RDP curve",
-        status="uncertain",
-        statement=sp.Le(epsilon, CONV_STANDARD),
-        symbols=_CONV_SYMS,
-        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1, Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1")),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("rr",),
-        status_note="which conversion the paper uses is uncertain; this standard form is valid (Mironov 2017, Prop. 3)",
-        spec=f"{SPEC} §4",
-        notes="Any λ gives a valid ε; optimise over λ with epsilon_via_rdp (one-sided: the reported ε is the certified upper end at the chosen λ).",
-        exact=_conv_ref,
-        grid=_CONV_GRID,
-    )
-)
-
-RDP_TO_DP_IMPROVED = register(
-    Result(
-        key=f"{PAPER} RDP to DP [improved]",
-        paper=PAPER,
-        label="RDP to DP",
-        variant="improved",
-        title="Improved conversion ε(λ) + log((λ−1)/λ) − (log δ + log λ)/(λ−1) (Canonne–Kamath–Steinke 2020), on the exact binary-RR RDP curve",
-        status="uncertain",
-        statement=sp.Le(epsilon, CONV_IMPROVED),
-        symbols=_CONV_SYMS,
-        hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1, Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1")),
-        kind="upper_bound",
-        quantity="epsilon",
-        mechanisms=("rr",),
-        status_note="which conversion the paper uses is uncertain; we believe it is this one (CKS20; Asoodeh et al. 2021)",
-        spec=f"{SPEC} §4",
-        notes="Never worse than the standard conversion at the same λ when log((λ−1)/λ) − log(λ)/(λ−1) ≤ 0 (always).",
-        exact=_conv_ref,
-        grid=_CONV_GRID,
-    )
+RDP_TO_DP_IMPROVED = TABLE.register(
+    f"{PAPER} RDP to DP [improved]",
+    statement=sp.Le(epsilon, CONV_IMPROVED),
+    hypotheses=(H_N, H_N_INT, H_E0, H_LAM_GT1, Hypothesis(sp.And(delta > 0, delta < 1), "0 < delta < 1")),
+    exact=_conv_ref,
 )
 
 
@@ -749,3 +494,6 @@ def epsilon_via_rdp(
         if best is None or up < best[0]:
             best = (up, l)
     return best
+
+
+TABLE.complete()

@@ -52,11 +52,11 @@ from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
 from blanket.exact.protocols import summation as xs
 from blanket.exact.shuffled.krr import delta_blanket_view
 from blanket.proofs.blanket import gamma_theorem_3_1
-from blanket.proofs.core import Hypothesis, Reference, Result, SymbolicCheck, arb_eval, register
+from blanket.proofs.core import Hypothesis, Reference, ResultTable, SymbolicCheck, arb_eval
 from flint import arb, fmpq
 
-SPEC = "docs/reference/blanket.md §2"
-SPEC3 = "docs/reference/blanket.md §3"
+TABLE = ResultTable("summation.toml", globals())
+
 
 # ------------------------------------------------------------ symbols (named like the parameters)
 # (no sign assumptions: the domains are hypotheses, so they stay visible in the typeset statement)
@@ -67,9 +67,7 @@ k = sp.Symbol("k", integer=True)
 gamma = sp.Symbol("gamma", real=True)
 x = sp.Symbol("x", real=True)
 m = sp.Symbol("m", integer=True)
-exp_epsilon0 = sp.Symbol("exp_epsilon0", real=True)
-p_xy = sp.Symbol("p_xy", real=True)
-p_yy = sp.Symbol("p_yy", real=True)
+exp_epsilon0, p_xy, p_yy = sp.symbols("exp_epsilon0 p_xy p_yy", real=True)
 MSE = sp.Symbol("MSE", nonnegative=True)
 MSE_user = sp.Symbol("MSE_user", nonnegative=True)  # per-user E[(e(y) - x)^2]
 STD = sp.Symbol("sigma", nonnegative=True)
@@ -387,439 +385,154 @@ _STD_HYP = (
     Hypothesis(n >= 2, "n >= 2"),
 )
 
-ALGORITHMS = register(
-    Result(
-        key="BBGN19 Algorithms 2-3",
-        paper="BBGN19",
-        label="Algorithms 2-3",
-        title="Randomized rounding + RR over k+1 levels, de-biased sum: each user's contribution is unbiased",
-        status="derived",
-        statement=sp.Eq(PER_USER_MEAN, x, evaluate=False),
-        symbols={x: "input in [0, 1]", k: "levels - 1, integer >= 1", gamma: "blanket probability in [0, 1)"},
-        hypotheses=(
-            Hypothesis(sp.And(x >= 0, x <= 1), "0 <= x <= 1"),
-            Hypothesis(k >= 1, "k >= 1"),
-            Hypothesis(sp.And(gamma >= 0, gamma < 1), "0 <= gamma < 1"),
-        ),
-        kind="identity",
-        quantity="mean",
-        mechanisms=("summation",),
-        status_note="Algorithm 2 source-confirmed (slides); the explicit de-bias z = (ẑ − γn/2)/(1−γ) of Algorithm 3 is derived (slides only say 'de-bias').",
-        spec=SPEC,
-        notes="Per user: e(y) = (y/k − γ/2)/(1−γ); Algorithm 3 outputs Σ_i e(y_i). Exact implementation: exact.protocols.summation.Protocol1D.",
-        symbolic=_symbolic_unbiased,
-        exact=_exact_mean,
-        numeric={"lhs": lambda x, k, gamma: xs.Protocol1D(k, gamma).user_moments(x)[0]},
-        grid=tuple(
-            {"x": x_, "k": k_, "gamma": g_}
-            for x_, k_, g_ in [("0", 1, "1/2"), ("1/3", 4, "1/10"), ("0.37", 10, "0.05"), ("1", 7, "0.9")]
-        ),
-    )
+ALGORITHMS = TABLE.register(
+    "BBGN19 Algorithms 2-3",
+    statement=sp.Eq(PER_USER_MEAN, x, evaluate=False),
+    hypotheses=(
+        Hypothesis(sp.And(x >= 0, x <= 1), "0 <= x <= 1"),
+        *TABLE.hyps("k >= 1", evaluate=True),
+        Hypothesis(sp.And(gamma >= 0, gamma < 1), "0 <= gamma < 1"),
+    ),
+    symbolic=_symbolic_unbiased,
+    exact=_exact_mean,
+    numeric={"lhs": lambda x, k, gamma: xs.Protocol1D(k, gamma).user_moments(x)[0]},
 )
 
-VARIANCE = register(
-    Result(
-        key="BBGN19 Theorem 4.1 [exact variance]",
-        paper="BBGN19",
-        label="Theorem 4.1",
-        variant="exact variance",
-        title="Exact per-user MSE of the summation protocol",
-        status="derived",
-        statement=sp.Eq(MSE_user, PER_USER_VARIANCE),
-        symbols={x: "input in [0, 1]", k: "levels - 1, integer >= 1", gamma: "blanket probability in [0, 1)"},
-        hypotheses=ALGORITHMS.hypotheses,
-        kind="equality",
-        quantity="mse",
-        mechanisms=("summation",),
-        status_note="The paper's displayed intermediate MSE expression is not visible (reference: uncertain); this exact formula is derived and proved by sympy from the report law.",
-        spec=SPEC,
-        notes="p = xk − ⌊xk⌋. The left side is computed by exact enumeration over the rounding and the report (exact.protocols.summation.Protocol1D.user_moments). "
-        "The worst input is x* = clamp((1−γk)/(2(1−γ)), 0, 1)/k (or 1 − x*): see Protocol1D.worst_input.",
-        symbolic=_symbolic_variance,
-        numeric={"lhs": lambda x, k, gamma: xs.Protocol1D(k, gamma).user_moments(x)[1]},
-        exact=lambda x, k, gamma: Reference(
-            xs.Protocol1D(k, gamma).user_moments(x)[1], "exact per-user MSE by enumeration"
-        ),
-        grid=ALGORITHMS.grid,
-    )
+VARIANCE = TABLE.register(
+    "BBGN19 Theorem 4.1 [exact variance]",
+    statement=sp.Eq(MSE_user, PER_USER_VARIANCE),
+    hypotheses=ALGORITHMS.hypotheses,
+    symbolic=_symbolic_variance,
+    numeric={"lhs": lambda x, k, gamma: xs.Protocol1D(k, gamma).user_moments(x)[1]},
+    exact=lambda x, k, gamma: Reference(
+        xs.Protocol1D(k, gamma).user_moments(x)[1], "exact per-user MSE by enumeration"
+    ),
 )
 
-WORST_CASE = register(
-    Result(
-        key="BBGN19 Theorem 4.1 [worst case]",
-        paper="BBGN19",
-        label="Theorem 4.1",
-        variant="worst case",
-        title="Worst-case MSE of the protocol for given (k, γ)",
-        status="derived",
-        statement=sp.Le(MSE, WORST_CASE_BOUND),
-        symbols={
-            n: "number of users, integer >= 1",
-            k: "levels - 1, integer >= 1",
-            gamma: "blanket probability in [0, 1)",
-        },
-        hypotheses=(
-            Hypothesis(n >= 1, "n >= 1"),
-            Hypothesis(k >= 1, "k >= 1"),
-            Hypothesis(sp.And(gamma >= 0, gamma < 1), "0 <= gamma < 1"),
-        ),
-        kind="upper_bound",
-        quantity="mse",
-        mechanisms=("summation",),
-        status_note="Derived from the exact variance (p(1−p) ≤ 1/4, (x−½)² ≤ 1/4, (k+2)/(12k) ≤ 1/4); the paper's form is n(1/(4k²) + γ/2) up to the (1−γ) factors (reference: uncertain).",
-        spec=SPEC,
-        notes="MSE = sup over input vectors = n · sup_x per-user MSE (independent users).",
-        symbolic=_symbolic_worst_case,
-        exact=_exact_worst,
-        grid=tuple(
-            {"n": n_, "k": k_, "gamma": g_}
-            for n_, k_, g_ in [(10, 1, "1/2"), (1000, 4, "1/10"), (10**6, 20, "0.01"), (10**8, 100, "0.001")]
-        ),
-    )
+WORST_CASE = TABLE.register(
+    "BBGN19 Theorem 4.1 [worst case]",
+    statement=sp.Le(MSE, WORST_CASE_BOUND),
+    hypotheses=(
+        *TABLE.hyps("n >= 1", "k >= 1", evaluate=True),
+        Hypothesis(sp.And(gamma >= 0, gamma < 1), "0 <= gamma < 1"),
+    ),
+    symbolic=_symbolic_worst_case,
+    exact=_exact_worst,
 )
 
-_THM41_GRID = tuple(
-    {"n": n_, "epsilon": e_, "delta": d_}
-    for n_, e_, d_ in [
-        (10**5, "1", "1e-6"),
-        (10**6, "1", "1e-6"),
-        (10**6, "0.5", "1e-6"),
-        (10**7, "1", "1e-9"),
-        (10**8, "1", "1e-6"),
-        (10**8, "0.1", "1e-6"),
-    ]
+
+THEOREM_4_1 = TABLE.register(
+    "BBGN19 Theorem 4.1",
+    statement=sp.Le(MSE, THEOREM_4_1_BOUND),
+    hypotheses=_STD_HYP + (Hypothesis(GAMMA_BAR < 1, "n large enough: (k*+2)Λ/((n−1)ε²) < 1 (so γ < 1)"),),
+    exact=_exact_thm41,
 )
 
-THEOREM_4_1 = register(
-    Result(
-        key="BBGN19 Theorem 4.1",
-        paper="BBGN19",
-        label="Theorem 4.1",
-        title="Summation protocol: (ε,δ)-DP with MSE O(n^{1/3} log^{2/3}(1/δ) ε^{-4/3}) — explicit constants",
-        status="derived",
-        statement=sp.Le(MSE, THEOREM_4_1_BOUND),
-        symbols={
-            n: "number of users, integer >= 2",
-            epsilon: "central epsilon in (0, 1]",
-            delta: "central delta in (0, 1)",
-        },
-        hypotheses=_STD_HYP + (Hypothesis(GAMMA_BAR < 1, "n large enough: (k*+2)Λ/((n−1)ε²) < 1 (so γ < 1)"),),
-        kind="upper_bound",
-        quantity="mse",
-        mechanisms=("summation",),
-        status_note="O-form source-confirmed (slides); the parameter choice and the explicit constants are derived (slides: k = Õ(ε^{2/3} n^{1/3})). Privacy via Theorem 3.1 with domain size k+1 (reference: k vs k+1 uncertain; k+1 is correct).",
-        spec=SPEC,
-        notes="Parameters: Λ = max{14 log(2/δ), 27}, k = least integer with Λk³ ≥ nε² (k ≈ k* = (nε²/Λ)^{1/3}), "
-        "γ = Theorem 3.1's γ with k+1 levels (proofs.blanket.gamma_theorem_3_1), rounded up to a rational. "
-        "Proof: MSE ≤ n(1/(4k²) + γ/2)/(1−γ)² (worst case); n/(4k²) ≤ n^{1/3}Λ^{2/3}ε^{−4/3}/4; γ ≤ (k+1)Λ/((n−1)ε²) < γ̄ = (k*+2)Λ/((n−1)ε²) "
-        "since both branches of Theorem 3.1 are ≤ (k+1)Λ/((n−1)ε²) for ε ≤ 1. The Λ/ε² term is ≤ (Λ/(nε²))^{1/3} times the leading term, "
-        "so the bound is O(n^{1/3} log^{2/3}(1/δ) ε^{−4/3}). The exact reference is the protocol's exact worst-case MSE at those parameters.",
-        exact=_exact_thm41,
-        grid=_THM41_GRID,
-    )
+COROLLARY_4_1_1 = TABLE.register(
+    "BBGN19 Corollary 4.1.1",
+    statement=sp.Le(STD, sp.sqrt(THEOREM_4_1_BOUND)),
+    hypotheses=THEOREM_4_1.hypotheses,
+    exact=_exact_cor411,
 )
 
-COROLLARY_4_1_1 = register(
-    Result(
-        key="BBGN19 Corollary 4.1.1",
-        paper="BBGN19",
-        label="Corollary 4.1.1",
-        title="Unbiased statistical-query estimate with standard deviation O(ε^{-2/3} n^{1/6} log^{1/3}(1/δ))",
-        status="derived",
-        statement=sp.Le(STD, sp.sqrt(THEOREM_4_1_BOUND)),
-        symbols=THEOREM_4_1.symbols,
-        hypotheses=THEOREM_4_1.hypotheses,
-        kind="upper_bound",
-        quantity="std",
-        mechanisms=("summation",),
-        status_note="Derived: the square root of Theorem 4.1 (the protocol applied to q(x_i) ∈ [0, 1] is unbiased).",
-        spec=SPEC,
-        notes="For any statistical query q: X → [0, 1], run P^{1D} on q(x_1), …, q(x_n).",
-        exact=_exact_cor411,
-        grid=_THM41_GRID,
-    )
+PRIVACY = TABLE.register(
+    "BBGN19 Theorem 4.1 [privacy]",
+    statement=sp.Le(sp.Symbol("delta_P", nonnegative=True), delta),
+    hypotheses=THEOREM_4_1.hypotheses,
+    exact=lambda n, epsilon, delta: Reference(
+        blanket_view_delta(n, epsilon, delta),
+        "exact blanket view (Lemma 5.3) of the (k+1)-RR at Theorem 4.1's γ: an upper bound on the protocol's δ",
+        relation="upper",
+    ),
 )
 
-PRIVACY = register(
-    Result(
-        key="BBGN19 Theorem 4.1 [privacy]",
-        paper="BBGN19",
-        label="Theorem 4.1",
-        variant="privacy",
-        title="The protocol at Theorem 4.1's (k, γ) is (ε,δ)-DP: via Theorem 3.1 with k+1 levels, checked with the exact blanket view",
-        status="derived",
-        statement=sp.Le(sp.Symbol("delta_P", nonnegative=True), delta),
-        symbols={
-            n: "number of users, integer >= 2",
-            epsilon: "central epsilon in (0, 1]",
-            delta: "central delta in (0, 1)",
-        },
-        hypotheses=THEOREM_4_1.hypotheses,
-        kind="upper_bound",
-        quantity="delta",
-        mechanisms=("summation",),
-        status_note="Privacy is inherited from Theorem 3.1 with domain size k+1 (reference: whether the paper uses k or k+1 is uncertain; k+1 is the correct domain size).",
-        spec=SPEC,
-        notes="delta_P is the shuffled protocol's δ at ε. The report randomizer is the (k+1)-RR with e^{ε0} = 1 + (k+1)(1−γ)/γ (Algorithm 1's ε0, exact for rational γ). "
-        "Reference: the exact blanket view of Lemma 5.3 at ε (a certified *upper* bound on delta_P), so reference ≤ δ certifies the claim independently of Theorem 3.1. "
-        "certified_epsilon_at_parameters gives the certified ε at δ: about 0.36–0.40 for ε = 1, δ = 1e−6, n = 1e4–1e6 — Theorem 3.1's γ over-provisions by a factor ≈ 2.5 in ε.",
-        exact=lambda n, epsilon, delta: Reference(
-            blanket_view_delta(n, epsilon, delta),
-            "exact blanket view (Lemma 5.3) of the (k+1)-RR at Theorem 4.1's γ: an upper bound on the protocol's δ",
-            relation="upper",
-        ),
-        grid=({"n": 10**4, "epsilon": "1", "delta": "1e-6"}, {"n": 10**5, "epsilon": "1/2", "delta": "1e-6"}),
-    )
+
+LEMMA_4_1 = TABLE.register(
+    "BBGN19 Lemma 4.1",
+    statement=sp.Le(MSE_post, MSE_orig),
+    hypotheses=TABLE.hyps("m >= 2", "exp_epsilon0 >= 1", "n >= 1", evaluate=True),
+    numeric={
+        "lhs": lambda m, exp_epsilon0, n: _lemma_4_1_sides(m, exp_epsilon0, n)[0],
+        "rhs": lambda m, exp_epsilon0, n: _lemma_4_1_sides(m, exp_epsilon0, n)[1],
+    },
 )
 
-_LEMMA_GRID = tuple(
-    {"m": m_, "exp_epsilon0": e_, "n": n_}
-    for m_, e_, n_ in [(2, "3", 1), (2, "3", 10), (3, "2", 5), (5, "10", 100), (8, "5/2", 1000), (16, "40", 10**6)]
+LEMMA_4_2 = TABLE.register(
+    "BBGN19 Lemma 4.2",
+    statement=sp.Ge(MSE_orig, n * E_err),
+    hypotheses=LEMMA_4_1.hypotheses,
+    numeric={
+        "lhs": lambda m, exp_epsilon0, n: _lemma_4_2_sides(m, exp_epsilon0, n)[0],
+        "rhs": lambda m, exp_epsilon0, n: _lemma_4_2_sides(m, exp_epsilon0, n)[1],
+    },
 )
 
-LEMMA_4_1 = register(
-    Result(
-        key="BBGN19 Lemma 4.1",
-        paper="BBGN19",
-        label="Lemma 4.1",
-        title="Posterior-mean post-processing: outputs in [0,1], summing analyzer, MSE not larger, privacy kept",
-        status="derived",
-        statement=sp.Le(MSE_post, MSE_orig),
-        symbols={
-            m: "grid size, integer >= 2",
-            exp_epsilon0: "e^{ε0} of the m-RR on the grid, rational >= 1",
-            n: "users, integer >= 1",
-        },
-        hypotheses=(
-            Hypothesis(m >= 2, "m >= 2"),
-            Hypothesis(exp_epsilon0 >= 1, "exp_epsilon0 >= 1"),
-            Hypothesis(n >= 1, "n >= 1"),
-        ),
-        kind="inequality",
-        quantity="mse",
-        mechanisms=("any",),
-        status_note="Structure visible in the text; construction R'(x) = E[X | R(X) = y] derived.",
-        spec=SPEC3,
-        notes="Evaluated on the m-RR over M = {(2i−1)/(2m)} with the summing analyzer (MSE_orig) versus its posterior-mean post-processing (MSE_post), X ~ Unif(M). "
-        "Part (3) (privacy) holds because R' is a deterministic map of R's report: tests check it with exact shuffled δ on small cases; "
-        "part (2) for arbitrary analyzers is checked by brute-force enumeration in the tests.",
-        numeric={
-            "lhs": lambda m, exp_epsilon0, n: _lemma_4_1_sides(m, exp_epsilon0, n)[0],
-            "rhs": lambda m, exp_epsilon0, n: _lemma_4_1_sides(m, exp_epsilon0, n)[1],
-        },
-        grid=_LEMMA_GRID,
-    )
+
+LEMMA_4_3_EXACT = TABLE.register(
+    "BBGN19 Lemma 4.3 [exact]",
+    statement=sp.Eq(S_min, S_M),
+    hypotheses=TABLE.hyps("m >= 2", evaluate=True),
+    symbolic=lambda r: SymbolicCheck(
+        None, "not proved symbolically", "checked by exact brute force over y for m = 2..200 in the tests"
+    ),
+    numeric={"lhs": lambda m: xs.midpoint_sum_min(m)},
 )
 
-LEMMA_4_2 = register(
-    Result(
-        key="BBGN19 Lemma 4.2",
-        paper="BBGN19",
-        label="Lemma 4.2",
-        title="Summation with R: [0,1] → [0,1]: MSE(P, X) ≥ n E[(R(X) − X)²]",
-        status="uncertain",
-        statement=sp.Ge(MSE_orig, n * E_err),
-        symbols=LEMMA_4_1.symbols,
-        hypotheses=LEMMA_4_1.hypotheses,
-        kind="inequality",
-        quantity="mse",
-        mechanisms=("any",),
-        status_note="Uncertain: the direction '≥' is inferred (derived proof: the cross terms equal n(n−1)(E[R(X)−X])² ≥ 0; equality for the posterior mean).",
-        spec=SPEC3,
-        notes="Evaluated on the m-RR over the grid with outputs read as midpoints; there E[R(X)] = E[X] by symmetry, so it is an equality "
-        "(the tests add asymmetric random matrices, where it is strict for n ≥ 2).",
-        numeric={
-            "lhs": lambda m, exp_epsilon0, n: _lemma_4_2_sides(m, exp_epsilon0, n)[0],
-            "rhs": lambda m, exp_epsilon0, n: _lemma_4_2_sides(m, exp_epsilon0, n)[1],
-        },
-        grid=_LEMMA_GRID,
-    )
+LEMMA_4_3 = TABLE.register(
+    "BBGN19 Lemma 4.3",
+    statement=sp.Ge(S_min, S_M_LOWER),
+    hypotheses=TABLE.hyps("m >= 2", evaluate=True),
+    symbolic=_symbolic_lemma_4_3,
+    numeric={"lhs": lambda m: xs.midpoint_sum_min(m)},
+    exact=lambda m: Reference(xs.midpoint_sum_min(m), "exact minimum over y ∈ M by brute force"),
 )
 
-_M_GRID = tuple({"m": m_} for m_ in (2, 3, 4, 5, 10, 11, 64, 101))
-
-LEMMA_4_3_EXACT = register(
-    Result(
-        key="BBGN19 Lemma 4.3 [exact]",
-        paper="BBGN19",
-        label="Lemma 4.3",
-        variant="exact",
-        title="Exact minimum over midpoints y of Σ_{x≠y}(|x−y| − 1/(2m))²",
-        status="derived",
-        statement=sp.Eq(S_min, S_M),
-        symbols={m: "grid size, integer >= 2"},
-        hypotheses=(Hypothesis(m >= 2, "m >= 2"),),
-        kind="equality",
-        quantity=None,
-        mechanisms=("any",),
-        status_note="The paper's constant is not visible (reference: uncertain); this exact minimum S_m is derived (Σ_{j≤t}(j−½)² = t(4t²−1)/12, minimum at the middle point(s)).",
-        spec=SPEC3,
-        notes="Left side by brute force over all y ∈ M (exact.protocols.summation.midpoint_sum_min, O(m²)).",
-        symbolic=lambda r: SymbolicCheck(
-            None, "not proved symbolically", "checked by exact brute force over y for m = 2..200 in the tests"
-        ),
-        numeric={"lhs": lambda m: xs.midpoint_sum_min(m)},
-        grid=_M_GRID,
-    )
-)
-
-LEMMA_4_3 = register(
-    Result(
-        key="BBGN19 Lemma 4.3",
-        paper="BBGN19",
-        label="Lemma 4.3",
-        title="For every midpoint y: Σ_{x≠y}(|x−y| − 1/(2m))² ≥ (m−1)(m−2)/(12m)",
-        status="uncertain",
-        statement=sp.Ge(S_min, S_M_LOWER),
-        symbols={m: "grid size, integer >= 2"},
-        hypotheses=(Hypothesis(m >= 2, "m >= 2"),),
-        kind="lower_bound",
-        quantity="midpoint_sum",
-        mechanisms=("any",),
-        status_note="Uncertain: the paper's constant is not visible; this bound is derived (S_m ≥ it by a³ + b³ ≥ (a+b)³/4; sympy: equality for odd m, slack (2t+1)/(16(t+1)²) for m = 2t+2).",
-        spec=SPEC3,
-        notes="The left side is min over y (brute force); the bound is proved symbolically from the exact S_m.",
-        symbolic=_symbolic_lemma_4_3,
-        numeric={"lhs": lambda m: xs.midpoint_sum_min(m)},
-        exact=lambda m: Reference(xs.midpoint_sum_min(m), "exact minimum over y ∈ M by brute force"),
-        grid=_M_GRID,
-    )
-)
-
-LEMMA_4_4 = register(
-    Result(
-        key="BBGN19 Lemma 4.4",
-        paper="BBGN19",
-        label="Lemma 4.4",
-        title="E[(R(X)−X)²] ≥ max{(1/(4m³))Σ_x(1−p_xx), (1/m)Σ_y Σ_{x≠y} p_xy(|x−y| − 1/(2m))²}",
-        status="uncertain",
-        statement=sp.Ge(E_err, sp.Max(LEMMA_4_4_T1, LEMMA_4_4_T2)),
-        symbols={m: "grid size, integer >= 2", exp_epsilon0: "e^{ε0} of the m-RR on the grid, rational >= 1"},
-        hypotheses=(Hypothesis(m >= 2, "m >= 2"), Hypothesis(exp_epsilon0 >= 1, "exp_epsilon0 >= 1")),
-        kind="inequality",
-        quantity="mse",
-        mechanisms=("any",),
-        status_note="Uncertain: displayed form not visible; this version is derived (leaving I_x costs ≥ (1/(2m))², landing in I_y costs ≥ (|x−y| − 1/(2m))²).",
-        spec=SPEC3,
-        notes="X ~ Unif(M), p_xy = Pr[R(x) ∈ I_y], I_i = [(i−1)/m, i/m) (the last closed). Evaluated on the posterior-mean post-processing of the m-RR on the grid "
-        "(exact.protocols.summation.lemma_4_4_terms); p[i, j] = Pr[R(x_i) ∈ I_j].",
-        numeric={
-            "lhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[0],
-            "rhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[1],
-        },
-        grid=tuple({"m": g["m"], "exp_epsilon0": g["exp_epsilon0"]} for g in _LEMMA_GRID),
-    )
+LEMMA_4_4 = TABLE.register(
+    "BBGN19 Lemma 4.4",
+    statement=sp.Ge(E_err, sp.Max(LEMMA_4_4_T1, LEMMA_4_4_T2)),
+    hypotheses=TABLE.hyps("m >= 2", "exp_epsilon0 >= 1", evaluate=True),
+    numeric={
+        "lhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[0],
+        "rhs": lambda m, exp_epsilon0: _lemma_4_4_sides(m, exp_epsilon0)[1],
+    },
 )
 
 # Lemma 4.5 grid: binary RR on M = {1/4, 3/4} (p_yy = e0/(1+e0), p_xy = 1/(1+e0)) for n users, at ε with a δ that the
 # tests certify to be >= the exact worst-case δ of the shuffled mechanism (exact.shuffled.enumerate.worst_case and a brute force).
-_LEMMA_4_5_GRID = (
-    {"p_xy": "1/4", "p_yy": "3/4", "n": 4, "epsilon": "0.5", "delta": "0.15"},
-    {"p_xy": "1/4", "p_yy": "3/4", "n": 4, "epsilon": "1", "delta": "0.03"},
-    {"p_xy": "1/3", "p_yy": "2/3", "n": 6, "epsilon": "0.25", "delta": "0.05"},
-    {"p_xy": "1/11", "p_yy": "10/11", "n": 10, "epsilon": "2", "delta": "0.11"},
-    {"p_xy": "1/11", "p_yy": "10/11", "n": 8, "epsilon": "2.5", "delta": "0"},
+
+#: δ ∈ [0, 1/2), a hypothesis of Lemma 4.5 and Theorem 4.2
+_H_DELTA_HALF = Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2")
+
+LEMMA_4_5 = TABLE.register(
+    "BBGN19 Lemma 4.5",
+    statement=sp.Ge(p_xy, LEMMA_4_5_THRESHOLD),
+    hypotheses=(
+        Hypothesis(p_yy >= HALF, "p_yy >= 1/2 (otherwise the first alternative holds)"),
+        _H_DELTA_HALF,
+        *TABLE.hyps("n >= 1", evaluate=True),
+    ),
+    symbolic=_symbolic_lemma_4_5,
 )
 
-LEMMA_4_5 = register(
-    Result(
-        key="BBGN19 Lemma 4.5",
-        paper="BBGN19",
-        label="Lemma 4.5",
-        title="If S∘R^n is (ε,δ)-DP with δ < 1/2: p_yy < 1/2 or p_xy ≥ e^{−ε}(1/2 − δ)/n",
-        status="derived",
-        statement=sp.Ge(p_xy, LEMMA_4_5_THRESHOLD),
-        symbols={
-            p_xy: "Pr[R(x) ∈ I_y], x ≠ y",
-            p_yy: "Pr[R(y) ∈ I_y]",
-            n: "users, integer >= 1",
-            epsilon: "central epsilon >= 0",
-            delta: "central delta in [0, 1/2)",
-        },
-        hypotheses=(
-            Hypothesis(p_yy >= HALF, "p_yy >= 1/2 (otherwise the first alternative holds)"),
-            Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"),
-            Hypothesis(n >= 1, "n >= 1"),
-        ),
-        kind="inequality",
-        quantity="probability",
-        mechanisms=("any",),
-        status_note="Proof steps visible in the text; the threshold 1/2 and the constants are derived; the final inequality checked ✔.",
-        spec=SPEC3,
-        notes="Also hypothesis: S∘R^n is (ε,δ)-DP (not machine-checkable from these symbols; the tests certify it for every grid point with exact shuffled δ). "
-        "Proof: neighbours (y,x,…,x) vs (x,…,x), event 'some message in I_y': 1 − (1−p_yy)(1−p_xy)^{n−1} ≤ e^ε(1 − (1−p_xy)^n) + δ; "
-        "p_yy ≥ 1/2 gives 1 − (1−p_xy)^n ≥ e^{−ε}(1/2 − δ), and 1 − (1−p)^n ≤ np. "
-        "The product e^{−ε}(1/2 − δ) cannot be replaced by min{e^{−ε}, 1/2 − δ}: binary RR with e^{ε0} = 100, n = 1, e^ε = 100 "
-        "is exactly (ε, 0)-DP with p_yy = 100/101 and p_xy = 1/101 < 1/100 (tests: test_lemma_4_5_min_form_is_false).",
-        symbolic=_symbolic_lemma_4_5,
-        grid=_LEMMA_4_5_GRID,
-    )
+
+def _theorem_4_2(key, bound, *hypotheses):
+    """Register ``key``: MSE ≥ ``bound`` (a form of Theorem 4.2) under ``hypotheses``, against the exact MSE."""
+    return TABLE.register(key, statement=sp.Ge(MSE, bound), hypotheses=hypotheses, exact=_exact_thm42)
+
+
+THEOREM_4_2_RESULT_M = _theorem_4_2(
+    "BBGN19 Theorem 4.2 [m]",
+    THEOREM_4_2_M,
+    *TABLE.hyps("n >= 1", "epsilon >= 0", evaluate=True),
+    _H_DELTA_HALF,
+    *TABLE.hyps("m >= 2", evaluate=True),
+)
+THEOREM_4_2 = _theorem_4_2(
+    "BBGN19 Theorem 4.2",
+    THEOREM_4_2,
+    Hypothesis(n >= 8, "n >= 8 (so m = ⌈n^{1/3}⌉ >= 2)"),
+    *TABLE.hyps("epsilon >= 0", evaluate=True),
+    _H_DELTA_HALF,
 )
 
-_THM42_NOTES = (
-    "Discrepancy (docs/reference/blanket.md §6 item 2): the slides state MSE = Ω(n^{1/3} min{e^{−ε}, 1/2 − δ}); the proof route visible in the text "
-    "(Lemmas 4.1–4.5) only gives the product e^{−ε}(1/2 − δ), which is smaller; we encode what the proof gives and could not reproduce the slide's form. "
-    "Proof: X ~ Unif(M); T = {y: p_yy ≥ 1/2}. If |T| ≤ m/2, Lemma 4.4's first term gives E ≥ 1/(16m²); else Lemma 4.5 gives p_xy ≥ e^{−ε}(1/2−δ)/n "
-    "for y ∈ T and Lemma 4.4's second term with Lemma 4.3 gives E ≥ e^{−ε}(1/2−δ)S_m/(2n); then Lemmas 4.1, 4.2: MSE ≥ n·E. "
-    "The min form cannot come from Lemma 4.5: its analogue p_xy ≥ min{e^{−ε}, 1/2−δ}/n is false (certified counterexample: "
-    "binary RR with e^{ε0} = 100 on M = {1/4, 3/4}, n = 1, e^ε = 100, exact δ = 0, p_yy = 100/101, p_xy = 1/101 < 1/100). "
-)
-
-THEOREM_4_2_RESULT_M = register(
-    Result(
-        key="BBGN19 Theorem 4.2 [m]",
-        paper="BBGN19",
-        label="Theorem 4.2",
-        variant="m",
-        title="Lower bound for any single-message (ε,δ)-DP summation protocol, for any grid size m",
-        status="derived",
-        statement=sp.Ge(MSE, THEOREM_4_2_M),
-        symbols={
-            n: "users, integer >= 1",
-            epsilon: "central epsilon >= 0",
-            delta: "central delta in [0, 1/2)",
-            m: "grid size, integer >= 2",
-        },
-        hypotheses=(
-            Hypothesis(n >= 1, "n >= 1"),
-            Hypothesis(epsilon >= 0, "epsilon >= 0"),
-            Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"),
-            Hypothesis(m >= 2, "m >= 2"),
-        ),
-        kind="lower_bound",
-        quantity="mse",
-        mechanisms=("summation",),
-        status_note="Ω(n^{1/3}) source-confirmed (slides/text); this explicit form is derived from Lemmas 4.1–4.5 (our versions).",
-        spec=SPEC3,
-        notes=_THM42_NOTES + "S_m is Lemma 4.3's exact minimum.",
-        exact=_exact_thm42,
-        grid=tuple(dict(g, m=xs.cbrt_ceil(g["n"])) for g in _THM41_GRID),
-    )
-)
-
-THEOREM_4_2 = register(
-    Result(
-        key="BBGN19 Theorem 4.2",
-        paper="BBGN19",
-        label="Theorem 4.2",
-        title="Any single-message (ε,δ)-DP shuffle protocol for real summation has MSE = Ω(n^{1/3}) — explicit",
-        status="derived",
-        statement=sp.Ge(MSE, THEOREM_4_2),
-        symbols={n: "users, integer >= 8", epsilon: "central epsilon >= 0", delta: "central delta in [0, 1/2)"},
-        hypotheses=(
-            Hypothesis(n >= 8, "n >= 8 (so m = ⌈n^{1/3}⌉ >= 2)"),
-            Hypothesis(epsilon >= 0, "epsilon >= 0"),
-            Hypothesis(sp.And(delta >= 0, delta < HALF), "0 <= delta < 1/2"),
-        ),
-        kind="lower_bound",
-        quantity="mse",
-        mechanisms=("summation",),
-        status_note="Ω(n^{1/3}) source-confirmed (slides/text); explicit constant derived: min{n/(16(n^{1/3}+1)²), e^{−ε}(1/2−δ)(n^{1/3}−3)/24} ≈ n^{1/3} min{1/16, e^{−ε}(1/2−δ)/24}. "
-        "The slides' min{e^{−ε}, 1/2−δ} form is uncertain/suspicious (the proof gives the product).",
-        spec=SPEC3,
-        notes=_THM42_NOTES
-        + "Here m = ⌈n^{1/3}⌉: n/(8m²) ≥ n/(8(n^{1/3}+1)²) and S_m ≥ (m−1)(m−2)/(12m) ≥ (m−3)/12 ≥ (n^{1/3}−3)/12.",
-        exact=_exact_thm42,
-        grid=_THM41_GRID,
-    )
-)
+TABLE.complete()
