@@ -49,7 +49,7 @@ def test_upper_above_and_lower_below_the_exhaustive_worst_case(name, n):
         lo, _ = cb.lower_bound(mech, n, exp_epsilon=ee)
         assert lo is not None and lo <= worst, (name, n, ee, lo, worst)
         # the accountant's concrete pair (a post-processing of the same dataset) is below too
-        if isinstance(mech, oracles._FourValue):
+        if isinstance(mech, oracles.FourValue):
             for direction in ("forward", "backward"):
                 pair = four_value_lower_pair(mech, n, direction)
                 assert pld.hockey_stick(pair.atoms(), ee) <= lo

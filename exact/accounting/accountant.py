@@ -252,7 +252,7 @@ class Shuffled:
         if isinstance(m, oracles.LDP):
             rr = KRR(2, m.epsilon0) if m.epsilon0 is not None else KRR(2, exp_epsilon0=m.exp_epsilon0_exact)
             return _pld.lower_pair(rr, self.n, direction)
-        if isinstance(m, oracles._FourValue):
+        if isinstance(m, oracles.FourValue):
             return four_value_lower_pair(m, self.n, direction)
         return None
 
@@ -351,7 +351,7 @@ class ShuffleAccountant:
                 hint="add/remove neighbours change n, which a shuffled round fixes",
             )
         self.neighbouring = neighbouring
-        self.grid = None if grid is None else _frac(_pld._grid(grid))
+        self.grid = None if grid is None else _frac(_pld.parse_grid(grid))
         self.rel_width = _frac(arith.exact_in(rel_width, "rel_width", lo=0, hi=1, lo_open=True))
         self.prec = prec
         self._ledger: list = []
@@ -581,7 +581,7 @@ class ShuffleAccountant:
                 hint="pip install 'blanket[dp-accounting]'",
             ) from exc
         g = (
-            _frac(_pld._grid(grid))
+            _frac(_pld.parse_grid(grid))
             if grid is not None
             else (
                 self.grid

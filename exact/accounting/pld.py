@@ -799,7 +799,8 @@ def _mix_null(S: np.ndarray, js: np.ndarray, null, side: str) -> np.ndarray:
 
 
 # ====================================================================== PLD
-def _grid(grid) -> fmpq:
+def parse_grid(grid: NumberInput) -> fmpq:
+    """The loss discretisation interval, exact, in (0, 1] (floats read exactly); an error names ``grid`` otherwise."""
     g = arith.exact_in(grid, "grid", lo=0, lo_open=True, allow_float=True)
     if g > 1:
         raise InvalidArgument("grid", grid, "must be <= 1 (the loss discretisation interval)")
@@ -1223,7 +1224,7 @@ def discretise_both(
     pair: ShiftPair, grid: NumberInput, *, prec: int = 128, truncation: NumberInput = DEFAULT_TRUNCATION
 ) -> tuple:
     """``(upper, lower)`` PLDs of ``pair`` from one pass of the survival kernel (same cost as one side)."""
-    g = _grid(grid)
+    g = parse_grid(grid)
     with arith.precision(prec):
         sv, js = _survival(pair, g, ("upper", "lower"), prec)
     assert sv.upper is not None and sv.lower is not None  # both sides were asked for
@@ -1250,7 +1251,7 @@ def discretise(
     """
     if side not in ("upper", "lower"):
         raise InvalidArgument("side", side, "must be 'upper' or 'lower'")
-    g = _grid(grid)
+    g = parse_grid(grid)
     with arith.precision(prec):
         sv, js = _survival(pair, g, (side,), prec)
     S = sv.upper if side == "upper" else sv.lower

@@ -5,7 +5,7 @@ parameters (ε0 is given either as an exact ``epsilon0`` — then ``e^{ε0}`` is
 ball at flint's current precision — or as an exact rational
 ``exp_epsilon0 = e^{ε0}`` — then every closed form below is an exact
 ``fmpq``, which is what the tests use).  Output spaces of size ``2^k`` are
-never enumerated except by :meth:`~_FourValue.matrix`, which refuses large
+never enumerated except by :meth:`~FourValue.matrix`, which refuses large
 sizes and exists for the brute-force tests.
 
 The blanket decomposition (Balle et al. §5.1): ``γ = Σ_y min_x R(x)(y)``,
@@ -20,7 +20,7 @@ in ``proofs/oracles.py``, checked against brute force in
     γ·(1 − ee·e)  w.p. π_t      (W hits x' only)
     γ·(1 − ee)    w.p. π_rest   (neither, or a W that every input hits alike)
 
-so a mechanism is its ``(γ, π_both, π_t, π_rest)`` (:meth:`_FourValue.l_probs`).
+so a mechanism is its ``(γ, π_both, π_t, π_rest)`` (:meth:`FourValue.l_probs`).
 What "hit" means: unary encoding — bit x of W is 1 and W is not all ones;
 local hashing — ``y = h(x)`` and h is not constant on the domain; Hadamard
 response — ``W ∈ C_x`` and W is not the first row; subset selection —
@@ -48,7 +48,7 @@ neighbours, n users):
 Certified lower bound: :func:`same_family_delta` — the exact δ between the
 datasets ``x^n`` and ``x^{n−1}x'`` (both directions), from the law of the
 likelihood ratio ``R(x')(Y)/R(x)(Y)``, ``Y ~ R(x)``, which takes the values
-``e, 1/e, 1`` (:meth:`_FourValue.ratio_law`).
+``e, 1/e, 1`` (:meth:`FourValue.ratio_law`).
 
 >>> m = OUE(4, exp_epsilon0=3)
 >>> m.gamma(), m.gamma() == m.matrix().gamma()     # closed form vs the 16-output matrix
@@ -84,6 +84,7 @@ __all__ = [
     "Subset",
     "Geometric",
     "UnaryEncoding",
+    "FourValue",
     "blanket_view_delta",
     "blanket_view_delta_merged",
     "best_upper_delta",
@@ -184,7 +185,7 @@ class LDP(_Eps0):
 
 
 # ================================================================ the four-value mechanisms
-class _FourValue(_Eps0):
+class FourValue(_Eps0):
     """Common part of the mechanisms whose L takes the four values γ·{e(1−ee), e−ee, 1−ee·e, 1−ee}."""
 
     kind = "?"
@@ -234,7 +235,7 @@ class _FourValue(_Eps0):
 
 # ---------------------------------------------------------------- unary encoding
 @dataclass(frozen=True)
-class UnaryEncoding(_FourValue):
+class UnaryEncoding(FourValue):
     """Unary encoding on a domain of size ``k ≥ 2``: one-hot encode x, then bit j is 1 w.p. ``p`` if j = x, else ``q``.
 
     Output space ``{0,1}^k``.  Requires ``0 < q < p < 1``; ``e^{ε0} = p(1−q)/((1−p)q)``.
@@ -346,7 +347,7 @@ def SUE(
 
 # ---------------------------------------------------------------- local hashing
 @dataclass(frozen=True)
-class OLH(_FourValue):
+class OLH(FourValue):
     """Local hashing: draw h from a family H of maps [k] → [g], report ``(h, y)``; ``y = h(x)`` w.p. ``e/(e+g−1)``, each other value w.p. ``1/(e+g−1)``.
 
     OLH takes ``g = round(e^{ε0} + 1)``, BLH ``g = 2``; here ``g ≥ 2`` is a parameter.
@@ -454,7 +455,7 @@ class OLH(_FourValue):
 
 # ---------------------------------------------------------------- Hadamard response
 @dataclass(frozen=True)
-class Hadamard(_FourValue):
+class Hadamard(FourValue):
     """Hadamard response (Acharya–Sun–Zhang, AISTATS 2019), the standard K-ary version.
 
     ``K = 2^⌈log2(k+1)⌉`` (smallest power of two > k); input x ∈ [k] uses
@@ -516,7 +517,7 @@ class Hadamard(_FourValue):
 
 # ---------------------------------------------------------------- subset selection
 @dataclass(frozen=True)
-class Subset(_FourValue):
+class Subset(FourValue):
     """Subset selection (Ye–Barg 2018; Wang et al. 2016's k-subset): report a d-subset S of [k], ``1 ≤ d ≤ k−1``.
 
     ``R(x)(S) = e/Z`` if x ∈ S, ``1/Z`` otherwise, ``Z = e·C(k−1,d−1) + C(k−1,d)``
@@ -774,7 +775,7 @@ def blanket_view_delta(
     >>> blanket_view_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1)   # = 3-RR, exact.shuffled.krr gives 3/16
     3/16
     """
-    if not isinstance(mech, _FourValue):
+    if not isinstance(mech, FourValue):
         raise InvalidArgument(
             "mech",
             getattr(mech, "kind", mech),
@@ -812,7 +813,7 @@ def blanket_view_delta_merged(
     >>> blanket_view_delta_merged(m, 4, exp_epsilon=1) >= blanket_view_delta(m, 4, exp_epsilon=1)
     True
     """
-    if not isinstance(mech, _FourValue):
+    if not isinstance(mech, FourValue):
         raise InvalidArgument("mech", getattr(mech, "kind", mech), "must be one of OUE, SUE, OLH, Hadamard, Subset")
     n = _check_n(n)
     ee = arith.exp_param(epsilon, exp_epsilon)
@@ -847,7 +848,7 @@ def best_upper_delta(
     """
     n = _check_n(n)
     cands = {"clone pair (FOCS 2021)": clone_delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)}
-    if isinstance(mech, _FourValue):
+    if isinstance(mech, FourValue):
         from blanket.exact.shuffled.oracles import blanket_view_upper
 
         # the convex-order upper end (exact.shuffled.oracles) already takes the merged view when it is smaller
@@ -978,7 +979,7 @@ def same_family_delta(
 
         rr = KRR(2, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
         return delta_krr_family(rr, _check_n(n), "same", epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)
-    if not isinstance(mech, _FourValue):
+    if not isinstance(mech, FourValue):
         raise InvalidArgument(
             "mech", getattr(mech, "kind", mech), "must be one of LDP, OUE, SUE, OLH, Hadamard, Subset"
         )

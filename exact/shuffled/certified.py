@@ -120,7 +120,7 @@ def upper_routes(mech: Randomizer, n: int) -> list:
             "exact.shuffled.certified.renyi_route_delta",
         ),
     ]
-    if isinstance(mech, oracles._FourValue):
+    if isinstance(mech, oracles.FourValue):
         gamma = f"FO gamma [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
         law = f"FO L law [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
         # the merged view (oracles.blanket_view_delta_merged) is not a separate route: the fast engine's upper end
