@@ -702,7 +702,7 @@ def test_check_bound_prints_a_summary_not_a_dict(tmp_path):
         "--no-pdf",
     )
     check(r, 1)
-    assert "{'" not in r.out and "REFUTED" in r.out and "smallest counterexample" in r.out
+    assert "{'" not in r.out and "REFUTED" in r.out and "distinct counterexamples" in r.out
 
 
 # ------------------------------------------------------------------ the bad-input table, as subprocesses
