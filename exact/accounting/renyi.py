@@ -71,6 +71,7 @@ O(W²) for k = 3 and O(W³) for k ≥ 4.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -781,10 +782,12 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     return _float_moment_rows(G, off, rel_g, [ta + tb + extra[0]], n, keep, flip, lam, k_int, e0)[0]
 
 
+@functools.lru_cache(maxsize=8)
 def _bernoulli_rows(B: int, kh: float, fh: float):
     """``R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip)`` for ``j < B`` (complete laws, a ``B × B`` float array): step ``s``
     adds Bernoulli(keep) when ``s < j``, else Bernoulli(flip) (Lemma 5: relative error
-    ``bernoulli_rel(0, e, B − 1)``).  O(B²)."""
+    ``bernoulli_rel(0, e, B − 1)``).  O(B²), cached (a pure function of its float arguments; the array is
+    read-only, every block of a sweep reuses it)."""
     import numpy as np
 
     R = np.zeros((B, B))
@@ -797,6 +800,7 @@ def _bernoulli_rows(B: int, kh: float, fh: float):
         new[:, : s + 2] = tv * R[:, : s + 2]
         new[:, 1 : s + 2] += sv * R[:, : s + 1]
         R = new
+    R.flags.writeable = False
     return R
 
 
@@ -845,15 +849,21 @@ _EXCESS_SMALL = 2.0**-800
 _EXCESS_SLACK = fmpq(1, 2**550)
 
 
-def _shift_rows(v, B: int):
-    """``M[s, k] = v[k − s]`` (zero outside), shape ``(B, len(v) + B − 1)``: ``R @ M`` convolves every row of ``R`` with ``v``."""
+def _shift_rows(vs, B: int):
+    """``M[s, i·V + k] = v_i[k − s]`` (zero outside) for the vectors ``v_i`` (all of length ``L``, ``V = L + B − 1``),
+    shape ``(B, len(vs)·V)``: ``(R @ M)[:, i·V : (i+1)·V]`` convolves every row of ``R`` with ``v_i``.  One copy
+    per entry.  O(B·V) per vector."""
     import numpy as np
 
-    W = len(v)
-    pad = np.zeros(W + 2 * (B - 1))
-    pad[B - 1 : B - 1 + W] = v
-    win = np.lib.stride_tricks.sliding_window_view(pad, W + B - 1)
-    return np.ascontiguousarray(win[::-1])
+    L = len(vs[0])
+    V = L + B - 1
+    M = np.empty((B, len(vs) * V))
+    pad = np.zeros(L + 2 * (B - 1))
+    for i, v in enumerate(vs):
+        pad[B - 1 : B - 1 + L] = v
+        win = np.lib.stride_tricks.sliding_window_view(pad, V)
+        M[:, i * V : (i + 1) * V] = win[::-1]
+    return M
 
 
 def _float_diff_binomial(b, bo: int, rb: float, m: int, q):
@@ -983,7 +993,7 @@ def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple
     Hp = np.append(H, 0.0)  # H̃ on k = 0..WH (zero at the top)
     # g_c on 0..W (W = WH + B − 1; the last entry is 0), its difference and Z: one matrix product
     Wg = len(Hp) + B - 1
-    GdGZ = R @ np.hstack([_shift_rows(Hp, B), _shift_rows(dH, B), _shift_rows(X, B)])
+    GdGZ = R @ _shift_rows((Hp, dH, X), B)
     G, dG, Z = GdGZ[:, :Wg], GdGZ[:, Wg : 2 * Wg], GdGZ[:, 2 * Wg :]
     rel_g = (1 + rel_H) * (1 + rel_R) * (1 + gB) - 1
     # level G: |dG^ − ΔG| ≤ z1·Z^ + z2·G^
