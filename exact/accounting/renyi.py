@@ -74,12 +74,14 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from blanket.exact.laws import binomial
 from blanket.exact.laws.divergences import Windowed
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
@@ -90,7 +92,7 @@ FAMILIES = ("same", "neighbour", "third")
 
 
 # ============================================================ arguments
-def parse_order(order, name: str = "order"):
+def parse_order(order: NumberInput, name: str = "order") -> fmpq:
     """The Rényi order λ > 1, exact (``fmpq``).
 
     >>> parse_order("5/2"), parse_order(2)
@@ -146,7 +148,7 @@ def _tol_for(mech, lam):
 
 
 # ============================================================ binomial windows
-def binomial_window(N: int, p, *, tol=None) -> Windowed:
+def binomial_window(N: int, p: NumberOrBall, *, tol: NumberOrBall | None = None) -> Windowed:
     """The law of ``Bin(N, p)`` on a window around its mode, with a certified bound on the left-out mass.
 
     ``p`` exact (``fmpq``) or a ball in [0, 1].  With exact ``p`` and
@@ -203,7 +205,9 @@ def _binary_params(mech):
 FMPZ_PRODUCT_MIN = 512
 
 
-def others_count_law(mech, n: int, c: int, *, tol=None, product: str | None = None) -> Windowed:
+def others_count_law(
+    mech: KRR, n: IntegerInput, c: IntegerInput, *, tol: NumberOrBall | None = None, product: str | None = None
+) -> Windowed:
     """Law of the number of 1-reports among the ``n−1`` other users, ``c`` of whom hold 1 (binary RR).
 
     ``Bin(c, keep) ⊛ Bin(n−1−c, flip)``; windowed, the tail bound is the sum of
@@ -307,7 +311,9 @@ def _binary_window_error(B, mass, at_lo, at_hi, lam, e0):
     return up, down
 
 
-def moment_binary(mech, n: int, c: int, *, order, x: int = 1, tol=None):
+def moment_binary(
+    mech: KRR, n: IntegerInput, c: IntegerInput, *, order: NumberInput, x: int = 1, tol: NumberOrBall | None = None
+) -> Enclosure:
     """Rényi moment ``E_λ(D‖D')`` of shuffled binary RR; ``D`` = (c ones among n−1 others, differing user ``x``), ``D'`` the same with ``1−x``.
 
     ``order`` λ > 1 (integer or not).  Exact for exact ``mech`` (rational
@@ -482,7 +488,7 @@ def _pow_int(r, k: int):
     return np.asarray(result, dtype=np.float64), k - 1
 
 
-def float_tol(e0, lam) -> fmpq:
+def float_tol(e0: NumberOrBall, lam: NumberInput) -> fmpq:
     """The float route's window cut-off ``2^-(FLOAT_TOL_BITS + ⌈λ·log₂ e^{ε0}⌉)`` (exact): the window error
     ``≈ e^{ε0 λ}·tol`` stays below ``2^-FLOAT_TOL_BITS``, far below the rounding error; a smaller cut-off is
     always sound, only slower."""
@@ -504,7 +510,7 @@ def _float_checks(mech, lam):
     return keep, flip, lam, k_int, e0
 
 
-def float_bounds(m: int, q, tol) -> tuple:
+def float_bounds(m: int, q: NumberOrBall, tol: NumberOrBall) -> tuple[int, int, arb]:
     """``(lo, hi, tail)``: a window of Bin(m, q) with certified left-out mass ``tail < tol`` whose edge
     values are not far below ``tol`` (at least ``tol·2^-24``, so deep cut-offs keep every window value
     above the float route's 2^-500).  O(log m) arb pmf calls.
@@ -529,39 +535,36 @@ def float_bounds(m: int, q, tol) -> tuple:
     def big(k):
         return bool(binomial.pmf(m, q, k) >= floor_v)
 
-    # lowest index in [lo, mode] with pmf >= floor (pmf increasing there)
-    new_lo = lo
-    if not big(lo) and big(mode):
-        a, b = lo, mode  # big(b), not big(a)
-        while b - a > 1:
-            mid = (a + b) // 2
-            a, b = (a, mid) if big(mid) else (mid, b)
-        s_ = fmpq(b - 1, m - b + 2) / rho  # ratio pmf(i-1)/pmf(i) at i = b - 1, increasing in i
-        if b - 1 >= 0 and s_ < 1:
-            t_dn = binomial.pmf(m, q, b - 1) / (1 - s_)
-            if t_dn < tol_b / 2:
-                new_lo = b
-    new_hi = hi
-    if not big(hi) and big(mode):
-        a, b = mode, hi  # big(a), not big(b)
-        while b - a > 1:
-            mid = (a + b) // 2
-            a, b = (mid, b) if big(mid) else (a, mid)
-        r_ = rho * fmpq(m - a - 1, a + 2)  # ratio pmf(i+1)/pmf(i) at i = a + 1, decreasing in i
-        if r_ < 1:
-            t_up = binomial.pmf(m, q, a + 1) / (1 - r_)
-            if t_up < tol_b / 2:
-                new_hi = a
+    def below(k):  # certified mass of the indices < k: ratio pmf(i−1)/pmf(i) at i = k − 1, increasing in i
+        if k <= 0:
+            return arb(0)
+        s_ = fmpq(k - 1, m - k + 2) / rho
+        return binomial.pmf(m, q, k - 1) / (1 - s_) if s_ < 1 else arb(1)
+
+    def above(k):  # certified mass of the indices > k: ratio pmf(i+1)/pmf(i) at i = k + 1, decreasing in i
+        if k >= m:
+            return arb(0)
+        r_ = rho * fmpq(m - k - 1, k + 2)
+        return binomial.pmf(m, q, k + 1) / (1 - r_) if r_ < 1 else arb(1)
+
+    def innermost_big(out, inn):  # not big(out), big(inn), pmf unimodal: the big index nearest to `out`
+        while abs(inn - out) > 1:
+            mid = (out + inn) // 2
+            out, inn = (out, mid) if big(mid) else (mid, inn)
+        return inn
+
+    new_lo, new_hi = lo, hi
+    if big(mode):
+        if not big(lo):  # lowest index in [lo, mode] with pmf >= floor (pmf increasing there)
+            b = innermost_big(lo, mode)
+            new_lo = b if below(b) < tol_b / 2 else lo
+        if not big(hi):
+            a = innermost_big(hi, mode)
+            new_hi = a if above(a) < tol_b / 2 else hi
     if (new_lo, new_hi) == (lo, hi):
         return lo, hi, T
     # recertify the whole left-out mass for the chosen edges
-    t = arb(0)
-    if new_lo > 0:
-        s_ = fmpq(new_lo - 1, m - new_lo + 2) / rho
-        t += binomial.pmf(m, q, new_lo - 1) / (1 - s_) if s_ < 1 else arb(1)
-    if new_hi < m:
-        r_ = rho * fmpq(m - new_hi - 1, new_hi + 2)
-        t += binomial.pmf(m, q, new_hi + 1) / (1 - r_) if r_ < 1 else arb(1)
+    t = below(new_lo) + above(new_hi)
     if not (t < tol_b):
         return lo, hi, T
     return new_lo, new_hi, arb(t.upper())
@@ -750,7 +753,9 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
     return tuple(out)
 
 
-def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
+def float_moments_binary(
+    mech: KRR, n: IntegerInput, c: IntegerInput, lam: NumberInput, *, tol: NumberOrBall | None = None
+) -> tuple[arb, arb]:
     """``(E_λ(x=1), E_λ(x=0))`` of shuffled binary RR on dataset ``c`` by the float route (b): two arb balls.
 
     Integer ``λ ≥ 2`` only.  The two binomial windows come from
@@ -804,7 +809,9 @@ def _bernoulli_rows(B: int, kh: float, fh: float):
     return R
 
 
-def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, bounds: bool = False):
+def float_moments_binary_block(
+    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberOrBall | None = None, bounds: bool = False
+) -> Any:
     """``[(E_λ(x=1), E_λ(x=0)) for c in c0..c0+B−1]`` by the float route (b), sharing one convolution.
 
     ``g_c = H ⊛ R_{c−c0}`` with ``H = Bin(c0, keep) ⊛ Bin(n−c0−B, flip)`` (windowed, one
@@ -935,7 +942,9 @@ def _geom_pow_sum(r, k: int):
     return (np.ones_like(w) if s is None else s), ds
 
 
-def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple:
+def float_excess_block(
+    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberOrBall | None = None
+) -> tuple[Any, Any, Any, Any]:
     """Certified float bounds on the *excess* ``E_λ − 1`` of the datasets ``c0..c0+B−1``:
     ``(lo1, hi1, lo0, hi0)`` arrays of length ``B`` (direction ``x = 1`` and ``x = 0``), ``lo ≤ E − 1 ≤ hi``.
 
@@ -1092,7 +1101,9 @@ def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple
     return tuple(res)
 
 
-def float_excess_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> list:
+def float_excess_binary_block(
+    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberOrBall | None = None
+) -> list[tuple[arb, arb]]:
     """``[(E_λ(x=1) − 1, E_λ(x=0) − 1) for c in c0..c0+B−1]`` as balls (:func:`float_excess_block`).
 
     >>> from blanket.exact.mechanisms.finite import BinaryRR
@@ -1241,7 +1252,9 @@ def _max_ball(vals):
     return out
 
 
-def renyi_binary(mech, n: int, c: int, *, order, tol=None) -> RenyiValue:
+def renyi_binary(
+    mech: KRR, n: IntegerInput, c: IntegerInput, *, order: NumberInput, tol: NumberOrBall | None = None
+) -> RenyiValue:
     """``D_λ`` of shuffled binary RR on the dataset with ``c`` ones among the others, max over both directions.
 
     >>> from blanket.exact.mechanisms.finite import BinaryRR
@@ -1263,7 +1276,7 @@ def renyi_binary(mech, n: int, c: int, *, order, tol=None) -> RenyiValue:
     return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
 
 
-def worst_cost(n: int, order, *, workers: int = 1) -> tuple:
+def worst_cost(n: int, order: NumberInput, *, workers: int = 1) -> tuple[float, int]:
     """``(wall seconds, peak bytes)`` model of :func:`renyi_binary_worst` on ``workers`` cores.
 
     Calibrated on the project machine (2 shared cores): the float scan costs about 1.7 s at
@@ -1278,7 +1291,9 @@ def worst_cost(n: int, order, *, workers: int = 1) -> tuple:
     return seconds, nbytes
 
 
-def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
+def check_worst_cost(
+    n: int, order: NumberInput, *, workers: int | str | None = None, scheduler: Any = None
+) -> tuple[float, int]:
     """Raise :class:`exact.runtime.budget.TooExpensive` (naming the estimate and the options) before a worst-case
     sweep that cannot finish within ``BLANKET_MAX_SECONDS`` or the available memory; else the estimate."""
     from blanket.exact.runtime.budget import TooExpensive, available_memory, human_duration, human_size, time_limit
@@ -1305,14 +1320,14 @@ def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
 
 
 def renyi_binary_worst(
-    mech,
-    n: int,
+    mech: KRR,
+    n: IntegerInput,
     *,
-    order,
+    order: NumberInput,
     scan_prec: int = 53,
-    progress=None,
-    workers=None,
-    scheduler=None,
+    progress: bool | None = None,
+    workers: int | str | None = None,
+    scheduler: Any = None,
     task_size: int | None = None,
     recompute_max: int = RECOMPUTE_MAX,
 ) -> RenyiValue:
@@ -1364,11 +1379,12 @@ def renyi_binary_worst(
     e0 = mech.exp_epsilon0()
     exact_mode = _exact(e0) and _is_int(lam) and n <= EXACT_MAX_N
     if exact_mode:
-        best = None
+        best: tuple | None = None
         for c in cs:
             for x, m in zip((0, 1), _moments_binary(mech, n, c, lam, (0, 1))):
                 if best is None or m > best[0]:
                     best = (m, c, x)
+        assert best is not None  # cs is never empty (n >= 1)
         m, c, x = best
         return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
     check_worst_cost(n, lam, workers=workers, scheduler=scheduler)
@@ -1615,7 +1631,16 @@ def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValu
 
 
 # ============================================================ dispatcher
-def renyi(mech, n: int, *, order, dataset: str = "worst", progress=None, workers=None, scheduler=None) -> RenyiValue:
+def renyi(
+    mech: KRR,
+    n: IntegerInput,
+    *,
+    order: NumberInput,
+    dataset: str = "worst",
+    progress: bool | None = None,
+    workers: int | str | None = None,
+    scheduler: Any = None,
+) -> RenyiValue:
     """``D_λ`` of the shuffled mechanism on ``dataset`` ∈ worst | c=INT | same | neighbour | third.
 
     ``worst`` and ``c=INT`` need binary RR (for k-RR the worst case over all
@@ -1658,7 +1683,7 @@ def bernoulli_cumulant(r: int) -> fmpq_poly:
     return _BERN_CUMULANTS[r - 1]
 
 
-def binomial_central_moment(n, p, i: int):
+def binomial_central_moment(n: NumberOrBall, p: NumberOrBall, i: int) -> Enclosure:
     """``E[(K − np)^i]`` for ``K ~ Bin(n, p)``: exact for exact ``n, p``, a ball otherwise.
 
     Computed from the cumulants ``κ_r = n·κ_r(Bernoulli(p))`` by the moment–cumulant
