@@ -77,6 +77,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from blanket.exact.laws import binomial
+from blanket.exact.laws.binomial import (
+    FloatRouteUnavailable,
+    U,
+    bernoulli_rel,
+    float_ball,
+    float_param,
+    float_upper,
+    float_window,
+    gamma,
+    pairwise_depth,
+    pairwise_sum,
+    to_ball,
+)
 from blanket.exact.laws.divergences import Windowed
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
@@ -497,7 +510,6 @@ def float_tol(e0: NumberOrBall, lam: NumberInput) -> fmpq:
 
 
 def _float_checks(mech, lam):
-    from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     keep, flip = _binary_params(mech)
     lam = parse_order(lam)
@@ -574,7 +586,6 @@ def _float_law(m: int, q, tol):
     """Float window of Bin(m, q) (:func:`exact.laws.binomial.float_window`) trimmed to the support:
     ``(values, offset, rel, tail)``."""
     import numpy as np
-    from blanket.exact.laws.binomial import float_window
 
     if m == 0:
         return np.ones(1), 0, 0.0, arb(0)
@@ -593,15 +604,6 @@ def _drop_small(G, off: int, rel: float, thr: float):
     all the window error lemma (:func:`_binary_window_error`) needs.  O(B·W).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import (
-        FloatRouteUnavailable,
-        float_ball,
-        float_upper,
-        gamma,
-        pairwise_depth,
-        pairwise_sum,
-        to_ball,
-    )
 
     small = G < thr
     if not small.any():
@@ -629,16 +631,6 @@ def _float_moment_rows(
     evaluated with every float operation rounded outward by one ulp).  O(B·W log λ).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import (
-        FloatRouteUnavailable,
-        float_ball,
-        float_param,
-        float_upper,
-        gamma,
-        pairwise_depth,
-        pairwise_sum,
-        to_ball,
-    )
 
     B, W = G.shape
     exact_all = all(T == 0 for T in Ts)
@@ -716,7 +708,6 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
     for subnormals and at binade boundaries).  O(B·W) (the edges), O(B) otherwise.
     """
     import numpy as np
-    from blanket.exact.laws.binomial import float_upper
 
     inf = np.inf
 
@@ -772,7 +763,6 @@ def float_moments_binary(
     for the moments, ``W = O(√(n log(1/tol)))``.
     """
     import numpy as np
-    from blanket.exact.laws.binomial import float_ball, float_upper, gamma
 
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     n = arith.integer_in(n, "n", lo=1)
@@ -785,6 +775,15 @@ def float_moments_binary(
     rel_g = float_upper((1 + float_ball(ra)) * (1 + float_ball(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1)
     G, off, extra = _drop_small(g[None, :], ao + bo, rel_g, float(tol) * 2.0**-8)
     return _float_moment_rows(G, off, rel_g, [ta + tb + extra[0]], n, keep, flip, lam, k_int, e0)[0]
+
+
+def _block_checks(mech, n: int, c0: int, B: int, lam, tol):
+    """``(keep, flip, λ, int λ, e^{ε0}, tol)`` for a block ``c0..c0+B−1`` of the float route (the proof's range checked,
+    the block inside ``0..n−1``, the default cut-off :func:`float_tol`)."""
+    keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
+    if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
+        raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
+    return keep, flip, lam, k_int, e0, float_tol(e0, lam) if tol is None else tol
 
 
 @functools.lru_cache(maxsize=8)
@@ -823,13 +822,8 @@ def float_moments_binary_block(
     O(B·W) per dataset instead of O(W_a·W_b).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import bernoulli_rel, float_ball, float_param, float_upper, gamma
 
-    keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
-    if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
-        raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
-    if tol is None:
-        tol = float_tol(e0, lam)
+    keep, flip, lam, k_int, e0, tol = _block_checks(mech, n, c0, B, lam, tol)
     a, ao, ra, ta = _float_law(c0, keep, tol)
     b, bo, rb, tb = _float_law(n - c0 - B, flip, tol)
     H = np.convolve(a, b)
@@ -883,7 +877,6 @@ def _float_diff_binomial(b, bo: int, rb: float, m: int, q):
     result is accurate relative to ``|Δb|``, not to ``b``.  O(W).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import FloatRouteUnavailable, U, float_ball, float_param, float_upper
 
     W = len(b)
     db = np.empty(W + 1)
@@ -960,23 +953,8 @@ def float_excess_block(
     ``B × B`` by ``B × W`` products).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import (
-        FloatRouteUnavailable,
-        U,
-        bernoulli_rel,
-        float_ball,
-        float_param,
-        float_upper,
-        gamma,
-        pairwise_depth,
-        pairwise_sum,
-    )
 
-    keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
-    if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
-        raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
-    if tol is None:
-        tol = float_tol(e0, lam)
+    keep, flip, lam, k_int, e0, tol = _block_checks(mech, n, c0, B, lam, tol)
     a, ao, ra, ta = _float_law(c0, keep, tol)
     mb = n - c0 - B
     b, bo, rb, tb = _float_law(mb, flip, tol)
@@ -1120,14 +1098,12 @@ def float_excess_binary_block(
 
 def _down(x) -> float:
     """A binary64 number ≤ the ball or rational ``x``."""
-    from blanket.exact.laws.binomial import float_upper
 
     return -float_upper(-arith.ball(x))
 
 
 def _up_f(x) -> float:
     """A binary64 number ≥ the ball or rational ``x``."""
-    from blanket.exact.laws.binomial import float_upper
 
     return float_upper(arith.ball(x))
 
@@ -1180,7 +1156,6 @@ def _one_blas_thread():
 
 def _scan_block_body(mech, n: int, lam, start: int, stop: int, block: int) -> tuple:
     import numpy as np
-    from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     inf = np.inf
     lo = np.empty((stop - start, 2))
