@@ -165,32 +165,38 @@ def cli_delta(ns, workers=2):
     )
     print(f"{'n':>9} {'seconds':>8}  result")
     for n in ns:
-        t = time.perf_counter()
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "blanket.reports.cli",
-                "renyi",
-                "--epsilon0",
-                "1",
-                "-n",
-                str(n),
-                "--order",
-                "2",
-                "--delta",
-                "1e-6",
-                "--workers",
-                str(workers),
-                "--quiet",
-            ],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "BLANKET_PROGRESS": "0"},
-        )
-        dt = time.perf_counter() - t
-        line = next((s.strip() for s in out.stdout.splitlines() if "(improved)" in s), out.stderr.strip()[-120:])
+        dt, line = cli_delta_row(n, workers)
         print(f"{n:>9} {dt:>8.2f}  {line}")
+
+
+def cli_delta_row(n, workers=2):
+    """``(seconds, the result line)`` of ``blanket renyi … --delta 1e-6`` at ``n`` users, end to end in a fresh process."""
+    t = time.perf_counter()
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "blanket.reports.cli",
+            "renyi",
+            "--epsilon0",
+            "1",
+            "-n",
+            str(n),
+            "--order",
+            "2",
+            "--delta",
+            "1e-6",
+            "--workers",
+            str(workers),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BLANKET_PROGRESS": "0"},
+    )
+    dt = time.perf_counter() - t
+    line = next((s.strip() for s in out.stdout.splitlines() if "(improved)" in s), out.stderr.strip()[-120:])
+    return dt, line
 
 
 def main():
