@@ -131,6 +131,18 @@ def _worst(eps0, n, order, workers):
         return r.c, float(r.value.mid()), rel(r.value), r.unresolved
 
 
+def _worst_cpu(eps0, n, order, workers):
+    """:func:`_worst` and the CPU seconds (user + system) of this process and its finished pool workers."""
+    import resource
+
+    from blanket.exact.runtime import executors
+
+    out = _worst(eps0, n, order, workers)
+    executors.shutdown(wait=True)
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def worst(ns, order="2", eps0="1", workers=2):
     print(
         f"\nbinary RR, worst case over all datasets (epsilon0 = {eps0}, lambda = {order}), {workers} worker(s), 128 bits"

@@ -42,7 +42,8 @@ def _n(n):
 
 
 def line(what, n, sec, width, rss, target, before, note=""):
-    s = f"{what:<42} {_n(n):>7} {sec:>8.2f} {width:>10} {rss:>7.0f} {target:>14}  {before}"
+    rss = f"{rss:.0f}" if isinstance(rss, float | int) else rss
+    s = f"{what:<42} {_n(n):>7} {sec:>8.2f} {width:>10} {rss:>7} {target:>14}  {before}"
     print(s + (f"; {note}" if note else ""), flush=True)
 
 
@@ -75,7 +76,7 @@ def krr(kind, k, n, target, before):
 
 
 def renyi_worst(n, workers, target, before):
-    dt, (c, v, w, unres), rss = bench_renyi.isolated(bench_renyi._worst, "1", n, "2", workers)
+    dt, ((c, v, w, unres), cpu), rss = bench_renyi.isolated(bench_renyi._worst_cpu, "1", n, "2", workers)
     line(
         f"Rényi worst case λ = 2, {workers} workers",
         n,
@@ -84,13 +85,13 @@ def renyi_worst(n, workers, target, before):
         rss,
         target,
         before,
-        f"c* = {c}, unresolved {unres} (RSS: the parent only)",
+        f"cpu {cpu:.1f} s (all processes), c* = {c}, unresolved {unres} (RSS: the parent)",
     )
 
 
 def renyi_delta(n, workers, target, before):
     dt, res = bench_renyi.cli_delta_row(n, workers)
-    line("`blanket renyi --delta 1e-6`, end to end", n, dt, "-", float("nan"), target, before, res[:70])
+    line("`blanket renyi --delta 1e-6`, end to end", n, dt, "-", "-", target, before, res[:70])
 
 
 def certify(target, before):
