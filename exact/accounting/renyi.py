@@ -1254,13 +1254,13 @@ def renyi_binary(
 def worst_cost(n: int, order: NumberInput, *, workers: int = 1) -> tuple[float, int]:
     """``(wall seconds, peak bytes)`` model of :func:`renyi_binary_worst` on ``workers`` cores.
 
-    Calibrated on the project machine (2 shared cores): the float scan costs about 1.7 s at
-    n = 10^4 on one core and grows like n^{3/2} (n/2 datasets, O(B·W) each, W ∝ √n); the ball
-    scan (non-integer λ) about 10× more.  Memory: one 4-tuple per dataset and direction (~300 bytes
+    Calibrated on the project machine (2 shared cores): the float scan costs about 0.5 CPU seconds
+    at n = 10^4 and grows like n^{3/2} (n/2 datasets, O(B·W) each, W ∝ √n; measured 16 CPU s at
+    10^5 and 390 CPU s at 10^6 under heavy load); the ball scan (non-integer λ) about 30× more.  Memory: one 4-tuple per dataset and direction (~300 bytes
     per dataset) plus the windows.  A model, not a measurement.
     """
     lam = parse_order(order)
-    base = 1.7 if _int_order(lam) is not None else 18.0
+    base = 0.5 if _int_order(lam) is not None else 18.0
     seconds = base * (n / 1e4) ** 1.5 / max(1, workers)
     nbytes = 300 * n + 100 * 2**20
     return seconds, nbytes

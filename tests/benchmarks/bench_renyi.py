@@ -57,6 +57,20 @@ running on the other core for the last two rows): one dataset, ball route, ε0 =
   product ≈ 2.0 s), the moment loop ≈ 0.55 s.  Row ``ball-arb_poly`` (new windows, old product): 2.95 s.
 * n = 10^9, c = 0: 1.11 s → 0.60 s (one window; the windows in one pass).
 * n = 10^6: c = 0 0.021 s → 0.020 s, c = n/3 0.072 s → 0.051 s (target ≤ 0.2 s).
+
+Fourth round (branch rworst, 2026-11-25 05:00–05:45, load average 5–10 on 2 cores: wall times inflated 3–7×,
+compare CPU seconds, summed over the parent and the pool workers).  Profile (cProfile, n = 10^5; one block
+at 10^6): OpenBLAS ran every ``B × B`` by ``B × W`` product of the scan multi-threaded inside each worker
+process, ≈ 4× the CPU of one thread on the busy machine (1.8 ms vs 10–20 ms per product); then copies
+(``ascontiguousarray`` + ``hstack`` of the shift matrices, ≈ 20% at 10^5), the element-wise passes and the
+per-block window convolutions.  Changes: one BLAS thread per worker (threadpoolctl), the block size by n
+(``sweep_block``: 32 at 10^5, 128 at 10^6), the three products as one, shift matrices filled in place,
+Bernoulli rows cached, fewer passes (same values).  Worst case over all datasets, ε0 = 1, λ = 2:
+
+* n = 10^5: ≈ 40–60 CPU s (20–33 s wall, 2 workers) → 16 CPU s (1 worker; 50 s wall at load 7.7).
+* n = 10^6: 852 CPU s (695 user + 157 system; ≈ 7 min on 2 idle cores) → 390 CPU s (≈ 3.3 min on 2 idle
+  cores; 1466 s wall at load 8–10, each worker got 13% of a core), peak RSS 83 MB parent / 245 MB worker,
+  c* = 0, relative width 1.1·10⁻³¹, nothing unresolved.
 """
 
 import argparse
