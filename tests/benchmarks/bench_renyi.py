@@ -67,10 +67,10 @@ per-block window convolutions.  Changes: one BLAS thread per worker (threadpoolc
 (``sweep_block``: 32 at 10^5, 128 at 10^6), the three products as one, shift matrices filled in place,
 Bernoulli rows cached, fewer passes (same values).  Worst case over all datasets, ε0 = 1, λ = 2:
 
-* n = 10^5: ≈ 40–60 CPU s (20–33 s wall, 2 workers) → 16 CPU s (1 worker; 50 s wall at load 7.7).
-* n = 10^6: 852 CPU s (695 user + 157 system; ≈ 7 min on 2 idle cores) → 390 CPU s (≈ 3.3 min on 2 idle
-  cores; 1466 s wall at load 8–10, each worker got 13% of a core), peak RSS 83 MB parent / 245 MB worker,
-  c* = 0, relative width 1.1·10⁻³¹, nothing unresolved.
+* n = 10^5: 20–33 s wall (2 workers) → 11.5 s wall, 16.1 CPU s (2 workers, load ≈ 1).
+* n = 10^6: 852 CPU s (695 user + 157 system; ≈ 7 min on 2 idle cores) → 238 s wall, 317 CPU s (2 workers,
+  load average 2–3), peak RSS 88 MB parent / 245 MB worker, c* = 0, relative width 1.1·10⁻³¹, nothing
+  unresolved (an earlier run at load 8–10: 1466 s wall, 390 CPU s).
 """
 
 import argparse
