@@ -128,7 +128,9 @@ def main():
     for n in ns:
         one[(2, n)] = krr("blanket", 2, n, "≤ 1 s" if n == 10**6 else "≤ 10 s", "288 s, 205 MB" if n == 10**6 else "-")
     for n in ns:
-        one[(10, n)] = krr("blanket", 10, n, "≤ 2 s" if n == 10**6 else "≤ 60 s", "43-128 s at n = 10^5")
+        one[(10, n)] = krr(
+            "blanket", 10, n, "≤ 2 s" if n == 10**6 else "≤ 60 s", "43-128 s at n = 10^5" if n == 10**6 else "-"
+        )
     for fam in ("same", "neighbour", "third"):
         for n in ns:
             krr(fam, 10, n, "≤ 2 s" if n == 10**6 else "≤ 60 s", "-")
