@@ -40,12 +40,6 @@ def test_mypy():
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
 
 
-# Files that other work in progress owns right now; emptied at merge (issue 15: every public function annotated).
-_ANNOTATION_ALLOWLIST = {
-    "exact/accounting/renyi.py",
-}
-
-
 def _unannotated(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[str]:
     """Names of ``fn``'s parameters (and ``return``) without an annotation; ``self``/``cls`` of a method excepted."""
     a = fn.args
@@ -77,8 +71,6 @@ def test_public_functions_annotated():
     for top in ("blanket", "exact", "proofs", "reports"):
         for path in sorted((ROOT / top).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
-            if rel in _ANNOTATION_ALLOWLIST:
-                continue
             for name, line, miss in _public_functions(ast.parse(path.read_text(encoding="utf-8")).body):
                 if miss:
                     missing.append(f"{rel}:{line} {name}: {', '.join(miss)}")

@@ -691,3 +691,70 @@ def test_ball_product_signed_and_zero_balls():
                 assert x.contains(arb(fmpq(exact.numerator, exact.denominator)))
         with pytest.raises(InvalidArgument, match="bits"):
             ball_product(A, B, bits=701)
+
+
+# ------------------------------------------------------------ the worst-case scan: block sizes, one BLAS thread
+def test_scan_tiny_n_against_brute_force(monkeypatch):
+    """The float scan (forced below EXACT_MAX_N) encloses every dataset's excess E − 1 from enumeration."""
+    e = F(3)
+    mech = BinaryRR(exp_epsilon0=fmpq(3))
+    monkeypatch.setattr(xr, "EXACT_MAX_N", 1)
+    for n in (6, 9):
+        with precision(128):
+            _, lo, hi = xr._scan_block(mech, n, fmpq(2), 0, (n - 1) // 2 + 1, block=4)
+            w = xr.renyi_binary_worst(mech, n, order=2, workers=1)
+        best = None
+        for c in range((n - 1) // 2 + 1):
+            for x in (0, 1):
+                D0 = [1] * c + [0] * (n - 1 - c)
+                ex = _moment_brute(_krr_rows(2, e), D0 + [x], D0 + [1 - x], 2)
+                assert F(lo[c, x]) <= ex - 1 <= F(hi[c, x]), (n, c, x)
+                best = ex if best is None or ex > best else best
+        lo_w, hi_w = endpoints(w.moment)
+        assert F(lo_w) <= best <= F(hi_w)
+
+
+@pytest.mark.parametrize("lam", [2, 3])
+def test_scan_block_sizes_contain_ball_route(lam):
+    """Every block size (the old 64, the default, 128) encloses the ball route's excess of every dataset at n = 1000."""
+    mech = BinaryRR(epsilon0="1")
+    n, m = 1000, 500
+    with precision(128):
+        scans = [xr._scan_block(mech, n, fmpq(lam), 0, m, block=b) for b in (64, xr.sweep_block(n), 128)]
+        for c in range(m):
+            ball = [arb(v) - 1 for v in xr._moments_binary(mech, n, c, fmpq(lam), (0, 1))]
+            for _, lo, hi in scans:
+                for x in (0, 1):
+                    assert arb(lo[c, x]) <= ball[x].lower() and ball[x].upper() <= arb(hi[c, x]), (c, x)
+    assert xr.sweep_block(n) != 64  # the default really differs from the old block size
+
+
+def _new_blocks_agree_with_old(monkeypatch, n):
+    """The worst case with the default block size and with the old one (64, several BLAS threads allowed)
+    names the same dataset, with overlapping enclosures; both overlap the ball route's value there."""
+    mech = BinaryRR(epsilon0="1")
+    with precision(128):
+        new = xr.renyi_binary_worst(mech, n, order=2, workers=1, progress=False)
+        monkeypatch.setattr(xr, "sweep_block", lambda n: 64)
+        monkeypatch.setattr(xr, "_one_blas_thread", lambda: __import__("contextlib").nullcontext())
+        old = xr.renyi_binary_worst(mech, n, order=2, workers=1, progress=False)
+        ball = xr.moment_binary(mech, n, new.c, order=2, x=new.x)
+    assert (new.c, new.x) == (old.c, old.x) and new.unresolved == old.unresolved == 0
+    assert new.moment.overlaps(old.moment) and new.moment.overlaps(ball)
+    assert new.moment.rad() < arb(2) ** -90
+
+
+def test_one_blas_thread_limits_blas():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with xr._one_blas_thread():
+        infos = [i for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+        assert all(i["num_threads"] == 1 for i in infos)
+
+
+def test_worst_case_new_blocks_agree_with_old(monkeypatch):
+    _new_blocks_agree_with_old(monkeypatch, 3000)
+
+
+@pytest.mark.slow
+def test_worst_case_new_blocks_agree_with_old_10_4(monkeypatch, slow_level):
+    _new_blocks_agree_with_old(monkeypatch, 6000 if slow_level == "reduced" else 10**4)

@@ -69,6 +69,7 @@ _EXPORTS = {
     'renyi_binary': 'renyi',
     'renyi_binary_worst': 'renyi',
     'renyi_krr_family': 'renyi',
+    'sweep_block': 'renyi',
     'worst_cost': 'renyi',
 }
 __all__, __dir__, __getattr__ = lazy_package(__name__, _MODULES, _EXPORTS)

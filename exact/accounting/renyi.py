@@ -72,14 +72,30 @@ O(W²) for k = 3 and O(W³) for k ≥ 4) for small n and as the reference (``mom
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from blanket.exact.laws import binomial
+from blanket.exact.laws.binomial import (
+    FloatRouteUnavailable,
+    U,
+    bernoulli_rel,
+    float_ball,
+    float_param,
+    float_upper,
+    float_window,
+    gamma,
+    pairwise_depth,
+    pairwise_sum,
+    to_ball,
+)
 from blanket.exact.laws.divergences import Windowed
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
@@ -90,7 +106,7 @@ FAMILIES = ("same", "neighbour", "third")
 
 
 # ============================================================ arguments
-def parse_order(order, name: str = "order"):
+def parse_order(order: NumberInput, name: str = "order") -> fmpq:
     """The Rényi order λ > 1, exact (``fmpq``).
 
     >>> parse_order("5/2"), parse_order(2)
@@ -146,7 +162,7 @@ def _tol_for(mech, lam):
 
 
 # ============================================================ binomial windows
-def binomial_window(N: int, p, *, tol=None) -> Windowed:
+def binomial_window(N: int, p: NumberOrBall, *, tol: NumberOrBall | None = None) -> Windowed:
     """The law of ``Bin(N, p)`` on a window around its mode, with a certified bound on the left-out mass.
 
     ``p`` exact (``fmpq``) or a ball in [0, 1].  With exact ``p`` and
@@ -203,7 +219,9 @@ def _binary_params(mech):
 FMPZ_PRODUCT_MIN = 512
 
 
-def others_count_law(mech, n: int, c: int, *, tol=None, product: str | None = None) -> Windowed:
+def others_count_law(
+    mech: KRR, n: IntegerInput, c: IntegerInput, *, tol: NumberOrBall | None = None, product: str | None = None
+) -> Windowed:
     """Law of the number of 1-reports among the ``n−1`` other users, ``c`` of whom hold 1 (binary RR).
 
     ``Bin(c, keep) ⊛ Bin(n−1−c, flip)``; windowed, the tail bound is the sum of
@@ -307,7 +325,9 @@ def _binary_window_error(B, mass, at_lo, at_hi, lam, e0):
     return up, down
 
 
-def moment_binary(mech, n: int, c: int, *, order, x: int = 1, tol=None):
+def moment_binary(
+    mech: KRR, n: IntegerInput, c: IntegerInput, *, order: NumberInput, x: int = 1, tol: NumberOrBall | None = None
+) -> Enclosure:
     """Rényi moment ``E_λ(D‖D')`` of shuffled binary RR; ``D`` = (c ones among n−1 others, differing user ``x``), ``D'`` the same with ``1−x``.
 
     ``order`` λ > 1 (integer or not).  Exact for exact ``mech`` (rational
@@ -448,8 +468,8 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
 FLOAT_MAX_EPS_LAMBDA = 280
 #: the float route's window cut-off is 2^-(FLOAT_TOL_BITS + ⌈λ log₂ e^{ε0}⌉) (window error ≪ rounding error)
 FLOAT_TOL_BITS = 56
-#: datasets per block of the worst-case sweep (one shared convolution per block)
-SWEEP_BLOCK = 64
+#: datasets per block of the worst-case sweep at most (one shared convolution per block); see :func:`sweep_block`
+SWEEP_BLOCK = 128
 #: smallest window cut-off of the float route: λ·log₂ e^{ε0} ≤ FLOAT_MAX_EPS_LAMBDA·log₂ e ≈ 404 plus
 #: FLOAT_TOL_BITS stays above it; window values are still checked ≥ 2^-500 (Lemma 2), and every
 #: product and term is range-checked (Lemma R2), so the proof does not depend on this number
@@ -482,7 +502,7 @@ def _pow_int(r, k: int):
     return np.asarray(result, dtype=np.float64), k - 1
 
 
-def float_tol(e0, lam) -> fmpq:
+def float_tol(e0: NumberOrBall, lam: NumberInput) -> fmpq:
     """The float route's window cut-off ``2^-(FLOAT_TOL_BITS + ⌈λ·log₂ e^{ε0}⌉)`` (exact): the window error
     ``≈ e^{ε0 λ}·tol`` stays below ``2^-FLOAT_TOL_BITS``, far below the rounding error; a smaller cut-off is
     always sound, only slower."""
@@ -491,7 +511,6 @@ def float_tol(e0, lam) -> fmpq:
 
 
 def _float_checks(mech, lam):
-    from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     keep, flip = _binary_params(mech)
     lam = parse_order(lam)
@@ -504,7 +523,7 @@ def _float_checks(mech, lam):
     return keep, flip, lam, k_int, e0
 
 
-def float_bounds(m: int, q, tol) -> tuple:
+def float_bounds(m: int, q: NumberOrBall, tol: NumberOrBall) -> tuple[int, int, arb]:
     """``(lo, hi, tail)``: a window of Bin(m, q) with certified left-out mass ``tail < tol`` whose edge
     values are not far below ``tol`` (at least ``tol·2^-24``, so deep cut-offs keep every window value
     above the float route's 2^-500).  O(log m) arb pmf calls.
@@ -529,39 +548,36 @@ def float_bounds(m: int, q, tol) -> tuple:
     def big(k):
         return bool(binomial.pmf(m, q, k) >= floor_v)
 
-    # lowest index in [lo, mode] with pmf >= floor (pmf increasing there)
-    new_lo = lo
-    if not big(lo) and big(mode):
-        a, b = lo, mode  # big(b), not big(a)
-        while b - a > 1:
-            mid = (a + b) // 2
-            a, b = (a, mid) if big(mid) else (mid, b)
-        s_ = fmpq(b - 1, m - b + 2) / rho  # ratio pmf(i-1)/pmf(i) at i = b - 1, increasing in i
-        if b - 1 >= 0 and s_ < 1:
-            t_dn = binomial.pmf(m, q, b - 1) / (1 - s_)
-            if t_dn < tol_b / 2:
-                new_lo = b
-    new_hi = hi
-    if not big(hi) and big(mode):
-        a, b = mode, hi  # big(a), not big(b)
-        while b - a > 1:
-            mid = (a + b) // 2
-            a, b = (mid, b) if big(mid) else (a, mid)
-        r_ = rho * fmpq(m - a - 1, a + 2)  # ratio pmf(i+1)/pmf(i) at i = a + 1, decreasing in i
-        if r_ < 1:
-            t_up = binomial.pmf(m, q, a + 1) / (1 - r_)
-            if t_up < tol_b / 2:
-                new_hi = a
+    def below(k):  # certified mass of the indices < k: ratio pmf(i−1)/pmf(i) at i = k − 1, increasing in i
+        if k <= 0:
+            return arb(0)
+        s_ = fmpq(k - 1, m - k + 2) / rho
+        return binomial.pmf(m, q, k - 1) / (1 - s_) if s_ < 1 else arb(1)
+
+    def above(k):  # certified mass of the indices > k: ratio pmf(i+1)/pmf(i) at i = k + 1, decreasing in i
+        if k >= m:
+            return arb(0)
+        r_ = rho * fmpq(m - k - 1, k + 2)
+        return binomial.pmf(m, q, k + 1) / (1 - r_) if r_ < 1 else arb(1)
+
+    def innermost_big(out, inn):  # not big(out), big(inn), pmf unimodal: the big index nearest to `out`
+        while abs(inn - out) > 1:
+            mid = (out + inn) // 2
+            out, inn = (out, mid) if big(mid) else (mid, inn)
+        return inn
+
+    new_lo, new_hi = lo, hi
+    if big(mode):
+        if not big(lo):  # lowest index in [lo, mode] with pmf >= floor (pmf increasing there)
+            b = innermost_big(lo, mode)
+            new_lo = b if below(b) < tol_b / 2 else lo
+        if not big(hi):
+            a = innermost_big(hi, mode)
+            new_hi = a if above(a) < tol_b / 2 else hi
     if (new_lo, new_hi) == (lo, hi):
         return lo, hi, T
     # recertify the whole left-out mass for the chosen edges
-    t = arb(0)
-    if new_lo > 0:
-        s_ = fmpq(new_lo - 1, m - new_lo + 2) / rho
-        t += binomial.pmf(m, q, new_lo - 1) / (1 - s_) if s_ < 1 else arb(1)
-    if new_hi < m:
-        r_ = rho * fmpq(m - new_hi - 1, new_hi + 2)
-        t += binomial.pmf(m, q, new_hi + 1) / (1 - r_) if r_ < 1 else arb(1)
+    t = below(new_lo) + above(new_hi)
     if not (t < tol_b):
         return lo, hi, T
     return new_lo, new_hi, arb(t.upper())
@@ -571,7 +587,6 @@ def _float_law(m: int, q, tol):
     """Float window of Bin(m, q) (:func:`exact.laws.binomial.float_window`) trimmed to the support:
     ``(values, offset, rel, tail)``."""
     import numpy as np
-    from blanket.exact.laws.binomial import float_window
 
     if m == 0:
         return np.ones(1), 0, 0.0, arb(0)
@@ -590,15 +605,6 @@ def _drop_small(G, off: int, rel: float, thr: float):
     all the window error lemma (:func:`_binary_window_error`) needs.  O(B·W).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import (
-        FloatRouteUnavailable,
-        float_ball,
-        float_upper,
-        gamma,
-        pairwise_depth,
-        pairwise_sum,
-        to_ball,
-    )
 
     small = G < thr
     if not small.any():
@@ -626,16 +632,6 @@ def _float_moment_rows(
     evaluated with every float operation rounded outward by one ulp).  O(B·W log λ).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import (
-        FloatRouteUnavailable,
-        float_ball,
-        float_param,
-        float_upper,
-        gamma,
-        pairwise_depth,
-        pairwise_sum,
-        to_ball,
-    )
 
     B, W = G.shape
     exact_all = all(T == 0 for T in Ts)
@@ -713,7 +709,6 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
     for subnormals and at binade boundaries).  O(B·W) (the edges), O(B) otherwise.
     """
     import numpy as np
-    from blanket.exact.laws.binomial import float_upper
 
     inf = np.inf
 
@@ -750,7 +745,9 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
     return tuple(out)
 
 
-def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
+def float_moments_binary(
+    mech: KRR, n: IntegerInput, c: IntegerInput, lam: NumberInput, *, tol: NumberOrBall | None = None
+) -> tuple[arb, arb]:
     """``(E_λ(x=1), E_λ(x=0))`` of shuffled binary RR on dataset ``c`` by the float route (b): two arb balls.
 
     Integer ``λ ≥ 2`` only.  The two binomial windows come from
@@ -767,7 +764,6 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     for the moments, ``W = O(√(n log(1/tol)))``.
     """
     import numpy as np
-    from blanket.exact.laws.binomial import float_ball, float_upper, gamma
 
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     n = arith.integer_in(n, "n", lo=1)
@@ -782,10 +778,21 @@ def float_moments_binary(mech, n: int, c: int, lam, *, tol=None) -> tuple:
     return _float_moment_rows(G, off, rel_g, [ta + tb + extra[0]], n, keep, flip, lam, k_int, e0)[0]
 
 
+def _block_checks(mech, n: int, c0: int, B: int, lam, tol):
+    """``(keep, flip, λ, int λ, e^{ε0}, tol)`` for a block ``c0..c0+B−1`` of the float route (the proof's range checked,
+    the block inside ``0..n−1``, the default cut-off :func:`float_tol`)."""
+    keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
+    if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
+        raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
+    return keep, flip, lam, k_int, e0, float_tol(e0, lam) if tol is None else tol
+
+
+@functools.lru_cache(maxsize=8)
 def _bernoulli_rows(B: int, kh: float, fh: float):
     """``R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip)`` for ``j < B`` (complete laws, a ``B × B`` float array): step ``s``
     adds Bernoulli(keep) when ``s < j``, else Bernoulli(flip) (Lemma 5: relative error
-    ``bernoulli_rel(0, e, B − 1)``).  O(B²)."""
+    ``bernoulli_rel(0, e, B − 1)``).  O(B²), cached (a pure function of its float arguments; the array is
+    read-only, every block of a sweep reuses it)."""
     import numpy as np
 
     R = np.zeros((B, B))
@@ -798,10 +805,13 @@ def _bernoulli_rows(B: int, kh: float, fh: float):
         new[:, : s + 2] = tv * R[:, : s + 2]
         new[:, 1 : s + 2] += sv * R[:, : s + 1]
         R = new
+    R.flags.writeable = False
     return R
 
 
-def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, bounds: bool = False):
+def float_moments_binary_block(
+    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberOrBall | None = None, bounds: bool = False
+) -> Any:
     """``[(E_λ(x=1), E_λ(x=0)) for c in c0..c0+B−1]`` by the float route (b), sharing one convolution.
 
     ``g_c = H ⊛ R_{c−c0}`` with ``H = Bin(c0, keep) ⊛ Bin(n−c0−B, flip)`` (windowed, one
@@ -813,13 +823,8 @@ def float_moments_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None, 
     O(B·W) per dataset instead of O(W_a·W_b).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import bernoulli_rel, float_ball, float_param, float_upper, gamma
 
-    keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
-    if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
-        raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
-    if tol is None:
-        tol = float_tol(e0, lam)
+    keep, flip, lam, k_int, e0, tol = _block_checks(mech, n, c0, B, lam, tol)
     a, ao, ra, ta = _float_law(c0, keep, tol)
     b, bo, rb, tb = _float_law(n - c0 - B, flip, tol)
     H = np.convolve(a, b)
@@ -846,15 +851,21 @@ _EXCESS_SMALL = 2.0**-800
 _EXCESS_SLACK = fmpq(1, 2**550)
 
 
-def _shift_rows(v, B: int):
-    """``M[s, k] = v[k − s]`` (zero outside), shape ``(B, len(v) + B − 1)``: ``R @ M`` convolves every row of ``R`` with ``v``."""
+def _shift_rows(vs, B: int):
+    """``M[s, i·V + k] = v_i[k − s]`` (zero outside) for the vectors ``v_i`` (all of length ``L``, ``V = L + B − 1``),
+    shape ``(B, len(vs)·V)``: ``(R @ M)[:, i·V : (i+1)·V]`` convolves every row of ``R`` with ``v_i``.  One copy
+    per entry.  O(B·V) per vector."""
     import numpy as np
 
-    W = len(v)
-    pad = np.zeros(W + 2 * (B - 1))
-    pad[B - 1 : B - 1 + W] = v
-    win = np.lib.stride_tricks.sliding_window_view(pad, W + B - 1)
-    return np.ascontiguousarray(win[::-1])
+    L = len(vs[0])
+    V = L + B - 1
+    M = np.empty((B, len(vs) * V))
+    pad = np.zeros(L + 2 * (B - 1))
+    for i, v in enumerate(vs):
+        pad[B - 1 : B - 1 + L] = v
+        win = np.lib.stride_tricks.sliding_window_view(pad, V)
+        M[:, i * V : (i + 1) * V] = win[::-1]
+    return M
 
 
 def _float_diff_binomial(b, bo: int, rb: float, m: int, q):
@@ -867,7 +878,6 @@ def _float_diff_binomial(b, bo: int, rb: float, m: int, q):
     result is accurate relative to ``|Δb|``, not to ``b``.  O(W).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import FloatRouteUnavailable, U, float_ball, float_param, float_upper
 
     W = len(b)
     db = np.empty(W + 1)
@@ -906,23 +916,29 @@ def _geom_pow_sum(r, k: int):
     O(log k) numpy passes."""
     import numpy as np
 
-    w = np.array(r, dtype=np.float64)
-    s = np.ones_like(w)
+    w = np.asarray(r, dtype=np.float64)
+    s = None  # S_1 = 1: the first doubling is fl(1 + w) (multiplying by the exact 1 is exact; same values)
     dw, ds = 0, 0
-    for bit in bin(k)[3:]:
-        s = s * (1.0 + w)
+    bits = bin(k)[3:]
+    for i, bit in enumerate(bits):
+        s = 1.0 + w if s is None else s * (1.0 + w)
         ds = ds + dw + 2
-        w = w * w
-        dw = 2 * dw + 1
+        last = i == len(bits) - 1
+        if bit == "1" or not last:  # the last square is needed only by a final increment
+            w = w * w
+            dw = 2 * dw + 1
         if bit == "1":
             s = s + w
             ds = max(ds, dw) + 1
-            w = w * r
-            dw = dw + 1
-    return s, ds
+            if not last:
+                w = w * r
+                dw = dw + 1
+    return (np.ones_like(w) if s is None else s), ds
 
 
-def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple:
+def float_excess_block(
+    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberOrBall | None = None
+) -> tuple[Any, Any, Any, Any]:
     """Certified float bounds on the *excess* ``E_λ − 1`` of the datasets ``c0..c0+B−1``:
     ``(lo1, hi1, lo0, hi0)`` arrays of length ``B`` (direction ``x = 1`` and ``x = 0``), ``lo ≤ E − 1 ≤ hi``.
 
@@ -938,23 +954,8 @@ def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple
     ``B × B`` by ``B × W`` products).
     """
     import numpy as np
-    from blanket.exact.laws.binomial import (
-        FloatRouteUnavailable,
-        U,
-        bernoulli_rel,
-        float_ball,
-        float_param,
-        float_upper,
-        gamma,
-        pairwise_depth,
-        pairwise_sum,
-    )
 
-    keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
-    if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
-        raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
-    if tol is None:
-        tol = float_tol(e0, lam)
+    keep, flip, lam, k_int, e0, tol = _block_checks(mech, n, c0, B, lam, tol)
     a, ao, ra, ta = _float_law(c0, keep, tol)
     mb = n - c0 - B
     b, bo, rb, tb = _float_law(mb, flip, tol)
@@ -978,9 +979,10 @@ def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple
     rR1 = rel_R / (1 - rel_R)
     gB = arb(gamma(B))
     Hp = np.append(H, 0.0)  # H̃ on k = 0..WH (zero at the top)
-    G = R @ _shift_rows(Hp, B)  # g_c on 0..W (W = WH + B − 1; the last entry is 0)
-    dG = R @ _shift_rows(dH, B)
-    Z = R @ _shift_rows(X, B)
+    # g_c on 0..W (W = WH + B − 1; the last entry is 0), its difference and Z: one matrix product
+    Wg = len(Hp) + B - 1
+    GdGZ = R @ _shift_rows((Hp, dH, X), B)
+    G, dG, Z = GdGZ[:, :Wg], GdGZ[:, Wg : 2 * Wg], GdGZ[:, 2 * Wg :]
     rel_g = (1 + rel_H) * (1 + rel_R) * (1 + gB) - 1
     # level G: |dG^ − ΔG| ≤ z1·Z^ + z2·G^
     z1 = ((gB + rR1) * (1 + gL) / (1 - gL) + (1 + rR1) * h1) / (1 - gB)
@@ -1002,9 +1004,11 @@ def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple
     P = b0 * fh + b1 * kh  # x = 1
     Q = b0 * kh + b1 * fh  # x = 0
     small = (P < _EXCESS_SMALL) | (Q < _EXCESS_SMALL)
-    P[small] = 1.0
-    Q[small] = 1.0
     n_small = small.sum(axis=1)
+    any_small = bool(n_small.any())  # the masked stores below are no-ops otherwise (skipped: same values)
+    if any_small:
+        P[small] = 1.0
+        Q[small] = 1.0
     e_c = max(ek, ef)
     rel_g2 = (1 + rel_g) * (1 + arb(fmpq(1, 2**200))) - 1  # gradual underflow upstream of P, Q ≥ 2^-800
     rel_PQ = (1 + rel_g2) * (1 + arb(e_c)) * (1 + arb(gamma(2))) - 1
@@ -1013,6 +1017,8 @@ def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple
     ed = arb(e_d)
     z1f, z2f = float_upper(z1), float_upper(z2)
     errG = z1f * Zk + z2f * b0
+    d_dG = dh * dGk  # fl(d̂·ΔĜ), the same array in both directions
+    d_err = dh * errG
     depth = arb(gamma(pairwise_depth(b0.shape[1])))
     e0b = arith.ball(e0)
     small_b = arb(fmpq(1, 2**799)) * _pow(e0b, lam + 1)
@@ -1022,10 +1028,11 @@ def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple
         rho_S = (1 + rel_r) ** (k_int - 1) * (1 + arb(gamma(ds))) - 1
         if not (rho_S < arb("1e-6")):
             raise FloatRouteUnavailable("relative error bound too large")
-        t = (dh * dGk) * S
-        t[small] = 0.0
-        Bv = (dh * errG) * S
-        Bv[small] = 0.0
+        t = d_dG * S
+        Bv = d_err * S
+        if any_small:
+            t[small] = 0.0
+            Bv[small] = 0.0
         s_sum = sign * pairwise_sum(t)
         A = pairwise_sum(np.abs(t))
         Bs = pairwise_sum(Bv)
@@ -1073,7 +1080,9 @@ def float_excess_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> tuple
     return tuple(res)
 
 
-def float_excess_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -> list:
+def float_excess_binary_block(
+    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberOrBall | None = None
+) -> list[tuple[arb, arb]]:
     """``[(E_λ(x=1) − 1, E_λ(x=0) − 1) for c in c0..c0+B−1]`` as balls (:func:`float_excess_block`).
 
     >>> from blanket.exact.mechanisms.finite import BinaryRR
@@ -1090,37 +1099,71 @@ def float_excess_binary_block(mech, n: int, c0: int, B: int, lam, *, tol=None) -
 
 def _down(x) -> float:
     """A binary64 number ≤ the ball or rational ``x``."""
-    from blanket.exact.laws.binomial import float_upper
 
     return -float_upper(-arith.ball(x))
 
 
 def _up_f(x) -> float:
     """A binary64 number ≥ the ball or rational ``x``."""
-    from blanket.exact.laws.binomial import float_upper
 
     return float_upper(arith.ball(x))
 
 
-def _scan_block(mech, n: int, lam, start: int, stop: int) -> tuple:
+def sweep_block(n: int) -> int:
+    """Datasets per block of the float scan at ``n`` users: ``2^round(log₂(√n/8))`` within ``[16, SWEEP_BLOCK]``.
+
+    A block costs ``3·W_a·W_b`` for its three window convolutions plus ``O(B·W)`` per dataset (the
+    ``B × B`` by ``B × W`` product and the element-wise terms), so the best ``B`` grows like ``√W ∝ n^{1/4}``;
+    measured on the project machine: 16–32 at n = 10^4, 32 at 10^5, 64–128 at 10^6 (flat there).  A
+    function of ``n`` only, so every executor cuts the same blocks.
+
+    >>> sweep_block(10**4), sweep_block(10**5), sweep_block(10**6)
+    (16, 32, 128)
+    """
+    return max(16, min(SWEEP_BLOCK, 2 ** round(math.log2(max(math.sqrt(n) / 8, 1)))))
+
+
+def _scan_block(mech, n: int, lam, start: int, stop: int, block: int | None = None) -> tuple:
     """One block of the worst-case sweep (module level: shipped to worker processes / a Dask cluster).
 
     Returns ``(start, lo, hi)``: float arrays of shape ``(stop − start, 2)`` (column ``x`` = the
     direction) with ``lo ≤ E_λ(c, x) − 1 ≤ hi`` (outward-rounded ends of certified enclosures of the
     *excess*).  Integer λ: the excess kernel (:func:`float_excess_block`, Lemmas R5–R7) in sub-blocks
-    of :data:`SWEEP_BLOCK`; where it refuses, the moment kernel (:func:`float_moments_binary_block`,
+    of ``block`` datasets (default :func:`sweep_block`, the fastest size at ``n``; any size certifies the
+    same); where it refuses, the moment kernel (:func:`float_moments_binary_block`,
     its bounds minus 1 rounded outward); otherwise, or where neither float proof applies, the ball
-    route at the current precision (``E − 1`` in ball arithmetic).
+    route at the current precision (``E − 1`` in ball arithmetic).  BLAS runs on one thread here
+    (:func:`_one_blas_thread`).  Cost O((stop − start)·(W_a·W_b/B + B·W + W log λ)) float operations.
     """
+    with _one_blas_thread():
+        return _scan_block_body(mech, n, lam, start, stop, sweep_block(n) if block is None else block)
+
+
+def _one_blas_thread():
+    """A context limiting BLAS (numpy's ``@``) to one thread in this process, or a no-op without threadpoolctl.
+
+    The scan's matrix products are small (``SWEEP_BLOCK × SWEEP_BLOCK`` by ``SWEEP_BLOCK × W``); the
+    parallelism is over blocks (one process per core), and a multi-threaded BLAS inside every worker only
+    oversubscribes the cores (measured: ≈ 4× the CPU time per product on the shared 2-core machine).
+    Changes no value: the products' error bound (Lemma R6) holds for any summation order."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl is a dependency; speed only
+        from contextlib import nullcontext
+
+        return nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _scan_block_body(mech, n: int, lam, start: int, stop: int, block: int) -> tuple:
     import numpy as np
-    from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     inf = np.inf
     lo = np.empty((stop - start, 2))
     hi = np.empty((stop - start, 2))
     c = start
     while c < stop:
-        B = min(SWEEP_BLOCK, stop - c)
+        B = min(block, stop - c)
         i = c - start
         try:
             lo1, hi1, lo0, hi0 = float_excess_block(mech, n, c, B, lam)
@@ -1185,7 +1228,9 @@ def _max_ball(vals):
     return out
 
 
-def renyi_binary(mech, n: int, c: int, *, order, tol=None) -> RenyiValue:
+def renyi_binary(
+    mech: KRR, n: IntegerInput, c: IntegerInput, *, order: NumberInput, tol: NumberOrBall | None = None
+) -> RenyiValue:
     """``D_λ`` of shuffled binary RR on the dataset with ``c`` ones among the others, max over both directions.
 
     >>> from blanket.exact.mechanisms.finite import BinaryRR
@@ -1207,22 +1252,24 @@ def renyi_binary(mech, n: int, c: int, *, order, tol=None) -> RenyiValue:
     return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
 
 
-def worst_cost(n: int, order, *, workers: int = 1) -> tuple:
+def worst_cost(n: int, order: NumberInput, *, workers: int = 1) -> tuple[float, int]:
     """``(wall seconds, peak bytes)`` model of :func:`renyi_binary_worst` on ``workers`` cores.
 
-    Calibrated on the project machine (2 shared cores): the float scan costs about 1.7 s at
-    n = 10^4 on one core and grows like n^{3/2} (n/2 datasets, O(B·W) each, W ∝ √n); the ball
-    scan (non-integer λ) about 10× more.  Memory: one 4-tuple per dataset and direction (~300 bytes
+    Calibrated on the project machine (2 shared cores): the float scan costs about 0.5 CPU seconds
+    at n = 10^4 and grows like n^{3/2} (n/2 datasets, O(B·W) each, W ∝ √n; measured 16 CPU s at
+    10^5 and 390 CPU s at 10^6 under heavy load); the ball scan (non-integer λ) about 30× more.  Memory: one 4-tuple per dataset and direction (~300 bytes
     per dataset) plus the windows.  A model, not a measurement.
     """
     lam = parse_order(order)
-    base = 1.7 if _int_order(lam) is not None else 18.0
+    base = 0.5 if _int_order(lam) is not None else 18.0
     seconds = base * (n / 1e4) ** 1.5 / max(1, workers)
     nbytes = 300 * n + 100 * 2**20
     return seconds, nbytes
 
 
-def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
+def check_worst_cost(
+    n: int, order: NumberInput, *, workers: int | str | None = None, scheduler: Any = None
+) -> tuple[float, int]:
     """Raise :class:`exact.runtime.budget.TooExpensive` (naming the estimate and the options) before a worst-case
     sweep that cannot finish within ``BLANKET_MAX_SECONDS`` or the available memory; else the estimate."""
     from blanket.exact.runtime.budget import TooExpensive, available_memory, human_duration, human_size, time_limit
@@ -1249,14 +1296,14 @@ def check_worst_cost(n: int, order, *, workers=None, scheduler=None) -> tuple:
 
 
 def renyi_binary_worst(
-    mech,
-    n: int,
+    mech: KRR,
+    n: IntegerInput,
     *,
-    order,
+    order: NumberInput,
     scan_prec: int = 53,
-    progress=None,
-    workers=None,
-    scheduler=None,
+    progress: bool | None = None,
+    workers: int | str | None = None,
+    scheduler: Any = None,
     task_size: int | None = None,
     recompute_max: int = RECOMPUTE_MAX,
 ) -> RenyiValue:
@@ -1308,18 +1355,19 @@ def renyi_binary_worst(
     e0 = mech.exp_epsilon0()
     exact_mode = _exact(e0) and _is_int(lam) and n <= EXACT_MAX_N
     if exact_mode:
-        best = None
+        best: tuple | None = None
         for c in cs:
             for x, m in zip((0, 1), _moments_binary(mech, n, c, lam, (0, 1))):
                 if best is None or m > best[0]:
                     best = (m, c, x)
+        assert best is not None  # cs is never empty (n >= 1)
         m, c, x = best
         return RenyiValue(_div_from_moment(m, lam), m, lam, c=c, x=x)
     check_worst_cost(n, lam, workers=workers, scheduler=scheduler)
     final_prec = ctx.prec
     integer = _int_order(lam) is not None
     if task_size is None:
-        task_size = SWEEP_BLOCK * 8 if integer else 256
+        task_size = sweep_block(n) * 8 if integer else 256
     ranges = block_ranges(len(cs), max(1, -(-len(cs) // task_size)))
     tasks = [(mech, n, lam, a, b) for a, b in ranges]
     if len(tasks) <= 1:
@@ -1446,6 +1494,8 @@ def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
 def _family_setup(mech, family):
     keep, flip = mech.keep(), mech.flip()
     k = mech.k
+    rx: tuple[fmpq, ...]
+    rxp: tuple[fmpq, ...]
     if family == "same":  # others hold x (the value of the differing user in D)
         # tracked counts: (h_x, h_x'); mu_z = row x
         probs = [keep, flip]
@@ -1496,16 +1546,18 @@ def _S_factory(n, rx, probs_len, k, family):
             return S
         rest_ratio = fmpq(1)
 
-    def S(h):
+    def S_general(h):
         out = fmpq(n - sum(h)) * rest_ratio
         for r, hy in zip(full, h):
             out = _add(out, _mul(r, fmpq(hy)))
         return out
 
-    return S
+    return S_general
 
 
-def moment_krr_family(mech, n: int, family: str, *, order, x_in_D: str = "x", tol=None):
+def moment_krr_family(
+    mech: KRR, n: int, family: str, *, order: NumberInput, x_in_D: str = "x", tol: NumberInput | None = None
+) -> Enclosure:
     """Rényi moment of shuffled k-RR on a dataset family, one direction: the fast route.
 
     Delegates to :func:`exact.accounting.renyi_families.moment_family` (exact for tiny n, the Taylor
@@ -1521,7 +1573,9 @@ def moment_krr_family(mech, n: int, family: str, *, order, x_in_D: str = "x", to
     return renyi_families.moment_family(mech, n, family, order=order, tol=tol)
 
 
-def moment_krr_family_nested(mech, n: int, family: str, *, order, x_in_D: str = "x", tol=None):
+def moment_krr_family_nested(
+    mech: KRR, n: int, family: str, *, order: NumberInput, x_in_D: str = "x", tol: NumberInput | None = None
+) -> Enclosure:
     """Rényi moment of shuffled k-RR on a dataset family, one direction: the nested-window (reference) route.
 
     ``family``: ``"same"`` (the n−1 others hold the value ``x`` of the
@@ -1561,7 +1615,9 @@ def moment_krr_family_nested(mech, n: int, family: str, *, order, x_in_D: str = 
     return sb.union(sb + extra.upper())
 
 
-def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValue:
+def renyi_krr_family(
+    mech: KRR, n: int, family: str, *, order: NumberInput, tol: NumberInput | None = None
+) -> RenyiValue:
     """``D_λ`` of shuffled k-RR on a dataset family, max over both directions of the neighbouring pair.
 
     Swapping the roles of ``D`` and ``D'`` maps the *same* family to the
@@ -1580,7 +1636,16 @@ def renyi_krr_family(mech, n: int, family: str, *, order, tol=None) -> RenyiValu
 
 
 # ============================================================ dispatcher
-def renyi(mech, n: int, *, order, dataset: str = "worst", progress=None, workers=None, scheduler=None) -> RenyiValue:
+def renyi(
+    mech: KRR,
+    n: IntegerInput,
+    *,
+    order: NumberInput,
+    dataset: str = "worst",
+    progress: bool | None = None,
+    workers: int | str | None = None,
+    scheduler: Any = None,
+) -> RenyiValue:
     """``D_λ`` of the shuffled mechanism on ``dataset`` ∈ worst | c=INT | same | neighbour | third.
 
     ``worst`` and ``c=INT`` need binary RR (for k-RR the worst case over all
@@ -1623,7 +1688,7 @@ def bernoulli_cumulant(r: int) -> fmpq_poly:
     return _BERN_CUMULANTS[r - 1]
 
 
-def binomial_central_moment(n, p, i: int):
+def binomial_central_moment(n: NumberOrBall, p: NumberOrBall, i: int) -> Enclosure:
     """``E[(K − np)^i]`` for ``K ~ Bin(n, p)``: exact for exact ``n, p``, a ball otherwise.
 
     Computed from the cumulants ``κ_r = n·κ_r(Bernoulli(p))`` by the moment–cumulant

@@ -73,6 +73,20 @@ k = 10, ε0 = 1, 128 bits, every family (same / neighbour / third), λ = 2, 8, 3
 * ``blanket renyi --k 10 --epsilon0 1 -n 10^9 --order 32 --dataset third``: refused before (the linear
   memory guard: "476.8 GiB") → 0.56 s end to end, 55 MB; with ``--delta 1e-6`` (15 orders) 0.4–1.5 s
   at n = 10^4…10^9.
+
+Fifth round (branch rworst, the binary worst case, 2026-11-25 05:00–05:45, load average 5–10 on 2 cores: wall times inflated 3–7×,
+compare CPU seconds, summed over the parent and the pool workers).  Profile (cProfile, n = 10^5; one block
+at 10^6): OpenBLAS ran every ``B × B`` by ``B × W`` product of the scan multi-threaded inside each worker
+process, ≈ 4× the CPU of one thread on the busy machine (1.8 ms vs 10–20 ms per product); then copies
+(``ascontiguousarray`` + ``hstack`` of the shift matrices, ≈ 20% at 10^5), the element-wise passes and the
+per-block window convolutions.  Changes: one BLAS thread per worker (threadpoolctl), the block size by n
+(``sweep_block``: 32 at 10^5, 128 at 10^6), the three products as one, shift matrices filled in place,
+Bernoulli rows cached, fewer passes (same values).  Worst case over all datasets, ε0 = 1, λ = 2:
+
+* n = 10^5: 20–33 s wall (2 workers) → 11.5 s wall, 16.1 CPU s (2 workers, load ≈ 1).
+* n = 10^6: 852 CPU s (695 user + 157 system; ≈ 7 min on 2 idle cores) → 238 s wall, 317 CPU s (2 workers,
+  load average 2–3), peak RSS 88 MB parent / 245 MB worker, c* = 0, relative width 1.1·10⁻³¹, nothing
+  unresolved (an earlier run at load 8–10: 1466 s wall, 390 CPU s).
 """
 
 import argparse
@@ -147,6 +161,18 @@ def _worst(eps0, n, order, workers):
         return r.c, float(r.value.mid()), rel(r.value), r.unresolved
 
 
+def _worst_cpu(eps0, n, order, workers):
+    """:func:`_worst` and the CPU seconds (user + system) of this process and its finished pool workers."""
+    import resource
+
+    from blanket.exact.runtime import executors
+
+    out = _worst(eps0, n, order, workers)
+    executors.shutdown(wait=True)
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def worst(ns, order="2", eps0="1", workers=2):
     print(
         f"\nbinary RR, worst case over all datasets (epsilon0 = {eps0}, lambda = {order}), {workers} worker(s), 128 bits"
@@ -195,32 +221,38 @@ def cli_delta(ns, workers=2):
     )
     print(f"{'n':>9} {'seconds':>8}  result")
     for n in ns:
-        t = time.perf_counter()
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "blanket.reports.cli",
-                "renyi",
-                "--epsilon0",
-                "1",
-                "-n",
-                str(n),
-                "--order",
-                "2",
-                "--delta",
-                "1e-6",
-                "--workers",
-                str(workers),
-                "--quiet",
-            ],
-            capture_output=True,
-            text=True,
-            env={**os.environ, "BLANKET_PROGRESS": "0"},
-        )
-        dt = time.perf_counter() - t
-        line = next((s.strip() for s in out.stdout.splitlines() if "(improved)" in s), out.stderr.strip()[-120:])
+        dt, line = cli_delta_row(n, workers)
         print(f"{n:>9} {dt:>8.2f}  {line}")
+
+
+def cli_delta_row(n, workers=2):
+    """``(seconds, the result line)`` of ``blanket renyi … --delta 1e-6`` at ``n`` users, end to end in a fresh process."""
+    t = time.perf_counter()
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "blanket.reports.cli",
+            "renyi",
+            "--epsilon0",
+            "1",
+            "-n",
+            str(n),
+            "--order",
+            "2",
+            "--delta",
+            "1e-6",
+            "--workers",
+            str(workers),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BLANKET_PROGRESS": "0"},
+    )
+    dt = time.perf_counter() - t
+    line = next((s.strip() for s in out.stdout.splitlines() if "(improved)" in s), out.stderr.strip()[-120:])
+    return dt, line
 
 
 def main():
