@@ -31,6 +31,7 @@ _EXPORTS = {
     'Subset': 'oracles',
     'UnaryEncoding': 'oracles',
     'amplification_law': 'finite',
+    'delta_query': 'finite',
     'best_upper_delta': 'oracles',
     'blanket_view_delta': 'oracles',
     'blanket_view_delta_enumerate': 'oracles',

@@ -35,7 +35,7 @@ from typing import Protocol
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import Enclosure, NumberInput
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
 from flint import arb, fmpq
 
 
@@ -256,6 +256,27 @@ class KRR(FiniteRandomizer):
         else:
             d["exp_epsilon0"] = str(self._e0)
         return d
+
+
+def delta_query(
+    mech: Randomizer, n: IntegerInput, epsilon: NumberInput | None, exp_epsilon: NumberInput | None
+) -> tuple[int, Enclosure] | None:
+    """The checked arguments ``(n, e^ε)`` of a δ(ε)-function of the shuffled ``mech``, or ``None`` when δ = 0.
+
+    ``n`` must be an integer ≥ 1 and exactly one of ``epsilon``, ``exp_epsilon``
+    be given (:func:`blanket.exact.numbers.arith.exp_param`); ``None`` means
+    ``e^ε ≥ e^{ε0}`` is certified, where every δ(ε) of an ε0-LDP randomizer is
+    exactly 0.  Cost ``O(1)``.
+
+    >>> delta_query(BinaryRR(exp_epsilon0=3), 4, None, 2), delta_query(BinaryRR(exp_epsilon0=3), 4, None, 3)
+    ((4, 2), None)
+    """
+    n_ = arith.integer_in(n, "n", lo=1)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    e0 = mech.exp_epsilon0()
+    if e0 is not None and arith.le(e0, ee) is True:
+        return None
+    return n_, ee
 
 
 def BinaryRR(epsilon0: NumberInput | None = None, *, exp_epsilon0: NumberInput | None = None) -> KRR:

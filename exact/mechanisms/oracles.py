@@ -65,7 +65,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer
+from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer, delta_query
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
@@ -753,6 +753,26 @@ def _mixture_over_M(n: int, gamma, l_atoms, *, tol, exact_max_n: int):
     return total / (gamma * n)
 
 
+def _four_value_query(
+    mech: Randomizer,
+    n: IntegerInput,
+    epsilon: NumberInput | None,
+    exp_epsilon: NumberInput | None,
+    *,
+    accepted: str = "OUE, SUE, OLH, Hadamard, Subset",
+    hint: str | None = None,
+) -> tuple[FourValue, int, Any] | None:
+    """The checked query of a four-value δ-function: ``(mech, n, e^ε)``, or ``None`` when δ = 0 (``ε ≥ ε0``).
+
+    Raises :class:`InvalidArgument` (naming ``accepted``, with ``hint``) when
+    ``mech`` is not a four-value mechanism.  Cost ``O(1)``.
+    """
+    if not isinstance(mech, FourValue):
+        raise InvalidArgument("mech", getattr(mech, "kind", mech), f"must be one of {accepted}", hint=hint)
+    q = delta_query(mech, n, epsilon, exp_epsilon)
+    return None if q is None else (mech, *q)
+
+
 def blanket_view_delta(
     mech: Randomizer,
     n: IntegerInput,
@@ -775,17 +795,16 @@ def blanket_view_delta(
     >>> blanket_view_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1)   # = 3-RR, exact.shuffled.krr gives 3/16
     3/16
     """
-    if not isinstance(mech, FourValue):
-        raise InvalidArgument(
-            "mech",
-            getattr(mech, "kind", mech),
-            "must be one of OUE, SUE, OLH, Hadamard, Subset",
-            hint="for the geometric mechanism use blanket_view_delta_enumerate; for LDP use clone_delta",
-        )
-    n = _check_n(n)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    if arith.le(mech.exp_epsilon0(), ee) is True:
+    q = _four_value_query(
+        mech,
+        n,
+        epsilon,
+        exp_epsilon,
+        hint="for the geometric mechanism use blanket_view_delta_enumerate; for LDP use clone_delta",
+    )
+    if q is None:
         return fmpq(0)
+    mech, n, ee = q
     return _mixture_over_M(n, mech.gamma(), mech.l_law(exp_epsilon=ee), tol=tol, exact_max_n=exact_max_n)
 
 
@@ -813,12 +832,10 @@ def blanket_view_delta_merged(
     >>> blanket_view_delta_merged(m, 4, exp_epsilon=1) >= blanket_view_delta(m, 4, exp_epsilon=1)
     True
     """
-    if not isinstance(mech, FourValue):
-        raise InvalidArgument("mech", getattr(mech, "kind", mech), "must be one of OUE, SUE, OLH, Hadamard, Subset")
-    n = _check_n(n)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    if arith.le(mech.exp_epsilon0(), ee) is True:
+    q = _four_value_query(mech, n, epsilon, exp_epsilon)
+    if q is None:
         return fmpq(0)
+    mech, n, ee = q
     gm = mech.gamma()
     (vb, pb), (vt, pt), (vn, pn), (vr, pr) = mech.l_law(exp_epsilon=ee)
     atoms = [(1 - gm, fmpq(0)), (gm * pt, vt), (gm * pn, vn), (gm * (pb + pr), vr)]
@@ -911,11 +928,11 @@ def clone_delta(
     >>> clone_delta(LDP(exp_epsilon0=3), 2, exp_epsilon=2), sum(max(P[o] - 2 * Q.get(o, 0), 0) for o in P)
     (5/24, 5/24)
     """
-    n = _check_n(n)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    e = mech.exp_epsilon0()
-    if arith.le(e, ee) is True:
+    q = delta_query(mech, n, epsilon, exp_epsilon)
+    if q is None:
         return fmpq(0)
+    n, ee = q
+    e = mech.exp_epsilon0()
     p = 1 / e
     atoms = [(fmpq(0), fmpq(0)), (p / 2, 2 * (e - ee) / (e + 1)), (p / 2, 2 * (1 - ee * e) / (e + 1)), (1 - p, fmpq(0))]
     return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"clone pair n={n}") / (p * n)
@@ -979,15 +996,11 @@ def same_family_delta(
 
         rr = KRR(2, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
         return delta_krr_family(rr, _check_n(n), "same", epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)
-    if not isinstance(mech, FourValue):
-        raise InvalidArgument(
-            "mech", getattr(mech, "kind", mech), "must be one of LDP, OUE, SUE, OLH, Hadamard, Subset"
-        )
-    n = _check_n(n)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    e = mech.exp_epsilon0()
-    if arith.le(e, ee) is True:
+    q = _four_value_query(mech, n, epsilon, exp_epsilon, accepted="LDP, OUE, SUE, OLH, Hadamard, Subset")
+    if q is None:
         return fmpq(0)
+    mech, n, ee = q
+    e = mech.exp_epsilon0()
     a, b = mech.ratio_law()
     rest = 1 - a - b
     out = None

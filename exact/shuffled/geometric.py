@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from blanket.exact.mechanisms.finite import delta_query
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
@@ -233,10 +234,10 @@ def geometric_upper(
     0 when ``ε ≥ ε0`` is certified.
     """
     _check(mech)
-    n = arith.integer_in(n, "n", lo=1)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    if arith.le(mech.exp_epsilon0(), ee) is True:
+    q = delta_query(mech, n, epsilon, exp_epsilon)
+    if q is None:
         return fmpq(0)
+    n, ee = q
     s, w = dominating_law(mech, exp_epsilon=ee)
     label = f"geometric blanket view (dominating law) n={n}"
     return _engine(n, _roles(s, w), mech.gamma(), tol=tol, exact_max_n=exact_max_n, label=label)
@@ -288,10 +289,10 @@ def geometric_bracket(
     O(m³ + √n·√log(1/tol)).
     """
     _check(mech)
-    n = arith.integer_in(n, "n", lo=1)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    if arith.le(mech.exp_epsilon0(), ee) is True:
+    q = delta_query(mech, n, epsilon, exp_epsilon)
+    if q is None:
         return GeometricBracket(fmpq(0), fmpq(0), (), ())
+    n, ee = q
     s, w = dominating_law(mech, exp_epsilon=ee)
     g = mech.gamma()
     upper = _engine(n, _roles(s, w), g, tol=tol, exact_max_n=exact_max_n, label=f"geometric upper n={n}")
@@ -354,10 +355,10 @@ def geometric_lower_dataset(
     True
     """
     _check(mech)
-    n = arith.integer_in(n, "n", lo=1)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    if arith.le(mech.exp_epsilon0(), ee) is True:
+    q = delta_query(mech, n, epsilon, exp_epsilon)
+    if q is None:
         return fmpq(0), "epsilon >= epsilon0: delta is 0 on every dataset"
+    n, ee = q
     m = mech.m
     rows = mech.rows()
     thresholds = range(1, m) if m <= 8 else sorted({1, (m - 1 + 1) // 2, m - 1})

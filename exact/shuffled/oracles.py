@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer
+from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer, delta_query
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
@@ -124,10 +124,10 @@ def blanket_view_bracket(
     (trivial, still valid) lower end: for callers that need only the upper bound.
     """
     _check_mech(mech)
-    n = arith.integer_in(n, "n", lo=1)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    if arith.le(mech.exp_epsilon0(), ee) is True:
+    q = delta_query(mech, n, epsilon, exp_epsilon)
+    if q is None:
         return Bracket5(fmpq(0), fmpq(0))
+    n, ee = q
     g, (a0, ab, at, an, ar), (vb, vt, vn, vr) = _atoms5(mech, ee)
     label = f"{mech.kind} blanket view n={n}"
 
@@ -187,10 +187,10 @@ def blanket_view_upper(
     Cost: that of :func:`blanket_view_bracket`.
     """
     _check_mech(mech)
-    n = arith.integer_in(n, "n", lo=1)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    if arith.le(mech.exp_epsilon0(), ee) is True:
+    q = delta_query(mech, n, epsilon, exp_epsilon)
+    if q is None:
         return fmpq(0)
+    n, ee = q
     return blanket_view_bracket(mech, n, exp_epsilon=ee, tol=tol, exact_max_n=exact_max_n, with_lower=False).upper
 
 
@@ -223,10 +223,10 @@ def blanket_view_delta_fast(
     so far below that a δ is not resolved.  Returns ``0`` exactly when ``ε ≥ ε0`` is certified.
     """
     _check_mech(mech)
-    n = arith.integer_in(n, "n", lo=1)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    if arith.le(mech.exp_epsilon0(), ee) is True:
+    q = delta_query(mech, n, epsilon, exp_epsilon)
+    if q is None:
         return fmpq(0)
+    n, ee = q
     if n < exact_below and getattr(mech, "is_exact", False) and isinstance(ee, fmpq):
         from blanket.exact.mechanisms.oracles import blanket_view_delta
 
