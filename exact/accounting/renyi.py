@@ -490,16 +490,7 @@ def _pow_int(r, k: int):
     multiplications; Lemma R2).  O(log k) numpy passes."""
     import numpy as np
 
-    result = None
-    base = r
-    e = k
-    while e:
-        if e & 1:
-            result = base if result is None else result * base
-        e >>= 1
-        if e:
-            base = base * base
-    return np.asarray(result, dtype=np.float64), k - 1
+    return np.asarray(arith.repeated_product(r, k), dtype=np.float64), k - 1
 
 
 def float_tol(e0: NumberOrBall, lam: NumberInput) -> fmpq:
@@ -1272,26 +1263,20 @@ def check_worst_cost(
 ) -> tuple[float, int]:
     """Raise :class:`exact.runtime.budget.TooExpensive` (naming the estimate and the options) before a worst-case
     sweep that cannot finish within ``BLANKET_MAX_SECONDS`` or the available memory; else the estimate."""
-    from blanket.exact.runtime.budget import TooExpensive, available_memory, human_duration, human_size, time_limit
+    from blanket.exact.runtime.budget import refuse_over_limits
     from blanket.exact.runtime.executors import executor_cores
 
     if n <= 4096:
         return worst_cost(n, order)
     cores, where = executor_cores(workers, scheduler)
     seconds, nbytes = worst_cost(n, order, workers=cores)
-    limit, mem = time_limit(), available_memory()
-    too_slow, too_big = seconds > limit, mem is not None and nbytes > 0.8 * mem
-    if not (too_slow or too_big):
-        return seconds, nbytes
-    why = []
-    if too_slow:
-        why.append(f"about {human_duration(seconds)} {where} (limit {human_duration(limit)}, BLANKET_MAX_SECONDS)")
-    if too_big:
-        why.append(f"about {human_size(nbytes)} of memory ({human_size(mem)} available)")
-    raise TooExpensive(
-        f"the exact Rényi worst case over all {n} datasets would take {' and '.join(why)}; not started. "
-        "Options: a Dask cluster (--scheduler tcp://HOST:8786), one dataset (--dataset c=INT, e.g. c=0: "
-        "a certified lower bound), or a registered upper bound (--bound 'GDDSK21 Theorem 3.3')"
+    return refuse_over_limits(
+        seconds,
+        nbytes,
+        what=f"the exact Rényi worst case over all {n} datasets",
+        where=where,
+        options="a Dask cluster (--scheduler tcp://HOST:8786), one dataset (--dataset c=INT, e.g. c=0: "
+        "a certified lower bound), or a registered upper bound (--bound 'GDDSK21 Theorem 3.3')",
     )
 
 

@@ -18,6 +18,7 @@ _EXPORTS = {
     'bars_enabled': 'progress',
     'block_ranges': 'executors',
     'check_worst_case': 'budget',
+    'refuse_over_limits': 'budget',
     'executor_cores': 'executors',
     'fallback_cost': 'budget',
     'is_quiet': 'progress',

@@ -132,10 +132,50 @@ def check_worst_case(
     describes the executor (e.g. ``"on 2 local cores"``); ``max_seconds`` /
     ``memory`` override the limits (tests).
     """
+    seconds, nbytes = worst_cost(n, workers=workers, epsilon0=epsilon0)
+    # the per-dataset results are gathered in this process whatever executes the blocks: a cluster does not
+    # help with memory
+    memory_options = (
+        options.replace(_CLUSTER, "") + " (a cluster would not help: the per-dataset results are "
+        "gathered in this process)"
+    )
+    return refuse_over_limits(
+        seconds,
+        nbytes,
+        what=f"the exact worst case over all {n} datasets",
+        where=where or f"on {workers} core{'s' if workers != 1 else ''}",
+        options=options,
+        memory_options=memory_options,
+        max_seconds=max_seconds,
+        memory=memory,
+    )
+
+
+def refuse_over_limits(
+    seconds: float,
+    nbytes: int,
+    *,
+    what: str,
+    where: str,
+    options: str,
+    memory_options: str | None = None,
+    max_seconds: float | None = None,
+    memory: int | None = None,
+) -> tuple[float, int]:
+    """Raise :class:`TooExpensive` when an estimate exceeds the wall-clock limit or 80 % of the available memory.
+
+    ``seconds`` is the estimated wall time ``where`` (e.g. ``"on 2 local cores"``),
+    ``nbytes`` the peak memory; the limits are :func:`time_limit` and
+    :func:`available_memory` unless ``max_seconds`` / ``memory`` override them
+    (tests).  The message reads "``what`` would take about …; not started.
+    Options: ``options``" (``memory_options`` instead, when given, if the memory
+    is exceeded).  Returns ``(seconds, nbytes)`` when the estimate fits.  O(1).
+
+    >>> refuse_over_limits(10.0, 0, what="x", where="here", options="none", max_seconds=60)
+    (10.0, 0)
+    """
     limit = max_seconds if max_seconds is not None else time_limit()
     mem = memory if memory is not None else available_memory()
-    seconds, nbytes = worst_cost(n, workers=workers, epsilon0=epsilon0)
-    where = where or f"on {workers} core{'s' if workers != 1 else ''}"
     too_slow = seconds > limit
     too_big = mem is not None and nbytes > 0.8 * mem
     if not (too_slow or too_big):
@@ -145,12 +185,6 @@ def check_worst_case(
         why.append(f"about {human_duration(seconds)} {where} (limit {human_duration(limit)}, {MAX_SECONDS_ENV})")
     if too_big:
         why.append(f"about {human_size(nbytes)} of memory ({human_size(mem or 0)} available)")
-        # the per-dataset results are gathered in this process whatever executes the blocks: a cluster
-        # does not help with memory
-        options = (
-            options.replace(_CLUSTER, "") + " (a cluster would not help: the per-dataset results are "
-            "gathered in this process)"
-        )
-    raise TooExpensive(
-        f"the exact worst case over all {n} datasets would take {' and '.join(why)}; not started. Options: {options}"
-    )
+        if memory_options is not None:
+            options = memory_options
+    raise TooExpensive(f"{what} would take {' and '.join(why)}; not started. Options: {options}")
