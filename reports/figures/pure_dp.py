@@ -22,6 +22,7 @@ intervals of the certified values.
 from __future__ import annotations
 
 import pathlib
+from typing import Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.types import NumberOrBall
@@ -135,16 +136,20 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     axr.set_xlabel(r"scale $s$  ($r = e^{-1/s}$)")
     axr.grid(True, which="both", alpha=0.3)
     axr.legend(fontsize=8)
-    ax.set_title(
+    title = (
         f"Cheu–Yan relaxed aggregator, m={m}, q={float(q):g}, tau=ceil(2 s ln(1/q))\n"
-        "(this project's reading of the construction)",
-        fontsize=9,
+        "(this project's reading of the construction)"
     )
+    return _finish(fig, ax, title, 8, outdir, "pure-dp-llr", csv_path)
+
+
+def _finish(fig: Any, ax: Any, title: str, legend_size: float, outdir: pathlib.Path, name: str, csv_path) -> list:
+    """Title, grid and legend of the main axes, then ``name.png`` / ``name.pdf``: returns ``[png, pdf, csv_path]``."""
+    ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=legend_size)
     fig.tight_layout()
-    png, pdf = save(fig, outdir, "pure-dp-llr")
-    return [png, pdf, csv_path]
+    return [*save(fig, outdir, name), csv_path]
 
 
 def _error_series(quick: bool):
@@ -248,15 +253,8 @@ def make_error(outdir: pathlib.Path, *, quick: bool = False) -> list:
     ax.set_yscale("log")
     ax.set_xlabel(r"central $\varepsilon$")
     ax.set_ylabel("root mean squared error of the sum")
-    ax.set_title(
-        "Cheu–Yan Theorem 4.1: pure-DP bounded sum, error O(1/ε)\n(this project's reading; all users honest)",
-        fontsize=9,
-    )
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7.5)
-    fig.tight_layout()
-    png, pdf = save(fig, outdir, "pure-dp-error")
-    return [png, pdf, csv_path]
+    title = "Cheu–Yan Theorem 4.1: pure-DP bounded sum, error O(1/ε)\n(this project's reading; all users honest)"
+    return _finish(fig, ax, title, 7.5, outdir, "pure-dp-error", csv_path)
 
 
 FIGURES = {
