@@ -227,6 +227,23 @@ def test_budget_model_and_refusal():
     assert "--scheduler" not in str(exc.value) and "a cluster would not help" in str(exc.value)
 
 
+def test_one_refusal_serves_both_worst_case_budgets(monkeypatch):
+    from blanket.exact.accounting.renyi import check_worst_cost
+    from blanket.exact.runtime.budget import refuse_over_limits
+
+    kw = {"what": "the job", "where": "here", "options": "A", "memory_options": "B"}
+    assert refuse_over_limits(5.0, 10, max_seconds=10, memory=100, **kw) == (5.0, 10)
+    with pytest.raises(TooExpensive, match=r"^the job would take about 20 s here \(limit 10 s.*Options: A$"):
+        refuse_over_limits(20.0, 10, max_seconds=10, memory=100, **kw)
+    with pytest.raises(TooExpensive, match=r"of memory .*Options: B$"):  # memory exceeded: the memory options
+        refuse_over_limits(5.0, 81, max_seconds=10, memory=100, **kw)
+    assert refuse_over_limits(5.0, 80, max_seconds=10, memory=100, **kw) == (5.0, 80)  # 80 % is still accepted
+    monkeypatch.setenv("BLANKET_MAX_SECONDS", "1")
+    with pytest.raises(TooExpensive, match=r"^the exact Rényi worst case over all 1000000000 datasets would take"):
+        check_worst_cost(10**9, 2, workers=1)
+    assert check_worst_cost(100, 2, workers=1)[0] < 1  # small n: never refused
+
+
 def test_cli_refuses_infeasible_worst_case_up_front(capsys, monkeypatch):
     rc = main(
         ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000000", "--epsilon", "0.01", "--workers", "2"]
