@@ -94,6 +94,17 @@ def renyi_delta(n, workers, target, before):
     line("`blanket renyi --delta 1e-6`, end to end", n, dt, "-", "-", target, before, res[:70])
 
 
+def renyi_one(n, c, target, before):
+    dt, (v, w), rss = bench_renyi.isolated(bench_renyi._one, "1", n, c, "2", "ball")
+    what = f"Rényi λ = 2, binary RR, one dataset c = {'0' if c == 0 else 'n/3'}"
+    line(what, n, dt, w, rss, target, before, f"D_2 = {v:.4e}")
+
+
+def renyi_family(fam, n, target, before):
+    dt, (v, w), rss = bench_renyi.isolated(bench_renyi._family, 10, fam, n, "2", "1")
+    line(f"Rényi λ = 2, 10-RR family {fam}", n, dt, w, rss, target, before, f"D_2 = {v:.4e}")
+
+
 def certify(target, before):
     dt, _cpu, rss, verdict, how, rc = bench_certify.run_certify()
     line(
@@ -140,6 +151,12 @@ def main():
     binary_worst(10**5, w, "much faster", "64-186 s (one core)")
     if a.full:
         binary_worst(10**6, w, "≤ 5 min", "-")
+    for n in ns:
+        for c in (0, n // 3):
+            renyi_one(n, c, "≤ 0.2 s" if n == 10**6 else "≤ 2 s", "3.6 s (ball route, 10^9)" if n == 10**9 else "-")
+    for fam in ("same", "neighbour", "third"):
+        for n in ns:
+            renyi_family(fam, n, "≤ 2 s" if n == 10**6 else "≤ 60 s", "third: O(W³), 62 s at n = 2000")
     renyi_delta(10**4, w, "seconds", "> 15 min, no output")
     renyi_worst(10**5, w, "much faster", "20-33 s")
     if a.full:
