@@ -208,3 +208,31 @@ def test_accountant_one_round_sandwiches_the_certified_bounds(spec):
         if lo is not None:  # the accountant's lower end is a post-processing of the same dataset
             assert d.lower <= arith.endpoints(arith.ball(lo))[1]
     assert 0 <= d.lower <= d.upper
+
+
+def test_cli_precision_escalation_stops_when_a_tolerance_limits_the_width():
+    """A width that only shrinks 4x per doubling of the precision (a windowing tolerance, as OLH's blanket view at
+    n = 10^6) stops the escalation after one such doubling instead of running to the cap (4096 bits took
+    ~10 min); a rounding-limited width (shrinking by 2^prec) is followed until it is narrow.  Counted in calls."""
+    from blanket.exact.numbers import arith
+    from blanket.reports.commands._oracle import _at_precision
+    from flint import arb
+
+    calls = []
+
+    def tolerance_limited():
+        calls.append(1)
+        k = len(calls)
+        return arb(1, arith.exact(1, 4**k) * arith.exact("1e-3"))
+
+    _, prec = _at_precision(tolerance_limited, 4096)
+    assert len(calls) == 2 and prec == 2 * arith.DEFAULT_PREC
+
+    calls.clear()
+
+    def rounding_limited():
+        calls.append(1)
+        return arb(1, arith.exact(2) ** (-8 * 2 ** len(calls)))  # 2^-16, 2^-32, 2^-64 (narrow: < 1e-12)
+
+    _, prec = _at_precision(rounding_limited, 4096)
+    assert len(calls) == 3
