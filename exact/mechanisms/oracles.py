@@ -583,8 +583,11 @@ class Geometric:
 
     Blanket (derived): ``min_x`` is at the farther end point; with ``N = m−1``
     and ``a = ⌊N/2⌋+1``, ``γ = (2α^a + [N even](1−α)α^{N/2})/(1+α)``.
-    L takes up to m values (no four-value structure): its bound here is the
-    small-n enumeration :func:`blanket_view_delta_enumerate`.
+    L takes up to m values (no four-value structure): at every n the certified
+    upper bound is one dominating three-valued law
+    (:func:`blanket.exact.shuffled.geometric.geometric_upper`, docs/numerics.md
+    Lemma O2); for small n also the exact enumeration
+    :func:`blanket_view_delta_enumerate`.
 
     >>> Geometric(2, alpha="1/3").gamma()   # binary RR with e^{ε0} = 3
     1/2
