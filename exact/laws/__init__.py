@@ -8,38 +8,9 @@ from __future__ import annotations
 
 from blanket.exact.lazy import lazy_package
 
-_MODULES = ('binomial', 'divergences')
+#: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
-    'FloatLaw': 'binomial',
-    'FloatRouteUnavailable': 'binomial',
-    'Windowed': 'divergences',
-    'align': 'divergences',
-    'ball_factor': 'binomial',
-    'ball_product': 'binomial',
-    'bernoulli_rel': 'binomial',
-    'bernoulli_step': 'binomial',
-    'dot_nonneg': 'binomial',
-    'float_ball': 'binomial',
-    'float_param': 'binomial',
-    'float_window': 'binomial',
-    'gamma': 'binomial',
-    'hockey_stick': 'divergences',
-    'llr_distance': 'divergences',
-    'pairwise_depth': 'binomial',
-    'pairwise_sum': 'binomial',
-    'pmf': 'binomial',
-    'rel_combine': 'binomial',
-    'renyi': 'divergences',
-    'renyi_moment': 'divergences',
-    'suffix_sums': 'binomial',
-    'tail': 'binomial',
-    'tail_step': 'binomial',
-    'to_ball': 'binomial',
-    'total_variation': 'divergences',
-    'float_upper': 'binomial',
-    'window': 'binomial',
-    'window_bounds': 'binomial',
-    'window_to_tail': 'binomial',
-    'window_dots': 'binomial',
+    'binomial': 'FloatLaw FloatRouteUnavailable ball_factor ball_product bernoulli_rel bernoulli_step dot_nonneg float_ball float_param float_window gamma pairwise_depth pairwise_sum pmf rel_combine suffix_sums tail tail_step to_ball float_upper window window_bounds window_to_tail window_dots',
+    'divergences': 'Windowed align hockey_stick llr_distance renyi renyi_moment total_variation',
 }
-__all__, __dir__, __getattr__ = lazy_package(__name__, _MODULES, _EXPORTS)
+__all__, __dir__, __getattr__ = lazy_package(__name__, _EXPORTS)

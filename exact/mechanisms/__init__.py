@@ -8,39 +8,10 @@ from __future__ import annotations
 
 from blanket.exact.lazy import lazy_package
 
-_MODULES = ('finite', 'oracles', 'registry')
+#: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
-    'Kind': 'registry',
-    'WORDS': 'registry',
-    'SCHEMAS': 'registry',
-    'resolve': 'registry',
-    'parse_params': 'registry',
-    'build': 'registry',
-    'did_you_mean': 'registry',
-    'BinaryRR': 'finite',
-    'FiniteRandomizer': 'finite',
-    'Geometric': 'oracles',
-    'Hadamard': 'oracles',
-    'KRR': 'finite',
-    'Randomizer': 'finite',
-    'LDP': 'oracles',
-    'MAX_MATRIX_OUTPUTS': 'oracles',
-    'OLH': 'oracles',
-    'OUE': 'oracles',
-    'SUE': 'oracles',
-    'Subset': 'oracles',
-    'UnaryEncoding': 'oracles',
-    'amplification_law': 'finite',
-    'delta_query': 'finite',
-    'best_upper_delta': 'oracles',
-    'blanket_view_delta': 'oracles',
-    'blanket_view_delta_enumerate': 'oracles',
-    'blanket_view_delta_merged': 'oracles',
-    'clone_delta': 'oracles',
-    'clone_pair_law': 'oracles',
-    'epsilon_upper': 'oracles',
-    'make_mechanism': 'oracles',
-    'same_family_delta': 'oracles',
-    'variation_ratio_delta': 'oracles',
+    'finite': 'BinaryRR FiniteRandomizer KRR Randomizer amplification_law delta_query',
+    'oracles': 'Geometric Hadamard LDP MAX_MATRIX_OUTPUTS OLH OUE SUE Subset UnaryEncoding best_upper_delta blanket_view_delta blanket_view_delta_enumerate blanket_view_delta_merged clone_delta clone_pair_law epsilon_upper make_mechanism same_family_delta variation_ratio_delta',
+    'registry': 'Kind WORDS SCHEMAS resolve parse_params build did_you_mean',
 }
-__all__, __dir__, __getattr__ = lazy_package(__name__, _MODULES, _EXPORTS)
+__all__, __dir__, __getattr__ = lazy_package(__name__, _EXPORTS)

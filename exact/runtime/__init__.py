@@ -8,26 +8,10 @@ from __future__ import annotations
 
 from blanket.exact.lazy import lazy_package
 
-_MODULES = ('budget', 'executors', 'progress')
+#: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
-    'Progress': 'progress',
-    'SCHEDULER_ENV': 'executors',
-    'TooExpensive': 'budget',
-    'available_cores': 'executors',
-    'available_memory': 'budget',
-    'bars_enabled': 'progress',
-    'block_ranges': 'executors',
-    'check_worst_case': 'budget',
-    'refuse_over_limits': 'budget',
-    'executor_cores': 'executors',
-    'fallback_cost': 'budget',
-    'is_quiet': 'progress',
-    'map_blocks': 'executors',
-    'resolve_scheduler': 'executors',
-    'resolve_workers': 'executors',
-    'set_quiet': 'progress',
-    'shutdown': 'executors',
-    'time_limit': 'budget',
-    'worst_cost': 'budget',
+    'budget': 'TooExpensive available_memory check_worst_case refuse_over_limits fallback_cost time_limit worst_cost',
+    'executors': 'SCHEDULER_ENV available_cores block_ranges executor_cores map_blocks resolve_scheduler resolve_workers shutdown',
+    'progress': 'Progress bars_enabled is_quiet set_quiet',
 }
-__all__, __dir__, __getattr__ = lazy_package(__name__, _MODULES, _EXPORTS)
+__all__, __dir__, __getattr__ = lazy_package(__name__, _EXPORTS)
