@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, SupportsFloat
 
 import sympy as sp
 from blanket.exact.accounting.calibrate import Bracket, epsilon0_for, epsilon_for_delta
@@ -790,6 +790,43 @@ def bennett_amplification(g: Enclosure, bplus: Enclosure, c: Enclosure) -> Enclo
     """Lemmas 5.3 + 5.6: ``(1/(g n)) Σ_{m=1}^n C(n,m) g^m (1−g)^{n−m} · Lemma 5.6(m)`` (0 when b₊ ≤ 0)."""
     body = sp.binomial(n, m) * g**m * (1 - g) ** (n - m) * bennett_lemma_rhs(A, bplus, c, m)
     return sp.Piecewise((0, Le(bplus, 0)), (sp.Sum(body, (m, 1, n)) / (g * n), True))
+
+
+def bennett_krr_float(
+    epsilon: SupportsFloat, epsilon0: SupportsFloat, n: int, k: int, *, code_2019: bool = False
+) -> float:
+    """Balle et al.'s Bennett amplification bound for k-RR in binary floats, summed over m as the authors' code does.
+
+    ``code_2019``: with the 2019 code's extra factor 1/(m a) in each term (Lemma 5.6 note: that form of the
+    lemma is false).  Not certified: the float bound files ``examples/bounds/bennett_2019_krr.py`` and
+    ``bennett_2020_krr.py`` return it and ``blanket check-bound`` judges it under its float error model.
+    O(n) float operations.
+    """
+    e, e0 = math.exp(epsilon), math.exp(epsilon0)
+    g = k / (e0 + k - 1)
+    a = e - 1
+    b = g * (1 - e) + (1 - g) * k  # Lemma 5.7: L <= b
+    c = g * (2 - g) * (e - 1) ** 2 + (1 - g) ** 2 * k * (e * e + 1)  # Lemma 5.7: E[L^2]
+    if b <= 0:
+        return 0.0
+    u = a * b / c
+    h = (1 + u) * math.log1p(u) - u
+    total = 0.0
+    for i in range(1, n + 1):
+        w = (
+            math.exp(
+                math.lgamma(n + 1)
+                - math.lgamma(i + 1)
+                - math.lgamma(n - i + 1)
+                + i * math.log(g)
+                + (n - i) * math.log1p(-g)
+            )
+            if g < 1
+            else float(i == n)
+        )
+        denominator = i * a * math.log1p(u) if code_2019 else math.log1p(u)
+        total += w * b / denominator * math.exp(-i * c / b**2 * h)
+    return total / (g * n)
 
 
 def _bennett_numeric(g, bplus, c):

@@ -18,8 +18,11 @@ may carry conditions that the code and the README table do not state; they were 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import sympy as sp
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.proofs.core import Hypothesis, Reference, ResultTable
 from flint import arb, fmpq
 
@@ -36,8 +39,20 @@ VR = sp.Function("delta_VR")
 _SMALL = {"epsilon0": "67/100", "epsilon": "10243/20000", "n": 2}
 
 
-def _e(eps0):
-    return (eps0 if isinstance(eps0, arb) else arb(fmpq(eps0))).exp()
+def variation_ratio_bound(
+    epsilon: NumberInput, epsilon0: NumberOrBall, n: IntegerInput, beta: Callable[[arb], arb]
+) -> Enclosure:
+    """Wang et al.'s δ(ε) for ``n`` users with p = q = e^{ε0} and the β that ``beta`` gives for the ball e^{ε0}.
+
+    ``epsilon`` and ``epsilon0`` are exact (``Fraction``, ``fmpq``, ``int``, a decimal or ``p/q`` string;
+    ``epsilon0`` may be a ball); the pair is evaluated by :func:`exact.mechanisms.oracles.variation_ratio_delta`.
+    The ``WANG24`` results and the bound files ``examples/bounds/wang_vr_*.py`` evaluate the bound here, each with
+    its README β.  Cost that of ``variation_ratio_delta``: O(n log(1/tol)).
+    """
+    from blanket.exact.mechanisms.oracles import variation_ratio_delta
+
+    e = (epsilon0 if isinstance(epsilon0, arb) else arb(arith.exact(epsilon0))).exp()
+    return variation_ratio_delta(int(n), e, beta(e), epsilon=arith.exact(epsilon))
 
 
 def _beta(kind, kk, e):
@@ -82,10 +97,7 @@ def _mech(kind, kk, eps0, *, exact_e=None):
 
 def _bound(kind):
     def f(**p):
-        from blanket.exact.mechanisms.oracles import variation_ratio_delta
-
-        e = _e(p["epsilon0"])
-        return variation_ratio_delta(int(p["n"]), e, _beta(kind, int(p["k"]), e), epsilon=fmpq(p["epsilon"]))
+        return variation_ratio_bound(p["epsilon"], p["epsilon0"], p["n"], lambda e: _beta(kind, int(p["k"]), e))
 
     return f
 

@@ -3,7 +3,7 @@
 The July 2020 commit "Fixed typo in Bennett bounds" removed the factor; the spec records Lemma 5.6's 2019 form as
 numerically false.  This file asks whether the resulting *amplification* bound on delta is false too.
 """
-import math
+from blanket.proofs.blanket import bennett_krr_float
 
 NAME = "Bennett bound, 2019 code form (extra 1/(m a)), k-RR"
 MECHANISM = "krr"
@@ -12,16 +12,4 @@ DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10**4), "k": (2, 10), "epsilon": ("
 
 
 def delta(epsilon, epsilon0, n, k):
-    e, e0 = math.exp(epsilon), math.exp(epsilon0)
-    g = k / (e0 + k - 1)
-    a = e - 1
-    b = g * (1 - e) + (1 - g) * k                                         # Lemma 5.7: L <= b
-    c = g * (2 - g) * (e - 1) ** 2 + (1 - g) ** 2 * k * (e * e + 1)       # Lemma 5.7: E[L^2]
-    if b <= 0:
-        return 0.0
-    h = lambda u: (1 + u) * math.log1p(u) - u
-    total = 0.0
-    for m in range(1, n + 1):
-        w = math.exp(math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1) + m * math.log(g) + (n - m) * math.log1p(-g)) if g < 1 else float(m == n)
-        total += w * b / (m * a * math.log1p(a * b / c)) * math.exp(-m * c / b**2 * h(a * b / c))
-    return total / (g * n)
+    return bennett_krr_float(epsilon, epsilon0, n, k, code_2019=True)

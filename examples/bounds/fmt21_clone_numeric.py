@@ -3,8 +3,6 @@
 The pair (C ~ Bin(n−1, e^{−ε0}), ...) is evaluated exactly in ball arithmetic by
 exact.mechanisms.oracles.clone_delta.  The claim covers every ε0-LDP randomizer, so k-RR (every k) is a fair judge.
 """
-from flint import fmpq
-
 from blanket.exact.mechanisms.oracles import LDP, clone_delta
 
 NAME = "Feldman-McMillan-Talwar FOCS 2021, clone pair (numeric), any eps0-LDP randomizer"
@@ -14,5 +12,4 @@ DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10**4), "k": (2, 6), "epsilon": ("0
 
 
 def delta(epsilon, epsilon0, n):
-    e0 = fmpq(epsilon0.numerator, epsilon0.denominator)
-    return clone_delta(LDP(e0), n, epsilon=fmpq(epsilon.numerator, epsilon.denominator))
+    return clone_delta(LDP(epsilon0), n, epsilon=epsilon)

@@ -3,8 +3,6 @@
 δ(ε) of shuffled binary RR's blanket view with the same ε0 (exact.shuffled.krr.delta_stronger_clones).  Equal to
 the variation-ratio pair of Wang et al. with the generic β (docs/mechanisms.md).
 """
-from flint import fmpq
-
 from blanket.exact.shuffled.krr import delta_stronger_clones
 
 NAME = "Feldman-McMillan-Talwar SODA 2023 stronger clone, Hadamard response"
@@ -14,5 +12,4 @@ DOMAIN = {"epsilon0": ("0.5", "3"), "n": (2, 10**4), "k": (2, 4), "epsilon": ("0
 
 
 def delta(epsilon, epsilon0, n):
-    e0 = fmpq(epsilon0.numerator, epsilon0.denominator)
-    return delta_stronger_clones(n, epsilon0=e0, epsilon=fmpq(epsilon.numerator, epsilon.denominator))
+    return delta_stronger_clones(n, epsilon0=epsilon0, epsilon=epsilon)

@@ -4,8 +4,6 @@ blanket view with the same ε0 (exact.shuffled.krr.delta_stronger_clones).
 The SODA 2023 paper states it for every ε0-LDP randomizer; its erratum restricts the class (docs/mechanisms.md).
 Judged here for k-ary randomized response, a randomizer users apply it to.
 """
-from flint import fmpq
-
 from blanket.exact.shuffled.krr import delta_stronger_clones
 
 NAME = "Feldman-McMillan-Talwar SODA 2023 stronger clone, k-RR"
@@ -15,5 +13,4 @@ DOMAIN = {"epsilon0": ("0.5", "3"), "n": (2, 10**4), "k": (2, 10), "epsilon": ("
 
 
 def delta(epsilon, epsilon0, n):
-    e0 = fmpq(epsilon0.numerator, epsilon0.denominator)
-    return delta_stronger_clones(n, epsilon0=e0, epsilon=fmpq(epsilon.numerator, epsilon.denominator))
+    return delta_stronger_clones(n, epsilon0=epsilon0, epsilon=epsilon)

@@ -6,9 +6,7 @@ arithmetic (exact.mechanisms.oracles.variation_ratio_delta, which agrees with th
 digits, docs/mechanisms.md), so a refutation is not a rounding effect: it says the pair itself is below the
 true worst case.  The authors' δ is a numerical upper bound users take as their δ.
 """
-from flint import arb, fmpq
-
-from blanket.exact.mechanisms.oracles import variation_ratio_delta
+from blanket.proofs.published_oracles import variation_ratio_bound
 
 NAME = "Wang et al. VLDB 2024, variation-ratio bound, k-RR (README parameters)"
 MECHANISM = "krr"
@@ -17,5 +15,4 @@ DOMAIN = {"epsilon0": ("0.5", "3"), "n": (2, 10**4), "k": (3, 10), "epsilon": ("
 
 
 def delta(epsilon, epsilon0, n, k):
-    e = arb(fmpq(epsilon0.numerator, epsilon0.denominator)).exp()
-    return variation_ratio_delta(n, e, (e - 1) / (e + k - 1), epsilon=fmpq(epsilon.numerator, epsilon.denominator))
+    return variation_ratio_bound(epsilon, epsilon0, n, lambda e: (e - 1) / (e + k - 1))

@@ -3,9 +3,7 @@
 OUE is not in their README's table; a user takes the "general mechanisms" row: p = q = e^{ε0},
 β = (e^{ε0} − 1)/(e^{ε0} + 1) (their pair is then the SODA 2023 stronger clone, i.e. the blanket view of binary RR).
 """
-from flint import arb, fmpq
-
-from blanket.exact.mechanisms.oracles import variation_ratio_delta
+from blanket.proofs.published_oracles import variation_ratio_bound
 
 NAME = "Wang et al. VLDB 2024, variation-ratio bound, generic parameters, OUE"
 MECHANISM = "oue"
@@ -14,5 +12,4 @@ DOMAIN = {"epsilon0": ("0.5", "3"), "n": (2, 10**4), "k": (2, 3), "epsilon": ("0
 
 
 def delta(epsilon, epsilon0, n, k):
-    e = arb(fmpq(epsilon0.numerator, epsilon0.denominator)).exp()
-    return variation_ratio_delta(n, e, (e - 1) / (e + 1), epsilon=fmpq(epsilon.numerator, epsilon.denominator))
+    return variation_ratio_bound(epsilon, epsilon0, n, lambda e: (e - 1) / (e + 1))

@@ -4,9 +4,7 @@ README parameters: p = q = e^{ε0}, β = (e^{ε0/2} − 1)/(e^{ε0/2} + 1).  Jud
 encoding = basic RAPPOR) on k values; the pair's δ is evaluated in ball arithmetic
 (exact.mechanisms.oracles.variation_ratio_delta).
 """
-from flint import arb, fmpq
-
-from blanket.exact.mechanisms.oracles import variation_ratio_delta
+from blanket.proofs.published_oracles import variation_ratio_bound
 
 NAME = "Wang et al. VLDB 2024, variation-ratio bound, RAPPOR/SUE (README parameters)"
 MECHANISM = "sue"
@@ -15,6 +13,4 @@ DOMAIN = {"epsilon0": ("0.5", "3"), "n": (2, 10**4), "k": (2, 3), "epsilon": ("0
 
 
 def delta(epsilon, epsilon0, n, k):
-    e = arb(fmpq(epsilon0.numerator, epsilon0.denominator)).exp()
-    s = e.sqrt()
-    return variation_ratio_delta(n, e, (s - 1) / (s + 1), epsilon=fmpq(epsilon.numerator, epsilon.denominator))
+    return variation_ratio_bound(epsilon, epsilon0, n, lambda e: (e.sqrt() - 1) / (e.sqrt() + 1))

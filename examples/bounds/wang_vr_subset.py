@@ -6,9 +6,7 @@ Judged against subset selection with d = 2.
 """
 import math
 
-from flint import arb, fmpq
-
-from blanket.exact.mechanisms.oracles import variation_ratio_delta
+from blanket.proofs.published_oracles import variation_ratio_bound
 
 NAME = "Wang et al. VLDB 2024, variation-ratio bound, subset selection d = 2 (README parameters)"
 MECHANISM = "subset:d=2"
@@ -17,7 +15,6 @@ DOMAIN = {"epsilon0": ("0.5", "3"), "n": (2, 10**4), "k": (3, 5), "epsilon": ("0
 
 
 def delta(epsilon, epsilon0, n, k, d=2):
-    e = arb(fmpq(epsilon0.numerator, epsilon0.denominator)).exp()
     c = math.comb
-    beta = (e - 1) * (c(k - 1, d - 1) - c(k - 2, d - 2)) / (e * c(k - 1, d - 1) + c(k - 1, d))
-    return variation_ratio_delta(n, e, beta, epsilon=fmpq(epsilon.numerator, epsilon.denominator))
+    beta = lambda e: (e - 1) * (c(k - 1, d - 1) - c(k - 2, d - 2)) / (e * c(k - 1, d - 1) + c(k - 1, d))
+    return variation_ratio_bound(epsilon, epsilon0, n, beta)
