@@ -90,7 +90,7 @@ from typing import Any
 
 import numpy as np
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from flint import arb, arb_poly, fmpq, fmpz_poly
@@ -105,12 +105,9 @@ DEFAULT_TRUNCATION = fmpq(1, 10**30)
 
 # ====================================================================== pairs
 def _check_krr(mech):
-    if not isinstance(mech, KRR):
-        raise InvalidArgument(
-            "mechanism",
-            getattr(mech, "name", mech),
-            "must be k-ary randomized response (blanket.KRR / blanket.BinaryRR)",
-        )
+    guards.require_instance(
+        mech, KRR, "mechanism", "must be k-ary randomized response (blanket.KRR / blanket.BinaryRR)"
+    )
 
 
 def _krr_params(mech):

@@ -93,7 +93,7 @@ from blanket.exact.laws.binomial import (
 )
 from blanket.exact.laws.divergences import Windowed
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.runtime.progress import Progress
@@ -145,13 +145,9 @@ def _pow(r, lam):
 
 
 def _check_mech(mech):
-    if not isinstance(mech, KRR):
-        raise InvalidArgument(
-            "mech",
-            getattr(mech, "name", mech),
-            "must be a k-ary randomized response (exact.mechanisms.finite.KRR / BinaryRR)",
-        )
-    return mech
+    return guards.require_instance(
+        mech, KRR, "mech", "must be a k-ary randomized response (exact.mechanisms.finite.KRR / BinaryRR)"
+    )
 
 
 def _tol_for(mech, lam):

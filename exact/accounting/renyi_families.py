@@ -50,7 +50,7 @@ from dataclasses import dataclass
 
 from blanket.exact.accounting import renyi as xr
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
 from flint import arb, arb_series, ctx, fmpq
@@ -80,8 +80,7 @@ def family_steps(mech: KRR, family: str) -> list:
     >>> family_steps(KRR(4, exp_epsilon0=3), "third")
     [(1/6, 2, 0), (1/6, 0, 2), (1/2, -2/3, -2/3), (1/6, 0, 0)]
     """
-    if not isinstance(mech, KRR):
-        raise InvalidArgument("mech", getattr(mech, "name", mech), "must be a k-ary randomized response (KRR)")
+    guards.require_instance(mech, KRR, "mech", "must be a k-ary randomized response (KRR)")
     keep, flip, e = mech.keep(), mech.flip(), mech.exp_epsilon0()
     k = mech.k
     up, down, zero = e - 1, 1 / e - 1, fmpq(0)
@@ -535,8 +534,7 @@ def moment_family(mech: KRR, n: int, family: str, *, order: NumberInput, tol: Nu
     >>> moment_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
     1233347/1098240
     """
-    if not isinstance(mech, KRR):
-        raise InvalidArgument("mech", getattr(mech, "name", mech), "must be a k-ary randomized response (KRR)")
+    guards.require_instance(mech, KRR, "mech", "must be a k-ary randomized response (KRR)")
     n = arith.integer_in(n, "n", lo=1)
     lam = xr.parse_order(order)
     if family not in xr.FAMILIES:

@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer, delta_query
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
 from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
@@ -770,10 +770,9 @@ def _four_value_query(
     Raises :class:`InvalidArgument` (naming ``accepted``, with ``hint``) when
     ``mech`` is not a four-value mechanism.  Cost ``O(1)``.
     """
-    if not isinstance(mech, FourValue):
-        raise InvalidArgument("mech", getattr(mech, "kind", mech), f"must be one of {accepted}", hint=hint)
-    q = delta_query(mech, n, epsilon, exp_epsilon)
-    return None if q is None else (mech, *q)
+    four = guards.require_instance(mech, FourValue, "mech", f"must be one of {accepted}", shown="kind", hint=hint)
+    q = delta_query(four, n, epsilon, exp_epsilon)
+    return None if q is None else (four, *q)
 
 
 def blanket_view_delta(

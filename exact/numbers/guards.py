@@ -16,6 +16,8 @@ hangs, never ends in ``MemoryError`` and never reaches an internal error.
 * :func:`check_memory` — refuse a computation whose *estimated* peak memory
   exceeds the limit; the estimate is part of the message.  Callers estimate
   before they allocate (e.g. ``n`` arb balls of ``prec`` bits each).
+* :func:`require_instance` — refuse a record of the wrong class (a k-RR
+  routine given another randomizer), naming the record.
 
 Complexity: every function here is O(1) (or O(len(text)) for parsing).
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from typing import TypeVar
 
 from blanket.exact.numbers import arith  # arith imports guards too: module import, attributes at call time
 from blanket.exact.numbers.errors import InvalidArgument
@@ -42,6 +45,8 @@ DEFAULT_MEMORY_FRACTION = 0.5
 BALL_OVERHEAD = 96
 
 _max_memory: int | None = None
+
+_T = TypeVar("_T")
 
 
 def physical_memory() -> int:
@@ -193,3 +198,22 @@ def check_epsilon0(q: NumberOrBall, name: str = "epsilon0") -> None:
             hint=f"above it randomized response equals the identity to within e^-{MAX_EPSILON0}, and the "
             "shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy",
         )
+
+
+def require_instance(
+    value: object, cls: type[_T], name: str, requirement: str, *, shown: str = "name", hint: str | None = None
+) -> _T:
+    """``value`` when it is a ``cls``; otherwise :class:`InvalidArgument` naming ``name``, showing the value by its
+    attribute ``shown`` (a record's ``name`` or ``kind``; the value itself when it has none).  O(1).
+
+    >>> from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+    >>> require_instance(KRR(3, exp_epsilon0=2), KRR, "mech", "must be k-RR").name
+    '3-RR'
+    >>> require_instance(FiniteRandomizer([[1, 0], [0, 1]], name="identity"), KRR, "mech", "must be k-RR", hint="see krr")
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.InvalidArgument: mech must be k-RR, got 'identity' (see krr)
+    """
+    if not isinstance(value, cls):
+        raise InvalidArgument(name, getattr(value, shown, value), requirement, hint=hint)
+    return value

@@ -87,7 +87,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from blanket.exact.runtime.progress import Progress
@@ -578,8 +578,7 @@ def delta_class(
     >>> delta_class(KRR(3, exp_epsilon0=2), 3, 0, 0, (2,), exp_epsilon=1)
     (5/32, 5/32)
     """
-    if not isinstance(mech, KRR):
-        raise InvalidArgument("mech", getattr(mech, "name", mech), "must be a k-RR mechanism (KRR) for delta_class")
+    guards.require_instance(mech, KRR, "mech", "must be a k-RR mechanism (KRR) for delta_class")
     n = _check_n(n)
     a = arith.integer_in(others_a, "others_a", lo=0)
     b = arith.integer_in(others_b, "others_b", lo=0)

@@ -50,7 +50,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from blanket.exact.mechanisms.finite import delta_query
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
 from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
@@ -87,13 +87,14 @@ class GeometricBracket:
 def _check(mech):
     from blanket.exact.mechanisms.oracles import Geometric
 
-    if not isinstance(mech, Geometric):
-        raise InvalidArgument(
-            "mech",
-            getattr(mech, "kind", mech),
-            "must be a Geometric record (exact.mechanisms.oracles.Geometric)",
-            hint="for the four-value oracles use exact.shuffled.oracles.blanket_view_upper",
-        )
+    guards.require_instance(
+        mech,
+        Geometric,
+        "mech",
+        "must be a Geometric record (exact.mechanisms.oracles.Geometric)",
+        shown="kind",
+        hint="for the four-value oracles use exact.shuffled.oracles.blanket_view_upper",
+    )
     if mech.m > MAX_GEOMETRIC_M:
         raise InvalidArgument(
             "m", mech.m, f"must be <= {MAX_GEOMETRIC_M} for the geometric engine (its set-up costs O(m^3))"

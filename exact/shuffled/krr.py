@@ -110,7 +110,7 @@ from typing import Any
 from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, float_bisect
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from blanket.exact.runtime.progress import Progress
@@ -1002,13 +1002,13 @@ def expected_positive_part(
 
 # ---------------------------------------------------------------- k-RR dataset families
 def _check_krr(mech, what):
-    if not isinstance(mech, KRR):
-        raise InvalidArgument(
-            "mech",
-            getattr(mech, "name", mech),
-            f"must be a k-ary randomized response (exact.mechanisms.finite.KRR) for {what}",
-            hint="for other randomizers use delta_blanket_view or exact.shuffled.bruteforce",
-        )
+    guards.require_instance(
+        mech,
+        KRR,
+        "mech",
+        f"must be a k-ary randomized response (exact.mechanisms.finite.KRR) for {what}",
+        hint="for other randomizers use delta_blanket_view or exact.shuffled.bruteforce",
+    )
 
 
 def _family_atoms(mech: KRR, ee, role: str):
