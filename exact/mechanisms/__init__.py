@@ -10,7 +10,7 @@ from blanket.exact.lazy import lazy_package
 
 #: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
-    'finite': 'BinaryRR FiniteRandomizer KRR Randomizer amplification_law delta_query',
+    'finite': 'BinaryRR FiniteRandomizer KRR Randomizer amplification_law delta_query eps0_description eps0_pair',
     'oracles': 'Geometric Hadamard LDP MAX_MATRIX_OUTPUTS OLH OUE SUE Subset UnaryEncoding best_upper_delta blanket_view_delta blanket_view_delta_enumerate blanket_view_delta_merged clone_delta clone_pair_law epsilon_upper make_mechanism same_family_delta variation_ratio_delta',
     'registry': 'Kind WORDS SCHEMAS resolve parse_params build did_you_mean',
 }

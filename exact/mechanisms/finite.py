@@ -46,6 +46,31 @@ class Randomizer(Protocol):
     def exp_epsilon0(self) -> fmpq | arb | None: ...
 
 
+def eps0_pair(epsilon0: NumberInput | None, exp_epsilon0: NumberInput | None) -> tuple[fmpq | None, fmpq | None]:
+    """The checked local level of a record given by exactly one of ``epsilon0`` (exact, ≥ 0) or ``exp_epsilon0``
+    (exact, ≥ 1): ``(ε0, None)`` or ``(None, e^{ε0})``.  O(1).
+
+    >>> eps0_pair("1/2", None), eps0_pair(None, 3)
+    ((1/2, None), (None, 3))
+    """
+    if (epsilon0 is None) == (exp_epsilon0 is None):
+        raise InvalidArgument("epsilon0", epsilon0, "must be given (or exp_epsilon0 instead), not both or neither")
+    if epsilon0 is not None:
+        return arith.exact_in(epsilon0, "epsilon0", lo=0), None
+    return None, arith.exact_in(exp_epsilon0, "exp_epsilon0", lo=1)
+
+
+def eps0_description(epsilon0: fmpq | None, key: str, value: object) -> dict:
+    """A record's local level as it was given, for its ``describe()``: ``{"epsilon0": …}`` when ε0 was given
+    exactly, else ``{key: value}`` (``exp_epsilon0``, or the parameter that gives the level, e.g. ``alpha``),
+    as strings.  O(1).
+
+    >>> eps0_description(None, "alpha", fmpq(1, 3))
+    {'alpha': '1/3'}
+    """
+    return {"epsilon0": str(epsilon0)} if epsilon0 is not None else {key: str(value)}
+
+
 def _min(values):
     if all(isinstance(v, fmpq) for v in values):
         return min(values)
@@ -197,14 +222,9 @@ class KRR(FiniteRandomizer):
 
     def __init__(self, k, epsilon0=None, *, exp_epsilon0=None):
         self.k = arith.integer_in(k, "k", lo=2)
-        if (epsilon0 is None) == (exp_epsilon0 is None):
-            raise InvalidArgument("epsilon0", epsilon0, "must be given (or exp_epsilon0 instead), not both or neither")
-        if epsilon0 is not None:
-            self._eps0 = arith.exact_in(epsilon0, "epsilon0", lo=0)
-            self._e0 = None if self._eps0 != 0 else fmpq(1)
-        else:
-            self._e0 = arith.exact_in(exp_epsilon0, "exp_epsilon0", lo=1)
-            self._eps0 = None
+        self._eps0, self._e0 = eps0_pair(epsilon0, exp_epsilon0)
+        if self._eps0 == 0:
+            self._e0 = fmpq(1)
         self.k_in = self.k_out = self.k
         self.name = f"{self.k}-RR"
 
@@ -250,12 +270,7 @@ class KRR(FiniteRandomizer):
         return [fmpq(1, self.k)] * self.k
 
     def describe(self) -> dict:
-        d = {"type": "krr", "k": self.k}
-        if self._eps0 is not None:
-            d["epsilon0"] = str(self._eps0)
-        else:
-            d["exp_epsilon0"] = str(self._e0)
-        return d
+        return {"type": "krr", "k": self.k, **eps0_description(self._eps0, "exp_epsilon0", self._e0)}
 
 
 def delta_query(

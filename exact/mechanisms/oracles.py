@@ -65,7 +65,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer, delta_query
+from blanket.exact.mechanisms.finite import (
+    FiniteRandomizer,
+    Randomizer,
+    delta_query,
+    eps0_description,
+    eps0_pair,
+)
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
@@ -111,15 +117,6 @@ def _is_zero(x) -> bool:
     return (isinstance(x, fmpq) and x == 0) or (isinstance(x, arb) and x.is_zero())
 
 
-def _eps0_pair(epsilon0, exp_epsilon0):
-    """Validate ``(epsilon0, exp_epsilon0)``: exactly one, exact, ε0 ≥ 0 / e^{ε0} ≥ 1."""
-    if (epsilon0 is None) == (exp_epsilon0 is None):
-        raise InvalidArgument("epsilon0", epsilon0, "must be given (or exp_epsilon0 instead), not both or neither")
-    if epsilon0 is not None:
-        return arith.exact_in(epsilon0, "epsilon0", lo=0), None
-    return None, arith.exact_in(exp_epsilon0, "exp_epsilon0", lo=1)
-
-
 class _Eps0:
     """Mixin: ``e^{ε0}`` exact if given so, else a ball at the current precision."""
 
@@ -141,11 +138,7 @@ class _Eps0:
         return self.exp_epsilon0_exact is not None
 
     def _eps0_describe(self) -> dict:
-        return (
-            {"epsilon0": str(self.epsilon0)}
-            if self.epsilon0 is not None
-            else {"exp_epsilon0": str(self.exp_epsilon0_exact)}
-        )
+        return eps0_description(self.epsilon0, "exp_epsilon0", self.exp_epsilon0_exact)
 
 
 def _set(obj, **kw):
@@ -173,7 +166,7 @@ class LDP(_Eps0):
     kind: str = field(default="ldp", init=False)
 
     def __init__(self, epsilon0=None, *, exp_epsilon0=None):
-        e, ee = _eps0_pair(epsilon0, exp_epsilon0)
+        e, ee = eps0_pair(epsilon0, exp_epsilon0)
         _set(self, epsilon0=e, exp_epsilon0_exact=ee, kind="ldp")
 
     def gamma_lower(self) -> Enclosure:
@@ -312,7 +305,7 @@ def OUE(
     1/4
     """
     k = arith.integer_in(k, "k", lo=2)
-    e, ee = _eps0_pair(epsilon0, exp_epsilon0)
+    e, ee = eps0_pair(epsilon0, exp_epsilon0)
     E = ee if ee is not None else (fmpq(1) if e == 0 else arb(e).exp())
     if ee is None and e == 0:
         ee = fmpq(1)
@@ -378,7 +371,7 @@ class OLH(FourValue):
     def __init__(self, k, g, epsilon0=None, *, exp_epsilon0=None, collision=None, constant=0, family=None):
         k = arith.integer_in(k, "k", lo=2)
         g = arith.integer_in(g, "g", lo=2)
-        e, ee = _eps0_pair(epsilon0, exp_epsilon0)
+        e, ee = eps0_pair(epsilon0, exp_epsilon0)
         if family is not None:
             fam = tuple(tuple(int(v) for v in h) for h in family)
             if not fam or any(len(h) != k or any(not 0 <= v < g for v in h) for h in fam):
@@ -477,7 +470,7 @@ class Hadamard(FourValue):
 
     def __init__(self, k, epsilon0=None, *, exp_epsilon0=None):
         k = arith.integer_in(k, "k", lo=2)
-        e, ee = _eps0_pair(epsilon0, exp_epsilon0)
+        e, ee = eps0_pair(epsilon0, exp_epsilon0)
         _set(self, k=k, epsilon0=e, exp_epsilon0_exact=ee, kind="hadamard")
 
     @property
@@ -538,7 +531,7 @@ class Subset(FourValue):
     def __init__(self, k, d, epsilon0=None, *, exp_epsilon0=None):
         k = arith.integer_in(k, "k", lo=2)
         d = arith.integer_in(d, "d", lo=1, hi=k - 1)
-        e, ee = _eps0_pair(epsilon0, exp_epsilon0)
+        e, ee = eps0_pair(epsilon0, exp_epsilon0)
         _set(self, k=k, d=d, epsilon0=e, exp_epsilon0_exact=ee, kind="subset")
 
     def output_count(self) -> int:
@@ -665,12 +658,7 @@ class Geometric:
         return out / (1 + a)
 
     def describe(self) -> dict:
-        d = {"type": "geometric", "m": self.m}
-        if self.epsilon0 is not None:
-            d["epsilon0"] = str(self.epsilon0)
-        else:
-            d["alpha"] = str(self.alpha)
-        return d
+        return {"type": "geometric", "m": self.m, **eps0_description(self.epsilon0, "alpha", self.alpha)}
 
 
 # ================================================================ certified upper bounds
