@@ -182,6 +182,17 @@ def _law_verdict(ok, details, method, law, gamma_value, extra=None):
     return SymbolicCheck(True if ok else None, method, f"{'; '.join(details)}; Σπ=1: {s1}; mean: {s2}")
 
 
+def _cases_verdict(cases, method, law, gamma_value, *, ok=True, details=()):
+    """:func:`_law_verdict` of enumerated matrices: each case ``(label, rows, cat, subs)`` is checked by
+    :func:`_law_at` against ``gamma_value`` and ``law``; ``ok`` and ``details`` are those of steps checked before."""
+    det = list(details)
+    for label, rows, cat, subs in cases:
+        good, why = _law_at(rows, cat, gamma_value, law, subs)
+        ok = ok and good
+        det.append(f"{label}: {good} {why}")
+    return _law_verdict(ok, det, method, law, gamma_value)
+
+
 def _check_ue(r):
     # step 1: ρ1 ≥ ρ0 when p = q + s (s > 0): the column minimum sits at an input whose bit is 0
     rho1 = _p / _q
@@ -234,10 +245,8 @@ def _check_ue(r):
     )
 
 
-def _check_olh(r):
-    # enumerate the family of all maps [3] → [2] (c = 1/2, κ = 1/4) and of the non-constant ones (c = 1/3, κ = 0)
-    ok = True
-    det = []
+def _olh_cases():
+    # the family of all maps [3] → [2] (c = 1/2, κ = 1/4) and of the non-constant ones (c = 1/3, κ = 0)
     for nonconst in (False, True):
         fam = [f for f in itertools.product(range(2), repeat=3) if not nonconst or len(set(f)) > 1]
         cc = sp.Rational(sum(1 for f in fam if f[0] == f[1]), len(fam))
@@ -254,13 +263,17 @@ def _check_olh(r):
                 return "both" if y == h[0] else "rest"
             return "t" if y == h[0] else ("tp" if y == h[1] else "rest")
 
-        subs = {g: 2, c: cc, kappa: kap, E0: _e}
-        good, why = _law_at(rows, cat, GAMMA_OLH, LAW_OLH, subs)
-        ok = ok and good
-        det.append(f"family {'non-constant' if nonconst else 'all'} maps [3]→[2]: {good} {why}")
-    return _law_verdict(
-        ok,
-        det,
+        yield (
+            f"family {'non-constant' if nonconst else 'all'} maps [3]→[2]",
+            rows,
+            cat,
+            {g: 2, c: cc, kappa: kap, E0: _e},
+        )
+
+
+def _check_olh(r):
+    return _cases_verdict(
+        _olh_cases(),
         "symbolic enumeration of two explicit families (all maps / non-constant maps [3]→[2]); "
         "Σπ = 1 and E_ω[L] = 1 − e^ε for symbolic g, c, κ",
         LAW_OLH,
@@ -268,9 +281,7 @@ def _check_olh(r):
     )
 
 
-def _check_hadamard(r):
-    ok = True
-    det = []
+def _hadamard_cases():
     for kk in (2, 3, 5, 7):
         KK = 1 << kk.bit_length()
         ph, pl = 2 * _e / (KK * (_e + 1)), sp.Integer(2) / (KK * (_e + 1))
@@ -282,13 +293,12 @@ def _check_hadamard(r):
                 return "rest"
             return _pair_category(inC[0][y], inC[1][y])
 
-        subs = {K: KK, E0: _e}
-        good, why = _law_at(rows, cat, GAMMA_HR, LAW_HR, subs)
-        ok = ok and good
-        det.append(f"k={kk} (K={KK}): {good} {why}")
-    return _law_verdict(
-        ok,
-        det,
+        yield f"k={kk} (K={KK})", rows, cat, {K: KK, E0: _e}
+
+
+def _check_hadamard(r):
+    return _cases_verdict(
+        _hadamard_cases(),
         "symbolic enumeration of the Sylvester–Hadamard construction (k = 2, 3, 5, 7); Σπ = 1 and "
         "E_ω[L] = 1 − e^ε for symbolic K",
         LAW_HR,
@@ -296,14 +306,7 @@ def _check_hadamard(r):
     )
 
 
-def _check_subset(r):
-    ok = True
-    det = []
-    # the closed form k/(de + k − d) is C(k,d)/Z by C(k−1,d−1) = C(k,d)·d/k and C(k−1,d) = C(k,d)·(k−d)/k
-    kk, dd = sp.Symbol("k", integer=True, positive=True), sp.Symbol("d", integer=True, positive=True)
-    z = Z_SUBSET.subs({k: kk, d: dd, E0: _e})
-    ident = sp.simplify(sp.combsimp(sp.binomial(kk, dd) / z - GAMMA_SUBSET.subs({k: kk, d: dd, E0: _e}))) == 0
-    ok = ok and ident
+def _subset_cases():
     for kk_, dd_ in ((4, 2), (5, 2), (5, 3), (4, 1)):
         subsets = list(itertools.combinations(range(kk_), dd_))
         Z = _e * sp.binomial(kk_ - 1, dd_ - 1) + sp.binomial(kk_ - 1, dd_)
@@ -313,17 +316,22 @@ def _check_subset(r):
             S = subsets[i]
             return _pair_category(0 in S, 1 in S)
 
-        subs = {k: kk_, d: dd_, E0: _e}
-        good, why = _law_at(rows, cat, GAMMA_SUBSET, LAW_SUBSET, subs)
-        ok = ok and good
-        det.append(f"(k,d)=({kk_},{dd_}): {good} {why}")
-    return _law_verdict(
-        ok,
-        [f"identity: {ident}", *det],
+        yield f"(k,d)=({kk_},{dd_})", rows, cat, {k: kk_, d: dd_, E0: _e}
+
+
+def _check_subset(r):
+    # the closed form k/(de + k − d) is C(k,d)/Z by C(k−1,d−1) = C(k,d)·d/k and C(k−1,d) = C(k,d)·(k−d)/k
+    kk, dd = sp.Symbol("k", integer=True, positive=True), sp.Symbol("d", integer=True, positive=True)
+    z = Z_SUBSET.subs({k: kk, d: dd, E0: _e})
+    ident = sp.simplify(sp.combsimp(sp.binomial(kk, dd) / z - GAMMA_SUBSET.subs({k: kk, d: dd, E0: _e}))) == 0
+    return _cases_verdict(
+        _subset_cases(),
         "C(k,d)/Z = k/(de+k−d) (combsimp); symbolic enumeration of d-subsets for four (k, d); Σπ = 1 and "
         "E_ω[L] = 1 − e^ε for symbolic k, d",
         LAW_SUBSET,
         GAMMA_SUBSET,
+        ok=ident,
+        details=[f"identity: {ident}"],
     )
 
 
@@ -486,14 +494,17 @@ def _check_merged(r):
     )
 
 
-FO_MERGED = TABLE.register(
-    "FO merged blanket view",
-    statement=Le(
-        sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewMerged")(n, epsilon0, epsilon)
-    ),
-    hypotheses=(_H_E0, _H_E),
-    symbolic=_check_merged,
-)
+def _view_dominated(key, upper, check):
+    """Register ``key``: BlanketView(n, ε0, ε) ≤ ``upper``(n, ε0, ε) for ε0, ε ≥ 0, proved symbolically by ``check``."""
+    return TABLE.register(
+        key,
+        statement=Le(sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function(upper)(n, epsilon0, epsilon)),
+        hypotheses=(_H_E0, _H_E),
+        symbolic=check,
+    )
+
+
+FO_MERGED = _view_dominated("FO merged blanket view", "BlanketViewMerged", _check_merged)
 
 
 # ---------------------------------------------------------------- the geometric mechanism: one dominating law (Lemma O2)
@@ -523,13 +534,8 @@ def _check_geometric_cover(r):
     )
 
 
-FO_GEOMETRIC_DOMINATING = TABLE.register(
-    "FO geometric dominating law",
-    statement=Le(
-        sp.Function("BlanketView")(n, epsilon0, epsilon), sp.Function("BlanketViewDominating")(n, epsilon0, epsilon)
-    ),
-    hypotheses=(_H_E0, _H_E),
-    symbolic=_check_geometric_cover,
+FO_GEOMETRIC_DOMINATING = _view_dominated(
+    "FO geometric dominating law", "BlanketViewDominating", _check_geometric_cover
 )
 
 TABLE.complete()
