@@ -99,6 +99,7 @@ def _check(mech):
         raise InvalidArgument(
             "m", mech.m, f"must be <= {MAX_GEOMETRIC_M} for the geometric engine (its set-up costs O(m^3))"
         )
+    return mech
 
 
 def _ratios(mech) -> tuple:
@@ -234,8 +235,7 @@ def geometric_upper(
     n = 10⁶).  Exactly
     0 when ``ε ≥ ε0`` is certified.
     """
-    _check(mech)
-    q = delta_query(mech, n, epsilon, exp_epsilon)
+    q = delta_query(_check(mech), n, epsilon, exp_epsilon)
     if q is None:
         return fmpq(0)
     n, ee = q
@@ -289,8 +289,7 @@ def geometric_bracket(
     bracket is ``[lower.lower(), upper.upper()]``).  Cost two engine calls,
     O(m³ + √n·√log(1/tol)).
     """
-    _check(mech)
-    q = delta_query(mech, n, epsilon, exp_epsilon)
+    q = delta_query(_check(mech), n, epsilon, exp_epsilon)
     if q is None:
         return GeometricBracket(fmpq(0), fmpq(0), (), ())
     n, ee = q
@@ -355,8 +354,7 @@ def geometric_lower_dataset(
     >>> v <= delta_dataset(g.matrix(), [0, 0, 0], 0, 2, exp_epsilon=fmpq(3, 2))
     True
     """
-    _check(mech)
-    q = delta_query(mech, n, epsilon, exp_epsilon)
+    q = delta_query(_check(mech), n, epsilon, exp_epsilon)
     if q is None:
         return fmpq(0), "epsilon >= epsilon0: delta is 0 on every dataset"
     n, ee = q

@@ -87,6 +87,7 @@ def _check_mech(mech):
             "must be one of OUE, SUE, OLH, Hadamard, Subset",
             hint="for LDP use clone_delta; for the geometric mechanism blanket_view_delta_enumerate",
         )
+    return mech
 
 
 def _atoms5(mech, ee):
@@ -123,8 +124,7 @@ def blanket_view_bracket(
     ``with_lower=False`` skips the lower end's engine call and returns 0 as the
     (trivial, still valid) lower end: for callers that need only the upper bound.
     """
-    _check_mech(mech)
-    q = delta_query(mech, n, epsilon, exp_epsilon)
+    q = delta_query(_check_mech(mech), n, epsilon, exp_epsilon)
     if q is None:
         return Bracket5(fmpq(0), fmpq(0))
     n, ee = q
@@ -186,12 +186,9 @@ def blanket_view_upper(
     calibrate ε with (:func:`exact.accounting.calibrate.epsilon_for_delta`).
     Cost: that of :func:`blanket_view_bracket`.
     """
-    _check_mech(mech)
-    q = delta_query(mech, n, epsilon, exp_epsilon)
-    if q is None:
-        return fmpq(0)
-    n, ee = q
-    return blanket_view_bracket(mech, n, exp_epsilon=ee, tol=tol, exact_max_n=exact_max_n, with_lower=False).upper
+    return blanket_view_bracket(
+        mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol, exact_max_n=exact_max_n, with_lower=False
+    ).upper
 
 
 def blanket_view_delta_fast(
@@ -222,8 +219,7 @@ def blanket_view_delta_fast(
     absolute, about 1e-10 at n = 10⁶ (the engine's bound on its weak count),
     so far below that a δ is not resolved.  Returns ``0`` exactly when ``ε ≥ ε0`` is certified.
     """
-    _check_mech(mech)
-    q = delta_query(mech, n, epsilon, exp_epsilon)
+    q = delta_query(_check_mech(mech), n, epsilon, exp_epsilon)
     if q is None:
         return fmpq(0)
     n, ee = q
