@@ -395,14 +395,20 @@ def _check_lemma_5_1_krr(r):
     )
 
 
+def _envelope_integral(mu_1, mu_0):
+    """∫_{−∞}^{1/2} ``mu_1(y)`` dy + ∫_{1/2}^{∞} ``mu_0(y)`` dy, simplified (sympy): the integral of the lower
+    envelope of a location family on [0, 1], whose farthest centre is 1 for y ≤ 1/2 and 0 for y ≥ 1/2."""
+    yy = sp.Symbol("y", real=True)
+    left = sp.integrate(mu_1(yy), (yy, -sp.oo, sp.Rational(1, 2)))
+    right = sp.integrate(mu_0(yy), (yy, sp.Rational(1, 2), sp.oo))
+    return sp.simplify(left + right)
+
+
 def _check_lemma_5_1_laplace(r):
     """Integrate the lower envelope of the Laplace densities (inf over x ∈ [0,1] is at x ∈ {0, 1})."""
     e0p = sp.Symbol("epsilon0", positive=True)
-    yy = sp.Symbol("y", real=True)
     # for y ≤ 1/2 the farthest centre is 1, for y ≥ 1/2 it is 0 (|y − x| is convex in x: max at an end point)
-    left = sp.integrate(e0p / 2 * sp.exp(-e0p * (1 - yy)), (yy, -sp.oo, sp.Rational(1, 2)))
-    right = sp.integrate(e0p / 2 * sp.exp(-e0p * yy), (yy, sp.Rational(1, 2), sp.oo))
-    total = sp.simplify(left + right)
+    total = _envelope_integral(lambda y: e0p / 2 * sp.exp(-e0p * (1 - y)), lambda y: e0p / 2 * sp.exp(-e0p * y))
     ok = sp.simplify(total - GAMMA_LAPLACE.subs(epsilon0, e0p)) == 0
     # the envelope step: on y ≤ 1/2, |y−1| ≥ |y−x| for all x ∈ [0,1]; on y ≥ 1/2, |y| ≥ |y−x|
     return SymbolicCheck(
@@ -414,10 +420,7 @@ def _check_lemma_5_1_laplace(r):
 
 def _check_lemma_5_1_gaussian(r):
     sp_ = sp.Symbol("sigma", positive=True)
-    yy = sp.Symbol("y", real=True)
-    left = sp.integrate(_gauss_density(yy, 1, sp_), (yy, -sp.oo, sp.Rational(1, 2)))
-    right = sp.integrate(_gauss_density(yy, 0, sp_), (yy, sp.Rational(1, 2), sp.oo))
-    total = sp.simplify(left + right)
+    total = _envelope_integral(lambda y: _gauss_density(y, 1, sp_), lambda y: _gauss_density(y, 0, sp_))
     ok = sp.simplify(sp.expand_func(total - GAMMA_GAUSSIAN.subs(sigma, sp_)).rewrite(sp.erf)) == 0
     return SymbolicCheck(
         True if ok else None,
@@ -431,6 +434,14 @@ def _acb_integral(f, lo, hi):
     return acb.integral(lambda t, _: f(t), lo, hi).real
 
 
+def _envelope_quadrature(mu_1, mu_0, T, tail):
+    """∫_{−T}^{1/2} ``mu_1`` + ∫_{1/2}^{1+T} ``mu_0`` by rigorous quadrature, plus the ball [0, ``tail``] for the
+    two tails beyond (each at most ``tail``/2)."""
+    left = _acb_integral(mu_1, -T, arb(1) / 2)
+    right = _acb_integral(mu_0, arb(1) / 2, 1 + T)
+    return left + right + arb(tail / 2, tail / 2)
+
+
 def _lemma_5_1_laplace_lhs(epsilon0, **_):
     """∫ min(μ_0, μ_1) by rigorous quadrature (flint acb.integral) on [−T, 1+T], split at 1/2, plus the tails.
 
@@ -438,10 +449,9 @@ def _lemma_5_1_laplace_lhs(epsilon0, **_):
     """
     e0 = arb(epsilon0)
     T = arb(200) / e0
-    left = _acb_integral(lambda t: e0 / 2 * (-e0 * (1 - t)).exp(), -T, arb(1) / 2)
-    right = _acb_integral(lambda t: e0 / 2 * (-e0 * t).exp(), arb(1) / 2, 1 + T)
-    tail = (-e0 * (1 + T)).exp()
-    return left + right + arb(tail / 2, tail / 2)
+    return _envelope_quadrature(
+        lambda t: e0 / 2 * (-e0 * (1 - t)).exp(), lambda t: e0 / 2 * (-e0 * t).exp(), T, (-e0 * (1 + T)).exp()
+    )
 
 
 def _lemma_5_1_gaussian_lhs(sigma, **_):
@@ -452,10 +462,12 @@ def _lemma_5_1_gaussian_lhs(sigma, **_):
     s = arb(sigma)
     T = 20 * s
     c = 1 / (s * (2 * arb.pi()).sqrt())
-    left = _acb_integral(lambda t: c * (-((t - 1) ** 2) / (2 * s * s)).exp(), -T, arb(1) / 2)
-    right = _acb_integral(lambda t: c * (-(t * t) / (2 * s * s)).exp(), arb(1) / 2, 1 + T)
-    tail = (-((1 + T) ** 2) / (2 * s * s)).exp()
-    return left + right + arb(tail / 2, tail / 2)
+    return _envelope_quadrature(
+        lambda t: c * (-((t - 1) ** 2) / (2 * s * s)).exp(),
+        lambda t: c * (-(t * t) / (2 * s * s)).exp(),
+        T,
+        (-((1 + T) ** 2) / (2 * s * s)).exp(),
+    )
 
 
 LEMMA_5_1_KRR = TABLE.register(
