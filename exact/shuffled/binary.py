@@ -134,10 +134,6 @@ def rr_params(mech: BinaryRR) -> tuple[Enclosure, Enclosure, Enclosure]:
     return e, e * f, f
 
 
-def _ee(epsilon, exp_epsilon):
-    return arith.exp_param(epsilon, exp_epsilon)
-
-
 def _is_zero_regime(ee, ee0, mech=None, epsilon=None) -> bool:
     """True when ``ε ≥ ε0`` is certain (then δ = 0 exactly): compared exactly when both are given as exact
     numbers (so that ε = ε0 given as the same decimal is decided), else ``e^ε ≥ e^{ε0}`` on balls."""
@@ -748,7 +744,7 @@ def delta_binary(
     if direction not in ("max", "1|0", "0|1"):
         raise InvalidArgument("direction", direction, "must be 'max', '1|0' or '0|1'")
     ee0, p, f = rr_params(mech)
-    ee = _ee(epsilon, exp_epsilon)
+    ee = arith.exp_param(epsilon, exp_epsilon)
     zero = _is_zero_regime(ee, ee0, mech, epsilon)
     if direction != "max":
         return _directions_single(n, c, ee0, p, f, ee, zero, (direction,))[direction]
@@ -833,7 +829,7 @@ def delta_binary_worst(
     _check_mech(mech)
     n = _check_n(n)
     ee0, p, f = rr_params(mech)
-    ee = _ee(epsilon, exp_epsilon)
+    ee = arith.exp_param(epsilon, exp_epsilon)
     if _is_zero_regime(ee, ee0, mech, epsilon):
         # ε ≥ ε0: δ = 0 on every dataset (post-processing); every c attains it
         return WorstCase(fmpq(0), 0, "1|0", (0,), n, [fmpq(0)] * n)

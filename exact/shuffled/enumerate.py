@@ -261,10 +261,6 @@ def _lower(v):
 
 
 # ================================================================ mechanism preparation
-def _exp_eps(epsilon, exp_epsilon):
-    return arith.exp_param(epsilon, exp_epsilon)
-
-
 def _check_n(n):
     return arith.integer_in(n, "n", lo=1)
 
@@ -447,8 +443,8 @@ def _ee_list(epsilons, exp_epsilons):
     if (epsilons is None) == (exp_epsilons is None):
         raise InvalidArgument("epsilons", epsilons, "must be given (or exp_epsilons instead), not both or neither")
     if epsilons is not None:
-        return [_exp_eps(e, None) for e in epsilons]
-    return [_exp_eps(None, e) for e in exp_epsilons]
+        return [arith.exp_param(e, None) for e in epsilons]
+    return [arith.exp_param(None, e) for e in exp_epsilons]
 
 
 def dataset_deltas_multi(
@@ -587,7 +583,7 @@ def delta_class(
         raise InvalidArgument("others_a + others_b + sum(partition)", a + b + sum(lam), f"must equal n - 1 = {n - 1}")
     if len(lam) > mech.k - 2:
         raise InvalidArgument("partition", lam, f"must have at most k - 2 = {mech.k - 2} parts")
-    return _krr_class_delta(mech, n, a, b, lam, _exp_eps(epsilon, exp_epsilon))
+    return _krr_class_delta(mech, n, a, b, lam, arith.exp_param(epsilon, exp_epsilon))
 
 
 def delta_dataset(
@@ -609,7 +605,7 @@ def delta_dataset(
     >>> delta_dataset(BinaryRR(exp_epsilon0=3), [1], 0, 1, exp_epsilon=1)   # (3-1)/16 + (10-6)/16
     3/8
     """
-    ee = _exp_eps(epsilon, exp_epsilon)
+    ee = arith.exp_param(epsilon, exp_epsilon)
     others = list(others)
     for _i, v in enumerate(others + [x, x2]):
         if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < mech.k_in:

@@ -157,10 +157,6 @@ def _to_ball_mode(x):
     return x
 
 
-def _ee(epsilon, exp_epsilon):
-    return arith.exp_param(epsilon, exp_epsilon)
-
-
 def _at_or_above_eps0(mech, epsilon, exp_epsilon, ee) -> bool:
     """Certified ``ε ≥ ε0`` (then every shuffled δ and the blanket view are exactly 0)."""
     if isinstance(mech, KRR):
@@ -1043,7 +1039,7 @@ _ROLE = {
 
 def _common(mech, n, epsilon, exp_epsilon):
     n = arith.integer_in(n, "n", lo=1)
-    ee = _ee(epsilon, exp_epsilon)
+    ee = arith.exp_param(epsilon, exp_epsilon)
     return n, ee
 
 
@@ -1328,7 +1324,7 @@ def delta_stronger_clones(
         return delta_blanket_view(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol, exact_max_n=exact_max_n)
     n = arith.integer_in(n, "n", lo=1)
     e0 = mech.exp_epsilon0()
-    ee = _ee(epsilon, exp_epsilon)
+    ee = arith.exp_param(epsilon, exp_epsilon)
     if not (isinstance(e0, fmpq) and isinstance(ee, fmpq)):
         raise InvalidArgument(
             "method", method, "needs exact e^{epsilon0} and e^{epsilon} (exp_epsilon0=, exp_epsilon=)"
