@@ -180,26 +180,23 @@ class OutputDir:
                 refuse_symlink(self.path / f"{stem}.{ext}")
         self._acquire()
 
+    def _invalid(self, requirement: str, hint: str | None = None) -> InvalidArgument:
+        """The refusal of this directory: :class:`InvalidArgument` naming the option and the path."""
+        return InvalidArgument(self.option, str(self.path), requirement, hint=hint)
+
     def _check(self):
         p = self.path
         if os.path.islink(p) and not p.exists():
-            raise InvalidArgument(self.option, str(p), "is a dangling symbolic link", hint="give a directory")
+            raise self._invalid("is a dangling symbolic link", "give a directory")
         if p.exists() and not p.is_dir():
-            raise InvalidArgument(
-                self.option,
-                str(p),
-                "is an existing file, not a directory",
-                hint="give a directory (it is created if missing)",
-            )
+            raise self._invalid("is an existing file, not a directory", "give a directory (it is created if missing)")
         self.created = not p.exists()
         try:
             p.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise InvalidArgument(
-                self.option, str(p), f"could not be created ({exc.strerror or exc})", hint="give a writable directory"
-            ) from None
+            raise self._invalid(f"could not be created ({exc.strerror or exc})", "give a writable directory") from None
         if not os.access(p, os.W_OK | os.X_OK):
-            raise InvalidArgument(self.option, str(p), "is not writable", hint="give a writable directory")
+            raise self._invalid("is not writable", "give a writable directory")
 
     def _acquire(self):
         lock = self.path / LOCK_NAME
@@ -214,19 +211,12 @@ class OutputDir:
                         os.unlink(lock)
                     continue
                 pid, cmd = holder
-                raise InvalidArgument(
-                    self.option,
-                    str(self.path),
+                raise self._invalid(
                     f"is in use by another blanket run (pid {pid}: {cmd})",
-                    hint="wait for it to finish or choose another output directory",
+                    "wait for it to finish or choose another output directory",
                 ) from None
             except OSError as exc:
-                raise InvalidArgument(
-                    self.option,
-                    str(self.path),
-                    f"is not writable ({exc.strerror or exc})",
-                    hint="give a writable directory",
-                ) from None
+                raise self._invalid(f"is not writable ({exc.strerror or exc})", "give a writable directory") from None
             try:
                 os.write(fd, body)
                 os.fsync(fd)
@@ -234,17 +224,15 @@ class OutputDir:
                 os.close(fd)
                 with contextlib.suppress(OSError):
                     os.unlink(lock)
-                raise InvalidArgument(
-                    self.option,
-                    str(self.path),
+                raise self._invalid(
                     f"cannot be written to ({exc.strerror or exc})",
-                    hint="free some space or choose another output directory",
+                    "free some space or choose another output directory",
                 ) from None
             os.close(fd)
             self.lock = lock
             _HELD.append(lock)
             return
-        raise InvalidArgument(self.option, str(self.path), "could not be locked (a lock file keeps reappearing)")
+        raise self._invalid("could not be locked (a lock file keeps reappearing)")
 
     @staticmethod
     def _holder(lock: pathlib.Path):

@@ -217,30 +217,14 @@ def make_error(outdir: pathlib.Path, *, quick: bool = False) -> list:
 
     xs = [float(r["epsilon"].p) / float(r["epsilon"].q) for r in rows]  # display only
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    ax.plot(xs, [up(r["rmse_binary"]) for r in rows], "o-", label="exact RMSE, binary data (k = 1)")
-    ax.plot(
-        xs,
-        [up(r["bound_binary"]) for r in rows],
-        "--",
-        color="C0",
-        alpha=0.7,
-        label=r"Thm 4.1 bound $2/\varepsilon$ (certified)",
+    curves: tuple[tuple[str, str, dict[str, Any], str], ...] = (  # column, line style, colour and opacity, label
+        ("rmse_binary", "o-", {}, "exact RMSE, binary data (k = 1)"),
+        ("bound_binary", "--", {"color": "C0", "alpha": 0.7}, r"Thm 4.1 bound $2/\varepsilon$ (certified)"),
+        ("rmse_protocol", "s-", {"color": "C1"}, f"exact RMSE, full protocol (n = {n}, k = {k}, rounding)"),
+        ("bound_protocol", "--", {"color": "C1", "alpha": 0.7}, "its bound (noise + rounding + wrap, certified)"),
     )
-    ax.plot(
-        xs,
-        [up(r["rmse_protocol"]) for r in rows],
-        "s-",
-        color="C1",
-        label=f"exact RMSE, full protocol (n = {n}, k = {k}, rounding)",
-    )
-    ax.plot(
-        xs,
-        [up(r["bound_protocol"]) for r in rows],
-        "--",
-        color="C1",
-        alpha=0.7,
-        label="its bound (noise + rounding + wrap, certified)",
-    )
+    for col, style, look, label in curves:
+        ax.plot(xs, [up(r[col]) for r in rows], style, **look, label=label)
     ref = up(rows[-1]["rmse_binary"]) * xs[-1] ** 1.5
     ax.plot(
         xs,
