@@ -59,6 +59,21 @@ def _write(tmp_path, name, text):
     return p
 
 
+#: a k-RR bound file on ``{domain}`` returning ``{value}`` of v, the exact worst case over all datasets at ``{prec}`` bits
+_KRR_WORST_CASE = '''
+    from blanket.exact.shuffled.enumerate import worst_case
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.numbers.arith import precision
+    from flint import fmpq
+    MECHANISM = "krr"
+    DOMAIN = {domain}
+    def delta(epsilon, epsilon0, n, k):
+        with precision({prec}):
+            v = worst_case(KRR(k, epsilon0=epsilon0), n, epsilon=epsilon).value
+        return {value}
+'''
+
+
 def _check(path, **kw):
     # deterministic (issue 16, item 16): the search's budget is counted in evaluations of the bound, never in
     # seconds; the wall-clock budget is only a generous safety limit. ``budget=S`` of older tests is S*EVALS_PER_S.
@@ -120,19 +135,11 @@ def test_lumped_view_on_its_own_third_family_is_refuted(tmp_path):
 
 
 def test_float_bound_slightly_below_exact_is_refuted_but_exact_as_float_is_not(tmp_path):
-    body = '''
-        from blanket.exact.shuffled.enumerate import worst_case
-        from blanket.exact.mechanisms.finite import KRR
-        from blanket.exact.numbers.arith import precision
-        MECHANISM = "krr"
-        DOMAIN = {{"epsilon0": ("0.5", "2"), "n": (2, 4), "k": (2, 3), "epsilon": ("0.1", "1")}}
-        def delta(epsilon, epsilon0, n, k):
-            with precision(200):
-                v = worst_case(KRR(k, epsilon0=epsilon0), n, epsilon=epsilon).value
-            return float(v.mid()) * {factor}
-    '''
-    low = _write(tmp_path, "low.py", body.format(factor="(1 - 1e-6)"))
-    same = _write(tmp_path, "same.py", body.format(factor="1"))
+    domain = '{"epsilon0": ("0.5", "2"), "n": (2, 4), "k": (2, 3), "epsilon": ("0.1", "1")}'
+    low = _write(
+        tmp_path, "low.py", _KRR_WORST_CASE.format(domain=domain, prec=200, value="float(v.mid()) * (1 - 1e-6)")
+    )
+    same = _write(tmp_path, "same.py", _KRR_WORST_CASE.format(domain=domain, prec=200, value="float(v.mid()) * 1"))
     r_low = _check(low, n_exhaustive=4, budget=6)
     assert r_low["verdict"] == "REFUTED"
     assert r_low["float_error_model"] == bc.FLOAT_MODEL
@@ -218,26 +225,13 @@ def test_bad_files(tmp_path):
     p = _write(tmp_path, "nomech.py", "DOMAIN = {}\ndef delta(epsilon): return 1\n")
     with pytest.raises(InvalidArgument, match="must define MECHANISM"):
         bc.load_bound(p)
-    p = _write(
-        tmp_path,
-        "floatdom.py",
-        '''
-        MECHANISM = "krr"
-        DOMAIN = {"epsilon0": (0.1, 3), "n": (2, 10), "k": (2, 3), "epsilon": ("0.1", "1")}
-        def delta(epsilon, epsilon0, n, k): return 1
-    ''',
-    )
+    # a k-RR file returning 1, with the given range of epsilon0 and parameters of delta()
+    stub = 'MECHANISM = "krr"\nDOMAIN = {{"epsilon0": {e0}, "n": (2, 10), "k": (2, 3), "epsilon": ("0.1", "1")}}\n'
+    stub += "def delta({params}): return 1\n"
+    p = _write(tmp_path, "floatdom.py", stub.format(e0="(0.1, 3)", params="epsilon, epsilon0, n, k"))
     with pytest.raises(InvalidArgument, match="not a binary float"):
         bc.load_bound(p)
-    p = _write(
-        tmp_path,
-        "badparam.py",
-        '''
-        MECHANISM = "krr"
-        DOMAIN = {"epsilon0": ("0.1", "3"), "n": (2, 10), "k": (2, 3), "epsilon": ("0.1", "1")}
-        def delta(epsilon, eps0, n, k): return 1
-    ''',
-    )
+    p = _write(tmp_path, "badparam.py", stub.format(e0='("0.1", "3")', params="epsilon, eps0, n, k"))
     with pytest.raises(InvalidArgument, match="eps0"):
         bc.load_bound(p)
     p = _write(tmp_path, "syntax.py", "MECHANISM = 'krr'\nthis is not python\n")
@@ -358,22 +352,9 @@ def test_examples_default_budget(slow_level):
 
 def test_hypothesis_search_shrinks_to_smallest_n(tmp_path):
     # exact worst case (a valid, tight bound) for n < 5, then 0.9 x exact: the smallest violating n is 5
-    p = _write(
-        tmp_path,
-        "late.py",
-        '''
-        from blanket.exact.shuffled.enumerate import worst_case
-        from blanket.exact.mechanisms.finite import KRR
-        from blanket.exact.numbers.arith import precision
-        from flint import fmpq
-        MECHANISM = "krr"
-        DOMAIN = {"epsilon0": ("1", "2"), "n": (2, 6), "k": (3, 3), "epsilon": ("0.1", "0.5")}
-        def delta(epsilon, epsilon0, n, k):
-            with precision(300):
-                v = worst_case(KRR(k, epsilon0=epsilon0), n, epsilon=epsilon).value
-            return v + v.rad() if n < 5 else fmpq(9, 10) * v
-    ''',
-    )
+    domain = '{"epsilon0": ("1", "2"), "n": (2, 6), "k": (3, 3), "epsilon": ("0.1", "0.5")}'
+    value = "v + v.rad() if n < 5 else fmpq(9, 10) * v"
+    p = _write(tmp_path, "late.py", _KRR_WORST_CASE.format(domain=domain, prec=300, value=value))
     s = bc.Search(bc.load_bound(p), n_exhaustive=6, budget=SAFETY_SECONDS, max_evaluations=500, progress=False)
     s.phase_hypothesis(1.0)
     assert s.hypothesis_info["violations"] > 0
