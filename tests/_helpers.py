@@ -3,6 +3,7 @@
 import shlex
 import subprocess
 import sys
+import textwrap
 
 from flint import arb, fmpq
 from hypothesis import strategies as st
@@ -67,3 +68,10 @@ def run_cli(line: str, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "blanket.reports.cli", *shlex.split(line)], capture_output=True, text=True, **kw
     )
+
+
+def write_dedented(directory, name: str, text: str):
+    """Write ``text``, dedented (:func:`textwrap.dedent`), to the file ``name`` in ``directory``; return its path."""
+    p = directory / name
+    p.write_text(textwrap.dedent(text))
+    return p

@@ -13,7 +13,6 @@ from __future__ import annotations
 import itertools
 import json
 import pathlib
-import textwrap
 from collections import Counter
 
 import mpmath
@@ -21,6 +20,8 @@ import pytest
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.reports import bound_check as bc
 from blanket.reports.cli import main
+
+from tests._helpers import write_dedented
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples" / "bounds"
 
@@ -51,12 +52,6 @@ def _F(s):
 
     q = bc.arith.exact(s)
     return Fraction(int(q.p), int(q.q))
-
-
-def _write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
 
 
 #: a k-RR bound file on ``{domain}`` returning ``{value}`` of v, the exact worst case over all datasets at ``{prec}`` bits
@@ -117,7 +112,7 @@ def test_lumped_view_is_refuted():
 
 def test_lumped_view_on_its_own_third_family_is_refuted(tmp_path):
     # the lumped view used as the bound for the *third* family itself: refuted by that family's exact histogram δ
-    p = _write(
+    p = write_dedented(
         tmp_path,
         "lumped_third.py",
         '''
@@ -136,10 +131,12 @@ def test_lumped_view_on_its_own_third_family_is_refuted(tmp_path):
 
 def test_float_bound_slightly_below_exact_is_refuted_but_exact_as_float_is_not(tmp_path):
     domain = '{"epsilon0": ("0.5", "2"), "n": (2, 4), "k": (2, 3), "epsilon": ("0.1", "1")}'
-    low = _write(
+    low = write_dedented(
         tmp_path, "low.py", _KRR_WORST_CASE.format(domain=domain, prec=200, value="float(v.mid()) * (1 - 1e-6)")
     )
-    same = _write(tmp_path, "same.py", _KRR_WORST_CASE.format(domain=domain, prec=200, value="float(v.mid()) * 1"))
+    same = write_dedented(
+        tmp_path, "same.py", _KRR_WORST_CASE.format(domain=domain, prec=200, value="float(v.mid()) * 1")
+    )
     r_low = _check(low, n_exhaustive=4, budget=6)
     assert r_low["verdict"] == "REFUTED"
     assert r_low["float_error_model"] == bc.FLOAT_MODEL
@@ -150,7 +147,7 @@ def test_float_bound_slightly_below_exact_is_refuted_but_exact_as_float_is_not(t
 
 
 def test_epsilon_bound_with_wrong_constant_is_refuted(tmp_path):
-    p = _write(
+    p = write_dedented(
         tmp_path,
         "eps1.py",
         '''
@@ -222,22 +219,22 @@ def test_registered_result_taking_delta_as_input_is_refused():
 def test_bad_files(tmp_path):
     with pytest.raises(InvalidArgument, match="does not exist"):
         bc.load_bound(tmp_path / "nope.py")
-    p = _write(tmp_path, "nomech.py", "DOMAIN = {}\ndef delta(epsilon): return 1\n")
+    p = write_dedented(tmp_path, "nomech.py", "DOMAIN = {}\ndef delta(epsilon): return 1\n")
     with pytest.raises(InvalidArgument, match="must define MECHANISM"):
         bc.load_bound(p)
     # a k-RR file returning 1, with the given range of epsilon0 and parameters of delta()
     stub = 'MECHANISM = "krr"\nDOMAIN = {{"epsilon0": {e0}, "n": (2, 10), "k": (2, 3), "epsilon": ("0.1", "1")}}\n'
     stub += "def delta({params}): return 1\n"
-    p = _write(tmp_path, "floatdom.py", stub.format(e0="(0.1, 3)", params="epsilon, epsilon0, n, k"))
+    p = write_dedented(tmp_path, "floatdom.py", stub.format(e0="(0.1, 3)", params="epsilon, epsilon0, n, k"))
     with pytest.raises(InvalidArgument, match="not a binary float"):
         bc.load_bound(p)
-    p = _write(tmp_path, "badparam.py", stub.format(e0='("0.1", "3")', params="epsilon, eps0, n, k"))
+    p = write_dedented(tmp_path, "badparam.py", stub.format(e0='("0.1", "3")', params="epsilon, eps0, n, k"))
     with pytest.raises(InvalidArgument, match="eps0"):
         bc.load_bound(p)
-    p = _write(tmp_path, "syntax.py", "MECHANISM = 'krr'\nthis is not python\n")
+    p = write_dedented(tmp_path, "syntax.py", "MECHANISM = 'krr'\nthis is not python\n")
     with pytest.raises(InvalidArgument, match="could not be imported"):
         bc.load_bound(p)
-    p = _write(
+    p = write_dedented(
         tmp_path,
         "bad.txt",
         "mechanism: krr\nepsilon0: 0.1 .. 1\nn: 2 .. 5\nk: 2 .. 3\nepsilon: 0.1 .. 1\nbound: foo(epsilon)*\n",
@@ -284,7 +281,7 @@ def test_cli_exit_codes(tmp_path, capsys):
 
 
 def test_bound_that_always_raises_is_not_checked_exit_3(tmp_path, capsys):
-    p = _write(
+    p = write_dedented(
         tmp_path,
         "raises.py",
         '''
@@ -301,7 +298,7 @@ def test_bound_that_always_raises_is_not_checked_exit_3(tmp_path, capsys):
 
 
 def test_latex_escapes_user_strings(tmp_path):
-    p = _write(
+    p = write_dedented(
         tmp_path,
         "evil.py",
         r'''
@@ -354,7 +351,7 @@ def test_hypothesis_search_shrinks_to_smallest_n(tmp_path):
     # exact worst case (a valid, tight bound) for n < 5, then 0.9 x exact: the smallest violating n is 5
     domain = '{"epsilon0": ("1", "2"), "n": (2, 6), "k": (3, 3), "epsilon": ("0.1", "0.5")}'
     value = "v + v.rad() if n < 5 else fmpq(9, 10) * v"
-    p = _write(tmp_path, "late.py", _KRR_WORST_CASE.format(domain=domain, prec=300, value=value))
+    p = write_dedented(tmp_path, "late.py", _KRR_WORST_CASE.format(domain=domain, prec=300, value=value))
     s = bc.Search(bc.load_bound(p), n_exhaustive=6, budget=SAFETY_SECONDS, max_evaluations=500, progress=False)
     s.phase_hypothesis(1.0)
     assert s.hypothesis_info["violations"] > 0

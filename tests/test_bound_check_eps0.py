@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import itertools
 import pathlib
-import textwrap
 from collections import Counter
 
 import mpmath
 from blanket.reports import bound_check as bc
 from flint import fmpq
+
+from tests._helpers import write_dedented
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples" / "bounds"
 SAFETY_SECONDS = 900
@@ -24,12 +25,6 @@ def _run(bound, evals=60):
     s = bc.Search(bound, n_max=200, n_exhaustive=3, budget=SAFETY_SECONDS, max_evaluations=evals, progress=False)
     s.run()
     return s
-
-
-def _write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
 
 
 def test_zero_above_eps0_brute_force():
@@ -56,7 +51,7 @@ def test_zero_above_eps0_brute_force():
 
 def test_delta_bound_above_eps0_is_decided(tmp_path):
     # the whole epsilon range lies above the whole epsilon0 range: every point is decided by delta = 0
-    p = _write(
+    p = write_dedented(
         tmp_path,
         "zero.txt",
         """\
@@ -75,7 +70,7 @@ def test_delta_bound_above_eps0_is_decided(tmp_path):
 
 
 def test_negative_bound_above_eps0_fails(tmp_path):
-    p = _write(
+    p = write_dedented(
         tmp_path,
         "neg.txt",
         """\
@@ -95,7 +90,7 @@ def test_negative_bound_above_eps0_fails(tmp_path):
 
 
 def test_epsilon_bound_at_or_above_eps0_holds(tmp_path):
-    p = _write(
+    p = write_dedented(
         tmp_path,
         "eps.txt",
         """\
@@ -124,7 +119,7 @@ def test_published_oue_bound_above_eps0_is_decided():
 
 
 def test_below_eps0_still_computed(tmp_path):
-    p = _write(
+    p = write_dedented(
         tmp_path,
         "below.txt",
         """\
