@@ -1,5 +1,6 @@
 """Helpers shared by several test files (import as ``from tests._helpers import …``)."""
 
+import pathlib
 import shlex
 import subprocess
 import sys
@@ -70,7 +71,7 @@ def run_cli(line: str, **kw) -> subprocess.CompletedProcess:
     )
 
 
-def write_dedented(directory, name: str, text: str):
+def write_dedented(directory: pathlib.Path, name: str, text: str) -> pathlib.Path:
     """Write ``text``, dedented (:func:`textwrap.dedent`), to the file ``name`` in ``directory``; return its path."""
     p = directory / name
     p.write_text(textwrap.dedent(text))
