@@ -3,8 +3,8 @@
 Paper keys ``ZDW22`` (Zhu, Dong, Wang, AISTATS 2022) and ``PLD`` (the
 privacy-loss-distribution literature: Meiser–Mohammadi CCS 2018;
 Koskela–Jälkö–Honkela AISTATS 2020; Doroshenko et al. PETS 2022).  Statuses
-follow ``/work/notes/composition_refs.md`` (a verified reference written for
-this project) and ``shared/spec/beyond_the_seeds.md``:
+follow ``docs/reference/beyond.md`` §4, which says what was read and what was
+corroborated:
 
 * the composition theorem's *statement* is corroborated (dp_accounting's
   supplementary note labels the definition "Definition 7 in [ZDW22]"; a
