@@ -120,6 +120,7 @@ from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, Inva
 from blanket.reports.bound_worker import BoundNotEvaluable
 from flint import arb, fmpq
 
+from .latex import display as latex_display
 from .latex import display_result as latex_display_result
 
 if TYPE_CHECKING:
@@ -621,7 +622,7 @@ def _load_text(path: pathlib.Path, text: str, sha: str, deadline: float | None =
         _worker_evaluate(worker, quantity),
         sha,
         fields["bound"],
-        sp.latex(expr),
+        str(latex_display(sp.Le(sp.Symbol(quantity), expr, evaluate=False))),
     )
     b.worker = worker
     return b

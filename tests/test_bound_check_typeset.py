@@ -1,0 +1,29 @@
+"""The bound-check report typesets every kind of bound: a symbolic ``.txt`` bound's formula is set in display math
+(a bare ``\\frac`` outside math mode made LaTeX fail and ``check-bound`` exit 3 on every ``.txt`` example)."""
+
+import pathlib
+
+import pytest
+
+from tests._helpers import run_cli
+
+EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples" / "bounds"
+
+
+@pytest.mark.tex
+@pytest.mark.parametrize("name", ["theorem_5_3_slide.txt"])
+def test_txt_bound_report_compiles(tmp_path, name):
+    from blanket.reports import latex
+
+    if not latex.tex_available():
+        pytest.skip("TeX Live not installed")
+    out = tmp_path / "out"
+    r = run_cli(f"check-bound {EXAMPLES / name} --max-evaluations 30 --n-max 3 --budget 120 -o {out}", timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert (out / "bound_check.pdf").is_file()
+    tex = (out / "bound_check.tex").read_text()
+    body = tex[tex.index(r"\end{tabular}") :]
+    # the formula sits in display math (\[ … \] or an align* environment), never bare in the text
+    first = body.index(r"\frac")
+    opened = max(body.rfind(r"\[", 0, first), body.rfind(r"\begin{align", 0, first))
+    assert opened != -1 and body.rfind(r"\]", 0, first) < opened, body[:600]
