@@ -880,6 +880,13 @@ class Search:
             return self.max_evaluations * share - self.evaluations
         return self.budget * share - self.elapsed()
 
+    def budget_kind(self) -> str:
+        """Which budget ran out: ``"time"`` (the wall-clock ``budget``, always a hard limit) or ``"evaluation"``
+        (``max_evaluations``, when given and the clock has not run out)."""
+        if self.max_evaluations is not None and self.elapsed() < self.budget:
+            return "evaluation"
+        return "time"
+
     def params(self, k: int, n: int, e0: fmpq, v: fmpq) -> dict:
         p = {"epsilon0": e0, "n": n, self.other: v}
         p["k"] = k
@@ -1308,7 +1315,7 @@ class Search:
         except NoSuchExample:
             pass
         except _Budget:
-            self.notes.append("hypothesis search stopped at the time budget")
+            self.notes.append(f"hypothesis search stopped at the {self.budget_kind()} budget")
             if found:  # shrinking was cut short: report the smallest violating example seen
                 result = min(found, key=lambda t: (t[1], t[0], t[2], t[3]))
         finally:

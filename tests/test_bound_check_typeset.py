@@ -27,3 +27,15 @@ def test_txt_bound_report_compiles(tmp_path, name):
     first = body.index(r"\frac")
     opened = max(body.rfind(r"\[", 0, first), body.rfind(r"\begin{align", 0, first))
     assert opened != -1 and body.rfind(r"\]", 0, first) < opened, body[:600]
+
+
+def test_note_names_the_budget_that_stopped_the_search():
+    # a valid bound and a small evaluation budget under a generous clock: the evaluation budget stops the
+    # hypothesis search, and the note says so (it used to say "time budget" whatever stopped it)
+    from blanket.reports import bound_check as bc
+
+    r = bc.check_bound(
+        bc.load_bound(EXAMPLES / "hoeffding_krr.py"), max_evaluations=60, budget=900, progress=False, n_exhaustive=3
+    )
+    stops = [n for n in r["notes"] if "hypothesis search stopped" in n]
+    assert stops == ["hypothesis search stopped at the evaluation budget"], r["notes"]
