@@ -1686,18 +1686,20 @@ def _decisive_violation(s: Search, p: Point, out: dict) -> None:
 
 
 def _ratio(s: Search, p: Point):
-    """δ-bounds: exact / bound (violations) or bound / exact (tightness); ε-bounds: exact δ at ε_b / target δ."""
+    """δ-bounds: exact / bound (violations) or bound / exact (tightness); ε-bounds: exact δ at ε_b / target δ.
+
+    Each is a ratio of quantities ≥ 0, printed with a negative lower end (a ball around a tiny exact δ) as 0."""
     if p.exact is None or p.bound is None or p.bound.value is None:
         return None
     if s.bound.quantity == "delta":
         if p.outcome == "violated":
             if arith.gt(p.bound.value, 0):
-                return {"exact_over_bound": _iv(arith.ball(p.exact) / arith.ball(p.bound.value))}
+                return {"exact_over_bound": _iv(arith.ball(p.exact) / arith.ball(p.bound.value), nonneg=True)}
             return {"exact_over_bound": "infinite (the bound is <= 0)"}
         if arith.gt(p.exact, 0):
-            return {"bound_over_exact": _iv(arith.ball(p.bound.value) / arith.ball(p.exact))}
+            return {"bound_over_exact": _iv(arith.ball(p.bound.value) / arith.ball(p.exact), nonneg=True)}
         return None
-    return {"exact_delta_over_target": _iv(arith.ball(p.exact) / arith.ball(p.param))}
+    return {"exact_delta_over_target": _iv(arith.ball(p.exact) / arith.ball(p.param), nonneg=True)}
 
 
 def _report(s: Search) -> dict:

@@ -2,6 +2,7 @@
 (a bare ``\\frac`` outside math mode made LaTeX fail and ``check-bound`` exit 3 on every ``.txt`` example)."""
 
 import pathlib
+from fractions import Fraction
 
 import pytest
 
@@ -39,3 +40,18 @@ def test_note_names_the_budget_that_stopped_the_search():
     )
     stops = [n for n in r["notes"] if "hypothesis search stopped" in n]
     assert stops == ["hypothesis search stopped at the evaluation budget"], r["notes"]
+
+
+def test_ratios_of_nonnegative_quantities_never_print_a_negative_lower_end():
+    # an exact δ enclosed by a ball around a tiny value (lower end < 0) over a positive target: the printed
+    # ratio's lower end is 0 with the reason, not the ball's negative end (it printed "from -3.3e-24 to …")
+    from types import SimpleNamespace
+
+    from blanket.reports import bound_check as bc
+    from flint import arb, fmpq
+
+    s = SimpleNamespace(bound=SimpleNamespace(quantity="epsilon"))
+    p = SimpleNamespace(exact=arb(0, fmpq(1, 10**20)), bound=SimpleNamespace(value=fmpq(1, 10)), param=fmpq(1, 10**6))
+    r = bc._ratio(s, p)["exact_delta_over_target"]
+    assert r["lower"] == "0" and "lower_clamped" in r
+    assert Fraction(r["upper"]) >= Fraction(1, 10**14)  # the upper end is kept (outward: ≥ 10^-20 / 10^-6)
