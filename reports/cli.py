@@ -19,8 +19,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 
@@ -31,6 +32,12 @@ EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INCONCLUSIVE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # a negative number in scientific notation (`--delta -1e-6`) is a value, not an option, so that the
+        # range check names it ("--delta must be > 0, got '-1e-6'") instead of argparse's "expected one argument"
+        self._negative_number_matcher = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
+
     def error(self, message: str) -> NoReturn:  # one line, exit 2
         sys.stderr.write(f"blanket: error: {message} (see `{self.prog} --help`)\n")
         raise SystemExit(EXIT_USAGE)
