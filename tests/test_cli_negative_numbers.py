@@ -2,7 +2,6 @@
 names the argument and the value (argparse alone said "expected one argument")."""
 
 import pytest
-
 from blanket.reports.cli import main
 
 
