@@ -216,6 +216,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 #: orders tried by the RDP -> DP conversion (any order gives a valid epsilon; the best certified upper end is reported)
+#: said when the best order is the grid's largest: the optimum over all orders may lie beyond the grid
+_AT_TOP = ", the largest order of the grid: a larger order may give a smaller epsilon"
 CONVERSION_ORDERS = ("3/2", "2", "3", "4", "6", "8", "12", "16", "24", "32", "48", "64", "96", "128", "256")
 
 
@@ -266,11 +268,13 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
                 out[method] = {
                     "epsilon_upper": arith.decimal_string(eps, digits, up=True),
                     "order": str(lam_best),
+                    "order_is_grid_max": lam_best == orders[-1],
                     "grid_floor": arith.decimal_string(floor, digits, up=False),
                     "worst_case_orders": sorted(str(x) for x in worst),
                 }
                 lines.append(
-                    f"  RDP -> DP ({method}): epsilon <= {out[method]['epsilon_upper']} (order lambda = {lam_best}); "
+                    f"  RDP -> DP ({method}): epsilon <= {out[method]['epsilon_upper']} (order lambda = {lam_best}"
+                    f"{_AT_TOP if lam_best == orders[-1] else ''}); "
                     f"no order of the grid gives less than {out[method]['grid_floor']}"
                 )
             try:
@@ -304,9 +308,11 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
                 out[method] = {
                     "epsilon_upper": arith.decimal_string(cands[lam_best], digits, up=True),
                     "order": str(lam_best),
+                    "order_is_grid_max": lam_best == orders[-1],
                 }
                 lines.append(
-                    f"  RDP -> DP ({method}): epsilon <= {out[method]['epsilon_upper']} (best order lambda = {lam_best})"
+                    f"  RDP -> DP ({method}): epsilon <= {out[method]['epsilon_upper']} (best order lambda = {lam_best}"
+                    f"{_AT_TOP if lam_best == orders[-1] else ''})"
                 )
             how = "each order of the grid evaluated on this dataset"
     text = (
