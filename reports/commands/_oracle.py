@@ -97,7 +97,10 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
         payload["upper"] = {"value": common.interval(uv, inp.digits)["upper"], "from": uname}
         payload["upper_bounds"] = {k: common.interval(v, inp.digits) for k, v in every.items()}
     if lv is not None:
-        payload["lower"] = {"value": common.interval(lv, inp.digits)["lower"], "from": lwhere}
+        lo_iv = common.interval(lv, inp.digits)
+        payload["lower"] = {"value": lo_iv["lower"], "from": lwhere}
+        if "lower_clamped" in lo_iv:  # printed as 0: say why (the dataset's δ is a ball around a tiny value)
+            payload["lower"]["lower_clamped"] = lo_iv["lower_clamped"]
     elif lwhere:
         payload["lower_unavailable"] = lwhere
     payload["delta"] = (
@@ -117,6 +120,7 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
         lines.append(
             f"Certified LOWER bound (a concrete dataset): delta >= {payload['lower']['value']}, on the dataset where "
             f"{lwhere}."
+            + (f" Note: {payload['lower']['lower_clamped']}." if "lower_clamped" in payload["lower"] else "")
         )
     elif lwhere:
         lines.append(f"No certified lower bound: {lwhere}.")
