@@ -162,6 +162,8 @@ class Deployment:
     source: str
     matrix_source: str | None = None
     rounds: tuple = ()
+    #: the table the file names the randomizer in (``[randomizer]`` or ``[mechanism]``): errors use its words
+    table: str = "randomizer"
 
     @property
     def composed(self) -> bool:
@@ -188,7 +190,7 @@ class Deployment:
             epsilon=epsilon,
             delta=delta,
             dataset=dataset,
-            name=lambda key: names.get(key, f"randomizer.{key}"),
+            name=lambda key: names.get(key, f"{self.table}.{key}"),
             **self.params,
         )
 
@@ -403,68 +405,69 @@ def parse_deployment(
 
     # ---------------- randomizer
     rand = data.get("randomizer", data.get("mechanism"))
+    T = "randomizer" if "randomizer" in data else "mechanism"  # errors name the table the file uses
     if rand is None:
         raise InvalidArgument(
             "randomizer", None, "is required", hint="add a [randomizer] table with mechanism = \"krr\", k and epsilon0"
         )
     if not isinstance(rand, dict):
-        raise InvalidArgument("randomizer", rand, "must be a table ([randomizer])")
+        raise InvalidArgument(T, rand, f"must be a table ([{T}])")
     kind_raw = rand.get("mechanism", rand.get("kind", rand.get("type")))
     if kind_raw is None:
-        raise InvalidArgument("randomizer.mechanism", None, "is required", hint=f"one of {', '.join(MECHANISMS)}")
-    kind = registry.resolve(kind_raw, k=rand.get("k"), name="randomizer.mechanism").value
+        key = "type" if T == "mechanism" else "mechanism"
+        raise InvalidArgument(f"{T}.{key}", None, "is required", hint=f"one of {', '.join(MECHANISMS)}")
+    used = next(k for k in ("mechanism", "kind", "type") if k in rand)
+    kind = registry.resolve(kind_raw, k=rand.get("k"), name=f"{T}.{used}").value
     names = {"mechanism", "kind", "type", "name"}
     allowed = names | set(registry.SCHEMAS[registry.Kind(kind)].keys()) | {"matrix", "matrix_file"}
     if kind == "matrix":  # refused below with a clearer message ("implied by the matrix")
         allowed |= {"k", "epsilon0", "exp_epsilon0"}
-    _take(rand, "randomizer.", allowed)
+    _take(rand, f"{T}.", allowed)
     params: dict[str, Any] = {}
     matrix_source = None
     if kind != "matrix":
         if "matrix" in rand or "matrix_file" in rand:
-            raise InvalidArgument("randomizer.matrix", "given", f"is only for mechanism = \"matrix\", not {kind}")
+            raise InvalidArgument(f"{T}.matrix", "given", f"is only for mechanism = \"matrix\", not {kind}")
         params = registry.parse_params(
-            kind, {k: v for k, v in rand.items() if k not in names}, name=lambda key: f"randomizer.{key}"
+            kind, {k: v for k, v in rand.items() if k not in names}, name=lambda key: f"{T}.{key}"
         )
     else:  # matrix
         if ("matrix" in rand) == ("matrix_file" in rand):
-            raise InvalidArgument(
-                "randomizer.matrix", None, "must be given inline or as matrix_file, exactly one of them"
-            )
+            raise InvalidArgument(f"{T}.matrix", None, "must be given inline or as matrix_file, exactly one of them")
         for extra in ("k", "epsilon0", "exp_epsilon0"):
             if extra in rand:
-                raise InvalidArgument(f"randomizer.{extra}", rand[extra], "is implied by the matrix; remove it")
+                raise InvalidArgument(f"{T}.{extra}", rand[extra], "is implied by the matrix; remove it")
         if "matrix_file" in rand:
-            mf = _text(rand["matrix_file"], "randomizer.matrix_file")
+            mf = _text(rand["matrix_file"], f"{T}.matrix_file")
             path = _resolve_matrix_file(mf, base_dir, allow_paths)
-            raw, raw_bytes = _read_matrix_file(path, "randomizer.matrix_file")
+            raw, raw_bytes = _read_matrix_file(path, f"{T}.matrix_file")
             digest.update(raw_bytes)
             matrix_source = mf
         else:
             raw = rand["matrix"]
         if not isinstance(raw, list) or not all(isinstance(r, list) for r in raw):
             raise InvalidArgument(
-                "randomizer.matrix",
+                f"{T}.matrix",
                 _short(raw),
                 "must be a list of rows, e.g. [[\"3/4\", \"1/4\"], [\"1/4\", \"3/4\"]]",
             )
         if len(raw) > 1000 or any(len(r) > 1000 for r in raw):
-            raise InvalidArgument("randomizer.matrix", f"{len(raw)} rows", "must have at most 1000 rows and columns")
+            raise InvalidArgument(f"{T}.matrix", f"{len(raw)} rows", "must have at most 1000 rows and columns")
         if matrix_source is not None:  # entries of a file are never echoed (the file could be anything)
 
             def entry(v, i, j):
                 try:
-                    return _number(v, f"randomizer.matrix_file row {i + 1} column {j + 1}", lo=0, hi=1)
+                    return _number(v, f"{T}.matrix_file row {i + 1} column {j + 1}", lo=0, hi=1)
                 except InvalidArgument as exc:
                     raise InvalidArgument(
-                        f"randomizer.matrix_file ({matrix_source}) row {i + 1} column {j + 1}",
+                        f"{T}.matrix_file ({matrix_source}) row {i + 1} column {j + 1}",
                         "(not shown)",
                         exc.requirement,
                     ) from None
         else:
 
             def entry(v, i, j):
-                return _number(v, f"randomizer.matrix[{i}][{j}]", lo=0, hi=1)
+                return _number(v, f"{T}.matrix[{i}][{j}]", lo=0, hi=1)
 
         matrix = [[entry(v, i, j) for j, v in enumerate(row)] for i, row in enumerate(raw)]
         from blanket.exact.mechanisms.finite import FiniteRandomizer
@@ -474,7 +477,7 @@ def parse_deployment(
         except InvalidArgument as exc:
             if matrix_source is None:
                 raise
-            raise InvalidArgument(f"randomizer.matrix_file ({matrix_source})", "(not shown)", exc.requirement) from None
+            raise InvalidArgument(f"{T}.matrix_file ({matrix_source})", "(not shown)", exc.requirement) from None
         params["matrix"] = matrix
     digest.update(extra_bytes)
 
@@ -564,6 +567,7 @@ def parse_deployment(
         source=source,
         matrix_source=matrix_source,
         rounds=rounds,
+        table=T,
     )
 
 

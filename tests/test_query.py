@@ -93,7 +93,7 @@ def _errors(opts, lines, api, **bad):
 @pytest.mark.parametrize(
     "bad, names",
     [
-        ({"epsilon0": "-1"}, ("--epsilon0", "randomizer.epsilon0", "epsilon0")),
+        ({"epsilon0": "-1"}, ("--epsilon0", "mechanism.epsilon0", "epsilon0")),  # the [mechanism] table of _toml
         ({"n": "1"}, ("-n", "users.n", "n")),
     ],
 )
@@ -114,7 +114,7 @@ def test_same_error_for_an_out_of_range_key():
     with pytest.raises(InvalidArgument) as exc:
         make_query(mechanism="olh", k=1, g=3, epsilon0="1", n=200, epsilon="1/2")
     errs.append(exc.value)
-    assert [e.name for e in errs] == ["--k", "randomizer.k", "k"]
+    assert [e.name for e in errs] == ["--k", "mechanism.k", "k"]
     assert len({e.requirement for e in errs}) == 1
 
 
@@ -283,5 +283,5 @@ def test_missing_k_same_requirement_everywhere():
         with pytest.raises(InvalidArgument) as exc:
             build()
         errs.append(exc.value)
-    assert [e.name for e in errs] == ["--k", "randomizer.k", "k"]
+    assert [e.name for e in errs] == ["--k", "mechanism.k", "k"]
     assert len({e.requirement for e in errs}) == 1
