@@ -26,7 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "[--variant V]`.",
     )
     p.add_argument(
-        "--paper", help="only this paper: BBGN19 (blanket), CY21 (pure-dp), GDDSK21 (renyi), EFMRTT19 (erlingsson)"
+        "--paper",
+        help="only this paper's results: BBGN19 (blanket), CY21 (pure-dp), GDDSK21 (renyi), EFMRTT19 (erlingsson), "
+        "FMT21 (clones), FO (frequency oracles), WANG24 (published oracle bounds), ZDW22 and PLD (composition)",
     )
     p.add_argument("--json", action="store_true", help="print JSON (one object per result) instead of a table")
     p.set_defaults(func=run)
@@ -53,12 +55,16 @@ def run(args: argparse.Namespace) -> int:
     if not data:
         print("no registered results" + (f" for paper {args.paper}" if args.paper else ""))
         return 0
+    kinds = [d["kind"] + (" FALSE" if d["known_false"] else "") for d in data]
+    quantities = [d["quantity"] or "-" for d in data]
     w_key = max(len(d["key"]) for d in data)
     w_status = max(len(d["status"]) for d in data)
-    print(f"{'result':{w_key}s}  {'status':{w_status}s}  {'kind':18s} {'quantity':12s} mechanisms")
-    for d in data:
-        kind = d["kind"] + (" FALSE" if d["known_false"] else "")
-        q = d["quantity"] or "-"
-        print(f"{d['key']:{w_key}s}  {d['status']:{w_status}s}  {kind:18s} {q:12s} {', '.join(d['mechanisms'])}")
+    w_kind = max(len("kind"), *map(len, kinds))
+    w_q = max(len("quantity"), *map(len, quantities))
+    print(f"{'result':{w_key}s}  {'status':{w_status}s}  {'kind':{w_kind}s}  {'quantity':{w_q}s}  mechanisms")
+    for d, kind, q in zip(data, kinds, quantities):
+        print(
+            f"{d['key']:{w_key}s}  {d['status']:{w_status}s}  {kind:{w_kind}s}  {q:{w_q}s}  {', '.join(d['mechanisms'])}"
+        )
     print(f"\n{len(data)} results. Papers: " + ", ".join(sorted({d['paper'] for d in data})))
     return 0
