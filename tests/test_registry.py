@@ -66,7 +66,8 @@ def test_unknown_word_did_you_mean():
     with pytest.raises(InvalidArgument) as exc:
         registry.resolve("hadamrd", name="--mechanism")
     msg = str(exc.value)
-    assert msg.startswith("--mechanism must be one of krr, binary_rr")
+    assert msg.startswith("--mechanism must be one of rr, krr, binary_rr")
+    assert "aliases: " in msg and "rappor" in msg
     assert "did you mean 'hadamard'?" in msg
     with pytest.raises(InvalidArgument) as exc:  # nothing close: no suggestion
         registry.resolve("zzzzzz")

@@ -22,7 +22,7 @@ parameter (:func:`resolve` takes ``k``).
 >>> resolve("ldb")
 Traceback (most recent call last):
 ...
-blanket.exact.numbers.errors.InvalidArgument: mechanism must be one of krr, binary_rr, matrix, laplace, ldp, oue, sue, olh, hadamard, subset, geometric, got 'ldb' (did you mean 'ldp'?)
+blanket.exact.numbers.errors.InvalidArgument: mechanism must be one of rr, krr, binary_rr, matrix, ..., got 'ldb' (did you mean 'ldp'?)
 >>> build(Kind.OUE, parse_params(Kind.OUE, {"k": 4, "exp_epsilon0": "3"})).gamma()
 43/64
 """
@@ -101,6 +101,13 @@ WORDS: dict[str, Kind | None] = {
 }
 
 
+#: the requirement an unknown word is told: the canonical words ("rr" first, the word the examples use) and the aliases
+CHOICES = (
+    f"must be one of rr, {', '.join(k.value for k in Kind)} "
+    f"(aliases: {', '.join(w for w in WORDS if w != 'rr' and w not in {k.value for k in Kind})})"
+)
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     """``"did you mean 'x'?"`` for the closest of ``choices`` (difflib), or ``None``."""
     close = difflib.get_close_matches(str(word).strip().lower(), list(choices), n=1, cutoff=0.6)
@@ -113,7 +120,7 @@ def resolve(word: str | Kind, *, k: IntegerInput | None = None, name: str = "mec
         return word
     if not isinstance(word, str) or word.strip().lower() not in WORDS:
         hint = did_you_mean(word, WORDS) if isinstance(word, str) else None
-        raise InvalidArgument(name, word, f"must be one of {', '.join(k.value for k in Kind)}", hint=hint)
+        raise InvalidArgument(name, word, CHOICES, hint=hint)
     kind = WORDS[word.strip().lower()]
     if kind is None:  # "rr"
         return Kind.BINARY_RR if k is None or str(k).strip() == "2" else Kind.KRR

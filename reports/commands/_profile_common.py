@@ -200,7 +200,8 @@ def mechanism_word(word: str) -> str:
     try:
         kind = registry.resolve(word, name="--mechanism", k="3" if str(word).strip().lower() == "rr" else None)
     except InvalidArgument as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+        # argparse prefixes "argument --mechanism: " itself
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--mechanism ")) from None
     if kind.value not in CLI_KINDS:
         raise argparse.ArgumentTypeError(
             f"--mechanism {word} has no certified shuffled route in blanket delta/epsilon; "
