@@ -178,7 +178,7 @@ def test_deployment_unknown_field_did_you_mean():
     text = 'name = "t"\n[mechanism]\ntype = "olh"\nk = 4\ngg = 3\nepsilon0 = "1"\n[users]\nn = 8\n[[claims]]\nepsilon = "1"\ndelta = "1e-9"\n'
     with pytest.raises(Exception) as exc:
         parse_deployment(text)
-    assert "randomizer.gg is not a known field" in str(exc.value) and "did you mean 'g'?" in str(exc.value)
+    assert "mechanism.gg is not a known field" in str(exc.value) and "did you mean 'g'?" in str(exc.value)
 
 
 # ---------------------------------------------------------------- API: the accountant
