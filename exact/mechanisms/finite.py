@@ -291,7 +291,25 @@ def delta_query(
     e0 = mech.exp_epsilon0()
     if e0 is not None and arith.le(e0, ee) is True:
         return None
+    # ε ≥ ε0 compared exactly when both are exact: at ε = ε0 the two balls e^ε and e^{ε0} overlap, and an
+    # engine asked for δ there gets degenerate laws (a weight that is 0 exactly, enclosed by a ball around 0)
+    eps0 = exact_epsilon0(mech)
+    if eps0 is not None and epsilon is not None and not isinstance(epsilon, arb) and arith.exact(epsilon) >= eps0:
+        return None
     return n_, ee
+
+
+def exact_epsilon0(mech: Randomizer) -> fmpq | None:
+    """``ε0`` of ``mech`` as an exact rational when the record was given it exactly, else ``None``.  Cost ``O(1)``.
+
+    >>> exact_epsilon0(BinaryRR("1/2")), exact_epsilon0(BinaryRR(exp_epsilon0=3))
+    (1/2, None)
+    """
+    for attr in ("epsilon0_exact", "epsilon0"):  # k-RR records / the oracle, clone and geometric records
+        v = getattr(mech, attr, None)
+        if isinstance(v, fmpq):
+            return v
+    return None
 
 
 def BinaryRR(epsilon0: NumberInput | None = None, *, exp_epsilon0: NumberInput | None = None) -> KRR:
