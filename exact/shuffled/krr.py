@@ -102,7 +102,7 @@ pair in exact rationals, ``tests/test_krr.py``).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from math import comb
 from typing import Any
@@ -1399,6 +1399,7 @@ def calibrate_epsilon(
     rel_tol: NumberOrBall = "1e-6",
     tol: Enclosure = DEFAULT_TOL,
     engine: str | None = None,
+    on_evaluation: Callable[[fmpq], None] | None = None,
 ) -> Bracket:
     """Certified smallest central ε with ``δ(ε) ≤ delta`` for the blanket view or a dataset family of shuffled k-RR.
 
@@ -1414,7 +1415,8 @@ def calibrate_epsilon(
     wider; its ``rel_width()`` says so).  A Gaussian float guess only picks
     the first evaluation points.  Cost: typically 4–9 evaluations of δ
     (``tests/benchmarks/bench_krr.py`` prints the count), each
-    O(√n·√log(1/tol)) on the one-dimensional route.
+    O(√n·√log(1/tol)) on the one-dimensional route.  ``on_evaluation(ε)``, if given, is called after each
+    evaluation (a progress bar).
 
     >>> from blanket.exact.mechanisms.finite import KRR
     >>> from blanket.exact.numbers.arith import precision
@@ -1438,8 +1440,12 @@ def calibrate_epsilon(
 
     def enclosure(eps):
         if view == "blanket":
-            return delta_blanket_view(mech, n, epsilon=eps, tol=tol, engine=engine)
-        return delta_krr_family(mech, n, view, epsilon=eps, tol=tol, engine=engine)
+            v = delta_blanket_view(mech, n, epsilon=eps, tol=tol, engine=engine)
+        else:
+            v = delta_krr_family(mech, n, view, epsilon=eps, tol=tol, engine=engine)
+        if on_evaluation is not None:
+            on_evaluation(eps)
+        return v
 
     def upper_end(eps):
         v = enclosure(eps)
