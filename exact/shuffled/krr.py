@@ -109,7 +109,7 @@ from typing import Any
 
 from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, float_bisect
 from blanket.exact.laws import binomial as laws
-from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law, delta_query
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import Enclosure, NumberOrBall
@@ -155,18 +155,6 @@ def _to_ball_mode(x):
     if isinstance(x, fmpq):
         return x if x == 0 or x == 1 else arb(x)
     return x
-
-
-def _at_or_above_eps0(mech, epsilon, exp_epsilon, ee) -> bool:
-    """Certified ``ε ≥ ε0`` (then every shuffled δ and the blanket view are exactly 0)."""
-    if isinstance(mech, KRR):
-        eps0 = mech.epsilon0_exact
-        if epsilon is not None and eps0 is not None and not isinstance(epsilon, arb):
-            return arith.exact(epsilon, "epsilon") >= eps0
-    e0 = mech.exp_epsilon0()
-    if e0 is None:
-        return False
-    return arith.le(e0, ee) is True
 
 
 # ---------------------------------------------------------------- binomial laws on certified windows
@@ -1037,12 +1025,6 @@ _ROLE = {
 }
 
 
-def _common(mech, n, epsilon, exp_epsilon):
-    n = arith.integer_in(n, "n", lo=1)
-    ee = arith.exp_param(epsilon, exp_epsilon)
-    return n, ee
-
-
 def delta_krr_family(
     mech: KRR,
     n: int,
@@ -1087,9 +1069,10 @@ def delta_krr_family(
             f"needs k >= 3 (a third value), but the mechanism has k = {mech.k}",
             hint="use family='same' or 'neighbour' for binary RR",
         )
-    n, ee = _common(mech, n, epsilon, exp_epsilon)
-    if _at_or_above_eps0(mech, epsilon, exp_epsilon, ee):
+    q = delta_query(mech, n, epsilon, exp_epsilon)
+    if q is None:
         return fmpq(0)
+    n, ee = q
     dirs = ["forward", "backward"] if direction is None else [direction]
     if family == "third":
         dirs = dirs[:1]  # both directions are equal by the symmetry t <-> t'
@@ -1132,9 +1115,10 @@ def delta_krr_third_lumped(
     _check_krr(mech, "the lumped third-value computation")
     if mech.k < 3:
         raise InvalidArgument("k", mech.k, "must be >= 3 for a third value")
-    n, ee = _common(mech, n, epsilon, exp_epsilon)
-    if _at_or_above_eps0(mech, epsilon, exp_epsilon, ee):
+    q = delta_query(mech, n, epsilon, exp_epsilon)
+    if q is None:
         return fmpq(0)
+    n, ee = q
     e = mech.exp_epsilon0()
     p, f = mech.keep(), mech.flip()
     wr = (1 - ee) * (1 - p - f) / (1 - 2 * f)
@@ -1248,7 +1232,7 @@ def delta_blanket_view(
         raise InvalidArgument(
             "method", method, "is only available for k-ary randomized response", hint="use method='enumerate'"
         )
-    n, ee = _common(mech, n, epsilon, exp_epsilon)
+    q = delta_query(mech, n, epsilon, exp_epsilon)
     if (x is None) != (x2 is None):
         raise InvalidArgument(
             "x2" if x2 is None else "x", None, "must be given together with the other input (or neither)"
@@ -1259,8 +1243,9 @@ def delta_blanket_view(
                 raise InvalidArgument(nm, v, f"must be an input value in 0..{mech.k_in - 1}")
         if x == x2:
             raise InvalidArgument("x2", x2, "must differ from x (a neighbouring pair changes the input)")
-    if _at_or_above_eps0(mech, epsilon, exp_epsilon, ee):
+    if q is None:
         return fmpq(0)
+    n, ee = q
     use_fast = isinstance(mech, KRR) and method != "enumerate"
     if use_fast:
         # every ordered pair is equivalent under relabelling
