@@ -39,7 +39,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.accounting import pld as _pld
+from blanket.exact.accounting.query import Query
+from blanket.exact.mechanisms import oracles, registry
 from blanket.exact.mechanisms.finite import KRR, Randomizer
+from blanket.exact.mechanisms.oracles import make_mechanism
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
@@ -203,8 +206,6 @@ class Shuffled:
     n: int
 
     def __init__(self, mechanism, n=None):
-        from blanket.exact.accounting.query import Query
-
         if isinstance(mechanism, Query):  # validated once: take its record and n as they are
             if n is not None:
                 raise InvalidArgument("n", n, "must not be given with a Query (the query carries it)")
@@ -214,8 +215,6 @@ class Shuffled:
             object.__setattr__(self, "n", mechanism.n)
             return
         if isinstance(mechanism, dict):
-            from blanket.exact.mechanisms.oracles import make_mechanism
-
             mechanism = make_mechanism(mechanism)
         if not hasattr(mechanism, "exp_epsilon0"):
             raise InvalidArgument(
@@ -244,7 +243,6 @@ class Shuffled:
         return clone_pair(self.mechanism, self.n)
 
     def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair | None:
-        from blanket.exact.mechanisms import oracles
 
         m = self.mechanism
         if self._is_krr():
@@ -257,7 +255,6 @@ class Shuffled:
         return None
 
     def describe(self) -> str:
-        from blanket.exact.mechanisms import registry
 
         kind = getattr(self.mechanism, "kind", None)
         if kind is None or kind not in registry.WORDS:
@@ -364,8 +361,6 @@ class ShuffleAccountant:
         ``event`` may also be a validated :class:`~blanket.exact.accounting.query.Query` (``blanket.make_query``):
         k-ary RR with an exact ε0 becomes a :class:`ShuffledRR`, any other randomizer a :class:`Shuffled` round.
         """
-        from blanket.exact.accounting.query import Query
-        from blanket.exact.mechanisms import registry
 
         if isinstance(event, Query):
             rr = event.kind in registry.RR_KINDS and event.epsilon0 is not None

@@ -51,6 +51,7 @@ by :mod:`exact.shuffled.krr`.
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass, replace
 from typing import Any
@@ -61,6 +62,11 @@ from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.runtime.budget import check_worst_case
+from blanket.exact.runtime.executors import executor_cores
+from blanket.exact.runtime.progress import Progress
+from blanket.exact.shuffled import krr
+from blanket.exact.shuffled.binary import WorstCase, delta_binary, delta_binary_worst, forward_single, rr_params
 from flint import arb, fmpq
 
 __all__ = [
@@ -201,7 +207,6 @@ def _on(q: Query, word: str) -> Query:
 
 def _worst_kwargs(fn: Any, workers: int | None, scheduler: str | None) -> dict:
     """``workers=`` / ``scheduler=`` for ``fn`` if it accepts them (they are dropped otherwise)."""
-    import inspect
 
     try:
         params = inspect.signature(fn).parameters
@@ -225,7 +230,6 @@ def sweep_worst(
     scheduler: str | None = None,
 ) -> Any:
     """:func:`exact.shuffled.binary.delta_binary_worst` on the chosen executor (current precision)."""
-    from blanket.exact.shuffled.binary import delta_binary_worst
 
     return delta_binary_worst(
         mech,
@@ -242,9 +246,6 @@ def check_worst_cost(
 ) -> tuple:
     """Raise :class:`~exact.runtime.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
     reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``."""
-    from blanket.exact.runtime.budget import check_worst_case
-    from blanket.exact.runtime.executors import executor_cores
-    from blanket.exact.shuffled.binary import delta_binary_worst
 
     if n <= 4096:  # seconds at most on any machine: no need to look at the executor
         return check_worst_case(n, workers=1, max_seconds=float("inf"))
@@ -283,8 +284,6 @@ def _delta_raw(
         w = sweep_worst(mech, n, epsilon, exp_epsilon, **sweep)
         return w.value, w
     if kind == "c":
-        from blanket.exact.shuffled.binary import delta_binary
-
         return delta_binary(mech, n, c, epsilon=epsilon, exp_epsilon=exp_epsilon), None
     from blanket.exact.shuffled import krr  # lazy: profiles works for k = 2 without it
 
@@ -533,7 +532,6 @@ def _calibrate_view(q: Query, rel_tol: fmpq, progress: Any) -> Bracket:
     bound, not from rounding), then certifies the failing end: typically 5–9 evaluations where the general search
     escalated to 256 bits and spent about 11.  Cost: that many evaluations, each O(√n).
     """
-    from blanket.exact.runtime.progress import Progress
     from blanket.exact.shuffled import krr  # lazy: profiles works for k = 2 without it
 
     bar = Progress(None, f"epsilon on {q.dataset}", enabled=None if progress else False, unit="eval")
@@ -550,7 +548,6 @@ def _calibrate_view(q: Query, rel_tol: fmpq, progress: Any) -> Bracket:
 def _on_dataset(q: Query, desc: str, progress: Any) -> tuple:
     """δ(ε) on the (validated) dataset of ``q`` at the current precision, counting evaluations on a progress bar;
     returns ``(bar, fun)`` (use ``bar`` as a context manager)."""
-    from blanket.exact.runtime.progress import Progress
 
     bar = Progress(None, desc, enabled=None if progress else False, unit="eval")
 
@@ -723,8 +720,6 @@ def _epsilon_worst(
 ) -> EpsilonProfile:
     """The worst case over all datasets of binary RR (see the module docstring): calibrate on a candidate
     dataset, certify the upper end by the blanket view or a sweep, move to the sweep's maximiser if worse."""
-    from blanket.exact.shuffled import krr
-    from blanket.exact.shuffled.binary import WorstCase, forward_single, rr_params
 
     mech, n, target = q.mechanism, q.n, q.delta
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blanket.exact.mechanisms import registry
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import IntegerInput, NumberInput
@@ -147,7 +148,6 @@ def require(q: Query, *keys: str, name: Callable[[str], str] = str) -> Query:
 
 def _record(mech: Any) -> tuple[registry.Kind, dict]:
     """The kind and exact parameters of a record built already (it validated its own parameters)."""
-    from blanket.exact.mechanisms.finite import KRR
 
     if isinstance(mech, KRR):
         params: dict = {"k": mech.k}

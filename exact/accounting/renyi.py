@@ -77,6 +77,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+from blanket.exact.accounting import renyi_families
 from blanket.exact.laws import binomial
 from blanket.exact.laws.binomial import (
     FloatRouteUnavailable,
@@ -96,6 +98,8 @@ from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
+from blanket.exact.runtime.budget import refuse_over_limits
+from blanket.exact.runtime.executors import block_ranges, executor_cores, map_blocks
 from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 
@@ -484,7 +488,6 @@ def _pow_int(r, k: int):
     """``(r^k, k−1)``: the element-wise power by binary powering, and the bound ``k−1`` on the rounding
     factors it multiplies in (any product tree with ``k`` leaves, unfolded, has ``k−1``
     multiplications; Lemma R2).  O(log k) numpy passes."""
-    import numpy as np
 
     return np.asarray(arith.repeated_product(r, k), dtype=np.float64), k - 1
 
@@ -498,7 +501,6 @@ def float_tol(e0: NumberOrBall, lam: NumberInput) -> fmpq:
 
 
 def _float_checks(mech, lam):
-
     keep, flip = _binary_params(mech)
     lam = parse_order(lam)
     k_int = _int_order(lam)
@@ -573,7 +575,6 @@ def float_bounds(m: int, q: NumberOrBall, tol: NumberOrBall) -> tuple[int, int, 
 def _float_law(m: int, q, tol):
     """Float window of Bin(m, q) (:func:`exact.laws.binomial.float_window`) trimmed to the support:
     ``(values, offset, rel, tail)``."""
-    import numpy as np
 
     if m == 0:
         return np.ones(1), 0, 0.0, arb(0)
@@ -591,7 +592,6 @@ def _drop_small(G, off: int, rel: float, thr: float):
     The kept values stay under-estimates of the true law and the left-out mass is bounded, which is
     all the window error lemma (:func:`_binary_window_error`) needs.  O(B·W).
     """
-    import numpy as np
 
     small = G < thr
     if not small.any():
@@ -618,7 +618,6 @@ def _float_moment_rows(
     or with ``bounds=True`` four float arrays ``(lo1, hi1, lo0, hi0)`` (Lemma R4: the same enclosure
     evaluated with every float operation rounded outward by one ulp).  O(B·W log λ).
     """
-    import numpy as np
 
     B, W = G.shape
     exact_all = all(T == 0 for T in Ts)
@@ -695,7 +694,6 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
     outward direction (a round-to-nearest result is within half a spacing of the exact value, also
     for subnormals and at binade boundaries).  O(B·W) (the edges), O(B) otherwise.
     """
-    import numpy as np
 
     inf = np.inf
 
@@ -750,7 +748,6 @@ def float_moments_binary(
     Cost: O(W_a·W_b) for the convolution (O(W) when ``c = 0``), O(W log λ)
     for the moments, ``W = O(√(n log(1/tol)))``.
     """
-    import numpy as np
 
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     n = arith.integer_in(n, "n", lo=1)
@@ -780,7 +777,6 @@ def _bernoulli_rows(B: int, kh: float, fh: float):
     adds Bernoulli(keep) when ``s < j``, else Bernoulli(flip) (Lemma 5: relative error
     ``bernoulli_rel(0, e, B − 1)``).  O(B²), cached (a pure function of its float arguments; the array is
     read-only, every block of a sweep reuses it)."""
-    import numpy as np
 
     R = np.zeros((B, B))
     R[:, 0] = 1.0
@@ -809,7 +805,6 @@ def float_moments_binary_block(
     Proved: each ball contains the true moment.  Cost O(W_a·W_b + B²·W + B·W log λ) for the block:
     O(B·W) per dataset instead of O(W_a·W_b).
     """
-    import numpy as np
 
     keep, flip, lam, k_int, e0, tol = _block_checks(mech, n, c0, B, lam, tol)
     a, ao, ra, ta = _float_law(c0, keep, tol)
@@ -842,7 +837,6 @@ def _shift_rows(vs, B: int):
     """``M[s, i·V + k] = v_i[k − s]`` (zero outside) for the vectors ``v_i`` (all of length ``L``, ``V = L + B − 1``),
     shape ``(B, len(vs)·V)``: ``(R @ M)[:, i·V : (i+1)·V]`` convolves every row of ``R`` with ``v_i``.  One copy
     per entry.  O(B·V) per vector."""
-    import numpy as np
 
     L = len(vs[0])
     V = L + B - 1
@@ -864,7 +858,6 @@ def _float_diff_binomial(b, bo: int, rb: float, m: int, q):
     exact integers ``k − M`` and the fractional part ``φ = (m+1)q − M`` (a ball rounded once), so the
     result is accurate relative to ``|Δb|``, not to ``b``.  O(W).
     """
-    import numpy as np
 
     W = len(b)
     db = np.empty(W + 1)
@@ -901,7 +894,6 @@ def _geom_pow_sum(r, k: int):
     """``(S, depth)``: ``S = 1 + r + … + r^{k−1}`` element-wise by binary powering (``S_{2m} = S_m(1 + r^m)``,
     ``S_{m+1} = S_m + r^m``) and the number of rounding factors any of its monomials carries (Lemma R6).
     O(log k) numpy passes."""
-    import numpy as np
 
     w = np.asarray(r, dtype=np.float64)
     s = None  # S_1 = 1: the first doubling is fl(1 + w) (multiplying by the exact 1 is exact; same values)
@@ -940,7 +932,6 @@ def float_excess_block(
     Cost O(W_a·W_b + B²·W + B·W log λ) for the block (three convolutions of the two windows, three
     ``B × B`` by ``B × W`` products).
     """
-    import numpy as np
 
     keep, flip, lam, k_int, e0, tol = _block_checks(mech, n, c0, B, lam, tol)
     a, ao, ra, ta = _float_law(c0, keep, tol)
@@ -1143,7 +1134,6 @@ def _one_blas_thread():
 
 
 def _scan_block_body(mech, n: int, lam, start: int, stop: int, block: int) -> tuple:
-    import numpy as np
 
     inf = np.inf
     lo = np.empty((stop - start, 2))
@@ -1259,8 +1249,6 @@ def check_worst_cost(
 ) -> tuple[float, int]:
     """Raise :class:`exact.runtime.budget.TooExpensive` (naming the estimate and the options) before a worst-case
     sweep that cannot finish within ``BLANKET_MAX_SECONDS`` or the available memory; else the estimate."""
-    from blanket.exact.runtime.budget import refuse_over_limits
-    from blanket.exact.runtime.executors import executor_cores
 
     if n <= 4096:
         return worst_cost(n, order)
@@ -1325,8 +1313,6 @@ def renyi_binary_worst(
     >>> r.c, r.x, r.moment
     (0, 0, 11191/10206)
     """
-    import numpy as np
-    from blanket.exact.runtime.executors import block_ranges, map_blocks
 
     mech = _check_mech(mech)
     _binary_params(mech)
@@ -1549,7 +1535,6 @@ def moment_krr_family(
     >>> moment_krr_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
     1233347/1098240
     """
-    from blanket.exact.accounting import renyi_families
 
     return renyi_families.moment_family(mech, n, family, order=order, tol=tol)
 
@@ -1611,7 +1596,6 @@ def renyi_krr_family(
     >>> r.moment
     1233347/1098240
     """
-    from blanket.exact.accounting import renyi_families
 
     return renyi_families.renyi_family(mech, n, family, order=order, tol=tol)
 

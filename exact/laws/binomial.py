@@ -54,13 +54,15 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import sys
 from dataclasses import dataclass
 
 import numpy as np
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure
-from flint import arb, ctx, fmpq
+from flint import arb, arb_poly, ctx, fmpq, fmpz, fmpz_poly
 
 #: unit roundoff of IEEE-754 binary64 (round to nearest)
 U = fmpq(1, 2**53)
@@ -488,9 +490,6 @@ def _scaled_ints(v: list, s: int) -> tuple:
     """``(A, rho, eta_bad)`` for :func:`ball_product`: ``A_i = ⌊mid(v_i)·2^s⌋`` (0 where that is ≤ 0), the
     relative radius bound ``rho ≥ rad(v_i)/(A_i 2^{-s})`` over ``A_i > 0`` (a float, rounded up with a
     margin; see docs/numerics.md Lemma R8) and ``eta_bad`` (an arb) bounding ``|v_i − 0|`` where ``A_i = 0``."""
-    import operator
-
-    from flint import fmpz
 
     v = [x if isinstance(x, arb) else arith.ball(x) for x in v]
     A = [(M << k) if k >= 0 else (M >> -k) for M, E in (x.mid().man_exp() for x in v) for k in (int(E) + s,)]
@@ -538,7 +537,6 @@ def ball_product(a: list, b: list, *, bits: int | None = None) -> list:
     >>> all(x.overlaps(y) and x.rad() < 2**-45 for x, y in zip(c, (arb_poly(a) * arb_poly(b)).coeffs()))
     True
     """
-    from flint import arb_poly, fmpz_poly
 
     if not a or not b:
         return []
@@ -556,8 +554,6 @@ def ball_product(a: list, b: list, *, bits: int | None = None) -> list:
         bits = ctx.prec + 2 * max(La, Lb).bit_length() + 8 - (emin if emin is not None else 0)
     s = int(bits)
     if not 0 <= s <= 700:
-        from blanket.exact.numbers.errors import InvalidArgument
-
         raise InvalidArgument("bits", s, "must be in [0, 700] (the exponent of the integer scaling)")
     A, ra, bad_a = _scaled_ints(a, s)
     B, rb, bad_b = _scaled_ints(b, s)

@@ -34,12 +34,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from blanket.exact.accounting import accountant
+from blanket.exact.accounting import pld as _pld
 from blanket.exact.mechanisms import oracles
-from blanket.exact.mechanisms.finite import Randomizer
+from blanket.exact.mechanisms.finite import KRR, Randomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
 from blanket.exact.numbers.types import Enclosure, NumberInput
+from blanket.exact.shuffled import geometric
 from blanket.exact.shuffled import oracles as fast_oracles
+from blanket.exact.shuffled.binary import delta_binary
+from blanket.exact.shuffled.enumerate import delta_dataset
 from flint import arb, fmpq
 
 __all__ = [
@@ -144,8 +149,6 @@ def upper_routes(mech: Randomizer, n: int) -> list:
                 )
             )
     elif isinstance(mech, oracles.Geometric):
-        from blanket.exact.shuffled import geometric
-
         if mech.m <= geometric.MAX_GEOMETRIC_M:
             # every n: one law dominating every pair in the increasing convex order (docs/numerics.md Lemma O2)
             out.append(
@@ -208,8 +211,6 @@ def renyi_route_delta(
     plus ``O(J)`` per order, once per (record, n): the moments are cached, a further ε costs ``O(#orders)``.
     Exactly 0 when ``ε ≥ ε0`` is certified.
     """
-    from blanket.exact.accounting import accountant
-    from blanket.exact.accounting import pld as _pld
 
     n = arith.integer_in(n, "n", lo=1)
     ee = arith.exp_param(epsilon, exp_epsilon)
@@ -303,14 +304,10 @@ def lower_bound(
             from blanket.exact.shuffled.geometric import geometric_lower_dataset
 
             return geometric_lower_dataset(mech, n, **kw)
-        from blanket.exact.shuffled.enumerate import delta_dataset
 
         v = delta_dataset(mech.matrix(), [0] * (n - 1), 0, mech.m - 1, **kw)
         return getattr(v, "value", v), f"all other {n - 1} users hold 0; the differing user holds 0 versus {mech.m - 1}"
     if isinstance(mech, oracles.LDP):  # one member of the class: binary RR with the same epsilon0, dataset c = 0
-        from blanket.exact.mechanisms.finite import KRR
-        from blanket.exact.shuffled.binary import delta_binary
-
         rr = KRR(2, mech.epsilon0) if mech.epsilon0 is not None else KRR(2, exp_epsilon0=mech.exp_epsilon0_exact)
         return (
             delta_binary(rr, n, 0, **kw),

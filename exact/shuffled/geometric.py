@@ -50,6 +50,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from blanket.exact.mechanisms.finite import delta_query
+from blanket.exact.mechanisms.oracles import Geometric
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
@@ -85,8 +86,6 @@ class GeometricBracket:
 
 
 def _check(mech):
-    from blanket.exact.mechanisms.oracles import Geometric
-
     guards.require_instance(
         mech,
         Geometric,

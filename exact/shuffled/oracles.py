@@ -47,7 +47,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer, delta_query
+from blanket.exact.mechanisms.oracles import MAX_MATRIX_OUTPUTS, blanket_view_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
@@ -224,8 +226,6 @@ def blanket_view_delta_fast(
         return fmpq(0)
     n, ee = q
     if n < exact_below and getattr(mech, "is_exact", False) and isinstance(ee, fmpq):
-        from blanket.exact.mechanisms.oracles import blanket_view_delta
-
         return blanket_view_delta(mech, n, exp_epsilon=ee, tol=tol, exact_max_n=max(exact_max_n, exact_below))
     br = blanket_view_bracket(mech, n, exp_epsilon=ee, tol=tol, exact_max_n=exact_max_n)
     lo, hi = br.lower, br.upper
@@ -300,14 +300,12 @@ class OracleMatrix(FiniteRandomizer):
 
 
 def _max_outputs() -> int:
-    from blanket.exact.mechanisms.oracles import MAX_MATRIX_OUTPUTS
 
     return MAX_MATRIX_OUTPUTS
 
 
 def _surrogate(mech):
     """The same record with the exact ``e^{ε0} = 3`` (for the column pattern only)."""
-    from blanket.exact.mechanisms import oracles as O
 
     kind = mech.kind
     if kind == "oue":
