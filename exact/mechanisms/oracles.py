@@ -65,7 +65,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from blanket.exact.accounting.calibrate import epsilon_for_delta
+from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import (
+    KRR,
     FiniteRandomizer,
     Randomizer,
     delta_query,
@@ -75,7 +78,13 @@ from blanket.exact.mechanisms.finite import (
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
-from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
+from blanket.exact.shuffled.krr import (
+    DEFAULT_TOL,
+    EXACT_MAX_N,
+    delta_blanket_view,
+    delta_krr_family,
+    expected_positive_part,
+)
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
@@ -856,6 +865,7 @@ def best_upper_delta(
     n = _check_n(n)
     cands = {"clone pair (FOCS 2021)": clone_delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)}
     if isinstance(mech, FourValue):
+        # here, not at the top: blanket.exact.shuffled.oracles imports this module
         from blanket.exact.shuffled.oracles import blanket_view_upper
 
         # the convex-order upper end (exact.shuffled.oracles) already takes the merged view when it is smaller
@@ -888,7 +898,6 @@ def epsilon_upper(
     is: every bound here is 0 at ε ≥ ε0).  Delegates to
     :func:`exact.accounting.calibrate.epsilon_for_delta`; returns its Bracket.
     """
-    from blanket.exact.accounting.calibrate import epsilon_for_delta
 
     return epsilon_for_delta(delta_of_epsilon, target_delta, hi=hi, rel_tol=rel_tol)
 
@@ -981,9 +990,6 @@ def same_family_delta(
         # a concrete ε0-LDP randomizer: binary randomized response, through the k-RR family engine (the
         # subset-selection route k = 2, d = 1 has a 'rest' mass that is a ball around 0 when ε0 is given, and
         # the engine then returned nan)
-        from blanket.exact.mechanisms.finite import KRR
-        from blanket.exact.shuffled.krr import delta_krr_family
-
         rr = KRR(2, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
         return delta_krr_family(rr, _check_n(n), "same", epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)
     q = _four_value_query(mech, n, epsilon, exp_epsilon, accepted="LDP, OUE, SUE, OLH, Hadamard, Subset")
@@ -1035,7 +1041,6 @@ def blanket_view_delta_enumerate(
     >>> blanket_view_delta_enumerate(Geometric(2, alpha="1/2"), 2, exp_epsilon=1), delta_blanket_view(KRR(2, exp_epsilon0=2), 2, exp_epsilon=1)
     (2/9, 2/9)
     """
-    from blanket.exact.shuffled.krr import delta_blanket_view
 
     fr = mech.matrix() if hasattr(mech, "matrix") else mech
     n = _check_n(n)
@@ -1058,7 +1063,6 @@ def make_mechanism(spec: dict) -> Randomizer | None:
     ...
     blanket.exact.numbers.errors.InvalidArgument: mechanism key epsilon is not a parameter of optimized unary encoding (OUE) (type 'oue'); accepted: epsilon0, exp_epsilon0, k, type, got 'epsilon' (did you mean 'epsilon0'?)
     """
-    from blanket.exact.mechanisms import registry
 
     if not isinstance(spec, dict):
         raise InvalidArgument("mechanism", spec, "must be a table of parameters")

@@ -35,7 +35,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from blanket.exact.numbers import arith
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import IntegerInput
 
@@ -143,8 +144,6 @@ def _plain(v):
 
 
 def _epsilon0(v, nm):
-    from blanket.exact.numbers import guards
-
     q = arith.exact_in(_plain(v), nm, lo=0, lo_open=True)
     guards.check_epsilon0(q, nm)
     return q
@@ -291,16 +290,12 @@ def build(kind: str | Kind, params: Mapping) -> Randomizer | None:
     p = dict(params)
     e0 = {key: p[key] for key in ("epsilon0", "exp_epsilon0") if key in p}
     if kind in RR_KINDS:
-        from blanket.exact.mechanisms.finite import KRR
-
         return KRR(p.get("k", 2), **e0)
     if kind == Kind.MATRIX:
-        from blanket.exact.mechanisms.finite import FiniteRandomizer
-
         return FiniteRandomizer(p["matrix"])
     if kind == Kind.LAPLACE:
         return None
-    from blanket.exact.mechanisms import oracles as o
+    from blanket.exact.mechanisms import oracles as o  # here: oracles imports this module
 
     if kind == Kind.LDP:
         return o.LDP(**e0)
