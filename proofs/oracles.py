@@ -32,6 +32,7 @@ from __future__ import annotations
 import itertools
 
 import sympy as sp
+from blanket.proofs.blanket import _binary_epsilon_reference
 from blanket.proofs.core import Eq, Ge, Hypothesis, Le, ResultTable, SymbolicCheck
 
 TABLE = ResultTable("oracles.toml", globals())
@@ -456,7 +457,6 @@ def _fmt_code():
 
 def _clone_epsilon_reference(**pp):
     """Reference for the FMT21 closed forms: the certified lower end of the central ε of shuffled binary RR (an ε0-LDP randomizer)."""
-    from blanket.proofs.blanket import _binary_epsilon_reference
 
     return _binary_epsilon_reference(**pp)
 

@@ -17,12 +17,18 @@ may carry conditions that the code and the README table do not state; they were 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
 import sympy as sp
+from blanket.exact.mechanisms import finite, oracles
+from blanket.exact.mechanisms.oracles import same_family_delta, variation_ratio_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
+from blanket.exact.shuffled.enumerate import worst_case
+from blanket.exact.shuffled.krr import delta_krr_family
+from blanket.exact.shuffled.oracles import OracleMatrix
 from blanket.proofs.core import Hypothesis, Reference, ResultTable
 from flint import arb, fmpq
 
@@ -49,7 +55,6 @@ def variation_ratio_bound(
     The ``WANG24`` results and the bound files ``examples/bounds/wang_vr_*.py`` evaluate the bound here, each with
     its README β.  Cost that of ``variation_ratio_delta``: O(n log(1/tol)).
     """
-    from blanket.exact.mechanisms.oracles import variation_ratio_delta
 
     e = (epsilon0 if isinstance(epsilon0, arb) else arb(arith.exact(epsilon0))).exp()
     return variation_ratio_delta(int(n), e, beta(e), epsilon=arith.exact(epsilon))
@@ -76,9 +81,6 @@ def _beta(kind, kk, e):
 
 
 def _mech(kind, kk, eps0, *, exact_e=None):
-    import itertools
-
-    from blanket.exact.mechanisms import finite, oracles
 
     e0 = eps0 if isinstance(eps0, fmpq) else fmpq(eps0)
     if kind == "krr":
@@ -104,18 +106,12 @@ def _bound(kind):
 
 def _reference(kind):
     def f(**p):
-        from blanket.exact.mechanisms.oracles import same_family_delta
-        from blanket.exact.shuffled.enumerate import worst_case
-        from blanket.exact.shuffled.oracles import OracleMatrix
-
         nn, kk, eps = int(p["n"]), int(p["k"]), fmpq(p["epsilon"])
         mech = _mech(kind, kk, p["epsilon0"])
         if nn <= 4:
             mat = mech if kind == "krr" else OracleMatrix(mech)
             return Reference(worst_case(mat, nn, epsilon=eps).value, "exact worst case over all datasets", "exact")
         if kind == "krr":
-            from blanket.exact.shuffled.krr import delta_krr_family
-
             return Reference(
                 delta_krr_family(mech, nn, "third", epsilon=eps), "exact δ on the third-value family", "lower"
             )

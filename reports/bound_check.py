@@ -103,22 +103,41 @@ Search phases (within ``budget`` seconds, cheapest first)
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import hashlib
 import inspect
+import itertools
 import json
 import math
 import pathlib
+import signal
+import tempfile
+import threading
 import time
 from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+import sympy as sp
+from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.mechanisms.oracles import same_family_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
-from blanket.reports.bound_worker import BoundNotEvaluable
-from flint import arb, fmpq
+from blanket.exact.numbers.guards import check_epsilon0, max_memory
+from blanket.exact.runtime.progress import Progress
+from blanket.exact.shuffled.binary import delta_binary_worst
+from blanket.exact.shuffled.enumerate import delta_class, delta_dataset, worst_cases
+from blanket.exact.shuffled.krr import delta_krr_family
+from blanket.exact.shuffled.oracles import OracleMatrix
+from blanket.proofs.core import arb_eval, get
+from blanket.reports import latex
+from blanket.reports.bound_worker import BoundNotEvaluable, BoundProcess
+from blanket.reports.formula import parse_formula
+from blanket.reports.output import write_document
+from flint import arb, ctx, fmpq
+from sympy.functions.combinatorial.numbers import partition
 
 from .latex import display as latex_display
 from .latex import display_result as latex_display_result
@@ -212,14 +231,12 @@ def _exact_str(q) -> str:
 
 def _convert_result(v) -> BoundValue:
     """Turn what a user's function returned into a :class:`BoundValue` (floats with the error model)."""
-    import sympy as sp
 
     raw = repr(v)
     if isinstance(v, bool):
         raise InvalidArgument("bound value", v, "must be a number, not a boolean")
     if isinstance(v, (int, Fraction, fmpq)):
         return BoundValue(arith.exact(v), False, raw)
-    import decimal
 
     if isinstance(v, decimal.Decimal):  # exact decimal: no float caveat
         if not v.is_finite():
@@ -254,8 +271,6 @@ def _convert_result(v) -> BoundValue:
             raise InvalidArgument("bound value", raw, "must not be -inf")
         return _float_ball(Fraction(v), raw)
     if isinstance(v, sp.Basic):
-        from blanket.proofs.core import arb_eval
-
         if v.free_symbols:
             raise InvalidArgument("bound value", raw, "has free symbols left; substitute every parameter")
         val = arb_eval(v, {})
@@ -311,7 +326,6 @@ def parse_domain(domain: dict, quantity: str, mechanism: str) -> dict[str, tuple
         out[key] = _parse_range(key, domain[key])
     if out["epsilon0"][0] <= 0:
         raise InvalidArgument("DOMAIN['epsilon0'] lower end", str(out["epsilon0"][0]), "must be > 0")
-    from blanket.exact.numbers.guards import check_epsilon0
 
     check_epsilon0(out["epsilon0"][1], "DOMAIN['epsilon0'] upper end")
     if other == "epsilon" and out["epsilon"][0] < 0:
@@ -403,9 +417,6 @@ def mechanism_record(mechanism: str, k: int, epsilon0: Enclosure) -> Randomizer:
     """
     if not is_oracle(mechanism):
         return KRR(k, epsilon0=epsilon0)
-    import itertools
-
-    from blanket.exact.mechanisms import oracles as O
 
     kind, _, rest = mechanism.partition(":")
     val = int(rest.partition("=")[2]) if rest else None
@@ -428,7 +439,6 @@ def mechanism_matrix(mechanism: str, k: int, epsilon0: Enclosure) -> FiniteRando
     rec = mechanism_record(mechanism, k, epsilon0)
     if not is_oracle(mechanism):
         return rec
-    from blanket.exact.shuffled.oracles import OracleMatrix
 
     return OracleMatrix(rec)
 
@@ -527,7 +537,6 @@ def _worker_evaluate(worker, quantity_other: str):
 
 
 def _prec() -> int:
-    from flint import ctx
 
     return ctx.prec
 
@@ -537,8 +546,6 @@ class _InvalidEvaluation(BlanketError):
 
 
 def _load_python(path: pathlib.Path, sha: str, deadline: float | None = None) -> Bound:
-    from blanket.exact.numbers.guards import max_memory
-    from blanket.reports.bound_worker import BoundProcess
 
     worker = BoundProcess(path, "python", memory=max_memory(), deadline=deadline)
     meta = worker.meta
@@ -579,10 +586,6 @@ def _load_python(path: pathlib.Path, sha: str, deadline: float | None = None) ->
 
 
 def _load_text(path: pathlib.Path, text: str, sha: str, deadline: float | None = None) -> Bound:
-    import sympy as sp
-    from blanket.exact.numbers.guards import max_memory
-    from blanket.reports.bound_worker import BoundProcess
-    from blanket.reports.formula import parse_formula
 
     fields = {}
     for lineno, line in enumerate(text.splitlines(), 1):
@@ -637,7 +640,6 @@ def registered_bound(label: str, variant: str | None = None, *, mechanism: str |
     epsilon | delta`` and ``gamma = k/(e^{ε0}+k−1)`` (the k-RR TV similarity,
     Lemma 5.1); points outside its hypotheses are skipped.
     """
-    from blanket.proofs.core import get
 
     res = get(label, variant)
     if res.kind != "upper_bound" or res.quantity not in QUANTITIES:
@@ -795,7 +797,6 @@ def exhaustive_classes(k: int, n: int) -> int:
     >>> exhaustive_classes(2, 8), exhaustive_classes(10**9, 8) < 10**4
     (8, True)
     """
-    from sympy.functions.combinatorial.numbers import partition
 
     multisets = math.comb(n + k - 2, k - 1) if k - 1 <= n else None
     parts = n * n * int(partition(n - 1))
@@ -983,7 +984,6 @@ class Search:
 
     def check_small(self, phase: str, k: int, n: int, e0: fmpq, values: Sequence[fmpq]) -> list[Point]:
         """Exhaustive worst case at small n for several ε / δ at once (precision escalates per point)."""
-        from blanket.exact.shuffled.enumerate import worst_cases
 
         out = []
         bvs = []
@@ -1047,7 +1047,6 @@ class Search:
 
     def _reverify(self, pt: Point, mech, wc, e, bv, v):
         """Recompute the witness pair without any symmetry reduction and re-compare."""
-        from blanket.exact.shuffled.enumerate import delta_dataset
 
         try:
             val = delta_dataset(mech, wc.others, wc.x, wc.x2, epsilon=e)
@@ -1151,7 +1150,6 @@ class Search:
         return self
 
     def phase_exhaustive(self, share: float) -> None:
-        from blanket.exact.runtime.progress import Progress
 
         ns = list(range(self.n_lo, self.n_exhaustive + 1))
         jobs = [(n, k, e0) for n in ns for k in self.ks for e0 in self.eps0_grid]
@@ -1179,7 +1177,6 @@ class Search:
         )
 
     def phase_families(self, share: float) -> None:
-        from blanket.exact.runtime.progress import Progress
 
         lo = max(self.n_exhaustive + 1, self.n_lo)
         if lo > self.n_hi:
@@ -1292,7 +1289,6 @@ class Search:
         # hypothesis caches constants of "local" modules under ./.hypothesis: point it at a temporary directory
         # (removed afterwards) so that nothing outside the output directory is ever written
         import shutil
-        import tempfile
 
         from hypothesis import configuration as hconf
 
@@ -1423,8 +1419,6 @@ class Search:
 
 def _arm_alarm(seconds: float):
     """SIGALRM in ``seconds`` raising :class:`_HardStop` (main thread, POSIX); returns the old handler or None."""
-    import signal
-    import threading
 
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         return None
@@ -1440,7 +1434,6 @@ def _arm_alarm(seconds: float):
 def _disarm_alarm(token) -> None:
     if token is None:
         return
-    import signal
 
     signal.setitimer(signal.ITIMER_REAL, 0)
     signal.signal(signal.SIGALRM, token[0] if token[0] is not None else signal.SIG_DFL)
@@ -1449,8 +1442,6 @@ def _disarm_alarm(token) -> None:
 def _family_lower(mech: KRR, n: int, e):
     """Certified lower bound on the worst case at n: (value, kind, witness)."""
     if mech.k == 2:
-        from blanket.exact.shuffled.binary import delta_binary_worst
-
         try:
             wc = delta_binary_worst(mech, n, epsilon=e)
         except BlanketError:
@@ -1488,7 +1479,6 @@ _INTERNAL_ERRORS: list = []
 def _oracle_family_lower(mech, n: int, e):
     """Frequency oracle at n users: the exact δ of the dataset pair ``x^n`` vs ``x^{n−1}x'`` (both directions;
     :func:`exact.mechanisms.oracles.same_family_delta`), a certified lower bound on the worst case.  O(√n)."""
-    from blanket.exact.mechanisms.oracles import same_family_delta
 
     val = same_family_delta(mech, n, epsilon=e)
     return (
@@ -1509,8 +1499,6 @@ def _short(e):
 
 
 def _krr_families(mech, n, e, families):
-    from blanket.exact.shuffled.krr import delta_krr_family
-
     best = None
     for fam in families:
         for direction in ("forward", "backward"):
@@ -1542,7 +1530,6 @@ REVERIFY_COST = 4 * 10**6
 
 def _reverify_class(mech: KRR, n: int, e, cls):
     """Recompute a family witness with :func:`exact.shuffled.enumerate.delta_class` (an independent code path), or ``None`` if too costly."""
-    from blanket.exact.shuffled.enumerate import delta_class
 
     a, b, lam, idx = cls
     cats = 2 + len(lam) + (1 if mech.k - 2 - len(lam) > 0 else 0)
@@ -1822,7 +1809,6 @@ def write_report_files(
     report: dict, outdir: str | pathlib.Path, *, stem: str = "bound_check", pdf: bool = True
 ) -> Written:
     """As :func:`write_report`, atomically (:func:`reports.output.write_document`); returns the ``Written`` record."""
-    from blanket.reports.output import write_document
 
     outdir = pathlib.Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
@@ -1832,6 +1818,5 @@ def write_report_files(
 
 
 def render_tex(report: dict) -> str:
-    from blanket.reports import latex
 
     return latex.render("bound_check.tex.j2", r=report, preamble=latex.PREAMBLE, TeX=latex.TeX)

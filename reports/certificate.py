@@ -70,10 +70,19 @@ import pathlib
 import platform
 import re
 from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
+import sympy as sp
+from blanket.exact.accounting.calibrate import epsilon_for_delta, float_bisect
+from blanket.exact.accounting.profiles import check_worst_cost, eps0_of, sweep_worst
+from blanket.exact.mechanisms import oracles as O
+from blanket.exact.mechanisms import registry
 from blanket.exact.numbers import arith
-from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InfeasibleTarget, InvalidArgument, Undecided
+from blanket.exact.runtime.budget import TooExpensive, worst_cost
+from blanket.reports.latex import PREAMBLE, render
+from blanket.reports.output import write_document
 from flint import arb, fmpq
 
 from .deployment import ORACLE_WORDS, Deployment
@@ -248,8 +257,6 @@ def sources(
         )
 
         def comp(eps, mech=mech):
-            from blanket.exact.accounting.profiles import sweep_worst
-
             w = sweep_worst(mech, n, epsilon=eps, progress=True, workers=workers, scheduler=scheduler)
             text = getattr(w, "dataset", None) or f"c={w.c} ones among the other {n - 1} users ({w.direction})"
             return w.value, {"dataset": text, "c": w.c, "direction": str(w.direction)}
@@ -445,7 +452,6 @@ def lhs_applies(result: Result, dep: Deployment, provided: dict) -> tuple:
       distribution (a post-processing that commutes with shuffling), so the
       worst-case δ is non-decreasing in ε0.  Otherwise it is not used.
     """
-    import sympy as sp
 
     core = importlib.import_module("blanket.proofs.core")
     lhs = getattr(result.statement, "lhs", None)
@@ -537,7 +543,6 @@ def _interval(v, *, decide=None, above=None) -> dict:
 
 
 def versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version()}
     for pkg in ("blanket", "python-flint", "sympy", "mpmath", "jinja2"):
@@ -671,8 +676,6 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = 
 
 def _sweep_budget(dep, mech, workers, scheduler) -> str | None:
     """``None`` if the exact worst case at ``dep.n`` can run on the chosen executor, else the reason it is not run."""
-    from blanket.exact.accounting.profiles import check_worst_cost, eps0_of
-    from blanket.exact.runtime.budget import TooExpensive
 
     try:
         check_worst_cost(dep.n, workers=workers, scheduler=scheduler, epsilon0=eps0_of(mech))
@@ -899,8 +902,6 @@ def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_to
     ``delta_of(eps)`` returns a ball at the current precision, or ``None``
     (no source evaluable: an unbounded ball, so nothing is certified there).
     """
-    from blanket.exact.accounting.calibrate import epsilon_for_delta
-    from blanket.exact.numbers.errors import InfeasibleTarget
 
     def fun(eps):
         v = delta_of(eps)
@@ -933,7 +934,6 @@ def _oracle_models(mech, n: int):
     pair (``ldp``), and of the concrete-dataset lower bound ``x^n`` vs ``x^{n−1}x'`` (four-value records); ``None``
     where no model is known.  Gaussian approximations (relative error about 1e-3 in δ at n = 10^6, so about 1e-4
     in ε): guesses only, never a result."""
-    from blanket.exact.mechanisms import oracles as O
 
     try:
         e = _f(mech.exp_epsilon0())
@@ -972,7 +972,6 @@ def _oracle_models(mech, n: int):
 
 def _model_root(model, target: float, hi: float, scale: float = 1.0) -> float | None:
     """The float ε in ``(0, hi)`` with ``scale·model(ε) = target`` (bisection; ``None`` if not bracketed)."""
-    from blanket.exact.accounting.calibrate import float_bisect
 
     try:
         if not (scale * model(0.0) > target) or scale * model(hi) > target:
@@ -1041,7 +1040,6 @@ def _guided_calibrate(value_of, target: fmpq, hi: fmpq, model, *, rel_tol: fmpq,
 
 def _worst_sweeps_cheap(n: int) -> bool:
     """Whether the exact worst-case calibration (about two sweeps) is cheap by the cost model of exact.runtime.budget."""
-    from blanket.exact.runtime.budget import worst_cost
 
     return 2 * worst_cost(n, workers=1)[0] <= CHEAP_SWEEP_SECONDS
 
@@ -1273,8 +1271,6 @@ def _mechanism_text(dep: Deployment) -> str:
     if dep.mechanism == "laplace":
         return f"Laplace randomizer, {e0}"
     if dep.mechanism in ORACLE_WORDS:
-        from blanket.exact.mechanisms import registry
-
         title = registry.SCHEMAS[registry.Kind(dep.mechanism)].title
         ps = ", ".join(f"{k} = {exact_string(v) if isinstance(v, fmpq) else v}" for k, v in p.items())
         return f"{title}, {ps}"
@@ -1303,7 +1299,7 @@ def certify(
     if max_prec is not None:
         arith.integer_in(max_prec, "--max-prec", lo=32, hi=1 << 16)
     if getattr(dep, "rounds", ()):  # several composed rounds: the composition certificate (reports/composition.py)
-        from .composition import certify_composition
+        from blanket.reports.composition import certify_composition  # here: composition imports this module
 
         return certify_composition(dep, max_prec=max_prec, command=command, progress=progress)
     start = min(dep.precision, cap)
@@ -1436,7 +1432,6 @@ def to_json(cert: dict) -> str:
 
 def render_tex(cert: dict) -> str:
     """The certificate as LaTeX (``reports/templates/certificate.tex.j2``)."""
-    from .latex import PREAMBLE, render
 
     template = "composition.tex.j2" if cert.get("composition") else "certificate.tex.j2"
     return render(template, cert=cert, preamble=PREAMBLE, TeX=TeX, to_tex=exact_to_tex)
@@ -1451,7 +1446,6 @@ def write(cert: dict, outdir: str | pathlib.Path, *, pdf: bool = True, stem: str
     Atomic and consistent (see :func:`reports.output.write_document`): an old PDF that this run cannot
     replace is removed, never left beside a new JSON.
     """
-    from .output import write_document
 
     out = pathlib.Path(outdir)
     out.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING
 
 from blanket.exact.accounting.accountant import ShuffleAccountant
 from blanket.exact.numbers import arith
+from blanket.proofs import composition as comp
+from blanket.reports.certificate import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
+from blanket.reports.latex import exact_string
 from flint import fmpq
 
 from .deployment import Deployment
@@ -55,7 +58,6 @@ def _accountant(dep: Deployment, grid=None) -> ShuffleAccountant:
 
 
 def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = None) -> dict:
-    from .certificate import FAILS, HOLDS, INCONCLUSIVE
 
     acc = acc or _accountant(dep)
     acc.get_epsilon(claim.delta)  # chooses the grid (sandwich within 2 % at this δ)
@@ -108,13 +110,11 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
 
 
 def _s(q) -> str:
-    from .latex import exact_string
 
     return exact_string(q)
 
 
 def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | None = None) -> dict:
-    from .certificate import HOLDS
 
     acc = acc or _accountant(dep)
     e = acc.get_epsilon(target.delta)
@@ -141,9 +141,6 @@ def certify_composition(
     dep: Deployment, *, max_prec: int | None = None, command: str | None = None, progress: Progress | None = None
 ) -> dict:
     """The certificate (plain data) of a deployment with ``[[rounds]]``."""
-    from blanket.proofs import composition as comp
-
-    from .certificate import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
 
     t0 = time.time()
     acc = _accountant(dep)

@@ -69,6 +69,12 @@ import io
 import pathlib
 from typing import TYPE_CHECKING, Any
 
+from blanket.exact.accounting.accountant import ShuffledRR
+from blanket.exact.accounting.query import make_query
+from blanket.exact.mechanisms.finite import FiniteRandomizer
+from blanket.exact.numbers import guards
+from blanket.reports.latex import exact_string
+
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
@@ -132,7 +138,6 @@ class Round:
 
     def event(self) -> ShuffledRR:
         """The accountant's record (:class:`blanket.exact.accounting.accountant.ShuffledRR`)."""
-        from blanket.exact.accounting.accountant import ShuffledRR
 
         return ShuffledRR(k=self.k, epsilon0=self.epsilon0, n=self.n)
 
@@ -181,7 +186,6 @@ class Deployment:
     ) -> Query:
         """The validated query (:func:`blanket.exact.accounting.query.make_query`, the one builder shared with the
         command line and the API) for this deployment's randomizer and users at one ``epsilon`` or ``delta``."""
-        from blanket.exact.accounting.query import make_query
 
         names = {"n": "users.n", "epsilon": "claims.epsilon", "delta": "claims.delta", "dataset": "dataset"}
         return make_query(
@@ -196,7 +200,6 @@ class Deployment:
 
     def as_dict(self) -> dict:
         """The deployment as understood, as plain strings (for JSON and the certificate)."""
-        from blanket.reports.latex import exact_string
 
         params = {}
         for key, val in self.params.items():
@@ -470,7 +473,6 @@ def parse_deployment(
                 return _number(v, f"{T}.matrix[{i}][{j}]", lo=0, hi=1)
 
         matrix = [[entry(v, i, j) for j, v in enumerate(row)] for i, row in enumerate(raw)]
-        from blanket.exact.mechanisms.finite import FiniteRandomizer
 
         try:
             FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
@@ -648,7 +650,6 @@ def load_deployment(path: str | pathlib.Path, *, allow_paths: Iterable[str | pat
 
 def check_deployment_size(dep: Deployment) -> None:
     """Refuse (exit 2, with the estimate) a deployment whose certified evaluations would exceed the memory limit."""
-    from blanket.exact.numbers import guards
 
     guards.check_evaluation_memory(dep.n, name="users.n")
 

@@ -36,6 +36,10 @@ from typing import TYPE_CHECKING, Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, Undecided
+from blanket.exact.runtime.progress import Progress
+from blanket.reports.certificate import to_json
+from blanket.reports.certificate import versions as v
+from blanket.reports.output import write_document
 
 from .latex import PREAMBLE, TeX, display_result, render
 
@@ -229,7 +233,6 @@ def check_result(result: Result, *, quick: bool = False, progress: Progress | No
 def check_papers(paper: str | None = None, *, quick: bool = False, progress: bool = True) -> dict:
     """The full report as plain data (JSON content)."""
     core = importlib.import_module("blanket.proofs.core")
-    from blanket.exact.runtime.progress import Progress
 
     rs = core.results(paper)
     total = sum(min(len(r.grid), QUICK_POINTS) if quick else len(r.grid) for r in rs) or 1
@@ -268,7 +271,6 @@ def check_papers(paper: str | None = None, *, quick: bool = False, progress: boo
 
 
 def versions() -> dict:
-    from .certificate import versions as v
 
     return v()
 
@@ -279,8 +281,6 @@ def render_tex(report: dict) -> str:
 
 def write(report: dict, outdir: str | pathlib.Path, *, pdf: bool = True) -> Written:
     """Write ``paper-check.tex``, ``paper-check.json`` and (with TeX Live) ``paper-check.pdf`` (atomically)."""
-    from .certificate import to_json
-    from .output import write_document
 
     out = pathlib.Path(outdir)
     out.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ PNG + PDF + CSV files and return their paths.  ``quick`` uses a reduced grid
 
 from __future__ import annotations
 
+import csv
 import importlib
 import pathlib
 import pkgutil
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.reports.output import atomic_open
 
 if TYPE_CHECKING:
     from typing import Any
@@ -48,7 +50,6 @@ def output_dir(outdir: str | pathlib.Path) -> pathlib.Path:
 def save(fig: Any, outdir: str | pathlib.Path, name: str, *, dpi: int = 130) -> list:
     """Write ``name.png`` and ``name.pdf`` into ``outdir``, close ``fig``, return the two paths."""
     import matplotlib.pyplot as plt
-    from blanket.reports.output import atomic_open
 
     png, pdf = pathlib.Path(outdir) / f"{name}.png", pathlib.Path(outdir) / f"{name}.pdf"
     try:
@@ -63,9 +64,6 @@ def save(fig: Any, outdir: str | pathlib.Path, name: str, *, dpi: int = 130) -> 
 
 def write_csv(path: str | pathlib.Path, header: list, rows: Iterable[Sequence]) -> pathlib.Path:
     """Write ``header`` and then ``rows`` (lists of cells) to the CSV file ``path`` atomically; returns the path."""
-    import csv
-
-    from blanket.reports.output import atomic_open
 
     path = pathlib.Path(path)
     with atomic_open(path, "w", newline="") as fh:

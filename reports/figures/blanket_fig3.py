@@ -34,9 +34,14 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import blanket.proofs.blanket as B
+from blanket.exact.accounting.calibrate import epsilon0_for, epsilon_for_delta
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
 from blanket.exact.runtime.progress import Progress
+from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
+from blanket.exact.shuffled.krr import delta_blanket_view
 from blanket.reports.figures import Figure, output_dir, pyplot, save, write_csv
 from flint import fmpq
 
@@ -54,8 +59,6 @@ def _logspace(lo_exp: float, hi_exp: float, count: int) -> list[int]:
 
 def _binary_exact_delta(n: int):
     """δ(ε0, ε) of shuffled binary RR: exact worst case (n ≤ WORST_N_MAX) or max over the extreme datasets."""
-    from blanket.exact.mechanisms.finite import KRR
-    from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
 
     def f(eps0, eps):
         mech = KRR(2, epsilon0=eps0)
@@ -71,9 +74,6 @@ def _binary_exact_delta(n: int):
 
 
 def _blanket_view_delta(n: int, k: int):
-    from blanket.exact.mechanisms.finite import KRR
-    from blanket.exact.shuffled.krr import delta_blanket_view
-
     def f(eps0, eps):
         return delta_blanket_view(KRR(k, epsilon0=eps0), n, epsilon=eps, x=0, x2=1)
 
@@ -81,8 +81,6 @@ def _blanket_view_delta(n: int, k: int):
 
 
 def _panels(quick: bool):
-    import blanket.proofs.blanket as B
-
     C = B.FIGURE3_CURVES
     if quick:
         n1, n2, n4 = _logspace(3, 6, 3), _logspace(2, 5, 3), _logspace(2, 5, 3)
@@ -210,8 +208,6 @@ def _params_at(panel, extra, n):
 
 
 def _calibrate_bound(panel, result, extra, n, guess):
-    import blanket.proofs.blanket as B
-
     p, ex = _params_at(panel, extra, n)
     kw = dict(ex, n=n)
     if panel["solve"] == "epsilon":
@@ -222,8 +218,6 @@ def _calibrate_bound(panel, result, extra, n, guess):
 
 
 def _calibrate_exact(panel, delta_fn, n, guess):
-    from blanket.exact.accounting.calibrate import epsilon0_for, epsilon_for_delta
-
     p, _ = _params_at(panel, {}, n)
     if panel["solve"] == "epsilon":
         eps0 = p["epsilon0"]
@@ -254,8 +248,6 @@ def _sweep(pn: dict, name: str, ns: list, point: Callable, bar: Any) -> list:
 
 
 def _bound_point(pn, result, extra, n, guess):
-    import blanket.proofs.blanket as B
-
     br, val = _calibrate_bound(pn, result, extra, n, guess)
     if result is B.THEOREM_5_1 and pn["solve"] == "epsilon0" and br.lower == br.upper:
         # the search hit Theorem 5.1's hypothesis ε0 ≤ 1/2: the theorem says nothing beyond

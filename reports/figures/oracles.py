@@ -18,7 +18,12 @@ from __future__ import annotations
 import math
 import pathlib
 
+from blanket.exact.accounting.calibrate import epsilon_for_delta
+from blanket.exact.mechanisms import oracles as O
+from blanket.exact.mechanisms.oracles import LDP, clone_delta, same_family_delta
 from blanket.exact.numbers import arith
+from blanket.exact.runtime.progress import Progress
+from blanket.exact.shuffled.oracles import blanket_view_upper
 from flint import fmpq
 
 from . import Figure, output_dir, pyplot, save, write_csv
@@ -29,7 +34,6 @@ REL_TOL = "1e-2"
 
 
 def mechanisms(eps0: str = EPS0) -> list:
-    from blanket.exact.mechanisms import oracles as O
 
     e = math.exp(float(eps0))
     g = max(2, round(e + 1))
@@ -45,17 +49,12 @@ def mechanisms(eps0: str = EPS0) -> list:
 
 
 def _upper_fn(mech, n):
-    from blanket.exact.mechanisms.oracles import LDP, clone_delta
-    from blanket.exact.shuffled.oracles import blanket_view_upper
-
     if isinstance(mech, LDP):
         return lambda e: clone_delta(mech, n, epsilon=e), "clone pair (FOCS 2021)"
     return lambda e: blanket_view_upper(mech, n, epsilon=e), "blanket view (fast upper end, Lemma 5.3)"
 
 
 def _lower_fn(mech, n):
-    from blanket.exact.mechanisms.oracles import same_family_delta
-
     return lambda e: same_family_delta(mech, n, epsilon=e)
 
 
@@ -70,9 +69,6 @@ def _zero_at_eps0(fn, mech):
 
 
 def _series(quick: bool, ns=None, only=None):
-    from blanket.exact.accounting.calibrate import epsilon_for_delta
-    from blanket.exact.runtime.progress import Progress
-
     ns = ns or ([10**3, 10**4] if quick else [10**3, 10**4, 10**5, 10**6])
     mechs = [(a, b) for a, b in mechanisms() if only is None or a in only]
     rows = []

@@ -27,6 +27,9 @@ from typing import Any
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.types import NumberOrBall
 from blanket.exact.protocols import tdlap as xt
+from blanket.exact.runtime.progress import Progress
+from blanket.proofs import pure_dp as P
+from blanket.proofs.core import get
 from flint import fmpq
 
 from . import Figure, output_dir, pyplot, save, write_csv
@@ -41,8 +44,6 @@ def _series(quick: bool):
     q = fmpq(1, 1000)
     m = 3
     rows = []
-    from blanket.exact.runtime.progress import Progress
-    from blanket.proofs import pure_dp as P
 
     with arith.precision(128), Progress(len(s_values), "pure-dp-llr") as bar:
         for s in s_values:
@@ -161,9 +162,6 @@ def _error_series(quick: bool):
     that the noise does not wrap; the noise window ``W = 80 k/eps`` leaves out mass ``< e^{-39}``, which the
     enclosures include.
     """
-    from blanket.exact.runtime.progress import Progress
-    from blanket.proofs import pure_dp as P
-    from blanket.proofs.core import get
 
     eps_values = (
         [fmpq(1, 8), fmpq(1, 2), fmpq(2)]

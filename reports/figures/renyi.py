@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import pathlib
 
+from blanket.exact.accounting import renyi as xr
+from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
+from blanket.exact.runtime.progress import Progress
+from blanket.proofs import renyi as R
 from blanket.reports.figures import Figure, output_dir, pyplot, save, write_csv
 
 SETTINGS_FULL = (("1000", "1/2"), ("1000", "2"), ("300", "1"))
@@ -22,10 +26,6 @@ ORDERS_QUICK = ("3/2", "2", "3", "5")
 
 
 def _curves(n, e0, orders):
-    from blanket.exact.accounting import renyi as xr
-    from blanket.exact.mechanisms.finite import BinaryRR
-    from blanket.proofs import renyi as R
-
     rows = []
     mech = BinaryRR(epsilon0=e0)
     for o in orders:
@@ -56,7 +56,6 @@ def _curves(n, e0, orders):
 
 def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     plt = pyplot()
-    from blanket.exact.runtime.progress import Progress
 
     settings = SETTINGS_QUICK if quick else SETTINGS_FULL
     orders = ORDERS_QUICK if quick else ORDERS_FULL

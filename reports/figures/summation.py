@@ -31,7 +31,9 @@ from typing import Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
+from blanket.exact.protocols.summation import calibrated_protocol
 from blanket.exact.runtime.progress import Progress
+from blanket.proofs import summation as S
 from blanket.reports.figures import Figure, pyplot, save, write_csv
 
 DELTA = "1e-6"
@@ -57,7 +59,6 @@ def _f(v):
 
 def compute(quick: bool = False) -> list:
     """Rows ``{epsilon, n, k, gamma, mse_exact, thm41, thm42_best, m_best, thm42}``: decimal strings ("" = not applicable)."""
-    from blanket.proofs import summation as S
 
     rows = []
     ns = _ns(quick)
@@ -93,7 +94,6 @@ CALIBRATED_NS = (10**2, 10**3, 10**4, 10**5, 10**6)
 
 def privacy_rows() -> list:
     """``[(n, k, gamma_upper, eps_lower, eps_upper)]``: certified ε at Theorem 4.1's γ (ε target 1, δ = 1e-6)."""
-    from blanket.proofs import summation as S
 
     out = []
     with Progress(len(PRIVACY_NS), "summation-privacy") as bar:
@@ -115,8 +115,6 @@ def privacy_rows() -> list:
 
 def calibrated_rows() -> list:
     """``[(n, k, gamma, mse)]``: the protocol with Theorem 4.1's k and the smallest γ certified by the exact blanket view (ε = 1, δ = 1e-6)."""
-    from blanket.exact.protocols.summation import calibrated_protocol
-    from blanket.proofs import summation as S
 
     out = []
     with Progress(len(CALIBRATED_NS), "summation-calibrated") as bar:
