@@ -46,6 +46,7 @@ import jinja2
 import sympy as sp
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.types import NumberOrBall
+from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.stringpict import prettyForm
 
 from .output import atomic_write
@@ -777,6 +778,28 @@ PREAMBLE = TeX(r"""\pdfinfoomitdate=1
 
 
 # ------------------------------------------------------------ display math
+class _Printer(LatexPrinter):
+    r"""sympy's LaTeX printer, except that ``e`` raised to a tall argument (one holding a fraction) is printed
+    ``\exp\left(…\right)`` on the line: a fraction in a superscript is set in script size, unreadable."""
+
+    def _print_ExpBase(self, expr: Any, exp: Any = None) -> str:
+        arg = self._print(expr.args[0])
+        if r"\frac" in arg:
+            return self._do_exponent(r"\exp\left(%s\right)" % arg, exp)
+        return super()._print_ExpBase(expr, exp)
+
+
+def latex_of(expr: Any) -> str:
+    r"""``sympy.latex(expr)`` with :class:`_Printer`'s rule for tall exponents.
+
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> latex_of(sp.exp(-x)), latex_of(sp.exp(-x / (x + 1)))
+    ('e^{- x}', '\\exp\\left(- \\frac{x}{x + 1}\\right)')
+    """
+    return _Printer().doprint(expr)
+
+
 #: widest formula line, in characters of sympy's 2-D ``pretty`` form, that fits the text width at 10pt
 MAX_WIDTH = 86
 _REL = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "==": "=", "!=": r"\ne"}
@@ -861,13 +884,13 @@ def _rows(lhs_tex: str, rel: str, rhs, lhs_width: int) -> list:
         return [lhs_tex] + _rows("", rel, rhs, 0)
     room = max(MAX_WIDTH - lhs_width - 3, 30)
     if _width(rhs) <= room or not isinstance(rhs, sp.Add):
-        return [f"{lhs_tex} &{rel} {sp.latex(rhs)}"]
+        return [f"{lhs_tex} &{rel} {latex_of(rhs)}"]
     rows: list = []
     line: list = []
     used = 0
     for i, t in enumerate(rhs.as_ordered_terms()):
         neg = t.could_extract_minus_sign()
-        body = sp.latex(-t if neg else t)
+        body = latex_of(-t if neg else t)
         if isinstance(-t if neg else t, sp.Add):
             body = r"\left(" + body + r"\right)"
         piece = ("- " if neg else ("" if i == 0 else "+ ")) + body
@@ -903,7 +926,7 @@ def _opaque(statement):
         if isinstance(f, sp.Function) and "_latex" in type(f).__dict__ and f not in subs:
             _OPAQUE_COUNT[0] += 1
             o = _Opaque(f"_opaque{_OPAQUE_COUNT[0]}")
-            o._tex = sp.latex(f)
+            o._tex = latex_of(f)
             o._w = max(1, len(re.sub(r"\\[A-Za-z]+|[{}\\]", "", o._tex)) * 2 // 3)
             subs[f] = o
     return statement.xreplace(subs) if subs else statement
@@ -969,14 +992,14 @@ def display(statement: Any, hypotheses: Sequence = ()) -> TeX:
     """
 
     hyps = [h for h in hypotheses if sp.sympify(h) is not sp.true]
-    hyp_tex = [sp.latex(tidy(h)) for h in hyps]
+    hyp_tex = [latex_of(tidy(h)) for h in hyps]
     hyp_width = sum(_width(h) + 3 for h in hyps)
     if isinstance(statement, sp.And) and all(isinstance(a, sp.core.relational.Relational) for a in statement.args):
         # a conjunction of relations: one display per relation (the hypotheses after the last one)
         parts = [display(a, hypotheses if i == len(statement.args) - 1 else ()) for i, a in enumerate(statement.args)]
         return TeX("\n".join(str(t) for t in parts))
     if not isinstance(statement, sp.core.relational.Relational):
-        body = sp.latex(statement)
+        body = latex_of(statement)
         if hyps:
             body += r"\quad\text{if}\quad " + r",\ ".join(hyp_tex)
         return TeX(r"\[ " + body + r" \]")
@@ -984,7 +1007,7 @@ def display(statement: Any, hypotheses: Sequence = ()) -> TeX:
     lhs, rhs = tidy(statement.lhs), tidy(statement.rhs)
     rel = _REL.get(statement.rel_op, sp.latex(statement.rel_op))
     if _width(lhs) + _width(rhs) + 3 + hyp_width <= MAX_WIDTH:
-        one = sp.latex(statement.func(lhs, rhs, evaluate=False))
+        one = latex_of(statement.func(lhs, rhs, evaluate=False))
         if hyps:
             one += r"\quad\text{if}\quad " + r",\ ".join(hyp_tex)
         return TeX(r"\[ " + one + r" \]")
@@ -1007,11 +1030,11 @@ def display(statement: Any, hypotheses: Sequence = ()) -> TeX:
     if isinstance(rhs, sp.Piecewise):  # one row per piece: "lhs <= e_i  if c_i"
         rows = []
         for e, c in rhs.args:
-            cond = r"\quad\text{otherwise}" if c is sp.true else r"\quad\text{if}\ " + sp.latex(namer.fit(c, 30))
-            piece = _rows(sp.latex(lhs), rel, fitted(e, room - 12), _width(lhs))
+            cond = r"\quad\text{otherwise}" if c is sp.true else r"\quad\text{if}\ " + latex_of(namer.fit(c, 30))
+            piece = _rows(latex_of(lhs), rel, fitted(e, room - 12), _width(lhs))
             rows += piece[:-1] + [piece[-1] + cond]
     else:
-        rows = _rows(sp.latex(lhs), rel, fitted(rhs, room), _width(lhs))
+        rows = _rows(latex_of(lhs), rel, fitted(rhs, room), _width(lhs))
     i = 0
     while i < len(namer.defs):
         u, e = namer.defs[i]
@@ -1022,7 +1045,7 @@ def display(statement: Any, hypotheses: Sequence = ()) -> TeX:
             else sp.Add(*[namer.fit(t, MAX_WIDTH - 12) for t in e.args], evaluate=False)
         )
         namer.defs[i] = (u, e)
-        rows += _rows((r"\text{where}\ " if i == 0 else r"\text{and}\ ") + sp.latex(u), "=", e, _width(u) + 7)
+        rows += _rows((r"\text{where}\ " if i == 0 else r"\text{and}\ ") + latex_of(u), "=", e, _width(u) + 7)
         i += 1
     if hyps:
         line: list = []

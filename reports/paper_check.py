@@ -127,6 +127,13 @@ def check_point(result: Result, params: dict, *, prec: int = arith.DEFAULT_PREC)
             elif ev.lhs is None:
                 row["outcome"] = "bound only"
                 row["detail"] = "no exact reference registered for this result"
+            elif result.kind == "identity" and arith.ball(ev.lhs).overlaps(arith.ball(ev.rhs)):
+                # balls can refute an equality but never certify one between irrational values
+                row["outcome"] = "consistent"
+                row["detail"] = (
+                    "both sides' enclosures overlap (an equality of irrational values cannot be certified "
+                    "numerically; see the symbolic check)"
+                )
             else:
                 row["outcome"] = "undecided"
     except HypothesisViolation as exc:
