@@ -133,8 +133,11 @@ def make(outdir: pathlib.Path, *, quick: bool = False) -> list:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("n (users)")
-    ax.set_ylabel("central epsilon at delta = 1e-6")
-    ax.set_title(f"Shuffled frequency oracles, eps0 = {EPS0}: certified upper (solid) and lower (dashed)")
+    ax.set_ylabel(r"central $\varepsilon$ at $\delta = 10^{-6}$")
+    ax.set_title(
+        f"Shuffled frequency oracles, $\\varepsilon_0$ = {EPS0}\ncertified upper (solid) and lower (dashed) bounds",
+        fontsize=11,
+    )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
