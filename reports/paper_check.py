@@ -54,11 +54,15 @@ DIGITS = 6
 QUICK_POINTS = 1
 
 
-def _interval(v) -> dict | None:
+#: quantities that are >= 0 by definition: a reference enclosure reaching below 0 is printed from 0, with the reason
+NONNEG_QUANTITIES = frozenset({"delta", "epsilon", "renyi", "mse", "mass", "std", "probability", "failure"})
+
+
+def _interval(v, nonneg: bool = False) -> dict | None:
     if v is None or isinstance(v, bool):
         return None
     try:
-        return arith.decimal_interval(v, DIGITS)
+        return arith.nonneg_interval(v, DIGITS) if nonneg else arith.decimal_interval(v, DIGITS)
     except (BlanketError, TypeError, ValueError):
         return {"lower": str(v), "upper": str(v)}
 
@@ -106,7 +110,7 @@ def check_point(result: Result, params: dict, *, prec: int = arith.DEFAULT_PREC)
         if result.exact is not None:
             with arith.precision(prec):
                 ref = result.exact(**params)
-            row["reference"] = _interval(ref.value)
+            row["reference"] = _interval(ref.value, nonneg=result.quantity in NONNEG_QUANTITIES)
             row["reference_what"] = ref.what
             row["reference_relation"] = ref.relation
         if ref is not None and bound is not None:
