@@ -285,8 +285,6 @@ def _delta_raw(
         return w.value, w
     if kind == "c":
         return delta_binary(mech, n, c, epsilon=epsilon, exp_epsilon=exp_epsilon), None
-    from blanket.exact.shuffled import krr  # lazy: profiles works for k = 2 without it
-
     if kind == "blanket":
         return krr.delta_blanket_view(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon), None
     return krr.delta_krr_family(mech, n, kind, epsilon=epsilon, exp_epsilon=exp_epsilon), None
@@ -532,8 +530,6 @@ def _calibrate_view(q: Query, rel_tol: fmpq, progress: Any) -> Bracket:
     bound, not from rounding), then certifies the failing end: typically 5–9 evaluations where the general search
     escalated to 256 bits and spent about 11.  Cost: that many evaluations, each O(√n).
     """
-    from blanket.exact.shuffled import krr  # lazy: profiles works for k = 2 without it
-
     bar = Progress(None, f"epsilon on {q.dataset}", enabled=None if progress else False, unit="eval")
 
     def tick(eps: fmpq) -> None:
@@ -668,14 +664,14 @@ def _epsilon(
     mech, n, kind, c = q.mechanism, q.n, q.dataset_kind, q.c
     if kind == "bracket" or (kind == "worst" and mech.k != 2):
         return _epsilon_bracket(q, rel_tol, start_prec, cap, progress)
-    hi = _epsilon_hi(mech)
-    guess = _guess(mech, n, q.delta)
-    if guess is not None and not (0 < guess < float(hi.p) / float(hi.q)):
-        guess = None
     if kind in KRR_VIEWS:
         return EpsilonProfile(
             _calibrate_view(q, rel_tol, progress), q.dataset, RELATION[kind], _attained(kind, c, n), c
         )
+    hi = _epsilon_hi(mech)
+    guess = _guess(mech, n, q.delta)
+    if guess is not None and not (0 < guess < float(hi.p) / float(hi.q)):
+        guess = None
     if kind != "worst":
         bar, fun = _on_dataset(q, f"epsilon on {q.dataset}", progress)
         with bar:
