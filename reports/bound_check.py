@@ -110,6 +110,7 @@ import itertools
 import json
 import math
 import pathlib
+import shutil
 import signal
 import tempfile
 import threading
@@ -118,6 +119,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+import mpmath
 import sympy as sp
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
@@ -129,8 +131,8 @@ from blanket.exact.numbers.guards import check_epsilon0, max_memory
 from blanket.exact.runtime.progress import Progress
 from blanket.exact.shuffled.binary import delta_binary_worst
 from blanket.exact.shuffled.enumerate import delta_class, delta_dataset, worst_cases
-from blanket.exact.shuffled.krr import delta_krr_family
-from blanket.exact.shuffled.oracles import OracleMatrix
+from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
+from blanket.exact.shuffled.oracles import OracleMatrix, blanket_view_delta_fast
 from blanket.proofs.core import arb_eval, get
 from blanket.reports import latex
 from blanket.reports.bound_worker import BoundNotEvaluable, BoundProcess
@@ -249,19 +251,14 @@ def _convert_result(v) -> BoundValue:
         if not v.is_finite():
             raise InvalidArgument("bound value", str(v), "must be a finite ball")
         return BoundValue(v, False, raw)
-    try:
-        import mpmath
-
-        if isinstance(v, mpmath.mpf):
-            if mpmath.isinf(v) and v > 0:
-                return BoundValue(None, True, raw)
-            if not mpmath.isfinite(v):
-                raise InvalidArgument("bound value", raw, "must be a number, not nan or -inf")
-            sign, man, exp, _ = v._mpf_
-            f = Fraction(int(man) * 2**exp) if exp >= 0 else Fraction(int(man), 2 ** (-exp))
-            return _float_ball(-f if sign else f, raw)
-    except ImportError:  # pragma: no cover
-        pass
+    if isinstance(v, mpmath.mpf):
+        if mpmath.isinf(v) and v > 0:
+            return BoundValue(None, True, raw)
+        if not mpmath.isfinite(v):
+            raise InvalidArgument("bound value", raw, "must be a number, not nan or -inf")
+        sign, man, exp, _ = v._mpf_
+        f = Fraction(int(man) * 2**exp) if exp >= 0 else Fraction(int(man), 2 ** (-exp))
+        return _float_ball(-f if sign else f, raw)
     if isinstance(v, float):
         if v != v:
             raise InvalidArgument("bound value", raw, "must be a number, not nan")
@@ -1234,13 +1231,11 @@ class Search:
         )
 
     def phase_hypothesis(self, share: float) -> None:
-        try:
-            from hypothesis import HealthCheck, Phase, find, settings
-            from hypothesis import strategies as st
-            from hypothesis.errors import NoSuchExample
-        except ImportError:  # pragma: no cover
-            self.phases.append({"phase": "hypothesis", "what": "skipped: hypothesis is not installed", "done": 0})
-            return
+        # hypothesis (a dependency) is imported here: it takes a while, and only this phase uses it
+        from hypothesis import HealthCheck, Phase, find, settings
+        from hypothesis import strategies as st
+        from hypothesis.errors import NoSuchExample
+
         d = self.bound.domain
         n_top = self.n_exhaustive
         if n_top < self.n_lo:
@@ -1288,8 +1283,6 @@ class Search:
         result = None
         # hypothesis caches constants of "local" modules under ./.hypothesis: point it at a temporary directory
         # (removed afterwards) so that nothing outside the output directory is ever written
-        import shutil
-
         from hypothesis import configuration as hconf
 
         old_home = getattr(hconf, "__hypothesis_home_directory", None)
@@ -1385,11 +1378,6 @@ class Search:
         """Blanket-view upper bounds at the grid points that hold (δ-bounds only; a few points)."""
         if self.bound.quantity != "delta":
             return
-        try:
-            from blanket.exact.shuffled.krr import delta_blanket_view
-        except ImportError:
-            self.notes.append("blanket-view tightness skipped: exact.shuffled.krr is not available")
-            return
         holds = [
             p
             for p in self.points
@@ -1407,8 +1395,6 @@ class Search:
             try:
                 with arith.precision(128):
                     if is_oracle(self.bound.mechanism):
-                        from blanket.exact.shuffled.oracles import blanket_view_delta_fast
-
                         rec = mechanism_record(self.bound.mechanism, p.k, p.epsilon0)
                         p.blanket = blanket_view_delta_fast(rec, p.n, epsilon=p.param)
                     else:

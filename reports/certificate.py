@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
 import json
 import math
 import pathlib
@@ -74,6 +73,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
+from blanket.exact.accounting import profiles
 from blanket.exact.accounting.calibrate import epsilon_for_delta, float_bisect
 from blanket.exact.accounting.profiles import check_worst_cost, eps0_of, sweep_worst
 from blanket.exact.mechanisms import oracles as O
@@ -81,6 +81,10 @@ from blanket.exact.mechanisms import registry
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InfeasibleTarget, InvalidArgument, Undecided
 from blanket.exact.runtime.budget import TooExpensive, worst_cost
+from blanket.exact.shuffled import binary, krr
+from blanket.exact.shuffled import certified as cb
+from blanket.exact.shuffled import enumerate as en
+from blanket.proofs import core
 from blanket.reports.latex import PREAMBLE, render
 from blanket.reports.output import write_document
 from flint import arb, fmpq
@@ -152,13 +156,6 @@ FAMILY_TEXT = {
 }
 
 
-def _optional(module: str):
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        return None
-
-
 # ================================================================ sources of certified values
 @dataclasses.dataclass
 class Source:
@@ -189,9 +186,6 @@ def _dataset_text(others, x, x2, n):
 
 
 def _enumeration_work(mech, n) -> int | None:
-    en = _optional("blanket.exact.shuffled.enumerate")
-    if en is None:
-        return None
     k_in = getattr(mech, "k_in", None) or len(mech.matrix())  # never build a k x k matrix just to count
     if math.comb(n + k_in - 2, k_in - 1) > 50 * ENUMERATION_WORK:  # multisets of the others: cheap upper estimate
         return None
@@ -234,11 +228,8 @@ def sources(
         return oracle_sources(mech, n)
     k = getattr(mech, "k", None)
     is_krr = dep.mechanism in ("krr", "binary_rr")
-    binary = _optional("blanket.exact.shuffled.binary")
-    krr = _optional("blanket.exact.shuffled.krr")
-    if is_krr and k == 2 and binary is not None and hasattr(binary, "delta_binary_worst"):
-        if krr is not None and hasattr(krr, "delta_blanket_view"):
-            out.append(_blanket_source(mech, n, krr))
+    if is_krr and k == 2:
+        out.append(_blanket_source(mech, n, krr))
 
         def comp_c0(eps, mech=mech):
             return binary.delta_binary(mech, n, 0, epsilon=eps), {
@@ -274,7 +265,6 @@ def sources(
         return out
     work = _enumeration_work(mech, n)
     if work is not None and work <= ENUMERATION_WORK:
-        en = importlib.import_module("blanket.exact.shuffled.enumerate")
 
         def comp(eps, mech=mech):
             w = en.worst_case(mech, n, epsilon=eps)
@@ -296,9 +286,9 @@ def sources(
             )
         )
         return out
-    if krr is not None and hasattr(krr, "delta_blanket_view") and (is_krr or dep.mechanism == "matrix"):
+    if is_krr or dep.mechanism == "matrix":
         out.append(_blanket_source(mech, n, krr))
-    if krr is not None and hasattr(krr, "delta_krr_family") and is_krr:
+    if is_krr:
         for fam in ("same", "neighbour", "third"):
             if fam == "third" and k is not None and k < 3:
                 continue
@@ -325,7 +315,6 @@ def oracle_sources(mech: Randomizer, n: int) -> list[Source]:
     """Sources for a closed-form record (exact/mechanisms/oracles.py): every applicable certified upper bound of
     :mod:`exact.shuffled.certified` (the smallest decides: best certified bound wins) and the concrete-dataset lower
     bound, so that a claim can FAIL."""
-    cb = importlib.import_module("blanket.exact.shuffled.certified")
     out: list[Source] = []
     for r in cb.upper_routes(mech, n):
 
@@ -381,7 +370,6 @@ def candidate_results(dep: Deployment) -> list:
     results about another quantity (a composed ``epsilon_total``) are not
     candidates even when their symbols share names with the deployment's.
     """
-    core = importlib.import_module("blanket.proofs.core")
     fams = _FAMILIES[dep.mechanism]
     out = []
     for r in core.results():
@@ -453,7 +441,6 @@ def lhs_applies(result: Result, dep: Deployment, provided: dict) -> tuple:
       worst-case δ is non-decreasing in ε0.  Otherwise it is not used.
     """
 
-    core = importlib.import_module("blanket.proofs.core")
     lhs = getattr(result.statement, "lhs", None)
     if lhs is None or isinstance(lhs, sp.Symbol) or not getattr(lhs, "args", ()):
         return True, ""
@@ -564,7 +551,6 @@ def result_entry(r: Result) -> dict:
 
 
 def _find_results(paper, label) -> list:
-    core = importlib.import_module("blanket.proofs.core")
     return [r for r in core.results(paper) if r.label == label and not r.known_false]
 
 
@@ -1078,13 +1064,8 @@ def certify_target(
         "relative_width": None,
         "upper_key": None,
     }
-    profiles = _optional("blanket.exact.accounting.profiles")
     k = getattr(mech, "k", None)
-    use_profiles = (
-        profiles is not None
-        and dep.mechanism in ("krr", "binary_rr")
-        and not any(s.key == "exact-worst-enumeration" for s in srcs)
-    )
+    use_profiles = dep.mechanism in ("krr", "binary_rr") and not any(s.key == "exact-worst-enumeration" for s in srcs)
     if use_profiles:
         rel = "1e-4"
         pr = None
@@ -1326,7 +1307,6 @@ def certify(
     chain = []
     used = {e["key"] for c in claims for e in (c["upper"], c["lower"]) if e and e.get("key")}
     used |= {t["upper_key"] for t in targets if t.get("upper_key")}
-    core = importlib.import_module("blanket.proofs.core")
     for s in srcs:
         if s.key not in used:
             continue

@@ -102,6 +102,7 @@ from blanket.exact.runtime.budget import refuse_over_limits
 from blanket.exact.runtime.executors import block_ranges, executor_cores, map_blocks
 from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
+from threadpoolctl import threadpool_limits
 
 #: exact (rational) computation is used up to this many users when every input is exact
 EXACT_MAX_N = 200
@@ -1118,18 +1119,12 @@ def _scan_block(mech, n: int, lam, start: int, stop: int, block: int | None = No
 
 
 def _one_blas_thread():
-    """A context limiting BLAS (numpy's ``@``) to one thread in this process, or a no-op without threadpoolctl.
+    """A context limiting BLAS (numpy's ``@``) to one thread in this process (threadpoolctl).
 
     The scan's matrix products are small (``SWEEP_BLOCK × SWEEP_BLOCK`` by ``SWEEP_BLOCK × W``); the
     parallelism is over blocks (one process per core), and a multi-threaded BLAS inside every worker only
     oversubscribes the cores (measured: ≈ 4× the CPU time per product on the shared 2-core machine).
     Changes no value: the products' error bound (Lemma R6) holds for any summation order."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl is a dependency; speed only
-        from contextlib import nullcontext
-
-        return nullcontext()
     return threadpool_limits(limits=1, user_api="blas")
 
 

@@ -301,9 +301,7 @@ def lower_bound(
     if isinstance(mech, oracles.Geometric):
         if not _geometric_small(mech, n):
             # every n: the same datasets, post-processed to a threshold count (exact.shuffled.geometric)
-            from blanket.exact.shuffled.geometric import geometric_lower_dataset
-
-            return geometric_lower_dataset(mech, n, **kw)
+            return geometric.geometric_lower_dataset(mech, n, **kw)
 
         v = delta_dataset(mech.matrix(), [0] * (n - 1), 0, mech.m - 1, **kw)
         return getattr(v, "value", v), f"all other {n - 1} users hold 0; the differing user holds 0 versus {mech.m - 1}"
