@@ -1,6 +1,6 @@
 """Tests of exact.accounting.profiles (the dataset dispatcher and certified ε(δ), ε0 for a target).
 
-Independent routes: exact.shuffled.krr (engineer B's four-atom engine) for the k = 2
+Independent routes: exact.shuffled.krr (the four-atom engine) for the k = 2
 families against exact.shuffled.binary, exact rationals, and direct re-evaluation of
 calibrated ends at another precision.
 """

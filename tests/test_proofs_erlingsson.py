@@ -51,7 +51,6 @@ def test_theorem_7_value_against_mpmath():
 
 def test_theorem_7_above_exact_shuffled_rr():
     """Sanity of the spec: the exact ε(δ) of shuffled binary RR is far below 12 ε0 √(log(1/δ)/n)."""
-    pytest.importorskip("blanket.exact.accounting.calibrate")
     p = {"n": "1000", "epsilon0": "1/4", "delta": "1e-6"}
     with precision(128):
         b = E.THEOREM_7.bound(**p)

@@ -164,7 +164,6 @@ def test_every_result_registered_with_grid():
 
 
 def test_conversions_are_valid_against_exact_epsilon():
-    pytest.importorskip("blanket.exact.accounting.calibrate")
     n, e0, d = 200, fmpq(1, 2), "1e-3"
     mech = BinaryRR(epsilon0=e0)
     with precision(128):

@@ -314,7 +314,6 @@ def test_cli_bound():
 
 def test_cli_delta_conversion_costs(capsys):
     """The RDP route's ε is a valid upper end: never below the exact ε(δ), improved ≤ standard."""
-    pytest.importorskip("blanket.exact.accounting.calibrate")
     import json
 
     from blanket.reports.cli import main
