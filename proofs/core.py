@@ -752,11 +752,16 @@ class Result:
 REGISTRY: dict[str, Result] = {}
 
 
-def register(result: Result) -> Result:
-    """Add a result to the registry (keys are unique) and return it."""
+#: key -> the name of the module that registered it (orders :func:`results` independently of import order)
+_ORIGIN: dict[str, str] = {}
+
+
+def register(result: Result, *, origin: str = "") -> Result:
+    """Add a result to the registry (keys are unique) and return it; ``origin`` is the registering module."""
     if result.key in REGISTRY:
         raise InvalidArgument("key", result.key, "is already registered")
     REGISTRY[result.key] = result
+    _ORIGIN[result.key] = origin
     return result
 
 
@@ -873,7 +878,7 @@ class ResultTable:
             symbolic=symbolic,
             exact=exact,
         )
-        self.results[key] = register(result)
+        self.results[key] = register(result, origin=str(self.namespace.get("__name__", self.filename)))
         return result
 
     @staticmethod
@@ -937,15 +942,15 @@ class ResultTable:
 
 
 def results(paper: str | None = None, *, include_false: bool = True) -> list[Result]:
-    """Every registered result (of one paper if given), in registration order."""
+    """Every registered result (of one paper if given), grouped by registering module (in name order) and in
+    registration order within a module: the same order whichever module a process imported first."""
     _load_all()
     if paper is not None:
         paper = PAPER_ALIASES.get(paper, paper)
         if paper not in PAPERS:
             raise InvalidArgument("paper", paper, f"must be one of {sorted(PAPERS) + sorted(PAPER_ALIASES)}")
-    return [
-        r for r in REGISTRY.values() if (paper is None or r.paper == paper) and (include_false or not r.known_false)
-    ]
+    ordered = sorted(REGISTRY.values(), key=lambda r: _ORIGIN.get(r.key, ""))  # stable: registration order kept
+    return [r for r in ordered if (paper is None or r.paper == paper) and (include_false or not r.known_false)]
 
 
 def get(key_or_label: str, variant: str | None = None) -> Result:
