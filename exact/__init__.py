@@ -1,6 +1,7 @@
 """The exact layer: the true quantities, as exact rationals (``fmpq``) or ``arb`` balls that contain them.
 
-Subpackages (each ``__init__`` lists its modules and public names, loaded lazily):
+Subpackages (each ``__init__`` holds one table of its modules and the public names each defines, loaded lazily by
+:mod:`~blanket.exact.lazy`: importing a subpackage imports none of its modules):
 
 * :mod:`~blanket.exact.numbers` — exact inputs, balls and precision, the error classes, input and resource guards;
 * :mod:`~blanket.exact.mechanisms` — local randomizers (finite matrices, k-RR, the frequency oracles) and the one

@@ -1,15 +1,10 @@
 """Privacy profiles, calibration, Rényi divergences, privacy loss distributions and the accountant.
 
-Modules: ``accountant``, ``calibrate``, ``pld``, ``profiles``, ``query``, ``renyi``, ``renyi_families``.
-Public names are loaded lazily (importing the package imports no module).
 Names defined in several modules are not re-exported here: check_worst_cost.
 """
 
-from __future__ import annotations
-
 from blanket.exact.lazy import lazy_package
 
-#: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
     'accountant': 'CertifiedDelta CertifiedEpsilon ShuffleAccountant ShuffledRR Shuffled clone_pair four_value_lower_pair',
     'calibrate': 'Bracket epsilon0_for epsilon_for_delta validated_search gaussian_epsilon_guess',

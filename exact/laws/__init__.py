@@ -1,14 +1,7 @@
-"""Count laws: the windowed binomial engine, and divergences between finite distributions.
-
-Modules: ``binomial``, ``divergences``.
-Public names are loaded lazily (importing the package imports no module).
-"""
-
-from __future__ import annotations
+"""Count laws: the windowed binomial engine, and divergences between finite distributions."""
 
 from blanket.exact.lazy import lazy_package
 
-#: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
     'binomial': 'FloatLaw FloatRouteUnavailable ball_factor ball_product bernoulli_rel bernoulli_step dot_nonneg float_ball float_param float_window gamma pairwise_depth pairwise_sum pmf rel_combine suffix_sums tail tail_step to_ball float_upper window window_bounds window_to_tail window_dots',
     'divergences': 'Windowed align hockey_stick llr_distance renyi renyi_moment total_variation',

@@ -1,14 +1,7 @@
-"""Local randomizers: finite matrices (k-RR, binary RR, any FiniteRandomizer) and the frequency oracles.
-
-Modules: ``finite``, ``oracles``, ``registry``.
-Public names are loaded lazily (importing the package imports no module).
-"""
-
-from __future__ import annotations
+"""Local randomizers: finite matrices (k-RR, binary RR, any FiniteRandomizer) and the frequency oracles."""
 
 from blanket.exact.lazy import lazy_package
 
-#: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
     'finite': 'BinaryRR FiniteRandomizer KRR Randomizer amplification_law delta_query eps0_description eps0_pair',
     'oracles': 'Geometric Hadamard LDP MAX_MATRIX_OUTPUTS OLH OUE SUE Subset UnaryEncoding best_upper_delta blanket_view_delta blanket_view_delta_enumerate blanket_view_delta_merged clone_delta clone_pair_law epsilon_upper make_mechanism same_family_delta variation_ratio_delta',

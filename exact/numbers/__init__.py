@@ -1,14 +1,8 @@
-"""Exact inputs, balls and precision, the error classes, input/resource guards, and the number types.
-
-Modules: ``arith``, ``errors``, ``guards``, ``types`` (type aliases for signatures).
-Public names are loaded lazily (importing the package imports no module).
-"""
-
-from __future__ import annotations
+"""Exact inputs, balls and precision, the error classes, input/resource guards, and the number types (``types``:
+type aliases for signatures)."""
 
 from blanket.exact.lazy import lazy_package
 
-#: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
     'arith': 'add ball decimal_interval decimal_string decisive_interval endpoints escalate exact exact_in exp_ball exp_param ge gt integer_in is_exact_number is_zero le log_ball lt maximum minimum mul nonneg_interval positive_part power repeated_product precision rel_width sign',
     'errors': 'BlanketError FloatRefused HypothesisViolation InfeasibleTarget InvalidArgument Undecided',

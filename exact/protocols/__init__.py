@@ -1,15 +1,9 @@
-"""Protocols built on shuffling: real summation and the Cheu–Yan truncated discrete Laplace aggregator.
-
-Modules: ``summation``, ``tdlap`` (laws and the relaxed aggregator), ``pure_sum`` (the exact quantities of the
-Cheu–Yan claims and protocol).
-Public names are loaded lazily (importing the package imports no module).
-"""
-
-from __future__ import annotations
+"""Protocols built on shuffling: real summation (``summation``) and the Cheu–Yan truncated discrete Laplace
+aggregator (``tdlap``: laws and the relaxed aggregator; ``pure_sum``: the exact quantities of the Cheu–Yan claims
+and protocol)."""
 
 from blanket.exact.lazy import lazy_package
 
-#: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
     'summation': 'Protocol1D calibrated_protocol cbrt_ceil certified_epsilon histogram_law interval_index interval_probabilities lemma_4_4_terms midpoint_sum midpoint_sum_min midpoints pair_delta posterior_mean_randomizer protocol_mse_bruteforce rational_upper single_error sum_protocol_mse worst_delta_bruteforce',
     'tdlap': 'Groups PolyaCheck RelaxedAggregator analyzer dlap_moment dlap_pmf dlap_tail geo_moment lattice_component llr_exact_or_ball max_ratio mirrored_component mixture pairwise_llr_certified polya_masses polya_share_check r_from_rho ratio tdlap_masses tdlap_moment tdlap_normaliser tdlap_pmf',

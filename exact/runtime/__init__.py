@@ -1,14 +1,7 @@
-"""How long computations run: local process pools and Dask, progress bars, up-front cost refusal.
-
-Modules: ``budget``, ``executors``, ``progress``.
-Public names are loaded lazily (importing the package imports no module).
-"""
-
-from __future__ import annotations
+"""How long computations run: local process pools and Dask, progress bars, up-front cost refusal."""
 
 from blanket.exact.lazy import lazy_package
 
-#: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
     'budget': 'TooExpensive available_memory check_worst_case refuse_over_limits fallback_cost time_limit worst_cost',
     'executors': 'SCHEDULER_ENV available_cores block_ranges executor_cores map_blocks resolve_scheduler resolve_workers shutdown',

@@ -1,15 +1,10 @@
 """Shuffled mechanisms: datasets, families, worst cases, blanket views, exhaustive small-n search.
 
-Modules: ``amplification``, ``binary``, ``bruteforce``, ``certified``, ``enumerate``, ``geometric``, ``krr``, ``oracles``.
-Public names are loaded lazily (importing the package imports no module).
 Names defined in several modules are not re-exported here: WorstCase.
 """
 
-from __future__ import annotations
-
 from blanket.exact.lazy import lazy_package
 
-#: each module and the public names it defines (loaded on first use)
 _EXPORTS = {
     'amplification': 'blanket_sum eplus_krr eplus_krr_sum eplus_law geometric_binomial_sum krr_law multiset_divergence',
     'binary': 'count_law delta_binary delta_binary_worst estimate_worst_cost',
