@@ -7,7 +7,7 @@ from blanket.exact.lazy import lazy_package
 
 _EXPORTS = {
     'accountant': 'CertifiedDelta CertifiedEpsilon ShuffleAccountant ShuffledRR Shuffled clone_pair four_value_lower_pair',
-    'calibrate': 'Bracket epsilon0_for epsilon_for_delta validated_search gaussian_epsilon_guess',
+    'calibrate': 'Bracket Search epsilon0_for epsilon_for_delta validated_search gaussian_epsilon_guess',
     'pld': 'PLD ShiftPair blanket_view_atoms discretise discretise_both dominating_pair hockey_stick lower_pair product_atoms',
     'profiles': 'DeltaProfile EpsilonProfile delta delta_bracket epsilon epsilon0 epsilon_bracket lower_datasets',
     'query': 'Query make_query parse_dataset',

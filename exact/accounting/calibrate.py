@@ -40,11 +40,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypedDict
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
 from blanket.exact.numbers.types import NumberOrBall
 from flint import arb, fmpq
+
+if TYPE_CHECKING:
+    from typing_extensions import Required, Unpack
 
 
 @dataclass(frozen=True)
@@ -385,8 +389,37 @@ def validated_search(
     return s.bracket()
 
 
-def _checked_search(fun, target_delta, lo, hi, rel_tol, meets_high: bool, guess, start_prec: int, cap: int) -> Bracket:
-    """Validate the public arguments of both calibrations (exact, in range, naming each one) and run :func:`validated_search`."""
+class Search(TypedDict, total=False):
+    """The keywords of both calibrations (:func:`epsilon_for_delta`, :func:`epsilon0_for`).
+
+    ``hi`` (required) and ``lo`` (default 0): the search domain ``[lo, hi]``; ``rel_tol`` (default ``"1e-6"``): the
+    relative width the bracket is narrowed to; ``guess``: a cheap estimate of the crossing to start from (a float is
+    accepted: it only chooses where to evaluate); ``start_prec`` (default ``arith.DEFAULT_PREC``) and ``cap``
+    (default ``arith.MAX_PREC``): the working precision in bits and the most it escalates to.
+    """
+
+    hi: Required[NumberOrBall]
+    lo: NumberOrBall
+    rel_tol: NumberOrBall
+    guess: NumberOrBall | float | None
+    start_prec: int
+    cap: int
+
+
+def _checked_search(
+    fun: Callable[[fmpq], object],
+    target_delta: NumberOrBall,
+    meets_high: bool,
+    *,
+    hi: NumberOrBall,
+    lo: NumberOrBall = 0,
+    rel_tol: NumberOrBall = "1e-6",
+    guess: NumberOrBall | float | None = None,
+    start_prec: int = arith.DEFAULT_PREC,
+    cap: int = arith.MAX_PREC,
+) -> Bracket:
+    """Validate the public arguments of both calibrations (exact, in range, naming each one; the defaults of
+    :class:`Search`) and run :func:`validated_search`."""
     target = arith.exact_in(target_delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
     lo_q = arith.exact_in(lo, "lo", lo=0)
     hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
@@ -409,15 +442,7 @@ def float_bisect(above: Callable[[float], bool], lo: float, hi: float, steps: in
 
 
 def epsilon_for_delta(
-    delta_of_epsilon: Callable[[fmpq], object],
-    target_delta: NumberOrBall,
-    *,
-    hi: NumberOrBall,
-    lo: NumberOrBall = 0,
-    rel_tol: NumberOrBall = "1e-6",
-    guess: NumberOrBall | float | None = None,
-    start_prec: int = arith.DEFAULT_PREC,
-    cap: int = arith.MAX_PREC,
+    delta_of_epsilon: Callable[[fmpq], object], target_delta: NumberOrBall, **search: Unpack[Search]
 ) -> Bracket:
     """The smallest ε in ``[lo, hi]`` with ``δ(ε) ≤ target_delta``, as a certified :class:`Bracket`.
 
@@ -433,19 +458,11 @@ def epsilon_for_delta(
     Cost: usually 5–9 evaluations of δ with a ``guess`` within a few percent,
     2–4 more without.
     """
-    return _checked_search(delta_of_epsilon, target_delta, lo, hi, rel_tol, True, guess, start_prec, cap)
+    return _checked_search(delta_of_epsilon, target_delta, True, **search)
 
 
 def epsilon0_for(
-    delta_of_epsilon0: Callable[[fmpq], object],
-    target_delta: NumberOrBall,
-    *,
-    hi: NumberOrBall,
-    lo: NumberOrBall = 0,
-    rel_tol: NumberOrBall = "1e-6",
-    guess: NumberOrBall | float | None = None,
-    start_prec: int = arith.DEFAULT_PREC,
-    cap: int = arith.MAX_PREC,
+    delta_of_epsilon0: Callable[[fmpq], object], target_delta: NumberOrBall, **search: Unpack[Search]
 ) -> Bracket:
     """The largest local ε0 in ``[lo, hi]`` whose central δ (at a fixed central ε) is ≤ ``target_delta``.
 
@@ -457,7 +474,7 @@ def epsilon0_for(
     on the whole domain).  Raises :class:`~exact.numbers.errors.InfeasibleTarget` if
     even ``lo`` fails.
     """
-    return _checked_search(delta_of_epsilon0, target_delta, lo, hi, rel_tol, False, guess, start_prec, cap)
+    return _checked_search(delta_of_epsilon0, target_delta, False, **search)
 
 
 def gaussian_epsilon_guess(mu: float, delta: float) -> float | None:
