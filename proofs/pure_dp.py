@@ -183,6 +183,7 @@ of the mixed groups of a no-carry pair, where ``1 + phi`` is nearly attained).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import sympy as sp
@@ -958,7 +959,8 @@ def theorem_3_1_parameters(
         else:
             # one-sided: accept s only if (n-1) eps_pair <= epsilon is certified (precision escalates until decided)
             val, _, _ = xt.pairwise_llr_certified(
-                mm, t, q=qq, s=sv, decided=lambda v: v is None or arith.le((nn - 1) * arith.ball(v), eps) is not None
+                partial(xt.RelaxedAggregator, mm, t, q=qq, s=sv),
+                decided=lambda v: v is None or arith.le((nn - 1) * arith.ball(v), eps) is not None,
             )
         if val is not None and arith.le((nn - 1) * arith.ball(val), eps) is True:
             return {"q": qq, "tau": t, "s": sv, "eps_pair": val, "via": via}

@@ -7,6 +7,7 @@ mirrored component), direct double/triple loops over the components
 
 import itertools
 from fractions import Fraction
+from functools import partial
 
 import mpmath
 import pytest
@@ -310,9 +311,9 @@ def test_pairing_rhs_without_unpaired_terms_fails():
 
 
 def test_pairwise_llr_certified_escalates_from_low_precision():
-    val, pair, prec = xt.pairwise_llr_certified(3, 6, q="1/100", s=2, start=16)
+    val, pair, prec = xt.pairwise_llr_certified(partial(xt.RelaxedAggregator, 3, 6, q="1/100", s=2), start=16)
     assert prec > 16
     with arith.precision(128):
         ref, _ = xt.RelaxedAggregator(3, 6, q="1/100", s=2).pairwise_llr()
     assert val.overlaps(ref) and val.rad() < 1e-10
-    assert xt.pairwise_llr_certified(3, 2, q=0, r="1/2")[0] is None
+    assert xt.pairwise_llr_certified(partial(xt.RelaxedAggregator, 3, 2, q=0, r="1/2"))[0] is None

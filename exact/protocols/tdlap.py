@@ -999,18 +999,16 @@ def _rho(agg: RelaxedAggregator) -> Enclosure:
 
 
 def pairwise_llr_certified(
-    m: int,
-    tau: int,
+    aggregator: Callable[[], RelaxedAggregator],
     *,
-    q: NumberOrBall,
-    s: NumberOrBall | None = None,
-    r: NumberOrBall | None = None,
-    component: Any = None,
     decided: Callable[[Any], bool] | None = None,
     start: int = arith.DEFAULT_PREC,
     cap: int = arith.MAX_PREC,
 ) -> tuple:
     """The pairwise quantity (5) with precision escalation: rebuild the aggregator at 128, 256, … bits.
+
+    ``aggregator`` builds the :class:`RelaxedAggregator` at the current precision, e.g.
+    ``functools.partial(RelaxedAggregator, m, tau, q=q, s=s)`` (its balls are computed when it is built).
 
     Escalates while a mass is not certainly positive (its ball straddles 0) or while
     ``decided(value)`` is false (default: relative width below 2^-40).  Returns
@@ -1026,8 +1024,7 @@ def pairwise_llr_certified(
 
     def compute(prec):
         try:
-            agg = RelaxedAggregator(m, tau, q=q, s=s, r=r, component=component)
-            val, pair = agg.pairwise_llr()
+            val, pair = aggregator().pairwise_llr()
             return (val, pair, True)
         except InvalidArgument as e:
             if "certainly positive" in str(e):
