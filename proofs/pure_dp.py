@@ -184,7 +184,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import sympy as sp
 from blanket.exact.numbers import arith
@@ -925,8 +925,8 @@ def theorem_3_1_parameters(
     epsilon_: NumberOrBall,
     m_: IntegerInput,
     *,
-    s_grid: Sequence | None = None,
-    via: str = "exact",
+    s_grid: Sequence[NumberOrBall] | None = None,
+    via: Literal["exact", "claims"] = "exact",
 ) -> dict:
     """Theorem 3.1's parameters in this project's reading: ``q = beta/n``, ``tau = ceil(2 s ln(1/q))``, and
     the smallest ``s`` on a grid (default 1/2, 1, 2, 4, …, 256) whose pairwise LLR bound times ``n-1`` is
