@@ -3,6 +3,7 @@
 import pathlib
 
 import pytest
+import tomllib
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.reports.deployment import load_deployment, parse_deployment
 from flint import fmpq
@@ -29,42 +30,28 @@ def test_floats_are_read_from_their_decimal_text():
     assert d.params["epsilon0"] == fmpq(3, 2)
 
 
-@pytest.mark.parametrize(
-    "old,new,field",
-    [
-        ("k = 3", "k = 1", "randomizer.k"),
-        ("k = 3", 'k = "three"', "randomizer.k"),
-        ("epsilon0 = 1.5", "epsilon0 = -1", "randomizer.epsilon0"),
-        ("epsilon0 = 1.5", 'epsilon0 = "abc"', "randomizer.epsilon0"),
-        ("n = 100", "n = -5", "users.n"),
-        ("n = 100", "n = 10.5", "users.n"),
-        ("delta = 1e-6", "delta = 2", "claims[0].delta"),
-        ("delta = 1e-6", "delta = -1e-6", "claims[0].delta"),
-        ("delta = 1e-6", "delta = nan", "claims[0].delta"),
-        ("epsilon = 0.5", "epsilon = -0.5", "claims[0].epsilon"),
-        ('mechanism = "krr"', 'mechanism = "gauss"', "randomizer.mechanism"),
-        ("delta = 1e-6", "delta = 1e-6\ncolour = 1", "claims[0].colour"),
-    ],
-)
-def test_bad_values_name_the_field(old, new, field):
-    with pytest.raises(InvalidArgument) as e:
-        parse_deployment(BASE.replace(old, new))
-    assert str(e.value).startswith(field), str(e.value)
+def _bad_deployments():
+    """``(text, field)`` (a ``pytest.param``) for each case of tests/data/deployment_errors.toml: a deployment file
+    and the field its error must name first."""
+    cases = tomllib.loads((ROOT / "tests" / "data" / "deployment_errors.toml").read_text(encoding="utf-8"))
+    for c in cases["replace"]:
+        yield pytest.param(BASE.replace(c["old"], c["new"]), c["field"], id=c["new"])
+    for c in cases["drop"]:
+        yield pytest.param(BASE.replace(c["drop"] + "\n", ""), c["field"], id="without " + c["drop"])
+    rest = '[users]\nn = 1000\n[[claims]]\nepsilon = "0.5"\ndelta = "1e-6"\n'
+    for c in cases["table"]:
+        text = f'name = "x"\n[{c["table"]}]\n' + "\n".join(c["body"]) + "\n" + rest
+        yield pytest.param(text, c["field"], id=f"[{c['table']}] " + "; ".join(c["body"]))
 
 
-@pytest.mark.parametrize(
-    "drop,field",
-    [
-        ('name = "x"\n', "name"),
-        ("n = 100\n", "users.n"),
-        ("k = 3\n", "randomizer.k"),
-        ("epsilon0 = 1.5\n", "randomizer.epsilon0"),
-    ],
-)
-def test_missing_fields(drop, field):
+@pytest.mark.parametrize("text,field", _bad_deployments())
+def test_bad_deployment_names_the_field(text, field):
+    """A bad value or a missing field: the error names the field first, in the table the file uses
+    (``[mechanism] type = …``, the examples' spelling, gives ``mechanism.<key>``; ``[randomizer] mechanism = …``
+    gives ``randomizer.<key>``)."""
     with pytest.raises(InvalidArgument) as e:
-        parse_deployment(BASE.replace(drop, ""))
-    assert str(e.value).startswith(field)
+        parse_deployment(text)
+    assert str(e.value).startswith(field + " "), str(e.value)
 
 
 def test_missing_claims_and_targets():
@@ -94,7 +81,6 @@ def test_matrix_rows_must_sum_to_one():
 def test_examples_parse():
     """Every shipped deployment loads (the frequency-oracle ones too), and its [mechanism] table is what the reader
     built: the oracle examples also build with make_mechanism, to the same record."""
-    import tomllib
     from blanket.exact.mechanisms.oracles import make_mechanism
 
     for path in sorted((ROOT / "examples").glob("*.toml")):

@@ -9,19 +9,9 @@ from blanket.proofs import core
 from blanket.proofs import oracles as po
 from flint import arb
 
-KEYS = [
-    "FO merged blanket view",
-    "FO gamma [ue]",
-    "FO L law [ue]",
-    "FO gamma [olh]",
-    "FO L law [olh]",
-    "FO gamma [hadamard]",
-    "FO L law [hadamard]",
-    "FO gamma [subset]",
-    "FO L law [subset]",
-    "FO gamma [geometric]",
-    "FO clone identity",
-]
+#: the derived results: each oracle's γ and law of L, the geometric mechanism's γ, the merged view, the clone identity
+ORACLE_KEYS = [f"FO {what} [{oracle}]" for oracle in ("ue", "olh", "hadamard", "subset") for what in ("gamma", "L law")]
+KEYS = ["FO merged blanket view", *ORACLE_KEYS, "FO gamma [geometric]", "FO clone identity"]
 
 
 @pytest.mark.parametrize("key", KEYS)
