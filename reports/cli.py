@@ -1,9 +1,10 @@
 """The ``blanket`` command line.
 
-Subcommands live in ``reports/commands/<name>.py``; each module defines
-``register(subparsers)`` which adds its parser and sets ``func`` (a callable
-``(args) -> int`` returning the exit code).  They are discovered
-automatically, so adding a subcommand needs no edit here.
+Subcommands live in ``reports/commands/<name>.py`` (the command is the module's name with ``-`` for ``_``);
+each module declares ``PARSER`` (the keyword arguments of its ``add_parser``: ``help``, and where it has them
+``description``, ``epilog``, ``formatter_class``), ``add_arguments(parser)`` (its options) and ``run(args)`` (a
+callable ``(args) -> int`` returning the exit code).  They are discovered automatically, so adding a subcommand
+needs no edit here.
 
 Exit codes: 0 holds / success, 1 fails, 3 inconclusive (also: an output could not be
 written, e.g. a full disk, or the PDF failed — the JSON/.tex are kept), 2 bad usage or
@@ -59,7 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
         if m.name.startswith("_"):
             continue
         mod = importlib.import_module(f"blanket.reports.commands.{m.name}")
-        mod.register(sub)
+        p = sub.add_parser(m.name.replace("_", "-"), **mod.PARSER)
+        mod.add_arguments(p)
+        p.set_defaults(func=mod.run)
     for p in sub.choices.values():  # --quiet also after the command name (`blanket certify --quiet FILE`)
         flags = [f for f in ("-q", "--quiet") if f not in p._option_string_actions]  # a command may define its own
         if flags:

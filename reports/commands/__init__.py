@@ -1,4 +1,5 @@
-"""One module per ``blanket`` subcommand; each defines ``register(subparsers)`` and a ``run(args)``.
+"""One module per ``blanket`` subcommand; each declares ``PARSER`` (its ``add_parser`` keywords), ``add_arguments(p)``
+and ``run(args)``, and ``reports/cli.py`` builds its parser from them.
 
 Building the parser imports every command module (``reports/cli.py``), so a command module imports only the
 standard library and cheap helpers at module level and loads its engines (ball-arithmetic kernels, the sympy

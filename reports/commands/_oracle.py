@@ -16,8 +16,6 @@ from blanket.reports.commands import _profile_common as common
 if TYPE_CHECKING:
     import argparse
 
-    from flint import fmpq
-
     from ._profile_common import Inputs
 
 _REL = arith.exact("1e-12")
@@ -146,11 +144,12 @@ def _epsilon_hi(mech):
     return max(hi, arith.exact("1e-6"))
 
 
-def run_epsilon(args: argparse.Namespace, inp: Inputs, rel_tol: fmpq) -> int:
+def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
     from blanket.exact.accounting.calibrate import epsilon_for_delta
     from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
     from blanket.exact.shuffled import certified as cb
 
+    rel_tol = common.rel_tol(args)
     mech, n, target, ds = inp.mechanism, inp.n, inp.delta, inp.dataset
     hi = _epsilon_hi(mech)
     payload = {"command": "epsilon", **inp.describe(), "delta": common._s(target)}

@@ -20,6 +20,7 @@ from blanket.exact.numbers.errors import InvalidArgument
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable
     from typing import Any
 
     from blanket.exact.accounting.query import Query
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from blanket.exact.numbers.types import NumberOrBall
     from blanket.proofs.core import Result
     from blanket.reports.deployment import Deployment
+    from flint import fmpq
 
 DATASET_HELP = (
     "which neighbouring datasets. EXACT: worst (the maximum over all datasets for k = 2; for k > 2 the "
@@ -128,6 +130,51 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
         metavar="T",
         help="T composed shuffled rounds (certified composition of dominating pairs; see docs/composition.md)",
     )
+    default, text = REL_TOL[quantity]
+    p.add_argument("--rel-tol", default=default, metavar="R", help=text)
+
+
+#: ``--rel-tol`` (default, help) by the input quantity: ``blanket delta`` (given epsilon) narrows an enclosure of
+#: δ, ``blanket epsilon`` (given delta) a bracket of ε
+REL_TOL = {
+    "epsilon": (
+        None,
+        "relative width of the certified enclosure: precision escalates until rad/|mid| <= R, "
+        "up to --precision (default 2^-40 ~ 9.1e-13)",
+    ),
+    "delta": ("1e-6", "relative width of the certified bracket (default 1e-6)"),
+}
+
+
+def rel_tol(args: argparse.Namespace) -> fmpq | None:
+    """``--rel-tol`` validated (an exact rational in (0, 0.5]), or ``None`` when not given and without a default."""
+    if args.rel_tol is None:
+        return None
+    return arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
+
+
+def run_command(
+    args: argparse.Namespace,
+    quantity: str,
+    *,
+    bound: Callable[[argparse.Namespace, Inputs], int],
+    profile: Callable[[argparse.Namespace, Inputs], int],
+) -> int:
+    """``blanket delta|epsilon`` (``quantity`` is the command's output): read the inputs, then run the composed
+    rounds (``--rounds``, or a deployment's ``[[rounds]]``), else ``bound`` (``--bound``/``--variant``), else the
+    closed-form record's best certified bounds (``reports/commands/_oracle.py``), else ``profile`` (shuffled
+    randomized response)."""
+    inp = read_inputs(args, "delta" if quantity == "epsilon" else "epsilon", need_mechanism=args.bound is None)
+    from blanket.reports.commands import _compose, _oracle  # they import this module: here, not at the top
+
+    composed = _compose.run_if_composed(args, inp, quantity)
+    if composed is not None:
+        return composed
+    if args.bound is not None or args.variant is not None:
+        return bound(args, inp)
+    if inp.oracle:
+        return _oracle.run_delta(args, inp) if quantity == "delta" else _oracle.run_epsilon(args, inp)
+    return profile(args, inp)
 
 
 @dataclass

@@ -17,21 +17,21 @@ if TYPE_CHECKING:
     import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "bounds",
-        help="list every registered result of the four papers (label, paper, status, mechanisms)",
-        description="List the registered results: label, paper, status (see docs/reference/README.md), what they bound "
-        "and for which mechanisms. Use a label with `blanket delta|epsilon --bound LABEL "
-        "[--variant V]`.",
-    )
+PARSER = {
+    "help": "list every registered result of the four papers (label, paper, status, mechanisms)",
+    "description": "List the registered results: label, paper, status (see docs/reference/README.md), what they bound "
+    "and for which mechanisms. Use a label with `blanket delta|epsilon --bound LABEL "
+    "[--variant V]`.",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--paper",
         help="only this paper's results: BBGN19 (blanket), CY21 (pure-dp), GDDSK21 (renyi), EFMRTT19 (erlingsson), "
         "FMT21 (clones), FO (frequency oracles), WANG24 (published oracle bounds), ZDW22 and PLD (composition)",
     )
     p.add_argument("--json", action="store_true", help="print JSON (one object per result) instead of a table")
-    p.set_defaults(func=run)
 
 
 def rows(paper: str | None = None) -> list[dict]:

@@ -21,14 +21,15 @@ if TYPE_CHECKING:
     import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+PARSER = {
+    "help": "certify a deployment's (epsilon, delta) claims: HOLDS / FAILS / INCONCLUSIVE, "
+    "with a LaTeX/PDF and JSON certificate",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     from blanket.reports.commands._options import add_max_memory, add_precision
 
-    p = sub.add_parser(
-        "certify",
-        help="certify a deployment's (epsilon, delta) claims: HOLDS / FAILS / INCONCLUSIVE, "
-        "with a LaTeX/PDF and JSON certificate",
-    )
     p.add_argument("file", help="deployment file (TOML), e.g. examples/telemetry.toml")
     p.add_argument("-o", "--output", default="certificate", help="output directory (default: ./certificate)")
     add_precision(p, old="--max-prec")
@@ -46,7 +47,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     from blanket.reports.commands._profile_common import add_executor_arguments
 
     add_executor_arguments(p)
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,12 +7,9 @@ undecided), 2 bad input.  See :mod:`reports.bound_check` for the file format.
 
 from __future__ import annotations
 
+import argparse
 import pathlib
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import argparse
 
 EPILOG = """bound file (Python):
   MECHANISM = "krr"        # or "binary", or a frequency oracle: "oue", "sue", "hadamard", "olh:g=2", "subset:d=2"
@@ -30,18 +27,17 @@ exit codes: 1 refuted, 0 not refuted within the budget, 3 nothing comparable (or
   input (including a bound that could not be evaluated)."""
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    import argparse
+PARSER = {
+    "help": "search for a certified counterexample to a researcher's amplification bound",
+    "description": "Check an amplification-by-shuffling bound against exact values: exhaustive small-n "
+    "worst cases, a grid at larger n (dataset families), and a hypothesis-driven search. "
+    "Writes a JSON + LaTeX/PDF report.",
+    "epilog": EPILOG,
+    "formatter_class": argparse.RawDescriptionHelpFormatter,
+}
 
-    p = sub.add_parser(
-        "check-bound",
-        help="search for a certified counterexample to a researcher's amplification bound",
-        description="Check an amplification-by-shuffling bound against exact values: exhaustive small-n "
-        "worst cases, a grid at larger n (dataset families), and a hypothesis-driven search. "
-        "Writes a JSON + LaTeX/PDF report.",
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "file",
         nargs="?",
@@ -84,7 +80,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", default="bound_check", help="output directory (default ./bound_check)")
     p.add_argument("--no-pdf", action="store_true", help="write .json and .tex only")
     p.add_argument("--json", action="store_true", help="also print the JSON report on stdout")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,17 +15,18 @@ if TYPE_CHECKING:
     import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "check-papers", help="check every registered result against exact values (LaTeX/PDF + JSON report)"
-    )
+PARSER = {
+    "help": "check every registered result against exact values (LaTeX/PDF + JSON report)",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--paper", default=None, help="one paper: BBGN19|CY21|GDDSK21|EFMRTT19 or blanket|pure_dp|renyi|erlingsson"
     )
     p.add_argument("-o", "--output", default="paper-check", help="output directory (default: ./paper-check)")
     p.add_argument("--quick", action="store_true", help="reduced grid (one point per result)")
     p.add_argument("--no-pdf", action="store_true", help="write only the .tex and .json")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

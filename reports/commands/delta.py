@@ -21,42 +21,24 @@ if TYPE_CHECKING:
     import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "delta",
-        help="certified delta(epsilon) of shuffled randomized response on a dataset "
-        "(worst case over all datasets by default), or of a registered bound",
-    )
+PARSER = {
+    "help": "certified delta(epsilon) of shuffled randomized response on a dataset "
+    "(worst case over all datasets by default), or of a registered bound",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     common.add_common_arguments(p, "epsilon")
-    p.add_argument(
-        "--rel-tol",
-        default=None,
-        metavar="R",
-        help="relative width of the certified enclosure: precision escalates until rad/|mid| <= R, "
-        "up to --precision (default 2^-40 ~ 9.1e-13)",
-    )
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    inp = common.read_inputs(args, "epsilon", need_mechanism=args.bound is None)
-    from blanket.reports.commands import _compose
+    return common.run_command(args, "delta", bound=_run_bound, profile=_run_profile)
 
-    composed = _compose.run_if_composed(args, inp, "delta")
-    if composed is not None:
-        return composed
-    if args.bound is not None or args.variant is not None:
-        return _run_bound(args, inp)
-    if inp.oracle:
-        from blanket.reports.commands import _oracle
 
-        return _oracle.run_delta(args, inp)
+def _run_profile(args: argparse.Namespace, inp: common.Inputs) -> int:
     from blanket.exact.accounting.profiles import delta
-    from blanket.exact.numbers import arith
 
-    rel_tol = None
-    if args.rel_tol is not None:
-        rel_tol = arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
+    rel_tol = common.rel_tol(args)
     r = delta(
         inp.query,  # validated once by read_inputs (n, epsilon, dataset, the mechanism)
         cap=inp.cap,

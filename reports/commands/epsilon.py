@@ -20,41 +20,24 @@ if TYPE_CHECKING:
     import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "epsilon",
-        help="certified smallest central epsilon with delta(epsilon) <= target for shuffled "
-        "randomized response (worst case over all datasets by default), or from a bound",
-    )
+PARSER = {
+    "help": "certified smallest central epsilon with delta(epsilon) <= target for shuffled "
+    "randomized response (worst case over all datasets by default), or from a bound",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     common.add_common_arguments(p, "delta")
-    p.add_argument(
-        "--rel-tol", default="1e-6", metavar="R", help="relative width of the certified bracket (default 1e-6)"
-    )
-    p.set_defaults(func=run)
-
-
-def _rel_tol(args):
-    from blanket.exact.numbers import arith
-
-    return arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
 
 
 def run(args: argparse.Namespace) -> int:
-    inp = common.read_inputs(args, "delta", need_mechanism=args.bound is None)
-    from blanket.reports.commands import _compose
+    return common.run_command(args, "epsilon", bound=_run_bound, profile=_run_profile)
 
-    composed = _compose.run_if_composed(args, inp, "epsilon")
-    if composed is not None:
-        return composed
-    rt = _rel_tol(args)
-    if args.bound is not None or args.variant is not None:
-        return _run_bound(args, inp, rt)
-    if inp.oracle:
-        from blanket.reports.commands import _oracle
 
-        return _oracle.run_epsilon(args, inp, rt)
+def _run_profile(args: argparse.Namespace, inp: common.Inputs) -> int:
     from blanket.exact.accounting.profiles import epsilon
 
+    rt = common.rel_tol(args)
     r = epsilon(
         inp.query,  # validated once by read_inputs (n, delta, dataset, the mechanism)
         rel_tol=rt,
@@ -125,11 +108,12 @@ def _bracket_interval(br, digits):
     }
 
 
-def _run_bound(args, inp, rt) -> int:
+def _run_bound(args, inp) -> int:
     from blanket.exact.accounting.calibrate import epsilon_for_delta
     from blanket.exact.numbers import arith
     from blanket.exact.numbers.errors import InvalidArgument
 
+    rt = common.rel_tol(args)
     result = common.bound_result(args)
     if result.quantity == "epsilon":
         return common.emit_direct_bound(args, result, inp, "epsilon")

@@ -9,13 +9,16 @@ if TYPE_CHECKING:
     import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("figure", help="draw a figure (PNG + PDF + CSV); `blanket figure --list` lists them")
+PARSER = {
+    "help": "draw a figure (PNG + PDF + CSV); `blanket figure --list` lists them",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", nargs="?", help="figure name, e.g. blanket-fig3")
     p.add_argument("-o", "--output", default="figures", help="output directory (default: ./figures)")
     p.add_argument("--quick", action="store_true", help="reduced grid (seconds instead of minutes)")
     p.add_argument("--list", action="store_true", help="list the figures and exit")
-    p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:

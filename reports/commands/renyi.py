@@ -24,12 +24,13 @@ if TYPE_CHECKING:
     import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "renyi",
-        help="certified Rényi divergence D_lambda of shuffled randomized response "
-        "(worst case over datasets by default), or of a registered RDP bound",
-    )
+PARSER = {
+    "help": "certified Rényi divergence D_lambda of shuffled randomized response "
+    "(worst case over datasets by default), or of a registered RDP bound",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mechanism", default="rr", help="local randomizer: rr (k-ary randomized response; default)")
     p.add_argument("--k", default="2", help="domain size of randomized response (default 2: binary RR)")
     p.add_argument("--epsilon0", required=True, help="local epsilon0 (exact: decimal like 0.5, or p/q)")
@@ -64,7 +65,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.set_defaults(func=run)
 
 
 #: largest Rényi order accepted
