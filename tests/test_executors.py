@@ -173,14 +173,9 @@ def _worst_sig(w):
 def test_real_worst_case_sweep_identical_locally_and_on_dask(cluster, n, eps):
     """The exact worst case over all datasets (branch binary's parallel sweep): the same bits in-process, on two
     local processes and on the Dask cluster; and the same maximiser as a plain loop over every dataset."""
-    import inspect
-
     from blanket.exact.mechanisms.finite import BinaryRR
     from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
 
-    params = inspect.signature(delta_binary_worst).parameters
-    if "workers" not in params or "scheduler" not in params:
-        pytest.skip("exact.shuffled.binary.delta_binary_worst does not take workers=/scheduler= on this branch")
     rr = BinaryRR(epsilon0="1")
     with arith.precision(128):
         one = delta_binary_worst(rr, n, epsilon=eps, workers=1)
@@ -197,16 +192,12 @@ def test_real_worst_case_sweep_identical_locally_and_on_dask(cluster, n, eps):
 def test_certify_runs_its_sweep_on_the_cluster_with_the_same_certificate(cluster):
     """A claim between the cheap bounds makes certify run the exact sweep; on the Dask cluster the certificate
     (JSON) is byte-identical to the one computed in-process."""
-    import inspect
-
     from blanket.exact.mechanisms.finite import KRR
     from blanket.exact.shuffled.binary import delta_binary_worst
     from blanket.exact.shuffled.krr import delta_blanket_view
     from blanket.reports.certificate import certify, to_json
     from blanket.reports.deployment import parse_deployment
 
-    if "scheduler" not in inspect.signature(delta_binary_worst).parameters:
-        pytest.skip("exact.shuffled.binary.delta_binary_worst does not take scheduler= on this branch")
     n, eps = 1500, fmpq(1, 5)
     mech = KRR(2, epsilon0="2")
     with arith.precision(128):

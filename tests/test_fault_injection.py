@@ -587,11 +587,8 @@ def test_item12_check_bound_violation_printed_with_enough_digits():
         },
         evaluate,
     )
-    # one point, covered by the first job of the exhaustive phase; an evaluation budget where available (item 16)
-    import inspect
-
-    kw = {"max_evaluations": 5} if "max_evaluations" in inspect.signature(bc.check_bound).parameters else {}
-    r = bc.check_bound(b, n_exhaustive=3, budget=60, progress=False, **kw)
+    # one point, covered by the first job of the exhaustive phase; an evaluation budget (item 16)
+    r = bc.check_bound(b, n_exhaustive=3, budget=60, progress=False, max_evaluations=5)
     v = r["violations"][0]
     assert arith.exact(v["exact"]["lower"]) > arith.exact(v["bound"]["enclosure"]["upper"])
 

@@ -51,7 +51,6 @@ by :mod:`exact.shuffled.krr`.
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass, replace
 from typing import Any
@@ -205,21 +204,6 @@ def _on(q: Query, word: str) -> Query:
     return replace(q, dataset=word, dataset_kind=kind, c=c)
 
 
-def _worst_kwargs(fn: Any, workers: int | None, scheduler: str | None) -> dict:
-    """``workers=`` / ``scheduler=`` for ``fn`` if it accepts them (they are dropped otherwise)."""
-
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):  # pragma: no cover
-        return {}
-    kw: dict[str, Any] = {}
-    if "workers" in params:
-        kw["workers"] = workers
-    if "scheduler" in params:
-        kw["scheduler"] = scheduler
-    return kw
-
-
 def sweep_worst(
     mech: KRR,
     n: int,
@@ -232,12 +216,7 @@ def sweep_worst(
     """:func:`exact.shuffled.binary.delta_binary_worst` on the chosen executor (current precision)."""
 
     return delta_binary_worst(
-        mech,
-        n,
-        epsilon=epsilon,
-        exp_epsilon=exp_epsilon,
-        progress=progress,
-        **_worst_kwargs(delta_binary_worst, workers, scheduler),
+        mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, progress=progress, workers=workers, scheduler=scheduler
     )
 
 
@@ -256,10 +235,7 @@ def check_worst_cost(
         else:
             hi = arith.endpoints(arith.ball(epsilon0))[1]
             e0 = fmpq(hi.numerator, hi.denominator)
-    kw = _worst_kwargs(delta_binary_worst, workers, scheduler)
-    if not kw:  # this exact.shuffled.binary runs the sweep in-process
-        return check_worst_case(n, workers=1, where="in one process", epsilon0=e0)
-    cores, where = executor_cores(kw.get("workers"), kw.get("scheduler"))
+    cores, where = executor_cores(workers, scheduler)
     return check_worst_case(n, workers=cores, where=where, epsilon0=e0)
 
 

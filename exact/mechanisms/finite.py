@@ -30,13 +30,16 @@ Every mechanism knows
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
+from blanket.exact.numbers.types import At, Enclosure, IntegerInput, NumberInput
 from flint import arb, fmpq
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 class Randomizer(Protocol):
@@ -299,6 +302,21 @@ def delta_query(
     return n_, ee
 
 
+def delta_at(
+    mech: Randomizer, n: IntegerInput, opts: Mapping[str, object], fn: str, spec: type = At
+) -> tuple[int, Enclosure] | None:
+    """:func:`delta_query` for a δ-function ``fn`` that takes its keywords as ``**opts: Unpack[spec]``.
+
+    The keywords are checked against ``spec`` first (:func:`blanket.exact.numbers.guards.check_options`: an
+    unknown one is a ``TypeError`` with "did you mean"), then ``(n, e^ε)`` as :func:`delta_query` does.  Cost ``O(1)``.
+
+    >>> delta_at(BinaryRR(exp_epsilon0=3), 4, {"exp_epsilon": 2}, "f")
+    (4, 2)
+    """
+    guards.check_options(fn, opts, spec)
+    return delta_query(mech, n, opts.get("epsilon"), opts.get("exp_epsilon"))  # type: ignore[arg-type]
+
+
 def exact_epsilon0(mech: Randomizer) -> fmpq | None:
     """``ε0`` of ``mech`` as an exact rational when the record was given it exactly, else ``None``.  Cost ``O(1)``.
 
@@ -317,14 +335,7 @@ def BinaryRR(epsilon0: NumberInput | None = None, *, exp_epsilon0: NumberInput |
     return KRR(2, epsilon0, exp_epsilon0=exp_epsilon0)
 
 
-def amplification_law(
-    mech: FiniteRandomizer,
-    x: int,
-    x2: int,
-    epsilon: NumberInput | None = None,
-    *,
-    exp_epsilon: NumberInput | None = None,
-) -> list:
+def amplification_law(mech: FiniteRandomizer, x: int, x2: int, **at: Unpack[At]) -> list:
     """Exact law of ``L^ε_{x,x'} = (μ_x(W) − e^ε μ_{x'}(W))/ω(W)``, ``W ~ ω``, as ``[(value, prob), …]``.
 
     Outputs with ``ω(y) = 0`` carry no mass under ``ω`` and are left out.
@@ -332,6 +343,8 @@ def amplification_law(
     Values with equal ``y``-atoms are *not* merged (so the list has one entry
     per output in the blanket's support).  Cost O(k_in·k_out).
     """
+    guards.check_options("amplification_law", at, At)
+    epsilon, exp_epsilon = at.get("epsilon"), at.get("exp_epsilon")
     if (epsilon is None) == (exp_epsilon is None):
         raise InvalidArgument("epsilon", epsilon, "must be given (or exp_epsilon instead), not both or neither")
     ee = (

@@ -71,16 +71,16 @@ from blanket.exact.mechanisms.finite import (
     KRR,
     FiniteRandomizer,
     Randomizer,
-    delta_query,
     eps0_description,
     eps0_pair,
 )
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
+from blanket.exact.numbers.types import At, DeltaOptions, Enclosure, IntegerInput, NumberInput
 from blanket.exact.shuffled.krr import (
     DEFAULT_TOL,
     EXACT_MAX_N,
+    delta_args,
     delta_blanket_view,
     delta_krr_family,
     expected_positive_part,
@@ -89,6 +89,7 @@ from flint import arb, fmpq
 
 if TYPE_CHECKING:
     from blanket.exact.accounting.calibrate import Bracket
+    from typing_extensions import Unpack
 
 __all__ = [
     "LDP",
@@ -753,34 +754,14 @@ def _mixture_over_M(n: int, gamma, l_atoms, *, tol, exact_max_n: int):
     return total / (gamma * n)
 
 
-def _four_value_query(
-    mech: Randomizer,
-    n: IntegerInput,
-    epsilon: NumberInput | None,
-    exp_epsilon: NumberInput | None,
-    *,
-    accepted: str = "OUE, SUE, OLH, Hadamard, Subset",
-    hint: str | None = None,
-) -> tuple[FourValue, int, Any] | None:
-    """The checked query of a four-value δ-function: ``(mech, n, e^ε)``, or ``None`` when δ = 0 (``ε ≥ ε0``).
-
-    Raises :class:`InvalidArgument` (naming ``accepted``, with ``hint``) when
-    ``mech`` is not a four-value mechanism.  Cost ``O(1)``.
-    """
-    four = guards.require_instance(mech, FourValue, "mech", f"must be one of {accepted}", shown="kind", hint=hint)
-    q = delta_query(four, n, epsilon, exp_epsilon)
-    return None if q is None else (four, *q)
+def _four_value(
+    mech: Randomizer, accepted: str = "OUE, SUE, OLH, Hadamard, Subset", hint: str | None = None
+) -> FourValue:
+    """``mech`` when it is a four-value mechanism, else :class:`InvalidArgument` naming ``accepted`` (and ``hint``)."""
+    return guards.require_instance(mech, FourValue, "mech", f"must be one of {accepted}", shown="kind", hint=hint)
 
 
-def blanket_view_delta(
-    mech: Randomizer,
-    n: IntegerInput,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-) -> Enclosure:
+def blanket_view_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
     """Balle et al. Lemma 5.3 for a four-value mechanism: ``(1/(γn)) E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
 
     A certified **upper bound** on δ(ε) of the shuffled mechanism over every
@@ -794,28 +775,16 @@ def blanket_view_delta(
     >>> blanket_view_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1)   # = 3-RR, exact.shuffled.krr gives 3/16
     3/16
     """
-    q = _four_value_query(
-        mech,
-        n,
-        epsilon,
-        exp_epsilon,
-        hint="for the geometric mechanism use blanket_view_delta_enumerate; for LDP use clone_delta",
-    )
+    hint = "for the geometric mechanism use blanket_view_delta_enumerate; for LDP use clone_delta"
+    mech = _four_value(mech, hint=hint)
+    q = delta_args(mech, n, opts, "blanket_view_delta")
     if q is None:
         return fmpq(0)
-    mech, n, ee = q
+    n, ee, tol, exact_max_n = q
     return _mixture_over_M(n, mech.gamma(), mech.l_law(exp_epsilon=ee), tol=tol, exact_max_n=exact_max_n)
 
 
-def blanket_view_delta_merged(
-    mech: Randomizer,
-    n: IntegerInput,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-) -> Enclosure:
+def blanket_view_delta_merged(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
     """A certified upper bound on :func:`blanket_view_delta`, fast: the "both" atom of L merged into "rest".
 
     For ``ε ≥ 0`` the value ``γe(1−ee)`` of the "both" atom is ``≤ γ(1−ee)``
@@ -831,10 +800,11 @@ def blanket_view_delta_merged(
     >>> blanket_view_delta_merged(m, 4, exp_epsilon=1) >= blanket_view_delta(m, 4, exp_epsilon=1)
     True
     """
-    q = _four_value_query(mech, n, epsilon, exp_epsilon)
+    mech = _four_value(mech)
+    q = delta_args(mech, n, opts, "blanket_view_delta_merged")
     if q is None:
         return fmpq(0)
-    mech, n, ee = q
+    n, ee, tol, exact_max_n = q
     gm = mech.gamma()
     (vb, pb), (vt, pt), (vn, pn), (vr, pr) = mech.l_law(exp_epsilon=ee)
     atoms = [(1 - gm, fmpq(0)), (gm * pt, vt), (gm * pn, vn), (gm * (pb + pr), vr)]
@@ -844,13 +814,7 @@ def blanket_view_delta_merged(
 
 
 def best_upper_delta(
-    mech: Randomizer,
-    n: IntegerInput,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exhaustive_max_n: int = 2000,
+    mech: Randomizer, n: IntegerInput, *, exhaustive_max_n: int = 2000, **opts: Unpack[DeltaOptions]
 ) -> tuple[Enclosure, str, dict[str, Enclosure]]:
     """Every applicable certified upper bound on δ(ε), and the smallest: ``(value, name, {name: value})``.
 
@@ -862,20 +826,17 @@ def best_upper_delta(
     chosen by upper ends of the enclosures (a ball's upper end is what is
     certified).  An :class:`LDP` record has only the clone bound.
     """
+    guards.check_options("best_upper_delta", opts, DeltaOptions)
     n = _check_n(n)
-    cands = {"clone pair (FOCS 2021)": clone_delta(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)}
+    cands = {"clone pair (FOCS 2021)": clone_delta(mech, n, **opts)}
     if isinstance(mech, FourValue):
         # here, not at the top: blanket.exact.shuffled.oracles imports this module
         from blanket.exact.shuffled.oracles import blanket_view_upper
 
         # the convex-order upper end (exact.shuffled.oracles) already takes the merged view when it is smaller
-        cands["blanket view, fast upper end (Lemma 5.3)"] = blanket_view_upper(
-            mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol
-        )
+        cands["blanket view, fast upper end (Lemma 5.3)"] = blanket_view_upper(mech, n, **opts)
         if n <= exhaustive_max_n:
-            cands["blanket view (Lemma 5.3)"] = blanket_view_delta(
-                mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol
-            )
+            cands["blanket view (Lemma 5.3)"] = blanket_view_delta(mech, n, **opts)
 
     def upper(v):
         return v if _is_exact(v) else arith.endpoints(v)[1]
@@ -902,15 +863,7 @@ def epsilon_upper(
     return epsilon_for_delta(delta_of_epsilon, target_delta, hi=hi, rel_tol=rel_tol)
 
 
-def clone_delta(
-    mech: Randomizer,
-    n: IntegerInput,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-) -> Enclosure:
+def clone_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
     """``H_{e^ε}(P‖Q)`` of the FOCS 2021 clone pair: a certified upper bound on δ(ε) for **every** ε0-LDP randomizer.
 
     Pair (Feldman–McMillan–Talwar, FOCS 2021; structure corroborated by the
@@ -927,10 +880,10 @@ def clone_delta(
     >>> clone_delta(LDP(exp_epsilon0=3), 2, exp_epsilon=2), sum(max(P[o] - 2 * Q.get(o, 0), 0) for o in P)
     (5/24, 5/24)
     """
-    q = delta_query(mech, n, epsilon, exp_epsilon)
+    q = delta_args(mech, n, opts, "clone_delta")
     if q is None:
         return fmpq(0)
-    n, ee = q
+    n, ee, tol, exact_max_n = q
     e = mech.exp_epsilon0()
     p = 1 / e
     atoms = [(fmpq(0), fmpq(0)), (p / 2, 2 * (e - ee) / (e + 1)), (p / 2, 2 * (1 - ee * e) / (e + 1)), (1 - p, fmpq(0))]
@@ -960,15 +913,7 @@ def clone_pair_law(n: int, exp_epsilon0: NumberInput, clone_prob: NumberInput | 
     return P, Q
 
 
-def same_family_delta(
-    mech: Randomizer,
-    n: IntegerInput,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-) -> Enclosure:
+def same_family_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
     """Exact δ(ε) between the datasets ``x^n`` and ``x^{n−1} x'`` (max of both directions): a certified **lower** bound.
 
     By the sufficient statistic of ``exact/shuffled/krr.py`` (others i.i.d. ``R(x)``):
@@ -991,11 +936,12 @@ def same_family_delta(
         # subset-selection route k = 2, d = 1 has a 'rest' mass that is a ball around 0 when ε0 is given, and
         # the engine then returned nan)
         rr = KRR(2, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
-        return delta_krr_family(rr, _check_n(n), "same", epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol)
-    q = _four_value_query(mech, n, epsilon, exp_epsilon, accepted="LDP, OUE, SUE, OLH, Hadamard, Subset")
+        return delta_krr_family(rr, _check_n(n), "same", **opts)
+    mech = _four_value(mech, accepted="LDP, OUE, SUE, OLH, Hadamard, Subset")
+    q = delta_args(mech, n, opts, "same_family_delta")
     if q is None:
         return fmpq(0)
-    mech, n, ee = q
+    n, ee, tol, exact_max_n = q
     e = mech.exp_epsilon0()
     a, b = mech.ratio_law()
     rest = 1 - a - b
@@ -1020,21 +966,14 @@ def same_family_delta(
 
 
 # ================================================================ small-n enumeration (any finite L law)
-def blanket_view_delta_enumerate(
-    mech: Randomizer,
-    n: IntegerInput,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    max_terms: int = 10**6,
-) -> Enclosure:
+def blanket_view_delta_enumerate(mech: Randomizer, n: IntegerInput, **at: Unpack[At]) -> Enclosure:
     """Lemma 5.3 for a mechanism with an explicit matrix (here: :class:`Geometric`), max over ordered pairs; small n.
 
     Sums over the multinomial counts of the atoms of ``V`` (``L`` w.p. γ,
     else 0): cost ``O(m^2 · C(n+A−1, A−1))``, ``A ≤ m+1`` atoms.  Exact for
-    exact inputs.  A fast engine for this case needs a sum over an
-    m-atom law — e.g. a lattice convolution when the values of L are
-    commensurable — which is left for the engine rewrite.
+    exact inputs; more than 10⁶ terms are refused (``InvalidArgument`` naming ``n``).  A fast engine for this
+    case needs a sum over an m-atom law — e.g. a lattice convolution when the values of L are commensurable —
+    which is left for the engine rewrite.
 
     >>> from blanket.exact.shuffled.krr import delta_blanket_view
     >>> from blanket.exact.mechanisms.finite import KRR
@@ -1042,9 +981,10 @@ def blanket_view_delta_enumerate(
     (2/9, 2/9)
     """
 
+    guards.check_options("blanket_view_delta_enumerate", at, At)
     fr = mech.matrix() if hasattr(mech, "matrix") else mech
     n = _check_n(n)
-    return delta_blanket_view(fr, n, epsilon=epsilon, exp_epsilon=exp_epsilon, method="enumerate")
+    return delta_blanket_view(fr, n, method="enumerate", **at)
 
 
 # ================================================================ records from plain data (deployment TOML / CLI)
@@ -1075,15 +1015,7 @@ def make_mechanism(spec: dict) -> Randomizer | None:
 
 # ================================================================ a published bound, to be judged (not a certified bound)
 def variation_ratio_delta(
-    n: IntegerInput,
-    p: NumberInput,
-    beta: NumberInput,
-    q: NumberInput | None = None,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
+    n: IntegerInput, p: NumberInput, beta: NumberInput, q: NumberInput | None = None, **opts: Unpack[DeltaOptions]
 ) -> Enclosure:
     """δ(ε) of the variation-ratio pair of Wang et al. (VLDB 2024) — **a published bound, not certified by Blanket**.
 
@@ -1109,8 +1041,10 @@ def variation_ratio_delta(
     >>> variation_ratio_delta(4, 3, fmpq(1, 2), exp_epsilon=fmpq(3, 2)) == delta_blanket_view(KRR(2, exp_epsilon0=3), 4, exp_epsilon=fmpq(3, 2))
     True
     """
+    guards.check_options("variation_ratio_delta", opts, DeltaOptions)
     n = _check_n(n)
-    ee = arith.exp_param(epsilon, exp_epsilon)
+    ee = arith.exp_param(opts.get("epsilon"), opts.get("exp_epsilon"))
+    tol, exact_max_n = opts.get("tol", DEFAULT_TOL), opts.get("exact_max_n", EXACT_MAX_N)
     p = p if isinstance(p, arb) else arith.exact_in(p, "p", lo=1, lo_open=True)
     beta = beta if isinstance(beta, arb) else arith.exact_in(beta, "beta", lo=0, hi=1, lo_open=True)
     q = p if q is None else (q if isinstance(q, arb) else arith.exact_in(q, "q", lo=1))

@@ -18,20 +18,25 @@ hangs, never ends in ``MemoryError`` and never reaches an internal error.
   before they allocate (e.g. ``n`` arb balls of ``prec`` bits each).
 * :func:`require_instance` — refuse a record of the wrong class (a k-RR
   routine given another randomizer), naming the record.
+* :func:`check_options` — refuse an unknown keyword of a function that takes
+  its shared keywords as ``**opts`` (the δ(ε)-functions); :func:`exp_at` —
+  that, and the ``e^ε`` the keywords give.
 
 Complexity: every function here is O(1) (or O(len(text)) for parsing).
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
+from collections.abc import Mapping
 from typing import TypeVar
 
 from blanket.exact.numbers import arith  # arith imports guards too: module import, attributes at call time
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import NumberOrBall
+from blanket.exact.numbers.types import At, Enclosure, NumberOrBall
 
 #: largest |exponent| of a decimal number's text ("1e-100000" is accepted, "1e-1000000" is not)
 MAX_DECIMAL_EXPONENT = 100_000
@@ -217,3 +222,38 @@ def require_instance(
     if not isinstance(value, cls):
         raise InvalidArgument(name, getattr(value, shown, value), requirement, hint=hint)
     return value
+
+
+def check_options(fn: str, given: Mapping[str, object], spec: type) -> None:
+    """Refuse a keyword of ``given`` that the ``TypedDict`` ``spec`` does not declare, as Python does for a signature.
+
+    The δ(ε)-functions take their shared keywords as ``**opts: Unpack[spec]``
+    (:class:`blanket.exact.numbers.types.DeltaOptions`); a type checker checks them at each call, this checks them at
+    run time, so that a misspelt ``tol`` is never silently replaced by its default.  O(len(given)).
+
+    >>> from blanket.exact.numbers.types import At
+    >>> check_options("f", {"epsilon": 1}, At)
+    >>> check_options("f", {"epsilom": 1}, At)
+    Traceback (most recent call last):
+    ...
+    TypeError: f() got an unexpected keyword argument 'epsilom' (did you mean 'epsilon'?)
+    """
+    allowed = spec.__required_keys__ | spec.__optional_keys__  # type: ignore[attr-defined]
+    for key in given:
+        if key not in allowed:
+            close = difflib.get_close_matches(key, sorted(allowed), n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else f"; accepted: {', '.join(sorted(allowed))}"
+            raise TypeError(f"{fn}() got an unexpected keyword argument {key!r}{hint}")
+
+
+def exp_at(fn: str, at: Mapping[str, object]) -> Enclosure:
+    """``e^ε`` of the keywords ``at`` of a function ``fn`` that takes ``**at: Unpack[At]``, checked.
+
+    The keywords are checked (:func:`check_options`: only ``epsilon``, ``exp_epsilon``), then exactly one must be
+    given (:func:`blanket.exact.numbers.arith.exp_param`).  O(1).
+
+    >>> exp_at("f", {"exp_epsilon": "3/2"})
+    3/2
+    """
+    check_options(fn, at, At)
+    return arith.exp_param(at.get("epsilon"), at.get("exp_epsilon"))  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""The number types the signatures of :mod:`blanket.exact` speak of (type aliases only; nothing here runs).
+"""The number types the signatures of :mod:`blanket.exact` speak of (types only; nothing here computes).
 
 * :data:`Enclosure` — a certified value: an exact rational (``fmpq``) or a ball (``arb``) that contains the true
   value;
@@ -7,11 +7,23 @@
 * :data:`NumberOrBall` — the same, or a ball (routines that evaluate at the current precision accept one);
 * :data:`IntegerInput` — an integer as a caller gives it (``int``, ``fmpz``, an integral ``fmpq`` or a string),
   read by :func:`blanket.exact.numbers.arith.integer_in`.
+
+and the keyword options the δ(ε)-functions share, as ``TypedDict``s for ``**opts: Unpack[...]`` (a type checker
+checks the names and types of the keywords at each call; at run time the function checks the names with
+:func:`blanket.exact.numbers.guards.check_options`):
+
+* :class:`At` — where δ(ε) is evaluated: ``epsilon`` or ``exp_epsilon``;
+* :class:`DeltaOptions` — that and the binomial engine's accuracy, ``tol`` and ``exact_max_n``;
+* :class:`AtMany` — several ε at once: ``epsilons`` or ``exp_epsilons``;
+* :class:`ProgressOptions` — :class:`At` and ``progress``; :class:`SweepOptions` — that and where a sweep over every
+  dataset runs: ``workers``, ``scheduler``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any, TypedDict
 
 from flint import arb, fmpq, fmpz
 
@@ -20,4 +32,62 @@ NumberInput = int | str | Fraction | fmpq | fmpz
 NumberOrBall = int | str | Fraction | fmpq | fmpz | arb
 IntegerInput = int | str | fmpz | fmpq
 
-__all__ = ["Enclosure", "IntegerInput", "NumberInput", "NumberOrBall"]
+
+class At(TypedDict, total=False):
+    """Where a δ(ε)-function is evaluated: exactly one of ``epsilon`` (ε ≥ 0) and ``exp_epsilon`` (e^ε ≥ 1).
+
+    Exact inputs give exact results where the routine has an exact route; a ball is accepted and gives a ball.
+    Every δ(ε) of an ε0-LDP randomizer is exactly 0 for ε ≥ ε0 (:func:`blanket.exact.mechanisms.finite.delta_query`).
+    """
+
+    epsilon: NumberOrBall | None
+    exp_epsilon: NumberOrBall | None
+
+
+class DeltaOptions(At, total=False):
+    """:class:`At` and the accuracy of the windowed binomial engine (:mod:`blanket.exact.shuffled.krr`).
+
+    ``tol`` — the certified mass the engine may leave out of its windows (added to the enclosure's radius; default
+    ``2^-80``, :data:`blanket.exact.shuffled.krr.DEFAULT_TOL`); ``exact_max_n`` — up to this n the engine sums
+    every term in exact rationals when the inputs are exact (default :data:`blanket.exact.shuffled.krr.EXACT_MAX_N`).
+    """
+
+    tol: NumberOrBall
+    exact_max_n: int
+
+
+class AtMany(TypedDict, total=False):
+    """Several ε at once: exactly one of ``epsilons`` and ``exp_epsilons`` (sequences, as in :class:`At`)."""
+
+    epsilons: Sequence[NumberOrBall] | None
+    exp_epsilons: Sequence[NumberOrBall] | None
+
+
+class ProgressOptions(At, total=False):
+    """:class:`At` and ``progress``: show a progress bar (or a :class:`blanket.exact.runtime.progress.Progress`)."""
+
+    progress: Any
+
+
+class SweepOptions(ProgressOptions, total=False):
+    """:class:`ProgressOptions` and where a sweep over every dataset runs (the result never depends on it).
+
+    ``workers`` — local processes (default: every core); ``scheduler`` — the address of a Dask cluster (default
+    ``$BLANKET_SCHEDULER``).
+    """
+
+    workers: int | None
+    scheduler: Any
+
+
+__all__ = [
+    "At",
+    "AtMany",
+    "DeltaOptions",
+    "ProgressOptions",
+    "SweepOptions",
+    "Enclosure",
+    "IntegerInput",
+    "NumberInput",
+    "NumberOrBall",
+]

@@ -84,18 +84,21 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from blanket.exact.laws import binomial as laws
 from blanket.exact.laws.divergences import Windowed
 from blanket.exact.mechanisms.finite import BinaryRR
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import Enclosure, NumberOrBall
+from blanket.exact.numbers.types import At, Enclosure, NumberOrBall, SweepOptions
 from blanket.exact.runtime.executors import map_blocks
 from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 #: largest n for which exact-rational inputs are computed exactly (fmpq polynomials)
 EXACT_MAX_N = 400
@@ -707,15 +710,7 @@ def _max(a, b):
     return arith.ball(a).max(arith.ball(b))
 
 
-def delta_binary(
-    mech: BinaryRR,
-    n: int,
-    c: int,
-    *,
-    epsilon: NumberOrBall | None = None,
-    exp_epsilon: NumberOrBall | None = None,
-    direction: str = "max",
-) -> Enclosure:
+def delta_binary(mech: BinaryRR, n: int, c: int, *, direction: str = "max", **at: Unpack[At]) -> Enclosure:
     """δ(ε) of shuffled binary RR between the neighbouring datasets "c ones among the other n−1 users,
     differing user 0" and "… differing user 1".
 
@@ -738,13 +733,15 @@ def delta_binary(
     >>> delta_binary(rr, 3, 0, exp_epsilon=2), delta_binary(rr, 3, 0, exp_epsilon=2, direction="1|0")
     (9/64, 1/32)
     """
+    guards.check_options("delta_binary", at, At)
     _check_mech(mech)
     n = _check_n(n)
     c = _check_c(c, n)
     if direction not in ("max", "1|0", "0|1"):
         raise InvalidArgument("direction", direction, "must be 'max', '1|0' or '0|1'")
     ee0, p, f = rr_params(mech)
-    ee = arith.exp_param(epsilon, exp_epsilon)
+    epsilon = at.get("epsilon")
+    ee = arith.exp_param(epsilon, at.get("exp_epsilon"))
     zero = _is_zero_regime(ee, ee0, mech, epsilon)
     if direction != "max":
         return _directions_single(n, c, ee0, p, f, ee, zero, (direction,))[direction]
@@ -788,16 +785,7 @@ class WorstCase:
         return s
 
 
-def delta_binary_worst(
-    mech: BinaryRR,
-    n: int,
-    *,
-    epsilon: NumberOrBall | None = None,
-    exp_epsilon: NumberOrBall | None = None,
-    progress: bool = False,
-    workers: int | None = None,
-    scheduler: Any = None,
-) -> WorstCase:
+def delta_binary_worst(mech: BinaryRR, n: int, **opts: Unpack[SweepOptions]) -> WorstCase:
     """The exact worst case of δ(ε) over *all* datasets (every c in 0..n−1, both directions).
 
     By bit-flip symmetry (fact 2) this is ``max_j forward(j)`` over
@@ -826,10 +814,12 @@ def delta_binary_worst(
     enclosure overlaps the maximum's lower end (increase the precision to
     separate them).
     """
+    guards.check_options("delta_binary_worst", opts, SweepOptions)
     _check_mech(mech)
     n = _check_n(n)
     ee0, p, f = rr_params(mech)
-    ee = arith.exp_param(epsilon, exp_epsilon)
+    epsilon = opts.get("epsilon")
+    ee = arith.exp_param(epsilon, opts.get("exp_epsilon"))
     if _is_zero_regime(ee, ee0, mech, epsilon):
         # ε ≥ ε0: δ = 0 on every dataset (post-processing); every c attains it
         return WorstCase(fmpq(0), 0, "1|0", (0,), n, [fmpq(0)] * n)
@@ -849,6 +839,7 @@ def delta_binary_worst(
         espec = ("log", str(arith.exact(epsilon, "epsilon")))
     else:
         espec = ("ball", arith.ball(ee))
+    progress, workers, scheduler = opts.get("progress", False), opts.get("workers"), opts.get("scheduler")
     vals = _sweep(n, p, f, ee, progress, e0spec=e0spec, espec=espec, workers=workers, scheduler=scheduler)
     _recheck_ties(vals, n, p, f, ee, set())
     return _worst_from_values(vals, n)

@@ -33,19 +33,23 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from blanket.exact.accounting import accountant
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import KRR, Randomizer
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import BlanketError
-from blanket.exact.numbers.types import Enclosure, NumberInput
+from blanket.exact.numbers.types import At, Enclosure, NumberInput
 from blanket.exact.shuffled import geometric
 from blanket.exact.shuffled import oracles as fast_oracles
 from blanket.exact.shuffled.binary import delta_binary
 from blanket.exact.shuffled.enumerate import delta_dataset
 from flint import arb, fmpq
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "BLANKET_VIEW",
@@ -185,14 +189,7 @@ def _rational_above(x) -> fmpq:
 _RENYI_MOMENTS: dict = {}
 
 
-def renyi_route_delta(
-    mech: Randomizer,
-    n: int,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    grid: NumberInput | None = None,
-) -> fmpq:
+def renyi_route_delta(mech: Randomizer, n: int, *, grid: NumberInput | None = None, **at: Unpack[At]) -> fmpq:
     """The Rényi route: a certified upper bound on δ(ε) from Rényi divergences of a dominating pair, exact rational.
 
     Pair: the FOCS 2021 clone pair of ``n`` users (:func:`blanket.exact.accounting.accountant.clone_pair`), which
@@ -211,9 +208,10 @@ def renyi_route_delta(
     plus ``O(J)`` per order, once per (record, n): the moments are cached, a further ε costs ``O(#orders)``.
     Exactly 0 when ``ε ≥ ε0`` is certified.
     """
-
+    guards.check_options("renyi_route_delta", at, At)
     n = arith.integer_in(n, "n", lo=1)
-    ee = arith.exp_param(epsilon, exp_epsilon)
+    epsilon = at.get("epsilon")
+    ee = arith.exp_param(epsilon, at.get("exp_epsilon"))
     e = mech.exp_epsilon0()
     if arith.le(e, ee) is True:
         return fmpq(0)
@@ -237,15 +235,14 @@ def renyi_route_delta(
     return min(fmpq(1), d if isinstance(d, fmpq) else _q(d))
 
 
-def upper_bounds(
-    mech: Randomizer, n: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
-) -> dict:
+def upper_bounds(mech: Randomizer, n: int, **at: Unpack[At]) -> dict:
     """``{name: certified upper bound on δ(ε)}`` for every route of :func:`upper_routes` (one that fails on its
     own resource guard is left out; the clone pair always applies)."""
+    guards.check_options("upper_bounds", at, At)
     out = {}
     for r in upper_routes(mech, n):
         try:
-            out[r.name] = r.compute(epsilon=epsilon, exp_epsilon=exp_epsilon)
+            out[r.name] = r.compute(**at)
         except BlanketError:
             if r.name == CLONE:
                 raise
@@ -256,40 +253,32 @@ def _q(x) -> fmpq:
     return x if isinstance(x, fmpq) else fmpq(x.numerator, x.denominator)
 
 
-def upper_value(
-    mech: Randomizer, n: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
-) -> fmpq:
+def upper_value(mech: Randomizer, n: int, **at: Unpack[At]) -> fmpq:
     """The exact upper end of :func:`best_upper`: itself a certified upper bound on δ(ε), and always comparable.
 
     For calibration: an enclosure whose width comes from a windowing tolerance (not from the precision) can
     straddle a target at every precision; its upper end never does, and stays on the safe side.
     """
-    v = best_upper(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)[0]
+    v = best_upper(mech, n, **at)[0]
     return v if isinstance(v, fmpq) else _q(arith.endpoints(v)[1])
 
 
-def lower_value(
-    mech: Randomizer, n: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
-) -> fmpq | None:
+def lower_value(mech: Randomizer, n: int, **at: Unpack[At]) -> fmpq | None:
     """The exact lower end (at least 0) of :func:`lower_bound`: a certified lower bound, always comparable."""
-    v = lower_bound(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)[0]
+    v = lower_bound(mech, n, **at)[0]
     if v is None:
         return None
     return v if isinstance(v, fmpq) else max(fmpq(0), _q(arith.endpoints(v)[0]))
 
 
-def best_upper(
-    mech: Randomizer, n: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
-) -> tuple:
+def best_upper(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
     """``(value, name, {name: value})``: the smallest certified upper bound (by upper ends) and every candidate."""
-    every = upper_bounds(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)
+    every = upper_bounds(mech, n, **at)
     name = min(every, key=lambda k: upper_end(every[k]))
     return every[name], name, every
 
 
-def lower_bound(
-    mech: Randomizer, n: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
-) -> tuple:
+def lower_bound(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
     """``(value, dataset text)``: the exact δ(ε) of a concrete neighbouring pair, or ``(None, reason)``.
 
     ``ldp`` and the four-value records: ``x^n`` vs ``x^{n−1}x'`` (:func:`oracles.same_family_delta`,
@@ -297,7 +286,8 @@ def lower_bound(
     histograms at small ``n``; above, the same datasets post-processed to the number of reports above a threshold,
     :func:`blanket.exact.shuffled.geometric.geometric_lower_dataset`, O(√n) per threshold).
     """
-    kw = {"epsilon": epsilon, "exp_epsilon": exp_epsilon}
+    guards.check_options("lower_bound", at, At)
+    kw = at
     if isinstance(mech, oracles.Geometric):
         if not _geometric_small(mech, n):
             # every n: the same datasets, post-processed to a threshold count (exact.shuffled.geometric)

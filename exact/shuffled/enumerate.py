@@ -85,13 +85,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import Enclosure, NumberOrBall
+from blanket.exact.numbers.types import At, AtMany, Enclosure, ProgressOptions
 from blanket.exact.runtime.progress import Progress
 from flint import arb, fmpq
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "WorstCase",
@@ -447,21 +451,15 @@ def _ee_list(epsilons, exp_epsilons):
     return [arith.exp_param(None, e) for e in exp_epsilons]
 
 
-def dataset_deltas_multi(
-    mech: FiniteRandomizer,
-    n: int,
-    *,
-    epsilons: Sequence | None = None,
-    exp_epsilons: Sequence | None = None,
-    progress: bool = False,
-) -> list:
+def dataset_deltas_multi(mech: FiniteRandomizer, n: int, *, progress: Any = False, **at: Unpack[AtMany]) -> list:
     """``[[DatasetDelta for every class and direction] for each ε]``: the laws are built once for all ε.
 
     Complexity: that of one ε (module docstring) plus one hockey-stick sum per
     extra ε and ordered pair.
     """
+    guards.check_options("dataset_deltas_multi", at, AtMany)
     n = _check_n(n)
-    ees = _ee_list(epsilons, exp_epsilons)
+    ees = _ee_list(at.get("epsilons"), at.get("exp_epsilons"))
     out: list[list] = [[] for _ in ees]
     for others, pairs, scale in _law_pairs(mech, n, progress):
         for x, x2, p, q in pairs:
@@ -470,14 +468,7 @@ def dataset_deltas_multi(
     return out
 
 
-def dataset_deltas(
-    mech: FiniteRandomizer,
-    n: int,
-    *,
-    epsilon: NumberOrBall | None = None,
-    exp_epsilon: NumberOrBall | None = None,
-    progress: bool = False,
-) -> list:
+def dataset_deltas(mech: FiniteRandomizer, n: int, **opts: Unpack[ProgressOptions]) -> list:
     """Every dataset class and ordered pair with its divergence: a list of :class:`DatasetDelta`.
 
     k-RR: one entry per class ``(a, b, λ)`` and direction (representative
@@ -486,12 +477,14 @@ def dataset_deltas(
     are exact when the matrix and ``e^ε`` are exact, balls at the current
     precision otherwise.  Complexity: see the module docstring.
     """
+    guards.check_options("dataset_deltas", opts, ProgressOptions)
+    epsilon, exp_epsilon = opts.get("epsilon"), opts.get("exp_epsilon")
     return dataset_deltas_multi(
         mech,
         n,
         epsilons=None if epsilon is None else [epsilon],
         exp_epsilons=None if exp_epsilon is None else [exp_epsilon],
-        progress=progress,
+        progress=opts.get("progress", False),
     )[0]
 
 
@@ -512,30 +505,13 @@ def _summarise(mech, n, entries) -> WorstCase:
     )
 
 
-def worst_cases(
-    mech: FiniteRandomizer,
-    n: int,
-    *,
-    epsilons: Sequence | None = None,
-    exp_epsilons: Sequence | None = None,
-    progress: bool = False,
-) -> list:
+def worst_cases(mech: FiniteRandomizer, n: int, *, progress: Any = False, **at: Unpack[AtMany]) -> list:
     """:func:`worst_case` at several ε at once (one :class:`WorstCase` per ε; laws built once)."""
     n = _check_n(n)
-    return [
-        _summarise(mech, n, e)
-        for e in dataset_deltas_multi(mech, n, epsilons=epsilons, exp_epsilons=exp_epsilons, progress=progress)
-    ]
+    return [_summarise(mech, n, e) for e in dataset_deltas_multi(mech, n, progress=progress, **at)]
 
 
-def worst_case(
-    mech: FiniteRandomizer,
-    n: int,
-    *,
-    epsilon: NumberOrBall | None = None,
-    exp_epsilon: NumberOrBall | None = None,
-    progress: bool = False,
-) -> WorstCase:
+def worst_case(mech: FiniteRandomizer, n: int, **opts: Unpack[ProgressOptions]) -> WorstCase:
     """Exact worst case ``δ_n(ε)`` over all neighbouring datasets (both directions), with a witness pair.
 
     Give ``epsilon`` (exact, ≥ 0; ``e^ε`` becomes a ball) or ``exp_epsilon``
@@ -549,18 +525,11 @@ def worst_case(
     3/8
     """
     n = _check_n(n)
-    return _summarise(mech, n, dataset_deltas(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, progress=progress))
+    return _summarise(mech, n, dataset_deltas(mech, n, **opts))
 
 
 def delta_class(
-    mech: KRR,
-    n: int,
-    others_a: int,
-    others_b: int,
-    partition: Sequence[int] = (),
-    *,
-    epsilon: NumberOrBall | None = None,
-    exp_epsilon: NumberOrBall | None = None,
+    mech: KRR, n: int, others_a: int, others_b: int, partition: Sequence[int] = (), **at: Unpack[At]
 ) -> Enclosure:
     """k-RR: both directions ``(D(P0‖P1), D(P1‖P0))`` for the class where ``others_a`` others hold 0,
     ``others_b`` hold 1 and the rest hold further values with multiplicities ``partition``.
@@ -583,18 +552,10 @@ def delta_class(
         raise InvalidArgument("others_a + others_b + sum(partition)", a + b + sum(lam), f"must equal n - 1 = {n - 1}")
     if len(lam) > mech.k - 2:
         raise InvalidArgument("partition", lam, f"must have at most k - 2 = {mech.k - 2} parts")
-    return _krr_class_delta(mech, n, a, b, lam, arith.exp_param(epsilon, exp_epsilon))
+    return _krr_class_delta(mech, n, a, b, lam, guards.exp_at("delta_class", at))
 
 
-def delta_dataset(
-    mech: FiniteRandomizer,
-    others: Sequence[int],
-    x: int,
-    x2: int,
-    *,
-    epsilon: NumberOrBall | None = None,
-    exp_epsilon: NumberOrBall | None = None,
-) -> Enclosure:
+def delta_dataset(mech: FiniteRandomizer, others: Sequence[int], x: int, x2: int, **at: Unpack[At]) -> Enclosure:
     """``D_{e^ε}(M(others + [x]) ‖ M(others + [x2]))`` for one explicit dataset pair (no symmetry used).
 
     ``others`` is a list of input values (any order).  Used to re-verify a
@@ -605,7 +566,7 @@ def delta_dataset(
     >>> delta_dataset(BinaryRR(exp_epsilon0=3), [1], 0, 1, exp_epsilon=1)   # (3-1)/16 + (10-6)/16
     3/8
     """
-    ee = arith.exp_param(epsilon, exp_epsilon)
+    ee = guards.exp_at("delta_dataset", at)
     others = list(others)
     for _i, v in enumerate(others + [x, x2]):
         if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < mech.k_in:

@@ -49,16 +49,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from blanket.exact.mechanisms.finite import delta_query
 from blanket.exact.mechanisms.oracles import Geometric
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import Enclosure, NumberInput
-from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
+from blanket.exact.numbers.types import At, DeltaOptions, Enclosure
+from blanket.exact.shuffled.krr import delta_args, expected_positive_part
 from flint import fmpq
 
 if TYPE_CHECKING:
     from blanket.exact.mechanisms.oracles import Geometric
+    from typing_extensions import Unpack
 
 __all__ = [
     "GeometricBracket",
@@ -113,12 +113,10 @@ def _ratios(mech) -> tuple:
     return g, omega, r
 
 
-def pair_atoms(
-    mech: Geometric, x: int, x2: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
-) -> list:
+def pair_atoms(mech: Geometric, x: int, x2: int, **at: Unpack[At]) -> list:
     """The ``m + 1`` atoms ``(probability, value)`` of ``V`` (``L^ε_{x,x'}`` w.p. γ, else 0).  O(m²)."""
     _check(mech)
-    ee = arith.exp_param(epsilon, exp_epsilon)
+    ee = guards.exp_at("pair_atoms", at)
     for nm, v in (("x", x), ("x2", x2)):
         if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < mech.m:
             raise InvalidArgument(nm, v, f"must be an input value in 0..{mech.m - 1}")
@@ -149,13 +147,7 @@ def default_knots(mech: Geometric, ee: Enclosure) -> tuple:
     return (fmpq(a.numerator, a.denominator), fmpq(0), fmpq(b.numerator, b.denominator))
 
 
-def dominating_law(
-    mech: Geometric,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    knots: tuple | None = None,
-) -> tuple:
+def dominating_law(mech: Geometric, *, knots: tuple | None = None, **at: Unpack[At]) -> tuple:
     """``(knots, weights)``: a law ``W`` on the knots with ``V_{x,x'} ≤_icx W`` for every ordered pair ``x ≠ x'``.
 
     ``ψ_W`` is the piecewise-linear interpolation at the knots of
@@ -166,7 +158,7 @@ def dominating_law(
     ``(x, x')`` and ``(m−1−x, m−1−x')`` are mirror images: half are evaluated).
     """
     _check(mech)
-    ee = arith.exp_param(epsilon, exp_epsilon)
+    ee = guards.exp_at("dominating_law", at)
     s = tuple(default_knots(mech, ee) if knots is None else knots)
     if len(s) not in (3, 4):
         raise InvalidArgument("knots", s, "must be three or four increasing values")
@@ -218,15 +210,7 @@ def _roles(knots, weights) -> list:
     return [(w[2], s[2]), (w[3], s[3]), (w[0], s[0]), (w[1], s[1])]
 
 
-def geometric_upper(
-    mech: Geometric,
-    n: int,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-) -> Enclosure:
+def geometric_upper(mech: Geometric, n: int, **opts: Unpack[DeltaOptions]) -> Enclosure:
     """A certified **upper bound** on δ(ε) of the shuffled geometric mechanism, every n (the bracket's upper end).
 
     One call of the four-atom engine (its exact degenerate route: a three-valued law) after the O(m³)
@@ -234,10 +218,10 @@ def geometric_upper(
     n = 10⁶).  Exactly
     0 when ``ε ≥ ε0`` is certified.
     """
-    q = delta_query(_check(mech), n, epsilon, exp_epsilon)
+    q = delta_args(_check(mech), n, opts, "geometric_upper")
     if q is None:
         return fmpq(0)
-    n, ee = q
+    n, ee, tol, exact_max_n = q
     s, w = dominating_law(mech, exp_epsilon=ee)
     label = f"geometric blanket view (dominating law) n={n}"
     return _engine(n, _roles(s, w), mech.gamma(), tol=tol, exact_max_n=exact_max_n, label=label)
@@ -271,15 +255,7 @@ def _contract(atoms, knots) -> list:
     return out
 
 
-def geometric_bracket(
-    mech: Geometric,
-    n: int,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-) -> GeometricBracket:
+def geometric_bracket(mech: Geometric, n: int, **opts: Unpack[DeltaOptions]) -> GeometricBracket:
     """The convex-order bracket of the Lemma 5.3 value ``max_{x≠x'}`` (docs/numerics.md Lemma O2).
 
     ``upper`` is :func:`geometric_upper`; ``lower`` is the contraction of the
@@ -288,10 +264,10 @@ def geometric_bracket(
     bracket is ``[lower.lower(), upper.upper()]``).  Cost two engine calls,
     O(m³ + √n·√log(1/tol)).
     """
-    q = delta_query(_check(mech), n, epsilon, exp_epsilon)
+    q = delta_args(_check(mech), n, opts, "geometric_bracket")
     if q is None:
         return GeometricBracket(fmpq(0), fmpq(0), (), ())
-    n, ee = q
+    n, ee, tol, exact_max_n = q
     s, w = dominating_law(mech, exp_epsilon=ee)
     g = mech.gamma()
     upper = _engine(n, _roles(s, w), g, tol=tol, exact_max_n=exact_max_n, label=f"geometric upper n={n}")
@@ -328,15 +304,7 @@ def _count_delta(n, q0, q1, ee, direction: str, *, tol, exact_max_n):
     return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="geometric count") / n
 
 
-def geometric_lower_dataset(
-    mech: Geometric,
-    n: int,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-) -> tuple:
+def geometric_lower_dataset(mech: Geometric, n: int, **opts: Unpack[DeltaOptions]) -> tuple:
     """``(value, dataset text)``: a certified **lower** bound on δ(ε) of the shuffled geometric mechanism, every n.
 
     Datasets: all other ``n − 1`` users hold 0, the differing user 0 versus ``m − 1``.  The shuffled histogram is
@@ -353,10 +321,10 @@ def geometric_lower_dataset(
     >>> v <= delta_dataset(g.matrix(), [0, 0, 0], 0, 2, exp_epsilon=fmpq(3, 2))
     True
     """
-    q = delta_query(_check(mech), n, epsilon, exp_epsilon)
+    q = delta_args(_check(mech), n, opts, "geometric_lower_dataset")
     if q is None:
         return fmpq(0), "epsilon >= epsilon0: delta is 0 on every dataset"
-    n, ee = q
+    n, ee, tol, exact_max_n = q
     m = mech.m
     rows = mech.rows()
     thresholds = range(1, m) if m <= 8 else sorted({1, (m - 1 + 1) // 2, m - 1})

@@ -102,19 +102,22 @@ pair in exact rationals, ``tests/test_krr.py``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from math import comb
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, float_bisect
 from blanket.exact.laws import binomial as laws
-from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law, delta_query
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law, delta_at
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
-from blanket.exact.numbers.types import Enclosure, NumberOrBall
+from blanket.exact.numbers.types import DeltaOptions, Enclosure, NumberOrBall
 from blanket.exact.runtime.progress import Progress
 from flint import arb, ctx, fmpq
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 FAMILIES = ("same", "neighbour", "third")
 DIRECTIONS = (None, "forward", "backward")
@@ -123,6 +126,29 @@ DIRECTIONS = (None, "forward", "backward")
 DEFAULT_TOL = fmpq(1, 2**80)
 #: exact rational arithmetic (no windows) up to this n when all inputs are exact
 EXACT_MAX_N = 64
+
+
+class DeltaArgs(NamedTuple):
+    """The validated arguments of a δ(ε)-function that runs the binomial engine (see :func:`delta_args`)."""
+
+    n: int
+    ee: Enclosure
+    tol: NumberOrBall
+    exact_max_n: int
+
+
+def delta_args(mech: Any, n: Any, opts: Mapping[str, Any], fn: str) -> DeltaArgs | None:
+    """``(n, e^ε, tol, exact_max_n)`` of a δ-function ``fn`` taking ``**opts: Unpack[DeltaOptions]``, or ``None``
+    when δ = 0 (ε ≥ ε0 certified).
+
+    The keywords are checked (an unknown one is a ``TypeError``), ``n`` and ε as
+    :func:`blanket.exact.mechanisms.finite.delta_query` does; ``tol`` and ``exact_max_n`` default to
+    :data:`DEFAULT_TOL` and :data:`EXACT_MAX_N`.  O(1).
+    """
+    q = delta_at(mech, n, opts, fn, DeltaOptions)
+    return None if q is None else DeltaArgs(*q, opts.get("tol", DEFAULT_TOL), opts.get("exact_max_n", EXACT_MAX_N))
+
+
 #: above this n the automatic engine choice is the one-dimensional route even when the bulk count is not degenerate
 GRID_MAX_N = 20000
 #: ... unless the caller has raised the precision above the default (it is escalating to decide a
@@ -1030,12 +1056,9 @@ def delta_krr_family(
     n: int,
     family: str,
     *,
-    epsilon: NumberOrBall | None = None,
-    exp_epsilon: NumberOrBall | None = None,
     direction: str | None = None,
-    tol: Enclosure = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
     engine: str | None = None,
+    **opts: Unpack[DeltaOptions],
 ) -> Enclosure:
     """Exact δ(ε) of shuffled k-RR between the neighbouring datasets of a family (max over both directions).
 
@@ -1069,10 +1092,10 @@ def delta_krr_family(
             f"needs k >= 3 (a third value), but the mechanism has k = {mech.k}",
             hint="use family='same' or 'neighbour' for binary RR",
         )
-    q = delta_query(mech, n, epsilon, exp_epsilon)
+    q = delta_args(mech, n, opts, "delta_krr_family")
     if q is None:
         return fmpq(0)
-    n, ee = q
+    n, ee, tol, exact_max_n = q
     dirs = ["forward", "backward"] if direction is None else [direction]
     if family == "third":
         dirs = dirs[:1]  # both directions are equal by the symmetry t <-> t'
@@ -1087,16 +1110,7 @@ def delta_krr_family(
     return out
 
 
-def delta_krr_third_lumped(
-    mech: KRR,
-    n: int,
-    *,
-    epsilon: NumberOrBall | None = None,
-    exp_epsilon: NumberOrBall | None = None,
-    tol: Enclosure = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-    engine: str | None = None,
-) -> Enclosure:
+def delta_krr_third_lumped(mech: KRR, n: int, *, engine: str | None = None, **opts: Unpack[DeltaOptions]) -> Enclosure:
     """The third-value family's δ computed on the lumped statistic (h_x, h_{x'}, rest) — **NOT a valid δ for k ≥ 4**.
 
     Hockey-stick divergence between the laws of ``(h_x, h_{x'})`` under the
@@ -1115,10 +1129,10 @@ def delta_krr_third_lumped(
     _check_krr(mech, "the lumped third-value computation")
     if mech.k < 3:
         raise InvalidArgument("k", mech.k, "must be >= 3 for a third value")
-    q = delta_query(mech, n, epsilon, exp_epsilon)
+    q = delta_args(mech, n, opts, "delta_krr_third_lumped")
     if q is None:
         return fmpq(0)
-    n, ee = q
+    n, ee, tol, exact_max_n = q
     e = mech.exp_epsilon0()
     p, f = mech.keep(), mech.flip()
     wr = (1 - ee) * (1 - p - f) / (1 - 2 * f)
@@ -1192,14 +1206,11 @@ def delta_blanket_view(
     mech: FiniteRandomizer,
     n: int,
     *,
-    epsilon: NumberOrBall | None = None,
-    exp_epsilon: NumberOrBall | None = None,
     x: int | None = None,
     x2: int | None = None,
-    tol: Enclosure = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
     method: str | None = None,
     engine: str | None = None,
+    **opts: Unpack[DeltaOptions],
 ) -> Enclosure:
     """The exact right-hand side of Balle et al. Lemma 5.3: ``(1/(γn))·E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
 
@@ -1232,7 +1243,7 @@ def delta_blanket_view(
         raise InvalidArgument(
             "method", method, "is only available for k-ary randomized response", hint="use method='enumerate'"
         )
-    q = delta_query(mech, n, epsilon, exp_epsilon)
+    q = delta_args(mech, n, opts, "delta_blanket_view")
     if (x is None) != (x2 is None):
         raise InvalidArgument(
             "x2" if x2 is None else "x", None, "must be given together with the other input (or neither)"
@@ -1245,7 +1256,7 @@ def delta_blanket_view(
             raise InvalidArgument("x2", x2, "must differ from x (a neighbouring pair changes the input)")
     if q is None:
         return fmpq(0)
-    n, ee = q
+    n, ee, tol, exact_max_n = q
     use_fast = isinstance(mech, KRR) and method != "enumerate"
     if use_fast:
         # every ordered pair is equivalent under relabelling
@@ -1276,11 +1287,8 @@ def delta_stronger_clones(
     *,
     epsilon0: NumberOrBall | None = None,
     exp_epsilon0: NumberOrBall | None = None,
-    epsilon: NumberOrBall | None = None,
-    exp_epsilon: NumberOrBall | None = None,
     method: str | None = None,
-    tol: Enclosure = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
+    **opts: Unpack[DeltaOptions],
 ) -> Enclosure:
     """``D_{e^ε}(P‖Q)`` for the stronger-clones pair of any ε0-LDP randomizer shuffled among ``n`` users.
 
@@ -1306,10 +1314,11 @@ def delta_stronger_clones(
         raise InvalidArgument("method", method, "must be None, 'blanket' or 'enumerate'")
     mech = KRR(2, epsilon0=epsilon0, exp_epsilon0=exp_epsilon0)
     if method != "enumerate":
-        return delta_blanket_view(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol, exact_max_n=exact_max_n)
+        return delta_blanket_view(mech, n, **opts)
+    guards.check_options("delta_stronger_clones", opts, DeltaOptions)
     n = arith.integer_in(n, "n", lo=1)
     e0 = mech.exp_epsilon0()
-    ee = arith.exp_param(epsilon, exp_epsilon)
+    ee = arith.exp_param(opts.get("epsilon"), opts.get("exp_epsilon"))
     if not (isinstance(e0, fmpq) and isinstance(ee, fmpq)):
         raise InvalidArgument(
             "method", method, "needs exact e^{epsilon0} and e^{epsilon} (exp_epsilon0=, exp_epsilon=)"

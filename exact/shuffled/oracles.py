@@ -46,15 +46,19 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from blanket.exact.mechanisms import oracles as O
-from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer, delta_query
+from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer
 from blanket.exact.mechanisms.oracles import MAX_MATRIX_OUTPUTS, blanket_view_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import Enclosure, NumberInput
-from blanket.exact.shuffled.krr import DEFAULT_TOL, EXACT_MAX_N, expected_positive_part
+from blanket.exact.numbers.types import DeltaOptions, Enclosure
+from blanket.exact.shuffled.krr import delta_args, expected_positive_part
 from flint import arb, fmpq
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "blanket_view_delta_fast",
@@ -99,15 +103,7 @@ def _atoms5(mech, ee):
 
 
 def blanket_view_bracket(
-    mech: Randomizer,
-    n: int,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-    merged: bool = True,
-    with_lower: bool = True,
+    mech: Randomizer, n: int, *, merged: bool = True, with_lower: bool = True, **opts: Unpack[DeltaOptions]
 ) -> Bracket5:
     """The convex-order bracket of the blanket view: :class:`Bracket5` ``(lower, upper)``, each ``E[...]/(γn)``.
 
@@ -126,10 +122,10 @@ def blanket_view_bracket(
     ``with_lower=False`` skips the lower end's engine call and returns 0 as the
     (trivial, still valid) lower end: for callers that need only the upper bound.
     """
-    q = delta_query(_check_mech(mech), n, epsilon, exp_epsilon)
+    q = delta_args(_check_mech(mech), n, opts, "blanket_view_bracket")
     if q is None:
         return Bracket5(fmpq(0), fmpq(0))
-    n, ee = q
+    n, ee, tol, exact_max_n = q
     g, (a0, ab, at, an, ar), (vb, vt, vn, vr) = _atoms5(mech, ee)
     label = f"{mech.kind} blanket view n={n}"
 
@@ -172,15 +168,7 @@ def _upper_end(v):
     return v if isinstance(v, fmpq) else arith.endpoints(v)[1]
 
 
-def blanket_view_upper(
-    mech: Randomizer,
-    n: int,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-) -> Enclosure:
+def blanket_view_upper(mech: Randomizer, n: int, **opts: Unpack[DeltaOptions]) -> Enclosure:
     """A certified **upper bound** on δ(ε) of the shuffled mechanism (the bracket's upper end), as an enclosure.
 
     Unlike :func:`blanket_view_delta_fast` its width is only the engine's
@@ -188,20 +176,11 @@ def blanket_view_upper(
     calibrate ε with (:func:`exact.accounting.calibrate.epsilon_for_delta`).
     Cost: that of :func:`blanket_view_bracket`.
     """
-    return blanket_view_bracket(
-        mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, tol=tol, exact_max_n=exact_max_n, with_lower=False
-    ).upper
+    return blanket_view_bracket(mech, n, with_lower=False, **opts).upper
 
 
 def blanket_view_delta_fast(
-    mech: Randomizer,
-    n: int,
-    *,
-    epsilon: NumberInput | None = None,
-    exp_epsilon: NumberInput | None = None,
-    tol: NumberInput = DEFAULT_TOL,
-    exact_max_n: int = EXACT_MAX_N,
-    exact_below: int = FAST_EXACT_BELOW,
+    mech: Randomizer, n: int, *, exact_below: int = FAST_EXACT_BELOW, **opts: Unpack[DeltaOptions]
 ) -> Enclosure:
     """Certified enclosure of the Lemma 5.3 blanket view δ(ε) of a frequency oracle, fast (n = 10⁶ in about a second).
 
@@ -221,10 +200,10 @@ def blanket_view_delta_fast(
     absolute, about 1e-10 at n = 10⁶ (the engine's bound on its weak count),
     so far below that a δ is not resolved.  Returns ``0`` exactly when ``ε ≥ ε0`` is certified.
     """
-    q = delta_query(_check_mech(mech), n, epsilon, exp_epsilon)
+    q = delta_args(_check_mech(mech), n, opts, "blanket_view_delta_fast")
     if q is None:
         return fmpq(0)
-    n, ee = q
+    n, ee, tol, exact_max_n = q
     if n < exact_below and getattr(mech, "is_exact", False) and isinstance(ee, fmpq):
         return blanket_view_delta(mech, n, exp_epsilon=ee, tol=tol, exact_max_n=max(exact_max_n, exact_below))
     br = blanket_view_bracket(mech, n, exp_epsilon=ee, tol=tol, exact_max_n=exact_max_n)
