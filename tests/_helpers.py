@@ -1,13 +1,20 @@
 """Helpers shared by several test files (import as ``from tests._helpers import …``)."""
 
 import pathlib
+import re
 import shlex
 import subprocess
 import sys
 import textwrap
 
+import pytest
+import tomllib
+from blanket.exact.numbers.errors import HypothesisViolation
+from blanket.proofs import core
 from flint import arb, fmpq
 from hypothesis import strategies as st
+
+DATA = pathlib.Path(__file__).resolve().parent / "data"
 
 
 def merged_atoms(atoms):
@@ -76,3 +83,21 @@ def write_dedented(directory: pathlib.Path, name: str, text: str) -> pathlib.Pat
     p = directory / name
     p.write_text(textwrap.dedent(text))
     return p
+
+
+def hypothesis_cases(paper: str) -> list:
+    """``pytest.param(key, params, hypothesis)`` for each case of tests/data/hypotheses.toml under ``paper``, one per
+    result the case lists: a parameter point outside the result's hypotheses and the hypothesis its refusal names."""
+    cases = tomllib.loads((DATA / "hypotheses.toml").read_text(encoding="utf-8"))[paper]
+    return [
+        pytest.param(key, case["params"], case["hypothesis"], id=f"{key}: {case['hypothesis']}")
+        for case in cases
+        for key in case["results"]
+    ]
+
+
+def assert_refused(key: str, params: dict, hypothesis: str) -> None:
+    """The registered result ``key`` refuses ``params`` with a HypothesisViolation naming ``hypothesis`` (its text,
+    matched literally)."""
+    with pytest.raises(HypothesisViolation, match=re.escape(hypothesis)):
+        core.get(key).bound(**params)

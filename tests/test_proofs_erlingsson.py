@@ -6,12 +6,13 @@ import mpmath
 import pytest
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.arith import precision
-from blanket.exact.numbers.errors import HypothesisViolation
 from blanket.proofs import erlingsson as E
 from blanket.proofs.core import results
 from flint import arb, fmpq
 from hypothesis import given
 from hypothesis import strategies as st
+
+from tests._helpers import assert_refused, hypothesis_cases
 
 
 def test_registered():
@@ -22,21 +23,9 @@ def test_registered():
         assert r.grid and r.latex()
 
 
-@pytest.mark.parametrize(
-    "params, hyp",
-    [
-        ({"n": "999", "epsilon0": "1/4", "delta": "1e-3"}, "n >= 1000"),
-        ({"n": "1000", "epsilon0": "1/2", "delta": "1e-3"}, "epsilon0 < 1/2"),
-        ({"n": "1000", "epsilon0": "0", "delta": "1e-3"}, "epsilon0 < 1/2"),
-        ({"n": "1000", "epsilon0": "1/4", "delta": "1/100"}, "delta < 1/100"),
-    ],
-)
-def test_theorem_7_hypotheses_enforced(params, hyp):
-    for r in (E.THEOREM_7, E.THEOREM_8):
-        with pytest.raises(HypothesisViolation, match=hyp.replace("(", "\\(")):
-            r.bound(**params)
-    with pytest.raises(HypothesisViolation):
-        E.COROLLARY_9.bound(T="999", epsilon0="1/4", delta="1e-3")
+@pytest.mark.parametrize("key, params, hyp", hypothesis_cases("EFMRTT19"))
+def test_hypotheses_enforced(key, params, hyp):
+    assert_refused(key, params, hyp)
 
 
 def test_theorem_7_value_against_mpmath():
