@@ -211,16 +211,10 @@ class Bound:
     worker: Any = None  # the BoundProcess running the bound's code (files only)
 
     def describe(self) -> dict:
-        return {
-            "name": self.name,
-            "source": self.source,
-            "kind": self.kind,
-            "mechanism": self.mechanism,
-            "quantity": self.quantity,
-            "sha256": self.sha256,
-            "domain": {k: [_exact_str(lo), _exact_str(hi)] for k, (lo, hi) in self.domain.items()},
-            "text": self.text,
-        }
+        """The report's plain-data record: the plain fields as they are, the domain's ends as exact strings."""
+        plain = {name: getattr(self, name) for name in ("name", "source", "kind", "mechanism", "quantity", "sha256")}
+        domain = {k: [_exact_str(lo), _exact_str(hi)] for k, (lo, hi) in self.domain.items()}
+        return {**plain, "domain": domain, "text": self.text}
 
 
 def _exact_str(q) -> str:

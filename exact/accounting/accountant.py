@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting.query import Query
@@ -322,6 +322,9 @@ class CertifiedDelta(_Certified):
     """Certified δ(ε) of the composition: the true value lies in ``[lower, upper]``; report ``upper``."""
 
 
+_C = TypeVar("_C", bound=_Certified)
+
+
 def _dyadic_below(x: float) -> Fraction:
     """A dyadic rational ≤ x with 4 significant bits (exact in binary64)."""
     if not x > 0:
@@ -488,31 +491,17 @@ class ShuffleAccountant:
             p.get_epsilon(dt) for k in ("low-fwd", "low-bwd") if (p := self._pld(self._lower_grid(g), k)) is not None
         ]
         lo = max(lows) if lows else fmpq(0)  # no round has a concrete pair (geometric only): 0
-        pld_upper = None if up is None else _frac(up)
         with arith.precision(self.prec):
             r_eps, r_order = _pld.rdp_epsilon(self._renyi(g), _pld.RENYI_ORDERS, dt)
-        renyi_upper = _frac(r_eps)
-        route = "Renyi" if pld_upper is None or renyi_upper < pld_upper else "PLD"
-        upper = renyi_upper if pld_upper is None else min(pld_upper, renyi_upper)
-        basic = self.basic_upper()
-        if basic < upper:  # many rounds of a large epsilon0: the pure-DP sum is the smallest certified end
-            route, upper = "basic", basic
-        return CertifiedEpsilon(
+        return self._certified(
+            CertifiedEpsilon,
+            g,
             lower=_frac(lo),
-            upper=upper,
             pair_lower=_frac(pl),
-            grid=g,
-            rounds=self.rounds,
-            quantity="epsilon",
-            route=route,
-            pld_upper=pld_upper,
-            renyi_upper=renyi_upper,
+            # many rounds of a large epsilon0: the pure-DP sum can be the smallest certified end
+            uppers={"PLD": None if up is None else _frac(up), "Renyi": _frac(r_eps), "basic": self.basic_upper()},
             renyi_order=_frac(r_order),
-            details={
-                "target_delta": str(dt),
-                "ledger": [(e.describe(), c) for e, c in self._ledger],
-                "route": ROUTES[route],
-            },
+            details={"target_delta": str(dt), "ledger": [(e.describe(), c) for e, c in self._ledger]},
         )
 
     def get_delta(self, target_epsilon: NumberInput | float) -> CertifiedDelta:
@@ -535,23 +524,43 @@ class ShuffleAccountant:
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
             lo = max([max(Fraction(0), arith.endpoints(x)[0]) for x in lows] or [Fraction(0)])
             r_d, r_order = _pld.rdp_delta(self._renyi(g), _pld.RENYI_ORDERS, eps)
-        renyi_upper = _frac(r_d)
-        route = "Renyi" if renyi_upper < u else "PLD"
-        upper = min(u, renyi_upper)
-        if _frac(eps) >= self.basic_upper() and upper > 0:  # the composition is (Σ ε0, 0)-DP
-            route, upper = "basic", Fraction(0)
-        return CertifiedDelta(
+        basic = Fraction(0) if _frac(eps) >= self.basic_upper() else None  # the composition is (Σ ε0, 0)-DP
+        return self._certified(
+            CertifiedDelta,
+            g,
             lower=lo,
-            upper=upper,
             pair_lower=pl_lo,
-            grid=g,
-            rounds=self.rounds,
-            quantity="delta",
-            route=route,
-            pld_upper=u,
-            renyi_upper=renyi_upper,
+            uppers={"PLD": u, "Renyi": _frac(r_d), "basic": basic},
             renyi_order=None if r_order is None else _frac(r_order),
-            details={"target_epsilon": str(eps), "route": ROUTES[route]},
+            details={"target_epsilon": str(eps)},
+        )
+
+    def _certified(
+        self,
+        cls: type[_C],
+        grid: Fraction,
+        *,
+        lower: Fraction,
+        pair_lower: Fraction,
+        uppers: dict[str, Fraction | None],
+        renyi_order: Fraction | None,
+        details: dict,
+    ) -> _C:
+        """The answer record: the smallest certified upper end of ``uppers`` (route: upper end, ``None`` where the route
+        certifies nothing finite; a tie goes to the earlier route) is reported, its route named in ``details``."""
+        route, upper = min(((r, v) for r, v in uppers.items() if v is not None), key=lambda rv: rv[1])
+        return cls(
+            lower=lower,
+            upper=upper,
+            pair_lower=pair_lower,
+            grid=grid,
+            rounds=self.rounds,
+            quantity="epsilon" if cls is CertifiedEpsilon else "delta",
+            route=route,
+            pld_upper=uppers["PLD"],
+            renyi_upper=uppers["Renyi"],
+            renyi_order=renyi_order,
+            details={**details, "route": ROUTES[route]},
         )
 
     # ---------------------------------------------------------------- interoperability
