@@ -41,19 +41,20 @@ DATASET_HELP = (
 
 def add_executor_arguments(p: argparse.ArgumentParser) -> None:
     """``--workers N`` and ``--scheduler ADDRESS``: where the exact worst-case sweep runs (exact.runtime.executors)."""
-    p.add_argument(
-        "--workers",
-        default=None,
-        metavar="N",
-        help="local processes for the exact worst case over all datasets (default: every core; 1 = no pool)",
-    )
-    p.add_argument(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="run the worst-case sweep on a Dask cluster, e.g. tcp://10.0.0.5:8786 (default: $BLANKET_SCHEDULER; "
-        "needs pip install 'blanket[dask]')",
-    )
+    for opt, metavar, text in (
+        (
+            "--workers",
+            "N",
+            "local processes for the exact worst case over all datasets (default: every core; 1 = no pool)",
+        ),
+        (
+            "--scheduler",
+            "ADDRESS",
+            "run the worst-case sweep on a Dask cluster, e.g. tcp://10.0.0.5:8786 (default: $BLANKET_SCHEDULER; "
+            "needs pip install 'blanket[dask]')",
+        ),
+    ):
+        p.add_argument(opt, default=None, metavar=metavar, help=text)
 
 
 def executor_options(args: argparse.Namespace) -> tuple:
