@@ -96,7 +96,6 @@ __all__ = [
     "PolyaCheck",
     "lattice_component",
     "mirrored_component",
-    "mixture",
     "RelaxedAggregator",
     "llr_exact_or_ball",
     "max_ratio",
@@ -446,29 +445,6 @@ def mirrored_component(
     return [v / N for v in w]
 
 
-def mixture(
-    x: int,
-    m: int,
-    tau: int,
-    q: NumberOrBall,
-    *,
-    s: NumberOrBall | None = None,
-    r: NumberOrBall | None = None,
-    component: Any = None,
-) -> list:
-    """``hat D_x = (1-q) D_x + q C_x`` with ``C_x`` the mirrored component (default) or ``component(x)``.
-
-    >>> mixture(0, 2, 0, "1/2", r="1/4")        # D_0 = [1, 0], E_0 = [1/3, 2/3]
-    [2/3, 1/3]
-    """
-    qq = q if isinstance(q, arb) else arith.exact_in(q, "q", lo=0, hi=1)
-    D = lattice_component(x, m, tau, s=s, r=r)
-    if _is_exact(qq) and qq == 0:
-        return D
-    C = _component(component, x, m, tau, s=s, r=r)
-    return [(1 - qq) * d + qq * c for d, c in zip(D, C)]
-
-
 def _component(component, x, m, tau, *, s=None, r=None):
     ell = _ell(m, tau)
     if component is None:
@@ -683,7 +659,19 @@ class RelaxedAggregator:
         self.q = self.q if isinstance(self.q, arb) else arith.exact_in(self.q, "q", lo=0, hi=1, hi_open=True)
         self.r = ratio(s=self.s, r=self.r)
         self.ell = _ell(self.m, self.tau)
-        self.hat = [mixture(x, self.m, self.tau, self.q, r=self.r, component=self.component) for x in range(self.m)]
+        self.hat = [self.mixture(x) for x in range(self.m)]
+
+    def mixture(self, x: int) -> list:
+        """``hat D_x = (1-q) D_x + q C_x`` with ``C_x`` the mirrored component (default) or ``component(x)``.
+
+        >>> RelaxedAggregator(2, 0, q="1/2", r="1/4").mixture(0)  # D_0 = [1, 0], E_0 = [1/3, 2/3]
+        [2/3, 1/3]
+        """
+        D = lattice_component(x, self.m, self.tau, r=self.r)
+        if _is_exact(self.q) and self.q == 0:
+            return D
+        C = _component(self.component, x, self.m, self.tau, r=self.r)
+        return [(1 - self.q) * d + self.q * c for d, c in zip(D, C)]
 
     @property
     def exact(self) -> bool:
