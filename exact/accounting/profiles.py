@@ -98,6 +98,23 @@ REL_WIDTH_BITS = 40
 
 
 @dataclass(frozen=True)
+class Effort:
+    """How a profile is computed, never what it is: the precision escalates from ``start_prec`` bits, doubling, up to
+    ``cap``; ``progress`` shows a progress bar; an exact worst-case sweep runs on ``workers`` local processes or the
+    Dask ``scheduler`` (:mod:`exact.runtime.executors`).  Built once by the public functions from their keywords."""
+
+    start_prec: int = arith.DEFAULT_PREC
+    cap: int = arith.MAX_PREC
+    progress: Any = False
+    workers: int | None = None
+    scheduler: str | None = None
+
+    def sweep(self) -> dict:
+        """``progress`` / ``workers`` / ``scheduler``: the keywords of :func:`sweep_worst`."""
+        return {"progress": self.progress, "workers": self.workers, "scheduler": self.scheduler}
+
+
+@dataclass(frozen=True)
 class DeltaProfile:
     """δ at one ε: ``value`` (enclosure), the dataset it is about, and how it relates to the protocol's DP δ.
 
@@ -360,12 +377,12 @@ def delta_bracket(
     """
     q = _rr_query(mech, n, None, epsilon=epsilon, exp_epsilon=exp_epsilon)
     require(q, "epsilon")
-    return _delta_bracket(q, start_prec, cap)
+    return _delta_bracket(q, Effort(start_prec, cap))
 
 
-def _delta_bracket(q: Query, start_prec: int, cap: int) -> DeltaProfile:
-    up = _delta(_on(q, "blanket"), start_prec=start_prec, cap=cap)
-    lows = [_delta(_on(q, d), start_prec=start_prec, cap=cap) for d in lower_datasets(q.mechanism)]
+def _delta_bracket(q: Query, effort: Effort) -> DeltaProfile:
+    up = _delta(_on(q, "blanket"), effort)
+    lows = [_delta(_on(q, d), effort) for d in lower_datasets(q.mechanism)]
     lo = max(lows, key=lambda r: arith.endpoints(r.value)[0])
     attained = f"between {lo.dataset} ({lo.attained}) and the blanket view"
     return DeltaProfile(
@@ -412,36 +429,23 @@ def delta(
     q = _rr_query(mech, n, dataset, epsilon=epsilon, exp_epsilon=exp_epsilon)
     require(q, "epsilon")
     rt = None if rel_tol is None else _rel_tol(rel_tol)
-    return _delta(
-        q, start_prec=start_prec, cap=cap, progress=progress, workers=workers, scheduler=scheduler, rel_tol=rt
-    )
+    return _delta(q, Effort(start_prec, cap, progress, workers, scheduler), rel_tol=rt)
 
 
-def _delta(
-    q: Query,
-    *,
-    start_prec: int,
-    cap: int,
-    progress: Any = False,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    rel_tol: fmpq | None = None,
-) -> DeltaProfile:
+def _delta(q: Query, effort: Effort, rel_tol: fmpq | None = None) -> DeltaProfile:
     """:func:`delta` on a validated query."""
     mech, n, kind, c = q.mechanism, q.n, q.dataset_kind, q.c
     if kind == "bracket" or (kind == "worst" and mech.k != 2):
-        return _delta_bracket(q, start_prec, cap)
+        return _delta_bracket(q, effort)
     if kind == "worst" and not (q.epsilon is not None and q.epsilon >= _epsilon_hi(mech)):
         # (ε ≥ ε0: δ = 0 on every dataset, no sweep runs)
-        check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=eps0_of(mech))
-    prec = start_prec
+        check_worst_cost(n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech))
+    prec, cap = effort.start_prec, effort.cap
     prev = None
     stalled = False
     while True:
         with arith.precision(prec):
-            v, w = _delta_raw(
-                mech, n, kind, c, q.epsilon, q.exp_epsilon, progress=progress, workers=workers, scheduler=scheduler
-            )
+            v, w = _delta_raw(mech, n, kind, c, q.epsilon, q.exp_epsilon, **effort.sweep())
             done = _tight(v, prec, rel_tol)
         if done or prec >= cap:
             break
@@ -483,10 +487,11 @@ def _epsilon_hi(mech: KRR) -> fmpq:
 
 
 def _calibrate(
-    fun: Any, target: fmpq, lo: fmpq, hi: fmpq, rel_tol: fmpq, guess: float | None, start_prec: int, cap: int
+    fun: Any, target: fmpq, lo: fmpq, hi: fmpq, rel_tol: fmpq, guess: float | None, effort: Effort
 ) -> Bracket:
     """The smallest ε in ``[lo, hi]`` with ``fun(ε) <= target`` (validated arguments; an empty domain, ε0 = 0,
     goes to :func:`~blanket.exact.accounting.calibrate.epsilon_for_delta`, which says so)."""
+    start_prec, cap = effort.start_prec, effort.cap
     if not lo < hi:
         return epsilon_for_delta(fun, target, hi=hi, lo=lo, rel_tol=rel_tol, start_prec=start_prec, cap=cap)
     return validated_search(
@@ -554,15 +559,15 @@ def epsilon_bracket(
     """
     q = _rr_query(mech, n, None, delta=delta)
     require(q, "delta")
-    return _epsilon_bracket(q, _rel_tol(rel_tol), start_prec, cap, progress)
+    return _epsilon_bracket(q, _rel_tol(rel_tol), Effort(start_prec, cap, progress))
 
 
-def _epsilon_bracket(q: Query, rel_tol: fmpq, start_prec: int, cap: int, progress: Any) -> EpsilonProfile:
+def _epsilon_bracket(q: Query, rel_tol: fmpq, effort: Effort) -> EpsilonProfile:
     mech = q.mechanism
     best = None
     evaluations = 0
-    for d in lower_datasets(mech):
-        pr = _epsilon(_on(q, d), rel_tol, start_prec, cap, progress)
+    for d in lower_datasets(mech):  # concrete datasets: no sweep, so the effort's executor is not used
+        pr = _epsilon(_on(q, d), rel_tol, effort)
         evaluations += pr.evaluations
         fails = pr.lower < pr.upper  # the lower end is certified to fail only then
         key = pr.lower if fails else fmpq(-1)
@@ -572,7 +577,7 @@ def _epsilon_bracket(q: Query, rel_tol: fmpq, start_prec: int, cap: int, progres
     _, lo, fails = best
     lower = lo.lower if fails else fmpq(0)
     # the upper end: the blanket view's calibration (its Gaussian guess starts it next to the crossing)
-    up = _calibrate_view(_on(q, "blanket"), rel_tol, progress)
+    up = _calibrate_view(_on(q, "blanket"), rel_tol, effort.progress)
     evaluations += up.evaluations
     br = Bracket(
         min(lower, up.upper),
@@ -624,37 +629,29 @@ def epsilon(
     """
     q = _rr_query(mech, n, dataset, delta=delta)
     require(q, "delta")
-    return _epsilon(q, _rel_tol(rel_tol), start_prec, cap, progress, workers, scheduler)
+    return _epsilon(q, _rel_tol(rel_tol), Effort(start_prec, cap, progress, workers, scheduler))
 
 
-def _epsilon(
-    q: Query,
-    rel_tol: fmpq,
-    start_prec: int,
-    cap: int,
-    progress: Any,
-    workers: int | None = None,
-    scheduler: str | None = None,
-) -> EpsilonProfile:
+def _epsilon(q: Query, rel_tol: fmpq, effort: Effort) -> EpsilonProfile:
     """:func:`epsilon` on a validated query."""
     mech, n, kind, c = q.mechanism, q.n, q.dataset_kind, q.c
     if kind == "bracket" or (kind == "worst" and mech.k != 2):
-        return _epsilon_bracket(q, rel_tol, start_prec, cap, progress)
+        return _epsilon_bracket(q, rel_tol, effort)
     if kind in KRR_VIEWS:
         return EpsilonProfile(
-            _calibrate_view(q, rel_tol, progress), q.dataset, RELATION[kind], _attained(kind, c, n), c
+            _calibrate_view(q, rel_tol, effort.progress), q.dataset, RELATION[kind], _attained(kind, c, n), c
         )
     hi = _epsilon_hi(mech)
     guess = _guess(mech, n, q.delta)
     if guess is not None and not (0 < guess < float(hi.p) / float(hi.q)):
         guess = None
     if kind != "worst":
-        bar, fun = _on_dataset(q, f"epsilon on {q.dataset}", progress)
+        bar, fun = _on_dataset(q, f"epsilon on {q.dataset}", effort.progress)
         with bar:
-            br = _calibrate(fun, q.delta, fmpq(0), hi, rel_tol, guess, start_prec, cap)
+            br = _calibrate(fun, q.delta, fmpq(0), hi, rel_tol, guess, effort)
         return EpsilonProfile(br, q.dataset, RELATION[kind], _attained(kind, c, n), c)
-    check_worst_cost(n, workers=workers, scheduler=scheduler, epsilon0=eps0_of(mech))
-    return _epsilon_worst(q, rel_tol, hi, guess, start_prec, cap, progress, workers, scheduler)
+    check_worst_cost(n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech))
+    return _epsilon_worst(q, rel_tol, hi, guess, effort)
 
 
 def _worst_profile(
@@ -679,17 +676,7 @@ def _worst_profile(
     )
 
 
-def _epsilon_worst(
-    q: Query,
-    rel_tol: fmpq,
-    hi: fmpq,
-    guess: float | None,
-    start_prec: int,
-    cap: int,
-    progress: Any,
-    workers: int | None,
-    scheduler: str | None,
-) -> EpsilonProfile:
+def _epsilon_worst(q: Query, rel_tol: fmpq, hi: fmpq, guess: float | None, effort: Effort) -> EpsilonProfile:
     """The worst case over all datasets of binary RR (see the module docstring): calibrate on a candidate
     dataset, certify the upper end by the blanket view or a sweep, move to the sweep's maximiser if worse."""
 
@@ -700,10 +687,10 @@ def _epsilon_worst(
 
     def sweep(eps: fmpq) -> Any:
         return arith.escalate(
-            lambda prec: sweep_worst(mech, n, epsilon=eps, progress=progress, workers=workers, scheduler=scheduler),
+            lambda prec: sweep_worst(mech, n, epsilon=eps, **effort.sweep()),
             lambda w: decided(w.value),
-            start=start_prec,
-            cap=cap,
+            start=effort.start_prec,
+            cap=effort.cap,
             what=f"worst case at epsilon={eps}",
         )[0]
 
@@ -713,8 +700,8 @@ def _epsilon_worst(
             v = arith.escalate(
                 lambda prec: krr.delta_blanket_view(mech, n, epsilon=eps),
                 decided,
-                start=start_prec,
-                cap=cap,
+                start=effort.start_prec,
+                cap=effort.cap,
                 what=f"blanket view at epsilon={eps}",
             )[0]
         except Undecided:
@@ -735,7 +722,7 @@ def _epsilon_worst(
             ee0, p, f = rr_params(mech)
             return forward_single(n, j, ee0, p, f, arith.exp_param(epsilon=eps))
 
-        br = _calibrate(fun, target, fmpq(0), hi, rel_tol, guess, start_prec, cap)
+        br = _calibrate(fun, target, fmpq(0), hi, rel_tol, guess, effort)
         total += br.evaluations
         att = WorstCase(fmpq(1), j, "1|0", (j,), n).dataset
 

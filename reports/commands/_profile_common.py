@@ -147,10 +147,8 @@ REL_TOL = {
 }
 
 
-def rel_tol(args: argparse.Namespace) -> fmpq | None:
-    """``--rel-tol`` validated (an exact rational in (0, 0.5]), or ``None`` when not given and without a default."""
-    if args.rel_tol is None:
-        return None
+def rel_tol(args: argparse.Namespace) -> fmpq:
+    """``--rel-tol`` validated: an exact rational in (0, 0.5]."""
     return arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
 
 

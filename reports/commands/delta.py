@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_profile(args: argparse.Namespace, inp: common.Inputs) -> int:
     from blanket.exact.accounting.profiles import delta
 
-    rel_tol = common.rel_tol(args)
+    rel_tol = None if args.rel_tol is None else common.rel_tol(args)  # None: delta's own default
     r = delta(
         inp.query,  # validated once by read_inputs (n, epsilon, dataset, the mechanism)
         cap=inp.cap,
