@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
+from blanket.exact.numbers.guards import check_options
 from blanket.exact.numbers.types import NumberOrBall
 from flint import arb, fmpq
 
@@ -407,25 +408,27 @@ class Search(TypedDict, total=False):
 
 
 def _checked_search(
-    fun: Callable[[fmpq], object],
-    target_delta: NumberOrBall,
-    meets_high: bool,
-    *,
-    hi: NumberOrBall,
-    lo: NumberOrBall = 0,
-    rel_tol: NumberOrBall = "1e-6",
-    guess: NumberOrBall | float | None = None,
-    start_prec: int = arith.DEFAULT_PREC,
-    cap: int = arith.MAX_PREC,
+    fn: str, fun: Callable[[fmpq], object], target_delta: NumberOrBall, meets_high: bool, search: Search
 ) -> Bracket:
-    """Validate the public arguments of both calibrations (exact, in range, naming each one; the defaults of
-    :class:`Search`) and run :func:`validated_search`."""
+    """Validate the arguments of the public calibration ``fn`` (its :class:`Search` keywords by name, as Python
+    checks a signature; then each value exact and in range, named) and run :func:`validated_search`."""
+    check_options(fn, search, Search)
+    if "hi" not in search:
+        raise TypeError(f"{fn}() missing 1 required keyword argument: 'hi'")
     target = arith.exact_in(target_delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
-    lo_q = arith.exact_in(lo, "lo", lo=0)
-    hi_q = arith.exact_in(hi, "hi", lo=lo_q, lo_open=True)
-    rt = arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
+    lo_q = arith.exact_in(search.get("lo", 0), "lo", lo=0)
+    hi_q = arith.exact_in(search["hi"], "hi", lo=lo_q, lo_open=True)
+    rt = arith.exact_in(search.get("rel_tol", "1e-6"), "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
     return validated_search(
-        fun, target, lo_q, hi_q, meets_high=meets_high, rel_tol=rt, guess=guess, start_prec=start_prec, cap=cap
+        fun,
+        target,
+        lo_q,
+        hi_q,
+        meets_high=meets_high,
+        rel_tol=rt,
+        guess=search.get("guess"),
+        start_prec=search.get("start_prec", arith.DEFAULT_PREC),
+        cap=search.get("cap", arith.MAX_PREC),
     )
 
 
@@ -458,7 +461,7 @@ def epsilon_for_delta(
     Cost: usually 5–9 evaluations of δ with a ``guess`` within a few percent,
     2–4 more without.
     """
-    return _checked_search(delta_of_epsilon, target_delta, True, **search)
+    return _checked_search("epsilon_for_delta", delta_of_epsilon, target_delta, True, search)
 
 
 def epsilon0_for(
@@ -474,7 +477,7 @@ def epsilon0_for(
     on the whole domain).  Raises :class:`~exact.numbers.errors.InfeasibleTarget` if
     even ``lo`` fails.
     """
-    return _checked_search(delta_of_epsilon0, target_delta, False, **search)
+    return _checked_search("epsilon0_for", delta_of_epsilon0, target_delta, False, search)
 
 
 def gaussian_epsilon_guess(mu: float, delta: float) -> float | None:
