@@ -115,25 +115,30 @@ class Effort:
 
 
 @dataclass(frozen=True)
-class DeltaProfile:
-    """δ at one ε: ``value`` (enclosure), the dataset it is about, and how it relates to the protocol's DP δ.
+class _Profile:
+    """What a profile is about: the ``dataset`` asked for, how its number relates to the protocol's DP parameter
+    (``relation``: ``"exact"``, the worst case over all datasets; ``"lower"``, one pair of datasets: a lower bound;
+    ``"upper"``, the blanket view: an upper bound; ``"bracket"``, a certified bracket containing the worst case),
+    ``attained``: the dataset attaining the worst case (``worst``) or the dataset itself, and binary RR's ``c`` and
+    ``direction`` of that dataset.  The number itself is a subclass's (keyword-only) field."""
 
-    ``relation``: ``"exact"`` (the worst case over all datasets), ``"lower"``
-    (one pair of datasets: a lower bound on the DP δ), ``"upper"`` (the
-    blanket view: an upper bound) or ``"bracket"`` (``value`` encloses
-    ``[lower_bound.value, upper_bound.value]``, which contains the worst case).
-    ``attained``: the dataset attaining the worst case (``worst``) or the
-    dataset itself.  ``ties``: further datasets not separated from the
-    maximum (worst case only).
-    """
-
-    value: object
     dataset: str
     relation: str
     attained: str
-    prec: int
     c: int | None = None
     direction: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeltaProfile(_Profile):
+    """δ at one ε: ``value`` (enclosure), computed at ``prec`` bits; see :class:`_Profile` for the rest.
+
+    For ``relation="bracket"``, ``value`` encloses ``[lower_bound.value, upper_bound.value]``.  ``ties``: further
+    datasets not separated from the maximum (worst case only).
+    """
+
+    value: object
+    prec: int
     ties: tuple = ()
     lower_bound: DeltaProfile | None = None
     upper_bound: DeltaProfile | None = None
@@ -148,28 +153,30 @@ class DeltaProfile:
         return fmpq(w.numerator, w.denominator) if w else fmpq(0)
 
 
-@dataclass(frozen=True)
-class EpsilonProfile:
-    """The smallest ε with δ(ε) ≤ target: a certified bracket (report ``upper``).
+@dataclass(frozen=True, kw_only=True)
+class EpsilonProfile(_Profile):
+    """The smallest ε with δ(ε) ≤ target: a certified ``bracket`` (report ``upper``); see :class:`_Profile` for the rest.
 
     For ``relation="bracket"`` the two ends come from different bounds:
     ``lower_source`` (a concrete dataset: δ there exceeds the target at
     ``lower``, hence so does the worst case) and ``upper_source`` (the blanket
     view: it meets the target at ``upper``, hence so does every dataset).
-    ``decided_by`` names the bound that certified the reported upper end.
+    ``decided_by`` names the bound that certified the reported upper end (it follows from ``upper_source``).
     """
 
     bracket: Bracket
-    dataset: str
-    relation: str
-    attained: str
-    c: int | None = None
-    direction: str | None = None
     sweeps: int = 0
     total_evaluations: int | None = None
     lower_source: str | None = None
     upper_source: str | None = None
-    decided_by: str | None = None
+
+    @property
+    def decided_by(self) -> str | None:
+        """``"blanket view"`` or ``"exact worst case"``: the bound that certified the upper end (``None`` when the
+        answer is about one dataset, which certifies its own ends)."""
+        if self.upper_source is None:
+            return None
+        return "blanket view" if self.upper_source.startswith("the blanket view") else "exact worst case"
 
     @property
     def evaluations(self) -> int:
@@ -386,12 +393,12 @@ def _delta_bracket(q: Query, effort: Effort) -> DeltaProfile:
     lo = max(lows, key=lambda r: arith.endpoints(r.value)[0])
     attained = f"between {lo.dataset} ({lo.attained}) and the blanket view"
     return DeltaProfile(
-        _bracket_value(lo.value, up.value),
         "bracket",
         "bracket",
         attained,
-        max(lo.prec, up.prec),
         lo.c,
+        value=_bracket_value(lo.value, up.value),
+        prec=max(lo.prec, up.prec),
         lower_bound=lo,
         upper_bound=up,
     )
@@ -456,8 +463,9 @@ def _delta(q: Query, effort: Effort, rel_tol: fmpq | None = None) -> DeltaProfil
         prec = min(2 * prec, cap)
     note = "" if done else _width_note(v, rel_tol, prec, stalled)
     if kind == "worst" and w is not None:
-        return DeltaProfile(v, "worst", "exact", _attained(kind, c, n, w), prec, w.c, w.direction, w.ties, note=note)
-    return DeltaProfile(v, q.dataset, RELATION[kind], _attained(kind, c, n), prec, c, note=note)
+        attained = _attained(kind, c, n, w)
+        return DeltaProfile("worst", "exact", attained, w.c, w.direction, value=v, prec=prec, ties=w.ties, note=note)
+    return DeltaProfile(q.dataset, RELATION[kind], _attained(kind, c, n), c, value=v, prec=prec, note=note)
 
 
 # ---------------------------------------------------------------- ε(δ)
@@ -589,15 +597,14 @@ def _epsilon_bracket(q: Query, rel_tol: fmpq, effort: Effort) -> EpsilonProfile:
     )
     lower_source = lo.attained if fails else "none of the concrete datasets fails at epsilon = 0"
     return EpsilonProfile(
-        br,
         "bracket",
         "bracket",
         f"between {lo.dataset} (lower end) and the blanket view (upper end)",
         lo.c,
+        bracket=br,
         total_evaluations=evaluations,
         lower_source=lower_source,
         upper_source="the blanket view of Lemma 5.3 (an upper bound on every dataset)",
-        decided_by="blanket view",
     )
 
 
@@ -638,9 +645,8 @@ def _epsilon(q: Query, rel_tol: fmpq, effort: Effort) -> EpsilonProfile:
     if kind == "bracket" or (kind == "worst" and mech.k != 2):
         return _epsilon_bracket(q, rel_tol, effort)
     if kind in KRR_VIEWS:
-        return EpsilonProfile(
-            _calibrate_view(q, rel_tol, effort.progress), q.dataset, RELATION[kind], _attained(kind, c, n), c
-        )
+        br = _calibrate_view(q, rel_tol, effort.progress)
+        return EpsilonProfile(q.dataset, RELATION[kind], _attained(kind, c, n), c, bracket=br)
     hi = _epsilon_hi(mech)
     guess = _guess(mech, n, q.delta)
     if guess is not None and not (0 < guess < float(hi.p) / float(hi.q)):
@@ -649,7 +655,7 @@ def _epsilon(q: Query, rel_tol: fmpq, effort: Effort) -> EpsilonProfile:
         bar, fun = _on_dataset(q, f"epsilon on {q.dataset}", effort.progress)
         with bar:
             br = _calibrate(fun, q.delta, fmpq(0), hi, rel_tol, guess, effort)
-        return EpsilonProfile(br, q.dataset, RELATION[kind], _attained(kind, c, n), c)
+        return EpsilonProfile(q.dataset, RELATION[kind], _attained(kind, c, n), c, bracket=br)
     check_worst_cost(n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech))
     return _epsilon_worst(q, rel_tol, hi, guess, effort)
 
@@ -659,20 +665,15 @@ def _worst_profile(
 ) -> EpsilonProfile:
     """The worst-case answer: ``where = (attained, c, direction)``; ``upper_source`` names the bound that
     certified the upper end (the blanket view or the exact worst case)."""
-    decided_by = "blanket view" if upper_source.startswith("the blanket view") else "exact worst case"
-    attained, c, direction = where
     return EpsilonProfile(
-        br,
         "worst",
         "exact",
-        attained,
-        c,
-        direction,
-        sweeps,
-        evaluations,
+        *where,
+        bracket=br,
+        sweeps=sweeps,
+        total_evaluations=evaluations,
         lower_source=lower_source,
         upper_source=upper_source,
-        decided_by=decided_by,
     )
 
 
