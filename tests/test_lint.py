@@ -35,9 +35,29 @@ def test_ruff_format():
 
 
 def test_mypy():
+    """mypy on the installed layout (tests/typecheck.py), so that every call between modules is checked."""
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[test]')")
-    r = _run(sys.executable, "-m", "mypy", "--no-incremental")
+    r = _run(sys.executable, str(ROOT / "tests" / "typecheck.py"))
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+
+
+def test_mypy_sees_across_modules(tmp_path):
+    """The check can fail on a call between modules: a wrong keyword to a δ-function of another module is an error
+    (run on the folders themselves, mypy saw every ``from blanket.exact... import`` as ``Any`` and passed it)."""
+    pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[test]')")
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from blanket.exact.mechanisms.finite import BinaryRR\n"
+        "from blanket.exact.shuffled.binary import delta_binary\n"
+        "delta_binary(BinaryRR(exp_epsilon0=3), 3, 0, epsilom=1)\n"
+    )
+    sys.path.insert(0, str(ROOT / "tests"))
+    try:
+        import typecheck
+    finally:
+        sys.path.remove(str(ROOT / "tests"))
+    r = typecheck.run(["--follow-imports=silent"], targets=[str(probe)])
+    assert 'Unexpected keyword argument "epsilom"' in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
 
 
 def _unannotated(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> list[str]:

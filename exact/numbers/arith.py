@@ -40,7 +40,7 @@ from typing import Any
 
 from blanket.exact.numbers import guards  # guards imports arith too: module import, attributes at call time
 from blanket.exact.numbers.errors import FloatRefused, InvalidArgument, Undecided
-from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
+from blanket.exact.numbers.types import Enclosure, NumberInput, NumberOrBall
 from flint import arb, ctx, fmpq, fmpz
 
 Exact = fmpq
@@ -57,8 +57,8 @@ _FRACTION = re.compile(r"^\s*([+-]?\d+)\s*/\s*(\d+)\s*$")
 
 
 # ---------------------------------------------------------------- parsing
-def exact(value: NumberInput | float, name: str = "value", *, allow_float: bool = False) -> fmpq:
-    """Return ``value`` as an exact rational ``fmpq``.
+def exact(value: object, name: str = "value", *, allow_float: bool = False) -> fmpq:
+    """Return ``value`` as an exact rational ``fmpq`` (a parser of input: any object is checked, hence ``object``).
 
     Accepts ``int``, ``fractions.Fraction``, ``flint.fmpq``, ``flint.fmpz``
     and strings in decimal (``"0.3"``, ``"1e-8"``, ``"-2.5E+3"``) or fraction
@@ -119,7 +119,7 @@ def exact(value: NumberInput | float, name: str = "value", *, allow_float: bool 
 
 
 def exact_in(
-    value: NumberInput | float,
+    value: object,
     name: str,
     *,
     lo: NumberInput | None = None,
@@ -149,7 +149,7 @@ def exact_in(
     return q
 
 
-def integer_in(value: IntegerInput, name: str, *, lo: int | None = None, hi: int | None = None) -> int:
+def integer_in(value: object, name: str, *, lo: int | None = None, hi: int | None = None) -> int:
     """Parse an integer argument (int, an integral ``fmpq`` or a decimal string of an integer) and check its range.
 
     >>> integer_in("10", "n", lo=2)
@@ -227,7 +227,7 @@ def exp_ball(x: NumberOrBall) -> arb:
 def log_ball(x: NumberOrBall) -> arb:
     """``log(x)`` as a ball for exact ``x > 0`` (or a ball)."""
     b = ball(x)
-    if is_exact_number(x) and exact(x) <= 0:
+    if not isinstance(x, arb) and exact(x) <= 0:
         raise InvalidArgument("x", x, "must be > 0 to take its logarithm")
     return b.log()
 
@@ -386,7 +386,7 @@ def gt(a: NumberOrBall, b: NumberOrBall) -> bool | None:
 
 def sign(x: NumberOrBall) -> int | None:
     """Certain sign of ``x`` (-1, 0 only for exact zero, 1) or ``None`` if the ball contains 0 and is not exact 0."""
-    if is_exact_number(x):
+    if not isinstance(x, arb):  # an exact number (a decimal string too; anything else is refused by exact)
         q = exact(x)
         return (q > 0) - (q < 0)
     if x.is_zero():
@@ -400,7 +400,7 @@ def sign(x: NumberOrBall) -> int | None:
 
 def positive_part(x: NumberOrBall) -> Enclosure:
     """``max(x, 0)`` for exact numbers or balls (ball result contains ``max`` of every point)."""
-    if is_exact_number(x):
+    if not isinstance(x, arb):
         q = exact(x)
         return q if q > 0 else fmpq(0)
     return x.max(arb(0))
@@ -464,7 +464,7 @@ def endpoints(x: NumberOrBall) -> tuple[Fraction, Fraction]:
     >>> hi - lo < Fraction(1, 2**120)
     True
     """
-    if is_exact_number(x):
+    if not isinstance(x, arb):
         q = exact(x)
         f = Fraction(int(q.p), int(q.q))
         return f, f
