@@ -75,7 +75,7 @@ from typing import TYPE_CHECKING, Any
 import sympy as sp
 from blanket.exact.accounting import profiles
 from blanket.exact.accounting.calibrate import epsilon_for_delta, float_bisect
-from blanket.exact.accounting.profiles import check_worst_cost, eps0_of, sweep_worst
+from blanket.exact.accounting.profiles import Effort, check_worst_cost, eps0_of, sweep_worst
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
 from blanket.exact.numbers import arith
@@ -660,11 +660,11 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = 
     return None
 
 
-def _sweep_budget(dep, mech, workers, scheduler) -> str | None:
-    """``None`` if the exact worst case at ``dep.n`` can run on the chosen executor, else the reason it is not run."""
+def _sweep_budget(dep, mech, effort: Effort) -> str | None:
+    """``None`` if the exact worst case at ``dep.n`` can run on the effort's executor, else the reason it is not run."""
 
     try:
-        check_worst_cost(dep.n, workers=workers, scheduler=scheduler, epsilon0=eps0_of(mech))
+        check_worst_cost(dep.n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech))
     except TooExpensive as exc:
         return (
             str(exc)
@@ -680,24 +680,23 @@ def decide_claim(
     claim: Claim,
     srcs: list[Source],
     cands: list[Result],
-    *,
-    start: int,
-    cap: int,
-    workers: int | None = None,
-    scheduler: str | None = None,
+    effort: Effort,
 ) -> dict:
-    """Decide one (ε, δ) claim with precision escalation; returns a plain-data record (numbers as decimal strings).
+    """Decide one (ε, δ) claim with precision escalation (from ``effort.start_prec`` to ``effort.cap`` bits); returns
+    a plain-data record (numbers as decimal strings).
 
     Cheapest first: the cheap sources and the registered bounds decide if they can; the expensive sources
-    (the exact worst-case sweep) run only when the claim lies between them and the sweep fits the budget.
+    (the exact worst-case sweep) run only when the claim lies between them and the sweep fits the budget
+    on the effort's executor (``workers`` / ``scheduler``).
     """
     eps, delta = claim.epsilon, claim.delta
     cheap = [s for s in srcs if not s.expensive]
     heavy = [s for s in srcs if s.expensive]
+    start, cap = effort.start_prec, effort.cap
     state = _escalate(dep, mech, eps, delta, cheap, cands, start, cap)
     sweep_note = "not needed: the cheap bounds decided" if heavy else None
     if heavy and not (state[6] or state[7]):
-        skipped = _sweep_budget(dep, mech, workers, scheduler)
+        skipped = _sweep_budget(dep, mech, effort)
         if skipped is None:
             state = _escalate(dep, mech, eps, delta, srcs, cands, start, cap)
             sweep_note = "ran: the claim lies between the cheap bounds"
@@ -1287,11 +1286,10 @@ def certify(
     mech = dep.build_mechanism()
     srcs = sources(dep, mech, workers=workers, scheduler=scheduler)
     cands = candidate_results(dep)
+    effort = Effort(start, cap, workers=workers, scheduler=scheduler)
     claims = []
     for c in dep.claims:
-        claims.append(
-            decide_claim(dep, mech, c, srcs, cands, start=start, cap=cap, workers=workers, scheduler=scheduler)
-        )
+        claims.append(decide_claim(dep, mech, c, srcs, cands, effort))
         if progress:
             progress.update()
     targets = []
