@@ -30,12 +30,12 @@ Every mechanism knows
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import At, Enclosure, IntegerInput, NumberInput
+from blanket.exact.numbers.types import At, Enclosure, IntegerInput, NumberInput, NumberOrBall
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
@@ -277,7 +277,7 @@ class KRR(FiniteRandomizer):
 
 
 def delta_query(
-    mech: Randomizer, n: IntegerInput, epsilon: NumberInput | None, exp_epsilon: NumberInput | None
+    mech: Randomizer, n: IntegerInput, epsilon: NumberOrBall | None, exp_epsilon: NumberOrBall | None
 ) -> tuple[int, Enclosure] | None:
     """The checked arguments ``(n, e^ε)`` of a δ(ε)-function of the shuffled ``mech``, or ``None`` when δ = 0.
 
@@ -302,9 +302,7 @@ def delta_query(
     return n_, ee
 
 
-def delta_at(
-    mech: Randomizer, n: IntegerInput, opts: Mapping[str, object], fn: str, spec: type = At
-) -> tuple[int, Enclosure] | None:
+def delta_at(mech: Randomizer, n: IntegerInput, opts: At, fn: str, spec: type = At) -> tuple[int, Enclosure] | None:
     """:func:`delta_query` for a δ-function ``fn`` that takes its keywords as ``**opts: Unpack[spec]``.
 
     The keywords are checked against ``spec`` first (:func:`blanket.exact.numbers.guards.check_options`: an
@@ -314,7 +312,7 @@ def delta_at(
     (4, 2)
     """
     guards.check_options(fn, opts, spec)
-    return delta_query(mech, n, opts.get("epsilon"), opts.get("exp_epsilon"))  # type: ignore[arg-type]
+    return delta_query(mech, n, opts.get("epsilon"), opts.get("exp_epsilon"))
 
 
 def exact_epsilon0(mech: Randomizer) -> fmpq | None:

@@ -238,6 +238,8 @@ def check_options(fn: str, given: Mapping[str, object], spec: type) -> None:
     ...
     TypeError: f() got an unexpected keyword argument 'epsilom' (did you mean 'epsilon'?)
     """
+    # typing has no type for "a TypedDict class" (``type[TypedDict]`` is refused), so ``spec`` is a plain ``type``
+    # and its key sets, set on every TypedDict class, are invisible to the checker
     allowed = spec.__required_keys__ | spec.__optional_keys__  # type: ignore[attr-defined]
     for key in given:
         if key not in allowed:
@@ -246,7 +248,7 @@ def check_options(fn: str, given: Mapping[str, object], spec: type) -> None:
             raise TypeError(f"{fn}() got an unexpected keyword argument {key!r}{hint}")
 
 
-def exp_at(fn: str, at: Mapping[str, object]) -> Enclosure:
+def exp_at(fn: str, at: At) -> Enclosure:
     """``e^ε`` of the keywords ``at`` of a function ``fn`` that takes ``**at: Unpack[At]``, checked.
 
     The keywords are checked (:func:`check_options`: only ``epsilon``, ``exp_epsilon``), then exactly one must be
@@ -256,4 +258,4 @@ def exp_at(fn: str, at: Mapping[str, object]) -> Enclosure:
     3/2
     """
     check_options(fn, at, At)
-    return arith.exp_param(at.get("epsilon"), at.get("exp_epsilon"))  # type: ignore[arg-type]
+    return arith.exp_param(at.get("epsilon"), at.get("exp_epsilon"))

@@ -102,17 +102,17 @@ pair in exact rationals, ``tests/test_krr.py``).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from math import comb
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, float_bisect
 from blanket.exact.laws import binomial as laws
-from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, amplification_law, delta_at
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, Randomizer, amplification_law, delta_at
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
-from blanket.exact.numbers.types import DeltaOptions, Enclosure, NumberOrBall
+from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput, NumberOrBall
 from blanket.exact.runtime.progress import Progress
 from flint import arb, ctx, fmpq
 
@@ -137,7 +137,7 @@ class DeltaArgs(NamedTuple):
     exact_max_n: int
 
 
-def delta_args(mech: Any, n: Any, opts: Mapping[str, Any], fn: str) -> DeltaArgs | None:
+def delta_args(mech: Randomizer, n: IntegerInput, opts: DeltaOptions, fn: str) -> DeltaArgs | None:
     """``(n, e^ε, tol, exact_max_n)`` of a δ-function ``fn`` taking ``**opts: Unpack[DeltaOptions]``, or ``None``
     when δ = 0 (ε ≥ ε0 certified).
 
@@ -203,7 +203,7 @@ class _Binom:
         self.N, self.rho, self.exact = N, rho, exact_mode
         self.tail = fmpq(0)
         self._full: list | None = None
-        self._logs = None
+        self._logs: Enclosure | None = None  # r = ρ/(1−ρ), computed on first use (_ratio)
         self._tables = tables  # optional _RatioTables for this rho (speed only)
         if N == 0 or _is_zero(rho):
             self.lo = self.hi = 0
@@ -221,6 +221,12 @@ class _Binom:
         self.lo, self.hi, t = laws.window_bounds(self.N, self.rho, tol)
         self.tail = t.upper()
 
+    def _ratio(self) -> Enclosure:
+        """The pmf ratio ``r = ρ/(1−ρ)`` (from the shared tables when given), computed once."""
+        if self._logs is None:
+            self._logs = self._tables.r if self._tables is not None else self.rho / (1 - self.rho)
+        return self._logs
+
     def pmf(self, a: int, b: int) -> list:
         """``[P(X = j) for j in a..b]`` (``lo ≤ a ≤ b ≤ hi``)."""
         if self.point:
@@ -235,9 +241,7 @@ class _Binom:
                     pm.append(pm[-1] * r * fmpq(N - j, j + 1))
                 self._full = pm
             return self._full[a : b + 1]
-        if self._logs is None:
-            self._logs = self._tables.r if self._tables is not None else rho / (1 - rho)
-        r = self._logs
+        r = self._ratio()
         j0 = min(max(int((N + 1) * _float_of(rho)), a), b)
         p0 = laws.pmf(N, rho, j0)
         right = []
@@ -276,7 +280,7 @@ class _Binom:
         operations per value for the pmf (ratio step) and 2 for the sums.
         """
         W = b - a + 1
-        zero = fmpq(0)
+        zero: Enclosure = fmpq(0)
         S0 = [zero] * (W + 1)
         R = [zero] * (W + 1)
         if self.exact or self.point:
@@ -291,9 +295,7 @@ class _Binom:
                 a1 = a0 + a1
             return p, S0, R
         N = self.N
-        if self._logs is None:
-            self.pmf(a, a)  # initialises r
-        r = self._logs
+        r = self._ratio()
         j0 = b if from_top else a
         v = laws.pmf(N, self.rho, j0)
         p = [zero] * W
@@ -735,7 +737,7 @@ class _Blocks:
 
 
 def _vmax(atoms):
-    vmax = fmpq(0)
+    vmax: Enclosure = fmpq(0)
     for p, v in atoms:
         if not _is_zero(p):
             vmax = arith.maximum((vmax, v))
@@ -876,7 +878,7 @@ def _fast_positive_part(n: int, atoms, tol, blocks=None, level: int = 0):
             elif not degenerate and s < n:
                 gap = P * au1 * ((n - s) * vb1).sqrt() + gap
             bar.update()
-    vmax = fmpq(0)
+    vmax: Enclosure = fmpq(0)
     for p, v in ((pb, vb), (pt, vt), (pn, vn), (pr, vr)):
         if not _is_zero(p):
             vmax = arith.maximum((vmax, v))
@@ -899,7 +901,7 @@ def expected_positive_part(
     n: int,
     atoms: Sequence,
     *,
-    tol: Enclosure = DEFAULT_TOL,
+    tol: NumberOrBall = DEFAULT_TOL,
     exact_max_n: int = EXACT_MAX_N,
     label: str = "E[(sum V)_+]",
     engine: str | None = None,
@@ -1001,7 +1003,7 @@ def expected_positive_part(
             bar.update()
     if _is_zero(leftout):
         return total
-    vmax = fmpq(0)
+    vmax: Enclosure = fmpq(0)
     for p, v in ((pb, vb), (pt, vt), (pn, vn), (pr, vr)):
         if not _is_zero(p):
             vmax = arith.maximum((vmax, v))
@@ -1099,15 +1101,14 @@ def delta_krr_family(
     dirs = ["forward", "backward"] if direction is None else [direction]
     if family == "third":
         dirs = dirs[:1]  # both directions are equal by the symmetry t <-> t'
-    out = None
+    out = []
     for d in dirs:
         atoms = _family_atoms(mech, ee, _ROLE[(family, d)])
         v = expected_positive_part(
             n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.k}-RR {family} n={n}", engine=engine
         )
-        v = v / n
-        out = v if out is None else arith.maximum((out, v))
-    return out
+        out.append(v / n)
+    return arith.maximum(out)  # dirs is never empty
 
 
 def delta_krr_third_lumped(mech: KRR, n: int, *, engine: str | None = None, **opts: Unpack[DeltaOptions]) -> Enclosure:
@@ -1249,16 +1250,15 @@ def delta_blanket_view(
             "x2" if x2 is None else "x", None, "must be given together with the other input (or neither)"
         )
     if x is not None:
-        for nm, v in (("x", x), ("x2", x2)):
-            if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < mech.k_in:
-                raise InvalidArgument(nm, v, f"must be an input value in 0..{mech.k_in - 1}")
+        for nm, val in (("x", x), ("x2", x2)):
+            if not isinstance(val, int) or isinstance(val, bool) or not 0 <= val < mech.k_in:
+                raise InvalidArgument(nm, val, f"must be an input value in 0..{mech.k_in - 1}")
         if x == x2:
             raise InvalidArgument("x2", x2, "must differ from x (a neighbouring pair changes the input)")
     if q is None:
         return fmpq(0)
     n, ee, tol, exact_max_n = q
-    use_fast = isinstance(mech, KRR) and method != "enumerate"
-    if use_fast:
+    if isinstance(mech, KRR) and method != "enumerate":
         # every ordered pair is equivalent under relabelling
         k = mech.k
         f, p = mech.flip(), mech.keep()
@@ -1274,11 +1274,7 @@ def delta_blanket_view(
         if x is not None and x2 is not None
         else [(a, b) for a in range(mech.k_in) for b in range(mech.k_in) if a != b]
     )
-    out = None
-    for a, b in pairs:
-        v = _blanket_view_enumerate(mech, n, a, b, ee)
-        out = v if out is None else arith.maximum((out, v))
-    return out
+    return arith.maximum([_blanket_view_enumerate(mech, n, a, b, ee) for a, b in pairs])  # k_in >= 2: never empty
 
 
 # ---------------------------------------------------------------- stronger clones (Feldman–McMillan–Talwar, SODA 2023)
@@ -1336,7 +1332,7 @@ def delta_stronger_clones(
                 kp, kq = (A + D, C - A + 1 - D), (A + 1 - D, C - A + D)
                 P[kp] = P.get(kp, fmpq(0)) + pa * pD
                 Q[kq] = Q.get(kq, fmpq(0)) + pa * pD
-    out = fmpq(0)
+    out: Enclosure = fmpq(0)
     for key in set(P) | set(Q):
         out += arith.positive_part(P.get(key, fmpq(0)) - ee * Q.get(key, fmpq(0)))
     return out
