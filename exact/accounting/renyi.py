@@ -75,7 +75,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 from blanket.exact.accounting import renyi_families
@@ -124,11 +124,11 @@ def parse_order(order: NumberInput, name: str = "order") -> fmpq:
     return arith.exact_in(order, name, lo=1, lo_open=True)
 
 
-def _is_int(q) -> bool:
+def _is_int(q: object) -> TypeGuard[fmpq]:
     return isinstance(q, fmpq) and q.q == 1
 
 
-def _exact(x) -> bool:
+def _exact(x: object) -> TypeGuard[fmpq]:
     return isinstance(x, fmpq)
 
 
@@ -149,7 +149,7 @@ def _pow(r, lam):
     return (arith.ball(r).log() * arb(lam)).exp()
 
 
-def _check_mech(mech):
+def _check_mech(mech: object) -> KRR:
     return guards.require_instance(
         mech, KRR, "mech", "must be a k-ary randomized response (exact.mechanisms.finite.KRR / BinaryRR)"
     )
@@ -183,6 +183,8 @@ def binomial_window(N: int, p: NumberOrBall, *, tol: NumberOrBall | None = None)
     """
     if N < 0:
         raise InvalidArgument("N", N, "must be >= 0")
+    if not isinstance(p, arb):
+        p = arith.exact(p, "p")  # an exact p given as int, string or Fraction takes the exact route too
     if _exact(p):
         if p < 0 or p > 1:
             raise InvalidArgument("p", str(p), "must be in [0, 1]")
@@ -200,14 +202,14 @@ def binomial_window(N: int, p: NumberOrBall, *, tol: NumberOrBall | None = None)
         return Windowed([fmpq(1)], 0, fmpq(0))
     # the shared engine (route (a)): pmf ratios from the mode, certified geometric tails, each side
     # stopped once its tail bound is below tol/2 (one pass; formerly retried with cut-offs tol/4·16^-j)
-    mass, offset, tail = binomial.window_to_tail(N, p, arb(tol))
+    mass, offset, tail = binomial.window_to_tail(N, p, arith.ball(tol))
     if offset == 0 and offset + len(mass) == N + 1:
         return Windowed(mass, 0, fmpq(0))  # the whole support: nothing left out
     return Windowed(mass, offset, tail)
 
 
 # ============================================================ binary RR, any dataset
-def _binary_params(mech):
+def _binary_params(mech: object) -> tuple[Enclosure, Enclosure]:
     mech = _check_mech(mech)
     if mech.k != 2:
         raise InvalidArgument(
@@ -237,6 +239,8 @@ def others_count_law(
     [3/16, 5/8, 3/16]
     """
     keep, flip = _binary_params(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    c = arith.integer_in(c, "c", lo=0, hi=n - 1)
     a = binomial_window(c, keep, tol=tol)
     b = binomial_window(n - 1 - c, flip, tol=tol)
     if all(_exact(v) for v in a.mass + b.mass):
@@ -381,8 +385,7 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
     lo_k = 0 if at_lo else 1
     hi_k = W if at_hi else W - 1
     kb, fb = arith.ball(keep), arith.ball(flip)
-    integer = _is_int(lam)
-    kint = int(lam.p) if integer else None
+    kint = _int_order(lam)  # None for a non-integer λ
     lamb = arb(lam)
     s1 = arb(0)
     s0 = arb(0)
@@ -403,7 +406,7 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
             if P > 0 and Q > 0:
                 r = P / Q
                 if ratio_range.contains(r):
-                    t = r**kint if integer else (r.log() * lamb).exp()
+                    t = r**kint if kint is not None else (r.log() * lamb).exp()
             if t is None or not t > 0:
                 s1 += zero.union(P.upper() * cap)
                 s0 += zero.union(Q.upper() * cap)
@@ -439,7 +442,7 @@ def _binary_moments_balls(B: Windowed, keep, flip, lam, e0, support_max):
         b1 = mass[j - 1] if j >= 1 else zero
         P = b0 * fb + b1 * kb  # differing user holds 1: reports 1 w.p. keep
         Q = b0 * kb + b1 * fb  # differing user holds 0
-        if integer:
+        if kint is not None:
             t = (P / Q) ** kint
         else:
             t = ((P / Q).log() * lamb).exp()
@@ -480,7 +483,7 @@ RECOMPUTE_MAX = 512
 _TINY = 2.0**-1000
 
 
-def _int_order(lam):
+def _int_order(lam: object) -> int | None:
     """λ as a Python int when it is an integer ≥ 2, else ``None`` (the float route needs integer λ)."""
     return int(lam.p) if _is_int(lam) else None
 
@@ -497,23 +500,25 @@ def float_tol(e0: NumberOrBall, lam: NumberInput) -> fmpq:
     """The float route's window cut-off ``2^-(FLOAT_TOL_BITS + ⌈λ·log₂ e^{ε0}⌉)`` (exact): the window error
     ``≈ e^{ε0 λ}·tol`` stays below ``2^-FLOAT_TOL_BITS``, far below the rounding error; a smaller cut-off is
     always sound, only slower."""
-    bits = FLOAT_TOL_BITS + int(math.ceil(float((arb(lam) * arith.ball(e0).log() / arb(2).log()).upper().mid()) + 1e-9))
+    bits = FLOAT_TOL_BITS + int(
+        math.ceil(float((arith.ball(lam) * arith.ball(e0).log() / arb(2).log()).upper().mid()) + 1e-9)
+    )
     return fmpq(1, 2 ** max(bits, FLOAT_TOL_BITS))
 
 
-def _float_checks(mech, lam):
+def _float_checks(mech: object, lam: NumberInput) -> tuple[Enclosure, Enclosure, fmpq, int, Enclosure]:
     keep, flip = _binary_params(mech)
     lam = parse_order(lam)
     k_int = _int_order(lam)
     if k_int is None:
         raise FloatRouteUnavailable("non-integer order")
-    e0 = mech.exp_epsilon0()
+    e0 = _check_mech(mech).exp_epsilon0()
     if float(arith.ball(e0).log().upper().mid()) * k_int > FLOAT_MAX_EPS_LAMBDA:
         raise FloatRouteUnavailable("epsilon0*lambda too large for binary64 powers")
     return keep, flip, lam, k_int, e0
 
 
-def float_bounds(m: int, q: NumberOrBall, tol: NumberOrBall) -> tuple[int, int, arb]:
+def float_bounds(m: int, q: NumberOrBall, tol: NumberInput) -> tuple[int, int, arb]:
     """``(lo, hi, tail)``: a window of Bin(m, q) with certified left-out mass ``tail < tol`` whose edge
     values are not far below ``tol`` (at least ``tol·2^-24``, so deep cut-offs keep every window value
     above the float route's 2^-500).  O(log m) arb pmf calls.
@@ -529,8 +534,9 @@ def float_bounds(m: int, q: NumberOrBall, tol: NumberOrBall) -> tuple[int, int, 
     True
     """
     q = arith.ball(q)
-    lo, hi, T = binomial.window_bounds(m, q, tol)
-    tol_b = arb(arith.exact(tol))
+    tol_q = arith.exact(tol, "tol")  # exact: the cut-off is read exactly (a ball is refused, as it was)
+    lo, hi, T = binomial.window_bounds(m, q, tol_q)
+    tol_b = arb(tol_q)
     floor_v = tol_b * arb(2) ** -24
     mode = max(lo, min(hi, int(float((arb(m + 1) * q).mid()))))
     rho = q / (1 - q)
@@ -732,7 +738,7 @@ def _outward_bounds(s1, s0, r1a, r0a, G, rel_g, Ts, at_lo, at_hi, exact_all, lam
 
 
 def float_moments_binary(
-    mech: KRR, n: IntegerInput, c: IntegerInput, lam: NumberInput, *, tol: NumberOrBall | None = None
+    mech: KRR, n: IntegerInput, c: IntegerInput, lam: NumberInput, *, tol: NumberInput | None = None
 ) -> tuple[arb, arb]:
     """``(E_λ(x=1), E_λ(x=0))`` of shuffled binary RR on dataset ``c`` by the float route (b): two arb balls.
 
@@ -753,8 +759,7 @@ def float_moments_binary(
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     n = arith.integer_in(n, "n", lo=1)
     c = arith.integer_in(c, "c", lo=0, hi=n - 1)
-    if tol is None:
-        tol = float_tol(e0, lam)
+    tol = float_tol(e0, lam) if tol is None else arith.exact(tol, "tol")
     a, ao, ra, ta = _float_law(c, keep, tol)
     b, bo, rb, tb = _float_law(n - 1 - c, flip, tol)
     g = np.convolve(a, b)  # Lemma R1
@@ -763,13 +768,15 @@ def float_moments_binary(
     return _float_moment_rows(G, off, rel_g, [ta + tb + extra[0]], n, keep, flip, lam, k_int, e0)[0]
 
 
-def _block_checks(mech, n: int, c0: int, B: int, lam, tol):
+def _block_checks(
+    mech: object, n: int, c0: int, B: int, lam: NumberInput, tol: NumberInput | None
+) -> tuple[Enclosure, Enclosure, fmpq, int, Enclosure, fmpq]:
     """``(keep, flip, λ, int λ, e^{ε0}, tol)`` for a block ``c0..c0+B−1`` of the float route (the proof's range checked,
     the block inside ``0..n−1``, the default cut-off :func:`float_tol`)."""
     keep, flip, lam, k_int, e0 = _float_checks(mech, lam)
     if not (1 <= B and c0 >= 0 and n - c0 - B >= 0):
         raise InvalidArgument("B", B, f"must be >= 1 with c0 + B <= n (c0 = {c0}, n = {n})")
-    return keep, flip, lam, k_int, e0, float_tol(e0, lam) if tol is None else tol
+    return keep, flip, lam, k_int, e0, float_tol(e0, lam) if tol is None else arith.exact(tol, "tol")
 
 
 @functools.lru_cache(maxsize=8)
@@ -794,7 +801,7 @@ def _bernoulli_rows(B: int, kh: float, fh: float):
 
 
 def float_moments_binary_block(
-    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberOrBall | None = None, bounds: bool = False
+    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberInput | None = None, bounds: bool = False
 ) -> Any:
     """``[(E_λ(x=1), E_λ(x=0)) for c in c0..c0+B−1]`` by the float route (b), sharing one convolution.
 
@@ -870,7 +877,9 @@ def _float_diff_binomial(b, bo: int, rb: float, m: int, q):
         return db, float_upper(edge), 0.0
     qb = arith.ball(q)
     mu = arb(m + 1) * qb
-    M = int(mu.mid().floor().unique_fmpz())
+    M_z = mu.mid().floor().unique_fmpz()
+    assert M_z is not None  # the floor of a midpoint (a ball of radius 0, of m + 1 < 2^prec) is one integer
+    M = int(M_z)
     phi = mu - M
     phih = float(phi.mid())
     e_phi = arb((float_ball(phih) - phi).abs_upper())
@@ -917,7 +926,7 @@ def _geom_pow_sum(r, k: int):
 
 
 def float_excess_block(
-    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberOrBall | None = None
+    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberInput | None = None
 ) -> tuple[Any, Any, Any, Any]:
     """Certified float bounds on the *excess* ``E_λ − 1`` of the datasets ``c0..c0+B−1``:
     ``(lo1, hi1, lo0, hi0)`` arrays of length ``B`` (direction ``x = 1`` and ``x = 0``), ``lo ≤ E − 1 ≤ hi``.
@@ -1060,7 +1069,7 @@ def float_excess_block(
 
 
 def float_excess_binary_block(
-    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberOrBall | None = None
+    mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberInput | None = None
 ) -> list[tuple[arb, arb]]:
     """``[(E_λ(x=1) − 1, E_λ(x=0) − 1) for c in c0..c0+B−1]`` as balls (:func:`float_excess_block`).
 
@@ -1164,7 +1173,7 @@ def _window_error(t, edges, lam, e0):
     return up, down
 
 
-def _div_from_moment(m, lam):
+def _div_from_moment(m: Enclosure, lam: fmpq) -> Enclosure:
     if _exact(m) and m == 1:
         return fmpq(0)
     return arith.ball(m).log() / (arb(lam) - 1)
@@ -1180,9 +1189,9 @@ class RenyiValue:
     direction); ``order``: λ.
     """
 
-    value: object
-    moment: object
-    order: object
+    value: Enclosure
+    moment: Enclosure
+    order: fmpq
     c: int | None = None
     x: int | None = None
     family: str | None = None
@@ -1190,7 +1199,7 @@ class RenyiValue:
     unresolved: int = 0
 
 
-def _max_ball(vals):
+def _max_ball(vals: list) -> Enclosure:
     """Enclosure of the max of enclosures (exact when all exact)."""
     if all(_exact(v) for v in vals):
         return max(vals)
@@ -1240,7 +1249,7 @@ def worst_cost(n: int, order: NumberInput, *, workers: int = 1) -> tuple[float, 
 
 
 def check_worst_cost(
-    n: int, order: NumberInput, *, workers: int | str | None = None, scheduler: Any = None
+    n: int, order: NumberInput, *, workers: int | None = None, scheduler: Any = None
 ) -> tuple[float, int]:
     """Raise :class:`exact.runtime.budget.TooExpensive` (naming the estimate and the options) before a worst-case
     sweep that cannot finish within ``BLANKET_MAX_SECONDS`` or the available memory; else the estimate."""
@@ -1266,7 +1275,7 @@ def renyi_binary_worst(
     order: NumberInput,
     scan_prec: int = 53,
     progress: bool | None = None,
-    workers: int | str | None = None,
+    workers: int | None = None,
     scheduler: Any = None,
     task_size: int | None = None,
     recompute_max: int = RECOMPUTE_MAX,
@@ -1427,8 +1436,7 @@ def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
             s1 = arith.ball(S_num(counts + (1,))) - s0
             t0 = arith.ball(S_den(counts + (0,)))
             t1 = arith.ball(S_den(counts + (1,))) - t0
-            integer = _is_int(lam)
-            kint = int(lam.p) if integer else None
+            kint = _int_order(lam)  # None for a non-integer λ
             lamb = arb(lam)
             acc = arb(0)
             for i, pm in enumerate(w.mass):
@@ -1436,7 +1444,7 @@ def _nested_moment(n, probs, S_num, S_den, lam, e0, tol, exact_mode):
                 a = s0 + s1 * j
                 b = t0 + t1 * j
                 r = a / b
-                acc += pm * b * (r**kint if integer else (r.log() * lamb).exp())
+                acc += pm * b * (r**kint if kint is not None else (r.log() * lamb).exp())
             total = _add(total, _mul(weight, acc))
             return
         bar = Progress(len(w.mass), f"Renyi moment, nested windows ({d} counts)") if level == 0 else None
@@ -1603,7 +1611,7 @@ def renyi(
     order: NumberInput,
     dataset: str = "worst",
     progress: bool | None = None,
-    workers: int | str | None = None,
+    workers: int | None = None,
     scheduler: Any = None,
 ) -> RenyiValue:
     """``D_λ`` of the shuffled mechanism on ``dataset`` ∈ worst | c=INT | same | neighbour | third.
@@ -1612,6 +1620,7 @@ def renyi(
     datasets is not computed here: use the families).
     """
     mech = _check_mech(mech)
+    n = arith.integer_in(n, "n", lo=1)  # as every route reads it (int(n) on a string such as "1e3" raised ValueError)
     if not isinstance(dataset, str):
         raise InvalidArgument("dataset", dataset, "must be worst, c=INT, same, neighbour or third")
     if dataset == "worst":
@@ -1623,7 +1632,7 @@ def renyi(
     if dataset.startswith("c="):
         if mech.k != 2:
             raise InvalidArgument("dataset", dataset, "(c=INT) is only available for binary RR (k = 2)")
-        c = arith.integer_in(dataset[2:], "dataset c", lo=0, hi=int(n) - 1)
+        c = arith.integer_in(dataset[2:], "dataset c", lo=0, hi=n - 1)
         return renyi_binary(mech, n, c, order=order)
     if dataset in FAMILIES:
         return renyi_krr_family(mech, n, dataset, order=order)

@@ -40,7 +40,7 @@ class Windowed:
 
     mass: list
     offset: int = 0
-    tail: object = fmpq(0)
+    tail: Enclosure = fmpq(0)
 
     @property
     def stop(self) -> int:
@@ -74,8 +74,8 @@ def hockey_stick(
     *,
     epsilon: NumberOrBall | None = None,
     exp_epsilon: NumberOrBall | None = None,
-    p_tail: Enclosure = 0,
-    q_tail: Enclosure = 0,
+    p_tail: NumberOrBall = 0,
+    q_tail: NumberOrBall = 0,
 ) -> Enclosure:
     """``D_{e^ε}(p‖q) = Σ_y [p(y) − e^ε q(y)]_+``.
 
@@ -95,7 +95,7 @@ def hockey_stick(
     return arith.ball(s).union(arith.ball(s) + pt)
 
 
-def total_variation(p: Vec, q: Vec, *, p_tail: Enclosure = 0, q_tail: Enclosure = 0) -> Enclosure:
+def total_variation(p: Vec, q: Vec, *, p_tail: NumberOrBall = 0, q_tail: NumberOrBall = 0) -> Enclosure:
     """``TV(p, q) = Σ_y [p(y) − q(y)]_+`` (hockey-stick at ε = 0)."""
     return hockey_stick(p, q, exp_epsilon=1, p_tail=p_tail, q_tail=q_tail)
 
