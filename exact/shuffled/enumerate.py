@@ -85,7 +85,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import arith, guards
@@ -220,7 +220,7 @@ def _integer_rows(rows: list) -> tuple[list, int]:
     return [[int(v.p) * (d // int(v.q)) for v in row] for row in rows], d
 
 
-def _hockey(law_p: dict, law_q: dict, ee, scale) -> object:
+def _hockey(law_p: dict, law_q: dict, ee, scale) -> Enclosure:
     """``Σ_h [P(h) − e^ε Q(h)]_+ / scale`` over the union of supports.
 
     Integer laws with rational ``ee``: exact ``fmpq``.  Otherwise an ``arb``
@@ -307,7 +307,7 @@ def _distinct_inputs(mech: FiniteRandomizer) -> list[int]:
     return reps if len(reps) >= 2 else [0, 1]  # all rows equal: keep one pair (its divergence is 0)
 
 
-def _use_krr_path(mech) -> bool:
+def _use_krr_path(mech: object) -> TypeGuard[KRR]:
     return isinstance(mech, KRR)
 
 
@@ -362,6 +362,9 @@ def _krr_rows(mech: KRR, p: int):
     u = k - 2 - p
     width = 2 + p + (1 if u > 0 else 0)
     e = mech.exp_epsilon0()
+    keep: int | arb
+    flip: int | arb
+    scale: int | None
     if isinstance(e, fmpq):
         tp, tq = int(e.p), int(e.q)
         keep, flip = tp, tq
