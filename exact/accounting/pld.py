@@ -216,6 +216,7 @@ def garbled_blanket_view(mech: KRR, n: IntegerInput, *, tau: float = GARBLE_TAU)
     Proof in ``docs/composition.md`` §1; tests compare with :func:`blanket.exact.shuffled.krr.delta_blanket_view`.
     """
     _check_krr(mech)
+    n = arith.integer_in(n, "n", lo=1)
     k = mech.k
     if k < 3:
         return None
@@ -428,7 +429,7 @@ def blanket_view_atoms(mech: KRR, n: IntegerInput) -> list:
 def hockey_stick(atoms: list, exp_epsilon: NumberOrBall) -> Enclosure:
     """``H_{e^ε}(P‖Q) = Σ (P − e^ε Q)_+`` over explicit atoms (exact for exact inputs)."""
     ee = exp_epsilon if isinstance(exp_epsilon, arb) else arith.exact(exp_epsilon, "exp_epsilon")
-    tot = fmpq(0)
+    tot: Enclosure = fmpq(0)
     for _, P, Q in atoms:
         tot = tot + arith.positive_part(P - ee * Q)
     return tot
@@ -549,12 +550,12 @@ def _threshold_ratios(pair: ShiftPair, js: np.ndarray, delta: fmpq, prec: int):
         pP, pQ = arith.ball(pair.pi_p), arith.ball(pair.pi_q)
         d = arith.ball(delta)
         base = d.exp()
-        E = (int(js[0]) * d).exp() if len(js) else None
+        E = arb(1)
         for i, j in enumerate(js):
-            if i:
+            if i % 64 == 0:  # anchor at the first index, then re-anchor every 64 to keep the radius small
+                E = (int(j) * d).exp()
+            else:
                 E = E * base
-                if i % 64 == 0:  # re-anchor to keep the radius small
-                    E = (int(j) * d).exp()
             num = E * (1 - pQ) - (1 - pP)
             den = pP - E * pQ
             if den > 0:
@@ -1295,7 +1296,7 @@ RENYI_ORDERS = tuple(
 )
 
 
-def renyi_log_moments(upper: PLD, max_loss: arb, orders: Sequence[fmpq] = RENYI_ORDERS) -> list:
+def renyi_log_moments(upper: PLD, max_loss: NumberOrBall, orders: Sequence[fmpq] = RENYI_ORDERS) -> list:
     """Balls whose upper ends bound ``(α−1)·D_α(P‖Q) = log E_P[e^{(α−1)L}]`` of the pair behind ``upper``.
 
     ``upper`` is a single-round *pessimistic* PLD of a pair whose loss is
@@ -1308,7 +1309,7 @@ def renyi_log_moments(upper: PLD, max_loss: arb, orders: Sequence[fmpq] = RENYI_
     """
     if upper.side != "upper":
         raise InvalidArgument("upper", upper.side, "must be a pessimistic (side='upper') PLD")
-    cap = arith.ball(max_loss) if not isinstance(max_loss, arb) else max_loss
+    cap = arith.ball(max_loss)  # an exact bound (the callers' rational ε0) or a ball
     out = []
     with arith.precision(upper.prec):
         cap = arb(cap.upper())
