@@ -68,7 +68,7 @@ Exact path.  When ``e^{ε0}`` and ``e^ε`` are rational and ``n`` is small
 (≤ :data:`EXACT_MAX_N`), everything is computed in exact rationals
 (``fmpq_poly``), which the tests use as ground truth for the ball path.
 
->>> from blanket.exact.mechanisms.finite import BinaryRR
+>>> from blanket.exact.mechanisms.finite import KRR
 >>> rr = BinaryRR(exp_epsilon0=3)
 >>> delta_binary(rr, 2, 0, exp_epsilon=1)        # n = 2: total variation
 3/8
@@ -89,7 +89,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from blanket.exact.laws import binomial as laws
 from blanket.exact.laws.divergences import Windowed
-from blanket.exact.mechanisms.finite import BinaryRR
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import At, Enclosure, NumberOrBall, SweepOptions
@@ -127,7 +127,7 @@ def _check_c(c, n):
     return arith.integer_in(c, "c", lo=0, hi=n - 1)
 
 
-def rr_params(mech: BinaryRR) -> tuple[Enclosure, Enclosure, Enclosure]:
+def rr_params(mech: KRR) -> tuple[Enclosure, Enclosure, Enclosure]:
     """``(e^{ε0}, p, f)`` — exact fmpq when the mechanism is exact, else balls at the current precision."""
     ee0 = mech.exp_epsilon0()
     if isinstance(ee0, fmpq):
@@ -187,7 +187,7 @@ def _other_law_exact(p: fmpq, f: fmpq, n: int, c: int) -> fmpq_poly:
 
 
 # ---------------------------------------------------------------- public: laws
-def count_law(mech: BinaryRR, n: int, c: int, x: int, *, tol: NumberOrBall | None = None) -> Windowed:
+def count_law(mech: KRR, n: int, c: int, x: int, *, tol: NumberOrBall | None = None) -> Windowed:
     """Law of the number of 1-reports among all ``n`` users (c ones among the others, differing user holds ``x``).
 
     Exact (``tail = 0``, full support ``0..n``) when ``e^{ε0}`` is rational and
@@ -197,7 +197,7 @@ def count_law(mech: BinaryRR, n: int, c: int, x: int, *, tol: NumberOrBall | Non
     ``2^-(prec+24)``; the true mass of every outcome inside the window lies
     in ``[value, value + tail]``).  Cost O(n²) exact, O(W log W) balls.
 
-    >>> from blanket.exact.mechanisms.finite import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> w = count_law(BinaryRR(exp_epsilon0=3), 2, 0, 1)
     >>> w.mass, w.tail
     ([3/16, 5/8, 3/16], 0)
@@ -209,6 +209,7 @@ def count_law(mech: BinaryRR, n: int, c: int, x: int, *, tol: NumberOrBall | Non
         raise InvalidArgument("x", x, "must be 0 or 1 (the differing user's bit)")
     ee0, p, f = rr_params(mech)
     if _use_exact(n, ee0):
+        assert isinstance(p, fmpq) and isinstance(f, fmpq)  # rr_params: an exact e^{eps0} gives exact p, f
         g = _other_law_exact(p, f, n, c)
         lin = fmpq_poly([f, p]) if x == 1 else fmpq_poly([p, f])
         cs = (g * lin).coeffs()
@@ -710,7 +711,7 @@ def _max(a, b):
     return arith.ball(a).max(arith.ball(b))
 
 
-def delta_binary(mech: BinaryRR, n: int, c: int, *, direction: str = "max", **at: Unpack[At]) -> Enclosure:
+def delta_binary(mech: KRR, n: int, c: int, *, direction: str = "max", **at: Unpack[At]) -> Enclosure:
     """δ(ε) of shuffled binary RR between the neighbouring datasets "c ones among the other n−1 users,
     differing user 0" and "… differing user 1".
 
@@ -728,7 +729,7 @@ def delta_binary(mech: BinaryRR, n: int, c: int, *, direction: str = "max", **at
     both directions share the windows.  Below n = 2000 the full windowed scan
     (O(W log W)).  O(n²) rational operations on the exact path.
 
-    >>> from blanket.exact.mechanisms.finite import BinaryRR
+    >>> from blanket.exact.mechanisms.finite import KRR
     >>> rr = BinaryRR(exp_epsilon0=3)
     >>> delta_binary(rr, 3, 0, exp_epsilon=2), delta_binary(rr, 3, 0, exp_epsilon=2, direction="1|0")
     (9/64, 1/32)
@@ -785,7 +786,7 @@ class WorstCase:
         return s
 
 
-def delta_binary_worst(mech: BinaryRR, n: int, **opts: Unpack[SweepOptions]) -> WorstCase:
+def delta_binary_worst(mech: KRR, n: int, **opts: Unpack[SweepOptions]) -> WorstCase:
     """The exact worst case of δ(ε) over *all* datasets (every c in 0..n−1, both directions).
 
     By bit-flip symmetry (fact 2) this is ``max_j forward(j)`` over
@@ -824,6 +825,7 @@ def delta_binary_worst(mech: BinaryRR, n: int, **opts: Unpack[SweepOptions]) -> 
         # ε ≥ ε0: δ = 0 on every dataset (post-processing); every c attains it
         return WorstCase(fmpq(0), 0, "1|0", (0,), n, [fmpq(0)] * n)
     if _use_exact(n, ee0, ee):
+        assert isinstance(p, fmpq) and isinstance(f, fmpq)  # rr_params: an exact e^{eps0} gives exact p, f
         vals = [_forward_exact(_other_law_exact(p, f, n, j), p, f, ee) for j in range(n)]
         best = max(vals)
         ties = tuple(j for j, v in enumerate(vals) if v == best)
@@ -833,6 +835,7 @@ def delta_binary_worst(mech: BinaryRR, n: int, **opts: Unpack[SweepOptions]) -> 
         if isinstance(ee0, fmpq)
         else (("log", str(mech.epsilon0_exact)) if getattr(mech, "epsilon0_exact", None) is not None else ("ball", ee0))
     )
+    espec: tuple[str, str | arb]  # what _spec describes: ("exp" | "log", "p/q") or ("ball", arb)
     if isinstance(ee, fmpq):
         espec = ("exp", str(ee))
     elif epsilon is not None and not isinstance(epsilon, arb):
@@ -1108,10 +1111,11 @@ def estimate_worst_cost(n: int, *, workers: int = 1, epsilon0: NumberOrBall | No
 
 
 def _worst_from_values(vals, n) -> WorstCase:
-    lower_max = None
+    lower_max: arb | None = None
     for v in vals:
         lo = arith.ball(v).lower()
         lower_max = lo if lower_max is None or lo > lower_max else lower_max
+    assert lower_max is not None  # vals holds forward(j) for j = 0..n-1, n >= 2
     ties = tuple(j for j, v in enumerate(vals) if not (arith.ball(v).upper() < lower_max))
     best = None
     for j in ties:
