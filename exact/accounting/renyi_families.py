@@ -84,6 +84,7 @@ def family_steps(mech: KRR, family: str) -> list:
     keep, flip, e = mech.keep(), mech.flip(), mech.exp_epsilon0()
     k = mech.k
     up, down, zero = e - 1, 1 / e - 1, fmpq(0)
+    steps: list[tuple[Enclosure, Enclosure, Enclosure]]
     if family == "same":
         steps = [(keep, zero, down), (flip, zero, up), ((k - 2) * flip, zero, zero)]
     elif family == "neighbour":
@@ -579,6 +580,7 @@ def renyi_family(
     else:
         ms = [moment_family(mech, n, "third", order=lam, tol=tol)]
     m = arith.maximum(ms)
+    value: Enclosure
     if isinstance(m, fmpq) and m == 1:
         value = fmpq(0)
     else:
