@@ -77,16 +77,16 @@ FAST_EXACT_BELOW = 48
 class Bracket5:
     """The two four-atom values bracketing ``E[(Σ V_i)_+]``, already divided by ``γn`` (exact or balls)."""
 
-    lower: object
-    upper: object
+    lower: Enclosure
+    upper: Enclosure
 
 
 def _is_zero(x) -> bool:
     return (isinstance(x, fmpq) and x == 0) or (isinstance(x, arb) and x.is_zero())
 
 
-def _check_mech(mech):
-    if not (hasattr(mech, "l_law") and hasattr(mech, "l_probs") and hasattr(mech, "gamma")):
+def _check_mech(mech: object) -> O.FourValue:
+    if not isinstance(mech, O.FourValue):  # the records with l_law, l_probs and gamma
         raise InvalidArgument(
             "mech",
             getattr(mech, "kind", mech),
@@ -122,12 +122,13 @@ def blanket_view_bracket(
     ``with_lower=False`` skips the lower end's engine call and returns 0 as the
     (trivial, still valid) lower end: for callers that need only the upper bound.
     """
-    q = delta_args(_check_mech(mech), n, opts, "blanket_view_bracket")
+    rec = _check_mech(mech)
+    q = delta_args(rec, n, opts, "blanket_view_bracket")
     if q is None:
         return Bracket5(fmpq(0), fmpq(0))
     n, ee, tol, exact_max_n = q
-    g, (a0, ab, at, an, ar), (vb, vt, vn, vr) = _atoms5(mech, ee)
-    label = f"{mech.kind} blanket view n={n}"
+    g, (a0, ab, at, an, ar), (vb, vt, vn, vr) = _atoms5(rec, ee)
+    label = f"{rec.kind} blanket view n={n}"
 
     def run(atoms):
         return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=label) / (g * n)
@@ -138,7 +139,7 @@ def blanket_view_bracket(
         return Bracket5(v, v)
     vm = (ab * vb + ar * vr) / (ab + ar)
     lower = run([(a0, fmpq(0)), (at, vt), (an, vn), (ab + ar, vm)]) if with_lower else fmpq(0)
-    lam = 1 / mech.exp_epsilon0()  # v_r = lam·v_b + (1 − lam)·0
+    lam = 1 / rec.exp_epsilon0()  # v_r = lam·v_b + (1 − lam)·0
     upper = run([(a0 + ar * (1 - lam), fmpq(0)), (at, vt), (an, vn), (ab + ar * lam, vb)])
     if merged and _wide(upper):
         # "both" raised to the "rest" value (v_b ≤ v_r): also an upper bound, and its enclosure is narrower
