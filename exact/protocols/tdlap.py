@@ -70,7 +70,7 @@ import itertools
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from blanket.exact.laws.divergences import hockey_stick
 from blanket.exact.numbers import arith
@@ -154,7 +154,7 @@ def _nth_root_exact(x: fmpq, m: int) -> fmpq | None:
     return fmpq(int(p), int(q)) if (ok1 and ok2) else None
 
 
-def _is_exact(v) -> bool:
+def _is_exact(v: object) -> TypeGuard[fmpq]:
     return isinstance(v, fmpq)
 
 
@@ -269,8 +269,8 @@ def tdlap_moment(k: int, tau: int, *, s: NumberOrBall | None = None, r: NumberOr
         return fmpq(0)
     if k == 0:
         return fmpq(1)
-    acc = fmpq(0)
-    pw = fmpq(1)
+    acc: Enclosure = fmpq(0)
+    pw: Enclosure = fmpq(1)
     for j in range(1, tau + 1):
         pw = pw * rr
         acc = pw * j**k + acc if not _is_exact(pw) else acc + pw * j**k
@@ -310,6 +310,7 @@ def polya_masses(alpha: NumberOrBall, J: int, *, s: NumberOrBall | None = None, 
     a = alpha if isinstance(alpha, arb) else arith.exact_in(alpha, "alpha", lo=0, lo_open=True)
     rr = ratio(s=s, r=r)
     J = arith.integer_in(J, "J", lo=0)
+    p0: Enclosure
     if isinstance(a, fmpq) and a.q == 1 and _is_exact(rr):
         p0 = (1 - rr) ** int(a.p)
     else:
@@ -770,7 +771,8 @@ class RelaxedAggregator:
         enclosures; the pair reported maximises the upper ends.
         """
         pairs = [(a, b) for a in range(1, self.m) for b in range(a, self.m)]
-        best, arg = fmpq(1), (0, 0)
+        best: Enclosure = fmpq(1)
+        arg = (0, 0)
 
         with Progress(len(pairs), "pairwise LLR") if progress else _null() as bar:
             for a, b in pairs:
@@ -797,7 +799,8 @@ class RelaxedAggregator:
         """
         n = arith.integer_in(n, "n", lo=1)
         sims = {}
-        best, arg = fmpq(1), None
+        best: Enclosure = fmpq(1)
+        arg = None
         for xs in itertools.combinations_with_replacement(range(self.m), n):
             c = sum(xs) % self.m
             if c not in sims:
@@ -1020,6 +1023,10 @@ def pairwise_llr_certified(
             raise
 
     (val, pair, ok), prec = arith.escalate(
-        compute, lambda res: res[2] and decided(res[0]), start=start, cap=cap, what="pairwise LLR (5)"
+        compute,
+        lambda res: isinstance(res, tuple) and res[2] and decided(res[0]),
+        start=start,
+        cap=cap,
+        what="pairwise LLR (5)",
     )
     return val, pair, prec
