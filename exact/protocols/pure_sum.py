@@ -171,7 +171,7 @@ def cor37_exact(r: NumberOrBall, tau: IntegerInput, q: NumberOrBall, m: IntegerI
     agg = aggregator(m, tau, q, r=r)
     G = xt.Groups(agg)
     qq = agg.q
-    best = fmpq(1)
+    best: Enclosure = fmpq(1)
     for a_ in range(agg.m):
         for b_ in range(agg.m):
             if a_ + b_ < agg.m:
@@ -236,7 +236,7 @@ def claim38_same_index_ratio(r: NumberOrBall, tau: IntegerInput, m: IntegerInput
     return best
 
 
-def claims_pair_bound(agg: xt.RelaxedAggregator) -> Enclosure:
+def claims_pair_bound(agg: xt.RelaxedAggregator) -> Enclosure | None:
     """Certified upper bound on the pairwise LLR (5) built from Claims 3.3/3.4/3.8 (this project's reading).
 
     For every pair and direction, ``P[y] <= B(y) = sum_groups weight · RHS_group(y)``
@@ -249,7 +249,7 @@ def claims_pair_bound(agg: xt.RelaxedAggregator) -> Enclosure:
     G = xt.Groups(agg)
     qq = agg.q
     w = {("D", "D"): (1 - qq) ** 2, ("E", "D"): qq * (1 - qq), ("D", "E"): qq * (1 - qq), ("E", "E"): qq**2}
-    best = fmpq(1)
+    best: Enclosure = fmpq(1)
     for a_ in range(1, agg.m):
         for b_ in range(a_, agg.m):
             c_ = (a_ + b_) % agg.m
@@ -308,8 +308,8 @@ def protocol_error_law(
     left out (``|t| > W``, ``W = 40 m`` by default), which the caller adds where needed.
     O(W + m · (n k + 1)) after the rounding convolution (the noise is folded mod m first).
     """
-    xs = [arith.exact_in(x, "x", lo=0, hi=1) for x in xs]
-    nn = len(xs)
+    xq = [arith.exact_in(x, "x", lo=0, hi=1) for x in xs]
+    nn = len(xq)
     kk = arith.integer_in(k_, "k", lo=1)
     mm = arith.integer_in(m_, "m", lo=2)
     if mm <= nn * kk:
@@ -318,7 +318,7 @@ def protocol_error_law(
     rr = (-arith.ball(e) / kk).exp()
     W = window or 40 * mm
     rounding = {0: fmpq(1)}
-    for x in xs:
+    for x in xq:
         lo = (kk * x).floor()
         frac = kk * x - lo
         new: dict = {}
@@ -327,7 +327,7 @@ def protocol_error_law(
                 if pa != 0:
                     new[v + add] = new.get(v + add, fmpq(0)) + pv * pa
         rounding = new
-    total = sum(xs, fmpq(0))
+    total = sum(xq, fmpq(0))
     centre = fmpq(nn * kk, 2)
     # representative of each residue nearest to n k / 2, and the noise masses, tabulated once
     rep = [res + mm * int(((centre - res) / mm + fmpq(1, 2)).floor()) for res in range(mm)]
