@@ -76,7 +76,7 @@ from blanket.exact.mechanisms.finite import (
 )
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import At, DeltaOptions, Enclosure, IntegerInput, NumberInput
+from blanket.exact.numbers.types import At, DeltaOptions, Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.shuffled.krr import (
     DEFAULT_TOL,
     EXACT_MAX_N,
@@ -213,7 +213,7 @@ class FourValue(_Eps0):
         raise NotImplementedError
 
     # -- derived
-    def l_law(self, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None) -> list:
+    def l_law(self, *, epsilon: NumberOrBall | None = None, exp_epsilon: NumberOrBall | None = None) -> list:
         """The law of ``L^ε_{x,x'}`` as four ``(value, prob)`` atoms: both, t, t', rest (any ordered pair x ≠ x')."""
         ee = arith.exp_param(epsilon, exp_epsilon)
         e, g = self.exp_epsilon0(), self.gamma()
@@ -337,6 +337,7 @@ def SUE(
     k = arith.integer_in(k, "k", lo=2)
     if (epsilon0 is None) == (exp_half_epsilon0 is None):
         raise InvalidArgument("epsilon0", epsilon0, "must be given (or exp_half_epsilon0 instead), not both or neither")
+    s: Enclosure  # e^{ε0/2}
     if exp_half_epsilon0 is not None:
         s = arith.exact_in(exp_half_epsilon0, "exp_half_epsilon0", lo=1)
         e, ee = None, s * s
@@ -637,7 +638,7 @@ class Geometric:
         return out
 
     def l_law(
-        self, x: int, x2: int, *, epsilon: NumberInput | None = None, exp_epsilon: NumberInput | None = None
+        self, x: int, x2: int, *, epsilon: NumberOrBall | None = None, exp_epsilon: NumberOrBall | None = None
     ) -> list:
         """The law of ``L^ε_{x,x'}`` as ``m`` atoms ``(value, ω(y))`` from the closed-form entries.  O(m^2)."""
         for nm, v in (("x", x), ("x2", x2)):
@@ -672,7 +673,7 @@ class Geometric:
 
 
 # ================================================================ certified upper bounds
-def _check_n(n):
+def _check_n(n: object) -> int:
     return arith.integer_in(n, "n", lo=1)
 
 
@@ -735,7 +736,7 @@ def _mixture_over_M(n: int, gamma, l_atoms, *, tol, exact_max_n: int):
     else:
         lo, hi, tail = _binom_window(n, gamma, tol)
     weights = _binom_pmf_range(n, gamma, lo, hi, exact_mode)
-    total = fmpq(0)
+    total: Enclosure = fmpq(0)
     for M, w in zip(range(lo, hi + 1), weights):
         if M == 0:
             continue
@@ -744,7 +745,7 @@ def _mixture_over_M(n: int, gamma, l_atoms, *, tol, exact_max_n: int):
         )
         total = w * v + total if not (_is_exact(w) and _is_exact(v)) else total + w * v
     if not _is_zero(tail):
-        vmax = fmpq(0)
+        vmax: Enclosure = fmpq(0)
         for v, p in ((vb, pb), (vt, pt), (vn, pn), (vr, pr)):
             if not _is_zero(p):
                 vmax = arith.ball(vmax).max(arith.ball(v))
@@ -885,6 +886,12 @@ def clone_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions])
         return fmpq(0)
     n, ee, tol, exact_max_n = q
     e = mech.exp_epsilon0()
+    if e is None:
+        raise InvalidArgument(
+            "mech",
+            getattr(mech, "name", mech),
+            "has epsilon0 = infinity (supports differ): the clone pair needs it finite",
+        )
     p = 1 / e
     atoms = [(fmpq(0), fmpq(0)), (p / 2, 2 * (e - ee) / (e + 1)), (p / 2, 2 * (1 - ee * e) / (e + 1)), (1 - p, fmpq(0))]
     return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"clone pair n={n}") / (p * n)
@@ -945,7 +952,7 @@ def same_family_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOpt
     e = mech.exp_epsilon0()
     a, b = mech.ratio_law()
     rest = 1 - a - b
-    out = None
+    out = []
     for forward in (True, False):
         # the two informative atoms in decreasing order of value (the sum is symmetric in the atoms): the
         # engine's one-dimensional route needs v_t > v_t', and this law's bulk count is degenerate (π_r = 0),
@@ -956,13 +963,8 @@ def same_family_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOpt
         else:
             hi_atom, lo_atom, v1 = (b, e - ee), (a, 1 / e - ee), 1 - ee
         atoms = [(rest, v1), hi_atom, lo_atom, (fmpq(0), v1)]
-        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="same family") / n
-        out = (
-            v
-            if out is None
-            else (max(out, v) if _is_exact(out) and _is_exact(v) else arith.ball(out).max(arith.ball(v)))
-        )
-    return out
+        out.append(expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="same family") / n)
+    return arith.maximum(out)  # exact max of exact values, else the ball max
 
 
 # ================================================================ small-n enumeration (any finite L law)
@@ -982,7 +984,11 @@ def blanket_view_delta_enumerate(mech: Randomizer, n: IntegerInput, **at: Unpack
     """
 
     guards.check_options("blanket_view_delta_enumerate", at, At)
-    fr = mech.matrix() if hasattr(mech, "matrix") else mech
+    # a record's explicit matrix; a FiniteRandomizer is used as it is (its own matrix() is the list of rows)
+    fr = mech.matrix() if isinstance(mech, (FourValue, Geometric)) else mech
+    fr = guards.require_instance(
+        fr, FiniteRandomizer, "mech", "must be a finite randomizer (exact.mechanisms.finite.FiniteRandomizer or KRR)"
+    )
     n = _check_n(n)
     return delta_blanket_view(fr, n, method="enumerate", **at)
 
@@ -1015,7 +1021,7 @@ def make_mechanism(spec: dict) -> Randomizer | None:
 
 # ================================================================ a published bound, to be judged (not a certified bound)
 def variation_ratio_delta(
-    n: IntegerInput, p: NumberInput, beta: NumberInput, q: NumberInput | None = None, **opts: Unpack[DeltaOptions]
+    n: IntegerInput, p: NumberOrBall, beta: NumberOrBall, q: NumberOrBall | None = None, **opts: Unpack[DeltaOptions]
 ) -> Enclosure:
     """δ(ε) of the variation-ratio pair of Wang et al. (VLDB 2024) — **a published bound, not certified by Blanket**.
 

@@ -115,8 +115,9 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str | None:
     return f"did you mean '{close[0]}'?" if close else None
 
 
-def resolve(word: str | Kind, *, k: IntegerInput | None = None, name: str = "mechanism") -> Kind:
-    """The :class:`Kind` a word names (case-insensitive); ``k`` decides what ``"rr"`` means."""
+def resolve(word: object, *, k: IntegerInput | None = None, name: str = "mechanism") -> Kind:
+    """The :class:`Kind` a word names (case-insensitive); ``k`` decides what ``"rr"`` means.  A parser of input:
+    anything is checked (a :class:`Kind` is returned as it is, a non-word refused), hence ``object``."""
     if isinstance(word, Kind):
         return word
     if not isinstance(word, str) or word.strip().lower() not in WORDS:
