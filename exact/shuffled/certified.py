@@ -40,7 +40,7 @@ from blanket.exact.accounting import pld as _pld
 from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import KRR, Randomizer
 from blanket.exact.numbers import arith, guards
-from blanket.exact.numbers.errors import BlanketError
+from blanket.exact.numbers.errors import BlanketError, InvalidArgument
 from blanket.exact.numbers.types import At, Enclosure, NumberInput
 from blanket.exact.shuffled import geometric
 from blanket.exact.shuffled import oracles as fast_oracles
@@ -213,6 +213,12 @@ def renyi_route_delta(mech: Randomizer, n: int, *, grid: NumberInput | None = No
     epsilon = at.get("epsilon")
     ee = arith.exp_param(epsilon, at.get("exp_epsilon"))
     e = mech.exp_epsilon0()
+    if e is None:
+        raise InvalidArgument(
+            "mech",
+            getattr(mech, "name", mech),
+            "has epsilon0 = infinity (supports differ): the clone pair needs it finite",
+        )
     if arith.le(e, ee) is True:
         return fmpq(0)
     if epsilon is not None and not isinstance(epsilon, arb):
@@ -222,11 +228,13 @@ def renyi_route_delta(mech: Randomizer, n: int, *, grid: NumberInput | None = No
     eps0 = _rational_above(arith.ball(e).log())
     if grid is None:
         x = float(eps0) / 100
-        grid = fmpq(2) ** (math.floor(math.log2(x))) if x > 0 else fmpq(1, 2**20)
-    key = (str(e), n, fmpq(grid), eps0)  # the clone pair depends on e^{ε0} and n only
+        grid_q = fmpq(2) ** (math.floor(math.log2(x))) if x > 0 else fmpq(1, 2**20)
+    else:  # parsed as discretise parses it (fmpq(grid) refused a decimal string or a Fraction)
+        grid_q = _pld.parse_grid(grid)
+    key = (str(e), n, grid_q, eps0)  # the clone pair depends on e^{ε0} and n only
     lms = _RENYI_MOMENTS.get(key)
     if lms is None:  # the moments do not depend on ε: one discretisation serves every ε (a calibration's search)
-        base = _pld.discretise(accountant.clone_pair(mech, n), grid, "upper")
+        base = _pld.discretise(accountant.clone_pair(mech, n), grid_q, "upper")
         lms = _pld.renyi_log_moments(base, eps0)
         if len(_RENYI_MOMENTS) >= 64:
             _RENYI_MOMENTS.pop(next(iter(_RENYI_MOMENTS)))
