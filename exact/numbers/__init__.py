@@ -7,6 +7,6 @@ _EXPORTS = {
     'arith': 'add ball decimal_interval decimal_string decisive_interval endpoints escalate exact exact_in exp_ball exp_param ge gt integer_in is_exact_number is_zero le log_ball lt maximum minimum mul nonneg_interval positive_part power repeated_product precision rel_width sign',
     'errors': 'BlanketError FloatRefused HypothesisViolation InfeasibleTarget InvalidArgument Undecided',
     'guards': 'ball_bytes check_decimal_text check_epsilon0 check_evaluation_memory check_memory evaluation_bytes human max_memory parse_size physical_memory require_instance set_max_memory',
-    'types': 'Enclosure IntegerInput NumberInput NumberOrBall',
+    'types': 'At AtMany DeltaOptions Enclosure Execution IntegerInput NumberInput NumberOrBall ProgressOptions SweepOptions',
 }
 __all__, __dir__, __getattr__ = lazy_package(__name__, _EXPORTS)

@@ -15,8 +15,8 @@ checks the names and types of the keywords at each call; at run time the functio
 * :class:`At` — where δ(ε) is evaluated: ``epsilon`` or ``exp_epsilon``;
 * :class:`DeltaOptions` — that and the binomial engine's accuracy, ``tol`` and ``exact_max_n``;
 * :class:`AtMany` — several ε at once: ``epsilons`` or ``exp_epsilons``;
-* :class:`ProgressOptions` — :class:`At` and ``progress``; :class:`SweepOptions` — that and where a sweep over every
-  dataset runs: ``workers``, ``scheduler``.
+* :class:`ProgressOptions` — :class:`At` and ``progress``; :class:`Execution` — where and how visibly a computation
+  in blocks runs: ``workers``, ``scheduler``, ``progress``; :class:`SweepOptions` — :class:`At` and :class:`Execution`.
 """
 
 from __future__ import annotations
@@ -69,21 +69,27 @@ class ProgressOptions(At, total=False):
     progress: Any
 
 
-class SweepOptions(ProgressOptions, total=False):
-    """:class:`ProgressOptions` and where a sweep over every dataset runs (the result never depends on it).
+class Execution(TypedDict, total=False):
+    """Where and how visibly a computation in blocks runs (its result never depends on these).
 
     ``workers`` — local processes (default: every core); ``scheduler`` — the address of a Dask cluster (default
-    ``$BLANKET_SCHEDULER``).
+    ``$BLANKET_SCHEDULER``); ``progress`` — a progress bar (``True``/``False``, or an object with ``update(k)``).
     """
 
     workers: int | None
     scheduler: Any
+    progress: Any
+
+
+class SweepOptions(At, Execution, total=False):
+    """:class:`At` and :class:`Execution`: a sweep over every dataset at one ε."""
 
 
 __all__ = [
     "At",
     "AtMany",
     "DeltaOptions",
+    "Execution",
     "ProgressOptions",
     "SweepOptions",
     "Enclosure",

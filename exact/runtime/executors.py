@@ -42,12 +42,17 @@ import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import flint
+from blanket.exact.numbers import guards
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Execution
 from blanket.exact.runtime.progress import Progress
 from flint import acb, arb, arb_poly
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 #: environment variable naming a Dask scheduler address used when ``scheduler`` is not given
 SCHEDULER_ENV = "BLANKET_SCHEDULER"
@@ -391,20 +396,14 @@ class _NoBar:
 
 
 def map_blocks(
-    fn: Callable,
-    tasks: list,
-    *,
-    workers: int | None = None,
-    scheduler: str | None = None,
-    progress: Any = None,
-    desc: str = "",
-    sizes: list | None = None,
+    fn: Callable, tasks: list, *, desc: str = "", sizes: list | None = None, **run: Unpack[Execution]
 ) -> list:
     """``[fn(*task) for task in tasks]``, computed on local processes or a Dask cluster (module docstring).
 
     ``fn`` must be a module-level function (picklable by reference) and each
     task a tuple of picklable arguments (a non-tuple task is passed as the
-    single argument).  ``progress``: ``None`` shows a bar when stderr is a
+    single argument).  ``workers``, ``scheduler``: :class:`blanket.exact.numbers.types.Execution`.
+    ``progress``: ``None`` (the default) shows a bar when stderr is a
     terminal and the work lasts > 2 s (see :mod:`exact.runtime.progress`), ``False``
     none, ``True`` always, or an object with ``update(k)`` to advance instead;
     ``desc`` labels the bar; ``sizes`` (optional, one int per task) is how far
@@ -414,6 +413,8 @@ def map_blocks(
     >>> map_blocks(divmod, [(7, 2), (9, 4)], workers=2)
     [(3, 1), (2, 1)]
     """
+    guards.check_options("map_blocks", run, Execution)
+    workers, scheduler, progress = run.get("workers"), run.get("scheduler"), run.get("progress")
     tasks = list(tasks)
     if not callable(fn):
         raise InvalidArgument("fn", fn, "must be a module-level function")
