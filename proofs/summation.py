@@ -132,7 +132,8 @@ def protocol_gamma(k_: IntegerInput, n_: IntegerInput, epsilon_: NumberOrBall, d
 
     A ball (or exact rational) at the current precision.
     """
-    return gamma_theorem_3_1(k_ + 1, n_, epsilon_, delta_)
+    # k is read here (k + 1 on a string failed); its range is Theorem 3.1's hypothesis k + 1 >= 2, checked there
+    return gamma_theorem_3_1(arith.integer_in(k_, "k") + 1, n_, epsilon_, delta_)
 
 
 def _decide(compute, what):

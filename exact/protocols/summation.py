@@ -57,12 +57,12 @@ from blanket.exact.accounting.calibrate import epsilon0_for, epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
-from blanket.exact.numbers.types import NumberOrBall
+from blanket.exact.numbers.types import IntegerInput, NumberOrBall
 from blanket.exact.shuffled.krr import delta_blanket_view
 from flint import arb, fmpq
 
 
-def _integer(value, name, lo=None, hi=None) -> int:
+def _integer(value: object, name: str, lo: int | None = None, hi: int | None = None) -> int:
     """``arith.integer_in`` that also accepts an integral ``fmpq`` (what ``proofs.core`` passes on)."""
     if isinstance(value, fmpq):
         if value.q != 1:
@@ -211,7 +211,7 @@ class Protocol1D:
         """``sup_{x∈[0,1]}`` of the per-user MSE (exact), attained at :meth:`worst_input`. O(k)."""
         return self.user_moments(self.worst_input())[1]
 
-    def worst_mse(self, n: int) -> fmpq:
+    def worst_mse(self, n: IntegerInput) -> fmpq:
         """``MSE(P^{1D}) = sup_{x⃗} E[(z − Σx_i)²] = n · sup_x Var`` (exact). O(k)."""
         n = _integer(n, "n", lo=1)
         return n * self.worst_user_mse()
@@ -257,7 +257,12 @@ class Protocol1D:
 
 
 def certified_epsilon(
-    protocol: Protocol1D, n: int, delta: NumberOrBall, *, hi: NumberOrBall | None = None, rel_tol: NumberOrBall = "1e-6"
+    protocol: Protocol1D,
+    n: IntegerInput,
+    delta: NumberOrBall,
+    *,
+    hi: NumberOrBall | None = None,
+    rel_tol: NumberOrBall = "1e-6",
 ) -> Any:
     """Certified central ε of the shuffled report randomizer at ``delta``, through the exact blanket view.
 
@@ -278,8 +283,8 @@ def certified_epsilon(
 
 
 def calibrated_protocol(
-    k: int,
-    n: int,
+    k: IntegerInput,
+    n: IntegerInput,
     epsilon: NumberOrBall,
     delta: NumberOrBall,
     *,
