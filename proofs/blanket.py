@@ -108,18 +108,18 @@ def _h(u):
     return (1 + u) * sp.log(1 + u) - u
 
 
-def hoeffding_lemma_rhs(a: Enclosure, b: Enclosure, mm: Enclosure) -> Enclosure:
-    """Lemma 5.5: ``b²/(4a) · exp(−2 m a²/b²)`` (sympy)."""
+def hoeffding_lemma_rhs(a: sp.Expr, b: sp.Expr, mm: sp.Expr | int) -> sp.Expr:
+    """Lemma 5.5: ``b²/(4a) · exp(−2 m a²/b²)`` (a sympy expression of sympy expressions or numbers)."""
     return b**2 / (4 * a) * sp.exp(-2 * mm * a**2 / b**2)
 
 
-def bennett_lemma_rhs(a: Enclosure, bplus: Enclosure, c: Enclosure, mm: Enclosure) -> Enclosure:
+def bennett_lemma_rhs(a: sp.Expr, bplus: sp.Expr, c: sp.Expr, mm: sp.Expr | int) -> sp.Expr:
     """Lemma 5.6 (corrected form): ``b₊/log(1+ab₊/c) · exp(−(mc/b₊²) h(ab₊/c))`` (sympy)."""
     u = a * bplus / c
     return bplus / sp.log(1 + u) * sp.exp(-(mm * c / bplus**2) * _h(u))
 
 
-def bennett_2019_rhs(a: Enclosure, bplus: Enclosure, c: Enclosure, mm: Enclosure) -> Enclosure:
+def bennett_2019_rhs(a: sp.Expr, bplus: sp.Expr, c: sp.Expr, mm: sp.Expr) -> sp.Expr:
     """The 2019 code's form of Lemma 5.6: the corrected bound divided by ``m·a`` (false)."""
     return bennett_lemma_rhs(a, bplus, c, mm) / (mm * a)
 
@@ -197,9 +197,7 @@ def _rr_exact_delta(kk, nn, eps0, eps):
         return Reference(getattr(w, "value", w), f"exact worst-case δ of shuffled binary RR (n={nn})", "exact")
 
     vals = [delta_krr_family(mech, nn, fam, epsilon=eps) for fam in ("same", "neighbour", "third")]
-    best = vals[0]
-    for v in vals[1:]:
-        best = best.max(v) if isinstance(best, arb) or isinstance(v, arb) else max(best, v)
+    best = arith.maximum(vals)  # exact while every value is (an exact value followed by a ball: best.max failed)
     return Reference(
         best, f"exact δ of shuffled {kk}-RR, max over the dataset families (a lower bound on the worst case)", "lower"
     )
@@ -790,7 +788,7 @@ _DELTA_HYP = (
 _DELTA_HYP_K = _DELTA_HYP + (Hypothesis(Ge(k, 2), "k >= 2"),)
 
 
-def hoeffding_amplification(g: Enclosure, b: Enclosure) -> Enclosure:
+def hoeffding_amplification(g: sp.Expr, b: sp.Expr) -> sp.Expr:
     """Lemmas 5.3 + 5.5 summed over m ~ Bin(n, g) (binomial theorem, m = 0 term kept as the code does).
 
     ``(1/(g n)) · b²/(4a) · (1 − g(1 − e^{−2a²/b²}))^n`` with ``a = e^ε − 1``.
@@ -798,7 +796,7 @@ def hoeffding_amplification(g: Enclosure, b: Enclosure) -> Enclosure:
     return hoeffding_lemma_rhs(A, b, 0) / (g * n) * (1 - g * (1 - sp.exp(-2 * A**2 / b**2))) ** n
 
 
-def bennett_amplification(g: Enclosure, bplus: Enclosure, c: Enclosure) -> Enclosure:
+def bennett_amplification(g: sp.Expr, bplus: sp.Expr, c: sp.Expr) -> sp.Expr:
     """Lemmas 5.3 + 5.6: ``(1/(g n)) Σ_{m=1}^n C(n,m) g^m (1−g)^{n−m} · Lemma 5.6(m)`` (0 when b₊ ≤ 0)."""
     body = sp.binomial(n, m) * g**m * (1 - g) ** (n - m) * bennett_lemma_rhs(A, bplus, c, m)
     return sp.Piecewise((0, Le(bplus, 0)), (sp.Sum(body, (m, 1, n)) / (g * n), True))
@@ -1286,8 +1284,8 @@ def corollary_cell_upper(cell: Any, *, C: NumberOrBall | None = None) -> Any:
     """
     if C is not None and not (isinstance(C, sp.Rational)):
         # an exact rational: a string is read by arith's number grammar, never by sympify
-        q = arith.exact(C, "C")
-        C = sp.Rational(int(q.p), int(q.q))
+        cq = arith.exact(C, "C")
+        C = sp.Rational(int(cq.p), int(cq.q))
     C = COROLLARY_5_3_1_C if C is None else C
     P, Q = _generic_bound_split()
     eps_expr = C * sp.Min(1, epsilon0) * E0 * sp.sqrt(sp.log(1 / delta) / n)

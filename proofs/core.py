@@ -671,8 +671,8 @@ class Result:
             if sym.is_negative:
                 checks.append((arith.lt(v, 0), f"{sym.name} < 0"))
             if sym.is_integer:
-                ok = (v.q == 1) if isinstance(v, fmpq) else (v.unique_fmpz() is not None)
-                checks.append((ok, f"{sym.name} is an integer"))
+                integral = (v.q == 1) if isinstance(v, fmpq) else (v.unique_fmpz() is not None)
+                checks.append((integral, f"{sym.name} is an integer"))
             for ok, text in checks:
                 if ok is False:
                     shown = {k: str(val) for k, val in params.items()}

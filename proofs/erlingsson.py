@@ -92,13 +92,14 @@ def rr_composition_delta(kk: int, eps: NumberOrBall, eps_total: NumberOrBall) ->
     δ(ε') = Σ_j P(J=j)·[1 − e^{ε' − ε(2j−k)}]_+.  Exact ε (fmpq) in,
     ball out.  Cost O(k).
     """
-    e = arb(eps).exp()
+    eb, eb_total = arith.ball(eps), arith.ball(eps_total)  # exact inputs in any form (arb() read no Fraction, no 'p/q')
+    e = eb.exp()
     p = e / (1 + e)
     tot = arb(0)
     for j in range(kk + 1):
-        loss = arb(eps) * (2 * j - kk)
+        loss = eb * (2 * j - kk)
         w = arb(math.comb(kk, j)) * p**j * (1 - p) ** (kk - j)
-        tot += w * (1 - (arb(eps_total) - loss).exp()).max(arb(0))
+        tot += w * (1 - (eb_total - loss).exp()).max(arb(0))
     return tot
 
 

@@ -57,7 +57,7 @@ def variation_ratio_bound(
     """
 
     e = (epsilon0 if isinstance(epsilon0, arb) else arb(arith.exact(epsilon0))).exp()
-    return variation_ratio_delta(int(n), e, beta(e), epsilon=arith.exact(epsilon))
+    return variation_ratio_delta(n, e, beta(e), epsilon=arith.exact(epsilon))
 
 
 def _beta(kind, kk, e):

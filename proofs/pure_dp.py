@@ -813,7 +813,7 @@ def claims_closed_factor(
         # the lattice group's extra term of this u goes to the cheapest column
         cand = (kap + ev(theta_c, u=uu)).min(CN * kap + w * ev(theta_g_p, u=uu)).min(ee + w * w * ev(xi_p, u=uu))
         carry = carry.max(cand)
-    parts = {"carry": carry, "no_carry": None, "nu_star": None}
+    parts: dict[str, arb | int | None] = {"carry": carry, "no_carry": None, "nu_star": None}
     total = carry
     if mm >= 3:
         base = ev(A_EE_nc_p)
@@ -826,6 +826,7 @@ def claims_closed_factor(
             val = ev(A_mix_nc_p, nu=n_).max(eec)
             if best is None or val.upper() < best.upper():
                 best, arg = val, n_
+        assert best is not None  # the loop over n_ runs at least once (n_ = 1)
         parts.update(no_carry=best, nu_star=arg)
         total = total.max(best)
     return (total, parts) if detail else total
