@@ -60,6 +60,23 @@ def test_bad_accountant_input():
         acc.get_epsilon("2")
 
 
+def test_shuffled_refuses_a_randomizer_without_finite_epsilon0():
+    """A matrix whose supports differ has e^{ε0} = None (ε0 = ∞): refused when the round is built (it used to pass
+    and crash later in clone_pair / the grid choice with a TypeError)."""
+    from blanket.exact.accounting.accountant import Shuffled
+    from blanket.exact.accounting.query import make_query
+    from blanket.exact.mechanisms.finite import FiniteRandomizer
+
+    matrix = [[1, 0], ["1/2", "1/2"]]
+    for given in (
+        lambda: Shuffled(FiniteRandomizer(matrix), 10),
+        lambda: Shuffled({"type": "matrix", "matrix": matrix}, 10),
+        lambda: ShuffleAccountant().compose(make_query(mechanism="matrix", matrix=matrix, n=10)),
+    ):
+        with pytest.raises(InvalidArgument, match="finite epsilon0"):
+            given()
+
+
 @pytest.mark.parametrize("T", [1, 2, 3])
 def test_interval_contains_exact_composition(T):
     """δ interval: upper ≥ exact product of dominating pairs ≥ ... and lower ≤ exact product on the concrete datasets."""

@@ -45,7 +45,7 @@ from blanket.exact.mechanisms.finite import KRR, Randomizer
 from blanket.exact.mechanisms.oracles import make_mechanism
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import NumberInput
+from blanket.exact.numbers.types import Enclosure, NumberInput
 from flint import fmpq
 
 if TYPE_CHECKING:
@@ -106,6 +106,8 @@ class ShuffledRR:
         >>> ShuffledRR.from_query(make_query(mechanism="krr", k=3, epsilon0="1/2", n=100))
         ShuffledRR(k=3, epsilon0=Fraction(1, 2), n=100)
         """
+        if q.epsilon0 is None:  # given by e^{ε0}, or without a local level: not a ShuffledRR (use Shuffled)
+            raise InvalidArgument("epsilon0", None, "must be given exactly for ShuffledRR (use Shuffled otherwise)")
         ev = object.__new__(cls)
         object.__setattr__(ev, "k", q.k)
         object.__setattr__(ev, "epsilon0", _frac(q.epsilon0))
@@ -138,6 +140,17 @@ class ShuffledRR:
         return (0, self.k, self.epsilon0, self.n, "")
 
 
+def _exp_epsilon0(mech: Randomizer) -> Enclosure:
+    """``e^{ε0}`` of ``mech``, refused when ε0 = ∞ (a randomizer that is not ε0-LDP for any finite ε0 has no
+    dominating pair here)."""
+    e = mech.exp_epsilon0()
+    if e is None:
+        raise InvalidArgument(
+            "mechanism", getattr(mech, "name", mech), "must be epsilon0-LDP for a finite epsilon0 (it is not)"
+        )
+    return e
+
+
 def clone_pair(mech: Randomizer, n: int) -> _pld.ShiftPair:
     """The FOCS 2021 clone pair of ``n`` users as a :class:`~exact.accounting.pld.ShiftPair`: dominating for the
     shuffled round of **every** ε0-LDP randomizer (Feldman–McMillan–Talwar 2021).
@@ -146,7 +159,7 @@ def clone_pair(mech: Randomizer, n: int) -> _pld.ShiftPair:
     (:func:`exact.mechanisms.oracles.clone_pair_law` read through the first coordinate, which determines the second);
     its hockey-stick divergence is :func:`exact.mechanisms.oracles.clone_delta` (tests).  The pair is symmetric.
     """
-    e = mech.exp_epsilon0()
+    e = _exp_epsilon0(mech)
     return _pld.ShiftPair(
         outer_n=n - 1,
         outer_q=1 / e,
@@ -159,7 +172,7 @@ def clone_pair(mech: Randomizer, n: int) -> _pld.ShiftPair:
     )
 
 
-def four_value_lower_pair(mech: Randomizer, n: int, direction: str = "forward") -> _pld.ShiftPair:
+def four_value_lower_pair(mech: oracles.FourValue, n: int, direction: str = "forward") -> _pld.ShiftPair:
     """A concrete pair of datasets for a four-value record of :mod:`exact.mechanisms.oracles`, post-processed.
 
     Datasets ``x^{n−1}x'`` vs ``x^n`` (forward) and the swap (backward).  Under ``Y ~ R(x)`` the ratio
@@ -211,6 +224,7 @@ class Shuffled:
                 raise InvalidArgument("n", n, "must not be given with a Query (the query carries it)")
             if mechanism.mechanism is None:
                 raise InvalidArgument("mechanism", mechanism.kind.value, "must have its local level (epsilon0)")
+            _exp_epsilon0(mechanism.mechanism)
             object.__setattr__(self, "mechanism", mechanism.mechanism)
             object.__setattr__(self, "n", mechanism.n)
             return
@@ -224,13 +238,14 @@ class Shuffled:
             )
         if n is None:
             raise InvalidArgument("n", None, "must be given (the number of users in the round)")
+        _exp_epsilon0(mechanism)  # refused here, not at the first query: ε0 = ∞ has no dominating pair
         object.__setattr__(self, "mechanism", mechanism)
         object.__setattr__(self, "n", arith.integer_in(n, "n", lo=1))
 
     @property
     def epsilon0(self) -> Fraction:
         """A rational at or above ε0 (used only to choose the loss grid)."""
-        e = self.mechanism.exp_epsilon0()
+        e = _exp_epsilon0(self.mechanism)
         with arith.precision(64):
             return arith.endpoints(arith.ball(e).log())[1]
 
@@ -238,14 +253,14 @@ class Shuffled:
         return isinstance(self.mechanism, KRR)
 
     def dominating_pair(self) -> _pld.ShiftPair:
-        if self._is_krr():
+        if isinstance(self.mechanism, KRR):
             return _pld.dominating_pair(self.mechanism, self.n)
         return clone_pair(self.mechanism, self.n)
 
     def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair | None:
 
         m = self.mechanism
-        if self._is_krr():
+        if isinstance(m, KRR):
             return _pld.lower_pair(m, self.n, direction)
         if isinstance(m, oracles.LDP):
             rr = KRR(2, m.epsilon0) if m.epsilon0 is not None else KRR(2, exp_epsilon0=m.exp_epsilon0_exact)
@@ -492,7 +507,9 @@ class ShuffleAccountant:
         ]
         lo = max(lows) if lows else fmpq(0)  # no round has a concrete pair (geometric only): 0
         with arith.precision(self.prec):
-            r_eps, r_order = _pld.rdp_epsilon(self._renyi(g), _pld.RENYI_ORDERS, dt)
+            rdp = _pld.rdp_epsilon(self._renyi(g), _pld.RENYI_ORDERS, dt)
+        assert rdp is not None  # rdp_epsilon is None only for no orders; RENYI_ORDERS is not empty
+        r_eps, r_order = rdp
         return self._certified(
             CertifiedEpsilon,
             g,
