@@ -53,7 +53,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from fractions import Fraction
+from typing import Any, cast
 
 from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, gaussian_epsilon_guess, validated_search
 from blanket.exact.accounting.query import DATASETS, Query, binary_only, make_query, parse_dataset, require
@@ -61,6 +62,7 @@ from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
+from blanket.exact.numbers.types import Enclosure
 from blanket.exact.runtime.budget import check_worst_case
 from blanket.exact.runtime.executors import executor_cores
 from blanket.exact.runtime.progress import Progress
@@ -71,6 +73,7 @@ from flint import arb, fmpq
 __all__ = [
     "DATASETS",
     "DeltaProfile",
+    "Effort",
     "EpsilonProfile",
     "check_worst_cost",
     "delta",
@@ -137,7 +140,7 @@ class DeltaProfile(_Profile):
     datasets not separated from the maximum (worst case only).
     """
 
-    value: object
+    value: Enclosure
     prec: int
     ties: tuple = ()
     lower_bound: DeltaProfile | None = None
@@ -148,7 +151,7 @@ class DeltaProfile(_Profile):
     def rel_width(self) -> fmpq:
         """Relative width ``(upper end − lower end)/upper end`` of ``value`` (exact fmpq; 0 if the upper end is 0)."""
         lo, hi = arith.endpoints(self.value)
-        lo = max(lo, 0)
+        lo = max(lo, Fraction(0))
         w = (hi - lo) / hi if hi > 0 else 0
         return fmpq(w.numerator, w.denominator) if w else fmpq(0)
 
@@ -236,7 +239,7 @@ def sweep_worst(
     progress: Any = False,
     workers: int | None = None,
     scheduler: str | None = None,
-) -> Any:
+) -> WorstCase:
     """:func:`exact.shuffled.binary.delta_binary_worst` on the chosen executor (current precision)."""
 
     return delta_binary_worst(
@@ -284,6 +287,7 @@ def _delta_raw(
         w = sweep_worst(mech, n, epsilon, exp_epsilon, **sweep)
         return w.value, w
     if kind == "c":
+        assert c is not None  # the dataset "c=INT" carries its c (parse_dataset)
         return delta_binary(mech, n, c, epsilon=epsilon, exp_epsilon=exp_epsilon), None
     if kind == "blanket":
         return krr.delta_blanket_view(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon), None
@@ -689,7 +693,8 @@ def _epsilon_worst(q: Query, rel_tol: fmpq, hi: fmpq, guess: float | None, effor
     def sweep(eps: fmpq) -> Any:
         return arith.escalate(
             lambda prec: sweep_worst(mech, n, epsilon=eps, **effort.sweep()),
-            lambda w: decided(w.value),
+            # escalate hands back what sweep_worst returned (a WorstCase); its signature says object
+            lambda w: decided(cast(WorstCase, w).value),
             start=effort.start_prec,
             cap=effort.cap,
             what=f"worst case at epsilon={eps}",
