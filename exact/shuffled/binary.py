@@ -68,7 +68,7 @@ Exact path.  When ``e^{ε0}`` and ``e^ε`` are rational and ``n`` is small
 (≤ :data:`EXACT_MAX_N`), everything is computed in exact rationals
 (``fmpq_poly``), which the tests use as ground truth for the ball path.
 
->>> from blanket.exact.mechanisms.finite import KRR
+>>> from blanket.exact.mechanisms.finite import BinaryRR
 >>> rr = BinaryRR(exp_epsilon0=3)
 >>> delta_binary(rr, 2, 0, exp_epsilon=1)        # n = 2: total variation
 3/8
@@ -197,7 +197,7 @@ def count_law(mech: KRR, n: int, c: int, x: int, *, tol: NumberOrBall | None = N
     ``2^-(prec+24)``; the true mass of every outcome inside the window lies
     in ``[value, value + tail]``).  Cost O(n²) exact, O(W log W) balls.
 
-    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> w = count_law(BinaryRR(exp_epsilon0=3), 2, 0, 1)
     >>> w.mass, w.tail
     ([3/16, 5/8, 3/16], 0)
@@ -729,7 +729,7 @@ def delta_binary(mech: KRR, n: int, c: int, *, direction: str = "max", **at: Unp
     both directions share the windows.  Below n = 2000 the full windowed scan
     (O(W log W)).  O(n²) rational operations on the exact path.
 
-    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> rr = BinaryRR(exp_epsilon0=3)
     >>> delta_binary(rr, 3, 0, exp_epsilon=2), delta_binary(rr, 3, 0, exp_epsilon=2, direction="1|0")
     (9/64, 1/32)
