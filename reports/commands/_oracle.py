@@ -82,6 +82,7 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
     from blanket.exact.shuffled import certified as cb
 
     mech, n, eps, ds = inp.mechanism, inp.n, inp.epsilon, inp.dataset
+    assert mech is not None  # read_inputs builds the record unless --bound is given, and --bound does not come here
 
     def fun():
         up = cb.best_upper(mech, n, epsilon=eps) if ds != "same" else (None, None, {})
@@ -151,6 +152,8 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
 
     rel_tol = common.rel_tol(args)
     mech, n, target, ds = inp.mechanism, inp.n, inp.delta, inp.dataset
+    # read_inputs builds the record unless --bound is given (which does not come here) and requires delta
+    assert mech is not None and target is not None
     hi = _epsilon_hi(mech)
     payload = {"command": "epsilon", **inp.describe(), "delta": common._s(target)}
     lines = [f"for {common.mechanism_phrase(inp)}, shuffled among n = {n} users."]

@@ -182,11 +182,11 @@ class Inputs:
 
     mechanism: Randomizer | None  # a randomizer record (exact.mechanisms), or None (only with --bound)
     k: int | None
-    epsilon0: object | None  # fmpq
+    epsilon0: fmpq | None
     n: int
     dataset: str
-    epsilon: object | None = None
-    delta: object | None = None
+    epsilon: fmpq | None = None
+    delta: fmpq | None = None
     digits: int = 10
     cap: int = arith.MAX_PREC
     source: str | None = None

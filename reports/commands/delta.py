@@ -59,6 +59,7 @@ def _run_profile(args: argparse.Namespace, inp: common.Inputs) -> int:
     }
     if r.relation == "bracket":
         lo, up = r.lower_bound, r.upper_bound
+        assert lo is not None and up is not None  # a bracket carries both of its ends (profiles._delta_bracket)
         payload["bracket"] = common.bracket_payload(
             f"{lo.dataset}: {lo.attained}",
             common.interval(lo.value, inp.digits)["lower"],
@@ -88,6 +89,7 @@ def _run_profile(args: argparse.Namespace, inp: common.Inputs) -> int:
         "dataset); the protocol's delta lies in between.",
     }[r.relation]
     if r.relation == "bracket":
+        assert r.lower_bound is not None  # as above
         meaning += (
             f"\nLower end from {r.lower_bound.dataset} ({r.lower_bound.attained}); relative width "
             f"{payload['bracket']['relative_width']}."

@@ -69,6 +69,7 @@ def _run_profile(args: argparse.Namespace, inp: common.Inputs) -> int:
         payload["upper_end_certified_by"] = r.decided_by
     if r.relation == "bracket" or (r.dataset == "worst" and r.upper_source):
         # worst-case answers report both ends the same way: each end with the bound it comes from
+        assert r.upper_source is not None  # a bracket names the bound of its upper end (profiles._epsilon_bracket)
         payload["bracket"] = common.bracket_payload(
             r.lower_source or r.attained, iv["lower"], r.upper_source, iv["upper"], br.rel_width(), inp.digits
         )
