@@ -69,6 +69,7 @@ import pathlib
 import platform
 import re
 from collections.abc import Callable
+from fractions import Fraction
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
@@ -575,9 +576,9 @@ def _evaluate_all(dep, mech, srcs, cands, eps, delta, prec):
     return vals, bounds, errors
 
 
-def _width(uppers, lowers):
+def _width(uppers, lowers) -> Fraction:
     """Total width of the best upper and lower enclosures (exact Fraction), to detect stalled escalation."""
-    total = 0
+    total = Fraction(0)
     for group, pick in ((uppers, _upper_end), (lowers, _lower_end)):
         if group:
             v = (min if group is uppers else max)((t[1] for t in group), key=pick)
@@ -1089,7 +1090,7 @@ def certify_target(
                 )
                 rec["upper_key"] = "exact-worst-binary" if pr.decided_by != "blanket view" else "blanket-view"
                 lower_source = "exact delta on the dataset attaining the worst case"
-                lower_dataset = pr.attained
+                lower_dataset: str | None = pr.attained
             else:
                 pr = profiles.epsilon_bracket(mech, dep.n, delta=target.delta, rel_tol=rel, start_prec=start, cap=cap)
                 rec["kind"] = "bracket"

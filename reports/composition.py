@@ -92,6 +92,7 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
                 f"which contains {_s(claim.delta)}, on grids {', '.join(tried)}"
             ),
         )
+    assert d.pld_upper is not None and d.renyi_upper is not None  # get_delta reports both routes' upper ends
     return {
         "epsilon": _s(claim.epsilon),
         "delta": _s(claim.delta),
@@ -118,6 +119,8 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
 
     acc = acc or _accountant(dep)
     e = acc.get_epsilon(target.delta)
+    # get_epsilon always has the Renyi route's end and order (rdp_epsilon decides over a non-empty list of orders)
+    assert e.renyi_upper is not None and e.renyi_order is not None
     return {
         "delta": _s(target.delta),
         "verdict": HOLDS,

@@ -201,7 +201,7 @@ class Deployment:
     def as_dict(self) -> dict:
         """The deployment as understood, as plain strings (for JSON and the certificate)."""
 
-        params = {}
+        params: dict[str, Any] = {}
         for key, val in self.params.items():
             if key == "matrix":
                 params[key] = [[exact_string(x) for x in row] for row in val]

@@ -47,12 +47,15 @@ def _series(quick: bool):
 
     with arith.precision(128), Progress(len(s_values), "pure-dp-llr") as bar:
         for s in s_values:
-            tau = int(arith.ball(2 * s).__mul__(arith.ball(1 / q).log()).ceil().unique_fmpz())
+            tau_z = arith.ball(2 * s).__mul__(arith.ball(1 / q).log()).ceil().unique_fmpz()
+            # 2s·log(1/q) is irrational and at least 0.04 from an integer for these s: 128 bits give a unique ceiling
+            assert tau_z is not None
+            tau = int(tau_z)
             agg = xt.RelaxedAggregator(m, tau, q=q, s=s)
             ex, pair = agg.pairwise_llr()
             bd = P.claims_pair_bound(agg)
             cf = P.claims_closed_llr(s, tau, q, m)
-            e1 = P.eps1_factor(agg.r, tau, q, m).log()
+            e1 = arith.log_ball(P.eps1_factor(agg.r, tau, q, m))
             rows.append({"s": s, "tau": tau, "exact": ex, "pair": pair, "claims_bound": bd, "closed": cf, "eps1": e1})
             bar.update(1)
     return rows, m, q
