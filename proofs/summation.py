@@ -182,7 +182,9 @@ def theorem_4_1_parameters(n_: IntegerInput, epsilon_: NumberOrBall, delta_: Num
     """
     kk = theorem_4_1_k(n_, epsilon_, delta_)
     with arith.precision(arith.DEFAULT_PREC):
-        g = xs.rational_upper(protocol_gamma(kk, xs._integer(n_, "n"), arith.exact(epsilon_), arith.exact(delta_)), 30)
+        g = xs.rational_upper(
+            protocol_gamma(kk, arith.integer_in(n_, "n"), arith.exact(epsilon_), arith.exact(delta_)), 30
+        )
     if g >= 1:
         raise InvalidArgument(
             "n",
@@ -209,7 +211,7 @@ def blanket_view_delta(n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberO
 
     _, _, P = theorem_4_1_parameters(n_, epsilon_, delta_)
     with arith.precision(arith.DEFAULT_PREC):
-        return delta_blanket_view(P.mechanism(), xs._integer(n_, "n"), epsilon=arith.exact(epsilon_))
+        return delta_blanket_view(P.mechanism(), arith.integer_in(n_, "n"), epsilon=arith.exact(epsilon_))
 
 
 def certified_epsilon_at_parameters(n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberOrBall) -> Any:
@@ -232,7 +234,7 @@ def theorem_4_2_best(n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberOrB
     bisection on the crossing and compare the neighbours.  Certified
     evaluation of each candidate; O(log n) evaluations.
     """
-    nn = xs._integer(n_, "n", lo=1)
+    nn = arith.integer_in(n_, "n", lo=1)
     r = THEOREM_4_2_RESULT_M
 
     def val(mm):
@@ -263,7 +265,7 @@ def theorem_4_2_best(n_: IntegerInput, epsilon_: NumberOrBall, delta_: NumberOrB
 def grid_krr(m_: IntegerInput, exp_epsilon0_: NumberOrBall) -> Any:
     """The ``m``-ary RR on the grid ``M`` (exact; outputs read as the midpoints): ``(mech, M)``."""
 
-    mm = xs._integer(m_, "m", lo=2)
+    mm = arith.integer_in(m_, "m", lo=2)
     return KRR(mm, exp_epsilon0=exp_epsilon0_), xs.midpoints(mm)
 
 

@@ -469,7 +469,7 @@ def window_dots(a: np.ndarray, x: np.ndarray, x_below: float, k0: int, count: in
     return s, gamma(L + S - 1)
 
 
-def rel_combine(*parts: float) -> float:
+def rel_combine(*parts: float | fmpq) -> float:
     """``∏(1 + part) − 1`` rounded up, for relative bounds (floats or exact rationals)."""
     r = arb(1)
     for x in parts:

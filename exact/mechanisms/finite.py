@@ -315,6 +315,19 @@ def delta_at(mech: Randomizer, n: IntegerInput, opts: At, fn: str, spec: type = 
     return delta_query(mech, n, opts.get("epsilon"), opts.get("exp_epsilon"))
 
 
+def finite_exp_epsilon0(mech: Randomizer, needed_by: str) -> Enclosure:
+    """``e^{ε0}`` of ``mech``, which ``needed_by`` needs finite: ``InvalidArgument`` naming the mechanism when its ε0
+    is infinite (a matrix whose rows' supports differ).  O(1) after the record's own ``exp_epsilon0()``."""
+    e = mech.exp_epsilon0()
+    if e is None:
+        raise InvalidArgument(
+            "mech",
+            getattr(mech, "name", mech),
+            f"has epsilon0 = infinity (supports differ): {needed_by} needs it finite",
+        )
+    return e
+
+
 def exact_epsilon0(mech: Randomizer) -> fmpq | None:
     """``ε0`` of ``mech`` as an exact rational when the record was given it exactly, else ``None``.  Cost ``O(1)``.
 

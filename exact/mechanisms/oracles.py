@@ -73,16 +73,16 @@ from blanket.exact.mechanisms.finite import (
     Randomizer,
     eps0_description,
     eps0_pair,
+    finite_exp_epsilon0,
 )
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import At, DeltaOptions, Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.shuffled.krr import (
-    DEFAULT_TOL,
-    EXACT_MAX_N,
     delta_args,
     delta_blanket_view,
     delta_krr_family,
+    engine_options,
     expected_positive_part,
 )
 from flint import arb, fmpq
@@ -885,13 +885,7 @@ def clone_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions])
     if q is None:
         return fmpq(0)
     n, ee, tol, exact_max_n = q
-    e = mech.exp_epsilon0()
-    if e is None:
-        raise InvalidArgument(
-            "mech",
-            getattr(mech, "name", mech),
-            "has epsilon0 = infinity (supports differ): the clone pair needs it finite",
-        )
+    e = finite_exp_epsilon0(mech, "the clone pair")
     p = 1 / e
     atoms = [(fmpq(0), fmpq(0)), (p / 2, 2 * (e - ee) / (e + 1)), (p / 2, 2 * (1 - ee * e) / (e + 1)), (1 - p, fmpq(0))]
     return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"clone pair n={n}") / (p * n)
@@ -1050,7 +1044,7 @@ def variation_ratio_delta(
     guards.check_options("variation_ratio_delta", opts, DeltaOptions)
     n = _check_n(n)
     ee = arith.exp_param(opts.get("epsilon"), opts.get("exp_epsilon"))
-    tol, exact_max_n = opts.get("tol", DEFAULT_TOL), opts.get("exact_max_n", EXACT_MAX_N)
+    tol, exact_max_n = engine_options(opts)
     p = p if isinstance(p, arb) else arith.exact_in(p, "p", lo=1, lo_open=True)
     beta = beta if isinstance(beta, arb) else arith.exact_in(beta, "beta", lo=0, hi=1, lo_open=True)
     q = p if q is None else (q if isinstance(q, arb) else arith.exact_in(q, "q", lo=1))

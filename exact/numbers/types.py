@@ -47,12 +47,12 @@ class At(TypedDict, total=False):
 class DeltaOptions(At, total=False):
     """:class:`At` and the accuracy of the windowed binomial engine (:mod:`blanket.exact.shuffled.krr`).
 
-    ``tol`` — the certified mass the engine may leave out of its windows (added to the enclosure's radius; default
-    ``2^-80``, :data:`blanket.exact.shuffled.krr.DEFAULT_TOL`); ``exact_max_n`` — up to this n the engine sums
+    ``tol`` — the certified mass the engine may leave out of its windows (an exact number in (0, 1), added to the
+    enclosure's radius; default ``2^-80``, :data:`blanket.exact.shuffled.krr.DEFAULT_TOL`); ``exact_max_n`` — up to this n the engine sums
     every term in exact rationals when the inputs are exact (default :data:`blanket.exact.shuffled.krr.EXACT_MAX_N`).
     """
 
-    tol: NumberOrBall
+    tol: NumberInput
     exact_max_n: int
 
 

@@ -62,15 +62,6 @@ from blanket.exact.shuffled.krr import delta_blanket_view
 from flint import arb, fmpq
 
 
-def _integer(value: object, name: str, lo: int | None = None, hi: int | None = None) -> int:
-    """``arith.integer_in`` that also accepts an integral ``fmpq`` (what ``proofs.core`` passes on)."""
-    if isinstance(value, fmpq):
-        if value.q != 1:
-            raise InvalidArgument(name, str(value), "must be an integer")
-        value = int(value.p)
-    return arith.integer_in(value, name, lo=lo, hi=hi)
-
-
 def _frac(q: fmpq) -> Fraction:
     return Fraction(int(q.p), int(q.q))
 
@@ -116,7 +107,7 @@ class Protocol1D:
     """
 
     def __init__(self, k, gamma):
-        self.k = _integer(k, "k", lo=1)
+        self.k = arith.integer_in(k, "k", lo=1)
         self.gamma = arith.exact_in(gamma, "gamma", lo=0, hi=1, hi_open=True)
 
     def __repr__(self):
@@ -213,7 +204,7 @@ class Protocol1D:
 
     def worst_mse(self, n: IntegerInput) -> fmpq:
         """``MSE(P^{1D}) = sup_{x⃗} E[(z − Σx_i)²] = n · sup_x Var`` (exact). O(k)."""
-        n = _integer(n, "n", lo=1)
+        n = arith.integer_in(n, "n", lo=1)
         return n * self.worst_user_mse()
 
     # ------------------------------------------------------------ privacy
@@ -274,7 +265,7 @@ def certified_epsilon(
     Cost: that of the calibration (a few dozen blanket-view evaluations).
     """
 
-    n = _integer(n, "n", lo=2)
+    n = arith.integer_in(n, "n", lo=2)
     mech = protocol.mechanism()
     if hi is None:
         with arith.precision(arith.DEFAULT_PREC):
@@ -303,8 +294,8 @@ def calibrated_protocol(
     blanket-view evaluations) plus one.
     """
 
-    k = _integer(k, "k", lo=1)
-    n = _integer(n, "n", lo=2)
+    k = arith.integer_in(k, "k", lo=1)
+    n = arith.integer_in(n, "n", lo=2)
     target = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
     eps = arith.exact_in(epsilon, "epsilon", lo=0)
     K = k + 1
@@ -326,7 +317,7 @@ def calibrated_protocol(
 # ============================================================ lower bound tools
 def midpoints(m: int) -> list:
     """The grid ``M = [(2i−1)/(2m) for i in 1..m]`` (exact). O(m)."""
-    m = _integer(m, "m", lo=1)
+    m = arith.integer_in(m, "m", lo=1)
     return [fmpq(2 * i - 1, 2 * m) for i in range(1, m + 1)]
 
 
@@ -334,13 +325,13 @@ def midpoint_sum(m: int, y_index: int) -> fmpq:
     """``Σ_{x∈M, x≠y} (|x−y| − 1/(2m))²`` for ``y = M[y_index]`` (exact, O(m))."""
     M = midpoints(m)
     y = M[y_index]
-    h = fmpq(1, 2 * _integer(m, "m"))
+    h = fmpq(1, 2 * arith.integer_in(m, "m"))
     return sum(((abs(x - y) - h) ** 2 for i, x in enumerate(M) if i != y_index), fmpq(0))
 
 
 def midpoint_sum_min(m: int) -> fmpq:
     """``min_{y∈M} Σ_{x≠y}(|x−y| − 1/(2m))²`` by brute force over all ``y`` (exact, O(m²)); Lemma 4.3's left side."""
-    m = _integer(m, "m", lo=2)
+    m = arith.integer_in(m, "m", lo=2)
     return min(midpoint_sum(m, i) for i in range(m))
 
 
@@ -396,7 +387,7 @@ def sum_protocol_mse(
     With ``D = v(R(X)) − X``: ``n E[D²] + n(n−1) E[D]²`` (independence).
     Exact, O(k_in · k_out).
     """
-    n = _integer(n, "n", lo=1)
+    n = arith.integer_in(n, "n", lo=1)
     xs = _check_values(inputs, "inputs", lo=None, hi=None)
     vs = _check_values(out_values, "out_values", lo=None, hi=None)
     pr = _check_prior(prior, mech.k_in)
@@ -424,7 +415,7 @@ def protocol_mse_bruteforce(
     ``analyzer`` maps the sorted tuple of report indices to an exact number.
     Cost O((k_in · k_out)^n) — ground truth for Lemmas 4.1/4.2 with n ≤ 4.
     """
-    n = _integer(n, "n", lo=1, hi=6)
+    n = arith.integer_in(n, "n", lo=1, hi=6)
     xs = _check_values(inputs, "inputs", lo=None, hi=None)
     pr = _check_prior(prior, mech.k_in)
     P = mech.matrix()
@@ -456,7 +447,7 @@ def interval_index(v: NumberOrBall, m: int) -> int:
 
 def interval_probabilities(mech: FiniteRandomizer, out_values: Sequence, m: int) -> list:
     """``p[x][y] = Pr[R(x) ∈ I_y]`` for a randomizer with outputs ``out_values ⊆ [0,1]`` (exact). O(k_in · k_out)."""
-    m = _integer(m, "m", lo=2)
+    m = arith.integer_in(m, "m", lo=2)
     if mech.k_in != m:
         raise InvalidArgument("mech", f"{mech.k_in} inputs", f"must have one input per grid point (m = {m})")
     vs = _check_values(out_values, "out_values")
@@ -474,7 +465,7 @@ def lemma_4_4_terms(mech: FiniteRandomizer, out_values: Sequence, m: int) -> tup
 
     ``(1/(4m³)) Σ_x (1 − p_xx)`` and ``(1/m) Σ_y Σ_{x≠y} p_xy (|x−y| − 1/(2m))²``.
     """
-    m = _integer(m, "m", lo=2)
+    m = arith.integer_in(m, "m", lo=2)
     p = interval_probabilities(mech, out_values, m)
     M = midpoints(m)
     h = fmpq(1, 2 * m)
@@ -521,7 +512,7 @@ def worst_delta_bruteforce(mech: FiniteRandomizer, n: int, *, exp_epsilon: Numbe
     Enumerates every multiset of the other ``n−1`` inputs and every ordered
     pair ``x ≠ x'`` for the differing user: O(C(n+k−2, k−1) · k² · law size).
     """
-    n = _integer(n, "n", lo=1, hi=12)
+    n = arith.integer_in(n, "n", lo=1, hi=12)
     best = fmpq(0)
     for others in itertools.combinations_with_replacement(range(mech.k_in), n - 1):
         for x, x2 in itertools.permutations(range(mech.k_in), 2):
@@ -536,7 +527,7 @@ def cbrt_ceil(n: int) -> int:
     >>> cbrt_ceil(1000), cbrt_ceil(1001), cbrt_ceil(10**8)
     (10, 11, 465)
     """
-    n = _integer(n, "n", lo=1)
+    n = arith.integer_in(n, "n", lo=1)
     lo, hi = 0, 1
     while hi**3 < n:
         hi *= 2

@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING
 from blanket.exact.accounting import accountant
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.mechanisms import oracles
-from blanket.exact.mechanisms.finite import KRR, Randomizer
+from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
 from blanket.exact.numbers import arith, guards
-from blanket.exact.numbers.errors import BlanketError, InvalidArgument
+from blanket.exact.numbers.errors import BlanketError
 from blanket.exact.numbers.types import At, Enclosure, NumberInput
 from blanket.exact.shuffled import geometric
 from blanket.exact.shuffled import oracles as fast_oracles
@@ -212,13 +212,7 @@ def renyi_route_delta(mech: Randomizer, n: int, *, grid: NumberInput | None = No
     n = arith.integer_in(n, "n", lo=1)
     epsilon = at.get("epsilon")
     ee = arith.exp_param(epsilon, at.get("exp_epsilon"))
-    e = mech.exp_epsilon0()
-    if e is None:
-        raise InvalidArgument(
-            "mech",
-            getattr(mech, "name", mech),
-            "has epsilon0 = infinity (supports differ): the clone pair needs it finite",
-        )
+    e = finite_exp_epsilon0(mech, "the clone pair")
     if arith.le(e, ee) is True:
         return fmpq(0)
     if epsilon is not None and not isinstance(epsilon, arb):

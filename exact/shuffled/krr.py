@@ -112,7 +112,7 @@ from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, Randomizer, amplification_law, delta_at
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
-from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput, NumberOrBall
+from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.runtime.progress import Progress
 from flint import arb, ctx, fmpq
 
@@ -133,7 +133,7 @@ class DeltaArgs(NamedTuple):
 
     n: int
     ee: Enclosure
-    tol: NumberOrBall
+    tol: fmpq
     exact_max_n: int
 
 
@@ -142,11 +142,23 @@ def delta_args(mech: Randomizer, n: IntegerInput, opts: DeltaOptions, fn: str) -
     when δ = 0 (ε ≥ ε0 certified).
 
     The keywords are checked (an unknown one is a ``TypeError``), ``n`` and ε as
-    :func:`blanket.exact.mechanisms.finite.delta_query` does; ``tol`` and ``exact_max_n`` default to
-    :data:`DEFAULT_TOL` and :data:`EXACT_MAX_N`.  O(1).
+    :func:`blanket.exact.mechanisms.finite.delta_query` does; ``tol`` (default :data:`DEFAULT_TOL`) is read as an
+    exact number in ``(0, 1)`` and ``exact_max_n`` (default :data:`EXACT_MAX_N`) as an integer ``≥ 0``, both named
+    in the error (every engine route then receives an exact ``tol``: the grid route refused a ball, the
+    one-dimensional one a ``Fraction``).  O(1).
+
+    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> delta_args(KRR(4, epsilon0=1), 200, {"epsilon": "1/2", "tol": "1e-20"}, "f").tol
+    1/100000000000000000000
     """
     q = delta_at(mech, n, opts, fn, DeltaOptions)
-    return None if q is None else DeltaArgs(*q, opts.get("tol", DEFAULT_TOL), opts.get("exact_max_n", EXACT_MAX_N))
+    return None if q is None else DeltaArgs(*q, *engine_options(opts))
+
+
+def engine_options(opts: DeltaOptions) -> tuple[fmpq, int]:
+    """``(tol, exact_max_n)`` of a δ-function's keywords, parsed and named in the error (see :func:`delta_args`)."""
+    tol = arith.exact_in(opts.get("tol", DEFAULT_TOL), "tol", lo=0, hi=1, lo_open=True, hi_open=True)
+    return tol, arith.integer_in(opts.get("exact_max_n", EXACT_MAX_N), "exact_max_n", lo=0)
 
 
 #: above this n the automatic engine choice is the one-dimensional route even when the bulk count is not degenerate
@@ -1387,7 +1399,7 @@ def calibrate_epsilon(
     *,
     view: str = "blanket",
     rel_tol: NumberOrBall = "1e-6",
-    tol: Enclosure = DEFAULT_TOL,
+    tol: NumberInput = DEFAULT_TOL,
     engine: str | None = None,
     on_evaluation: Callable[[fmpq], None] | None = None,
 ) -> Bracket:
