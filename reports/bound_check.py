@@ -282,9 +282,9 @@ def _parse_range(name: str, value: object, integer: bool = False) -> tuple[Any, 
     if not isinstance(value, (tuple, list)) or len(value) != 2:
         raise InvalidArgument(f"DOMAIN[{name!r}]", value, "must be a pair (lo, hi)")
     if integer:
-        lo = arith.integer_in(value[0], f"DOMAIN[{name!r}] lower end", lo=1)
-        hi = arith.integer_in(value[1], f"DOMAIN[{name!r}] upper end", lo=lo)
-        return lo, hi
+        ilo = arith.integer_in(value[0], f"DOMAIN[{name!r}] lower end", lo=1)
+        ihi = arith.integer_in(value[1], f"DOMAIN[{name!r}] upper end", lo=ilo)
+        return ilo, ihi
     lo = arith.exact(value[0], f"DOMAIN[{name!r}] lower end")
     hi = arith.exact(value[1], f"DOMAIN[{name!r}] upper end")
     if hi < lo:
@@ -398,7 +398,7 @@ def is_oracle(mechanism: str) -> bool:
     return mechanism.partition(":")[0] in ORACLES
 
 
-def mechanism_record(mechanism: str, k: int, epsilon0: Enclosure) -> Randomizer:
+def mechanism_record(mechanism: str, k: int, epsilon0: NumberInput) -> Randomizer:
     """The randomizer a bound is judged against at ``(k, ε0)`` (ε0 exact; balls at the current precision).
 
     ``krr``/``binary``: :class:`KRR`; a frequency oracle: its record from
@@ -424,11 +424,11 @@ def mechanism_record(mechanism: str, k: int, epsilon0: Enclosure) -> Randomizer:
     return O.OLH(k, val, epsilon0=epsilon0, family=fam, constant="family")
 
 
-def mechanism_matrix(mechanism: str, k: int, epsilon0: Enclosure) -> FiniteRandomizer:
+def mechanism_matrix(mechanism: str, k: int, epsilon0: NumberInput) -> FiniteRandomizer:
     """The explicit randomizer for the exhaustive worst case: :class:`KRR` or
     :class:`exact.shuffled.oracles.OracleMatrix` (ball entries, proportional columns merged)."""
     rec = mechanism_record(mechanism, k, epsilon0)
-    if not is_oracle(mechanism):
+    if isinstance(rec, KRR):  # krr/binary: the record is its matrix (a frequency oracle's record is not KRR)
         return rec
 
     return OracleMatrix(rec)
@@ -1069,9 +1069,7 @@ class Search:
                 e = v if self.bound.quantity == "delta" else self._eps_for_check(bv)
                 try:
                     val, kind, witness = (
-                        _oracle_family_lower(mech, n, e)
-                        if is_oracle(self.bound.mechanism)
-                        else _family_lower(mech, n, e)
+                        _family_lower(mech, n, e) if isinstance(mech, KRR) else _oracle_family_lower(mech, n, e)
                     )
                 except BlanketError as exc:
                     return [Point(phase, k, n, e0, v, "undecided", bv, note=str(exc))]
@@ -1094,7 +1092,8 @@ class Search:
                         witness,
                         eps_used=e if self.bound.quantity == "epsilon" else None,
                     )
-                    if oc == "violated" and witness.get("class") is not None:
+                    # a k-RR witness names its class (_family_lower, _krr_families); an oracle's has none
+                    if oc == "violated" and isinstance(mech, KRR) and witness.get("class") is not None:
                         again = _reverify_class(mech, n, e, witness["class"])
                         if again is not None:
                             pt.reverified = (
