@@ -859,6 +859,9 @@ class Search:
         self.notes: list[str] = []
         self._seen: set[tuple] = set()
         self.hypothesis_info: dict[str, Any] = {}
+        #: the budgets that cut the search short, in the order they did: "evaluation" (``max_evaluations``) and/or
+        #: "time" (the wall-clock ``budget``); empty when every phase ran to its end
+        self.stopped_by: list[str] = []
 
     # ---------------------------------------------------------------- helpers
     def elapsed(self) -> float:
@@ -871,6 +874,18 @@ class Search:
                 return 0
             return self.max_evaluations * share - self.evaluations
         return self.budget * share - self.elapsed()
+
+    def out_of_budget(self, share: float = 1.0) -> bool:
+        """Whether the budget's ``share`` is used up (:meth:`time_left`); if so, records which budget stopped the
+        search (:attr:`stopped_by`)."""
+        if self.time_left(share) > 0:
+            return False
+        self._stopped(self.budget_kind())
+        return True
+
+    def _stopped(self, kind: str) -> None:
+        if kind not in self.stopped_by:
+            self.stopped_by.append(kind)
 
     def budget_kind(self) -> str:
         """Which budget ran out: ``"time"`` (the wall-clock ``budget``, always a hard limit) or ``"evaluation"``
@@ -1121,6 +1136,7 @@ class Search:
         try:
             self._run()
         except _HardStop:
+            self._stopped("time")
             self.notes.append(
                 f"the search was stopped at the wall-clock budget of {self.budget:g} s (hard limit); "
                 "the phases after the interruption were not run"
@@ -1146,7 +1162,7 @@ class Search:
         done = 0
         with Progress(len(jobs), "exhaustive small n", enabled=None if self.progress else False) as bar:
             for n, k, e0 in jobs:
-                if self.time_left(share) <= 0:
+                if self.out_of_budget(share):
                     break
                 self.add(self.check_small("exhaustive", k, n, e0, self.param_grid))
                 done += 1
@@ -1188,7 +1204,7 @@ class Search:
         stopped = set()
         with Progress(len(jobs), "dataset families", enabled=None if self.progress else False) as bar:
             for n, k, e0, v in jobs:
-                if self.time_left(share) <= 0:
+                if self.out_of_budget(share):
                     break
                 if k in stopped:
                     bar.update()
@@ -1198,6 +1214,7 @@ class Search:
                     m, c = max(prev)
                     if c * (n / m) ** 1.5 > max(self.time_left(share) / 4, 0):
                         stopped.add(k)
+                        self._stopped("time")
                         self.notes.append(
                             f"families phase: k={k} stopped before n={n} (predicted cost exceeds the budget)"
                         )
@@ -1256,7 +1273,7 @@ class Search:
             return k, n, e0, v
 
         def violated(t):
-            if self.time_left(share) <= 0:
+            if self.out_of_budget(share):
                 raise _Budget()
             k, n, e0, v = point(t)
             pts = self.check_small("hypothesis", k, n, e0, [v])
@@ -1340,7 +1357,7 @@ class Search:
             seen.add(key)
             found = False
             for n in range(self.n_lo, min(p.n, self.n_exhaustive + 1)):
-                if self.time_left(budget_share) <= 0:
+                if self.out_of_budget(budget_share):
                     return
                 pts = self.check_small("smallest-n", p.k, n, p.epsilon0, [p.param])
                 self.add(pts)
@@ -1352,7 +1369,7 @@ class Search:
             start = max(self.n_lo, self.n_exhaustive + 1)
             n = start
             while n < p.n:
-                if self.time_left(budget_share) <= 0:
+                if self.out_of_budget(budget_share):
                     return
                 pts = self.check_large("smallest-n", p.k, n, p.epsilon0, p.param)
                 self.add(pts)
@@ -1383,7 +1400,7 @@ class Search:
         for p in holds:
             chosen.setdefault((p.k, p.n), p)
         for p in list(chosen.values())[:40]:
-            if self.time_left(1.0) <= 0:
+            if self.out_of_budget(1.0):
                 break
             try:
                 with arith.precision(128):
@@ -1702,6 +1719,7 @@ def _report(s: Search) -> dict:
         "budget_evaluations": s.max_evaluations,
         "evaluations": s.evaluations,
         "elapsed_seconds": round(s.elapsed(), 1),
+        "stopped_by": s.stopped_by,
         "counts": counts,
         "checked_region": {
             "k": [min(s.ks), max(s.ks)],

@@ -297,6 +297,22 @@ def test_bound_that_always_raises_is_not_checked_exit_3(tmp_path, capsys):
     assert rep["verdict"] == "NOT CHECKED" and "ZeroDivisionError" in rep["invalid_evaluations"][0]["note"]
 
 
+def test_report_says_which_budget_stopped_the_search():
+    """With ``max_evaluations`` the report names the evaluation budget when it stopped the search (it said "within a
+    budget of 900.0 s" although the clock was far from its end), and keeps the wall-clock wording otherwise."""
+    b = bc.registered_bound("BBGN19 Theorem 5.3", "rr")
+    b = bc.restrict_domain(b, ["n=2..6", "k=2..3"], within_declared=False)
+    r = bc.check_bound(b, n_exhaustive=4, budget=SAFETY_SECONDS, max_evaluations=20, progress=False)
+    assert r["verdict"] == "NOT REFUTED" and r["stopped_by"] == ["evaluation"]
+    tex = bc.render_tex(r)
+    assert "within a budget of 20 evaluations of the bound, which stopped the search." in tex
+    assert f"within a budget of {SAFETY_SECONDS}" not in tex
+    # nothing stopped it (every phase ran to its end): the wall-clock budget, as before
+    r = bc.check_bound(b, n_exhaustive=4, budget=SAFETY_SECONDS, progress=False)
+    assert r["verdict"] == "NOT REFUTED" and r["stopped_by"] == []
+    assert f"within a budget of {float(SAFETY_SECONDS)} s." in bc.render_tex(r)
+
+
 def test_latex_escapes_user_strings(tmp_path):
     p = write_dedented(
         tmp_path,
