@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import Any, SupportsFloat
 
 import sympy as sp
-from blanket.exact.accounting.calibrate import Bracket, epsilon0_for, epsilon_for_delta
+from blanket.exact.accounting.calibrate import Bracket, Search, epsilon0_for, epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InfeasibleTarget, InvalidArgument
@@ -1037,15 +1037,11 @@ def _bound_fn(result: Result, fixed: dict, free: str):
     return f
 
 
-def calibrated_epsilon(
-    result: Result,
-    *,
-    delta: NumberOrBall,
-    hi: NumberOrBall = "10",
-    rel_tol: NumberOrBall = "1e-6",
-    guess: NumberOrBall | None = None,
-    **params: Any,
-) -> Bracket:
+#: the defaults of the two calibrations' searches (the authors' bracket ends at 10)
+_SEARCH: Search = {"hi": "10", "rel_tol": "1e-6"}
+
+
+def calibrated_epsilon(result: Result, *, delta: NumberOrBall, search: Search | None = None, **params: Any) -> Bracket:
     """Certified ε for a registered bound at (ε0, n[, k]) and target δ: ``exact.accounting.calibrate`` Bracket.
 
     δ-valued bounds (``quantity == "delta"``): the smallest ε with
@@ -1055,7 +1051,10 @@ def calibrated_epsilon(
     Corollary 5.3.1): the bound evaluated at δ and rounded *up* to a rational
     (returned as a Bracket with both ends equal to that rational upper end).
     The authors' code uses float root finding whose root may sit on the
-    unsafe side; this never does.  ``guess`` (a float) only seeds the search.
+    unsafe side; this never does.  ``params``: the bound's own parameters
+    (``epsilon0``, ``n``, ``k``, …); ``search``: the keywords of the search
+    (:class:`blanket.exact.accounting.calibrate.Search`: ``hi`` default 10, ``rel_tol`` default 1e-6, ``guess``
+    — a float only seeds it, …), a separate table because ``params`` takes every other keyword.
     """
 
     if result.quantity == "epsilon":
@@ -1064,20 +1063,12 @@ def calibrated_epsilon(
         return Bracket(lower=up, upper=up, evaluations=1)
     if result.quantity != "delta":
         raise InvalidArgument("bound", result.key, "is not a bound on delta or epsilon")
-    return epsilon_for_delta(
-        _bound_fn(result, params, "epsilon"), delta, lo=fmpq(1, 10**6), hi=hi, rel_tol=rel_tol, guess=guess
-    )
+    sk: Search = {**_SEARCH, "lo": fmpq(1, 10**6), **(search or {})}
+    return epsilon_for_delta(_bound_fn(result, params, "epsilon"), delta, **sk)
 
 
 def calibrated_epsilon0(
-    result: Result,
-    *,
-    epsilon: NumberOrBall,
-    delta: NumberOrBall,
-    hi: NumberOrBall = "10",
-    rel_tol: NumberOrBall = "1e-6",
-    guess: NumberOrBall | None = None,
-    **params: Any,
+    result: Result, *, epsilon: NumberOrBall, delta: NumberOrBall, search: Search | None = None, **params: Any
 ) -> Bracket:
     """Certified largest ε0 for a registered bound at (ε, n[, k]) and target δ: ``exact.accounting.calibrate`` Bracket.
 
@@ -1086,24 +1077,28 @@ def calibrated_epsilon0(
     left end fails, the answer is ε0 = ε, which needs no bound (shuffling
     ε0-LDP reports is ε0-DP).  For ε-valued bounds (Theorem 5.1),
     the largest ε0 with bound(ε0) ≤ ε, searched in ``[ε/1000, 1/2]`` (the
-    theorem's hypothesis ε0 ≤ 1/2).
+    theorem's hypothesis ε0 ≤ 1/2).  ``params`` and ``search`` as in :func:`calibrated_epsilon`.
     """
 
     eps = arith.exact(epsilon, "epsilon")
+    sk: Search = {**_SEARCH, **(search or {})}
+    if "lo" in sk:  # the domain's left end follows from ε (below); a caller's own would be overridden silently
+        raise InvalidArgument(
+            "search", "lo", "is set by calibrated_epsilon0 from epsilon; give hi, rel_tol, guess, ..."
+        )
     if result.quantity == "epsilon":
         f = _bound_fn(result, {"delta": delta, **params}, "epsilon0")
-        top = fmpq(1, 2) if result is THEOREM_5_1 else arith.exact(hi)
-        return epsilon0_for(f, eps, lo=eps / 1000, hi=top, rel_tol=rel_tol, guess=guess)
+        top = fmpq(1, 2) if result is THEOREM_5_1 else arith.exact(sk["hi"])
+        within: Search = {**sk, "lo": eps / 1000, "hi": top}
+        return epsilon0_for(f, eps, **within)
     if result.quantity != "delta":
         raise InvalidArgument("bound", result.key, "is not a bound on delta or epsilon")
     # ε0 = ε itself always works (an ε0-LDP randomizer's shuffle is ε0-DP), and at ε0 = ε the Bennett
     # bounds' b₊ is exactly 0 (undecidable in balls), so the search starts just above ε.
     lo = eps + eps / 10**4
-
+    above: Search = {**sk, "lo": lo}
     try:
-        return epsilon0_for(
-            _bound_fn(result, {"epsilon": eps, **params}, "epsilon0"), delta, lo=lo, hi=hi, rel_tol=rel_tol, guess=guess
-        )
+        return epsilon0_for(_bound_fn(result, {"epsilon": eps, **params}, "epsilon0"), delta, **above)
     except InfeasibleTarget:
         return Bracket(lower=eps, upper=lo, evaluations=1, meets="lower")
 

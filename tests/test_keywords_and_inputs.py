@@ -148,3 +148,33 @@ def test_sweeps_take_their_execution_keywords():
     one = delta_binary_worst(rr, 9, exp_epsilon=2, workers=1, progress=False)
     two = delta_binary_worst(rr, 9, exp_epsilon=2, workers=2, progress=False)
     assert one.value == two.value == max(e.value for e in dataset_deltas(rr, 9, exp_epsilon=2))
+
+
+# ---------------------------------------------------------------- the search keywords pass through the front-ends
+def test_front_ends_pass_the_search_keywords_on():
+    """rel_tol reaches the search (a tighter one gives a bracket inside the looser one's), hi its domain (a target
+    not met at hi is InfeasibleTarget), and an unknown search keyword is refused by name."""
+    from blanket.exact.numbers.errors import InfeasibleTarget
+    from blanket.exact.protocols import summation as xs
+
+    P = xs.Protocol1D(1, fmpq(1, 2))
+    loose = xs.certified_epsilon(P, 200, "1e-3", rel_tol="1e-2")
+    tight = xs.certified_epsilon(P, 200, "1e-3", rel_tol="1e-6")
+    assert loose.lower <= tight.lower <= tight.upper <= loose.upper and tight.rel_width() < loose.rel_width()
+    with pytest.raises(InfeasibleTarget):
+        xs.certified_epsilon(P, 200, "1e-3", hi=tight.lower / 2)
+    with pytest.raises(TypeError, match="'rel_tl' \\(did you mean 'rel_tol'\\?\\)"):
+        xs.certified_epsilon(P, 200, "1e-3", rel_tl="1e-2")
+
+
+def test_calibrated_epsilon0_refuses_a_left_end_it_sets_itself():
+    import blanket.proofs.blanket as B
+
+    with pytest.raises(InvalidArgument, match=r"^search "):
+        B.calibrated_epsilon0(B.THEOREM_5_3_RR, epsilon="1/10", delta="1e-6", n=5000, k=2, search={"lo": "1/5"})
+    # and the search keywords it does take reach the search: a looser rel_tol, a wider bracket around the same ε0
+    loose = B.calibrated_epsilon0(
+        B.THEOREM_5_3_RR, epsilon="1/10", delta="1e-6", n=5000, k=2, search={"rel_tol": "1e-2"}
+    )
+    tight = B.calibrated_epsilon0(B.THEOREM_5_3_RR, epsilon="1/10", delta="1e-6", n=5000, k=2)
+    assert loose.lower <= tight.lower <= tight.upper <= loose.upper and tight.rel_width() < loose.rel_width()

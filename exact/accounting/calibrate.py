@@ -49,7 +49,7 @@ from blanket.exact.numbers.types import NumberOrBall
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
-    from typing_extensions import Required, Unpack
+    from typing_extensions import Unpack
 
 
 @dataclass(frozen=True)
@@ -392,15 +392,18 @@ def validated_search(
 
 
 class Search(TypedDict, total=False):
-    """The keywords of both calibrations (:func:`epsilon_for_delta`, :func:`epsilon0_for`).
+    """The keywords of both calibrations (:func:`epsilon_for_delta`, :func:`epsilon0_for`), and of the front-ends that
+    pass them on (a front-end that knows a safe upper end supplies ``hi`` itself, e.g.
+    :func:`blanket.exact.protocols.summation.certified_epsilon`).
 
-    ``hi`` (required) and ``lo`` (default 0): the search domain ``[lo, hi]``; ``rel_tol`` (default ``"1e-6"``): the
+    ``hi`` (required by the searches: a missing one is a ``TypeError``, as for a signature) and ``lo`` (default 0):
+    the search domain ``[lo, hi]``; ``rel_tol`` (default ``"1e-6"``): the
     relative width the bracket is narrowed to; ``guess``: a cheap estimate of the crossing to start from (a float is
     accepted: it only chooses where to evaluate); ``start_prec`` (default ``arith.DEFAULT_PREC``) and ``cap``
     (default ``arith.MAX_PREC``): the working precision in bits and the most it escalates to.
     """
 
-    hi: Required[NumberOrBall]
+    hi: NumberOrBall
     lo: NumberOrBall
     rel_tol: NumberOrBall
     guess: NumberOrBall | float | None

@@ -51,15 +51,18 @@ import itertools
 import random
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING
 
-from blanket.exact.accounting.calibrate import epsilon0_for, epsilon_for_delta
+from blanket.exact.accounting.calibrate import Bracket, Search, epsilon0_for, epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import IntegerInput, NumberOrBall
 from blanket.exact.shuffled.krr import delta_blanket_view
 from flint import arb, fmpq
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 def _frac(q: fmpq) -> Fraction:
@@ -247,44 +250,33 @@ class Protocol1D:
         return _frac(self.analyzer(reports))
 
 
-def certified_epsilon(
-    protocol: Protocol1D,
-    n: IntegerInput,
-    delta: NumberOrBall,
-    *,
-    hi: NumberOrBall | None = None,
-    rel_tol: NumberOrBall = "1e-6",
-) -> Any:
+def certified_epsilon(protocol: Protocol1D, n: IntegerInput, delta: NumberOrBall, **search: Unpack[Search]) -> Bracket:
     """Certified central ε of the shuffled report randomizer at ``delta``, through the exact blanket view.
 
     ``δ(ε)`` is ``exact.shuffled.krr.delta_blanket_view(mech, n, epsilon=ε)`` — the
     exact value of Lemma 5.3's right-hand side for the (k+1)-RR, an upper
     bound on the true δ — and ``exact.accounting.calibrate.epsilon_for_delta`` inverts it
     one-sidedly: the returned bracket's upper end is a certified ε (the
-    protocol is (upper, delta)-DP).  ``hi`` defaults to a rational ≥ ε0.
+    protocol is (upper, delta)-DP).  ``search``: the keywords of the search
+    (:class:`blanket.exact.accounting.calibrate.Search`); ``hi`` defaults to a rational ≥ ε0.
     Cost: that of the calibration (a few dozen blanket-view evaluations).
     """
 
     n = arith.integer_in(n, "n", lo=2)
     mech = protocol.mechanism()
-    if hi is None:
+    if "hi" not in search:
         with arith.precision(arith.DEFAULT_PREC):
-            hi = rational_upper(arb(protocol.exp_epsilon0()).log(), 10) + 1
-    return epsilon_for_delta(lambda eps: delta_blanket_view(mech, n, epsilon=eps), delta, hi=hi, rel_tol=rel_tol)
+            search["hi"] = rational_upper(arb(protocol.exp_epsilon0()).log(), 10) + 1
+    return epsilon_for_delta(lambda eps: delta_blanket_view(mech, n, epsilon=eps), delta, **search)
 
 
 def calibrated_protocol(
-    k: IntegerInput,
-    n: IntegerInput,
-    epsilon: NumberOrBall,
-    delta: NumberOrBall,
-    *,
-    hi: NumberOrBall | None = None,
-    rel_tol: NumberOrBall = "1e-4",
+    k: IntegerInput, n: IntegerInput, epsilon: NumberOrBall, delta: NumberOrBall, **search: Unpack[Search]
 ) -> Protocol1D:
     """The protocol with ``k`` and the smallest certified γ (rational) for central ``(epsilon, delta)`` by the exact blanket view.
 
-    Search: ``exact.accounting.calibrate.epsilon0_for`` finds the largest local ε0 of
+    Search (``search``: its keywords, :class:`blanket.exact.accounting.calibrate.Search`; here ``hi`` defaults to 30
+    and ``rel_tol`` to ``"1e-4"``): ``exact.accounting.calibrate.epsilon0_for`` finds the largest local ε0 of
     the (k+1)-RR whose blanket-view δ at ``epsilon`` is ≤ ``delta`` (its
     ``lower`` end is certified); γ = (k+1)/(e^{ε0}+k) at that ε0 is rounded
     *up* to a rational (a larger γ is a smaller ε0, i.e. a post-processing);
@@ -299,11 +291,8 @@ def calibrated_protocol(
     target = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
     eps = arith.exact_in(epsilon, "epsilon", lo=0)
     K = k + 1
-    if hi is None:
-        hi = fmpq(30)
-    br = epsilon0_for(
-        lambda e0: delta_blanket_view(KRR(K, epsilon0=e0), n, epsilon=eps), target, hi=hi, rel_tol=rel_tol
-    )
+    search = {"hi": fmpq(30), "rel_tol": "1e-4", **search}  # the defaults of this search
+    br = epsilon0_for(lambda e0: delta_blanket_view(KRR(K, epsilon0=e0), n, epsilon=eps), target, **search)
     with arith.precision(arith.DEFAULT_PREC):
         g = rational_upper(K / (arb(br.lower).exp() + K - 1), 30)
     P = Protocol1D(k, g)

@@ -35,7 +35,7 @@ from functools import partial
 from typing import Any
 
 import blanket.proofs.blanket as B
-from blanket.exact.accounting.calibrate import epsilon0_for, epsilon_for_delta
+from blanket.exact.accounting.calibrate import Search, epsilon0_for, epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
@@ -210,10 +210,11 @@ def _params_at(panel, extra, n):
 def _calibrate_bound(panel, result, extra, n, guess):
     p, ex = _params_at(panel, extra, n)
     kw = dict(ex, n=n)
+    search: Search = {"rel_tol": REL_TOL, "guess": guess}
     if panel["solve"] == "epsilon":
-        br = B.calibrated_epsilon(result, delta=p["delta"], epsilon0=p["epsilon0"], rel_tol=REL_TOL, guess=guess, **kw)
+        br = B.calibrated_epsilon(result, delta=p["delta"], epsilon0=p["epsilon0"], search=search, **kw)
         return br, br.upper
-    br = B.calibrated_epsilon0(result, epsilon=p["epsilon"], delta=p["delta"], rel_tol=REL_TOL, guess=guess, **kw)
+    br = B.calibrated_epsilon0(result, epsilon=p["epsilon"], delta=p["delta"], search=search, **kw)
     return br, br.lower
 
 
