@@ -353,6 +353,8 @@ def amplification_law(mech: FiniteRandomizer, x: int, x2: int, **at: Unpack[At])
     Give ``epsilon`` (exact, ≥ 0) or ``exp_epsilon`` (exact, ≥ 1).
     Values with equal ``y``-atoms are *not* merged (so the list has one entry
     per output in the blanket's support).  Cost O(k_in·k_out).
+
+    Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
     """
     guards.check_options("amplification_law", at, At)
     epsilon, exp_epsilon = at.get("epsilon"), at.get("exp_epsilon")

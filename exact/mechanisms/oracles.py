@@ -773,6 +773,8 @@ def blanket_view_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOp
     each engine call carry their certified left-out mass).  Exactly 0 when
     ``ε ≥ ε0``.  Cost ``O(W_M · n log(1/tol))``, ``W_M = O(sqrt(n log(1/tol)))``.
 
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
     >>> blanket_view_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1)   # = 3-RR, exact.shuffled.krr gives 3/16
     3/16
     """
@@ -796,6 +798,8 @@ def blanket_view_delta_merged(mech: Randomizer, n: IntegerInput, **opts: Unpack[
     k-RR blanket view.  The loss against the exact Lemma 5.3 value is
     reported by ``tests/benchmarks/bench_oracles.py`` (it vanishes when
     ``π_both = 0``, e.g. subset selection with d = 1 = k-RR).
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
 
     >>> m = OUE(3, exp_epsilon0=3)
     >>> blanket_view_delta_merged(m, 4, exp_epsilon=1) >= blanket_view_delta(m, 4, exp_epsilon=1)
@@ -826,6 +830,8 @@ def best_upper_delta(
     when ``n ≤ exhaustive_max_n`` (it is ``O(n^{3/2})``).  The smallest is
     chosen by upper ends of the enclosures (a ball's upper end is what is
     certified).  An :class:`LDP` record has only the clone bound.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
     """
     guards.check_options("best_upper_delta", opts, DeltaOptions)
     n = _check_n(n)
@@ -877,6 +883,8 @@ def clone_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions])
     :class:`LDP` record, or any mechanism of this module).  The pair is
     symmetric, so one direction suffices.  Cost ``O(n log(1/tol))``.
 
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
     >>> P, Q = clone_pair_law(2, 3)                     # the pair by its definition
     >>> clone_delta(LDP(exp_epsilon0=3), 2, exp_epsilon=2), sum(max(P[o] - 2 * Q.get(o, 0), 0) for o in P)
     (5/24, 5/24)
@@ -927,6 +935,8 @@ def same_family_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOpt
     direction is one call of the engine's one-dimensional route, O(√n·√log(1/tol)) ball operations
     (about 0.08 CPU s at n = 10⁶), exact rationals for exact inputs and ``n ≤ EXACT_MAX_N``.
 
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
     >>> from blanket.exact.shuffled.krr import delta_krr_family
     >>> from blanket.exact.mechanisms.finite import KRR
     >>> same_family_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1), delta_krr_family(KRR(3, exp_epsilon0=2), 2, "same", exp_epsilon=1)
@@ -970,6 +980,8 @@ def blanket_view_delta_enumerate(mech: Randomizer, n: IntegerInput, **at: Unpack
     exact inputs; more than 10⁶ terms are refused (``InvalidArgument`` naming ``n``).  A fast engine for this
     case needs a sum over an m-atom law — e.g. a lattice convolution when the values of L are commensurable —
     which is left for the engine rewrite.
+
+    Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
 
     >>> from blanket.exact.shuffled.krr import delta_blanket_view
     >>> from blanket.exact.mechanisms.finite import KRR
@@ -1035,6 +1047,8 @@ def variation_ratio_delta(
     below the exact worst case for k ≥ 4: see tests/test_oracles.py for the counterexample.
 
     With the generic β = (e−1)/(e+1) it is the SODA 2023 stronger-clone pair, that is, the blanket view of binary RR:
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
 
     >>> from blanket.exact.shuffled.krr import delta_blanket_view
     >>> from blanket.exact.mechanisms.finite import KRR

@@ -260,6 +260,8 @@ def certified_epsilon(protocol: Protocol1D, n: IntegerInput, delta: NumberOrBall
     protocol is (upper, delta)-DP).  ``search``: the keywords of the search
     (:class:`blanket.exact.accounting.calibrate.Search`); ``hi`` defaults to a rational ≥ ε0.
     Cost: that of the calibration (a few dozen blanket-view evaluations).
+
+    Keywords (:class:`~blanket.exact.accounting.calibrate.Search`): ``hi``, ``lo``, ``rel_tol``, ``guess``, ``start_prec``, ``cap``.
     """
 
     n = arith.integer_in(n, "n", lo=2)
@@ -284,6 +286,8 @@ def calibrated_protocol(
     its blanket-view δ at ``epsilon`` is certified ≤ ``delta`` (else
     :class:`~exact.numbers.errors.Undecided`).  Cost: the calibration (a dozen or so
     blanket-view evaluations) plus one.
+
+    Keywords (:class:`~blanket.exact.accounting.calibrate.Search`): ``hi``, ``lo``, ``rel_tol``, ``guess``, ``start_prec``, ``cap``.
     """
 
     k = arith.integer_in(k, "k", lo=1)

@@ -410,6 +410,8 @@ def map_blocks(
     each task advances it (default 1).  The first exception raised by a task
     is re-raised here (the remaining tasks are cancelled).
 
+    Keywords (:class:`~blanket.exact.numbers.types.Execution`): ``workers``, ``scheduler``, ``progress``.
+
     >>> map_blocks(divmod, [(7, 2), (9, 4)], workers=2)
     [(3, 1), (2, 1)]
     """

@@ -729,6 +729,8 @@ def delta_binary(mech: KRR, n: int, c: int, *, direction: str = "max", **at: Unp
     both directions share the windows.  Below n = 2000 the full windowed scan
     (O(W log W)).  O(n²) rational operations on the exact path.
 
+    Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
+
     >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> rr = BinaryRR(exp_epsilon0=3)
     >>> delta_binary(rr, 3, 0, exp_epsilon=2), delta_binary(rr, 3, 0, exp_epsilon=2, direction="1|0")
@@ -814,6 +816,8 @@ def delta_binary_worst(mech: KRR, n: int, **opts: Unpack[SweepOptions]) -> Worst
     attaining ``c`` is reported, with ``ties`` listing every ``j`` whose
     enclosure overlaps the maximum's lower end (increase the precision to
     separate them).
+
+    Keywords (:class:`~blanket.exact.numbers.types.SweepOptions`): ``epsilon`` or ``exp_epsilon``; ``workers``, ``scheduler``, ``progress``.
     """
     guards.check_options("delta_binary_worst", opts, SweepOptions)
     _check_mech(mech)

@@ -207,6 +207,8 @@ def renyi_route_delta(mech: Randomizer, n: int, *, grid: NumberInput | None = No
     Cost: the discretisation of the pair, about ``W_C·(W + J)`` float operations (``W_C = O(√n)``, ``J = ε0/Δ``),
     plus ``O(J)`` per order, once per (record, n): the moments are cached, a further ε costs ``O(#orders)``.
     Exactly 0 when ``ε ≥ ε0`` is certified.
+
+    Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
     """
     guards.check_options("renyi_route_delta", at, At)
     n = arith.integer_in(n, "n", lo=1)
@@ -260,6 +262,8 @@ def upper_value(mech: Randomizer, n: int, **at: Unpack[At]) -> fmpq:
 
     For calibration: an enclosure whose width comes from a windowing tolerance (not from the precision) can
     straddle a target at every precision; its upper end never does, and stays on the safe side.
+
+    Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
     """
     v = best_upper(mech, n, **at)[0]
     return v if isinstance(v, fmpq) else _q(arith.endpoints(v)[1])
@@ -287,6 +291,8 @@ def lower_bound(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
     ``O(n log(1/tol))``).  Geometric: all other users hold 0, the differing user 0 vs m−1 (explicit
     histograms at small ``n``; above, the same datasets post-processed to the number of reports above a threshold,
     :func:`blanket.exact.shuffled.geometric.geometric_lower_dataset`, O(√n) per threshold).
+
+    Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
     """
     guards.check_options("lower_bound", at, At)
     kw = at

@@ -459,6 +459,8 @@ def dataset_deltas_multi(mech: FiniteRandomizer, n: int, *, progress: Any = Fals
 
     Complexity: that of one ε (module docstring) plus one hockey-stick sum per
     extra ε and ordered pair.
+
+    Keywords (:class:`~blanket.exact.numbers.types.AtMany`): ``epsilons`` or ``exp_epsilons``.
     """
     guards.check_options("dataset_deltas_multi", at, AtMany)
     n = _check_n(n)
@@ -479,6 +481,8 @@ def dataset_deltas(mech: FiniteRandomizer, n: int, **opts: Unpack[ProgressOption
     the others and ordered pair ``x ≠ x'`` of distinct input rows.  Numbers
     are exact when the matrix and ``e^ε`` are exact, balls at the current
     precision otherwise.  Complexity: see the module docstring.
+
+    Keywords (:class:`~blanket.exact.numbers.types.ProgressOptions`): ``epsilon`` or ``exp_epsilon``; ``progress``.
     """
     guards.check_options("dataset_deltas", opts, ProgressOptions)
     epsilon, exp_epsilon = opts.get("epsilon"), opts.get("exp_epsilon")
@@ -523,6 +527,8 @@ def worst_case(mech: FiniteRandomizer, n: int, **opts: Unpack[ProgressOptions]) 
     complexities).  Balls are at flint's current precision; wrap in
     :func:`exact.numbers.arith.precision` / :func:`exact.numbers.arith.escalate`.
 
+    Keywords (:class:`~blanket.exact.numbers.types.ProgressOptions`): ``epsilon`` or ``exp_epsilon``; ``progress``.
+
     >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> worst_case(BinaryRR(exp_epsilon0=3), 2, exp_epsilon=1).value   # total variation, n = 2
     3/8
@@ -541,6 +547,8 @@ def delta_class(
     ``(0, 0, (n−1,))``.  These give certified *lower* bounds on the worst
     case at any ``n`` (cost ``n`` convolutions over at most
     ``C(n+c−1, c−1)`` histograms, ``c = 2 + len(partition) + [u > 0]``).
+
+    Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
 
     >>> from blanket.exact.mechanisms.finite import KRR
     >>> delta_class(KRR(3, exp_epsilon0=2), 3, 0, 0, (2,), exp_epsilon=1)
@@ -564,6 +572,8 @@ def delta_dataset(mech: FiniteRandomizer, others: Sequence[int], x: int, x2: int
     ``others`` is a list of input values (any order).  Used to re-verify a
     witness independently of the class enumeration.  Cost: ``n`` convolutions
     over at most ``C(n+k_out−1, k_out−1)`` histograms.
+
+    Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
 
     >>> from blanket.exact.mechanisms.finite import BinaryRR
     >>> delta_dataset(BinaryRR(exp_epsilon0=3), [1], 0, 1, exp_epsilon=1)   # (3-1)/16 + (10-6)/16

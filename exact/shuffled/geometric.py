@@ -156,6 +156,8 @@ def dominating_law(mech: Geometric, *, knots: tuple | None = None, **at: Unpack[
     value of every ``L`` (the default knots satisfy it: every ratio ``r`` lies
     in ``[1, e^{ε0}]``); three or four knots.  Cost O(m³) ball or rational operations (the pairs
     ``(x, x')`` and ``(m−1−x, m−1−x')`` are mirror images: half are evaluated).
+
+    Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
     """
     _check(mech)
     ee = guards.exp_at("dominating_law", at)
@@ -217,6 +219,8 @@ def geometric_upper(mech: Geometric, n: int, **opts: Unpack[DeltaOptions]) -> En
     set-up of :func:`dominating_law`: O(m³ + √n·√log(1/tol)) ball operations (m = 10: about 0.1 s at
     n = 10⁶).  Exactly
     0 when ``ε ≥ ε0`` is certified.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
     """
     q = delta_args(_check(mech), n, opts, "geometric_upper")
     if q is None:
@@ -263,6 +267,8 @@ def geometric_bracket(mech: Geometric, n: int, **opts: Unpack[DeltaOptions]) -> 
     input is exact and ``n ≤ exact_max_n``, else balls (of the balls, the
     bracket is ``[lower.lower(), upper.upper()]``).  Cost two engine calls,
     O(m³ + √n·√log(1/tol)).
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
     """
     q = delta_args(_check(mech), n, opts, "geometric_bracket")
     if q is None:
@@ -313,6 +319,8 @@ def geometric_lower_dataset(mech: Geometric, n: int, **opts: Unpack[DeltaOptions
     ``+ Bern(q1)``, ``q_x = P(Y_x ≥ s)``, whose δ (both directions) is one call of the four-atom engine on its
     exact degenerate route.  The maximum over the thresholds ``s`` (every ``s`` for ``m ≤ 8``, else ``1``,
     ``⌈(m−1)/2⌉``, ``m − 1``) is returned.  Cost O(thresholds·(m + √n·√log(1/tol))).
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
 
     >>> from blanket.exact.mechanisms.oracles import Geometric
     >>> from blanket.exact.shuffled.enumerate import delta_dataset

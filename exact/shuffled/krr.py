@@ -1087,6 +1087,8 @@ def delta_krr_family(
     "third" when ``n > GRID_MAX_N``), else ``O(n log(1/tol))`` (grid engine);
     ``engine`` forces one (see :func:`expected_positive_part`).
 
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
     >>> from blanket.exact.mechanisms.finite import KRR
     >>> rr = KRR(3, exp_epsilon0=2)
     >>> delta_krr_family(rr, 2, "third", exp_epsilon=1)
@@ -1133,6 +1135,8 @@ def delta_krr_third_lumped(mech: KRR, n: int, *, engine: str | None = None, **op
     true third-family δ, equal to it for ``k = 3`` and strictly below it for
     ``k ≥ 4`` (the count of ``z`` is informative).  Kept as a deliberately wrong
     "bound" for the paper checks.  Cost as :func:`delta_krr_family`.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
 
     >>> from blanket.exact.mechanisms.finite import KRR
     >>> rr = KRR(5, exp_epsilon0="5/2")
@@ -1242,6 +1246,8 @@ def delta_blanket_view(
     Exact ``fmpq`` for exact inputs (and ``n ≤ exact_max_n`` on the fast path);
     exactly ``0`` when ``ε ≥ ε0``.
 
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
     >>> from blanket.exact.mechanisms.finite import KRR
     >>> delta_blanket_view(KRR(3, exp_epsilon0=2), 2, exp_epsilon=1)
     3/16
@@ -1312,6 +1318,8 @@ def delta_stronger_clones(
     exact rationals for ``n ≤ exact_max_n``); ``"enumerate"`` — the pair
     summed directly over ``(C, A, Δ)`` in exact rationals (needs exact
     ``e^{ε0}`` and ``e^ε``), O(n²), small n only.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
 
     >>> delta_stronger_clones(5, exp_epsilon0=3, exp_epsilon="3/2")
     33/256

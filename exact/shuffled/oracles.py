@@ -121,6 +121,8 @@ def blanket_view_bracket(
     merged view, whose mean is larger, does not win.
     ``with_lower=False`` skips the lower end's engine call and returns 0 as the
     (trivial, still valid) lower end: for callers that need only the upper bound.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
     """
     rec = _check_mech(mech)
     q = delta_args(rec, n, opts, "blanket_view_bracket")
@@ -176,6 +178,8 @@ def blanket_view_upper(mech: Randomizer, n: int, **opts: Unpack[DeltaOptions]) -
     (it narrows as the precision escalates), so it is the δ-function to
     calibrate ε with (:func:`exact.accounting.calibrate.epsilon_for_delta`).
     Cost: that of :func:`blanket_view_bracket`.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
     """
     return blanket_view_bracket(mech, n, with_lower=False, **opts).upper
 
@@ -200,6 +204,8 @@ def blanket_view_delta_fast(
     matters (relative width ≤ 1e-4 at n = 10⁶, δ ≈ 1e-6) but its width is
     absolute, about 1e-10 at n = 10⁶ (the engine's bound on its weak count),
     so far below that a δ is not resolved.  Returns ``0`` exactly when ``ε ≥ ε0`` is certified.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
     """
     q = delta_args(_check_mech(mech), n, opts, "blanket_view_delta_fast")
     if q is None:
