@@ -221,6 +221,18 @@ def _rr_query(mech: Any, n: Any, dataset: Any, **given: Any) -> Query:
     return make_query(mechanism=mech, n=n, dataset="worst" if dataset is None else dataset, **given)
 
 
+def _rr(q: Query) -> KRR:
+    """The k-RR record of a query of :func:`_rr_query` (it refused every other record)."""
+    assert isinstance(q.mechanism, KRR), q.mechanism
+    return q.mechanism
+
+
+def _target(q: Query) -> fmpq:
+    """The target δ of a query that carries one (``require(q, "delta")`` refused it without)."""
+    assert q.delta is not None
+    return q.delta
+
+
 def _rel_tol(rel_tol: Any) -> fmpq:
     return arith.exact_in(rel_tol, "rel_tol", lo=0, hi=1, lo_open=True, hi_open=True)
 
@@ -393,7 +405,7 @@ def delta_bracket(
 
 def _delta_bracket(q: Query, effort: Effort) -> DeltaProfile:
     up = _delta(_on(q, "blanket"), effort)
-    lows = [_delta(_on(q, d), effort) for d in lower_datasets(q.mechanism)]
+    lows = [_delta(_on(q, d), effort) for d in lower_datasets(_rr(q))]
     lo = max(lows, key=lambda r: arith.endpoints(r.value)[0])
     attained = f"between {lo.dataset} ({lo.attained}) and the blanket view"
     return DeltaProfile(
@@ -445,7 +457,7 @@ def delta(
 
 def _delta(q: Query, effort: Effort, rel_tol: fmpq | None = None) -> DeltaProfile:
     """:func:`delta` on a validated query."""
-    mech, n, kind, c = q.mechanism, q.n, q.dataset_kind, q.c
+    mech, n, kind, c = _rr(q), q.n, q.dataset_kind, q.c
     if kind == "bracket" or (kind == "worst" and mech.k != 2):
         return _delta_bracket(q, effort)
     if kind == "worst" and not (q.epsilon is not None and q.epsilon >= _epsilon_hi(mech)):
@@ -529,9 +541,7 @@ def _calibrate_view(q: Query, rel_tol: fmpq, progress: Any) -> Bracket:
         bar.update(1, note=f"epsilon={float(eps.p) / float(eps.q):.6g}")
 
     with bar:
-        return krr.calibrate_epsilon(
-            q.mechanism, q.n, q.delta, view=q.dataset_kind, rel_tol=rel_tol, on_evaluation=tick
-        )
+        return krr.calibrate_epsilon(_rr(q), q.n, _target(q), view=q.dataset_kind, rel_tol=rel_tol, on_evaluation=tick)
 
 
 def _on_dataset(q: Query, desc: str, progress: Any) -> tuple:
@@ -541,7 +551,7 @@ def _on_dataset(q: Query, desc: str, progress: Any) -> tuple:
     bar = Progress(None, desc, enabled=None if progress else False, unit="eval")
 
     def fun(eps: fmpq) -> Any:
-        v = _delta_raw(q.mechanism, q.n, q.dataset_kind, q.c, epsilon=eps)[0]
+        v = _delta_raw(_rr(q), q.n, q.dataset_kind, q.c, epsilon=eps)[0]
         bar.update(1, note=f"epsilon={float(eps.p) / float(eps.q):.6g}")
         return v
 
@@ -575,7 +585,7 @@ def epsilon_bracket(
 
 
 def _epsilon_bracket(q: Query, rel_tol: fmpq, effort: Effort) -> EpsilonProfile:
-    mech = q.mechanism
+    mech = _rr(q)
     best = None
     evaluations = 0
     for d in lower_datasets(mech):  # concrete datasets: no sweep, so the effort's executor is not used
@@ -645,20 +655,20 @@ def epsilon(
 
 def _epsilon(q: Query, rel_tol: fmpq, effort: Effort) -> EpsilonProfile:
     """:func:`epsilon` on a validated query."""
-    mech, n, kind, c = q.mechanism, q.n, q.dataset_kind, q.c
+    mech, n, kind, c = _rr(q), q.n, q.dataset_kind, q.c
     if kind == "bracket" or (kind == "worst" and mech.k != 2):
         return _epsilon_bracket(q, rel_tol, effort)
     if kind in KRR_VIEWS:
         br = _calibrate_view(q, rel_tol, effort.progress)
         return EpsilonProfile(q.dataset, RELATION[kind], _attained(kind, c, n), c, bracket=br)
     hi = _epsilon_hi(mech)
-    guess = _guess(mech, n, q.delta)
+    guess = _guess(mech, n, _target(q))
     if guess is not None and not (0 < guess < float(hi.p) / float(hi.q)):
         guess = None
     if kind != "worst":
         bar, fun = _on_dataset(q, f"epsilon on {q.dataset}", effort.progress)
         with bar:
-            br = _calibrate(fun, q.delta, fmpq(0), hi, rel_tol, guess, effort)
+            br = _calibrate(fun, _target(q), fmpq(0), hi, rel_tol, guess, effort)
         return EpsilonProfile(q.dataset, RELATION[kind], _attained(kind, c, n), c, bracket=br)
     check_worst_cost(n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech))
     return _epsilon_worst(q, rel_tol, hi, guess, effort)
@@ -685,7 +695,7 @@ def _epsilon_worst(q: Query, rel_tol: fmpq, hi: fmpq, guess: float | None, effor
     """The worst case over all datasets of binary RR (see the module docstring): calibrate on a candidate
     dataset, certify the upper end by the blanket view or a sweep, move to the sweep's maximiser if worse."""
 
-    mech, n, target = q.mechanism, q.n, q.delta
+    mech, n, target = _rr(q), q.n, _target(q)
 
     def decided(v: Any) -> bool:
         return arith.le(v, target) is not None
@@ -779,9 +789,11 @@ def epsilon0(
     hi_q = arith.exact_in(hi, "hi", lo=0, lo_open=True)
     rt = _rel_tol(rel_tol)
     eps, kk, kind, c = q.epsilon, q.k, q.dataset_kind, q.c
+    # epsilon is required above (given as epsilon, never exp_epsilon); make_query sets k for randomized response
+    assert eps is not None and kk is not None
     lo_q = eps if eps < hi_q else fmpq(0)  # below ε0 = ε the target is met trivially (δ = 0)
 
     def fun(e0: fmpq) -> Any:
         return _delta_raw(KRR(kk, epsilon0=e0), q.n, kind, c, epsilon=eps)[0]
 
-    return validated_search(fun, q.delta, lo_q, hi_q, meets_high=False, rel_tol=rt, start_prec=start_prec, cap=cap)
+    return validated_search(fun, _target(q), lo_q, hi_q, meets_high=False, rel_tol=rt, start_prec=start_prec, cap=cap)

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from blanket.exact.mechanisms import registry
-from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.mechanisms.finite import KRR, Randomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import IntegerInput, NumberInput
@@ -75,12 +75,12 @@ class Query:
 
     kind: registry.Kind
     params: Mapping[str, Any] = field(repr=False)
-    mechanism: Any = field(repr=False)
+    mechanism: Randomizer | None = field(repr=False)
     n: int
-    epsilon: Any = None
-    delta: Any = None
+    epsilon: fmpq | None = None
+    delta: fmpq | None = None
     dataset: str = "worst"
-    exp_epsilon: Any = None
+    exp_epsilon: fmpq | None = None
     dataset_kind: str = "worst"
     c: int | None = None
 
@@ -212,12 +212,9 @@ def make_query(
     n = arith.integer_in(n, name("n"), lo=2)
     if epsilon is not None and exp_epsilon is not None:
         raise InvalidArgument(name("epsilon"), epsilon, "must be given (or exp_epsilon instead), not both or neither")
-    if epsilon is not None:
-        epsilon = arith.exact_in(epsilon, name("epsilon"), lo=0)
-    if exp_epsilon is not None:
-        exp_epsilon = arith.exact_in(exp_epsilon, name("exp_epsilon"), lo=1)
-    if delta is not None:
-        delta = arith.exact_in(delta, name("delta"), lo=0, hi=1, lo_open=True, hi_open=True)
+    eps = None if epsilon is None else arith.exact_in(epsilon, name("epsilon"), lo=0)
+    exp_eps = None if exp_epsilon is None else arith.exact_in(exp_epsilon, name("exp_epsilon"), lo=1)
+    dlt = None if delta is None else arith.exact_in(delta, name("delta"), lo=0, hi=1, lo_open=True, hi_open=True)
     ds = str(dataset).strip().lower().replace("neighbor", "neighbour")
     c = None
     if kind in registry.ORACLE_KINDS:
@@ -236,7 +233,7 @@ def make_query(
             ds = f"c={c}"
             if kind in registry.RR_KINDS and k != 2:
                 raise binary_only(dataset, k, name=name("dataset"))
-    q = Query(kind, exact_params, mech, n, epsilon, delta, ds, exp_epsilon, ds_kind, c)
+    q = Query(kind, exact_params, mech, n, eps, dlt, ds, exp_eps, ds_kind, c)
     return _require(q, *require, name=name)
 
 
