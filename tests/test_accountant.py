@@ -73,7 +73,7 @@ def test_shuffled_refuses_a_randomizer_without_finite_epsilon0():
         lambda: Shuffled({"type": "matrix", "matrix": matrix}, 10),
         lambda: ShuffleAccountant().compose(make_query(mechanism="matrix", matrix=matrix, n=10)),
     ):
-        with pytest.raises(InvalidArgument, match="finite epsilon0"):
+        with pytest.raises(InvalidArgument, match="mechanism has epsilon0 = infinity"):
             given()
 
 

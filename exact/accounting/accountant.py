@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting.query import Query
 from blanket.exact.mechanisms import oracles, registry
-from blanket.exact.mechanisms.finite import KRR, Randomizer
+from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
 from blanket.exact.mechanisms.oracles import make_mechanism
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
@@ -141,12 +141,15 @@ class ShuffledRR:
 
 
 def _exp_epsilon0(mech: Randomizer) -> Enclosure:
-    """``e^{ε0}`` of ``mech``, refused when ε0 = ∞ (a randomizer that is not ε0-LDP for any finite ε0 has no
-    dominating pair here)."""
+    """``e^{ε0}`` of a :class:`Shuffled` round's ``mechanism``, refused when ε0 = ∞ (a randomizer that is not ε0-LDP
+    for any finite ε0 has no dominating pair here; :func:`~blanket.exact.mechanisms.finite.finite_exp_epsilon0`
+    with the argument's name)."""
     e = mech.exp_epsilon0()
     if e is None:
         raise InvalidArgument(
-            "mechanism", getattr(mech, "name", mech), "must be epsilon0-LDP for a finite epsilon0 (it is not)"
+            "mechanism",
+            getattr(mech, "name", mech),
+            "has epsilon0 = infinity (supports differ): a shuffled round needs it finite",
         )
     return e
 
@@ -159,7 +162,7 @@ def clone_pair(mech: Randomizer, n: int) -> _pld.ShiftPair:
     (:func:`exact.mechanisms.oracles.clone_pair_law` read through the first coordinate, which determines the second);
     its hockey-stick divergence is :func:`exact.mechanisms.oracles.clone_delta` (tests).  The pair is symmetric.
     """
-    e = _exp_epsilon0(mech)
+    e = finite_exp_epsilon0(mech, "the clone pair")
     return _pld.ShiftPair(
         outer_n=n - 1,
         outer_q=1 / e,
