@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, TypedDict
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
@@ -138,7 +138,7 @@ class _Classifier:
             value, prec = arith.escalate(
                 compute,
                 # escalate hands back what compute returned (δ's value); its signature says object
-                lambda v: arith.le(cast(NumberOrBall, v), self.target) is not None,
+                lambda v: arith.le(v, self.target) is not None,
                 start=self.start,
                 cap=self.cap,
                 what=f"comparison of delta({x}) with the target {self.target}",

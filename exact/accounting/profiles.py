@@ -54,7 +54,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any, cast
+from typing import Any
 
 from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, gaussian_epsilon_guess, validated_search
 from blanket.exact.accounting.query import DATASETS, Query, binary_only, make_query, parse_dataset, require
@@ -704,7 +704,7 @@ def _epsilon_worst(q: Query, rel_tol: fmpq, hi: fmpq, guess: float | None, effor
         return arith.escalate(
             lambda prec: sweep_worst(mech, n, epsilon=eps, **effort.sweep()),
             # escalate hands back what sweep_worst returned (a WorstCase); its signature says object
-            lambda w: decided(cast(WorstCase, w).value),
+            lambda w: decided(w.value),
             start=effort.start_prec,
             cap=effort.cap,
             what=f"worst case at epsilon={eps}",

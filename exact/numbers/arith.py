@@ -36,7 +36,7 @@ import contextlib
 import re
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from blanket.exact.numbers import guards  # guards imports arith too: module import, attributes at call time
 from blanket.exact.numbers.errors import FloatRefused, InvalidArgument, Undecided
@@ -51,6 +51,8 @@ Number = fmpq | arb
 DEFAULT_PREC = 128
 #: default cap for precision escalation (bits)
 MAX_PREC = 4096
+
+_T = TypeVar("_T")
 
 _DECIMAL = re.compile(r"^\s*([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?\s*$")
 _FRACTION = re.compile(r"^\s*([+-]?\d+)\s*/\s*(\d+)\s*$")
@@ -407,13 +409,13 @@ def positive_part(x: NumberOrBall) -> Enclosure:
 
 
 def escalate(
-    compute: Callable[[int], object],
-    decided: Callable[[object], bool],
+    compute: Callable[[int], _T],
+    decided: Callable[[_T], bool],
     *,
     start: int = DEFAULT_PREC,
     cap: int = MAX_PREC,
     what: str = "computation",
-) -> tuple[Any, int]:
+) -> tuple[_T, int]:
     """Run ``compute(prec)`` at ``start``, ``2*start``, … bits until ``decided(result)`` is true.
 
     ``compute`` is called inside :func:`precision` (the global precision is

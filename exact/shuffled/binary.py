@@ -766,7 +766,7 @@ class WorstCase:
     ``values``: the forward-direction enclosure for every ``c`` (index = c).
     """
 
-    value: object
+    value: Enclosure
     c: int
     direction: str
     ties: tuple
@@ -1121,9 +1121,8 @@ def _worst_from_values(vals, n) -> WorstCase:
         lower_max = lo if lower_max is None or lo > lower_max else lower_max
     assert lower_max is not None  # vals holds forward(j) for j = 0..n-1, n >= 2
     ties = tuple(j for j, v in enumerate(vals) if not (arith.ball(v).upper() < lower_max))
-    best = None
-    for j in ties:
-        best = arith.ball(vals[j]) if best is None else best.max(arith.ball(vals[j]))
+    # the j attaining lower_max is a tie (its upper end is at least its lower end): ties is never empty
+    best = arith.maximum([arith.ball(vals[j]) for j in ties])
     # pick the representative: the tie with the largest midpoint
     rep = max(ties, key=lambda j: arith.ball(vals[j]).mid())
     return WorstCase(best, rep, "1|0", ties, n, vals)

@@ -539,7 +539,7 @@ def worst_case(mech: FiniteRandomizer, n: int, **opts: Unpack[ProgressOptions]) 
 
 def delta_class(
     mech: KRR, n: int, others_a: int, others_b: int, partition: Sequence[int] = (), **at: Unpack[At]
-) -> Enclosure:
+) -> tuple[Enclosure, Enclosure]:
     """k-RR: both directions ``(D(P0‖P1), D(P1‖P0))`` for the class where ``others_a`` others hold 0,
     ``others_b`` hold 1 and the rest hold further values with multiplicities ``partition``.
 
