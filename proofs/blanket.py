@@ -182,16 +182,19 @@ def _q(v, name):
 
 
 # ================================================================== exact references (lazy: exact/ modules of A and B)
-def _mech_krr(kk, eps0):
-
+def _mech_krr(kk, eps0, exp_eps0=None):
+    """k-RR at ``e^{ε0}`` = ``exp_eps0`` when that exact value is known (``Result`` evaluations given
+    ``exp_epsilon0``, where ``eps0`` is only its logarithm as a ball), else at the exact ``eps0``."""
+    if exp_eps0 is not None:
+        return KRR(int(kk), exp_epsilon0=exp_eps0)
     return KRR(int(kk), epsilon0=eps0)
 
 
-def _rr_exact_delta(kk, nn, eps0, eps):
+def _rr_exact_delta(kk, nn, eps0, eps, exp_eps0=None):
     """Reference for k-RR δ-bounds: exact worst case (k = 2) or the max over the dataset families (k > 2)."""
     kk, nn = _as_int(_q(kk, "k"), "k"), _as_int(_q(nn, "n"), "n")
     eps0, eps = _q(eps0, "epsilon0"), _q(eps, "epsilon")
-    mech = _mech_krr(kk, eps0)
+    mech = _mech_krr(kk, eps0, exp_eps0)
     if kk == 2:
         w = delta_binary_worst(mech, nn, epsilon=eps)
         return Reference(getattr(w, "value", w), f"exact worst-case δ of shuffled binary RR (n={nn})", "exact")
@@ -503,14 +506,14 @@ LEMMA_5_2 = TABLE.register(
 
 
 # ================================================================== Lemma 5.3 and Lemma A.3 (k-RR instances)
-def _blanket_view_krr(k, epsilon0, epsilon, n, **_):
+def _blanket_view_krr(k, epsilon0, epsilon, n, exp_epsilon0=None, **_):
     """The right side of Lemma 5.3 for k-RR: (1/(γn)) E[(Σ_{i≤M} L_i)_+], M ~ Bin(n, γ).
 
     Evaluated by ``exact.shuffled.krr.delta_blanket_view`` (windowed with a certified tail);
     :func:`exact.shuffled.amplification.blanket_sum` is the term-by-term reference route (O(n³), tests only).
     """
     kk, nn = _as_int(k, "k"), _as_int(n, "n")
-    return delta_blanket_view(_mech_krr(kk, epsilon0), nn, epsilon=epsilon, x=0, x2=1)
+    return delta_blanket_view(_mech_krr(kk, epsilon0, exp_epsilon0), nn, epsilon=epsilon, x=0, x2=1)
 
 
 LEMMA_5_3 = TABLE.register(
@@ -526,16 +529,16 @@ LEMMA_5_3 = TABLE.register(
     hypotheses=TABLE.hyps("k >= 2", "n >= 1", "epsilon0 >= 0", "epsilon >= 0"),
     numeric={
         "rhs": _blanket_view_krr,
-        "lhs": lambda **p: _rr_exact_delta(p["k"], p["n"], p["epsilon0"], p["epsilon"]).value,
+        "lhs": lambda **p: _rr_exact_delta(p["k"], p["n"], p["epsilon0"], p["epsilon"], p.get("exp_epsilon0")).value,
     },
     exact=lambda **p: _rr_exact_delta(p["k"], p["n"], p["epsilon0"], p["epsilon"]),
 )
 
 
-def _lemma_a3_lhs(k, epsilon0, epsilon, m, **_):
+def _lemma_a3_lhs(k, epsilon0, epsilon, m, exp_epsilon0=None, **_):
     """Lemma A.3's left side on k-RR by enumerating every histogram of m+1 outputs (small m, k)."""
 
-    mech = KRR(_as_int(k, "k"), epsilon0=epsilon0)
+    mech = _mech_krr(_as_int(k, "k"), epsilon0, exp_epsilon0)
     return num.multiset_divergence(mech, _as_int(m, "m"), 0, 1, _exp_of(epsilon))
 
 

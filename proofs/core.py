@@ -603,7 +603,16 @@ class Result:
 
     # ------------------------------------------------------------ evaluation
     def _env(self, params):
+        """The values of the result's symbols from ``params``, parsed; ``exp_epsilon0`` (exact) may stand for
+        ``epsilon0``: the symbolic sides get ``epsilon0 = log(exp_epsilon0)`` as a ball, and an evaluator that builds
+        an exact mechanism (``numeric`` sides) receives the exact ``exp_epsilon0`` too."""
         names = {s.name: s for s in self.symbols}
+        exact_e0 = None
+        if "exp_epsilon0" in params and "exp_epsilon0" not in names and "epsilon0" in names:
+            if "epsilon0" in params:
+                raise InvalidArgument("exp_epsilon0", params["exp_epsilon0"], "and epsilon0 were both given: give one")
+            exact_e0 = arith.exact_in(params["exp_epsilon0"], "exp_epsilon0", lo=1)
+            params = {**{k: v for k, v in params.items() if k != "exp_epsilon0"}, "epsilon0": arith.log_ball(exact_e0)}
         env = {}
         for k, v in params.items():
             if k not in names:
@@ -614,6 +623,8 @@ class Result:
         missing = [n for n in names if n not in env and not self._is_bound_var(n)]
         if missing:
             raise InvalidArgument("parameters", sorted(params), f"miss {', '.join(sorted(missing))} for {self.key}")
+        if exact_e0 is not None:
+            env["exp_epsilon0"] = exact_e0
         return env
 
     def _is_bound_var(self, name):

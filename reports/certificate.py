@@ -393,8 +393,9 @@ def _provided(dep: Deployment, mech, claim_eps, claim_delta) -> dict:
         p["k"] = dep.params["k"]
     if "epsilon0" in dep.params:
         p["epsilon0"] = dep.params["epsilon0"]
-    elif "exp_epsilon0" in dep.params:
-        p["epsilon0"] = arb(dep.params["exp_epsilon0"]).log()
+    elif "exp_epsilon0" in dep.params:  # epsilon0 = its log as a ball; results receive the exact form (below)
+        p["exp_epsilon0"] = dep.params["exp_epsilon0"]
+        p["epsilon0"] = arith.log_ball(dep.params["exp_epsilon0"])
     if mech is not None:
         try:
             if callable(getattr(mech, "gamma", None)):  # an ldp record has no known blanket
@@ -489,6 +490,9 @@ def evaluate_bound(
     lhs = getattr(result.statement, "lhs", None)
     lhs_name = getattr(lhs, "name", None) if lhs is not None and not getattr(lhs, "args", ()) else None
     params = {nm: provided[nm] for nm in names if nm in provided and nm != lhs_name}
+    if "epsilon0" in params and "exp_epsilon0" in provided:  # ε0 in its exact form (proofs.core.Result._env): the
+        del params["epsilon0"]  # symbolic sides take its log, an exact mechanism (Lemma 5.3's blanket view) e^{ε0}
+        params["exp_epsilon0"] = provided["exp_epsilon0"]
     try:
         value = result.bound(**params)
         ok, note = lhs_applies(result, dep, {**provided, **params})

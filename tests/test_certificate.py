@@ -165,3 +165,31 @@ delta = "0.1"
     cert = certify(dep)
     assert cert["monotonicity"] and "post-processing" in cert["monotonicity"]
     assert to_json(cert) == to_json(certify(dep))
+
+
+def test_registered_bounds_are_evaluated_for_an_exact_exp_epsilon0():
+    """A deployment that gives exp_epsilon0: the registered results receive epsilon0 as log(exp_epsilon0) and the
+    exact exp_epsilon0 (proofs.core.Result._env), so Lemma 5.3's blanket view -- which builds the exact k-RR -- is
+    evaluated (it read 'does not apply: epsilon0 must be an exact number, not arb' before); its value meets the
+    blanket view computed directly (both contain the true value), and a symbolic bound gives the same value as when
+    evaluated at the ball."""
+    import blanket.proofs.blanket as B
+    from blanket.exact.shuffled.krr import delta_blanket_view
+    from flint import arb
+
+    dep = load_deployment(EX / "holds.toml")
+    cert = json.loads(to_json(certify(dep)))
+    rows = {b["key"]: b for b in cert["claims"][0]["bounds"]}
+    lemma = rows["BBGN19 Lemma 5.3"]
+    assert lemma["applies"] is True, lemma
+    direct = delta_blanket_view(BinaryRR(exp_epsilon0=3), 1000, epsilon="1/2")
+    lo, hi = (arith.exact(x) for x in arith.endpoints(direct))
+    # both enclose the same true value (computed at different precisions): they intersect
+    assert arith.exact(lemma["value"]["lower"]) <= hi and lo <= arith.exact(lemma["value"]["upper"])
+    # the exact form and the ball form of epsilon0 agree on a symbolic bound
+    with arith.precision(128):
+        at_exact = B.THEOREM_5_3_RR.bound(exp_epsilon0=3, n=1000, k=2, epsilon="1/2", delta="1e-6")
+        at_ball = B.THEOREM_5_3_RR.bound(epsilon0=arb(3).log(), n=1000, k=2, epsilon="1/2", delta="1e-6")
+    assert at_exact.overlaps(at_ball)
+    with pytest.raises(Exception, match="both given"):
+        B.THEOREM_5_3_RR.bound(exp_epsilon0=3, epsilon0="1", n=1000, k=2, epsilon="1/2", delta="1e-6")
