@@ -11,7 +11,7 @@ class BlanketError(Exception):
 
 
 class InvalidArgument(BlanketError, ValueError):
-    """An argument is malformed or outside its domain.
+    """An argument is malformed or outside its domain (``value`` ``None``: it was not given, and is not shown).
 
     >>> raise InvalidArgument("epsilon0", -1, "must be >= 0")
     Traceback (most recent call last):
@@ -21,7 +21,7 @@ class InvalidArgument(BlanketError, ValueError):
 
     def __init__(self, name, value, requirement, hint=None):
         self.name, self.value, self.requirement, self.hint = name, value, requirement, hint
-        msg = f"{name} {requirement}, got {value!r}"
+        msg = f"{name} {requirement}" if value is None else f"{name} {requirement}, got {value!r}"  # None: not given
         if hint:
             msg += f" ({hint})"
         super().__init__(msg)

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 
 PARSER = {
-    "help": "certified delta(epsilon) of shuffled randomized response on a dataset "
-    "(worst case over all datasets by default), or of a registered bound",
+    "help": "certified delta(epsilon) of a shuffled local randomizer (randomized response, a frequency oracle, any "
+    "eps0-LDP randomizer) on a dataset (worst case over all datasets by default), or of a registered bound",
 }
 
 

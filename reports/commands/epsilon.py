@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 
 PARSER = {
-    "help": "certified smallest central epsilon with delta(epsilon) <= target for shuffled "
-    "randomized response (worst case over all datasets by default), or from a bound",
+    "help": "certified smallest central epsilon with delta(epsilon) <= target for a shuffled local randomizer "
+    "(randomized response, a frequency oracle, any eps0-LDP randomizer; worst case over all datasets by default), "
+    "or from a bound",
 }
 
 
