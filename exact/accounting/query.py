@@ -137,7 +137,7 @@ def require(q: Query, *keys: str, name: Callable[[str], str] = str) -> Query:
     >>> require(make_query(mechanism="ldp", epsilon0="1", n=10), "delta")
     Traceback (most recent call last):
     ...
-    blanket.exact.numbers.errors.InvalidArgument: delta is required (the target delta, 0 < delta < 1), got None
+    blanket.exact.numbers.errors.InvalidArgument: delta is required (the target delta, 0 < delta < 1)
     """
     for key in keys:
         given = (q.epsilon, q.exp_epsilon) if key == "epsilon" else (getattr(q, key),)

@@ -618,7 +618,7 @@ def exp_param(
     >>> exp_param()
     Traceback (most recent call last):
     ...
-    blanket.exact.numbers.errors.InvalidArgument: epsilon must be given (or exp_epsilon instead), not both or neither, got None
+    blanket.exact.numbers.errors.InvalidArgument: epsilon must be given (or exp_epsilon instead), not both or neither
     """
     if (epsilon is None) == (exp_epsilon is None):
         raise InvalidArgument(name, epsilon, f"must be given (or exp_{name} instead), not both or neither")
