@@ -1041,7 +1041,7 @@ def _bound_fn(result: Result, fixed: dict, free: str):
 
 
 #: the defaults of the two calibrations' searches (the authors' bracket ends at 10)
-_SEARCH: Search = {"hi": "10", "rel_tol": "1e-6"}
+_SEARCH: Search = {"hi": "10"}  # rel_tol: the searches' own default (1e-6)
 
 
 def calibrated_epsilon(result: Result, *, delta: NumberOrBall, search: Search | None = None, **params: Any) -> Bracket:
