@@ -1105,7 +1105,9 @@ def estimate_worst_cost(n: int, *, workers: int = 1, epsilon0: NumberOrBall | No
     workers = max(1, int(workers))
     pf = 0.2
     if epsilon0 is not None:
-        e = math.exp(float(arith.exact(epsilon0, "epsilon0")))
+        # an estimate only: a ball's midpoint is as good as an exact value here
+        e0 = arith.ball(epsilon0).mid() if isinstance(epsilon0, arb) else arith.exact(epsilon0, "epsilon0")
+        e = math.exp(float(e0))
         pf = e / (1 + e) ** 2
     W = 29 * math.sqrt(n * pf) + 10
     per = 3.5e-5 + 7.4e-9 * W
