@@ -4,7 +4,7 @@
 >>> acc = ShuffleAccountant(neighbouring="replace-one")
 >>> acc = acc.compose(ShuffledRR(k=2, epsilon0="1", n=1000), count=3)
 >>> eps = acc.get_epsilon(target_delta="1e-6")
->>> eps.lower <= eps.pair_lower <= eps.upper, float(eps) >= eps.upper
+>>> eps.lower <= eps.upper and eps.pair_lower <= eps.upper, float(eps) >= eps.upper
 (True, True)
 
 * :class:`ShuffledRR` — one round: ``n`` users each randomise their value with
@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting.query import Query
 from blanket.exact.mechanisms import oracles, registry
@@ -57,6 +58,15 @@ NEIGHBOURING = ("replace-one",)
 #: is small beside its gap; this saves half of the work at T = 10^4
 LOWER_GRID_FACTOR = 4
 LOWER_GRID_ROUNDS = 1000
+#: binary RR rounds of at most this many users compose the worst-case privacy curve over all datasets
+#: (:func:`blanket.exact.accounting.curves.binary_worst_pair`, O(n²): about a second at n = 256) instead of the
+#: blanket view / stronger-clone pair; above it, the enumeration of every test of every dataset is too slow (the
+#: windowed all-epsilon sweep that would lift this is issue 25's open part)
+CURVE_AUTO_N = 256
+#: above CURVE_AUTO_N and up to this many users, the worst-case curve is swept on a grid of CURVE_POINTS values of
+#: alpha (:func:`blanket.exact.accounting.curves.binary_worst_curve_pair`: seconds at n = 10^4, O(n^{3/2}))
+CURVE_GRID_N = 20000
+CURVE_POINTS = 1024
 ROUTES = {
     "PLD": "PLD (dominating pairs, pessimistic/optimistic discretisation, exact integer convolution)",
     "Renyi": "Renyi (the same dominating pairs: Renyi divergences added over rounds, CKS20 Prop. 12 conversion)",
@@ -117,7 +127,14 @@ class ShuffledRR:
     def mechanism(self) -> KRR:
         return KRR(self.k, fmpq(self.epsilon0.numerator, self.epsilon0.denominator))
 
-    def dominating_pair(self) -> _pld.ShiftPair:
+    def dominating_pair(self) -> _pld.ShiftPair | _curves.FinitePair:
+        """Binary RR with ``2 ≤ n ≤ CURVE_AUTO_N``: the worst-case privacy curve over all datasets as a pair
+        (:func:`blanket.exact.accounting.curves.binary_worst_pair`, the true curve up to float rounding); up to
+        ``CURVE_GRID_N`` the hull of its certified values on ``CURVE_POINTS`` grid points
+        (:func:`blanket.exact.accounting.curves.binary_worst_curve_pair`); otherwise the blanket-view pair
+        (:func:`blanket.exact.accounting.pld.dominating_pair`)."""
+        if self.k == 2 and 2 <= self.n <= CURVE_GRID_N:
+            return _binary_curve_pair(self.epsilon0, self.n)
         return _pld.dominating_pair(self.mechanism(), self.n)
 
     def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair:
@@ -138,6 +155,34 @@ class ShuffledRR:
     def sort_key(self) -> tuple:
         """Deterministic order of events in the composition (the result does not depend on it)."""
         return (0, self.k, self.epsilon0, self.n, "")
+
+
+_CURVE_PAIRS: dict = {}
+
+
+def _binary_curve_pair(epsilon0: Fraction, n: int) -> _curves.FinitePair:
+    """:func:`~blanket.exact.accounting.curves.binary_worst_pair` of binary RR at ``epsilon0``, memoised per
+    ``(epsilon0, n)`` (a deterministic function of them; at most 64 kept)."""
+    key = (epsilon0, n)
+    if key not in _CURVE_PAIRS:
+        if len(_CURVE_PAIRS) >= 64:
+            _CURVE_PAIRS.clear()
+        mech = KRR(2, fmpq(epsilon0.numerator, epsilon0.denominator))
+        with arith.precision(128):
+            _CURVE_PAIRS[key] = (
+                _curves.binary_worst_pair(mech, n)
+                if n <= CURVE_AUTO_N
+                else _curves.binary_worst_curve_pair(mech, n, points=CURVE_POINTS, progress=False)
+            )
+    return _CURVE_PAIRS[key]
+
+
+def _discretise_both(pair: Any, grid: fmpq, prec: int) -> tuple:
+    """Both sides of a pair's PLD: a :class:`~blanket.exact.accounting.curves.FinitePair` by its own rounding, a
+    ``ShiftPair`` by the survival kernel of :mod:`blanket.exact.accounting.pld`."""
+    if isinstance(pair, _curves.FinitePair):
+        return pair.discretise_both(grid, prec=prec)
+    return _pld.discretise_both(pair, grid, prec=prec)
 
 
 def _exp_epsilon0(mech: Randomizer) -> Enclosure:
@@ -424,7 +469,7 @@ class ShuffleAccountant:
             if kind in ("upper", "lower"):
                 bkey = ("base", grid, ev)
                 if bkey not in self._cache:  # both sides from one pass of the survival kernel
-                    self._cache[bkey] = _pld.discretise_both(ev.dominating_pair(), g, prec=self.prec)
+                    self._cache[bkey] = _discretise_both(ev.dominating_pair(), g, self.prec)
                 base = self._cache[bkey][0 if kind == "upper" else 1]
             else:
                 pair = ev.lower_pair("forward" if kind == "low-fwd" else "backward")
@@ -451,8 +496,15 @@ class ShuffleAccountant:
             total = None
             for ev, cnt in self._ledger:
                 base = self._cache[("base", grid, ev)][0]
-                # every pair used has loss <= epsilon0 (the garbled view's replaced cells use the split view)
-                lm = _pld.renyi_log_moments(base, fmpq(ev.epsilon0.numerator, ev.epsilon0.denominator))
+                # every pair used has loss <= epsilon0 (the garbled view's replaced cells use the split view); a
+                # curve pair's largest ratio is its alpha_max, a rational at or above e^epsilon0
+                pr = ev.dominating_pair()
+                cap = (
+                    pr.max_loss()
+                    if isinstance(pr, _curves.FinitePair)
+                    else fmpq(ev.epsilon0.numerator, ev.epsilon0.denominator)
+                )
+                lm = _pld.renyi_log_moments(base, cap)
                 lm = [cnt * x for x in lm]
                 total = lm if total is None else [a + b for a, b in zip(total, lm)]
             self._cache[key] = total

@@ -1311,3 +1311,80 @@ def _finish_block_one(hvals, t1, t2, lo, hi, T, ee):
         if t2 >= hi:  # or above it: h(t) <= T there
             best = best.max(_interval(0, Tu))
     return _nonneg(best), best_t
+
+
+# ---------------------------------------------------------------- the worst-case privacy curve (all epsilon at once)
+#: largest n for which :func:`worst_case_tests` enumerates every dataset and every threshold (n² outer points)
+ROC_MAX_N = 1000
+
+
+def worst_case_tests(mech: KRR, n: int) -> tuple:
+    """Outer points ``(x̲, ȳ)`` of every optimal test of every pair of neighbouring datasets (both orders), as two
+    float64 arrays (``x̲`` rounded down, ``ȳ`` rounded up: each is a certified bound, ``docs/numerics.md`` Lemma 8).
+
+    For the forward pair at ``j`` ones among the others (fact 1: the likelihood ratio is non-decreasing in the
+    count), every optimal rejection region of every level ``α ≥ 0`` is an upper interval ``{K ≥ t}``; its
+    probabilities are ``y = P_1(K ≥ t)``, ``x = P_0(K ≥ t)``; the reverse order is the forward pair at
+    ``n − 1 − j`` (fact 2).  Hence ``E(α) = max_{j,t} (y − αx)`` for every ``α ≥ 0`` -- the worst-case privacy
+    curve of the shuffled mechanism -- and ``E(α) ≤ max (ȳ − αx̲)`` for ``x̲ ≤ x``, ``ȳ ≥ y``
+    (:func:`blanket.exact.accounting.curves.pair_from_roc` turns them into a dominating pair).
+
+    The pmfs are balls on the full support (no window) at the current precision (exact inputs give exact
+    balls); each ball's ends are rounded outward to binary64 and the tail sums are float sums of those ends,
+    widened by the a-priori bound ``2γ_{n+1}`` of Lemma 8.  Complexity: ``n`` datasets × ``n + 1`` thresholds:
+    O(n²) ball operations (polynomial products in C) plus O(n²) float conversions; ``n ≤ ROC_MAX_N``.
+    """
+    _check_mech(mech)
+    n = _check_n(n)
+    if n > ROC_MAX_N:
+        raise InvalidArgument(
+            "n", n, f"must be <= {ROC_MAX_N} for the enumeration of every test of every dataset (n² points)"
+        )
+    _ee0, p, f = rr_params(mech)
+    pb, fb = arith.ball(p), arith.ball(f)
+    up1, up0 = arb_poly([fb, pb]), arb_poly([pb, fb])
+    powA = [arb_poly([1])]  # (f + p z)^j: the ones among the others
+    for _ in range(n - 1):
+        powA.append(powA[-1] * up1)
+    xs, ys = [], []
+    B = arb_poly([1])  # (p + f z)^(n-1-j), built from j = n-1 down
+    for j in range(n - 1, -1, -1):
+        g = powA[j] * B
+        lo1, hi1 = _float_ends(g * up1, n + 1)
+        lo0, _hi0 = _float_ends(g * up0, n + 1)
+        # tails over t = n, n-1, ..., 1 (t = 0 is the full region (1, 1), which the hull adds)
+        y = _widen(np.cumsum(hi1[:0:-1]), n + 1, up=True)
+        x = _widen(np.cumsum(lo0[:0:-1]), n + 1, up=False)
+        xs.append(np.maximum(x, 0.0))
+        ys.append(np.minimum(y, 1.0))
+        B = B * up0
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def _float_ends(poly: arb_poly, length: int) -> tuple:
+    """Binary64 lower and upper ends of the coefficients of ``poly`` (padded with zeros to ``length``), each ≤ resp.
+    ≥ the ball's end: ``mid ∓ rad`` evaluated in floats then moved three ulps outward (Lemma 8).  O(length)."""
+    lo = np.zeros(length)
+    hi = np.zeros(length)
+    for i, c in enumerate(poly.coeffs()[:length]):
+        m, r = float(c.mid()), float(c.rad())
+        lo[i] = max(0.0, _ulps(m - r, -math.inf))
+        hi[i] = _ulps(m + r, math.inf)
+    return lo, hi
+
+
+def _ulps(x: float, to: float) -> float:
+    """``x`` moved three ulps towards ``to`` (Lemma 8: covers the three roundings of ``mid ∓ rad``)."""
+    for _ in range(3):
+        x = math.nextafter(x, to)
+    return x
+
+
+def _widen(sums: np.ndarray, m: int, *, up: bool) -> np.ndarray:
+    """Float partial sums of ``m`` or fewer non-negative terms turned into certified bounds of the exact sums of the
+    same terms: ``ŝ·(1 ± 2γ_m)`` moved one ulp outward (Lemma 8).  O(len)."""
+    u = 2.0**-53
+    gam = m * u / (1 - m * u)
+    if up:
+        return np.nextafter(sums * (1 + 2 * gam), np.inf)
+    return np.nextafter(sums * (1 - 2 * gam), -np.inf)

@@ -1,0 +1,544 @@
+"""Worst-case privacy curves and the finite pairs they define (``docs/composition.md`` §5d).
+
+A *privacy curve* is ``E(α) = sup H_α(M(D)‖M(D'))`` over ordered neighbouring datasets, ``α ≥ 0``.  It is convex,
+non-increasing, ``E(0) = 1`` and ``E(α) ≥ (1 − α)_+``.  Every convex piecewise-linear curve with that boundary
+behaviour is the hockey-stick curve of a *finite* pair ``(P, Q)`` (Zhu–Dong–Wang 2022; Doroshenko et al. 2022), and a
+pair whose curve lies above ``E`` at every ``α`` dominates the mechanism, so the composition theorem of
+``docs/composition.md`` §2 applies to its products.  Two ways to such a pair, both exact in rationals:
+
+* :func:`pair_from_values` -- certified upper values ``U_j ≥ E(α_j)`` at grid points (any mix of certified bounds,
+  the smallest at each point): the greatest convex minorant of the points, with ``(0, 1)``, the reflected points
+  ``(1/α, 1 − 1/α + U/α)`` and ``(α_max, 0)`` for ``α_max ≥ e^{ε0}``, lies above ``E`` (``E`` is a convex minorant of
+  the same points).
+* :func:`pair_from_roc` -- certified *outer* points ``(x̲, ȳ)`` of the mechanism's tests (every pair of datasets and
+  every rejection region: ``x = Q(S) ≥ x̲``, ``y = P(S) ≤ ȳ``): ``E(α) = sup (y − αx) ≤ sup (ȳ − αx̲)``, the support
+  function of the upper concave hull of the outer points, which is the pair's curve.
+
+:class:`FinitePair` holds the atoms ``(ratio, P, Q)`` (ratio ``None`` is the atom at ``+∞``: ``Q = 0``), evaluates its
+``H_α`` exactly, and discretises its privacy loss ``log(P/Q)`` onto a grid on either side of a PLD sandwich
+(:class:`~blanket.exact.accounting.pld.PLD`): the pessimistic side rounds each loss up (an upper ball end, so it is
+never below the true loss) and ceils the survival function, the optimistic side rounds down and floors.
+
+Complexity: the hulls are ``O(m log m)`` exact rational operations for ``m`` points; :meth:`FinitePair.discretise`
+``O(a + J)`` for ``a`` atoms and ``J`` grid points.
+
+>>> from flint import fmpq
+>>> pr = pair_from_values([(fmpq(2), fmpq(1, 10))], alpha_max=fmpq(3))
+>>> [pr.hockey_stick(a) for a in (0, 1, 2, 3)]
+[1, 2/5, 1/10, 0]
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from blanket.exact.accounting.pld import PLD, SCALE_BITS, parse_grid
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import NumberInput
+from blanket.exact.shuffled.binary import worst_case_tests
+from flint import arb, fmpq, fmpz_poly
+
+
+def _q(x: object, name: str) -> fmpq:
+    v = arith.exact(x, name)
+    return v if isinstance(v, fmpq) else fmpq(v)
+
+
+def _cross(o: tuple, a: tuple, b: tuple) -> fmpq:
+    """``(a − o) × (b − o)``: > 0 for a left turn."""
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+@dataclass(frozen=True)
+class FinitePair:
+    """A finite pair ``(P, Q)``: ``masses``, atoms ``(ratio, p, q)`` with exact masses (``ratio = p/q``; ``None`` at ``+∞``).
+
+    ``H_α(P‖Q) = Σ (p − α q)_+`` (:meth:`hockey_stick`, exact).  ``description`` names the curve it came from.
+    """
+
+    masses: tuple
+    description: str = ""
+    kind: str = "curve"
+
+    def atoms(self) -> list:
+        """``[(key, P, Q)]`` as :meth:`blanket.exact.accounting.pld.ShiftPair.atoms` (key: ``(ratio,)``)."""
+        return [((r,), p, q) for r, p, q in self.masses]
+
+    @property
+    def max_ratio(self) -> fmpq | None:
+        """The largest finite likelihood ratio (``None`` if there is none)."""
+        rs = [r for r, p, q in self.masses if r is not None and p > 0]
+        return max(rs) if rs else None
+
+    def max_loss(self) -> arb:
+        """A ball containing the largest finite privacy loss ``log(max ratio)`` (refused with mass at ``+∞``)."""
+        if self.mass_at_infinity > 0 or self.max_ratio is None:
+            raise InvalidArgument("pair", self.description, "has mass at +infinity: its loss is unbounded")
+        return arith.ball(self.max_ratio).log()
+
+    @property
+    def mass_at_infinity(self) -> fmpq:
+        return sum((p for r, p, q in self.masses if r is None), fmpq(0))
+
+    def hockey_stick(self, alpha: NumberInput) -> fmpq:
+        """``H_α(P‖Q)``, exact.  O(atoms)."""
+        a = _q(alpha, "alpha")
+        if a < 0:
+            raise InvalidArgument("alpha", str(a), "must be >= 0")
+        return sum((p - a * q for r, p, q in self.masses if p - a * q > 0), fmpq(0))
+
+    def discretise(self, grid: NumberInput, side: str, *, prec: int = 128, bits: int = SCALE_BITS) -> PLD:
+        """The pair's PLD on the grid ``jΔ``: ``side="upper"`` pessimistic, ``"lower"`` optimistic (docs/composition.md §3).
+
+        Upper: each loss ``log r`` rounded up to the grid from the upper end of its ball, survival
+        ``Ŝ_j = ⌈2^bits·P(L̃ > t_j)⌉`` (exact rationals), the atom at ``+∞`` kept there.  Lower: rounded down from the
+        lower end, survival floored, the atom at ``+∞`` placed on the highest grid point (a smaller loss: still a
+        lower bound of every non-decreasing integrand).  O(atoms + J) exact operations.
+        """
+        if side not in ("upper", "lower"):
+            raise InvalidArgument("side", side, "must be 'upper' or 'lower'")
+        g = parse_grid(grid)
+        up = side == "upper"
+        idx: dict[int, fmpq] = {}
+        inf = fmpq(0)
+        with arith.precision(prec):
+            for r, p, _q0 in self.masses:
+                if p == 0:
+                    continue  # no P-mass: no loss value (ratio 0 is loss -inf)
+                if r is None:
+                    inf += p
+                    continue
+                lo, hi = arith.endpoints(arith.ball(r).log() / arith.ball(g))
+                j = -((-hi.numerator) // hi.denominator) if up else lo.numerator // lo.denominator
+                idx[j] = idx.get(j, fmpq(0)) + p
+        if not idx and inf == 0:
+            raise InvalidArgument("pair", self.description, "has no mass under P")
+        if not up and inf > 0:
+            top = max(idx) if idx else 0
+            idx[top] = idx.get(top, fmpq(0)) + inf
+            inf = fmpq(0)
+        j0, j1 = min(idx), max(idx)
+        scale = fmpq(2) ** bits
+        # survival S_i = P(L > t_{j0+i}) for i = 0..J-1 (plus the +inf mass), exact; then scaled
+        masses = [idx.get(j, fmpq(0)) for j in range(j0, j1 + 1)]
+        ints = []
+        if up:
+            tail = inf
+            S = []
+            for m in reversed(masses):
+                S.append(tail)  # P(L > t) for the point t of this mass
+                tail += m
+            S.reverse()
+            Si = [_ceil(s * scale) for s in S]
+            total = 1 << bits
+            ints = [total - Si[0]] + [Si[i - 1] - Si[i] for i in range(1, len(Si))]
+            inf_int = Si[-1]
+            if total - Si[0] < 0:  # the pair's total P-mass is 1: cannot happen for a valid pair
+                raise InvalidArgument("pair", self.description, "has P-mass above 1")
+        else:
+            tail = fmpq(0)
+            Sge = []
+            for m in reversed(masses):
+                tail += m
+                Sge.append(tail)  # P(L >= t)
+            Sge.reverse()
+            Si = [_floor(s * scale) for s in Sge] + [0]
+            ints = [Si[i] - Si[i + 1] for i in range(len(masses))]
+            inf_int = 0
+        pld = PLD(g, j0, fmpz_poly(ints), inf_int, side, bits=bits, prec=prec)
+        return pld
+
+    def discretise_both(self, grid: NumberInput, *, prec: int = 128) -> tuple:
+        """``(upper, lower)`` PLDs (:meth:`discretise`)."""
+        return self.discretise(grid, "upper", prec=prec), self.discretise(grid, "lower", prec=prec)
+
+
+def _ceil(x: fmpq) -> int:
+    return int(-((-x.p) // x.q))
+
+
+def _floor(x: fmpq) -> int:
+    return int(x.p // x.q)
+
+
+def _pair_from_vertices(verts: list, description: str) -> FinitePair:
+    """The pair of a convex, non-increasing piecewise-linear curve through ``verts`` (``(α, value)``, α increasing,
+    the first ``(0, 1)``), constant after the last vertex.  Q-mass at vertex ``i`` is the slope increment there,
+    P = α·Q, the mass at ``+∞`` is the last value."""
+    slopes = [(verts[i + 1][1] - verts[i][1]) / (verts[i + 1][0] - verts[i][0]) for i in range(len(verts) - 1)]
+    slopes.append(fmpq(0))
+    atoms: list[tuple] = []
+    q0 = 1 + slopes[0]
+    if q0 > 0:
+        atoms.append((fmpq(0), fmpq(0), q0))
+    for i in range(1, len(verts)):
+        q = slopes[i] - slopes[i - 1]
+        if q > 0:
+            atoms.append((verts[i][0], verts[i][0] * q, q))
+    last = verts[-1][1]
+    if last > 0:
+        atoms.append((None, last, fmpq(0)))
+    return FinitePair(tuple(atoms), description)
+
+
+def lower_convex_hull(points: Iterable[tuple]) -> list:
+    """The vertices of the greatest convex minorant of ``points`` (``(x, y)`` exact), x increasing.  O(m log m)."""
+    pts = sorted(set(points))
+    hull: list = []
+    for pt in pts:
+        if hull and hull[-1][0] == pt[0]:
+            continue  # same x: the sort put the smaller y first
+        while len(hull) >= 2 and _cross(hull[-2], hull[-1], pt) <= 0:
+            hull.pop()
+        hull.append(pt)
+    return hull
+
+
+def pair_from_values(
+    values: Sequence[tuple], *, alpha_max: NumberInput | None, description: str = "privacy curve"
+) -> FinitePair:
+    """The pair of the greatest convex minorant of certified upper values ``(α_j, U_j)``, ``U_j ≥ E(α_j)``, ``α_j ≥ 1``.
+
+    Adds ``(0, 1)``, the reflections ``(1/α, 1 − 1/α + U/α)`` (``E(1/α) = 1 − 1/α + E(α)/α`` by the symmetry of the
+    neighbouring relation) and, when ``alpha_max`` (a rational ``≥ e^{ε0}``) is given, ``(α_max, 0)`` and its reflection
+    ``(1/α_max, 1 − 1/α_max)``; beyond the
+    last point the curve is constant (``E`` is non-increasing).  Each ``U_j`` is clipped below at ``0`` only if it
+    is negative (an invalid upper value is refused).  O(m log m) exact operations.
+    """
+    pts = [(fmpq(0), fmpq(1))]
+    for a, u in values:
+        a, u = _q(a, "alpha"), _q(u, "value")
+        if a < 1:
+            raise InvalidArgument("alpha", str(a), "must be >= 1 (the values below 1 follow by reflection)")
+        if u < 0:
+            raise InvalidArgument("value", str(u), "must be >= 0 (an upper value of a hockey-stick divergence)")
+        pts.append((a, u))
+        if a > 1:
+            pts.append((1 / a, 1 - 1 / a + u / a))
+    if alpha_max is not None:
+        am = _q(alpha_max, "alpha_max")
+        if am < 1:
+            raise InvalidArgument("alpha_max", str(am), "must be >= 1")
+        pts.append((am, fmpq(0)))
+        pts.append((1 / am, 1 - 1 / am))  # its reflection: E(α) = 1 − α for α ≤ 1/α_max
+        pts = [(a, u) for a, u in pts if a <= am]
+    verts = lower_convex_hull(pts)
+    return _pair_from_vertices(verts, description)
+
+
+def pair_from_roc(points: Iterable[tuple], description: str = "privacy curve (ROC hull)") -> FinitePair:
+    """The pair of the upper concave hull of outer test points ``(x̲, ȳ)`` in ``[0, 1]²`` (see the module docstring).
+
+    The points ``(0, 0)`` and ``(1, 1)`` (the empty and the full rejection region) are added.  Hull vertices
+    ``v_0 = (0, 0), …, v_m = (1, 1)`` give one atom per segment: ``Q = Δx``, ``P = Δy`` (ratio ``Δy/Δx``; ``+∞``
+    when ``Δx = 0``).  O(m log m) exact operations.
+    """
+    pts = {(fmpq(0), fmpq(0)), (fmpq(1), fmpq(1))}
+    for x, y in points:
+        x, y = _q(x, "x"), _q(y, "y")
+        if x < 0 or y > 1:
+            raise InvalidArgument("point", f"({x}, {y})", "must lie in [0, 1]^2 (clip outer ends at 0 and 1)")
+        pts.add((x, y))
+    # upper hull: sort by x, larger y first at equal x; keep right turns
+    order = sorted(pts, key=lambda t: (t[0], -t[1]))
+    hull: list = []
+    for pt in order:
+        if hull and hull[-1][0] == pt[0]:
+            continue
+        while len(hull) >= 2 and _cross(hull[-2], hull[-1], pt) >= 0:
+            hull.pop()
+        hull.append(pt)
+    # a vertical first segment (x = 0, y > 0) is the atom at +inf
+    atoms = []
+    top0 = max(y for x, y in pts if x == 0)
+    if top0 > 0:
+        atoms.append((None, top0, fmpq(0)))
+        hull[0] = (fmpq(0), top0)
+    for (x0, y0), (x1, y1) in zip(hull, hull[1:]):
+        dx, dy = x1 - x0, y1 - y0
+        if dx > 0 and dy >= 0:
+            atoms.append((dy / dx, dy, dx))
+    return FinitePair(tuple(atoms), description)
+
+
+def pair_from_roc_floats(xs, ys, description: str = "privacy curve (ROC hull)") -> FinitePair:
+    """:func:`pair_from_roc` on outer points given as binary64 arrays (``x̲`` in ``xs``, ``ȳ`` in ``ys``).
+
+    A float pass discards the points that are *certainly* under the upper hull (the monotone chain pops a point
+    only when the float cross product exceeds its a-priori error bound, ``docs/numerics.md`` Lemma 9; a popped point
+    lies under a segment of two points of the set, so the hull of the survivors is the hull of all), then the exact
+    hull of the survivors (their exact dyadic values) gives the pair.  O(m log m) float and O(h log h) exact
+    operations for ``m`` points and ``h`` survivors.
+    """
+    x = np.asarray(xs, dtype=np.float64)
+    y = np.asarray(ys, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise InvalidArgument("xs", f"shape {x.shape} vs {y.shape}", "must be two 1-d arrays of the same length")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise InvalidArgument("xs", "non-finite", "must hold finite numbers")
+    order = np.lexsort((-y, x))
+    xl, yl = x[order].tolist(), y[order].tolist()
+    g4 = 4 * 2.0**-53 / (1 - 4 * 2.0**-53)
+    tiny = 2.0**-1000
+    hx: list = []
+    hy: list = []
+    for px, py in zip([0.0, *xl, 1.0], [0.0, *yl, 1.0]):
+        while len(hx) >= 2:
+            ax, ay = hx[-1] - hx[-2], hy[-1] - hy[-2]
+            bx, by = px - hx[-2], py - hy[-2]
+            t1, t2 = ax * by, ay * bx
+            # pop hull[-1] only when it is certainly on or under the segment hull[-2] -> p
+            if t1 - t2 >= 2 * g4 * (abs(t1) + abs(t2)) + tiny:
+                hx.pop()
+                hy.pop()
+            else:
+                break
+        hx.append(px)
+        hy.append(py)
+    pts = [(fmpq(*_dyadic(a)), fmpq(*_dyadic(b))) for a, b in zip(hx, hy)]
+    return pair_from_roc(pts, description)
+
+
+def _dyadic(v: float) -> tuple:
+    """The exact value of a binary64 as ``(numerator, denominator)``."""
+    return float(v).as_integer_ratio()
+
+
+def roc_points_from_balls(sq: Sequence[arb | fmpq], sp: Sequence[arb | fmpq]) -> list:
+    """Outer points ``(max(0, lower(SQ)), min(1, upper(SP)))`` of enclosures of ``(Q(S), P(S))``.  O(len)."""
+    out = []
+    for x, y in zip(sq, sp):
+        if isinstance(x, fmpq) and isinstance(y, fmpq):
+            out.append((x, y))
+            continue
+        lo = arith.endpoints(arith.ball(x))[0]
+        hi = arith.endpoints(arith.ball(y))[1]
+        xl = max(fmpq(0), fmpq(lo.numerator, lo.denominator))
+        yh = min(fmpq(1), fmpq(hi.numerator, hi.denominator))
+        out.append((xl, yh))
+    return out
+
+
+def clip_at(pair: FinitePair, alpha_max: NumberInput, description: str | None = None) -> FinitePair:
+    """The pair of the hull of ``pair``'s own curve at its vertices ``α ≥ 1`` together with ``(α_max, 0)``.
+
+    Valid when the mechanism's curve vanishes at ``α_max`` (``α_max ≥ e^{ε0}``: each shuffled round of an ε0-LDP
+    randomizer is ε0-DP): the result lies above ``E`` and below ``pair``'s curve, and has no atom above ``α_max``
+    (no mass at ``+∞``).  O(v²) exact operations for ``v`` vertices.
+    """
+    am = _q(alpha_max, "alpha_max")
+    vals = [(r, pair.hockey_stick(r)) for r, p, q in pair.masses if r is not None and 1 <= r < am]
+    vals.append((fmpq(1), pair.hockey_stick(1)))
+    return pair_from_values(vals, alpha_max=am, description=description or pair.description)
+
+
+def binary_worst_pair(mech, n: int, *, alpha_max: NumberInput | None = None) -> FinitePair:
+    """The worst-case privacy curve of shuffled binary RR with ``n`` users, over every dataset and both orders, as a
+    dominating :class:`FinitePair` (:func:`blanket.exact.shuffled.binary.worst_case_tests`, then
+    :func:`pair_from_roc_floats`, then :func:`clip_at` ``α_max``: a rational ``≥ e^{ε0}``, by default the upper end
+    of ``e^{ε0}``'s ball).  Its curve is within the float rounding (about 1e-15 absolute) of the exact ``E``.
+    Complexity O(n²) (``n ≤ binary.ROC_MAX_N``): about 1 s at n = 200, a minute at n = 1000.
+    """
+    xs, ys = worst_case_tests(mech, n)
+    desc = f"worst-case privacy curve of shuffled binary RR over all datasets (n = {n}, ROC hull)"
+    pr = pair_from_roc_floats(xs, ys, desc)
+    if alpha_max is None:
+        e = mech.exp_epsilon0()
+        hi = arith.endpoints(arith.ball(e))[1]
+        alpha_max = fmpq(hi.numerator, hi.denominator)
+    return clip_at(pr, alpha_max, desc)
+
+
+# ====================================================================== binary RR at large n: the curve on a grid
+#: worst-case curve sweep: most datasets per block (one shared window convolution per block, docs/numerics.md Lemma C1)
+CURVE_BLOCK = 128
+
+
+def curve_block(n: int) -> int:
+    """Datasets per block at ``n`` users: ``2^round(log₂(√n/8))`` within ``[16, CURVE_BLOCK]`` (a block costs one
+    ``W_a·W_b`` convolution plus ``B·W`` per dataset; a function of ``n`` only, so every executor cuts the same
+    blocks)."""
+    return max(16, min(CURVE_BLOCK, 2 ** round(math.log2(max(math.sqrt(n) / 8, 1)))))
+
+
+#: window cut-off of the curve sweep's binomial windows
+CURVE_TOL = fmpq(1, 2**80)
+_U = 2.0**-53
+
+
+def curve_grid(epsilon0: NumberInput, points: int = 1024) -> list:
+    """``points`` dyadic rationals ``α_i = e^{ε_i}`` (``ε_i = i·ε0/points``, rounded down to a multiple of
+    ``2^-30``), exact in binary64, from ``α_0 = 1`` up to below ``e^{ε0}``.  Any grid is valid; a finer one brings
+    the hull closer to the curve (its chords lie above the convex curve by O(spacing²))."""
+    e0 = _q(epsilon0, "epsilon0")
+    pts = arith.integer_in(points, "points", lo=1, hi=1 << 16)
+    out: list[fmpq] = []
+    with arith.precision(96):
+        for i in range(pts):
+            a = arith.ball(e0 * i / pts).exp()
+            lo = arith.endpoints(a)[0]
+            v = fmpq((lo.numerator << 30) // lo.denominator, 1 << 30)
+            if not out or v > out[-1]:
+                out.append(v)
+    return out
+
+
+def _rel(x) -> arb:
+    return arb(fmpq(*float(x).as_integer_ratio())) if not isinstance(x, arb) else x
+
+
+def _curve_block(n: int, c0: int, c1: int, e0spec: tuple, alphas: tuple, prec: int) -> tuple:
+    """Upper bounds (binary64, before the absolute slack) of ``max_{c0 ≤ c < c1} D̃_c(α)`` at every ``α`` of
+    ``alphas`` and the block's absolute slack (a float upper bound).  Module level, picklable arguments.
+
+    For each dataset ``c`` of the block (``c`` ones among the others, forward order): ``g_c = H ⊛ R_{c−c0}``
+    (``H`` windowed, ``R_j`` complete; Lemma R1 and Lemma 5), ``P̂_1 = f̂·ĝ + p̂·ĝ(·−1)``, ``P̂_0 = p̂·ĝ + f̂·ĝ(·−1)``,
+    their suffix sums (``numpy.cumsum``), the likelihood ratio ``r̂ = P̂_1/P̂_0``; for each ``α`` the threshold
+    ``t̂`` = the first index with ``r̂ > α`` and the value ``SP̂/(1−r_S) − α·SQ̂/(1+r_S)`` there (docs/numerics.md
+    Lemma C1 bounds what the float location of ``t̂`` can miss).  Cost O(W_a·W_b + B·(B·W + G log W)).
+    """
+    from blanket.exact.laws import binomial as laws
+
+    with arith.precision(prec):
+        ee0 = arb(fmpq(*map(int, e0spec[1].split("/")))) if e0spec[0] == "exp" else e0spec[1]
+        ee0 = arith.ball(ee0)
+        f = 1 / (ee0 + 1)
+        p = ee0 * f
+        B = c1 - c0
+        tol = CURVE_TOL
+        if c0 == 0:
+            a, ra, ta = np.ones(1), 0.0, arb(0)
+        else:
+            wa = laws.float_window(c0, p, tol)
+            a, ra, ta = wa.values, wa.rel, wa.tail
+        mb = n - c0 - B
+        if mb == 0:
+            b, rb, tb = np.ones(1), 0.0, arb(0)
+        else:
+            wb = laws.float_window(mb, f, tol)
+            b, rb, tb = wb.values, wb.rel, wb.tail
+        H = np.convolve(a, b)
+        rel_H = (1 + _rel(ra)) * (1 + _rel(rb)) * (1 + arb(laws.gamma(min(len(a), len(b))))) - 1
+        ph, ep = laws.float_param(p)
+        fh, ef = laws.float_param(f)
+        e = max(ep, ef)
+        R = _bernoulli_rows(B, ph, fh)
+        rel_R = _rel(laws.bernoulli_rel(0.0, e, B - 1)) if B > 1 else arb(0)
+        rel_g = (1 + rel_H) * (1 + rel_R) * (1 + arb(laws.gamma(B))) - 1
+        rel_P = (1 + rel_g) * (1 + arb(e)) * (1 + arb(laws.gamma(2))) - 1
+        W = len(H) + B  # length of every P row
+        rel_S = (1 + rel_P) * (1 + arb(laws.gamma(W))) - 1
+        rho = (1 + rel_P) * (1 + arb(laws.U)) / (1 - rel_P) - 1
+        T = arb((ta + tb).upper())
+        up_f = float(laws.float_upper(1 / (1 - rel_S)))
+        dn_f = float(arb((1 / (1 + rel_S)).lower()).mid())
+        dn_f = math.nextafter(dn_f, 0.0)
+        al = np.asarray(alphas, dtype=np.float64)
+        best = np.full(len(al), -np.inf)
+        for j in range(B):
+            g = np.convolve(R[j], H)
+            P1 = np.zeros(len(g) + 1)
+            P0 = np.zeros(len(g) + 1)
+            P1[:-1] += fh * g
+            P1[1:] += ph * g
+            P0[:-1] += ph * g
+            P0[1:] += fh * g
+            SP = np.cumsum(P1[::-1])[::-1]
+            SQ = np.cumsum(P0[::-1])[::-1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = np.where(P0 > 0, P1 / np.where(P0 > 0, P0, 1.0), np.where(P1 > 0, np.inf, -np.inf))
+            rm = np.maximum.accumulate(r)
+            t = np.searchsorted(rm, al, side="right")  # first index with r > alpha (len: none)
+            ok = t < len(P1)
+            tt = np.minimum(t, len(P1) - 1)
+            v = np.where(ok, SP[tt] * up_f - al * (SQ[tt] * dn_f), 0.0)
+            best = np.maximum(best, v)
+        # absolute slack: Lemma C1 (rho·max(1, alpha) ≤ rho·alpha_max), the window defect T, and the float
+        # evaluation of the value (a few roundings of numbers ≤ 1 + alpha)
+        amax = float(al.max()) if len(al) else 1.0
+        slack = rho * max(1.0, amax) + T + arb(8 * _U) * (1 + amax) + arb(2.0**-1000)
+        return best, float(laws.float_upper(slack))
+
+
+@functools.lru_cache(maxsize=8)
+def _bernoulli_rows(B: int, ph: float, fh: float) -> np.ndarray:
+    """``R[j] = Bin(j, p) ⊛ Bin(B−1−j, f)`` for ``j < B`` (a ``B × B`` float array; Lemma 5 of docs/numerics.md:
+    relative error ``bernoulli_rel(0, e, B − 1)``).  O(B²)."""
+    R = np.zeros((B, B))
+    R[:, 0] = 1.0
+    js = np.arange(B)
+    for s in range(B - 1):
+        sv = np.where(s < js, ph, fh)[:, None]
+        tv = np.where(s < js, fh, ph)[:, None]
+        new = np.zeros_like(R)
+        new[:, : s + 2] = tv * R[:, : s + 2]
+        new[:, 1 : s + 2] += sv * R[:, : s + 1]
+        R = new
+    R.flags.writeable = False
+    return R
+
+
+def binary_worst_curve_values(mech, n: int, alphas: Sequence, **run: Any) -> list:
+    """Certified upper values ``(α, U)`` with ``U ≥ E(α)``, the worst case over all datasets of shuffled binary RR,
+    at the dyadic ``alphas`` (each ``≥ 1``): every dataset is swept in blocks of :func:`curve_block` datasets
+    (:func:`_curve_block`, float kernel with the a-priori bounds of docs/numerics.md Lemma C1), on the executor of
+    ``run`` (``workers``, ``scheduler``, ``progress``: :func:`blanket.exact.runtime.executors.map_blocks`).
+    Complexity: O(n·(B·W + G log W) + (n/B)·W_a·W_b) float operations, ``W ≈ 2·13.5·sqrt(n p f)``.
+    """
+    from blanket.exact.runtime.executors import map_blocks
+
+    n = arith.integer_in(n, "n", lo=2)
+    als = [_q(a, "alpha") for a in alphas]
+    for a in als:
+        if a < 1 or fmpq(*_as_float(a).as_integer_ratio()) != a:
+            raise InvalidArgument("alphas", str(a), "must be >= 1 and exact in binary64 (use curve_grid)")
+    ee0 = mech.exp_epsilon0()
+    e0spec = ("exp", str(ee0)) if isinstance(ee0, fmpq) else ("ball", arith.ball(ee0))
+    fl = tuple(_as_float(a) for a in als)
+    prec = max(ctx_prec(), 128)
+    blk = curve_block(n)
+    tasks = [(n, c0, min(n, c0 + blk), e0spec, fl, prec) for c0 in range(0, n, blk)]
+    res = map_blocks(
+        _curve_block, tasks, desc=f"worst-case curve over {n} datasets", sizes=[t[2] - t[1] for t in tasks], **run
+    )
+    best = np.full(len(fl), -np.inf)
+    slack = 0.0
+    for v, s in res:
+        best = np.maximum(best, v)
+        slack = max(slack, s)
+    out = []
+    for a, v in zip(als, best.tolist()):
+        u = fmpq(*float(max(v, 0.0)).as_integer_ratio()) + fmpq(*float(slack).as_integer_ratio())
+        out.append((a, min(u, fmpq(1))))
+    return out
+
+
+def _as_float(a: fmpq) -> float:
+    """The binary64 nearest to ``a`` (exact for a dyadic ``a`` that fits)."""
+    return int(a.p) / int(a.q)
+
+
+def ctx_prec() -> int:
+    from flint import ctx
+
+    return int(ctx.prec)
+
+
+def binary_worst_curve_pair(mech, n: int, *, points: int = 1024, **run: Any) -> FinitePair:
+    """The dominating pair of the hull of :func:`binary_worst_curve_values` on :func:`curve_grid` (``points``),
+    with ``α_max`` the upper end of ``e^{ε0}`` (``docs/composition.md`` §5d)."""
+    e = mech.exp_epsilon0()
+    hi = arith.endpoints(arith.ball(e))[1]
+    am = fmpq(hi.numerator, hi.denominator)
+    with arith.precision(96):
+        e0 = arith.endpoints(arith.ball(e).log())[1]
+    grid = curve_grid(fmpq(e0.numerator, e0.denominator), points)
+    vals = binary_worst_curve_values(mech, n, grid, **run)
+    desc = f"worst-case privacy curve of shuffled binary RR over all datasets (n = {n}, {len(grid)} grid points)"
+    return pair_from_values(vals, alpha_max=am, description=desc)
