@@ -38,11 +38,14 @@ from typing import Any
 
 import numpy as np
 from blanket.exact.accounting.pld import PLD, SCALE_BITS, parse_grid
+from blanket.exact.laws import binomial as laws
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
+from blanket.exact.runtime.executors import map_blocks
 from blanket.exact.shuffled.binary import worst_case_tests
-from flint import arb, fmpq, fmpz_poly
+from flint import arb, ctx, fmpq, fmpz_poly
+from threadpoolctl import threadpool_limits
 
 
 def _q(x: object, name: str) -> fmpq:
@@ -393,6 +396,23 @@ def _rel(x) -> arb:
     return arb(fmpq(*float(x).as_integer_ratio())) if not isinstance(x, arb) else x
 
 
+#: blocks of the curve sweep per task of the executor (amortises the per-task set-up)
+CURVE_TASK_BLOCKS = 8
+
+
+def _curve_task(n: int, start: int, stop: int, block: int, e0spec: tuple, alphas: tuple, prec: int) -> tuple:
+    """:func:`_curve_block` over the blocks of ``block`` datasets in ``start..stop−1`` (BLAS on one thread: the
+    parallelism is over tasks); the maximum of their values and of their slacks.  Module level, picklable."""
+    best = None
+    slack = 0.0
+    with threadpool_limits(limits=1, user_api="blas"):
+        for c0 in range(start, stop, block):
+            v, s = _curve_block(n, c0, min(stop, c0 + block), e0spec, alphas, prec)
+            best = v if best is None else np.maximum(best, v)
+            slack = max(slack, s)
+    return best, slack
+
+
 def _curve_block(n: int, c0: int, c1: int, e0spec: tuple, alphas: tuple, prec: int) -> tuple:
     """Upper bounds (binary64, before the absolute slack) of ``max_{c0 ≤ c < c1} D̃_c(α)`` at every ``α`` of
     ``alphas`` and the block's absolute slack (a float upper bound).  Module level, picklable arguments.
@@ -403,8 +423,6 @@ def _curve_block(n: int, c0: int, c1: int, e0spec: tuple, alphas: tuple, prec: i
     ``t̂`` = the first index with ``r̂ > α`` and the value ``SP̂/(1−r_S) − α·SQ̂/(1+r_S)`` there (docs/numerics.md
     Lemma C1 bounds what the float location of ``t̂`` can miss).  Cost O(W_a·W_b + B·(B·W + G log W)).
     """
-    from blanket.exact.laws import binomial as laws
-
     with arith.precision(prec):
         ee0 = arb(fmpq(*map(int, e0spec[1].split("/")))) if e0spec[0] == "exp" else e0spec[1]
         ee0 = arith.ball(ee0)
@@ -440,25 +458,30 @@ def _curve_block(n: int, c0: int, c1: int, e0spec: tuple, alphas: tuple, prec: i
         dn_f = float(arb((1 / (1 + rel_S)).lower()).mid())
         dn_f = math.nextafter(dn_f, 0.0)
         al = np.asarray(alphas, dtype=np.float64)
-        best = np.full(len(al), -np.inf)
-        for j in range(B):
-            g = np.convolve(R[j], H)
-            P1 = np.zeros(len(g) + 1)
-            P0 = np.zeros(len(g) + 1)
-            P1[:-1] += fh * g
-            P1[1:] += ph * g
-            P0[:-1] += ph * g
-            P0[1:] += fh * g
-            SP = np.cumsum(P1[::-1])[::-1]
-            SQ = np.cumsum(P0[::-1])[::-1]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                r = np.where(P0 > 0, P1 / np.where(P0 > 0, P0, 1.0), np.where(P1 > 0, np.inf, -np.inf))
-            rm = np.maximum.accumulate(r)
-            t = np.searchsorted(rm, al, side="right")  # first index with r > alpha (len: none)
-            ok = t < len(P1)
-            tt = np.minimum(t, len(P1) - 1)
-            v = np.where(ok, SP[tt] * up_f - al * (SQ[tt] * dn_f), 0.0)
-            best = np.maximum(best, v)
+        # every row g_c = R_j ⊛ H at once: G = R @ M with M[s, k] = H[k − s] (sums of at most B non-negative
+        # products by rounded + and ×, whatever the BLAS order: Lemma R1); one BLAS thread (parallel over blocks)
+        V = len(H) + B - 1
+        pad = np.zeros(len(H) + 2 * (B - 1))
+        pad[B - 1 : B - 1 + len(H)] = H
+        M = np.lib.stride_tricks.sliding_window_view(pad, V)[::-1]
+        G = np.asarray(R) @ M
+        P1 = np.zeros((B, V + 1))
+        P0 = np.zeros((B, V + 1))
+        P1[:, :-1] += fh * G
+        P1[:, 1:] += ph * G
+        P0[:, :-1] += ph * G
+        P0[:, 1:] += fh * G
+        SP = np.cumsum(P1[:, ::-1], axis=1)[:, ::-1]
+        SQ = np.cumsum(P0[:, ::-1], axis=1)[:, ::-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(P0 > 0, P1 / np.where(P0 > 0, P0, 1.0), np.where(P1 > 0, np.inf, -np.inf))
+        rm = np.maximum.accumulate(r, axis=1)
+        T_idx = np.stack([np.searchsorted(rm[j], al, side="right") for j in range(B)])  # first index with r > alpha
+        ok = T_idx < V + 1
+        tt = np.minimum(T_idx, V)
+        rows = np.arange(B)[:, None]
+        v = np.where(ok, SP[rows, tt] * up_f - al[None, :] * (SQ[rows, tt] * dn_f), 0.0)
+        best = v.max(axis=0)
         # absolute slack: Lemma C1 (rho·max(1, alpha) ≤ rho·alpha_max), the window defect T, and the float
         # evaluation of the value (a few roundings of numbers ≤ 1 + alpha)
         amax = float(al.max()) if len(al) else 1.0
@@ -491,8 +514,6 @@ def binary_worst_curve_values(mech, n: int, alphas: Sequence, **run: Any) -> lis
     ``run`` (``workers``, ``scheduler``, ``progress``: :func:`blanket.exact.runtime.executors.map_blocks`).
     Complexity: O(n·(B·W + G log W) + (n/B)·W_a·W_b) float operations, ``W ≈ 2·13.5·sqrt(n p f)``.
     """
-    from blanket.exact.runtime.executors import map_blocks
-
     n = arith.integer_in(n, "n", lo=2)
     als = [_q(a, "alpha") for a in alphas]
     for a in als:
@@ -503,9 +524,10 @@ def binary_worst_curve_values(mech, n: int, alphas: Sequence, **run: Any) -> lis
     fl = tuple(_as_float(a) for a in als)
     prec = max(ctx_prec(), 128)
     blk = curve_block(n)
-    tasks = [(n, c0, min(n, c0 + blk), e0spec, fl, prec) for c0 in range(0, n, blk)]
+    span = blk * CURVE_TASK_BLOCKS
+    tasks = [(n, c0, min(n, c0 + span), blk, e0spec, fl, prec) for c0 in range(0, n, span)]
     res = map_blocks(
-        _curve_block, tasks, desc=f"worst-case curve over {n} datasets", sizes=[t[2] - t[1] for t in tasks], **run
+        _curve_task, tasks, desc=f"worst-case curve over {n} datasets", sizes=[t[2] - t[1] for t in tasks], **run
     )
     best = np.full(len(fl), -np.inf)
     slack = 0.0
@@ -525,8 +547,6 @@ def _as_float(a: fmpq) -> float:
 
 
 def ctx_prec() -> int:
-    from flint import ctx
-
     return int(ctx.prec)
 
 
