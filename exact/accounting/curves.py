@@ -44,6 +44,7 @@ from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
 from blanket.exact.runtime.executors import map_blocks
 from blanket.exact.shuffled.binary import worst_case_tests
+from blanket.exact.shuffled.krr import delta_blanket_view
 from flint import arb, ctx, fmpq, fmpz_poly
 from threadpoolctl import threadpool_limits
 
@@ -376,9 +377,11 @@ _U = 2.0**-53
 
 
 def curve_grid(epsilon0: NumberInput, points: int = 1024) -> list:
-    """``points`` dyadic rationals ``α_i = e^{ε_i}`` (``ε_i = i·ε0/points``, rounded down to a multiple of
-    ``2^-30``), exact in binary64, from ``α_0 = 1`` up to below ``e^{ε0}``.  Any grid is valid; a finer one brings
-    the hull closer to the curve (its chords lie above the convex curve by O(spacing²))."""
+    """``points`` dyadic rationals ``α_i = e^{ε_i}`` (``ε_i = i·ε_top/points`` with ``ε_top = epsilon0``, rounded
+    down to a multiple of ``2^-30``), exact in binary64, from ``α_0 = 1`` up to below ``e^{ε_top}``.  Any grid is
+    valid; a finer one brings the hull closer to the curve (its chords lie above the convex curve by
+    O(spacing²)); :func:`binary_worst_curve_pair` passes an ``ε_top`` below ``ε0`` where the curve is already
+    negligible, so that the points fall where it matters."""
     e0 = _q(epsilon0, "epsilon0")
     pts = arith.integer_in(points, "points", lo=1, hi=1 << 16)
     out: list[fmpq] = []
@@ -550,6 +553,34 @@ def ctx_prec() -> int:
     return int(ctx.prec)
 
 
+#: above the epsilon where the blanket view's certified delta is below this, the grid of the curve is not refined
+NEGLIGIBLE_DELTA = fmpq(1, 10**30)
+
+
+def _negligible_from(mech: Any, n: int, e0: fmpq) -> fmpq:
+    """The smallest ``ε0·k/64`` (``k = 1..64``) at which the blanket view's certified δ is below
+    :data:`NEGLIGIBLE_DELTA` (the curve is below it there and beyond), else ``e0``: only where the grid points go
+    (a choice; every grid is valid).  O(log 64) blanket-view evaluations."""
+    lo, hi = 1, 64
+    if n < 64:
+        return e0
+    with arith.precision(128):
+
+        def small(k: int) -> bool:
+            v = delta_blanket_view(mech, n, epsilon=e0 * k / 64, tol=fmpq(1, 2**200))
+            return arith.lt(v, NEGLIGIBLE_DELTA) is True
+
+        if not small(hi - 1):
+            return e0
+        while lo < hi - 1:
+            mid = (lo + hi) // 2
+            if small(mid):
+                hi = mid
+            else:
+                lo = mid
+    return e0 * hi / 64
+
+
 def binary_worst_curve_pair(mech, n: int, *, points: int = 1024, **run: Any) -> FinitePair:
     """The dominating pair of the hull of :func:`binary_worst_curve_values` on :func:`curve_grid` (``points``),
     with ``α_max`` the upper end of ``e^{ε0}`` (``docs/composition.md`` §5d)."""
@@ -558,7 +589,8 @@ def binary_worst_curve_pair(mech, n: int, *, points: int = 1024, **run: Any) -> 
     am = fmpq(hi.numerator, hi.denominator)
     with arith.precision(96):
         e0 = arith.endpoints(arith.ball(e).log())[1]
-    grid = curve_grid(fmpq(e0.numerator, e0.denominator), points)
+    top = _negligible_from(mech, n, fmpq(e0.numerator, e0.denominator))
+    grid = curve_grid(top, points)
     vals = binary_worst_curve_values(mech, n, grid, **run)
     desc = f"worst-case privacy curve of shuffled binary RR over all datasets (n = {n}, {len(grid)} grid points)"
     return pair_from_values(vals, alpha_max=am, description=desc)
