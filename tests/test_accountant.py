@@ -102,7 +102,9 @@ def test_epsilon_interval_and_float():
     acc = ShuffleAccountant().compose(ShuffledRR(k=2, epsilon0="1", n=2000), count=10)
     e = acc.get_epsilon("1e-6")
     assert isinstance(e, CertifiedEpsilon)
-    assert e.lower <= e.pair_lower <= e.upper
+    # the pair's sandwich [pair_lower, upper] contains the pair's own epsilon, which is >= the mechanism's >= lower;
+    # with the worst-case curve pair (binary RR, n <= CURVE_GRID_N) pair_lower may dip below lower
+    assert e.lower <= e.upper and e.pair_lower <= e.upper
     assert e.rel_width <= Fraction(2, 100)
     assert Fraction(float(e)) >= e.upper and float(e) == pytest.approx(float(e.upper), rel=1e-15)
     # δ at the reported ε meets the target (the same pessimistic PLD)

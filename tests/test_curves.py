@@ -187,3 +187,16 @@ def test_curve_grid_is_dyadic_increasing_and_below_e_to_the_epsilon0():
         assert arith.lt(g[-1], arith.ball(1).exp()) is True
     with pytest.raises(InvalidArgument, match="alphas"):
         curves.binary_worst_curve_values(BinaryRR(epsilon0="1"), 10, [fmpq(1, 3) + 1])
+
+
+def test_shuffled_binary_rr_given_by_exp_epsilon0_composes_the_curve_pair_too():
+    from blanket.exact.accounting.accountant import Shuffled
+
+    ev = Shuffled({"type": "krr", "k": 2, "exp_epsilon0": "3"}, 9)
+    pr = ev.dominating_pair()
+    assert isinstance(pr, curves.FinitePair)
+    mech = BinaryRR(exp_epsilon0=3)
+    for a in ALPHAS:
+        assert pr.hockey_stick(a) >= exhaustive_worst(mech, 9, a)
+    assert not isinstance(Shuffled({"type": "ldp", "epsilon0": "1"}, 9).dominating_pair(), curves.FinitePair)
+    assert not isinstance(Shuffled({"type": "krr", "k": 3, "epsilon0": "1"}, 9).dominating_pair(), curves.FinitePair)

@@ -133,8 +133,8 @@ class ShuffledRR:
         ``CURVE_GRID_N`` the hull of its certified values on ``CURVE_POINTS`` grid points
         (:func:`blanket.exact.accounting.curves.binary_worst_curve_pair`); otherwise the blanket-view pair
         (:func:`blanket.exact.accounting.pld.dominating_pair`)."""
-        if self.k == 2 and 2 <= self.n <= CURVE_GRID_N:
-            return _binary_curve_pair(self.epsilon0, self.n)
+        if _uses_curve(self.mechanism(), self.n):
+            return _binary_curve_pair(self.mechanism(), self.n)
         return _pld.dominating_pair(self.mechanism(), self.n)
 
     def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair:
@@ -160,14 +160,16 @@ class ShuffledRR:
 _CURVE_PAIRS: dict = {}
 
 
-def _binary_curve_pair(epsilon0: Fraction, n: int) -> _curves.FinitePair:
-    """:func:`~blanket.exact.accounting.curves.binary_worst_pair` of binary RR at ``epsilon0``, memoised per
-    ``(epsilon0, n)`` (a deterministic function of them; at most 64 kept)."""
-    key = (epsilon0, n)
+def _binary_curve_pair(mech: KRR, n: int) -> _curves.FinitePair:
+    """The worst-case privacy curve of shuffled binary RR ``mech`` with ``n`` users as a pair: the exact ROC hull
+    (:func:`~blanket.exact.accounting.curves.binary_worst_pair`) for ``n ≤ CURVE_AUTO_N``, else the hull of its
+    certified values on ``CURVE_POINTS`` grid points (:func:`~blanket.exact.accounting.curves.binary_worst_curve_pair`).
+    Memoised per ``(ε0 or e^{ε0}, n)`` (a deterministic function of them; at most 64 kept)."""
+    e0 = getattr(mech, "epsilon0_exact", None)
+    key = (str(e0) if e0 is not None else "exp " + str(mech.exp_epsilon0()), n)
     if key not in _CURVE_PAIRS:
         if len(_CURVE_PAIRS) >= 64:
             _CURVE_PAIRS.clear()
-        mech = KRR(2, fmpq(epsilon0.numerator, epsilon0.denominator))
         with arith.precision(128):
             _CURVE_PAIRS[key] = (
                 _curves.binary_worst_pair(mech, n)
@@ -175,6 +177,11 @@ def _binary_curve_pair(epsilon0: Fraction, n: int) -> _curves.FinitePair:
                 else _curves.binary_worst_curve_pair(mech, n, points=CURVE_POINTS, progress=False)
             )
     return _CURVE_PAIRS[key]
+
+
+def _uses_curve(mech: Any, n: int) -> bool:
+    """Whether a round of ``mech`` with ``n`` users composes the worst-case curve pair (binary RR, ``n ≤ CURVE_GRID_N``)."""
+    return isinstance(mech, KRR) and mech.k == 2 and 2 <= n <= CURVE_GRID_N
 
 
 def _discretise_both(pair: Any, grid: fmpq, prec: int) -> tuple:
@@ -300,7 +307,11 @@ class Shuffled:
     def _is_krr(self) -> bool:
         return isinstance(self.mechanism, KRR)
 
-    def dominating_pair(self) -> _pld.ShiftPair:
+    def dominating_pair(self) -> _pld.ShiftPair | _curves.FinitePair:
+        """Binary RR up to ``CURVE_GRID_N`` users: the worst-case curve pair (as :class:`ShuffledRR`); other k-RR:
+        the blanket-view pair; every other randomizer: the clone pair."""
+        if _uses_curve(self.mechanism, self.n):
+            return _binary_curve_pair(self.mechanism, self.n)
         if isinstance(self.mechanism, KRR):
             return _pld.dominating_pair(self.mechanism, self.n)
         return clone_pair(self.mechanism, self.n)
