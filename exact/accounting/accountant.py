@@ -310,7 +310,7 @@ class Shuffled:
     def dominating_pair(self) -> _pld.ShiftPair | _curves.FinitePair:
         """Binary RR up to ``CURVE_GRID_N`` users: the worst-case curve pair (as :class:`ShuffledRR`); other k-RR:
         the blanket-view pair; every other randomizer: the clone pair."""
-        if _uses_curve(self.mechanism, self.n):
+        if isinstance(self.mechanism, KRR) and _uses_curve(self.mechanism, self.n):
             return _binary_curve_pair(self.mechanism, self.n)
         if isinstance(self.mechanism, KRR):
             return _pld.dominating_pair(self.mechanism, self.n)
