@@ -643,8 +643,18 @@ class ShuffleAccountant:
             pld_upper=uppers["PLD"],
             renyi_upper=uppers["Renyi"],
             renyi_order=renyi_order,
-            details={**details, "route": ROUTES[route]},
+            details={**details, "route": ROUTES[route], "pairs": self.pair_descriptions()},
         )
+
+    def pair_descriptions(self) -> list[str]:
+        """What each distinct round composes: its dominating pair's description (the worst-case curve, the
+        blanket view, the clone pair, …), in the order of the ledger, without repeats."""
+        out: list[str] = []
+        for ev, _ in self._ledger:
+            d = ev.dominating_pair().description
+            if d not in out:
+                out.append(d)
+        return out
 
     # ---------------------------------------------------------------- interoperability
     def to_dp_accounting(self, grid: NumberInput | None = None) -> Any:

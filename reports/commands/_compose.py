@@ -107,11 +107,10 @@ def _accountant(args, inp, T):
     return ShuffleAccountant().compose(ShuffledRR(k=inp.k, epsilon0=inp.epsilon0, n=inp.n), count=T)
 
 
-def _pair_name(args, inp) -> str:
-    """The dominating pair each round contributes (a [[rounds]] schedule is k-RR only)."""
-    if inp.oracle and not _schedule(args):
-        return "FOCS 2021 clone pair, any epsilon0-LDP randomizer"
-    return "Lemma 5.3 blanket view"
+def _pair_name(e) -> str:
+    """The dominating pairs the rounds contribute, as the accountant names them (the worst-case curve, the
+    Lemma 5.3 blanket view, the clone pair, …)."""
+    return "; ".join(e.details.get("pairs") or ["Lemma 5.3 blanket view"])
 
 
 def _dec(x, up, digits):
@@ -140,12 +139,13 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         "route_text": e.details["route"],
         "pld_upper": None if e.pld_upper is None else _dec(e.pld_upper, True, d),
         "renyi_upper": _dec(e.renyi_upper, True, d),
+        "pairs": e.details.get("pairs", []),
     }
     text = (
         f"epsilon = {up} (certified upper end for {_what(args, T)}; the mechanism's epsilon lies in "
         f"[{iv['lower']}, {up}])\n"
         f"for delta = {common._s(inp.delta)}, {_mech_line(args, inp, T)}.\n"
-        f"Upper end: product of dominating pairs ({_pair_name(args, inp)}), pessimistic PLD on grid {e.grid} "
+        f"Upper end: product of dominating pairs ({_pair_name(e)}), pessimistic PLD on grid {e.grid} "
         f"(sandwich [{payload['sandwich_lower']}, {payload['pld_upper'] or 'inf'}], width "
         f"{float(e.rel_width) * 100:.2f}%); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
         f"Lower end: the same rounds on one concrete pair of datasets (a claim below it is false)."
