@@ -92,6 +92,7 @@ from flint import arb, fmpq
 
 from . import curve
 from .deployment import ORACLE_WORDS, Deployment
+from .figures.privacy_curve import Picture, draw_png
 from .latex import TeX, display_result, exact_string, exact_to_tex
 
 if TYPE_CHECKING:
@@ -1452,8 +1453,9 @@ def write(cert: dict, outdir: str | pathlib.Path, *, pdf: bool = True, stem: str
     out = pathlib.Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     picture = f"{stem}-curve.png"  # the privacy curve (reports/curve.py), when the certificate has one
-    png = cert.get("_picture_png")
-    if png is not None and cert.get("picture"):
+    png = None
+    if cert.get("_picture") is not None and cert.get("picture"):
+        png = draw_png(Picture.from_data(cert["_picture"]))  # before any file is written: all or nothing
         cert = {**cert, "picture": {**cert["picture"], "file": picture}}
     tex = render_tex(cert) if stem == "certificate" else cert["_tex"]
     return write_document(

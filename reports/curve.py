@@ -363,12 +363,11 @@ def certificate_picture(
 
 
 def attach(cert: dict, pic: Picture) -> None:
-    """Put the picture into the certificate: ``picture`` (what is drawn; ``file`` is set when it is written) and the
-    PNG bytes under the private key ``_picture_png`` (not part of the JSON)."""
-    from .figures.privacy_curve import draw_png
-
+    """Put the picture into the certificate: ``picture`` (what is drawn; ``file`` is set when it is written) and its
+    plain data under the private key ``_picture`` (not part of the JSON file; drawn by
+    :func:`blanket.reports.certificate.write`)."""
     cert["picture"] = {"file": None, **pic.describe()}
-    cert["_picture_png"] = draw_png(pic)
+    cert["_picture"] = pic.as_data()
 
 
 def composition_picture(cert: dict, acc: ShuffleAccountant) -> Picture:

@@ -14,6 +14,7 @@ binary64) is left out of its line.  Cost: drawing only, O(points); about 0.5 s f
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 import os
@@ -114,6 +115,36 @@ class Picture:
                 "lower": self.rounds.lower_label,
             }
         return out
+
+    def as_data(self) -> dict:
+        """The picture as plain JSON-able data (:meth:`from_data` reads it back)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_data(cls, data: dict) -> Picture:
+        """The picture from :meth:`as_data`'s plain data."""
+
+        def line(d):
+            return None if d is None else Line(**d)
+
+        def marker(d):
+            if d is None:
+                return None
+            rng = d.get("eps_range")
+            return Marker(**{**d, "eps_range": None if rng is None else tuple(rng)})
+
+        r = data.get("rounds")
+        return cls(
+            title=data["title"],
+            upper=line(data["upper"]),
+            lower=line(data.get("lower")),
+            bounds=[Line(**b) for b in data.get("bounds", ())],
+            markers=[marker(m) for m in data.get("markers", ())],
+            skipped=list(data.get("skipped", ())),
+            rounds=None if r is None else Rounds(**{**r, "claim": marker(r.get("claim"))}),
+            eps_label=data.get("eps_label", cls.eps_label),
+            notes=tuple(data.get("notes", ())),
+        )
 
     def caption(self) -> str:
         """The picture in words (the certificate's figure caption)."""
