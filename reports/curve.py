@@ -115,8 +115,10 @@ def single_round(
     markers: Sequence[Marker] = (),
     prec: int = 128,
     points: int = GRID_POINTS,
+    mech: Any = None,
 ) -> Picture:
-    """The picture of one shuffled round from the certificate's sources and candidate bounds.
+    """The picture of one shuffled round from the certificate's sources and candidate bounds (``mech``: the
+    randomizer record, which decides which sources are too slow to draw, :func:`slow_for_plot`).
 
     ``srcs``: :class:`blanket.reports.certificate.Source` records (``role``, ``compute(eps)``, ``expensive``,
     ``title``, ``results``); ``cands``: registered results; ``evaluate(result, eps, delta)``: the certificate's
@@ -127,8 +129,9 @@ def single_round(
     top = eps_max(focus, eps0)
     eps = grid(top, focus, points)
     xs = [_to_float(e) or 0.0 for e in eps]
-    cheap = [s for s in srcs if not s.expensive]
+    cheap = [s for s in srcs if not s.expensive and slow_for_plot(s, mech) is None]
     skipped = [f"{s.title} (one sweep over all datasets per point)" for s in srcs if s.expensive]
+    skipped += [f"{s.title} ({why})" for s in srcs if not s.expensive and (why := slow_for_plot(s, mech))]
     drawn_results = {ref for s in cheap for ref in s.results}
     up_names: list[str] = []
     lo_names: list[str] = []
@@ -186,10 +189,28 @@ def single_round(
 _ROLE = re.compile(r" \((an upper|a lower) bound on (the worst case|every dataset)\)$")
 
 
+def slow_for_plot(source: Any, mech: Any) -> str | None:
+    """Why a certificate's source is not drawn (seconds or more per point, measured once on the README's machine,
+    so a picture of a few seconds cannot hold it), or ``None``.  A fixed rule, not a timer: the same deployment
+    always gets the same picture.  Its value at each claim is in the certificate's tables.
+
+    * the exact blanket view and the family ``third`` of k-ary RR with k > 2 (seconds per point at n = 10^4);
+    * a frequency oracle's blanket-view route (seconds to minutes per point at n = 10^3 and beyond).
+    """
+    key = getattr(source, "key", "")
+    if key in ("blanket-view", "family-third") and (getattr(mech, "k", None) or 2) > 2:
+        return "seconds per point for k > 2: not drawn, its value at each claim is in the tables"
+    if key.startswith("upper: ") and "blanket view" in key:
+        return "seconds to minutes per point: not drawn, its value at each claim is in the tables"
+    return None
+
+
 def _short(head: str, names: list[str]) -> str:
     if not names:
         return head
     parts = [_ROLE.sub("", n) for n in names]
+    if len(parts) > 1:  # several routes: their short names (the smallest is drawn at each point)
+        return f"{head} (the smallest of: {'; '.join(p.split(' (')[0] for p in parts)})"
     text = "; ".join(parts) if len(parts) <= 2 else f"the smallest of {len(parts)} routes"
     return f"{head} ({text})"
 
@@ -262,7 +283,9 @@ def composition(
     panel = None
     if rounds:
         total = acc.rounds
-        ts, us, ls = [], [], []
+        ts: list[int] = []
+        us: list[float | None] = []
+        ls: list[float | None] = []
         for f in ROUND_FRACTIONS:
             sub = acc if f == 1 else acc.scaled(f)
             if ts and sub.rounds == ts[-1]:
@@ -359,6 +382,7 @@ def certificate_picture(
         delta=delta,
         markers=markers,
         prec=prec,
+        mech=mech,
     )
 
 

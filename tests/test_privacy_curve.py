@@ -171,7 +171,20 @@ def test_plot_option_refuses_bad_paths_before_computing(tmp_path, capsys):
 def test_plot_option_draws_the_answer(tmp_path, capsys):
     target = tmp_path / "curve.png"
     rc = main(
-        ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "200", "--delta", "1e-3", "--json", "--plot", str(target)]
+        [
+            "epsilon",
+            "--mechanism",
+            "rr",
+            "--epsilon0",
+            "1",
+            "-n",
+            "200",
+            "--delta",
+            "1e-3",
+            "--json",
+            "--plot",
+            str(target),
+        ]
     )
     assert rc == 0
     out = capsys.readouterr()

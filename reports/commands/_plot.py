@@ -137,4 +137,5 @@ def _single_round(inp: Inputs, payload: dict, focus: list, markers: list) -> Any
         eps0=curve.epsilon0_upper(mech, dep.params),
         delta=delta,
         markers=markers,
+        mech=mech,
     )
