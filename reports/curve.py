@@ -300,7 +300,7 @@ def composition(
             ls,
             arith.decimal_string(delta, 6, up=False),
             claim=claim,
-            upper_label=f"certified upper end of epsilon (schedule scaled; {total} rounds = the deployment)",
+            rounds_label=f"composed rounds (the schedule scaled; {total} = the deployment)",
         )
     return Picture(title=title, upper=upper, lower=lower, markers=markers, rounds=panel)
 

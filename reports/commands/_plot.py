@@ -72,7 +72,7 @@ def draw(args: argparse.Namespace, inp: Inputs, quantity: str) -> None:
         return
     from blanket.exact.numbers.errors import InvalidArgument
     from blanket.reports import curve
-    from blanket.reports.figures.privacy_curve import write_png
+    from blanket.reports.figures.privacy_curve import Marker, write_png
 
     payload = getattr(args, PAYLOAD, None) or {}
     marker, focus = _marker(quantity, inp, payload)
@@ -85,11 +85,12 @@ def draw(args: argparse.Namespace, inp: Inputs, quantity: str) -> None:
         delta = inp.delta if inp.delta is not None else fmpq(1, 10**6)
         pic = curve.composition(
             acc,
-            title=f"the privacy curve of {acc.rounds} composed shuffled rounds (n = {inp.n} per round)",
+            title=f"The privacy curve of {acc.rounds} composed shuffled rounds (n = {inp.n} per round)",
             focus=focus,
             eps0_total=fmpq(basic.numerator, basic.denominator),
             delta=delta,
             markers=markers,
+            claim=Marker(marker.label, float(acc.rounds), marker.eps) if marker and quantity == "epsilon" else None,
         )
     else:
         if inp.mechanism is None or inp.query is None:

@@ -74,7 +74,8 @@ class Rounds:
     lower: Sequence[float | None]
     delta_label: str
     upper_label: str = "certified upper end of epsilon"
-    lower_label: str = "certified lower end (one concrete pair of datasets)"
+    lower_label: str = "certified lower end (a concrete pair of datasets)"
+    rounds_label: str = "number of composed rounds"
     #: a claim at the panel's δ, drawn at (its number of rounds, its ε): ``eps`` holds the rounds, ``delta`` the ε
     claim: Marker | None = None
 
@@ -267,7 +268,7 @@ def _rounds_panel(ax, r: Rounds) -> None:
         ax.plot([r.claim.eps], [r.claim.delta], shape, color=colour, ms=9, mec="black", mew=0.8, label=r.claim.label)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("number of composed rounds")
+    ax.set_xlabel(r.rounds_label)
     ax.set_ylabel(rf"certified $\varepsilon$ at $\delta$ = {r.delta_label}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="upper left", framealpha=0.8)
