@@ -181,7 +181,7 @@ def single_round(
     )
     lower = Line(_short("certified lower bound", lo_names), xs, lo, "lower") if any(v is not None for v in lo) else None
     if upper is None:
-        skipped.append("no certified upper bound on every dataset is evaluable here")
+        skipped.append("no exact routine for this randomizer: only its registered bounds are drawn")
     return Picture(title=title, upper=upper, lower=lower, bounds=bounds, markers=markers, skipped=skipped)
 
 

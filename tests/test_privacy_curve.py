@@ -165,6 +165,10 @@ def test_plot_option_refuses_bad_paths_before_computing(tmp_path, capsys):
         err = capsys.readouterr().err.strip()
         assert "--plot" in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
     assert main(["epsilon", "--deployment", str(EXAMPLES / "telemetry.toml"), "--plot", str(tmp_path)]) == 2
+    capsys.readouterr()
+    bound = ["epsilon", "--bound", "BBGN19 Theorem 5.3", "--variant", "rr", "--k", "2", "-n", "1000", "--delta", "1e-6"]
+    assert main([*bound, "--plot", str(tmp_path / "b.png")]) == 2  # a bound alone has no mechanism to draw
+    assert "needs a mechanism" in capsys.readouterr().err
     assert [p.name for p in tmp_path.glob("*.png")] == ["link.png"] and not link.exists()  # nothing written
 
 
@@ -211,8 +215,10 @@ def test_rounds_panel_scaled_accountant_equals_a_fresh_one():
     assert r.upper[-1] == pytest.approx(float(e.upper))
     assert pic.upper is not None and pic.lower is not None
     assert all(u >= lo for u, lo in zip(pic.upper.delta, pic.lower.delta) if u is not None and lo is not None)
-    width, _ = png_size(draw_png(Picture.from_data(pic.as_data())))
+    png = draw_png(Picture.from_data(pic.as_data()))
+    width, _ = png_size(png)
     assert width == 11 * DPI  # two panels, 11 inches
+    assert draw_png(pic) == png  # the same data give the same bytes (no time stamp in the file)
 
 
 def test_outputs_are_all_or_nothing(tmp_path):

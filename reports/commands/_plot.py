@@ -34,6 +34,14 @@ def check(args: argparse.Namespace) -> None:
     check_plot_path(path)
 
 
+def check_inputs(args: argparse.Namespace, inp: Inputs) -> None:
+    """Refuse ``--plot`` without a mechanism to draw (``--bound`` alone), before anything is computed."""
+    if getattr(args, "plot", None) is not None and inp.mechanism is None:
+        from blanket.exact.numbers.errors import InvalidArgument
+
+        raise InvalidArgument("--plot", args.plot, "needs a mechanism (--mechanism, --epsilon0, -n) to draw its curve")
+
+
 def _num(text: Any) -> Any:
     from blanket.exact.numbers import arith
     from blanket.exact.numbers.errors import BlanketError
@@ -70,7 +78,6 @@ def draw(args: argparse.Namespace, inp: Inputs, quantity: str) -> None:
     path = getattr(args, "plot", None)
     if path is None:
         return
-    from blanket.exact.numbers.errors import InvalidArgument
     from blanket.reports import curve
     from blanket.reports.figures.privacy_curve import Marker, write_png
 
@@ -93,8 +100,6 @@ def draw(args: argparse.Namespace, inp: Inputs, quantity: str) -> None:
             claim=Marker(marker.label, float(acc.rounds), marker.eps) if marker and quantity == "epsilon" else None,
         )
     else:
-        if inp.mechanism is None or inp.query is None:
-            raise InvalidArgument("--plot", path, "needs a mechanism (--mechanism, --epsilon0, -n) to draw its curve")
         pic = _single_round(inp, payload, focus, markers)
     written = write_png(pic, path)
     sys.stderr.write(f"blanket: wrote the privacy curve to {written}\n")

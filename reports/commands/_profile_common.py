@@ -174,6 +174,7 @@ def run_command(
 
     _plot.check(args)  # a bad --plot FILE is refused before anything is computed
     inp = read_inputs(args, "delta" if quantity == "epsilon" else "epsilon", need_mechanism=args.bound is None)
+    _plot.check_inputs(args, inp)
     code = _compose.run_if_composed(args, inp, quantity)
     if code is None:
         if args.bound is not None or args.variant is not None:
