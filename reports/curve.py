@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 #: grid intervals on [0, ε_max] (the claims' own ε are added to the grid)
 GRID_POINTS = 16
+#: grid intervals for a closed-form record (a frequency oracle, ldp): its routes cost about a second per point at
+#: n = 10^6, so a coarser grid keeps the picture within seconds
+ORACLE_GRID_POINTS = 8
 #: δ values at which a registered bound on ε is evaluated
 BOUND_DELTAS = 12
 #: the rounds panel: fractions of the deployment's schedule (the last is the schedule itself)
@@ -114,7 +117,7 @@ def single_round(
     delta: fmpq,
     markers: Sequence[Marker] = (),
     prec: int = 128,
-    points: int = GRID_POINTS,
+    points: int | None = None,
     mech: Any = None,
 ) -> Picture:
     """The picture of one shuffled round from the certificate's sources and candidate bounds (``mech``: the
@@ -123,9 +126,13 @@ def single_round(
     ``srcs``: :class:`blanket.reports.certificate.Source` records (``role``, ``compute(eps)``, ``expensive``,
     ``title``, ``results``); ``cands``: registered results; ``evaluate(result, eps, delta)``: the certificate's
     evaluation of one bound (``{"applies", "value"}``); ``focus``: the ε of interest (claims, targets, the query);
-    ``delta``: the δ at which the bounds' hypotheses are read (the first claim's).  O(points × (sources + bounds))
-    certified evaluations.
+    ``delta``: the δ at which the bounds' hypotheses are read (the first claim's); ``points``: grid intervals
+    (default :data:`GRID_POINTS`, :data:`ORACLE_GRID_POINTS` for a closed-form record).  O(points × (sources +
+    bounds)) certified evaluations.
     """
+    if points is None:  # the oracles' sources are named "upper: …" / "lower: …" (certificate.oracle_sources)
+        oracle = any(getattr(s, "key", "").startswith(("upper: ", "lower: ")) for s in srcs)
+        points = ORACLE_GRID_POINTS if oracle else GRID_POINTS
     top = eps_max(focus, eps0)
     eps = grid(top, focus, points)
     xs = [_to_float(e) or 0.0 for e in eps]
