@@ -90,7 +90,9 @@ from blanket.reports.latex import PREAMBLE, render
 from blanket.reports.output import write_document
 from flint import arb, fmpq
 
+from . import curve
 from .deployment import ORACLE_WORDS, Deployment
+from .figures.privacy_curve import Picture, draw_png
 from .latex import TeX, display_result, exact_string, exact_to_tex
 
 if TYPE_CHECKING:
@@ -1275,6 +1277,7 @@ def certify(
     progress: Progress | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
+    plot: bool = True,
 ) -> dict:
     """Compute the certificate of ``dep`` as plain data (the JSON content).
 
@@ -1282,7 +1285,8 @@ def certify(
     command line recorded for reproducibility (default ``blanket certify
     <file name>``).  ``workers`` / ``scheduler``: where the exact worst-case
     sweep runs when it is needed (:mod:`exact.runtime.executors`); the certificate
-    does not depend on them.
+    does not depend on them.  ``plot``: draw the privacy curve
+    (:mod:`reports.curve`; ``picture`` in the data, the PNG written by :func:`write`).
     """
     cap = max_prec if max_prec is not None else dep.precision_cap
     if max_prec is not None:
@@ -1290,7 +1294,7 @@ def certify(
     if getattr(dep, "rounds", ()):  # several composed rounds: the composition certificate (reports/composition.py)
         from blanket.reports.composition import certify_composition  # here: composition imports this module
 
-        return certify_composition(dep, max_prec=max_prec, command=command, progress=progress)
+        return certify_composition(dep, max_prec=max_prec, command=command, progress=progress, plot=plot)
     start = min(dep.precision, cap)
     mech = dep.build_mechanism()
     srcs = sources(dep, mech, workers=workers, scheduler=scheduler)
@@ -1382,6 +1386,17 @@ def certify(
         },
     }
     cert["statement"] = statement(cert)
+    if plot:
+        pic = curve.certificate_picture(
+            cert,
+            srcs,
+            cands,
+            lambda r, e, d: evaluate_bound(r, dep, mech, e, d),
+            mech=mech,
+            params=dep.params,
+            prec=start,
+        )
+        curve.attach(cert, pic)
     return cert
 
 
@@ -1428,7 +1443,8 @@ from .output import Written  # noqa: E402  (re-exported: the paths written and t
 
 
 def write(cert: dict, outdir: str | pathlib.Path, *, pdf: bool = True, stem: str = "certificate") -> Written:
-    """Write ``<stem>.tex``, ``<stem>.json`` and (when TeX Live is installed) ``<stem>.pdf`` into ``outdir``.
+    """Write ``<stem>.tex``, ``<stem>.json``, the picture ``<stem>-curve.png`` (when the certificate has one) and
+    (when TeX Live is installed) ``<stem>.pdf`` into ``outdir``.
 
     Atomic and consistent (see :func:`reports.output.write_document`): an old PDF that this run cannot
     replace is removed, never left beside a new JSON.
@@ -1436,8 +1452,21 @@ def write(cert: dict, outdir: str | pathlib.Path, *, pdf: bool = True, stem: str
 
     out = pathlib.Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
+    picture = f"{stem}-curve.png"  # the privacy curve (reports/curve.py), when the certificate has one
+    png = None
+    if cert.get("_picture") is not None and cert.get("picture"):
+        png = draw_png(Picture.from_data(cert["_picture"]))  # before any file is written: all or nothing
+        cert = {**cert, "picture": {**cert["picture"], "file": picture}}
     tex = render_tex(cert) if stem == "certificate" else cert["_tex"]
-    return write_document(out, stem, to_json({k: v for k, v in cert.items() if not k.startswith("_")}), tex, pdf=pdf)
+    return write_document(
+        out,
+        stem,
+        to_json({k: v for k, v in cert.items() if not k.startswith("_")}),
+        tex,
+        pdf=pdf,
+        files={picture: png} if png is not None else None,
+        stale_files=(picture,),
+    )
 
 
 def input_hash(text: str) -> str:

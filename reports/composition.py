@@ -23,6 +23,7 @@ from blanket.reports.certificate import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE,
 from blanket.reports.latex import exact_string
 from flint import fmpq
 
+from . import curve
 from .deployment import Deployment
 
 if TYPE_CHECKING:
@@ -141,9 +142,15 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
 
 
 def certify_composition(
-    dep: Deployment, *, max_prec: int | None = None, command: str | None = None, progress: Progress | None = None
+    dep: Deployment,
+    *,
+    max_prec: int | None = None,
+    command: str | None = None,
+    progress: Progress | None = None,
+    plot: bool = True,
 ) -> dict:
-    """The certificate (plain data) of a deployment with ``[[rounds]]``."""
+    """The certificate (plain data) of a deployment with ``[[rounds]]``; ``plot``: with its picture
+    (:func:`blanket.reports.curve.composition_picture`: δ(ε) of the composition, ε against the number of rounds)."""
 
     t0 = time.time()
     acc = _accountant(dep)
@@ -228,4 +235,6 @@ def certify_composition(
         },
     }
     cert["statement"] = statement(cert)
+    if plot:
+        curve.attach(cert, curve.composition_picture(cert, acc))
     return cert

@@ -682,12 +682,18 @@ def log_excerpt(log: str, *, context: int = 6, limit: int = 40) -> str:
 
 
 def compile_pdf(
-    tex_source: str, pdf_path: pathlib.Path, *, jobname: str = "document", timeout: int = 600
+    tex_source: str,
+    pdf_path: pathlib.Path,
+    *,
+    jobname: str = "document",
+    timeout: int = 600,
+    files: dict[str, bytes] | None = None,
 ) -> CompileResult:
     """Compile ``tex_source`` to ``pdf_path`` with latexmk in a fresh temporary directory.
 
     Runs ``latexmk -pdf -halt-on-error -no-shell-escape -interaction=nonstopmode``
-    with kpathsea's paranoid file access (``openin_any=p``, ``openout_any=p``).
+    with kpathsea's paranoid file access (``openin_any=p``, ``openout_any=p``);
+    ``files`` (name -> bytes, e.g. a PNG the source includes) are put beside the source.
     Returns a :class:`CompileResult`; never raises for a LaTeX error (the
     caller has already written the .tex and .json).
     """
@@ -701,6 +707,8 @@ def compile_pdf(
     with tempfile.TemporaryDirectory(prefix="blanket-tex-") as tmp:
         tmpdir = pathlib.Path(tmp)
         (tmpdir / f"{jobname}.tex").write_text(tex_source, encoding="utf-8")
+        for name, data in (files or {}).items():  # files the source includes (a figure), beside it
+            (tmpdir / pathlib.Path(name).name).write_bytes(data)
         cmd = [
             "latexmk",
             "-pdf",

@@ -176,8 +176,8 @@ class OutputDir:
         self.lock: pathlib.Path | None = None
         self._check()
         if stem is not None:  # the files this run will write: a symlink among them is refused before computing
-            for ext in ("json", "tex", "pdf", "latex.log"):
-                refuse_symlink(self.path / f"{stem}.{ext}")
+            for ext in (".json", ".tex", ".pdf", ".latex.log", "-curve.png"):
+                refuse_symlink(self.path / f"{stem}{ext}")
         self._acquire()
 
     def _invalid(self, requirement: str, hint: str | None = None) -> InvalidArgument:
@@ -296,45 +296,81 @@ class Written:
     latex_log: str = ""  # on failure: the path of the LaTeX log excerpt (<stem>.latex.log)
     pdf_failed: bool = False
     stale_pdf_removed: pathlib.Path | None = None
+    files: tuple[pathlib.Path, ...] = ()  # the further files written (e.g. the certificate's picture)
 
 
-def write_document(outdir: str | os.PathLike, stem: str, json_text: str, tex_text: str, *, pdf: bool = True) -> Written:
+def write_document(
+    outdir: str | os.PathLike,
+    stem: str,
+    json_text: str,
+    tex_text: str,
+    *,
+    pdf: bool = True,
+    files: dict[str, bytes] | None = None,
+    stale_files: tuple[str, ...] = (),
+) -> Written:
     """Write ``<stem>.json``, ``<stem>.tex`` and (with ``pdf`` and TeX Live) ``<stem>.pdf`` into ``outdir``.
 
-    Order: (1) an existing ``<stem>.pdf`` is removed (it belongs to an earlier
-    run); (2) the JSON and ``.tex`` are written atomically; (3) LaTeX runs in a
-    temporary directory and the PDF is moved in atomically only if it
-    succeeded.  An interruption at any point leaves no file that contradicts
-    another.
+    ``files``: further files of the document (name -> bytes, e.g. the certificate's picture), written beside it
+    and given to LaTeX (the ``.tex`` may include them); ``stale_files``: names of files an earlier run may have
+    left that this run does not write (removed, like an old PDF).
+
+    Order: (1) an existing ``<stem>.pdf`` and the ``stale_files`` are removed (they belong to an earlier run);
+    (2) the ``files``, the JSON and the ``.tex`` are written atomically, and if one of them cannot be written
+    those this run already put in place are removed again (nothing of the run is left); (3) LaTeX runs in a
+    temporary directory and the PDF is moved in atomically only if it succeeded.  An interruption at any point
+    leaves no file that contradicts another.
     """
     from .latex import INSTALL_HINT, compile_pdf, tex_available  # here, not at the top: latex imports this module
 
     out = pathlib.Path(outdir)
+    files = dict(files or {})
     pdf_path, tex_path, json_path = out / f"{stem}.pdf", out / f"{stem}.tex", out / f"{stem}.json"
-    for p in (pdf_path, tex_path, json_path):
+    extra = [out / name for name in files]
+    for p in (pdf_path, tex_path, json_path, *extra):
         refuse_symlink(p)
     stale = None
-    if os.path.lexists(pdf_path):
-        try:
-            os.unlink(pdf_path)
-        except OSError as exc:
-            raise OutputError(pdf_path, exc) from None
-        stale = pdf_path
-    atomic_write(json_path, json_text)
-    atomic_write(tex_path, tex_text)
+    for old in (pdf_path, *(out / name for name in stale_files if name not in files)):
+        if os.path.lexists(old):
+            try:
+                os.unlink(old)
+            except OSError as exc:
+                raise OutputError(old, exc) from None
+            if old == pdf_path:
+                stale = pdf_path
+    done: list[pathlib.Path] = []
+    try:
+        for path, data in zip(extra, files.values()):
+            done.append(atomic_write(path, data))
+        done.append(atomic_write(json_path, json_text))
+        done.append(atomic_write(tex_path, tex_text))
+    except BaseException:
+        for path in done if files else ():  # a run with further files is all or nothing
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        raise
     if not pdf:
-        return Written(tex_path, json_path, None, "PDF not requested", stale_pdf_removed=stale)
+        return Written(tex_path, json_path, None, "PDF not requested", stale_pdf_removed=stale, files=tuple(extra))
     if not tex_available():
-        return Written(tex_path, json_path, None, INSTALL_HINT, stale_pdf_removed=stale)
+        return Written(tex_path, json_path, None, INSTALL_HINT, stale_pdf_removed=stale, files=tuple(extra))
     log_path = out / f"{stem}.latex.log"
-    res = compile_pdf(tex_text, pdf_path, jobname=stem)
+    res = compile_pdf(tex_text, pdf_path, jobname=stem, files=files)
     if res.ok:
         if os.path.lexists(log_path):  # the log of an earlier failed run
             with contextlib.suppress(OSError):
                 os.unlink(log_path)
-        return Written(tex_path, json_path, res.pdf)
+        return Written(tex_path, json_path, res.pdf, files=tuple(extra))
     atomic_write(log_path, (res.message + "\n" + (res.log_excerpt or "")).rstrip() + "\n")
-    return Written(tex_path, json_path, None, res.message, str(log_path), pdf_failed=True, stale_pdf_removed=stale)
+    return Written(
+        tex_path,
+        json_path,
+        None,
+        res.message,
+        str(log_path),
+        pdf_failed=True,
+        stale_pdf_removed=stale,
+        files=tuple(extra),
+    )
 
 
 def report_pdf_outcome(written: Written, want_pdf: bool) -> bool:

@@ -486,11 +486,31 @@ class ShuffleAccountant:
                 pair = ev.lower_pair("forward" if kind == "low-fwd" else "backward")
                 if pair is None:  # no concrete pair for this round: leaving it out is a post-processing
                     continue
-                base = _pld.discretise(pair, g, "lower", prec=self.prec)
+                lkey = ("lbase", grid, ev, kind)
+                if lkey not in self._cache:
+                    self._cache[lkey] = _pld.discretise(pair, g, "lower", prec=self.prec)
+                base = self._cache[lkey]
             p = base.self_compose(cnt)
             total = p if total is None else total.compose(p)
         self._cache[key] = total
         return total
+
+    def scaled(self, fraction: NumberInput) -> ShuffleAccountant:
+        """A new accountant with each ledger entry's count scaled by ``fraction`` (rounded up, at least 1), on this
+        accountant's grid, sharing its single-round distributions (no round is discretised again).
+
+        For a curve of ε against the number of rounds (the certificate's picture).  Call it after a query has fixed
+        the grid (``get_epsilon``); the scaled accountant's answers are certified exactly as this one's.  O(number of
+        ledger entries) here; each query then costs the self-compositions of the scaled counts.
+        """
+        self._need()
+        f = _frac(arith.exact_in(fraction, "fraction", lo=0, hi=1, lo_open=True))
+        grid = self.grid if self.grid is not None else self._cache.get("auto")
+        out = ShuffleAccountant(self.neighbouring, grid=grid, rel_width=self.rel_width, prec=self.prec)
+        for ev, cnt in self._ledger:
+            out.compose(ev, count=max(1, math.ceil(cnt * f)))
+        out._cache.update({k: v for k, v in self._cache.items() if isinstance(k, tuple) and k[0] in ("base", "lbase")})
+        return out
 
     def _lower_grid(self, grid: Fraction) -> Fraction:
         return grid * LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else grid

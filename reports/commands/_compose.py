@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 
+from . import _plot
 from . import _profile_common as common
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ def _dec(x, up, digits):
 
 def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
     acc = _accountant(args, inp, T)
+    setattr(args, _plot.ACCOUNTANT, acc)  # --plot draws from this accountant (its distributions are cached)
     e = acc.get_epsilon(inp.delta)
     d = inp.digits
     up = "inf" if e.upper == float("inf") else _dec(e.upper, True, d)
@@ -156,6 +158,7 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
 
 def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
     acc = _accountant(args, inp, T)
+    setattr(args, _plot.ACCOUNTANT, acc)  # --plot draws from this accountant (its distributions are cached)
     acc.get_epsilon("1e-6")  # choose the grid (sandwich within 2 % around delta = 1e-6)
     r = acc.get_delta(inp.epsilon)
     d = inp.digits

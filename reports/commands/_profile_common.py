@@ -133,6 +133,13 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
     )
     default, text = REL_TOL[quantity]
     p.add_argument("--rel-tol", default=default, metavar="R", help=text)
+    p.add_argument(
+        "--plot",
+        default=None,
+        metavar="FILE",
+        help="also draw the privacy curve (delta(epsilon) certified upper and lower, the registered bounds, the "
+        "answer marked; for --rounds epsilon against rounds) into the PNG file FILE",
+    )
 
 
 #: ``--rel-tol`` (default, help) by the input quantity: ``blanket delta`` (given epsilon) narrows an enclosure of
@@ -163,17 +170,22 @@ def run_command(
     rounds (``--rounds``, or a deployment's ``[[rounds]]``), else ``bound`` (``--bound``/``--variant``), else the
     closed-form record's best certified bounds (``reports/commands/_oracle.py``), else ``profile`` (shuffled
     randomized response)."""
-    inp = read_inputs(args, "delta" if quantity == "epsilon" else "epsilon", need_mechanism=args.bound is None)
-    from blanket.reports.commands import _compose, _oracle  # they import this module: here, not at the top
+    from blanket.reports.commands import _compose, _oracle, _plot  # they import this module: here, not at the top
 
-    composed = _compose.run_if_composed(args, inp, quantity)
-    if composed is not None:
-        return composed
-    if args.bound is not None or args.variant is not None:
-        return bound(args, inp)
-    if inp.oracle:
-        return _oracle.run_delta(args, inp) if quantity == "delta" else _oracle.run_epsilon(args, inp)
-    return profile(args, inp)
+    _plot.check(args)  # a bad --plot FILE is refused before anything is computed
+    inp = read_inputs(args, "delta" if quantity == "epsilon" else "epsilon", need_mechanism=args.bound is None)
+    _plot.check_inputs(args, inp)
+    code = _compose.run_if_composed(args, inp, quantity)
+    if code is None:
+        if args.bound is not None or args.variant is not None:
+            code = bound(args, inp)
+        elif inp.oracle:
+            code = _oracle.run_delta(args, inp) if quantity == "delta" else _oracle.run_epsilon(args, inp)
+        else:
+            code = profile(args, inp)
+    if code == 0:
+        _plot.draw(args, inp, quantity)
+    return code
 
 
 @dataclass
@@ -496,6 +508,10 @@ def show(x: NumberOrBall, digits: int) -> str:
 
 
 def emit(args: argparse.Namespace, payload: dict, text: str) -> None:
+    """Print the answer (``--json``: the payload); the payload is kept on ``args`` for ``--plot``."""
+    from blanket.reports.commands._plot import PAYLOAD
+
+    setattr(args, PAYLOAD, payload)
     if args.json:
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     else:

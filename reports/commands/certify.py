@@ -1,7 +1,8 @@
 """``blanket certify FILE [-o DIR] [--precision BITS] [--no-pdf] [--json] [--workers N] [--scheduler ADDRESS]``
 — an auditor's certificate for a deployment.
 
-Writes ``certificate.tex``, ``certificate.json`` and (with TeX Live)
+Writes ``certificate.tex``, ``certificate.json``, the picture of the privacy
+curve ``certificate-curve.png`` (unless ``--no-plot``) and (with TeX Live)
 ``certificate.pdf`` into ``DIR`` (default ``./certificate``), and prints the
 one-paragraph statement.  Exit codes: 0 HOLDS, 1 FAILS, 3 INCONCLUSIVE, 2 bad
 input.  The destination is checked and locked before the computation (exit 2
@@ -43,6 +44,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "directory are read)",
     )
     p.add_argument("--no-pdf", action="store_true", help="write only the .tex and .json")
+    p.add_argument(
+        "--no-plot",
+        action="store_true",
+        help="do not draw the privacy curve (certificate-curve.png and its figure in the PDF; a few seconds)",
+    )
     p.add_argument("--json", action="store_true", help="print the certificate JSON instead of the statement")
     from blanket.reports.commands._profile_common import add_executor_arguments
 
@@ -72,19 +78,32 @@ def run(args: argparse.Namespace) -> int:
         + shlex.quote(str(args.output))
         + (f" --precision {cap}" if cap is not None else "")
         + (" --no-pdf" if args.no_pdf else "")
+        + (" --no-plot" if args.no_plot else "")
     )
     with OutputDir(
         args.output, option="-o", stem="certificate", command=command
     ) as out:  # checked and locked before computing
         with Progress(len(dep.claims) + len(dep.targets), "certify") as bar:
-            cert = certify(dep, max_prec=cap, command=command, progress=bar, workers=workers, scheduler=scheduler)
+            cert = certify(
+                dep,
+                max_prec=cap,
+                command=command,
+                progress=bar,
+                workers=workers,
+                scheduler=scheduler,
+                plot=not args.no_plot,
+            )
         want_pdf = not args.no_pdf
         written = write(cert, out.path, pdf=want_pdf)
     if args.json:
         sys.stdout.write(to_json({k: v for k, v in cert.items() if not k.startswith("_")}))
     else:
         print(cert["statement"])
-        print(f"wrote {written.tex}, {written.json}" + (f", {written.pdf}" if written.pdf else ""))
+        print(
+            f"wrote {written.tex}, {written.json}"
+            + "".join(f", {p}" for p in written.files)
+            + (f", {written.pdf}" if written.pdf else "")
+        )
     if cert["verdict"] == "INCONCLUSIVE":
         sys.stderr.write(f"blanket: inconclusive: {INCONCLUSIVE_HINT}\n")
     if report_pdf_outcome(written, want_pdf):

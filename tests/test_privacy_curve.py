@@ -1,0 +1,281 @@
+"""The privacy-curve picture: a certificate's ``certificate-curve.png`` (JSON entry, PDF figure, all-or-nothing
+outputs), ``blanket delta|epsilon --plot FILE`` (refusals before the computation, exit 2), the drawn data against
+an independent route (the exhaustive worst case over all datasets at small n), and the rounds panel's scaled
+accountant against a fresh one.
+
+One certificate run (the README's example, ``examples/telemetry.toml``) serves the whole module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
+from blanket.exact.numbers import arith
+from blanket.exact.shuffled import enumerate as en
+from blanket.reports import certificate as C
+from blanket.reports import curve
+from blanket.reports.cli import main
+from blanket.reports.deployment import load_deployment
+from blanket.reports.figures.privacy_curve import DPI, Picture, draw_png
+from blanket.reports.output import OutputError
+from flint import fmpq
+
+from tests.test_latex import require_tex
+from tests.test_typesetting import _check, _compile
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's signature and IHDR chunk (raises if it is not a PNG)."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG signature"
+    assert data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.fixture(scope="module")
+def telemetry(tmp_path_factory):
+    """``blanket certify telemetry.toml -o DIR`` once (the README's command), with its PDF when TeX is here.
+
+    The README's deployment without its ``target_delta``: the target's ε runs the exact sweeps over all datasets
+    (a minute and more on two busy cores), which the picture does not draw; the claim is decided in seconds.
+    """
+    out = tmp_path_factory.mktemp("telemetry")
+    text = (EXAMPLES / "telemetry.toml").read_text(encoding="utf-8")
+    assert 'target_delta = "1e-8"' in text
+    dep = out / "telemetry.toml"
+    dep.write_text(text.replace('target_delta = "1e-8"', ""), encoding="utf-8")
+    here = os.getcwd()
+    os.chdir(out)  # short relative names, as a user types them (a long temporary path would overfill the PDF's lines)
+    try:
+        rc = main(["certify", dep.name, "-o", "certificate"])
+    finally:
+        os.chdir(here)
+    assert rc == 0
+    return out / "certificate"
+
+
+def test_certificate_writes_a_png_and_lists_it(telemetry):
+    png = (telemetry / "certificate-curve.png").read_bytes()
+    width, height = png_size(png)
+    assert width == round(7.5 * DPI)  # one panel, 7.5 inches
+    assert 5 * DPI < height < 12 * DPI
+    cert = json.loads((telemetry / "certificate.json").read_text(encoding="utf-8"))
+    pic = cert["picture"]
+    assert pic["file"] == "certificate-curve.png"
+    assert pic["upper"].startswith("certified upper bound") and "blanket view" in pic["upper"]
+    assert pic["lower"].startswith("certified lower bound") and "c = 0" in pic["lower"]
+    assert pic["marked"][0].startswith("claim 1: (0.05, 1e-6) HOLDS")
+    # every registered bound on delta that applies at the claim is drawn, or named as not drawn with why
+    applying = [b for b in cert["claims"][0]["bounds"] if b["applies"]]
+    for b in applying:
+        name = f"{b['paper']} {b['label']}" + (f" [{b['variant']}]" if b["variant"] else "")
+        drawn = any(x.startswith(name + " ") for x in pic["bounds"])
+        skipped = any(x.startswith(name) for x in pic["not_drawn"])
+        is_upper_line = b["label"] == "Lemma 5.3"  # the blanket view: the upper line itself
+        assert drawn or skipped or is_upper_line, name
+    assert any("exact worst case over all datasets" in x for x in pic["not_drawn"])
+    assert "for the eye only" in pic["note"]
+
+
+def test_targets_are_marked_with_their_bracket():
+    cert = {
+        "claims": [{"epsilon": "0.05", "delta": "1e-6", "verdict": "FAILS"}],
+        "targets": [
+            {"delta": "1e-8", "epsilon_lower": "0.03", "epsilon_upper": "0.04"},
+            {"delta": "1e-9", "epsilon_lower": None, "epsilon_upper": None},  # nothing certified: not marked
+        ],
+    }
+    markers, focus = curve.claim_markers(cert)
+    assert [m.label for m in markers] == [
+        "claim 1: (0.05, 1e-6) FAILS",
+        "target delta = 1e-8: epsilon in [0.03, 0.04]",
+    ]
+    assert markers[0].verdict == "FAILS" and markers[1].eps_range == (0.03, 0.04) and markers[1].delta == 1e-8
+    assert focus == [fmpq(1, 20), fmpq(1, 25)]
+
+
+@pytest.mark.tex
+def test_pdf_includes_the_picture(telemetry, tmp_path):
+    require_tex()
+    if not shutil.which("pdfimages"):
+        pytest.skip("pdfimages (poppler-utils) is not installed")
+    listing = subprocess.run(
+        ["pdfimages", "-list", str(telemetry / "certificate.pdf")], capture_output=True, text=True, check=True
+    ).stdout
+    width, height = png_size((telemetry / "certificate-curve.png").read_bytes())
+    assert any(line.split()[3:5] == [str(width), str(height)] for line in listing.splitlines()[2:]), listing
+    # and the page typesets cleanly (no overfull box, no raw TeX in the text layer)
+    shutil.copy(telemetry / "certificate-curve.png", tmp_path / "certificate-curve.png")
+    text, log = _compile(tmp_path, (telemetry / "certificate.tex").read_text(encoding="utf-8"), "certificate")
+    _check(text, log)
+    assert "The privacy curve" in text and "for the eye only" in text
+
+
+def test_plotted_lines_bracket_the_exhaustive_worst_case():
+    """At small n the drawn upper line is >= the exact worst case over all datasets (exhaustive enumeration, an
+    independent route) >= the drawn lower line, at every grid point; and upper >= lower everywhere."""
+    dep = load_deployment(EXAMPLES / "telemetry.toml")
+    dep = type(dep)(**{**dep.__dict__, "n": 12, "params": {"k": 2, "epsilon0": fmpq(1)}})
+    mech = dep.build_mechanism()
+    srcs, cands = C.sources(dep, mech), C.candidate_results(dep)
+    pic = curve.single_round(
+        srcs,
+        cands,
+        lambda r, e, d: C.evaluate_bound(r, dep, mech, e, d),
+        title="t",
+        focus=[fmpq(1, 4)],
+        eps0=fmpq(1),
+        delta=fmpq(1, 10**3),
+        points=8,
+    )
+    assert pic.upper is not None and pic.lower is not None
+    grid = curve.grid(curve.eps_max([fmpq(1, 4)], fmpq(1)), [fmpq(1, 4)], 8)
+    assert [float(e) for e in grid] == list(pic.upper.eps) == list(pic.lower.eps)
+    checked = 0
+    for e, up, lo in zip(grid, pic.upper.delta, pic.lower.delta):
+        assert up is not None
+        if lo is not None:
+            assert up >= lo
+        with arith.precision(128):
+            lo_w, hi_w = arith.endpoints(en.worst_case(mech, 12, epsilon=e).value)
+        assert up >= float(lo_w) * (1 - 1e-12)
+        if lo is not None:
+            assert lo <= float(hi_w) * (1 + 1e-12)
+            checked += 1
+    assert checked >= 5
+
+
+def test_bound_lines_are_the_registered_values():
+    """A drawn registered bound is the bound's own certified value at each grid point (evaluated independently)."""
+    dep = load_deployment(EXAMPLES / "telemetry.toml")
+    mech = dep.build_mechanism()
+    cands = [r for r in C.candidate_results(dep) if r.key == "BBGN19 Theorem 5.3 [rr]"]
+    pic = curve.single_round(
+        [],
+        cands,
+        lambda r, e, d: C.evaluate_bound(r, dep, mech, e, d),
+        title="t",
+        focus=[fmpq(1, 20)],
+        eps0=fmpq(2),
+        delta=fmpq(1, 10**6),
+        points=4,
+    )
+    (line,) = pic.bounds
+    for x, y in zip(line.eps, line.delta):
+        e = arith.exact(repr(x)) if x else fmpq(0)
+        if y is None:
+            continue
+        v = cands[0].bound(n=dep.n, k=2, epsilon0=fmpq(2), epsilon=e, delta=fmpq(1, 10**6))
+        assert y == pytest.approx(float(arith.endpoints(v)[1]), rel=1e-9)
+
+
+def test_plot_option_refuses_bad_paths_before_computing(tmp_path, capsys):
+    # -n 1 is itself invalid: the --plot refusal comes first, so it is checked before any input is used
+    base = ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "1", "--epsilon", "0.5", "--plot"]
+    link = tmp_path / "link.png"
+    link.symlink_to(tmp_path / "elsewhere.png")
+    bad = [str(tmp_path), str(tmp_path / "curve.jpg"), str(tmp_path / "missing" / "c.png"), str(link)]
+    if os.geteuid() != 0:  # root may write anywhere
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        bad.append(str(ro / "c.png"))
+    for path in bad:
+        assert main([*base, path]) == 2, path
+        err = capsys.readouterr().err.strip()
+        assert "--plot" in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert main(["epsilon", "--deployment", str(EXAMPLES / "telemetry.toml"), "--plot", str(tmp_path)]) == 2
+    capsys.readouterr()
+    bound = ["epsilon", "--bound", "BBGN19 Theorem 5.3", "--variant", "rr", "--k", "2", "-n", "1000", "--delta", "1e-6"]
+    assert main([*bound, "--plot", str(tmp_path / "b.png")]) == 2  # a bound alone has no mechanism to draw
+    assert "needs a mechanism" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.glob("*.png")] == ["link.png"] and not link.exists()  # nothing written
+
+
+def test_plot_option_draws_the_answer(tmp_path, capsys):
+    target = tmp_path / "curve.png"
+    rc = main(
+        [
+            "epsilon",
+            "--mechanism",
+            "rr",
+            "--epsilon0",
+            "1",
+            "-n",
+            "200",
+            "--delta",
+            "1e-3",
+            "--json",
+            "--plot",
+            str(target),
+        ]
+    )
+    assert rc == 0
+    out = capsys.readouterr()
+    json.loads(out.out)  # stdout stays one JSON object; the note goes to stderr
+    assert str(target) in out.err
+    png_size(target.read_bytes())
+    assert [p.name for p in tmp_path.iterdir()] == ["curve.png"]  # no temporary file left
+
+
+def test_rounds_panel_scaled_accountant_equals_a_fresh_one():
+    """``ShuffleAccountant.scaled`` (sharing the single-round distributions) gives the same certified ends as a fresh
+    accountant with the scaled counts on the same grid; the panel's ε grows with the rounds."""
+    acc = ShuffleAccountant().compose(ShuffledRR(k=3, epsilon0="1", n=1000), 8)
+    e = acc.get_epsilon("1e-6")
+    sub = acc.scaled(Fraction(1, 4))
+    fresh = ShuffleAccountant(grid=e.grid).compose(ShuffledRR(k=3, epsilon0="1", n=1000), 2)
+    a, b = sub.get_epsilon("1e-6"), fresh.get_epsilon("1e-6")
+    assert sub.rounds == 2 and (a.upper, a.lower) == (b.upper, b.lower)
+    pic = curve.composition(acc, title="t", focus=[fmpq(1, 2)], eps0_total=fmpq(8), delta=fmpq(1, 10**6), points=6)
+    r = pic.rounds
+    assert r is not None and list(r.rounds) == [1, 2, 8]
+    assert all(u >= lo for u, lo in zip(r.upper, r.lower) if u is not None and lo is not None)
+    assert list(r.upper) == sorted(r.upper)
+    assert r.upper[-1] == pytest.approx(float(e.upper))
+    assert pic.upper is not None and pic.lower is not None
+    assert all(u >= lo for u, lo in zip(pic.upper.delta, pic.lower.delta) if u is not None and lo is not None)
+    png = draw_png(Picture.from_data(pic.as_data()))
+    width, _ = png_size(png)
+    assert width == 11 * DPI  # two panels, 11 inches
+    assert draw_png(pic) == png  # the same data give the same bytes (no time stamp in the file)
+
+
+def test_outputs_are_all_or_nothing(tmp_path):
+    """If the picture cannot be written, no file of the run is left; if the JSON cannot, the new picture goes too;
+    without a picture an old one is removed (it would contradict the JSON)."""
+    dep = load_deployment(EXAMPLES / "fails.toml")
+    cert = C.certify(dep)
+    assert cert["picture"]["file"] is None and cert["_picture"]
+    (tmp_path / "certificate-curve.png").mkdir()  # the picture cannot be put in place
+    with pytest.raises(OutputError):
+        C.write(cert, tmp_path, pdf=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["certificate-curve.png"]
+    (tmp_path / "certificate-curve.png").rmdir()
+    (tmp_path / "certificate.json").mkdir()  # now the JSON cannot
+    with pytest.raises(OutputError):
+        C.write(cert, tmp_path, pdf=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["certificate.json"]
+    (tmp_path / "certificate.json").rmdir()
+    w = C.write(cert, tmp_path, pdf=False)
+    assert [p.name for p in w.files] == ["certificate-curve.png"]
+    assert json.loads(w.json.read_text(encoding="utf-8"))["picture"]["file"] == "certificate-curve.png"
+    plain = {k: v for k, v in cert.items() if k not in ("picture", "_picture")}
+    C.write(plain, tmp_path, pdf=False)
+    assert not (tmp_path / "certificate-curve.png").exists()
+
+
+def test_no_plot_option(tmp_path):
+    assert main(["certify", str(EXAMPLES / "fails.toml"), "-o", str(tmp_path), "--no-pdf", "--no-plot"]) == 1
+    cert = json.loads((tmp_path / "certificate.json").read_text(encoding="utf-8"))
+    assert "picture" not in cert and not (tmp_path / "certificate-curve.png").exists()
+    assert "--no-plot" in cert["reproducibility"]["command"]
