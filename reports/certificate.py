@@ -75,11 +75,11 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 from blanket.exact.accounting import profiles
-from blanket.exact.accounting.calibrate import epsilon_for_delta, float_bisect
 from blanket.exact.accounting.profiles import Effort, check_worst_cost, eps0_of, sweep_worst
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import epsilon_for_delta, float_bisect
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InfeasibleTarget, InvalidArgument, Undecided
 from blanket.exact.runtime.budget import TooExpensive, worst_cost
 from blanket.exact.shuffled import binary, krr
@@ -887,7 +887,7 @@ _BRACKET_LOWER_REL_TOL = fmpq(1, 100)
 
 
 def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=_CALIBRATION_REL_TOL):
-    """``(upper, lower, evaluations)`` by :func:`exact.accounting.calibrate.epsilon_for_delta` on ``delta_of``.
+    """``(upper, lower, evaluations)`` by :func:`exact.numbers.calibrate.epsilon_for_delta` on ``delta_of``.
 
     ``upper``: δ(upper) ≤ target certified; ``lower``: δ(lower) > target
     certified (``None`` when the target is met already at ε = 0);
@@ -993,7 +993,7 @@ def _guided_calibrate(value_of, target: fmpq, hi: fmpq, model, *, rel_tol: fmpq,
     offset), its root recomputed and the next point put just beyond that root, on the side still missing.  With
     the Gaussian models of :func:`_oracle_models` this closes a 10⁻⁴ bracket in 2–3 evaluations.  ``None`` when
     the model has no root in ``(0, hi)`` or the bracket is not closed within ``max_steps`` (the caller then runs
-    the general search of :mod:`exact.accounting.calibrate`).
+    the general search of :mod:`exact.numbers.calibrate`).
     """
     tf, hf, tol = _f(target), _f(hi), _f(rel_tol)
     r = _model_root(model, tf, hf)
@@ -1057,7 +1057,7 @@ def certify_target(
     or the families) -- reported with both sources and its relative width;
     for binary RR it is narrowed by the exact worst-case calibration
     (:func:`exact.accounting.profiles.epsilon`, ``dataset="worst"``) when that is cheap
-    (:data:`CHEAP_SWEEP_SECONDS`).  Other mechanisms: :mod:`exact.accounting.calibrate`
+    (:data:`CHEAP_SWEEP_SECONDS`).  Other mechanisms: :mod:`exact.numbers.calibrate`
     on the exact sources.  Each end to relative width 10⁻⁴.
     """
     rec: dict[str, Any] = {

@@ -1,4 +1,6 @@
-"""Privacy profiles, calibration, Rényi divergences, privacy loss distributions and the accountant.
+"""Privacy profiles, Rényi divergences, privacy loss distributions and the accountant.
+
+The calibration searches (the smallest ε with δ(ε) ≤ target) are ``blanket.exact.numbers.calibrate``.
 
 Names defined in several modules are not re-exported here: check_worst_cost.
 """
@@ -7,7 +9,6 @@ from blanket.exact.lazy import lazy_package
 
 _EXPORTS = {
     'accountant': 'CertifiedDelta CertifiedEpsilon ShuffleAccountant ShuffledRR Shuffled clone_pair four_value_lower_pair',
-    'calibrate': 'Bracket Search epsilon0_for epsilon_for_delta validated_search gaussian_epsilon_guess',
     'pld': 'PLD ShiftPair blanket_view_atoms discretise discretise_both dominating_pair hockey_stick lower_pair product_atoms',
     'profiles': 'DeltaProfile Effort EpsilonProfile delta delta_bracket epsilon epsilon0 epsilon_bracket lower_datasets',
     'query': 'Query make_query parse_dataset',

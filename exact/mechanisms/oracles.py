@@ -65,7 +65,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from blanket.exact.accounting.calibrate import epsilon_for_delta
 from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import (
     KRR,
@@ -76,6 +75,7 @@ from blanket.exact.mechanisms.finite import (
     finite_exp_epsilon0,
 )
 from blanket.exact.numbers import arith, guards
+from blanket.exact.numbers.calibrate import epsilon_for_delta
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import At, DeltaOptions, Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.shuffled.krr import (
@@ -88,7 +88,7 @@ from blanket.exact.shuffled.krr import (
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
-    from blanket.exact.accounting.calibrate import Bracket
+    from blanket.exact.numbers.calibrate import Bracket
     from typing_extensions import Unpack
 
 __all__ = [
@@ -864,7 +864,7 @@ def epsilon_upper(
     ``delta_of_epsilon(ε)`` is e.g. ``lambda e: clone_delta(mech, n, epsilon=e)``
     (non-increasing in ε); ``hi`` a point where the target is met (ε0 always
     is: every bound here is 0 at ε ≥ ε0).  Delegates to
-    :func:`exact.accounting.calibrate.epsilon_for_delta`; returns its Bracket.
+    :func:`exact.numbers.calibrate.epsilon_for_delta`; returns its Bracket.
     """
 
     return epsilon_for_delta(delta_of_epsilon, target_delta, hi=hi, rel_tol=rel_tol)

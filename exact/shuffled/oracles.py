@@ -176,7 +176,7 @@ def blanket_view_upper(mech: Randomizer, n: int, **opts: Unpack[DeltaOptions]) -
 
     Unlike :func:`blanket_view_delta_fast` its width is only the engine's
     (it narrows as the precision escalates), so it is the δ-function to
-    calibrate ε with (:func:`exact.accounting.calibrate.epsilon_for_delta`).
+    calibrate ε with (:func:`exact.numbers.calibrate.epsilon_for_delta`).
     Cost: that of :func:`blanket_view_bracket`.
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.

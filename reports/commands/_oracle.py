@@ -146,7 +146,7 @@ def _epsilon_hi(mech):
 
 
 def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
-    from blanket.exact.accounting.calibrate import epsilon_for_delta
+    from blanket.exact.numbers.calibrate import epsilon_for_delta
     from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
     from blanket.exact.shuffled import certified as cb
 

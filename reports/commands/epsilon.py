@@ -111,8 +111,8 @@ def _bracket_interval(br, digits):
 
 
 def _run_bound(args, inp) -> int:
-    from blanket.exact.accounting.calibrate import epsilon_for_delta
     from blanket.exact.numbers import arith
+    from blanket.exact.numbers.calibrate import epsilon_for_delta
     from blanket.exact.numbers.errors import InvalidArgument
 
     rt = common.rel_tol(args)

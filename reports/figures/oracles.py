@@ -8,7 +8,7 @@ randomizer, shuffled, at one ε0 (= 2): certified upper and lower curves on a lo
   (exact.mechanisms.oracles.same_family_delta; for ``ldp``: binary RR, one member of the class) — every ε
   below it certainly fails δ = 1e-6 for that mechanism.
 
-Calibration: exact.accounting.calibrate.epsilon_for_delta (one-sided, certified) with relative tolerance 1e-2
+Calibration: exact.numbers.calibrate.epsilon_for_delta (one-sided, certified) with relative tolerance 1e-2
 between the two ends of each bracket.  Floats appear only for plotting; the CSV carries the exact bracket
 ends.  Cost: about 10 evaluations per curve point, each O(√n) ball operations (a few CPU seconds at n = 10^6).
 """
@@ -18,10 +18,10 @@ from __future__ import annotations
 import math
 import pathlib
 
-from blanket.exact.accounting.calibrate import epsilon_for_delta
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms.oracles import LDP, clone_delta, same_family_delta
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import epsilon_for_delta
 from blanket.exact.runtime.progress import Progress
 from blanket.exact.shuffled.oracles import blanket_view_upper
 from flint import fmpq

@@ -28,7 +28,6 @@ import math
 import sys
 import time
 
-from blanket.exact.accounting.calibrate import epsilon_for_delta
 from blanket.exact.mechanisms.oracles import (
     LDP,
     OLH,
@@ -43,6 +42,7 @@ from blanket.exact.mechanisms.oracles import (
     same_family_delta,
 )
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import epsilon_for_delta
 from flint import fmpq
 
 
