@@ -74,6 +74,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
+from blanket.exact.accounting import certified as cb
 from blanket.exact.accounting import profiles
 from blanket.exact.accounting.profiles import Effort, check_worst_cost, eps0_of, sweep_worst
 from blanket.exact.mechanisms import oracles as O
@@ -83,7 +84,6 @@ from blanket.exact.numbers.calibrate import epsilon_for_delta, float_bisect
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InfeasibleTarget, InvalidArgument, Undecided
 from blanket.exact.runtime.budget import TooExpensive, worst_cost
 from blanket.exact.shuffled import binary, krr
-from blanket.exact.shuffled import certified as cb
 from blanket.exact.shuffled import enumerate as en
 from blanket.proofs import core
 from blanket.reports.latex import PREAMBLE, render
@@ -317,7 +317,7 @@ def sources(
 
 def oracle_sources(mech: Randomizer, n: int) -> list[Source]:
     """Sources for a closed-form record (exact/mechanisms/oracles.py): every applicable certified upper bound of
-    :mod:`exact.shuffled.certified` (the smallest decides: best certified bound wins) and the concrete-dataset lower
+    :mod:`exact.accounting.certified` (the smallest decides: best certified bound wins) and the concrete-dataset lower
     bound, so that a claim can FAIL."""
     out: list[Source] = []
     for r in cb.upper_routes(mech, n):
@@ -348,7 +348,7 @@ def oracle_sources(mech: Randomizer, n: int) -> list[Source]:
             "lower",
             "exact delta on a concrete dataset (a lower bound on the worst case)",
             comp_lower,
-            module="exact.shuffled.certified.lower_bound",
+            module="exact.accounting.certified.lower_bound",
         )
     )
     return out

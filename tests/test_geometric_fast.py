@@ -11,10 +11,10 @@ below the largest value, or the lower and upper ends swapped) puts an exact valu
 from fractions import Fraction
 
 import pytest
+from blanket.exact.accounting import certified
 from blanket.exact.mechanisms.oracles import Geometric, blanket_view_delta_enumerate, clone_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.shuffled import certified
 from blanket.exact.shuffled.enumerate import worst_case
 from blanket.exact.shuffled.geometric import (
     dominating_law,

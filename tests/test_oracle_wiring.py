@@ -10,11 +10,11 @@ import itertools
 import json
 
 import pytest
+from blanket.exact.accounting import certified as cb
 from blanket.exact.accounting import pld
 from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, clone_pair, four_value_lower_pair
 from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.shuffled import certified as cb
 from blanket.exact.shuffled.enumerate import worst_case
 from blanket.reports.certificate import FAILS, HOLDS, certify
 from blanket.reports.cli import main

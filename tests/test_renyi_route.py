@@ -1,4 +1,4 @@
-"""The Rényi route of exact/shuffled/certified.py (renyi_route_delta) against independent routes.
+"""The Rényi route of exact/accounting/certified.py (renyi_route_delta) against independent routes.
 
 Independent routes: the exhaustive worst case over all datasets (exact.shuffled.enumerate.worst_case on the
 explicit matrix; exact.shuffled.binary.delta_binary_worst for binary RR, a member of the ldp class), and the
@@ -10,9 +10,9 @@ Rényi conversion relaxes: a conversion that forgot its factor, a moment from th
 import json
 
 import pytest
+from blanket.exact.accounting import certified as cb
 from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.shuffled import certified as cb
 from blanket.exact.shuffled.binary import delta_binary_worst
 from blanket.exact.shuffled.enumerate import worst_case
 from blanket.reports.certificate import certify

@@ -10,6 +10,7 @@ from blanket.exact.lazy import lazy_package
 _EXPORTS = {
     'accountant': 'CertifiedDelta CertifiedEpsilon ShuffleAccountant ShuffledRR Shuffled clone_pair four_value_lower_pair',
     'pld': 'PLD ShiftPair blanket_view_atoms discretise discretise_both dominating_pair hockey_stick lower_pair product_atoms',
+    'certified': 'best_upper lower_bound upper_bounds upper_routes',
     'profiles': 'DeltaProfile Effort EpsilonProfile delta delta_bracket epsilon epsilon0 epsilon_bracket lower_datasets',
     'query': 'Query make_query parse_dataset',
     'renyi': 'RenyiValue bernoulli_cumulant binomial_central_moment binomial_window float_bounds float_excess_binary_block float_excess_block float_moments_binary float_moments_binary_block float_tol moment_binary moment_krr_family moment_krr_family_nested others_count_law parse_order renyi renyi_binary renyi_binary_worst renyi_krr_family sweep_block worst_cost',

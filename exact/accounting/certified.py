@@ -126,7 +126,7 @@ def upper_routes(mech: Randomizer, n: int) -> list:
             RENYI,
             lambda **kw: renyi_route_delta(mech, n, **kw),
             ("FO clone identity", "RDP to DP conversion (CKS20 Prop. 12)"),
-            "exact.shuffled.certified.renyi_route_delta",
+            "exact.accounting.certified.renyi_route_delta",
         ),
     ]
     if isinstance(mech, oracles.FourValue):
