@@ -7,7 +7,7 @@ from blanket.exact.lazy import lazy_package
 
 _EXPORTS = {
     'amplification': 'blanket_sum eplus_krr eplus_krr_sum eplus_law geometric_binomial_sum krr_law multiset_divergence',
-    'binary': 'count_law delta_binary delta_binary_worst estimate_worst_cost',
+    'binary': 'count_law delta_binary delta_binary_worst',
     'bruteforce': 'delta_brute shuffled_law',
     'enumerate': 'DatasetDelta count_classes dataset_deltas dataset_deltas_multi delta_class delta_dataset histogram_law worst_case worst_cases',
     'geometric': 'GeometricBracket geometric_bracket geometric_upper dominating_law',
