@@ -55,7 +55,7 @@ _API = {
     "ShuffleAccountant": "exact.accounting.accountant:ShuffleAccountant",
     "ShuffledRR": "exact.accounting.accountant:ShuffledRR",
     "Shuffled": "exact.accounting.accountant:Shuffled",
-    "make_mechanism": "exact.mechanisms.oracles:make_mechanism",
+    "make_mechanism": "exact.mechanisms.registry:make_mechanism",
     "make_query": "exact.accounting.query:make_query",
     "Query": "exact.accounting.query:Query",
     "Kind": "exact.mechanisms.registry:Kind",

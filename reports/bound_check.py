@@ -124,7 +124,6 @@ import sympy as sp
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.mechanisms.oracles import same_family_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.exact.numbers.guards import check_epsilon0, max_memory
@@ -132,7 +131,7 @@ from blanket.exact.runtime.progress import Progress
 from blanket.exact.shuffled.binary import delta_binary_worst
 from blanket.exact.shuffled.enumerate import delta_class, delta_dataset, worst_cases
 from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
-from blanket.exact.shuffled.oracles import OracleMatrix, blanket_view_delta_fast
+from blanket.exact.shuffled.oracles import OracleMatrix, blanket_view_delta_fast, same_family_delta
 from blanket.proofs.core import arb_eval, get
 from blanket.reports import latex
 from blanket.reports.bound_worker import BoundNotEvaluable, BoundProcess
@@ -1474,12 +1473,12 @@ _INTERNAL_ERRORS: list = []
 
 def _oracle_family_lower(mech, n: int, e):
     """Frequency oracle at n users: the exact δ of the dataset pair ``x^n`` vs ``x^{n−1}x'`` (both directions;
-    :func:`exact.mechanisms.oracles.same_family_delta`), a certified lower bound on the worst case.  O(√n)."""
+    :func:`exact.shuffled.oracles.same_family_delta`), a certified lower bound on the worst case.  O(√n)."""
 
     val = same_family_delta(mech, n, epsilon=e)
     return (
         val,
-        "dataset family 'same' (exact.mechanisms.oracles.same_family_delta)",
+        "dataset family 'same' (exact.shuffled.oracles.same_family_delta)",
         {
             "dataset": f"{n - 1} users hold 0, differing user holds 0",
             "neighbour": "same, differing user holds 1",

@@ -14,13 +14,14 @@ import pytest
 from blanket.exact.accounting import renyi as R
 from blanket.exact.accounting.certified import renyi_route_delta
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
-from blanket.exact.mechanisms.oracles import LDP, OUE, blanket_view_delta, blanket_view_delta_enumerate, clone_delta
+from blanket.exact.mechanisms.oracles import LDP, OUE
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
 from blanket.exact.shuffled.bruteforce import delta_brute
 from blanket.exact.shuffled.enumerate import dataset_deltas, worst_case
 from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
+from blanket.exact.shuffled.oracles import blanket_view_delta, blanket_view_delta_enumerate, clone_delta
 from flint import arb, fmpq
 
 #: a randomizer with ε0 = ∞: the second input's row puts mass where the first's has none
