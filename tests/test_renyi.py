@@ -8,6 +8,7 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 from blanket.exact.accounting import renyi as xr
+from blanket.exact.accounting import renyi_families as rf
 from blanket.exact.mechanisms.finite import KRR, BinaryRR
 from blanket.exact.numbers.arith import endpoints, precision
 from blanket.exact.numbers.errors import InvalidArgument
@@ -172,18 +173,18 @@ def test_n_million_one_dataset_is_tight():
 def test_krr_family_equals_enumeration(k, n, e, lam, family):
     if family == "third" and k < 3:
         with pytest.raises(InvalidArgument):
-            xr.moment_krr_family(KRR(k, exp_epsilon0=fmpq(e.numerator, e.denominator)), n, family, order=lam)
+            rf.moment_krr_family(KRR(k, exp_epsilon0=fmpq(e.numerator, e.denominator)), n, family, order=lam)
         return
     z = {"same": 0, "neighbour": 1, "third": 2}[family]
     D, Dp = [z] * (n - 1) + [0], [z] * (n - 1) + [1]
-    got = xr.moment_krr_family(KRR(k, exp_epsilon0=fmpq(e.numerator, e.denominator)), n, family, order=lam)
+    got = rf.moment_krr_family(KRR(k, exp_epsilon0=fmpq(e.numerator, e.denominator)), n, family, order=lam)
     assert _F(got) == _moment_brute(_krr_rows(k, e), D, Dp, lam)
 
 
 def test_third_family_uses_third_count_k5():
     """k = 5: the third value's count matters; the result must equal enumeration (which a lumped view would not)."""
     e = F(4)
-    got = xr.moment_krr_family(KRR(5, exp_epsilon0=4), 4, "third", order=3)
+    got = rf.moment_krr_family(KRR(5, exp_epsilon0=4), 4, "third", order=3)
     assert _F(got) == _moment_brute(_krr_rows(5, e), [2, 2, 2, 0], [2, 2, 2, 1], 3)
 
 
@@ -191,18 +192,18 @@ def test_third_family_uses_third_count_k5():
 def test_krr_windowed_encloses_exact(monkeypatch, k, family):
     mech = KRR(k, exp_epsilon0=3)
     monkeypatch.setattr(xr, "EXACT_MAX_N", 40)
-    ex = xr.moment_krr_family(mech, 40, family, order=2)
+    ex = rf.moment_krr_family(mech, 40, family, order=2)
     monkeypatch.setattr(xr, "EXACT_MAX_N", 5)
     with precision(128):
-        got = xr.moment_krr_family(mech, 40, family, order=2)
+        got = rf.moment_krr_family(mech, 40, family, order=2)
         assert got.contains(arb(ex)) and got.rad() < arb(2) ** -90
 
 
 def test_krr_family_max_over_directions():
     mech = KRR(3, exp_epsilon0=3)
-    r = xr.renyi_krr_family(mech, 4, "same", order=2)
-    a = xr.moment_krr_family(mech, 4, "same", order=2)
-    b = xr.moment_krr_family(mech, 4, "neighbour", order=2)
+    r = rf.renyi_krr_family(mech, 4, "same", order=2)
+    a = rf.moment_krr_family(mech, 4, "same", order=2)
+    b = rf.moment_krr_family(mech, 4, "neighbour", order=2)
     assert r.moment == max(a, b)
 
 
@@ -226,9 +227,9 @@ def test_binomial_window_tail_is_certified():
 # ------------------------------------------------------------ dispatcher and bad input
 def test_dispatcher():
     mech = BinaryRR(exp_epsilon0=2)
-    assert xr.renyi(mech, 5, order=2, dataset="c=1").c == 1
-    assert xr.renyi(mech, 5, order=2, dataset="same").family == "same"
-    assert xr.renyi(mech, 5, order=2, dataset="worst").moment >= xr.renyi(mech, 5, order=2, dataset="c=2").moment
+    assert rf.renyi(mech, 5, order=2, dataset="c=1").c == 1
+    assert rf.renyi(mech, 5, order=2, dataset="same").family == "same"
+    assert rf.renyi(mech, 5, order=2, dataset="worst").moment >= rf.renyi(mech, 5, order=2, dataset="c=2").moment
 
 
 @pytest.mark.parametrize(
@@ -238,9 +239,9 @@ def test_dispatcher():
         (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 5, order=2), "c must be <= 4"),
         (lambda: xr.moment_binary(KRR(3, exp_epsilon0=2), 5, 0, order=2), "must be binary RR"),
         (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 0, 0, order=2), "n must be >= 1"),
-        (lambda: xr.moment_krr_family(KRR(3, exp_epsilon0=2), 5, "other", order=2), "family must be one of"),
-        (lambda: xr.renyi(KRR(3, exp_epsilon0=2), 5, order=2, dataset="worst"), "only available for binary RR"),
-        (lambda: xr.renyi(BinaryRR(exp_epsilon0=2), 5, order=2, dataset="c=x"), "dataset c must be an integer"),
+        (lambda: rf.moment_krr_family(KRR(3, exp_epsilon0=2), 5, "other", order=2), "family must be one of"),
+        (lambda: rf.renyi(KRR(3, exp_epsilon0=2), 5, order=2, dataset="worst"), "only available for binary RR"),
+        (lambda: rf.renyi(BinaryRR(exp_epsilon0=2), 5, order=2, dataset="c=x"), "dataset c must be an integer"),
         (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 0, order=2.5), "not a binary float"),
     ],
 )

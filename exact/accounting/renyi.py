@@ -78,7 +78,6 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 import numpy as np
-from blanket.exact.accounting import renyi_families
 from blanket.exact.laws import binomial
 from blanket.exact.laws.binomial import (
     FloatRouteUnavailable,
@@ -1525,23 +1524,6 @@ def _S_factory(n, rx, probs_len, k, family):
     return S_general
 
 
-def moment_krr_family(
-    mech: KRR, n: int, family: str, *, order: NumberInput, x_in_D: str = "x", tol: NumberInput | None = None
-) -> Enclosure:
-    """Rényi moment of shuffled k-RR on a dataset family, one direction: the fast route.
-
-    Delegates to :func:`exact.accounting.renyi_families.moment_family` (exact for tiny n, the Taylor
-    kernel — cost independent of n — at scale, the nested route of :func:`moment_krr_family_nested`
-    in between); same arguments and meaning as :func:`moment_krr_family_nested`.
-
-    >>> from blanket.exact.mechanisms.finite import KRR
-    >>> moment_krr_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
-    1233347/1098240
-    """
-
-    return renyi_families.moment_family(mech, n, family, order=order, tol=tol)
-
-
 def moment_krr_family_nested(
     mech: KRR, n: int, family: str, *, order: NumberInput, x_in_D: str = "x", tol: NumberInput | None = None
 ) -> Enclosure:
@@ -1582,61 +1564,6 @@ def moment_krr_family_nested(
     extra = _pow(arith.ball(e0), lam) * arith.ball(left)
     sb = arith.ball(s)
     return sb.union(sb + extra.upper())
-
-
-def renyi_krr_family(
-    mech: KRR, n: int, family: str, *, order: NumberInput, tol: NumberInput | None = None
-) -> RenyiValue:
-    """``D_λ`` of shuffled k-RR on a dataset family, max over both directions of the neighbouring pair.
-
-    Swapping the roles of ``D`` and ``D'`` maps the *same* family to the
-    *neighbour* family (and *third* to itself with ``x ↔ x'``), so the max
-    over both directions is the max of the *same* and *neighbour* moments
-    (for *same*/*neighbour*) and the *third* moment (symmetric).
-
-    >>> from blanket.exact.mechanisms.finite import KRR
-    >>> r = renyi_krr_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
-    >>> r.moment
-    1233347/1098240
-    """
-
-    return renyi_families.renyi_family(mech, n, family, order=order, tol=tol)
-
-
-# ============================================================ dispatcher
-def renyi(
-    mech: KRR,
-    n: IntegerInput,
-    *,
-    order: NumberInput,
-    dataset: str = "worst",
-    progress: bool | None = None,
-    workers: int | None = None,
-    scheduler: Any = None,
-) -> RenyiValue:
-    """``D_λ`` of the shuffled mechanism on ``dataset`` ∈ worst | c=INT | same | neighbour | third.
-
-    ``worst`` and ``c=INT`` need binary RR (for k-RR the worst case over all
-    datasets is not computed here: use the families).
-    """
-    mech = _check_mech(mech)
-    n = arith.integer_in(n, "n", lo=1)  # as every route reads it (int(n) on a string such as "1e3" raised ValueError)
-    if not isinstance(dataset, str):
-        raise InvalidArgument("dataset", dataset, "must be worst, c=INT, same, neighbour or third")
-    if dataset == "worst":
-        if mech.k != 2:
-            raise InvalidArgument(
-                "dataset", dataset, "is only available for binary RR (k = 2); for k > 2 use same, neighbour or third"
-            )
-        return renyi_binary_worst(mech, n, order=order, progress=progress, workers=workers, scheduler=scheduler)
-    if dataset.startswith("c="):
-        if mech.k != 2:
-            raise InvalidArgument("dataset", dataset, "(c=INT) is only available for binary RR (k = 2)")
-        c = arith.integer_in(dataset[2:], "dataset c", lo=0, hi=n - 1)
-        return renyi_binary(mech, n, c, order=order)
-    if dataset in FAMILIES:
-        return renyi_krr_family(mech, n, dataset, order=order)
-    raise InvalidArgument("dataset", dataset, "must be worst, c=INT, same, neighbour or third")
 
 
 # ============================================================ binomial central moments (Theorem 3.4)

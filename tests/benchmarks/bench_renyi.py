@@ -97,6 +97,7 @@ import sys
 import time
 
 from blanket.exact.accounting import renyi as xr
+from blanket.exact.accounting import renyi_families as rf
 from blanket.exact.mechanisms.finite import KRR, BinaryRR
 from blanket.exact.numbers import arith
 
@@ -196,7 +197,7 @@ def _family(k, fam, n, order, eps0, route="auto"):
             m = arith.maximum(ms)
             v = arith.ball(m).log() / (arith.ball(lam) - 1)
             return float(v.mid()), rel(v)
-        r = xr.renyi_krr_family(mech, n, fam, order=order)
+        r = rf.renyi_krr_family(mech, n, fam, order=order)
         return float(arith.ball(r.value).mid()), rel(r.value)
 
 
