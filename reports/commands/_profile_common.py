@@ -20,7 +20,6 @@ from blanket.exact.numbers.errors import InvalidArgument
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
     from typing import Any
 
     from blanket.exact.accounting.query import Query
@@ -150,30 +149,6 @@ REL_TOL = {
 def rel_tol(args: argparse.Namespace) -> fmpq:
     """``--rel-tol`` validated: an exact rational in (0, 0.5]."""
     return arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
-
-
-def run_command(
-    args: argparse.Namespace,
-    quantity: str,
-    *,
-    bound: Callable[[argparse.Namespace, Inputs], int],
-    profile: Callable[[argparse.Namespace, Inputs], int],
-) -> int:
-    """``blanket delta|epsilon`` (``quantity`` is the command's output): read the inputs, then run the composed
-    rounds (``--rounds``, or a deployment's ``[[rounds]]``), else ``bound`` (``--bound``/``--variant``), else the
-    closed-form record's best certified bounds (``reports/commands/_oracle.py``), else ``profile`` (shuffled
-    randomized response)."""
-    inp = read_inputs(args, "delta" if quantity == "epsilon" else "epsilon", need_mechanism=args.bound is None)
-    from blanket.reports.commands import _compose, _oracle  # they import this module: here, not at the top
-
-    composed = _compose.run_if_composed(args, inp, quantity)
-    if composed is not None:
-        return composed
-    if args.bound is not None or args.variant is not None:
-        return bound(args, inp)
-    if inp.oracle:
-        return _oracle.run_delta(args, inp) if quantity == "delta" else _oracle.run_epsilon(args, inp)
-    return profile(args, inp)
 
 
 @dataclass
