@@ -43,7 +43,7 @@ class BoundValue:
     center: Fraction | None = None  # the float's exact value (floating only)
 
 
-def convert_result(v) -> BoundValue:
+def convert_result(v: object) -> BoundValue:
     """Turn what a user's function returned into a :class:`BoundValue` (floats with the error model)."""
 
     raw = repr(v)
@@ -96,7 +96,9 @@ def float_ball(f: Fraction, raw: str) -> BoundValue:
     return BoundValue(b, True, raw, f)
 
 
-def call_with(fn, params: dict):
+def call_with(fn: Any, params: dict) -> object:
+    """Call the bound's function ``fn`` (any callable) with the parameters its signature names (all of them when it
+    takes ``**kwargs``); a required parameter not supplied is refused.  O(number of parameters)."""
     sig = inspect.signature(fn)
     kwargs = {}
     accepts_var = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
