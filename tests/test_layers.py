@@ -208,6 +208,17 @@ def test_no_top_level_layer_imports():
     assert not found, "import with the installed names (blanket.exact…):\n" + "\n".join(map(str, found))
 
 
+def test_the_source_tree_is_the_installed_layout():
+    """blanket/exact, blanket/proofs, blanket/reports are committed relative links to the folders (CONTRIBUTING.md,
+    "The layout"): tools resolve ``blanket.exact…`` from the source tree, and the package is imported from them."""
+    import blanket.exact
+
+    for layer in ("exact", "proofs", "reports"):
+        link = ROOT / "blanket" / layer
+        assert link.is_symlink() and str(link.readlink()) == f"../{layer}", link
+    assert pathlib.Path(blanket.exact.__file__).resolve() == (ROOT / "exact" / "__init__.py").resolve()
+
+
 # ---------------------------------------------------------------------------------------------- the checker fails
 def _tree(tmp_path: pathlib.Path, files: dict[str, str]) -> pathlib.Path:
     for folder in FOLDERS:
