@@ -809,7 +809,7 @@ def delta_binary_worst(mech: KRR, n: int, **opts: Unpack[SweepOptions]) -> Worst
     constant, spread over the workers; memory O(n) enclosures in the calling
     process plus O(SWEEP_BLOCK·W) floats per worker.  Measured (2 shared
     cores, ε0 = 1): about 2.5 s at n = 10⁴, 15–30 s at n = 10⁵; see
-    :func:`estimate_worst_cost` and ``tests/benchmarks/bench_binary.py``.
+    :func:`exact.runtime.budget.estimate_worst_cost` and ``tests/benchmarks/bench_binary.py``.
     On the exact path (rational ``e^{ε0}``, ``e^ε``, n ≤ EXACT_MAX_N): O(n³)
     rational operations.
 
