@@ -173,7 +173,7 @@ def blanket_view_bracket(
     ``[lower.lower(), upper.upper()]``).  ``upper`` is itself a certified
     upper bound on δ(ε) of the shuffled mechanism: the smaller (by upper
     end) of the convex-order spread and, with ``merged``, the merged view
-    (:func:`exact.mechanisms.oracles.blanket_view_delta_merged`, one more
+    (:func:`blanket_view_delta_merged`, one more
     engine call with a degenerate weak count, cheaper than the other two),
     computed only where the spread's enclosure is wide (relative radius above
     :data:`MERGED_WHEN_WIDER`, deep in the tail): where it is narrow the
@@ -248,7 +248,7 @@ def blanket_view_delta_fast(
 ) -> Enclosure:
     """Certified enclosure of the Lemma 5.3 blanket view δ(ε) of a frequency oracle, fast (n = 10⁶ in about a second).
 
-    Same value as :func:`exact.mechanisms.oracles.blanket_view_delta` (the
+    Same value as :func:`blanket_view_delta` (the
     binomial mixture, O(n^{3/2})), enclosed differently: for exact inputs and
     ``n < exact_below`` that exact ``fmpq`` is returned; otherwise the ball
     ``[lower, upper]`` of :func:`blanket_view_bracket` (convex order,
