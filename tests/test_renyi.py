@@ -9,6 +9,7 @@ import mpmath
 import pytest
 from blanket.exact.accounting import renyi as xr
 from blanket.exact.accounting import renyi_families as rf
+from blanket.exact.accounting import renyi_float as rfl
 from blanket.exact.mechanisms.finite import KRR, BinaryRR
 from blanket.exact.numbers.arith import endpoints, precision
 from blanket.exact.numbers.errors import InvalidArgument
@@ -366,12 +367,12 @@ def test_float_moments_contain_exact(n, data, e, lam):
     mech = BinaryRR(exp_epsilon0=fmpq(e.numerator, e.denominator))
     c = data.draw(st.integers(0, n - 1))
     with precision(128):
-        f1, f0 = xr.float_moments_binary(mech, n, c, fmpq(lam))
+        f1, f0 = rfl.float_moments_binary(mech, n, c, fmpq(lam))
         ex1, ex0 = _exact_moments(mech, n, c, lam)
         assert f1.contains(arb(ex1)) and f0.contains(arb(ex0))
         assert f1.rad() < 1e-8 * f1.mid() and f0.rad() < 1e-8 * f0.mid()
         B = data.draw(st.integers(1, min(12, n - c)))
-        rows = xr.float_moments_binary_block(mech, n, c, B, fmpq(lam))
+        rows = rfl.float_moments_binary_block(mech, n, c, B, fmpq(lam))
         for j in (0, B - 1):
             ex1, ex0 = _exact_moments(mech, n, c + j, lam)
             assert rows[j][0].contains(arb(ex1)) and rows[j][1].contains(arb(ex0))
@@ -388,20 +389,20 @@ def test_float_moments_contain_ball_route(n, frac, eps0, lam):
     """Property at larger n: the widened float result contains the ball-route enclosure (128 bits)."""
     mech = BinaryRR(epsilon0=eps0)
     c = int(frac * (n - 1))
-    if F(eps0) * lam > xr.FLOAT_MAX_EPS_LAMBDA:
+    if F(eps0) * lam > rfl.FLOAT_MAX_EPS_LAMBDA:
         return  # outside the float route's proof (test_float_route_refuses_outside_its_proof)
     from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     with precision(128):
         try:
-            f1, f0 = xr.float_moments_binary(mech, n, c, fmpq(lam))
+            f1, f0 = rfl.float_moments_binary(mech, n, c, fmpq(lam))
         except FloatRouteUnavailable:
             return  # refused (e.g. window values below 2^-500): callers then take the ball route
         b1, b0 = xr._moments_binary(mech, n, c, fmpq(lam), (1, 0))
         assert f1.contains(b1) and f0.contains(b0)
         B = min(7, n - c)
         try:
-            rows = xr.float_moments_binary_block(mech, n, c, B, fmpq(lam))
+            rows = rfl.float_moments_binary_block(mech, n, c, B, fmpq(lam))
         except FloatRouteUnavailable:
             return
         b1, b0 = xr._moments_binary(mech, n, c + B - 1, fmpq(lam), (1, 0))
@@ -413,9 +414,9 @@ def test_float_route_refuses_outside_its_proof():
 
     mech = BinaryRR(epsilon0="1")
     with pytest.raises(FloatRouteUnavailable):
-        xr.float_moments_binary(mech, 1000, 3, fmpq(5, 2))  # non-integer order
+        rfl.float_moments_binary(mech, 1000, 3, fmpq(5, 2))  # non-integer order
     with pytest.raises(FloatRouteUnavailable):
-        xr.float_moments_binary(BinaryRR(epsilon0="3"), 1000, 3, fmpq(200))  # eps0*lambda > 280
+        rfl.float_moments_binary(BinaryRR(epsilon0="3"), 1000, 3, fmpq(200))  # eps0*lambda > 280
 
 
 @pytest.mark.parametrize("lam", [2, "5/2", 6])
@@ -497,7 +498,7 @@ def test_float_route_deep_cutoff_lambda_256_contains_ball_route(c):
     mech = BinaryRR(epsilon0="1")
     n, lam = 10**4, fmpq(256)
     with precision(128):
-        f1, f0 = xr.float_moments_binary_block(mech, n, c, 1, lam)[0]
+        f1, f0 = rfl.float_moments_binary_block(mech, n, c, 1, lam)[0]
         b1, b0 = xr._moments_binary(mech, n, c, lam, (1, 0))
         assert f1.contains(b1) and f0.contains(b0)
         assert f1.rad() < 1e-8 * f1.mid()
@@ -512,7 +513,7 @@ def test_float_bounds_tail_is_certified(m, q, bits):
     from blanket.exact.laws.binomial import pmf
 
     tol = fmpq(1, 2**bits)
-    lo, hi, t = xr.float_bounds(m, arb(q), tol)
+    lo, hi, t = rfl.float_bounds(m, arb(q), tol)
     assert t < arb(tol)
     with precision(600):
         s = sum((pmf(m, arb(q), k) for k in range(lo, hi + 1)), arb(0))
@@ -527,7 +528,7 @@ def test_float_excess_contains_exact(n, data, e, lam):
     c = data.draw(st.integers(0, n - 1))
     B = data.draw(st.integers(1, min(10, n - c)))
     with precision(128):
-        rows = xr.float_excess_binary_block(mech, n, c, B, lam)
+        rows = rfl.float_excess_binary_block(mech, n, c, B, lam)
         for j in (0, B - 1):
             ex1, ex0 = _exact_moments(mech, n, c + j, lam)
             assert rows[j][0].contains(arb(ex1 - 1)) and rows[j][1].contains(arb(ex0 - 1))
@@ -547,12 +548,12 @@ def test_float_excess_contains_ball_route(n, frac, eps0, lam):
 
     mech = BinaryRR(epsilon0=eps0)
     c = int(frac * (n - 1) / 2)
-    if F(eps0) * lam > xr.FLOAT_MAX_EPS_LAMBDA:
+    if F(eps0) * lam > rfl.FLOAT_MAX_EPS_LAMBDA:
         return
     B = min(5, n - c)
     with precision(128):
         try:
-            rows = xr.float_excess_binary_block(mech, n, c, B, lam)
+            rows = rfl.float_excess_binary_block(mech, n, c, B, lam)
         except FloatRouteUnavailable:
             return  # refused: callers keep the scan's bounds (test_worst_case_limited_recompute_still_encloses)
         for j in (0, B - 1):
@@ -591,7 +592,7 @@ def test_float_excess_mpmath_single_binomial():
             s1 += Q * ((P / Q) ** 2 - 1)
             s0 += P * ((Q / P) ** 2 - 1)
     with precision(128):
-        (x1, x0), *_ = xr.float_excess_binary_block(BinaryRR(epsilon0="1"), n, 0, 1, 2)
+        (x1, x0), *_ = rfl.float_excess_binary_block(BinaryRR(epsilon0="1"), n, 0, 1, 2)
     del e0
     for ball, ref in ((x1, s1), (x0, s0)):
         lo_, hi_ = endpoints(ball)

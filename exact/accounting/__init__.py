@@ -13,7 +13,9 @@ _EXPORTS = {
     'certified': 'best_upper lower_bound upper_bounds upper_routes',
     'profiles': 'DeltaProfile Effort EpsilonProfile delta delta_bracket epsilon epsilon0 epsilon_bracket lower_datasets',
     'query': 'Query make_query parse_dataset',
-    'renyi': 'RenyiValue bernoulli_cumulant binomial_central_moment binomial_window float_bounds float_excess_binary_block float_excess_block float_moments_binary float_moments_binary_block float_tol moment_binary moment_krr_family_nested others_count_law parse_order renyi_binary renyi_binary_worst sweep_block worst_cost',
+    'renyi': 'RenyiValue bernoulli_cumulant binomial_central_moment binomial_window moment_binary moment_krr_family_nested others_count_law renyi_binary renyi_binary_worst sweep_block worst_cost',
+    'renyi_core': 'binary_params binary_window_error check_krr integer_order is_integer_order order_power parse_order window_error',
+    'renyi_float': 'float_bounds float_excess_binary_block float_excess_block float_moments_binary float_moments_binary_block float_tol float_down float_up',
     'renyi_families': 'TaylorMoment family_steps joint_moments joint_moments_series moment_family renyi_family taylor_moment moment_krr_family renyi_krr_family renyi',
 }
 __all__, __dir__, __getattr__ = lazy_package(__name__, _EXPORTS)
