@@ -29,14 +29,9 @@ blanket.exact.numbers.errors.InvalidArgument: n must be >= 2, got 1
 from __future__ import annotations
 
 import importlib
-import os
 
-# In a source checkout (and an editable install) the three layers are the top-level folders
-# exact/, proofs/ and reports/ beside this one; an installed wheel has them inside this package.
-_here = os.path.dirname(os.path.abspath(__file__))
-_root = os.path.dirname(_here)
-if not os.path.isdir(os.path.join(_here, "exact")) and os.path.isfile(os.path.join(_root, "exact", "__init__.py")):
-    __path__.append(_root)  # type: ignore[name-defined]  # noqa: F821
+# The three layers are blanket/exact, blanket/proofs, blanket/reports: in a source checkout (and an editable
+# install) committed links to the top-level folders exact/, proofs/, reports/; in a wheel the folders themselves.
 
 #: public name -> "module:attribute" (module relative to this package)
 _API = {
@@ -55,7 +50,7 @@ _API = {
     "ShuffleAccountant": "exact.accounting.accountant:ShuffleAccountant",
     "ShuffledRR": "exact.accounting.accountant:ShuffledRR",
     "Shuffled": "exact.accounting.accountant:Shuffled",
-    "make_mechanism": "exact.mechanisms.oracles:make_mechanism",
+    "make_mechanism": "exact.mechanisms.registry:make_mechanism",
     "make_query": "exact.accounting.query:make_query",
     "Query": "exact.accounting.query:Query",
     "Kind": "exact.mechanisms.registry:Kind",

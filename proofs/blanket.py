@@ -38,9 +38,9 @@ from collections.abc import Sequence
 from typing import Any, SupportsFloat
 
 import sympy as sp
-from blanket.exact.accounting.calibrate import Bracket, Search, epsilon0_for, epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import Bracket, Search, epsilon0_for, epsilon_for_delta
 from blanket.exact.numbers.errors import InfeasibleTarget, InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
 from blanket.exact.shuffled import amplification as num
@@ -960,7 +960,7 @@ def binary_epsilon_reference(**p: Any) -> Reference:
     Calibrates the exact δ of shuffled binary RR — the worst case over all
     datasets for n ≤ 2000 (``exact.shuffled.binary.delta_binary_worst``), else the
     maximum over the extreme datasets c ∈ {0, 1, n−2, n−1} (a lower bound on
-    the worst case) — with ``exact.accounting.calibrate.epsilon_for_delta`` and returns
+    the worst case) — with ``exact.numbers.calibrate.epsilon_for_delta`` and returns
     the bracket's lower end, certified to *fail* the target: the true ε of
     binary RR (one ε0-LDP randomizer) is above it, so an ε-bound below it
     would be refuted.
@@ -1032,7 +1032,7 @@ COROLLARY_5_3_1 = TABLE.register(
 )
 
 
-# ================================================================== certified calibration (one-sided) through exact.accounting.calibrate
+# ================================================================== certified calibration (one-sided) through exact.numbers.calibrate
 def _bound_fn(result: Result, fixed: dict, free: str):
     def f(v):
         return result.bound(**fixed, **{free: v})
@@ -1045,7 +1045,7 @@ _SEARCH: Search = {"hi": "10"}  # rel_tol: the searches' own default (1e-6)
 
 
 def calibrated_epsilon(result: Result, *, delta: NumberOrBall, search: Search | None = None, **params: Any) -> Bracket:
-    """Certified ε for a registered bound at (ε0, n[, k]) and target δ: ``exact.accounting.calibrate`` Bracket.
+    """Certified ε for a registered bound at (ε0, n[, k]) and target δ: ``exact.numbers.calibrate`` Bracket.
 
     δ-valued bounds (``quantity == "delta"``): the smallest ε with
     bound(ε) ≤ δ, searched in ``[10^{-6}, hi]``; ``bracket.upper`` is certified
@@ -1056,7 +1056,7 @@ def calibrated_epsilon(result: Result, *, delta: NumberOrBall, search: Search | 
     The authors' code uses float root finding whose root may sit on the
     unsafe side; this never does.  ``params``: the bound's own parameters
     (``epsilon0``, ``n``, ``k``, …); ``search``: the keywords of the search
-    (:class:`blanket.exact.accounting.calibrate.Search`: ``hi`` default 10, ``rel_tol`` default 1e-6, ``guess``
+    (:class:`blanket.exact.numbers.calibrate.Search`: ``hi`` default 10, ``rel_tol`` default 1e-6, ``guess``
     — a float only seeds it, …), a separate table because ``params`` takes every other keyword.
     """
 
@@ -1073,7 +1073,7 @@ def calibrated_epsilon(result: Result, *, delta: NumberOrBall, search: Search | 
 def calibrated_epsilon0(
     result: Result, *, epsilon: NumberOrBall, delta: NumberOrBall, search: Search | None = None, **params: Any
 ) -> Bracket:
-    """Certified largest ε0 for a registered bound at (ε, n[, k]) and target δ: ``exact.accounting.calibrate`` Bracket.
+    """Certified largest ε0 for a registered bound at (ε, n[, k]) and target δ: ``exact.numbers.calibrate`` Bracket.
 
     Searched in ``[ε(1+10⁻⁴), hi]`` (the authors' bracket is ``[ε, 10]``);
     ``bracket.lower`` is certified (bound(lower) ≤ δ proven).  If even the

@@ -7,7 +7,7 @@ module); this module encodes the Erlingsson paper's own statements.
 
 Exact references: the ε(δ) of shuffled **binary randomized response**
 (:func:`proofs.renyi.exact_epsilon_for_delta`, i.e. the foundation's
-``exact.accounting.calibrate.epsilon_for_delta`` over ``exact.shuffled.binary.delta_binary_worst``)
+``exact.numbers.calibrate.epsilon_for_delta`` over ``exact.shuffled.binary.delta_binary_worst``)
 is a certified *lower* bound on the ε the theorems bound: binary RR is one
 ε0-DP local randomizer, and shuffling the output of ``A_swap`` (Theorem 8)
 or ``A_rl`` (Corollary 9) is a post-processing that yields the shuffled
@@ -20,9 +20,9 @@ import math
 from typing import Any
 
 import sympy as sp
-from blanket.exact.accounting.calibrate import epsilon_for_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.calibrate import epsilon_for_delta
 from blanket.exact.numbers.types import Enclosure, NumberOrBall
 from blanket.proofs.core import Hypothesis, Reference, ResultTable, SymbolicCheck
 from blanket.proofs.renyi import exact_epsilon_for_delta

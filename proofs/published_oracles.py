@@ -2,7 +2,7 @@
 
 Paper key ``WANG24``.  Each result is the δ(ε) of the variation-ratio pair with the per-mechanism parameters of
 the authors' README table (p = q = e^{ε0} and a β per randomizer), evaluated in ball arithmetic by
-:func:`exact.mechanisms.oracles.variation_ratio_delta` (this project's exact reading of the authors' ``Delta``,
+:func:`exact.shuffled.oracles.variation_ratio_delta` (this project's exact reading of the authors' ``Delta``,
 agreeing with their float code to 7+ digits, docs/mechanisms.md).  It is compared with the exact worst case over
 all datasets of the mechanism itself (:mod:`exact.shuffled.enumerate` on its explicit matrix, small k and n) —
 relation "exact" — or, at larger n, with the exact δ of a dataset family (relation "lower").
@@ -23,12 +23,11 @@ from collections.abc import Callable
 
 import sympy as sp
 from blanket.exact.mechanisms import finite, oracles
-from blanket.exact.mechanisms.oracles import same_family_delta, variation_ratio_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.shuffled.enumerate import worst_case
 from blanket.exact.shuffled.krr import delta_krr_family
-from blanket.exact.shuffled.oracles import OracleMatrix
+from blanket.exact.shuffled.oracles import OracleMatrix, same_family_delta, variation_ratio_delta
 from blanket.proofs.core import Hypothesis, Reference, ResultTable
 from flint import arb, fmpq
 
@@ -51,7 +50,7 @@ def variation_ratio_bound(
     """Wang et al.'s δ(ε) for ``n`` users with p = q = e^{ε0} and the β that ``beta`` gives for the ball e^{ε0}.
 
     ``epsilon`` and ``epsilon0`` are exact (``Fraction``, ``fmpq``, ``int``, a decimal or ``p/q`` string;
-    ``epsilon0`` may be a ball); the pair is evaluated by :func:`exact.mechanisms.oracles.variation_ratio_delta`.
+    ``epsilon0`` may be a ball); the pair is evaluated by :func:`exact.shuffled.oracles.variation_ratio_delta`.
     The ``WANG24`` results and the bound files ``examples/bounds/wang_vr_*.py`` evaluate the bound here, each with
     its README β.  Cost that of ``variation_ratio_delta``: O(n log(1/tol)).
     """

@@ -30,6 +30,7 @@ from typing import Any
 import sympy as sp
 from blanket.exact.accounting import profiles as xprof
 from blanket.exact.accounting import renyi as xr
+from blanket.exact.accounting import renyi_families as rf
 from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
@@ -101,7 +102,7 @@ def _special_moment(mm, eps0, order, prec):
         return arith.add(
             arith.mul(flip, arith.power(keep / flip, lamq)), arith.mul(keep, arith.power(flip / keep, lamq))
         )
-    return xr.moment_krr_family(mech, mm, "neighbour", order=order)
+    return rf.moment_krr_family(mech, mm, "neighbour", order=order)
 
 
 class BinaryRRMoment(sp.Function):

@@ -103,9 +103,7 @@ Search phases (within ``budget`` seconds, cheapest first)
 from __future__ import annotations
 
 import dataclasses
-import decimal
 import hashlib
-import inspect
 import itertools
 import json
 import math
@@ -119,12 +117,10 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-import mpmath
 import sympy as sp
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.mechanisms.oracles import same_family_delta
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.exact.numbers.guards import check_epsilon0, max_memory
@@ -132,9 +128,10 @@ from blanket.exact.runtime.progress import Progress
 from blanket.exact.shuffled.binary import delta_binary_worst
 from blanket.exact.shuffled.enumerate import delta_class, delta_dataset, worst_cases
 from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
-from blanket.exact.shuffled.oracles import OracleMatrix, blanket_view_delta_fast
-from blanket.proofs.core import arb_eval, get
+from blanket.exact.shuffled.oracles import OracleMatrix, blanket_view_delta_fast, same_family_delta
+from blanket.proofs.core import get
 from blanket.reports import latex
+from blanket.reports.bound_values import FLOAT_MODEL, BoundValue
 from blanket.reports.bound_worker import BoundNotEvaluable, BoundProcess
 from blanket.reports.formula import parse_formula
 from blanket.reports.output import write_document
@@ -151,9 +148,6 @@ if TYPE_CHECKING:
     from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
     from blanket.reports.output import Written
 
-FLOAT_REL_ERR = Fraction(1, 10**12)
-FLOAT_ABS_ERR = Fraction(1, 10**300)
-FLOAT_MODEL = "relative 1e-12 plus absolute 1e-300"
 #: the registry's kinds check-bound judges with its own engines -> their names here
 MECHANISMS = {"krr": "krr", "binary_rr": "binary"}
 #: frequency oracles on k input values (exact.mechanisms.oracles) and their one extra parameter, if any:
@@ -177,17 +171,6 @@ DEADLINE_GRACE = 1.0
 
 
 # ============================================================ bounds
-@dataclasses.dataclass
-class BoundValue:
-    """A bound evaluated at one point: ``value`` an enclosure (fmpq or arb) or ``None`` (+∞);
-    ``floating`` when it came from a float; ``raw`` the value as returned (for the report)."""
-
-    value: Any
-    floating: bool
-    raw: str
-    center: Fraction | None = None  # the float's exact value (floating only)
-
-
 @dataclasses.dataclass
 class Bound:
     """A bound under test: what it claims (mechanism, quantity, domain) and how to evaluate it.
@@ -223,59 +206,6 @@ def _exact_str(q) -> str:
     q = arith.exact(q)
     s = arith.decimal_string(q, 12, up=True)
     return s if arith.exact(s) == q else f"{int(q.p)}/{int(q.q)}"
-
-
-def _convert_result(v) -> BoundValue:
-    """Turn what a user's function returned into a :class:`BoundValue` (floats with the error model)."""
-
-    raw = repr(v)
-    if isinstance(v, bool):
-        raise InvalidArgument("bound value", v, "must be a number, not a boolean")
-    if isinstance(v, (int, Fraction, fmpq)):
-        return BoundValue(arith.exact(v), False, raw)
-
-    if isinstance(v, decimal.Decimal):  # exact decimal: no float caveat
-        if not v.is_finite():
-            if v == decimal.Decimal("Infinity"):
-                return BoundValue(None, False, raw)
-            raise InvalidArgument("bound value", raw, "must be a finite number or +inf")
-        f = Fraction(v)
-        return BoundValue(fmpq(f.numerator, f.denominator), False, raw)
-    if isinstance(v, arb):
-        if not v.is_finite():
-            raise InvalidArgument("bound value", str(v), "must be a finite ball")
-        return BoundValue(v, False, raw)
-    if isinstance(v, mpmath.mpf):
-        if mpmath.isinf(v) and v > 0:
-            return BoundValue(None, True, raw)
-        if not mpmath.isfinite(v):
-            raise InvalidArgument("bound value", raw, "must be a number, not nan or -inf")
-        sign, man, exp, _ = v._mpf_
-        f = Fraction(int(man) * 2**exp) if exp >= 0 else Fraction(int(man), 2 ** (-exp))
-        return _float_ball(-f if sign else f, raw)
-    if isinstance(v, float):
-        if v != v:
-            raise InvalidArgument("bound value", raw, "must be a number, not nan")
-        if v == float("inf"):
-            return BoundValue(None, True, raw)
-        if v == float("-inf"):
-            raise InvalidArgument("bound value", raw, "must not be -inf")
-        return _float_ball(Fraction(v), raw)
-    if isinstance(v, sp.Basic):
-        if v.free_symbols:
-            raise InvalidArgument("bound value", raw, "has free symbols left; substitute every parameter")
-        val = arb_eval(v, {})
-        return BoundValue(val, False, raw)
-    if hasattr(v, "__float__"):  # numpy scalars and the like: their float value, float model
-        return _convert_result(float(v))
-    raise InvalidArgument("bound value", raw, "must be a number (int, Fraction, float, flint.arb/fmpq, sympy)")
-
-
-def _float_ball(f: Fraction, raw: str) -> BoundValue:
-    err = FLOAT_REL_ERR * abs(f) + FLOAT_ABS_ERR
-    lo, hi = f - err, f + err
-    b = arb(fmpq(lo.numerator, lo.denominator)).union(arb(fmpq(hi.numerator, hi.denominator)))
-    return BoundValue(b, True, raw, f)
 
 
 def _parse_range(name: str, value: object, integer: bool = False) -> tuple[Any, Any]:
@@ -441,36 +371,6 @@ def _norm_quantity(q, where="QUANTITY"):
             where, q, "must be 'delta' (the file defines delta(...)) or 'epsilon' (defines epsilon(...))"
         )
     return key
-
-
-def _call_with(fn, params: dict):
-    sig = inspect.signature(fn)
-    kwargs = {}
-    accepts_var = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
-    for name, p in sig.parameters.items():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        if name in params:
-            kwargs[name] = params[name]
-        elif p.default is p.empty:
-            raise InvalidArgument(
-                "bound function parameter", name, f"is not one of the supplied parameters {sorted(params)}"
-            )
-    if accepts_var:
-        kwargs = dict(params)
-    return fn(**kwargs)
-
-
-def _user_params(params: dict) -> dict:
-    """Exact values as the user's function sees them: Fraction for reals, int for n and k."""
-    out: dict[str, int | Fraction] = {}
-    for k, v in params.items():
-        if k in ("n", "k"):
-            out[k] = int(v)
-        else:
-            q = arith.exact(v)
-            out[k] = Fraction(int(q.p), int(q.q))
-    return out
 
 
 def load_bound(path: str | pathlib.Path, *, deadline: float | None = None) -> Bound:
@@ -1474,12 +1374,12 @@ _INTERNAL_ERRORS: list = []
 
 def _oracle_family_lower(mech, n: int, e):
     """Frequency oracle at n users: the exact δ of the dataset pair ``x^n`` vs ``x^{n−1}x'`` (both directions;
-    :func:`exact.mechanisms.oracles.same_family_delta`), a certified lower bound on the worst case.  O(√n)."""
+    :func:`exact.shuffled.oracles.same_family_delta`), a certified lower bound on the worst case.  O(√n)."""
 
     val = same_family_delta(mech, n, epsilon=e)
     return (
         val,
-        "dataset family 'same' (exact.mechanisms.oracles.same_family_delta)",
+        "dataset family 'same' (exact.shuffled.oracles.same_family_delta)",
         {
             "dataset": f"{n - 1} users hold 0, differing user holds 0",
             "neighbour": "same, differing user holds 1",

@@ -36,6 +36,7 @@ from fractions import Fraction
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.proofs.core import arb_eval
+from blanket.reports.bound_values import BoundValue, call_with, convert_result, user_params
 from blanket.reports.formula import parse_formula
 from flint import fmpq
 
@@ -91,9 +92,6 @@ def _serialize(bv):
 def _load(path: str, kind: str, names):
     """In the child: import the module or parse the formula; return (meta, evaluate)."""
 
-    # here, not at the top: bound_check imports this module (the parent side of the worker)
-    from blanket.reports import bound_check as bc
-
     if kind == "python":
         spec = importlib.util.spec_from_file_location("_blanket_user_bound", path)
         if spec is None or spec.loader is None:
@@ -120,7 +118,7 @@ def _load(path: str, kind: str, names):
                 meta["text"] = ""
 
         def evaluate(params):
-            return bc._convert_result(bc._call_with(fn, bc._user_params(params)))
+            return convert_result(call_with(fn, user_params(params)))
 
         return meta, evaluate
 
@@ -128,7 +126,7 @@ def _load(path: str, kind: str, names):
 
     def evaluate_formula(params):
         env = {nm: arith.exact(params[nm]) for nm in names if nm in params}
-        return bc.BoundValue(arb_eval(expr, env), False, "")
+        return BoundValue(arb_eval(expr, env), False, "")
 
     return {}, evaluate_formula
 
@@ -145,7 +143,6 @@ def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pr
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
         import blanket.proofs.core  # noqa: F401  (imported before the limit: the library itself is not the bound)
-        import blanket.reports.bound_check  # noqa: F401
     except BaseException as exc:
         conn.send(("fatal", f"the worker could not start ({type(exc).__name__}: {exc})"))
         return

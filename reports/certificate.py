@@ -66,26 +66,25 @@ import hashlib
 import json
 import math
 import pathlib
-import platform
 import re
 from collections.abc import Callable
 from fractions import Fraction
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
+from blanket.exact.accounting import certified as cb
 from blanket.exact.accounting import profiles
-from blanket.exact.accounting.calibrate import epsilon_for_delta, float_bisect
 from blanket.exact.accounting.profiles import Effort, check_worst_cost, eps0_of, sweep_worst
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import epsilon_for_delta, float_bisect
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InfeasibleTarget, InvalidArgument, Undecided
 from blanket.exact.runtime.budget import TooExpensive, worst_cost
 from blanket.exact.shuffled import binary, krr
-from blanket.exact.shuffled import certified as cb
 from blanket.exact.shuffled import enumerate as en
 from blanket.proofs import core
+from blanket.reports.composition import certify_composition
 from blanket.reports.latex import PREAMBLE, render
 from blanket.reports.output import write_document
 from flint import arb, fmpq
@@ -93,7 +92,17 @@ from flint import arb, fmpq
 from . import curve
 from .deployment import ORACLE_WORDS, Deployment
 from .figures.privacy_curve import Picture, draw_png
-from .latex import TeX, display_result, exact_string, exact_to_tex
+from .latex import TeX, exact_string, exact_to_tex
+from .verdict import (  # noqa: F401  (re-exported: the verdicts, assumptions and statement of a certificate)
+    ASSUMPTIONS,
+    EXIT_CODES,
+    FAILS,
+    HOLDS,
+    INCONCLUSIVE,
+    result_entry,
+    statement,
+    versions,
+)
 
 if TYPE_CHECKING:
     from blanket.exact.mechanisms.finite import Randomizer
@@ -102,8 +111,6 @@ if TYPE_CHECKING:
 
     from .deployment import Claim, Target
 
-HOLDS, FAILS, INCONCLUSIVE = "HOLDS", "FAILS", "INCONCLUSIVE"
-EXIT_CODES = {HOLDS: 0, FAILS: 1, INCONCLUSIVE: 3}
 #: largest (dataset classes × histograms) for which the exhaustive worst case is computed
 ENUMERATION_WORK = 40000
 #: a target's bracket is refined by the exact worst-case calibration (binary RR) when the model of
@@ -113,15 +120,6 @@ ENUMERATION_WORK = 40000
 #: instead of the 25 % between the blanket view and the dataset c = 0
 CHEAP_SWEEP_SECONDS = 30.0
 DIGITS = 6
-
-ASSUMPTIONS = (
-    "Single message per user: each user sends exactly one report, the output of the local randomizer on their value.",
-    "One randomizer for all: every user applies the same local randomizer, with fresh independent randomness.",
-    "Trusted shuffler: the reports are permuted uniformly at random and nothing else (no metadata, timing or order) reaches the analyst.",
-    "What the adversary sees: the multiset (histogram) of the n reports, and may know every other user's value; "
-    "privacy is central (epsilon, delta)-DP of that view.",
-    "Neighbouring relation: replace-one (two datasets of the same size n differ in one user's value).",
-)
 
 
 def mechanism_assumptions(dep: Deployment) -> list:
@@ -319,7 +317,7 @@ def sources(
 
 def oracle_sources(mech: Randomizer, n: int) -> list[Source]:
     """Sources for a closed-form record (exact/mechanisms/oracles.py): every applicable certified upper bound of
-    :mod:`exact.shuffled.certified` (the smallest decides: best certified bound wins) and the concrete-dataset lower
+    :mod:`exact.accounting.certified` (the smallest decides: best certified bound wins) and the concrete-dataset lower
     bound, so that a claim can FAIL."""
     out: list[Source] = []
     for r in cb.upper_routes(mech, n):
@@ -350,7 +348,7 @@ def oracle_sources(mech: Randomizer, n: int) -> list[Source]:
             "lower",
             "exact delta on a concrete dataset (a lower bound on the worst case)",
             comp_lower,
-            module="exact.shuffled.certified.lower_bound",
+            module="exact.accounting.certified.lower_bound",
         )
     )
     return out
@@ -537,27 +535,6 @@ def _interval(v, *, decide=None, above=None) -> dict:
     if decide is not None:
         return arith.decisive_interval(v, decide, digits=DIGITS, above=above)
     return arith.nonneg_interval(v, DIGITS)
-
-
-def versions() -> dict:
-
-    out = {"python": platform.python_version()}
-    for pkg in ("blanket", "python-flint", "sympy", "mpmath", "jinja2"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = "not installed"
-    return out
-
-
-#: the fields of :meth:`proofs.core.Result.describe` a certificate cites a result by (in this order)
-_ENTRY_FIELDS = ("key", "paper", "label", "variant", "title", "status", "status_note", "spec", "latex")
-
-
-def result_entry(r: Result) -> dict:
-    """A registered result as a certificate cites it: its description's fields, how it displays, its hypotheses."""
-    d = r.describe()
-    return {**{k: d[k] for k in _ENTRY_FIELDS}, "display": display_result(r), "hypotheses": d["hypotheses"]}
 
 
 def _find_results(paper, label) -> list:
@@ -889,7 +866,7 @@ _BRACKET_LOWER_REL_TOL = fmpq(1, 100)
 
 
 def _calibrate(delta_of, target: fmpq, hi: fmpq, *, start: int, cap: int, rel_tol=_CALIBRATION_REL_TOL):
-    """``(upper, lower, evaluations)`` by :func:`exact.accounting.calibrate.epsilon_for_delta` on ``delta_of``.
+    """``(upper, lower, evaluations)`` by :func:`exact.numbers.calibrate.epsilon_for_delta` on ``delta_of``.
 
     ``upper``: δ(upper) ≤ target certified; ``lower``: δ(lower) > target
     certified (``None`` when the target is met already at ε = 0);
@@ -995,7 +972,7 @@ def _guided_calibrate(value_of, target: fmpq, hi: fmpq, model, *, rel_tol: fmpq,
     offset), its root recomputed and the next point put just beyond that root, on the side still missing.  With
     the Gaussian models of :func:`_oracle_models` this closes a 10⁻⁴ bracket in 2–3 evaluations.  ``None`` when
     the model has no root in ``(0, hi)`` or the bracket is not closed within ``max_steps`` (the caller then runs
-    the general search of :mod:`exact.accounting.calibrate`).
+    the general search of :mod:`exact.numbers.calibrate`).
     """
     tf, hf, tol = _f(target), _f(hi), _f(rel_tol)
     r = _model_root(model, tf, hf)
@@ -1059,7 +1036,7 @@ def certify_target(
     or the families) -- reported with both sources and its relative width;
     for binary RR it is narrowed by the exact worst-case calibration
     (:func:`exact.accounting.profiles.epsilon`, ``dataset="worst"``) when that is cheap
-    (:data:`CHEAP_SWEEP_SECONDS`).  Other mechanisms: :mod:`exact.accounting.calibrate`
+    (:data:`CHEAP_SWEEP_SECONDS`).  Other mechanisms: :mod:`exact.numbers.calibrate`
     on the exact sources.  Each end to relative width 10⁻⁴.
     """
     rec: dict[str, Any] = {
@@ -1200,11 +1177,6 @@ def certify_target(
     return rec
 
 
-def _short_source(title: str) -> str:
-    """A source title without its parenthetical role, e.g. "clone pair (…) (an upper bound on every dataset)"."""
-    return title.removesuffix(" (an upper bound on every dataset)")
-
-
 def _best_at(ups, eps, prec):
     """The upper source with the smallest certified upper end at ``eps`` (the one that certifies it)."""
     best, best_end = ups[0], None
@@ -1292,8 +1264,6 @@ def certify(
     if max_prec is not None:
         arith.integer_in(max_prec, "--max-prec", lo=32, hi=1 << 16)
     if getattr(dep, "rounds", ()):  # several composed rounds: the composition certificate (reports/composition.py)
-        from blanket.reports.composition import certify_composition  # here: composition imports this module
-
         return certify_composition(dep, max_prec=max_prec, command=command, progress=progress, plot=plot)
     start = min(dep.precision, cap)
     mech = dep.build_mechanism()
@@ -1398,33 +1368,6 @@ def certify(
         )
         curve.attach(cert, pic)
     return cert
-
-
-def statement(cert: dict) -> str:
-    """The one-paragraph statement printed on the console and at the top of the certificate."""
-    d = cert["deployment"]
-    v = cert["verdict"]
-    head = (
-        f"{v}: deployment '{d['name']}' ({cert['mechanism_text']}; {cert['n_text']}; replace-one neighbouring, "
-        f"trusted shuffler, one report per user)."
-    )
-    parts = []
-    for c in cert["claims"]:
-        parts.append(f"Claim ({c['epsilon']}, {c['delta']})-DP {c['verdict']}: {c['reason']}.")
-    for t in cert["targets"]:
-        if t["epsilon_upper"] is not None and t.get("kind") == "bracket":
-            parts.append(
-                f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']} "
-                f"({_short_source(t.get('upper_source') or 'blanket view')}); the "
-                f"worst case lies in the certified bracket [{t['epsilon_lower'] or '0'}, {t['epsilon_upper']}], "
-                f"relative width {t['relative_width']}."
-            )
-        elif t["epsilon_upper"] is not None:
-            lo = f" (and epsilon >= {t['epsilon_lower']} is necessary)" if t["epsilon_lower"] else ""
-            parts.append(f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']}{lo}.")
-        else:
-            parts.append(f"For delta = {t['delta']}: {t['reason']}.")
-    return " ".join([head] + parts)
 
 
 def to_json(cert: dict) -> str:

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 from blanket.exact.accounting.accountant import ShuffleAccountant
 from blanket.exact.numbers import arith
 from blanket.proofs import composition as comp
-from blanket.reports.certificate import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
 from blanket.reports.latex import exact_string
 from flint import fmpq
 
 from . import curve
 from .deployment import Deployment
+from .verdict import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
 
 if TYPE_CHECKING:
     from blanket.exact.runtime.progress import Progress

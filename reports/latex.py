@@ -49,7 +49,7 @@ from blanket.exact.numbers.types import NumberOrBall
 from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.stringpict import prettyForm
 
-from .output import atomic_write
+from .atomic import atomic_write
 
 TEMPLATES = pathlib.Path(__file__).parent / "templates"
 

@@ -32,22 +32,17 @@ import os
 import pathlib
 import signal
 import sys
-import tempfile
-from collections.abc import Iterator
-from typing import IO
 
-from blanket.exact.numbers.errors import BlanketError, InvalidArgument
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.reports.atomic import (  # noqa: F401  (re-exported: every file Blanket writes goes through this module)
+    OutputError,
+    atomic_open,
+    atomic_write,
+    refuse_symlink,
+)
+from blanket.reports.latex import INSTALL_HINT, compile_pdf, tex_available
 
 LOCK_NAME = ".blanket.lock"
-
-
-class OutputError(BlanketError):
-    """An output could not be written (disk full, file-size limit, I/O error): the CLI exits 3."""
-
-    def __init__(self, path, exc: OSError):
-        self.path = str(path)
-        reason = exc.strerror or str(exc)
-        super().__init__(f"could not write {path}: {reason} (nothing partial was left in place)")
 
 
 class Terminated(BaseException):
@@ -71,77 +66,6 @@ def install_signal_handlers() -> None:
             signal.signal(sig, _raise_terminated)
         except (ValueError, OSError):  # not the main thread
             return
-
-
-def refuse_symlink(path: pathlib.Path, option: str = "output file") -> None:
-    """Raise InvalidArgument if ``path`` is a symlink (Blanket never writes through one)."""
-    if os.path.islink(path):
-        raise InvalidArgument(
-            option,
-            str(path),
-            "is a symbolic link; Blanket does not write through symlinks",
-            hint="remove the link or choose another output directory",
-        )
-
-
-def _fsync_dir(directory: pathlib.Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def atomic_open(
-    path: str | os.PathLike, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None
-) -> Iterator[IO]:
-    """Open a temporary file beside ``path`` for writing; on success it is fsynced and renamed onto ``path``.
-
-    On any exception (including :class:`Terminated` and ``KeyboardInterrupt``)
-    the temporary file is removed and ``path`` is left as it was.
-    """
-    path = pathlib.Path(path)
-    refuse_symlink(path)
-    binary = "b" in mode
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    except OSError as exc:
-        raise OutputError(path, exc) from None
-    try:
-        with os.fdopen(  # type: ignore[call-overload]  # mode and text options are chosen together at run time
-            fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding, "newline": newline})
-        ) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-        refuse_symlink(path)
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise OutputError(path, exc) from None
-        raise
-
-
-def atomic_write(path: str | os.PathLike, data: str | bytes) -> pathlib.Path:
-    """Write ``data`` (``str`` as UTF-8, or ``bytes``) to ``path`` atomically; returns the path."""
-    path = pathlib.Path(path)
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    with atomic_open(path, "wb") as fh:
-        fh.write(data)
-    return path
 
 
 # ------------------------------------------------------------------ the output directory and its lock
@@ -321,8 +245,6 @@ def write_document(
     temporary directory and the PDF is moved in atomically only if it succeeded.  An interruption at any point
     leaves no file that contradicts another.
     """
-    from .latex import INSTALL_HINT, compile_pdf, tex_available  # here, not at the top: latex imports this module
-
     out = pathlib.Path(outdir)
     files = dict(files or {})
     pdf_path, tex_path, json_path = out / f"{stem}.pdf", out / f"{stem}.tex", out / f"{stem}.json"
@@ -375,8 +297,6 @@ def write_document(
 
 def report_pdf_outcome(written: Written, want_pdf: bool) -> bool:
     """Tell the user (stderr) what happened to the PDF; return True when the PDF *failed* (exit 3)."""
-    from .latex import INSTALL_HINT  # here, not at the top: latex imports this module
-
     if written.stale_pdf_removed is not None and written.pdf is None:
         sys.stderr.write(
             f"blanket: note: removed {written.stale_pdf_removed} from an earlier run "

@@ -352,6 +352,7 @@ def test_sweep_terminates_when_the_last_block_is_short_and_delta_is_below_resolu
 
 
 # ---------------------------------------------------------------- the fast routes (issue 14) against the slower ones
+from blanket.exact.runtime import budget  # noqa: E402
 from blanket.exact.shuffled import binary as _binary  # noqa: E402
 
 
@@ -470,13 +471,13 @@ def test_sweep_blocks_are_independent():
 
 
 def test_estimate_worst_cost_grows_and_refuses_nothing_silently():
-    s4, b4 = _binary.estimate_worst_cost(10**4)
-    s6, b6 = _binary.estimate_worst_cost(10**6)
-    s9, b9 = _binary.estimate_worst_cost(10**9, workers=2)
+    s4, b4 = budget.estimate_worst_cost(10**4)
+    s6, b6 = budget.estimate_worst_cost(10**6)
+    s9, b9 = budget.estimate_worst_cost(10**9, workers=2)
     assert 0 < s4 < s6 < s9 and 0 < b4 < b6 < b9
-    assert _binary.estimate_worst_cost(10**6, workers=2)[0] < s6
+    assert budget.estimate_worst_cost(10**6, workers=2)[0] < s6
     with pytest.raises(InvalidArgument):
-        _binary.estimate_worst_cost(1)
+        budget.estimate_worst_cost(1)
 
 
 def test_worst_case_on_a_dask_cluster_is_the_local_result_byte_for_byte():

@@ -19,6 +19,7 @@ import mpmath
 import pytest
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.reports import bound_check as bc
+from blanket.reports.bound_values import convert_result
 from blanket.reports.cli import main
 
 from tests._helpers import write_dedented
@@ -200,14 +201,14 @@ def test_registered_result_through_the_same_search():
 
 # ------------------------------------------------------------ float model
 def test_float_error_model_enclosure():
-    v = bc._convert_result(0.5)
+    v = convert_result(0.5)
     assert v.floating and v.center == 0.5
     lo, hi = bc.arith.endpoints(v.value)
     assert lo <= _F("0.5") - _F("5e-13") and hi >= _F("0.5") + _F("5e-13")
-    assert bc._convert_result(float("inf")).value is None
+    assert convert_result(float("inf")).value is None
     with pytest.raises(InvalidArgument, match="nan"):
-        bc._convert_result(float("nan"))
-    assert not bc._convert_result(_F("1/3")).floating
+        convert_result(float("nan"))
+    assert not convert_result(_F("1/3")).floating
 
 
 # ------------------------------------------------------------ bad input

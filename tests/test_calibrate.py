@@ -1,4 +1,4 @@
-"""Tests of exact.accounting.calibrate: certified one-sided brackets, evaluation counts, infeasible/undecided targets.
+"""Tests of exact.numbers.calibrate: certified one-sided brackets, evaluation counts, infeasible/undecided targets.
 
 Oracles: closed-form profiles whose crossing mpmath computes independently,
 and direct evaluations of exact.shuffled.binary at a higher precision.
@@ -8,9 +8,9 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from blanket.exact.accounting.calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
 from blanket.exact.mechanisms.finite import BinaryRR
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import Bracket, epsilon0_for, epsilon_for_delta, gaussian_epsilon_guess
 from blanket.exact.numbers.errors import InfeasibleTarget, InvalidArgument, Undecided
 from blanket.exact.shuffled.binary import delta_binary
 from flint import arb, fmpq

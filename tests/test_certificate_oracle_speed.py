@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 
-from blanket.exact.mechanisms.oracles import SUE, make_mechanism, same_family_delta
+from blanket.exact.mechanisms.oracles import SUE
+from blanket.exact.mechanisms.registry import make_mechanism
 from blanket.exact.numbers import arith
 from blanket.exact.shuffled import oracles as fo
 from blanket.exact.shuffled.krr import expected_positive_part
+from blanket.exact.shuffled.oracles import same_family_delta
 from blanket.reports import certificate as C
 from blanket.reports.deployment import parse_deployment
 from flint import arb, fmpq

@@ -190,7 +190,7 @@ def test_certify_target_small_n_uses_the_exact_worst_case(monkeypatch):
 
 
 def test_matrix_target_through_exact_calibrate():
-    """The non-k-RR target path (formerly a private bisection) uses exact.accounting.calibrate on the exact sources."""
+    """The non-k-RR target path (formerly a private bisection) uses exact.numbers.calibrate on the exact sources."""
     dep = parse_deployment('''name = "m"
 [randomizer]
 mechanism = "matrix"

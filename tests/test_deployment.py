@@ -81,7 +81,7 @@ def test_matrix_rows_must_sum_to_one():
 def test_examples_parse():
     """Every shipped deployment loads (the frequency-oracle ones too), and its [mechanism] table is what the reader
     built: the oracle examples also build with make_mechanism, to the same record."""
-    from blanket.exact.mechanisms.oracles import make_mechanism
+    from blanket.exact.mechanisms.registry import make_mechanism
 
     for path in sorted((ROOT / "examples").glob("*.toml")):
         table = tomllib.loads(path.read_text(encoding="utf-8")).get("mechanism", {})

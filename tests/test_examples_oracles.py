@@ -1,8 +1,8 @@
 """The oracle example deployments (examples/rappor_128.toml, olh_2_20.toml, generic_ldp.toml).
 
-Each file's [mechanism] table builds with exact.mechanisms.oracles.make_mechanism (exactly its keys), and every
+Each file's [mechanism] table builds with exact.mechanisms.registry.make_mechanism (exactly its keys), and every
 [[claims]] entry is decided — certified to hold — by one evaluation of the fast certified upper bound
-(exact.shuffled.oracles.blanket_view_delta_fast for frequency oracles, exact.mechanisms.oracles.clone_delta for a
+(exact.shuffled.oracles.blanket_view_delta_fast for frequency oracles, exact.shuffled.oracles.clone_delta for a
 generic ε0-LDP randomizer) at n = 10^6: the budget is one evaluation per claim, counted, never seconds.  The
 decision is three-valued (certified ≤, certified >, undecided) on the enclosure's upper end.
 """
@@ -11,9 +11,10 @@ import pathlib
 
 import pytest
 import tomllib
-from blanket.exact.mechanisms.oracles import LDP, clone_delta, make_mechanism
+from blanket.exact.mechanisms.oracles import LDP
+from blanket.exact.mechanisms.registry import make_mechanism
 from blanket.exact.numbers import arith
-from blanket.exact.shuffled.oracles import blanket_view_delta_fast
+from blanket.exact.shuffled.oracles import blanket_view_delta_fast, clone_delta
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 FILES = ["rappor_128.toml", "olh_2_20.toml", "generic_ldp.toml"]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from blanket.exact.mechanisms.oracles import LDP, blanket_view_delta, clone_delta, same_family_delta
+from blanket.exact.mechanisms.oracles import LDP
 from blanket.exact.numbers import arith
+from blanket.exact.shuffled.oracles import blanket_view_delta, clone_delta, same_family_delta
 from blanket.reports.figures import oracles as F
 from flint import fmpq
 

@@ -1,7 +1,7 @@
 """The fast geometric engine (exact/shuffled/geometric.py, docs/numerics.md Lemma O2) against independent routes.
 
 Independent routes: the Lemma 5.3 enumeration over every ordered pair and every
-multinomial count of the m + 1 atoms (exact.mechanisms.oracles.blanket_view_delta_enumerate,
+multinomial count of the m + 1 atoms (exact.shuffled.oracles.blanket_view_delta_enumerate,
 exact rationals), and the exhaustive worst case over all datasets
 (exact.shuffled.enumerate.worst_case).  Neither forms the dominating law nor its knots.  A
 wrong law (e.g. interpolating one pair's stop-loss values instead of the maximum, a top knot
@@ -11,10 +11,10 @@ below the largest value, or the lower and upper ends swapped) puts an exact valu
 from fractions import Fraction
 
 import pytest
-from blanket.exact.mechanisms.oracles import Geometric, blanket_view_delta_enumerate, clone_delta
+from blanket.exact.accounting import certified
+from blanket.exact.mechanisms.oracles import Geometric
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.shuffled import certified
 from blanket.exact.shuffled.enumerate import worst_case
 from blanket.exact.shuffled.geometric import (
     dominating_law,
@@ -22,6 +22,7 @@ from blanket.exact.shuffled.geometric import (
     geometric_upper,
     pair_atoms,
 )
+from blanket.exact.shuffled.oracles import blanket_view_delta_enumerate, clone_delta
 from flint import fmpq
 from hypothesis import given
 from hypothesis import strategies as st

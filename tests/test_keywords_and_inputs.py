@@ -12,15 +12,17 @@ from fractions import Fraction
 
 import pytest
 from blanket.exact.accounting import renyi as R
+from blanket.exact.accounting import renyi_families as rf
+from blanket.exact.accounting.certified import renyi_route_delta
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
-from blanket.exact.mechanisms.oracles import LDP, OUE, blanket_view_delta, blanket_view_delta_enumerate, clone_delta
+from blanket.exact.mechanisms.oracles import LDP, OUE
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst
 from blanket.exact.shuffled.bruteforce import delta_brute
-from blanket.exact.shuffled.certified import renyi_route_delta
 from blanket.exact.shuffled.enumerate import dataset_deltas, worst_case
 from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
+from blanket.exact.shuffled.oracles import blanket_view_delta, blanket_view_delta_enumerate, clone_delta
 from flint import arb, fmpq
 
 #: a randomizer with ε0 = ∞: the second input's row puts mass where the first's has none
@@ -134,11 +136,11 @@ def test_binomial_window_reads_an_exact_p_in_any_spelling():
 
 def test_renyi_reads_n_as_an_integer_in_any_spelling():
     rr = KRR(2, exp_epsilon0=3)
-    ref = R.renyi(rr, 30, order=2, dataset="c=0")
+    ref = rf.renyi(rr, 30, order=2, dataset="c=0")
     for n in ("30", "3e1", fmpq(30)):
-        assert R.renyi(rr, n, order=2, dataset="c=0").moment == ref.moment  # exact: e^eps0 rational
+        assert rf.renyi(rr, n, order=2, dataset="c=0").moment == ref.moment  # exact: e^eps0 rational
     with pytest.raises(InvalidArgument, match=r"^n "):
-        R.renyi(rr, "30.5", order=2, dataset="c=0")
+        rf.renyi(rr, "30.5", order=2, dataset="c=0")
 
 
 def test_sweeps_take_their_execution_keywords():

@@ -35,7 +35,8 @@ def test_ruff_format():
 
 
 def test_mypy():
-    """mypy on the installed layout (tests/typecheck.py), so that every call between modules is checked."""
+    """mypy on the package as it is imported, from the source tree (tests/typecheck.py: ``mypy -p blanket`` at the
+    repository root, through the committed blanket/<layer> links), so that every call between modules is checked."""
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[test]')")
     r = _run(sys.executable, str(ROOT / "tests" / "typecheck.py"))
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
@@ -43,7 +44,7 @@ def test_mypy():
 
 def test_mypy_sees_across_modules(tmp_path):
     """The check can fail on a call between modules: a wrong keyword to a δ-function of another module is an error
-    (run on the folders themselves, mypy saw every ``from blanket.exact... import`` as ``Any`` and passed it)."""
+    (on a layout mypy cannot resolve, it would see every ``from blanket.exact... import`` as ``Any`` and pass it)."""
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -e '.[test]')")
     probe = tmp_path / "probe.py"
     probe.write_text(

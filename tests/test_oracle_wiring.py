@@ -10,11 +10,12 @@ import itertools
 import json
 
 import pytest
+from blanket.exact.accounting import certified as cb
 from blanket.exact.accounting import pld
 from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, clone_pair, four_value_lower_pair
 from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.shuffled import certified as cb
+from blanket.exact.shuffled import oracles as shuffled_oracles
 from blanket.exact.shuffled.enumerate import worst_case
 from blanket.reports.certificate import FAILS, HOLDS, certify
 from blanket.reports.cli import main
@@ -76,7 +77,7 @@ def test_ldp_clone_bound_above_every_member_and_lower_below_binary_rr(n):
         assert lo <= worsts[0] and "binary randomized response" in where
     # the accountant's clone pair is the FOCS'21 pair: its hockey stick is clone_delta, exactly
     for ee in EXP_EPS:
-        assert pld.hockey_stick(clone_pair(ldp, n).atoms(), ee) == oracles.clone_delta(ldp, n, exp_epsilon=ee)
+        assert pld.hockey_stick(clone_pair(ldp, n).atoms(), ee) == shuffled_oracles.clone_delta(ldp, n, exp_epsilon=ee)
 
 
 def test_a_false_upper_bound_would_be_caught():
@@ -198,7 +199,7 @@ def test_accountant_one_round_sandwiches_the_certified_bounds(spec):
     acc = ShuffleAccountant(grid="1/256").compose(ev, count=1)
     d = acc.get_delta("1/2")
     mech = ev.mechanism
-    clone = oracles.clone_delta(mech, n, epsilon="1/2")
+    clone = shuffled_oracles.clone_delta(mech, n, epsilon="1/2")
     from blanket.exact.numbers import arith
 
     with arith.precision(128):

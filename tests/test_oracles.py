@@ -12,14 +12,12 @@ import math
 
 import pytest
 from blanket.exact.mechanisms.finite import KRR, amplification_law
-from blanket.exact.mechanisms.oracles import (
-    LDP,
-    OLH,
-    OUE,
-    SUE,
-    Geometric,
-    Hadamard,
-    Subset,
+from blanket.exact.mechanisms.oracles import LDP, OLH, OUE, SUE, Geometric, Hadamard, Subset
+from blanket.exact.numbers.arith import precision
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.enumerate import delta_dataset, worst_case
+from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
+from blanket.exact.shuffled.oracles import (
     best_upper_delta,
     blanket_view_delta,
     blanket_view_delta_enumerate,
@@ -29,10 +27,6 @@ from blanket.exact.mechanisms.oracles import (
     epsilon_upper,
     same_family_delta,
 )
-from blanket.exact.numbers.arith import precision
-from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.shuffled.enumerate import delta_dataset, worst_case
-from blanket.exact.shuffled.krr import delta_blanket_view, delta_krr_family
 from flint import arb, fmpq
 
 
@@ -287,7 +281,7 @@ def test_ldp_lower_bound_is_binary_rr_on_a_concrete_dataset():
 
 
 def test_make_mechanism_from_plain_data():
-    from blanket.exact.mechanisms.oracles import make_mechanism
+    from blanket.exact.mechanisms.registry import make_mechanism
 
     assert make_mechanism({"type": "oue", "k": 4, "exp_epsilon0": "3"}) == OUE(4, exp_epsilon0=3)
     assert make_mechanism({"type": "sue", "k": 3, "exp_half_epsilon0": "2"}).exp_epsilon0() == 4
@@ -310,15 +304,15 @@ def test_make_mechanism_from_plain_data():
 
 # ---------------------------------------------------------------- the published variation-ratio bound, judged
 def _vr_krr(k, e, n, ee):
-    from blanket.exact.mechanisms.oracles import variation_ratio_delta
+    from blanket.exact.shuffled.oracles import variation_ratio_delta
 
     e = fmpq(e)
     return variation_ratio_delta(n, e, (e - 1) / (e + k - 1), exp_epsilon=ee)
 
 
 def test_variation_ratio_pair_identities():
-    from blanket.exact.mechanisms.oracles import variation_ratio_delta
     from blanket.exact.shuffled.krr import delta_krr_third_lumped
+    from blanket.exact.shuffled.oracles import variation_ratio_delta
 
     for e, n, ee in ((3, 4, fmpq(3, 2)), (fmpq(5, 2), 7, fmpq(1)), (4, 3, fmpq(2))):
         e = fmpq(e)
@@ -348,7 +342,7 @@ def test_variation_ratio_bound_for_krr_is_below_the_exact_worst_case_for_k_at_le
 def test_variation_ratio_bound_for_hadamard_and_subset_is_below_the_worst_case_at_small_n():
     # README parameters: Hadamard (K, s) with s = K/2: β = s(e−1)/2/(se+K−s); k-subset on d options:
     # β = (e−1)(C(d−1,k−1) − C(d−2,k−2))/(e·C(d−1,k−1) + C(d−1,k)) (their d = our k, their k = our d).
-    from blanket.exact.mechanisms.oracles import variation_ratio_delta
+    from blanket.exact.shuffled.oracles import variation_ratio_delta
 
     e, ee, n = fmpq(3), fmpq(2), 3
     hr = Hadamard(3, exp_epsilon0=3)

@@ -4,9 +4,9 @@ general search (the route it replaces) — the two certified brackets of one qua
 
 import pytest
 from blanket.exact.accounting import profiles
-from blanket.exact.accounting.calibrate import epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import epsilon_for_delta
 from blanket.exact.shuffled import krr
 from flint import fmpq
 

@@ -2,9 +2,10 @@
 
 import pytest
 import sympy as sp
-from blanket.exact.mechanisms.oracles import LDP, OLH, OUE, Geometric, Hadamard, Subset, clone_delta
+from blanket.exact.mechanisms.oracles import LDP, OLH, OUE, Geometric, Hadamard, Subset
 from blanket.exact.numbers.arith import precision
 from blanket.exact.numbers.errors import HypothesisViolation
+from blanket.exact.shuffled.oracles import clone_delta
 from blanket.proofs import core
 from blanket.proofs import oracles as po
 from flint import arb

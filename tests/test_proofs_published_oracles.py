@@ -1,6 +1,6 @@
 """The published variation-ratio bounds of Wang et al. (proofs/published_oracles.py) in the paper-check report.
 
-The bound side (their pair, exact.mechanisms.oracles.variation_ratio_delta) and the reference (the exact worst case
+The bound side (their pair, exact.shuffled.oracles.variation_ratio_delta) and the reference (the exact worst case
 over all datasets of the mechanism's own matrix, exact.shuffled.enumerate) are separate computations; the n = 2
 counterexample is also re-derived by brute force with mpmath in tests/test_bound_check_oracles.py.
 """

@@ -128,7 +128,7 @@ def test_build_gives_the_record_of_the_direct_constructor(kind):
 
 
 def test_make_mechanism_uses_the_registry_words_and_keys():
-    m = oracles.make_mechanism({"type": "RAPPOR", "k": 4, "exp_half_epsilon0": "2"})
+    m = registry.make_mechanism({"type": "RAPPOR", "k": 4, "exp_half_epsilon0": "2"})
     assert m.kind == "sue" and m.exp_epsilon0() == 4
     with pytest.raises(InvalidArgument, match="did you mean 'subset'"):
-        oracles.make_mechanism({"type": "subst", "k": 4, "d": 1, "epsilon0": "1"})
+        registry.make_mechanism({"type": "subst", "k": 4, "d": 1, "epsilon0": "1"})

@@ -8,6 +8,8 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 from blanket.exact.accounting import renyi as xr
+from blanket.exact.accounting import renyi_families as rf
+from blanket.exact.accounting import renyi_float as rfl
 from blanket.exact.mechanisms.finite import KRR, BinaryRR
 from blanket.exact.numbers.arith import endpoints, precision
 from blanket.exact.numbers.errors import InvalidArgument
@@ -172,18 +174,18 @@ def test_n_million_one_dataset_is_tight():
 def test_krr_family_equals_enumeration(k, n, e, lam, family):
     if family == "third" and k < 3:
         with pytest.raises(InvalidArgument):
-            xr.moment_krr_family(KRR(k, exp_epsilon0=fmpq(e.numerator, e.denominator)), n, family, order=lam)
+            rf.moment_krr_family(KRR(k, exp_epsilon0=fmpq(e.numerator, e.denominator)), n, family, order=lam)
         return
     z = {"same": 0, "neighbour": 1, "third": 2}[family]
     D, Dp = [z] * (n - 1) + [0], [z] * (n - 1) + [1]
-    got = xr.moment_krr_family(KRR(k, exp_epsilon0=fmpq(e.numerator, e.denominator)), n, family, order=lam)
+    got = rf.moment_krr_family(KRR(k, exp_epsilon0=fmpq(e.numerator, e.denominator)), n, family, order=lam)
     assert _F(got) == _moment_brute(_krr_rows(k, e), D, Dp, lam)
 
 
 def test_third_family_uses_third_count_k5():
     """k = 5: the third value's count matters; the result must equal enumeration (which a lumped view would not)."""
     e = F(4)
-    got = xr.moment_krr_family(KRR(5, exp_epsilon0=4), 4, "third", order=3)
+    got = rf.moment_krr_family(KRR(5, exp_epsilon0=4), 4, "third", order=3)
     assert _F(got) == _moment_brute(_krr_rows(5, e), [2, 2, 2, 0], [2, 2, 2, 1], 3)
 
 
@@ -191,18 +193,18 @@ def test_third_family_uses_third_count_k5():
 def test_krr_windowed_encloses_exact(monkeypatch, k, family):
     mech = KRR(k, exp_epsilon0=3)
     monkeypatch.setattr(xr, "EXACT_MAX_N", 40)
-    ex = xr.moment_krr_family(mech, 40, family, order=2)
+    ex = rf.moment_krr_family(mech, 40, family, order=2)
     monkeypatch.setattr(xr, "EXACT_MAX_N", 5)
     with precision(128):
-        got = xr.moment_krr_family(mech, 40, family, order=2)
+        got = rf.moment_krr_family(mech, 40, family, order=2)
         assert got.contains(arb(ex)) and got.rad() < arb(2) ** -90
 
 
 def test_krr_family_max_over_directions():
     mech = KRR(3, exp_epsilon0=3)
-    r = xr.renyi_krr_family(mech, 4, "same", order=2)
-    a = xr.moment_krr_family(mech, 4, "same", order=2)
-    b = xr.moment_krr_family(mech, 4, "neighbour", order=2)
+    r = rf.renyi_krr_family(mech, 4, "same", order=2)
+    a = rf.moment_krr_family(mech, 4, "same", order=2)
+    b = rf.moment_krr_family(mech, 4, "neighbour", order=2)
     assert r.moment == max(a, b)
 
 
@@ -226,9 +228,9 @@ def test_binomial_window_tail_is_certified():
 # ------------------------------------------------------------ dispatcher and bad input
 def test_dispatcher():
     mech = BinaryRR(exp_epsilon0=2)
-    assert xr.renyi(mech, 5, order=2, dataset="c=1").c == 1
-    assert xr.renyi(mech, 5, order=2, dataset="same").family == "same"
-    assert xr.renyi(mech, 5, order=2, dataset="worst").moment >= xr.renyi(mech, 5, order=2, dataset="c=2").moment
+    assert rf.renyi(mech, 5, order=2, dataset="c=1").c == 1
+    assert rf.renyi(mech, 5, order=2, dataset="same").family == "same"
+    assert rf.renyi(mech, 5, order=2, dataset="worst").moment >= rf.renyi(mech, 5, order=2, dataset="c=2").moment
 
 
 @pytest.mark.parametrize(
@@ -238,9 +240,9 @@ def test_dispatcher():
         (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 5, order=2), "c must be <= 4"),
         (lambda: xr.moment_binary(KRR(3, exp_epsilon0=2), 5, 0, order=2), "must be binary RR"),
         (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 0, 0, order=2), "n must be >= 1"),
-        (lambda: xr.moment_krr_family(KRR(3, exp_epsilon0=2), 5, "other", order=2), "family must be one of"),
-        (lambda: xr.renyi(KRR(3, exp_epsilon0=2), 5, order=2, dataset="worst"), "only available for binary RR"),
-        (lambda: xr.renyi(BinaryRR(exp_epsilon0=2), 5, order=2, dataset="c=x"), "dataset c must be an integer"),
+        (lambda: rf.moment_krr_family(KRR(3, exp_epsilon0=2), 5, "other", order=2), "family must be one of"),
+        (lambda: rf.renyi(KRR(3, exp_epsilon0=2), 5, order=2, dataset="worst"), "only available for binary RR"),
+        (lambda: rf.renyi(BinaryRR(exp_epsilon0=2), 5, order=2, dataset="c=x"), "dataset c must be an integer"),
         (lambda: xr.moment_binary(BinaryRR(exp_epsilon0=2), 5, 0, order=2.5), "not a binary float"),
     ],
 )
@@ -365,12 +367,12 @@ def test_float_moments_contain_exact(n, data, e, lam):
     mech = BinaryRR(exp_epsilon0=fmpq(e.numerator, e.denominator))
     c = data.draw(st.integers(0, n - 1))
     with precision(128):
-        f1, f0 = xr.float_moments_binary(mech, n, c, fmpq(lam))
+        f1, f0 = rfl.float_moments_binary(mech, n, c, fmpq(lam))
         ex1, ex0 = _exact_moments(mech, n, c, lam)
         assert f1.contains(arb(ex1)) and f0.contains(arb(ex0))
         assert f1.rad() < 1e-8 * f1.mid() and f0.rad() < 1e-8 * f0.mid()
         B = data.draw(st.integers(1, min(12, n - c)))
-        rows = xr.float_moments_binary_block(mech, n, c, B, fmpq(lam))
+        rows = rfl.float_moments_binary_block(mech, n, c, B, fmpq(lam))
         for j in (0, B - 1):
             ex1, ex0 = _exact_moments(mech, n, c + j, lam)
             assert rows[j][0].contains(arb(ex1)) and rows[j][1].contains(arb(ex0))
@@ -387,20 +389,20 @@ def test_float_moments_contain_ball_route(n, frac, eps0, lam):
     """Property at larger n: the widened float result contains the ball-route enclosure (128 bits)."""
     mech = BinaryRR(epsilon0=eps0)
     c = int(frac * (n - 1))
-    if F(eps0) * lam > xr.FLOAT_MAX_EPS_LAMBDA:
+    if F(eps0) * lam > rfl.FLOAT_MAX_EPS_LAMBDA:
         return  # outside the float route's proof (test_float_route_refuses_outside_its_proof)
     from blanket.exact.laws.binomial import FloatRouteUnavailable
 
     with precision(128):
         try:
-            f1, f0 = xr.float_moments_binary(mech, n, c, fmpq(lam))
+            f1, f0 = rfl.float_moments_binary(mech, n, c, fmpq(lam))
         except FloatRouteUnavailable:
             return  # refused (e.g. window values below 2^-500): callers then take the ball route
         b1, b0 = xr._moments_binary(mech, n, c, fmpq(lam), (1, 0))
         assert f1.contains(b1) and f0.contains(b0)
         B = min(7, n - c)
         try:
-            rows = xr.float_moments_binary_block(mech, n, c, B, fmpq(lam))
+            rows = rfl.float_moments_binary_block(mech, n, c, B, fmpq(lam))
         except FloatRouteUnavailable:
             return
         b1, b0 = xr._moments_binary(mech, n, c + B - 1, fmpq(lam), (1, 0))
@@ -412,9 +414,9 @@ def test_float_route_refuses_outside_its_proof():
 
     mech = BinaryRR(epsilon0="1")
     with pytest.raises(FloatRouteUnavailable):
-        xr.float_moments_binary(mech, 1000, 3, fmpq(5, 2))  # non-integer order
+        rfl.float_moments_binary(mech, 1000, 3, fmpq(5, 2))  # non-integer order
     with pytest.raises(FloatRouteUnavailable):
-        xr.float_moments_binary(BinaryRR(epsilon0="3"), 1000, 3, fmpq(200))  # eps0*lambda > 280
+        rfl.float_moments_binary(BinaryRR(epsilon0="3"), 1000, 3, fmpq(200))  # eps0*lambda > 280
 
 
 @pytest.mark.parametrize("lam", [2, "5/2", 6])
@@ -496,7 +498,7 @@ def test_float_route_deep_cutoff_lambda_256_contains_ball_route(c):
     mech = BinaryRR(epsilon0="1")
     n, lam = 10**4, fmpq(256)
     with precision(128):
-        f1, f0 = xr.float_moments_binary_block(mech, n, c, 1, lam)[0]
+        f1, f0 = rfl.float_moments_binary_block(mech, n, c, 1, lam)[0]
         b1, b0 = xr._moments_binary(mech, n, c, lam, (1, 0))
         assert f1.contains(b1) and f0.contains(b0)
         assert f1.rad() < 1e-8 * f1.mid()
@@ -511,7 +513,7 @@ def test_float_bounds_tail_is_certified(m, q, bits):
     from blanket.exact.laws.binomial import pmf
 
     tol = fmpq(1, 2**bits)
-    lo, hi, t = xr.float_bounds(m, arb(q), tol)
+    lo, hi, t = rfl.float_bounds(m, arb(q), tol)
     assert t < arb(tol)
     with precision(600):
         s = sum((pmf(m, arb(q), k) for k in range(lo, hi + 1)), arb(0))
@@ -526,7 +528,7 @@ def test_float_excess_contains_exact(n, data, e, lam):
     c = data.draw(st.integers(0, n - 1))
     B = data.draw(st.integers(1, min(10, n - c)))
     with precision(128):
-        rows = xr.float_excess_binary_block(mech, n, c, B, lam)
+        rows = rfl.float_excess_binary_block(mech, n, c, B, lam)
         for j in (0, B - 1):
             ex1, ex0 = _exact_moments(mech, n, c + j, lam)
             assert rows[j][0].contains(arb(ex1 - 1)) and rows[j][1].contains(arb(ex0 - 1))
@@ -546,12 +548,12 @@ def test_float_excess_contains_ball_route(n, frac, eps0, lam):
 
     mech = BinaryRR(epsilon0=eps0)
     c = int(frac * (n - 1) / 2)
-    if F(eps0) * lam > xr.FLOAT_MAX_EPS_LAMBDA:
+    if F(eps0) * lam > rfl.FLOAT_MAX_EPS_LAMBDA:
         return
     B = min(5, n - c)
     with precision(128):
         try:
-            rows = xr.float_excess_binary_block(mech, n, c, B, lam)
+            rows = rfl.float_excess_binary_block(mech, n, c, B, lam)
         except FloatRouteUnavailable:
             return  # refused: callers keep the scan's bounds (test_worst_case_limited_recompute_still_encloses)
         for j in (0, B - 1):
@@ -590,7 +592,7 @@ def test_float_excess_mpmath_single_binomial():
             s1 += Q * ((P / Q) ** 2 - 1)
             s0 += P * ((Q / P) ** 2 - 1)
     with precision(128):
-        (x1, x0), *_ = xr.float_excess_binary_block(BinaryRR(epsilon0="1"), n, 0, 1, 2)
+        (x1, x0), *_ = rfl.float_excess_binary_block(BinaryRR(epsilon0="1"), n, 0, 1, 2)
     del e0
     for ball, ref in ((x1, s1), (x0, s0)):
         lo_, hi_ = endpoints(ball)

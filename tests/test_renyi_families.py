@@ -215,11 +215,11 @@ def test_targets_scale_k10(family):
     """The issue's setting (k = 10, ε0 = 1, λ = 8) at n = 10^9: tight, and the *third* moment is the largest."""
     mech = KRR(10, epsilon0=1)
     with arith.precision(128):
-        r = xr.renyi_krr_family(mech, 10**9, family, order=8)
+        r = rf.renyi_krr_family(mech, 10**9, family, order=8)
         v = arith.ball(r.value)
         assert v > 0 and v.rad() < v.mid() * arb("1e-20")
         if family == "third":
-            other = arith.ball(xr.renyi_krr_family(mech, 10**9, "same", order=8).value)
+            other = arith.ball(rf.renyi_krr_family(mech, 10**9, "same", order=8).value)
             assert v > other
 
 
@@ -255,7 +255,7 @@ def test_binary_families_agree_with_binary_engine(n, order):
     count-of-ones engine of renyi.py (windows and arb_poly products: an independent route)."""
     mech = KRR(2, epsilon0=1)
     with arith.precision(128):
-        fam = arith.ball(xr.renyi_krr_family(mech, n, "same", order=order).value)
+        fam = arith.ball(rf.renyi_krr_family(mech, n, "same", order=order).value)
         ref = arith.ball(xr.renyi_binary(mech, n, 0, order=order).value)
         assert fam.overlaps(ref)
         assert fam.rad() < fam.mid() * arb("1e-25")

@@ -1,8 +1,8 @@
-"""The Rényi route of exact/shuffled/certified.py (renyi_route_delta) against independent routes.
+"""The Rényi route of exact/accounting/certified.py (renyi_route_delta) against independent routes.
 
 Independent routes: the exhaustive worst case over all datasets (exact.shuffled.enumerate.worst_case on the
 explicit matrix; exact.shuffled.binary.delta_binary_worst for binary RR, a member of the ldp class), and the
-clone pair's own hockey-stick divergence (exact.mechanisms.oracles.clone_delta, the four-atom engine), which the
+clone pair's own hockey-stick divergence (exact.shuffled.shuffled_oracles.clone_delta, the four-atom engine), which the
 Rényi conversion relaxes: a conversion that forgot its factor, a moment from the optimistic PLD or an order's
 δ below the pair's H would fall below one of them.
 """
@@ -10,9 +10,10 @@ Rényi conversion relaxes: a conversion that forgot its factor, a moment from th
 import json
 
 import pytest
+from blanket.exact.accounting import certified as cb
 from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.shuffled import certified as cb
+from blanket.exact.shuffled import oracles as shuffled_oracles
 from blanket.exact.shuffled.binary import delta_binary_worst
 from blanket.exact.shuffled.enumerate import worst_case
 from blanket.reports.certificate import certify
@@ -47,7 +48,7 @@ def test_renyi_route_above_binary_rr_worst_case_for_ldp():
 def test_renyi_route_relaxes_the_clone_pair(n, eps):
     for m in (oracles.LDP(epsilon0="1"), oracles.OUE(16, epsilon0="1")):
         r = cb.renyi_route_delta(m, n, epsilon=eps)
-        h = oracles.clone_delta(m, n, epsilon=eps)
+        h = shuffled_oracles.clone_delta(m, n, epsilon=eps)
         assert cb.upper_end(r) >= cb.upper_end(h)
         assert 0 <= r <= 1
 

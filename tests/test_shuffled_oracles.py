@@ -1,6 +1,6 @@
 """The fast blanket view of the frequency oracles (exact/shuffled/oracles.py) against the exact binomial mixture.
 
-Independent route: exact.mechanisms.oracles.blanket_view_delta — the mixture
+Independent route: exact.shuffled.oracles.blanket_view_delta — the mixture
 over M ~ Bin(n, γ) of the four-atom engine applied to L (exact rationals for
 small n, balls above), which never forms the five-atom V nor its convex-order
 bracket.  A wrong bracket (e.g. the spread onto the wrong atoms, or the two
@@ -11,6 +11,7 @@ import pytest
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled import oracles as shuffled_oracles
 from blanket.exact.shuffled.oracles import blanket_view_bracket, blanket_view_delta_fast
 from flint import arb, fmpq
 
@@ -31,7 +32,7 @@ MECHS = [
 @pytest.mark.parametrize("mech", MECHS, ids=lambda m: f"{m.kind}")
 @pytest.mark.parametrize("n,ee", [(1, fmpq(1)), (5, fmpq(3, 2)), (17, fmpq(6, 5)), (40, fmpq(11, 10))])
 def test_bracket_contains_exact_value(mech, n, ee):
-    exact = O.blanket_view_delta(mech, n, exp_epsilon=ee)
+    exact = shuffled_oracles.blanket_view_delta(mech, n, exp_epsilon=ee)
     b = blanket_view_bracket(mech, n, exp_epsilon=ee)
     assert isinstance(b.lower, fmpq) and isinstance(b.upper, fmpq)
     assert b.lower <= exact <= b.upper
@@ -42,7 +43,7 @@ def test_bracket_contains_exact_value(mech, n, ee):
 @pytest.mark.parametrize("mech", MECHS[:4] + MECHS[5:6], ids=lambda m: f"{m.kind}")
 def test_fast_small_n_is_exact(mech):
     v = blanket_view_delta_fast(mech, 12, exp_epsilon=fmpq(5, 4))
-    assert v == O.blanket_view_delta(mech, 12, exp_epsilon=fmpq(5, 4))
+    assert v == shuffled_oracles.blanket_view_delta(mech, 12, exp_epsilon=fmpq(5, 4))
 
 
 @pytest.mark.parametrize(
@@ -62,7 +63,7 @@ def test_fast_balls_overlap_mixture(mech):
     with arith.precision(128):
         eps = fmpq(1, 5)
         fast = blanket_view_delta_fast(mech, n, epsilon=eps)
-        ref = O.blanket_view_delta(mech, n, epsilon=eps)
+        ref = shuffled_oracles.blanket_view_delta(mech, n, epsilon=eps)
         assert isinstance(fast, arb) and fast.overlaps(arith.ball(ref))
         lo, hi = arith.endpoints(fast)
         rlo, rhi = arith.endpoints(ref)

@@ -276,7 +276,7 @@ def test_rational_upper_is_above():
 
 
 def test_certified_epsilon_through_blanket_view():
-    importlib.import_module("blanket.exact.accounting.calibrate")
+    importlib.import_module("blanket.exact.numbers.calibrate")
     P = xs.Protocol1D(2, "1/2")
     br = xs.certified_epsilon(P, 200, "1e-3")
     up = br.upper

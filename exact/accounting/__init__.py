@@ -1,4 +1,6 @@
-"""Privacy profiles, calibration, Rényi divergences, privacy loss distributions and the accountant.
+"""Privacy profiles, Rényi divergences, privacy loss distributions and the accountant.
+
+The calibration searches (the smallest ε with δ(ε) ≤ target) are ``blanket.exact.numbers.calibrate``.
 
 Names defined in several modules are not re-exported here: check_worst_cost.
 """
@@ -7,11 +9,13 @@ from blanket.exact.lazy import lazy_package
 
 _EXPORTS = {
     'accountant': 'CertifiedDelta CertifiedEpsilon ShuffleAccountant ShuffledRR Shuffled clone_pair four_value_lower_pair',
-    'calibrate': 'Bracket Search epsilon0_for epsilon_for_delta validated_search gaussian_epsilon_guess',
     'pld': 'PLD ShiftPair blanket_view_atoms discretise discretise_both dominating_pair hockey_stick lower_pair product_atoms',
+    'certified': 'best_upper lower_bound upper_bounds upper_routes',
     'profiles': 'DeltaProfile Effort EpsilonProfile delta delta_bracket epsilon epsilon0 epsilon_bracket lower_datasets',
     'query': 'Query make_query parse_dataset',
-    'renyi': 'RenyiValue bernoulli_cumulant binomial_central_moment binomial_window float_bounds float_excess_binary_block float_excess_block float_moments_binary float_moments_binary_block float_tol moment_binary moment_krr_family moment_krr_family_nested others_count_law parse_order renyi renyi_binary renyi_binary_worst renyi_krr_family sweep_block worst_cost',
-    'renyi_families': 'TaylorMoment family_steps joint_moments joint_moments_series moment_family renyi_family taylor_moment',
+    'renyi': 'RenyiValue bernoulli_cumulant binomial_central_moment binomial_window moment_binary moment_krr_family_nested others_count_law renyi_binary renyi_binary_worst sweep_block worst_cost',
+    'renyi_core': 'binary_params binary_window_error check_krr integer_order is_integer_order order_power parse_order window_error',
+    'renyi_float': 'float_bounds float_excess_binary_block float_excess_block float_moments_binary float_moments_binary_block float_tol float_down float_up',
+    'renyi_families': 'TaylorMoment family_steps joint_moments joint_moments_series moment_family renyi_family taylor_moment moment_krr_family renyi_krr_family renyi',
 }
 __all__, __dir__, __getattr__ = lazy_package(__name__, _EXPORTS)

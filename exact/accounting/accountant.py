@@ -43,7 +43,7 @@ from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting.query import Query
 from blanket.exact.mechanisms import oracles, registry
 from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
-from blanket.exact.mechanisms.oracles import make_mechanism
+from blanket.exact.mechanisms.registry import make_mechanism
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
@@ -211,8 +211,8 @@ def clone_pair(mech: Randomizer, n: int) -> _pld.ShiftPair:
     shuffled round of **every** ε0-LDP randomizer (Feldman–McMillan–Talwar 2021).
 
     ``C ~ Bin(n−1, e^{−ε0})``, ``K = Bin(C, ½) + Δ``, ``Δ ~ Bern(e/(e+1))`` under P and ``Bern(1/(e+1))`` under Q
-    (:func:`exact.mechanisms.oracles.clone_pair_law` read through the first coordinate, which determines the second);
-    its hockey-stick divergence is :func:`exact.mechanisms.oracles.clone_delta` (tests).  The pair is symmetric.
+    (:func:`exact.shuffled.oracles.clone_pair_law` read through the first coordinate, which determines the second);
+    its hockey-stick divergence is :func:`exact.shuffled.oracles.clone_delta` (tests).  The pair is symmetric.
     """
     e = finite_exp_epsilon0(mech, "the clone pair")
     return _pld.ShiftPair(

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 from blanket.exact.accounting.pld import PLD, SCALE_BITS, parse_grid
 from blanket.exact.laws import binomial as laws
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
@@ -271,7 +272,9 @@ def pair_from_roc(points: Iterable[tuple], description: str = "privacy curve (RO
     return FinitePair(tuple(atoms), description)
 
 
-def pair_from_roc_floats(xs, ys, description: str = "privacy curve (ROC hull)") -> FinitePair:
+def pair_from_roc_floats(
+    xs: Sequence[float] | np.ndarray, ys: Sequence[float] | np.ndarray, description: str = "privacy curve (ROC hull)"
+) -> FinitePair:
     """:func:`pair_from_roc` on outer points given as binary64 arrays (``x̲`` in ``xs``, ``ȳ`` in ``ys``).
 
     A float pass discards the points that are *certainly* under the upper hull (the monotone chain pops a point
@@ -342,7 +345,7 @@ def clip_at(pair: FinitePair, alpha_max: NumberInput, description: str | None = 
     return pair_from_values(vals, alpha_max=am, description=description or pair.description)
 
 
-def binary_worst_pair(mech, n: int, *, alpha_max: NumberInput | None = None) -> FinitePair:
+def binary_worst_pair(mech: KRR, n: int, *, alpha_max: NumberInput | None = None) -> FinitePair:
     """The worst-case privacy curve of shuffled binary RR with ``n`` users, over every dataset and both orders, as a
     dominating :class:`FinitePair` (:func:`blanket.exact.shuffled.binary.worst_case_tests`, then
     :func:`pair_from_roc_floats`, then :func:`clip_at` ``α_max``: a rational ``≥ e^{ε0}``, by default the upper end
@@ -510,7 +513,7 @@ def _bernoulli_rows(B: int, ph: float, fh: float) -> np.ndarray:
     return R
 
 
-def binary_worst_curve_values(mech, n: int, alphas: Sequence, **run: Any) -> list:
+def binary_worst_curve_values(mech: KRR, n: int, alphas: Sequence, **run: Any) -> list:
     """Certified upper values ``(α, U)`` with ``U ≥ E(α)``, the worst case over all datasets of shuffled binary RR,
     at the dyadic ``alphas`` (each ``≥ 1``): every dataset is swept in blocks of :func:`curve_block` datasets
     (:func:`_curve_block`, float kernel with the a-priori bounds of docs/numerics.md Lemma C1), on the executor of
@@ -581,7 +584,7 @@ def _negligible_from(mech: Any, n: int, e0: fmpq) -> fmpq:
     return e0 * hi / 64
 
 
-def binary_worst_curve_pair(mech, n: int, *, points: int = 1024, **run: Any) -> FinitePair:
+def binary_worst_curve_pair(mech: KRR, n: int, *, points: int = 1024, **run: Any) -> FinitePair:
     """The dominating pair of the hull of :func:`binary_worst_curve_values` on :func:`curve_grid` (``points``),
     with ``α_max`` the upper end of ``e^{ε0}`` (``docs/composition.md`` §5d)."""
     e = mech.exp_epsilon0()

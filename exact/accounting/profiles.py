@@ -17,7 +17,7 @@ blanket    the Lemma 5.3 blanket view (exact.shuffled.krr)                 an up
 
 Every δ is an enclosure (ball or exact rational) computed with precision
 escalation until its relative width is at most 2⁻⁴⁰ (or the cap); every ε
-is a certified :class:`~exact.accounting.calibrate.Bracket` (the reported ε is its upper
+is a certified :class:`~exact.numbers.calibrate.Bracket` (the reported ε is its upper
 end, proven to meet the target).  ``δ(ε) = 0`` exactly for ε ≥ ε0.
 
 Cheapest first.  The worst case is bracketed by two cheap certified bounds:
@@ -56,11 +56,11 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, gaussian_epsilon_guess, validated_search
 from blanket.exact.accounting.query import DATASETS, Query, binary_only, make_query, parse_dataset, require
 from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import Bracket, epsilon_for_delta, gaussian_epsilon_guess, validated_search
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import Enclosure
 from blanket.exact.runtime.budget import check_worst_case
@@ -514,7 +514,7 @@ def _calibrate(
     fun: Any, target: fmpq, lo: fmpq, hi: fmpq, rel_tol: fmpq, guess: float | None, effort: Effort
 ) -> Bracket:
     """The smallest ε in ``[lo, hi]`` with ``fun(ε) <= target`` (validated arguments; an empty domain, ε0 = 0,
-    goes to :func:`~blanket.exact.accounting.calibrate.epsilon_for_delta`, which says so)."""
+    goes to :func:`~blanket.exact.numbers.calibrate.epsilon_for_delta`, which says so)."""
     start_prec, cap = effort.start_prec, effort.cap
     if not lo < hi:
         return epsilon_for_delta(fun, target, hi=hi, lo=lo, rel_tol=rel_tol, start_prec=start_prec, cap=cap)
@@ -775,7 +775,7 @@ def epsilon0(
 ) -> Bracket:
     """The largest local ε0 of k-RR such that the shuffled mechanism meets (ε, δ) on ``dataset``.
 
-    A certified :class:`~exact.accounting.calibrate.Bracket` with ``lower`` proven to
+    A certified :class:`~exact.numbers.calibrate.Bracket` with ``lower`` proven to
     meet the target and ``upper`` proven to fail (δ is non-decreasing in ε0:
     RR with a smaller ε0 is a post-processing of RR with a larger one).  For
     ``worst`` every evaluation is a full sweep over all datasets (cost: about

@@ -34,6 +34,10 @@ largest step): smaller ``n`` go to the nested-window route
 :func:`exact.accounting.renyi.moment_krr_family_nested` (O(W^d)), which also runs when the Taylor enclosure
 is not tight and the nested route is affordable; both are rigorous, so their intersection is returned.
 
+The entry points over the families (:func:`moment_krr_family`, :func:`renyi_krr_family`) and the dispatcher
+over every dataset (:func:`renyi`: binary RR's ``c=INT`` and ``worst`` come from :mod:`exact.accounting.renyi`)
+sit here, above ``renyi.py``, so that the two modules import one way (``renyi_families → renyi``).
+
 >>> from blanket.exact.mechanisms.finite import KRR
 >>> from blanket.exact.numbers.arith import precision
 >>> with precision(128):
@@ -47,12 +51,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from blanket.exact.accounting import renyi as xr
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import Enclosure, NumberInput
+from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput
 from flint import arb, arb_series, ctx, fmpq
 
 #: one report's step ``(probability, ξ, η)`` (exact rationals or balls)
@@ -586,3 +591,78 @@ def renyi_family(
     else:
         value = arith.ball(m).log() / (arb(lam) - 1)
     return xr.RenyiValue(value, m, lam, family=family)
+
+
+# ============================================================ the k-RR families (fastest route), and the dispatcher over datasets
+def moment_krr_family(
+    mech: KRR, n: int, family: str, *, order: NumberInput, x_in_D: str = "x", tol: NumberInput | None = None
+) -> Enclosure:
+    """Rényi moment of shuffled k-RR on a dataset family, one direction: the fast route.
+
+    Delegates to :func:`moment_family` (exact for tiny n, the Taylor
+    kernel — cost independent of n — at scale, the nested route of :func:`exact.accounting.renyi.moment_krr_family_nested`
+    in between); same arguments and meaning as :func:`exact.accounting.renyi.moment_krr_family_nested`.
+
+    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> moment_krr_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
+    1233347/1098240
+    """
+
+    return moment_family(mech, n, family, order=order, tol=tol)
+
+
+def renyi_krr_family(
+    mech: KRR, n: int, family: str, *, order: NumberInput, tol: NumberInput | None = None
+) -> xr.RenyiValue:
+    """``D_λ`` of shuffled k-RR on a dataset family, max over both directions of the neighbouring pair.
+
+    Swapping the roles of ``D`` and ``D'`` maps the *same* family to the
+    *neighbour* family (and *third* to itself with ``x ↔ x'``), so the max
+    over both directions is the max of the *same* and *neighbour* moments
+    (for *same*/*neighbour*) and the *third* moment (symmetric).
+
+    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> r = renyi_krr_family(KRR(3, exp_epsilon0=2), 4, "third", order=2)
+    >>> r.moment
+    1233347/1098240
+    """
+
+    return renyi_family(mech, n, family, order=order, tol=tol)
+
+
+# ============================================================ dispatcher
+def renyi(
+    mech: KRR,
+    n: IntegerInput,
+    *,
+    order: NumberInput,
+    dataset: str = "worst",
+    progress: bool | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+) -> xr.RenyiValue:
+    """``D_λ`` of the shuffled mechanism on ``dataset`` ∈ worst | c=INT | same | neighbour | third.
+
+    ``worst`` and ``c=INT`` need binary RR (for k-RR the worst case over all
+    datasets is not computed here: use the families).
+    """
+    mech = guards.require_instance(
+        mech, KRR, "mech", "must be a k-ary randomized response (exact.mechanisms.finite.KRR / BinaryRR)"
+    )
+    n = arith.integer_in(n, "n", lo=1)  # as every route reads it (int(n) on a string such as "1e3" raised ValueError)
+    if not isinstance(dataset, str):
+        raise InvalidArgument("dataset", dataset, "must be worst, c=INT, same, neighbour or third")
+    if dataset == "worst":
+        if mech.k != 2:
+            raise InvalidArgument(
+                "dataset", dataset, "is only available for binary RR (k = 2); for k > 2 use same, neighbour or third"
+            )
+        return xr.renyi_binary_worst(mech, n, order=order, progress=progress, workers=workers, scheduler=scheduler)
+    if dataset.startswith("c="):
+        if mech.k != 2:
+            raise InvalidArgument("dataset", dataset, "(c=INT) is only available for binary RR (k = 2)")
+        c = arith.integer_in(dataset[2:], "dataset c", lo=0, hi=n - 1)
+        return xr.renyi_binary(mech, n, c, order=order)
+    if dataset in xr.FAMILIES:
+        return renyi_krr_family(mech, n, dataset, order=order)
+    raise InvalidArgument("dataset", dataset, "must be worst, c=INT, same, neighbour or third")

@@ -4,7 +4,7 @@ from blanket.exact.lazy import lazy_package
 
 _EXPORTS = {
     'finite': 'BinaryRR FiniteRandomizer KRR Randomizer amplification_law delta_at delta_query eps0_description eps0_pair exact_epsilon0 finite_exp_epsilon0',
-    'oracles': 'Geometric Hadamard LDP MAX_MATRIX_OUTPUTS OLH OUE SUE Subset UnaryEncoding best_upper_delta blanket_view_delta blanket_view_delta_enumerate blanket_view_delta_merged clone_delta clone_pair_law epsilon_upper make_mechanism same_family_delta variation_ratio_delta',
-    'registry': 'Kind WORDS SCHEMAS resolve parse_params build did_you_mean',
+    'oracles': 'Geometric Hadamard LDP MAX_MATRIX_OUTPUTS OLH OUE SUE Subset UnaryEncoding',
+    'registry': 'Kind WORDS SCHEMAS resolve parse_params build did_you_mean make_mechanism',
 }
 __all__, __dir__, __getattr__ = lazy_package(__name__, _EXPORTS)

@@ -1,7 +1,7 @@
 """The one vocabulary of local randomizers: kinds, accepted words, parameter schemas, builders.
 
 Every entry point — the CLI's ``--mechanism``, a deployment's ``[mechanism] type``,
-:func:`blanket.exact.mechanisms.oracles.make_mechanism` and the accountant's
+:func:`make_mechanism` and the accountant's
 :class:`~blanket.exact.accounting.accountant.Shuffled` event — names a randomizer
 through this module and nothing else:
 
@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from blanket.exact.mechanisms import oracles as o
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
@@ -296,8 +297,6 @@ def build(kind: str | Kind, params: Mapping) -> Randomizer | None:
         return FiniteRandomizer(p["matrix"])
     if kind == Kind.LAPLACE:
         return None
-    from blanket.exact.mechanisms import oracles as o  # here: oracles imports this module
-
     if kind == Kind.LDP:
         return o.LDP(**e0)
     if kind == Kind.OUE:
@@ -311,3 +310,28 @@ def build(kind: str | Kind, params: Mapping) -> Randomizer | None:
     if kind == Kind.SUBSET:
         return o.Subset(p["k"], p["d"], **e0)
     return o.Geometric(p["m"], alpha=p.get("alpha"), epsilon0=p.get("epsilon0"))
+
+
+# ================================================================ records from plain data (deployment TOML / CLI)
+def make_mechanism(spec: dict) -> Randomizer | None:
+    """A record from plain data, e.g. a deployment's ``[mechanism]`` table: ``{"type": "oue", "k": 128, "epsilon0": "1"}``.
+
+    The words, keys and parsing are those of this module (the one vocabulary): ``type`` ∈ ldp, oue, sue, olh, hadamard, subset, geometric (and krr, binary_rr,
+    matrix); ε0 as ``epsilon0`` (exact string) or ``exp_epsilon0`` (``exp_half_epsilon0`` for
+    sue, ``alpha`` for geometric).  Unknown or missing keys are refused with the key named.
+
+    >>> make_mechanism({"type": "subset", "k": 6, "d": 2, "exp_epsilon0": "3"}).gamma()   # k/(de+k-d) = 6/10
+    3/5
+    >>> make_mechanism({"type": "oue", "k": 4, "epsilon": "1"})
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.InvalidArgument: mechanism key epsilon is not a parameter of optimized unary encoding (OUE) (type 'oue'); accepted: epsilon0, exp_epsilon0, k, type, got 'epsilon' (did you mean 'epsilon0'?)
+    """
+
+    if not isinstance(spec, dict):
+        raise InvalidArgument("mechanism", spec, "must be a table of parameters")
+    kind = resolve(spec.get("type"), k=spec.get("k"), name="mechanism type")
+    params = parse_params(
+        kind, {k: v for k, v in spec.items() if k != "type"}, name=lambda key: f"mechanism key {key}", extra=("type",)
+    )
+    return build(kind, params)

@@ -38,7 +38,6 @@ from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from blanket.exact.numbers import guards  # guards imports arith too: module import, attributes at call time
 from blanket.exact.numbers.errors import FloatRefused, InvalidArgument, Undecided
 from blanket.exact.numbers.types import Enclosure, NumberInput, NumberOrBall
 from flint import arb, ctx, fmpq, fmpz
@@ -51,6 +50,10 @@ Number = fmpq | arb
 DEFAULT_PREC = 128
 #: default cap for precision escalation (bits)
 MAX_PREC = 4096
+#: largest |exponent| of a decimal number's text ("1e-100000" is accepted, "1e-1000000" is not)
+MAX_DECIMAL_EXPONENT = 100_000
+#: largest number of digits in a number's text
+MAX_DIGITS = 100_000
 
 _T = TypeVar("_T")
 
@@ -96,7 +99,7 @@ def exact(value: object, name: str = "value", *, allow_float: bool = False) -> f
         f = Fraction(value)
         return fmpq(f.numerator, f.denominator)
     if isinstance(value, str):
-        guards.check_decimal_text(value, name)  # before 10**e is expanded: "1e-1000000000" is refused at once
+        check_decimal_text(value, name)  # before 10**e is expanded: "1e-1000000000" is refused at once
         m = _DECIMAL.match(value)
         if m:
             sign, digits, expo = m.groups()
@@ -118,6 +121,28 @@ def exact(value: object, name: str = "value", *, allow_float: bool = False) -> f
             name, value, "must be a number (int, decimal string like '0.3' or '1e-8', or fraction 'p/q')"
         )
     raise InvalidArgument(name, value, f"must be an exact number, not {type(value).__name__}")
+
+
+def check_decimal_text(text: str, name: str) -> None:
+    """Refuse a number's text whose exponent or length would take unbounded time to expand.
+
+    >>> check_decimal_text("1e-8", "delta")
+    >>> check_decimal_text("1e-1000000000", "epsilon")
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.InvalidArgument: epsilon must have a decimal exponent between -100000 and 100000, got '1e-1000000000'
+    """
+    if len(text) > MAX_DIGITS:
+        raise InvalidArgument(
+            name, f"{text[:20]}... ({len(text)} characters)", f"must have at most {MAX_DIGITS} digits"
+        )
+    m = re.search(r"[eE]\s*([+-]?\d+)\s*$", text)
+    if m:
+        digits = m.group(1).lstrip("+-").lstrip("0")
+        if len(digits) > 7 or (digits and int(digits) > MAX_DECIMAL_EXPONENT):
+            raise InvalidArgument(
+                name, text, f"must have a decimal exponent between -{MAX_DECIMAL_EXPONENT} and {MAX_DECIMAL_EXPONENT}"
+            )
 
 
 def exact_in(
@@ -170,7 +195,7 @@ def integer_in(value: object, name: str, *, lo: int | None = None, hi: int | Non
             raise InvalidArgument(name, value, "must be an integer")
         v = int(value.p)
     elif isinstance(value, str) and re.match(r"^\s*[+-]?\d+\s*$", value):
-        guards.check_decimal_text(value, name)
+        check_decimal_text(value, name)
         v = int(value)
     elif isinstance(value, str) and _DECIMAL.match(value):
         q = exact(value, name)

@@ -5,8 +5,9 @@ one line, exit 2) naming the argument, the value, the estimate and what to
 do — *before* the expensive step, so that a hostile or careless input never
 hangs, never ends in ``MemoryError`` and never reaches an internal error.
 
-* :data:`MAX_DECIMAL_EXPONENT` — the largest ``|e|`` accepted in a decimal
-  ``"1e-e"`` (checked on the text, before ``10**e`` is built).
+* :data:`~blanket.exact.numbers.arith.MAX_DECIMAL_EXPONENT` — the largest ``|e|`` accepted in a decimal
+  ``"1e-e"`` (checked on the text by :func:`~blanket.exact.numbers.arith.check_decimal_text`, before ``10**e`` is
+  built; it lives in ``arith``, which parses the text).
 * :data:`MAX_EPSILON0` — the supported range of a local ε0 (above it randomized
   response is the identity to within ``e^-MAX_EPSILON0``, and the shuffled
   ``δ(ε)`` of the identity is 1 for every ε).
@@ -34,14 +35,10 @@ import re
 from collections.abc import Mapping
 from typing import TypeVar
 
-from blanket.exact.numbers import arith  # arith imports guards too: module import, attributes at call time
+from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import At, Enclosure, NumberOrBall
 
-#: largest |exponent| of a decimal number's text ("1e-100000" is accepted, "1e-1000000" is not)
-MAX_DECIMAL_EXPONENT = 100_000
-#: largest number of digits in a number's text
-MAX_DIGITS = 100_000
 #: supported range of a local epsilon0 (see the module docstring)
 MAX_EPSILON0 = 500
 #: default memory limit as a fraction of physical memory
@@ -162,28 +159,6 @@ def check_evaluation_memory(n: int, *, name: str) -> None:
         value=n,
         hint="use a smaller n, or raise --max-memory",
     )
-
-
-def check_decimal_text(text: str, name: str) -> None:
-    """Refuse a number's text whose exponent or length would take unbounded time to expand.
-
-    >>> check_decimal_text("1e-8", "delta")
-    >>> check_decimal_text("1e-1000000000", "epsilon")
-    Traceback (most recent call last):
-    ...
-    blanket.exact.numbers.errors.InvalidArgument: epsilon must have a decimal exponent between -100000 and 100000, got '1e-1000000000'
-    """
-    if len(text) > MAX_DIGITS:
-        raise InvalidArgument(
-            name, f"{text[:20]}... ({len(text)} characters)", f"must have at most {MAX_DIGITS} digits"
-        )
-    m = re.search(r"[eE]\s*([+-]?\d+)\s*$", text)
-    if m:
-        digits = m.group(1).lstrip("+-").lstrip("0")
-        if len(digits) > 7 or (digits and int(digits) > MAX_DECIMAL_EXPONENT):
-            raise InvalidArgument(
-                name, text, f"must have a decimal exponent between -{MAX_DECIMAL_EXPONENT} and {MAX_DECIMAL_EXPONENT}"
-            )
 
 
 def check_epsilon0(q: NumberOrBall, name: str = "epsilon0") -> None:

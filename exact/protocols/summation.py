@@ -20,9 +20,9 @@ blanket probability is γ — ``e^{ε0} = 1 + (k+1)(1−γ)/γ`` (Algorithm 1's
 LDP level, derived ✔ via Lemma 5.1) — exactly when γ is rational, and
 :func:`certified_epsilon` the certified central ε of the shuffled protocol
 through the exact blanket view (``exact.shuffled.krr.delta_blanket_view``) and the
-one-sided calibration (``exact.accounting.calibrate.epsilon_for_delta``);
+one-sided calibration (``exact.numbers.calibrate.epsilon_for_delta``);
 :func:`calibrated_protocol` the protocol with the smallest γ whose exact
-blanket-view δ is certified ≤ the target (``exact.accounting.calibrate.epsilon0_for``).
+blanket-view δ is certified ≤ the target (``exact.numbers.calibrate.epsilon0_for``).
 
 The seeded sampler (:meth:`Protocol1D.simulate`) is for tests and demos
 only; no certified number comes from it.
@@ -53,9 +53,9 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from blanket.exact.accounting.calibrate import Bracket, Search, epsilon0_for, epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import Bracket, Search, epsilon0_for, epsilon_for_delta
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import IntegerInput, NumberOrBall
 from blanket.exact.shuffled.krr import delta_blanket_view
@@ -255,13 +255,13 @@ def certified_epsilon(protocol: Protocol1D, n: IntegerInput, delta: NumberOrBall
 
     ``δ(ε)`` is ``exact.shuffled.krr.delta_blanket_view(mech, n, epsilon=ε)`` — the
     exact value of Lemma 5.3's right-hand side for the (k+1)-RR, an upper
-    bound on the true δ — and ``exact.accounting.calibrate.epsilon_for_delta`` inverts it
+    bound on the true δ — and ``exact.numbers.calibrate.epsilon_for_delta`` inverts it
     one-sidedly: the returned bracket's upper end is a certified ε (the
     protocol is (upper, delta)-DP).  ``search``: the keywords of the search
-    (:class:`blanket.exact.accounting.calibrate.Search`); ``hi`` defaults to a rational ≥ ε0.
+    (:class:`blanket.exact.numbers.calibrate.Search`); ``hi`` defaults to a rational ≥ ε0.
     Cost: that of the calibration (a few dozen blanket-view evaluations).
 
-    Keywords (:class:`~blanket.exact.accounting.calibrate.Search`): ``hi``, ``lo``, ``rel_tol``, ``guess``, ``start_prec``, ``cap``.
+    Keywords (:class:`~blanket.exact.numbers.calibrate.Search`): ``hi``, ``lo``, ``rel_tol``, ``guess``, ``start_prec``, ``cap``.
     """
 
     n = arith.integer_in(n, "n", lo=2)
@@ -277,8 +277,8 @@ def calibrated_protocol(
 ) -> Protocol1D:
     """The protocol with ``k`` and the smallest certified γ (rational) for central ``(epsilon, delta)`` by the exact blanket view.
 
-    Search (``search``: its keywords, :class:`blanket.exact.accounting.calibrate.Search`; here ``hi`` defaults to 30
-    and ``rel_tol`` to ``"1e-4"``): ``exact.accounting.calibrate.epsilon0_for`` finds the largest local ε0 of
+    Search (``search``: its keywords, :class:`blanket.exact.numbers.calibrate.Search`; here ``hi`` defaults to 30
+    and ``rel_tol`` to ``"1e-4"``): ``exact.numbers.calibrate.epsilon0_for`` finds the largest local ε0 of
     the (k+1)-RR whose blanket-view δ at ``epsilon`` is ≤ ``delta`` (its
     ``lower`` end is certified); γ = (k+1)/(e^{ε0}+k) at that ε0 is rounded
     *up* to a rational (a larger γ is a smaller ε0, i.e. a post-processing);
@@ -287,7 +287,7 @@ def calibrated_protocol(
     :class:`~exact.numbers.errors.Undecided`).  Cost: the calibration (a dozen or so
     blanket-view evaluations) plus one.
 
-    Keywords (:class:`~blanket.exact.accounting.calibrate.Search`): ``hi``, ``lo``, ``rel_tol``, ``guess``, ``start_prec``, ``cap``.
+    Keywords (:class:`~blanket.exact.numbers.calibrate.Search`): ``hi``, ``lo``, ``rel_tol``, ``guess``, ``start_prec``, ``cap``.
     """
 
     k = arith.integer_in(k, "k", lo=1)

@@ -2,8 +2,8 @@
 
 The exact worst case of binary RR over all datasets (:func:`exact.shuffled.binary.delta_binary_worst`)
 sweeps every one of the ``n`` datasets; its cost is estimated by
-``exact.shuffled.binary.estimate_worst_cost(n, ...) -> (seconds, bytes)`` when that
-function exists, else by the local model :func:`fallback_cost` (calibrated on
+:func:`estimate_worst_cost` ``(n, ...) -> (seconds, bytes)`` (the sweep's cost model, kept here below the sweep
+so that the guard imports nothing above it), or by the coarse model :func:`fallback_cost` (calibrated on
 the n^{3/2} sweep: about 5 s at n = 10^4 on one core of the project machine).
 :func:`check_worst_case` compares the estimate, spread over the cores that
 will run it (local processes or the Dask cluster's workers), with
@@ -28,15 +28,21 @@ blanket.exact.runtime.budget.TooExpensive: the exact worst case over all 1000000
 
 from __future__ import annotations
 
+import math
 import os
 
+from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, InvalidArgument
 from blanket.exact.numbers.types import NumberOrBall
-from blanket.exact.shuffled.binary import estimate_worst_cost
+from flint import arb
 
 #: default wall-clock limit (seconds) for the exact worst case; override with BLANKET_MAX_SECONDS
 DEFAULT_MAX_SECONDS = 3600.0
 MAX_SECONDS_ENV = "BLANKET_MAX_SECONDS"
+
+#: datasets per block of the worst-case sweep of binary RR (exact.shuffled.binary; fixed, so that results never depend
+#: on the executor)
+SWEEP_BLOCK = 256
 
 
 class TooExpensive(BlanketError):
@@ -54,10 +60,39 @@ def fallback_cost(n: int) -> tuple:
     return seconds, nbytes
 
 
+def estimate_worst_cost(n: int, *, workers: int = 1, epsilon0: NumberOrBall | None = None) -> tuple:
+    """``(seconds, bytes)``: an *estimate* of the wall time and peak memory of :func:`exact.shuffled.binary.delta_binary_worst` at
+    ``n`` on ``workers`` otherwise idle cores (at 128 bits).  An estimate, not a bound.
+
+    Model with measured constants (CPU time per dataset of :func:`exact.shuffled.binary._sweep_block`,
+    tests/benchmarks/bench_binary.py, project machine): ``3.5e-5 + 7.4e-9·W``
+    seconds per dataset, ``W = 29·sqrt(n p f) + 10`` the window width (``pf``
+    from ``epsilon0`` if given, else 0.2), plus 0.5 s; blocks spread evenly
+    over the workers (measured CPU: 0.8 s at n = 10⁴, 6.5 s at 10⁵, ≈ 130 s at
+    10⁶; n = 10⁹ would need ≈ 3·10⁶ core-seconds).  On a shared machine the
+    wall time is longer by the load factor.  Memory: about 150 bytes per
+    dataset (one enclosure) in the calling process plus ~80 MB per process
+    and ``2·SWEEP_BLOCK·W`` floats per worker.
+    """
+    n = arith.integer_in(n, "n", lo=2)
+    workers = max(1, int(workers))
+    pf = 0.2
+    if epsilon0 is not None:
+        # an estimate only: a ball's midpoint is as good as an exact value here
+        e0 = arith.ball(epsilon0).mid() if isinstance(epsilon0, arb) else arith.exact(epsilon0, "epsilon0")
+        e = math.exp(float(e0))
+        pf = e / (1 + e) ** 2
+    W = 29 * math.sqrt(n * pf) + 10
+    per = 3.5e-5 + 7.4e-9 * W
+    seconds = 0.5 + n * per / workers
+    nbytes = 150 * n + 80 * 2**20 * (1 + workers) + workers * 16 * SWEEP_BLOCK * int(W)
+    return seconds, nbytes
+
+
 def worst_cost(n: int, *, workers: int = 1, epsilon0: NumberOrBall | None = None) -> tuple:
     """``(wall seconds, peak bytes)`` of the exact worst case on ``workers`` cores.
 
-    From :func:`exact.shuffled.binary.estimate_worst_cost` (``epsilon0``, the local ε0, sets the window width);
+    From :func:`estimate_worst_cost` (``epsilon0``, the local ε0, sets the window width);
     :func:`fallback_cost` is the coarse model for callers without a mechanism.
     """
     s, b = estimate_worst_cost(n, workers=workers, epsilon0=epsilon0)

@@ -7,12 +7,11 @@ from blanket.exact.lazy import lazy_package
 
 _EXPORTS = {
     'amplification': 'blanket_sum eplus_krr eplus_krr_sum eplus_law geometric_binomial_sum krr_law multiset_divergence',
-    'binary': 'count_law delta_binary delta_binary_worst estimate_worst_cost',
+    'binary': 'count_law delta_binary delta_binary_worst',
     'bruteforce': 'delta_brute shuffled_law',
-    'certified': 'best_upper lower_bound upper_bounds upper_routes',
     'enumerate': 'DatasetDelta count_classes dataset_deltas dataset_deltas_multi delta_class delta_dataset histogram_law worst_case worst_cases',
     'geometric': 'GeometricBracket geometric_bracket geometric_upper dominating_law',
     'krr': 'calibrate_epsilon compositions delta_blanket_view delta_krr_family delta_krr_third_lumped delta_stronger_clones expected_positive_part',
-    'oracles': 'Bracket5 FAST_EXACT_BELOW blanket_view_bracket blanket_view_delta_fast blanket_view_upper OracleMatrix',
+    'oracles': 'Bracket5 FAST_EXACT_BELOW blanket_view_bracket blanket_view_delta_fast blanket_view_upper OracleMatrix best_upper_delta blanket_view_delta blanket_view_delta_enumerate blanket_view_delta_merged clone_delta clone_pair_law epsilon_upper same_family_delta variation_ratio_delta',
 }
 __all__, __dir__, __getattr__ = lazy_package(__name__, _EXPORTS)

@@ -93,6 +93,7 @@ from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import At, Enclosure, NumberOrBall, SweepOptions
+from blanket.exact.runtime.budget import SWEEP_BLOCK
 from blanket.exact.runtime.executors import map_blocks
 from blanket.exact.runtime.progress import Progress
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
@@ -808,7 +809,7 @@ def delta_binary_worst(mech: KRR, n: int, **opts: Unpack[SweepOptions]) -> Worst
     constant, spread over the workers; memory O(n) enclosures in the calling
     process plus O(SWEEP_BLOCK·W) floats per worker.  Measured (2 shared
     cores, ε0 = 1): about 2.5 s at n = 10⁴, 15–30 s at n = 10⁵; see
-    :func:`estimate_worst_cost` and ``tests/benchmarks/bench_binary.py``.
+    :func:`exact.runtime.budget.estimate_worst_cost` and ``tests/benchmarks/bench_binary.py``.
     On the exact path (rational ``e^{ε0}``, ``e^ε``, n ≤ EXACT_MAX_N): O(n³)
     rational operations.
 
@@ -853,8 +854,6 @@ def delta_binary_worst(mech: KRR, n: int, **opts: Unpack[SweepOptions]) -> Worst
 
 
 # ---------------------------------------------------------------- the sweep over all datasets (blocks)
-#: datasets per block of the worst-case sweep (fixed, so that results never depend on the executor)
-SWEEP_BLOCK = 256
 #: candidate thresholds examined around the guess of t* per dataset in the float sweep
 SWEEP_ROWS = 2
 
@@ -1085,35 +1084,6 @@ def _recheck_ties(vals, n, p, f, ee, exact: set) -> None:
             exact.add(j)
         if len(todo) > RECHECK_MAX:
             return
-
-
-def estimate_worst_cost(n: int, *, workers: int = 1, epsilon0: NumberOrBall | None = None) -> tuple:
-    """``(seconds, bytes)``: an *estimate* of the wall time and peak memory of :func:`delta_binary_worst` at
-    ``n`` on ``workers`` otherwise idle cores (at 128 bits).  An estimate, not a bound.
-
-    Model with measured constants (CPU time per dataset of :func:`_sweep_block`,
-    tests/benchmarks/bench_binary.py, project machine): ``3.5e-5 + 7.4e-9·W``
-    seconds per dataset, ``W = 29·sqrt(n p f) + 10`` the window width (``pf``
-    from ``epsilon0`` if given, else 0.2), plus 0.5 s; blocks spread evenly
-    over the workers (measured CPU: 0.8 s at n = 10⁴, 6.5 s at 10⁵, ≈ 130 s at
-    10⁶; n = 10⁹ would need ≈ 3·10⁶ core-seconds).  On a shared machine the
-    wall time is longer by the load factor.  Memory: about 150 bytes per
-    dataset (one enclosure) in the calling process plus ~80 MB per process
-    and ``2·SWEEP_BLOCK·W`` floats per worker.
-    """
-    n = _check_n(n)
-    workers = max(1, int(workers))
-    pf = 0.2
-    if epsilon0 is not None:
-        # an estimate only: a ball's midpoint is as good as an exact value here
-        e0 = arith.ball(epsilon0).mid() if isinstance(epsilon0, arb) else arith.exact(epsilon0, "epsilon0")
-        e = math.exp(float(e0))
-        pf = e / (1 + e) ** 2
-    W = 29 * math.sqrt(n * pf) + 10
-    per = 3.5e-5 + 7.4e-9 * W
-    seconds = 0.5 + n * per / workers
-    nbytes = 150 * n + 80 * 2**20 * (1 + workers) + workers * 16 * SWEEP_BLOCK * int(W)
-    return seconds, nbytes
 
 
 def _worst_from_values(vals, n) -> WorstCase:

@@ -36,7 +36,8 @@ Four knots (``knots=``) are accepted too (the engine's weak count then
 enters through its Jensen-gap bound: slower and wider at large ``n``, found
 no tighter in measurements).
 
->>> from blanket.exact.mechanisms.oracles import Geometric, blanket_view_delta_enumerate
+>>> from blanket.exact.mechanisms.oracles import Geometric
+>>> from blanket.exact.shuffled.oracles import blanket_view_delta_enumerate
 >>> g = Geometric(4, alpha="1/2")
 >>> b = geometric_bracket(g, 5, exp_epsilon=2)
 >>> b.lower <= blanket_view_delta_enumerate(g, 5, exp_epsilon=2) <= b.upper

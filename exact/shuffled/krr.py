@@ -107,10 +107,10 @@ from fractions import Fraction
 from math import comb
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from blanket.exact.accounting.calibrate import Bracket, epsilon_for_delta, float_bisect
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, Randomizer, amplification_law, delta_at
 from blanket.exact.numbers import arith, guards
+from blanket.exact.numbers.calibrate import Bracket, epsilon_for_delta, float_bisect
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.runtime.progress import Progress
@@ -1413,7 +1413,7 @@ def calibrate_epsilon(
 ) -> Bracket:
     """Certified smallest central ε with ``δ(ε) ≤ delta`` for the blanket view or a dataset family of shuffled k-RR.
 
-    Returns a :class:`exact.accounting.calibrate.Bracket`: ``upper`` is certified to meet
+    Returns a :class:`exact.numbers.calibrate.Bracket`: ``upper`` is certified to meet
     the target (the *upper* end of the enclosure of δ(upper) is ≤ delta),
     ``lower`` certified to fail (the *lower* end of the enclosure of
     δ(lower) is > delta).  The search runs on the upper end of each enclosure

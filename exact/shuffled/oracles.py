@@ -1,4 +1,31 @@
-"""Fast certified blanket view (Balle et al. Lemma 5.3) of the frequency oracles: OUE/SUE, OLH, Hadamard, subset.
+"""The shuffled δ of the oracle records (:mod:`blanket.exact.mechanisms.oracles`): certified bounds and the fast view.
+
+Certified upper bounds (δ(ε) of the shuffled mechanism, replace-one
+neighbours, n users):
+
+* :func:`blanket_view_delta` — Balle et al. Lemma 5.3,
+  ``(1/(γn)) E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``, evaluated as the
+  binomial mixture over ``M`` of the four-atom engine
+  :func:`exact.shuffled.krr.expected_positive_part` applied to the law of ``L``.
+  Cost ``O(W_M · n log(1/tol))`` (``W_M`` the window of ``M``): fine for
+  ``n`` up to a few thousand, **not** the ``n = 10^6`` target — that needs a
+  five-atom engine (V = 0 and the four values of L; two informative atoms
+  and *three* ancillary ones instead of two).
+* :func:`clone_delta` — Feldman–McMillan–Talwar FOCS 2021 clone pair, valid
+  for *every* ε0-LDP randomizer: equal to ``(1/(p n)) E[(Σ_{i=1}^n V_i)_+]``
+  with ``p = e^{−ε0}`` and ``V ∈ {2(e−ee)/(e+1), 2(1−ee·e)/(e+1)}`` w.p. ``p/2``
+  each, else 0 — three atoms, so the fast engine applies directly
+  (``O(n log(1/tol))``).  The identity with the pair's definition is
+  checked by enumerating the pair in the tests.
+
+Certified lower bound: :func:`same_family_delta` — the exact δ between the
+datasets ``x^n`` and ``x^{n−1}x'`` (both directions), from the law of the
+likelihood ratio ``R(x')(Y)/R(x)(Y)``, ``Y ~ R(x)``, which takes the values
+``e, 1/e, 1`` (:meth:`FourValue.ratio_law`).
+
+A published pair, to be judged, not a certified bound: :func:`variation_ratio_delta`.
+
+**Fast certified blanket view** (Balle et al. Lemma 5.3) of the frequency oracles: OUE/SUE, OLH, Hadamard, subset.
 
 For these mechanisms (records of :mod:`exact.mechanisms.oracles`) the privacy
 amplification variable ``L`` takes four values (both, t, t', rest) and the
@@ -34,7 +61,7 @@ matters (relative width ≈ 1e-5 at n = 10⁶, ε ≈ 2/√n; see
 (``exact_below``).  When ``π_both = 0`` or ``π_rest = 0`` exactly, ``V`` has
 four atoms and one engine call is exact (up to the engine's windowing).
 
->>> from blanket.exact.mechanisms.oracles import OUE, blanket_view_delta
+>>> from blanket.exact.mechanisms.oracles import OUE
 >>> m = OUE(4, exp_epsilon0=3)
 >>> b = blanket_view_bracket(m, 30, exp_epsilon=2)     # the bracket, exact rationals
 >>> b.lower <= blanket_view_delta(m, 30, exp_epsilon=2) <= b.upper
@@ -45,19 +72,38 @@ True
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from blanket.exact.mechanisms import oracles as O
-from blanket.exact.mechanisms.finite import FiniteRandomizer, Randomizer
-from blanket.exact.mechanisms.oracles import MAX_MATRIX_OUTPUTS, blanket_view_delta
-from blanket.exact.numbers import arith
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, Randomizer, finite_exp_epsilon0
+from blanket.exact.mechanisms.oracles import (
+    LDP,
+    MAX_MATRIX_OUTPUTS,
+    OLH,
+    OUE,
+    SUE,
+    FourValue,
+    Geometric,
+    Hadamard,
+    Subset,
+)
+from blanket.exact.numbers import arith, guards
+from blanket.exact.numbers.calibrate import epsilon_for_delta
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import DeltaOptions, Enclosure
-from blanket.exact.shuffled.krr import delta_args, expected_positive_part
+from blanket.exact.numbers.types import At, DeltaOptions, Enclosure, IntegerInput, NumberInput, NumberOrBall
+from blanket.exact.shuffled.krr import (
+    delta_args,
+    delta_blanket_view,
+    delta_krr_family,
+    engine_options,
+    expected_positive_part,
+)
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
+    from blanket.exact.numbers.calibrate import Bracket
     from typing_extensions import Unpack
 
 __all__ = [
@@ -67,6 +113,15 @@ __all__ = [
     "FAST_EXACT_BELOW",
     "OracleMatrix",
     "blanket_view_upper",
+    "blanket_view_delta",
+    "blanket_view_delta_merged",
+    "best_upper_delta",
+    "epsilon_upper",
+    "clone_delta",
+    "clone_pair_law",
+    "same_family_delta",
+    "blanket_view_delta_enumerate",
+    "variation_ratio_delta",
 ]
 
 #: below this n (and with exact inputs) :func:`blanket_view_delta_fast` returns the exact Lemma 5.3 mixture
@@ -81,12 +136,16 @@ class Bracket5:
     upper: Enclosure
 
 
+def _is_exact(x) -> bool:
+    return isinstance(x, fmpq)
+
+
 def _is_zero(x) -> bool:
     return (isinstance(x, fmpq) and x == 0) or (isinstance(x, arb) and x.is_zero())
 
 
-def _check_mech(mech: object) -> O.FourValue:
-    if not isinstance(mech, O.FourValue):  # the records with l_law, l_probs and gamma
+def _check_mech(mech: object) -> FourValue:
+    if not isinstance(mech, FourValue):  # the records with l_law, l_probs and gamma
         raise InvalidArgument(
             "mech",
             getattr(mech, "kind", mech),
@@ -114,7 +173,7 @@ def blanket_view_bracket(
     ``[lower.lower(), upper.upper()]``).  ``upper`` is itself a certified
     upper bound on δ(ε) of the shuffled mechanism: the smaller (by upper
     end) of the convex-order spread and, with ``merged``, the merged view
-    (:func:`exact.mechanisms.oracles.blanket_view_delta_merged`, one more
+    (:func:`blanket_view_delta_merged`, one more
     engine call with a degenerate weak count, cheaper than the other two),
     computed only where the spread's enclosure is wide (relative radius above
     :data:`MERGED_WHEN_WIDER`, deep in the tail): where it is narrow the
@@ -176,7 +235,7 @@ def blanket_view_upper(mech: Randomizer, n: int, **opts: Unpack[DeltaOptions]) -
 
     Unlike :func:`blanket_view_delta_fast` its width is only the engine's
     (it narrows as the precision escalates), so it is the δ-function to
-    calibrate ε with (:func:`exact.accounting.calibrate.epsilon_for_delta`).
+    calibrate ε with (:func:`exact.numbers.calibrate.epsilon_for_delta`).
     Cost: that of :func:`blanket_view_bracket`.
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
@@ -189,7 +248,7 @@ def blanket_view_delta_fast(
 ) -> Enclosure:
     """Certified enclosure of the Lemma 5.3 blanket view δ(ε) of a frequency oracle, fast (n = 10⁶ in about a second).
 
-    Same value as :func:`exact.mechanisms.oracles.blanket_view_delta` (the
+    Same value as :func:`blanket_view_delta` (the
     binomial mixture, O(n^{3/2})), enclosed differently: for exact inputs and
     ``n < exact_below`` that exact ``fmpq`` is returned; otherwise the ball
     ``[lower, upper]`` of :func:`blanket_view_bracket` (convex order,
@@ -295,15 +354,392 @@ def _surrogate(mech):
 
     kind = mech.kind
     if kind == "oue":
-        return O.OUE(mech.k, exp_epsilon0=3)
+        return OUE(mech.k, exp_epsilon0=3)
     if kind == "sue":
-        return O.SUE(mech.k, exp_half_epsilon0=2)
+        return SUE(mech.k, exp_half_epsilon0=2)
     if kind == "olh":
         if mech.family is None:
             raise InvalidArgument("family", None, "must be given explicitly to build the matrix of local hashing")
-        return O.OLH(mech.k, mech.g, exp_epsilon0=3, family=mech.family)
+        return OLH(mech.k, mech.g, exp_epsilon0=3, family=mech.family)
     if kind == "hadamard":
-        return O.Hadamard(mech.k, exp_epsilon0=3)
+        return Hadamard(mech.k, exp_epsilon0=3)
     if kind == "subset":
-        return O.Subset(mech.k, mech.d, exp_epsilon0=3)
+        return Subset(mech.k, mech.d, exp_epsilon0=3)
     raise InvalidArgument("mech", kind, "must be one of oue, sue, olh, hadamard, subset")
+
+
+# ================================================================ certified upper bounds
+def _check_n(n: object) -> int:
+    return arith.integer_in(n, "n", lo=1)
+
+
+def _chernoff_tail(N: int, rho, m: int, upper: bool):
+    """Chernoff–Hoeffding ``P(X ≥ m)`` (upper, needs m ≥ Nρ) or ``P(X ≤ m)`` (m ≤ Nρ) for ``X ~ Bin(N, ρ)``, as a ball."""
+    mean = N * arith.ball(rho)
+    expo = arb(0)
+    if m > 0:
+        expo += m * (arb(m) / mean).log()
+    if m < N:
+        expo += (N - m) * (arb(N - m) / (N * (1 - arith.ball(rho)))).log()
+    return (-expo).exp()
+
+
+def _binom_window(N: int, rho, tol):
+    """``[lo, hi]`` around ``Nρ`` with a certified bound on the mass outside (each side ≤ tol/2)."""
+    r = float(arith.ball(rho).mid())
+    mu, sd = N * r, math.sqrt(max(N * r * (1 - r), 1.0))
+    z = math.sqrt(2 * max(1.0, math.log(2 / float(tol)))) + 2
+    while True:
+        lo, hi = max(0, int(mu - z * sd)), min(N, int(math.ceil(mu + z * sd)))
+        tail = arb(0)
+        ok = True
+        if lo > 0:
+            if not (lo <= N * arith.ball(rho)):
+                ok = False
+            else:
+                tail += _chernoff_tail(N, rho, lo - 1, upper=False)
+        if hi < N and ok:
+            if not (hi + 1 >= N * arith.ball(rho)):
+                ok = False
+            else:
+                tail += _chernoff_tail(N, rho, hi + 1, upper=True)
+        if ok and (tail <= arb(tol) or (lo == 0 and hi == N)):
+            return lo, hi, tail
+        z *= 1.5
+
+
+def _binom_pmf_range(N: int, rho, lo: int, hi: int, exact_mode: bool) -> list:
+    if exact_mode:
+        return [math.comb(N, j) * rho**j * (1 - rho) ** (N - j) for j in range(lo, hi + 1)]
+    r = arith.ball(rho)
+    lr, l1r = r.log(), (1 - r).log()
+    first = (arb(N + 1).lgamma() - arb(lo + 1).lgamma() - arb(N - lo + 1).lgamma() + lo * lr + (N - lo) * l1r).exp()
+    out = [first]
+    ratio = r / (1 - r)
+    for j in range(lo, hi):
+        out.append(out[-1] * ratio * (N - j) / (j + 1))
+    return out
+
+
+def _mixture_over_M(n: int, gamma, l_atoms, *, tol, exact_max_n: int):
+    """``(1/(γn)) Σ_M Bin(n, γ)(M) · E[(Σ_{i≤M} L_i)_+]`` for a four-atom L (both, t, t', rest)."""
+    (vb, pb), (vt, pt), (vn, pn), (vr, pr) = l_atoms
+    vals = [gamma, vb, pb, vt, pt, vn, pn, vr, pr]
+    exact_mode = all(_is_exact(v) for v in vals) and n <= exact_max_n
+    engine_atoms = [(pr, vr), (pt, vt), (pn, vn), (pb, vb)]
+    if exact_mode:
+        lo, hi, tail = 0, n, fmpq(0)
+    else:
+        lo, hi, tail = _binom_window(n, gamma, tol)
+    weights = _binom_pmf_range(n, gamma, lo, hi, exact_mode)
+    total: Enclosure = fmpq(0)
+    for M, w in zip(range(lo, hi + 1), weights):
+        if M == 0:
+            continue
+        v = expected_positive_part(
+            M, engine_atoms, tol=tol, exact_max_n=exact_max_n if exact_mode else -1, label=f"blanket view M={M}"
+        )
+        total = w * v + total if not (_is_exact(w) and _is_exact(v)) else total + w * v
+    if not _is_zero(tail):
+        vmax: Enclosure = fmpq(0)
+        for v, p in ((vb, pb), (vt, pt), (vn, pn), (vr, pr)):
+            if not _is_zero(p):
+                vmax = arith.ball(vmax).max(arith.ball(v))
+        err = arith.ball(tail) * arith.ball(vmax).max(arb(0)) * n
+        t = arith.ball(total)
+        total = t.union(t + err)
+    return total / (gamma * n)
+
+
+def _four_value(
+    mech: Randomizer, accepted: str = "OUE, SUE, OLH, Hadamard, Subset", hint: str | None = None
+) -> FourValue:
+    """``mech`` when it is a four-value mechanism, else :class:`InvalidArgument` naming ``accepted`` (and ``hint``)."""
+    return guards.require_instance(mech, FourValue, "mech", f"must be one of {accepted}", shown="kind", hint=hint)
+
+
+def blanket_view_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
+    """Balle et al. Lemma 5.3 for a four-value mechanism: ``(1/(γn)) E[(Σ_{i≤M} L_i)_+]``, ``M ~ Bin(n, γ)``.
+
+    A certified **upper bound** on δ(ε) of the shuffled mechanism over every
+    pair of neighbouring datasets (it is the hockey-stick divergence of the
+    view that reveals the other users' blanket draws; all ordered pairs
+    x ≠ x' have the same L-law).  Exact ``fmpq`` when ``e^{ε0}`` and ``e^ε``
+    are exact and ``n ≤ exact_max_n``; otherwise a ball (the window of M and
+    each engine call carry their certified left-out mass).  Exactly 0 when
+    ``ε ≥ ε0``.  Cost ``O(W_M · n log(1/tol))``, ``W_M = O(sqrt(n log(1/tol)))``.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
+    >>> blanket_view_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1)   # = 3-RR, exact.shuffled.krr gives 3/16
+    3/16
+    """
+    hint = "for the geometric mechanism use blanket_view_delta_enumerate; for LDP use clone_delta"
+    mech = _four_value(mech, hint=hint)
+    q = delta_args(mech, n, opts, "blanket_view_delta")
+    if q is None:
+        return fmpq(0)
+    n, ee, tol, exact_max_n = q
+    return _mixture_over_M(n, mech.gamma(), mech.l_law(exp_epsilon=ee), tol=tol, exact_max_n=exact_max_n)
+
+
+def blanket_view_delta_merged(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
+    """A certified upper bound on :func:`blanket_view_delta`, fast: the "both" atom of L merged into "rest".
+
+    For ``ε ≥ 0`` the value ``γe(1−ee)`` of the "both" atom is ``≤ γ(1−ee)``
+    (the "rest" value, itself ``≤ 0``), and ``x ↦ (x)_+`` is non-decreasing,
+    so replacing it by the rest value can only increase
+    ``E[(Σ V_i)_+]``.  The merged ``V`` has four atoms (0, t, t', rest): one
+    call of the four-atom engine, ``O(n log(1/tol))`` — the speed of the
+    k-RR blanket view.  The loss against the exact Lemma 5.3 value is
+    reported by ``tests/benchmarks/bench_oracles.py`` (it vanishes when
+    ``π_both = 0``, e.g. subset selection with d = 1 = k-RR).
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
+    >>> m = OUE(3, exp_epsilon0=3)
+    >>> blanket_view_delta_merged(m, 4, exp_epsilon=1) >= blanket_view_delta(m, 4, exp_epsilon=1)
+    True
+    """
+    mech = _four_value(mech)
+    q = delta_args(mech, n, opts, "blanket_view_delta_merged")
+    if q is None:
+        return fmpq(0)
+    n, ee, tol, exact_max_n = q
+    gm = mech.gamma()
+    (vb, pb), (vt, pt), (vn, pn), (vr, pr) = mech.l_law(exp_epsilon=ee)
+    atoms = [(1 - gm, fmpq(0)), (gm * pt, vt), (gm * pn, vn), (gm * (pb + pr), vr)]
+    return expected_positive_part(
+        n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.kind} blanket view (merged) n={n}"
+    ) / (gm * n)
+
+
+def best_upper_delta(
+    mech: Randomizer, n: IntegerInput, *, exhaustive_max_n: int = 2000, **opts: Unpack[DeltaOptions]
+) -> tuple[Enclosure, str, dict[str, Enclosure]]:
+    """Every applicable certified upper bound on δ(ε), and the smallest: ``(value, name, {name: value})``.
+
+    Candidates: the FOCS 2021 clone pair (every mechanism), the fast
+    blanket view's certified upper end (four-value mechanisms:
+    :func:`exact.shuffled.oracles.blanket_view_upper`, the convex-order
+    spread or the merged view), and the exact Lemma 5.3 mixture
+    when ``n ≤ exhaustive_max_n`` (it is ``O(n^{3/2})``).  The smallest is
+    chosen by upper ends of the enclosures (a ball's upper end is what is
+    certified).  An :class:`LDP` record has only the clone bound.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+    """
+    guards.check_options("best_upper_delta", opts, DeltaOptions)
+    n = _check_n(n)
+    cands = {"clone pair (FOCS 2021)": clone_delta(mech, n, **opts)}
+    if isinstance(mech, FourValue):
+        # the convex-order upper end (blanket_view_upper) already takes the merged view when it is smaller
+        cands["blanket view, fast upper end (Lemma 5.3)"] = blanket_view_upper(mech, n, **opts)
+        if n <= exhaustive_max_n:
+            cands["blanket view (Lemma 5.3)"] = blanket_view_delta(mech, n, **opts)
+
+    def upper(v):
+        return v if _is_exact(v) else arith.endpoints(v)[1]
+
+    name = min(cands, key=lambda k: upper(cands[k]))
+    return cands[name], name, cands
+
+
+def epsilon_upper(
+    delta_of_epsilon: Callable[[fmpq], Enclosure],
+    target_delta: NumberInput,
+    *,
+    hi: NumberInput,
+    rel_tol: NumberInput = "1e-4",
+) -> Bracket:
+    """Certified upper end of the smallest ε with ``δ(ε) ≤ target`` for one of this module's δ-functions.
+
+    ``delta_of_epsilon(ε)`` is e.g. ``lambda e: clone_delta(mech, n, epsilon=e)``
+    (non-increasing in ε); ``hi`` a point where the target is met (ε0 always
+    is: every bound here is 0 at ε ≥ ε0).  Delegates to
+    :func:`exact.numbers.calibrate.epsilon_for_delta`; returns its Bracket.
+    """
+
+    return epsilon_for_delta(delta_of_epsilon, target_delta, hi=hi, rel_tol=rel_tol)
+
+
+def clone_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
+    """``H_{e^ε}(P‖Q)`` of the FOCS 2021 clone pair: a certified upper bound on δ(ε) for **every** ε0-LDP randomizer.
+
+    Pair (Feldman–McMillan–Talwar, FOCS 2021; structure corroborated by the
+    authors' code, see docs/mechanisms.md): ``C ~ Bin(n−1, e^{−ε0})``,
+    ``A ~ Bin(C, 1/2)``, ``Δ ~ Bern(e/(e+1))``, ``P = (A+Δ, C−A+1−Δ)``,
+    ``Q = (A+1−Δ, C−A+Δ)``.  Evaluated through the identity (derived; tested
+    against the enumerated pair) ``H = (1/(p n)) E[(Σ_{i=1}^n V_i)_+]``,
+    ``p = e^{−ε0}``, ``V = 2(e−ee)/(e+1)`` or ``2(1−ee·e)/(e+1)`` w.p. ``p/2``
+    each, else 0.  ``mech`` is anything with ``exp_epsilon0()`` (an
+    :class:`LDP` record, or any mechanism of this module).  The pair is
+    symmetric, so one direction suffices.  Cost ``O(n log(1/tol))``.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
+    >>> P, Q = clone_pair_law(2, 3)                     # the pair by its definition
+    >>> clone_delta(LDP(exp_epsilon0=3), 2, exp_epsilon=2), sum(max(P[o] - 2 * Q.get(o, 0), 0) for o in P)
+    (5/24, 5/24)
+    """
+    q = delta_args(mech, n, opts, "clone_delta")
+    if q is None:
+        return fmpq(0)
+    n, ee, tol, exact_max_n = q
+    e = finite_exp_epsilon0(mech, "the clone pair")
+    p = 1 / e
+    atoms = [(fmpq(0), fmpq(0)), (p / 2, 2 * (e - ee) / (e + 1)), (p / 2, 2 * (1 - ee * e) / (e + 1)), (1 - p, fmpq(0))]
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"clone pair n={n}") / (p * n)
+
+
+def clone_pair_law(n: int, exp_epsilon0: NumberInput, clone_prob: NumberInput | None = None) -> tuple[dict, dict]:
+    """The clone pair ``(P, Q)`` by its definition, as exact dicts ``{(u, v): prob}`` (small n; tests).
+
+    ``clone_prob`` defaults to ``e^{−ε0}`` (FOCS 2021).  Cost ``O(n^2)``.
+    """
+    n = _check_n(n)
+    e = arith.exact_in(exp_epsilon0, "exp_epsilon0", lo=1)
+    pc = 1 / e if clone_prob is None else arith.exact_in(clone_prob, "clone_prob", lo=0, hi=1)
+    dl = e / (e + 1)
+    P: dict = {}
+    Q: dict = {}
+    for c in range(n):
+        wc = math.comb(n - 1, c) * pc**c * (1 - pc) ** (n - 1 - c)
+        for a in range(c + 1):
+            wa = wc * fmpq(math.comb(c, a), 2**c)
+            for d, wd in ((1, dl), (0, 1 - dl)):
+                kp = (a + d, c - a + 1 - d)
+                kq = (a + 1 - d, c - a + d)
+                P[kp] = P.get(kp, fmpq(0)) + wa * wd
+                Q[kq] = Q.get(kq, fmpq(0)) + wa * wd
+    return P, Q
+
+
+def same_family_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
+    """Exact δ(ε) between the datasets ``x^n`` and ``x^{n−1} x'`` (max of both directions): a certified **lower** bound.
+
+    By the sufficient statistic of ``exact/shuffled/krr.py`` (others i.i.d. ``R(x)``):
+    forward ``(1/n) E[(Σ_i (1 − ee·Λ_i))_+]``, backward
+    ``(1/n) E[(Σ_i (Λ_i − ee))_+]``, ``Λ = R(x')(Y)/R(x)(Y)``, ``Y ~ R(x)``,
+    which takes the values ``1/e`` (w.p. a), ``e`` (w.p. b), 1.
+    For an :class:`LDP` record (any ε0-LDP randomizer) the witness is
+    binary randomized response with the same ε0 — one member of the class.
+    Cost: the bulk count is degenerate (the engine's fourth atom has mass 0), so each
+    direction is one call of the engine's one-dimensional route, O(√n·√log(1/tol)) ball operations
+    (about 0.08 CPU s at n = 10⁶), exact rationals for exact inputs and ``n ≤ EXACT_MAX_N``.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
+    >>> from blanket.exact.shuffled.krr import delta_krr_family
+    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> same_family_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1), delta_krr_family(KRR(3, exp_epsilon0=2), 2, "same", exp_epsilon=1)
+    (3/16, 3/16)
+    """
+    if isinstance(mech, LDP):
+        # a concrete ε0-LDP randomizer: binary randomized response, through the k-RR family engine (the
+        # subset-selection route k = 2, d = 1 has a 'rest' mass that is a ball around 0 when ε0 is given, and
+        # the engine then returned nan)
+        rr = KRR(2, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
+        return delta_krr_family(rr, _check_n(n), "same", **opts)
+    mech = _four_value(mech, accepted="LDP, OUE, SUE, OLH, Hadamard, Subset")
+    q = delta_args(mech, n, opts, "same_family_delta")
+    if q is None:
+        return fmpq(0)
+    n, ee, tol, exact_max_n = q
+    e = mech.exp_epsilon0()
+    a, b = mech.ratio_law()
+    rest = 1 - a - b
+    out = []
+    for forward in (True, False):
+        # the two informative atoms in decreasing order of value (the sum is symmetric in the atoms): the
+        # engine's one-dimensional route needs v_t > v_t', and this law's bulk count is degenerate (π_r = 0),
+        # so both directions take it (exact up to the windowing, O(√n)); in the other order the backward
+        # direction fell back to the two-dimensional grid, O(n log(1/tol)) -- 5 s at n = 10^6
+        if forward:
+            hi_atom, lo_atom, v1 = (a, 1 - ee / e), (b, 1 - ee * e), 1 - ee
+        else:
+            hi_atom, lo_atom, v1 = (b, e - ee), (a, 1 / e - ee), 1 - ee
+        atoms = [(rest, v1), hi_atom, lo_atom, (fmpq(0), v1)]
+        out.append(expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="same family") / n)
+    return arith.maximum(out)  # exact max of exact values, else the ball max
+
+
+# ================================================================ small-n enumeration (any finite L law)
+def blanket_view_delta_enumerate(mech: Randomizer, n: IntegerInput, **at: Unpack[At]) -> Enclosure:
+    """Lemma 5.3 for a mechanism with an explicit matrix (here: :class:`Geometric`), max over ordered pairs; small n.
+
+    Sums over the multinomial counts of the atoms of ``V`` (``L`` w.p. γ,
+    else 0): cost ``O(m^2 · C(n+A−1, A−1))``, ``A ≤ m+1`` atoms.  Exact for
+    exact inputs; more than 10⁶ terms are refused (``InvalidArgument`` naming ``n``).  A fast engine for this
+    case needs a sum over an m-atom law — e.g. a lattice convolution when the values of L are commensurable —
+    which is left for the engine rewrite.
+
+    Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
+
+    >>> from blanket.exact.shuffled.krr import delta_blanket_view
+    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> blanket_view_delta_enumerate(Geometric(2, alpha="1/2"), 2, exp_epsilon=1), delta_blanket_view(KRR(2, exp_epsilon0=2), 2, exp_epsilon=1)
+    (2/9, 2/9)
+    """
+
+    guards.check_options("blanket_view_delta_enumerate", at, At)
+    # a record's explicit matrix; a FiniteRandomizer is used as it is (its own matrix() is the list of rows)
+    fr = mech.matrix() if isinstance(mech, (FourValue, Geometric)) else mech
+    fr = guards.require_instance(
+        fr, FiniteRandomizer, "mech", "must be a finite randomizer (exact.mechanisms.finite.FiniteRandomizer or KRR)"
+    )
+    n = _check_n(n)
+    return delta_blanket_view(fr, n, method="enumerate", **at)
+
+
+# ================================================================ a published bound, to be judged (not a certified bound)
+def variation_ratio_delta(
+    n: IntegerInput, p: NumberOrBall, beta: NumberOrBall, q: NumberOrBall | None = None, **opts: Unpack[DeltaOptions]
+) -> Enclosure:
+    """δ(ε) of the variation-ratio pair of Wang et al. (VLDB 2024) — **a published bound, not certified by Blanket**.
+
+    This is this project's exact reading of the authors' ``Delta(ep, alpha, r0, r1, n, p)``
+    (``wangsw/PrivacyAmplification``, ``unifiedamplification.py``, HEAD 34ca048) for
+    ``q0 = q1 = q``.  ``α = β/(p−1)``, ``r = αp/q``.  The other users are i.i.d.
+    on {0, 1, N} with masses ``(r, r, 1−2r)``.  The differing user has
+    ``(pα, α, 1−α−pα)`` under one hypothesis and ``(α, pα, ·)`` under the other.
+    By the sufficient statistic of exact/shuffled/krr.py,
+    ``δ = (1/n) E[(Σ_i V_i)_+]`` with ``V = (p−ee)α/r``, ``(1−ee·p)α/r`` (mass ``r`` each)
+    or ``(1−α−pα)(1−ee)/(1−2r)``.  The authors' float code agrees to 7+ digits at
+    5 test points (docs/mechanisms.md).  ``p, beta, q`` are exact (``q`` defaults to ``p``).
+    Cost ``O(n log(1/tol))``.
+
+    For k-RR with the README's parameters ``p = q = e``, ``β = (e−1)/(e+k−1)`` it equals
+    the *lumped* third-value view (exact.shuffled.krr.delta_krr_third_lumped).  That view is
+    below the exact worst case for k ≥ 4: see tests/test_oracles.py for the counterexample.
+
+    With the generic β = (e−1)/(e+1) it is the SODA 2023 stronger-clone pair, that is, the blanket view of binary RR:
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
+    >>> from blanket.exact.shuffled.krr import delta_blanket_view
+    >>> from blanket.exact.mechanisms.finite import KRR
+    >>> variation_ratio_delta(4, 3, fmpq(1, 2), exp_epsilon=fmpq(3, 2)) == delta_blanket_view(KRR(2, exp_epsilon0=3), 4, exp_epsilon=fmpq(3, 2))
+    True
+    """
+    guards.check_options("variation_ratio_delta", opts, DeltaOptions)
+    n = _check_n(n)
+    ee = arith.exp_param(opts.get("epsilon"), opts.get("exp_epsilon"))
+    tol, exact_max_n = engine_options(opts)
+    p = p if isinstance(p, arb) else arith.exact_in(p, "p", lo=1, lo_open=True)
+    beta = beta if isinstance(beta, arb) else arith.exact_in(beta, "beta", lo=0, hi=1, lo_open=True)
+    q = p if q is None else (q if isinstance(q, arb) else arith.exact_in(q, "q", lo=1))
+    alpha = beta / (p - 1)
+    r = alpha * p / q
+    neutral_n = 1 - alpha - p * alpha
+    if _is_exact(r) and not (0 < r and 2 * r <= 1) or (_is_exact(neutral_n) and neutral_n < 0):
+        raise InvalidArgument("beta", str(beta), "gives clone masses outside [0, 1]; check (p, beta, q)")
+    vN = fmpq(0) if _is_zero(neutral_n) else neutral_n * (1 - ee) / (1 - 2 * r)
+    rest = 1 - 2 * r
+    atoms = [(rest, vN), (r, (p - ee) * alpha / r), (r, (1 - ee * p) * alpha / r), (fmpq(0), vN)]
+    # every value ≤ 0 (ε ≥ log p): the positive part of the sum is exactly 0, returned as the rational 0 rather than a
+    # ball around 0.  vN ≤ 0 needs only ee ≥ 1: the neutral mass 1 − α − pα of the pair is ≥ 0 (checked exactly
+    # above for exact inputs; for balls, e.g. 0 as a ball when β = (p−1)/(p+1), part of the pair's definition)
+    if arith.le(1, ee) is True and all(arith.le(v, 0) is True for _, v in atoms[1:3]):
+        return fmpq(0)
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="variation-ratio pair") / n

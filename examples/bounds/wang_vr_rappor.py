@@ -2,8 +2,9 @@
 
 README parameters: p = q = e^{ε0}, β = (e^{ε0/2} − 1)/(e^{ε0/2} + 1).  Judged against SUE (symmetric unary
 encoding = basic RAPPOR) on k values; the pair's δ is evaluated in ball arithmetic
-(exact.mechanisms.oracles.variation_ratio_delta).
+(exact.shuffled.oracles.variation_ratio_delta).
 """
+
 from blanket.proofs.published_oracles import variation_ratio_bound
 
 NAME = "Wang et al. VLDB 2024, variation-ratio bound, RAPPOR/SUE (README parameters)"

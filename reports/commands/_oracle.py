@@ -1,6 +1,6 @@
 """``blanket delta|epsilon`` for the closed-form records (ldp, oue, sue, olh, hadamard, subset, geometric).
 
-Best certified bound wins (:mod:`blanket.exact.shuffled.certified`): every applicable certified upper
+Best certified bound wins (:mod:`blanket.exact.accounting.certified`): every applicable certified upper
 bound is evaluated and the smallest reported, named; the lower end is the exact δ of a concrete dataset.
 ``--dataset worst``/``bracket`` prints the certified bracket, ``blanket`` the best upper bound alone,
 ``same`` the concrete dataset alone.
@@ -79,7 +79,7 @@ def _narrow(v) -> bool:
 
 
 def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
-    from blanket.exact.shuffled import certified as cb
+    from blanket.exact.accounting import certified as cb
 
     mech, n, eps, ds = inp.mechanism, inp.n, inp.epsilon, inp.dataset
     assert mech is not None  # read_inputs builds the record unless --bound is given, and --bound does not come here
@@ -146,9 +146,9 @@ def _epsilon_hi(mech):
 
 
 def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
-    from blanket.exact.accounting.calibrate import epsilon_for_delta
+    from blanket.exact.accounting import certified as cb
+    from blanket.exact.numbers.calibrate import epsilon_for_delta
     from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
-    from blanket.exact.shuffled import certified as cb
 
     rel_tol = common.rel_tol(args)
     mech, n, target, ds = inp.mechanism, inp.n, inp.delta, inp.dataset

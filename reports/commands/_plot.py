@@ -13,6 +13,8 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ._profile_common import PAYLOAD  # the attribute emit() leaves the answer's payload under
+
 if TYPE_CHECKING:
     import argparse
 
@@ -20,8 +22,6 @@ if TYPE_CHECKING:
 
 #: attribute of the parsed arguments under which a composed run leaves its accountant for the picture
 ACCOUNTANT = "_plot_accountant"
-#: attribute under which :func:`blanket.reports.commands._profile_common.emit` leaves the answer's payload
-PAYLOAD = "_plot_payload"
 
 
 def check(args: argparse.Namespace) -> None:

@@ -20,7 +20,6 @@ from blanket.exact.numbers.errors import InvalidArgument
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
     from typing import Any
 
     from blanket.exact.accounting.query import Query
@@ -157,35 +156,6 @@ REL_TOL = {
 def rel_tol(args: argparse.Namespace) -> fmpq:
     """``--rel-tol`` validated: an exact rational in (0, 0.5]."""
     return arith.exact_in(args.rel_tol, "--rel-tol", lo=0, hi="0.5", lo_open=True)
-
-
-def run_command(
-    args: argparse.Namespace,
-    quantity: str,
-    *,
-    bound: Callable[[argparse.Namespace, Inputs], int],
-    profile: Callable[[argparse.Namespace, Inputs], int],
-) -> int:
-    """``blanket delta|epsilon`` (``quantity`` is the command's output): read the inputs, then run the composed
-    rounds (``--rounds``, or a deployment's ``[[rounds]]``), else ``bound`` (``--bound``/``--variant``), else the
-    closed-form record's best certified bounds (``reports/commands/_oracle.py``), else ``profile`` (shuffled
-    randomized response)."""
-    from blanket.reports.commands import _compose, _oracle, _plot  # they import this module: here, not at the top
-
-    _plot.check(args)  # a bad --plot FILE is refused before anything is computed
-    inp = read_inputs(args, "delta" if quantity == "epsilon" else "epsilon", need_mechanism=args.bound is None)
-    _plot.check_inputs(args, inp)
-    code = _compose.run_if_composed(args, inp, quantity)
-    if code is None:
-        if args.bound is not None or args.variant is not None:
-            code = bound(args, inp)
-        elif inp.oracle:
-            code = _oracle.run_delta(args, inp) if quantity == "delta" else _oracle.run_epsilon(args, inp)
-        else:
-            code = profile(args, inp)
-    if code == 0:
-        _plot.draw(args, inp, quantity)
-    return code
 
 
 @dataclass
@@ -507,10 +477,12 @@ def show(x: NumberOrBall, digits: int) -> str:
     return iv["lower"] if iv["lower"] == iv["upper"] else f"[{iv['lower']}, {iv['upper']}]"
 
 
+#: the attribute of ``args`` that keeps the printed payload for ``--plot`` (reports/commands/_plot.py)
+PAYLOAD = "_plot_payload"
+
+
 def emit(args: argparse.Namespace, payload: dict, text: str) -> None:
     """Print the answer (``--json``: the payload); the payload is kept on ``args`` for ``--plot``."""
-    from blanket.reports.commands._plot import PAYLOAD
-
     setattr(args, PAYLOAD, payload)
     if args.json:
         sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")

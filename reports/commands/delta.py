@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from blanket.reports.commands import _profile_common as common
+from blanket.reports.commands import _profile_run
 
 if TYPE_CHECKING:
     import argparse
@@ -32,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return common.run_command(args, "delta", bound=_run_bound, profile=_run_profile)
+    return _profile_run.run_command(args, "delta", bound=_run_bound, profile=_run_profile)
 
 
 def _run_profile(args: argparse.Namespace, inp: common.Inputs) -> int:

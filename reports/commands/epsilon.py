@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from blanket.reports.commands import _profile_common as common
+from blanket.reports.commands import _profile_run
 
 if TYPE_CHECKING:
     import argparse
@@ -32,7 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return common.run_command(args, "epsilon", bound=_run_bound, profile=_run_profile)
+    return _profile_run.run_command(args, "epsilon", bound=_run_bound, profile=_run_profile)
 
 
 def _run_profile(args: argparse.Namespace, inp: common.Inputs) -> int:
@@ -111,8 +112,8 @@ def _bracket_interval(br, digits):
 
 
 def _run_bound(args, inp) -> int:
-    from blanket.exact.accounting.calibrate import epsilon_for_delta
     from blanket.exact.numbers import arith
+    from blanket.exact.numbers.calibrate import epsilon_for_delta
     from blanket.exact.numbers.errors import InvalidArgument
 
     rt = common.rel_tol(args)

@@ -94,6 +94,7 @@ def _show(iv):
 
 def run(args: argparse.Namespace) -> int:
     from blanket.exact.accounting import renyi as xr
+    from blanket.exact.accounting import renyi_families as rf
     from blanket.exact.mechanisms import registry
     from blanket.exact.mechanisms.finite import KRR
 
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     prev = None
     while True:  # escalate until the enclosure is finite and its relative width is <= 2^-40, up to --precision
         with arith.precision(prec):
-            r = xr.renyi(mech, n, order=order, dataset=dataset, progress=None, **par)
+            r = rf.renyi(mech, n, order=order, dataset=dataset, progress=None, **par)
             val = r.value
             ok = _tight(val)
             # stop when doubling the precision did not halve the radius (the width then comes from the method,
@@ -242,7 +243,7 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
     certified floor: no order of the grid can give an ε below it.  Other datasets: their curve at
     every order of the grid (each evaluation is one dataset).
     """
-    from blanket.exact.accounting import renyi as xr
+    from blanket.exact.accounting import renyi_families as rf
     from blanket.exact.runtime.progress import Progress
 
     d = arith.exact_in(args.delta, "--delta", lo=0, lo_open=True, hi=1, hi_open=True)
@@ -254,14 +255,14 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
             cheap = {}
             with Progress(len(orders), "RDP -> DP: lower curve (c = 0) at the orders of the grid") as bar:
                 for lam in orders:
-                    cheap[lam] = xr.renyi(mech, n, order=lam, dataset="c=0").value
+                    cheap[lam] = rf.renyi(mech, n, order=lam, dataset="c=0").value
                     bar.update(1)
             worst = {order: r_main.value}
             for method in ("standard", "improved"):
                 floor = min(_convert(method, cheap[lam], lam, d).lower() for lam in orders)
                 lam_star = min(orders, key=lambda lam: _convert(method, cheap[lam], lam, d).upper())
                 if lam_star not in worst:
-                    worst[lam_star] = xr.renyi(mech, n, order=lam_star, dataset="worst", progress=None, **par).value
+                    worst[lam_star] = rf.renyi(mech, n, order=lam_star, dataset="worst", progress=None, **par).value
                 cands = {lam: _convert(method, v, lam, d).upper() for lam, v in worst.items()}
                 lam_best = min(cands, key=cands.__getitem__)
                 eps = cands[lam_best]
@@ -300,7 +301,7 @@ def _conversions(args, mech, n, order, dataset, prec, digits, r_main, par):
             cache = {}
             with Progress(len(orders), f"RDP -> DP: the {dataset} curve at the orders of the grid") as bar:
                 for lam in orders:
-                    cache[lam] = r_main.value if lam == order else xr.renyi(mech, n, order=lam, dataset=dataset).value
+                    cache[lam] = r_main.value if lam == order else rf.renyi(mech, n, order=lam, dataset=dataset).value
                     bar.update(1)
             for method in ("standard", "improved"):
                 cands = {lam: _convert(method, v, lam, d).upper() for lam, v in cache.items()}

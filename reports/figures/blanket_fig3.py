@@ -10,7 +10,7 @@ Four panels (grids from the authors' notebook, ``docs/reference/blanket.md`` §5
 
 Every plotted bound value is a certified one-sided end from
 :func:`proofs.blanket.calibrated_epsilon` / :func:`calibrated_epsilon0`
-(``exact.accounting.calibrate``): an ε whose bound is proven ≤ δ, an ε0 whose bound is
+(``exact.numbers.calibrate``): an ε whose bound is proven ≤ δ, an ε0 whose bound is
 proven ≤ δ.  The paper could not show the exact curves; we add them:
 
 * binary RR (k = 2): the ε (resp. largest ε0) certified from the *exact* δ of
@@ -35,9 +35,9 @@ from functools import partial
 from typing import Any
 
 import blanket.proofs.blanket as B
-from blanket.exact.accounting.calibrate import Search, epsilon0_for, epsilon_for_delta
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import Search, epsilon0_for, epsilon_for_delta
 from blanket.exact.numbers.errors import BlanketError
 from blanket.exact.runtime.progress import Progress
 from blanket.exact.shuffled.binary import delta_binary, delta_binary_worst

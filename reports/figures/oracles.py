@@ -3,12 +3,12 @@ randomizer, shuffled, at one ε0 (= 2): certified upper and lower curves on a lo
 
 * upper curve (solid): the certified upper end of the smallest ε with δ(ε) ≤ 1e-6 for the best fast certified
   upper bound — the blanket view's certified upper end, exact.shuffled.oracles.blanket_view_upper, for OUE, SUE, OLH, Hadamard
-  response and subset selection; the FOCS 2021 clone pair (exact.mechanisms.oracles.clone_delta) for ``ldp``;
+  response and subset selection; the FOCS 2021 clone pair (exact.shuffled.oracles.clone_delta) for ``ldp``;
 * lower curve (dashed): the certified lower end of ε for the exact δ of the dataset pair x^n vs x^{n−1}x'
-  (exact.mechanisms.oracles.same_family_delta; for ``ldp``: binary RR, one member of the class) — every ε
+  (exact.shuffled.oracles.same_family_delta; for ``ldp``: binary RR, one member of the class) — every ε
   below it certainly fails δ = 1e-6 for that mechanism.
 
-Calibration: exact.accounting.calibrate.epsilon_for_delta (one-sided, certified) with relative tolerance 1e-2
+Calibration: exact.numbers.calibrate.epsilon_for_delta (one-sided, certified) with relative tolerance 1e-2
 between the two ends of each bracket.  Floats appear only for plotting; the CSV carries the exact bracket
 ends.  Cost: about 10 evaluations per curve point, each O(√n) ball operations (a few CPU seconds at n = 10^6).
 """
@@ -18,12 +18,12 @@ from __future__ import annotations
 import math
 import pathlib
 
-from blanket.exact.accounting.calibrate import epsilon_for_delta
 from blanket.exact.mechanisms import oracles as O
-from blanket.exact.mechanisms.oracles import LDP, clone_delta, same_family_delta
+from blanket.exact.mechanisms.oracles import LDP
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import epsilon_for_delta
 from blanket.exact.runtime.progress import Progress
-from blanket.exact.shuffled.oracles import blanket_view_upper
+from blanket.exact.shuffled.oracles import blanket_view_upper, clone_delta, same_family_delta
 from flint import fmpq
 
 from . import Figure, output_dir, pyplot, save, write_csv

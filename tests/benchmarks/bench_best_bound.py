@@ -1,4 +1,4 @@
-"""Timing of "best certified bound wins" (exact.shuffled.certified) for every oracle kind.  Not a test.
+"""Timing of "best certified bound wins" (exact.accounting.certified) for every oracle kind.  Not a test.
 
 Run: ``python tests/benchmarks/bench_best_bound.py [--quick]``.  For each kind (ε0 = 1, ε = 0.1) and n it
 prints the seconds (wall) for every applicable upper bound plus the concrete-dataset lower bound, the bound
@@ -14,9 +14,9 @@ import resource
 import sys
 import time
 
+from blanket.exact.accounting import certified as cb
 from blanket.exact.mechanisms import registry
 from blanket.exact.numbers import arith
-from blanket.exact.shuffled import certified as cb
 
 KINDS = {
     "ldp": {},

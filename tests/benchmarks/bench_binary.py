@@ -92,6 +92,7 @@ def row_worst(n, workers, before=False):
     from blanket.exact.accounting.profiles import epsilon
     from blanket.exact.mechanisms.finite import BinaryRR
     from blanket.exact.numbers import arith
+    from blanket.exact.runtime import budget
     from blanket.exact.shuffled import binary
 
     rr = BinaryRR(epsilon0=EPS0)
@@ -105,7 +106,7 @@ def row_worst(n, workers, before=False):
         else:
             w = binary.delta_binary_worst(rr, n, epsilon=eps, workers=workers)
         dt = time.perf_counter() - t
-    est = binary.estimate_worst_cost(n, workers=workers, epsilon0=EPS0)[0]
+    est = budget.estimate_worst_cost(n, workers=workers, epsilon0=EPS0)[0]
     return dict(
         n=n,
         eps=float(eps.p) / float(eps.q),

@@ -1,4 +1,4 @@
-"""Benchmark of exact.accounting.calibrate / exact.accounting.profiles.epsilon: evaluations of δ(ε) per certified calibration.
+"""Benchmark of exact.numbers.calibrate / exact.accounting.profiles.epsilon: evaluations of δ(ε) per certified calibration.
 
 Run: ``python tests/benchmarks/bench_calibrate.py [--quick]``.  For each case prints the
 number of single-dataset δ evaluations (target: ≤ ~12 per calibration; for the worst case over

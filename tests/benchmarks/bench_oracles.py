@@ -28,21 +28,16 @@ import math
 import sys
 import time
 
-from blanket.exact.accounting.calibrate import epsilon_for_delta
-from blanket.exact.mechanisms.oracles import (
-    LDP,
-    OLH,
-    OUE,
-    SUE,
-    Hadamard,
-    Subset,
+from blanket.exact.mechanisms.oracles import LDP, OLH, OUE, SUE, Hadamard, Subset
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import epsilon_for_delta
+from blanket.exact.shuffled.oracles import (
     blanket_view_delta,
     blanket_view_delta_merged,
     clone_delta,
     epsilon_upper,
     same_family_delta,
 )
-from blanket.exact.numbers import arith
 from flint import fmpq
 
 

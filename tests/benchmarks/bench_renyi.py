@@ -97,6 +97,8 @@ import sys
 import time
 
 from blanket.exact.accounting import renyi as xr
+from blanket.exact.accounting import renyi_families as rf
+from blanket.exact.accounting import renyi_float as rfl
 from blanket.exact.mechanisms.finite import KRR, BinaryRR
 from blanket.exact.numbers import arith
 
@@ -134,10 +136,10 @@ def _one(eps0, n, c, order, route):
             r = xr.renyi_binary(mech, n, c, order=order)
             return float(r.value.mid()), rel(r.value)
         if route == "excess":
-            e1, e0 = xr.float_excess_binary_block(mech, n, c, 1, xr.parse_order(order))[0]
+            e1, e0 = rfl.float_excess_binary_block(mech, n, c, 1, xr.parse_order(order))[0]
             m = e1.max(e0)
             return float(m.mid()), f"{float(m.rad() / m.mid()):.1e} (of E-1)"
-        m1, m0 = xr.float_moments_binary(mech, n, c, xr.parse_order(order))
+        m1, m0 = rfl.float_moments_binary(mech, n, c, xr.parse_order(order))
         m = m1.max(m0)
         return float(m.mid()), f"{float(m.rad() / (m - 1).mid()):.1e} (of E-1)"
 
@@ -196,7 +198,7 @@ def _family(k, fam, n, order, eps0, route="auto"):
             m = arith.maximum(ms)
             v = arith.ball(m).log() / (arith.ball(lam) - 1)
             return float(v.mid()), rel(v)
-        r = xr.renyi_krr_family(mech, n, fam, order=order)
+        r = rf.renyi_krr_family(mech, n, fam, order=order)
         return float(arith.ball(r.value).mid()), rel(r.value)
 
 

@@ -465,7 +465,7 @@ def epsilon_for_delta(
     Cost: usually 5–9 evaluations of δ with a ``guess`` within a few percent,
     2–4 more without.
 
-    Keywords (:class:`~blanket.exact.accounting.calibrate.Search`): ``hi``, ``lo``, ``rel_tol``, ``guess``, ``start_prec``, ``cap``.
+    Keywords (:class:`~blanket.exact.numbers.calibrate.Search`): ``hi``, ``lo``, ``rel_tol``, ``guess``, ``start_prec``, ``cap``.
     """
     return _checked_search("epsilon_for_delta", delta_of_epsilon, target_delta, True, search)
 
@@ -483,7 +483,7 @@ def epsilon0_for(
     on the whole domain).  Raises :class:`~exact.numbers.errors.InfeasibleTarget` if
     even ``lo`` fails.
 
-    Keywords (:class:`~blanket.exact.accounting.calibrate.Search`): ``hi``, ``lo``, ``rel_tol``, ``guess``, ``start_prec``, ``cap``.
+    Keywords (:class:`~blanket.exact.numbers.calibrate.Search`): ``hi``, ``lo``, ``rel_tol``, ``guess``, ``start_prec``, ``cap``.
     """
     return _checked_search("epsilon0_for", delta_of_epsilon0, target_delta, False, search)
 

@@ -15,7 +15,7 @@ For the records of :mod:`blanket.exact.mechanisms.oracles` (``ldp``, ``oue``, ``
   ``x^{n−1}x'``; for ``ldp`` binary RR with the same ε0, one member of the class), so a claim can FAIL.
 
 The blanket-view engine is the name :data:`BLANKET_VIEW` (:func:`blanket.exact.shuffled.oracles.blanket_view_upper`);
-setting it back to the slow exact mixture :func:`blanket.exact.mechanisms.oracles.blanket_view_delta` restores the
+setting it back to the slow exact mixture :func:`blanket.exact.shuffled.fast_oracles.blanket_view_delta` restores the
 merged view as a separate route and limits the exact one to ``n ≤ 200``.
 
 >>> from blanket.exact.mechanisms.oracles import OUE
@@ -73,11 +73,11 @@ __all__ = [
 
 #: the Lemma 5.3 engine for four-value records: the upper end of the fast five-atom bracket
 #: (:func:`blanket.exact.shuffled.oracles.blanket_view_upper`, O(√n), docs/numerics.md Lemma O1); the slow exact
-#: mixture :func:`blanket.exact.mechanisms.oracles.blanket_view_delta` (O(n^{3/2})) has the same meaning
+#: mixture :func:`blanket.exact.shuffled.fast_oracles.blanket_view_delta` (O(n^{3/2})) has the same meaning
 BLANKET_VIEW = fast_oracles.blanket_view_upper
 #: the exact Lemma 5.3 mixture costs O(n^{3/2}) with the engine above: evaluated up to this n (a faster
 #: engine in BLANKET_VIEW lifts the limit)
-EXACT_BLANKET_MAX_N = 200 if BLANKET_VIEW is oracles.blanket_view_delta else 10**12
+EXACT_BLANKET_MAX_N = 200 if BLANKET_VIEW is fast_oracles.blanket_view_delta else 10**12
 #: the geometric mechanism's small-n routes (explicit histograms) run up to this many histograms
 GEOMETRIC_ENUMERATION_MAX = 20000
 
@@ -118,29 +118,29 @@ def upper_routes(mech: Randomizer, n: int) -> list:
     out = [
         Route(
             CLONE,
-            lambda **kw: oracles.clone_delta(mech, n, **kw),
+            lambda **kw: fast_oracles.clone_delta(mech, n, **kw),
             ("FO clone identity",),
-            "exact.mechanisms.oracles.clone_delta",
+            "exact.shuffled.fast_oracles.clone_delta",
         ),
         Route(
             RENYI,
             lambda **kw: renyi_route_delta(mech, n, **kw),
             ("FO clone identity", "RDP to DP conversion (CKS20 Prop. 12)"),
-            "exact.shuffled.certified.renyi_route_delta",
+            "exact.accounting.certified.renyi_route_delta",
         ),
     ]
     if isinstance(mech, oracles.FourValue):
         gamma = f"FO gamma [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
         law = f"FO L law [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
-        # the merged view (oracles.blanket_view_delta_merged) is not a separate route: the fast engine's upper end
+        # the merged view (fast_oracles.blanket_view_delta_merged) is not a separate route: the fast engine's upper end
         # is the smaller of the convex-order spread and the merged view (docs/numerics.md Lemma O1)
-        if BLANKET_VIEW is oracles.blanket_view_delta or n > EXACT_BLANKET_MAX_N:
+        if BLANKET_VIEW is fast_oracles.blanket_view_delta or n > EXACT_BLANKET_MAX_N:
             out.append(
                 Route(
                     BLANKET_MERGED,
-                    lambda **kw: oracles.blanket_view_delta_merged(mech, n, **kw),
+                    lambda **kw: fast_oracles.blanket_view_delta_merged(mech, n, **kw),
                     ("BBGN19 Lemma 5.3", gamma, law, "FO L values", "FO merged blanket view"),
-                    "exact.mechanisms.oracles.blanket_view_delta_merged",
+                    "exact.shuffled.fast_oracles.blanket_view_delta_merged",
                 )
             )
         if n <= EXACT_BLANKET_MAX_N:
@@ -167,9 +167,9 @@ def upper_routes(mech: Randomizer, n: int) -> list:
             out.append(
                 Route(
                     GEOMETRIC_ENUM,
-                    lambda **kw: oracles.blanket_view_delta_enumerate(mech, n, **kw),
+                    lambda **kw: fast_oracles.blanket_view_delta_enumerate(mech, n, **kw),
                     ("BBGN19 Lemma 5.3", "FO gamma [geometric]"),
-                    "exact.mechanisms.oracles.blanket_view_delta_enumerate",
+                    "exact.shuffled.fast_oracles.blanket_view_delta_enumerate",
                 )
             )
     return out
@@ -202,7 +202,7 @@ def renyi_route_delta(mech: Randomizer, n: int, *, grid: NumberInput | None = No
     orders.  (The SODA 2023 stronger-clone pair is *not* used: by its erratum it dominates only a restricted class
     of randomizers, docs/mechanisms.md.)  ``exp_epsilon`` given: the conversion is evaluated at a rational
     ``ε' ≤ ε`` (δ is non-increasing in ε, so this stays an upper bound).  It relaxes the clone pair's own
-    ``H_{e^ε}`` (:func:`blanket.exact.mechanisms.oracles.clone_delta`), so it never wins against it for one
+    ``H_{e^ε}`` (:func:`blanket.exact.shuffled.fast_oracles.clone_delta`), so it never wins against it for one
     round; it is listed because every applicable bound is.  ``grid`` defaults to a dyadic ``≤ ε0/100``.
     Cost: the discretisation of the pair, about ``W_C·(W + J)`` float operations (``W_C = O(√n)``, ``J = ε0/Δ``),
     plus ``O(J)`` per order, once per (record, n): the moments are cached, a further ε costs ``O(#orders)``.
@@ -287,7 +287,7 @@ def best_upper(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
 def lower_bound(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
     """``(value, dataset text)``: the exact δ(ε) of a concrete neighbouring pair, or ``(None, reason)``.
 
-    ``ldp`` and the four-value records: ``x^n`` vs ``x^{n−1}x'`` (:func:`oracles.same_family_delta`,
+    ``ldp`` and the four-value records: ``x^n`` vs ``x^{n−1}x'`` (:func:`fast_oracles.same_family_delta`,
     ``O(n log(1/tol))``).  Geometric: all other users hold 0, the differing user 0 vs m−1 (explicit
     histograms at small ``n``; above, the same datasets post-processed to the number of reports above a threshold,
     :func:`blanket.exact.shuffled.geometric.geometric_lower_dataset`, O(√n) per threshold).
@@ -311,6 +311,6 @@ def lower_bound(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
             f"all other {n - 1} users hold 0, the differing user holds 1 versus 0",
         )
     return (
-        oracles.same_family_delta(mech, n, **kw),
+        fast_oracles.same_family_delta(mech, n, **kw),
         f"all other {n - 1} users hold the differing user's first value x (x^n versus x^(n-1) x')",
     )
