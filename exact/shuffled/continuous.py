@@ -50,8 +50,10 @@ DEFAULT_H = fmpq(1, 32)
 BITS = 96
 #: a window keeps all but 2^-DROP of a node's mass on each side
 DROP = 80
+#: a cell wider than h is kept when its mass·(range/h)² is below this (far tails)
+SPLIT_MASS = fmpq(1, 10**5)
 #: Gaussian: the cut-off T in units of σ beyond which L is replaced (upper) by a constant
-GAUSS_CUT = 7
+GAUSS_CUT = 6
 #: the lower side's residual shift fails with probability 2^-ETA_BITS (Bernstein)
 ETA_BITS = 160
 
@@ -106,7 +108,9 @@ def _cell(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, u: arb | None, v: arb | 
 def _split(mech, x, x2, ee, u: fmpq, v: fmpq, h: fmpq, out: list, depth: int = 0) -> None:
     c = _cell(mech, x, x2, ee, arb(u), arb(v))
     assert c.lo is not None and c.hi is not None
-    if depth < 40 and (c.hi - c.lo) > arb(h):
+    rng = c.hi - c.lo
+    # split while the range exceeds h and the cell's mass·range² (its share of the spread's extra variance) matters
+    if depth < 40 and rng > arb(h) and c.g * rng * rng > arb(h) * arb(h) * SPLIT_MASS:
         m = (u + v) / 2
         _split(mech, x, x2, ee, u, m, h, out, depth + 1)
         _split(mech, x, x2, ee, m, v, h, out, depth + 1)
@@ -145,15 +149,27 @@ def _atom(mech, x, x2, ee, u, v, at) -> Cell:
 
 
 # ---------------------------------------------------------------- the lattice laws of Y
+def _exact_point(z: arb) -> fmpq:
+    """The exact value of an exact point ball (an ``arf``: mantissa·2^exponent), as a rational."""
+    m, e = z.mid().man_exp()
+    m, e = int(m), int(e)
+    return fmpq(m << e) if e >= 0 else fmpq(m, 1 << -e)
+
+
 def _int_floor(z: arb) -> int:
-    f = z.floor()
-    if f.rad() != 0:
-        f = (z.lower()).floor()
-    return int(f.unique_fmpz())
+    """``⌊t⌋`` for every point ``t`` of the ball ``z`` (the floor of its lower end), at any precision."""
+    if not z.is_finite():
+        raise InvalidArgument("value", z, "must be finite (raise the working precision)")
+    q = _exact_point(z.lower())
+    return int(q.floor())
 
 
 def _int_ceil(z: arb) -> int:
-    return int(z.upper().ceil().unique_fmpz())
+    """``⌈t⌉`` for every point ``t`` of the ball ``z`` (the ceiling of its upper end), at any precision."""
+    if not z.is_finite():
+        raise InvalidArgument("value", z, "must be finite (raise the working precision)")
+    q = _exact_point(z.upper())
+    return int(q.ceil())
 
 
 def _units(p: arb, up: bool) -> int:
