@@ -66,6 +66,7 @@ class Kind(str, enum.Enum):
     BINARY_RR = "binary_rr"
     MATRIX = "matrix"
     LAPLACE = "laplace"
+    GAUSSIAN = "gaussian"
     LDP = "ldp"
     OUE = "oue"
     SUE = "sue"
@@ -178,6 +179,9 @@ SCHEMAS: dict[Kind, Schema] = {
     ),
     Kind.MATRIX: Schema(("matrix",), (), (), {"matrix": lambda v, nm: v}, "a finite randomizer given by its matrix"),
     Kind.LAPLACE: Schema((), (), ("epsilon0",), {"epsilon0": _epsilon0}, "the Laplace randomizer"),
+    Kind.GAUSSIAN: Schema(
+        ("sigma",), (), (), {"sigma": _exact(lo=0, lo_open=True)}, "the Gaussian randomizer (not epsilon0-LDP)"
+    ),
     Kind.LDP: Schema((), (), ("epsilon0", "exp_epsilon0"), _ORACLE_EPS, "any epsilon0-LDP randomizer"),
     Kind.OUE: Schema(
         ("k",), (), ("epsilon0", "exp_epsilon0"), {"k": _K, **_ORACLE_EPS}, "optimized unary encoding (OUE)"
@@ -287,7 +291,8 @@ def parse_params(
 
 
 def build(kind: str | Kind, params: Mapping) -> Randomizer | None:
-    """The frozen record of ``kind`` from :func:`parse_params`' output (``None`` for laplace: closed forms only)."""
+    """The frozen record of ``kind`` from :func:`parse_params`' output (``None`` for laplace and gaussian: their
+    blanket view is :mod:`blanket.exact.shuffled.continuous`, reached by ``blanket delta|epsilon``)."""
     kind = resolve(kind, k=params.get("k"))
     p = dict(params)
     e0 = {key: p[key] for key in ("epsilon0", "exp_epsilon0") if key in p}
@@ -295,7 +300,7 @@ def build(kind: str | Kind, params: Mapping) -> Randomizer | None:
         return KRR(p.get("k", 2), **e0)
     if kind == Kind.MATRIX:
         return FiniteRandomizer(p["matrix"])
-    if kind == Kind.LAPLACE:
+    if kind in (Kind.LAPLACE, Kind.GAUSSIAN):
         return None
     if kind == Kind.LDP:
         return o.LDP(**e0)

@@ -80,7 +80,8 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
         metavar="KIND",
         help="local randomizer: rr (randomized response: binary, or k-ary with --k), krr (--k required), "
         "ldp (any epsilon0-LDP randomizer), oue/sue/hadamard (--k), olh (--k, --g), subset (--k, --d), "
-        "geometric (--m); the words of deployment files (docs/auditor.md)",
+        "geometric (--m), laplace (--epsilon0 or --scale), gaussian (--sigma); the words of deployment files "
+        "(docs/auditor.md)",
     )
     p.add_argument(
         "--k", default=None, metavar="K", help="alphabet size (k-ary RR, frequency oracles; >= 2; default 2 with rr)"
@@ -92,6 +93,8 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
         ("--alpha", "geometric: the exact ratio alpha in (0, 1) instead of --epsilon0"),
         ("--collision", "olh: the hash family's pair-collision probability (default 1/g)"),
         ("--constant", "olh: the probability that the hash is constant (default 0)"),
+        ("--sigma", "gaussian: the noise's standard deviation (> 0; inputs in [0, 1])"),
+        ("--scale", "laplace: the noise scale b = 1/epsilon0 instead of --epsilon0 (inputs in [0, 1])"),
     ):
         p.add_argument(opt, default=None, metavar=opt[2:].upper(), help=text)
     p.add_argument("--epsilon0", default=None, metavar="E0", help="local epsilon0 (exact decimal, e.g. 2 or 0.5)")
@@ -215,6 +218,8 @@ def _s(q):
 
 #: the words ``blanket delta|epsilon`` accept: every kind with a certified shuffled route
 CLI_KINDS = ("krr", "binary_rr", "ldp", "oue", "sue", "olh", "hadamard", "subset", "geometric")
+#: the continuous randomizers, routed to reports/commands/_continuous.py (the blanket view's enclosure)
+CONTINUOUS_KINDS = ("laplace", "gaussian")
 #: the mechanism keys the command line takes, and their option names
 _CLI_KEYS = ("k", "g", "d", "m", "alpha", "collision", "constant")
 
@@ -230,6 +235,8 @@ def mechanism_word(word: str) -> str:
     except InvalidArgument as exc:
         # argparse prefixes "argument --mechanism: " itself
         raise argparse.ArgumentTypeError(str(exc).removeprefix("--mechanism ")) from None
+    if kind.value in CONTINUOUS_KINDS:
+        return kind.value
     if kind.value not in CLI_KINDS:
         raise argparse.ArgumentTypeError(
             f"--mechanism {word} has no certified shuffled route in blanket delta/epsilon; "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from blanket.reports.commands import _compose, _oracle, _plot
+from blanket.reports.commands import _compose, _continuous, _oracle, _plot
 from blanket.reports.commands import _profile_common as common
 
 if TYPE_CHECKING:
@@ -30,6 +30,10 @@ def run_command(
     rounds (``--rounds``, or a deployment's ``[[rounds]]``), else ``bound`` (``--bound``/``--variant``), else the
     closed-form record's best certified bounds (``reports/commands/_oracle.py``), else ``profile`` (shuffled
     randomized response)."""
+    if getattr(args, "mechanism", None) in common.CONTINUOUS_KINDS:
+        code = _continuous.run(args, quantity)  # the continuous randomizers' blanket view (-1: run the --bound)
+        if code >= 0:
+            return code
     _plot.check(args)  # a bad --plot FILE is refused before anything is computed
     inp = common.read_inputs(args, "delta" if quantity == "epsilon" else "epsilon", need_mechanism=args.bound is None)
     _plot.check_inputs(args, inp)
