@@ -84,7 +84,9 @@ class _Ref:
             elif fa < 0 and fb < 0:
                 continue
             else:
-                u = mp.findroot(lambda y: c + self.L(y), (lo + mp.mpf(10) ** -40, hi - mp.mpf(10) ** -40), solver="anderson")
+                u = mp.findroot(
+                    lambda y: c + self.L(y), (lo + mp.mpf(10) ** -40, hi - mp.mpf(10) ** -40), solver="anderson"
+                )
                 seg = (a, u) if fa >= 0 else (u, b)
             total += c * self._mass(*seg) + self._int_L(*seg)
         return total

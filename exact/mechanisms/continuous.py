@@ -10,7 +10,7 @@ randomizers", status: derived).  These are the inputs of the certified blanket v
 :mod:`blanket.exact.shuffled.continuous`.  Each function costs O(1) ball operations.
 
 >>> m = Laplace(1)
->>> m.gamma().overlaps(arb(-1/2 + 0 * 1).exp()), m.epsilon0
+>>> m.gamma().overlaps((arb(-1) / 2).exp()), m.epsilon0
 (True, 1)
 >>> Gaussian(1).gamma().overlaps(2 * arb(1 / 2 / arb(2).sqrt()).erfc() / 2)
 True
@@ -72,11 +72,17 @@ class Laplace(Continuous):
 
     def __init__(self, epsilon0: NumberInput | None = None, *, scale: NumberInput | None = None):
         if (epsilon0 is None) == (scale is None):
-            raise InvalidArgument("epsilon0", epsilon0, "must be given (or scale = 1/epsilon0 instead), not both or neither")
+            raise InvalidArgument(
+                "epsilon0", epsilon0, "must be given (or scale = 1/epsilon0 instead), not both or neither"
+            )
         if epsilon0 is not None:
             e0 = arith.exact_in(epsilon0, "epsilon0", lo=0)
             if e0 == 0:
-                raise InvalidArgument("epsilon0", epsilon0, "must be > 0 (the Laplace mechanism with ε0 = 0 is constant noise of infinite scale)")
+                raise InvalidArgument(
+                    "epsilon0",
+                    epsilon0,
+                    "must be > 0 (the Laplace mechanism with ε0 = 0 is constant noise of infinite scale)",
+                )
         else:
             b = arith.exact_in(scale, "scale", lo=0)
             if b == 0:

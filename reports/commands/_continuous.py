@@ -29,7 +29,9 @@ def _record(args: argparse.Namespace):
         if getattr(args, opt, None) is not None:
             raise InvalidArgument("--" + opt, getattr(args, opt), f"does not apply to --mechanism {args.mechanism}")
     if getattr(args, "deployment", None):
-        raise InvalidArgument("--deployment", args.deployment, f"is not read for --mechanism {args.mechanism} yet; give the options")
+        raise InvalidArgument(
+            "--deployment", args.deployment, f"is not read for --mechanism {args.mechanism} yet; give the options"
+        )
     if getattr(args, "plot", None):
         raise InvalidArgument("--plot", args.plot, f"is not drawn for --mechanism {args.mechanism} yet")
     if getattr(args, "rounds", None):
@@ -42,10 +44,14 @@ def _record(args: argparse.Namespace):
                 "does not apply: the Gaussian mechanism is not epsilon0-LDP for any epsilon0; give --sigma",
             )
         if getattr(args, "sigma", None) is None:
-            raise InvalidArgument("--sigma", None, "is required for --mechanism gaussian (the noise's standard deviation, > 0)")
+            raise InvalidArgument(
+                "--sigma", None, "is required for --mechanism gaussian (the noise's standard deviation, > 0)"
+            )
         return Gaussian(args.sigma)
     if getattr(args, "sigma", None) is not None:
-        raise InvalidArgument("--sigma", args.sigma, "applies to --mechanism gaussian; the Laplace mechanism takes --epsilon0 or --scale")
+        raise InvalidArgument(
+            "--sigma", args.sigma, "applies to --mechanism gaussian; the Laplace mechanism takes --epsilon0 or --scale"
+        )
     if args.epsilon0 is None and getattr(args, "scale", None) is None:
         raise InvalidArgument("--epsilon0", None, "is required for --mechanism laplace (or --scale = 1/epsilon0)")
     return Laplace(args.epsilon0, scale=getattr(args, "scale", None))
@@ -66,7 +72,9 @@ def run(args: argparse.Namespace, quantity: str) -> int:
     if args.bound is not None or args.variant is not None:
         if args.mechanism == "gaussian":
             raise InvalidArgument(
-                "--bound", args.bound, "needs epsilon0, and the Gaussian mechanism is not epsilon0-LDP (its blanket view is certified without --bound)"
+                "--bound",
+                args.bound,
+                "needs epsilon0, and the Gaussian mechanism is not epsilon0-LDP (its blanket view is certified without --bound)",
             )
         return -1  # the caller runs the bound
     mech = _record(args)
@@ -76,7 +84,11 @@ def run(args: argparse.Namespace, quantity: str) -> int:
     digits = int(args.digits)
     h = _lattice(n)
     if args.dataset != "worst":
-        raise InvalidArgument("--dataset", args.dataset, f"must be 'worst' for --mechanism {args.mechanism} (the blanket view holds for every dataset)")
+        raise InvalidArgument(
+            "--dataset",
+            args.dataset,
+            f"must be 'worst' for --mechanism {args.mechanism} (the blanket view holds for every dataset)",
+        )
     t0 = time.monotonic()
     desc = {**mech.describe(), "n": n, "pair": "(0, 1)", "lattice_step": str(h)}
     if quantity == "epsilon":
