@@ -237,7 +237,9 @@ def leaf_laws(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, h: fmpq) -> tuple:
         else:
             # L <= L(end): replace by the constant (pointwise larger)
             add(up, _int_ceil(val.upper() / hb), _units(c.g, True))
-    for k, gm, r in _chunks(pts, hb):
+    chunks, used = _chunks(pts, hb, 1 - g)
+    lo[0] = _units(1 - g - used, False)
+    for k, gm, r in chunks:
         add(lo, k, _units(gm, False))
         rmean += gm * r
         rsq += gm * r * r
@@ -245,27 +247,42 @@ def leaf_laws(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, h: fmpq) -> tuple:
     return _law(up), _law(lo), corr, (rmean, rsq, rmax), len(finite) + len(infinite)
 
 
-def _chunks(pts: list, hb: arb) -> list:
+def _chunks(pts: list, hb: arb, zero: arb) -> tuple[list, arb]:
     """Partition the conditional-mean law ``[(value, mass)]`` into chunks whose averages sit (just above) lattice
-    points: ``[(k, mass, r)]`` with ``r = average − k·h ≥ 0``.  Replacing each chunk by ``k·h`` is a conditional
-    expectation followed by a decrease, so the result is ``≤_icx`` the law (docs/reference/blanket.md §4).
-    The lower half is chunked upwards from the minimum, the upper half downwards from the maximum, so only the
-    two middle chunks keep a residual up to ``h``.  O(len(pts)) ball operations."""
+    points: ``([(k, mass, r)], t)`` with ``r = average − k·h ≥ 0``.  Replacing each chunk by ``k·h`` is a
+    conditional expectation followed by a decrease, so the result is ``≤_icx`` the law (docs/reference/blanket.md
+    §4).  Values below a cut are chunked upwards from the minimum, those above downwards from the maximum; the
+    cut is the first value above ``3h`` (else the median), so the two leftover chunks have averages ``≥ h`` and a
+    mass ``t`` of the exact atom at 0 (at most ``zero``) mixed into each brings its average onto a lattice point.
+    O(len(pts)) ball operations."""
     pts = sorted(pts, key=lambda vm: float(vm[0].mid()))
-    total = sum((m for _, m in pts), arb(0))
-    half, acc, cut = total / 2, arb(0), len(pts)
-    for i, (_, m) in enumerate(pts):
-        acc += m
-        if acc > half:
-            cut = i
-            break
+    cut = next((i for i, (v, _) in enumerate(pts) if v.lower() > 3 * hb), None)
+    if cut is None or cut == 0:
+        total = sum((m for _, m in pts), arb(0))
+        half, acc, cut = total / 2, arb(0), len(pts)
+        for i, (_, m) in enumerate(pts):
+            acc += m
+            if acc > half:
+                cut = i
+                break
     out: list = []
-    _chunk_side(pts[:cut], hb, out, up=True)
-    _chunk_side(pts[cut:][::-1], hb, out, up=False)
-    return out
+    used = arb(0)
+    for side in (_chunk_side(pts[:cut], hb, out, up=True), _chunk_side(pts[cut:][::-1], hb, out, up=False)):
+        if side is None:
+            continue
+        S, M = side
+        k = _int_floor((S / M).lower() / hb)
+        if k >= 1:
+            # mix a mass t of the atom at 0: S/(M + t) >= kh for t <= S/(kh) - M (its lower end)
+            t = arb(max(0, (S / (k * hb) - M).lower()))
+            if (used + t).upper() <= zero.lower():
+                used += t
+                M = M + t
+        out.append((k, M, S / M - k * hb))
+    return out, used
 
 
-def _chunk_side(pts: list, hb: arb, out: list, *, up: bool) -> None:
+def _chunk_side(pts: list, hb: arb, out: list, *, up: bool) -> tuple | None:
     S = M = arb(0)
     empty = True
     for v, m in pts:
@@ -290,9 +307,7 @@ def _chunk_side(pts: list, hb: arb, out: list, *, up: bool) -> None:
                     continue
             S, M = S + rem * v, M + rem
             break
-    if not empty:
-        k = _int_floor((S / M).lower() / hb)
-        out.append((k, M, S / M - k * hb))
+    return None if empty else (S, M)
 
 
 def _law(d: dict) -> LeafLaw:
