@@ -12,7 +12,14 @@ import pytest
 from blanket.exact.mechanisms.continuous import Gaussian, Laplace
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.shuffled.continuous import blanket_view, epsilon_bracket, leaf_laws
+from blanket.exact.shuffled.continuous import (
+    blanket_view,
+    epsilon_bracket,
+    leaf_laws,
+    quantised_epsilon_lower,
+    quantised_rr,
+)
+from blanket.exact.shuffled.krr import delta_krr_family
 from blanket.proofs import blanket as B
 from flint import arb, fmpq
 
@@ -151,7 +158,7 @@ def test_cells_carry_the_whole_blanket_and_the_mean_of_L():
         ("laplace", "1", "0", "1", "1/2"),
         ("laplace", "2", "1/4", "3/4", "1/4"),
         ("laplace", "1/2", "1", "0", "1/10"),
-        ("gaussian", "1", "0", "1", "1/4"),
+        pytest.param("gaussian", "1", "0", "1", "1/4", marks=pytest.mark.slow),
     ],
 )
 def test_enclosure_contains_mpmath_quadrature(kind, param, x, x2, eps):
@@ -223,3 +230,36 @@ def test_epsilon_bracket_is_certified_both_ways():
     assert 0 < b.lo < b.hi
     assert blanket_view(Laplace(1), 200, epsilon=b.hi, h=fmpq(1, 64)).upper <= fmpq(1, 1000)
     assert blanket_view(Laplace(1), 200, epsilon=b.lo, h=fmpq(1, 64)).lower > fmpq(1, 1000)
+
+
+@pytest.mark.parametrize("mech", [Laplace(1), pytest.param(Gaussian(1), marks=pytest.mark.slow)])
+def test_quantised_lower_end_lies_below_the_upper_end(mech):
+    """The thresholded randomizer's exact δ on a concrete dataset ≤ the blanket view's upper end (both directions
+    of the bracket: in δ at fixed ε, and in ε at fixed δ)."""
+    rr = quantised_rr(mech)
+    h = fmpq(1, 64) if isinstance(mech, Laplace) else fmpq(1, 8)
+    for n, eps in [(50, fmpq(1, 4)), (400, fmpq(1, 8))]:
+        v = blanket_view(mech, n, epsilon=eps, h=h)
+        with arith.precision(128):
+            d = delta_krr_family(rr, n, "same", epsilon=eps)
+        assert arith.le(d, arb(v.upper)) is True
+    b = epsilon_bracket(mech, 400, "1e-3", h=h)
+    assert 0 < quantised_epsilon_lower(mech, 400, "1e-3") <= b.hi
+
+
+def test_cli_prints_the_bracket(capsys):
+    import json
+
+    from blanket.reports.cli import main
+
+    code = main(["epsilon", "--mechanism", "laplace", "--epsilon0", "1", "-n", "300", "--delta", "1e-3", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and 0 < float(out["epsilon"]["lower"]) < float(out["epsilon"]["upper"])
+    for argv, word in (
+        (["--mechanism", "gaussian", "--epsilon0", "1"], "epsilon0"),
+        (["--mechanism", "gaussian"], "--sigma"),
+        (["--mechanism", "laplace", "--sigma", "1", "--epsilon0", "1"], "--sigma"),
+    ):
+        code = main(["epsilon", *argv, "-n", "300", "--delta", "1e-3"])
+        err = capsys.readouterr().err
+        assert code == 2 and word in err and "Traceback" not in err

@@ -37,12 +37,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from blanket.exact.mechanisms.continuous import Continuous, Gaussian, Laplace
+from blanket.exact.mechanisms.continuous import Continuous, Gaussian, Laplace, normal_cdf
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.krr import calibrate_epsilon
 from flint import arb, fmpq, fmpz, fmpz_poly
 
-__all__ = ["ViewEnclosure", "EpsilonBracket", "blanket_view", "cells", "leaf_laws", "epsilon_bracket", "DEFAULT_H"]
+__all__ = [
+    "quantised_rr",
+    "quantised_epsilon_lower",
+    "ViewEnclosure",
+    "EpsilonBracket",
+    "blanket_view",
+    "cells",
+    "leaf_laws",
+    "epsilon_bracket",
+    "DEFAULT_H",
+]
 
 #: default lattice step of L
 DEFAULT_H = fmpq(1, 32)
@@ -610,3 +622,32 @@ def epsilon_bracket(
             "delta", delta, f"was not certified within {max_evaluations} evaluations (raise max_evaluations)"
         )
     return EpsilonBracket(lo, hi, arith.exact_in(h, "h"), evals)
+
+
+# ---------------------------------------------------------------- the mechanism's lower end: quantised outputs
+def quantised_rr(mech: Continuous) -> KRR:
+    """The binary randomizer ``x ↦ 1[R(x) ≥ 1/2]`` on the inputs {0, 1}, as binary RR with a *rational*
+    ``e^{ε0'}`` at or below its true level ``P(R(0) < 1/2)/P(R(0) ≥ 1/2)`` (``2e^{ε0/2} − 1`` for Laplace,
+    ``Φ(1/(2σ))/Φ(−1/(2σ))`` for Gaussian).  Binary RR at a lower level is a post-processing of the one at the
+    true level, which is a post-processing (thresholding) of the mechanism on {0, 1}: by data processing every
+    shuffled δ of the returned record on datasets in {0, 1}^n is ≤ the mechanism's.  O(1)."""
+    with arith.precision(128):
+        if isinstance(mech, Laplace):
+            r = 2 * (arb(mech.epsilon0) / 2).exp() - 1
+        else:
+            z = 1 / (2 * arb(mech.sigma))
+            r = normal_cdf(z) / normal_cdf(-z)
+        q = fmpq(_int_floor(r.lower() * arb(2) ** 40), 2**40)
+    return KRR(2, exp_epsilon0=q)
+
+
+def quantised_epsilon_lower(mech: Continuous, n: int, delta: object) -> fmpq:
+    """A certified lower bound on the shuffled mechanism's ε at ``δ`` (for all datasets): the certified lower end of
+    the calibration of the thresholded binary randomizer (:func:`quantised_rr`) on the concrete pair of datasets
+    ``0^n`` vs ``1·0^{n−1}`` (the "same" family of :func:`blanket.exact.shuffled.krr.calibrate_epsilon`, exact δ):
+    its δ exceeds ``δ`` there, and the mechanism's δ on the same datasets is at least as large.  The threshold
+    1/2 is the symmetric one (other thresholds give asymmetric binary channels, which the binary engine does not
+    take).  Cost: one calibration, O(√n) per evaluation."""
+    with arith.precision(128):
+        br = calibrate_epsilon(quantised_rr(mech), arith.integer_in(n, "n", lo=2), delta, view="same", rel_tol="1e-4")
+    return br.lower

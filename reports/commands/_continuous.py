@@ -2,8 +2,8 @@
 
 The upper end is the exact blanket view of Balle et al. Lemma 5.3 (an upper bound on the shuffled mechanism's
 δ for every dataset), enclosed by :mod:`blanket.exact.shuffled.continuous`; the printed lower end is the lower
-end of that enclosure — a lower bound on the *blanket view*, not on the mechanism (the quantised lower end of
-issue 27 is not built yet).  The Gaussian mechanism is not ε0-LDP: ``--epsilon0`` and every ε0-needing route
+end of that enclosure — a lower bound on the *blanket view*, not on the mechanism; the mechanism's own lower end
+is the quantised one (outputs thresholded at 1/2: exact shuffled binary RR on a concrete pair of datasets).  The Gaussian mechanism is not ε0-LDP: ``--epsilon0`` and every ε0-needing route
 (``--bound``, ``--rounds``, a deployment) are refused for it by name.
 """
 
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace, quantity: str) -> int:
     """Run ``blanket delta`` (``quantity = "delta"``) or ``blanket epsilon`` for a continuous randomizer."""
     from blanket.exact.numbers import arith
     from blanket.exact.numbers.errors import InvalidArgument
-    from blanket.exact.shuffled.continuous import blanket_view, epsilon_bracket
+    from blanket.exact.shuffled.continuous import blanket_view, epsilon_bracket, quantised_epsilon_lower
 
     if args.bound is not None or args.variant is not None:
         if args.mechanism == "gaussian":
@@ -98,12 +98,21 @@ def run(args: argparse.Namespace, quantity: str) -> int:
         br = epsilon_bracket(mech, n, delta, h=h, rel_tol=float(common.rel_tol(args)) if args.rel_tol else 1e-3)
         lo = arith.decimal_string(br.lo, digits, up=False)
         hi = arith.decimal_string(br.hi, digits, up=True)
+        qlo = arith.decimal_string(quantised_epsilon_lower(mech, n, delta), digits, up=False)
         payload = {
             "command": "epsilon",
             **desc,
             "delta": str(args.delta),
-            "epsilon": {"lower": lo, "upper": hi},
-            "relation": "upper",
+            "epsilon": {"lower": qlo, "upper": hi},
+            "relation": "bracket",
+            "bracket": {
+                "lower": {
+                    "from": "quantised outputs (threshold 1/2): exact shuffled binary RR, datasets 0^n vs 1 0^(n-1)",
+                    "value": qlo,
+                },
+                "upper": {"from": "blanket view (Lemma 5.3), pair (0, 1)", "value": hi},
+            },
+            "blanket_view_epsilon": {"lower": lo, "upper": hi},
             "certified": "blanket view delta_BV(epsilon.upper) <= target is proven; delta_BV(epsilon.lower) > target is proven",
             "evaluations": br.evaluations,
         }
@@ -111,10 +120,11 @@ def run(args: argparse.Namespace, quantity: str) -> int:
             f"epsilon = {hi} (certified upper end: the blanket view of Lemma 5.3 is <= delta = {args.delta} there)\n"
             f"for the {mech.kind} mechanism on [0, 1] ({', '.join(f'{k} = {v}' for k, v in mech.describe().items() if k != 'type')}), "
             f"shuffled among n = {n} users, every dataset.\n"
-            f"Bracket of the blanket view's epsilon: [{lo}, {hi}] (relative width {br.rel_width():.2e}).\n"
-            f"The lower end bounds the blanket view only (the worst pair of inputs (0, 1)), not the mechanism: the\n"
-            f"mechanism's own epsilon can be smaller.  ({br.evaluations} enclosures, lattice step {h}, "
-            f"{time.monotonic() - t0:.1f} s.)"
+            f"Certified bracket of the mechanism's epsilon: [{qlo}, {hi}] — lower end: outputs quantised at 1/2 "
+            f"(exact shuffled binary RR on the datasets 0^n vs 1 0^(n-1): delta exceeds the target there); "
+            f"upper end: the blanket view.\n"
+            f"The blanket view's own epsilon lies in [{lo}, {hi}] (relative width {br.rel_width():.2e}; "
+            f"{br.evaluations} enclosures, lattice step {h}, {time.monotonic() - t0:.1f} s)."
         )
     else:
         if args.epsilon is None:
