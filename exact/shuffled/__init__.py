@@ -9,6 +9,7 @@ _EXPORTS = {
     'amplification': 'blanket_sum eplus_krr eplus_krr_sum eplus_law geometric_binomial_sum krr_law multiset_divergence',
     'binary': 'count_law delta_binary delta_binary_worst',
     'bruteforce': 'delta_brute shuffled_law',
+    'continuous': 'EpsilonBracket ViewEnclosure blanket_view epsilon_bracket quantised_epsilon_lower quantised_rr',
     'enumerate': 'DatasetDelta count_classes dataset_deltas dataset_deltas_multi delta_class delta_dataset histogram_law worst_case worst_cases',
     'geometric': 'GeometricBracket geometric_bracket geometric_upper dominating_law',
     'krr': 'calibrate_epsilon compositions delta_blanket_view delta_krr_family delta_krr_third_lumped delta_stronger_clones expected_positive_part',

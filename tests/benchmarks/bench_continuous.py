@@ -46,9 +46,10 @@ def main() -> None:
     a = ap.parse_args()
     ns = (10**4,) if a.quick else (10**4, 10**6)
     print(
-        "| mechanism | n | h | eps_lo | eps_hi | rel width | enclosures | s | peak RSS MB | Hoeffding/eps_hi | Bennett/eps_hi |"
+        "| mechanism | n | h | eps_lo (view) | eps_hi (view) | rel width | enclosures | s | peak RSS MB "
+        "| quantised lower end (mechanism) | s | Hoeffding/eps_hi | Bennett/eps_hi |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, mech in (("laplace eps0=1", Laplace(1)), ("gaussian sigma=1", Gaussian(1))):
         for n in ns:
             h = fmpq(1, 128) if n <= 10**5 else fmpq(1, 16)
