@@ -165,8 +165,8 @@ def _atom(mech, x, x2, ee, u, v, at) -> Cell:
 # ---------------------------------------------------------------- the lattice laws of Y
 def _exact_point(z: arb) -> fmpq:
     """The exact value of an exact point ball (an ``arf``: mantissa·2^exponent), as a rational."""
-    m, e = z.mid().man_exp()
-    m, e = int(m), int(e)
+    man, ex = z.mid().man_exp()
+    m, e = int(man), int(ex)
     return fmpq(m << e) if e >= 0 else fmpq(m, 1 << -e)
 
 
@@ -426,8 +426,8 @@ def _positive_mean(node: _Node, h: fmpq, shift: arb) -> arb:
 
 
 def _q(x: arb, up: bool) -> fmpq:
-    m, e = x.mid().man_exp()
-    m, e = int(m), int(e)
+    man, ex = x.mid().man_exp()
+    m, e = int(man), int(ex)
     v = fmpq(m * 2**e) if e >= 0 else fmpq(m, 2 ** (-e))
     r = x.rad()
     if r != 0:
@@ -475,7 +475,7 @@ def blanket_view(
         eq = arith.exact_in(epsilon, "epsilon", lo=0)
         ee = arith.exp_ball(eq)
     else:
-        ee = arith.ball(exp_epsilon)
+        ee = arith.ball(arith.exact(exp_epsilon) if not isinstance(exp_epsilon, arb) else exp_epsilon)
         if ee < 1:
             raise InvalidArgument("exp_epsilon", exp_epsilon, "must be >= 1")
     with arith.precision(192):
@@ -528,6 +528,7 @@ def _clt_guess(mech: Continuous, n: int, delta: float) -> float:
         e0 = float(mech.epsilon0)
         s2 = (2 * math.exp(e0 / 2) + math.exp(-e0)) / 3 * 2 - 2 * (2 * math.exp(-e0 / 2) - math.exp(-e0))
     else:
+        assert isinstance(mech, Gaussian)
         s2 = 2.0 * math.exp(1 / float(mech.sigma) ** 2)
 
     def d(eps: float) -> float:
@@ -634,9 +635,11 @@ def quantised_rr(mech: Continuous) -> KRR:
     with arith.precision(128):
         if isinstance(mech, Laplace):
             r = 2 * (arb(mech.epsilon0) / 2).exp() - 1
-        else:
+        elif isinstance(mech, Gaussian):
             z = 1 / (2 * arb(mech.sigma))
             r = normal_cdf(z) / normal_cdf(-z)
+        else:
+            raise InvalidArgument("mech", mech, "must be a Laplace or Gaussian record (exact.mechanisms.continuous)")
         q = fmpq(_int_floor(r.lower() * arb(2) ** 40), 2**40)
     return KRR(2, exp_epsilon0=q)
 
@@ -649,5 +652,7 @@ def quantised_epsilon_lower(mech: Continuous, n: int, delta: object) -> fmpq:
     1/2 is the symmetric one (other thresholds give asymmetric binary channels, which the binary engine does not
     take).  Cost: one calibration, O(√n) per evaluation."""
     with arith.precision(128):
-        br = calibrate_epsilon(quantised_rr(mech), arith.integer_in(n, "n", lo=2), delta, view="same", rel_tol="1e-4")
+        br = calibrate_epsilon(
+            quantised_rr(mech), arith.integer_in(n, "n", lo=2), arith.exact(delta), view="same", rel_tol="1e-4"
+        )
     return br.lower

@@ -35,6 +35,7 @@ def _bound_eps(key: str, n: int) -> float | None:
         lambda e: r.bound(epsilon0="1", epsilon=e, n=n),
         arith.exact(DELTA),
         hi=arith.exact("1"),
+        lo=arith.exact("1e-9"),
         rel_tol=arith.exact("1e-4"),
     )
     return float(br.upper)
@@ -52,7 +53,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, mech in (("laplace eps0=1", Laplace(1)), ("gaussian sigma=1", Gaussian(1))):
         for n in ns:
-            h = fmpq(1, 128) if n <= 10**5 else fmpq(1, 16)
+            h = (fmpq(1, 128) if isinstance(mech, Laplace) else fmpq(1, 64)) if n <= 10**5 else fmpq(1, 16)
             t = time.monotonic()
             br = epsilon_bracket(mech, n, DELTA, h=h, rel_tol=1e-3 if n <= 10**5 else 1e-2)
             dt = time.monotonic() - t
