@@ -360,6 +360,7 @@ _FAMILIES = {
     "krr": {"any", "finite", "rr", "krr", "k-rr"},
     "matrix": {"any", "finite", "matrix"},
     "laplace": {"any", "laplace"},
+    "gaussian": {"gaussian"},  # not epsilon0-LDP: no "any" (epsilon0) result applies
     # every oracle record is an epsilon0-LDP randomizer: results for "ldp" apply to all of them
     **{w: {"any", "ldp", w} for w in ("ldp", "oue", "sue", "olh", "hadamard", "subset", "geometric")},
 }
@@ -1233,6 +1234,8 @@ def _mechanism_text(dep: Deployment) -> str:
         return f"binary randomized response, {e0}"
     if dep.mechanism == "laplace":
         return f"Laplace randomizer, {e0}"
+    if dep.mechanism == "gaussian":
+        return f"Gaussian randomizer, sigma = {exact_string(p['sigma'])}"
     if dep.mechanism in ORACLE_WORDS:
         title = registry.SCHEMAS[registry.Kind(dep.mechanism)].title
         ps = ", ".join(f"{k} = {exact_string(v) if isinstance(v, fmpq) else v}" for k, v in p.items())
