@@ -95,7 +95,9 @@ def run(args: argparse.Namespace, quantity: str) -> int:
         if args.delta is None:
             raise InvalidArgument("--delta", None, "is required (the target delta, 0 < D < 1)")
         delta = arith.exact_in(args.delta, "--delta", lo=0, hi=1, lo_open=True, hi_open=True)
-        br = epsilon_bracket(mech, n, delta, h=h, rel_tol=float(common.rel_tol(args)) if args.rel_tol else 1e-3)
+        # the lattice's own width limits the bracket: stop at 1e-3 (n <= 10^5) or 1e-2 (coarser lattice) at the finest
+        floor = 1e-3 if n <= 10**5 else 1e-2
+        br = epsilon_bracket(mech, n, delta, h=h, rel_tol=max(float(common.rel_tol(args)), floor))
         lo = arith.decimal_string(br.lo, digits, up=False)
         hi = arith.decimal_string(br.hi, digits, up=True)
         qlo = arith.decimal_string(quantised_epsilon_lower(mech, n, delta), digits, up=False)
