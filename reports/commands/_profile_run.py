@@ -31,9 +31,9 @@ def run_command(
     closed-form record's best certified bounds (``reports/commands/_oracle.py``), else ``profile`` (shuffled
     randomized response)."""
     if getattr(args, "mechanism", None) in common.CONTINUOUS_KINDS:
-        code = _continuous.run(args, quantity)  # the continuous randomizers' blanket view (-1: run the --bound)
-        if code >= 0:
-            return code
+        done = _continuous.run(args, quantity)  # the continuous randomizers' blanket view (-1: run the --bound)
+        if done >= 0:
+            return done
     _plot.check(args)  # a bad --plot FILE is refused before anything is computed
     inp = common.read_inputs(args, "delta" if quantity == "epsilon" else "epsilon", need_mechanism=args.bound is None)
     _plot.check_inputs(args, inp)
