@@ -68,6 +68,33 @@ def install_signal_handlers() -> None:
             return
 
 
+def check_path_length(path: str | os.PathLike, option: str = "output file") -> None:
+    """Refuse (InvalidArgument, exit 2) a path the file system cannot hold: a component longer than its
+    ``NAME_MAX`` or a whole path longer than ``PATH_MAX`` (``File name too long`` otherwise ends the run late).
+    O(length of the path)."""
+    text = os.fspath(path)
+    try:
+        name_max = os.pathconf(".", "PC_NAME_MAX")
+        path_max = os.pathconf(".", "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - non-POSIX
+        name_max, path_max = 255, 4096
+    longest = max((len(os.fsencode(c)) for c in pathlib.PurePath(text).parts), default=0)
+    if longest > name_max:
+        raise InvalidArgument(
+            option,
+            text if len(text) <= 80 else text[:60] + f"... ({len(text)} characters)",
+            f"has a name of {longest} bytes; the file system allows at most {name_max}",
+            hint="choose a shorter name",
+        )
+    if len(os.fsencode(os.path.abspath(text))) + 64 > path_max:  # + room for the files written inside
+        raise InvalidArgument(
+            option,
+            text[:60] + f"... ({len(text)} characters)",
+            f"is too long; the file system allows paths of at most {path_max} bytes",
+            hint="choose a shorter path",
+        )
+
+
 # ------------------------------------------------------------------ the output directory and its lock
 def _pid_alive(pid: int) -> bool:
     if pid <= 0:
@@ -109,6 +136,13 @@ class OutputDir:
         return InvalidArgument(self.option, str(self.path), requirement, hint=hint)
 
     def _check(self):
+        check_path_length(self.path, self.option)
+        try:
+            self._check_dir()
+        except OSError as exc:  # e.g. a path the file system refuses (ENAMETOOLONG, ELOOP, EACCES on a parent)
+            raise self._invalid(f"is not usable ({exc.strerror or exc})", "give a writable directory") from None
+
+    def _check_dir(self):
         p = self.path
         if os.path.islink(p) and not p.exists():
             raise self._invalid("is a dangling symbolic link", "give a directory")
