@@ -648,6 +648,31 @@ def load_deployment(path: str | pathlib.Path, *, allow_paths: Iterable[str | pat
     return parse_deployment(text, source=path.name, base_dir=path.parent, allow_paths=allow_paths)
 
 
+def as_deployment(value: object, name: str = "dep") -> Deployment:
+    """The :class:`Deployment` an API function was given: a Deployment as is, a path (``str`` or ``os.PathLike``)
+    read with :func:`load_deployment` (errors name the file or the field, as on the command line); anything
+    else is refused naming ``name`` and its type.  Also refuses a deployment too large for one certified
+    evaluation (:func:`check_deployment_size`), as ``blanket certify`` does.  O(size of the file).
+
+    >>> as_deployment(None)
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.InvalidArgument: dep must be a Deployment (blanket.load_deployment(path)) or the path of a deployment file, got 'NoneType'
+    """
+    import os
+
+    if isinstance(value, (str, os.PathLike)) and not isinstance(value, _TomlDecimal):
+        value = load_deployment(value)
+    if not isinstance(value, Deployment):
+        raise InvalidArgument(
+            name,
+            type(value).__name__,
+            "must be a Deployment (blanket.load_deployment(path)) or the path of a deployment file",
+        )
+    check_deployment_size(value)
+    return value
+
+
 def check_deployment_size(dep: Deployment) -> None:
     """Refuse (exit 2, with the estimate) a deployment whose certified evaluations would exceed the memory limit."""
 
