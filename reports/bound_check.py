@@ -205,7 +205,7 @@ def _exact_str(q) -> str:
         return str(q)
     q = arith.exact(q)
     s = arith.decimal_string(q, 12, up=True)
-    return s if arith.exact(s) == q else f"{int(q.p)}/{int(q.q)}"
+    return s if arith.exact(s) == q else f"{q.p}/{q.q}"  # flint str: no 4300-digit limit
 
 
 def _parse_range(name: str, value: object, integer: bool = False) -> tuple[Any, Any]:

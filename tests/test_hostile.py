@@ -1,0 +1,149 @@
+"""Issue 26: every run bounded, every refusal fast — hostile and extreme inputs, each ending cleanly.
+
+Each test states the command (or call) and how it must end: an exit code and one line naming the field
+(exit 2), a refutation (exit 1), or a result within a generous time limit that only a hang exceeds.  The CLI
+runs as a subprocess through the helpers of ``tests/test_fault_injection.py`` (which also check that nothing
+outside the output directory changed and that no traceback is shown).
+"""
+
+from __future__ import annotations
+
+import random
+import textwrap
+from fractions import Fraction
+
+import mpmath
+import pytest
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from flint import arb, fmpq
+
+from tests.test_fault_injection import EX, check, cli
+
+KRR_DOMAIN = textwrap.dedent("""\
+    mechanism: krr
+    quantity: delta
+    epsilon0: 0.5 .. 1
+    n: 2 .. 20
+    k: 2 .. 3
+    epsilon: 0.1 .. 0.5
+""")
+
+
+# ------------------------------------------------------------------ clean refusals
+@pytest.mark.parametrize("formula", ["floor(1e100000)", "gamma(1e100000)", "1/1e-5000 + n"])
+def test_txt_bound_huge_literal_refused_naming_the_field(formula):
+    from blanket.reports.formula import parse_formula
+
+    with pytest.raises(InvalidArgument, match=r"^bound must not contain a number of more than 1000 digits"):
+        parse_formula(formula, ["n", "epsilon"])
+    parse_formula("floor(10^100000) + 1e-999", ["n"])  # a power stays unevaluated, a 999-digit literal is fine
+
+
+def test_txt_bound_huge_literal_cli_exit_2(tmp_path):
+    f = tmp_path / "big.txt"
+    f.write_text(KRR_DOMAIN + "bound: floor(1e100000)\n")
+    check(cli(tmp_path, "check-bound", f, "--budget", "5", "-o", tmp_path / "o"), 2, contains=("bound must not",))
+
+
+def test_negative_py_bound_is_refuted_exit_1(tmp_path):
+    f = tmp_path / "neg.py"
+    f.write_text(
+        'MECHANISM = "krr"\nQUANTITY = "delta"\n'
+        'DOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 20), "k": (2, 3), "epsilon": ("0.1", "0.5")}\n'
+        "def delta(epsilon, epsilon0, n, k):\n    return -1\n"
+    )
+    run = cli(
+        tmp_path,
+        "check-bound",
+        f,
+        "--budget",
+        "60",
+        "--n-max",
+        "6",
+        "--n-exhaustive",
+        "4",
+        "--no-pdf",
+        "-o",
+        tmp_path / "o",
+    )
+    check(run, 1)
+    assert (tmp_path / "o" / "bound_check.tex").exists()
+
+
+@pytest.mark.parametrize("command", [["certify", EX / "holds.toml"], ["check-bound", "--registered", "x"]])
+def test_over_long_output_path_exit_2_naming_the_path(tmp_path, command):
+    long = tmp_path / "o" / ("x" * 300)
+    run = cli(tmp_path, *command, "-o", long)
+    check(run, 2, contains=("-o has a name of 300 bytes",))
+
+
+@pytest.mark.parametrize("bad", [{}, None, 3, b"x"])
+def test_certify_api_validates_its_argument(bad):
+    import blanket
+
+    with pytest.raises(InvalidArgument, match=r"^dep must be a Deployment"):
+        blanket.certify(bad)
+
+
+def test_certify_api_reads_a_path_and_refuses_a_missing_file(tmp_path):
+    import blanket
+
+    assert blanket.certify(str(EX / "holds.toml"))["verdict"] == "HOLDS"
+    with pytest.raises(InvalidArgument, match=r"^deployment file could not be read"):
+        blanket.certify(tmp_path / "missing.toml")
+
+
+# ------------------------------------------------------------------ numbers printed in time independent of the exponent
+def _mp_decimal(log10_value):
+    """(mantissa, exponent) of 10^log10_value from mpmath at high precision (the independent route)."""
+    with mpmath.workdps(60):
+        e = int(mpmath.floor(log10_value))
+        return mpmath.power(10, log10_value - e), e
+
+
+@pytest.mark.parametrize("k", [10**8, 3 * 10**8 + 7])
+def test_far_ball_prints_outward_and_matches_mpmath(k):
+    x = arb(2) ** (-k)  # 2^-k exactly (a point ball)
+    lo, hi = arith.decimal_string(x, 8, up=False), arith.decimal_string(x, 8, up=True)
+    with mpmath.workdps(60):
+        mant, e = _mp_decimal(-k * mpmath.log10(2))
+    for s in (lo, hi):
+        m, ex = s.split("e")
+        assert int(ex) == e
+    assert mpmath.mpf(lo.split("e")[0]) <= mant <= mpmath.mpf(hi.split("e")[0])
+    assert mpmath.mpf(hi.split("e")[0]) - mpmath.mpf(lo.split("e")[0]) <= mpmath.mpf("2e-7")
+    neg = arith.decimal_string(-x, 8, up=True)
+    assert neg == "-" + lo
+
+
+def test_far_route_agrees_with_the_exact_route_where_both_apply():
+    rng = random.Random(26)
+    for _ in range(200):
+        q = fmpq(rng.randint(1, 10**30), rng.randint(1, 10**30)) * fmpq(2) ** rng.randint(-70000, 70000)
+        for up in (True, False):
+            far = arith._far_decimal(q, 8, up)
+            exact = arith._fraction_to_decimal(Fraction(int(q.p), int(q.q)), 8, up)
+            assert (arith.exact(far) >= q) if up else (arith.exact(far) <= q)
+            # the far route rounds from a ball: the same digits, or one unit in the last place outward
+            assert abs(arith.exact(far) - arith.exact(exact)) <= abs(q) * fmpq(2, 10**7)
+
+
+def test_endpoints_of_a_tiny_ball_are_outward_and_cheap():
+    x = arb(2) ** (-(10**8)) * 3
+    lo, hi = arith.endpoints(x)
+    assert lo <= 0 < hi <= Fraction(2, 1 << arith.ENDPOINT_BITS)
+    assert arith.printed(arith.decimal_string(x, 6, up=True)) > 0
+    assert arith.le(arith.printed(arith.decimal_string(x, 6, up=True)), fmpq(1, 10**100)) is True
+
+
+def test_binary_rr_a_billion_users_generous_claim_ends(tmp_path):
+    dep = tmp_path / "in" / "big.toml"
+    dep.parent.mkdir()
+    dep.write_text(
+        'name = "big"\n[randomizer]\nmechanism = "binary_rr"\nepsilon0 = 1\n[users]\nn = 1000000000\n'
+        "[[claims]]\nepsilon = 0.9\ndelta = 1e-6\n"
+    )
+    run = cli(tmp_path, "certify", dep, "-o", tmp_path / "o", "--no-pdf", "--json")
+    check(run, 0)
+    assert "e-1008" in run.out  # the certified upper bound, about 10^-(10^7), printed in full
