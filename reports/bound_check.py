@@ -107,6 +107,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import pathlib
 import shutil
 import signal
@@ -121,7 +122,7 @@ import sympy as sp
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.exact.numbers.guards import check_epsilon0, max_memory
 from blanket.exact.runtime.progress import Progress
@@ -382,13 +383,9 @@ def load_bound(path: str | pathlib.Path, *, deadline: float | None = None) -> Bo
     crashes, exits or does not answer in time.
     """
     path = pathlib.Path(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise InvalidArgument("FILE", str(path), "does not exist")
-    if not path.is_file():
-        raise InvalidArgument("FILE", str(path), "is not a file")
-    if path.stat().st_size > MAX_BOUND_FILE_BYTES:
-        raise InvalidArgument("FILE", str(path), f"is larger than {MAX_BOUND_FILE_BYTES} bytes")
-    data = path.read_bytes()
+    data = guards.read_capped(path, MAX_BOUND_FILE_BYTES, name="FILE")  # regular files only, capped before reading
     sha = hashlib.sha256(data).hexdigest()
     if path.suffix == ".py":
         return _load_python(path, sha, deadline)

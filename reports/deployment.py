@@ -308,18 +308,7 @@ def _resolve_matrix_file(name: str, base_dir: pathlib.Path | None, allow_paths=(
 
 def _read_matrix_file(path: pathlib.Path, field: str) -> tuple:
     """(rows of cell strings, raw bytes); size-capped; errors never echo the content."""
-    try:
-        if not path.is_file():
-            raise InvalidArgument(field, path.name, "is not a regular file")
-        size = path.stat().st_size
-        if size > MAX_MATRIX_FILE_BYTES:
-            raise InvalidArgument(field, path.name, f"is {size} bytes; at most {MAX_MATRIX_FILE_BYTES} are accepted")
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_MATRIX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InvalidArgument(field, path.name, f"could not be read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_MATRIX_FILE_BYTES:
-        raise InvalidArgument(field, path.name, f"is larger than {MAX_MATRIX_FILE_BYTES} bytes")
+    raw = guards.read_capped(path, MAX_MATRIX_FILE_BYTES, name=field, shown=path.name)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -630,15 +619,15 @@ def load_deployment(path: str | pathlib.Path, *, allow_paths: Iterable[str | pat
     A ``matrix_file`` must lie under the file's directory or one of ``allow_paths`` (``--allow-path``).
     """
     path = pathlib.Path(path)
-    try:
-        if path.is_file() and path.stat().st_size > MAX_DEPLOYMENT_CHARS * 4:
-            raise InvalidArgument("deployment file", str(path), f"is larger than {MAX_DEPLOYMENT_CHARS * 4} bytes")
-        raw = path.read_bytes()
-    except OSError as exc:
+    try:  # a regular file of at most 4 MB, checked before reading (a FIFO or /dev/zero is refused at once)
+        raw = guards.read_capped(path, MAX_DEPLOYMENT_CHARS * 4, name="deployment file")
+    except InvalidArgument as exc:
+        if "could not be read" not in exc.requirement:
+            raise
         raise InvalidArgument(
             "deployment file",
             str(path),
-            f"could not be read ({exc.strerror or exc})",
+            exc.requirement,
             hint="give the path of a TOML file, e.g. examples/telemetry.toml",
         ) from None
     try:

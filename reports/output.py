@@ -33,6 +33,7 @@ import pathlib
 import signal
 import sys
 
+from blanket.exact.numbers import guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.reports.atomic import (  # noqa: F401  (re-exported: every file Blanket writes goes through this module)
     OutputError,
@@ -194,9 +195,9 @@ class OutputDir:
 
     @staticmethod
     def _holder(lock: pathlib.Path):
-        try:
-            text = lock.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        try:  # a planted FIFO or device as the lock must not block or flood this read
+            text = guards.read_capped(lock, 4096, name="lock").decode("utf-8", errors="replace")
+        except InvalidArgument:
             return None
         head, _, cmd = text.strip().partition(" ")
         try:

@@ -147,3 +147,49 @@ def test_binary_rr_a_billion_users_generous_claim_ends(tmp_path):
     run = cli(tmp_path, "certify", dep, "-o", tmp_path / "o", "--no-pdf", "--json")
     check(run, 0)
     assert "e-1008" in run.out  # the certified upper bound, about 10^-(10^7), printed in full
+
+
+# ------------------------------------------------------------------ every read capped before reading
+@pytest.mark.parametrize("kind", ["device", "fifo", "directory"])
+def test_non_regular_inputs_refused_by_name_at_once(tmp_path, kind):
+    import os
+
+    if kind == "device":
+        target, word = "/dev/zero", "a character device"
+    elif kind == "fifo":
+        target, word = tmp_path / "in.toml", "a FIFO"
+        os.mkfifo(target)
+    else:
+        target, word = tmp_path / "in.toml", "a directory"
+        target.mkdir()
+    for args in (["epsilon", "--deployment", target, "--delta", "1e-6"], ["certify", target, "-o", tmp_path / "o"]):
+        check(cli(tmp_path, *args, timeout=60), 2, contains=(f"deployment file must be a regular file, not {word}",))
+
+
+def test_read_capped_reads_at_most_the_cap(tmp_path):
+    from blanket.exact.numbers.guards import read_capped
+
+    f = tmp_path / "f"
+    f.write_bytes(b"x" * 100)
+    assert read_capped(f, 100, name="f") == b"x" * 100
+    with pytest.raises(InvalidArgument, match=r"^f is 100 bytes; at most 99 are accepted"):
+        read_capped(f, 99, name="f")
+
+
+def test_matrix_file_fifo_and_bound_fifo_refused(tmp_path):
+    import os
+
+    d = tmp_path / "in"
+    d.mkdir()
+    os.mkfifo(d / "m.csv")
+    (d / "dep.toml").write_text(
+        'name = "x"\n[randomizer]\nmechanism = "matrix"\nmatrix_file = "m.csv"\n[users]\nn = 10\n'
+        "[[claims]]\nepsilon = 1\ndelta = 1e-6\n"
+    )
+    from blanket.reports.bound_check import load_bound
+    from blanket.reports.deployment import load_deployment
+
+    with pytest.raises(InvalidArgument, match=r"^randomizer.matrix_file must be a regular file, not a FIFO"):
+        load_deployment(d / "dep.toml")
+    with pytest.raises(InvalidArgument, match=r"^FILE must be a regular file, not a FIFO"):
+        load_bound(d / "m.csv")
