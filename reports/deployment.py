@@ -69,7 +69,7 @@ import io
 import pathlib
 from typing import TYPE_CHECKING, Any
 
-from blanket.exact.accounting.accountant import ShuffledRR
+from blanket.exact.accounting.accountant import ShuffledRR, check_total_rounds
 from blanket.exact.accounting.query import make_query
 from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import guards
@@ -610,6 +610,7 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
         rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
         cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
         out.append(Round(k, e0, rn, cnt, where))
+    check_total_rounds(sum(r.count for r in out), name="rounds", value=f"{len(out)} entries", what=" in all")
     return tuple(out)
 
 

@@ -193,3 +193,35 @@ def test_matrix_file_fifo_and_bound_fifo_refused(tmp_path):
         load_deployment(d / "dep.toml")
     with pytest.raises(InvalidArgument, match=r"^FILE must be a regular file, not a FIFO"):
         load_bound(d / "m.csv")
+
+
+# ------------------------------------------------------------------ one cap on the total number of composed rounds
+def test_accountant_refuses_a_total_above_the_cap_before_any_work():
+    from blanket.exact.accounting.accountant import MAX_ROUNDS, ShuffleAccountant, ShuffledRR
+
+    acc = ShuffleAccountant()
+    with pytest.raises(InvalidArgument, match=r"^count would compose 1e30 rounds in all; at most 1e7"):
+        acc.compose(ShuffledRR(k=2, epsilon0="1", n=1000), count=10**30)
+    acc.compose(ShuffledRR(k=2, epsilon0="1", n=1000), count=MAX_ROUNDS - 1)
+    with pytest.raises(InvalidArgument, match=r"^count would compose 1e7 rounds in all"):
+        acc.compose(ShuffledRR(k=2, epsilon0="1", n=1000), count=2)  # the total, not each count
+    assert acc.rounds == MAX_ROUNDS - 1
+
+
+def test_rounds_times_schedule_refused_with_the_total(tmp_path):
+    run = cli(
+        tmp_path, "epsilon", "--deployment", EX / "telemetry_daily.toml", "--rounds", "10000000", "--delta", "1e-6"
+    )
+    check(run, 2, contains=("--rounds would compose 3.65e9 rounds (10000000 x the 365 rounds",), within=60)
+
+
+def test_deployment_schedule_total_capped():
+    from blanket.reports.deployment import parse_deployment
+
+    rounds = "".join(
+        "[[rounds]]\nmechanism = \"krr\"\nk = 2\nepsilon0 = 1\nn = 100\ncount = 9000000\n" for _ in range(2)
+    )
+    with pytest.raises(InvalidArgument, match=r"^rounds would compose 1.8e7 rounds in all"):
+        parse_deployment(
+            f'name = "x"\n[randomizer]\nmechanism = "krr"\nk = 2\nepsilon0 = 1\n[users]\nn = 100\n[[claims]]\nepsilon = 1\ndelta = 1e-6\n{rounds}'
+        )
