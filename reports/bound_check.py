@@ -473,9 +473,14 @@ def _load_python(path: pathlib.Path, sha: str, deadline: float | None = None) ->
     return b
 
 
+#: the keys of a symbolic bound file (``.txt``), in the order documented
+TEXT_KEYS = ("name", "mechanism", "quantity", "epsilon0", "n", "k", "epsilon", "delta", "bound")
+
+
 def _load_text(path: pathlib.Path, text: str, sha: str, deadline: float | None = None) -> Bound:
 
-    fields = {}
+    fields: dict[str, str] = {}
+    seen: dict[str, int] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -483,7 +488,24 @@ def _load_text(path: pathlib.Path, text: str, sha: str, deadline: float | None =
         if ":" not in line:
             raise InvalidArgument(f"{path.name} line {lineno}", line[:200], "must look like 'key: value'")
         key, val = (s.strip() for s in line.split(":", 1))
-        fields[key.lower()] = val
+        key = key.lower()
+        if key not in TEXT_KEYS:
+            raise InvalidArgument(
+                f"{path.name} line {lineno}",
+                key[:80],
+                "is not a known key",
+                hint="; ".join(
+                    x for x in (registry.did_you_mean(key, TEXT_KEYS), f"known keys: {', '.join(TEXT_KEYS)}") if x
+                ),
+            )
+        if key in fields:  # two `bound:` lines (or two of any key) would silently keep the last one
+            raise InvalidArgument(
+                f"{path.name} line {lineno}",
+                f"{key}: {val[:80]}",
+                f"repeats the key '{key}' of line {seen[key]}",
+                hint="keep one of them",
+            )
+        fields[key], seen[key] = val, lineno
     for req in ("mechanism", "bound"):
         if req not in fields:
             raise InvalidArgument("FILE", str(path), f"must have a '{req}:' line")
