@@ -255,6 +255,22 @@ def _take(table: dict, where: str, allowed: set):
         )
 
 
+def _one_of(table: dict, where: str, keys: tuple, what: str) -> None:
+    """Refuse a table that gives two of ``keys`` (aliases of one field), naming both.  O(len(keys))."""
+    given = [k for k in keys if k in table]
+    if len(given) > 1:
+        raise InvalidArgument(
+            f"{where}{given[1]}",
+            None,
+            f"cannot be combined with {where}{given[0]}: the two {what} are aliases of one field",
+            hint="keep one of them",
+        )
+
+
+def _as_list(raw) -> list:
+    return [raw] if isinstance(raw, dict) else raw if isinstance(raw, list) else []
+
+
 def _number(value, name, **limits) -> fmpq:
     if isinstance(value, (dict, list)):
         raise InvalidArgument(name, value, "must be a number")
@@ -379,6 +395,12 @@ def parse_deployment(
         "rounds",
     }
     _take(data, "", top_allowed)
+    # two spellings of one thing would be resolved silently (the first wins): refuse them
+    _one_of(data, "", ("randomizer", "mechanism"), "tables")
+    _one_of(data, "", ("users", "population"), "tables")
+    _one_of(data, "", ("claims", "claim"), "tables")
+    _one_of(data, "", ("targets", "target"), "tables")
+    _one_of(data, "", ("neighbouring", "neighboring"), "keys")
     name = _text(data.get("name"), "name")
     description = _text(data.get("description"), "description", required=False)
 
@@ -408,6 +430,7 @@ def parse_deployment(
     if kind_raw is None:
         key = "type" if T == "mechanism" else "mechanism"
         raise InvalidArgument(f"{T}.{key}", None, "is required", hint=f"one of {', '.join(MECHANISMS)}")
+    _one_of(rand, f"{T}.", ("mechanism", "kind", "type"), "keys")
     used = next(k for k in ("mechanism", "kind", "type") if k in rand)
     kind = registry.resolve(kind_raw, k=rand.get("k"), name=f"{T}.{used}").value
     names = {"mechanism", "kind", "type", "name"}
@@ -477,6 +500,11 @@ def parse_deployment(
     if not isinstance(users, dict):
         raise InvalidArgument("users", users, "must be a table ([users] with n = … or n_min = …)")
     _take(users, "users.", {"n", "n_min"})
+    for key in ("n", "n_min"):
+        if key in data and (key in users or "users" in data or "population" in data):
+            raise InvalidArgument(
+                key, data[key], "is given both at top level and beside a [users] table", hint="give it once, in [users]"
+            )
     n_val = users.get("n", data.get("n"))
     nmin_val = users.get("n_min", data.get("n_min"))
     if (n_val is None) == (nmin_val is None):
@@ -535,6 +563,14 @@ def parse_deployment(
         )
 
     rounds = _parse_rounds(data.get("rounds"), kind, params, n)
+    if lower and any(isinstance(r, dict) and "n" in r for r in _as_list(data.get("rounds"))):
+        where = next(i for i, r in enumerate(_as_list(data.get("rounds"))) if isinstance(r, dict) and "n" in r)
+        raise InvalidArgument(
+            f"rounds[{where}].n",
+            _as_list(data["rounds"])[where]["n"],
+            "cannot be combined with users.n_min (a lower bound on the users, for one round)",
+            hint="give users.n, or drop n from the [[rounds]] entries",
+        )
 
     prec = _integer(opts.get("precision", arith.DEFAULT_PREC), "options.precision", lo=32, hi=1 << 16)
     cap = _integer(
