@@ -225,3 +225,91 @@ def test_deployment_schedule_total_capped():
         parse_deployment(
             f'name = "x"\n[randomizer]\nmechanism = "krr"\nk = 2\nepsilon0 = 1\n[users]\nn = 100\n[[claims]]\nepsilon = 1\ndelta = 1e-6\n{rounds}'
         )
+
+
+# ------------------------------------------------------------------ conflicting inputs refused
+BASE = 'name = "x"\n[users]\nn = 100\n[[claims]]\nepsilon = 1\ndelta = 1e-6\n'
+KRR3 = '[randomizer]\nmechanism = "krr"\nk = 3\nepsilon0 = 1\n'
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            BASE + KRR3 + '[mechanism]\ntype = "krr"\nk = 5\nepsilon0 = 2\n',
+            "^mechanism cannot be combined with randomizer",
+        ),
+        (BASE + '[randomizer]\nmechanism = "krr"\ntype = "oue"\nk = 3\nepsilon0 = 1\n', r"^randomizer.type cannot be"),
+        (
+            'name = "x"\nn = 5\n' + KRR3 + "[users]\nn = 100\n[[claims]]\nepsilon = 1\ndelta = 1e-6\n",
+            "^n is given both",
+        ),
+        (BASE + KRR3 + "[[claim]]\nepsilon = 1\ndelta = 1e-3\n", "^claim cannot be combined with claims"),
+        (
+            'name = "x"\n'
+            + KRR3
+            + "[users]\nn_min = 100\n[[claims]]\nepsilon = 1\ndelta = 1e-6\n[[rounds]]\nn = 1000\n",
+            r"^rounds\[0\].n cannot be combined with users.n_min",
+        ),
+    ],
+)
+def test_conflicting_deployment_inputs_refused(text, message):
+    from blanket.reports.deployment import parse_deployment
+
+    with pytest.raises(InvalidArgument, match=message):
+        parse_deployment(text)
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        ("bound: 1\nbound: 1/2\n", r"line 8 repeats the key 'bound' of line 7"),
+        ("foo: 3\nbound: 1\n", "is not a known key"),
+    ],
+)
+def test_txt_bound_conflicts_refused(tmp_path, extra, message):
+    from blanket.reports.bound_check import load_bound
+
+    f = tmp_path / "b.txt"
+    f.write_text(KRR_DOMAIN + extra)
+    with pytest.raises(InvalidArgument, match=message):
+        load_bound(f)
+
+
+@pytest.mark.parametrize("kind", ["krr", "binary_rr", "oue", "sue", "hadamard", "ldp", "olh", "subset"])
+def test_epsilon0_zero_refused_in_every_spelling(kind):
+    from blanket.exact.mechanisms import registry
+
+    extra = {"krr": {"k": 3}, "oue": {"k": 3}, "sue": {"k": 3}, "hadamard": {"k": 4}, "olh": {"k": 3, "g": 2}}
+    extra["subset"] = {"k": 4, "d": 2}
+    keys = registry.SCHEMAS[registry.Kind(kind)].eps0
+    zero = {"epsilon0": "0", "exp_epsilon0": "1", "exp_half_epsilon0": "1"}
+    for key in keys:
+        with pytest.raises(InvalidArgument, match=rf"^{key} must be > [01]"):
+            registry.parse_params(kind, {**extra.get(kind, {}), key: zero[key]}, name=str)
+
+
+def test_bad_variant_names_the_variant_and_lists_the_variants(tmp_path):
+    from blanket.proofs.core import get
+
+    with pytest.raises(InvalidArgument, match=r"^--variant .*is not a variant of 'BBGN19 Theorem 5.3'.*generic"):
+        get("BBGN19 Theorem 5.3", "nope")
+    run = cli(
+        tmp_path,
+        "delta",
+        "--mechanism",
+        "krr",
+        "--k",
+        "3",
+        "--epsilon0",
+        "1",
+        "-n",
+        "100",
+        "--epsilon",
+        "0.5",
+        "--bound",
+        "BBGN19 Theorem 3.1",
+        "--variant",
+        "nope",
+    )
+    check(run, 2, contains=("--variant",), within=60)
