@@ -313,3 +313,79 @@ def test_bad_variant_names_the_variant_and_lists_the_variants(tmp_path):
         "nope",
     )
     check(run, 2, contains=("--variant",), within=60)
+
+
+# ------------------------------------------------------------------ the .py bound sandbox
+HOSTILE_BOUND = textwrap.dedent("""\
+    import os, signal, time
+    MECHANISM = "krr"
+    QUANTITY = "delta"
+    DOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 20), "k": (2, 3), "epsilon": ("0.1", "0.5")}
+    print("PRINTED BY THE BOUND")
+    if os.fork() == 0:  # a child of the bound, which must die with it
+        with open(os.environ["MARK"], "w") as f:
+            f.write(str(os.getpid()))
+        time.sleep(600)
+        os._exit(0)
+    def delta(epsilon, epsilon0, n, k):
+        print("PRINTED AT EVALUATION")
+        if os.environ.get("KILL_GROUP"):
+            os.kill(0, signal.SIGTERM)  # its whole process group: must not reach the process running Blanket
+        return 1
+""")
+
+DRIVER = textwrap.dedent("""\
+    import os, sys, time
+    from flint import fmpq
+    from blanket.reports.bound_worker import BoundProcess
+    w = BoundProcess(sys.argv[1], "python", deadline=time.monotonic() + 100)
+    for _ in range(100):
+        if os.path.exists(os.environ["MARK"]) and os.path.getsize(os.environ["MARK"]):
+            break
+        time.sleep(0.1)
+    try:
+        msg = w.evaluate({"epsilon0": fmpq(1), "n": 5, "k": 2, "epsilon": fmpq(1, 2)}, 128, "here")
+        print("EVALUATED", msg[0])
+    except Exception as exc:
+        print("NOT EVALUABLE", type(exc).__name__)
+    w.close()
+    print("BLANKET SURVIVED")
+""")
+
+
+def _alive(pid: int) -> bool:
+    import pathlib
+
+    stat = pathlib.Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("kill_group", [False, True])
+def test_py_bound_sandbox_own_session_group_killed_prints_captured(tmp_path, kill_group):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from tests.test_fault_injection import ROOT
+
+    bound = tmp_path / "hostile.py"
+    bound.write_text(HOSTILE_BOUND)
+    mark = tmp_path / "mark"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MARK=str(mark), **({"KILL_GROUP": "1"} if kill_group else {}))
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(bound)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "PRINTED" not in proc.stdout and "PRINTED" not in proc.stderr  # the bound's prints are captured
+    assert "BLANKET SURVIVED" in proc.stdout
+    assert ("NOT EVALUABLE" if kill_group else "EVALUATED ok") in proc.stdout
+    pid = int(mark.read_text())
+    for _ in range(100):  # the forked child was killed with the group (reaped by init shortly after)
+        if not _alive(pid):
+            break
+        time.sleep(0.1)
+    assert not _alive(pid)
