@@ -389,3 +389,33 @@ def test_py_bound_sandbox_own_session_group_killed_prints_captured(tmp_path, kil
             break
         time.sleep(0.1)
     assert not _alive(pid)
+
+
+# ------------------------------------------------------------------ cost known early: a time budget with a clear exit
+def test_time_budget_check_raises_out_of_time_saying_what_was_computed():
+    import time
+
+    from blanket.exact.numbers.errors import OutOfTime, Undecided
+    from blanket.exact.runtime.progress import Progress, check_time, set_time_budget
+
+    try:
+        set_time_budget(1e-6)
+        time.sleep(0.01)  # the budget has passed: no dependence on the machine's speed
+        with pytest.raises(
+            OutOfTime, match=r"time budget of 1e-06 s \(--time-budget\) ran out during sweep \(1/5 done\)"
+        ):
+            with Progress(5, "sweep", enabled=False) as bar:
+                bar.update()
+        assert issubclass(OutOfTime, Undecided)  # INCONCLUSIVE, never a verdict
+        set_time_budget(3600)
+        check_time("nothing")  # within the budget: no exception
+    finally:
+        set_time_budget(None)
+    check_time("nothing")
+
+
+def test_time_budget_cli_exit_3_on_the_slow_worst_case(tmp_path):
+    args = ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "40000", "--epsilon", "0.14", "--workers", "1"]
+    run = cli(tmp_path, *args, "--time-budget", "0.001", timeout=300)
+    check(run, 3, contains=("time budget of 0.001 s (--time-budget) ran out during worst case over 40000 datasets",))
+    check(cli(tmp_path, *args, "--time-budget", "-1", timeout=60), 2, contains=("--time-budget must be > 0",))

@@ -65,7 +65,7 @@ from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import Enclosure
 from blanket.exact.runtime.budget import check_worst_case
 from blanket.exact.runtime.executors import executor_cores
-from blanket.exact.runtime.progress import Progress
+from blanket.exact.runtime.progress import Progress, check_time
 from blanket.exact.shuffled import krr
 from blanket.exact.shuffled.binary import WorstCase, delta_binary, delta_binary_worst, forward_single, rr_params
 from flint import arb, fmpq
@@ -477,6 +477,7 @@ def _delta(q: Query, effort: Effort, rel_tol: fmpq | None = None) -> DeltaProfil
             break
         prev = v
         prec = min(2 * prec, cap)
+        check_time(f"precision escalation (now {prec} bits)")
     note = "" if done else _width_note(v, rel_tol, prec, stalled)
     if kind == "worst" and w is not None:
         attained = _attained(kind, c, n, w)
