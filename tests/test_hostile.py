@@ -419,3 +419,63 @@ def test_time_budget_cli_exit_3_on_the_slow_worst_case(tmp_path):
     run = cli(tmp_path, *args, "--time-budget", "0.001", timeout=300)
     check(run, 3, contains=("time budget of 0.001 s (--time-budget) ran out during worst case over 40000 datasets",))
     check(cli(tmp_path, *args, "--time-budget", "-1", timeout=60), 2, contains=("--time-budget must be > 0",))
+
+
+# ------------------------------------------------------------------ corners: every CLI route at the ends of its domain
+# (command arguments, accepted exit codes); each run must end well within the generous HANG limit — only a bug
+# (a hang, an unbounded loop) exceeds it, never a slow machine.  The reduced grid runs in CI (BLANKET_SLOW=reduced).
+CORNERS_REDUCED = [
+    ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000000", "--epsilon", "0.9", "--dataset", "blanket"],
+    ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "2", "--epsilon", "1e-9"],
+    ["delta", "--mechanism", "krr", "--k", "3", "--epsilon0", "1", "-n", "1000000", "--epsilon", "0.999999"],
+    [
+        "epsilon",
+        "--mechanism",
+        "rr",
+        "--epsilon0",
+        "1",
+        "-n",
+        "1000000000",
+        "--delta",
+        "1e-100",
+        "--dataset",
+        "blanket",
+    ],
+    ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "100", "--delta", "0.999999"],
+    ["epsilon", "--mechanism", "oue", "--k", "4", "--epsilon0", "0.001", "-n", "1000", "--delta", "1e-6"],
+    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000000", "--order", "2"],
+]
+CORNERS_FULL = CORNERS_REDUCED + [
+    ["delta", "--mechanism", "rr", "--epsilon0", "500", "-n", "1000", "--epsilon", "499.9", "--dataset", "blanket"],
+    ["delta", "--mechanism", "krr", "--k", "1000000000", "--epsilon0", "1", "-n", "1000", "--epsilon", "0.5"],
+    ["epsilon", "--mechanism", "rr", "--epsilon0", "1e-6", "-n", "1000000", "--delta", "1e-12", "--dataset", "blanket"],
+    ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--epsilon", "0.5", "--rounds", "1000"],
+]
+
+
+@pytest.mark.slow
+def test_corners_every_route_ends(tmp_path, slow_level):
+    grid = CORNERS_FULL if slow_level == "full" else CORNERS_REDUCED
+    for args in grid:
+        budget = ["--time-budget", "600"] if args[0] in ("delta", "epsilon") else []
+        run = cli(tmp_path, *args, *budget)
+        check(run, run.rc if run.rc in (0, 1, 3) else 0)
+        assert run.rc in (0, 3), (args, run.rc, run.err[-500:])
+
+
+# ------------------------------------------------------------------ escalation only while it can reach the width asked
+def test_escalation_stops_when_the_doublings_left_cannot_reach_the_width():
+    from blanket.exact.accounting.profiles import _out_of_reach
+
+    def ball(rel):
+        return arb(1, fmpq(rel))  # 1 ± rel
+
+    # the width shrank by 5/3 per doubling: from 6e-11 to 2^-40 (9.1e-13) needs ~8 more doublings, 256 -> 4096 has 4
+    assert _out_of_reach(ball(fmpq(1, 10**10)), ball(fmpq(6, 10**11)), 256, 4096)
+    # a factor 10 per doubling reaches it in ~1 more doubling: keep escalating
+    assert not _out_of_reach(ball(fmpq(1, 10**10)), ball(fmpq(1, 10**11)), 256, 4096)
+    # already narrow enough, or a first step (no previous enclosure): never stops the loop by itself
+    assert not _out_of_reach(ball(fmpq(1, 10**12)), ball(fmpq(1, 10**14)), 256, 4096)
+    assert not _out_of_reach(None, ball(fmpq(1, 10**3)), 128, 4096)
+    # an explicit --rel-tol changes the target
+    assert not _out_of_reach(ball(fmpq(1, 10**10)), ball(fmpq(6, 10**11)), 256, 4096, fmpq(1, 10**10))
