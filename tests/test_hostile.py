@@ -457,10 +457,10 @@ CORNERS_FULL = CORNERS_REDUCED + [
 def test_corners_every_route_ends(tmp_path, slow_level):
     grid = CORNERS_FULL if slow_level == "full" else CORNERS_REDUCED
     for args in grid:
-        budget = ["--time-budget", "600"] if args[0] in ("delta", "epsilon") else []
-        run = cli(tmp_path, *args, *budget)
-        check(run, run.rc if run.rc in (0, 1, 3) else 0)
-        assert run.rc in (0, 3), (args, run.rc, run.err[-500:])
+        budget = ["--time-budget", "120"] if args[0] in ("delta", "epsilon") else []
+        run = cli(tmp_path, *args, *budget, timeout=600)  # 600 s: only a run that ignores its budget exceeds it
+        assert run.rc in (0, 1, 3), (args, run.rc, run.err[-500:])
+        assert "Traceback" not in run.err and "internal error" not in run.err, (args, run.err[-500:])
 
 
 # ------------------------------------------------------------------ escalation only while it can reach the width asked
