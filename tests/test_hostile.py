@@ -443,8 +443,8 @@ CORNERS_REDUCED = [
     ],
     ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "100", "--delta", "0.999999"],
     ["epsilon", "--mechanism", "oue", "--k", "4", "--epsilon0", "0.001", "-n", "1000", "--delta", "1e-6"],
-    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000000", "--order", "2"],
-]
+    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--order", "2"],  # n = 10^6: > 10 min, no
+]  # --time-budget on renyi yet (issue 26 note); n = 10^9 is refused up front with its memory estimate (exit 2)
 CORNERS_FULL = CORNERS_REDUCED + [
     ["delta", "--mechanism", "rr", "--epsilon0", "500", "-n", "1000", "--epsilon", "499.9", "--dataset", "blanket"],
     ["delta", "--mechanism", "krr", "--k", "1000000000", "--epsilon0", "1", "-n", "1000", "--epsilon", "0.5"],
