@@ -564,10 +564,10 @@ def parse_deployment(
 
     rounds = _parse_rounds(data.get("rounds"), kind, params, n)
     if lower and any(isinstance(r, dict) and "n" in r for r in _as_list(data.get("rounds"))):
-        where = next(i for i, r in enumerate(_as_list(data.get("rounds"))) if isinstance(r, dict) and "n" in r)
+        ri = next(i for i, r in enumerate(_as_list(data.get("rounds"))) if isinstance(r, dict) and "n" in r)
         raise InvalidArgument(
-            f"rounds[{where}].n",
-            _as_list(data["rounds"])[where]["n"],
+            f"rounds[{ri}].n",
+            _as_list(data["rounds"])[ri]["n"],
             "cannot be combined with users.n_min (a lower bound on the users, for one round)",
             hint="give users.n, or drop n from the [[rounds]] entries",
         )
@@ -688,7 +688,7 @@ def as_deployment(value: object, name: str = "dep") -> Deployment:
     import os
 
     if isinstance(value, (str, os.PathLike)) and not isinstance(value, _TomlDecimal):
-        value = load_deployment(value)
+        value = load_deployment(pathlib.Path(value))
     if not isinstance(value, Deployment):
         raise InvalidArgument(
             name,

@@ -361,7 +361,7 @@ def _commit(staged, *, remove, drop_log, pdf_path=None) -> pathlib.Path | None:
     """Rename the staged files into place and remove ``remove`` (an old PDF, stale files) with the signals held
     back; returns the removed old PDF (``pdf_path``), if any.  O(number of files)."""
     can_block = hasattr(signal, "pthread_sigmask")
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS) if can_block else None
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS) if can_block else set()
     stale = None
     try:
         for tmp, final in staged:

@@ -592,6 +592,13 @@ def _log2_size(x: NumberOrBall) -> int:
     return max(int(q.p).bit_length(), int(q.q).bit_length())
 
 
+def _floor_point(a: arb) -> int:
+    """``⌊m⌋`` of the midpoint ``m = man·2^exp`` of ``a`` (an exact binary number; ``a``'s radius is ignored, so
+    callers pass a point: an end or a midpoint).  O(bits of man)."""
+    man, ex = (int(v) for v in a.mid().man_exp())
+    return man << ex if ex >= 0 else man >> -ex
+
+
 def _far_decimal(x: NumberOrBall, digits: int, up: bool) -> str:
     """:func:`decimal_string` of a number with a huge binary exponent, in time independent of the exponent.
 
@@ -611,11 +618,10 @@ def _far_decimal(x: NumberOrBall, digits: int, up: bool) -> str:
         mag = -end if neg else end
         mag_up = up != neg  # rounding toward +inf on the value: up on the magnitude for positives
         log10 = mag.log() / arb(10).log()
-        e = int(log10.mid().floor().unique_fmpz())
+        e = _floor_point(log10.mid())
         for _ in range(4):  # the exponent estimate is off by at most one: normalise the mantissa
             scaled = mag * arb(10) ** (digits - 1 - e)
-            n_ball = scaled.upper().ceil() if mag_up else scaled.lower().floor()
-            n = int(n_ball.unique_fmpz())
+            n = -_floor_point(-scaled.upper()) if mag_up else _floor_point(scaled.lower())
             if n >= 10**digits:
                 e += 1
             elif n < 10 ** (digits - 1):
