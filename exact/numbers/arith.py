@@ -572,7 +572,7 @@ def _format_fraction_decimal(val: Fraction) -> str:
 #: (:func:`_far_decimal`): the exact route would build 10^|e| and Fractions of |e| digits
 FAR_BITS = 1 << 16
 #: the same for an exact number (numerator or denominator bits): above every number a user can type
-#: (guards.MAX_DECIMAL_EXPONENT, guards.MAX_DIGITS: about 332,000 bits), so inputs print exactly
+#: (MAX_DECIMAL_EXPONENT, MAX_DIGITS: about 332,000 bits), so inputs print exactly
 FAR_BITS_EXACT = 400_000
 
 
@@ -653,7 +653,7 @@ def decimal_string(x: NumberOrBall, digits: int = 10, *, up: bool) -> str:
 
 def printed(text: str) -> Enclosure:
     """A number this module printed (:func:`decimal_string`), read back: exact (an ``fmpq``) within the input range
-    (:data:`guards.MAX_DECIMAL_EXPONENT`), else a ball enclosing it (a printed ``2.7e-30103000`` comes from a
+    (:data:`MAX_DECIMAL_EXPONENT`), else a ball enclosing it (a printed ``2.7e-30103000`` comes from a
     number with a huge exponent, and ``10^30103000`` is not built).  O(length of the text) plus
     O(log |exponent|) ball multiplications.
 
@@ -661,7 +661,7 @@ def printed(text: str) -> Enclosure:
     (3/2000000, True)
     """
     m = re.fullmatch(r"\s*(-?\d+(?:\.\d*)?)[eE]([+-]?\d+)\s*", text)
-    if m is None or abs(int(m.group(2))) <= guards.MAX_DECIMAL_EXPONENT:
+    if m is None or abs(int(m.group(2))) <= MAX_DECIMAL_EXPONENT:
         return exact(text)
     mant, e = exact(m.group(1)), int(m.group(2))
     with precision(64 + 2 * len(m.group(2)) * 4):
