@@ -977,6 +977,13 @@ def get(key_or_label: str, variant: str | None = None) -> Result:
     ]
     if len(cands) == 1:
         return cands[0]
+    if not cands and variant is not None:  # the label exists, the variant does not: name the variant
+        same = sorted(
+            {str(r.variant) for r in REGISTRY.values() if key_or_label in (r.key, f"{r.paper} {r.label}", r.label)}
+        )
+        if same:
+            has = f"its variants: {', '.join(same)}" if same != ["None"] else "it has no variants (drop --variant)"
+            raise InvalidArgument("--variant", variant, f"is not a variant of {key_or_label!r}; {has}")
     if not cands:
         raise InvalidArgument("bound", key_or_label, "is not a registered result (run `blanket bounds` for the list)")
     variants = sorted({str(r.variant) for r in cands})

@@ -107,6 +107,7 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import pathlib
 import shutil
 import signal
@@ -121,7 +122,7 @@ import sympy as sp
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.exact.numbers.guards import check_epsilon0, max_memory
 from blanket.exact.runtime.progress import Progress
@@ -205,7 +206,7 @@ def _exact_str(q) -> str:
         return str(q)
     q = arith.exact(q)
     s = arith.decimal_string(q, 12, up=True)
-    return s if arith.exact(s) == q else f"{int(q.p)}/{int(q.q)}"
+    return s if arith.exact(s) == q else f"{q.p}/{q.q}"  # flint str: no 4300-digit limit
 
 
 def _parse_range(name: str, value: object, integer: bool = False) -> tuple[Any, Any]:
@@ -382,13 +383,9 @@ def load_bound(path: str | pathlib.Path, *, deadline: float | None = None) -> Bo
     crashes, exits or does not answer in time.
     """
     path = pathlib.Path(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise InvalidArgument("FILE", str(path), "does not exist")
-    if not path.is_file():
-        raise InvalidArgument("FILE", str(path), "is not a file")
-    if path.stat().st_size > MAX_BOUND_FILE_BYTES:
-        raise InvalidArgument("FILE", str(path), f"is larger than {MAX_BOUND_FILE_BYTES} bytes")
-    data = path.read_bytes()
+    data = guards.read_capped(path, MAX_BOUND_FILE_BYTES, name="FILE")  # regular files only, capped before reading
     sha = hashlib.sha256(data).hexdigest()
     if path.suffix == ".py":
         return _load_python(path, sha, deadline)
@@ -476,9 +473,14 @@ def _load_python(path: pathlib.Path, sha: str, deadline: float | None = None) ->
     return b
 
 
+#: the keys of a symbolic bound file (``.txt``), in the order documented
+TEXT_KEYS = ("name", "mechanism", "quantity", "epsilon0", "n", "k", "epsilon", "delta", "bound")
+
+
 def _load_text(path: pathlib.Path, text: str, sha: str, deadline: float | None = None) -> Bound:
 
-    fields = {}
+    fields: dict[str, str] = {}
+    seen: dict[str, int] = {}
     for lineno, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -486,7 +488,24 @@ def _load_text(path: pathlib.Path, text: str, sha: str, deadline: float | None =
         if ":" not in line:
             raise InvalidArgument(f"{path.name} line {lineno}", line[:200], "must look like 'key: value'")
         key, val = (s.strip() for s in line.split(":", 1))
-        fields[key.lower()] = val
+        key = key.lower()
+        if key not in TEXT_KEYS:
+            raise InvalidArgument(
+                f"{path.name} line {lineno}",
+                key[:80],
+                "is not a known key",
+                hint="; ".join(
+                    x for x in (registry.did_you_mean(key, TEXT_KEYS), f"known keys: {', '.join(TEXT_KEYS)}") if x
+                ),
+            )
+        if key in fields:  # two `bound:` lines (or two of any key) would silently keep the last one
+            raise InvalidArgument(
+                f"{path.name} line {lineno}",
+                f"{key}: {val[:80]}",
+                f"repeats the key '{key}' of line {seen[key]}",
+                hint="keep one of them",
+            )
+        fields[key], seen[key] = val, lineno
     for req in ("mechanism", "bound"):
         if req not in fields:
             raise InvalidArgument("FILE", str(path), f"must have a '{req}:' line")

@@ -29,6 +29,7 @@ import importlib.util
 import inspect
 import multiprocessing
 import os
+import signal
 import time
 import weakref
 from fractions import Fraction
@@ -138,7 +139,26 @@ def _fatal_reason(what: str, exc: BaseException) -> str:
     return f"{what} ran out of the memory limit"
 
 
+def _isolate(conn) -> None:  # pragma: no cover - runs in the child
+    """Its own session (and process group): a signal it sends to its group (``kill(0, …)``) or the terminal's
+    Ctrl-C no longer reaches Blanket, and the parent kills the whole group — every process the bound forks —
+    at the budget.  Its stdout and stderr go to an anonymous temporary file: a bound's ``print`` never reaches
+    Blanket's output (``--json`` stays JSON).  The session id is the first message."""
+    import tempfile
+
+    sid = None
+    with contextlib.suppress(OSError, AttributeError):
+        os.setsid()
+        sid = os.getsid(0)
+    with contextlib.suppress(OSError):
+        sink = tempfile.TemporaryFile()
+        for fd in (1, 2):
+            os.dup2(sink.fileno(), fd)
+    conn.send(("session", sid))
+
+
 def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pragma: no cover - runs in the child
+    _isolate(conn)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     try:
@@ -208,9 +228,13 @@ class BoundProcess:
         self.proc = ctx.Process(target=_child, args=(child, str(path), kind, list(names), memory), daemon=True)
         self.proc.start()
         child.close()
-        # the child is killed when this object is garbage-collected (a Bound dropped without close())
-        self._finalizer = weakref.finalize(self, _kill, self.proc, self.conn)
-        msg = self._recv(LOAD_TIMEOUT, "while loading")
+        self._group: list = [None]  # the child's own session and process group, once it says (None: none made)
+        # the child (and its process group) is killed when this object is garbage-collected (dropped without close())
+        self._finalizer = weakref.finalize(self, _kill, self.proc, self.conn, self._group)
+        msg = self._recv(LOAD_TIMEOUT, "while starting")
+        if msg[0] == "session":
+            self._group[0] = msg[1]
+            msg = self._recv(LOAD_TIMEOUT, "while loading")
         if msg[0] == "ready":
             self.meta = msg[1]
             return
@@ -259,24 +283,30 @@ class BoundProcess:
         return msg
 
     def close(self) -> None:
+        """Stop the child and every process of its group (a process the bound forked dies with it)."""
         with contextlib.suppress(Exception):
             if self.proc.is_alive():
                 with contextlib.suppress(Exception):
                     self.conn.send(None)
                 self.proc.join(0.2)
-        with contextlib.suppress(Exception):
-            if self.proc.is_alive():
-                self.proc.kill()
-                self.proc.join(2)
-        with contextlib.suppress(Exception):
-            self.conn.close()
+        _kill(self.proc, self.conn, self._group)
 
 
-def _kill(proc, conn) -> None:
+def _kill_group(pgid: int | None) -> None:
+    """SIGKILL the bound's own process group (never Blanket's: ``pgid`` is the child's session, not ours)."""
+    if pgid is None or pgid <= 1 or pgid == os.getpgrp():
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        os.killpg(pgid, getattr(signal, "SIGKILL", signal.SIGTERM))
+
+
+def _kill(proc, conn, group=(None,)) -> None:
+    with contextlib.suppress(Exception):
+        _kill_group(group[0])
     with contextlib.suppress(Exception):
         if proc.is_alive():
             proc.kill()
-            proc.join(2)
+        proc.join(2)
     with contextlib.suppress(Exception):
         conn.close()
 

@@ -90,7 +90,7 @@ from blanket.reports.output import write_document
 from flint import arb, fmpq
 
 from . import curve
-from .deployment import ORACLE_WORDS, Deployment
+from .deployment import ORACLE_WORDS, Deployment, as_deployment
 from .figures.privacy_curve import Picture, draw_png
 from .latex import TeX, exact_string, exact_to_tex
 from .verdict import (  # noqa: F401  (re-exported: the verdicts, assumptions and statement of a certificate)
@@ -808,7 +808,7 @@ def _claim_reason(dep, rec) -> str:
     v = rec["verdict"]
     up, lo = rec["upper"], rec["lower"]
     if v == HOLDS:
-        if up is not None and arith.le(arith.exact(up["value"]["upper"]), arith.exact(rec["delta"])) is True:
+        if up is not None and arith.le(arith.printed(up["value"]["upper"]), arith.exact(rec["delta"])) is True:
             return (
                 f"the certified upper bound {up['value']['upper']} on the worst-case delta({rec['epsilon']}) "
                 f"({up['source']}) is at most the claimed {rec['delta']}"
@@ -1245,7 +1245,7 @@ def _mechanism_text(dep: Deployment) -> str:
 
 
 def certify(
-    dep: Deployment,
+    dep: Deployment | str | pathlib.Path,
     *,
     max_prec: int | None = None,
     command: str | None = None,
@@ -1263,6 +1263,9 @@ def certify(
     does not depend on them.  ``plot``: draw the privacy curve
     (:mod:`reports.curve`; ``picture`` in the data, the PNG written by :func:`write`).
     """
+    dep = as_deployment(dep)  # the API validates like the command line (a path is read; anything else refused)
+    if workers is not None:
+        workers = arith.integer_in(workers, "workers", lo=1, hi=4096)
     cap = max_prec if max_prec is not None else dep.precision_cap
     if max_prec is not None:
         arith.integer_in(max_prec, "--max-prec", lo=32, hi=1 << 16)

@@ -6,7 +6,7 @@ each module declares ``PARSER`` (the keyword arguments of its ``add_parser``: ``
 callable ``(args) -> int`` returning the exit code).  They are discovered automatically, so adding a subcommand
 needs no edit here.
 
-Exit codes: 0 holds / success, 1 fails, 3 inconclusive (also: an output could not be
+Exit codes: 0 holds / success, 1 fails, 3 inconclusive (also: --time-budget ran out; an output could not be
 written, e.g. a full disk, or the PDF failed — the JSON/.tex are kept), 2 bad usage or
 input, 4 internal error (a bug: one line, the traceback with ``BLANKET_DEBUG=1``),
 130 interrupted (Ctrl-C), 143 terminated (SIGTERM; temporary files and the output
@@ -24,7 +24,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
+from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, OutOfTime, Undecided
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -86,6 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from blanket.exact.numbers import guards
 
         guards.set_max_memory(None)  # --max-memory holds for one run (matters when main() is called in-process)
+        from blanket.exact.runtime.progress import set_time_budget
+
+        set_time_budget(None)  # so does --time-budget
 
 
 def _main(argv=None) -> int:
@@ -126,6 +129,9 @@ def _main(argv=None) -> int:
         sys.stderr.write("blanket: error: the input is nested too deeply to be processed\n")
         return EXIT_USAGE
     except (HypothesisViolation, InvalidArgument, BlanketError) as exc:
+        if isinstance(exc, OutOfTime):
+            sys.stderr.write(f"blanket: inconclusive: {exc}; raise --time-budget\n")
+            return EXIT_INCONCLUSIVE
         if isinstance(exc, Undecided):
             from blanket.reports.commands._options import INCONCLUSIVE_HINT
 

@@ -69,7 +69,7 @@ import io
 import pathlib
 from typing import TYPE_CHECKING, Any
 
-from blanket.exact.accounting.accountant import ShuffledRR
+from blanket.exact.accounting.accountant import ShuffledRR, check_total_rounds
 from blanket.exact.accounting.query import make_query
 from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import guards
@@ -255,6 +255,22 @@ def _take(table: dict, where: str, allowed: set):
         )
 
 
+def _one_of(table: dict, where: str, keys: tuple, what: str) -> None:
+    """Refuse a table that gives two of ``keys`` (aliases of one field), naming both.  O(len(keys))."""
+    given = [k for k in keys if k in table]
+    if len(given) > 1:
+        raise InvalidArgument(
+            f"{where}{given[1]}",
+            None,
+            f"cannot be combined with {where}{given[0]}: the two {what} are aliases of one field",
+            hint="keep one of them",
+        )
+
+
+def _as_list(raw) -> list:
+    return [raw] if isinstance(raw, dict) else raw if isinstance(raw, list) else []
+
+
 def _number(value, name, **limits) -> fmpq:
     if isinstance(value, (dict, list)):
         raise InvalidArgument(name, value, "must be a number")
@@ -308,18 +324,7 @@ def _resolve_matrix_file(name: str, base_dir: pathlib.Path | None, allow_paths=(
 
 def _read_matrix_file(path: pathlib.Path, field: str) -> tuple:
     """(rows of cell strings, raw bytes); size-capped; errors never echo the content."""
-    try:
-        if not path.is_file():
-            raise InvalidArgument(field, path.name, "is not a regular file")
-        size = path.stat().st_size
-        if size > MAX_MATRIX_FILE_BYTES:
-            raise InvalidArgument(field, path.name, f"is {size} bytes; at most {MAX_MATRIX_FILE_BYTES} are accepted")
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_MATRIX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InvalidArgument(field, path.name, f"could not be read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_MATRIX_FILE_BYTES:
-        raise InvalidArgument(field, path.name, f"is larger than {MAX_MATRIX_FILE_BYTES} bytes")
+    raw = guards.read_capped(path, MAX_MATRIX_FILE_BYTES, name=field, shown=path.name)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -390,6 +395,12 @@ def parse_deployment(
         "rounds",
     }
     _take(data, "", top_allowed)
+    # two spellings of one thing would be resolved silently (the first wins): refuse them
+    _one_of(data, "", ("randomizer", "mechanism"), "tables")
+    _one_of(data, "", ("users", "population"), "tables")
+    _one_of(data, "", ("claims", "claim"), "tables")
+    _one_of(data, "", ("targets", "target"), "tables")
+    _one_of(data, "", ("neighbouring", "neighboring"), "keys")
     name = _text(data.get("name"), "name")
     description = _text(data.get("description"), "description", required=False)
 
@@ -419,6 +430,7 @@ def parse_deployment(
     if kind_raw is None:
         key = "type" if T == "mechanism" else "mechanism"
         raise InvalidArgument(f"{T}.{key}", None, "is required", hint=f"one of {', '.join(MECHANISMS)}")
+    _one_of(rand, f"{T}.", ("mechanism", "kind", "type"), "keys")
     used = next(k for k in ("mechanism", "kind", "type") if k in rand)
     kind = registry.resolve(kind_raw, k=rand.get("k"), name=f"{T}.{used}").value
     names = {"mechanism", "kind", "type", "name"}
@@ -488,6 +500,11 @@ def parse_deployment(
     if not isinstance(users, dict):
         raise InvalidArgument("users", users, "must be a table ([users] with n = … or n_min = …)")
     _take(users, "users.", {"n", "n_min"})
+    for key in ("n", "n_min"):
+        if key in data and (key in users or "users" in data or "population" in data):
+            raise InvalidArgument(
+                key, data[key], "is given both at top level and beside a [users] table", hint="give it once, in [users]"
+            )
     n_val = users.get("n", data.get("n"))
     nmin_val = users.get("n_min", data.get("n_min"))
     if (n_val is None) == (nmin_val is None):
@@ -546,6 +563,14 @@ def parse_deployment(
         )
 
     rounds = _parse_rounds(data.get("rounds"), kind, params, n)
+    if lower and any(isinstance(r, dict) and "n" in r for r in _as_list(data.get("rounds"))):
+        ri = next(i for i, r in enumerate(_as_list(data.get("rounds"))) if isinstance(r, dict) and "n" in r)
+        raise InvalidArgument(
+            f"rounds[{ri}].n",
+            _as_list(data["rounds"])[ri]["n"],
+            "cannot be combined with users.n_min (a lower bound on the users, for one round)",
+            hint="give users.n, or drop n from the [[rounds]] entries",
+        )
 
     prec = _integer(opts.get("precision", arith.DEFAULT_PREC), "options.precision", lo=32, hi=1 << 16)
     cap = _integer(
@@ -621,6 +646,7 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
         rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
         cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
         out.append(Round(k, e0, rn, cnt, where))
+    check_total_rounds(sum(r.count for r in out), name="rounds", value=f"{len(out)} entries", what=" in all")
     return tuple(out)
 
 
@@ -630,15 +656,15 @@ def load_deployment(path: str | pathlib.Path, *, allow_paths: Iterable[str | pat
     A ``matrix_file`` must lie under the file's directory or one of ``allow_paths`` (``--allow-path``).
     """
     path = pathlib.Path(path)
-    try:
-        if path.is_file() and path.stat().st_size > MAX_DEPLOYMENT_CHARS * 4:
-            raise InvalidArgument("deployment file", str(path), f"is larger than {MAX_DEPLOYMENT_CHARS * 4} bytes")
-        raw = path.read_bytes()
-    except OSError as exc:
+    try:  # a regular file of at most 4 MB, checked before reading (a FIFO or /dev/zero is refused at once)
+        raw = guards.read_capped(path, MAX_DEPLOYMENT_CHARS * 4, name="deployment file")
+    except InvalidArgument as exc:
+        if "could not be read" not in exc.requirement:
+            raise
         raise InvalidArgument(
             "deployment file",
             str(path),
-            f"could not be read ({exc.strerror or exc})",
+            exc.requirement,
             hint="give the path of a TOML file, e.g. examples/telemetry.toml",
         ) from None
     try:
@@ -646,6 +672,31 @@ def load_deployment(path: str | pathlib.Path, *, allow_paths: Iterable[str | pat
     except UnicodeDecodeError:
         raise InvalidArgument("deployment file", str(path), "is not UTF-8 text") from None
     return parse_deployment(text, source=path.name, base_dir=path.parent, allow_paths=allow_paths)
+
+
+def as_deployment(value: object, name: str = "dep") -> Deployment:
+    """The :class:`Deployment` an API function was given: a Deployment as is, a path (``str`` or ``os.PathLike``)
+    read with :func:`load_deployment` (errors name the file or the field, as on the command line); anything
+    else is refused naming ``name`` and its type.  Also refuses a deployment too large for one certified
+    evaluation (:func:`check_deployment_size`), as ``blanket certify`` does.  O(size of the file).
+
+    >>> as_deployment(None)
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.InvalidArgument: dep must be a Deployment (blanket.load_deployment(path)) or the path of a deployment file, got 'NoneType'
+    """
+    import os
+
+    if isinstance(value, (str, os.PathLike)) and not isinstance(value, _TomlDecimal):
+        value = load_deployment(pathlib.Path(value))
+    if not isinstance(value, Deployment):
+        raise InvalidArgument(
+            name,
+            type(value).__name__,
+            "must be a Deployment (blanket.load_deployment(path)) or the path of a deployment file",
+        )
+    check_deployment_size(value)
+    return value
 
 
 def check_deployment_size(dep: Deployment) -> None:

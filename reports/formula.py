@@ -67,6 +67,9 @@ ARITY = {"min": None, "max": None, "Min": None, "Max": None, "binomial": 2}
 CONSTANTS = {"pi": sp.pi, "e": sp.E, "E": sp.E}
 MAX_DEPTH = 100
 MAX_LENGTH = 10_000
+#: most decimal digits of a number's numerator or denominator (a larger constant is written as a power, 10^100000,
+#: which stays unevaluated; its digits would exceed what the reports can print)
+MAX_LITERAL_DIGITS = 1000
 _LISTED = "exp, log, sqrt, min, max, abs, floor, ceiling, erf, erfc, sinh, cosh, tanh, binomial, gamma"
 
 _TOKEN = re.compile(
@@ -191,7 +194,15 @@ class _Parser:
         kind, val, pos = self.take()
         if kind == "num":
             q = arith.exact(val, self.field)
-            return sp.Rational(int(q.p), int(q.q))
+            p, d = int(q.p), int(q.q)
+            if max(abs(p), d).bit_length() > MAX_LITERAL_DIGITS * 3.33:  # ~ 10^MAX_LITERAL_DIGITS; O(1)
+                raise InvalidArgument(
+                    self.field,
+                    f"{val[:40]} at character {pos + 1}",
+                    f"must not contain a number of more than {MAX_LITERAL_DIGITS} digits",
+                    hint="write a large or tiny constant as a power, e.g. 10^100000, which is kept unevaluated",
+                )
+            return sp.Rational(p, d)
         if kind == "name":
             if val in self.symbols:
                 return self.symbols[val]

@@ -586,7 +586,7 @@ def exact_string(q: NumberOrBall) -> str:
     up = arith.decimal_string(q, 40, up=True)
     if arith.exact(up) == q:
         return up
-    return f"{int(q.p)}/{int(q.q)}"
+    return f"{q.p}/{q.q}"  # flint's own str: no digit limit (Python's int str stops at 4300 digits)
 
 
 def interval(x: NumberOrBall, digits: int = 6) -> TeX:

@@ -15,9 +15,10 @@
   directory is refused (exit 2) naming the first.  A lock left by a dead
   process is taken over.  The lock is released on every exit path.
 * :func:`write_document` — the JSON + LaTeX + PDF triple of a report, written
-  so that the files on disk never contradict each other: an old PDF is removed
-  first (and the caller is told), then the JSON and ``.tex`` are replaced, then
-  a new PDF is put in place only if LaTeX succeeded.
+  as a transaction: every file is staged first, then all are renamed into place
+  with the signals held back (an old PDF this run does not replace is removed
+  then, and the caller is told); an interruption or a full disk before that
+  leaves the directory as it was.
 * :func:`install_signal_handlers` — SIGTERM (and SIGHUP) become a
   :class:`Terminated` exception (SIGINT is already ``KeyboardInterrupt``), so
   every ``finally`` runs: temporary files and LaTeX directories are removed,
@@ -32,7 +33,9 @@ import os
 import pathlib
 import signal
 import sys
+import tempfile
 
+from blanket.exact.numbers import guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.reports.atomic import (  # noqa: F401  (re-exported: every file Blanket writes goes through this module)
     OutputError,
@@ -66,6 +69,33 @@ def install_signal_handlers() -> None:
             signal.signal(sig, _raise_terminated)
         except (ValueError, OSError):  # not the main thread
             return
+
+
+def check_path_length(path: str | os.PathLike, option: str = "output file") -> None:
+    """Refuse (InvalidArgument, exit 2) a path the file system cannot hold: a component longer than its
+    ``NAME_MAX`` or a whole path longer than ``PATH_MAX`` (``File name too long`` otherwise ends the run late).
+    O(length of the path)."""
+    text = os.fspath(path)
+    try:
+        name_max = os.pathconf(".", "PC_NAME_MAX")
+        path_max = os.pathconf(".", "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - non-POSIX
+        name_max, path_max = 255, 4096
+    longest = max((len(os.fsencode(c)) for c in pathlib.PurePath(text).parts), default=0)
+    if longest > name_max:
+        raise InvalidArgument(
+            option,
+            text if len(text) <= 80 else text[:60] + f"... ({len(text)} characters)",
+            f"has a name of {longest} bytes; the file system allows at most {name_max}",
+            hint="choose a shorter name",
+        )
+    if len(os.fsencode(os.path.abspath(text))) + 64 > path_max:  # + room for the files written inside
+        raise InvalidArgument(
+            option,
+            text[:60] + f"... ({len(text)} characters)",
+            f"is too long; the file system allows paths of at most {path_max} bytes",
+            hint="choose a shorter path",
+        )
 
 
 # ------------------------------------------------------------------ the output directory and its lock
@@ -109,6 +139,13 @@ class OutputDir:
         return InvalidArgument(self.option, str(self.path), requirement, hint=hint)
 
     def _check(self):
+        check_path_length(self.path, self.option)
+        try:
+            self._check_dir()
+        except OSError as exc:  # e.g. a path the file system refuses (ENAMETOOLONG, ELOOP, EACCES on a parent)
+            raise self._invalid(f"is not usable ({exc.strerror or exc})", "give a writable directory") from None
+
+    def _check_dir(self):
         p = self.path
         if os.path.islink(p) and not p.exists():
             raise self._invalid("is a dangling symbolic link", "give a directory")
@@ -160,9 +197,9 @@ class OutputDir:
 
     @staticmethod
     def _holder(lock: pathlib.Path):
-        try:
-            text = lock.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        try:  # a planted FIFO or device as the lock must not block or flood this read
+            text = guards.read_capped(lock, 4096, name="lock").decode("utf-8", errors="replace")
+        except InvalidArgument:
             return None
         head, _, cmd = text.strip().partition(" ")
         try:
@@ -239,60 +276,122 @@ def write_document(
     and given to LaTeX (the ``.tex`` may include them); ``stale_files``: names of files an earlier run may have
     left that this run does not write (removed, like an old PDF).
 
-    Order: (1) an existing ``<stem>.pdf`` and the ``stale_files`` are removed (they belong to an earlier run);
-    (2) the ``files``, the JSON and the ``.tex`` are written atomically, and if one of them cannot be written
-    those this run already put in place are removed again (nothing of the run is left); (3) LaTeX runs in a
-    temporary directory and the PDF is moved in atomically only if it succeeded.  An interruption at any point
-    leaves no file that contradicts another.
+    A transaction: every file of the run is first staged beside its target (``.<name>.*.tmp``, fsynced; the PDF
+    is compiled in a temporary directory and staged the same way); only then, with SIGINT/SIGTERM/SIGHUP held
+    back, are the staged files renamed into place — and an old ``<stem>.pdf`` that this run does not replace
+    (LaTeX absent or failed) and the ``stale_files`` removed.  An interruption or a write error (a full disk)
+    before that moment removes the staged files and leaves the directory exactly as it was: everything of the
+    run is in place, or nothing of it.  A LaTeX *failure* is an outcome, not an interruption: the JSON and
+    ``.tex`` are put in place with ``<stem>.latex.log``, and the old PDF is removed (the caller is told).
     """
     out = pathlib.Path(outdir)
     files = dict(files or {})
     pdf_path, tex_path, json_path = out / f"{stem}.pdf", out / f"{stem}.tex", out / f"{stem}.json"
+    log_path = out / f"{stem}.latex.log"
     extra = [out / name for name in files]
-    for p in (pdf_path, tex_path, json_path, *extra):
+    for p in (pdf_path, tex_path, json_path, log_path, *extra):
         refuse_symlink(p)
-    stale = None
-    for old in (pdf_path, *(out / name for name in stale_files if name not in files)):
-        if os.path.lexists(old):
-            try:
-                os.unlink(old)
-            except OSError as exc:
-                raise OutputError(old, exc) from None
-            if old == pdf_path:
-                stale = pdf_path
-    done: list[pathlib.Path] = []
+    stale_extra = [out / name for name in stale_files if name not in files]
+    staged: list[tuple[pathlib.Path, pathlib.Path]] = []
+    pdf_stage = out / f".{stem}.pdf.{os.getpid()}.stage.tmp"
     try:
         for path, data in zip(extra, files.values()):
-            done.append(atomic_write(path, data))
-        done.append(atomic_write(json_path, json_text))
-        done.append(atomic_write(tex_path, tex_text))
+            staged.append((_stage(path, data), path))
+        staged.append((_stage(json_path, json_text), json_path))
+        staged.append((_stage(tex_path, tex_text), tex_path))
+        note, pdf_ok, failed = "", False, False
+        if not pdf:
+            note = "PDF not requested"
+        elif not tex_available():
+            note = INSTALL_HINT
+        else:
+            res = compile_pdf(tex_text, pdf_stage, jobname=stem, files=files)
+            if res.ok:
+                staged.append((pdf_stage, pdf_path))
+                pdf_ok = True
+            else:
+                failed, note = True, res.message
+                log = (res.message + "\n" + (res.log_excerpt or "")).rstrip() + "\n"
+                staged.append((_stage(log_path, log), log_path))
+        remove = stale_extra + ([] if pdf_ok else [pdf_path])
+        stale = _commit(staged, remove=remove, drop_log=log_path if pdf_ok else None, pdf_path=pdf_path)
     except BaseException:
-        for path in done if files else ():  # a run with further files is all or nothing
+        for tmp, _ in staged:
             with contextlib.suppress(OSError):
-                os.unlink(path)
+                os.unlink(tmp)
+        with contextlib.suppress(OSError):
+            os.unlink(pdf_stage)
         raise
-    if not pdf:
-        return Written(tex_path, json_path, None, "PDF not requested", stale_pdf_removed=stale, files=tuple(extra))
-    if not tex_available():
-        return Written(tex_path, json_path, None, INSTALL_HINT, stale_pdf_removed=stale, files=tuple(extra))
-    log_path = out / f"{stem}.latex.log"
-    res = compile_pdf(tex_text, pdf_path, jobname=stem, files=files)
-    if res.ok:
-        if os.path.lexists(log_path):  # the log of an earlier failed run
+    if pdf_ok:
+        return Written(tex_path, json_path, pdf_path, files=tuple(extra))
+    if failed:
+        return Written(
+            tex_path, json_path, None, note, str(log_path), pdf_failed=True, stale_pdf_removed=stale, files=tuple(extra)
+        )
+    return Written(tex_path, json_path, None, note, stale_pdf_removed=stale, files=tuple(extra))
+
+
+def _stage(path: pathlib.Path, text: str | bytes) -> pathlib.Path:
+    """Write ``text`` to a fsynced temporary file beside ``path``; return it (OutputError when it fails)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    except OSError as exc:
+        raise OutputError(path, exc) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8") if isinstance(text, str) else text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(path, exc) from None
+        raise
+    return pathlib.Path(tmp)
+
+
+_HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM} | ({signal.SIGHUP} if hasattr(signal, "SIGHUP") else set())
+
+
+def _commit(staged, *, remove, drop_log, pdf_path=None) -> pathlib.Path | None:
+    """Rename the staged files into place and remove ``remove`` (an old PDF, stale files) with the signals held
+    back; returns the removed old PDF (``pdf_path``), if any.  O(number of files)."""
+    can_block = hasattr(signal, "pthread_sigmask")
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS) if can_block else set()
+    stale = None
+    try:
+        for tmp, final in staged:
+            refuse_symlink(final)
+            try:
+                os.replace(tmp, final)
+            except OSError as exc:
+                raise OutputError(final, exc) from None
+        for p in remove:
+            if os.path.lexists(p):
+                try:
+                    os.unlink(p)
+                except OSError as exc:
+                    raise OutputError(p, exc) from None
+                if pdf_path is None or p == pdf_path:
+                    stale = p
+        if drop_log is not None and os.path.lexists(drop_log):  # the log of an earlier failed run
             with contextlib.suppress(OSError):
-                os.unlink(log_path)
-        return Written(tex_path, json_path, res.pdf, files=tuple(extra))
-    atomic_write(log_path, (res.message + "\n" + (res.log_excerpt or "")).rstrip() + "\n")
-    return Written(
-        tex_path,
-        json_path,
-        None,
-        res.message,
-        str(log_path),
-        pdf_failed=True,
-        stale_pdf_removed=stale,
-        files=tuple(extra),
-    )
+                os.unlink(drop_log)
+        if staged:  # the renames reach the disk (as atomic_write does)
+            with contextlib.suppress(OSError):
+                fd = os.open(staged[0][1].parent, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+    finally:
+        if can_block:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    return stale
 
 
 def report_pdf_outcome(written: Written, want_pdf: bool) -> bool:

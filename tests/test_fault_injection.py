@@ -265,8 +265,11 @@ def test_item5_signal_during_latex_cleans_up(tmp_path, tiny, sig, rc):
     _, err = p.communicate(timeout=30)
     assert p.returncode == rc, err
     assert "Traceback" not in err
-    assert not (out / "certificate.pdf").exists()  # the old PDF never stays beside the new JSON
-    assert json.loads((out / "certificate.json").read_text())["verdict"] == "FAILS"
+    # issue 26: all of the run or none of it — interrupted before its files were put in place, the earlier run's
+    # JSON and PDF stay together and nothing of this run is left (no new JSON beside the old PDF's absence)
+    assert (out / "certificate.pdf").read_bytes().startswith(b"%PDF-1.4 an OLD")
+    assert json.loads((out / "certificate.json").read_text())["old"] is True
+    assert not (out / "certificate.tex").exists()
     no_litter(out, tmp_path)
     # the fake latexmk's process group was killed too
     assert subprocess.run(["pgrep", "-f", str(tmp_path / "fake-tex-sleep")], capture_output=True).returncode != 0
@@ -285,8 +288,9 @@ def test_item2_full_disk_leaves_nothing_truncated_and_exits_3(tmp_path, tiny):
     r = cli(tmp_path, "certify", tiny, "-o", out, "--no-pdf", preexec_fn=_small_fsize)
     check(r, 3, contains=("could not write",))
     assert len(r.message_lines()) == 1
-    # the old file is intact (never truncated), nothing half-written in place
+    # the old file is intact (never truncated), nothing half-written in place, nothing of the run left (issue 26)
     assert (out / "certificate.json").read_text() == '{"old": true}\n'
+    assert sorted(os.listdir(out)) == ["certificate.json"]
     no_litter(out, tmp_path)
 
 

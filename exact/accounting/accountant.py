@@ -408,6 +408,30 @@ def _dyadic_below(x: float) -> Fraction:
     return Fraction(num) * Fraction(2) ** m
 
 
+#: the most rounds one accountant composes (the total over its ledger, checked when a round is added, before any
+#: work): the composed PLD's support and the grid refinement both grow with the number of rounds
+MAX_ROUNDS = 10**7  # "1e7" in the message below
+
+
+def _sci(x: int) -> str:
+    """``3.65e9`` style (``str`` of a small integer as is).  O(1)."""
+    if x < 10**6:
+        return str(x)
+    m, e = f"{x:.3g}".split("e")
+    return f"{m}e{int(e)}"
+
+
+def check_total_rounds(total: int, *, name: str, value: object, what: str = "") -> None:
+    """Refuse (InvalidArgument naming ``name``) a composition of ``total`` rounds above :data:`MAX_ROUNDS`. O(1)."""
+    if total > MAX_ROUNDS:
+        raise InvalidArgument(
+            name,
+            value,
+            f"would compose {_sci(total)} rounds{what}; at most 1e7 are supported",
+            hint="the composed privacy loss distribution grows with the number of rounds; compose fewer rounds",
+        )
+
+
 class ShuffleAccountant:
     """Composes shuffled rounds with certified privacy loss distributions (see the module docstring).
 
@@ -450,6 +474,7 @@ class ShuffleAccountant:
                 hint="dp_accounting events are not shuffled rounds; see to_dp_accounting() for the other way",
             )
         count = arith.integer_in(count, "count", lo=1)
+        check_total_rounds(self.rounds + count, name="count", value=count, what=" in all")
         self._ledger.append((event, count))
         self._cache.clear()
         return self

@@ -65,7 +65,7 @@ from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import Enclosure
 from blanket.exact.runtime.budget import check_worst_case
 from blanket.exact.runtime.executors import executor_cores
-from blanket.exact.runtime.progress import Progress
+from blanket.exact.runtime.progress import Progress, check_time
 from blanket.exact.shuffled import krr
 from blanket.exact.shuffled.binary import WorstCase, delta_binary, delta_binary_worst, forward_single, rr_params
 from flint import arb, fmpq
@@ -333,6 +333,28 @@ def _stalled(prev: Any, v: Any) -> bool:
     return prev.rad() > 0 and v.rad() * 2 > prev.rad()
 
 
+def _out_of_reach(prev: Any, v: Any, prec: int, cap: int, rel_tol: Any = None) -> bool:
+    """True when, at the rate the last doubling narrowed the enclosure, the doublings left before ``cap`` cannot
+    bring its relative width to ``rel_tol`` (default 2^-40): escalating further would only spend time (issue 26:
+    k-RR's blanket view climbed to 4096 bits, 89 s, for a width set by the kernel's a-priori error bound).
+    A float projection that only steers the effort; the enclosure returned is certified either way.  O(1)."""
+    if prev is None or isinstance(v, fmpq) or isinstance(prev, fmpq) or not v.is_finite() or not prev.is_finite():
+        return False
+    if not (v > 0) or v.rad() == 0 or prev.rad() == 0:
+        return False
+    try:
+        rate = float(prev.rad() / v.rad())  # the factor one doubling gained
+        width = float(v.rad() / abs(v.mid()))
+        tol = 2.0**-REL_WIDTH_BITS if rel_tol is None else float(arb(rel_tol))
+    except (OverflowError, ValueError, ZeroDivisionError):
+        return False
+    if width <= tol or rate <= 1.0:
+        return False
+    needed = math.log(width / tol) / math.log(rate)
+    left = math.log2(cap / prec)
+    return needed > left + 0.5
+
+
 def _width_note(v: Any, rel_tol: Any, cap: int, stalled: bool = False) -> str:
     """Why the enclosure at the cap is wider than asked (empty when it is not)."""
     if _tight(v, cap, rel_tol):
@@ -340,8 +362,9 @@ def _width_note(v: Any, rel_tol: Any, cap: int, stalled: bool = False) -> str:
     want = "2^-40" if rel_tol is None else arith.decimal_string(arith.exact(rel_tol), 3, up=True)
     if stalled:
         return (
-            f"the enclosure's relative width is above {want} and doubling the precision (now {cap} bits) no "
-            "longer narrows it: its width comes from the method's certified truncation, not from rounding"
+            f"the enclosure's relative width is above {want}, and doubling the precision (now {cap} bits) no "
+            "longer narrows it enough to get there before the cap: its width comes from the method's certified "
+            "truncation (the kernel's a-priori error bound), not from rounding; --rel-tol sets the width asked for"
         )
     if isinstance(v, arb) and v.is_finite() and not (v > 0):
         return (
@@ -472,11 +495,12 @@ def _delta(q: Query, effort: Effort, rel_tol: fmpq | None = None) -> DeltaProfil
             done = _tight(v, prec, rel_tol)
         if done or prec >= cap:
             break
-        if _stalled(prev, v):
+        if _stalled(prev, v) or _out_of_reach(prev, v, prec, cap, rel_tol):
             stalled = True
             break
         prev = v
         prec = min(2 * prec, cap)
+        check_time(f"precision escalation (now {prec} bits)")
     note = "" if done else _width_note(v, rel_tol, prec, stalled)
     if kind == "worst" and w is not None:
         attained = _attained(kind, c, n, w)

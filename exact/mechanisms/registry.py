@@ -170,7 +170,9 @@ class Schema:
 _K = _int(2, 10**9)
 _EXP = _exact(lo=1, lo_open=True, hi=10**200)
 _RR_EPS = {"epsilon0": _epsilon0, "exp_epsilon0": _EXP}
-_ORACLE_EPS = {"epsilon0": _exact(lo=0), "exp_epsilon0": _exact(lo=1)}
+#: one rule for every spelling of the local level, for every kind: ε0 > 0 (e^ε0 > 1, e^(ε0/2) > 1); ε0 = 0 is a
+#: randomizer whose output ignores its input, refused alike in each spelling (it was accepted for the oracles only)
+_ORACLE_EPS = _RR_EPS
 
 SCHEMAS: dict[Kind, Schema] = {
     Kind.KRR: Schema(("k",), (), ("epsilon0", "exp_epsilon0"), {"k": _K, **_RR_EPS}, "k-ary randomized response"),
@@ -190,7 +192,7 @@ SCHEMAS: dict[Kind, Schema] = {
         ("k",),
         (),
         ("epsilon0", "exp_half_epsilon0"),
-        {"k": _K, "epsilon0": _exact(lo=0), "exp_half_epsilon0": _exact(lo=1)},
+        {"k": _K, "epsilon0": _epsilon0, "exp_half_epsilon0": _EXP},
         "symmetric unary encoding (basic RAPPOR)",
     ),
     Kind.OLH: Schema(

@@ -483,6 +483,8 @@ def endpoints(x: NumberOrBall) -> tuple[Fraction, Fraction]:
 
     Computed from the exact midpoint and radius, so the result does not depend
     on flint's current precision (``x.lower()``/``x.upper()`` would round to it).
+    A midpoint or radius below ``2^-ENDPOINT_BITS`` in magnitude is first rounded outward to that power
+    (:data:`ENDPOINT_BITS`), so the time does not grow with the exponent.
 
     >>> from flint import arb
     >>> with precision(128):
@@ -497,10 +499,28 @@ def endpoints(x: NumberOrBall) -> tuple[Fraction, Fraction]:
         return f, f
     if not x.is_finite():
         raise InvalidArgument("x", str(x), "must be a finite ball to print it")
-    mid = _arf_fraction(x)
     with precision(64):  # radii have 30-bit mantissas: exact at 64 bits (upper() keeps it outward regardless)
-        rad = _arf_fraction(x.rad().upper())
+        r = x.rad().upper()
+    if _below(x) or _below(r):  # a part below 2^-ENDPOINT_BITS: replaced by that power, outward
+        tiny = Fraction(1, 1 << ENDPOINT_BITS)
+        mid = Fraction(0) if _below(x) else _arf_fraction(x)
+        rad = (tiny if _below(x) else Fraction(0)) + (tiny if _below(r) else _arf_fraction(r))
+        return mid - rad, mid + rad
+    mid = _arf_fraction(x)
+    rad = _arf_fraction(r)
     return mid - rad, mid + rad
+
+
+#: parts of a ball below 2^-ENDPOINT_BITS in magnitude are rounded outward to it by :func:`endpoints` (exact
+#: Fractions of 10^8 bits would take minutes to build and compare); far below every number a user can type
+#: (10^-100000 is about 2^-332193), so no decision against an input changes
+ENDPOINT_BITS = 1 << 20
+
+
+def _below(a: arb) -> bool:
+    """Whether the midpoint of ``a`` is non-zero and below ``2^-ENDPOINT_BITS`` in magnitude.  O(1)."""
+    m, e = a.mid().man_exp()
+    return int(m) != 0 and int(e) + int(m).bit_length() <= -ENDPOINT_BITS
 
 
 def _fraction_to_decimal(f: Fraction, digits: int, up: bool) -> str:
@@ -548,6 +568,72 @@ def _format_fraction_decimal(val: Fraction) -> str:
     return ("-" if n < 0 else "") + s
 
 
+#: a ball whose binary exponents exceed this (in absolute value) is printed through ball arithmetic
+#: (:func:`_far_decimal`): the exact route would build 10^|e| and Fractions of |e| digits
+FAR_BITS = 1 << 16
+#: the same for an exact number (numerator or denominator bits): above every number a user can type
+#: (MAX_DECIMAL_EXPONENT, MAX_DIGITS: about 332,000 bits), so inputs print exactly
+FAR_BITS_EXACT = 400_000
+
+
+def _log2_size(x: NumberOrBall) -> int:
+    """A bound on the binary exponents in ``x`` (of its midpoint and radius, or of its numerator and denominator).
+    O(1) for a ball; O(1) for an exact number (bit lengths)."""
+    if isinstance(x, arb):
+        if not x.is_finite():
+            return 0
+        size = 0
+        for part in (x.mid(), x.rad()):
+            m, e = part.man_exp()
+            if int(m) != 0:
+                size = max(size, abs(int(e)) + int(m).bit_length())
+        return size
+    q = exact(x)
+    return max(int(q.p).bit_length(), int(q.q).bit_length())
+
+
+def _floor_point(a: arb) -> int:
+    """``⌊m⌋`` of the midpoint ``m = man·2^exp`` of ``a`` (an exact binary number; ``a``'s radius is ignored, so
+    callers pass a point: an end or a midpoint).  O(bits of man)."""
+    man, ex = (int(v) for v in a.mid().man_exp())
+    return man << ex if ex >= 0 else man >> -ex
+
+
+def _far_decimal(x: NumberOrBall, digits: int, up: bool) -> str:
+    """:func:`decimal_string` of a number with a huge binary exponent, in time independent of the exponent.
+
+    The end of ``x`` (upper if ``up`` else lower) is an exact binary number ``m·2^E`` (an fmpq is first enclosed in
+    a ball); its decimal exponent ``e`` and the scaled mantissa ``end·10^(digits−1−e)`` are computed in ball
+    arithmetic at ``4·digits + bits(E) + 64`` bits, and the mantissa is rounded outward from the ball's own end
+    (ceiling of its upper end, floor of its lower end), so the printed value is ≥ (``up``) or ≤ the end: outward,
+    at worst one unit in the last digit wider than the exact rounding.  O(log|E|) multiplications of that precision.
+    """
+    wp = 4 * digits + max(_log2_size(x), 1).bit_length() + 64
+    with precision(wp):
+        b = x if isinstance(x, arb) else arb(exact(x))
+        end = b.upper() if up else b.lower()
+        if end.is_zero():
+            return "0"
+        neg = bool(end < 0)
+        mag = -end if neg else end
+        mag_up = up != neg  # rounding toward +inf on the value: up on the magnitude for positives
+        log10 = mag.log() / arb(10).log()
+        e = _floor_point(log10.mid())
+        for _ in range(4):  # the exponent estimate is off by at most one: normalise the mantissa
+            scaled = mag * arb(10) ** (digits - 1 - e)
+            n = -_floor_point(-scaled.upper()) if mag_up else _floor_point(scaled.lower())
+            if n >= 10**digits:
+                e += 1
+            elif n < 10 ** (digits - 1):
+                e -= 1
+            else:
+                break
+    ds = str(n)
+    mant = (ds[0] + "." + ds[1:]).rstrip("0").rstrip(".")
+    s = f"{mant}e{e:+d}" if e < 0 else f"{mant}e+{e}"
+    return ("-" + s) if neg else s
+
+
 def decimal_string(x: NumberOrBall, digits: int = 10, *, up: bool) -> str:
     """One end of an outward rounding: ``x``'s upper end rounded up (``up=True``) or lower end rounded down.
 
@@ -559,8 +645,27 @@ def decimal_string(x: NumberOrBall, digits: int = 10, *, up: bool) -> str:
     >>> decimal_string(fmpq(2, 3 * 10**9), 3, up=True), decimal_string(fmpq(999999, 10**12), 2, up=True)
     ('6.67e-10', '1e-6')
     """
+    if _log2_size(x) > (FAR_BITS if isinstance(x, arb) else FAR_BITS_EXACT):
+        return _far_decimal(x, digits, up)
     lo, hi = endpoints(x)
     return _fraction_to_decimal(hi if up else lo, digits, up)
+
+
+def printed(text: str) -> Enclosure:
+    """A number this module printed (:func:`decimal_string`), read back: exact (an ``fmpq``) within the input range
+    (:data:`MAX_DECIMAL_EXPONENT`), else a ball enclosing it (a printed ``2.7e-30103000`` comes from a
+    number with a huge exponent, and ``10^30103000`` is not built).  O(length of the text) plus
+    O(log |exponent|) ball multiplications.
+
+    >>> printed("1.5e-6"), printed("2.5e-30103000") < fmpq(1, 10**100)
+    (3/2000000, True)
+    """
+    m = re.fullmatch(r"\s*(-?\d+(?:\.\d*)?)[eE]([+-]?\d+)\s*", text)
+    if m is None or abs(int(m.group(2))) <= MAX_DECIMAL_EXPONENT:
+        return exact(text)
+    mant, e = exact(m.group(1)), int(m.group(2))
+    with precision(64 + 2 * len(m.group(2)) * 4):
+        return arb(mant) * arb(10) ** e
 
 
 def decimal_interval(x: NumberOrBall, digits: int = 10) -> dict:
@@ -611,6 +716,8 @@ def decisive_interval(
     ('0.000103351', '0.000103351887591')
     """
     t = exact(threshold)
+    if _log2_size(x) > (FAR_BITS if isinstance(x, arb) else FAR_BITS_EXACT):  # no exact re-reading of 10^-10^8
+        return nonneg_interval(x, digits) if nonneg else decimal_interval(x, digits)
     for d in range(digits, max_digits + 1):
         iv = nonneg_interval(x, d) if nonneg else decimal_interval(x, d)
         if above and exact(iv["lower"]) > t:
@@ -622,6 +729,14 @@ def decisive_interval(
 
 def rel_width(x: NumberOrBall) -> Fraction | None:
     """Relative width ``(hi - lo) / |lo|`` of a ball, exact; ``None`` when ``lo`` is 0."""
+    if isinstance(x, arb) and _log2_size(x) > FAR_BITS:  # in ball arithmetic: the ratio itself is moderate
+        if not x.is_finite():
+            raise InvalidArgument("x", str(x), "must be a finite ball")
+        with precision(64):
+            mag = abs(arb(x.mid())) - arb(x.rad())
+            if not mag > 0:
+                return None  # the ball reaches 0: no relative width
+            return _arf_fraction((2 * arb(x.rad()) / mag).upper())
     lo, hi = endpoints(x)
     if lo == 0:
         return None

@@ -55,5 +55,10 @@ class Undecided(BlanketError):
     """
 
 
+class OutOfTime(Undecided):
+    """The run's time budget (``--time-budget``) ran out before the answer was certified: INCONCLUSIVE (exit 3),
+    the message saying what was computed."""
+
+
 class InfeasibleTarget(BlanketError, ValueError):
     """A calibration target cannot be met at all (e.g. delta target below delta(infinity))."""

@@ -17,6 +17,9 @@ hangs, never ends in ``MemoryError`` and never reaches an internal error.
 * :func:`check_memory` — refuse a computation whose *estimated* peak memory
   exceeds the limit; the estimate is part of the message.  Callers estimate
   before they allocate (e.g. ``n`` arb balls of ``prec`` bits each).
+* :func:`read_capped` — read a file given by the user: only a regular file, at most a cap of bytes, both
+  checked on the open descriptor *before* reading (a FIFO, a device such as ``/dev/zero`` or a directory
+  is refused by name at once).
 * :func:`require_instance` — refuse a record of the wrong class (a k-RR
   routine given another randomizer), naming the record.
 * :func:`check_options` — refuse an unknown keyword of a function that takes
@@ -32,6 +35,7 @@ import difflib
 import math
 import os
 import re
+import stat
 from collections.abc import Mapping
 from typing import TypeVar
 
@@ -178,6 +182,59 @@ def check_epsilon0(q: NumberOrBall, name: str = "epsilon0") -> None:
             hint=f"above it randomized response equals the identity to within e^-{MAX_EPSILON0}, and the "
             "shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy",
         )
+
+
+def _file_kind(mode: int) -> str:
+    for test, word in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return word
+    return "not a regular file"
+
+
+def read_capped(path: str | os.PathLike, limit: int, *, name: str, shown: str | None = None) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them; else InvalidArgument naming ``name``.
+
+    The file is opened without blocking (a FIFO with no writer does not hang the open) and without following
+    into a terminal; its type and size are checked on the open descriptor before anything is read, and at most
+    ``limit + 1`` bytes are ever read (a file growing meanwhile is refused too).  ``shown`` is the path as shown
+    in messages (default ``str(path)``).  O(limit).
+
+    >>> read_capped("/dev/zero", 100, name="deployment file")
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.InvalidArgument: deployment file must be a regular file, not a character device, got '/dev/zero'
+    """
+    where = shown if shown is not None else str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise InvalidArgument(name, where, f"could not be read ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InvalidArgument(name, where, f"must be a regular file, not {_file_kind(st.st_mode)}")
+        if st.st_size > limit:
+            raise InvalidArgument(name, where, f"is {st.st_size} bytes; at most {limit} are accepted")
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 16, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as exc:
+        raise InvalidArgument(name, where, f"could not be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    if total > limit:
+        raise InvalidArgument(name, where, f"is larger than {limit} bytes")
+    return b"".join(chunks)
 
 
 def require_instance(

@@ -25,14 +25,37 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import Any
 
+from blanket.exact.numbers.errors import OutOfTime
 from tqdm.auto import tqdm
 
 #: seconds a computation runs before its bar is drawn (shorter ones print nothing)
 DELAY = 2.0
 
 _QUIET = False
+#: ``(monotonic deadline, budget seconds)`` of the run's time budget (``--time-budget``), or None
+_DEADLINE: tuple[float, float] | None = None
+
+
+def set_time_budget(seconds: float | None) -> None:
+    """Start (``seconds``) or clear (``None``) the time budget of this run: from now on, every progress update and
+    every :func:`check_time` raises :class:`~blanket.exact.numbers.errors.OutOfTime` once it has passed."""
+    global _DEADLINE
+    _DEADLINE = None if seconds is None else (time.monotonic() + float(seconds), float(seconds))
+
+
+def check_time(what: str, done: str = "") -> None:
+    """Raise :class:`~blanket.exact.numbers.errors.OutOfTime` when the run's time budget has passed, saying what
+    was being computed (``what``) and how far it got (``done``).  O(1)."""
+    if _DEADLINE is None or time.monotonic() <= _DEADLINE[0]:
+        return
+    far = f" ({done})" if done else ""
+    raise OutOfTime(
+        f"the time budget of {_DEADLINE[1]:g} s (--time-budget) ran out during {what}{far}; nothing was certified "
+        "for this query (the partial work is not an enclosure)"
+    )
 
 
 def set_quiet(quiet: bool = True) -> None:
@@ -114,6 +137,8 @@ class Progress:
         if self.total is not None:
             k = min(k, self.total - self.done)
         self.done += k
+        unit = "" if self._unit == "it" else f" {self._unit}"
+        check_time(self.label or "the computation", f"{self.done}/{self.total}{unit} done" if self.total else "")
         if self._bar is not None:
             if note:
                 self._bar.set_postfix_str(note, refresh=False)

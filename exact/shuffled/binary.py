@@ -1046,7 +1046,7 @@ def _sweep(
     if len(todo) > RECHECK_MAX and n <= ARB_SWEEP_MAX_N:
         # many datasets the float route cannot decide (e.g. δ below the resolution everywhere): one
         # block-shared ball sweep is cheaper than a ball evaluation per dataset
-        allv = _sweep_arb(n, p, f, ee, False)
+        allv = _sweep_arb(n, p, f, ee, progress)  # its own bar: the float sweep's estimate did not count it
         for j in todo:
             vals[j] = allv[j]
     else:

@@ -75,7 +75,7 @@ def _mech_line(args, inp, T) -> str:
 
 
 def _accountant(args, inp, T):
-    from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR
+    from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR, check_total_rounds
 
     if inp.mechanism is None:
         raise InvalidArgument("--rounds", T, "needs a mechanism (--mechanism rr --epsilon0 E0 -n N)")
@@ -87,7 +87,14 @@ def _accountant(args, inp, T):
             "every dataset; the lower end is a concrete dataset pair)",
         )
     sched = _schedule(args)
-    if sched:
+    if sched:  # one cap on the total, before any work (the schedule's counts times --rounds)
+        total = T * sum(r.count for r in sched)
+        check_total_rounds(
+            total,
+            name="--rounds",
+            value=T,
+            what=f" ({T} x the {sum(r.count for r in sched)} rounds of {args.deployment})",
+        )
         for opt, name in ((args.k, "--k"), (args.epsilon0, "--epsilon0"), (args.n, "-n")):
             if opt is not None:
                 raise InvalidArgument(

@@ -51,13 +51,30 @@ def add_max_memory(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_time_budget(p: argparse.ArgumentParser) -> None:
+    """``--time-budget SECONDS`` (dest ``time_budget``): stop with INCONCLUSIVE (exit 3) when it runs out."""
+    p.add_argument(
+        "--time-budget",
+        default=None,
+        metavar="SECONDS",
+        help="stop with INCONCLUSIVE (exit 3, saying what was computed) when the computation runs longer than "
+        "SECONDS of wall-clock time (default: no limit; the exact worst case is refused up front when its "
+        "estimate exceeds BLANKET_MAX_SECONDS)",
+    )
+
+
 def apply_max_memory(args: argparse.Namespace) -> None:
-    """Validate ``--max-memory`` and make it the limit of :mod:`blanket.exact.numbers.guards` for this run."""
-    from blanket.exact.numbers import guards
+    """Validate ``--max-memory`` and make it the limit of :mod:`blanket.exact.numbers.guards` for this run; also
+    start the run's ``--time-budget`` (:func:`blanket.exact.runtime.progress.set_time_budget`) when it has one."""
+    from blanket.exact.numbers import arith, guards
+    from blanket.exact.runtime.progress import set_time_budget
 
     value = getattr(args, "max_memory", None)
     if value is not None:
         guards.set_max_memory(guards.parse_size(value, "--max-memory"))
+    budget = getattr(args, "time_budget", None)
+    if budget is not None:
+        set_time_budget(float(arith.exact_in(budget, "--time-budget", lo=0, lo_open=True, hi=10**7)))
 
 
 INCONCLUSIVE_HINT = "raise the precision cap with --precision BITS (e.g. --precision 16384)"

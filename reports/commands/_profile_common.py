@@ -121,10 +121,11 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
     p.add_argument(
         "--digits", default="10", metavar="D", help="significant digits printed (outward rounded; default 10)"
     )
-    from blanket.reports.commands._options import add_max_memory, add_precision
+    from blanket.reports.commands._options import add_max_memory, add_precision, add_time_budget
 
     add_precision(p, old="--max-prec")
     add_max_memory(p)
+    add_time_budget(p)
     p.add_argument("--json", action="store_true", help="print one JSON object (inputs and the certified interval)")
     add_executor_arguments(p)
     p.add_argument(

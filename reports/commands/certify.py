@@ -29,12 +29,13 @@ PARSER = {
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from blanket.reports.commands._options import add_max_memory, add_precision
+    from blanket.reports.commands._options import add_max_memory, add_precision, add_time_budget
 
     p.add_argument("file", help="deployment file (TOML), e.g. examples/telemetry.toml")
     p.add_argument("-o", "--output", default="certificate", help="output directory (default: ./certificate)")
     add_precision(p, old="--max-prec")
     add_max_memory(p)
+    add_time_budget(p)
     p.add_argument(
         "--allow-path",
         action="append",
