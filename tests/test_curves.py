@@ -185,6 +185,8 @@ def test_curve_grid_is_dyadic_increasing_and_below_e_to_the_epsilon0():
     assert all(a.q & (a.q - 1) == 0 for a in g)  # powers of two: exact in binary64
     with arith.precision(64):
         assert arith.lt(g[-1], arith.ball(1).exp()) is True
+    for a in curves.curve_grid("20", 16):  # large eps0: still exact in binary64 (50 significant bits)
+        assert fmpq(*(int(a.p) / int(a.q)).as_integer_ratio()) == a
     with pytest.raises(InvalidArgument, match="alphas"):
         curves.binary_worst_curve_values(BinaryRR(epsilon0="1"), 10, [fmpq(1, 3) + 1])
 

@@ -381,7 +381,7 @@ _U = 2.0**-53
 
 def curve_grid(epsilon0: NumberInput, points: int = 1024) -> list:
     """``points`` dyadic rationals ``α_i = e^{ε_i}`` (``ε_i = i·ε_top/points`` with ``ε_top = epsilon0``, rounded
-    down to a multiple of ``2^-30``), exact in binary64, from ``α_0 = 1`` up to below ``e^{ε_top}``.  Any grid is
+    down to 50 significant bits), exact in binary64, from ``α_0 = 1`` up to below ``e^{ε_top}``.  Any grid is
     valid; a finer one brings the hull closer to the curve (its chords lie above the convex curve by
     O(spacing²)); :func:`binary_worst_curve_pair` passes an ``ε_top`` below ``ε0`` where the curve is already
     negligible, so that the points fall where it matters."""
@@ -392,7 +392,8 @@ def curve_grid(epsilon0: NumberInput, points: int = 1024) -> list:
         for i in range(pts):
             a = arith.ball(e0 * i / pts).exp()
             lo = arith.endpoints(a)[0]
-            v = fmpq((lo.numerator << 30) // lo.denominator, 1 << 30)
+            k = 50 - max(1, (lo.numerator // lo.denominator).bit_length())  # 50 significant bits: exact in binary64
+            v = fmpq((lo.numerator << k) // lo.denominator, 1 << k)
             if not out or v > out[-1]:
                 out.append(v)
     return out
