@@ -357,27 +357,67 @@ def _stage(path: pathlib.Path, text: str | bytes) -> pathlib.Path:
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM} | ({signal.SIGHUP} if hasattr(signal, "SIGHUP") else set())
 
 
+def _backup_name(path: pathlib.Path) -> pathlib.Path:
+    return path.with_name(f".{path.name}.{os.getpid()}.{id(path)}.bak")
+
+
 def _commit(staged, *, remove, drop_log, pdf_path=None) -> pathlib.Path | None:
     """Rename the staged files into place and remove ``remove`` (an old PDF, stale files) with the signals held
-    back; returns the removed old PDF (``pdf_path``), if any.  O(number of files)."""
+    back; returns the removed old PDF (``pdf_path``), if any.  All or nothing: a file this run replaces or removes
+    is first kept aside (a hard link, or a rename for a removal), and if any step fails every step already taken
+    is undone (the new files removed, the old ones put back) before OutputError is raised.  O(number of files)."""
     can_block = hasattr(signal, "pthread_sigmask")
     old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS) if can_block else set()
     stale = None
+    done: list[tuple[pathlib.Path, pathlib.Path | None]] = []  # (final, its old file kept aside or None)
+    aside: list[tuple[pathlib.Path, pathlib.Path]] = []  # (removed path, where its file was moved)
     try:
-        for tmp, final in staged:
-            refuse_symlink(final)
-            try:
-                os.replace(tmp, final)
-            except OSError as exc:
-                raise OutputError(final, exc) from None
-        for p in remove:
-            if os.path.lexists(p):
+        try:
+            for tmp, final in staged:
+                refuse_symlink(final)
+                backup = None
+                if os.path.isfile(final) and not os.path.islink(final):
+                    backup = _backup_name(final)
+                    try:
+                        os.link(final, backup)
+                    except OSError:
+                        backup = None  # no hard links here: the old file cannot be put back if a later step fails
                 try:
-                    os.unlink(p)
+                    os.replace(tmp, final)
                 except OSError as exc:
-                    raise OutputError(p, exc) from None
-                if pdf_path is None or p == pdf_path:
-                    stale = p
+                    if backup is not None:
+                        with contextlib.suppress(OSError):
+                            os.unlink(backup)
+                    raise OutputError(final, exc) from None
+                done.append((final, backup))
+            for p in remove:
+                if os.path.lexists(p):
+                    b = _backup_name(pathlib.Path(p))
+                    try:
+                        os.replace(p, b)
+                    except OSError as exc:
+                        raise OutputError(p, exc) from None
+                    aside.append((pathlib.Path(p), b))
+                    if pdf_path is None or p == pdf_path:
+                        stale = p
+        except BaseException:
+            for final, backup in reversed(done):  # undo: the old files back, the new ones gone
+                with contextlib.suppress(OSError):
+                    if backup is not None:
+                        os.replace(backup, final)
+                    else:
+                        os.unlink(final)
+            for p, b in reversed(aside):
+                with contextlib.suppress(OSError):
+                    os.replace(b, p)
+            raise
+        for _, backup in done:
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(backup)
+        for _, b in aside:
+            with contextlib.suppress(OSError):
+                os.unlink(b)
         if drop_log is not None and os.path.lexists(drop_log):  # the log of an earlier failed run
             with contextlib.suppress(OSError):
                 os.unlink(drop_log)
