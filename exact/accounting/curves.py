@@ -30,7 +30,6 @@ Complexity: the hulls are ``O(m log m)`` exact rational operations for ``m`` poi
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -453,7 +452,7 @@ def _curve_block(n: int, c0: int, c1: int, e0spec: tuple, alphas: tuple, prec: i
         ph, ep = laws.float_param(p)
         fh, ef = laws.float_param(f)
         e = max(ep, ef)
-        R = _bernoulli_rows(B, ph, fh)
+        R = laws.bernoulli_rows(B, ph, fh)
         rel_R = _rel(laws.bernoulli_rel(0.0, e, B - 1)) if B > 1 else arb(0)
         rel_g = (1 + rel_H) * (1 + rel_R) * (1 + arb(laws.gamma(B))) - 1
         rel_P = (1 + rel_g) * (1 + arb(e)) * (1 + arb(laws.gamma(2))) - 1
@@ -494,24 +493,6 @@ def _curve_block(n: int, c0: int, c1: int, e0spec: tuple, alphas: tuple, prec: i
         amax = float(al.max()) if len(al) else 1.0
         slack = rho * max(1.0, amax) + T + arb(8 * _U) * (1 + amax) + arb(2.0**-1000)
         return best, float(laws.float_upper(slack))
-
-
-@functools.lru_cache(maxsize=8)
-def _bernoulli_rows(B: int, ph: float, fh: float) -> np.ndarray:
-    """``R[j] = Bin(j, p) ⊛ Bin(B−1−j, f)`` for ``j < B`` (a ``B × B`` float array; Lemma 5 of docs/numerics.md:
-    relative error ``bernoulli_rel(0, e, B − 1)``).  O(B²)."""
-    R = np.zeros((B, B))
-    R[:, 0] = 1.0
-    js = np.arange(B)
-    for s in range(B - 1):
-        sv = np.where(s < js, ph, fh)[:, None]
-        tv = np.where(s < js, fh, ph)[:, None]
-        new = np.zeros_like(R)
-        new[:, : s + 2] = tv * R[:, : s + 2]
-        new[:, 1 : s + 2] += sv * R[:, : s + 1]
-        R = new
-    R.flags.writeable = False
-    return R
 
 
 def binary_worst_curve_values(mech: KRR, n: int, alphas: Sequence, **run: Any) -> list:

@@ -12,7 +12,6 @@ Used by the worst-case scan of :mod:`exact.accounting.renyi`; every value here i
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -30,6 +29,7 @@ from blanket.exact.laws.binomial import (
     FloatRouteUnavailable,
     U,
     bernoulli_rel,
+    bernoulli_rows,
     float_ball,
     float_param,
     float_upper,
@@ -354,27 +354,6 @@ def _block_checks(
     return keep, flip, lam, k_int, e0, float_tol(e0, lam) if tol is None else arith.exact(tol, "tol")
 
 
-@functools.lru_cache(maxsize=8)
-def _bernoulli_rows(B: int, kh: float, fh: float):
-    """``R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip)`` for ``j < B`` (complete laws, a ``B × B`` float array): step ``s``
-    adds Bernoulli(keep) when ``s < j``, else Bernoulli(flip) (Lemma 5: relative error
-    ``bernoulli_rel(0, e, B − 1)``).  O(B²), cached (a pure function of its float arguments; the array is
-    read-only, every block of a sweep reuses it)."""
-
-    R = np.zeros((B, B))
-    R[:, 0] = 1.0
-    js = np.arange(B)
-    for s in range(B - 1):
-        sv = np.where(s < js, kh, fh)[:, None]  # probability of a 1 at this step
-        tv = np.where(s < js, fh, kh)[:, None]  # probability of a 0
-        new = np.zeros_like(R)
-        new[:, : s + 2] = tv * R[:, : s + 2]
-        new[:, 1 : s + 2] += sv * R[:, : s + 1]
-        R = new
-    R.flags.writeable = False
-    return R
-
-
 def float_moments_binary_block(
     mech: KRR, n: int, c0: int, B: int, lam: NumberInput, *, tol: NumberInput | None = None, bounds: bool = False
 ) -> Any:
@@ -396,7 +375,7 @@ def float_moments_binary_block(
     rel_H = (1 + float_ball(ra)) * (1 + float_ball(rb)) * (1 + arb(gamma(min(len(a), len(b))))) - 1
     kh, ek = float_param(keep)
     fh, ef = float_param(flip)
-    R = _bernoulli_rows(B, kh, fh)
+    R = bernoulli_rows(B, kh, fh)
     rel_R = float_ball(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
     WH = len(H)
     G = np.empty((B, WH + B - 1))
@@ -537,7 +516,7 @@ def float_excess_block(
     rel_H = (1 + ra_) * (1 + rb_) * (1 + arb(gamma(max(min(len(a), len(b)), 1)))) - 1
     kh, ek = float_param(keep)
     fh, ef = float_param(flip)
-    R = _bernoulli_rows(B, kh, fh)
+    R = bernoulli_rows(B, kh, fh)
     rel_R = float_ball(bernoulli_rel(0.0, max(ek, ef), B - 1)) if B > 1 else arb(0)
     rR1 = rel_R / (1 - rel_R)
     gB = arb(gamma(B))

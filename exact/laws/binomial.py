@@ -649,3 +649,23 @@ def _walk_window(m: int, q: Enclosure, tol: Enclosure, stop_below_half: bool) ->
     offset = i0 - len(down)
     t = tail_up + tail_down
     return vals, offset, arb(t.upper())
+
+
+@functools.lru_cache(maxsize=8)
+def bernoulli_rows(B: int, kh: float, fh: float) -> np.ndarray:
+    """``R[j] = Bin(j, keep) ⊛ Bin(B−1−j, flip)`` for ``j < B`` (complete laws, a ``B × B`` float array): step ``s``
+    adds Bernoulli(keep) when ``s < j``, else Bernoulli(flip) (Lemma 5: relative error ``bernoulli_rel(0, e, B − 1)``).
+    O(B²), cached (a pure function of its float arguments; the array is read-only, every block of a sweep reuses
+    it).  Used by the Rényi route's and the worst-case curve's block sweeps."""
+    R = np.zeros((B, B))
+    R[:, 0] = 1.0
+    js = np.arange(B)
+    for s in range(B - 1):
+        sv = np.where(s < js, kh, fh)[:, None]  # probability of a 1 at this step
+        tv = np.where(s < js, fh, kh)[:, None]  # probability of a 0
+        new = np.zeros_like(R)
+        new[:, : s + 2] = tv * R[:, : s + 2]
+        new[:, 1 : s + 2] += sv * R[:, : s + 1]
+        R = new
+    R.flags.writeable = False
+    return R
