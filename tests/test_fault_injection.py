@@ -354,7 +354,7 @@ def test_item6_parser_builds_the_expression_itself():
 
     from blanket.reports import formula
 
-    for mod in ("formula.py", "bound_check.py", "bound_worker.py"):
+    for mod in ("formula.py", "bound_load.py", "bound_search.py", "bound_check.py", "bound_worker.py"):
         tree = ast.parse((ROOT / "reports" / mod).read_text())
         names = {
             n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)

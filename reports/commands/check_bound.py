@@ -2,7 +2,7 @@
 
 Exit codes: 1 refuted (a certified violation was found), 0 not refuted within
 the budget, 3 nothing could be compared (every evaluation failed or was
-undecided), 2 bad input.  See :mod:`reports.bound_check` for the file format.
+undecided), 2 bad input.  See :mod:`reports.bound_load` for the file format.
 """
 
 from __future__ import annotations
