@@ -56,6 +56,35 @@ def _fsync_dir(directory: pathlib.Path) -> None:
         os.close(fd)
 
 
+def _default_mode(tmp: str) -> None:
+    """Give a ``mkstemp`` file (mode 0600) the mode a plain ``open`` would: ``0o666`` less the umask."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(tmp, 0o666 & ~mask)
+
+
+def stage(path: pathlib.Path, data: str | bytes) -> pathlib.Path:
+    """Write ``data`` (``str`` as UTF-8) to a fsynced temporary file beside ``path`` with the mode a plain ``open``
+    would give; return it, for the caller to rename into place (OutputError when it fails; nothing left behind)."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    except OSError as exc:
+        raise OutputError(path, exc) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        _default_mode(tmp)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(path, exc) from None
+        raise
+    return pathlib.Path(tmp)
+
+
 @contextlib.contextmanager
 def atomic_open(
     path: str | os.PathLike, mode: str = "w", *, encoding: str | None = "utf-8", newline: str | None = None
@@ -79,9 +108,7 @@ def atomic_open(
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
+        _default_mode(tmp)
         refuse_symlink(path)
         os.replace(tmp, path)
         _fsync_dir(path.parent)

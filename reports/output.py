@@ -33,7 +33,6 @@ import os
 import pathlib
 import signal
 import sys
-import tempfile
 
 from blanket.exact.numbers import guards
 from blanket.exact.numbers.errors import InvalidArgument
@@ -42,6 +41,7 @@ from blanket.reports.atomic import (  # noqa: F401  (re-exported: every file Bla
     atomic_open,
     atomic_write,
     refuse_symlink,
+    stage,
 )
 from blanket.reports.latex import INSTALL_HINT, compile_pdf, tex_available
 
@@ -293,26 +293,26 @@ def write_document(
         refuse_symlink(p)
     stale_extra = [out / name for name in stale_files if name not in files]
     staged: list[tuple[pathlib.Path, pathlib.Path]] = []
-    pdf_stage = out / f".{stem}.pdf.{os.getpid()}.stage.tmp"
+    pdf_staged = out / f".{stem}.pdf.{os.getpid()}.stage.tmp"
     try:
         for path, data in zip(extra, files.values()):
-            staged.append((_stage(path, data), path))
-        staged.append((_stage(json_path, json_text), json_path))
-        staged.append((_stage(tex_path, tex_text), tex_path))
+            staged.append((stage(path, data), path))
+        staged.append((stage(json_path, json_text), json_path))
+        staged.append((stage(tex_path, tex_text), tex_path))
         note, pdf_ok, failed = "", False, False
         if not pdf:
             note = "PDF not requested"
         elif not tex_available():
             note = INSTALL_HINT
         else:
-            res = compile_pdf(tex_text, pdf_stage, jobname=stem, files=files)
+            res = compile_pdf(tex_text, pdf_staged, jobname=stem, files=files)
             if res.ok:
-                staged.append((pdf_stage, pdf_path))
+                staged.append((pdf_staged, pdf_path))
                 pdf_ok = True
             else:
                 failed, note = True, res.message
                 log = (res.message + "\n" + (res.log_excerpt or "")).rstrip() + "\n"
-                staged.append((_stage(log_path, log), log_path))
+                staged.append((stage(log_path, log), log_path))
         remove = stale_extra + ([] if pdf_ok else [pdf_path])
         stale = _commit(staged, remove=remove, drop_log=log_path if pdf_ok else None, pdf_path=pdf_path)
     except BaseException:
@@ -320,7 +320,7 @@ def write_document(
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
         with contextlib.suppress(OSError):
-            os.unlink(pdf_stage)
+            os.unlink(pdf_staged)
         raise
     if pdf_ok:
         return Written(tex_path, json_path, pdf_path, files=tuple(extra))
@@ -329,29 +329,6 @@ def write_document(
             tex_path, json_path, None, note, str(log_path), pdf_failed=True, stale_pdf_removed=stale, files=tuple(extra)
         )
     return Written(tex_path, json_path, None, note, stale_pdf_removed=stale, files=tuple(extra))
-
-
-def _stage(path: pathlib.Path, text: str | bytes) -> pathlib.Path:
-    """Write ``text`` to a fsynced temporary file beside ``path``; return it (OutputError when it fails)."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    except OSError as exc:
-        raise OutputError(path, exc) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8") if isinstance(text, str) else text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise OutputError(path, exc) from None
-        raise
-    return pathlib.Path(tmp)
 
 
 _HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM} | ({signal.SIGHUP} if hasattr(signal, "SIGHUP") else set())
