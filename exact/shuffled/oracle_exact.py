@@ -1,0 +1,381 @@
+"""The frequency oracles' exact blanket view at every n, and strong concrete-dataset lower ends.
+
+**Exact view** (:func:`blanket_view_exact`).  Balle et al. Lemma 5.3 for a four-value record
+(:class:`blanket.exact.mechanisms.oracles.FourValue`) is ``(1/(γn)) E[(Σ_{i=1}^n V_i)_+]`` with a
+*five*-atom ``V`` (0 w.p. ``1−γ`` and the four values of ``L`` w.p. ``γπ``).  The four-atom engine
+(:func:`blanket.exact.shuffled.krr.expected_positive_part`) takes one atom less, so the fast route of
+:mod:`blanket.exact.shuffled.oracles` brackets the value by convex order (loose at moderate n).  Here the
+count ``C`` of one *ancillary* atom (value ``v_j``: "both", 0 or "rest"; the one whose count has the
+smallest variance) is summed out exactly: given ``C = c``, the other ``n − c`` users are i.i.d. with the
+remaining four atoms (conditional law), and the constant ``c·v_j`` is spread over them (every value
+shifted by ``c·v_j/(n−c)``), so
+
+    E[(Σ V_i)_+] = Σ_c P(C = c) · E[(Σ_{i ≤ n−c} (V'_i + c v_j/(n−c)))_+],      C ~ Bin(n, π_j),
+
+one engine call per ``c`` (docs/reference/oracles.md §"The exact view").  ``C`` is windowed by
+:func:`blanket.exact.laws.binomial.window_bounds` (left-out mass ``Λ`` certified); a left-out ``c``
+contributes between 0 and ``n·(v_t)_+`` (``v_t`` the largest value), so ``[0, Λ·n·(v_t)_+]`` is added.
+Every engine call carries its own certified windowing error.  Exact ``fmpq`` for exact inputs and
+``n ≤ exact_max_n``.  Cost: ``W_C`` engine calls, ``W_C = O(√(nπ_j) · √log(1/tol))``; each costs
+``O(n log(1/tol))`` on the grid route (``n ≤ 20000``) or ``O(√n)`` on the one-dimensional route: refused
+(``None`` from :func:`exact_view_or_none`) above :data:`MAX_CALLS` calls.
+
+**Lower ends** (:func:`third_value_delta`, :func:`best_lower`).  A concrete pair of neighbouring datasets has
+an exact δ, a certified lower bound on the worst case.  The family "all others hold a third value z"
+(``x z^{n−1}`` vs ``x' z^{n−1}``), post-processed to each report's two *hit* bits ``(h_x, h_{x'})`` (data
+processing can only lower δ, so the post-processed δ is still a certified lower bound), is a four-atom sum:
+the engine again.  The hit law comes from the triple law ``P_z(h_x, h_{x'}, h_z)`` of the record
+(:func:`triple_hit_law`; the likelihood ratio of every output is ``e^{ε0(h_u − h_z)}``).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from blanket.exact.laws import binomial as laws
+from blanket.exact.mechanisms.oracles import FourValue, Hadamard, Subset, UnaryEncoding
+from blanket.exact.numbers import arith, guards
+from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput, NumberOrBall
+from blanket.exact.shuffled.krr import GRID_MAX_N, delta_args, expected_positive_part
+from flint import arb, fmpq
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = [
+    "MAX_CALLS",
+    "REFINE_REL",
+    "blanket_view_exact",
+    "exact_view_or_none",
+    "exact_view_calls",
+    "triple_hit_law",
+    "third_value_delta",
+    "best_lower",
+]
+
+#: :func:`exact_view_or_none` refuses (returns None) when the window of the summed-out count is wider than this
+MAX_CALLS = 600
+#: the grid pass of :func:`blanket_view_exact` stops when the enclosure's radius is below this fraction of its value
+REFINE_REL = 2e-3
+_TOL = fmpq(1, 2**80)
+
+
+def _is_exact(x) -> bool:
+    return isinstance(x, fmpq)
+
+
+def _is_zero(x) -> bool:
+    return (isinstance(x, fmpq) and x == 0) or (isinstance(x, arb) and x.is_zero())
+
+
+def _four(mech: object) -> FourValue:
+    return guards.require_instance(
+        mech, FourValue, "mech", "must be one of OUE, SUE, OLH, Hadamard, Subset", shown="kind"
+    )
+
+
+def _float(x) -> float:
+    return float(arith.ball(x).mid())
+
+
+def _atoms5(mech: FourValue, ee) -> tuple:
+    """``(γ, [(prob, value)] * 5)`` of ``V``: 0, both, t, t', rest."""
+    g = mech.gamma()
+    (vb, pb), (vt, pt), (vn, pn), (vr, pr) = mech.l_law(exp_epsilon=ee)
+    return g, [(1 - g, fmpq(0)), (g * pb, vb), (g * pt, vt), (g * pn, vn), (g * pr, vr)]
+
+
+def _outer_index(atoms5: list) -> int:
+    """The ancillary atom (0, both or rest: indices 0, 1, 4) whose count has the smallest variance."""
+    cands = [j for j in (1, 0, 4) if not _is_zero(atoms5[j][0])]
+    return min(cands, key=lambda j: _float(atoms5[j][0]) * (1 - _float(atoms5[j][0])))
+
+
+def exact_view_calls(mech: FourValue, n: int, tol: NumberOrBall = _TOL) -> int:
+    """The number of engine calls :func:`blanket_view_exact` makes at ``n`` (the window of the summed-out count).
+
+    O(1) ball operations.  Does not depend on ε (the atoms' probabilities do not).
+    """
+    g, atoms5 = _atoms5(_four(mech), fmpq(1))
+    j = _outer_index(atoms5)
+    lo, hi, _ = laws.window_bounds(n, arith.ball(atoms5[j][0]), tol)
+    return hi - lo + 1
+
+
+def blanket_view_exact(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
+    """The exact Lemma 5.3 blanket view δ(ε) of a four-value record, as a certified enclosure, at every n.
+
+    A certified **upper bound** on δ(ε) of the shuffled mechanism (every neighbouring pair), equal to
+    :func:`blanket.exact.shuffled.oracles.blanket_view_delta` (the binomial mixture, ``O(n^{3/2})``),
+    computed as in the module docstring.  Exact ``fmpq`` for exact inputs and ``n ≤ exact_max_n``.
+    Cost: :func:`exact_view_calls` engine calls (``O(√n)`` of them), each ``O(n log(1/tol))`` ball
+    operations on the grid route (``n ≤ 20000``), ``O(√n)`` above.  Exactly 0 when ``ε ≥ ε0``.
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``,
+    ``exact_max_n``.
+
+    >>> from blanket.exact.mechanisms.oracles import OUE
+    >>> from blanket.exact.shuffled.oracles import blanket_view_delta
+    >>> m = OUE(4, exp_epsilon0=3)
+    >>> blanket_view_exact(m, 9, exp_epsilon=2) == blanket_view_delta(m, 9, exp_epsilon=2)
+    True
+    """
+    rec = _four(mech)
+    q = delta_args(rec, n, opts, "blanket_view_exact")
+    if q is None:
+        return fmpq(0)
+    n, ee, tol, exact_max_n = q
+    g, atoms5 = _atoms5(rec, ee)
+    vals = [x for a in atoms5 for x in a] + [g]
+    exact_mode = all(_is_exact(v) for v in vals) and n <= exact_max_n
+    j = _outer_index(atoms5)
+    pj, vj = atoms5[j]
+    rest = [a for i, a in enumerate(atoms5) if i != j]
+    cond = 1 - pj
+    # engine order: (bulk, t, t', rest) -- the two informative atoms are t (index 2) and t' (index 3) of atoms5
+    anc = [a for a in rest if a is not atoms5[2] and a is not atoms5[3]]
+    (pa, va), (pc, vc) = anc
+    pt, vt = atoms5[2]
+    pn, vn = atoms5[3]
+    if exact_mode:
+        lo, hi, tail = 0, n, fmpq(0)
+    else:
+        lo, hi, tail = laws.window_bounds(n, arith.ball(pj), tol)
+    if _is_zero(pj):
+        lo = hi = 0
+        tail = fmpq(0)
+    # pmf of C on lo..hi: exact, or one anchor plus exact-ratio steps in balls
+    if exact_mode:
+        pmf = [_binom_exact(n, pj, c) for c in range(lo, hi + 1)]
+    elif lo == hi == 0 and _is_zero(pj):
+        pmf = [fmpq(1)]
+    else:
+        pmf = _pmf_balls(n, pj, lo, hi)
+    pa_c, pt_c, pn_c = pa / cond, pt / cond, pn / cond
+    pc_c = 1 - pa_c - pt_c - pn_c if _is_exact(cond) else pc / cond
+    label = f"{rec.kind} exact blanket view n={n}"
+    terms: list = []  # [c, weight, atoms, value, users]
+    for c, w in zip(range(lo, hi + 1), pmf):
+        m = n - c
+        if m == 0:
+            continue  # n·v_j ≤ 0: the positive part is 0
+        sh = c * vj / m
+        # certified skip: even if every other user drew the largest value, the sum is ≤ 0
+        if arith.le(m * (vt + sh), 0) is True:
+            continue
+        atoms = [(pa_c, va + sh), (pt_c, vt + sh), (pn_c, vn + sh), (pc_c, vc + sh)]
+        if exact_mode:
+            v = expected_positive_part(m, atoms, tol=tol, exact_max_n=exact_max_n, label=label)
+        else:  # first pass: the one-dimensional route, O(√m) (an enclosure, wide when the weak count matters)
+            v = expected_positive_part(m, atoms, tol=tol, exact_max_n=-1, label=label, engine="1d")
+        terms.append([c, w, atoms, v, m])
+    if not exact_mode:
+        _refine(terms, tol, label)
+    total: Enclosure = fmpq(0)
+    for _, w, _, v, _ in terms:
+        total = total + w * v if (_is_exact(w) and _is_exact(v)) else w * v + total
+    if not _is_zero(tail):
+        err = arith.ball(tail) * arith.ball(vt).max(arb(0)) * n
+        t = arith.ball(total)
+        total = t.union(t + err)
+    return total / (g * n)
+
+
+def _rad(v) -> float:
+    return 0.0 if _is_exact(v) else float(arith.ball(v).rad())
+
+
+def _refine(terms: list, tol, label: str) -> None:
+    """Second pass: recompute on the grid route (tight, ``O(m log(1/tol))``) the terms whose ``weight × radius``
+    is largest, until the sum's radius is at most :data:`REFINE_REL` of its midpoint (or every term with
+    ``m ≤ GRID_MAX_N`` is refined).  Every term stays a certified enclosure; only the width changes."""
+
+    def total_rad():
+        return sum(_float(w) * _rad(v) for _, w, _, v, _ in terms)
+
+    mid = sum(_float(w) * _float(v) for _, w, _, v, _ in terms)
+    order = sorted(range(len(terms)), key=lambda i: -_float(terms[i][1]) * _rad(terms[i][3]))
+    rad = total_rad()
+    for i in order:
+        if rad <= REFINE_REL * max(mid, 0.0):
+            break
+        c, w, atoms, v, m = terms[i]
+        if m > GRID_MAX_N:
+            continue
+        old = _float(w) * _rad(v)
+        nv = expected_positive_part(m, atoms, tol=tol, exact_max_n=-1, label=label, engine="grid")
+        terms[i][3] = nv if _rad(nv) < _rad(v) else v
+        rad += _float(w) * _rad(terms[i][3]) - old
+
+
+def _binom_exact(n: int, p: fmpq, c: int) -> fmpq:
+    from math import comb
+
+    return comb(n, c) * p**c * (1 - p) ** (n - c)
+
+
+def _pmf_balls(n: int, p, lo: int, hi: int) -> list:
+    """``[P(Bin(n, p) = c) for c in lo..hi]`` as balls: one anchor at the mode, then exact-ratio steps."""
+    pb = arith.ball(p)
+    r = pb / (1 - pb)
+    j0 = min(max(int((n + 1) * _float(p)), lo), hi)
+    p0 = laws.pmf(n, pb, j0)
+    out = {j0: p0}
+    v = p0
+    for j in range(j0, hi):
+        v = v * r * (n - j) / (j + 1)
+        out[j + 1] = v
+    v = p0
+    for j in range(j0, lo, -1):
+        v = v / r * j / (n - j + 1)
+        out[j - 1] = v
+    return [out[c] for c in range(lo, hi + 1)]
+
+
+def exact_view_or_none(
+    mech: FourValue, n: IntegerInput, *, max_calls: int = MAX_CALLS, **opts: Unpack[DeltaOptions]
+) -> Enclosure | None:
+    """:func:`blanket_view_exact`, or ``None`` when it would make more than ``max_calls`` engine calls.
+
+    For callers taking a min over routes (the exact view is then simply not a candidate).  O(1) plus the cost of
+    :func:`blanket_view_exact` when run.
+    """
+    rec = _four(mech)
+    nn = arith.integer_in(n, "n", lo=1)
+    if exact_view_calls(rec, nn) > max_calls:
+        return None
+    return blanket_view_exact(rec, nn, **opts)
+
+
+# ================================================================ lower ends: the third-value family
+def triple_hit_law(mech: FourValue) -> dict | None:
+    """``{(h_x, h_x', h_z): P_z}``: the law of three distinct inputs' hit bits of one report ``Y ~ R(z)``.
+
+    For these records ``R(u)(y) = c_y·e^{ε0 h_u(y)}``, so ``R(u)(y)/R(z)(y) = e^{ε0(h_u − h_z)}`` and the triple
+    law is all the third-value family needs.  Closed forms (docs/reference/oracles.md §"Lower ends"): unary
+    encoding — independent bits, ``h_z ~ Bern(p)``, ``h_x, h_x' ~ Bern(q)``; subset selection —
+    ``P_z(a, b, c) = e^{ε0 c}·C(k−3, d−a−b−c)/Z``; Hadamard response with ``z+1 = (x+1) ⊕ (x'+1)`` (the
+    GF(2)-dependent triple, ``k ≥ 3``) — ``P = (e^{ε0} if c else 1)·(2/(K(e+1)))·K/4`` on the patterns with
+    ``(1−c) = (1−a) ⊕ (1−b)``.  Local hashing: ``None`` (the triple law depends on the family's 3-wise
+    structure, which the record does not state).  O(1).
+    """
+    e = mech.exp_epsilon0()
+    if isinstance(mech, UnaryEncoding):
+        p, q = mech.p, mech.q
+        out = {}
+        for a in (0, 1):
+            for b in (0, 1):
+                for c in (0, 1):
+                    out[(a, b, c)] = (q if a else 1 - q) * (q if b else 1 - q) * (p if c else 1 - p)
+        return out
+    if isinstance(mech, Subset):
+        from math import comb
+
+        k, d = mech.k, mech.d
+        if k < 3:
+            return None
+        Z = e * comb(k - 1, d - 1) + comb(k - 1, d)
+        out = {}
+        for a in (0, 1):
+            for b in (0, 1):
+                for c in (0, 1):
+                    r = d - a - b - c
+                    cnt = comb(k - 3, r) if 0 <= r <= k - 3 else 0
+                    out[(a, b, c)] = (e if c else fmpq(1)) * cnt / Z
+        return out
+    if isinstance(mech, Hadamard):
+        if mech.k < 3:
+            return None
+        out = {}
+        for a in (0, 1):
+            for b in (0, 1):
+                for c in (0, 1):
+                    ok = (1 - c) == ((1 - a) ^ (1 - b))
+                    out[(a, b, c)] = (e if c else fmpq(1)) * 2 / (e + 1) / 4 if ok else fmpq(0)
+        return out
+    return None
+
+
+def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure | None:
+    """Exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` post-processed to the hit bits ``(h_x, h_x')``: a certified
+    **lower** bound on δ(ε) of the shuffled mechanism (max of both directions), or ``None`` when the record has no
+    triple law (:func:`triple_hit_law`).
+
+    Post-processing each report to ``(h_x(Y), h_{x'}(Y))`` keeps the others i.i.d., so by the sufficient statistic
+    of :mod:`blanket.exact.shuffled.krr` the value is ``(1/n) E[(Σ_i V_i)_+]`` over the four cells, ``V =
+    (P_x − e^ε P_{x'})/P_z`` (backward: ``x ↔ x'``), one engine call per direction.  Cost that of the engine
+    (exact rationals up to ``exact_max_n``, else its one-dimensional route, ``O(√n)``).
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``,
+    ``exact_max_n``.
+    """
+    rec = _four(mech)
+    law = triple_hit_law(rec)
+    if law is None:
+        return None
+    q = delta_args(rec, n, opts, "third_value_delta")
+    if q is None:
+        return fmpq(0)
+    n, ee, tol, exact_max_n = q
+    e = rec.exp_epsilon0()
+    cells = {}
+    for (a, b, c), pz in law.items():
+        z0, x0, y0 = cells.get((a, b), (fmpq(0), fmpq(0), fmpq(0)))
+        if _is_zero(pz):
+            continue
+        fx = (e if a else fmpq(1)) / (e if c else fmpq(1))
+        fy = (e if b else fmpq(1)) / (e if c else fmpq(1))
+        cells[(a, b)] = (pz + z0, pz * fx + x0, pz * fy + y0)
+    out = []
+    for forward in (True, False):
+        atoms = {}
+        for ab, (pz, px, py) in cells.items():
+            num = px - ee * py if forward else py - ee * px
+            atoms[ab] = (pz, num / pz)
+        # engine order (bulk, t, t', rest): t the cell (1, 0) forward, (0, 1) backward (the larger value)
+        tcell, ncell = ((1, 0), (0, 1)) if forward else ((0, 1), (1, 0))
+        zero = (fmpq(0), fmpq(0))
+        bulk, t, tn, r = atoms.get((1, 1), zero), atoms[tcell], atoms[ncell], atoms.get((0, 0), zero)
+        if _is_zero(bulk[0]):
+            bulk = (fmpq(0), r[1])
+        if _is_zero(r[0]):
+            r = (fmpq(0), bulk[1])
+        atoms = [bulk, t, tn, r]
+        exact_mode = n <= exact_max_n and all(_is_exact(x) for a in atoms for x in a)
+        # ball mode: the one-dimensional route, O(√n) (its enclosure's lower end is what a lower bound uses)
+        v = expected_positive_part(
+            n,
+            atoms,
+            tol=tol,
+            exact_max_n=exact_max_n,
+            label=f"{rec.kind} third value n={n}",
+            engine=None if exact_mode else "1d",
+        )
+        out.append(v / n)
+    return arith.maximum(out)
+
+
+def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> tuple[Enclosure, str]:
+    """``(value, dataset text)``: the larger (by lower end) of the same-family and the third-value lower bounds.
+
+    Both are exact δ of concrete neighbouring pairs (the third value post-processed), so certified lower bounds.
+    Cost: three or four engine calls.
+    """
+    from blanket.exact.shuffled.oracles import same_family_delta
+
+    rec = _four(mech)
+    nn = arith.integer_in(n, "n", lo=1)
+    same = same_family_delta(rec, nn, **opts)
+    cands = [(same, f"all other {nn - 1} users hold the differing user's first value x (x^n versus x^(n-1) x')")]
+    third = third_value_delta(rec, nn, **opts)
+    if third is not None:
+        text = f"all other {nn - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1))"
+        if isinstance(rec, Hadamard):
+            text += ", z+1 = (x+1) xor (x'+1)"
+        cands.append((third, text))
+
+    def lo(v) -> Fraction:
+        return Fraction(int(v.p), int(v.q)) if _is_exact(v) else arith.endpoints(v)[0]
+
+    return max(cands, key=lambda c: lo(c[0]))

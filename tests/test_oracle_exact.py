@@ -1,0 +1,185 @@
+"""The frequency oracles' exact five-atom blanket view and the third-value lower end (exact.shuffled.oracle_exact).
+
+Independent routes: the binomial mixture over M (exact.shuffled.oracles.blanket_view_delta, a different
+decomposition of the same sum), brute-force sums over multinomial counts in exact rationals, explicit
+matrices, and the exhaustive worst case over datasets (exact.shuffled.enumerate).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+from blanket.exact.accounting import certified as cb
+from blanket.exact.mechanisms.oracles import OLH, OUE, SUE, Hadamard, Subset
+from blanket.exact.numbers import arith
+from blanket.exact.shuffled import oracle_exact as X
+from blanket.exact.shuffled import oracles as O
+from blanket.exact.shuffled.enumerate import delta_dataset, worst_case
+from flint import arb, fmpq
+
+MECHS = [
+    OUE(4, exp_epsilon0=3),
+    SUE(5, exp_half_epsilon0=2),
+    Subset(6, 2, exp_epsilon0=3),
+    Hadamard(5, exp_epsilon0=3),
+    OLH(6, 3, exp_epsilon0=3),
+]
+EE = fmpq(3, 2)
+
+
+def _contains(ball, q) -> bool:
+    return bool(arith.ball(ball).contains(arb(q)))
+
+
+def _brute_five(mech, n, ee):
+    """``E[(Σ V_i)_+]/(γn)`` summed over every multinomial count vector of the five atoms (exact rationals)."""
+    g = mech.gamma()
+    law = mech.l_law(exp_epsilon=ee)
+    atoms = [(1 - g, fmpq(0))] + [(g * p, v) for v, p in law]
+    tot = fmpq(0)
+    for cnt in itertools.product(range(n + 1), repeat=4):
+        if sum(cnt) > n:
+            continue
+        c = (n - sum(cnt),) + cnt
+        s = sum(ci * a[1] for ci, a in zip(c, atoms))
+        if s <= 0:
+            continue
+        w = fmpq(math.factorial(n))
+        for ci, a in zip(c, atoms):
+            w = w * a[0] ** ci / math.factorial(ci)
+        tot += w * s
+    return tot / (g * n)
+
+
+@pytest.mark.parametrize("mech", MECHS, ids=lambda m: m.kind)
+@pytest.mark.parametrize("n", [1, 2, 5, 9])
+def test_exact_view_equals_the_mixture_and_brute_force(mech, n):
+    v = X.blanket_view_exact(mech, n, exp_epsilon=EE)
+    assert isinstance(v, fmpq)
+    assert v == O.blanket_view_delta(mech, n, exp_epsilon=EE)
+    if n <= 5:
+        assert v == _brute_five(mech, n, EE)
+
+
+@pytest.mark.parametrize("mech", MECHS, ids=lambda m: m.kind)
+def test_windowed_view_contains_the_exact_value(mech):
+    # exact_max_n = 0 forces the ball route (windows, 1-D pass, grid refinement) on exact inputs
+    n = 40
+    exact = X.blanket_view_exact(mech, n, exp_epsilon=EE)
+    ball = X.blanket_view_exact(mech, n, exp_epsilon=EE, exact_max_n=0, tol="1e-30")
+    assert isinstance(exact, fmpq) and isinstance(ball, arb)
+    assert _contains(ball, exact)
+    assert float(ball.rad()) <= 1e-2 * float(exact) + 1e-25
+
+
+def test_exact_view_below_merged_and_spread_above_contraction():
+    m = OUE(16, epsilon0=2)
+    n = 120
+    for e in ("0.3", "0.6"):
+        ex = X.blanket_view_exact(m, n, epsilon=e)
+        merged = O.blanket_view_delta_merged(m, n, epsilon=e)
+        br = O.blanket_view_bracket(m, n, epsilon=e, merged=False)
+        lo_ex, hi_ex = arith.endpoints(ex)
+        assert hi_ex <= arith.endpoints(merged)[1]
+        assert hi_ex <= arith.endpoints(br.upper)[1]
+        assert arith.endpoints(br.lower)[0] <= hi_ex
+        # and strictly tighter than the convex-order spread here (the point of the exact view)
+        assert hi_ex < arith.endpoints(br.upper)[0]
+
+
+def test_exact_view_or_none_refuses_large_windows():
+    m = OUE(128, epsilon0=2)
+    assert X.exact_view_calls(m, 10**6) > X.MAX_CALLS
+    assert X.exact_view_or_none(m, 10**6, epsilon="0.01") is None
+
+
+# ---------------------------------------------------------------- the third-value lower end
+@pytest.mark.parametrize("mech", [m for m in MECHS if m.kind != "olh"], ids=lambda m: m.kind)
+def test_triple_hit_law_against_the_matrix(mech):
+    rows = mech.rows()
+    e = mech.exp_epsilon0()
+    law = X.triple_hit_law(mech)
+    assert sum(law.values()) == 1
+    # hit = the high value of the column for that input: R(u)(y) = c_y e^{h_u(y)}
+    x, x2, z = (0, 1, 2)
+    if mech.kind == "hadamard":
+        z = ((x + 1) ^ (x2 + 1)) - 1
+    got: dict = {}
+    for y in range(len(rows[0])):
+        col = [r[y] for r in rows]
+        lo = min(col)
+        h = tuple(int(col[u] != lo) for u in (x, x2, z))
+        assert all(col[u] in (lo, lo * e) for u in (x, x2, z)) or len(set(col)) == 1
+        got[h] = got.get(h, fmpq(0)) + rows[z][y]
+    # a column equal on all three inputs (all ones in unary encoding, row 0 of Hadamard) reads as (0, 0, 0) here:
+    # the same likelihood ratios as (1, 1, 1), so the two are compared together
+    fold = dict(law)
+    fold[(0, 0, 0)] = fold[(0, 0, 0)] + fold.pop((1, 1, 1))
+    got[(0, 0, 0)] = got.get((0, 0, 0), fmpq(0)) + got.pop((1, 1, 1), fmpq(0))
+    for key in fold:
+        assert fold[key] == got.get(key, fmpq(0)), (mech.kind, key)
+
+
+@pytest.mark.parametrize("mech", [OUE(3, exp_epsilon0=3), Subset(4, 2, exp_epsilon0=2), Hadamard(3, exp_epsilon0=3)])
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_third_value_is_a_lower_bound_and_matches_its_brute_force(mech, n):
+    ee = fmpq(5, 4)
+    v = X.third_value_delta(mech, n, exp_epsilon=ee)
+    assert isinstance(v, fmpq)
+    # brute force of the post-processed pair: histograms of the cells (h_x, h_x') of n reports
+    law = X.triple_hit_law(mech)
+    e = mech.exp_epsilon0()
+    cells = [(a, b) for a in (0, 1) for b in (0, 1)]
+
+    def cell_law(u):  # u = 0: x, 1: x', 2: z
+        out = dict.fromkeys(cells, fmpq(0))
+        for (a, b, c), p in law.items():
+            f = [e**a / e**c, e**b / e**c, fmpq(1)][u]
+            out[(a, b)] += p * f
+        return out
+
+    def hist_law(first):
+        laws_ = [cell_law(first)] + [cell_law(2)] * (n - 1)
+        dist = {(): fmpq(1)}
+        for lw in laws_:
+            new: dict = {}
+            for h, p in dist.items():
+                for cl, q in lw.items():
+                    key = tuple(sorted(h + (cl,)))
+                    new[key] = new.get(key, fmpq(0)) + p * q
+            dist = new
+        return dist
+
+    P, Q = hist_law(0), hist_law(1)
+    fwd = sum(max(P[h] - ee * Q.get(h, 0), 0) for h in P)
+    bwd = sum(max(Q[h] - ee * P.get(h, 0), 0) for h in Q)
+    assert v == max(fwd, bwd)
+    # and below the exact δ of the same (unprojected) dataset pair, hence below the worst case
+    x, x2, z = 0, 1, 2
+    if mech.kind == "hadamard":
+        z = ((x + 1) ^ (x2 + 1)) - 1
+    full = delta_dataset(mech.matrix(), [z] * (n - 1), x, x2, exp_epsilon=ee)
+    assert v <= getattr(full, "value", full)
+
+
+@pytest.mark.parametrize("mech", [OUE(3, exp_epsilon0=3), Subset(4, 2, exp_epsilon0=2), Hadamard(3, exp_epsilon0=3)])
+def test_certified_bracket_holds_the_worst_case(mech):
+    n, ee = 3, fmpq(5, 4)
+    worst = worst_case(mech.matrix(), n, exp_epsilon=ee).value
+    up = cb.upper_value(mech, n, exp_epsilon=ee)
+    lo = cb.lower_value(mech, n, exp_epsilon=ee)
+    assert lo <= worst <= up
+    assert cb.EXACT_FIVE in cb.upper_bounds(mech, n, exp_epsilon=ee)
+
+
+def test_lower_end_is_the_larger_family_and_olh_keeps_same_family():
+    m = Hadamard(128, epsilon0=2)
+    v, where = X.best_lower(m, 300, epsilon="0.4")
+    same = O.same_family_delta(m, 300, epsilon="0.4")
+    assert arith.endpoints(v)[0] >= arith.endpoints(same)[0]
+    assert "third value" in where
+    olh = OLH(16, 4, epsilon0=2)
+    assert X.third_value_delta(olh, 50, epsilon="0.4") is None
+    assert "first value" in X.best_lower(olh, 50, epsilon="0.4")[1]
