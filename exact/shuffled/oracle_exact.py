@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.oracles import FourValue, Hadamard, Subset, UnaryEncoding
 from blanket.exact.numbers import arith, guards
+from blanket.exact.numbers.errors import Undecided
 from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput, NumberOrBall
 from blanket.exact.shuffled.krr import GRID_MAX_N, delta_args, expected_positive_part
 from flint import arb, fmpq
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_CALLS",
     "REFINE_REL",
+    "THIRD_GRID_MAX_N",
     "blanket_view_exact",
     "exact_view_or_none",
     "exact_view_calls",
@@ -59,6 +61,8 @@ MAX_CALLS = 600
 #: the grid pass of :func:`blanket_view_exact` stops when the enclosure's radius is below this fraction of its value
 REFINE_REL = 2e-3
 _TOL = fmpq(1, 2**80)
+#: :func:`third_value_delta` uses the engine's grid route (O(n log(1/tol)), narrow) up to this n
+THIRD_GRID_MAX_N = 500
 
 
 def _is_exact(x) -> bool:
@@ -305,7 +309,8 @@ def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOpti
     Post-processing each report to ``(h_x(Y), h_{x'}(Y))`` keeps the others i.i.d., so by the sufficient statistic
     of :mod:`blanket.exact.shuffled.krr` the value is ``(1/n) E[(Σ_i V_i)_+]`` over the four cells, ``V =
     (P_x − e^ε P_{x'})/P_z`` (backward: ``x ↔ x'``), one engine call per direction.  Cost that of the engine
-    (exact rationals up to ``exact_max_n``, else its one-dimensional route, ``O(√n)``).
+    (exact rationals up to ``exact_max_n``, the grid up to :data:`THIRD_GRID_MAX_N`, else its one-dimensional
+    route, ``O(√n)``).
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``,
     ``exact_max_n``.
@@ -331,7 +336,10 @@ def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOpti
     for forward in (True, False):
         atoms = {}
         for ab, (pz, px, py) in cells.items():
-            num = px - ee * py if forward else py - ee * px
+            if ab[0] == ab[1]:  # P_x = P_x' on these cells: keep the factor (1 − e^ε) exact (0 at ε = 0)
+                num = px * (1 - ee)
+            else:
+                num = px - ee * py if forward else py - ee * px
             atoms[ab] = (pz, num / pz)
         # engine order (bulk, t, t', rest): t the cell (1, 0) forward, (0, 1) backward (the larger value)
         tcell, ncell = ((1, 0), (0, 1)) if forward else ((0, 1), (1, 0))
@@ -343,14 +351,15 @@ def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOpti
             r = (fmpq(0), bulk[1])
         atoms = [bulk, t, tn, r]
         exact_mode = n <= exact_max_n and all(_is_exact(x) for a in atoms for x in a)
-        # ball mode: the one-dimensional route, O(√n) (its enclosure's lower end is what a lower bound uses)
+        # ball mode: the grid (a narrow enclosure) up to THIRD_GRID_MAX_N users, else the one-dimensional route,
+        # O(√n) (wider: its lower end is what a lower bound uses)
         v = expected_positive_part(
             n,
             atoms,
             tol=tol,
             exact_max_n=exact_max_n,
             label=f"{rec.kind} third value n={n}",
-            engine=None if exact_mode else "1d",
+            engine=None if (exact_mode or n <= THIRD_GRID_MAX_N) else "1d",
         )
         out.append(v / n)
     return arith.maximum(out)
@@ -368,7 +377,10 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
     nn = arith.integer_in(n, "n", lo=1)
     same = same_family_delta(rec, nn, **opts)
     cands = [(same, f"all other {nn - 1} users hold the differing user's first value x (x^n versus x^(n-1) x')")]
-    third = third_value_delta(rec, nn, **opts)
+    try:
+        third = third_value_delta(rec, nn, **opts)
+    except Undecided:  # a sign the engine needs is not decided at this precision: the same family alone
+        third = None
     if third is not None:
         text = f"all other {nn - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1))"
         if isinstance(rec, Hadamard):
