@@ -183,3 +183,21 @@ def test_lower_end_is_the_larger_family_and_olh_keeps_same_family():
     olh = OLH(16, 4, epsilon0=2)
     assert X.third_value_delta(olh, 50, epsilon="0.4") is None
     assert "first value" in X.best_lower(olh, 50, epsilon="0.4")[1]
+
+
+# ---------------------------------------------------------------- Wang et al.'s variation-ratio bound for OUE
+@pytest.mark.parametrize("k", [3, 4])
+def test_variation_ratio_bound_for_oue_with_its_variation_ratio_is_refuted(k):
+    """β = sup TV(R(x), R(x')) = (e−1)/(2(e+1)) for OUE (the value behind the float anchor 0.2688 at n = 10^3):
+    the third-value dataset (others hold 0, the differing user 1 vs 2) has a larger exact δ than the pair."""
+    e, ee, n = fmpq(3), fmpq(2), 3
+    m = OUE(k, exp_epsilon0=e)
+    beta = (e - 1) / (2 * (e + 1))
+    assert beta == fmpq(1, 4)
+    vr = O.variation_ratio_delta(n, e, beta, exp_epsilon=ee)
+    witness = delta_dataset(m.matrix(), [0] * (n - 1), 1, 2, exp_epsilon=ee)
+    witness = getattr(witness, "value", witness)
+    assert vr == fmpq(9, 512)
+    assert witness == fmpq(177, 8192) and witness > vr
+    # the exhaustive worst case agrees that this dataset is the worst one here
+    assert worst_case(m.matrix(), n, exp_epsilon=ee).value == witness

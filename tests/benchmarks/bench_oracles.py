@@ -14,6 +14,14 @@ Run: ``python tests/benchmarks/bench_oracles.py [--quick | --fast-only [--n9]]``
    the best fast upper bound and certified lower end of the same-family
    lower bound (the data of the issue's figure).
 
+``--bracket [--exact-view]`` prints only table B (issue 25): per oracle and n, the certified ε bracket at
+δ = 1e-6, ε0 = 2 — lower end from exact.accounting.certified.lower_value (the larger of the same-family and the
+third-value dataset), upper end from upper_value (the best certified route) — the ratio upper/lower, the seconds,
+and which bound decided each end.  Each end is a bisection on ε (14 halvings of [0, ε0]): the lower end is the
+largest ε tried with a certified lower δ above the target, the upper end the smallest with a certified upper δ at
+or below it.  ``--exact-view`` adds the exact five-atom view (exact.shuffled.oracle_exact) to the upper routes at
+every n (slow: about 10 s per δ at n = 1000).
+
 ``--geometric`` prints only table G: the fast geometric engine (exact.shuffled.geometric, docs/numerics.md
 Lemma O2): n = 10^4, 10^6, 10^9, seconds for the certified upper end (one δ(ε)), its relative width, the
 bracket's lower end (a lower bound on the Lemma 5.3 value), the FOCS 2021 clone bound and the concrete-dataset
@@ -27,6 +35,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from fractions import Fraction
 
 from blanket.exact.mechanisms.oracles import LDP, OLH, OUE, SUE, Hadamard, Subset
 from blanket.exact.numbers import arith
@@ -176,8 +185,65 @@ def main(quick: bool = False):
                 print(f"{name:>20} {n:>8} {float(best):10.5f} {which:>10} {lo_s:>10} {time.perf_counter() - t:8.1f}")
 
 
+def _bisect(pred, lo: float, hi: float, steps: int = 14) -> tuple[float, float]:
+    """``pred`` true at ``lo``, false at ``hi`` (monotone): the last true and first false points after ``steps``."""
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if pred(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi
+
+
+def bracket_table(ns=(10**3, 10**4), eps0: str = "2", target: str = "1e-6", exact_view: bool = False):
+    from blanket.exact.accounting import certified as cb
+    from blanket.exact.shuffled import oracle_exact
+
+    tq = arith.exact(target)
+    t = Fraction(int(tq.p), int(tq.q))
+    print(f"\nB. certified epsilon bracket at delta = {target}, eps0 = {eps0} (14 bisection steps per end)")
+    print(f"{'oracle':>22} {'n':>8} {'lower':>9} {'upper':>9} {'ratio':>7} {'sec':>7}  lower from / upper from")
+    for label, m in mechanisms(eps0):
+        for n in ns:
+            t0 = time.perf_counter()
+            lo_from: list = []
+
+            def low_ok(e, m=m, n=n, lo_from=lo_from):
+                v, where = cb.lower_bound(m, n, epsilon=f"{e:.6f}")
+                ok = v is not None and arith.endpoints(v)[0] > t
+                if ok:
+                    lo_from[:] = [where.split(" (")[0]]
+                return ok
+
+            up_from: list = []
+
+            def up_ok(e, m=m, n=n, up_from=up_from):
+                es = f"{e:.6f}"
+                v, name, every = cb.best_upper(m, n, epsilon=es)
+                if exact_view and cb.EXACT_FIVE not in every:
+                    xv = oracle_exact.exact_view_or_none(m, n, epsilon=es)
+                    if xv is not None and cb.upper_end(xv) < cb.upper_end(v):
+                        v, name = xv, cb.EXACT_FIVE
+                ok = cb.upper_end(v) <= t
+                if ok:
+                    up_from[:] = [name]
+                return ok
+
+            lo, _ = _bisect(low_ok, 0.0, float(eps0))
+            _, hi = _bisect(lambda e: not up_ok(e), 0.0, float(eps0))
+            sec = time.perf_counter() - t0
+            print(
+                f"{label:>22} {n:>8} {lo:9.5f} {hi:9.5f} {hi / lo if lo else float('inf'):7.3f} {sec:7.1f}  "
+                f"{(lo_from or ['-'])[0]} / {(up_from or ['-'])[0]}",
+                flush=True,
+            )
+
+
 if __name__ == "__main__":
-    if "--geometric" in sys.argv:
+    if "--bracket" in sys.argv:
+        bracket_table(exact_view="--exact-view" in sys.argv)
+    elif "--geometric" in sys.argv:
         geometric_table()
     elif "--fast-only" in sys.argv:
         fast_table([10**4, 10**6] + ([10**9] if "--n9" in sys.argv else []))
