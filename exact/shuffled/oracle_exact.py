@@ -37,7 +37,7 @@ from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.oracles import FourValue, Hadamard, Subset, UnaryEncoding
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import Undecided
-from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput, NumberOrBall
+from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput
 from blanket.exact.shuffled.krr import GRID_MAX_N, delta_args, expected_positive_part
 from flint import arb, fmpq
 
@@ -96,7 +96,7 @@ def _outer_index(atoms5: list) -> int:
     return min(cands, key=lambda j: _float(atoms5[j][0]) * (1 - _float(atoms5[j][0])))
 
 
-def exact_view_calls(mech: FourValue, n: int, tol: NumberOrBall = _TOL) -> int:
+def exact_view_calls(mech: FourValue, n: int, tol: fmpq = _TOL) -> int:
     """The number of engine calls :func:`blanket_view_exact` makes at ``n`` (the window of the summed-out count).
 
     O(1) ball operations.  Does not depend on ε (the atoms' probabilities do not).
@@ -324,7 +324,7 @@ def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOpti
         return fmpq(0)
     n, ee, tol, exact_max_n = q
     e = rec.exp_epsilon0()
-    cells = {}
+    cells: dict = {}
     for (a, b, c), pz in law.items():
         z0, x0, y0 = cells.get((a, b), (fmpq(0), fmpq(0), fmpq(0)))
         if _is_zero(pz):
@@ -334,17 +334,22 @@ def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOpti
         cells[(a, b)] = (pz + z0, pz * fx + x0, pz * fy + y0)
     out = []
     for forward in (True, False):
-        atoms = {}
+        cell_atoms: dict = {}
         for ab, (pz, px, py) in cells.items():
             if ab[0] == ab[1]:  # P_x = P_x' on these cells: keep the factor (1 − e^ε) exact (0 at ε = 0)
                 num = px * (1 - ee)
             else:
                 num = px - ee * py if forward else py - ee * px
-            atoms[ab] = (pz, num / pz)
+            cell_atoms[ab] = (pz, num / pz)
         # engine order (bulk, t, t', rest): t the cell (1, 0) forward, (0, 1) backward (the larger value)
         tcell, ncell = ((1, 0), (0, 1)) if forward else ((0, 1), (1, 0))
         zero = (fmpq(0), fmpq(0))
-        bulk, t, tn, r = atoms.get((1, 1), zero), atoms[tcell], atoms[ncell], atoms.get((0, 0), zero)
+        bulk, t, tn, r = (
+            cell_atoms.get((1, 1), zero),
+            cell_atoms[tcell],
+            cell_atoms[ncell],
+            cell_atoms.get((0, 0), zero),
+        )
         if _is_zero(bulk[0]):
             bulk = (fmpq(0), r[1])
         if _is_zero(r[0]):
