@@ -12,6 +12,8 @@ _EXPORTS = {
     'pairs': 'ShiftPair blanket_view_atoms dominating_pair garbled_blanket_view hockey_stick lower_pair lumped_lower_pair product_atoms split_blanket_view',
     'pld': 'PLD discretise discretise_both parse_grid renyi_log_moments rdp_delta rdp_epsilon',
     'curves': 'FinitePair binary_worst_curve_pair binary_worst_curve_values binary_worst_pair curve_grid pair_from_roc pair_from_values',
+    'curve_pairs': 'CurveValues curve_pair curve_sources curve_values has_curve',
+    'stronger_clones': 'check_condition condition_violation stronger_clone_pair',
     'certified': 'best_upper lower_bound upper_bounds upper_routes',
     'profiles': 'DeltaProfile Effort EpsilonProfile delta delta_bracket epsilon epsilon0 epsilon_bracket lower_datasets',
     'query': 'Query make_query parse_dataset',

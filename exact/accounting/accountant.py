@@ -38,8 +38,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import pld as _pld
+from blanket.exact.accounting import stronger_clones as _stronger
 from blanket.exact.accounting.query import Query
 from blanket.exact.mechanisms import oracles, registry
 from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
@@ -67,6 +69,11 @@ CURVE_AUTO_N = 256
 #: alpha (:func:`blanket.exact.accounting.curves.binary_worst_curve_pair`: seconds at n = 10^4, O(n^{3/2}))
 CURVE_GRID_N = 20000
 CURVE_POINTS = 1024
+#: rounds of k-RR (k >= 3), the four-value oracles and the geometric mechanism with at most this many users also
+#: compose the hull of their best certified curve values (:func:`blanket.exact.accounting.curve_pairs.curve_pair`)
+#: when the accountant's ``curves`` is "auto" (``True``: at every n; each curve costs its grid's evaluations,
+#: about 25 s per point for 10-RR at n = 10^6, so the default keeps it to small n)
+CURVE_PAIR_AUTO_N = 256
 ROUTES = {
     "PLD": "PLD (dominating pairs, pessimistic/optimistic discretisation, exact integer convolution)",
     "Renyi": "Renyi (the same dominating pairs: Renyi divergences added over rounds, CKS20 Prop. 12 conversion)",
@@ -272,8 +279,12 @@ class Shuffled:
 
     mechanism: Randomizer
     n: int
+    stronger_clones: bool = False
 
-    def __init__(self, mechanism, n=None):
+    def __init__(self, mechanism, n=None, *, stronger_clones: bool = False):
+        if not isinstance(stronger_clones, bool):
+            raise InvalidArgument("stronger_clones", stronger_clones, "must be True or False")
+        object.__setattr__(self, "stronger_clones", stronger_clones)
         if isinstance(mechanism, Query):  # validated once: take its record and n as they are
             if n is not None:
                 raise InvalidArgument("n", n, "must not be given with a Query (the query carries it)")
@@ -282,6 +293,8 @@ class Shuffled:
             _exp_epsilon0(mechanism.mechanism)
             object.__setattr__(self, "mechanism", mechanism.mechanism)
             object.__setattr__(self, "n", mechanism.n)
+            if stronger_clones:
+                _stronger.check_condition(self.mechanism)
             return
         if isinstance(mechanism, dict):
             mechanism = make_mechanism(mechanism)
@@ -296,6 +309,8 @@ class Shuffled:
         _exp_epsilon0(mechanism)  # refused here, not at the first query: ε0 = ∞ has no dominating pair
         object.__setattr__(self, "mechanism", mechanism)
         object.__setattr__(self, "n", arith.integer_in(n, "n", lo=1))
+        if stronger_clones:  # refused here when the randomizer is outside the class (or known only by epsilon0)
+            _stronger.check_condition(mechanism)
 
     @property
     def epsilon0(self) -> Fraction:
@@ -309,11 +324,15 @@ class Shuffled:
 
     def dominating_pair(self) -> _pld.ShiftPair | _curves.FinitePair:
         """Binary RR up to ``CURVE_GRID_N`` users: the worst-case curve pair (as :class:`ShuffledRR`); other k-RR:
-        the blanket-view pair; every other randomizer: the clone pair."""
+        the blanket-view pair; every other randomizer: the clone pair, or with ``stronger_clones`` (the condition
+        checked on its matrix) the SODA 2023 stronger-clone pair
+        (:func:`blanket.exact.accounting.stronger_clones.stronger_clone_pair`)."""
         if isinstance(self.mechanism, KRR) and _uses_curve(self.mechanism, self.n):
             return _binary_curve_pair(self.mechanism, self.n)
         if isinstance(self.mechanism, KRR):
             return _pld.dominating_pair(self.mechanism, self.n)
+        if self.stronger_clones:
+            return _stronger.stronger_clone_pair(self.mechanism, self.n)
         return clone_pair(self.mechanism, self.n)
 
     def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair | None:
@@ -438,9 +457,16 @@ class ShuffleAccountant:
     ``neighbouring``: ``"replace-one"`` (the shuffle model keeps ``n`` fixed).
     ``grid``: the loss discretisation interval Δ (exact, > 0), or ``None`` to
     choose it so that the sandwich's relative width is at most ``rel_width``.
+    ``curves``: ``"auto"`` (default), ``True`` or ``False``: whether rounds of k-RR (k ≥ 3), the four-value oracles,
+    the geometric mechanism and stronger-clone randomizers also compose their *curve pairs* (the hull of the best
+    certified values of their privacy curve, :func:`blanket.exact.accounting.curve_pairs.curve_pair`); ``"auto"``
+    does it up to :data:`CURVE_PAIR_AUTO_N` users.  The curve route is composed beside the dominating-pair route
+    and the smaller certified upper end is reported (so it is never looser), ``details["pair_route"]`` naming it.
     """
 
-    def __init__(self, neighbouring: str = "replace-one", *, grid=None, rel_width="0.02", prec: int = 128):
+    def __init__(
+        self, neighbouring: str = "replace-one", *, grid=None, rel_width="0.02", prec: int = 128, curves="auto"
+    ):
         if neighbouring not in NEIGHBOURING:
             raise InvalidArgument(
                 "neighbouring",
@@ -452,6 +478,9 @@ class ShuffleAccountant:
         self.grid = None if grid is None else _frac(_pld.parse_grid(grid))
         self.rel_width = _frac(arith.exact_in(rel_width, "rel_width", lo=0, hi=1, lo_open=True))
         self.prec = prec
+        if curves not in ("auto", True, False):
+            raise InvalidArgument("curves", curves, "must be 'auto', True or False")
+        self.curves = curves
         self._ledger: list = []
         self._cache: dict = {}
 
@@ -494,19 +523,47 @@ class ShuffleAccountant:
                 "accountant", "empty", "has no rounds composed yet", hint="call compose(event, count) first"
             )
 
+    def _curve_of(self, ev: ShuffledRR | Shuffled) -> _curves.FinitePair | None:
+        """The round's curve pair (:func:`blanket.exact.accounting.curve_pairs.curve_pair`) when this accountant
+        composes one for it (see ``curves``), else ``None``.  Memoised in curve_pairs."""
+        if self.curves is False:
+            return None
+        mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
+        sc = bool(getattr(ev, "stronger_clones", False))
+        if isinstance(mech, KRR) and mech.k == 2:
+            return None  # binary RR composes its own worst-case curve (curves.py) or the blanket view, exact
+        if not _curve_pairs.has_curve(mech, stronger_clones=sc) or ev.n < 2:
+            return None
+        if self.curves == "auto" and ev.n > CURVE_PAIR_AUTO_N:
+            return None
+        return _curve_pairs.curve_pair(mech, ev.n, stronger_clones=sc)
+
+    def _has_curves(self) -> bool:
+        return any(self._curve_of(ev) is not None for ev, _ in self._ledger)
+
     def _pld(self, grid: Fraction, kind: str):
-        """Composed PLD on ``grid``: kind "upper"/"lower" (dominating pair) or "low-fwd"/"low-bwd" (lower pair)."""
+        """Composed PLD on ``grid``: kind "upper"/"lower" (dominating pair), "cupper"/"clower" (the curve pair where a
+        round has one, else its dominating pair; ``None`` when no round has one) or "low-fwd"/"low-bwd" (lower pair)."""
         key = (grid, kind)
         if key in self._cache:
             return self._cache[key]
         g = fmpq(grid.numerator, grid.denominator)
         total = None
+        if kind in ("cupper", "clower") and not self._has_curves():
+            self._cache[key] = None
+            return None
         for ev, cnt in sorted(self._ledger, key=lambda t: (t[0].sort_key(), t[1])):
-            if kind in ("upper", "lower"):
+            cp = self._curve_of(ev) if kind in ("cupper", "clower") else None
+            if cp is not None:
+                ckey = ("cbase", grid, ev)
+                if ckey not in self._cache:
+                    self._cache[ckey] = cp.discretise_both(g, prec=self.prec)
+                base = self._cache[ckey][0 if kind == "cupper" else 1]
+            elif kind in ("upper", "lower", "cupper", "clower"):
                 bkey = ("base", grid, ev)
                 if bkey not in self._cache:  # both sides from one pass of the survival kernel
                     self._cache[bkey] = _discretise_both(ev.dominating_pair(), g, self.prec)
-                base = self._cache[bkey][0 if kind == "upper" else 1]
+                base = self._cache[bkey][0 if kind in ("upper", "cupper") else 1]
             else:
                 pair = ev.lower_pair("forward" if kind == "low-fwd" else "backward")
                 if pair is None:  # no concrete pair for this round: leaving it out is a post-processing
@@ -531,10 +588,14 @@ class ShuffleAccountant:
         self._need()
         f = _frac(arith.exact_in(fraction, "fraction", lo=0, hi=1, lo_open=True))
         grid = self.grid if self.grid is not None else self._cache.get("auto")
-        out = ShuffleAccountant(self.neighbouring, grid=grid, rel_width=self.rel_width, prec=self.prec)
+        out = ShuffleAccountant(
+            self.neighbouring, grid=grid, rel_width=self.rel_width, prec=self.prec, curves=self.curves
+        )
         for ev, cnt in self._ledger:
             out.compose(ev, count=max(1, math.ceil(cnt * f)))
-        out._cache.update({k: v for k, v in self._cache.items() if isinstance(k, tuple) and k[0] in ("base", "lbase")})
+        out._cache.update(
+            {k: v for k, v in self._cache.items() if isinstance(k, tuple) and k[0] in ("base", "lbase", "cbase")}
+        )
         return out
 
     def _lower_grid(self, grid: Fraction) -> Fraction:
@@ -613,6 +674,13 @@ class ShuffleAccountant:
         g = self._auto_grid(dt)
         up = self._pld(g, "upper").get_epsilon(dt)
         pl = self._pld(g, "lower").get_epsilon(dt)
+        both = {"dominating pairs": None if up is None else str(_frac(up))}
+        curve = False
+        if (cpl := self._pld(g, "cupper")) is not None:
+            cu = cpl.get_epsilon(dt)
+            both["curve pairs"] = None if cu is None else str(_frac(cu))
+            if cu is not None and (up is None or cu < up):  # the smaller certified upper end wins
+                up, pl, curve = cu, self._pld(g, "clower").get_epsilon(dt), True
         lows = [
             p.get_epsilon(dt) for k in ("low-fwd", "low-bwd") if (p := self._pld(self._lower_grid(g), k)) is not None
         ]
@@ -629,7 +697,12 @@ class ShuffleAccountant:
             # many rounds of a large epsilon0: the pure-DP sum can be the smallest certified end
             uppers={"PLD": None if up is None else _frac(up), "Renyi": _frac(r_eps), "basic": self.basic_upper()},
             renyi_order=_frac(r_order),
-            details={"target_delta": str(dt), "ledger": [(e.describe(), c) for e, c in self._ledger]},
+            details={
+                "target_delta": str(dt),
+                "ledger": [(e.describe(), c) for e, c in self._ledger],
+                "pld_routes": both,
+            },
+            curve=curve,
         )
 
     def get_delta(self, target_epsilon: NumberInput | float) -> CertifiedDelta:
@@ -642,9 +715,17 @@ class ShuffleAccountant:
             g = self._cache.get("auto") or _dyadic_below(
                 max(float(ev.epsilon0) for ev, _ in self._ledger) / 400.0 / max(1, self.rounds) * 4
             )
+        both: dict = {}
+        curve = False
         with arith.precision(self.prec):
             up = self._pld(g, "upper").get_delta(eps)
             pl = self._pld(g, "lower").get_delta(eps)
+            both["dominating pairs"] = str(arith.endpoints(up)[1])
+            if (cpl := self._pld(g, "cupper")) is not None:
+                cu = cpl.get_delta(eps)
+                both["curve pairs"] = str(arith.endpoints(cu)[1])
+                if arith.endpoints(cu)[1] < arith.endpoints(up)[1]:  # the smaller certified upper end wins
+                    up, pl, curve = cu, self._pld(g, "clower").get_delta(eps), True
             lows = [
                 p.get_delta(eps) for k in ("low-fwd", "low-bwd") if (p := self._pld(self._lower_grid(g), k)) is not None
             ]
@@ -660,7 +741,8 @@ class ShuffleAccountant:
             pair_lower=pl_lo,
             uppers={"PLD": u, "Renyi": _frac(r_d), "basic": basic},
             renyi_order=None if r_order is None else _frac(r_order),
-            details={"target_epsilon": str(eps)},
+            details={"target_epsilon": str(eps), "pld_routes": both},
+            curve=curve,
         )
 
     def _certified(
@@ -673,6 +755,7 @@ class ShuffleAccountant:
         uppers: dict[str, Fraction | None],
         renyi_order: Fraction | None,
         details: dict,
+        curve: bool = False,
     ) -> _C:
         """The answer record: the smallest certified upper end of ``uppers`` (route: upper end, ``None`` where the route
         certifies nothing finite; a tie goes to the earlier route) is reported, its route named in ``details``."""
@@ -688,15 +771,22 @@ class ShuffleAccountant:
             pld_upper=uppers["PLD"],
             renyi_upper=uppers["Renyi"],
             renyi_order=renyi_order,
-            details={**details, "route": ROUTES[route], "pairs": self.pair_descriptions()},
+            details={
+                **details,
+                "route": ROUTES[route],
+                "pairs": self.pair_descriptions(curve=curve),
+                "pair_route": "curve pairs" if curve else "dominating pairs",
+            },
         )
 
-    def pair_descriptions(self) -> list[str]:
+    def pair_descriptions(self, curve: bool = False) -> list[str]:
         """What each distinct round composes: its dominating pair's description (the worst-case curve, the
-        blanket view, the clone pair, …), in the order of the ledger, without repeats."""
+        blanket view, the clone pair, …), or with ``curve`` its curve pair's where it has one (the hull of certified
+        curve values, naming the sources that gave them), in the order of the ledger, without repeats."""
         out: list[str] = []
         for ev, _ in self._ledger:
-            d = ev.dominating_pair().description
+            cp = self._curve_of(ev) if curve else None
+            d = (cp if cp is not None else ev.dominating_pair()).description
             if d not in out:
                 out.append(d)
         return out
@@ -739,6 +829,11 @@ class ShuffleAccountant:
                 hint="use a dyadic rational such as 1/1024",
             )
         p = self._pld(g, "upper")
+        cp = self._pld(g, "cupper")
+        if cp is not None:  # both are pessimistic PLDs of dominating pairs: export the one smaller at delta = 1e-6
+            a, b = cp.get_epsilon(fmpq(1, 10**6)), p.get_epsilon(fmpq(1, 10**6))
+            if a is not None and (b is None or a < b):
+                p = cp
         masses = {}
         for i, c in enumerate(p.coeffs):
             hi = arith.endpoints(c)[1]

@@ -1,0 +1,265 @@
+"""Curve pairs for every shuffled randomizer: the hull of the best certified upper values of the privacy curve.
+
+For a shuffled round of a randomizer ``mech`` with ``n`` users, the worst-case privacy curve
+``E(α) = sup H_α(M(D)‖M(D'))`` is bounded above at each ``α = e^ε ≥ 1`` by every certified upper bound on δ(ε)
+that applies to ``mech`` (each one is valid for every pair of neighbouring datasets and both orders).  At each grid
+point ``α_j`` the smallest certified upper end of the available sources is taken, and the greatest convex minorant of
+those points (with ``(0, 1)``, the reflections and ``(α_max, 0)``, :func:`blanket.exact.accounting.curves.pair_from_values`)
+is the curve of a finite pair that dominates the round at every ``α`` (``docs/composition.md`` §5d, §5e).
+
+Sources (:func:`curve_sources`):
+
+* k-RR, ``k ≥ 3``: the exact Lemma 5.3 blanket view (:func:`blanket.exact.shuffled.krr.delta_blanket_view`); the
+  accountant's garbled / split pair is itself a post-processing-dominating relaxation of that view, so it is never
+  below it (it stays in the accountant's min as a separately composed route).
+* the four-value frequency oracles (``oue``, ``sue``, ``olh``, ``hadamard``, ``subset``): the fast blanket view's
+  certified upper end (:func:`blanket.exact.shuffled.oracles.blanket_view_upper`) and the FOCS 2021 clone pair's
+  ``H_α`` (:func:`blanket.exact.shuffled.oracles.clone_delta`);
+* the clamped geometric mechanism: the dominating-law bound (:func:`blanket.exact.shuffled.geometric.geometric_upper`)
+  and the clone pair;
+* ``ldp`` (known only by ε0) and any other randomizer: the clone pair (its hull equals the clone pair's curve up to
+  the chords; nothing is gained, and the accountant keeps the clone pair);
+* ``stronger_clones=True`` (a randomizer checked to satisfy the SODA 2023 condition,
+  :func:`blanket.exact.accounting.stronger_clones.check_condition`): the stronger-clone pair, which is the blanket
+  view of binary RR with the same ε0.
+
+The grid is adaptive (:func:`curve_values`): a few points geometric in ε up to where the cheapest source's δ is
+below :data:`NEGLIGIBLE_DELTA`, then bisection in ε of every interval where the chord lies above the value at the
+midpoint by more than ``rtol`` (relative) — dense where the curve bends — within a budget of evaluations.  Every
+grid is valid; the grid only decides how close the hull comes to the sources' minimum.  Results are memoised per
+(randomizer, n, options).
+
+Complexity: ``points`` evaluations of each source (k-RR at n = 10⁶: about 1–4 s each; the oracles' fast view about
+1 s) plus the O(m log m) exact hull.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from blanket.exact.accounting import curves as _curves
+from blanket.exact.mechanisms import oracles
+from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled import geometric
+from blanket.exact.shuffled import oracles as fast_oracles
+from blanket.exact.shuffled.krr import delta_blanket_view
+from flint import fmpq
+
+__all__ = [
+    "NEGLIGIBLE_DELTA",
+    "CURVE_TOL",
+    "CurveValues",
+    "curve_sources",
+    "curve_values",
+    "curve_pair",
+    "has_curve",
+]
+
+#: the curve's grid does not go beyond the ε where the cheapest source's certified δ is below this
+NEGLIGIBLE_DELTA = fmpq(1, 10**30)
+#: the engines' window tolerance for the curve's values (their enclosures' widths are about this, absolute)
+CURVE_TOL = fmpq(1, 2**110)
+#: refinement: an interval is split when its chord at the midpoint exceeds the value there by more than
+#: ``RTOL·value + ATOL``
+RTOL = fmpq(1, 500)
+ATOL = fmpq(1, 10**15)
+#: evaluations of the grid (per source) at most
+MAX_POINTS = 48
+
+
+def _upper(v) -> fmpq:
+    """The certified upper end of an enclosure as an ``fmpq``, at most 1 (δ ≤ 1 always holds)."""
+    if isinstance(v, fmpq):
+        u = v
+    else:
+        hi = arith.endpoints(v)[1]
+        u = fmpq(hi.numerator, hi.denominator)
+    return min(u, fmpq(1))
+
+
+def _stronger_clone_delta(mech: Randomizer, n: int, **kw) -> object:
+    """The SODA 2023 stronger-clone pair's ``H_α``: the Lemma 5.3 blanket view of binary RR with the same ``e^{ε0}``
+    (``docs/mechanisms.md``, Generic ε0-LDP).  Valid only for a randomizer that satisfies the condition."""
+    e = finite_exp_epsilon0(mech, "the stronger clone pair")
+    rr = KRR(2, exp_epsilon0=e)
+    return delta_blanket_view(rr, n, **kw)
+
+
+def curve_sources(mech: Randomizer, *, stronger_clones: bool = False) -> list[tuple[str, Callable]]:
+    """``[(name, δ-function)]``: the certified upper bounds on δ(ε) of a shuffled round of ``mech`` used for its curve
+    (see the module docstring); each function takes ``(n, exp_epsilon=…, tol=…)``.  O(1)."""
+    clone = ("clone pair (FOCS 2021)", lambda n, **kw: fast_oracles.clone_delta(mech, n, **kw))
+    out: list[tuple[str, Callable]] = []
+    if isinstance(mech, KRR):
+        out.append(("blanket view (Lemma 5.3)", lambda n, **kw: delta_blanket_view(mech, n, **kw)))
+        return out
+    if isinstance(mech, oracles.FourValue):
+        out.append(("blanket view (Lemma 5.3, fast)", lambda n, **kw: fast_oracles.blanket_view_upper(mech, n, **kw)))
+    elif isinstance(mech, oracles.Geometric) and mech.m <= geometric.MAX_GEOMETRIC_M:
+        out.append(("blanket view, dominating law", lambda n, **kw: geometric.geometric_upper(mech, n, **kw)))
+    if stronger_clones:
+        out.append(
+            ("stronger clones (SODA 2023, condition checked)", lambda n, **kw: _stronger_clone_delta(mech, n, **kw))
+        )
+    out.append(clone)
+    return out
+
+
+def has_curve(mech: Randomizer, *, stronger_clones: bool = False) -> bool:
+    """Whether the curve can improve on the accountant's pair for ``mech``: k-RR with ``k ≥ 3``, the four-value
+    oracles, the geometric mechanism, or a randomizer with the stronger clones (binary RR has its own exact curve,
+    :mod:`blanket.exact.accounting.curves`; ``ldp`` alone has only the clone pair).  O(1)."""
+    if isinstance(mech, KRR):
+        return mech.k >= 3
+    if stronger_clones:
+        return True
+    return isinstance(mech, oracles.FourValue) or (
+        isinstance(mech, oracles.Geometric) and mech.m <= geometric.MAX_GEOMETRIC_M
+    )
+
+
+@dataclass(frozen=True)
+class CurveValues:
+    """Certified upper values of the curve: ``points`` ``(α, U, source name)`` (α increasing, dyadic), the
+    evaluations made, and ``alpha_max`` (a rational ``≥ e^{ε0}``: the curve is 0 from there on)."""
+
+    points: tuple
+    evaluations: int
+    alpha_max: fmpq
+
+    def winners(self) -> dict[str, int]:
+        """``{source: number of grid points where it gave the smallest value}``."""
+        out: dict[str, int] = {}
+        for _a, _u, s in self.points:
+            out[s] = out.get(s, 0) + 1
+        return out
+
+
+def _dyadic_exp(eps: fmpq) -> fmpq:
+    """A dyadic rational ``≤ e^ε`` with 50 significant bits (exact in binary64), at least 1."""
+    with arith.precision(96):
+        lo = arith.endpoints(arith.ball(eps).exp())[0]
+    k = 50 - max(1, (lo.numerator // lo.denominator).bit_length())
+    return max(fmpq(1), fmpq((lo.numerator << k) // lo.denominator, 1 << k))
+
+
+def _eps_top(best: Callable, e0: fmpq) -> fmpq:
+    """The smallest ``ε0·k/64`` (``k = 1..64``) where ``best`` is certainly below :data:`NEGLIGIBLE_DELTA` (bisection:
+    O(log 64) evaluations; δ is non-increasing in ε), else ε0."""
+    lo, hi = 0, 64
+    while lo < hi - 1:
+        mid = (lo + hi) // 2
+        if best(_dyadic_exp(e0 * mid / 64))[0] < NEGLIGIBLE_DELTA:
+            hi = mid
+        else:
+            lo = mid
+    return e0 * hi / 64
+
+
+def curve_values(
+    mech: Randomizer, n: int, *, stronger_clones: bool = False, max_points: int = MAX_POINTS, rtol: object = None
+) -> CurveValues:
+    """Certified upper values of the worst-case curve of ``mech`` shuffled among ``n`` users on an adaptive grid.
+
+    At each grid point the smallest certified upper end over :func:`curve_sources` (each source valid for every
+    neighbouring pair); the grid: 9 points uniform in ε on ``[0, ε_top]`` and 6 geometric ones below ``ε_top/8``
+    (``ε_top``: :func:`_eps_top`), then midpoints in ε of intervals whose chord exceeds the midpoint's value by more
+    than ``rtol·U + ATOL`` until ``max_points`` points.  O(max_points · sources) evaluations.
+    """
+    n = arith.integer_in(n, "n", lo=1)
+    max_points = arith.integer_in(max_points, "max_points", lo=4, hi=4096)
+    rt = RTOL if rtol is None else arith.exact_in(rtol, "rtol", lo=0)
+    srcs = curve_sources(mech, stronger_clones=stronger_clones)
+    e = finite_exp_epsilon0(mech, "the privacy curve")
+    hi = arith.endpoints(arith.ball(e))[1]
+    am = fmpq(hi.numerator, hi.denominator)
+    with arith.precision(96):
+        e0h = arith.endpoints(arith.ball(e).log())[1]
+    e0 = fmpq(e0h.numerator, e0h.denominator)
+    memo: dict = {}
+    count = [0]
+
+    def best(alpha: fmpq) -> tuple:
+        if alpha not in memo:
+            vals = []
+            with arith.precision(128):
+                for name, fn in srcs:
+                    vals.append((_upper(fn(n, exp_epsilon=alpha, tol=CURVE_TOL)), name))
+            count[0] += 1
+            memo[alpha] = min(vals, key=lambda t: t[0])
+        return memo[alpha]
+
+    top = _eps_top(best, e0) if n >= 2 else e0
+    eps_pts = sorted({top * j / 8 for j in range(9)} | {top / 8 / fmpq(2) ** j for j in range(1, 7)})
+    for x in eps_pts:
+        best(_dyadic_exp(x))
+    # adaptive refinement in ε: the open interval with the largest estimated chord excess is split first; an interval
+    # whose chord at the midpoint is within rtol·U + ATOL of the value there is settled
+    heap: list = []
+    order: list = []
+
+    def push(ea: fmpq, eb: fmpq) -> None:
+        if eb - ea > fmpq(1, 10**9):
+            # priority: the chord's excess at the midpoint if the curve were exponential there, (√U_a − √U_b)²/2
+            # (a float: it orders the work only)
+            ua, ub = float(best(_dyadic_exp(ea))[0]), float(best(_dyadic_exp(eb))[0])
+            heapq.heappush(heap, (-((math.sqrt(ua) - math.sqrt(ub)) ** 2) / 2, len(order), ea, eb))
+            order.append(None)
+
+    for ea, eb in zip(eps_pts, eps_pts[1:]):
+        push(ea, eb)
+    while heap and len(memo) < max_points:
+        _d, _i, ea, eb = heapq.heappop(heap)
+        a, b = _dyadic_exp(ea), _dyadic_exp(eb)
+        em = (ea + eb) / 2
+        m = _dyadic_exp(em)
+        if not a < m < b:
+            continue
+        ua, ub = best(a)[0], best(b)[0]
+        chord = ua + (ub - ua) * (m - a) / (b - a)
+        u = best(m)[0]
+        if chord - u > rt * u + ATOL:
+            push(ea, em)
+            push(em, eb)
+    pts = tuple((a, memo[a][0], memo[a][1]) for a in sorted(memo))
+    return CurveValues(pts, count[0], am)
+
+
+_MEMO: dict = {}
+
+
+def _key(mech: Randomizer, n: int, stronger_clones: bool, max_points: int) -> tuple:
+    d = getattr(mech, "describe", None)
+    desc = tuple(sorted((str(k), str(v)) for k, v in d().items())) if callable(d) else (repr(mech),)
+    k = getattr(mech, "k", None)
+    return (type(mech).__name__, k, desc, str(mech.exp_epsilon0()), n, stronger_clones, max_points)
+
+
+def curve_pair(
+    mech: Randomizer, n: int, *, stronger_clones: bool = False, max_points: int = MAX_POINTS
+) -> _curves.FinitePair:
+    """The dominating :class:`~blanket.exact.accounting.curves.FinitePair` of the hull of :func:`curve_values`
+    (``α_max`` the upper end of ``e^{ε0}``), memoised per (randomizer, n, options; at most 64 kept).  Its
+    ``description`` names the sources that gave the hull's values.  Cost: :func:`curve_values` once."""
+    if not has_curve(mech, stronger_clones=stronger_clones):
+        raise InvalidArgument(
+            "mechanism",
+            getattr(mech, "name", type(mech).__name__),
+            "has no curve pair here (binary RR: accounting.curves; ldp: only the clone pair applies)",
+            hint="pass stronger_clones=True for a randomizer that satisfies the SODA 2023 condition",
+        )
+    key = _key(mech, n, stronger_clones, max_points)
+    if key not in _MEMO:
+        cv = curve_values(mech, n, stronger_clones=stronger_clones, max_points=max_points)
+        src = ", ".join(f"{s}: {c}" for s, c in sorted(cv.winners().items()))
+        desc = f"hull of certified curve values ({len(cv.points)} points; smallest at each point: {src})"
+        pair = _curves.pair_from_values([(a, u) for a, u, _ in cv.points], alpha_max=cv.alpha_max, description=desc)
+        if len(_MEMO) >= 64:
+            _MEMO.pop(next(iter(_MEMO)))
+        _MEMO[key] = pair
+    return _MEMO[key]
