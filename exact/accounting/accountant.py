@@ -73,7 +73,9 @@ CURVE_POINTS = 1024
 #: compose the hull of their best certified curve values (:func:`blanket.exact.accounting.curve_pairs.curve_pair`)
 #: when the accountant's ``curves`` is "auto" (``True``: at every n; each curve costs its grid's evaluations,
 #: about 25 s per point for 10-RR at n = 10^6, so the default keeps it to small n)
-CURVE_PAIR_AUTO_N = 256
+CURVE_PAIR_AUTO_N = 128
+#: grid points of a curve pair under "auto" (``True`` uses curve_pairs.MAX_POINTS): about 0.1-0.2 s each at n = 128
+CURVE_PAIR_AUTO_POINTS = 32
 ROUTES = {
     "PLD": "PLD (dominating pairs, pessimistic/optimistic discretisation, exact integer convolution)",
     "Renyi": "Renyi (the same dominating pairs: Renyi divergences added over rounds, CKS20 Prop. 12 conversion)",
@@ -536,7 +538,8 @@ class ShuffleAccountant:
             return None
         if self.curves == "auto" and ev.n > CURVE_PAIR_AUTO_N:
             return None
-        return _curve_pairs.curve_pair(mech, ev.n, stronger_clones=sc)
+        pts = CURVE_PAIR_AUTO_POINTS if self.curves == "auto" else _curve_pairs.MAX_POINTS
+        return _curve_pairs.curve_pair(mech, ev.n, stronger_clones=sc, max_points=pts)
 
     def _has_curves(self) -> bool:
         return any(self._curve_of(ev) is not None for ev, _ in self._ledger)

@@ -63,7 +63,7 @@ __all__ = [
 #: the curve's grid does not go beyond the ε where the cheapest source's certified δ is below this
 NEGLIGIBLE_DELTA = fmpq(1, 10**30)
 #: the engines' window tolerance for the curve's values (their enclosures' widths are about this, absolute)
-CURVE_TOL = fmpq(1, 2**110)
+CURVE_TOL = fmpq(1, 2**64)
 #: refinement: an interval is split when its chord at the midpoint exceeds the value there by more than
 #: ``RTOL·value + ATOL``
 RTOL = fmpq(1, 500)

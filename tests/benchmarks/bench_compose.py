@@ -1,6 +1,8 @@
 """Benchmark: certified composition of shuffled rounds (issue 17 targets), beside dp_accounting and naive composition.
 
 Run: ``PYTHONPATH=. python3 tests/benchmarks/bench_compose.py [--quick] [--skip-long]``
+or ``... bench_compose.py --pairs [--n N] [--T T] [--curves auto|on]`` (issue 25: per randomizer, the old dominating
+pair against the curve pair, beside the certified lower bound).
 
 Prints one table: per case the certified ε (upper end), the optimistic end of the PLD sandwich, the
 certified lower bound on the mechanism, the sandwich's relative width, the grid, seconds and peak RSS;
@@ -19,7 +21,7 @@ import time
 from fractions import Fraction
 
 from blanket.exact.accounting import pld
-from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
+from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR
 
 
 def _rss_mb():
@@ -78,11 +80,55 @@ def run(case, ev, T, delta="1e-6", with_dp=True):
     return row
 
 
+#: the randomizers of the --pairs table (epsilon0 = 1)
+PAIR_CASES = [
+    ("10-RR", {"type": "krr", "k": 10, "epsilon0": "1"}),
+    ("OUE k=128", {"type": "oue", "k": 128, "epsilon0": "1"}),
+    ("SUE k=16", {"type": "sue", "k": 16, "epsilon0": "1"}),
+    ("OLH k=64 g=3", {"type": "olh", "k": 64, "g": 3, "epsilon0": "1"}),
+    ("Hadamard k=15", {"type": "hadamard", "k": 15, "epsilon0": "1"}),
+    ("subset k=6 d=2", {"type": "subset", "k": 6, "d": 2, "epsilon0": "1"}),
+    ("ldp", {"type": "ldp", "epsilon0": "1"}),
+]
+
+
+def pairs_table(n: int, T: int, curves, delta: str = "1e-6") -> None:
+    """Issue 25's table: per randomizer the certified eps with the old pairs (curves=False) and with the curve
+    pairs (``curves``: "auto" or True), the mechanism lower bound, the ratios, the deciding route and seconds."""
+    hdr = (
+        f"{'case':16} {'n':>8} {'T':>5} {'old pair':>10} {'curve pair':>10} {'lower':>10} {'old/low':>8} "
+        f"{'curve/low':>9} {'decided':>17} {'s old':>7} {'s curve':>7}"
+    )
+    print(hdr)
+    print("-" * len(hdr))
+    for name, spec in PAIR_CASES:
+        ev = ShuffledRR(k=spec["k"], epsilon0=spec["epsilon0"], n=n) if spec["type"] == "krr" else Shuffled(spec, n)
+        t0 = time.time()
+        old = ShuffleAccountant(curves=False).compose(ev, count=T).get_epsilon(delta)
+        t1 = time.time()
+        new = ShuffleAccountant(curves=curves).compose(ev, count=T).get_epsilon(delta)
+        t2 = time.time()
+        lo = float(new.lower) or float("nan")
+        print(
+            f"{name:16} {n:8d} {T:5d} {float(old):10.6f} {float(new):10.6f} {float(new.lower):10.6f} "
+            f"{float(old) / lo:8.4f} {float(new) / lo:9.4f} {new.details['pair_route']:>17} {t1 - t0:7.1f} "
+            f"{t2 - t1:7.1f}",
+            flush=True,
+        )
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="n = 10^5 instead of 10^6")
     ap.add_argument("--skip-long", action="store_true", help="skip T = 10^4")
+    ap.add_argument("--pairs", action="store_true", help="the old-pair / curve-pair table per randomizer (issue 25)")
+    ap.add_argument("--n", type=int, default=10**6, help="users per round for --pairs")
+    ap.add_argument("--T", type=int, default=365, help="rounds for --pairs")
+    ap.add_argument("--curves", choices=["auto", "on"], default="auto", help="curve pairs for --pairs")
     a = ap.parse_args()
+    if a.pairs:
+        pairs_table(a.n, a.T, True if a.curves == "on" else "auto")
+        return
     n = 10**5 if a.quick else 10**6
     cases = [
         ("binary RR, eps0=1", ShuffledRR(k=2, epsilon0="1", n=n), 365),

@@ -1,0 +1,189 @@
+"""Curve pairs of every shuffled randomizer (exact/accounting/curve_pairs.py) and the stronger clones' checked option.
+
+Independent routes: the exhaustive worst case over all datasets (exact rationals, exact.shuffled.enumerate), the
+exact output laws of concrete datasets composed by hand (histogram_law, product of two rounds), the old pairs' exact
+atoms (pairs.hockey_stick), and a brute-force O(m³) test of which points are vertices of the lower hull.
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+from blanket.exact.accounting import accountant as acc_mod
+from blanket.exact.accounting import curve_pairs as cp
+from blanket.exact.accounting import pairs, stronger_clones
+from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR, clone_pair
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.mechanisms.oracles import LDP, OUE
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.enumerate import histogram_law, worst_case
+from blanket.exact.shuffled.oracles import clone_delta
+from flint import fmpq
+
+K3 = KRR(3, exp_epsilon0=2)
+OUE4 = OUE(4, exp_epsilon0=3)
+#: a 3x3 randomizer that is not k-RR and satisfies the stronger clones' condition (e^eps0 = 2)
+GOOD = FiniteRandomizer([["1/2", "1/3", "1/6"], ["1/3", "1/2", "1/6"], ["1/3", "1/3", "1/3"]])
+
+
+def _vertex_indices(pts: list) -> set:
+    """Indices j of points strictly below every chord between a point left and a point right of them (brute force)."""
+    out = set()
+    for j, (a, u) in enumerate(pts):
+        below = True
+        for i, k in itertools.product(range(j), range(j + 1, len(pts))):
+            (a0, u0), (a1, u1) = pts[i], pts[k]
+            if u0 + (u1 - u0) * (a - a0) / (a1 - a0) <= u:
+                below = False
+                break
+        if below:
+            out.add(j)
+    return out
+
+
+@pytest.mark.parametrize("mech,n", [(K3, 5), (OUE4, 4)])
+def test_hull_reproduces_values_at_its_vertices(mech, n):
+    cv = cp.curve_values(mech, n, max_points=14)
+    pr = cp.curve_pair(mech, n, max_points=14)
+    pts = [(a, u) for a, u, _ in cv.points]
+    assert len(pts) >= 10
+    for a, u in pts:  # the hull lies on or below every certified value
+        assert pr.hockey_stick(a) <= u
+    # every point of the hull's construction (docs/composition.md §5d): (0, 1), the values, their reflections at
+    # 1/alpha, (alpha_max, 0) and its reflection; a value strictly below every chord of the others is a vertex
+    am = cv.alpha_max
+    full = [(fmpq(0), fmpq(1)), (am, fmpq(0)), (1 / am, 1 - 1 / am)]
+    full += [(1 / a, 1 - 1 / a + u / a) for a, u in pts if a > 1]
+    allp = sorted(set(full + pts))
+    verts = [allp[j] for j in _vertex_indices(allp)]
+    on_grid = [v for v in verts if v in pts]
+    assert on_grid  # the grid has vertices of its own (not only the boundary points)
+    for a, u in on_grid:
+        assert pr.hockey_stick(a) == u
+
+
+@pytest.mark.parametrize("mech,n", [(K3, 4), (OUE4, 2), (K3, 5)])
+def test_hull_is_above_the_exhaustive_worst_case(mech, n):
+    pr = cp.curve_pair(mech, n, max_points=14)
+    rows = mech if isinstance(mech, FiniteRandomizer) else mech.matrix()
+    alphas = [fmpq(1), fmpq(21, 20), fmpq(6, 5), fmpq(3, 2), fmpq(7, 4)] + [
+        a for a, _u, _s in cp.curve_values(mech, n, max_points=14).points[:6]
+    ]
+    for a in alphas:
+        with arith.precision(128):
+            w = worst_case(rows, n, exp_epsilon=a).value
+        assert arith.le(w, pr.hockey_stick(a)) is True, (a, w, pr.hockey_stick(a))
+
+
+def test_hull_is_below_the_old_pair_at_every_grid_point():
+    n = 6
+    old = pairs.dominating_pair(K3, n)  # the split / garbled blanket view the accountant composes
+    atoms = old.atoms()
+    cv = cp.curve_values(K3, n, max_points=14)
+    pr = cp.curve_pair(K3, n, max_points=14)
+    for a, _u, _s in cv.points:
+        assert pr.hockey_stick(a) <= pairs.hockey_stick(atoms, a)
+    # and the oracles' hull below the FOCS 2021 clone pair, the pair composed for them today
+    cvo = cp.curve_values(OUE4, 4, max_points=14)
+    pro = cp.curve_pair(OUE4, 4, max_points=14)
+    for a, _u, _s in cvo.points:
+        hi = arith.endpoints(clone_delta(OUE4, 4, exp_epsilon=a))[1]
+        assert pro.hockey_stick(a) <= fmpq(hi.numerator, hi.denominator)
+
+
+def _concrete_t2(rows: list, others: list, x: int, x2: int, alpha: fmpq) -> fmpq:
+    """Exact H_alpha of two rounds on the fixed datasets (others + x) vs (others + x2): product laws."""
+    p1 = histogram_law(rows, [*others, x])
+    q1 = histogram_law(rows, [*others, x2])
+    tot = fmpq(0)
+    for (h1, a1), (h2, a2) in itertools.product(p1.items(), p1.items()):
+        b = q1.get(h1, fmpq(0)) * q1.get(h2, fmpq(0))
+        v = fmpq(a1) * fmpq(a2) - alpha * fmpq(b)
+        if v > 0:
+            tot += v
+    return tot
+
+
+def test_composed_t2_is_above_every_concrete_dataset_pair():
+    n = 3
+    acc = ShuffleAccountant(curves=True, grid="1/256").compose(Shuffled(K3, n), count=2)
+    rows = K3.matrix()
+    for eps in (Fraction(1, 20), Fraction(1, 5), Fraction(1, 2)):
+        d = acc.get_delta(eps)
+        assert d.details["pair_route"] == "curve pairs"  # the curve route decided: it is the one under test
+        with arith.precision(96):
+            hi = arith.endpoints(arith.ball(fmpq(eps.numerator, eps.denominator)).exp())[1]
+        a_hi = fmpq(hi.numerator, hi.denominator)  # >= e^eps: the concrete H there is <= its delta(eps)
+        worst = fmpq(0)
+        for others in itertools.product(range(3), repeat=n - 1):
+            for x, x2 in itertools.permutations(range(3), 2):
+                worst = max(worst, _concrete_t2(rows, list(others), x, x2, a_hi))
+        assert Fraction(int(worst.p), int(worst.q)) <= d.upper
+        assert d.lower <= d.upper
+
+
+def test_accountant_reports_the_curve_route_and_is_never_looser():
+    ev = ShuffledRR(k=10, epsilon0="1", n=40)
+    old = ShuffleAccountant(curves=False).compose(ev, count=3).get_epsilon("1e-3")
+    new = ShuffleAccountant(curves=True).compose(ev, count=3).get_epsilon("1e-3")
+    assert new.upper <= old.upper
+    assert new.lower <= new.upper
+    assert set(new.details["pld_routes"]) == {"dominating pairs", "curve pairs"}
+    route = new.details["pair_route"]
+    assert route in ("curve pairs", "dominating pairs")
+    if route == "curve pairs":
+        assert any("hull of certified curve values" in d for d in new.details["pairs"])
+    assert "curve pairs" not in old.details["pld_routes"]
+
+
+def test_auto_keeps_large_rounds_on_the_old_pairs():
+    ev = Shuffled(OUE4, acc_mod.CURVE_PAIR_AUTO_N + 1)
+    acc = ShuffleAccountant().compose(ev, count=1)
+    assert acc._curve_of(ev) is None
+    with pytest.raises(InvalidArgument, match="curves"):
+        ShuffleAccountant(curves="yes")
+
+
+def test_ldp_and_binary_have_no_curve_pair():
+    assert not cp.has_curve(LDP(exp_epsilon0=3))
+    assert not cp.has_curve(KRR(2, exp_epsilon0=3))
+    with pytest.raises(InvalidArgument, match="no curve pair"):
+        cp.curve_pair(LDP(exp_epsilon0=3), 10)
+
+
+# ------------------------------------------------------------------ stronger clones (SODA 2023, restricted class)
+def test_stronger_clone_condition_is_checked():
+    assert stronger_clones.condition_violation(GOOD) is None
+    assert stronger_clones.condition_violation(K3) is None  # k-RR satisfies it with equality
+    w = stronger_clones.condition_violation(OUE4)
+    assert w is not None
+    y, x, x0, x1 = w
+    rows, e = OUE4.matrix().matrix(), OUE4.exp_epsilon0()
+    assert rows[x][y] * (e + 1) < rows[x0][y] + rows[x1][y]  # the witness really violates it
+    with pytest.raises(InvalidArgument, match="stronger_clones"):
+        Shuffled(OUE4, 10, stronger_clones=True)
+    with pytest.raises(InvalidArgument, match="matrix"):
+        Shuffled(LDP(exp_epsilon0=3), 10, stronger_clones=True)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_stronger_clone_pair_dominates_the_exhaustive_worst_case_and_beats_the_clone_pair(n):
+    sc = stronger_clones.stronger_clone_pair(GOOD, n)
+    fo = clone_pair(GOOD, n)
+    for a in (fmpq(1), fmpq(11, 10), fmpq(3, 2), fmpq(19, 10)):
+        w = worst_case(GOOD, n, exp_epsilon=a).value
+        h = pairs.hockey_stick(sc.atoms(), a)
+        assert arith.le(w, h) is True
+        assert arith.le(h, pairs.hockey_stick(fo.atoms(), a)) is True
+
+
+def test_stronger_clones_in_the_accountant():
+    ev = Shuffled(GOOD, 30, stronger_clones=True)
+    assert ev.dominating_pair().description == stronger_clones.DESCRIPTION
+    a = ShuffleAccountant(curves=False).compose(ev, count=2).get_epsilon("1e-3")
+    b = ShuffleAccountant(curves=False).compose(Shuffled(GOOD, 30), count=2).get_epsilon("1e-3")
+    assert a.upper <= b.upper
+    assert a.details["pairs"] == [stronger_clones.DESCRIPTION]
