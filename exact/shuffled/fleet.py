@@ -90,14 +90,10 @@ def check_fleet(groups: object, name: str = "groups") -> list[Group]:
 
 
 def _exact_mode(groups: list[Group], ee: Enclosure, exact_max_n: int) -> bool:
-    return (
-        isinstance(ee, fmpq)
-        and all(g.mech.is_exact for g in groups)
-        and sum(g.n for g in groups) <= exact_max_n
-    )
+    return isinstance(ee, fmpq) and all(g.mech.is_exact for g in groups) and sum(g.n for g in groups) <= exact_max_n
 
 
-def count_law(parts: Sequence[tuple[int, Enclosure]], exact_mode: bool, tol: fmpq) -> tuple[list, int, Enclosure]:
+def fleet_count_law(parts: Sequence[tuple[int, Enclosure]], exact_mode: bool, tol: fmpq) -> tuple[list, int, Enclosure]:
     """The law of ``Σ_g Bin(N_g, q_g)`` (independent): ``(pmf, offset, left-out mass)``.
 
     ``pmf[i]`` encloses a lower bound of ``P(Σ = offset + i)`` (the product of the groups' windows);
@@ -113,7 +109,8 @@ def count_law(parts: Sequence[tuple[int, Enclosure]], exact_mode: bool, tol: fmp
         for N, q in parts:
             if N == 0:
                 continue
-            poly = poly * fmpq_poly([1 - q, q]) ** N
+            qq = arith.exact(q, "q")  # exact_mode: every γ and flip probability is an exact rational
+            poly = poly * fmpq_poly([1 - qq, qq]) ** N
         return [fmpq(c) for c in poly.coeffs()], 0, fmpq(0)
     with arith.precision(2 * arith.DEFAULT_PREC):
         apoly = arb_poly([1])
@@ -177,7 +174,7 @@ def fleet_view_target(
     neighbouring datasets whose differing user is in group ``target``.  Exact ``fmpq`` when every input is
     exact and ``n ≤ exact_max_n``; else a ball ``[lower end of the block bracket, upper end]``
     (module docstring), whose upper end is the certified bound.  Cost: the law of ``B`` (see
-    :func:`count_law`) and at most ``max_evals + 9`` evaluations of ``h_t``, each ``O(√n·√log(1/tol))``.
+    :func:`fleet_count_law`) and at most ``max_evals + 9`` evaluations of ``h_t``, each ``O(√n·√log(1/tol))``.
     """
     fleet = check_fleet(groups)
     t = arith.integer_in(target, "target", lo=0, hi=len(fleet) - 1)
@@ -198,7 +195,7 @@ def _view_target(
         return fmpq(0)  # L ≤ 0: the view is 0
     exact_mode = _exact_mode(fleet, ee, exact_max_n)
     if t not in cache:
-        cache[t] = (_H(mech, ee, tol, exact_max_n), count_law(_others(fleet, t), exact_mode, tol))
+        cache[t] = (_H(mech, ee, tol, exact_max_n), fleet_count_law(_others(fleet, t), exact_mode, tol))
     h, (P, off, leftout) = cache[t]
     if exact_mode:
         total = fmpq(0)
@@ -305,7 +302,7 @@ def delta_fleet_dataset(groups: Sequence[tuple[int, KRR]], **opts: Unpack[DeltaO
     it is the whole view): the others' count is ``Σ_g Bin(n_g − [g = t], f_g)`` (``f_g`` the flip
     probability), the target adds ``Bern(f_t)`` or ``Bern(p_t)``.  Both directions, maximum over groups.
     Exact for exact inputs and ``n ≤ exact_max_n``; else each term's lower end, minus ``e^ε·Λ`` for the
-    left-out mass ``Λ`` (``docs/reference/fleets.md`` §4).  Cost: one :func:`count_law` per group
+    left-out mass ``Λ`` (``docs/reference/fleets.md`` §4).  Cost: one :func:`fleet_count_law` per group
     and ``O(W)`` ball operations.
 
     >>> from blanket.exact.mechanisms.finite import KRR
@@ -324,7 +321,9 @@ def delta_fleet_dataset(groups: Sequence[tuple[int, KRR]], **opts: Unpack[DeltaO
         if key in done:
             continue
         done.add(key)
-        O, _, leftout = count_law([(h.n - (1 if i == t else 0), h.mech.flip()) for i, h in enumerate(fleet)], exact_mode, tol)
+        O, _, leftout = fleet_count_law(
+            [(h.n - (1 if i == t else 0), h.mech.flip()) for i, h in enumerate(fleet)], exact_mode, tol
+        )
         f, p = g.mech.flip(), g.mech.keep()
         vals = []
         for c in range(len(O) + 1):

@@ -1,0 +1,165 @@
+"""Mixed k-RR fleets in one shuffle (exact/shuffled/fleet.py): brute force ⊆ enclosure, one group = today's route,
+the block bracket contains the exact sum, colluders' worst choice, bad input refused by name."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled import fleet as F
+from blanket.exact.shuffled.krr import delta_blanket_view
+from flint import arb, fmpq
+
+
+def _law(rows: list) -> dict:
+    """The shuffled histogram law of independent users with the given output rows (exact DP, no shared code)."""
+    law = {(0,) * len(rows[0]): fmpq(1)}
+    for row in rows:
+        nxt: dict = {}
+        for h, p in law.items():
+            for y, q in enumerate(row):
+                if q == 0:
+                    continue
+                h2 = list(h)
+                h2[y] += 1
+                nxt[tuple(h2)] = nxt.get(tuple(h2), fmpq(0)) + p * q
+        law = nxt
+    return law
+
+
+def _hs(P: dict, Q: dict, ee: fmpq) -> fmpq:
+    return sum((max(p - ee * Q.get(h, fmpq(0)), fmpq(0)) for h, p in P.items()), fmpq(0))
+
+
+def _worst_brute(groups: list, ee: fmpq) -> tuple[fmpq, dict]:
+    """max over every dataset, every target position and every x' of both directions; also per-target-group max."""
+    mechs = [g[1] for g in groups for _ in range(g[0])]
+    gidx = [i for i, g in enumerate(groups) for _ in range(g[0])]
+    k = mechs[0].k
+    best = fmpq(0)
+    per: dict = {}
+    for data in itertools.product(range(k), repeat=len(mechs)):
+        for pos in range(len(mechs)):
+            for x2 in range(k):
+                if x2 == data[pos]:
+                    continue
+                d2 = list(data)
+                d2[pos] = x2
+                P = _law([m.row(x) for m, x in zip(mechs, data)])
+                Q = _law([m.row(x) for m, x in zip(mechs, d2)])
+                v = max(_hs(P, Q, ee), _hs(Q, P, ee))
+                best = max(best, v)
+                per[gidx[pos]] = max(per.get(gidx[pos], fmpq(0)), v)
+    return best, per
+
+
+CASES = [
+    (2, [(3, 3), (2, 2)], fmpq(3, 2)),
+    (2, [(2, 4), (2, 2), (1, 3)], fmpq(6, 5)),
+    (3, [(2, 3), (2, 2)], fmpq(5, 4)),
+]
+
+
+@pytest.mark.parametrize("k,spec,ee", CASES)
+def test_brute_force_within_bracket(k: int, spec: list, ee: fmpq) -> None:
+    groups = [(n, KRR(k, exp_epsilon0=e)) for n, e in spec]
+    worst, per = _worst_brute(groups, ee)
+    up = F.delta_fleet_view(groups, exp_epsilon=ee)
+    lo = F.delta_fleet_dataset(groups, exp_epsilon=ee)
+    assert isinstance(up, fmpq) and isinstance(lo, fmpq)
+    assert lo <= worst <= up
+    assert lo > 0
+    # the target's group decides: each group's view bounds the pairs whose differing user is in it
+    for t in range(len(groups)):
+        assert per[t] <= F.fleet_view_target(groups, t, exp_epsilon=ee)
+
+
+def test_one_group_is_todays_route() -> None:
+    for k, e, n, ee in ((2, 3, 7, fmpq(3, 2)), (4, 5, 9, fmpq(2)), (3, 2, 1, fmpq(1))):
+        M = KRR(k, exp_epsilon0=e)
+        assert F.delta_fleet_view([(n, M)], exp_epsilon=ee) == delta_blanket_view(M, n, exp_epsilon=ee)
+    # large n: the two enclosures overlap
+    M = KRR(2, epsilon0=1)
+    a = F.delta_fleet_view([(10**5, M)], epsilon="0.02")
+    b = delta_blanket_view(M, 10**5, epsilon="0.02")
+    assert a.overlaps(b)
+    assert arb(a.upper()) >= arb(b.lower())
+
+
+def test_split_group_equals_one_group() -> None:
+    """Two groups with the same randomizer are one group: same exact value (the Poisson binomial is a binomial)."""
+    M = KRR(3, exp_epsilon0=4)
+    ee = fmpq(3, 2)
+    assert F.delta_fleet_view([(4, M), (3, KRR(3, exp_epsilon0=4))], exp_epsilon=ee) == F.delta_fleet_view(
+        [(7, M)], exp_epsilon=ee
+    )
+
+
+def test_ball_bracket_contains_exact_sum() -> None:
+    groups = [(20, KRR(2, exp_epsilon0=3)), (25, KRR(2, exp_epsilon0=2)), (15, KRR(2, exp_epsilon0=5))]
+    ee = fmpq(11, 10)
+    for t in range(3):
+        ex = F.fleet_view_target(groups, t, exp_epsilon=ee)
+        assert isinstance(ex, fmpq)
+        ball = F.fleet_view_target(groups, t, exp_epsilon=ee, exact_max_n=0, rel="1/10", max_evals=3)
+        assert isinstance(ball, arb) and ball.contains(ex)
+    lo_ex = F.delta_fleet_dataset(groups, exp_epsilon=ee)
+    lo_ball = F.delta_fleet_dataset(groups, exp_epsilon=ee, exact_max_n=0)
+    assert arith_le(lo_ball, lo_ex)
+
+
+def arith_le(a: object, b: fmpq) -> bool:
+    return bool(arb(a).upper() <= b) if isinstance(a, arb) else bool(a <= b)
+
+
+def test_monotone_h() -> None:
+    """Lemma F2: h(m) = E[(L_1+…+L_m)_+]/m is non-increasing (exact rationals)."""
+    h = F._H(KRR(3, exp_epsilon0=4), fmpq(3, 2), fmpq(1, 2**80), 64)
+    vals = [h(m) for m in range(1, 30)]
+    assert all(a >= b for a, b in zip(vals, vals[1:]))
+
+
+def test_colluding_zero_and_monotone() -> None:
+    groups = [(6, KRR(2, exp_epsilon0=3)), (5, KRR(2, exp_epsilon0=2))]
+    ee = fmpq(5, 4)
+    assert F.delta_fleet_colluding(groups, 0, exp_epsilon=ee) == F.delta_fleet_view(groups, exp_epsilon=ee)
+    vals = [F.delta_fleet_colluding(groups, m, exp_epsilon=ee) for m in range(0, 11)]
+    assert all(a <= b for a, b in zip(vals, vals[1:]))
+    # one group: colluding m is the view of n − m users
+    M = KRR(2, exp_epsilon0=3)
+    assert F.delta_fleet_colluding([(9, M)], 4, exp_epsilon=ee) == delta_blanket_view(M, 5, exp_epsilon=ee)
+
+
+def test_colluding_worst_choice_bounds_every_choice() -> None:
+    """Lemma F3: for every split of the m colluders among the groups, the honest fleet's view is ≤ the worst choice."""
+    groups = [(4, KRR(2, exp_epsilon0=3)), (3, KRR(2, exp_epsilon0=2)), (3, KRR(2, exp_epsilon0=5))]
+    ee = fmpq(6, 5)
+    for t in range(3):
+        for m in range(0, 6):
+            honest, t2 = F.honest_fleet(groups, t, m)
+            worst = F.fleet_view_target(honest, t2, exp_epsilon=ee)
+            for split in itertools.product(*(range(g[0] + 1) for g in groups)):
+                if sum(split) != m or split[t] > groups[t][0] - 1:
+                    continue
+                sub = [(g[0] - s, g[1]) for g, s in zip(groups, split)]
+                keep = [i for i, g in enumerate(sub) if g[0] > 0]
+                v = F.fleet_view_target([sub[i] for i in keep], keep.index(t), exp_epsilon=ee)
+                assert v <= worst
+
+
+def test_bad_input_refused_by_name() -> None:
+    M = KRR(2, epsilon0=1)
+    with pytest.raises(InvalidArgument, match=r"groups\[1\]\.mech"):
+        F.check_fleet([(3, M), (2, KRR(3, epsilon0=1))])
+    with pytest.raises(InvalidArgument, match=r"groups\[0\]\.n"):
+        F.check_fleet([(0, M)])
+    with pytest.raises(InvalidArgument, match="groups"):
+        F.check_fleet([])
+    with pytest.raises(InvalidArgument, match="colluding"):
+        F.honest_fleet([(3, M)], 0, 3)
+    with pytest.raises(InvalidArgument, match="target"):
+        F.fleet_view_target([(3, M)], 1, epsilon="0.1")
+    with pytest.raises(TypeError, match="epsilom"):
+        F.delta_fleet_view([(3, M)], epsilom="0.1")  # type: ignore[call-arg]
