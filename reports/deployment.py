@@ -73,6 +73,7 @@ from blanket.exact.accounting.accountant import ShuffledRR, check_total_rounds
 from blanket.exact.accounting.query import make_query
 from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import guards
+from blanket.reports import fleet
 from blanket.reports.latex import exact_string
 
 if TYPE_CHECKING:
@@ -169,6 +170,10 @@ class Deployment:
     rounds: tuple = ()
     #: the table the file names the randomizer in (``[randomizer]`` or ``[mechanism]``): errors use its words
     table: str = "randomizer"
+    #: ``[[users]]`` groups of a mixed fleet (:class:`blanket.reports.fleet.FleetGroup`; empty for one group)
+    groups: tuple = ()
+    #: users that reveal everything: ``[users] colluding``, or for a fleet the top-level count (worst-case choice)
+    colluding: int = 0
 
     @property
     def composed(self) -> bool:
@@ -234,6 +239,7 @@ class Deployment:
                 if self.rounds
                 else {}
             ),
+            **(fleet.fleet_as_dict(self.groups, self.colluding) if self.groups or self.colluding else {}),
         }
 
 
@@ -393,8 +399,18 @@ def parse_deployment(
         "options",
         "precision_cap",
         "rounds",
+        "colluding",
     }
     _take(data, "", top_allowed)
+    fleet_groups: tuple = ()
+    fleet_colluding = 0
+    if isinstance(data.get("users"), list):  # [[users]] groups: a mixed fleet (reports/fleet.py parses them)
+        fleet_groups, fleet_colluding = fleet.parse_fleet(data, base_dir=base_dir)
+        stand_in = {"type": fleet_groups[0].kind, **fleet_groups[0].params}  # claims etc. parse as for one group
+        data = {k: v for k, v in data.items() if k != "colluding"}
+        data.update(mechanism=stand_in, users={"n": max(2, sum(g.n for g in fleet_groups))})
+    elif "colluding" in data:
+        raise InvalidArgument("colluding", data["colluding"], "belongs in [users] (or in each [[users]] group)")
     # two spellings of one thing would be resolved silently (the first wins): refuse them
     _one_of(data, "", ("randomizer", "mechanism"), "tables")
     _one_of(data, "", ("users", "population"), "tables")
@@ -499,7 +515,7 @@ def parse_deployment(
     users = data.get("users", data.get("population", {}))
     if not isinstance(users, dict):
         raise InvalidArgument("users", users, "must be a table ([users] with n = … or n_min = …)")
-    _take(users, "users.", {"n", "n_min"})
+    _take(users, "users.", {"n", "n_min", "colluding"})
     for key in ("n", "n_min"):
         if key in data and (key in users or "users" in data or "population" in data):
             raise InvalidArgument(
@@ -515,6 +531,9 @@ def parse_deployment(
         n, lower = _integer(n_val, "users.n", lo=2, hi=MAX_N), False
     else:
         n, lower = _integer(nmin_val, "users.n_min", lo=2, hi=MAX_N), True
+    colluding = fleet.colluding_count(users["colluding"], n, "users.colluding") if "colluding" in users else 0
+    if colluding and "rounds" in data:
+        raise InvalidArgument("users.colluding", users["colluding"], "is not supported with [[rounds]] yet")
 
     # ---------------- claims and targets
     raw_claims = data.get("claims", data.get("claim", []))
@@ -595,6 +614,8 @@ def parse_deployment(
         matrix_source=matrix_source,
         rounds=rounds,
         table=T,
+        groups=fleet_groups,
+        colluding=fleet_colluding if fleet_groups else colluding,
     )
 
 
