@@ -85,6 +85,7 @@ from blanket.exact.shuffled import binary, krr
 from blanket.exact.shuffled import enumerate as en
 from blanket.proofs import core
 from blanket.reports.composition import certify_composition
+from blanket.reports.fleet_certificate import certify_fleet
 from blanket.reports.latex import PREAMBLE, render
 from blanket.reports.output import write_document
 from flint import arb, fmpq
@@ -1269,6 +1270,8 @@ def certify(
     cap = max_prec if max_prec is not None else dep.precision_cap
     if max_prec is not None:
         arith.integer_in(max_prec, "--max-prec", lo=32, hi=1 << 16)
+    if dep.groups or dep.colluding:  # a mixed fleet or colluding users: reports/fleet_certificate.py
+        return certify_fleet(dep, certify_one=certify, max_prec=max_prec, command=command, progress=progress)
     if getattr(dep, "rounds", ()):  # several composed rounds: the composition certificate (reports/composition.py)
         return certify_composition(dep, max_prec=max_prec, command=command, progress=progress, plot=plot)
     start = min(dep.precision, cap)
@@ -1384,7 +1387,9 @@ def to_json(cert: dict) -> str:
 def render_tex(cert: dict) -> str:
     """The certificate as LaTeX (``reports/templates/certificate.tex.j2``)."""
 
-    template = "composition.tex.j2" if cert.get("composition") else "certificate.tex.j2"
+    template = (
+        "composition.tex.j2" if cert.get("composition") else "fleet.tex.j2" if cert.get("fleet") else "certificate.tex.j2"
+    )
     return render(template, cert=cert, preamble=PREAMBLE, TeX=TeX, to_tex=exact_to_tex)
 
 

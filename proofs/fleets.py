@@ -1,0 +1,63 @@
+"""Mixed fleets, personalised ε0 and colluding users: this project's generalisations of BBGN19 Lemma 5.3.
+
+Registry keys: ``BBGN19 Lemma 5.3 [fleet]`` (the Poisson-binomial blanket view, Lemma F1), ``Blanket view
+monotone in m`` (Lemma F2), ``Colluding users reduction`` (Lemma F3); the proofs are in
+``docs/reference/fleets.md``, the numbers in :mod:`blanket.exact.shuffled.fleet`.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .core import Hypothesis, ResultTable, SymbolicCheck
+
+TABLE = ResultTable("fleets.toml", globals())
+
+epsilon = sp.Symbol("epsilon", nonnegative=True)
+m = sp.Symbol("m", integer=True, positive=True)
+
+delta_fleet = sp.Function("\\delta_{\\mathcal{S}\\circ(\\mathcal{R}_1,\\ldots,\\mathcal{R}_n)}")
+view_pb = sp.Function("\\mathbb{E}_{B}\\big[h_t(B+1)\\big]")
+h = sp.Function("h")
+delta_honest = sp.Function("\\delta^{\\mathrm{honest}}_{\\gamma_{(m+1)},\\ldots}")
+delta_colluding = sp.Function("\\delta^{m\\ \\mathrm{colluding}}")
+
+
+def _not_symbolic(reason: str):  # noqa: ANN202 - the callable ResultTable.register expects
+    return lambda r: SymbolicCheck(None, "not a closed-form identity", reason)
+
+
+FLEET_VIEW = TABLE.register(
+    "BBGN19 Lemma 5.3 [fleet]",
+    statement=sp.Le(delta_fleet(epsilon), view_pb(epsilon)),
+    hypotheses=(
+        Hypothesis(
+            sp.true,
+            "every user j runs a k-RR on one alphabet [k] with its own epsilon0_j (blanket weight gamma_j); "
+            "one report per user, trusted shuffler, replace-one neighbours; the target t is in any group",
+        ),
+    ),
+    symbolic=_not_symbolic("a post-processing argument, proved in docs/reference/fleets.md §2"),
+)
+
+H_MONOTONE = TABLE.register(
+    "Blanket view monotone in m",
+    statement=sp.Le(h(m + 1), h(m)),
+    hypotheses=(Hypothesis(sp.true, "L_1, L_2, ... i.i.d. (or exchangeable), h(m) = E[(L_1+...+L_m)_+]/m"),),
+    symbolic=_not_symbolic("leave-one-out averaging, proved in docs/reference/fleets.md §3"),
+)
+
+COLLUDING = TABLE.register(
+    "Colluding users reduction",
+    statement=sp.Le(delta_colluding(epsilon), delta_honest(epsilon)),
+    hypotheses=(
+        Hypothesis(
+            sp.true,
+            "m users other than the target reveal their values and randomness; the right side removes the m "
+            "users with the largest blanket weights (k-RR fleet) or m users of the target's group",
+        ),
+    ),
+    symbolic=_not_symbolic("post-processing and an exchange argument, proved in docs/reference/fleets.md §5"),
+)
+
+TABLE.complete()

@@ -1,0 +1,275 @@
+"""Certificates for mixed fleets (``[[users]]`` groups) and colluding users (``colluding``).
+
+The groups are split into *shuffles*: k-RR groups on one alphabet share the blanket and are certified together by
+the Poisson-binomial blanket view (:mod:`blanket.exact.shuffled.fleet`, ``docs/reference/fleets.md`` Lemma F1);
+a group of any other mechanism is its own shuffle (distinguishable reports; two such groups with a common output
+space are refused) and is certified by the one-group certificate at its honest users.  Colluders: each group's
+own ``colluding`` are removed, then the fleet-wide ``colluding`` are placed worst-case (Lemma F3: in the target's
+shuffle, the largest blanket weights first).  A claim HOLDS when every shuffle's certified upper end is ``≤ δ``,
+FAILS when one shuffle's concrete-dataset lower end is ``> δ``, else INCONCLUSIVE (after one refinement).
+Cost per claim: one Poisson-binomial view per distinct ε0 of each k-RR shuffle (:func:`delta_fleet_view`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled import fleet as F
+from blanket.proofs import blanket as bb
+from blanket.proofs import fleets as pf
+from blanket.reports.latex import exact_string
+from flint import arb, fmpq
+
+from .deployment import Claim, Deployment, Target
+from .fleet import FleetGroup
+from .verdict import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
+
+if TYPE_CHECKING:
+    from blanket.exact.runtime.progress import Progress
+
+DIGITS = 6
+_EPS0_KEYS = ("epsilon0", "exp_epsilon0", "exp_half_epsilon0", "alpha")
+
+
+@dataclasses.dataclass
+class Shuffle:
+    """One shuffle of the fleet: k-RR groups on one alphabet (``krr``), or one group of another mechanism."""
+
+    groups: list[FleetGroup]
+    krr: bool
+    colluding: int  # the fleet-wide colluders, all placed in this shuffle (worst case)
+
+    @property
+    def honest(self) -> int:
+        return sum(g.honest for g in self.groups) - self.colluding
+
+    def fleet(self) -> list[tuple[int, KRR]]:
+        out = []
+        for g in self.groups:
+            if g.honest > 0:
+                mech = g.build_mechanism()
+                assert isinstance(mech, KRR)
+                out.append((g.honest, mech))
+        return out
+
+    def label(self) -> str:
+        return ", ".join(g.field for g in self.groups)
+
+
+def groups_of(dep: Deployment) -> list[FleetGroup]:
+    """The deployment's groups (one group for a single ``[users]``)."""
+    if dep.groups:
+        return list(dep.groups)
+    return [FleetGroup(dep.mechanism, dict(dep.params), dep.n, dep.n_is_lower_bound, 0, "users")]
+
+
+def shuffles(dep: Deployment) -> list[Shuffle]:
+    """Split the groups into shuffles (module docstring); refuses two non-k-RR groups with one output space."""
+    krr: dict[int, list[FleetGroup]] = {}
+    other: dict[str, FleetGroup] = {}
+    for g in groups_of(dep):
+        if g.kind in ("krr", "binary_rr"):
+            krr.setdefault(int(g.params.get("k", 2)), []).append(g)
+            continue
+        space = repr((g.kind, sorted((k, str(v)) for k, v in g.params.items() if k not in _EPS0_KEYS)))
+        if space in other:
+            raise InvalidArgument(
+                g.field,
+                g.kind,
+                f"shares its output space with {other[space].field}: only k-RR groups on one alphabet can be "
+                "certified together yet",
+                hint="give such groups different mechanisms, or use krr",
+            )
+        other[space] = g
+    out = [Shuffle(gs, True, 0) for _, gs in sorted(krr.items())] + [Shuffle([g], False, 0) for g in other.values()]
+    for s in out:
+        if sum(g.honest for g in s.groups) < 1:
+            continue
+        s.colluding = min(dep.colluding, sum(g.honest for g in s.groups) - 1)
+    return [s for s in out if sum(g.honest for g in s.groups) >= 1]
+
+
+def _dec(x: Any, up: bool) -> str:
+    return arith.decimal_string(x, DIGITS, up=up)
+
+
+def _krr_bounds(s: Shuffle, eps: fmpq, rel: fmpq) -> tuple[Any, Any]:
+    """(certified upper end, certified lower end) of δ(ε) of a k-RR shuffle with its colluders."""
+    fleet = s.fleet()
+    up = F.delta_fleet_colluding(fleet, s.colluding, epsilon=eps, rel=rel, max_evals=400)
+    lows = []
+    for t in range(len(fleet)):
+        honest, _ = F.honest_fleet(fleet, t, s.colluding)
+        lows.append(F.delta_fleet_dataset(honest, epsilon=eps))
+    return arith.ball(up).upper() if isinstance(up, arb) else up, arith.maximum(lows)
+
+
+def _decide(s: Shuffle, claim: Claim, dep: Deployment, certify_one: Callable[..., dict]) -> dict:
+    eps, delta = claim.epsilon, claim.delta
+    if not s.krr:
+        g = s.groups[0]
+        sub = dataclasses.replace(
+            dep,
+            mechanism=g.kind,
+            params=dict(g.params),
+            n=max(g.honest - s.colluding, 2),
+            n_is_lower_bound=g.n_is_lower_bound,
+            groups=(),
+            colluding=0,
+            claims=(claim,),
+            targets=(),
+        )
+        if g.honest - s.colluding < 2:
+            raise InvalidArgument(g.field, g.honest - s.colluding, "leaves fewer than 2 honest users in its shuffle")
+        c = certify_one(sub, plot=False)["claims"][0]
+        return {"verdict": c["verdict"], "upper": c.get("delta_upper"), "lower": c.get("delta_lower"),
+                "reason": c["reason"], "route": "one-group certificate of this mechanism"}
+    for rel in (fmpq(1, 100), fmpq(1, 10000)):
+        up, lo = _krr_bounds(s, eps, rel)
+        if arith.le(up, delta) is True:
+            v = HOLDS
+            why = f"delta({exact_string(eps)}) <= {_dec(up, True)} <= {exact_string(delta)}"
+            break
+        if arith.gt(lo, delta) is True:
+            v = FAILS
+            why = f"on one concrete pair of datasets delta({exact_string(eps)}) >= {_dec(lo, False)} > {exact_string(delta)}"
+            break
+    else:
+        v = INCONCLUSIVE
+        why = f"delta({exact_string(eps)}) lies in [{_dec(lo, False)}, {_dec(up, True)}], which contains {exact_string(delta)}"
+    return {"verdict": v, "upper": _dec(up, True), "lower": _dec(lo, False), "reason": why,
+            "route": "Poisson-binomial blanket view (BBGN19 Lemma 5.3 [fleet]) / concrete datasets"}
+
+
+def _epsilon_for(s: Shuffle, delta: fmpq) -> tuple[fmpq | None, fmpq]:
+    """Smallest ε on a dyadic bisection of [0, max ε0] whose certified δ upper end is ``≤ delta`` (a certified ε),
+    and the largest ε there whose lower end is ``> delta`` (ε below it fails).  O(24) evaluations."""
+    fleet = s.fleet()
+    hi = max(arith.exact(m.epsilon0_exact) if m.epsilon0_exact is not None else fmpq(1000) for _, m in fleet)
+    lo_ok, hi_ok = fmpq(0), hi
+    lower = fmpq(0)
+    for _ in range(24):
+        mid = (lo_ok + hi_ok) / 2
+        up, lo = _krr_bounds(s, mid, fmpq(1, 20))
+        if arith.le(up, delta) is True:
+            hi_ok = mid
+        else:
+            lo_ok = mid
+            if arith.gt(lo, delta) is True:
+                lower = max(lower, mid)
+    return hi_ok, lower
+
+
+def certify_fleet(
+    dep: Deployment,
+    *,
+    certify_one: Callable[..., dict],
+    max_prec: int | None = None,
+    command: str | None = None,
+    progress: Progress | None = None,
+) -> dict:
+    """The certificate (plain data) of a deployment with ``[[users]]`` groups or colluding users.
+
+    ``certify_one`` is the one-group certificate (:func:`blanket.reports.certificate.certify`), used for a shuffle
+    of one group of a mechanism other than k-RR (passed in: the one-group module calls this one).
+    """
+    t0 = time.time()
+    sh = shuffles(dep)
+    claims = []
+    for c in dep.claims:
+        per = [_decide(s, c, dep, certify_one) for s in sh]
+        vs = [p["verdict"] for p in per]
+        v = FAILS if FAILS in vs else HOLDS if all(x == HOLDS for x in vs) else INCONCLUSIVE
+        reason = "; ".join(f"shuffle {i + 1} ({s.label()}): {p['reason']}" for i, (s, p) in enumerate(zip(sh, per)))
+        claims.append({"epsilon": exact_string(c.epsilon), "delta": exact_string(c.delta), "verdict": v,
+                       "reason": reason, "shuffles": per, "bounds": []})
+        if progress:
+            progress.update()
+    targets = []
+    for t in dep.targets:
+        ups, los = [], []
+        for s in sh:
+            if not s.krr:
+                raise InvalidArgument(t.field, "given", "is supported for k-RR shuffles only in a fleet yet")
+            u, lo = _epsilon_for(s, t.delta)
+            ups.append(u)
+            los.append(lo)
+        e_up, e_lo = max(ups), max(los)
+        targets.append({"delta": exact_string(t.delta), "verdict": HOLDS, "epsilon_upper": _dec(e_up, True),
+                        "epsilon_lower": _dec(e_lo, False) if e_lo > 0 else None,
+                        "reason": "dyadic bisection on the certified upper end"})
+        if progress:
+            progress.update()
+    verdicts = [c["verdict"] for c in claims] + [t["verdict"] for t in targets]
+    verdict = FAILS if FAILS in verdicts else INCONCLUSIVE if INCONCLUSIVE in verdicts else HOLDS
+    honest_total = sum(s.honest for s in sh)
+    n_total = sum(g.n for g in groups_of(dep))
+    rows = []
+    for i, s in enumerate(sh):
+        for g in s.groups:
+            mech = g.build_mechanism()
+            rows.append({
+                "shuffle": i + 1,
+                "field": g.field,
+                "mechanism": getattr(mech, "name", g.kind),
+                "epsilon0": _dec(mech.epsilon0(), True) if mech is not None else "",
+                "n": g.n,
+                "n_min": g.n_is_lower_bound,
+                "colluding": g.colluding,
+                "honest": g.honest,
+            })
+    shuffle_rows = [{"index": i + 1, "groups": s.label(), "krr": s.krr, "colluding": s.colluding,
+                     "honest": s.honest,
+                     "route": "Poisson-binomial blanket view (shared blanket)" if s.krr else "its own shuffle"}
+                    for i, s in enumerate(sh)]
+    chain = [result_entry(r) for r in (pf.FLEET_VIEW, pf.H_MONOTONE, pf.COLLUDING, bb.LEMMA_A_3)]
+    kinds = sorted({r["mechanism"] for r in rows})
+    cert = {
+        "format": "blanket-certificate/1",
+        "verdict": verdict,
+        "deployment": dep.as_dict(),
+        "mechanism_text": f"mixed fleet of {len(rows)} group(s) in {len(sh)} shuffle(s): {', '.join(kinds)}",
+        "n_text": f"n = {n_total} users, the certificate rests on {honest_total} honest users "
+        f"({n_total - honest_total} colluding, chosen worst-case)",
+        "claims": claims,
+        "targets": targets,
+        "fleet": {
+            "groups": rows,
+            "shuffles": shuffle_rows,
+            "honest_users": honest_total,
+            "colluding": n_total - honest_total,
+            "seconds": round(time.time() - t0, 1),
+            "lower_bound": "every user holds the same value, the target changes it; the count of the changed "
+            "value (exact for binary RR), both directions, maximum over target groups",
+        },
+        "chain": chain,
+        "sources": [{"key": "exact.shuffled.fleet", "role": "upper and lower",
+                     "title": "Poisson-binomial blanket view and concrete datasets",
+                     "module": "blanket.exact.shuffled.fleet"}],
+        "assumptions": [a for a in ASSUMPTIONS if not a.startswith("One randomizer for all")]
+        + [
+            "Groups: each group's users apply the group's randomizer with fresh independent randomness; groups "
+            "with different output spaces are distinguishable (each is its own shuffle).",
+            f"Colluding users: {n_total - honest_total} users may reveal their values and randomness to the "
+            f"adversary (placed worst-case); the claims rest on the {honest_total} honest users, and the target is "
+            "honest.",
+        ],
+        "monotonicity": None,
+        "reproducibility": {
+            "command": command or f"blanket certify {dep.source}",
+            "input": dep.source,
+            "input_sha256": dep.sha256,
+            "versions": versions(),
+            "precision_start": dep.precision,
+            "precision_cap": max_prec if max_prec is not None else dep.precision_cap,
+            "precision_used": dep.precision,
+        },
+    }
+    cert["statement"] = statement(cert)
+    return cert
