@@ -1388,7 +1388,11 @@ def render_tex(cert: dict) -> str:
     """The certificate as LaTeX (``reports/templates/certificate.tex.j2``)."""
 
     template = (
-        "composition.tex.j2" if cert.get("composition") else "fleet.tex.j2" if cert.get("fleet") else "certificate.tex.j2"
+        "composition.tex.j2"
+        if cert.get("composition")
+        else "fleet.tex.j2"
+        if cert.get("fleet")
+        else "certificate.tex.j2"
     )
     return render(template, cert=cert, preamble=PREAMBLE, TeX=TeX, to_tex=exact_to_tex)
 

@@ -192,6 +192,13 @@ class Deployment:
         """The validated query (:func:`blanket.exact.accounting.query.make_query`, the one builder shared with the
         command line and the API) for this deployment's randomizer and users at one ``epsilon`` or ``delta``."""
 
+        if self.groups or self.colluding:
+            raise InvalidArgument(
+                "deployment",
+                self.source,
+                "has [[users]] groups or colluding users: one query of one randomizer does not describe it",
+                hint="use `blanket certify` (reports/fleet_certificate.py)",
+            )
         names = {"n": "users.n", "epsilon": "claims.epsilon", "delta": "claims.delta", "dataset": "dataset"}
         return make_query(
             mechanism=self.mechanism,

@@ -189,9 +189,7 @@ def parse_eps0_csv(text: str, name: str) -> list[tuple[fmpq, int, str]]:
     return [(e, c, name) for e, c in sorted(counts.items())]
 
 
-def parse_fleet(
-    data: dict, *, base_dir: pathlib.Path | None = None
-) -> tuple[tuple[FleetGroup, ...], int]:
+def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tuple[FleetGroup, ...], int]:
     """The groups of a ``[[users]]`` deployment and its fleet-wide ``colluding`` count (worst-case choice).
 
     Refuses by name: a top-level ``[mechanism]``/``[randomizer]`` or ``n``/``n_min`` beside ``[[users]]``,
@@ -234,17 +232,23 @@ def parse_fleet(
                     raise InvalidArgument(f"{where}.{key}", g[key], "is given by the ε0 counts; remove it")
             for key in ("epsilon0", "exp_epsilon0"):
                 if key in table:
-                    raise InvalidArgument(f"{where}.mechanism.{key}", table[key], "is given by the ε0 counts; remove it")
+                    raise InvalidArgument(
+                        f"{where}.mechanism.{key}", table[key], "is given by the ε0 counts; remove it"
+                    )
             rows = _eps0_counts(g, where, base_dir)
             total = sum(c for _, c, _ in rows)
             m_all = colluding_count(g["colluding"], total, f"{where}.colluding") if "colluding" in g else 0
             if m_all:
                 raise InvalidArgument(
-                    f"{where}.colluding", g["colluding"], "is not supported with personalised ε0 counts",
+                    f"{where}.colluding",
+                    g["colluding"],
+                    "is not supported with personalised ε0 counts",
                     hint="use the top-level colluding (the adversary's worst choice)",
                 )
             for e, c, field in rows:
-                params = registry.parse_params(kind, {**table, "epsilon0": arith_str(e)}, name=lambda k: f"{where}.mechanism.{k}")
+                params = registry.parse_params(
+                    kind, {**table, "epsilon0": arith_str(e)}, name=lambda k: f"{where}.mechanism.{k}"
+                )
                 groups.append(FleetGroup(kind, params, c, False, 0, f"{field} epsilon0={arith_str(e)}"))
         else:
             params = registry.parse_params(kind, table, name=lambda k, w=where: f"{w}.mechanism.{k}")

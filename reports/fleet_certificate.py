@@ -26,7 +26,7 @@ from blanket.proofs import fleets as pf
 from blanket.reports.latex import exact_string
 from flint import arb, fmpq
 
-from .deployment import Claim, Deployment, Target
+from .deployment import Claim, Deployment
 from .fleet import FleetGroup
 from .verdict import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
 
@@ -95,23 +95,33 @@ def shuffles(dep: Deployment) -> list[Shuffle]:
     return [s for s in out if sum(g.honest for g in s.groups) >= 1]
 
 
+def _eps0_text(params: dict) -> str:
+    """The group's local level as given (exact)."""
+    for key, text in (("epsilon0", "{}"), ("exp_epsilon0", "log({})"), ("exp_half_epsilon0", "2 log({})")):
+        if key in params:
+            return text.format(exact_string(params[key]))
+    return ""
+
+
 def _dec(x: Any, up: bool) -> str:
     return arith.decimal_string(x, DIGITS, up=up)
 
 
 def _krr_bounds(s: Shuffle, eps: fmpq, rel: fmpq) -> tuple[Any, Any]:
-    """(certified upper end, certified lower end) of δ(ε) of a k-RR shuffle with its colluders."""
+    """(enclosure of the view, whose upper end is certified; certified lower end) of δ(ε) of a k-RR shuffle."""
     fleet = s.fleet()
     up = F.delta_fleet_colluding(fleet, s.colluding, epsilon=eps, rel=rel, max_evals=400)
     lows = []
     for t in range(len(fleet)):
         honest, _ = F.honest_fleet(fleet, t, s.colluding)
         lows.append(F.delta_fleet_dataset(honest, epsilon=eps))
-    return arith.ball(up).upper() if isinstance(up, arb) else up, arith.maximum(lows)
+    return up, arith.maximum(lows)
 
 
 def _decide(s: Shuffle, claim: Claim, dep: Deployment, certify_one: Callable[..., dict]) -> dict:
     eps, delta = claim.epsilon, claim.delta
+    v: str | None = None
+    why = ""
     if not s.krr:
         g = s.groups[0]
         sub = dataclasses.replace(
@@ -128,10 +138,16 @@ def _decide(s: Shuffle, claim: Claim, dep: Deployment, certify_one: Callable[...
         if g.honest - s.colluding < 2:
             raise InvalidArgument(g.field, g.honest - s.colluding, "leaves fewer than 2 honest users in its shuffle")
         c = certify_one(sub, plot=False)["claims"][0]
-        return {"verdict": c["verdict"], "upper": c.get("delta_upper"), "lower": c.get("delta_lower"),
-                "reason": c["reason"], "route": "one-group certificate of this mechanism"}
+        return {
+            "verdict": c["verdict"],
+            "upper": c.get("delta_upper"),
+            "lower": c.get("delta_lower"),
+            "reason": c["reason"],
+            "route": "one-group certificate of this mechanism",
+        }
     for rel in (fmpq(1, 100), fmpq(1, 10000)):
-        up, lo = _krr_bounds(s, eps, rel)
+        view, lo = _krr_bounds(s, eps, rel)
+        up = arb(arith.ball(view).upper()) if isinstance(view, arb) else view
         if arith.le(up, delta) is True:
             v = HOLDS
             why = f"delta({exact_string(eps)}) <= {_dec(up, True)} <= {exact_string(delta)}"
@@ -140,11 +156,18 @@ def _decide(s: Shuffle, claim: Claim, dep: Deployment, certify_one: Callable[...
             v = FAILS
             why = f"on one concrete pair of datasets delta({exact_string(eps)}) >= {_dec(lo, False)} > {exact_string(delta)}"
             break
-    else:
+        if not (isinstance(view, arb) and arith.le(arb(view.lower()), delta) is True):
+            break  # delta is below the view's own bracket: a narrower bracket cannot decide
+    if v is None:
         v = INCONCLUSIVE
         why = f"delta({exact_string(eps)}) lies in [{_dec(lo, False)}, {_dec(up, True)}], which contains {exact_string(delta)}"
-    return {"verdict": v, "upper": _dec(up, True), "lower": _dec(lo, False), "reason": why,
-            "route": "Poisson-binomial blanket view (BBGN19 Lemma 5.3 [fleet]) / concrete datasets"}
+    return {
+        "verdict": v,
+        "upper": _dec(up, True),
+        "lower": _dec(lo, False),
+        "reason": why,
+        "route": "Poisson-binomial blanket view (BBGN19 Lemma 5.3 [fleet]) / concrete datasets",
+    }
 
 
 def _epsilon_for(s: Shuffle, delta: fmpq) -> tuple[fmpq | None, fmpq]:
@@ -156,8 +179,8 @@ def _epsilon_for(s: Shuffle, delta: fmpq) -> tuple[fmpq | None, fmpq]:
     lower = fmpq(0)
     for _ in range(24):
         mid = (lo_ok + hi_ok) / 2
-        up, lo = _krr_bounds(s, mid, fmpq(1, 20))
-        if arith.le(up, delta) is True:
+        view, lo = _krr_bounds(s, mid, fmpq(1, 20))
+        if arith.le(arb(arith.ball(view).upper()), delta) is True:
             hi_ok = mid
         else:
             lo_ok = mid
@@ -187,8 +210,16 @@ def certify_fleet(
         vs = [p["verdict"] for p in per]
         v = FAILS if FAILS in vs else HOLDS if all(x == HOLDS for x in vs) else INCONCLUSIVE
         reason = "; ".join(f"shuffle {i + 1} ({s.label()}): {p['reason']}" for i, (s, p) in enumerate(zip(sh, per)))
-        claims.append({"epsilon": exact_string(c.epsilon), "delta": exact_string(c.delta), "verdict": v,
-                       "reason": reason, "shuffles": per, "bounds": []})
+        claims.append(
+            {
+                "epsilon": exact_string(c.epsilon),
+                "delta": exact_string(c.delta),
+                "verdict": v,
+                "reason": reason,
+                "shuffles": per,
+                "bounds": [],
+            }
+        )
         if progress:
             progress.update()
     targets = []
@@ -201,9 +232,15 @@ def certify_fleet(
             ups.append(u)
             los.append(lo)
         e_up, e_lo = max(ups), max(los)
-        targets.append({"delta": exact_string(t.delta), "verdict": HOLDS, "epsilon_upper": _dec(e_up, True),
-                        "epsilon_lower": _dec(e_lo, False) if e_lo > 0 else None,
-                        "reason": "dyadic bisection on the certified upper end"})
+        targets.append(
+            {
+                "delta": exact_string(t.delta),
+                "verdict": HOLDS,
+                "epsilon_upper": _dec(e_up, True),
+                "epsilon_lower": _dec(e_lo, False) if e_lo > 0 else None,
+                "reason": "dyadic bisection on the certified upper end",
+            }
+        )
         if progress:
             progress.update()
     verdicts = [c["verdict"] for c in claims] + [t["verdict"] for t in targets]
@@ -214,20 +251,29 @@ def certify_fleet(
     for i, s in enumerate(sh):
         for g in s.groups:
             mech = g.build_mechanism()
-            rows.append({
-                "shuffle": i + 1,
-                "field": g.field,
-                "mechanism": getattr(mech, "name", g.kind),
-                "epsilon0": _dec(mech.epsilon0(), True) if mech is not None else "",
-                "n": g.n,
-                "n_min": g.n_is_lower_bound,
-                "colluding": g.colluding,
-                "honest": g.honest,
-            })
-    shuffle_rows = [{"index": i + 1, "groups": s.label(), "krr": s.krr, "colluding": s.colluding,
-                     "honest": s.honest,
-                     "route": "Poisson-binomial blanket view (shared blanket)" if s.krr else "its own shuffle"}
-                    for i, s in enumerate(sh)]
+            rows.append(
+                {
+                    "shuffle": i + 1,
+                    "field": g.field,
+                    "mechanism": getattr(mech, "name", g.kind),
+                    "epsilon0": _eps0_text(g.params),
+                    "n": g.n,
+                    "n_min": g.n_is_lower_bound,
+                    "colluding": g.colluding,
+                    "honest": g.honest,
+                }
+            )
+    shuffle_rows = [
+        {
+            "index": i + 1,
+            "groups": s.label(),
+            "krr": s.krr,
+            "colluding": s.colluding,
+            "honest": s.honest,
+            "route": "Poisson-binomial blanket view (shared blanket)" if s.krr else "its own shuffle",
+        }
+        for i, s in enumerate(sh)
+    ]
     chain = [result_entry(r) for r in (pf.FLEET_VIEW, pf.H_MONOTONE, pf.COLLUDING, bb.LEMMA_A_3)]
     kinds = sorted({r["mechanism"] for r in rows})
     cert = {
@@ -249,9 +295,14 @@ def certify_fleet(
             "value (exact for binary RR), both directions, maximum over target groups",
         },
         "chain": chain,
-        "sources": [{"key": "exact.shuffled.fleet", "role": "upper and lower",
-                     "title": "Poisson-binomial blanket view and concrete datasets",
-                     "module": "blanket.exact.shuffled.fleet"}],
+        "sources": [
+            {
+                "key": "exact.shuffled.fleet",
+                "role": "upper and lower",
+                "title": "Poisson-binomial blanket view and concrete datasets",
+                "module": "blanket.exact.shuffled.fleet",
+            }
+        ],
         "assumptions": [a for a in ASSUMPTIONS if not a.startswith("One randomizer for all")]
         + [
             "Groups: each group's users apply the group's randomizer with fresh independent randomness; groups "

@@ -262,6 +262,13 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
         from blanket.reports.deployment import load_deployment
 
         dep = load_deployment(args.deployment)
+        if dep.groups or dep.colluding:
+            raise InvalidArgument(
+                "--deployment",
+                args.deployment,
+                "has [[users]] groups or colluding users; blanket delta/epsilon take one randomizer",
+                hint="use `blanket certify` for a mixed fleet",
+            )
         if dep.mechanism not in CLI_KINDS:
             raise InvalidArgument(
                 "--deployment",
