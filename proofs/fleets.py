@@ -60,4 +60,13 @@ COLLUDING = TABLE.register(
     symbolic=_not_symbolic("post-processing and an exchange argument, proved in docs/reference/fleets.md §5"),
 )
 
+ONE_LAW = TABLE.register(
+    "Fleet view: one law, largest epsilon0",
+    statement=sp.Le(
+        sp.Function("\\max_{t} V_{t}")(epsilon), sp.Function("\\mathbb{E}[h_{t^*}(\\max(B_{all},1))]")(epsilon)
+    ),
+    hypotheses=(Hypothesis(sp.true, "k-RR fleet on one alphabet; t* a group with the largest epsilon0"),),
+    symbolic=_not_symbolic("a coupling and convexity argument, proved in docs/reference/fleets.md §3"),
+)
+
 TABLE.complete()

@@ -161,3 +161,18 @@ def test_bad_input_refused_by_name() -> None:
         F.fleet_view_target([(3, M)], 1, epsilon="0.1")
     with pytest.raises(TypeError, match="epsilom"):
         F.delta_fleet_view([(3, M)], epsilom="0.1")  # type: ignore[call-arg]
+
+
+def test_shared_ball_view_encloses_the_exact_max() -> None:
+    """Ball mode (one law for all targets, the largest ε0's h: Lemma F4) ⊇ the exact max over targets; colluders too."""
+    groups = [(12, KRR(3, exp_epsilon0=3)), (10, KRR(3, exp_epsilon0=2)), (8, KRR(3, exp_epsilon0=5))]
+    ee = fmpq(6, 5)
+    ex = F.delta_fleet_view(groups, exp_epsilon=ee)
+    ball = F.delta_fleet_view(groups, exp_epsilon=ee, exact_max_n=0, rel="1/50")
+    assert isinstance(ex, fmpq) and isinstance(ball, arb)
+    assert arb(ball.lower()) <= ex <= arb(ball.upper())
+    for m in (0, 5, 17):
+        ex = F.delta_fleet_colluding(groups, m, exp_epsilon=ee)
+        ball = F.delta_fleet_colluding(groups, m, exp_epsilon=ee, exact_max_n=0, rel="1/50")
+        assert isinstance(ex, fmpq) and isinstance(ball, arb)
+        assert arb(ball.lower()) <= ex <= arb(ball.upper())

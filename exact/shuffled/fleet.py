@@ -195,20 +195,28 @@ def _view_target(
         return fmpq(0)  # L ≤ 0: the view is 0
     exact_mode = _exact_mode(fleet, ee, exact_max_n)
     if t not in cache:
-        cache[t] = (_H(mech, ee, tol, exact_max_n), fleet_count_law(_others(fleet, t), exact_mode, tol))
-    h, (P, off, leftout) = cache[t]
+        cache[t] = _H(mech, ee, tol, exact_max_n)
+    h = cache[t]
     if exact_mode:
+        P, off, _ = fleet_count_law(_others(fleet, t), True, tol)
         total = fmpq(0)
         for i, p in enumerate(P):
             total += p * h(off + i + 1)
         return total
-    return _bracket(P, off, leftout, h, rel, evals)
+    # one law for every target: B_all = Σ_g Bin(n_g, γ_g) (the target included) brackets B_t pointwise under the
+    # obvious coupling, B_all − 1 ≤ B_t ≤ B_all, so h(B_all + 1) ≤ h(B_t + 1) ≤ h(max(B_all, 1)) (Lemma F2)
+    if "all" not in cache:
+        cache["all"] = fleet_count_law([(g.n, g.mech.gamma()) for g in fleet], False, tol)
+    P, off, leftout = cache["all"]
+    return _bracket(P, off, leftout, h, rel, evals, shift=1)
 
 
-def _bracket(P: list, off: int, leftout: Enclosure, h: _H, rel: fmpq, max_evals: int) -> arb:
+def _bracket(P: list, off: int, leftout: Enclosure, h: _H, rel: fmpq, max_evals: int, shift: int = 0) -> arb:
     """The block bracket of ``E[h(B+1)]`` (module docstring) refined until its relative width is ``≤ rel``.
 
-    Block ``[a, b]`` contributes ``P(B ∈ [a, b])·h(a+1)`` to the upper end and ``P(B ∈ [a, b])·h(b+2)`` to
+    ``P`` is the law of ``B`` (``shift = 0``) or of a ``B'`` with ``B' − 1 ≤ B ≤ B'`` (``shift = 1``: every
+    target's ``B`` from the law of all users).
+    Block ``[a, b]`` contributes ``P(B ∈ [a, b])·h(max(a+1−shift, 1))`` to the upper end and ``P(B ∈ [a, b])·h(b+2)`` to
     the lower end (``h`` non-increasing, Lemma F2; ``b + 2`` is the next block's ``a + 1``, so a split costs one
     evaluation of ``h``).  The first cuts are at quantiles of ``B``; then the block with the widest share is split.
     """
@@ -233,7 +241,7 @@ def _bracket(P: list, off: int, leftout: Enclosure, h: _H, rel: fmpq, max_evals:
         terms = []
         for a, b in blocks:
             m = prefix[b + 1] - prefix[a]
-            terms.append((m * arith.ball(h(off + a + 1)), m * arith.ball(h(off + b + 2))))
+            terms.append((m * arith.ball(h(max(off + a + 1 - shift, 1))), m * arith.ball(h(off + b + 2))))
         upper = sum((u for u, _ in terms), tail_term)
         lower = sum((lo for _, lo in terms), arb(0))
         lo_end = arb(lower.lower()) if lower.lower() > 0 else arb(0)
@@ -277,21 +285,42 @@ def delta_fleet_view(
     tol, exact_max_n = engine_options(opts)
     rel_q = arith.exact_in(rel, "rel", lo=0, lo_open=True)
     evals = arith.integer_in(max_evals, "max_evals", lo=0)
-    seen: dict[str, int] = {}
-    for i, g in enumerate(fleet):
-        seen.setdefault(repr(g.mech.describe()), i)
-    firsts = sorted(seen.values())
-    # a coarse pass, then refine the targets whose upper end may hold the maximum (h_t is kept between passes)
-    cache: dict = {}
-    coarse = {t: _view_target(fleet, t, ee, tol, exact_max_n, fmpq(1, 4), 8, cache) for t in firsts}
-    best_lo = arith.maximum([arb(v.lower()) if isinstance(v, arb) else v for v in coarse.values()])
-    out = []
-    for t in firsts:
-        v = coarse[t]
-        if isinstance(v, arb) and arith.lt(arb(v.upper()), best_lo) is not True:
-            v = _view_target(fleet, t, ee, tol, exact_max_n, rel_q, evals, cache)
-        out.append(v)
+    if _exact_mode(fleet, ee, exact_max_n):
+        seen: dict[str, int] = {}
+        for i, g in enumerate(fleet):
+            seen.setdefault(repr(g.mech.describe()), i)
+        cache: dict = {}
+        out = [_view_target(fleet, t, ee, tol, exact_max_n, rel_q, evals, cache) for t in sorted(seen.values())]
+    else:
+        out = [_shared_view(fleet, fleet[_order(fleet)[-1]].mech, ee, tol, exact_max_n, rel_q, evals)]
     return arith.maximum(out)
+
+
+def _shared_view(
+    law: list[Group], mech: KRR, ee: Enclosure, tol: fmpq, exact_max_n: int, rel: fmpq, evals: int
+) -> Enclosure:
+    """An enclosure of the largest target view from one law (Lemma F4, ``docs/reference/fleets.md`` §3).
+
+    ``B_all = Σ_{g ∈ law} Bin(n_g, γ_g)`` satisfies ``B_all − 1 ≤ B_t ≤ B_all`` for every target (coupling), so
+    ``E[h_t(B_all + 1)] ≤ V_t ≤ E[h_t(max(B_all, 1))]``; and ``h_t ≤ h_{t*}`` pointwise for the randomizer
+    ``t*`` = ``mech`` with the largest ε0 (joint convexity).  One law and one ``h`` for all targets.
+    """
+    if arith.le(mech.exp_epsilon0(), ee) is True:
+        return fmpq(0)
+    h = _H(mech, ee, tol, exact_max_n)
+    P, off, leftout = fleet_count_law([(g.n, g.mech.gamma()) for g in law], False, tol)
+    return _bracket(P, off, leftout, h, rel, evals, shift=1)
+
+
+def _remove_top(fleet: list[Group], m: int) -> list[Group]:
+    """The fleet without the ``m`` users of largest ``γ`` (smallest ``e^{ε0}``), order certified by :func:`_order`."""
+    left = [g.n for g in fleet]
+    rest = m
+    for i in _order(fleet):
+        take = min(rest, left[i])
+        left[i] -= take
+        rest -= take
+    return [Group(left[i], g.mech) for i, g in enumerate(fleet) if left[i] > 0]
 
 
 def delta_fleet_dataset(groups: Sequence[tuple[int, KRR]], **opts: Unpack[DeltaOptions]) -> Enclosure:
@@ -316,8 +345,11 @@ def delta_fleet_dataset(groups: Sequence[tuple[int, KRR]], **opts: Unpack[DeltaO
     exact_mode = _exact_mode(fleet, ee, exact_max_n)
     best: Enclosure = fmpq(0)
     done: set[str] = set()
+    star = _order(fleet)[-1]
     for t, g in enumerate(fleet):
         key = repr(g.mech.describe())
+        if not exact_mode and t != star:
+            continue  # in balls only the target with the largest ε0 (any one target gives a valid lower end)
         if key in done:
             continue
         done.add(key)
@@ -425,6 +457,14 @@ def delta_fleet_colluding(
     """
     fleet = check_fleet(groups)
     guards.check_options("delta_fleet_colluding", opts, DeltaOptions)
+    ee = arith.exp_param(opts.get("epsilon"), opts.get("exp_epsilon"))
+    tol, exact_max_n = engine_options(opts)
+    rel_q = arith.exact_in(rel, "rel", lo=0, lo_open=True)
+    evals = arith.integer_in(max_evals, "max_evals", lo=0)
+    m = arith.integer_in(colluding, "colluding", lo=0, hi=sum(g.n for g in fleet) - 1)
+    if not _exact_mode(fleet, ee, exact_max_n):
+        # every target's honest others lie between B_H − 1 and B_H, H = all but the m largest γ (fleets.md §5)
+        return _shared_view(_remove_top(fleet, m), fleet[_order(fleet)[-1]].mech, ee, tol, exact_max_n, rel_q, evals)
     out = []
     seen: set[str] = set()
     for t, g in enumerate(fleet):
@@ -432,6 +472,6 @@ def delta_fleet_colluding(
         if key in seen:
             continue
         seen.add(key)
-        honest, t2 = honest_fleet(fleet, t, colluding)
+        honest, t2 = honest_fleet(fleet, t, m)
         out.append(fleet_view_target(honest, t2, rel=rel, max_evals=max_evals, **opts))
     return arith.maximum(out)
