@@ -29,6 +29,7 @@ import dataclasses
 import io
 import math
 import pathlib
+from collections.abc import Callable
 from typing import Any
 
 from blanket.exact.mechanisms import registry
@@ -105,7 +106,7 @@ def colluding_count(value: object, n: int, name: str, *, keep_one: bool = True) 
     if q.q != 1:
         if q >= 1:
             raise InvalidArgument(name, value, "must be an integer number of users or a fraction below 1")
-        m = math.ceil(fmpq(n) * q)
+        m = int(math.ceil(fmpq(n) * q))
     else:
         m = int(q.p)
     if m >= n + (0 if keep_one else 1):
@@ -130,6 +131,11 @@ def _mechanism(g: dict, where: str) -> tuple[str, dict]:
         raise InvalidArgument(f"{T}.type", word, "is not supported in a fleet group yet", hint="use krr or an oracle")
     rest = {k: _text_of(v) for k, v in table.items() if k not in names and k != "name"}
     return kind, rest
+
+
+def _namer(where: str) -> Callable[[str], str]:
+    """How a group's mechanism key is named in errors (``users[1].mechanism.epsilon0``)."""
+    return lambda key: f"{where}.mechanism.{key}"
 
 
 def _one_of(table: dict, where: str, keys: tuple) -> None:
@@ -246,12 +252,10 @@ def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tu
                     hint="use the top-level colluding (the adversary's worst choice)",
                 )
             for e, c, field in rows:
-                params = registry.parse_params(
-                    kind, {**table, "epsilon0": arith_str(e)}, name=lambda k: f"{where}.mechanism.{k}"
-                )
+                params = registry.parse_params(kind, {**table, "epsilon0": arith_str(e)}, name=_namer(where))
                 groups.append(FleetGroup(kind, params, c, False, 0, f"{field} epsilon0={arith_str(e)}"))
         else:
-            params = registry.parse_params(kind, table, name=lambda k, w=where: f"{w}.mechanism.{k}")
+            params = registry.parse_params(kind, table, name=_namer(where))
             if ("n" in g) == ("n_min" in g):
                 raise InvalidArgument(f"{where}.n", g.get("n"), "must be given, or n_min — exactly one")
             key = "n" if "n" in g else "n_min"

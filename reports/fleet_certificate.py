@@ -169,7 +169,7 @@ def _decide(s: Shuffle, claim: Claim, dep: Deployment, certify_one: Callable[...
     }
 
 
-def _epsilon_for(s: Shuffle, delta: fmpq) -> tuple[fmpq | None, fmpq]:
+def _epsilon_for(s: Shuffle, delta: fmpq) -> tuple[fmpq, fmpq]:
     """Smallest ε on a dyadic bisection of [0, max ε0] whose certified δ upper end is ``≤ delta`` (a certified ε),
     and the largest ε there whose lower end is ``> delta`` (ε below it fails).  O(24) evaluations."""
     fleet = s.fleet()
@@ -223,7 +223,8 @@ def certify_fleet(
             progress.update()
     targets = []
     for t in dep.targets:
-        ups, los = [], []
+        ups: list[fmpq] = []
+        los: list[fmpq] = []
         for s in sh:
             if not s.krr:
                 raise InvalidArgument(t.field, "given", "is supported for k-RR shuffles only in a fleet yet")
@@ -274,7 +275,7 @@ def certify_fleet(
         for i, s in enumerate(sh)
     ]
     chain = [result_entry(r) for r in (pf.FLEET_VIEW, pf.H_MONOTONE, pf.ONE_LAW, pf.COLLUDING, bb.LEMMA_A_3)]
-    kinds = sorted({r["mechanism"] for r in rows})
+    kinds = sorted({str(r["mechanism"]) for r in rows})
     cert = {
         "format": "blanket-certificate/1",
         "verdict": verdict,
