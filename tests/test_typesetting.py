@@ -148,3 +148,17 @@ def test_no_scaled_formulas_in_templates():
 
     for t in TEMPLATES.glob("*.j2"):
         assert "fitmath" not in t.read_text() and "resizebox" not in t.read_text(), t.name
+
+
+@pytest.mark.tex
+def test_fleet_certificate_typesets(tmp_path, monkeypatch):
+    require_tex()
+    from tests.test_fleet_deployment import TWO
+
+    monkeypatch.chdir(tmp_path)  # short paths in the recorded command line
+    (tmp_path / "fleet.toml").write_text(TWO.format(eps="1/2", delta="0.3"), encoding="utf-8")
+    rc = main(["certify", "fleet.toml", "-o", "c", "--no-pdf", "--no-plot"])
+    assert rc == 0
+    text, log = _compile(tmp_path, (tmp_path / "c" / "certificate.tex").read_text(encoding="utf-8"), "certificate")
+    _check(text, log)
+    assert "98 honest users" in text
