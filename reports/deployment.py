@@ -412,7 +412,8 @@ def parse_deployment(
     fleet_groups: tuple = ()
     fleet_colluding = 0
     if isinstance(data.get("users"), list):  # [[users]] groups: a mixed fleet (reports/fleet.py parses them)
-        fleet_groups, fleet_colluding = fleet.parse_fleet(data, base_dir=base_dir)
+        fleet_groups, fleet_colluding, csv_bytes = fleet.parse_fleet(data, base_dir=base_dir)
+        digest.update(csv_bytes)
         stand_in = {"type": fleet_groups[0].kind, **fleet_groups[0].params}  # claims etc. parse as for one group
         data = {k: v for k, v in data.items() if k != "colluding"}
         data.update(mechanism=stand_in, users={"n": max(2, sum(g.n for g in fleet_groups))})

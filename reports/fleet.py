@@ -144,7 +144,7 @@ def _one_of(table: dict, where: str, keys: tuple) -> None:
         raise InvalidArgument(f"{where}{given[1]}", None, f"cannot be combined with {where}{given[0]}: keep one")
 
 
-def _eps0_counts(g: dict, where: str, base_dir: pathlib.Path | None) -> list[tuple[fmpq, int, str]]:
+def _eps0_counts(g: dict, where: str, base_dir: pathlib.Path | None, read: list) -> list[tuple[fmpq, int, str]]:
     """The ``(ε0, count, field)`` rows of a personalised group (``epsilon0_counts`` CSV or ``epsilon0_list``)."""
     if "epsilon0_list" in g:
         raw = g["epsilon0_list"]
@@ -163,6 +163,7 @@ def _eps0_counts(g: dict, where: str, base_dir: pathlib.Path | None) -> list[tup
     if base != path and base not in path.parents:
         raise InvalidArgument(f"{where}.epsilon0_counts", fname, "must be a file under the deployment file's directory")
     data = guards.read_capped(path, MAX_CSV_BYTES, name=f"{where}.epsilon0_counts")
+    read.append(data)  # hashed into the certificate's input digest
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -213,6 +214,7 @@ def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tu
     if "rounds" in data:
         raise InvalidArgument("rounds", "given", "is not supported with [[users]] groups yet (one round)")
     users = data["users"]
+    files: list[bytes] = []
     if not users:
         raise InvalidArgument("users", users, "must hold at least one [[users]] group")
     groups: list[FleetGroup] = []
@@ -241,7 +243,7 @@ def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tu
                     raise InvalidArgument(
                         f"{where}.mechanism.{key}", table[key], "is given by the ε0 counts; remove it"
                     )
-            rows = _eps0_counts(g, where, base_dir)
+            rows = _eps0_counts(g, where, base_dir, files)
             total = sum(c for _, c, _ in rows)
             m_all = colluding_count(g["colluding"], total, f"{where}.colluding") if "colluding" in g else 0
             if m_all:
@@ -271,7 +273,7 @@ def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tu
     extra = colluding_count(data["colluding"], honest, "colluding") if "colluding" in data else 0
     if n_total < 2:
         raise InvalidArgument("users", f"{n_total} user", "must hold at least 2 users in all")
-    return tuple(groups), extra
+    return tuple(groups), extra, b"".join(files)
 
 
 def fleet_as_dict(groups: tuple[FleetGroup, ...], colluding: int) -> dict[str, Any]:

@@ -145,3 +145,21 @@ def test_example_certifies(tmp_path: pathlib.Path) -> None:
     r = _cli("certify", str(ROOT / "examples" / "mixed_fleet.toml"), "-o", str(tmp_path / "c"), "--no-pdf", "--no-plot")
     assert r.returncode == 0, r.stderr
     assert "999900 honest users" in r.stdout
+
+
+def test_eps0_csv_file_read_and_hashed(tmp_path: pathlib.Path) -> None:
+    from blanket.reports.deployment import load_deployment
+
+    (tmp_path / "e.csv").write_text("epsilon0,count\n1,40\n2,60\n")
+    toml = tmp_path / "p.toml"
+    toml.write_text(
+        'name = "p"\n[[users]]\nepsilon0_counts = "e.csv"\n[users.mechanism]\ntype = "krr"\nk = 4\n'
+        '[[claims]]\nepsilon = "1"\ndelta = "0.2"\n'
+    )
+    d = load_deployment(toml)
+    assert sorted((g.params["epsilon0"], g.n) for g in d.groups) == [(fmpq(1), 40), (fmpq(2), 60)]
+    (tmp_path / "e.csv").write_text("epsilon0,count\n1,41\n2,60\n")
+    assert load_deployment(toml).sha256 != d.sha256
+    toml.write_text(toml.read_text().replace('"e.csv"', '"../e.csv"'))
+    with pytest.raises(InvalidArgument, match=r"^users\[0\]\.epsilon0_counts"):
+        load_deployment(toml)
