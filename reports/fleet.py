@@ -196,8 +196,9 @@ def parse_eps0_csv(text: str, name: str) -> list[tuple[fmpq, int, str]]:
     return [(e, c, name) for e, c in sorted(counts.items())]
 
 
-def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tuple[FleetGroup, ...], int]:
-    """The groups of a ``[[users]]`` deployment and its fleet-wide ``colluding`` count (worst-case choice).
+def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tuple[FleetGroup, ...], int, bytes]:
+    """The groups of a ``[[users]]`` deployment, its fleet-wide ``colluding`` count (worst-case choice) and the bytes
+    of the ε0 CSV files read (hashed into the input digest).
 
     Refuses by name: a top-level ``[mechanism]``/``[randomizer]`` or ``n``/``n_min`` beside ``[[users]]``,
     ``[[rounds]]``, unknown keys, ``n ≤ 0``, both ``n`` and ``n_min``, colluders leaving no honest user.
