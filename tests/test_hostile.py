@@ -144,7 +144,7 @@ def test_binary_rr_a_billion_users_generous_claim_ends(tmp_path):
         'name = "big"\n[randomizer]\nmechanism = "binary_rr"\nepsilon0 = 1\n[users]\nn = 1000000000\n'
         "[[claims]]\nepsilon = 0.9\ndelta = 1e-6\n"
     )
-    run = cli(tmp_path, "certify", dep, "-o", tmp_path / "o", "--no-pdf", "--json")
+    run = cli(tmp_path, "certify", dep, "-o", tmp_path / "o", "--no-pdf", "--no-plot", "--json")
     check(run, 0)
     assert "e-1008" in run.out  # the certified upper bound, about 10^-(10^7), printed in full
 
@@ -164,6 +164,14 @@ def test_non_regular_inputs_refused_by_name_at_once(tmp_path, kind):
         target.mkdir()
     for args in (["epsilon", "--deployment", target, "--delta", "1e-6"], ["certify", target, "-o", tmp_path / "o"]):
         check(cli(tmp_path, *args, timeout=60), 2, contains=(f"deployment file must be a regular file, not {word}",))
+
+
+@pytest.mark.parametrize("kind", ["device", "directory"])
+def test_check_bound_non_regular_file_named_with_what_to_do(tmp_path, kind):
+    target, word = ("/dev/zero", "a character device") if kind == "device" else (tmp_path, "a directory")
+    run = cli(tmp_path, "check-bound", target, "-o", tmp_path / "o", timeout=60)
+    check(run, 2, contains=(f"FILE must be a regular file, not {word} (give the bound's .py or .txt file)",))
+    assert not (tmp_path / "o").exists()  # refused before the output directory is made
 
 
 def test_read_capped_reads_at_most_the_cap(tmp_path):
