@@ -429,6 +429,13 @@ def test_time_budget_cli_exit_3_on_the_slow_worst_case(tmp_path):
     check(cli(tmp_path, *args, "--time-budget", "-1", timeout=60), 2, contains=("--time-budget must be > 0",))
 
 
+def test_time_budget_renyi_exit_3_on_a_million_users(tmp_path):
+    args = ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000", "--order", "2", "--workers", "1"]
+    run = cli(tmp_path, *args, "--time-budget", "0.001", timeout=300)  # without the budget: more than 10 minutes
+    check(run, 3, contains=("time budget of 0.001 s (--time-budget) ran out during Rényi worst case, n = 1000000",))
+    check(cli(tmp_path, *args, "--time-budget", "0", timeout=60), 2, contains=("--time-budget must be > 0",))
+
+
 # ------------------------------------------------------------------ corners: every CLI route at the ends of its domain
 # (command arguments, accepted exit codes); each run must end well within the generous HANG limit — only a bug
 # (a hang, an unbounded loop) exceeds it, never a slow machine.  The reduced grid runs in CI (BLANKET_SLOW=reduced).
@@ -451,8 +458,10 @@ CORNERS_REDUCED = [
     ],
     ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "100", "--delta", "0.999999"],
     ["epsilon", "--mechanism", "oue", "--k", "4", "--epsilon0", "0.001", "-n", "1000", "--delta", "1e-6"],
-    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--order", "2"],  # n = 10^6: > 10 min, no
-]  # --time-budget on renyi yet (issue 26 note); n = 10^9 is refused up front with its memory estimate (exit 2)
+    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--order", "2"],
+    # n = 10^6: > 10 min without a budget; ends with exit 3 at the budget (n = 10^9 is refused up front, exit 2)
+    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000", "--order", "2", "--workers", "1"],
+]
 CORNERS_FULL = CORNERS_REDUCED + [
     ["delta", "--mechanism", "rr", "--epsilon0", "500", "-n", "1000", "--epsilon", "499.9", "--dataset", "blanket"],
     ["delta", "--mechanism", "krr", "--k", "1000000000", "--epsilon0", "1", "-n", "1000", "--epsilon", "0.5"],
@@ -468,7 +477,7 @@ def test_corners_every_route_ends(tmp_path, slow_level):
     # exit 3 -- e.g. krr near eps0 at n = 10^6 -- which is what is tested; the 600 s limit below catches a hang)
     seconds = "120" if slow_level == "full" else "15"
     for args in grid:
-        budget = ["--time-budget", seconds] if args[0] in ("delta", "epsilon") else []
+        budget = ["--time-budget", seconds] if args[0] in ("delta", "epsilon", "renyi") else []
         run = cli(tmp_path, *args, *budget, timeout=600)  # 600 s: only a run that ignores its budget exceeds it
         assert run.rc in (0, 1, 3), (args, run.rc, run.err[-500:])
         assert "Traceback" not in run.err and "internal error" not in run.err, (args, run.err[-500:])
