@@ -144,7 +144,9 @@ def test_binary_rr_a_billion_users_generous_claim_ends(tmp_path):
         'name = "big"\n[randomizer]\nmechanism = "binary_rr"\nepsilon0 = 1\n[users]\nn = 1000000000\n'
         "[[claims]]\nepsilon = 0.9\ndelta = 1e-6\n"
     )
-    run = cli(tmp_path, "certify", dep, "-o", tmp_path / "o", "--no-pdf", "--no-plot", "--json")
+    # about 13 s of CPU (the picture, not under test here, is left out); 600 s: only a run that never ends (the
+    # decimal expansion of a huge exponent, before issue 26) exceeds it, also on a heavily shared machine
+    run = cli(tmp_path, "certify", dep, "-o", tmp_path / "o", "--no-pdf", "--no-plot", "--json", timeout=600)
     check(run, 0)
     assert "e-1008" in run.out  # the certified upper bound, about 10^-(10^7), printed in full
 
@@ -427,6 +429,39 @@ def test_time_budget_cli_exit_3_on_the_slow_worst_case(tmp_path):
     run = cli(tmp_path, *args, "--time-budget", "0.001", timeout=300)
     check(run, 3, contains=("time budget of 0.001 s (--time-budget) ran out during worst case over 40000 datasets",))
     check(cli(tmp_path, *args, "--time-budget", "-1", timeout=60), 2, contains=("--time-budget must be > 0",))
+
+
+def test_ball_route_after_the_float_sweep_has_its_own_bar_and_obeys_the_budget(monkeypatch):
+    """Tiny deltas (about 1e-22 here) defeat the float sweep; above ARB_SWEEP_MAX_N the ball route then runs per
+    dataset (n = 40 000: minutes) -- under its own progress bar, which stops it at the run's --time-budget.  The
+    budget is made to run out right after the float sweep (no dependence on the machine's speed); without a budget
+    the ball route's value overlaps the block-shared ball sweep's (two routes, both enclosures)."""
+    import time
+
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.numbers.errors import OutOfTime
+    from blanket.exact.runtime.progress import set_time_budget
+    from blanket.exact.shuffled import binary as B
+
+    mech, n, eps = BinaryRR(fmpq(91, 100)), 200, fmpq(37, 50)
+    shared = B.delta_binary_worst(mech, n, epsilon=eps, workers=1)  # n <= ARB_SWEEP_MAX_N: the block-shared sweep
+    monkeypatch.setattr(B, "ARB_SWEEP_MAX_N", 0)  # as above the cap: the per-dataset ball route
+    per_dataset = B.delta_binary_worst(mech, n, epsilon=eps, workers=1)
+    assert per_dataset.value.overlaps(shared.value)
+    real = B.map_blocks
+
+    def then_out_of_time(*args, **kwargs):
+        out = real(*args, **kwargs)
+        set_time_budget(1e-6)
+        time.sleep(0.01)
+        return out
+
+    monkeypatch.setattr(B, "map_blocks", then_out_of_time)
+    try:
+        with pytest.raises(OutOfTime, match=rf"ran out during ball route for \d+ of {n} datasets"):
+            B.delta_binary_worst(mech, n, epsilon=eps, workers=1)
+    finally:
+        set_time_budget(None)
 
 
 def test_time_budget_renyi_exit_3_on_a_million_users(tmp_path):

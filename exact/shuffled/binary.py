@@ -1050,8 +1050,13 @@ def _sweep(
         for j in todo:
             vals[j] = allv[j]
     else:
-        for j in todo:
-            vals[j] = _forward_fast(n, j, p, f, ee)
+        # the ball route, one dataset at a time: its own bar (ETA, and the run's --time-budget), since the float
+        # sweep's estimate did not count it (all n datasets when the float route resolves none, e.g. tiny deltas)
+        what = f"ball route for {len(todo)} of {n} datasets (the float route could not decide them)"
+        with Progress(len(todo), what, enabled=None if progress and len(todo) > RECHECK_MAX else False) as bar:
+            for j in todo:
+                vals[j] = _forward_fast(n, j, p, f, ee)
+                bar.update()
     return vals
 
 
