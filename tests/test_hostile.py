@@ -464,6 +464,29 @@ def test_ball_route_after_the_float_sweep_has_its_own_bar_and_obeys_the_budget(m
         set_time_budget(None)
 
 
+@pytest.mark.parametrize("e0, eps", [("0.91", "0.74"), ("3", "0.5"), ("2", "0.2")])
+def test_ball_route_cost_is_predicted_by_a_pilot_dataset(monkeypatch, e0, eps):
+    """ball_route_seconds predicts the ball route (> 0) exactly when the sweep then evaluates (nearly) every dataset
+    with balls, and nothing when the float route decides them: counted on the real run."""
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.shuffled import binary as B
+
+    mech, n = BinaryRR(epsilon0=e0), 600
+    predicted = B.ball_route_seconds(mech, n, epsilon=eps)
+    balls = []
+    fast, shared = B._forward_fast, B._sweep_arb
+    monkeypatch.setattr(B, "_forward_fast", lambda *a: balls.append(1) or fast(*a))
+    monkeypatch.setattr(B, "_sweep_arb", lambda m, *a, **k: balls.extend([1] * m) or shared(m, *a, **k))
+    B.delta_binary_worst(mech, n, epsilon=eps, workers=1)
+    assert (predicted > 0) == (len(balls) >= n // 2), (predicted, len(balls))
+
+
+def test_ball_route_cost_refuses_a_million_tiny_deltas_up_front(tmp_path):
+    args = ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "1000000", "--epsilon", "0.14", "--workers", "1"]
+    run = cli(tmp_path, *args, timeout=120)  # before: about 10 hours of ball evaluations, no estimate
+    check(run, 2, contains=("the float route cannot resolve deltas this small) would take about",))
+
+
 def test_time_budget_renyi_exit_3_on_a_million_users(tmp_path):
     args = ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000", "--order", "2", "--workers", "1"]
     run = cli(tmp_path, *args, "--time-budget", "0.001", timeout=300)  # without the budget: more than 10 minutes
