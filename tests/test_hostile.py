@@ -558,3 +558,37 @@ def test_escalation_stops_when_the_doublings_left_cannot_reach_the_width():
     assert not _out_of_reach(None, ball(fmpq(1, 10**3)), 128, 4096)
     # an explicit --rel-tol changes the target
     assert not _out_of_reach(ball(fmpq(1, 10**10)), ball(fmpq(6, 10**11)), 256, 4096, fmpq(1, 10**10))
+
+
+# ------------------------------------------------------------------ blanket figure: all of a run's files or none
+def test_figure_outputs_all_or_nothing(tmp_path, monkeypatch, capsys):
+    """A figure that fails after writing some of its files (here: a full disk at the second) leaves nothing of the
+    run and the earlier run's files untouched; a figure that succeeds puts all of its files in place."""
+    import errno
+
+    import blanket.reports.figures as figures
+    from blanket.reports.cli import main
+    from blanket.reports.output import OutputError
+
+    out = tmp_path / "figs"
+    out.mkdir()
+    (out / "f.png").write_text("old")
+
+    def failing(outdir, *, quick=False):
+        (outdir / "f.png").write_text("new")
+        raise OutputError(outdir / "f.csv", OSError(errno.ENOSPC, "No space left on device"))
+
+    def fine(outdir, *, quick=False):
+        for name in ("f.png", "f.pdf", "f.csv"):
+            (outdir / name).write_text("new")
+        return [outdir / "f.png", outdir / "f.pdf", outdir / "f.csv"]
+
+    monkeypatch.setattr(figures, "get_figure", lambda name: figures.Figure(name, "test", failing))
+    assert main(["figure", "x", "-o", str(out)]) == 3
+    assert sorted(p.name for p in out.iterdir()) == ["f.png"] and (out / "f.png").read_text() == "old"
+    monkeypatch.setattr(figures, "get_figure", lambda name: figures.Figure(name, "test", fine))
+    capsys.readouterr()
+    assert main(["figure", "x", "-o", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["f.csv", "f.pdf", "f.png"]
+    assert all((out / n).read_text() == "new" for n in ("f.csv", "f.pdf", "f.png"))
+    assert capsys.readouterr().out.split() == [str(out / n) for n in ("f.png", "f.pdf", "f.csv")]
