@@ -592,3 +592,24 @@ def test_figure_outputs_all_or_nothing(tmp_path, monkeypatch, capsys):
     assert sorted(p.name for p in out.iterdir()) == ["f.csv", "f.pdf", "f.png"]
     assert all((out / n).read_text() == "new" for n in ("f.csv", "f.pdf", "f.png"))
     assert capsys.readouterr().out.split() == [str(out / n) for n in ("f.png", "f.pdf", "f.csv")]
+
+
+def test_composition_obeys_the_time_budget_between_squarings():
+    """``--rounds`` up to the 1e7 cap: the composition's squarings (each dearer than the last) check the run's time
+    budget, so the budget ends it (exit 3 on the command line) instead of the cap alone."""
+    import time
+
+    from blanket.exact.accounting import pld
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.numbers.errors import OutOfTime
+    from blanket.exact.runtime.progress import set_time_budget
+
+    base = pld.discretise(pld.dominating_pair(KRR(2, exp_epsilon0=3), 20), "1/50", "upper")
+    assert len(base.self_compose(3)) > len(base)  # within no budget: composes
+    try:
+        set_time_budget(1e-6)
+        time.sleep(0.01)  # the budget has passed: no dependence on the machine's speed
+        with pytest.raises(OutOfTime, match=r"ran out during composition of 10000000 rounds \(squaring 0/24 done\)"):
+            base.self_compose(10**7)
+    finally:
+        set_time_budget(None)
