@@ -519,12 +519,18 @@ CORNERS_REDUCED = [
     ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--order", "2"],
     # n = 10^6: > 10 min without a budget; ends with exit 3 at the budget (n = 10^9 is refused up front, exit 2)
     ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000", "--order", "2", "--workers", "1"],
+    # deltas below the float route's resolution: the ball route for every dataset (about 5 min), budget -> exit 3
+    ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "40000", "--epsilon", "0.14", "--workers", "1"],
+    # the rounds cap itself: the composition's squarings obey the budget
+    ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--delta", "1e-6", "--rounds", "10000000"],
 ]
 CORNERS_FULL = CORNERS_REDUCED + [
     ["delta", "--mechanism", "rr", "--epsilon0", "500", "-n", "1000", "--epsilon", "499.9", "--dataset", "blanket"],
     ["delta", "--mechanism", "krr", "--k", "1000000000", "--epsilon0", "1", "-n", "1000", "--epsilon", "0.5"],
     ["epsilon", "--mechanism", "rr", "--epsilon0", "1e-6", "-n", "1000000", "--delta", "1e-12", "--dataset", "blanket"],
     ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--epsilon", "0.5", "--rounds", "1000"],
+    ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "100000", "--delta", "1e-300"],
+    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "100", "--order", "1000000"],
 ]
 
 
