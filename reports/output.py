@@ -411,6 +411,23 @@ def _commit(staged, *, remove, drop_log, pdf_path=None) -> pathlib.Path | None:
     return stale
 
 
+def commit_staged_dir(staging: str | os.PathLike, target: str | os.PathLike) -> list:
+    """Move every file written into the directory ``staging`` to the same name in ``target``, all or nothing
+    (:func:`_commit`: signals held back, every replaced file kept aside until all renames succeeded, undone on a
+    failure), then remove ``staging``; returns the final paths in name order.  A subdirectory in ``staging`` is
+    refused (OutputError) before anything is moved.  O(number of files)."""
+    staging, target = pathlib.Path(staging), pathlib.Path(target)
+    names = sorted(os.listdir(staging))
+    for name in names:
+        if not (staging / name).is_file() or (staging / name).is_symlink():
+            raise OutputError(staging / name, OSError("not a regular file written by this run"))
+    pairs = [(staging / name, target / name) for name in names]
+    _commit(pairs, remove=(), drop_log=None)
+    with contextlib.suppress(OSError):
+        os.rmdir(staging)
+    return [final for _, final in pairs]
+
+
 def report_pdf_outcome(written: Written, want_pdf: bool) -> bool:
     """Tell the user (stderr) what happened to the PDF; return True when the PDF *failed* (exit 3)."""
     if written.stale_pdf_removed is not None and written.pdf is None:

@@ -50,8 +50,8 @@ def test_verdicts_agree_with_brute_force():
     truth = brute_worst(n, 1)
     above = truth + fmpq(1, 10**9)
     below = truth - fmpq(1, 10**9)
-    c_hold = certify(small(n, 0, arith.decimal_string(above, 30, up=True)))
-    c_fail = certify(small(n, 0, arith.decimal_string(below, 30, up=False)))
+    c_hold = certify(small(n, 0, arith.decimal_string(above, 30, up=True)), plot=False)
+    c_fail = certify(small(n, 0, arith.decimal_string(below, 30, up=False)), plot=False)
     assert c_hold["verdict"] == "HOLDS"
     assert c_fail["verdict"] == "FAILS"
     w = c_fail["claims"][0]["witness"]
@@ -60,7 +60,7 @@ def test_verdicts_agree_with_brute_force():
 
 def test_example_verdicts_and_exit_codes(tmp_path):
     for name, code in (("holds", 0), ("fails", 1), ("inconclusive", 3)):
-        rc = main(["certify", str(EX / f"{name}.toml"), "-o", str(tmp_path / name), "--no-pdf"])
+        rc = main(["certify", str(EX / f"{name}.toml"), "-o", str(tmp_path / name), "--no-pdf", "--no-plot"])
         assert rc == code, name
         data = json.loads((tmp_path / name / "certificate.json").read_text())
         assert data["verdict"] == {0: "HOLDS", 1: "FAILS", 3: "INCONCLUSIVE"}[code]
@@ -73,7 +73,7 @@ def test_inconclusive_is_decided_with_more_precision(tmp_path):
 
 
 def test_fails_has_witness_and_exact_delta_above_claim():
-    cert = certify(load_deployment(EX / "fails.toml"))
+    cert = certify(load_deployment(EX / "fails.toml"), plot=False)
     c = cert["claims"][0]
     assert c["verdict"] == "FAILS" and c["witness"]["dataset"]
     assert arith.exact(c["lower"]["value"]["lower"]) > arith.exact(c["delta"])
@@ -144,7 +144,7 @@ def test_pdf_reproducible_with_source_date_epoch(tmp_path, monkeypatch):
 
 
 def test_registered_bounds_listed_with_failing_hypothesis():
-    cert = certify(small(20, 1, "0.1"))
+    cert = certify(small(20, 1, "0.1"), plot=False)
     bounds = cert["claims"][0]["bounds"]
     assert bounds, "the registry should hold delta/epsilon bounds for randomized response"
     for b in bounds:
@@ -162,9 +162,9 @@ n_min = 30
 epsilon = "1"
 delta = "0.1"
 ''')
-    cert = certify(dep)
+    cert = certify(dep, plot=False)  # the picture's determinism: test_deterministic_tex_and_json
     assert cert["monotonicity"] and "post-processing" in cert["monotonicity"]
-    assert to_json(cert) == to_json(certify(dep))
+    assert to_json(cert) == to_json(certify(dep, plot=False))
 
 
 def test_registered_bounds_are_evaluated_for_an_exact_exp_epsilon0():
@@ -178,7 +178,7 @@ def test_registered_bounds_are_evaluated_for_an_exact_exp_epsilon0():
     from flint import arb
 
     dep = load_deployment(EX / "holds.toml")
-    cert = json.loads(to_json(certify(dep)))
+    cert = json.loads(to_json(certify(dep, plot=False)))
     rows = {b["key"]: b for b in cert["claims"][0]["bounds"]}
     lemma = rows["BBGN19 Lemma 5.3"]
     assert lemma["applies"] is True, lemma

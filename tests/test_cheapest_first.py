@@ -74,7 +74,7 @@ def test_cheap_route_verdicts_agree_with_the_full_sweep(n, e0, ee):
     assert w_hi < b_lo  # the blanket view is strictly above the worst case here
     between.append((eps_claim, dec((w_hi + b_lo) / 2, True)))
     expect_between.append("HOLDS")
-    cert = certify(dep_text(n, claims + between, e0=str(e0)))
+    cert = certify(dep_text(n, claims + between, e0=str(e0)), plot=False)
     got = cert["claims"]
     assert got[0]["verdict"] == "HOLDS" and got[0]["decided_by"]["bound"] == "upper"
     assert got[0]["exact_sweep"].startswith("not needed")
@@ -93,7 +93,7 @@ def test_certificate_names_the_deciding_bound_in_json_statement_and_tex():
     mech = BinaryRR(exp_epsilon0=3)
     with arith.precision(128):
         b = _ends(delta_blanket_view(mech, 500, epsilon=fmpq(1, 2)))[1]
-    cert = certify(dep_text(500, [("1/2", dec(2 * b, True))]))
+    cert = certify(dep_text(500, [("1/2", dec(2 * b, True))]), plot=False)
     c = cert["claims"][0]
     assert c["decided_by"]["bound"] == "upper" and "blanket view" in c["decided_by"]["text"]
     assert "decided by" in cert["statement"] and "blanket view" in cert["statement"]
@@ -115,7 +115,7 @@ def test_sweep_refused_by_the_budget_gives_inconclusive_with_the_estimate(monkey
     assert lo < hi
     mid = (lo + hi) / 2
     monkeypatch.setenv("BLANKET_MAX_SECONDS", "0.001")
-    cert = certify(dep_text(n, [("1/10", dec(mid, True))]))
+    cert = certify(dep_text(n, [("1/10", dec(mid, True))]), plot=False)
     c = cert["claims"][0]
     assert c["verdict"] == "INCONCLUSIVE" and c["decided_by"] is None
     assert c["exact_sweep"].startswith("not run") and "would take" in c["exact_sweep"]
@@ -163,7 +163,7 @@ def test_certify_target_reports_the_bracket_with_sources(monkeypatch):
     import blanket.reports.certificate as certificate
 
     monkeypatch.setattr(certificate, "CHEAP_SWEEP_SECONDS", 0.0)
-    cert = certify(dep_text(30000, [], e0="3", targets=["1e-8"]))
+    cert = certify(dep_text(30000, [], e0="3", targets=["1e-8"]), plot=False)
     t = cert["targets"][0]
     assert t["kind"] == "bracket" and t["verdict"] == "HOLDS"
     assert "blanket view" in t["upper_source"] and "c=0" in t["lower_dataset"]
@@ -182,7 +182,7 @@ def test_certify_target_small_n_uses_the_exact_worst_case(monkeypatch):
     import blanket.reports.certificate as certificate
 
     monkeypatch.setattr(certificate, "CHEAP_SWEEP_SECONDS", 1e9)  # always cheap enough
-    cert = certify(dep_text(300, [], e0="3", targets=["1e-6"]))
+    cert = certify(dep_text(300, [], e0="3", targets=["1e-6"]), plot=False)
     t = cert["targets"][0]
     assert t["kind"] == "exact" and t["epsilon_lower"] is not None
     ex = epsilon(BinaryRR(exp_epsilon0=3), 300, delta="1e-6", dataset="worst", rel_tol="1e-4")
@@ -200,7 +200,7 @@ n = 6
 [[targets]]
 delta = "1e-2"
 ''')
-    cert = certify(dep)
+    cert = certify(dep, plot=False)
     t = cert["targets"][0]
     assert t["verdict"] == "HOLDS" and t["kind"] == "exact"
     up = arith.exact(t["epsilon_upper"])
@@ -302,7 +302,7 @@ def test_telemetry_example_claim_is_decided_without_any_sweep(monkeypatch, tmp_p
 
     monkeypatch.setattr(profiles, "sweep_worst", no_sweep)
     dep = load_deployment(pathlib.Path(__file__).resolve().parents[1] / "examples" / "telemetry.toml")
-    cert = certify(dataclasses.replace(dep, targets=()))
+    cert = certify(dataclasses.replace(dep, targets=()), plot=False)
     assert cert["verdict"] == "HOLDS"
     c = cert["claims"][0]
     assert c["decided_by"]["bound"] == "upper" and c["exact_sweep"].startswith("not needed")
@@ -320,7 +320,7 @@ def test_telemetry_example_target_is_a_tight_exact_bracket():
     from blanket.reports.deployment import load_deployment
 
     dep = load_deployment(pathlib.Path(__file__).resolve().parents[1] / "examples" / "telemetry.toml")
-    cert = certify(dep)
+    cert = certify(dep, plot=False)
     t = cert["targets"][0]
     assert t["kind"] == "exact" and t["upper_key"] in ("exact-worst-binary", "blanket-view")
     assert arith.exact(t["relative_width"]) <= fmpq(1, 1000)

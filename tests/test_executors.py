@@ -209,8 +209,8 @@ def test_certify_runs_its_sweep_on_the_cluster_with_the_same_certificate(cluster
         f'name = "t"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "2"\n[users]\nn = {n}\n'
         f'[[claims]]\nepsilon = "0.2"\ndelta = "{claim}"\n'
     )
-    local = certify(dep, workers=1)
-    remote = certify(dep, scheduler=cluster.scheduler_address)
+    local = certify(dep, workers=1, plot=False)
+    remote = certify(dep, scheduler=cluster.scheduler_address, plot=False)
     c = local["claims"][0]
     assert c["verdict"] == "HOLDS" and c["decided_by"]["bound"] == "exact" and c["exact_sweep"].startswith("ran")
     assert to_json(local) == to_json(remote)

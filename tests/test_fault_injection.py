@@ -214,7 +214,7 @@ def test_item1_concurrent_run_into_the_same_directory_is_refused(tmp_path, tiny)
         holder.kill()
         holder.wait()
     # a lock left by a dead process is taken over
-    r = cli(tmp_path, "certify", tiny, "-o", out, "--no-pdf")
+    r = cli(tmp_path, "certify", tiny, "-o", out, "--no-pdf", "--no-plot")
     check(r, 1)
     no_litter(out, tmp_path)
 
@@ -224,7 +224,7 @@ def test_item1_two_real_concurrent_runs(tmp_path, tiny):
     first = _certify_with_hanging_tex(tmp_path, tiny, out)
     try:
         _wait_for(lambda: (out / ".blanket.lock").exists())
-        r = cli(tmp_path, "certify", tiny, "-o", out, "--no-pdf")
+        r = cli(tmp_path, "certify", tiny, "-o", out, "--no-pdf", "--no-plot")
         check(r, 2, contains=(f"pid {first.pid}",), within=30)
     finally:
         first.send_signal(signal.SIGTERM)
@@ -446,7 +446,7 @@ def test_item8_matrix_file_content_never_echoed_and_size_capped(tmp_path):
     r = cli(tmp_path, "certify", _matrix_toml(d, "big.csv"), "-o", tmp_path / "o", "--no-pdf")
     check(r, 2, contains=("bytes",))
     (d / "ok.csv").write_text("3/4, 1/4\n1/4, 3/4\n")
-    r = cli(tmp_path, "certify", _matrix_toml(d, "ok.csv"), "-o", tmp_path / "o", "--no-pdf")
+    r = cli(tmp_path, "certify", _matrix_toml(d, "ok.csv"), "-o", tmp_path / "o", "--no-pdf", "--no-plot")
     assert r.rc in (0, 1, 3), r.err
 
 
@@ -490,7 +490,7 @@ def test_item9_huge_k_never_builds_a_k_by_k_matrix(tmp_path):
     p.write_text(
         TINY.replace('mechanism = "binary_rr"\nexp_epsilon0 = "3"', 'mechanism = "krr"\nk = 1000000000\nepsilon0 = "2"')
     )
-    r = cli(tmp_path, "certify", p, "-o", tmp_path / "o", "--no-pdf", timeout=HANG)
+    r = cli(tmp_path, "certify", p, "-o", tmp_path / "o", "--no-pdf", "--no-plot", timeout=HANG)
     assert r.rc in (0, 1, 3) and "Traceback" not in r.err, r.err
 
 
@@ -668,14 +668,14 @@ def test_precision_option_and_deprecated_alias(tmp_path):
 
 
 def test_reproduce_line_keeps_path_and_output(tmp_path, tiny):
-    r = cli(tmp_path, "certify", tiny, "-o", tmp_path / "outdir", "--no-pdf")
+    r = cli(tmp_path, "certify", tiny, "-o", tmp_path / "outdir", "--no-pdf", "--no-plot")
     check(r, 1)
     cmd = json.loads((tmp_path / "outdir" / "certificate.json").read_text())["reproducibility"]["command"]
     assert str(tiny) in cmd and f"-o {tmp_path / 'outdir'}" in cmd
 
 
 def test_inconclusive_suggests_the_precision_option(tmp_path):
-    r = cli(tmp_path, "certify", EX / "inconclusive.toml", "-o", tmp_path / "o", "--no-pdf")
+    r = cli(tmp_path, "certify", EX / "inconclusive.toml", "-o", tmp_path / "o", "--no-pdf", "--no-plot")
     if r.rc == 3:
         assert "--precision" in r.err
 
@@ -848,7 +848,7 @@ def test_fuzz_deployment_toml_never_internal_error(tmp_path_factory, text):
     from blanket.exact.numbers import guards
 
     try:
-        rc = main(["certify", str(p), "-o", str(d / "out"), "--no-pdf", "--max-memory", "1M"])
+        rc = main(["certify", str(p), "-o", str(d / "out"), "--no-pdf", "--no-plot", "--max-memory", "1M"])
     finally:
         guards.set_max_memory(None)
     assert rc in (0, 1, 2, 3), text[:500]

@@ -144,7 +144,9 @@ def test_binary_rr_a_billion_users_generous_claim_ends(tmp_path):
         'name = "big"\n[randomizer]\nmechanism = "binary_rr"\nepsilon0 = 1\n[users]\nn = 1000000000\n'
         "[[claims]]\nepsilon = 0.9\ndelta = 1e-6\n"
     )
-    run = cli(tmp_path, "certify", dep, "-o", tmp_path / "o", "--no-pdf", "--json")
+    # about 13 s of CPU (the picture, not under test here, is left out); 600 s: only a run that never ends (the
+    # decimal expansion of a huge exponent, before issue 26) exceeds it, also on a heavily shared machine
+    run = cli(tmp_path, "certify", dep, "-o", tmp_path / "o", "--no-pdf", "--no-plot", "--json", timeout=600)
     check(run, 0)
     assert "e-1008" in run.out  # the certified upper bound, about 10^-(10^7), printed in full
 
@@ -164,6 +166,14 @@ def test_non_regular_inputs_refused_by_name_at_once(tmp_path, kind):
         target.mkdir()
     for args in (["epsilon", "--deployment", target, "--delta", "1e-6"], ["certify", target, "-o", tmp_path / "o"]):
         check(cli(tmp_path, *args, timeout=60), 2, contains=(f"deployment file must be a regular file, not {word}",))
+
+
+@pytest.mark.parametrize("kind", ["device", "directory"])
+def test_check_bound_non_regular_file_named_with_what_to_do(tmp_path, kind):
+    target, word = ("/dev/zero", "a character device") if kind == "device" else (tmp_path, "a directory")
+    run = cli(tmp_path, "check-bound", target, "-o", tmp_path / "o", timeout=60)
+    check(run, 2, contains=(f"FILE must be a regular file, not {word} (give the bound's .py or .txt file)",))
+    assert not (tmp_path / "o").exists()  # refused before the output directory is made
 
 
 def test_read_capped_reads_at_most_the_cap(tmp_path):
@@ -421,6 +431,69 @@ def test_time_budget_cli_exit_3_on_the_slow_worst_case(tmp_path):
     check(cli(tmp_path, *args, "--time-budget", "-1", timeout=60), 2, contains=("--time-budget must be > 0",))
 
 
+def test_ball_route_after_the_float_sweep_has_its_own_bar_and_obeys_the_budget(monkeypatch):
+    """Tiny deltas (about 1e-22 here) defeat the float sweep; above ARB_SWEEP_MAX_N the ball route then runs per
+    dataset (n = 40 000: minutes) -- under its own progress bar, which stops it at the run's --time-budget.  The
+    budget is made to run out right after the float sweep (no dependence on the machine's speed); without a budget
+    the ball route's value overlaps the block-shared ball sweep's (two routes, both enclosures)."""
+    import time
+
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.numbers.errors import OutOfTime
+    from blanket.exact.runtime.progress import set_time_budget
+    from blanket.exact.shuffled import binary as B
+
+    mech, n, eps = BinaryRR(fmpq(91, 100)), 200, fmpq(37, 50)
+    shared = B.delta_binary_worst(mech, n, epsilon=eps, workers=1)  # n <= ARB_SWEEP_MAX_N: the block-shared sweep
+    monkeypatch.setattr(B, "ARB_SWEEP_MAX_N", 0)  # as above the cap: the per-dataset ball route
+    per_dataset = B.delta_binary_worst(mech, n, epsilon=eps, workers=1)
+    assert per_dataset.value.overlaps(shared.value)
+    real = B.map_blocks
+
+    def then_out_of_time(*args, **kwargs):
+        out = real(*args, **kwargs)
+        set_time_budget(1e-6)
+        time.sleep(0.01)
+        return out
+
+    monkeypatch.setattr(B, "map_blocks", then_out_of_time)
+    try:
+        with pytest.raises(OutOfTime, match=rf"ran out during ball route for \d+ of {n} datasets"):
+            B.delta_binary_worst(mech, n, epsilon=eps, workers=1)
+    finally:
+        set_time_budget(None)
+
+
+@pytest.mark.parametrize("e0, eps", [("0.91", "0.74"), ("3", "0.5"), ("2", "0.2")])
+def test_ball_route_cost_is_predicted_by_a_pilot_dataset(monkeypatch, e0, eps):
+    """ball_route_seconds predicts the ball route (> 0) exactly when the sweep then evaluates (nearly) every dataset
+    with balls, and nothing when the float route decides them: counted on the real run."""
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.shuffled import binary as B
+
+    mech, n = BinaryRR(epsilon0=e0), 600
+    predicted = B.ball_route_seconds(mech, n, epsilon=eps)
+    balls = []
+    fast, shared = B._forward_fast, B._sweep_arb
+    monkeypatch.setattr(B, "_forward_fast", lambda *a: balls.append(1) or fast(*a))
+    monkeypatch.setattr(B, "_sweep_arb", lambda m, *a, **k: balls.extend([1] * m) or shared(m, *a, **k))
+    B.delta_binary_worst(mech, n, epsilon=eps, workers=1)
+    assert (predicted > 0) == (len(balls) >= n // 2), (predicted, len(balls))
+
+
+def test_ball_route_cost_refuses_a_million_tiny_deltas_up_front(tmp_path):
+    args = ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "1000000", "--epsilon", "0.14", "--workers", "1"]
+    run = cli(tmp_path, *args, timeout=120)  # before: about 10 hours of ball evaluations, no estimate
+    check(run, 2, contains=("the float route cannot resolve deltas this small) would take about",))
+
+
+def test_time_budget_renyi_exit_3_on_a_million_users(tmp_path):
+    args = ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000", "--order", "2", "--workers", "1"]
+    run = cli(tmp_path, *args, "--time-budget", "0.001", timeout=300)  # without the budget: more than 10 minutes
+    check(run, 3, contains=("time budget of 0.001 s (--time-budget) ran out during Rényi worst case, n = 1000000",))
+    check(cli(tmp_path, *args, "--time-budget", "0", timeout=60), 2, contains=("--time-budget must be > 0",))
+
+
 # ------------------------------------------------------------------ corners: every CLI route at the ends of its domain
 # (command arguments, accepted exit codes); each run must end well within the generous HANG limit — only a bug
 # (a hang, an unbounded loop) exceeds it, never a slow machine.  The reduced grid runs in CI (BLANKET_SLOW=reduced).
@@ -443,24 +516,33 @@ CORNERS_REDUCED = [
     ],
     ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "100", "--delta", "0.999999"],
     ["epsilon", "--mechanism", "oue", "--k", "4", "--epsilon0", "0.001", "-n", "1000", "--delta", "1e-6"],
-    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--order", "2"],  # n = 10^6: > 10 min, no
-]  # --time-budget on renyi yet (issue 26 note); n = 10^9 is refused up front with its memory estimate (exit 2)
+    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--order", "2"],
+    # n = 10^6: > 10 min without a budget; ends with exit 3 at the budget (n = 10^9 is refused up front, exit 2)
+    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000", "--order", "2", "--workers", "1"],
+    # deltas below the float route's resolution: the ball route for every dataset (about 5 min), budget -> exit 3
+    ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "40000", "--epsilon", "0.14", "--workers", "1"],
+    # the rounds cap itself: the composition's squarings obey the budget
+    ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--delta", "1e-6", "--rounds", "10000000"],
+]
 CORNERS_FULL = CORNERS_REDUCED + [
     ["delta", "--mechanism", "rr", "--epsilon0", "500", "-n", "1000", "--epsilon", "499.9", "--dataset", "blanket"],
     ["delta", "--mechanism", "krr", "--k", "1000000000", "--epsilon0", "1", "-n", "1000", "--epsilon", "0.5"],
     ["epsilon", "--mechanism", "rr", "--epsilon0", "1e-6", "-n", "1000000", "--delta", "1e-12", "--dataset", "blanket"],
     ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--epsilon", "0.5", "--rounds", "1000"],
+    ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "100000", "--delta", "1e-300"],
+    ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "100", "--order", "1000000"],
 ]
 
 
 @pytest.mark.slow
 def test_corners_every_route_ends(tmp_path, slow_level):
     grid = CORNERS_FULL if slow_level == "full" else CORNERS_REDUCED
-    # the routes' own budget: 120 s on the full grid, 15 s on CI's reduced one (a route that honours it ends with
-    # exit 3 -- e.g. krr near eps0 at n = 10^6 -- which is what is tested; the 600 s limit below catches a hang)
-    seconds = "120" if slow_level == "full" else "15"
+    # the routes' own budget: 120 s on the full grid, 5 s on CI's reduced one (a route that honours it ends with
+    # exit 3 -- e.g. krr near eps0 or renyi at n = 10^6 -- which is what is tested; the 600 s limit below catches a
+    # hang)
+    seconds = "120" if slow_level == "full" else "5"
     for args in grid:
-        budget = ["--time-budget", seconds] if args[0] in ("delta", "epsilon") else []
+        budget = ["--time-budget", seconds] if args[0] in ("delta", "epsilon", "renyi") else []
         run = cli(tmp_path, *args, *budget, timeout=600)  # 600 s: only a run that ignores its budget exceeds it
         assert run.rc in (0, 1, 3), (args, run.rc, run.err[-500:])
         assert "Traceback" not in run.err and "internal error" not in run.err, (args, run.err[-500:])
@@ -482,3 +564,58 @@ def test_escalation_stops_when_the_doublings_left_cannot_reach_the_width():
     assert not _out_of_reach(None, ball(fmpq(1, 10**3)), 128, 4096)
     # an explicit --rel-tol changes the target
     assert not _out_of_reach(ball(fmpq(1, 10**10)), ball(fmpq(6, 10**11)), 256, 4096, fmpq(1, 10**10))
+
+
+# ------------------------------------------------------------------ blanket figure: all of a run's files or none
+def test_figure_outputs_all_or_nothing(tmp_path, monkeypatch, capsys):
+    """A figure that fails after writing some of its files (here: a full disk at the second) leaves nothing of the
+    run and the earlier run's files untouched; a figure that succeeds puts all of its files in place."""
+    import errno
+
+    import blanket.reports.figures as figures
+    from blanket.reports.cli import main
+    from blanket.reports.output import OutputError
+
+    out = tmp_path / "figs"
+    out.mkdir()
+    (out / "f.png").write_text("old")
+
+    def failing(outdir, *, quick=False):
+        (outdir / "f.png").write_text("new")
+        raise OutputError(outdir / "f.csv", OSError(errno.ENOSPC, "No space left on device"))
+
+    def fine(outdir, *, quick=False):
+        for name in ("f.png", "f.pdf", "f.csv"):
+            (outdir / name).write_text("new")
+        return [outdir / "f.png", outdir / "f.pdf", outdir / "f.csv"]
+
+    monkeypatch.setattr(figures, "get_figure", lambda name: figures.Figure(name, "test", failing))
+    assert main(["figure", "x", "-o", str(out)]) == 3
+    assert sorted(p.name for p in out.iterdir()) == ["f.png"] and (out / "f.png").read_text() == "old"
+    monkeypatch.setattr(figures, "get_figure", lambda name: figures.Figure(name, "test", fine))
+    capsys.readouterr()
+    assert main(["figure", "x", "-o", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["f.csv", "f.pdf", "f.png"]
+    assert all((out / n).read_text() == "new" for n in ("f.csv", "f.pdf", "f.png"))
+    assert capsys.readouterr().out.split() == [str(out / n) for n in ("f.png", "f.pdf", "f.csv")]
+
+
+def test_composition_obeys_the_time_budget_between_squarings():
+    """``--rounds`` up to the 1e7 cap: the composition's squarings (each dearer than the last) check the run's time
+    budget, so the budget ends it (exit 3 on the command line) instead of the cap alone."""
+    import time
+
+    from blanket.exact.accounting import pld
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.numbers.errors import OutOfTime
+    from blanket.exact.runtime.progress import set_time_budget
+
+    base = pld.discretise(pld.dominating_pair(KRR(2, exp_epsilon0=3), 20), "1/50", "upper")
+    assert len(base.self_compose(3)) > len(base)  # within no budget: composes
+    try:
+        set_time_budget(1e-6)
+        time.sleep(0.01)  # the budget has passed: no dependence on the machine's speed
+        with pytest.raises(OutOfTime, match=r"ran out during composition of 10000000 rounds \(squaring 0/24 done\)"):
+            base.self_compose(10**7)
+    finally:
+        set_time_budget(None)

@@ -80,6 +80,7 @@ from blanket.exact.accounting.pairs import (  # noqa: F401  (re-exported: the pa
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import NumberInput, NumberOrBall
+from blanket.exact.runtime.progress import check_time
 from flint import arb, arb_poly, fmpq, fmpz_poly
 
 #: unit roundoff of IEEE binary64
@@ -659,11 +660,14 @@ class PLD:
         return self._mid
 
     def self_compose(self, count: int) -> PLD:
-        """``count``-fold composition by repeated squaring: ``O(log count)`` products."""
+        """``count``-fold composition by repeated squaring: ``O(log count)`` products (the run's ``--time-budget`` is
+        checked before each: the support, hence a product's cost, grows with the rounds composed so far)."""
         count = arith.integer_in(count, "count", lo=1)
         result: PLD | None = None
         base, c = self, count
+        steps = count.bit_length()
         while c:
+            check_time(f"composition of {count} rounds", f"squaring {steps - c.bit_length()}/{steps} done")
             if c & 1:
                 result = base if result is None else result.compose(base)
             c >>= 1

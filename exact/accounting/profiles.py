@@ -67,7 +67,14 @@ from blanket.exact.runtime.budget import check_worst_case
 from blanket.exact.runtime.executors import executor_cores
 from blanket.exact.runtime.progress import Progress, check_time
 from blanket.exact.shuffled import krr
-from blanket.exact.shuffled.binary import WorstCase, delta_binary, delta_binary_worst, forward_single, rr_params
+from blanket.exact.shuffled.binary import (
+    WorstCase,
+    ball_route_seconds,
+    delta_binary,
+    delta_binary_worst,
+    forward_single,
+    rr_params,
+)
 from flint import arb, fmpq
 
 __all__ = [
@@ -260,13 +267,24 @@ def sweep_worst(
 
 
 def check_worst_cost(
-    n: int, *, workers: int | None = None, scheduler: str | None = None, epsilon0: Any = None
+    n: int,
+    *,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    epsilon0: Any = None,
+    pilot: tuple | None = None,
 ) -> tuple:
     """Raise :class:`~exact.runtime.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
-    reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``."""
+    reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``.
+    ``pilot = (mech, epsilon, exp_epsilon)``: also count the ball route when the float route cannot decide a
+    pilot dataset (:func:`exact.shuffled.binary.ball_route_seconds`, O(sqrt(n)) work)."""
 
     if n <= 4096:  # seconds at most on any machine: no need to look at the executor
         return check_worst_case(n, workers=1, max_seconds=float("inf"))
+    extra = 0.0
+    if pilot is not None:
+        mech, epsilon, exp_epsilon = pilot
+        extra = ball_route_seconds(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)
     e0 = None
     if epsilon0 is not None:  # an exact number for the estimate (a ball's upper end)
         if isinstance(epsilon0, (fmpq, int)):
@@ -275,7 +293,7 @@ def check_worst_cost(
             hi = arith.endpoints(arith.ball(epsilon0))[1]
             e0 = fmpq(hi.numerator, hi.denominator)
     cores, where = executor_cores(workers, scheduler)
-    return check_worst_case(n, workers=cores, where=where, epsilon0=e0)
+    return check_worst_case(n, workers=cores, where=where, epsilon0=e0, extra_seconds=extra)
 
 
 def eps0_of(mech: Any) -> Any:
@@ -485,7 +503,8 @@ def _delta(q: Query, effort: Effort, rel_tol: fmpq | None = None) -> DeltaProfil
         return _delta_bracket(q, effort)
     if kind == "worst" and not (q.epsilon is not None and q.epsilon >= _epsilon_hi(mech)):
         # (ε ≥ ε0: δ = 0 on every dataset, no sweep runs)
-        check_worst_cost(n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech))
+        pilot = (mech, q.epsilon, q.exp_epsilon)
+        check_worst_cost(n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech), pilot=pilot)
     prec, cap = effort.start_prec, effort.cap
     prev = None
     stalled = False

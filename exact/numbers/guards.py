@@ -197,6 +197,22 @@ def _file_kind(mode: int) -> str:
     return "not a regular file"
 
 
+def not_regular_file(path: str | os.PathLike) -> str | None:
+    """Why ``path`` cannot be read as a regular file (``"does not exist"``, ``"must be a regular file, not a
+    character device"``, ...), or ``None`` when it is one.  One ``stat`` call (following symbolic links), O(1).
+
+    >>> not_regular_file("/dev/zero")
+    'must be a regular file, not a character device'
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return "does not exist"
+    except OSError as exc:
+        return f"could not be read ({exc.strerror or exc})"
+    return None if stat.S_ISREG(st.st_mode) else f"must be a regular file, not {_file_kind(st.st_mode)}"
+
+
 def read_capped(path: str | os.PathLike, limit: int, *, name: str, shown: str | None = None) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them; else InvalidArgument naming ``name``.
 

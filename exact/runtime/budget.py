@@ -160,14 +160,18 @@ def check_worst_case(
     memory: int | None = None,
     options: str = OPTIONS,
     epsilon0: NumberOrBall | None = None,
+    extra_seconds: float = 0.0,
 ) -> tuple:
     """Raise :class:`TooExpensive` if the exact worst case at ``n`` on ``workers`` cores exceeds the limits.
 
     Returns ``(seconds, bytes)`` (the estimate) when it fits.  ``where``
     describes the executor (e.g. ``"on 2 local cores"``); ``max_seconds`` /
-    ``memory`` override the limits (tests).
+    ``memory`` override the limits (tests).  ``extra_seconds``: work the sweep's model does not count, done in
+    the calling process whatever the executor (the ball route for datasets the float route cannot decide,
+    :func:`exact.shuffled.binary.ball_route_seconds`).
     """
     seconds, nbytes = worst_cost(n, workers=workers, epsilon0=epsilon0)
+    seconds += max(0.0, float(extra_seconds))
     # the per-dataset results are gathered in this process whatever executes the blocks: a cluster does not
     # help with memory
     memory_options = (
@@ -177,7 +181,8 @@ def check_worst_case(
     return refuse_over_limits(
         seconds,
         nbytes,
-        what=f"the exact worst case over all {n} datasets",
+        what=f"the exact worst case over all {n} datasets"
+        + (" (most of it the ball route: the float route cannot resolve deltas this small)" if extra_seconds else ""),
         where=where or f"on {workers} core{'s' if workers != 1 else ''}",
         options=options,
         memory_options=memory_options,

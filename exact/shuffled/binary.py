@@ -853,6 +853,49 @@ def delta_binary_worst(mech: KRR, n: int, **opts: Unpack[SweepOptions]) -> Worst
     return _worst_from_values(vals, n)
 
 
+#: seconds per dataset and per unit of window width of the ball route (:func:`_forward_fast`, one core, 128 bits):
+#: measured about 0.9 ms per dataset at n = 680 (W = 350) and 7 ms at n = 40 000 (W = 2 800), project machine
+BALL_SECONDS_PER_W = 2.7e-6
+
+
+def ball_route_seconds(mech: KRR, n: int, *, epsilon: Any = None, exp_epsilon: Any = None) -> float:
+    """Estimated extra seconds (one core, the calling process) of the ball route in :func:`delta_binary_worst`:
+    ``0.0`` when the float sweep decides a pilot dataset, else the cost of re-evaluating all ``n`` datasets
+    with balls (``n·BALL_SECONDS_PER_W·W``, ``W`` the window width as in
+    :func:`exact.runtime.budget.estimate_worst_cost`; the block-shared sweep used when ``n ≤ ARB_SWEEP_MAX_N``
+    measured about the same per dataset).  An *estimate*, not a bound: the float route fails on every dataset alike when δ
+    is below its resolution (e.g. ``--epsilon0 0.62 -n 40000 --epsilon 0.14``: about 300 s), which the
+    float sweep's own estimate does not count.
+
+    The pilot is the float route on the middle dataset (:func:`_sweep_block` on one dataset): O(W) float
+    operations, W ≈ 29·sqrt(n p f), no sweep.
+    """
+    _check_mech(mech)
+    n = _check_n(n)
+    ee0, p, f = rr_params(mech)
+    ee = arith.exp_param(epsilon, exp_epsilon)
+    if _is_zero_regime(ee, ee0, mech, epsilon) or _use_exact(n, ee0, ee):
+        return 0.0
+    e0spec = (
+        _spec(ee0, "ball")
+        if isinstance(ee0, fmpq)
+        else (("log", str(mech.epsilon0_exact)) if getattr(mech, "epsilon0_exact", None) is not None else ("ball", ee0))
+    )
+    if isinstance(ee, fmpq):
+        espec: tuple = ("exp", str(ee))
+    elif epsilon is not None and not isinstance(epsilon, arb):
+        espec = ("log", str(arith.exact(epsilon, "epsilon")))
+    else:
+        espec = ("ball", arith.ball(ee))
+    j = (n - 1) // 2
+    if _sweep_block(n, j, j + 1, e0spec, espec, ctx.prec)[0] is not None:
+        return 0.0
+    pf = float(arith.ball(p).mid()) * float(arith.ball(f).mid())
+    W = 29 * math.sqrt(n * pf) + 10
+    seconds = n * BALL_SECONDS_PER_W * W
+    return seconds
+
+
 # ---------------------------------------------------------------- the sweep over all datasets (blocks)
 #: candidate thresholds examined around the guess of t* per dataset in the float sweep
 SWEEP_ROWS = 2
@@ -1050,8 +1093,13 @@ def _sweep(
         for j in todo:
             vals[j] = allv[j]
     else:
-        for j in todo:
-            vals[j] = _forward_fast(n, j, p, f, ee)
+        # the ball route, one dataset at a time: its own bar (ETA, and the run's --time-budget), since the float
+        # sweep's estimate did not count it (all n datasets when the float route resolves none, e.g. tiny deltas)
+        what = f"ball route for {len(todo)} of {n} datasets (the float route could not decide them)"
+        with Progress(len(todo), what, enabled=None if progress and len(todo) > RECHECK_MAX else False) as bar:
+            for j in todo:
+                vals[j] = _forward_fast(n, j, p, f, ee)
+                bar.update()
     return vals
 
 

@@ -8,7 +8,6 @@ undecided), 2 bad input.  See :mod:`reports.bound_load` for the file format.
 from __future__ import annotations
 
 import argparse
-import pathlib
 import sys
 
 EPILOG = """bound file (Python):
@@ -86,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import time
 
-    from blanket.exact.numbers import arith
+    from blanket.exact.numbers import arith, guards
     from blanket.exact.numbers.errors import InvalidArgument
     from blanket.reports import bound_check as bc
     from blanket.reports.commands._options import apply_max_memory
@@ -102,10 +101,9 @@ def run(args: argparse.Namespace) -> int:
         arith.integer_in(args.max_evaluations, "--max-evaluations", lo=1, hi=10**9)
     deadline = time.monotonic() + float(budget) + bc.DEADLINE_GRACE
     mech = bc._norm_mechanism(args.mechanism, "--mechanism") if args.mechanism else None
-    if args.file is not None and not pathlib.Path(args.file).is_file():  # cheap input checks before the output dir
-        raise InvalidArgument(
-            "FILE", args.file, "does not exist" if not pathlib.Path(args.file).exists() else "is not a file"
-        )
+    problem = guards.not_regular_file(args.file) if args.file is not None else None
+    if problem is not None:  # cheap input checks before the output dir
+        raise InvalidArgument("FILE", args.file, f"{problem} (give the bound's .py or .txt file)")
     with OutputDir(args.output, option="-o", stem="bound_check") as out:  # checked and locked before any computation
         if args.registered:
             bound = bc.registered_bound(args.registered, args.variant, mechanism=mech)

@@ -28,11 +28,22 @@ def run(args: argparse.Namespace) -> int:
         for name, fig in sorted(all_figures().items()):
             print(f"{name:24s} {fig.description}")
         return 0
-    from blanket.reports.output import OutputDir
+    import shutil
+    import tempfile
+
+    from blanket.reports.output import OutputDir, commit_staged_dir
 
     fig = get_figure(args.name)
-    with OutputDir(args.output, option="-o") as out:  # checked and locked before computing; files written atomically
-        paths = fig.make(pathlib.Path(out.path), quick=args.quick)
-    for path in paths:
-        print(path)
+    with OutputDir(args.output, option="-o") as out:  # checked and locked before computing
+        # all or nothing: the figure's files are drawn into a staging directory beside their targets and renamed
+        # into place together (a failure, a full disk or a signal while drawing leaves the old files untouched)
+        staging = pathlib.Path(tempfile.mkdtemp(prefix=".blanket-figure.", dir=str(out.path)))
+        try:
+            made = fig.make(staging, quick=args.quick)
+            final = commit_staged_dir(staging, out.path)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    by_name = {p.name: p for p in final}
+    for path in made:
+        print(by_name.get(pathlib.Path(path).name, path))
     return 0

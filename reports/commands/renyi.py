@@ -52,10 +52,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bound", default=None, help="evaluate a registered RDP bound instead, e.g. 'GDDSK21 Theorem 3.1'")
     p.add_argument("--variant", default=None, help="variant of the bound, if it has several")
     p.add_argument("--digits", default="10", help="significant digits printed (default 10)")
-    from blanket.reports.commands._options import add_max_memory, add_precision
+    from blanket.reports.commands._options import add_max_memory, add_precision, add_time_budget
 
     add_precision(p, old="--prec")
     add_max_memory(p)
+    add_time_budget(p)
     p.add_argument("--workers", default=None, help="local processes for the worst-case sweep (default: every core)")
     p.add_argument(
         "--scheduler",
