@@ -418,7 +418,7 @@ def composition_picture(cert: dict, acc: ShuffleAccountant) -> Picture:
         acc,
         title=title,
         focus=focus,
-        eps0_total=fmpq(basic.numerator, basic.denominator),
+        eps0_total=None if basic is None else fmpq(basic.numerator, basic.denominator),
         delta=delta,
         markers=markers,
         claim=claim,

@@ -442,7 +442,7 @@ def blanket_view(
     n: int,
     *,
     epsilon: fmpq | None = None,
-    exp_epsilon: arb | None = None,
+    exp_epsilon: arb | fmpq | None = None,
     x: object = 0,
     x2: object = 1,
     h: object = DEFAULT_H,
