@@ -20,7 +20,8 @@ blanket view", status: derived).  The argument, in short:
 * the lattice laws (masses ``k·2^{−B}``, rounded up resp. down) are convolved by exact integer polynomial
   products (``fmpz_poly``) by repeated squaring; after each product the masses are rescaled with directed
   rounding and a window is kept: the upper side moves the mass below the window to its lower end and drops
-  the mass above it, carrying that mass at the largest possible value (``K·max``) into the final bound; the
+  the mass above it, carrying that mass, and what the integer floors lost (< 1 unit per coefficient of the full
+  product), at the largest possible value (``K·max``) into the final bound; the
   lower side drops the mass below and moves the mass above down to the window's upper end.
 
 Complexity: ``O(C)`` ball evaluations for ``C`` cells (``C ≈ (range of L)/h``), then ``O(log n)`` integer
@@ -375,16 +376,18 @@ def _window(p: fmpz_poly, offset: int, count: int, mu: float, var: float, thr: i
 
 def _product(A: _Node, B: _Node, side: str) -> _Node:
     C = A.poly * B.poly
-    C = C // (fmpz(2) ** BITS)  # floor: the upper side gets the lost (< 1 unit per coefficient) back at the top
-    lost = C.length() if side == "upper" else 0
+    # floor: the upper side carries what the floors lost (< 1 unit per coefficient of the full product, whose length
+    # is len(A) + len(B) - 1 before the floor can trim it) at the largest possible value, with the dropped mass
+    lost = A.poly.length() + B.poly.length() - 1 if side == "upper" else 0
+    C = C // (fmpz(2) ** BITS)
     off = A.offset + B.offset
     count = A.count + B.count
     a, b, below, above = _window(C, off, count, A.mu, A.var, 1 << (BITS - DROP))
     W = C.truncate(b + 1).right_shift(a) if a > 0 else C.truncate(b + 1)
     drop = fmpq(0)
     if side == "upper":
-        W = W + fmpz_poly([below] + [0] * (b - a - 1) + [lost]) if b > a else W + fmpz_poly([below + lost])
-        drop = fmpq(above, 1 << BITS)
+        W = W + fmpz_poly([below])
+        drop = fmpq(above + lost, 1 << BITS)
         ma, mb = fmpq(_mass(A.poly), 1 << BITS), fmpq(_mass(B.poly), 1 << BITS)
         drop += A.drop * mb + B.drop * ma + A.drop * B.drop
     else:
