@@ -56,11 +56,10 @@ def record(dep: Deployment) -> Any:
 def sources(dep: Deployment) -> list:
     """The blanket view (upper) and the thresholded datasets (lower) as certificate sources.  O(1) to build."""
     from blanket.exact.accounting.continuous_rounds import default_lattice
+    from blanket.exact.mechanisms.continuous import Gaussian
     from blanket.exact.shuffled.continuous import blanket_view, quantised_rr
     from blanket.exact.shuffled.krr import delta_krr_family
     from blanket.reports.certificate import Source
-
-    from blanket.exact.mechanisms.continuous import Gaussian
 
     mech = record(dep)
     n = dep.n
