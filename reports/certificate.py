@@ -228,7 +228,7 @@ def sources(
     out: list[Source] = []
     n = dep.n
     if dep.mechanism in continuous_certificate.WORDS:  # Laplace / Gaussian: blanket view above, thresholds below
-        return continuous_certificate.sources(dep)
+        return continuous_certificate.sources(dep, Source)
     if mech is None:
         return out
     if dep.mechanism in ORACLE_WORDS:
@@ -1056,7 +1056,7 @@ def certify_target(
         "upper_key": None,
     }
     if dep.mechanism in continuous_certificate.WORDS:
-        rec = continuous_certificate.target(dep, target, rec)
+        rec = continuous_certificate.target(dep, target, rec, Source, DIGITS)
         return _target_verdict(rec)
     k = getattr(mech, "k", None)
     use_profiles = dep.mechanism in ("krr", "binary_rr") and not any(s.key == "exact-worst-enumeration" for s in srcs)

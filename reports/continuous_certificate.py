@@ -23,6 +23,7 @@ Gaussian, see :mod:`blanket.exact.shuffled.continuous`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.numbers import arith
@@ -53,13 +54,13 @@ def record(dep: Deployment) -> Any:
     return continuous_record({"type": dep.mechanism, **{k: str(v) for k, v in dep.params.items()}})
 
 
-def sources(dep: Deployment) -> list:
-    """The blanket view (upper) and the thresholded datasets (lower) as certificate sources.  O(1) to build."""
+def sources(dep: Deployment, source: Callable[..., Any]) -> list:
+    """The blanket view (upper) and the thresholded datasets (lower) as certificate sources (``source``: the
+    certificate's ``Source`` record, passed in so that this module does not import the certificate).  O(1)."""
     from blanket.exact.accounting.continuous_rounds import default_lattice
     from blanket.exact.mechanisms.continuous import Gaussian
     from blanket.exact.shuffled.continuous import blanket_view, quantised_rr
     from blanket.exact.shuffled.krr import delta_krr_family
-    from blanket.reports.certificate import Source
 
     mech = record(dep)
     n = dep.n
@@ -77,7 +78,7 @@ def sources(dep: Deployment) -> list:
         }
 
     return [
-        Source(
+        source(
             UPPER_KEY + (SLOW if slow else ""),
             "upper",
             f"exact blanket view of Lemma 5.3 for the inputs (0, 1) (an upper bound on every dataset; enclosure on the "
@@ -86,7 +87,7 @@ def sources(dep: Deployment) -> list:
             results=(("BBGN19", "Lemma 5.3"),),
             module="exact.shuffled.continuous.blanket_view",
         ),
-        Source(
+        source(
             LOWER_KEY,
             "lower",
             "exact delta of the outputs thresholded at 1/2 on the datasets 0^n vs 1 0^(n-1) (a lower bound on the "
@@ -97,12 +98,11 @@ def sources(dep: Deployment) -> list:
     ]
 
 
-def target(dep: Deployment, target: Target, rec: dict) -> dict:
+def target(dep: Deployment, target: Target, rec: dict, source: Callable[..., Any], digits: int) -> dict:
     """Fill ``rec`` (the target's record, see ``certificate.certify_target``) with the certified bracket of ε at the
     target δ.  Cost: about a dozen enclosures plus one calibration of binary RR."""
     from blanket.exact.accounting.continuous_rounds import default_lattice
     from blanket.exact.shuffled.continuous import epsilon_bracket, quantised_epsilon_lower
-    from blanket.reports.certificate import DIGITS
 
     mech = record(dep)
     h = default_lattice(dep.n)
@@ -112,18 +112,18 @@ def target(dep: Deployment, target: Target, rec: dict) -> dict:
     except BlanketError as exc:
         rec["reason"] = str(exc)
         return rec
-    rec["epsilon_upper"] = arith.decimal_string(br.hi, DIGITS, up=True)
-    src = sources(dep)
+    rec["epsilon_upper"] = arith.decimal_string(br.hi, digits, up=True)
+    src = sources(dep, source)
     rec["upper_source"] = src[0].title
     rec["upper_key"] = src[0].key
     rec["kind"] = "bracket" if 0 < qlo < br.hi else "upper"
     if rec["kind"] == "bracket":
-        rec["epsilon_lower"] = arith.decimal_string(qlo, DIGITS, up=False)
+        rec["epsilon_lower"] = arith.decimal_string(qlo, digits, up=False)
         rec["lower_source"] = src[1].title
         rec["lower_dataset"] = "0^n vs 1 0^(n-1), outputs thresholded at 1/2"
         rec["relative_width"] = arith.decimal_string(arith.exact((br.hi - qlo) / br.hi), 3, up=True)
     rec["blanket_view_epsilon"] = {
-        "lower": arith.decimal_string(br.lo, DIGITS, up=False),
+        "lower": arith.decimal_string(br.lo, digits, up=False),
         "upper": rec["epsilon_upper"],
         "lattice_step": str(h),
     }

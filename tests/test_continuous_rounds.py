@@ -83,3 +83,69 @@ def test_records_and_refusals():
         continuous_record({"type": "krr"})
     with pytest.raises(InvalidArgument, match="n"):
         ShuffledContinuous({"type": "laplace", "epsilon0": "1"}, None)
+
+
+def _threshold_pair(n: int, e: Fraction) -> tuple:
+    """The count of ones of the thresholded outputs (binary RR with P(1 | 0) = 1/(1+e)) on 0^n vs 1·0^(n−1), exact."""
+    q = 1 / (1 + e)
+
+    def law(first: Fraction) -> list:
+        b = [Fraction(math.comb(n - 1, k)) * q**k * (1 - q) ** (n - 1 - k) for k in range(n)]
+        out = [Fraction(0)] * (n + 1)
+        for k, m in enumerate(b):
+            out[k] += m * (1 - first)
+            out[k + 1] += m * first
+        return out
+
+    return law(1 - q), law(q)
+
+
+def _composed_hockey_stick(P: list, Q: list, T: int, a: Fraction) -> Fraction:
+    """``H_a(P^T ‖ Q^T)`` exactly, by grouping the product's atoms by their likelihood ratio (brute force, small)."""
+    atoms: dict = {}
+    for p, q in zip(P, Q):
+        r = p / q
+        atoms[r] = (atoms.get(r, (0, 0))[0] + p, atoms.get(r, (0, 0))[1] + q)
+    cur = {Fraction(1): (Fraction(1), Fraction(1))}
+    for _ in range(T):
+        nxt: dict = {}
+        for r1, (p1, q1) in cur.items():
+            for r2, (p2, q2) in atoms.items():
+                k = r1 * r2
+                a0, b0 = nxt.get(k, (0, 0))
+                nxt[k] = (a0 + p1 * p2, b0 + q1 * q2)
+        cur = nxt
+    return sum((p - a * q for p, q in cur.values() if p > a * q), Fraction(0))
+
+
+def test_cli_rounds_and_plot(tmp_path, capsys):
+    import json
+
+    from blanket.reports.cli import main
+
+    n, T = 10, 2
+    png = tmp_path / "c.png"
+    argv = ["delta", "--mechanism", "laplace", "--epsilon0", "1", "-n", str(n), "--epsilon", "1/2"]
+    code = main([*argv, "--rounds", str(T), "--json", "--plot", str(png)])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["rounds"] == T and png.stat().st_size > 0
+    lo, hi = Fraction(out["delta"]["lower"]), Fraction(out["delta"]["upper"])
+    # the exact composed delta of the thresholded datasets (both orders), brute force in rationals
+    e = quantised_rr(Laplace(1)).exp_epsilon0()
+    P, Q = _threshold_pair(n, Fraction(int(e.p), int(e.q)))
+    with arith.precision(128):
+        a = arith.endpoints(arith.exp_ball(fmpq(1, 2)))
+    exact = max(_composed_hockey_stick(P, Q, T, a[1]), _composed_hockey_stick(Q, P, T, a[1]))
+    exact_at_lo_alpha = max(_composed_hockey_stick(P, Q, T, a[0]), _composed_hockey_stick(Q, P, T, a[0]))
+    assert lo <= exact_at_lo_alpha * (1 + Fraction(1, 10**9)) + Fraction(1, 10**9)
+    assert exact <= hi
+
+
+@pytest.mark.slow
+def test_cli_single_round_plot(tmp_path, capsys, slow_level):
+    from blanket.reports.cli import main
+
+    png1 = tmp_path / "one.png"
+    argv = ["delta", "--mechanism", "laplace", "--epsilon0", "1", "-n", "10", "--epsilon", "1/2"]
+    assert main([*argv, "--plot", str(png1)]) == 0 and png1.stat().st_size > 0
+    assert "wrote the privacy curve" in capsys.readouterr().err
