@@ -120,3 +120,21 @@ def test_gaussian_certificate_holds_by_the_blanket_view(tmp_path, word):
     cert = certify(dep, plot=False)
     (c,) = cert["claims"]
     assert c["verdict"] == "HOLDS" and c["upper"]["key"].startswith("blanket-view-continuous")
+
+
+def test_a_view_too_large_is_refused_not_attempted(tmp_path):
+    from blanket.exact.mechanisms.continuous import Gaussian
+    from blanket.exact.runtime.budget import TooExpensive
+
+    for mech in (Laplace(1000), Gaussian(fmpq(1, 100))):
+        with pytest.raises(TooExpensive, match="lattice points"):
+            blanket_view(mech, 10, epsilon=fmpq(1), h=fmpq(1, 64))
+    # a certificate then rests on what else applies (here the thresholded datasets' exact delta), with the reason
+    dep = _dep(
+        tmp_path,
+        'name = "big"\n[randomizer]\nmechanism = "laplace"\nepsilon0 = "400"\n[users]\nn = 10\n'
+        '[[claims]]\nepsilon = "1"\ndelta = "1e-6"\n',
+    )
+    (c,) = certify(dep, plot=False)["claims"]
+    assert c["verdict"] in ("FAILS", "INCONCLUSIVE")
+    assert any("lattice points" in e["error"] for e in c["source_errors"])

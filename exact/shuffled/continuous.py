@@ -42,6 +42,7 @@ from blanket.exact.mechanisms.continuous import Continuous, Gaussian, Laplace, n
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.budget import TooExpensive
 from blanket.exact.shuffled.krr import calibrate_epsilon
 from flint import arb, fmpq, fmpz, fmpz_poly
 
@@ -481,6 +482,7 @@ def blanket_view(
         ee = arith.ball(arith.exact(exp_epsilon) if not isinstance(exp_epsilon, arb) else exp_epsilon)
         if ee < 1:
             raise InvalidArgument("exp_epsilon", exp_epsilon, "must be >= 1")
+    check_cost(mech, ee, hq)
     with arith.precision(192):
         up_law, lo_law, corr, resid, ncells = leaf_laws(mech, xq, x2q, ee, hq)
         g = mech.gamma()
@@ -507,6 +509,32 @@ def blanket_view(
         lower = max(fmpq(0), _q(d_lo.lower(), up=False)) if d_lo.lower() > 0 else fmpq(0)
         upper = _q(d_up.upper(), up=True)
     return ViewEnclosure(lower, upper, hq, ncells, max(up.poly.length(), lo.poly.length()))
+
+
+#: the largest lattice length of one copy's law (range of L over h) an enclosure is attempted for
+MAX_LEAF_LENGTH = 4 * 10**6
+
+
+def check_cost(mech: Continuous, ee: arb, h: fmpq) -> None:
+    """Refuse (:class:`~blanket.exact.runtime.budget.TooExpensive`) a view whose one-copy law would span more than
+    ``MAX_LEAF_LENGTH`` lattice points: the range of L is about ``γ·e^{x0}·(1 + e^ε)`` with ``x0 = ε0`` (Laplace) or
+    ``(1 + 2T)/(2σ²)`` (Gaussian, ``T = 6σ``), a float estimate in logarithms (it only steers effort).  O(1)."""
+    with arith.precision(64):
+        le = float(arith.ball(ee).log().upper())
+        lg = float(mech.gamma().log().upper())
+    if isinstance(mech, Laplace):
+        x0 = float(mech.epsilon0)
+    else:
+        assert isinstance(mech, Gaussian)
+        sg = float(mech.sigma)
+        x0 = (1 + 2 * GAUSS_CUT * sg) / (2 * sg * sg)
+    log_len = lg + x0 + (le if le > 30 else math.log1p(math.exp(le))) - math.log(float(h))
+    if log_len > math.log(MAX_LEAF_LENGTH):
+        raise TooExpensive(
+            f"the blanket view of {mech!r} at e^epsilon = {float(arith.ball(ee).mid()):.4g} would span about "
+            f"e^{log_len:.1f} lattice points (limit {MAX_LEAF_LENGTH}): L's range grows like e^epsilon0 (Laplace) or "
+            "e^(1/(2 sigma^2)) (Gaussian); use a smaller epsilon or epsilon0, a larger sigma or a coarser lattice step"
+        )
 
 
 @dataclass(frozen=True)
