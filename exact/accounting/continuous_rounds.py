@@ -38,6 +38,7 @@ from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.mechanisms.continuous import Continuous, Gaussian, Laplace
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.budget import TooExpensive
 from blanket.exact.shuffled import continuous as _view
 from flint import fmpq
 
@@ -128,7 +129,12 @@ def curve_values(mech: Continuous, n: int, *, h: object = None, points: int = DE
         a = _alpha(j * step)
         if amax is not None and a >= amax:
             break
-        v = _view.blanket_view(mech, n, exp_epsilon=a, h=hq)
+        try:
+            v = _view.blanket_view(mech, n, exp_epsilon=a, h=hq)
+        except TooExpensive:
+            if not vals:
+                raise
+            break  # the hull runs on from the last value (to alpha_max, or as a mass at +infinity)
         vals.append((a, v.upper))
         if v.upper == 0:
             amax = a  # E(α) = 0 from here on (non-increasing, ≥ 0)
@@ -169,7 +175,10 @@ def _refine(mech: Continuous, n: int, hq: fmpq, vals: list, points: int) -> list
         a = _alpha(e)
         if not vals[at][0] < a < vals[at + 1][0]:
             break
-        vals.insert(at + 1, (a, _view.blanket_view(mech, n, exp_epsilon=a, h=hq).upper))
+        try:
+            vals.insert(at + 1, (a, _view.blanket_view(mech, n, exp_epsilon=a, h=hq).upper))
+        except TooExpensive:
+            break
     return vals
 
 

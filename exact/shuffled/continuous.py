@@ -512,7 +512,7 @@ def blanket_view(
 
 
 #: the largest lattice length of one copy's law (range of L over h) an enclosure is attempted for
-MAX_LEAF_LENGTH = 4 * 10**6
+MAX_LEAF_LENGTH = 2**20
 
 
 def check_cost(mech: Continuous, ee: arb, h: fmpq) -> None:
