@@ -890,6 +890,24 @@ def _rr_ref(**p):
     return _rr_exact_delta(p["k"], p["n"], p["epsilon0"], p["epsilon"])
 
 
+def _laplace_ref(**p):
+    """Reference for the Laplace δ-bounds: the exact blanket view of Lemma 5.3 for the inputs (0, 1), enclosed
+    (:func:`blanket.exact.shuffled.continuous.blanket_view`, issue 27) — a lower bound on the supremum over input
+    pairs that the Hoeffding and Bennett forms bound."""
+    from blanket.exact.mechanisms.continuous import Laplace
+    from blanket.exact.shuffled.continuous import blanket_view
+
+    nn = _as_int(_q(p["n"], "n"), "n")
+    v = blanket_view(Laplace(_q(p["epsilon0"], "epsilon0")), nn, epsilon=_q(p["epsilon"], "epsilon"), h=fmpq(1, 64))
+    mid, rad = (v.lower + v.upper) / 2, (v.upper - v.lower) / 2
+    return Reference(
+        arith.ball(mid) + arith.ball(rad) * arb(0, 1),
+        f"exact blanket view δ_BV of the shuffled Laplace mechanism for the inputs (0, 1) (n={nn}, lattice "
+        "enclosure; a lower bound on the supremum over input pairs)",
+        "lower",
+    )
+
+
 _B_GENERIC = B  # γ_ub = 1
 #: Lemma 5.7 (1): range width (1−γ)k(e^ε+1) of the k-RR L (equality with L_HI_KRR − L_LO_KRR checked symbolically)
 _B_RR = (1 - GAMMA_KRR) * k * (E + 1)
@@ -926,7 +944,7 @@ THEOREM_5_3_RR = _delta_bound(
     "BBGN19 Theorem 5.3 [rr]", hoeffding_amplification(GAMMA_KRR, _B_RR), _DELTA_HYP_K, _rr_ref
 )
 THEOREM_5_3_LAPLACE = _delta_bound(
-    "BBGN19 Theorem 5.3 [laplace]", hoeffding_amplification(GAMMA_LAPLACE, _B_LAPLACE), _DELTA_HYP
+    "BBGN19 Theorem 5.3 [laplace]", hoeffding_amplification(GAMMA_LAPLACE, _B_LAPLACE), _DELTA_HYP, _laplace_ref
 )
 
 _PRE = gamma * B**2 / (4 * A * n) * (1 - gamma * (1 - sp.exp(-2 * A**2 / (gamma**2 * B**2)))) ** n
@@ -951,7 +969,7 @@ _C_GENERIC = E0 * (E**2 + 1) - 2 * GAMMA_LB * E / E0**2
 
 BENNETT_GENERIC = _bennett("generic", GAMMA_LB, _BP_GENERIC, _C_GENERIC, _DELTA_HYP, _generic_ref)
 BENNETT_RR = _bennett("rr", GAMMA_KRR, L_HI_KRR, L_SQ_KRR, _DELTA_HYP_K, _rr_ref)
-BENNETT_LAPLACE = _bennett("laplace", GAMMA_LAPLACE, L_HI_LAPLACE, L_SQ_LAPLACE, _DELTA_HYP)
+BENNETT_LAPLACE = _bennett("laplace", GAMMA_LAPLACE, L_HI_LAPLACE, L_SQ_LAPLACE, _DELTA_HYP, _laplace_ref)
 
 
 def binary_epsilon_reference(**p: Any) -> Reference:

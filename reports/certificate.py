@@ -90,7 +90,7 @@ from blanket.reports.latex import PREAMBLE, render
 from blanket.reports.output import write_document
 from flint import arb, fmpq
 
-from . import curve
+from . import continuous_certificate, curve
 from .deployment import ORACLE_WORDS, Deployment, as_deployment
 from .figures.privacy_curve import Picture, draw_png
 from .latex import TeX, exact_string, exact_to_tex
@@ -227,6 +227,8 @@ def sources(
     """
     out: list[Source] = []
     n = dep.n
+    if dep.mechanism in continuous_certificate.WORDS:  # Laplace / Gaussian: blanket view above, thresholds below
+        return continuous_certificate.sources(dep, Source)
     if mech is None:
         return out
     if dep.mechanism in ORACLE_WORDS:
@@ -1053,6 +1055,9 @@ def certify_target(
         "relative_width": None,
         "upper_key": None,
     }
+    if dep.mechanism in continuous_certificate.WORDS:
+        rec = continuous_certificate.target(dep, target, rec, Source, DIGITS)
+        return _target_verdict(rec)
     k = getattr(mech, "k", None)
     use_profiles = dep.mechanism in ("krr", "binary_rr") and not any(s.key == "exact-worst-enumeration" for s in srcs)
     if use_profiles:
@@ -1158,6 +1163,11 @@ def certify_target(
                 rec["epsilon_lower"] = arith.decimal_string(lower, DIGITS, up=False)
                 rec["lower_source"] = ups[0].title
                 rec["relative_width"] = arith.decimal_string(arith.exact((upper - lower) / upper), 3, up=True)
+    return _target_verdict(rec)
+
+
+def _target_verdict(rec: dict) -> dict:
+    """The verdict and reason of a target's record (HOLDS when an upper end was certified).  O(1)."""
     if rec["epsilon_upper"] is None:
         rec["verdict"] = INCONCLUSIVE
         rec["reason"] = (
@@ -1365,6 +1375,13 @@ def certify(
         },
     }
     cert["statement"] = statement(cert)
+    if verdict == INCONCLUSIVE:  # what limits the answer, for the command's hint (not part of the JSON file)
+        if dep.mechanism in continuous_certificate.WORDS:
+            cert["_inconclusive_hint"] = continuous_certificate.LIMIT
+        elif claims and all(c["between_bounds"] for c in claims if c["verdict"] == INCONCLUSIVE):
+            cert["_inconclusive_hint"] = (
+                "more precision cannot decide it: the claim lies strictly between the certified bounds"
+            )
     if plot:
         pic = curve.certificate_picture(
             cert,

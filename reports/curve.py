@@ -202,11 +202,14 @@ def slow_for_plot(source: Any, mech: Any) -> str | None:
     always gets the same picture.  Its value at each claim is in the certificate's tables.
 
     * the exact blanket view and the family ``third`` of k-ary RR with k > 2 (seconds per point at n = 10^4);
-    * a frequency oracle's blanket-view route (seconds to minutes per point at n = 10^3 and beyond).
+    * a frequency oracle's blanket-view route (seconds to minutes per point at n = 10^3 and beyond);
+    * the continuous randomizers' blanket view for the Gaussian, or beyond n = 10^5 (seconds per point).
     """
     key = getattr(source, "key", "")
     if key in ("blanket-view", "family-third") and (getattr(mech, "k", None) or 2) > 2:
         return "seconds per point for k > 2: not drawn, its value at each claim is in the tables"
+    if key.startswith("blanket-view-continuous") and key.endswith("-slow"):
+        return "seconds per point (Gaussian, or n > 10^5): not drawn, its value at each claim is in the tables"
     if key.startswith("upper: ") and "blanket view" in key:
         return "seconds to minutes per point: not drawn, its value at each claim is in the tables"
     return None
@@ -418,7 +421,7 @@ def composition_picture(cert: dict, acc: ShuffleAccountant) -> Picture:
         acc,
         title=title,
         focus=focus,
-        eps0_total=fmpq(basic.numerator, basic.denominator),
+        eps0_total=None if basic is None else fmpq(basic.numerator, basic.denominator),
         delta=delta,
         markers=markers,
         claim=claim,

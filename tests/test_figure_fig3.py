@@ -47,6 +47,7 @@ def test_all_seven_curves_and_exact_curves_present(quick_fig):
         "Bennett, Laplace",
         "exact, binary RR",
         "exact blanket view, RR (k=100)",
+        "exact blanket view, Laplace",
     ):
         assert c in curves, c
     assert {r["panel"] for r in rows} == {"i", "ii", "iii", "iv"}
@@ -105,3 +106,23 @@ def test_cli_quick(tmp_path, capsys):
 
     assert main(["figure", "--list"]) == 0
     assert "blanket-fig3" in capsys.readouterr().out
+
+
+def test_laplace_bounds_below_the_exact_view(quick_fig):
+    """Hoeffding and Bennett [laplace] bound the blanket view from above, so the largest epsilon0 each certifies is at
+    most the one the exact view certifies (panels ii, iii; the exact view is a different engine)."""
+    out, _ = quick_fig
+    rows = _rows(out)
+    exact = {
+        (r["panel"], r["n"]): fmpq(arith.exact(r["certified_value"]))
+        for r in rows
+        if r["curve"] == "exact blanket view, Laplace" and r["certified_value"]
+    }
+    assert exact
+    checked = 0
+    for r in rows:
+        key = (r["panel"], r["n"])
+        if r["curve"] in ("Hoeffding, Laplace", "Bennett, Laplace") and key in exact and r["certified_value"]:
+            assert fmpq(arith.exact(r["certified_value"])) <= exact[key] * (1 + fmpq(1, 1000)), (r, exact[key])
+            checked += 1
+    assert checked

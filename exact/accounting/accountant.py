@@ -42,6 +42,7 @@ from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting import stronger_clones as _stronger
+from blanket.exact.accounting.continuous_rounds import ShuffledContinuous
 from blanket.exact.accounting.query import Query
 from blanket.exact.mechanisms import oracles, registry
 from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
@@ -453,6 +454,16 @@ def check_total_rounds(total: int, *, name: str, value: object, what: str = "") 
         )
 
 
+def _loss_scale(ev: Any) -> Fraction:
+    """A scale of a round's privacy loss for choosing grids: ε0, or the round's own ``loss_scale`` (Gaussian)."""
+    return getattr(ev, "loss_scale", None) or ev.epsilon0
+
+
+def _unbounded(ledger: list) -> bool:
+    """Whether some round's dominating pair has mass at ``+∞`` (a continuous round that is not ε0-LDP)."""
+    return any(isinstance(ev, ShuffledContinuous) and ev.epsilon0 is None for ev, _ in ledger)
+
+
 class ShuffleAccountant:
     """Composes shuffled rounds with certified privacy loss distributions (see the module docstring).
 
@@ -487,7 +498,7 @@ class ShuffleAccountant:
         self._cache: dict = {}
 
     # ---------------------------------------------------------------- composition
-    def compose(self, event: ShuffledRR | Shuffled, count: int = 1) -> ShuffleAccountant:
+    def compose(self, event: ShuffledRR | Shuffled | ShuffledContinuous, count: int = 1) -> ShuffleAccountant:
         """Add ``count`` rounds of ``event`` (returns ``self``, as dp_accounting does).
 
         ``event`` may also be a validated :class:`~blanket.exact.accounting.query.Query` (``blanket.make_query``):
@@ -497,11 +508,11 @@ class ShuffleAccountant:
         if isinstance(event, Query):
             rr = event.kind in registry.RR_KINDS and event.epsilon0 is not None
             event = ShuffledRR.from_query(event) if rr else Shuffled(event)
-        if not isinstance(event, (ShuffledRR, Shuffled)):
+        if not isinstance(event, (ShuffledRR, Shuffled, ShuffledContinuous)):
             raise InvalidArgument(
                 "event",
                 event,
-                "must be a ShuffledRR or Shuffled record (or a query: blanket.make_query)",
+                "must be a ShuffledRR, Shuffled or ShuffledContinuous record (or a query: blanket.make_query)",
                 hint="dp_accounting events are not shuffled rounds; see to_dp_accounting() for the other way",
             )
         count = arith.integer_in(count, "count", lo=1)
@@ -604,13 +615,15 @@ class ShuffleAccountant:
     def _lower_grid(self, grid: Fraction) -> Fraction:
         return grid * LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else grid
 
-    def _renyi(self, grid: Fraction) -> list:
+    def _renyi(self, grid: Fraction) -> list | None:
         """Upper balls of the composed ``(α−1)·D_α`` at ``pld.RENYI_ORDERS``: Σ count × single-round log-moments.
 
         The single-round moments come from the same pessimistic PLDs of the same dominating pairs
         (:func:`blanket.exact.accounting.pld.renyi_log_moments`); Rényi divergences add over the product pair.
         """
         key = ("renyi", grid)
+        if _unbounded(self._ledger):  # a round without a finite largest loss (Gaussian): every D_alpha is infinite
+            return None
         if key not in self._cache:
             self._pld(grid, "upper")  # fills the single-round bases
             total = None
@@ -630,15 +643,17 @@ class ShuffleAccountant:
             self._cache[key] = total
         return self._cache[key]
 
-    def basic_upper(self) -> Fraction:
+    def basic_upper(self) -> Fraction | None:
         """Σ count·ε0 over the ledger: every (ε, 0)-claim with ε ≥ this holds (basic composition of pure DP).  O(rounds).
 
         Each shuffled round is ε0-DP on replace-one neighbours (the shuffled output is a post-processing of the
         report vector, and the two report vectors differ in one ε0-LDP report), and pure DP composes additively
         (:data:`blanket.proofs.composition.BASIC_COMPOSITION`).  For records known by ``e^{ε0}`` the rational used
-        is an upper end of ε0, so the sum stays an upper bound.
+        is an upper end of ε0, so the sum stays an upper bound.  ``None`` when a round is not ε0-LDP (Gaussian).
         """
         self._need()
+        if any(ev.epsilon0 is None for ev, _ in self._ledger):
+            return None
         return sum((Fraction(cnt) * ev.epsilon0 for ev, cnt in self._ledger), Fraction(0))
 
     def _auto_grid(self, target_delta) -> Fraction:
@@ -647,7 +662,7 @@ class ShuffleAccountant:
         if "auto" in self._cache:
             return self._cache["auto"]
         T = self.rounds
-        e0 = max(float(ev.epsilon0) for ev, _ in self._ledger)
+        e0 = max(float(_loss_scale(ev)) for ev, _ in self._ledger)
         g = _dyadic_below(max(e0, 1e-6) / 400.0)
         for _ in range(4):
             up = self._pld(g, "upper").get_epsilon(target_delta)
@@ -688,18 +703,25 @@ class ShuffleAccountant:
             p.get_epsilon(dt) for k in ("low-fwd", "low-bwd") if (p := self._pld(self._lower_grid(g), k)) is not None
         ]
         lo = max(lows) if lows else fmpq(0)  # no round has a concrete pair (geometric only): 0
-        with arith.precision(self.prec):
-            rdp = _pld.rdp_epsilon(self._renyi(g), _pld.RENYI_ORDERS, dt)
-        assert rdp is not None  # rdp_epsilon is None only for no orders; RENYI_ORDERS is not empty
-        r_eps, r_order = rdp
+        renyi = self._renyi(g)
+        r_eps, r_order = None, None
+        if renyi is not None:
+            with arith.precision(self.prec):
+                rdp = _pld.rdp_epsilon(renyi, _pld.RENYI_ORDERS, dt)
+            assert rdp is not None  # rdp_epsilon is None only for no orders; RENYI_ORDERS is not empty
+            r_eps, r_order = rdp
         return self._certified(
             CertifiedEpsilon,
             g,
             lower=_frac(lo),
             pair_lower=_frac(pl),
             # many rounds of a large epsilon0: the pure-DP sum can be the smallest certified end
-            uppers={"PLD": None if up is None else _frac(up), "Renyi": _frac(r_eps), "basic": self.basic_upper()},
-            renyi_order=_frac(r_order),
+            uppers={
+                "PLD": None if up is None else _frac(up),
+                "Renyi": None if r_eps is None else _frac(r_eps),
+                "basic": self.basic_upper(),
+            },
+            renyi_order=None if r_order is None else _frac(r_order),
             details={
                 "target_delta": str(dt),
                 "ledger": [(e.describe(), c) for e, c in self._ledger],
@@ -716,7 +738,7 @@ class ShuffleAccountant:
             g = self.grid
         else:
             g = self._cache.get("auto") or _dyadic_below(
-                max(float(ev.epsilon0) for ev, _ in self._ledger) / 400.0 / max(1, self.rounds) * 4
+                max(float(_loss_scale(ev)) for ev, _ in self._ledger) / 400.0 / max(1, self.rounds) * 4
             )
         both: dict = {}
         curve = False
@@ -735,14 +757,16 @@ class ShuffleAccountant:
             u = min(Fraction(1), arith.endpoints(up)[1])
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
             lo = max([max(Fraction(0), arith.endpoints(x)[0]) for x in lows] or [Fraction(0)])
-            r_d, r_order = _pld.rdp_delta(self._renyi(g), _pld.RENYI_ORDERS, eps)
-        basic = Fraction(0) if _frac(eps) >= self.basic_upper() else None  # the composition is (Σ ε0, 0)-DP
+            renyi = self._renyi(g)
+            r_d, r_order = _pld.rdp_delta(renyi, _pld.RENYI_ORDERS, eps) if renyi is not None else (None, None)
+        b_up = self.basic_upper()
+        basic = Fraction(0) if b_up is not None and _frac(eps) >= b_up else None  # the composition is (Σ ε0, 0)-DP
         return self._certified(
             CertifiedDelta,
             g,
             lower=lo,
             pair_lower=pl_lo,
-            uppers={"PLD": u, "Renyi": _frac(r_d), "basic": basic},
+            uppers={"PLD": u, "Renyi": None if r_d is None else _frac(r_d), "basic": basic},
             renyi_order=None if r_order is None else _frac(r_order),
             details={"target_epsilon": str(eps), "pld_routes": both},
             curve=curve,
@@ -821,7 +845,7 @@ class ShuffleAccountant:
             else (
                 self.grid
                 or self._cache.get("auto")
-                or _dyadic_below(max(float(e.epsilon0) for e, _ in self._ledger) / 400.0)
+                or _dyadic_below(max(float(_loss_scale(e)) for e, _ in self._ledger) / 400.0)
             )
         )
         if Fraction(float(g)) != g:

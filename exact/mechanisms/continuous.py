@@ -56,6 +56,10 @@ class Continuous:
     def exp_epsilon0(self) -> arb | None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def describe(self) -> dict:  # pragma: no cover - abstract
+        """The record as data (``type`` and its parameters as exact strings)."""
+        raise NotImplementedError
+
     @staticmethod
     def check_input(x: object, name: str) -> fmpq:
         """An input value: exact, in [0, 1]."""

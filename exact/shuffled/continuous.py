@@ -20,7 +20,8 @@ blanket view", status: derived).  The argument, in short:
 * the lattice laws (masses ``k·2^{−B}``, rounded up resp. down) are convolved by exact integer polynomial
   products (``fmpz_poly``) by repeated squaring; after each product the masses are rescaled with directed
   rounding and a window is kept: the upper side moves the mass below the window to its lower end and drops
-  the mass above it, carrying that mass at the largest possible value (``K·max``) into the final bound; the
+  the mass above it, carrying that mass, and what the integer floors lost (< 1 unit per coefficient of the full
+  product), at the largest possible value (``K·max``) into the final bound; the
   lower side drops the mass below and moves the mass above down to the window's upper end.
 
 Complexity: ``O(C)`` ball evaluations for ``C`` cells (``C ≈ (range of L)/h``), then ``O(log n)`` integer
@@ -41,6 +42,7 @@ from blanket.exact.mechanisms.continuous import Continuous, Gaussian, Laplace, n
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.budget import TooExpensive
 from blanket.exact.shuffled.krr import calibrate_epsilon
 from flint import arb, fmpq, fmpz, fmpz_poly
 
@@ -375,16 +377,18 @@ def _window(p: fmpz_poly, offset: int, count: int, mu: float, var: float, thr: i
 
 def _product(A: _Node, B: _Node, side: str) -> _Node:
     C = A.poly * B.poly
-    C = C // (fmpz(2) ** BITS)  # floor: the upper side gets the lost (< 1 unit per coefficient) back at the top
-    lost = C.length() if side == "upper" else 0
+    # floor: the upper side carries what the floors lost (< 1 unit per coefficient of the full product, whose length
+    # is len(A) + len(B) - 1 before the floor can trim it) at the largest possible value, with the dropped mass
+    lost = A.poly.length() + B.poly.length() - 1 if side == "upper" else 0
+    C = C // (fmpz(2) ** BITS)
     off = A.offset + B.offset
     count = A.count + B.count
     a, b, below, above = _window(C, off, count, A.mu, A.var, 1 << (BITS - DROP))
     W = C.truncate(b + 1).right_shift(a) if a > 0 else C.truncate(b + 1)
     drop = fmpq(0)
     if side == "upper":
-        W = W + fmpz_poly([below] + [0] * (b - a - 1) + [lost]) if b > a else W + fmpz_poly([below + lost])
-        drop = fmpq(above, 1 << BITS)
+        W = W + fmpz_poly([below])
+        drop = fmpq(above + lost, 1 << BITS)
         ma, mb = fmpq(_mass(A.poly), 1 << BITS), fmpq(_mass(B.poly), 1 << BITS)
         drop += A.drop * mb + B.drop * ma + A.drop * B.drop
     else:
@@ -442,7 +446,7 @@ def blanket_view(
     n: int,
     *,
     epsilon: fmpq | None = None,
-    exp_epsilon: arb | None = None,
+    exp_epsilon: arb | fmpq | None = None,
     x: object = 0,
     x2: object = 1,
     h: object = DEFAULT_H,
@@ -478,6 +482,7 @@ def blanket_view(
         ee = arith.ball(arith.exact(exp_epsilon) if not isinstance(exp_epsilon, arb) else exp_epsilon)
         if ee < 1:
             raise InvalidArgument("exp_epsilon", exp_epsilon, "must be >= 1")
+    check_cost(mech, ee, hq)
     with arith.precision(192):
         up_law, lo_law, corr, resid, ncells = leaf_laws(mech, xq, x2q, ee, hq)
         g = mech.gamma()
@@ -504,6 +509,32 @@ def blanket_view(
         lower = max(fmpq(0), _q(d_lo.lower(), up=False)) if d_lo.lower() > 0 else fmpq(0)
         upper = _q(d_up.upper(), up=True)
     return ViewEnclosure(lower, upper, hq, ncells, max(up.poly.length(), lo.poly.length()))
+
+
+#: the largest lattice length of one copy's law (range of L over h) an enclosure is attempted for
+MAX_LEAF_LENGTH = 2**20
+
+
+def check_cost(mech: Continuous, ee: arb, h: fmpq) -> None:
+    """Refuse (:class:`~blanket.exact.runtime.budget.TooExpensive`) a view whose one-copy law would span more than
+    ``MAX_LEAF_LENGTH`` lattice points: the range of L is about ``γ·e^{x0}·(1 + e^ε)`` with ``x0 = ε0`` (Laplace) or
+    ``(1 + 2T)/(2σ²)`` (Gaussian, ``T = 6σ``), a float estimate in logarithms (it only steers effort).  O(1)."""
+    with arith.precision(64):
+        le = float(arith.ball(ee).log().upper())
+        lg = float(mech.gamma().log().upper())
+    if isinstance(mech, Laplace):
+        x0 = float(mech.epsilon0)
+    else:
+        assert isinstance(mech, Gaussian)
+        sg = float(mech.sigma)
+        x0 = (1 + 2 * GAUSS_CUT * sg) / (2 * sg * sg)
+    log_len = lg + x0 + (le if le > 30 else math.log1p(math.exp(le))) - math.log(float(h))
+    if log_len > math.log(MAX_LEAF_LENGTH):
+        raise TooExpensive(
+            f"the blanket view of {mech!r} at e^epsilon = {float(arith.ball(ee).mid()):.4g} would span about "
+            f"e^{log_len:.1f} lattice points (limit {MAX_LEAF_LENGTH}): L's range grows like e^epsilon0 (Laplace) or "
+            "e^(1/(2 sigma^2)) (Gaussian); use a smaller epsilon or epsilon0, a larger sigma or a coarser lattice step"
+        )
 
 
 @dataclass(frozen=True)

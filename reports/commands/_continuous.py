@@ -3,8 +3,11 @@
 The upper end is the exact blanket view of Balle et al. Lemma 5.3 (an upper bound on the shuffled mechanism's
 δ for every dataset), enclosed by :mod:`blanket.exact.shuffled.continuous`; the printed lower end is the lower
 end of that enclosure — a lower bound on the *blanket view*, not on the mechanism; the mechanism's own lower end
-is the quantised one (outputs thresholded at 1/2: exact shuffled binary RR on a concrete pair of datasets).  The Gaussian mechanism is not ε0-LDP: ``--epsilon0`` and every ε0-needing route
-(``--bound``, ``--rounds``, a deployment) are refused for it by name.
+is the quantised one (outputs thresholded at 1/2: exact shuffled binary RR on a concrete pair of datasets).  The Gaussian mechanism is not ε0-LDP: ``--epsilon0`` and ``--bound`` are refused for it by name.
+
+``--rounds T`` composes T rounds with the accountant (:class:`blanket.exact.accounting.continuous_rounds.ShuffledContinuous`:
+the pair of the hull of certified blanket-view values, docs/composition.md §5d); ``--plot FILE`` draws the privacy
+curve (single round: the certificate's sources; composed: the accountant's).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
+from blanket.reports.commands import _plot
 from blanket.reports.commands import _profile_common as common
 
 if TYPE_CHECKING:
@@ -32,10 +36,6 @@ def _record(args: argparse.Namespace):
         raise InvalidArgument(
             "--deployment", args.deployment, f"is not read for --mechanism {args.mechanism} yet; give the options"
         )
-    if getattr(args, "plot", None):
-        raise InvalidArgument("--plot", args.plot, f"is not drawn for --mechanism {args.mechanism} yet")
-    if getattr(args, "rounds", None):
-        raise InvalidArgument("--rounds", args.rounds, f"cannot compose --mechanism {args.mechanism} rounds yet")
     if args.mechanism == "gaussian":
         if args.epsilon0 is not None or getattr(args, "scale", None) is not None:
             raise InvalidArgument(
@@ -89,6 +89,10 @@ def run(args: argparse.Namespace, quantity: str) -> int:
             args.dataset,
             f"must be 'worst' for --mechanism {args.mechanism} (the blanket view holds for every dataset)",
         )
+    if getattr(args, "plot", None) is not None:
+        _plot.check(args)  # a bad --plot FILE is refused before anything is computed
+    if getattr(args, "rounds", None) is not None:
+        return _run_rounds(args, mech, n, quantity, arith.integer_in(args.rounds, "--rounds", lo=1, hi=10**7))
     t0 = time.monotonic()
     desc = {**mech.describe(), "n": n, "pair": "(0, 1)", "lattice_step": str(h)}
     if quantity == "epsilon":
@@ -149,4 +153,132 @@ def run(args: argparse.Namespace, quantity: str) -> int:
             f"[{lo}, {hi}] (lattice step {h}, {time.monotonic() - t0:.1f} s)."
         )
     common.emit(args, payload, text)
+    _draw(args, mech, n, quantity, None)
     return 0
+
+
+def _dec(x, up: bool, digits: int) -> str:
+    from blanket.exact.numbers import arith
+    from flint import fmpq
+
+    return arith.decimal_string(fmpq(x.numerator, x.denominator), digits, up=up)
+
+
+def _run_rounds(args: argparse.Namespace, mech, n: int, quantity: str, T: int) -> int:
+    """``--rounds T``: T composed rounds (the accountant; upper end for every dataset, lower end the thresholded
+    outputs on one pair of datasets in every round)."""
+    from blanket.exact.accounting.accountant import ShuffleAccountant
+    from blanket.exact.accounting.continuous_rounds import ShuffledContinuous
+    from blanket.exact.numbers import arith
+    from blanket.exact.numbers.errors import InvalidArgument
+
+    digits = int(args.digits)
+    t0 = time.monotonic()
+    acc = ShuffleAccountant().compose(ShuffledContinuous(mech, n, h=_lattice(n)), count=T)
+    what = f"{T} composed rounds of the {mech.kind} mechanism on [0, 1] ({_params(mech)}), n = {n} per round"
+    desc = {**mech.describe(), "n": n, "rounds": T, "relation": "composition"}
+    if quantity == "epsilon":
+        if args.delta is None:
+            raise InvalidArgument("--delta", None, "is required (the target delta, 0 < D < 1)")
+        delta = arith.exact_in(args.delta, "--delta", lo=0, hi=1, lo_open=True, hi_open=True)
+        e = acc.get_epsilon(delta)
+        up = "inf" if e.upper == float("inf") else _dec(e.upper, True, digits)
+        iv = {"lower": _dec(e.lower, False, digits), "upper": up}
+        payload = {"command": "epsilon", **desc, "delta": str(args.delta), "epsilon": iv, "route": e.route}
+        payload.update(pairs=e.details.get("pairs", []), grid=str(e.grid))
+        text = (
+            f"epsilon = {up} (certified upper end for {what}; the mechanism's epsilon lies in [{iv['lower']}, {up}])\n"
+            f"for delta = {args.delta}. Upper end: the pair of the hull of certified blanket-view values (Lemma 5.3), "
+            f"pessimistic PLD on grid {e.grid}; decided by the {e.route} route.\n"
+            f"Lower end: outputs thresholded at 1/2 on the datasets 0^n vs 1 0^(n-1) in every round "
+            f"({time.monotonic() - t0:.1f} s)."
+        )
+    else:
+        if args.epsilon is None:
+            raise InvalidArgument("--epsilon", None, "is required (the central epsilon, >= 0)")
+        eps = arith.exact_in(args.epsilon, "--epsilon", lo=0)
+        acc.get_epsilon("1e-6")  # choose the grid (sandwich within 2 % around delta = 1e-6)
+        r = acc.get_delta(eps)
+        iv = {"lower": _dec(r.lower, False, digits), "upper": _dec(r.upper, True, digits)}
+        payload = {"command": "delta", **desc, "epsilon": str(args.epsilon), "delta": iv, "route": r.route}
+        text = (
+            f"delta(epsilon = {args.epsilon}) in [{iv['lower']}, {iv['upper']}] for {what}.\n"
+            f"Upper end: certified for every dataset (the hull of certified blanket-view values, pessimistic PLD, "
+            f"grid {r.grid}); lower end: the thresholded outputs on one pair of datasets; decided by the {r.route} "
+            f"route ({time.monotonic() - t0:.1f} s)."
+        )
+    common.emit(args, payload, text)
+    _draw(args, mech, n, quantity, acc)
+    return 0
+
+
+def _params(mech) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in mech.describe().items() if k != "type")
+
+
+def _draw(args: argparse.Namespace, mech, n: int, quantity: str, acc) -> None:
+    """``--plot FILE``: the privacy curve with the answer marked (a no-op without ``--plot``)."""
+    import sys
+    from types import SimpleNamespace
+
+    if getattr(args, "plot", None) is None:
+        return
+    from blanket.exact.numbers import arith
+    from blanket.reports import certificate as C
+    from blanket.reports import curve
+    from blanket.reports.deployment import Deployment
+    from blanket.reports.figures.privacy_curve import Marker, write_png
+    from flint import fmpq
+
+    payload = getattr(args, _plot.PAYLOAD, None) or {}
+    inp = SimpleNamespace(
+        epsilon=None if getattr(args, "epsilon", None) is None else arith.exact(args.epsilon),
+        delta=None if getattr(args, "delta", None) is None else arith.exact(args.delta),
+        n=n,
+    )
+    marker, focus = _plot._marker(quantity, inp, payload)  # type: ignore[arg-type]
+    markers = [marker] if marker is not None else []
+    delta = inp.delta if inp.delta is not None else fmpq(1, 10**6)
+    e0 = getattr(mech, "epsilon0", None)
+    if acc is not None:
+        basic = acc.basic_upper()
+        pic = curve.composition(
+            acc,
+            title=f"The privacy curve of {acc.rounds} composed shuffled rounds (n = {n} per round)",
+            focus=focus,
+            eps0_total=None if basic is None else fmpq(basic.numerator, basic.denominator),
+            delta=delta,
+            markers=markers,
+            claim=Marker(marker.label, float(acc.rounds), marker.eps) if marker and quantity == "epsilon" else None,
+        )
+    else:
+        dep = Deployment(
+            name="command line",
+            description="",
+            mechanism=mech.kind,
+            params={k: arith.exact(v) for k, v in mech.describe().items() if k != "type"},
+            n=n,
+            n_is_lower_bound=False,
+            claims=(),
+            targets=(),
+            neighbouring="replace-one",
+            precision=128,
+            precision_cap=arith.MAX_PREC,
+            sha256="",
+            source="command line",
+        )
+        srcs = C.sources(dep, None)
+        cands = C.candidate_results(dep)
+        pic = curve.single_round(
+            srcs,
+            cands,
+            lambda r, e, d: C.evaluate_bound(r, dep, None, e, d),
+            title=f"The privacy curve of the {mech.kind} mechanism on [0, 1] ({_params(mech)}), shuffled among "
+            f"n = {n} users",
+            focus=focus,
+            eps0=e0,
+            delta=delta,
+            markers=markers,
+        )
+    written = write_png(pic, args.plot)
+    sys.stderr.write(f"blanket: wrote the privacy curve to {written}\n")

@@ -94,7 +94,7 @@ def draw(args: argparse.Namespace, inp: Inputs, quantity: str) -> None:
             acc,
             title=f"The privacy curve of {acc.rounds} composed shuffled rounds (n = {inp.n} per round)",
             focus=focus,
-            eps0_total=fmpq(basic.numerator, basic.denominator),
+            eps0_total=None if basic is None else fmpq(basic.numerator, basic.denominator),
             delta=delta,
             markers=markers,
             claim=Marker(marker.label, float(acc.rounds), marker.eps) if marker and quantity == "epsilon" else None,

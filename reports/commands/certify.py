@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
             + (f", {written.pdf}" if written.pdf else "")
         )
     if cert["verdict"] == "INCONCLUSIVE":
-        sys.stderr.write(f"blanket: inconclusive: {INCONCLUSIVE_HINT}\n")
+        sys.stderr.write(f"blanket: inconclusive: {cert.get('_inconclusive_hint') or INCONCLUSIVE_HINT}\n")
     if report_pdf_outcome(written, want_pdf):
         return 3
     return EXIT_CODES[cert["verdict"]]

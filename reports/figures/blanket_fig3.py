@@ -49,6 +49,8 @@ WORST_N_MAX = 2000
 #: relative width of every calibration bracket in the figure (the plotted end is certified whatever the width)
 REL_TOL = "1e-4"
 BLANKET_N_MAX = 30000
+#: the exact blanket view of the Laplace mechanism (a lattice enclosure per evaluation) up to this n
+LAPLACE_N_MAX = 10000
 
 
 def _logspace(lo_exp: float, hi_exp: float, count: int) -> list[int]:
@@ -76,6 +78,18 @@ def _binary_exact_delta(n: int):
 def _blanket_view_delta(n: int, k: int):
     def f(eps0, eps):
         return delta_blanket_view(KRR(k, epsilon0=eps0), n, epsilon=eps, x=0, x2=1)
+
+    return f
+
+
+def _laplace_view_delta(n: int):
+    """The certified upper end of the exact blanket view of the shuffled Laplace mechanism (issue 27), inputs (0, 1)."""
+    from blanket.exact.accounting.continuous_rounds import default_lattice
+    from blanket.exact.mechanisms.continuous import Laplace
+    from blanket.exact.shuffled.continuous import blanket_view
+
+    def f(eps0, eps):
+        return blanket_view(Laplace(eps0), n, epsilon=eps, h=default_lattice(n)).upper
 
     return f
 
@@ -122,6 +136,7 @@ def _panels(quick: bool):
             [n for n in ex2 if n <= BLANKET_N_MAX],
             lambda n: _blanket_view_delta(n, 100),
         ),
+        ("exact blanket view, Laplace", [n for n in ex2 if n <= LAPLACE_N_MAX], _laplace_view_delta),
     ]
     panels.append(
         _panel(

@@ -1,0 +1,252 @@
+"""Shuffled rounds of the continuous randomizers (Laplace, Gaussian) for the accountant: a dominating pair from the
+certified blanket view's ``δ(ε)`` upper values (docs/composition.md §5d, "Certified values are enough").
+
+:class:`ShuffledContinuous` is an accountant event (``ShuffleAccountant.compose``).  Its dominating pair is
+:func:`blanket.exact.accounting.curves.pair_from_values` of the points ``(α_j, U_j)`` with ``U_j`` the certified
+upper end of the blanket view ``δ_BV`` (Balle et al. Lemma 5.3, :func:`blanket.exact.shuffled.continuous.blanket_view`,
+pair of inputs ``(0, 1)``) at ``e^ε = α_j`` (exact rationals): ``U_j ≥ δ_BV ≥ E(α_j)`` for every pair of neighbouring
+datasets, so the greatest convex minorant of the points (with their reflections, ``(0, 1)`` and for Laplace
+``(α_max, 0)``, ``α_max ≥ e^{ε0}``) is a curve above the mechanism's at every ``α``: a dominating pair.  The Gaussian
+mechanism is not ε0-LDP: its pair keeps the last value ``U_m`` as a mass at ``+∞`` (its Rényi divergences are
+infinite and there is no pure-DP basic bound: the accountant's PLD route alone certifies it).
+
+The lower pair (a concrete pair of datasets, certified lower end of the mechanism): outputs thresholded at 1/2
+(:func:`blanket.exact.shuffled.continuous.quantised_rr`: binary RR at a rational level at or below the
+thresholded channel's), datasets ``0^n`` vs ``1·0^{n−1}``: by data processing its composed δ is a lower bound.
+
+Status: derived (the blanket view bounds every dataset pair for the inputs ``(0, 1)``; that ``(0, 1)`` is the worst
+input pair is a certified grid search, docs/reference/blanket.md §4, not a proof).
+
+Cost: ``points`` (to ``2·points`` for the Gaussian) blanket-view enclosures at ``n`` (see
+:mod:`blanket.exact.shuffled.continuous`), computed once per event (cached).
+
+>>> ev = ShuffledContinuous({"type": "laplace", "epsilon0": "1"}, 50, points=4, h="1/8")
+>>> pr = ev.dominating_pair()
+>>> pr.mass_at_infinity, pr.hockey_stick(3) == 0, ev.epsilon0
+(0, True, Fraction(1, 1))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+from blanket.exact.accounting import curves as _curves
+from blanket.exact.accounting import pairs as _pairs
+from blanket.exact.mechanisms.continuous import Continuous, Gaussian, Laplace
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.budget import TooExpensive
+from blanket.exact.shuffled import continuous as _view
+from flint import fmpq
+
+__all__ = ["ShuffledContinuous", "continuous_record", "curve_values", "default_lattice", "DEFAULT_POINTS"]
+
+#: default number of grid points of the curve (uniform in ε)
+DEFAULT_POINTS = 16
+#: the curve stops once a certified value is below this (the hull then runs to α_max, or to a mass at +∞)
+NEGLIGIBLE = fmpq(1, 2**200)
+#: Gaussian: the curve is extended until its value is below this, or stops decreasing (the cut-off's floor); the
+#: last value stays as a mass at +∞ (added to δ once per round): enclosures at larger ε cost far more cells
+GAUSS_TAIL = fmpq(1, 10**9)
+
+
+def continuous_record(spec: Mapping | Continuous) -> Continuous:
+    """A :class:`Laplace` or :class:`Gaussian` record from plain data (``{"type": "laplace", "epsilon0": "1"}``,
+    ``scale`` instead of ``epsilon0``; ``{"type": "gaussian", "sigma": "1"}``) or the record itself.  O(1)."""
+    if isinstance(spec, Continuous):
+        return spec
+    if not isinstance(spec, Mapping):
+        raise InvalidArgument(
+            "mechanism", spec, "must be a Laplace/Gaussian record or a table with type = laplace|gaussian"
+        )
+    d = dict(spec)
+    kind = d.pop("type", d.pop("mechanism", None))
+    if kind == "laplace":
+        unknown = set(d) - {"epsilon0", "scale"}
+        if unknown:
+            raise InvalidArgument(sorted(unknown)[0], d[sorted(unknown)[0]], "is not a key of the Laplace randomizer")
+        return Laplace(d.get("epsilon0"), scale=d.get("scale"))
+    if kind == "gaussian":
+        unknown = set(d) - {"sigma"}
+        if unknown:
+            raise InvalidArgument(
+                sorted(unknown)[0], d[sorted(unknown)[0]], "is not a key of the Gaussian randomizer (give sigma only)"
+            )
+        if "sigma" not in d:
+            raise InvalidArgument(
+                "sigma", None, "is required for the Gaussian randomizer (the noise's standard deviation)"
+            )
+        return Gaussian(d["sigma"])
+    raise InvalidArgument("type", kind, "must be 'laplace' or 'gaussian'")
+
+
+def default_lattice(n: int) -> fmpq:
+    """The lattice step of ``L`` used by default: ``1/64`` up to ``n = 10^5``, ``1/16`` above (the commands' choice)."""
+    return fmpq(1, 64) if n <= 10**5 else fmpq(1, 16)
+
+
+def _alpha(eps: float) -> fmpq:
+    """A dyadic rational near ``e^eps`` (≥ 1): any rational α is a valid grid point."""
+    if eps <= 0:
+        return fmpq(1)
+    return max(fmpq(1), fmpq(int(math.exp(eps) * 2**30), 2**30))
+
+
+def _alpha_max(mech: Laplace) -> fmpq:
+    """A rational at or above ``e^{ε0}`` (the upper end of its ball)."""
+    with arith.precision(128):
+        hi = arith.endpoints(arith.exp_ball(mech.epsilon0))[1]
+    return fmpq(hi.numerator, hi.denominator)
+
+
+def _stop_epsilon(mech: Continuous, n: int) -> float:
+    """Where the curve's grid ends (a float: only steers effort): for Laplace ε0 (``δ = 0`` beyond) or 1.5 times the
+    normal approximation's ε at δ = 10⁻⁴⁰ if smaller, for Gaussian 1.5 times its ε at δ = 10⁻⁹ (the loop extends the
+    grid while the values still fall)."""
+    if isinstance(mech, Laplace):
+        return min(float(mech.epsilon0), 1.5 * _view._clt_guess(mech, n, 1e-40))
+    return 1.5 * _view._clt_guess(mech, n, 1e-9)
+
+
+def curve_values(mech: Continuous, n: int, *, h: object = None, points: int = DEFAULT_POINTS) -> tuple[list, Any]:
+    """``([(α_j, U_j)], alpha_max)``: certified ``U_j ≥ δ_BV(log α_j)`` (exact rationals, α_0 = 1) on a grid uniform
+    in ε, and for Laplace a rational ``α_max ≥ e^{ε0}`` (``None`` for Gaussian).  Stops at a zero or negligible value;
+    the Gaussian grid is extended (same spacing, up to ``2·points``) until the value is below 10⁻⁹ or stops falling.
+    Then the grid is refined where the values fall fastest (:func:`_refine`, at most ``points`` more).
+    Cost: one :func:`~blanket.exact.shuffled.continuous.blanket_view` per point."""
+    n = arith.integer_in(n, "n", lo=1)
+    points = arith.integer_in(points, "points", lo=2, hi=4096)
+    hq = default_lattice(n) if h is None else arith.exact_in(h, "h", lo=0, lo_open=True)
+    top = _stop_epsilon(mech, n)
+    step = top / (points - 1)
+    amax = _alpha_max(mech) if isinstance(mech, Laplace) else None
+    vals: list = []
+    j = 0
+    while True:
+        a = _alpha(j * step)
+        if amax is not None and a >= amax:
+            break
+        try:
+            v = _view.blanket_view(mech, n, exp_epsilon=a, h=hq)
+        except TooExpensive:
+            if not vals:
+                raise
+            break  # the hull runs on from the last value (to alpha_max, or as a mass at +infinity)
+        vals.append((a, v.upper))
+        if v.upper == 0:
+            amax = a  # E(α) = 0 from here on (non-increasing, ≥ 0)
+            break
+        if v.upper < NEGLIGIBLE:
+            break
+        j += 1
+        if isinstance(mech, Laplace) and j >= points:
+            break
+        else:
+            falling = len(vals) < 2 or v.upper < vals[-2][1] * fmpq(9, 10)
+            if j >= 2 * points or (j >= points and (v.upper < GAUSS_TAIL or not falling)):
+                break
+    return _refine(mech, n, hq, vals, points), amax
+
+
+#: refinement stops when consecutive certified values differ by at most this factor
+REFINE_RATIO = 8
+#: intervals whose larger value is below this are not refined (they cannot matter at any δ asked in practice)
+REFINE_FLOOR = fmpq(1, 10**20)
+
+
+def _refine(mech: Continuous, n: int, hq: fmpq, vals: list, points: int) -> list:
+    """Halve (in ε) the grid interval with the largest drop whose value falls by more than ``REFINE_RATIO``, while
+    fewer than ``points`` points were added, where the value is above 10⁻²⁰ (the hull's chords are what the
+    composition pays for)."""
+    vals = sorted(vals)
+    for _ in range(points):
+        worst, at = fmpq(0), None
+        for i in range(len(vals) - 1):
+            (a0, u0), (a1, u1) = vals[i], vals[i + 1]
+            steep = u0 > REFINE_RATIO * u1 and u0 > REFINE_FLOOR and a1 - a0 > fmpq(1, 2**20)
+            if steep and u0 - u1 > worst:  # the largest drop first: where the chord is farthest above the curve
+                worst, at = u0 - u1, i
+        if at is None:
+            break
+        e = (math.log(float(vals[at][0])) + math.log(float(vals[at + 1][0]))) / 2
+        a = _alpha(e)
+        if not vals[at][0] < a < vals[at + 1][0]:
+            break
+        try:
+            vals.insert(at + 1, (a, _view.blanket_view(mech, n, exp_epsilon=a, h=hq).upper))
+        except TooExpensive:
+            break
+    return vals
+
+
+class ShuffledContinuous:
+    """One shuffled round of a continuous randomizer: ``ShuffledContinuous(mechanism, n, h=None, points=16)``.
+
+    ``mechanism``: a :class:`~blanket.exact.mechanisms.continuous.Laplace` / ``Gaussian`` record or a table
+    (:func:`continuous_record`); ``h`` the lattice step of the blanket view (default :func:`default_lattice`);
+    ``points`` the curve's grid.  See the module docstring for the pairs.  Hashable by identity (the accountant
+    caches per event); the dominating pair is computed once.
+    """
+
+    def __init__(
+        self, mechanism: Mapping | Continuous, n: object = None, *, h: object = None, points: int = DEFAULT_POINTS
+    ):
+        self.mechanism: Continuous = continuous_record(mechanism)
+        if n is None:
+            raise InvalidArgument("n", None, "must be given (the number of users in the round)")
+        self.n: int = arith.integer_in(n, "n", lo=2)
+        self.h: fmpq = default_lattice(self.n) if h is None else arith.exact_in(h, "h", lo=0, lo_open=True)
+        self.points: int = arith.integer_in(points, "points", lo=2, hi=4096)
+        self._pair: _curves.FinitePair | None = None
+
+    def __repr__(self) -> str:
+        return f"ShuffledContinuous({self.mechanism!r}, n={self.n})"
+
+    @property
+    def epsilon0(self) -> Fraction | None:
+        """ε0 for Laplace (exact); ``None`` for the Gaussian (not ε0-LDP: no pure-DP bound, no finite Rényi)."""
+        if isinstance(self.mechanism, Laplace):
+            e = self.mechanism.epsilon0
+            return Fraction(int(e.p), int(e.q))
+        return None
+
+    @property
+    def loss_scale(self) -> Fraction:
+        """A scale of the privacy loss for choosing the accountant's grid: ε0 for Laplace, ``1/σ²`` for Gaussian (the
+        loss of the two extreme inputs at one standard deviation)."""
+        if isinstance(self.mechanism, Laplace):
+            return Fraction(self.epsilon0 or 1)
+        assert isinstance(self.mechanism, Gaussian)
+        s = self.mechanism.sigma
+        return Fraction(int(s.q) ** 2, int(s.p) ** 2)
+
+    def curve_values(self) -> tuple[list, Any]:
+        """The certified points of the curve (:func:`curve_values`)."""
+        return curve_values(self.mechanism, self.n, h=self.h, points=self.points)
+
+    def dominating_pair(self) -> _curves.FinitePair:
+        """The pair of the hull of the certified blanket-view values (computed once)."""
+        if self._pair is None:
+            vals, amax = self.curve_values()
+            self._pair = _curves.pair_from_values(
+                vals,
+                alpha_max=amax,
+                description=f"privacy curve from the certified blanket view (Lemma 5.3, inputs (0, 1), lattice step "
+                f"{self.h}, {len(vals)} points) of {self.describe()}",
+            )
+        return self._pair
+
+    def lower_pair(self, direction: str = "forward") -> _pairs.ShiftPair:
+        """Outputs thresholded at 1/2 (binary RR at a rational level ≤ the channel's), datasets ``0^n`` vs ``1·0^{n−1}``."""
+        return _pairs.lower_pair(_view.quantised_rr(self.mechanism), self.n, direction)
+
+    def describe(self) -> str:
+        ps = ", ".join(f"{k} = {v}" for k, v in self.mechanism.describe().items() if k != "type")
+        title = "the Laplace randomizer" if isinstance(self.mechanism, Laplace) else "the Gaussian randomizer"
+        return f"{title}, {ps}, n = {self.n}"
+
+    def sort_key(self) -> tuple:
+        return (2, 0, self.loss_scale, self.n, self.describe())
