@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting import curves as _curves
@@ -81,6 +81,23 @@ ROUTES = {
     "Renyi": "Renyi (the same dominating pairs: Renyi divergences added over rounds, CKS20 Prop. 12 conversion)",
     "basic": "basic composition of pure DP (each shuffled round is epsilon0-DP; epsilon <= sum of epsilon0, delta = 0)",
 }
+
+
+@runtime_checkable
+class RoundEvent(Protocol):
+    """A round record of another module that the accountant composes as it is (e.g.
+    :class:`blanket.exact.accounting.sampled.Sampled`): its pair, lower pair, description, order and ε0."""
+
+    @property
+    def epsilon0(self) -> Fraction: ...
+
+    def dominating_pair(self) -> Any: ...
+
+    def lower_pair(self, direction: str = "forward") -> Any: ...
+
+    def describe(self) -> str: ...
+
+    def sort_key(self) -> tuple: ...
 
 
 def _frac(q: fmpq) -> Fraction:
@@ -487,7 +504,7 @@ class ShuffleAccountant:
         self._cache: dict = {}
 
     # ---------------------------------------------------------------- composition
-    def compose(self, event: ShuffledRR | Shuffled, count: int = 1) -> ShuffleAccountant:
+    def compose(self, event: ShuffledRR | Shuffled | RoundEvent, count: int = 1) -> ShuffleAccountant:
         """Add ``count`` rounds of ``event`` (returns ``self``, as dp_accounting does).
 
         ``event`` may also be a validated :class:`~blanket.exact.accounting.query.Query` (``blanket.make_query``):
@@ -497,7 +514,7 @@ class ShuffleAccountant:
         if isinstance(event, Query):
             rr = event.kind in registry.RR_KINDS and event.epsilon0 is not None
             event = ShuffledRR.from_query(event) if rr else Shuffled(event)
-        if not isinstance(event, (ShuffledRR, Shuffled)):
+        if not isinstance(event, (ShuffledRR, Shuffled, RoundEvent)):  # RoundEvent: e.g. sampled.Sampled
             raise InvalidArgument(
                 "event",
                 event,
