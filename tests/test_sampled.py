@@ -9,7 +9,7 @@ from fractions import Fraction
 import pytest
 from blanket.exact.accounting import sampled as S
 from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR
-from blanket.exact.accounting.curves import FinitePair
+from blanket.exact.accounting.curves import FinitePair, curve_grid, pair_from_values
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
@@ -73,16 +73,23 @@ def test_sampled_view_dominates_brute_force(k, e, q, n):
     assert exact[0] > 0  # the check is not vacuous
 
 
-def test_sampling_helps_and_reflection():
-    """A smaller q gives a smaller certified curve (at equal n); the pair's curve is symmetric (reflection)."""
+def test_sampling_helps_and_compaction_dominates():
+    """A smaller q gives a smaller certified curve (at equal n); the compacted pair's H is at or above the hull
+    pair's at every α (below 1 too), and its PLD support is short (no atom near ε0 or −ε0)."""
     mech = KRR(2, exp_epsilon0=3)
     v1 = S.sampled_view(mech, 200, fmpq(1))
     v2 = S.sampled_view(mech, 200, fmpq(1, 10))
     for a in (fmpq(1), fmpq(11, 10)):
         assert v2.value(a) < v1.value(a)
-    pr = S.sampled_krr_pair(mech, 200, fmpq(1, 10), points=64)
-    a = fmpq(5, 4)
-    assert pr.hockey_stick(1 / a) == 1 - 1 / a + pr.hockey_stick(a) / a
+    view = S.sampled_view(mech, 200, fmpq(1, 10))
+    grid = curve_grid(fmpq(1, 2), 64)
+    hull = pair_from_values([(a, view.value(a)) for a in grid], alpha_max=view.e_hi)
+    pr = S.compact(hull, view.e_hi, grid[-1])
+    assert sum(p for r, p, q in pr.masses) == 1 and sum(q for r, p, q in pr.masses) == 1
+    for a in [fmpq(j, 16) for j in range(0, 64)]:
+        assert pr.hockey_stick(a) >= hull.hockey_stick(a)
+    assert max(r for r, p, q in pr.masses if r is not None) <= grid[-1]
+    assert min(r for r, p, q in pr.masses if r is not None and r > 0) >= 1 / grid[-1]
 
 
 def test_q_one_is_the_event():

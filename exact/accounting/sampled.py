@@ -216,7 +216,47 @@ def sampled_krr_pair(mech: KRR, n: int, q: NumberInput, *, points: int = SAMPLED
         e0_hi = _rat_hi(arith.ball(view.e_hi).log())
     grid = _curves.curve_grid(_grid_top(view, e0_hi), points)
     vals = [(a, view.value(a)) for a in grid]
-    return _curves.pair_from_values(vals, alpha_max=view.e_hi, description=view.description)
+    pr = _curves.pair_from_values(vals, alpha_max=view.e_hi, description=view.description)
+    return compact(pr, view.e_hi, grid[-1])
+
+
+def compact(pair: _curves.FinitePair, cap: fmpq, top: fmpq) -> CappedPair:
+    """The §8 compaction of a hull pair with ``α_max = cap``: the atom at ratio ``cap`` goes to ``+∞`` and every atom
+    with a finite ratio below ``1/top`` moves up to ``1/top`` (same ``P``-mass; the ``Q``-mass freed goes to the
+    ratio-0 atom).  Each step lowers ``Q`` on some atom and keeps ``P``, so ``H_α`` never decreases (the result
+    still dominates), and the PLD spans ``[−log top, log top]`` instead of ``[−ε0, ε0]``.  O(atoms)."""
+    lo = 1 / top
+    out = []
+    freed = fmpq(0)
+    for r, p, q in pair.masses:
+        if r is not None and r >= cap and p > 0:
+            out.append((None, p, fmpq(0)))
+            freed += q
+        elif r is not None and 0 < r < lo:
+            out.append((lo, p, p / lo))
+            freed += q - p / lo
+        else:
+            out.append((r, p, q))
+    zero = [i for i, (r, p, q) in enumerate(out) if r == 0]
+    if zero:
+        r, p, q = out[zero[0]]
+        out[zero[0]] = (r, p, q + freed)
+    elif freed > 0:
+        out.insert(0, (fmpq(0), fmpq(0), freed))
+    return CappedPair(tuple(out), pair.description, cap=cap)
+
+
+@dataclasses.dataclass(frozen=True)
+class CappedPair(_curves.FinitePair):
+    """A :class:`~blanket.exact.accounting.curves.FinitePair` made by :func:`compact`: its atom at ``+∞`` was the
+    hull's atom at ``cap ≥ e^{ε0}``, so :meth:`max_loss` is ``log(cap)`` (the Rényi route places the mass at ``+∞``
+    there: the moment is then that of a pair obtained from the hull pair by moving ``P``-mass up, docs §8)."""
+
+    cap: fmpq = fmpq(1)
+
+    def max_loss(self) -> arb:
+        """A ball containing ``log(cap)``."""
+        return arith.ball(self.cap).log()
 
 
 _PAIRS: dict = {}
