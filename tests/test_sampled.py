@@ -157,3 +157,37 @@ def test_accountant_names_the_pair_and_other_randomizers():
     assert "not exploited" in oue.dominating_pair().description
     assert oue.lower_pair() is None
     assert isinstance(S.Sampled(ShuffledRR(k=3, epsilon0="1", n=50), "1/2").dominating_pair(), FinitePair)
+
+
+_DEP = """name = "sampled"
+[randomizer]
+mechanism = "binary_rr"
+epsilon0 = 1
+[users]
+n = 1000
+[[claims]]
+epsilon = 1
+delta = 1e-6
+[[rounds]]
+count = 3
+{extra}
+"""
+
+
+def test_deployment_sampling(tmp_path):
+    from blanket.reports.deployment import load_deployment
+
+    f = tmp_path / "d.toml"
+    f.write_text(_DEP.format(extra='sampling = "0.01"'))
+    dep = load_deployment(f)
+    ev = dep.rounds[0].event()
+    assert isinstance(ev, S.Sampled) and ev.q == Fraction(1, 100) and ev.n == 1000
+    assert dep.as_dict()["rounds"][0]["sampling"] == "1/100"
+    f.write_text(_DEP.format(extra=""))
+    plain = load_deployment(f)
+    assert isinstance(plain.rounds[0].event(), ShuffledRR) and "sampling" not in plain.as_dict()["rounds"][0]
+    for bad in ('"0"', "2", '"-0.5"'):
+        f.write_text(_DEP.format(extra=f"sampling = {bad}"))
+        with pytest.raises(InvalidArgument) as ei:
+            load_deployment(f)
+        assert str(ei.value).startswith("rounds[0].sampling ")
