@@ -182,7 +182,7 @@ def test_deployment_sampling(tmp_path):
     dep = load_deployment(f)
     ev = dep.rounds[0].event()
     assert isinstance(ev, S.Sampled) and ev.q == Fraction(1, 100) and ev.n == 1000
-    assert dep.as_dict()["rounds"][0]["sampling"] == "1/100"
+    assert dep.as_dict()["rounds"][0]["sampling"] == "0.01"
     f.write_text(_DEP.format(extra=""))
     plain = load_deployment(f)
     assert isinstance(plain.rounds[0].event(), ShuffledRR) and "sampling" not in plain.as_dict()["rounds"][0]
