@@ -71,8 +71,8 @@ import pathlib
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.accounting.accountant import ShuffledRR, check_total_rounds
-from blanket.exact.accounting.sampled import Sampled
 from blanket.exact.accounting.query import make_query
+from blanket.exact.accounting.sampled import Sampled
 from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import guards
 from blanket.reports import fleet

@@ -293,9 +293,7 @@ class Sampled:
 
     def __init__(self, event: ShuffledRR | Shuffled, q: NumberInput | float) -> None:
         if isinstance(event, Sampled) or not isinstance(event, (ShuffledRR, Shuffled)):
-            raise InvalidArgument(
-                "event", event, "must be a ShuffledRR or Shuffled round (sample it once, with one q)"
-            )
+            raise InvalidArgument("event", event, "must be a ShuffledRR or Shuffled round (sample it once, with one q)")
         try:
             qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True, allow_float=True)
         except InvalidArgument as exc:
