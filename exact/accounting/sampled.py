@@ -226,7 +226,7 @@ def compact(pair: _curves.FinitePair, cap: fmpq, top: fmpq) -> CappedPair:
     ratio-0 atom).  Each step lowers ``Q`` on some atom and keeps ``P``, so ``H_α`` never decreases (the result
     still dominates), and the PLD spans ``[−log top, log top]`` instead of ``[−ε0, ε0]``.  O(atoms)."""
     lo = 1 / top
-    out = []
+    out: list[tuple] = []
     freed = fmpq(0)
     for r, p, q in pair.masses:
         if r is not None and r >= cap and p > 0:
