@@ -191,3 +191,56 @@ def test_deployment_sampling(tmp_path):
         with pytest.raises(InvalidArgument) as ei:
             load_deployment(f)
         assert str(ei.value).startswith("rounds[0].sampling ")
+
+
+def _s1_pair_hs(n: int, e: fmpq, q: fmpq, alphas: list) -> list:
+    """H_α of the Lemma S1 pair (binary RR, target x = 1 vs x' = 0), enumerated exactly: m ~ Bin(n − 1, γ) blanket
+    draws of ω, their counts (a of x, b of x') by the multinomial, plus the target's sampled output."""
+    from math import comb, factorial
+
+    f = 1 / (e + 1)
+    p = e * f
+    g = 1 - q + 2 * q * f
+    w_bot, w_x = (1 - q) / g, q * f / g
+    hs = [fmpq(0)] * len(alphas)
+    for m in range(n):
+        bm = comb(n - 1, m) * g**m * (1 - g) ** (n - 1 - m)
+        P: dict = {}
+        Q: dict = {}
+        for a in range(m + 1):
+            for b in range(m + 1 - a):
+                mult = factorial(m) // (factorial(a) * factorial(b) * factorial(m - a - b))
+                w = mult * w_x ** (a + b) * w_bot ** (m - a - b)
+                for v, pp, qq in (((a, b), 1 - q, 1 - q), ((a + 1, b), q * p, q * f), ((a, b + 1), q * f, q * p)):
+                    P[v] = P.get(v, fmpq(0)) + pp * w
+                    Q[v] = Q.get(v, fmpq(0)) + qq * w
+        for i, al in enumerate(alphas):
+            hs[i] += bm * _hs(P, Q, al)
+    return hs
+
+
+def test_sampled_view_windows_against_the_exact_s1_pair():
+    """n = 60: the windows on the blanket draws are active (they start well above 0); the certified values lie above
+    the exact H_α of the Lemma S1 pair (at such small n the windows make them about 3.5 times larger)."""
+    n, e, q = 60, fmpq(3), fmpq(1, 4)
+    view = S.sampled_view(KRR(2, exp_epsilon0=3), n, q)
+    alphas = [fmpq(1), fmpq(11, 10), fmpq(3, 2)]
+    exact = _s1_pair_hs(n, e, q, alphas)
+    for a, x in zip(alphas, exact):
+        u = view.value(a)
+        assert x <= u < 1, (a, x, u)
+
+
+def test_q_one_view_is_close_to_the_blanket_view():
+    """q = 1, n = 20000: the banded windows cost little against the Lemma 5.3 blanket view's exact δ (an independent
+    engine, exact.shuffled.krr): above it, and within 10 %."""
+    from blanket.exact.shuffled.krr import delta_blanket_view
+
+    mech = KRR(2, fmpq(1))
+    view = S.sampled_view(mech, 20000, fmpq(1))
+    for eps in (fmpq(1, 100), fmpq(3, 100), fmpq(6, 100)):
+        lo = arith.endpoints(arith.ball(eps).exp())[0]
+        u = view.value(fmpq(lo.numerator, lo.denominator))  # H is non-increasing: H(lo) >= H(e^eps)
+        d = delta_blanket_view(mech, 20000, epsilon=eps)
+        assert arith.le(d, u) is True
+        assert arith.le(u, d * fmpq(11, 10)) is True

@@ -66,53 +66,69 @@ def _rat_lo(x: Any) -> fmpq:
     return _q(arith.endpoints(arith.ball(x))[0])
 
 
-def difference_law(n_others: int, a: Any, tol: Any = WINDOW_TOL) -> tuple:
-    """The law of ``D = Σ X_i`` over ``n_others`` independent ``X_i ∈ {+1, −1, 0}`` with probabilities ``(a, a,
-    1 − 2a)``, on a window: ``(values, offset, window)`` with ``values[i]`` a ball of ``P(D = offset + i, S ∈ W)``
-    (``S ~ Bin(n_others, 2a)`` the number of non-zero ``X_i``, ``W`` its window ``window = (lo, hi, tail)``, left-out
-    mass ``≤ tail``); each value is at most ``P(D = offset + i)``.
+#: bands of the window of S_b (the others' blanket draws on {x, x'}): each band uses its own lower ends of S and N
+BANDS = 64
 
-    ``D | S = 2·Bin(S, ½) − S``: the generating function ``Σ_S b(S)·((z + z^{−1})/2)^S`` summed by Horner's rule on
-    ``arb_poly`` (O(W²) ball operations in C for a window of ``W`` values of ``S``; ``W ≈ 24·sqrt(2a·n_others)``).
-    """
-    vals, off, tail = laws.window_to_tail(n_others, 2 * arith.ball(a), arb(tol))
+
+def _band_law(vals: list, start: int) -> tuple:
+    """``Σ_t vals[t]·z^{−S}((1 + z²)/2)^S`` over ``S = start + t``: the law of ``D_b = 2·Bin(S, ½) − S`` weighted by
+    ``vals`` (balls), as ``(coefficients, offset)`` (coefficient ``i`` is ``D = offset + i``).  Horner's rule on
+    ``arb_poly``: O(len·(start + len)) ball operations in C."""
     L = len(vals) - 1
     w = arb_poly([arb(1) / 2, 0, arb(1) / 2])  # (1 + z²)/2
-    # K = Σ_t b_{off+t} w^t z^{L−t}; then Σ_S b(S) z^{−S} w^S = z^{−(off+L)} w^{off} K
-    K = arb_poly([vals[L]])
+    K = arb_poly([vals[L]])  # Σ_t vals[t] w^t z^{L−t}
     for j in range(1, L + 1):
-        K = K * w
-        cs = K.coeffs()
+        cs = (K * w).coeffs()
         cs += [arb(0)] * (j + 1 - len(cs))
         cs[j] += vals[L - j]
         K = arb_poly(cs)
-    if off:
-        K = K * w**off
-    cs = K.coeffs()
-    return cs, -(off + L), (off, off + L, tail)
+    if start:
+        K = K * w**start
+    return K.coeffs(), -(start + L)
+
+
+def difference_law(n_others: int, a: Any, tol: Any = WINDOW_TOL, bands: int = BANDS) -> tuple:
+    """The law of ``D = Σ X_i`` over ``n_others`` independent ``X_i ∈ {+1, −1, 0}`` with probabilities ``(a, a,
+    1 − 2a)``, by bands of ``S = #{X_i ≠ 0} ~ Bin(n_others, 2a)``: ``(bands, tail)``, each band
+    ``(S_first, S_last, values, offset)`` with ``values[i]`` a ball of ``P(D = offset + i, S_first ≤ S ≤ S_last)``;
+    the bands cover a window of ``S`` whose left-out mass is at most ``tail``.  O(W²) ball operations in C for a
+    window of ``W ≈ 24·sqrt(2a·n_others)`` values of ``S``."""
+    vals, off, tail = laws.window_to_tail(n_others, 2 * arith.ball(a), arb(tol))
+    W = len(vals)
+    nb = max(1, min(bands, W))
+    cuts = [W * j // nb for j in range(nb + 1)]
+    out = []
+    for j in range(nb):
+        i0, i1 = cuts[j], cuts[j + 1]
+        if i1 <= i0:
+            continue
+        cs, o = _band_law(vals[i0:i1], off + i0)
+        out.append((off + i0, off + i1 - 1, cs, o))
+    return out, tail
 
 
 @dataclasses.dataclass(frozen=True)
 class SampledView:
-    """The ingredients of the sampled blanket view's certified values (:func:`sampled_view`)."""
+    """The ingredients of the sampled blanket view's certified values (:func:`sampled_view`), per band of ``S_b``."""
 
-    ratios: list  # r̄(d) for d = 1, 2, … (exact rationals, non-decreasing)
-    suffix_p: list  # Σ_{j ≥ i} P̂(D = j) (balls), i over ratios' index
-    suffix_q: list  # Σ_{j ≥ i} P̂(D = j)/r̄(j)
-    rest: arb  # left-out mass + window tails: placed at ratio e_hi
+    ratios: list  # per band: r̄(d) for d = 1, 2, … (exact rationals, non-decreasing)
+    suffix_p: list  # per band: Σ_{j ≥ i} P̂(D = j, band)
+    suffix_q: list  # per band: Σ_{j ≥ i} P̂(D = j, band)/r̄(j)
+    rest: arb  # left-out mass and window tails: placed at ratio e_hi
     e_hi: fmpq
     description: str
 
     def value(self, alpha: NumberInput) -> fmpq:
-        """Certified upper value of ``H_α`` (``α ≥ 1``) of the sampled round, any dataset pair.  O(log W)."""
+        """Certified upper value of ``H_α`` (``α ≥ 1``) of the sampled round, any dataset pair.  O(bands·log W)."""
         al = arith.exact(alpha, "alpha")
         al = al if isinstance(al, fmpq) else fmpq(al)
         if al < 1:
             raise InvalidArgument("alpha", str(al), "must be >= 1")
-        i = bisect.bisect_right(self.ratios, al)  # first index with r̄ > α (r̄ non-decreasing)
         v = arb(0)
-        if i < len(self.ratios):
-            v = self.suffix_p[i] - al * self.suffix_q[i]
+        for rs, sp, sq in zip(self.ratios, self.suffix_p, self.suffix_q):
+            i = bisect.bisect_right(rs, al)  # first index with r̄ > α (r̄ non-decreasing)
+            if i < len(rs):
+                v += sp[i] - al * sq[i]
         if al < self.e_hi:
             v += self.rest * (1 - al / self.e_hi)
         hi = _q(arith.endpoints(v)[1])
@@ -135,48 +151,61 @@ def sampled_view(mech: KRR, n: int, q: NumberInput, *, prec: int = 128) -> Sampl
         e_hi = _rat_hi(eb)
         f = 1 / (eb + k - 1)
         p = eb * f
-        gam = 1 - qq + k * qq * f
-        m_lo, m_hi, tail_m = laws.window_bounds(n - 1, gam, WINDOW_TOL)
-        s, off, (s_lo, _s_hi, tail_s) = difference_law(n - 1, qq * f)
-        # P-law of D: the target adds +1 w.p. q p, −1 w.p. q f, 0 otherwise
+        # Y_b | S_b ~ Bin(n − 1 − S_b, rho_y): the others' blanket draws off {x, x'} (⊥ or a third value)
+        rho_y = (1 - qq + (k - 2) * qq * f) / (1 - 2 * qq * f)
+        bands, tail_s = difference_law(n - 1, qq * f)
         pp, pm = qq * p, qq * f
         p0 = 1 - pp - pm
-        W = len(s)
-        # index i ↔ d = off − 1 + i: a −1 shift moves s_j to index i, 0 to i + 1, +1 to i + 2
-        P = [arb(0)] * (W + 2)
-        for i, v in enumerate(s):
-            P[i] += pm * v
-            P[i + 1] += p0 * v
-            P[i + 2] += pp * v
-        d0 = off - 1
-        total = sum(P, arb(0))
-        rest = (1 - total) + arb((tail_m + tail_s).upper())
         c_hi = (e_hi - 1) / 2
-        N_lo = fmpq(m_lo + 1)
-        S_lo = fmpq(s_lo)
-        ratios: list = []
-        masses: list = []
-        for i, v in enumerate(P):
-            d = d0 + i
-            if d < 1:
-                continue
-            Sp = max(S_lo, fmpq(d))
-            r = (N_lo + c_hi * (Sp + d)) / (N_lo + c_hi * (Sp - d))
-            ratios.append(min(r, e_hi))
-            masses.append(v)
-        for a_, b_ in zip(ratios, ratios[1:]):
-            if b_ < a_:  # Lemma S2: r̄ is non-decreasing in d; a failure here is a bug, never a silent answer
-                raise AssertionError("the sampled view's ratio bound is not monotone")
-        sp: list = [arb(0)] * (len(masses) + 1)
-        sq: list = [arb(0)] * (len(masses) + 1)
-        for i in range(len(masses) - 1, -1, -1):
-            sp[i] = sp[i + 1] + masses[i]
-            sq[i] = sq[i + 1] + masses[i] / ratios[i]
+        total = arb(0)
+        tail_y = arb(0)
+        R: list = []
+        SP: list = []
+        SQ: list = []
+        for s_first, s_last, s, off in bands:
+            # P-law of D on this band: the target adds +1 w.p. q p, −1 w.p. q f, 0 otherwise
+            W = len(s)
+            P = [arb(0)] * (W + 2)  # index i ↔ d = off − 1 + i
+            for i, v in enumerate(s):
+                P[i] += pm * v
+                P[i + 1] += p0 * v
+                P[i + 2] += pp * v
+            total += sum(P, arb(0))
+            # Y_b is stochastically smallest at the band's largest S_b: one window serves the band
+            if qq == 1 and k == 2:
+                y_lo, ty = 0, arb(0)
+            else:
+                y_lo, _y_hi, ty = laws.window_bounds(n - 1 - s_last, rho_y, WINDOW_TOL)
+            tail_y = arb(max(tail_y.upper(), arb(ty).upper()))
+            N_lo = fmpq(1 + y_lo + s_first)  # N = 1 + Y_b + S_b (+ nothing: the target is the 1)
+            S_lo = fmpq(s_first)
+            ratios: list = []
+            masses: list = []
+            for i, v in enumerate(P):
+                d = off - 1 + i
+                if d < 1:
+                    continue
+                Sp = max(S_lo, fmpq(d))
+                r = (N_lo + c_hi * (Sp + d)) / (N_lo + c_hi * (Sp - d))
+                ratios.append(min(r, e_hi))
+                masses.append(v)
+            for a_, b_ in zip(ratios, ratios[1:]):
+                if b_ < a_:  # Lemma S2: r̄ is non-decreasing in d; a failure here is a bug, never a silent answer
+                    raise AssertionError("the sampled view's ratio bound is not monotone")
+            sp: list = [arb(0)] * (len(masses) + 1)
+            sq: list = [arb(0)] * (len(masses) + 1)
+            for i in range(len(masses) - 1, -1, -1):
+                sp[i] = sp[i + 1] + masses[i]
+                sq[i] = sq[i + 1] + masses[i] / ratios[i]
+            R.append(ratios)
+            SP.append(sp)
+            SQ.append(sq)
+        rest = (1 - total) + arb((tail_s + tail_y).upper())
     desc = (
         f"sampled blanket view of shuffled {'binary' if k == 2 else f'{k}-ary'} RR (Poisson participation "
         f"q = {qq}, n = {n}; the count of reports is seen)"
     )
-    return SampledView(ratios, sp, sq, rest, e_hi, desc)
+    return SampledView(R, SP, SQ, rest, e_hi, desc)
 
 
 def sampled_krr_values(mech: KRR, n: int, q: NumberInput, alphas: list) -> list:

@@ -46,6 +46,7 @@ def run(case: str, ev: object, T: int, delta: str = "1e-6") -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="T = 365 and n = 10^5 only")
+    ap.add_argument("--only", choices=("sampled", "unsampled"), help="run one of the two cases")
     a = ap.parse_args()
     n, T = (10**5, 365) if a.quick else (10**6, 10**4)
     q = "1/100"
@@ -58,6 +59,8 @@ def main() -> None:
         "| CPU s | RSS MB |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    if a.only:
+        cases = cases[:1] if a.only == "sampled" else cases[1:]
     for name, ev in cases:
         r = run(name, ev, T)
         print(
