@@ -154,7 +154,7 @@ def test_accountant_names_the_pair_and_other_randomizers():
     un = ShuffleAccountant().compose(ShuffledRR(k=3, epsilon0="1", n=2000), 5).get_epsilon("1e-6")
     assert e.upper < un.upper
     oue = S.Sampled(Shuffled({"type": "oue", "k": 4, "epsilon0": "1"}, 1000), "1/10")
-    assert "not exploited" in oue.dominating_pair().description
+    assert "not exploited" in oue.dominating_pair().description and oue.dominating_pair().kind == "clone"
     assert oue.lower_pair() is None
     assert isinstance(S.Sampled(ShuffledRR(k=3, epsilon0="1", n=50), "1/2").dominating_pair(), FinitePair)
 

@@ -1,4 +1,4 @@
-"""Shuffled rounds with sampled participation: ``Sampled(event, q)`` (``docs/composition.md`` §5e).
+"""Shuffled rounds with sampled participation: ``Sampled(event, q)`` (``docs/composition.md`` §5f).
 
 Each of the ``n`` users takes part in the round independently with probability ``q`` (Poisson sampling) and the
 shuffler releases the multiset of the reports that arrive, so the adversary sees their number.  The round is the
@@ -10,7 +10,7 @@ dominates; for k-ary RR the Lemma 5.3 blanket view of ``R_q`` keeps the amplific
 * blanket ``γ = 1 − q + k·q·f`` (``f = 1/(e^{ε0} + k − 1)``), blanket law ``ω``: ``⊥`` w.p. ``(1 − q)/γ``, each
   value w.p. ``q f/γ``; ``m ~ Bin(n − 1, γ)`` blanket draws among the others, ``N = m + 1`` items with the
   target's;
-* the likelihood ratio of the view (§5e, Lemma S1) is ``(N + 2c·v_x)/(N + 2c·v_{x'})``, ``c = (e^{ε0} − 1)/2``,
+* the likelihood ratio of the view (§5f, Lemma S1) is ``(N + 2c·v_x)/(N + 2c·v_{x'})``, ``c = (e^{ε0} − 1)/2``,
   ``v_x``, ``v_{x'}`` the counts of ``x`` and ``x'`` among the ``N`` items;
 * with ``D = v_x − v_{x'}`` and ``S = v_x + v_{x'}`` it is ``(N + c(S + D))/(N + c(S − D))``, non-increasing in
   ``N`` and ``S`` when ``D ≥ 0`` (Lemma S2): on windows ``N ≥ N_lo``, ``S ≥ S_lo`` of certified left-out mass
@@ -37,7 +37,7 @@ from typing import Any
 
 from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import pairs as _pairs
-from blanket.exact.accounting.accountant import Shuffled, ShuffledRR
+from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
@@ -137,7 +137,7 @@ class SampledView:
 
 def sampled_view(mech: KRR, n: int, q: NumberInput, *, prec: int = 128) -> SampledView:
     """The sampled blanket view of k-ary RR ``mech`` with ``n`` users and participation probability ``q``, read for
-    certified values of ``H_α`` at ``α ≥ 1`` (``docs/composition.md`` §5e, Lemmas S1–S3).  O(W²) ball operations in
+    certified values of ``H_α`` at ``α ≥ 1`` (``docs/composition.md`` §5f, Lemmas S1–S3).  O(W²) ball operations in
     C plus O(W) in Python, ``W ≈ 24·sqrt(2 q f n)``: about a second at ``n = 10^6``, ``q = 10^{−2}``."""
     if not isinstance(mech, KRR):
         raise InvalidArgument("mechanism", mech, "must be k-ary randomized response for the sampled blanket view")
@@ -239,7 +239,7 @@ def _grid_top(view: SampledView, e0_hi: fmpq) -> fmpq:
 def sampled_krr_pair(mech: KRR, n: int, q: NumberInput, *, points: int = SAMPLED_POINTS) -> _curves.FinitePair:
     """The dominating pair of the sampled round of k-ary RR: the hull of :func:`sampled_krr_values` on
     :func:`~blanket.exact.accounting.curves.curve_grid` (``points``), ``α_max`` the upper end of ``e^{ε0}``
-    (``docs/composition.md`` §5e).  O(W² + points·log W)."""
+    (``docs/composition.md`` §5f).  O(W² + points·log W)."""
     view = sampled_view(mech, n, q)
     with arith.precision(96):
         e0_hi = _rat_hi(arith.ball(view.e_hi).log())
@@ -250,7 +250,7 @@ def sampled_krr_pair(mech: KRR, n: int, q: NumberInput, *, points: int = SAMPLED
 
 
 def compact(pair: _curves.FinitePair, cap: fmpq, top: fmpq) -> CappedPair:
-    """The §5e compaction of a hull pair with ``α_max = cap``: the atom at ratio ``cap`` goes to ``+∞`` and every atom
+    """The §5f compaction of a hull pair with ``α_max = cap``: the atom at ratio ``cap`` goes to ``+∞`` and every atom
     with a finite ratio below ``1/top`` moves up to ``1/top`` (same ``P``-mass; the ``Q``-mass freed goes to the
     ratio-0 atom).  Each step lowers ``Q`` on some atom and keeps ``P``, so ``H_α`` never decreases (the result
     still dominates), and the PLD spans ``[−log top, log top]`` instead of ``[−ε0, ε0]``.  O(atoms)."""
@@ -279,7 +279,7 @@ def compact(pair: _curves.FinitePair, cap: fmpq, top: fmpq) -> CappedPair:
 class CappedPair(_curves.FinitePair):
     """A :class:`~blanket.exact.accounting.curves.FinitePair` made by :func:`compact`: its atom at ``+∞`` was the
     hull's atom at ``cap ≥ e^{ε0}``, so :meth:`max_loss` is ``log(cap)`` (the Rényi route places the mass at ``+∞``
-    there: the moment is then that of a pair obtained from the hull pair by moving ``P``-mass up, docs §5e)."""
+    there: the moment is then that of a pair obtained from the hull pair by moving ``P``-mass up, docs §5f)."""
 
     cap: fmpq = fmpq(1)
 
@@ -358,7 +358,11 @@ class Sampled:
         mech = self._krr()
         if mech is not None and self.n >= 2:
             return _memo_pair(mech, self.n, self._fq())
-        pr = self.event.dominating_pair()
+        # the clone pair itself, never the event's own pair: a pair specific to R (a curve pair, the stronger-clone
+        # pair) need not dominate the sampled randomizer R_q; the clone pair dominates every ε0-LDP one (§5f, S0)
+        ev = self.event
+        mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
+        pr = clone_pair(mech, self.n)
         return dataclasses.replace(pr, description=pr.description + f"; participation q = {self.q} not exploited")
 
     def lower_pair(self, direction: str = "forward") -> Any:

@@ -1,4 +1,4 @@
-"""Benchmark: rounds with sampled participation (``Sampled(event, q)``, docs/composition.md §5e) beside the same
+"""Benchmark: rounds with sampled participation (``Sampled(event, q)``, docs/composition.md §5f) beside the same
 rounds without sampling.
 
 Run: ``PYTHONPATH=. python3 tests/benchmarks/bench_sampled.py [--quick]``
