@@ -156,6 +156,10 @@ def test_accountant_names_the_pair_and_other_randomizers():
     oue = S.Sampled(Shuffled({"type": "oue", "k": 4, "epsilon0": "1"}, 1000), "1/10")
     assert "not exploited" in oue.dominating_pair().description and oue.dominating_pair().kind == "clone"
     assert oue.lower_pair() is None
+    e3 = (
+        ShuffleAccountant().compose(oue, 2).get_epsilon("1e-6")
+    )  # never the oracle's own curve pair (not valid for R_q)
+    assert all("not exploited" in p for p in e3.details["pairs"])
     assert isinstance(S.Sampled(ShuffledRR(k=3, epsilon0="1", n=50), "1/2").dominating_pair(), FinitePair)
 
 

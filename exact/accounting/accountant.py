@@ -545,8 +545,8 @@ class ShuffleAccountant:
     def _curve_of(self, ev: ShuffledRR | Shuffled) -> _curves.FinitePair | None:
         """The round's curve pair (:func:`blanket.exact.accounting.curve_pairs.curve_pair`) when this accountant
         composes one for it (see ``curves``), else ``None``.  Memoised in curve_pairs."""
-        if self.curves is False:
-            return None
+        if self.curves is False or not isinstance(ev, (ShuffledRR, Shuffled)):
+            return None  # a RoundEvent (e.g. sampled.Sampled) composes its own pair: R's curve need not dominate it
         mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
         sc = bool(getattr(ev, "stronger_clones", False))
         if isinstance(mech, KRR) and mech.k == 2:
