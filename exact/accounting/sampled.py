@@ -361,8 +361,8 @@ class Sampled:
         # the clone pair itself, never the event's own pair: a pair specific to R (a curve pair, the stronger-clone
         # pair) need not dominate the sampled randomizer R_q; the clone pair dominates every ε0-LDP one (§5f, S0)
         ev = self.event
-        mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
-        pr = clone_pair(mech, self.n)
+        rand = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
+        pr = clone_pair(rand, self.n)
         return dataclasses.replace(pr, description=pr.description + f"; participation q = {self.q} not exploited")
 
     def lower_pair(self, direction: str = "forward") -> Any:
