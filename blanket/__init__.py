@@ -50,6 +50,7 @@ _API = {
     "ShuffleAccountant": "exact.accounting.accountant:ShuffleAccountant",
     "ShuffledRR": "exact.accounting.accountant:ShuffledRR",
     "Shuffled": "exact.accounting.accountant:Shuffled",
+    "Sampled": "exact.accounting.sampled:Sampled",
     "make_mechanism": "exact.mechanisms.registry:make_mechanism",
     "make_query": "exact.accounting.query:make_query",
     "Query": "exact.accounting.query:Query",

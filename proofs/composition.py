@@ -115,4 +115,22 @@ BASIC_COMPOSITION = TABLE.register(
     symbolic=_not_symbolic("a composition theorem, proved in the documentation"),
 )
 
+q_s = sp.Symbol("q", positive=True)
+delta_Mq = sp.Function("\\delta_{M_q}")
+H_sampled = sp.Function("H_{e^{\\epsilon}}(P_q \\| Q_q)")
+
+SAMPLED_PAIR = TABLE.register(
+    "Sampled blanket view dominating pair",
+    statement=sp.Le(delta_Mq(epsilon), H_sampled(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("q > 0", "q <= 1"),
+        Hypothesis(
+            sp.true,
+            "each user takes part independently w.p. q; the multiset of reports (so their number) is released; "
+            "replace-one neighbours; k-RR with the same epsilon0 for all",
+        ),
+    ),
+    symbolic=_not_symbolic("a revealed-blanket argument for the sampled randomizer, proved in the documentation"),
+)
+
 TABLE.complete()

@@ -33,6 +33,7 @@ is exactly 10⁻⁶)::
     epsilon0 = 1
     n = 1000000
     count = 365
+    # sampling = "0.01"                     #   each user takes part w.p. q (0 < q <= 1; count seen)
 
     [options]                               # optional
     precision = 128                         # starting precision (bits)
@@ -71,6 +72,7 @@ from typing import TYPE_CHECKING, Any
 
 from blanket.exact.accounting.accountant import ShuffledRR, check_total_rounds
 from blanket.exact.accounting.query import make_query
+from blanket.exact.accounting.sampled import Sampled
 from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import guards
 from blanket.reports import fleet
@@ -136,11 +138,15 @@ class Round:
     n: int
     count: int
     field: str
+    #: participation probability (``sampling = q`` in the entry): ``None`` when every user reports
+    sampling: fmpq | None = None
 
-    def event(self) -> ShuffledRR:
-        """The accountant's record (:class:`blanket.exact.accounting.accountant.ShuffledRR`)."""
+    def event(self) -> ShuffledRR | Sampled:
+        """The accountant's record (:class:`blanket.exact.accounting.accountant.ShuffledRR`; wrapped in
+        :class:`blanket.exact.accounting.sampled.Sampled` when the entry gives ``sampling``)."""
 
-        return ShuffledRR(k=self.k, epsilon0=self.epsilon0, n=self.n)
+        ev = ShuffledRR(k=self.k, epsilon0=self.epsilon0, n=self.n)
+        return ev if self.sampling is None else Sampled(ev, self.sampling)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,6 +246,7 @@ class Deployment:
                 {
                     "rounds": [
                         {"k": r.k, "epsilon0": exact_string(r.epsilon0), "n": r.n, "count": r.count}
+                        | ({} if r.sampling is None else {"sampling": exact_string(r.sampling)})
                         for r in self.rounds
                     ]
                 }
@@ -642,7 +649,7 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
         where = f"rounds[{i}]"
         if not isinstance(r, dict):
             raise InvalidArgument(where, r, "must be a table with mechanism, k, epsilon0, n and count")
-        _take(r, where + ".", {"mechanism", "kind", "type", "k", "epsilon0", "n", "count"})
+        _take(r, where + ".", {"mechanism", "kind", "type", "k", "epsilon0", "n", "count", "sampling"})
         mk = r.get("mechanism", r.get("kind", r.get("type")))
         rk = kind
         if mk is not None:
@@ -674,7 +681,8 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
             raise InvalidArgument(f"{where}.epsilon0", None, "is required (the local epsilon0 of the round)")
         rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
         cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
-        out.append(Round(k, e0, rn, cnt, where))
+        sq = _number(r["sampling"], f"{where}.sampling", lo=0, lo_open=True, hi=1) if "sampling" in r else None
+        out.append(Round(k, e0, rn, cnt, where, sq))
     check_total_rounds(sum(r.count for r in out), name="rounds", value=f"{len(out)} entries", what=" in all")
     return tuple(out)
 

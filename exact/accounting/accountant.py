@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting import curves as _curves
@@ -82,6 +82,23 @@ ROUTES = {
     "Renyi": "Renyi (the same dominating pairs: Renyi divergences added over rounds, CKS20 Prop. 12 conversion)",
     "basic": "basic composition of pure DP (each shuffled round is epsilon0-DP; epsilon <= sum of epsilon0, delta = 0)",
 }
+
+
+@runtime_checkable
+class RoundEvent(Protocol):
+    """A round record of another module that the accountant composes as it is (e.g.
+    :class:`blanket.exact.accounting.sampled.Sampled`): its pair, lower pair, description, order and ε0."""
+
+    @property
+    def epsilon0(self) -> Fraction: ...
+
+    def dominating_pair(self) -> Any: ...
+
+    def lower_pair(self, direction: str = "forward") -> Any: ...
+
+    def describe(self) -> str: ...
+
+    def sort_key(self) -> tuple: ...
 
 
 def _frac(q: fmpq) -> Fraction:
@@ -498,7 +515,9 @@ class ShuffleAccountant:
         self._cache: dict = {}
 
     # ---------------------------------------------------------------- composition
-    def compose(self, event: ShuffledRR | Shuffled | ShuffledContinuous, count: int = 1) -> ShuffleAccountant:
+    def compose(
+        self, event: ShuffledRR | Shuffled | ShuffledContinuous | RoundEvent, count: int = 1
+    ) -> ShuffleAccountant:
         """Add ``count`` rounds of ``event`` (returns ``self``, as dp_accounting does).
 
         ``event`` may also be a validated :class:`~blanket.exact.accounting.query.Query` (``blanket.make_query``):
@@ -508,11 +527,11 @@ class ShuffleAccountant:
         if isinstance(event, Query):
             rr = event.kind in registry.RR_KINDS and event.epsilon0 is not None
             event = ShuffledRR.from_query(event) if rr else Shuffled(event)
-        if not isinstance(event, (ShuffledRR, Shuffled, ShuffledContinuous)):
+        if not isinstance(event, (ShuffledRR, Shuffled, ShuffledContinuous, RoundEvent)):  # RoundEvent: e.g. Sampled
             raise InvalidArgument(
                 "event",
                 event,
-                "must be a ShuffledRR, Shuffled or ShuffledContinuous record (or a query: blanket.make_query)",
+                "must be a ShuffledRR, Shuffled, ShuffledContinuous or Sampled record (or a query: blanket.make_query)",
                 hint="dp_accounting events are not shuffled rounds; see to_dp_accounting() for the other way",
             )
         count = arith.integer_in(count, "count", lo=1)
@@ -539,8 +558,8 @@ class ShuffleAccountant:
     def _curve_of(self, ev: ShuffledRR | Shuffled) -> _curves.FinitePair | None:
         """The round's curve pair (:func:`blanket.exact.accounting.curve_pairs.curve_pair`) when this accountant
         composes one for it (see ``curves``), else ``None``.  Memoised in curve_pairs."""
-        if self.curves is False:
-            return None
+        if self.curves is False or not isinstance(ev, (ShuffledRR, Shuffled)):
+            return None  # a RoundEvent (e.g. sampled.Sampled) composes its own pair: R's curve need not dominate it
         mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
         sc = bool(getattr(ev, "stronger_clones", False))
         if isinstance(mech, KRR) and mech.k == 2:

@@ -1,0 +1,401 @@
+"""Shuffled rounds with sampled participation: ``Sampled(event, q)`` (``docs/composition.md`` §5f).
+
+Each of the ``n`` users takes part in the round independently with probability ``q`` (Poisson sampling) and the
+shuffler releases the multiset of the reports that arrive, so the adversary sees their number.  The round is the
+shuffle of ``n`` reports of the *sampled randomizer* ``R_q(x) = (1 − q)·⊥ + q·R(x)`` (``⊥``: no report; the
+multiset of ``R_q`` outputs and the multiset of reports determine each other).  ``R_q`` is ε0-LDP, so every pair
+that dominates the shuffle of ``n`` reports of *every* ε0-LDP randomizer (the FOCS 2021 clone pair) still
+dominates; for k-ary RR the Lemma 5.3 blanket view of ``R_q`` keeps the amplification by sampling:
+
+* blanket ``γ = 1 − q + k·q·f`` (``f = 1/(e^{ε0} + k − 1)``), blanket law ``ω``: ``⊥`` w.p. ``(1 − q)/γ``, each
+  value w.p. ``q f/γ``; ``m ~ Bin(n − 1, γ)`` blanket draws among the others, ``N = m + 1`` items with the
+  target's;
+* the likelihood ratio of the view (§5f, Lemma S1) is ``(N + 2c·v_x)/(N + 2c·v_{x'})``, ``c = (e^{ε0} − 1)/2``,
+  ``v_x``, ``v_{x'}`` the counts of ``x`` and ``x'`` among the ``N`` items;
+* with ``D = v_x − v_{x'}`` and ``S = v_x + v_{x'}`` it is ``(N + c(S + D))/(N + c(S − D))``, non-increasing in
+  ``N`` and ``S`` when ``D ≥ 0`` (Lemma S2): on windows ``N ≥ N_lo``, ``S ≥ S_lo`` of certified left-out mass
+  ``τ`` it is at most ``r̄(D)``, a rational of ``D`` alone.  The law of ``D`` under ``P`` is a one-dimensional
+  law (the others add ``±1`` w.p. ``q f`` each), computed in ball arithmetic (:func:`difference_law`).
+
+:func:`sampled_krr_values` gives certified upper values of the pair's ``H_α`` (hence of the round's worst-case
+curve) at ``α ≥ 1``; :func:`sampled_krr_pair` the dominating :class:`~blanket.exact.accounting.curves.FinitePair` of
+their hull (:func:`~blanket.exact.accounting.curves.pair_from_values`), which composes through the PLD machinery.
+
+>>> from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
+>>> acc = ShuffleAccountant().compose(Sampled(ShuffledRR(k=2, epsilon0="1", n=1000), q="1/10"), count=2)
+>>> e = acc.get_epsilon("1e-6")
+>>> e.lower <= e.upper
+True
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+from fractions import Fraction
+from typing import Any
+
+from blanket.exact.accounting import curves as _curves
+from blanket.exact.accounting import pairs as _pairs
+from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair
+from blanket.exact.laws import binomial as laws
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import NumberInput
+from flint import arb, arb_poly, fmpq
+
+#: certified left-out mass of each binomial window of the sampled blanket view (the windows' tails go to loss ε0)
+WINDOW_TOL = fmpq(1, 2**100)
+#: points of the α grid of the sampled pair's hull
+SAMPLED_POINTS = 1024
+#: the grid's top ε is the smallest ``ε0·k/TOP_STEPS`` where the certified value is below TOP_NEGLIGIBLE
+TOP_STEPS = 256
+TOP_NEGLIGIBLE = fmpq(1, 2**90)
+
+
+def _q(x: Any) -> fmpq:
+    return x if isinstance(x, fmpq) else fmpq(x.numerator, x.denominator)
+
+
+def _rat_hi(x: Any) -> fmpq:
+    return _q(arith.endpoints(arith.ball(x))[1])
+
+
+def _rat_lo(x: Any) -> fmpq:
+    return _q(arith.endpoints(arith.ball(x))[0])
+
+
+#: bands of the window of S_b (the others' blanket draws on {x, x'}): each band uses its own lower ends of S and N
+BANDS = 64
+
+
+def _band_law(vals: list, start: int) -> tuple:
+    """``Σ_t vals[t]·z^{−S}((1 + z²)/2)^S`` over ``S = start + t``: the law of ``D_b = 2·Bin(S, ½) − S`` weighted by
+    ``vals`` (balls), as ``(coefficients, offset)`` (coefficient ``i`` is ``D = offset + i``).  Horner's rule on
+    ``arb_poly``: O(len·(start + len)) ball operations in C."""
+    L = len(vals) - 1
+    w = arb_poly([arb(1) / 2, 0, arb(1) / 2])  # (1 + z²)/2
+    K = arb_poly([vals[L]])  # Σ_t vals[t] w^t z^{L−t}
+    for j in range(1, L + 1):
+        cs = (K * w).coeffs()
+        cs += [arb(0)] * (j + 1 - len(cs))
+        cs[j] += vals[L - j]
+        K = arb_poly(cs)
+    if start:
+        K = K * w**start
+    return K.coeffs(), -(start + L)
+
+
+def difference_law(n_others: int, a: Any, tol: Any = WINDOW_TOL, bands: int = BANDS) -> tuple:
+    """The law of ``D = Σ X_i`` over ``n_others`` independent ``X_i ∈ {+1, −1, 0}`` with probabilities ``(a, a,
+    1 − 2a)``, by bands of ``S = #{X_i ≠ 0} ~ Bin(n_others, 2a)``: ``(bands, tail)``, each band
+    ``(S_first, S_last, values, offset)`` with ``values[i]`` a ball of ``P(D = offset + i, S_first ≤ S ≤ S_last)``;
+    the bands cover a window of ``S`` whose left-out mass is at most ``tail``.  O(W²) ball operations in C for a
+    window of ``W ≈ 24·sqrt(2a·n_others)`` values of ``S``."""
+    vals, off, tail = laws.window_to_tail(n_others, 2 * arith.ball(a), arb(tol))
+    W = len(vals)
+    nb = max(1, min(bands, W))
+    cuts = [W * j // nb for j in range(nb + 1)]
+    out = []
+    for j in range(nb):
+        i0, i1 = cuts[j], cuts[j + 1]
+        if i1 <= i0:
+            continue
+        cs, o = _band_law(vals[i0:i1], off + i0)
+        out.append((off + i0, off + i1 - 1, cs, o))
+    return out, tail
+
+
+@dataclasses.dataclass(frozen=True)
+class SampledView:
+    """The ingredients of the sampled blanket view's certified values (:func:`sampled_view`), per band of ``S_b``."""
+
+    ratios: list  # per band: r̄(d) for d = 1, 2, … (exact rationals, non-decreasing)
+    suffix_p: list  # per band: Σ_{j ≥ i} P̂(D = j, band)
+    suffix_q: list  # per band: Σ_{j ≥ i} P̂(D = j, band)/r̄(j)
+    rest: arb  # left-out mass and window tails: placed at ratio e_hi
+    e_hi: fmpq
+    description: str
+
+    def value(self, alpha: NumberInput) -> fmpq:
+        """Certified upper value of ``H_α`` (``α ≥ 1``) of the sampled round, any dataset pair.  O(bands·log W)."""
+        al = arith.exact(alpha, "alpha")
+        al = al if isinstance(al, fmpq) else fmpq(al)
+        if al < 1:
+            raise InvalidArgument("alpha", str(al), "must be >= 1")
+        v = arb(0)
+        for rs, sp, sq in zip(self.ratios, self.suffix_p, self.suffix_q):
+            i = bisect.bisect_right(rs, al)  # first index with r̄ > α (r̄ non-decreasing)
+            if i < len(rs):
+                v += sp[i] - al * sq[i]
+        if al < self.e_hi:
+            v += self.rest * (1 - al / self.e_hi)
+        hi = _q(arith.endpoints(v)[1])
+        return min(fmpq(1), max(fmpq(0), hi))
+
+
+def sampled_view(mech: KRR, n: int, q: NumberInput, *, prec: int = 128) -> SampledView:
+    """The sampled blanket view of k-ary RR ``mech`` with ``n`` users and participation probability ``q``, read for
+    certified values of ``H_α`` at ``α ≥ 1`` (``docs/composition.md`` §5f, Lemmas S1–S3).  O(W²) ball operations in
+    C plus O(W) in Python, ``W ≈ 24·sqrt(2 q f n)``: about a second at ``n = 10^6``, ``q = 10^{−2}``."""
+    if not isinstance(mech, KRR):
+        raise InvalidArgument("mechanism", mech, "must be k-ary randomized response for the sampled blanket view")
+    n = arith.integer_in(n, "n", lo=2)
+    qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+    qq = qq if isinstance(qq, fmpq) else fmpq(qq)
+    k = mech.k
+    with arith.precision(prec):
+        e = mech.exp_epsilon0()
+        eb = arith.ball(e)
+        e_hi = _rat_hi(eb)
+        f = 1 / (eb + k - 1)
+        p = eb * f
+        # Y_b | S_b ~ Bin(n − 1 − S_b, rho_y): the others' blanket draws off {x, x'} (⊥ or a third value)
+        rho_y = (1 - qq + (k - 2) * qq * f) / (1 - 2 * qq * f)
+        bands, tail_s = difference_law(n - 1, qq * f)
+        pp, pm = qq * p, qq * f
+        p0 = 1 - pp - pm
+        c_hi = (e_hi - 1) / 2
+        total = arb(0)
+        tail_y = arb(0)
+        R: list = []
+        SP: list = []
+        SQ: list = []
+        for s_first, s_last, s, off in bands:
+            # P-law of D on this band: the target adds +1 w.p. q p, −1 w.p. q f, 0 otherwise
+            W = len(s)
+            P = [arb(0)] * (W + 2)  # index i ↔ d = off − 1 + i
+            for i, v in enumerate(s):
+                P[i] += pm * v
+                P[i + 1] += p0 * v
+                P[i + 2] += pp * v
+            total += sum(P, arb(0))
+            # Y_b is stochastically smallest at the band's largest S_b: one window serves the band
+            if qq == 1 and k == 2:
+                y_lo, ty = 0, arb(0)
+            else:
+                y_lo, _y_hi, ty = laws.window_bounds(n - 1 - s_last, rho_y, WINDOW_TOL)
+            tail_y = arb(max(tail_y.upper(), arb(ty).upper()))
+            N_lo = fmpq(1 + y_lo + s_first)  # N = 1 + Y_b + S_b (+ nothing: the target is the 1)
+            S_lo = fmpq(s_first)
+            ratios: list = []
+            masses: list = []
+            for i, v in enumerate(P):
+                d = off - 1 + i
+                if d < 1:
+                    continue
+                Sp = max(S_lo, fmpq(d))
+                r = (N_lo + c_hi * (Sp + d)) / (N_lo + c_hi * (Sp - d))
+                ratios.append(min(r, e_hi))
+                masses.append(v)
+            for a_, b_ in zip(ratios, ratios[1:]):
+                if b_ < a_:  # Lemma S2: r̄ is non-decreasing in d; a failure here is a bug, never a silent answer
+                    raise AssertionError("the sampled view's ratio bound is not monotone")
+            sp: list = [arb(0)] * (len(masses) + 1)
+            sq: list = [arb(0)] * (len(masses) + 1)
+            for i in range(len(masses) - 1, -1, -1):
+                sp[i] = sp[i + 1] + masses[i]
+                sq[i] = sq[i + 1] + masses[i] / ratios[i]
+            R.append(ratios)
+            SP.append(sp)
+            SQ.append(sq)
+        rest = (1 - total) + arb((tail_s + tail_y).upper())
+    desc = (
+        f"sampled blanket view of shuffled {'binary' if k == 2 else f'{k}-ary'} RR (Poisson participation "
+        f"q = {qq}, n = {n}; the count of reports is seen)"
+    )
+    return SampledView(R, SP, SQ, rest, e_hi, desc)
+
+
+def sampled_krr_values(mech: KRR, n: int, q: NumberInput, alphas: list) -> list:
+    """Certified upper values ``(α, U)``, ``U ≥ sup H_α(M(D)‖M(D'))`` over ordered neighbouring datasets of the
+    sampled round, at each ``α ≥ 1`` of ``alphas``.  O(W²) once, then O(log W) per ``α``."""
+    view = sampled_view(mech, n, q)
+    return [(_q(arith.exact(a, "alpha")), view.value(a)) for a in alphas]
+
+
+def _grid_top(view: SampledView, e0_hi: fmpq) -> fmpq:
+    """The smallest ``ε0·k/TOP_STEPS`` whose certified value is below :data:`TOP_NEGLIGIBLE` (else ``ε0``): only
+    where the grid points go (any grid is valid).  O(log TOP_STEPS) values."""
+    lo, hi = 0, TOP_STEPS
+    with arith.precision(96):
+
+        def small(j: int) -> bool:
+            a = max(fmpq(1), _rat_lo(arith.ball(e0_hi * j / TOP_STEPS).exp()))
+            return view.value(a) < TOP_NEGLIGIBLE
+
+        if not small(hi - 1):
+            return e0_hi
+        while lo < hi - 1:
+            mid = (lo + hi) // 2
+            if small(mid):
+                hi = mid
+            else:
+                lo = mid
+    return e0_hi * hi / TOP_STEPS
+
+
+def sampled_krr_pair(mech: KRR, n: int, q: NumberInput, *, points: int = SAMPLED_POINTS) -> _curves.FinitePair:
+    """The dominating pair of the sampled round of k-ary RR: the hull of :func:`sampled_krr_values` on
+    :func:`~blanket.exact.accounting.curves.curve_grid` (``points``), ``α_max`` the upper end of ``e^{ε0}``
+    (``docs/composition.md`` §5f).  O(W² + points·log W)."""
+    view = sampled_view(mech, n, q)
+    with arith.precision(96):
+        e0_hi = _rat_hi(arith.ball(view.e_hi).log())
+    grid = _curves.curve_grid(_grid_top(view, e0_hi), points)
+    vals = [(a, view.value(a)) for a in grid]
+    pr = _curves.pair_from_values(vals, alpha_max=view.e_hi, description=view.description)
+    return compact(pr, view.e_hi, grid[-1])
+
+
+def compact(pair: _curves.FinitePair, cap: fmpq, top: fmpq) -> CappedPair:
+    """The §5f compaction of a hull pair with ``α_max = cap``: the atom at ratio ``cap`` goes to ``+∞`` and every atom
+    with a finite ratio below ``1/top`` moves up to ``1/top`` (same ``P``-mass; the ``Q``-mass freed goes to the
+    ratio-0 atom).  Each step lowers ``Q`` on some atom and keeps ``P``, so ``H_α`` never decreases (the result
+    still dominates), and the PLD spans ``[−log top, log top]`` instead of ``[−ε0, ε0]``.  O(atoms)."""
+    lo = 1 / top
+    out: list[tuple] = []
+    freed = fmpq(0)
+    for r, p, q in pair.masses:
+        if r is not None and r >= cap and p > 0:
+            out.append((None, p, fmpq(0)))
+            freed += q
+        elif r is not None and 0 < r < lo:
+            out.append((lo, p, p / lo))
+            freed += q - p / lo
+        else:
+            out.append((r, p, q))
+    zero = [i for i, (r, p, q) in enumerate(out) if r == 0]
+    if zero:
+        r, p, q = out[zero[0]]
+        out[zero[0]] = (r, p, q + freed)
+    elif freed > 0:
+        out.insert(0, (fmpq(0), fmpq(0), freed))
+    return CappedPair(tuple(out), pair.description, cap=cap)
+
+
+@dataclasses.dataclass(frozen=True)
+class CappedPair(_curves.FinitePair):
+    """A :class:`~blanket.exact.accounting.curves.FinitePair` made by :func:`compact`: its atom at ``+∞`` was the
+    hull's atom at ``cap ≥ e^{ε0}``, so :meth:`max_loss` is ``log(cap)`` (the Rényi route places the mass at ``+∞``
+    there: the moment is then that of a pair obtained from the hull pair by moving ``P``-mass up, docs §5f)."""
+
+    cap: fmpq = fmpq(1)
+
+    def max_loss(self) -> arb:
+        """A ball containing ``log(cap)``."""
+        return arith.ball(self.cap).log()
+
+
+_PAIRS: dict = {}
+
+
+def _memo_pair(mech: KRR, n: int, q: fmpq) -> _curves.FinitePair:
+    e0 = getattr(mech, "epsilon0_exact", None)
+    key = (mech.k, str(e0) if e0 is not None else "exp " + str(mech.exp_epsilon0()), n, str(q))
+    if key not in _PAIRS:
+        if len(_PAIRS) >= 64:
+            _PAIRS.clear()
+        _PAIRS[key] = sampled_krr_pair(mech, n, q)
+    return _PAIRS[key]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Sampled:
+    """A shuffled round in which each user takes part independently with probability ``q`` (``0 < q ≤ 1``); the
+    adversary sees the shuffled multiset of the reports, hence their number.
+
+    ``event`` is a :class:`~blanket.exact.accounting.accountant.ShuffledRR` or
+    :class:`~blanket.exact.accounting.accountant.Shuffled` round of ``n`` users.  ``q = 1`` is the event itself.
+    k-ary RR composes the sampled blanket view (:func:`sampled_krr_pair`); any other randomizer the event's own clone
+    pair (valid: the sampled randomizer is ε0-LDP; the sampling is then not exploited).
+
+    >>> Sampled(ShuffledRR(k=2, epsilon0="1", n=10), q="0")
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.InvalidArgument: q must be > 0, got '0' (the participation probability, in (0, 1])
+    """
+
+    event: ShuffledRR | Shuffled
+    q: Fraction
+
+    def __init__(self, event: ShuffledRR | Shuffled, q: NumberInput | float) -> None:
+        if isinstance(event, Sampled) or not isinstance(event, (ShuffledRR, Shuffled)):
+            raise InvalidArgument("event", event, "must be a ShuffledRR or Shuffled round (sample it once, with one q)")
+        try:
+            qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True, allow_float=True)
+        except InvalidArgument as exc:
+            raise InvalidArgument(
+                "q", exc.value, exc.requirement, hint="the participation probability, in (0, 1]"
+            ) from None
+        object.__setattr__(self, "event", event)
+        object.__setattr__(self, "q", Fraction(int(qq.p), int(qq.q)) if isinstance(qq, fmpq) else Fraction(qq))
+
+    @property
+    def n(self) -> int:
+        return self.event.n
+
+    @property
+    def epsilon0(self) -> Fraction:
+        """The event's (an upper end of) ε0: each sampled round is still ε0-DP."""
+        return self.event.epsilon0
+
+    def _fq(self) -> fmpq:
+        return fmpq(self.q.numerator, self.q.denominator)
+
+    def _krr(self) -> KRR | None:
+        ev = self.event
+        if isinstance(ev, ShuffledRR):
+            return ev.mechanism()
+        return ev.mechanism if isinstance(ev.mechanism, KRR) else None
+
+    def dominating_pair(self) -> Any:
+        """``q = 1``: the event's pair; k-ary RR (``n ≥ 2``): the sampled blanket view's hull pair; otherwise the
+        event's clone pair (dominating for every ε0-LDP randomizer, the sampled one included)."""
+        if self.q == 1:
+            return self.event.dominating_pair()
+        mech = self._krr()
+        if mech is not None and self.n >= 2:
+            return _memo_pair(mech, self.n, self._fq())
+        # the clone pair itself, never the event's own pair: a pair specific to R (a curve pair, the stronger-clone
+        # pair) need not dominate the sampled randomizer R_q; the clone pair dominates every ε0-LDP one (§5f, S0)
+        ev = self.event
+        rand = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
+        pr = clone_pair(rand, self.n)
+        return dataclasses.replace(pr, description=pr.description + f"; participation q = {self.q} not exploited")
+
+    def lower_pair(self, direction: str = "forward") -> Any:
+        """A concrete dataset pair of the sampled round (every other user holds ``x'``), post-processed to the number
+        of ``x`` reports: ``Bin(n−1, q f) + Bern(q p)`` vs ``+ Bern(q f)`` (``"backward"``: swapped).  ``None`` for a
+        randomizer other than k-RR (leaving a round out of the lower end is a post-processing)."""
+        if self.q == 1:
+            return self.event.lower_pair(direction)
+        mech = self._krr()
+        if mech is None:
+            return None
+        e = mech.exp_epsilon0()
+        f = 1 / (e + mech.k - 1)
+        q = self._fq()
+        pp, pf = q * e * f, q * f
+        if direction not in ("forward", "backward"):
+            raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
+        fw = direction == "forward"
+        # backward: the reflected count n − K (loss non-decreasing in the count, as pairs.lower_pair)
+        return _pairs.ShiftPair(
+            outer_n=self.n - 1,
+            outer_q=None,
+            inner_q=pf if fw else 1 - pf,
+            pi_p=pp if fw else 1 - pf,
+            pi_q=pf if fw else 1 - pp,
+            null=fmpq(0),
+            kind="dataset",
+            description=f"all other users hold x2, participation q = {self.q}; the count of x reports"
+            + ("" if fw else " (backward direction)"),
+        )
+
+    def describe(self) -> str:
+        return f"{self.event.describe()}, participation q = {self.q}"
+
+    def sort_key(self) -> tuple:
+        return (2, self.q, *self.event.sort_key())
