@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from blanket.exact.accounting import curve_steps
 from blanket.exact.accounting.pld import PLD, SCALE_BITS, parse_grid
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR
@@ -566,9 +567,13 @@ def _negligible_from(mech: Any, n: int, e0: fmpq) -> fmpq:
     return e0 * hi / 64
 
 
-def binary_worst_curve_pair(mech: KRR, n: int, *, points: int = 1024, **run: Any) -> FinitePair:
-    """The dominating pair of the hull of :func:`binary_worst_curve_values` on :func:`curve_grid` (``points``),
-    with ``α_max`` the upper end of ``e^{ε0}`` (``docs/composition.md`` §5d)."""
+def binary_worst_curve_pair(mech: KRR, n: int, *, points: int = 1024, method: str = "steps", **run: Any) -> FinitePair:
+    """The dominating pair of the hull of the certified worst-case values on :func:`curve_grid` (``points``),
+    with ``α_max`` the upper end of ``e^{ε0}`` (``docs/composition.md`` §5d).  ``method="steps"`` (default):
+    :func:`blanket.exact.accounting.curve_steps.binary_worst_curve_values_stepped` (O(W) per dataset);
+    ``"block"``: :func:`binary_worst_curve_values` (the block sweep, O(B·W) per dataset; a cross-check)."""
+    if method not in ("steps", "block"):
+        raise InvalidArgument("method", method, "must be 'steps' or 'block'")
     e = mech.exp_epsilon0()
     hi = arith.endpoints(arith.ball(e))[1]
     am = fmpq(hi.numerator, hi.denominator)
@@ -576,6 +581,7 @@ def binary_worst_curve_pair(mech: KRR, n: int, *, points: int = 1024, **run: Any
         e0 = arith.endpoints(arith.ball(e).log())[1]
     top = _negligible_from(mech, n, fmpq(e0.numerator, e0.denominator))
     grid = curve_grid(top, points)
-    vals = binary_worst_curve_values(mech, n, grid, **run)
+    sweep = curve_steps.binary_worst_curve_values_stepped if method == "steps" else binary_worst_curve_values
+    vals = sweep(mech, n, grid, **run)
     desc = f"worst-case privacy curve of shuffled binary RR over all datasets (n = {n}, {len(grid)} grid points)"
     return pair_from_values(vals, alpha_max=am, description=desc)
