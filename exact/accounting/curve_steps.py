@@ -33,7 +33,7 @@ from flint import arb, ctx, fmpq
 from scipy.signal import lfilter
 
 #: window cut-off of every chain (mass of each law outside its chain's window, per side and factor)
-STEP_TOL = fmpq(1, 2**64)
+STEP_TOL = fmpq(1, 2**52)
 #: clamp of the float laws before ratios and sums (a normal binary64; clamping moves each entry by at most this
 #: beyond its own error)
 TINY = 2.0**-1000
@@ -128,12 +128,23 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
         low_fac = _upper(1 + arb(laws.gamma(max(h, 1) + 2)))
         d_abs = _upper(arb(2.2) * u)
     al = np.asarray(alphas, dtype=np.float64)
-    a_top = float(al.max())
+    a_top = math.nextafter(float(al.max()), math.inf)  # a cap strictly above every grid alpha
+    # U = fl(SP̂·(1 + c_s)) − fl(SQ̂·α(1 − c_s)) + (A + αB) + K  (Lemma C2 (v); the factors rounded outward)
+    a1 = math.nextafter(1.0 + c_s, math.inf)
+    al_lo = np.nextafter(al * (1.0 - c_s), 0.0)
+    AB = A[:, None] + al[None, :] * B[:, None]
+    AB = np.nextafter(AB, np.inf)
     ends = np.array([min(k + m, k_hi) for k in starts])
     kk = np.array(starts)
     best = np.full(len(al), -np.inf)
+
+    def suffix(Lt: np.ndarray) -> np.ndarray:
+        S = np.zeros((C, Wu + 1))  # S[:, Wu] = 0: the empty tail (no index with rm > alpha)
+        np.cumsum(Lt[:, h:][:, ::-1], axis=1, out=S[:, Wu - 1 :: -1])
+        return S
+
     Lt_prev = np.maximum(X, TINY)
-    S_prev = np.cumsum(Lt_prev[:, h:][:, ::-1], axis=1)[:, ::-1]
+    S_prev = suffix(Lt_prev)
     for s in range(m):
         live = np.nonzero(kk + s < ends)[0]
         if len(live) == 0:
@@ -141,28 +152,18 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
         Y = allpass(X, rho_hat)
         Lt = np.maximum(Y, TINY)
         low = np.maximum(Lt[:, :h] - Lt_prev[:, :h], 0.0).sum(axis=1) * low_fac if h else np.zeros(C)
-        Pc = Lt[:, h:]
         Qc = Lt_prev[:, h:]
-        SP = np.cumsum(Pc[:, ::-1], axis=1)[:, ::-1]
-        SQ = S_prev
-        r = Pc / Qc
+        SP = suffix(Lt)
+        r = Lt[:, h:] / Qc
+        np.minimum(r, a_top, out=r)  # min(r, α⁺): its running maximum is min(rm, α⁺), α⁺ > α_G (Lemma C2 (v))
         rm = np.maximum.accumulate(r, axis=1)
-        D = np.einsum("ij,ij->i", np.maximum(np.minimum(rm, a_top) - r, 0.0), Qc) * d_fac + d_abs
+        D = np.einsum("ij,ij->i", rm - r, Qc) * d_fac + d_abs
         K = (D + low) * (1 + 8 * _U)
-        # first index with rm > alpha, for every (row, alpha) at once: rm_x <= alpha_i  <=>  #{alpha < rm_x} <= i
-        # (alphas strictly increasing), so t_i = #{x : idx_x <= i}
-        idx = np.searchsorted(al, rm[live], side="left")
-        G1 = len(al) + 1
-        cnt = np.bincount((idx + G1 * np.arange(len(live))[:, None]).ravel(), minlength=G1 * len(live))
-        t = np.cumsum(cnt.reshape(len(live), G1), axis=1)[:, : len(al)]
-        ok = t < Wu
-        tt = np.minimum(t, Wu - 1)
-        sp = np.where(ok, np.take_along_axis(SP[live], tt, axis=1), 0.0)
-        sq = np.where(ok, np.take_along_axis(SQ[live], tt, axis=1), 0.0)
-        U = sp - al * sq
-        U += c_s * (sp + al * sq)
-        U += (A[live] + K[live])[:, None]
-        U += al * B[live][:, None]
+        t = np.stack([np.searchsorted(rm[j], al, side="right") for j in live])  # first index with rm > alpha
+        U = np.take_along_axis(SP[live], t, axis=1) * a1
+        U -= np.take_along_axis(S_prev[live], t, axis=1) * al_lo
+        U += AB[live]
+        U += K[live][:, None]
         np.maximum(best, U.max(axis=0), out=best)
         X = Y
         Lt_prev = Lt
