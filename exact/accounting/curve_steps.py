@@ -30,7 +30,6 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.runtime.executors import map_blocks
 from flint import arb, ctx, fmpq
-from scipy.signal import lfilter
 
 #: window cut-off of every chain (mass of each law outside its chain's window, per side and factor)
 STEP_TOL = fmpq(1, 2**52)
@@ -54,6 +53,10 @@ def allpass(X: np.ndarray, rho: float) -> np.ndarray:
     ``scipy.signal.lfilter`` with ``b = (ρ, 1)``, ``a = (1, ρ)`` (its transposed direct form evaluates exactly
     these two roundings per output and per state).  O(rows·cols) operations.
     """
+    # imported here, not at the top: importing scipy.signal costs about a second of CPU, which every command
+    # (they all import the accountant) would otherwise pay at start-up
+    from scipy.signal import lfilter
+
     return np.asarray(lfilter(np.array([rho, 1.0]), np.array([1.0, rho]), X, axis=1), dtype=np.float64)
 
 
