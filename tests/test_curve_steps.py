@@ -153,3 +153,34 @@ def test_step_span_and_chain_window_hold_every_law_of_the_chain():
     for k in (40, 55, 72):
         mean = k * float(p.mid()) + (n - k) * float(f.mid())
         assert c["lo"] < mean < c["hi"]
+
+
+def test_inverse_alpha_solves_the_pair_curve_exactly():
+    mech = BinaryRR(epsilon0="1")
+    pr = curves.binary_worst_pair(mech, 40)
+    for d in (fmpq(1, 100), fmpq(1, 1000), fmpq(1, 10**6)):
+        a = curves.inverse_alpha(pr, d)
+        assert pr.hockey_stick(a) == d  # on a linear piece: exact
+        assert pr.hockey_stick(a - fmpq(1, 10**9)) > d  # and the smallest such alpha (non-increasing curve)
+    assert curves.inverse_alpha(pr, fmpq(1, 2)) == 1  # H_1 (total variation) is already below 1/2
+    with pytest.raises(InvalidArgument, match="delta"):
+        curves.inverse_alpha(pr, 0)
+
+
+def test_curve_epsilon_brackets_the_exact_worst_case_epsilon():
+    """The curve's inverse (upper end) against the exact worst-case sweep's certified bracket (independent route:
+    exact.shuffled.binary), and the attaining dataset's exact epsilon (lower end) below it."""
+    from blanket.exact.accounting import profiles
+
+    mech = BinaryRR(epsilon0="2")
+    n, d = 300, "1e-6"
+    e_up, c = curves.binary_worst_curve_epsilon(mech, n, d, workers=1, progress=False)
+    exact = profiles.epsilon(mech, n, delta=d, dataset="worst", rel_tol="1e-7", workers=1)
+    assert e_up >= exact.lower and (e_up - exact.upper) / exact.upper < fmpq(1, 10**4)
+    lo = profiles.epsilon(mech, n, delta=d, dataset=f"c={c}", rel_tol="1e-7")
+    assert lo.lower <= exact.upper and (exact.lower - lo.lower) / exact.lower < fmpq(1, 10**5)
+
+
+def test_sweep_seconds_grows_like_n_to_the_three_halves():
+    a, b = curve_steps.sweep_seconds(10**4), curve_steps.sweep_seconds(10**6)
+    assert 900 < b / a < 1100

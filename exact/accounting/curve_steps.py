@@ -47,6 +47,19 @@ def step_span(n: int) -> int:
     return max(8, min(1024, 2 ** round(math.log2(max(math.sqrt(n), 1.0)))))
 
 
+#: one-core seconds per dataset and per outcome of the window of the stepped sweep (measured: about 140 µs per
+#: dataset at n = 10^5 on a loaded core); a cost model for callers that choose a route, never a bound
+SECONDS_PER_DATASET_OUTCOME = 7e-8
+
+
+def sweep_seconds(n: int, epsilon0: float = 1.0) -> float:
+    """Estimated one-core seconds of :func:`binary_worst_curve_values_stepped` at ``n`` users (``n`` datasets, a
+    window of ``≈ 21·sqrt(n p f)`` outcomes, 1024 grid points).  O(1)."""
+    e = math.exp(-abs(epsilon0))
+    pf = e / (1 + e) ** 2
+    return SECONDS_PER_DATASET_OUTCOME * n * 21 * math.sqrt(max(n * pf, 1.0))
+
+
 def allpass(X: np.ndarray, rho: float) -> np.ndarray:
     """``Y = Π A_ρ X`` row-wise up to rounding: ``y_i = ρ x_i + d_{i−1}``, ``d_i = x_i − ρ y_i`` (``d_{−1} = 0``),
     i.e. ``(1 + ρ z) Y = (ρ + z) X`` along axis 1, each row a law on its window (docs/numerics.md Lemma C2):
@@ -85,10 +98,10 @@ def _chain(n: int, k: int, k_end: int, p: arb, f: arb) -> dict:
     return {"H": H, "lo": lo, "hi": hi, "rel": rel, "T": T, "tau": T + tea + teb}
 
 
-def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tuple, prec: int) -> np.ndarray:
+def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tuple, prec: int) -> tuple:
     """Upper bounds (binary64) of ``H_α(L_{k+1} ‖ L_k)`` at every ``α`` of ``alphas``, maximised over
-    ``k_lo ≤ k < k_hi``: chains anchored at ``k_lo, k_lo + m, …`` stepped side by side (Lemma C2).  Module level,
-    picklable arguments."""
+    ``k_lo ≤ k < k_hi``, and the ``k`` attaining each maximum: chains anchored at ``k_lo, k_lo + m, …`` stepped
+    side by side (Lemma C2).  Module level, picklable arguments."""
     with arith.precision(prec):
         ee0 = arb(fmpq(*map(int, e0spec[1].split("/")))) if e0spec[0] == "exp" else e0spec[1]
         ee0 = arith.ball(ee0)
@@ -140,6 +153,7 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
     ends = np.array([min(k + m, k_hi) for k in starts])
     kk = np.array(starts)
     best = np.full(len(al), -np.inf)
+    best_k = np.zeros(len(al), dtype=np.int64)
 
     def suffix(Lt: np.ndarray) -> np.ndarray:
         S = np.zeros((C, Wu + 1))  # S[:, Wu] = 0: the empty tail (no index with rm > alpha)
@@ -167,11 +181,14 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
         U -= np.take_along_axis(S_prev[live], t, axis=1) * al_lo
         U += AB[live]
         U += K[live][:, None]
-        np.maximum(best, U.max(axis=0), out=best)
+        top = U.max(axis=0)
+        better = top > best
+        best_k[better] = kk[live][U.argmax(axis=0)[better]] + s
+        np.maximum(best, top, out=best)
         X = Y
         Lt_prev = Lt
         S_prev = SP
-    return best
+    return best, best_k
 
 
 def binary_worst_curve_values_stepped(mech: KRR, n: int, alphas: Sequence, **run: Any) -> list:
@@ -180,6 +197,13 @@ def binary_worst_curve_values_stepped(mech: KRR, n: int, alphas: Sequence, **run
     :func:`step_span` datasets (module docstring; docs/numerics.md Lemma C2), on the executor of ``run``
     (``workers``, ``scheduler``, ``progress``).  Complexity O(n·(W + G log W) + (n/m)·W²) float operations.
     """
+    return binary_worst_curve_stepped(mech, n, alphas, **run)[0]
+
+
+def binary_worst_curve_stepped(mech: KRR, n: int, alphas: Sequence, **run: Any) -> tuple:
+    """``(values, datasets)``: :func:`binary_worst_curve_values_stepped` and, per ``α``, the dataset ``c`` (ones
+    among the others, the distinguished user's one against its zero) whose float bound is the largest there: a
+    candidate for the worst dataset (its own exact δ is a certified lower end).  Same complexity."""
     n = arith.integer_in(n, "n", lo=2)
     als = [arith.exact(a, "alpha") for a in alphas]
     fl = []
@@ -204,11 +228,14 @@ def binary_worst_curve_values_stepped(mech: KRR, n: int, alphas: Sequence, **run
         _steps_task, tasks, desc=f"worst-case curve over {n} datasets", sizes=[t[2] - t[1] for t in tasks], **run
     )
     best = np.full(len(grid), -np.inf)
-    for v in res:
+    best_k = np.zeros(len(grid), dtype=np.int64)
+    for v, kv in res:
+        better = v > best
+        best_k[better] = kv[better]
         best = np.maximum(best, v)
-    at = best[np.searchsorted(grid, np.asarray(fl, dtype=np.float64))]
+    pos = np.searchsorted(grid, np.asarray(fl, dtype=np.float64))
     out = []
-    for a, v in zip(als, at.tolist()):
+    for a, v in zip(als, best[pos].tolist()):
         uq = fmpq(*float(max(v, 0.0)).as_integer_ratio())
         out.append((a, min(uq, fmpq(1))))
-    return out
+    return out, [int(c) for c in best_k[pos]]
