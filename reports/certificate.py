@@ -1081,7 +1081,7 @@ def certify_target(
                 if lo_pr.lower is not None and 0 < lo_pr.lower < e_up:
                     rec["epsilon_lower"] = arith.decimal_string(lo_pr.lower, DIGITS, up=False)
                     rec["lower_source"] = "exact delta on the dataset attaining the worst-case curve"
-                    rec["lower_dataset"] = f"c={c_star}"
+                    rec["lower_dataset"] = lo_pr.attained or f"c={c_star}"
                     rec["relative_width"] = arith.decimal_string((e_up - lo_pr.lower) / e_up, 3, up=True)
             elif k == 2 and _worst_sweeps_cheap(dep.n, eps0_of(mech)):
                 pr = profiles.epsilon(
