@@ -508,10 +508,11 @@ def binary_worst_curve_values(mech: KRR, n: int, alphas: Sequence, **run: Any) -
     for a in als:
         if a < 1 or fmpq(*_as_float(a).as_integer_ratio()) != a:
             raise InvalidArgument("alphas", str(a), "must be >= 1 and exact in binary64 (use curve_grid)")
-    ee0 = mech.exp_epsilon0()
-    e0spec = ("exp", str(ee0)) if isinstance(ee0, fmpq) else ("ball", arith.ball(ee0))
-    fl = tuple(_as_float(a) for a in als)
     prec = max(ctx_prec(), 128)
+    with arith.precision(prec):  # a tight ball: the windows' anchors are as accurate as e^{ε0} is
+        ee0 = mech.exp_epsilon0()
+        e0spec = ("exp", str(ee0)) if isinstance(ee0, fmpq) else ("ball", arith.ball(ee0))
+    fl = tuple(_as_float(a) for a in als)
     blk = curve_block(n)
     span = blk * CURVE_TASK_BLOCKS
     tasks = [(n, c0, min(n, c0 + span), blk, e0spec, fl, prec) for c0 in range(0, n, span)]
