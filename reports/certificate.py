@@ -77,6 +77,7 @@ from blanket.exact.accounting import curve_steps, curves, profiles
 from blanket.exact.accounting.profiles import Effort, check_worst_cost, eps0_of, sweep_worst
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import epsilon_for_delta, float_bisect
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InfeasibleTarget, InvalidArgument, Undecided
@@ -1064,6 +1065,7 @@ def certify_target(
             e0f = eps0_of(mech)
             if (
                 k == 2
+                and isinstance(mech, KRR)
                 and curve_steps.sweep_seconds(dep.n, float(e0f) if e0f is not None else 1.0) <= CHEAP_SWEEP_SECONDS
             ):
                 # one stepped sweep gives the worst-case curve at every epsilon (docs/numerics.md Lemma C2): its
