@@ -73,10 +73,11 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 from blanket.exact.accounting import certified as cb
-from blanket.exact.accounting import profiles
+from blanket.exact.accounting import curve_steps, curves, profiles
 from blanket.exact.accounting.profiles import Effort, check_worst_cost, eps0_of, sweep_worst
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import epsilon_for_delta, float_bisect
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InfeasibleTarget, InvalidArgument, Undecided
@@ -1038,9 +1039,11 @@ def certify_target(
     :func:`exact.accounting.profiles.epsilon_bracket` -- upper end from the blanket view
     (valid for every dataset), lower end from the concrete datasets (``c = 0``,
     or the families) -- reported with both sources and its relative width;
-    for binary RR it is narrowed by the exact worst-case calibration
-    (:func:`exact.accounting.profiles.epsilon`, ``dataset="worst"``) when that is cheap
-    (:data:`CHEAP_SWEEP_SECONDS`).  Other mechanisms: :mod:`exact.numbers.calibrate`
+    for binary RR it comes from the worst-case privacy curve (one stepped sweep over all datasets,
+    :func:`exact.accounting.curves.binary_worst_curve_epsilon`; lower end: the exact ε of the dataset attaining the
+    curve) when :func:`exact.accounting.curve_steps.sweep_seconds` is within :data:`CHEAP_SWEEP_SECONDS`, else from
+    the exact worst-case calibration (:func:`exact.accounting.profiles.epsilon`, ``dataset="worst"``) when that is
+    cheap.  Other mechanisms: :mod:`exact.numbers.calibrate`
     on the exact sources.  Each end to relative width 10⁻⁴.
     """
     rec: dict[str, Any] = {
@@ -1064,7 +1067,30 @@ def certify_target(
         rel = "1e-4"
         pr = None
         try:
-            if k == 2 and _worst_sweeps_cheap(dep.n, eps0_of(mech)):
+            e0f = eps0_of(mech)
+            if (
+                k == 2
+                and isinstance(mech, KRR)
+                and curve_steps.sweep_seconds(dep.n, float(e0f) if e0f is not None else 1.0) <= CHEAP_SWEEP_SECONDS
+            ):
+                # one stepped sweep gives the worst-case curve at every epsilon (docs/numerics.md Lemma C2): its
+                # inverse at delta is the upper end; the dataset attaining the curve there gives the lower end
+                e_up, c_star = curves.binary_worst_curve_epsilon(
+                    mech, dep.n, target.delta, workers=workers, scheduler=scheduler, progress=False
+                )
+                lo_pr = profiles.epsilon(
+                    mech, dep.n, delta=target.delta, dataset=f"c={c_star}", rel_tol=rel, start_prec=start, cap=cap
+                )
+                rec["kind"] = "exact"
+                rec["upper_source"] = "exact worst-case privacy curve over all datasets (binary RR)"
+                rec["upper_key"] = "exact-worst-binary"
+                rec["epsilon_upper"] = arith.decimal_string(e_up, DIGITS, up=True)
+                if lo_pr.lower is not None and 0 < lo_pr.lower < e_up:
+                    rec["epsilon_lower"] = arith.decimal_string(lo_pr.lower, DIGITS, up=False)
+                    rec["lower_source"] = "exact delta on the dataset attaining the worst-case curve"
+                    rec["lower_dataset"] = lo_pr.attained or f"c={c_star}"
+                    rec["relative_width"] = arith.decimal_string((e_up - lo_pr.lower) / e_up, 3, up=True)
+            elif k == 2 and _worst_sweeps_cheap(dep.n, eps0_of(mech)):
                 pr = profiles.epsilon(
                     mech,
                     dep.n,

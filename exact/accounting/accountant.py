@@ -67,8 +67,9 @@ LOWER_GRID_ROUNDS = 1000
 #: windowed all-epsilon sweep that would lift this is issue 25's open part)
 CURVE_AUTO_N = 256
 #: above CURVE_AUTO_N and up to this many users, the worst-case curve is swept on a grid of CURVE_POINTS values of
-#: alpha (:func:`blanket.exact.accounting.curves.binary_worst_curve_pair`: seconds at n = 10^4, O(n^{3/2}))
-CURVE_GRID_N = 20000
+#: alpha (:func:`blanket.exact.accounting.curves.binary_worst_curve_pair`, stepping datasets: O(n^{3/2}), seconds at
+#: n = 10^5, minutes of CPU at n = 10^6)
+CURVE_GRID_N = 10**6
 CURVE_POINTS = 1024
 #: rounds of k-RR (k >= 3), the four-value oracles and the geometric mechanism with at most this many users also
 #: compose the hull of their best certified curve values (:func:`blanket.exact.accounting.curve_pairs.curve_pair`)

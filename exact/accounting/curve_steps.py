@@ -1,0 +1,242 @@
+"""The worst-case privacy curve of shuffled binary RR at large ``n``, by stepping from one dataset to the next.
+
+Let ``L_k = Bin(k, p) ⊛ Bin(n − k, f)`` be the law of the count of ones when ``k`` of the ``n`` users hold a one
+(``p = e^{ε0}/(1 + e^{ε0})``, ``f = 1 − p``).  The dataset with ``c`` ones among the others gives the pair
+``(L_{c+1}, L_c)`` (the distinguished user holds a one, then a zero), and the reverse order of dataset ``c`` is the
+forward order of dataset ``n − 1 − c`` (flip every bit), so the worst-case curve is
+``E(α) = max_{0 ≤ k < n} H_α(L_{k+1} ‖ L_k)``.  Replacing a zero by a one multiplies the generating function by
+``(f + p z)/(p + f z) = (ρ + z)/(1 + ρ z)`` with ``ρ = e^{−ε0}``: an *all-pass* filter (unitary on ``ℓ²``), so one
+step ``L_k → L_{k+1}`` costs O(W) operations (a first-order recursion) and its rounding errors do not grow in ``ℓ²``.
+
+:func:`binary_worst_curve_values_stepped` anchors one *chain* every :func:`step_span` datasets (a float window
+convolution, docs/numerics.md Lemma R1), steps it forward, and bounds ``H_α`` of every pair at every grid ``α`` from
+the float vectors with the a-priori error bound of docs/numerics.md Lemma C2 (``ℓ²`` error of the chain, tail
+sums, the threshold found by a running maximum of the likelihood ratio, and what its float location can miss).
+All chains of a task run side by side: the recursion loops over the window with one vector operation per chain
+set.  Complexity O(n·(W + G log W) + (n/m)·W_a·W_b) float operations for ``G`` grid points, windows of
+``W ≈ 21·sqrt(n p f)`` outcomes and chains of ``m`` steps.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from blanket.exact.laws import binomial as laws
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.executors import map_blocks
+from flint import arb, ctx, fmpq
+
+#: window cut-off of every chain (mass of each law outside its chain's window, per side and factor)
+STEP_TOL = fmpq(1, 2**52)
+#: clamp of the float laws before ratios and sums (a normal binary64; clamping moves each entry by at most this
+#: beyond its own error)
+TINY = 2.0**-1000
+#: most chains of one task (they run side by side in one recursion)
+MAX_CHAINS = 512
+_U = 2.0**-53
+
+
+def step_span(n: int) -> int:
+    """Steps per chain at ``n`` users: ``2^round(log₂ √n)`` within ``[8, 1024]`` (the chain's error bound grows
+    linearly in the steps, its anchor costs one window convolution)."""
+    return max(8, min(1024, 2 ** round(math.log2(max(math.sqrt(n), 1.0)))))
+
+
+#: one-core seconds per dataset and per outcome of the window of the stepped sweep (measured: about 140 µs per
+#: dataset at n = 10^5 on a loaded core); a cost model for callers that choose a route, never a bound
+SECONDS_PER_DATASET_OUTCOME = 7e-8
+
+
+def sweep_seconds(n: int, epsilon0: float = 1.0) -> float:
+    """Estimated one-core seconds of :func:`binary_worst_curve_values_stepped` at ``n`` users (``n`` datasets, a
+    window of ``≈ 21·sqrt(n p f)`` outcomes, 1024 grid points).  O(1)."""
+    e = math.exp(-abs(epsilon0))
+    pf = e / (1 + e) ** 2
+    return SECONDS_PER_DATASET_OUTCOME * n * 21 * math.sqrt(max(n * pf, 1.0))
+
+
+def allpass(X: np.ndarray, rho: float) -> np.ndarray:
+    """``Y = Π A_ρ X`` row-wise up to rounding: ``y_i = ρ x_i + d_{i−1}``, ``d_i = x_i − ρ y_i`` (``d_{−1} = 0``),
+    i.e. ``(1 + ρ z) Y = (ρ + z) X`` along axis 1, each row a law on its window (docs/numerics.md Lemma C2):
+    ``scipy.signal.lfilter`` with ``b = (ρ, 1)``, ``a = (1, ρ)`` (its transposed direct form evaluates exactly
+    these two roundings per output and per state).  O(rows·cols) operations.
+    """
+    # imported here, not at the top: importing scipy.signal costs about a second of CPU, which every command
+    # (they all import the accountant) would otherwise pay at start-up
+    from scipy.signal import lfilter
+
+    return np.asarray(lfilter(np.array([rho, 1.0]), np.array([1.0, rho]), X, axis=1), dtype=np.float64)
+
+
+def _upper(x: arb) -> float:
+    return float(laws.float_upper(x))
+
+
+def _chain(n: int, k: int, k_end: int, p: arb, f: arb) -> dict:
+    """Anchor ``L_k`` (float windows of ``Bin(k, p)`` and ``Bin(n − k, f)`` convolved) and the window
+    ``[lo, hi]`` that holds every ``L_j``, ``k ≤ j ≤ k_end``, up to the certified mass ``tau``."""
+    tol = STEP_TOL
+    if k == 0:
+        a, oa, ra, ta = np.ones(1), 0, 0.0, arb(0)
+    else:
+        wa = laws.float_window(k, p, tol)
+        a, oa, ra, ta = wa.values, wa.offset, wa.rel, wa.tail
+    wb = laws.float_window(n - k, f, tol)
+    b, ob, rb, tb = wb.values, wb.offset, wb.rel, wb.tail
+    H = np.convolve(a, b)
+    rel = (1 + laws.float_ball(ra)) * (1 + laws.float_ball(rb)) * (1 + arb(laws.gamma(min(len(a), len(b))))) - 1
+    lo = oa + ob
+    la, ha, tea = laws.window_bounds(k_end, p, tol)
+    lb, hb, teb = laws.window_bounds(n - k_end, f, tol)
+    hi = max(lo + len(H) - 1, ha + hb)
+    T = ta + tb
+    return {"H": H, "lo": lo, "hi": hi, "rel": rel, "T": T, "tau": T + tea + teb}
+
+
+def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tuple, prec: int) -> tuple:
+    """Upper bounds (binary64) of ``H_α(L_{k+1} ‖ L_k)`` at every ``α`` of ``alphas``, maximised over
+    ``k_lo ≤ k < k_hi``, and the ``k`` attaining each maximum: chains anchored at ``k_lo, k_lo + m, …`` stepped
+    side by side (Lemma C2).  Module level, picklable arguments."""
+    with arith.precision(prec):
+        ee0 = arb(fmpq(*map(int, e0spec[1].split("/")))) if e0spec[0] == "exp" else e0spec[1]
+        ee0 = arith.ball(ee0)
+        f = 1 / (ee0 + 1)
+        p = ee0 * f
+        rho = 1 / ee0
+        rho_hat, e_rho = laws.float_param(rho)
+        starts = list(range(k_lo, k_hi, m))
+        chains = [_chain(n, k, min(k + m, k_hi), p, f) for k in starts]
+        W = max(c["hi"] - c["lo"] + 1 for c in chains)
+        C = len(chains)
+        X = np.zeros((C, W))
+        for j, c in enumerate(chains):
+            X[j, : len(c["H"])] = c["H"]
+        pf, ff = float(p.mid()), float(f.mid())
+        h = max(0, min(int(k * pf + (n - k) * ff) - c["lo"] for k, c in zip(starts, chains)) - 8)
+        Wu = W - h
+        # ---- a-priori constants (Lemma C2), in balls, then rounded up to binary64
+        u = arb(laws.U)
+        g = (1 + arb(laws.gamma(2))) * arb(laws.gamma(2))
+        rh = laws.float_ball(rho_hat)
+        c_step = g * (2 + 3 * rh) / (1 - rh - 2 * rh * g)
+        rmax = arith.ball(max(rh.upper(), (rho * (1 + arb(e_rho))).upper()))
+        c_model = 2 * arb(e_rho) * rho / (1 - rmax) ** 2
+        cc = c_step + c_model
+        under = arb(fmpq(1, 2**1000)) * W  # subnormal roundings of the recursion (absolute, per step)
+        root_w = arb(W).sqrt()
+        A = np.empty(C)
+        B = np.empty(C)
+        for j, c in enumerate(chains):
+            n2 = (arb(_upper(arb(float(c["H"].max())))) / (1 - c["rel"]) + c["T"]).sqrt()
+            e0 = c["rel"] * n2 + c["T"]
+            em = (e0 + m * (c["tau"] + under + cc * n2)) * (1 + cc) ** m
+            e1 = root_w * em  # l1 error of every vector of the chain
+            B[j] = _upper((e1 + 2 * u) * (1 + 8 * u))
+            A[j] = _upper((e1 + c["tau"] + arb(fmpq(1, 2**900))) * (1 + 8 * u))
+        gW = arb(laws.gamma(Wu + 3))
+        c_s = _upper(2 * gW / (1 - gW) + 11 * u)
+        d_fac = _upper(1 + gW)
+        low_fac = _upper(1 + arb(laws.gamma(max(h, 1) + 2)))
+        d_abs = _upper(arb(2.2) * u)
+    al = np.asarray(alphas, dtype=np.float64)
+    a_top = math.nextafter(float(al.max()), math.inf)  # a cap strictly above every grid alpha
+    # U = fl(SP̂·(1 + c_s)) − fl(SQ̂·α(1 − c_s)) + (A + αB) + K  (Lemma C2 (v); the factors rounded outward)
+    a1 = math.nextafter(1.0 + c_s, math.inf)
+    al_lo = np.nextafter(al * (1.0 - c_s), 0.0)
+    AB = A[:, None] + al[None, :] * B[:, None]
+    AB = np.nextafter(AB, np.inf)
+    ends = np.array([min(k + m, k_hi) for k in starts])
+    kk = np.array(starts)
+    best = np.full(len(al), -np.inf)
+    best_k = np.zeros(len(al), dtype=np.int64)
+
+    def suffix(Lt: np.ndarray) -> np.ndarray:
+        S = np.zeros((C, Wu + 1))  # S[:, Wu] = 0: the empty tail (no index with rm > alpha)
+        np.cumsum(Lt[:, h:][:, ::-1], axis=1, out=S[:, Wu - 1 :: -1])
+        return S
+
+    Lt_prev = np.maximum(X, TINY)
+    S_prev = suffix(Lt_prev)
+    for s in range(m):
+        live = np.nonzero(kk + s < ends)[0]
+        if len(live) == 0:
+            break
+        Y = allpass(X, rho_hat)
+        Lt = np.maximum(Y, TINY)
+        low = np.maximum(Lt[:, :h] - Lt_prev[:, :h], 0.0).sum(axis=1) * low_fac if h else np.zeros(C)
+        Qc = Lt_prev[:, h:]
+        SP = suffix(Lt)
+        r = Lt[:, h:] / Qc
+        np.minimum(r, a_top, out=r)  # min(r, α⁺): its running maximum is min(rm, α⁺), α⁺ > α_G (Lemma C2 (v))
+        rm = np.maximum.accumulate(r, axis=1)
+        D = np.einsum("ij,ij->i", rm - r, Qc) * d_fac + d_abs
+        K = (D + low) * (1 + 8 * _U)
+        t = np.stack([np.searchsorted(rm[j], al, side="right") for j in live])  # first index with rm > alpha
+        U = np.take_along_axis(SP[live], t, axis=1) * a1
+        U -= np.take_along_axis(S_prev[live], t, axis=1) * al_lo
+        U += AB[live]
+        U += K[live][:, None]
+        top = U.max(axis=0)
+        better = top > best
+        best_k[better] = kk[live][U.argmax(axis=0)[better]] + s
+        np.maximum(best, top, out=best)
+        X = Y
+        Lt_prev = Lt
+        S_prev = SP
+    return best, best_k
+
+
+def binary_worst_curve_values_stepped(mech: KRR, n: int, alphas: Sequence, **run: Any) -> list:
+    """Certified upper values ``(α, U)``, ``U ≥ E(α)``, of the worst-case curve of shuffled binary RR over all
+    datasets at the dyadic ``alphas`` (each ``≥ 1``, exact in binary64: :func:`curves.curve_grid`), by chains of
+    :func:`step_span` datasets (module docstring; docs/numerics.md Lemma C2), on the executor of ``run``
+    (``workers``, ``scheduler``, ``progress``).  Complexity O(n·(W + G log W) + (n/m)·W²) float operations.
+    """
+    return binary_worst_curve_stepped(mech, n, alphas, **run)[0]
+
+
+def binary_worst_curve_stepped(mech: KRR, n: int, alphas: Sequence, **run: Any) -> tuple:
+    """``(values, datasets)``: :func:`binary_worst_curve_values_stepped` and, per ``α``, the dataset ``c`` (ones
+    among the others, the distinguished user's one against its zero) whose float bound is the largest there: a
+    candidate for the worst dataset (its own exact δ is a certified lower end).  Same complexity."""
+    n = arith.integer_in(n, "n", lo=2)
+    als = [arith.exact(a, "alpha") for a in alphas]
+    fl = []
+    for a in als:
+        a = a if isinstance(a, fmpq) else fmpq(a)
+        v = int(a.p) / int(a.q)
+        if a < 1 or fmpq(*v.as_integer_ratio()) != a:
+            raise InvalidArgument("alphas", str(a), "must be >= 1 and exact in binary64 (use curve_grid)")
+        fl.append(v)
+    if not fl:
+        raise InvalidArgument("alphas", "[]", "must hold at least one grid point")
+    prec = max(int(ctx.prec), 128)
+    with arith.precision(prec):  # a tight ball: the windows' anchors are as accurate as e^{ε0} is (pmf sensitivity)
+        ee0 = mech.exp_epsilon0()
+        e0spec = ("exp", str(ee0)) if isinstance(ee0, fmpq) else ("ball", arith.ball(ee0))
+    m = step_span(n)
+    chains = -(-n // m)
+    per = max(1, min(MAX_CHAINS, -(-chains // 2)))
+    span = per * m
+    grid = np.unique(np.asarray(fl, dtype=np.float64))  # strictly increasing (the task's threshold search needs it)
+    tasks = [(n, k0, min(n, k0 + span), m, e0spec, tuple(grid.tolist()), prec) for k0 in range(0, n, span)]
+    res = map_blocks(
+        _steps_task, tasks, desc=f"worst-case curve over {n} datasets", sizes=[t[2] - t[1] for t in tasks], **run
+    )
+    best = np.full(len(grid), -np.inf)
+    best_k = np.zeros(len(grid), dtype=np.int64)
+    for v, kv in res:
+        better = v > best
+        best_k[better] = kv[better]
+        best = np.maximum(best, v)
+    pos = np.searchsorted(grid, np.asarray(fl, dtype=np.float64))
+    out = []
+    for a, v in zip(als, best[pos].tolist()):
+        uq = fmpq(*float(max(v, 0.0)).as_integer_ratio())
+        out.append((a, min(uq, fmpq(1))))
+    return out, [int(c) for c in best_k[pos]]

@@ -1,0 +1,186 @@
+"""The worst-case curve of shuffled binary RR by stepping datasets (exact/accounting/curve_steps.py; docs/numerics.md
+Lemma C2).
+
+Independent routes: exact rational recursions and polynomial products (the all-pass step, the chain identity
+``(p + f z) L_{k+1} = (f + p z) L_k``), the exact worst case over all datasets (exact rationals, every dataset, both
+orders: exact.shuffled.binary.delta_binary), the exact ROC hull (ball pmfs) and the block sweep (Lemma C1).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from blanket.exact.accounting import curve_steps, curves
+from blanket.exact.laws import binomial as laws
+from blanket.exact.mechanisms.finite import BinaryRR
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.shuffled.binary import delta_binary
+from flint import arb, fmpq, fmpq_poly
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def _loop_allpass(x: list, rho: fmpq) -> list:
+    """The recursion of Lemma C2 (iii) in exact rationals: y_i = rho x_i + d_{i-1}, d_i = x_i - rho y_i."""
+    d, out = fmpq(0), []
+    for v in x:
+        y = rho * v + d
+        d = v - rho * y
+        out.append(y)
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(0, 1, allow_nan=False, allow_subnormal=False), min_size=1, max_size=60),
+    st.floats(0.01, 0.95),
+)
+def test_allpass_is_the_exact_recursion_within_the_lemma_bound(xs, rho):
+    X = np.array([xs])
+    Y = curve_steps.allpass(X, rho)
+    rq = fmpq(*rho.as_integer_ratio())
+    exact = _loop_allpass([fmpq(*v.as_integer_ratio()) for v in xs], rq)
+    err2 = sum(((fmpq(*float(a).as_integer_ratio()) - b) ** 2 for a, b in zip(Y[0].tolist(), exact)), fmpq(0))
+    x2 = sum((fmpq(*v.as_integer_ratio()) ** 2 for v in xs), fmpq(0))
+    g = (1 + laws.gamma(2)) * laws.gamma(2)
+    c_step = g * (2 + 3 * rq) / (1 - rq - 2 * rq * g)
+    assert err2 <= c_step**2 * x2 + fmpq(1, 2**1900)  # Lemma C2 (iii), squared
+
+
+def test_allpass_steps_one_dataset_to_the_next_exactly_in_rationals():
+    """(p + f z) L_{k+1} = (f + p z) L_k for L_k = Bin(k, p) * Bin(n - k, f): the all-pass identity of the lemma."""
+    p = fmpq(3, 4)
+    f = 1 - p
+    n = 9
+
+    def law(k):
+        return fmpq_poly([f, p]) ** k * fmpq_poly([p, f]) ** (n - k)
+
+    for k in range(n):
+        assert fmpq_poly([p, f]) * law(k + 1) == fmpq_poly([f, p]) * law(k)
+        # the two factors divided by p: (1 + rho z) and (rho + z), rho = f/p; the l2 norm is invariant
+        assert sum(c**2 for c in law(k + 1).coeffs()) == sum(c**2 for c in law(k).coeffs())
+
+
+def test_allpass_steps_a_float_chain_close_to_the_exact_laws():
+    e0 = 1.0
+    p = math.exp(e0) / (1 + math.exp(e0))
+    n = 200
+    x = np.array([[math.comb(n, i) * (1 - p) ** i * p ** (n - i) for i in range(n + 1)]])  # L_0 = Bin(n, f)
+    for _ in range(1, 60):
+        x = curve_steps.allpass(x, math.exp(-e0))
+    exact = [
+        sum(
+            math.comb(60, j)
+            * p**j
+            * (1 - p) ** (60 - j)
+            * math.comb(n - 60, i - j)
+            * (1 - p) ** (i - j)
+            * p ** (n - 60 - i + j)
+            for j in range(0, min(60, i) + 1)
+            if i - j <= n - 60
+        )
+        for i in range(n + 1)
+    ]
+    # 59 steps from L_0 = L_1 .. L_59: compare one more step to L_60
+    x = curve_steps.allpass(x, math.exp(-e0))
+    assert np.max(np.abs(x[0] - np.array(exact))) < 1e-13
+
+
+def exhaustive_worst(mech, n, alpha):
+    return max(delta_binary(mech, n, c, exp_epsilon=alpha) for c in range(n))
+
+
+@pytest.mark.parametrize("e0, n", [("1", 12), ("1/2", 30), ("2", 21)])
+def test_stepped_values_are_above_the_exhaustive_worst_case(e0, n):
+    mech = BinaryRR(epsilon0=e0)
+    grid = curves.curve_grid(e0, 12)
+    vals = curve_steps.binary_worst_curve_values_stepped(mech, n, grid, workers=1, progress=False)
+    for a, u in vals:
+        w = exhaustive_worst(mech, n, a)
+        assert u >= w and u - w <= fmpq(1, 10**10), (n, a, u, w)
+
+
+@pytest.mark.parametrize("e0, n", [("1", 60), ("1/2", 110), ("2", 97)])
+def test_stepped_values_against_the_exact_roc_hull_and_the_block_sweep(e0, n):
+    mech = BinaryRR(epsilon0=e0)
+    exact = curves.binary_worst_pair(mech, n)
+    grid = curves.curve_grid(e0, 48)
+    vals = curve_steps.binary_worst_curve_values_stepped(mech, n, grid, workers=1, progress=False)
+    block = curves.binary_worst_curve_values(mech, n, grid, workers=1, progress=False)
+    for (a, u), (_, b) in zip(vals, block):
+        h = exact.hockey_stick(a)
+        assert u >= h - fmpq(1, 10**13), (a, u, h)  # the ROC route itself is exact to ~1e-15
+        assert u - h <= fmpq(1, 10**10) and abs(u - b) <= fmpq(1, 10**10)
+
+
+def test_stepped_values_close_to_the_block_sweep_over_many_chains():
+    """n = 2500: 50 chains of 64 steps in two tasks (the chains' windows, drift and hand-over between tasks)."""
+    mech = BinaryRR(epsilon0="1")
+    grid = curves.curve_grid("1/2", 24)
+    vals = curve_steps.binary_worst_curve_values_stepped(mech, 2500, grid, workers=1, progress=False)
+    block = curves.binary_worst_curve_values(mech, 2500, grid, workers=1, progress=False)
+    for (a, u), (_, b) in zip(vals, block):
+        assert abs(u - b) <= fmpq(1, 10**10), (a, u, b)
+    assert vals[0][1] > fmpq(1, 1000)  # not vacuous: the total variation of the worst dataset
+
+
+def test_stepped_values_do_not_depend_on_the_order_of_the_grid_and_are_refused_off_the_grid():
+    mech = BinaryRR(epsilon0="1")
+    grid = curves.curve_grid("1", 16)
+    a = curve_steps.binary_worst_curve_values_stepped(mech, 40, grid, workers=1, progress=False)
+    b = curve_steps.binary_worst_curve_values_stepped(mech, 40, grid[::-1] + grid[:3], workers=1, progress=False)
+    assert dict(a) == dict(b)
+    with pytest.raises(InvalidArgument, match="alphas"):
+        curve_steps.binary_worst_curve_values_stepped(mech, 10, [fmpq(1, 3) + 1])
+    with pytest.raises(InvalidArgument, match="alphas"):
+        curve_steps.binary_worst_curve_values_stepped(mech, 10, [])
+    with pytest.raises(InvalidArgument, match="method"):
+        curves.binary_worst_curve_pair(mech, 10, method="fft")
+
+
+def test_step_span_and_chain_window_hold_every_law_of_the_chain():
+    assert [curve_steps.step_span(n) for n in (2, 100, 10**4, 10**5, 10**6, 10**8)] == [8, 8, 128, 256, 1024, 1024]
+    n = 300
+    e = arb(1).exp()
+    f = 1 / (e + 1)
+    p = e * f
+    c = curve_steps._chain(n, 40, 72, p, f)
+    assert c["tau"] < arb(fmpq(1, 2**60))
+    # the stochastic order: L_k is above the anchor's left end and below the end law's right end, k in 40..72
+    for k in (40, 55, 72):
+        mean = k * float(p.mid()) + (n - k) * float(f.mid())
+        assert c["lo"] < mean < c["hi"]
+
+
+def test_inverse_alpha_solves_the_pair_curve_exactly():
+    mech = BinaryRR(epsilon0="1")
+    pr = curves.binary_worst_pair(mech, 40)
+    for d in (fmpq(1, 100), fmpq(1, 1000), fmpq(1, 10**6)):
+        a = curves.inverse_alpha(pr, d)
+        assert pr.hockey_stick(a) == d  # on a linear piece: exact
+        assert pr.hockey_stick(a - fmpq(1, 10**9)) > d  # and the smallest such alpha (non-increasing curve)
+    assert curves.inverse_alpha(pr, fmpq(1, 2)) == 1  # H_1 (total variation) is already below 1/2
+    with pytest.raises(InvalidArgument, match="delta"):
+        curves.inverse_alpha(pr, 0)
+
+
+def test_curve_epsilon_brackets_the_exact_worst_case_epsilon():
+    """The curve's inverse (upper end) against the exact worst-case sweep's certified bracket (independent route:
+    exact.shuffled.binary), and the attaining dataset's exact epsilon (lower end) below it."""
+    from blanket.exact.accounting import profiles
+
+    mech = BinaryRR(epsilon0="2")
+    n, d = 300, "1e-6"
+    e_up, c = curves.binary_worst_curve_epsilon(mech, n, d, workers=1, progress=False)
+    exact = profiles.epsilon(mech, n, delta=d, dataset="worst", rel_tol="1e-7", workers=1)
+    assert e_up >= exact.lower and (e_up - exact.upper) / exact.upper < fmpq(1, 10**4)
+    lo = profiles.epsilon(mech, n, delta=d, dataset=f"c={c}", rel_tol="1e-7")
+    assert lo.lower <= exact.upper and (exact.lower - lo.lower) / exact.lower < fmpq(1, 10**5)
+
+
+def test_sweep_seconds_grows_like_n_to_the_three_halves():
+    a, b = curve_steps.sweep_seconds(10**4), curve_steps.sweep_seconds(10**6)
+    assert 900 < b / a < 1100
