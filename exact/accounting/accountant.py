@@ -39,6 +39,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from blanket.exact.accounting import curve_pairs as _curve_pairs
+from blanket.exact.accounting import curve_steps as _curve_steps
 from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting import stronger_clones as _stronger
@@ -50,7 +51,7 @@ from blanket.exact.mechanisms.registry import make_mechanism
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
-from flint import fmpq
+from flint import arb, fmpq
 
 if TYPE_CHECKING:
     from blanket.exact.accounting.query import Query
@@ -68,8 +69,12 @@ LOWER_GRID_ROUNDS = 1000
 CURVE_AUTO_N = 256
 #: above CURVE_AUTO_N and up to this many users, the worst-case curve is swept on a grid of CURVE_POINTS values of
 #: alpha (:func:`blanket.exact.accounting.curves.binary_worst_curve_pair`, stepping datasets: O(n^{3/2}), seconds at
-#: n = 10^5, minutes of CPU at n = 10^6)
+#: n = 10^5, minutes of CPU at n = 10^6) -- when the sweep's estimated cost
+#: (:func:`blanket.exact.accounting.curve_steps.sweep_seconds`) is at most CURVE_SWEEP_SECONDS one-core seconds
+#: (about 3·10^5 users at ε0 = 1); a default run never spends minutes on its own: raise it for a larger n (the
+#: sweep at n = 10^6 takes about 7.5 one-core minutes and brings binary RR's composed ε within a few % of its lower end)
 CURVE_GRID_N = 10**6
+CURVE_SWEEP_SECONDS = 120.0
 CURVE_POINTS = 1024
 #: rounds of k-RR (k >= 3), the four-value oracles and the geometric mechanism with at most this many users also
 #: compose the hull of their best certified curve values (:func:`blanket.exact.accounting.curve_pairs.curve_pair`)
@@ -208,8 +213,14 @@ def _binary_curve_pair(mech: KRR, n: int) -> _curves.FinitePair:
 
 
 def _uses_curve(mech: Any, n: int) -> bool:
-    """Whether a round of ``mech`` with ``n`` users composes the worst-case curve pair (binary RR, ``n ≤ CURVE_GRID_N``)."""
-    return isinstance(mech, KRR) and mech.k == 2 and 2 <= n <= CURVE_GRID_N
+    """Whether a round of ``mech`` with ``n`` users composes the worst-case curve pair (binary RR, ``n ≤ CURVE_AUTO_N``,
+    or ``n ≤ CURVE_GRID_N`` with the sweep's estimated cost within ``CURVE_SWEEP_SECONDS``).  O(1)."""
+    if not (isinstance(mech, KRR) and mech.k == 2 and 2 <= n <= CURVE_GRID_N):
+        return False
+    if n <= CURVE_AUTO_N:
+        return True
+    e0 = math.log(float(arb(mech.exp_epsilon0()).mid()))  # a cost model only, never a bound
+    return _curve_steps.sweep_seconds(n, e0) <= CURVE_SWEEP_SECONDS
 
 
 def _discretise_both(pair: Any, grid: fmpq, prec: int) -> tuple:
