@@ -160,10 +160,10 @@ def test_decimal_parameters_enclose_exact_rational_route():
 @pytest.mark.parametrize("tables", [False, True])
 def test_coarse_windows_still_enclose_exact(monkeypatch, tables):
     # tol so large that the windows cut real mass: the certified tail term must still cover it
-    import blanket.exact.shuffled.krr as K
+    import blanket.exact.shuffled.positive_part as PP
 
     if tables:
-        monkeypatch.setattr(K, "_TABLES_MIN_N", 0)
+        monkeypatch.setattr(PP, "_TABLES_MIN_N", 0)
     n = 60
     for k, e0, ee in [(10, 3, fmpq(5, 4)), (4, 2, fmpq(11, 10))]:
         mech = KRR(k, exp_epsilon0=e0)
@@ -180,12 +180,12 @@ def test_coarse_windows_still_enclose_exact(monkeypatch, tables):
 
 
 def test_ratio_table_path_agrees_with_plain_path(monkeypatch):
-    import blanket.exact.shuffled.krr as K
+    import blanket.exact.shuffled.positive_part as PP
 
     with arith.precision(128):
         mech = KRR(5, epsilon0="2")
         fast = (delta_krr_family(mech, 2600, "third", epsilon="0.15"), delta_blanket_view(mech, 2600, epsilon="0.15"))
-        monkeypatch.setattr(K, "_TABLES_MIN_N", 10**9)
+        monkeypatch.setattr(PP, "_TABLES_MIN_N", 10**9)
         plain = (delta_krr_family(mech, 2600, "third", epsilon="0.15"), delta_blanket_view(mech, 2600, epsilon="0.15"))
         for a, b in zip(fast, plain):
             assert a.overlaps(b) and a.rad() < fmpq(1, 10**20) and a > 0
@@ -377,7 +377,8 @@ def test_sweep_families_vs_brute_force(slow_level):
 
 # ---------------------------------------------------------------- one-dimensional engine (issue 14)
 from blanket.exact.laws import binomial as laws  # noqa: E402
-from blanket.exact.shuffled.krr import _bernstein, _excess, _TailWalker, delta_stronger_clones  # noqa: E402
+from blanket.exact.shuffled.krr import delta_stronger_clones  # noqa: E402
+from blanket.exact.shuffled.positive_part import _bernstein, _excess, _TailWalker  # noqa: E402
 
 
 @given(
@@ -599,9 +600,9 @@ def test_blocked_weak_count_is_tighter_than_the_global_jensen_bound():
 
 def test_escalation_refines_the_one_dimensional_route(monkeypatch):
     """Above GRID_ESCALATION_MAX_N a caller raising the precision gets finer blocks: a narrower enclosure of the same value."""
-    import blanket.exact.shuffled.krr as K
+    import blanket.exact.shuffled.positive_part as PP
 
-    monkeypatch.setattr(K, "GRID_ESCALATION_MAX_N", 1000)
+    monkeypatch.setattr(PP, "GRID_ESCALATION_MAX_N", 1000)
     mech = KRR(10, epsilon0="1")
     n = 25000
     with arith.precision(arith.DEFAULT_PREC):
