@@ -58,6 +58,7 @@ from blanket.exact.shuffled import binary, krr
 from blanket.exact.shuffled import enumerate as en
 from blanket.proofs import core
 from flint import arb, fmpq
+from sympy.core.function import AppliedUndef
 
 from . import continuous_certificate
 from .deployment import ORACLE_WORDS, Deployment
@@ -347,6 +348,9 @@ def candidate_results(dep: Deployment) -> list:
         lhs = getattr(r.statement, "lhs", None)
         if lhs is None or (not getattr(lhs, "args", ()) and getattr(lhs, "name", None) != r.quantity):
             continue  # the bounded quantity is not the central delta/epsilon itself (e.g. a composed epsilon_total)
+        rhs = getattr(r.statement, "rhs", None)
+        if rhs is not None and rhs.atoms(AppliedUndef):
+            continue  # the bound is a quantity an engine computes (e.g. the fleet view of Lemma F1), not a closed form
         mechs = {str(m).lower() for m in r.mechanisms}
         if dep.mechanism == "binary_rr" or (dep.mechanism == "krr" and dep.params.get("k") == 2):
             fams = _FAMILIES["binary_rr"]
