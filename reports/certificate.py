@@ -110,6 +110,8 @@ from blanket.reports.claims import (  # noqa: F401  (re-exported: how one claim 
 #: n = 10^5 at epsilon0 = 2 (the README example: about 12 one-core seconds), i.e. a bracket of relative width 1e-4
 #: instead of the 25 % between the blanket view and the dataset c = 0
 CHEAP_SWEEP_SECONDS = 30.0
+#: relative width of the bracket of each concrete dataset's exact epsilon that gives a binary RR target's lower end
+LOWER_REL_TOL = "1e-7"
 
 
 # ================================================================ targets: certified epsilon for a delta
@@ -339,8 +341,22 @@ def certify_target(
                 e_up, c_star = curves.binary_worst_curve_epsilon(
                     mech, dep.n, target.delta, workers=workers, scheduler=scheduler, progress=False
                 )
-                lo_pr = profiles.epsilon(
-                    mech, dep.n, delta=target.delta, dataset=f"c={c_star}", rel_tol=rel, start_prec=start, cap=cap
+                # the lower end: the largest certified exact epsilon among that dataset and the ones next to the
+                # ends of the range, where the worst dataset sits (c = 2 for the README example; each O(sqrt n))
+                lo_pr = max(
+                    (
+                        profiles.epsilon(
+                            mech,
+                            dep.n,
+                            delta=target.delta,
+                            dataset=f"c={c}",
+                            rel_tol=LOWER_REL_TOL,
+                            start_prec=start,
+                            cap=cap,
+                        )
+                        for c in sorted({c_star, *range(min(4, dep.n))})
+                    ),
+                    key=lambda pr: pr.lower if pr.lower is not None else fmpq(-1),
                 )
                 rec["kind"] = "exact"
                 rec["upper_source"] = "exact worst-case privacy curve over all datasets (binary RR)"
