@@ -110,6 +110,7 @@ _GREEK = {
     "✔": r"\ensuremath{\checkmark}",
     "§": r"\S{}",
     "∞": r"\ensuremath{\infty}",
+    "⊥": r"\ensuremath{\perp}",
     "≈": r"\ensuremath{\approx}",
     "∈": r"\ensuremath{\in}",
     "√": r"\ensuremath{\surd}",
