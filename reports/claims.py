@@ -63,16 +63,7 @@ from sympy.core.function import AppliedUndef
 from . import continuous_certificate
 from .deployment import ORACLE_WORDS, Deployment
 from .latex import exact_string
-from .verdict import (  # noqa: F401  (re-exported: the verdicts, assumptions and statement of a certificate)
-    ASSUMPTIONS,
-    EXIT_CODES,
-    FAILS,
-    HOLDS,
-    INCONCLUSIVE,
-    result_entry,
-    statement,
-    versions,
-)
+from .verdict import FAILS, HOLDS, INCONCLUSIVE
 
 if TYPE_CHECKING:
     from blanket.exact.mechanisms.finite import Randomizer

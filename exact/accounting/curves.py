@@ -41,6 +41,7 @@ from blanket.exact.accounting.pld import PLD, SCALE_BITS, parse_grid
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import first_true
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
 from blanket.exact.runtime.executors import map_blocks
@@ -559,12 +560,7 @@ def _negligible_from(mech: Any, n: int, e0: fmpq) -> fmpq:
 
         if not small(hi - 1):
             return e0
-        while lo < hi - 1:
-            mid = (lo + hi) // 2
-            if small(mid):
-                hi = mid
-            else:
-                lo = mid
+        hi = first_true(small, lo, hi)
     return e0 * hi / 64
 
 

@@ -41,6 +41,7 @@ from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.calibrate import first_true
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
 from flint import arb, arb_poly, fmpq
@@ -227,12 +228,7 @@ def _grid_top(view: SampledView, e0_hi: fmpq) -> fmpq:
 
         if not small(hi - 1):
             return e0_hi
-        while lo < hi - 1:
-            mid = (lo + hi) // 2
-            if small(mid):
-                hi = mid
-            else:
-                lo = mid
+        hi = first_true(small, lo, hi)
     return e0_hi * hi / TOP_STEPS
 
 

@@ -436,6 +436,24 @@ def _checked_search(
     )
 
 
+def first_true(pred: Callable[[int], bool], lo: int, hi: int) -> int:
+    """The smallest ``j`` in ``(lo, hi]`` with ``pred(j)`` for a predicate monotone in ``j`` (false, then true),
+    ``hi`` when ``pred(hi − 1)`` is false.  O(log(hi − lo)) calls of ``pred``.
+
+    >>> first_true(lambda j: j * j >= 50, 0, 64)
+    8
+    """
+    if not pred(hi - 1):
+        return hi
+    while lo < hi - 1:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def float_bisect(above: Callable[[float], bool], lo: float, hi: float, steps: int) -> float:
     """``steps`` bisection steps on ``[lo, hi]`` for a predicate true below the crossing and false above it; returns
     the final ``hi``.  Binary floats: only to *propose* a starting point for a certified search, never a result."""
