@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import pytest
 from blanket.exact.accounting import certified as cb
@@ -16,6 +17,7 @@ from blanket.exact.mechanisms.oracles import OLH, OUE, SUE, Hadamard, Subset
 from blanket.exact.numbers import arith
 from blanket.exact.shuffled import oracle_exact as X
 from blanket.exact.shuffled import oracles as O
+from blanket.exact.shuffled import positive_part as PP
 from blanket.exact.shuffled.enumerate import delta_dataset, worst_case
 from flint import arb, fmpq
 
@@ -183,6 +185,49 @@ def test_lower_end_is_the_larger_family_and_olh_keeps_same_family():
     olh = OLH(16, 4, epsilon0=2)
     assert X.third_value_delta(olh, 50, epsilon="0.4") is None
     assert "first value" in X.best_lower(olh, 50, epsilon="0.4")[1]
+
+
+@pytest.mark.parametrize("mech", [OUE(3, exp_epsilon0=3), Subset(4, 2, exp_epsilon0=2), Hadamard(3, exp_epsilon0=3)])
+@pytest.mark.parametrize("n", [2, 5, 40])
+@pytest.mark.parametrize("ee", [fmpq(1), fmpq(5, 4), fmpq(3)])
+def test_third_value_upper_is_above_the_exact_third_value(mech, n, ee):
+    # the Chernoff bound (Lemma K5) against the exact rational third value (the engine's exact mode, itself
+    # checked against brute force above)
+    exact = X.third_value_delta(mech, n, exp_epsilon=ee)
+    up = X.third_value_upper(mech, n, exp_epsilon=ee)
+    assert isinstance(exact, fmpq)
+    assert arith.endpoints(up)[0] >= Fraction(int(exact.p), int(exact.q))
+
+
+def test_chernoff_upper_against_brute_force():
+    # E[(sum of n i.i.d. V)_+] by enumerating the multinomial, exact rationals
+    atoms = [(fmpq(1, 2), fmpq(-1, 3)), (fmpq(1, 3), fmpq(1, 2)), (fmpq(1, 6), fmpq(-2))]
+    for n in (1, 3, 7):
+        exact = fmpq(0)
+        for counts in itertools.product(range(n + 1), repeat=len(atoms)):
+            if sum(counts) != n:
+                continue
+            p = fmpq(math.factorial(n))
+            s = fmpq(0)
+            for (pi, vi), c in zip(atoms, counts):
+                p = p * pi**c / math.factorial(c)
+                s += c * vi
+            exact += p * max(s, 0)
+        up = PP.chernoff_upper(n, atoms)
+        assert arith.endpoints(up)[0] >= Fraction(int(exact.p), int(exact.q))
+        assert arith.endpoints(up)[1] < 3 * Fraction(int(exact.p), int(exact.q)) + 1  # informative, not just finite
+
+
+def test_best_lower_skip_keeps_the_answer(monkeypatch):
+    # where the Chernoff bound skips the third value, the answer is the one computed with it
+    m = SUE(16, epsilon0=2)
+    for eps in ("0.3", "0.6"):
+        fast = X.best_lower(m, 400, epsilon=eps)
+        with monkeypatch.context() as mp:
+            mp.setattr(X, "third_value_upper", lambda *a, **k: None)
+            slow = X.best_lower(m, 400, epsilon=eps)
+        assert fast[1] == slow[1]
+        assert arith.endpoints(fast[0]) == arith.endpoints(slow[0])
 
 
 # ---------------------------------------------------------------- Wang et al.'s variation-ratio bound for OUE

@@ -31,7 +31,7 @@ the engine again.  The hit law comes from the triple law ``P_z(h_x, h_{x'}, h_z)
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.oracles import FourValue, Hadamard, Subset, UnaryEncoding
@@ -39,6 +39,7 @@ from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import Undecided
 from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput
 from blanket.exact.shuffled.krr import GRID_MAX_N, delta_args, expected_positive_part
+from blanket.exact.shuffled.positive_part import chernoff_upper
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
@@ -301,25 +302,16 @@ def triple_hit_law(mech: FourValue) -> dict | None:
     return None
 
 
-def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure | None:
-    """Exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` post-processed to the hit bits ``(h_x, h_x')``: a certified
-    **lower** bound on δ(ε) of the shuffled mechanism (max of both directions), or ``None`` when the record has no
-    triple law (:func:`triple_hit_law`).
-
-    Post-processing each report to ``(h_x(Y), h_{x'}(Y))`` keeps the others i.i.d., so by the sufficient statistic
-    of :mod:`blanket.exact.shuffled.krr` the value is ``(1/n) E[(Σ_i V_i)_+]`` over the four cells, ``V =
-    (P_x − e^ε P_{x'})/P_z`` (backward: ``x ↔ x'``), one engine call per direction.  Cost that of the engine
-    (exact rationals up to ``exact_max_n``, the grid up to :data:`THIRD_GRID_MAX_N`, else its one-dimensional
-    route, ``O(√n)``).
-
-    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``,
-    ``exact_max_n``.
-    """
+def _third_atoms(
+    mech: FourValue, n: IntegerInput, opts: DeltaOptions, who: str
+) -> tuple[int, Any, int, FourValue, list] | fmpq | None:
+    """The engine's four atoms of :func:`third_value_delta` for both directions: ``(n, tol, exact_max_n, record,
+    [forward atoms, backward atoms])``, ``None`` (no triple law) or ``fmpq(0)`` (δ = 0 outright).  O(1)."""
     rec = _four(mech)
     law = triple_hit_law(rec)
     if law is None:
         return None
-    q = delta_args(rec, n, opts, "third_value_delta")
+    q = delta_args(rec, n, opts, who)
     if q is None:
         return fmpq(0)
     n, ee, tol, exact_max_n = q
@@ -332,7 +324,7 @@ def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOpti
         fx = (e if a else fmpq(1)) / (e if c else fmpq(1))
         fy = (e if b else fmpq(1)) / (e if c else fmpq(1))
         cells[(a, b)] = (pz + z0, pz * fx + x0, pz * fy + y0)
-    out = []
+    directions = []
     for forward in (True, False):
         cell_atoms: dict = {}
         for ab, (pz, px, py) in cells.items():
@@ -355,6 +347,44 @@ def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOpti
         if _is_zero(r[0]):
             r = (fmpq(0), bulk[1])
         atoms = [bulk, t, tn, r]
+        directions.append(atoms)
+    return n, tol, exact_max_n, rec, directions
+
+
+def third_value_upper(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure | None:
+    """A certified **upper** bound on :func:`third_value_delta` (``None`` when the record has no triple law): the
+    Chernoff bound of :func:`~blanket.exact.shuffled.positive_part.chernoff_upper` on each direction, the max.
+
+    It tells, in O(1) ball operations, when the third value cannot exceed another lower bound, so that its engine
+    calls (seconds at n = 10⁶) can be skipped without changing which lower bound is reported.
+    """
+    q = _third_atoms(mech, n, opts, "third_value_upper")
+    if q is None or not isinstance(q, tuple):
+        return q
+    n, _tol, _exact_max_n, _rec, directions = q
+    return arith.maximum([chernoff_upper(n, atoms) / n for atoms in directions])
+
+
+def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure | None:
+    """Exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` post-processed to the hit bits ``(h_x, h_x')``: a certified
+    **lower** bound on δ(ε) of the shuffled mechanism (max of both directions), or ``None`` when the record has no
+    triple law (:func:`triple_hit_law`).
+
+    Post-processing each report to ``(h_x(Y), h_{x'}(Y))`` keeps the others i.i.d., so by the sufficient statistic
+    of :mod:`blanket.exact.shuffled.krr` the value is ``(1/n) E[(Σ_i V_i)_+]`` over the four cells, ``V =
+    (P_x − e^ε P_{x'})/P_z`` (backward: ``x ↔ x'``), one engine call per direction.  Cost that of the engine
+    (exact rationals up to ``exact_max_n``, the grid up to :data:`THIRD_GRID_MAX_N`, else its one-dimensional
+    route, ``O(√n)``).
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``,
+    ``exact_max_n``.
+    """
+    q = _third_atoms(mech, n, opts, "third_value_delta")
+    if q is None or not isinstance(q, tuple):
+        return q
+    n, tol, exact_max_n, rec, directions = q
+    out = []
+    for atoms in directions:
         exact_mode = n <= exact_max_n and all(_is_exact(x) for a in atoms for x in a)
         # ball mode: the grid (a narrow enclosure) up to THIRD_GRID_MAX_N users, else the one-dimensional route,
         # O(√n) (wider: its lower end is what a lower bound uses)
@@ -374,7 +404,8 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
     """``(value, dataset text)``: the larger (by lower end) of the same-family and the third-value lower bounds.
 
     Both are exact δ of concrete neighbouring pairs (the third value post-processed), so certified lower bounds.
-    Cost: three or four engine calls.
+    Cost: three or four engine calls; two when the Chernoff upper bound on the third value
+    (:func:`third_value_upper`, O(1)) is below the same family's lower end (it cannot win; same answer).
     """
     from blanket.exact.shuffled.oracles import same_family_delta
 
@@ -382,6 +413,16 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
     nn = arith.integer_in(n, "n", lo=1)
     same = same_family_delta(rec, nn, **opts)
     cands = [(same, f"all other {nn - 1} users hold the differing user's first value x (x^n versus x^(n-1) x')")]
+
+    def lo(v) -> Fraction:
+        return Fraction(int(v.p), int(v.q)) if _is_exact(v) else arith.endpoints(v)[0]
+
+    # the third value wins only if its lower end exceeds the same family's: when a cheap certified upper bound on
+    # it (Chernoff, O(1)) is already below that, its engine calls (seconds at n = 10^6) cannot change the answer
+    third_hi = third_value_upper(rec, nn, **opts)
+    if third_hi is not None and (isinstance(third_hi, fmpq) or third_hi.is_finite()):
+        if arith.endpoints(third_hi)[1] < lo(same):
+            return cands[0]
     try:
         third = third_value_delta(rec, nn, **opts)
     except Undecided:  # a sign the engine needs is not decided at this precision: the same family alone
@@ -391,8 +432,4 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
         if isinstance(rec, Hadamard):
             text += ", z+1 = (x+1) xor (x'+1)"
         cands.append((third, text))
-
-    def lo(v) -> Fraction:
-        return Fraction(int(v.p), int(v.q)) if _is_exact(v) else arith.endpoints(v)[0]
-
     return max(cands, key=lambda c: lo(c[0]))
