@@ -57,7 +57,7 @@ from blanket.exact.runtime.budget import TooExpensive
 from blanket.exact.shuffled import binary, krr
 from blanket.exact.shuffled import enumerate as en
 from blanket.proofs import core
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 from sympy.core.function import AppliedUndef
 
 from . import continuous_certificate
@@ -271,6 +271,23 @@ def sources(
     return out
 
 
+def _memo(fn: Callable[[fmpq], tuple]) -> Callable[[fmpq], tuple]:
+    """``fn`` remembering its answers by ``(ε, flint's precision)``: a certificate asks an oracle's routes (seconds
+    each at n = 10^6) at the same ε for a claim, the target's calibration and the picture.  Failures are not
+    remembered.  O(1) per repeated call."""
+    seen: dict = {}
+
+    def wrapped(eps):
+        if not isinstance(eps, fmpq):  # only exact ε are remembered (a ball is not a key)
+            return fn(eps)
+        key = (eps, ctx.prec)
+        if key not in seen:
+            seen[key] = fn(eps)
+        return seen[key]
+
+    return wrapped
+
+
 def oracle_sources(mech: Randomizer, n: int) -> list[Source]:
     """Sources for a closed-form record (exact/mechanisms/oracles.py): every applicable certified upper bound of
     :mod:`exact.accounting.certified` (the smallest decides: best certified bound wins) and the concrete-dataset lower
@@ -278,6 +295,7 @@ def oracle_sources(mech: Randomizer, n: int) -> list[Source]:
     out: list[Source] = []
     for r in cb.upper_routes(mech, n):
 
+        @_memo
         def comp(eps, r=r):
             return r.compute(epsilon=eps), None
 
@@ -292,6 +310,7 @@ def oracle_sources(mech: Randomizer, n: int) -> list[Source]:
             )
         )
 
+    @_memo
     def comp_lower(eps):
         v, where = cb.lower_bound(mech, n, epsilon=eps)
         if v is None:

@@ -118,3 +118,27 @@ def test_oracle_target_is_certified_and_close(monkeypatch):
 
 def _upper(v):
     return v if isinstance(v, fmpq) else arith.endpoints(v)[1]
+
+
+def test_oracle_sources_remember_their_answers(monkeypatch):
+    # a claim, the target's calibration and the picture ask the same ε: each route runs once per (ε, precision)
+    from blanket.exact.accounting import certified as cb
+    from blanket.reports import claims
+
+    calls: list = []
+    real = cb.lower_bound
+
+    def counting(mech, n, **kw):
+        calls.append(kw["epsilon"])
+        return real(mech, n, **kw)
+
+    monkeypatch.setattr(cb, "lower_bound", counting)
+    m = make_mechanism({"type": "sue", "k": 8, "epsilon0": "1"})
+    lower = [s for s in claims.oracle_sources(m, 50) if s.role == "lower"][0]
+    with arith.precision(128):
+        a = lower.compute(fmpq(1, 10))
+        b = lower.compute(fmpq(1, 10))
+    with arith.precision(256):
+        c = lower.compute(fmpq(1, 10))
+    assert a is b and len(calls) == 2
+    assert arith.endpoints(c[0])[0] <= arith.endpoints(a[0])[1]
