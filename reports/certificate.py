@@ -31,6 +31,7 @@ import hashlib
 import json
 import math
 import pathlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.accounting import curve_steps, curves, profiles
@@ -40,7 +41,7 @@ from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import epsilon_for_delta, float_bisect
-from blanket.exact.numbers.errors import BlanketError, InfeasibleTarget, Undecided
+from blanket.exact.numbers.errors import BlanketError, InfeasibleTarget, InvalidArgument, Undecided
 from blanket.exact.runtime.budget import worst_cost
 from blanket.proofs import core
 from blanket.reports.composition import certify_composition
@@ -561,28 +562,45 @@ def _mechanism_text(dep: Deployment) -> str:
 def certify(
     dep: Deployment | str | pathlib.Path,
     *,
-    max_prec: int | None = None,
+    precision: int | None = None,
     command: str | None = None,
     progress: Progress | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
     plot: bool = True,
+    max_prec: int | None = None,
 ) -> dict:
     """Compute the certificate of ``dep`` as plain data (the JSON content).
 
-    ``max_prec`` overrides ``options.precision_cap``.  ``command`` is the
+    ``precision`` (bits, the command line's ``--precision``) overrides ``options.precision_cap``; ``max_prec`` is
+    its deprecated spelling (a :class:`DeprecationWarning`; giving both with different values is refused).
+    ``command`` is the
     command line recorded for reproducibility (default ``blanket certify
     <file name>``).  ``workers`` / ``scheduler``: where the exact worst-case
     sweep runs when it is needed (:mod:`exact.runtime.executors`); the certificate
     does not depend on them.  ``plot``: draw the privacy curve
     (:mod:`reports.curve`; ``picture`` in the data, the PNG written by :func:`write`).
     """
+    if max_prec is not None:
+        warnings.warn(
+            "blanket.certify(max_prec=...) is deprecated: use precision=... (the command line's --precision)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        if precision is not None and precision != max_prec:
+            raise InvalidArgument(
+                "max_prec",
+                max_prec,
+                f"conflicts with precision={precision!r}: give only precision (max_prec is deprecated)",
+            )
+        precision = max_prec
+    max_prec = precision
     dep = as_deployment(dep)  # the API validates like the command line (a path is read; anything else refused)
     if workers is not None:
         workers = arith.integer_in(workers, "workers", lo=1, hi=4096)
     cap = max_prec if max_prec is not None else dep.precision_cap
     if max_prec is not None:
-        arith.integer_in(max_prec, "--max-prec", lo=32, hi=1 << 16)
+        arith.integer_in(max_prec, "precision", lo=32, hi=1 << 16)
     if dep.groups or dep.colluding:  # a mixed fleet or colluding users: reports/fleet_certificate.py
         return certify_fleet(dep, certify_one=certify, max_prec=max_prec, command=command, progress=progress)
     if getattr(dep, "rounds", ()):  # several composed rounds: the composition certificate (reports/composition.py)

@@ -94,6 +94,27 @@ def test_certify_api_reads_a_path_and_refuses_a_missing_file(tmp_path):
         blanket.certify(tmp_path / "missing.toml")
 
 
+def test_certify_api_precision_and_its_deprecated_alias():
+    # every call is refused before any computation: the checks are cheap, and each shows where the value went
+    import warnings
+
+    import blanket
+
+    holds = str(EX / "holds.toml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new spelling warns about nothing
+        with pytest.raises(InvalidArgument, match=r"^precision must be >= 32, got 8"):
+            blanket.certify(holds, precision=8)
+    with pytest.warns(DeprecationWarning, match=r"max_prec=\.\.\.\) is deprecated: use precision="):
+        with pytest.raises(InvalidArgument, match=r"^precision must be >= 32, got 8"):  # the alias reaches the cap
+            blanket.certify(holds, max_prec=8)
+    with (
+        pytest.warns(DeprecationWarning),
+        pytest.raises(InvalidArgument, match=r"^max_prec .*conflicts with precision=512"),
+    ):
+        blanket.certify(holds, precision=512, max_prec=256)
+
+
 # ------------------------------------------------------------------ numbers printed in time independent of the exponent
 def _mp_decimal(log10_value):
     """(mantissa, exponent) of 10^log10_value from mpmath at high precision (the independent route)."""

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         with Progress(len(dep.claims) + len(dep.targets), "certify") as bar:
             cert = certify(
                 dep,
-                max_prec=cap,
+                precision=cap,
                 command=command,
                 progress=bar,
                 workers=workers,
