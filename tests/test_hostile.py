@@ -640,3 +640,19 @@ def test_composition_obeys_the_time_budget_between_squarings():
             base.self_compose(10**7)
     finally:
         set_time_budget(None)
+
+
+def test_renyi_scan_checks_the_budget_inside_its_one_block():
+    """``renyi --order 10^6 -n 100 --time-budget 5`` ran 36 s: the scan is one block at n = 100 and the budget was
+    checked only between blocks.  With the budget already spent, the scan stops before its first dataset."""
+    from blanket.exact.accounting.renyi import renyi_binary_worst
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.numbers.errors import OutOfTime
+    from blanket.exact.runtime.progress import set_time_budget
+
+    set_time_budget(1e-6)
+    try:
+        with pytest.raises(OutOfTime, match=r"ran out during Rényi worst case, n = 100, λ = 1000000: scan \(0/50\)"):
+            renyi_binary_worst(BinaryRR(epsilon0=1), 100, order=10**6, workers=1)
+    finally:
+        set_time_budget(None)

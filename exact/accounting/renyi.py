@@ -109,7 +109,7 @@ from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.runtime.budget import refuse_over_limits
 from blanket.exact.runtime.executors import block_ranges, executor_cores, map_blocks
-from blanket.exact.runtime.progress import Progress
+from blanket.exact.runtime.progress import Progress, check_time
 from flint import arb, arb_poly, ctx, fmpq, fmpq_poly
 from threadpoolctl import threadpool_limits
 
@@ -467,11 +467,14 @@ def _scan_block_body(mech, n: int, lam, start: int, stop: int, block: int) -> tu
             except FloatRouteUnavailable:
                 lo1, hi1, lo0, hi0 = (np.empty(B) for _ in range(4))
                 for j, cc in enumerate(range(c, c + B)):
+                    # the ball route can take seconds per dataset (large λ): honour --time-budget inside a block
+                    check_time(f"Rényi worst case, n = {n}, λ = {lam}: scan", f"{cc - start}/{stop - start}")
                     m1, m0 = _moments_binary(mech, n, cc, lam, (1, 0))
                     x1, x0 = arith.ball(m1) - 1, arith.ball(m0) - 1
                     lo1[j], hi1[j], lo0[j], hi0[j] = _down(x1), _up_f(x1), _down(x0), _up_f(x0)
         lo[i : i + B, 1], hi[i : i + B, 1], lo[i : i + B, 0], hi[i : i + B, 0] = lo1, hi1, lo0, hi0
         c += B
+        check_time(f"Rényi worst case, n = {n}, λ = {lam}: scan", f"{c - start}/{stop - start}")
     return start, lo, hi
 
 
