@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 import sympy as sp
 from blanket.exact.accounting import certified as cb
 from blanket.exact.accounting.profiles import Effort, check_worst_cost, eps0_of, sweep_worst
+from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.exact.runtime.budget import TooExpensive
@@ -626,11 +627,16 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = 
     return None
 
 
-def _sweep_budget(dep, mech, effort: Effort) -> str | None:
-    """``None`` if the exact worst case at ``dep.n`` can run on the effort's executor, else the reason it is not run."""
+def _sweep_budget(dep, mech, effort: Effort, eps=None) -> str | None:
+    """``None`` if the exact worst case at ``dep.n`` can run on the effort's executor, else the reason it is not run.
 
+    Binary RR at the claim's ``eps``: the estimate includes the ball route when a pilot dataset shows that the
+    float route cannot decide the deltas (:func:`exact.shuffled.binary.ball_route_seconds`, O(√n)), as
+    ``blanket delta`` does."""
+
+    pilot = (mech, eps, None) if eps is not None and isinstance(mech, KRR) and mech.k == 2 else None
     try:
-        check_worst_cost(dep.n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech))
+        check_worst_cost(dep.n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech), pilot=pilot)
     except TooExpensive as exc:
         return (
             str(exc)
@@ -662,7 +668,7 @@ def decide_claim(
     state = _escalate(dep, mech, eps, delta, cheap, cands, start, cap)
     sweep_note = "not needed: the cheap bounds decided" if heavy else None
     if heavy and not (state[6] or state[7]):
-        skipped = _sweep_budget(dep, mech, effort)
+        skipped = _sweep_budget(dep, mech, effort, eps)
         if skipped is None:
             state = _escalate(dep, mech, eps, delta, srcs, cands, start, cap)
             sweep_note = "ran: the claim lies between the cheap bounds"

@@ -656,3 +656,30 @@ def test_renyi_scan_checks_the_budget_inside_its_one_block():
             renyi_binary_worst(BinaryRR(epsilon0=1), 100, order=10**6, workers=1)
     finally:
         set_time_budget(None)
+
+
+def test_certify_sweep_estimate_uses_the_binary_pilot(monkeypatch):
+    """certify's exact sweep is estimated as ``blanket delta``'s is: the pilot's ball-route seconds are added (here
+    made huge: the sweep is then not run, with the estimate as the reason)."""
+    from blanket.exact.accounting import profiles
+    from blanket.exact.accounting.profiles import Effort
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.reports import claims
+
+    asked = []
+
+    def pilot(mech, n, *, epsilon=None, exp_epsilon=None):
+        asked.append((n, epsilon))
+        return 1e9
+
+    monkeypatch.setattr(profiles, "ball_route_seconds", pilot)
+    monkeypatch.setenv("BLANKET_MAX_SECONDS", "3600")
+
+    class Dep:
+        n = 40000
+
+    mech, effort = BinaryRR(epsilon0=fmpq(62, 100)), Effort(128, 4096, workers=1)
+    assert claims._sweep_budget(Dep, mech, effort) is None  # no claim epsilon: the float sweep alone fits
+    why = claims._sweep_budget(Dep, mech, effort, fmpq(14, 100))
+    assert asked == [(40000, fmpq(14, 100))]
+    assert why is not None and "would take about" in why
