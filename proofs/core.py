@@ -38,7 +38,7 @@ import importlib.resources
 import math
 import pkgutil
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -952,21 +952,65 @@ class ResultTable:
             raise InvalidArgument("table", self.filename, f"has entries without code: {missing}")
 
 
-def results(paper: str | None = None, *, include_false: bool = True) -> list[Result]:
+def results(
+    paper: str | None = None,
+    *,
+    include_false: bool = True,
+    label: str | None = None,
+    kind: str | None = None,
+    quantities: Collection[str] | None = None,
+    mechanisms: Collection[str] | None = None,
+) -> list[Result]:
     """Every registered result (of one paper if given), grouped by registering module (in name order) and in
-    registration order within a module: the same order whichever module a process imported first."""
-    _load_all()
+    registration order within a module: the same order whichever module a process imported first.
+
+    ``label``, ``kind``, ``quantities`` and ``mechanisms`` select by metadata (its label as printed, its kind, its
+    quantity among ``quantities``, one of its mechanisms — lower-cased — among ``mechanisms``): the list is then the
+    full list filtered, and only the paper modules holding a selected result are imported (each module's formulas
+    are built on first use, :func:`_index`).  O(registry size) plus the imports."""
     if paper is not None:
         paper = PAPER_ALIASES.get(paper, paper)
         if paper not in PAPERS:
             raise InvalidArgument("paper", paper, f"must be one of {sorted(PAPERS) + sorted(PAPER_ALIASES)}")
+    mechs = None if mechanisms is None else {str(m).lower() for m in mechanisms}
+
+    def selected(meta: Any) -> bool:
+        return (
+            (paper is None or meta.paper == paper)
+            and (include_false or not meta.known_false)
+            and (label is None or meta.label == label)
+            and (kind is None or meta.kind == kind)
+            and (quantities is None or meta.quantity in quantities)
+            and (mechs is None or bool({str(m).lower() for m in meta.mechanisms} & mechs))
+        )
+
+    if paper is None and label is None and kind is None and quantities is None and mechanisms is None:
+        _load_all()
+    else:
+        _load_modules({module for module, meta in _index().values() if selected(meta)})
     ordered = sorted(REGISTRY.values(), key=lambda r: _ORIGIN.get(r.key, ""))  # stable: registration order kept
-    return [r for r in ordered if (paper is None or r.paper == paper) and (include_false or not r.known_false)]
+    return [r for r in ordered if selected(r)]
+
+
+def lookup(key: str) -> Result | None:
+    """The result registered under ``key`` (its paper module imported if it is not yet), or ``None``."""
+    if key not in REGISTRY and key in _index():
+        _load_modules({_index()[key][0]})
+    return REGISTRY.get(key)
 
 
 def get(key_or_label: str, variant: str | None = None) -> Result:
-    """Find a result by key, or by a label like ``"BBGN19 Theorem 5.3"`` plus ``variant``."""
-    _load_all()
+    """Find a result by key, or by a label like ``"BBGN19 Theorem 5.3"`` plus ``variant``.  Imports only the paper
+    modules that hold a result of that key or label."""
+    if key_or_label in REGISTRY and variant is None:
+        return REGISTRY[key_or_label]
+    _load_modules(
+        {
+            module
+            for key, (module, meta) in _index().items()
+            if key_or_label in (key, f"{meta.paper} {meta.label}", meta.label)
+        }
+    )
     if key_or_label in REGISTRY and variant is None:
         return REGISTRY[key_or_label]
     cands = [
@@ -1005,3 +1049,49 @@ def _load_all():
     for m in pkgutil.iter_modules(importlib.import_module(__package__).__path__):
         if m.name not in ("core",) and not m.name.startswith("_"):
             importlib.import_module(f"blanket.proofs.{m.name}")
+
+
+@dataclass(frozen=True)
+class _Meta:
+    """A result's metadata as its module's TOML table gives it (what :func:`results` selects on)."""
+
+    paper: str
+    label: str
+    kind: str
+    quantity: str | None
+    mechanisms: tuple
+    known_false: bool
+
+
+_INDEX: dict[str, tuple[str, _Meta]] | None = None
+
+
+def _index() -> dict[str, tuple[str, _Meta]]:
+    """Every result key of every paper module's table (``proofs/<module>.toml``) -> (module, metadata), read from the
+    tables alone: which modules to import for a key, a label or a selection, without building any formula (a paper
+    module's import builds all of its sympy statements, ~0.1–1.4 s each).  Read once per process, O(table size)."""
+    global _INDEX
+    if _INDEX is None:
+        index = {}
+        for f in sorted(importlib.resources.files(__package__).iterdir(), key=lambda f: f.name):
+            if not f.name.endswith(".toml"):
+                continue
+            data = tomllib.loads(f.read_text(encoding="utf-8"))
+            for e in data.get("result", []):
+                meta = _Meta(
+                    paper=e.get("paper", data.get("paper")),
+                    label=e.get("label", ""),
+                    kind=e.get("kind", "inequality"),
+                    quantity=e.get("quantity"),
+                    mechanisms=tuple(e.get("mechanisms", ("any",))),
+                    known_false=bool(e.get("known_false", False)),
+                )
+                index[e["key"]] = (f.name[: -len(".toml")], meta)
+        _INDEX = index
+    return _INDEX
+
+
+def _load_modules(names: Collection[str]) -> None:
+    """Import the paper modules ``names`` (their results register themselves); a no-op for one already imported."""
+    for name in sorted(names):
+        importlib.import_module(f"blanket.proofs.{name}")

@@ -633,7 +633,7 @@ def certify(
             continue
         for ref in s.results:
             if isinstance(ref, str):  # a registry key
-                found = [core.REGISTRY[ref]] if ref in core.REGISTRY else []
+                found = [r for r in (core.lookup(ref),) if r is not None]
             else:  # (paper, label)
                 found = _find_results(*ref)
             for r in found:
@@ -644,7 +644,7 @@ def certify(
         for b in c["bounds"]:
             if b["applies"] and b.get("decides") == "certifies the claim" and b["key"] not in chain_keys:
                 chain_keys.append(b["key"])
-                chain.append(result_entry(core.REGISTRY[b["key"]]))
+                chain.append(result_entry(core.get(b["key"])))
     if dep.mechanism in ("krr", "binary_rr"):
         for r in _find_results("BBGN19", "Lemma 5.1"):
             if r.key not in chain_keys and (r.variant in (None, "rr", "krr") or "rr" in str(r.variant)):

@@ -352,21 +352,18 @@ def candidate_results(dep: Deployment) -> list:
     candidates even when their symbols share names with the deployment's.
     """
     fams = _FAMILIES[dep.mechanism]
+    if dep.mechanism == "binary_rr" or (dep.mechanism == "krr" and dep.params.get("k") == 2):
+        fams = _FAMILIES["binary_rr"]
     out = []
-    for r in core.results():
-        if r.known_false or r.kind != "upper_bound" or r.quantity not in ("delta", "epsilon"):
-            continue
+    # selected by metadata first: only the paper modules holding such a result are imported (proofs.core._index)
+    for r in core.results(include_false=False, kind="upper_bound", quantities=("delta", "epsilon"), mechanisms=fams):
         lhs = getattr(r.statement, "lhs", None)
         if lhs is None or (not getattr(lhs, "args", ()) and getattr(lhs, "name", None) != r.quantity):
             continue  # the bounded quantity is not the central delta/epsilon itself (e.g. a composed epsilon_total)
         rhs = getattr(r.statement, "rhs", None)
         if rhs is not None and rhs.atoms(AppliedUndef):
             continue  # the bound is a quantity an engine computes (e.g. the fleet view of Lemma F1), not a closed form
-        mechs = {str(m).lower() for m in r.mechanisms}
-        if dep.mechanism == "binary_rr" or (dep.mechanism == "krr" and dep.params.get("k") == 2):
-            fams = _FAMILIES["binary_rr"]
-        if mechs & fams:
-            out.append(r)
+        out.append(r)
     return out
 
 
@@ -518,7 +515,7 @@ def _interval(v, *, decide=None, above=None) -> dict:
 
 
 def _find_results(paper, label) -> list:
-    return [r for r in core.results(paper) if r.label == label and not r.known_false]
+    return core.results(paper, label=label, include_false=False)
 
 
 def _evaluate_all(dep, mech, srcs, cands, eps, delta, prec):
