@@ -44,8 +44,6 @@ from blanket.exact.numbers.calibrate import epsilon_for_delta, float_bisect
 from blanket.exact.numbers.errors import BlanketError, InfeasibleTarget, InvalidArgument, Undecided
 from blanket.exact.runtime.budget import worst_cost
 from blanket.proofs import core
-from blanket.reports.composition import certify_composition
-from blanket.reports.fleet_certificate import certify_fleet
 from blanket.reports.latex import PREAMBLE, render
 from blanket.reports.output import write_document
 from flint import arb, fmpq
@@ -602,8 +600,12 @@ def certify(
     if max_prec is not None:
         arith.integer_in(max_prec, "precision", lo=32, hi=1 << 16)
     if dep.groups or dep.colluding:  # a mixed fleet or colluding users: reports/fleet_certificate.py
+        from blanket.reports.fleet_certificate import certify_fleet  # imported where used: a single round needs none
+
         return certify_fleet(dep, certify_one=certify, max_prec=max_prec, command=command, progress=progress)
     if getattr(dep, "rounds", ()):  # several composed rounds: the composition certificate (reports/composition.py)
+        from blanket.reports.composition import certify_composition  # (the PLD accountant, ~0.5 s of imports)
+
         return certify_composition(dep, max_prec=max_prec, command=command, progress=progress, plot=plot)
     start = min(dep.precision, cap)
     mech = dep.build_mechanism()
