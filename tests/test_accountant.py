@@ -116,10 +116,12 @@ def test_epsilon_interval_and_float():
 
 def test_heterogeneous_order_independent():
     a, b = ShuffledRR(k=2, epsilon0="1", n=500), ShuffledRR(k=3, epsilon0="2", n=300)
-    x = ShuffleAccountant(grid="1/4096").compose(a, 2).compose(b, 3).get_delta("0.3")
-    y = ShuffleAccountant(grid="1/4096").compose(b, 3).compose(a, 2).get_delta("0.3")
+    # the grid is incidental to the point (order independence, more rounds cost more): 1/1024, a quarter of the
+    # 1/4096 this test had, costs about a quarter
+    x = ShuffleAccountant(grid="1/1024").compose(a, 2).compose(b, 3).get_delta("0.3")
+    y = ShuffleAccountant(grid="1/1024").compose(b, 3).compose(a, 2).get_delta("0.3")
     assert x == y
-    z = ShuffleAccountant(grid="1/4096").compose(a, 2).get_delta("0.3")
+    z = ShuffleAccountant(grid="1/1024").compose(a, 2).get_delta("0.3")
     assert z.upper < x.upper  # more rounds cost more
 
 
