@@ -993,7 +993,8 @@ def results(
 
 
 def lookup(key: str) -> Result | None:
-    """The result registered under ``key`` (its paper module imported if it is not yet), or ``None``."""
+    """The result registered under ``key`` (its paper module imported if it is not yet), or ``None``.  O(1) once the
+    module is imported."""
     if key not in REGISTRY and key in _index():
         _load_modules({_index()[key][0]})
     return REGISTRY.get(key)
