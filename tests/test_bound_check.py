@@ -292,7 +292,7 @@ def test_bound_that_always_raises_is_not_checked_exit_3(tmp_path, capsys):
             raise ZeroDivisionError("oops")
     ''',
     )
-    rc = main(["check-bound", str(p), "--budget", "5", "-o", str(tmp_path / "o"), "--no-pdf"])
+    rc = main(["check-bound", str(p), "--budget", "60", "-o", str(tmp_path / "o"), "--no-pdf"])
     assert rc == 3
     rep = json.loads((tmp_path / "o" / "bound_check.json").read_text())
     assert rep["verdict"] == "NOT CHECKED" and "ZeroDivisionError" in rep["invalid_evaluations"][0]["note"]
