@@ -184,3 +184,37 @@ def test_curve_epsilon_brackets_the_exact_worst_case_epsilon():
 def test_sweep_seconds_grows_like_n_to_the_three_halves():
     a, b = curve_steps.sweep_seconds(10**4), curve_steps.sweep_seconds(10**6)
     assert 900 < b / a < 1100
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 40), st.integers(1, 13), st.integers(0, 2**32 - 1))
+def test_thresholds_are_the_first_index_above_alpha_from_any_guess(C, W, G, seed):
+    """The incremental threshold search (previous index moved by one, checked, else a vectorised bisection) gives
+    searchsorted's answer on non-decreasing rows ending in +inf, whatever the guess (ties and jumps included)."""
+    rng = np.random.default_rng(seed)
+    RM = np.empty((C, W + 1))
+    RM[:, :W] = np.maximum.accumulate(rng.choice([0.5, 1.0, 1.5, 2.0, 2.5, 3.0], size=(C, W)), axis=1)
+    RM[:, W] = np.inf
+    al = np.sort(rng.choice(np.linspace(0.5, 3.5, 13), size=G, replace=False))
+    off = (np.arange(C) * (W + 1))[:, None]
+    ref = np.stack([np.searchsorted(RM[j], al, side="right") for j in range(C)]) + off
+    guess = np.clip(ref + rng.integers(-3, 4, size=ref.shape), off, off + W)
+    assert np.array_equal(curve_steps._thresholds(RM, al, None, off), ref)
+    assert np.array_equal(curve_steps._thresholds(RM, al, guess, off), ref)
+
+
+def test_pairs_have_p_at_most_q_left_of_the_others_mean_minus_two_in_rationals():
+    """Lemma C2 (v)'s column split: P(x) <= Q(x) for x <= mu' - 2 (mu' the mean of the others' law), every dataset
+    of small n and a few e^eps0, exact rational pmfs (the kernel does no float work below that column)."""
+    for e in (fmpq(3, 2), fmpq(3), fmpq(20)):
+        p = e / (1 + e)
+        f = 1 - p
+        for n in (2, 7, 15, 30):
+            for k in range(n):
+                others = fmpq_poly([f, p]) ** k * fmpq_poly([p, f]) ** (n - 1 - k)
+                P, Q = others * fmpq_poly([f, p]), others * fmpq_poly([p, f])
+                mu = k * p + (n - 1 - k) * f
+                x = 0
+                while x + 2 <= mu:
+                    assert P[x] <= Q[x], (e, n, k, x)
+                    x += 1
