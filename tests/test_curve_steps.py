@@ -218,3 +218,31 @@ def test_pairs_have_p_at_most_q_left_of_the_others_mean_minus_two_in_rationals()
                 while x + 2 <= mu:
                     assert P[x] <= Q[x], (e, n, k, x)
                     x += 1
+
+
+def test_curve_epsilon_with_a_local_band_is_certified_and_no_looser():
+    """``near`` adds grid points around a guess: the upper end stays above the exact worst-case epsilon (independent
+    route: exact.shuffled.binary) and below the coarse grid's answer (a refinement of the grid never raises it), also
+    when the guess is far off (the band then misses the answer, the coarse grid still certifies it)."""
+    from blanket.exact.accounting import profiles
+
+    mech = BinaryRR(epsilon0="2")
+    n, d = 300, "1e-6"
+    exact = profiles.epsilon(mech, n, delta=d, dataset="worst", rel_tol="1e-7", workers=1)
+    coarse, _ = curves.binary_worst_curve_epsilon(mech, n, d, points=64, workers=1, progress=False)
+    banded, _ = curves.binary_worst_curve_epsilon(mech, n, d, points=64, near=exact.lower, workers=1, progress=False)
+    off, _ = curves.binary_worst_curve_epsilon(mech, n, d, points=64, near=exact.lower / 3, workers=1, progress=False)
+    assert exact.lower <= banded <= coarse and exact.lower <= off <= coarse
+    assert (banded - exact.upper) / exact.upper < fmpq(1, 10**5) < (coarse - exact.upper) / exact.upper
+
+
+def test_local_grid_is_dyadic_increasing_and_spans_the_band():
+    g = curves.local_grid(fmpq(1, 100), fmpq(2, 100), 33)
+    assert all(a > 1 and fmpq(*(int(a.p) / int(a.q)).as_integer_ratio()) == a for a in g)
+    assert g == sorted(set(g)) and len(g) == 33
+    assert (
+        abs(math.log(int(g[0].p) / int(g[0].q)) - 0.01) < 1e-12
+        and abs(math.log(int(g[-1].p) / int(g[-1].q)) - 0.02) < 1e-12
+    )
+    with pytest.raises(InvalidArgument, match="epsilon_hi"):
+        curves.local_grid(fmpq(1, 10), fmpq(1, 100), 8)
