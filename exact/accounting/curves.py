@@ -617,7 +617,28 @@ def _binary_worst_curve(
     else:
         vals, ks = binary_worst_curve_values(mech, n, grid, **run), [None] * len(grid)
     desc = f"worst-case privacy curve of shuffled binary RR over all datasets (n = {n}, {len(grid)} grid points)"
-    return pair_from_values(vals, alpha_max=am, description=desc), grid, ks
+    pair = pair_from_values(vals, alpha_max=am, description=desc)
+    _remember(mech, n, pair)
+    return pair, grid, ks
+
+
+#: the worst-case curve pairs computed in this process, per (e^{ε0}, n): what a picture draws (at most 16 kept)
+_COMPUTED: dict = {}
+
+
+def _remember(mech: KRR, n: int, pair: FinitePair) -> None:
+    if len(_COMPUTED) >= 16:
+        _COMPUTED.clear()
+    _COMPUTED[(str(mech.exp_epsilon0()), int(n))] = pair
+
+
+def computed_curve_pair(mech: Any, n: int) -> FinitePair | None:
+    """The dominating pair of the worst-case curve of shuffled binary RR ``mech`` with ``n`` users if this process
+    has already swept it (:func:`binary_worst_curve_pair`, :func:`binary_worst_curve_epsilon`; any grid: each is
+    a certified upper curve at every α), else ``None``; never computes.  O(1)."""
+    if not (isinstance(mech, KRR) and mech.k == 2):
+        return None
+    return _COMPUTED.get((str(mech.exp_epsilon0()), int(n)))
 
 
 def inverse_alpha(pair: FinitePair, delta: NumberInput) -> fmpq:
