@@ -109,6 +109,9 @@ from blanket.reports.claims import (  # noqa: F401  (re-exported: how one claim 
 #: n = 10^5 at epsilon0 = 2 (the README example: about 12 one-core seconds), i.e. a bracket of relative width 1e-4
 #: instead of the 25 % between the blanket view and the dataset c = 0
 CHEAP_SWEEP_SECONDS = 30.0
+#: grid points of the binary RR worst-case curve for one delta: as many again on a narrow band around the best
+#: dataset's exact epsilon (curves.binary_worst_curve_epsilon's ``near``)
+CURVE_POINTS = 256
 #: relative width of the bracket of each concrete dataset's exact epsilon that gives a binary RR target's lower end
 LOWER_REL_TOL = "1e-7"
 
@@ -337,26 +340,38 @@ def certify_target(
             ):
                 # one stepped sweep gives the worst-case curve at every epsilon (docs/numerics.md Lemma C2): its
                 # inverse at delta is the upper end; the dataset attaining the curve there gives the lower end
+                # the lower end: the largest certified exact epsilon among the datasets next to the ends of the
+                # range, where the worst dataset sits (c = 2 for the README example; each O(sqrt n)), and the one
+                # attaining the curve; computed first, it places the sweep's extra grid points (curves.local_grid)
+                def exact_eps(c: int) -> Any:
+                    return profiles.epsilon(
+                        mech,
+                        dep.n,
+                        delta=target.delta,
+                        dataset=f"c={c}",
+                        rel_tol=LOWER_REL_TOL,
+                        start_prec=start,
+                        cap=cap,
+                    )
+
+                def by_lower(pr: Any) -> fmpq:
+                    return pr.lower if pr.lower is not None else fmpq(-1)
+
+                near_pr = {c: exact_eps(c) for c in range(min(4, dep.n))}
+                guess = max((by_lower(p) for p in near_pr.values()), default=fmpq(-1))
                 e_up, c_star = curves.binary_worst_curve_epsilon(
-                    mech, dep.n, target.delta, workers=workers, scheduler=scheduler, progress=False
+                    mech,
+                    dep.n,
+                    target.delta,
+                    points=CURVE_POINTS,
+                    near=guess if guess > 0 else None,
+                    workers=workers,
+                    scheduler=scheduler,
+                    progress=False,
                 )
-                # the lower end: the largest certified exact epsilon among that dataset and the ones next to the
-                # ends of the range, where the worst dataset sits (c = 2 for the README example; each O(sqrt n))
-                lo_pr = max(
-                    (
-                        profiles.epsilon(
-                            mech,
-                            dep.n,
-                            delta=target.delta,
-                            dataset=f"c={c}",
-                            rel_tol=LOWER_REL_TOL,
-                            start_prec=start,
-                            cap=cap,
-                        )
-                        for c in sorted({c_star, *range(min(4, dep.n))})
-                    ),
-                    key=lambda pr: pr.lower if pr.lower is not None else fmpq(-1),
-                )
+                if c_star not in near_pr:
+                    near_pr[c_star] = exact_eps(c_star)
+                lo_pr = max(near_pr.values(), key=by_lower)
                 rec["kind"] = "exact"
                 rec["upper_source"] = "exact worst-case privacy curve over all datasets (binary RR)"
                 rec["upper_key"] = "exact-worst-binary"

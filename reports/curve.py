@@ -31,6 +31,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
+from blanket.exact.accounting.curves import computed_curve_pair
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
 from flint import arb, fmpq
@@ -119,9 +120,13 @@ def single_round(
     prec: int = 128,
     points: int | None = None,
     mech: Any = None,
+    curve_pair: Any = None,
 ) -> Picture:
     """The picture of one shuffled round from the certificate's sources and candidate bounds (``mech``: the
-    randomizer record, which decides which sources are too slow to draw, :func:`slow_for_plot`).
+    randomizer record, which decides which sources are too slow to draw, :func:`slow_for_plot`).  ``curve_pair``
+    (optional): a dominating pair of the worst-case curve over all datasets already computed (binary RR,
+    :func:`blanket.exact.accounting.curves.computed_curve_pair`); its ``H_α`` at the lower end of ``e^ε`` (``H`` is
+    non-increasing in α) is one more certified upper end at each ε, exact in rationals, and the legend names it.
 
     ``srcs``: :class:`blanket.reports.certificate.Source` records (``role``, ``compute(eps)``, ``expensive``,
     ``title``, ``results``); ``cands``: registered results; ``evaluate(result, eps, delta)``: the certificate's
@@ -137,7 +142,11 @@ def single_round(
     eps = grid(top, focus, points)
     xs = [_to_float(e) or 0.0 for e in eps]
     cheap = [s for s in srcs if not s.expensive and slow_for_plot(s, mech) is None]
-    skipped = [f"{s.title} (one sweep over all datasets per point)" for s in srcs if s.expensive]
+    skipped = [
+        f"{s.title} (one sweep over all datasets per point)"
+        for s in srcs
+        if s.expensive and not (curve_pair is not None and getattr(s, "key", "") == "exact-worst-binary")
+    ]
     skipped += [f"{s.title} ({why})" for s in srcs if not s.expensive and (why := slow_for_plot(s, mech))]
     drawn_results = {ref for s in cheap for ref in s.results}
     up_names: list[str] = []
@@ -165,6 +174,13 @@ def single_round(
                         best_lo = lw
                     if s.title not in lo_names:
                         lo_names.append(s.title)
+            if curve_pair is not None and e >= 0:
+                a_lo = arith.endpoints(arb(e).exp())[0]
+                u = _to_float(curve_pair.hockey_stick(fmpq(a_lo.numerator, a_lo.denominator)))
+                if u is not None and (best_up is None or u < best_up):
+                    best_up = u
+                if CURVE_TITLE not in up_names:
+                    up_names.insert(0, CURVE_TITLE)
             up.append(best_up)
             lo.append(best_lo)
         bounds: list[Line] = []
@@ -190,6 +206,10 @@ def single_round(
     if upper is None:
         skipped.append("no exact routine for this randomizer: only its registered bounds are drawn")
     return Picture(title=title, upper=upper, lower=lower, bounds=bounds, markers=markers, skipped=skipped)
+
+
+#: the legend's name of the worst-case curve over all datasets (binary RR) when it is drawn
+CURVE_TITLE = "worst-case privacy curve over all datasets, one sweep"
 
 
 #: the role a source's title states, left out of a line's label (the label says it)
@@ -393,6 +413,7 @@ def certificate_picture(
         markers=markers,
         prec=prec,
         mech=mech,
+        curve_pair=computed_curve_pair(mech, cert["deployment"]["n"]),
     )
 
 

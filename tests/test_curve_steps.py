@@ -184,3 +184,65 @@ def test_curve_epsilon_brackets_the_exact_worst_case_epsilon():
 def test_sweep_seconds_grows_like_n_to_the_three_halves():
     a, b = curve_steps.sweep_seconds(10**4), curve_steps.sweep_seconds(10**6)
     assert 900 < b / a < 1100
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 40), st.integers(1, 13), st.integers(0, 2**32 - 1))
+def test_thresholds_are_the_first_index_above_alpha_from_any_guess(C, W, G, seed):
+    """The incremental threshold search (previous index moved by one, checked, else a vectorised bisection) gives
+    searchsorted's answer on non-decreasing rows ending in +inf, whatever the guess (ties and jumps included)."""
+    rng = np.random.default_rng(seed)
+    RM = np.empty((C, W + 1))
+    RM[:, :W] = np.maximum.accumulate(rng.choice([0.5, 1.0, 1.5, 2.0, 2.5, 3.0], size=(C, W)), axis=1)
+    RM[:, W] = np.inf
+    al = np.sort(rng.choice(np.linspace(0.5, 3.5, 13), size=G, replace=False))
+    off = (np.arange(C) * (W + 1))[:, None]
+    ref = np.stack([np.searchsorted(RM[j], al, side="right") for j in range(C)]) + off
+    guess = np.clip(ref + rng.integers(-3, 4, size=ref.shape), off, off + W)
+    assert np.array_equal(curve_steps._thresholds(RM, al, None, off), ref)
+    assert np.array_equal(curve_steps._thresholds(RM, al, guess, off), ref)
+
+
+def test_pairs_have_p_at_most_q_left_of_the_others_mean_minus_two_in_rationals():
+    """Lemma C2 (v)'s column split: P(x) <= Q(x) for x <= mu' - 2 (mu' the mean of the others' law), every dataset
+    of small n and a few e^eps0, exact rational pmfs (the kernel does no float work below that column)."""
+    for e in (fmpq(3, 2), fmpq(3), fmpq(20)):
+        p = e / (1 + e)
+        f = 1 - p
+        for n in (2, 7, 15, 30):
+            for k in range(n):
+                others = fmpq_poly([f, p]) ** k * fmpq_poly([p, f]) ** (n - 1 - k)
+                P, Q = others * fmpq_poly([f, p]), others * fmpq_poly([p, f])
+                mu = k * p + (n - 1 - k) * f
+                x = 0
+                while x + 2 <= mu:
+                    assert P[x] <= Q[x], (e, n, k, x)
+                    x += 1
+
+
+def test_curve_epsilon_with_a_local_band_is_certified_and_no_looser():
+    """``near`` adds grid points around a guess: the upper end stays above the exact worst-case epsilon (independent
+    route: exact.shuffled.binary) and below the coarse grid's answer (a refinement of the grid never raises it), also
+    when the guess is far off (the band then misses the answer, the coarse grid still certifies it)."""
+    from blanket.exact.accounting import profiles
+
+    mech = BinaryRR(epsilon0="2")
+    n, d = 300, "1e-6"
+    exact = profiles.epsilon(mech, n, delta=d, dataset="worst", rel_tol="1e-7", workers=1)
+    coarse, _ = curves.binary_worst_curve_epsilon(mech, n, d, points=64, workers=1, progress=False)
+    banded, _ = curves.binary_worst_curve_epsilon(mech, n, d, points=64, near=exact.lower, workers=1, progress=False)
+    off, _ = curves.binary_worst_curve_epsilon(mech, n, d, points=64, near=exact.lower / 3, workers=1, progress=False)
+    assert exact.lower <= banded <= coarse and exact.lower <= off <= coarse
+    assert (banded - exact.upper) / exact.upper < fmpq(1, 10**5) < (coarse - exact.upper) / exact.upper
+
+
+def test_local_grid_is_dyadic_increasing_and_spans_the_band():
+    g = curves.local_grid(fmpq(1, 100), fmpq(2, 100), 33)
+    assert all(a > 1 and fmpq(*(int(a.p) / int(a.q)).as_integer_ratio()) == a for a in g)
+    assert g == sorted(set(g)) and len(g) == 33
+    assert (
+        abs(math.log(int(g[0].p) / int(g[0].q)) - 0.01) < 1e-12
+        and abs(math.log(int(g[-1].p) / int(g[-1].q)) - 0.02) < 1e-12
+    )
+    with pytest.raises(InvalidArgument, match="epsilon_hi"):
+        curves.local_grid(fmpq(1, 10), fmpq(1, 100), 8)

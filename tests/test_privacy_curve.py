@@ -154,6 +154,46 @@ def test_plotted_lines_bracket_the_exhaustive_worst_case():
     assert checked >= 5
 
 
+def test_upper_line_is_the_worst_case_curve_where_it_was_swept():
+    """Binary RR whose worst-case curve was swept in this process: the upper line is at most the cheap sources'
+    line, at least the exhaustive worst case over all datasets (enumeration, an independent route), the legend names
+    the curve, and it is below the blanket view somewhere (the point of drawing it)."""
+    from blanket.exact.accounting import curves
+
+    n = 12
+    dep = load_deployment(EXAMPLES / "telemetry.toml")
+    dep = type(dep)(**{**dep.__dict__, "n": n, "params": {"k": 2, "epsilon0": fmpq(1)}})
+    mech = dep.build_mechanism()
+    srcs, cands = C.sources(dep, mech), C.candidate_results(dep)
+
+    def draw(pair):
+        return curve.single_round(
+            srcs,
+            cands,
+            lambda r, e, d: C.evaluate_bound(r, dep, mech, e, d),
+            title="t",
+            focus=[fmpq(1, 4)],
+            eps0=fmpq(1),
+            delta=fmpq(1, 10**3),
+            points=8,
+            curve_pair=pair,
+        )
+
+    pair = curves.binary_worst_curve_pair(mech, n, points=64, workers=1, progress=False)
+    assert curves.computed_curve_pair(mech, n) is pair and curves.computed_curve_pair(mech, n + 1) is None
+    plain, with_curve = draw(None), draw(pair)
+    assert curve.CURVE_TITLE in with_curve.upper.label and curve.CURVE_TITLE not in plain.upper.label
+    grid = curve.grid(curve.eps_max([fmpq(1, 4)], fmpq(1)), [fmpq(1, 4)], 8)
+    below = 0
+    for e, up, old in zip(grid, with_curve.upper.delta, plain.upper.delta):
+        assert up is not None and up <= old
+        below += up < old * (1 - 1e-6)
+        with arith.precision(128):
+            lo_w = arith.endpoints(en.worst_case(mech, n, epsilon=e).value)[0]
+        assert up >= float(lo_w) * (1 - 1e-12)
+    assert below >= 3
+
+
 def test_bound_lines_are_the_registered_values():
     """A drawn registered bound is the bound's own certified value at each grid point (evaluated independently)."""
     dep = load_deployment(EXAMPLES / "telemetry.toml")

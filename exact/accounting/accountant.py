@@ -71,11 +71,14 @@ CURVE_AUTO_N = 256
 #: alpha (:func:`blanket.exact.accounting.curves.binary_worst_curve_pair`, stepping datasets: O(n^{3/2}), seconds at
 #: n = 10^5, minutes of CPU at n = 10^6) -- when the sweep's estimated cost
 #: (:func:`blanket.exact.accounting.curve_steps.sweep_seconds`) is at most CURVE_SWEEP_SECONDS one-core seconds
-#: (about 3·10^5 users at ε0 = 1); a default run never spends minutes on its own: raise it for a larger n (the
-#: sweep at n = 10^6 takes about 7.5 one-core minutes and brings binary RR's composed ε within a few % of its lower end)
+#: (n = 10^6 at ε0 = 1: the model says 651 s, measured 430 one-core s on a loaded machine after the 2026-11-29
+#: kernel changes, so minutes of wall time on two cores); it brings binary RR's composed ε within about 1 % of its
+#: lower end (n = 10^5, T = 365: ratio 1.005, against 1.25 for the blanket-view pair at n = 10^6).  Lower it to keep a
+#: run at n = 10^6 within seconds (the blanket-view pair then)
 CURVE_GRID_N = 10**6
-CURVE_SWEEP_SECONDS = 120.0
-CURVE_POINTS = 1024
+CURVE_SWEEP_SECONDS = 700.0
+#: (512: binary RR n = 10^5, T = 365 composes to the same ratio 1.005 on 256 points as on 1024)
+CURVE_POINTS = 512
 #: rounds of k-RR (k >= 3), the four-value oracles and the geometric mechanism with at most this many users also
 #: compose the hull of their best certified curve values (:func:`blanket.exact.accounting.curve_pairs.curve_pair`)
 #: when the accountant's ``curves`` is "auto" (``True``: at every n; each curve costs its grid's evaluations,

@@ -118,6 +118,12 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
             X[j, : len(c["H"])] = c["H"]
         pf, ff = float(p.mid()), float(f.mid())
         h = max(0, min(int(k * pf + (n - k) * ff) - c["lo"] for k, c in zip(starts, chains)) - 8)
+        # below column h every pair has P ≤ Q exactly (Lemma C2 (v): x below the mean of the others' law lies left of
+        # its mode); certified here in balls, the column moved left until it holds (never in practice)
+        while h > 0 and not all(
+            arith.le(c["lo"] + h + 1, k * p + (n - 1 - k) * f) is True for k, c in zip(starts, chains)
+        ):
+            h = max(0, h - 8)
         Wu = W - h
         # ---- a-priori constants (Lemma C2), in balls, then rounded up to binary64
         u = arb(laws.U)
@@ -141,7 +147,6 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
         gW = arb(laws.gamma(Wu + 3))
         c_s = _upper(2 * gW / (1 - gW) + 11 * u)
         d_fac = _upper(1 + gW)
-        low_fac = _upper(1 + arb(laws.gamma(max(h, 1) + 2)))
         d_abs = _upper(arb(2.2) * u)
     al = np.asarray(alphas, dtype=np.float64)
     a_top = math.nextafter(float(al.max()), math.inf)  # a cap strictly above every grid alpha
@@ -157,38 +162,83 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
 
     def suffix(Lt: np.ndarray) -> np.ndarray:
         S = np.zeros((C, Wu + 1))  # S[:, Wu] = 0: the empty tail (no index with rm > alpha)
-        np.cumsum(Lt[:, h:][:, ::-1], axis=1, out=S[:, Wu - 1 :: -1])
+        np.cumsum(Lt[:, ::-1], axis=1, out=S[:, Wu - 1 :: -1])
         return S
 
-    Lt_prev = np.maximum(X, TINY)
+    off = (np.arange(C) * (Wu + 1))[:, None]  # row offsets into the flattened suffix sums
+    U = np.empty((C, len(al)))
+    RM = np.empty((C, Wu + 1))  # the running maximum, then +inf: the first index with rm > alpha is at most Wu
+    RM[:, Wu] = np.inf
+    t = None
+    Lt_prev = np.maximum(X[:, h:], TINY)
     S_prev = suffix(Lt_prev)
     for s in range(m):
         live = np.nonzero(kk + s < ends)[0]
         if len(live) == 0:
             break
         Y = allpass(X, rho_hat)
-        Lt = np.maximum(Y, TINY)
-        low = np.maximum(Lt[:, :h] - Lt_prev[:, :h], 0.0).sum(axis=1) * low_fac if h else np.zeros(C)
-        Qc = Lt_prev[:, h:]
+        Lt = np.maximum(Y[:, h:], TINY)  # only the columns from h on: below h, P ≤ Q exactly (Lemma C2 (v))
         SP = suffix(Lt)
-        r = Lt[:, h:] / Qc
+        r = np.divide(Lt, Lt_prev)
         np.minimum(r, a_top, out=r)  # min(r, α⁺): its running maximum is min(rm, α⁺), α⁺ > α_G (Lemma C2 (v))
-        rm = np.maximum.accumulate(r, axis=1)
-        D = np.einsum("ij,ij->i", rm - r, Qc) * d_fac + d_abs
-        K = (D + low) * (1 + 8 * _U)
-        t = np.stack([np.searchsorted(rm[j], al, side="right") for j in live])  # first index with rm > alpha
-        U = np.take_along_axis(SP[live], t, axis=1) * a1
-        U -= np.take_along_axis(S_prev[live], t, axis=1) * al_lo
-        U += AB[live]
-        U += K[live][:, None]
-        top = U.max(axis=0)
+        rm = RM[:, :Wu]
+        np.maximum.accumulate(r, axis=1, out=rm)
+        np.subtract(rm, r, out=r)
+        D = np.einsum("ij,ij->i", r, Lt_prev) * d_fac + d_abs
+        K = D * (1 + 8 * _U)
+        t = _thresholds(RM, al, t, off)
+        np.multiply(SP.ravel().take(t), a1, out=U)
+        U -= S_prev.ravel().take(t) * al_lo
+        U += AB
+        U += K[:, None]
+        Ul = U if len(live) == C else U[live]
+        top = Ul.max(axis=0)
         better = top > best
-        best_k[better] = kk[live][U.argmax(axis=0)[better]] + s
-        np.maximum(best, top, out=best)
+        if better.any():
+            best_k[better] = kk[live][Ul.argmax(axis=0)[better]] + s
+            np.maximum(best, top, out=best)
         X = Y
         Lt_prev = Lt
         S_prev = SP
     return best, best_k
+
+
+def _thresholds(RM: np.ndarray, al: np.ndarray, guess: np.ndarray | None, off: np.ndarray) -> np.ndarray:
+    """Flat indices ``off + t`` of the first entry of each row of ``RM`` (non-decreasing rows ending in ``+inf``)
+    greater than each ``α`` of ``al``: the previous step's indices moved right by one where ``RM[t] ≤ α``, then
+    checked (``RM[t] > α`` and ``t = 0`` or ``RM[t − 1] ≤ α``: with non-decreasing rows this *is* the first such
+    index); where a check fails (the threshold moved by more than one: a few per cent of the entries), a
+    vectorised binary search.  O(C·G) gathers, plus O(log W) per failed entry."""
+    flat = RM.ravel()
+    C, Wp = RM.shape
+    A = np.broadcast_to(al, (C, len(al)))
+    if guess is not None:
+        t = guess
+        t += flat.take(t) <= A
+        ok = flat.take(t) > A
+        at0 = t == off
+        ok &= at0 | (flat.take(np.where(at0, t, t - 1)) <= A)
+        bad = np.nonzero(~ok.ravel())[0]
+        tf = t.reshape(-1)
+    else:
+        t = np.empty((C, len(al)), dtype=np.int64)
+        tf = t.reshape(-1)
+        bad = np.arange(tf.size)
+    if len(bad):
+        a = A.reshape(-1)[bad]
+        row0 = (bad // len(al)) * Wp
+        lo = row0 - 1  # virtual entry -inf before the row
+        hi = row0 + Wp - 1  # the row's last entry, +inf > alpha
+        while True:
+            gap = hi - lo > 1
+            if not gap.any():
+                break
+            mid = (lo + hi) // 2
+            gt = flat.take(np.maximum(mid, row0)) > a
+            hi = np.where(gap & gt, mid, hi)
+            lo = np.where(gap & ~gt, mid, lo)
+        tf[bad] = hi
+    return t
 
 
 def binary_worst_curve_values_stepped(mech: KRR, n: int, alphas: Sequence, **run: Any) -> list:

@@ -542,7 +542,9 @@ def ctx_prec() -> int:
 
 
 #: above the epsilon where the blanket view's certified delta is below this, the grid of the curve is not refined
-NEGLIGIBLE_DELTA = fmpq(1, 10**30)
+#: (the certified values carry an a-priori slack of about 1e-12 to 1e-11, Lemma C2: grid points where the curve is
+#: below 1e-14 only show that slack; 1e-30 until 2026-11-29 spent a third of the points there at n = 10^5)
+NEGLIGIBLE_DELTA = fmpq(1, 10**14)
 
 
 def _negligible_from(mech: Any, n: int, e0: fmpq) -> fmpq:
@@ -572,9 +574,32 @@ def binary_worst_curve_pair(mech: KRR, n: int, *, points: int = 1024, method: st
     return _binary_worst_curve(mech, n, points=points, method=method, **run)[0]
 
 
-def _binary_worst_curve(mech: KRR, n: int, *, points: int, method: str, **run: Any) -> tuple:
+def local_grid(epsilon_lo: NumberInput, epsilon_hi: NumberInput, points: int) -> list:
+    """``points`` dyadic rationals ``α_i ≈ e^{ε_i}``, ``ε_i`` evenly spaced over ``[epsilon_lo, epsilon_hi]`` (each
+    rounded down to 50 significant bits as in :func:`curve_grid`, ``≥ 1``): extra grid points where one δ is asked
+    (:func:`binary_worst_curve_epsilon`; a choice, every grid is valid).  O(points) ball operations."""
+    lo, hi = _q(epsilon_lo, "epsilon_lo"), _q(epsilon_hi, "epsilon_hi")
+    pts = arith.integer_in(points, "points", lo=2, hi=1 << 16)
+    if not 0 <= lo < hi:
+        raise InvalidArgument("epsilon_hi", f"{hi} (epsilon_lo = {lo})", "must satisfy 0 <= epsilon_lo < epsilon_hi")
+    out: list[fmpq] = []
+    with arith.precision(96):
+        for i in range(pts):
+            a = arith.ball(lo + (hi - lo) * i / (pts - 1)).exp()
+            v = arith.endpoints(a)[0]
+            k = 50 - max(1, (v.numerator // v.denominator).bit_length())
+            q = max(fmpq(1), fmpq((v.numerator << k) // v.denominator, 1 << k))
+            if not out or q > out[-1]:
+                out.append(q)
+    return out
+
+
+def _binary_worst_curve(
+    mech: KRR, n: int, *, points: int, method: str, near: NumberInput | None = None, **run: Any
+) -> tuple:
     """``(pair, grid, datasets)``: :func:`binary_worst_curve_pair`, its grid, and per grid point the dataset whose
-    bound is the largest there (``None`` entries for the block sweep)."""
+    bound is the largest there (``None`` entries for the block sweep).  ``near`` (an ε, optional): ``points``
+    more grid points on ``[near·(1 − 10⁻³), near·(1 + 10⁻²)]`` (:func:`local_grid`)."""
     if method not in ("steps", "block"):
         raise InvalidArgument("method", method, "must be 'steps' or 'block'")
     e = mech.exp_epsilon0()
@@ -584,12 +609,38 @@ def _binary_worst_curve(mech: KRR, n: int, *, points: int, method: str, **run: A
         e0 = arith.endpoints(arith.ball(e).log())[1]
     top = _negligible_from(mech, n, fmpq(e0.numerator, e0.denominator))
     grid = curve_grid(top, points)
+    if near is not None:
+        c = _q(near, "near")
+        if c > 0:
+            extra = [a for a in local_grid(c * fmpq(999, 1000), c * fmpq(101, 100), points) if a < am]
+            grid = sorted(set(grid) | set(extra))
     if method == "steps":
         vals, ks = curve_steps.binary_worst_curve_stepped(mech, n, grid, **run)
     else:
         vals, ks = binary_worst_curve_values(mech, n, grid, **run), [None] * len(grid)
     desc = f"worst-case privacy curve of shuffled binary RR over all datasets (n = {n}, {len(grid)} grid points)"
-    return pair_from_values(vals, alpha_max=am, description=desc), grid, ks
+    pair = pair_from_values(vals, alpha_max=am, description=desc)
+    _remember(mech, n, pair)
+    return pair, grid, ks
+
+
+#: the worst-case curve pairs computed in this process, per (e^{ε0}, n): what a picture draws (at most 16 kept)
+_COMPUTED: dict = {}
+
+
+def _remember(mech: KRR, n: int, pair: FinitePair) -> None:
+    if len(_COMPUTED) >= 16:
+        _COMPUTED.clear()
+    _COMPUTED[(str(mech.exp_epsilon0()), int(n))] = pair
+
+
+def computed_curve_pair(mech: Any, n: int) -> FinitePair | None:
+    """The dominating pair of the worst-case curve of shuffled binary RR ``mech`` with ``n`` users if this process
+    has already swept it (:func:`binary_worst_curve_pair`, :func:`binary_worst_curve_epsilon`; any grid: each is
+    a certified upper curve at every α), else ``None``; never computes.  O(1)."""
+    if not (isinstance(mech, KRR) and mech.k == 2):
+        return None
+    return _COMPUTED.get((str(mech.exp_epsilon0()), int(n)))
 
 
 def inverse_alpha(pair: FinitePair, delta: NumberInput) -> fmpq:
@@ -624,14 +675,19 @@ def inverse_alpha(pair: FinitePair, delta: NumberInput) -> fmpq:
     return a0 + (h0 - d) * (a1 - a0) / (h0 - h1)
 
 
-def binary_worst_curve_epsilon(mech: KRR, n: int, delta: NumberInput, *, points: int = 4096, **run: Any) -> tuple:
+def binary_worst_curve_epsilon(
+    mech: KRR, n: int, delta: NumberInput, *, points: int = 4096, near: NumberInput | None = None, **run: Any
+) -> tuple:
     """``(ε̄, c)``: a certified upper end ``ε̄`` (a rational ``≥ log α*``, ``α*`` = :func:`inverse_alpha` of the
     worst-case curve pair at ``delta``) of the smallest ε with ``δ(ε) ≤ delta`` over every dataset of shuffled binary
     RR, and the dataset ``c`` whose bound was the largest at the grid point below ``α*`` (its exact ε at ``delta``
     is a certified lower end).  ``points`` grid points (4096 by default: the hull's chords sit above the convex
-    curve by O(spacing²), about 10⁻⁴ relative in ε at 4096 and 10⁻³ at 1024 for the README example).  Cost: one
-    stepped sweep (:func:`binary_worst_curve_pair`)."""
-    pair, grid, ks = _binary_worst_curve(mech, n, points=points, method="steps", **run)
+    curve by O(spacing²), about 10⁻⁴ relative in ε at 4096 and 10⁻³ at 1024 for the README example); with ``near``
+    (a guess of the answer, e.g. a certified lower end from one dataset) ``points`` on the whole range and ``points``
+    more on ``[near·(1 − 10⁻³), near·(1 + 10⁻²)]``: 2·256 points then give the answer to about 10⁻⁶ relative when
+    it falls in that band (a choice of grid: the result is certified wherever it falls).  Cost: one stepped sweep
+    (:func:`binary_worst_curve_pair`), its threshold work proportional to the number of grid points."""
+    pair, grid, ks = _binary_worst_curve(mech, n, points=points, method="steps", near=near, **run)
     a = inverse_alpha(pair, delta)
     with arith.precision(128):
         up = arith.endpoints(arith.ball(a).log())[1]

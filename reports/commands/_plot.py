@@ -144,4 +144,5 @@ def _single_round(inp: Inputs, payload: dict, focus: list, markers: list) -> Any
         delta=delta,
         markers=markers,
         mech=mech,
+        curve_pair=curve.computed_curve_pair(mech, inp.n),
     )

@@ -1,6 +1,6 @@
 """Benchmark: the worst-case privacy curve of shuffled binary RR and the composition built from it (issue 25).
 
-Run: ``PYTHONPATH=. python3 tests/benchmarks/bench_curve.py [--quick] [--full]``
+Run: ``PYTHONPATH=. python3 tests/benchmarks/bench_curve.py [--quick] [--full] [--large] [--targets]``
 
 Table 1 -- the curve: per n, seconds of the certified curve (the exact ROC hull for n <= 256, the block sweep on
 1024 grid points above), its value at alpha = 1 (total variation) and at e^eps = e^0.1, and the blanket view /
@@ -83,6 +83,51 @@ def compose_row(n: int, T: int, delta: str = "1e-6") -> dict:
     }
 
 
+def target_row(case: str, k: int, n: int, T: int, delta: str = "1e-6") -> dict:
+    """One row of issue 25's target table: the default accountant's certified upper end (``curve``; for binary RR
+    the worst-case curve pair when its sweep is within ``CURVE_SWEEP_SECONDS``), the pre-issue-25 pair's
+    (``CURVE_GRID_N = 0``: blanket view / stronger clones), the certified lower end, ratios, wall and CPU seconds."""
+    t, c = time.time(), _cpu()
+    e = ShuffleAccountant(rel_width="0.005").compose(ShuffledRR(k=k, epsilon0="1", n=n), count=T).get_epsilon(delta)
+    sec, cpu = time.time() - t, _cpu() - c
+    old_n = accountant.CURVE_GRID_N
+    accountant.CURVE_GRID_N = 0
+    try:
+        o = ShuffleAccountant(rel_width="0.005").compose(ShuffledRR(k=k, epsilon0="1", n=n), count=T).get_epsilon(delta)
+    finally:
+        accountant.CURVE_GRID_N = old_n
+    lower = max(e.lower, o.lower)
+    return {
+        "case": case,
+        "n": n,
+        "T": T,
+        "clone": float(o.upper),
+        "curve": float(e.upper),
+        "lower": float(lower),
+        "r_clone": float(o.upper) / float(lower),
+        "r_curve": float(e.upper) / float(lower),
+        "s": sec,
+        "cpu": cpu,
+    }
+
+
+def targets() -> None:
+    """Issue 25's targets, one table: binary RR n = 10^6, T = 365 and n = 10^4, T = 10^4 (upper <= 1.02 x lower),
+    10-RR n = 10^6, T = 365 (upper <= 0.048398); epsilon0 = 1, delta = 1e-6."""
+    print("Issue 25 targets: epsilon0 = 1, delta = 1e-6 (wall s and CPU s of the default accountant's composition)")
+    print(
+        f"{'case':>10} {'n':>8} {'T':>6} {'clone pair':>11} {'curve pair':>11} {'lower':>9} {'clone/low':>10} "
+        f"{'curve/low':>10} {'wall s':>8} {'cpu s':>8}"
+    )
+    for case, k, n, T in (("binary RR", 2, 10**6, 365), ("binary RR", 2, 10**4, 10**4), ("10-RR", 10, 10**6, 365)):
+        r = target_row(case, k, n, T)
+        print(
+            f"{r['case']:>10} {r['n']:>8} {r['T']:>6} {r['clone']:>11.6f} {r['curve']:>11.6f} {r['lower']:>9.6f} "
+            f"{r['r_clone']:>10.4f} {r['r_curve']:>10.4f} {r['s']:>8.1f} {r['cpu']:>8.1f}",
+            flush=True,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="n <= 10^4, T = 365 only")
@@ -92,7 +137,11 @@ def main() -> None:
         action="store_true",
         help="only the issue's targets: the curve at n = 10^5, 10^6 and T = 365 at n = 10^6",
     )
+    ap.add_argument("--targets", action="store_true", help="only issue 25's target table (binary RR and 10-RR)")
     args = ap.parse_args()
+    if args.targets:
+        targets()
+        return
     ns = [200, 1000, 10**4] + ([10**5] if args.full else [])
     if args.large:
         ns = [10**5, 10**6]
