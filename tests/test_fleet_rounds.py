@@ -237,3 +237,80 @@ def test_deployment_fleet_rounds_refusals(tmp_path, kind, extra, name):
     with pytest.raises(InvalidArgument) as ei:
         load_deployment(f)
     assert str(ei.value).startswith(name), str(ei.value)
+
+
+_ONE = """
+name = "one round"
+[mechanism]
+type = "{kind}"
+epsilon0 = "2"
+{k}
+[users]
+n = 50
+{extra}
+[[claims]]
+epsilon = "5"
+delta = "0.1"
+"""
+
+
+def test_users_sampling_is_one_sampled_round(tmp_path):
+    """``sampling`` in [users]: one composed round (Sampled k-RR; with colluders a one-group fleet round on the honest
+    users); the statement mentions the sampling; refusals by name."""
+    from blanket.reports.certificate import certify
+    from blanket.reports.deployment import load_deployment
+
+    f = tmp_path / "d.toml"
+    f.write_text(_ONE.format(kind="binary_rr", k="", extra='sampling = "0.5"'))
+    dep = load_deployment(f)
+    assert len(dep.rounds) == 1 and isinstance(dep.rounds[0].event(), S.Sampled) and dep.rounds[0].count == 1
+    cert = certify(dep, plot=False)
+    assert cert["verdict"] == "HOLDS" and "sampled participation" in cert["statement"]
+    assert "q = 0.5" in cert["statement"]
+    f.write_text(_ONE.format(kind="binary_rr", k="", extra='sampling = "0.5"\ncolluding = 3'))
+    ev = load_deployment(f).rounds[0].event()
+    assert isinstance(ev, FleetRound) and ev.honest == 47 and ev.q == Fraction(1, 2)
+    assert ev.lower_pair() is not None  # one group: the honest users' concrete pair
+    for kind, k, extra, name in (
+        ("oue", "k = 4", 'sampling = "0.5"', "users.sampling "),
+        ("binary_rr", "", 'sampling = "2"', "users.sampling "),
+        ("binary_rr", "", 'sampling = "0.5"\n[[rounds]]\ncount = 2', "users.sampling "),
+    ):
+        f.write_text(_ONE.format(kind=kind, k=k, extra=extra))
+        with pytest.raises(InvalidArgument) as ei:
+            load_deployment(f)
+        assert str(ei.value).startswith(name), str(ei.value)
+
+
+def test_users_colluding_with_rounds(tmp_path):
+    """``colluding`` in [users] with [[rounds]]: each round rests on the honest users (no longer refused)."""
+    from blanket.reports.deployment import load_deployment
+
+    f = tmp_path / "d.toml"
+    f.write_text(_ONE.format(kind="binary_rr", k="", extra='colluding = 5\n[[rounds]]\ncount = 2\nsampling = "0.5"'))
+    r = load_deployment(f).rounds[0]
+    ev = r.event()
+    assert isinstance(ev, FleetRound) and ev.honest == 45 and r.count == 2
+
+
+def test_cli_sampling_and_colluding(tmp_path, capsys):
+    """``--sampling`` / ``--colluding`` on epsilon (one composed round) and certify; refusals by name, exit 2."""
+    import json
+
+    from blanket.reports.cli import main
+
+    args = ["epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "50", "--delta", "0.1", "--json"]
+    assert main([*args, "--sampling", "0.5", "--colluding", "3"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "47 honest users" in " ".join(out["pairs"]) and out["total_rounds"] == 1
+    assert main([*args, "--sampling", "0"]) == 2
+    assert capsys.readouterr().err.startswith("blanket: error: --sampling ")
+    assert main([*args, "--colluding", "49"]) == 2
+    assert capsys.readouterr().err.startswith("blanket: error: --colluding ")
+    f = tmp_path / "d.toml"
+    f.write_text(_fmt(count=1))
+    code = main(["certify", str(f), "-o", str(tmp_path / "c"), "--no-pdf", "--no-plot", "--sampling", "0.5"])
+    assert code == 2 and capsys.readouterr().err.startswith("blanket: error: --sampling ")
+    f.write_text(_ONE.format(kind="binary_rr", k="", extra=""))
+    code = main(["certify", str(f), "-o", str(tmp_path / "c"), "--no-pdf", "--no-plot", "--sampling", "0.5"])
+    assert code == 0 and "sampled participation" in capsys.readouterr().out
