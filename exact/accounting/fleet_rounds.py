@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting import sampled as _sampled
 from blanket.exact.accounting.accountant import ShuffledRR
 from blanket.exact.mechanisms.finite import KRR
@@ -110,11 +111,19 @@ class FleetRound:
             return Fraction(arith.endpoints(arith.ball(mech.exp_epsilon0()).log())[1])
 
     def dominating_pair(self) -> Any:
-        """Lemma F5: the hull pair of the sampled blanket view of ``honest`` users of the largest-ε0 RR (at ``q = 1``
-        the Lemma 5.3 blanket view).  Memoised per ``(k, ε0*, n_h, q)``; O(W² + points·log W), ``W ≈ 24·sqrt(2qf*n)``."""
+        """Lemma F5: the hull pair of the sampled blanket view of ``honest`` users of the largest-ε0 RR, memoised per
+        ``(k, ε0*, n_h, q)``, O(W² + points·log W), ``W ≈ 24·sqrt(2qf*n)``; at ``q = 1`` the Lemma 5.3 blanket view
+        with the ``{x, x'}``-membership of the blanket draws revealed (:func:`~blanket.exact.accounting.pairs.
+        split_blanket_view`, a richer view, so it dominates; for binary RR the blanket view itself), O(1)."""
         mech = self.groups[self.star].mech
-        q = fmpq(1) if self.q is None else fmpq(self.q.numerator, self.q.denominator)
-        pr = _sampled._memo_pair(mech, self.honest, q)
+        if self.q is None:  # q = 1: the Lemma 5.3 blanket view of the ε* RR, as the split blanket-view ShiftPair
+            sp = _pairs.split_blanket_view(mech, self.honest)
+            return dataclasses.replace(
+                sp,
+                description=f"fleet round dominated by the blanket view of {self.honest} honest users of the "
+                f"largest-epsilon0 RR (Lemma F5): {sp.description}",
+            )
+        pr = _sampled._memo_pair(mech, self.honest, fmpq(self.q.numerator, self.q.denominator))
         return dataclasses.replace(
             pr,
             description=f"fleet round dominated by the blanket view of {self.honest} honest users of the largest-"
