@@ -309,7 +309,7 @@ def test_cli_sampling_and_colluding(tmp_path, capsys):
     args = ["epsilon", "--mechanism", "rr", "--epsilon0", "2", "-n", "50", "--delta", "0.1", "--json"]
     assert main([*args, "--sampling", "0.5", "--colluding", "3"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert "47 honest users" in " ".join(out["pairs"]) and out["total_rounds"] == 1
+    assert "n = 47" in " ".join(out["pairs"]) and out["total_rounds"] == 1  # the 47 honest users' round
     assert main([*args, "--sampling", "0"]) == 2
     assert capsys.readouterr().err.startswith("blanket: error: --sampling ")
     assert main([*args, "--colluding", "49"]) == 2

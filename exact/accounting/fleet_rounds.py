@@ -111,11 +111,16 @@ class FleetRound:
             return Fraction(arith.endpoints(arith.ball(mech.exp_epsilon0()).log())[1])
 
     def dominating_pair(self) -> Any:
-        """Lemma F5: the hull pair of the sampled blanket view of ``honest`` users of the largest-ε0 RR, memoised per
+        """One group with an exact ε0 (colluders only): the pair of its honest users' round (Lemma F3).  Several
+        groups, Lemma F5: the hull pair of the sampled blanket view of ``honest`` users of the largest-ε0 RR, memoised per
         ``(k, ε0*, n_h, q)``, O(W² + points·log W), ``W ≈ 24·sqrt(2qf*n)``; at ``q = 1`` the Lemma 5.3 blanket view
         with the ``{x, x'}``-membership of the blanket draws revealed (:func:`~blanket.exact.accounting.pairs.
         split_blanket_view`, a richer view, so it dominates; for binary RR the blanket view itself), O(1)."""
         mech = self.groups[self.star].mech
+        if len(self.groups) == 1 and mech.epsilon0_exact is not None:
+            # one group (colluders only): the view is a post-processing of the honest users' round (Lemma F3), so
+            # that round's own pair (today's, e.g. the worst-case curve pair) dominates
+            return self._honest_event().dominating_pair()
         if self.q is None:  # q = 1: the Lemma 5.3 blanket view of the ε* RR, as the split blanket-view ShiftPair
             sp = _pairs.split_blanket_view(mech, self.honest)
             return dataclasses.replace(
@@ -137,11 +142,15 @@ class FleetRound:
         is left out of the composed lower end (a post-processing, so the lower end stays certified)."""
         if direction not in ("forward", "backward"):
             raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
-        mech = self.groups[0].mech
-        if len(self.groups) > 1 or mech.epsilon0_exact is None:
+        if len(self.groups) > 1 or self.groups[0].mech.epsilon0_exact is None:
             return None
+        return self._honest_event().lower_pair(direction)
+
+    def _honest_event(self) -> Any:
+        """One group: the round of its honest users (``ShuffledRR``, sampled when ``q < 1``)."""
+        mech = self.groups[0].mech
         ev = ShuffledRR(k=mech.k, epsilon0=mech.epsilon0_exact, n=self.honest)
-        return (ev if self.q is None else _sampled.Sampled(ev, self.q)).lower_pair(direction)
+        return ev if self.q is None else _sampled.Sampled(ev, self.q)
 
     def describe(self) -> str:
         k = self.groups[0].mech.k
