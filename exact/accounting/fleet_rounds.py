@@ -57,7 +57,7 @@ class FleetRound:
     >>> FleetRound([(3, KRR(2, epsilon0=1))], colluding=2)
     Traceback (most recent call last):
     ...
-    blanket.exact.numbers.errors.InvalidArgument: colluding must be <= 1, got '2' (a fleet round needs at least 2 honest users)
+    blanket.exact.numbers.errors.InvalidArgument: colluding must be <= 1, got 2 (a fleet round needs at least 2 honest users)
     """
 
     groups: tuple
