@@ -1,7 +1,8 @@
 """Mixed fleets, personalised ε0 and colluding users: this project's generalisations of BBGN19 Lemma 5.3.
 
 Registry keys: ``BBGN19 Lemma 5.3 [fleet]`` (the Poisson-binomial blanket view, Lemma F1), ``Blanket view
-monotone in m`` (Lemma F2), ``Colluding users reduction`` (Lemma F3); the proofs are in
+monotone in m`` (Lemma F2), ``Colluding users reduction`` (Lemma F3), ``Fleet round dominating pair`` (Lemma F5,
+composed and sampled fleet rounds); the proofs are in
 ``docs/reference/fleets.md``, the numbers in :mod:`blanket.exact.shuffled.fleet`.
 """
 
@@ -67,6 +68,28 @@ ONE_LAW = TABLE.register(
     ),
     hypotheses=(Hypothesis(sp.true, "k-RR fleet on one alphabet; t* a group with the largest epsilon0"),),
     symbolic=_not_symbolic("a coupling and convexity argument, proved in docs/reference/fleets.md §3"),
+)
+
+q = sp.Symbol("q", positive=True)
+
+FLEET_ROUND = TABLE.register(
+    "Fleet round dominating pair",
+    statement=sp.Le(
+        sp.Function("H_{\\alpha}(\\mathcal{S}_q\\circ(\\mathcal{R}_1,\\ldots,\\mathcal{R}_n))")(epsilon),
+        sp.Function("H_{\\alpha}(P^{\\varepsilon_0^*}_{q,n_h}\\|Q^{\\varepsilon_0^*}_{q,n_h})")(epsilon),
+    ),
+    hypotheses=(
+        Hypothesis(sp.And(q > 0, q <= 1), "0 < q <= 1 (q = 1: every user reports)"),
+        Hypothesis(
+            sp.true,
+            "every user runs a k-RR on one alphabet [k] with its own epsilon0_j <= epsilon0*; each takes part "
+            "independently w.p. q; the multiset of reports is released; n_h honest users (colluders removed); "
+            "replace-one neighbours",
+        ),
+    ),
+    symbolic=_not_symbolic(
+        "a common-blanket post-processing and joint convexity, proved in docs/reference/fleets.md §7"
+    ),
 )
 
 TABLE.complete()

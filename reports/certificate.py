@@ -614,14 +614,14 @@ def certify(
     cap = max_prec if max_prec is not None else dep.precision_cap
     if max_prec is not None:
         arith.integer_in(max_prec, "precision", lo=32, hi=1 << 16)
+    if getattr(dep, "rounds", ()):  # several composed rounds (a fleet's too): reports/composition.py
+        from blanket.reports.composition import certify_composition  # (the PLD accountant, ~0.5 s of imports)
+
+        return certify_composition(dep, max_prec=max_prec, command=command, progress=progress, plot=plot)
     if dep.groups or dep.colluding:  # a mixed fleet or colluding users: reports/fleet_certificate.py
         from blanket.reports.fleet_certificate import certify_fleet  # imported where used: a single round needs none
 
         return certify_fleet(dep, certify_one=certify, max_prec=max_prec, command=command, progress=progress)
-    if getattr(dep, "rounds", ()):  # several composed rounds: the composition certificate (reports/composition.py)
-        from blanket.reports.composition import certify_composition  # (the PLD accountant, ~0.5 s of imports)
-
-        return certify_composition(dep, max_prec=max_prec, command=command, progress=progress, plot=plot)
     start = min(dep.precision, cap)
     mech = dep.build_mechanism()
     srcs = sources(dep, mech, workers=workers, scheduler=scheduler)

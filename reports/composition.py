@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from blanket.exact.accounting.accountant import ShuffleAccountant
 from blanket.exact.numbers import arith
 from blanket.proofs import composition as comp
+from blanket.proofs import fleets as pf
 from blanket.reports.latex import exact_string
 from flint import fmpq
 
@@ -141,6 +142,67 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
     }
 
 
+def _round_text(r: dict) -> str:
+    """One ledger entry in words: the randomizer(s), ε0 of each group, users, participation, colluders."""
+    what = "binary" if r["k"] == 2 else f"{r['k']}-ary"
+    q = f", each user takes part w.p. q = {r['sampling']}" if "sampling" in r else ""
+    if "groups" in r and len(r["groups"]) == 1:
+        return (
+            f"{r['count']} x {what} randomized response (epsilon0 = {r['epsilon0']}, n = {r['n']}, "
+            f"{r['colluding']} colluding, {r['honest']} honest users{q})"
+        )
+    if "groups" in r:
+        gs = ", ".join(f"{g['n']} users at epsilon0 = {g['epsilon0']}" for g in r["groups"])
+        col = f", {r['colluding']} more colluding" if r["colluding"] else ""
+        return (
+            f"{r['count']} x one shuffle of a mixed fleet of {what} randomized response ({gs}{col}; "
+            f"{r['honest']} honest users{q})"
+        )
+    return f"{r['count']} x {what} randomized response (epsilon0 = {r['epsilon0']}, n = {r['n']}{q})"
+
+
+def _n_text(dep: Deployment) -> str:
+    fr = [r for r in dep.rounds if r.groups]
+    if fr:
+        r = fr[0]
+        total = sum(g.n for g in dep.groups) if dep.groups else r.n
+        return (
+            f"n = {total} users in all, the certificate rests on {r.n - r.colluding} honest users "
+            f"({total - r.n + r.colluding} colluding, chosen worst-case)"
+        )
+    return "users per round as listed"
+
+
+def _extra_assumptions(dep: Deployment) -> list[str]:
+    """What a fleet, a sampled round or colluders assume, in words (the certificate's assumptions list)."""
+    out = []
+    qs = sorted({r.sampling for r in dep.rounds if r.sampling is not None})
+    if qs:
+        out.append(
+            "Sampled participation: in a round with sampling q each user takes part independently with probability "
+            f"q (here q = {', '.join(_s(q) for q in qs)}), independently of the data and of other rounds; the "
+            "shuffler releases the multiset of the reports that arrive, so their number is seen."
+        )
+    fr = [r for r in dep.rounds if r.groups]
+    if fr:
+        r = fr[0]
+        if len(r.groups) > 1:
+            gs = "; ".join(f"{n} honest users at epsilon0 = {_s(m.epsilon0_exact)}" for n, m in r.groups)
+            out.append(
+                "Mixed fleet: every round is one shuffle of all groups' reports (k-RR on one alphabet); each group's "
+                f"users run its randomizer with fresh randomness ({gs}). The pair of a fleet round is the blanket view "
+                "of the honest users all at the largest epsilon0 (docs/reference/fleets.md Lemma F5): it does not use "
+                "the extra noise of the groups with smaller epsilon0."
+            )
+        total = sum(g.n for g in dep.groups) if dep.groups else r.n
+        out.append(
+            f"Colluding users: {total - r.n + r.colluding} users may reveal their values and randomness to the "
+            f"adversary in each round (any choice, possibly different per round); the claims rest on the "
+            f"{r.n - r.colluding} honest users, and the target is honest."
+        )
+    return out
+
+
 def certify_composition(
     dep: Deployment,
     *,
@@ -175,24 +237,34 @@ def certify_composition(
             "count": r.count,
             "pair": r.event().dominating_pair().description,
         }
+        | ({} if r.sampling is None else {"sampling": _s(r.sampling)})
+        | (
+            {
+                "groups": [{"n": n, "epsilon0": _s(m.epsilon0_exact)} for n, m in r.groups],
+                "colluding": r.colluding,
+                "honest": r.n - r.colluding,
+            }
+            if r.groups
+            else {}
+        )
         for r in dep.rounds
     ]
-    mech = "; ".join(
-        f"{r['count']} x {'binary' if r['k'] == 2 else str(r['k']) + '-ary'} randomized response "
-        f"(epsilon0 = {r['epsilon0']}, n = {r['n']})"
-        for r in rounds
-    )
+    mech = "; ".join(_round_text(r) for r in rounds)
     chain = [
         result_entry(r)
         for r in (comp.BLANKET_PAIR, comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC, comp.RDP_CONVERSION)
     ]
+    if any(r.sampling is not None for r in dep.rounds):
+        chain.append(result_entry(comp.SAMPLED_PAIR))
+    if any(r.groups for r in dep.rounds):
+        chain += [result_entry(pf.FLEET_ROUND), result_entry(pf.COLLUDING)]
     decided = sorted({c["route"] for c in claims} | {t["route"] for t in targets})
     cert = {
         "format": "blanket-certificate/1",
         "verdict": verdict,
         "deployment": dep.as_dict(),
         "mechanism_text": f"{total} composed shuffled rounds: {mech}",
-        "n_text": "users per round as listed",
+        "n_text": _n_text(dep),
         "claims": claims,
         "targets": targets,
         "composition": {
@@ -222,7 +294,8 @@ def certify_composition(
         + [
             "Rounds: each round is an independent run of its randomizer with fresh randomness; the analyst may choose "
             "later rounds adaptively; the claims are about all rounds together."
-        ],
+        ]
+        + _extra_assumptions(dep),
         "monotonicity": None,
         "reproducibility": {
             "command": command or f"blanket certify {dep.source}",

@@ -71,9 +71,10 @@ import pathlib
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.accounting.accountant import ShuffledRR, check_total_rounds
+from blanket.exact.accounting.fleet_rounds import FleetRound
 from blanket.exact.accounting.query import make_query
 from blanket.exact.accounting.sampled import Sampled
-from blanket.exact.mechanisms.finite import FiniteRandomizer
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import guards
 from blanket.reports import fleet
 from blanket.reports.latex import exact_string
@@ -140,11 +141,17 @@ class Round:
     field: str
     #: participation probability (``sampling = q`` in the entry): ``None`` when every user reports
     sampling: fmpq | None = None
+    #: a fleet round: ``(n_g, KRR)`` per group (``n`` is then their total) and the colluders among them
+    groups: tuple = ()
+    colluding: int = 0
 
-    def event(self) -> ShuffledRR | Sampled:
+    def event(self) -> ShuffledRR | Sampled | FleetRound:
         """The accountant's record (:class:`blanket.exact.accounting.accountant.ShuffledRR`; wrapped in
-        :class:`blanket.exact.accounting.sampled.Sampled` when the entry gives ``sampling``)."""
+        :class:`blanket.exact.accounting.sampled.Sampled` when the entry gives ``sampling``; a
+        :class:`blanket.exact.accounting.fleet_rounds.FleetRound` for a round of ``[[users]]`` groups)."""
 
+        if self.groups:
+            return FleetRound(self.groups, self.sampling, self.colluding)
         ev = ShuffledRR(k=self.k, epsilon0=self.epsilon0, n=self.n)
         return ev if self.sampling is None else Sampled(ev, self.sampling)
 
@@ -530,7 +537,7 @@ def parse_deployment(
     users = data.get("users", data.get("population", {}))
     if not isinstance(users, dict):
         raise InvalidArgument("users", users, "must be a table ([users] with n = … or n_min = …)")
-    _take(users, "users.", {"n", "n_min", "colluding"})
+    _take(users, "users.", {"n", "n_min", "colluding", "sampling"})
     for key in ("n", "n_min"):
         if key in data and (key in users or "users" in data or "population" in data):
             raise InvalidArgument(
@@ -547,8 +554,6 @@ def parse_deployment(
     else:
         n, lower = _integer(nmin_val, "users.n_min", lo=2, hi=MAX_N), True
     colluding = fleet.colluding_count(users["colluding"], n, "users.colluding") if "colluding" in users else 0
-    if colluding and "rounds" in data:
-        raise InvalidArgument("users.colluding", users["colluding"], "is not supported with [[rounds]] yet")
 
     # ---------------- claims and targets
     raw_claims = data.get("claims", data.get("claim", []))
@@ -596,7 +601,27 @@ def parse_deployment(
             "claims", None, "must hold at least one [[claims]] entry (epsilon, delta) or a [[targets]] delta"
         )
 
-    rounds = _parse_rounds(data.get("rounds"), kind, params, n)
+    if fleet_groups and "rounds" in data:  # a fleet: every round is one shuffle of all its groups
+        rounds = _fleet_rounds(data["rounds"], fleet_groups, fleet_colluding)
+    elif "sampling" in users:  # one sampled round: composed as a one-entry schedule (docs/composition.md §5f)
+        if "rounds" in data:
+            raise InvalidArgument(
+                "users.sampling",
+                users["sampling"],
+                "cannot be combined with [[rounds]]",
+                hint="give sampling in each [[rounds]] entry",
+            )
+        q = _number(users["sampling"], "users.sampling", lo=0, lo_open=True, hi=1)
+        rounds = (sampled_round(kind, params, n, q, colluding, T),)
+    else:
+        rounds = _parse_rounds(data.get("rounds"), kind, params, n)
+        if colluding:  # each round rests on its honest users (Lemma F3): a one-group fleet round
+            rounds = tuple(
+                dataclasses.replace(r, groups=((r.n, KRR(r.k, r.epsilon0)),), colluding=colluding)
+                if r.n - colluding >= 2
+                else _too_many(r, colluding)
+                for r in rounds
+            )
     if lower and any(isinstance(r, dict) and "n" in r for r in _as_list(data.get("rounds"))):
         ri = next(i for i, r in enumerate(_as_list(data.get("rounds"))) if isinstance(r, dict) and "n" in r)
         raise InvalidArgument(
@@ -632,6 +657,103 @@ def parse_deployment(
         groups=fleet_groups,
         colluding=fleet_colluding if fleet_groups else colluding,
     )
+
+
+def with_overrides(dep: Deployment, *, sampling: object = None, colluding: object = None) -> Deployment:
+    """The deployment with the command line's ``--sampling Q`` / ``--colluding M`` in place of (or added to) the
+    file's ``sampling`` in ``[users]`` and ``colluding`` (``[users]``, or top level for ``[[users]]`` groups).  A
+    ``[[rounds]]`` schedule refuses ``--sampling`` (give it per entry), a fleet without rounds too (a sampled
+    fleet round is a ``[[rounds]]`` entry).  O(rounds)."""
+    one_sampled = len(dep.rounds) == 1 and dep.rounds[0].field == "users"
+    if sampling is not None and (dep.groups or (dep.rounds and not one_sampled)):
+        raise InvalidArgument(
+            "--sampling",
+            sampling,
+            f"cannot be combined with {dep.source}: its "
+            + ("[[rounds]] schedule fixes each round" if dep.rounds else "[[users]] groups need a [[rounds]] entry"),
+            hint="give sampling in each [[rounds]] entry (count = 1 for one round)",
+        )
+    m = dep.colluding
+    if colluding is not None:
+        honest = sum(g.honest for g in dep.groups) if dep.groups else dep.n
+        m = fleet.colluding_count(_text_of_cli(colluding), honest, "--colluding")
+    if dep.groups:
+        if dep.rounds:
+            total = dep.rounds[0].n
+            if total - m < 2:
+                raise InvalidArgument("--colluding", colluding, f"must leave at least 2 honest users of {total}")
+            rounds = tuple(dataclasses.replace(r, colluding=m) for r in dep.rounds)
+            return dataclasses.replace(dep, colluding=m, rounds=rounds)
+        return dataclasses.replace(dep, colluding=m)
+    q = sampling if sampling is not None else (dep.rounds[0].sampling if one_sampled else None)
+    if q is not None:
+        qq = _number(str(q), "--sampling" if sampling is not None else "users.sampling", lo=0, lo_open=True, hi=1)
+        return dataclasses.replace(
+            dep, colluding=m, rounds=(sampled_round(dep.mechanism, dep.params, dep.n, qq, m, dep.table),)
+        )
+    if dep.rounds:
+        rounds = tuple(
+            dataclasses.replace(r, groups=((r.n, KRR(r.k, r.epsilon0)),), colluding=m)
+            if r.n - m >= 2
+            else _too_many(r, m)
+            for r in dep.rounds
+        )
+        return dataclasses.replace(dep, colluding=m, rounds=rounds)
+    return dataclasses.replace(dep, colluding=m)
+
+
+def _text_of_cli(value: object) -> object:
+    return str(value)
+
+
+def _too_many(r: Round, colluding: int) -> Round:
+    raise InvalidArgument("users.colluding", colluding, f"must leave at least 2 honest users of {r.field}'s {r.n}")
+
+
+def sampled_round(kind: str, params: dict, n: int, q: fmpq, colluding: int, table: str = "randomizer") -> Round:
+    """The one round of a single-``[users]`` deployment with ``sampling = q`` (k-RR with ``epsilon0`` given):
+    a :class:`Round` whose event is ``Sampled(ShuffledRR)``, or with ``colluding`` users a one-group
+    :class:`~blanket.exact.accounting.fleet_rounds.FleetRound` resting on ``n − colluding`` honest users (Lemma F3).
+    Refuses other mechanisms by name.  O(1)."""
+    if kind not in ("krr", "binary_rr"):
+        raise InvalidArgument(
+            "users.sampling",
+            exact_string(q),
+            f"is supported for krr and binary_rr only (the sampled blanket view), not {kind}",
+            hint="use `blanket epsilon --sampling Q --rounds 1` for other randomizers (clone pair)",
+        )
+    if "epsilon0" not in params:
+        raise InvalidArgument(f"{table}.epsilon0", None, "is required with sampling (give epsilon0 exactly)")
+    mech = registry.build(kind, params)
+    assert isinstance(mech, KRR)  # kind is krr or binary_rr
+    if colluding:
+        if n - colluding < 2:
+            raise InvalidArgument("users.colluding", colluding, f"must leave at least 2 honest users of {n}")
+        return Round(mech.k, params["epsilon0"], n, 1, "users", q, groups=((n, mech),), colluding=colluding)
+    return Round(mech.k, params["epsilon0"], n, 1, "users", q)
+
+
+def _fleet_rounds(raw, groups: tuple, extra_colluding: int) -> tuple:
+    """``[[rounds]]`` of a fleet (:func:`blanket.reports.fleet.parse_fleet_rounds`) as :class:`Round` records: the
+    groups' honest users (their own colluders removed) and the fleet-wide colluders."""
+    entries = fleet.parse_fleet_rounds(raw, groups)
+    members = []
+    for g in groups:
+        if g.honest > 0:
+            mech = g.build_mechanism()
+            assert isinstance(mech, KRR)  # parse_fleet_rounds checked the kinds
+            members.append((g.honest, mech))
+    total = sum(m for m, _ in members)
+    if total - extra_colluding < 2:
+        raise InvalidArgument("colluding", extra_colluding, f"must leave at least 2 honest users of {total}")
+    k = members[0][1].k
+    e0 = max(fmpq(g.params["epsilon0"]) for g in groups)
+    out = tuple(
+        Round(k, e0, total, cnt, where, q, groups=tuple(members), colluding=extra_colluding)
+        for cnt, q, where in entries
+    )
+    check_total_rounds(sum(r.count for r in out), name="rounds", value=f"{len(out)} entries", what=" in all")
+    return out
 
 
 def _parse_rounds(raw, kind, params, n) -> tuple:

@@ -18,7 +18,8 @@ Syntax (``docs/reference/fleets.md`` §6)::
     colluding = 5                   # top level: 5 more users, chosen by the adversary (worst case)
 
 A single ``[users]`` table with a top-level ``[mechanism]`` keeps its meaning; it may carry ``colluding``.
-A fleet refuses a top-level ``[mechanism]``/``[randomizer]``, ``n``/``n_min`` and ``[[rounds]]`` (named).
+A fleet refuses a top-level ``[mechanism]``/``[randomizer]`` and ``n``/``n_min`` (named).  With ``[[rounds]]`` (entries
+with ``count`` and ``sampling`` only) every round is a shuffle of the whole fleet (:func:`parse_fleet_rounds`).
 Numbers are read exactly (the CSV with the csv module and exact rationals, never ``eval``).
 """
 
@@ -201,7 +202,7 @@ def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tu
     of the ε0 CSV files read (hashed into the input digest).
 
     Refuses by name: a top-level ``[mechanism]``/``[randomizer]`` or ``n``/``n_min`` beside ``[[users]]``,
-    ``[[rounds]]``, unknown keys, ``n ≤ 0``, both ``n`` and ``n_min``, colluders leaving no honest user.
+    unknown keys, ``n ≤ 0``, both ``n`` and ``n_min``, colluders leaving no honest user.
     O(groups + CSV rows).
     """
     for key in ("mechanism", "randomizer"):
@@ -212,8 +213,6 @@ def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tu
     for key in ("n", "n_min", "population"):
         if key in data:
             raise InvalidArgument(key, data[key], "cannot be combined with [[users]] groups: give n in each group")
-    if "rounds" in data:
-        raise InvalidArgument("rounds", "given", "is not supported with [[users]] groups yet (one round)")
     users = data["users"]
     files: list[bytes] = []
     if not users:
@@ -280,3 +279,64 @@ def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tu
 def fleet_as_dict(groups: tuple[FleetGroup, ...], colluding: int) -> dict[str, Any]:
     """The fleet as understood (for the certificate's JSON)."""
     return {"groups": [g.as_dict() for g in groups], "colluding": colluding}
+
+
+ROUND_KEYS = {"count", "sampling"}
+
+
+def parse_fleet_rounds(raw: object, groups: tuple[FleetGroup, ...]) -> list[tuple[int, fmpq | None, str]]:
+    """``[[rounds]]`` entries of a fleet deployment: ``(count, sampling q or None, field)`` per entry.  Every round
+    is one shuffle of the whole fleet, so an entry holds only ``count`` (default 1) and ``sampling`` (``0 < q ≤ 1``);
+    the groups must be k-RR on one alphabet with ``epsilon0`` given (one shuffle, Lemma F5 of
+    ``docs/reference/fleets.md``).  Refuses by name.  O(entries + groups).
+
+    >>> g = (FleetGroup("binary_rr", {"epsilon0": fmpq(1)}, 10, False, 0, "users[0]"),)
+    >>> parse_fleet_rounds([{"count": 3, "sampling": "0.5"}], g)
+    [(3, 1/2, 'rounds[0]')]
+    """
+    if isinstance(raw, dict):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise InvalidArgument("rounds", raw, "must be a list of [[rounds]] tables (count, sampling)")
+    if len(raw) > 10000:
+        raise InvalidArgument("rounds", f"{len(raw)} entries", "must have at most 10000 entries (use count)")
+    ks = set()
+    for g in groups:
+        if g.kind not in ("krr", "binary_rr"):
+            raise InvalidArgument(
+                f"{g.field}.mechanism.type",
+                g.kind,
+                "must be krr or binary_rr in a fleet with [[rounds]] (composed fleet rounds cover k-RR groups "
+                "on one alphabet)",
+            )
+        if "epsilon0" not in g.params:
+            raise InvalidArgument(
+                f"{g.field}.mechanism.epsilon0", None, "is required in a fleet with [[rounds]] (give epsilon0 exactly)"
+            )
+        ks.add(int(g.params.get("k", 2)))
+    if len(ks) > 1:
+        raise InvalidArgument(
+            "users",
+            f"alphabets {sorted(ks)}",
+            "must share one alphabet in a fleet with [[rounds]] (different output spaces are separate shuffles)",
+        )
+    out: list[tuple[int, fmpq | None, str]] = []
+    for i, r in enumerate(raw):
+        where = f"rounds[{i}]"
+        if not isinstance(r, dict):
+            raise InvalidArgument(where, r, "must be a table with count and (optionally) sampling")
+        for key in r:
+            if key not in ROUND_KEYS:
+                raise InvalidArgument(
+                    f"{where}.{key}",
+                    r[key],
+                    "is not a field of a fleet round (the users and their randomizers come from the [[users]] groups)",
+                    hint="keep count and sampling",
+                )
+        cnt = arith.integer_in(_text_of(r.get("count", 1)), f"{where}.count", lo=1, hi=10**7)
+        q = None
+        if "sampling" in r:
+            q = arith.exact_in(_text_of(r["sampling"]), f"{where}.sampling", lo=0, lo_open=True, hi=1)
+            q = q if isinstance(q, fmpq) else fmpq(q)
+        out.append((cnt, q, where))
+    return out

@@ -275,7 +275,9 @@ def certify_fleet(
         for i, s in enumerate(sh)
     ]
     chain = [result_entry(r) for r in (pf.FLEET_VIEW, pf.H_MONOTONE, pf.ONE_LAW, pf.COLLUDING, bb.LEMMA_A_3)]
-    kinds = sorted({str(r["mechanism"]) for r in rows})
+    kinds = [
+        f"{r['n']} x {r['mechanism']}" + (f" at epsilon0 = {r['epsilon0']}" if r["epsilon0"] else "") for r in rows
+    ]
     cert = {
         "format": "blanket-certificate/1",
         "verdict": verdict,

@@ -60,9 +60,11 @@ def statement(cert: dict) -> str:
     """The one-paragraph statement printed on the console and at the top of the certificate."""
     d = cert["deployment"]
     v = cert["verdict"]
+    sampled = any("sampling" in r for r in d.get("rounds", ())) or "sampling" in d
+    reports = "at most one report per user and round (sampled participation)" if sampled else "one report per user"
     head = (
         f"{v}: deployment '{d['name']}' ({cert['mechanism_text']}; {cert['n_text']}; replace-one neighbouring, "
-        f"trusted shuffler, one report per user)."
+        f"trusted shuffler, {reports})."
     )
     parts = []
     for c in cert["claims"]:

@@ -438,6 +438,16 @@ def _order(fleet: list[Group]) -> list[int]:
     return idx
 
 
+def largest_epsilon0(groups: Sequence[tuple[int, KRR]]) -> int:
+    """The index of a group with the largest ``e^{ε0}`` (certified order, :func:`_order`; refuses an undecided one).
+    O(G log G) certified comparisons.
+
+    >>> largest_epsilon0([(5, KRR(2, epsilon0=2)), (4, KRR(2, epsilon0=1))])
+    0
+    """
+    return _order(check_fleet(groups))[-1]
+
+
 def delta_fleet_colluding(
     groups: Sequence[tuple[int, KRR]],
     colluding: IntegerInput,

@@ -40,7 +40,24 @@ def rounds(args: argparse.Namespace) -> int | None:
     t = getattr(args, "rounds", None)
     if t is not None:
         return arith.integer_in(t, "--rounds", lo=1, hi=10**7)
+    if getattr(args, "sampling", None) is not None or getattr(args, "colluding", None) is not None:
+        return 1  # a sampled round / colluders: the accountant's pairs (docs/composition.md §5f, fleets.md §7)
     return 1 if _schedule(args) else None
+
+
+def _sampling_colluding(args, n: int) -> tuple:
+    """``--sampling`` as an exact ``q`` in (0, 1] (or ``None``) and ``--colluding`` as a number of users ``≤ n − 2``."""
+    from blanket.reports.fleet import colluding_count
+
+    q = None
+    if getattr(args, "sampling", None) is not None:
+        q = arith.exact_in(args.sampling, "--sampling", lo=0, lo_open=True, hi=1)
+    m = 0
+    if getattr(args, "colluding", None) is not None:
+        m = colluding_count(args.colluding, n, "--colluding")
+        if n - m < 2:
+            raise InvalidArgument("--colluding", args.colluding, f"must leave at least 2 honest users of {n}")
+    return q, m
 
 
 def run_if_composed(args: argparse.Namespace, inp: Inputs, quantity: str) -> int | None:
@@ -66,7 +83,13 @@ def _what(args, T) -> str:
 def _mech_line(args, inp, T) -> str:
     sched = _schedule(args)
     if not sched:
-        return f"{common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users per round"
+        extra = ""
+        if getattr(args, "colluding", None) is not None:
+            _q, m = _sampling_colluding(args, inp.n)
+            extra += f", {m} of them colluding ({inp.n - m} honest users)"
+        if getattr(args, "sampling", None) is not None:
+            extra += f", each user taking part w.p. {args.sampling}"
+        return f"{common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users per round{extra}"
     return "; ".join(
         f"{r.count * T} x {'binary' if r.k == 2 else f'{r.k}-ary'} randomized response "
         f"(epsilon0 = {common._s(r.epsilon0)}, n = {r.n}"
@@ -106,15 +129,33 @@ def _accountant(args, inp, T):
                     "mechanism",
                     hint="edit the [[rounds]] entries, or drop the option",
                 )
+        for opt, name in ((args.sampling, "--sampling"), (args.colluding, "--colluding")):
+            if opt is not None:
+                raise InvalidArgument(
+                    name,
+                    opt,
+                    f"cannot be combined with {args.deployment}, whose [[rounds]] schedule fixes each round",
+                    hint="give sampling in each [[rounds]] entry and colluding in [users]",
+                )
         acc = ShuffleAccountant()
         for r in sched:
             acc.compose(r.event(), count=r.count * T)
         return acc
-    if inp.oracle:  # any other randomizer of the vocabulary: the FOCS 2021 clone pair per round
-        return ShuffleAccountant().compose(Shuffled(inp.mechanism, inp.n), count=T)
+    from blanket.exact.accounting.fleet_rounds import FleetRound
+    from blanket.exact.accounting.sampled import Sampled
+    from blanket.exact.mechanisms.finite import KRR
+
+    q, m = _sampling_colluding(args, inp.n)
+    if inp.oracle:  # any other randomizer of the vocabulary: the FOCS 2021 clone pair per round (n − m honest users)
+        ev = Shuffled(inp.mechanism, inp.n - m)
+        return ShuffleAccountant().compose(ev if q is None else Sampled(ev, q), count=T)
     if inp.epsilon0 is None:
         raise InvalidArgument("--rounds", T, "needs --epsilon0 (exp_epsilon0 deployments are not supported here)")
-    return ShuffleAccountant().compose(ShuffledRR(k=inp.k, epsilon0=inp.epsilon0, n=inp.n), count=T)
+    if m:  # colluders: the one-group fleet round resting on n − m honest users (Lemma F3)
+        fr = FleetRound([(inp.n, KRR(int(inp.k), inp.epsilon0))], q=q, colluding=m)
+        return ShuffleAccountant().compose(fr, count=T)
+    rr = ShuffledRR(k=inp.k, epsilon0=inp.epsilon0, n=inp.n)
+    return ShuffleAccountant().compose(rr if q is None else Sampled(rr, q), count=T)
 
 
 def _pair_name(e) -> str:

@@ -134,6 +134,20 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
         metavar="T",
         help="T composed shuffled rounds (certified composition of dominating pairs; see docs/composition.md)",
     )
+    p.add_argument(
+        "--sampling",
+        default=None,
+        metavar="Q",
+        help="each user takes part in each round with probability Q (0 < Q <= 1; the number of reports is seen), "
+        "as sampling in a deployment; composed as --rounds (1 round by default)",
+    )
+    p.add_argument(
+        "--colluding",
+        default=None,
+        metavar="M",
+        help="M users (or a fraction, e.g. 0.01) reveal their values and randomness; the answer rests on the "
+        "others, as colluding in a deployment; composed as --rounds (1 round by default)",
+    )
     default, text = REL_TOL[quantity]
     p.add_argument("--rel-tol", default=default, metavar="R", help=text)
     p.add_argument(

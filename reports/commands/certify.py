@@ -51,6 +51,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="do not draw the privacy curve (certificate-curve.png and its figure in the PDF; a few seconds)",
     )
     p.add_argument("--json", action="store_true", help="print the certificate JSON instead of the statement")
+    p.add_argument(
+        "--sampling",
+        default=None,
+        metavar="Q",
+        help="as sampling = Q in the file's [users]: each user takes part w.p. Q (one round, k-RR)",
+    )
+    p.add_argument(
+        "--colluding",
+        default=None,
+        metavar="M",
+        help="as colluding = M in the file ([users], or top level for [[users]] groups): M users (or a fraction) "
+        "reveal everything",
+    )
     from blanket.reports.commands._profile_common import add_executor_arguments
 
     add_executor_arguments(p)
@@ -71,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
     if args.precision is not None:
         cap = arith.integer_in(args.precision, "--precision", lo=32, hi=1 << 16)
     dep = load_deployment(args.file, allow_paths=args.allow_path)
+    if args.sampling is not None or args.colluding is not None:
+        from blanket.reports.deployment import with_overrides
+
+        dep = with_overrides(dep, sampling=args.sampling, colluding=args.colluding)
     check_deployment_size(dep)
     command = (
         "blanket certify "
@@ -80,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         + (f" --precision {cap}" if cap is not None else "")
         + (" --no-pdf" if args.no_pdf else "")
         + (" --no-plot" if args.no_plot else "")
+        + (f" --sampling {shlex.quote(str(args.sampling))}" if args.sampling is not None else "")
+        + (f" --colluding {shlex.quote(str(args.colluding))}" if args.colluding is not None else "")
     )
     with OutputDir(
         args.output, option="-o", stem="certificate", command=command

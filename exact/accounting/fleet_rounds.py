@@ -1,0 +1,175 @@
+"""Composed rounds of a mixed k-RR fleet, with or without sampled participation: ``FleetRound``.
+
+A *fleet round* is one shuffle of the reports of several groups of users, group ``g`` running the k-ary RR with its
+own ``ε0,g`` on one common alphabet ``[k]`` (``docs/reference/fleets.md``), each user taking part with probability
+``q`` (``q = 1``: every user reports; ``docs/composition.md`` §5f).  Colluding users (Lemma F3) are removed before:
+the round rests on its ``n_h`` honest users.
+
+Lemma F5 (``docs/reference/fleets.md`` §7, derived here): with ``ε*`` the largest ``ε0,g``, every user's sampled
+randomizer ``R_{q,g}`` contains the sampled blanket of the ``ε*`` randomizer with the same weight
+``γ* = 1 − q + k q f*`` (``f* = 1/(e^{ε*} + k − 1)``, the smallest flip probability), and a target with a smaller
+ε0 is a mixture of the ``ε*`` one and a data-independent law.  So the round's view is dominated by the sampled
+blanket view of ``n_h`` users all running the ``ε*`` RR (Lemma S1 of §5f; at ``q = 1`` the Lemma 5.3 blanket view),
+whose certified ``H_α`` values give the pair (:func:`blanket.exact.accounting.sampled.sampled_krr_pair`).  The lower
+pair: for one group (colluders only) that of its honest users' round; for several groups none yet.  The pair
+does not use the extra blanket of the groups with smaller ε0 (their reports still count as users of the blanket,
+with the weight ``γ*``): it is valid, and loose by at most the ratio of the blanket sizes.
+
+>>> from blanket.exact.accounting.accountant import ShuffleAccountant
+>>> from blanket.exact.mechanisms.finite import KRR
+>>> ev = FleetRound([(400, KRR(2, epsilon0=1)), (600, KRR(2, epsilon0=2))], q="1/10")
+>>> ev.honest, ev.epsilon0
+(1000, Fraction(2, 1))
+>>> e = ShuffleAccountant().compose(ev, count=2).get_epsilon("1e-6")
+>>> e.lower == 0 and e.upper > 0
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from blanket.exact.accounting import pairs as _pairs
+from blanket.exact.accounting import sampled as _sampled
+from blanket.exact.accounting.accountant import ShuffledRR
+from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import IntegerInput, NumberInput
+from blanket.exact.shuffled import fleet as _fleet
+from flint import fmpq
+
+
+def _frac(q: fmpq) -> Fraction:
+    return Fraction(int(q.p), int(q.q))
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class FleetRound:
+    """One shuffled round of a mixed k-RR fleet (``groups``: ``(n_g, KRR)`` on one alphabet, ``n_g`` the group's
+    users), each user taking part w.p. ``q`` (``None`` or 1: every user reports), ``colluding`` users (other than the
+    target) revealing everything.  The dominating pair is Lemma F5's (module docstring); for several groups there is
+    no concrete lower pair yet (:meth:`lower_pair` is ``None``: the round is left out of the composed lower end).
+
+    >>> FleetRound([(3, KRR(2, epsilon0=1))], colluding=2)
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.InvalidArgument: colluding must be <= 1, got 2 (a fleet round needs at least 2 honest users)
+    """
+
+    groups: tuple
+    q: Fraction | None
+    colluding: int
+    star: int
+
+    def __init__(
+        self, groups: Sequence[tuple[int, KRR]], q: NumberInput | None = None, colluding: IntegerInput = 0
+    ) -> None:
+        fleet = _fleet.check_fleet(list(groups))
+        n = sum(g.n for g in fleet)
+        if n < 2:
+            raise InvalidArgument("groups", f"{n} user", "must hold at least 2 users in all")
+        try:
+            m = arith.integer_in(colluding, "colluding", lo=0, hi=n - 2)
+        except InvalidArgument as exc:
+            raise InvalidArgument(
+                "colluding", exc.value, exc.requirement, hint="a fleet round needs at least 2 honest users"
+            ) from None
+        qq = None
+        if q is not None:
+            try:
+                qf = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+            except InvalidArgument as exc:
+                raise InvalidArgument(
+                    "q", exc.value, exc.requirement, hint="the participation probability, in (0, 1]"
+                ) from None
+            qq = None if qf == 1 else _frac(qf if isinstance(qf, fmpq) else fmpq(qf))
+        object.__setattr__(self, "groups", tuple(fleet))
+        object.__setattr__(self, "q", qq)
+        object.__setattr__(self, "colluding", m)
+        object.__setattr__(self, "star", _fleet.largest_epsilon0(fleet))
+
+    @property
+    def honest(self) -> int:
+        """The honest users the round rests on (``Σ n_g − colluding``)."""
+        return sum(g.n for g in self.groups) - self.colluding
+
+    @property
+    def n(self) -> int:
+        return self.honest
+
+    @property
+    def epsilon0(self) -> Fraction:
+        """The largest group ε0 (a rational at or above it when given by ``e^{ε0}``): each round is ε0*-DP."""
+        mech = self.groups[self.star].mech
+        if mech.epsilon0_exact is not None:
+            return _frac(mech.epsilon0_exact)
+        with arith.precision(64):
+            return Fraction(arith.endpoints(arith.ball(mech.exp_epsilon0()).log())[1])
+
+    def dominating_pair(self) -> Any:
+        """One group with an exact ε0 (colluders only): the pair of its honest users' round (Lemma F3).  Several
+        groups, Lemma F5: the hull pair of the sampled blanket view of ``honest`` users of the largest-ε0 RR, memoised per
+        ``(k, ε0*, n_h, q)``, O(W² + points·log W), ``W ≈ 24·sqrt(2qf*n)``; at ``q = 1`` the Lemma 5.3 blanket view
+        with the ``{x, x'}``-membership of the blanket draws revealed (:func:`~blanket.exact.accounting.pairs.
+        split_blanket_view`, a richer view, so it dominates; for binary RR the blanket view itself), O(1)."""
+        mech = self.groups[self.star].mech
+        if len(self.groups) == 1 and mech.epsilon0_exact is not None:
+            # one group (colluders only): the view is a post-processing of the honest users' round (Lemma F3), so
+            # that round's own pair (today's, e.g. the worst-case curve pair) dominates
+            return self._honest_event().dominating_pair()
+        if self.q is None:  # q = 1: the Lemma 5.3 blanket view of the ε* RR, as the split blanket-view ShiftPair
+            sp = _pairs.split_blanket_view(mech, self.honest)
+            return dataclasses.replace(
+                sp,
+                description=f"fleet round dominated by the blanket view of {self.honest} honest users of the "
+                f"largest-epsilon0 RR (Lemma F5): {sp.description}",
+            )
+        pr = _sampled._memo_pair(mech, self.honest, fmpq(self.q.numerator, self.q.denominator))
+        return dataclasses.replace(
+            pr,
+            description=f"fleet round dominated by the blanket view of {self.honest} honest users of the largest-"
+            f"epsilon0 RR (Lemma F5): {pr.description}",
+        )
+
+    def lower_pair(self, direction: str = "forward") -> Any:
+        """One group (colluders only): the concrete pair of the round of its ``honest`` users (the shuffle of the
+        honest users is a post-processing of the view with the colluders' data: remove their known reports).
+        Several groups: no concrete pair yet (the others' count of a value is Poisson-binomial): ``None``, the round
+        is left out of the composed lower end (a post-processing, so the lower end stays certified)."""
+        if direction not in ("forward", "backward"):
+            raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
+        if len(self.groups) > 1 or self.groups[0].mech.epsilon0_exact is None:
+            return None
+        return self._honest_event().lower_pair(direction)
+
+    def _honest_event(self) -> Any:
+        """One group: the round of its honest users (``ShuffledRR``, sampled when ``q < 1``)."""
+        mech = self.groups[0].mech
+        ev = ShuffledRR(k=mech.k, epsilon0=mech.epsilon0_exact, n=self.honest)
+        return ev if self.q is None else _sampled.Sampled(ev, self.q)
+
+    def describe(self) -> str:
+        k = self.groups[0].mech.k
+        parts = ", ".join(
+            f"{g.n} x "
+            + (
+                f"epsilon0 = {e}"
+                if (e := g.mech.epsilon0_exact) is not None
+                else f"e^epsilon0 = {g.mech.exp_epsilon0()}"
+            )
+            for g in self.groups
+        )
+        what = "binary RR" if k == 2 else f"{k}-ary RR"
+        out = f"fleet round of {what} ({parts})"
+        if self.q is not None:
+            out += f", participation q = {self.q}"
+        if self.colluding:
+            out += f", {self.colluding} colluding ({self.honest} honest)"
+        return out
+
+    def sort_key(self) -> tuple:
+        return (3, self.q or Fraction(1), self.groups[0].mech.k, self.epsilon0, self.honest, self.describe())
