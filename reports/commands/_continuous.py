@@ -63,6 +63,18 @@ def _lattice(n: int):
     return fmpq(1, 64) if n <= 10**5 else fmpq(1, 16)
 
 
+def _bracket_lattice(mech, n: int):
+    """The lattice step of ``blanket epsilon``'s bracket: the blanket view's ε to about 1e-3 relative (n <= 10^5)
+    or 1e-2 (beyond), measured with the atom-aligned steps of :func:`blanket.exact.shuffled.continuous.aligned_step`
+    (tests/benchmarks/bench_continuous.py)."""
+    from blanket.exact.mechanisms.continuous import Laplace
+    from flint import fmpq
+
+    if n > 10**5:
+        return fmpq(1, 8)
+    return fmpq(1, 32) if isinstance(mech, Laplace) else fmpq(1, 16)
+
+
 def run(args: argparse.Namespace, quantity: str) -> int:
     """Run ``blanket delta`` (``quantity = "delta"``) or ``blanket epsilon`` for a continuous randomizer."""
     from blanket.exact.numbers import arith
@@ -101,6 +113,8 @@ def run(args: argparse.Namespace, quantity: str) -> int:
         delta = arith.exact_in(args.delta, "--delta", lo=0, hi=1, lo_open=True, hi_open=True)
         # the lattice's own width limits the bracket: stop at 1e-3 (n <= 10^5) or 1e-2 (coarser lattice) at the finest
         floor = 1e-3 if n <= 10**5 else 1e-2
+        h = _bracket_lattice(mech, n)
+        desc["lattice_step"] = str(h)
         br = epsilon_bracket(mech, n, delta, h=h, rel_tol=max(float(common.rel_tol(args)), floor))
         lo = arith.decimal_string(br.lo, digits, up=False)
         hi = arith.decimal_string(br.hi, digits, up=True)
