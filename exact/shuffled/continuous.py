@@ -217,10 +217,10 @@ def aligned_step(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, h: fmpq) -> fmpq:
     ends = (_L(mech, x, x2, ee, arb(-1)), _L(mech, x, x2, ee, arb(2)))
     top = max(ends, key=lambda z: float(z.mid()))
     bot = min(ends, key=lambda z: float(z.mid()))
+    tf, bf = float(top.mid()), float(bot.mid())
     if not (top > hb):
         return h
     a0 = _int_ceil(top.upper() / hb)
-    tf, bf = float(top.mid()), float(bot.mid())
 
     def gap(a: int) -> float:  # the smallest atom's distance up to the next lattice point, in steps
         if bf >= 0:
@@ -514,6 +514,25 @@ def _positive_mean(node: _Node, h: fmpq, shift: arb) -> arb:
     return out / arb(2) ** node.bits
 
 
+def _lower_value(lo: _Node, resid: tuple, n: int, hq: fmpq, g: arb) -> fmpq:
+    """The lower end ``E[(Σ Y_lo)_+]/(γn)`` from the lower side's n-fold node, with the residual shift: the
+    residuals ``r_i ≥ 0`` sum to ``≥ c = nE[r] − u`` except with probability ``η = 2^-ETA_BITS`` (Bernstein).
+    O(length of the node)."""
+    hb = arb(hq)
+    rmean, rsq, rmax = resid
+    log_eta = arb(2).log() * ETA_BITS
+    b3 = rmax * log_eta / 3
+    u = b3 + (b3 * b3 + 2 * n * rsq * log_eta).sqrt()
+    c = n * rmean.lower() - u
+    if c > 0:
+        e_lo = _positive_mean(lo, hq, c.lower())
+        e_lo -= (max(0, lo.top) * hb * n + c.upper()) * arb(2) ** -ETA_BITS
+    else:
+        e_lo = _positive_mean(lo, hq, arb(0))
+    d_lo = e_lo / (g * n)
+    return max(fmpq(0), _q(d_lo.lower(), up=False)) if d_lo.lower() > 0 else fmpq(0)
+
+
 def _q(x: arb, up: bool) -> fmpq:
     man, ex = x.mid().man_exp()
     m, e = int(man), int(ex)
@@ -593,19 +612,7 @@ def blanket_view(
         top_val = max(0, up.top) * hb
         e_up += arb(up.drop) * top_val
         d_up = e_up / (g * n) + corr
-        # lower: the residuals r_i >= 0 sum to >= c = n E[r] - u except w.p. eta (Bernstein)
-        rmean, rsq, rmax = resid
-        log_eta = arb(2).log() * ETA_BITS
-        b3 = rmax * log_eta / 3
-        u = b3 + (b3 * b3 + 2 * n * rsq * log_eta).sqrt()
-        c = n * rmean.lower() - u
-        if c > 0:
-            e_lo = _positive_mean(lo, hq, c.lower())
-            e_lo -= (max(0, lo.top) * hb * n + c.upper()) * arb(2) ** -ETA_BITS
-        else:
-            e_lo = _positive_mean(lo, hq, arb(0))
-        d_lo = e_lo / (g * n)
-        lower = max(fmpq(0), _q(d_lo.lower(), up=False)) if d_lo.lower() > 0 else fmpq(0)
+        lower = _lower_value(lo, resid, n, hq, g)
         upper = _q(d_up.upper(), up=True)
     return ViewEnclosure(lower, upper, hq, ncells, max(up.poly.length(), lo.poly.length()))
 
