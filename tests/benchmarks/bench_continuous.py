@@ -29,7 +29,7 @@ DELTA = "1e-6"
 
 
 def _bound_eps(key: str, n: int) -> float | None:
-    from blanket.exact.accounting.calibrate import epsilon_for_delta
+    from blanket.exact.numbers.calibrate import epsilon_for_delta
     from blanket.exact.numbers import arith
     from blanket.proofs import blanket as B
 
