@@ -44,7 +44,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.runtime.budget import TooExpensive
 from blanket.exact.shuffled.krr import calibrate_epsilon
-from flint import arb, fmpq, fmpz, fmpz_poly
+from flint import arb, ctx, fmpq, fmpz, fmpz_poly
 
 __all__ = [
     "quantised_rr",
@@ -55,6 +55,8 @@ __all__ = [
     "cells",
     "leaf_laws",
     "epsilon_bracket",
+    "aligned_step",
+    "view_bits",
     "DEFAULT_H",
 ]
 
@@ -119,8 +121,42 @@ def _cell(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, u: arb | None, v: arb | 
     return Cell(gv - gu, integral, arb(lo), arb(hi))
 
 
+#: memo of the ε-free values at cell ends: (repr(mech), x, x2, precision) -> {(num, den) of u: (F_x(u), F_x2(u),
+#: γΩ(≤u), γ·ratio(x, u), γ·ratio(x2, u))}
+_POINTS: dict = {}
+
+
+def _point(mech: Continuous, x: fmpq, x2: fmpq, u: fmpq) -> tuple:
+    """The values at ``u`` that do not depend on ε (memoised: an ε search evaluates the same cell ends).  O(1)."""
+    outer = (repr(mech), str(x), str(x2), ctx.prec)
+    memo = _POINTS.get(outer)
+    if memo is None:
+        if len(_POINTS) > 16:
+            _POINTS.clear()
+        memo = _POINTS[outer] = {}
+    key = (int(u.p), int(u.q))
+    val = memo.get(key)
+    if val is None:
+        if len(memo) > 200_000:
+            memo.clear()
+        ub = arb(u)
+        g = mech.gamma()
+        val = (mech.cdf(x, ub), mech.cdf(x2, ub), mech.floor_cdf(ub), g * mech.ratio(x, ub), g * mech.ratio(x2, ub))
+        memo[key] = val
+    return val
+
+
+def _finite_cell(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, u: fmpq, v: fmpq) -> Cell:
+    """:func:`_cell` for a finite cell ``[u, v]`` with exact ends, from memoised end values.  O(1)."""
+    Fu, F2u, gu, ru, r2u = _point(mech, x, x2, u)
+    Fv, F2v, gv, rv, r2v = _point(mech, x, x2, v)
+    integral = (Fv - Fu) - ee * (F2v - F2u)
+    ends = (ru - ee * r2u, rv - ee * r2v)
+    return Cell(gv - gu, integral, arb(min(e.lower() for e in ends)), arb(max(e.upper() for e in ends)))
+
+
 def _split(mech, x, x2, ee, u: fmpq, v: fmpq, h: fmpq, out: list, depth: int = 0) -> None:
-    c = _cell(mech, x, x2, ee, arb(u), arb(v))
+    c = _finite_cell(mech, x, x2, ee, u, v)
     assert c.lo is not None and c.hi is not None
     rng = c.hi - c.lo
     # split while the range exceeds h and the cell's mass·range² (its share of the spread's extra variance) matters
@@ -165,6 +201,39 @@ def _atom(mech, x, x2, ee, u, v, at) -> Cell:
 
 
 # ---------------------------------------------------------------- the lattice laws of Y
+def aligned_step(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, h: fmpq) -> fmpq:
+    """A lattice step ``h' ≤ h`` (exact, dyadic) that puts the Laplace law's atoms near lattice points.
+
+    ``Y`` has three atoms: ``0`` (mass ``1 − γ``; always a lattice point), and for Laplace ``L``'s constant values
+    on ``W < 0`` and ``W > 1`` (mass ``≈ γΩ``, about 0.18 each at ε0 = 1).  An atom off the lattice costs the lower
+    side a merge with far-away mass (first order in its distance to the lattice) and the upper side a spread.  The
+    step is ``h' = ⌊v_max/a⌋`` (just below, so the largest atom sits a hair above the lattice point ``a·h'``), with
+    ``a ∈ [⌈v_max/h⌉, 1.25⌈v_max/h⌉]`` chosen so that the smallest atom sits closest below a lattice point.  Any
+    step is sound (the enclosure holds for every ``h' > 0``): this only narrows it.  Returns ``h`` unchanged for
+    the Gaussian (one atom, at 0) or when the largest atom is below ``h``.  O(a) float and O(1) ball operations."""
+    if not isinstance(mech, Laplace):
+        return h
+    hb = arb(h)
+    ends = (_L(mech, x, x2, ee, arb(-1)), _L(mech, x, x2, ee, arb(2)))
+    top = max(ends, key=lambda z: float(z.mid()))
+    bot = min(ends, key=lambda z: float(z.mid()))
+    tf, bf = float(top.mid()), float(bot.mid())
+    if not (top > hb):
+        return h
+    a0 = _int_ceil(top.upper() / hb)
+
+    def gap(a: int) -> float:  # the smallest atom's distance up to the next lattice point, in steps
+        if bf >= 0:
+            return 0.0
+        q = -bf / (tf / a)
+        return q - math.floor(q)
+
+    a = min(range(a0, a0 + max(1, a0 // 4) + 1), key=gap)
+    # a margin of 2^-60 below top/a keeps top/h' > a in ball arithmetic
+    hq = fmpq(_int_floor((top.lower() / a) * arb(2) ** 60) - 1, 1 << 60)
+    return hq if 0 < hq <= h else h
+
+
 def _exact_point(z: arb) -> fmpq:
     """The exact value of an exact point ball (an ``arf``: mantissa·2^exponent), as a rational."""
     man, ex = z.mid().man_exp()
@@ -188,9 +257,9 @@ def _int_ceil(z: arb) -> int:
     return int(q.ceil())
 
 
-def _units(p: arb, up: bool) -> int:
-    """``⌈p·2^B⌉`` (upper end) or ``max(0, ⌊p·2^B⌋)`` (lower end)."""
-    s = p * arb(2) ** BITS
+def _units(p: arb, up: bool, bits: int = BITS) -> int:
+    """``⌈p·2^B⌉`` (upper end) or ``max(0, ⌊p·2^B⌋)`` (lower end), ``B = bits``."""
+    s = p * arb(2) ** bits
     if up:
         return max(0, _int_ceil(s))
     return max(0, _int_floor(s.lower()))
@@ -205,16 +274,18 @@ class LeafLaw:
     offset: int
     units: list
     top: int  # the largest index carrying mass (its value bounds every copy)
+    bits: int = BITS  # masses are units·2^-bits
 
 
-def leaf_laws(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, h: fmpq) -> tuple:
-    """``(upper, lower, correction_up, resid_mean, resid_max, ncells)``: the two lattice laws of ``Y``,
+def leaf_laws(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, h: fmpq, bits: int = BITS) -> tuple:
+    """``(upper, lower, correction_up, resid_mean, resid_max, ncells)``: the two lattice laws of ``Y`` (masses in
+    units of ``2^-bits``),
     the upper side's per-user correction (Gaussian tail; ``0`` for Laplace), the lower side's residual
     mean (a ball) and the residual bound.  O(cells)."""
     finite, infinite = cells(mech, x, x2, ee, h)
     g = mech.gamma()
-    up: dict[int, int] = {0: _units(1 - g, True)}
-    lo: dict[int, int] = {0: _units(1 - g, False)}
+    up: dict[int, int] = {0: _units(1 - g, True, bits)}
+    lo: dict[int, int] = {0: _units(1 - g, False, bits)}
     corr = arb(0)
     rmean = arb(0)
     rmax = arb(0)
@@ -224,14 +295,25 @@ def leaf_laws(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, h: fmpq) -> tuple:
     def add(d, k, u):
         d[k] = d.get(k, 0) + u
 
-    def spread(gm, mean, lo_v, hi_v):
-        a, b = _int_floor(lo_v.lower() / hb), _int_ceil(hi_v.upper() / hb)
+    def two_point(gm, mean, a, b):
         if a == b:
-            add(up, a, _units(gm, True))
+            add(up, a, _units(gm, True, bits))
             return
         ph = gm * (mean - a * hb) / ((b - a) * hb)
-        add(up, b, _units(ph, True))
-        add(up, a, _units(gm - ph, True))
+        add(up, b, _units(ph, True, bits))
+        add(up, a, _units(gm - ph, True, bits))
+
+    def spread(gm, mean, lo_v, hi_v):
+        a, b = _int_floor(lo_v.lower() / hb), _int_ceil(hi_v.upper() / hb)
+        if b - a <= 1 or not (hi_v.lower() > lo_v.upper()):
+            two_point(gm, mean, a, b)
+            return
+        # the range straddles a lattice point: first the two-point law on the range's ends with the same mean
+        # (the extreme law of the cell in convex order), then each end onto its two neighbouring lattice points
+        lo_x, hi_x = arb(lo_v.lower()), arb(hi_v.upper())
+        ph = gm * (mean - lo_x) / (hi_x - lo_x)
+        two_point(ph, hi_x, _int_floor(hi_x / hb), _int_ceil(hi_x / hb))
+        two_point(gm - ph, lo_x, _int_floor(lo_x / hb), _int_ceil(lo_x / hb))
 
     pts: list = []  # (value, mass) of the conditional-mean law L_c
 
@@ -250,15 +332,15 @@ def leaf_laws(mech: Continuous, x: fmpq, x2: fmpq, ee: arb, h: fmpq) -> tuple:
             corr += c.integral - val * c.g / g
         else:
             # L <= L(end): replace by the constant (pointwise larger)
-            add(up, _int_ceil(val.upper() / hb), _units(c.g, True))
+            add(up, _int_ceil(val.upper() / hb), _units(c.g, True, bits))
     chunks, used = _chunks(pts, hb, 1 - g)
-    lo[0] = _units(1 - g - used, False)
+    lo[0] = _units(1 - g - used, False, bits)
     for k, gm, r in chunks:
-        add(lo, k, _units(gm, False))
+        add(lo, k, _units(gm, False, bits))
         rmean += gm * r
         rsq += gm * r * r
         rmax = r.upper() if r.upper() > rmax else rmax
-    return _law(up), _law(lo), corr, (rmean, rsq, rmax), len(finite) + len(infinite)
+    return _law(up, bits), _law(lo, bits), corr, (rmean, rsq, rmax), len(finite) + len(infinite)
 
 
 def _chunks(pts: list, hb: arb, zero: arb) -> tuple[list, arb]:
@@ -324,11 +406,11 @@ def _chunk_side(pts: list, hb: arb, out: list, *, up: bool) -> tuple | None:
     return None if empty else (S, M)
 
 
-def _law(d: dict) -> LeafLaw:
+def _law(d: dict, bits: int) -> LeafLaw:
     ks = [k for k, u in d.items() if u > 0]
     a, b = min(ks), max(ks)
     units = [d.get(k, 0) for k in range(a, b + 1)]
-    return LeafLaw(a, units, b)
+    return LeafLaw(a, units, b, bits)
 
 
 # ---------------------------------------------------------------- the sum of n copies
@@ -341,6 +423,7 @@ class _Node:
     count: int  # the number of copies summed
     mu: float  # float mean and variance of one copy, in lattice units (only to guess windows)
     var: float
+    bits: int  # masses are units·2^-bits
 
 
 def _mass(p: fmpz_poly) -> int:
@@ -351,64 +434,66 @@ def _prefix(p: fmpz_poly, k: int) -> int:
     return _mass(p.truncate(k)) if k > 0 else 0
 
 
-def _window(p: fmpz_poly, offset: int, count: int, mu: float, var: float, thr: int) -> tuple[int, int, int, int]:
-    """``(a, b, below, above)``: a window ``[a, b]`` of coefficient indices with at most ``thr`` units below and
-    above it (exact integer masses; the float mean and variance only guess it, then it widens until the
-    exact masses pass).  O(L) per try."""
+def _window(p: fmpz_poly, thr: int) -> tuple[int, int, int, int]:
+    """``(a, b, below, above)``: the narrowest window ``[a, b]`` of coefficient indices with at most ``thr`` units
+    below and above it (exact integer masses, summed from both ends).  O(length of the two tails)."""
     L = p.length()
-    total = _mass(p)
-    c = 12.0
-    sd = math.sqrt(max(var * count, 1.0))
-    while True:
-        a = max(0, min(L - 1, int(math.floor(mu * count - c * sd)) - offset))
-        below = _prefix(p, a)
-        if below <= thr or a == 0:
+    # the largest tails of mass <= thr, read off the exact coefficients from both ends (O(the tails' length))
+    a, below = 0, 0
+    while a < L - 1:
+        c = int(p[a])
+        if below + c > thr:
             break
-        c *= 1.25
-    c = 12.0
-    while True:
-        b = max(a, min(L - 1, int(math.ceil(mu * count + c * sd)) - offset))
-        above = total - _prefix(p, b + 1)
-        if above <= thr or b == L - 1:
+        below += c
+        a += 1
+    b, above = L - 1, 0
+    while b > a:
+        c = int(p[b])
+        if above + c > thr:
             break
-        c *= 1.25
+        above += c
+        b -= 1
     return a, b, below, above
 
 
-def _product(A: _Node, B: _Node, side: str) -> _Node:
+def _product(A: _Node, B: _Node, side: str, drop_bits: int = DROP, total: int = 1) -> _Node:
     C = A.poly * B.poly
     # floor: the upper side carries what the floors lost (< 1 unit per coefficient of the full product, whose length
     # is len(A) + len(B) - 1 before the floor can trim it) at the largest possible value, with the dropped mass
     lost = A.poly.length() + B.poly.length() - 1 if side == "upper" else 0
-    C = C // (fmpz(2) ** BITS)
+    bits = A.bits
+    C = C // (fmpz(2) ** bits)
     off = A.offset + B.offset
     count = A.count + B.count
-    a, b, below, above = _window(C, off, count, A.mu, A.var, 1 << (BITS - DROP))
+    # a node of `count` copies enters the sum of `total` about total/count times: its windows may leave out
+    # 2^-drop_bits·count/total, so that what all products leave out is about 2^-drop_bits per level
+    a, b, below, above = _window(C, (count << (bits - drop_bits)) // max(total, count))
     W = C.truncate(b + 1).right_shift(a) if a > 0 else C.truncate(b + 1)
     drop = fmpq(0)
     if side == "upper":
         W = W + fmpz_poly([below])
-        drop = fmpq(above + lost, 1 << BITS)
-        ma, mb = fmpq(_mass(A.poly), 1 << BITS), fmpq(_mass(B.poly), 1 << BITS)
+        drop = fmpq(above + lost, 1 << bits)
+        ma, mb = fmpq(_mass(A.poly), 1 << bits), fmpq(_mass(B.poly), 1 << bits)
         drop += A.drop * mb + B.drop * ma + A.drop * B.drop
     else:
         W = W + fmpz_poly([0] * (b - a) + [above])
-    return _Node(off + a, W, A.top + B.top, drop, count, A.mu, A.var)
+    return _Node(off + a, W, A.top + B.top, drop, count, A.mu, A.var, bits)
 
 
-def _power(leaf: LeafLaw, n: int, side: str) -> _Node:
+def _power(leaf: LeafLaw, n: int, side: str, drop_bits: int = DROP) -> _Node:
+    total = n
     tot = sum(leaf.units)
     mu = sum(u * (leaf.offset + i) for i, u in enumerate(leaf.units)) / tot
     var = sum(u * (leaf.offset + i - mu) ** 2 for i, u in enumerate(leaf.units)) / tot
-    base = _Node(leaf.offset, fmpz_poly(leaf.units), leaf.top, fmpq(0), 1, mu, var)
+    base = _Node(leaf.offset, fmpz_poly(leaf.units), leaf.top, fmpq(0), 1, mu, var, leaf.bits)
     acc: _Node | None = None
     while True:
         if n & 1:
-            acc = base if acc is None else _product(acc, base, side)
+            acc = base if acc is None else _product(acc, base, side, drop_bits, total)
         n >>= 1
         if not n:
             break
-        base = _product(base, base, side)
+        base = _product(base, base, side, drop_bits, total)
     assert acc is not None
     return acc
 
@@ -426,7 +511,26 @@ def _positive_mean(node: _Node, h: fmpq, shift: arb) -> arb:
     for k in range(k0, min(k1, len(coeffs))):
         v = (node.offset + k) * hb + shift
         out += int(coeffs[k]) * arith.positive_part(v)
-    return out / arb(2) ** BITS
+    return out / arb(2) ** node.bits
+
+
+def _lower_value(lo: _Node, resid: tuple, n: int, hq: fmpq, g: arb) -> fmpq:
+    """The lower end ``E[(Σ Y_lo)_+]/(γn)`` from the lower side's n-fold node, with the residual shift: the
+    residuals ``r_i ≥ 0`` sum to ``≥ c = nE[r] − u`` except with probability ``η = 2^-ETA_BITS`` (Bernstein).
+    O(length of the node)."""
+    hb = arb(hq)
+    rmean, rsq, rmax = resid
+    log_eta = arb(2).log() * ETA_BITS
+    b3 = rmax * log_eta / 3
+    u = b3 + (b3 * b3 + 2 * n * rsq * log_eta).sqrt()
+    c = n * rmean.lower() - u
+    if c > 0:
+        e_lo = _positive_mean(lo, hq, c.lower())
+        e_lo -= (max(0, lo.top) * hb * n + c.upper()) * arb(2) ** -ETA_BITS
+    else:
+        e_lo = _positive_mean(lo, hq, arb(0))
+    d_lo = e_lo / (g * n)
+    return max(fmpq(0), _q(d_lo.lower(), up=False)) if d_lo.lower() > 0 else fmpq(0)
 
 
 def _q(x: arb, up: bool) -> fmpq:
@@ -450,8 +554,18 @@ def blanket_view(
     x: object = 0,
     x2: object = 1,
     h: object = DEFAULT_H,
+    align: bool = True,
+    drop_bits: int | None = None,
+    bits: int | None = None,
 ) -> ViewEnclosure:
     """An enclosure ``[lower, upper]`` of ``δ_BV(ε)`` for the pair ``(x, x2)`` (default ``(0, 1)``) and lattice step ``h``.
+
+    ``align`` (Laplace): use the step :func:`aligned_step` (``≤ h``) that puts the law's atoms on the lattice; the
+    returned ``h`` is the step used.  ``drop_bits``: each window of a partial sum keeps all but ``2^-drop_bits`` of
+    its mass on either side (default ``DROP``; :func:`epsilon_bracket` sets it from δ); what is left out is carried
+    rigorously either way, so this only trades width for speed.  ``bits``: masses are integers times ``2^-bits``
+    (default ``BITS``); each product's floors lose < 1 unit per coefficient, carried rigorously at the largest
+    value (a smaller ``bits`` is faster and wider by about ``Σ lengths · 2^-bits · max L / γ``).
 
     ``epsilon`` exact (≥ 0) or ``exp_epsilon`` a ball/exact ≥ 1.  Halving ``h`` narrows the enclosure
     (about fourfold: both sides' errors are second order in ``h``, except the lower side's Hoeffding shift,
@@ -482,31 +596,23 @@ def blanket_view(
         ee = arith.ball(arith.exact(exp_epsilon) if not isinstance(exp_epsilon, arb) else exp_epsilon)
         if ee < 1:
             raise InvalidArgument("exp_epsilon", exp_epsilon, "must be >= 1")
+    nb = BITS if bits is None else arith.integer_in(bits, "bits", lo=32, hi=4096)
+    db = min(DROP, nb - 8) if drop_bits is None else arith.integer_in(drop_bits, "drop_bits", lo=8, hi=nb - 8)
     check_cost(mech, ee, hq)
     with arith.precision(192):
-        up_law, lo_law, corr, resid, ncells = leaf_laws(mech, xq, x2q, ee, hq)
+        if align:
+            hq = aligned_step(mech, xq, x2q, ee, hq)
+        up_law, lo_law, corr, resid, ncells = leaf_laws(mech, xq, x2q, ee, hq, nb)
         g = mech.gamma()
-        up = _power(up_law, n, "upper")
-        lo = _power(lo_law, n, "lower")
+        up = _power(up_law, n, "upper", db)
+        lo = _power(lo_law, n, "lower", db)
         hb = arb(hq)
         # upper
         e_up = _positive_mean(up, hq, arb(0))
         top_val = max(0, up.top) * hb
         e_up += arb(up.drop) * top_val
         d_up = e_up / (g * n) + corr
-        # lower: the residuals r_i >= 0 sum to >= c = n E[r] - u except w.p. eta (Bernstein)
-        rmean, rsq, rmax = resid
-        log_eta = arb(2).log() * ETA_BITS
-        b3 = rmax * log_eta / 3
-        u = b3 + (b3 * b3 + 2 * n * rsq * log_eta).sqrt()
-        c = n * rmean.lower() - u
-        if c > 0:
-            e_lo = _positive_mean(lo, hq, c.lower())
-            e_lo -= (max(0, lo.top) * hb * n + c.upper()) * arb(2) ** -ETA_BITS
-        else:
-            e_lo = _positive_mean(lo, hq, arb(0))
-        d_lo = e_lo / (g * n)
-        lower = max(fmpq(0), _q(d_lo.lower(), up=False)) if d_lo.lower() > 0 else fmpq(0)
+        lower = _lower_value(lo, resid, n, hq, g)
         upper = _q(d_up.upper(), up=True)
     return ViewEnclosure(lower, upper, hq, ncells, max(up.poly.length(), lo.poly.length()))
 
@@ -560,7 +666,13 @@ def _clt_guess(mech: Continuous, n: int, delta: float) -> float:
         s2 = (2 * math.exp(e0 / 2) + math.exp(-e0)) / 3 * 2 - 2 * (2 * math.exp(-e0 / 2) - math.exp(-e0))
     else:
         assert isinstance(mech, Gaussian)
-        s2 = 2.0 * math.exp(1 / float(mech.sigma) ** 2)
+        # E_ω[L²] at ε = 0: 2γ(e^{1/σ²}Φ(3/(2σ)) − 2Φ(1/(2σ)) + Φ(−1/(2σ)))
+        sg = float(mech.sigma)
+
+        def ncdf(z: float) -> float:
+            return 0.5 * math.erfc(-z / math.sqrt(2))
+
+        s2 = 2 * g * (math.exp(1 / sg**2) * ncdf(1.5 / sg) - 2 * ncdf(0.5 / sg) + ncdf(-0.5 / sg))
 
     def d(eps: float) -> float:
         m = n * g * (1 - math.exp(eps))
@@ -575,6 +687,108 @@ def _clt_guess(mech: Continuous, n: int, delta: float) -> float:
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if d(mid) > delta else (lo, mid)
     return hi
+
+
+def view_bits(mech: Continuous, n: int, delta: float, epsilon: float, h: object = DEFAULT_H) -> tuple[int, int]:
+    """``(bits, drop_bits)`` for a :func:`blanket_view` near ``δ``.  What the windows leave out is carried at the
+    largest value ``n·max L`` (``max L ≈ γe^{x0}(1 + e^ε)``, see :func:`check_cost`); with the per-node share of
+    :func:`_product` it adds at most about ``2log2(n)·2^-drop·max L/γ``; what the floors lose (< 1 unit per
+    coefficient per product, a node entering ``n/count`` times) adds at most about
+    ``4n·(max L/h)·2^-bits·max L/γ``.  Both are set ``≤ 2^-24·δ``.  A float estimate: it only sets the effort,
+    the enclosure is certified for any values.  O(1)."""
+    if isinstance(mech, Laplace):
+        x0 = float(mech.epsilon0)
+    else:
+        assert isinstance(mech, Gaussian)
+        sg = float(mech.sigma)
+        x0 = (1 + 2 * GAUSS_CUT * sg) / (2 * sg * sg)
+    lg = math.log2(float(mech.gamma().mid()))
+    log2_max = (x0 + min(epsilon, 700.0)) / math.log(2) + 1 + lg
+    tail = log2_max - lg - math.log2(delta) + 24
+    drop = int(math.ceil(math.log2(2 * max(2, n).bit_length()) + tail))
+    bits = int(math.ceil(math.log2(4 * n) + log2_max - math.log2(float(arith.exact(h))) + tail))
+    drop = max(32, min(drop, DROP))
+    return max(64, min(bits, 2 * BITS)), drop
+
+
+def _float_view(mech: Continuous, n: int, eps: float, h: fmpq, x: fmpq, x2: fmpq) -> tuple[float, float]:
+    """A float *estimate* ``(lower, upper)`` of the two lattice laws' ``δ`` at ``ε`` (numpy FFT of the same leaf
+    laws, circular on a window of ``±40`` standard deviations plus the law's range; no windows, floors or
+    residual shift).  It only steers :func:`epsilon_bracket` to where the certified evaluations go; it never
+    certifies anything.  O(leaf laws) + O(N log N), ``N ≈ 80σ_S/h``."""
+    import numpy as np
+
+    out = []
+    with arith.precision(64):
+        ee = arith.exp_ball(_rat(eps))
+        hq = aligned_step(mech, x, x2, ee, h)
+        up, lo, corr, _, _ = leaf_laws(mech, x, x2, ee, hq, 60)
+        g = float(mech.gamma().mid())
+        hf = float(hq)
+        for law in (lo, up):
+            p = np.array([float(u) for u in law.units]) / 2.0**60
+            p /= p.sum()
+            idx = np.arange(len(p)) + law.offset
+            mu = float(p @ idx)
+            sd = math.sqrt(max(float(p @ (idx - mu) ** 2), 1e-12) * n)
+            N = 1 << int(math.ceil(math.log2(80 * sd + 8 * len(p) + 64)))
+            P = np.fft.rfft(p, N) ** n
+            q = np.fft.irfft(P, N)
+            # circular index j stands for the sum index k = n·offset + j (mod N), placed around the mean
+            base = n * law.offset
+            k = base + np.arange(N)
+            k = k - N * np.floor((k - (n * mu - N / 2)) / N)
+            e_pos = float(np.clip(q, 0, None) @ np.clip(k * hf, 0, None))
+            out.append(e_pos / (g * n) + (float(corr.mid()) if law is up else 0.0))
+    return out[0], out[1]
+
+
+def _float_roots(mech: Continuous, n: int, delta: float, h: fmpq, x: fmpq, x2: fmpq, guess: float) -> tuple | None:
+    """Float estimates ``(ε_lower_law, ε_upper_law)`` where the two lattice laws' δ (:func:`_float_view`) cross
+    ``δ``: secant steps on ``log δ`` from the normal-approximation guess, bisection when a step leaves the
+    bracket; ``None`` when it does not settle.  A guess only.  O(about 8 float views)."""
+    ld = math.log(delta)
+    memo: dict = {}
+
+    def f(e: float, side: int) -> float:
+        if e not in memo:
+            memo[e] = _float_view(mech, n, e, h, x, x2)
+        v = memo[e][side]
+        return math.log(v) - ld if v > 0 else -1e3
+
+    roots = []
+    start = guess
+    for side in (1, 0):  # the upper law first; the lower law's root lies just below it
+        a, fa = start, f(start, side)
+        b = a * ((1.02 if fa > 0 else 0.98) if side else (1 - 1e-3))
+        fb = f(b, side)
+        lo_b = hi_b = None  # a bracket: f(lo_b) > 0 >= f(hi_b)
+        for e, fe in ((a, fa), (b, fb)):
+            if fe > 0 and (lo_b is None or e > lo_b):
+                lo_b = e
+            if fe <= 0 and (hi_b is None or e < hi_b):
+                hi_b = e
+        for _ in range(30):
+            if fa == fb:
+                return None
+            c = b - fb * (b - a) / (fb - fa)
+            if lo_b is not None and hi_b is not None and not (lo_b < c < hi_b):
+                c = (lo_b + hi_b) / 2
+            elif c <= 0 or not math.isfinite(c):
+                c = min(a, b) / 2
+            fc = f(c, side)
+            if fc > 0 and (lo_b is None or c > lo_b):
+                lo_b = c
+            if fc <= 0 and (hi_b is None or c < hi_b):
+                hi_b = c
+            a, fa, b, fb = b, fb, c, fc
+            if abs(b - a) <= 1e-6 * abs(b) or abs(fb) < 1e-6:
+                break
+        else:
+            return None
+        roots.append(b)
+        start = b
+    return roots[1], roots[0]
 
 
 def _rat(x: float) -> fmpq:
@@ -604,6 +818,7 @@ def epsilon_bracket(
         raise InvalidArgument("delta", delta, "must be in (0, 1)")
     ld = math.log(float(dq))
     guess = _clt_guess(mech, n, float(dq))
+    bits, drop = view_bits(mech, n, float(dq), 2 * guess, h)
     hi: fmpq | None = None
     lo = fmpq(0)
     pts_up: list = []
@@ -613,7 +828,7 @@ def epsilon_bracket(
     def evaluate(eps: float) -> None:
         nonlocal hi, lo, evals
         e = _rat(max(eps, 1e-12))
-        v = blanket_view(mech, n, epsilon=e, h=h, x=x, x2=x2)
+        v = blanket_view(mech, n, epsilon=e, h=h, x=x, x2=x2, bits=bits, drop_bits=drop)
         evals += 1
         if v.upper <= dq and (hi is None or e < hi):
             hi = e
@@ -632,6 +847,26 @@ def epsilon_bracket(
             return None
         return (e1 - f1 * (e2 - e1) / (f2 - f1)) * (1 + bias)
 
+    # the float estimate of both laws' roots on the same lattice; then one certified view just above the upper
+    # law's root and one just below the lower law's (each retried a little farther out if it misses)
+    xq, x2q = Continuous.check_input(x, "x"), Continuous.check_input(x2, "x2")
+    if isinstance(mech, Gaussian) and xq == 1:
+        xq, x2q = x2q, xq
+    try:
+        roots = _float_roots(mech, n, float(dq), arith.exact_in(h, "h", lo=0), xq, x2q, guess)
+    except (ValueError, OverflowError, ZeroDivisionError):  # pragma: no cover - a float guess only
+        roots = None
+    if roots is not None:
+        r_lo, r_hi = roots
+        s = 1e-5
+        while evals < max_evaluations and (hi is None or lo == 0) and s < 0.1:
+            if hi is None:
+                evaluate(r_hi * (1 + s))
+            if lo == 0 and evals < max_evaluations:
+                evaluate(r_lo * (1 - s))
+            s *= 8
+        if hi is not None and lo > 0:
+            return EpsilonBracket(lo, hi, arith.exact_in(h, "h"), evals)
     evaluate(guess * 1.02)
     evaluate(guess * 0.98)
     while evals < max_evaluations:
