@@ -29,8 +29,8 @@ DELTA = "1e-6"
 
 
 def _bound_eps(key: str, n: int) -> float | None:
-    from blanket.exact.numbers.calibrate import epsilon_for_delta
     from blanket.exact.numbers import arith
+    from blanket.exact.numbers.calibrate import epsilon_for_delta
     from blanket.proofs import blanket as B
 
     r = {"hoeffding": B.THEOREM_5_3_LAPLACE, "bennett": B.BENNETT_LAPLACE}[key]
