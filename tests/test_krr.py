@@ -598,6 +598,30 @@ def test_blocked_weak_count_is_tighter_than_the_global_jensen_bound():
     assert blocked.rad() * 10 < jensen.rad()
 
 
+def test_jensen_engine_encloses_the_grid_and_exact_values():
+    """engine="1d-jensen" (the curves' route at large n): the grid engine's value inside it; exact below exact_max_n;
+    the oracles' bracket passes it on (its upper end still above the exact mixture)."""
+    from blanket.exact.mechanisms.oracles import OUE
+    from blanket.exact.shuffled import oracles as fo
+
+    mech = KRR(10, epsilon0="1")
+    with arith.precision(128):
+        grid = delta_blanket_view(mech, 3000, epsilon="0.04", engine="grid")
+        jensen = delta_blanket_view(mech, 3000, epsilon="0.04", engine="1d-jensen")
+    assert isinstance(jensen, arb) and jensen.contains(grid) and jensen.rad() < grid.mid() / 50
+    small = KRR(3, exp_epsilon0=3)
+    assert delta_blanket_view(small, 9, exp_epsilon=fmpq(3, 2), engine="1d-jensen") == delta_blanket_view(
+        small, 9, exp_epsilon=fmpq(3, 2)
+    )
+    oue = OUE(4, exp_epsilon0=3)
+    ex = fo.blanket_view_delta(oue, 40, exp_epsilon=fmpq(6, 5))
+    with arith.precision(128):
+        up = fo.blanket_view_upper(oue, 40, exp_epsilon=fmpq(6, 5), exact_max_n=0, engine="1d-jensen")
+    assert arith.endpoints(up)[1] >= arith.endpoints(arith.ball(ex))[0]
+    with pytest.raises(InvalidArgument, match="1d-jensen"):
+        delta_blanket_view(mech, 100, epsilon="0.1", engine="jensen")
+
+
 def test_escalation_refines_the_one_dimensional_route(monkeypatch):
     """Above GRID_ESCALATION_MAX_N a caller raising the precision gets finer blocks: a narrower enclosure of the same value."""
     import blanket.exact.shuffled.positive_part as PP

@@ -162,7 +162,13 @@ def _atoms5(mech, ee):
 
 
 def blanket_view_bracket(
-    mech: Randomizer, n: int, *, merged: bool = True, with_lower: bool = True, **opts: Unpack[DeltaOptions]
+    mech: Randomizer,
+    n: int,
+    *,
+    merged: bool = True,
+    with_lower: bool = True,
+    engine: str | None = None,
+    **opts: Unpack[DeltaOptions],
 ) -> Bracket5:
     """The convex-order bracket of the blanket view: :class:`Bracket5` ``(lower, upper)``, each ``E[...]/(γn)``.
 
@@ -180,6 +186,8 @@ def blanket_view_bracket(
     merged view, whose mean is larger, does not win.
     ``with_lower=False`` skips the lower end's engine call and returns 0 as the
     (trivial, still valid) lower end: for callers that need only the upper bound.
+    ``engine`` is passed to every engine call (:func:`exact.shuffled.krr.expected_positive_part`; e.g.
+    ``"1d-jensen"``, the cheaper route the privacy curves use at large n).
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
     """
@@ -192,7 +200,8 @@ def blanket_view_bracket(
     label = f"{rec.kind} blanket view n={n}"
 
     def run(atoms):
-        return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=label) / (g * n)
+        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=label, engine=engine)
+        return v / (g * n)
 
     if _is_zero(ab) or _is_zero(ar):
         # V has four atoms: one engine call is the exact value
@@ -230,17 +239,19 @@ def _upper_end(v):
     return v if isinstance(v, fmpq) else arith.endpoints(v)[1]
 
 
-def blanket_view_upper(mech: Randomizer, n: int, **opts: Unpack[DeltaOptions]) -> Enclosure:
+def blanket_view_upper(
+    mech: Randomizer, n: int, *, engine: str | None = None, **opts: Unpack[DeltaOptions]
+) -> Enclosure:
     """A certified **upper bound** on δ(ε) of the shuffled mechanism (the bracket's upper end), as an enclosure.
 
     Unlike :func:`blanket_view_delta_fast` its width is only the engine's
     (it narrows as the precision escalates), so it is the δ-function to
     calibrate ε with (:func:`exact.numbers.calibrate.epsilon_for_delta`).
-    Cost: that of :func:`blanket_view_bracket`.
+    Cost: that of :func:`blanket_view_bracket` (``engine`` is passed to it).
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
     """
-    return blanket_view_bracket(mech, n, with_lower=False, **opts).upper
+    return blanket_view_bracket(mech, n, with_lower=False, engine=engine, **opts).upper
 
 
 def blanket_view_delta_fast(
