@@ -139,10 +139,24 @@ def test_accountant_reports_the_curve_route_and_is_never_looser():
     assert "curve pairs" not in old.details["pld_routes"]
 
 
-def test_auto_keeps_large_rounds_on_the_old_pairs():
-    ev = Shuffled(OUE4, acc_mod.CURVE_PAIR_AUTO_N + 1)
+def test_auto_follows_the_cost_model(monkeypatch):
+    """ "auto": every small round; from JENSEN_MIN_N users on where the estimated curve cost fits the budget; the old
+    pairs in between."""
+    mid = Shuffled(OUE4, acc_mod.CURVE_PAIR_AUTO_N + 1)
+    ev = Shuffled(OUE4, cp.JENSEN_MIN_N)
+    big = Shuffled(OUE4, 10**9)
     acc = ShuffleAccountant().compose(ev, count=1)
+    assert acc._curve_of(mid) is None
+    est = cp.curve_seconds(OUE4, ev.n, acc_mod.CURVE_PAIR_AUTO_POINTS)
+    assert est is not None and 0 < est <= acc_mod.CURVE_PAIR_SECONDS
+    assert cp.curve_seconds(OUE4, big.n, acc_mod.CURVE_PAIR_AUTO_POINTS) > acc_mod.CURVE_PAIR_SECONDS
+    assert acc._curve_of(big) is None  # a billion users: over the budget, the old pairs only
+    assert cp.point_seconds(LDP(exp_epsilon0=3), 10**6) is None
+    monkeypatch.setattr(acc_mod, "CURVE_PAIR_SECONDS", est / 2)
     assert acc._curve_of(ev) is None
+    monkeypatch.setattr(acc_mod, "CURVE_PAIR_SECONDS", est * 2)
+    monkeypatch.setattr(cp, "curve_pair", lambda *a, **k: "computed")  # the decision only, not the curve's cost
+    assert acc._curve_of(ev) == "computed"
     with pytest.raises(InvalidArgument, match="curves"):
         ShuffleAccountant(curves="yes")
 

@@ -81,9 +81,13 @@ CURVE_SWEEP_SECONDS = 700.0
 CURVE_POINTS = 512
 #: rounds of k-RR (k >= 3), the four-value oracles and the geometric mechanism with at most this many users also
 #: compose the hull of their best certified curve values (:func:`blanket.exact.accounting.curve_pairs.curve_pair`)
-#: when the accountant's ``curves`` is "auto" (``True``: at every n; each curve costs its grid's evaluations,
-#: about 25 s per point for 10-RR at n = 10^6, so the default keeps it to small n)
+#: when the accountant's ``curves`` is "auto" (``True``: at every n); from curve_pairs.JENSEN_MIN_N = 10^5 users on,
+#: k-RR and the oracles do so when the curve's estimated cost (:func:`blanket.exact.accounting.curve_pairs.curve_seconds`)
+#: is at most CURVE_PAIR_SECONDS one-core seconds (about 5-35 s from n = 10^5 to 10^6 on the engine's Jensen route,
+#: over the budget above about n = 10^7); in between (the grid and blocked routes, seconds per point) "auto" keeps
+#: the old pairs
 CURVE_PAIR_AUTO_N = 128
+CURVE_PAIR_SECONDS = 120.0
 #: grid points of a curve pair under "auto" (``True`` uses curve_pairs.MAX_POINTS): about 0.1-0.2 s each at n = 128
 CURVE_PAIR_AUTO_POINTS = 32
 ROUTES = {
@@ -582,7 +586,11 @@ class ShuffleAccountant:
         if not _curve_pairs.has_curve(mech, stronger_clones=sc) or ev.n < 2:
             return None
         if self.curves == "auto" and ev.n > CURVE_PAIR_AUTO_N:
-            return None
+            if ev.n < _curve_pairs.JENSEN_MIN_N:
+                return None
+            est = _curve_pairs.curve_seconds(mech, ev.n, CURVE_PAIR_AUTO_POINTS)
+            if est is None or est > CURVE_PAIR_SECONDS:
+                return None
         pts = CURVE_PAIR_AUTO_POINTS if self.curves == "auto" else _curve_pairs.MAX_POINTS
         return _curve_pairs.curve_pair(mech, ev.n, stronger_clones=sc, max_points=pts)
 

@@ -24,7 +24,8 @@ Sources (:func:`curve_sources`):
   view of binary RR with the same ε0.
 
 The grid is adaptive (:func:`curve_values`): a few points geometric in ε up to where the cheapest source's δ is
-below :data:`NEGLIGIBLE_DELTA`, then bisection in ε of every interval where the chord lies above the value at the
+below :data:`NEGLIGIBLE_DELTA` (from :data:`JENSEN_MIN_N` users: :data:`LARGE_N_TOP_DELTA`, searched upwards from
+``ε0/1024``), then bisection in ε of every interval where the chord lies above the value at the
 midpoint by more than ``rtol`` (relative) — dense where the curve bends — within a budget of evaluations.  Every
 grid is valid; the grid only decides how close the hull comes to the sources' minimum.  Results are memoised per
 (randomizer, n, options).
@@ -47,7 +48,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import geometric
 from blanket.exact.shuffled import oracles as fast_oracles
-from blanket.exact.shuffled.krr import delta_blanket_view
+from blanket.exact.shuffled.krr import GRID_MAX_N, delta_blanket_view
 from flint import fmpq
 
 __all__ = [
@@ -57,7 +58,9 @@ __all__ = [
     "curve_sources",
     "curve_values",
     "curve_pair",
+    "curve_seconds",
     "has_curve",
+    "point_seconds",
 ]
 
 #: the curve's grid does not go beyond the ε where the cheapest source's certified δ is below this
@@ -78,6 +81,49 @@ JENSEN_MIN_N = 10**5
 def _engine(n: int) -> str | None:
     """The engine route of the blanket-view sources at ``n`` users (see :data:`JENSEN_MIN_N`)."""
     return "1d-jensen" if n >= JENSEN_MIN_N else None
+
+
+#: cost model of one engine call (one-core seconds; measured on a loaded 2-core machine, 10-RR and OUE k = 128,
+#: ε0 = 1, n = 10³..10⁵): the one-dimensional Jensen route per standard deviation of the informative count, the
+#: blocked route about 10x that, the grid route per user.  It chooses a route, it is never a bound.
+SECONDS_PER_SD_JENSEN = 1e-3
+SECONDS_PER_SD_BLOCKED = 1e-2
+SECONDS_PER_USER_GRID = 2.5e-4
+#: grid evaluations beyond ``max_points`` (the bisection for the grid's top, :func:`_eps_top`)
+EXTRA_EVALUATIONS = 6
+
+
+def point_seconds(mech: Randomizer, n: int) -> float | None:
+    """Estimated one-core seconds of one grid point of :func:`curve_values` (every source) at ``n`` users, for
+    k-RR (``k ≥ 3``) and the four-value oracles; ``None`` for other randomizers (no model).  O(1).
+
+    The engine's cost is set by the window of the informative count ``s`` (``sd = √(n·π_s(1−π_s))``, ``π_s`` the
+    probability of the two informative atoms): :data:`SECONDS_PER_SD_JENSEN` per sd on the route used from
+    :data:`JENSEN_MIN_N` users, the blocked one-dimensional route above ``GRID_MAX_N``, the grid below (linear in
+    n).  An oracle point costs two engine calls (the spread view, sometimes the merged one; the clone pair is
+    cheaper than either)."""
+    if isinstance(mech, KRR) and mech.k >= 3:
+        ps, calls = 2 * float(arith.ball(mech.flip()).mid()), 1
+    elif isinstance(mech, oracles.FourValue):
+        pt = mech.l_probs()[1]
+        ps, calls = 2 * float(arith.ball(mech.gamma() * pt).mid()), 2
+    else:
+        return None
+    sd = math.sqrt(max(n * ps * (1 - ps), 1.0))
+    if n >= JENSEN_MIN_N:
+        per = SECONDS_PER_SD_JENSEN * sd
+    elif n > GRID_MAX_N:
+        per = SECONDS_PER_SD_BLOCKED * sd
+    else:
+        per = SECONDS_PER_USER_GRID * n
+    return calls * per
+
+
+def curve_seconds(mech: Randomizer, n: int, max_points: int = MAX_POINTS) -> float | None:
+    """Estimated one-core seconds of :func:`curve_pair` at ``n`` users on ``max_points`` points
+    (``(max_points + EXTRA_EVALUATIONS)·point_seconds``); ``None`` when :func:`point_seconds` has no model.  O(1)."""
+    ps = point_seconds(mech, n)
+    return None if ps is None else (max_points + EXTRA_EVALUATIONS) * ps
 
 
 def _upper(v) -> fmpq:
@@ -161,6 +207,22 @@ def _dyadic_exp(eps: fmpq) -> fmpq:
     return max(fmpq(1), fmpq((lo.numerator << k) // lo.denominator, 1 << k))
 
 
+#: from JENSEN_MIN_N users on, the grid's top is the first ``ε0·2^j/1024`` where the cheapest source's δ is below
+#: this (the engines' enclosures are about 1e-16 wide there, so 10^-30 is never certified; and an evaluation at a
+#: large ε costs ten times one near the curve's bend); above the top the hull is a chord to ``(α_max, 0)``
+LARGE_N_TOP_DELTA = fmpq(1, 10**14)
+
+
+def _eps_top_doubling(best: Callable, e0: fmpq) -> fmpq:
+    """The smallest ``ε0·2^j/1024`` (``j = 0..10``) where ``best`` is certainly below :data:`LARGE_N_TOP_DELTA`, else
+    ε0: at most 11 evaluations, cheapest first (the large-n grid top; δ is non-increasing in ε)."""
+    for j in range(11):
+        eps = e0 * 2**j / 1024
+        if best(_dyadic_exp(eps))[0] < LARGE_N_TOP_DELTA:
+            return eps
+    return e0
+
+
 def _eps_top(best: Callable, e0: fmpq) -> fmpq:
     """The smallest ``ε0·k/64`` (``k = 1..64``) where ``best`` is certainly below :data:`NEGLIGIBLE_DELTA` (bisection:
     O(log 64) evaluations; δ is non-increasing in ε), else ε0."""
@@ -207,7 +269,7 @@ def curve_values(
             memo[alpha] = min(vals, key=lambda t: t[0])
         return memo[alpha]
 
-    top = _eps_top(best, e0) if n >= 2 else e0
+    top = e0 if n < 2 else (_eps_top_doubling(best, e0) if n >= JENSEN_MIN_N else _eps_top(best, e0))
     eps_pts = sorted({top * j / 8 for j in range(9)} | {top / 8 / fmpq(2) ** j for j in range(1, 7)})
     for x in eps_pts:
         best(_dyadic_exp(x))
