@@ -65,6 +65,25 @@ def test_hull_reproduces_values_at_its_vertices(mech, n):
         assert pr.hockey_stick(a) == u
 
 
+@pytest.mark.parametrize("mech,n", [(K3, 4), (OUE4, 2)])
+def test_large_n_route_is_above_the_exhaustive_worst_case(mech, n, monkeypatch):
+    """The large-n route (Jensen engine, grid top searched upwards to LARGE_N_TOP_DELTA) forced at small n: the hull
+    still dominates the exhaustive worst case."""
+    monkeypatch.setattr(cp, "JENSEN_MIN_N", 2)
+    cp._MEMO.clear()
+    try:
+        cv = cp.curve_values(mech, n, max_points=14)
+        pr = cp.curve_pair(mech, n, max_points=14)
+    finally:
+        cp._MEMO.clear()
+    rows = mech if isinstance(mech, FiniteRandomizer) else mech.matrix()
+    for a in [fmpq(1), fmpq(21, 20), fmpq(3, 2)] + [a for a, _u, _s in cv.points[::3]]:
+        with arith.precision(128):
+            w = worst_case(rows, n, exp_epsilon=a).value
+        assert arith.le(w, pr.hockey_stick(a)) is True, (a, w, pr.hockey_stick(a))
+    assert len(cv.points) >= 10
+
+
 @pytest.mark.parametrize("mech,n", [(K3, 4), (OUE4, 2), (K3, 5)])
 def test_hull_is_above_the_exhaustive_worst_case(mech, n):
     pr = cp.curve_pair(mech, n, max_points=14)
