@@ -30,8 +30,9 @@ midpoint by more than ``rtol`` (relative) — dense where the curve bends — wi
 grid is valid; the grid only decides how close the hull comes to the sources' minimum.  Results are memoised per
 (randomizer, n, options).
 
-Complexity: ``points`` evaluations of each source (k-RR at n = 10⁶: about 1–4 s each; the oracles' fast view about
-1 s) plus the O(m log m) exact hull.
+Complexity: ``points`` evaluations of each source plus the O(m log m) exact hull.  From :data:`JENSEN_MIN_N` users
+the blanket views run the engine's ``"1d-jensen"`` route, O(√n) ball operations per evaluation (k-RR and the
+oracles at n = 10⁶: about 0.4–1 one-core s per point near the curve's bend; :func:`point_seconds` is the cost model).
 """
 
 from __future__ import annotations
