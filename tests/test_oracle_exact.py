@@ -15,6 +15,7 @@ import pytest
 from blanket.exact.accounting import certified as cb
 from blanket.exact.mechanisms.oracles import OLH, OUE, SUE, Hadamard, Subset
 from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import oracle_exact as X
 from blanket.exact.shuffled import oracles as O
 from blanket.exact.shuffled import positive_part as PP
@@ -126,9 +127,10 @@ def test_triple_hit_law_against_the_matrix(mech):
 
 @pytest.mark.parametrize("mech", [OUE(3, exp_epsilon0=3), Subset(4, 2, exp_epsilon0=2), Hadamard(3, exp_epsilon0=3)])
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_third_value_is_a_lower_bound_and_matches_its_brute_force(mech, n):
+@pytest.mark.parametrize("statistic", X.THIRD_STATISTICS)
+def test_third_value_is_a_lower_bound_and_matches_its_brute_force(mech, n, statistic):
     ee = fmpq(5, 4)
-    v = X.third_value_delta(mech, n, exp_epsilon=ee)
+    v = X.third_value_delta(mech, n, exp_epsilon=ee, statistic=statistic)
     assert isinstance(v, fmpq)
     # brute force of the post-processed pair: histograms of the cells (h_x, h_x') of n reports
     law = X.triple_hit_law(mech)
@@ -139,7 +141,9 @@ def test_third_value_is_a_lower_bound_and_matches_its_brute_force(mech, n):
         out = dict.fromkeys(cells, fmpq(0))
         for (a, b, c), p in law.items():
             f = [e**a / e**c, e**b / e**c, fmpq(1)][u]
-            out[(a, b)] += p * f
+            # the statistic of one report: its cell, or (zero-hit) the lumped class (0, 0) when it hits z
+            cl = (a, b) if statistic == "hits" or c == 0 else (0, 0)
+            out[cl] += p * f
         return out
 
     def hist_law(first):
@@ -184,6 +188,8 @@ def test_lower_end_is_the_larger_family_and_olh_keeps_same_family():
     assert "third value" in where
     olh = OLH(16, 4, epsilon0=2)
     assert X.third_value_delta(olh, 50, epsilon="0.4") is None
+    with pytest.raises(InvalidArgument, match="statistic"):
+        X.third_value_delta(m, 50, epsilon="0.4", statistic="all")
     assert "first value" in X.best_lower(olh, 50, epsilon="0.4")[1]
 
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.oracles import FourValue, Hadamard, Subset, UnaryEncoding
 from blanket.exact.numbers import arith, guards
-from blanket.exact.numbers.errors import Undecided
+from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput
 from blanket.exact.shuffled.krr import GRID_MAX_N, delta_args, expected_positive_part
 from blanket.exact.shuffled.positive_part import chernoff_upper
@@ -302,12 +302,35 @@ def triple_hit_law(mech: FourValue) -> dict | None:
     return None
 
 
+#: the per-report statistics of :func:`third_value_delta`
+THIRD_STATISTICS = ("hits", "zero-hit")
+
+
+def _third_cells(law: dict, e, statistic: str) -> dict:
+    """``{class: (P_z, P_x, P_x')}`` of the four classes of a per-report statistic of the triple ``(h_x, h_x', h_z)``:
+    ``"hits"`` — the cell ``(h_x, h_x')``; ``"zero-hit"`` — the cell ``(h_x, h_x')`` of a report with ``h_z = 0``,
+    and one class ``(0, 0)`` for the report with ``h_z = 0`` and ``h_x = h_x' = 0`` *or* any report with
+    ``h_z = 1``.  ``P_u`` of a triple is ``P_z·e^{ε0(h_u − h_z)}``.  O(1)."""
+    cells: dict = {}
+    for (a, b, c), pz in law.items():
+        if _is_zero(pz):
+            continue
+        key = (a, b) if (statistic == "hits" or c == 0) else (0, 0)
+        z0, x0, y0 = cells.get(key, (fmpq(0), fmpq(0), fmpq(0)))
+        fx = (e if a else fmpq(1)) / (e if c else fmpq(1))
+        fy = (e if b else fmpq(1)) / (e if c else fmpq(1))
+        cells[key] = (pz + z0, pz * fx + x0, pz * fy + y0)
+    return cells
+
+
 def _third_atoms(
-    mech: FourValue, n: IntegerInput, opts: DeltaOptions, who: str
+    mech: FourValue, n: IntegerInput, opts: DeltaOptions, who: str, statistic: str = "hits"
 ) -> tuple[int, Any, int, FourValue, list] | fmpq | None:
     """The engine's four atoms of :func:`third_value_delta` for both directions: ``(n, tol, exact_max_n, record,
     [forward atoms, backward atoms])``, ``None`` (no triple law) or ``fmpq(0)`` (δ = 0 outright).  O(1)."""
     rec = _four(mech)
+    if statistic not in THIRD_STATISTICS:
+        raise InvalidArgument("statistic", statistic, f"must be one of {', '.join(THIRD_STATISTICS)}")
     law = triple_hit_law(rec)
     if law is None:
         return None
@@ -315,20 +338,16 @@ def _third_atoms(
     if q is None:
         return fmpq(0)
     n, ee, tol, exact_max_n = q
-    e = rec.exp_epsilon0()
-    cells: dict = {}
-    for (a, b, c), pz in law.items():
-        z0, x0, y0 = cells.get((a, b), (fmpq(0), fmpq(0), fmpq(0)))
-        if _is_zero(pz):
-            continue
-        fx = (e if a else fmpq(1)) / (e if c else fmpq(1))
-        fy = (e if b else fmpq(1)) / (e if c else fmpq(1))
-        cells[(a, b)] = (pz + z0, pz * fx + x0, pz * fy + y0)
+    cells = _third_cells(law, rec.exp_epsilon0(), statistic)
     directions = []
     for forward in (True, False):
         cell_atoms: dict = {}
         for ab, (pz, px, py) in cells.items():
-            if ab[0] == ab[1]:  # P_x = P_x' on these cells: keep the factor (1 − e^ε) exact (0 at ε = 0)
+            if ab[0] == ab[1]:
+                # P_x = P_x' on these classes (each is closed under swapping h_x and h_x', and every triple law is
+                # symmetric in them): keep the factor (1 − e^ε) exact (0 at ε = 0)
+                if _is_exact(px) and _is_exact(py) and px != py:
+                    raise AssertionError(f"asymmetric triple law on the class {ab}")
                 num = px * (1 - ee)
             else:
                 num = px - ee * py if forward else py - ee * px
@@ -351,24 +370,35 @@ def _third_atoms(
     return n, tol, exact_max_n, rec, directions
 
 
-def third_value_upper(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure | None:
+def third_value_upper(
+    mech: FourValue, n: IntegerInput, *, statistic: str = "hits", **opts: Unpack[DeltaOptions]
+) -> Enclosure | None:
     """A certified **upper** bound on :func:`third_value_delta` (``None`` when the record has no triple law): the
     Chernoff bound of :func:`~blanket.exact.shuffled.positive_part.chernoff_upper` on each direction, the max.
 
     It tells, in O(1) ball operations, when the third value cannot exceed another lower bound, so that its engine
     calls (seconds at n = 10⁶) can be skipped without changing which lower bound is reported.
     """
-    q = _third_atoms(mech, n, opts, "third_value_upper")
+    q = _third_atoms(mech, n, opts, "third_value_upper", statistic)
     if q is None or not isinstance(q, tuple):
         return q
     n, _tol, _exact_max_n, _rec, directions = q
     return arith.maximum([chernoff_upper(n, atoms) / n for atoms in directions])
 
 
-def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure | None:
-    """Exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` post-processed to the hit bits ``(h_x, h_x')``: a certified
-    **lower** bound on δ(ε) of the shuffled mechanism (max of both directions), or ``None`` when the record has no
-    triple law (:func:`triple_hit_law`).
+def third_value_delta(
+    mech: FourValue, n: IntegerInput, *, statistic: str = "hits", **opts: Unpack[DeltaOptions]
+) -> Enclosure | None:
+    """Exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` post-processed to a per-report statistic of the hit bits: a
+    certified **lower** bound on δ(ε) of the shuffled mechanism (max of both directions), or ``None`` when the record
+    has no triple law (:func:`triple_hit_law`).
+
+    ``statistic``: ``"hits"`` — each report reduced to ``(h_x, h_x')``; ``"zero-hit"`` — the same for the reports
+    with ``h_z = 0`` and every report with ``h_z = 1`` lumped with the cell ``(0, 0)`` (:func:`_third_cells`).  The
+    second keeps the informative cells of the reports that do not hit the others' value, which carry the signal
+    undiluted by the factor ``e^{−ε0}`` of the ``h_z = 1`` reports (OUE k = 128, ε0 = 2, n = 10³: ε 0.199 → larger;
+    docs/reference/oracles.md §"Lower ends").  Either map is applied to every report, so the shuffled output is
+    post-processed and the value is a lower bound on this pair's δ.
 
     Post-processing each report to ``(h_x(Y), h_{x'}(Y))`` keeps the others i.i.d., so by the sufficient statistic
     of :mod:`blanket.exact.shuffled.krr` the value is ``(1/n) E[(Σ_i V_i)_+]`` over the four cells, ``V =
@@ -379,7 +409,7 @@ def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOpti
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``,
     ``exact_max_n``.
     """
-    q = _third_atoms(mech, n, opts, "third_value_delta")
+    q = _third_atoms(mech, n, opts, "third_value_delta", statistic)
     if q is None or not isinstance(q, tuple):
         return q
     n, tol, exact_max_n, rec, directions = q
@@ -401,11 +431,12 @@ def third_value_delta(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOpti
 
 
 def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> tuple[Enclosure, str]:
-    """``(value, dataset text)``: the larger (by lower end) of the same-family and the third-value lower bounds.
+    """``(value, dataset text)``: the largest (by lower end) of the same-family and the third-value lower bounds
+    (both statistics of :func:`third_value_delta`).
 
-    Both are exact δ of concrete neighbouring pairs (the third value post-processed), so certified lower bounds.
-    Cost: three or four engine calls; two when the Chernoff upper bound on the third value
-    (:func:`third_value_upper`, O(1)) is below the same family's lower end (it cannot win; same answer).
+    Each is the exact δ of a concrete neighbouring pair (the third value post-processed), so a certified lower bound.
+    Cost: up to six engine calls; a statistic's two are skipped when its Chernoff upper bound
+    (:func:`third_value_upper`, O(1)) is below the best lower end so far (it cannot win; same answer).
     """
     from blanket.exact.shuffled.oracles import same_family_delta
 
@@ -417,19 +448,23 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
     def lo(v) -> Fraction:
         return Fraction(int(v.p), int(v.q)) if _is_exact(v) else arith.endpoints(v)[0]
 
-    # the third value wins only if its lower end exceeds the same family's: when a cheap certified upper bound on
-    # it (Chernoff, O(1)) is already below that, its engine calls (seconds at n = 10^6) cannot change the answer
-    third_hi = third_value_upper(rec, nn, **opts)
-    if third_hi is not None and (isinstance(third_hi, fmpq) or third_hi.is_finite()):
-        if arith.endpoints(third_hi)[1] < lo(same):
-            return cands[0]
-    try:
-        third = third_value_delta(rec, nn, **opts)
-    except Undecided:  # a sign the engine needs is not decided at this precision: the same family alone
-        third = None
-    if third is not None:
-        text = f"all other {nn - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1))"
-        if isinstance(rec, Hadamard):
-            text += ", z+1 = (x+1) xor (x'+1)"
-        cands.append((third, text))
+    # a third value wins only if its lower end exceeds the best so far: when a cheap certified upper bound on it
+    # (Chernoff, O(1)) is already below that, its engine calls (seconds at n = 10^6) cannot change the answer
+    for stat in ("zero-hit", "hits"):
+        best_lo = max(lo(c[0]) for c in cands)
+        third_hi = third_value_upper(rec, nn, statistic=stat, **opts)
+        if third_hi is not None and (isinstance(third_hi, fmpq) or third_hi.is_finite()):
+            if arith.endpoints(third_hi)[1] < best_lo:
+                continue
+        try:
+            third = third_value_delta(rec, nn, statistic=stat, **opts)
+        except Undecided:  # a sign the engine needs is not decided at this precision: leave this statistic out
+            third = None
+        if third is not None:
+            text = f"all other {nn - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1))"
+            if isinstance(rec, Hadamard):
+                text += ", z+1 = (x+1) xor (x'+1)"
+            if stat == "zero-hit":
+                text += "; reports that hit z lumped"
+            cands.append((third, text))
     return max(cands, key=lambda c: lo(c[0]))
