@@ -213,7 +213,7 @@ def bracket_table(ns=(10**3, 10**4), eps0: str = "2", target: str = "1e-6", exac
                 v, where = cb.lower_bound(m, n, epsilon=f"{e:.6f}")
                 ok = v is not None and arith.endpoints(v)[0] > t
                 if ok:
-                    lo_from[:] = [where.split(" (")[0]]
+                    lo_from[:] = [where.split(" (")[0] + (", hits of reports missing z" if "lumped" in where else "")]
                 return ok
 
             up_from: list = []
