@@ -63,7 +63,7 @@ MAX_CALLS = 600
 REFINE_REL = 2e-3
 _TOL = fmpq(1, 2**80)
 #: :func:`third_value_delta` uses the engine's grid route (O(n log(1/tol)), narrow) up to this n
-THIRD_GRID_MAX_N = 500
+THIRD_GRID_MAX_N = 2000
 
 
 def _is_exact(x) -> bool:
