@@ -90,7 +90,7 @@ def _engine(n: int) -> str | None:
 SECONDS_PER_SD_JENSEN = 1e-3
 SECONDS_PER_SD_BLOCKED = 1e-2
 SECONDS_PER_USER_GRID = 2.5e-4
-#: grid evaluations beyond ``max_points`` (the bisection for the grid's top, :func:`_eps_top`)
+#: grid evaluations beyond ``max_points`` (the search for the grid's top: :func:`_eps_top`, :func:`_eps_top_doubling`)
 EXTRA_EVALUATIONS = 6
 
 
