@@ -307,7 +307,11 @@ def draw_png(pic: Picture) -> bytes:
             ax2 = fig.add_axes((0, 0, 1, 1))
             _rounds_panel(ax2, pic.rounds)
         cols = 2 if max(map(len, labels), default=0) <= (80 if two else 58) else 1
-        rows = math.ceil(len(labels) / cols)
+        if cols == 1:  # a long label (several routes named) wraps instead of running off the figure
+            labels = [_wrap(label, 115) for label in labels]
+            rows = sum(label.count("\n") + 1 for label in labels)
+        else:
+            rows = math.ceil(len(labels) / cols)
         legend_h = 0.185 * rows + 0.1
         notes_h = 0.14 * (notes.count("\n") + 1) + 0.15
         height = title_h + panel_h + 0.6 + legend_h + notes_h
