@@ -621,6 +621,16 @@ def blanket_view(
 MAX_LEAF_LENGTH = 2**20
 
 
+def _log_ratio_top(mech: Continuous) -> float:
+    """A float estimate of ``x0``, the log of L's largest likelihood ratio: ``ε0`` (Laplace) or
+    ``(1 + 2T)/(2σ²)`` (Gaussian, ``T = GAUSS_CUT·σ``).  It only steers effort.  O(1)."""
+    if isinstance(mech, Laplace):
+        return float(mech.epsilon0)
+    assert isinstance(mech, Gaussian)
+    sg = float(mech.sigma)
+    return (1 + 2 * GAUSS_CUT * sg) / (2 * sg * sg)
+
+
 def check_cost(mech: Continuous, ee: arb, h: fmpq) -> None:
     """Refuse (:class:`~blanket.exact.runtime.budget.TooExpensive`) a view whose one-copy law would span more than
     ``MAX_LEAF_LENGTH`` lattice points: the range of L is about ``γ·e^{x0}·(1 + e^ε)`` with ``x0 = ε0`` (Laplace) or
@@ -628,12 +638,7 @@ def check_cost(mech: Continuous, ee: arb, h: fmpq) -> None:
     with arith.precision(64):
         le = float(arith.ball(ee).log().upper())
         lg = float(mech.gamma().log().upper())
-    if isinstance(mech, Laplace):
-        x0 = float(mech.epsilon0)
-    else:
-        assert isinstance(mech, Gaussian)
-        sg = float(mech.sigma)
-        x0 = (1 + 2 * GAUSS_CUT * sg) / (2 * sg * sg)
+    x0 = _log_ratio_top(mech)
     log_len = lg + x0 + (le if le > 30 else math.log1p(math.exp(le))) - math.log(float(h))
     if log_len > math.log(MAX_LEAF_LENGTH):
         raise TooExpensive(
@@ -696,12 +701,7 @@ def view_bits(mech: Continuous, n: int, delta: float, epsilon: float, h: object 
     coefficient per product, a node entering ``n/count`` times) adds at most about
     ``4n·(max L/h)·2^-bits·max L/γ``.  Both are set ``≤ 2^-24·δ``.  A float estimate: it only sets the effort,
     the enclosure is certified for any values.  O(1)."""
-    if isinstance(mech, Laplace):
-        x0 = float(mech.epsilon0)
-    else:
-        assert isinstance(mech, Gaussian)
-        sg = float(mech.sigma)
-        x0 = (1 + 2 * GAUSS_CUT * sg) / (2 * sg * sg)
+    x0 = _log_ratio_top(mech)
     lg = math.log2(float(mech.gamma().mid()))
     log2_max = (x0 + min(epsilon, 700.0)) / math.log(2) + 1 + lg
     tail = log2_max - lg - math.log2(delta) + 24
