@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting import curve_steps as _curve_steps
 from blanket.exact.accounting import curves as _curves
+from blanket.exact.accounting import oracle_lower as _oracle_lower
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting import stronger_clones as _stronger
 from blanket.exact.accounting.continuous_rounds import ShuffledContinuous
@@ -62,6 +63,15 @@ NEIGHBOURING = ("replace-one",)
 #: is small beside its gap; this saves half of the work at T = 10^4
 LOWER_GRID_FACTOR = 4
 LOWER_GRID_ROUNDS = 1000
+#: the composed lower pairs whose largest lower end is reported: the forward and backward concrete pairs of
+#: ``lower_pair``, and the frequency oracles' third-value pair (``Shuffled.third_lower_pair``; issue 25)
+LOWER_KINDS = ("low-fwd", "low-bwd", "low-3")
+#: the JSON's name of the composed lower pair that gave the reported lower end
+LOWER_NAMES = {
+    "low-fwd": "concrete pair, forward",
+    "low-bwd": "concrete pair, backward",
+    "low-3": "third-value pair (frequency oracles; other rounds forward)",
+}
 #: binary RR rounds of at most this many users compose the worst-case privacy curve over all datasets
 #: (:func:`blanket.exact.accounting.curves.binary_worst_pair`, O(n²): about a second at n = 256) instead of the
 #: blanket view / stronger-clone pair; above it, the enumeration of every test of every dataset is too slow (the
@@ -386,6 +396,15 @@ class Shuffled:
             return four_value_lower_pair(m, self.n, direction)
         return None
 
+    def third_lower_pair(self) -> _pld.ShiftPair | None:
+        """The frequency oracles' composable third-value lower pair
+        (:func:`blanket.exact.accounting.oracle_lower.third_value_lower_pair`, the zero-hit or the hits statistic;
+        one pair for both orders), or ``None`` (no triple law, e.g. local hashing; not a four-value record).  O(1)."""
+        m = self.mechanism
+        if isinstance(m, oracles.FourValue):
+            return _oracle_lower.third_value_lower_pair(m, self.n)
+        return None
+
     def describe(self) -> str:
 
         kind = getattr(self.mechanism, "kind", None)
@@ -594,18 +613,28 @@ class ShuffleAccountant:
         pts = CURVE_PAIR_AUTO_POINTS if self.curves == "auto" else _curve_pairs.MAX_POINTS
         return _curve_pairs.curve_pair(mech, ev.n, stronger_clones=sc, max_points=pts)
 
+    def _has_third(self) -> bool:
+        """Whether a round has the oracles' third-value lower pair (then the lower end also composes "low-3": that
+        pair where a round has it, the forward lower pair elsewhere)."""
+        return any(getattr(ev, "third_lower_pair", lambda: None)() is not None for ev, _ in self._ledger)
+
     def _has_curves(self) -> bool:
         return any(self._curve_of(ev) is not None for ev, _ in self._ledger)
 
     def _pld(self, grid: Fraction, kind: str):
         """Composed PLD on ``grid``: kind "upper"/"lower" (dominating pair), "cupper"/"clower" (the curve pair where a
-        round has one, else its dominating pair; ``None`` when no round has one) or "low-fwd"/"low-bwd" (lower pair)."""
+        round has one, else its dominating pair; ``None`` when no round has one), "low-fwd"/"low-bwd" (lower pair) or
+        "low-3" (the third-value lower pair where a round has one, else its forward lower pair; ``None`` when no round
+        has one)."""
         key = (grid, kind)
         if key in self._cache:
             return self._cache[key]
         g = fmpq(grid.numerator, grid.denominator)
         total = None
         if kind in ("cupper", "clower") and not self._has_curves():
+            self._cache[key] = None
+            return None
+        if kind == "low-3" and not self._has_third():
             self._cache[key] = None
             return None
         for ev, cnt in sorted(self._ledger, key=lambda t: (t[0].sort_key(), t[1])):
@@ -621,10 +650,14 @@ class ShuffleAccountant:
                     self._cache[bkey] = _discretise_both(ev.dominating_pair(), g, self.prec)
                 base = self._cache[bkey][0 if kind in ("upper", "cupper") else 1]
             else:
-                pair = ev.lower_pair("forward" if kind == "low-fwd" else "backward")
+                third = getattr(ev, "third_lower_pair", None)
+                pair, used = (third(), "low-3") if kind == "low-3" and third is not None else (None, kind)
+                if pair is None:
+                    used = "low-bwd" if kind == "low-bwd" else "low-fwd"
+                    pair = ev.lower_pair("backward" if used == "low-bwd" else "forward")
                 if pair is None:  # no concrete pair for this round: leaving it out is a post-processing
                     continue
-                lkey = ("lbase", grid, ev, kind)
+                lkey = ("lbase", grid, ev, used)
                 if lkey not in self._cache:
                     self._cache[lkey] = _pld.discretise(pair, g, "lower", prec=self.prec)
                 base = self._cache[lkey]
@@ -741,10 +774,9 @@ class ShuffleAccountant:
             both["curve pairs"] = None if cu is None else str(_frac(cu))
             if cu is not None and (up is None or cu < up):  # the smaller certified upper end wins
                 up, pl, curve = cu, self._pld(g, "clower").get_epsilon(dt), True
-        lows = [
-            p.get_epsilon(dt) for k in ("low-fwd", "low-bwd") if (p := self._pld(self._lower_grid(g), k)) is not None
-        ]
-        lo = max(lows) if lows else fmpq(0)  # no round has a concrete pair (geometric only): 0
+        lows = {k: p.get_epsilon(dt) for k in LOWER_KINDS if (p := self._pld(self._lower_grid(g), k)) is not None}
+        low_kind = max(lows, key=lambda k: lows[k]) if lows else None
+        lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair (geometric only): 0
         renyi = self._renyi(g)
         r_eps, r_order = None, None
         if renyi is not None:
@@ -768,6 +800,7 @@ class ShuffleAccountant:
                 "target_delta": str(dt),
                 "ledger": [(e.describe(), c) for e, c in self._ledger],
                 "pld_routes": both,
+                "lower_pair": LOWER_NAMES.get(low_kind, "none"),
             },
             curve=curve,
         )
@@ -793,12 +826,15 @@ class ShuffleAccountant:
                 both["curve pairs"] = str(arith.endpoints(cu)[1])
                 if arith.endpoints(cu)[1] < arith.endpoints(up)[1]:  # the smaller certified upper end wins
                     up, pl, curve = cu, self._pld(g, "clower").get_delta(eps), True
-            lows = [
-                p.get_delta(eps) for k in ("low-fwd", "low-bwd") if (p := self._pld(self._lower_grid(g), k)) is not None
-            ]
+            lows = {
+                k: max(Fraction(0), arith.endpoints(p.get_delta(eps))[0])
+                for k in LOWER_KINDS
+                if (p := self._pld(self._lower_grid(g), k)) is not None
+            }
             u = min(Fraction(1), arith.endpoints(up)[1])
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
-            lo = max([max(Fraction(0), arith.endpoints(x)[0]) for x in lows] or [Fraction(0)])
+            low_kind = max(lows, key=lambda k: lows[k]) if lows else None
+            lo = lows[low_kind] if low_kind is not None else Fraction(0)
             renyi = self._renyi(g)
             r_d, r_order = _pld.rdp_delta(renyi, _pld.RENYI_ORDERS, eps) if renyi is not None else (None, None)
         b_up = self.basic_upper()
@@ -810,7 +846,7 @@ class ShuffleAccountant:
             pair_lower=pl_lo,
             uppers={"PLD": u, "Renyi": None if r_d is None else _frac(r_d), "basic": basic},
             renyi_order=None if r_order is None else _frac(r_order),
-            details={"target_epsilon": str(eps), "pld_routes": both},
+            details={"target_epsilon": str(eps), "pld_routes": both, "lower_pair": LOWER_NAMES.get(low_kind, "none")},
             curve=curve,
         )
 

@@ -53,6 +53,8 @@ __all__ = [
     "exact_view_or_none",
     "exact_view_calls",
     "triple_hit_law",
+    "third_cells",
+    "is_exact",
     "third_value_delta",
     "best_lower",
 ]
@@ -321,6 +323,17 @@ def _third_cells(law: dict, e, statistic: str) -> dict:
         fy = (e if b else fmpq(1)) / (e if c else fmpq(1))
         cells[key] = (pz + z0, pz * fx + x0, pz * fy + y0)
     return cells
+
+
+def third_cells(law: dict, e, statistic: str) -> dict:
+    """The four classes of a per-report statistic, ``{class: (P_z, P_x, P_x')}`` (public name of the helper used by
+    :func:`third_value_delta`; ``law`` from :func:`triple_hit_law`, ``e = e^{ε0}``).  O(1)."""
+    return _third_cells(law, e, statistic)
+
+
+def is_exact(x: object) -> bool:
+    """Whether ``x`` is an exact rational (``fmpq``), not a ball.  O(1)."""
+    return _is_exact(x)
 
 
 def _third_atoms(
