@@ -800,7 +800,7 @@ class ShuffleAccountant:
                 "target_delta": str(dt),
                 "ledger": [(e.describe(), c) for e, c in self._ledger],
                 "pld_routes": both,
-                "lower_pair": LOWER_NAMES.get(low_kind, "none"),
+                "lower_pair": LOWER_NAMES[low_kind] if low_kind is not None else "none",
             },
             curve=curve,
         )
@@ -846,7 +846,11 @@ class ShuffleAccountant:
             pair_lower=pl_lo,
             uppers={"PLD": u, "Renyi": None if r_d is None else _frac(r_d), "basic": basic},
             renyi_order=None if r_order is None else _frac(r_order),
-            details={"target_epsilon": str(eps), "pld_routes": both, "lower_pair": LOWER_NAMES.get(low_kind, "none")},
+            details={
+                "target_epsilon": str(eps),
+                "pld_routes": both,
+                "lower_pair": LOWER_NAMES[low_kind] if low_kind is not None else "none",
+            },
             curve=curve,
         )
 

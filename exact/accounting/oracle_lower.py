@@ -115,4 +115,5 @@ def third_value_lower_pair(mech: FourValue, n: int, statistic: str | None = None
 def _snr(pair: ShiftPair) -> float:
     """``(π_P − π_Q)²/E[N]`` (float; only chooses between two valid pairs)."""
     d = float(arith.ball(pair.pi_p - pair.pi_q).mid())
+    assert pair.outer_q is not None  # the third-value pairs have a binomial outer law
     return d * d / (float(arith.ball(pair.outer_q).mid()) * pair.outer_n + 1)

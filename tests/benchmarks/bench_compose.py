@@ -92,7 +92,7 @@ PAIR_CASES = [
 ]
 
 
-def pairs_table(n: int, T: int, curves, delta: str = "1e-6") -> None:
+def pairs_table(n: int, T: int, curves, delta: str = "1e-6", only: str = "") -> None:
     """Issue 25's table: per randomizer the certified eps with the old pairs (curves=False) and with the curve
     pairs (``curves``: "auto" or True), the mechanism lower bound, the ratios, the deciding route and seconds."""
     hdr = (
@@ -102,6 +102,8 @@ def pairs_table(n: int, T: int, curves, delta: str = "1e-6") -> None:
     print(hdr)
     print("-" * len(hdr))
     for name, spec in PAIR_CASES:
+        if only and only not in name:
+            continue
         ev = ShuffledRR(k=spec["k"], epsilon0=spec["epsilon0"], n=n) if spec["type"] == "krr" else Shuffled(spec, n)
         t0 = time.time()
         old = ShuffleAccountant(curves=False).compose(ev, count=T).get_epsilon(delta)
@@ -117,6 +119,33 @@ def pairs_table(n: int, T: int, curves, delta: str = "1e-6") -> None:
         )
 
 
+def lower_table(n: int, T: int, delta: str = "1e-6") -> None:
+    """Issue 25: per frequency oracle the composed lower end of the old concrete pairs (forward, backward) and of the
+    third-value pair (``Shuffled.third_lower_pair``), on the accountant's own grid (chosen by the dominating pairs,
+    as with curves on: the lower end does not depend on the curve pairs), and which one the accountant reports."""
+    hdr = f"{'case':16} {'n':>8} {'T':>5} {'old fwd':>10} {'old bwd':>10} {'third':>10} {'lower':>10} {'decided':>12} {'s':>6}"
+    print(hdr)
+    print("-" * len(hdr))
+    for name, spec in PAIR_CASES:
+        if spec["type"] in ("krr", "ldp"):
+            continue
+        ev = Shuffled(spec, n)
+        t0 = time.time()
+        acc = ShuffleAccountant(curves=False).compose(ev, count=T)
+        e = acc.get_epsilon(delta)
+        g = acc._lower_grid(acc._cache["auto"])
+        vals = []
+        for k in ("low-fwd", "low-bwd", "low-3"):
+            p = acc._pld(g, k)
+            v = p.get_epsilon(delta) if p is not None else None
+            vals.append(f"{float(v):10.6f}" if v is not None else f"{'-':>10}")
+        print(
+            f"{name:16} {n:8d} {T:5d} {' '.join(vals)} {float(e.lower):10.6f} "
+            f"{e.details['lower_pair'][:12]:>12} {time.time() - t0:6.1f}",
+            flush=True,
+        )
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="n = 10^5 instead of 10^6")
@@ -124,10 +153,15 @@ def main():
     ap.add_argument("--pairs", action="store_true", help="the old-pair / curve-pair table per randomizer (issue 25)")
     ap.add_argument("--n", type=int, default=10**6, help="users per round for --pairs")
     ap.add_argument("--T", type=int, default=365, help="rounds for --pairs")
+    ap.add_argument("--lower", action="store_true", help="the oracles' composed lower ends, old pairs and third value")
+    ap.add_argument("--only", default="", help="--pairs: only the cases whose name contains this text")
     ap.add_argument("--curves", choices=["auto", "on"], default="auto", help="curve pairs for --pairs")
     a = ap.parse_args()
+    if a.lower:
+        lower_table(a.n, a.T)
+        return
     if a.pairs:
-        pairs_table(a.n, a.T, True if a.curves == "on" else "auto")
+        pairs_table(a.n, a.T, True if a.curves == "on" else "auto", only=a.only)
         return
     n = 10**5 if a.quick else 10**6
     cases = [
