@@ -325,7 +325,7 @@ def _third_cells(law: dict, e, statistic: str) -> dict:
     return cells
 
 
-def third_cells(law: dict, e, statistic: str) -> dict:
+def third_cells(law: dict, e: Enclosure, statistic: str) -> dict:
     """The four classes of a per-report statistic, ``{class: (P_z, P_x, P_x')}`` (public name of the helper used by
     :func:`third_value_delta`; ``law`` from :func:`triple_hit_law`, ``e = e^{ε0}``).  O(1)."""
     return _third_cells(law, e, statistic)
