@@ -319,7 +319,9 @@ class Shuffled:
     blanket-view pair (:func:`exact.accounting.pld.dominating_pair`); every other ε0-LDP randomizer the FOCS 2021
     clone pair (:func:`clone_pair`).  Its lower pair (a concrete dataset): k-RR as :class:`ShuffledRR`; ``ldp`` binary
     RR with the same ε0 (one member of the class); the four-value records :func:`four_value_lower_pair`; none for
-    the geometric mechanism (the lower end then comes from the other rounds only, a valid lower bound).
+    the geometric mechanism (the lower end then comes from the other rounds only, a valid lower bound).  The
+    records with a triple hit law (OUE, SUE, subset selection, Hadamard response) also have the third-value pair
+    (:meth:`third_lower_pair`), composed beside the others; the largest lower end is reported.
 
     >>> ev = Shuffled({"type": "ldp", "epsilon0": "1"}, 1000)
     >>> ev.dominating_pair().kind, ev.describe()
