@@ -136,10 +136,24 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
         "renyi_order": _s(fmpq(e.renyi_order.numerator, e.renyi_order.denominator)),
         "route": ROUTE_NAMES[e.route],
         "upper_source": UPPER_SOURCES[e.route],
+        "kind": "composed",
+        "lower_source": lower_source(acc) if e.lower > 0 else "none (no round has a concrete pair)",
         "reason": f"certified by the {ROUTE_NAMES[e.route]}"
         if e.upper != float("inf")
         else "no finite epsilon is certified by either route",
     }
+
+
+def lower_source(acc: ShuffleAccountant) -> str:
+    """Which concrete pair gives the composed lower end, in words: each distinct round's lower pair (forward
+    direction; the backward one is the swapped pair) or that it is left out.  O(rounds) (pairs memoised)."""
+    out: list[str] = []
+    for ev, _ in acc.ledger:
+        pr = ev.lower_pair("forward")
+        d = pr.description if pr is not None else f"{ev.describe()}: no concrete pair (left out, a post-processing)"
+        if d not in out:
+            out.append(d)
+    return "the rounds run on one concrete pair of datasets, optimistic discretisation (" + "; ".join(out) + ")"
 
 
 def _round_text(r: dict) -> str:

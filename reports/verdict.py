@@ -77,6 +77,12 @@ def statement(cert: dict) -> str:
                 f"worst case lies in the certified bracket [{t['epsilon_lower'] or '0'}, {t['epsilon_upper']}], "
                 f"relative width {t['relative_width']}."
             )
+        elif t["epsilon_upper"] is not None and t.get("kind") == "composed":
+            parts.append(
+                f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']} (upper end: {t['route']}, "
+                f"{t['upper_source']}); the worst case lies in the certified bracket [{t['epsilon_lower']}, "
+                f"{t['epsilon_upper']}] (lower end: {t['lower_source']})."
+            )
         elif t["epsilon_upper"] is not None:
             lo = f" (and epsilon >= {t['epsilon_lower']} is necessary)" if t["epsilon_lower"] else ""
             parts.append(f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']}{lo}.")

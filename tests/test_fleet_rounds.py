@@ -111,7 +111,8 @@ def _product(P: dict, Q: dict) -> tuple:
 
 def test_composed_two_fleet_rounds_above_every_dataset():
     """T = 2: the exact 2-fold product of every concrete dataset pair of a small sampled fleet lies below the
-    composed certified upper end; the lower end (no concrete fleet pair yet) is 0 and below it."""
+    composed certified upper end; the certified lower end (the fleet lower pair) is positive and below the largest
+    of them."""
     k, q, sizes, es = 2, fmpq(1, 2), [2, 2], [fmpq(3), fmpq(2)]
     ev = FleetRound([(n, KRR(k, exp_epsilon0=e)) for n, e in zip(sizes, es)], q="1/2")
     acc = ShuffleAccountant().compose(ev, 2)
@@ -125,11 +126,79 @@ def test_composed_two_fleet_rounds_above_every_dataset():
                 ).split("/")
             ]
         )
+        lo_a = fmpq(
+            *[
+                int(x)
+                for x in str(
+                    arith.endpoints(arith.ball(fmpq(Fraction(eps).numerator, Fraction(eps).denominator)).exp())[0]
+                ).split("/")
+            ]
+        )
+        best = fmpq(0)
         for P, Q in _pairs_of(k, q, sizes, es):
             PP, QQ = _product(P, Q)
             below = max(_hs(PP, QQ, hi_a), _hs(QQ, PP, hi_a))
             assert Fraction(int(below.p), int(below.q)) <= d.upper
-        assert d.lower == 0 < d.upper
+            best = max(best, _hs(PP, QQ, lo_a), _hs(QQ, PP, lo_a))
+        assert 0 < d.lower <= Fraction(int(best.p), int(best.q)) and d.lower < d.upper
+
+
+@pytest.mark.parametrize(
+    ("k", "sizes", "es", "q", "col"),
+    [
+        (2, [2, 2], [3, 2], "1/2", 0),
+        (2, [3, 2], [2, 4], "1", 1),
+        (3, [2, 2], [2, 3], "1/3", 1),
+    ],
+)
+def test_fleet_lower_pair_is_the_count_of_a_concrete_dataset(k, sizes, es, q, col):
+    """The fleet round's lower pair (exact at small n) is the law of the number of reports equal to the target's
+    value x = 0, the target in the largest-ε0 group holding 0 vs 1, every other honest user holding 1 and the
+    colluders taken from the smallest ε0 (brute force over every participation pattern and output)."""
+    qq = fmpq(Fraction(q).numerator, Fraction(q).denominator)
+    ef = [fmpq(e) for e in es]
+    ev = FleetRound([(n, KRR(k, exp_epsilon0=e)) for n, e in zip(sizes, es)], q=q, colluding=col)
+    t = max(range(len(es)), key=lambda g: ef[g])
+    left = list(sizes)
+    left[t] -= 1
+    rest = col
+    for g in sorted(range(len(es)), key=lambda g: ef[g]):
+        take = min(rest, left[g])
+        left[g] -= take
+        rest -= take
+    others = [(ef[g], 1) for g in range(len(es)) for _ in range(left[g])]
+    P, Q = _view_law(k, qq, [(ef[t], 0), *others]), _view_law(k, qq, [(ef[t], 1), *others])
+    cnt_p: dict = {}
+    cnt_q: dict = {}
+    for v, w in P.items():
+        cnt_p[v[0]] = cnt_p.get(v[0], fmpq(0)) + w
+    for v, w in Q.items():
+        cnt_q[v[0]] = cnt_q.get(v[0], fmpq(0)) + w
+    for direction, (a, b) in (("forward", (cnt_p, cnt_q)), ("backward", (cnt_q, cnt_p))):
+        pr = ev.lower_pair(direction)
+        want = sorted((a[c], b.get(c, fmpq(0))) for c in a if a[c] > 0)
+        assert sorted((p, q2) for _r, p, q2 in pr.masses) == want
+        assert all(r == p / q2 for r, p, q2 in pr.masses)
+
+
+def test_fleet_lower_pair_in_balls_below_exact():
+    """Above the exact limit the pair's masses and ratios are lower ends: every H_α of the ball pair is at most the
+    exact one and close to it (the same fleet with the limit lowered below its size)."""
+    import blanket.exact.accounting.fleet_rounds as FR
+
+    groups = [(120, KRR(2, exp_epsilon0=3)), (70, KRR(2, exp_epsilon0=5))]
+    exact = FR.fleet_lower_pair(groups, fmpq(1, 4), 3)
+    old = FR.LOWER_EXACT_MAX_N
+    try:
+        FR.LOWER_EXACT_MAX_N = 10
+        balls = FR.fleet_lower_pair(groups, fmpq(1, 4), 3)
+    finally:
+        FR.LOWER_EXACT_MAX_N = old
+    assert sum(p for _r, p, _q in exact.masses) == 1
+    for a in ALPHAS + [fmpq(3), fmpq(4)]:
+        x, y = balls.hockey_stick(a), exact.hockey_stick(a)
+        assert x <= y and y - x <= fmpq(1, 2**80)  # what is left out: windows' tails, ball radii
+    assert balls.hockey_stick(1) > fmpq(1, 50)  # not vacuous
 
 
 def test_refusals_by_name():

@@ -661,7 +661,11 @@ class ShuffleAccountant:
                     continue
                 lkey = ("lbase", grid, ev, used)
                 if lkey not in self._cache:
-                    self._cache[lkey] = _pld.discretise(pair, g, "lower", prec=self.prec)
+                    self._cache[lkey] = (
+                        pair.discretise(g, "lower", prec=self.prec)
+                        if isinstance(pair, _curves.FinitePair)
+                        else _pld.discretise(pair, g, "lower", prec=self.prec)
+                    )
                 base = self._cache[lkey]
             p = base.self_compose(cnt)
             total = p if total is None else total.compose(p)

@@ -21,7 +21,7 @@ with the weight ``γ*``): it is valid, and loose by at most the ratio of the bla
 >>> ev.honest, ev.epsilon0
 (1000, Fraction(2, 1))
 >>> e = ShuffleAccountant().compose(ev, count=2).get_epsilon("1e-6")
->>> e.lower == 0 and e.upper > 0
+>>> 0 < e.lower < e.upper
 True
 """
 
@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting import sampled as _sampled
 from blanket.exact.accounting.accountant import ShuffledRR
@@ -136,15 +137,23 @@ class FleetRound:
         )
 
     def lower_pair(self, direction: str = "forward") -> Any:
-        """One group (colluders only): the concrete pair of the round of its ``honest`` users (the shuffle of the
-        honest users is a post-processing of the view with the colluders' data: remove their known reports).
-        Several groups: no concrete pair yet (the others' count of a value is Poisson-binomial): ``None``, the round
-        is left out of the composed lower end (a post-processing, so the lower end stays certified)."""
+        """A concrete neighbouring pair of the round, post-processed (a certified *lower* pair; the same pair in every
+        round is a valid adversary, so its ``T``-fold product bounds ``T`` rounds from below).
+
+        One group with an exact ε0 (colluders only): the concrete pair of the round of its ``honest`` users (the
+        shuffle of the honest users is a post-processing of the view with the colluders' data).  Several groups:
+        :func:`fleet_lower_pair` (the target in the largest-ε0 group, every other user holding another value, the
+        count of the target's value among the reports; the Poisson-binomial count law in ball arithmetic)."""
         if direction not in ("forward", "backward"):
             raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
-        if len(self.groups) > 1 or self.groups[0].mech.epsilon0_exact is None:
-            return None
-        return self._honest_event().lower_pair(direction)
+        if len(self.groups) == 1 and self.groups[0].mech.epsilon0_exact is not None:
+            return self._honest_event().lower_pair(direction)
+        key = ("lower", direction)
+        memo = self.__dict__.setdefault("_memo", {})
+        if key not in memo:
+            qq = None if self.q is None else fmpq(self.q.numerator, self.q.denominator)
+            memo[key] = fleet_lower_pair(self.groups, qq, self.colluding, direction)
+        return memo[key]
 
     def _honest_event(self) -> Any:
         """One group: the round of its honest users (``ShuffledRR``, sampled when ``q < 1``)."""
@@ -173,3 +182,81 @@ class FleetRound:
 
     def sort_key(self) -> tuple:
         return (3, self.q or Fraction(1), self.groups[0].mech.k, self.epsilon0, self.honest, self.describe())
+
+
+#: certified left-out mass of each group's binomial window in :func:`fleet_lower_pair` (dropped: a sub-probability)
+LOWER_TOL = fmpq(1, 2**100)
+#: at most this many users (and exact ε0s): the lower pair's count law is exact (``fmpq``)
+LOWER_EXACT_MAX_N = 200
+
+
+def fleet_lower_pair(
+    groups: Sequence[tuple[int, KRR]], q: fmpq | None, colluding: int, direction: str = "forward"
+) -> _curves.FinitePair:
+    """The concrete lower pair of a fleet round (``docs/reference/fleets.md`` §8, exact statement).
+
+    The ``colluding`` users are those of the smallest ε0 (:func:`~blanket.exact.shuffled.fleet.honest_fleet`; one
+    admissible choice, so a lower bound for the worst one); the target is an honest user of a largest-ε0 group and
+    holds ``x`` (``P``) or ``x'`` (``Q``); every other honest user holds ``x'`` (for ``k ≥ 3`` any value ``≠ x``
+    gives the same count law).  The adversary keeps only the number ``K`` of reports equal to ``x`` among the honest
+    users' reports (their shuffle is a post-processing of the view, the colluders' reports being known):
+    ``K = O + Δ``, ``O = Σ_g Bin(n_g − [g = t], q f_g)`` (Poisson-binomial, ``q = 1`` without sampling) and
+    ``Δ ~ Bern(q p_t)`` under ``P``, ``Bern(q f_t)`` under ``Q``.  ``"backward"`` swaps ``P`` and ``Q``.
+
+    Returned as a :class:`~blanket.exact.accounting.curves.FinitePair` of atoms ``(ratio, p, q)``: exact for at
+    most :data:`LOWER_EXACT_MAX_N` users with exact ε0s; otherwise each ``p`` is the lower end of its ball, each
+    ratio the lower end of ``P_win(K)/(Q_win(K) + Λ)`` (the windowed law of ``O`` is below the true one by at most
+    its left-out mass ``Λ`` at every count), the mass outside the window and atoms whose ball is not positive
+    dropped: a sub-probability pair whose every product term ``p·(1 − α/r)_+`` is at most the true one, so the
+    lower side of its PLD (and of the composed PLDs) stays a lower bound.  Cost: one
+    :func:`~blanket.exact.shuffled.fleet.fleet_count_law` (``O(W log W)``) and ``O(W)`` ball operations,
+    ``W ≈ 24·sqrt(Σ_g n_g q f_g)``.
+
+    >>> pr = fleet_lower_pair([(2, KRR(2, exp_epsilon0=2)), (1, KRR(2, exp_epsilon0=3))], None, 0)
+    >>> sum(p for _r, p, _q in pr.masses), sum(q for _r, _p, q in pr.masses)
+    (1, 1)
+    """
+    if direction not in ("forward", "backward"):
+        raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
+    fleet = _fleet.check_fleet(list(groups))
+    star = _fleet.largest_epsilon0(fleet)
+    honest, t = _fleet.honest_fleet(fleet, star, colluding)
+    qq = fmpq(1) if q is None else q
+    n_h = sum(g.n for g in honest)
+    exact = n_h <= LOWER_EXACT_MAX_N and all(g.mech.is_exact for g in honest)
+    mt = honest[t].mech
+    masses = []
+    with arith.precision(2 * arith.DEFAULT_PREC):  # the flip probabilities too (a ball's radius is its precision's)
+        parts = [(g.n - (1 if i == t else 0), qq * g.mech.flip()) for i, g in enumerate(honest)]
+        O, _off, left = _fleet.fleet_count_law(parts, exact, LOWER_TOL)
+        pp, pf = qq * mt.keep(), qq * mt.flip()
+        if direction == "backward":
+            pp, pf = pf, pp
+        # in balls the windowed law is below the true one by at most the left-out mass Λ at every count (inside the
+        # window and beyond its edges): P(K = c) ≥ P_win(c) and Q(K = c) ≤ Q_win(c) + Λ, so P_win/(Q_win + Λ) is a
+        # certified lower end of the ratio
+        lam = arith.ball(left)
+        for c in range(len(O) + 1):
+            cur = O[c] if c < len(O) else 0
+            prev = O[c - 1] if c >= 1 else 0
+            P = pp * prev + (1 - pp) * cur
+            Q = pf * prev + (1 - pf) * cur
+            if exact:
+                if P > 0:
+                    masses.append((P / Q if Q > 0 else None, P, Q))
+                continue
+            pb, qb = arith.ball(P), arith.ball(Q)
+            p_lo = _pairs.lower_rational(pb)
+            if not (p_lo > 0 and qb > 0):
+                continue  # dropped: a smaller sub-probability pair (lower side only)
+            r_lo = _pairs.lower_rational(pb / (qb + lam))
+            if r_lo <= 0:
+                continue
+            masses.append((r_lo, p_lo, p_lo / r_lo))
+    what = "binary RR" if mt.k == 2 else f"{mt.k}-ary RR"
+    desc = (
+        f"fleet round lower pair: a target at the largest epsilon0 holds x vs x', the other {n_h - 1} honest users "
+        f"hold x' ({what}{'' if q is None else f', participation q = {q}'}); the count of x reports"
+        + ("" if direction == "forward" else " (backward direction)")
+    )
+    return _curves.FinitePair(masses=tuple(masses), description=desc, kind="dataset")
