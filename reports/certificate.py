@@ -621,7 +621,7 @@ def certify(
     if dep.groups or dep.colluding:  # a mixed fleet or colluding users: reports/fleet_certificate.py
         from blanket.reports.fleet_certificate import certify_fleet  # imported where used: a single round needs none
 
-        return certify_fleet(dep, certify_one=certify, max_prec=max_prec, command=command, progress=progress)
+        return certify_fleet(dep, certify_one=certify, max_prec=max_prec, command=command, progress=progress, plot=plot)
     start = min(dep.precision, cap)
     mech = dep.build_mechanism()
     srcs = sources(dep, mech, workers=workers, scheduler=scheduler)

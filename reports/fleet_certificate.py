@@ -195,8 +195,10 @@ def certify_fleet(
     max_prec: int | None = None,
     command: str | None = None,
     progress: Progress | None = None,
+    plot: bool = True,
 ) -> dict:
-    """The certificate (plain data) of a deployment with ``[[users]]`` groups or colluding users.
+    """The certificate (plain data) of a deployment with ``[[users]]`` groups or colluding users; ``plot``: with its
+    picture when every shuffle is k-RR (:func:`fleet_picture`: δ(ε) upper and lower ends, the claims).
 
     ``certify_one`` is the one-group certificate (:func:`blanket.reports.certificate.certify`), used for a shuffle
     of one group of a mechanism other than k-RR (passed in: the one-group module calls this one).
@@ -325,4 +327,43 @@ def certify_fleet(
         },
     }
     cert["statement"] = statement(cert)
+    if plot and all(x.krr for x in sh):
+        from . import curve
+
+        curve.attach(cert, fleet_picture(cert, sh))
     return cert
+
+
+#: grid intervals of the fleet picture (each point: one Poisson-binomial view and one concrete pair per shuffle)
+PICTURE_POINTS = 8
+
+
+def fleet_picture(cert: dict, sh: list[Shuffle], points: int = PICTURE_POINTS) -> Any:
+    """The picture of a one-round fleet certificate (k-RR shuffles): on a grid of ε the largest certified upper end
+    of δ(ε) over the shuffles (the Poisson-binomial blanket view at relative width 1/20, worst-case colluders) and
+    the largest certified lower end (a concrete pair of datasets), with the claims and targets as markers.  O(points
+    × shuffles) evaluations of :func:`_krr_bounds` (each one view of a few ``h`` values and one count law)."""
+    from . import curve
+    from .figures.privacy_curve import Line, Picture
+
+    markers, focus = curve.claim_markers(cert)
+    e0 = max(
+        (arith.exact(m.epsilon0_exact) if m.epsilon0_exact is not None else fmpq(8)) for s in sh for _, m in s.fleet()
+    )
+    eps = curve.grid(curve.eps_max(focus, e0), focus, points)
+    xs = [curve.to_float(e) for e in eps]
+    up: list[float | None] = []
+    lo: list[float | None] = []
+    for e in eps:
+        us, ls = [], []
+        for s in sh:
+            view, low = _krr_bounds(s, e, fmpq(1, 20))
+            us.append(arith.endpoints(arith.ball(view))[1])
+            ls.append(max(arith.endpoints(arith.ball(low))[0], 0))
+        u, lw = min(max(us), 1), max(ls)
+        up.append(float(u))
+        lo.append(float(lw) if lw > 0 else None)
+    upper = Line("certified upper end: Poisson-binomial blanket view (Lemma F1), worst-case colluders", xs, up, "upper")
+    lower = Line("certified lower end: a concrete pair of datasets (the count of the changed value)", xs, lo, "lower")
+    title = f"{cert['deployment']['name']}: the privacy curve ({cert['mechanism_text']})"
+    return Picture(title=title, upper=upper, lower=lower, markers=markers)

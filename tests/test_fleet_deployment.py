@@ -163,3 +163,26 @@ def test_eps0_csv_file_read_and_hashed(tmp_path: pathlib.Path) -> None:
     toml.write_text(toml.read_text().replace('"e.csv"', '"../e.csv"'))
     with pytest.raises(InvalidArgument, match=r"^users\[0\]\.epsilon0_counts"):
         load_deployment(toml)
+
+
+def test_fleet_certificate_picture(tmp_path: pathlib.Path) -> None:
+    """A one-round fleet certificate has a picture: at every ε of its grid the upper line is the certified view
+    (at least the engine's concrete-dataset lower end there) and lies above the lower line; the claim is a marker;
+    the PNG is written beside the certificate."""
+    from blanket.reports.certificate import write
+
+    cert = certify(parse_deployment(TWO.format(eps="1/2", delta="0.3")))
+    pic = cert["_picture"]
+    up, lo, xs = pic["upper"]["delta"], pic["lower"]["delta"], pic["upper"]["eps"]
+    assert len(xs) >= 9 and any(v is not None for v in lo)
+    for u, lw in zip(up, lo):
+        assert u is not None and (lw is None or lw <= u)
+    # an independent point: the engine's concrete-dataset lower end at ε = 1/4 lies below the picture's upper line
+    i = min(range(len(xs)), key=lambda j: abs(xs[j] - 0.25))
+    e = arith.exact(str(fmpq(round(xs[i] * 10**6), 10**6)))
+    low = F.delta_fleet_dataset([(40, KRR(2, exp_epsilon0=3)), (58, KRR(2, exp_epsilon0=2))], epsilon=e)
+    assert float(arith.endpoints(arith.ball(low))[0]) <= up[i] * (1 + 1e-9) + 1e-12
+    assert any("claim 1" in m["label"] for m in pic["markers"])
+    write(cert, tmp_path / "c", pdf=False)
+    assert (tmp_path / "c" / "certificate-curve.png").stat().st_size > 1000
+    assert "certificate-curve.png" in (tmp_path / "c" / "certificate.tex").read_text()
