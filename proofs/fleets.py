@@ -2,7 +2,7 @@
 
 Registry keys: ``BBGN19 Lemma 5.3 [fleet]`` (the Poisson-binomial blanket view, Lemma F1), ``Blanket view
 monotone in m`` (Lemma F2), ``Colluding users reduction`` (Lemma F3), ``Fleet round dominating pair`` (Lemma F5,
-composed and sampled fleet rounds); the proofs are in
+composed and sampled fleet rounds), ``Fleet round lower pair`` (Lemma F6, their concrete lower pair); the proofs are in
 ``docs/reference/fleets.md``, the numbers in :mod:`blanket.exact.shuffled.fleet`.
 """
 
@@ -90,6 +90,23 @@ FLEET_ROUND = TABLE.register(
     symbolic=_not_symbolic(
         "a common-blanket post-processing and joint convexity, proved in docs/reference/fleets.md §7"
     ),
+)
+
+FLEET_ROUND_LOWER = TABLE.register(
+    "Fleet round lower pair",
+    statement=sp.Ge(
+        sp.Function("H_{\\alpha}(\\mathcal{S}_q^{\\otimes T}(D)\\|\\mathcal{S}_q^{\\otimes T}(D'))")(epsilon),
+        sp.Function("H_{\\alpha}(P_K^{\\otimes T}\\|Q_K^{\\otimes T})")(epsilon),
+    ),
+    hypotheses=(
+        Hypothesis(sp.And(q > 0, q <= 1), "0 < q <= 1 (q = 1: every user reports)"),
+        Hypothesis(
+            sp.true,
+            "k-RR fleet on one alphabet; D, D' the concrete neighbouring datasets of Lemma F6 (target at the largest "
+            "epsilon0); K the count of x reports among the honest users; the same pair in each of the T rounds",
+        ),
+    ),
+    symbolic=_not_symbolic("post-processing of a concrete pair, proved in docs/reference/fleets.md §8"),
 )
 
 TABLE.complete()

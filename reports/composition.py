@@ -206,7 +206,8 @@ def _extra_assumptions(dep: Deployment) -> list[str]:
                 "Mixed fleet: every round is one shuffle of all groups' reports (k-RR on one alphabet); each group's "
                 f"users run its randomizer with fresh randomness ({gs}). The pair of a fleet round is the blanket view "
                 "of the honest users all at the largest epsilon0 (docs/reference/fleets.md Lemma F5): it does not use "
-                "the extra noise of the groups with smaller epsilon0."
+                "the extra noise of the groups with smaller epsilon0. The lower end runs every round on one concrete "
+                "pair of datasets (Lemma F6: the target at the largest epsilon0, the others holding another value)."
             )
         total = sum(g.n for g in dep.groups) if dep.groups else r.n
         out.append(
@@ -272,6 +273,8 @@ def certify_composition(
         chain.append(result_entry(comp.SAMPLED_PAIR))
     if any(r.groups for r in dep.rounds):
         chain += [result_entry(pf.FLEET_ROUND), result_entry(pf.COLLUDING)]
+        if any(len(r.groups) > 1 for r in dep.rounds if r.groups):
+            chain.append(result_entry(pf.FLEET_ROUND_LOWER))
     decided = sorted({c["route"] for c in claims} | {t["route"] for t in targets})
     cert = {
         "format": "blanket-certificate/1",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from fractions import Fraction
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -355,12 +356,14 @@ def fleet_picture(cert: dict, sh: list[Shuffle], points: int = PICTURE_POINTS) -
     up: list[float | None] = []
     lo: list[float | None] = []
     for e in eps:
-        us, ls = [], []
+        us: list[Fraction] = []
+        ls: list[Fraction] = []
         for s in sh:
             view, low = _krr_bounds(s, e, fmpq(1, 20))
             us.append(arith.endpoints(arith.ball(view))[1])
-            ls.append(max(arith.endpoints(arith.ball(low))[0], 0))
-        u, lw = min(max(us), 1), max(ls)
+            ls.append(max(arith.endpoints(arith.ball(low))[0], Fraction(0)))
+        u: Fraction = min(max(us), Fraction(1))
+        lw: Fraction = max(ls)
         up.append(float(u))
         lo.append(float(lw) if lw > 0 else None)
     upper = Line("certified upper end: Poisson-binomial blanket view (Lemma F1), worst-case colluders", xs, up, "upper")

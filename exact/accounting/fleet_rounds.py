@@ -11,7 +11,8 @@ randomizer ``R_{q,g}`` contains the sampled blanket of the ``ε*`` randomizer wi
 ε0 is a mixture of the ``ε*`` one and a data-independent law.  So the round's view is dominated by the sampled
 blanket view of ``n_h`` users all running the ``ε*`` RR (Lemma S1 of §5f; at ``q = 1`` the Lemma 5.3 blanket view),
 whose certified ``H_α`` values give the pair (:func:`blanket.exact.accounting.sampled.sampled_krr_pair`).  The lower
-pair: for one group (colluders only) that of its honest users' round; for several groups none yet.  The pair
+pair: for one group (colluders only) that of its honest users' round; for several groups a concrete pair of datasets
+through the count of the target's value (:func:`fleet_lower_pair`, Lemma F6, ``docs/reference/fleets.md`` §8).  The pair
 does not use the extra blanket of the groups with smaller ε0 (their reports still count as users of the blanket,
 with the weight ``γ*``): it is valid, and loose by at most the ratio of the blanket sizes.
 
@@ -52,8 +53,8 @@ def _frac(q: fmpq) -> Fraction:
 class FleetRound:
     """One shuffled round of a mixed k-RR fleet (``groups``: ``(n_g, KRR)`` on one alphabet, ``n_g`` the group's
     users), each user taking part w.p. ``q`` (``None`` or 1: every user reports), ``colluding`` users (other than the
-    target) revealing everything.  The dominating pair is Lemma F5's (module docstring); for several groups there is
-    no concrete lower pair yet (:meth:`lower_pair` is ``None``: the round is left out of the composed lower end).
+    target) revealing everything.  The dominating pair is Lemma F5's (module docstring); the lower pair Lemma F6's
+    (:meth:`lower_pair`).
 
     >>> FleetRound([(3, KRR(2, epsilon0=1))], colluding=2)
     Traceback (most recent call last):
@@ -206,7 +207,8 @@ def fleet_lower_pair(
     Returned as a :class:`~blanket.exact.accounting.curves.FinitePair` of atoms ``(ratio, p, q)``: exact for at
     most :data:`LOWER_EXACT_MAX_N` users with exact ε0s; otherwise each ``p`` is the lower end of its ball, each
     ratio the lower end of ``P_win(K)/(Q_win(K) + Λ)`` (the windowed law of ``O`` is below the true one by at most
-    its left-out mass ``Λ`` at every count), the mass outside the window and atoms whose ball is not positive
+    its left-out mass ``Λ`` at every count), raised to ``min((1 − q p_t)/(1 − q f_t), p_t/f_t)`` (below every true
+    ratio) where it falls below, the mass outside the window and atoms whose ball is not positive
     dropped: a sub-probability pair whose every product term ``p·(1 − α/r)_+`` is at most the true one, so the
     lower side of its PLD (and of the composed PLDs) stays a lower bound.  Cost: one
     :func:`~blanket.exact.shuffled.fleet.fleet_count_law` (``O(W log W)``) and ``O(W)`` ball operations,
@@ -236,6 +238,10 @@ def fleet_lower_pair(
         # window and beyond its edges): P(K = c) ≥ P_win(c) and Q(K = c) ≤ Q_win(c) + Λ, so P_win/(Q_win + Λ) is a
         # certified lower end of the ratio
         lam = arith.ball(left)
+        # every true ratio (pp·ρ + 1 − pp)/(pf·ρ + 1 − pf), ρ = O(c−1)/O(c) ≥ 0, is at least the smaller of its values
+        # at ρ = 0 and ρ = ∞: a lower end that is below it is raised to it (still ≤ the true ratio), which keeps the
+        # losses within [log r_min, ε0] (a ball ratio at a window edge would otherwise reach far below)
+        r_min = None if exact else min(_pairs.lower_rational((1 - pp) / (1 - pf)), _pairs.lower_rational(pp / pf))
         for c in range(len(O) + 1):
             cur = O[c] if c < len(O) else 0
             prev = O[c - 1] if c >= 1 else 0
@@ -250,6 +256,8 @@ def fleet_lower_pair(
             if not (p_lo > 0 and qb > 0):
                 continue  # dropped: a smaller sub-probability pair (lower side only)
             r_lo = _pairs.lower_rational(pb / (qb + lam))
+            assert r_min is not None  # set in balls
+            r_lo = max(r_lo, r_min)
             if r_lo <= 0:
                 continue
             masses.append((r_lo, p_lo, p_lo / r_lo))
