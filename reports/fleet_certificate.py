@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from fractions import Fraction
 from collections.abc import Callable
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.mechanisms.finite import KRR
