@@ -241,7 +241,11 @@ def fleet_lower_pair(
         # every true ratio (pp·ρ + 1 − pp)/(pf·ρ + 1 − pf), ρ = O(c−1)/O(c) ≥ 0, is at least the smaller of its values
         # at ρ = 0 and ρ = ∞: a lower end that is below it is raised to it (still ≤ the true ratio), which keeps the
         # losses within [log r_min, ε0] (a ball ratio at a window edge would otherwise reach far below)
-        r_min = None if exact else min(_pairs.lower_rational((1 - pp) / (1 - pf)), _pairs.lower_rational(pp / pf))
+        r_min = (
+            None
+            if exact
+            else min(_pairs.lower_rational(arith.ball((1 - pp) / (1 - pf))), _pairs.lower_rational(arith.ball(pp / pf)))
+        )
         for c in range(len(O) + 1):
             cur = O[c] if c < len(O) else 0
             prev = O[c - 1] if c >= 1 else 0
