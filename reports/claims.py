@@ -93,6 +93,12 @@ def mechanism_assumptions(dep: Deployment) -> list:
             f"The randomizer is local hashing as stated; its hash family has pair-collision probability {c} for every "
             f"pair of values and is constant on the domain with probability {kap} (stated assumptions on the family)."
         ]
+    if dep.mechanism in continuous_certificate.WORDS:
+        return [
+            "The randomizer is exactly the stated one on the input range [0, 1]; the upper end: "
+            + continuous_certificate.WORST_PAIR
+            + "."
+        ]
     if dep.mechanism in ORACLE_WORDS:
         return [
             "The randomizer is exactly the stated one (its closed-form output law, docs/mechanisms.md); the "

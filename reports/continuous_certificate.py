@@ -6,16 +6,26 @@ The certified numbers (docs/reference/blanket.md §4):
   (:func:`blanket.exact.shuffled.continuous.blanket_view`, lattice step
   :func:`blanket.exact.accounting.continuous_rounds.default_lattice`); its exact upper end bounds δ(ε) for every
   pair of neighbouring datasets;
-* **lower** — outputs thresholded at 1/2 (:func:`blanket.exact.shuffled.continuous.quantised_rr`: binary RR at a
-  rational level at or below the thresholded channel's); its exact δ on the datasets ``0^n`` vs ``1·0^{n−1}``
-  (:func:`blanket.exact.shuffled.krr.delta_krr_family`, family ``same``) is a lower bound on the mechanism's
-  δ there (data processing), so a claim below it FAILS with that witness.
+* **lower** — two certified lower bounds on the mechanism's δ on the datasets ``0^n`` vs ``1·0^{n−1}``, the larger
+  deciding: (a) the mechanism's own exact δ there, the lower side of its lattice enclosure
+  (:func:`blanket.exact.shuffled.continuous_dataset.dataset_delta_lower`, both orders of the pair; docs/reference/
+  blanket.md §4, "The mechanism's lower end"), and (b) the outputs thresholded at 1/2
+  (:func:`blanket.exact.shuffled.continuous.quantised_rr`: binary RR at a rational level at or below the
+  thresholded channel's; :func:`blanket.exact.shuffled.krr.delta_krr_family`, family ``same``), a post-processing,
+  so never above the true δ of (a), but its exact value can exceed (a)'s lattice lower side.  A claim below
+  either FAILS with that witness (the larger names itself in ``decided_by``).
 
 For Laplace every registered bound that applies (Theorem 5.3 [laplace], Bennett [laplace]) is evaluated beside
 them and the smallest certified upper end decides.  Neither source narrows with more precision: the upper end's
 width is the lattice's, and the gap to the lower end is the quantisation's.  Targets: the certified bracket of
-:func:`blanket.exact.shuffled.continuous.epsilon_bracket` (upper end) and
-:func:`~blanket.exact.shuffled.continuous.quantised_epsilon_lower` (lower end).
+:func:`blanket.exact.shuffled.continuous.epsilon_bracket` (upper end) and the larger of
+:func:`~blanket.exact.shuffled.continuous_dataset.dataset_epsilon_lower` and
+:func:`~blanket.exact.shuffled.continuous.quantised_epsilon_lower` (lower end); the record names which decided each
+end (``upper_source``, ``lower_source``, and both lower candidates in ``lower_candidates``).
+
+The upper end rests on a stated assumption: the pair of inputs ``(0, 1)`` is the worst pair for the blanket view
+(a certified grid search, not a proof, docs/reference/blanket.md §4); :data:`WORST_PAIR` says so in the
+certificate.  The lower ends do not depend on it.
 
 Cost: one enclosure per source evaluation (milliseconds to seconds for Laplace, seconds to tens of seconds for the
 Gaussian, see :mod:`blanket.exact.shuffled.continuous`).
@@ -39,11 +49,18 @@ UPPER_KEY = "blanket-view-continuous"
 #: the suffix of a source too slow to draw on the picture's grid (Gaussian, or n > 10^5)
 SLOW = "-slow"
 LOWER_KEY = "quantised-threshold"
+#: the key of the mechanism's own exact δ on 0^n vs 1·0^(n−1) (lower side of its enclosure)
+DATASET_KEY = "dataset-lower-continuous"
+#: the upper end's stated assumption (certificate targets and composed rounds say it)
+WORST_PAIR = (
+    "the blanket view is computed for the pair of inputs (0, 1), assumed to be the worst pair (a certified grid "
+    "search over pairs, not a proof: docs/reference/blanket.md section 4); the lower ends do not depend on it"
+)
 #: what limits an INCONCLUSIVE verdict here (the command's hint)
 LIMIT = (
     "more precision cannot decide it: the upper end is the blanket view's enclosure on a lattice (its width) and "
-    "the lower end the outputs quantised at 1/2 (their gap to the mechanism); a claim between them needs a "
-    "tighter method, not bits"
+    "the lower end the mechanism's own delta on 0^n vs 1 0^(n-1) on a lattice, or the outputs quantised at 1/2 "
+    "(their gap to the worst case); a claim between them needs a tighter method, not bits"
 )
 
 
@@ -54,12 +71,23 @@ def record(dep: Deployment) -> Any:
     return continuous_record({"type": dep.mechanism, **{k: str(v) for k, v in dep.params.items()}})
 
 
+def dataset_lattice(n: int) -> Any:
+    """The lattice step of the mechanism's own δ on ``0^n`` vs ``1·0^{n−1}``: ``1/32`` up to ``n = 10^5``, ``1/16``
+    beyond (as ``blanket epsilon``).  O(1)."""
+    from flint import fmpq
+
+    return fmpq(1, 32) if n <= 10**5 else fmpq(1, 16)
+
+
 def sources(dep: Deployment, source: Callable[..., Any]) -> list:
-    """The blanket view (upper) and the thresholded datasets (lower) as certificate sources (``source``: the
-    certificate's ``Source`` record, passed in so that this module does not import the certificate).  O(1)."""
+    """The blanket view (upper), the thresholded datasets (lower) and the mechanism's own δ on the same datasets
+    (lower; not drawn on the picture, :func:`blanket.reports.curve.slow_for_plot`) as certificate sources
+    (``source``: the certificate's ``Source`` record, passed in so that this module does not import the
+    certificate).  O(1)."""
     from blanket.exact.accounting.continuous_rounds import default_lattice
     from blanket.exact.mechanisms.continuous import Gaussian
     from blanket.exact.shuffled.continuous import blanket_view, quantised_rr
+    from blanket.exact.shuffled.continuous_dataset import dataset_delta_lower
     from blanket.exact.shuffled.krr import delta_krr_family
 
     mech = record(dep)
@@ -74,6 +102,18 @@ def sources(dep: Deployment, source: Callable[..., Any]) -> list:
         return delta_krr_family(quantised_rr(mech), n, "same", epsilon=eps), {
             "dataset": f"all other {n - 1} users hold 0, the differing user holds 1 versus 0; outputs thresholded "
             "at 1/2 (a post-processing)",
+            "family": "same",
+        }
+
+    hd = dataset_lattice(n)
+
+    def own(eps, mech=mech):
+        vals = {d: dataset_delta_lower(mech, n, epsilon=eps, h=hd, direction=d) for d in ("1|0", "0|1")}
+        d = max(vals, key=lambda k: vals[k])
+        order = "(1, 0^(n-1)) against 0^n" if d == "1|0" else "0^n against (1, 0^(n-1))"
+        return vals[d], {
+            "dataset": f"all other {n - 1} users hold 0, the differing user holds 1 versus 0 (the mechanism's own "
+            f"outputs; delta of {order}, lower side of its enclosure on the lattice step {hd})",
             "family": "same",
         }
 
@@ -95,32 +135,57 @@ def sources(dep: Deployment, source: Callable[..., Any]) -> list:
             lower,
             module="exact.shuffled.continuous.quantised_rr + exact.shuffled.krr.delta_krr_family",
         ),
+        source(
+            DATASET_KEY,
+            "lower",
+            "the mechanism's exact delta on the datasets 0^n vs 1 0^(n-1) (lower side of its lattice enclosure; a "
+            "lower bound on the mechanism)",
+            own,
+            module="exact.shuffled.continuous_dataset.dataset_delta_lower",
+        ),
     ]
 
 
 def target(dep: Deployment, target: Target, rec: dict, source: Callable[..., Any], digits: int) -> dict:
     """Fill ``rec`` (the target's record, see ``certificate.certify_target``) with the certified bracket of ε at the
-    target δ.  Cost: about a dozen enclosures plus one calibration of binary RR."""
+    target δ: upper end the blanket view, lower end the larger of the mechanism's own δ on ``0^n`` vs
+    ``1·0^{n−1}`` and the thresholded outputs' (``lower_source`` names it, ``lower_candidates`` gives both).
+    Cost: about a dozen enclosures, one calibration of binary RR, and one or two lower-side lattice sums."""
     from blanket.exact.accounting.continuous_rounds import default_lattice
     from blanket.exact.shuffled.continuous import epsilon_bracket, quantised_epsilon_lower
+    from blanket.exact.shuffled.continuous_dataset import dataset_epsilon_lower
 
     mech = record(dep)
     h = default_lattice(dep.n)
     try:
         br = epsilon_bracket(mech, dep.n, target.delta, h=h, rel_tol=1e-3 if dep.n <= 10**5 else 1e-2)
-        qlo = quantised_epsilon_lower(mech, dep.n, target.delta)
+        q_th = quantised_epsilon_lower(mech, dep.n, target.delta)
     except BlanketError as exc:
         rec["reason"] = str(exc)
         return rec
+    try:
+        q_ds = dataset_epsilon_lower(mech, dep.n, target.delta, h=dataset_lattice(dep.n))
+    except BlanketError as exc:  # e.g. too large a lattice: the thresholded outputs' end stands
+        q_ds, rec["lower_note"] = None, f"the mechanism's own delta was not computed: {exc}"
     rec["epsilon_upper"] = arith.decimal_string(br.hi, digits, up=True)
     src = sources(dep, source)
     rec["upper_source"] = src[0].title
     rec["upper_key"] = src[0].key
+    rec["assumption"] = WORST_PAIR
+    own = q_ds is not None and q_ds > q_th
+    qlo = q_ds if own else q_th
+    rec["lower_candidates"] = {
+        src[2].key: None if q_ds is None else arith.decimal_string(q_ds, digits, up=False),
+        src[1].key: arith.decimal_string(q_th, digits, up=False),
+    }
     rec["kind"] = "bracket" if 0 < qlo < br.hi else "upper"
     if rec["kind"] == "bracket":
         rec["epsilon_lower"] = arith.decimal_string(qlo, digits, up=False)
-        rec["lower_source"] = src[1].title
-        rec["lower_dataset"] = "0^n vs 1 0^(n-1), outputs thresholded at 1/2"
+        rec["lower_source"] = src[2].title if own else src[1].title
+        rec["lower_key"] = src[2].key if own else src[1].key
+        rec["lower_dataset"] = (
+            "0^n vs 1 0^(n-1), the mechanism's own outputs" if own else "0^n vs 1 0^(n-1), outputs thresholded at 1/2"
+        )
         rec["relative_width"] = arith.decimal_string(arith.exact((br.hi - qlo) / br.hi), 3, up=True)
     rec["blanket_view_epsilon"] = {
         "lower": arith.decimal_string(br.lo, digits, up=False),

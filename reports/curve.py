@@ -223,13 +223,16 @@ def slow_for_plot(source: Any, mech: Any) -> str | None:
 
     * the exact blanket view and the family ``third`` of k-ary RR with k > 2 (seconds per point at n = 10^4);
     * a frequency oracle's blanket-view route (seconds to minutes per point at n = 10^3 and beyond);
-    * the continuous randomizers' blanket view for the Gaussian, or beyond n = 10^5 (seconds per point).
+    * the continuous randomizers' blanket view for the Gaussian, or beyond n = 10^5 (seconds per point), and their
+      own δ on 0^n vs 1·0^(n−1) (two lattice sums per point).
     """
     key = getattr(source, "key", "")
     if key in ("blanket-view", "family-third") and (getattr(mech, "k", None) or 2) > 2:
         return "seconds per point for k > 2: not drawn, its value at each claim is in the tables"
     if key.startswith("blanket-view-continuous") and key.endswith("-slow"):
         return "seconds per point (Gaussian, or n > 10^5): not drawn, its value at each claim is in the tables"
+    if key == "dataset-lower-continuous":
+        return "a lattice sum per point and direction: not drawn, its value at each claim is in the tables"
     if key.startswith("upper: ") and "blanket view" in key:
         return "seconds to minutes per point: not drawn, its value at each claim is in the tables"
     return None

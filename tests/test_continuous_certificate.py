@@ -14,11 +14,13 @@ import pytest
 from blanket.exact.mechanisms.continuous import Laplace
 from blanket.exact.numbers import arith
 from blanket.exact.shuffled.continuous import blanket_view, quantised_rr
+from blanket.exact.shuffled.continuous_dataset import dataset_delta_lower
 from blanket.reports.certificate import certify
 from blanket.reports.deployment import load_deployment
 from flint import fmpq
 
 N = 30
+DIRS = ("1|0", "0|1")
 
 
 def _dep(tmp_path, body: str):
@@ -76,27 +78,41 @@ def test_laplace_certificate_bracket_and_deciders(tmp_path):
     v = blanket_view(Laplace(1), N, epsilon=fmpq(1), h=fmpq(1, 64))
     assert v.upper <= fmpq(1, 10**9)
     assert fail["verdict"] == "FAILS" and fail["decided_by"]["bound"] == "lower"
-    assert "thresholded at 1/2" in fail["witness"]["dataset"]
+    # the stronger lower end decides: the mechanism's own delta on 0^n vs 1 0^(n-1), above the thresholded outputs'
+    # exact delta (exact binomials here) and below the blanket view of the same pair of inputs (0, 1)
+    assert fail["lower"]["key"] == "dataset-lower-continuous"
+    assert "the mechanism's own outputs" in fail["witness"]["dataset"]
     e = quantised_rr(Laplace(1)).exp_epsilon0()
     exact = _threshold_delta(N, Fraction(int(e.p), int(e.q)), 0.01)
     lo = float(arith.exact(fail["lower"]["value"]["lower"]))
-    assert lo <= exact * (1 + 1e-6) and lo >= exact * (1 - 1e-4)
+    assert exact < lo <= float(blanket_view(Laplace(1), N, epsilon=fmpq(1, 100), h=fmpq(1, 64)).upper)
     (t,) = cert["targets"]
     assert t["verdict"] == "HOLDS" and t["kind"] == "bracket"
     lo_t, hi_t = arith.exact(t["epsilon_lower"]), arith.exact(t["epsilon_upper"])
     assert 0 < lo_t < hi_t
     # the upper end is certified: the blanket view at it is at most the target delta
     assert blanket_view(Laplace(1), N, epsilon=hi_t, h=fmpq(1, 64)).upper <= fmpq(1, 1000)
-    # and the lower end fails on the thresholded datasets (exact, independent)
+    # the JSON names the deciding lower end and both candidates; the larger decides
+    cands = {k: arith.exact(v) for k, v in t["lower_candidates"].items()}
+    assert t["lower_key"] == max(cands, key=lambda k: cands[k]) == "dataset-lower-continuous"
+    assert cands[t["lower_key"]] == lo_t and "(0, 1)" in t["assumption"]
+    # the thresholded candidate fails on the thresholded datasets (exact, independent), and the deciding one on the
+    # mechanism's own outputs; both lie below the blanket view's own epsilon (same pair of inputs)
     e_f = Fraction(int(e.p), int(e.q))
-    assert _threshold_delta(N, e_f, float(lo_t) * (1 - 1e-9)) > 1e-3
+    assert _threshold_delta(N, e_f, float(cands["quantised-threshold"]) * (1 - 1e-9)) > 1e-3
+    assert max(dataset_delta_lower(Laplace(1), N, epsilon=lo_t, h=fmpq(1, 32), direction=d) for d in DIRS) > fmpq(
+        1, 1000
+    )
+    assert lo_t <= arith.exact(t["blanket_view_epsilon"]["lower"])
 
 
 def test_inconclusive_hint_names_what_limits(tmp_path):
-    # between the bounds: above the thresholded datasets' delta, below the blanket view's
+    # between the bounds: above both lower ends (thresholded datasets, the mechanism's own delta's lower side; the
+    # latter only places the claim), below the blanket view's
     v = blanket_view(Laplace(1), N, epsilon=fmpq(1, 5), h=fmpq(1, 64))
     e = quantised_rr(Laplace(1)).exp_epsilon0()
-    low = _threshold_delta(N, Fraction(int(e.p), int(e.q)), 0.2)
+    own = max(dataset_delta_lower(Laplace(1), N, epsilon=fmpq(1, 5), h=fmpq(1, 32), direction=d) for d in DIRS)
+    low = max(_threshold_delta(N, Fraction(int(e.p), int(e.q)), 0.2), float(own) * (1 + 1e-9))
     assert low < float(v.lower)
     mid = math.sqrt(low * float(v.lower))
     dep = _dep(
