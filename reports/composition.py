@@ -23,8 +23,8 @@ from blanket.proofs import fleets as pf
 from blanket.reports.latex import exact_string
 from flint import fmpq
 
-from . import curve
-from .deployment import Deployment
+from . import continuous_certificate, curve
+from .deployment import ContinuousRound, Deployment
 from .verdict import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
 
 if TYPE_CHECKING:
@@ -158,6 +158,8 @@ def lower_source(acc: ShuffleAccountant) -> str:
 
 def _round_text(r: dict) -> str:
     """One ledger entry in words: the randomizer(s), ε0 of each group, users, participation, colluders."""
+    if "text" in r:  # a Laplace / Gaussian round
+        return r["text"]
     what = "binary" if r["k"] == 2 else f"{r['k']}-ary"
     q = f", each user takes part w.p. q = {r['sampling']}" if "sampling" in r else ""
     if "groups" in r and len(r["groups"]) == 1:
@@ -190,6 +192,13 @@ def _n_text(dep: Deployment) -> str:
 def _extra_assumptions(dep: Deployment) -> list[str]:
     """What a fleet, a sampled round or colluders assume, in words (the certificate's assumptions list)."""
     out = []
+    if any(isinstance(r, ContinuousRound) for r in dep.rounds):
+        out.append(
+            "Laplace / Gaussian rounds: the dominating pair of such a round is the hull of certified upper values of "
+            "the blanket view delta_BV(epsilon) of Lemma 5.3 (docs/composition.md section 5d); "
+            + continuous_certificate.WORST_PAIR
+            + "."
+        )
     qs = sorted({r.sampling for r in dep.rounds if r.sampling is not None})
     if qs:
         out.append(
@@ -245,7 +254,9 @@ def certify_composition(
     verdict = FAILS if FAILS in verdicts else INCONCLUSIVE if INCONCLUSIVE in verdicts else HOLDS
     total = sum(r.count for r in dep.rounds)
     rounds = [
-        {
+        r.as_dict() | {"text": r.text(), "pair": r.event().dominating_pair().description}
+        if isinstance(r, ContinuousRound)
+        else {
             "k": r.k,
             "epsilon0": _s(r.epsilon0),
             "n": r.n,
@@ -264,6 +275,7 @@ def certify_composition(
         )
         for r in dep.rounds
     ]
+    continuous = any(isinstance(r, ContinuousRound) for r in dep.rounds)
     mech = "; ".join(_round_text(r) for r in rounds)
     chain = [
         result_entry(r)
@@ -296,7 +308,13 @@ def certify_composition(
             "grids": sorted({c["grid"] for c in claims} | {t["grid"] for t in targets}),
             "seconds": round(time.time() - t0, 1),
             "lower_bound": "the rounds run on one concrete pair of datasets (all other users hold a value other "
-            "than the target's; binary RR: c = 0), counting the target's value, optimistic discretisation",
+            "than the target's; binary RR: c = 0), counting the target's value, optimistic discretisation"
+            + (
+                "; a Laplace / Gaussian round: its outputs thresholded at 1/2 on the datasets 0^n vs 1 0^(n-1) "
+                "(binary RR, a post-processing)"
+                if continuous
+                else ""
+            ),
         },
         "sources": [
             {

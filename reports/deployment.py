@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import functools
 import hashlib
 import io
 import pathlib
@@ -154,6 +155,54 @@ class Round:
             return FleetRound(self.groups, self.sampling, self.colluding)
         ev = ShuffledRR(k=self.k, epsilon0=self.epsilon0, n=self.n)
         return ev if self.sampling is None else Sampled(ev, self.sampling)
+
+
+#: the continuous randomizers a ``[[rounds]]`` entry may name (their rounds compose through the hull of certified
+#: blanket-view values, :class:`blanket.exact.accounting.continuous_rounds.ShuffledContinuous`)
+CONTINUOUS_ROUND_KINDS = ("laplace", "gaussian")
+
+
+@functools.lru_cache(maxsize=64)
+def _continuous_event(kind: str, params: tuple, n: int) -> Any:
+    """One :class:`~blanket.exact.accounting.continuous_rounds.ShuffledContinuous` per (randomizer, n): its
+    dominating pair (one blanket view per curve point) is computed once however often a round is asked."""
+    from blanket.exact.accounting.continuous_rounds import ShuffledContinuous
+
+    return ShuffledContinuous({"type": kind, **{k: str(v) for k, v in params}}, n)
+
+
+@dataclasses.dataclass(frozen=True)
+class ContinuousRound:
+    """``count`` shuffled rounds of the Laplace (``epsilon0``) or Gaussian (``sigma``) randomizer on [0, 1] among
+    ``n`` users (``params``: the exact parameters, as ``((key, value), ...)``).  No sampling, groups or colluders
+    (the fields exist so that a schedule's rounds read alike)."""
+
+    kind: str
+    params: tuple
+    n: int
+    count: int
+    field: str
+    sampling: None = None
+    groups: tuple = ()
+    colluding: int = 0
+
+    def event(self) -> Any:
+        """The accountant's record (cached per randomizer and n)."""
+        return _continuous_event(self.kind, self.params, self.n)
+
+    def as_dict(self) -> dict:
+        """The round as plain strings (the deployment's and the certificate's ``rounds`` entries)."""
+        return {
+            "mechanism": self.kind,
+            **{k: exact_string(v) for k, v in self.params},
+            "n": self.n,
+            "count": self.count,
+        }
+
+    def text(self) -> str:
+        """The round in words: ``3 x the Laplace randomizer on [0, 1] (epsilon0 = 1, n = 1000)``."""
+        ps = ", ".join(f"{k} = {exact_string(v)}" for k, v in self.params)
+        return f"{self.count} x the {self.kind.capitalize()} randomizer on [0, 1] ({ps}, n = {self.n})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -252,7 +301,9 @@ class Deployment:
             **(
                 {
                     "rounds": [
-                        {"k": r.k, "epsilon0": exact_string(r.epsilon0), "n": r.n, "count": r.count}
+                        r.as_dict()
+                        if isinstance(r, ContinuousRound)
+                        else {"k": r.k, "epsilon0": exact_string(r.epsilon0), "n": r.n, "count": r.count}
                         | ({} if r.sampling is None else {"sampling": exact_string(r.sampling)})
                         for r in self.rounds
                     ]
@@ -615,6 +666,12 @@ def parse_deployment(
         rounds = (sampled_round(kind, params, n, q, colluding, T),)
     else:
         rounds = _parse_rounds(data.get("rounds"), kind, params, n)
+        if colluding and any(isinstance(r, ContinuousRound) for r in rounds):
+            raise InvalidArgument(
+                "users.colluding",
+                colluding,
+                "is not supported with Laplace or Gaussian rounds (their pairs assume every user is honest)",
+            )
         if colluding:  # each round rests on its honest users (Lemma F3): a one-group fleet round
             rounds = tuple(
                 dataclasses.replace(r, groups=((r.n, KRR(r.k, r.epsilon0)),), colluding=colluding)
@@ -691,6 +748,12 @@ def with_overrides(dep: Deployment, *, sampling: object = None, colluding: objec
         return dataclasses.replace(
             dep, colluding=m, rounds=(sampled_round(dep.mechanism, dep.params, dep.n, qq, m, dep.table),)
         )
+    if dep.rounds and m and any(isinstance(r, ContinuousRound) for r in dep.rounds):
+        raise InvalidArgument(
+            "--colluding",
+            m,
+            "is not supported with Laplace or Gaussian rounds (their pairs assume every user is honest)",
+        )
     if dep.rounds:
         rounds = tuple(
             dataclasses.replace(r, groups=((r.n, KRR(r.k, r.epsilon0)),), colluding=m)
@@ -757,7 +820,8 @@ def _fleet_rounds(raw, groups: tuple, extra_colluding: int) -> tuple:
 
 
 def _parse_rounds(raw, kind, params, n) -> tuple:
-    """``[[rounds]]`` entries (k-ary randomized response only); missing fields default to [randomizer]/[users]."""
+    """``[[rounds]]`` entries (k-ary randomized response, or the Laplace / Gaussian randomizer: a
+    :class:`ContinuousRound`); missing fields default to [randomizer]/[users]."""
     if raw is None:
         return ()
     if isinstance(raw, dict):
@@ -771,7 +835,7 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
         where = f"rounds[{i}]"
         if not isinstance(r, dict):
             raise InvalidArgument(where, r, "must be a table with mechanism, k, epsilon0, n and count")
-        _take(r, where + ".", {"mechanism", "kind", "type", "k", "epsilon0", "n", "count", "sampling"})
+        _take(r, where + ".", {"mechanism", "kind", "type", "k", "epsilon0", "n", "count", "sampling", "sigma"})
         mk = r.get("mechanism", r.get("kind", r.get("type")))
         rk = kind
         if mk is not None:
@@ -779,12 +843,17 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
                 rk = registry.resolve(mk, k=r.get("k")).value
             except InvalidArgument:
                 rk = None
+        if rk in CONTINUOUS_ROUND_KINDS:
+            out.append(_continuous_round(r, where, rk, kind, params, n))
+            continue
         if rk not in ("krr", "binary_rr"):
             raise InvalidArgument(
                 f"{where}.mechanism",
                 mk if mk is not None else kind,
-                "must be krr or binary_rr (composition covers k-ary randomized response)",
+                "must be krr, binary_rr, laplace or gaussian (the randomizers whose rounds compose)",
             )
+        if "sigma" in r:
+            raise InvalidArgument(f"{where}.sigma", r["sigma"], "applies to gaussian rounds only")
         if "k" in r:
             k = _integer(r["k"], f"{where}.k", lo=2, hi=10**9)
         elif mk is None and "k" in params:
@@ -807,6 +876,29 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
         out.append(Round(k, e0, rn, cnt, where, sq))
     check_total_rounds(sum(r.count for r in out), name="rounds", value=f"{len(out)} entries", what=" in all")
     return tuple(out)
+
+
+def _continuous_round(r: dict, where: str, rk: str, kind: str, params: dict, n: int) -> ContinuousRound:
+    """A ``[[rounds]]`` entry of the Laplace (``epsilon0``) or Gaussian (``sigma``) randomizer; its parameters default
+    to the ``[randomizer]``'s when that is the same randomizer.  O(1)."""
+    if "sampling" in r:
+        raise InvalidArgument(
+            f"{where}.sampling", r["sampling"], f"is not supported for {rk} rounds (the sampled blanket view is k-RR's)"
+        )
+    keys = {"epsilon0"} if rk == "laplace" else {"sigma"}
+    for key in ("k", "epsilon0", "sigma"):
+        if key in r and key not in keys:
+            raise InvalidArgument(
+                f"{where}.{key}", r[key], f"is not a key of the {rk} randomizer (give {' or '.join(sorted(keys))})"
+            )
+    given = {key: r[key] for key in keys if key in r}
+    if not given and rk == kind:
+        table = dict(params)
+    else:
+        table = registry.parse_params(rk, given, name=lambda key: f"{where}.{key}")
+    rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
+    cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
+    return ContinuousRound(rk, tuple(sorted(table.items())), rn, cnt, where)
 
 
 def load_deployment(path: str | pathlib.Path, *, allow_paths: Iterable[str | pathlib.Path] = ()) -> Deployment:
