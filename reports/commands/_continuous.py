@@ -8,6 +8,12 @@ is the quantised one (outputs thresholded at 1/2: exact shuffled binary RR on a 
 ``--rounds T`` composes T rounds with the accountant (:class:`blanket.exact.accounting.continuous_rounds.ShuffledContinuous`:
 the pair of the hull of certified blanket-view values, docs/composition.md §5d); ``--plot FILE`` draws the privacy
 curve (single round: the certificate's sources; composed: the accountant's).
+
+``--deployment FILE`` (:func:`deployment_of`): a file whose ``[randomizer]`` is Laplace/Gaussian gives the
+mechanism, n and ε (first claim) or δ (first target, else first claim), the options overriding it; a file whose
+``[[rounds]]`` schedule has a Laplace/Gaussian round is answered for the whole schedule (``--rounds T`` repeats it
+T times; its k-RR rounds compose alongside), and the options that fix a round are refused.  The composed upper end
+rests on the worst-pair assumption (0, 1) of the blanket view (docs/reference/blanket.md §4), said in the output.
 """
 
 from __future__ import annotations
@@ -25,6 +31,59 @@ if TYPE_CHECKING:
 WORDS = ("laplace", "gaussian")
 
 
+#: what the composed upper end assumes (said in every composed answer)
+ASSUMPTION = (
+    "the blanket view of each Laplace/Gaussian round is computed for the inputs (0, 1), assumed to be the worst "
+    "pair (a certified grid search, not a proof; docs/reference/blanket.md section 4)"
+)
+
+
+def deployment_of(args: argparse.Namespace):
+    """The deployment of ``--deployment FILE`` when this route answers it (its ``[randomizer]`` is Laplace or
+    Gaussian, or its ``[[rounds]]`` has such a round), else ``None``.  O(size of the file)."""
+    path = getattr(args, "deployment", None)
+    if not path:
+        return None
+    from blanket.reports.deployment import ContinuousRound, load_deployment
+
+    dep = load_deployment(path)
+    if dep.mechanism in WORDS or any(isinstance(r, ContinuousRound) for r in dep.rounds):
+        return dep
+    return None
+
+
+def _from_deployment(args: argparse.Namespace, dep, quantity: str) -> None:
+    """Fill the options the command line left out from a single-randomizer deployment (mechanism, its parameter,
+    n, ε or δ), as ``read_inputs`` does for the other randomizers; the options override the file."""
+    from blanket.exact.numbers.errors import InvalidArgument
+
+    if args.mechanism is not None and args.mechanism != dep.mechanism:
+        raise InvalidArgument(
+            "--mechanism",
+            args.mechanism,
+            f"differs from the {dep.mechanism} randomizer of {args.deployment}",
+            hint="drop --mechanism, or give all options without --deployment",
+        )
+    if dep.groups or dep.colluding:
+        raise InvalidArgument(
+            "--deployment", args.deployment, "has colluding users; blanket delta/epsilon take every user as honest"
+        )
+    args.mechanism = dep.mechanism
+    own = ("epsilon0", "scale") if dep.mechanism == "laplace" else ("sigma",)
+    from blanket.reports.latex import exact_string
+
+    if all(getattr(args, key, None) is None for key in own):
+        for key, v in dep.params.items():
+            setattr(args, key, exact_string(v))
+    if args.n is None:
+        args.n = str(dep.n)
+    if quantity == "epsilon" and args.delta is None:
+        d = dep.targets[0].delta if dep.targets else dep.claims[0].delta if dep.claims else None
+        args.delta = None if d is None else exact_string(d)
+    if quantity == "delta" and args.epsilon is None and dep.claims:
+        args.epsilon = exact_string(dep.claims[0].epsilon)
+
+
 def _record(args: argparse.Namespace):
     from blanket.exact.mechanisms.continuous import Gaussian, Laplace
     from blanket.exact.numbers.errors import InvalidArgument
@@ -32,10 +91,6 @@ def _record(args: argparse.Namespace):
     for opt in ("k", "g", "d", "m", "alpha", "collision", "constant"):
         if getattr(args, opt, None) is not None:
             raise InvalidArgument("--" + opt, getattr(args, opt), f"does not apply to --mechanism {args.mechanism}")
-    if getattr(args, "deployment", None):
-        raise InvalidArgument(
-            "--deployment", args.deployment, f"is not read for --mechanism {args.mechanism} yet; give the options"
-        )
     if args.mechanism == "gaussian":
         if args.epsilon0 is not None or getattr(args, "scale", None) is not None:
             raise InvalidArgument(
@@ -82,6 +137,11 @@ def run(args: argparse.Namespace, quantity: str) -> int:
     from blanket.exact.shuffled.continuous import blanket_view, epsilon_bracket, quantised_epsilon_lower
     from flint import fmpq
 
+    dep = deployment_of(args)
+    if dep is not None and dep.rounds:
+        return _run_schedule(args, dep, quantity)
+    if dep is not None:
+        _from_deployment(args, dep, quantity)
     if args.bound is not None or args.variant is not None:
         if args.mechanism == "gaussian":
             raise InvalidArgument(
@@ -108,6 +168,8 @@ def run(args: argparse.Namespace, quantity: str) -> int:
         return _run_rounds(args, mech, n, quantity, arith.integer_in(args.rounds, "--rounds", lo=1, hi=10**7))
     t0 = time.monotonic()
     desc = {**mech.describe(), "n": n, "pair": "(0, 1)", "lattice_step": str(h)}
+    if dep is not None:
+        desc["deployment"] = dep.source
     if quantity == "epsilon":
         if args.delta is None:
             raise InvalidArgument("--delta", None, "is required (the target delta, 0 < D < 1)")
@@ -142,6 +204,7 @@ def run(args: argparse.Namespace, quantity: str) -> int:
             "blanket_view_epsilon": {"lower": lo, "upper": hi},
             "certified": "blanket view delta_BV(epsilon.upper) <= target is proven; delta_BV(epsilon.lower) > target is proven",
             "evaluations": br.evaluations,
+            "assumption": ASSUMPTION.replace("each Laplace/Gaussian round", "the mechanism"),
         }
         text = (
             f"epsilon = {hi} (certified upper end: the blanket view of Lemma 5.3 is <= delta = {args.delta} there)\n"
@@ -189,14 +252,23 @@ def _run_rounds(args: argparse.Namespace, mech, n: int, quantity: str, T: int) -
     outputs on one pair of datasets in every round)."""
     from blanket.exact.accounting.accountant import ShuffleAccountant
     from blanket.exact.accounting.continuous_rounds import ShuffledContinuous
+
+    acc = ShuffleAccountant().compose(ShuffledContinuous(mech, n, h=_lattice(n)), count=T)
+    what = f"{T} composed rounds of the {mech.kind} mechanism on [0, 1] ({_params(mech)}), n = {n} per round"
+    desc = {**mech.describe(), "n": n, "rounds": T, "relation": "composition"}
+    if getattr(args, "deployment", None):
+        desc["deployment"] = args.deployment
+    return _emit_composed(args, acc, quantity, what, desc, mech, n)
+
+
+def _emit_composed(args: argparse.Namespace, acc, quantity: str, what: str, desc: dict, mech, n: int) -> int:
+    """Print the composed answer of ``acc`` (``blanket epsilon``: ε at ``--delta``; ``blanket delta``: δ at
+    ``--epsilon``) with its sources and the worst-pair assumption, then draw ``--plot``."""
     from blanket.exact.numbers import arith
     from blanket.exact.numbers.errors import InvalidArgument
 
     digits = int(args.digits)
     t0 = time.monotonic()
-    acc = ShuffleAccountant().compose(ShuffledContinuous(mech, n, h=_lattice(n)), count=T)
-    what = f"{T} composed rounds of the {mech.kind} mechanism on [0, 1] ({_params(mech)}), n = {n} per round"
-    desc = {**mech.describe(), "n": n, "rounds": T, "relation": "composition"}
     if quantity == "epsilon":
         if args.delta is None:
             raise InvalidArgument("--delta", None, "is required (the target delta, 0 < D < 1)")
@@ -205,12 +277,12 @@ def _run_rounds(args: argparse.Namespace, mech, n: int, quantity: str, T: int) -
         up = "inf" if e.upper == float("inf") else _dec(e.upper, True, digits)
         iv = {"lower": _dec(e.lower, False, digits), "upper": up}
         payload = {"command": "epsilon", **desc, "delta": str(args.delta), "epsilon": iv, "route": e.route}
-        payload.update(pairs=e.details.get("pairs", []), grid=str(e.grid))
+        payload.update(pairs=e.details.get("pairs", []), grid=str(e.grid), assumption=ASSUMPTION)
         text = (
             f"epsilon = {up} (certified upper end for {what}; the mechanism's epsilon lies in [{iv['lower']}, {up}])\n"
             f"for delta = {args.delta}. Upper end: the pair of the hull of certified blanket-view values (Lemma 5.3), "
-            f"pessimistic PLD on grid {e.grid}; decided by the {e.route} route.\n"
-            f"Lower end: outputs thresholded at 1/2 on the datasets 0^n vs 1 0^(n-1) in every round "
+            f"pessimistic PLD on grid {e.grid}; decided by the {e.route} route; it assumes {ASSUMPTION}.\n"
+            f"Lower end: outputs thresholded at 1/2 on the datasets 0^n vs 1 0^(n-1) in every Laplace/Gaussian round "
             f"({time.monotonic() - t0:.1f} s)."
         )
     else:
@@ -221,15 +293,68 @@ def _run_rounds(args: argparse.Namespace, mech, n: int, quantity: str, T: int) -
         r = acc.get_delta(eps)
         iv = {"lower": _dec(r.lower, False, digits), "upper": _dec(r.upper, True, digits)}
         payload = {"command": "delta", **desc, "epsilon": str(args.epsilon), "delta": iv, "route": r.route}
+        payload["assumption"] = ASSUMPTION
         text = (
             f"delta(epsilon = {args.epsilon}) in [{iv['lower']}, {iv['upper']}] for {what}.\n"
             f"Upper end: certified for every dataset (the hull of certified blanket-view values, pessimistic PLD, "
-            f"grid {r.grid}); lower end: the thresholded outputs on one pair of datasets; decided by the {r.route} "
-            f"route ({time.monotonic() - t0:.1f} s)."
+            f"grid {r.grid}; it assumes {ASSUMPTION}); lower end: the thresholded outputs on one pair of datasets; "
+            f"decided by the {r.route} route ({time.monotonic() - t0:.1f} s)."
         )
     common.emit(args, payload, text)
     _draw(args, mech, n, quantity, acc)
     return 0
+
+
+def _run_schedule(args: argparse.Namespace, dep, quantity: str) -> int:
+    """``--deployment FILE`` with a ``[[rounds]]`` schedule holding a Laplace/Gaussian round: the whole schedule
+    (times ``--rounds T``) composed by the accountant; the options that fix a round are refused."""
+    from blanket.exact.accounting.accountant import ShuffleAccountant, check_total_rounds
+    from blanket.exact.numbers import arith
+    from blanket.exact.numbers.errors import InvalidArgument
+    from blanket.reports.deployment import ContinuousRound
+    from blanket.reports.latex import exact_string
+
+    for opt in ("mechanism", "k", "epsilon0", "sigma", "scale", "n", "sampling", "colluding", "bound", "variant"):
+        v = getattr(args, opt, None)
+        if v is not None:
+            raise InvalidArgument(
+                "-n" if opt == "n" else "--" + opt,
+                v,
+                f"cannot be combined with {args.deployment}, whose [[rounds]] schedule fixes each round",
+                hint="edit the [[rounds]] entries, or drop the option",
+            )
+    if args.dataset != "worst":
+        raise InvalidArgument("--dataset", args.dataset, "is not used with a [[rounds]] schedule (every dataset)")
+    if getattr(args, "plot", None) is not None:
+        _plot.check(args)
+    T = 1 if getattr(args, "rounds", None) is None else arith.integer_in(args.rounds, "--rounds", lo=1, hi=10**7)
+    total = T * sum(r.count for r in dep.rounds)
+    check_total_rounds(total, name="--rounds", value=T, what=f" ({T} x the rounds of {args.deployment})")
+    acc = ShuffleAccountant()
+    for r in dep.rounds:
+        acc.compose(r.event(), count=r.count * T)
+    texts = []
+    for r in dep.rounds:
+        if isinstance(r, ContinuousRound):
+            texts.append(r.text().replace(f"{r.count} x", f"{r.count * T} x", 1))
+        else:
+            what = "binary" if r.k == 2 else f"{r.k}-ary"
+            texts.append(
+                f"{r.count * T} x {what} randomized response (epsilon0 = {exact_string(r.epsilon0)}, n = {r.n})"
+            )
+    rep = "" if T == 1 else f"{T} x "
+    what = f"{total} composed rounds ({rep}the [[rounds]] schedule of {args.deployment}: {'; '.join(texts)})"
+    desc = {"deployment": dep.source, "rounds": T, "total_rounds": total, "relation": "composition"}
+    if quantity == "epsilon":
+        d = args.delta
+        if d is None:
+            d = dep.targets[0].delta if dep.targets else dep.claims[0].delta if dep.claims else None
+        if d is None:
+            raise InvalidArgument("--delta", None, "is required (the target delta, 0 < D < 1)")
+        args.delta = exact_string(d)
+    elif args.epsilon is None and dep.claims:
+        args.epsilon = exact_string(dep.claims[0].epsilon)
+    return _emit_composed(args, acc, quantity, what, desc, None, 0)
 
 
 def _params(mech) -> str:
@@ -264,7 +389,8 @@ def _draw(args: argparse.Namespace, mech, n: int, quantity: str, acc) -> None:
         basic = acc.basic_upper()
         pic = curve.composition(
             acc,
-            title=f"The privacy curve of {acc.rounds} composed shuffled rounds (n = {n} per round)",
+            title=f"The privacy curve of {acc.rounds} composed shuffled rounds"
+            + (f" (n = {n} per round)" if mech is not None else ""),
             focus=focus,
             eps0_total=None if basic is None else fmpq(basic.numerator, basic.denominator),
             delta=delta,

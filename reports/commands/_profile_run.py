@@ -30,7 +30,7 @@ def run_command(
     rounds (``--rounds``, or a deployment's ``[[rounds]]``), else ``bound`` (``--bound``/``--variant``), else the
     closed-form record's best certified bounds (``reports/commands/_oracle.py``), else ``profile`` (shuffled
     randomized response)."""
-    if getattr(args, "mechanism", None) in common.CONTINUOUS_KINDS:
+    if getattr(args, "mechanism", None) in common.CONTINUOUS_KINDS or _continuous.deployment_of(args) is not None:
         done = _continuous.run(args, quantity)  # the continuous randomizers' blanket view (-1: run the --bound)
         if done >= 0:
             return done
