@@ -553,6 +553,48 @@ LEMMA_A_3 = TABLE.register(
 )
 
 
+class DeltaBVGaussian(sp.Function):
+    """The blanket view of Lemma 5.3 of the shuffled Gaussian mechanism for the inputs (0, 1): ``(σ, n, ε)``;
+    typeset only (its values come from :func:`blanket.proofs.continuous_refs.gaussian_view`)."""
+
+    nargs = 3
+
+    def _latex(self, printer):
+        return r"\delta_{BV}^{\mathcal{N}(0,\sigma^2)}(\varepsilon)"
+
+
+class DeltaShuffledGaussian(sp.Function):
+    """``sup D_{e^ε}`` of the shuffled Gaussian mechanism on [0, 1] (typeset only)."""
+
+    nargs = 3
+
+    def _latex(self, printer):
+        return r"\delta_{\mathcal{S}\circ\mathcal{G}_\sigma^{n}}(\varepsilon)"
+
+
+def _gaussian_view_rhs(sigma, n, epsilon, **_):
+    from blanket.proofs.continuous_refs import gaussian_view
+
+    return gaussian_view(sigma, n, epsilon)
+
+
+def _gaussian_view_ref(**p):
+    from blanket.proofs.continuous_refs import gaussian_own_lower
+
+    return gaussian_own_lower(p["sigma"], p["n"], p["epsilon"])
+
+
+#: the Gaussian blanket-view curve (issue 27): Lemma 5.3 for the Gaussian mechanism, its value the enclosure of
+#: blanket.exact.shuffled.continuous, checked against the mechanism's own δ on 0^n vs 1·0^(n−1)
+LEMMA_5_3_GAUSSIAN = TABLE.register(
+    "BBGN19 Lemma 5.3 [gaussian]",
+    statement=Le(DeltaShuffledGaussian(sigma, n, epsilon), DeltaBVGaussian(sigma, n, epsilon)),
+    hypotheses=TABLE.hyps("sigma > 0", "n >= 1", "epsilon >= 0"),
+    numeric={"rhs": _gaussian_view_rhs},
+    exact=_gaussian_view_ref,
+)
+
+
 # ================================================================== Lemma 5.4 (generic L facts)
 _EL = sp.Symbol(r"\mathbb{E}[L]")
 _LMAX = sp.Symbol(r"\sup L")
@@ -769,16 +811,32 @@ def _check_lemma_5_8_2(r):
     )
 
 
+def _lemma_5_8_ref(which):
+    """Reference of Lemma 5.8 (1)/(2): the largest ``L`` / ``E[L²]`` over a grid of input pairs
+    (:mod:`blanket.proofs.continuous_refs`), told the bound's value to say which pairs lie certainly below it."""
+
+    def ref(**p):
+        from blanket.proofs import continuous_refs as cr
+
+        res = LEMMA_5_8_1 if which == 1 else LEMMA_5_8_2
+        f = cr.laplace_sup_L if which == 1 else cr.laplace_second_moment
+        return f(p["epsilon0"], p["epsilon"], res.bound(**p))
+
+    return ref
+
+
 LEMMA_5_8_1 = TABLE.register(
     "BBGN19 Lemma 5.8 (1)",
     statement=Le(_LMAX, L_HI_LAPLACE),
     hypotheses=TABLE.hyps("epsilon0 > 0", "epsilon >= 0"),
+    exact=_lemma_5_8_ref(1),
 )
 LEMMA_5_8_2 = TABLE.register(
     "BBGN19 Lemma 5.8 (2)",
     statement=Le(_EL2, L_SQ_LAPLACE),
     hypotheses=TABLE.hyps("epsilon0 > 0", "epsilon >= 0"),
     symbolic=_check_lemma_5_8_2,
+    exact=_lemma_5_8_ref(2),
 )
 
 

@@ -173,7 +173,7 @@ def target(dep: Deployment, target: Target, rec: dict, source: Callable[..., Any
     rec["upper_key"] = src[0].key
     rec["assumption"] = WORST_PAIR
     own = q_ds is not None and q_ds > q_th
-    qlo = q_ds if own else q_th
+    qlo = q_ds if own and q_ds is not None else q_th
     rec["lower_candidates"] = {
         src[2].key: None if q_ds is None else arith.decimal_string(q_ds, digits, up=False),
         src[1].key: arith.decimal_string(q_th, digits, up=False),

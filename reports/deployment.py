@@ -830,7 +830,7 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
         raise InvalidArgument("rounds", raw, "must be a list of [[rounds]] tables (mechanism, k, epsilon0, n, count)")
     if len(raw) > 10000:
         raise InvalidArgument("rounds", f"{len(raw)} entries", "must have at most 10000 entries (use count)")
-    out = []
+    out: list[Round | ContinuousRound] = []
     for i, r in enumerate(raw):
         where = f"rounds[{i}]"
         if not isinstance(r, dict):

@@ -27,6 +27,8 @@ from blanket.reports.commands import _profile_common as common
 if TYPE_CHECKING:
     import argparse
 
+    from blanket.reports.deployment import Deployment
+
 #: the --mechanism words routed here
 WORDS = ("laplace", "gaussian")
 
@@ -38,7 +40,7 @@ ASSUMPTION = (
 )
 
 
-def deployment_of(args: argparse.Namespace):
+def deployment_of(args: argparse.Namespace) -> Deployment | None:
     """The deployment of ``--deployment FILE`` when this route answers it (its ``[randomizer]`` is Laplace or
     Gaussian, or its ``[[rounds]]`` has such a round), else ``None``.  O(size of the file)."""
     path = getattr(args, "deployment", None)
