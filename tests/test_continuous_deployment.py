@@ -129,3 +129,30 @@ def test_schedule_composes_between_independent_ends(tmp_path, capsys):
     # options that fix a round are refused with a schedule
     assert main(["delta", "--deployment", str(p), "-n", "12"]) == 2
     assert "fixes each round" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_one_round_lower_end_decides_a_single_round_schedule(tmp_path):
+    from blanket.reports.certificate import certify
+
+    n = 10
+    own = max(
+        dataset_delta_lower(Laplace(1), n, epsilon=fmpq(1, 2), h=fmpq(1, 32), direction=d) for d in ("1|0", "0|1")
+    )
+    e = quantised_rr(Laplace(1)).exp_epsilon0()
+    P, Q = _threshold_pair(n, Fraction(int(e.p), int(e.q)))
+    with arith.precision(128):
+        a = arith.endpoints(arith.exp_ball(fmpq(1, 2)))
+    thr = max(_composed_hockey_stick(P, Q, 1, a[0]), _composed_hockey_stick(Q, P, 1, a[0]))
+    own_q = Fraction(int(own.p), int(own.q))
+    assert own_q > thr  # the mechanism's own delta is the stronger lower end here (exact thresholded value)
+    claim = (own_q + thr) / 2  # between the two lower ends: only the one-round lower end refutes it
+    p = tmp_path / "one.toml"
+    p.write_text(
+        HEAD.replace("n = 20", f"n = {n}")
+        + '[[rounds]]\ncount = 1\n[[claims]]\nepsilon = "1/2"\n'
+        + f'delta = "{float(claim):.12e}"\n'
+    )
+    (c,) = certify(parse_deployment(p.read_text(), source="one.toml"), plot=False)["claims"]
+    assert c["verdict"] == "FAILS" and "one round alone" in c["reason"]
+    assert Fraction(c["delta_lower"]) <= own_q <= Fraction(c["delta_upper"])

@@ -260,14 +260,29 @@ def _run_rounds(args: argparse.Namespace, mech, n: int, quantity: str, T: int) -
     desc = {**mech.describe(), "n": n, "rounds": T, "relation": "composition"}
     if getattr(args, "deployment", None):
         desc["deployment"] = args.deployment
-    return _emit_composed(args, acc, quantity, what, desc, mech, n)
+    return _emit_composed(args, acc, quantity, what, desc, mech, n, [(mech, n)])
 
 
-def _emit_composed(args: argparse.Namespace, acc, quantity: str, what: str, desc: dict, mech, n: int) -> int:
+def _emit_composed(
+    args: argparse.Namespace, acc, quantity: str, what: str, desc: dict, mech, n: int, singles: list
+) -> int:
     """Print the composed answer of ``acc`` (``blanket epsilon``: ε at ``--delta``; ``blanket delta``: δ at
-    ``--epsilon``) with its sources and the worst-pair assumption, then draw ``--plot``."""
+    ``--epsilon``) with its sources and the worst-pair assumption, then draw ``--plot``.  The lower end is the
+    larger of the accountant's (thresholded outputs composed) and one round's own (``singles``: ``[(record, n)]``,
+    :func:`blanket.reports.continuous_certificate.one_round_lower`)."""
+    from fractions import Fraction
+
     from blanket.exact.numbers import arith
     from blanket.exact.numbers.errors import InvalidArgument
+    from blanket.reports.continuous_certificate import one_round_lower
+
+    composed_lower = "outputs thresholded at 1/2 on the datasets 0^n vs 1 0^(n-1) in every Laplace/Gaussian round"
+
+    def lower(acc_lower, **at):
+        one = one_round_lower(singles, **at)
+        if one is not None and Fraction(int(one[0].p), int(one[0].q)) > acc_lower:
+            return Fraction(int(one[0].p), int(one[0].q)), one[1]
+        return acc_lower, composed_lower
 
     digits = int(args.digits)
     t0 = time.monotonic()
@@ -276,16 +291,17 @@ def _emit_composed(args: argparse.Namespace, acc, quantity: str, what: str, desc
             raise InvalidArgument("--delta", None, "is required (the target delta, 0 < D < 1)")
         delta = arith.exact_in(args.delta, "--delta", lo=0, hi=1, lo_open=True, hi_open=True)
         e = acc.get_epsilon(delta)
+        lo, lower_from = lower(e.lower, delta=delta)
         up = "inf" if e.upper == float("inf") else _dec(e.upper, True, digits)
-        iv = {"lower": _dec(e.lower, False, digits), "upper": up}
+        iv = {"lower": _dec(lo, False, digits), "upper": up}
         payload = {"command": "epsilon", **desc, "delta": str(args.delta), "epsilon": iv, "route": e.route}
         payload.update(pairs=e.details.get("pairs", []), grid=str(e.grid), assumption=ASSUMPTION)
+        payload["lower_from"] = lower_from
         text = (
             f"epsilon = {up} (certified upper end for {what}; the mechanism's epsilon lies in [{iv['lower']}, {up}])\n"
             f"for delta = {args.delta}. Upper end: the pair of the hull of certified blanket-view values (Lemma 5.3), "
             f"pessimistic PLD on grid {e.grid}; decided by the {e.route} route; it assumes {ASSUMPTION}.\n"
-            f"Lower end: outputs thresholded at 1/2 on the datasets 0^n vs 1 0^(n-1) in every Laplace/Gaussian round "
-            f"({time.monotonic() - t0:.1f} s)."
+            f"Lower end: {lower_from} ({time.monotonic() - t0:.1f} s)."
         )
     else:
         if args.epsilon is None:
@@ -293,13 +309,14 @@ def _emit_composed(args: argparse.Namespace, acc, quantity: str, what: str, desc
         eps = arith.exact_in(args.epsilon, "--epsilon", lo=0)
         acc.get_epsilon("1e-6")  # choose the grid (sandwich within 2 % around delta = 1e-6)
         r = acc.get_delta(eps)
-        iv = {"lower": _dec(r.lower, False, digits), "upper": _dec(r.upper, True, digits)}
+        lo, lower_from = lower(r.lower, epsilon=eps)
+        iv = {"lower": _dec(lo, False, digits), "upper": _dec(r.upper, True, digits)}
         payload = {"command": "delta", **desc, "epsilon": str(args.epsilon), "delta": iv, "route": r.route}
-        payload["assumption"] = ASSUMPTION
+        payload.update(assumption=ASSUMPTION, lower_from=lower_from)
         text = (
             f"delta(epsilon = {args.epsilon}) in [{iv['lower']}, {iv['upper']}] for {what}.\n"
             f"Upper end: certified for every dataset (the hull of certified blanket-view values, pessimistic PLD, "
-            f"grid {r.grid}; it assumes {ASSUMPTION}); lower end: the thresholded outputs on one pair of datasets; "
+            f"grid {r.grid}; it assumes {ASSUMPTION}); lower end: {lower_from}; "
             f"decided by the {r.route} route ({time.monotonic() - t0:.1f} s)."
         )
     common.emit(args, payload, text)
@@ -356,7 +373,8 @@ def _run_schedule(args: argparse.Namespace, dep, quantity: str) -> int:
         args.delta = exact_string(d)
     elif args.epsilon is None and dep.claims:
         args.epsilon = exact_string(dep.claims[0].epsilon)
-    return _emit_composed(args, acc, quantity, what, desc, None, 0)
+    singles = [(r.event().mechanism, r.n) for r in dep.rounds if isinstance(r, ContinuousRound)]
+    return _emit_composed(args, acc, quantity, what, desc, None, 0, singles)
 
 
 def _params(mech) -> str:
