@@ -582,6 +582,7 @@ def certify(
     scheduler: str | None = None,
     plot: bool = True,
     max_prec: int | None = None,
+    curves: bool | str = "auto",
 ) -> dict:
     """Compute the certificate of ``dep`` as plain data (the JSON content).
 
@@ -592,8 +593,13 @@ def certify(
     <file name>``).  ``workers`` / ``scheduler``: where the exact worst-case
     sweep runs when it is needed (:mod:`exact.runtime.executors`); the certificate
     does not depend on them.  ``plot``: draw the privacy curve
-    (:mod:`reports.curve`; ``picture`` in the data, the PNG written by :func:`write`).
+    (:mod:`reports.curve`; ``picture`` in the data, the PNG written by :func:`write`).  ``curves``: the pairs a
+    ``[[rounds]]`` composition composes (``"auto"``, ``True``, ``False``: the accountant's ``curves``; the command
+    line's ``--curves auto|on|off``); its estimated cost is printed before the work and refused over
+    ``BLANKET_MAX_SECONDS`` unless a time budget is running.
     """
+    if curves not in ("auto", True, False):
+        raise InvalidArgument("curves", curves, "must be 'auto', True or False")
     if max_prec is not None:
         warnings.warn(
             "blanket.certify(max_prec=...) is deprecated: use precision=... (the command line's --precision)",
@@ -617,7 +623,7 @@ def certify(
     if getattr(dep, "rounds", ()):  # several composed rounds (a fleet's too): reports/composition.py
         from blanket.reports.composition import certify_composition  # (the PLD accountant, ~0.5 s of imports)
 
-        return certify_composition(dep, max_prec=max_prec, command=command, progress=progress, plot=plot)
+        return certify_composition(dep, max_prec=max_prec, command=command, progress=progress, plot=plot, curves=curves)
     if dep.groups or dep.colluding:  # a mixed fleet or colluding users: reports/fleet_certificate.py
         from blanket.reports.fleet_certificate import certify_fleet  # imported where used: a single round needs none
 

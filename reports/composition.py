@@ -52,8 +52,8 @@ def _dec(x: Fraction, up: bool, digits: int = 8) -> str:
     return arith.decimal_string(_q(x), digits, up=up)
 
 
-def _accountant(dep: Deployment, grid=None) -> ShuffleAccountant:
-    acc = ShuffleAccountant(neighbouring="replace-one", grid=grid, prec=dep.precision)
+def _accountant(dep: Deployment, grid=None, curves: bool | str = "auto") -> ShuffleAccountant:
+    acc = ShuffleAccountant(neighbouring="replace-one", grid=grid, prec=dep.precision, curves=curves)
     for r in dep.rounds:
         acc.compose(r.event(), count=r.count)
     return acc
@@ -62,6 +62,32 @@ def _accountant(dep: Deployment, grid=None) -> ShuffleAccountant:
 def _singles(dep: Deployment) -> list:
     """The Laplace/Gaussian rounds as ``[(record, n)]`` (their one-round lower ends bound the composition)."""
     return [(r.event().mechanism, r.n) for r in dep.rounds if isinstance(r, ContinuousRound)]
+
+
+#: a composition whose estimate reaches this many seconds says so on stderr before it starts (unless quiet)
+ESTIMATE_SHOWN_SECONDS = 10.0
+#: the time-budget option a refused composition names
+BUDGET_OPTION = "--time-budget SECONDS (start anyway; exit 3 when it runs out)"
+
+
+def announce_cost(acc: ShuffleAccountant, *, workers: int | None = None) -> dict:
+    """Estimate the composition before any work (:meth:`ShuffleAccountant.estimate`): refuse it
+    (:class:`~blanket.exact.runtime.budget.TooExpensive`, exit 2, one line naming the estimate and ``options``) when it
+    exceeds ``BLANKET_MAX_SECONDS`` and no time budget is running (with one, the budget bounds the run: exit 3 when
+    it runs out; the options named: ``--curves off``, ``--time-budget``, fewer rounds or users); print it on stderr when it reaches :data:`ESTIMATE_SHOWN_SECONDS` and the run is not quiet.
+    Returns the estimate as plain data.  O(ledger entries)."""
+    import sys
+
+    from blanket.exact.runtime import progress as _progress
+
+    if _progress.time_budget() is not None:
+        est = acc.estimate(workers)
+    else:
+        est = acc.check_cost(workers=workers, curves_option="--curves off", budget_option=BUDGET_OPTION)
+    if est.seconds >= ESTIMATE_SHOWN_SECONDS and not _progress.is_quiet():
+        hint = "; --curves off for the fast, looser pairs" if (est.sweep or est.curves) else ""
+        sys.stderr.write(f"blanket: composing {acc.rounds} rounds: {est.text()}; starting{hint}\n")
+    return est.as_dict()
 
 
 def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = None) -> dict:
@@ -95,7 +121,7 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
                 ),
             )
             break
-        acc = _accountant(dep, grid=d.grid / 4)
+        acc = _accountant(dep, grid=d.grid / 4, curves=acc.curves)
     else:
         verdict, reason = (
             INCONCLUSIVE,
@@ -254,12 +280,16 @@ def certify_composition(
     command: str | None = None,
     progress: Progress | None = None,
     plot: bool = True,
+    curves: bool | str = "auto",
 ) -> dict:
     """The certificate (plain data) of a deployment with ``[[rounds]]``; ``plot``: with its picture
-    (:func:`blanket.reports.curve.composition_picture`: δ(ε) of the composition, ε against the number of rounds)."""
+    (:func:`blanket.reports.curve.composition_picture`: δ(ε) of the composition, ε against the number of rounds);
+    ``curves``: the accountant's (:class:`ShuffleAccountant`).  The cost is estimated first
+    (:func:`announce_cost`)."""
 
     t0 = time.time()
-    acc = _accountant(dep)
+    acc = _accountant(dep, curves=curves)
+    announce_cost(acc)
     claims = []
     for c in dep.claims:
         claims.append(decide_claim(dep, c, acc))

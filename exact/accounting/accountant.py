@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
+from blanket.exact.accounting import composition_cost as _cost
 from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting import curve_steps as _curve_steps
 from blanket.exact.accounting import curves as _curves
@@ -224,20 +225,35 @@ def _binary_curve_pair(mech: KRR, n: int) -> _curves.FinitePair:
             _CURVE_PAIRS[key] = (
                 _curves.binary_worst_pair(mech, n)
                 if n <= CURVE_AUTO_N
-                else _curves.binary_worst_curve_pair(mech, n, points=CURVE_POINTS, progress=False)
+                else _curves.binary_worst_curve_pair(mech, n, points=CURVE_POINTS, progress=None)
             )
     return _CURVE_PAIRS[key]
 
 
-def _uses_curve(mech: Any, n: int) -> bool:
-    """Whether a round of ``mech`` with ``n`` users composes the worst-case curve pair (binary RR, ``n ≤ CURVE_AUTO_N``,
-    or ``n ≤ CURVE_GRID_N`` with the sweep's estimated cost within ``CURVE_SWEEP_SECONDS``).  O(1)."""
+def _uses_curve(mech: Any, n: int, curves: bool | str = "auto") -> bool:
+    """Whether a round of ``mech`` with ``n`` users composes the worst-case curve pair: binary RR with
+    ``n ≤ CURVE_AUTO_N`` (the exact ROC hull, about a second), or ``n ≤ CURVE_GRID_N`` with (``curves="auto"``) the
+    sweep's estimated cost within ``CURVE_SWEEP_SECONDS`` or (``curves=True``) at any cost; ``curves=False``: only
+    the exact hull (the sweep is off: the blanket view above ``CURVE_AUTO_N``).  O(1)."""
     if not (isinstance(mech, KRR) and mech.k == 2 and 2 <= n <= CURVE_GRID_N):
         return False
     if n <= CURVE_AUTO_N:
         return True
+    if curves is not True and curves != "auto":
+        return False
+    return curves is True or _sweep_seconds(mech, n) <= CURVE_SWEEP_SECONDS
+
+
+def _sweep_seconds(mech: KRR, n: int) -> float:
+    """The stepped sweep's estimated one-core seconds (:func:`curve_steps.sweep_seconds`) for binary RR ``mech``."""
     e0 = math.log(float(arb(mech.exp_epsilon0()).mid()))  # a cost model only, never a bound
-    return _curve_steps.sweep_seconds(n, e0) <= CURVE_SWEEP_SECONDS
+    return _curve_steps.sweep_seconds(n, e0)
+
+
+def _binary_mechanism(ev: Any) -> KRR | None:
+    """The binary RR record of a :class:`ShuffledRR` / :class:`Shuffled` round, else ``None``."""
+    mech = ev.mechanism() if isinstance(ev, ShuffledRR) else getattr(ev, "mechanism", None)
+    return mech if isinstance(ev, (ShuffledRR, Shuffled)) and isinstance(mech, KRR) and mech.k == 2 else None
 
 
 def _discretise_both(pair: Any, grid: fmpq, prec: int) -> tuple:
@@ -595,9 +611,9 @@ class ShuffleAccountant:
                 "accountant", "empty", "has no rounds composed yet", hint="call compose(event, count) first"
             )
 
-    def _curve_of(self, ev: ShuffledRR | Shuffled) -> _curves.FinitePair | None:
-        """The round's curve pair (:func:`blanket.exact.accounting.curve_pairs.curve_pair`) when this accountant
-        composes one for it (see ``curves``), else ``None``.  Memoised in curve_pairs."""
+    def _curve_points(self, ev: Any) -> int | None:
+        """The grid points of the round's curve pair when this accountant composes one for it (see ``curves``), else
+        ``None``; decided from the parameters alone (the cost model, nothing is computed).  O(1)."""
         if self.curves is False or not isinstance(ev, (ShuffledRR, Shuffled)):
             return None  # a RoundEvent (e.g. sampled.Sampled) composes its own pair: R's curve need not dominate it
         mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
@@ -612,13 +628,105 @@ class ShuffleAccountant:
             est = _curve_pairs.curve_seconds(mech, ev.n, CURVE_PAIR_AUTO_POINTS)
             if est is None or est > CURVE_PAIR_SECONDS:
                 return None
-        pts = CURVE_PAIR_AUTO_POINTS if self.curves == "auto" else _curve_pairs.MAX_POINTS
+        return CURVE_PAIR_AUTO_POINTS if self.curves == "auto" else _curve_pairs.MAX_POINTS
+
+    def _curve_of(self, ev: ShuffledRR | Shuffled) -> _curves.FinitePair | None:
+        """The round's curve pair (:func:`blanket.exact.accounting.curve_pairs.curve_pair`) when this accountant
+        composes one for it (see ``curves``), else ``None``.  Memoised in curve_pairs."""
+        pts = self._curve_points(ev)
+        if pts is None:
+            return None
+        mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
+        sc = bool(getattr(ev, "stronger_clones", False))
         return _curve_pairs.curve_pair(mech, ev.n, stronger_clones=sc, max_points=pts)
 
     def _has_third(self) -> bool:
         """Whether a round has the oracles' third-value lower pair (then the lower end also composes "low-3": that
         pair where a round has it, the forward lower pair elsewhere)."""
         return any(getattr(ev, "third_lower_pair", lambda: None)() is not None for ev, _ in self._ledger)
+
+    def _dominating(self, ev: Any) -> Any:
+        """The round's dominating pair as this accountant composes it: the event's own, except that binary RR follows
+        ``curves`` (``False``: no sweep, the blanket view above ``CURVE_AUTO_N``; ``True``: the sweep up to
+        ``CURVE_GRID_N`` whatever it costs)."""
+        mech = _binary_mechanism(ev)
+        if mech is None or self.curves == "auto":
+            return ev.dominating_pair()
+        if _uses_curve(mech, ev.n, self.curves):
+            return _binary_curve_pair(mech, ev.n)
+        return _pld.dominating_pair(mech, ev.n)
+
+    def estimate(self, workers: int | None = None) -> _cost.CompositionCost:
+        """An estimate of one composed query (``get_epsilon``/``get_delta``) of this ledger, from the cost models
+        alone (:mod:`blanket.exact.accounting.composition_cost`): the worst-case curve sweeps of binary RR (on
+        ``workers`` cores, default every available core, as the sweep runs), the curve pairs, the PLDs.  Work already
+        memoised in this process (a sweep, a curve pair) counts 0.  An estimate that chooses or refuses work, never a
+        bound.  O(ledger entries)."""
+        from blanket.exact.runtime.executors import resolve_workers
+
+        self._need()
+        sweep = curves = pld = 0.0
+        unmodelled = 0
+        for ev, _cnt in self._ledger:
+            if not isinstance(ev, (ShuffledRR, Shuffled)):
+                unmodelled += 1
+                continue
+            mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
+            binary = _binary_mechanism(ev)
+            if binary is not None and _uses_curve(binary, ev.n, self.curves):
+                e0 = binary.epsilon0_exact
+                key = (str(e0) if e0 is not None else "exp " + str(binary.exp_epsilon0()), ev.n)
+                if key not in _CURVE_PAIRS:
+                    if ev.n <= CURVE_AUTO_N:
+                        pld += _cost.SECONDS_ROC_HULL * ev.n**2
+                    else:
+                        sweep += _sweep_seconds(binary, ev.n)
+            pts = self._curve_points(ev)
+            if pts is not None:
+                sc = bool(getattr(ev, "stronger_clones", False))
+                if _curve_pairs._key(mech, ev.n, sc, pts) not in _curve_pairs._MEMO:
+                    curves += _curve_pairs.curve_seconds(mech, ev.n, pts) or 0.0
+            # the survival kernel's passes, on the blanket-view / clone shape (cheap to build: O(1) balls)
+            shape = _pld.dominating_pair(mech, ev.n) if isinstance(mech, KRR) else clone_pair(mech, ev.n)
+            oq = None if shape.outer_q is None else float(arb(shape.outer_q).mid())
+            iq = 0.5 if shape.inner_q is None else float(arb(shape.inner_q).mid())
+            one = _cost.discretise_seconds(shape.outer_n, oq, iq)
+            pld += one * (_cost.DOMINATING_PASSES + _cost.LOWER_PASSES)
+        pld += _cost.products_seconds(self.rounds, len(self._ledger))
+        cores = resolve_workers(workers) if sweep else 1
+        return _cost.CompositionCost(sweep=sweep, curves=curves, pld=pld, cores=cores, unmodelled=unmodelled)
+
+    def check_cost(
+        self,
+        *,
+        max_seconds: float | None = None,
+        workers: int | None = None,
+        curves_option: str = "curves=False",
+        budget_option: str = "a time budget",
+    ) -> _cost.CompositionCost:
+        """:meth:`estimate`, refused (:class:`~blanket.exact.runtime.budget.TooExpensive`, one line naming the
+        estimate and the options: ``curves_option`` with its own estimate when the curves cost something,
+        ``budget_option``, fewer rounds or users) when it exceeds ``max_seconds`` (default the wall-clock limit
+        ``BLANKET_MAX_SECONDS``, one hour).  Nothing is computed.  O(ledger entries)."""
+        from blanket.exact.runtime.budget import human_duration, refuse_over_limits
+
+        est = self.estimate(workers)
+        opts = []
+        if self.curves is not False and (est.sweep or est.curves):
+            off = ShuffleAccountant(self.neighbouring, grid=self.grid, rel_width=self.rel_width, curves=False)
+            off._ledger = list(self._ledger)
+            fast = human_duration(off.estimate(workers).seconds)
+            opts.append(f"{curves_option} (the fast, looser blanket-view / clone pairs: about {fast})")
+        opts += [budget_option, "fewer rounds or users"]
+        refuse_over_limits(
+            est.seconds,
+            0,
+            what=f"the composition of {self.rounds} rounds",
+            where=f"on {est.cores} core{'s' if est.cores != 1 else ''} ({est.parts()})",
+            options=", ".join(opts[:-1]) + " or " + opts[-1],
+            max_seconds=max_seconds,
+        )
+        return est
 
     def _has_curves(self) -> bool:
         return any(self._curve_of(ev) is not None for ev, _ in self._ledger)
@@ -649,7 +757,7 @@ class ShuffleAccountant:
             elif kind in ("upper", "lower", "cupper", "clower"):
                 bkey = ("base", grid, ev)
                 if bkey not in self._cache:  # both sides from one pass of the survival kernel
-                    self._cache[bkey] = _discretise_both(ev.dominating_pair(), g, self.prec)
+                    self._cache[bkey] = _discretise_both(self._dominating(ev), g, self.prec)
                 base = self._cache[bkey][0 if kind in ("upper", "cupper") else 1]
             else:
                 third = getattr(ev, "third_lower_pair", None)
@@ -712,7 +820,7 @@ class ShuffleAccountant:
                 base = self._cache[("base", grid, ev)][0]
                 # every pair used has loss <= epsilon0 (the garbled view's replaced cells use the split view); a
                 # curve pair's largest ratio is its alpha_max, a rational at or above e^epsilon0
-                pr = ev.dominating_pair()
+                pr = self._dominating(ev)
                 cap = (
                     pr.max_loss()
                     if isinstance(pr, _curves.FinitePair)
@@ -901,7 +1009,7 @@ class ShuffleAccountant:
         out: list[str] = []
         for ev, _ in self._ledger:
             cp = self._curve_of(ev) if curve else None
-            d = (cp if cp is not None else ev.dominating_pair()).description
+            d = (cp if cp is not None else self._dominating(ev)).description
             if d not in out:
                 out.append(d)
         return out

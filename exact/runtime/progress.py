@@ -46,6 +46,11 @@ def set_time_budget(seconds: float | None) -> None:
     _DEADLINE = None if seconds is None else (time.monotonic() + float(seconds), float(seconds))
 
 
+def time_budget() -> float | None:
+    """The run's time budget in seconds (:func:`set_time_budget`), or ``None`` when none is running."""
+    return None if _DEADLINE is None else _DEADLINE[1]
+
+
 def check_time(what: str, done: str = "") -> None:
     """Raise :class:`~blanket.exact.numbers.errors.OutOfTime` when the run's time budget has passed, saying what
     was being computed (``what``) and how far it got (``done``).  O(1)."""

@@ -100,6 +100,21 @@ def _mech_line(args, inp, T) -> str:
 
 
 def _accountant(args, inp, T):
+    """The accountant of the run, its cost announced (:func:`blanket.reports.composition.announce_cost`: refused up
+    front over the limit, printed when it takes more than seconds)."""
+    from blanket.reports.commands._options import curves_mode
+    from blanket.reports.composition import announce_cost
+
+    acc = _ledger(args, inp, T, curves_mode(args))
+    if args.json:  # the JSON alone: no bars, no estimate line
+        from blanket.exact.runtime.progress import set_quiet
+
+        set_quiet(True)
+    args._estimate = announce_cost(acc)  # the sweep runs on every local core (map_blocks' default)
+    return acc
+
+
+def _ledger(args, inp, T, curves):
     from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR, check_total_rounds
 
     if inp.mechanism is None:
@@ -137,7 +152,7 @@ def _accountant(args, inp, T):
                     f"cannot be combined with {args.deployment}, whose [[rounds]] schedule fixes each round",
                     hint="give sampling in each [[rounds]] entry and colluding in [users]",
                 )
-        acc = ShuffleAccountant()
+        acc = ShuffleAccountant(curves=curves)
         for r in sched:
             acc.compose(r.event(), count=r.count * T)
         return acc
@@ -148,20 +163,30 @@ def _accountant(args, inp, T):
     q, m = _sampling_colluding(args, inp.n)
     if inp.oracle:  # any other randomizer of the vocabulary: the FOCS 2021 clone pair per round (n − m honest users)
         ev = Shuffled(inp.mechanism, inp.n - m)
-        return ShuffleAccountant().compose(ev if q is None else Sampled(ev, q), count=T)
+        return ShuffleAccountant(curves=curves).compose(ev if q is None else Sampled(ev, q), count=T)
     if inp.epsilon0 is None:
         raise InvalidArgument("--rounds", T, "needs --epsilon0 (exp_epsilon0 deployments are not supported here)")
     if m:  # colluders: the one-group fleet round resting on n − m honest users (Lemma F3)
         fr = FleetRound([(inp.n, KRR(int(inp.k), inp.epsilon0))], q=q, colluding=m)
-        return ShuffleAccountant().compose(fr, count=T)
+        return ShuffleAccountant(curves=curves).compose(fr, count=T)
     rr = ShuffledRR(k=inp.k, epsilon0=inp.epsilon0, n=inp.n)
-    return ShuffleAccountant().compose(rr if q is None else Sampled(rr, q), count=T)
+    return ShuffleAccountant(curves=curves).compose(rr if q is None else Sampled(rr, q), count=T)
 
 
 def _pair_name(e) -> str:
     """The dominating pairs the rounds contribute, as the accountant names them (the worst-case curve, the
     Lemma 5.3 blanket view, the clone pair, …)."""
     return "; ".join(e.details.get("pairs") or ["Lemma 5.3 blanket view"])
+
+
+def _curves_note(args) -> str:
+    """With ``--curves off``: a sentence saying the answer rests on the looser pairs (else empty)."""
+    if getattr(args, "curves", "auto") != "off":
+        return ""
+    return (
+        "\n--curves off: the fast, looser pairs (blanket view / clone pair; no worst-case curve sweep, no curve "
+        "pairs); --curves auto (the default) is tighter and may take minutes."
+    )
 
 
 def _dec(x, up, digits):
@@ -192,6 +217,8 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         "pld_upper": None if e.pld_upper is None else _dec(e.pld_upper, True, d),
         "renyi_upper": _dec(e.renyi_upper, True, d),
         "pairs": e.details.get("pairs", []),
+        "curves": getattr(args, "curves", "auto"),
+        "estimate": getattr(args, "_estimate", None),
     }
     text = (
         f"epsilon = {up} (certified upper end for {_what(args, T)}; the mechanism's epsilon lies in "
@@ -200,7 +227,7 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         f"Upper end: product of dominating pairs ({_pair_name(e)}), pessimistic PLD on grid {e.grid} "
         f"(sandwich [{payload['sandwich_lower']}, {payload['pld_upper'] or 'inf'}], width "
         f"{float(e.rel_width) * 100:.2f}%); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
-        f"Lower end: the same rounds on one concrete pair of datasets (a claim below it is false)."
+        f"Lower end: the same rounds on one concrete pair of datasets (a claim below it is false)." + _curves_note(args)
     )
     common.emit(args, payload, text)
     return 0
@@ -225,12 +252,15 @@ def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         "relation": "composition",
         "route": r.route,
         "route_text": r.details["route"],
+        "pairs": r.details.get("pairs", []),
+        "curves": getattr(args, "curves", "auto"),
+        "estimate": getattr(args, "_estimate", None),
     }
     text = (
         f"delta(epsilon = {common._s(inp.epsilon)}) in [{iv['lower']}, {iv['upper']}] for {_what(args, T)}\n"
         f"for {_mech_line(args, inp, T)}.\n"
         f"Upper end: certified for every dataset (dominating pairs, pessimistic PLD, grid {r.grid}); "
-        f"lower end: certified on one concrete pair of datasets; decided by the {r.route} route."
+        f"lower end: certified on one concrete pair of datasets; decided by the {r.route} route." + _curves_note(args)
     )
     common.emit(args, payload, text)
     return 0

@@ -63,6 +63,26 @@ def add_time_budget(p: argparse.ArgumentParser) -> None:
     )
 
 
+CURVES = {"auto": "auto", "on": True, "off": False}
+
+
+def add_curves(p: argparse.ArgumentParser) -> None:
+    """``--curves auto|on|off`` (dest ``curves``): which pairs a composition (``--rounds``, ``[[rounds]]``) composes."""
+    p.add_argument(
+        "--curves",
+        default="auto",
+        choices=tuple(CURVES),
+        help="pairs composed over rounds (--rounds, [[rounds]]): auto (default: the tight curve pairs where their "
+        "estimated cost is within minutes), on (at any cost; refused up front over BLANKET_MAX_SECONDS), off (the "
+        "fast, looser blanket-view / clone pairs; the answer says so)",
+    )
+
+
+def curves_mode(args: argparse.Namespace) -> bool | str:
+    """``--curves`` as the accountant's ``curves`` (``"auto"``, ``True``, ``False``)."""
+    return CURVES[getattr(args, "curves", None) or "auto"]
+
+
 def apply_max_memory(args: argparse.Namespace) -> None:
     """Validate ``--max-memory`` and make it the limit of :mod:`blanket.exact.numbers.guards` for this run; also
     start the run's ``--time-budget`` (:func:`blanket.exact.runtime.progress.set_time_budget`) when it has one."""

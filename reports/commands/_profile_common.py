@@ -121,7 +121,7 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
     p.add_argument(
         "--digits", default="10", metavar="D", help="significant digits printed (outward rounded; default 10)"
     )
-    from blanket.reports.commands._options import add_max_memory, add_precision, add_time_budget
+    from blanket.reports.commands._options import add_curves, add_max_memory, add_precision, add_time_budget
 
     add_precision(p, old="--max-prec")
     add_max_memory(p)
@@ -134,6 +134,7 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
         metavar="T",
         help="T composed shuffled rounds (certified composition of dominating pairs; see docs/composition.md)",
     )
+    add_curves(p)
     p.add_argument(
         "--sampling",
         default=None,

@@ -64,22 +64,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="as colluding = M in the file ([users], or top level for [[users]] groups): M users (or a fraction) "
         "reveal everything",
     )
+    from blanket.reports.commands._options import add_curves
     from blanket.reports.commands._profile_common import add_executor_arguments
 
     add_executor_arguments(p)
+    add_curves(p)
 
 
 def run(args: argparse.Namespace) -> int:
     from blanket.exact.numbers import arith
     from blanket.exact.runtime.progress import Progress
     from blanket.reports.certificate import EXIT_CODES, certify, to_json, write
-    from blanket.reports.commands._options import INCONCLUSIVE_HINT, apply_max_memory
+    from blanket.reports.commands._options import INCONCLUSIVE_HINT, apply_max_memory, curves_mode
     from blanket.reports.commands._profile_common import executor_options
     from blanket.reports.deployment import check_deployment_size, load_deployment
     from blanket.reports.output import OutputDir, report_pdf_outcome
 
     workers, scheduler = executor_options(args)
     apply_max_memory(args)
+    if args.json:  # the JSON alone: no bars, no estimate line
+        from blanket.exact.runtime.progress import set_quiet
+
+        set_quiet(True)
     cap = None
     if args.precision is not None:
         cap = arith.integer_in(args.precision, "--precision", lo=32, hi=1 << 16)
@@ -99,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
         + (" --no-plot" if args.no_plot else "")
         + (f" --sampling {shlex.quote(str(args.sampling))}" if args.sampling is not None else "")
         + (f" --colluding {shlex.quote(str(args.colluding))}" if args.colluding is not None else "")
+        + (f" --curves {args.curves}" if getattr(args, "curves", "auto") != "auto" else "")
     )
     with OutputDir(
         args.output, option="-o", stem="certificate", command=command
@@ -112,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
                 workers=workers,
                 scheduler=scheduler,
                 plot=not args.no_plot,
+                curves=curves_mode(args),
             )
         want_pdf = not args.no_pdf
         written = write(cert, out.path, pdf=want_pdf)

@@ -1,0 +1,128 @@
+"""Cost model of a composition (:class:`~blanket.exact.accounting.accountant.ShuffleAccountant`): an estimate of the
+whole run before it starts, so that a run of minutes says so and a run of hours is refused (issue 26).
+
+A composed query does three kinds of work, each modelled from the parameters alone (O(1) per ledger entry, nothing
+is computed):
+
+* **the worst-case curve sweep** of binary RR (:func:`blanket.exact.accounting.curve_steps.sweep_seconds`; over
+  every dataset, spread over the local cores by :func:`blanket.exact.runtime.executors.map_blocks`);
+* **the curve pairs** of k-RR and the oracles (:func:`blanket.exact.accounting.curve_pairs.curve_seconds`; one
+  core);
+* **the PLDs**: each round's pairs discretised by the survival kernel (:func:`discretise_seconds`, a few passes: the
+  grid search and the lower pairs) and the products of the self-compositions (:func:`products_seconds`; one core).
+
+Every number here is an *estimate* that chooses or refuses work; none is a bound, and no verdict rests on one.
+The constants were measured on the project machine (2 cores shared with other work), 2026-11-29.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from blanket.exact.runtime.budget import human_duration
+
+__all__ = [
+    "CompositionCost",
+    "discretise_seconds",
+    "products_seconds",
+]
+
+#: survival kernel (:func:`blanket.exact.accounting.pld.discretise_both`) per outer count C and per point of the
+#: inner window, and per outer count: binary RR's blanket view measured 1.1 / 4.1 / 33 s at n = 10^5 / 10^6 / 10^7
+#: (ε0 = 1), 10-RR 2.3 s at 10^6
+SECONDS_PER_OUTER = 1e-4
+SECONDS_PER_OUTER_INNER = 2.2e-8
+SECONDS_KERNEL_FIXED = 0.3
+#: passes of the survival kernel per round: the dominating pair on about two grids (the grid search), the two lower
+#: pairs on the last
+DOMINATING_PASSES = 2
+LOWER_PASSES = 2
+#: the products: about 16 products of the final length L per composed query (upper, lower and two lower pairs, on
+#: about two grids; the squarings before the last one add up to about one more), each ``c·L·log2 L``
+#: (measured: 3-RR, n = 2000, T = 10 / 365 / 10^4: L = 4·10^3 / 10^5 / 1.4·10^6, 0.65 / 5.2 / 45 s)
+SECONDS_PER_PRODUCT_TERM = 1.3e-7
+PRODUCTS_PER_QUERY = 16
+#: the composed support after the grid search: about ``LOSS_POINTS · T^LOSS_POWER`` points (the grid refines like
+#: 1/sqrt(T) at first, less once the search's steps are spent; the support grows like sqrt(T) grid steps)
+LOSS_POINTS = 800
+LOSS_POWER = 0.81
+#: the exact ROC hull of binary RR for n <= CURVE_AUTO_N: O(n²), about a second at n = 256
+SECONDS_ROC_HULL = 1.5e-5
+
+
+def _window(n: float, q: float) -> float:
+    """Points of a binomial window (mode ± 13.5 sd, as :func:`blanket.exact.accounting.pld._window_bounds`)."""
+    return 27.0 * math.sqrt(max(n * q * (1.0 - q), 1.0)) + 7.0
+
+
+def discretise_seconds(outer_n: int, outer_q: float | None, inner_q: float = 0.5) -> float:
+    """Estimated one-core seconds of one survival-kernel pass over a shift pair whose outer count is
+    ``Bin(outer_n, outer_q)`` (``None``: the fixed count ``outer_n``) and whose inner law is ``Bin(C, inner_q)``:
+    ``W_C · (a + b·W)`` (``W_C``, ``W`` the outer and inner windows).  O(1).
+
+    >>> 0.5 < discretise_seconds(10**6, 0.54) < 20
+    True
+    """
+    if outer_q is None:
+        wc, c = 1.0, float(outer_n)
+    else:
+        wc, c = _window(outer_n, outer_q), outer_n * outer_q
+    return SECONDS_KERNEL_FIXED + wc * (SECONDS_PER_OUTER + SECONDS_PER_OUTER_INNER * _window(c, inner_q))
+
+
+def products_seconds(rounds: int, entries: int = 1) -> float:
+    """Estimated one-core seconds of the products of one composed query of ``rounds`` rounds in ``entries`` ledger
+    entries (:data:`PRODUCTS_PER_QUERY` products of the final length ``L ≈ LOSS_POINTS·T^LOSS_POWER``).  O(1).
+
+    >>> products_seconds(365) < 20 < products_seconds(10**4) < 200
+    True
+    """
+    length = LOSS_POINTS * max(1, rounds) ** LOSS_POWER
+    return PRODUCTS_PER_QUERY * max(1, entries) * SECONDS_PER_PRODUCT_TERM * length * math.log2(max(length, 2))
+
+
+@dataclass(frozen=True)
+class CompositionCost:
+    """An estimate of one composed query (one-core seconds per kind of work), and the cores the sweep runs on.
+
+    ``unmodelled``: ledger entries without a cost model (sampled rounds, fleets, continuous laws), not counted.
+    """
+
+    sweep: float
+    curves: float
+    pld: float
+    cores: int
+    unmodelled: int = 0
+
+    @property
+    def seconds(self) -> float:
+        """Estimated wall-clock seconds: the sweep spread over ``cores``, the rest on one core."""
+        return self.sweep / max(1, self.cores) + self.curves + self.pld
+
+    def parts(self) -> str:
+        """The parts that are not negligible, e.g. ``"worst-case curve sweep 7 min, PLDs 12 s"``."""
+        out = []
+        if self.sweep >= 1:
+            out.append(f"worst-case curve sweep {human_duration(self.sweep / max(1, self.cores))}")
+        if self.curves >= 1:
+            out.append(f"curve pairs {human_duration(self.curves)}")
+        out.append(f"PLDs {human_duration(self.pld)}")
+        if self.unmodelled:
+            out.append(f"{self.unmodelled} ledger entries without a cost model not counted")
+        return ", ".join(out)
+
+    def text(self) -> str:
+        """``"about 7 min on 2 cores (worst-case curve sweep 7 min, PLDs 12 s)"``."""
+        k = self.cores
+        return f"about {human_duration(self.seconds)} on {k} core{'s' if k != 1 else ''} ({self.parts()})"
+
+    def as_dict(self) -> dict:
+        return {
+            "seconds": round(self.seconds, 1),
+            "cores": self.cores,
+            "sweep_seconds": round(self.sweep, 1),
+            "curve_pair_seconds": round(self.curves, 1),
+            "pld_seconds": round(self.pld, 1),
+            "unmodelled_entries": self.unmodelled,
+        }
