@@ -18,7 +18,8 @@ is ever applied to the text)::
 * ``−``, ``×``, ``·`` and ``÷`` are read as ``-``, ``*``, ``*`` and ``/``.
 
 Anything else is refused with an :class:`~blanket.exact.numbers.errors.InvalidArgument`
-naming the offending token and its position.  Powers are built unevaluated
+naming the offending token and its position, counted from 1 in the formula's text as given (after ``bound:`` and
+its surrounding spaces; :func:`_where`).  Powers are built unevaluated
 (``10^10^10`` is not expanded; it is evaluated later in ball arithmetic).
 Complexity: O(length of the text); nesting depth at most :data:`MAX_DEPTH`.
 
@@ -29,7 +30,7 @@ True
 >>> parse_formula("__import__('os').system('true')", ["n"])
 Traceback (most recent call last):
 ...
-blanket.exact.numbers.errors.InvalidArgument: bound contains '__import__' at character 1, which is not allowed: a formula may use numbers, the symbols n, the constants pi and e, + - * / ^, parentheses and the functions exp, log, sqrt, min, max, abs, floor, ceiling, erf, erfc, sinh, cosh, tanh, binomial, gamma, got "__import__('os').system('true')"
+blanket.exact.numbers.errors.InvalidArgument: bound contains '__import__' at character 1 of the formula (counting from 1), which is not allowed: a formula may use numbers, the symbols n, the constants pi and e, + - * / ^, parentheses and the functions exp, log, sqrt, min, max, abs, floor, ceiling, erf, erfc, sinh, cosh, tanh, binomial, gamma, got "__import__('os').system('true')"
 """
 
 from __future__ import annotations
@@ -79,6 +80,11 @@ _TOKEN = re.compile(
 _UNICODE_OPS = {"\u2212": "-", "\u00d7": "*", "\u00b7": "*", "\u00f7": "/"}
 
 
+def _where(pos: int) -> str:
+    """The position of the 0-based index ``pos`` of the formula's text, as the messages print it: 1-based."""
+    return f"character {pos + 1} of the formula (counting from 1)"
+
+
 class _Parser:
     def __init__(self, text: str, names, field: str):
         self.text, self.field = text, field
@@ -94,7 +100,7 @@ class _Parser:
             f"+ - * / ^, parentheses and the functions {_LISTED}"
         )
         shown = self.text if len(self.text) <= 200 else self.text[:200] + "..."
-        return InvalidArgument(self.field, shown, f"contains {token!r} at character {pos + 1}, {why}: {allowed}")
+        return InvalidArgument(self.field, shown, f"contains {token!r} at {_where(pos)}, {why}: {allowed}")
 
     def _tokenize(self, text):
         out, pos = [], 0
@@ -198,7 +204,7 @@ class _Parser:
             if max(abs(p), d).bit_length() > MAX_LITERAL_DIGITS * 3.33:  # ~ 10^MAX_LITERAL_DIGITS; O(1)
                 raise InvalidArgument(
                     self.field,
-                    f"{val[:40]} at character {pos + 1}",
+                    f"{val[:40]} at {_where(pos)}",
                     f"must not contain a number of more than {MAX_LITERAL_DIGITS} digits",
                     hint="write a large or tiny constant as a power, e.g. 10^100000, which is kept unevaluated",
                 )

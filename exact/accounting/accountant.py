@@ -677,8 +677,8 @@ class ShuffleAccountant:
                 e0 = binary.epsilon0_exact
                 key = (str(e0) if e0 is not None else "exp " + str(binary.exp_epsilon0()), ev.n)
                 if key not in _CURVE_PAIRS:
-                    if ev.n <= CURVE_AUTO_N:
-                        pld += _cost.SECONDS_ROC_HULL * ev.n**2
+                    if ev.n <= CURVE_AUTO_N:  # the exact ROC hull, in this process
+                        curves += _cost.SECONDS_ROC_HULL * ev.n**2
                     else:
                         sweep += _sweep_seconds(binary, ev.n)
             pts = self._curve_points(ev)

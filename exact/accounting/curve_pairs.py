@@ -47,6 +47,7 @@ from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.runtime.progress import Progress
 from blanket.exact.shuffled import geometric
 from blanket.exact.shuffled import oracles as fast_oracles
 from blanket.exact.shuffled.krr import GRID_MAX_N, delta_blanket_view
@@ -259,16 +260,29 @@ def curve_values(
     e0 = fmpq(e0h.numerator, e0h.denominator)
     memo: dict = {}
     count = [0]
+    # a bar on stderr (a terminal, not --quiet) with the remaining time; each update also checks the run's time budget
+    label = f"curve values of {getattr(mech, 'name', type(mech).__name__)}, n = {n}"
+    with Progress(max_points + EXTRA_EVALUATIONS, label, unit="points") as bar:
 
-    def best(alpha: fmpq) -> tuple:
-        if alpha not in memo:
-            vals = []
-            with arith.precision(128):
-                for name, fn in srcs:
-                    vals.append((_upper(fn(n, exp_epsilon=alpha, tol=CURVE_TOL)), name))
-            count[0] += 1
-            memo[alpha] = min(vals, key=lambda t: t[0])
-        return memo[alpha]
+        def best(alpha: fmpq) -> tuple:
+            if alpha not in memo:
+                vals = []
+                with arith.precision(128):
+                    for name, fn in srcs:
+                        vals.append((_upper(fn(n, exp_epsilon=alpha, tol=CURVE_TOL)), name))
+                count[0] += 1
+                memo[alpha] = min(vals, key=lambda t: t[0])
+                bar.update()
+            return memo[alpha]
+
+        return _refine(best, memo, count, e0, am, n, rt, max_points)
+
+
+def _refine(
+    best: Callable, memo: dict, count: list, e0: fmpq, am: fmpq, n: int, rt: fmpq, max_points: int
+) -> CurveValues:
+    """The grid of :func:`curve_values` (its body after the sources are chosen): ``ε_top``, the first 15 points, then
+    the adaptive refinement.  O(max_points) calls of ``best``."""
 
     top = e0 if n < 2 else (_eps_top_doubling(best, e0) if n >= JENSEN_MIN_N else _eps_top(best, e0))
     eps_pts = sorted({top * j / 8 for j in range(9)} | {top / 8 / fmpq(2) ** j for j in range(1, 7)})

@@ -1,0 +1,159 @@
+"""Issue 26: a composition says what it will cost before it starts, refuses what exceeds the limit, and has a fast
+route (``--curves off``) that says it is the looser one.
+
+The estimate is a cost model (blanket.exact.accounting.composition_cost), never a bound: the tests check that it is
+shown, that it decides the refusal, that a time budget takes over from it, and that the fast route is no tighter
+than the default one -- not how many seconds anything takes (no test depends on the machine's speed).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from blanket.exact.accounting import accountant as acc_mod
+from blanket.exact.accounting import composition_cost as cost
+from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR
+from blanket.exact.numbers.errors import OutOfTime
+from blanket.exact.runtime.budget import TooExpensive
+
+from tests.test_fault_injection import HANG, check, cli
+
+RR300 = ShuffledRR(k=2, epsilon0=1, n=300)  # above CURVE_AUTO_N: the stepped sweep, a fraction of a second
+
+
+def test_estimate_has_each_part_and_follows_curves():
+    """Binary RR at n = 10^6: the sweep is most of the default's cost and none of ``curves=False``'s; 10-RR at
+    10^6 users: a curve pair under "auto", none with False; the PLD part is the same model on both routes."""
+    auto = ShuffleAccountant().compose(ShuffledRR(k=2, epsilon0=1, n=10**6), count=365).estimate(workers=2)
+    off = ShuffleAccountant(curves=False).compose(ShuffledRR(k=2, epsilon0=1, n=10**6), count=365).estimate()
+    assert auto.sweep > auto.pld > 0 and auto.cores == 2
+    assert off.sweep == 0 and off.curves == 0 and off.pld == pytest.approx(auto.pld)
+    assert off.seconds < auto.seconds and "sweep" not in off.text()
+    assert auto.text().startswith("about ") and "on 2 cores (worst-case curve sweep" in auto.text()
+    k10 = Shuffled({"type": "krr", "k": 10, "epsilon0": "1"}, 10**6)
+    assert ShuffleAccountant().compose(k10, count=365).estimate().curves > 0
+    assert ShuffleAccountant(curves=False).compose(k10, count=365).estimate().curves == 0
+    # more rounds cost more (the products), more users cost more (the kernel's windows)
+    small = ShuffleAccountant(curves=False).compose(ShuffledRR(k=3, epsilon0=1, n=2000), count=10).estimate()
+    many = ShuffleAccountant(curves=False).compose(ShuffledRR(k=3, epsilon0=1, n=2000), count=10**4).estimate()
+    big = ShuffleAccountant(curves=False).compose(ShuffledRR(k=3, epsilon0=1, n=10**7), count=10).estimate()
+    assert small.pld < many.pld and small.pld < big.pld
+
+
+def test_memoised_curve_counts_nothing():
+    """The exact ROC hull at n = 200 (the sweep's memo is the same table): counted until this process has it."""
+    rr = ShuffledRR(k=2, epsilon0=1, n=200)
+    acc = ShuffleAccountant().compose(rr, count=2)
+    assert acc.estimate().curves > 0
+    acc_mod._binary_curve_pair(rr.mechanism(), 200)
+    assert acc.estimate().curves == 0
+
+
+def test_check_cost_refuses_naming_the_estimate_and_the_fast_route():
+    acc = ShuffleAccountant().compose(ShuffledRR(k=2, epsilon0=1, n=10**6), count=365)
+    with pytest.raises(TooExpensive) as exc:
+        acc.check_cost(max_seconds=1)
+    msg = str(exc.value)
+    assert "the composition of 365 rounds would take about" in msg and "not started" in msg
+    assert "curves=False (the fast, looser blanket-view / clone pairs: about" in msg and "a time budget" in msg
+    assert acc.check_cost(max_seconds=1e9).seconds == acc.estimate().seconds
+    # nothing to gain from curves=False: the option is not offered
+    plain = ShuffleAccountant().compose(ShuffledRR(k=3, epsilon0=1, n=2000), count=10**4)
+    with pytest.raises(TooExpensive, match="Options: a time budget or fewer rounds or users"):
+        plain.check_cost(max_seconds=1)
+
+
+def test_curves_off_is_the_looser_pair_and_auto_is_no_looser():
+    """n = 300 (the sweep): the default composes the worst-case curve, ``curves=False`` the blanket view; both are
+    certified upper ends, so the curve's is the smaller (or equal) and both lie above the common lower end."""
+    a = ShuffleAccountant().compose(RR300, count=3).get_epsilon("1e-6")
+    b = ShuffleAccountant(curves=False).compose(RR300, count=3).get_epsilon("1e-6")
+    assert "worst-case privacy curve" in " ".join(a.details["pairs"])
+    assert "blanket view" in " ".join(b.details["pairs"])
+    assert max(a.lower, b.lower) <= a.upper <= b.upper
+
+
+def test_the_sweep_and_the_products_obey_the_time_budget():
+    """The budget counts work, not time: already spent, the first check (in the sweep's top search) ends the query."""
+    import time
+
+    from blanket.exact.runtime.progress import set_time_budget
+
+    acc = ShuffleAccountant().compose(ShuffledRR(k=2, epsilon0=1, n=301), count=2)
+    set_time_budget(1e-6)
+    try:
+        time.sleep(0.01)
+        with pytest.raises(OutOfTime, match=r"\(--time-budget\) ran out during .*nothing was certified"):
+            acc.get_epsilon("1e-6")
+    finally:
+        set_time_budget(None)
+
+
+def test_cli_json_carries_the_estimate_and_the_curves_mode(tmp_path):
+    args = ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "300", "--delta", "1e-6", "--rounds", "3"]
+    run = cli(tmp_path, *args, "--curves", "off", "--json", timeout=HANG)
+    check(run, 0)
+    out = json.loads(run.out)
+    model = ShuffleAccountant(curves=False).compose(RR300, count=3).estimate()
+    assert out["curves"] == "off" and out["estimate"]["seconds"] == pytest.approx(model.seconds, abs=0.1)
+    assert out["estimate"]["sweep_seconds"] == 0 and "blanket view" in out["pairs"][0]
+    assert run.err == ""  # --json: no bar, no estimate line
+
+
+def test_cli_curves_off_says_it_is_the_looser_pair(capsys):
+    from blanket.reports import cli as blanket_cli
+
+    args = ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "300", "--delta", "1e-6", "--rounds", "3"]
+    assert blanket_cli.main([*args, "--curves", "off"]) == 0
+    assert "--curves off: the fast, looser pairs (blanket view / clone pair" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:  # argparse: exit 2, one usage line
+        blanket_cli.main([*args, "--curves", "sometimes"])
+    assert exc.value.code == 2
+    assert "invalid choice: 'sometimes'" in capsys.readouterr().err
+
+
+def test_cli_prints_the_estimate_before_the_work(monkeypatch, capsys):
+    from blanket.reports import cli as blanket_cli
+    from blanket.reports import composition
+
+    monkeypatch.setattr(composition, "ESTIMATE_SHOWN_SECONDS", 0.0)
+    args = ["delta", "--mechanism", "krr", "--k", "3", "--epsilon0", "1", "-n", "50", "--epsilon", "1", "--rounds", "2"]
+    assert blanket_cli.main(args) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("blanket: composing 2 rounds: about ") and " on 1 core (PLDs " in err
+    assert blanket_cli.main([*args, "--quiet"]) == 0
+    assert "composing" not in capsys.readouterr().err
+
+
+def test_cli_refuses_over_the_limit_up_front_and_a_budget_takes_over(tmp_path):
+    """BLANKET_MAX_SECONDS=5 against the model's ~18 s (binary RR, n = 10^5, 365 rounds): exit 2 at once, one line
+    with the estimate and the options; with --time-budget the run starts and ends at the budget (exit 3)."""
+    args = ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "100000", "--delta", "1e-6", "--rounds", "365"]
+    env = {"BLANKET_MAX_SECONDS": "5"}
+    run = cli(tmp_path, *args, env=env, timeout=HANG)
+    check(
+        run,
+        2,
+        contains=("the composition of 365 rounds would take about", "not started", "--curves off (the fast, looser"),
+        within=30,
+    )
+    assert "--time-budget SECONDS" in run.err
+    budget = cli(tmp_path, *args, "--time-budget", "0.001", env=env, timeout=HANG)
+    check(budget, 3, contains=("time budget of 0.001 s (--time-budget) ran out during",), within=60)
+
+
+def test_certify_refuses_a_rounds_deployment_over_the_limit(tmp_path):
+    dep = tmp_path / "d.toml"
+    dep.write_text(
+        'name = "r"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "1"\n[users]\nn = 100000\n'
+        '[[rounds]]\ncount = 365\n[[claims]]\nepsilon = "1"\ndelta = "1e-6"\n'
+    )
+    run = cli(tmp_path, "certify", dep, "-o", tmp_path / "o", "--no-pdf", env={"BLANKET_MAX_SECONDS": "5"})
+    check(run, 2, contains=("the composition of 365 rounds would take about", "--curves off"), within=30)
+
+
+def test_cost_model_constants_are_positive():
+    assert 0 < cost.discretise_seconds(10**5, 0.5) < cost.discretise_seconds(10**7, 0.5)
+    assert cost.discretise_seconds(10, None) < cost.discretise_seconds(10**6, 0.5)
+    assert cost.products_seconds(10) < cost.products_seconds(10**4)
