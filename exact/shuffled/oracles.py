@@ -210,7 +210,11 @@ def blanket_view_bracket(
     vm = (ab * vb + ar * vr) / (ab + ar)
     lower = run([(a0, fmpq(0)), (at, vt), (an, vn), (ab + ar, vm)]) if with_lower else fmpq(0)
     lam = 1 / rec.exp_epsilon0()  # v_r = lam·v_b + (1 − lam)·0
-    upper = run([(a0 + ar * (1 - lam), fmpq(0)), (at, vt), (an, vn), (ab + ar * lam, vb)])
+    spread = [(a0 + ar * (1 - lam), fmpq(0)), (at, vt), (an, vn), (ab + ar * lam, vb)]
+    upper = run(spread)
+    capped = _chernoff_capped(upper, n, spread, g)
+    if capped is not upper:  # the Chernoff bound is below the spread's upper end: the merged view cannot help
+        return Bracket5(lower, capped)
     if merged and _wide(upper):
         # "both" raised to the "rest" value (v_b ≤ v_r): also an upper bound, and its enclosure is narrower
         # deep in the tail (δ far below 1e-9 at n = 10^6), where the spread's weak count widens the engine's ball;
@@ -219,6 +223,29 @@ def blanket_view_bracket(
         if _upper_end(alt) < _upper_end(upper):
             upper = alt
     return Bracket5(lower, upper)
+
+
+def _chernoff_capped(upper: Enclosure, n: int, spread: list, g: Enclosure) -> Enclosure:
+    """``upper``, the engine's enclosure of the spread's ``E[(Σ V)_+]/(γn)``, intersected with ``[0, C]``, ``C`` the
+    certified Chernoff bound on the same value (:func:`blanket.exact.shuffled.positive_part.chernoff_upper`,
+    docs/numerics.md Lemma K5), when ``C`` is below its upper end (else ``upper`` itself): deep in the tail (small ε,
+    large n) the engine's windowing tolerance, not the value, sets the upper end (OUE, k = 128, n = 10⁶, ε = 0.02:
+    6.8e-11 against 6.5e-115).  Both enclose the same nonnegative value, so their intersection does too.  Exact
+    values are returned as they are.  O(number of atoms) ball operations."""
+    if isinstance(upper, fmpq):
+        return upper
+    from blanket.exact.shuffled.positive_part import chernoff_upper
+
+    ch = arith.endpoints(chernoff_upper(n, spread) / (arith.ball(g) * n))[1]
+    lo, hi = arith.endpoints(upper)
+    if not ch < hi:
+        return upper
+    c = arb(fmpq(ch.numerator, ch.denominator))
+    if lo <= 0:
+        return arb(0).union(c)
+    if lo >= ch:  # both enclosures hold the value: only where it equals ch up to rounding
+        return c
+    return arb(fmpq(lo.numerator, lo.denominator)).union(c)
 
 
 #: the merged view is computed only when the spread's enclosure has a relative radius above this (or contains 0)
