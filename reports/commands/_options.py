@@ -63,7 +63,7 @@ def add_time_budget(p: argparse.ArgumentParser) -> None:
     )
 
 
-CURVES = {"auto": "auto", "on": True, "off": False}
+CURVES: dict[str, bool | str] = {"auto": "auto", "on": True, "off": False}
 
 
 def add_curves(p: argparse.ArgumentParser) -> None:
