@@ -157,3 +157,22 @@ def test_cost_model_constants_are_positive():
     assert 0 < cost.discretise_seconds(10**5, 0.5) < cost.discretise_seconds(10**7, 0.5)
     assert cost.discretise_seconds(10, None) < cost.discretise_seconds(10**6, 0.5)
     assert cost.products_seconds(10) < cost.products_seconds(10**4)
+
+
+def test_the_survival_kernel_obeys_the_time_budget():
+    """A round of 10^12 users with --time-budget (the up-front refusal is then off) must not run for hours inside
+    one discretisation: the kernel checks the budget every 1024 outer counts (here spent before the first)."""
+    import time
+
+    from blanket.exact.accounting import pld
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.runtime.progress import set_time_budget
+
+    pair = pld.dominating_pair(KRR(2, exp_epsilon0=3), 10**6)
+    set_time_budget(1e-6)
+    try:
+        time.sleep(0.01)
+        with pytest.raises(OutOfTime, match=r"ran out during the privacy loss distribution of a blanket-view pair"):
+            pld.discretise_both(pair, "1/512")
+    finally:
+        set_time_budget(None)

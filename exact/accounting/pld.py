@@ -361,7 +361,10 @@ def _survival(
 
     need = np.zeros(J, dtype=bool)
     ranges = []
-    for C in Cs:  # first pass: which grid points each window reaches (no pmf kept: memory O(#C + J))
+    what = f"the privacy loss distribution of a {pair.kind} pair ({len(Cs)} outer counts)"
+    for i, C in enumerate(Cs):  # first pass: which grid points each window reaches (no pmf kept: memory O(#C + J))
+        if not i & 1023:  # the run's time budget, every 1024 counts (O(1); a count costs O(W + J))
+            check_time(what, f"first pass {i}/{len(Cs)}")
         C = int(C)
         _, wlo, whi = _window_bounds(C, qf) if C > 0 else (0, 0, 0)
         a0 = max(0, int(math.floor(loss_at(wlo, C) / float(delta))) - 3 - J0)
@@ -382,7 +385,9 @@ def _survival(
     low_up, high_up, low_lo = np.zeros(J), np.zeros(J), np.zeros(J)
     tails = _PascalTails(int(Cs[0]), int(Cs[-1]), prec) if (pascal and pair.inner_q is None and len(Cs) > 1) else None
     eta_in = 0.0
-    for wC, (a0, a1), C in zip(wts, ranges, Cs):
+    for i, (wC, (a0, a1), C) in enumerate(zip(wts, ranges, Cs)):
+        if not i & 1023:
+            check_time(what, f"{i}/{len(Cs)} outer counts")
         C = int(C)
         if tails is not None:
             A, Tu, Tl, eta_t = tails.at(C)
