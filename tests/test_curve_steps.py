@@ -15,6 +15,7 @@ import pytest
 from blanket.exact.accounting import curve_steps, curves
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import BinaryRR
+from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled.binary import delta_binary
 from flint import arb, fmpq, fmpq_poly
@@ -142,17 +143,46 @@ def test_stepped_values_do_not_depend_on_the_order_of_the_grid_and_are_refused_o
 
 
 def test_step_span_and_chain_window_hold_every_law_of_the_chain():
+    """Lemma C2 (i): the chain's window, cut where the anchors' tails reach CUT_TOL_F, leaves out at most the
+    certified ``tau`` of every law of the chain (exact rational laws, every k of the chain), and it is narrower than
+    the two factors' windows (the cut is active)."""
     assert [curve_steps.step_span(n) for n in (2, 100, 10**4, 10**5, 10**6, 10**8)] == [8, 8, 128, 256, 1024, 1024]
-    n = 300
-    e = arb(1).exp()
-    f = 1 / (e + 1)
-    p = e * f
-    c = curve_steps._chain(n, 40, 72, p, f)
+    n, k0, ke = 300, 150, 182
+    pq, fq = fmpq(3, 4), fmpq(1, 4)  # e^{eps0} = 3, exact
+    p, f = arb(pq), arb(fq)
+    c = curve_steps._chain(curve_steps._anchor(n, k0, p, f), curve_steps._anchor(n, ke, p, f))
     assert c["tau"] < arb(fmpq(1, 2**60))
-    # the stochastic order: L_k is above the anchor's left end and below the end law's right end, k in 40..72
-    for k in (40, 55, 72):
-        mean = k * float(p.mid()) + (n - k) * float(f.mid())
-        assert c["lo"] < mean < c["hi"]
+    la, _, _ = laws.window_bounds(k0, p, curve_steps.STEP_TOL)
+    lb, _, _ = laws.window_bounds(n - k0, f, curve_steps.STEP_TOL)
+    _, ha, _ = laws.window_bounds(ke, p, curve_steps.STEP_TOL)
+    _, hb, _ = laws.window_bounds(n - ke, f, curve_steps.STEP_TOL)
+    assert la + lb < c["lo"] and c["hi"] < ha + hb  # cut on both sides
+    for k in range(k0, ke + 1):
+        law = fmpq_poly([fq, pq]) ** k * fmpq_poly([pq, fq]) ** (n - k)
+        co = law.coeffs()
+        out = sum(co[: c["lo"]], fmpq(0)) + sum(co[c["hi"] + 1 :], fmpq(0))
+        assert arith.le(out, c["tau"]) is True, k
+
+
+def test_window_cut_against_the_uncut_kernel_and_a_coarse_cut_stays_certified(monkeypatch):
+    """The cut kernel against the uncut one (CUT_TOL_F = 0: only the factors' windows), and a deliberately coarse
+    cut (1e-7: the tail term then decides the far grid points) still above the exhaustive worst case over every
+    dataset (exact rationals); without the tail term ``tau`` it would fall below at the far grid points."""
+    mech = BinaryRR(epsilon0="1")
+    n = 30
+    grid = curves.curve_grid("1", 24)
+    cut = curve_steps.binary_worst_curve_values_stepped(mech, n, grid, workers=1, progress=False)
+    monkeypatch.setattr(curve_steps, "CUT_TOL_F", 0.0)
+    uncut = curve_steps.binary_worst_curve_values_stepped(mech, n, grid, workers=1, progress=False)
+    for (a, u), (_, v) in zip(cut, uncut):
+        assert abs(u - v) <= fmpq(1, 10**12), (a, u, v)
+    monkeypatch.setattr(curve_steps, "CUT_TOL_F", 1e-7)
+    coarse = curve_steps.binary_worst_curve_values_stepped(mech, n, grid, workers=1, progress=False)
+    for (a, u), (_, v) in zip(coarse, uncut):
+        w = exhaustive_worst(mech, n, a)  # 0.077 at alpha = 1 down to 3.4e-6 at alpha = e: the cut mass matters there
+        assert u >= w, (a, u, w)
+        # the cut is active and its tail term is added (through the chain: about m·sqrt(W)·tau, Lemma C2 (iv))
+        assert fmpq(1, 10**9) <= u - v <= fmpq(1, 10**4), (a, u, v)
 
 
 def test_inverse_alpha_solves_the_pair_curve_exactly():

@@ -38,6 +38,10 @@ STEP_TOL = fmpq(1, 2**52)
 TINY = 2.0**-1000
 #: most chains of one task (they run side by side in one recursion)
 MAX_CHAINS = 512
+#: the window of a chain is cut where the anchors' float tails reach this (per side; docs/numerics.md Lemma C2 (i)):
+#: ``m·τ`` stays far below the chain's other errors (``≈ 10⁻¹³`` in ``ℓ²``), and the window of the sum shrinks by up
+#: to ``1 − 1/√2`` against the two factors' windows
+CUT_TOL_F = 2.0**-64
 _U = 2.0**-53
 
 
@@ -77,25 +81,56 @@ def _upper(x: arb) -> float:
     return float(laws.float_upper(x))
 
 
-def _chain(n: int, k: int, k_end: int, p: arb, f: arb) -> dict:
-    """Anchor ``L_k`` (float windows of ``Bin(k, p)`` and ``Bin(n − k, f)`` convolved) and the window
-    ``[lo, hi]`` that holds every ``L_j``, ``k ≤ j ≤ k_end``, up to the certified mass ``tau``."""
+def _anchor(n: int, k: int, p: arb, f: arb) -> dict:
+    """``L_k`` as a float vector: the float windows of ``Bin(k, p)`` and ``Bin(n − k, f)`` convolved (``H`` from
+    outcome ``lo``), its relative error ``rel`` against the windowed law and ``T``, the certified total of what
+    the two windows leave out (``0 ≤ L_k − H̃ ≤ T`` pointwise, summing to at most ``T``).  O(W_a·W_b)."""
     tol = STEP_TOL
-    if k == 0:
-        a, oa, ra, ta = np.ones(1), 0, 0.0, arb(0)
-    else:
-        wa = laws.float_window(k, p, tol)
-        a, oa, ra, ta = wa.values, wa.offset, wa.rel, wa.tail
-    wb = laws.float_window(n - k, f, tol)
-    b, ob, rb, tb = wb.values, wb.offset, wb.rel, wb.tail
+    sides = []
+    for m, q in ((k, p), (n - k, f)):
+        if m == 0:
+            sides.append((np.ones(1), 0, 0.0, arb(0)))
+        else:
+            w = laws.float_window(m, q, tol)
+            sides.append((w.values, w.offset, w.rel, w.tail))
+    (a, oa, ra, ta), (b, ob, rb, tb) = sides
     H = np.convolve(a, b)
     rel = (1 + laws.float_ball(ra)) * (1 + laws.float_ball(rb)) * (1 + arb(laws.gamma(min(len(a), len(b))))) - 1
-    lo = oa + ob
-    la, ha, tea = laws.window_bounds(k_end, p, tol)
-    lb, hb, teb = laws.window_bounds(n - k_end, f, tol)
-    hi = max(lo + len(H) - 1, ha + hb)
-    T = ta + tb
-    return {"H": H, "lo": lo, "hi": hi, "rel": rel, "T": T, "tau": T + tea + teb}
+    return {"H": H, "lo": oa + ob, "rel": rel, "T": ta + tb}
+
+
+def _tail_cut(an: dict, side: str) -> tuple:
+    """``(x, t)``: an outcome ``x`` and a certified ``t ≥`` the mass of ``L_k`` (the anchor ``an``) below ``x``
+    (``side="left"``) or above ``x`` (``"right"``), ``x`` as far in as :data:`CUT_TOL_F` allows (docs/numerics.md
+    Lemma C2 (i)): the float tail sums of the anchor, divided by ``(1 − γ_W)(1 − rel)``, plus ``T``.  O(W)."""
+    H = an["H"]
+    cs = np.cumsum(H if side == "left" else H[::-1])
+    j = int(np.searchsorted(cs, CUT_TOL_F))  # cs[j - 1] < CUT_TOL_F: the j outermost entries are cut
+    j = min(j, len(H) - 1)
+    s = float(cs[j - 1]) if j > 0 else 0.0
+    t = arb(_upper(arb(s))) / (1 - arb(laws.gamma(max(j, 1)))) / (1 - an["rel"]) + an["T"]
+    x = an["lo"] + j if side == "left" else an["lo"] + len(H) - 1 - j
+    return x, t
+
+
+def _chain(start: dict, end: dict) -> dict:
+    """The chain from the anchor ``start`` (``L_{k_0}``) to ``k_e`` (``end``: the anchor of ``L_{k_e}``): the window
+    ``[lo, hi]`` that holds every ``L_j``, ``k_0 ≤ j ≤ k_e``, up to the certified mass ``tau`` (its left end from
+    ``L_{k_0}``'s left tail, its right end from ``L_{k_e}``'s right tail: the laws increase stochastically in ``j``),
+    and ``H``, the anchor's float vector on ``[lo, …]``.  O(W)."""
+    lo, tl = _tail_cut(start, "left")
+    hi, tr = _tail_cut(end, "right")
+    hi = max(hi, lo)
+    H = start["H"][lo - start["lo"] : hi - start["lo"] + 1]
+    return {
+        "H": H,
+        "Hmax": float(start["H"].max()),
+        "lo": lo,
+        "hi": hi,
+        "rel": start["rel"],
+        "T": start["T"],
+        "tau": tl + tr,
+    }
 
 
 def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tuple, prec: int) -> tuple:
@@ -110,7 +145,8 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
         rho = 1 / ee0
         rho_hat, e_rho = laws.float_param(rho)
         starts = list(range(k_lo, k_hi, m))
-        chains = [_chain(n, k, min(k + m, k_hi), p, f) for k in starts]
+        anchors = [_anchor(n, k, p, f) for k in starts] + [_anchor(n, k_hi, p, f)]
+        chains = [_chain(anchors[j], anchors[j + 1]) for j in range(len(starts))]
         W = max(c["hi"] - c["lo"] + 1 for c in chains)
         C = len(chains)
         X = np.zeros((C, W))
@@ -138,7 +174,7 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
         A = np.empty(C)
         B = np.empty(C)
         for j, c in enumerate(chains):
-            n2 = (arb(_upper(arb(float(c["H"].max())))) / (1 - c["rel"]) + c["T"]).sqrt()
+            n2 = (arb(_upper(arb(c["Hmax"]))) / (1 - c["rel"]) + c["T"]).sqrt()
             e0 = c["rel"] * n2 + c["T"]
             em = (e0 + m * (c["tau"] + under + cc * n2)) * (1 + cc) ** m
             e1 = root_w * em  # l1 error of every vector of the chain
