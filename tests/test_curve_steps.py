@@ -165,24 +165,34 @@ def test_step_span_and_chain_window_hold_every_law_of_the_chain():
 
 
 def test_window_cut_against_the_uncut_kernel_and_a_coarse_cut_stays_certified(monkeypatch):
-    """The cut kernel against the uncut one (CUT_TOL_F = 0: only the factors' windows), and a deliberately coarse
-    cut (1e-7: the tail term then decides the far grid points) still above the exhaustive worst case over every
-    dataset (exact rationals); without the tail term ``tau`` it would fall below at the far grid points."""
+    """The cut kernel against the uncut one (CUT_TOL_F = SUMS_CUT_TOL_F = 0: only the factors' windows), and
+    deliberately coarse cuts (1e-7: the chain's window, or only the running sums') still above the exhaustive worst
+    case over every dataset (exact rationals); without their tail terms they fall below at the far grid points
+    (checked by hand: 12 of the 24 points with the chain's tail term left out)."""
     mech = BinaryRR(epsilon0="1")
     n = 30
     grid = curves.curve_grid("1", 24)
     cut = curve_steps.binary_worst_curve_values_stepped(mech, n, grid, workers=1, progress=False)
     monkeypatch.setattr(curve_steps, "CUT_TOL_F", 0.0)
+    monkeypatch.setattr(curve_steps, "SUMS_CUT_TOL_F", 0.0)
     uncut = curve_steps.binary_worst_curve_values_stepped(mech, n, grid, workers=1, progress=False)
     for (a, u), (_, v) in zip(cut, uncut):
         assert abs(u - v) <= fmpq(1, 10**12), (a, u, v)
-    monkeypatch.setattr(curve_steps, "CUT_TOL_F", 1e-7)
-    coarse = curve_steps.binary_worst_curve_values_stepped(mech, n, grid, workers=1, progress=False)
-    for (a, u), (_, v) in zip(coarse, uncut):
-        w = exhaustive_worst(mech, n, a)  # 0.077 at alpha = 1 down to 3.4e-6 at alpha = e: the cut mass matters there
-        assert u >= w, (a, u, w)
-        # the cut is active and its tail term is added (through the chain: about m·sqrt(W)·tau, Lemma C2 (iv))
-        assert fmpq(1, 10**9) <= u - v <= fmpq(1, 10**4), (a, u, v)
+    # the chain's window cut: its tail goes through the chain (about m·sqrt(W)·tau, Lemma C2 (iv)); the running
+    # sums' cut: its tail is added once (Lemma C2 (v))
+    for name, most, least in (("CUT_TOL_F", fmpq(1, 10**4), 6), ("SUMS_CUT_TOL_F", fmpq(1, 10**6), 1)):
+        monkeypatch.setattr(curve_steps, name, 1e-7)
+        coarse = curve_steps.binary_worst_curve_values_stepped(mech, n, grid, workers=1, progress=False)
+        monkeypatch.setattr(curve_steps, name, 0.0)
+        active = 0
+        for (a, u), (_, v) in zip(coarse, uncut):
+            w = exhaustive_worst(mech, n, a)  # 0.077 at alpha = 1 down to 3.4e-6 at alpha = e
+            assert u >= w, (name, a, u, w)
+            assert u - v <= most, (name, a, u, v)
+            active += u - v >= fmpq(1, 10**9)
+        # the cut is active and its tail term added (not where the largest bound comes from a chain ending near
+        # k = n, whose last outcome alone has more than 1e-7)
+        assert active >= least, (name, active)
 
 
 def test_inverse_alpha_solves_the_pair_curve_exactly():

@@ -65,8 +65,9 @@ __all__ = [
     "point_seconds",
 ]
 
-#: the curve's grid does not go beyond the ε where the cheapest source's certified δ is below this
-NEGLIGIBLE_DELTA = fmpq(1, 10**30)
+#: the curve's grid does not go beyond the ε where the cheapest source's certified δ is below this (one constant
+#: for every curve grid: binary RR's, :data:`blanket.exact.accounting.curves.NEGLIGIBLE_DELTA`, 10⁻³⁰)
+NEGLIGIBLE_DELTA = _curves.NEGLIGIBLE_DELTA
 #: the engines' window tolerance for the curve's values (their enclosures' widths are about this, absolute)
 CURVE_TOL = fmpq(1, 2**64)
 #: refinement: an interval is split when its chord at the midpoint exceeds the value there by more than

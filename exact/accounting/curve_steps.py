@@ -42,6 +42,9 @@ MAX_CHAINS = 512
 #: ``m·τ`` stays far below the chain's other errors (``≈ 10⁻¹³`` in ``ℓ²``), and the window of the sum shrinks by up
 #: to ``1 − 1/√2`` against the two factors' windows
 CUT_TOL_F = 2.0**-64
+#: the running sums (ratios, suffix sums, thresholds) stop where the end anchor's float right tail reaches this: the
+#: mass beyond enters the certified value once, not through the chain (Lemma C2 (v)); about 10 % of their columns
+SUMS_CUT_TOL_F = 2.0**-50
 _U = 2.0**-53
 
 
@@ -58,7 +61,8 @@ SECONDS_PER_DATASET_OUTCOME = 7e-8
 
 def sweep_seconds(n: int, epsilon0: float = 1.0) -> float:
     """Estimated one-core seconds of :func:`binary_worst_curve_values_stepped` at ``n`` users (``n`` datasets, a
-    window of ``≈ 21·sqrt(n p f)`` outcomes, 1024 grid points).  O(1)."""
+    window of ``≈ 21·sqrt(n p f)`` outcomes; the grid's size hardly matters: a few hundred to a thousand points cost
+    the same within the model's accuracy).  O(1)."""
     e = math.exp(-abs(epsilon0))
     pf = e / (1 + e) ** 2
     return SECONDS_PER_DATASET_OUTCOME * n * 21 * math.sqrt(max(n * pf, 1.0))
@@ -99,13 +103,14 @@ def _anchor(n: int, k: int, p: arb, f: arb) -> dict:
     return {"H": H, "lo": oa + ob, "rel": rel, "T": ta + tb}
 
 
-def _tail_cut(an: dict, side: str) -> tuple:
+def _tail_cut(an: dict, side: str, tol: float) -> tuple:
     """``(x, t)``: an outcome ``x`` and a certified ``t ≥`` the mass of ``L_k`` (the anchor ``an``) below ``x``
-    (``side="left"``) or above ``x`` (``"right"``), ``x`` as far in as :data:`CUT_TOL_F` allows (docs/numerics.md
-    Lemma C2 (i)): the float tail sums of the anchor, divided by ``(1 − γ_W)(1 − rel)``, plus ``T``.  O(W)."""
+    (``side="left"``) or above ``x`` (``"right"``), ``x`` as far in as the float tail ``tol`` allows
+    (docs/numerics.md Lemma C2 (i)): the float tail sums of the anchor, divided by ``(1 − γ_W)(1 − rel)``, plus
+    ``T``.  O(W)."""
     H = an["H"]
     cs = np.cumsum(H if side == "left" else H[::-1])
-    j = int(np.searchsorted(cs, CUT_TOL_F))  # cs[j - 1] < CUT_TOL_F: the j outermost entries are cut
+    j = int(np.searchsorted(cs, tol))  # cs[j - 1] < tol: the j outermost entries are cut
     j = min(j, len(H) - 1)
     s = float(cs[j - 1]) if j > 0 else 0.0
     t = arb(_upper(arb(s))) / (1 - arb(laws.gamma(max(j, 1)))) / (1 - an["rel"]) + an["T"]
@@ -117,10 +122,13 @@ def _chain(start: dict, end: dict) -> dict:
     """The chain from the anchor ``start`` (``L_{k_0}``) to ``k_e`` (``end``: the anchor of ``L_{k_e}``): the window
     ``[lo, hi]`` that holds every ``L_j``, ``k_0 ≤ j ≤ k_e``, up to the certified mass ``tau`` (its left end from
     ``L_{k_0}``'s left tail, its right end from ``L_{k_e}``'s right tail: the laws increase stochastically in ``j``),
-    and ``H``, the anchor's float vector on ``[lo, …]``.  O(W)."""
-    lo, tl = _tail_cut(start, "left")
-    hi, tr = _tail_cut(end, "right")
+    and ``H``, the anchor's float vector on ``[lo, …]``; ``hs ≤ hi``, the right end of the running sums, and
+    ``tau_v``, the certified mass of every ``L_j`` outside ``[lo, hs]`` (Lemma C2 (v)).  O(W)."""
+    lo, tl = _tail_cut(start, "left", CUT_TOL_F)
+    hi, tr = _tail_cut(end, "right", CUT_TOL_F)
     hi = max(hi, lo)
+    hs, ts = _tail_cut(end, "right", SUMS_CUT_TOL_F)
+    hs = min(max(hs, lo), hi)
     H = start["H"][lo - start["lo"] : hi - start["lo"] + 1]
     return {
         "H": H,
@@ -130,6 +138,8 @@ def _chain(start: dict, end: dict) -> dict:
         "rel": start["rel"],
         "T": start["T"],
         "tau": tl + tr,
+        "hs": hs,
+        "tau_v": tl + ts,
     }
 
 
@@ -160,7 +170,9 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
             arith.le(c["lo"] + h + 1, k * p + (n - 1 - k) * f) is True for k, c in zip(starts, chains)
         ):
             h = max(0, h - 8)
-        Wu = W - h
+        # the running sums stop at the largest hs (Lemma C2 (v): the mass beyond is in tau_v)
+        Ws = max(h + 1, max(c["hs"] - c["lo"] + 1 for c in chains))
+        Wu = Ws - h
         # ---- a-priori constants (Lemma C2), in balls, then rounded up to binary64
         u = arb(laws.U)
         g = (1 + arb(laws.gamma(2))) * arb(laws.gamma(2))
@@ -179,7 +191,7 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
             em = (e0 + m * (c["tau"] + under + cc * n2)) * (1 + cc) ** m
             e1 = root_w * em  # l1 error of every vector of the chain
             B[j] = _upper((e1 + 2 * u) * (1 + 8 * u))
-            A[j] = _upper((e1 + c["tau"] + arb(fmpq(1, 2**900))) * (1 + 8 * u))
+            A[j] = _upper((e1 + c["tau_v"] + arb(fmpq(1, 2**900))) * (1 + 8 * u))
         gW = arb(laws.gamma(Wu + 3))
         c_s = _upper(2 * gW / (1 - gW) + 11 * u)
         d_fac = _upper(1 + gW)
@@ -206,14 +218,14 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
     RM = np.empty((C, Wu + 1))  # the running maximum, then +inf: the first index with rm > alpha is at most Wu
     RM[:, Wu] = np.inf
     t = None
-    Lt_prev = np.maximum(X[:, h:], TINY)
+    Lt_prev = np.maximum(X[:, h:Ws], TINY)
     S_prev = suffix(Lt_prev)
     for s in range(m):
         live = np.nonzero(kk + s < ends)[0]
         if len(live) == 0:
             break
         Y = allpass(X, rho_hat)
-        Lt = np.maximum(Y[:, h:], TINY)  # only the columns from h on: below h, P ≤ Q exactly (Lemma C2 (v))
+        Lt = np.maximum(Y[:, h:Ws], TINY)  # only the columns from h on: below h, P ≤ Q exactly (Lemma C2 (v))
         SP = suffix(Lt)
         r = np.divide(Lt, Lt_prev)
         np.minimum(r, a_top, out=r)  # min(r, α⁺): its running maximum is min(rm, α⁺), α⁺ > α_G (Lemma C2 (v))
