@@ -14,7 +14,8 @@ the float vectors with the a-priori error bound of docs/numerics.md Lemma C2 (``
 sums, the threshold found by a running maximum of the likelihood ratio, and what its float location can miss).
 All chains of a task run side by side: the recursion loops over the window with one vector operation per chain
 set.  Complexity O(n·(W + G log W) + (n/m)·W_a·W_b) float operations for ``G`` grid points, windows of
-``W ≈ 21·sqrt(n p f)`` outcomes and chains of ``m`` steps.
+``W ≈ 18·sqrt(n p f) + m(p − f)`` outcomes (the window of the sum, cut from the anchors' tails; 21·sqrt(n p f)
+with the factors' windows before 2026-11-29) and chains of ``m`` steps.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ SECONDS_PER_DATASET_OUTCOME = 7e-8
 def sweep_seconds(n: int, epsilon0: float = 1.0) -> float:
     """Estimated one-core seconds of :func:`binary_worst_curve_values_stepped` at ``n`` users (``n`` datasets, a
     window of ``≈ 21·sqrt(n p f)`` outcomes; the grid's size hardly matters: a few hundred to a thousand points cost
-    the same within the model's accuracy).  O(1)."""
+    the same within the model's accuracy).  Calibrated on the factors' windows: since the windows are cut from the
+    anchors' tails (about 25 % fewer columns in the middle of the sweep) it overestimates, which only makes the
+    routes that consult it more cautious.  O(1)."""
     e = math.exp(-abs(epsilon0))
     pf = e / (1 + e) ** 2
     return SECONDS_PER_DATASET_OUTCOME * n * 21 * math.sqrt(max(n * pf, 1.0))
