@@ -5,6 +5,7 @@
 * ``@pytest.mark.slow`` sweeps are skipped unless ``BLANKET_SLOW`` is set
   (``BLANKET_SLOW=reduced`` in CI runs them on reduced grids; ``full`` runs
   them all).  Tests read the level from the ``slow_level`` fixture.
+* With ``BLANKET_SLOW`` set, the slow tests run first (so that the xdist workers end evenly).
 * The autouse fixture restoring flint's global precision is in the root conftest.py
   (so that doctests get it too).
 """
@@ -32,6 +33,9 @@ def slow_level():
 def pytest_collection_modifyitems(config, items):
     level = os.environ.get("BLANKET_SLOW")
     if level:
+        # the slow sweeps (the longest tests, also in reduced form) first, in their collected order: with
+        # `-n 2 --dist worksteal` the last tests to run are then short ones, so the two workers end together
+        items.sort(key=lambda item: "slow" not in item.keywords)
         return
     skip = pytest.mark.skip(reason="slow sweep: set BLANKET_SLOW=reduced (CI) or BLANKET_SLOW=full to run")
     for item in items:
