@@ -43,9 +43,11 @@ def test_registered_and_listed():
 
 @pytest.mark.slow
 def test_quick_figure_files(tmp_path, monkeypatch, slow_level):
-    if slow_level != "full":  # reduced: the quick figure's two n for two of its curves (minutes -> seconds)
+    if slow_level != "full":  # reduced: two of the curves at n = 300, 1000 (the quick figure's n = 10^4 takes minutes)
         series = F._series
-        monkeypatch.setattr(F, "_series", lambda quick: series(quick, only=("OUE k=128", "any eps0-LDP (clone)")))
+        monkeypatch.setattr(
+            F, "_series", lambda quick: series(quick, ns=[300, 1000], only=("OUE k=128", "any eps0-LDP (clone)"))
+        )
     paths = F.make(tmp_path, quick=True)
     assert sorted(p.name for p in paths) == ["oracles-epsilon.csv", "oracles-epsilon.pdf", "oracles-epsilon.png"]
     assert (tmp_path / "oracles-epsilon.png").read_bytes()[:4] == b"\x89PNG"
