@@ -506,11 +506,92 @@ _hyp_c = Hypothesis(sp.And(c >= 0, c <= m - 1, m >= 2), "c in {0..m-1}, m >= 2")
 _hyp_rho = Hypothesis(sp.And(rho_s > 0, rho_s < 1), "0 < rho < 1")
 
 
+def _geometric_pieces(pieces) -> sp.Expr:
+    """``sum over pieces (lo, hi, facts) of sum_{z=lo}^{hi} r^{|z| - |u - z|}``, each ``Abs`` resolved by the piece's
+    sign ``facts`` (implied by its range) and the geometric sum's ``r^2 != 1`` branch taken (``0 < r < 1``)."""
+    expo = sp.Abs(zz) - sp.Abs(u - zz)
+    total = sp.Integer(0)
+    for lo, hi, facts in pieces:
+        e = sp.refine(expo, facts)
+        if e.has(sp.Abs):  # pragma: no cover - the facts decide both signs
+            raise ValueError(f"|z| - |u - z| not resolved on [{lo}, {hi}]: {e}")
+        part = sp.piecewise_fold(sp.summation(r**e, (zz, lo, hi)))
+        if isinstance(part, sp.Piecewise):
+            part = next(ex for ex, cond in part.args if cond is sp.true)
+        total += part
+    return total
+
+
+def _sym_mirrored_mass(res, G: sp.Expr | None = None) -> SymbolicCheck:
+    """Claim 3.6 [mirrored mass] by a case split (``G`` defaults to :data:`G_mirror`; another ``G`` is the test's
+    way to see that a wrong closed form is not proved).  O(1) sympy steps, about a second.
+
+    1. *Support.*  The summand's condition is ``|z| <= tau`` and two relations affine in ``z`` with slopes
+       ``-m`` and ``m``; at ``z = u + tau`` and ``z = u - tau`` they equal ``c`` and ``m-1-c``, both in
+       ``[0, m-1]`` (hypothesis), so they hold exactly for ``u - tau <= z <= u + tau``; with ``0 <= u <= 2tau``
+       the summand is nonzero exactly for ``z`` in ``[u-tau, tau]``.
+    2. *Summand.*  There it equals ``r^{|z|-|u-z|}/(Z N_c)`` at ``r = rho^m`` (simplify of the ratio is 1), and the
+       right side is ``G(u)/(Z N_c)`` at ``r = rho^m``.
+    3. *Sum.*  ``u < tau`` (``tau = u + d``, ``d >= 1``): pieces ``[u-tau, -1]``, ``[0, u]``, ``[u+1, tau]``;
+       ``u >= tau`` (``u = tau + e``): the single piece ``[u-tau, tau]`` inside ``[0, u]``; each sum minus ``G`` in
+       that case simplifies to 0.
+    """
+    G = G_mirror if G is None else G
+    method = "case split: support [u-tau, tau], summand r^(|z|-|u-z|)/(Z N_c), geometric pieces = G(u) (simplify)"
+    st = res.statement
+    lhs = st.lhs
+    if not (isinstance(lhs, sp.Sum) and lhs.limits == ((zz, -tau, tau),)):
+        return SymbolicCheck(None, method, "the left side is not the expected sum over z")
+    pw = lhs.function
+    if not (isinstance(pw, sp.Piecewise) and len(pw.args) == 2 and pw.args[1] == (0, True)):
+        return SymbolicCheck(None, method, "the summand is not a single-branch Piecewise")
+    branch, cond = pw.args[0]
+    ends = {}
+    for rel in sp.And.make_args(cond):
+        if rel in (sp.Ge(tau, sp.Abs(zz)), sp.Le(sp.Abs(zz), tau)):
+            ends["T"] = True
+            continue
+        if not isinstance(rel, (sp.GreaterThan, sp.LessThan)):
+            return SymbolicCheck(None, method, f"unexpected condition {rel}")
+        g = sp.expand(rel.lhs - rel.rhs if isinstance(rel, sp.GreaterThan) else rel.rhs - rel.lhs)  # g >= 0
+        slope = sp.diff(g, zz)
+        if sp.diff(g, zz, 2) != 0 or slope not in (m, -m):
+            return SymbolicCheck(None, method, f"condition {rel} is not affine in z with slope +-m")
+        at = sp.expand(g.subs(zz, u + tau if slope == -m else u - tau))
+        if at not in (c, m - 1 - c):
+            return SymbolicCheck(None, method, f"condition {rel} at its end is {at}, not in [0, m-1]")
+        ends["hi" if slope == -m else "lo"] = True
+    if set(ends) != {"T", "hi", "lo"}:
+        return SymbolicCheck(None, method, f"support not established from {cond}")
+    scale = Zt * Nx(c)
+    step2 = sp.simplify(branch / (r ** (sp.Abs(zz) - sp.Abs(u - zz)) / scale).subs(r, rho_s**m))
+    rhs = sp.simplify(st.rhs / (G / scale).subs(r, rho_s**m))
+    if step2 != 1 or rhs != 1:
+        return SymbolicCheck(None, method, f"summand ratio {step2}, right side ratio {rhs}")
+    Qa = sp.Q
+    below = _geometric_pieces(
+        [
+            (u - tau, -1, Qa.negative(zz) & Qa.positive(u - zz)),
+            (0, u, Qa.nonnegative(zz) & Qa.nonnegative(u - zz)),
+            (u + 1, tau, Qa.positive(zz) & Qa.negative(u - zz)),
+        ]
+    )
+    above = _geometric_pieces([(u - tau, tau, Qa.nonnegative(zz) & Qa.nonnegative(u - zz))])
+    U = sp.Symbol("U", integer=True, nonnegative=True)
+    d = sp.Symbol("d", integer=True, positive=True)
+    e = sp.Symbol("e", integer=True, nonnegative=True)
+    case_below, case_above = {u: U, tau: U + d}, {u: tau + e}
+    r1 = sp.simplify(below.subs(case_below) - G.subs(case_below))
+    r2 = sp.simplify(above.subs(case_above) - G.subs(case_above))
+    return SymbolicCheck(True if (r1 == 0 and r2 == 0) else None, method, f"residuals u < tau: {r1}, u >= tau: {r2}")
+
+
 _EcD0_rho = EcD0.subs(r, rho_s**m)
 TABLE.register(
     f"{PAPER} Claim 3.6 [mirrored mass]",
     statement=sp.Eq(_EcD0_rho, (G_mirror / (Zt * Nx(c))).subs(r, rho_s**m)),
     hypotheses=(_hyp_u0, _hyp_c, _hyp_rho),
+    symbolic=_sym_mirrored_mass,
     exact=lambda rho, tau, u, m, c: Reference(
         group_mass(
             "E",

@@ -17,14 +17,13 @@ from __future__ import annotations
 import dataclasses
 import decimal
 import inspect
+import sys
 from fractions import Fraction
 from typing import Any
 
 import mpmath
-import sympy as sp
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.proofs.core import arb_eval
 from flint import arb, fmpq
 
 FLOAT_REL_ERR = Fraction(1, 10**12)
@@ -79,9 +78,12 @@ def convert_result(v: object) -> BoundValue:
         if v == float("-inf"):
             raise InvalidArgument("bound value", raw, "must not be -inf")
         return float_ball(Fraction(v), raw)
-    if isinstance(v, sp.Basic):
+    sp = sys.modules.get("sympy")  # a sympy value implies the bound imported sympy (not imported here: it is slow)
+    if sp is not None and isinstance(v, sp.Basic):
         if v.free_symbols:
             raise InvalidArgument("bound value", raw, "has free symbols left; substitute every parameter")
+        from blanket.proofs.core import arb_eval
+
         val = arb_eval(v, {})
         return BoundValue(val, False, raw)
     if hasattr(v, "__float__"):  # numpy scalars and the like: their float value, float model

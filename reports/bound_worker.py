@@ -36,9 +36,7 @@ from fractions import Fraction
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
-from blanket.proofs.core import arb_eval
 from blanket.reports.bound_values import BoundValue, call_with, convert_result, user_params
-from blanket.reports.formula import parse_formula
 from flint import fmpq
 
 #: seconds allowed for importing a bound file (also capped by the budget)
@@ -122,6 +120,10 @@ def _load(path: str, kind: str, names):
             return convert_result(call_with(fn, user_params(params)))
 
         return meta, evaluate
+
+    # a .txt bound: sympy only here (a .py bound's worker starts without importing it)
+    from blanket.proofs.core import arb_eval
+    from blanket.reports.formula import parse_formula
 
     expr = parse_formula(path, names)  # for a symbolic bound, ``path`` is the formula's text
 

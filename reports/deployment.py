@@ -78,7 +78,7 @@ from blanket.exact.accounting.sampled import Sampled
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.numbers import guards
 from blanket.reports import fleet
-from blanket.reports.latex import exact_string
+from blanket.reports.numtext import exact_string
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

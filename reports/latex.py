@@ -30,14 +30,8 @@
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import pathlib
 import re
-import shutil
-import signal
-import subprocess
-import tempfile
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
@@ -49,15 +43,10 @@ from blanket.exact.numbers.types import NumberOrBall
 from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.stringpict import prettyForm
 
-from .atomic import atomic_write
+from .numtext import exact_string  # noqa: F401  (re-exported)
+from .tex_build import INSTALL_HINT, CompileResult, compile_pdf, log_excerpt, tex_available  # noqa: F401  (re-exported)
 
 TEMPLATES = pathlib.Path(__file__).parent / "templates"
-
-INSTALL_HINT = (
-    "TeX Live is not installed, so no PDF was made (the .tex and .json were written); install it with "
-    "`apt-get install texlive-latex-base texlive-latex-recommended latexmk` (Debian/Ubuntu) or "
-    "`brew install --cask mactex-no-gui` (macOS) and run the command again, or compile the .tex with pdflatex"
-)
 
 
 class TeX(str):
@@ -577,19 +566,6 @@ def exact_to_tex(q: NumberOrBall) -> TeX:
     return decimal_to_tex(s)
 
 
-def exact_string(q: NumberOrBall) -> str:
-    """An exact rational as a plain string: an exact decimal (``"1e-6"``, ``"0.25"``) when one of ≤ 40 digits exists, else ``"p/q"``.
-
-    >>> exact_string(arith.exact("1e-6")), exact_string(arith.exact("0.25")), exact_string(arith.exact("1/3"))
-    ('1e-6', '0.25', '1/3')
-    """
-    q = arith.exact(q)
-    up = arith.decimal_string(q, 40, up=True)
-    if arith.exact(up) == q:
-        return up
-    return f"{q.p}/{q.q}"  # flint's own str: no digit limit (Python's int str stops at 4300 digits)
-
-
 def interval(x: NumberOrBall, digits: int = 6) -> TeX:
     """``[lower, upper]`` outward rounded, or the single number when both ends print alike."""
     lo, hi = arith.decimal_string(x, digits, up=False), arith.decimal_string(x, digits, up=True)
@@ -649,124 +625,6 @@ def environment() -> jinja2.Environment:
 def render(template: str, **context: Any) -> str:
     """Render ``reports/templates/<template>`` with ``context``."""
     return environment().get_template(template).render(**context)
-
-
-# ------------------------------------------------------------ compilation
-@dataclasses.dataclass(frozen=True)
-class CompileResult:
-    """Outcome of :func:`compile_pdf`: ``ok``, the PDF path (or ``None``) and, on failure, a message and log excerpt."""
-
-    ok: bool
-    pdf: pathlib.Path | None
-    message: str = ""
-    log_excerpt: str = ""
-
-
-def tex_available() -> bool:
-    """True when ``latexmk`` and ``pdflatex`` are on the PATH."""
-    return shutil.which("latexmk") is not None and shutil.which("pdflatex") is not None
-
-
-def log_excerpt(log: str, *, context: int = 6, limit: int = 40) -> str:
-    """The error lines of a LaTeX log (lines starting with ``!`` or ``file:line:`` and a few after), at most ``limit`` lines."""
-    lines = log.splitlines()
-    keep = []
-    for i, line in enumerate(lines):
-        if line.startswith("!") or re.match(r"^[^:\s]+\.tex:\d+:", line):
-            keep.extend(lines[i : i + context])
-            keep.append("...")
-        if len(keep) >= limit:
-            break
-    if not keep:
-        keep = lines[-limit:]
-    return "\n".join(keep[:limit])
-
-
-def compile_pdf(
-    tex_source: str,
-    pdf_path: pathlib.Path,
-    *,
-    jobname: str = "document",
-    timeout: int = 600,
-    files: dict[str, bytes] | None = None,
-) -> CompileResult:
-    """Compile ``tex_source`` to ``pdf_path`` with latexmk in a fresh temporary directory.
-
-    Runs ``latexmk -pdf -halt-on-error -no-shell-escape -interaction=nonstopmode``
-    with kpathsea's paranoid file access (``openin_any=p``, ``openout_any=p``);
-    ``files`` (name -> bytes, e.g. a PNG the source includes) are put beside the source.
-    Returns a :class:`CompileResult`; never raises for a LaTeX error (the
-    caller has already written the .tex and .json).
-    """
-    pdf_path = pathlib.Path(pdf_path)
-    if not tex_available():
-        return CompileResult(False, None, INSTALL_HINT)
-    env = dict(os.environ)
-    env.update(openin_any="p", openout_any="p", shell_escape="f")
-    if "SOURCE_DATE_EPOCH" in env:
-        env["FORCE_SOURCE_DATE"] = "1"
-    with tempfile.TemporaryDirectory(prefix="blanket-tex-") as tmp:
-        tmpdir = pathlib.Path(tmp)
-        (tmpdir / f"{jobname}.tex").write_text(tex_source, encoding="utf-8")
-        for name, data in (files or {}).items():  # files the source includes (a figure), beside it
-            (tmpdir / pathlib.Path(name).name).write_bytes(data)
-        cmd = [
-            "latexmk",
-            "-pdf",
-            "-halt-on-error",
-            "-no-shell-escape",
-            "-interaction=nonstopmode",
-            "-file-line-error",
-            f"-jobname={jobname}",
-            f"{jobname}.tex",
-        ]
-        # own process group, so that an interruption (SIGTERM, Ctrl-C, timeout) kills pdflatex too before
-        # the temporary directory is removed
-        try:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=tmpdir,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            return CompileResult(False, None, f"could not run latexmk: {exc}")
-        try:
-            out, _ = proc.communicate(timeout=timeout)
-        except BaseException as exc:
-            _kill_group(proc)
-            if isinstance(exc, subprocess.TimeoutExpired):
-                return CompileResult(False, None, f"LaTeX compilation timed out after {timeout} s")
-            raise
-        produced = tmpdir / f"{jobname}.pdf"
-        if proc.returncode != 0 or not produced.exists():
-            log_file = tmpdir / f"{jobname}.log"
-            log = (
-                log_file.read_text(encoding="utf-8", errors="replace")
-                if log_file.exists()
-                else (out or b"").decode("utf-8", errors="replace")
-            )
-            return CompileResult(False, None, f"LaTeX failed (latexmk exit {proc.returncode})", log_excerpt(log))
-
-        pdf_path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(pdf_path, produced.read_bytes())
-    return CompileResult(True, pdf_path)
-
-
-def _kill_group(proc) -> None:
-    """Kill ``proc``'s whole process group (latexmk and its pdflatex) and reap it."""
-
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:  # pragma: no cover
-        pass
 
 
 PREAMBLE = TeX(r"""\pdfinfoomitdate=1

@@ -43,7 +43,7 @@ from blanket.reports.atomic import (  # noqa: F401  (re-exported: every file Bla
     refuse_symlink,
     stage,
 )
-from blanket.reports.latex import INSTALL_HINT, compile_pdf, tex_available
+from blanket.reports.tex_build import INSTALL_HINT, compile_pdf, tex_available
 
 LOCK_NAME = ".blanket.lock"
 

@@ -336,17 +336,33 @@ def test_reverse_direction_equals_mirrored_forward_on_balls(n, c):
     assert a.overlaps(b) and a.rad() < a.mid() * fmpq(1, 10**18)  # absolute floor ~1e-42 at 128 bits
 
 
-def test_sweep_terminates_when_the_last_block_is_short_and_delta_is_below_resolution():
+@pytest.mark.slow
+def test_sweep_terminates_when_the_last_block_is_short_and_delta_is_below_resolution(slow_level, monkeypatch):
     # Regression: with a tiny epsilon0 every dataset's delta is below the 128-bit resolution, and a
     # short last block (1990 = 31*64 + 6) started from a t* guess outside its window; the widening
     # loop then never moved.  The sweep must finish and still enclose every single-dataset value.
+    # Reduced: n = 390 = 6*64 + 6 at epsilon = 0.008 takes the same branch (ball sweep, a clamped guess in
+    # the short last block, every delta below resolution) in a fifth of the time.
     from blanket.exact.numbers.arith import precision
+    from blanket.exact.shuffled import binary as _b
 
+    n, eps = (1990, "0.005") if slow_level == "full" else (390, "0.008")
+    clamped = []
+    block_one = _b._forward_block_one
+
+    def spy(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl=None):
+        if t_guess is not None and not ho <= t_guess <= ho + len(Hc) + Kb:  # the guess lies outside the window
+            clamped.append(t_guess)
+        return block_one(Hc, G, total, ho, tpoly, Kb, T, extra, ee, t_guess, tl)
+
+    monkeypatch.setattr(_b, "_forward_block_one", spy)
     mech = BinaryRR("0.01")
     with precision(128):
-        w = delta_binary_worst(mech, 1990, epsilon="0.005")
-        for c in (0, 1, 995, 1988, 1989):
-            single = delta_binary(mech, 1990, c, epsilon="0.005")
+        w = delta_binary_worst(mech, n, epsilon=eps)
+        assert clamped, "the sweep no longer meets a guess outside a block's window: pick another n"
+        assert arith.ball(w.value).contains(0)  # below the resolution
+        for c in (0, 1, n // 2, n - 2, n - 1):
+            single = delta_binary(mech, n, c, epsilon=eps)
             # the worst case is >= every dataset: the enclosures must be consistent with that
             assert arith.ball(single).lower() <= arith.ball(w.value).upper()
 

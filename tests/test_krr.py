@@ -511,12 +511,25 @@ def test_engine_argument_errors():
 
 
 @pytest.mark.parametrize(
-    "k,view,n", [(2, "blanket", 3000), (4, "third", 1000), (10, "blanket", 21000), (3, "same", 4000)]
+    "k,view,n",
+    [
+        (2, "blanket", 3000),
+        (4, "third", 1000),
+        pytest.param(10, "blanket", 21000, marks=pytest.mark.slow),
+        (3, "same", 4000),
+    ],
 )
-def test_calibrate_epsilon_bracket_is_certified_by_the_grid_engine(k, view, n):
-    """The calibrated bracket's ends are re-checked on the other engine: δ(upper) ≤ target < δ(lower)."""
+def test_calibrate_epsilon_bracket_is_certified_by_the_grid_engine(k, view, n, slow_level, monkeypatch):
+    """The calibrated bracket's ends are re-checked on the other engine: δ(upper) ≤ target < δ(lower).
+
+    n = 21000 > GRID_MAX_N: the calibration itself takes the one-dimensional engine.  Reduced form: the same
+    automatic choice at n = 6000, with the threshold lowered below it (the grid re-check at 21000 takes minutes)."""
+    from blanket.exact.shuffled import positive_part
     from blanket.exact.shuffled.krr import calibrate_epsilon
 
+    if n > positive_part.GRID_MAX_N and slow_level != "full":
+        n = 6000
+        monkeypatch.setattr(positive_part, "GRID_MAX_N", n - 1)
     mech = KRR(k, epsilon0="1")
     target = fmpq(1, 10**5)
     with arith.precision(128):
@@ -541,12 +554,16 @@ def test_calibrate_epsilon_errors():
         calibrate_epsilon(KRR(3, epsilon0=1), 100, "2")
 
 
-def test_automatic_engine_choice():
-    """n > GRID_MAX_N: the 1-D route at the default precision, the grid when the caller escalates precision."""
-    import blanket.exact.shuffled.krr as K
+@pytest.mark.slow
+def test_automatic_engine_choice(slow_level, monkeypatch):
+    """n > GRID_MAX_N: the 1-D route at the default precision, the grid when the caller escalates precision.
+    Reduced form: the same choice at n = 6000 with GRID_MAX_N lowered to 5000 (the grid at 21000 is the cost)."""
+    import blanket.exact.shuffled.positive_part as PP
 
+    if slow_level != "full":
+        monkeypatch.setattr(PP, "GRID_MAX_N", 5000)
     mech = KRR(10, epsilon0="1")
-    n = K.GRID_MAX_N + 1000
+    n = PP.GRID_MAX_N + 1000
     with arith.precision(arith.DEFAULT_PREC):
         auto = delta_blanket_view(mech, n, epsilon="0.02")
         fast = delta_blanket_view(mech, n, epsilon="0.02", engine="1d")
@@ -622,13 +639,18 @@ def test_jensen_engine_encloses_the_grid_and_exact_values():
         delta_blanket_view(mech, 100, epsilon="0.1", engine="jensen")
 
 
-def test_escalation_refines_the_one_dimensional_route(monkeypatch):
-    """Above GRID_ESCALATION_MAX_N a caller raising the precision gets finer blocks: a narrower enclosure of the same value."""
+@pytest.mark.slow
+def test_escalation_refines_the_one_dimensional_route(monkeypatch, slow_level):
+    """Above GRID_ESCALATION_MAX_N a caller raising the precision gets finer blocks: a narrower enclosure of the same value.
+    Reduced form: n = 8000 with GRID_MAX_N lowered to 5000 (full: n = 25000; the grid reference is the cost)."""
     import blanket.exact.shuffled.positive_part as PP
 
     monkeypatch.setattr(PP, "GRID_ESCALATION_MAX_N", 1000)
-    mech = KRR(10, epsilon0="1")
     n = 25000
+    if slow_level != "full":
+        monkeypatch.setattr(PP, "GRID_MAX_N", 5000)
+        n = 8000
+    mech = KRR(10, epsilon0="1")
     with arith.precision(arith.DEFAULT_PREC):
         grid = delta_blanket_view(mech, n, epsilon="0.02", engine="grid")
         base = delta_blanket_view(mech, n, epsilon="0.02")

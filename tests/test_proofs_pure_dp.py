@@ -6,6 +6,7 @@ must be detected as false.
 """
 
 import math
+import types
 
 import mpmath
 import pytest
@@ -94,6 +95,23 @@ def test_grid_slow_parts(key):
 def test_symbolic_checks():
     assert get("CY21 Fact 2.4").check_symbolic().proved is True
     assert get("CY21 TDLap normaliser").check_symbolic().proved is True
+
+
+def test_mirrored_mass_is_proved_by_its_case_split_and_a_wrong_closed_form_is_not():
+    """Claim 3.6 [mirrored mass] is proved symbolically (support, summand, geometric pieces), in O(1) sympy steps;
+    the same proof applied to a statement with a wrong G(u) (one more term r^u below tau) or
+    with the summand's window shifted by one lattice step fails."""
+    res = get("CY21 Claim 3.6 [mirrored mass]")
+    chk = res.check_symbolic()
+    assert chk.proved is True, chk
+    scale = P.Zt * P.Nx(P.c)
+    bad = P.G_mirror + sp.Piecewise((P.r**P.u, P.u < P.tau), (0, True))
+    wrong = types.SimpleNamespace(statement=sp.Eq(res.statement.lhs, (bad / scale).subs(P.r, P.rho_s**P.m)))
+    chk = P._sym_mirrored_mass(wrong, bad)
+    assert chk.proved is None and chk.detail.startswith("residuals u < tau: -r**U"), chk
+    shifted = res.statement.lhs.subs(P.c, P.c + P.m)  # window moved by one lattice step: support no longer [u-tau, tau]
+    chk = P._sym_mirrored_mass(types.SimpleNamespace(statement=sp.Eq(shifted, res.statement.rhs)))
+    assert chk.proved is None, chk
 
 
 # ------------------------------------------------------------ independent oracles

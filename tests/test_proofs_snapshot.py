@@ -20,8 +20,19 @@ def test_registry_matches_snapshot():
 
 
 @pytest.mark.slow
-def test_paper_check_report_matches_snapshot():
+def test_paper_check_report_matches_snapshot(slow_level):
     want = json.loads(REPORT_FILE.read_text())
+    if slow_level != "full":
+        # reduced: every third result of the snapshot (and the one proved symbolically since), each section checked
+        # afresh and compared; the full form runs the whole report (~30 min on a loaded machine) and its summary
+        from blanket.proofs.core import get
+        from blanket.reports.paper_check import check_result
+
+        w = {r["key"]: r for p in want["papers"] for r in p["results"]}
+        keys = dict.fromkeys([*list(w)[::3], "CY21 Claim 3.6 [mirrored mass]"])
+        for key in keys:
+            assert json.loads(json.dumps(check_result(get(key), quick=False), default=str)) == w[key], key
+        return
     got = report_snapshot()
     g = {r["key"]: r for p in got["papers"] for r in p["results"]}
     w = {r["key"]: r for p in want["papers"] for r in p["results"]}

@@ -72,7 +72,7 @@ def _from_deployment(args: argparse.Namespace, dep, quantity: str) -> None:
         )
     args.mechanism = dep.mechanism
     own = ("epsilon0", "scale") if dep.mechanism == "laplace" else ("sigma",)
-    from blanket.reports.latex import exact_string
+    from blanket.reports.numtext import exact_string
 
     if all(getattr(args, key, None) is None for key in own):
         for key, v in dep.params.items():
@@ -331,7 +331,7 @@ def _run_schedule(args: argparse.Namespace, dep, quantity: str) -> int:
     from blanket.exact.numbers import arith
     from blanket.exact.numbers.errors import InvalidArgument
     from blanket.reports.deployment import ContinuousRound
-    from blanket.reports.latex import exact_string
+    from blanket.reports.numtext import exact_string
 
     for opt in ("mechanism", "k", "epsilon0", "sigma", "scale", "n", "sampling", "colluding", "bound", "variant"):
         v = getattr(args, opt, None)

@@ -227,7 +227,7 @@ class Inputs:
 def _s(q):
     if q is None:
         return None
-    from blanket.reports.latex import exact_string
+    from blanket.reports.numtext import exact_string
 
     return exact_string(q)
 

@@ -74,7 +74,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from blanket.exact.numbers import arith
     from blanket.exact.runtime.progress import Progress
-    from blanket.reports.certificate import EXIT_CODES, certify, to_json, write
     from blanket.reports.commands._options import INCONCLUSIVE_HINT, apply_max_memory, curves_mode
     from blanket.reports.commands._profile_common import executor_options
     from blanket.reports.deployment import check_deployment_size, load_deployment
@@ -95,6 +94,9 @@ def run(args: argparse.Namespace) -> int:
 
         dep = with_overrides(dep, sampling=args.sampling, colluding=args.colluding)
     check_deployment_size(dep)
+    # the certificate machinery (sympy, Jinja2) only for a deployment that is read and accepted: a refusal stays fast
+    from blanket.reports.certificate import EXIT_CODES, certify, to_json, write
+
     command = (
         "blanket certify "
         + shlex.quote(str(args.file))
