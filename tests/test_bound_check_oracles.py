@@ -80,19 +80,22 @@ def test_mechanism_strings():
         )
 
 
+PUBLISHED_ORACLE_BOUNDS = [
+    ("wang_vr_krr.py", "REFUTED"),
+    ("wang_vr_rappor.py", "REFUTED"),
+    ("wang_vr_hadamard.py", "REFUTED"),
+    ("wang_vr_subset.py", "REFUTED"),
+    ("wang_vr_oue.py", "NOT REFUTED"),
+    ("wang_vr_olh.py", "NOT REFUTED"),
+    ("fmt21_clone_numeric.py", "NOT REFUTED"),
+    ("fmt21_clone_closed_form.txt", "NOT REFUTED"),
+    ("fmt23_stronger_clone_krr.py", "NOT REFUTED"),
+]
+
+
 @pytest.mark.slow
-def test_published_oracle_bounds_outcomes(slow_level):
+@pytest.mark.parametrize("name, verdict", PUBLISHED_ORACLE_BOUNDS)  # one test each: xdist spreads them
+def test_published_oracle_bounds_outcomes(slow_level, name, verdict):
     evals = 400 if slow_level == "reduced" else 2000
-    for name, verdict in [
-        ("wang_vr_krr.py", "REFUTED"),
-        ("wang_vr_rappor.py", "REFUTED"),
-        ("wang_vr_hadamard.py", "REFUTED"),
-        ("wang_vr_subset.py", "REFUTED"),
-        ("wang_vr_oue.py", "NOT REFUTED"),
-        ("wang_vr_olh.py", "NOT REFUTED"),
-        ("fmt21_clone_numeric.py", "NOT REFUTED"),
-        ("fmt21_clone_closed_form.txt", "NOT REFUTED"),
-        ("fmt23_stronger_clone_krr.py", "NOT REFUTED"),
-    ]:
-        r = _check(name, n_exhaustive=4, max_evaluations=evals)
-        assert r["verdict"] == verdict, name
+    r = _check(name, n_exhaustive=4, max_evaluations=evals)
+    assert r["verdict"] == verdict, name
