@@ -673,24 +673,8 @@ _REL = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "==": "=", "!=": r"\ne"}
 
 
 def _width(expr) -> int:
-    """Width of ``expr`` when typeset, estimated by sympy's 2-D pretty form (fractions stack, as in LaTeX).
+    """Width of ``expr`` when typeset, estimated by sympy's 2-D pretty form (fractions stack, as in LaTeX)."""
 
-    Memoised (a display asks the same sides' widths several times, and sympy's ``pretty`` is the costly part of
-    typesetting a certificate); an unhashable argument is measured directly."""
-    try:
-        cached = _WIDTHS.get(expr)
-    except TypeError:  # unhashable: measure it each time
-        return _measure_width(expr)
-    if cached is None:
-        cached = _WIDTHS[expr] = _measure_width(expr)
-    return cached
-
-
-#: :func:`_width`'s memo (sympy expressions are immutable, so a width never changes)
-_WIDTHS: dict = {}
-
-
-def _measure_width(expr) -> int:
     try:
         if isinstance(expr, sp.Basic) and expr.has(
             sp.Min, sp.Max
