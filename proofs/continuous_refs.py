@@ -73,13 +73,23 @@ def laplace_sup_L(epsilon0: Any, epsilon: Any, bound: Any = None) -> Reference:
             v = _L(mech, x, x2, ee, y)
             best = v if best is None or float(v.mid()) > float(best.mid()) else best
         vals[(x, x2)] = best
+    return _reference(
+        vals,
+        bound,
+        "the largest L(y) of the Laplace randomizer over the input pairs x != x' in {0, 1/4, 1/2, 3/4, 1} and "
+        "outputs y < 0, y > 1 and y in [0, 1] (step 1/32)",
+        "an attained value, so a lower bound on sup L",
+    )
+
+
+def _reference(vals: dict, bound: Any, what: str, why: str) -> Reference:
+    """The reference of the largest of ``vals`` (pair -> ball; :func:`_best`, against ``bound`` or else the value at
+    {0, 1}), described as ``what`` and ``why``."""
     top, below, others = _best(vals, bound if bound is not None else vals[(fmpq(0), fmpq(1))])
     return Reference(
         vals[top],
-        f"the largest L(y) of the Laplace randomizer over the input pairs x != x' in {{0, 1/4, 1/2, 3/4, 1}} and "
-        f"outputs y < 0, y > 1 and y in [0, 1] (step 1/32), attained at (x, x') = ({top[0]}, {top[1]}); an attained "
-        f"value, so a lower bound on sup L; {below} of the {others} pairs other than {{0, 1}} are certified below "
-        "the bound (equality at {0, 1})",
+        f"{what}, attained at (x, x') = ({top[0]}, {top[1]}); {why}; {below} of the {others} pairs other than "
+        "{0, 1} are certified below the bound (equality at {0, 1})",
         "lower",
     )
 
@@ -121,14 +131,12 @@ def laplace_second_moment(epsilon0: Any, epsilon: Any, bound: Any = None) -> Ref
     mech = Laplace(arith.exact(epsilon0))
     ee = arith.exp_ball(arith.exact(epsilon))
     vals = {p: _second_moment(mech, p[0], p[1], ee) for p in _pairs()}
-    top, below, others = _best(vals, bound if bound is not None else vals[(fmpq(0), fmpq(1))])
-    return Reference(
-        vals[top],
-        f"the largest E[L^2] of the Laplace randomizer over the input pairs x != x' in {{0, 1/4, 1/2, 3/4, 1}}, "
-        f"by rigorous quadrature (acb.integral) between the break points and the atoms in closed form, attained at "
-        f"(x, x') = ({top[0]}, {top[1]}); a lower bound on the supremum over pairs; {below} of the {others} pairs "
-        "other than {0, 1} are certified below the bound (equality at {0, 1})",
-        "lower",
+    return _reference(
+        vals,
+        bound,
+        "the largest E[L^2] of the Laplace randomizer over the input pairs x != x' in {0, 1/4, 1/2, 3/4, 1}, "
+        "by rigorous quadrature (acb.integral) between the break points and the atoms in closed form",
+        "a lower bound on the supremum over pairs",
     )
 
 
