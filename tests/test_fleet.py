@@ -163,16 +163,54 @@ def test_bad_input_refused_by_name() -> None:
         F.delta_fleet_view([(3, M)], epsilom="0.1")  # type: ignore[call-arg]
 
 
+def _w_exact(law: list, star: KRR, ee: fmpq) -> fmpq:
+    """W = E[h_{t*}(B' + 1)], B' the blanket count of ``law`` minus one user of its smallest ε0: the exact view of a
+    target running ``star`` placed among those users (fleet_view_target in exact rationals)."""
+    top = min(range(len(law)), key=lambda i: law[i][1].exp_epsilon0())
+    others = [(n - (1 if i == top else 0), m) for i, (n, m) in enumerate(law)]
+    others = [g for g in others if g[0] > 0]
+    v = F.fleet_view_target([*others, (1, star)], len(others), exp_epsilon=ee)
+    assert isinstance(v, fmpq)
+    return v
+
+
 def test_shared_ball_view_encloses_the_exact_max() -> None:
-    """Ball mode (one law for all targets, the largest ε0's h: Lemma F4) ⊇ the exact max over targets; colluders too."""
+    """Ball mode (one law minus its smallest-ε0 user, the largest ε0's h: Lemma F4) ≥ the exact max over targets, and
+    its ball contains W computed exactly by another route; colluders too."""
     groups = [(12, KRR(3, exp_epsilon0=3)), (10, KRR(3, exp_epsilon0=2)), (8, KRR(3, exp_epsilon0=5))]
+    star = groups[2][1]
     ee = fmpq(6, 5)
     ex = F.delta_fleet_view(groups, exp_epsilon=ee)
     ball = F.delta_fleet_view(groups, exp_epsilon=ee, exact_max_n=0, rel="1/50")
     assert isinstance(ex, fmpq) and isinstance(ball, arb)
-    assert arb(ball.lower()) <= ex <= arb(ball.upper())
+    assert ex <= arb(ball.upper())
+    w = _w_exact(groups, star, ee)
+    assert ex <= w and arb(ball.lower()) <= w <= arb(ball.upper())
     for m in (0, 5, 17):
         ex = F.delta_fleet_colluding(groups, m, exp_epsilon=ee)
         ball = F.delta_fleet_colluding(groups, m, exp_epsilon=ee, exact_max_n=0, rel="1/50")
         assert isinstance(ex, fmpq) and isinstance(ball, arb)
-        assert arb(ball.lower()) <= ex <= arb(ball.upper())
+        assert ex <= arb(ball.upper())
+        # the honest law: all users but the m of the smallest ε0 (groups[1] first, then groups[0])
+        n1 = max(groups[1][0] - m, 0)
+        n0 = groups[0][0] - max(m - groups[1][0], 0)
+        law = [g for g in ((n0, groups[0][1]), (n1, groups[1][1]), (8, star)) if g[0] > 0]
+        w = _w_exact(law, star, ee)
+        assert ex <= w and arb(ball.lower()) <= w <= arb(ball.upper())
+
+
+def test_trimmed_count_law_keeps_its_promise() -> None:
+    """fleet_count_law in balls (windows, product tree, trimmed ends): every entry ≤ the exact law, and the exact
+    mass outside the entries' lower ends is ≤ the left-out mass."""
+    parts = [(40, fmpq(1, 3)), (55, fmpq(2, 7)), (30, fmpq(1, 2)), (61, fmpq(3, 5)), (20, fmpq(1, 9))]
+    exact, _, _ = F.fleet_count_law(parts, True, fmpq(1, 2**20))
+    tol = fmpq(1, 2**20)
+    P, off, leftout = F.fleet_count_law(parts, False, tol)
+    assert len(P) < len(exact)  # something was windowed or trimmed
+    covered = fmpq(0)
+    for i, p in enumerate(P):
+        lo = arb(p.lower())
+        assert lo <= exact[off + i]
+        covered += exact[off + i]
+    assert 1 - covered <= arb(arb(leftout).upper())
+    assert arb(leftout).upper() <= 3 * len(parts) * tol  # G windows, two trimmed ends per product

@@ -98,9 +98,10 @@ def fleet_count_law(parts: Sequence[tuple[int, Enclosure]], exact_mode: bool, to
 
     ``pmf[i]`` encloses a lower bound of ``P(Σ = offset + i)`` (the product of the groups' windows);
     every outcome left out has total mass ``≤`` the third value (union bound over the groups'
-    certified window tails).  Exact (``fmpq``, full support, left-out 0) in ``exact_mode``.
-    Cost: one window of ``O(σ_g √log(1/tol))`` per group and a product of ``arb`` polynomials
-    (``O(W log W)`` each, ``W`` the total width), at twice the working precision.
+    certified window tails and the ends trimmed after each product, each end of upper mass ``≤ tol``).
+    Exact (``fmpq``, full support, left-out 0) in ``exact_mode``.
+    Cost: one window of ``O(σ_g √log(1/tol))`` per group and a balanced tree of ``arb`` polynomial products
+    (``O(W log W)`` each, ``W`` the trimmed width), at twice the working precision.
     """
     offset = 0
     leftout: Enclosure = fmpq(0)
@@ -113,7 +114,7 @@ def fleet_count_law(parts: Sequence[tuple[int, Enclosure]], exact_mode: bool, to
             poly = poly * fmpq_poly([1 - qq, qq]) ** N
         return [fmpq(c) for c in poly.coeffs()], 0, fmpq(0)
     with arith.precision(2 * arith.DEFAULT_PREC):
-        apoly = arb_poly([1])
+        polys: list[tuple[arb_poly, int]] = []
         for N, q in parts:
             if N == 0:
                 continue
@@ -123,9 +124,51 @@ def fleet_count_law(parts: Sequence[tuple[int, Enclosure]], exact_mode: bool, to
             vals, off, tail = laws.window(N, q, tol)
             offset += off
             leftout = arith.ball(leftout) + tail
-            apoly = apoly * arb_poly(vals)
+            polys.append((arb_poly(vals), 0))
+        # a balanced product tree; after each product the ends whose total upper mass is ≤ tol are trimmed
+        # (their mass joins the left-out mass): the windows' far tails multiply to masses far below tol,
+        # and carrying them makes every later product wider and its exponent range larger
+        while len(polys) > 1:
+            nxt = []
+            for i in range(0, len(polys) - 1, 2):
+                (a, oa), (b, ob) = polys[i], polys[i + 1]
+                prod, shift, dropped = _trim(a * b, tol)
+                leftout = arith.ball(leftout) + dropped
+                nxt.append((prod, oa + ob + shift))
+            if len(polys) % 2:
+                nxt.append(polys[-1])
+            polys = nxt
+        if polys:
+            apoly, extra = polys[0]
+            offset += extra
+        else:
+            apoly = arb_poly([1])
         coeffs = apoly.coeffs()
     return [+c for c in coeffs], offset, leftout
+
+
+def _trim(poly: arb_poly, tol: fmpq) -> tuple[arb_poly, int, arb]:
+    """``poly`` without its two ends of total upper mass ``≤ tol`` each: ``(trimmed, index shift, dropped mass)``.
+
+    The dropped mass is the sum of the dropped coefficients' upper ends (an upper bound on their true mass).
+    O(degree)."""
+    cs = poly.coeffs()
+    lo, hi = 0, len(cs)
+    acc = arb(0)
+    while lo < hi - 1:
+        nxt = acc + arb(arith.ball(cs[lo]).upper())
+        if nxt.upper() > tol:
+            break
+        acc, lo = nxt, lo + 1
+    acc_hi = arb(0)
+    while hi - 1 > lo:
+        nxt = acc_hi + arb(arith.ball(cs[hi - 1]).upper())
+        if nxt.upper() > tol:
+            break
+        acc_hi, hi = nxt, hi - 1
+    if lo == 0 and hi == len(cs):
+        return poly, 0, arb(0)
+    return arb_poly(cs[lo:hi]), lo, acc + acc_hi
 
 
 def _atoms(mech: KRR, ee: Enclosure) -> list:
@@ -268,7 +311,10 @@ def delta_fleet_view(
     max_evals: int = DEFAULT_MAX_EVALS,
     **opts: Unpack[DeltaOptions],
 ) -> Enclosure:
-    """An enclosure of ``max_t V_t(ε)``: a certified upper bound (its upper end) on the shuffled δ of the fleet.
+    """``max_t V_t(ε)``: a certified upper bound (its upper end) on the shuffled δ of the fleet.
+
+    Exact inputs and ``n ≤ exact_max_n``: the exact ``max_t V_t``.  Otherwise a ball enclosing ``W ≥ max_t V_t``
+    (Lemma F4(a′): one law, the largest ε0's ``h``; :func:`_shared_view`).
 
     Every user can be the target, so the bound is the maximum over the groups of
     :func:`fleet_view_target` (groups with the same ``e^{ε0}`` give the same value; each distinct one is
@@ -299,17 +345,21 @@ def delta_fleet_view(
 def _shared_view(
     law: list[Group], mech: KRR, ee: Enclosure, tol: fmpq, exact_max_n: int, rel: fmpq, evals: int
 ) -> Enclosure:
-    """An enclosure of the largest target view from one law (Lemma F4, ``docs/reference/fleets.md`` §3).
+    """A ball whose upper end is a certified bound on every target's view, from one law (Lemma F4,
+    ``docs/reference/fleets.md`` §3).
 
-    ``B_all = Σ_{g ∈ law} Bin(n_g, γ_g)`` satisfies ``B_all − 1 ≤ B_t ≤ B_all`` for every target (coupling), so
-    ``E[h_t(B_all + 1)] ≤ V_t ≤ E[h_t(max(B_all, 1))]``; and ``h_t ≤ h_{t*}`` pointwise for the randomizer
-    ``t*`` = ``mech`` with the largest ε0 (joint convexity).  One law and one ``h`` for all targets.
+    Every target's others ``O_t`` contain ``law`` minus one user of its largest-``γ`` group (``B'`` below), so
+    ``B_t ≥_st B'`` (Lemma F4(a′): the colluders are ``law``'s complement, chosen as in Lemma F3) and
+    ``V_t ≤ E[h_t(B' + 1)] ≤ E[h_{t*}(B' + 1)] =: W`` with ``t*`` = ``mech``, the largest ε0 (Lemma F2, F4(b)).
+    The ball encloses ``W`` (its block bracket, one evaluation of ``h`` per cut); ``W ≥ max_t V_t``.
     """
     if arith.le(mech.exp_epsilon0(), ee) is True:
         return fmpq(0)
     h = _H(mech, ee, tol, exact_max_n)
-    P, off, leftout = fleet_count_law([(g.n, g.mech.gamma()) for g in law], False, tol)
-    return _bracket(P, off, leftout, h, rel, evals, shift=1)
+    top = _order(law)[0]  # a group of the largest γ (smallest ε0)
+    parts = [(g.n - (1 if i == top else 0), g.mech.gamma()) for i, g in enumerate(law)]
+    P, off, leftout = fleet_count_law(parts, False, tol)
+    return _bracket(P, off, leftout, h, rel, evals, shift=0)
 
 
 def _remove_top(fleet: list[Group], m: int) -> list[Group]:
