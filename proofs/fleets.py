@@ -2,7 +2,8 @@
 
 Registry keys: ``BBGN19 Lemma 5.3 [fleet]`` (the Poisson-binomial blanket view, Lemma F1), ``Blanket view
 monotone in m`` (Lemma F2), ``Colluding users reduction`` (Lemma F3), ``Fleet round dominating pair`` (Lemma F5,
-composed and sampled fleet rounds), ``Fleet round lower pair`` (Lemma F6, their concrete lower pair); the proofs are in
+composed and sampled fleet rounds), ``Fleet round lower pair`` (Lemma F6, their concrete lower pair), ``FMT21 clone
+pair [fleet]`` (Lemma F7, per-user clone probabilities), ``Fleet two-count lower pair`` (Lemma F8); the proofs are in
 ``docs/reference/fleets.md``, the numbers in :mod:`blanket.exact.shuffled.fleet`.
 """
 
@@ -107,6 +108,37 @@ FLEET_ROUND_LOWER = TABLE.register(
         ),
     ),
     symbolic=_not_symbolic("post-processing of a concrete pair, proved in docs/reference/fleets.md §8"),
+)
+
+FLEET_CLONE = TABLE.register(
+    "FMT21 clone pair [fleet]",
+    statement=sp.Le(
+        delta_fleet(epsilon), sp.Function("\\mathbb{E}_{C}\\big[h^{\\mathrm{bin}}_{t}(C+1)\\big]")(epsilon)
+    ),
+    hypotheses=(
+        Hypothesis(
+            sp.true,
+            "every user j runs a k-RR on one alphabet [k] with its own epsilon0_j; C = sum over j != t of "
+            "Bern(c_j), c_j = 2 f_j/(p_t + f_t) (the target t's keep and flip probabilities); h^bin_t the h of "
+            "binary RR at epsilon0_t; replace-one neighbours",
+        ),
+    ),
+    symbolic=_not_symbolic("a clone decomposition and post-processing, proved in docs/reference/fleets.md §10"),
+)
+
+FLEET_TWO_COUNTS = TABLE.register(
+    "Fleet two-count lower pair",
+    statement=sp.Ge(
+        delta_fleet(epsilon), sp.Function("H_{e^{\\varepsilon}}(P_{N_x,N_{x'}}\\|Q_{N_x,N_{x'}})")(epsilon)
+    ),
+    hypotheses=(
+        Hypothesis(
+            sp.true,
+            "k-RR fleet on one alphabet, k >= 3; every other honest user holds a third value z, the target (largest "
+            "epsilon0) holds x vs x'; (N_x, N_x') the counts of x and x' reports",
+        ),
+    ),
+    symbolic=_not_symbolic("post-processing of a concrete pair, proved in docs/reference/fleets.md §11"),
 )
 
 TABLE.complete()

@@ -22,6 +22,8 @@ from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import fleet as F
+from blanket.exact.shuffled import fleet_clones as FC
+from blanket.exact.shuffled import fleet_lower as FL
 from blanket.proofs import blanket as bb
 from blanket.proofs import fleets as pf
 from blanket.reports.latex import exact_string
@@ -108,14 +110,30 @@ def _dec(x: Any, up: bool) -> str:
     return arith.decimal_string(x, DIGITS, up=up)
 
 
-def _krr_bounds(s: Shuffle, eps: fmpq, rel: fmpq) -> tuple[Any, Any]:
-    """(enclosure of the view, whose upper end is certified; certified lower end) of δ(ε) of a k-RR shuffle."""
+def _krr_bounds(s: Shuffle, eps: fmpq, rel: fmpq, clone: bool = False) -> tuple[Any, Any, str]:
+    """(enclosure whose upper end is certified, certified lower end, which upper candidate decided) of δ(ε) of a
+    k-RR shuffle.  ``clone``: also the clone pair (Lemma F7) for ``k ≥ 3``, the smaller upper end kept
+    (:func:`blanket.exact.shuffled.fleet_clones.delta_fleet_upper`); for ``k = 2`` the two are one bound."""
     fleet = s.fleet()
-    up = F.delta_fleet_colluding(fleet, s.colluding, epsilon=eps, rel=rel, max_evals=400)
+    if clone and fleet[0][1].k > 2:
+        up, name = FC.delta_fleet_upper(fleet, s.colluding, epsilon=eps, rel=rel, max_evals=400)
+    else:
+        up = F.delta_fleet_colluding(fleet, s.colluding, epsilon=eps, rel=rel, max_evals=400)
+        name = FC.VIEW if fleet[0][1].k > 2 else "both"
     # one target: the group with the largest ε0 (any target's concrete datasets give a valid lower end)
     star = max(range(len(fleet)), key=lambda i: float(arith.ball(fleet[i][1].exp_epsilon0()).mid()))
     honest, _ = F.honest_fleet(fleet, star, s.colluding)
-    return up, F.delta_fleet_dataset(honest, epsilon=eps)
+    lower = F.delta_fleet_dataset(honest, epsilon=eps)
+    if fleet[0][1].k > 2:  # both counts (Lemma F8): for k ≥ 3 the one-count pair misses most of the divergence
+        lower = arith.maximum([lower, FL.delta_fleet_two_counts(fleet, s.colluding, epsilon=eps)])
+    return up, lower, name
+
+
+_DECIDED = {
+    FC.VIEW: "Poisson-binomial blanket view (BBGN19 Lemma 5.3 [fleet])",
+    FC.CLONE: "clone pair with per-user clone probabilities (FMT21 clone pair [fleet])",
+    "both": "Poisson-binomial blanket view = clone pair (BBGN19 Lemma 5.3 [fleet], FMT21 clone pair [fleet])",
+}
 
 
 def _decide(s: Shuffle, claim: Claim, dep: Deployment, certify_one: Callable[..., dict]) -> dict:
@@ -146,7 +164,7 @@ def _decide(s: Shuffle, claim: Claim, dep: Deployment, certify_one: Callable[...
             "route": "one-group certificate of this mechanism",
         }
     for rel in (fmpq(1, 100), fmpq(1, 10000)):
-        view, lo = _krr_bounds(s, eps, rel)
+        view, lo, decided = _krr_bounds(s, eps, rel, clone=True)
         up = arb(arith.ball(view).upper()) if isinstance(view, arb) else view
         if arith.le(up, delta) is True:
             v = HOLDS
@@ -166,7 +184,8 @@ def _decide(s: Shuffle, claim: Claim, dep: Deployment, certify_one: Callable[...
         "upper": _dec(up, True),
         "lower": _dec(lo, False),
         "reason": why,
-        "route": "Poisson-binomial blanket view (BBGN19 Lemma 5.3 [fleet]) / concrete datasets",
+        "route": f"{_DECIDED[decided]} / concrete datasets",
+        "upper_decided_by": decided,
     }
 
 
@@ -179,7 +198,7 @@ def _epsilon_for(s: Shuffle, delta: fmpq) -> tuple[fmpq, fmpq]:
     lower = fmpq(0)
     for _ in range(24):
         mid = (lo_ok + hi_ok) / 2
-        view, lo = _krr_bounds(s, mid, fmpq(1, 20))
+        view, lo, _ = _krr_bounds(s, mid, fmpq(1, 20))
         if arith.le(arb(arith.ball(view).upper()), delta) is True:
             hi_ok = mid
         else:
@@ -278,6 +297,11 @@ def certify_fleet(
         for i, s in enumerate(sh)
     ]
     chain = [result_entry(r) for r in (pf.FLEET_VIEW, pf.H_MONOTONE, pf.ONE_LAW, pf.COLLUDING, bb.LEMMA_A_3)]
+    decided_by = {p.get("upper_decided_by") for c in claims for p in c["shuffles"] if isinstance(p, dict)}
+    if decided_by & {FC.CLONE, "both"}:
+        chain.append(result_entry(pf.FLEET_CLONE))
+    if any(s.krr and s.fleet() and s.fleet()[0][1].k > 2 for s in sh):
+        chain.append(result_entry(pf.FLEET_TWO_COUNTS))
     kinds = [
         f"{r['n']} x {r['mechanism']}" + (f" at epsilon0 = {r['epsilon0']}" if r["epsilon0"] else "") for r in rows
     ]
@@ -297,7 +321,9 @@ def certify_fleet(
             "colluding": n_total - honest_total,
             "seconds": round(time.time() - t0, 1),
             "lower_bound": "every user holds the same value, the target changes it; the count of the changed "
-            "value (exact for binary RR), both directions, maximum over target groups",
+            "value (exact for binary RR), both directions, maximum over target groups; for k >= 3 also: every other "
+            "honest user holds a third value and the adversary keeps the counts of both of the target's values "
+            "(Lemma F8)",
         },
         "chain": chain,
         "sources": [
@@ -359,7 +385,7 @@ def fleet_picture(cert: dict, sh: list[Shuffle], points: int = PICTURE_POINTS) -
         us: list[Fraction] = []
         ls: list[Fraction] = []
         for s in sh:
-            view, low = _krr_bounds(s, e, fmpq(1, 20))
+            view, low, _ = _krr_bounds(s, e, fmpq(1, 20))
             us.append(arith.endpoints(arith.ball(view))[1])
             ls.append(max(arith.endpoints(arith.ball(low))[0], Fraction(0)))
         u: Fraction = min(max(us), Fraction(1))

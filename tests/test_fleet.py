@@ -4,11 +4,15 @@ the block bracket contains the exact sum, colluders' worst choice, bad input ref
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import fleet as F
+from blanket.exact.shuffled import fleet_clones as FC
+from blanket.exact.shuffled import fleet_lower as FL
 from blanket.exact.shuffled.krr import delta_blanket_view
 from flint import arb, fmpq
 
@@ -214,3 +218,129 @@ def test_trimmed_count_law_keeps_its_promise() -> None:
         covered += exact[off + i]
     assert 1 - covered <= arb(arb(leftout).upper())
     assert arb(leftout).upper() <= 3 * len(parts) * tol  # G windows, two trimmed ends per product
+
+
+# ---- Lemma F7: the clone pair with per-user clone probabilities (exact/shuffled/fleet_clones.py) ----
+
+
+def _clone_pair_enumerated(groups: list, t: int, ee: fmpq) -> fmpq:
+    """H_ee of the clone pair (A + Δ, C − A + 1 − Δ) vs (A + 1 − Δ, C − A + Δ), enumerated over every clone pattern of
+    the other users, A and Δ (no shared code with fleet_clones: the law of (a, b) built by hand)."""
+    mt = groups[t][1]
+    e = mt.exp_epsilon0()
+    cs = []
+    for i, (n, m) in enumerate(groups):
+        cs += [2 * m.flip() / (mt.keep() + mt.flip())] * (n - (1 if i == t else 0))
+    P: dict = {}
+    Q: dict = {}
+    for pattern in itertools.product((0, 1), repeat=len(cs)):
+        w = fmpq(1)
+        for u, c in zip(pattern, cs):
+            w *= c if u else 1 - c
+        c_ = sum(pattern)
+        for a in range(c_ + 1):
+            wa = w * fmpq(math.comb(c_, a), 2**c_)
+            for d, pd in ((1, e / (e + 1)), (0, 1 / (e + 1))):
+                kp, kq = (a + d, c_ - a + 1 - d), (a + 1 - d, c_ - a + d)
+                P[kp] = P.get(kp, fmpq(0)) + wa * pd
+                Q[kq] = Q.get(kq, fmpq(0)) + wa * pd
+    return _hs(P, Q, ee)
+
+
+@pytest.mark.parametrize("k,spec,ee", CASES)
+def test_clone_pair_above_brute_force_and_equal_to_its_enumeration(k: int, spec: list, ee: fmpq) -> None:
+    groups = [(n, KRR(k, exp_epsilon0=e)) for n, e in spec]
+    worst, per = _worst_brute(groups, ee)
+    for t in range(len(groups)):
+        c = FC.fleet_clone_target(groups, t, exp_epsilon=ee)
+        assert isinstance(c, fmpq)
+        assert per[t] <= c
+        assert c == _clone_pair_enumerated(groups, t, ee)
+        if k == 2:  # c_j = 2 f_j = γ_j: the clone pair is the Poisson-binomial view
+            assert c == F.fleet_view_target(groups, t, exp_epsilon=ee)
+    up, name = FC.delta_fleet_upper(groups, exp_epsilon=ee)
+    assert worst <= up
+    view = F.delta_fleet_view(groups, exp_epsilon=ee)
+    clone = max(FC.fleet_clone_target(groups, t, exp_epsilon=ee) for t in range(len(groups)))
+    assert up <= min(view, clone)
+    assert name in ((FC.VIEW, FC.CLONE, "both") if k > 2 else ("both",))
+
+
+def test_clone_probability_is_the_largest_valid_weight_and_fmt21_generic_is_not() -> None:
+    """c_j = 2 f_j/(p_t + f_t): R_j(y) − (c/2)(R_t(x) + R_t(x')) ≥ 0 with equality somewhere; e^{−ε0,j} fails."""
+    t, j = KRR(10, exp_epsilon0=20), KRR(10, exp_epsilon0=fmpq(33, 20))
+    c = FC.clone_probability(t, j)
+    x, x2 = 0, 1
+    mix = [(a + b) / 2 for a, b in zip(t.row(x), t.row(x2))]
+    rests = [[r - c * m for r, m in zip(j.row(y), mix)] for y in range(10)]
+    assert all(v >= 0 for rest in rests for v in rest)
+    assert any(v == 0 for rest in rests for v in rest)
+    naive = 1 / j.exp_epsilon0()  # FMT21's e^{-ε0,j} with ε0,j = log(33/20) ≈ 0.5, target at log 20 ≈ 3
+    assert any(r - naive * m < 0 for r, m in zip(j.row(2), mix))
+
+
+def test_clone_ball_route_and_colluders() -> None:
+    groups = [(12, KRR(3, exp_epsilon0=3)), (10, KRR(3, exp_epsilon0=2)), (8, KRR(3, exp_epsilon0=5))]
+    ee = fmpq(6, 5)
+    for m in (0, 5):
+        ex = max(FC.fleet_clone_target(*F.honest_fleet(groups, t, m), exp_epsilon=ee) for t in range(len(groups)))
+        up, name = FC.delta_fleet_upper(groups, m, exp_epsilon=ee)
+        assert isinstance(up, fmpq) and up <= ex and name == FC.VIEW
+        ball, bname = FC.delta_fleet_upper(groups, m, exp_epsilon=ee, exact_max_n=0, rel="1/50")
+        assert isinstance(ball, arb) and up <= arb(ball.upper())
+        clone_ball = FC._shared_clone(
+            F._remove_top(F.check_fleet(groups), m), groups[2][1], ee, fmpq(1, 2**80), 0, fmpq(1, 50), 200
+        )
+        assert ex <= arb(arith.ball(clone_ball).upper())
+        assert bname in (FC.VIEW, FC.CLONE, "both")
+    with pytest.raises(InvalidArgument, match="colluding"):
+        FC.delta_fleet_upper(groups, 30, exp_epsilon=ee)
+
+
+# ---- Lemma F8: the two-count lower end (exact/shuffled/fleet_lower.py) ----
+
+
+@pytest.mark.parametrize(
+    "spec,ee", [([(3, 3), (2, 2)], fmpq(3, 2)), ([(2, 8), (3, 3)], fmpq(11, 10)), ([(4, 8), (2, 3)], fmpq(3, 2))]
+)
+def test_two_counts_equals_projected_histogram_law(spec: list, ee: fmpq) -> None:
+    """The exact two-count value = H of the full histogram law (built user by user) projected to (N_x, N_x'); ≤ the
+    full histogram's H (post-processing) and ≤ the Poisson-binomial view."""
+    k = 4
+    groups = [(n, KRR(k, exp_epsilon0=e)) for n, e in spec]
+    lo = FL.delta_fleet_two_counts(groups, exp_epsilon=ee)
+    assert isinstance(lo, fmpq) and lo > 0
+    mechs = [m for n, m in groups for _ in range(n)]
+    star = max(range(len(groups)), key=lambda i: groups[i][1].exp_epsilon0())
+    pos = sum(n for n, _ in groups[:star])
+    d1, d2 = [2] * len(mechs), [2] * len(mechs)
+    d1[pos], d2[pos] = 0, 1
+    P = _law([m.row(x) for m, x in zip(mechs, d1)])
+    Q = _law([m.row(x) for m, x in zip(mechs, d2)])
+
+    def project(L: dict) -> dict:
+        out: dict = {}
+        for h, p in L.items():
+            out[(h[0], h[1])] = out.get((h[0], h[1]), fmpq(0)) + p
+        return out
+
+    assert lo == _hs(project(P), project(Q), ee)
+    assert lo <= _hs(P, Q, ee)
+    # the concrete pair's full δ is ≤ the worst case ≤ the view (test_brute_force_within_bracket checks the latter)
+    assert _hs(P, Q, ee) <= F.delta_fleet_view(groups, exp_epsilon=ee)
+
+
+def test_two_counts_ball_route_below_exact_and_close() -> None:
+    groups = [(20, KRR(4, exp_epsilon0=3)), (25, KRR(4, exp_epsilon0=2)), (15, KRR(4, exp_epsilon0=5))]
+    for ee in (fmpq(11, 10), fmpq(3, 2)):
+        ex = FL.delta_fleet_two_counts(groups, exp_epsilon=ee)
+        ball = FL.delta_fleet_two_counts(groups, exp_epsilon=ee, exact_max_n=0)
+        assert isinstance(ex, fmpq) and isinstance(ball, arb)
+        assert arb(ball.upper()) <= ex
+        assert ex - arb(ball.lower()) <= ex / 100  # the float thresholds and the ±8σ cut lose < 1 %
+        # colluders: the honest fleet of the same adversary's choice (smallest ε0 first)
+        c = FL.delta_fleet_two_counts(groups, 10, exp_epsilon=ee)
+        assert c == FL.delta_fleet_two_counts(
+            [(20, groups[0][1]), (15, groups[1][1]), (15, groups[2][1])], exp_epsilon=ee
+        )
+    assert FL.delta_fleet_two_counts([(5, KRR(2, exp_epsilon0=3))], exp_epsilon=fmpq(11, 10)) == 0
