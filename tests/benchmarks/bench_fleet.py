@@ -27,6 +27,7 @@ def _row(k: int, groups: int, n: int, eps: str) -> dict:
     from blanket.exact.shuffled import fleet as F
     from blanket.exact.shuffled import fleet_clones as FC
     from blanket.exact.shuffled import fleet_lower as FL
+    from blanket.exact.shuffled.krr import engine_options
 
     if groups == 2:
         spec = [(2 * n // 5, "1"), (n - 2 * n // 5, "2")]
@@ -39,7 +40,7 @@ def _row(k: int, groups: int, n: int, eps: str) -> dict:
     lo = F.delta_fleet_dataset(fleet, epsilon=eps)
     c1 = time.process_time()
     clone = FC._shared_clone(
-        F.check_fleet(fleet), fleet[-1][1], arith.exp_param(eps, None), FC.engine_options({})[0], 64, F.DEFAULT_REL, 200
+        F.check_fleet(fleet), fleet[-1][1], arith.exp_param(eps, None), engine_options({})[0], 64, F.DEFAULT_REL, 200
     )
     c2 = time.process_time()
     lo2 = FL.delta_fleet_two_counts(fleet, epsilon=eps)
