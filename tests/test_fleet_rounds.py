@@ -392,3 +392,28 @@ def test_cli_sampling_and_colluding(tmp_path, capsys):
     f.write_text(_ONE.format(kind="binary_rr", k="", extra=""))
     code = main(["certify", str(f), "-o", str(tmp_path / "c"), "--no-pdf", "--no-plot", "--sampling", "0.5"])
     assert code == 0 and "sampled participation" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [pytest.param('[[rounds]]\ncount = 2\nsampling = "0.5"', marks=pytest.mark.slow), "[[rounds]]\ncount = 2"],
+)
+def test_colluding_zero_is_todays_answer(tmp_path, extra):
+    """``colluding = 0`` in [users] composes to the same certified ε as no ``colluding`` key (sampled and plain rounds);
+    for one round, ``colluding = 0`` parses to the deployment without it (certify dispatches on ``dep.colluding``)."""
+    from blanket.reports.deployment import load_deployment
+
+    f = tmp_path / "d.toml"
+    f.write_text(_ONE.format(kind="binary_rr", k="", extra=extra))
+    today = ShuffleAccountant().compose(load_deployment(f).rounds[0].event(), 2).get_epsilon("1e-3")
+    f.write_text(_ONE.format(kind="binary_rr", k="", extra="colluding = 0\n" + extra))
+    zero = ShuffleAccountant().compose(load_deployment(f).rounds[0].event(), 2).get_epsilon("1e-3")
+    assert (zero.upper, zero.lower) == (today.upper, today.lower) and 0 < today.lower < today.upper
+    f.write_text(_ONE.format(kind="binary_rr", k="", extra="colluding = 0"))
+    one = load_deployment(f)
+    f.write_text(_ONE.format(kind="binary_rr", k="", extra=""))
+    assert (
+        one.colluding == 0
+        and not one.groups
+        and (one.n, one.params) == (load_deployment(f).n, load_deployment(f).params)
+    )
