@@ -235,6 +235,23 @@ def _n_text(dep: Deployment) -> str:
     return "users per round as listed"
 
 
+def _base_assumptions(dep: Deployment) -> list[str]:
+    """The one-round assumptions, as far as they hold for these rounds: a mixed fleet's users do not share one
+    randomizer, and with sampled participation a user sends at most one report per round."""
+    out = list(ASSUMPTIONS)
+    if any(r.groups and len(r.groups) > 1 for r in dep.rounds):
+        out = [a for a in out if not a.startswith("One randomizer for all")]
+    if any(r.sampling is not None for r in dep.rounds):
+        out = [
+            "At most one message per user and round: a user who takes part sends exactly one report, the output of "
+            "its randomizer on its value; a user who does not take part sends nothing."
+            if a.startswith("Single message per user")
+            else a
+            for a in out
+        ]
+    return out
+
+
 def _extra_assumptions(dep: Deployment) -> list[str]:
     """What a fleet, a sampled round or colluders assume, in words (the certificate's assumptions list)."""
     out = []
@@ -375,7 +392,7 @@ def certify_composition(
             }
         ],
         "chain": chain,
-        "assumptions": list(ASSUMPTIONS)
+        "assumptions": _base_assumptions(dep)
         + [
             "Rounds: each round is an independent run of its randomizer with fresh randomness; the analyst may choose "
             "later rounds adaptively; the claims are about all rounds together."

@@ -268,6 +268,10 @@ def test_deployment_fleet_rounds_certify(tmp_path):
         assert words in st, words
     assert any("Sampled participation" in a for a in cert["assumptions"])
     assert any("Lemma F5" in a for a in cert["assumptions"])
+    # a mixed fleet does not share one randomizer, and a sampled user sends at most one report
+    assert not any(a.startswith("One randomizer for all") for a in cert["assumptions"])
+    assert not any(a.startswith("Single message per user") for a in cert["assumptions"])
+    assert any(a.startswith("At most one message per user and round") for a in cert["assumptions"])
     assert "Fleet round dominating pair" in [c["key"] for c in cert["chain"]]
     # sampling q = 1 is the same round as no sampling
     f.write_text(_fmt(col=1, extra='sampling = "1"'))
