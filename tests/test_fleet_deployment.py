@@ -7,6 +7,7 @@ import math
 import pathlib
 import subprocess
 import sys
+from fractions import Fraction
 
 import pytest
 from blanket.exact.mechanisms.finite import KRR
@@ -186,3 +187,47 @@ def test_fleet_certificate_picture(tmp_path: pathlib.Path) -> None:
     write(cert, tmp_path / "c", pdf=False)
     assert (tmp_path / "c" / "certificate-curve.png").stat().st_size > 1000
     assert "certificate-curve.png" in (tmp_path / "c" / "certificate.tex").read_text()
+
+
+KRR3 = """
+name = "two versions, 3-RR"
+[[users]]
+n = 12
+[users.mechanism]
+type = "krr"
+k = 3
+exp_epsilon0 = "5"
+[[users]]
+n = 10
+[users.mechanism]
+type = "krr"
+k = 3
+exp_epsilon0 = "2"
+[[claims]]
+epsilon = "{eps}"
+delta = "{delta}"
+"""
+
+
+def test_krr3_fleet_certificate_names_the_deciding_bound_and_both_lower_ends() -> None:
+    """A 3-RR fleet: the claim's route names the upper candidate that decided (Lemma F1 vs F7), the chain carries the
+    two-count lower pair (Lemma F8), and the FAILS side rests on the larger of the two lower ends."""
+    from blanket.exact.shuffled import fleet_clones as FC
+    from blanket.exact.shuffled import fleet_lower as FL
+
+    groups = [(12, KRR(3, exp_epsilon0=5)), (10, KRR(3, exp_epsilon0=2))]
+    eps = "0.2"
+    up, name = FC.delta_fleet_upper(groups, epsilon=eps)
+    lo = arith.maximum([F.delta_fleet_dataset(groups, epsilon=eps), FL.delta_fleet_two_counts(groups, epsilon=eps)])
+    up_hi, lo_lo = arith.endpoints(up)[1], arith.endpoints(lo)[0]
+    assert 0 < lo_lo <= up_hi
+    cert = certify(
+        parse_deployment(KRR3.format(eps=eps, delta=str(Fraction(up_hi) * Fraction(1001, 1000)))), plot=False
+    )
+    sh = cert["claims"][0]["shuffles"][0]
+    assert cert["verdict"] == "HOLDS" and sh["upper_decided_by"] == name
+    assert "Fleet two-count lower pair" in [c["key"] for c in cert["chain"]]
+    cert = certify(parse_deployment(KRR3.format(eps=eps, delta=str(Fraction(lo_lo) * Fraction(999, 1000)))), plot=False)
+    assert cert["verdict"] == "FAILS"
+    # the two-count lower end decides here: the one-count pair alone is below this δ
+    assert arith.endpoints(F.delta_fleet_dataset(groups, epsilon=eps))[1] < Fraction(lo_lo) * Fraction(999, 1000)
