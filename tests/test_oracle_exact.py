@@ -125,8 +125,68 @@ def test_triple_hit_law_against_the_matrix(mech):
         assert fold[key] == got.get(key, fmpq(0)), (mech.kind, key)
 
 
-@pytest.mark.parametrize("mech", [OUE(3, exp_epsilon0=3), Subset(4, 2, exp_epsilon0=2), Hadamard(3, exp_epsilon0=3)])
-@pytest.mark.parametrize("n", [2, 3, 4])
+def _olh_families():
+    """Explicit local-hashing families with different 3-wise collisions ``t`` (``c`` the pairwise one): all maps
+    [3] → [3] (3-wise independent, t = 1/9 = c²), the affine maps u ↦ a·u + b mod 3 (t = c = 1/3: h(x) = h(x')
+    forces a = 0), all maps [3] → [2] (g = 2: t = (3c − 1)/2 = 1/4)."""
+    return [
+        OLH(3, 3, exp_epsilon0=3, family=list(itertools.product(range(3), repeat=3))),
+        OLH(
+            3, 3, exp_epsilon0=2, family=[tuple((a * u + b) % 3 for u in range(3)) for a in range(3) for b in range(3)]
+        ),
+        OLH(3, 2, exp_epsilon0=3, family=list(itertools.product(range(2), repeat=3)), constant="family"),
+    ]
+
+
+@pytest.mark.parametrize("mech", _olh_families(), ids=["all-3-3", "affine", "all-3-2"])
+def test_olh_triple_law_against_the_family(mech):
+    # the closed form from (collision, triple) against the explicit family's rows: the mass of each hit pattern
+    # (h(x) = y, h(x') = y, h(z) = y) of a report of z, enumerated over every (h, y)
+    law = X.triple_hit_law(mech)
+    rows, g = mech.rows(), mech.g
+    got: dict = {}
+    for j, h in enumerate(mech.family):
+        for y in range(g):
+            key = tuple(int(h[u] == y) for u in (0, 1, 2))
+            got[key] = got.get(key, fmpq(0)) + rows[2][j * g + y]
+    assert sum(law.values()) == 1
+    for key, p in law.items():
+        assert p == got.get(key, fmpq(0)), key
+    assert {str(mech.triple)} <= {"1/9", "1/3", "1/4"}
+
+
+def test_olh_triple_is_a_checked_stated_number():
+    m = OLH(64, 8, epsilon0=2, triple=fmpq(1, 64))
+    assert m.describe()["triple"] == "1/64"
+    assert "triple" not in OLH(64, 8, epsilon0=2).describe()  # unchanged record text when not stated
+    assert X.triple_hit_law(OLH(64, 8, epsilon0=2)) is None
+    with pytest.raises(InvalidArgument, match="triple"):
+        OLH(64, 8, epsilon0=2, triple=fmpq(1, 4))  # above the collision 1/8
+    with pytest.raises(InvalidArgument, match="triple"):
+        OLH(64, 8, epsilon0=2, constant=fmpq(1, 16), triple=fmpq(1, 32))  # below the constant hashes
+    with pytest.raises(InvalidArgument, match="triple"):
+        OLH(64, 4, epsilon0=2, collision=fmpq(1, 2), triple=fmpq(1, 8))  # 1 − 3c + 2t < 0
+    with pytest.raises(InvalidArgument, match="triple"):
+        OLH(64, 2, epsilon0=2, triple=fmpq(1, 8))  # g = 2: three values never all distinct, t = (3c − 1)/2
+    assert OLH(64, 2, epsilon0=2, triple=fmpq(1, 4)).triple == fmpq(1, 4)
+    with pytest.raises(InvalidArgument, match="triple"):
+        OLH(3, 3, exp_epsilon0=2, family=list(itertools.product(range(3), repeat=3)), triple=fmpq(1, 9))
+
+
+_OLH3 = _olh_families()
+_THIRD_CASES = [
+    *[
+        (m, n)
+        for m in (OUE(3, exp_epsilon0=3), Subset(4, 2, exp_epsilon0=2), Hadamard(3, exp_epsilon0=3))
+        for n in (2, 3, 4)
+    ],
+    # local hashing: the explicit families (81, 27 and 16 outputs: the enumeration of the unprojected pair is the cost)
+    (_OLH3[0], 2),
+    *[(m, n) for m in _OLH3[1:] for n in (2, 3)],
+]
+
+
+@pytest.mark.parametrize(("mech", "n"), _THIRD_CASES, ids=lambda v: v.kind if hasattr(v, "kind") else str(v))
 @pytest.mark.parametrize("statistic", X.THIRD_STATISTICS)
 def test_third_value_is_a_lower_bound_and_matches_its_brute_force(mech, n, statistic):
     ee = fmpq(5, 4)

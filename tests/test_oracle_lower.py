@@ -20,7 +20,16 @@ from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import oracle_exact as X
 from flint import fmpq
 
-MECHS = [OUE(3, exp_epsilon0=3), SUE(4, exp_half_epsilon0=2), Subset(4, 2, exp_epsilon0=2), Hadamard(3, exp_epsilon0=3)]
+MECHS = [
+    OUE(3, exp_epsilon0=3),
+    SUE(4, exp_half_epsilon0=2),
+    Subset(4, 2, exp_epsilon0=2),
+    Hadamard(3, exp_epsilon0=3),
+    # local hashing with its stated 3-wise collision (the triple law is checked against explicit families in
+    # tests/test_oracle_exact.py): 3-wise independent, and the affine family (every collision a triple one)
+    OLH(16, 3, exp_epsilon0=3, triple=fmpq(1, 9)),
+    OLH(16, 3, exp_epsilon0=2, collision=fmpq(1, 3), triple=fmpq(1, 3)),
+]
 DIRECTIONS = ("forward", "backward")
 ALPHAS = [fmpq(1), fmpq(9, 8), fmpq(3, 2), fmpq(2)]
 

@@ -322,6 +322,12 @@ class OLH(FourValue):
       the TV similarity when no h is constant.  A positive value (≤ collision)
       credits the constant hashes to the blanket: ``γ = (g + constant·(e−1))/(e+g−1)``,
       the TV similarity of such a family.
+    * ``triple`` (optional, default unknown) = ``P_h[h(x) = h(x') = h(z)]`` for a triple of distinct values
+      (``1/g²`` for a 3-wise independent family).  Only the third-value **lower** end uses it
+      (:func:`blanket.exact.shuffled.oracle_exact.triple_hit_law`); without it that lower end is not offered.
+      It must satisfy ``constant ≤ triple ≤ collision`` and ``1 − 3·collision + 2·triple ≥ 0`` (the three
+      values all distinct), with equality there when ``g = 2``.  With an explicit ``family`` it is computed
+      for the values ``0, 1, 2``.
 
     >>> OLH(4, 2, exp_epsilon0=3).gamma()
     1/2
@@ -335,8 +341,9 @@ class OLH(FourValue):
     constant: fmpq = fmpq(0)
     family: tuple | None = None  # explicit family (tests): tuple of tuples h(0..k-1)
     kind: str = "olh"
+    triple: fmpq | None = None
 
-    def __init__(self, k, g, epsilon0=None, *, exp_epsilon0=None, collision=None, constant=0, family=None):
+    def __init__(self, k, g, epsilon0=None, *, exp_epsilon0=None, collision=None, constant=0, family=None, triple=None):
         k = arith.integer_in(k, "k", lo=2)
         g = arith.integer_in(g, "g", lo=2)
         e, ee = eps0_pair(epsilon0, exp_epsilon0)
@@ -355,6 +362,10 @@ class OLH(FourValue):
             collision = fmpq(cols.pop(), len(fam))
             if constant == "family":
                 constant = fmpq(sum(1 for h in fam if len(set(h)) == 1), len(fam))
+            if triple is not None:
+                raise InvalidArgument("triple", triple, "must not be given with an explicit family (it is computed)")
+            if k >= 3:
+                triple = fmpq(sum(1 for h in fam if h[0] == h[1] == h[2]), len(fam))
         else:
             fam = None
         c = fmpq(1, g) if collision is None else arith.exact_in(collision, "collision", lo=0, hi=1)
@@ -369,7 +380,33 @@ class OLH(FourValue):
                 str(c),
                 "must be < 1 (a family whose hashes always collide reveals nothing and has no x-only outputs)",
             )
-        _set(self, k=k, g=g, epsilon0=e, exp_epsilon0_exact=ee, collision=c, constant=kap, family=fam, kind="olh")
+        t = None if triple is None else arith.exact_in(triple, "triple", lo=0, hi=1)
+        if t is not None:
+            if not kap <= t <= c:
+                raise InvalidArgument(
+                    "triple", str(t), f"must be between constant ({kap}) and collision ({c}): P[h(x) = h(x') = h(z)]"
+                )
+            distinct = 1 - 3 * c + 2 * t
+            if distinct < 0 or (g == 2 and distinct != 0):
+                raise InvalidArgument(
+                    "triple",
+                    str(t),
+                    f"is inconsistent with collision {c} and g = {g}: P[x, x', z hashed to three distinct values] = "
+                    f"1 - 3*collision + 2*triple = {distinct}"
+                    + (" must be 0 (two buckets)" if g == 2 else " must be >= 0"),
+                )
+        _set(
+            self,
+            k=k,
+            g=g,
+            epsilon0=e,
+            exp_epsilon0_exact=ee,
+            collision=c,
+            constant=kap,
+            family=fam,
+            kind="olh",
+            triple=t,
+        )
 
     def _pq(self):
         e = self.exp_epsilon0()
@@ -410,6 +447,7 @@ class OLH(FourValue):
             "g": self.g,
             "collision": str(self.collision),
             "constant": str(self.constant),
+            **({} if self.triple is None else {"triple": str(self.triple)}),
             **self._eps0_describe(),
         }
 

@@ -197,13 +197,14 @@ SCHEMAS: dict[Kind, Schema] = {
     ),
     Kind.OLH: Schema(
         ("k", "g"),
-        ("collision", "constant"),
+        ("collision", "constant", "triple"),
         ("epsilon0", "exp_epsilon0"),
         {
             "k": _K,
             "g": _int(2, 10**9),
             "collision": _exact(lo=0, hi=1),
             "constant": _exact(lo=0, hi=1),
+            "triple": _exact(lo=0, hi=1),
             **_ORACLE_EPS,
         },
         "local hashing (OLH)",
@@ -311,7 +312,9 @@ def build(kind: str | Kind, params: Mapping) -> Randomizer | None:
     if kind == Kind.SUE:
         return o.SUE(p["k"], p.get("epsilon0"), exp_half_epsilon0=p.get("exp_half_epsilon0"))
     if kind == Kind.OLH:
-        return o.OLH(p["k"], p["g"], collision=p.get("collision"), constant=p.get("constant", 0), **e0)
+        return o.OLH(
+            p["k"], p["g"], collision=p.get("collision"), constant=p.get("constant", 0), triple=p.get("triple"), **e0
+        )
     if kind == Kind.HADAMARD:
         return o.Hadamard(p["k"], **e0)
     if kind == Kind.SUBSET:

@@ -34,7 +34,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.laws import binomial as laws
-from blanket.exact.mechanisms.oracles import FourValue, Hadamard, Subset, UnaryEncoding
+from blanket.exact.mechanisms.oracles import OLH, FourValue, Hadamard, Subset, UnaryEncoding
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput
@@ -264,8 +264,8 @@ def triple_hit_law(mech: FourValue) -> dict | None:
     encoding — independent bits, ``h_z ~ Bern(p)``, ``h_x, h_x' ~ Bern(q)``; subset selection —
     ``P_z(a, b, c) = e^{ε0 c}·C(k−3, d−a−b−c)/Z``; Hadamard response with ``z+1 = (x+1) ⊕ (x'+1)`` (the
     GF(2)-dependent triple, ``k ≥ 3``) — ``P = (e^{ε0} if c else 1)·(2/(K(e+1)))·K/4`` on the patterns with
-    ``(1−c) = (1−a) ⊕ (1−b)``.  Local hashing: ``None`` (the triple law depends on the family's 3-wise
-    structure, which the record does not state).  O(1).
+    ``(1−c) = (1−a) ⊕ (1−b)``.  Local hashing: from the stated ``collision`` and ``triple`` (the family's 3-wise
+    collision, :func:`_olh_triple_law`); ``None`` when ``triple`` is not stated.  O(1).
     """
     e = mech.exp_epsilon0()
     if isinstance(mech, UnaryEncoding):
@@ -301,7 +301,42 @@ def triple_hit_law(mech: FourValue) -> dict | None:
                     ok = (1 - c) == ((1 - a) ^ (1 - b))
                     out[(a, b, c)] = (e if c else fmpq(1)) * 2 / (e + 1) / 4 if ok else fmpq(0)
         return out
+    if isinstance(mech, OLH):
+        return _olh_triple_law(mech)
     return None
+
+
+def _olh_triple_law(mech: OLH) -> dict | None:
+    """The triple hit law of local hashing from the stated ``collision`` ``c`` and ``triple`` ``t`` (``None`` when
+    ``triple`` is not stated or ``k < 3``).  The hashed values of ``(x, x', z)`` are all equal w.p. ``t``, equal on
+    exactly one pair w.p. ``c − t`` each, all distinct w.p. ``1 − 3c + 2t``; the report is ``y = h(z)`` w.p.
+    ``p_h = e/(e+g−1)``, each other bucket w.p. ``p_l = 1/(e+g−1)``, and ``h_u = [h(u) = y]``.  O(1)."""
+    t = mech.triple
+    if t is None or mech.k < 3:
+        return None
+    c, g = mech.collision, mech.g
+    ph, pl = mech._pq()
+    out = {(a, b, cc): fmpq(0) for a in (0, 1) for b in (0, 1) for cc in (0, 1)}
+
+    def add(key: tuple, v) -> None:
+        out[key] = out[key] + v
+
+    add((1, 1, 1), t * ph)  # all equal: y = h(z) hits all three, else none
+    add((0, 0, 0), t * (g - 1) * pl)
+    one = c - t
+    for pair_hit, z_hit in (((1, 1, 0), (0, 0, 1)), ((0, 1, 0), (1, 0, 1)), ((1, 0, 0), (0, 1, 1))):
+        # h(x) = h(x') != h(z); h(x) = h(z) != h(x'); h(x') = h(z) != h(x): y = h(z) hits z and its partner, the
+        # other bucket of the triple hits the lone value, the g − 2 remaining buckets hit none
+        add(z_hit, one * ph)
+        add(pair_hit, one * pl)
+        add((0, 0, 0), one * (g - 2) * pl)
+    d = 1 - 3 * c + 2 * t
+    if not _is_zero(d):  # three distinct buckets (g >= 3 then)
+        add((0, 0, 1), d * ph)
+        add((1, 0, 0), d * pl)
+        add((0, 1, 0), d * pl)
+        add((0, 0, 0), d * (g - 3) * pl)
+    return out
 
 
 #: the per-report statistics of :func:`third_value_delta`
@@ -477,6 +512,8 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
             text = f"all other {nn - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1))"
             if isinstance(rec, Hadamard):
                 text += ", z+1 = (x+1) xor (x'+1)"
+            if isinstance(rec, OLH):
+                text += f", the stated P[h(x) = h(x') = h(z)] = {rec.triple}"
             if stat == "zero-hit":
                 text += "; reports that hit z lumped"
             cands.append((third, text))

@@ -14,13 +14,14 @@ Run: ``python tests/benchmarks/bench_oracles.py [--quick | --fast-only [--n9]]``
    the best fast upper bound and certified lower end of the same-family
    lower bound (the data of the issue's figure).
 
-``--bracket [--exact-view]`` prints only table B (issue 25): per oracle and n, the certified ε bracket at
+``--bracket [--exact-view] [--only TEXT]`` prints only table B (issue 25): per oracle and n, the certified ε bracket at
 δ = 1e-6, ε0 = 2 — lower end from exact.accounting.certified.lower_value (the larger of the same-family and the
 third-value dataset), upper end from upper_value (the best certified route) — the ratio upper/lower, the seconds,
 and which bound decided each end.  Each end is a bisection on ε (14 halvings of [0, ε0]): the lower end is the
 largest ε tried with a certified lower δ above the target, the upper end the smallest with a certified upper δ at
 or below it.  ``--exact-view`` adds the exact five-atom view (exact.shuffled.oracle_exact) to the upper routes at
-every n (slow: about 10 s per δ at n = 1000).
+every n (slow: about 10 s per δ at n = 1000).  The rows are those of :func:`mechanisms` and local hashing with a
+stated 3-wise independent family; ``--only TEXT`` keeps the rows whose label contains TEXT.
 
 ``--geometric`` prints only table G: the fast geometric engine (exact.shuffled.geometric, docs/numerics.md
 Lemma O2): n = 10^4, 10^6, 10^9, seconds for the certified upper end (one δ(ε)), its relative width, the
@@ -196,7 +197,17 @@ def _bisect(pred, lo: float, hi: float, steps: int = 14) -> tuple[float, float]:
     return lo, hi
 
 
-def bracket_table(ns=(10**3, 10**4), eps0: str = "2", target: str = "1e-6", exact_view: bool = False):
+def bracket_mechanisms(eps0: str = "2") -> list:
+    """:func:`mechanisms` and local hashing with a stated 3-wise independent family (``triple = 1/g²``: the
+    third-value lower end, issue 25)."""
+    e = math.exp(float(eps0))
+    g = max(2, round(e + 1))
+    return [*mechanisms(eps0), (f"olh 3-wise g={g}", OLH(2**20, g, epsilon0=eps0, triple=fmpq(1, g * g)))]
+
+
+def bracket_table(
+    ns=(10**3, 10**4), eps0: str = "2", target: str = "1e-6", exact_view: bool = False, only: str | None = None
+):
     from blanket.exact.accounting import certified as cb
     from blanket.exact.shuffled import oracle_exact
 
@@ -204,7 +215,9 @@ def bracket_table(ns=(10**3, 10**4), eps0: str = "2", target: str = "1e-6", exac
     t = Fraction(int(tq.p), int(tq.q))
     print(f"\nB. certified epsilon bracket at delta = {target}, eps0 = {eps0} (14 bisection steps per end)")
     print(f"{'oracle':>22} {'n':>8} {'lower':>9} {'upper':>9} {'ratio':>7} {'sec':>7}  lower from / upper from")
-    for label, m in mechanisms(eps0):
+    for label, m in bracket_mechanisms(eps0):
+        if only is not None and only not in label:
+            continue
         for n in ns:
             t0 = time.perf_counter()
             lo_from: list = []
@@ -242,7 +255,8 @@ def bracket_table(ns=(10**3, 10**4), eps0: str = "2", target: str = "1e-6", exac
 
 if __name__ == "__main__":
     if "--bracket" in sys.argv:
-        bracket_table(exact_view="--exact-view" in sys.argv)
+        only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+        bracket_table(exact_view="--exact-view" in sys.argv, only=only)
     elif "--geometric" in sys.argv:
         geometric_table()
     elif "--fast-only" in sys.argv:
