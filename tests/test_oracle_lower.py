@@ -16,6 +16,7 @@ from blanket.exact.accounting import accountant as A
 from blanket.exact.accounting import oracle_lower as OL
 from blanket.exact.accounting import pairs
 from blanket.exact.mechanisms.oracles import OLH, OUE, SUE, Hadamard, Subset
+from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import oracle_exact as X
 from flint import fmpq
@@ -149,6 +150,76 @@ def test_accountant_lower_end_takes_the_third_pair_and_stays_below_the_upper():
     olds = [A._pld.discretise(ev.lower_pair(d), grid, "lower").self_compose(2).get_epsilon(dt) for d in DIRECTIONS]
     assert max(Fraction(int(x.p), int(x.q)) for x in olds) < new.lower <= new.upper
     assert new.details["lower_pair"].startswith("third-value")
-    # the reported lower end is the composed third pair's, computed here directly
-    low = A._pld.discretise(ev.third_lower_pair(), grid, "lower").self_compose(2).get_epsilon(dt)
+    # the reported lower end is the composed third pair's (banded), computed here directly; the one-level pair's
+    # is below it
+    bands = ev.third_lower_bands()
+    assert isinstance(bands, OL.BandedPair)
+    low = bands.discretise(grid, "lower").self_compose(2).get_epsilon(dt)
     assert new.lower == Fraction(int(low.p), int(low.q))
+    one = A._pld.discretise(ev.third_lower_pair(), grid, "lower").self_compose(2).get_epsilon(dt)
+    assert one <= low
+
+
+# ------------------------------------------------------------------ a garbling level per band of cells
+def _check_garbling(atoms: dict, P: dict, Q: dict, n: int, m_lo: int) -> None:
+    """Every kept cell ``N = s`` of ``atoms`` is the reflection garbling of the brute-force cell with a probability
+    in [0, ½]; the cells ``s < m_lo`` are dropped."""
+    for s in range(0, n + 1):
+        ps = [P.get((s, k), fmpq(0)) for k in range(s + 1)]
+        qs = [Q.get((s, k), fmpq(0)) for k in range(s + 1)]
+        if s < m_lo:
+            assert all((s - 1, k) not in atoms for k in range(s + 1))
+            continue
+        got_p = [atoms[(s - 1, k)][0] for k in range(s + 1)]
+        got_q = [atoms[(s - 1, k)][1] for k in range(s + 1)]
+        k0 = max(range(s + 1), key=lambda k: ps[k] - ps[s - k])
+        d = ps[k0] - ps[s - k0]
+        assert d > 0
+        theta = (ps[k0] - got_p[k0]) / d
+        assert 0 <= theta <= fmpq(1, 2)
+        for k in range(s + 1):
+            assert got_p[k] == (1 - theta) * ps[k] + theta * ps[s - k]
+            assert got_q[k] == (1 - theta) * qs[k] + theta * qs[s - k]
+
+
+@pytest.mark.parametrize("mech", MECHS, ids=lambda m: m.kind)
+@pytest.mark.parametrize(("n", "bands"), [(7, 3), (9, 4)])
+def test_banded_pair_is_a_garbling_between_the_statistic_and_the_one_level_pair(mech, n, bands):
+    bp = OL.third_value_banded_pair(mech, n, "zero-hit", bands=bands)
+    one = OL.third_value_lower_pair(mech, n, "zero-hit")
+    assert isinstance(bp, OL.BandedPair) and len(bp.parts) > 1
+    # disjoint bands covering N >= m_lo, each with its own level (the first is the one level's)
+    rngs = [(p.outer_mix[2], p.outer_hi if p.outer_hi is not None else n) for p in bp.parts]
+    assert rngs[0][0] == one.outer_mix[2] and rngs[-1][1] == n
+    assert all(rngs[i][1] + 1 == rngs[i + 1][0] for i in range(len(rngs) - 1))
+    assert bp.parts[0].pi_p == one.pi_p and bp.parts[-1].pi_p > one.pi_p
+    at = bp.atoms()
+    atoms = {key: (p, q) for key, p, q in at}
+    assert len(atoms) == len(at)  # disjoint keys
+    P, Q = _brute_nk(mech, n, 0), _brute_nk(mech, n, 1)
+    _check_garbling(atoms, P, Q, n, one.outer_mix[2])
+    Pp, Qp = {k: v[0] for k, v in atoms.items()}, {k: v[1] for k, v in atoms.items()}
+    P1 = {k: p for k, p, _ in one.atoms()}
+    Q1 = {k: q for k, _, q in one.atoms()}
+    for alpha in ALPHAS:  # data processing both ways: one level <= banded <= the statistic
+        assert _hs(P1, Q1, alpha) <= _hs(Pp, Qp, alpha) <= _hs(P, Q, alpha)
+
+
+@pytest.mark.parametrize("mech", [OUE(3, exp_epsilon0=3), OLH(16, 3, exp_epsilon0=3, triple=fmpq(1, 9))])
+def test_banded_pld_is_below_the_banded_atoms_and_composes(mech):
+    n, grid = 12, fmpq(1, 64)
+    bp = OL.third_value_banded_pair(mech, n, "zero-hit", bands=4)
+    assert isinstance(bp, OL.BandedPair)
+    pl = bp.discretise(grid, "lower")
+    at = bp.atoms()
+    two = pairs.product_atoms(at, at)
+    pl2 = pl.self_compose(2)
+    for eps in (fmpq(0), fmpq(1, 8), fmpq(1, 2), fmpq(1)):
+        for p, atoms in ((pl, at), (pl2, two)):
+            d = p.get_delta(eps)
+            exact = pairs.hockey_stick(atoms, arith.ball(eps).exp())
+            assert arith.le(d, exact) is not False  # the optimistic PLD is below the pair's own δ
+            assert float(arith.ball(d).mid()) >= 0.9 * float(arith.ball(exact).mid()) - 1e-3  # and close to it
+    with pytest.raises(InvalidArgument, match="side"):
+        bp.discretise(grid, "upper")
+    assert OL.third_value_banded_pair(mech, n, "zero-hit", bands=1) == OL.third_value_lower_pair(mech, n, "zero-hit")

@@ -423,6 +423,16 @@ class Shuffled:
             return _oracle_lower.third_value_lower_pair(m, self.n)
         return None
 
+    def third_lower_bands(self) -> _oracle_lower.BandedPair | _pld.ShiftPair | None:
+        """:meth:`third_lower_pair` with a garbling level per band of cells
+        (:func:`blanket.exact.accounting.oracle_lower.third_value_banded_pair`): the pair the accountant composes as
+        "low-3" (never below the one-level pair's lower end by more than rounding: each band's level is at least
+        the one level).  O(bands)."""
+        m = self.mechanism
+        if isinstance(m, oracles.FourValue):
+            return _oracle_lower.third_value_banded_pair(m, self.n)
+        return None
+
     def describe(self) -> str:
 
         kind = getattr(self.mechanism, "kind", None)
@@ -760,7 +770,7 @@ class ShuffleAccountant:
                     self._cache[bkey] = _discretise_both(self._dominating(ev), g, self.prec)
                 base = self._cache[bkey][0 if kind in ("upper", "cupper") else 1]
             else:
-                third = getattr(ev, "third_lower_pair", None)
+                third = getattr(ev, "third_lower_bands", None) or getattr(ev, "third_lower_pair", None)
                 pair, used = (third(), "low-3") if kind == "low-3" and third is not None else (None, kind)
                 if pair is None:
                     used = "low-bwd" if kind == "low-bwd" else "low-fwd"
@@ -771,7 +781,7 @@ class ShuffleAccountant:
                 if lkey not in self._cache:
                     self._cache[lkey] = (
                         pair.discretise(g, "lower", prec=self.prec)
-                        if isinstance(pair, _curves.FinitePair)
+                        if isinstance(pair, (_curves.FinitePair, _oracle_lower.BandedPair))
                         else _pld.discretise(pair, g, "lower", prec=self.prec)
                     )
                 base = self._cache[lkey]

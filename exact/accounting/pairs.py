@@ -104,6 +104,9 @@ class ShiftPair:
     #: cells where the pair is replaced by a stronger view (the pessimistic side puts ``tau`` at ``+∞``, the
     #: optimistic side subtracts it); ``N = 0`` is a loss-0 cell (at ``+∞`` on the pessimistic side)
     outer_mix: tuple | None = None
+    #: ``None``, or (with ``outer_mix``) the largest ``N`` kept: the cells ``N > outer_hi`` are dropped too (a band of
+    #: cells, lower side only: :class:`blanket.exact.accounting.oracle_lower.BandedPair`)
+    outer_hi: int | None = None
 
     # ---- exact enumeration (small n)
     def atoms(self) -> list:
@@ -122,7 +125,7 @@ class ShiftPair:
         for C in Cs:
             if self.outer_mix is not None:
                 a, b, m_lo, _tau = self.outer_mix
-                if C + 1 < m_lo:
+                if C + 1 < m_lo or (self.outer_hi is not None and C + 1 > self.outer_hi):
                     continue
                 wC = a * binw(C) + b * binw(C + 1)
             else:

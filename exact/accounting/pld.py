@@ -329,7 +329,7 @@ def _survival(
             # differ by a few ulps: the upper side takes the max (an upper bound for both), the lower side
             # subtracts the difference through eta below.
             a_m, b_m, m_lo, tau = pair.outer_mix
-            if "upper" in sides and m_lo > 1:
+            if "upper" in sides and (m_lo > 1 or pair.outer_hi is not None):
                 raise InvalidArgument("side", "upper", "is not available for a pair with a dropped outer range")
             (a_lo, a_hi), (b_lo, b_hi) = _fb(a_m), _fb(b_m)
             tau_hi = _fb(tau)[1] if not (isinstance(tau, fmpq) and tau == 0) else 0.0
@@ -339,6 +339,8 @@ def _survival(
             # +inf, with the replaced cells (tau)
             out_w = (a_hi + b_hi) * out_w * (1 + 4 * U) + b_hi * wts[0] * (1 + 2 * eta_w) * (1 + 4 * U) + tau_hi
             keep = (Cs + 1 >= max(1, m_lo)) & (Cs >= 0)
+            if pair.outer_hi is not None:  # a band of cells (lower side only, refused above for the upper side)
+                keep &= Cs + 1 <= pair.outer_hi
             Cs, wts = Cs[keep], w_hi[keep]
             # w_hi/w_lo <= (a_hi/a_lo) ∨ (b_hi/b_lo): folded into eta_w (the lower side scales by 1 − 2η)
             rel = max(a_hi / a_lo if a_lo > 0 else 1.0, b_hi / b_lo if b_lo > 0 else 1.0) - 1
