@@ -282,6 +282,52 @@ def _check_olh(r):
     )
 
 
+# ---------------------------------------------------------------- local hashing: the triple hit law (issue 25)
+t3 = sp.Symbol("t")  # 3-wise collision P[h(x) = h(x') = h(z)]
+#: P_z(h_x, h_x', h_z) of one report of a third value z (exact.shuffled.oracle_exact.triple_hit_law): the hashed
+#: triple is all equal (t), equal on exactly one pair (c − t each) or all distinct (1 − 3c + 2t)
+_D3 = 1 - 3 * c + 2 * t3
+TRIPLE_OLH = {
+    (1, 1, 1): t3 * PH_OLH,
+    (0, 0, 0): (t3 * (g - 1) + 3 * (c - t3) * (g - 2) + _D3 * (g - 3)) * PL_OLH,
+    (0, 0, 1): (c - t3 + _D3) * PH_OLH,
+    (1, 1, 0): (c - t3) * PL_OLH,
+    (1, 0, 1): (c - t3) * PH_OLH,
+    (0, 1, 1): (c - t3) * PH_OLH,
+    (0, 1, 0): (c - t3 + _D3) * PL_OLH,
+    (1, 0, 0): (c - t3 + _D3) * PL_OLH,
+}
+P_TRIPLE = {key: sp.Symbol(f"P_{''.join(map(str, key))}") for key in TRIPLE_OLH}
+
+
+def _triple_families():
+    """Explicit families ``[3] → [g]`` with their (c, t): all maps [3]→[3] (3-wise independent), the affine maps
+    u ↦ a·u + b mod 3 (t = c), all maps [3]→[2] (g = 2)."""
+    yield "all maps [3]→[3]", 3, list(itertools.product(range(3), repeat=3))
+    yield "affine maps mod 3", 3, [tuple((a * u + b) % 3 for u in range(3)) for a in range(3) for b in range(3)]
+    yield "all maps [3]→[2]", 2, list(itertools.product(range(2), repeat=3))
+
+
+def _check_olh_triple(r):
+    det, ok = [], True
+    for label, gg, fam in _triple_families():
+        cc = sp.Rational(sum(1 for h in fam if h[0] == h[1]), len(fam))
+        tt = sp.Rational(sum(1 for h in fam if h[0] == h[1] == h[2]), len(fam))
+        ph, pl = _e / (_e + gg - 1), 1 / (_e + gg - 1)
+        got = dict.fromkeys(TRIPLE_OLH, sp.Integer(0))
+        for h in fam:  # a report (h, y) of z = 2: P = (p_h if h(z) = y else p_l)/|H|
+            for y in range(gg):
+                key = tuple(int(h[u] == y) for u in (0, 1, 2))
+                got[key] += (ph if h[2] == y else pl) / len(fam)
+        good = all(_zero(got[key] - v.subs({g: gg, c: cc, t3: tt, E0: _e})) for key, v in TRIPLE_OLH.items())
+        ok = ok and good
+        det.append(f"{label} (c = {cc}, t = {tt}): {good}")
+    total = _zero(_pos(sum(TRIPLE_OLH.values()) - 1))
+    ok = ok and total
+    det.append(f"Σ = 1 for symbolic g, c, t: {total}")
+    return SymbolicCheck(True if ok else None, "symbolic enumeration of three explicit families", "; ".join(det))
+
+
 def _hadamard_cases():
     for kk in (2, 3, 5, 7):
         KK = 1 << kk.bit_length()
@@ -410,6 +456,13 @@ FO_GAMMA_OLH, FO_LAW_OLH = _gamma_and_law("olh", GAMMA_OLH, (*TABLE.hyps("g >= 2
 FO_GAMMA_HR, FO_LAW_HR = _gamma_and_law("hadamard", GAMMA_HR, (*TABLE.hyps("K >= 4"), _H_E0), LAW_HR, _check_hadamard)
 FO_GAMMA_SUBSET, FO_LAW_SUBSET = _gamma_and_law(
     "subset", GAMMA_SUBSET, (*TABLE.hyps("d >= 1", "d <= k - 1"), _H_E0), LAW_SUBSET, _check_subset
+)
+
+FO_TRIPLE_OLH = TABLE.register(
+    "FO triple law [olh]",
+    statement=sp.And(*[Eq(P_TRIPLE[key], v) for key, v in TRIPLE_OLH.items()]),
+    hypotheses=(*TABLE.hyps("g >= 2"), _H_E0),
+    symbolic=_check_olh_triple,
 )
 
 _Nsym = m - 1

@@ -12,7 +12,7 @@ from flint import arb
 
 #: the derived results: each oracle's γ and law of L, the geometric mechanism's γ, the merged view, the clone identity
 ORACLE_KEYS = [f"FO {what} [{oracle}]" for oracle in ("ue", "olh", "hadamard", "subset") for what in ("gamma", "L law")]
-KEYS = ["FO merged blanket view", *ORACLE_KEYS, "FO gamma [geometric]", "FO clone identity"]
+KEYS = ["FO merged blanket view", *ORACLE_KEYS, "FO gamma [geometric]", "FO clone identity", "FO triple law [olh]"]
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -39,6 +39,26 @@ def test_derivation_is_proved_symbolically(key):
 def test_a_wrong_closed_form_is_not_proved(monkeypatch, name, check, wrong):
     monkeypatch.setattr(po, name, wrong)
     assert check(None).proved is not True
+
+
+@pytest.mark.parametrize(
+    "key,wrong",
+    [((1, 1, 0), (po.c - po.t3) * po.PH_OLH), ((0, 0, 1), po.c * po.PH_OLH), ((1, 1, 1), po.t3 * po.PL_OLH)],
+)
+def test_a_wrong_triple_law_is_not_proved(monkeypatch, key, wrong):
+    monkeypatch.setattr(po, "TRIPLE_OLH", {**po.TRIPLE_OLH, key: wrong})
+    assert po._check_olh_triple(None).proved is not True
+
+
+def test_triple_law_is_the_one_exact_evaluates():
+    from blanket.exact.shuffled.oracle_exact import triple_hit_law
+
+    for cc, tt, gg in (("1/4", "1/16", 4), ("1/3", "1/3", 3), ("1/5", "1/20", 5)):
+        m = OLH(9, gg, exp_epsilon0=3, collision=cc, triple=tt)
+        law = triple_hit_law(m)
+        sub = {po.g: gg, po.c: sp.Rational(cc), po.t3: sp.Rational(tt), po.E0: sp.Integer(3)}
+        for key, v in po.TRIPLE_OLH.items():
+            assert sp.Rational(str(law[key])) == sp.simplify(v.subs(sub)), (cc, tt, key)
 
 
 def test_symbolic_closed_forms_are_the_ones_exact_evaluates():
