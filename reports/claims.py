@@ -178,6 +178,28 @@ def _blanket_source(mech, n, krr) -> Source:
     )
 
 
+def _stronger_clone_source(mech, n) -> Source:
+    """The SODA 2023 stronger-clone pair (``stronger_clones = true`` of a ``matrix`` randomizer), after its sufficient
+    condition is checked on the exact matrix (:func:`blanket.exact.accounting.stronger_clones.check_condition`:
+    refused, naming the violating output, when it fails).  Its δ is the Lemma 5.3 blanket view of binary RR with the
+    matrix's ``e^{ε0}`` (:func:`blanket.exact.shuffled.krr.delta_stronger_clones`)."""
+    from blanket.exact.accounting import stronger_clones as sc
+
+    sc.check_condition(mech)
+    e = mech.exp_epsilon0()
+
+    def comp(eps, e=e):
+        return krr.delta_stronger_clones(n, exp_epsilon0=e, epsilon=eps), None
+
+    return Source(
+        "stronger-clones",
+        "upper",
+        sc.DESCRIPTION,
+        comp,
+        module="exact.accounting.stronger_clones",
+    )
+
+
 def sources(
     dep: Deployment, mech: Randomizer | None, *, workers: int | None = None, scheduler: str | None = None
 ) -> list[Source]:
@@ -195,6 +217,8 @@ def sources(
         return oracle_sources(mech, n)
     k = getattr(mech, "k", None)
     is_krr = dep.mechanism in ("krr", "binary_rr")
+    if dep.mechanism == "matrix" and dep.params.get("stronger_clones"):  # checked (or refused) first, at every n
+        out.append(_stronger_clone_source(mech, n))
     if is_krr and k == 2:
         out.append(_blanket_source(mech, n, krr))
 

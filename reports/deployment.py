@@ -576,12 +576,24 @@ def parse_deployment(
         matrix = [[entry(v, i, j) for j, v in enumerate(row)] for i, row in enumerate(raw)]
 
         try:
-            FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
+            fr = FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
         except InvalidArgument as exc:
             if matrix_source is None:
                 raise
             raise InvalidArgument(f"{T}.matrix_file ({matrix_source})", "(not shown)", exc.requirement) from None
         params["matrix"] = matrix
+        if "stronger_clones" in rand:  # the SODA 2023 stronger clones: their condition checked on the matrix now
+            on = registry.SCHEMAS[registry.Kind.MATRIX].parse["stronger_clones"](
+                rand["stronger_clones"], f"{T}.stronger_clones"
+            )
+            if on:
+                from blanket.exact.accounting import stronger_clones
+
+                try:
+                    stronger_clones.check_condition(fr)
+                except InvalidArgument as exc:
+                    raise InvalidArgument(f"{T}.stronger_clones", True, exc.requirement, hint=exc.hint) from None
+            params["stronger_clones"] = on
     digest.update(extra_bytes)
 
     # ---------------- users

@@ -152,6 +152,13 @@ def _epsilon0(v, nm):
     return q
 
 
+def _flag(v: object, nm: str) -> bool:
+    """A true/false option (``stronger_clones``): exactly a boolean, nothing else read as one."""
+    if not isinstance(v, bool):
+        raise InvalidArgument(nm, v, "must be true or false")
+    return v
+
+
 @dataclass(frozen=True)
 class Schema:
     """A kind's parameters: ``required`` keys, ``optional`` keys, and ``eps0`` — the keys of which exactly
@@ -179,7 +186,13 @@ SCHEMAS: dict[Kind, Schema] = {
     Kind.BINARY_RR: Schema(
         (), ("k",), ("epsilon0", "exp_epsilon0"), {"k": _K, **_RR_EPS}, "binary randomized response"
     ),
-    Kind.MATRIX: Schema(("matrix",), (), (), {"matrix": lambda v, nm: v}, "a finite randomizer given by its matrix"),
+    Kind.MATRIX: Schema(
+        ("matrix",),
+        ("stronger_clones",),
+        (),
+        {"matrix": lambda v, nm: v, "stronger_clones": _flag},
+        "a finite randomizer given by its matrix",
+    ),
     Kind.LAPLACE: Schema((), (), ("epsilon0",), {"epsilon0": _epsilon0}, "the Laplace randomizer"),
     Kind.GAUSSIAN: Schema(
         ("sigma",), (), (), {"sigma": _exact(lo=0, lo_open=True)}, "the Gaussian randomizer (not epsilon0-LDP)"
