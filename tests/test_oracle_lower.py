@@ -183,7 +183,7 @@ def _check_garbling(atoms: dict, P: dict, Q: dict, n: int, m_lo: int) -> None:
 
 
 @pytest.mark.parametrize("mech", MECHS, ids=lambda m: m.kind)
-@pytest.mark.parametrize(("n", "bands"), [(7, 3), (9, 4)])
+@pytest.mark.parametrize(("n", "bands"), [(7, 3), (9, 4), (5, OL.BANDS)])  # more bands than cells: clamped to n
 def test_banded_pair_is_a_garbling_between_the_statistic_and_the_one_level_pair(mech, n, bands):
     bp = OL.third_value_banded_pair(mech, n, "zero-hit", bands=bands)
     one = OL.third_value_lower_pair(mech, n, "zero-hit")
@@ -206,9 +206,10 @@ def test_banded_pair_is_a_garbling_between_the_statistic_and_the_one_level_pair(
 
 
 @pytest.mark.parametrize("mech", [OUE(3, exp_epsilon0=3), OLH(16, 3, exp_epsilon0=3, triple=fmpq(1, 9))])
-def test_banded_pld_is_below_the_banded_atoms_and_composes(mech):
-    n, grid = 12, fmpq(1, 64)
-    bp = OL.third_value_banded_pair(mech, n, "zero-hit", bands=4)
+@pytest.mark.parametrize(("n", "bands"), [(12, 4), (5, OL.BANDS)])
+def test_banded_pld_is_below_the_banded_atoms_and_composes(mech, n, bands):
+    grid = fmpq(1, 64)
+    bp = OL.third_value_banded_pair(mech, n, "zero-hit", bands=bands)
     assert isinstance(bp, OL.BandedPair)
     pl = bp.discretise(grid, "lower")
     at = bp.atoms()

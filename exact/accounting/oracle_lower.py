@@ -206,7 +206,7 @@ def third_value_banded_pair(
     assert q is not None  # one exists
     n, pi_i, a, b, u, mean, sd = q
     m_lo = int(one.outer_mix[2])
-    top = max(m_lo + bands, int(math.ceil(mean + 1 + 2 * sd)))
+    top = min(n, max(m_lo + bands, int(math.ceil(mean + 1 + 2 * sd))))  # every band starts at some N <= n
     edges = sorted({m_lo + (top - m_lo) * i // bands for i in range(bands)})
     parts = []
     with arith.precision(128):
