@@ -417,7 +417,8 @@ class Shuffled:
     def third_lower_pair(self) -> _pld.ShiftPair | None:
         """The frequency oracles' composable third-value lower pair
         (:func:`blanket.exact.accounting.oracle_lower.third_value_lower_pair`, the zero-hit or the hits statistic;
-        one pair for both orders), or ``None`` (no triple law, e.g. local hashing; not a four-value record).  O(1)."""
+        one pair for both orders), or ``None`` (no triple law, e.g. local hashing without a stated ``triple``; not a
+        four-value record).  O(1)."""
         m = self.mechanism
         if isinstance(m, oracles.FourValue):
             return _oracle_lower.third_value_lower_pair(m, self.n)

@@ -61,8 +61,8 @@ BANDS = 24
 
 
 def third_value_lower_pair(mech: FourValue, n: int, statistic: str | None = None) -> ShiftPair | None:
-    """The composable lower pair of the module docstring, or ``None`` (no triple law, e.g. local hashing; ``n < 2``;
-    or no informative class).
+    """The composable lower pair of the module docstring, or ``None`` (no triple law, e.g. local hashing without a
+    stated ``triple``; ``n < 2``; or no informative class).
 
     ``statistic``: ``"zero-hit"`` or ``"hits"`` (:data:`blanket.exact.shuffled.oracle_exact.THIRD_STATISTICS`), or
     ``None``: the one with the larger signal-to-noise ratio ``(π_P − π_Q)²/E[N]`` (the leading term of the loss's
