@@ -195,6 +195,35 @@ def test_window_cut_against_the_uncut_kernel_and_a_coarse_cut_stays_certified(mo
         assert active >= least, (name, active)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 40), st.integers(0, 2**32 - 1), st.floats(0, 1))
+def test_running_max_with_the_monotone_shortcut_against_every_row(C, W, seed, share):
+    """_running_max (the running maximum of the clipped ratios in place, and D of Lemma C2 (v)) against a plain
+    per-row reference: rows that are non-decreasing (a share of them) and rows that are not, every row compared."""
+    rng = np.random.default_rng(seed)
+    r = rng.random((C, W)) * 3
+    mono = rng.random(C) < share
+    r[mono] = np.sort(r[mono], axis=1)
+    Q = rng.random((C, W))
+    ref_rm = np.maximum.accumulate(r, axis=1)
+    ref_D = np.array([float(np.sum((ref_rm[i] - r[i]) * Q[i])) for i in range(C)]) * 1.5 + 0.25
+    rm = r.copy()
+    D = curve_steps._running_max(rm, Q, 1.5, 0.25)
+    assert np.array_equal(rm, ref_rm)
+    assert np.allclose(D, ref_D, rtol=1e-14, atol=0)
+    assert np.all(D[mono] == 0.25)
+
+
+def test_monotone_shortcut_stays_above_the_exhaustive_worst_case():
+    """With the shortcut (the default), the stepped values stay above the exact worst case over every dataset
+    (exact rationals) at n = 64, where the multi-chain window has non-monotone rows in most steps."""
+    mech = BinaryRR(epsilon0="1")
+    n = 64
+    grid = curves.curve_grid("1", 16)
+    for a, u in curve_steps.binary_worst_curve_values_stepped(mech, n, grid, workers=1, progress=False):
+        assert u >= exhaustive_worst(mech, n, a), a
+
+
 def test_inverse_alpha_solves_the_pair_curve_exactly():
     mech = BinaryRR(epsilon0="1")
     pr = curves.binary_worst_pair(mech, 40)
