@@ -214,6 +214,23 @@ def test_running_max_with_the_monotone_shortcut_against_every_row(C, W, seed, sh
     assert np.all(D[mono] == 0.25)
 
 
+@pytest.mark.parametrize("e0, n, k0", [("1", 2000, 0), ("1", 2000, 1000), ("1/4", 500, 64)])
+def test_threshold_cut_and_shortcut_give_the_same_numbers_as_the_full_search(monkeypatch, e0, n, k0):
+    """THRESHOLD_CUT searches the thresholds only below the step's largest ratio (beyond it U = AB + K) and
+    MONOTONE_SHORTCUT skips the running maximum on monotone rows: the values and datasets of a task of several chains
+    are the same binary64 numbers as with both off (the grid reaches e^{ε0}, far beyond the windows' largest ratios,
+    so most grid points are cut)."""
+    mech = BinaryRR(epsilon0=e0)
+    m = curve_steps.step_span(n)
+    grid = tuple(sorted({float(a) for a in curves.curve_grid(e0, 256)}))
+    spec = ("ball", arith.ball(mech.exp_epsilon0()))
+    fast = curve_steps._steps_task(n, k0, min(n, k0 + 4 * m), m, spec, grid, 128)
+    monkeypatch.setattr(curve_steps, "THRESHOLD_CUT", False)
+    monkeypatch.setattr(curve_steps, "MONOTONE_SHORTCUT", False)
+    full = curve_steps._steps_task(n, k0, min(n, k0 + 4 * m), m, spec, grid, 128)
+    assert np.array_equal(fast[0], full[0]) and np.array_equal(fast[1], full[1])
+
+
 def test_monotone_shortcut_stays_above_the_exhaustive_worst_case():
     """With the shortcut (the default), the stepped values stay above the exact worst case over every dataset
     (exact rationals) at n = 64, where the multi-chain window has non-monotone rows in most steps."""
