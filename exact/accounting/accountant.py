@@ -82,10 +82,11 @@ CURVE_AUTO_N = 256
 #: alpha (:func:`blanket.exact.accounting.curves.binary_worst_curve_pair`, stepping datasets: O(n^{3/2}), seconds at
 #: n = 10^5, minutes of CPU at n = 10^6) -- when the sweep's estimated cost
 #: (:func:`blanket.exact.accounting.curve_steps.sweep_seconds`) is at most CURVE_SWEEP_SECONDS one-core seconds
-#: (n = 10^6 at ε0 = 1: the model says 651 s, measured 430 one-core s on a loaded machine after the 2026-11-29
-#: kernel changes, so minutes of wall time on two cores); it brings binary RR's composed ε within about 1 % of its
-#: lower end (n = 10^5, T = 365: ratio 1.005, against 1.25 for the blanket-view pair at n = 10^6).  Lower it to keep a
-#: run at n = 10^6 within seconds (the blanket-view pair then)
+#: (n = 10^6 at ε0 = 1: the model says 170 s, measured 161 one-core s on a loaded machine with the kernel of
+#: 2026-11-29 morning (430 before), so a minute or two of wall time on two cores; the model now admits every ε0 up
+#: to CURVE_GRID_N: at most 185 s, where the old one stopped near ε0 = 0.5); it brings binary RR's composed ε within
+#: about 1 % of its lower end (n = 10^5, T = 365: ratio 1.005, against 1.25 for the blanket-view pair at n = 10^6).
+#: Lower it to keep a run at n = 10^6 within seconds (the blanket-view pair then)
 CURVE_GRID_N = 10**6
 CURVE_SWEEP_SECONDS = 700.0
 #: (512: binary RR n = 10^5, T = 365 composes to the same ratio 1.005 on 256 points as on 1024)

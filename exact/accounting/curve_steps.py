@@ -62,20 +62,27 @@ def step_span(n: int) -> int:
     return max(8, min(1024, 2 ** round(math.log2(max(math.sqrt(n), 1.0)))))
 
 
-#: one-core seconds per dataset and per outcome of the window of the stepped sweep (measured: about 140 µs per
-#: dataset at n = 10^5 on a loaded core); a cost model for callers that choose a route, never a bound
-SECONDS_PER_DATASET_OUTCOME = 7e-8
+#: the cost model of the stepped sweep, per dataset: SECONDS_PER_DATASET_SIGMA one-core seconds per unit of
+#: ``sqrt(n p f)`` (the window's work: the all-pass step, the clamped laws, ratios and suffix sums) plus
+#: SECONDS_PER_DATASET (the grid's work: thresholds and bounds at 1024 grid points, the per-step calls).  Fitted
+#: 2026-11-29 on the kernel with the monotone shortcut and the threshold cut, ε0 = 1, one process, CPU seconds on a
+#: loaded machine (load 15-24 on 2 cores): 65 µs per dataset at n = 10^4 and 3·10^4, 82 µs at 10^5, 108 µs at
+#: 3·10^5, 161 µs at 10^6 (an eighth of the datasets; every dataset's law has the variance n p f, so all cost
+#: the same); the model gives 62, 71, 88, 116, 170 µs.  A cost model for callers that choose a route, never a bound
+SECONDS_PER_DATASET_SIGMA = 2.7e-7
+SECONDS_PER_DATASET = 5e-5
 
 
 def sweep_seconds(n: int, epsilon0: float = 1.0) -> float:
-    """Estimated one-core seconds of :func:`binary_worst_curve_values_stepped` at ``n`` users (``n`` datasets, a
-    window of ``≈ 21·sqrt(n p f)`` outcomes; the grid's size hardly matters: a few hundred to a thousand points cost
-    the same within the model's accuracy).  Calibrated on the factors' windows: since the windows are cut from the
-    anchors' tails (about 25 % fewer columns in the middle of the sweep) it overestimates, which only makes the
-    routes that consult it more cautious.  O(1)."""
+    """Estimated one-core seconds of :func:`binary_worst_curve_values_stepped` at ``n`` users: ``n`` datasets, each
+    costing :data:`SECONDS_PER_DATASET_SIGMA` per unit of ``sqrt(n p f)`` (the window is ``≈ 18·sqrt(n p f) +
+    m(p − f)`` outcomes wide) plus :data:`SECONDS_PER_DATASET` (a grid of up to about a thousand points; fewer
+    points cost a little less, so the model errs on the slow side there).  Calibrated on measured points at
+    ``ε0 = 1`` (within 8 % of them from 10^4 to 10^6, above them from 3·10^4 on), a loaded machine's CPU seconds:
+    an idle core is faster.  O(1)."""
     e = math.exp(-abs(epsilon0))
     pf = e / (1 + e) ** 2
-    return SECONDS_PER_DATASET_OUTCOME * n * 21 * math.sqrt(max(n * pf, 1.0))
+    return n * (SECONDS_PER_DATASET_SIGMA * math.sqrt(max(n * pf, 1.0)) + SECONDS_PER_DATASET)
 
 
 def allpass(X: np.ndarray, rho: float) -> np.ndarray:
