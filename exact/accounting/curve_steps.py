@@ -253,25 +253,25 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
         np.minimum(rm, a_top, out=rm)  # min(r, α⁺): its running maximum is min(rm, α⁺), α⁺ > α_G (Lemma C2 (v))
         D = _running_max(rm, Lt_prev, d_fac, d_abs)
         K = D * (1 + 8 * _U)
-        # from al[g] on, α ≥ every running maximum (its row's last entry): the first index with rm > α is Wu in every
+        # from al[gc] on, α ≥ every running maximum (its row's last entry): the first index with rm > α is Wu in every
         # row, where both suffix sums are 0, so U = AB + K there, the same number the gathers give (Lemma C2 (v));
-        # the threshold search runs on al[:g] only (most grid points lie beyond the window's largest ratio)
-        g = int(np.searchsorted(al, rm[:, Wu - 1].max(), side="left")) if THRESHOLD_CUT else len(al)
-        if t is None or t.shape[1] != g:
-            t_new = np.broadcast_to(off + Wu, (C, g)).copy()  # a guess; _thresholds checks every guess
+        # the threshold search runs on al[:gc] only (most grid points lie beyond the window's largest ratio)
+        gc = int(np.searchsorted(al, rm[:, Wu - 1].max(), side="left")) if THRESHOLD_CUT else len(al)
+        if t is None or t.shape[1] != gc:
+            t_new = np.broadcast_to(off + Wu, (C, gc)).copy()  # a guess; _thresholds checks every guess
             if t is not None:
-                j = min(g, t.shape[1])
+                j = min(gc, t.shape[1])
                 t_new[:, :j] = t[:, :j]
             t = t_new
-        if g:
-            t = _thresholds(RM, al[:g], t, off)
-            Ug = U[:, :g]
+        if gc:
+            t = _thresholds(RM, al[:gc], t, off)
+            Ug = U[:, :gc]
             np.multiply(SP.ravel().take(t), a1, out=Ug)
-            Ug -= S_prev.ravel().take(t) * al_lo[:g]
-            Ug += AB[:, :g]
+            Ug -= S_prev.ravel().take(t) * al_lo[:gc]
+            Ug += AB[:, :gc]
             Ug += K[:, None]
-        if g < len(al):
-            np.add(AB[:, g:], K[:, None], out=U[:, g:])
+        if gc < len(al):
+            np.add(AB[:, gc:], K[:, None], out=U[:, gc:])
         Ul = U if len(live) == C else U[live]
         top = Ul.max(axis=0)
         better = top > best
