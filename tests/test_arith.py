@@ -4,6 +4,7 @@ Oracles: Python's ``fractions.Fraction`` (independent exact parser/arithmetic)
 and ``decimal`` for the decimal strings.
 """
 
+import math
 from decimal import Decimal
 from fractions import Fraction
 
@@ -305,3 +306,45 @@ def test_integer_in_accepts_integral_fmpq_only():
         arith.integer_in(fmpq(1, 2), "m")
     with pytest.raises(InvalidArgument, match="m must be >= 2"):
         arith.integer_in(fmpq(1), "m", lo=2)
+
+
+# ---- integer powers of balls that contain 0 (python-flint 0.9: ``arb(0, r) ** 2`` is nan)
+def test_int_power_ball_containing_zero_encloses_every_point_power():
+    """``int_power`` of a ball straddling 0 is finite and contains ``t**k`` for points ``t`` of the ball (exact
+    rationals, independent of arb's power); exact inputs and zero-free balls keep ``**``."""
+    from blanket.exact.numbers.arith import int_power
+
+    for mid, rad in ((fmpq(0), fmpq(1, 1000)), (fmpq(1, 3000), fmpq(1, 1000)), (fmpq(-1, 2), fmpq(3, 4))):
+        ball = arb(mid, rad)
+        for k in range(0, 7):
+            out = int_power(ball, k)
+            assert out.is_finite(), (mid, rad, k, out)
+            for j in range(-8, 9):
+                t = mid + rad * fmpq(j, 8)
+                assert out.contains(arb(t**k)), (mid, rad, k, t, out)
+    assert int_power(fmpq(2, 3), 3) == fmpq(8, 27)
+    assert int_power(arb(3), 2).contains(9) and int_power(arb(3), 2).rad() == 0
+    for bad in (-1, 1.5, True):
+        with pytest.raises(InvalidArgument):
+            int_power(arb(2), bad)
+
+
+def test_powers_of_balls_near_zero_in_callers_are_not_nan():
+    """The callers that raise a ball to a whole power: ``arith.power`` and the binomial pmf with ``q`` a ball
+    containing 0 (and ``1 − q`` a ball containing 0) enclose the exact values at the exact ``q`` inside."""
+    from blanket.exact.laws import binomial
+    from blanket.exact.numbers.arith import power
+
+    sq = power(arb(0, fmpq(1, 1000)), fmpq(2))
+    assert sq.is_finite() and sq.contains(0) and sq.contains(arb(fmpq(1, 10**6)))
+    q_ball = arb(0, fmpq(1, 10**4))
+    for k in range(4):
+        p = binomial.pmf(5, q_ball, k)
+        assert p.is_finite(), (k, p)
+        qe = fmpq(1, 2 * 10**4)
+        exact = fmpq(math.comb(5, k)) * qe**k * (1 - qe) ** (5 - k)
+        assert p.contains(arb(exact)), (k, p, exact)
+    top = binomial.pmf(4, 1 - q_ball, 4)  # 1 - q ∋ 1: fine; q = 1 - (ball ∋ 0): (1 - q) ** 0 and q ** 4
+    assert top.is_finite()
+    low = binomial.pmf(4, 1 - q_ball, 2)  # (1 - q)^2 with 1 - q a ball containing 0
+    assert low.is_finite() and low.contains(0)

@@ -196,7 +196,7 @@ def _steps_task(n: int, k_lo: int, k_hi: int, m: int, e0spec: tuple, alphas: tup
         rh = laws.float_ball(rho_hat)
         c_step = g * (2 + 3 * rh) / (1 - rh - 2 * rh * g)
         rmax = arith.ball(max(rh.upper(), (rho * (1 + arb(e_rho))).upper()))
-        c_model = 2 * arb(e_rho) * rho / (1 - rmax) ** 2
+        c_model = 2 * arb(e_rho) * rho / arith.int_power(1 - rmax, 2)
         cc = c_step + c_model
         under = arb(fmpq(1, 2**1000)) * W  # subnormal roundings of the recursion (absolute, per step)
         root_w = arb(W).sqrt()

@@ -155,7 +155,7 @@ def pmf(m: int, q: Enclosure, k: int) -> arb:
     if k < 0 or k > m:
         return arb(0)
     q = arith.ball(q)
-    return arb.bin_uiui(m, k) * q**k * (1 - q) ** (m - k)
+    return arb.bin_uiui(m, k) * arith.int_power(q, k) * arith.int_power(1 - q, m - k)
 
 
 def tail(m: int, q: Enclosure, k: int) -> arb:
@@ -611,7 +611,7 @@ def _walk_window(m: int, q: Enclosure, tol: Enclosure, stop_below_half: bool) ->
     one_minus = 1 - q
     rho = q / one_minus
     i0 = _mode(m, q)
-    v0 = arb.bin_uiui(m, i0) * q**i0 * one_minus ** (m - i0)
+    v0 = arb.bin_uiui(m, i0) * arith.int_power(q, i0) * arith.int_power(one_minus, m - i0)
     tol_b = arb(tol)
     half = tol_b / 2
     inv_rho = one_minus / q

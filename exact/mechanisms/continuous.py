@@ -179,7 +179,7 @@ class Gaussian(Continuous):
 
     def ratio(self, x: fmpq, y: arb) -> arb:
         """``exp((x − c)(2y − x − c)/(2σ²))`` with ``c = 1`` below 1/2 and ``c = 0`` above (the farthest input)."""
-        s2 = arb(self.sigma) ** 2
+        s2 = arb(self.sigma * self.sigma)
         t = y - arb(HALF)
         if t <= 0:
             c = 1

@@ -231,15 +231,15 @@ class UnaryEncoding(FourValue):
     def gamma(self) -> Enclosure:
         p, q, k = self.p, self.q, self.k
         rho0 = (1 - p) / (1 - q)
-        return rho0 * (1 - q**k) + p * q ** (k - 1)
+        return rho0 * (1 - arith.int_power(q, k)) + p * arith.int_power(q, k - 1)
 
     def l_probs(self) -> tuple:
         p, q, k = self.p, self.q, self.k
         g = self.gamma()
         rho0 = (1 - p) / (1 - q)
-        both = rho0 * q * q * (1 - q ** (k - 2)) / g
+        both = rho0 * q * q * (1 - arith.int_power(q, k - 2)) / g
         t = rho0 * q * (1 - q) / g
-        rest = (rho0 * (1 - q) ** 2 + p * q ** (k - 1)) / g
+        rest = (rho0 * arith.int_power(1 - q, 2) + p * arith.int_power(q, k - 1)) / g
         return both, t, rest
 
     def ratio_law(self) -> tuple:

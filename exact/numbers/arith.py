@@ -297,11 +297,39 @@ def power(r: Enclosure, lam: Enclosure) -> Enclosure:
     >>> power(fmpq(2, 3), fmpq(2)), power(fmpq(1), fmpq(1, 2))
     (4/9, 1)
     """
+    if isinstance(lam, fmpq) and lam.q == 1 and lam >= 0:
+        return int_power(r, int(lam.p))
     if isinstance(lam, fmpq) and lam.q == 1:
         return r ** int(lam.p)
     if isinstance(r, fmpq) and r == 1:
         return fmpq(1)
     return (ball(r).log() * arb(lam)).exp()
+
+
+def int_power(x: Any, k: int) -> Any:
+    """``x**k`` for a whole ``k ≥ 0``, safe for a ball that contains 0.
+
+    python-flint's ``arb ** k`` (0.9) returns nan when the ball contains 0 (``arb(0, 1e-3) ** 2``), so every
+    integer power of a ball that may straddle 0 goes through here: such a ball ``[-r, r]``-like gives the
+    enclosure ``[0, a^k]`` (``k`` even) or ``[-a^k, a^k]`` (``k`` odd) with ``a = max |x|``.  Any other ball, and
+    exact numbers, keep ``x ** k`` (unchanged values).  O(log k) ball operations.
+
+    >>> int_power(arb(0, fmpq(1, 1000)), 2).upper() >= fmpq(1, 10**6), int_power(fmpq(2, 3), 2)
+    (True, 4/9)
+    >>> int_power(arb(0, fmpq(1, 1000)), 3).contains(0), int_power(arb(5), 0)
+    (True, 1.00000000000000)
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+        raise InvalidArgument("k", k, "must be a whole number >= 0 (the exponent)")
+    if not isinstance(x, arb):
+        return x**k
+    if k == 0:
+        return arb(1)
+    if not x.contains(0):
+        return x**k
+    a = abs(x).upper()  # an exact point >= |x|
+    top = repeated_product(a, k)  # a product of exact points: a ball containing a^k
+    return top.union(arb(0)) if k % 2 == 0 else top.union(-top)
 
 
 def repeated_product(x: Any, k: int) -> Any:

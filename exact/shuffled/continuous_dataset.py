@@ -73,7 +73,7 @@ class _GaussianAtZero(Gaussian):
 
     def ratio(self, x: fmpq, y: arb) -> arb:
         """``μ_x(y)/μ_0(y)``."""
-        return (arb(x) * (2 * y - arb(x)) / (2 * arb(self.sigma) ** 2)).exp()
+        return (arb(x) * (2 * y - arb(x)) / (2 * arb(self.sigma * self.sigma))).exp()
 
 
 def at_zero(mech: Continuous) -> Continuous:
