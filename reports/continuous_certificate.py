@@ -23,9 +23,10 @@ width is the lattice's, and the gap to the lower end is the quantisation's.  Tar
 :func:`~blanket.exact.shuffled.continuous.quantised_epsilon_lower` (lower end); the record names which decided each
 end (``upper_source``, ``lower_source``, and both lower candidates in ``lower_candidates``).
 
-The upper end rests on a stated assumption: the pair of inputs ``(0, 1)`` is the worst pair for the blanket view
-(a certified grid search, not a proof, docs/reference/blanket.md §4); :data:`WORST_PAIR` says so in the
-certificate.  The lower ends do not depend on it.
+The upper end is the blanket view for the pair of inputs ``(0, 1)``.  For Laplace that pair is proved the worst
+(``L_{x,x'} ≤_cx L_{0,1}``, docs/reference/blanket.md §4, :mod:`blanket.proofs.continuous_worst_pair`); for the
+Gaussian it is a stated assumption (a certified grid search, not a proof).  :func:`worst_pair` gives the sentence
+for a mechanism (``WORST_PAIR`` is the Gaussian's); the lower ends do not depend on it.
 
 Cost: one enclosure per source evaluation (milliseconds to seconds for Laplace, seconds to tens of seconds for the
 Gaussian, see :mod:`blanket.exact.shuffled.continuous`).
@@ -51,11 +52,31 @@ SLOW = "-slow"
 LOWER_KEY = "quantised-threshold"
 #: the key of the mechanism's own exact δ on 0^n vs 1·0^(n−1) (lower side of its enclosure)
 DATASET_KEY = "dataset-lower-continuous"
-#: the upper end's stated assumption (certificate targets and composed rounds say it)
+#: the upper end's stated assumption for the Gaussian (certificate targets and composed rounds say it)
 WORST_PAIR = (
     "the blanket view is computed for the pair of inputs (0, 1), assumed to be the worst pair (a certified grid "
     "search over pairs, not a proof: docs/reference/blanket.md section 4); the lower ends do not depend on it"
 )
+#: the same place for Laplace: the pair is proved the worst
+WORST_PAIR_PROVED = (
+    "the blanket view is computed for the pair of inputs (0, 1), proved to be the worst pair for the Laplace "
+    "mechanism (L_{x,x'} <=_cx L_{0,1} for all inputs: docs/reference/blanket.md section 4, "
+    "proofs/continuous_worst_pair.py); the lower ends do not depend on it"
+)
+
+
+def worst_pair(kind: str) -> str:
+    """What the upper end's pair of inputs (0, 1) rests on for the mechanism ``kind`` ("laplace": proved;
+    "gaussian": assumed).  O(1)."""
+    return WORST_PAIR_PROVED if kind == "laplace" else WORST_PAIR
+
+
+def every_dataset(kind: str) -> str:
+    """The parenthesis "(an upper bound on every dataset ...)" of the upper end, naming its proof or assumption."""
+    why = "(0, 1) proved the worst pair" if kind == "laplace" else "assuming (0, 1) is the worst pair"
+    return f"an upper bound on every dataset, {why}"
+
+
 #: what limits an INCONCLUSIVE verdict here (the command's hint)
 LIMIT = (
     "more precision cannot decide it: the upper end is the blanket view's enclosure on a lattice (its width) and "
@@ -121,8 +142,8 @@ def sources(dep: Deployment, source: Callable[..., Any]) -> list:
         source(
             UPPER_KEY + (SLOW if slow else ""),
             "upper",
-            f"exact blanket view of Lemma 5.3 for the inputs (0, 1) (an upper bound on every dataset; enclosure on the "
-            f"lattice step {h})",
+            f"exact blanket view of Lemma 5.3 for the inputs (0, 1) ({every_dataset(mech.kind)}; enclosure "
+            f"on the lattice step {h})",
             upper,
             results=(("BBGN19", "Lemma 5.3"),),
             module="exact.shuffled.continuous.blanket_view",
@@ -171,7 +192,7 @@ def target(dep: Deployment, target: Target, rec: dict, source: Callable[..., Any
     src = sources(dep, source)
     rec["upper_source"] = src[0].title
     rec["upper_key"] = src[0].key
-    rec["assumption"] = WORST_PAIR
+    rec["assumption"] = worst_pair(mech.kind)
     own = q_ds is not None and q_ds > q_th
     qlo = q_ds if own and q_ds is not None else q_th
     rec["lower_candidates"] = {

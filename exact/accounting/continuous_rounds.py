@@ -15,7 +15,8 @@ The lower pair (a concrete pair of datasets, certified lower end of the mechanis
 thresholded channel's), datasets ``0^n`` vs ``1·0^{n−1}``: by data processing its composed δ is a lower bound.
 
 Status: derived (the blanket view bounds every dataset pair for the inputs ``(0, 1)``; that ``(0, 1)`` is the worst
-input pair is a certified grid search, docs/reference/blanket.md §4, not a proof).
+input pair is proved for Laplace and a certified grid search, not a proof, for the Gaussian:
+docs/reference/blanket.md §4).
 
 Cost: ``points`` (to ``2·points`` for the Gaussian) blanket-view enclosures at ``n`` (see
 :mod:`blanket.exact.shuffled.continuous`), computed once per event (cached).

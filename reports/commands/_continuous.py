@@ -33,11 +33,29 @@ if TYPE_CHECKING:
 WORDS = ("laplace", "gaussian")
 
 
-#: what the composed upper end assumes (said in every composed answer)
+#: what the composed upper end assumes when a Gaussian round is in it (said in every composed answer)
 ASSUMPTION = (
     "the blanket view of each Laplace/Gaussian round is computed for the inputs (0, 1), assumed to be the worst "
-    "pair (a certified grid search, not a proof; docs/reference/blanket.md section 4)"
+    "pair for the Gaussian rounds (a certified grid search, not a proof) and proved the worst pair for the Laplace "
+    "rounds (docs/reference/blanket.md section 4)"
 )
+#: the same sentence when every continuous round is Laplace
+ASSUMPTION_LAPLACE = (
+    "the blanket view of each Laplace round is computed for the inputs (0, 1), proved to be the worst pair "
+    "(L_{x,x'} <=_cx L_{0,1}; docs/reference/blanket.md section 4, proofs/continuous_worst_pair.py)"
+)
+
+
+def _one_round(kind: str) -> str:
+    """The worst-pair sentence of one round of the mechanism ``kind``.  O(1)."""
+    from blanket.reports.continuous_certificate import worst_pair
+
+    return worst_pair(kind).split("; the lower ends")[0]
+
+
+def _assumption(kinds: set) -> str:
+    """The worst-pair sentence for composed rounds of the mechanisms ``kinds`` ("laplace", "gaussian").  O(1)."""
+    return ASSUMPTION_LAPLACE if kinds == {"laplace"} else ASSUMPTION
 
 
 def deployment_of(args: argparse.Namespace) -> Deployment | None:
@@ -206,12 +224,12 @@ def run(args: argparse.Namespace, quantity: str) -> int:
             "blanket_view_epsilon": {"lower": lo, "upper": hi},
             "certified": "blanket view delta_BV(epsilon.upper) <= target is proven; delta_BV(epsilon.lower) > target is proven",
             "evaluations": br.evaluations,
-            "assumption": ASSUMPTION.replace("each Laplace/Gaussian round", "the mechanism"),
+            "assumption": _one_round(mech.kind),
         }
         text = (
             f"epsilon = {hi} (certified upper end: the blanket view of Lemma 5.3 is <= delta = {args.delta} there)\n"
             f"for the {mech.kind} mechanism on [0, 1] ({', '.join(f'{k} = {v}' for k, v in mech.describe().items() if k != 'type')}), "
-            f"shuffled among n = {n} users, every dataset.\n"
+            f"shuffled among n = {n} users, every dataset ({_one_round(mech.kind)}).\n"
             f"Certified bracket of the mechanism's epsilon: [{qlo}, {hi}] — lower end: {lower_from} "
             f"(delta exceeds the target there); upper end: the blanket view.\n"
             f"The blanket view's own epsilon lies in [{lo}, {hi}] (relative width {br.rel_width():.2e}; "
@@ -231,9 +249,11 @@ def run(args: argparse.Namespace, quantity: str) -> int:
             "delta": {"lower": lo, "upper": hi},
             "relation": "upper",
             "certified": "the blanket view delta_BV(epsilon) lies in [delta.lower, delta.upper]; delta.upper bounds the mechanism",
+            "assumption": _one_round(mech.kind),
         }
         text = (
-            f"delta <= {hi} (certified: the blanket view of Lemma 5.3, an upper bound for every dataset)\n"
+            f"delta <= {hi} (certified: the blanket view of Lemma 5.3, an upper bound for every dataset; "
+            f"{_one_round(mech.kind)})\n"
             f"for the {mech.kind} mechanism on [0, 1], epsilon = {args.epsilon}, n = {n}; the blanket view itself lies in "
             f"[{lo}, {hi}] (lattice step {h}, {time.monotonic() - t0:.1f} s)."
         )
@@ -276,6 +296,7 @@ def _emit_composed(
     from blanket.exact.numbers.errors import InvalidArgument
     from blanket.reports.continuous_certificate import one_round_lower
 
+    note = _assumption({m.kind for m, _ in singles})
     composed_lower = "outputs thresholded at 1/2 on the datasets 0^n vs 1 0^(n-1) in every Laplace/Gaussian round"
 
     def lower(acc_lower, **at):
@@ -295,12 +316,12 @@ def _emit_composed(
         up = "inf" if e.upper == float("inf") else _dec(e.upper, True, digits)
         iv = {"lower": _dec(lo, False, digits), "upper": up}
         payload = {"command": "epsilon", **desc, "delta": str(args.delta), "epsilon": iv, "route": e.route}
-        payload.update(pairs=e.details.get("pairs", []), grid=str(e.grid), assumption=ASSUMPTION)
+        payload.update(pairs=e.details.get("pairs", []), grid=str(e.grid), assumption=note)
         payload["lower_from"] = lower_from
         text = (
             f"epsilon = {up} (certified upper end for {what}; the mechanism's epsilon lies in [{iv['lower']}, {up}])\n"
             f"for delta = {args.delta}. Upper end: the pair of the hull of certified blanket-view values (Lemma 5.3), "
-            f"pessimistic PLD on grid {e.grid}; decided by the {e.route} route; it assumes {ASSUMPTION}.\n"
+            f"pessimistic PLD on grid {e.grid}; decided by the {e.route} route; {note}.\n"
             f"Lower end: {lower_from} ({time.monotonic() - t0:.1f} s)."
         )
     else:
@@ -312,11 +333,11 @@ def _emit_composed(
         lo, lower_from = lower(r.lower, epsilon=eps)
         iv = {"lower": _dec(lo, False, digits), "upper": _dec(r.upper, True, digits)}
         payload = {"command": "delta", **desc, "epsilon": str(args.epsilon), "delta": iv, "route": r.route}
-        payload.update(assumption=ASSUMPTION, lower_from=lower_from)
+        payload.update(assumption=note, lower_from=lower_from)
         text = (
             f"delta(epsilon = {args.epsilon}) in [{iv['lower']}, {iv['upper']}] for {what}.\n"
             f"Upper end: certified for every dataset (the hull of certified blanket-view values, pessimistic PLD, "
-            f"grid {r.grid}; it assumes {ASSUMPTION}); lower end: {lower_from}; "
+            f"grid {r.grid}; {note}); lower end: {lower_from}; "
             f"decided by the {r.route} route ({time.monotonic() - t0:.1f} s)."
         )
     common.emit(args, payload, text)
