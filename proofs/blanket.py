@@ -950,8 +950,8 @@ def _rr_ref(**p):
 
 def _laplace_ref(**p):
     """Reference for the Laplace δ-bounds: the exact blanket view of Lemma 5.3 for the inputs (0, 1), enclosed
-    (:func:`blanket.exact.shuffled.continuous.blanket_view`, issue 27) — a lower bound on the supremum over input
-    pairs that the Hoeffding and Bennett forms bound."""
+    (:func:`blanket.exact.shuffled.continuous.blanket_view`, issue 27) — the supremum over input pairs that the
+    Hoeffding and Bennett forms bound ((0, 1) is the worst pair: :mod:`blanket.proofs.continuous_worst_pair`)."""
     from blanket.exact.mechanisms.continuous import Laplace
     from blanket.exact.shuffled.continuous import blanket_view
 
@@ -961,7 +961,7 @@ def _laplace_ref(**p):
     return Reference(
         arith.ball(mid) + arith.ball(rad) * arb(0, 1),
         f"exact blanket view δ_BV of the shuffled Laplace mechanism for the inputs (0, 1) (n={nn}, lattice "
-        "enclosure; a lower bound on the supremum over input pairs)",
+        "enclosure; the supremum over input pairs: (0, 1) is proved the worst pair)",
         "lower",
     )
 

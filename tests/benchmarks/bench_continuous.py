@@ -10,15 +10,26 @@ enclosures, wall seconds, peak RSS; and beside it the encoded Balle et al. bound
 ratio bound/ε_hi.  Targets (issue 27): n = 10^4 relative width ≤ 1e-3 in ≤ 10 s; n = 10^6 ≤ 1e-2 in ≤ 60 s.
 The mechanism's lower end: certified lower bounds on the mechanism's own ε, from its exact δ on the datasets
 0^n vs 1·0^{n−1} (exact.shuffled.continuous_dataset, lower side) and from the outputs thresholded at 1/2 (exact
-shuffled binary RR on the same datasets).  Seconds: wall / CPU of this process (the machine's load is printed first).  Not in the table: Su–Cheng–Wang's float FFT (not run here: no public
-code installed on this machine).
+shuffled binary RR on the same datasets).  Seconds: wall / CPU of this process (the machine's load is printed first).
+
+Su–Cheng–Wang's Laplace FFT (float; "Decomposition-Based Optimal Bounds for Privacy Amplification via Shuffling",
+public code github.com/Optimal-amplification-bound/Decomposition-Based-Optimal-Bounds-for-Shuffle-DP): not part of
+this repository.  Set ``BLANKET_SCW_PATH`` to a checkout of it and the Laplace rows run its ``FFTbound`` (its
+``LaplaceMechanism``, pair (0, 1), its default grid) at the same ε0, n, δ and print its ε and the ratio to our
+certified ``eps_hi``; its CuPy import is served by numpy when CuPy is absent (CPU).  Without the variable, or where
+its FFT length (``2^bitlength(n·(N−1))``, N its grid points) exceeds 2^26 complex numbers, the column says "not run"
+and why.  The last line times ``blanket epsilon --mechanism laplace --epsilon0 1 -n 1000000 --delta 1e-6`` end to end
+(a child process; wall and CPU seconds).
 """
 
 import argparse
+import math
 import os
 import resource
+import subprocess
 import sys
 import time
+import types
 
 from blanket.exact.mechanisms.continuous import Gaussian, Laplace
 from blanket.exact.shuffled.continuous import epsilon_bracket, quantised_epsilon_lower
@@ -44,6 +55,58 @@ def _bound_eps(key: str, n: int) -> float | None:
     return float(br.upper)
 
 
+#: the largest FFT (complex numbers) the Su–Cheng–Wang column attempts on CPU (2^26: about 1 GB per array)
+SCW_MAX_FFT = 2**26
+
+
+def _scw_eps(n: int) -> tuple[str, float | None]:
+    """Su–Cheng–Wang's float FFT ε for Laplace ε0 = 1 at n, δ (their code at $BLANKET_SCW_PATH), or why not run."""
+    path = os.environ.get("BLANKET_SCW_PATH")
+    if not path:
+        return "not run (BLANKET_SCW_PATH unset)", None
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        import numpy
+
+        sys.modules["cupy"] = types.ModuleType("cupy")
+        sys.modules["cupy"].__dict__.update({k: getattr(numpy, k) for k in dir(numpy) if not k.startswith("__")})
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    try:
+        from amplification_bounds import FFTbound
+        from mechanisms import LaplaceMechanism
+    except Exception as exc:  # their code, not ours: report and go on
+        return f"not run ({type(exc).__name__}: {exc})", None
+    mech = LaplaceMechanism(1.0)
+    sup, _ = mech.get_gparv_distribution(1e-6)
+    step = (math.e - 1) / 1200  # their FFTbound's grid step (exp(eps0) - 1)/1200
+    grid = int(math.ceil(max(sup) / step) - math.ceil(min(sup) / step)) + 1
+    length = 1 << int(n * (grid - 1)).bit_length()
+    if length > SCW_MAX_FFT:
+        return f"not run (FFT length 2^{length.bit_length() - 1} > 2^26 on CPU)", None
+    t, c = time.monotonic(), time.process_time()
+    eps = FFTbound(mech).get_eps(1.0, n, float(DELTA))
+    return f"{eps:.6g} ({time.monotonic() - t:.0f} / {time.process_time() - c:.0f} s)", eps
+
+
+def _cli_time() -> str:
+    """``blanket epsilon --mechanism laplace --epsilon0 1 -n 1000000 --delta 1e-6`` end to end in a child process."""
+    cmd = [sys.executable, "-m", "blanket.reports.cli", "epsilon", "--mechanism", "laplace", "--epsilon0", "1"]
+    cmd += ["-n", "1000000", "--delta", "1e-6"]
+    t = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    first = (out.stdout.splitlines() or [out.stderr.strip()])[0]
+    bracket = [ln for ln in out.stdout.splitlines() if ln.startswith("Certified bracket")]
+    return (
+        f"`{' '.join(cmd[2:])}`: exit {out.returncode}, {time.monotonic() - t:.1f} s wall / {cpu:.1f} s CPU; "
+        f"{first[:60]}... {bracket[0][:80] if bracket else ''}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
@@ -52,9 +115,10 @@ def main() -> None:
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, {os.cpu_count()} cores")
     print(
         "| mechanism | n | h | eps_lo (view) | eps_hi (view) | rel width | enclosures | wall / CPU s | peak RSS MB "
-        "| mechanism lower end: exact on 0^n vs 1 0^(n-1) | thresholded at 1/2 | wall / CPU s | Hoeffding/eps_hi | Bennett/eps_hi |"
+        "| mechanism lower end: exact on 0^n vs 1 0^(n-1) | thresholded at 1/2 | wall / CPU s | Hoeffding/eps_hi | Bennett/eps_hi "
+        "| Su-Cheng-Wang FFT eps (wall / CPU s) | SCW/eps_hi |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, mech in (("laplace eps0=1", Laplace(1)), ("gaussian sigma=1", Gaussian(1))):
         for n in ns:
             # the command line's lattices (reports/commands/_continuous.py): atom-aligned steps
@@ -70,13 +134,17 @@ def main() -> None:
             if isinstance(mech, Laplace):
                 ho, be = _bound_eps("hoeffding", n), _bound_eps("bennett", n)
                 ratios = f"{ho / float(br.hi):.3f} | {be / float(br.hi):.3f}"
+                scw_text, scw = _scw_eps(n)
+                ratios += f" | {scw_text} | {'-' if scw is None else f'{scw / float(br.hi):.4f}'}"
             else:
-                ratios = "n/a (not eps0-LDP) | n/a"
+                ratios = "n/a (not eps0-LDP) | n/a | n/a (Laplace only) | n/a"
             print(
                 f"| {name} | {n} | {h} | {float(br.lo):.6g} | {float(br.hi):.6g} | {br.rel_width():.2e} | "
                 f"{br.evaluations} | {dt:.1f} / {dc:.1f} | {rss:.0f} | {q:.6g} | {q_th:.6g} | {dq:.1f} / {dqc:.1f} | {ratios} |",
                 flush=True,
             )
+    if not a.quick:
+        print(_cli_time(), flush=True)
 
 
 if __name__ == "__main__":
