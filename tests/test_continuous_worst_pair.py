@@ -101,3 +101,16 @@ def test_a_wrong_reference_pair_is_caught():
         if _phi(e0, x, x2, a, t) > _phi(e0, 0, mp.mpf(1) / 2, a, t) + mp.mpf(10) ** -20
     ]
     assert bad
+
+
+def test_answers_name_the_proof_or_the_assumption():
+    """The one-round sentence and the composed answers say "proved" for Laplace, "assumed" once a Gaussian is in."""
+    from blanket.reports.commands import _continuous
+    from blanket.reports.continuous_certificate import every_dataset, worst_pair
+
+    assert "proved" in worst_pair("laplace") and "assumed" not in worst_pair("laplace")
+    assert "assumed" in worst_pair("gaussian") and "proved" not in worst_pair("gaussian")
+    assert "proved the worst pair" in every_dataset("laplace") and "assuming" in every_dataset("gaussian")
+    assert "proved" in _continuous._assumption({"laplace"}) and "assumed" not in _continuous._assumption({"laplace"})
+    assert "assumed" in _continuous._assumption({"laplace", "gaussian"})
+    assert "assumed" in _continuous._assumption({"gaussian"})
