@@ -189,7 +189,8 @@ def test_refining_the_lattice_narrows_the_enclosure():
 
 def test_worst_pair_on_a_grid_is_zero_one():
     """A certified search over a grid of pairs at small n: no pair's lower end exceeds the (0, 1) upper end.
-    (A grid search: it shows (0, 1) is the worst pair of the grid, not of the continuum.)"""
+    (A grid search of the engine itself; that (0, 1) is the worst pair of the continuum is proved,
+    docs/reference/blanket.md §4, and checked by a closed-form oracle in tests/test_continuous_worst_pair.py.)"""
     grid = [fmpq(0), fmpq(1, 4), fmpq(1, 2), fmpq(3, 4), fmpq(1)]
     for n in (2, 20):
         best = blanket_view(Laplace(1), n, epsilon=fmpq(1, 4), h=fmpq(1, 64))
