@@ -255,12 +255,13 @@ def _base_assumptions(dep: Deployment) -> list[str]:
 def _extra_assumptions(dep: Deployment) -> list[str]:
     """What a fleet, a sampled round or colluders assume, in words (the certificate's assumptions list)."""
     out = []
-    if any(isinstance(r, ContinuousRound) for r in dep.rounds):
+    kinds = sorted({r.kind for r in dep.rounds if isinstance(r, ContinuousRound)})
+    if kinds:
         out.append(
             "Laplace / Gaussian rounds: the dominating pair of such a round is the hull of certified upper values of "
             "the blanket view delta_BV(epsilon) of Lemma 5.3 (docs/composition.md section 5d); "
-            + continuous_certificate.WORST_PAIR
-            + "."
+            + "; ".join(continuous_certificate.worst_pair(k).split("; the lower ends")[0] for k in kinds)
+            + "; the lower ends do not depend on it."
         )
     qs = sorted({r.sampling for r in dep.rounds if r.sampling is not None})
     if qs:

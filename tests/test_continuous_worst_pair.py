@@ -114,3 +114,17 @@ def test_answers_name_the_proof_or_the_assumption():
     assert "proved" in _continuous._assumption({"laplace"}) and "assumed" not in _continuous._assumption({"laplace"})
     assert "assumed" in _continuous._assumption({"laplace", "gaussian"})
     assert "assumed" in _continuous._assumption({"gaussian"})
+
+
+def test_certificate_assumptions_of_schedules_say_which():
+    """A schedule's assumptions list: proved for Laplace rounds; the Gaussian's assumption once a Gaussian round is in."""
+    from blanket.reports.composition import _extra_assumptions
+    from blanket.reports.deployment import parse_deployment
+
+    head = 'name = "x"\n[randomizer]\nmechanism = "laplace"\nepsilon0 = 1\n[users]\nn = 20\n'
+    claim = '[[claims]]\nepsilon = "1/2"\ndelta = "1e-3"\n'
+    lap = " ".join(_extra_assumptions(parse_deployment(head + "[[rounds]]\ncount = 2\n" + claim)))
+    assert "proved to be the worst pair" in lap and "assumed" not in lap
+    mixed = parse_deployment(head + '[[rounds]]\ncount = 2\n[[rounds]]\nmechanism = "gaussian"\nsigma = 1\n' + claim)
+    text = " ".join(_extra_assumptions(mixed))
+    assert "proved to be the worst pair" in text and "assumed to be the worst pair" in text
