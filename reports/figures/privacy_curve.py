@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.reports.output import atomic_write, refuse_symlink
 
-from . import pyplot
-
 #: the sentence every picture carries: its numbers are for the eye only
 FLOAT_NOTE = (
     "Drawn from certified enclosures rounded to floats, for the eye only; the certified numbers are the printed ones."
@@ -280,7 +278,11 @@ def draw_png(pic: Picture) -> bytes:
     Layout in inches: the title, the panel(s) 3.4 in high, then the legend (two columns) and the notes under it,
     so that nothing covers a curve however many bounds are drawn.
     """
-    plt = pyplot()
+    # matplotlib's Figure on the Agg canvas directly, not through pyplot: no figure manager, no global state, and
+    # pyplot's import (state machine, backend switch) is skipped; the PNG bytes are the same
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
     two = pic.rounds is not None
     width = 11.0 if two else 7.5
     title = _wrap(pic.title, 120 if two else 85)
@@ -288,56 +290,54 @@ def draw_png(pic: Picture) -> bytes:
     if pic.skipped:
         foot.append("Not drawn: " + "; ".join(pic.skipped) + ".")
     notes = "\n".join(_wrap(t, 180 if two else 128) for t in foot)
-    fig = plt.figure(figsize=(width, 6.0))
-    try:
-        left, right, panel_h = 0.85, 0.25, 3.4
-        title_h = 0.25 + 0.2 * (title.count("\n") + 1)
-        gap = 0.35 if two else 0.0
-        panel_w = (width - left - right - (gap + 0.75 if two else 0)) / (2 if two else 1)
-        axes = []
-        for i in range(2 if two else 1):
-            x0 = left + i * (panel_w + gap + 0.75)
-            axes.append((x0, panel_w))
-        _curve = axes[0]
-        ax = fig.add_axes((0, 0, 1, 1))  # placed below, once the figure's height is known
-        _curve_panel(ax, pic)
-        handles, labels = ax.get_legend_handles_labels()
-        ax2 = None
-        if two and pic.rounds is not None:
-            ax2 = fig.add_axes((0, 0, 1, 1))
-            _rounds_panel(ax2, pic.rounds)
-        cols = 2 if max(map(len, labels), default=0) <= (80 if two else 58) else 1
-        if cols == 1:  # a long label (several routes named) wraps instead of running off the figure
-            labels = [_wrap(label, 115) for label in labels]
-            rows = sum(label.count("\n") + 1 for label in labels)
-        else:
-            rows = math.ceil(len(labels) / cols)
-        legend_h = 0.185 * rows + 0.1
-        notes_h = 0.14 * (notes.count("\n") + 1) + 0.15
-        height = title_h + panel_h + 0.6 + legend_h + notes_h
-        fig.set_size_inches(width, height)
-        bottom_of_panel = height - title_h - panel_h
-        ax.set_position((_curve[0] / width, bottom_of_panel / height, _curve[1] / width, panel_h / height))
-        if ax2 is not None:
-            x0, w = axes[1]
-            ax2.set_position((x0 / width, bottom_of_panel / height, w / width, panel_h / height))
-        fig.text(0.5, 1 - 0.12 / height, title, fontsize=10.5, va="top", ha="center")
-        if labels:
-            fig.legend(
-                handles,
-                labels,
-                loc="upper left",
-                bbox_to_anchor=(0.1 / width, (bottom_of_panel - 0.55) / height),
-                ncol=cols,
-                fontsize=7.5,
-                frameon=False,
-                handlelength=3,
-            )
-        fig.text(0.12 / width, 0.1 / height, notes, fontsize=7, va="bottom", ha="left", color="0.25")
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    finally:
-        plt.close(fig)
+    fig = Figure(figsize=(width, 6.0))
+    FigureCanvasAgg(fig)
+    left, right, panel_h = 0.85, 0.25, 3.4
+    title_h = 0.25 + 0.2 * (title.count("\n") + 1)
+    gap = 0.35 if two else 0.0
+    panel_w = (width - left - right - (gap + 0.75 if two else 0)) / (2 if two else 1)
+    axes = []
+    for i in range(2 if two else 1):
+        x0 = left + i * (panel_w + gap + 0.75)
+        axes.append((x0, panel_w))
+    _curve = axes[0]
+    ax = fig.add_axes((0, 0, 1, 1))  # placed below, once the figure's height is known
+    _curve_panel(ax, pic)
+    handles, labels = ax.get_legend_handles_labels()
+    ax2 = None
+    if two and pic.rounds is not None:
+        ax2 = fig.add_axes((0, 0, 1, 1))
+        _rounds_panel(ax2, pic.rounds)
+    cols = 2 if max(map(len, labels), default=0) <= (80 if two else 58) else 1
+    if cols == 1:  # a long label (several routes named) wraps instead of running off the figure
+        labels = [_wrap(label, 115) for label in labels]
+        rows = sum(label.count("\n") + 1 for label in labels)
+    else:
+        rows = math.ceil(len(labels) / cols)
+    legend_h = 0.185 * rows + 0.1
+    notes_h = 0.14 * (notes.count("\n") + 1) + 0.15
+    height = title_h + panel_h + 0.6 + legend_h + notes_h
+    fig.set_size_inches(width, height)
+    bottom_of_panel = height - title_h - panel_h
+    ax.set_position((_curve[0] / width, bottom_of_panel / height, _curve[1] / width, panel_h / height))
+    if ax2 is not None:
+        x0, w = axes[1]
+        ax2.set_position((x0 / width, bottom_of_panel / height, w / width, panel_h / height))
+    fig.text(0.5, 1 - 0.12 / height, title, fontsize=10.5, va="top", ha="center")
+    if labels:
+        fig.legend(
+            handles,
+            labels,
+            loc="upper left",
+            bbox_to_anchor=(0.1 / width, (bottom_of_panel - 0.55) / height),
+            ncol=cols,
+            fontsize=7.5,
+            frameon=False,
+            handlelength=3,
+        )
+    fig.text(0.12 / width, 0.1 / height, notes, fontsize=7, va="bottom", ha="left", color="0.25")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue()
 
 
