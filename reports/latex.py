@@ -30,6 +30,7 @@
 
 from __future__ import annotations
 
+import copy
 import pathlib
 import re
 import unicodedata
@@ -41,6 +42,8 @@ import sympy as sp
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.types import NumberOrBall
 from sympy.printing.latex import LatexPrinter
+from sympy.printing.pretty.pretty import PrettyPrinter
+from sympy.printing.pretty.pretty_symbology import pretty_use_unicode
 from sympy.printing.pretty.stringpict import prettyForm
 
 from .numtext import exact_string  # noqa: F401  (re-exported)
@@ -672,8 +675,39 @@ MAX_WIDTH = 86
 _REL = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "==": "=", "!=": r"\ne"}
 
 
+#: the 2-D pretty forms of the subexpressions already measured (expression -> form; the expression is the whole
+#: key: its symbols carry their names and assumptions, and the printer's settings are fixed), emptied when it grows
+#: past :data:`_PRETTY_MEMO_MAX` entries
+_PRETTY_MEMO: dict = {}
+_PRETTY_MEMO_MAX = 20000
+
+
+class _MemoPrettyPrinter(PrettyPrinter):
+    """sympy's 2-D pretty printer, except that the form of every subexpression is remembered in
+    :data:`_PRETTY_MEMO`: the layout asks the width of an expression, then of its subexpressions
+    (:meth:`_Namer.fit`) and of their rewritings (:func:`tidy`), which share most of their subtrees, so each subtree
+    is printed once.  A form is handed out as a shallow copy (the printer sets ``baseline``/``binding`` on the forms
+    it gets back; the lines themselves are never changed in place), so the output is the unmemoized printer's."""
+
+    def __init__(self) -> None:
+        super().__init__({"use_unicode": True, "wrap_line": False})
+
+    def _print(self, expr: Any, **kwargs: Any) -> Any:
+        if kwargs or not isinstance(expr, sp.Basic):
+            return super()._print(expr, **kwargs)
+        hit = _PRETTY_MEMO.get(expr)
+        if hit is None:
+            hit = super()._print(expr)
+            if len(_PRETTY_MEMO) >= _PRETTY_MEMO_MAX:
+                _PRETTY_MEMO.clear()
+            _PRETTY_MEMO[expr] = copy.copy(hit)
+            return hit
+        return copy.copy(hit)
+
+
 def _width(expr) -> int:
-    """Width of ``expr`` when typeset, estimated by sympy's 2-D pretty form (fractions stack, as in LaTeX)."""
+    """Width of ``expr`` when typeset, estimated by sympy's 2-D pretty form (fractions stack, as in LaTeX).
+    O(size of ``expr``) printer calls for the subexpressions not measured before (:class:`_MemoPrettyPrinter`)."""
 
     try:
         if isinstance(expr, sp.Basic) and expr.has(
@@ -682,7 +716,12 @@ def _width(expr) -> int:
             expr = expr.replace(sp.Min, lambda *a: sp.Function("min")(*a)).replace(
                 sp.Max, lambda *a: sp.Function("max")(*a)
             )
-        return max(len(line) for line in sp.pretty(expr, use_unicode=True, wrap_line=False).splitlines())
+        flag = pretty_use_unicode(True)  # as sympy.pretty does: the symbol tables read the global flag
+        try:
+            text = _MemoPrettyPrinter().doprint(expr)
+        finally:
+            pretty_use_unicode(flag)
+        return max(len(line) for line in text.splitlines())
     except Exception:  # noqa: BLE001 - a custom printer may fail; fall back to the source length
         return len(sp.latex(expr)) // 2
 
