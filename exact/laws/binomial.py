@@ -162,7 +162,7 @@ def tail(m: int, q: Enclosure, k: int) -> arb:
     """``P(Bin(m, q) ≥ k)`` as a ball, via ``I_q(k, m − k + 1)`` (flint's ``arb_hypgeom_beta_lower``, regularized).
 
     O(1) arb calls whatever ``m`` (the hypergeometric series is evaluated in C
-    with its own rigorous error bound).  Falls back to summing a window
+    with its own rigorous error bound; a tail asked before is looked up in :data:`_TAIL_MEMO`).  Falls back to summing a window
     (route (a), O(√m)) if flint returns a non-finite ball.
     """
     if k <= 0:
@@ -170,12 +170,29 @@ def tail(m: int, q: Enclosure, k: int) -> arb:
     if k > m:
         return arb(0)
     q = arith.ball(q)
+    key = (m, k, ctx.prec, q.mid().man_exp(), q.rad().man_exp()) if q.is_finite() else None
+    v = _TAIL_MEMO.get(key)
+    if v is not None:
+        return v
     v = q.beta_lower(arb(k), arb(m - k + 1), 1)
     if v.is_finite():
         if not (v >= 0):  # a probability: replace the part of the ball below 0 by the hull [0, upper]
             v = arb(0).union(arb(v.upper()))
-        return v
-    return _tail_by_window(m, q, k)
+    else:
+        v = _tail_by_window(m, q, k)
+    if key is not None:
+        if len(_TAIL_MEMO) >= _TAIL_MEMO_MAX:
+            _TAIL_MEMO.clear()
+        _TAIL_MEMO[key] = v
+    return v
+
+
+#: :func:`tail`'s balls by (m, k, working precision, q's midpoint and radius as exact binary numbers): the same
+#: tail is asked again and again at large m (the datasets c and n − 1 − c, both directions, the calibration's
+#: steps), and each costs tens of milliseconds there.  A ball is immutable, so a remembered one is the one the
+#: computation would return again.  Emptied when it reaches :data:`_TAIL_MEMO_MAX` entries.
+_TAIL_MEMO: dict = {}
+_TAIL_MEMO_MAX = 4096
 
 
 def _tail_by_window(m: int, q: arb, k: int) -> arb:
