@@ -29,7 +29,6 @@ import time
 from typing import Any
 
 from blanket.exact.numbers.errors import OutOfTime
-from tqdm.auto import tqdm
 
 #: seconds a computation runs before its bar is drawn (shorter ones print nothing)
 DELAY = 2.0
@@ -122,6 +121,10 @@ class Progress:
 
     def __enter__(self):
         if self.enabled:
+            # tqdm imported here, when a bar may be drawn: a run without bars (--quiet, no terminal) does not pay its
+            # import (tqdm.auto brings asyncio and importlib.metadata, about 0.1 s of CPU)
+            from tqdm.auto import tqdm
+
             # no monitor thread: the worst-case sweep forks worker processes (exact.runtime.executors), and forking a
             # process that runs extra threads is fragile
             tqdm.monitor_interval = 0
