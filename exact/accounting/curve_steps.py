@@ -374,7 +374,12 @@ def binary_worst_curve_stepped(mech: KRR, n: int, alphas: Sequence, **run: Any) 
     grid = np.unique(np.asarray(fl, dtype=np.float64))  # strictly increasing (the task's threshold search needs it)
     tasks = [(n, k0, min(n, k0 + span), m, e0spec, tuple(grid.tolist()), prec) for k0 in range(0, n, span)]
     res = map_blocks(
-        _steps_task, tasks, desc=f"worst-case curve over {n} datasets", sizes=[t[2] - t[1] for t in tasks], **run
+        _steps_task,
+        tasks,
+        desc=f"worst-case curve over {n} datasets",
+        sizes=[t[2] - t[1] for t in tasks],
+        preload=("scipy.signal",),  # allpass's import, once before a new pool forks rather than once per process
+        **run,
     )
     best = np.full(len(grid), -np.inf)
     best_k = np.zeros(len(grid), dtype=np.int64)

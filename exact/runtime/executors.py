@@ -40,7 +40,7 @@ import os
 import pickle
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
@@ -251,6 +251,12 @@ _POOLS: dict = {}
 _LOCK = threading.Lock()
 
 
+def _pool_alive(workers: int) -> bool:
+    """Whether this process already holds a usable pool of ``workers`` processes (:func:`_pool` would reuse it)."""
+    pool = _POOLS.get((os.getpid(), workers))
+    return pool is not None and not getattr(pool, "_broken", False) and not getattr(pool, "_shutdown_thread", False)
+
+
 def _pool(workers: int) -> ProcessPoolExecutor:
     """The cached pool of ``workers`` processes of this process (a forked child never reuses its parent's)."""
     key = (os.getpid(), workers)
@@ -282,13 +288,18 @@ def shutdown(wait: bool = False) -> None:
 atexit.register(shutdown)
 
 
-def _run_local(packed, workers, bar, sizes):
+def _run_local(packed, workers, bar, sizes, preload=()):
     if workers == 1 or len(packed) <= 1:
         out = []
         for t, s in zip(packed, sizes):
             out.append(pickle.loads(_run_task(t)))
             bar.update(s)
         return out
+    if preload and not _pool_alive(workers):
+        # the pool's processes are forked from this one when it starts: a module imported here first is imported
+        # once, not once per process (an existing pool's processes import it themselves, as before)
+        for name in preload:
+            importlib.import_module(name)
     pool = _pool(workers)
     futures = [pool.submit(_run_task, t) for t in packed]
     index = {f: i for i, f in enumerate(futures)}
@@ -396,7 +407,13 @@ class _NoBar:
 
 
 def map_blocks(
-    fn: Callable, tasks: list, *, desc: str = "", sizes: list | None = None, **run: Unpack[Execution]
+    fn: Callable,
+    tasks: list,
+    *,
+    desc: str = "",
+    sizes: list | None = None,
+    preload: Sequence[str] = (),
+    **run: Unpack[Execution],
 ) -> list:
     """``[fn(*task) for task in tasks]``, computed on local processes or a Dask cluster (module docstring).
 
@@ -407,8 +424,11 @@ def map_blocks(
     terminal and the work lasts > 2 s (see :mod:`exact.runtime.progress`), ``False``
     none, ``True`` always, or an object with ``update(k)`` to advance instead;
     ``desc`` labels the bar; ``sizes`` (optional, one int per task) is how far
-    each task advances it (default 1).  The first exception raised by a task
-    is re-raised here (the remaining tasks are cancelled).
+    each task advances it (default 1).  ``preload``: modules that ``fn`` imports
+    on first use, imported here before a new local pool forks its processes
+    (once instead of once per process; for a module slow to import).  The
+    first exception raised by a task is re-raised here (the remaining tasks
+    are cancelled).
 
     Keywords (:class:`~blanket.exact.numbers.types.Execution`): ``workers``, ``scheduler``, ``progress``.
 
@@ -445,8 +465,10 @@ def map_blocks(
         bar_cm = Progress(sum(sizes), desc, enabled=progress)
         bar = None
     if bar_cm is None:
-        return _run_dask(packed, sched, bar, sizes) if sched is not None else _run_local(packed, nworkers, bar, sizes)
+        if sched is not None:
+            return _run_dask(packed, sched, bar, sizes)
+        return _run_local(packed, nworkers, bar, sizes, preload)
     with bar_cm as b:
         if sched is not None:
             return _run_dask(packed, sched, b, sizes)
-        return _run_local(packed, nworkers, b, sizes)
+        return _run_local(packed, nworkers, b, sizes, preload)
