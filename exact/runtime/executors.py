@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import atexit
 import copyreg
-import importlib.metadata
+import importlib
 import multiprocessing
 import os
 import pickle
@@ -239,8 +239,11 @@ def _run_task(task: _Task) -> bytes:
 def _versions():
     """What must agree between the caller and every Dask worker for bit-identical results."""
 
+    # importlib.metadata (email, zipfile, …: ~0.05 s) only for a Dask run, not at every command's start-up
+    from importlib.metadata import version
+
     try:
-        blanket_version = importlib.metadata.version("blanket")
+        blanket_version = version("blanket")
     except Exception:  # pragma: no cover - not installed as a distribution
         blanket_version = "unknown"
     return {"python-flint": flint.__version__, "blanket": blanket_version, "python": "%d.%d" % sys.version_info[:2]}
