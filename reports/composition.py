@@ -215,7 +215,7 @@ def _round_text(r: dict) -> str:
         )
     if "groups" in r:
         gs = ", ".join(f"{g['n']} users at epsilon0 = {g['epsilon0']}" for g in r["groups"])
-        col = f", {r['colluding']} more colluding" if r["colluding"] else ""
+        col = f", {r['colluding']} of them colluding" if r["colluding"] else ""
         return (
             f"{r['count']} x one shuffle of a mixed fleet of {what} randomized response ({gs}{col}; "
             f"{r['honest']} honest users{q})"
@@ -274,7 +274,7 @@ def _extra_assumptions(dep: Deployment) -> list[str]:
     if fr:
         r = fr[0]
         if len(r.groups) > 1:
-            gs = "; ".join(f"{n} honest users at epsilon0 = {_s(m.epsilon0_exact)}" for n, m in r.groups)
+            gs = "; ".join(f"{n} users at epsilon0 = {_s(m.epsilon0_exact)}" for n, m in r.groups)
             out.append(
                 "Mixed fleet: every round is one shuffle of all groups' reports (k-RR on one alphabet); each group's "
                 f"users run its randomizer with fresh randomness ({gs}). The pair of a fleet round is the blanket view "

@@ -268,6 +268,10 @@ def test_deployment_fleet_rounds_certify(tmp_path):
         assert words in st, words
     assert any("Sampled participation" in a for a in cert["assumptions"])
     assert any("Lemma F5" in a for a in cert["assumptions"])
+    # the groups' sizes count the colluders (6 + 4 users, 1 of them colluding, 9 honest), and the text says so
+    assert "1 of them colluding" in st and "more colluding" not in st
+    fleet_text = next(a for a in cert["assumptions"] if a.startswith("Mixed fleet"))
+    assert "6 users at epsilon0 = 1; 4 users at epsilon0 = 2" in fleet_text and "honest users at" not in fleet_text
     # a mixed fleet does not share one randomizer, and a sampled user sends at most one report
     assert not any(a.startswith("One randomizer for all") for a in cert["assumptions"])
     assert not any(a.startswith("Single message per user") for a in cert["assumptions"])
