@@ -346,7 +346,8 @@ def test_pdf_compiles(tmp_path):
 
 
 # (example, verdict at the CLI's defaults, largest n of the reduced form: None = the example's whole domain[,
-# evaluations of the reduced form: default 1000 for a wrong bound, 250 for a valid one])
+# evaluations of the reduced form: default 1000 for a wrong bound, 250 for a valid one[, largest n of its exhaustive
+# phase]])
 _EXAMPLE_VERDICTS = [
     # the exact side at n = 2000 takes seconds per dataset family (the ball sweep: the float route cannot resolve
     # deltas near 1e-21); the reduced form stops the families at n = 200 (refuted in the exhaustive phase anyway;
@@ -359,7 +360,9 @@ _EXAMPLE_VERDICTS = [
     ("blanket_view.py", "NOT REFUTED", None),
     ("hoeffding_krr.py", "NOT REFUTED", None),
     ("theorem_5_3_slide.txt", "NOT REFUTED", None),
-    ("bennett_2019_krr.py", "REFUTED", None),
+    # refuted in the families phase (first at n = 150, k = 3 after 1000 evaluations on the whole domain: 16 min wall
+    # at load ~10); reduced: n <= 150 and the exhaustive phase up to n = 3: refuted within 1000 evaluations (3 min)
+    ("bennett_2019_krr.py", "REFUTED", 150, None, 3),
     ("bennett_2020_krr.py", "NOT REFUTED", None),
     # a valid bound uses its whole budget (250 evaluations took ~5 min at load 2-3): 80 in the reduced form
     ("erlingsson_theorem_7.txt", "NOT REFUTED", None, 80),
@@ -374,10 +377,11 @@ def test_examples_default_budget(slow_level, name, verdict, reduced):
     # the wrong examples are refuted and the valid ones are not, at the CLI's defaults (reduced: smaller budget);
     # budgets are counted in evaluations (deterministic under any load), see _check
     # a valid bound uses its whole budget; in reduced form give those fewer evaluations (still not refuted)
-    reduced_n_max, reduced_evals = (*reduced, None)[:2]
+    reduced_n_max, reduced_evals, reduced_n_exhaustive = (*reduced, None, None)[:3]
     reduced = slow_level == "reduced"
     evals = (reduced_evals or (1000 if verdict == "REFUTED" else 250)) if reduced else 3000
-    r = _check(EXAMPLES / name, evaluations=evals, n_max=reduced_n_max if reduced else None)
+    kw = {"n_exhaustive": reduced_n_exhaustive} if reduced and reduced_n_exhaustive else {}
+    r = _check(EXAMPLES / name, evaluations=evals, n_max=reduced_n_max if reduced else None, **kw)
     assert r["verdict"] == verdict, name
 
 
