@@ -143,7 +143,10 @@ def test_corners_of_the_other_routes_end_cleanly(tmp_path, slow_level):
         run = _run(tmp_path, i, kind, spec, seconds)
         lines = run.message_lines()
         table.append((name, run.rc, lines[-1][:160] if lines else (run.out.splitlines() or [""])[0][:160]))
-        if run.rc not in ok:
+        # a budgeted certify that runs out of its wall-clock budget (a heavily loaded machine: a 10 s budget once ran
+        # out on n = 2 at load 20) ends cleanly with exit 3 saying so: that is a clean end, not a failure of the route
+        budget_out = kind == "certify" and run.rc == 3 and "time budget" in run.err
+        if run.rc not in ok and not budget_out:
             bad.append((name, "exit", run.rc, run.err[-800:]))
         if "Traceback" in run.err + run.out or "internal error" in run.err:
             bad.append((name, "traceback", run.err[-800:]))
