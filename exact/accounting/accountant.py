@@ -268,6 +268,15 @@ def _sweep_seconds(mech: KRR, n: int) -> float:
     return _curve_steps.sweep_seconds(n, e0)
 
 
+def _modelled_as(ev: Any) -> tuple:
+    """``(event, None)``: ``ev`` costs what the plain round ``event`` costs (:meth:`ShuffleAccountant.estimate`'s
+    models of :class:`ShuffledRR` / :class:`Shuffled`); ``(None, seconds)``: its own one-core estimate (the event's
+    ``cost_model()``: sampled rounds, fleet rounds, continuous rounds; :mod:`~blanket.exact.accounting.composition_cost`);
+    ``(ev, None)`` for a round without one (counted as unmodelled).  O(1) per event."""
+    model = getattr(ev, "cost_model", None)
+    return model() if callable(model) else (ev, None)
+
+
 def _binary_mechanism(ev: Any) -> KRR | None:
     """The binary RR record of a :class:`ShuffledRR` / :class:`Shuffled` round, else ``None``."""
     mech = ev.mechanism() if isinstance(ev, ShuffledRR) else getattr(ev, "mechanism", None)
@@ -708,7 +717,11 @@ class ShuffleAccountant:
         self._need()
         sweep = curves = pld = 0.0
         unmodelled = 0
-        for ev, _cnt in self._ledger:
+        for entry, _cnt in self._ledger:
+            ev, own = _modelled_as(entry)
+            if own is not None:  # a sampled view, a fleet's blanket view or a continuous round: its own model
+                pld += own
+                continue
             if not isinstance(ev, (ShuffledRR, Shuffled)):
                 unmodelled += 1
                 continue
