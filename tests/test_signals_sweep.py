@@ -52,6 +52,7 @@ def _start(tmp_path: pathlib.Path, args: list) -> tuple:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group: the workers are in it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # not ignored, as in a background job
     )
     chunks: list = []
     seen = threading.Event()

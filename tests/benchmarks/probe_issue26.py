@@ -42,6 +42,14 @@ def env(scratch: pathlib.Path, **extra: str) -> dict:
 
 
 def first_line(err: str, out: str) -> str:
+    if not err.strip() and out.lstrip().startswith("{"):  # --json: the verdicts
+        import json
+
+        try:
+            doc = json.loads(out)
+            return "JSON: " + ", ".join(str(c.get("verdict")) for c in doc.get("claims", []))
+        except (ValueError, AttributeError):
+            pass
     for text in (err, out):
         for raw in text.replace("\r", "\n").splitlines():
             s = raw.replace("\x1b[A", "").replace("\x1b[K", "").strip()
@@ -61,7 +69,7 @@ def run(argv: list, scratch: pathlib.Path, timeout: float, *, extra_env=None, pr
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        preexec_fn=preexec,
+        preexec_fn=lambda: _child_setup(preexec),
     )
     err_chunks: list = []
     if signal_after is not None:
@@ -88,6 +96,14 @@ def run(argv: list, scratch: pathlib.Path, timeout: float, *, extra_env=None, pr
         return "TIMEOUT", time.monotonic() - t, first_line((b"".join(err_chunks) + err).decode(), out.decode())
     err = (b"".join(err_chunks) + err).decode("utf-8", "replace")
     return p.returncode, time.monotonic() - t, first_line(err, out.decode("utf-8", "replace"))
+
+
+def _child_setup(preexec) -> None:
+    """In the child before exec: SIGINT back to its default (a shell starts background jobs with SIGINT ignored,
+    and Python keeps it ignored), then the case's own setup."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if preexec is not None:
+        preexec()
 
 
 def py(code: str) -> list:
@@ -130,7 +146,10 @@ def cases(s: pathlib.Path) -> list:
         'name = "x"\n' + krr3 + "[users]\nn_min = 100\n[[claims]]\nepsilon = 1\ndelta = 1e-6\n[[rounds]]\nn = 1000\n"
     )
     for key, val in (("epsilon0", "0"), ("exp_epsilon0", "1"), ("exp_half_epsilon0", "1")):
-        (s / "in" / f"zero_{key}.toml").write_text(base + f'[randomizer]\nmechanism = "oue"\nk = 3\n{key} = "{val}"\n')
+        kind = "sue" if key == "exp_half_epsilon0" else "oue"  # SUE's own spelling of e^{ε0/2}
+        (s / "in" / f"zero_{key}.toml").write_text(
+            base + f'[randomizer]\nmechanism = "{kind}"\nk = 3\n{key} = "{val}"\n'
+        )
     (s / "in" / "rounds.toml").write_text(
         'name = "signalled"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "1"\n[users]\nn = 100000\n'
         '[[rounds]]\ncount = 3\n[[claims]]\nepsilon = "0.1"\ndelta = "1e-6"\n'
@@ -341,7 +360,7 @@ def cases(s: pathlib.Path) -> list:
             H + "test_epsilon0_zero_refused_in_every_spelling",
         ),
         (
-            'oue exp_half_epsilon0 = "1"',
+            'sue exp_half_epsilon0 = "1"',
             CLI + ["certify", str(s / "in" / "zero_exp_half_epsilon0.toml"), "-o", str(s / "o_z3")],
             {},
             H + "test_epsilon0_zero_refused_in_every_spelling",
