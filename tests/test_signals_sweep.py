@@ -1,6 +1,8 @@
 """Signals during the parallel curve sweep (issue 26): SIGTERM / SIGINT sent to the whole process group (as Ctrl-C,
 ``timeout`` or ``kill -- -PGID`` do) or to the main process alone end in one line on stderr and exit 143 / 130, no
-traceback from any process, every worker killed with the run, nothing left in the output directory.
+traceback from any process, every worker killed with the run, nothing left in the output directory.  The same
+during k-RR's composition (curve pairs and PLDs, in the main process) and during check-bound (its .py bound in a
+session of its own, which the run must end too).
 
 The signal is sent once the sweep's progress bar has been drawn (the workers are then running): the test waits on
 the run's output, not on time; the wall clock only guards against a hang.
@@ -40,7 +42,7 @@ ROUNDS = textwrap.dedent("""\
 SWEEP = "worst-case curve over"
 
 
-def _start(tmp_path: pathlib.Path, args: list) -> tuple:
+def _start(tmp_path: pathlib.Path, args: list, needle: str = SWEEP) -> tuple:
     env = dict(os.environ)
     env.update(PYTHONPATH=str(ROOT), BLANKET_PROGRESS="1", TMPDIR=str(tmp_path / "tmp"))
     env.pop("BLANKET_DEBUG", None)
@@ -64,7 +66,7 @@ def _start(tmp_path: pathlib.Path, args: list) -> tuple:
             if not b:
                 return
             chunks.append(b)
-            if SWEEP.encode() in b"".join(chunks[-3:]):
+            if needle.encode() in b"".join(chunks[-3:]):
                 seen.set()
 
     t = threading.Thread(target=read, daemon=True)
@@ -129,4 +131,47 @@ def test_signal_during_the_sweep_one_line_workers_killed_no_output(tmp_path, slo
         assert time.monotonic() < deadline, "a worker outlived the run"
         time.sleep(0.1)
     # no partial output: nothing of the run in its output directory (no JSON, no .tex, no temporary file, no lock)
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+SLOW_BOUND = textwrap.dedent("""\
+    import time
+    MECHANISM = "krr"
+    QUANTITY = "delta"
+    DOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 20), "k": (2, 3), "epsilon": ("0.1", "0.5")}
+    def delta(epsilon, epsilon0, n, k):
+        time.sleep(0.05)
+        return 1
+""")
+
+
+@pytest.mark.slow  # a few CPU-seconds each
+@pytest.mark.parametrize("stage", ["composition", "check-bound"])
+def test_signal_during_the_composition_or_check_bound_one_line_nothing_left(tmp_path, stage) -> None:
+    """SIGTERM to the process group while k-RR's composition runs in the main process (curve pairs, PLDs; after its
+    estimate line) or while check-bound evaluates a .py bound (in its own session: the run must kill it)."""
+    out = tmp_path / "out"
+    if stage == "composition":
+        args = ["epsilon", "--mechanism", "krr", "--k", "4", "--epsilon0", "1", "-n", "1000000", "--rounds", "365"]
+        args += ["--delta", "1e-6"]
+        needle = "blanket: composing"
+    else:
+        bound = tmp_path / "slow.py"
+        bound.write_text(SLOW_BOUND)
+        args = ["check-bound", str(bound), "--budget", "600", "--no-pdf", "-o", str(out)]
+        needle = "exhaustive small n"  # the search's bar: the bound's process is evaluating
+    p, chunks, seen, t = _start(tmp_path, args, needle)
+    if not seen.wait(HANG):
+        p.kill()
+        raise AssertionError(b"".join(chunks).decode("utf-8", "replace")[-2000:])
+    os.killpg(p.pid, signal.SIGTERM)
+    stdout, err = _finish(p, chunks, t)
+    assert p.returncode == 143, err[-2000:]
+    assert "Traceback" not in err and "Exception ignored" not in err and "Traceback" not in stdout
+    msgs = [m for m in _messages(err) if needle not in m and not m.startswith("blanket: composing")]
+    assert msgs == ["blanket: terminated (SIGTERM); temporary files removed, no partial output left"], msgs
+    deadline = time.monotonic() + 60
+    while not _group_gone(p.pid):
+        assert time.monotonic() < deadline, "a process of the run outlived it"
+        time.sleep(0.1)
     assert not out.exists() or list(out.iterdir()) == []

@@ -75,6 +75,11 @@ def run(argv: list, scratch: pathlib.Path, timeout: float, *, extra_env=None, pr
     if signal_after is not None:
         needle, sig, group = signal_after
         while time.monotonic() - t < timeout:
+            if isinstance(needle, float):  # seconds after the start (a case with no output to wait on)
+                if time.monotonic() - t >= needle:
+                    break
+                time.sleep(0.05)
+                continue
             if isinstance(needle, pathlib.Path):
                 if any(needle.parent.glob(needle.name)):
                     break
@@ -139,6 +144,11 @@ def cases(s: pathlib.Path) -> list:
         "def delta(epsilon, epsilon0, n, k):\n    return -1\n"
     )
     (s / "in" / "hostile.py").write_text(HOSTILE_BOUND)
+    (s / "in" / "loop.py").write_text(
+        'MECHANISM = "krr"\nQUANTITY = "delta"\n'
+        'DOMAIN = {"epsilon0": ("0.5", "1"), "n": (2, 20), "k": (2, 3), "epsilon": ("0.1", "0.5")}\n'
+        "def delta(epsilon, epsilon0, n, k):\n    while True:\n        pass\n"
+    )
     base = 'name = "x"\n[users]\nn = 100\n[[claims]]\nepsilon = 1\ndelta = 1e-6\n'
     krr3 = '[randomizer]\nmechanism = "krr"\nk = 3\nepsilon0 = 1\n'
     (s / "in" / "both.toml").write_text(base + krr3 + '[mechanism]\ntype = "krr"\nk = 5\nepsilon0 = 2\n')
@@ -423,6 +433,33 @@ def cases(s: pathlib.Path) -> list:
             CLI + ["certify", str(s / "in" / "rounds.toml"), "-o", str(s / "o_int"), "--no-pdf", "--workers", "2"],
             {"extra_env": {"BLANKET_PROGRESS": "1"}, "signal_after": ("worst-case curve over", signal.SIGINT, True)},
             "tests/test_signals_sweep.py::test_signal_during_the_sweep_one_line_workers_killed_no_output",
+        ),
+        (
+            "SIGTERM to the group during k-RR curve pairs and PLDs (365 rounds)",
+            CLI
+            + [
+                "epsilon",
+                "--mechanism",
+                "krr",
+                "--k",
+                "4",
+                "--epsilon0",
+                "1",
+                "-n",
+                "1000000",
+                "--rounds",
+                "365",
+                "--delta",
+                "1e-6",
+            ],
+            {"signal_after": ("blanket: composing", signal.SIGTERM, True)},
+            "tests/test_signals_sweep.py (the sweep; the main process's handler is the same)",
+        ),
+        (
+            "SIGTERM to the group during check-bound (a .py bound that loops)",
+            CLI + ["check-bound", str(s / "in" / "loop.py"), "--budget", "60", "--no-pdf", "-o", str(s / "o_loop")],
+            {"signal_after": (8.0, signal.SIGTERM, True)},
+            F + "test_item10_infinite_loop_in_a_bound_is_stopped_at_the_budget",
         ),
         (
             "figure no-such-figure",
