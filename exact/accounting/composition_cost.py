@@ -38,9 +38,12 @@ __all__ = [
 SECONDS_PER_OUTER = 1e-4
 SECONDS_PER_OUTER_INNER = 2.2e-8
 SECONDS_KERNEL_FIXED = 0.3
-#: passes of the survival kernel per round: the dominating pair on about two grids (the grid search), the two lower
-#: pairs on the last
-DOMINATING_PASSES = 2
+#: passes of the survival kernel per round: the dominating pair on the grid search's grids (counted: 3 at binary RR,
+#: n = 10^5, T = 365; it was 2 in the 3-RR fit), the two lower pairs on the last.  Checked off the 3-RR fit on
+#: 2026-11-29 (CPU of the whole command, loaded machine, against the model with 2 passes): binary RR n = 10^5,
+#: T = 365, --curves off 16 s (model 7.4 s), 10-RR ε0 = 2, n = 10^5, T = 50: 7.7 s (3.3 s), OUE k = 8, n = 10^4,
+#: T = 100: 4.5 s (2.9 s); about 2 s of each is the interpreter's start and imports, the rest the load
+DOMINATING_PASSES = 3
 LOWER_PASSES = 2
 #: the products: about 16 products of the final length L per composed query (upper, lower and two lower pairs, on
 #: about two grids; the squarings before the last one add up to about one more), each ``c·L·log2 L``
