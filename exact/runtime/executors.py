@@ -28,6 +28,13 @@ run the same versions of Blanket and python-flint (checked once per connection).
 
 Cost: one pickled round trip per task (local pool or cluster) on top of the
 tasks themselves; choose blocks that each take ≥ 0.1 s.
+
+Stopping: the local pool's workers ignore SIGINT/SIGTERM/SIGHUP (so a signal sent
+to the whole process group, as Ctrl-C or ``timeout`` do, reaches only the caller,
+which turns it into one line and exit 130/143) and die with the caller (Linux
+``PR_SET_PDEATHSIG``); when :func:`map_blocks` stops early (a signal, the run's
+``--time-budget``, a task's exception) it kills the pool's workers at once and
+forgets the pool: their running tasks are abandoned, not finished.
 """
 
 from __future__ import annotations
@@ -268,14 +275,17 @@ def _pool_alive(workers: int) -> bool:
 _SIGNALS = tuple(s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None)
 
 
-def _worker_init() -> None:
+def _worker_init(from_main_thread: bool = True) -> None:
     """In each pool worker, before its first task: ignore :data:`_SIGNALS`, unblock them (they were blocked while
-    the caller forked it, :func:`_signals_held`), and ask the kernel to kill the worker when its parent dies
-    (Linux ``PR_SET_PDEATHSIG``; elsewhere a worker ends when its task queue closes)."""
+    the caller forked it, :func:`_signals_held`), and, when the pool was made by the caller's main thread, ask the
+    kernel to kill the worker when its parent dies (Linux ``PR_SET_PDEATHSIG``, which follows the forking *thread*:
+    not set for a pool made by another thread; elsewhere a worker ends when its task queue closes)."""
     for sig in _SIGNALS:
         signal.signal(sig, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+    if not from_main_thread:
+        return
     try:  # pragma: no cover - platform dependent
         import ctypes
 
@@ -305,7 +315,8 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     with _LOCK:
         pool = _POOLS.get(key)
         if pool is None or getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False):
-            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+            main = threading.current_thread() is threading.main_thread()
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(main,))
             _POOLS[key] = pool
         return pool
 
