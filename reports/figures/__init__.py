@@ -1,7 +1,10 @@
 """Figures: one module per figure family; each defines ``FIGURES = {name: Figure(...)}``.
 
-Modules in this package are discovered automatically; ``blanket figure NAME
-[-o DIR] [--quick]`` runs ``Figure.make(outdir, quick=...)``, which must write
+Modules in this package are discovered automatically for ``--list``; each figure's
+name is also listed in :data:`FIGURE_MODULES` (so that ``blanket figure NAME``
+refuses an unknown name before importing any figure module, and imports only the
+module of a known one; tests/test_figure_registry.py checks the two agree).
+``blanket figure NAME [-o DIR] [--quick]`` runs ``Figure.make(outdir, quick=...)``, which must write
 PNG + PDF + CSV files and return their paths.  ``quick`` uses a reduced grid
 (for tests); the full grid is the default.
 """
