@@ -453,13 +453,13 @@ def cases(s: pathlib.Path) -> list:
                 "1e-6",
             ],
             {"signal_after": ("blanket: composing", signal.SIGTERM, True)},
-            "tests/test_signals_sweep.py (the sweep; the main process's handler is the same)",
+            "tests/test_signals_sweep.py::test_signal_during_the_composition_or_check_bound_one_line_nothing_left",
         ),
         (
             "SIGTERM to the group during check-bound (a .py bound that loops)",
             CLI + ["check-bound", str(s / "in" / "loop.py"), "--budget", "60", "--no-pdf", "-o", str(s / "o_loop")],
             {"signal_after": (8.0, signal.SIGTERM, True)},
-            F + "test_item10_infinite_loop_in_a_bound_is_stopped_at_the_budget",
+            "tests/test_signals_sweep.py::test_signal_during_the_composition_or_check_bound_one_line_nothing_left",
         ),
         (
             "figure no-such-figure",
