@@ -86,17 +86,18 @@ def sweep_seconds(n: int, epsilon0: float = 1.0) -> float:
 
 
 #: each task of the sweep holds about this many dataset·outcome steps (chains × steps × window): about two seconds
-#: on one idle core (0.25 s per chain of 1024 steps over a window of 9300 outcomes at n = 10^6, measured
-#: 2026-11-29).  The run's time budget (``--time-budget``) and the progress bar advance as each task ends, so they
-#: do at that grain, and a stop kills the workers' running tasks (exact.runtime.executors).  The grain depends on
-#: ``n`` and ``ε0`` only, never on the budget or the executor: the values are the same with or without either
-TASK_WORK = 2**26
+#: on one core (14 chains of 1024 steps over a window of 9300 outcomes at n = 10^6: 2.3 s CPU; 178 chains of 256
+#: steps at n = 10^5: 2.6 s; loaded machine, 2026-11-29, after the kernel's row shortcuts).  The run's time budget (``--time-budget``) and the progress bar
+#: advance as each task ends, so they do at that grain, and a stop kills the workers' running tasks
+#: (exact.runtime.executors).  The grain depends on ``n`` and ``ε0`` only, never on the budget or the executor: the
+#: values are the same with or without either
+TASK_WORK = 2**27
 
 
 def task_chains(n: int, m: int, exp_epsilon0: float) -> int:
     """Chains of ``m`` steps per task of the sweep: as many as fit in :data:`TASK_WORK` with a window of
-    ``21·sqrt(n p f)`` outcomes, at least one (the chains of a task run side by side; measured at n = 10^6: 0.25 s
-    per chain with six or more others, 0.28–0.33 s with two, 0.4 s alone).  O(1)."""
+    ``21·sqrt(n p f)`` outcomes, at least one (the chains of a task run side by side; measured at n = 10^6, CPU per
+    chain: 0.153 s with 32 chains to a task, 0.161–0.166 s with 14, 0.172–0.18 s with 7).  O(1)."""
     e = max(float(exp_epsilon0), 1.0)
     pf = e / (1 + e) ** 2
     width = 21 * math.sqrt(max(n * pf, 1.0))
