@@ -623,7 +623,9 @@ def certify(
     if getattr(dep, "rounds", ()):  # several composed rounds (a fleet's too): reports/composition.py
         from blanket.reports.composition import certify_composition  # (the PLD accountant, ~0.5 s of imports)
 
-        return certify_composition(dep, max_prec=max_prec, command=command, progress=progress, plot=plot, curves=curves)
+        return certify_composition(
+            dep, max_prec=max_prec, command=command, progress=progress, plot=plot, curves=curves, workers=workers
+        )
     if dep.groups or dep.colluding:  # a mixed fleet or colluding users: reports/fleet_certificate.py
         from blanket.reports.fleet_certificate import certify_fleet  # imported where used: a single round needs none
 

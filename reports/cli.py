@@ -72,14 +72,47 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _bol() -> str:
+    """What starts a closing message on a line of its own when a progress bar may have been left on stderr (a
+    signal or the time budget can stop a run between a bar's redraws): a carriage return, and on a terminal the
+    erase-line sequence; nothing when bars are off."""
+    from blanket.exact.runtime.progress import bars_enabled
+
+    if not bars_enabled():
+        return ""
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return "\r\033[K" if tty else "\r"
+
+
+def _ignore_signals() -> None:
+    """Once a run is stopped by a signal, further SIGINT/SIGTERM/SIGHUP are ignored while it cleans up and exits
+    (a second Ctrl-C must not interrupt the cleanup with a traceback)."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None:
+            try:
+                signal.signal(sig, signal.SIG_IGN)
+            except (ValueError, OSError):  # pragma: no cover - not the main thread
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
     from blanket.reports import output
 
+    held = (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None))
+    saved = {sig: signal.getsignal(sig) for sig in held if sig is not None}  # restored at the end (in-process calls)
     output.install_signal_handlers()
     try:
         return _main(argv)
     except output.Terminated as exc:
-        sys.stderr.write(f"blanket: terminated ({exc}); temporary files removed, no partial output left\n")
+        _ignore_signals()
+        sys.stderr.write(f"{_bol()}blanket: terminated ({exc}); temporary files removed, no partial output left\n")
         return 128 + exc.signum
     finally:
         output.release_all()
@@ -89,6 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from blanket.exact.runtime.progress import set_time_budget
 
         set_time_budget(None)  # so does --time-budget
+        for sig, handler in saved.items():
+            try:
+                signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+            except (ValueError, OSError):  # pragma: no cover - not the main thread
+                pass
 
 
 def _main(argv=None) -> int:
@@ -130,7 +168,7 @@ def _main(argv=None) -> int:
         return EXIT_USAGE
     except (HypothesisViolation, InvalidArgument, BlanketError) as exc:
         if isinstance(exc, OutOfTime):
-            sys.stderr.write(f"blanket: inconclusive: {exc}; raise --time-budget\n")
+            sys.stderr.write(f"{_bol()}blanket: inconclusive: {exc}; raise --time-budget\n")
             return EXIT_INCONCLUSIVE
         if isinstance(exc, Undecided):
             from blanket.reports.commands._options import INCONCLUSIVE_HINT
@@ -140,7 +178,8 @@ def _main(argv=None) -> int:
         sys.stderr.write(f"blanket: error: {exc}\n")
         return EXIT_USAGE
     except KeyboardInterrupt:
-        sys.stderr.write("blanket: interrupted\n")
+        _ignore_signals()
+        sys.stderr.write(f"{_bol()}blanket: interrupted\n")
         return 130
     except BrokenPipeError:  # e.g. `blanket ... | head`: stop quietly
         import os

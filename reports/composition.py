@@ -52,8 +52,10 @@ def _dec(x: Fraction, up: bool, digits: int = 8) -> str:
     return arith.decimal_string(_q(x), digits, up=up)
 
 
-def _accountant(dep: Deployment, grid=None, curves: bool | str = "auto") -> ShuffleAccountant:
-    acc = ShuffleAccountant(neighbouring="replace-one", grid=grid, prec=dep.precision, curves=curves)
+def _accountant(
+    dep: Deployment, grid=None, curves: bool | str = "auto", workers: int | None = None
+) -> ShuffleAccountant:
+    acc = ShuffleAccountant(neighbouring="replace-one", grid=grid, prec=dep.precision, curves=curves, workers=workers)
     for r in dep.rounds:
         acc.compose(r.event(), count=r.count)
     return acc
@@ -299,14 +301,15 @@ def certify_composition(
     progress: Progress | None = None,
     plot: bool = True,
     curves: bool | str = "auto",
+    workers: int | None = None,
 ) -> dict:
     """The certificate (plain data) of a deployment with ``[[rounds]]``; ``plot``: with its picture
     (:func:`blanket.reports.curve.composition_picture`: δ(ε) of the composition, ε against the number of rounds);
-    ``curves``: the accountant's (:class:`ShuffleAccountant`).  The cost is estimated first
-    (:func:`announce_cost`)."""
+    ``curves``: the accountant's (:class:`ShuffleAccountant`); ``workers``: the local processes of its curve sweeps
+    (``None``: every core).  The cost is estimated first (:func:`announce_cost`, on those workers)."""
 
     t0 = time.time()
-    acc = _accountant(dep, curves=curves)
+    acc = _accountant(dep, curves=curves, workers=workers)
     announce_cost(acc)
     claims = []
     for c in dep.claims:

@@ -33,7 +33,9 @@ keeps every loss on the grid it names).
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
@@ -210,6 +212,19 @@ class ShuffledRR:
 
 
 _CURVE_PAIRS: dict = {}
+#: the local processes of the worst-case curve sweeps of the query being computed (:attr:`ShuffleAccountant.workers`,
+#: set by :func:`_sweeps_on` around ``get_epsilon`` / ``get_delta``; ``None``: every core)
+_SWEEP_WORKERS: list = [None]
+
+
+@contextlib.contextmanager
+def _sweeps_on(workers: int | None) -> Iterator[None]:
+    old = _SWEEP_WORKERS[0]
+    _SWEEP_WORKERS[0] = workers
+    try:
+        yield
+    finally:
+        _SWEEP_WORKERS[0] = old
 
 
 def _binary_curve_pair(mech: KRR, n: int) -> _curves.FinitePair:
@@ -226,7 +241,9 @@ def _binary_curve_pair(mech: KRR, n: int) -> _curves.FinitePair:
             _CURVE_PAIRS[key] = (
                 _curves.binary_worst_pair(mech, n)
                 if n <= CURVE_AUTO_N
-                else _curves.binary_worst_curve_pair(mech, n, points=CURVE_POINTS, progress=None)
+                else _curves.binary_worst_curve_pair(
+                    mech, n, points=CURVE_POINTS, progress=None, workers=_SWEEP_WORKERS[0]
+                )
             )
     return _CURVE_PAIRS[key]
 
@@ -249,6 +266,15 @@ def _sweep_seconds(mech: KRR, n: int) -> float:
     """The stepped sweep's estimated one-core seconds (:func:`curve_steps.sweep_seconds`) for binary RR ``mech``."""
     e0 = math.log(float(arb(mech.exp_epsilon0()).mid()))  # a cost model only, never a bound
     return _curve_steps.sweep_seconds(n, e0)
+
+
+def _modelled_as(ev: Any) -> tuple:
+    """``(event, None)``: ``ev`` costs what the plain round ``event`` costs (:meth:`ShuffleAccountant.estimate`'s
+    models of :class:`ShuffledRR` / :class:`Shuffled`); ``(None, seconds)``: its own one-core estimate (the event's
+    ``cost_model()``: sampled rounds, fleet rounds, continuous rounds; :mod:`~blanket.exact.accounting.composition_cost`);
+    ``(ev, None)`` for a round without one (counted as unmodelled).  O(1) per event."""
+    model = getattr(ev, "cost_model", None)
+    return model() if callable(model) else (ev, None)
 
 
 def _binary_mechanism(ev: Any) -> KRR | None:
@@ -560,10 +586,19 @@ class ShuffleAccountant:
     certified values of their privacy curve, :func:`blanket.exact.accounting.curve_pairs.curve_pair`); ``"auto"``
     does it up to :data:`CURVE_PAIR_AUTO_N` users.  The curve route is composed beside the dominating-pair route
     and the smaller certified upper end is reported (so it is never looser), ``details["pair_route"]`` naming it.
+    ``workers``: the local processes of binary RR's worst-case curve sweeps (``None``: every core), also what
+    :meth:`estimate` spreads the sweep over; the values do not depend on it.
     """
 
     def __init__(
-        self, neighbouring: str = "replace-one", *, grid=None, rel_width="0.02", prec: int = 128, curves="auto"
+        self,
+        neighbouring: str = "replace-one",
+        *,
+        grid=None,
+        rel_width="0.02",
+        prec: int = 128,
+        curves="auto",
+        workers: int | None = None,
     ):
         if neighbouring not in NEIGHBOURING:
             raise InvalidArgument(
@@ -579,6 +614,9 @@ class ShuffleAccountant:
         if curves not in ("auto", True, False):
             raise InvalidArgument("curves", curves, "must be 'auto', True or False")
         self.curves = curves
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+            raise InvalidArgument("workers", workers, "must be a positive integer (or None for every core)")
+        self.workers = workers
         self._ledger: list = []
         self._cache: dict = {}
 
@@ -679,7 +717,11 @@ class ShuffleAccountant:
         self._need()
         sweep = curves = pld = 0.0
         unmodelled = 0
-        for ev, _cnt in self._ledger:
+        for entry, _cnt in self._ledger:
+            ev, own = _modelled_as(entry)
+            if own is not None:  # a sampled view, a fleet's blanket view or a continuous round: its own model
+                pld += own
+                continue
             if not isinstance(ev, (ShuffledRR, Shuffled)):
                 unmodelled += 1
                 continue
@@ -705,7 +747,7 @@ class ShuffleAccountant:
             one = _cost.discretise_seconds(shape.outer_n, oq, iq)
             pld += one * (_cost.DOMINATING_PASSES + _cost.LOWER_PASSES)
         pld += _cost.products_seconds(self.rounds, len(self._ledger))
-        cores = resolve_workers(workers) if sweep else 1
+        cores = resolve_workers(workers if workers is not None else self.workers) if sweep else 1
         return _cost.CompositionCost(sweep=sweep, curves=curves, pld=pld, cores=cores, unmodelled=unmodelled)
 
     def check_cost(
@@ -804,7 +846,12 @@ class ShuffleAccountant:
         f = _frac(arith.exact_in(fraction, "fraction", lo=0, hi=1, lo_open=True))
         grid = self.grid if self.grid is not None else self._cache.get("auto")
         out = ShuffleAccountant(
-            self.neighbouring, grid=grid, rel_width=self.rel_width, prec=self.prec, curves=self.curves
+            self.neighbouring,
+            grid=grid,
+            rel_width=self.rel_width,
+            prec=self.prec,
+            curves=self.curves,
+            workers=self.workers,
         )
         for ev, cnt in self._ledger:
             out.compose(ev, count=max(1, math.ceil(cnt * f)))
@@ -887,6 +934,11 @@ class ShuffleAccountant:
 
     # ---------------------------------------------------------------- queries
     def get_epsilon(self, target_delta: NumberInput | float) -> CertifiedEpsilon:
+        """:meth:`_get_epsilon` with the curve sweeps on :attr:`workers` processes."""
+        with _sweeps_on(self.workers):
+            return self._get_epsilon(target_delta)
+
+    def _get_epsilon(self, target_delta: NumberInput | float) -> CertifiedEpsilon:
         """Certified ε for ``target_delta`` (0 < δ < 1): ``.upper`` is safe, ``.lower`` certified unattainable below."""
         self._need()
         dt = arith.exact_in(target_delta, "target_delta", lo=0, hi=1, lo_open=True, hi_open=True, allow_float=True)
@@ -932,6 +984,11 @@ class ShuffleAccountant:
         )
 
     def get_delta(self, target_epsilon: NumberInput | float) -> CertifiedDelta:
+        """:meth:`_get_delta` with the curve sweeps on :attr:`workers` processes."""
+        with _sweeps_on(self.workers):
+            return self._get_delta(target_epsilon)
+
+    def _get_delta(self, target_epsilon: NumberInput | float) -> CertifiedDelta:
         """Certified δ at ``target_epsilon`` (exact, any real ≥ 0): ``.upper`` is safe, ``.lower`` certified."""
         self._need()
         eps = arith.exact_in(target_epsilon, "target_epsilon", lo=0, allow_float=True)

@@ -24,8 +24,12 @@ from blanket.exact.runtime.budget import human_duration
 
 __all__ = [
     "CompositionCost",
+    "blanket_gamma",
+    "kernel_passes_seconds",
+    "continuous_seconds",
     "discretise_seconds",
     "products_seconds",
+    "sampled_view_seconds",
 ]
 
 #: survival kernel (:func:`blanket.exact.accounting.pld.discretise_both`) per outer count C and per point of the
@@ -34,9 +38,12 @@ __all__ = [
 SECONDS_PER_OUTER = 1e-4
 SECONDS_PER_OUTER_INNER = 2.2e-8
 SECONDS_KERNEL_FIXED = 0.3
-#: passes of the survival kernel per round: the dominating pair on about two grids (the grid search), the two lower
-#: pairs on the last
-DOMINATING_PASSES = 2
+#: passes of the survival kernel per round: the dominating pair on the grid search's grids (counted: 3 at binary RR,
+#: n = 10^5, T = 365; it was 2 in the 3-RR fit), the two lower pairs on the last.  Checked off the 3-RR fit on
+#: 2026-11-29 (CPU of the whole command, loaded machine, against the model with 2 passes): binary RR n = 10^5,
+#: T = 365, --curves off 16 s (model 7.4 s), 10-RR ε0 = 2, n = 10^5, T = 50: 7.7 s (3.3 s), OUE k = 8, n = 10^4,
+#: T = 100: 4.5 s (2.9 s); about 2 s of each is the interpreter's start and imports, the rest the load
+DOMINATING_PASSES = 3
 LOWER_PASSES = 2
 #: the products: about 16 products of the final length L per composed query (upper, lower and two lower pairs, on
 #: about two grids; the squarings before the last one add up to about one more), each ``c·L·log2 L``
@@ -71,6 +78,63 @@ def discretise_seconds(outer_n: int, outer_q: float | None, inner_q: float = 0.5
     return SECONDS_KERNEL_FIXED + wc * (SECONDS_PER_OUTER + SECONDS_PER_OUTER_INNER * _window(c, inner_q))
 
 
+#: the hull pair of the sampled blanket view (:func:`blanket.exact.accounting.sampled.sampled_krr_pair`: sampled
+#: rounds of k-RR, fleet rounds with q < 1), O(W²) with ``W = 24·sqrt(2·q·γ·n)`` (``γ = k/(e^{ε0} + k − 1)``, the
+#: blanket probability), plus its lower pairs and products: one-core seconds per W² (measured: binary RR, ε0 = 1,
+#: q = 1/2, T = 10, get_epsilon: 11.3 s at n = 10^4, W² = 3.1·10^6, on a loaded machine; rounded up; a fleet of
+#: binary RR ε0 = 1 and 1/2, q = 1/2, n = 10^4: 11.0 s, modelled 13.4 s)
+SECONDS_PER_SAMPLED_W2 = 4e-6
+SECONDS_SAMPLED_FIXED = 1.0
+#: a continuous round (:class:`blanket.exact.accounting.continuous_rounds.ShuffledContinuous`): one certified
+#: blanket view per curve point (``points`` plus up to ``points`` refined), each O(S) for the lattice's support
+#: ``S ≈ 2·13.5·sqrt(n)/h`` (measured: Laplace ε0 = 1, T = 10, get_epsilon: 22 s at n = 1000, h = 1/64, loaded
+#: machine; rounded up)
+SECONDS_PER_CONTINUOUS_POINT_SUPPORT = 1.5e-5
+SECONDS_CONTINUOUS_FIXED = 1.0
+
+
+def blanket_gamma(k: int, exp_epsilon0: float) -> float:
+    """``γ = k/(e^{ε0} + k − 1)``, the blanket probability of k-RR (a float: a cost model only).  O(1)."""
+    return k / (exp_epsilon0 + k - 1)
+
+
+def kernel_passes_seconds(shape: object) -> float:
+    """One-core seconds of the survival-kernel passes (:data:`DOMINATING_PASSES` + :data:`LOWER_PASSES`) over a
+    ``ShiftPair``-shaped pair (``outer_n``, ``outer_q``, ``inner_q`` balls or ``None``).  O(1)."""
+    from flint import arb
+
+    oq = getattr(shape, "outer_q", None)
+    iq = getattr(shape, "inner_q", None)
+    one = discretise_seconds(
+        int(getattr(shape, "outer_n", 1)),
+        None if oq is None else float(arb(oq).mid()),
+        0.5 if iq is None else float(arb(iq).mid()),
+    )
+    return one * (DOMINATING_PASSES + LOWER_PASSES)
+
+
+def sampled_view_seconds(n: int, q: float, gamma: float) -> float:
+    """Estimated one-core seconds of the sampled blanket view's pair (sampled k-RR rounds, fleets with ``q < 1``) at
+    ``n`` users, participation ``q``, blanket probability ``gamma``: ``a + b·W²``, ``W = 24·sqrt(2qγn)``.  O(1).
+
+    >>> 5 < sampled_view_seconds(10**4, 0.5, 0.54) < 30
+    True
+    """
+    w = 24.0 * math.sqrt(max(2.0 * q * gamma * n, 1.0))
+    return SECONDS_SAMPLED_FIXED + SECONDS_PER_SAMPLED_W2 * w * w
+
+
+def continuous_seconds(n: int, points: int, h: float) -> float:
+    """Estimated one-core seconds of a continuous round's pair at ``n`` users: ``2·points`` blanket views over a
+    support of ``27·sqrt(n)/h`` lattice points (``h`` the lattice step).  O(1).
+
+    >>> continuous_seconds(1000, 16, 1 / 64) < continuous_seconds(10**5, 16, 1 / 64)
+    True
+    """
+    support = 27.0 * math.sqrt(max(n, 1)) / h
+    return SECONDS_CONTINUOUS_FIXED + SECONDS_PER_CONTINUOUS_POINT_SUPPORT * 2 * points * support
+
+
 def products_seconds(rounds: int, entries: int = 1) -> float:
     """Estimated one-core seconds of the products of one composed query of ``rounds`` rounds in ``entries`` ledger
     entries (:data:`PRODUCTS_PER_QUERY` products of the final length ``L ≈ LOSS_POINTS·T^LOSS_POWER``).  O(1).
@@ -86,7 +150,8 @@ def products_seconds(rounds: int, entries: int = 1) -> float:
 class CompositionCost:
     """An estimate of one composed query (one-core seconds per kind of work), and the cores the sweep runs on.
 
-    ``unmodelled``: ledger entries without a cost model (sampled rounds, fleets, continuous laws), not counted.
+    ``unmodelled``: ledger entries without a cost model (a custom :class:`RoundEvent`), not counted; sampled rounds,
+    fleets and continuous rounds have their own (coarse) models, counted in ``pld``.
     """
 
     sweep: float

@@ -85,6 +85,25 @@ def sweep_seconds(n: int, epsilon0: float = 1.0) -> float:
     return n * (SECONDS_PER_DATASET_SIGMA * math.sqrt(max(n * pf, 1.0)) + SECONDS_PER_DATASET)
 
 
+#: each task of the sweep holds about this many dataset·outcome steps (chains × steps × window): about two seconds
+#: on one core (14 chains of 1024 steps over a window of 9300 outcomes at n = 10^6: 2.3 s CPU; 178 chains of 256
+#: steps at n = 10^5: 2.6 s; loaded machine, 2026-11-29, after the kernel's row shortcuts).  The run's time budget (``--time-budget``) and the progress bar
+#: advance as each task ends, so they do at that grain, and a stop kills the workers' running tasks
+#: (exact.runtime.executors).  The grain depends on ``n`` and ``ε0`` only, never on the budget or the executor: the
+#: values are the same with or without either
+TASK_WORK = 2**27
+
+
+def task_chains(n: int, m: int, exp_epsilon0: float) -> int:
+    """Chains of ``m`` steps per task of the sweep: as many as fit in :data:`TASK_WORK` with a window of
+    ``21·sqrt(n p f)`` outcomes, at least one (the chains of a task run side by side; measured at n = 10^6, CPU per
+    chain: 0.153 s with 32 chains to a task, 0.161–0.166 s with 14, 0.172–0.18 s with 7).  O(1)."""
+    e = max(float(exp_epsilon0), 1.0)
+    pf = e / (1 + e) ** 2
+    width = 21 * math.sqrt(max(n * pf, 1.0))
+    return max(1, int(TASK_WORK // (m * width)))
+
+
 def allpass(X: np.ndarray, rho: float) -> np.ndarray:
     """``Y = Π A_ρ X`` row-wise up to rounding: ``y_i = ρ x_i + d_{i−1}``, ``d_i = x_i − ρ y_i`` (``d_{−1} = 0``),
     i.e. ``(1 + ρ z) Y = (ρ + z) X`` along axis 1, each row a law on its window (docs/numerics.md Lemma C2):
@@ -370,6 +389,7 @@ def binary_worst_curve_stepped(mech: KRR, n: int, alphas: Sequence, **run: Any) 
     m = step_span(n)
     chains = -(-n // m)
     per = max(1, min(MAX_CHAINS, -(-chains // 2)))
+    per = min(per, task_chains(n, m, float(arith.ball(ee0).mid())))  # tasks of about two seconds (TASK_WORK)
     span = per * m
     grid = np.unique(np.asarray(fl, dtype=np.float64))  # strictly increasing (the task's threshold search needs it)
     tasks = [(n, k0, min(n, k0 + span), m, e0spec, tuple(grid.tolist()), prec) for k0 in range(0, n, span)]

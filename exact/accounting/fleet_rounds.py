@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+from blanket.exact.accounting import composition_cost as _cost
 from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting import sampled as _sampled
@@ -42,7 +43,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import IntegerInput, NumberInput
 from blanket.exact.shuffled import fleet as _fleet
-from flint import fmpq
+from flint import arb, fmpq
 
 
 def _frac(q: fmpq) -> Fraction:
@@ -111,6 +112,19 @@ class FleetRound:
             return _frac(mech.epsilon0_exact)
         with arith.precision(64):
             return Fraction(arith.endpoints(arith.ball(mech.exp_epsilon0()).log())[1])
+
+    def cost_model(self) -> tuple:
+        """``(None, seconds)``: an estimate of this round's pairs (:mod:`~blanket.exact.accounting.composition_cost`:
+        the sampled blanket view's model when ``q < 1``, the survival-kernel passes over the split blanket view
+        otherwise), or ``(event, None)`` for one group of exact ε0 (its honest users' round: that round's model).
+        Never a bound; builds nothing costly (the split blanket view is O(1)).  O(groups)."""
+        mech = self.groups[self.star].mech
+        if self.q is not None:
+            g = _cost.blanket_gamma(mech.k, float(arb(mech.exp_epsilon0()).mid()))
+            return None, _cost.sampled_view_seconds(self.honest, float(self.q), g)
+        if len(self.groups) == 1 and mech.epsilon0_exact is not None:
+            return self._honest_event(), None
+        return None, _cost.kernel_passes_seconds(self.dominating_pair())
 
     def dominating_pair(self) -> Any:
         """One group with an exact ε0 (colluders only): the pair of its honest users' round (Lemma F3).  Several

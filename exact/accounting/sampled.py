@@ -35,6 +35,7 @@ import dataclasses
 from fractions import Fraction
 from typing import Any
 
+from blanket.exact.accounting import composition_cost as _cost
 from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair
@@ -345,6 +346,17 @@ class Sampled:
         if isinstance(ev, ShuffledRR):
             return ev.mechanism()
         return ev.mechanism if isinstance(ev.mechanism, KRR) else None
+
+    def cost_model(self) -> tuple:
+        """``(event, None)`` when this round costs what its plain ``event`` does (not k-RR: the event's clone pair;
+        ``q = 1``), else ``(None, seconds)``: the sampled blanket view's model
+        (:func:`~blanket.exact.accounting.composition_cost.sampled_view_seconds`).  An estimate, never a bound;
+        builds nothing.  O(1)."""
+        krr = self._krr()
+        if krr is None or self.q == 1:
+            return self.event, None
+        g = _cost.blanket_gamma(krr.k, float(arb(krr.exp_epsilon0()).mid()))
+        return None, _cost.sampled_view_seconds(self.n, float(self.q), g)
 
     def dominating_pair(self) -> Any:
         """``q = 1``: the event's pair; k-ary RR (``n ≥ 2``): the sampled blanket view's hull pair; otherwise the

@@ -28,19 +28,28 @@ run the same versions of Blanket and python-flint (checked once per connection).
 
 Cost: one pickled round trip per task (local pool or cluster) on top of the
 tasks themselves; choose blocks that each take ≥ 0.1 s.
+
+Stopping: the local pool's workers ignore SIGINT/SIGTERM/SIGHUP (so a signal sent
+to the whole process group, as Ctrl-C or ``timeout`` do, reaches only the caller,
+which turns it into one line and exit 130/143) and die with the caller (Linux
+``PR_SET_PDEATHSIG``); when :func:`map_blocks` stops early (a signal, the run's
+``--time-budget``, a task's exception) it kills the pool's workers at once and
+forgets the pool: their running tasks are abandoned, not finished.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import copyreg
 import importlib
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
@@ -260,15 +269,75 @@ def _pool_alive(workers: int) -> bool:
     return pool is not None and not getattr(pool, "_broken", False) and not getattr(pool, "_shutdown_thread", False)
 
 
+#: the signals the calling process answers (the CLI turns them into one line and exit 130/143); a pool's workers
+#: ignore them: the caller kills its workers on its way out (:func:`_kill_pool`), so that a signal sent to the whole
+#: process group (Ctrl-C, ``timeout``, ``kill -- -PGID``) never prints a worker's traceback
+_SIGNALS = tuple(s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None)
+
+
+def _worker_init(from_main_thread: bool = True) -> None:
+    """In each pool worker, before its first task: ignore :data:`_SIGNALS`, unblock them (they were blocked while
+    the caller forked it, :func:`_signals_held`), and, when the pool was made by the caller's main thread, ask the
+    kernel to kill the worker when its parent dies (Linux ``PR_SET_PDEATHSIG``, which follows the forking *thread*:
+    not set for a pool made by another thread; elsewhere a worker ends when its task queue closes)."""
+    for sig in _SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+    if not from_main_thread:
+        return
+    try:  # pragma: no cover - platform dependent
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Block :data:`_SIGNALS` in this thread while a pool forks its workers (a worker must not run the caller's
+    handlers before :func:`_worker_init` has set its own); a signal that arrives meanwhile is delivered on exit."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _pool(workers: int) -> ProcessPoolExecutor:
     """The cached pool of ``workers`` processes of this process (a forked child never reuses its parent's)."""
     key = (os.getpid(), workers)
     with _LOCK:
         pool = _POOLS.get(key)
         if pool is None or getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False):
-            pool = ProcessPoolExecutor(max_workers=workers)
+            main = threading.current_thread() is threading.main_thread()
+            pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init, initargs=(main,))
             _POOLS[key] = pool
         return pool
+
+
+def _kill_pool(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's worker processes at once (SIGKILL: their running tasks are abandoned), forget the pool and
+    reap its processes.  Used when a run stops before its tasks are done (a signal, ``--time-budget``, a task's
+    exception): the workers stop with it instead of finishing tasks nobody will read.  O(workers)."""
+    with _LOCK:
+        for key, p in list(_POOLS.items()):
+            if p is pool:
+                del _POOLS[key]
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.kill()
+    with contextlib.suppress(Exception):
+        pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.join(timeout=5)
 
 
 def shutdown(wait: bool = False) -> None:
@@ -304,19 +373,24 @@ def _run_local(packed, workers, bar, sizes, preload=()):
         for name in preload:
             importlib.import_module(name)
     pool = _pool(workers)
-    futures = [pool.submit(_run_task, t) for t in packed]
-    index = {f: i for i, f in enumerate(futures)}
-    out = [None] * len(futures)
-    pending = set(futures)
+    futures: list = []
+    pending: set = set()
+    out = [None] * len(packed)
     try:
+        with _signals_held():  # the first submit forks the workers
+            futures = [pool.submit(_run_task, t) for t in packed]
+        index = {f: i for i, f in enumerate(futures)}
+        pending = set(futures)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in sorted(done, key=index.__getitem__):
                 out[index[f]] = pickle.loads(f.result())  # re-raises the task's exception
-                bar.update(sizes[index[f]])
+                bar.update(sizes[index[f]])  # raises OutOfTime when the run's --time-budget has passed
     except BaseException:
         for f in pending:
             f.cancel()
+        if any(not f.done() for f in futures) or not futures:
+            _kill_pool(pool)  # tasks still running (or the fork was interrupted): stop the workers too
         raise
     return out
 

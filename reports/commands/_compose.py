@@ -110,7 +110,8 @@ def _accountant(args, inp, T):
         from blanket.exact.runtime.progress import set_quiet
 
         set_quiet(True)
-    args._estimate = announce_cost(acc)  # the sweep runs on every local core (map_blocks' default)
+    acc.workers = getattr(inp, "workers", None)  # --workers: the curve sweeps' processes (None: every core)
+    args._estimate = announce_cost(acc)  # spread over those workers
     return acc
 
 

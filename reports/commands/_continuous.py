@@ -274,8 +274,10 @@ def _run_rounds(args: argparse.Namespace, mech, n: int, quantity: str, T: int) -
     outputs on one pair of datasets in every round)."""
     from blanket.exact.accounting.accountant import ShuffleAccountant
     from blanket.exact.accounting.continuous_rounds import ShuffledContinuous
+    from blanket.reports.composition import announce_cost
 
     acc = ShuffleAccountant().compose(ShuffledContinuous(mech, n, h=_lattice(n)), count=T)
+    announce_cost(acc)  # refused up front over BLANKET_MAX_SECONDS, shown from 10 s (issue 26)
     what = f"{T} composed rounds of the {mech.kind} mechanism on [0, 1] ({_params(mech)}), n = {n} per round"
     desc = {**mech.describe(), "n": n, "rounds": T, "relation": "composition"}
     if getattr(args, "deployment", None):
@@ -370,9 +372,12 @@ def _run_schedule(args: argparse.Namespace, dep, quantity: str) -> int:
     T = 1 if getattr(args, "rounds", None) is None else arith.integer_in(args.rounds, "--rounds", lo=1, hi=10**7)
     total = T * sum(r.count for r in dep.rounds)
     check_total_rounds(total, name="--rounds", value=T, what=f" ({T} x the rounds of {args.deployment})")
-    acc = ShuffleAccountant()
+    from blanket.reports.composition import announce_cost
+
+    acc = ShuffleAccountant(workers=common.executor_options(args)[0] if hasattr(args, "workers") else None)
     for r in dep.rounds:
         acc.compose(r.event(), count=r.count * T)
+    announce_cost(acc)  # refused up front over BLANKET_MAX_SECONDS, shown from 10 s (issue 26)
     texts = []
     for r in dep.rounds:
         if isinstance(r, ContinuousRound):
