@@ -221,12 +221,21 @@ def fleet_view_target(
     """
     fleet = check_fleet(groups)
     t = arith.integer_in(target, "target", lo=0, hi=len(fleet) - 1)
-    guards.check_options("fleet_view_target", opts, DeltaOptions)
+    ee, tol, exact_max_n, rel_q, evals = _checked_options("fleet_view_target", opts, rel, max_evals)
+    return _view_target(fleet, t, ee, tol, exact_max_n, rel_q, evals, {})
+
+
+def _checked_options(
+    name: str, opts: DeltaOptions, rel: object, max_evals: object
+) -> tuple[Enclosure, fmpq, int, fmpq, int]:
+    """The checked common options of the fleet routes (``name`` is the route in messages): ``(e^ε, tol,
+    exact_max_n, rel, max_evals)``, in the order they are checked.  O(1)."""
+    guards.check_options(name, opts, DeltaOptions)
     ee = arith.exp_param(opts.get("epsilon"), opts.get("exp_epsilon"))
     tol, exact_max_n = engine_options(opts)
     rel_q = arith.exact_in(rel, "rel", lo=0, lo_open=True)
     evals = arith.integer_in(max_evals, "max_evals", lo=0)
-    return _view_target(fleet, t, ee, tol, exact_max_n, rel_q, evals, {})
+    return ee, tol, exact_max_n, rel_q, evals
 
 
 def _view_target(
@@ -326,11 +335,7 @@ def delta_fleet_view(
     5/16
     """
     fleet = check_fleet(groups)
-    guards.check_options("delta_fleet_view", opts, DeltaOptions)
-    ee = arith.exp_param(opts.get("epsilon"), opts.get("exp_epsilon"))
-    tol, exact_max_n = engine_options(opts)
-    rel_q = arith.exact_in(rel, "rel", lo=0, lo_open=True)
-    evals = arith.integer_in(max_evals, "max_evals", lo=0)
+    ee, tol, exact_max_n, rel_q, evals = _checked_options("delta_fleet_view", opts, rel, max_evals)
     if _exact_mode(fleet, ee, exact_max_n):
         seen: dict[str, int] = {}
         for i, g in enumerate(fleet):
@@ -516,11 +521,7 @@ def delta_fleet_colluding(
     5/16
     """
     fleet = check_fleet(groups)
-    guards.check_options("delta_fleet_colluding", opts, DeltaOptions)
-    ee = arith.exp_param(opts.get("epsilon"), opts.get("exp_epsilon"))
-    tol, exact_max_n = engine_options(opts)
-    rel_q = arith.exact_in(rel, "rel", lo=0, lo_open=True)
-    evals = arith.integer_in(max_evals, "max_evals", lo=0)
+    ee, tol, exact_max_n, rel_q, evals = _checked_options("delta_fleet_colluding", opts, rel, max_evals)
     m = arith.integer_in(colluding, "colluding", lo=0, hi=sum(g.n for g in fleet) - 1)
     if not _exact_mode(fleet, ee, exact_max_n):
         # every target's honest others lie between B_H − 1 and B_H, H = all but the m largest γ (fleets.md §5)

@@ -29,7 +29,6 @@ from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput
 from blanket.exact.shuffled import fleet as F
-from blanket.exact.shuffled.krr import engine_options
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
@@ -107,11 +106,7 @@ def fleet_clone_target(
     """
     fleet = F.check_fleet(groups)
     t = arith.integer_in(target, "target", lo=0, hi=len(fleet) - 1)
-    guards.check_options("fleet_clone_target", opts, DeltaOptions)
-    ee = arith.exp_param(opts.get("epsilon"), opts.get("exp_epsilon"))
-    tol, exact_max_n = engine_options(opts)
-    rel_q = arith.exact_in(rel, "rel", lo=0, lo_open=True)
-    evals = arith.integer_in(max_evals, "max_evals", lo=0)
+    ee, tol, exact_max_n, rel_q, evals = F._checked_options("fleet_clone_target", opts, rel, max_evals)
     return _clone_target(fleet, t, ee, tol, exact_max_n, rel_q, evals)
 
 
@@ -136,11 +131,7 @@ def delta_fleet_upper(
     'both'
     """
     fleet = F.check_fleet(groups)
-    guards.check_options("delta_fleet_upper", opts, DeltaOptions)
-    ee = arith.exp_param(opts.get("epsilon"), opts.get("exp_epsilon"))
-    tol, exact_max_n = engine_options(opts)
-    rel_q = arith.exact_in(rel, "rel", lo=0, lo_open=True)
-    evals = arith.integer_in(max_evals, "max_evals", lo=0)
+    ee, tol, exact_max_n, rel_q, evals = F._checked_options("delta_fleet_upper", opts, rel, max_evals)
     m = arith.integer_in(colluding, "colluding", lo=0, hi=sum(g.n for g in fleet) - 1)
     if not F._exact_mode(fleet, ee, exact_max_n):
         view = F.delta_fleet_colluding(fleet, m, rel=rel, max_evals=max_evals, **opts)
