@@ -210,6 +210,18 @@ def _child(conn, path: str, kind: str, names, memory: int | None) -> None:  # pr
             return
 
 
+#: every :class:`BoundProcess` not yet garbage-collected (:func:`close_all` stops them)
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+def close_all() -> None:
+    """Stop every live bound process and its process group now (the CLI calls it before leaving with
+    :func:`os._exit` after a signal, when the interpreter's finalizers do not run).  O(live processes)."""
+    for bp in list(_LIVE):
+        with contextlib.suppress(Exception):
+            _kill(bp.proc, bp.conn, bp._group)
+
+
 class BoundProcess:
     """The child process that holds one bound; ``evaluate(params)`` with the deadline of the search."""
 
@@ -233,6 +245,7 @@ class BoundProcess:
         self._group: list = [None]  # the child's own session and process group, once it says (None: none made)
         # the child (and its process group) is killed when this object is garbage-collected (dropped without close())
         self._finalizer = weakref.finalize(self, _kill, self.proc, self.conn, self._group)
+        _LIVE.add(self)
         msg = self._recv(LOAD_TIMEOUT, "while starting")
         if msg[0] == "session":
             self._group[0] = msg[1]

@@ -199,5 +199,30 @@ def _main(argv=None) -> int:
         return EXIT_INTERNAL
 
 
+def console_main() -> None:
+    """The ``blanket`` command (and ``python -m blanket.reports.cli``): :func:`main`, then exit with its code.
+
+    A run stopped by a signal (exit 129/130/143) has removed its temporary files and printed its one line inside
+    :func:`main`; it then leaves with :func:`os._exit`, skipping the interpreter's shutdown.  That shutdown joins the
+    worker-pool threads of :mod:`concurrent.futures`, and a signal handled at an arbitrary instruction of the main
+    thread can leave a lock of a pool's future held (a ``with`` block's window, or a ``wait`` acquiring its futures
+    one by one), so that the join would wait forever.  The workers were killed already (SIGKILL, and
+    ``PR_SET_PDEATHSIG`` when the parent dies).  O(1)."""
+    import os
+
+    code = main()
+    if code in (128 + 1, 128 + 2, 128 + 15):  # SIGHUP, SIGINT, SIGTERM
+        worker = sys.modules.get("blanket.reports.bound_worker")
+        if worker is not None:  # a .py bound's process runs in a session of its own: stop it here
+            worker.close_all()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # pragma: no cover - a closed or broken stream
+                pass
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    console_main()

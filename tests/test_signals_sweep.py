@@ -23,6 +23,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HANG = 900  # wall seconds: only a hang exceeds this
+ENDS = 120  # wall seconds for a signalled run (and its workers) to end: it takes well under one
 
 ROUNDS = textwrap.dedent("""\
     name = "signalled"
@@ -42,13 +43,18 @@ ROUNDS = textwrap.dedent("""\
 SWEEP = "worst-case curve over"
 
 
-def _start(tmp_path: pathlib.Path, args: list, needle: str = SWEEP) -> tuple:
+def _start(tmp_path: pathlib.Path, args: list, needle: str = SWEEP, prelude: str = "") -> tuple:
+    """The CLI on ``args`` in a new session (``prelude``: Python run first in the same process, then the
+    ``blanket`` command's entry point), its stderr read by a thread that sets an event at ``needle``."""
+    cmd = [sys.executable, "-m", "blanket.reports.cli"]
+    if prelude:
+        cmd = [sys.executable, "-c", prelude + "\nfrom blanket.reports.cli import console_main\nconsole_main()\n"]
     env = dict(os.environ)
     env.update(PYTHONPATH=str(ROOT), BLANKET_PROGRESS="1", TMPDIR=str(tmp_path / "tmp"))
     env.pop("BLANKET_DEBUG", None)
     (tmp_path / "tmp").mkdir(exist_ok=True)
     p = subprocess.Popen(
-        [sys.executable, "-m", "blanket.reports.cli", *args],
+        [*cmd, *args],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,
@@ -82,9 +88,25 @@ def _group_gone(pgid: int) -> bool:
     return False
 
 
+def _text(chunks: list) -> str:
+    return b"".join(chunks).decode("utf-8", "replace")[-2000:]
+
+
 def _finish(p, chunks, t) -> tuple:
+    # first the run's end, then its workers': reading stdout to its end waits for every process that holds it
+    try:
+        p.wait(timeout=ENDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise AssertionError("the run did not end after the signal: " + _text(chunks)) from None
+    deadline = time.monotonic() + ENDS
+    while not _group_gone(p.pid):
+        if time.monotonic() > deadline:
+            os.killpg(p.pid, signal.SIGKILL)
+            raise AssertionError("a worker outlived the run: " + _text(chunks))
+        time.sleep(0.1)
     out = p.stdout.read()  # not communicate(): it would read stderr too, away from the reader thread
-    p.wait(timeout=HANG)
     t.join(timeout=HANG)
     err = b"".join(chunks).decode("utf-8", "replace")
     return out.decode(), err
@@ -131,6 +153,35 @@ def test_signal_during_the_sweep_one_line_workers_killed_no_output(tmp_path, slo
         assert time.monotonic() < deadline, "a worker outlived the run"
         time.sleep(0.1)
     # no partial output: nothing of the run in its output directory (no JSON, no .tex, no temporary file, no lock)
+    assert not out.exists() or list(out.iterdir()) == []
+
+
+STUCK_THREAD = textwrap.dedent("""\
+    import threading
+    # a thread that never ends and is not a daemon, as a pool's manager thread waiting on a lock a signal left
+    # held would be: the interpreter's normal exit joins it, and would wait forever
+    threading.Thread(target=threading.Event().wait, name="stuck").start()
+""")
+
+
+@pytest.mark.slow  # about 10 CPU-seconds (5 s of preparation, then 2 s of the sweep)
+def test_a_signalled_run_exits_even_when_a_thread_would_block_the_interpreters_exit(tmp_path) -> None:
+    """After a signal the ``blanket`` command leaves with os._exit once it has cleaned up (exit 143, one line,
+    workers killed, nothing left): no thread of the process — a pool's manager thread stuck on a future's lock,
+    which a signal handled between two instructions can leave held — can keep the run alive (CI once waited
+    90 minutes on such a run)."""
+    toml = tmp_path / "rounds.toml"
+    toml.write_text(ROUNDS)
+    out = tmp_path / "out"
+    args = ["certify", str(toml), "-o", str(out), "--no-pdf", "--workers", "2"]
+    p, chunks, seen, t = _start(tmp_path, args, prelude=STUCK_THREAD)
+    if not seen.wait(HANG):
+        os.killpg(p.pid, signal.SIGKILL)
+        raise AssertionError(_text(chunks))
+    os.killpg(p.pid, signal.SIGTERM)
+    stdout, err = _finish(p, chunks, t)
+    assert p.returncode == 143, err[-2000:]
+    assert "Traceback" not in err and "Traceback" not in stdout
     assert not out.exists() or list(out.iterdir()) == []
 
 

@@ -46,11 +46,12 @@ import importlib
 import multiprocessing
 import os
 import pickle
+import queue
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import flint
@@ -260,7 +261,7 @@ def _versions():
 
 # ---------------------------------------------------------------- local pool
 _POOLS: dict = {}
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # re-entrant: a signal's handler may run while this thread holds it
 
 
 def _pool_alive(workers: int) -> bool:
@@ -374,20 +375,24 @@ def _run_local(packed, workers, bar, sizes, preload=()):
             importlib.import_module(name)
     pool = _pool(workers)
     futures: list = []
-    pending: set = set()
     out = [None] * len(packed)
+    # finished futures arrive on a C-level queue (their done-callbacks put them there): the main thread waits on it
+    # holding no lock of any future, so a signal that interrupts the wait (an exception raised by a handler) never
+    # leaves a future's lock held — which concurrent.futures.wait, acquiring every pending future's lock one by one,
+    # could, and the pool's manager thread (and the interpreter's exit, which joins it) would then wait forever
+    finished: queue.SimpleQueue = queue.SimpleQueue()
     try:
         with _signals_held():  # the first submit forks the workers
             futures = [pool.submit(_run_task, t) for t in packed]
         index = {f: i for i, f in enumerate(futures)}
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in sorted(done, key=index.__getitem__):
-                out[index[f]] = pickle.loads(f.result())  # re-raises the task's exception
-                bar.update(sizes[index[f]])  # raises OutOfTime when the run's --time-budget has passed
+        for f in futures:
+            f.add_done_callback(finished.put)
+        for _ in range(len(futures)):
+            f = finished.get()
+            out[index[f]] = pickle.loads(f.result())  # re-raises the task's exception
+            bar.update(sizes[index[f]])  # raises OutOfTime when the run's --time-budget has passed
     except BaseException:
-        for f in pending:
+        for f in futures:
             f.cancel()
         if any(not f.done() for f in futures) or not futures:
             _kill_pool(pool)  # tasks still running (or the fork was interrupted): stop the workers too
