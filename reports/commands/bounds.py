@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 
 PARSER = {
-    "help": "list every registered result of the four papers (label, paper, status, mechanisms)",
+    "help": "list every registered result: the four papers and the results beyond them (label, paper, status, "
+    "mechanisms)",
     "description": "List the registered results: label, paper, status (see docs/reference/README.md), what they bound "
     "and for which mechanisms. Use a label with `blanket delta|epsilon --bound LABEL "
     "[--variant V]`.",
