@@ -206,8 +206,9 @@ def console_main() -> None:
     :func:`main`; it then leaves with :func:`os._exit`, skipping the interpreter's shutdown.  That shutdown joins the
     worker-pool threads of :mod:`concurrent.futures`, and a signal handled at an arbitrary instruction of the main
     thread can leave a lock of a pool's future held (a ``with`` block's window, or a ``wait`` acquiring its futures
-    one by one), so that the join would wait forever.  The workers were killed already (SIGKILL, and
-    ``PR_SET_PDEATHSIG`` when the parent dies).  O(1)."""
+    one by one), so that the join would wait forever; so do multiprocessing's joins of live children.  Every pool
+    worker and bound process is killed first (SIGKILL; ``PR_SET_PDEATHSIG`` would also end a pool's workers with
+    the parent).  O(processes)."""
     import os
 
     code = main()
@@ -215,6 +216,9 @@ def console_main() -> None:
         worker = sys.modules.get("blanket.reports.bound_worker")
         if worker is not None:  # a .py bound's process runs in a session of its own: stop it here
             worker.close_all()
+        executors = sys.modules.get("blanket.exact.runtime.executors")
+        if executors is not None:  # every pool's workers (the stopped sweep's were killed already)
+            executors.kill_pools()
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -341,6 +341,19 @@ def _kill_pool(pool: ProcessPoolExecutor) -> None:
             proc.join(timeout=5)
 
 
+def kill_pools() -> None:
+    """SIGKILL every worker of every local pool of this process, and forget the pools (for a process that is about
+    to leave with :func:`os._exit` after a signal: no worker may outlive it).  O(workers)."""
+    with _LOCK:
+        pools = [p for (pid, _), p in _POOLS.items() if pid == os.getpid()]
+        for key in [k for k in _POOLS if k[0] == os.getpid()]:
+            del _POOLS[key]
+    for pool in pools:
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            with contextlib.suppress(Exception):
+                proc.kill()
+
+
 def shutdown(wait: bool = False) -> None:
     """Stop the cached local process pools (``wait``: until their processes have exited) and close the cached
     Dask clients."""
