@@ -73,7 +73,7 @@ LOWER_KINDS = ("low-fwd", "low-bwd", "low-3")
 LOWER_NAMES = {
     "low-fwd": "concrete pair, forward",
     "low-bwd": "concrete pair, backward",
-    "low-3": "third-value pair (frequency oracles; other rounds forward)",
+    "low-3": "third-value pair (frequency oracles; 3-ary RR for ldp; other rounds forward)",
 }
 #: binary RR rounds of at most this many users compose the worst-case privacy curve over all datasets
 #: (:func:`blanket.exact.accounting.curves.binary_worst_pair`, O(n²): about a second at n = 256) instead of the
@@ -326,6 +326,14 @@ def clone_pair(mech: Randomizer, n: int) -> _pld.ShiftPair:
     )
 
 
+def _ldp_third_pair(mech: oracles.LDP, n: int) -> _pld.ShiftPair:
+    """3-ary RR with the same ε0 as the ``ldp`` record, every other user on a third value, through the counts of
+    ``x`` and ``x'`` (:func:`blanket.exact.accounting.pld.lumped_lower_pair`, a post-processing: a lower pair).
+    O(1)."""
+    k3 = KRR(3, mech.epsilon0) if mech.epsilon0 is not None else KRR(3, exp_epsilon0=mech.exp_epsilon0_exact)
+    return _pld.lumped_lower_pair(k3, n)
+
+
 def four_value_lower_pair(mech: oracles.FourValue, n: int, direction: str = "forward") -> _pld.ShiftPair:
     """A concrete pair of datasets for a four-value record of :mod:`exact.mechanisms.oracles`, post-processed.
 
@@ -444,11 +452,15 @@ class Shuffled:
     def third_lower_pair(self) -> _pld.ShiftPair | None:
         """The frequency oracles' composable third-value lower pair
         (:func:`blanket.exact.accounting.oracle_lower.third_value_lower_pair`, the zero-hit or the hits statistic;
-        one pair for both orders), or ``None`` (no triple law, e.g. local hashing without a stated ``triple``; not a
-        four-value record).  O(1)."""
+        one pair for both orders); for ``ldp`` 3-ary RR with the same ε0 and every other user on a third value, seen
+        through the counts of ``x`` and ``x'`` (:func:`blanket.exact.accounting.pld.lumped_lower_pair`; one member of
+        the class, worse than binary RR at ε0 = 2, n = 10³: docs/mechanisms.md); or ``None`` (no triple law, e.g.
+        local hashing without a stated ``triple``; not a four-value record).  O(1)."""
         m = self.mechanism
         if isinstance(m, oracles.FourValue):
             return _oracle_lower.third_value_lower_pair(m, self.n)
+        if isinstance(m, oracles.LDP) and self.n >= 2:
+            return _ldp_third_pair(m, self.n)
         return None
 
     def third_lower_bands(self) -> _oracle_lower.BandedPair | _pld.ShiftPair | None:
@@ -459,6 +471,8 @@ class Shuffled:
         m = self.mechanism
         if isinstance(m, oracles.FourValue):
             return _oracle_lower.third_value_banded_pair(m, self.n)
+        if isinstance(m, oracles.LDP) and self.n >= 2:
+            return _ldp_third_pair(m, self.n)
         return None
 
     def describe(self) -> str:

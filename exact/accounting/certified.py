@@ -12,7 +12,8 @@ For the records of :mod:`blanket.exact.mechanisms.oracles` (``ldp``, ``oue``, ``
   (every ``n``, docs/numerics.md Lemma O2) and at small ``n`` the Lemma 5.3 enumeration.  :func:`best_upper`
   evaluates them all and returns the one with the smallest certified upper end, naming it.
 * **lower bound** (:func:`lower_bound`): the exact δ of a concrete pair of datasets (``x^n`` vs
-  ``x^{n−1}x'``; for ``ldp`` binary RR with the same ε0, one member of the class), so a claim can FAIL.
+  ``x^{n−1}x'``; for ``ldp`` the larger of binary RR and 3-ary RR with the same ε0, members of the class), so a
+  claim can FAIL.
 
 The blanket-view engine is the name :data:`BLANKET_VIEW` (:func:`blanket.exact.shuffled.oracles.blanket_view_upper`);
 setting it back to the slow exact mixture :func:`blanket.exact.shuffled.fast_oracles.blanket_view_delta` restores the
@@ -38,13 +39,12 @@ from typing import TYPE_CHECKING
 from blanket.exact.accounting import accountant
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.mechanisms import oracles
-from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
+from blanket.exact.mechanisms.finite import Randomizer, finite_exp_epsilon0
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import BlanketError
 from blanket.exact.numbers.types import At, Enclosure, NumberInput
-from blanket.exact.shuffled import geometric, oracle_exact
+from blanket.exact.shuffled import generic_ldp, geometric, oracle_exact
 from blanket.exact.shuffled import oracles as fast_oracles
-from blanket.exact.shuffled.binary import delta_binary
 from blanket.exact.shuffled.enumerate import delta_dataset
 from flint import arb, fmpq
 
@@ -302,8 +302,9 @@ def best_upper(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
 def lower_bound(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
     """``(value, dataset text)``: the exact δ(ε) of a concrete neighbouring pair, or ``(None, reason)``.
 
-    ``ldp`` and the four-value records: ``x^n`` vs ``x^{n−1}x'`` (:func:`fast_oracles.same_family_delta`,
-    ``O(n log(1/tol))``).  Geometric: all other users hold 0, the differing user 0 vs m−1 (explicit
+    ``ldp``: the larger of binary RR (``c = 0``) and 3-ary RR with every other user on a third value, both with the
+    same ε0 (:func:`blanket.exact.shuffled.generic_ldp.generic_lower`, two engine calls).  The four-value records:
+    ``x^n`` vs ``x^{n−1}x'`` (:func:`fast_oracles.same_family_delta`, ``O(n log(1/tol))``).  Geometric: all other users hold 0, the differing user 0 vs m−1 (explicit
     histograms at small ``n``; above, the same datasets post-processed to the number of reports above a threshold,
     :func:`blanket.exact.shuffled.geometric.geometric_lower_dataset`, O(√n) per threshold).
 
@@ -318,13 +319,10 @@ def lower_bound(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
 
         v = delta_dataset(mech.matrix(), [0] * (n - 1), 0, mech.m - 1, **kw)
         return getattr(v, "value", v), f"all other {n - 1} users hold 0; the differing user holds 0 versus {mech.m - 1}"
-    if isinstance(mech, oracles.LDP):  # one member of the class: binary RR with the same epsilon0, dataset c = 0
-        rr = KRR(2, mech.epsilon0) if mech.epsilon0 is not None else KRR(2, exp_epsilon0=mech.exp_epsilon0_exact)
-        return (
-            delta_binary(rr, n, 0, **kw),
-            f"the randomizer is binary randomized response with the same epsilon0 (one epsilon0-LDP randomizer); "
-            f"all other {n - 1} users hold 0, the differing user holds 1 versus 0",
-        )
+    if isinstance(mech, oracles.LDP):
+        # two members of the class, the larger: binary RR (dataset c = 0) and 3-ary RR with every other user on a
+        # third value (exact.shuffled.generic_ldp, docs/mechanisms.md "Generic epsilon0-LDP: the bracket")
+        return generic_ldp.generic_lower(mech, n, **kw)
     if isinstance(mech, oracles.FourValue):
         # the larger of x^n vs x^(n-1) x' and the third-value family (post-processed to the hit bits)
         return oracle_exact.best_lower(mech, n, **kw)

@@ -13,6 +13,7 @@ _EXPORTS = {
     'continuous': 'EpsilonBracket ViewEnclosure blanket_view epsilon_bracket quantised_epsilon_lower quantised_rr',
     'enumerate': 'DatasetDelta count_classes dataset_deltas dataset_deltas_multi delta_class delta_dataset histogram_law worst_case worst_cases',
     'fleet': 'Group check_fleet fleet_count_law delta_fleet_colluding delta_fleet_dataset delta_fleet_view fleet_view_target honest_fleet',
+    'generic_ldp': 'generic_lower krr_member same_randomizer_delta scw_generic_delta three_rr_third_delta',
     'geometric': 'GeometricBracket geometric_bracket geometric_upper dominating_law',
     'krr': 'calibrate_epsilon compositions delta_blanket_view delta_krr_family delta_krr_third_lumped delta_stronger_clones',
     'positive_part': 'expected_positive_part',
