@@ -67,6 +67,8 @@ PAPERS = {
     "mechanism: blanket decompositions derived by this project",
     "WANG24": "Wang et al., Unified, Tight, and Fast Privacy Amplification in the Shuffle Model of Differential "
     "Privacy (cited here as VLDB 2024; code and parameter table: wangsw/PrivacyAmplification)",
+    "SCW25": "Su, Cheng, Wang, Decomposition-Based Optimal Bounds for Privacy Amplification via Shuffling (arXiv "
+    "2504.07414; code: Optimal-amplification-bound/Decomposition-Based-Optimal-Bounds-for-Shuffle-DP)",
     "ZDW22": "Zhu, Dong, Wang, Optimal Accounting of Differential Privacy via Characteristic Function (AISTATS 2022)",
     "PLD": "Privacy loss distributions: Meiser, Mohammadi (CCS 2018); Koskela, Jälkö, Honkela (AISTATS 2020); "
     "Doroshenko, Ghazi, Kamath, Kumar, Manurangsi (PETS 2022)",
@@ -83,6 +85,8 @@ PAPER_ALIASES = {
     "composition": "ZDW22",
     "wang": "WANG24",
     "variation-ratio": "WANG24",
+    "scw": "SCW25",
+    "su-cheng-wang": "SCW25",
     "zhu-dong-wang": "ZDW22",
     "pld": "PLD",
 }

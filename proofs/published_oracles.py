@@ -1,4 +1,5 @@
-"""Published amplification bounds for frequency oracles, judged: the variation-ratio bound of Wang et al.
+"""Published amplification bounds for frequency oracles, judged: the variation-ratio bound of Wang et al., and
+Su–Cheng–Wang's generic general-clone value (``SCW25 general clone [generic]``, refuted; docs/mechanisms.md).
 
 Paper key ``WANG24``.  Each result is the δ(ε) of the variation-ratio pair with the per-mechanism parameters of
 the authors' README table (p = q = e^{ε0} and a β per randomizer), evaluated in ball arithmetic by
@@ -26,6 +27,7 @@ from blanket.exact.mechanisms import finite, oracles
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.shuffled.enumerate import worst_case
+from blanket.exact.shuffled.generic_ldp import generic_lower, scw_generic_delta
 from blanket.exact.shuffled.krr import delta_krr_family
 from blanket.exact.shuffled.oracles import OracleMatrix, same_family_delta, variation_ratio_delta
 from blanket.proofs.core import Hypothesis, Reference, ResultTable
@@ -147,5 +149,24 @@ for _kind, (_title, _ks, _large) in _VARIANTS.items():
         numeric={"rhs": _bound(_kind)},
         exact=_reference(_kind),
     )
+
+
+# ---------------------------------------------------------------- Su–Cheng–Wang's generic general-clone value (false)
+def _scw_bound(**p):
+    return scw_generic_delta(oracles.LDP(arith.exact(p["epsilon0"])), int(p["n"]), epsilon=arith.exact(p["epsilon"]))
+
+
+def _scw_reference(**p):
+    v, where = generic_lower(oracles.LDP(arith.exact(p["epsilon0"])), int(p["n"]), epsilon=arith.exact(p["epsilon"]))
+    return Reference(v, f"exact δ of a concrete ε0-LDP randomizer and dataset: {where}", "lower")
+
+
+SCW_GENERIC = TABLE.register(
+    "SCW25 general clone [generic]",
+    statement=sp.Le(delta, sp.Function("delta_GC")(epsilon0, n, epsilon), evaluate=False),
+    hypotheses=(Hypothesis(sp.Ge(n, 2), "n >= 2"),),
+    numeric={"rhs": _scw_bound},
+    exact=_scw_reference,
+)
 
 TABLE.complete()

@@ -146,3 +146,14 @@ def test_accountant_composes_the_three_rr_lower_pair():
     r = acc.get_epsilon("1e-6")
     assert r.lower <= r.pair_lower <= r.upper
     assert r.details["lower_pair"].startswith("third-value")
+
+
+def test_general_clone_value_is_registered_as_refuted():
+    from blanket.proofs import core
+    from blanket.reports.paper_check import check_result
+
+    r = core.get("SCW25 general clone [generic]")
+    assert r.known_false and r.mechanisms[0].startswith("judged-only:")  # never a candidate bound
+    out = check_result(r)
+    assert out["finding"] == "known false: refutation caught"
+    assert {row["reference_relation"] for row in out["rows"]} == {"lower"}
