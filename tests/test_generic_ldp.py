@@ -157,3 +157,14 @@ def test_general_clone_value_is_registered_as_refuted():
     out = check_result(r)
     assert out["finding"] == "known false: refutation caught"
     assert {row["reference_relation"] for row in out["rows"]} == {"lower"}
+
+
+def test_same_randomizer_bound_takes_a_matrix_or_a_krr_record():
+    # the randomizer's own e^eps0 (max column ratio 2 here) or exact epsilon0, read from the record
+    m = FiniteRandomizer([["1/2", "1/3", "1/6"], ["1/3", "1/2", "1/6"], ["1/3", "1/3", "1/3"]])
+    assert g.same_randomizer_delta(m, 4, exp_epsilon=1) == g.same_randomizer_delta(
+        LDP(exp_epsilon0=2), 4, exp_epsilon=1
+    )
+    a = g.same_randomizer_delta(KRR(3, "1/2"), 4, epsilon="1/4")  # balls: the same computation, the same ends
+    assert arith.endpoints(a) == arith.endpoints(g.same_randomizer_delta(LDP("1/2"), 4, epsilon="1/4"))
+    assert worst_case(m, 4, exp_epsilon=1).value <= g.same_randomizer_delta(m, 4, exp_epsilon=1)

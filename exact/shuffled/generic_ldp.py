@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
+from blanket.exact.mechanisms.finite import KRR, Randomizer, exact_epsilon0, finite_exp_epsilon0
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import At, DeltaOptions, Enclosure, IntegerInput
@@ -51,11 +51,11 @@ __all__ = ["krr_member", "three_rr_third_delta", "generic_lower", "same_randomiz
 
 
 def krr_member(mech: Randomizer, k: int) -> KRR:
-    """k-ary RR with the same ε0 as ``mech`` (an ``ldp`` record or anything with ``epsilon0``/``exp_epsilon0``):
+    """k-ary RR with the same ε0 as ``mech`` (an ``ldp`` record, a k-RR record, an exact matrix, …):
     one member of the ε0-LDP class, built from the record's exact ε0 when it has one, else its exact ``e^{ε0}``.
     O(1)."""
-    eps0 = getattr(mech, "epsilon0", None)
-    if isinstance(eps0, fmpq):
+    eps0 = exact_epsilon0(mech)
+    if eps0 is not None:
         return KRR(k, eps0)
     e = getattr(mech, "exp_epsilon0_exact", None)
     if not isinstance(e, fmpq):
