@@ -87,9 +87,8 @@ def three_rr_third_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[Delta
 
 def generic_lower(mech: Randomizer, n: IntegerInput, **at: Unpack[At]) -> tuple:
     """``(value, dataset text)``: the larger certified lower bound on δ(ε) of the ε0-LDP class from two concrete
-    randomizers and datasets (binary RR, ``c = 0``; 3-RR, others on a third value).  ``n = 1``: binary RR alone
-    (its δ is the total-variation-like ``H`` of one report).  Cost: the two calls (about 0.1 s at n = 10³ and 10⁴,
-    ε0 = 2).
+    randomizers and datasets (binary RR, ``c = 0``; 3-RR, others on a third value); ``n ≥ 2``.  Cost: the two calls
+    (about 0.1 s at n = 10³ and 10⁴, ε0 = 2).
 
     Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
 
