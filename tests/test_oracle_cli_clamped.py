@@ -5,7 +5,8 @@ import json
 
 from blanket.reports.cli import main
 
-ARGV = ["delta", "--mechanism", "oue", "--k", "128", "--epsilon0", "1", "-n", "1000", "--epsilon", "0.3"]
+# ε = 0.4 (was 0.3 until issue 25 session 7: the joined third-value statistic certifies δ(0.3) ≥ 1.5e-37 > 0 there)
+ARGV = ["delta", "--mechanism", "oue", "--k", "128", "--epsilon0", "1", "-n", "1000", "--epsilon", "0.4"]
 
 
 def test_clamped_lower_bound_states_its_reason(capsys):

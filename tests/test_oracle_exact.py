@@ -98,6 +98,38 @@ def test_exact_view_or_none_refuses_large_windows():
     assert X.exact_view_or_none(m, 10**6, epsilon="0.01") is None
 
 
+def test_exact_view_is_routed_where_its_cost_guard_allows():
+    # issue 25: above EXACT_VIEW_MAX_N the exact view is a certified route while calls x n stays under the budget
+    m = OUE(128, epsilon0=2)
+    assert X.exact_view_work(m, 1000) == X.exact_view_calls(m, 1000) * 1000 <= cb.EXACT_VIEW_MAX_WORK
+    assert cb.EXACT_FIVE in [r.name for r in cb.upper_routes(m, 1000)]
+    assert X.exact_view_work(m, 10**4) > cb.EXACT_VIEW_MAX_WORK
+    assert cb.EXACT_FIVE not in [r.name for r in cb.upper_routes(m, 10**4)]
+    assert X.exact_view_or_none(m, 10**4, max_work=cb.EXACT_VIEW_MAX_WORK, epsilon="0.1") is None
+    # and left out where δ is far below its windowing error (the fast view decides there, in a fraction of the time)
+    m1 = OUE(128, epsilon0=1)
+    assert cb.EXACT_FIVE in [r.name for r in cb.upper_routes(m1, 1000)]
+    every = cb.upper_bounds(m1, 1000, epsilon="0.3")
+    assert cb.EXACT_FIVE not in every and cb.upper_end(every[cb.BLANKET_EXACT]) < cb.EXACT_VIEW_MIN_DELTA
+
+
+def test_routed_exact_view_above_300_users_decides_and_sits_inside_the_other_routes():
+    # n = 320 > EXACT_VIEW_MAX_N: the route is there by the work guard; the value is checked against independent
+    # routes: below the convex-order spread / merged view, above the contraction (docs/numerics.md Lemma O1) and above
+    # the exact δ of a concrete dataset pair (a lower bound on the worst case)
+    m = OUE(16, epsilon0=2)
+    n, eps = 320, "0.4"
+    v, name, every = cb.best_upper(m, n, epsilon=eps)
+    assert name == cb.EXACT_FIVE
+    hi = cb.upper_end(v)
+    br = O.blanket_view_bracket(m, n, epsilon=eps, merged=False)
+    assert hi < arith.endpoints(br.upper)[0]
+    assert hi < arith.endpoints(O.blanket_view_delta_merged(m, n, epsilon=eps))[0]
+    assert arith.endpoints(br.lower)[0] <= hi
+    lo, _ = cb.lower_bound(m, n, epsilon=eps)
+    assert arith.endpoints(lo)[1] <= hi
+
+
 # ---------------------------------------------------------------- the third-value lower end
 @pytest.mark.parametrize("mech", [m for m in MECHS if m.kind != "olh"], ids=lambda m: m.kind)
 def test_triple_hit_law_against_the_matrix(mech):
@@ -187,7 +219,7 @@ _THIRD_CASES = [
 
 
 @pytest.mark.parametrize(("mech", "n"), _THIRD_CASES, ids=lambda v: v.kind if hasattr(v, "kind") else str(v))
-@pytest.mark.parametrize("statistic", X.THIRD_STATISTICS)
+@pytest.mark.parametrize("statistic", X.LOWER_STATISTICS)
 def test_third_value_is_a_lower_bound_and_matches_its_brute_force(mech, n, statistic):
     ee = fmpq(5, 4)
     v = X.third_value_delta(mech, n, exp_epsilon=ee, statistic=statistic)
@@ -197,17 +229,23 @@ def test_third_value_is_a_lower_bound_and_matches_its_brute_force(mech, n, stati
     e = mech.exp_epsilon0()
     cells = [(a, b) for a in (0, 1) for b in (0, 1)]
 
-    def cell_law(u):  # u = 0: x, 1: x', 2: z
+    def cell_law(u, forward):  # u = 0: x, 1: x', 2: z
         out = dict.fromkeys(cells, fmpq(0))
         for (a, b, c), p in law.items():
             f = [e**a / e**c, e**b / e**c, fmpq(1)][u]
-            # the statistic of one report: its cell, or (zero-hit) the lumped class (0, 0) when it hits z
-            cl = (a, b) if statistic == "hits" or c == 0 else (0, 0)
+            # the statistic of one report: its cell, or (zero-hit) the lumped class (0, 0) when it hits z, or (joined)
+            # the class (1, 1) for the report hitting z and x' but not x (forward; mirrored backward)
+            if statistic == "hits" or c == 0:
+                cl = (a, b)
+            elif statistic == "joined" and (a, b) == ((0, 1) if forward else (1, 0)):
+                cl = (1, 1)
+            else:
+                cl = (0, 0)
             out[cl] += p * f
         return out
 
-    def hist_law(first):
-        laws_ = [cell_law(first)] + [cell_law(2)] * (n - 1)
+    def hist_law(first, forward=True):
+        laws_ = [cell_law(first, forward)] + [cell_law(2, forward)] * (n - 1)
         dist = {(): fmpq(1)}
         for lw in laws_:
             new: dict = {}
@@ -220,6 +258,7 @@ def test_third_value_is_a_lower_bound_and_matches_its_brute_force(mech, n, stati
 
     P, Q = hist_law(0), hist_law(1)
     fwd = sum(max(P[h] - ee * Q.get(h, 0), 0) for h in P)
+    P, Q = hist_law(0, False), hist_law(1, False)
     bwd = sum(max(Q[h] - ee * P.get(h, 0), 0) for h in Q)
     assert v == max(fwd, bwd)
     # and below the exact δ of the same (unprojected) dataset pair, hence below the worst case

@@ -41,12 +41,12 @@ from blanket.exact.accounting import pld as _pld
 from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import Randomizer, finite_exp_epsilon0
 from blanket.exact.numbers import arith, guards
-from blanket.exact.numbers.errors import BlanketError
+from blanket.exact.numbers.errors import BlanketError, Undecided
 from blanket.exact.numbers.types import At, Enclosure, NumberInput
 from blanket.exact.shuffled import generic_ldp, geometric, oracle_exact
 from blanket.exact.shuffled import oracles as fast_oracles
 from blanket.exact.shuffled.enumerate import delta_dataset
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -56,6 +56,8 @@ __all__ = [
     "EXACT_BLANKET_MAX_N",
     "EXACT_FIVE",
     "EXACT_VIEW_MAX_N",
+    "EXACT_VIEW_MAX_WORK",
+    "EXACT_VIEW_MIN_DELTA",
     "GEOMETRIC_ENUMERATION_MAX",
     "GEOMETRIC_FAST",
     "RENYI",
@@ -92,6 +94,15 @@ EXACT_FIVE = "blanket view, exact five-atom sum (Balle et al. Lemma 5.3)"
 #: the exact five-atom blanket view (:func:`blanket.exact.shuffled.oracle_exact.blanket_view_exact`) is a route up to
 #: this n (its cost grows like n^{3/2}: about 1 s per δ at n = 200 and 10 s at n = 1000 on a loaded core)
 EXACT_VIEW_MAX_N = 300
+#: above EXACT_VIEW_MAX_N the exact five-atom view is still a route while its cost measure
+#: (:func:`blanket.exact.shuffled.oracle_exact.exact_view_work`: engine calls × n) is at most this: every record of
+#: ``bench_oracles.py --bracket`` at n = 10³ (55–160 calls, 4–13 s per δ on a loaded core), OUE k = 128 up to
+#: n ≈ 3000; not at n = 10⁴ (OUE: 198 calls, 100 s per δ, for 4 % of δ there)
+EXACT_VIEW_MAX_WORK = 3 * 10**5
+#: the exact five-atom view is left out (its route raises Undecided) where the fast view's upper end is below this:
+#: its enclosure carries an absolute windowing error (measured: width 3·10⁻¹⁷ at OUE k = 128, ε0 = 1, n = 10³,
+#: ε = 0.3, where the fast view gives 1.2·10⁻²⁷) and costs seconds for nothing there
+EXACT_VIEW_MIN_DELTA = Fraction(1, 10**12)
 RENYI = "Rényi route (clone pair, CKS20 Prop. 12 conversion)"
 
 
@@ -119,7 +130,9 @@ def upper_routes(mech: Randomizer, n: int) -> list:
     """The certified upper bounds on δ(ε) that apply to ``mech`` at ``n`` users, cheapest first.
 
     Cost: the clone pair and the merged view ``O(n log(1/tol))``; the exact view ``O(n^{3/2})``
-    (only for ``n ≤`` :data:`EXACT_BLANKET_MAX_N`); the geometric enumeration only for few histograms.
+    (only for ``n ≤`` :data:`EXACT_BLANKET_MAX_N`); the exact five-atom view (``O(√n)`` engine calls of
+    ``O(n log(1/tol))``) for ``n ≤`` :data:`EXACT_VIEW_MAX_N` or while its cost measure is at most
+    :data:`EXACT_VIEW_MAX_WORK`; the geometric enumeration only for few histograms.
     """
     out = [
         Route(
@@ -149,20 +162,39 @@ def upper_routes(mech: Randomizer, n: int) -> list:
                     "exact.shuffled.fast_oracles.blanket_view_delta_merged",
                 )
             )
+        fast_memo: dict = {}
+
+        def fast_view(**kw):
+            # the fast view at (ε, precision), computed once for this route and the exact view's guard below
+            key = (tuple(sorted((k, str(v)) for k, v in kw.items())), ctx.prec)
+            if key not in fast_memo:
+                if len(fast_memo) >= 64:
+                    fast_memo.pop(next(iter(fast_memo)))
+                fast_memo[key] = BLANKET_VIEW(mech, n, **kw)
+            return fast_memo[key]
+
+        def exact_five(**kw):
+            if upper_end(fast_view(**kw)) < EXACT_VIEW_MIN_DELTA:
+                raise Undecided(
+                    "the exact five-atom view is left out where the fast view's upper end is below "
+                    f"{float(EXACT_VIEW_MIN_DELTA):g}: its windowing error is not negligible there"
+                )
+            return oracle_exact.blanket_view_exact(mech, n, **kw)
+
         if n <= EXACT_BLANKET_MAX_N:
             out.append(
                 Route(
                     BLANKET_EXACT,
-                    lambda **kw: BLANKET_VIEW(mech, n, **kw),
+                    fast_view,
                     ("BBGN19 Lemma 5.3", gamma, law, "FO L values"),
                     f"{BLANKET_VIEW.__module__.removeprefix('blanket.')}.{BLANKET_VIEW.__name__}",
                 )
             )
-        if n <= EXACT_VIEW_MAX_N:
+        if n <= EXACT_VIEW_MAX_N or oracle_exact.exact_view_work(mech, n) <= EXACT_VIEW_MAX_WORK:
             out.append(
                 Route(
                     EXACT_FIVE,
-                    lambda **kw: oracle_exact.blanket_view_exact(mech, n, **kw),
+                    exact_five,
                     ("BBGN19 Lemma 5.3", gamma, law, "FO L values"),
                     "exact.shuffled.oracle_exact.blanket_view_exact",
                 )

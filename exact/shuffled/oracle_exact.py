@@ -52,6 +52,7 @@ __all__ = [
     "blanket_view_exact",
     "exact_view_or_none",
     "exact_view_calls",
+    "exact_view_work",
     "triple_hit_law",
     "third_cells",
     "is_exact",
@@ -108,6 +109,16 @@ def exact_view_calls(mech: FourValue, n: int, tol: fmpq = _TOL) -> int:
     j = _outer_index(atoms5)
     lo, hi, _ = laws.window_bounds(n, arith.ball(atoms5[j][0]), tol)
     return hi - lo + 1
+
+
+def exact_view_work(mech: FourValue, n: IntegerInput, tol: fmpq = _TOL) -> int:
+    """A cost measure of :func:`blanket_view_exact` at ``n``: its engine calls times ``n`` (each call's grid pass is
+    ``O(n log(1/tol))``).  For cost guards: measured on a loaded core, about 25 µs per unit at n = 10³ (OUE k = 128,
+    55 calls, 5 s per δ; Hadamard k = 1000, 160 calls, 8 s) and 50 µs at n = 10⁴ (OUE, 198 calls, 100 s).
+    O(1) ball operations.
+    """
+    nn = arith.integer_in(n, "n", lo=1)
+    return exact_view_calls(mech, nn, tol) * nn
 
 
 def blanket_view_exact(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
@@ -241,16 +252,23 @@ def _pmf_balls(n: int, p, lo: int, hi: int) -> list:
 
 
 def exact_view_or_none(
-    mech: FourValue, n: IntegerInput, *, max_calls: int = MAX_CALLS, **opts: Unpack[DeltaOptions]
+    mech: FourValue,
+    n: IntegerInput,
+    *,
+    max_calls: int = MAX_CALLS,
+    max_work: int | None = None,
+    **opts: Unpack[DeltaOptions],
 ) -> Enclosure | None:
-    """:func:`blanket_view_exact`, or ``None`` when it would make more than ``max_calls`` engine calls.
+    """:func:`blanket_view_exact`, or ``None`` when it would make more than ``max_calls`` engine calls (or, when
+    ``max_work`` is given, when :func:`exact_view_work` exceeds it).
 
     For callers taking a min over routes (the exact view is then simply not a candidate).  O(1) plus the cost of
     :func:`blanket_view_exact` when run.
     """
     rec = _four(mech)
     nn = arith.integer_in(n, "n", lo=1)
-    if exact_view_calls(rec, nn) > max_calls:
+    calls = exact_view_calls(rec, nn)
+    if calls > max_calls or (max_work is not None and calls * nn > max_work):
         return None
     return blanket_view_exact(rec, nn, **opts)
 
@@ -339,20 +357,34 @@ def _olh_triple_law(mech: OLH) -> dict | None:
     return out
 
 
-#: the per-report statistics of :func:`third_value_delta`
+#: the per-report statistics of :func:`third_value_delta` that the composed lower pair also takes
+#: (:mod:`blanket.exact.accounting.oracle_lower`; each is one map for both directions)
 THIRD_STATISTICS = ("hits", "zero-hit")
+#: every statistic of :func:`third_value_delta` (one round): also ``"joined"``, a map per direction
+LOWER_STATISTICS = (*THIRD_STATISTICS, "joined")
 
 
-def _third_cells(law: dict, e, statistic: str) -> dict:
+def _third_key(a: int, b: int, c: int, statistic: str, forward: bool = True) -> tuple:
+    """The class of the triple ``(h_x, h_x', h_z)`` under a per-report statistic (:func:`_third_cells`).  O(1)."""
+    if statistic == "hits" or c == 0:
+        return (a, b)
+    if statistic == "joined" and (a, b) == ((0, 1) if forward else (1, 0)):
+        return (1, 1)
+    return (0, 0)
+
+
+def _third_cells(law: dict, e, statistic: str, forward: bool = True) -> dict:
     """``{class: (P_z, P_x, P_x')}`` of the four classes of a per-report statistic of the triple ``(h_x, h_x', h_z)``:
     ``"hits"`` — the cell ``(h_x, h_x')``; ``"zero-hit"`` — the cell ``(h_x, h_x')`` of a report with ``h_z = 0``,
     and one class ``(0, 0)`` for the report with ``h_z = 0`` and ``h_x = h_x' = 0`` *or* any report with
-    ``h_z = 1``.  ``P_u`` of a triple is ``P_z·e^{ε0(h_u − h_z)}``.  O(1)."""
+    ``h_z = 1``; ``"joined"`` — as ``"zero-hit"``, except that the triple ``(0, 1, 1)`` (forward; backward
+    ``(1, 0, 1)``) joins the class ``(1, 1)`` (docs/reference/oracles.md §2, "The joined statistic").
+    ``P_u`` of a triple is ``P_z·e^{ε0(h_u − h_z)}``.  O(1)."""
     cells: dict = {}
     for (a, b, c), pz in law.items():
         if _is_zero(pz):
             continue
-        key = (a, b) if (statistic == "hits" or c == 0) else (0, 0)
+        key = _third_key(a, b, c, statistic, forward)
         z0, x0, y0 = cells.get(key, (fmpq(0), fmpq(0), fmpq(0)))
         fx = (e if a else fmpq(1)) / (e if c else fmpq(1))
         fy = (e if b else fmpq(1)) / (e if c else fmpq(1))
@@ -377,8 +409,8 @@ def _third_atoms(
     """The engine's four atoms of :func:`third_value_delta` for both directions: ``(n, tol, exact_max_n, record,
     [forward atoms, backward atoms])``, ``None`` (no triple law) or ``fmpq(0)`` (δ = 0 outright).  O(1)."""
     rec = _four(mech)
-    if statistic not in THIRD_STATISTICS:
-        raise InvalidArgument("statistic", statistic, f"must be one of {', '.join(THIRD_STATISTICS)}")
+    if statistic not in LOWER_STATISTICS:
+        raise InvalidArgument("statistic", statistic, f"must be one of {', '.join(LOWER_STATISTICS)}")
     law = triple_hit_law(rec)
     if law is None:
         return None
@@ -386,14 +418,14 @@ def _third_atoms(
     if q is None:
         return fmpq(0)
     n, ee, tol, exact_max_n = q
-    cells = _third_cells(law, rec.exp_epsilon0(), statistic)
     directions = []
     for forward in (True, False):
+        cells = _third_cells(law, rec.exp_epsilon0(), statistic, forward)
         cell_atoms: dict = {}
         for ab, (pz, px, py) in cells.items():
-            if ab[0] == ab[1]:
+            if ab[0] == ab[1] and statistic != "joined":
                 # P_x = P_x' on these classes (each is closed under swapping h_x and h_x', and every triple law is
-                # symmetric in them): keep the factor (1 − e^ε) exact (0 at ε = 0)
+                # symmetric in them; not so under "joined"): keep the factor (1 − e^ε) exact (0 at ε = 0)
                 if _is_exact(px) and _is_exact(py) and px != py:
                     raise AssertionError(f"asymmetric triple law on the class {ab}")
                 num = px * (1 - ee)
@@ -442,7 +474,9 @@ def third_value_delta(
     has no triple law (:func:`triple_hit_law`).
 
     ``statistic``: ``"hits"`` — each report reduced to ``(h_x, h_x')``; ``"zero-hit"`` — the same for the reports
-    with ``h_z = 0`` and every report with ``h_z = 1`` lumped with the cell ``(0, 0)`` (:func:`_third_cells`).  The
+    with ``h_z = 0`` and every report with ``h_z = 1`` lumped with the cell ``(0, 0)`` (:func:`_third_cells`);
+    ``"joined"`` — as ``"zero-hit"`` but the triple ``(0, 1, 1)`` joins the class ``(1, 1)`` (backward: ``(1, 0, 1)``,
+    a map per direction, each a post-processing of its own ordered pair).  The
     second keeps the informative cells of the reports that do not hit the others' value, which carry the signal
     undiluted by the factor ``e^{−ε0}`` of the ``h_z = 1`` reports (OUE k = 128, ε0 = 2, n = 10³: ε 0.199 → larger;
     docs/reference/oracles.md §"Lower ends").  Either map is applied to every report, so the shuffled output is
@@ -480,10 +514,10 @@ def third_value_delta(
 
 def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> tuple[Enclosure, str]:
     """``(value, dataset text)``: the largest (by lower end) of the same-family and the third-value lower bounds
-    (both statistics of :func:`third_value_delta`).
+    (the three statistics of :func:`third_value_delta`: ``"joined"``, ``"zero-hit"``, ``"hits"``).
 
     Each is the exact δ of a concrete neighbouring pair (the third value post-processed), so a certified lower bound.
-    Cost: up to six engine calls; a statistic's two are skipped when its Chernoff upper bound
+    Cost: up to eight engine calls; a statistic's two are skipped when its Chernoff upper bound
     (:func:`third_value_upper`, O(1)) is below the best lower end so far (it cannot win; same answer).
     """
     from blanket.exact.shuffled.oracles import same_family_delta
@@ -498,7 +532,7 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
 
     # a third value wins only if its lower end exceeds the best so far: when a cheap certified upper bound on it
     # (Chernoff, O(1)) is already below that, its engine calls (seconds at n = 10^6) cannot change the answer
-    for stat in ("zero-hit", "hits"):
+    for stat in ("joined", "zero-hit", "hits"):
         best_lo = max(lo(c[0]) for c in cands)
         third_hi = third_value_upper(rec, nn, statistic=stat, **opts)
         if third_hi is not None and (isinstance(third_hi, fmpq) or third_hi.is_finite()):
@@ -516,5 +550,9 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
                 text += f", the stated P[h(x) = h(x') = h(z)] = {rec.triple}"
             if stat == "zero-hit":
                 text += "; reports that hit z lumped"
+            if stat == "joined":
+                text += (
+                    "; reports that hit z lumped, except those hitting x' and z (x and z backward): joined with x x'"
+                )
             cands.append((third, text))
     return max(cands, key=lambda c: lo(c[0]))

@@ -16,11 +16,15 @@ Run: ``python tests/benchmarks/bench_oracles.py [--quick | --fast-only [--n9]]``
 
 ``--bracket [--exact-view] [--only TEXT]`` prints only table B (issue 25): per oracle and n, the certified ε bracket at
 δ = 1e-6, ε0 = 2 — lower end from exact.accounting.certified.lower_value (the larger of the same-family and the
-third-value dataset), upper end from upper_value (the best certified route) — the ratio upper/lower, the seconds,
+third-value dataset), upper end from upper_value (the best certified route) — the ratio upper/lower, the seconds
+(total, of which the lower end), the number of evaluations of the exact five-atom view (``#xv``) and their seconds,
 and which bound decided each end.  Each end is a bisection on ε (14 halvings of [0, ε0]): the lower end is the
 largest ε tried with a certified lower δ above the target, the upper end the smallest with a certified upper δ at
-or below it.  ``--exact-view`` adds the exact five-atom view (exact.shuffled.oracle_exact) to the upper routes at
-every n (slow: about 10 s per δ at n = 1000).  The rows are those of :func:`mechanisms` and local hashing with a
+or below it (the routes of certified.upper_routes, the exact five-atom view evaluated last and only where no cheaper
+route meets the target and ε is above the certified lower end: the same answer as certified.best_upper, fewer
+evaluations).  The exact view is a route of certified.upper_routes where its cost guard allows (n = 10³ here);
+``--exact-view`` adds it at every n (exact.shuffled.oracle_exact.exact_view_or_none: slow, about 100 s per δ at
+n = 10⁴).  The rows are those of :func:`mechanisms` and local hashing with a
 stated 3-wise independent family; ``--only TEXT`` keeps the rows whose label contains TEXT.
 
 ``--geometric`` prints only table G: the fast geometric engine (exact.shuffled.geometric, docs/numerics.md
@@ -214,7 +218,10 @@ def bracket_table(
     tq = arith.exact(target)
     t = Fraction(int(tq.p), int(tq.q))
     print(f"\nB. certified epsilon bracket at delta = {target}, eps0 = {eps0} (14 bisection steps per end)")
-    print(f"{'oracle':>22} {'n':>8} {'lower':>9} {'upper':>9} {'ratio':>7} {'sec':>7}  lower from / upper from")
+    print(
+        f"{'oracle':>22} {'n':>8} {'lower':>9} {'upper':>9} {'ratio':>7} {'sec':>7} {'low s':>7} {'#xv':>4} {'xv s':>7}"
+        "  lower from / upper from"
+    )
     for label, m in bracket_mechanisms(eps0):
         if only is not None and only not in label:
             continue
@@ -226,28 +233,43 @@ def bracket_table(
                 v, where = cb.lower_bound(m, n, epsilon=f"{e:.6f}")
                 ok = v is not None and arith.endpoints(v)[0] > t
                 if ok:
-                    lo_from[:] = [where.split(" (")[0] + (", hits of reports missing z" if "lumped" in where else "")]
+                    stat = ", joined statistic" if "joined" in where else ", hits of reports missing z"
+                    lo_from[:] = [where.split(" (")[0] + (stat if "lumped" in where else "")]
                 return ok
 
             up_from: list = []
+            evals = [0, 0.0]  # exact five-atom view: evaluations, seconds
 
-            def up_ok(e, m=m, n=n, up_from=up_from):
+            def up_ok(e, m=m, n=n, up_from=up_from, evals=evals):
+                # the routes of cb.upper_routes, the exact five-atom view last and only when needed: at e at or below
+                # the certified lower end no upper bound can meet the target (δ(e) ≥ δ(lower end) > target), and
+                # when a cheaper route already meets it the answer is decided; otherwise the same as cb.best_upper
                 es = f"{e:.6f}"
-                v, name, every = cb.best_upper(m, n, epsilon=es)
-                if exact_view and cb.EXACT_FIVE not in every:
-                    xv = oracle_exact.exact_view_or_none(m, n, epsilon=es)
-                    if xv is not None and cb.upper_end(xv) < cb.upper_end(v):
-                        v, name = xv, cb.EXACT_FIVE
-                ok = cb.upper_end(v) <= t
-                if ok:
-                    up_from[:] = [name]
-                return ok
+                if e <= lo:
+                    return False
+                routes = cb.upper_routes(m, n)
+                if exact_view and not any(r.name == cb.EXACT_FIVE for r in routes):
+                    routes.append(
+                        cb.Route(cb.EXACT_FIVE, lambda **kw: oracle_exact.exact_view_or_none(m, n, **kw), (), "bench")
+                    )
+                for r in sorted(routes, key=lambda r: r.name == cb.EXACT_FIVE):
+                    t1 = time.perf_counter()
+                    v = r.compute(epsilon=es)
+                    if r.name == cb.EXACT_FIVE:
+                        evals[0] += 1
+                        evals[1] += time.perf_counter() - t1
+                    if v is not None and cb.upper_end(v) <= t:
+                        up_from[:] = [r.name]
+                        return True
+                return False
 
             lo, _ = _bisect(low_ok, 0.0, float(eps0))
+            t_lo = time.perf_counter() - t0
             _, hi = _bisect(lambda e: not up_ok(e), 0.0, float(eps0))
             sec = time.perf_counter() - t0
             print(
-                f"{label:>22} {n:>8} {lo:9.5f} {hi:9.5f} {hi / lo if lo else float('inf'):7.3f} {sec:7.1f}  "
+                f"{label:>22} {n:>8} {lo:9.5f} {hi:9.5f} {hi / lo if lo else float('inf'):7.3f} {sec:7.1f} {t_lo:7.1f}"
+                f" {evals[0]:>4} {evals[1]:7.1f}  "
                 f"{(lo_from or ['-'])[0]} / {(up_from or ['-'])[0]}",
                 flush=True,
             )
