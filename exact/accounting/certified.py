@@ -7,13 +7,16 @@ For the records of :mod:`blanket.exact.mechanisms.oracles` (``ldp``, ``oue``, ``
   the FOCS 2021 clone pair (every ε0-LDP randomizer; the only assumption is ε0-LDP), the Rényi route
   (:func:`renyi_route_delta`: the same pair's Rényi divergences, CKS20 Prop. 12 conversion), the blanket
   view of Balle et al. Lemma 5.3 for the four-value records (the upper end of the fast five-atom
-  bracket, O(√n), which already takes the smaller of the convex-order spread and the merged view)
-  and, for the geometric mechanism, the dominating-law bound of :mod:`blanket.exact.shuffled.geometric`
+  bracket, O(√n), which already takes the smaller of the convex-order spread and the merged view; and the exact
+  five-atom Lemma 5.3 value, :func:`blanket.exact.shuffled.oracle_exact.blanket_view_exact`, where its cost guard
+  allows: n ≤ :data:`EXACT_VIEW_MAX_N` or cost ≤ :data:`EXACT_VIEW_MAX_WORK`, and δ not below
+  :data:`EXACT_VIEW_MIN_DELTA`) and, for the geometric mechanism, the dominating-law bound of :mod:`blanket.exact.shuffled.geometric`
   (every ``n``, docs/numerics.md Lemma O2) and at small ``n`` the Lemma 5.3 enumeration.  :func:`best_upper`
   evaluates them all and returns the one with the smallest certified upper end, naming it.
 * **lower bound** (:func:`lower_bound`): the exact δ of a concrete pair of datasets (``x^n`` vs
-  ``x^{n−1}x'``; for ``ldp`` the larger of binary RR and 3-ary RR with the same ε0, members of the class), so a
-  claim can FAIL.
+  ``x^{n−1}x'``, and for the four-value records the third value post-processed,
+  :func:`blanket.exact.shuffled.oracle_exact.best_lower`; for ``ldp`` the larger of binary RR and 3-ary RR with the
+  same ε0, members of the class), so a claim can FAIL.
 
 The blanket-view engine is the name :data:`BLANKET_VIEW` (:func:`blanket.exact.shuffled.oracles.blanket_view_upper`);
 setting it back to the slow exact mixture :func:`blanket.exact.shuffled.fast_oracles.blanket_view_delta` restores the
