@@ -129,6 +129,16 @@ class Route:
     module: str
 
 
+def _exact_key(v: object) -> object:
+    """A memo key that determines ``v`` exactly (a ball by its exact midpoint and radius, a rational by its numerator
+    and denominator; ``str`` of a ball rounds, so two different balls can print alike).  O(size of v)."""
+    if isinstance(v, arb):
+        return ("arb", v.mid().man_exp(), v.rad().man_exp())
+    if isinstance(v, fmpq):
+        return ("fmpq", int(v.p), int(v.q))
+    return (type(v).__name__, repr(v))
+
+
 def upper_routes(mech: Randomizer, n: int) -> list:
     """The certified upper bounds on δ(ε) that apply to ``mech`` at ``n`` users, cheapest first.
 
@@ -169,7 +179,7 @@ def upper_routes(mech: Randomizer, n: int) -> list:
 
         def fast_view(**kw):
             # the fast view at (ε, precision), computed once for this route and the exact view's guard below
-            key = (tuple(sorted((k, str(v)) for k, v in kw.items())), ctx.prec)
+            key = (tuple(sorted((k, _exact_key(v)) for k, v in kw.items())), ctx.prec)
             if key not in fast_memo:
                 if len(fast_memo) >= 64:
                     fast_memo.pop(next(iter(fast_memo)))
