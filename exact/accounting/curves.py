@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 from blanket.exact.accounting import curve_steps
-from blanket.exact.accounting.pld import PLD, SCALE_BITS, parse_grid
+from blanket.exact.accounting.pld import DEFAULT_TRUNCATION, PLD, SCALE_BITS, parse_grid
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
@@ -99,13 +99,24 @@ class FinitePair:
             raise InvalidArgument("alpha", str(a), "must be >= 0")
         return sum((p - a * q for r, p, q in self.masses if p - a * q > 0), fmpq(0))
 
-    def discretise(self, grid: NumberInput, side: str, *, prec: int = 128, bits: int = SCALE_BITS) -> PLD:
+    def discretise(
+        self,
+        grid: NumberInput,
+        side: str,
+        *,
+        prec: int = 128,
+        bits: int = SCALE_BITS,
+        truncation: NumberInput = DEFAULT_TRUNCATION,
+    ) -> PLD:
         """The pair's PLD on the grid ``jΔ``: ``side="upper"`` pessimistic, ``"lower"`` optimistic (docs/composition.md §3).
 
         Upper: each loss ``log r`` rounded up to the grid from the upper end of its ball, survival
         ``Ŝ_j = ⌈2^bits·P(L̃ > t_j)⌉`` (exact rationals), the atom at ``+∞`` kept there.  Lower: rounded down from the
         lower end, survival floored, the atom at ``+∞`` placed on the highest grid point (a smaller loss: still a
-        lower bound of every non-decreasing integrand).  O(atoms + J) exact operations.
+        lower bound of every non-decreasing integrand).  Before the scaling, the tails of exact ``P``-mass at most
+        ``truncation/4`` each are moved as :meth:`PLD._truncate` moves a product's (upper: the high tail to ``+∞``,
+        the low tail up to the first kept point; lower: both dropped), so that a far atom of negligible mass does
+        not widen every product of a composition.  O(atoms + J) exact operations.
         """
         if side not in ("upper", "lower"):
             raise InvalidArgument("side", side, "must be 'upper' or 'lower'")
@@ -125,6 +136,9 @@ class FinitePair:
                 idx[j] = idx.get(j, fmpq(0)) + p
         if not idx and inf == 0:
             raise InvalidArgument("pair", self.description, "has no mass under P")
+        _cut_tails(idx, arith.exact(truncation) / 4, up)
+        if up:  # the high tail moved to +inf by _cut_tails
+            inf += idx.pop(_INF, fmpq(0))
         if not up and inf > 0:
             top = max(idx) if idx else 0
             idx[top] = idx.get(top, fmpq(0)) + inf
@@ -163,6 +177,38 @@ class FinitePair:
     def discretise_both(self, grid: NumberInput, *, prec: int = 128) -> tuple:
         """``(upper, lower)`` PLDs (:meth:`discretise`)."""
         return self.discretise(grid, "upper", prec=prec), self.discretise(grid, "lower", prec=prec)
+
+
+#: the key of the mass that :func:`_cut_tails` moves to ``+∞``
+_INF = "inf"
+
+
+def _cut_tails(idx: dict, tau: fmpq, up: bool) -> None:
+    """Move (``up``) or drop the tails of ``idx`` (grid index → exact ``P``-mass) whose mass is at most ``tau``
+    each, in place, always keeping at least one index: upper side, the low tail's mass is added to the first kept
+    index and the high tail's under the key :data:`_INF` (moving mass to higher losses keeps a pessimistic PLD
+    pessimistic, docs/composition.md §3); lower side, both are dropped (a sub-measure stays optimistic).
+    O(atoms log atoms) exact operations."""
+    if tau <= 0 or len(idx) < 2:
+        return
+    ks = sorted(idx)
+    lo, s = 0, fmpq(0)
+    while lo < len(ks) - 1 and s + idx[ks[lo]] <= tau:
+        s += idx[ks[lo]]
+        lo += 1
+    low = s
+    hi, s = len(ks) - 1, fmpq(0)
+    while hi > lo and s + idx[ks[hi]] <= tau:
+        s += idx[ks[hi]]
+        hi -= 1
+    high = s
+    for k in ks[:lo] + ks[hi + 1 :]:
+        del idx[k]
+    if up:
+        if low > 0:
+            idx[ks[lo]] += low
+        if high > 0:
+            idx[_INF] = high
 
 
 def _ceil(x: fmpq) -> int:
@@ -568,6 +614,39 @@ def _negligible_from(mech: Any, n: int, e0: fmpq) -> fmpq:
     return e0 * hi / 64
 
 
+#: the top point's value is searched down to this (``ε0·k/64`` steps beyond the grid's top): far below the PLD's
+#: truncation (``DEFAULT_TRUNCATION/4``), so that the atom the hull leaves at ``α_max`` (``P``-mass at most
+#: ``α_max·U/(α_max − α)``, ``≤ 64·U`` on these steps) is cut from the discretised PLD
+TOP_DELTA = fmpq(1, 10**40)
+
+
+def _top_point(mech: KRR, n: int, top: fmpq, am: fmpq, e0: fmpq) -> tuple | None:
+    """``(α, U)``: ``α`` a dyadic rational ``≥ e^{ε}`` (50 significant bits) and ``U`` the upper end of the blanket
+    view's certified δ at ``ε`` (Lemma 5.3: ``U ≥ E(e^ε) ≥ E(α)``, ``E`` non-increasing), for the first
+    ``ε = top + j·ε0/64`` (``j ≥ 0``, ``ε < ε0``) where ``U ≤`` :data:`TOP_DELTA` (else the last of them), with
+    ``α < am``; ``None`` when ``top ≥ ε0``.  Added to the sweep's values (docs/composition.md §5d, "the top point"):
+    the sweep's values carry an a-priori slack of about 10⁻¹¹ (docs/numerics.md Lemma C2), and without a small value
+    beyond the grid the hull's last chord to ``(α_max, 0)`` puts that slack as an atom at the loss ``ε0`` (and its
+    reflection at ``−ε0``), which a composition of ``T`` rounds carries to ``±3ε0``: a support ten times wider than
+    the core's at ``n = 10⁶``.  A few blanket-view evaluations (about 0.1 s each at ``n = 10⁶``)."""
+    best = None
+    eps = top
+    while 0 < eps < e0:
+        with arith.precision(128):
+            v = delta_blanket_view(mech, n, epsilon=eps, tol=fmpq(1, 2**200))
+            u = arith.endpoints(v)[1]
+            hi = arith.endpoints(arith.ball(eps).exp())[1]
+        k = 50 - max(1, (hi.numerator // hi.denominator).bit_length())
+        a = fmpq(-((-(hi.numerator << k)) // hi.denominator), 1 << k)  # rounded up: a >= e^eps
+        if not a < am:
+            break
+        best = (a, min(fmpq(1), max(fmpq(0), fmpq(u.numerator, u.denominator))))
+        if best[1] <= TOP_DELTA:
+            break
+        eps += e0 / 64
+    return best
+
+
 def binary_worst_curve_pair(mech: KRR, n: int, *, points: int = 1024, method: str = "steps", **run: Any) -> FinitePair:
     """The dominating pair of the hull of the certified worst-case values on :func:`curve_grid` (``points``),
     with ``α_max`` the upper end of ``e^{ε0}`` (``docs/composition.md`` §5d).  ``method="steps"`` (default):
@@ -610,6 +689,7 @@ def _binary_worst_curve(
     with arith.precision(96):
         e0 = arith.endpoints(arith.ball(e).log())[1]
     top = _negligible_from(mech, n, fmpq(e0.numerator, e0.denominator))
+    top_pt = _top_point(mech, n, top, am, fmpq(e0.numerator, e0.denominator))
     grid = curve_grid(top, points)
     if near is not None:
         c = _q(near, "near")
@@ -620,6 +700,8 @@ def _binary_worst_curve(
         vals, ks = curve_steps.binary_worst_curve_stepped(mech, n, grid, **run)
     else:
         vals, ks = binary_worst_curve_values(mech, n, grid, **run), [None] * len(grid)
+    if top_pt is not None:  # the sweep's values carry ~1e-11 of slack; the blanket view is far below it there
+        vals = [*vals, top_pt]
     desc = f"worst-case privacy curve of shuffled binary RR over all datasets (n = {n}, {len(grid)} grid points)"
     pair = pair_from_values(vals, alpha_max=am, description=desc)
     _remember(mech, n, pair)
