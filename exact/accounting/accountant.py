@@ -741,7 +741,8 @@ class ShuffleAccountant:
                 continue
             mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
             binary = _binary_mechanism(ev)
-            if binary is not None and _uses_curve(binary, ev.n, self.curves):
+            on_curve = binary is not None and _uses_curve(binary, ev.n, self.curves)
+            if on_curve:
                 e0 = binary.epsilon0_exact
                 key = (str(e0) if e0 is not None else "exp " + str(binary.exp_epsilon0()), ev.n)
                 if key not in _CURVE_PAIRS:
@@ -754,13 +755,16 @@ class ShuffleAccountant:
                 sc = bool(getattr(ev, "stronger_clones", False))
                 if _curve_pairs._key(mech, ev.n, sc, pts) not in _curve_pairs._MEMO:
                     curves += _curve_pairs.curve_seconds(mech, ev.n, pts) or 0.0
+            if on_curve:
+                # the curve pair is a FinitePair, discretised in exact rationals (O(atoms + J): in the products'
+                # model); the survival kernel runs on the lower pairs only (a fixed outer count: O(1) balls to build)
+                pld += _cost.kernel_passes_seconds(_pld.lower_pair(binary, ev.n), _cost.LOWER_PASSES)
+                continue
             # the survival kernel's passes, on the blanket-view / clone shape (cheap to build: O(1) balls)
             shape = _pld.dominating_pair(mech, ev.n) if isinstance(mech, KRR) else clone_pair(mech, ev.n)
-            oq = None if shape.outer_q is None else float(arb(shape.outer_q).mid())
-            iq = 0.5 if shape.inner_q is None else float(arb(shape.inner_q).mid())
-            one = _cost.discretise_seconds(shape.outer_n, oq, iq)
-            pld += one * (_cost.DOMINATING_PASSES + _cost.LOWER_PASSES)
-        pld += _cost.products_seconds(self.rounds, len(self._ledger))
+            pld += _cost.kernel_passes_seconds(shape)
+        low = 1 / LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1.0  # the lower pairs' grid (_lower_grid)
+        pld += _cost.products_seconds(self.rounds, len(self._ledger), low)
         cores = resolve_workers(workers if workers is not None else self.workers) if sweep else 1
         return _cost.CompositionCost(sweep=sweep, curves=curves, pld=pld, cores=cores, unmodelled=unmodelled)
 

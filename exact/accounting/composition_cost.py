@@ -45,15 +45,21 @@ SECONDS_KERNEL_FIXED = 0.3
 #: T = 100: 4.5 s (2.9 s); about 2 s of each is the interpreter's start and imports, the rest the load
 DOMINATING_PASSES = 3
 LOWER_PASSES = 2
-#: the products: about 16 products of the final length L per composed query (upper, lower and two lower pairs, on
-#: about two grids; the squarings before the last one add up to about one more), each ``c·L·log2 L``
-#: (measured: 3-RR, n = 2000, T = 10 / 365 / 10^4: L = 4·10^3 / 10^5 / 1.4·10^6, 0.65 / 5.2 / 45 s)
-SECONDS_PER_PRODUCT_TERM = 1.3e-7
-PRODUCTS_PER_QUERY = 16
+#: the products: ``c·L·log2 L`` per composed PLD of final length ``L`` (one self-composition: the squarings before
+#: the last add up to about one more product), PRODUCT_UNITS of them per query (upper and lower of the dominating
+#: pairs, the grid search's coarser grids about 10 % more) plus as many for the two lower pairs, whose grid is 4Δ
+#: beyond 1000 rounds (``lower_factor`` 1/4).  Measured CPU (loaded machine, 2026-11-29; the same c·L·log2 L fits
+#: both): binary RR, ε0 = 1, T = 365, n = 10^5 / 10^6: L = 1.31·10^5, 5.1 / 5.8 s of products (6.0 / 7.3 s with
+#: the lower kernels and queries); n = 10^4, T = 10^4: L = 2.9·10^6 (lower pairs 7.4·10^5), 77.5 s; 3-RR, n = 2000,
+#: T = 10 / 365 / 10^4: L = 4·10^3 / 10^5 / 1.4·10^6, 0.65 / 5.2 / 45 s.  The model gives 5.5 s at T = 365 and
+#: 77 s at T = 10^4 (the 3-RR case at T = 10^4 has a shorter support: over by about 70 % there)
+SECONDS_PER_PRODUCT_TERM = 6.5e-7
+PRODUCT_UNITS = 2.2
 #: the composed support after the grid search: about ``LOSS_POINTS · T^LOSS_POWER`` points (the grid refines like
-#: 1/sqrt(T) at first, less once the search's steps are spent; the support grows like sqrt(T) grid steps)
-LOSS_POINTS = 800
-LOSS_POWER = 0.81
+#: 1/T while the search's steps last, the support grows like sqrt(T) to T loss steps; fitted between binary RR's
+#: and 3-RR's measured lengths above)
+LOSS_POINTS = 680
+LOSS_POWER = 0.87
 #: the exact ROC hull of binary RR for n <= CURVE_AUTO_N: O(n²), about a second at n = 256
 SECONDS_ROC_HULL = 1.5e-5
 
@@ -98,9 +104,10 @@ def blanket_gamma(k: int, exp_epsilon0: float) -> float:
     return k / (exp_epsilon0 + k - 1)
 
 
-def kernel_passes_seconds(shape: object) -> float:
-    """One-core seconds of the survival-kernel passes (:data:`DOMINATING_PASSES` + :data:`LOWER_PASSES`) over a
-    ``ShiftPair``-shaped pair (``outer_n``, ``outer_q``, ``inner_q`` balls or ``None``).  O(1)."""
+def kernel_passes_seconds(shape: object, passes: int = DOMINATING_PASSES + LOWER_PASSES) -> float:
+    """One-core seconds of ``passes`` survival-kernel passes (default :data:`DOMINATING_PASSES` +
+    :data:`LOWER_PASSES`) over a ``ShiftPair``-shaped pair (``outer_n``, ``outer_q``, ``inner_q`` balls or
+    ``None``).  O(1)."""
     from flint import arb
 
     oq = getattr(shape, "outer_q", None)
@@ -110,7 +117,7 @@ def kernel_passes_seconds(shape: object) -> float:
         None if oq is None else float(arb(oq).mid()),
         0.5 if iq is None else float(arb(iq).mid()),
     )
-    return one * (DOMINATING_PASSES + LOWER_PASSES)
+    return one * passes
 
 
 def sampled_view_seconds(n: int, q: float, gamma: float) -> float:
@@ -135,15 +142,22 @@ def continuous_seconds(n: int, points: int, h: float) -> float:
     return SECONDS_CONTINUOUS_FIXED + SECONDS_PER_CONTINUOUS_POINT_SUPPORT * 2 * points * support
 
 
-def products_seconds(rounds: int, entries: int = 1) -> float:
+def products_seconds(rounds: int, entries: int = 1, lower_factor: float = 1.0) -> float:
     """Estimated one-core seconds of the products of one composed query of ``rounds`` rounds in ``entries`` ledger
-    entries (:data:`PRODUCTS_PER_QUERY` products of the final length ``L ≈ LOSS_POINTS·T^LOSS_POWER``).  O(1).
+    entries: :data:`PRODUCT_UNITS` self-compositions of the final length ``L ≈ LOSS_POINTS·T^LOSS_POWER`` for the
+    dominating pairs and as many of length ``lower_factor·L`` for the lower pairs, each
+    ``SECONDS_PER_PRODUCT_TERM·L·log2 L``.  O(1).
 
-    >>> products_seconds(365) < 20 < products_seconds(10**4) < 200
+    >>> products_seconds(365) < 20 < products_seconds(10**4, lower_factor=0.25) < 200
     True
     """
     length = LOSS_POINTS * max(1, rounds) ** LOSS_POWER
-    return PRODUCTS_PER_QUERY * max(1, entries) * SECONDS_PER_PRODUCT_TERM * length * math.log2(max(length, 2))
+    low = max(2.0, lower_factor * length)
+
+    def one(L: float) -> float:
+        return SECONDS_PER_PRODUCT_TERM * L * math.log2(max(L, 2))
+
+    return max(1, entries) * PRODUCT_UNITS * (one(length) + one(low))
 
 
 @dataclass(frozen=True)

@@ -71,18 +71,23 @@ def step_span(n: int) -> int:
 #: the same); the model gives 62, 71, 88, 116, 170 µs.  A cost model for callers that choose a route, never a bound
 SECONDS_PER_DATASET_SIGMA = 2.7e-7
 SECONDS_PER_DATASET = 5e-5
+#: and per sweep, one-core seconds that do not depend on ``n`` much: the grid top's and the top point's blanket views
+#: in the calling process (about 1.2 s at n = 10^5 and 10^6, ε0 = 1) and the pool's start (a fork and the preload of
+#: scipy.signal per worker), counted as two cores' worth so that the estimate's ``sweep/cores`` carries it
+SWEEP_FIXED_SECONDS = 3.0
 
 
 def sweep_seconds(n: int, epsilon0: float = 1.0) -> float:
     """Estimated one-core seconds of :func:`binary_worst_curve_values_stepped` at ``n`` users: ``n`` datasets, each
     costing :data:`SECONDS_PER_DATASET_SIGMA` per unit of ``sqrt(n p f)`` (the window is ``≈ 18·sqrt(n p f) +
     m(p − f)`` outcomes wide) plus :data:`SECONDS_PER_DATASET` (a grid of up to about a thousand points; fewer
-    points cost a little less, so the model errs on the slow side there).  Calibrated on measured points at
+    points cost a little less, so the model errs on the slow side there), plus :data:`SWEEP_FIXED_SECONDS`.
+    Calibrated on measured points at
     ``ε0 = 1`` (within 8 % of them from 10^4 to 10^6, above them from 3·10^4 on), a loaded machine's CPU seconds:
     an idle core is faster.  O(1)."""
     e = math.exp(-abs(epsilon0))
     pf = e / (1 + e) ** 2
-    return n * (SECONDS_PER_DATASET_SIGMA * math.sqrt(max(n * pf, 1.0)) + SECONDS_PER_DATASET)
+    return SWEEP_FIXED_SECONDS + n * (SECONDS_PER_DATASET_SIGMA * math.sqrt(max(n * pf, 1.0)) + SECONDS_PER_DATASET)
 
 
 #: each task of the sweep holds about this many dataset·outcome steps (chains × steps × window): about two seconds
