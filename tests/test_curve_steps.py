@@ -336,3 +336,38 @@ def test_local_grid_is_dyadic_increasing_and_spans_the_band():
     )
     with pytest.raises(InvalidArgument, match="epsilon_hi"):
         curves.local_grid(fmpq(1, 10), fmpq(1, 100), 8)
+
+
+def _lfilter_allpass(X: np.ndarray, rho: float) -> np.ndarray:
+    from scipy.signal import lfilter
+
+    return np.asarray(lfilter(np.array([rho, 1.0]), np.array([1.0, rho]), X, axis=1), dtype=np.float64)
+
+
+def test_compiled_allpass_is_lfilter_bit_for_bit():
+    """The optional numba kernel (allpass_kernel; skipped without numba) against scipy's lfilter, which Lemma C2
+    (iii) is written for: the same numbers, bit for bit, on random laws, subnormal entries, 1 to 9 rows (the
+    interleaved blocks of four and the rest) and several rho."""
+    pytest.importorskip("numba")
+    from blanket.exact.accounting import allpass_kernel
+
+    assert allpass_kernel.KERNEL is not None
+    rng = np.random.default_rng(7)
+    for rows in range(1, 10):
+        for rho in (math.exp(-1.0), 0.5, 0.999, 1e-3):
+            X = rng.random((rows, 257)) * 10.0 ** rng.integers(-320, 0, size=(rows, 257))
+            Y = allpass_kernel.KERNEL(np.ascontiguousarray(X), rho)
+            assert np.array_equal(Y, _lfilter_allpass(X, rho)), (rows, rho)
+            assert np.array_equal(curve_steps.allpass(X, rho), Y)
+
+
+def test_sweep_is_the_same_with_and_without_the_compiled_step(monkeypatch):
+    """The stepped sweep's certified values do not depend on the route of the all-pass step (skipped without numba:
+    then there is one route)."""
+    pytest.importorskip("numba")
+    mech = BinaryRR(epsilon0="1")
+    grid = curves.curve_grid("1", 64)
+    fast = curve_steps.binary_worst_curve_values_stepped(mech, 3000, grid, workers=1, progress=False)
+    monkeypatch.setattr(curve_steps, "COMPILED_ALLPASS", False)
+    pure = curve_steps.binary_worst_curve_values_stepped(mech, 3000, grid, workers=1, progress=False)
+    assert fast == pure

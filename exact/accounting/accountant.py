@@ -742,7 +742,7 @@ class ShuffleAccountant:
             mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
             binary = _binary_mechanism(ev)
             on_curve = binary is not None and _uses_curve(binary, ev.n, self.curves)
-            if on_curve:
+            if binary is not None and on_curve:
                 e0 = binary.epsilon0_exact
                 key = (str(e0) if e0 is not None else "exp " + str(binary.exp_epsilon0()), ev.n)
                 if key not in _CURVE_PAIRS:
@@ -755,7 +755,7 @@ class ShuffleAccountant:
                 sc = bool(getattr(ev, "stronger_clones", False))
                 if _curve_pairs._key(mech, ev.n, sc, pts) not in _curve_pairs._MEMO:
                     curves += _curve_pairs.curve_seconds(mech, ev.n, pts) or 0.0
-            if on_curve:
+            if binary is not None and on_curve:
                 # the curve pair is a FinitePair, discretised in exact rationals (O(atoms + J): in the products'
                 # model); the survival kernel runs on the lower pairs only (a fixed outer count: O(1) balls to build)
                 pld += _cost.kernel_passes_seconds(_pld.lower_pair(binary, ev.n), _cost.LOWER_PASSES)

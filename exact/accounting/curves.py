@@ -136,9 +136,7 @@ class FinitePair:
                 idx[j] = idx.get(j, fmpq(0)) + p
         if not idx and inf == 0:
             raise InvalidArgument("pair", self.description, "has no mass under P")
-        _cut_tails(idx, arith.exact(truncation) / 4, up)
-        if up:  # the high tail moved to +inf by _cut_tails
-            inf += idx.pop(_INF, fmpq(0))
+        inf += _cut_tails(idx, arith.exact(truncation) / 4, up)  # upper side: the high tail goes to +inf
         if not up and inf > 0:
             top = max(idx) if idx else 0
             idx[top] = idx.get(top, fmpq(0)) + inf
@@ -179,18 +177,14 @@ class FinitePair:
         return self.discretise(grid, "upper", prec=prec), self.discretise(grid, "lower", prec=prec)
 
 
-#: the key of the mass that :func:`_cut_tails` moves to ``+∞``
-_INF = "inf"
-
-
-def _cut_tails(idx: dict, tau: fmpq, up: bool) -> None:
+def _cut_tails(idx: dict, tau: fmpq, up: bool) -> fmpq:
     """Move (``up``) or drop the tails of ``idx`` (grid index → exact ``P``-mass) whose mass is at most ``tau``
-    each, in place, always keeping at least one index: upper side, the low tail's mass is added to the first kept
-    index and the high tail's under the key :data:`_INF` (moving mass to higher losses keeps a pessimistic PLD
-    pessimistic, docs/composition.md §3); lower side, both are dropped (a sub-measure stays optimistic).
-    O(atoms log atoms) exact operations."""
+    each, in place, always keeping at least one index; return the mass that goes to ``+∞``.  Upper side: the low
+    tail's mass is added to the first kept index and the high tail's is returned (moving mass to higher losses keeps
+    a pessimistic PLD pessimistic, docs/composition.md §3); lower side: both are dropped (a sub-measure stays
+    optimistic), ``0`` returned.  O(atoms log atoms) exact operations."""
     if tau <= 0 or len(idx) < 2:
-        return
+        return fmpq(0)
     ks = sorted(idx)
     lo, s = 0, fmpq(0)
     while lo < len(ks) - 1 and s + idx[ks[lo]] <= tau:
@@ -204,11 +198,11 @@ def _cut_tails(idx: dict, tau: fmpq, up: bool) -> None:
     high = s
     for k in ks[:lo] + ks[hi + 1 :]:
         del idx[k]
-    if up:
-        if low > 0:
-            idx[ks[lo]] += low
-        if high > 0:
-            idx[_INF] = high
+    if not up:
+        return fmpq(0)
+    if low > 0:
+        idx[ks[lo]] += low
+    return high
 
 
 def _ceil(x: fmpq) -> int:
