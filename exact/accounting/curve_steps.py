@@ -81,13 +81,28 @@ def sweep_seconds(n: int, epsilon0: float = 1.0) -> float:
     """Estimated one-core seconds of :func:`binary_worst_curve_values_stepped` at ``n`` users: ``n`` datasets, each
     costing :data:`SECONDS_PER_DATASET_SIGMA` per unit of ``sqrt(n p f)`` (the window is ``≈ 18·sqrt(n p f) +
     m(p − f)`` outcomes wide) plus :data:`SECONDS_PER_DATASET` (a grid of up to about a thousand points; fewer
-    points cost a little less, so the model errs on the slow side there), plus :data:`SWEEP_FIXED_SECONDS`.
+    points cost a little less, so the model errs on the slow side there), plus :data:`SWEEP_FIXED_SECONDS`; times
+    :data:`COMPILED_SWEEP_FACTOR` with the compiled all-pass step (numba installed).
     Calibrated on measured points at
     ``ε0 = 1`` (within 8 % of them from 10^4 to 10^6, above them from 3·10^4 on), a loaded machine's CPU seconds:
     an idle core is faster.  O(1)."""
     e = math.exp(-abs(epsilon0))
     pf = e / (1 + e) ** 2
-    return SWEEP_FIXED_SECONDS + n * (SECONDS_PER_DATASET_SIGMA * math.sqrt(max(n * pf, 1.0)) + SECONDS_PER_DATASET)
+    per = SECONDS_PER_DATASET_SIGMA * math.sqrt(max(n * pf, 1.0)) + SECONDS_PER_DATASET
+    return SWEEP_FIXED_SECONDS + n * per * (COMPILED_SWEEP_FACTOR if _compiled_available() else 1.0)
+
+
+#: the sweep's per-dataset CPU with the compiled all-pass step against lfilter's (measured 2026-11-29, loaded
+#: machine: n = 10^5 4.8 / 7.8 one-core s in one process; n = 10^6, the whole command: 112 / 175 CPU s)
+COMPILED_SWEEP_FACTOR = 0.62
+
+
+def _compiled_available() -> bool:
+    """Whether :func:`allpass` will run the compiled kernel: :data:`COMPILED_ALLPASS` and numba importable (looked
+    up, not imported: the cost model stays O(1)).  O(1)."""
+    import importlib.util
+
+    return COMPILED_ALLPASS and importlib.util.find_spec("numba") is not None
 
 
 #: each task of the sweep holds about this many dataset·outcome steps (chains × steps × window): about two seconds
