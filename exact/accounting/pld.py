@@ -480,6 +480,12 @@ def _floats(poly, bits: int) -> np.ndarray:
     return np.array([float(c) for c in poly.coeffs()], dtype=np.float64) * 2.0**-bits
 
 
+#: :meth:`PLD._truncate`'s shortcut when ``truncation/4`` is below one unit ``2^-bits`` (the default: 2.5e-31 against
+#: 7.9e-31): the cuts are then the runs of zero masses at the ends, found without converting the tails to floats (the
+#: same PLDs, about a sixth less time in the products; off only in the test that checks this)
+ZERO_RUN_CUT = True
+
+
 class PLD:
     """A certified privacy loss distribution on the grid ``ℓ_j = jΔ`` (one side of a sandwich).
 
@@ -593,6 +599,23 @@ class PLD:
         est = np.maximum(self._mids(), 0.0)
         lo_f = min(L - 1, int(np.searchsorted(np.cumsum(est), 1e-10, side="right")))
         hi_f = max(lo_f, L - 1 - int(np.searchsorted(np.cumsum(est[::-1]), 1e-10, side="right")))
+        if ZERO_RUN_CUT and math.ldexp(tau, b) < 1:
+            # every non-zero mass is at least one unit 2^-bits > tau: the cuts are the runs of zero masses at either
+            # end (the same cut indices as the float sums below, without converting the tails; fmpz_poly keeps no
+            # zero at the top); the estimates stay the FFT's there
+            ints = self.ints
+            lo = 0
+            while lo < lo_f and ints[lo] == 0:
+                lo += 1
+            if lo == 0:
+                self._mid = est
+                return self
+            keep = ints.right_shift(lo)  # the low tail is all zeros: nothing to move
+            self.ints = keep
+            self.offset += lo
+            self._mid = est[lo:]
+            self._win = None
+            return self
         left = _floats(self.ints.truncate(lo_f + 1), b)
         left = np.concatenate([left, np.zeros(lo_f + 1 - len(left))])
         right = _floats(self.ints.right_shift(hi_f), b)
