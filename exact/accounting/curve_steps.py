@@ -72,9 +72,10 @@ def step_span(n: int) -> int:
 SECONDS_PER_DATASET_SIGMA = 2.7e-7
 SECONDS_PER_DATASET = 5e-5
 #: and per sweep, one-core seconds that do not depend on ``n`` much: the grid top's and the top point's blanket views
-#: in the calling process (about 1.2 s at n = 10^5 and 10^6, ε0 = 1) and the pool's start (a fork and the preload of
-#: scipy.signal per worker), counted as two cores' worth so that the estimate's ``sweep/cores`` carries it
-SWEEP_FIXED_SECONDS = 3.0
+#: in the calling process (1.2 s measured at n = 10^5 and 10^6, ε0 = 1) and the pool's start (the preload of
+#: scipy.signal, a fork per worker: about 1 s), counted as two cores' worth so that the estimate's ``sweep/cores``
+#: carries them (about 2.5 s on 2 cores)
+SWEEP_FIXED_SECONDS = 5.0
 
 
 def sweep_seconds(n: int, epsilon0: float = 1.0) -> float:
