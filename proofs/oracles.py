@@ -591,4 +591,73 @@ FO_GEOMETRIC_DOMINATING = _view_dominated(
     "FO geometric dominating law", "BlanketViewDominating", _check_geometric_cover
 )
 
+
+# ---------------------------------------------------------------- Lemma G1: one randomizer for every user
+def _check_same_randomizer(r):
+    """The algebra of Lemma G1's spread (docs/mechanisms.md), with e = 1+u, e^ε = 1+w and an output of ratio 1+v
+    (0 ≤ v ≤ u) in either direction: the split's masses are ≥ 0, its blanket mass is at least the old one (the extra
+    mass comes from the 0 atom), the mean of G is kept, the old value of G lies between the two new ones (any w), so
+    does the 0 atom when w ≤ u, and a pair with ratios e and 1/e only is binary RR's (masses 1/(e+1) on both values
+    of G).  Each inequality: a numerator and a denominator that are polynomials with non-negative coefficients."""
+    uu, vv, ww, zz, mass = (sp.Symbol(s, nonnegative=True) for s in ("u", "v", "w", "z", "m"))
+    ee_ = 1 + uu
+    a = 1 + ww
+
+    def split(p, q):
+        qp = (p - q / ee_) / (ee_ - 1 / ee_)
+        qm = q - qp
+        return qp, qm, ee_ * qp, qm / ee_  # q+, q−, p+ = e·q+, p− = q−/e
+
+    ok = True
+    for p, q, big in ((mass * (1 + vv), mass, mass * (1 + vv)), (mass, mass * (1 + vv), mass * (1 + vv))):
+        qp, qm, pp, pm = split(p, q)
+        on_v = {uu: vv + zz}  # v ≤ u
+        for x in (qp, qm, qp + pm - big / ee_):
+            num, den = sp.fraction(sp.factor(sp.simplify(x.subs(on_v))))
+            ok = (
+                ok
+                and sp.Poly(sp.expand(num), mass, vv, zz).coeffs() != []
+                and all(c >= 0 for c in sp.Poly(sp.expand(num), mass, vv, zz).coeffs())
+            )
+            ok = ok and all(c >= 0 for c in sp.Poly(sp.expand(den), vv, zz).coeffs())
+        ok = ok and sp.simplify(qp * (ee_ - a) + pm * (1 - a * ee_) - (p - a * q)) == 0
+        g_old = (p - a * q) / (big / ee_)
+        for x in ((ee_ - a) - g_old, g_old - (1 - a * ee_)):  # needs v ≤ u only (any w ≥ 0)
+            num, den = sp.fraction(sp.factor(sp.simplify(x.subs(on_v))))
+            ok = ok and all(c >= 0 for c in sp.Poly(sp.expand(num), ww, vv, zz, mass).coeffs())
+            ok = ok and all(c >= 0 for c in sp.Poly(sp.expand(den), ww, vv, zz, mass).coeffs())
+    # the 0 atom lies in [1 − e^ε·e, e − e^ε] when ε ≤ ε0 (w ≤ u: u = w + z); for ε ≥ ε0 δ = 0 anyway
+    ok = ok and all(c >= 0 for c in sp.Poly(sp.expand((ee_ - a).subs({uu: ww + zz})), ww, zz).coeffs())
+    ok = ok and all(c >= 0 for c in sp.Poly(sp.expand(a * ee_ - 1), ww, uu).coeffs())
+    yp, ym = sp.symbols("y_plus y_minus", nonnegative=True)  # q'(Y+) and q'(Y−)
+    sol = sp.solve([yp + ym - 1, ee_ * yp + ym / ee_ - 1], [yp, ym], dict=True)
+    ok = ok and len(sol) == 1 and sp.simplify(sol[0][yp] - 1 / (ee_ + 1)) == 0
+    ok = ok and sp.simplify(sol[0][ym] / ee_ - 1 / (ee_ + 1)) == 0
+    return SymbolicCheck(
+        True if ok else None,
+        "e = 1+u, e^eps = 1+w, ratio 1+v (v <= u): masses >= 0, blanket mass grows, mean kept, old values inside "
+        "[1 - e^eps·e, e - e^eps] (0 too when w <= u), and ratios {e, 1/e} force binary RR's masses 1/(e+1)",
+        "polynomial numerators and denominators with non-negative coefficients after u = v + z (u = w + z for 0)",
+    )
+
+
+SAME_RANDOMIZER = TABLE.register(
+    "Lemma G1 [same randomizer]",
+    statement=Le(
+        sp.Function("DeltaShuffledSameRandomizer")(n, epsilon0, epsilon),
+        sp.Function("BlanketViewBinaryRR")(n, epsilon0, epsilon),
+    ),
+    hypotheses=(
+        _H_E0,
+        _H_E,
+        Hypothesis(
+            sp.true,
+            "one epsilon0-LDP randomizer, fixed before the round, run by every user on their own value (not chosen "
+            "adaptively, not client-specific); replace-one neighbours, both orders",
+        ),
+    ),
+    symbolic=_check_same_randomizer,
+)
+
+
 TABLE.complete()

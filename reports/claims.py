@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 from blanket.exact.accounting import certified as cb
+from blanket.exact.accounting import same_randomizer
 from blanket.exact.accounting.profiles import Effort, check_worst_cost, eps0_of, sweep_worst
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
@@ -79,11 +80,16 @@ DIGITS = 6
 
 def mechanism_assumptions(dep: Deployment) -> list:
     """What the certificate assumes about the randomizer itself, for the closed-form records."""
+    if dep.mechanism == "ldp" and dep.params.get("same_randomizer"):
+        return [same_randomizer.ASSUMPTION + " " + LDP_LOWER]
     if dep.mechanism == "ldp":
+        return [LDP_MODEL + " " + LDP_LOWER]
+    if dep.mechanism == "matrix" and dep.params.get("same_randomizer"):
         return [
-            "The randomizer: the only assumption is that it is epsilon0-LDP with the stated epsilon0 (any such "
-            "randomizer, adaptively chosen or not); the upper bound is the FOCS 2021 clone pair, valid for all of "
-            "them, and the lower bound comes from one member of the class (binary randomized response)."
+            "The randomizer is exactly the stated matrix, fixed before the round and run by every user on their own "
+            "value (same_randomizer = true): Lemma G1 (the blanket view of binary randomized response with the "
+            "matrix's epsilon0; this project's derivation, status derived, docs/mechanisms.md) is among the upper "
+            "bounds, without the stronger clones' condition."
         ]
     if dep.mechanism == "olh":
         p = dep.params
@@ -106,6 +112,19 @@ def mechanism_assumptions(dep: Deployment) -> list:
         ]
     return []
 
+
+#: the plain ``ldp`` record's model, in words (FMT21: adaptive randomizers on the permuted data; not client-specific)
+LDP_MODEL = (
+    "The randomizer: the only assumption is that it is epsilon0-LDP with the stated epsilon0, in Feldman-McMillan-"
+    "Talwar's model (FOCS 2021): the users' randomizers may be chosen adaptively, each from the earlier reports, and "
+    "are applied to the randomly permuted data; the upper bound is the FOCS 2021 clone pair, proved for that model. "
+    "Client-specific randomizers (user i always runs its own R_i, whatever the permutation) are not covered: with "
+    "users 2..n on a constant randomizer there is no amplification at all."
+)
+LDP_LOWER = (
+    "The lower bound comes from one member of the class (binary or 3-ary randomized response with the same "
+    "epsilon0, on a concrete pair of datasets)."
+)
 
 MONOTONICITY = (
     "The worst-case delta(epsilon) is non-increasing in n: a replace-one neighbouring pair of n+1 users is a pair of n "
@@ -200,6 +219,25 @@ def _stronger_clone_source(mech, n) -> Source:
     )
 
 
+def _same_randomizer_source(mech, n) -> Source:
+    """Lemma G1 for a ``matrix`` randomizer stated as one randomizer for every user (``same_randomizer = true``): the
+    Lemma 5.3 blanket view of binary RR with the matrix's ``e^{ε0}``
+    (:func:`blanket.exact.shuffled.generic_ldp.same_randomizer_delta`); no condition on the matrix."""
+    from blanket.exact.shuffled import generic_ldp
+
+    def comp(eps, mech=mech):
+        return generic_ldp.same_randomizer_delta(mech, n, epsilon=eps), None
+
+    return Source(
+        "same-randomizer",
+        "upper",
+        same_randomizer.DESCRIPTION,
+        comp,
+        results=(same_randomizer.RESULT_KEY,),
+        module="exact.shuffled.generic_ldp.same_randomizer_delta",
+    )
+
+
 def sources(
     dep: Deployment, mech: Randomizer | None, *, workers: int | None = None, scheduler: str | None = None
 ) -> list[Source]:
@@ -219,6 +257,8 @@ def sources(
     is_krr = dep.mechanism in ("krr", "binary_rr")
     if dep.mechanism == "matrix" and dep.params.get("stronger_clones"):  # checked (or refused) first, at every n
         out.append(_stronger_clone_source(mech, n))
+    if dep.mechanism == "matrix" and dep.params.get("same_randomizer"):  # Lemma G1: stated, nothing to check
+        out.append(_same_randomizer_source(mech, n))
     if is_krr and k == 2:
         out.append(_blanket_source(mech, n, krr))
 

@@ -594,6 +594,10 @@ def parse_deployment(
                 except InvalidArgument as exc:
                     raise InvalidArgument(f"{T}.stronger_clones", True, exc.requirement, hint=exc.hint) from None
             params["stronger_clones"] = on
+        if "same_randomizer" in rand:  # one randomizer for every user (Lemma G1): stated, nothing to check
+            params["same_randomizer"] = registry.SCHEMAS[registry.Kind.MATRIX].parse["same_randomizer"](
+                rand["same_randomizer"], f"{T}.same_randomizer"
+            )
     digest.update(extra_bytes)
 
     # ---------------- users

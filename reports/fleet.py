@@ -255,9 +255,11 @@ def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tu
                 )
             for e, c, field in rows:
                 params = registry.parse_params(kind, {**table, "epsilon0": arith_str(e)}, name=_namer(where))
+                _refuse_same_randomizer(params, where)
                 groups.append(FleetGroup(kind, params, c, False, 0, f"{field} epsilon0={arith_str(e)}"))
         else:
             params = registry.parse_params(kind, table, name=_namer(where))
+            _refuse_same_randomizer(params, where)
             if ("n" in g) == ("n_min" in g):
                 raise InvalidArgument(f"{where}.n", g.get("n"), "must be given, or n_min — exactly one")
             key = "n" if "n" in g else "n_min"
@@ -274,6 +276,19 @@ def parse_fleet(data: dict, *, base_dir: pathlib.Path | None = None) -> tuple[tu
     if n_total < 2:
         raise InvalidArgument("users", f"{n_total} user", "must hold at least 2 users in all")
     return tuple(groups), extra, b"".join(files)
+
+
+def _refuse_same_randomizer(params: dict, where: str) -> None:
+    """A group's ``same_randomizer = true`` is refused: groups are client-specific randomizers, and Lemma G1 needs one
+    randomizer for every user of the shuffle (docs/mechanisms.md).  O(1)."""
+    if params.get("same_randomizer"):
+        raise InvalidArgument(
+            f"{where}.mechanism.same_randomizer",
+            True,
+            "does not apply in a fleet of [[users]] groups (client-specific randomizers; Lemma G1 needs one "
+            "randomizer for every user)",
+            hint="drop the option",
+        )
 
 
 def fleet_as_dict(groups: tuple[FleetGroup, ...], colluding: int) -> dict[str, Any]:

@@ -16,6 +16,7 @@ _EXPORTS = {
     'curve_steps': 'allpass binary_worst_curve_stepped binary_worst_curve_values_stepped step_span sweep_seconds',
     'curve_pairs': 'CurveValues curve_pair curve_sources curve_values has_curve',
     'stronger_clones': 'check_condition condition_violation stronger_clone_pair',
+    'same_randomizer': 'applies check_same_randomizer same_randomizer_pair',
     'oracle_lower': 'DROP_Z third_value_lower_pair',
     'certified': 'best_upper lower_bound upper_bounds upper_routes',
     'profiles': 'DeltaProfile Effort EpsilonProfile delta delta_bracket epsilon epsilon0 epsilon_bracket lower_datasets',

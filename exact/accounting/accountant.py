@@ -46,6 +46,7 @@ from blanket.exact.accounting import curve_steps as _curve_steps
 from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import oracle_lower as _oracle_lower
 from blanket.exact.accounting import pld as _pld
+from blanket.exact.accounting import same_randomizer as _same
 from blanket.exact.accounting import stronger_clones as _stronger
 from blanket.exact.accounting.continuous_rounds import ShuffledContinuous
 from blanket.exact.accounting.query import Query
@@ -361,6 +362,15 @@ def four_value_lower_pair(mech: oracles.FourValue, n: int, direction: str = "for
     )
 
 
+#: how a round of the plain ``ldp`` record is described: FMT21's model, which its bound (the clone pair) covers
+LDP_MODEL_TITLE = (
+    "any epsilon0-LDP randomizer (FMT21's model: randomizers chosen adaptively from earlier reports, applied to the "
+    "randomly permuted data; client-specific randomizers not covered)"
+)
+#: ... and of an ``ldp`` record stating one randomizer for every user (Lemma G1)
+LDP_SAME_TITLE = "one epsilon0-LDP randomizer run by every user (Lemma G1)"
+
+
 @dataclass(frozen=True, eq=False)
 class Shuffled:
     """One shuffled round of any randomizer of the one vocabulary: ``Shuffled(mechanism, n)``.
@@ -368,25 +378,33 @@ class Shuffled:
     ``mechanism`` is a record (:func:`blanket.exact.mechanisms.registry.build`, ``make_mechanism``, ``blanket.KRR``)
     or a plain table such as ``{"type": "oue", "k": 128, "epsilon0": "1"}``.  Its dominating pair: k-ary RR the
     blanket-view pair (:func:`exact.accounting.pld.dominating_pair`); every other ε0-LDP randomizer the FOCS 2021
-    clone pair (:func:`clone_pair`).  Its lower pair (a concrete dataset): k-RR as :class:`ShuffledRR`; ``ldp`` binary
+    clone pair (:func:`clone_pair`), or with ``same_randomizer=True`` (an ``ldp`` or matrix randomizer stated as one
+    randomizer for every user) the binary-RR blanket-view pair of Lemma G1.  Its lower pair (a concrete dataset): k-RR as :class:`ShuffledRR`; ``ldp`` binary
     RR with the same ε0 (one member of the class); the four-value records :func:`four_value_lower_pair`; none for
     the geometric mechanism (the lower end then comes from the other rounds only, a valid lower bound).  The
     records with a triple hit law (OUE, SUE, subset selection, Hadamard response) also have the third-value pair
     (:meth:`third_lower_pair`), composed beside the others; the largest lower end is reported.
 
     >>> ev = Shuffled({"type": "ldp", "epsilon0": "1"}, 1000)
-    >>> ev.dominating_pair().kind, ev.describe()
-    ('clone', 'any epsilon0-LDP randomizer, epsilon0 = 1, n = 1000')
+    >>> ev.dominating_pair().kind, ev.describe().startswith("any epsilon0-LDP randomizer (FMT21's model")
+    ('clone', True)
+    >>> one = Shuffled({"type": "ldp", "epsilon0": "1"}, 1000, same_randomizer=True)
+    >>> one.dominating_pair().kind, one.describe()
+    ('same-randomizer', 'one epsilon0-LDP randomizer run by every user (Lemma G1), epsilon0 = 1, n = 1000')
     """
 
     mechanism: Randomizer
     n: int
     stronger_clones: bool = False
+    same_randomizer: bool = False
 
-    def __init__(self, mechanism, n=None, *, stronger_clones: bool = False):
+    def __init__(self, mechanism, n=None, *, stronger_clones: bool = False, same_randomizer: bool = False):
         if not isinstance(stronger_clones, bool):
             raise InvalidArgument("stronger_clones", stronger_clones, "must be True or False")
+        if not isinstance(same_randomizer, bool):
+            raise InvalidArgument("same_randomizer", same_randomizer, "must be True or False")
         object.__setattr__(self, "stronger_clones", stronger_clones)
+        object.__setattr__(self, "same_randomizer", False)
         if isinstance(mechanism, Query):  # validated once: take its record and n as they are
             if n is not None:
                 raise InvalidArgument("n", n, "must not be given with a Query (the query carries it)")
@@ -397,6 +415,7 @@ class Shuffled:
             object.__setattr__(self, "n", mechanism.n)
             if stronger_clones:
                 _stronger.check_condition(self.mechanism)
+            self._state_same_randomizer(same_randomizer)
             return
         if isinstance(mechanism, dict):
             mechanism = make_mechanism(mechanism)
@@ -413,6 +432,24 @@ class Shuffled:
         object.__setattr__(self, "n", arith.integer_in(n, "n", lo=1))
         if stronger_clones:  # refused here when the randomizer is outside the class (or known only by epsilon0)
             _stronger.check_condition(mechanism)
+        self._state_same_randomizer(same_randomizer)
+
+    def _state_same_randomizer(self, asked: bool) -> None:
+        """Record the statement "one randomizer for every user" (Lemma G1): asked here, or carried by an ``ldp``
+        record (``LDP(…, same_randomizer=True)``, which it becomes).  Refused for any record other than ``ldp`` or a
+        matrix (:func:`blanket.exact.accounting.same_randomizer.check_same_randomizer`).  O(1)."""
+        m = self.mechanism
+        if not (asked or getattr(m, "same_randomizer", False)):
+            return
+        _same.check_same_randomizer(m)
+        if isinstance(m, oracles.LDP) and not m.same_randomizer:
+            m = (
+                oracles.LDP(m.epsilon0, same_randomizer=True)
+                if m.epsilon0 is not None
+                else oracles.LDP(exp_epsilon0=m.exp_epsilon0_exact, same_randomizer=True)
+            )
+            object.__setattr__(self, "mechanism", m)
+        object.__setattr__(self, "same_randomizer", True)
 
     @property
     def epsilon0(self) -> Fraction:
@@ -426,13 +463,17 @@ class Shuffled:
 
     def dominating_pair(self) -> _pld.ShiftPair | _curves.FinitePair:
         """Binary RR up to ``CURVE_GRID_N`` users: the worst-case curve pair (as :class:`ShuffledRR`); other k-RR:
-        the blanket-view pair; every other randomizer: the clone pair, or with ``stronger_clones`` (the condition
-        checked on its matrix) the SODA 2023 stronger-clone pair
+        the blanket-view pair; every other randomizer: the clone pair, or with ``same_randomizer`` (one ``ldp`` or
+        matrix randomizer for every user, Lemma G1) the binary-RR blanket-view pair
+        (:func:`blanket.exact.accounting.same_randomizer.same_randomizer_pair`), or with ``stronger_clones`` (the
+        condition checked on its matrix) the SODA 2023 stronger-clone pair
         (:func:`blanket.exact.accounting.stronger_clones.stronger_clone_pair`)."""
         if isinstance(self.mechanism, KRR) and _uses_curve(self.mechanism, self.n):
             return _binary_curve_pair(self.mechanism, self.n)
         if isinstance(self.mechanism, KRR):
             return _pld.dominating_pair(self.mechanism, self.n)
+        if self.same_randomizer:  # Lemma G1: the binary-RR blanket-view pair dominates at every alpha
+            return _same.same_randomizer_pair(self.mechanism, self.n)
         if self.stronger_clones:
             return _stronger.stronger_clone_pair(self.mechanism, self.n)
         return clone_pair(self.mechanism, self.n)
@@ -482,8 +523,12 @@ class Shuffled:
             title = f"{getattr(self.mechanism, 'k', '?')}-ary RR" if self._is_krr() else "randomizer"
         else:
             title = registry.SCHEMAS[registry.resolve(kind)].title
+        if isinstance(self.mechanism, oracles.LDP):  # the model the bound covers, in words (docs/mechanisms.md)
+            title = LDP_SAME_TITLE if self.same_randomizer else LDP_MODEL_TITLE
+        elif self.same_randomizer:
+            title += " run by every user (Lemma G1)"
         d = getattr(self.mechanism, "describe", None)
-        ps = {k: v for k, v in d().items() if k != "type"} if callable(d) else {}
+        ps = {k: v for k, v in d().items() if k not in ("type", "same_randomizer")} if callable(d) else {}
         params = ", ".join(f"{k} = {v}" for k, v in ps.items())
         return f"{title}, {params + ', ' if params else ''}n = {self.n}"
 

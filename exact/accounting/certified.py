@@ -4,7 +4,8 @@ For the records of :mod:`blanket.exact.mechanisms.oracles` (``ldp``, ``oue``, ``
 ``hadamard``, ``subset``, ``geometric``) and ``n`` users (replace-one neighbours):
 
 * **upper bounds** (valid for every pair of neighbouring datasets; :func:`upper_bounds`):
-  the FOCS 2021 clone pair (every ε0-LDP randomizer; the only assumption is ε0-LDP), the Rényi route
+  the FOCS 2021 clone pair (every ε0-LDP randomizer; the only assumption is ε0-LDP), for an ``ldp`` record that
+  states one randomizer for every user (``same_randomizer``) Lemma G1 (the binary-RR blanket view), the Rényi route
   (:func:`renyi_route_delta`: the same pair's Rényi divergences, CKS20 Prop. 12 conversion), the blanket
   view of Balle et al. Lemma 5.3 for the four-value records (the upper end of the fast five-atom
   bracket, O(√n), which already takes the smaller of the convex-order spread and the merged view; and the exact
@@ -64,6 +65,7 @@ __all__ = [
     "GEOMETRIC_ENUMERATION_MAX",
     "GEOMETRIC_FAST",
     "RENYI",
+    "SAME_RANDOMIZER",
     "renyi_route_delta",
     "CLONE",
     "BLANKET_MERGED",
@@ -107,6 +109,8 @@ EXACT_VIEW_MAX_WORK = 3 * 10**5
 #: ε = 0.3, where the fast view gives 1.2·10⁻²⁷) and costs seconds for nothing there
 EXACT_VIEW_MIN_DELTA = Fraction(1, 10**12)
 RENYI = "Rényi route (clone pair, CKS20 Prop. 12 conversion)"
+#: ``ldp`` with ``same_randomizer=True`` only (one randomizer for every user): Lemma G1, docs/mechanisms.md
+SAME_RANDOMIZER = "one randomizer for every user (Lemma G1: binary-RR blanket view)"
 
 
 def upper_end(v: Enclosure) -> Fraction:
@@ -161,6 +165,15 @@ def upper_routes(mech: Randomizer, n: int) -> list:
             "exact.accounting.certified.renyi_route_delta",
         ),
     ]
+    if isinstance(mech, oracles.LDP) and mech.same_randomizer:  # the deployment states one randomizer for all users
+        out.append(
+            Route(
+                SAME_RANDOMIZER,
+                lambda **kw: generic_ldp.same_randomizer_delta(mech, n, **kw),
+                ("Lemma G1 [same randomizer]",),
+                "exact.shuffled.generic_ldp.same_randomizer_delta",
+            )
+        )
     if isinstance(mech, oracles.FourValue):
         gamma = f"FO gamma [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
         law = f"FO L law [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"

@@ -116,32 +116,43 @@ def _set(obj, **kw):
 # ================================================================ generic ε0-LDP
 @dataclass(frozen=True)
 class LDP(_Eps0):
-    """Any ε0-LDP local randomizer, known only by ε0 (adaptive choice allowed).
+    """Any ε0-LDP local randomizer, known only by ε0: Feldman–McMillan–Talwar's model (FOCS 2021).
 
-    Its only certified bound here is the FOCS 2021 clone pair
-    (:func:`clone_delta`).  Its blanket is unknown; every ε0-LDP randomizer
-    has ``γ ≥ e^{−ε0}`` (Balle et al. Lemma 5.2), which is exactly the clone
-    probability of the pair.  The SODA 2023 "stronger clone" pair is **not**
-    used: by its erratum it holds only for a restricted class of randomizers.
+    The model: the randomizers ``R^(1), …, R^(n)`` may be chosen adaptively (each from the earlier reports) and are
+    applied to the randomly permuted data; its only certified bound here is the FOCS 2021 clone pair
+    (:func:`clone_delta`).  Client-specific randomizers (user ``i`` always runs its own ``R_i``) are **not** covered:
+    users 2..n on a constant randomizer give no amplification at all.  Its blanket is unknown; every ε0-LDP
+    randomizer has ``γ ≥ e^{−ε0}`` (Balle et al. Lemma 5.2), which is exactly the clone probability of the pair.  The
+    SODA 2023 "stronger clone" pair is **not** used: by its erratum it holds only for a restricted class.
+
+    ``same_randomizer=True`` states a narrower model: **one** ε0-LDP randomizer, fixed before the round, run by every
+    user on their own value.  Then Lemma G1 (docs/mechanisms.md, this project's derivation, status *derived*) bounds
+    δ(ε) by the blanket view of binary RR with the same ε0 (:func:`blanket.exact.shuffled.generic_ldp.same_randomizer_delta`).
 
     >>> LDP(exp_epsilon0=3).gamma_lower()
     1/3
+    >>> LDP(exp_epsilon0=3, same_randomizer=True).describe()["same_randomizer"]
+    True
     """
 
     epsilon0: fmpq | None = None
     exp_epsilon0_exact: fmpq | None = None
+    same_randomizer: bool = False
     kind: str = field(default="ldp", init=False)
 
-    def __init__(self, epsilon0=None, *, exp_epsilon0=None):
+    def __init__(self, epsilon0=None, *, exp_epsilon0=None, same_randomizer: bool = False):
+        if not isinstance(same_randomizer, bool):
+            raise InvalidArgument("same_randomizer", same_randomizer, "must be True or False")
         e, ee = eps0_pair(epsilon0, exp_epsilon0)
-        _set(self, epsilon0=e, exp_epsilon0_exact=ee, kind="ldp")
+        _set(self, epsilon0=e, exp_epsilon0_exact=ee, same_randomizer=same_randomizer, kind="ldp")
 
     def gamma_lower(self) -> Enclosure:
         """``e^{−ε0}``: a lower bound on the TV similarity of every ε0-LDP randomizer."""
         return 1 / self.exp_epsilon0()
 
     def describe(self) -> dict:
-        return {"type": "ldp", **self._eps0_describe()}
+        extra = {"same_randomizer": True} if self.same_randomizer else {}
+        return {"type": "ldp", **self._eps0_describe(), **extra}
 
 
 # ================================================================ the four-value mechanisms

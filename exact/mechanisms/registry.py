@@ -153,7 +153,7 @@ def _epsilon0(v, nm):
 
 
 def _flag(v: object, nm: str) -> bool:
-    """A true/false option (``stronger_clones``): exactly a boolean, nothing else read as one."""
+    """A true/false option (``stronger_clones``, ``same_randomizer``): exactly a boolean, nothing else read as one."""
     if not isinstance(v, bool):
         raise InvalidArgument(nm, v, "must be true or false")
     return v
@@ -188,16 +188,22 @@ SCHEMAS: dict[Kind, Schema] = {
     ),
     Kind.MATRIX: Schema(
         ("matrix",),
-        ("stronger_clones",),
+        ("stronger_clones", "same_randomizer"),
         (),
-        {"matrix": lambda v, nm: v, "stronger_clones": _flag},
+        {"matrix": lambda v, nm: v, "stronger_clones": _flag, "same_randomizer": _flag},
         "a finite randomizer given by its matrix",
     ),
     Kind.LAPLACE: Schema((), (), ("epsilon0",), {"epsilon0": _epsilon0}, "the Laplace randomizer"),
     Kind.GAUSSIAN: Schema(
         ("sigma",), (), (), {"sigma": _exact(lo=0, lo_open=True)}, "the Gaussian randomizer (not epsilon0-LDP)"
     ),
-    Kind.LDP: Schema((), (), ("epsilon0", "exp_epsilon0"), _ORACLE_EPS, "any epsilon0-LDP randomizer"),
+    Kind.LDP: Schema(
+        (),
+        ("same_randomizer",),
+        ("epsilon0", "exp_epsilon0"),
+        {**_ORACLE_EPS, "same_randomizer": _flag},
+        "any epsilon0-LDP randomizer",
+    ),
     Kind.OUE: Schema(
         ("k",), (), ("epsilon0", "exp_epsilon0"), {"k": _K, **_ORACLE_EPS}, "optimized unary encoding (OUE)"
     ),
@@ -319,7 +325,7 @@ def build(kind: str | Kind, params: Mapping) -> Randomizer | None:
     if kind in (Kind.LAPLACE, Kind.GAUSSIAN):
         return None
     if kind == Kind.LDP:
-        return o.LDP(**e0)
+        return o.LDP(**e0, same_randomizer=bool(p.get("same_randomizer", False)))
     if kind == Kind.OUE:
         return o.OUE(p["k"], **e0)
     if kind == Kind.SUE:
