@@ -221,3 +221,14 @@ def test_cli_refusal_is_one_line_exit_2(tmp_path):
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
     assert "same_randomizer" in r.stderr
+
+
+def test_binary_rr_worst_case_curve_is_not_a_bound_for_one_randomizer():
+    # docs/composition.md §5g: Lemma G1 bounds by binary RR's blanket view, not by binary RR's worst case over
+    # datasets; 3-RR (one randomizer for every user) exceeds the latter, exact rationals
+    from blanket.exact.shuffled.binary import delta_binary_worst
+
+    worst_rr = delta_binary_worst(KRR(2, exp_epsilon0=7), 20, exp_epsilon=2).value
+    three = g.three_rr_third_delta(LDP(exp_epsilon0=7), 20, exp_epsilon=2)
+    assert isinstance(worst_rr, fmpq) and worst_rr < three
+    assert three <= g.same_randomizer_delta(LDP(exp_epsilon0=7), 20, exp_epsilon=2)

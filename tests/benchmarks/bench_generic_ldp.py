@@ -6,10 +6,11 @@ One round (ε0 = 2, δ = 1e-6, n = 10³ and 10⁴): the certified ε of each rou
 (:func:`blanket.exact.numbers.calibrate.epsilon_for_delta`, relative tolerance 1e-5; the upper end of the search for
 an upper route, the lower end for a lower route) — the FOCS 2021 clone pair
 (the ``ldp`` record's upper end), Su–Cheng–Wang's general-clone value (refuted, not a bound), Lemma G1 (every user
-runs one randomizer; derived, not used for ``ldp``), 3-RR with the others on a third value (the new lower end) and
+runs one randomizer; derived, used when the deployment states it: ``same_randomizer``), 3-RR with the others on a third value (the new lower end) and
 binary RR with ``c = 0`` (the old lower end) — with the ratios upper/lower, seconds per column and peak RSS.
 ``--compose``: ``ldp`` with ε0 = 1, n = 10⁶, T = 365 through the accountant (curves off): the upper end, the old
-concrete pairs' lower ends (forward, backward) and the 3-RR third-value pair's (a few minutes on one core).
+concrete pairs' lower ends (forward, backward) and the 3-RR third-value pair's (a few minutes on one core); then the
+same with ``same_randomizer=True`` (one randomizer for every user: Lemma G1's binary-RR blanket-view pair).
 Timings are wall-clock seconds on a shared machine.
 """
 
@@ -62,9 +63,9 @@ def one_round(ns: list, eps0: int = 2, delta: str = "1e-6") -> None:
         )
 
 
-def composed(n: int = 10**6, T: int = 365, eps0: int = 1, delta: str = "1e-6") -> None:
+def composed(n: int = 10**6, T: int = 365, eps0: int = 1, delta: str = "1e-6", same: bool = False) -> None:
     t0 = time.time()
-    acc = ShuffleAccountant(curves=False).compose(Shuffled(LDP(eps0), n), count=T)
+    acc = ShuffleAccountant(curves=False).compose(Shuffled(LDP(eps0), n, same_randomizer=same), count=T)
     e = acc.get_epsilon(delta)
     g = acc._lower_grid(acc._cache["auto"])
     low = {}
@@ -73,9 +74,11 @@ def composed(n: int = 10**6, T: int = 365, eps0: int = 1, delta: str = "1e-6") -
         low[k] = float(p.get_epsilon(delta)) if p is not None else float("nan")
     old = max(low["low-fwd"], low["low-bwd"])
     print(
-        f"ldp eps0 = {eps0}, n = {n}, T = {T}, delta = {delta}: upper {float(e):.6f}; lower old (fwd/bwd) "
+        f"ldp{' same_randomizer (Lemma G1 pair)' if same else ' (clone pair)'} eps0 = {eps0}, n = {n}, T = {T}, "
+        f"delta = {delta}: upper {float(e):.6f}; lower old (fwd/bwd) "
         f"{low['low-fwd']:.6f}/{low['low-bwd']:.6f}, 3-RR third {low['low-3']:.6f}; reported {float(e.lower):.6f}; "
-        f"ratio {float(e) / float(e.lower):.3f} (old {float(e) / old:.3f}); {time.time() - t0:.0f} s, {_rss_mb():.0f} MB"
+        f"ratio {float(e) / float(e.lower):.3f} (old {float(e) / old:.3f}); {time.time() - t0:.0f} s, {_rss_mb():.0f} MB",
+        flush=True,
     )
 
 
@@ -87,6 +90,7 @@ def main() -> None:
     one_round([1000] if a.quick else [1000, 10000])
     if a.compose:
         composed()
+        composed(same=True)
 
 
 if __name__ == "__main__":
