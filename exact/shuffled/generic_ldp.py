@@ -19,8 +19,9 @@ three computations (issue 25).
   the likelihood ratios ``e`` and ``1/e``, whose only pair is binary RR's: the δ of the binary-RR blanket view (the
   SODA 2023 "stronger clone" pair) at the same ε0.  It needs every other user's randomizer to be ``R`` itself (or at
   least ``≥ β``); the ``ldp`` record allows FMT21's adaptive model (a sequence of randomizers chosen from earlier
-  reports, applied to the permuted data), for which only the FOCS 2021 clone pair is proved, so this bound is
-  **not** among the ``ldp`` record's routes.
+  reports, applied to the permuted data), for which only the FOCS 2021 clone pair is proved, so this bound is a
+  route only when the deployment states one randomizer for every user (``LDP(…, same_randomizer=True)``,
+  ``same_randomizer = true``; :mod:`blanket.exact.accounting.same_randomizer`; reviewed in the docs, 29 Nov 2026).
 * **Refuted** (:func:`scw_generic_delta`): the "general clone" GPARV that Su–Cheng–Wang's code uses for a generic
   ε0-LDP randomizer (values ``e − e^ε`` and ``1 − e^{ε+ε0}`` with probability ``e^{−ε0}/2`` each, else 0); it equals
   exactly ``(e^{ε0}+1)/(2e^{ε0})`` times the FOCS 2021 clone pair's δ, and binary RR and 3-RR exceed it
@@ -122,7 +123,8 @@ def same_randomizer_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[Delt
     Equal to the binary-RR blanket view with the same ``e^{ε0}``
     (:func:`blanket.exact.shuffled.krr.delta_stronger_clones`); why it bounds every such randomizer:
     ``docs/mechanisms.md`` ("Generic ε0-LDP: the bracket", Lemma G1, this project's derivation, status *derived*).
-    Not proved for FMT21's adaptive sequence of randomizers (the ``ldp`` record's class), see the module docstring.
+    Not proved for FMT21's adaptive sequence of randomizers (the plain ``ldp`` record's class), see the module
+    docstring; a certificate route for ``LDP(…, same_randomizer=True)``.
     O(√n·√log(1/tol)) ball operations (exact rationals for exact inputs and small n).
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
