@@ -573,12 +573,17 @@ def _mechanism_text(dep: Deployment) -> str:
         return f"Laplace randomizer, {e0}"
     if dep.mechanism == "gaussian":
         return f"Gaussian randomizer, sigma = {exact_string(p['sigma'])}"
+    if dep.mechanism == "ldp":  # the model in words (docs/mechanisms.md): FMT21's, or one randomizer (Lemma G1)
+        if p.get("same_randomizer"):
+            return f"one epsilon0-LDP randomizer run by every user (same_randomizer = true), {e0}"
+        return f"any epsilon0-LDP randomizer (FMT21's model: adaptive, on the permuted data), {e0}"
     if dep.mechanism in ORACLE_WORDS:
         title = registry.SCHEMAS[registry.Kind(dep.mechanism)].title
         ps = ", ".join(f"{k} = {exact_string(v) if isinstance(v, fmpq) else v}" for k, v in p.items())
         return f"{title}, {ps}"
     m = p["matrix"]
-    return f"finite randomizer given by an exact {len(m)} x {len(m[0])} matrix"
+    one = ", run by every user (same_randomizer = true)" if p.get("same_randomizer") else ""
+    return f"finite randomizer given by an exact {len(m)} x {len(m[0])} matrix{one}"
 
 
 def certify(

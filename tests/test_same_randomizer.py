@@ -162,6 +162,7 @@ def test_deployment_ldp_option_certificate():
     t = cert["targets"][0]
     assert t["upper_key"].startswith("upper: one randomizer for every user")
     assert "Lemma G1 [same randomizer]" in [c["key"] for c in cert["chain"]]
+    assert cert["mechanism_text"].startswith("one epsilon0-LDP randomizer run by every user")
     said = " ".join(cert["assumptions"])
     assert "same_randomizer = true" in said and "status derived" in said and "client-specific" in said
     plain = certificate.certify(parse_deployment(_toml(LDP_ONE.replace("\nsame_randomizer = true", ""))), plot=False)
@@ -169,6 +170,7 @@ def test_deployment_ldp_option_certificate():
     assert p["upper_key"].startswith("upper: clone pair")
     assert float(t["epsilon_upper"]) < float(p["epsilon_upper"])
     assert t["epsilon_lower"] == p["epsilon_lower"]
+    assert "FMT21's model" in plain["mechanism_text"]
     said = " ".join(plain["assumptions"]).lower()
     assert "adaptively" in said and "client-specific" in said and "one randomizer for all" not in said
 
@@ -187,12 +189,7 @@ def test_deployment_matrix_option_source_above_the_worst_case(n):
         assert arith.le(w, up) is True
 
 
-def test_deployment_refusals():
-    with pytest.raises(InvalidArgument, match="same_randomizer"):  # not a key of the oracles
-        parse_deployment(_toml('type = "oue"\nk = 4\nepsilon0 = "1"\nsame_randomizer = true'))
-    with pytest.raises(InvalidArgument, match="true or false"):
-        parse_deployment(_toml(LDP_ONE.replace("true", '"yes"')))
-    fleet = """
+FLEET = """
 name = "fleet"
 [[users]]
 n = 10
@@ -209,18 +206,33 @@ epsilon0 = "2"
 epsilon = "0.5"
 delta = "1e-6"
 """
+
+
+def test_deployment_refusals():
+    with pytest.raises(InvalidArgument, match="same_randomizer"):  # not a key of the oracles
+        parse_deployment(_toml('type = "oue"\nk = 4\nepsilon0 = "1"\nsame_randomizer = true'))
+    with pytest.raises(InvalidArgument, match="true or false"):
+        parse_deployment(_toml(LDP_ONE.replace("true", '"yes"')))
     with pytest.raises(InvalidArgument, match="client-specific") as ei:
-        parse_deployment(fleet)
+        parse_deployment(FLEET)
     assert ei.value.name == "users[0].mechanism.same_randomizer"
 
 
-def test_cli_refusal_is_one_line_exit_2(tmp_path):
-    bad = _toml('type = "oue"\nk = 4\nepsilon0 = "1"\nsame_randomizer = true')
-    (tmp_path / "bad.toml").write_text(bad)
+@pytest.mark.parametrize(
+    "text, named",
+    [
+        (_toml('type = "oue"\nk = 4\nepsilon0 = "1"\nsame_randomizer = true'), "same_randomizer"),
+        (_toml(LDP_ONE.replace("true", '"yes"')), "randomizer.same_randomizer"),
+        (FLEET, "users[0].mechanism.same_randomizer"),
+    ],
+    ids=["oue", "not-a-boolean", "fleet"],
+)
+def test_cli_refusal_is_one_line_exit_2(tmp_path, text, named):
+    (tmp_path / "bad.toml").write_text(text)
     r = run_cli(f"certify {tmp_path / 'bad.toml'} -o {tmp_path / 'out'} --no-pdf --no-plot")
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
-    assert "same_randomizer" in r.stderr
+    assert named in r.stderr
 
 
 def test_binary_rr_worst_case_curve_is_not_a_bound_for_one_randomizer():
