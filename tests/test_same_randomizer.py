@@ -244,3 +244,22 @@ def test_binary_rr_worst_case_curve_is_not_a_bound_for_one_randomizer():
     three = g.three_rr_third_delta(LDP(exp_epsilon0=7), 20, exp_epsilon=2)
     assert isinstance(worst_rr, fmpq) and worst_rr < three
     assert three <= g.same_randomizer_delta(LDP(exp_epsilon0=7), 20, exp_epsilon=2)
+
+
+def test_sampled_round_keeps_lemma_g1_pair():
+    # docs/composition.md §5g: with participation q the round is the shuffle of R_q = (1 − q)·⊥ + q·R, one ε0-LDP
+    # randomizer for every user; the pair is checked against R_q's exhaustive worst case (exact, n = 4)
+    from blanket.exact.accounting.sampled import Sampled
+
+    m = _matrix(CLIMBED[1][1])
+    q = fmpq(1, 2)
+    mq = FiniteRandomizer([[q * v for v in r] + [1 - q] for r in m.matrix()])
+    e = m.exp_epsilon0()
+    assert mq.exp_epsilon0() == e
+    pair = Sampled(Shuffled(m, 4, same_randomizer=True), "1/2").dominating_pair()
+    assert pair.kind == "same-randomizer"
+    atoms = pair.atoms()
+    ees = _grid(e)
+    for ee, w in zip(ees, worst_cases(mq, 4, exp_epsilons=ees)):
+        assert w.value <= pld.hockey_stick(atoms, ee)
+    assert Sampled(Shuffled(m, 4), "1/2").dominating_pair().kind == "clone"

@@ -38,6 +38,7 @@ from typing import Any
 from blanket.exact.accounting import composition_cost as _cost
 from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import pairs as _pairs
+from blanket.exact.accounting import same_randomizer as _same
 from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR
@@ -359,8 +360,10 @@ class Sampled:
         return None, _cost.sampled_view_seconds(self.n, float(self.q), g)
 
     def dominating_pair(self) -> Any:
-        """``q = 1``: the event's pair; k-ary RR (``n ≥ 2``): the sampled blanket view's hull pair; otherwise the
-        event's clone pair (dominating for every ε0-LDP randomizer, the sampled one included)."""
+        """``q = 1``: the event's pair; k-ary RR (``n ≥ 2``): the sampled blanket view's hull pair; a round stating one
+        randomizer for every user (``same_randomizer``): Lemma G1's pair (the sampled randomizer is one ε0-LDP
+        randomizer too, docs/composition.md §5g); otherwise the event's clone pair (dominating for every ε0-LDP
+        randomizer, the sampled one included)."""
         if self.q == 1:
             return self.event.dominating_pair()
         mech = self._krr()
@@ -370,6 +373,10 @@ class Sampled:
         # pair) need not dominate the sampled randomizer R_q; the clone pair dominates every ε0-LDP one (§5f, S0)
         ev = self.event
         rand = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
+        if getattr(ev, "same_randomizer", False):
+            # one randomizer for every user: R_q is one ε0-LDP randomizer too, so Lemma G1's pair dominates (§5g)
+            pr = _same.same_randomizer_pair(rand, self.n)
+            return dataclasses.replace(pr, description=pr.description + f"; participation q = {self.q} not exploited")
         pr = clone_pair(rand, self.n)
         return dataclasses.replace(pr, description=pr.description + f"; participation q = {self.q} not exploited")
 
