@@ -475,7 +475,8 @@ def certify_target(
                         rec["lower_source"] = los[0].title
                         rec["kind"] = "bracket"
                         rec["relative_width"] = arith.decimal_string(arith.exact((upper - lo_end) / upper), 3, up=True)
-                        rec["lower_dataset"] = (los[0].compute(lo_end)[1] or {}).get("dataset")
+                        with arith.precision(start):  # the precision of the search: its remembered value
+                            rec["lower_dataset"] = (los[0].compute(lo_end)[1] or {}).get("dataset")
             if lower is not None and lower > 0 and all(s.role == "exact" for s in ups):
                 rec["epsilon_lower"] = arith.decimal_string(lower, DIGITS, up=False)
                 rec["lower_source"] = ups[0].title
