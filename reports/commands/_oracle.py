@@ -157,20 +157,10 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
     hi = _epsilon_hi(mech)
     payload = {"command": "epsilon", **inp.describe(), "delta": common._s(target)}
     lines = [f"for {common.mechanism_phrase(inp)}, shuffled among n = {n} users."]
-    up_eps = lo_eps = None
-    if ds != "same":
-        br = epsilon_for_delta(
-            lambda e: cb.upper_value(mech, n, epsilon=e), target, hi=hi, rel_tol=rel_tol, cap=inp.cap
-        )
-        up_eps = br.upper
-        with arith.precision(br.prec):
-            _, uname, every = cb.best_upper(mech, n, epsilon=up_eps)
-        payload["upper"] = {"value": arith.decimal_string(up_eps, inp.digits, up=True), "from": uname}
-        lines.append(
-            f"Certified: delta({payload['upper']['value']}) <= {common._s(target)} by the {uname} "
-            f"(the smallest of: {', '.join(every)})."
-        )
-    if ds != "blanket":
+    up_eps = lo_eps = lo_fail = None
+    lower: dict = {}
+    lower_line = None
+    if ds != "blanket":  # the lower end first: its certified failing end starts the upper end's search
         lv, lwhere = (None, None)
         try:
             with arith.precision(arith.DEFAULT_PREC):
@@ -181,16 +171,30 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
                 )
                 if lbr.lower < lbr.upper:
                     lo_eps = lbr.lower
+                    # δ ≥ the lower bound > target there (certified): every upper bound fails at lo_eps
+                    lo_fail = lo_eps if lo_eps > 0 else None
         except (InfeasibleTarget, Undecided):
             lo_eps = None
         if lo_eps is not None:
-            payload["lower"] = {"value": arith.decimal_string(lo_eps, inp.digits, up=False), "from": lwhere}
-            lines.append(
-                f"Certified: delta({payload['lower']['value']}) > {common._s(target)} on the dataset where {lwhere}: "
+            lower = {"value": arith.decimal_string(lo_eps, inp.digits, up=False), "from": lwhere}
+            lower_line = (
+                f"Certified: delta({lower['value']}) > {common._s(target)} on the dataset where {lwhere}: "
                 "no smaller epsilon can be claimed."
             )
         elif lwhere:
-            lines.append(f"No certified lower end ({lwhere}).")
+            lower_line = f"No certified lower end ({lwhere})."
+    if ds != "same":
+        br, uname, every = cb.upper_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, lo=lo_fail, cap=inp.cap)
+        up_eps = br.upper
+        payload["upper"] = {"value": arith.decimal_string(up_eps, inp.digits, up=True), "from": uname}
+        lines.append(
+            f"Certified: delta({payload['upper']['value']}) <= {common._s(target)} by the {uname} "
+            f"(the smallest of: {', '.join(every)})."
+        )
+    if lo_eps is not None:
+        payload["lower"] = lower
+    if lower_line is not None:
+        lines.append(lower_line)
     relation = {"blanket": "upper", "same": "lower"}.get(ds, "bracket")
     payload["relation"] = relation
     payload["epsilon"] = {
