@@ -9,7 +9,8 @@ needs no edit here.
 Exit codes: 0 holds / success, 1 fails, 3 inconclusive (also: --time-budget ran out; an output could not be
 written, e.g. a full disk, or the PDF failed — the JSON/.tex are kept), 2 bad usage or
 input, 4 internal error (a bug: one line, the traceback with ``BLANKET_DEBUG=1``),
-130 interrupted (Ctrl-C), 143 terminated (SIGTERM; temporary files and the output
+130 interrupted (Ctrl-C), 143 terminated (SIGTERM; 129 SIGHUP): one line naming the signal, e.g.
+``blanket: interrupted (SIGINT); temporary files removed, no partial output left`` (temporary files and the output
 directory's lock are removed, no partial file is left in place).
 Any :class:`exact.numbers.errors.BlanketError` becomes one line on stderr and exit 2;
 no traceback is ever shown for bad input.
@@ -100,6 +101,17 @@ def _ignore_signals() -> None:
                 pass
 
 
+def _stopped_line(signum: int) -> str:
+    """The one line of a run stopped by a signal, the same shape for each: ``blanket: interrupted (SIGINT); ...``
+    (Ctrl-C), ``blanket: terminated (SIGTERM); ...`` (also SIGHUP), naming the cleanup that follows (the temporary
+    files and the output directory's lock are removed as :func:`main` returns).  O(1)."""
+    import signal
+
+    verb = "interrupted" if signum == signal.SIGINT else "terminated"
+    name = signal.Signals(signum).name
+    return f"{_bol()}blanket: {verb} ({name}); temporary files removed, no partial output left\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import signal
 
@@ -112,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _main(argv)
     except output.Terminated as exc:
         _ignore_signals()
-        sys.stderr.write(f"{_bol()}blanket: terminated ({exc}); temporary files removed, no partial output left\n")
+        sys.stderr.write(_stopped_line(exc.signum))
         return 128 + exc.signum
     finally:
         output.release_all()
@@ -179,7 +191,9 @@ def _main(argv=None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         _ignore_signals()
-        sys.stderr.write(f"{_bol()}blanket: interrupted\n")
+        import signal
+
+        sys.stderr.write(_stopped_line(signal.SIGINT))
         return 130
     except BrokenPipeError:  # e.g. `blanket ... | head`: stop quietly
         import os

@@ -275,6 +275,9 @@ def test_item5_signal_during_latex_cleans_up(tmp_path, tiny, sig, rc):
     _, err = p.communicate(timeout=HANG)
     assert p.returncode == rc, err
     assert "Traceback" not in err
+    verb = "interrupted" if sig == signal.SIGINT else "terminated"
+    line = f"blanket: {verb} ({signal.Signals(sig).name}); temporary files removed, no partial output left"
+    assert err.replace("\r", "").splitlines()[-1] == line, err
     # issue 26: all of the run or none of it — interrupted before its files were put in place, the earlier run's
     # JSON and PDF stay together and nothing of this run is left (no new JSON beside the old PDF's absence)
     assert (out / "certificate.pdf").read_bytes().startswith(b"%PDF-1.4 an OLD")

@@ -145,7 +145,8 @@ def test_signal_during_the_sweep_one_line_workers_killed_no_output(tmp_path, slo
     assert "Traceback" not in err and "Exception ignored" not in err and "Traceback" not in stdout
     msgs = _messages(err)
     assert [m for m in msgs if not m.startswith("blanket: composing")] == [
-        f"blanket: {'interrupted' if sig == signal.SIGINT else 'terminated (SIGTERM); temporary files removed, no partial output left'}"
+        f"blanket: {'interrupted' if sig == signal.SIGINT else 'terminated'} ({signal.Signals(sig).name}); "
+        "temporary files removed, no partial output left"
     ], (msgs, err[-600:])
     # every worker of the run was killed with it (they are in its process group)
     deadline = time.monotonic() + 60
