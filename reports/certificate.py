@@ -598,6 +598,7 @@ def certify(
     plot: bool = True,
     max_prec: int | None = None,
     curves: bool | str = "auto",
+    pdf: bool = False,
 ) -> dict:
     """Compute the certificate of ``dep`` as plain data (the JSON content).
 
@@ -611,7 +612,8 @@ def certify(
     (:mod:`reports.curve`; ``picture`` in the data, the PNG written by :func:`write`).  ``curves``: the pairs a
     ``[[rounds]]`` composition composes (``"auto"``, ``True``, ``False``: the accountant's ``curves``; the command
     line's ``--curves auto|on|off``); its estimated cost is printed before the work and refused over
-    ``BLANKET_MAX_SECONDS`` unless a time budget is running.
+    ``BLANKET_MAX_SECONDS`` unless a time budget is running.  ``pdf``: the caller will make a PDF of it (a
+    composition's printed estimate counts it, with the picture).
     """
     if curves not in ("auto", True, False):
         raise InvalidArgument("curves", curves, "must be 'auto', True or False")
@@ -639,7 +641,14 @@ def certify(
         from blanket.reports.composition import certify_composition  # (the PLD accountant, ~0.5 s of imports)
 
         return certify_composition(
-            dep, max_prec=max_prec, command=command, progress=progress, plot=plot, curves=curves, workers=workers
+            dep,
+            max_prec=max_prec,
+            command=command,
+            progress=progress,
+            plot=plot,
+            curves=curves,
+            workers=workers,
+            pdf=pdf,
         )
     if dep.groups or dep.colluding:  # a mixed fleet or colluding users: reports/fleet_certificate.py
         from blanket.reports.fleet_certificate import certify_fleet  # imported where used: a single round needs none

@@ -72,11 +72,15 @@ ESTIMATE_SHOWN_SECONDS = 10.0
 BUDGET_OPTION = "--time-budget SECONDS (start anyway; exit 3 when it runs out)"
 
 
-def announce_cost(acc: ShuffleAccountant, *, workers: int | None = None) -> dict:
+def announce_cost(
+    acc: ShuffleAccountant, *, workers: int | None = None, picture: bool = False, pdf: bool = False
+) -> dict:
     """Estimate the composition before any work (:meth:`ShuffleAccountant.estimate`): refuse it
     (:class:`~blanket.exact.runtime.budget.TooExpensive`, exit 2, one line naming the estimate and ``options``) when it
     exceeds ``BLANKET_MAX_SECONDS`` and no time budget is running (with one, the budget bounds the run: exit 3 when
     it runs out; the options named: ``--curves off``, ``--time-budget``, fewer rounds or users); print it on stderr when it reaches :data:`ESTIMATE_SHOWN_SECONDS` and the run is not quiet.
+    A certificate's ``picture`` (its scaled schedules, :meth:`ShuffleAccountant.picture_estimate`) and ``pdf`` are
+    added to the printed estimate (not to the refusal, which is about the composition).
     Returns the estimate as plain data.  O(ledger entries)."""
     import sys
 
@@ -86,6 +90,17 @@ def announce_cost(acc: ShuffleAccountant, *, workers: int | None = None) -> dict
         est = acc.estimate(workers)
     else:
         est = acc.check_cost(workers=workers, curves_option="--curves off", budget_option=BUDGET_OPTION)
+    if picture or pdf:
+        import dataclasses
+
+        from blanket.exact.accounting import composition_cost as _cost
+        from blanket.reports.curve import ROUND_FRACTIONS
+
+        est = dataclasses.replace(
+            est,
+            picture=acc.picture_estimate(ROUND_FRACTIONS) if picture else 0.0,
+            pdf=_cost.SECONDS_PDF if pdf else 0.0,
+        )
     if est.seconds >= ESTIMATE_SHOWN_SECONDS and not _progress.is_quiet():
         hint = "; --curves off for the fast, looser pairs" if (est.sweep or est.curves) else ""
         sys.stderr.write(f"blanket: composing {acc.rounds} rounds: {est.text()}; starting{hint}\n")
@@ -302,15 +317,17 @@ def certify_composition(
     plot: bool = True,
     curves: bool | str = "auto",
     workers: int | None = None,
+    pdf: bool = False,
 ) -> dict:
     """The certificate (plain data) of a deployment with ``[[rounds]]``; ``plot``: with its picture
     (:func:`blanket.reports.curve.composition_picture`: δ(ε) of the composition, ε against the number of rounds);
     ``curves``: the accountant's (:class:`ShuffleAccountant`); ``workers``: the local processes of its curve sweeps
-    (``None``: every core).  The cost is estimated first (:func:`announce_cost`, on those workers)."""
+    (``None``: every core); ``pdf``: a PDF will be made of it (counted in the estimate).  The cost is estimated first
+    (:func:`announce_cost`, on those workers, with the picture and the PDF)."""
 
     t0 = time.time()
     acc = _accountant(dep, curves=curves, workers=workers)
-    announce_cost(acc)
+    announce_cost(acc, picture=plot, pdf=pdf)
     claims = []
     for c in dep.claims:
         claims.append(decide_claim(dep, c, acc))

@@ -278,6 +278,13 @@ def _modelled_as(ev: Any) -> tuple:
     return model() if callable(model) else (ev, None)
 
 
+def _query_cost(ev: Any, rounds: int, discretise: bool = True) -> float:
+    """The per-query seconds an event models apart from its pairs (``query_cost``: a fleet round's lower pairs with
+    sampling), 0 for the others.  O(1)."""
+    model = getattr(ev, "query_cost", None)
+    return float(model(rounds, discretise=discretise)) if callable(model) else 0.0
+
+
 def _binary_mechanism(ev: Any) -> KRR | None:
     """The binary RR record of a :class:`ShuffledRR` / :class:`Shuffled` round, else ``None``."""
     mech = ev.mechanism() if isinstance(ev, ShuffledRR) else getattr(ev, "mechanism", None)
@@ -777,6 +784,7 @@ class ShuffleAccountant:
         sweep = curves = pld = 0.0
         unmodelled = 0
         for entry, _cnt in self._ledger:
+            pld += _query_cost(entry, self.rounds)  # a fleet round's concrete lower pairs (with sampling)
             ev, own = _modelled_as(entry)
             if own is not None:  # a sampled view, a fleet's blanket view or a continuous round: its own model
                 pld += own
@@ -812,6 +820,23 @@ class ShuffleAccountant:
         pld += _cost.products_seconds(self.rounds, len(self._ledger), low)
         cores = resolve_workers(workers if workers is not None else self.workers) if sweep else 1
         return _cost.CompositionCost(sweep=sweep, curves=curves, pld=pld, cores=cores, unmodelled=unmodelled)
+
+    def picture_estimate(self, fractions: Any) -> float:
+        """One-core seconds of a certificate's picture after a query of this ledger (:func:`blanket.reports.curve.
+        composition`): a fixed part, and per fraction ``f < 1`` of ``fractions`` the query of :meth:`scaled` —
+        the products of the scaled counts and the self-compositions of a fleet round's lower pairs, on this
+        accountant's grid (nothing is discretised again).  An estimate, never a bound.  O(ledger entries ·
+        fractions)."""
+        self._need()
+        low = 1 / LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1.0
+        out = _cost.SECONDS_PICTURE_FIXED
+        for f in fractions:
+            if f >= 1:
+                continue
+            t = sum(max(1, math.ceil(cnt * f)) for _e, cnt in self._ledger)
+            out += _cost.products_seconds(t, len(self._ledger), low)
+            out += sum(_query_cost(entry, self.rounds, discretise=False) for entry, _c in self._ledger)
+        return out
 
     def check_cost(
         self,

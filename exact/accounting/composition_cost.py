@@ -9,7 +9,10 @@ is computed):
 * **the curve pairs** of k-RR and the oracles (:func:`blanket.exact.accounting.curve_pairs.curve_seconds`; one
   core);
 * **the PLDs**: each round's pairs discretised by the survival kernel (:func:`discretise_seconds`, a few passes: the
-  grid search and the lower pairs) and the products of the self-compositions (:func:`products_seconds`; one core).
+  grid search and the lower pairs) and the products of the self-compositions (:func:`products_seconds`; one core);
+  a fleet round with sampling also its concrete lower pairs (:func:`fleet_lower_seconds`);
+* for a certificate, **its picture** (one query per scaled schedule, :data:`SECONDS_PICTURE_FIXED`) and **its PDF**
+  (:data:`SECONDS_PDF`), counted apart (``picture``, ``pdf``) and never in a refusal.
 
 Every number here is an *estimate* that chooses or refuses work; none is a bound, and no verdict rests on one.
 The constants were measured on the project machine (2 cores shared with other work), 2026-11-29.
@@ -30,6 +33,7 @@ __all__ = [
     "discretise_seconds",
     "products_seconds",
     "sampled_view_seconds",
+    "fleet_lower_seconds",
 ]
 
 #: survival kernel (:func:`blanket.exact.accounting.pld.discretise_both`) per outer count C and per point of the
@@ -91,6 +95,21 @@ def discretise_seconds(outer_n: int, outer_q: float | None, inner_q: float = 0.5
 #: binary RR ε0 = 1 and 1/2, q = 1/2, n = 10^4: 11.0 s, modelled 13.4 s)
 SECONDS_PER_SAMPLED_W2 = 4e-6
 SECONDS_SAMPLED_FIXED = 1.0
+#: the concrete lower pairs of a fleet round with sampling and several groups (Lemma F6,
+#: :func:`blanket.exact.accounting.fleet_rounds.fleet_lower_pair`): discretised on the query's final grid, whose
+#: step falls like ε/T (ε grows like √T and falls like 1/√n), so their support spans J ∝ √(T·n) points, millions at
+#: n = 10⁶ (one discretisation SECONDS_FLEET_LOWER_DISCRETISE, each query's self-compositions
+#: SECONDS_FLEET_LOWER_QUERY, at n = 10⁶, T = 365; scaled by √(n/10⁶ · T/365)).  Measured (CPU, loaded 2-core
+#: machine, 29 Nov, examples/fleet_daily.toml: n = 10⁶, q = 1/100, ε0* = 2): the discretisation 8.7 s, the
+#: self-compositions 9.3–16 s per query (T = 6, 23, 92, 365 on the same grid: the picture's scaled schedules); the
+#: constants are rounded up so that the whole certificate's estimate is at or above its measured time
+SECONDS_FLEET_LOWER_DISCRETISE = 11.0
+SECONDS_FLEET_LOWER_QUERY = 22.0
+#: the certificate's picture of a composition (:func:`blanket.reports.curve.composition`): drawing and the curve's
+#: grid of cached queries (a few seconds; measured 2–3 s), plus one query per scaled schedule (counted apart)
+SECONDS_PICTURE_FIXED = 3.0
+#: LaTeX of a composition certificate with its figure (latexmk, pdflatex: measured 1.3 CPU s; rounded up)
+SECONDS_PDF = 2.0
 #: a continuous round (:class:`blanket.exact.accounting.continuous_rounds.ShuffledContinuous`): one certified
 #: blanket view per curve point (``points`` plus up to ``points`` refined), each O(S) for the lattice's support
 #: ``S ≈ 2·13.5·sqrt(n)/h`` (measured: Laplace ε0 = 1, T = 10, get_epsilon: 22 s at n = 1000, h = 1/64, loaded
@@ -129,6 +148,18 @@ def sampled_view_seconds(n: int, q: float, gamma: float) -> float:
     """
     w = 24.0 * math.sqrt(max(2.0 * q * gamma * n, 1.0))
     return SECONDS_SAMPLED_FIXED + SECONDS_PER_SAMPLED_W2 * w * w
+
+
+def fleet_lower_seconds(n: int, rounds: int, *, discretise: bool = True) -> float:
+    """Estimated one-core seconds of one query's work on the concrete lower pairs of a fleet round with sampling and
+    several groups (:data:`SECONDS_FLEET_LOWER_QUERY`; with ``discretise``, also their discretisation, done once per
+    grid): ``c·√(n/10⁶ · T/365)`` (``n`` honest users, ``T`` composed rounds of the query's grid).  O(1).
+
+    >>> fleet_lower_seconds(10**4, 10) < fleet_lower_seconds(10**6, 365) < 40
+    True
+    """
+    c = SECONDS_FLEET_LOWER_QUERY + (SECONDS_FLEET_LOWER_DISCRETISE if discretise else 0.0)
+    return c * math.sqrt(max(n, 1) / 1e6 * max(rounds, 1) / 365)
 
 
 def continuous_seconds(n: int, points: int, h: float) -> float:
@@ -173,11 +204,14 @@ class CompositionCost:
     pld: float
     cores: int
     unmodelled: int = 0
+    picture: float = 0.0
+    pdf: float = 0.0
 
     @property
     def seconds(self) -> float:
-        """Estimated wall-clock seconds: the sweep spread over ``cores``, the rest on one core."""
-        return self.sweep / max(1, self.cores) + self.curves + self.pld
+        """Estimated wall-clock seconds: the sweep spread over ``cores``, the rest on one core (with a certificate's
+        ``picture`` and ``pdf`` when they are counted)."""
+        return self.sweep / max(1, self.cores) + self.curves + self.pld + self.picture + self.pdf
 
     def parts(self) -> str:
         """The parts that are not negligible, e.g. ``"worst-case curve sweep 7 min, PLDs 12 s"``."""
@@ -187,6 +221,10 @@ class CompositionCost:
         if self.curves >= 1:
             out.append(f"curve pairs {human_duration(self.curves)}")
         out.append(f"PLDs {human_duration(self.pld)}")
+        if self.picture >= 1:
+            out.append(f"picture {human_duration(self.picture)}")
+        if self.pdf >= 1:
+            out.append(f"PDF {human_duration(self.pdf)}")
         if self.unmodelled:
             out.append(f"{self.unmodelled} ledger entries without a cost model not counted")
         return ", ".join(out)
@@ -204,4 +242,6 @@ class CompositionCost:
             "curve_pair_seconds": round(self.curves, 1),
             "pld_seconds": round(self.pld, 1),
             "unmodelled_entries": self.unmodelled,
+            "picture_seconds": round(self.picture, 1),
+            "pdf_seconds": round(self.pdf, 1),
         }

@@ -126,6 +126,15 @@ class FleetRound:
             return self._honest_event(), None
         return None, _cost.kernel_passes_seconds(self.dominating_pair())
 
+    def query_cost(self, rounds: int, *, discretise: bool = True) -> float:
+        """Seconds of one query's work on this round's concrete lower pairs when ``q < 1`` and there are several
+        groups (:func:`~blanket.exact.accounting.composition_cost.fleet_lower_seconds`: their support on the query's
+        fine grid spans millions of points at n = 10⁶), else 0; ``rounds`` the composed rounds of the query's grid.
+        An estimate, never a bound.  O(1)."""
+        if self.q is None or len(self.groups) < 2:
+            return 0.0
+        return _cost.fleet_lower_seconds(self.honest, rounds, discretise=discretise)
+
     def dominating_pair(self) -> Any:
         """One group with an exact ε0 (colluders only): the pair of its honest users' round (Lemma F3).  Several
         groups, Lemma F5: the hull pair of the sampled blanket view of ``honest`` users of the largest-ε0 RR, memoised per

@@ -122,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
                 scheduler=scheduler,
                 plot=not args.no_plot,
                 curves=curves_mode(args),
+                pdf=not args.no_pdf,
             )
         want_pdf = not args.no_pdf
         written = write(cert, out.path, pdf=want_pdf)
