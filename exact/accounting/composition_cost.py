@@ -104,7 +104,7 @@ SECONDS_SAMPLED_FIXED = 1.0
 #: self-compositions 9.3–16 s per query (T = 6, 23, 92, 365 on the same grid: the picture's scaled schedules); the
 #: constants are rounded up so that the whole certificate's estimate is at or above its measured time
 SECONDS_FLEET_LOWER_DISCRETISE = 11.0
-SECONDS_FLEET_LOWER_QUERY = 22.0
+SECONDS_FLEET_LOWER_QUERY = 24.0
 #: the certificate's picture of a composition (:func:`blanket.reports.curve.composition`): drawing and the curve's
 #: grid of cached queries (a few seconds; measured 2–3 s), plus one query per scaled schedule (counted apart)
 SECONDS_PICTURE_FIXED = 3.0
