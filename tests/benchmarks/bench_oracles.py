@@ -14,7 +14,7 @@ Run: ``python tests/benchmarks/bench_oracles.py [--quick | --fast-only [--n9]]``
    the best fast upper bound and certified lower end of the same-family
    lower bound (the data of the issue's figure).
 
-``--bracket [--exact-view] [--only TEXT]`` prints only table B (issue 25): per oracle and n, the certified ε bracket at
+``--bracket [--exact-view] [--only TEXT] [--third-work W]`` prints only table B (issue 25): per oracle and n, the certified ε bracket at
 δ = 1e-6, ε0 = 2 — lower end from exact.accounting.certified.lower_value (the larger of the same-family and the
 third-value dataset), upper end from upper_value (the best certified route) — the ratio upper/lower, the seconds
 (total, of which the lower end), the number of evaluations of the exact five-atom view (``#xv``) and their seconds,
@@ -25,7 +25,9 @@ route meets the target and ε is above the certified lower end: the same answer 
 evaluations).  The exact view is a route of certified.upper_routes where its cost guard allows (n = 10³ here);
 ``--exact-view`` adds it at every n (exact.shuffled.oracle_exact.exact_view_or_none: slow, about 100 s per δ at
 n = 10⁴).  The rows are those of :func:`mechanisms` and local hashing with a
-stated 3-wise independent family; ``--only TEXT`` keeps the rows whose label contains TEXT.
+stated 3-wise independent family; ``--only TEXT`` keeps the rows whose label contains TEXT; ``--third-work W`` raises
+the cost guard of the unary-encoding third value's full view (exact.shuffled.oracle_third.MAX_WORK; e.g. 1e9 for
+n = 10⁴, about half a minute per δ).
 
 ``--geometric`` prints only table G: the fast geometric engine (exact.shuffled.geometric, docs/numerics.md
 Lemma O2): n = 10^4, 10^6, 10^9, seconds for the certified upper end (one δ(ε)), its relative width, the
@@ -234,7 +236,8 @@ def bracket_table(
                 ok = v is not None and arith.endpoints(v)[0] > t
                 if ok:
                     stat = ", joined statistic" if "joined" in where else ", hits of reports missing z"
-                    lo_from[:] = [where.split(" (")[0] + (stat if "lumped" in where else "")]
+                    stat = ", full view" if "full view" in where else stat
+                    lo_from[:] = [where.split(" (")[0] + (stat if ("lumped" in where or "full view" in where) else "")]
                 return ok
 
             up_from: list = []
@@ -278,6 +281,10 @@ def bracket_table(
 if __name__ == "__main__":
     if "--bracket" in sys.argv:
         only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+        if "--third-work" in sys.argv:  # lift the full-view third value's cost guard (exact.shuffled.oracle_third)
+            from blanket.exact.shuffled import oracle_third
+
+            oracle_third.MAX_WORK = int(float(sys.argv[sys.argv.index("--third-work") + 1]))
         bracket_table(exact_view="--exact-view" in sys.argv, only=only)
     elif "--geometric" in sys.argv:
         geometric_table()
