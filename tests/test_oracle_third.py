@@ -32,9 +32,9 @@ def test_full_view_against_the_matrix(mech, n, ee):
     fwd = _q(delta_dataset(mech.matrix(), [z] * (n - 1), x, x2, exp_epsilon=ee))
     bwd = _q(delta_dataset(mech.matrix(), [z] * (n - 1), x2, x, exp_epsilon=ee))
     assert fwd == bwd  # the two directions agree (a, b exchangeable), so one suffices
-    v = T.exact_third_lower(mech, n, exp_epsilon=ee)
+    v = T.third_full_delta(mech, n, exp_epsilon=ee)
     lo, hi = arith.endpoints(v)
-    assert hi >= 1  # the trivial upper end (the ball [L, 1], rounded outward)
+    assert fwd <= hi <= fwd * (1 + Fraction(1, 10**6))
     assert lo <= fwd
     assert lo >= fwd * (1 - Fraction(1, 10**6))  # tight, not merely valid
 
@@ -73,8 +73,9 @@ def test_full_view_against_the_multinomial(c):
     n, E = 9, 7
     mech = UnaryEncoding(k=5, p=fmpq(1, 2), q=fmpq(1, E + 1), kind="oue")
     exact = _brute_multinomial(n, Fraction(1, 2), Fraction(1, E + 1), Fraction(E), c)
-    lo = _q(T.exact_third_lower(mech, n, exp_epsilon=fmpq(c.numerator, c.denominator)))
-    assert lo <= exact
+    v = T.third_full_delta(mech, n, exp_epsilon=fmpq(c.numerator, c.denominator))
+    lo, hi = arith.endpoints(v)
+    assert lo <= exact <= hi <= exact * (1 + Fraction(1, 10**6))
     assert lo >= exact * (1 - Fraction(1, 10**6))
 
 
@@ -82,7 +83,7 @@ def test_full_view_against_the_multinomial(c):
 def test_full_view_is_above_the_joined_statistic(mech):
     # the joined statistic is a post-processing of this very pair: its exact δ is below the full view's
     n, eps = 300, "0.4"
-    full = T.exact_third_lower(mech, n, epsilon=eps)
+    full = T.third_full_delta(mech, n, epsilon=eps)
     joined = X.third_value_delta(mech, n, epsilon=eps, statistic="joined")
     assert _q(full) >= arith.endpoints(joined)[1]
     v, where = X.best_lower(mech, n, epsilon=eps)
@@ -90,8 +91,8 @@ def test_full_view_is_above_the_joined_statistic(mech):
 
 
 def test_full_view_refusals():
-    assert T.exact_third_lower(Hadamard(8, epsilon0=2), 50, epsilon="0.3") is None
-    assert T.exact_third_lower(OUE(8, epsilon0=1), 50, epsilon=1) == 0
+    assert T.third_full_delta(Hadamard(8, epsilon0=2), 50, epsilon="0.3") is None
+    assert T.third_full_delta(OUE(8, epsilon0=1), 50, epsilon=1) == 0
     m = OUE(8, epsilon0=2)
-    assert T.exact_third_lower(m, 200, epsilon="0.3", max_work=T.exact_third_work(m, 200) - 1) is None
-    assert T.exact_third_lower(m, 200, epsilon="0.3", max_work=T.exact_third_work(m, 200)) is not None
+    assert T.third_full_delta(m, 200, epsilon="0.3", max_work=T.third_full_work(m, 200) - 1) is None
+    assert T.third_full_delta(m, 200, epsilon="0.3", max_work=T.third_full_work(m, 200)) is not None

@@ -560,14 +560,14 @@ def _joint_atoms(a: list, b: list) -> list | None:
 def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> tuple[Enclosure, str]:
     """``(value, dataset text)``: the largest (by lower end) of the same-family and the third-value lower bounds
     (the three statistics of :func:`third_value_delta`: ``"joined"``, ``"zero-hit"``, ``"hits"``), and for unary
-    encoding the third value's full view (:func:`blanket.exact.shuffled.oracle_third.exact_third_lower`, a ball
-    ``[L, 1]``: only its lower end is computed; within its cost guard, about 1 s per δ at n = 10³).
+    encoding the third value's full view (:func:`blanket.exact.shuffled.oracle_third.third_full_delta`; within its
+    cost guard, about 1–2 s per δ at n = 10³).
 
     Each is the exact δ of a concrete neighbouring pair (the third value post-processed), so a certified lower bound.
     Cost: up to eight engine calls (plus the full view, ``O(n^{3/2} log n)`` floats); a statistic's two are skipped when its Chernoff upper bound
     (:func:`third_value_upper`, O(1)) is below the best lower end so far (it cannot win; same answer).
     """
-    from blanket.exact.shuffled.oracle_third import exact_third_lower
+    from blanket.exact.shuffled.oracle_third import third_full_delta
     from blanket.exact.shuffled.oracles import same_family_delta
 
     rec = _four(mech)
@@ -605,7 +605,7 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
             cands.append((third, text))
     # unary encoding: the same dataset's exact δ (the full view, no statistic), a certified lower end only
     # (exact.shuffled.oracle_third; None above its cost guard)
-    full = exact_third_lower(rec, nn, **opts)
+    full = third_full_delta(rec, nn, **opts)
     if full is not None:
         cands.append((full, f"all other {nn - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1)), full view"))
     return max(cands, key=lambda c: lo(c[0]))

@@ -1,4 +1,4 @@
-"""Unary encoding, every other user on a third value: a certified lower bound on the dataset's *exact* δ.
+"""Unary encoding, every other user on a third value: the dataset's *exact* δ as a certified enclosure.
 
 For unary encoding (OUE, SUE) and the datasets ``D = x z^{n−1}``, ``D' = x' z^{n−1}``, the likelihood ratio of a
 shuffled output ``Y = {y_1, …, y_n}`` against ``z^n`` is ``P_D(Y)/P_{z^n}(Y) = (1/n) Σ_i e^{ε0(a_i − c_i)}`` with
@@ -6,7 +6,7 @@ shuffled output ``Y = {y_1, …, y_n}`` against ``z^n`` is ``P_D(Y)/P_{z^n}(Y) =
 
     δ(ε) = (1/n) E_{z^n}[(X − e^ε X')_+],   X = Σ_i e^{ε0(a_i − c_i)},   X' = Σ_i e^{ε0(b_i − c_i)},
 
-the exact δ of the full view of this pair (no post-processing; docs/reference/oracles.md §"The exact third value").
+the exact δ of the full view of this pair (no post-processing; docs/reference/oracles.md §2, "The full view").
 Under ``R(z)`` the three bits are independent, ``a, b ~ Bern(q)``, ``c ~ Bern(p)``.  Given ``C = Σ c_i = m``
 (``C ~ Bin(n, p)``), ``X = (n − m) + m/e + (e − 1)U + (1 − 1/e)A`` with ``U ~ Bin(n − m, q)`` (the ``a = 1`` among
 the ``c = 0`` reports) and ``A ~ Bin(m, q)`` (the ``a = 1`` among the ``c = 1``) independent, and ``X'`` an
@@ -16,18 +16,20 @@ independent copy (``U'``, ``A'``).  So, per ``m``,
 
 with the law of ``X`` on the ``W_U × W_A`` window points sorted once and its suffix sums ``T0``, ``T1``.
 
-**Certification (a lower bound only).**  For *any* sets ``S(x')``, ``E[(X − cX')_+] ≥ Σ_{x'} P(x') ·
+**Certification.**  Lower end: for *any* sets ``S(x')``, ``E[(X − cX')_+] ≥ Σ_{x'} P(x') ·
 max(0, Σ_{x ∈ S(x')} P(x)(x − c x'))`` (``(s)_+ ≥ s`` and ``≥ 0``), and leaving out window points or values of ``m``
 only drops non-negative terms.  ``S(x')`` is a suffix of the *float*-sorted window, so the float ordering need not be
-exact; every float quantity has a proved relative error (docs/numerics.md Lemma T1: the binomial windows of Lemma 2,
-the suffix sums of Lemma 3, the dot product of Lemma 4), and each difference is bounded below by scaling its two
-terms by certified factors before it is taken.  The outer sum over ``m`` is in ball arithmetic.  The result is a ball
-``[L, 1]``: ``L`` a certified lower bound on δ(ε) of this pair, hence on the shuffled mechanism's δ(ε); the upper
-end is the trivial 1 (this route computes no upper bound).
+exact.  Upper end: the suffix ``S'(x')`` starting a relative margin ``η`` below ``ĉX̂'`` holds every window point
+with ``x > c x'`` (checked from the proved float errors), and its points with ``x ≤ c x'`` add at most ``2η``-ish
+(a certified ``κ``) times ``x'``; the left-out windows add their certified mass times ``X ≤ n e^{ε0}``.  Every float
+quantity has a proved relative error (docs/numerics.md Lemma T1: the binomial windows of Lemma 2, the suffix sums of
+Lemma 3, the dot products of Lemma 4), and each difference is bounded by scaling its two terms by certified factors
+before it is taken.  The outer sum over ``m`` is in ball arithmetic.  The result is a ball ``[L, H]`` containing this
+pair's δ(ε): ``L`` is a certified lower bound on the shuffled mechanism's δ(ε).
 
 Cost: ``W_C`` values of ``m`` (``O(√(np)·√log(1/tol))``), each a sort of ``W_U·W_A = O(n·q·log(1/tol))`` floats:
 ``O(n^{3/2} log n)`` float operations in all (n = 10³: about 1 s; 10⁴: about half a minute).  Refused
-(``None``) above :data:`MAX_WORK` (see :func:`exact_third_work`).
+(``None``) above :data:`MAX_WORK` (see :func:`third_full_work`).
 """
 
 from __future__ import annotations
@@ -46,27 +48,29 @@ from flint import arb, fmpq
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["MAX_WORK", "WINDOW_TOL", "exact_third_lower", "exact_third_work"]
+__all__ = ["MAX_WORK", "WINDOW_TOL", "third_full_delta", "third_full_work"]
 
-#: :func:`exact_third_lower` returns None when :func:`exact_third_work` exceeds this (about 1.5·10⁷: n ≈ 10³ for
-#: OUE/SUE at ε0 = 2, about a second per δ); pass ``max_work`` to go further
+#: :func:`third_full_delta` returns None when :func:`third_full_work` exceeds this (OUE/SUE k = 128, ε0 = 2,
+#: n = 10³: 0.8·10⁷ / 1.4·10⁷, 1–2 s per δ; n = 2·10³ is about 2.8 times that); pass ``max_work`` to go further
 MAX_WORK = 5 * 10**7
-#: the cut-off of every binomial window (left-out mass only lowers the lower bound; ≈ 5e-20)
+#: the cut-off of every binomial window (its certified left-out mass widens the upper end only; ≈ 5e-20)
 WINDOW_TOL = fmpq(1, 2**64)
-_U = 2.0**-53
 _FLUSH = 2.0**-600  # differences below this are set to 0 (a lower bound may drop non-negative terms)
+_P_MIN = 2.0**-200  # so are the terms of window points of smaller probability
+_ETA = fmpq(1, 2**30)  # relative margin of the upper end's suffix (covers the float error of X̂ and ĉ)
 
 
 def _window(N: int, q, tol) -> tuple:
-    """``(values, offset, rel)`` of a float window of Bin(N, q) (Lemma 2), ``([1], 0, 0)`` when ``N = 0``."""
+    """``(values, offset, rel, tail)`` of a float window of Bin(N, q) (Lemma 2; ``tail`` its certified left-out mass),
+    ``([1], 0, 0, 0)`` when ``N = 0``."""
     if N == 0:
-        return np.ones(1), 0, 0.0
+        return np.ones(1), 0, 0.0, arb(0)
     w = laws.float_window(N, q, tol)
-    return w.values, w.offset, w.rel
+    return w.values, w.offset, w.rel, arith.ball(w.tail)
 
 
-def exact_third_work(mech: UnaryEncoding, n: IntegerInput) -> int:
-    """The cost measure of :func:`exact_third_lower`: window width of ``C`` times that of ``U`` times that of ``A``
+def third_full_work(mech: UnaryEncoding, n: IntegerInput) -> int:
+    """The cost measure of :func:`third_full_delta`: window width of ``C`` times that of ``U`` times that of ``A``
     (at ``m`` near ``np``), the number of floats sorted in all.  O(1) ball operations."""
     nn = arith.integer_in(n, "n", lo=1)
     lo, hi, _ = laws.window_bounds(nn, arith.ball(mech.p), WINDOW_TOL)
@@ -85,11 +89,21 @@ def _factor(x: arb, up: bool) -> float:
     return math.nextafter(v, 0.0)
 
 
-def _per_m(n: int, m: int, p_q, e_ball: arb, c_hat: float, c_hi: arb) -> arb | None:
-    """A certified lower bound on ``E[(X − cX')_+ | C = m]`` as the exact lower end of an arb (Lemma T1)."""
+def _exact_lo(x: arb) -> arb:
+    lo = arith.endpoints(x)[0]
+    return arb(fmpq(lo.numerator, lo.denominator))
+
+
+def _exact_hi(x: arb) -> arb:
+    hi = arith.endpoints(x)[1]
+    return arb(fmpq(hi.numerator, hi.denominator))
+
+
+def _per_m(n: int, m: int, p_q, e_ball: arb, c_ball: arb) -> tuple[arb, arb]:
+    """``(lo, hi)``: exact balls (radius 0) with ``lo ≤ E[(X − cX')_+ | C = m] ≤ hi`` (docs/numerics.md Lemma T1)."""
     N0 = n - m
-    vu, lu, ru = _window(N0, p_q, WINDOW_TOL)
-    va, la, ra = _window(m, p_q, WINDOW_TOL)
+    vu, lu, ru, tu = _window(N0, p_q, WINDOW_TOL)
+    va, la, ra, ta = _window(m, p_q, WINDOW_TOL)
     alpha, e_al = laws.float_param(arb(N0) + arb(m) / e_ball)
     beta, e_be = laws.float_param(e_ball - 1)
     gam, e_ga = laws.float_param(1 - 1 / e_ball)
@@ -100,40 +114,55 @@ def _per_m(n: int, m: int, p_q, e_ball: arb, c_hat: float, c_hi: arb) -> arb | N
     order = np.argsort(X, kind="stable")
     X, P = X[order], P[order]
     u = arb(fmpq(1, 2**53))
+    fb = laws.float_ball
+    c_lo, c_hi = _exact_lo(c_ball), _exact_hi(c_ball)
+    c_hat = float(c_ball.mid())
     r_x = laws.float_upper((1 + arb(max(e_al, e_be, e_ga))) * (1 + u) ** 3 - 1)
     r_p = laws.rel_combine(ru, ra, fmpq(1, 2**53))
     G0, r0 = laws.suffix_sums(P, r_p)
     G1, r1 = laws.suffix_sums(P * X, laws.rel_combine(r_p, r_x, fmpq(1, 2**53)))
-    # D(x') = Σ_{S(x')} P(x)(x − c x') ≥ G1/(1+r1) − c_hi·X̂'/(1−r_x)·G0/(1−r0) (exact); the float difference
-    # fl(fl(κ1 G1) − fl(fl(κ0 X̂') G0)), κ1 = 1/((1+r1)(1+u)) rounded down, κ0 = c_hi/((1−r_x)(1−r0)(1−u)²) rounded up,
-    # is ≤ (1+u)·that exact lower bound when positive (docs/numerics.md Lemma T1)
-    k1 = _factor(1 / ((1 + laws.float_ball(r1)) * (1 + u)), up=False)
-    k0 = _factor(
-        c_hi / ((1 - laws.float_ball(r_x)) * (1 - laws.float_ball(r0)) * (1 - u) ** 2),
-        up=True,
-    )
+
+    # lower: S(x') = the float-sorted suffix above ĉX̂'.  D(x') = Σ_S P(x)(x − c x') ≥ G1/(1+r1) −
+    # c_hi·X̂'/(1−r_x)·G0/(1−r0); fl(fl(κ1 G1) − fl(fl(κ0 X̂') G0)) with κ1 = 1/((1+r1)(1+u)) rounded down and
+    # κ0 = c_hi/((1−r_x)(1−r0)(1−u)²) rounded up is ≤ (1+u)·that lower bound when positive
+    k1 = _factor(1 / ((1 + fb(r1)) * (1 + u)), up=False)
+    k0 = _factor(c_hi / ((1 - fb(r_x)) * (1 - fb(r0)) * (1 - u) ** 2), up=True)
     idx = np.searchsorted(X, c_hat * X, side="right")
     d = k1 * G1[idx] - (k0 * X) * G0[idx]
-    d[~(d >= _FLUSH)] = 0.0
-    if not d.any():
-        return None
-    s, r_s = laws.dot_nonneg(P, d, r_p, 0.0)  # |s − Σ P d| ≤ r_s Σ P d (P the exact window probabilities)
-    lo = laws.float_ball(float(s)) / (1 + laws.float_ball(r_s)) / (1 + u)  # Σ P D ≥ Σ P d/(1+u) ≥ s/((1+r_s)(1+u))
-    return arb(lo.lower())
+    d[~(d >= _FLUSH) | ~(P >= _P_MIN)] = 0.0  # dropping terms lowers the bound; P·d stays normal (≥ 2^-800)
+    lo = arb(0)
+    if d.any():
+        s, r_s = laws.dot_nonneg(P, d, r_p, 0.0)  # |s − Σ P d| ≤ r_s Σ P d (P the exact window probabilities)
+        lo = _exact_lo(fb(float(s)) / (1 + fb(r_s)) / (1 + u))  # Σ P D ≥ Σ P d/(1+u) ≥ s/((1+r_s)(1+u))
+
+    # upper: S'(x') = the suffix from t̂ = fl(fl(ĉ(1−η))·X̂') on, which holds every window x > c x' (checked below);
+    # its points with x ≤ c x' add at most κ X̂' each (κ below), so
+    # Σ_x P(x)(x − c x')_+ ≤ G1/(1−r1) − λ X̂' G0/(1+r0),  λ = c_lo/(1+r_x) − κ
+    c_eta = _factor(arb(c_hat) * (1 - _ETA), up=False)  # ĉ(1 − η) rounded down: t̂ ≤ ĉ(1−η)X̂'(1+u)
+    if not bool(arb(c_eta) * (1 + u) * (1 + fb(r_x)) < c_lo * (1 - fb(r_x))):
+        raise ArithmeticError("oracle_third: the margin eta does not cover the float error of e^eps")
+    kappa = c_hi / (1 - fb(r_x)) - arb(c_eta) * (1 - u) / (1 + fb(r_x))
+    lam = c_lo / (1 + fb(r_x)) - kappa
+    if not bool(lam > 0):
+        raise ArithmeticError("oracle_third: no certified margin for the upper end")
+    k1u = _factor(1 / ((1 - fb(r1)) * (1 - u)), up=True)
+    k0u = _factor(lam / ((1 + fb(r0)) * (1 + u) ** 2), up=False)
+    idx_u = np.searchsorted(X, c_eta * X, side="left")
+    du = k1u * G1[idx_u] - (k0u * X) * G0[idx_u]
+    np.maximum(du, 0.0, out=du)  # a − b ≤ 0 means the sum is 0; else it is ≤ fl(a − b)/(1 − u)
+    su, r_su = laws.dot_nonneg(P, du, r_p, 0.0)
+    x_max = arb(n) * e_ball  # every X ≤ n e
+    hi = fb(float(su)) / (1 - fb(r_su)) / (1 - u) + arb(len(P) + 64) * arb(fmpq(1, 2**1070))
+    hi = hi + 2 * (tu + ta) * x_max  # the x outside the window, and the x' outside it (G ≤ E[X] ≤ n e)
+    return lo, _exact_hi(hi)
 
 
-def _lower_ball(x: arb) -> arb:
-    """The exact lower end of a ball, as a ball of radius 0."""
-    lo = arith.endpoints(x)[0]
-    return arb(fmpq(lo.numerator, lo.denominator))
-
-
-def exact_third_lower(
+def third_full_delta(
     mech: FourValue, n: IntegerInput, *, max_work: int | None = None, **opts: Unpack[DeltaOptions]
 ) -> Enclosure | None:
-    """A certified lower bound on the exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` for unary encoding (the full view,
-    no post-processing; module docstring), as the ball ``[L, 1]`` (only ``L`` is computed), or ``None`` when the
-    record is not unary encoding, ``ε < 0``, or the work (:func:`exact_third_work`) exceeds ``max_work`` (default
+    """The exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` for unary encoding (the full view, no post-processing; module
+    docstring) as a certified enclosure ``[L, H]`` (``L`` a lower bound on the mechanism's δ(ε)), or ``None`` when the
+    record is not unary encoding, ``ε < 0``, or the work (:func:`third_full_work`) exceeds ``max_work`` (default
     :data:`MAX_WORK`).  ``fmpq(0)`` when ``ε ≥ ε0`` (δ = 0).  One direction suffices (``a`` and ``b`` are
     exchangeable under ``R(z)``, so both directions have the same δ).
 
@@ -143,26 +172,24 @@ def exact_third_lower(
     """
     if not isinstance(mech, UnaryEncoding):
         return None
-    q = delta_args(mech, n, opts, "exact_third_lower")
+    q = delta_args(mech, n, opts, "third_full_delta")
     if q is None:
         return fmpq(0)
     nn, ee = q[0], q[1]
-    if (max_work if max_work is not None else MAX_WORK) < exact_third_work(mech, nn):
+    if (max_work if max_work is not None else MAX_WORK) < third_full_work(mech, nn):
         return None
     c_ball = arith.ball(ee)
     if not (c_ball >= 1):
         return None
-    hi_c = arith.endpoints(c_ball)[1]
-    c_hi = arb(fmpq(hi_c.numerator, hi_c.denominator))
-    c_hat = float(c_ball.mid())
     e_ball = arith.ball(mech.exp_epsilon0())
     p_ball, q_ball = arith.ball(mech.p), arith.ball(mech.q)
-    lo, hi, _ = laws.window_bounds(nn, p_ball, WINDOW_TOL)
-    total = arb(0)
+    lo, hi, tail = laws.window_bounds(nn, p_ball, WINDOW_TOL)
+    low, high = arb(0), arb(0)
     for m in range(lo, hi + 1):
-        v = _per_m(nn, m, q_ball, e_ball, c_hat, c_hi)
-        if v is None:
-            continue
-        total += _lower_ball(laws.pmf(nn, p_ball, m) * v)
-    low = _lower_ball(total / nn)
-    return (low if low > 0 else arb(0)).union(arb(1))
+        pm = laws.pmf(nn, p_ball, m)
+        v_lo, v_hi = _per_m(nn, m, q_ball, e_ball, c_ball)
+        low += _exact_lo(pm * v_lo)
+        high += _exact_hi(pm * v_hi)
+    high += arith.ball(tail) * nn * e_ball  # the m outside the window: E[(X − cX')_+ | m] ≤ n e
+    low, high = _exact_lo(low / nn), _exact_hi(high / nn)
+    return (low if low > 0 else arb(0)).union(high if high < 1 else arb(1))
