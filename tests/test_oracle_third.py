@@ -32,7 +32,8 @@ def test_full_view_against_the_matrix(mech, n, ee):
     fwd = _q(delta_dataset(mech.matrix(), [z] * (n - 1), x, x2, exp_epsilon=ee))
     bwd = _q(delta_dataset(mech.matrix(), [z] * (n - 1), x2, x, exp_epsilon=ee))
     assert fwd == bwd  # the two directions agree (a, b exchangeable), so one suffices
-    v = T.third_full_delta(mech, n, exp_epsilon=ee)
+    assert _q(T.third_full_delta(mech, n, exp_epsilon=ee)) == fwd  # the exact rational route (small n)
+    v = T.third_full_delta(mech, n, exp_epsilon=ee, exact_max_n=0)  # the float kernel (Lemma T1)
     lo, hi = arith.endpoints(v)
     assert fwd <= hi <= fwd * (1 + Fraction(1, 10**6))
     assert lo <= fwd
@@ -73,19 +74,24 @@ def test_full_view_against_the_multinomial(c):
     n, E = 9, 7
     mech = UnaryEncoding(k=5, p=fmpq(1, 2), q=fmpq(1, E + 1), kind="oue")
     exact = _brute_multinomial(n, Fraction(1, 2), Fraction(1, E + 1), Fraction(E), c)
-    v = T.third_full_delta(mech, n, exp_epsilon=fmpq(c.numerator, c.denominator))
+    cq = fmpq(c.numerator, c.denominator)
+    assert T.third_full_delta(mech, n, exp_epsilon=cq) == fmpq(exact.numerator, exact.denominator)
+    v = T.third_full_delta(mech, n, exp_epsilon=cq, exact_max_n=0)
     lo, hi = arith.endpoints(v)
     assert lo <= exact <= hi <= exact * (1 + Fraction(1, 10**6))
+    # the Chernoff bound best_lower uses to skip the full view is above the exact value
+    assert arith.endpoints(T.third_full_upper(mech, n, exp_epsilon=cq))[0] >= exact
     assert lo >= exact * (1 - Fraction(1, 10**6))
 
 
 @pytest.mark.parametrize("mech", [OUE(16, epsilon0=2), SUE(16, epsilon0=2)], ids=["oue", "sue"])
 def test_full_view_is_above_the_joined_statistic(mech):
     # the joined statistic is a post-processing of this very pair: its exact δ is below the full view's
-    n, eps = 300, "0.4"
+    n, eps = 200, "0.4"
     full = T.third_full_delta(mech, n, epsilon=eps)
     joined = X.third_value_delta(mech, n, epsilon=eps, statistic="joined")
     assert _q(full) >= arith.endpoints(joined)[1]
+    assert arith.endpoints(T.third_full_upper(mech, n, epsilon=eps))[0] >= arith.endpoints(full)[1]
     v, where = X.best_lower(mech, n, epsilon=eps)
     assert "full view" in where and _q(v) == _q(full)
 

@@ -15,8 +15,8 @@ For the records of :mod:`blanket.exact.mechanisms.oracles` (``ldp``, ``oue``, ``
   (every ``n``, docs/numerics.md Lemma O2) and at small ``n`` the Lemma 5.3 enumeration.  :func:`best_upper`
   evaluates them all and returns the one with the smallest certified upper end, naming it.
 * **lower bound** (:func:`lower_bound`): the exact δ of a concrete pair of datasets (``x^n`` vs
-  ``x^{n−1}x'``, and for the four-value records the third value post-processed,
-  :func:`blanket.exact.shuffled.oracle_exact.best_lower`; for ``ldp`` the larger of binary RR and 3-ary RR with the
+  ``x^{n−1}x'``, and for the four-value records the third value post-processed — for unary encoding also its full
+  view, within a cost guard — :func:`blanket.exact.shuffled.oracle_exact.best_lower`; for ``ldp`` the larger of binary RR and 3-ary RR with the
   same ε0, members of the class), so a claim can FAIL.
 
 The blanket-view engine is the name :data:`BLANKET_VIEW` (:func:`blanket.exact.shuffled.oracles.blanket_view_upper`);

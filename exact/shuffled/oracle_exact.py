@@ -564,10 +564,12 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
     cost guard, about 1–2 s per δ at n = 10³).
 
     Each is the exact δ of a concrete neighbouring pair (the third value post-processed), so a certified lower bound.
-    Cost: up to eight engine calls (plus the full view, ``O(n^{3/2} log n)`` floats); a statistic's two are skipped when its Chernoff upper bound
-    (:func:`third_value_upper`, O(1)) is below the best lower end so far (it cannot win; same answer).
+    Cost: up to eight engine calls (plus the full view, ``O(n^{3/2} log n)`` floats); a statistic's two (and the full
+    view) are skipped when its Chernoff upper bound (:func:`third_value_upper`,
+    :func:`blanket.exact.shuffled.oracle_third.third_full_upper`, O(1)) is below the best lower end so far (it cannot
+    win; same answer).
     """
-    from blanket.exact.shuffled.oracle_third import third_full_delta
+    from blanket.exact.shuffled.oracle_third import third_full_delta, third_full_upper
     from blanket.exact.shuffled.oracles import same_family_delta
 
     rec = _four(mech)
@@ -605,7 +607,10 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
             cands.append((third, text))
     # unary encoding: the same dataset's exact δ (the full view, no statistic), a certified lower end only
     # (exact.shuffled.oracle_third; None above its cost guard)
-    full = third_full_delta(rec, nn, **opts)
+    full_hi = third_full_upper(rec, nn, **opts)
+    best_lo = max(lo(c[0]) for c in cands)
+    skip = full_hi is not None and (isinstance(full_hi, fmpq) or full_hi.is_finite())
+    full = None if skip and arith.endpoints(full_hi)[1] < best_lo else third_full_delta(rec, nn, **opts)
     if full is not None:
         cands.append((full, f"all other {nn - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1)), full view"))
     return max(cands, key=lambda c: lo(c[0]))

@@ -43,20 +43,24 @@ from blanket.exact.mechanisms.oracles import FourValue, UnaryEncoding
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput
 from blanket.exact.shuffled.krr import delta_args
+from blanket.exact.shuffled.positive_part import chernoff_upper
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["MAX_WORK", "WINDOW_TOL", "third_full_delta", "third_full_work"]
+__all__ = ["EXACT_N", "MAX_WORK", "WINDOW_TOL", "third_full_delta", "third_full_upper", "third_full_work"]
 
 #: :func:`third_full_delta` returns None when :func:`third_full_work` exceeds this (OUE/SUE k = 128, ε0 = 2,
-#: n = 10³: 0.8·10⁷ / 1.4·10⁷, 1–2 s per δ; n = 2·10³ is about 2.8 times that); pass ``max_work`` to go further
-MAX_WORK = 5 * 10**7
+#: n = 10³: 0.8·10⁷ / 1.4·10⁷, 1–3 s per δ; ε0 = 1: 2·10⁷, refused; the work grows as n^{3/2}); pass ``max_work``
+#: to go further
+MAX_WORK = 15 * 10**6
 #: the cut-off of every binomial window (its certified left-out mass widens the upper end only; ≈ 5e-20)
 WINDOW_TOL = fmpq(1, 2**64)
 _FLUSH = 2.0**-600  # differences below this are set to 0 (a lower bound may drop non-negative terms)
 _P_MIN = 2.0**-200  # so are the terms of window points of smaller probability
+#: up to this n (and ``exact_max_n``), exact inputs give the exact rational δ (:func:`_exact_small`)
+EXACT_N = 24
 _ETA = fmpq(1, 2**30)  # relative margin of the upper end's suffix (covers the float error of X̂ and ĉ)
 
 
@@ -157,18 +161,74 @@ def _per_m(n: int, m: int, p_q, e_ball: arb, c_ball: arb) -> tuple[arb, arb]:
     return lo, _exact_hi(hi)
 
 
+def _exact_small(n: int, p: fmpq, q: fmpq, e: fmpq, c: fmpq) -> fmpq:
+    """The same δ(ε) in exact rationals, every ``m``, ``U``, ``A`` (no windows): ``O(n⁵)`` rational operations
+    (sorting per ``m``); for ``n ≤`` :data:`EXACT_N` with exact inputs."""
+    from bisect import bisect_right
+    from math import comb
+
+    total = fmpq(0)
+    for m in range(n + 1):
+        pm = comb(n, m) * p**m * (1 - p) ** (n - m)
+        pts = sorted(
+            (
+                (n - m) + fmpq(m) / e + (e - 1) * i + (1 - 1 / e) * j,
+                comb(n - m, i) * q**i * (1 - q) ** (n - m - i) * comb(m, j) * q**j * (1 - q) ** (m - j),
+            )
+            for i in range(n - m + 1)
+            for j in range(m + 1)
+        )
+        xs = [x for x, _ in pts]
+        t0, t1 = [fmpq(0)] * (len(pts) + 1), [fmpq(0)] * (len(pts) + 1)
+        for k in range(len(pts) - 1, -1, -1):
+            t0[k] = t0[k + 1] + pts[k][1]
+            t1[k] = t1[k + 1] + pts[k][1] * pts[k][0]
+        inner = fmpq(0)
+        for x2, p2 in pts:
+            k = bisect_right(xs, c * x2)
+            inner += p2 * (t1[k] - c * x2 * t0[k])
+        total += pm * inner
+    return total / n
+
+
+def third_full_upper(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure | None:
+    """A cheap certified **upper** bound on :func:`third_full_delta` (``None`` when the record is not unary
+    encoding): ``(1/n) E[(Σ V_i)_+]`` with ``V = e^{ε0(a−c)} − e^ε e^{ε0(b−c)}`` over the eight bit triples, bounded by
+    :func:`~blanket.exact.shuffled.positive_part.chernoff_upper` (docs/numerics.md Lemma K5).  It lets
+    :func:`blanket.exact.shuffled.oracle_exact.best_lower` skip the full view where it cannot win.  O(1) ball
+    operations (a float search of 200 steps)."""
+    if not isinstance(mech, UnaryEncoding):
+        return None
+    q = delta_args(mech, n, opts, "third_full_upper")
+    if q is None:
+        return fmpq(0)
+    nn, ee = q[0], q[1]
+    e = mech.exp_epsilon0()
+    p, qq = mech.p, mech.q
+    atoms = []
+    for a in (0, 1):
+        for b in (0, 1):
+            for c in (0, 1):
+                pr = (qq if a else 1 - qq) * (qq if b else 1 - qq) * (p if c else 1 - p)
+                fa = (e if a else fmpq(1)) / (e if c else fmpq(1))
+                fb = (e if b else fmpq(1)) / (e if c else fmpq(1))
+                atoms.append((pr, fa - ee * fb))
+    return chernoff_upper(nn, atoms) / nn
+
+
 def third_full_delta(
     mech: FourValue, n: IntegerInput, *, max_work: int | None = None, **opts: Unpack[DeltaOptions]
 ) -> Enclosure | None:
     """The exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` for unary encoding (the full view, no post-processing; module
     docstring) as a certified enclosure ``[L, H]`` (``L`` a lower bound on the mechanism's δ(ε)), or ``None`` when the
     record is not unary encoding, ``ε < 0``, or the work (:func:`third_full_work`) exceeds ``max_work`` (default
-    :data:`MAX_WORK`).  ``fmpq(0)`` when ``ε ≥ ε0`` (δ = 0).  One direction suffices (``a`` and ``b`` are
+    :data:`MAX_WORK`).  ``fmpq(0)`` when ``ε ≥ ε0`` (δ = 0); the exact rational δ for exact inputs and
+    ``n ≤ min(EXACT_N, exact_max_n)`` (``O(n⁵)`` rational operations).  One direction suffices (``a`` and ``b`` are
     exchangeable under ``R(z)``, so both directions have the same δ).
 
     Cost ``O(n^{3/2} log n)`` float operations and ``O(√n)`` ball operations per window (module docstring).
-    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon`` (``tol``,
-    ``exact_max_n`` are accepted and ignored: the windows use :data:`WINDOW_TOL`).
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``, ``exact_max_n``
+    (``tol`` is accepted and ignored: the windows use :data:`WINDOW_TOL`).
     """
     if not isinstance(mech, UnaryEncoding):
         return None
@@ -181,7 +241,10 @@ def third_full_delta(
     c_ball = arith.ball(ee)
     if not (c_ball >= 1):
         return None
-    e_ball = arith.ball(mech.exp_epsilon0())
+    e0 = mech.exp_epsilon0()
+    if nn <= min(EXACT_N, q[3]) and all(isinstance(v, fmpq) for v in (mech.p, mech.q, e0, ee)):
+        return _exact_small(nn, mech.p, mech.q, e0, ee)
+    e_ball = arith.ball(e0)
     p_ball, q_ball = arith.ball(mech.p), arith.ball(mech.q)
     lo, hi, tail = laws.window_bounds(nn, p_ball, WINDOW_TOL)
     low, high = arb(0), arb(0)
