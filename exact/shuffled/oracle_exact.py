@@ -605,12 +605,16 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
                     "; reports that hit z lumped, except those hitting x' and z (x and z backward): joined with x x'"
                 )
             cands.append((third, text))
-    # unary encoding: the same dataset's exact δ (the full view, no statistic), a certified lower end only
-    # (exact.shuffled.oracle_third; None above its cost guard)
+    # unary encoding: the same dataset's exact δ (the full view, no statistic; exact.shuffled.oracle_third; None
+    # above its cost guard), skipped when its Chernoff upper bound is below the best lower end so far
     full_hi = third_full_upper(rec, nn, **opts)
     best_lo = max(lo(c[0]) for c in cands)
-    skip = full_hi is not None and (isinstance(full_hi, fmpq) or full_hi.is_finite())
-    full = None if skip and arith.endpoints(full_hi)[1] < best_lo else third_full_delta(rec, nn, **opts)
+    cannot_win = (
+        full_hi is not None
+        and (isinstance(full_hi, fmpq) or full_hi.is_finite())
+        and arith.endpoints(full_hi)[1] < best_lo
+    )
+    full = None if cannot_win else third_full_delta(rec, nn, **opts)
     if full is not None:
         cands.append((full, f"all other {nn - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1)), full view"))
     return max(cands, key=lambda c: lo(c[0]))

@@ -242,8 +242,9 @@ def third_full_delta(
     if not (c_ball >= 1):
         return None
     e0 = mech.exp_epsilon0()
-    if nn <= min(EXACT_N, q[3]) and all(isinstance(v, fmpq) for v in (mech.p, mech.q, e0, ee)):
-        return _exact_small(nn, mech.p, mech.q, e0, ee)
+    if nn <= min(EXACT_N, q[3]) and isinstance(e0, fmpq) and isinstance(ee, fmpq):
+        if isinstance(mech.p, fmpq) and isinstance(mech.q, fmpq):
+            return _exact_small(nn, mech.p, mech.q, e0, ee)
     e_ball = arith.ball(e0)
     p_ball, q_ball = arith.ball(mech.p), arith.ball(mech.q)
     lo, hi, tail = laws.window_bounds(nn, p_ball, WINDOW_TOL)
