@@ -102,3 +102,20 @@ def test_full_view_refusals():
     m = OUE(8, epsilon0=2)
     assert T.third_full_delta(m, 200, epsilon="0.3", max_work=T.third_full_work(m, 200) - 1) is None
     assert T.third_full_delta(m, 200, epsilon="0.3", max_work=T.third_full_work(m, 200)) is not None
+
+
+def test_binned_lower_end(monkeypatch):
+    # the binned route (Lemma T2) against the sorted one (Lemma T1) and, at n = 9, the exact rational value
+    m, n, eps = OUE(16, epsilon0=2), 150, "0.4"
+    sorted_v = T.third_full_delta(m, n, epsilon=eps)
+    monkeypatch.setattr(T, "BINNED_MIN_N", 0)
+    binned = T.third_full_delta(m, n, epsilon=eps)
+    lo_s, hi_s = arith.endpoints(sorted_v)
+    lo_b, hi_b = arith.endpoints(binned)
+    assert lo_b <= hi_s and lo_b >= lo_s * Fraction(98, 100)
+    assert hi_b >= lo_s  # (its upper end is the Chernoff bound)
+    n, E, c = 9, 7, Fraction(3, 2)
+    mech = UnaryEncoding(k=5, p=fmpq(1, 2), q=fmpq(1, E + 1), kind="oue")
+    exact = _brute_multinomial(n, Fraction(1, 2), Fraction(1, E + 1), Fraction(E), c)
+    lo, hi = arith.endpoints(T.third_full_delta(mech, n, exp_epsilon=fmpq(3, 2), exact_max_n=0))
+    assert 0 < lo <= exact <= hi

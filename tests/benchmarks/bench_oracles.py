@@ -14,7 +14,7 @@ Run: ``python tests/benchmarks/bench_oracles.py [--quick | --fast-only [--n9]]``
    the best fast upper bound and certified lower end of the same-family
    lower bound (the data of the issue's figure).
 
-``--bracket [--exact-view] [--only TEXT] [--third-work W]`` prints only table B (issue 25): per oracle and n, the certified ε bracket at
+``--bracket [--exact-view] [--only TEXT] [--third-work W] [--ns N,N]`` prints only table B (issue 25): per oracle and n, the certified ε bracket at
 δ = 1e-6, ε0 = 2 — lower end from exact.accounting.certified.lower_value (the larger of the same-family and the
 third-value dataset), upper end from upper_value (the best certified route) — the ratio upper/lower, the seconds
 (total, of which the lower end), the number of evaluations of the exact five-atom view (``#xv``) and their seconds,
@@ -26,8 +26,8 @@ evaluations).  The exact view is a route of certified.upper_routes where its cos
 ``--exact-view`` adds it at every n (exact.shuffled.oracle_exact.exact_view_or_none: slow, about 100 s per δ at
 n = 10⁴).  The rows are those of :func:`mechanisms` and local hashing with a
 stated 3-wise independent family; ``--only TEXT`` keeps the rows whose label contains TEXT; ``--third-work W`` raises
-the cost guard of the unary-encoding third value's full view (exact.shuffled.oracle_third.MAX_WORK; e.g. 1e9 for
-n = 10⁴, about half a minute per δ).
+the cost guard of the unary-encoding third value's full view (exact.shuffled.oracle_third.MAX_WORK, the sorted route
+up to n = 2000); ``--ns`` picks the n (default 1000,10000).
 
 ``--geometric`` prints only table G: the fast geometric engine (exact.shuffled.geometric, docs/numerics.md
 Lemma O2): n = 10^4, 10^6, 10^9, seconds for the certified upper end (one δ(ε)), its relative width, the
@@ -285,7 +285,10 @@ if __name__ == "__main__":
             from blanket.exact.shuffled import oracle_third
 
             oracle_third.MAX_WORK = int(float(sys.argv[sys.argv.index("--third-work") + 1]))
-        bracket_table(exact_view="--exact-view" in sys.argv, only=only)
+        ns = (10**3, 10**4)
+        if "--ns" in sys.argv:  # e.g. --ns 10000 (comma-separated)
+            ns = tuple(int(float(v)) for v in sys.argv[sys.argv.index("--ns") + 1].split(","))
+        bracket_table(ns=ns, exact_view="--exact-view" in sys.argv, only=only)
     elif "--geometric" in sys.argv:
         geometric_table()
     elif "--fast-only" in sys.argv:
