@@ -109,6 +109,7 @@ def test_binned_lower_end(monkeypatch):
     m, n, eps = OUE(16, epsilon0=2), 150, "0.4"
     sorted_v = T.third_full_delta(m, n, epsilon=eps)
     monkeypatch.setattr(T, "BINNED_MIN_N", 0)
+    monkeypatch.setattr(T, "BINNED_MAX_WORK", 10**9)  # (off by default)
     binned = T.third_full_delta(m, n, epsilon=eps)
     lo_s, hi_s = arith.endpoints(sorted_v)
     lo_b, hi_b = arith.endpoints(binned)

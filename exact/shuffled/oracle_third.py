@@ -62,8 +62,10 @@ _P_MIN = 2.0**-200  # so are the terms of window points of smaller probability
 #: above this n the lower end is binned (:func:`_per_m_binned`, Lemma T2: no sort; n = 10⁴: 12 s against 200 s) and the
 #: upper end of the enclosure is the Chernoff bound :func:`third_full_upper`
 BINNED_MIN_N = 2000
-#: the binned route's work guard (:func:`third_full_work`; OUE/SUE k = 128, ε0 = 2, n = 10⁴: 2.8·10⁸ / 4·10⁸, 5–10 CPU s per δ)
-BINNED_MAX_WORK = 5 * 10**8
+#: the binned route's work guard (:func:`third_full_work`): 0, i.e. off by default — at n = 5·10³ a certificate's
+#: lower end took 15 → 73 s with it; OUE/SUE k = 128, ε0 = 2, n = 10⁴ need 2.8·10⁸ / 4·10⁸ (5–10 CPU s per δ; the
+#: bench's ``--third-work`` sets it)
+BINNED_MAX_WORK = 0
 #: number of bins of the binned route (the bin width h ≈ span/BINS, a power of two)
 BINS = 2**15
 #: window cut-off of the binned route (a lower bound only: left-out mass only lowers it)

@@ -26,8 +26,9 @@ evaluations).  The exact view is a route of certified.upper_routes where its cos
 ``--exact-view`` adds it at every n (exact.shuffled.oracle_exact.exact_view_or_none: slow, about 100 s per δ at
 n = 10⁴).  The rows are those of :func:`mechanisms` and local hashing with a
 stated 3-wise independent family; ``--only TEXT`` keeps the rows whose label contains TEXT; ``--third-work W`` raises
-the cost guard of the unary-encoding third value's full view (exact.shuffled.oracle_third.MAX_WORK, the sorted route
-up to n = 2000); ``--ns`` picks the n (default 1000,10000).
+the cost guards of the unary-encoding third value's full view (exact.shuffled.oracle_third.MAX_WORK, the sorted route
+up to n = 2000, and BINNED_MAX_WORK, the binned route above, off by default; 5e8 covers n = 10⁴ at ε0 = 2, 5–10 CPU s
+per δ); ``--ns`` picks the n (default 1000,10000).
 
 ``--geometric`` prints only table G: the fast geometric engine (exact.shuffled.geometric, docs/numerics.md
 Lemma O2): n = 10^4, 10^6, 10^9, seconds for the certified upper end (one δ(ε)), its relative width, the
@@ -284,7 +285,9 @@ if __name__ == "__main__":
         if "--third-work" in sys.argv:  # lift the full-view third value's cost guard (exact.shuffled.oracle_third)
             from blanket.exact.shuffled import oracle_third
 
-            oracle_third.MAX_WORK = int(float(sys.argv[sys.argv.index("--third-work") + 1]))
+            oracle_third.MAX_WORK = oracle_third.BINNED_MAX_WORK = int(
+                float(sys.argv[sys.argv.index("--third-work") + 1])
+            )
         ns = (10**3, 10**4)
         if "--ns" in sys.argv:  # e.g. --ns 10000 (comma-separated)
             ns = tuple(int(float(v)) for v in sys.argv[sys.argv.index("--ns") + 1].split(","))
