@@ -97,6 +97,10 @@ def test_full_view_is_above_the_joined_statistic(mech):
 
 
 def test_full_view_refusals():
+    from flint import arb
+
+    wide = arb(fmpq(3, 2), fmpq(1, 10**6))  # e^ε known to 1e-6 only: wider than the kernel's margin
+    assert T.third_full_delta(OUE(8, epsilon0=2), 60, exp_epsilon=wide) is None
     assert T.third_full_delta(Hadamard(8, epsilon0=2), 50, epsilon="0.3") is None
     assert T.third_full_delta(OUE(8, epsilon0=1), 50, epsilon=1) == 0
     m = OUE(8, epsilon0=2)

@@ -281,7 +281,8 @@ def third_full_delta(
     """The exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` for unary encoding (the full view, no post-processing; module
     docstring) as a certified enclosure ``[L, H]`` (``L`` a lower bound on the mechanism's δ(ε)), or ``None`` when the
     record is not unary encoding, ``ε < 0``, or the work (:func:`third_full_work`) exceeds ``max_work`` (default
-    :data:`MAX_WORK`).  ``fmpq(0)`` when ``ε ≥ ε0`` (δ = 0); the exact rational δ for exact inputs and
+    :data:`MAX_WORK`), or when a ball is too wide for the float kernel's margins (``e^ε`` wider than about
+    ``2⁻³⁰`` relative).  ``fmpq(0)`` when ``ε ≥ ε0`` (δ = 0); the exact rational δ for exact inputs and
     ``n ≤ min(EXACT_N, exact_max_n)`` (``O(n⁵)`` rational operations).  One direction suffices (``a`` and ``b`` are
     exchangeable under ``R(z)``, so both directions have the same δ).
 
@@ -312,7 +313,11 @@ def third_full_delta(
         lo, hi, _ = laws.window_bounds(nn, p_ball, BINNED_TOL)
         low = arb(0)
         for m in range(lo, hi + 1):
-            low += _exact_lo(laws.pmf(nn, p_ball, m) * _per_m_binned(nn, m, q_ball, e_ball, c_ball))
+            try:
+                v = _per_m_binned(nn, m, q_ball, e_ball, c_ball)
+            except (ArithmeticError, laws.FloatRouteUnavailable):
+                return None
+            low += _exact_lo(laws.pmf(nn, p_ball, m) * v)
         low = _exact_lo(low / nn)
         up = third_full_upper(mech, nn, **opts)
         high = _exact_hi(arith.ball(up)) if up is not None else arb(1)
@@ -322,7 +327,10 @@ def third_full_delta(
     low, high = arb(0), arb(0)
     for m in range(lo, hi + 1):
         pm = laws.pmf(nn, p_ball, m)
-        v_lo, v_hi = _per_m(nn, m, q_ball, e_ball, c_ball)
+        try:
+            v_lo, v_hi = _per_m(nn, m, q_ball, e_ball, c_ball)
+        except (ArithmeticError, laws.FloatRouteUnavailable):
+            return None  # e^ε (or a parameter) too wide a ball for the margins of Lemma T1: not offered
         low += _exact_lo(pm * v_lo)
         high += _exact_hi(pm * v_hi)
     high += arith.ball(tail) * nn * e_ball  # the m outside the window: E[(X − cX')_+ | m] ≤ n e
