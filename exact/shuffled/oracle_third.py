@@ -28,8 +28,10 @@ before it is taken.  The outer sum over ``m`` is in ball arithmetic.  The result
 pair's δ(ε): ``L`` is a certified lower bound on the shuffled mechanism's δ(ε).
 
 Cost: ``W_C`` values of ``m`` (``O(√(np)·√log(1/tol))``), each a sort of ``W_U·W_A = O(n·q·log(1/tol))`` floats:
-``O(n^{3/2} log n)`` float operations in all (n = 10³: about 1 s; 10⁴: about half a minute).  Refused
-(``None``) above :data:`MAX_WORK` (see :func:`third_full_work`).
+``O(n^{3/2} log n)`` float operations in all (n = 10³: 1–3 s; 10⁴: about 200 s on a loaded core, so the binned lower
+end of Lemma T2 is used above :data:`BINNED_MIN_N`, 5–10 CPU s per δ at 10⁴).  Refused
+(``None``) above :data:`MAX_WORK` (sorted) or :data:`BINNED_MAX_WORK` (binned; 0, off, by default; see
+:func:`third_full_work`).
 """
 
 from __future__ import annotations
