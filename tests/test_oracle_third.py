@@ -110,7 +110,7 @@ def test_full_view_refusals():
 
 def test_binned_lower_end(monkeypatch):
     # the binned route (Lemma T2) against the sorted one (Lemma T1) and, at n = 9, the exact rational value
-    m, n, eps = OUE(16, epsilon0=2), 150, "0.4"
+    m, n, eps = OUE(16, epsilon0=2), 100, "0.5"
     sorted_v = T.third_full_delta(m, n, epsilon=eps)
     monkeypatch.setattr(T, "BINNED_MIN_N", 0)
     monkeypatch.setattr(T, "BINNED_MAX_WORK", 10**9)  # (off by default)
@@ -119,7 +119,7 @@ def test_binned_lower_end(monkeypatch):
     lo_b, hi_b = arith.endpoints(binned)
     assert lo_b <= hi_s and lo_b >= lo_s * Fraction(98, 100)
     assert hi_b >= lo_s  # (its upper end is the Chernoff bound)
-    n, E, c = 9, 7, Fraction(3, 2)
+    n, E, c = 7, 7, Fraction(3, 2)
     mech = UnaryEncoding(k=5, p=fmpq(1, 2), q=fmpq(1, E + 1), kind="oue")
     exact = _brute_multinomial(n, Fraction(1, 2), Fraction(1, E + 1), Fraction(E), c)
     lo, hi = arith.endpoints(T.third_full_delta(mech, n, exp_epsilon=fmpq(3, 2), exact_max_n=0))
