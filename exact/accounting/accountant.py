@@ -48,6 +48,7 @@ from blanket.exact.accounting import oracle_lower as _oracle_lower
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting import same_randomizer as _same
 from blanket.exact.accounting import stronger_clones as _stronger
+from blanket.exact.accounting import summed_lower as _summed
 from blanket.exact.accounting.continuous_rounds import ShuffledContinuous
 from blanket.exact.accounting.query import Query
 from blanket.exact.mechanisms import oracles, registry
@@ -75,6 +76,7 @@ LOWER_NAMES = {
     "low-fwd": "concrete pair, forward",
     "low-bwd": "concrete pair, backward",
     "low-3": "third-value pair (frequency oracles; 3-ary RR for ldp; other rounds forward)",
+    "low-sum": "summed counts of the concrete pair c = 0 over the binary RR rounds (exact, no grid)",
 }
 #: binary RR rounds of at most this many users compose the worst-case privacy curve over all datasets
 #: (:func:`blanket.exact.accounting.curves.binary_worst_pair`, O(n²): about a second at n = 256) instead of the
@@ -756,6 +758,24 @@ class ShuffleAccountant:
         sc = bool(getattr(ev, "stronger_clones", False))
         return _curve_pairs.curve_pair(mech, ev.n, stronger_clones=sc, max_points=pts)
 
+    def _summed_pairs(self) -> list | None:
+        """Both orders of binary RR's summed-count lower pair (:mod:`blanket.exact.accounting.summed_lower`) for each
+        group of the ledger's binary RR rounds with one ``e^{ε0}`` (rounds of other kinds and other groups are left
+        out: a post-processing), or ``None`` without binary RR rounds.  Memoised until the next ``compose``.  O(ledger
+        entries)."""
+        if "summed" not in self._cache:
+            groups: dict = {}
+            for ev, cnt in self._ledger:
+                mech = _binary_mechanism(ev)
+                if mech is None:
+                    continue
+                key = str(mech.exp_epsilon0())
+                m, others, rounds = groups.get(key, (mech, 0, 0))
+                groups[key] = (m, others + cnt * (ev.n - 1), rounds + cnt)
+            pairs = [sp for m, o, r in groups.values() for sp in _summed.summed_pairs(m, o, r)]
+            self._cache["summed"] = pairs or None
+        return self._cache["summed"]
+
     def _has_third(self) -> bool:
         """Whether a round has the oracles' third-value lower pair (then the lower end also composes "low-3": that
         pair where a round has it, the forward lower pair elsewhere)."""
@@ -1041,6 +1061,8 @@ class ShuffleAccountant:
             if cu is not None and (up is None or cu < up):  # the smaller certified upper end wins
                 up, pl, curve = cu, self._pld(g, "clower").get_epsilon(dt), True
         lows = {k: p.get_epsilon(dt) for k in LOWER_KINDS if (p := self._pld(self._lower_grid(g), k)) is not None}
+        if (sums := self._summed_pairs()) is not None:
+            lows["low-sum"] = max(_summed.lower_epsilon(sp, dt) for sp in sums)
         low_kind = max(lows, key=lambda k: lows[k]) if lows else None
         lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair (geometric only): 0
         renyi = self._renyi(g)
@@ -1102,6 +1124,8 @@ class ShuffleAccountant:
                 for k in LOWER_KINDS
                 if (p := self._pld(self._lower_grid(g), k)) is not None
             }
+            if (sums := self._summed_pairs()) is not None:
+                lows["low-sum"] = max(_summed.lower_delta(sp, eps) for sp in sums)
             u = min(Fraction(1), arith.endpoints(up)[1])
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
             low_kind = max(lows, key=lambda k: lows[k]) if lows else None
