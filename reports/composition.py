@@ -16,7 +16,7 @@ import time
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from blanket.exact.accounting.accountant import ShuffleAccountant
+from blanket.exact.accounting.accountant import LOWER_NAMES, ShuffleAccountant
 from blanket.exact.numbers import arith
 from blanket.proofs import composition as comp
 from blanket.proofs import fleets as pf
@@ -193,7 +193,9 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
         "route": ROUTE_NAMES[e.route],
         "upper_source": UPPER_SOURCES[e.route],
         "kind": "composed",
-        "lower_source": lower_source(acc) if e.lower > 0 else "none (no round has a concrete pair)",
+        "lower_source": lower_source(acc, e.details.get("lower_pair"))
+        if e.lower > 0
+        else "none (no round has a concrete pair)",
         "reason": f"certified by the {ROUTE_NAMES[e.route]}"
         if e.upper != float("inf")
         else "no finite epsilon is certified by either route",
@@ -207,9 +209,18 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
     return rec
 
 
-def lower_source(acc: ShuffleAccountant) -> str:
+def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
     """Which concrete pair gives the composed lower end, in words: each distinct round's lower pair (forward
-    direction; the backward one is the swapped pair) or that it is left out.  O(rounds) (pairs memoised)."""
+    direction; the backward one is the swapped pair) or that it is left out; when ``decided`` (the result's
+    ``details["lower_pair"]``) names binary RR's summed counts, their description (no grid is involved).
+    O(rounds) (pairs memoised)."""
+    if decided is not None and decided == LOWER_NAMES["low-sum"]:
+        sums = acc._summed_pairs() or []
+        return (
+            "the binary RR rounds run on one concrete pair of datasets, seen through the sum of their counts ("
+            + "; ".join(sp.description for sp in sums)
+            + ")"
+        )
     out: list[str] = []
     for ev, _ in acc.ledger:
         pr = ev.lower_pair("forward")

@@ -1,4 +1,4 @@
-"""Binary RR's summed-count lower pair (exact/accounting/summed_lower.py; docs/composition.md §5g).
+"""Binary RR's summed-count lower pair (exact/accounting/summed_lower.py; docs/composition.md §5h).
 
 Cross-checks against exact rational composition: the T-fold product of the dataset c = 0's exact count laws,
 enumerated outcome by outcome (independent of the module: no windows, no thresholds, no float search)."""
@@ -137,10 +137,10 @@ def test_accountant_lower_below_exact_and_upper(n, T):
 
 
 def test_summed_pair_decides_at_many_rounds():
-    """n = 1000, T = 365: the summed pair's lower end is above the composed (grid-rounded) dataset pairs' and is the
+    """n = 500, T = 100: the summed pair's lower end is above the composed (grid-rounded) dataset pairs' and is the
     one reported; it stays below the certified upper end."""
-    ev = ShuffledRR(k=2, epsilon0="1", n=1000)
-    acc = ShuffleAccountant().compose(ev, count=365)
+    ev = ShuffledRR(k=2, epsilon0="1", n=500)
+    acc = ShuffleAccountant().compose(ev, count=100)
     r = acc.get_epsilon("1e-6")
     g = acc._lower_grid(acc._cache["auto"])
     pld_lows = [acc._pld(g, k).get_epsilon(fmpq(1, 10**6)) for k in ("low-fwd", "low-bwd")]
@@ -156,3 +156,44 @@ def test_summed_pairs_refuse_other_mechanisms():
         sl.summed_pairs(KRR(3, exp_epsilon0=3), 10, 2)
     with pytest.raises(InvalidArgument, match="rounds"):
         sl.summed_pairs(KRR(2, exp_epsilon0=3), 10, 0)
+
+
+def _sampled_round(n: int, q, p, f, target_one: bool) -> dict:
+    """Exact law of (number of 1 reports, number of 0 reports) of one sampled round on c = 0 (brute force)."""
+    slots = [(q * f, q * (1 - f), 1 - q)] * (n - 1)  # others hold 0: report 1 w.p. f
+    slots.append((q * p, q * (1 - p), 1 - q) if target_one else (q * f, q * (1 - f), 1 - q))
+    law: dict = {}
+    for outs in itertools.product(range(3), repeat=n):
+        w = fmpq(1)
+        for s, o in zip(slots, outs):
+            w *= s[o]
+        key = (outs.count(0), outs.count(1))
+        law[key] = law.get(key, fmpq(0)) + w
+    return law
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_sampled_summed_pair_below_exact_composition(T):
+    """Poisson participation q = 1/2 (sampled.Sampled), e^{ε0} = 3, n = 3: the accountant's lower δ (the summed pair
+    of the sampled rounds decides it) lies below the exact T-fold δ of c = 0 with the counts of 1s and 0s seen."""
+    from blanket.exact.accounting.sampled import Sampled
+    from blanket.exact.mechanisms.finite import BinaryRR
+
+    n, q = 3, fmpq(1, 2)
+    p, f = fmpq(3, 4), fmpq(1, 4)
+    P1, Q1 = _sampled_round(n, q, p, f, True), _sampled_round(n, q, p, f, False)
+    keys = sorted(P1)
+    Pt, Qt = _product([P1[k] for k in keys], [Q1[k] for k in keys], T)
+    from blanket.exact.accounting.accountant import Shuffled
+
+    ev = Sampled(Shuffled(BinaryRR(exp_epsilon0=3), n), q)
+    acc = ShuffleAccountant().compose(ev, count=T)
+    sums = acc._summed_pairs()
+    assert sums is not None and len(sums) == 2
+    for eps in (fmpq(1, 4), fmpq(3, 4)):
+        d = acc.get_delta(eps)
+        with arith.precision(200):
+            a = arith.ball(eps).exp()
+            ex = max(_upper_end(_hockey(Pt, Qt, a)), _upper_end(_hockey(Qt, Pt, a)))
+        low_sum = max(sl.lower_delta(sp, eps) for sp in sums)
+        assert 0 < low_sum <= d.lower <= ex <= d.upper

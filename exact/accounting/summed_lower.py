@@ -9,7 +9,7 @@ equal to 1 over those rounds: a post-processing of the composed outputs, so ``H_
     S ~ Bin(N, f) + Bin(T, p)   under P,        S ~ Bin(N, f) + Bin(T, f)   under Q
 
 (``p = e^{ε0}/(1 + e^{ε0})``, ``f = 1 − p``).  The other order (target 0 under the first hypothesis) is the same form
-after counting zeros: ``Bin(N, p) + Bin(T, p)`` against ``Bin(N, p) + Bin(T, f)``.  ``docs/composition.md`` §5g.
+after counting zeros: ``Bin(N, p) + Bin(T, p)`` against ``Bin(N, p) + Bin(T, f)``.  ``docs/composition.md`` §5h.
 
 Why it helps: the composed lower pair of :mod:`blanket.exact.accounting.pld` rounds every round's loss *down* to the
 PLD grid, which costs about ``T·Δ/2`` in ε (at ``n = 10⁴``, ``T = 10⁴`` on the grid ``4Δ``: 0.15 of ε ≈ 5.1), while the
@@ -68,20 +68,27 @@ class SummedPair:
     description: str = ""
 
 
-def summed_pairs(mech: KRR, others: int, rounds: int) -> list[SummedPair]:
-    """Both orders of the summed-count pair of binary RR ``mech`` (the dataset ``c = 0``): ``others`` other reports
-    (``Σ count·(n − 1)``) and ``rounds`` reports of the target (``Σ count``).  O(1)."""
+def summed_pairs(mech: KRR, others: int, rounds: int, q: Enclosure | None = None) -> list[SummedPair]:
+    """Both orders of the summed-count pair of binary RR ``mech`` (the dataset ``c = 0``): ``others`` other users'
+    slots (``Σ count·(n − 1)``) and ``rounds`` of the target (``Σ count``).  ``q`` (exact, ``0 < q ≤ 1``; default 1):
+    each user takes part in a round with probability ``q`` (Poisson participation, ``sampled.Sampled``), so a slot
+    reports 1 w.p. ``q f`` (others), ``q p`` or ``q f`` (the target); the backward order counts the slots that do not
+    report 1.  O(1)."""
     if not (isinstance(mech, KRR) and mech.k == 2):
         raise InvalidArgument("mech", getattr(mech, "name", mech), "must be binary randomized response (k = 2)")
     others = arith.integer_in(others, "others", lo=0)
     rounds = arith.integer_in(rounds, "rounds", lo=1)
+    qq = fmpq(1) if q is None else arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
     e = mech.exp_epsilon0()
-    f = 1 / (e + 1)
-    p = e * f
-    base = f"dataset c = 0 in every binary RR round, the sum of the counts ({rounds} rounds, {others} other reports)"
+    f = qq / (e + 1)
+    p = qq * e / (e + 1)
+    part = "" if qq == 1 else f", participation q = {qq}"
+    base = (
+        f"dataset c = 0 in every binary RR round{part}, the sum of the counts ({rounds} rounds, {others} other users)"
+    )
     return [
         SummedPair(others, rounds, f, p, f, base + ", forward"),
-        SummedPair(others, rounds, p, p, f, base + ", backward (zeros counted)"),
+        SummedPair(others, rounds, 1 - f, 1 - f, 1 - p, base + ", backward (the slots not reporting 1 counted)"),
     ]
 
 

@@ -2,7 +2,8 @@
 
 Run: ``PYTHONPATH=. python3 tests/benchmarks/bench_compose.py [--quick] [--skip-long]``
 or ``... bench_compose.py --pairs [--n N] [--T T] [--curves auto|on]`` (issue 25: per randomizer, the old dominating
-pair against the curve pair, beside the certified lower bound).
+pair against the curve pair, beside the certified lower bound)
+or ``... bench_compose.py --binary 1e4:1e4 1e6:365 [--split-off]`` (issue 25: binary RR's bracket and its ratio).
 
 Prints one table: per case the certified ε (upper end), the optimistic end of the PLD sandwich, the
 certified lower bound on the mechanism, the sandwich's relative width, the grid, seconds and peak RSS;
@@ -148,6 +149,36 @@ def lower_table(n: int, T: int, delta: str = "1e-6", only: str = "") -> None:
         )
 
 
+def binary_table(cases: list[str], delta: str = "1e-6", split_off: bool = False) -> None:
+    """Issue 25 (binary RR, ε0 = 1): per ``N:T`` the certified bracket, its ratio, which lower end decided, the
+    sandwich's optimistic end, the grid, wall and CPU seconds of this process (the worst-case curve sweep included
+    the first time an ``n`` is asked in the process).  ``split_off``: the curve pair's pessimistic PLD rounds atoms up
+    (accountant.SPLIT_ATOMS = False, the code before splitting), for a before/after on the same run."""
+    from blanket.exact.accounting import accountant as _acc
+
+    if split_off:
+        _acc.SPLIT_ATOMS = False
+    hdr = (
+        f"{'case':24} {'n':>8} {'T':>6} {'lower':>12} {'upper':>12} {'ratio':>7} {'sandwich lo':>12} {'grid':>10} "
+        f"{'wall s':>7} {'cpu s':>7} {'lower decided by':>20}"
+    )
+    print(hdr)
+    print("-" * len(hdr))
+    for spec in cases:
+        n, T = (int(float(x)) for x in spec.split(":"))
+        ev = ShuffledRR(k=2, epsilon0="1", n=n)
+        t0, c0 = time.time(), time.process_time()
+        e = ShuffleAccountant().compose(ev, count=T).get_epsilon(delta)
+        wall, cpu = time.time() - t0, time.process_time() - c0
+        name = "binary RR, eps0=1" + (" (split off)" if split_off else "")
+        print(
+            f"{name:24} {n:8d} {T:6d} {float(e.lower):12.6f} {float(e.upper):12.6f} "
+            f"{float(e.upper) / float(e.lower):7.4f} {float(e.pair_lower):12.6f} {str(e.grid):>10} {wall:7.1f} "
+            f"{cpu:7.1f} {e.details.get('lower_pair', '-')[:20]:>20}",
+            flush=True,
+        )
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="n = 10^5 instead of 10^6")
@@ -158,7 +189,17 @@ def main():
     ap.add_argument("--lower", action="store_true", help="the oracles' composed lower ends, old pairs and third value")
     ap.add_argument("--only", default="", help="--pairs, --lower: only the cases whose name contains this text")
     ap.add_argument("--curves", choices=["auto", "on"], default="auto", help="curve pairs for --pairs")
+    ap.add_argument(
+        "--binary",
+        nargs="+",
+        metavar="N:T",
+        help="issue 25's binary RR rows (eps0 = 1): bracket, ratio, deciding lower end, seconds (e.g. 1e4:1e4 1e6:365)",
+    )
+    ap.add_argument("--split-off", action="store_true", help="--binary with the curve pair's atoms rounded up")
     a = ap.parse_args()
+    if a.binary:
+        binary_table(a.binary, split_off=a.split_off)
+        return
     if a.lower:
         lower_table(a.n, a.T, only=a.only)
         return
