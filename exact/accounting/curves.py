@@ -135,10 +135,10 @@ class FinitePair:
         inf = fmpq(0)
         if split and not up:
             raise InvalidArgument("split", split, "applies to the upper (pessimistic) side only")
-        top = self.max_ratio if split else None
+        r_top = self.max_ratio if split else None
         with arith.precision(prec):
             gb = arith.ball(g)
-            top_lo = arith.endpoints(arith.ball(top).log())[0] if top is not None else None
+            top_lo = arith.endpoints(arith.ball(r_top).log())[0] if r_top is not None else None
             for r, p, _q0 in self.masses:
                 if p == 0:
                     continue  # no P-mass: no loss value (ratio 0 is loss -inf)
