@@ -50,8 +50,10 @@ WINDOW_TOL = fmpq(1, 2**100)
 PREC = 128
 #: the float search's window of ``S``: this many standard deviations on each side of the mean
 SEARCH_Z = 16.0
-#: certified thresholds around the float search's best one (float noise can shift the best by a step)
+#: certified thresholds around the float search's best one (float noise can shift the best by a step), and the most
+#: further steps of the walk in the improving direction
 NEIGHBOURS = 2
+MAX_CLIMB = 64
 
 
 @dataclass(frozen=True)
@@ -183,27 +185,43 @@ def tails(pair: SummedPair, s: int) -> tuple:
     return res[0], res[1]
 
 
-def _candidates(s: int) -> range:
-    return range(s - NEIGHBOURS, s + NEIGHBOURS + 1)
+def _climb(value, s: int) -> object:
+    """The best certified ``value(t)`` over ``s − NEIGHBOURS … s + NEIGHBOURS``, then a walk in the improving direction
+    while it improves (at most :data:`MAX_CLIMB` steps; the float search's optimum is flat and can be off by a few
+    steps).  ``value`` returns an exact number or ``None``."""
+    vals = {t: value(t) for t in range(s - NEIGHBOURS, s + NEIGHBOURS + 1)}
+    known = {t: v for t, v in vals.items() if v is not None}
+    if not known:
+        return None
+    t = max(known, key=lambda u: known[u])
+    step = 1 if t == s + NEIGHBOURS else (-1 if t == s - NEIGHBOURS else 0)
+    best = known[t]
+    for _ in range(MAX_CLIMB if step else 0):
+        v = value(t + step)
+        if v is None or not v > best:
+            break
+        t, best = t + step, v
+    return best
 
 
 def lower_epsilon(pair: SummedPair, delta: Enclosure) -> fmpq:
     """A certified lower end ``ε̲ ≥ 0`` of the pair's ε at ``delta``: ``H_{e^ε}(P‖Q) > delta`` for every ``ε < ε̲``
-    (the best certified ``log((P(S ≥ s) − δ)/Q(S ≥ s))`` over thresholds near the float search's; 0 when no tested
+    (the best certified ``log((P(S ≥ s) − δ)/Q(S ≥ s))`` over thresholds near the float search's, :func:`_climb`; 0 when no tested
     threshold reaches ``delta``).  O(W_S log W_S + W_T)."""
     d = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
     df = float(d)
-    best = fmpq(0)
     s_star = _search(pair, lambda Ps, Qs: np.where(Ps > df, np.log(np.maximum(Ps - df, 1e-300)) - np.log(Qs), -np.inf))
-    for s in _candidates(s_star):
+
+    def value(s: int) -> fmpq | None:
         P_lo, Q_hi = tails(pair, s)
         if P_lo <= d or Q_hi <= 0:
-            continue
+            return None
         with arith.precision(PREC):
             lo = arith.endpoints((arith.ball(P_lo - d) / arith.ball(Q_hi)).log())[0]
-        v = fmpq(lo.numerator, lo.denominator)
-        best = max(best, v)
-    return best
+        return fmpq(lo.numerator, lo.denominator)
+
+    best = _climb(value, s_star)
+    return max(fmpq(0), best) if best is not None else fmpq(0)
 
 
 def lower_delta(pair: SummedPair, epsilon: Enclosure) -> Fraction:
@@ -213,10 +231,12 @@ def lower_delta(pair: SummedPair, epsilon: Enclosure) -> Fraction:
     with arith.precision(PREC):
         a_hi = arith.endpoints(arith.ball(eps).exp())[1]
     af = float(a_hi)
-    best = Fraction(0)
+    a_q = fmpq(a_hi.numerator, a_hi.denominator)
     s_star = _search(pair, lambda Ps, Qs: Ps - af * Qs)
-    for s in _candidates(s_star):
+
+    def value(s: int) -> fmpq:
         P_lo, Q_hi = tails(pair, s)
-        v = P_lo - fmpq(a_hi.numerator, a_hi.denominator) * Q_hi
-        best = max(best, Fraction(int(v.p), int(v.q)))
-    return best
+        return P_lo - a_q * Q_hi
+
+    best = _climb(value, s_star)
+    return max(Fraction(0), Fraction(int(best.p), int(best.q)))

@@ -149,10 +149,16 @@ def lower_table(n: int, T: int, delta: str = "1e-6", only: str = "") -> None:
         )
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished children (the worst-case curve sweep's worker processes)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def binary_table(cases: list[str], delta: str = "1e-6", split_off: bool = False) -> None:
     """Issue 25 (binary RR, ε0 = 1): per ``N:T`` the certified bracket, its ratio, which lower end decided, the
-    sandwich's optimistic end, the grid, wall and CPU seconds of this process (the worst-case curve sweep included
-    the first time an ``n`` is asked in the process).  ``split_off``: the curve pair's pessimistic PLD rounds atoms up
+    sandwich's optimistic end, the grid, wall and CPU seconds of this process and of its worker processes ("+ pool":
+    the worst-case curve sweep, the first time an ``n`` is asked in the process).  ``split_off``: the curve pair's pessimistic PLD rounds atoms up
     (accountant.SPLIT_ATOMS = False, the code before splitting), for a before/after on the same run."""
     from blanket.exact.accounting import accountant as _acc
 
@@ -160,21 +166,22 @@ def binary_table(cases: list[str], delta: str = "1e-6", split_off: bool = False)
         _acc.SPLIT_ATOMS = False
     hdr = (
         f"{'case':24} {'n':>8} {'T':>6} {'lower':>12} {'upper':>12} {'ratio':>7} {'sandwich lo':>12} {'grid':>10} "
-        f"{'wall s':>7} {'cpu s':>7} {'lower decided by':>20}"
+        f"{'wall s':>7} {'cpu s':>7} {'+ pool':>7} {'lower decided by':>20}"
     )
     print(hdr)
     print("-" * len(hdr))
     for spec in cases:
         n, T = (int(float(x)) for x in spec.split(":"))
         ev = ShuffledRR(k=2, epsilon0="1", n=n)
-        t0, c0 = time.time(), time.process_time()
+        t0, c0, k0 = time.time(), time.process_time(), _children_cpu()
         e = ShuffleAccountant().compose(ev, count=T).get_epsilon(delta)
         wall, cpu = time.time() - t0, time.process_time() - c0
+        kids = _children_cpu() - k0
         name = "binary RR, eps0=1" + (" (split off)" if split_off else "")
         print(
             f"{name:24} {n:8d} {T:6d} {float(e.lower):12.6f} {float(e.upper):12.6f} "
             f"{float(e.upper) / float(e.lower):7.4f} {float(e.pair_lower):12.6f} {str(e.grid):>10} {wall:7.1f} "
-            f"{cpu:7.1f} {e.details.get('lower_pair', '-')[:20]:>20}",
+            f"{cpu:7.1f} {kids:7.1f} {e.details.get('lower_pair', '-')[:20]:>20}",
             flush=True,
         )
 
