@@ -12,7 +12,7 @@ of datasets, optimistic PLD), so a claim below it is false. See ``docs/compositi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
@@ -218,6 +218,7 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         "pld_upper": None if e.pld_upper is None else _dec(e.pld_upper, True, d),
         "renyi_upper": _dec(e.renyi_upper, True, d),
         "pairs": e.details.get("pairs", []),
+        "lower_pair": e.details.get("lower_pair"),
         "curves": getattr(args, "curves", "auto"),
         "estimate": getattr(args, "_estimate", None),
     }
@@ -228,10 +229,17 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         f"Upper end: product of dominating pairs ({_pair_name(e)}), pessimistic PLD on grid {e.grid} "
         f"(sandwich [{payload['sandwich_lower']}, {payload['pld_upper'] or 'inf'}], width "
         f"{float(e.rel_width) * 100:.2f}%); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
-        f"Lower end: the same rounds on one concrete pair of datasets (a claim below it is false)." + _curves_note(args)
+        f"Lower end: the same rounds on one concrete pair of datasets{_lower_name(e)} (a claim below it is false)."
+        + _curves_note(args)
     )
     common.emit(args, payload, text)
     return 0
+
+
+def _lower_name(r: Any) -> str:
+    """``", <the composed lower pair that decided>"`` (the accountant's ``details["lower_pair"]``), or nothing."""
+    name = r.details.get("lower_pair")
+    return f", {name}" if name and name != "none" else ""
 
 
 def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
@@ -254,6 +262,7 @@ def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         "route": r.route,
         "route_text": r.details["route"],
         "pairs": r.details.get("pairs", []),
+        "lower_pair": r.details.get("lower_pair"),
         "curves": getattr(args, "curves", "auto"),
         "estimate": getattr(args, "_estimate", None),
     }
@@ -261,7 +270,8 @@ def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         f"delta(epsilon = {common._s(inp.epsilon)}) in [{iv['lower']}, {iv['upper']}] for {_what(args, T)}\n"
         f"for {_mech_line(args, inp, T)}.\n"
         f"Upper end: certified for every dataset (dominating pairs, pessimistic PLD, grid {r.grid}); "
-        f"lower end: certified on one concrete pair of datasets; decided by the {r.route} route." + _curves_note(args)
+        f"lower end: certified on one concrete pair of datasets{_lower_name(r)}; decided by the {r.route} route."
+        + _curves_note(args)
     )
     common.emit(args, payload, text)
     return 0
