@@ -65,11 +65,13 @@ if TYPE_CHECKING:
 NEIGHBOURING = ("replace-one",)
 #: beyond ``LOWER_GRID_ROUNDS`` rounds the lower bound on the mechanism (a concrete pair of datasets) is composed on
 #: the grid ``4Δ``: it is a bound, not one end of the sandwich, and its own discretisation slack (about ``4·T·Δ``)
-#: is small beside its gap; this saves half of the work at T = 10^4
+#: is small beside its gap; this saves half of the work at T = 10^4.  (For binary RR that slack was most of the gap
+#: at n = 10^4, T = 10^4: 0.15 of ε ≈ 5.12; the summed-count pair "low-sum", no grid, now decides there.)
 LOWER_GRID_FACTOR = 4
 LOWER_GRID_ROUNDS = 1000
 #: the composed lower pairs whose largest lower end is reported: the forward and backward concrete pairs of
-#: ``lower_pair``, and the frequency oracles' third-value pair (``Shuffled.third_lower_pair``; issue 25)
+#: ``lower_pair``, and the frequency oracles' third-value pair (``Shuffled.third_lower_pair``; issue 25); beside them,
+#: not a PLD, binary RR's summed counts "low-sum" (:meth:`ShuffleAccountant._summed_pairs`)
 LOWER_KINDS = ("low-fwd", "low-bwd", "low-3")
 #: the JSON's name of the composed lower pair that gave the reported lower end
 LOWER_NAMES = {
