@@ -31,6 +31,7 @@ certified threshold O(W_T) ball operations (``W_T ≈ 30·sqrt(T p f)``), two ce
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -185,7 +186,7 @@ def tails(pair: SummedPair, s: int) -> tuple:
     return res[0], res[1]
 
 
-def _climb(value, s: int) -> object:
+def _climb(value: Callable[[int], fmpq | None], s: int) -> fmpq | None:
     """The best certified ``value(t)`` over ``s − NEIGHBOURS … s + NEIGHBOURS``, then a walk in the improving direction
     while it improves (at most :data:`MAX_CLIMB` steps; the float search's optimum is flat and can be off by a few
     steps).  ``value`` returns an exact number or ``None``."""
@@ -234,9 +235,9 @@ def lower_delta(pair: SummedPair, epsilon: Enclosure) -> Fraction:
     a_q = fmpq(a_hi.numerator, a_hi.denominator)
     s_star = _search(pair, lambda Ps, Qs: Ps - af * Qs)
 
-    def value(s: int) -> fmpq:
+    def value(s: int) -> fmpq | None:
         P_lo, Q_hi = tails(pair, s)
         return P_lo - a_q * Q_hi
 
     best = _climb(value, s_star)
-    return max(Fraction(0), Fraction(int(best.p), int(best.q)))
+    return Fraction(0) if best is None else max(Fraction(0), Fraction(int(best.p), int(best.q)))
