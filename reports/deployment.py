@@ -526,6 +526,14 @@ def parse_deployment(
     allowed = names | set(registry.SCHEMAS[registry.Kind(kind)].keys()) | {"matrix", "matrix_file"}
     if kind == "matrix":  # refused below with a clearer message ("implied by the matrix")
         allowed |= {"k", "epsilon0", "exp_epsilon0"}
+    if "same_randomizer" in rand and "same_randomizer" not in allowed:  # what to do, not only "unknown field"
+        raise InvalidArgument(
+            f"{T}.same_randomizer",
+            rand["same_randomizer"],
+            f"applies to an ldp or matrix randomizer only, not {kind} (a stated k-RR or frequency oracle is one "
+            "randomizer already, with its own tighter blanket view)",
+            hint="drop the option",
+        )
     _take(rand, f"{T}.", allowed)
     params: dict[str, Any] = {}
     matrix_source = None

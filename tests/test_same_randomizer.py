@@ -209,8 +209,14 @@ delta = "1e-6"
 
 
 def test_deployment_refusals():
-    with pytest.raises(InvalidArgument, match="same_randomizer"):  # not a key of the oracles
-        parse_deployment(_toml('type = "oue"\nk = 4\nepsilon0 = "1"\nsame_randomizer = true'))
+    for table in ('type = "oue"\nk = 4\nepsilon0 = "1"', 'type = "krr"\nk = 3\nepsilon0 = "1"'):
+        # not a key of k-RR or the oracles: the refusal says where the option applies, not only "unknown field"
+        with pytest.raises(InvalidArgument, match="applies to an ldp or matrix randomizer only") as ei:
+            parse_deployment(_toml(table + "\nsame_randomizer = true"))
+        assert ei.value.name == "randomizer.same_randomizer"
+        with pytest.raises(InvalidArgument, match="applies to an ldp or matrix randomizer only") as ei:
+            parse_deployment(_toml(table + "\nsame_randomizer = true").replace("[randomizer]", "[mechanism]"))
+        assert ei.value.name == "mechanism.same_randomizer"
     with pytest.raises(InvalidArgument, match="true or false"):
         parse_deployment(_toml(LDP_ONE.replace("true", '"yes"')))
     with pytest.raises(InvalidArgument, match="client-specific") as ei:
