@@ -18,6 +18,8 @@ Complexity: the check O(1); the pair O(1) to build.
 
 from __future__ import annotations
 
+import dataclasses
+
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, Randomizer, finite_exp_epsilon0
@@ -73,13 +75,4 @@ def same_randomizer_pair(mech: Randomizer, n: int) -> _pairs.ShiftPair:
     else:
         rr = KRR(2, exp_epsilon0=finite_exp_epsilon0(mech, "the same-randomizer pair"))
     pr = _pairs.dominating_pair(rr, n)
-    return _pairs.ShiftPair(
-        outer_n=pr.outer_n,
-        outer_q=pr.outer_q,
-        inner_q=pr.inner_q,
-        pi_p=pr.pi_p,
-        pi_q=pr.pi_q,
-        null=pr.null,
-        kind="same-randomizer",
-        description=DESCRIPTION,
-    )
+    return dataclasses.replace(pr, kind="same-randomizer", description=DESCRIPTION)

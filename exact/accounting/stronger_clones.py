@@ -24,6 +24,8 @@ Complexity: :func:`check_condition` O(k_in · k_out) exact operations.
 
 from __future__ import annotations
 
+import dataclasses
+
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, Randomizer
 from blanket.exact.numbers import arith
@@ -104,13 +106,4 @@ def stronger_clone_pair(mech: Randomizer, n: int) -> _pairs.ShiftPair:
     _rows, e = _exact_matrix(mech)
     n = arith.integer_in(n, "n", lo=1)
     pr = _pairs.dominating_pair(KRR(2, exp_epsilon0=e), n)
-    return _pairs.ShiftPair(
-        outer_n=pr.outer_n,
-        outer_q=pr.outer_q,
-        inner_q=pr.inner_q,
-        pi_p=pr.pi_p,
-        pi_q=pr.pi_q,
-        null=pr.null,
-        kind="stronger-clone",
-        description=DESCRIPTION,
-    )
+    return dataclasses.replace(pr, kind="stronger-clone", description=DESCRIPTION)

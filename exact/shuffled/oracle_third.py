@@ -116,25 +116,34 @@ def _exact_hi(x: arb) -> arb:
     return arb(fmpq(hi.numerator, hi.denominator))
 
 
-def _per_m(n: int, m: int, p_q, e_ball: arb, c_ball: arb) -> tuple[arb, arb]:
-    """``(lo, hi)``: exact balls (radius 0) with ``lo ≤ E[(X − cX')_+ | C = m] ≤ hi`` (docs/numerics.md Lemma T1)."""
+def _points(n: int, m: int, p_q, e_ball: arb, tol) -> tuple:
+    """The float points of Lemma T1 for one ``m``: ``(X̂, P̂, ru, ra, tu, ta, r_x)``, ``X̂ = fl(α + βI + γJ)`` over the
+    windows of ``U ~ Bin(n − m, ·)`` and ``A ~ Bin(m, ·)`` (relative error ``≤ r_x = (1 + max e)(1 + u)³ − 1``, positive
+    terms), ``P̂`` their window probabilities (relative error ``≤ (1 + ru)(1 + ra)(1 + u) − 1``), ``tu``, ``ta`` the
+    windows' left-out masses.  ``O(W_U·W_A)`` float operations."""
     N0 = n - m
-    vu, lu, ru, tu = _window(N0, p_q, WINDOW_TOL)
-    va, la, ra, ta = _window(m, p_q, WINDOW_TOL)
+    vu, lu, ru, tu = _window(N0, p_q, tol)
+    va, la, ra, ta = _window(m, p_q, tol)
     alpha, e_al = laws.float_param(arb(N0) + arb(m) / e_ball)
     beta, e_be = laws.float_param(e_ball - 1)
     gam, e_ga = laws.float_param(1 - 1 / e_ball)
     I = (lu + np.arange(len(vu), dtype=np.float64))[:, None]
     J = (la + np.arange(len(va), dtype=np.float64))[None, :]
-    X = ((alpha + beta * I) + gam * J).ravel()  # positive terms: rel ≤ (1 + max e)(1 + u)^3 − 1
-    P = (vu[:, None] * va[None, :]).ravel()  # rel ≤ (1 + ru)(1 + ra)(1 + u) − 1
+    X = ((alpha + beta * I) + gam * J).ravel()
+    P = (vu[:, None] * va[None, :]).ravel()
+    r_x = laws.float_upper((1 + arb(max(e_al, e_be, e_ga))) * (1 + arb(fmpq(1, 2**53))) ** 3 - 1)
+    return X, P, ru, ra, tu, ta, r_x
+
+
+def _per_m(n: int, m: int, p_q, e_ball: arb, c_ball: arb) -> tuple[arb, arb]:
+    """``(lo, hi)``: exact balls (radius 0) with ``lo ≤ E[(X − cX')_+ | C = m] ≤ hi`` (docs/numerics.md Lemma T1)."""
+    X, P, ru, ra, tu, ta, r_x = _points(n, m, p_q, e_ball, WINDOW_TOL)
     order = np.argsort(X, kind="stable")
     X, P = X[order], P[order]
     u = arb(fmpq(1, 2**53))
     fb = laws.float_ball
     c_lo, c_hi = _exact_lo(c_ball), _exact_hi(c_ball)
     c_hat = float(c_ball.mid())
-    r_x = laws.float_upper((1 + arb(max(e_al, e_be, e_ga))) * (1 + u) ** 3 - 1)
     r_p = laws.rel_combine(ru, ra, fmpq(1, 2**53))
     G0, r0 = laws.suffix_sums(P, r_p)
     G1, r1 = laws.suffix_sums(P * X, laws.rel_combine(r_p, r_x, fmpq(1, 2**53)))
@@ -179,19 +188,9 @@ def _per_m_binned(n: int, m: int, p_q, e_ball: arb, c_ball: arb) -> arb:
     the points' ``X̂`` are put in bins of width ``h`` (a power of two, about :data:`BINS` bins), each bin carrying the
     lower value ``L̂_k = fl(X0 + (k−1)h)`` for ``x`` and the upper value ``Û_k = fl(X0 + (k+2)h)`` for ``x'``; then
     Lemma T1 (i) on the bins.  ``O(W_U·W_A)`` float operations (no sort) and ``O(BINS log BINS)``."""
-    N0 = n - m
-    vu, lu, ru, _ = _window(N0, p_q, BINNED_TOL)
-    va, la, ra, _ = _window(m, p_q, BINNED_TOL)
-    alpha, e_al = laws.float_param(arb(N0) + arb(m) / e_ball)
-    beta, e_be = laws.float_param(e_ball - 1)
-    gam, e_ga = laws.float_param(1 - 1 / e_ball)
-    I = (lu + np.arange(len(vu), dtype=np.float64))[:, None]
-    J = (la + np.arange(len(va), dtype=np.float64))[None, :]
-    X = ((alpha + beta * I) + gam * J).ravel()
-    P = (vu[:, None] * va[None, :]).ravel()
+    X, P, ru, ra, _, _, r_x = _points(n, m, p_q, e_ball, BINNED_TOL)
     u = arb(fmpq(1, 2**53))
     fb = laws.float_ball
-    r_x = laws.float_upper((1 + arb(max(e_al, e_be, e_ga))) * (1 + u) ** 3 - 1)
     x0 = float(X.min())
     span = float(X.max()) - x0
     h = 2.0 ** math.floor(math.log2(span / BINS)) if span > 0 else 1.0
