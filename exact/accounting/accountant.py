@@ -528,9 +528,7 @@ class Shuffled:
         m = self.mechanism
         if isinstance(m, oracles.FourValue):
             return _oracle_lower.third_value_banded_pair(m, self.n)
-        if isinstance(m, oracles.LDP) and self.n >= 2:
-            return _ldp_third_pair(m, self.n)
-        return None
+        return self.third_lower_pair()  # ldp's 3-RR pair has no bands (or None)
 
     def describe(self) -> str:
 
