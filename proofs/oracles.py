@@ -660,4 +660,40 @@ SAME_RANDOMIZER = TABLE.register(
 )
 
 
+def _check_adaptive(r):
+    """Lemma G1 in FMT21's adaptive model (docs/mechanisms.md): Lemma G1's spread (the same algebra, step 4) and the
+    counting identity of steps 2–3: ``(|S|−1)!/n!`` times the ``(n−1)!/(|S|−1)!`` injective placements of the other
+    users on the L steps is ``1/n`` whatever ``|S|`` (so the flagged view is ``(1/n)·P_Ψ·Σ_{t∈S} G_t``)."""
+    spread = _check_same_randomizer(r)
+    nn, ss = sp.symbols("n s", positive=True, integer=True)
+    count = sp.simplify(
+        sp.combsimp(sp.factorial(ss - 1) / sp.factorial(nn) * sp.factorial(nn - 1) / sp.factorial(ss - 1)) - 1 / nn
+    )
+    ok = spread.proved is True and count == 0
+    return SymbolicCheck(
+        True if ok else None,
+        spread.method + "; ((|S|-1)!/n!)·(n-1)!/(|S|-1)! = 1/n",
+        spread.detail + "; combsimp of the factorial ratio",
+    )
+
+
+ADAPTIVE = TABLE.register(
+    "Lemma G1 [adaptive]",
+    statement=Le(
+        sp.Function("DeltaShuffledAdaptiveLDP")(n, epsilon0, epsilon),
+        sp.Function("BlanketViewBinaryRR")(n, epsilon0, epsilon),
+    ),
+    hypotheses=(
+        _H_E0,
+        _H_E,
+        Hypothesis(
+            sp.true,
+            "FMT21's model: each R_i epsilon0-LDP, chosen from the earlier reports only, applied to the uniformly "
+            "permuted data (not client-specific); replace-one neighbours, both orders",
+        ),
+    ),
+    symbolic=_check_adaptive,
+)
+
+
 TABLE.complete()

@@ -551,7 +551,7 @@ def _first_value(srcs, eps):
 def _general_assumptions(dep: Deployment) -> list:
     """The model's assumptions; for the plain ``ldp`` record without "One randomizer for all": its model is FMT21's
     (randomizers chosen adaptively, stated in :func:`blanket.reports.claims.mechanism_assumptions`), which the clone
-    pair covers.  O(1)."""
+    pair and Lemma G1 [adaptive] cover.  O(1)."""
     if dep.mechanism == "ldp" and not dep.params.get("same_randomizer"):
         return [a for a in ASSUMPTIONS if not a.startswith("One randomizer for all")]
     return list(ASSUMPTIONS)

@@ -117,7 +117,9 @@ def mechanism_assumptions(dep: Deployment) -> list:
 LDP_MODEL = (
     "The randomizer: the only assumption is that it is epsilon0-LDP with the stated epsilon0, in Feldman-McMillan-"
     "Talwar's model (FOCS 2021): the users' randomizers may be chosen adaptively, each from the earlier reports, and "
-    "are applied to the randomly permuted data; the upper bound is the FOCS 2021 clone pair, proved for that model. "
+    "are applied to the randomly permuted data; the upper bound is the smaller of the FOCS 2021 clone pair and Lemma "
+    "G1 (the blanket view of binary randomized response with the same epsilon0; proved for that model in "
+    "docs/mechanisms.md, this project's derivation, status derived). "
     "Client-specific randomizers (user i always runs its own R_i, whatever the permutation) are not covered: with "
     "users 2..n on a constant randomizer there is no amplification at all."
 )

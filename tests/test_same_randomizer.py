@@ -12,7 +12,7 @@ import random
 
 import pytest
 from blanket.exact.accounting import pld
-from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
+from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, clone_pair
 from blanket.exact.accounting.stronger_clones import condition_violation
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.mechanisms.oracles import LDP, OUE
@@ -128,12 +128,22 @@ def test_shuffled_refuses_other_records(mech):
         Shuffled(LDP(1), 10, same_randomizer="yes")
 
 
+class _ClonePairRound(Shuffled):
+    """The plain ``ldp`` round as composed before Lemma G1 [adaptive]: the FOCS 2021 clone pair."""
+
+    def dominating_pair(self):
+        return clone_pair(self.mechanism, self.n)
+
+
 def test_composition_uses_the_pair_and_never_exceeds_the_clone_pair():
-    old = ShuffleAccountant(curves=False).compose(Shuffled(LDP(1), 1000), count=3).get_epsilon("1e-6")
+    old = ShuffleAccountant(curves=False).compose(_ClonePairRound(LDP(1), 1000), count=3).get_epsilon("1e-6")
     new = ShuffleAccountant(curves=False).compose(Shuffled(LDP(1), 1000, same_randomizer=True), count=3)
     r = new.get_epsilon("1e-6")
     assert r.lower <= r.upper < old.upper
     assert r.lower == old.lower  # the lower pairs (members of the class) do not change
+    # the plain record (FMT21's adaptive model) composes the same pair now (Lemma G1 [adaptive])
+    plain = ShuffleAccountant(curves=False).compose(Shuffled(LDP(1), 1000), count=3).get_epsilon("1e-6")
+    assert (plain.lower, plain.upper) == (r.lower, r.upper)
 
 
 def _toml(table: str, n: int = 1000) -> str:
@@ -167,8 +177,9 @@ def test_deployment_ldp_option_certificate():
     assert "same_randomizer = true" in said and "status derived" in said and "client-specific" in said
     plain = certificate.certify(parse_deployment(_toml(LDP_ONE.replace("\nsame_randomizer = true", ""))), plot=False)
     p = plain["targets"][0]
-    assert p["upper_key"].startswith("upper: clone pair")
-    assert float(t["epsilon_upper"]) < float(p["epsilon_upper"])
+    assert p["upper_key"].startswith("upper: Lemma G1 in FMT21's adaptive model")  # Lemma G1 [adaptive]
+    assert "Lemma G1 [adaptive]" in [c["key"] for c in plain["chain"]]
+    assert t["epsilon_upper"] == p["epsilon_upper"]  # the same value: one randomizer is a special case
     assert t["epsilon_lower"] == p["epsilon_lower"]
     assert "FMT21's model" in plain["mechanism_text"]
     said = " ".join(plain["assumptions"]).lower()

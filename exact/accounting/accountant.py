@@ -378,10 +378,10 @@ def four_value_lower_pair(mech: oracles.FourValue, n: int, direction: str = "for
     )
 
 
-#: how a round of the plain ``ldp`` record is described: FMT21's model, which its bound (the clone pair) covers
+#: how a round of the plain ``ldp`` record is described: FMT21's model, which its bound (Lemma G1 [adaptive]) covers
 LDP_MODEL_TITLE = (
     "any epsilon0-LDP randomizer (FMT21's model: randomizers chosen adaptively from earlier reports, applied to the "
-    "randomly permuted data; client-specific randomizers not covered)"
+    "randomly permuted data; Lemma G1; client-specific randomizers not covered)"
 )
 #: ... and of an ``ldp`` record stating one randomizer for every user (Lemma G1)
 LDP_SAME_TITLE = "one epsilon0-LDP randomizer run by every user (Lemma G1)"
@@ -393,9 +393,10 @@ class Shuffled:
 
     ``mechanism`` is a record (:func:`blanket.exact.mechanisms.registry.build`, ``make_mechanism``, ``blanket.KRR``)
     or a plain table such as ``{"type": "oue", "k": 128, "epsilon0": "1"}``.  Its dominating pair: k-ary RR the
-    blanket-view pair (:func:`exact.accounting.pld.dominating_pair`); every other ε0-LDP randomizer the FOCS 2021
-    clone pair (:func:`clone_pair`), or with ``same_randomizer=True`` (an ``ldp`` or matrix randomizer stated as one
-    randomizer for every user) the binary-RR blanket-view pair of Lemma G1.  Its lower pair (a concrete dataset): k-RR as :class:`ShuffledRR`; ``ldp`` binary
+    blanket-view pair (:func:`exact.accounting.pld.dominating_pair`); an ``ldp`` record the binary-RR blanket-view pair
+    of Lemma G1 (FMT21's adaptive model, :func:`blanket.exact.accounting.same_randomizer.adaptive_pair`); every other
+    ε0-LDP randomizer the FOCS 2021 clone pair (:func:`clone_pair`), or with ``same_randomizer=True`` (a matrix
+    randomizer stated as one randomizer for every user) the same binary-RR blanket-view pair of Lemma G1.  Its lower pair (a concrete dataset): k-RR as :class:`ShuffledRR`; ``ldp`` binary
     RR with the same ε0 (one member of the class); the four-value records :func:`four_value_lower_pair`; none for
     the geometric mechanism (the lower end then comes from the other rounds only, a valid lower bound).  The
     records with a triple hit law (OUE, SUE, subset selection, Hadamard response) also have the third-value pair
@@ -403,7 +404,7 @@ class Shuffled:
 
     >>> ev = Shuffled({"type": "ldp", "epsilon0": "1"}, 1000)
     >>> ev.dominating_pair().kind, ev.describe().startswith("any epsilon0-LDP randomizer (FMT21's model")
-    ('clone', True)
+    ('lemma-g1', True)
     >>> one = Shuffled({"type": "ldp", "epsilon0": "1"}, 1000, same_randomizer=True)
     >>> one.dominating_pair().kind, one.describe()
     ('same-randomizer', 'one epsilon0-LDP randomizer run by every user (Lemma G1), epsilon0 = 1, n = 1000')
@@ -479,8 +480,9 @@ class Shuffled:
 
     def dominating_pair(self) -> _pld.ShiftPair | _curves.FinitePair:
         """Binary RR up to ``CURVE_GRID_N`` users: the worst-case curve pair (as :class:`ShuffledRR`); other k-RR:
-        the blanket-view pair; every other randomizer: the clone pair, or with ``same_randomizer`` (one ``ldp`` or
-        matrix randomizer for every user, Lemma G1) the binary-RR blanket-view pair
+        the blanket-view pair; ``ldp``: Lemma G1's binary-RR blanket-view pair (FMT21's adaptive model,
+        :func:`blanket.exact.accounting.same_randomizer.adaptive_pair`); every other randomizer: the clone pair, or with
+        ``same_randomizer`` (one matrix randomizer for every user, Lemma G1) the binary-RR blanket-view pair
         (:func:`blanket.exact.accounting.same_randomizer.same_randomizer_pair`), or with ``stronger_clones`` (the
         condition checked on its matrix) the SODA 2023 stronger-clone pair
         (:func:`blanket.exact.accounting.stronger_clones.stronger_clone_pair`)."""
@@ -490,6 +492,8 @@ class Shuffled:
             return _pld.dominating_pair(self.mechanism, self.n)
         if self.same_randomizer:  # Lemma G1: the binary-RR blanket-view pair dominates at every alpha
             return _same.same_randomizer_pair(self.mechanism, self.n)
+        if isinstance(self.mechanism, oracles.LDP):  # FMT21's model: Lemma G1 [adaptive], the same pair
+            return _same.adaptive_pair(self.mechanism, self.n)
         if self.stronger_clones:
             return _stronger.stronger_clone_pair(self.mechanism, self.n)
         return clone_pair(self.mechanism, self.n)

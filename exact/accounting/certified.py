@@ -4,8 +4,9 @@ For the records of :mod:`blanket.exact.mechanisms.oracles` (``ldp``, ``oue``, ``
 ``hadamard``, ``subset``, ``geometric``) and ``n`` users (replace-one neighbours):
 
 * **upper bounds** (valid for every pair of neighbouring datasets; :func:`upper_bounds`):
-  the FOCS 2021 clone pair (every ε0-LDP randomizer; the only assumption is ε0-LDP), for an ``ldp`` record that
-  states one randomizer for every user (``same_randomizer``) Lemma G1 (the binary-RR blanket view), the Rényi route
+  the FOCS 2021 clone pair (every ε0-LDP randomizer; the only assumption is ε0-LDP), for an ``ldp`` record Lemma G1
+  (the binary-RR blanket view: Lemma G1 [adaptive] in FMT21's model, or Lemma G1 [same randomizer] when the record
+  states one randomizer for every user, ``same_randomizer``), the Rényi route
   (:func:`renyi_route_delta`: the same pair's Rényi divergences, CKS20 Prop. 12 conversion), the blanket
   view of Balle et al. Lemma 5.3 for the four-value records (the upper end of the fast five-atom
   bracket, O(√n), which already takes the smaller of the convex-order spread and the merged view; and the exact
@@ -114,6 +115,8 @@ EXACT_VIEW_MIN_DELTA = Fraction(1, 10**12)
 RENYI = "Rényi route (clone pair, CKS20 Prop. 12 conversion)"
 #: ``ldp`` with ``same_randomizer=True`` only (one randomizer for every user): Lemma G1, docs/mechanisms.md
 SAME_RANDOMIZER = "one randomizer for every user (Lemma G1: binary-RR blanket view)"
+#: the plain ``ldp`` record (FMT21's adaptive model): Lemma G1 [adaptive], docs/mechanisms.md
+ADAPTIVE_G1 = "Lemma G1 in FMT21's adaptive model (binary-RR blanket view)"
 
 
 def upper_end(v: Enclosure) -> Fraction:
@@ -175,6 +178,15 @@ def upper_routes(mech: Randomizer, n: int) -> list:
                 lambda **kw: generic_ldp.same_randomizer_delta(mech, n, **kw),
                 ("Lemma G1 [same randomizer]",),
                 "exact.shuffled.generic_ldp.same_randomizer_delta",
+            )
+        )
+    elif isinstance(mech, oracles.LDP):  # FMT21's adaptive model: Lemma G1 holds there too (docs/mechanisms.md)
+        out.append(
+            Route(
+                ADAPTIVE_G1,
+                lambda **kw: generic_ldp.adaptive_model_delta(mech, n, **kw),
+                ("Lemma G1 [adaptive]",),
+                "exact.shuffled.generic_ldp.adaptive_model_delta",
             )
         )
     if isinstance(mech, oracles.FourValue):

@@ -11,8 +11,8 @@ round at every ``α ≥ 0`` and composes (``docs/composition.md``, "One randomiz
 
 Refused (:func:`check_same_randomizer`, one line naming the argument): any other record (k-RR and the frequency
 oracles are one stated randomizer already, with their own tighter views), and in a fleet of groups (client-specific
-randomizers).  The FMT21 adaptive model (the plain ``ldp`` record) is not covered: there the target's report and the
-other users' come from different randomizers and the Lemma's first step fails.
+randomizers).  The same pair serves FMT21's adaptive model (the plain ``ldp`` record, :func:`adaptive_pair`): Lemma G1
+holds there too (Lemma G1 [adaptive], docs/mechanisms.md "Lemma G1 in FMT21's adaptive model", status *derived*).
 Complexity: the check O(1); the pair O(1) to build.
 """
 
@@ -26,7 +26,17 @@ from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, Randomizer, f
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 
-__all__ = ["ASSUMPTION", "DESCRIPTION", "RESULT_KEY", "applies", "check_same_randomizer", "same_randomizer_pair"]
+__all__ = [
+    "ASSUMPTION",
+    "DESCRIPTION",
+    "RESULT_KEY",
+    "ADAPTIVE_KEY",
+    "ADAPTIVE_DESCRIPTION",
+    "applies",
+    "check_same_randomizer",
+    "same_randomizer_pair",
+    "adaptive_pair",
+]
 
 #: the registry key of Lemma G1 (blanket/proofs/oracles.toml)
 RESULT_KEY = "Lemma G1 [same randomizer]"
@@ -36,11 +46,17 @@ DESCRIPTION = (
 )
 ASSUMPTION = (
     "The randomizer: one epsilon0-LDP randomizer with the stated epsilon0, fixed before the round and run by every "
-    "user on their own value (stated by the deployment: same_randomizer = true). Not covered: randomizers chosen "
-    "adaptively from earlier reports (FMT21's model, for which only the FOCS 2021 clone pair is proved) and "
-    "client-specific randomizers (user i always runs its own R_i). Under this statement the upper bound is the "
-    "smaller of the FOCS 2021 clone pair and Lemma G1 (the blanket view of binary randomized response with the same "
-    "epsilon0; this project's derivation, status derived, docs/mechanisms.md)."
+    "user on their own value (stated by the deployment: same_randomizer = true). Not covered: client-specific "
+    "randomizers (user i always runs its own R_i). Under this statement the upper bound is the smaller of the FOCS "
+    "2021 clone pair and Lemma G1 (the blanket view of binary randomized response with the same epsilon0; this "
+    "project's derivation, status derived, docs/mechanisms.md), which also holds for randomizers chosen adaptively "
+    "from earlier reports (FMT21's model, the plain ldp record)."
+)
+#: the registry key of Lemma G1 in FMT21's adaptive model (blanket/proofs/oracles.toml)
+ADAPTIVE_KEY = "Lemma G1 [adaptive]"
+ADAPTIVE_DESCRIPTION = (
+    "any epsilon0-LDP randomizer in FMT21's adaptive model: Lemma G1, the binary-RR blanket view at the same epsilon0 "
+    "(this project's derivation, status derived; docs/mechanisms.md)"
 )
 
 
@@ -76,3 +92,14 @@ def same_randomizer_pair(mech: Randomizer, n: int) -> _pairs.ShiftPair:
         rr = KRR(2, exp_epsilon0=finite_exp_epsilon0(mech, "the same-randomizer pair"))
     pr = _pairs.dominating_pair(rr, n)
     return dataclasses.replace(pr, kind="same-randomizer", description=DESCRIPTION)
+
+
+def adaptive_pair(mech: Randomizer, n: int) -> _pairs.ShiftPair:
+    """The dominating pair of one round of ``n`` users of the plain ``ldp`` record (FMT21's adaptive model): Lemma G1
+    [adaptive] bounds every ε ≥ 0 and both orders by the same binary-RR blanket-view pair as
+    :func:`same_randomizer_pair`, so it dominates at every ``α ≥ 0`` (docs/composition.md §5g).  O(1)."""
+    if not isinstance(mech, oracles.LDP):
+        raise InvalidArgument("mechanism", getattr(mech, "kind", type(mech).__name__), "must be an ldp record")
+    n = arith.integer_in(n, "n", lo=1)
+    rr = KRR(2, mech.epsilon0) if mech.epsilon0 is not None else KRR(2, exp_epsilon0=mech.exp_epsilon0_exact)
+    return dataclasses.replace(_pairs.dominating_pair(rr, n), kind="lemma-g1", description=ADAPTIVE_DESCRIPTION)

@@ -42,6 +42,7 @@ from blanket.exact.accounting import same_randomizer as _same
 from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.mechanisms.oracles import LDP
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import first_true
 from blanket.exact.numbers.errors import InvalidArgument
@@ -361,9 +362,9 @@ class Sampled:
 
     def dominating_pair(self) -> Any:
         """``q = 1``: the event's pair; k-ary RR (``n ≥ 2``): the sampled blanket view's hull pair; a round stating one
-        randomizer for every user (``same_randomizer``): Lemma G1's pair (the sampled randomizer is one ε0-LDP
-        randomizer too, docs/composition.md §5g); otherwise the event's clone pair (dominating for every ε0-LDP
-        randomizer, the sampled one included)."""
+        randomizer for every user (``same_randomizer``) or an ``ldp`` record (FMT21's adaptive model): Lemma G1's pair
+        (the sampled randomizer is ε0-LDP too, docs/composition.md §5g); otherwise the event's clone pair (dominating
+        for every ε0-LDP randomizer, the sampled one included)."""
         if self.q == 1:
             return self.event.dominating_pair()
         mech = self._krr()
@@ -376,6 +377,10 @@ class Sampled:
         if getattr(ev, "same_randomizer", False):
             # one randomizer for every user: R_q is one ε0-LDP randomizer too, so Lemma G1's pair dominates (§5g)
             pr = _same.same_randomizer_pair(rand, self.n)
+            return dataclasses.replace(pr, description=pr.description + f"; participation q = {self.q} not exploited")
+        if isinstance(rand, LDP):
+            # FMT21's model: each user's R_q is an ε0-LDP randomizer of the sequence, so Lemma G1 [adaptive] holds (§5g)
+            pr = _same.adaptive_pair(rand, self.n)
             return dataclasses.replace(pr, description=pr.description + f"; participation q = {self.q} not exploited")
         pr = clone_pair(rand, self.n)
         return dataclasses.replace(pr, description=pr.description + f"; participation q = {self.q} not exploited")

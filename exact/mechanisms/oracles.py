@@ -119,15 +119,17 @@ class LDP(_Eps0):
     """Any ε0-LDP local randomizer, known only by ε0: Feldman–McMillan–Talwar's model (FOCS 2021).
 
     The model: the randomizers ``R^(1), …, R^(n)`` may be chosen adaptively (each from the earlier reports) and are
-    applied to the randomly permuted data; its only certified bound here is the FOCS 2021 clone pair
-    (:func:`clone_delta`).  Client-specific randomizers (user ``i`` always runs its own ``R_i``) are **not** covered:
+    applied to the randomly permuted data; its certified bounds here are the FOCS 2021 clone pair (:func:`clone_delta`)
+    and Lemma G1 [adaptive] (the binary-RR blanket view with the same ε0,
+    :func:`blanket.exact.shuffled.generic_ldp.adaptive_model_delta`; docs/mechanisms.md, this project's derivation,
+    status *derived*).  Client-specific randomizers (user ``i`` always runs its own ``R_i``) are **not** covered:
     users 2..n on a constant randomizer give no amplification at all.  Its blanket is unknown; every ε0-LDP
     randomizer has ``γ ≥ e^{−ε0}`` (Balle et al. Lemma 5.2), which is exactly the clone probability of the pair.  The
     SODA 2023 "stronger clone" pair is **not** used: by its erratum it holds only for a restricted class.
 
     ``same_randomizer=True`` states a narrower model: **one** ε0-LDP randomizer, fixed before the round, run by every
-    user on their own value.  Then Lemma G1 (docs/mechanisms.md, this project's derivation, status *derived*) bounds
-    δ(ε) by the blanket view of binary RR with the same ε0 (:func:`blanket.exact.shuffled.generic_ldp.same_randomizer_delta`).
+    user on their own value.  Lemma G1 (docs/mechanisms.md, this project's derivation, status *derived*) bounds
+    δ(ε) there by the same blanket view of binary RR (:func:`blanket.exact.shuffled.generic_ldp.same_randomizer_delta`).
 
     >>> LDP(exp_epsilon0=3).gamma_lower()
     1/3

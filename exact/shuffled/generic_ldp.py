@@ -17,11 +17,13 @@ three computations (issue 25).
   status *derived*): Lemma 5.3 of Balle et al. with the blanket ``β = e^{−ε0}·max(R(x0), R(x1))`` of the differing
   pair (``β ≤ R(x)`` for every input ``x`` by ε0-LDP), then a mean-preserving spread of the view's variable onto
   the likelihood ratios ``e`` and ``1/e``, whose only pair is binary RR's: the δ of the binary-RR blanket view (the
-  SODA 2023 "stronger clone" pair) at the same ε0.  It needs every other user's randomizer to be ``R`` itself (or at
-  least ``≥ β``); the ``ldp`` record allows FMT21's adaptive model (a sequence of randomizers chosen from earlier
-  reports, applied to the permuted data), for which only the FOCS 2021 clone pair is proved, so this bound is a
-  route only when the deployment states one randomizer for every user (``LDP(…, same_randomizer=True)``,
-  ``same_randomizer = true``; :mod:`blanket.exact.accounting.same_randomizer`; reviewed in the docs, 29 Nov 2026).
+  SODA 2023 "stronger clone" pair) at the same ε0.
+* **The same value in FMT21's adaptive model** (:func:`adaptive_model_delta`, Lemma G1 [adaptive]; this project's
+  derivation, status *derived*, 29 Nov 2026): the plain ``ldp`` record allows a sequence of randomizers chosen from
+  earlier reports and applied to the permuted data; flags from each step's pair-specific blanket, a Bayesian filter
+  over the other users' placements and Lemma G1's spread step by step (convex order of adapted sums) give the same
+  bound (docs/mechanisms.md, "Lemma G1 in FMT21's adaptive model"; exact small-n evidence in
+  ``tests/test_adaptive_ldp.py``).  So the plain record's upper end is the smaller of this and the FOCS 2021 pair.
 * **Refuted** (:func:`scw_generic_delta`): the "general clone" GPARV that Su–Cheng–Wang's code uses for a generic
   ε0-LDP randomizer (values ``e − e^ε`` and ``1 − e^{ε+ε0}`` with probability ``e^{−ε0}/2`` each, else 0); it equals
   exactly ``(e^{ε0}+1)/(2e^{ε0})`` times the FOCS 2021 clone pair's δ, and binary RR and 3-RR exceed it
@@ -48,7 +50,14 @@ from flint import fmpq
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["krr_member", "three_rr_third_delta", "generic_lower", "same_randomizer_delta", "scw_generic_delta"]
+__all__ = [
+    "krr_member",
+    "three_rr_third_delta",
+    "generic_lower",
+    "same_randomizer_delta",
+    "adaptive_model_delta",
+    "scw_generic_delta",
+]
 
 
 def krr_member(mech: Randomizer, k: int) -> KRR:
@@ -123,8 +132,8 @@ def same_randomizer_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[Delt
     Equal to the binary-RR blanket view with the same ``e^{ε0}``
     (:func:`blanket.exact.shuffled.krr.delta_stronger_clones`); why it bounds every such randomizer:
     ``docs/mechanisms.md`` ("Generic ε0-LDP: the bracket", Lemma G1, this project's derivation, status *derived*).
-    Not proved for FMT21's adaptive sequence of randomizers (the plain ``ldp`` record's class), see the module
-    docstring; a certificate route for ``LDP(…, same_randomizer=True)``.
+    The special case of :func:`adaptive_model_delta` (FMT21's adaptive model); a certificate route for
+    ``LDP(…, same_randomizer=True)``.
     O(√n·√log(1/tol)) ball operations (exact rationals for exact inputs and small n).
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
@@ -138,6 +147,24 @@ def same_randomizer_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[Delt
     if rr.epsilon0_exact is not None:
         return delta_stronger_clones(n, epsilon0=rr.epsilon0_exact, **opts)
     return delta_stronger_clones(n, exp_epsilon0=rr.exp_epsilon0(), **opts)
+
+
+def adaptive_model_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
+    """Certified upper bound on δ(ε) in FMT21's adaptive model (the plain ``ldp`` record): every ``R_i`` ε0-LDP and
+    chosen from the earlier reports, applied to the uniformly permuted data; both orders, every ε ≥ 0.
+
+    Lemma G1 [adaptive] (``docs/mechanisms.md``, "Lemma G1 in FMT21's adaptive model"; this project's derivation,
+    status *derived*): the same value as :func:`same_randomizer_delta`, the binary-RR blanket view with the record's
+    ``e^{ε0}``.  Not for client-specific randomizers (user ``j`` always running its own ``R_j``).
+    O(√n·√log(1/tol)) ball operations (exact rationals for exact inputs and small n).
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
+    >>> from blanket.exact.mechanisms.oracles import LDP
+    >>> adaptive_model_delta(LDP(exp_epsilon0=3), 5, exp_epsilon="3/2")
+    33/256
+    """
+    return same_randomizer_delta(mech, n, **opts)
 
 
 def scw_generic_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
