@@ -392,3 +392,33 @@ def test_convex_order_of_every_vertex_pair_g_law():
                         lhs = sum((m * max(v - c, ZERO) for m, v in law), ZERO)
                         rhs = sum((m * max(v - c, ZERO) for m, v in star), ZERO)
                         assert lhs <= rhs
+
+
+# ----------------------------------------------------------------------------------------------- the wiring
+
+
+def test_plain_ldp_record_uses_lemma_g1_adaptive_route_pair_and_registry():
+    """The plain ``ldp`` record (FMT21's model): its upper routes include Lemma G1 [adaptive], which decides at
+    ε0 = 2, n = 10³; its rounds (also sampled) compose Lemma G1's pair, whose ``H`` is the route's value exactly and
+    is above the exact adaptive worst case (n = 4, every dataset of the others on a 3-value domain); the registry
+    entry's symbolic check passes."""
+    from blanket.exact.accounting import certified as cb
+    from blanket.exact.accounting import pld
+    from blanket.exact.accounting.accountant import Shuffled
+    from blanket.exact.accounting.sampled import Sampled
+    from blanket.proofs import core
+
+    ldp = LDP(exp_epsilon0=3)
+    routes = {r.name: r for r in cb.upper_routes(ldp, 4)}
+    assert routes[cb.ADAPTIVE_G1].results == ("Lemma G1 [adaptive]",)
+    _, name, _ = cb.best_upper(LDP(2), 1000, epsilon="0.39")
+    assert name == cb.ADAPTIVE_G1
+    pair = Shuffled(ldp, 4).dominating_pair()
+    assert pair.kind == "lemma-g1"
+    atoms = pair.atoms()
+    for ee in (fmpq(1), fmpq(5, 4), fmpq(2)):
+        want = g.adaptive_model_delta(ldp, 4, exp_epsilon=ee)
+        assert pld.hockey_stick(atoms, ee) == want == routes[cb.ADAPTIVE_G1].compute(exp_epsilon=ee)
+        assert exact_worst(3, 4, fmpq(3), ee)[0] <= want
+    assert Sampled(Shuffled(ldp, 4), "1/2").dominating_pair().kind == "lemma-g1"
+    assert core.get("Lemma G1 [adaptive]").check_symbolic().proved is True
