@@ -5,7 +5,7 @@ Run: ``PYTHONPATH=. python3 tests/benchmarks/bench_generic_ldp.py [--quick] [--c
 One round (ε0 = 2, δ = 1e-6, n = 10³ and 10⁴): the certified ε of each route by a one-sided search
 (:func:`blanket.exact.numbers.calibrate.epsilon_for_delta`, relative tolerance 1e-5; the upper end of the search for
 an upper route, the lower end for a lower route) — the FOCS 2021 clone pair
-(the ``ldp`` record's upper end), Su–Cheng–Wang's general-clone value (refuted, not a bound), Lemma G1 (every user
+(the ``ldp`` record's upper end before Lemma G1 [adaptive]; now the smaller of it and Lemma G1), Su–Cheng–Wang's general-clone value (refuted, not a bound), Lemma G1 (every user
 runs one randomizer; derived, used when the deployment states it: ``same_randomizer``), 3-RR with the others on a third value (the new lower end) and
 binary RR with ``c = 0`` (the old lower end) — with the ratios upper/lower, seconds per column and peak RSS.
 ``--compose``: ``ldp`` with ε0 = 1, n = 10⁶, T = 365 through the accountant (curves off): the upper end, the old
