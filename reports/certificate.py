@@ -172,8 +172,8 @@ def _f(x) -> float:
 
 
 def _oracle_models(mech, n: int):
-    """``(upper_model, lower_model)``: float estimates ``ε ↦ δ`` of the blanket view (four-value records) or the clone
-    pair (``ldp``), and of the concrete-dataset lower bound ``x^n`` vs ``x^{n−1}x'`` (four-value records); ``None``
+    """``(upper_model, lower_model)``: float estimates ``ε ↦ δ`` of the blanket view (four-value records) or Lemma G1
+    (``ldp``: the binary-RR blanket view), and of the concrete-dataset lower bound ``x^n`` vs ``x^{n−1}x'`` (four-value records); ``None``
     where no model is known.  Gaussian approximations (relative error about 1e-3 in δ at n = 10^6, so about 1e-4
     in ε): guesses only, never a result."""
 
@@ -184,14 +184,15 @@ def _oracle_models(mech, n: int):
     if not e > 1:
         return None, None
     if isinstance(mech, O.LDP):
-        p = 1 / e
+        # Lemma G1 (binary RR's blanket view, below the clone pair): the ldp record's upper end in FMT21's model
+        r = 1 / (e + 1)
 
-        def clone(eps):
+        def lemma_g1(eps):
             ee = math.exp(eps)
-            atoms = [(p / 2, 2 * (e - ee) / (e + 1)), (p / 2, 2 * (1 - ee * e) / (e + 1)), (1 - p, 0.0)]
-            return _gauss_positive_part(atoms, n) / (p * n)
+            atoms = [(r, e - ee), (r, 1 - ee * e), (1 - 2 * r, 0.0)]
+            return _gauss_positive_part(atoms, n) / n
 
-        return clone, None
+        return lemma_g1, None
     if not (hasattr(mech, "l_probs") and hasattr(mech, "ratio_law")):
         return None, None
     g = _f(mech.gamma())
