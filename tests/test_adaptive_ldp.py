@@ -334,12 +334,49 @@ def _flagged_check(k: int, e: fmpq, ee: fmpq, d: tuple, d2: tuple, strategy) -> 
                     (math.prod((col[i][others[u]] - beta[i] for i, u in zip(lo, m)), start=fmpq(1)) for m in maps),
                     ZERO,
                 ) / len(maps)
-                # the filter is a kernel of mass 1 − γ_i at each LO step: every LO part R_i(x_u) − β_i is ≥ 0 at
-                # every output and has mass 1 − γ_i, whoever u is (so the posterior mixture has that mass too)
+                # every LO part R_i(x_u) − β_i is ≥ 0 at every output and has mass 1 − γ_i, whoever u is
                 for i in lo:
                     for u in others:
                         parts = [ws[i][j] * (rs[j][u] - max(rs[j][d[0]], rs[j][d2[0]]) / e) for j in range(len(rs))]
                         assert min(parts) >= 0 and sum(parts, ZERO) == 1 - gam[i]
+                # the filter run step by step: λ_i (the posterior mixture of LO parts) is a kernel of mass 1 − γ_i at
+                # each LO step, and the product of its values at the reports is the average over injective maps
+
+                def lo_part(i: int, u: int, j: int) -> fmpq:
+                    return ws[i][j] * (rs[j][others[u]] - max(rs[j][d[0]], rs[j][d2[0]]) / e)
+
+                post: dict = {(): fmpq(1)}
+                prod = fmpq(1)
+                for i in lo:
+                    tot = sum(post.values(), ZERO)
+                    if tot == 0:
+                        prod = ZERO
+                        break
+
+                    def lam(j: int, i: int = i, post: dict = post, tot: fmpq = tot) -> fmpq:
+                        return (
+                            sum(
+                                (
+                                    w * lo_part(i, u, j) / (n - 1 - len(m))
+                                    for m, w in post.items()
+                                    for u in range(n - 1)
+                                    if u not in m
+                                ),
+                                ZERO,
+                            )
+                            / tot
+                        )
+
+                    used = [j for j in range(len(rs)) if ws[i][j] != 0]
+                    assert sum((lam(j) for j in used), ZERO) == 1 - gam[i]
+                    prod *= lam(zs[i])
+                    post = {
+                        m + (u,): w * lo_part(i, u, zs[i]) / (n - 1 - len(m))
+                        for m, w in post.items()
+                        for u in range(n - 1)
+                        if u not in m
+                    }
+                assert prod == avg
             else:
                 avg = ZERO
             psi = math.prod((beta[i] for i in s_set), start=fmpq(1)) * avg
