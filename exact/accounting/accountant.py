@@ -57,6 +57,7 @@ from blanket.exact.mechanisms.registry import make_mechanism
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
+from blanket.exact.shuffled import matrix_view as _matrix_view
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
@@ -750,7 +751,9 @@ class ShuffleAccountant:
         if not _curve_pairs.has_curve(mech, stronger_clones=sc) or ev.n < 2:
             return None
         if self.curves == "auto" and ev.n > CURVE_PAIR_AUTO_N:
-            if ev.n < _curve_pairs.JENSEN_MIN_N:
+            # a matrix randomizer's own views are cheap at every n (its three-atom view: O(sqrt n) per pair): the
+            # cost model alone decides; the others' blanket views cost seconds per point below JENSEN_MIN_N
+            if ev.n < _curve_pairs.JENSEN_MIN_N and not _matrix_view.is_matrix(mech):
                 return None
             est = _curve_pairs.curve_seconds(mech, ev.n, CURVE_PAIR_AUTO_POINTS)
             if est is None or est > CURVE_PAIR_SECONDS:
@@ -765,7 +768,8 @@ class ShuffleAccountant:
             return None
         mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
         sc = bool(getattr(ev, "stronger_clones", False))
-        return _curve_pairs.curve_pair(mech, ev.n, stronger_clones=sc, max_points=pts)
+        same = bool(getattr(ev, "same_randomizer", False))
+        return _curve_pairs.curve_pair(mech, ev.n, stronger_clones=sc, same_randomizer=same, max_points=pts)
 
     def _summed_pairs(self) -> list | None:
         """Both orders of binary RR's summed-count lower pair (:mod:`blanket.exact.accounting.summed_lower`) for each
@@ -840,7 +844,8 @@ class ShuffleAccountant:
             pts = self._curve_points(ev)
             if pts is not None:
                 sc = bool(getattr(ev, "stronger_clones", False))
-                if _curve_pairs._key(mech, ev.n, sc, pts) not in _curve_pairs._MEMO:
+                same = bool(getattr(ev, "same_randomizer", False))
+                if _curve_pairs._key(mech, ev.n, sc, pts, same) not in _curve_pairs._MEMO:
                     curves += _curve_pairs.curve_seconds(mech, ev.n, pts) or 0.0
             if binary is not None and on_curve:
                 # the curve pair is a FinitePair, discretised in exact rationals (O(atoms + J): in the products'

@@ -21,7 +21,12 @@ Sources (:func:`curve_sources`):
   the chords; nothing is gained, and the accountant keeps the clone pair);
 * ``stronger_clones=True`` (a randomizer checked to satisfy the SODA 2023 condition,
   :func:`blanket.exact.accounting.stronger_clones.check_condition`): the stronger-clone pair, which is the blanket
-  view of binary RR with the same ε0.
+  view of binary RR with the same ε0;
+* a randomizer given by its exact matrix (``type = "matrix"``, one randomizer run by every user, as its one-round
+  certificate assumes): its own Lemma 5.3 blanket view (:func:`blanket.exact.shuffled.matrix_view.matrix_blanket_view`;
+  spread to three atoms at every n, and on four atoms, Lemma 5.3's value for three outputs, up to
+  :data:`MATRIX_FOUR_MAX_N` users), Lemma G1 when ``same_randomizer`` is stated, the stronger clones when
+  ``stronger_clones`` is, and the clone pair (``docs/composition.md`` §5e, "The matrix randomizer").
 
 The grid is adaptive (:func:`curve_values`): a few points geometric in ε up to where the cheapest source's δ is
 below :data:`NEGLIGIBLE_DELTA` (from :data:`JENSEN_MIN_N` users: :data:`LARGE_N_TOP_DELTA`, searched upwards from
@@ -44,12 +49,13 @@ from dataclasses import dataclass
 
 from blanket.exact.accounting import curves as _curves
 from blanket.exact.mechanisms import oracles
-from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, Randomizer, finite_exp_epsilon0
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.runtime.progress import Progress
-from blanket.exact.shuffled import geometric
+from blanket.exact.shuffled import geometric, matrix_view
 from blanket.exact.shuffled import oracles as fast_oracles
+from blanket.exact.shuffled.generic_ldp import same_randomizer_delta
 from blanket.exact.shuffled.krr import GRID_MAX_N, delta_blanket_view
 from flint import fmpq
 
@@ -79,6 +85,14 @@ MAX_POINTS = 48
 #: from this many users on, the blanket views run the engine's ``"1d-jensen"`` route (no blocks of the weak count:
 #: several times cheaper, and at these n about as narrow as the blocked route; the curve needs 1e-3 relative only)
 JENSEN_MIN_N = 10**5
+#: a matrix randomizer's four-atom blanket view is a curve source up to this many users (its engine's weak count is not
+#: weak for a general matrix: seconds per point above 10^3 users, 3-5 s per point at 10^5 and 5-16 s at 10^6 for a
+#: 3 x 3 matrix); the three-atom spread (degenerate weak count, about 1 s per point at 10^6) is a source at every n
+MATRIX_FOUR_MAX_N = 20000
+#: up to this many users the matrix's four-atom view runs the engine's automatic route (the grid: exact enclosures,
+#: about 0.4 s per point at 10^3 users), above it the one-dimensional route (0.1-1.5 % wide, about 1 s per point at
+#: 10^4)
+MATRIX_GRID_MAX_N = 1000
 
 
 def _engine(n: int) -> str | None:
@@ -105,6 +119,8 @@ def point_seconds(mech: Randomizer, n: int) -> float | None:
     :data:`JENSEN_MIN_N` users, the blocked one-dimensional route above ``GRID_MAX_N``, the grid below (linear in
     n).  An oracle point costs two engine calls (the spread view, sometimes the merged one; the clone pair is
     cheaper than either)."""
+    if matrix_view.is_matrix(mech):
+        return _matrix_point_seconds(mech, n)
     if isinstance(mech, KRR) and mech.k >= 3:
         ps, calls = 2 * float(arith.ball(mech.flip()).mid()), 1
     elif isinstance(mech, oracles.FourValue):
@@ -120,6 +136,26 @@ def point_seconds(mech: Randomizer, n: int) -> float | None:
     else:
         per = SECONDS_PER_USER_GRID * n
     return calls * per
+
+
+#: the matrix's three-atom view: one-core seconds per ordered input pair and standard deviation of its count of the
+#: two extreme atoms (measured, 3 x 3 matrix, n = 10^4 and 10^6 on a loaded machine: 3-4e-4)
+SECONDS_PER_SD_MATRIX = 4e-4
+#: the matrix's four-atom view on the one-dimensional route, likewise (3 x 3 matrix, n = 10^4: about 3e-3)
+SECONDS_PER_SD_MATRIX_FOUR = 3e-3
+
+
+def _matrix_point_seconds(mech: FiniteRandomizer, n: int) -> float:
+    """One grid point of a matrix randomizer's curve: the three-atom view on every ordered pair (at most; the
+    Chernoff bound skips some), and the four-atom view up to :data:`MATRIX_FOUR_MAX_N` users (grid route per user
+    up to :data:`MATRIX_GRID_MAX_N`, else the one-dimensional one per standard deviation).  O(k_in · k_out)."""
+    k = len(mech.matrix())
+    pairs = k * (k - 1)
+    sd = math.sqrt(max(n * float(arith.ball(mech.gamma()).mid()) / 2, 1.0))
+    out = pairs * SECONDS_PER_SD_MATRIX * sd
+    if n <= MATRIX_FOUR_MAX_N:
+        out += pairs * (SECONDS_PER_USER_GRID * n if n <= MATRIX_GRID_MAX_N else SECONDS_PER_SD_MATRIX_FOUR * sd)
+    return out
 
 
 def curve_seconds(mech: Randomizer, n: int, max_points: int = MAX_POINTS) -> float | None:
@@ -147,11 +183,43 @@ def _stronger_clone_delta(mech: Randomizer, n: int, **kw) -> object:
     return delta_blanket_view(rr, n, **kw)
 
 
-def curve_sources(mech: Randomizer, *, stronger_clones: bool = False) -> list[tuple[str, Callable]]:
+def _matrix_sources(mech: FiniteRandomizer, n: int) -> list[tuple[str, Callable]]:
+    """A matrix randomizer's own blanket views (:mod:`blanket.exact.shuffled.matrix_view`): three atoms at every n;
+    four atoms (Lemma 5.3's own value when no pair has more) up to :data:`MATRIX_FOUR_MAX_N` users when some pair has
+    four or more.  O(k_in² · k_out)."""
+    three = matrix_view.atom_count(mech) <= 3
+    out: list[tuple[str, Callable]] = [
+        (
+            "blanket view (Lemma 5.3, matrix)" if three else "blanket view (Lemma 5.3, matrix, spread to 3 atoms)",
+            lambda n, **kw: matrix_view.matrix_blanket_view(mech, n, atoms=3, **kw),
+        )
+    ]
+    if not three and n <= MATRIX_FOUR_MAX_N:
+        eng = None if n <= MATRIX_GRID_MAX_N else "1d"
+        out.append(
+            (
+                "blanket view (Lemma 5.3, matrix, 4 atoms)",
+                lambda n, **kw: matrix_view.matrix_blanket_view(mech, n, atoms=4, engine=eng, **kw),
+            )
+        )
+    return out
+
+
+def curve_sources(
+    mech: Randomizer, *, stronger_clones: bool = False, same_randomizer: bool = False, n: int | None = None
+) -> list[tuple[str, Callable]]:
     """``[(name, δ-function)]``: the certified upper bounds on δ(ε) of a shuffled round of ``mech`` used for its curve
-    (see the module docstring); each function takes ``(n, exp_epsilon=…, tol=…)``.  O(1)."""
+    (see the module docstring); each function takes ``(n, exp_epsilon=…, tol=…)``.  ``same_randomizer``: Lemma G1 is
+    a source (a matrix stated as one randomizer for every user); ``n``: the round's users (a matrix's four-atom view
+    is a source up to :data:`MATRIX_FOUR_MAX_N`; ``None``: every source).  O(k_in² · k_out)."""
     clone = ("clone pair (FOCS 2021)", lambda n, **kw: fast_oracles.clone_delta(mech, n, **kw))
     out: list[tuple[str, Callable]] = []
+    if matrix_view.is_matrix(mech):
+        out += _matrix_sources(mech, 0 if n is None else n)
+        if same_randomizer:
+            out.append(
+                ("one randomizer for every user (Lemma G1)", lambda n, **kw: same_randomizer_delta(mech, n, **kw))
+            )
     if isinstance(mech, KRR):
         out.append(("blanket view (Lemma 5.3)", lambda n, **kw: delta_blanket_view(mech, n, engine=_engine(n), **kw)))
         return out
@@ -174,11 +242,12 @@ def curve_sources(mech: Randomizer, *, stronger_clones: bool = False) -> list[tu
 
 def has_curve(mech: Randomizer, *, stronger_clones: bool = False) -> bool:
     """Whether the curve can improve on the accountant's pair for ``mech``: k-RR with ``k ≥ 3``, the four-value
-    oracles, the geometric mechanism, or a randomizer with the stronger clones (binary RR has its own exact curve,
-    :mod:`blanket.exact.accounting.curves`; ``ldp`` alone has only the clone pair).  O(1)."""
+    oracles, the geometric mechanism, a randomizer given by its matrix, or a randomizer with the stronger clones
+    (binary RR has its own exact curve, :mod:`blanket.exact.accounting.curves`; ``ldp`` alone has only the clone
+    pair).  O(k_in · k_out)."""
     if isinstance(mech, KRR):
         return mech.k >= 3
-    if stronger_clones:
+    if stronger_clones or matrix_view.is_matrix(mech):
         return True
     return isinstance(mech, oracles.FourValue) or (
         isinstance(mech, oracles.Geometric) and mech.m <= geometric.MAX_GEOMETRIC_M
@@ -240,7 +309,13 @@ def _eps_top(best: Callable, e0: fmpq) -> fmpq:
 
 
 def curve_values(
-    mech: Randomizer, n: int, *, stronger_clones: bool = False, max_points: int = MAX_POINTS, rtol: object = None
+    mech: Randomizer,
+    n: int,
+    *,
+    stronger_clones: bool = False,
+    same_randomizer: bool = False,
+    max_points: int = MAX_POINTS,
+    rtol: object = None,
 ) -> CurveValues:
     """Certified upper values of the worst-case curve of ``mech`` shuffled among ``n`` users on an adaptive grid.
 
@@ -252,7 +327,7 @@ def curve_values(
     n = arith.integer_in(n, "n", lo=1)
     max_points = arith.integer_in(max_points, "max_points", lo=4, hi=4096)
     rt = RTOL if rtol is None else arith.exact_in(rtol, "rtol", lo=0)
-    srcs = curve_sources(mech, stronger_clones=stronger_clones)
+    srcs = curve_sources(mech, stronger_clones=stronger_clones, same_randomizer=same_randomizer, n=n)
     e = finite_exp_epsilon0(mech, "the privacy curve")
     hi = arith.endpoints(arith.ball(e))[1]
     am = fmpq(hi.numerator, hi.denominator)
@@ -324,15 +399,22 @@ def _refine(
 _MEMO: dict = {}
 
 
-def _key(mech: Randomizer, n: int, stronger_clones: bool, max_points: int) -> tuple:
+def _key(mech: Randomizer, n: int, stronger_clones: bool, max_points: int, same_randomizer: bool = False) -> tuple:
     d = getattr(mech, "describe", None)
     desc = tuple(sorted((str(k), str(v)) for k, v in d().items())) if callable(d) else (repr(mech),)
+    if matrix_view.is_matrix(mech):  # a matrix is known by its rows
+        desc = tuple(("row", ",".join(str(v) for v in row)) for row in mech.matrix())
     k = getattr(mech, "k", None)
-    return (type(mech).__name__, k, desc, str(mech.exp_epsilon0()), n, stronger_clones, max_points)
+    return (type(mech).__name__, k, desc, str(mech.exp_epsilon0()), n, stronger_clones, same_randomizer, max_points)
 
 
 def curve_pair(
-    mech: Randomizer, n: int, *, stronger_clones: bool = False, max_points: int = MAX_POINTS
+    mech: Randomizer,
+    n: int,
+    *,
+    stronger_clones: bool = False,
+    same_randomizer: bool = False,
+    max_points: int = MAX_POINTS,
 ) -> _curves.FinitePair:
     """The dominating :class:`~blanket.exact.accounting.curves.FinitePair` of the hull of :func:`curve_values`
     (``α_max`` the upper end of ``e^{ε0}``), memoised per (randomizer, n, options; at most 64 kept).  Its
@@ -344,9 +426,11 @@ def curve_pair(
             "has no curve pair here (binary RR: accounting.curves; ldp: only the clone pair applies)",
             hint="pass stronger_clones=True for a randomizer that satisfies the SODA 2023 condition",
         )
-    key = _key(mech, n, stronger_clones, max_points)
+    key = _key(mech, n, stronger_clones, max_points, same_randomizer)
     if key not in _MEMO:
-        cv = curve_values(mech, n, stronger_clones=stronger_clones, max_points=max_points)
+        cv = curve_values(
+            mech, n, stronger_clones=stronger_clones, same_randomizer=same_randomizer, max_points=max_points
+        )
         src = ", ".join(f"{s}: {c}" for s, c in sorted(cv.winners().items()))
         desc = f"hull of certified curve values ({len(cv.points)} points; smallest at each point: {src})"
         pair = _curves.pair_from_values([(a, u) for a, u, _ in cv.points], alpha_max=cv.alpha_max, description=desc)

@@ -16,6 +16,7 @@ _EXPORTS = {
     'generic_ldp': 'generic_lower krr_member same_randomizer_delta scw_generic_delta three_rr_third_delta',
     'geometric': 'GeometricBracket geometric_bracket geometric_upper dominating_law',
     'krr': 'calibrate_epsilon compositions delta_blanket_view delta_krr_family delta_krr_third_lumped delta_stronger_clones',
+    'matrix_view': 'atom_count is_matrix matrix_blanket_view pair_atoms spread_atoms',
     'positive_part': 'expected_positive_part',
     'oracle_exact': 'MAX_CALLS REFINE_REL THIRD_GRID_MAX_N best_lower blanket_view_exact exact_view_calls exact_view_or_none exact_view_work is_exact third_cells third_value_delta triple_hit_law',
     'oracle_third': 'EXACT_N MAX_WORK WINDOW_TOL third_full_delta third_full_upper third_full_work',

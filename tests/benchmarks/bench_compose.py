@@ -3,7 +3,9 @@
 Run: ``PYTHONPATH=. python3 tests/benchmarks/bench_compose.py [--quick] [--skip-long]``
 or ``... bench_compose.py --pairs [--n N] [--T T] [--curves auto|on]`` (issue 25: per randomizer, the old dominating
 pair against the curve pair, beside the certified lower bound)
-or ``... bench_compose.py --binary 1e4:1e4 1e6:365 [--split-off]`` (issue 25: binary RR's bracket and its ratio).
+or ``... bench_compose.py --binary 1e4:1e4 1e6:365 [--split-off]`` (issue 25: binary RR's bracket and its ratio)
+or ``... bench_compose.py --matrix 1e4:365 1e6:365`` (issue 25: the 3 x 3 matrix of examples/matrix_3x3.csv, its
+composition before (the clone pair, ``curves=False``) and after (its own curve pair, ``"auto"``)).
 
 Prints one table: per case the certified ε (upper end), the optimistic end of the PLD sandwich, the
 certified lower bound on the mechanism, the sandwich's relative width, the grid, seconds and peak RSS;
@@ -122,6 +124,36 @@ def pairs_table(n: int, T: int, curves, delta: str = "1e-6", only: str = "") -> 
         )
 
 
+#: the matrix of examples/matrix_3x3.csv (e^epsilon0 = 3)
+MATRIX_3X3 = [["1/2", "1/4", "1/4"], ["1/4", "1/2", "1/4"], ["1/6", "1/3", "1/2"]]
+
+
+def matrix_table(specs: list[str], delta: str = "1e-6") -> None:
+    """Issue 25: the matrix randomizer's composed eps before (curves=False: the FOCS 2021 clone pair) and after
+    (curves="auto": the hull of its own blanket view's certified values, min with the clone pair), the lower end
+    (none for a matrix: 0 unless another route gives one), the ratio before/after, the curve's sources, seconds."""
+    hdr = (
+        f"{'case':12} {'n':>8} {'T':>5} {'before':>10} {'after':>10} {'before/after':>12} {'pair route':>17} "
+        f"{'s before':>8} {'s after':>8}  sources"
+    )
+    print(hdr)
+    print("-" * len(hdr))
+    for spec in specs:
+        n_s, t_s = spec.split(":")
+        n, T = int(float(n_s)), int(float(t_s))
+        ev = Shuffled({"type": "matrix", "matrix": MATRIX_3X3}, n)
+        t0 = time.time()
+        old = ShuffleAccountant(curves=False).compose(ev, count=T).get_epsilon(delta)
+        t1 = time.time()
+        new = ShuffleAccountant(curves="auto").compose(ev, count=T).get_epsilon(delta)
+        t2 = time.time()
+        print(
+            f"{'matrix 3x3':12} {n:8d} {T:5d} {float(old):10.6f} {float(new):10.6f} {float(old) / float(new):12.4f} "
+            f"{new.details['pair_route']:>17} {t1 - t0:8.1f} {t2 - t1:8.1f}  {'; '.join(new.details['pairs'])}",
+            flush=True,
+        )
+
+
 def lower_table(n: int, T: int, delta: str = "1e-6", only: str = "") -> None:
     """Issue 25: per frequency oracle the composed lower end of the old concrete pairs (forward, backward) and of the
     third-value pair (``Shuffled.third_lower_pair``), on the accountant's own grid (chosen by the dominating pairs,
@@ -203,7 +235,13 @@ def main():
         help="issue 25's binary RR rows (eps0 = 1): bracket, ratio, deciding lower end, seconds (e.g. 1e4:1e4 1e6:365)",
     )
     ap.add_argument("--split-off", action="store_true", help="--binary with the curve pair's atoms rounded up")
+    ap.add_argument(
+        "--matrix", nargs="+", metavar="N:T", help="issue 25's 3 x 3 matrix rows: clone pair before, curve pair after"
+    )
     a = ap.parse_args()
+    if a.matrix:
+        matrix_table(a.matrix)
+        return
     if a.binary:
         binary_table(a.binary, split_off=a.split_off)
         return
