@@ -133,4 +133,167 @@ SAMPLED_PAIR = TABLE.register(
     symbolic=_not_symbolic("a revealed-blanket argument for the sampled randomizer, proved in the documentation"),
 )
 
+# ---------------------------------------------------------------- derived statements used in certified paths (issue 25)
+a_lo = sp.Symbol("a", positive=True)
+b_hi = sp.Symbol("b", positive=True)
+H_split = sp.Function("H_{\\alpha}(P_{split} \\| Q_{split})")
+H_orig = sp.Function("H_{\\alpha}(P \\| Q)")
+
+
+def _hockey(atoms: list, alpha: object) -> object:
+    """``H_α = Σ (p − α q)_+`` of exact atoms ``[(p, q)]`` (sympy rationals; ``q = 0`` allowed)."""
+    return sum((max(pp - alpha * qq, 0) for pp, qq in atoms), sp.Integer(0))
+
+
+def _split_atom(pp: object, qq: object, a: object, b: object) -> tuple:
+    """The split of docs/composition.md §3: an atom of P-mass ``pp``, Q-mass ``qq`` (ratio r = pp/qq in [a, b]) into
+    ``(p_a, p_a/a)`` and ``(p_b, p_b/b)`` with ``p_b = pp·b(1 − a/r)/(b − a)``."""
+    r = pp / qq
+    pb = pp * b * (1 - a / r) / (b - a)
+    pa = pp - pb
+    return (pa, pa / a), (pb, pb / b)
+
+
+def _check_split(r) -> SymbolicCheck:
+    """Splitting atoms (docs/composition.md §3): with ``r = a + x``, ``b = a + x + y`` (``x, y ≥ 0``) sympy shows that
+    both new P-masses are ≥ 0 (numerators and denominators polynomials with non-negative coefficients), that the
+    P- and Q-masses add up to the atom's (merging the two atoms, a post-processing, gives the pair back), hence
+    ``Σ(p_i − α q_i) = p − αq`` and ``(·)_+`` subadditive gives ``H_α(split) ≥ H_α(pair)`` at every α; then an exact
+    instance: a three-atom pair split on the ratios {1/4, 1/2, 1, 2, 4}, ``H_α`` compared at 11 values of α
+    (below 1 too) and every split atom merged back.  A wrong split (weights linear in the loss) fails both."""
+    x, y, pm = (sp.Symbol(t, nonnegative=True) for t in ("x", "y", "p"))
+    a = sp.Symbol("a", positive=True)
+    rr, b = a + x, a + x + y
+    (pa, qa), (pb, qb) = _split_atom(pm, pm / rr, a, b)
+    ok = sp.simplify(pa + pb - pm) == 0 and sp.simplify(qa + qb - pm / rr) == 0
+    for v in (pa, pb):
+        num, den = sp.fraction(sp.factor(sp.simplify(v)))
+        ok = ok and all(c >= 0 for c in sp.Poly(sp.expand(num), a, x, y, pm).coeffs())
+        ok = ok and all(c >= 0 for c in sp.Poly(sp.expand(den), a, x, y, pm).coeffs())
+    # the exact instance
+    R = sp.Rational
+    pair = [(R(1, 2), R(1, 6)), (R(1, 3), R(1, 3)), (R(1, 6), R(1, 2))]  # ratios 3, 1, 1/3
+    grid = [R(1, 4), R(1, 2), R(1), R(2), R(4)]
+    split: list = []
+    for pp, qq in pair:
+        ratio = pp / qq
+        lo = max(g for g in grid if g <= ratio)
+        hi = min(g for g in grid if g >= ratio)
+        if lo == hi:
+            split.append((pp, qq))
+            continue
+        (pa_, qa_), (pb_, qb_) = _split_atom(pp, qq, lo, hi)
+        ok = ok and pa_ >= 0 and pb_ >= 0 and pa_ + pb_ == pp and qa_ + qb_ == qq  # merged back: the same atom
+        split += [(pa_, qa_), (pb_, qb_)]
+    for al in (R(0), R(1, 5), R(1, 3), R(1, 2), R(4, 5), R(1), R(6, 5), R(2), R(5, 2), R(3), R(4)):
+        ok = ok and _hockey(split, al) >= _hockey(pair, al)
+    return SymbolicCheck(
+        True if ok else False,
+        "r = a + x, b = a + x + y: p_a, p_b >= 0 (non-negative coefficients), p_a + p_b = p, q_a + q_b = p/r; then "
+        "H_alpha(split) >= H_alpha(pair) by subadditivity of (.)_+; exact instance (3 atoms, 11 values of alpha)",
+        "the stored (pessimistic) PLD moves P-mass further up (the ball's upper end of p_b): still dominating",
+    )
+
+
+SPLIT_ATOMS = TABLE.register(
+    "PLD split atoms",
+    statement=sp.Ge(H_split(alpha), H_orig(alpha)),
+    hypotheses=(
+        *TABLE.hyps("a > 0", "b > a"),
+        Hypothesis(
+            sp.true,
+            "every atom of (P, Q) with likelihood ratio r in [a, b] is split into atoms at ratios a and b with the "
+            "same total P- and Q-masses",
+        ),
+    ),
+    symbolic=_check_split,
+    symbols=(a_lo, b_hi),
+)
+
+
+eps0_s = sp.Symbol("epsilon_0", positive=True)
+n_s = sp.Symbol("n", integer=True, positive=True)
+H_sum = sp.Function(
+    "H_{e^{\\epsilon}}(\\mathrm{Bin}(N, f) + \\mathrm{Bin}(T, p) \\| \\mathrm{Bin}(N, f) + \\mathrm{Bin}(T, f))"
+)
+
+
+def _bin_law(m: int, pr: object) -> dict:
+    return {j: sp.binomial(m, j) * pr**j * (1 - pr) ** (m - j) for j in range(m + 1)}
+
+
+def _convolve(u: dict, v: dict) -> dict:
+    out: dict = {}
+    for i, a in u.items():
+        for j, b in v.items():
+            out[i + j] = out.get(i + j, 0) + a * b
+    return out
+
+
+def _hockey_laws(p: dict, q: dict, alpha: object) -> object:
+    return sum((max(p[k] - alpha * q.get(k, 0), 0) for k in p), sp.Integer(0))
+
+
+def _check_summed(r) -> SymbolicCheck:
+    """The summed-count pair (docs/composition.md §5h) at T = 2, e^{ε0} = 3, n = 3, exact rationals: the law of the
+    sum of the two rounds' counts of 1s (forward) or of 0s (backward) on the datasets c = 0 is the push-forward of the
+    exact product law of the two rounds' histograms by the sum, equals the closed form ``Bin(N, f) + Bin(T, p)`` vs
+    ``Bin(N, f) + Bin(T, f)`` (zeros: ``Bin(N, p) + Bin(T, p)`` vs ``Bin(N, p) + Bin(T, f)``), ``N = T(n − 1)``, and its
+    ``H_α`` is at most the product's at 9 values of α ≥ 1 (the data-processing inequality, instance).  Sympy also
+    shows the generating-function identity behind the closed form for a symbolic n.  Not a proof of the inequality
+    (that is the data-processing inequality): ``proved`` is ``None``, ``False`` when an instance fails."""
+    R = sp.Rational
+    e, n, T = R(3), 3, 2
+    f, p = 1 / (e + 1), e / (e + 1)
+    ok = True
+    for order in ("forward", "backward"):
+        # one round's histogram is its count of 1s, K; the statistic counts 1s (forward) or 0s (backward: n - K)
+        tp, tq = (p, f) if order == "forward" else (f, p)  # the target reports 1 w.p. tp under P, tq under Q
+        one_p = _convolve(_bin_law(n - 1, f), _bin_law(1, tp))
+        one_q = _convolve(_bin_law(n - 1, f), _bin_law(1, tq))
+        if order == "backward":
+            one_p, one_q = {n - k: v for k, v in one_p.items()}, {n - k: v for k, v in one_q.items()}
+        prod_p = {(i, j): one_p[i] * one_p[j] for i in one_p for j in one_p}
+        prod_q = {(i, j): one_q[i] * one_q[j] for i in one_q for j in one_q}
+        sum_p: dict = {}
+        sum_q: dict = {}
+        for (i, j), v in prod_p.items():
+            sum_p[i + j] = sum_p.get(i + j, 0) + v
+        for (i, j), v in prod_q.items():
+            sum_q[i + j] = sum_q.get(i + j, 0) + v
+        base = f if order == "forward" else p  # the others report the counted symbol w.p. base
+        tgt_p, tgt_q = p, f  # the target reports the counted symbol w.p. p under P, f under Q (both orders)
+        closed_p = _convolve(_bin_law(T * (n - 1), base), _bin_law(T, tgt_p))
+        closed_q = _convolve(_bin_law(T * (n - 1), base), _bin_law(T, tgt_q))
+        ok = ok and all(sp.simplify(sum_p.get(k, 0) - closed_p.get(k, 0)) == 0 for k in set(sum_p) | set(closed_p))
+        ok = ok and all(sp.simplify(sum_q.get(k, 0) - closed_q.get(k, 0)) == 0 for k in set(sum_q) | set(closed_q))
+        for al in (R(1), R(11, 10), R(5, 4), R(3, 2), R(2), R(5, 2), R(3), R(6), R(9)):
+            ok = ok and _hockey_laws(sum_p, sum_q, al) <= _hockey_laws(prod_p, prod_q, al)
+    z, fs, ps = sp.Symbol("z"), sp.Symbol("f", positive=True), sp.Symbol("p", positive=True)
+    one = ((1 - fs) + fs * z) ** (n_s - 1) * ((1 - ps) + ps * z)
+    ok = ok and sp.simplify(one**2 - ((1 - fs) + fs * z) ** (2 * (n_s - 1)) * ((1 - ps) + ps * z) ** 2) == 0
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals at T = 2 (e^eps0 = 3, n = 3, both orders): push-forward of the product law = closed form, "
+        "H_alpha(sum) <= H_alpha(product) at 9 values of alpha; sympy: the generating-function identity",
+        "the inequality itself is the data-processing inequality (a post-processing of the composed outputs)",
+    )
+
+
+SUMMED_PAIR = TABLE.register(
+    "Binary RR summed-count lower pair",
+    statement=sp.Ge(delta_T(epsilon), H_sum(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("T >= 1"),
+        Hypothesis(
+            sp.true,
+            "T binary RR rounds with the same epsilon0 on the datasets c = 0 (every other user holds 0; the target 1 "
+            "versus 0), N = T(n - 1), f = 1/(e^epsilon0 + 1), p = e^epsilon0 f; the adversary keeps only the total "
+            "number of reports equal to 1 (the other order: of reports equal to 0)",
+        ),
+    ),
+    symbolic=_check_summed,
+    symbols=(eps0_s, n_s),
+)
+
 TABLE.complete()

@@ -382,6 +382,11 @@ def certify_composition(
     ]
     if any(r.sampling is not None for r in dep.rounds):
         chain.append(result_entry(comp.SAMPLED_PAIR))
+    used = acc.statements_used()
+    if used["split"]:  # a finite pair (curve pair, sampled or continuous round) is composed with split atoms
+        chain.append(result_entry(comp.SPLIT_ATOMS))
+    if used["summed"]:  # binary RR rounds: the summed-count lower pair is among the lower ends
+        chain.append(result_entry(comp.SUMMED_PAIR))
     if any(r.groups for r in dep.rounds):
         chain += [result_entry(pf.FLEET_ROUND), result_entry(pf.COLLUDING)]
         if any(len(r.groups) > 1 for r in dep.rounds if r.groups):

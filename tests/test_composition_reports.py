@@ -58,8 +58,12 @@ def test_composed_certificate_verdicts_and_typesetting():
     t = cert["targets"][0]
     assert Fraction(t["epsilon_upper"]) >= e.upper and Fraction(t["epsilon_lower"]) <= e.lower
     assert cert["composition"]["total_rounds"] == 25 and cert["composition"]["theorem"]["key"] == "ZDW22 Theorem 10"
+    # the derived statements of the certified ends (issue 25): the curve pair's split atoms, binary RR's summed counts
+    keys = [e["key"] for e in cert["chain"]]
+    assert "PLD split atoms" in keys and "Binary RR summed-count lower pair" in keys
     tex = render_tex(cert)
     assert "Composition" in tex and "ZDW22 Theorem 10" in tex and "\\Delta" in tex
+    assert "Binary RR summed-count lower pair" in tex and "PLD split atoms" in tex
     json.dumps(cert)
 
 

@@ -49,3 +49,32 @@ def test_theorem_10_instances(k, e0, n):
         assert worst <= bound
         one = max(pld.hockey_stick(a, ee) for a in rounds)
         assert one <= pld.hockey_stick(dom, ee)
+
+
+def test_split_and_summed_statements_are_registered_with_checks_that_can_fail(monkeypatch):
+    """Issue 25: the split-atom refinement (§3) and binary RR's summed-count lower pair (§5h), derived statements of
+    certified paths, are registered with their status and a check; a wrong split or a wrong closed form fails it."""
+    keys = {r.key for r in core.results("pld")}
+    assert {"PLD split atoms", "Binary RR summed-count lower pair"} <= keys
+    for r, proved in ((comp.SPLIT_ATOMS, True), (comp.SUMMED_PAIR, None)):
+        assert r.status == "derived" and "this project's" in r.status_note and "docs/composition.md" in r.spec
+        assert r.check_symbolic().proved is proved
+    assert "Doroshenko" in comp.SPLIT_ATOMS.status_note
+    assert "post-processing" in comp.SUMMED_PAIR.status_note
+    assert comp.SUMMED_PAIR.quantity == "delta_composed"  # not a single-round candidate bound
+    # weights linear in the ratio instead of the split's (the Q-masses no longer add up): refuted
+    good = comp._split_atom
+    monkeypatch.setattr(
+        comp,
+        "_split_atom",
+        lambda pp, qq, a, b: (
+            (pp - pp * (pp / qq - a) / (b - a), (pp - pp * (pp / qq - a) / (b - a)) / a),
+            (pp * (pp / qq - a) / (b - a), pp * (pp / qq - a) / (b - a) / b),
+        ),
+    )
+    assert comp.SPLIT_ATOMS.check_symbolic().proved is False
+    monkeypatch.setattr(comp, "_split_atom", good)
+    # a perturbed binomial law of the two-user part (the product and the closed form no longer agree): refuted
+    law = comp._bin_law
+    monkeypatch.setattr(comp, "_bin_law", lambda m, pr: law(m, pr * 9 / 10 + comp.sp.Rational(1, 20) if m == 2 else pr))
+    assert comp.SUMMED_PAIR.check_symbolic().proved is False

@@ -912,6 +912,14 @@ class ShuffleAccountant:
     def _has_curves(self) -> bool:
         return any(self._curve_of(ev) is not None for ev, _ in self._ledger)
 
+    def statements_used(self) -> dict[str, bool]:
+        """Which derived statements the certified ends of this ledger rest on, beyond the dominating pairs:
+        ``"split"`` (a finite pair's atoms split between grid points, :data:`SPLIT_ATOMS`: a curve pair or a finite
+        dominating pair is composed) and ``"summed"`` (binary RR's summed-count lower pair).  O(ledger entries) after
+        a query (the pairs are memoised)."""
+        finite = any(isinstance(self._dominating(ev), _curves.FinitePair) for ev, _ in self._ledger)
+        return {"split": SPLIT_ATOMS and (finite or self._has_curves()), "summed": self._summed_pairs() is not None}
+
     def _pld(self, grid: Fraction, kind: str):
         """Composed PLD on ``grid``: kind "upper"/"lower" (dominating pair), "cupper"/"clower" (the curve pair where a
         round has one, else its dominating pair; ``None`` when no round has one), "low-fwd"/"low-bwd" (lower pair) or
