@@ -97,6 +97,12 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
         ("--scale", "laplace: the noise scale b = 1/epsilon0 instead of --epsilon0 (inputs in [0, 1])"),
     ):
         p.add_argument(opt, default=None, metavar=opt[2:].upper(), help=text)
+    p.add_argument(
+        "--same-randomizer",
+        action="store_true",
+        help="ldp only: every user runs one and the same epsilon0-LDP randomizer, fixed before the round (Lemma G1 "
+        "joins the upper bounds; as same_randomizer = true in a deployment; docs/mechanisms.md)",
+    )
     p.add_argument("--epsilon0", default=None, metavar="E0", help="local epsilon0 (exact decimal, e.g. 2 or 0.5)")
     p.add_argument("-n", "--n", dest="n", default=None, metavar="N", help="number of users (>= 2)")
     if quantity == "epsilon":
@@ -261,6 +267,41 @@ def mechanism_word(word: str) -> str:
     return "rr" if str(word).strip().lower() == "rr" else kind.value
 
 
+def check_same_randomizer_flag(word: str, k: object = None) -> None:
+    """``--same-randomizer`` applies to ``--mechanism ldp`` only (a matrix randomizer states it in a deployment file;
+    k-RR and the frequency oracles are one stated randomizer already, with their own tighter views): refused by name
+    otherwise.  O(1)."""
+    from blanket.exact.mechanisms import registry
+
+    kind = registry.resolve(word, name="--mechanism", k=k)
+    if kind != registry.Kind.LDP:
+        raise InvalidArgument(
+            "--same-randomizer",
+            True,
+            f"applies to --mechanism ldp only, not {word} (a stated k-RR, frequency oracle or continuous randomizer is "
+            "one randomizer already, with its own tighter bound)",
+            hint="drop --same-randomizer",
+        )
+
+
+#: the hint printed after a plain ``ldp`` answer (FMT21's model): the statement that gives Lemma G1, and how to make it
+#: (``{how}``: the command line's option, or a deployment's key)
+SAME_RANDOMIZER_TEXT = (
+    "If every user runs one and the same randomizer, fixed before the round, {how} gives a tighter certified "
+    "bracket (Lemma G1, docs/mechanisms.md)"
+)
+SAME_RANDOMIZER_HINT = SAME_RANDOMIZER_TEXT.format(
+    how="--same-randomizer (same_randomizer = true in a deployment file)"
+)
+
+
+def plain_ldp(mech: object) -> bool:
+    """Whether ``mech`` is an ``ldp`` record without the statement "one randomizer for every user".  O(1)."""
+    from blanket.exact.mechanisms import oracles
+
+    return isinstance(mech, oracles.LDP) and not mech.same_randomizer
+
+
 def cli_name(key: str) -> str:
     """How the command line spells a query key in error messages."""
     return {"n": "-n", "exp_epsilon0": "randomizer.exp_epsilon0"}.get(key, "--" + key.replace("_", "-"))
@@ -305,6 +346,9 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
         for key in ("epsilon0", "exp_epsilon0", "exp_half_epsilon0", "alpha"):
             table.pop(key, None)
     table.update(cli)
+    if getattr(args, "same_randomizer", False):
+        check_same_randomizer_flag(word, k=table.get("k"))
+        table["same_randomizer"] = True
     if word == "rr" and "k" not in table:
         table["k"] = 2
 

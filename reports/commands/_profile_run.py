@@ -30,7 +30,10 @@ def run_command(
     rounds (``--rounds``, or a deployment's ``[[rounds]]``), else ``bound`` (``--bound``/``--variant``), else the
     closed-form record's best certified bounds (``reports/commands/_oracle.py``), else ``profile`` (shuffled
     randomized response)."""
-    if getattr(args, "mechanism", None) in common.CONTINUOUS_KINDS or _continuous.deployment_of(args) is not None:
+    cdep = _continuous.deployment_of(args)
+    if getattr(args, "mechanism", None) in common.CONTINUOUS_KINDS or cdep is not None:
+        if getattr(args, "same_randomizer", False):  # refused by name before any work: a continuous randomizer
+            common.check_same_randomizer_flag(args.mechanism or (cdep.mechanism if cdep is not None else "laplace"))
         done = _continuous.run(args, quantity)  # the continuous randomizers' blanket view (-1: run the --bound)
         if done >= 0:
             return done
