@@ -23,6 +23,8 @@ exact products of small pairs.
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy as sp
 from blanket.proofs.core import Hypothesis, ResultTable, SymbolicCheck
 
@@ -140,12 +142,12 @@ H_split = sp.Function("H_{\\alpha}(P_{split} \\| Q_{split})")
 H_orig = sp.Function("H_{\\alpha}(P \\| Q)")
 
 
-def _hockey(atoms: list, alpha: object) -> object:
+def _hockey(atoms: list, alpha: Any) -> Any:
     """``H_α = Σ (p − α q)_+`` of exact atoms ``[(p, q)]`` (sympy rationals; ``q = 0`` allowed)."""
     return sum((max(pp - alpha * qq, 0) for pp, qq in atoms), sp.Integer(0))
 
 
-def _split_atom(pp: object, qq: object, a: object, b: object) -> tuple:
+def _split_atom(pp: Any, qq: Any, a: Any, b: Any) -> tuple:
     """The split of docs/composition.md §3: an atom of P-mass ``pp``, Q-mass ``qq`` (ratio r = pp/qq in [a, b]) into
     ``(p_a, p_a/a)`` and ``(p_b, p_b/b)`` with ``p_b = pp·b(1 − a/r)/(b − a)``."""
     r = pp / qq
@@ -218,7 +220,7 @@ H_sum = sp.Function(
 )
 
 
-def _bin_law(m: int, pr: object) -> dict:
+def _bin_law(m: int, pr: Any) -> dict:
     return {j: sp.binomial(m, j) * pr**j * (1 - pr) ** (m - j) for j in range(m + 1)}
 
 
@@ -230,7 +232,7 @@ def _convolve(u: dict, v: dict) -> dict:
     return out
 
 
-def _hockey_laws(p: dict, q: dict, alpha: object) -> object:
+def _hockey_laws(p: dict, q: dict, alpha: Any) -> Any:
     return sum((max(p[k] - alpha * q.get(k, 0), 0) for k in p), sp.Integer(0))
 
 

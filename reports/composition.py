@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING
 from blanket.exact.accounting.accountant import LOWER_NAMES, ShuffleAccountant
 from blanket.exact.numbers import arith
 from blanket.proofs import composition as comp
+from blanket.proofs import core
 from blanket.proofs import fleets as pf
 from blanket.reports.latex import exact_string
 from flint import fmpq
 
 from . import continuous_certificate, curve
-from .deployment import ContinuousRound, Deployment
+from .deployment import ContinuousRound, Deployment, Round
 from .verdict import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
 
 if TYPE_CHECKING:
@@ -230,6 +231,16 @@ def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
     return "the rounds run on one concrete pair of datasets, optimistic discretisation (" + "; ".join(out) + ")"
 
 
+def _ldp_round_entry(r: Round) -> dict:
+    """An ldp round of the certificate's ``rounds`` list: its words (``text``), numbers and pair.  O(1)."""
+    q = "" if r.sampling is None else f", each user takes part w.p. q = {_s(r.sampling)}"
+    return r.as_dict() | {
+        "mechanism": "ldp (same randomizer)" if r.same_randomizer else "ldp",
+        "text": f"{r.count} x {r.title()} (epsilon0 = {_s(r.epsilon0)}, n = {r.n}{q})",
+        "pair": r.event().dominating_pair().description,
+    }
+
+
 def _round_text(r: dict) -> str:
     """One ledger entry in words: the randomizer(s), ε0 of each group, users, participation, colluders."""
     if "text" in r:  # a Laplace / Gaussian round
@@ -267,7 +278,8 @@ def _base_assumptions(dep: Deployment) -> list[str]:
     """The one-round assumptions, as far as they hold for these rounds: a mixed fleet's users do not share one
     randomizer, and with sampled participation a user sends at most one report per round."""
     out = list(ASSUMPTIONS)
-    if any(r.groups and len(r.groups) > 1 for r in dep.rounds):
+    plain_ldp = any(getattr(r, "ldp", False) and not r.same_randomizer for r in dep.rounds)
+    if plain_ldp or any(r.groups and len(r.groups) > 1 for r in dep.rounds):  # (FMT21's model: stated separately)
         out = [a for a in out if not a.startswith("One randomizer for all")]
     if any(r.sampling is not None for r in dep.rounds):
         out = [
@@ -281,8 +293,18 @@ def _base_assumptions(dep: Deployment) -> list[str]:
 
 
 def _extra_assumptions(dep: Deployment) -> list[str]:
-    """What a fleet, a sampled round or colluders assume, in words (the certificate's assumptions list)."""
+    """What a fleet, a sampled round, an ldp round or colluders assume, in words (the certificate's assumptions
+    list)."""
+    from blanket.exact.accounting import same_randomizer
+
+    from .claims import LDP_LOWER, LDP_MODEL
+
     out = []
+    ldp = [r for r in dep.rounds if getattr(r, "ldp", False)]
+    if any(not r.same_randomizer for r in ldp):
+        out.append("ldp rounds: " + LDP_MODEL + " " + LDP_LOWER)
+    if any(r.same_randomizer for r in ldp):
+        out.append("ldp rounds with same_randomizer = true: " + same_randomizer.ASSUMPTION + " " + LDP_LOWER)
     kinds = sorted({r.kind for r in dep.rounds if isinstance(r, ContinuousRound)})
     if kinds:
         out.append(
@@ -355,6 +377,8 @@ def certify_composition(
     rounds = [
         r.as_dict() | {"text": r.text(), "pair": r.event().dominating_pair().description}
         if isinstance(r, ContinuousRound)
+        else _ldp_round_entry(r)
+        if r.ldp
         else {
             "k": r.k,
             "epsilon0": _s(r.epsilon0),
@@ -382,6 +406,12 @@ def certify_composition(
     ]
     if any(r.sampling is not None for r in dep.rounds):
         chain.append(result_entry(comp.SAMPLED_PAIR))
+    ldp_rounds = [r for r in dep.rounds if getattr(r, "ldp", False)]
+    for key in ("FO clone identity", "Lemma G1 [same randomizer]"):  # an ldp round's pairs (docs/mechanisms.md)
+        if ldp_rounds and (key != "Lemma G1 [same randomizer]" or any(r.same_randomizer for r in ldp_rounds)):
+            found = core.lookup(key)
+            if found is not None:
+                chain.append(result_entry(found))
     used = acc.statements_used()
     if used["split"]:  # a finite pair (curve pair, sampled or continuous round) is composed with split atoms
         chain.append(result_entry(comp.SPLIT_ATOMS))

@@ -34,6 +34,7 @@ is exactly 10⁻⁶)::
     n = 1000000
     count = 365
     # sampling = "0.01"                     #   each user takes part w.p. q (0 < q <= 1; count seen)
+    # (an entry may also be type = "ldp" with epsilon0 and same_randomizer, or laplace / gaussian)
 
     [options]                               # optional
     precision = 128                         # starting precision (bits)
@@ -71,11 +72,12 @@ import io
 import pathlib
 from typing import TYPE_CHECKING, Any
 
-from blanket.exact.accounting.accountant import ShuffledRR, check_total_rounds
+from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, check_total_rounds
 from blanket.exact.accounting.fleet_rounds import FleetRound
 from blanket.exact.accounting.query import make_query
 from blanket.exact.accounting.sampled import Sampled
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.mechanisms.oracles import LDP
 from blanket.exact.numbers import guards
 from blanket.reports import fleet
 from blanket.reports.numtext import exact_string
@@ -133,7 +135,9 @@ class Target:
 
 @dataclasses.dataclass(frozen=True)
 class Round:
-    """``count`` shuffled rounds of k-ary randomized response (``k``, local ``epsilon0``, ``n`` users)."""
+    """``count`` shuffled rounds of k-ary randomized response (``k``, local ``epsilon0``, ``n`` users), or with
+    ``ldp`` of an ε0-LDP randomizer known only by ``epsilon0`` (``k`` is then 0; ``same_randomizer``: one randomizer
+    for every user, Lemma G1)."""
 
     k: int
     epsilon0: fmpq
@@ -145,16 +149,44 @@ class Round:
     #: a fleet round: ``(n_g, KRR)`` per group (``n`` is then their total) and the colluders among them
     groups: tuple = ()
     colluding: int = 0
+    #: an ``ldp`` round (``type = "ldp"``): any ε0-LDP randomizer (FMT21's model), or with ``same_randomizer`` one
+    #: randomizer for every user
+    ldp: bool = False
+    same_randomizer: bool = False
 
-    def event(self) -> ShuffledRR | Sampled | FleetRound:
+    def event(self) -> ShuffledRR | Shuffled | Sampled | FleetRound:
         """The accountant's record (:class:`blanket.exact.accounting.accountant.ShuffledRR`; wrapped in
         :class:`blanket.exact.accounting.sampled.Sampled` when the entry gives ``sampling``; a
         :class:`blanket.exact.accounting.fleet_rounds.FleetRound` for a round of ``[[users]]`` groups)."""
 
         if self.groups:
             return FleetRound(self.groups, self.sampling, self.colluding)
-        ev = ShuffledRR(k=self.k, epsilon0=self.epsilon0, n=self.n)
+        ev: ShuffledRR | Shuffled = (
+            Shuffled(LDP(self.epsilon0, same_randomizer=self.same_randomizer), self.n)
+            if self.ldp
+            else ShuffledRR(k=self.k, epsilon0=self.epsilon0, n=self.n)
+        )
         return ev if self.sampling is None else Sampled(ev, self.sampling)
+
+    def title(self) -> str:
+        """The randomizer in words: binary / k-ary randomized response, or an ldp round's model.  O(1)."""
+        if self.ldp:
+            return (
+                "one epsilon0-LDP randomizer run by every user (same_randomizer = true, Lemma G1)"
+                if self.same_randomizer
+                else "any epsilon0-LDP randomizer (FMT21's model)"
+            )
+        return f"{'binary' if self.k == 2 else f'{self.k}-ary'} randomized response"
+
+    def as_dict(self) -> dict:
+        """The round as plain strings (the deployment's ``rounds`` entries)."""
+        head: dict = {"type": "ldp"} if self.ldp else {"k": self.k}
+        return (
+            head
+            | {"epsilon0": exact_string(self.epsilon0), "n": self.n, "count": self.count}
+            | ({"same_randomizer": True} if self.same_randomizer else {})
+            | ({} if self.sampling is None else {"sampling": exact_string(self.sampling)})
+        )
 
 
 #: the continuous randomizers a ``[[rounds]]`` entry may name (their rounds compose through the hull of certified
@@ -298,19 +330,7 @@ class Deployment:
             "source": self.source,
             "sha256": self.sha256,
             "matrix_source": self.matrix_source,
-            **(
-                {
-                    "rounds": [
-                        r.as_dict()
-                        if isinstance(r, ContinuousRound)
-                        else {"k": r.k, "epsilon0": exact_string(r.epsilon0), "n": r.n, "count": r.count}
-                        | ({} if r.sampling is None else {"sampling": exact_string(r.sampling)})
-                        for r in self.rounds
-                    ]
-                }
-                if self.rounds
-                else {}
-            ),
+            **({"rounds": [r.as_dict() for r in self.rounds]} if self.rounds else {}),
             **(fleet.fleet_as_dict(self.groups, self.colluding) if self.groups or self.colluding else {}),
         }
 
@@ -690,11 +710,11 @@ def parse_deployment(
         rounds = (sampled_round(kind, params, n, q, colluding, T),)
     else:
         rounds = _parse_rounds(data.get("rounds"), kind, params, n)
-        if colluding and any(isinstance(r, ContinuousRound) for r in rounds):
+        if colluding and any(isinstance(r, ContinuousRound) or getattr(r, "ldp", False) for r in rounds):
             raise InvalidArgument(
                 "users.colluding",
                 colluding,
-                "is not supported with Laplace or Gaussian rounds (their pairs assume every user is honest)",
+                "is not supported with ldp, Laplace or Gaussian rounds (their pairs assume every user is honest)",
             )
         if colluding:  # each round rests on its honest users (Lemma F3): a one-group fleet round
             rounds = tuple(
@@ -772,11 +792,11 @@ def with_overrides(dep: Deployment, *, sampling: object = None, colluding: objec
         return dataclasses.replace(
             dep, colluding=m, rounds=(sampled_round(dep.mechanism, dep.params, dep.n, qq, m, dep.table),)
         )
-    if dep.rounds and m and any(isinstance(r, ContinuousRound) for r in dep.rounds):
+    if dep.rounds and m and any(isinstance(r, ContinuousRound) or getattr(r, "ldp", False) for r in dep.rounds):
         raise InvalidArgument(
             "--colluding",
             m,
-            "is not supported with Laplace or Gaussian rounds (their pairs assume every user is honest)",
+            "is not supported with ldp, Laplace or Gaussian rounds (their pairs assume every user is honest)",
         )
     if dep.rounds:
         rounds = tuple(
@@ -859,7 +879,11 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
         where = f"rounds[{i}]"
         if not isinstance(r, dict):
             raise InvalidArgument(where, r, "must be a table with mechanism, k, epsilon0, n and count")
-        _take(r, where + ".", {"mechanism", "kind", "type", "k", "epsilon0", "n", "count", "sampling", "sigma"})
+        _take(
+            r,
+            where + ".",
+            {"mechanism", "kind", "type", "k", "epsilon0", "n", "count", "sampling", "sigma", "same_randomizer"},
+        )
         mk = r.get("mechanism", r.get("kind", r.get("type")))
         rk = kind
         if mk is not None:
@@ -868,13 +892,25 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
             except InvalidArgument:
                 rk = None
         if rk in CONTINUOUS_ROUND_KINDS:
+            if "same_randomizer" in r:
+                raise InvalidArgument(f"{where}.same_randomizer", r["same_randomizer"], "applies to ldp rounds only")
             out.append(_continuous_round(r, where, rk, kind, params, n))
+            continue
+        if rk == "ldp":
+            out.append(_ldp_round(r, where, mk, kind, params, n))
             continue
         if rk not in ("krr", "binary_rr"):
             raise InvalidArgument(
                 f"{where}.mechanism",
                 mk if mk is not None else kind,
-                "must be krr, binary_rr, laplace or gaussian (the randomizers whose rounds compose)",
+                "must be krr, binary_rr, ldp, laplace or gaussian (the randomizers whose rounds compose)",
+            )
+        if "same_randomizer" in r:
+            raise InvalidArgument(
+                f"{where}.same_randomizer",
+                r["same_randomizer"],
+                "applies to ldp rounds only (a stated k-RR is one randomizer already, with its own tighter view)",
+                hint="drop the option",
             )
         if "sigma" in r:
             raise InvalidArgument(f"{where}.sigma", r["sigma"], "applies to gaussian rounds only")
@@ -900,6 +936,31 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
         out.append(Round(k, e0, rn, cnt, where, sq))
     check_total_rounds(sum(r.count for r in out), name="rounds", value=f"{len(out)} entries", what=" in all")
     return tuple(out)
+
+
+def _ldp_round(r: dict, where: str, mk: object, kind: str, params: dict, n: int) -> Round:
+    """A ``[[rounds]]`` entry of ``type = "ldp"`` (an ε0-LDP randomizer known only by ``epsilon0``; ``same_randomizer``
+    states one randomizer for every user, Lemma G1); ``epsilon0`` and ``same_randomizer`` default to the
+    ``[randomizer]``'s when that is ``ldp`` too.  O(1)."""
+    if "k" in r:
+        raise InvalidArgument(f"{where}.k", r["k"], "is not a key of the ldp randomizer (give epsilon0)")
+    inherit = kind == "ldp"
+    if "epsilon0" in r:
+        e0 = _number(r["epsilon0"], f"{where}.epsilon0", lo=0, lo_open=True, hi=1000)
+    elif inherit and "epsilon0" in params:
+        e0 = params["epsilon0"]
+    else:
+        raise InvalidArgument(f"{where}.epsilon0", None, "is required (the local epsilon0 of the round)")
+    if "same_randomizer" in r:
+        same = r["same_randomizer"]
+        if not isinstance(same, bool):
+            raise InvalidArgument(f"{where}.same_randomizer", same, "must be true or false")
+    else:
+        same = bool(params.get("same_randomizer", False)) if inherit else False
+    rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
+    cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
+    sq = _number(r["sampling"], f"{where}.sampling", lo=0, lo_open=True, hi=1) if "sampling" in r else None
+    return Round(0, e0, rn, cnt, where, sq, ldp=True, same_randomizer=same)
 
 
 def _continuous_round(r: dict, where: str, rk: str, kind: str, params: dict, n: int) -> ContinuousRound:

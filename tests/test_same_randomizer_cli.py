@@ -116,3 +116,89 @@ def test_certify_plain_ldp_prints_the_hint(capsys, tmp_path):
     f.write_text(f.read_text().replace('epsilon0 = "2"\n', 'epsilon0 = "2"\nsame_randomizer = true\n'))
     assert main(["certify", str(f), "-o", str(tmp_path / "out2"), "--no-pdf", "--no-plot"]) == 0
     assert "same_randomizer = true in its" not in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ [[rounds]] entries of type = "ldp"
+def _rounds_dep(entry: str, n: int = 3, extra: str = ""):
+    from blanket.reports.deployment import parse_deployment
+
+    return parse_deployment(
+        f'name = "x"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "1"\n[users]\nn = {n}\n{extra}'
+        f'[[rounds]]\ncount = 2\ntype = "ldp"\nepsilon0 = "1"\n{entry}[options]\ntarget_delta = "1e-3"\n'
+    )
+
+
+def test_ldp_rounds_compose_above_every_dataset_pair_of_a_member_of_the_class():
+    """[[rounds]] type = "ldp" (with and without same_randomizer): the composed certified delta(eps) of two rounds is
+    above the exact two-round H of 3-RR with the same epsilon0 (one randomizer for all, a member of the class) on
+    every neighbouring dataset pair (n = 3, product of the exact histogram laws, balls for e^1)."""
+    import itertools
+
+    from blanket.exact.accounting.accountant import ShuffleAccountant
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.shuffled.enumerate import histogram_law
+    from flint import arb, fmpq
+
+    plain, same = _rounds_dep(""), _rounds_dep("same_randomizer = true\n")
+    assert plain.rounds[0].ldp and not plain.rounds[0].same_randomizer and same.rounds[0].same_randomizer
+    assert plain.as_dict()["rounds"][0]["type"] == "ldp" and same.as_dict()["rounds"][0]["same_randomizer"] is True
+    ups = []
+    for dep in (plain, same):
+        acc = ShuffleAccountant(grid="1/512")
+        for r in dep.rounds:
+            acc.compose(r.event(), count=r.count)
+        ups.append(acc.get_delta(Fraction(1, 2)).upper)
+    assert ups[1] < ups[0]  # Lemma G1's pair is tighter than the clone pair
+    with arith.precision(128):
+        rows = KRR(3, epsilon0=1).matrix()
+        al = arb(fmpq(1, 2)).exp()
+        worst = arb(0)
+        for others in itertools.product(range(3), repeat=2):
+            for x, x2 in itertools.permutations(range(3), 2):
+                p1, q1 = histogram_law(rows, [*others, x]), histogram_law(rows, [*others, x2])
+                h = arb(0)
+                for (h1, a1), (h2, a2) in itertools.product(p1.items(), p1.items()):
+                    v = a1 * a2 - al * q1.get(h1, 0) * q1.get(h2, 0)
+                    if v > 0:
+                        h += v
+                worst = worst.max(h) if worst != 0 else h
+        assert arith.endpoints(worst)[1] <= ups[1]
+
+
+LDP_ROUND = (
+    'name = "x"\n[mechanism]\ntype = "ldp"\nepsilon0 = "1"\n[users]\nn = 10\n{users}[[rounds]]\ncount = 2\n{entry}'
+)
+
+
+@pytest.mark.parametrize(
+    "users, entry, named",
+    [
+        ("", "k = 3\n", "rounds[0].k"),
+        ("", 'same_randomizer = "yes"\n', "rounds[0].same_randomizer"),
+        ("colluding = 1\n", "", "users.colluding"),
+    ],
+    ids=["k", "not-a-boolean", "colluding"],
+)
+def test_ldp_round_refusals(users, entry, named):
+    from blanket.exact.numbers.errors import InvalidArgument
+    from blanket.reports.deployment import parse_deployment
+
+    text = LDP_ROUND.format(users=users, entry=entry) + '[options]\ntarget_delta = "1e-3"\n'
+    with pytest.raises(InvalidArgument) as ei:
+        parse_deployment(text)
+    assert ei.value.name == named
+    # without the bad key the same file is accepted, its [mechanism] ldp inherited by the round
+    ok = parse_deployment(LDP_ROUND.format(users="", entry="") + '[options]\ntarget_delta = "1e-3"\n')
+    assert ok.rounds[0].ldp and ok.rounds[0].epsilon0 == 1
+
+
+def test_same_randomizer_refused_on_a_krr_round():
+    from blanket.exact.numbers.errors import InvalidArgument
+    from blanket.reports.deployment import parse_deployment
+
+    with pytest.raises(InvalidArgument, match="ldp rounds only") as ei:
+        parse_deployment(
+            'name = "x"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "1"\n[users]\nn = 10\n'
+            '[[rounds]]\ncount = 2\nsame_randomizer = true\n[options]\ntarget_delta = "1e-3"\n'
+        )
+    assert ei.value.name == "rounds[0].same_randomizer"

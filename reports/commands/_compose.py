@@ -91,7 +91,7 @@ def _mech_line(args, inp, T) -> str:
             extra += f", each user taking part w.p. {args.sampling}"
         return f"{common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users per round{extra}"
     return "; ".join(
-        f"{r.count * T} x {'binary' if r.k == 2 else f'{r.k}-ary'} randomized response "
+        f"{r.count * T} x {r.title()} "
         f"(epsilon0 = {common._s(r.epsilon0)}, n = {r.n}"
         + ("" if getattr(r, "sampling", None) is None else f", each user taking part w.p. {common._s(r.sampling)}")
         + ")"

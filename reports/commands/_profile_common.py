@@ -267,7 +267,7 @@ def mechanism_word(word: str) -> str:
     return "rr" if str(word).strip().lower() == "rr" else kind.value
 
 
-def check_same_randomizer_flag(word: str, k: object = None) -> None:
+def check_same_randomizer_flag(word: str, k: int | str | None = None) -> None:
     """``--same-randomizer`` applies to ``--mechanism ldp`` only (a matrix randomizer states it in a deployment file;
     k-RR and the frequency oracles are one stated randomizer already, with their own tighter views): refused by name
     otherwise.  O(1)."""
