@@ -660,9 +660,10 @@ class ShuffleAccountant:
     ``grid``: the loss discretisation interval Δ (exact, > 0), or ``None`` to
     choose it so that the sandwich's relative width is at most ``rel_width``.
     ``curves``: ``"auto"`` (default), ``True`` or ``False``: whether rounds of k-RR (k ≥ 3), the four-value oracles,
-    the geometric mechanism and stronger-clone randomizers also compose their *curve pairs* (the hull of the best
-    certified values of their privacy curve, :func:`blanket.exact.accounting.curve_pairs.curve_pair`); ``"auto"``
-    does it up to :data:`CURVE_PAIR_AUTO_N` users.  The curve route is composed beside the dominating-pair route
+    the geometric mechanism, matrix randomizers and stronger-clone randomizers also compose their *curve pairs* (the
+    hull of the best certified values of their privacy curve, :func:`blanket.exact.accounting.curve_pairs.curve_pair`;
+    a matrix's from its own blanket view, docs/composition.md §5e); ``"auto"`` does it up to
+    :data:`CURVE_PAIR_AUTO_N` users, and above where the cost model admits it (matrices at every n).  The curve route is composed beside the dominating-pair route
     and the smaller certified upper end is reported (so it is never looser), ``details["pair_route"]`` naming it.
     ``workers``: the local processes of binary RR's worst-case curve sweeps (``None``: every core), also what
     :meth:`estimate` spreads the sweep over; the values do not depend on it.
