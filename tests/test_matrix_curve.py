@@ -167,3 +167,14 @@ def test_same_randomizer_adds_lemma_g1_and_auto_follows_the_cost_model(monkeypat
     assert acc._curve_of(Shuffled(M3, 10**4, same_randomizer=True)) == ("computed", True)
     assert acc._curve_of(Shuffled(M3, 10**12)) is None  # over the budget: the old pair only
     assert ShuffleAccountant(curves=False)._curve_of(ev) is None
+
+
+def test_binary_rr_given_as_a_matrix_has_binary_rr_s_blanket_view():
+    """At n = 100 (balls) the matrix route on binary RR's rows gives k-RR's own Lemma 5.3 value (its closed-form
+    atoms), enclosures overlapping; exactly equal at n = 5."""
+    m = FiniteRandomizer([["3/4", "1/4"], ["1/4", "3/4"]])
+    rr = KRR(2, exp_epsilon0=3)
+    for ee in (fmpq(1), fmpq(3, 2), fmpq(2)):
+        assert mv.matrix_blanket_view(m, 5, exp_epsilon=ee) == delta_blanket_view(rr, 5, exp_epsilon=ee)
+        a, b = mv.matrix_blanket_view(m, 100, exp_epsilon=ee), delta_blanket_view(rr, 100, exp_epsilon=ee)
+        assert arith.le(a, b) is not False and arith.le(b, a) is not False
