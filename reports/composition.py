@@ -407,11 +407,11 @@ def certify_composition(
     if any(r.sampling is not None for r in dep.rounds):
         chain.append(result_entry(comp.SAMPLED_PAIR))
     ldp_rounds = [r for r in dep.rounds if getattr(r, "ldp", False)]
-    for key in ("FO clone identity", "Lemma G1 [same randomizer]"):  # an ldp round's pairs (docs/mechanisms.md)
-        if ldp_rounds and (key != "Lemma G1 [same randomizer]" or any(r.same_randomizer for r in ldp_rounds)):
-            found = core.lookup(key)
-            if found is not None:
-                chain.append(result_entry(found))
+    keys = {"Lemma G1 [same randomizer]" if r.same_randomizer else "Lemma G1 [adaptive]" for r in ldp_rounds}
+    for key in sorted(keys):  # an ldp round's pair: Lemma G1's (FMT21's model, or one randomizer; docs/mechanisms.md)
+        found = core.lookup(key)
+        if found is not None:
+            chain.append(result_entry(found))
     used = acc.statements_used()
     if used["split"]:  # a finite pair (curve pair, sampled or continuous round) is composed with split atoms
         chain.append(result_entry(comp.SPLIT_ATOMS))

@@ -190,15 +190,6 @@ def _curves_note(args) -> str:
     )
 
 
-def _same_note(inp: Inputs, payload: dict) -> str:
-    """After a plain ``ldp`` composition: the line on ``--same-randomizer`` (without a number: it would cost a second
-    composition), also put in ``payload``; else nothing.  O(1)."""
-    if not common.plain_ldp(inp.mechanism):
-        return ""
-    payload["same_randomizer_hint"] = {"text": common.SAME_RANDOMIZER_HINT}
-    return "\n" + common.SAME_RANDOMIZER_HINT + "."
-
-
 def _dec(x, up, digits):
     from flint import fmpq
 
@@ -240,7 +231,6 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         f"{float(e.rel_width) * 100:.2f}%); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
         f"Lower end: the same rounds on one concrete pair of datasets{_lower_name(e)} (a claim below it is false)."
         + _curves_note(args)
-        + _same_note(inp, payload)
     )
     common.emit(args, payload, text)
     return 0
@@ -282,7 +272,6 @@ def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         f"Upper end: certified for every dataset (dominating pairs, pessimistic PLD, grid {r.grid}); "
         f"lower end: certified on one concrete pair of datasets{_lower_name(r)}; decided by the {r.route} route."
         + _curves_note(args)
-        + _same_note(inp, payload)
     )
     common.emit(args, payload, text)
     return 0

@@ -123,13 +123,6 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
         )
     elif lwhere:
         lines.append(f"No certified lower bound: {lwhere}.")
-    if ds != "same" and common.plain_ldp(mech):  # one line on what stating one randomizer would give (cheap: O(√n))
-        from blanket.exact.shuffled.generic_ldp import same_randomizer_delta
-
-        with arith.precision(prec):
-            g1 = common.interval(same_randomizer_delta(mech, n, epsilon=eps), inp.digits)["upper"]
-        payload["same_randomizer_hint"] = {"delta_upper": g1, "text": common.SAME_RANDOMIZER_HINT}
-        lines.append(f"{common.SAME_RANDOMIZER_HINT}: here delta <= {g1}.")
     d = payload["delta"]
     head = f"delta(epsilon = {common._s(eps)}) in [{d['lower']}, {d['upper']}]"
     if relation == "upper":
@@ -156,7 +149,6 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
     from blanket.exact.accounting import certified as cb
     from blanket.exact.numbers.calibrate import epsilon_for_delta
     from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
-    from flint import arb
 
     rel_tol = common.rel_tol(args)
     mech, n, target, ds = inp.mechanism, inp.n, inp.delta, inp.dataset
@@ -203,17 +195,6 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
         payload["lower"] = lower
     if lower_line is not None:
         lines.append(lower_line)
-    if ds != "same" and common.plain_ldp(mech):  # Lemma G1's epsilon: one calibration of an O(√n) function
-        from blanket.exact.shuffled.generic_ldp import same_randomizer_delta
-
-        def g1(e):
-            v = same_randomizer_delta(mech, n, epsilon=e)
-            return v if not isinstance(v, arb) else arith.exact(arith.endpoints(v)[1])
-
-        g1br = epsilon_for_delta(g1, target, hi=hi, rel_tol=rel_tol, cap=inp.cap)
-        g1_up = arith.decimal_string(g1br.upper, inp.digits, up=True)
-        payload["same_randomizer_hint"] = {"epsilon_upper": g1_up, "text": common.SAME_RANDOMIZER_HINT}
-        lines.append(f"{common.SAME_RANDOMIZER_HINT}: here epsilon <= {g1_up}.")
     relation = {"blanket": "upper", "same": "lower"}.get(ds, "bracket")
     payload["relation"] = relation
     payload["epsilon"] = {

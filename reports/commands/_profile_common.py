@@ -100,8 +100,8 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
     p.add_argument(
         "--same-randomizer",
         action="store_true",
-        help="ldp only: every user runs one and the same epsilon0-LDP randomizer, fixed before the round (Lemma G1 "
-        "joins the upper bounds; as same_randomizer = true in a deployment; docs/mechanisms.md)",
+        help="ldp only: state that every user runs one and the same epsilon0-LDP randomizer, fixed before the round "
+        "(as same_randomizer = true in a deployment; the value is Lemma G1's either way, docs/mechanisms.md)",
     )
     p.add_argument("--epsilon0", default=None, metavar="E0", help="local epsilon0 (exact decimal, e.g. 2 or 0.5)")
     p.add_argument("-n", "--n", dest="n", default=None, metavar="N", help="number of users (>= 2)")
@@ -282,24 +282,6 @@ def check_same_randomizer_flag(word: str, k: int | str | None = None) -> None:
             "one randomizer already, with its own tighter bound)",
             hint="drop --same-randomizer",
         )
-
-
-#: the hint printed after a plain ``ldp`` answer (FMT21's model): the statement that gives Lemma G1, and how to make it
-#: (``{how}``: the command line's option, or a deployment's key)
-SAME_RANDOMIZER_TEXT = (
-    "If every user runs one and the same randomizer, fixed before the round, {how} gives a tighter certified "
-    "bracket (Lemma G1, docs/mechanisms.md)"
-)
-SAME_RANDOMIZER_HINT = SAME_RANDOMIZER_TEXT.format(
-    how="--same-randomizer (same_randomizer = true in a deployment file)"
-)
-
-
-def plain_ldp(mech: object) -> bool:
-    """Whether ``mech`` is an ``ldp`` record without the statement "one randomizer for every user".  O(1)."""
-    from blanket.exact.mechanisms import oracles
-
-    return isinstance(mech, oracles.LDP) and not mech.same_randomizer
 
 
 def cli_name(key: str) -> str:

@@ -130,10 +130,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(to_json({k: v for k, v in cert.items() if not k.startswith("_")}))
     else:
         print(cert["statement"])
-        if dep.mechanism == "ldp" and not dep.params.get("same_randomizer") and not dep.rounds:
-            from blanket.reports.commands._profile_common import SAME_RANDOMIZER_TEXT
-
-            print(SAME_RANDOMIZER_TEXT.format(how="same_randomizer = true in its [mechanism] table") + ".")
         print(
             f"wrote {written.tex}, {written.json}"
             + "".join(f", {p}" for p in written.files)
