@@ -17,8 +17,8 @@ Sources (:func:`curve_sources`):
   ``H_α`` (:func:`blanket.exact.shuffled.oracles.clone_delta`);
 * the clamped geometric mechanism: the dominating-law bound (:func:`blanket.exact.shuffled.geometric.geometric_upper`)
   and the clone pair;
-* ``ldp`` (known only by ε0) and any other randomizer: the clone pair (its hull equals the clone pair's curve up to
-  the chords; nothing is gained, and the accountant keeps the clone pair);
+* ``ldp`` (known only by ε0) and any other randomizer: no curve (``ldp``'s pair is Lemma G1's, whose hull would only
+  add chords; the accountant keeps it);
 * ``stronger_clones=True`` (a randomizer checked to satisfy the SODA 2023 condition,
   :func:`blanket.exact.accounting.stronger_clones.check_condition`): the stronger-clone pair, which is the blanket
   view of binary RR with the same ε0;
@@ -243,8 +243,8 @@ def curve_sources(
 def has_curve(mech: Randomizer, *, stronger_clones: bool = False) -> bool:
     """Whether the curve can improve on the accountant's pair for ``mech``: k-RR with ``k ≥ 3``, the four-value
     oracles, the geometric mechanism, a randomizer given by its matrix, or a randomizer with the stronger clones
-    (binary RR has its own exact curve, :mod:`blanket.exact.accounting.curves`; ``ldp`` alone has only the clone
-    pair).  O(k_in · k_out)."""
+    (binary RR has its own exact curve, :mod:`blanket.exact.accounting.curves`; ``ldp`` composes Lemma G1's pair
+    itself).  O(k_in · k_out)."""
     if isinstance(mech, KRR):
         return mech.k >= 3
     if stronger_clones or matrix_view.is_matrix(mech):
@@ -423,7 +423,7 @@ def curve_pair(
         raise InvalidArgument(
             "mechanism",
             getattr(mech, "name", type(mech).__name__),
-            "has no curve pair here (binary RR: accounting.curves; ldp: only the clone pair applies)",
+            "has no curve pair here (binary RR: accounting.curves; ldp: Lemma G1's pair itself is composed)",
             hint="pass stronger_clones=True for a randomizer that satisfies the SODA 2023 condition",
         )
     key = _key(mech, n, stronger_clones, max_points, same_randomizer)
