@@ -186,7 +186,7 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
         "epsilon_upper": None if e.upper == float("inf") else _dec(e.upper, True),
         "epsilon_lower": _dec(e_lower, False),
         "epsilon_pair_lower": _dec(e.pair_lower, False),
-        "rel_width": f"{float(e.rel_width) * 100:.3f}%",
+        "rel_width": f"{float(e.sandwich_width) * 100:.3f}%",  # the sandwich's (its column sits beside it)
         "grid": str(e.grid),
         "epsilon_pld_upper": None if e.pld_upper is None else _dec(e.pld_upper, True),
         "epsilon_renyi_upper": _dec(e.renyi_upper, True),

@@ -197,3 +197,25 @@ def test_sampled_summed_pair_below_exact_composition(T):
             ex = max(_upper_end(_hockey(Pt, Qt, a)), _upper_end(_hockey(Qt, Pt, a)))
         low_sum = max(sl.lower_delta(sp, eps) for sp in sums)
         assert 0 < low_sum <= d.lower <= ex <= d.upper
+
+
+@pytest.mark.parametrize("m,r", [(1, 0.73), (40, 0.27), (10**4, 0.5), (3 * 10**8, 0.27), (5, 0.0), (7, 1.0)])
+def test_search_pmf_window_matches_scipy(m, r):
+    """The search's NumPy binomial window (log-pmf steps, no scipy import) against scipy.stats.binom.pmf: the same
+    window, relative error below 1e-8 where the pmf is not negligible, total mass 1 (it only chooses thresholds)."""
+    stats = pytest.importorskip("scipy.stats")
+    import numpy as np
+
+    lo, pmf = sl._binom_window(m, r)
+    assert abs(pmf.sum() - 1) < 1e-12 and (pmf >= 0).all()
+    ref = stats.binom.pmf(np.arange(lo, lo + len(pmf)), m, r)
+    big = ref > 1e-200
+    assert np.allclose(pmf[big], ref[big], rtol=1e-8, atol=0)
+    assert ref.sum() > 1 - 1e-12  # the window holds the mass
+
+
+def test_search_convolution_matches_direct():
+    import numpy as np
+
+    a, b = np.array([0.2, 0.5, 0.3]), np.array([0.6, 0.4])
+    assert np.allclose(sl._convolve(a, b), np.convolve(a, b), atol=1e-15)

@@ -24,9 +24,17 @@
 
 How: dominating pairs → certified pessimistic/optimistic PLDs on a common grid
 ``Δ`` → ``arb_poly`` convolution (``exact.accounting.pld``, ``docs/composition.md``).
-The grid is chosen so that the sandwich's relative width is at most
-``rel_width`` (default 2 %): a first pass on a coarse grid, then one refined
-pass with ``Δ`` scaled by the observed width (the width is about ``Σ count·Δ``).
+``rel_width`` (default 2 %) is the relative width ``(upper − lower)/upper`` of
+the certified bracket of the *mechanism's* ε — what the CLI prints and what
+``CertifiedEpsilon.rel_width`` reports.  The grid is the first of a few
+passes, coarse to fine (``Δ ≈ ε0/400``, then ``Δ`` scaled by the observed PLD
+sandwich width, which is about ``Σ count·Δ``), on which that bracket, with the
+mechanism lower end at hand (binary RR's grid-free summed pair), is at most
+``rel_width``, or else the dominating pairs' own sandwich ``(upper −
+pair_lower)/upper`` is (the only criterion without a mechanism lower end;
+``CertifiedEpsilon.sandwich_width``): never finer than the sandwich alone asks
+(:meth:`ShuffleAccountant._auto_grid`, ``docs/composition.md`` §3 "Choosing
+the grid").
 Grids are dyadic rationals (exact in binary64, so the export to dp_accounting
 keeps every loss on the grid it names).
 """
@@ -586,7 +594,19 @@ class _Certified:
 
     @property
     def rel_width(self) -> Fraction:
-        """Relative width of the PLD sandwich ``(upper − pair_lower)/upper``."""
+        """Relative width ``(upper − lower)/upper`` of the certified bracket of the *mechanism's* value (what the CLI
+        prints; 1 when no round has a concrete lower pair, 0 when ``upper`` is 0).  The accountant's ``rel_width``
+        bounds it when a mechanism lower end is at hand (:meth:`ShuffleAccountant._auto_grid`).  O(1)."""
+        if self.upper == math.inf:
+            return Fraction(1)
+        return (self.upper - self.lower) / self.upper if self.upper else Fraction(0)
+
+    @property
+    def sandwich_width(self) -> Fraction:
+        """Relative width ``(upper − pair_lower)/upper`` of the dominating pairs' PLD sandwich (the discretisation's
+        width; what ``rel_width`` meant before 29 Nov 16:00).  O(1)."""
+        if self.upper == math.inf:
+            return Fraction(1)
         return (self.upper - self.pair_lower) / self.upper if self.upper else Fraction(0)
 
     def __str__(self):
@@ -658,7 +678,9 @@ class ShuffleAccountant:
 
     ``neighbouring``: ``"replace-one"`` (the shuffle model keeps ``n`` fixed).
     ``grid``: the loss discretisation interval Δ (exact, > 0), or ``None`` to
-    choose it so that the sandwich's relative width is at most ``rel_width``.
+    choose it (:meth:`_auto_grid`) so that the certified bracket of the mechanism's ε is at most ``rel_width`` wide
+    relative to its upper end (``(upper − lower)/upper``, default 2 %), or, where no mechanism lower end is at hand
+    or it cannot get there, the dominating pairs' PLD sandwich ``(upper − pair_lower)/upper`` is.
     ``curves``: ``"auto"`` (default), ``True`` or ``False``: whether rounds of k-RR (k ≥ 3), the four-value oracles,
     the geometric mechanism, matrix randomizers and stronger-clone randomizers also compose their *curve pairs* (the
     hull of the best certified values of their privacy curve, :func:`blanket.exact.accounting.curve_pairs.curve_pair`;
@@ -1040,7 +1062,49 @@ class ShuffleAccountant:
             return None
         return sum((Fraction(cnt) * ev.epsilon0 for ev, cnt in self._ledger), Fraction(0))
 
+    def _summed_epsilon(self, dt: fmpq) -> fmpq | None:
+        """The largest certified lower end of ε at ``dt`` over binary RR's summed-count pairs (:meth:`_summed_pairs`),
+        or ``None`` without them.  Memoised per ``dt`` until the next ``compose`` (the grid search and the answer
+        share it).  O(one float search and a few certified thresholds per pair: 1–2 s at N = 3.65·10⁸)."""
+        key = ("sum-eps", str(dt))
+        if key not in self._cache:
+            sums = self._summed_pairs()
+            self._cache[key] = None if sums is None else max(_summed.lower_epsilon(sp, dt) for sp in sums)
+        return self._cache[key]
+
+    def _mechanism_lower(self, grid: Fraction, dt: fmpq) -> fmpq | None:
+        """The best certified lower end of the *mechanism's* ε at ``dt`` already at hand for the grid ``grid``: the
+        grid-free summed pair (binary RR; the cheap one, computed here) and any composed lower pair already composed
+        on ``grid``'s lower grid (none is composed here: they are first order in the grid, like the sandwich's
+        optimistic end, and are composed once on the chosen grid by the query).  ``None`` when none is at hand."""
+        vals = [v for v in (self._summed_epsilon(dt),) if v is not None]
+        lg = self._lower_grid(grid)
+        for k in LOWER_KINDS:
+            p = self._cache.get((lg, k))
+            if p is not None:
+                v = p.get_epsilon(dt)
+                if v is not None:
+                    vals.append(v)
+        return max(vals) if vals else None
+
     def _auto_grid(self, target_delta) -> Fraction:
+        """The PLD grid Δ of this ledger (``grid`` when given; chosen once, at the first ``target_delta`` asked, then
+        kept).  A first pass on ``Δ ≈ ε0/400``, then at most three refinements, each scaling Δ by the observed sandwich
+        width (the width is about ``Σ count·Δ``; at least halved, at most 64 times finer per step).  A grid is accepted
+        as soon as either
+
+        * the **mechanism's bracket** is narrow: ``(upper − lower)/upper ≤ rel_width``, with ``upper`` the dominating
+          pairs' certified upper end on that grid and ``lower`` the best certified lower end of the mechanism at hand
+          (:meth:`_mechanism_lower`: binary RR's grid-free summed pair; the reported bracket is at least as narrow: its
+          upper end is the smallest of the routes, its lower end the largest of every lower pair on this grid); or
+        * (the criterion before 29 Nov 16:00, and the only one without a mechanism lower end) the dominating pairs'
+          **PLD sandwich** is narrow: ``(upper − pair_lower)/upper ≤ rel_width``.
+
+        So the grid is never finer than the sandwich criterion alone chooses.  With split atoms (``SPLIT_ATOMS``) a
+        curve pair's upper end is second order in Δ while the sandwich's optimistic end is first order, so the
+        bracket is met on a grid 5–100 times coarser (binary RR n = 10⁴, T = 10⁴: one pass on 5·2⁻¹¹ instead of four
+        down to 2⁻¹⁷).  A choice only: every grid gives certified ends.  Cost: one upper PLD per pass, the summed
+        pair once, the optimistic PLD on the passes that the bracket does not accept."""
         if self.grid is not None:
             return self.grid
         if "auto" in self._cache:
@@ -1048,17 +1112,23 @@ class ShuffleAccountant:
         T = self.rounds
         e0 = max(float(_loss_scale(ev)) for ev, _ in self._ledger)
         g = _dyadic_below(max(e0, 1e-6) / 400.0)
+        rel = float(self.rel_width)
         for _ in range(4):
             up = self._pld(g, "upper").get_epsilon(target_delta)
-            lo = self._pld(g, "lower").get_epsilon(target_delta)
             if up is None:
                 break
-            up_f, lo_f = float(up), float(lo)
-            width = (up_f - lo_f) / up_f if up_f > 0 else 0.0
-            if width <= float(self.rel_width) or up_f == 0:
+            up_f = float(up)
+            if up_f == 0:
+                break
+            mech = self._mechanism_lower(g, target_delta)
+            if mech is not None and (up_f - float(mech)) / up_f <= rel:  # the bracket the user reads
+                break
+            lo_f = float(self._pld(g, "lower").get_epsilon(target_delta))
+            width = (up_f - lo_f) / up_f
+            if width <= rel:  # the dominating pairs' own sandwich
                 break
             # width ≈ Σ count·Δ: scale Δ (with a margin), never by more than 64x per step
-            target = float(self.rel_width) * 0.8 * up_f / max(1, T)
+            target = rel * 0.8 * up_f / max(1, T)
             g_new = _dyadic_below(min(target, g * 0.5, float(g)))
             g_new = max(g_new, Fraction(g) / 64)
             for k in list(self._cache):
@@ -1089,8 +1159,8 @@ class ShuffleAccountant:
             if cu is not None and (up is None or cu < up):  # the smaller certified upper end wins
                 up, pl, curve = cu, self._pld(g, "clower").get_epsilon(dt), True
         lows = {k: p.get_epsilon(dt) for k in LOWER_KINDS if (p := self._pld(self._lower_grid(g), k)) is not None}
-        if (sums := self._summed_pairs()) is not None:
-            lows["low-sum"] = max(_summed.lower_epsilon(sp, dt) for sp in sums)
+        if (s_eps := self._summed_epsilon(dt)) is not None:
+            lows["low-sum"] = s_eps
         low_kind = max(lows, key=lambda k: lows[k]) if lows else None
         lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair (geometric only): 0
         renyi = self._renyi(g)

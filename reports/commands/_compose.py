@@ -228,7 +228,7 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         f"for delta = {common._s(inp.delta)}, {_mech_line(args, inp, T)}.\n"
         f"Upper end: product of dominating pairs ({_pair_name(e)}), pessimistic PLD on grid {e.grid} "
         f"(sandwich [{payload['sandwich_lower']}, {payload['pld_upper'] or 'inf'}], width "
-        f"{float(e.rel_width) * 100:.2f}%); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
+        f"{float(e.sandwich_width) * 100:.2f}%); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
         f"Lower end: the same rounds on one concrete pair of datasets{_lower_name(e)} (a claim below it is false)."
         + _curves_note(args)
     )

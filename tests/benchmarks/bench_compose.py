@@ -63,7 +63,7 @@ def run(case, ev, T, delta="1e-6", with_dp=True):
         "eps_upper": float(e),
         "pair_lower": float(e.pair_lower),
         "mech_lower": float(e.lower),
-        "rel_width": float(e.rel_width),
+        "rel_width": float(e.sandwich_width),
         "grid": str(e.grid),
         "seconds": sec,
         "cpu": cpu,

@@ -1,0 +1,51 @@
+"""The accountant's automatic PLD grid (``ShuffleAccountant._auto_grid``): ``rel_width`` bounds the certified bracket
+of the *mechanism's* ε where a mechanism lower end is at hand (binary RR's grid-free summed pair), else the dominating
+pairs' PLD sandwich as before; the grid is never finer than the sandwich criterion alone chooses."""
+
+from fractions import Fraction
+
+from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR
+from blanket.exact.mechanisms import oracles
+
+REL = Fraction(2, 100)
+
+
+def _sandwich_only(ev, T):
+    """The same ledger with the mechanism's bracket left out of the grid choice (the criterion before 29 Nov)."""
+    acc = ShuffleAccountant().compose(ev, count=T)
+    acc._mechanism_lower = lambda grid, dt: None
+    return acc.get_epsilon("1e-6")
+
+
+def test_the_bracket_decides_the_grid_when_the_summed_pair_is_at_hand():
+    ev, T = ShuffledRR(k=2, epsilon0="1", n=150), 60
+    e = ShuffleAccountant().compose(ev, count=T).get_epsilon("1e-6")
+    assert e.details["lower_pair"].startswith("summed counts")
+    assert e.rel_width == (e.upper - e.lower) / e.upper <= REL  # the bracket the CLI prints
+    assert e.sandwich_width == (e.upper - e.pair_lower) / e.upper
+    old = _sandwich_only(ev, T)
+    # a coarser grid (5/2048 against 13/16384 at this commit): the sandwich alone is wider than rel_width there
+    assert e.grid > old.grid and e.sandwich_width > REL
+    # the old grid's bracket is no narrower than rel_width allows either: both answers certify the same mechanism
+    assert old.lower == e.lower and old.rel_width <= REL
+
+
+def test_without_a_mechanism_lower_end_the_sandwich_decides_as_before():
+    # the geometric mechanism has no concrete lower pair: lower = 0, the bracket is the whole [0, upper]
+    geo = Shuffled(oracles.Geometric(3, alpha="1/2"), 200)
+    e = ShuffleAccountant().compose(geo, count=10).get_epsilon("1e-6")
+    assert e.lower == 0 and e.rel_width == 1 and e.sandwich_width <= REL
+    assert e.grid == _sandwich_only(geo, 10).grid
+    # 3-RR has composed lower pairs but no grid-free one: none is composed for the test, the grid is as before
+    krr = ShuffledRR(k=3, epsilon0="1", n=300)
+    e = ShuffleAccountant().compose(krr, count=10).get_epsilon("1e-6")
+    assert e.lower > 0 and e.sandwich_width <= REL < e.rel_width
+    assert e.grid == _sandwich_only(krr, 10).grid
+
+
+def test_a_bracket_out_of_reach_falls_back_to_the_sandwich():
+    """n = 50, T = 100: the curve pair lies 3 % above the summed lower end whatever the grid (the summed statistic
+    and the composed lower pairs lose more at small n, docs/composition.md §5h): the sandwich accepts the grid."""
+    ev = ShuffledRR(k=2, epsilon0="1", n=50)
+    e = ShuffleAccountant().compose(ev, count=100).get_epsilon("1e-6")
+    assert e.lower > 0 and e.sandwich_width <= REL < e.rel_width
