@@ -9,6 +9,7 @@ than the default one -- not how many seconds anything takes (no test depends on 
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from blanket.exact.accounting import accountant as acc_mod
@@ -25,11 +26,15 @@ RR300 = ShuffledRR(k=2, epsilon0=1, n=300)  # above CURVE_AUTO_N: the stepped sw
 def test_estimate_has_each_part_and_follows_curves():
     """Binary RR at n = 10^6: the sweep is most of the default's cost and none of ``curves=False``'s; 10-RR at
     10^6 users: a curve pair under "auto", none with False; the PLD part is smaller on the curve route (its pair is
-    discretised in exact rationals; the survival kernel runs on the lower pairs only), the products the same."""
+    discretised in exact rationals; the survival kernel runs on the lower pairs only), and its products are shorter
+    (the grid search stops at the mechanism's bracket: composition_cost.bracket_grid_length)."""
     auto = ShuffleAccountant().compose(ShuffledRR(k=2, epsilon0=1, n=10**6), count=365).estimate(workers=2)
     off = ShuffleAccountant(curves=False).compose(ShuffledRR(k=2, epsilon0=1, n=10**6), count=365).estimate()
     assert auto.sweep > auto.pld > 0 and auto.cores == 2
-    assert off.sweep == 0 and off.curves == 0 and off.pld > auto.pld > cost.products_seconds(365)
+    assert off.sweep == 0 and off.curves == 0 and off.pld > cost.products_seconds(365)
+    bracket = cost.products_seconds(365, length=cost.bracket_grid_length(10**6, math.e, 365, 0.02))
+    assert off.pld > auto.pld > bracket + cost.summed_seconds(365 * (10**6 - 1), 365, math.e)
+    assert bracket < cost.products_seconds(365)
     assert off.seconds < auto.seconds and "sweep" not in off.text()
     assert auto.text().startswith("about ") and "on 2 cores (worst-case curve sweep" in auto.text()
     k10 = Shuffled({"type": "krr", "k": 10, "epsilon0": "1"}, 10**6)

@@ -844,6 +844,25 @@ class ShuffleAccountant:
         self._need()
         sweep = curves = pld = 0.0
         unmodelled = 0
+        # the grid search stops at the mechanism's bracket when every round is binary RR on its split curve pair
+        # (the summed lower end is at hand): a shorter composed PLD (composition_cost.bracket_grid_length)
+        bracket_len: float | None = 0.0
+        summed_n = summed_t = 0
+        summed_e = 0.0
+        for entry, cnt in self._ledger:
+            ev0 = getattr(entry, "event", entry)  # a sampled round's summed pair counts its slots as well
+            b0 = _binary_mechanism(ev0)
+            if b0 is not None:
+                summed_n, summed_t = summed_n + cnt * (ev0.n - 1), summed_t + cnt
+                summed_e = float(arb(b0.exp_epsilon0()).mid())
+            if bracket_len is not None and b0 is not None and ev0 is entry and _uses_curve(b0, entry.n, self.curves):
+                e = float(arb(b0.exp_epsilon0()).mid())
+                rel = float(self.rel_width)
+                bracket_len = max(bracket_len, _cost.bracket_grid_length(entry.n, e, self.rounds, rel))
+            else:
+                bracket_len = None
+        if summed_t:
+            pld += _cost.summed_seconds(summed_n, summed_t, summed_e)
         for entry, _cnt in self._ledger:
             pld += _query_cost(entry, self.rounds)  # a fleet round's concrete lower pairs (with sampling)
             ev, own = _modelled_as(entry)
@@ -879,7 +898,7 @@ class ShuffleAccountant:
             shape = _pld.dominating_pair(mech, ev.n) if isinstance(mech, KRR) else clone_pair(mech, ev.n)
             pld += _cost.kernel_passes_seconds(shape)
         low = 1 / LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1.0  # the lower pairs' grid (_lower_grid)
-        pld += _cost.products_seconds(self.rounds, len(self._ledger), low)
+        pld += _cost.products_seconds(self.rounds, len(self._ledger), low, length=bracket_len or None)
         cores = resolve_workers(workers if workers is not None else self.workers) if sweep else 1
         return _cost.CompositionCost(sweep=sweep, curves=curves, pld=pld, cores=cores, unmodelled=unmodelled)
 

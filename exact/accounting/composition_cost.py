@@ -10,7 +10,10 @@ is computed):
   core);
 * **the PLDs**: each round's pairs discretised by the survival kernel (:func:`discretise_seconds`, a few passes: the
   grid search and the lower pairs) and the products of the self-compositions (:func:`products_seconds`; one core);
-  a fleet round with sampling also its concrete lower pairs (:func:`fleet_lower_seconds`);
+  a fleet round with sampling also its concrete lower pairs (:func:`fleet_lower_seconds`); binary RR rounds also
+  the summed lower pair's search and certified thresholds (:func:`summed_seconds`), and when every round is binary
+  RR on its split curve pair the grid search stops at the mechanism's bracket, on a coarser grid
+  (:func:`bracket_grid_length` replaces the sandwich's composed length);
 * for a certificate, **its picture** (one query per scaled schedule, :data:`SECONDS_PICTURE_FIXED`) and **its PDF**
   (:data:`SECONDS_PDF`), counted apart (``picture``, ``pdf``) and never in a refusal.
 
@@ -34,6 +37,8 @@ __all__ = [
     "products_seconds",
     "sampled_view_seconds",
     "fleet_lower_seconds",
+    "bracket_grid_length",
+    "summed_seconds",
 ]
 
 #: survival kernel (:func:`blanket.exact.accounting.pld.discretise_both`) per outer count C and per point of the
@@ -173,16 +178,73 @@ def continuous_seconds(n: int, points: int, h: float) -> float:
     return SECONDS_CONTINUOUS_FIXED + SECONDS_PER_CONTINUOUS_POINT_SUPPORT * 2 * points * support
 
 
-def products_seconds(rounds: int, entries: int = 1, lower_factor: float = 1.0) -> float:
+#: binary RR with its grid-free summed lower end (the accountant's grid search stops at the first grid where the
+#: mechanism's bracket is narrow, ``docs/composition.md`` §3 "Choosing the grid"): the composed support spans about
+#: SPAN_SDS standard deviations of the T-round loss, ``σ1 ≈ (p − f)/sqrt(n p f)`` per round (the blanket view's loss
+#: is about linear in the count of 1s); the split curve pair's upper end exceeds its limit by about
+#: ``SPLIT_ERROR·sqrt(T)·Δ²/σ1`` (fitted 2026-11-29 on ε0 = 1: n = 10⁴, T = 10⁴ and n = 10⁶, T = 365 on Δ = 5·2⁻¹¹:
+#: 0.027 and 0.029, the model 0.030 and 0.057), against ``ε ≈ 4.75·σ1·sqrt(T) + T·σ1²/2`` (δ = 10⁻⁶, a Gaussian loss)
+SPAN_SDS = 24.0
+SPLIT_ERROR = 0.5
+#: the summed pair's work per order (two orders): a float search over ``W_S ≈ 32·sqrt(N p f)`` outcomes of the sum
+#: (an FFT product) and a few certified thresholds (two certified binomial tails each).  Measured 2026-11-29 (CPU,
+#: 2-core machine at load 2, NumPy search): 0.28–0.34 s per order at N = 3.65·10⁸ (W_S = 2.7·10⁵), 0.21 s at
+#: N = 10⁸ (1.4·10⁵); the model gives 0.42 and 0.29
+SECONDS_SUMMED_FIXED = 0.15
+SECONDS_SUMMED_PER_OUTCOME = 1e-6
+
+
+def _binary_loss_sd(n: int, exp_epsilon0: float) -> float:
+    """``σ1 = (p − f)/sqrt(n p f)``: about the sd of one binary RR round's privacy loss (a cost model only).  O(1)."""
+    p = exp_epsilon0 / (1.0 + exp_epsilon0)
+    f = 1.0 - p
+    return max(p - f, 1e-12) / math.sqrt(max(n * p * f, 1e-12))
+
+
+def bracket_grid_length(n: int, exp_epsilon0: float, rounds: int, rel_width: float) -> float:
+    """Modelled length of the composed PLD of ``rounds`` binary RR rounds of ``n`` users when the grid search stops at
+    the mechanism's bracket: the first grid ``Δ0 = ε0/400`` if the split curve pair's modelled excess there is at
+    most half of ``rel_width`` of the modelled ε, else one refinement (``Δ0/64``, the most one step refines); the
+    support spans :data:`SPAN_SDS` standard deviations of the composed loss.  O(1).
+
+    >>> [round(bracket_grid_length(n, math.e, T, 0.02), -3) for n, T in ((10**4, 10**4), (10**6, 365))]
+    [10000.0, 12000.0]
+    """
+    e0 = math.log(max(exp_epsilon0, 1.0 + 1e-12))
+    s1 = _binary_loss_sd(n, exp_epsilon0)
+    T = max(1, rounds)
+    g0 = max(e0, 1e-6) / 400.0
+    eps = 4.75 * s1 * math.sqrt(T) + T * s1 * s1 / 2
+    g = g0 if SPLIT_ERROR * math.sqrt(T) * g0 * g0 / s1 <= rel_width * eps / 2 else g0 / 64
+    return max(2.0, SPAN_SDS * math.sqrt(T) * s1 / g)
+
+
+def summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:
+    """Estimated one-core seconds of binary RR's summed lower pair, both orders (:mod:`blanket.exact.accounting.
+    summed_lower`): ``N = others`` other slots, ``T = rounds``.  O(1).
+
+    >>> 0.3 < summed_seconds(365 * (10**6 - 1), 365, math.e) < 2
+    True
+    """
+    p = exp_epsilon0 / (1.0 + exp_epsilon0)
+    w = 32.0 * math.sqrt(max((others + rounds) * p * (1.0 - p), 1.0))
+    return 2 * (SECONDS_SUMMED_FIXED + SECONDS_SUMMED_PER_OUTCOME * w)
+
+
+def products_seconds(rounds: int, entries: int = 1, lower_factor: float = 1.0, length: float | None = None) -> float:
     """Estimated one-core seconds of the products of one composed query of ``rounds`` rounds in ``entries`` ledger
-    entries: :data:`PRODUCT_UNITS` self-compositions of the final length ``L ≈ LOSS_POINTS·T^LOSS_POWER`` for the
+    entries: :data:`PRODUCT_UNITS` self-compositions of the final length ``L ≈ LOSS_POINTS·T^LOSS_POWER`` (the grid the
+    PLD sandwich asks for; ``length``, when given and shorter, replaces it: e.g. :func:`bracket_grid_length`) for the
     dominating pairs and as many of length ``lower_factor·L`` for the lower pairs, each
     ``SECONDS_PER_PRODUCT_TERM·L·log2 L``.  O(1).
 
     >>> products_seconds(365) < 20 < products_seconds(10**4, lower_factor=0.25) < 200
     True
+    >>> products_seconds(10**4, length=10**4) < 1
+    True
     """
-    length = LOSS_POINTS * max(1, rounds) ** LOSS_POWER
+    length_sandwich = LOSS_POINTS * max(1, rounds) ** LOSS_POWER
+    length = length_sandwich if length is None else min(length, length_sandwich)
     low = max(2.0, lower_factor * length)
 
     def one(L: float) -> float:
