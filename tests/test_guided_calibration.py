@@ -102,3 +102,68 @@ def test_oracle_upper_epsilon_against_the_plain_search():
         assert cb.upper_value(m, n, epsilon=br.upper) <= target < cb.upper_value(m, n, epsilon=br.lower)
     assert plain.lower < br.upper and br.lower < plain.upper
     assert arith.le(cands[name], target) is True and name == min(cands, key=lambda k: cb.upper_end(cands[k]))
+
+
+def _lower_full(e: fmpq) -> fmpq:  # a lower bound's exact lower end: the same closed form, rounded down
+    with arith.precision(128):
+        x = arb(e)
+        lo, _hi = arith.endpoints(arb(C) * (-A * x - B * x * x).exp())
+        return fmpq(lo.numerator, lo.denominator)
+
+
+@pytest.mark.parametrize("guess", [None, fmpq(21, 100)])
+def test_crossing_from_failing_is_certified_and_cheap(guess):
+    """From a failing point 5 % below the crossing (closed form): a certified bracket holding the root, within the
+    tolerance, in a few evaluations (the plain search from the same point needs more)."""
+    from blanket.exact.numbers.guided import crossing_from_failing
+
+    r = _root()
+    bad = fmpq(round(r * 0.95 * 10**6), 10**6)
+    rel = fmpq(1, 10**6)
+    f = _Count(_lower_full)
+    br = crossing_from_failing(f, T, bad=bad, bad_value=_lower_full(bad), hi=fmpq(1), rel_tol=rel, guess=guess)
+    assert _lower_full(br.lower) > T >= _lower_full(br.upper)  # re-classified here, exactly
+    assert float(br.lower) <= r <= float(br.upper) and br.upper - br.lower <= rel * br.upper
+    plain = _Count(_lower_full)
+    validated_search(plain, T, bad, fmpq(1), meets_high=True, rel_tol=rel)
+    assert f.calls <= 6 and f.calls < plain.calls
+
+
+def test_crossing_from_failing_falls_back_when_the_secant_cannot_run():
+    """A step function (log δ flat, then 0): no secant; the general search still returns a certified bracket."""
+    from blanket.exact.numbers.guided import crossing_from_failing
+
+    def step(e: fmpq) -> fmpq:
+        return fmpq(1, 1000) if e < fmpq(3, 10) else fmpq(0)
+
+    br = crossing_from_failing(
+        step, T, bad=fmpq(1, 10), bad_value=step(fmpq(1, 10)), hi=fmpq(1), rel_tol=fmpq(1, 10**4)
+    )
+    assert step(br.lower) > T >= step(br.upper) and br.lower < fmpq(3, 10) <= br.upper
+    assert br.upper - br.lower <= fmpq(1, 10**4) * br.upper
+
+
+def test_lower_epsilon_evaluates_the_full_view_at_the_end(monkeypatch):
+    """OUE k = 8, ε0 = 2, n = 30 (the full view wins): cb.lower_epsilon's bracket is certified for the largest lower
+    candidate (re-classified here with every candidate, full view included), meets the plain search on the same
+    function, and evaluates the full view fewer times."""
+    from blanket.exact.numbers.calibrate import epsilon_for_delta
+    from blanket.exact.shuffled import oracle_third
+
+    mech, n, rel = OUE(8, epsilon0=2), 30, fmpq(1, 10**6)
+    calls = [0]
+    full = oracle_third.third_full_delta
+
+    def counted(*a, **k):
+        calls[0] += 1
+        return full(*a, **k)
+
+    monkeypatch.setattr(oracle_third, "third_full_delta", counted)
+    with arith.precision(arith.DEFAULT_PREC):
+        br = cb.lower_epsilon(mech, n, T, hi=fmpq(2), rel_tol=rel)
+        new_calls, calls[0] = calls[0], 0
+        plain = epsilon_for_delta(lambda e: cb.lower_value(mech, n, epsilon=e), T, hi=fmpq(2), rel_tol=rel)
+        assert cb.lower_value(mech, n, epsilon=br.lower) > T >= cb.lower_value(mech, n, epsilon=br.upper)
+    assert br.upper - br.lower <= rel * br.upper
+    assert br.lower < plain.upper and plain.lower < br.upper  # the same crossing
+    assert 1 < new_calls < calls[0]  # the full view decided (more than the one check at the end), fewer calls

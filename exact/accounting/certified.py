@@ -46,9 +46,9 @@ from blanket.exact.accounting import pld as _pld
 from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import Randomizer, finite_exp_epsilon0
 from blanket.exact.numbers import arith, guards
-from blanket.exact.numbers.calibrate import Bracket, validated_search
+from blanket.exact.numbers.calibrate import Bracket, epsilon_for_delta, validated_search
 from blanket.exact.numbers.errors import BlanketError, Undecided
-from blanket.exact.numbers.guided import guided_epsilon_for_delta
+from blanket.exact.numbers.guided import crossing_from_failing, guided_epsilon_for_delta
 from blanket.exact.numbers.types import At, Enclosure, NumberInput
 from blanket.exact.shuffled import generic_ldp, geometric, oracle_exact
 from blanket.exact.shuffled import oracles as fast_oracles
@@ -81,6 +81,7 @@ __all__ = [
     "upper_end",
     "upper_value",
     "lower_value",
+    "lower_epsilon",
     "upper_epsilon",
 ]
 
@@ -357,12 +358,49 @@ def upper_value(mech: Randomizer, n: int, **at: Unpack[At]) -> fmpq:
     return v if isinstance(v, fmpq) else _q(arith.endpoints(v)[1])
 
 
-def lower_value(mech: Randomizer, n: int, **at: Unpack[At]) -> fmpq | None:
-    """The exact lower end (at least 0) of :func:`lower_bound`: a certified lower bound, always comparable."""
-    v = lower_bound(mech, n, **at)[0]
+def lower_value(mech: Randomizer, n: int, *, full_view: bool = True, **at: Unpack[At]) -> fmpq | None:
+    """The exact lower end (at least 0) of :func:`lower_bound`: a certified lower bound, always comparable
+    (``full_view``: as there)."""
+    v = lower_bound(mech, n, full_view=full_view, **at)[0]
     if v is None:
         return None
     return v if isinstance(v, fmpq) else max(fmpq(0), _q(arith.endpoints(v)[0]))
+
+
+def lower_epsilon(
+    mech: Randomizer, n: int, target: fmpq, *, hi: fmpq, rel_tol: fmpq, cap: int = arith.MAX_PREC
+) -> Bracket:
+    """The calibration of :func:`lower_value` at ``target`` (δ non-increasing in ε): a bracket whose ``lower`` is
+    certified to fail the target (the best lower bound on δ is above it there: no smaller ε can be claimed) and whose
+    ``upper`` has every candidate at or below it, ``(upper − lower)/upper ≤ rel_tol``.
+
+    The search runs on the cheap candidates (``full_view=False``: engine calls of a few tenths of a second); unary
+    encoding's full view (:func:`blanket.exact.shuffled.oracle_third.third_full_delta`, 1–2 s per δ at n = 10³) is
+    evaluated once, at the bracket's upper end: if it meets the target there, the bracket is the one of the maximum of
+    every candidate too (the cheap ones fail at ``lower`` and meet at ``upper``); else its own crossing, above that
+    point, is searched from it (a certified failing end; secant steps on ``log δ``,
+    :func:`blanket.exact.numbers.guided.crossing_from_failing`).  So the answer is the calibration of the largest
+    candidate, as a search on :func:`lower_value` gives, with the full view at a few points instead of at every
+    step.  Raises :class:`~blanket.exact.numbers.errors.InfeasibleTarget` when the target is met nowhere on
+    ``[0, hi]``.  Cost: 8–12 cheap evaluations, 1 to about 6 of the full view."""
+    from blanket.exact.shuffled.oracle_third import third_full_delta
+
+    br = epsilon_for_delta(
+        lambda e: lower_value(mech, n, full_view=False, epsilon=e), target, hi=hi, rel_tol=rel_tol, cap=cap
+    )
+    if not isinstance(mech, oracles.FourValue) or not br.lower < br.upper:
+        return br
+
+    def full(e: fmpq) -> fmpq:
+        v = third_full_delta(mech, n, epsilon=e)  # None above its cost guard or for other encodings: 0 is a bound
+        if v is None:
+            return fmpq(0)
+        return v if isinstance(v, fmpq) else max(fmpq(0), _q(arith.endpoints(v)[0]))
+
+    fb = full(br.upper)
+    if not fb > target:
+        return br
+    return crossing_from_failing(full, target, bad=br.upper, bad_value=fb, hi=hi, rel_tol=rel_tol, cap=cap)
 
 
 def best_upper(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
@@ -434,7 +472,7 @@ def upper_epsilon(
     return br, name, cands
 
 
-def lower_bound(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
+def lower_bound(mech: Randomizer, n: int, *, full_view: bool = True, **at: Unpack[At]) -> tuple:
     """``(value, dataset text)``: the exact δ(ε) of a concrete neighbouring pair, or ``(None, reason)``.
 
     ``ldp``: the larger of binary RR (``c = 0``) and 3-ary RR with every other user on a third value, both with the
@@ -442,6 +480,9 @@ def lower_bound(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
     ``x^n`` vs ``x^{n−1}x'`` (:func:`fast_oracles.same_family_delta`, ``O(n log(1/tol))``).  Geometric: all other users hold 0, the differing user 0 vs m−1 (explicit
     histograms at small ``n``; above, the same datasets post-processed to the number of reports above a threshold,
     :func:`blanket.exact.shuffled.geometric.geometric_lower_dataset`, O(√n) per threshold).
+
+    ``full_view=False``: the four-value records leave unary encoding's full view out
+    (:func:`~blanket.exact.shuffled.oracle_exact.best_lower`; the cheap candidates only).
 
     Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
     """
@@ -460,7 +501,7 @@ def lower_bound(mech: Randomizer, n: int, **at: Unpack[At]) -> tuple:
         return generic_ldp.generic_lower(mech, n, **kw)
     if isinstance(mech, oracles.FourValue):
         # the larger of x^n vs x^(n-1) x' and the third-value family (post-processed to the hit bits)
-        return oracle_exact.best_lower(mech, n, **kw)
+        return oracle_exact.best_lower(mech, n, full_view=full_view, **kw)
     return (
         fast_oracles.same_family_delta(mech, n, **kw),
         f"all other {n - 1} users hold the differing user's first value x (x^n versus x^(n-1) x')",

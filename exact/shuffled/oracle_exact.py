@@ -557,7 +557,9 @@ def _joint_atoms(a: list, b: list) -> list | None:
     return out
 
 
-def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> tuple[Enclosure, str]:
+def best_lower(
+    mech: FourValue, n: IntegerInput, *, full_view: bool = True, **opts: Unpack[DeltaOptions]
+) -> tuple[Enclosure, str]:
     """``(value, dataset text)``: the largest (by lower end) of the same-family and the third-value lower bounds
     (the three statistics of :func:`third_value_delta`: ``"joined"``, ``"zero-hit"``, ``"hits"``), and for unary
     encoding the third value's full view (:func:`blanket.exact.shuffled.oracle_third.third_full_delta`; within its
@@ -567,7 +569,8 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
     Cost: up to eight engine calls (plus the full view, ``O(n^{3/2} log n)`` floats); a statistic's two (and the full
     view) are skipped when its Chernoff upper bound (:func:`third_value_upper`,
     :func:`blanket.exact.shuffled.oracle_third.third_full_upper`, O(1)) is below the best lower end so far (it cannot
-    win; same answer).
+    win; same answer).  ``full_view=False`` leaves the full view out (the cheap candidates only: a calibration
+    searches with them and evaluates the full view at the end, ``reports/commands/_oracle.py``).
     """
     from blanket.exact.shuffled.oracle_third import third_full_delta, third_full_upper
     from blanket.exact.shuffled.oracles import same_family_delta
@@ -607,6 +610,8 @@ def best_lower(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptions]) -
             cands.append((third, text))
     # unary encoding: the same dataset's exact δ (the full view, no statistic; exact.shuffled.oracle_third; None
     # above its cost guard), skipped when its Chernoff upper bound is below the best lower end so far
+    if not full_view:
+        return max(cands, key=lambda c: lo(c[0]))
     full_hi = third_full_upper(rec, nn, **opts)
     best_lo = max(lo(c[0]) for c in cands)
     cannot_win = (

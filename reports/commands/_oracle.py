@@ -147,7 +147,6 @@ def _epsilon_hi(mech):
 
 def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
     from blanket.exact.accounting import certified as cb
-    from blanket.exact.numbers.calibrate import epsilon_for_delta
     from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
 
     rel_tol = common.rel_tol(args)
@@ -166,9 +165,8 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
             with arith.precision(arith.DEFAULT_PREC):
                 lv, lwhere = cb.lower_bound(mech, n, epsilon=0)
             if lv is not None:
-                lbr = epsilon_for_delta(
-                    lambda e: cb.lower_value(mech, n, epsilon=e), target, hi=hi, rel_tol=rel_tol, cap=inp.cap
-                )
+                # the cheap candidates steer the search; the full view is evaluated at its end (cb.lower_epsilon)
+                lbr = cb.lower_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, cap=inp.cap)
                 if lbr.lower < lbr.upper:
                     lo_eps = lbr.lower
                     # δ ≥ the lower bound > target there (certified): every upper bound fails at lo_eps

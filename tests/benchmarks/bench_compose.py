@@ -5,7 +5,8 @@ or ``... bench_compose.py --pairs [--n N] [--T T] [--curves auto|on]`` (issue 25
 pair against the curve pair, beside the certified lower bound)
 or ``... bench_compose.py --binary 1e4:1e4 1e6:365 [--split-off]`` (issue 25: binary RR's bracket and its ratio)
 or ``... bench_compose.py --matrix 1e4:365 1e6:365`` (issue 25: the 3 x 3 matrix of examples/matrix_3x3.csv, its
-composition before (the clone pair, ``curves=False``) and after (its own curve pair, ``"auto"``)).
+composition before (the clone pair, ``curves=False``) and after (its own curve pair, ``"auto"``))
+or ``... bench_compose.py --grid rr:1e6:365 oue128:1e6:365`` (issue 25: the bracket's grid; one spec per process).
 
 Prints one table: per case the certified ε (upper end), the optimistic end of the PLD sandwich, the
 certified lower bound on the mechanism, the sandwich's relative width, the grid, seconds and peak RSS;
@@ -218,6 +219,43 @@ def binary_table(cases: list[str], delta: str = "1e-6", split_off: bool = False)
         )
 
 
+#: the --grid rows (issue 25, the bracket's grid): name -> round of n users
+GRID_CASES = {
+    "rr": lambda n: ShuffledRR(k=2, epsilon0="1", n=n),
+    "10rr": lambda n: ShuffledRR(k=10, epsilon0="1", n=n),
+    "oue128": lambda n: Shuffled({"type": "oue", "k": 128, "epsilon0": "1"}, n),
+}
+
+
+def grid_rows(specs: list[str], delta: str = "1e-6") -> None:
+    """Issue 25's grid rows, one ``CASE:N:T`` per spec (CASE in :data:`GRID_CASES`, ε0 = 1), each in this process
+    (run one spec per process for clean timings: the worst-case sweep is memoised): the certified bracket, its ratio,
+    the sandwich's optimistic end, the grid, wall seconds, CPU seconds of this process and of its finished worker
+    processes, and the 1-minute load average at the start."""
+    import os
+
+    hdr = (
+        f"{'case':8} {'n':>8} {'T':>6} {'lower':>12} {'upper':>12} {'ratio':>8} {'sandwich lo':>12} {'grid':>11} "
+        f"{'wall s':>7} {'cpu s':>7} {'+ pool':>7} {'load':>5}"
+    )
+    print(hdr)
+    print("-" * len(hdr))
+    for spec in specs:
+        name, n_s, t_s = spec.split(":")
+        n, T = int(float(n_s)), int(float(t_s))
+        load = os.getloadavg()[0]
+        t0, c0, k0 = time.time(), time.process_time(), _children_cpu()
+        e = ShuffleAccountant().compose(GRID_CASES[name](n), count=T).get_epsilon(delta)
+        wall, cpu, kids = time.time() - t0, time.process_time() - c0, _children_cpu() - k0
+        lo = float(e.lower)
+        ratio = f"{float(e.upper) / lo:8.5f}" if lo > 0 else f"{'-':>8}"
+        print(
+            f"{name:8} {n:8d} {T:6d} {lo:12.8f} {float(e.upper):12.8f} {ratio} {float(e.pair_lower):12.8f} "
+            f"{str(e.grid):>11} {wall:7.1f} {cpu:7.1f} {kids:7.1f} {load:5.1f}",
+            flush=True,
+        )
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="n = 10^5 instead of 10^6")
@@ -238,9 +276,18 @@ def main():
     ap.add_argument(
         "--matrix", nargs="+", metavar="N:T", help="issue 25's 3 x 3 matrix rows: clone pair before, curve pair after"
     )
+    ap.add_argument(
+        "--grid",
+        nargs="+",
+        metavar="CASE:N:T",
+        help="issue 25's grid rows (rr, 10rr, oue128; eps0 = 1): bracket, ratio, grid, wall/CPU s, load",
+    )
     a = ap.parse_args()
     if a.matrix:
         matrix_table(a.matrix)
+        return
+    if a.grid:
+        grid_rows(a.grid)
         return
     if a.binary:
         binary_table(a.binary, split_off=a.split_off)
