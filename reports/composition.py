@@ -12,6 +12,7 @@ are cached per grid).
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -114,7 +115,7 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
     singles = _singles(dep)
     one = continuous_certificate.one_round_lower(singles, epsilon=claim.epsilon) if singles else None
     one_lower = Fraction(int(one[0].p), int(one[0].q)) if one is not None else Fraction(0)
-    acc.get_epsilon(claim.delta)  # chooses the grid (sandwich within 2 % at this δ)
+    acc.get_epsilon(claim.delta)  # chooses the grid (bracket, else sandwich, within 2 % at this δ)
     tried = []
     for _attempt in range(3):
         d = acc.get_delta(claim.epsilon)
@@ -186,7 +187,9 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
         "epsilon_upper": None if e.upper == float("inf") else _dec(e.upper, True),
         "epsilon_lower": _dec(e_lower, False),
         "epsilon_pair_lower": _dec(e.pair_lower, False),
-        "rel_width": f"{float(e.sandwich_width) * 100:.3f}%",  # the sandwich's (its column sits beside it)
+        # the certified bracket's relative width (what the accountant's rel_width bounds), and the PLD sandwich's
+        "rel_width": f"{float((e.upper - e_lower) / e.upper) * 100:.3f}%" if 0 < e.upper < math.inf else "100.000%",
+        "sandwich_width": f"{float(e.sandwich_width) * 100:.3f}%",
         "grid": str(e.grid),
         "epsilon_pld_upper": None if e.pld_upper is None else _dec(e.pld_upper, True),
         "epsilon_renyi_upper": _dec(e.renyi_upper, True),

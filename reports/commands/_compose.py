@@ -245,7 +245,7 @@ def _lower_name(r: Any) -> str:
 def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
     acc = _accountant(args, inp, T)
     setattr(args, _plot.ACCOUNTANT, acc)  # --plot draws from this accountant (its distributions are cached)
-    acc.get_epsilon("1e-6")  # choose the grid (sandwich within 2 % around delta = 1e-6)
+    acc.get_epsilon("1e-6")  # choose the grid (bracket, else sandwich, within 2 % around delta = 1e-6)
     r = acc.get_delta(inp.epsilon)
     d = inp.digits
     iv = {"lower": _dec(r.lower, False, d), "upper": _dec(r.upper, True, d)}

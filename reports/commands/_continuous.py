@@ -330,7 +330,7 @@ def _emit_composed(
         if args.epsilon is None:
             raise InvalidArgument("--epsilon", None, "is required (the central epsilon, >= 0)")
         eps = arith.exact_in(args.epsilon, "--epsilon", lo=0)
-        acc.get_epsilon("1e-6")  # choose the grid (sandwich within 2 % around delta = 1e-6)
+        acc.get_epsilon("1e-6")  # choose the grid (bracket, else sandwich, within 2 % around delta = 1e-6)
         r = acc.get_delta(eps)
         lo, lower_from = lower(r.lower, epsilon=eps)
         iv = {"lower": _dec(lo, False, digits), "upper": _dec(r.upper, True, digits)}
