@@ -425,3 +425,29 @@ def test_colluding_zero_is_todays_answer(tmp_path, extra):
         and not one.groups
         and (one.n, one.params) == (load_deployment(f).n, load_deployment(f).params)
     )
+
+
+def test_fleet_lower_pair_trims_its_tails_on_the_lower_side(monkeypatch):
+    """examples/fleet_daily.toml's round: the ball pair drops the atoms at both ends of its loss range holding at most
+    LOWER_TAIL_CUT of P-mass each (window edges raised to the smallest true ratio): a sub-pair of the untrimmed one,
+    every H_α at most its and within 2·LOWER_TAIL_CUT, on a loss range less than half as wide."""
+    import math
+
+    import blanket.exact.accounting.fleet_rounds as FR
+
+    groups = [(400000, KRR(2, epsilon0=1)), (600000, KRR(2, epsilon0=2))]
+    trimmed, cut = FR.fleet_lower_pair(groups, fmpq(1, 100), 100), FR.LOWER_TAIL_CUT
+    monkeypatch.setattr(FR, "LOWER_TAIL_CUT", fmpq(0))
+    full = FR.fleet_lower_pair(groups, fmpq(1, 100), 100)
+    assert set(trimmed.masses) < set(full.masses)
+    dropped = sum(p for _r, p, _q in full.masses) - sum(p for _r, p, _q in trimmed.masses)
+    assert 0 < dropped <= 2 * cut
+    for a in ALPHAS:
+        x, y = trimmed.hockey_stick(a), full.hockey_stick(a)
+        assert x <= y and y - x <= 2 * cut
+
+    def span(pr):
+        rs = [float(r) for r, _p, _q in pr.masses]
+        return math.log(max(rs)) - math.log(min(rs))
+
+    assert span(trimmed) < span(full) / 2

@@ -212,6 +212,26 @@ class FleetRound:
 LOWER_TOL = fmpq(1, 2**100)
 #: at most this many users (and exact ε0s): the lower pair's count law is exact (``fmpq``)
 LOWER_EXACT_MAX_N = 200
+#: the ball pair drops the atoms at each end of its loss range whose P-masses add up to at most this (a smaller
+#: sub-probability pair: lower side only, ``docs/reference/fleets.md`` §8).  Those atoms carry the window's edges,
+#: whose ball ratios are raised to the smallest true ratio: at ``examples/fleet_daily.toml`` they stretched the loss
+#: range 2.5 times (0.0095 against 0.0038), and with it every PLD of the pair on the query's grid
+LOWER_TAIL_CUT = fmpq(1, 2**82)
+
+
+def _trim_tails(masses: list, cut: fmpq) -> list:
+    """``masses`` (atoms ``(ratio, p, q)``, finite ratios) without the atoms of smallest ratio whose ``p`` add up to at
+    most ``cut``, and likewise at the largest ratio; the others in their order.  O(atoms log atoms)."""
+    order = sorted(range(len(masses)), key=lambda i: masses[i][0])
+    drop: set = set()
+    for seq in (order, order[::-1]):
+        acc = fmpq(0)
+        for i in seq:
+            if i in drop or acc + masses[i][1] > cut:
+                break
+            acc += masses[i][1]
+            drop.add(i)
+    return [a for i, a in enumerate(masses) if i not in drop]
 
 
 def fleet_lower_pair(
@@ -232,7 +252,8 @@ def fleet_lower_pair(
     ratio the lower end of ``P_win(K)/(Q_win(K) + Λ)`` (the windowed law of ``O`` is below the true one by at most
     its left-out mass ``Λ`` at every count), raised to ``min((1 − q p_t)/(1 − q f_t), p_t/f_t)`` (below every true
     ratio) where it falls below, the mass outside the window and atoms whose ball is not positive
-    dropped: a sub-probability pair whose every product term ``p·(1 − α/r)_+`` is at most the true one, so the
+    dropped, and at each end of the loss range the atoms whose ``p`` add up to at most :data:`LOWER_TAIL_CUT`
+    (:func:`_trim_tails`): a sub-probability pair whose every product term ``p·(1 − α/r)_+`` is at most the true one, so the
     lower side of its PLD (and of the composed PLDs) stays a lower bound.  Cost: one
     :func:`~blanket.exact.shuffled.fleet.fleet_count_law` (``O(W log W)``) and ``O(W)`` ball operations,
     ``W ≈ 24·sqrt(Σ_g n_g q f_g)``.
@@ -288,6 +309,8 @@ def fleet_lower_pair(
             if r_lo <= 0:
                 continue
             masses.append((r_lo, p_lo, p_lo / r_lo))
+    if not exact:
+        masses = _trim_tails(masses, LOWER_TAIL_CUT)
     what = "binary RR" if mt.k == 2 else f"{mt.k}-ary RR"
     desc = (
         f"fleet round lower pair: a target at the largest epsilon0 holds x vs x', the other {n_h - 1} honest users "
