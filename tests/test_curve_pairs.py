@@ -159,13 +159,23 @@ def test_accountant_reports_the_curve_route_and_is_never_looser():
 
 
 def test_auto_follows_the_cost_model(monkeypatch):
-    """ "auto": every small round; from JENSEN_MIN_N users on where the estimated curve cost fits the budget; the old
-    pairs in between."""
+    """ "auto": every small round; from JENSEN_MIN_N users on where the estimated curve cost fits the budget; in
+    between where it fits the (smaller) mid-range budget."""
     mid = Shuffled(OUE4, acc_mod.CURVE_PAIR_AUTO_N + 1)
     ev = Shuffled(OUE4, cp.JENSEN_MIN_N)
     big = Shuffled(OUE4, 10**9)
     acc = ShuffleAccountant().compose(ev, count=1)
-    assert acc._curve_of(mid) is None
+    est_mid = cp.curve_seconds(OUE4, mid.n, acc_mod.CURVE_PAIR_AUTO_POINTS)
+    assert est_mid is not None and 0 < est_mid <= acc_mod.CURVE_PAIR_MID_SECONDS
+    with monkeypatch.context() as m:
+        m.setattr(acc_mod, "CURVE_PAIR_MID_SECONDS", est_mid / 2)
+        assert acc._curve_of(mid) is None  # over the mid-range budget: the old pairs
+        m.setattr(acc_mod, "CURVE_PAIR_MID_SECONDS", est_mid * 2)
+        m.setattr(acc_mod, "CURVE_PAIR_SECONDS", 0.0)  # the mid range has its own budget
+        m.setattr(cp, "curve_pair", lambda *a, **k: "computed")
+        assert acc._curve_of(mid) == "computed"
+    assert cp.curve_seconds(OUE4, 10**4, acc_mod.CURVE_PAIR_AUTO_POINTS) > acc_mod.CURVE_PAIR_MID_SECONDS
+    assert acc._curve_of(Shuffled(OUE4, 10**4)) is None  # the grid route at 10^4 users: over the mid-range budget
     est = cp.curve_seconds(OUE4, ev.n, acc_mod.CURVE_PAIR_AUTO_POINTS)
     assert est is not None and 0 < est <= acc_mod.CURVE_PAIR_SECONDS
     assert cp.curve_seconds(OUE4, big.n, acc_mod.CURVE_PAIR_AUTO_POINTS) > acc_mod.CURVE_PAIR_SECONDS

@@ -112,10 +112,15 @@ CURVE_POINTS = 512
 #: when the accountant's ``curves`` is "auto" (``True``: at every n); from curve_pairs.JENSEN_MIN_N = 10^5 users on,
 #: k-RR and the oracles do so when the curve's estimated cost (:func:`blanket.exact.accounting.curve_pairs.curve_seconds`)
 #: is at most CURVE_PAIR_SECONDS one-core seconds (about 5-35 s from n = 10^5 to 10^6 on the engine's Jensen route,
-#: over the budget above about n = 10^7); in between (the grid and blocked routes, seconds per point) "auto" keeps
-#: the old pairs
+#: over the budget above about n = 10^7); in between (the grid and blocked routes, seconds per point) when it is at
+#: most CURVE_PAIR_MID_SECONDS
 CURVE_PAIR_AUTO_N = 128
 CURVE_PAIR_SECONDS = 120.0
+#: below JENSEN_MIN_N (the grid and blocked routes, linear in n or seconds per point) "auto" composes the curve when
+#: its estimated cost is at most this many one-core seconds (k-RR and the oracles: up to about 3000 users; 10-RR,
+#: ε0 = 1, n = 1000, T = 10, δ = 1e-6: upper end 0.482 -> 0.276 for about 10 s, the one round's blanket view being
+#: within 0.04 % of its third-value lower end)
+CURVE_PAIR_MID_SECONDS = 30.0
 #: grid points of a curve pair under "auto" (``True`` uses curve_pairs.MAX_POINTS): about 0.1-0.2 s each at n = 128
 CURVE_PAIR_AUTO_POINTS = 32
 #: the pessimistic PLD of a curve pair (a FinitePair) splits each atom between its two neighbouring grid points
@@ -776,10 +781,9 @@ class ShuffleAccountant:
         if self.curves == "auto" and ev.n > CURVE_PAIR_AUTO_N:
             # a matrix randomizer's own views are cheap at every n (its three-atom view: O(sqrt n) per pair): the
             # cost model alone decides; the others' blanket views cost seconds per point below JENSEN_MIN_N
-            if ev.n < _curve_pairs.JENSEN_MIN_N and not _matrix_view.is_matrix(mech):
-                return None
+            mid = ev.n < _curve_pairs.JENSEN_MIN_N and not _matrix_view.is_matrix(mech)
             est = _curve_pairs.curve_seconds(mech, ev.n, CURVE_PAIR_AUTO_POINTS)
-            if est is None or est > CURVE_PAIR_SECONDS:
+            if est is None or est > (CURVE_PAIR_MID_SECONDS if mid else CURVE_PAIR_SECONDS):
                 return None
         return CURVE_PAIR_AUTO_POINTS if self.curves == "auto" else _curve_pairs.MAX_POINTS
 

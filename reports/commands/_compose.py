@@ -227,13 +227,25 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         f"[{iv['lower']}, {up}])\n"
         f"for delta = {common._s(inp.delta)}, {_mech_line(args, inp, T)}.\n"
         f"Upper end: product of dominating pairs ({_pair_name(e)}), pessimistic PLD on grid {e.grid} "
-        f"(sandwich [{payload['sandwich_lower']}, {payload['pld_upper'] or 'inf'}], width "
-        f"{float(e.sandwich_width) * 100:.2f}%); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
+        f"({_grid_note(e, payload)}); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
         f"Lower end: the same rounds on one concrete pair of datasets{_lower_name(e)} (a claim below it is false)."
         + _curves_note(args)
     )
     common.emit(args, payload, text)
     return 0
+
+
+def _grid_note(e: Any, payload: dict) -> str:
+    """How the grid relates to the two widths: the certified bracket's (what ``rel_width`` bounds) and the dominating
+    pair's own PLD sandwich (the discretisation's width; its optimistic end may be 0 on a grid chosen for the bracket,
+    which then says so instead of printing a 100 % sandwich).  O(1)."""
+    bracket = f"bracket width {float(e.rel_width) * 100:.2f}%"
+    if e.pair_lower is None or e.pair_lower <= 0:
+        return f"{bracket}; the grid is too coarse for the pair's own optimistic PLD to give a lower end"
+    return (
+        f"{bracket}; the pair's PLD sandwich [{payload['sandwich_lower']}, {payload['pld_upper'] or 'inf'}], "
+        f"width {float(e.sandwich_width) * 100:.2f}%"
+    )
 
 
 def _lower_name(r: Any) -> str:
