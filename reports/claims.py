@@ -687,7 +687,7 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = 
             kind = (
                 f"the registered bound {name}"
                 if r is not None
-                else f"the upper bound valid for every dataset, the {_short(name)}"
+                else f"the upper bound valid for every dataset: {_short(name)}"  # a name, not always a noun ("Lemma G1 ...")
             )
             return {"bound": "upper", "source": name, "text": f"{kind}{skipped}"}
         r, b = eps_certifiers[0]

@@ -179,6 +179,10 @@ def test_deployment_ldp_option_certificate():
     p = plain["targets"][0]
     assert p["upper_key"].startswith("upper: Lemma G1 in FMT21's adaptive model")  # Lemma G1 [adaptive]
     assert "Lemma G1 [adaptive]" in [c["key"] for c in plain["chain"]]
+    # the decider names the source after a colon: "the upper bound ..., the Lemma G1 in ..." read badly
+    for c in (cert, plain):
+        said = c["claims"][0]["decided_by"]["text"]
+        assert said.startswith("the upper bound valid for every dataset: ") and ", the " not in said, said
     assert t["epsilon_upper"] == p["epsilon_upper"]  # the same value: one randomizer is a special case
     assert t["epsilon_lower"] == p["epsilon_lower"]
     assert "FMT21's model" in plain["mechanism_text"]
