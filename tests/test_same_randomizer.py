@@ -170,14 +170,14 @@ def test_deployment_ldp_option_certificate():
     assert dep.params["same_randomizer"] is True and mech.same_randomizer is True
     cert = certificate.certify(dep, plot=False)
     t = cert["targets"][0]
-    assert t["upper_key"].startswith("upper: one randomizer for every user")
+    assert t["upper_key"].startswith("upper: one-randomizer bound (Lemma G1")
     assert "Lemma G1 [same randomizer]" in [c["key"] for c in cert["chain"]]
     assert cert["mechanism_text"].startswith("one epsilon0-LDP randomizer run by every user")
     said = " ".join(cert["assumptions"])
     assert "same_randomizer = true" in said and "status derived" in said and "client-specific" in said
     plain = certificate.certify(parse_deployment(_toml(LDP_ONE.replace("\nsame_randomizer = true", ""))), plot=False)
     p = plain["targets"][0]
-    assert p["upper_key"].startswith("upper: Lemma G1 in FMT21's adaptive model")  # Lemma G1 [adaptive]
+    assert p["upper_key"].startswith("upper: Lemma G1 bound in FMT21's adaptive model")  # Lemma G1 [adaptive]
     assert "Lemma G1 [adaptive]" in [c["key"] for c in plain["chain"]]
     # the decider names the source after a colon: "the upper bound ..., the Lemma G1 in ..." read badly
     for c in (cert, plain):

@@ -115,9 +115,9 @@ EXACT_VIEW_MAX_WORK = 3 * 10**5
 EXACT_VIEW_MIN_DELTA = Fraction(1, 10**12)
 RENYI = "Rényi route (clone pair, CKS20 Prop. 12 conversion)"
 #: ``ldp`` with ``same_randomizer=True`` only (one randomizer for every user): Lemma G1, docs/mechanisms.md
-SAME_RANDOMIZER = "one randomizer for every user (Lemma G1: binary-RR blanket view)"
+SAME_RANDOMIZER = "one-randomizer bound (Lemma G1: binary-RR blanket view)"
 #: the plain ``ldp`` record (FMT21's adaptive model): Lemma G1 [adaptive], docs/mechanisms.md
-ADAPTIVE_G1 = "Lemma G1 in FMT21's adaptive model (binary-RR blanket view)"
+ADAPTIVE_G1 = "Lemma G1 bound in FMT21's adaptive model (binary-RR blanket view)"
 
 
 def upper_end(v: Enclosure) -> Fraction:
