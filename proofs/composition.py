@@ -298,4 +298,79 @@ SUMMED_PAIR = TABLE.register(
     symbols=(eps0_s, n_s),
 )
 
+H_curve = sp.Function("H_{\\alpha}(P_U \\| Q_U)")
+E_worst = sp.Function("E")
+
+
+def _check_curve(r) -> SymbolicCheck:
+    """The worst-case curve pair (docs/composition.md §5d) on an exact instance: binary RR, ``e^{ε0} = 3``, n = 4.
+    ``E(α)``, the largest ``H_α`` over every neighbouring pair of datasets (others holding ``c = 0..3`` ones, both
+    orders), is computed in exact rationals from the count laws; the pair of the greatest convex minorant of
+    ``(α_j, E(α_j))`` on a five-point grid (``curves.pair_from_values``, with the reflections and ``α_max = e^{ε0}``)
+    must (i) reproduce the hull at its vertices (a convex piecewise-linear curve is a finite pair), (ii) lie at or above
+    ``E`` at 61 values of α in ``[0, 4]``, between grid points and below 1 included (the hull of upper values of a
+    convex function dominates it), and (iii) lie at or below the hull through *every* grid point that was not a
+    vertex.  An instance, not a proof (the argument is §5d's): ``proved`` is ``None``, ``False`` when any check fails."""
+    from blanket.exact.accounting import curves as _curves  # proofs -> exact (the layer order)
+
+    R = sp.Rational
+    e, n = 3, 4
+    f, p = R(1, e + 1), R(e, e + 1)
+
+    def law(c: int, target: Any) -> dict:
+        out = _convolve(_bin_law(c, p), _bin_law(n - 1 - c, f))
+        return _convolve(out, _bin_law(1, target))
+
+    pairs = [(law(c, p), law(c, f)) for c in range(n)]
+
+    def worst(al: Any) -> Any:
+        return max(max(_hockey_laws(a, b, al), _hockey_laws(b, a, al)) for a, b in pairs)
+
+    grid = [R(1), R(5, 4), R(3, 2), R(2), R(5, 2)]
+    vals = [(a, worst(a)) for a in grid]
+    pair = _curves.pair_from_values([(int_q(a), int_q(v)) for a, v in vals], alpha_max=e, description="check")
+    ok = True
+    for a, v in vals:
+        ok = ok and q_int(pair.hockey_stick(int_q(a))) <= v  # (i)/(iii): never above a certified value
+    for k in range(61):
+        al = R(k, 15)
+        ok = ok and q_int(pair.hockey_stick(int_q(al))) >= worst(al)  # (ii): dominates E everywhere
+    return SymbolicCheck(
+        None if ok else False,
+        "exact instance (binary RR, e^eps0 = 3, n = 4, every dataset, both orders): the hull pair of E on 5 grid "
+        "points is <= E's values there and >= E at 61 values of alpha in [0, 4]",
+        "the theorem (convex PL curve = finite pair; hull of upper values of a convex function dominates it) is "
+        "docs/composition.md §5d",
+    )
+
+
+def int_q(x: Any) -> Any:
+    """A sympy Rational as a flint fmpq (exact)."""
+    from flint import fmpq
+
+    x = sp.Rational(x)
+    return fmpq(int(x.p), int(x.q))
+
+
+def q_int(x: Any) -> Any:
+    """A flint fmpq as a sympy Rational (exact)."""
+    return sp.Rational(int(x.p), int(x.q))
+
+
+CURVE_PAIR = TABLE.register(
+    "Worst-case curve pair",
+    statement=sp.Ge(H_curve(alpha), E_worst(alpha)),
+    hypotheses=(
+        Hypothesis(
+            sp.true,
+            "U_j >= E(alpha_j) are certified upper values of the worst-case privacy curve E(alpha) = sup over "
+            "neighbouring pairs (both orders) of H_alpha at grid points alpha_j >= 1; (P_U, Q_U) is the finite pair of "
+            "the greatest convex minorant of the points (0, 1), (alpha_j, U_j), their reflections (1/alpha_j, "
+            "1 - 1/alpha_j + U_j/alpha_j) and, with alpha_max >= e^epsilon0, (alpha_max, 0)",
+        ),
+    ),
+    symbolic=_check_curve,
+    symbols=(),
+)
+
 TABLE.complete()

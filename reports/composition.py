@@ -416,6 +416,8 @@ def certify_composition(
         if found is not None:
             chain.append(result_entry(found))
     used = acc.statements_used()
+    if used["curve"]:  # a worst-case curve pair (the hull of certified curve values) is composed
+        chain.append(result_entry(comp.CURVE_PAIR))
     if used["split"]:  # a finite pair (curve pair, sampled or continuous round) is composed with split atoms
         chain.append(result_entry(comp.SPLIT_ATOMS))
     if used["summed"]:  # binary RR rounds: the summed-count lower pair is among the lower ends

@@ -61,6 +61,10 @@ def test_composed_certificate_verdicts_and_typesetting():
     # the derived statements of the certified ends (issue 25): the curve pair's split atoms, binary RR's summed counts
     keys = [e["key"] for e in cert["chain"]]
     assert "PLD split atoms" in keys and "Binary RR summed-count lower pair" in keys
+    assert "Worst-case curve pair" in keys and acc.statements_used()["curve"]  # binary RR composes its curve
+    assert (
+        not ShuffleAccountant(curves=False).compose(ShuffledRR(k=4, epsilon0="2", n=1000), 5).statements_used()["curve"]
+    )
     tex = render_tex(cert)
     assert "Composition" in tex and "ZDW22 Theorem 10" in tex and "\\Delta" in tex
     assert "Binary RR summed-count lower pair" in tex and "PLD split atoms" in tex

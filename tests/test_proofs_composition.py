@@ -78,3 +78,39 @@ def test_split_and_summed_statements_are_registered_with_checks_that_can_fail(mo
     law = comp._bin_law
     monkeypatch.setattr(comp, "_bin_law", lambda m, pr: law(m, pr * 9 / 10 + comp.sp.Rational(1, 20) if m == 2 else pr))
     assert comp.SUMMED_PAIR.check_symbolic().proved is False
+
+
+def test_curve_pair_statement_is_registered_with_a_check_that_can_fail(monkeypatch):
+    """Issue 25 (the mathematics): the worst-case curve pair (docs/composition.md §5d) is registered with its status
+    and an exact instance; values below the worst case (not upper values) or a wrong pair of the hull fail it."""
+    from blanket.exact.accounting import curves
+
+    r = comp.CURVE_PAIR
+    assert r.key in {x.key for x in core.results("pld")}
+    assert r.status == "derived" and "this project's" in r.status_note and "§5d" in r.spec
+    assert "Lebeda" in r.status_note  # the worst dataset's pair is not composed
+    assert r.check_symbolic().proved is None
+    good = curves.pair_from_values
+    # 9/10 of the worst case: not upper values, so the hull falls below E somewhere
+    monkeypatch.setattr(curves, "pair_from_values", lambda vals, **kw: good([(a, u * 9 / 10) for a, u in vals], **kw))
+    assert r.check_symbolic().proved is False
+    monkeypatch.setattr(curves, "pair_from_values", good)
+    # a wrong pair of the hull (every P-mass 9/10 of the slope increment's): its curve falls below E
+    vert = curves._pair_from_vertices
+
+    def wrong(v, d):
+        return curves.FinitePair(
+            tuple((x if x is None else x * 9 / 10, pp * 9 / 10, qq) for x, pp, qq in vert(v, d).masses), d
+        )
+
+    monkeypatch.setattr(curves, "_pair_from_vertices", wrong)
+    assert r.check_symbolic().proved is False
+    # too large P-masses (11/10): the curve rises above the certified values at the grid points
+    monkeypatch.setattr(
+        curves,
+        "_pair_from_vertices",
+        lambda v, d: curves.FinitePair(
+            tuple((x if x is None else x * 11 / 10, pp * 11 / 10, qq) for x, pp, qq in vert(v, d).masses), d
+        ),
+    )
+    assert r.check_symbolic().proved is False

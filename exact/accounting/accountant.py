@@ -961,10 +961,17 @@ class ShuffleAccountant:
     def statements_used(self) -> dict[str, bool]:
         """Which derived statements the certified ends of this ledger rest on, beyond the dominating pairs:
         ``"split"`` (a finite pair's atoms split between grid points, :data:`SPLIT_ATOMS`: a curve pair or a finite
-        dominating pair is composed) and ``"summed"`` (binary RR's summed-count lower pair).  O(ledger entries) after
-        a query (the pairs are memoised)."""
-        finite = any(isinstance(self._dominating(ev), _curves.FinitePair) for ev, _ in self._ledger)
-        return {"split": SPLIT_ATOMS and (finite or self._has_curves()), "summed": self._summed_pairs() is not None}
+        dominating pair is composed), ``"curve"`` (a worst-case curve pair, the hull of certified curve values: binary
+        RR's own or a curve route of :mod:`~blanket.exact.accounting.curve_pairs`) and ``"summed"`` (binary RR's
+        summed-count lower pair).  O(ledger entries) after a query (the pairs are memoised)."""
+        doms = [self._dominating(ev) for ev, _ in self._ledger]
+        finite = any(isinstance(d, _curves.FinitePair) for d in doms)
+        curve = self._has_curves() or any(isinstance(d, _curves.FinitePair) and d.kind == "curve" for d in doms)
+        return {
+            "split": SPLIT_ATOMS and (finite or self._has_curves()),
+            "curve": curve,
+            "summed": self._summed_pairs() is not None,
+        }
 
     def _pld(self, grid: Fraction, kind: str):
         """Composed PLD on ``grid``: kind "upper"/"lower" (dominating pair), "cupper"/"clower" (the curve pair where a
