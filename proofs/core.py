@@ -64,7 +64,8 @@ PAPERS = {
     "Amplification by Shuffling (FOCS 2021, arXiv 2012.12803)",
     "FO": "Frequency oracles (unary encoding and local hashing: Wang, Blocki, Li, Jha, USENIX Security 2017; Hadamard "
     "response: Acharya, Sun, Zhang, AISTATS 2019; subset selection: Ye, Barg 2018) and the clamped geometric "
-    "mechanism: blanket decompositions derived by this project",
+    "mechanism: blanket decompositions derived by this project; also this project's bounds for a generic "
+    "epsilon0-LDP randomizer (Lemma G1: one randomizer, and FMT21's adaptive model)",
     "WANG24": "Wang et al., Unified, Tight, and Fast Privacy Amplification in the Shuffle Model of Differential "
     "Privacy (cited here as VLDB 2024; code and parameter table: wangsw/PrivacyAmplification)",
     "SCW25": "Su, Cheng, Wang, Decomposition-Based Optimal Bounds for Privacy Amplification via Shuffling (arXiv "
