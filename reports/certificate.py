@@ -34,7 +34,7 @@ import pathlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from blanket.exact.accounting import curve_steps, curves, profiles
+from blanket.exact.accounting import curve_steps, curves, matrix_lower, profiles
 from blanket.exact.accounting.profiles import Effort, eps0_of
 from blanket.exact.mechanisms import oracles as O
 from blanket.exact.mechanisms import registry
@@ -75,6 +75,7 @@ from blanket.reports.claims import (  # noqa: F401  (re-exported: how one claim 
     DIGITS,
     ENUMERATION_WORK,
     FAMILY_TEXT,
+    MATRIX_LOWER_KEY,
     MONOTONICITY,
     Source,
     _blanket_source,
@@ -423,7 +424,8 @@ def certify_target(
         ups = [s for s in srcs if s.role in ("exact", "upper")]
         hi = _epsilon_hi(mech, dep)
 
-        oracle = dep.mechanism in ORACLE_WORDS
+        # an oracle bound's (or the matrix view's) width comes from a windowing tolerance: compared by its upper end
+        oracle = dep.mechanism in ORACLE_WORDS or any(s.key == MATRIX_LOWER_KEY for s in srcs)
         deciding: dict = {}  # ε -> the source with the smallest upper end there (best bound wins)
 
         def f(eps):
@@ -478,6 +480,18 @@ def certify_target(
                         rec["relative_width"] = arith.decimal_string(arith.exact((upper - lo_end) / upper), 3, up=True)
                         with arith.precision(start):  # the precision of the search: its remembered value
                             rec["lower_dataset"] = (los[0].compute(lo_end)[1] or {}).get("dataset")
+                if any(s.key == MATRIX_LOWER_KEY for s in los):
+                    # a matrix above the enumeration limit: the binarized pair's ε at the target, certified directly
+                    # (exact.accounting.matrix_lower.lower_epsilon)
+                    lo_end, text = matrix_lower.lower_epsilon(mech, dep.n, target.delta)
+                    if 0 < lo_end < upper:
+                        src = next(s for s in los if s.key == MATRIX_LOWER_KEY)
+                        rec["epsilon_lower"] = arith.decimal_string(lo_end, DIGITS, up=False)
+                        rec["lower_source"] = src.title
+                        rec["lower_key"] = src.key
+                        rec["kind"] = "bracket"
+                        rec["relative_width"] = arith.decimal_string(arith.exact((upper - lo_end) / upper), 3, up=True)
+                        rec["lower_dataset"] = text
             if lower is not None and lower > 0 and all(s.role == "exact" for s in ups):
                 rec["epsilon_lower"] = arith.decimal_string(lower, DIGITS, up=False)
                 rec["lower_source"] = ups[0].title

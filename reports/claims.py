@@ -50,13 +50,13 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 from blanket.exact.accounting import certified as cb
-from blanket.exact.accounting import same_randomizer
+from blanket.exact.accounting import curve_pairs, matrix_lower, same_randomizer
 from blanket.exact.accounting.profiles import Effort, check_worst_cost, eps0_of, sweep_worst
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
 from blanket.exact.runtime.budget import TooExpensive
-from blanket.exact.shuffled import binary, krr
+from blanket.exact.shuffled import binary, krr, matrix_view
 from blanket.exact.shuffled import enumerate as en
 from blanket.proofs import core
 from flint import arb, ctx, fmpq
@@ -199,6 +199,56 @@ def _blanket_source(mech, n, krr) -> Source:
     )
 
 
+#: the matrix's own blanket view (any n) and its binarized lower pair: source keys
+MATRIX_VIEW_KEY = "matrix-blanket-view"
+MATRIX_LOWER_KEY = "matrix-binarized"
+
+
+def matrix_sources(mech: Randomizer, n: int) -> list[Source]:
+    """A ``matrix`` randomizer above the enumeration limit: its own Lemma 5.3 blanket view at any n
+    (:func:`blanket.exact.shuffled.matrix_view.matrix_blanket_view`, three atoms at every n and four up to
+    :data:`blanket.exact.accounting.curve_pairs.MATRIX_FOUR_MAX_N` users when a pair has more; upper) and the binarized
+    count of one concrete dataset (:func:`blanket.exact.accounting.matrix_lower.lower_delta`; lower).  O(1) to build."""
+    assert matrix_view.is_matrix(mech)
+    out: list[Source] = []
+    three = matrix_view.atom_count(mech) <= 3
+    sizes = [3] if three or n > curve_pairs.MATRIX_FOUR_MAX_N else [3, 4]
+    for atoms in sizes:
+        eng = None if atoms == 3 or n <= curve_pairs.MATRIX_GRID_MAX_N else "1d"
+
+        @_memo
+        def comp_view(eps, atoms=atoms, eng=eng):
+            return matrix_view.matrix_blanket_view(mech, n, atoms=atoms, engine=eng, epsilon=eps), None
+
+        spread = "" if three else f", {atoms} atoms" + (" (spread)" if matrix_view.atom_count(mech) > atoms else "")
+        out.append(
+            Source(
+                f"{MATRIX_VIEW_KEY}-{atoms}",
+                "upper",
+                f"blanket view of Lemma 5.3 for the matrix{spread} (an upper bound on every dataset)",
+                comp_view,
+                results=(("BBGN19", "Lemma 5.3"),),
+                module="exact.shuffled.matrix_view.matrix_blanket_view",
+            )
+        )
+
+    @_memo
+    def comp_lower(eps):
+        v, text = matrix_lower.lower_delta(mech, n, eps)
+        return fmpq(v.numerator, v.denominator), {"dataset": text}
+
+    out.append(
+        Source(
+            MATRIX_LOWER_KEY,
+            "lower",
+            "exact delta of a concrete dataset's binarized count (a lower bound on the worst case)",
+            comp_lower,
+            module="exact.accounting.matrix_lower.lower_delta",
+        )
+    )
+    return out
+
+
 def _stronger_clone_source(mech, n) -> Source:
     """The SODA 2023 stronger-clone pair (``stronger_clones = true`` of a ``matrix`` randomizer), after its sufficient
     condition is checked on the exact matrix (:func:`blanket.exact.accounting.stronger_clones.check_condition`:
@@ -321,6 +371,8 @@ def sources(
         return out
     if is_krr or dep.mechanism == "matrix":
         out.append(_blanket_source(mech, n, krr))
+    if dep.mechanism == "matrix":
+        out += matrix_sources(mech, n)
     if is_krr:
         for fam in ("same", "neighbour", "third"):
             if fam == "third" and k is not None and k < 3:

@@ -1,0 +1,246 @@
+"""A concrete lower pair for a randomizer given by its matrix, at any n: one dataset, its reports binarized.
+
+Every other user holds one value ``z``, the target holds ``x`` (``P``) or ``x'`` (``Q``); the adversary keeps only
+``S``, the number of reports that fall in a set ``B`` of outputs.  ``S`` is a function of the shuffled output (a
+post-processing of a concrete pair of neighbouring datasets), so ``H_α`` of its law is a certified *lower* bound on
+the shuffled mechanism's worst-case ``H_α`` (``docs/composition.md`` §5e, "A lower pair at any n"; status derived):
+
+    S ~ Bin(n − 1, q_z) + Bern(q_x)   under P,        S ~ Bin(n − 1, q_z) + Bern(q_{x'})   under Q,
+
+``q_u = Σ_{y ∈ B} R(u)(y)``.  With ``q_x > q_{x'}`` the likelihood ratio ``P(S = s)/Q(S = s)`` is non-decreasing in
+``s``, so ``H_α`` is attained by a threshold test ``{S ≥ s}``: the certified value is the summed-count machinery of
+:mod:`blanket.exact.accounting.summed_lower` with one round (``others = n − 1``), and over ``T`` rounds on the same
+datasets the sum of the counts is again of that form (``others = T(n − 1)``, ``rounds = T``).  As a
+:class:`~blanket.exact.accounting.pairs.ShiftPair` (``outer_q = None``, ``inner_q = q_z``) it is the accountant's lower
+pair of a matrix round, composed ``T``-fold on the PLD grid like k-RR's.
+
+The choice of ``(x, x', z, B)``: ``B`` runs over the upper sets of the likelihood ratio ``R(x)(y)/R(x')(y)`` (the
+Neyman–Pearson sets; ``B = {R(x) > R(x')}`` among them), ``z`` over every input.  The one-round value picks the
+candidate with the largest float δ (or ε) of its pair; the composition picks the largest signal
+``(q_x − q_{x'})²/(q_z(1 − q_z))`` (the squared mean shift per standard deviation, which drives the composed pair's
+ε; independent of n, so every round of one matrix uses one candidate).  The choice only decides how tight the bound
+is: the value of the chosen candidate is certified in ball arithmetic.
+
+Complexity: ``k_in² · k_out`` candidate sets, each scored for every ``z`` (``O(k_in² · k_out · (k_out + k_in))``
+exact operations); the one-round float scores ``O(W)`` each (``W ≈ 80·sqrt(n q_z(1 − q_z)) + 3`` outcomes), at
+most :data:`MAX_SCORED` of them; the certified value O(W log W) floats plus O(1) certified binomial tails
+(:func:`blanket.exact.accounting.summed_lower.lower_delta`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from blanket.exact.accounting import summed_lower
+from blanket.exact.accounting.pairs import ShiftPair
+from blanket.exact.mechanisms.finite import FiniteRandomizer
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import NumberInput
+from blanket.exact.shuffled.matrix_view import is_matrix
+from flint import fmpq
+
+__all__ = [
+    "Binarization",
+    "candidates",
+    "composition_choice",
+    "lower_delta",
+    "lower_epsilon",
+    "shift_pair",
+    "summed_pair",
+]
+
+#: the one-round choice scores at most this many candidates in floats (those of largest signal first)
+MAX_SCORED = 64
+#: the float window of ``S``: this many standard deviations on each side of the mean
+FLOAT_Z = 40.0
+
+
+@dataclass(frozen=True)
+class Binarization:
+    """The dataset (others hold ``z``; the target ``x`` vs ``x2``) and the output set ``outputs`` (``B``) whose count is
+    kept; ``q_x > q_x2`` and ``q_z`` the probabilities of landing in ``B`` (exact)."""
+
+    x: int
+    x2: int
+    z: int
+    outputs: tuple
+    q_x: fmpq
+    q_x2: fmpq
+    q_z: fmpq
+
+    def signal(self) -> float:
+        """``(q_x − q_x2)²/(q_z(1 − q_z))`` in floats (``inf`` when the others' count is constant).  O(1)."""
+        v = float(self.q_z) * (1 - float(self.q_z))
+        d = float(self.q_x - self.q_x2)
+        return math.inf if v == 0 else d * d / v
+
+    def describe(self, n: int) -> str:
+        """The dataset and the statistic, in words.  O(|B|)."""
+        outs = ", ".join(str(y) for y in self.outputs)
+        return (
+            f"all other {n - 1} users hold {self.z}; the differing user holds {self.x} versus {self.x2}; "
+            f"only the number of reports in {{{outs}}} is kept"
+        )
+
+
+def _check(mech: object) -> FiniteRandomizer:
+    if not is_matrix(mech):
+        raise InvalidArgument(
+            "mech",
+            getattr(mech, "kind", type(mech).__name__),
+            "must be a randomizer given by its exact matrix (exact.mechanisms.finite.FiniteRandomizer)",
+            hint="k-RR has its own lower pairs: exact.accounting.pairs.lower_pair",
+        )
+    assert isinstance(mech, FiniteRandomizer)
+    return mech
+
+
+def candidates(mech: FiniteRandomizer) -> list[Binarization]:
+    """Every ``(x, x', z, B)`` with ``B`` an upper set of the likelihood ratio ``R(x)/R(x')`` and ``q_x > q_x'``, the
+    largest signal first.  ``O(k_in² · k_out · (k_out + k_in))`` exact operations."""
+    m = _check(mech)
+    rows = m.matrix()
+    k_in, k_out = len(rows), len(rows[0])
+    out: list[Binarization] = []
+    for x in range(k_in):
+        for x2 in range(k_in):
+            if x == x2:
+                continue
+            a, b = rows[x], rows[x2]
+
+            def ratio_key(y: int, a=a, b=b) -> tuple:
+                # (is the ratio infinite, the ratio): the order of the likelihood ratio a(y)/b(y)
+                return (1, a[y]) if b[y] == 0 else (0, a[y] / b[y])
+
+            order = sorted(range(k_out), key=ratio_key, reverse=True)
+            seen = set()
+            for j in range(1, k_out):
+                if ratio_key(order[j - 1]) == ratio_key(order[j]):
+                    continue  # a set splitting equal ratios is not an upper set
+                B = tuple(sorted(order[:j]))
+                if B in seen:
+                    continue
+                seen.add(B)
+                qx = sum((a[y] for y in B), fmpq(0))
+                qx2 = sum((b[y] for y in B), fmpq(0))
+                if not qx > qx2:
+                    continue
+                for z in range(k_in):
+                    qz = sum((rows[z][y] for y in B), fmpq(0))
+                    out.append(Binarization(x, x2, z, B, qx, qx2, qz))
+    out.sort(key=lambda c: (-c.signal(), c.x, c.x2, c.z, c.outputs))
+    return out
+
+
+def composition_choice(mech: FiniteRandomizer) -> Binarization:
+    """The candidate of largest signal (the accountant's lower pair of every round of ``mech``).  See
+    :func:`candidates`."""
+    cs = candidates(mech)
+    if not cs:
+        raise InvalidArgument("mech", _check(mech).name, "has identical rows: every dataset gives the same view")
+    return cs[0]
+
+
+def summed_pair(choice: Binarization, others: int, rounds: int) -> summed_lower.SummedPair:
+    """The sum of the kept counts over ``rounds`` rounds with ``others`` other users' reports in all: a
+    :class:`~blanket.exact.accounting.summed_lower.SummedPair` (forward order).  O(1)."""
+    return summed_lower.SummedPair(
+        others,
+        rounds,
+        choice.q_z,
+        choice.q_x,
+        choice.q_x2,
+        f"matrix rounds, others hold {choice.z}, target {choice.x} versus {choice.x2}, the sum of the counts in "
+        f"{set(choice.outputs)} ({rounds} rounds, {others} other users)",
+    )
+
+
+def shift_pair(choice: Binarization, n: int, direction: str = "forward") -> ShiftPair:
+    """The one-round pair as a :class:`ShiftPair` (``outer_q = None``): ``"forward"`` ``(P, Q)``; ``"backward"``
+    ``(Q, P)`` written with the count of reports outside ``B`` (the loss again non-decreasing in it).  O(1)."""
+    n = arith.integer_in(n, "n", lo=1)
+    base = (
+        f"all other users hold {choice.z}, the target {choice.x} versus {choice.x2}; only the number of reports in "
+        f"{set(choice.outputs)} is used"
+    )
+    if direction == "forward":
+        return ShiftPair(
+            outer_n=n - 1,
+            outer_q=None,
+            inner_q=choice.q_z,
+            pi_p=choice.q_x,
+            pi_q=choice.q_x2,
+            null=fmpq(0),
+            kind="dataset-binarized",
+            description=base,
+        )
+    if direction != "backward":
+        raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
+    return ShiftPair(
+        outer_n=n - 1,
+        outer_q=None,
+        inner_q=1 - choice.q_z,
+        pi_p=1 - choice.q_x2,
+        pi_q=1 - choice.q_x,
+        null=fmpq(0),
+        kind="dataset-binarized",
+        description=base + " (backward direction)",
+    )
+
+
+def _float_tails(c: Binarization, n: int) -> tuple:
+    """Float ``(P(S ≥ s), Q(S ≥ s))`` on a window of ``S`` (a choice only).  O(W)."""
+    from scipy import stats
+
+    m, q = n - 1, float(c.q_z)
+    sd = math.sqrt(m * q * (1 - q)) + 1.0
+    lo = max(0, int(m * q - FLOAT_Z * sd) - 2)
+    hi = min(m, int(m * q + FLOAT_Z * sd) + 2)
+    g = stats.binom.pmf(np.arange(lo, hi + 1), m, q)
+    g = np.concatenate([g, [0.0]])
+    g1 = np.concatenate([[0.0], g[:-1]])  # g(s − 1)
+    qx, qx2 = float(c.q_x), float(c.q_x2)
+    P = qx * g1 + (1 - qx) * g
+    Q = qx2 * g1 + (1 - qx2) * g
+    return np.cumsum(P[::-1])[::-1], np.cumsum(Q[::-1])[::-1]
+
+
+def _best(mech: FiniteRandomizer, n: int, score) -> Binarization:
+    cs = candidates(mech)
+    if not cs:
+        raise InvalidArgument("mech", mech.name, "has identical rows: every dataset gives the same view")
+    best, best_v = cs[0], -math.inf
+    for c in cs[:MAX_SCORED]:
+        Ps, Qs = _float_tails(c, n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = score(Ps, Qs)
+        v = v[np.isfinite(v)]
+        if len(v) and float(v.max()) > best_v:
+            best, best_v = c, float(v.max())
+    return best
+
+
+def lower_delta(mech: FiniteRandomizer, n: int, epsilon: NumberInput) -> tuple[Fraction, str]:
+    """``(value, dataset text)``: a certified lower end ``≥ 0`` of the shuffled δ(ε) of ``mech`` among ``n`` users,
+    from the best binarized pair by float score (see the module docstring).  Complexity: the module docstring."""
+    m = _check(mech)
+    n = arith.integer_in(n, "n", lo=2)
+    eps = arith.exact_in(epsilon, "epsilon", lo=0)
+    af = math.exp(float(eps))
+    c = _best(m, n, lambda Ps, Qs: Ps - af * Qs)
+    return summed_lower.lower_delta(summed_pair(c, n - 1, 1), eps), c.describe(n)
+
+
+def lower_epsilon(mech: FiniteRandomizer, n: int, delta: NumberInput) -> tuple[fmpq, str]:
+    """``(value, dataset text)``: a certified lower end ``≥ 0`` of the shuffled ε at ``delta`` (``H_{e^ε} > δ`` for
+    every smaller ε on the chosen pair).  Complexity: the module docstring."""
+    m = _check(mech)
+    n = arith.integer_in(n, "n", lo=2)
+    d = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True)
+    df = float(d)
+    c = _best(m, n, lambda Ps, Qs: np.where(Ps > df, np.log(np.maximum(Ps - df, 1e-300)) - np.log(Qs), -np.inf))
+    return summed_lower.lower_epsilon(summed_pair(c, n - 1, 1), d), c.describe(n)
