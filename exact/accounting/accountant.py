@@ -52,6 +52,7 @@ from blanket.exact.accounting import composition_cost as _cost
 from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting import curve_steps as _curve_steps
 from blanket.exact.accounting import curves as _curves
+from blanket.exact.accounting import matrix_lower as _matrix_lower
 from blanket.exact.accounting import oracle_lower as _oracle_lower
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting import same_randomizer as _same
@@ -87,7 +88,8 @@ LOWER_NAMES = {
     "low-fwd": "concrete pair, forward",
     "low-bwd": "concrete pair, backward",
     "low-3": "third-value pair (frequency oracles; 3-ary RR for ldp; other rounds forward)",
-    "low-sum": "summed counts of the concrete pair c = 0 over the binary RR rounds (exact, no grid)",
+    "low-sum": "summed counts of a concrete pair over the rounds (binary RR: the dataset c = 0; a matrix: its "
+    "binarized count) (exact, no grid)",
 }
 #: binary RR rounds of at most this many users compose the worst-case privacy curve over all datasets
 #: (:func:`blanket.exact.accounting.curves.binary_worst_pair`, O(n²): about a second at n = 256) instead of the
@@ -522,6 +524,9 @@ class Shuffled:
             return _pld.lower_pair(rr, self.n, direction)
         if isinstance(m, oracles.FourValue):
             return four_value_lower_pair(m, self.n, direction)
+        if _matrix_view.is_matrix(m) and self.n >= 2:
+            # one concrete dataset, the reports binarized (exact.accounting.matrix_lower, docs/composition.md §5e)
+            return _matrix_lower.shift_pair(_matrix_lower.composition_choice(m), self.n, direction)
         return None
 
     def third_lower_pair(self) -> _pld.ShiftPair | None:
@@ -806,6 +811,7 @@ class ShuffleAccountant:
         entries)."""
         if "summed" not in self._cache:
             groups: dict = {}
+            matrix_groups: dict = {}
             for ev, cnt in self._ledger:
                 inner, q = getattr(ev, "event", None), getattr(ev, "q", None)  # a sampled.Sampled round
                 if isinstance(inner, (ShuffledRR, Shuffled)) and isinstance(q, Fraction):
@@ -813,11 +819,18 @@ class ShuffleAccountant:
                 else:
                     mech, qq = _binary_mechanism(ev), fmpq(1)
                 if mech is None:
+                    if isinstance(ev, Shuffled) and _matrix_view.is_matrix(ev.mechanism) and ev.n >= 2:
+                        # a matrix round: the sum of its binarized counts (one choice per matrix, matrix_lower)
+                        c = _matrix_lower.composition_choice(ev.mechanism)
+                        mkey = ("matrix", c.q_z, c.q_x, c.q_x2)
+                        _c, others, rounds = matrix_groups.get(mkey, (c, 0, 0))
+                        matrix_groups[mkey] = (c, others + cnt * (ev.n - 1), rounds + cnt)
                     continue
                 key = (str(mech.exp_epsilon0()), str(qq))
                 m, _q, others, rounds = groups.get(key, (mech, qq, 0, 0))
                 groups[key] = (m, qq, others + cnt * (ev.n - 1), rounds + cnt)
             pairs = [sp for m, qq, o, r in groups.values() for sp in _summed.summed_pairs(m, o, r, qq)]
+            pairs += [_matrix_lower.summed_pair(c, o, r) for c, o, r in matrix_groups.values()]
             self._cache["summed"] = pairs or None
         return self._cache["summed"]
 
