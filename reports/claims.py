@@ -202,6 +202,9 @@ def _blanket_source(mech, n, krr) -> Source:
 #: the matrix's own blanket view (any n) and its binarized lower pair: source keys
 MATRIX_VIEW_KEY = "matrix-blanket-view"
 MATRIX_LOWER_KEY = "matrix-binarized"
+#: above the enumeration limit, a matrix's Lemma 5.3 view is also enumerated (tighter than the spread view) up to this n
+#: when it has more than four atoms (the enumeration costs O(n^{A-1}) terms)
+MATRIX_ENUMERATED_VIEW_MAX_N = 40
 
 
 def matrix_sources(mech: Randomizer, n: int) -> list[Source]:
@@ -369,9 +372,13 @@ def sources(
             )
         )
         return out
-    if is_krr or dep.mechanism == "matrix":
+    if is_krr:
         out.append(_blanket_source(mech, n, krr))
     if dep.mechanism == "matrix":
+        # Lemma 5.3 by enumeration (O(n^{A-1}) terms, A atoms): only where the matrix view spreads atoms (more than
+        # four) and n is small; else the matrix view is Lemma 5.3's own value (or the enumeration is out of reach)
+        if matrix_view.atom_count(mech) > 4 and n <= MATRIX_ENUMERATED_VIEW_MAX_N:
+            out.append(_blanket_source(mech, n, krr))
         out += matrix_sources(mech, n)
     if is_krr:
         for fam in ("same", "neighbour", "third"):
