@@ -212,7 +212,8 @@ def matrix_sources(mech: Randomizer, n: int) -> list[Source]:
     (:func:`blanket.exact.shuffled.matrix_view.matrix_blanket_view`, three atoms at every n and four up to
     :data:`blanket.exact.accounting.curve_pairs.MATRIX_FOUR_MAX_N` users when a pair has more; upper) and the binarized
     count of one concrete dataset (:func:`blanket.exact.accounting.matrix_lower.lower_delta`; lower).  O(1) to build."""
-    assert matrix_view.is_matrix(mech)
+    if not matrix_view.is_matrix(mech):
+        return []
     out: list[Source] = []
     three = matrix_view.atom_count(mech) <= 3
     sizes = [3] if three or n > curve_pairs.MATRIX_FOUR_MAX_N else [3, 4]
@@ -374,7 +375,7 @@ def sources(
         return out
     if is_krr:
         out.append(_blanket_source(mech, n, krr))
-    if dep.mechanism == "matrix":
+    if dep.mechanism == "matrix" and matrix_view.is_matrix(mech):
         # Lemma 5.3 by enumeration (O(n^{A-1}) terms, A atoms): only where the matrix view spreads atoms (more than
         # four) and n is small; else the matrix view is Lemma 5.3's own value (or the enumeration is out of reach)
         if matrix_view.atom_count(mech) > 4 and n <= MATRIX_ENUMERATED_VIEW_MAX_N:

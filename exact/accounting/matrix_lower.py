@@ -99,7 +99,7 @@ def _check(mech: object) -> FiniteRandomizer:
     return mech
 
 
-def candidates(mech: FiniteRandomizer) -> list[Binarization]:
+def candidates(mech: object) -> list[Binarization]:
     """Every ``(x, x', z, B)`` with ``B`` an upper set of the likelihood ratio ``R(x)/R(x')`` and ``q_x > q_x'``, the
     largest signal first.  ``O(k_in² · k_out · (k_out + k_in))`` exact operations."""
     m = _check(mech)
@@ -136,7 +136,7 @@ def candidates(mech: FiniteRandomizer) -> list[Binarization]:
     return out
 
 
-def composition_choice(mech: FiniteRandomizer) -> Binarization:
+def composition_choice(mech: object) -> Binarization:
     """The candidate of largest signal (the accountant's lower pair of every round of ``mech``).  See
     :func:`candidates`."""
     cs = candidates(mech)
@@ -224,7 +224,7 @@ def _best(mech: FiniteRandomizer, n: int, score) -> Binarization:
     return best
 
 
-def lower_delta(mech: FiniteRandomizer, n: int, epsilon: NumberInput) -> tuple[Fraction, str]:
+def lower_delta(mech: object, n: int, epsilon: NumberInput) -> tuple[Fraction, str]:
     """``(value, dataset text)``: a certified lower end ``≥ 0`` of the shuffled δ(ε) of ``mech`` among ``n`` users,
     from the best binarized pair by float score (see the module docstring).  Complexity: the module docstring."""
     m = _check(mech)
@@ -235,7 +235,7 @@ def lower_delta(mech: FiniteRandomizer, n: int, epsilon: NumberInput) -> tuple[F
     return summed_lower.lower_delta(summed_pair(c, n - 1, 1), eps), c.describe(n)
 
 
-def lower_epsilon(mech: FiniteRandomizer, n: int, delta: NumberInput) -> tuple[fmpq, str]:
+def lower_epsilon(mech: object, n: int, delta: NumberInput) -> tuple[fmpq, str]:
     """``(value, dataset text)``: a certified lower end ``≥ 0`` of the shuffled ε at ``delta`` (``H_{e^ε} > δ`` for
     every smaller ε on the chosen pair).  Complexity: the module docstring."""
     m = _check(mech)
