@@ -81,7 +81,7 @@ LOWER_GRID_FACTOR = 4
 LOWER_GRID_ROUNDS = 1000
 #: the composed lower pairs whose largest lower end is reported: the forward and backward concrete pairs of
 #: ``lower_pair``, and the frequency oracles' third-value pair (``Shuffled.third_lower_pair``; issue 25); beside them,
-#: not a PLD, binary RR's summed counts "low-sum" (:meth:`ShuffleAccountant._summed_pairs`)
+#: not a PLD, the summed counts "low-sum" of binary RR and matrix rounds (:meth:`ShuffleAccountant._summed_pairs`)
 LOWER_KINDS = ("low-fwd", "low-bwd", "low-3")
 #: the JSON's name of the composed lower pair that gave the reported lower end
 LOWER_NAMES = {
