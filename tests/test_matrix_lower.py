@@ -141,9 +141,11 @@ def test_certificate_above_the_enumeration_limit_reports_both_ends(tmp_path):
     (tmp_path / "m.csv").write_text("\n".join(", ".join(r) for r in M3) + "\n")
     (tmp_path / "d.toml").write_text(
         'name = "m"\nneighbouring = "replace-one"\n[mechanism]\ntype = "matrix"\nmatrix_file = "m.csv"\n'
-        '[users]\nn = 120\n[[targets]]\ndelta = "1e-3"\n'
+        '[users]\nn = 120\n[[claims]]\nepsilon = "0.05"\ndelta = "1e-3"\n[[targets]]\ndelta = "1e-3"\n'
     )
     cert = certify(tmp_path / "d.toml", plot=False)
+    (cl,) = cert["claims"]
+    assert cl["verdict"] == "FAILS" and cl["lower"]["key"] == "matrix-binarized"  # a claim can fail at any n
     (t,) = cert["targets"]
     assert t["verdict"] == "HOLDS" and t["kind"] == "bracket"
     assert t["upper_key"].startswith("matrix-blanket-view") and t["lower_key"] == "matrix-binarized"
