@@ -413,7 +413,8 @@ class Shuffled:
     of Lemma G1 (FMT21's adaptive model, :func:`blanket.exact.accounting.same_randomizer.adaptive_pair`); every other
     ε0-LDP randomizer the FOCS 2021 clone pair (:func:`clone_pair`), or with ``same_randomizer=True`` (a matrix
     randomizer stated as one randomizer for every user) the same binary-RR blanket-view pair of Lemma G1.  Its lower pair (a concrete dataset): k-RR as :class:`ShuffledRR`; ``ldp`` binary
-    RR with the same ε0 (one member of the class); the four-value records :func:`four_value_lower_pair`; none for
+    RR with the same ε0 (one member of the class); the four-value records :func:`four_value_lower_pair`; a matrix
+    its binarized concrete-dataset count (:mod:`blanket.exact.accounting.matrix_lower`); none for
     the geometric mechanism (the lower end then comes from the other rounds only, a valid lower bound).  The
     records with a triple hit law (OUE, SUE, subset selection, Hadamard response) also have the third-value pair
     (:meth:`third_lower_pair`), composed beside the others; the largest lower end is reported.
