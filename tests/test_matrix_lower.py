@@ -161,3 +161,25 @@ def test_certificate_above_the_enumeration_limit_reports_both_ends(tmp_path):
     Q = {s: c.q_x2 * (g[s - 1] if s else 0) + (1 - c.q_x2) * g[s] for s in range(31)}
     h_lo, _ = _hockey(P, Q, lo - fmpq(1, 10**6))
     assert h_lo > Fraction(1, 1000)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_matrices_lower_never_above_the_exhaustive_worst_case(seed):
+    import random
+
+    rnd = random.Random(seed)
+    rows = []
+    for _ in range(3):
+        w = [rnd.randint(1, 9) for _ in range(4)]
+        rows.append([fmpq(v, sum(w)) for v in w])
+    m = FiniteRandomizer(rows)
+    n, eps = 4, fmpq(1, 4)
+    val, _ = ml.lower_delta(m, n, eps)
+    with arith.precision(256):
+        w_hi = arith.endpoints(arith.ball(en.worst_case(m, n, epsilon=eps).value))[1]
+    assert val <= w_hi
+    lo_eps, _ = ml.lower_epsilon(m, n, fmpq(1, 1000))
+    if lo_eps > 0:  # the worst case's δ just below the certified ε lower end is above the δ
+        with arith.precision(256):
+            w = arith.ball(en.worst_case(m, n, epsilon=lo_eps - fmpq(1, 10**6)).value)
+        assert arith.gt(w, arith.ball(fmpq(1, 1000))) is True
