@@ -39,7 +39,7 @@ from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
-from blanket.exact.shuffled.matrix_view import is_matrix
+from blanket.exact.shuffled.matrix_view import check_matrix
 from flint import fmpq
 
 __all__ = [
@@ -87,15 +87,7 @@ class Binarization:
 
 
 def _check(mech: object) -> FiniteRandomizer:
-    if not is_matrix(mech):
-        raise InvalidArgument(
-            "mech",
-            getattr(mech, "kind", type(mech).__name__),
-            "must be a randomizer given by its exact matrix (exact.mechanisms.finite.FiniteRandomizer)",
-            hint="k-RR has its own lower pairs: exact.accounting.pairs.lower_pair",
-        )
-    assert isinstance(mech, FiniteRandomizer)
-    return mech
+    return check_matrix(mech, hint="k-RR has its own lower pairs: exact.accounting.pairs.lower_pair")
 
 
 def candidates(mech: object) -> list[Binarization]:

@@ -43,7 +43,7 @@ from flint import fmpq
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["atom_count", "is_matrix", "matrix_blanket_view", "pair_atoms", "spread_atoms"]
+__all__ = ["atom_count", "check_matrix", "is_matrix", "matrix_blanket_view", "pair_atoms", "spread_atoms"]
 
 
 def is_matrix(mech: object) -> TypeGuard[FiniteRandomizer]:
@@ -54,16 +54,23 @@ def is_matrix(mech: object) -> TypeGuard[FiniteRandomizer]:
     return all(isinstance(v, fmpq) for row in mech.matrix() for v in row)
 
 
-def _check(mech: object) -> FiniteRandomizer:
+def check_matrix(
+    mech: object, hint: str = "k-RR has its own engine: exact.shuffled.krr.delta_blanket_view"
+) -> FiniteRandomizer:
+    """``mech`` as a :class:`FiniteRandomizer` given by its exact matrix, or :class:`InvalidArgument` naming it (with
+    ``hint``: where k-RR, which is refused here, is handled).  O(size of the matrix)."""
     if not is_matrix(mech):
         raise InvalidArgument(
             "mech",
             getattr(mech, "kind", type(mech).__name__),
             "must be a randomizer given by its exact matrix (exact.mechanisms.finite.FiniteRandomizer)",
-            hint="k-RR has its own engine: exact.shuffled.krr.delta_blanket_view",
+            hint=hint,
         )
     assert isinstance(mech, FiniteRandomizer)
     return mech
+
+
+_check = check_matrix
 
 
 def pair_atoms(mech: FiniteRandomizer, x: int, x2: int, ee: fmpq) -> list[tuple[fmpq, fmpq]]:
