@@ -120,7 +120,7 @@ CURVE_PAIR_AUTO_N = 128
 CURVE_PAIR_SECONDS = 120.0
 #: below JENSEN_MIN_N (the grid and blocked routes, linear in n or seconds per point) "auto" composes the curve when
 #: its estimated cost is at most this many one-core seconds (k-RR and the oracles: up to about 3000 users; 10-RR,
-#: ε0 = 1, n = 1000, T = 10, δ = 1e-6: upper end 0.482 -> 0.276 for about 10 s, the one round's blanket view being
+#: ε0 = 1, n = 1000, T = 10, δ = 1e-6: upper end 0.482 -> 0.286 for about 10 s, the one round's blanket view being
 #: within 0.04 % of its third-value lower end)
 CURVE_PAIR_MID_SECONDS = 30.0
 #: grid points of a curve pair under "auto" (``True`` uses curve_pairs.MAX_POINTS): about 0.1-0.2 s each at n = 128
