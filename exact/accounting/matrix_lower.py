@@ -180,14 +180,9 @@ def shift_pair(choice: Binarization, n: int, direction: str = "forward") -> Shif
 
 
 def _float_tails(c: Binarization, n: int) -> tuple:
-    """Float ``(P(S ≥ s), Q(S ≥ s))`` on a window of ``S`` (a choice only).  O(W)."""
-    from scipy import stats
-
-    m, q = n - 1, float(c.q_z)
-    sd = math.sqrt(m * q * (1 - q)) + 1.0
-    lo = max(0, int(m * q - FLOAT_Z * sd) - 2)
-    hi = min(m, int(m * q + FLOAT_Z * sd) + 2)
-    g = stats.binom.pmf(np.arange(lo, hi + 1), m, q)
+    """Float ``(P(S ≥ s), Q(S ≥ s))`` on a window of ``S`` (a choice only; the binomial window of
+    :mod:`~blanket.exact.accounting.summed_lower`, :data:`FLOAT_Z` standard deviations wide).  O(W)."""
+    _, g = summed_lower._binom_window(n - 1, float(c.q_z), FLOAT_Z)
     g = np.concatenate([g, [0.0]])
     g1 = np.concatenate([[0.0], g[:-1]])  # g(s − 1)
     qx, qx2 = float(c.q_x), float(c.q_x2)

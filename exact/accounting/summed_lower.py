@@ -99,8 +99,8 @@ def _f(x: Enclosure) -> float:
     return float(arith.ball(x).mid())
 
 
-def _binom_window(m: int, r: float) -> tuple:
-    """``(lo, pmf)``: float pmf of ``Bin(m, r)`` on ``lo … hi``, :data:`SEARCH_Z` standard deviations (plus one) on
+def _binom_window(m: int, r: float, z: float = SEARCH_Z) -> tuple:
+    """``(lo, pmf)``: float pmf of ``Bin(m, r)`` on ``lo … hi``, ``z`` (:data:`SEARCH_Z`) standard deviations (plus one) on
     each side of the mean, normalised to sum 1 over the window (the mass left out is negligible); for the search
     only.  Log-pmf steps ``log((m − k)/(k + 1)) + log(r/(1 − r))`` summed from the window's low end (float64: relative
     error about ``window·10⁻¹⁶·max|log pmf|``, far below what decides a threshold).  O(window).  NumPy only: importing
@@ -109,8 +109,8 @@ def _binom_window(m: int, r: float) -> tuple:
         k0 = 0 if (r <= 0.0 or m == 0) else m
         return k0, np.ones(1)
     sd = math.sqrt(m * r * (1 - r)) + 1.0
-    lo = max(0, int(m * r - SEARCH_Z * sd) - 2)
-    hi = min(m, int(m * r + SEARCH_Z * sd) + 2)
+    lo = max(0, int(m * r - z * sd) - 2)
+    hi = min(m, int(m * r + z * sd) + 2)
     k = np.arange(lo, hi, dtype=np.float64)  # steps k -> k + 1 for k = lo … hi − 1
     steps = np.log((m - k) / (k + 1)) + (math.log(r) - math.log1p(-r))
     logp = np.concatenate(([0.0], np.cumsum(steps)))
