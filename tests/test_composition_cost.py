@@ -136,9 +136,10 @@ def test_cli_prints_the_estimate_before_the_work(monkeypatch, capsys):
 
 
 def test_cli_refuses_over_the_limit_up_front_and_a_budget_takes_over(tmp_path):
-    """BLANKET_MAX_SECONDS=5 against the model's ~18 s (binary RR, n = 10^5, 365 rounds): exit 2 at once, one line
-    with the estimate and the options; with --time-budget the run starts and ends at the budget (exit 3)."""
-    args = ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "100000", "--delta", "1e-6", "--rounds", "365"]
+    """BLANKET_MAX_SECONDS=5 against the model's ~90 s (binary RR, n = 10^6, 365 rounds; --curves off ~30 s, cheaper,
+    so offered): exit 2 at once, one line with the estimate and the options; with --time-budget the run starts and
+    ends at the budget (exit 3)."""
+    args = ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000", "--delta", "1e-6", "--rounds", "365"]
     env = {"BLANKET_MAX_SECONDS": "5"}
     run = cli(tmp_path, *args, env=env, timeout=HANG)
     check(
@@ -155,11 +156,28 @@ def test_cli_refuses_over_the_limit_up_front_and_a_budget_takes_over(tmp_path):
 def test_certify_refuses_a_rounds_deployment_over_the_limit(tmp_path):
     dep = tmp_path / "d.toml"
     dep.write_text(
-        'name = "r"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "1"\n[users]\nn = 100000\n'
+        'name = "r"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "1"\n[users]\nn = 1000000\n'
         '[[rounds]]\ncount = 365\n[[claims]]\nepsilon = "1"\ndelta = "1e-6"\n'
     )
     run = cli(tmp_path, "certify", dep, "-o", tmp_path / "o", "--no-pdf", env={"BLANKET_MAX_SECONDS": "5"})
     check(run, 2, contains=("the composition of 365 rounds would take about", "--curves off"), within=30)
+
+
+def test_curves_off_is_offered_only_when_estimated_cheaper():
+    """The refusal names --curves off only when its own estimate is smaller (and prints differently): 3-RR at n = 2
+    over 10^7 rounds costs the same PLDs either way (about 12 h), so it is not offered; binary RR at n = 10^6 over 365
+    rounds is cheaper with the looser pairs, so it is (with its estimate)."""
+    from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
+    from blanket.exact.runtime.budget import TooExpensive
+
+    same = ShuffleAccountant().compose(ShuffledRR(k=3, epsilon0=1, n=2), count=10**7)
+    with pytest.raises(TooExpensive) as e:
+        same.check_cost(max_seconds=60, curves_option="--curves off")
+    assert "--curves off" not in str(e.value) and "fewer rounds or users" in str(e.value)
+    cheaper = ShuffleAccountant().compose(ShuffledRR(k=2, epsilon0=1, n=10**6), count=365)
+    with pytest.raises(TooExpensive) as e:
+        cheaper.check_cost(max_seconds=5, curves_option="--curves off")
+    assert "--curves off (the fast, looser blanket-view / clone pairs: about " in str(e.value)
 
 
 def test_cost_model_constants_are_positive():

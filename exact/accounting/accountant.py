@@ -946,7 +946,8 @@ class ShuffleAccountant:
         budget_option: str = "a time budget",
     ) -> _cost.CompositionCost:
         """:meth:`estimate`, refused (:class:`~blanket.exact.runtime.budget.TooExpensive`, one line naming the
-        estimate and the options: ``curves_option`` with its own estimate when the curves cost something,
+        estimate and the options: ``curves_option`` with its own estimate when that is cheaper (it prints differently
+        from the estimate; the curves can cost next to nothing beside the PLDs),
         ``budget_option``, fewer rounds or users) when it exceeds ``max_seconds`` (default the wall-clock limit
         ``BLANKET_MAX_SECONDS``, one hour).  Nothing is computed.  O(ledger entries)."""
         from blanket.exact.runtime.budget import human_duration, refuse_over_limits
@@ -956,8 +957,10 @@ class ShuffleAccountant:
         if self.curves is not False and (est.sweep or est.curves):
             off = ShuffleAccountant(self.neighbouring, grid=self.grid, rel_width=self.rel_width, curves=False)
             off._ledger = list(self._ledger)
-            fast = human_duration(off.estimate(workers).seconds)
-            opts.append(f"{curves_option} (the fast, looser blanket-view / clone pairs: about {fast})")
+            off_seconds = off.estimate(workers).seconds
+            fast = human_duration(off_seconds)
+            if off_seconds < est.seconds and fast != human_duration(est.seconds):  # offered only when cheaper
+                opts.append(f"{curves_option} (the fast, looser blanket-view / clone pairs: about {fast})")
         opts += [budget_option, "fewer rounds or users"]
         refuse_over_limits(
             est.seconds,
