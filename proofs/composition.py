@@ -373,4 +373,125 @@ CURVE_PAIR = TABLE.register(
     symbols=(),
 )
 
+H_bin = sp.Function(
+    "H_{e^{\\epsilon}}(\\mathrm{Bin}(T(n-1), q_z) + \\mathrm{Bin}(T, q_x) \\| "
+    "\\mathrm{Bin}(T(n-1), q_z) + \\mathrm{Bin}(T, q_{x'}))"
+)
+
+
+def _histogram_law(rows: list, n_rows: int, k_out: int) -> dict:
+    """The exact law of the shuffled output (the histogram of reports) of users holding the inputs ``rows`` (a list of
+    distributions over ``k_out`` outputs): a dict from count vectors to sympy Rationals.  O(outputs^n)."""
+    law: dict = {(0,) * k_out: sp.Integer(1)}
+    for dist in rows:
+        nxt: dict = {}
+        for h, pr in law.items():
+            for y in range(k_out):
+                if dist[y] == 0:
+                    continue
+                g = list(h)
+                g[y] += 1
+                key = tuple(g)
+                nxt[key] = nxt.get(key, 0) + pr * dist[y]
+        law = nxt
+    return law
+
+
+def _check_binarized(r) -> SymbolicCheck:
+    """The matrix binarized lower pair (docs/composition.md §5e "A lower pair at any n") on an exact instance: the
+    3 × 3 matrix of examples/matrix_3x3.csv, n = 3, the candidate ``(x, x', z, B)`` the accountant composes
+    (:func:`blanket.exact.accounting.matrix_lower.composition_choice`).  In exact rationals: (i) the push-forward of
+    the exact histogram law of the dataset pair (others hold z, target x vs x') by S = the count of reports in B is the
+    closed form ``Bin(n − 1, q_z) + Bern(q_x)`` vs ``... + Bern(q_{x'})``; (ii) its ``H_α`` is at most the histogram
+    pair's at 9 values of α (data processing, instance) and at most the exhaustive worst case over every dataset pair;
+    (iii) over T = 2 rounds the sum of the counts pushed forward from the product of the histogram laws is
+    ``Bin(T(n − 1), q_z) + Bin(T, q_x)`` vs ``Bin(T, q_{x'})``, and its ``H_α`` is at most the product's.  Not a proof
+    (the inequality is the post-processing inequality): ``proved`` is ``None``, ``False`` when an instance fails."""
+    from blanket.exact.accounting import matrix_lower as _ml  # proofs -> exact (the layer order)
+    from blanket.exact.mechanisms.finite import FiniteRandomizer
+
+    R = sp.Rational
+    m = [[R(1, 2), R(1, 4), R(1, 4)], [R(1, 4), R(1, 2), R(1, 4)], [R(1, 6), R(1, 3), R(1, 2)]]
+    n, k = 3, 3
+    c = _ml.composition_choice(FiniteRandomizer([[int_q(v) for v in row] for row in m]))
+    B = set(c.outputs)
+    qx, qx2, qz = (sum((m[u][y] for y in B), sp.Integer(0)) for u in (c.x, c.x2, c.z))
+    ok = (q_int(c.q_x), q_int(c.q_x2), q_int(c.q_z)) == (qx, qx2, qz) and qx > qx2
+    hp = _histogram_law([m[c.z]] * (n - 1) + [m[c.x]], n, k)
+    hq = _histogram_law([m[c.z]] * (n - 1) + [m[c.x2]], n, k)
+
+    def push(law: dict) -> dict:
+        out: dict = {}
+        for h, pr in law.items():
+            s_ = sum(h[y] for y in B)
+            out[s_] = out.get(s_, 0) + pr
+        return out
+
+    sp_, sq_ = push(hp), push(hq)
+    closed_p = _convolve(_bin_law(n - 1, qz), _bin_law(1, qx))
+    closed_q = _convolve(_bin_law(n - 1, qz), _bin_law(1, qx2))
+    ok = ok and all(sp.simplify(sp_.get(s_, 0) - closed_p.get(s_, 0)) == 0 for s_ in set(sp_) | set(closed_p))
+    ok = ok and all(sp.simplify(sq_.get(s_, 0) - closed_q.get(s_, 0)) == 0 for s_ in set(sq_) | set(closed_q))
+    # the exhaustive worst case over every dataset pair (others' multiset, target's two values), both orders
+    import itertools
+
+    worst_pairs = []
+    for others in itertools.combinations_with_replacement(range(k), n - 1):
+        for x, x2 in itertools.permutations(range(k), 2):
+            worst_pairs.append(
+                (
+                    _histogram_law([m[o] for o in others] + [m[x]], n, k),
+                    _histogram_law([m[o] for o in others] + [m[x2]], n, k),
+                )
+            )
+    alphas = (R(1), R(11, 10), R(5, 4), R(3, 2), R(2), R(5, 2), R(3), R(4), R(6))
+    for al in alphas:
+        h_s = _hockey_laws(closed_p, closed_q, al)
+        ok = ok and h_s <= _hockey_laws(hp, hq, al)
+        ok = ok and h_s <= max(_hockey_laws(a, b, al) for a, b in worst_pairs)
+    # T = 2: the product of the two rounds' histogram laws, pushed forward by the sum of the counts
+    T = 2
+    prod_p = {(a, b): hp[a] * hp[b] for a in hp for b in hp}
+    prod_q = {(a, b): hq[a] * hq[b] for a in hq for b in hq}
+
+    def push2(law: dict) -> dict:
+        out: dict = {}
+        for (a, b), pr in law.items():
+            s_ = sum(a[y] for y in B) + sum(b[y] for y in B)
+            out[s_] = out.get(s_, 0) + pr
+        return out
+
+    s2p, s2q = push2(prod_p), push2(prod_q)
+    c2p = _convolve(_bin_law(T * (n - 1), qz), _bin_law(T, qx))
+    c2q = _convolve(_bin_law(T * (n - 1), qz), _bin_law(T, qx2))
+    ok = ok and all(sp.simplify(s2p.get(s_, 0) - c2p.get(s_, 0)) == 0 for s_ in set(s2p) | set(c2p))
+    ok = ok and all(sp.simplify(s2q.get(s_, 0) - c2q.get(s_, 0)) == 0 for s_ in set(s2q) | set(c2q))
+    for al in alphas:
+        ok = ok and _hockey_laws(c2p, c2q, al) <= _hockey_laws(prod_p, prod_q, al)
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (examples/matrix_3x3.csv, n = 3, the accountant's choice of x, x', z, B): the count in B "
+        "pushed forward from the histogram laws = Bin(n-1, q_z) + Bern(q_x) vs Bern(q_x'); its H_alpha <= the pair's "
+        "and <= the exhaustive worst case at 9 values of alpha; T = 2: the summed count = Bin(T(n-1), q_z) + Bin(T, q_x) "
+        "vs Bin(T, q_x'), H_alpha <= the product's",
+        "the inequality itself is the post-processing (data-processing) inequality",
+    )
+
+
+MATRIX_BINARIZED = TABLE.register(
+    "Matrix binarized lower pair",
+    statement=sp.Ge(delta_T(epsilon), H_bin(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("T >= 1"),
+        Hypothesis(
+            sp.true,
+            "T shuffled rounds of one matrix randomizer R on the datasets where every other user holds z and the "
+            "target x versus x'; the adversary keeps only the total number of reports in a set B of outputs; "
+            "q_u = sum over y in B of R(u)(y), q_x > q_x'",
+        ),
+    ),
+    symbolic=_check_binarized,
+    symbols=(n_s,),
+)
+
 TABLE.complete()

@@ -691,7 +691,7 @@ def certify(
     chain_keys: list = []
     chain = []
     used = {e["key"] for c in claims for e in (c["upper"], c["lower"]) if e and e.get("key")}
-    used |= {t["upper_key"] for t in targets if t.get("upper_key")}
+    used |= {t[key] for t in targets for key in ("upper_key", "lower_key") if t.get(key)}
     for s in srcs:
         if s.key not in used:
             continue

@@ -247,6 +247,7 @@ def matrix_sources(mech: Randomizer, n: int) -> list[Source]:
             "lower",
             "exact delta of a concrete dataset's binarized count (a lower bound on the worst case)",
             comp_lower,
+            results=("Matrix binarized lower pair",),  # proofs/composition.py (docs/composition.md §5e)
             module="exact.accounting.matrix_lower.lower_delta",
         )
     )
