@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from blanket.exact.accounting.accountant import LOWER_NAMES, ShuffleAccountant
+from blanket.exact.accounting.curves import FinitePair
 from blanket.exact.numbers import arith
 from blanket.proofs import composition as comp
 from blanket.proofs import core
@@ -26,7 +27,7 @@ from blanket.reports.latex import exact_string
 from flint import fmpq
 
 from . import continuous_certificate, curve
-from .deployment import ContinuousRound, Deployment, Round
+from .deployment import ContinuousRound, Deployment, RecordRound, Round
 from .verdict import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
 
 if TYPE_CHECKING:
@@ -162,6 +163,7 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
         "route": ROUTE_NAMES[d.route],
         "delta_pld_upper": _dec(d.pld_upper, True),
         "delta_renyi_upper": _dec(d.renyi_upper, True),
+        "pair_route": d.details.get("pair_route", "dominating pairs"),
         "precision": dep.precision,
         "bounds": [],
     }
@@ -195,6 +197,7 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
         "epsilon_renyi_upper": _dec(e.renyi_upper, True),
         "renyi_order": _s(fmpq(e.renyi_order.numerator, e.renyi_order.denominator)),
         "route": ROUTE_NAMES[e.route],
+        "pair_route": e.details.get("pair_route", "dominating pairs"),
         "upper_source": UPPER_SOURCES[e.route],
         "kind": "composed",
         "lower_source": lower_source(acc, e.details.get("lower_pair"))
@@ -231,6 +234,38 @@ def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
         if d not in out:
             out.append(d)
     return "the rounds run on one concrete pair of datasets, optimistic discretisation (" + "; ".join(out) + ")"
+
+
+def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]]:
+    """Which registered pair each distinct round's certified upper ends rest on, as ``(kind, the rounds in words)``:
+    ``"curve"`` (the round's worst-case curve pair, where a result was decided by the curve pairs and the round has
+    one, or where its dominating pair is itself a curve pair) and ``"blanket"`` (the k-RR blanket view as a pair:
+    a k-RR round's dominating pair, or an ldp round's through Lemma G1, binary RR with the round's ε0).  Other pairs
+    (clone pairs, the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
+    ``details["pair_route"]`` of every claim and target.  O(rounds) (pairs memoised)."""
+    out: list[tuple[str, str]] = []
+    curve_route = "curve pairs" in pair_routes
+    dominating_route = "dominating pairs" in pair_routes or not pair_routes
+    for ev, _ in acc.ledger:
+        cp = acc._curve_of(ev) if curve_route else None
+        dom = acc._dominating(ev)
+        kind = getattr(dom, "kind", "")
+        what = ev.describe()
+        if kind in ("lemma-g1", "same-randomizer"):  # the long model text is the Lemma G1 entry's
+            what = "ldp, " + what.rsplit("), ", 1)[-1]
+        if cp is not None or (isinstance(dom, FinitePair) and kind == "curve"):
+            out.append(("curve", what))
+        if dominating_route or cp is None:
+            if kind.startswith("blanket-view"):
+                out.append(("blanket", what))
+            elif kind in ("lemma-g1", "same-randomizer"):
+                out.append(
+                    (
+                        "blanket",
+                        f"{what}: through Lemma G1, the pair of binary randomized response with the same epsilon0",
+                    )
+                )
+    return out
 
 
 def _ldp_round_entry(r: Round) -> dict:
@@ -378,7 +413,7 @@ def certify_composition(
     total = sum(r.count for r in dep.rounds)
     rounds = [
         r.as_dict() | {"text": r.text(), "pair": r.event().dominating_pair().description}
-        if isinstance(r, ContinuousRound)
+        if isinstance(r, (ContinuousRound, RecordRound))
         else _ldp_round_entry(r)
         if r.ldp
         else {
@@ -402,10 +437,13 @@ def certify_composition(
     ]
     continuous = any(isinstance(r, ContinuousRound) for r in dep.rounds)
     mech = "; ".join(_round_text(r) for r in rounds)
-    chain = [
-        result_entry(r)
-        for r in (comp.BLANKET_PAIR, comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC, comp.RDP_CONVERSION)
-    ]
+    pair_routes = {c.get("pair_route") for c in claims} | {t.get("pair_route") for t in targets}
+    used_pairs = pairs_used(acc, pair_routes)
+    chain = []
+    blanket_uses = [u for u in used_pairs if u[0] == "blanket"]
+    if blanket_uses:  # the k-RR blanket view as a pair: k-RR rounds, and ldp rounds through Lemma G1 (binary RR)
+        chain.append(result_entry(comp.BLANKET_PAIR) | {"used_for": "; ".join(sorted({u[1] for u in blanket_uses}))})
+    chain += [result_entry(r) for r in (comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC, comp.RDP_CONVERSION)]
     if any(r.sampling is not None for r in dep.rounds):
         chain.append(result_entry(comp.SAMPLED_PAIR))
     ldp_rounds = [r for r in dep.rounds if getattr(r, "ldp", False)]
@@ -415,8 +453,11 @@ def certify_composition(
         if found is not None:
             chain.append(result_entry(found))
     used = acc.statements_used()
-    if used["curve"]:  # a worst-case curve pair (the hull of certified curve values) is composed
-        chain.append(result_entry(comp.CURVE_PAIR))
+    curve_uses = [u for u in used_pairs if u[0] == "curve"]
+    if curve_uses:  # a worst-case curve pair (the hull of certified curve values) is composed and decided
+        chain.append(result_entry(comp.CURVE_PAIR) | {"used_for": "; ".join(sorted({u[1] for u in curve_uses}))})
+    if any(isinstance(r, RecordRound) and r.kind == "matrix" for r in dep.rounds):  # their lower pair (§5e)
+        chain.append(result_entry(comp.MATRIX_BINARIZED))
     if used["split"]:  # a finite pair (curve pair, sampled or continuous round) is composed with split atoms
         chain.append(result_entry(comp.SPLIT_ATOMS))
     if used["summed"]:  # binary RR rounds: the summed-count lower pair is among the lower ends

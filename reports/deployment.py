@@ -112,6 +112,26 @@ MAX_DEPLOYMENT_CHARS = 1 << 20
 ORACLE_WORDS = frozenset(k.value for k in registry.ORACLE_KINDS)
 
 
+class _Spelled(str):
+    """A value shown as it is spelled (``got true``, not ``got 'true'``) in an error message."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def toml_value(value: object) -> object:
+    """``value`` as a TOML file spells it, for error messages: a bool as ``true`` / ``false`` (Python would print
+    ``True``); anything else as is.  O(1).
+
+    >>> from blanket.exact.numbers.errors import InvalidArgument
+    >>> str(InvalidArgument("randomizer.same_randomizer", toml_value(True), "applies to ldp only"))
+    'randomizer.same_randomizer applies to ldp only, got true'
+    """
+    if isinstance(value, bool):
+        return _Spelled("true" if value else "false")
+    return value
+
+
 class _TomlDecimal(str):
     """A TOML float kept as its decimal text (parsed exactly later)."""
 
@@ -235,6 +255,100 @@ class ContinuousRound:
         """The round in words: ``3 x the Laplace randomizer on [0, 1] (epsilon0 = 1, n = 1000)``."""
         ps = ", ".join(f"{k} = {exact_string(v)}" for k, v in self.params)
         return f"{self.count} x the {self.kind.capitalize()} randomizer on [0, 1] ({ps}, n = {self.n})"
+
+
+#: the records a ``[[rounds]]`` entry composes through ``Shuffled(record, n)`` (the accountant's pairs for that record:
+#: a matrix its curve pair / clone pair / stated Lemma G1 or SODA 2023 pair, a frequency oracle or the geometric
+#: mechanism its curve pair and the clone pair, docs/composition.md §5d-§5e)
+RECORD_ROUND_KINDS = ("matrix", "oue", "sue", "olh", "hadamard", "subset", "geometric")
+
+
+def _freeze(value: Any) -> Any:
+    """A parameter as a hashable value (a matrix as a tuple of tuples).  O(size)."""
+    return tuple(tuple(row) for row in value) if isinstance(value, list) else value
+
+
+def _thaw(value: Any) -> Any:
+    return [list(row) for row in value] if isinstance(value, tuple) else value
+
+
+@functools.lru_cache(maxsize=64)
+def _record_event(kind: str, params: tuple, n: int, sampling: fmpq | None) -> Any:
+    """One accountant record per (randomizer, n, q): its pairs (a curve pair's sweep) are computed once however often
+    the round is asked.  O(1) after the first call."""
+    table = {k: _thaw(v) for k, v in params}
+    mech = registry.build(kind, table)
+    ev = Shuffled(
+        mech,
+        n,
+        stronger_clones=bool(table.get("stronger_clones", False)),
+        same_randomizer=bool(table.get("same_randomizer", False)),
+    )
+    return ev if sampling is None else Sampled(ev, sampling)
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordRound:
+    """``count`` shuffled rounds of a ``matrix`` randomizer or a closed-form record (``oue``, ``sue``, ``olh``,
+    ``hadamard``, ``subset``, ``geometric``) among ``n`` users (``params``: the exact parameters as
+    ``((key, value), ...)``, a matrix as a tuple of rows), composed through
+    :class:`blanket.exact.accounting.accountant.Shuffled` (wrapped in
+    :class:`~blanket.exact.accounting.sampled.Sampled` with ``sampling``).  No groups or colluders."""
+
+    kind: str
+    params: tuple
+    n: int
+    count: int
+    field: str
+    sampling: fmpq | None = None
+    matrix_source: str | None = None
+    groups: tuple = ()
+    colluding: int = 0
+
+    def event(self) -> Any:
+        """The accountant's record (cached per randomizer, n and q)."""
+        return _record_event(self.kind, self.params, self.n, self.sampling)
+
+    def title(self) -> str:
+        """The randomizer in words: ``the finite randomizer of an exact 3 x 3 matrix (matrix_3x3.csv)``, ``Optimized
+        Unary Encoding (k = 128, epsilon0 = 2)``.  O(1)."""
+        table = dict(self.params)
+        if self.kind == "matrix":
+            m = table["matrix"]
+            extra = [f"{key} = true" for key in ("same_randomizer", "stronger_clones") if table.get(key)]
+            src = [self.matrix_source] if self.matrix_source else []
+            inside = "; ".join(src + extra)
+            return f"the finite randomizer of an exact {len(m)} x {len(m[0])} matrix" + (
+                f" ({inside})" if inside else ""
+            )
+        title = registry.SCHEMAS[registry.Kind(self.kind)].title
+        ps = ", ".join(f"{k} = {exact_string(v) if isinstance(v, fmpq) else v}" for k, v in self.params)
+        return f"{title} ({ps})"
+
+    def text(self, count: int | None = None) -> str:
+        """The round in words: ``3 x <title>, n = 1000`` (``count``: another number of rounds)."""
+        q = "" if self.sampling is None else f", each user taking part w.p. {exact_string(self.sampling)}"
+        return f"{self.count if count is None else count} x {self.title()}, n = {self.n}{q}"
+
+    def as_dict(self) -> dict:
+        """The round as plain strings (the deployment's and the certificate's ``rounds`` entries)."""
+        params: dict[str, Any] = {}
+        for k, v in self.params:
+            if k == "matrix":
+                params[k] = [[exact_string(x) for x in row] for row in v]
+            else:
+                params[k] = exact_string(v) if isinstance(v, fmpq) else v
+        return (
+            {"mechanism": self.kind, **params, "n": self.n, "count": self.count}
+            | ({"matrix_source": self.matrix_source} if self.matrix_source else {})
+            | ({} if self.sampling is None else {"sampling": exact_string(self.sampling)})
+        )
+
+
+def _honest_only(r: Any) -> bool:
+    """Whether a round's pairs assume every user honest (``colluding`` refused): ldp, Laplace, Gaussian, matrix and
+    closed-form record rounds.  O(1)."""
+    return isinstance(r, (ContinuousRound, RecordRound)) or getattr(r, "ldp", False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -405,14 +519,17 @@ def _text(value, name, *, required=True) -> str:
 MAX_MATRIX_FILE_BYTES = 1 << 20
 
 
-def _resolve_matrix_file(name: str, base_dir: pathlib.Path | None, allow_paths=()) -> pathlib.Path:
-    """The matrix file's path, accepted only under the deployment's directory or an ``--allow-path`` directory."""
+def _resolve_matrix_file(
+    name: str, base_dir: pathlib.Path | None, allow_paths=(), *, field: str = "randomizer.matrix_file"
+) -> pathlib.Path:
+    """The matrix file's path, accepted only under the deployment's directory or an ``--allow-path`` directory
+    (``field``: the key refusals name)."""
     base = (base_dir or pathlib.Path(".")).resolve()
     path = (base / name).resolve()
     roots = [base] + [pathlib.Path(a).resolve() for a in allow_paths]
     if not any(path == r or r in path.parents for r in roots):
         raise InvalidArgument(
-            "randomizer.matrix_file",
+            field,
             name,
             "must be a file under the deployment file's directory",
             hint="move it there, or pass --allow-path DIR for the directory that holds it",
@@ -438,6 +555,54 @@ def _read_matrix_file(path: pathlib.Path, field: str) -> tuple:
             raise InvalidArgument(field, path.name, f"row {len(rows)} is not a CSV row of exact numbers") from None
         rows.append([c.strip() for c in cells if c.strip()])
     return rows, raw
+
+
+def _parse_matrix(table: dict, where: str, base_dir, allow_paths, digest) -> tuple:
+    """``(matrix, FiniteRandomizer, matrix_source)`` of a table giving ``matrix`` (inline) or ``matrix_file`` (read
+    only from under ``base_dir`` or an ``--allow-path`` directory, at most 1 MB, its bytes added to ``digest``; its
+    entries never echoed in errors); ``where`` prefixes the field names (``randomizer``, ``rounds[0]``).  The caller
+    checks that exactly one of the two keys is given.  O(size of the matrix)."""
+    matrix_source = None
+    if "matrix_file" in table:
+        mf = _text(table["matrix_file"], f"{where}.matrix_file")
+        path = _resolve_matrix_file(mf, base_dir, allow_paths, field=f"{where}.matrix_file")
+        raw, raw_bytes = _read_matrix_file(path, f"{where}.matrix_file")
+        digest.update(raw_bytes)
+        matrix_source = mf
+    else:
+        raw = table["matrix"]
+    if not isinstance(raw, list) or not all(isinstance(r, list) for r in raw):
+        raise InvalidArgument(
+            f"{where}.matrix",
+            _short(raw),
+            "must be a list of rows, e.g. [[\"3/4\", \"1/4\"], [\"1/4\", \"3/4\"]]",
+        )
+    if len(raw) > 1000 or any(len(r) > 1000 for r in raw):
+        raise InvalidArgument(f"{where}.matrix", f"{len(raw)} rows", "must have at most 1000 rows and columns")
+    if matrix_source is not None:  # entries of a file are never echoed (the file could be anything)
+
+        def entry(v, i, j):
+            try:
+                return _number(v, f"{where}.matrix_file row {i + 1} column {j + 1}", lo=0, hi=1)
+            except InvalidArgument as exc:
+                raise InvalidArgument(
+                    f"{where}.matrix_file ({matrix_source}) row {i + 1} column {j + 1}",
+                    "(not shown)",
+                    exc.requirement,
+                ) from None
+    else:
+
+        def entry(v, i, j):
+            return _number(v, f"{where}.matrix[{i}][{j}]", lo=0, hi=1)
+
+    matrix = [[entry(v, i, j) for j, v in enumerate(row)] for i, row in enumerate(raw)]
+    try:
+        fr = FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
+    except InvalidArgument as exc:
+        if matrix_source is None:  # inline: the field named as the file spells it (the value is the file's own)
+            raise InvalidArgument(f"{where}.{exc.name}", exc.value, exc.requirement, hint=exc.hint) from None
+        raise InvalidArgument(f"{where}.matrix_file ({matrix_source})", "(not shown)", exc.requirement) from None
+    return matrix, fr, matrix_source
 
 
 def parse_deployment(
@@ -549,7 +714,7 @@ def parse_deployment(
     if "same_randomizer" in rand and "same_randomizer" not in allowed:  # what to do, not only "unknown field"
         raise InvalidArgument(
             f"{T}.same_randomizer",
-            rand["same_randomizer"],
+            toml_value(rand["same_randomizer"]),
             f"applies to an ldp or matrix randomizer only, not {kind} (a stated k-RR or frequency oracle is one "
             "randomizer already, with its own tighter blanket view)",
             hint="drop the option",
@@ -569,46 +734,7 @@ def parse_deployment(
         for extra in ("k", "epsilon0", "exp_epsilon0"):
             if extra in rand:
                 raise InvalidArgument(f"{T}.{extra}", rand[extra], "is implied by the matrix; remove it")
-        if "matrix_file" in rand:
-            mf = _text(rand["matrix_file"], f"{T}.matrix_file")
-            path = _resolve_matrix_file(mf, base_dir, allow_paths)
-            raw, raw_bytes = _read_matrix_file(path, f"{T}.matrix_file")
-            digest.update(raw_bytes)
-            matrix_source = mf
-        else:
-            raw = rand["matrix"]
-        if not isinstance(raw, list) or not all(isinstance(r, list) for r in raw):
-            raise InvalidArgument(
-                f"{T}.matrix",
-                _short(raw),
-                "must be a list of rows, e.g. [[\"3/4\", \"1/4\"], [\"1/4\", \"3/4\"]]",
-            )
-        if len(raw) > 1000 or any(len(r) > 1000 for r in raw):
-            raise InvalidArgument(f"{T}.matrix", f"{len(raw)} rows", "must have at most 1000 rows and columns")
-        if matrix_source is not None:  # entries of a file are never echoed (the file could be anything)
-
-            def entry(v, i, j):
-                try:
-                    return _number(v, f"{T}.matrix_file row {i + 1} column {j + 1}", lo=0, hi=1)
-                except InvalidArgument as exc:
-                    raise InvalidArgument(
-                        f"{T}.matrix_file ({matrix_source}) row {i + 1} column {j + 1}",
-                        "(not shown)",
-                        exc.requirement,
-                    ) from None
-        else:
-
-            def entry(v, i, j):
-                return _number(v, f"{T}.matrix[{i}][{j}]", lo=0, hi=1)
-
-        matrix = [[entry(v, i, j) for j, v in enumerate(row)] for i, row in enumerate(raw)]
-
-        try:
-            fr = FiniteRandomizer(matrix)  # validates shape and row sums (errors name the row)
-        except InvalidArgument as exc:
-            if matrix_source is None:
-                raise
-            raise InvalidArgument(f"{T}.matrix_file ({matrix_source})", "(not shown)", exc.requirement) from None
+        matrix, fr, matrix_source = _parse_matrix(rand, T, base_dir, allow_paths, digest)
         params["matrix"] = matrix
         if "stronger_clones" in rand:  # the SODA 2023 stronger clones: their condition checked on the matrix now
             on = registry.SCHEMAS[registry.Kind.MATRIX].parse["stronger_clones"](
@@ -620,7 +746,9 @@ def parse_deployment(
                 try:
                     stronger_clones.check_condition(fr)
                 except InvalidArgument as exc:
-                    raise InvalidArgument(f"{T}.stronger_clones", True, exc.requirement, hint=exc.hint) from None
+                    raise InvalidArgument(
+                        f"{T}.stronger_clones", toml_value(True), exc.requirement, hint=exc.hint
+                    ) from None
             params["stronger_clones"] = on
         if "same_randomizer" in rand:  # one randomizer for every user (Lemma G1): stated, nothing to check
             params["same_randomizer"] = registry.SCHEMAS[registry.Kind.MATRIX].parse["same_randomizer"](
@@ -709,12 +837,15 @@ def parse_deployment(
         q = _number(users["sampling"], "users.sampling", lo=0, lo_open=True, hi=1)
         rounds = (sampled_round(kind, params, n, q, colluding, T),)
     else:
-        rounds = _parse_rounds(data.get("rounds"), kind, params, n)
-        if colluding and any(isinstance(r, ContinuousRound) or getattr(r, "ldp", False) for r in rounds):
+        rounds = _parse_rounds(
+            data.get("rounds"), kind, params, n, (base_dir, tuple(allow_paths), digest, matrix_source)
+        )
+        if colluding and any(_honest_only(r) for r in rounds):
             raise InvalidArgument(
                 "users.colluding",
                 colluding,
-                "is not supported with ldp, Laplace or Gaussian rounds (their pairs assume every user is honest)",
+                "is not supported with ldp, Laplace, Gaussian, matrix or frequency-oracle rounds (their pairs assume "
+                "every user is honest)",
             )
         if colluding:  # each round rests on its honest users (Lemma F3): a one-group fleet round
             rounds = tuple(
@@ -792,11 +923,12 @@ def with_overrides(dep: Deployment, *, sampling: object = None, colluding: objec
         return dataclasses.replace(
             dep, colluding=m, rounds=(sampled_round(dep.mechanism, dep.params, dep.n, qq, m, dep.table),)
         )
-    if dep.rounds and m and any(isinstance(r, ContinuousRound) or getattr(r, "ldp", False) for r in dep.rounds):
+    if dep.rounds and m and any(_honest_only(r) for r in dep.rounds):
         raise InvalidArgument(
             "--colluding",
             m,
-            "is not supported with ldp, Laplace or Gaussian rounds (their pairs assume every user is honest)",
+            "is not supported with ldp, Laplace, Gaussian, matrix or frequency-oracle rounds (their pairs assume "
+            "every user is honest)",
         )
     if dep.rounds:
         rounds = tuple(
@@ -863,9 +995,12 @@ def _fleet_rounds(raw, groups: tuple, extra_colluding: int) -> tuple:
     return out
 
 
-def _parse_rounds(raw, kind, params, n) -> tuple:
-    """``[[rounds]]`` entries (k-ary randomized response, or the Laplace / Gaussian randomizer: a
-    :class:`ContinuousRound`); missing fields default to [randomizer]/[users]."""
+def _parse_rounds(raw, kind, params, n, matrix_ctx: tuple = (None, (), None, None)) -> tuple:
+    """``[[rounds]]`` entries (k-ary randomized response, ``ldp``; the Laplace / Gaussian randomizer: a
+    :class:`ContinuousRound`; a matrix or a frequency oracle / geometric record: a :class:`RecordRound`); missing
+    fields default to [randomizer]/[users].  ``matrix_ctx`` is ``(base_dir, allow_paths, digest, matrix_source)``:
+    where a round's ``matrix_file`` is read from (as the randomizer's), the hash its bytes are added to, and the
+    randomizer's own matrix file (inherited with its matrix)."""
     if raw is None:
         return ()
     if isinstance(raw, dict):
@@ -874,16 +1009,11 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
         raise InvalidArgument("rounds", raw, "must be a list of [[rounds]] tables (mechanism, k, epsilon0, n, count)")
     if len(raw) > 10000:
         raise InvalidArgument("rounds", f"{len(raw)} entries", "must have at most 10000 entries (use count)")
-    out: list[Round | ContinuousRound] = []
+    out: list[Round | ContinuousRound | RecordRound] = []
     for i, r in enumerate(raw):
         where = f"rounds[{i}]"
         if not isinstance(r, dict):
             raise InvalidArgument(where, r, "must be a table with mechanism, k, epsilon0, n and count")
-        _take(
-            r,
-            where + ".",
-            {"mechanism", "kind", "type", "k", "epsilon0", "n", "count", "sampling", "sigma", "same_randomizer"},
-        )
         mk = r.get("mechanism", r.get("kind", r.get("type")))
         rk = kind
         if mk is not None:
@@ -891,9 +1021,21 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
                 rk = registry.resolve(mk, k=r.get("k")).value
             except InvalidArgument:
                 rk = None
+        if rk in RECORD_ROUND_KINDS:  # a matrix or a closed-form record: the accountant's pairs for that record
+            out.append(_record_round(r, where, rk, kind, params, n, matrix_ctx))
+            continue
+        _take(
+            r,
+            where + ".",
+            {"mechanism", "kind", "type", "k", "epsilon0", "n", "count", "sampling", "sigma", "same_randomizer"},
+        )
         if rk in CONTINUOUS_ROUND_KINDS:
             if "same_randomizer" in r:
-                raise InvalidArgument(f"{where}.same_randomizer", r["same_randomizer"], "applies to ldp rounds only")
+                raise InvalidArgument(
+                    f"{where}.same_randomizer",
+                    toml_value(r["same_randomizer"]),
+                    "applies to ldp and matrix rounds only",
+                )
             out.append(_continuous_round(r, where, rk, kind, params, n))
             continue
         if rk == "ldp":
@@ -903,12 +1045,13 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
             raise InvalidArgument(
                 f"{where}.mechanism",
                 mk if mk is not None else kind,
-                "must be krr, binary_rr, ldp, laplace or gaussian (the randomizers whose rounds compose)",
+                f"must be one of krr, binary_rr, ldp, laplace, gaussian, {', '.join(RECORD_ROUND_KINDS)} (the "
+                "randomizers whose rounds compose)",
             )
         if "same_randomizer" in r:
             raise InvalidArgument(
                 f"{where}.same_randomizer",
-                r["same_randomizer"],
+                toml_value(r["same_randomizer"]),
                 "applies to ldp rounds only (a stated k-RR is one randomizer already, with its own tighter view)",
                 hint="drop the option",
             )
@@ -938,6 +1081,59 @@ def _parse_rounds(raw, kind, params, n) -> tuple:
     return tuple(out)
 
 
+def _record_round(r: dict, where: str, rk: str, kind: str, params: dict, n: int, matrix_ctx: tuple) -> RecordRound:
+    """A ``[[rounds]]`` entry of a ``matrix`` (``matrix`` or ``matrix_file``, read as the randomizer's: under the
+    deployment's directory or an ``--allow-path`` directory; optional ``same_randomizer``, ``stronger_clones``) or of
+    a closed-form record (the keys of :data:`blanket.exact.mechanisms.registry.SCHEMAS`, e.g. ``k`` and ``epsilon0``
+    for ``oue``).  With none of its keys given, the randomizer is the ``[randomizer]``'s (when that is the same
+    kind).  ``n``, ``count`` and ``sampling`` as for k-RR rounds.  O(size of the matrix)."""
+    base_dir, allow_paths, digest, own_source = matrix_ctx
+    schema = registry.SCHEMAS[registry.Kind(rk)]
+    keys = set(schema.keys()) | ({"matrix", "matrix_file"} if rk == "matrix" else set())
+    _take(r, where + ".", {"mechanism", "kind", "type", "n", "count", "sampling"} | keys)
+    given = {key: r[key] for key in keys if key in r}
+    source = None
+    if not ({"matrix", "matrix_file"} & set(given) if rk == "matrix" else given):
+        if rk != kind:
+            need = "matrix or matrix_file" if rk == "matrix" else ", ".join(sorted(k for k in schema.keys()))
+            raise InvalidArgument(f"{where}.mechanism", rk, f"needs its parameters in the entry ({need})")
+        table = dict(params)
+        source = own_source
+        if rk == "matrix":  # the randomizer's matrix, with the entry's own statements where given
+            for key in ("same_randomizer", "stronger_clones"):
+                if key in given:
+                    table[key] = schema.parse[key](given[key], f"{where}.{key}")
+    elif rk == "matrix":
+        if "matrix" in given and "matrix_file" in given:
+            raise InvalidArgument(
+                f"{where}.matrix", None, "must be given inline or as matrix_file, exactly one of them"
+            )
+        if digest is None:
+            digest = hashlib.sha256()  # parsed without a file: nothing to record
+        matrix, _fr, source = _parse_matrix(r, where, base_dir, allow_paths, digest)
+        table = {"matrix": matrix}
+        for key in ("same_randomizer", "stronger_clones"):
+            if key in given:
+                table[key] = schema.parse[key](given[key], f"{where}.{key}")
+    else:
+        table = registry.parse_params(rk, given, name=lambda key: f"{where}.{key}")
+    rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
+    cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
+    sq = _number(r["sampling"], f"{where}.sampling", lo=0, lo_open=True, hi=1) if "sampling" in r else None
+    out = RecordRound(rk, tuple(sorted((k, _freeze(v)) for k, v in table.items())), rn, cnt, where, sq, source)
+    try:  # the record and its statements checked now (e.g. stronger_clones' condition on the matrix)
+        out.event()
+    except InvalidArgument as exc:
+        sc = bool(table.get("stronger_clones"))
+        raise InvalidArgument(
+            f"{where}.stronger_clones" if sc else where,
+            toml_value(True) if sc else None,
+            exc.requirement,
+            hint=exc.hint,
+        ) from None
+    return out
+
+
 def _ldp_round(r: dict, where: str, mk: object, kind: str, params: dict, n: int) -> Round:
     """A ``[[rounds]]`` entry of ``type = "ldp"`` (an ε0-LDP randomizer known only by ``epsilon0``; ``same_randomizer``
     states one randomizer for every user, Lemma G1); ``epsilon0`` and ``same_randomizer`` default to the
@@ -954,7 +1150,7 @@ def _ldp_round(r: dict, where: str, mk: object, kind: str, params: dict, n: int)
     if "same_randomizer" in r:
         same = r["same_randomizer"]
         if not isinstance(same, bool):
-            raise InvalidArgument(f"{where}.same_randomizer", same, "must be true or false")
+            raise InvalidArgument(f"{where}.same_randomizer", toml_value(same), "must be true or false")
     else:
         same = bool(params.get("same_randomizer", False)) if inherit else False
     rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n

@@ -91,7 +91,9 @@ def _mech_line(args, inp, T) -> str:
             extra += f", each user taking part w.p. {args.sampling}"
         return f"{common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users per round{extra}"
     return "; ".join(
-        f"{r.count * T} x {r.title()} "
+        r.text(count=r.count * T)  # a matrix or closed-form record round
+        if hasattr(r, "text")
+        else f"{r.count * T} x {r.title()} "
         f"(epsilon0 = {common._s(r.epsilon0)}, n = {r.n}"
         + ("" if getattr(r, "sampling", None) is None else f", each user taking part w.p. {common._s(r.sampling)}")
         + ")"
@@ -164,6 +166,15 @@ def _ledger(args, inp, T, curves):
     q, m = _sampling_colluding(args, inp.n)
     if inp.oracle:  # any other randomizer of the vocabulary: the FOCS 2021 clone pair per round (n − m honest users)
         ev = Shuffled(inp.mechanism, inp.n - m)
+        return ShuffleAccountant(curves=curves).compose(ev if q is None else Sampled(ev, q), count=T)
+    if inp.query is not None and inp.query.kind.value == "matrix":  # a matrix deployment: as the Python accountant
+        params = inp.query.params  # its curve pair (own blanket view), the clone pair, the stated Lemma G1 / SODA 2023
+        ev = Shuffled(
+            inp.mechanism,
+            inp.n - m,
+            stronger_clones=bool(params.get("stronger_clones", False)),
+            same_randomizer=bool(params.get("same_randomizer", False)),
+        )
         return ShuffleAccountant(curves=curves).compose(ev if q is None else Sampled(ev, q), count=T)
     if inp.epsilon0 is None:
         raise InvalidArgument("--rounds", T, "needs --epsilon0 (exp_epsilon0 deployments are not supported here)")

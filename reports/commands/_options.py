@@ -66,13 +66,14 @@ def add_time_budget(p: argparse.ArgumentParser) -> None:
 CURVES: dict[str, bool | str] = {"auto": "auto", "on": True, "off": False}
 
 
-def add_curves(p: argparse.ArgumentParser) -> None:
-    """``--curves auto|on|off`` (dest ``curves``): which pairs a composition (``--rounds``, ``[[rounds]]``) composes."""
+def add_curves(p: argparse.ArgumentParser, *, rounds: str = "--rounds, [[rounds]]") -> None:
+    """``--curves auto|on|off`` (dest ``curves``): which pairs a composition composes; ``rounds`` names where the
+    command's rounds come from (``blanket certify`` has no ``--rounds``: only a deployment's ``[[rounds]]``)."""
     p.add_argument(
         "--curves",
         default="auto",
         choices=tuple(CURVES),
-        help="pairs composed over rounds (--rounds, [[rounds]]): auto (default: the tight curve pairs where their "
+        help=f"pairs composed over rounds ({rounds}): auto (default: the tight curve pairs where their "
         "estimated cost is within minutes), on (at any cost; refused up front over BLANKET_MAX_SECONDS), off (the "
         "fast, looser blanket-view / clone pairs; the answer says so)",
     )

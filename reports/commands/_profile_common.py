@@ -210,7 +210,11 @@ class Inputs:
         return self.query is not None and self.query.kind in registry.ORACLE_KINDS
 
     def describe(self, bound: bool = False) -> dict:
-        if self.oracle and self.query is not None:
+        if self.query is not None and self.query.kind.value in DEPLOYMENT_ONLY_KINDS:  # a matrix: its shape
+            m = self.query.params["matrix"]
+            d = {"mechanism": "matrix", "matrix": f"{len(m)} x {len(m[0])}", "n": self.n}
+            d.update({k: v for k, v in self.query.params.items() if k in ("same_randomizer", "stronger_clones")})
+        elif self.oracle and self.query is not None:
             d = {
                 "mechanism": self.query.kind.value,
                 **{k: _s(v) if not isinstance(v, int) else v for k, v in self.query.params.items()},
@@ -240,6 +244,9 @@ def _s(q):
 
 #: the words ``blanket delta|epsilon`` accept: every kind with a certified shuffled route
 CLI_KINDS = ("krr", "binary_rr", "ldp", "oue", "sue", "olh", "hadamard", "subset", "geometric")
+#: the kinds ``blanket delta|epsilon`` take from a deployment file only (a matrix has no command-line spelling):
+#: one round is the certificate's bracket (reports/commands/_matrix.py), ``--rounds T`` the accountant's
+DEPLOYMENT_ONLY_KINDS = ("matrix",)
 #: the continuous randomizers, routed to reports/commands/_continuous.py (the blanket view's enclosure)
 CONTINUOUS_KINDS = ("laplace", "gaussian")
 #: the mechanism keys the command line takes, and their option names
@@ -277,11 +284,16 @@ def check_same_randomizer_flag(word: str, k: int | str | None = None) -> None:
     if kind != registry.Kind.LDP:
         raise InvalidArgument(
             "--same-randomizer",
-            True,
+            None,  # a flag: no value to echo
             f"applies to --mechanism ldp only, not {word} (a stated k-RR, frequency oracle or continuous randomizer is "
             "one randomizer already, with its own tighter bound)",
             hint="drop --same-randomizer",
         )
+
+
+def quantity_command(quantity: str) -> str:
+    """The command whose input is ``quantity``: ``blanket delta`` takes ε, ``blanket epsilon`` takes δ.  O(1)."""
+    return "delta" if quantity == "epsilon" else "epsilon"
 
 
 def cli_name(key: str) -> str:
@@ -307,11 +319,13 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
                 "has [[users]] groups or colluding users; blanket delta/epsilon take one randomizer",
                 hint="use `blanket certify` for a mixed fleet",
             )
-        if dep.mechanism not in CLI_KINDS:
+        if dep.mechanism not in CLI_KINDS + DEPLOYMENT_ONLY_KINDS:
             raise InvalidArgument(
                 "--deployment",
                 args.deployment,
-                f"describes a {dep.mechanism} randomizer; blanket delta/epsilon handle {', '.join(CLI_KINDS)}",
+                f"describes a {dep.mechanism} randomizer; blanket {quantity_command(quantity)} handles "
+                f"{', '.join(CLI_KINDS + DEPLOYMENT_ONLY_KINDS)}",
+                hint=f"use `blanket certify {args.deployment}`",
             )
     word = args.mechanism or (dep.mechanism if dep is not None else "rr")
     table: dict = {}
@@ -353,7 +367,11 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
             elif dep.claims:
                 d = dep.claims[0].delta
         given = {"delta": d}
-    if need_mechanism and not any(key in table for key in ("epsilon0", "exp_epsilon0", "exp_half_epsilon0", "alpha")):
+    if (
+        need_mechanism
+        and "matrix" not in table  # a matrix implies its epsilon0
+        and not any(key in table for key in ("epsilon0", "exp_epsilon0", "exp_half_epsilon0", "alpha"))
+    ):
         raise InvalidArgument("--epsilon0", None, "is required (the local epsilon0 of the randomizer, >= 0)")
     q = make_query(
         mechanism=word,
@@ -547,6 +565,10 @@ def emit(args: argparse.Namespace, payload: dict, text: str) -> None:
 
 
 def mechanism_phrase(inp: Inputs) -> str:
+    if inp.query is not None and inp.query.kind.value in DEPLOYMENT_ONLY_KINDS:
+        from blanket.reports.commands._matrix import matrix_phrase
+
+        return matrix_phrase(inp)
     if inp.oracle and inp.query is not None:
         from blanket.exact.mechanisms import registry
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from blanket.reports.commands import _compose, _continuous, _oracle, _plot
+from blanket.reports.commands import _compose, _continuous, _matrix, _oracle, _plot
 from blanket.reports.commands import _profile_common as common
 
 if TYPE_CHECKING:
@@ -28,7 +28,8 @@ def run_command(
 ) -> int:
     """``blanket delta|epsilon`` (``quantity`` is the command's output): read the inputs, then run the composed
     rounds (``--rounds``, or a deployment's ``[[rounds]]``), else ``bound`` (``--bound``/``--variant``), else the
-    closed-form record's best certified bounds (``reports/commands/_oracle.py``), else ``profile`` (shuffled
+    closed-form record's best certified bounds (``reports/commands/_oracle.py``), a matrix deployment's certificate
+    bracket (``reports/commands/_matrix.py``), else ``profile`` (shuffled
     randomized response)."""
     cdep = _continuous.deployment_of(args)
     if getattr(args, "mechanism", None) in common.CONTINUOUS_KINDS or cdep is not None:
@@ -42,7 +43,9 @@ def run_command(
     _plot.check_inputs(args, inp)
     code = _compose.run_if_composed(args, inp, quantity)
     if code is None:
-        if args.bound is not None or args.variant is not None:
+        if _matrix.is_matrix(inp):  # one round of a matrix deployment: the certificate's bracket
+            code = _matrix.run_delta(args, inp) if quantity == "delta" else _matrix.run_epsilon(args, inp)
+        elif args.bound is not None or args.variant is not None:
             code = bound(args, inp)
         elif inp.oracle:
             code = _oracle.run_delta(args, inp) if quantity == "delta" else _oracle.run_epsilon(args, inp)

@@ -68,7 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from blanket.reports.commands._profile_common import add_executor_arguments
 
     add_executor_arguments(p)
-    add_curves(p)
+    add_curves(p, rounds="a deployment's [[rounds]]")
 
 
 def run(args: argparse.Namespace) -> int:
