@@ -34,7 +34,9 @@ is exactly 10⁻⁶)::
     n = 1000000
     count = 365
     # sampling = "0.01"                     #   each user takes part w.p. q (0 < q <= 1; count seen)
-    # (an entry may also be type = "ldp" with epsilon0 and same_randomizer, or laplace / gaussian)
+    # (an entry may also be type = "ldp" with epsilon0 and same_randomizer, laplace / gaussian, "matrix" with
+    #  matrix or matrix_file (read like the randomizer's), or oue / sue / olh / hadamard / subset / geometric with
+    #  their keys: a RecordRound, composed as Shuffled(record, n))
 
     [options]                               # optional
     precision = 128                         # starting precision (bits)

@@ -9,6 +9,11 @@ without the version stamp.  The committed files ``tests/data/proofs_registry.jso
 ``tests/data/proofs_report.json`` were written by the unchanged code (main at 17029f6) with::
 
     PYTHONPATH=. python3 tests/proofs_snapshot.py write
+
+Results registered since are added without rewriting the rest (the full ``write`` takes ~30 min): the registry file
+by ``proofs_snapshot.py registry`` (quick), the report by appending ``check_result(get(key), quick=False)`` to its
+paper's section and updating the summary's counts (session 10: "Worst-case curve pair", "Matrix binarized lower
+pair").
 """
 
 from __future__ import annotations

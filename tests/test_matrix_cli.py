@@ -224,3 +224,28 @@ def test_record_rounds_compose_as_the_python_accountant(tmp_path):
     acc.compose(Shuffled({"type": "oue", "k": 8, "epsilon0": "1"}, 50), count=3)
     want = acc.get_epsilon("1e-6")
     assert (got.upper, got.lower) == (want.upper, want.lower)
+
+
+def test_delta_epsilon_take_allow_path_for_a_matrix_file(capsys, tmp_path):
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    shutil.copy(EXAMPLES / "matrix_3x3.csv", tmp_path)
+    dep = inner / "m.toml"
+    dep.write_text(
+        'name = "m"\n[mechanism]\ntype = "matrix"\nmatrix_file = "../matrix_3x3.csv"\n[users]\nn = 3\n'
+        "[[claims]]\nepsilon = 1\ndelta = 0.01\n"
+    )
+    assert cli.main(["delta", "--deployment", str(dep)]) == 2
+    assert "--allow-path" in capsys.readouterr().err
+    d = _json(capsys, ["delta", "--deployment", str(dep), "--allow-path", str(tmp_path), "--json"])
+    assert d["relation"] == "exact" and d["n"] == 3
+
+
+def test_round_matrix_stronger_clones_condition_checked_when_read(tmp_path):
+    good = '[["1/2", "1/3", "1/6"], ["1/3", "1/2", "1/6"], ["1/3", "1/3", "1/3"]]'  # inside the SODA 2023 class
+    bad = '[["2/5", "2/5", "1/5"], ["2/5", "1/5", "2/5"], ["1/5", "2/5", "2/5"]]'  # output 0: outside it
+    dep = _dep(tmp_path, f'[[rounds]]\ntype = "matrix"\nmatrix = {good}\nstronger_clones = true\n')
+    assert dep.rounds[0].event().dominating_pair().kind != "clone"  # the stronger-clone pair, not FOCS 2021's
+    with pytest.raises(InvalidArgument) as e:
+        _dep(tmp_path, f'[[rounds]]\ntype = "matrix"\nmatrix = {bad}\nstronger_clones = true\n')
+    assert str(e.value).startswith("rounds[0].stronger_clones does not apply: output 0") and "got true" in str(e.value)

@@ -3,7 +3,8 @@
 With ``--deployment FILE``: if FILE has a ``[[rounds]]`` schedule, the answer is for that whole schedule, and
 ``--rounds T`` repeats the whole schedule T times (e.g. a yearly schedule over T years; every count is multiplied
 by T); the schedule fixes each round's mechanism, so ``--k``/``--epsilon0``/``-n`` are refused with it. If FILE
-has no ``[[rounds]]``, ``--rounds T`` composes T rounds of its ``[randomizer]`` with its ``[users]``.
+has no ``[[rounds]]``, ``--rounds T`` composes T rounds of its ``[randomizer]`` with its ``[users]`` (a ``matrix``
+randomizer too: ``Shuffled(matrix, n)``, its curve pair / clone pair and binarized lower pair, as in Python).
 
 The answer is an interval: the upper end is certified for the composition (product of dominating pairs,
 pessimistic PLD); the lower end is certified for the mechanism itself (the T rounds run on one concrete pair
@@ -32,7 +33,7 @@ def _schedule(args):
         return ()
     from blanket.reports.deployment import load_deployment
 
-    return load_deployment(args.deployment).rounds
+    return load_deployment(args.deployment, allow_paths=common.allow_paths(args)).rounds
 
 
 def rounds(args: argparse.Namespace) -> int | None:

@@ -66,7 +66,7 @@ def deployment_of(args: argparse.Namespace) -> Deployment | None:
         return None
     from blanket.reports.deployment import ContinuousRound, load_deployment
 
-    dep = load_deployment(path)
+    dep = load_deployment(path, allow_paths=common.allow_paths(args))
     if dep.mechanism in WORDS or any(isinstance(r, ContinuousRound) for r in dep.rounds):
         return dep
     return None

@@ -80,23 +80,6 @@ def deployment_of(inp: Inputs, precision: int = 128) -> Deployment:
     )
 
 
-def matrix_phrase(inp: Inputs) -> str:
-    """The randomizer in words: ``the finite randomizer given by an exact 3 x 3 matrix (matrix.toml)``.  O(1)."""
-    q = inp.query
-    assert q is not None
-    m = q.params["matrix"]
-    extra = []
-    if q.params.get("same_randomizer"):
-        extra.append("run by every user, same_randomizer = true")
-    if q.params.get("stronger_clones"):
-        extra.append("stronger_clones = true")
-    return (
-        f"the finite randomizer given by an exact {len(m)} x {len(m[0])} matrix"
-        + (f" ({'; '.join(extra)})" if extra else "")
-        + (f" of {inp.source}" if inp.source else "")
-    )
-
-
 def _best(vals: list, role: tuple, upper: bool) -> Any:
     from blanket.reports.claims import _lower_end, _upper_end
 
@@ -183,7 +166,7 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
     text = (
         f"delta(epsilon = {common._s(inp.epsilon)}) = "
         + (iv["lower"] if iv["lower"] == iv["upper"] else f"[{iv['lower']}, {iv['upper']}]")
-        + f"\nfor {matrix_phrase(inp)}, shuffled among n = {inp.n} users, dataset: worst.\n{meaning}\n"
+        + f"\nfor {common.matrix_phrase(inp)}, shuffled among n = {inp.n} users, dataset: worst.\n{meaning}\n"
         f"Attained by: {dataset}.\n(Certified enclosure, outward rounded; computed in ball arithmetic at {prec} bits.)"
     )
     common.emit(args, payload, text)
@@ -231,7 +214,7 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
     }
     text = (
         f"epsilon = {iv['upper']} (certified upper end; the smallest epsilon lies in [{iv['lower']}, {iv['upper']}])\n"
-        f"for delta = {common._s(inp.delta)}, {matrix_phrase(inp)}, shuffled among n = {inp.n} users, dataset: worst.\n"
+        f"for delta = {common._s(inp.delta)}, {common.matrix_phrase(inp)}, shuffled among n = {inp.n} users, dataset: worst.\n"
         f"Meaning: delta(epsilon) <= {common._s(inp.delta)} is proven at the upper end (by the {rec['upper_source']})"
         + (
             f" and disproven at the lower end (by the {rec['lower_source']}"

@@ -118,6 +118,14 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
         "command-line options override it",
     )
     p.add_argument(
+        "--allow-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="also accept a matrix_file of --deployment FILE under DIR (by default only files under the deployment "
+        "file's directory are read)",
+    )
+    p.add_argument(
         "--bound",
         default=None,
         metavar="LABEL",
@@ -291,6 +299,11 @@ def check_same_randomizer_flag(word: str, k: int | str | None = None) -> None:
         )
 
 
+def allow_paths(args: argparse.Namespace) -> list:
+    """``--allow-path DIR`` (repeatable): the directories a deployment's ``matrix_file`` may also lie under.  O(1)."""
+    return list(getattr(args, "allow_path", None) or [])
+
+
 def quantity_command(quantity: str) -> str:
     """The command whose input is ``quantity``: ``blanket delta`` takes ε, ``blanket epsilon`` takes δ.  O(1)."""
     return "delta" if quantity == "epsilon" else "epsilon"
@@ -311,7 +324,7 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
     if args.deployment:
         from blanket.reports.deployment import load_deployment
 
-        dep = load_deployment(args.deployment)
+        dep = load_deployment(args.deployment, allow_paths=allow_paths(args))
         if dep.groups or dep.colluding:
             raise InvalidArgument(
                 "--deployment",
@@ -566,8 +579,6 @@ def emit(args: argparse.Namespace, payload: dict, text: str) -> None:
 
 def mechanism_phrase(inp: Inputs) -> str:
     if inp.query is not None and inp.query.kind.value in DEPLOYMENT_ONLY_KINDS:
-        from blanket.reports.commands._matrix import matrix_phrase
-
         return matrix_phrase(inp)
     if inp.oracle and inp.query is not None:
         from blanket.exact.mechanisms import registry
@@ -580,3 +591,20 @@ def mechanism_phrase(inp: Inputs) -> str:
     e0 = _s(inp.epsilon0) if inp.epsilon0 is not None else f"log({inp.mechanism.exp_epsilon0()})"
     name = "binary randomized response" if inp.k == 2 else f"{inp.k}-ary randomized response"
     return f"{name} with local epsilon0 = {e0}"
+
+
+def matrix_phrase(inp: Inputs) -> str:
+    """The randomizer in words: ``the finite randomizer given by an exact 3 x 3 matrix (matrix.toml)``.  O(1)."""
+    q = inp.query
+    assert q is not None
+    m = q.params["matrix"]
+    extra = []
+    if q.params.get("same_randomizer"):
+        extra.append("run by every user, same_randomizer = true")
+    if q.params.get("stronger_clones"):
+        extra.append("stronger_clones = true")
+    return (
+        f"the finite randomizer given by an exact {len(m)} x {len(m[0])} matrix"
+        + (f" ({'; '.join(extra)})" if extra else "")
+        + (f" of {inp.source}" if inp.source else "")
+    )
