@@ -87,7 +87,9 @@ def _chain(dep, curves=False):
     from blanket.reports.composition import certify_composition
 
     cert = certify_composition(dep, plot=False, curves=curves)
-    return {e["key"]: e for e in cert["chain"]}
+    out = {e["key"]: e for e in cert["chain"]}
+    out["composition pair"] = cert["composition"]["pair"]  # the pair statement the PDF typesets
+    return out
 
 
 def test_chain_cites_the_matrix_binarized_pair_for_matrix_rounds(tmp_path):
@@ -119,6 +121,7 @@ def test_chain_lists_the_pairs_used_worded_for_the_mechanism(tmp_path):
     rr = _chain(_rounds_dep(tmp_path, "[[rounds]]\ncount = 3\n"))
     assert "Worst-case curve pair" in rr and "PLD blanket view dominating pair" not in rr
     assert rr["Worst-case curve pair"]["used_for"].startswith("binary RR, epsilon0 = 1, n = 200")
+    assert rr["composition pair"]["key"] == "Worst-case curve pair"
     # ldp rounds: the blanket-view pair through Lemma G1, said so (binary RR with the same epsilon0)
     ldp = _chain(_rounds_dep(tmp_path, '[[rounds]]\ntype = "ldp"\nepsilon0 = 1\ncount = 2\n'))
     entry = ldp["PLD blanket view dominating pair"]
@@ -127,3 +130,4 @@ def test_chain_lists_the_pairs_used_worded_for_the_mechanism(tmp_path):
     # 3-RR rounds: the k-RR blanket view itself, for those rounds
     krr = _chain(_rounds_dep(tmp_path, '[[rounds]]\ntype = "krr"\nk = 3\ncount = 2\n', n=1000))
     assert krr["PLD blanket view dominating pair"]["used_for"].startswith("3-ary RR, epsilon0 = 1, n = 1000")
+    assert krr["composition pair"]["key"] == "PLD blanket view dominating pair"

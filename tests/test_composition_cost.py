@@ -178,6 +178,8 @@ def test_curves_off_is_offered_only_when_estimated_cheaper():
     with pytest.raises(TooExpensive) as e:
         cheaper.check_cost(max_seconds=5, curves_option="--curves off")
     assert "--curves off (the fast, looser blanket-view / clone pairs: about " in str(e.value)
+    # the same rule for the estimate line printed before a run (reports.composition.announce_cost)
+    assert same.curves_off_estimate() is None and cheaper.curves_off_estimate() is not None
 
 
 def test_cost_model_constants_are_positive():
