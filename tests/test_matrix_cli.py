@@ -249,3 +249,23 @@ def test_round_matrix_stronger_clones_condition_checked_when_read(tmp_path):
     with pytest.raises(InvalidArgument) as e:
         _dep(tmp_path, f'[[rounds]]\ntype = "matrix"\nmatrix = {bad}\nstronger_clones = true\n')
     assert str(e.value).startswith("rounds[0].stronger_clones does not apply: output 0") and "got true" in str(e.value)
+
+
+def test_record_round_inherits_the_mechanism_and_the_cli_composes_the_schedule(capsys, tmp_path):
+    head = '[mechanism]\ntype = "olh"\nk = 16\ng = 4\nepsilon0 = 1\n'
+    dep = _dep(tmp_path, "[[rounds]]\ncount = 3\n", head=head)
+    (r,) = dep.rounds
+    assert r.kind == "olh" and dict(r.params) == {"k": 16, "g": 4, "epsilon0": 1} and r.count == 3
+    assert dep.as_dict()["rounds"] == [{"mechanism": "olh", "epsilon0": "1", "g": 4, "k": 16, "n": 50, "count": 3}]
+    d = _json(
+        capsys, ["epsilon", "--deployment", str(tmp_path / "d.toml"), "--delta", "1e-6", "--curves", "off", "--json"]
+    )
+    from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
+
+    want = ShuffleAccountant(curves=False).compose(Shuffled({"type": "olh", "k": 16, "g": 4, "epsilon0": "1"}, 50), 3)
+    e = want.get_epsilon("1e-6")
+    from blanket.exact.numbers import arith
+
+    assert d["total_rounds"] == 3
+    assert arith.exact(d["epsilon"]["upper"]) >= fmpq(e.upper.numerator, e.upper.denominator)
+    assert arith.exact(d["epsilon"]["upper"]) - fmpq(e.upper.numerator, e.upper.denominator) < fmpq(1, 10**8)

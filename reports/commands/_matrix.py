@@ -183,7 +183,9 @@ def _rel(iv: dict) -> Any:
 
 def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
     """``blanket epsilon --deployment MATRIX_FILE``: the certificate's target calibration at ``--delta``
-    (:func:`blanket.reports.certificate.certify_target`).  Exit 0, or 3 when no upper end is certified."""
+    (:func:`blanket.reports.certificate.certify_target`).  Exit 0; :class:`~blanket.exact.numbers.errors.Undecided`
+    (exit 3) when no upper end is certified.  Cost: the certificate's calibration (tens of evaluations of the
+    sources, each as in :func:`delta_ends`)."""
     from blanket.reports.certificate import certify_target, sources
     from blanket.reports.deployment import Target
 
@@ -194,11 +196,10 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
     rec = certify_target(
         dep, inp.mechanism, Target(inp.delta, "--delta"), srcs, start=dep.precision, cap=inp.cap, workers=inp.workers
     )
-    if rec["epsilon_upper"] is None:
-        import sys
+    if rec["epsilon_upper"] is None:  # exit 3 through the CLI's one line for an undecided answer
+        from blanket.exact.numbers.errors import Undecided
 
-        sys.stdout.write(f"INCONCLUSIVE: {rec['reason']}\n")
-        return 3
+        raise Undecided(rec["reason"])
     iv = {"lower": rec["epsilon_lower"] or "0", "upper": rec["epsilon_upper"]}
     payload = {
         "command": "epsilon",
