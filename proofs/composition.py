@@ -298,6 +298,105 @@ SUMMED_PAIR = TABLE.register(
     symbols=(eps0_s, n_s),
 )
 
+k_s = sp.Symbol("k", integer=True, positive=True)
+H_banded = sp.Function("H_{e^{\\epsilon}}(P_B^{\\times T} \\| Q_B^{\\times T})")
+
+
+def _rat(x: Any) -> Any:
+    """An exact ``fmpq`` (or int) as a sympy Rational."""
+    return sp.Rational(int(x.p), int(x.q)) if hasattr(x, "p") else sp.Rational(x)
+
+
+def _third_statistic(k: int, e: Any, n: int, first: int) -> dict:
+    """``{(N, A): prob}`` of k-RR on ``x z^{n−1}`` (``first = 0``) or ``x' z^{n−1}`` (1): ``N`` reports equal to
+    ``x`` or ``x'``, ``A`` equal to ``x``; the users' report laws convolved in exact rationals.  O(n³)."""
+    f = 1 / (e + k - 1)
+    p = e * f
+    tgt = {(1, 1): p, (1, 0): f} if first == 0 else {(1, 1): f, (1, 0): p}
+    tgt[(0, 0)] = 1 - p - f
+    other = {(1, 1): f, (1, 0): f, (0, 0): 1 - 2 * f}
+    dist: dict = {(0, 0): sp.Integer(1)}
+    for law in [tgt] + [other] * (n - 1):
+        new: dict = {}
+        for (N, A), v in dist.items():
+            for (dn, da), w in law.items():
+                new[(N + dn, A + da)] = new.get((N + dn, A + da), 0) + v * w
+        dist = new
+    return dist
+
+
+def _check_banded(r) -> SymbolicCheck:
+    """The banded third-value lower pair (docs/composition.md §1) on an exact instance: 3-RR, ``e^{ε0} = 2``, n = 7,
+    3 bands (:func:`blanket.exact.accounting.banded.lumped_banded_pair`).  In exact rationals: (i) every kept cell
+    ``N = s`` of the pair is the reflection ``A → s − A`` w.p. ``θ_s ∈ [0, ½]`` of the brute-force statistic's cell
+    (a post-processing; the dropped cells are absent), (ii) ``H_α(one level) ≤ H_α(banded) ≤ H_α(statistic)`` at
+    9 values of α ≥ 1, (iii) for ``T = 2`` the banded product's ``H_α`` is at most the statistic's product's.  An
+    instance, not a proof (the argument is the post-processing inequality): ``proved`` is ``None``, ``False`` when a
+    check fails."""
+    from blanket.exact.accounting import banded as _banded  # proofs -> exact (the layer order)
+    from blanket.exact.accounting import pairs as _pairs
+    from blanket.exact.mechanisms.finite import KRR
+    from flint import fmpq
+
+    R = sp.Rational
+    k, e, n = 3, 2, 7
+    bp = _banded.lumped_banded_pair(KRR(k, exp_epsilon0=fmpq(e)), n, 3)
+    one = _pairs.lumped_lower_pair(KRR(k, exp_epsilon0=fmpq(e)), n)
+    ok = isinstance(bp, _banded.BandedPair) and len(bp.parts) > 1
+    band = {key: (_rat(pp), _rat(qq)) for key, pp, qq in bp.atoms()}
+    lvl1 = {key: (_rat(pp), _rat(qq)) for key, pp, qq in one.atoms()}
+    P, Q = _third_statistic(k, R(e), n, 0), _third_statistic(k, R(e), n, 1)
+    m_lo = int(one.outer_mix[2]) if one.outer_mix is not None else 1
+    for s in range(n + 1):
+        cells = [(s - 1, a) for a in range(s + 1)]
+        if s < m_lo:
+            ok = ok and all(c not in band for c in cells)
+            continue
+        ps, qs = [P.get((s, a), 0) for a in range(s + 1)], [Q.get((s, a), 0) for a in range(s + 1)]
+        a0 = max(range(s + 1), key=lambda a: ps[a] - ps[s - a])
+        d = ps[a0] - ps[s - a0]
+        if d == 0 or any(c not in band for c in cells):
+            return SymbolicCheck(False, "a kept cell is missing or uninformative", "")
+        th = (ps[a0] - band[(s - 1, a0)][0]) / d
+        ok = ok and 0 <= th <= R(1, 2)
+        for a in range(s + 1):
+            ok = ok and band[(s - 1, a)] == ((1 - th) * ps[a] + th * ps[s - a], (1 - th) * qs[a] + th * qs[s - a])
+    two_b = {(x, y): (band[x][0] * band[y][0], band[x][1] * band[y][1]) for x in band for y in band}
+    two_s = {(x, y): (P[x] * P[y], Q.get(x, 0) * Q.get(y, 0)) for x in P for y in P}
+
+    def hs(at: dict, al: Any) -> Any:
+        return sum((max(pp - al * qq, 0) for pp, qq in at.values()), sp.Integer(0))
+
+    stat = {key: (v, Q.get(key, 0)) for key, v in P.items()}
+    for al in (R(1), R(11, 10), R(5, 4), R(3, 2), R(2), R(5, 2), R(3), R(4), R(6)):
+        ok = ok and hs(lvl1, al) <= hs(band, al) <= hs(stat, al)
+        ok = ok and hs(two_b, al) <= hs(two_s, al)
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (3-RR, e^eps0 = 2, n = 7, 3 bands): each kept cell is the reflection garbling of the brute-force "
+        "statistic's cell with theta in [0, 1/2]; H_alpha(one level) <= H_alpha(banded) <= H_alpha(statistic) and, "
+        "for T = 2, H_alpha(banded^2) <= H_alpha(statistic^2) at 9 values of alpha",
+        "the inequality itself is the post-processing inequality (the banded pair is a garbling of one statistic)",
+    )
+
+
+BANDED_PAIR = TABLE.register(
+    "Banded third-value lower pair",
+    statement=sp.Ge(delta_T(epsilon), H_banded(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("T >= 1"),
+        Hypothesis(
+            sp.true,
+            "T rounds of k-RR (k >= 3) or of a frequency oracle with a triple hit law on the datasets x z^(n-1) versus "
+            "x' z^(n-1); each round's reports reduced to (N, A) (reports in the two informative classes, and in the "
+            "first); cells N < m_lo dropped; the cells of each band [m_b, m_(b+1) - 1] reflected A -> N - A so that "
+            "their posterior level becomes w_b <= w(m_b) (w(s) non-decreasing in s)",
+        ),
+    ),
+    symbolic=_check_banded,
+    symbols=(k_s, n_s),
+)
+
 H_curve = sp.Function("H_{\\alpha}(P_U \\| Q_U)")
 E_worst = sp.Function("E")
 

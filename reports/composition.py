@@ -463,6 +463,8 @@ def certify_composition(
         chain.append(result_entry(comp.SPLIT_ATOMS))
     if used["summed"]:  # binary RR rounds: the summed-count lower pair is among the lower ends
         chain.append(result_entry(comp.SUMMED_PAIR))
+    if used["banded"]:  # k-RR (k >= 3), the oracles, ldp: a banded third-value lower pair is among the lower ends
+        chain.append(result_entry(comp.BANDED_PAIR))
     if any(r.groups for r in dep.rounds):
         chain += [result_entry(pf.FLEET_ROUND), result_entry(pf.COLLUDING)]
         if any(len(r.groups) > 1 for r in dep.rounds if r.groups):

@@ -61,6 +61,7 @@ def test_composed_certificate_verdicts_and_typesetting():
     # the derived statements of the certified ends (issue 25): the curve pair's split atoms, binary RR's summed counts
     keys = [e["key"] for e in cert["chain"]]
     assert "PLD split atoms" in keys and "Binary RR summed-count lower pair" in keys
+    assert "Banded third-value lower pair" in keys and acc.statements_used()["banded"]  # the 4-RR rounds' lower pair
     assert "Worst-case curve pair" in keys and acc.statements_used()["curve"]  # binary RR composes its curve
     assert (
         not ShuffleAccountant(curves=False).compose(ShuffledRR(k=4, epsilon0="2", n=1000), 5).statements_used()["curve"]

@@ -114,3 +114,24 @@ def test_curve_pair_statement_is_registered_with_a_check_that_can_fail(monkeypat
         ),
     )
     assert r.check_symbolic().proved is False
+
+
+def test_banded_pair_statement_is_registered_with_a_check_that_can_fail(monkeypatch):
+    """The banded third-value lower pair (docs/composition.md §1) is registered with its status and an exact instance;
+    bands garbled to the level of a higher cell (not a post-processing) or no garbling at all fail it."""
+    from blanket.exact.accounting import banded
+    from flint import fmpq
+
+    r = comp.BANDED_PAIR
+    assert r.key in {x.key for x in core.results("pld")}
+    assert r.status == "derived" and "this project's" in r.status_note and "§1" in r.spec
+    assert r.quantity == "delta_composed" and r.kind == "lower_bound"
+    assert r.check_symbolic().proved is None
+    good = banded.band_level
+    # each band at the level of its cell three above the lowest: w > w_s on the band's first cells (theta < 0)
+    monkeypatch.setattr(banded, "band_level", lambda n, pi, a, b, m: good(n, pi, a, b, min(n, m + 3)))
+    assert r.check_symbolic().proved is False
+    monkeypatch.setattr(banded, "band_level", good)
+    # the bands not garbled (level 1 = the target surely among the s): above the statistic
+    monkeypatch.setattr(banded, "band_level", lambda n, pi, a, b, m: fmpq(1) if m > 1 else good(n, pi, a, b, m))
+    assert r.check_symbolic().proved is False

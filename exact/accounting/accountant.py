@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
+from blanket.exact.accounting import banded as _banded
 from blanket.exact.accounting import composition_cost as _cost
 from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting import curve_steps as _curve_steps
@@ -217,17 +218,9 @@ class ShuffledRR:
             return _binary_curve_pair(self.mechanism(), self.n)
         return _pld.dominating_pair(self.mechanism(), self.n)
 
-    def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair:
-        """A concrete pair of datasets, post-processed (a lower bound on the mechanism).
-
-        ``"forward"``: the count of the target's value (:func:`blanket.exact.accounting.pld.lower_pair`);
-        ``"backward"``: for ``k = 2`` the same pair in the other order, for ``k ≥ 3`` the third-value family seen
-        through the counts of ``x`` and ``x'`` (:func:`blanket.exact.accounting.pld.lumped_lower_pair`, tighter at
-        large ``n``); the accountant uses the larger of the two.
-        """
-        if direction == "backward" and self.k >= 3 and self.n >= 2:
-            return _pld.lumped_lower_pair(self.mechanism(), self.n)
-        return _pld.lower_pair(self.mechanism(), self.n, direction)
+    def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair | _banded.BandedPair:
+        """A concrete pair of datasets, post-processed (a lower bound on the mechanism): :func:`krr_lower_pair`."""
+        return krr_lower_pair(self.mechanism(), self.n, direction)
 
     def describe(self) -> str:
         return f"{'binary' if self.k == 2 else f'{self.k}-ary'} RR, epsilon0 = {self.epsilon0}, n = {self.n}"
@@ -235,6 +228,21 @@ class ShuffledRR:
     def sort_key(self) -> tuple:
         """Deterministic order of events in the composition (the result does not depend on it)."""
         return (0, self.k, self.epsilon0, self.n, "")
+
+
+def krr_lower_pair(mech: KRR, n: int, direction: str = "forward") -> _pld.ShiftPair | _banded.BandedPair:
+    """k-RR's concrete pair of datasets, post-processed (a lower bound on the mechanism).
+
+    ``"forward"``: the count of the target's value (:func:`blanket.exact.accounting.pld.lower_pair`);
+    ``"backward"``: for ``k = 2`` the same pair in the other order, for ``k ≥ 3`` the third-value family seen
+    through the counts of ``x`` and ``x'`` with a garbling level per band of cells
+    (:func:`blanket.exact.accounting.banded.lumped_banded_pair`; never below the one-level
+    :func:`blanket.exact.accounting.pld.lumped_lower_pair`, tighter at large ``n``); the accountant uses the larger
+    of the two.  O(bands).
+    """
+    if direction == "backward" and mech.k >= 3 and n >= 2:
+        return _banded.lumped_banded_pair(mech, n)
+    return _pld.lower_pair(mech, n, direction)
 
 
 _CURVE_PAIRS: dict = {}
@@ -363,8 +371,12 @@ def _ldp_third_pair(mech: oracles.LDP, n: int) -> _pld.ShiftPair:
     """3-ary RR with the same ε0 as the ``ldp`` record, every other user on a third value, through the counts of
     ``x`` and ``x'`` (:func:`blanket.exact.accounting.pld.lumped_lower_pair`, a post-processing: a lower pair).
     O(1)."""
-    k3 = KRR(3, mech.epsilon0) if mech.epsilon0 is not None else KRR(3, exp_epsilon0=mech.exp_epsilon0_exact)
-    return _pld.lumped_lower_pair(k3, n)
+    return _pld.lumped_lower_pair(_ldp_three_rr(mech), n)
+
+
+def _ldp_three_rr(mech: oracles.LDP) -> KRR:
+    """3-ary RR with the same ε0 as the ``ldp`` record (one member of its class).  O(1)."""
+    return KRR(3, mech.epsilon0) if mech.epsilon0 is not None else KRR(3, exp_epsilon0=mech.exp_epsilon0_exact)
 
 
 def four_value_lower_pair(mech: oracles.FourValue, n: int, direction: str = "forward") -> _pld.ShiftPair:
@@ -515,11 +527,11 @@ class Shuffled:
             return _stronger.stronger_clone_pair(self.mechanism, self.n)
         return clone_pair(self.mechanism, self.n)
 
-    def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair | None:
+    def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair | _banded.BandedPair | None:
 
         m = self.mechanism
         if isinstance(m, KRR):
-            return _pld.lower_pair(m, self.n, direction)
+            return krr_lower_pair(m, self.n, direction)
         if isinstance(m, oracles.LDP):
             rr = KRR(2, m.epsilon0) if m.epsilon0 is not None else KRR(2, exp_epsilon0=m.exp_epsilon0_exact)
             return _pld.lower_pair(rr, self.n, direction)
@@ -544,7 +556,7 @@ class Shuffled:
             return _ldp_third_pair(m, self.n)
         return None
 
-    def third_lower_bands(self) -> _oracle_lower.BandedPair | _pld.ShiftPair | None:
+    def third_lower_bands(self) -> _banded.BandedPair | _pld.ShiftPair | None:
         """:meth:`third_lower_pair` with a garbling level per band of cells
         (:func:`blanket.exact.accounting.oracle_lower.third_value_banded_pair`): the pair the accountant composes as
         "low-3" (never below the one-level pair's lower end by more than rounding: each band's level is at least
@@ -552,7 +564,9 @@ class Shuffled:
         m = self.mechanism
         if isinstance(m, oracles.FourValue):
             return _oracle_lower.third_value_banded_pair(m, self.n)
-        return self.third_lower_pair()  # ldp's 3-RR pair has no bands (or None)
+        if isinstance(m, oracles.LDP) and self.n >= 2:  # ldp's 3-RR pair, banded the same way
+            return _banded.lumped_banded_pair(_ldp_three_rr(m), self.n)
+        return None
 
     def describe(self) -> str:
 
@@ -991,8 +1005,10 @@ class ShuffleAccountant:
         """Which derived statements the certified ends of this ledger rest on, beyond the dominating pairs:
         ``"split"`` (a finite pair's atoms split between grid points, :data:`SPLIT_ATOMS`: a curve pair or a finite
         dominating pair is composed), ``"curve"`` (a worst-case curve pair, the hull of certified curve values: binary
-        RR's own or a curve route of :mod:`~blanket.exact.accounting.curve_pairs`) and ``"summed"`` (binary RR's
-        summed-count lower pair).  O(ledger entries) after a query (the pairs are memoised)."""
+        RR's own or a curve route of :mod:`~blanket.exact.accounting.curve_pairs`), ``"summed"`` (binary RR's
+        summed-count lower pair) and ``"banded"`` (a third-value lower pair garbled per band,
+        :class:`~blanket.exact.accounting.banded.BandedPair`: k-RR with k ≥ 3, the oracles with a triple law,
+        ``ldp``).  O(ledger entries · bands) after a query (the pairs are memoised)."""
         doms = [self._dominating(ev) for ev, _ in self._ledger]
         finite = any(isinstance(d, _curves.FinitePair) for d in doms)
         curve = self._has_curves() or any(isinstance(d, _curves.FinitePair) and d.kind == "curve" for d in doms)
@@ -1000,7 +1016,17 @@ class ShuffleAccountant:
             "split": SPLIT_ATOMS and (finite or self._has_curves()),
             "curve": curve,
             "summed": self._summed_pairs() is not None,
+            "banded": any(self._banded_lower(ev) for ev, _ in self._ledger),
         }
+
+    @staticmethod
+    def _banded_lower(ev: Any) -> bool:
+        """Whether one of the round's composed lower pairs is a :class:`~blanket.exact.accounting.banded.BandedPair`.
+        O(bands)."""
+        third = getattr(ev, "third_lower_bands", None)
+        low = getattr(ev, "lower_pair", None)
+        pairs = [third() if third is not None else None, low("backward") if low is not None else None]
+        return any(isinstance(p, _banded.BandedPair) for p in pairs)
 
     def _pld(self, grid: Fraction, kind: str):
         """Composed PLD on ``grid``: kind "upper"/"lower" (dominating pair), "cupper"/"clower" (the curve pair where a
@@ -1042,7 +1068,7 @@ class ShuffleAccountant:
                 if lkey not in self._cache:
                     self._cache[lkey] = (
                         pair.discretise(g, "lower", prec=self.prec)
-                        if isinstance(pair, (_curves.FinitePair, _oracle_lower.BandedPair))
+                        if isinstance(pair, (_curves.FinitePair, _banded.BandedPair))
                         else _pld.discretise(pair, g, "lower", prec=self.prec)
                     )
                 base = self._cache[lkey]

@@ -38,16 +38,13 @@ composed lower end 1.438 → 1.934; docs/composition.md §1).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-import numpy as np
-from blanket.exact.accounting import pld as _pld
-from blanket.exact.accounting.pairs import ShiftPair, lower_rational
-from blanket.exact.accounting.pld import PLD
+from blanket.exact.accounting import banded as _banded
+from blanket.exact.accounting.banded import BANDS, BandedPair
+from blanket.exact.accounting.pairs import ShiftPair
 from blanket.exact.mechanisms.oracles import FourValue
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import NumberInput
 from blanket.exact.shuffled import oracle_exact
 from flint import fmpq
 
@@ -56,8 +53,6 @@ __all__ = ["BANDS", "DROP_Z", "BandedPair", "third_value_banded_pair", "third_va
 #: the cells ``N < m_lo`` are dropped, ``m_lo`` this many standard deviations below the mean of ``N`` (left-out mass
 #: about ``e^{−DROP_Z²/2} ≈ 2·10⁻¹¹`` per round)
 DROP_Z = 7.0
-#: bands of cells of :func:`third_value_banded_pair` (each garbled to its own level)
-BANDS = 24
 
 
 def third_value_lower_pair(mech: FourValue, n: int, statistic: str | None = None) -> ShiftPair | None:
@@ -117,72 +112,29 @@ def _params(mech: FourValue, n: int, statistic: str) -> tuple | None:
 
 
 def _level(n: int, pi_i, a, b, m_lo: int) -> fmpq:
-    """An exact dyadic ``w ≤ w_s`` for every ``s ≥ m_lo`` (module docstring, step 2); 0 when none is found.  O(1)."""
-    rb = arith.ball(fmpq(n - m_lo, m_lo)) * arith.ball(pi_i) / (1 - arith.ball(pi_i))
-    wb = arith.ball(a) / (arith.ball(a) + arith.ball(b) * rb)
-    w = lower_rational(wb)
-    return fmpq(math.floor(float(w) * 2**40) - 1, 2**40) if w > 0 else fmpq(0)
+    """An exact dyadic ``w ≤ w_s`` for every ``s ≥ m_lo`` (module docstring, step 2; :func:`blanket.exact.accounting.
+    banded.band_level`); 0 when none is found.  O(1)."""
+    return _banded.band_level(n, pi_i, a, b, m_lo)
 
 
 def _band(n: int, pi_i, a, b, u, m_lo: int, m_hi: int | None, w_lo: fmpq, statistic: str) -> ShiftPair:
     """The cells ``m_lo ≤ N ≤ m_hi`` (``None``: no upper end) garbled to the level ``w_lo``.  O(1)."""
-    half = fmpq(1, 2)
     band = f"N >= {m_lo}" if m_hi is None else f"{m_lo} <= N <= {m_hi}"
-    return ShiftPair(
-        outer_n=n - 1,
-        outer_q=pi_i,
-        inner_q=None,
-        pi_p=w_lo * u + (1 - w_lo) * half,
-        pi_q=w_lo * (1 - u) + (1 - w_lo) * half,
-        null=fmpq(0),
+    return _banded.band_pair(
+        n,
+        pi_i,
+        a,
+        b,
+        u,
+        m_lo,
+        m_hi,
+        w_lo,
         kind="dataset",
         description=(
             f"all other users hold a third value z, reports reduced to the {statistic} classes (1,0)/(0,1), "
             f"garbled to w = {float(w_lo):.4g}, {band}"
         ),
-        outer_mix=(a, b, m_lo, fmpq(0)),
-        outer_hi=m_hi,
     )
-
-
-@dataclass(frozen=True)
-class BandedPair:
-    """The third-value statistic with a garbling level per band of cells (lower side only): ``parts`` are
-    :class:`ShiftPair` s on disjoint ranges of ``N`` (``outer_mix`` ``m_lo`` and ``outer_hi``), each garbled to the
-    level of its own lowest cell.  One post-processing of the ``(N, K)`` statistic (``N`` is observed, and each cell
-    ``N = s`` is reflected with its own probability), so a lower pair like :func:`third_value_lower_pair`'s."""
-
-    parts: tuple
-    kind: str = "dataset"
-    description: str = ""
-
-    def atoms(self) -> list:
-        """All atoms ``(key, P, Q)`` of every band (keys ``(C, K)``, disjoint across bands).  ``O(n²)`` atoms."""
-        return [t for part in self.parts for t in part.atoms()]
-
-    def discretise(self, grid: NumberInput, side: str, *, prec: int = 128) -> PLD:
-        """The optimistic (``side="lower"``) PLD on the grid: the sum of the bands' certified lower survival bounds
-        (disjoint cells; below a band's first grid point its survival is at least its value there, above its last
-        it is ≥ 0), scaled down by the float sum's relative error.  Cost: one survival kernel per band
-        (:func:`blanket.exact.accounting.pld.discretise`), ``O(W_C·(W + J))`` float operations in all plus
-        ``O(bands·J)`` ball operations for the thresholds."""
-        if side != "lower":
-            raise InvalidArgument("side", side, "must be 'lower' (a banded pair drops cells: a lower pair only)")
-        g = _pld.parse_grid(grid)
-        runs = []
-        with arith.precision(prec):
-            for part in self.parts:
-                sv, _js = _pld._survival(part, g, ("lower",), prec)
-                assert sv.lower is not None  # the side asked for
-                runs.append((sv.j0, sv.lower))
-        j0 = min(r[0] for r in runs)
-        j1 = max(r[0] + len(r[1]) for r in runs)
-        S = np.zeros(j1 - j0)
-        for r0, Sr in runs:
-            S[: r0 - j0] += Sr[0] if len(Sr) else 0.0  # P(L >= t) >= P(L >= t_{r0}) below the band's range
-            S[r0 - j0 : r0 - j0 + len(Sr)] += Sr
-        S = np.maximum(S * (1 - 2 * (len(runs) + 2) * _pld.U), 0.0)  # the float sum of len(runs) terms, rounded down
-        return _pld.PLD.from_survival(g, j0, S, "lower", prec=prec)
 
 
 def third_value_banded_pair(
@@ -206,15 +158,14 @@ def third_value_banded_pair(
     assert q is not None  # one exists
     n, pi_i, a, b, u, mean, sd = q
     m_lo = int(one.outer_mix[2])
-    top = min(n, max(m_lo + bands, int(math.ceil(mean + 1 + 2 * sd))))  # every band starts at some N <= n
-    edges = sorted({m_lo + (top - m_lo) * i // bands for i in range(bands)})
-    parts = []
+    edges = _banded.band_edges(n, m_lo, mean, sd, bands)
     with arith.precision(128):
-        for i, lo in enumerate(edges):
-            hi = edges[i + 1] - 1 if i + 1 < len(edges) else None
-            w = _level(n, pi_i, a, b, lo)
-            if w > 0:
-                parts.append(_band(n, pi_i, a, b, u, lo, hi, w, statistic))
+        floor = _level(n, pi_i, a, b, m_lo)  # the one-level pair's own level: the first band is that pair
+
+    def make(lo: int, hi: int | None, w: fmpq) -> ShiftPair:
+        return _band(n, pi_i, a, b, u, lo, hi, w, statistic)
+
+    parts = _banded.banded(n, pi_i, a, b, edges, floor, make)
     if not parts:
         return one
     return BandedPair(

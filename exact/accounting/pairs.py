@@ -316,8 +316,16 @@ def lumped_lower_pair(mech: KRR, n: IntegerInput) -> ShiftPair:
     (``1 − 2θ_m = w*/w(m)``) makes the shift probabilities constant (``w*``), which is the
     :class:`ShiftPair` clone form; the values ``m < m_lo`` (where ``w(m) < w*``) are dropped, so the pair is a
     sub-probability: its δ is a lower bound on the mechanism's (lower side only).  ``m_lo`` is 6 standard
-    deviations below the mode of ``N``.
+    deviations below the mode of ``N``.  The accountant composes its banded form
+    (:func:`blanket.exact.accounting.banded.lumped_banded_pair`, never a smaller δ).  O(1).
     """
+    return lumped_params(mech, n)[0]
+
+
+def lumped_params(mech: KRR, n: IntegerInput) -> tuple:
+    """``(pair, (q, a, b, u, m_lo, w*, mean, sd))``: :func:`lumped_lower_pair`'s pair and its statistic's
+    parameters (``q = 2f`` the others' probability of ``{x, x'}``, ``a = p + f``, ``b = (k−2)f``, ``u = p/(p+f)``;
+    ``mean``, ``sd`` floats of ``Bin(n−1, q)``, only to choose cuts).  O(1)."""
     _check_krr(mech)
     n = arith.integer_in(n, "n", lo=2)
     if mech.k < 3:
@@ -335,7 +343,7 @@ def lumped_lower_pair(mech: KRR, n: IntegerInput) -> ShiftPair:
     if isinstance(w_star, fmpq) and w_star <= 0:
         raise Undecided("lumped_lower_pair: w* is not positive at this precision")
     half = fmpq(1, 2)
-    return ShiftPair(
+    pair = ShiftPair(
         outer_n=n - 1,
         outer_q=q,
         inner_q=None,
@@ -346,6 +354,7 @@ def lumped_lower_pair(mech: KRR, n: IntegerInput) -> ShiftPair:
         description="all other users hold a third value; the counts of x and x' are used (reflection-garbled)",
         outer_mix=(a, b, m_lo, fmpq(0)),
     )
+    return pair, (q, a, b, p / a, m_lo, w_star, (n - 1) * qf, sd)
 
 
 def blanket_view_atoms(mech: KRR, n: IntegerInput) -> list:
