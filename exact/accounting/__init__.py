@@ -18,6 +18,7 @@ _EXPORTS = {
     'stronger_clones': 'check_condition condition_violation stronger_clone_pair',
     'same_randomizer': 'applies check_same_randomizer same_randomizer_pair',
     'oracle_lower': 'DROP_Z third_value_lower_pair',
+    'banded': 'BandedPair lumped_banded_pair',
     'matrix_lower': 'Binarization candidates composition_choice shift_pair summed_pair',
     'certified': 'best_upper lower_bound upper_bounds upper_routes',
     'profiles': 'DeltaProfile Effort EpsilonProfile delta delta_bracket epsilon epsilon0 epsilon_bracket lower_datasets',
