@@ -218,10 +218,10 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
 
 
 def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
-    """Which concrete pair gives the composed lower end, in words: each distinct round's lower pair (forward
-    direction; the backward one is the swapped pair) or that it is left out; when ``decided`` (the result's
-    ``details["lower_pair"]``) names binary RR's summed counts, their description (no grid is involved).
-    O(rounds) (pairs memoised)."""
+    """Which concrete pair gives the composed lower end, in words: each distinct round's lower pair (the backward
+    direction when ``decided`` names it, e.g. k-RR's banded third-value pair; else the forward one) or that it is left
+    out; when ``decided`` (the result's ``details["lower_pair"]``) names binary RR's summed counts, their description
+    (no grid is involved).  O(rounds) (pairs memoised)."""
     if decided is not None and decided == LOWER_NAMES["low-sum"]:
         sums = acc._summed_pairs() or []
         return (
@@ -229,8 +229,9 @@ def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
             "counts (" + "; ".join(sp.description for sp in sums) + ")"
         )
     out: list[str] = []
+    direction = "backward" if decided is not None and decided == LOWER_NAMES["low-bwd"] else "forward"
     for ev, _ in acc.ledger:
-        pr = ev.lower_pair("forward")
+        pr = ev.lower_pair(direction)
         d = pr.description if pr is not None else f"{ev.describe()}: no concrete pair (left out, a post-processing)"
         if d not in out:
             out.append(d)

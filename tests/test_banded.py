@@ -21,6 +21,7 @@ from blanket.exact.mechanisms.oracles import LDP
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled.krr import delta_krr_family
+from blanket.reports.composition import lower_source
 from flint import fmpq
 
 ALPHAS = [fmpq(1), fmpq(9, 8), fmpq(3, 2), fmpq(2), fmpq(3)]
@@ -137,7 +138,8 @@ def test_accountant_composes_the_banded_pair_for_krr_and_ldp():
     ev = A.ShuffledRR(k=10, epsilon0="1", n=400)
     grid = fmpq(1, 2**10)
     dt = fmpq(1, 10**6)
-    new = A.ShuffleAccountant(grid=grid).compose(ev, count=2).get_epsilon(dt)
+    acc = A.ShuffleAccountant(grid=grid).compose(ev, count=2)
+    new = acc.get_epsilon(dt)
     bp = ev.lower_pair("backward")
     assert isinstance(bp, B.BandedPair)
     low = bp.discretise(grid, "lower").self_compose(2).get_epsilon(dt)
@@ -147,8 +149,9 @@ def test_accountant_composes_the_banded_pair_for_krr_and_ldp():
     same = A.ShuffleAccountant(grid=grid).compose(A.Shuffled(KRR(10, fmpq(1)), 400), count=2).get_epsilon(dt)
     assert same.lower == new.lower
     assert isinstance(A.Shuffled(LDP(fmpq(2)), 400).third_lower_bands(), B.BandedPair)
-    # the certificate's chain names the banded statement when such a pair is composed (binary RR has none)
-    assert A.ShuffleAccountant(grid=grid).compose(ev, count=2).statements_used()["banded"]
+    # the certificate names the pair that decided, and its chain the banded statement (binary RR has none)
+    assert "garbled per band" in lower_source(acc, new.details["lower_pair"])
+    assert acc.statements_used()["banded"]
     assert (
         not A.ShuffleAccountant(grid=grid).compose(A.ShuffledRR(k=2, epsilon0="1", n=400)).statements_used()["banded"]
     )
