@@ -684,3 +684,30 @@ def test_certify_sweep_estimate_uses_the_binary_pilot(monkeypatch):
     why = claims._sweep_budget(Dep, mech, effort, fmpq(14, 100))
     assert asked == [(40000, fmpq(14, 100))]
     assert why is not None and "would take about" in why
+
+
+def test_ball_route_blocks_on_the_executor_enclose_the_serial_values(monkeypatch):
+    """Above ARB_SWEEP_MAX_N the datasets the float route cannot decide go to the executor in blocks
+    (_ball_block, parameters rebuilt from their exact specs).  Forced at n = 600 by lowering the threshold
+    (e0 = 0.91, eps = 0.74: the float route decides none, the pilot says so): on one and on two processes, every
+    value of the sweep must have the midpoint of the in-process ball route's value on the same dataset with the
+    parameters rebuilt from the same specs, and contain it (the deltas here are below 1e-21, so mere overlap would
+    not tell datasets apart)."""
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.numbers import arith
+    from blanket.exact.shuffled import binary as B
+
+    mech, n, eps = BinaryRR(epsilon0="0.91"), 600, "0.74"
+    assert B.ball_route_seconds(mech, n, epsilon=eps) > 0
+    monkeypatch.setattr(B, "ARB_SWEEP_MAX_N", 0)
+    ee0, p, f = B.rr_params(mech)
+    ee = arith.exp_param(eps, None)
+    p, f, ee = arith.ball(p), arith.ball(f), arith.ball(ee)
+    e0spec, espec = ("log", "91/100"), ("log", "37/50")  # exact specs: rebuilt identically in every process
+    params = B._sweep_params(e0spec, espec)
+    serial = [B._forward_fast(n, j, *params) for j in range(n)]
+    assert len({(s.mid(), s.rad()) for s in serial}) > n // 2  # the values tell the datasets apart
+    for workers in (1, 2):
+        vals = B._sweep(n, p, f, ee, False, e0spec=e0spec, espec=espec, workers=workers)
+        # the same midpoint (the same dataset, the same arithmetic), a radius at most rounded up on the way back
+        assert all(v is not None and v.mid() == s.mid() and v.contains(s) for v, s in zip(vals, serial)), workers

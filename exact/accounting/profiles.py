@@ -68,6 +68,7 @@ from blanket.exact.runtime.executors import executor_cores
 from blanket.exact.runtime.progress import Progress, check_time
 from blanket.exact.shuffled import krr
 from blanket.exact.shuffled.binary import (
+    ARB_SWEEP_MAX_N,
     WorstCase,
     ball_route_seconds,
     delta_binary,
@@ -293,6 +294,8 @@ def check_worst_cost(
             hi = arith.endpoints(arith.ball(epsilon0))[1]
             e0 = fmpq(hi.numerator, hi.denominator)
     cores, where = executor_cores(workers, scheduler)
+    if n > ARB_SWEEP_MAX_N:  # the ball route's blocks run on the executor (below it: the calling process)
+        extra /= max(1, cores)
     return check_worst_case(n, workers=cores, where=where, epsilon0=e0, extra_seconds=extra)
 
 

@@ -166,9 +166,9 @@ def check_worst_case(
 
     Returns ``(seconds, bytes)`` (the estimate) when it fits.  ``where``
     describes the executor (e.g. ``"on 2 local cores"``); ``max_seconds`` /
-    ``memory`` override the limits (tests).  ``extra_seconds``: work the sweep's model does not count, done in
-    the calling process whatever the executor (the ball route for datasets the float route cannot decide,
-    :func:`exact.shuffled.binary.ball_route_seconds`).
+    ``memory`` override the limits (tests).  ``extra_seconds``: wall seconds of work the sweep's model does not count (the ball route for datasets the
+    float route cannot decide, :func:`exact.shuffled.binary.ball_route_seconds`, already divided by the cores
+    where it runs on the executor).
     """
     seconds, nbytes = worst_cost(n, workers=workers, epsilon0=epsilon0)
     seconds += max(0.0, float(extra_seconds))

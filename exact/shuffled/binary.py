@@ -83,6 +83,7 @@ from __future__ import annotations
 
 import math
 import operator
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -243,13 +244,16 @@ BALL_SECONDS_PER_W = 2.7e-6
 
 
 def ball_route_seconds(mech: KRR, n: int, *, epsilon: Any = None, exp_epsilon: Any = None) -> float:
-    """Estimated extra seconds (one core, the calling process) of the ball route in :func:`delta_binary_worst`:
-    ``0.0`` when the float sweep decides a pilot dataset, else the cost of re-evaluating all ``n`` datasets
-    with balls (``n·BALL_SECONDS_PER_W·W``, ``W`` the window width as in
+    """Estimated extra one-core seconds of the ball route in :func:`delta_binary_worst` (run on the sweep's
+    executor, so a caller divides by its cores): ``0.0`` when the float sweep decides a pilot dataset, else the
+    cost of re-evaluating all ``n`` datasets with balls: ``n`` times the larger of the model
+    (``BALL_SECONDS_PER_W·W``, ``W`` the window width as in
     :func:`exact.runtime.budget.estimate_worst_cost`; the block-shared sweep used when ``n ≤ ARB_SWEEP_MAX_N``
-    measured about the same per dataset).  An *estimate*, not a bound: the float route fails on every dataset alike when δ
-    is below its resolution (e.g. ``--epsilon0 0.62 -n 40000 --epsilon 0.14``: about 300 s), which the
-    float sweep's own estimate does not count.
+    measured about the same per dataset) and the pilot dataset's own ball evaluation, timed (``time.process_time``;
+    the middle dataset is about the dearest).  An *estimate*, not a bound: the float route fails on every dataset alike when δ
+    is below its resolution (e.g. ``--epsilon0 0.62 -n 40000 --epsilon 0.14``: 40 000 datasets at 10-17 ms each), which
+    the float sweep's own estimate does not count.  Above ``ARB_SWEEP_MAX_N`` the ball route runs on the sweep's
+    executor (:func:`_ball_block`), at or below it in the calling process (:func:`_sweep_arb`).
 
     The pilot is the float route on the middle dataset (:func:`_sweep_block` on one dataset): O(W) float
     operations, W ≈ 29·sqrt(n p f), no sweep.
@@ -276,8 +280,13 @@ def ball_route_seconds(mech: KRR, n: int, *, epsilon: Any = None, exp_epsilon: A
         return 0.0
     pf = float(arith.ball(p).mid()) * float(arith.ball(f).mid())
     W = 29 * math.sqrt(n * pf) + 10
-    seconds = n * BALL_SECONDS_PER_W * W
-    return seconds
+    # the pilot's own ball evaluation, timed (the middle dataset is about the dearest): the model alone was 2-3x
+    # short on a loaded machine (n = 40 000: 7 ms per dataset modelled, 13-17 ms measured)
+    p_, f_, ee_ = _sweep_params(e0spec, espec)
+    t0 = time.process_time()
+    _forward_fast(n, j, p_, f_, ee_)
+    measured = time.process_time() - t0
+    return n * max(BALL_SECONDS_PER_W * W, measured)
 
 
 # ---------------------------------------------------------------- the sweep over all datasets (blocks)
@@ -476,15 +485,41 @@ def _sweep(
         allv = _sweep_arb(n, p, f, ee, progress)  # its own bar: the float sweep's estimate did not count it
         for j in todo:
             vals[j] = allv[j]
+    elif len(todo) > RECHECK_MAX:
+        # the ball route for many datasets (all n when the float route resolves none, e.g. tiny deltas): blocks of
+        # datasets on the same executor as the float sweep, under their own bar (ETA, and the run's --time-budget),
+        # since the float sweep's estimate did not count them
+        kb = max(1, min(BALL_BLOCK, -(-len(todo) // 64)))
+        chunks = [tuple(todo[i : i + kb]) for i in range(0, len(todo), kb)]
+        done = map_blocks(
+            _ball_block,
+            [(n, js, e0spec, espec, prec) for js in chunks],
+            workers=workers,
+            scheduler=scheduler,
+            progress=None if progress else False,
+            desc=f"ball route for {len(todo)} of {n} datasets (the float route could not decide them)",
+            sizes=[len(js) for js in chunks],
+        )
+        for js, vs in zip(chunks, done):
+            for j, v in zip(js, vs):
+                vals[j] = v
     else:
-        # the ball route, one dataset at a time: its own bar (ETA, and the run's --time-budget), since the float
-        # sweep's estimate did not count it (all n datasets when the float route resolves none, e.g. tiny deltas)
-        what = f"ball route for {len(todo)} of {n} datasets (the float route could not decide them)"
-        with Progress(len(todo), what, enabled=None if progress and len(todo) > RECHECK_MAX else False) as bar:
-            for j in todo:
-                vals[j] = _forward_fast(n, j, p, f, ee)
-                bar.update()
+        for j in todo:
+            vals[j] = _forward_fast(n, j, p, f, ee)
     return vals
+
+
+#: datasets per task of the ball route on the executor (:func:`_ball_block`; a task takes a few ms per dataset)
+BALL_BLOCK = 256
+
+
+def _ball_block(n: int, js: tuple, e0spec, espec, prec: int) -> list:
+    """:func:`_forward_fast` (the ball route, certified) for the datasets ``js``, with the parameters rebuilt from
+    their exact specs (:func:`_spec`), so that every executor returns the same bytes.  Module-level and picklable.
+    O(len(js)·W) ball operations, ``W`` the window width (:data:`BALL_SECONDS_PER_W`)."""
+    with arith.precision(prec):
+        p, f, ee = _sweep_params(e0spec, espec)
+        return [_forward_fast(n, j, p, f, ee) for j in js]
 
 
 #: most datasets re-evaluated by the ball route per round of :func:`_recheck_ties`
