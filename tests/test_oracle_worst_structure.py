@@ -192,6 +192,7 @@ def test_two_revealings_bound_every_dataset():
         b1 = sum(binom(A + B, m) * ex.delta([4] * m + third, ee) for m in range(A + B + 1))
         b2 = sum(binom(C, m) * ex.delta([0] * A + [1] * B + [4] * m, ee) for m in range(C + 1))
         assert d <= b1 and d <= b2  # data processing: revealing the marks only helps the adversary
+        assert d <= ex.delta(third, ee)  # b1': the holders' reports revealed altogether (removed)
         worst, best = max(worst, d), max(best, min(b1, b2))
         if A + B == n - 1:  # revealing the holders' marks of the same family: at least Lemma 5.3's value
             lemma53 = blanket_view_delta(mech, n, exp_epsilon=ee)
