@@ -802,21 +802,27 @@ class ShuffleAccountant:
             # a matrix randomizer's own views are cheap at every n (its three-atom view: O(sqrt n) per pair): the
             # cost model alone decides; the others' blanket views cost seconds per point below JENSEN_MIN_N
             mid = ev.n < _curve_pairs.JENSEN_MIN_N and not _matrix_view.is_matrix(mech)
-            est = _curve_pairs.curve_seconds(mech, ev.n, CURVE_PAIR_AUTO_POINTS)
+            # the decision is on the base grid (a query's band adds at most curve_pairs.TARGET_POINTS, counted by
+            # estimate()), so which rounds compose a curve does not depend on the band pass
+            est = _curve_pairs.curve_seconds(mech, ev.n, CURVE_PAIR_AUTO_POINTS, 0)
             if est is None or est > (CURVE_PAIR_MID_SECONDS if mid else CURVE_PAIR_SECONDS):
                 return None
         return CURVE_PAIR_AUTO_POINTS if self.curves == "auto" else _curve_pairs.MAX_POINTS
 
-    def _curve_of(self, ev: ShuffledRR | Shuffled) -> _curves.FinitePair | None:
+    def _curve_of(self, ev: ShuffledRR | Shuffled, target: tuple | None = None) -> _curves.FinitePair | None:
         """The round's curve pair (:func:`blanket.exact.accounting.curve_pairs.curve_pair`) when this accountant
-        composes one for it (see ``curves``), else ``None``.  Memoised in curve_pairs."""
+        composes one for it (see ``curves``), else ``None``; ``target``: the query's band of curve values
+        (:func:`blanket.exact.accounting.curve_pairs.query_band`), refined on top of the base grid.  Memoised in
+        curve_pairs."""
         pts = self._curve_points(ev)
         if pts is None:
             return None
         mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
         sc = bool(getattr(ev, "stronger_clones", False))
         same = bool(getattr(ev, "same_randomizer", False))
-        return _curve_pairs.curve_pair(mech, ev.n, stronger_clones=sc, same_randomizer=same, max_points=pts)
+        return _curve_pairs.curve_pair(
+            mech, ev.n, stronger_clones=sc, same_randomizer=same, max_points=pts, target=target
+        )
 
     def _summed_pairs(self) -> list | None:
         """Both orders of binary RR's summed-count lower pair (:mod:`blanket.exact.accounting.summed_lower`) for each
@@ -920,7 +926,9 @@ class ShuffleAccountant:
                 sc = bool(getattr(ev, "stronger_clones", False))
                 same = bool(getattr(ev, "same_randomizer", False))
                 if _curve_pairs._key(mech, ev.n, sc, pts, same) not in _curve_pairs._MEMO:
-                    curves += _curve_pairs.curve_seconds(mech, ev.n, pts) or 0.0
+                    curves += _curve_pairs.curve_seconds(mech, ev.n, pts) or 0.0  # with the query's band pass
+                else:  # the base grid is memoised: the band pass's points at most
+                    curves += _curve_pairs.TARGET_POINTS * (_curve_pairs.point_seconds(mech, ev.n) or 0.0)
             if binary is not None and on_curve:
                 # the curve pair is a FinitePair, discretised in exact rationals (O(atoms + J): in the products'
                 # model); the survival kernel runs on the lower pairs only (a fixed outer count: O(1) balls to build)
@@ -1028,12 +1036,13 @@ class ShuffleAccountant:
         pairs = [third() if third is not None else None, low("backward") if low is not None else None]
         return any(isinstance(p, _banded.BandedPair) for p in pairs)
 
-    def _pld(self, grid: Fraction, kind: str):
+    def _pld(self, grid: Fraction, kind: str, target: tuple | None = None):
         """Composed PLD on ``grid``: kind "upper"/"lower" (dominating pair), "cupper"/"clower" (the curve pair where a
-        round has one, else its dominating pair; ``None`` when no round has one), "low-fwd"/"low-bwd" (lower pair) or
+        round has one, else its dominating pair; ``None`` when no round has one; ``target``: the query's band of curve
+        values, :func:`blanket.exact.accounting.curve_pairs.query_band`), "low-fwd"/"low-bwd" (lower pair) or
         "low-3" (the third-value lower pair where a round has one, else its forward lower pair; ``None`` when no round
         has one)."""
-        key = (grid, kind)
+        key = (grid, kind) if target is None else (grid, kind, target)
         if key in self._cache:
             return self._cache[key]
         g = fmpq(grid.numerator, grid.denominator)
@@ -1045,9 +1054,9 @@ class ShuffleAccountant:
             self._cache[key] = None
             return None
         for ev, cnt in sorted(self._ledger, key=lambda t: (t[0].sort_key(), t[1])):
-            cp = self._curve_of(ev) if kind in ("cupper", "clower") else None
+            cp = self._curve_of(ev, target) if kind in ("cupper", "clower") else None
             if cp is not None:
-                ckey = ("cbase", grid, ev)
+                ckey = ("cbase", grid, ev, target)
                 if ckey not in self._cache:
                     self._cache[ckey] = cp.discretise_both(g, prec=self.prec, split=SPLIT_ATOMS)
                 base = self._cache[ckey][0 if kind == "cupper" else 1]
@@ -1238,11 +1247,13 @@ class ShuffleAccountant:
         pl = self._pld(g, "lower").get_epsilon(dt)
         both = {"dominating pairs": None if up is None else str(_frac(up))}
         curve = False
-        if (cpl := self._pld(g, "cupper")) is not None:
+        # the curve pairs refined where this query reads them (curve_pairs.query_band; every grid is valid)
+        band = _curve_pairs.query_band(dt, self.rounds)
+        if (cpl := self._pld(g, "cupper", band)) is not None:
             cu = cpl.get_epsilon(dt)
             both["curve pairs"] = None if cu is None else str(_frac(cu))
             if cu is not None and (up is None or cu < up):  # the smaller certified upper end wins
-                up, pl, curve = cu, self._pld(g, "clower").get_epsilon(dt), True
+                up, pl, curve = cu, self._pld(g, "clower", band).get_epsilon(dt), True
         lows = {k: p.get_epsilon(dt) for k in LOWER_KINDS if (p := self._pld(self._lower_grid(g), k)) is not None}
         if (s_eps := self._summed_epsilon(dt)) is not None:
             lows["low-sum"] = s_eps

@@ -69,6 +69,7 @@ __all__ = [
     "curve_seconds",
     "has_curve",
     "point_seconds",
+    "query_band",
 ]
 
 #: the curve's grid does not go beyond the ε where the cheapest source's certified δ is below this (one constant
@@ -108,6 +109,10 @@ SECONDS_PER_SD_BLOCKED = 1e-2
 SECONDS_PER_USER_GRID = 2.5e-4
 #: grid evaluations beyond ``max_points`` (the search for the grid's top: :func:`_eps_top`, :func:`_eps_top_doubling`)
 EXTRA_EVALUATIONS = 6
+#: the query's band (:func:`query_band`): at most this many extra evaluations where the curve's values lie in it
+TARGET_POINTS = 8
+#: the band of values a query at δ over T rounds reads: ``[δ/(TARGET_SPAN·T), TARGET_SPAN·δ]``
+TARGET_SPAN = 10
 
 
 def point_seconds(mech: Randomizer, n: int) -> float | None:
@@ -158,11 +163,15 @@ def _matrix_point_seconds(mech: FiniteRandomizer, n: int) -> float:
     return out
 
 
-def curve_seconds(mech: Randomizer, n: int, max_points: int = MAX_POINTS) -> float | None:
-    """Estimated one-core seconds of :func:`curve_pair` at ``n`` users on ``max_points`` points
-    (``(max_points + EXTRA_EVALUATIONS)·point_seconds``); ``None`` when :func:`point_seconds` has no model.  O(1)."""
+def curve_seconds(
+    mech: Randomizer, n: int, max_points: int = MAX_POINTS, target_points: int | None = None
+) -> float | None:
+    """Estimated one-core seconds of :func:`curve_pair` at ``n`` users on ``max_points`` points and at most
+    ``target_points`` more in a query's band (``(max_points + EXTRA_EVALUATIONS + target_points)·point_seconds``);
+    ``None`` when :func:`point_seconds` has no model.  O(1)."""
     ps = point_seconds(mech, n)
-    return None if ps is None else (max_points + EXTRA_EVALUATIONS) * ps
+    tp = TARGET_POINTS if target_points is None else target_points
+    return None if ps is None else (max_points + EXTRA_EVALUATIONS + tp) * ps
 
 
 def _upper(v) -> fmpq:
@@ -308,6 +317,19 @@ def _eps_top(best: Callable, e0: fmpq) -> fmpq:
     return e0 * hi / 64
 
 
+def query_band(delta: object, rounds: int) -> tuple[fmpq, fmpq]:
+    """The curve values a query at ``δ`` over ``rounds`` rounds reads (a choice of where to refine, never a bound):
+    ``[δ/(TARGET_SPAN·T), min(1, TARGET_SPAN·δ)]`` — one round reads the curve where it is about δ, T rounds also
+    where it is about δ/T.  O(1)."""
+    d = arith.exact_in(delta, "delta", lo=0, hi=1, lo_open=True, hi_open=True, allow_float=True)
+    t = arith.integer_in(rounds, "rounds", lo=1)
+    return d / (TARGET_SPAN * t), min(fmpq(1), d * TARGET_SPAN)
+
+
+#: per (randomizer, n, options): the base grid's values and its evaluations (a query's band pass starts from them)
+_EVALS: dict = {}
+
+
 def curve_values(
     mech: Randomizer,
     n: int,
@@ -316,16 +338,24 @@ def curve_values(
     same_randomizer: bool = False,
     max_points: int = MAX_POINTS,
     rtol: object = None,
+    target: tuple | None = None,
+    target_points: int | None = None,
 ) -> CurveValues:
     """Certified upper values of the worst-case curve of ``mech`` shuffled among ``n`` users on an adaptive grid.
 
     At each grid point the smallest certified upper end over :func:`curve_sources` (each source valid for every
     neighbouring pair); the grid: 9 points uniform in ε on ``[0, ε_top]`` and 6 geometric ones below ``ε_top/8``
     (``ε_top``: :func:`_eps_top`), then midpoints in ε of intervals whose chord exceeds the midpoint's value by more
-    than ``rtol·U + ATOL`` until ``max_points`` points.  O(max_points · sources) evaluations.
+    than ``rtol·U + ATOL`` until ``max_points`` points.  ``target``: a band ``(lo, hi)`` of values a query reads
+    (:func:`query_band`): then at most ``target_points`` (default :data:`TARGET_POINTS`) more midpoints of intervals whose values meet the band and
+    whose chord exceeds the midpoint's value by more than ``rtol·U`` (relative only; :func:`_refine_band`).  The base
+    grid's evaluations are memoised, so a band pass costs its own points only.  O((max_points + target_points) ·
+    sources) evaluations.
     """
     n = arith.integer_in(n, "n", lo=1)
     max_points = arith.integer_in(max_points, "max_points", lo=4, hi=4096)
+    target_points = TARGET_POINTS if target_points is None else target_points
+    target_points = arith.integer_in(target_points, "target_points", lo=0, hi=4096)
     rt = RTOL if rtol is None else arith.exact_in(rtol, "rtol", lo=0)
     srcs = curve_sources(mech, stronger_clones=stronger_clones, same_randomizer=same_randomizer, n=n)
     e = finite_exp_epsilon0(mech, "the privacy curve")
@@ -334,11 +364,17 @@ def curve_values(
     with arith.precision(96):
         e0h = arith.endpoints(arith.ball(e).log())[1]
     e0 = fmpq(e0h.numerator, e0h.denominator)
-    memo: dict = {}
+    # the routes' switches are part of the key (a test may change them between calls)
+    switches = (JENSEN_MIN_N, MATRIX_FOUR_MAX_N, MATRIX_GRID_MAX_N, str(LARGE_N_TOP_DELTA), str(ATOL))
+    ekey = (_key(mech, n, stronger_clones, max_points, same_randomizer), str(rt), switches)
+    base = _EVALS.get(ekey)
+    memo: dict = dict(base[1]) if base is not None else {}
     count = [0]
+    extra = target_points if target is not None else 0
+    total = extra if base is not None else max_points + EXTRA_EVALUATIONS + extra
     # a bar on stderr (a terminal, not --quiet) with the remaining time; each update also checks the run's time budget
     label = f"curve values of {getattr(mech, 'name', type(mech).__name__)}, n = {n}"
-    with Progress(max_points + EXTRA_EVALUATIONS, label, unit="points") as bar:
+    with Progress(max(total, 1), label, unit="points") as bar:
 
         def best(alpha: fmpq) -> tuple:
             if alpha not in memo:
@@ -351,7 +387,53 @@ def curve_values(
                 bar.update()
             return memo[alpha]
 
-        return _refine(best, memo, count, e0, am, n, rt, max_points)
+        if base is None:
+            cv = _refine(best, memo, count, e0, am, n, rt, max_points)
+            if len(_EVALS) >= 64:
+                _EVALS.pop(next(iter(_EVALS)))
+            _EVALS[ekey] = (cv, dict(memo))
+        else:
+            cv = base[0]
+        if target is None or not target_points:
+            return cv
+        lo, up = (arith.exact_in(v, "target", lo=0) for v in target)
+        _refine_band(best, memo, lo, up, rt, target_points)
+        pts = tuple((a, memo[a][0], memo[a][1]) for a in sorted(memo))
+        return CurveValues(pts, cv.evaluations + count[0], am)
+
+
+def _refine_band(best: Callable, memo: dict, lo: fmpq, hi: fmpq, rt: fmpq, budget: int) -> None:
+    """A query's pass (:func:`curve_values` with ``target``): intervals between neighbouring grid points whose values
+    meet ``[lo, hi]`` are split at their geometric midpoint in α (the midpoint in ε, rounded to a binary64 value) when
+    the chord there exceeds the value by more than ``rt·U``, the one with the largest ``log(U_a/U_b)²`` (the chord's
+    relative excess if the curve were exponential there; a float, it orders the work only) first; at most ``budget``
+    new points.  O(budget · log budget) besides the evaluations."""
+    start = len(memo)
+    heap: list = []
+
+    def push(a: fmpq, b: fmpq) -> None:
+        ua, ub = best(a)[0], best(b)[0]
+        if max(ua, ub) < lo or min(ua, ub) > hi:
+            return  # the interval's values miss the band
+        fa, fb = float(ua), float(ub)
+        pr = math.inf if min(fa, fb) <= 0 else math.log(max(fa, fb) / min(fa, fb)) ** 2
+        heapq.heappush(heap, (-pr, len(heap) + len(memo), a, b))
+
+    alphas = sorted(memo)
+    for a, b in zip(alphas, alphas[1:]):
+        push(a, b)
+    while heap and len(memo) < start + budget:
+        _p, _i, a, b = heapq.heappop(heap)
+        mf = math.sqrt(float(a) * float(b))
+        m = fmpq(*float(mf).as_integer_ratio())
+        if not a < m < b:
+            continue
+        ua, ub = best(a)[0], best(b)[0]
+        chord = ua + (ub - ua) * (m - a) / (b - a)
+        u = best(m)[0]
+        if chord - u > rt * u:
+            push(a, m)
+            push(m, b)
 
 
 def _refine(
@@ -415,10 +497,13 @@ def curve_pair(
     stronger_clones: bool = False,
     same_randomizer: bool = False,
     max_points: int = MAX_POINTS,
+    target: tuple | None = None,
 ) -> _curves.FinitePair:
     """The dominating :class:`~blanket.exact.accounting.curves.FinitePair` of the hull of :func:`curve_values`
-    (``α_max`` the upper end of ``e^{ε0}``), memoised per (randomizer, n, options; at most 64 kept).  Its
-    ``description`` names the sources that gave the hull's values.  Cost: :func:`curve_values` once."""
+    (``α_max`` the upper end of ``e^{ε0}``), memoised per (randomizer, n, options, ``target``; at most 64 kept).  Its
+    ``description`` names the sources that gave the hull's values.  ``target``: a query's band (:func:`query_band`),
+    refined on top of the base grid (every grid is valid; the band only adds points).  Cost: :func:`curve_values`
+    once (the base grid's evaluations are shared between targets)."""
     if not has_curve(mech, stronger_clones=stronger_clones):
         raise InvalidArgument(
             "mechanism",
@@ -427,9 +512,16 @@ def curve_pair(
             hint="pass stronger_clones=True for a randomizer that satisfies the SODA 2023 condition",
         )
     key = _key(mech, n, stronger_clones, max_points, same_randomizer)
+    if target is not None:
+        key = (*key, str(target[0]), str(target[1]))
     if key not in _MEMO:
         cv = curve_values(
-            mech, n, stronger_clones=stronger_clones, same_randomizer=same_randomizer, max_points=max_points
+            mech,
+            n,
+            stronger_clones=stronger_clones,
+            same_randomizer=same_randomizer,
+            max_points=max_points,
+            target=target,
         )
         src = ", ".join(f"{s}: {c}" for s, c in sorted(cv.winners().items()))
         desc = f"hull of certified curve values ({len(cv.points)} points; smallest at each point: {src})"
