@@ -8,6 +8,7 @@ atoms (pairs.hockey_stick), and a brute-force O(m³) test of which points are ve
 from __future__ import annotations
 
 import itertools
+import re
 from fractions import Fraction
 
 import pytest
@@ -307,6 +308,9 @@ def test_one_round_composition_is_within_1_percent_of_the_one_round_certificate(
         br = calibrate_epsilon(mech, n, "1e-6", view="blanket")
     e = ShuffleAccountant().compose(ShuffledRR(k=10, epsilon0="1", n=n), count=1).get_epsilon("1e-6")
     assert e.details["pair_route"] == "curve pairs"
+    # the description is the band-refined pair's (more points than the base grid)
+    pts = int(re.search(r"\((\d+) points", e.details["pairs"][0]).group(1))
+    assert acc_mod.CURVE_PAIR_AUTO_POINTS < pts <= acc_mod.CURVE_PAIR_AUTO_POINTS + cp.TARGET_POINTS
     lo, up = (Fraction(int(v.p), int(v.q)) for v in (br.lower, br.upper))
     assert Fraction(e.upper) >= lo
     assert Fraction(e.upper) <= up * Fraction(101, 100), (float(e.upper), float(up))

@@ -1285,6 +1285,7 @@ class ShuffleAccountant:
                 "lower_pair": LOWER_NAMES[low_kind] if low_kind is not None else "none",
             },
             curve=curve,
+            band=band,
         )
 
     def get_delta(self, target_epsilon: NumberInput | float) -> CertifiedDelta:
@@ -1354,6 +1355,7 @@ class ShuffleAccountant:
         renyi_order: Fraction | None,
         details: dict,
         curve: bool = False,
+        band: tuple | None = None,
     ) -> _C:
         """The answer record: the smallest certified upper end of ``uppers`` (route: upper end, ``None`` where the route
         certifies nothing finite; a tie goes to the earlier route) is reported, its route named in ``details``."""
@@ -1372,18 +1374,19 @@ class ShuffleAccountant:
             details={
                 **details,
                 "route": ROUTES[route],
-                "pairs": self.pair_descriptions(curve=curve),
+                "pairs": self.pair_descriptions(curve=curve, band=band),
                 "pair_route": "curve pairs" if curve else "dominating pairs",
             },
         )
 
-    def pair_descriptions(self, curve: bool = False) -> list[str]:
+    def pair_descriptions(self, curve: bool = False, band: tuple | None = None) -> list[str]:
         """What each distinct round composes: its dominating pair's description (the worst-case curve, the
         blanket view, the clone pair, …), or with ``curve`` its curve pair's where it has one (the hull of certified
-        curve values, naming the sources that gave them), in the order of the ledger, without repeats."""
+        curve values, naming the sources that gave them; ``band``: the query's band it was refined in), in the order
+        of the ledger, without repeats."""
         out: list[str] = []
         for ev, _ in self._ledger:
-            cp = self._curve_of(ev) if curve else None
+            cp = self._curve_of(ev, band) if curve else None
             d = (cp if cp is not None else self._dominating(ev)).description
             if d not in out:
                 out.append(d)
