@@ -314,3 +314,23 @@ def test_one_round_composition_is_within_1_percent_of_the_one_round_certificate(
     lo, up = (Fraction(int(v.p), int(v.q)) for v in (br.lower, br.upper))
     assert Fraction(e.upper) >= lo
     assert Fraction(e.upper) <= up * Fraction(101, 100), (float(e.upper), float(up))
+
+
+def test_scaled_accountant_reuses_the_band_and_computes_no_curve_point(monkeypatch):
+    """The certificate's picture (accountant.scaled) queries fewer rounds at the same delta: it keeps the parent's
+    band (wider: delta/(10 T) with the parent's T) and its discretised curve pairs, so no curve value is computed
+    again; its answer is still the curve route's and not above the parent's."""
+    ev = ShuffledRR(k=10, epsilon0="1", n=60)
+    acc = ShuffleAccountant().compose(ev, count=8)
+    e = acc.get_epsilon("1e-6")
+    sub = acc.scaled(Fraction(1, 4))
+    band = acc._cache[("band", fmpq(1, 10**6))]
+    assert band == cp.query_band("1e-6", 8) and band[0] < cp.query_band("1e-6", 2)[0]
+
+    def boom(*a, **k):
+        raise AssertionError("a curve value was computed again")
+
+    monkeypatch.setattr(cp, "curve_values", boom)
+    r = sub.get_epsilon("1e-6")
+    assert sub._cache[("band", fmpq(1, 10**6))] == band
+    assert r.details["pair_route"] == "curve pairs" and r.upper <= e.upper

@@ -1088,7 +1088,9 @@ class ShuffleAccountant:
 
     def scaled(self, fraction: NumberInput) -> ShuffleAccountant:
         """A new accountant with each ledger entry's count scaled by ``fraction`` (rounded up, at least 1), on this
-        accountant's grid, sharing its single-round distributions (no round is discretised again).
+        accountant's grid, sharing its single-round distributions (no round is discretised again) and the bands its
+        queries refined the curve pairs in (``curve_pairs.query_band`` at this accountant's rounds: they cover the
+        scaled ones', so no curve point is computed again).
 
         For a curve of ε against the number of rounds (the certificate's picture).  Call it after a query has fixed
         the grid (``get_epsilon``); the scaled accountant's answers are certified exactly as this one's.  O(number of
@@ -1108,7 +1110,11 @@ class ShuffleAccountant:
         for ev, cnt in self._ledger:
             out.compose(ev, count=max(1, math.ceil(cnt * f)))
         out._cache.update(
-            {k: v for k, v in self._cache.items() if isinstance(k, tuple) and k[0] in ("base", "lbase", "cbase")}
+            {
+                k: v
+                for k, v in self._cache.items()
+                if isinstance(k, tuple) and k[0] in ("base", "lbase", "cbase", "band")
+            }
         )
         return out
 
@@ -1247,8 +1253,9 @@ class ShuffleAccountant:
         pl = self._pld(g, "lower").get_epsilon(dt)
         both = {"dominating pairs": None if up is None else str(_frac(up))}
         curve = False
-        # the curve pairs refined where this query reads them (curve_pairs.query_band; every grid is valid)
-        band = _curve_pairs.query_band(dt, self.rounds)
+        # the curve pairs refined where this query reads them (curve_pairs.query_band; every grid is valid); a scaled
+        # accountant (fewer rounds, scaled()) keeps its parent's band at this delta, which covers its own
+        band = self._cache.setdefault(("band", dt), _curve_pairs.query_band(dt, self.rounds))
         if (cpl := self._pld(g, "cupper", band)) is not None:
             cu = cpl.get_epsilon(dt)
             both["curve pairs"] = None if cu is None else str(_frac(cu))
