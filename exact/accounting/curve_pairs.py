@@ -31,9 +31,11 @@ Sources (:func:`curve_sources`):
 The grid is adaptive (:func:`curve_values`): a few points geometric in ε up to where the cheapest source's δ is
 below :data:`NEGLIGIBLE_DELTA` (from :data:`JENSEN_MIN_N` users: :data:`LARGE_N_TOP_DELTA`, searched upwards from
 ``ε0/1024``), then bisection in ε of every interval where the chord lies above the value at the
-midpoint by more than ``rtol`` (relative) — dense where the curve bends — within a budget of evaluations.  Every
+midpoint by more than ``rtol`` (relative) — dense where the curve bends — within a budget of evaluations; a query
+(δ over T rounds) adds at most :data:`TARGET_POINTS` more where the curve's values lie in its band
+(:func:`query_band`, the accountant's ``get_epsilon``), where the base grid's chords are long at small δ.  Every
 grid is valid; the grid only decides how close the hull comes to the sources' minimum.  Results are memoised per
-(randomizer, n, options).
+(randomizer, n, options, band), the base grid's evaluations per (randomizer, n, options).
 
 Complexity: ``points`` evaluations of each source plus the O(m log m) exact hull.  From :data:`JENSEN_MIN_N` users
 the blanket views run the engine's ``"1d-jensen"`` route, O(√n) ball operations per evaluation (k-RR and the
