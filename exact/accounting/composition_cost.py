@@ -95,24 +95,25 @@ def discretise_seconds(outer_n: int, outer_q: float | None, inner_q: float = 0.5
 
 #: the hull pair of the sampled blanket view (:func:`blanket.exact.accounting.sampled.sampled_krr_pair`: sampled
 #: rounds of k-RR, fleet rounds with q < 1), O(W²) with ``W = 24·sqrt(2·q·γ·n)`` (``γ = k/(e^{ε0} + k − 1)``, the
-#: blanket probability), plus its lower pairs and products: one-core seconds per W² (measured: binary RR, ε0 = 1,
-#: q = 1/2, T = 10, get_epsilon: 11.3 s at n = 10^4, W² = 3.1·10^6, on a loaded machine; rounded up; a fleet of
-#: binary RR ε0 = 1 and 1/2, q = 1/2, n = 10^4: 11.0 s, modelled 13.4 s)
-SECONDS_PER_SAMPLED_W2 = 4e-6
-SECONDS_SAMPLED_FIXED = 1.0
+#: blanket probability): one-core seconds per W² of building the pair alone (its lower pairs and products are
+#: counted by :func:`products_seconds`).  Recalibrated 2026-11-29 evening (CPU, 2-core machine at load 5, the pair
+#: alone): 3.8 s at binary RR ε0 = 1, q = 1/2, n = 10⁴ (W² = 3.1·10⁶), 3.3 s at ε0 = 2, q = 1/100, n = 999 900
+#: (2.75·10⁶; examples/fleet_daily.toml), 10.5 s at ε0 = 1, q = 1/10, n = 10⁵ (6.2·10⁶); rounded up.  (The
+#: constant before, 4e-6, was fitted on a whole query, products included, which products_seconds counts again.)
+SECONDS_PER_SAMPLED_W2 = 2e-6
+SECONDS_SAMPLED_FIXED = 0.5
 #: the concrete lower pairs of a fleet round with sampling and several groups (Lemma F6,
 #: :func:`blanket.exact.accounting.fleet_rounds.fleet_lower_pair`): discretised on the query's final grid, whose
-#: step falls like ε/T (ε grows like √T and falls like 1/√n), so their support spans J ∝ √(T·n) points, millions at
-#: n = 10⁶ (one discretisation SECONDS_FLEET_LOWER_DISCRETISE, each query's self-compositions
-#: SECONDS_FLEET_LOWER_QUERY, at n = 10⁶, T = 365; scaled by √(n/10⁶ · T/365)).  Measured (CPU, loaded 2-core
-#: machine, 29 Nov, examples/fleet_daily.toml: n = 10⁶, q = 1/100, ε0* = 2): the discretisation 8.7 s, the
-#: self-compositions 9.3–16 s per query (T = 6, 23, 92, 365 on the same grid: the picture's scaled schedules); the
-#: constants are rounded up so that the whole certificate's estimate is at or above its measured time.  Since the
-#: pair drops its tails' atoms (``fleet_rounds.LOWER_TAIL_CUT``, 2026-11-29 evening: a loss range 2.5 times narrower)
-#: the whole certificate took 28.6 CPU s where it took 73.5 (the two run side by side, load 6.7); both constants
-#: divided by 2.5 and rounded up
-SECONDS_FLEET_LOWER_DISCRETISE = 4.5
-SECONDS_FLEET_LOWER_QUERY = 10.0
+#: step falls like ε/T (ε grows like √T and falls like 1/√n), so their support spans J ∝ √(T·n) points (one
+#: discretisation SECONDS_FLEET_LOWER_DISCRETISE, each query's self-compositions of both pairs
+#: SECONDS_FLEET_LOWER_QUERY, at n = 10⁶, T = 365; scaled by √(n/10⁶ · T/365), ``T`` the query's composed rounds).
+#: Recalibrated 2026-11-29 evening (CPU, 2-core machine at load 5, examples/fleet_daily.toml: n = 10⁶, q = 1/100,
+#: ε0* = 2): since the pair drops its tails' atoms (``fleet_rounds.LOWER_TAIL_CUT``) its support is 3.2·10³ points on
+#: the chosen grid: one discretisation 0.02 s, the two pairs' self-compositions 0.024 / 0.08 / 0.18 / 0.39 s at
+#: T = 6 / 23 / 92 / 365; rounded up.  (The constants before, 4.5 s and 10 s, came from before that cut and made the
+#: certificate's estimate 69 s where it took 10 CPU s.)
+SECONDS_FLEET_LOWER_DISCRETISE = 0.1
+SECONDS_FLEET_LOWER_QUERY = 0.5
 #: the certificate's picture of a composition (:func:`blanket.reports.curve.composition`): drawing and the curve's
 #: grid of cached queries (a few seconds; measured 2–3 s), plus one query per scaled schedule (counted apart)
 SECONDS_PICTURE_FIXED = 3.0
@@ -151,7 +152,7 @@ def sampled_view_seconds(n: int, q: float, gamma: float) -> float:
     """Estimated one-core seconds of the sampled blanket view's pair (sampled k-RR rounds, fleets with ``q < 1``) at
     ``n`` users, participation ``q``, blanket probability ``gamma``: ``a + b·W²``, ``W = 24·sqrt(2qγn)``.  O(1).
 
-    >>> 5 < sampled_view_seconds(10**4, 0.5, 0.54) < 30
+    >>> 3 < sampled_view_seconds(10**4, 0.5, 0.54) < 15
     True
     """
     w = 24.0 * math.sqrt(max(2.0 * q * gamma * n, 1.0))
@@ -163,7 +164,7 @@ def fleet_lower_seconds(n: int, rounds: int, *, discretise: bool = True) -> floa
     several groups (:data:`SECONDS_FLEET_LOWER_QUERY`; with ``discretise``, also their discretisation, done once per
     grid): ``c·√(n/10⁶ · T/365)`` (``n`` honest users, ``T`` composed rounds of the query's grid).  O(1).
 
-    >>> fleet_lower_seconds(10**4, 10) < fleet_lower_seconds(10**6, 365) < 40
+    >>> fleet_lower_seconds(10**4, 10) < fleet_lower_seconds(10**6, 365) < 1
     True
     """
     c = SECONDS_FLEET_LOWER_QUERY + (SECONDS_FLEET_LOWER_DISCRETISE if discretise else 0.0)
