@@ -5,7 +5,8 @@ One shuffled round: on a grid of ε in ``[0, ε_max]`` each cheap certified sour
 (:func:`blanket.reports.certificate.sources`: the blanket view, the concrete datasets, the clone pair, the oracles'
 routes; the expensive sweep over all datasets is left out and the picture says so) is evaluated at the deployment's
 starting precision; the upper line is the smallest certified upper end at each ε, the lower line the largest
-certified lower end.  Each registered closed-form bound that applies is drawn beside them: a bound on δ on the same
+certified lower end; between grid points the upper line is the chord in ``α = e^ε`` of the certified values (the
+curve is convex in α: :func:`convex_upper`), drawn through a few points per interval.  Each registered closed-form bound that applies is drawn beside them: a bound on δ on the same
 grid, a bound on ε as the points (ε̄(δ), δ) on a grid of δ.  A registered bound whose right side is an algorithm
 (a function node with its own ``_arb_eval``, e.g. a Rényi sweep) is not drawn (named under the plot as expensive),
 unless a drawn source is that very result (then it *is* the upper line).  ``ε_max`` is twice the largest ε of
@@ -16,8 +17,8 @@ Composed rounds: δ(ε) of the composition from the certificate's own accountant
 route, lower: one concrete pair of datasets), and the certified ε against the number of rounds (the schedule
 scaled down, on the accountant's grid; :meth:`blanket.exact.accounting.accountant.ShuffleAccountant.scaled`).
 
-Cost: ``GRID_POINTS + 1`` evaluations of each cheap source and closed-form bound (about 2 s for the README's
-example, n = 10^5) plus ``BOUND_DELTAS`` evaluations of each ε-bound; the rounds panel ``len(ROUND_FRACTIONS)``
+Cost: ``SINGLE_ROUND_GRID_POINTS + 1`` evaluations of each cheap source and closed-form bound (about 1.4 s for the
+README's example, n = 10^5) plus ``BOUND_DELTAS`` evaluations of each ε-bound; the rounds panel ``len(ROUND_FRACTIONS)``
 self-compositions of cached single-round distributions.  Every value drawn is a certified end rounded to a float
 for drawing only.
 """
@@ -44,6 +45,9 @@ if TYPE_CHECKING:
 
 #: grid intervals on [0, ε_max] (the claims' own ε are added to the grid)
 GRID_POINTS = 16
+#: grid intervals of a one-round picture's sources (cheap: about 1.4 s at the README's example, n = 10⁵): with the
+#: chords of :func:`convex_upper` between them, 16 left visible scallops on the log axis
+SINGLE_ROUND_GRID_POINTS = 32
 #: grid intervals for a closed-form record (a frequency oracle, ldp): its routes cost about a second per point at
 #: n = 10^6, so a coarser grid keeps the picture within seconds
 ORACLE_GRID_POINTS = 8
@@ -79,6 +83,58 @@ def _to_float(q: Any) -> float | None:
     except OverflowError:
         return math.inf
     return x if x > 0 else None
+
+
+#: points drawn inside each grid interval on the upper line (the chords of :func:`convex_upper` are straight in
+#: α = e^ε, curved on the log axis: drawn through these points, not as one straight segment between grid points)
+CHORD_POINTS = 4
+
+
+def convex_upper(eps: Sequence[float], up: Sequence[float | None], between: int = CHORD_POINTS) -> tuple[list, list]:
+    """The drawn upper line from certified upper values ``up[i]`` of the worst-case curve at ``eps[i]`` (increasing):
+    the lower convex hull of the points ``(α_i, up[i])``, ``α_i = e^{ε_i}``, linear in α between its vertices, and
+    never above the last certified value to its left; evaluated at ``eps`` and ``between`` more points inside each
+    interval.  Returns ``(xs, ys)``.
+
+    Why it is still an upper bound: the worst-case curve ``E(α)`` is convex and non-increasing in α
+    (docs/composition.md, "Worst-case curve pair"), so for ``α_a ≤ α ≤ α_b`` it lies under the chord of
+    ``E(α_a) ≤ up_a`` and ``E(α_b) ≤ up_b``, and under ``up_a``; a vertex of the hull is a certified value, the hull
+    between vertices lies under every chord of the points, and above ``E``.  It removes the flat steps of a minimum
+    of sources sampled on the grid (e.g. a worst-case curve pair's long last chord beside the blanket view) as far
+    as convexity allows.  Drawing only (floats: each ``up[i]`` is already a certified end rounded up; the hull's own
+    float rounding is far below the line width); ``None`` values are skipped, and nothing is drawn outside the
+    first and last certified points.  O(m·between) for ``m`` grid points.
+    """
+    pts = [(math.exp(e), u, e) for e, u in zip(eps, up) if u is not None]
+    xs: list[float] = []
+    ys: list[float | None] = []
+    if len(pts) < 2:
+        return [e for e, u in zip(eps, up) if u is not None], [u for u in up if u is not None]
+    hull: list = []  # lower convex hull of (α, u), monotone chain
+    for pt in pts:
+        while len(hull) >= 2:
+            (a0, u0, _), (a1, u1, _) = hull[-2], hull[-1]
+            if (a1 - a0) * (pt[1] - u0) - (u1 - u0) * (pt[0] - a0) <= 0:  # hull[-1] on or above the chord
+                hull.pop()
+            else:
+                break
+        hull.append(pt)
+    j = 0
+    run_min = math.inf
+    for (_a0, u0, e0), (_a1, _u1, e1) in zip(pts, pts[1:]):
+        run_min = min(run_min, u0)
+        for t in range(between + 1):
+            e = e0 + (e1 - e0) * t / (between + 1)
+            a = math.exp(e)
+            while j + 1 < len(hull) - 1 and hull[j + 1][0] <= a:
+                j += 1
+            (ha, hu, _), (hb, hv, _) = hull[j], hull[j + 1]
+            lam = min(1.0, max(0.0, (a - ha) / (hb - ha)))
+            xs.append(e)
+            ys.append(min(run_min, hu + lam * (hv - hu)))
+    xs.append(pts[-1][2])
+    ys.append(min(run_min, pts[-1][1]))
+    return xs, ys
 
 
 def grid(eps_max: fmpq, focus: Iterable[fmpq] = (), points: int = GRID_POINTS) -> list[fmpq]:
@@ -132,12 +188,14 @@ def single_round(
     ``title``, ``results``); ``cands``: registered results; ``evaluate(result, eps, delta)``: the certificate's
     evaluation of one bound (``{"applies", "value"}``); ``focus``: the ε of interest (claims, targets, the query);
     ``delta``: the δ at which the bounds' hypotheses are read (the first claim's); ``points``: grid intervals
-    (default :data:`GRID_POINTS`, :data:`ORACLE_GRID_POINTS` for a closed-form record).  O(points × (sources +
+    (default :data:`SINGLE_ROUND_GRID_POINTS`, :data:`ORACLE_GRID_POINTS` for a closed-form record).  The upper
+    line is drawn through :func:`convex_upper` (chords in α = e^ε between the certified values, never a straight
+    segment on the log axis, which could pass under the curve).  O(points × (sources +
     bounds)) certified evaluations.
     """
     if points is None:  # the oracles' sources are named "upper: …" / "lower: …" (certificate.oracle_sources)
         oracle = any(getattr(s, "key", "").startswith(("upper: ", "lower: ")) for s in srcs)
-        points = ORACLE_GRID_POINTS if oracle else GRID_POINTS
+        points = ORACLE_GRID_POINTS if oracle else SINGLE_ROUND_GRID_POINTS
     top = eps_max(focus, eps0)
     eps = grid(top, focus, points)
     xs = [_to_float(e) or 0.0 for e in eps]
@@ -197,8 +255,9 @@ def single_round(
                 skipped.append(line)
             else:
                 bounds.append(line)
+    xs_up, up_drawn = convex_upper(xs, up)
     upper = (
-        Line(_short("certified upper bound, every dataset", up_names), xs, up, "upper")
+        Line(_short("certified upper bound, every dataset", up_names) + UPPER_CHORDS, xs_up, up_drawn, "upper")
         if any(v is not None for v in up)
         else None
     )
@@ -207,6 +266,11 @@ def single_round(
         skipped.append("no exact routine for this randomizer: only its registered bounds are drawn")
     return Picture(title=title, upper=upper, lower=lower, bounds=bounds, markers=markers, skipped=skipped)
 
+
+#: what the upper line is between its grid points (:func:`convex_upper`), appended to its legend
+UPPER_CHORDS = (
+    "; between grid points: chords in exp(epsilon) of the certified values (the curve is convex in exp(epsilon))"
+)
 
 #: the legend's name of the worst-case curve over all datasets (binary RR) when it is drawn
 CURVE_TITLE = "worst-case privacy curve over all datasets, one sweep"

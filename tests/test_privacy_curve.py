@@ -117,7 +117,9 @@ def test_pdf_includes_the_picture(telemetry, tmp_path):
     shutil.copy(telemetry / "certificate-curve.png", tmp_path / "certificate-curve.png")
     text, log = _compile(tmp_path, (telemetry / "certificate.tex").read_text(encoding="utf-8"), "certificate")
     _check(text, log)
-    assert "The privacy curve" in text and "for the eye only" in text
+    flat = " ".join(text.split())  # the caption's line breaks move with its length
+    assert "The privacy curve" in flat and "for the eye only" in flat
+    assert "chords in exp(epsilon)" in flat  # what the upper line is between grid points
 
 
 def test_plotted_lines_bracket_the_exhaustive_worst_case():
@@ -139,19 +141,63 @@ def test_plotted_lines_bracket_the_exhaustive_worst_case():
     )
     assert pic.upper is not None and pic.lower is not None
     grid = curve.grid(curve.eps_max([fmpq(1, 4)], fmpq(1)), [fmpq(1, 4)], 8)
-    assert [float(e) for e in grid] == list(pic.upper.eps) == list(pic.lower.eps)
+    assert [float(e) for e in grid] == list(pic.lower.eps)
+    # the upper line: the grid and CHORD_POINTS more points per interval (chords in e^eps, curved on the log axis)
+    assert set(pic.lower.eps) <= set(pic.upper.eps)
+    assert len(pic.upper.eps) == (len(grid) - 1) * (curve.CHORD_POINTS + 1) + 1
+    at = dict(zip(pic.upper.eps, pic.upper.delta))
     checked = 0
-    for e, up, lo in zip(grid, pic.upper.delta, pic.lower.delta):
+    for e, lo in zip(grid, pic.lower.delta):
+        up = at[float(e)]
         assert up is not None
         if lo is not None:
             assert up >= lo
         with arith.precision(128):
-            lo_w, hi_w = arith.endpoints(en.worst_case(mech, 12, epsilon=e).value)
-        assert up >= float(lo_w) * (1 - 1e-12)
+            hi_w = arith.endpoints(en.worst_case(mech, 12, epsilon=e).value)[1]
         if lo is not None:
             assert lo <= float(hi_w) * (1 + 1e-12)
             checked += 1
     assert checked >= 5
+    # every drawn upper value, between grid points too, is >= the exhaustive worst case at that very epsilon
+    for x, up in zip(pic.upper.eps, pic.upper.delta):
+        assert up is not None
+        with arith.precision(128):
+            lo_w = arith.endpoints(
+                en.worst_case(mech, 12, epsilon=fmpq(Fraction(x).numerator, Fraction(x).denominator)).value
+            )[0]
+        assert up >= float(lo_w) * (1 - 1e-12), (x, up, lo_w)
+
+
+def test_convex_upper_removes_a_step_and_stays_above_the_curve():
+    """A staircase of certified upper values (the curve at the left end of each coarse step: E is non-increasing) is
+    drawn as the chords of its lower convex hull in e^eps: never above the staircase, strictly below it inside the
+    steps, and never below the exact worst-case curve (binary RR n = 10, its exact ROC hull pair, evaluated at a
+    rational alpha >= e^eps: an independent exact value at or below E(e^eps))."""
+    from blanket.exact.accounting import curves
+    from blanket.exact.mechanisms.finite import KRR
+
+    mech = KRR(2, epsilon0=1)
+    pair = curves.binary_worst_pair(mech, 10)
+
+    def exact_at(x: float, side: int) -> float:
+        with arith.precision(128):
+            a = arith.endpoints(arith.ball(fmpq(Fraction(x).numerator, Fraction(x).denominator)).exp())[side]
+        return float(pair.hockey_stick(fmpq(a.numerator, a.denominator)))
+
+    xs = [i / 32 for i in range(33)]  # eps in [0, 1]
+    step = [exact_at(4 * (i // 4) / 32, 0) * (1 + 1e-12) for i in range(33)]  # E at the step's left end: >= E here
+    dx, dy = curve.convex_upper(xs, step, between=3)
+    assert dx[0] == 0 and dx[-1] == 1 and len(dx) == 32 * 4 + 1 and set(xs) <= set(dx)
+    stair = dict(zip(xs, step))
+    strictly = 0
+    for x, y in zip(dx, dy):
+        assert y is not None and y >= exact_at(x, 1) * (1 - 1e-12), (x, y)
+        left = max(v for v in xs if v <= x)
+        assert y <= stair[left] * (1 + 1e-15)  # never above the certified value to its left
+        strictly += y < stair[left] * (1 - 1e-3)
+    assert strictly > len(dx) // 2
+    # a point with no certified value is skipped; fewer than two points: drawn as they are
+    assert curve.convex_upper([0.0, 0.5], [None, 0.25]) == ([0.5], [0.25])
 
 
 def test_upper_line_is_the_worst_case_curve_where_it_was_swept():
@@ -183,11 +229,12 @@ def test_upper_line_is_the_worst_case_curve_where_it_was_swept():
     assert curves.computed_curve_pair(mech, n) is pair and curves.computed_curve_pair(mech, n + 1) is None
     plain, with_curve = draw(None), draw(pair)
     assert curve.CURVE_TITLE in with_curve.upper.label and curve.CURVE_TITLE not in plain.upper.label
-    grid = curve.grid(curve.eps_max([fmpq(1, 4)], fmpq(1)), [fmpq(1, 4)], 8)
+    assert list(with_curve.upper.eps) == list(plain.upper.eps)
     below = 0
-    for e, up, old in zip(grid, with_curve.upper.delta, plain.upper.delta):
+    for x, up, old in zip(with_curve.upper.eps, with_curve.upper.delta, plain.upper.delta):
         assert up is not None and up <= old
         below += up < old * (1 - 1e-6)
+        e = fmpq(Fraction(x).numerator, Fraction(x).denominator)
         with arith.precision(128):
             lo_w = arith.endpoints(en.worst_case(mech, n, epsilon=e).value)[0]
         assert up >= float(lo_w) * (1 - 1e-12)

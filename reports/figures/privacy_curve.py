@@ -102,7 +102,7 @@ class Picture:
             "bounds": [b.label for b in self.bounds],
             "marked": [m.label for m in self.markers],
             "not_drawn": list(self.skipped),
-            "points": len(self.upper.eps) if self.upper else 0,
+            "points": (len(self.lower.eps) if self.lower else len(self.upper.eps)) if self.upper else 0,
             "note": FLOAT_NOTE,
         }
         out["caption"] = self.caption()
@@ -150,8 +150,9 @@ class Picture:
         parts = []
         if self.upper is not None:
             xs = [x for x in self.upper.eps]
+            grid = len(self.lower.eps) if self.lower is not None else len(xs)
             parts.append(
-                f"Left: delta(epsilon) on a log scale at {len(xs)} values of epsilon in [0, {max(xs):.4g}]: the "
+                f"Left: delta(epsilon) on a log scale at {grid} values of epsilon in [0, {max(xs):.4g}]: the "
                 f"{self.upper.label} (solid)"
                 + (
                     f" and the {self.lower.label} (dashed); the band between them is the certified bracket, where "
@@ -210,9 +211,12 @@ def _delta_limits(pic: Picture) -> tuple[float, float] | None:
 
 def _curve_panel(ax, pic: Picture) -> None:
     if pic.upper is not None and pic.lower is not None:
+        # the upper line may be drawn at more points than the lower (chords between grid points): the band is
+        # filled at the lower line's points, where both are certified values
+        at = dict(zip(pic.upper.eps, pic.upper.delta))
         x, lo = _positive(pic.lower.eps, pic.lower.delta)
-        _, up = _positive(pic.upper.eps, pic.upper.delta)
-        if list(pic.upper.eps) == list(pic.lower.eps):
+        _, up = _positive(x, [at.get(e) for e in x])
+        if any(math.isfinite(v) for v in up):
             ax.fill_between(
                 x,
                 lo,
