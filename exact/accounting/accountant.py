@@ -80,6 +80,11 @@ NEIGHBOURING = ("replace-one",)
 #: at n = 10^4, T = 10^4: 0.15 of ε ≈ 5.12; the summed-count pair "low-sum", no grid, now decides there.)
 LOWER_GRID_FACTOR = 4
 LOWER_GRID_ROUNDS = 1000
+#: the deciding lower kind refined (:meth:`ShuffleAccountant._refined_lower`): the finest of these factors (its grid
+#: ``lower grid / f``) whose modelled cost (:func:`~blanket.exact.accounting.composition_cost.lower_refine_seconds`)
+#: is at most ``REFINE_SHARE`` of the query's modelled cost (:meth:`ShuffleAccountant.estimate` as in a fresh process)
+REFINE_FACTORS = (4, 2)
+REFINE_SHARE = 0.1
 #: the composed lower pairs whose largest lower end is reported: the forward and backward concrete pairs of
 #: ``lower_pair``, and the frequency oracles' third-value pair (``Shuffled.third_lower_pair``; issue 25); beside them,
 #: not a PLD, the summed counts "low-sum" of binary RR and matrix rounds (:meth:`ShuffleAccountant._summed_pairs`)
@@ -871,12 +876,13 @@ class ShuffleAccountant:
             return _binary_curve_pair(mech, ev.n)
         return _pld.dominating_pair(mech, ev.n)
 
-    def estimate(self, workers: int | None = None) -> _cost.CompositionCost:
+    def estimate(self, workers: int | None = None, *, fresh: bool = False) -> _cost.CompositionCost:
         """An estimate of one composed query (``get_epsilon``/``get_delta``) of this ledger, from the cost models
         alone (:mod:`blanket.exact.accounting.composition_cost`): the worst-case curve sweeps of binary RR (on
         ``workers`` cores, default every available core, as the sweep runs), the curve pairs, the PLDs.  Work already
-        memoised in this process (a sweep, a curve pair) counts 0.  An estimate that chooses or refuses work, never a
-        bound.  O(ledger entries)."""
+        memoised in this process (a sweep, a curve pair) counts 0, unless ``fresh`` (as in a fresh process: a
+        deterministic function of the ledger, for choices that change a reported number).  An estimate that chooses or
+        refuses work, never a bound.  O(ledger entries)."""
         from blanket.exact.runtime.executors import resolve_workers
 
         self._need()
@@ -916,7 +922,7 @@ class ShuffleAccountant:
             if binary is not None and on_curve:
                 e0 = binary.epsilon0_exact
                 key = (str(e0) if e0 is not None else "exp " + str(binary.exp_epsilon0()), ev.n)
-                if key not in _CURVE_PAIRS:
+                if fresh or key not in _CURVE_PAIRS:
                     if ev.n <= CURVE_AUTO_N:  # the exact ROC hull, in this process
                         curves += _cost.SECONDS_ROC_HULL * ev.n**2
                     else:
@@ -925,7 +931,7 @@ class ShuffleAccountant:
             if pts is not None:
                 sc = bool(getattr(ev, "stronger_clones", False))
                 same = bool(getattr(ev, "same_randomizer", False))
-                if _curve_pairs._key(mech, ev.n, sc, pts, same) not in _curve_pairs._MEMO:
+                if fresh or _curve_pairs._key(mech, ev.n, sc, pts, same) not in _curve_pairs._MEMO:
                     curves += _curve_pairs.curve_seconds(mech, ev.n, pts) or 0.0  # with the query's band pass
                 else:  # the base grid is memoised: the band pass's points at most
                     curves += _curve_pairs.TARGET_POINTS * (_curve_pairs.point_seconds(mech, ev.n) or 0.0)
@@ -1189,6 +1195,46 @@ class ShuffleAccountant:
                     vals.append(v)
         return max(vals) if vals else None
 
+    def _refine_factor(self, grid: Fraction, kind: str) -> int:
+        """How much finer than its lower grid the deciding lower kind ``kind`` is composed again (1: not at all): the
+        largest of :data:`REFINE_FACTORS` whose modelled cost (its composed length on the lower grid, ``f`` times
+        longer; :func:`~blanket.exact.accounting.composition_cost.lower_refine_seconds`) is at most
+        :data:`REFINE_SHARE` of the query's modelled cost (:meth:`estimate` with ``fresh``: the same choice in every
+        process).  A choice only (floats), memoised per grid and kind.  O(ledger entries)."""
+        key = ("refine", grid, kind)
+        if key not in self._cache:
+            p = self._pld(self._lower_grid(grid), kind)
+            f = 1
+            if p is not None and self.grid is None:  # a grid the caller fixed is kept as given
+                budget = REFINE_SHARE * self.estimate(fresh=True).seconds
+                length = len(p.coeffs)
+                f = next((f for f in REFINE_FACTORS if _cost.lower_refine_seconds(length, f) <= budget), 1)
+            self._cache[key] = f
+        return self._cache[key]
+
+    def _refined_lower(self, grid: Fraction, dt: fmpq, lows: dict) -> tuple[str | None, Fraction | None]:
+        """The deciding composed lower kind of ``lows`` (kind: certified lower end of ε at ``dt`` on the lower grid of
+        ``grid``) composed again on a finer grid when that is cheap (:meth:`_refine_factor`); returns ``(kind, the
+        finer grid)`` when it was, and puts the larger of the two lower ends into ``lows[kind]`` (both are certified:
+        the optimistic PLD of one concrete pair is a lower bound on every grid, docs/composition.md §3; the reported
+        end is the largest over the grids evaluated), else ``(None, None)``.  Cost: that kind's discretisation and
+        self-compositions on the finer grid, within :data:`REFINE_SHARE` of the query's modelled cost."""
+        pld_kinds = [k for k in lows if k in LOWER_KINDS]
+        if not pld_kinds:
+            return None, None
+        kind = max(pld_kinds, key=lambda k: lows[k])
+        if "low-sum" in lows and lows["low-sum"] >= lows[kind]:
+            return None, None  # the grid-free summed pair decides: no grid to refine
+        f = self._refine_factor(grid, kind)
+        if f == 1:
+            return None, None
+        fine = self._lower_grid(grid) / f
+        p = self._pld(fine, kind)
+        v = p.get_epsilon(dt) if p is not None else None
+        if v is not None and v > lows[kind]:
+            lows[kind] = v
+        return kind, fine
+
     def _auto_grid(self, target_delta) -> Fraction:
         """The PLD grid Δ of this ledger (``grid`` when given; chosen once, at the first ``target_delta`` asked, then
         kept).  A first pass on ``Δ ≈ ε0/400``, then at most three refinements, each scaling Δ by the observed sandwich
@@ -1266,6 +1312,7 @@ class ShuffleAccountant:
         lows = {k: p.get_epsilon(dt) for k in LOWER_KINDS if (p := self._pld(self._lower_grid(g), k)) is not None}
         if (s_eps := self._summed_epsilon(dt)) is not None:
             lows["low-sum"] = s_eps
+        refined_kind, fine = self._refined_lower(g, dt, lows)
         low_kind = max(lows, key=lambda k: lows[k]) if lows else None
         lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair (geometric only): 0
         renyi = self._renyi(g)
@@ -1292,6 +1339,9 @@ class ShuffleAccountant:
                 "ledger": [(e.describe(), c) for e, c in self._ledger],
                 "pld_routes": both,
                 "lower_pair": LOWER_NAMES[low_kind] if low_kind is not None else "none",
+                "lower_grid": str(
+                    fine if refined_kind is not None and refined_kind == low_kind else self._lower_grid(g)
+                ),
             },
             curve=curve,
             band=band,

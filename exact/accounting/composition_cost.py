@@ -39,6 +39,7 @@ __all__ = [
     "fleet_lower_seconds",
     "bracket_grid_length",
     "summed_seconds",
+    "lower_refine_seconds",
 ]
 
 #: survival kernel (:func:`blanket.exact.accounting.pld.discretise_both`) per outer count C and per point of the
@@ -221,6 +222,28 @@ def bracket_grid_length(n: int, exp_epsilon0: float, rounds: int, rel_width: flo
     eps = 4.75 * s1 * math.sqrt(T) + T * s1 * s1 / 2
     g = g0 if SPLIT_ERROR * math.sqrt(T) * g0 * g0 / s1 <= rel_width * eps / 2 else g0 / 64
     return max(2.0, SPAN_SDS * math.sqrt(T) * s1 / g)
+
+
+#: the deciding lower kind composed again on a grid ``f`` times finer (accountant ``_refined_lower``): its
+#: discretisation and self-compositions, modelled as REFINE_FIXED plus REFINE_PRODUCTS products of the refined
+#: composed length ``f·L`` (``L`` its composed length on the lower grid), ``c·fL·log2(fL)`` each.  Calibrated
+#: 2026-11-29 evening (CPU, 2-core machine at load 5-7): OUE k = 128, ε0 = 1, n = 10⁶, T = 365, the banded
+#: third-value pair, L = 67 065: 3.8 CPU s on the grid ÷ 2 (docs/reference/oracles.md §5 (iv)), model 4.7 s; 3-RR
+#: n = 200, T = 10, L = 2294: 0.14 s on ÷ 2, 0.40 s on ÷ 4, model 0.31 / 0.44 s
+REFINE_PRODUCTS = 3.0
+REFINE_FIXED = 0.2
+
+
+def lower_refine_seconds(length: int, factor: int) -> float:
+    """Estimated one-core seconds of composing one lower kind again on a grid ``factor`` times finer, from its composed
+    length ``length`` on the coarser grid (:data:`REFINE_FIXED` and :data:`REFINE_PRODUCTS` products of length
+    ``factor·length``).  O(1).
+
+    >>> 3 < lower_refine_seconds(67065, 2) < lower_refine_seconds(67065, 4) < 2.2 * lower_refine_seconds(67065, 2)
+    True
+    """
+    L = max(2.0, float(factor) * max(1, length))
+    return REFINE_FIXED + REFINE_PRODUCTS * SECONDS_PER_PRODUCT_TERM * L * math.log2(L)
 
 
 def summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:
