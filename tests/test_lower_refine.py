@@ -67,3 +67,16 @@ def test_binary_rr_summed_pair_is_not_refined():
     e = acc.get_epsilon("1e-6")
     assert e.details["lower_pair"].startswith("summed")
     assert not any(isinstance(k, tuple) and k[0] == "refine" for k in acc._cache)
+
+
+def test_estimate_counts_the_refinement_budget():
+    """A round with a composed lower pair: the estimate counts the refinement at its budget (REFINE_SHARE of the
+    rest); binary RR alone (the summed pair decides) and a fixed grid: nothing added."""
+    acc = _acc()
+    base = acc.estimate(fresh=True, refine=False)
+    full = acc.estimate(fresh=True)
+    assert full.seconds == pytest.approx((1 + A.REFINE_SHARE) * base.seconds)
+    rr = A.ShuffleAccountant().compose(A.ShuffledRR(k=2, epsilon0="1", n=1000), count=1000)
+    assert rr.estimate(fresh=True).seconds == pytest.approx(rr.estimate(fresh=True, refine=False).seconds)
+    fixed = _acc(grid=Fraction(1, 1024))
+    assert fixed.estimate(fresh=True).seconds == pytest.approx(fixed.estimate(fresh=True, refine=False).seconds)

@@ -42,6 +42,7 @@ keeps every loss on the grid it names).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -876,13 +877,17 @@ class ShuffleAccountant:
             return _binary_curve_pair(mech, ev.n)
         return _pld.dominating_pair(mech, ev.n)
 
-    def estimate(self, workers: int | None = None, *, fresh: bool = False) -> _cost.CompositionCost:
+    def estimate(
+        self, workers: int | None = None, *, fresh: bool = False, refine: bool = True
+    ) -> _cost.CompositionCost:
         """An estimate of one composed query (``get_epsilon``/``get_delta``) of this ledger, from the cost models
         alone (:mod:`blanket.exact.accounting.composition_cost`): the worst-case curve sweeps of binary RR (on
         ``workers`` cores, default every available core, as the sweep runs), the curve pairs, the PLDs.  Work already
         memoised in this process (a sweep, a curve pair) counts 0, unless ``fresh`` (as in a fresh process: a
-        deterministic function of the ledger, for choices that change a reported number).  An estimate that chooses or
-        refuses work, never a bound.  O(ledger entries)."""
+        deterministic function of the ledger, for choices that change a reported number).  With ``refine`` (default),
+        when a round's lower end is a composed lower pair (any round but binary RR, whose summed pair has no grid),
+        the deciding lower kind's refinement is counted at its budget, :data:`REFINE_SHARE` of the rest
+        (:meth:`_refine_factor`).  An estimate that chooses or refuses work, never a bound.  O(ledger entries)."""
         from blanket.exact.runtime.executors import resolve_workers
 
         self._need()
@@ -946,7 +951,14 @@ class ShuffleAccountant:
         low = 1 / LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1.0  # the lower pairs' grid (_lower_grid)
         pld += _cost.products_seconds(self.rounds, len(self._ledger), low, length=bracket_len or None)
         cores = resolve_workers(workers if workers is not None else self.workers) if sweep else 1
-        return _cost.CompositionCost(sweep=sweep, curves=curves, pld=pld, cores=cores, unmodelled=unmodelled)
+        est = _cost.CompositionCost(sweep=sweep, curves=curves, pld=pld, cores=cores, unmodelled=unmodelled)
+        if (
+            refine
+            and self.grid is None
+            and any(_binary_mechanism(getattr(e, "event", e)) is None for e, _ in self._ledger)
+        ):
+            est = dataclasses.replace(est, pld=pld + REFINE_SHARE * est.seconds)  # at most this much (_refine_factor)
+        return est
 
     def picture_estimate(self, fractions: Any) -> float:
         """One-core seconds of a certificate's picture after a query of this ledger (:func:`blanket.reports.curve.
@@ -1206,7 +1218,7 @@ class ShuffleAccountant:
             p = self._pld(self._lower_grid(grid), kind)
             f = 1
             if p is not None and self.grid is None:  # a grid the caller fixed is kept as given
-                budget = REFINE_SHARE * self.estimate(fresh=True).seconds
+                budget = REFINE_SHARE * self.estimate(fresh=True, refine=False).seconds
                 length = len(p.coeffs)
                 f = next((f for f in REFINE_FACTORS if _cost.lower_refine_seconds(length, f) <= budget), 1)
             self._cache[key] = f
