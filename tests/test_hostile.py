@@ -447,7 +447,9 @@ def test_time_budget_check_raises_out_of_time_saying_what_was_computed():
 
 
 def test_time_budget_cli_exit_3_on_the_slow_worst_case(tmp_path):
-    args = ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "40000", "--epsilon", "0.14", "--workers", "1"]
+    # eps = 0.07: deltas below the float route's resolution at 128 bits; the sweep starts at 512 (about 30 min on
+    # one core by the estimate), so the budget ends it
+    args = ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "40000", "--epsilon", "0.07", "--workers", "1"]
     run = cli(tmp_path, *args, "--time-budget", "0.001", timeout=300)
     check(run, 3, contains=("time budget of 0.001 s (--time-budget) ran out during worst case over 40000 datasets",))
     check(cli(tmp_path, *args, "--time-budget", "-1", timeout=HANG), 2, contains=("--time-budget must be > 0",))
@@ -503,6 +505,42 @@ def test_ball_route_cost_is_predicted_by_a_pilot_dataset(monkeypatch, e0, eps):
     assert (predicted > 0) == (len(balls) >= n // 2), (predicted, len(balls))
 
 
+def test_ball_route_precision_is_the_first_that_can_decide():
+    """The worst-case sweep starts at the precision that resolves the pilot (no pass in vain): at 128 bits the
+    float route cannot decide these deltas; the chosen precision is the first doubling at which the float route
+    decides the middle dataset or the ball route's radius there is below 2^-40 times the end datasets' delta, and
+    the one below it is neither (checked here independently of the function's loop)."""
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.numbers import arith
+    from blanket.exact.shuffled import binary as B
+
+    mech, n = BinaryRR(epsilon0="0.62"), 40000
+    rel = arith.ball(2) ** -40
+    j = (n - 1) // 2
+
+    def decides(eps, prec):
+        e0s, es, _p, _f = B._pilot_specs(mech, n, eps, None)
+        if B._sweep_block(n, j, j + 1, e0s, es, prec)[0] is not None:
+            return True
+        with arith.precision(prec):
+            params = B._sweep_params(e0s, es)
+            floor = max(arith.ball(B._forward_fast(n, i, *params)).lower() for i in (0, n - 1))
+            return bool(arith.ball(B._forward_fast(n, j, *params)).rad() <= rel * floor)
+
+    assert B.ball_route_precision(mech, n, epsilon="0.04", prec=128, cap=4096, rel_tol=rel) == 128  # float decides
+    for eps in ("0.05", "0.07"):
+        got = B.ball_route_precision(mech, n, epsilon=eps, prec=128, cap=4096, rel_tol=rel)
+        assert got > 128 and decides(eps, got) and not decides(eps, got // 2), (eps, got)
+
+
+def test_ball_route_cost_refuses_tiny_deltas_that_need_thousands_of_bits(tmp_path):
+    # delta about 3.6e-482 (c = 0): resolving it over 40 000 datasets needs the ball route at 2048 bits, hours on
+    # one core by the model alone (whatever the machine's speed): refused at once, not a pass per precision
+    args = ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "40000", "--epsilon", "0.14", "--workers", "1"]
+    run = cli(tmp_path, *args, timeout=HANG)
+    check(run, 2, contains=("the float route cannot resolve deltas this small) would take about",))
+
+
 def test_ball_route_cost_refuses_a_million_tiny_deltas_up_front(tmp_path):
     args = ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "1000000", "--epsilon", "0.14", "--workers", "1"]
     run = cli(tmp_path, *args, timeout=HANG)  # before: about 10 hours of ball evaluations, no estimate
@@ -541,8 +579,8 @@ CORNERS_REDUCED = [
     ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--order", "2"],
     # n = 10^6: > 10 min without a budget; ends with exit 3 at the budget (n = 10^9 is refused up front, exit 2)
     ["renyi", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000000", "--order", "2", "--workers", "1"],
-    # deltas below the float route's resolution: the ball route for every dataset (about 5 min), budget -> exit 3
-    ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "40000", "--epsilon", "0.14", "--workers", "1"],
+    # deltas below the float route's resolution: the sweep at 512 bits (about 30 min estimated), budget -> exit 3
+    ["delta", "--mechanism", "rr", "--epsilon0", "0.62", "-n", "40000", "--epsilon", "0.07", "--workers", "1"],
     # the rounds cap itself: the composition's squarings obey the budget
     ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "1000", "--delta", "1e-6", "--rounds", "10000000"],
 ]
@@ -669,7 +707,7 @@ def test_certify_sweep_estimate_uses_the_binary_pilot(monkeypatch):
 
     asked = []
 
-    def pilot(mech, n, *, epsilon=None, exp_epsilon=None):
+    def pilot(mech, n, *, epsilon=None, exp_epsilon=None, prec=None):
         asked.append((n, epsilon))
         return 1e9
 

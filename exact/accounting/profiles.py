@@ -70,6 +70,7 @@ from blanket.exact.shuffled import krr
 from blanket.exact.shuffled.binary import (
     ARB_SWEEP_MAX_N,
     WorstCase,
+    ball_route_precision,
     ball_route_seconds,
     delta_binary,
     delta_binary_worst,
@@ -277,15 +278,17 @@ def check_worst_cost(
 ) -> tuple:
     """Raise :class:`~exact.runtime.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
     reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``.
-    ``pilot = (mech, epsilon, exp_epsilon)``: also count the ball route when the float route cannot decide a
-    pilot dataset (:func:`exact.shuffled.binary.ball_route_seconds`, O(sqrt(n)) work)."""
+    ``pilot = (mech, epsilon, exp_epsilon[, prec])``: also count the ball route when the float route cannot decide a
+    pilot dataset (:func:`exact.shuffled.binary.ball_route_seconds` at the sweep's precision ``prec``, O(sqrt(n))
+    work)."""
 
     if n <= 4096:  # seconds at most on any machine: no need to look at the executor
         return check_worst_case(n, workers=1, max_seconds=float("inf"))
     extra = 0.0
     if pilot is not None:
-        mech, epsilon, exp_epsilon = pilot
-        extra = ball_route_seconds(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon)
+        mech, epsilon, exp_epsilon = pilot[:3]
+        prec = pilot[3] if len(pilot) > 3 else None
+        extra = ball_route_seconds(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, prec=prec)
     e0 = None
     if epsilon0 is not None:  # an exact number for the estimate (a ball's upper end)
         if isinstance(epsilon0, (fmpq, int)):
@@ -504,11 +507,21 @@ def _delta(q: Query, effort: Effort, rel_tol: fmpq | None = None) -> DeltaProfil
     mech, n, kind, c = _rr(q), q.n, q.dataset_kind, q.c
     if kind == "bracket" or (kind == "worst" and mech.k != 2):
         return _delta_bracket(q, effort)
-    if kind == "worst" and not (q.epsilon is not None and q.epsilon >= _epsilon_hi(mech)):
-        # (ε ≥ ε0: δ = 0 on every dataset, no sweep runs)
-        pilot = (mech, q.epsilon, q.exp_epsilon)
-        check_worst_cost(n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech), pilot=pilot)
     prec, cap = effort.start_prec, effort.cap
+    if kind == "worst" and not (q.epsilon is not None and q.epsilon >= _epsilon_hi(mech)):
+        # (ε ≥ ε0: δ = 0 on every dataset, no sweep runs.)  When the ball route must run, start at the precision
+        # that resolves the pilot dataset's δ, so that no whole sweep is spent in vain before an escalation
+        prec = ball_route_precision(
+            mech,
+            n,
+            epsilon=q.epsilon,
+            exp_epsilon=q.exp_epsilon,
+            prec=prec,
+            cap=cap,
+            rel_tol=arb(2) ** (-REL_WIDTH_BITS) if rel_tol is None else rel_tol,
+        )
+        pilot = (mech, q.epsilon, q.exp_epsilon, prec)
+        check_worst_cost(n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech), pilot=pilot)
     prev = None
     stalled = False
     while True:

@@ -243,27 +243,13 @@ def delta_binary_worst(mech: KRR, n: int, **opts: Unpack[SweepOptions]) -> Worst
 BALL_SECONDS_PER_W = 2.7e-6
 
 
-def ball_route_seconds(mech: KRR, n: int, *, epsilon: Any = None, exp_epsilon: Any = None) -> float:
-    """Estimated extra one-core seconds of the ball route in :func:`delta_binary_worst` (run on the sweep's
-    executor, so a caller divides by its cores): ``0.0`` when the float sweep decides a pilot dataset, else the
-    cost of re-evaluating all ``n`` datasets with balls: ``n`` times the larger of the model
-    (``BALL_SECONDS_PER_W·W``, ``W`` the window width as in
-    :func:`exact.runtime.budget.estimate_worst_cost`; the block-shared sweep used when ``n ≤ ARB_SWEEP_MAX_N``
-    measured about the same per dataset) and the pilot dataset's own ball evaluation, timed (``time.process_time``;
-    the middle dataset is about the dearest).  An *estimate*, not a bound: the float route fails on every dataset alike when δ
-    is below its resolution (e.g. ``--epsilon0 0.62 -n 40000 --epsilon 0.14``: 40 000 datasets at 10-17 ms each), which
-    the float sweep's own estimate does not count.  Above ``ARB_SWEEP_MAX_N`` the ball route runs on the sweep's
-    executor (:func:`_ball_block`), at or below it in the calling process (:func:`_sweep_arb`).
-
-    The pilot is the float route on the middle dataset (:func:`_sweep_block` on one dataset): O(W) float
-    operations, W ≈ 29·sqrt(n p f), no sweep.
-    """
-    _check_mech(mech)
-    n = _check_n(n)
+def _pilot_specs(mech: KRR, n: int, epsilon: Any, exp_epsilon: Any) -> tuple | None:
+    """``(e0spec, espec, p, f)`` of the pilot dataset's query, or ``None`` when no sweep's float route runs (the
+    zero regime, or the exact route at small n).  O(1)."""
     ee0, p, f = rr_params(mech)
     ee = arith.exp_param(epsilon, exp_epsilon)
     if _is_zero_regime(ee, ee0, mech, epsilon) or _use_exact(n, ee0, ee):
-        return 0.0
+        return None
     e0spec = (
         _spec(ee0, "ball")
         if isinstance(ee0, fmpq)
@@ -275,18 +261,107 @@ def ball_route_seconds(mech: KRR, n: int, *, epsilon: Any = None, exp_epsilon: A
         espec = ("log", str(arith.exact(epsilon, "epsilon")))
     else:
         espec = ("ball", arith.ball(ee))
+    return e0spec, espec, p, f
+
+
+def ball_route_precision(
+    mech: KRR, n: int, *, epsilon: Any = None, exp_epsilon: Any = None, prec: int, cap: int, rel_tol: Any
+) -> int:
+    """The working precision at which a worst-case sweep that needs the ball route should start: ``prec`` when the
+    float route decides the pilot dataset (the middle one; or no sweep runs), else the smallest ``prec·2^i ≤ cap``
+    at which the ball route's radius on the pilot is at most ``rel_tol`` times a certified lower end of the worst
+    case (the larger δ of the two end datasets, closed forms), so that the sweep's maximum can be tight at once
+    (``cap`` when none is; ``prec`` when that lower end is not positive) — or, earlier, the first doubled
+    precision at which the float route itself decides the pilot (its windows deepen with the precision).  Why: when δ is below the float route's resolution every dataset goes to the ball route, and a
+    first pass at a precision that cannot resolve δ is a whole sweep spent in vain before the escalation doubles
+    the precision (``--epsilon0 0.62 -n 40000 --epsilon 0.05``: 40 000 ball evaluations at 128 bits, minutes, where
+    the float route decides at 256 bits in seconds; ``--epsilon 0.14``, δ ≈ 3.6·10⁻⁴⁸², needs 2048 bits: about
+    3 h, refused at once instead of a pass per precision).  A choice only: the sweep's result is
+    certified at any precision, and it still escalates if the worst dataset needs more.
+    One ball evaluation of the pilot (its radius extrapolated as ``2^-prec``) and one float evaluation per doubling:
+    O(W) ball plus O(W·log₂(cap/prec)) float operations, ``W`` the window width."""
+    _check_mech(mech)
+    n = _check_n(n)
+    specs = _pilot_specs(mech, n, epsilon, exp_epsilon)
+    if specs is None:
+        return prec
+    e0spec, espec = specs[0], specs[1]
     j = (n - 1) // 2
-    if _sweep_block(n, j, j + 1, e0spec, espec, ctx.prec)[0] is not None:
+    if _sweep_block(n, j, j + 1, e0spec, espec, prec)[0] is not None:
+        return prec
+    with arith.precision(prec):  # a certified lower end of the worst case: the two end datasets (closed forms)
+        params = _sweep_params(e0spec, espec)
+        floor = max(arith.ball(_forward_fast(n, i, *params)).lower() for i in (0, n - 1))
+    if not floor > 0:
+        return prec
+    need = arb(rel_tol) * floor  # the sweep's maximum is tight once every dataset's radius is below this
+    with arith.precision(prec):
+        r0 = arith.ball(_forward_fast(n, j, *_sweep_params(e0spec, espec))).rad()
+    start = prec
+    while prec < cap:
+        # the ball route's radius shrinks like 2^-prec (its windows' tolerance): extrapolated from one evaluation
+        if r0 * arb(2) ** (start - prec) <= need:
+            return prec
+        prec = min(2 * prec, cap)
+        if _sweep_block(n, j, j + 1, e0spec, espec, prec)[0] is not None:
+            return prec  # the float route's deeper windows at this precision decide the pilot: a fast sweep
+    return cap
+
+
+def ball_route_seconds(
+    mech: KRR, n: int, *, epsilon: Any = None, exp_epsilon: Any = None, prec: int | None = None
+) -> float:
+    """Estimated extra one-core seconds of the ball route in :func:`delta_binary_worst` (run on the sweep's
+    executor, so a caller divides by its cores): ``0.0`` when the float sweep decides a pilot dataset, else the
+    cost of re-evaluating all ``n`` datasets with balls: ``n`` times the larger of the model
+    (``BALL_SECONDS_PER_W·W``, ``W`` the window width as in
+    :func:`exact.runtime.budget.estimate_worst_cost`; the block-shared sweep used when ``n ≤ ARB_SWEEP_MAX_N``
+    measured about the same per dataset) and the pilot dataset's own ball evaluation at ``prec`` bits (the
+    sweep's working precision, :func:`ball_route_precision`; default the current one), timed
+    (``time.process_time``; the middle dataset is about the dearest).  An *estimate*, not a bound: the float
+    route fails on every dataset alike when δ is below its resolution (e.g. ``--epsilon0 0.62 -n 40000
+    --epsilon 0.14``: 40 000 datasets at 10-20 ms each), which the float sweep's own estimate does not count.
+    Above ``ARB_SWEEP_MAX_N`` the ball route runs on the sweep's executor (:func:`_ball_block`), at or below it in
+    the calling process (:func:`_sweep_arb`).
+
+    The pilot is the float route on the middle dataset (:func:`_sweep_block` on one dataset): O(W) float
+    operations, W ≈ 29·sqrt(n p f), no sweep.
+    """
+    _check_mech(mech)
+    n = _check_n(n)
+    specs = _pilot_specs(mech, n, epsilon, exp_epsilon)
+    if specs is None:
+        return 0.0
+    e0spec, espec, p, f = specs
+    prec = ctx.prec if prec is None else prec
+    j = (n - 1) // 2
+    if _sweep_block(n, j, j + 1, e0spec, espec, prec)[0] is not None and prec <= DEFAULT_SWEEP_PREC:
+        return 0.0
+    # the share of datasets the float route leaves to the ball route, from PILOTS evenly spaced ones (at a raised
+    # precision the float route's deeper windows may decide some datasets and not others)
+    js = sorted({j} | {(n - 1) * i // (PILOTS + 1) for i in range(1, PILOTS + 1)})
+    failed = [i for i in js if _sweep_block(n, i, i + 1, e0spec, espec, prec)[0] is None]
+    if not failed:
         return 0.0
     pf = float(arith.ball(p).mid()) * float(arith.ball(f).mid())
     W = 29 * math.sqrt(n * pf) + 10
-    # the pilot's own ball evaluation, timed (the middle dataset is about the dearest): the model alone was 2-3x
-    # short on a loaded machine (n = 40 000: 7 ms per dataset modelled, 13-17 ms measured)
-    p_, f_, ee_ = _sweep_params(e0spec, espec)
-    t0 = time.process_time()
-    _forward_fast(n, j, p_, f_, ee_)
-    measured = time.process_time() - t0
-    return n * max(BALL_SECONDS_PER_W * W, measured)
+    # a failing pilot's own ball evaluation, timed (the middle datasets are about the dearest): the model alone was
+    # 2-3x short on a loaded machine (n = 40 000: 7 ms per dataset modelled, 13-17 ms measured)
+    # (timed at the model's precision and both scaled linearly in the precision, as measured up to 1024 bits: a
+    # timing at thousands of bits would itself take seconds at n = 10^6)
+    with arith.precision(DEFAULT_SWEEP_PREC):
+        params = _sweep_params(e0spec, espec)
+        t0 = time.process_time()
+        _forward_fast(n, min(failed, key=lambda i: abs(i - j)), *params)
+        measured = time.process_time() - t0
+    scale = max(1.0, prec / DEFAULT_SWEEP_PREC)
+    return n * len(failed) / len(js) * max(BALL_SECONDS_PER_W * W, measured) * scale
+
+
+#: pilot datasets besides the middle one for the ball route's share (:func:`ball_route_seconds`)
+PILOTS = 8
+#: the working precision the ball route's model (:data:`BALL_SECONDS_PER_W`) was measured at
+DEFAULT_SWEEP_PREC = 128
 
 
 # ---------------------------------------------------------------- the sweep over all datasets (blocks)
