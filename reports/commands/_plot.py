@@ -108,27 +108,12 @@ def draw(args: argparse.Namespace, inp: Inputs, quantity: str) -> None:
 def _single_round(inp: Inputs, payload: dict, focus: list, markers: list) -> Any:
     from blanket.reports import certificate as C
     from blanket.reports import curve
+    from blanket.reports.commands._matrix import deployment_of
     from blanket.reports.commands._profile_common import mechanism_phrase
-    from blanket.reports.deployment import Deployment
     from flint import fmpq
 
-    q = inp.query
-    assert q is not None and inp.mechanism is not None  # checked by the caller
-    dep = Deployment(
-        name="command line",
-        description="",
-        mechanism=q.kind.value,
-        params=dict(q.params),
-        n=q.n,
-        n_is_lower_bound=False,
-        claims=(),
-        targets=(),
-        neighbouring="replace-one",
-        precision=128,
-        precision_cap=inp.cap,
-        sha256="",
-        source=inp.source or "command line",
-    )
+    assert inp.query is not None and inp.mechanism is not None  # checked by the caller
+    dep = deployment_of(inp)
     mech = inp.mechanism
     srcs = C.sources(dep, mech, workers=inp.workers, scheduler=inp.scheduler)
     cands = C.candidate_results(dep)
