@@ -32,7 +32,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
-from blanket.exact.accounting.curves import computed_curve_pair
+from blanket.exact.accounting.curves import computed_curve_pair, lower_convex_hull
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
 from flint import arb, fmpq
@@ -110,15 +110,7 @@ def convex_upper(eps: Sequence[float], up: Sequence[float | None], between: int 
     ys: list[float | None] = []
     if len(pts) < 2:
         return [e for e, u in zip(eps, up) if u is not None], [u for u in up if u is not None]
-    hull: list = []  # lower convex hull of (α, u), monotone chain
-    for pt in pts:
-        while len(hull) >= 2:
-            (a0, u0, _), (a1, u1, _) = hull[-2], hull[-1]
-            if (a1 - a0) * (pt[1] - u0) - (u1 - u0) * (pt[0] - a0) <= 0:  # hull[-1] on or above the chord
-                hull.pop()
-            else:
-                break
-        hull.append(pt)
+    hull = lower_convex_hull((a, u) for a, u, _e in pts)  # the same monotone chain as the curve pairs', in floats
     j = 0
     run_min = math.inf
     for (_a0, u0, e0), (_a1, _u1, e1) in zip(pts, pts[1:]):
@@ -128,7 +120,7 @@ def convex_upper(eps: Sequence[float], up: Sequence[float | None], between: int 
             a = math.exp(e)
             while j + 1 < len(hull) - 1 and hull[j + 1][0] <= a:
                 j += 1
-            (ha, hu, _), (hb, hv, _) = hull[j], hull[j + 1]
+            (ha, hu), (hb, hv) = hull[j], hull[j + 1]
             lam = min(1.0, max(0.0, (a - ha) / (hb - ha)))
             xs.append(e)
             ys.append(min(run_min, hu + lam * (hv - hu)))
