@@ -32,6 +32,22 @@ def _arrangements(labels):
     return sorted(set(itertools.permutations(labels)))
 
 
+def _zeta_given_u(n: int, m: int, p, q, third: list, u: tuple, zeta: tuple) -> fmpq:
+    """P(ζ | U): the bits of the n positions at the m third-value columns, the third-value holders (labels
+    ``third``) arranged uniformly over the positions outside ``U``, every other position Bern(q) there."""
+    outside = [i for i in range(n) if i not in u]
+    arr = _arrangements(third)
+    tot = fmpq(0)
+    for a in arr:
+        lab = dict(zip(outside, a, strict=True))
+        pr = fmpq(1)
+        for pos in range(n):
+            for col in range(m):
+                pr *= _bern(p if lab.get(pos) == col else q, zeta[pos * m + col])
+        tot += pr
+    return tot / len(arr)
+
+
 def _lemma_u(p, q, A, B, lam, ee, *, drop_zeta=False):
     """δ of (x, rest) vs (x', rest) by Lemma U: Σ_ζ Σ_ab (Σ_U P(U) G_U(ζ) (F^x_U − e^ε F^x'_U)(ab))_+."""
     m = len(lam)
@@ -45,17 +61,7 @@ def _lemma_u(p, q, A, B, lam, ee, *, drop_zeta=False):
     law = {"T0": (p, q), "T1": (q, p), "X": (p, q), "X2": (q, p), None: (q, q)}
 
     def g(u, zeta):  # law of ζ given U: third-value holders arranged uniformly outside U
-        outside = [i for i in range(n) if i not in u]
-        arr = _arrangements(third)
-        tot = fmpq(0)
-        for a in arr:
-            lab = dict(zip(outside, a, strict=True))
-            pr = fmpq(1)
-            for pos in range(n):
-                for col in range(m):
-                    pr *= _bern(p if lab.get(pos) == col else q, zeta[pos * m + col])
-            tot += pr
-        return tot / len(arr)
+        return _zeta_given_u(n, m, p, q, third, u, zeta)
 
     def f(u, target):  # law of (a, b) given U: target and holders arranged uniformly inside U
         arr = _arrangements([target] + ["X"] * A + ["X2"] * B)
@@ -211,20 +217,7 @@ def _location(n, lam, r, p, q, *, about="target"):
     us = list(itertools.combinations(range(n), r))
     pu = []
     for u in us:
-        outside = [i for i in range(n) if i not in u]
-        arr = _arrangements(third)
-        row = []
-        for zeta in zetas:
-            tot = fmpq(0)
-            for a in arr:
-                lab = dict(zip(outside, a, strict=True))
-                pr = fmpq(1)
-                for pos in range(n):
-                    for col in range(m):
-                        pr *= _bern(p if lab.get(pos) == col else q, zeta[pos * m + col])
-                tot += pr
-            row.append(tot / len(arr))
-        pu.append(row)
+        pu.append([_zeta_given_u(n, m, p, q, third, u, zeta) for zeta in zetas])
     if about == "U":
         return pu
     return [
