@@ -118,17 +118,20 @@ CURVE_SWEEP_SECONDS = 700.0
 CURVE_POINTS = 512
 #: rounds of k-RR (k >= 3), the four-value oracles and the geometric mechanism with at most this many users also
 #: compose the hull of their best certified curve values (:func:`blanket.exact.accounting.curve_pairs.curve_pair`)
-#: when the accountant's ``curves`` is "auto" (``True``: at every n); from curve_pairs.JENSEN_MIN_N = 10^5 users on,
+#: when the accountant's ``curves`` is "auto" (``True``: at every n); from curve_pairs.JENSEN_MIN_N = 10^3 users on,
 #: k-RR and the oracles do so when the curve's estimated cost (:func:`blanket.exact.accounting.curve_pairs.curve_seconds`)
-#: is at most CURVE_PAIR_SECONDS one-core seconds (about 5-35 s from n = 10^5 to 10^6 on the engine's Jensen route,
-#: over the budget above about n = 10^7); in between (the grid and blocked routes, seconds per point) when it is at
-#: most CURVE_PAIR_MID_SECONDS
+#: is at most CURVE_PAIR_SECONDS one-core seconds (the engine's Jensen route, O(sqrt n) per point: about 0.5-1 s at
+#: n = 10^3, 1-2.5 s at 10^4, 9-21 s at 10^6 by the model; over the budget from about n = 2·10^8 for 10-RR and
+#: 3.5·10^7 for OUE k = 128 at ε0 = 1); in between (the grid route, linear in n) when it is at most
+#: CURVE_PAIR_MID_SECONDS
 CURVE_PAIR_AUTO_N = 128
 CURVE_PAIR_SECONDS = 120.0
-#: below JENSEN_MIN_N (the grid and blocked routes, linear in n or seconds per point) "auto" composes the curve when
-#: its estimated cost is at most this many one-core seconds (k-RR and the oracles: up to about 3000 users; 10-RR,
-#: ε0 = 1, n = 1000, T = 10, δ = 1e-6: upper end 0.482 -> 0.286 for about 10 s, the one round's blanket view being
-#: within 0.04 % of its third-value lower end)
+#: between CURVE_PAIR_AUTO_N and curve_pairs.JENSEN_MIN_N users (the grid route, about 0.07 s per point at 10^3 users)
+#: "auto" composes the curve when its estimated cost is at most this many one-core seconds (k-RR and the oracles: every
+#: n there, at most about 6 s; 10-RR, ε0 = 1, n = 1000, T = 10, δ = 1e-6: upper end 0.482 -> 0.286, the one round's
+#: blanket view being within 0.04 % of its third-value lower end).  Until 29 Nov 2026 the grid and blocked routes ran up
+#: to 10^5 users and this budget kept the old pairs between about 2600 and 10^5 users (10-RR, n = 10^4, T = 365:
+#: 0.6913 instead of 0.5504; docs/composition.md §5e "The mid range")
 CURVE_PAIR_MID_SECONDS = 30.0
 #: grid points of a curve pair under "auto" (``True`` uses curve_pairs.MAX_POINTS): about 0.1-0.2 s each at n = 128
 CURVE_PAIR_AUTO_POINTS = 32
@@ -806,7 +809,7 @@ class ShuffleAccountant:
             return None
         if self.curves == "auto" and ev.n > CURVE_PAIR_AUTO_N:
             # a matrix randomizer's own views are cheap at every n (its three-atom view: O(sqrt n) per pair): the
-            # cost model alone decides; the others' blanket views cost seconds per point below JENSEN_MIN_N
+            # cost model alone decides; the others' blanket views run the grid route below JENSEN_MIN_N
             mid = ev.n < _curve_pairs.JENSEN_MIN_N and not _matrix_view.is_matrix(mech)
             # the decision is on the base grid (a query's band adds at most curve_pairs.TARGET_POINTS, counted by
             # estimate()), so which rounds compose a curve does not depend on the band pass

@@ -38,8 +38,9 @@ grid is valid; the grid only decides how close the hull comes to the sources' mi
 (randomizer, n, options, band), the base grid's evaluations per (randomizer, n, options).
 
 Complexity: ``points`` evaluations of each source plus the O(m log m) exact hull.  From :data:`JENSEN_MIN_N` users
-the blanket views run the engine's ``"1d-jensen"`` route, O(√n) ball operations per evaluation (k-RR and the
-oracles at n = 10⁶: about 0.4–1 one-core s per point near the curve's bend; :func:`point_seconds` is the cost model).
+the blanket views run the engine's ``"1d-jensen"`` route, O(√n) ball operations per evaluation (10-RR, ε0 = 1: about
+0.01 one-core s per point at n = 10³, 0.02 s at 10⁴, 0.2-0.3 s at 10⁶; the oracles about twice that; below
+:data:`JENSEN_MIN_N` the grid route, O(n) per evaluation; :func:`point_seconds` is the cost model).
 """
 
 from __future__ import annotations
@@ -85,9 +86,12 @@ RTOL = fmpq(1, 500)
 ATOL = fmpq(1, 10**15)
 #: evaluations of the grid (per source) at most
 MAX_POINTS = 48
-#: from this many users on, the blanket views run the engine's ``"1d-jensen"`` route (no blocks of the weak count:
-#: several times cheaper, and at these n about as narrow as the blocked route; the curve needs 1e-3 relative only)
-JENSEN_MIN_N = 10**5
+#: from this many users on, the blanket views run the engine's ``"1d-jensen"`` route (no blocks of the weak count;
+#: O(√n) per point: 10-RR, ε0 = 1, about 0.01-0.02 s per point at n = 10³-10⁴ where the grid route took 0.06-0.26 s,
+#: and the grid's top searched upwards, :func:`_eps_top_doubling`).  Below it the grid route (exact enclosures): at
+#: n = 200-500 the Jensen route's wider enclosures cost 0.1-0.7 % of a one-round ε; from 10³ users the composed ε is
+#: the same or smaller (docs/composition.md §5e, "The mid range"); the curve needs 1e-3 relative only
+JENSEN_MIN_N = 1000
 #: a matrix randomizer's four-atom blanket view is a curve source up to this many users (its engine's weak count is not
 #: weak for a general matrix: seconds per point above 10^3 users, 3-5 s per point at 10^5 and 5-16 s at 10^6 for a
 #: 3 x 3 matrix); the three-atom spread (degenerate weak count, about 1 s per point at 10^6) is a source at every n
@@ -103,12 +107,17 @@ def _engine(n: int) -> str | None:
     return "1d-jensen" if n >= JENSEN_MIN_N else None
 
 
-#: cost model of one engine call (one-core seconds; measured on a loaded 2-core machine, 10-RR and OUE k = 128,
-#: ε0 = 1, n = 10³..10⁵): the one-dimensional Jensen route per standard deviation of the informative count, the
-#: blocked route about 10x that, the grid route per user.  It chooses a route, it is never a bound.
-SECONDS_PER_SD_JENSEN = 1e-3
+#: cost model of one engine call (one-core seconds; measured on the shared 2-core machine at load 7-9, 10-RR and
+#: OUE k = 128, ε0 = 1, n = 200..10⁸, 29 Nov 2026, docs/composition.md §5e "The mid range"): the one-dimensional
+#: Jensen route a fixed part (its tails' initialisation, windows) plus a part per standard deviation of the
+#: informative count (10-RR per point: 0.0075 s at n = 10³, 0.022 s at 10⁴, 0.055 s at 10⁵, 0.17-0.3 s at 10⁶,
+#: 0.65-0.9 s at 10⁷, 2-2.6 s at 10⁸), the blocked route about 10x that per sd (used by the curve only when
+#: ``JENSEN_MIN_N`` is raised above ``GRID_MAX_N``), the grid route per user (0.0125 s per point at n = 200,
+#: 0.07 s at 10³).  It chooses a route, it is never a bound.
+SECONDS_PER_CALL_JENSEN = 5e-3
+SECONDS_PER_SD_JENSEN = 6e-4
 SECONDS_PER_SD_BLOCKED = 1e-2
-SECONDS_PER_USER_GRID = 2.5e-4
+SECONDS_PER_USER_GRID = 8e-5
 #: grid evaluations beyond ``max_points`` (the search for the grid's top: :func:`_eps_top`, :func:`_eps_top_doubling`)
 EXTRA_EVALUATIONS = 6
 #: the query's band (:func:`query_band`): at most this many extra evaluations where the curve's values lie in it
@@ -122,10 +131,14 @@ def point_seconds(mech: Randomizer, n: int) -> float | None:
     k-RR (``k ≥ 3``) and the four-value oracles; ``None`` for other randomizers (no model).  O(1).
 
     The engine's cost is set by the window of the informative count ``s`` (``sd = √(n·π_s(1−π_s))``, ``π_s`` the
-    probability of the two informative atoms): :data:`SECONDS_PER_SD_JENSEN` per sd on the route used from
-    :data:`JENSEN_MIN_N` users, the blocked one-dimensional route above ``GRID_MAX_N``, the grid below (linear in
-    n).  An oracle point costs two engine calls (the spread view, sometimes the merged one; the clone pair is
-    cheaper than either)."""
+    probability of the two informative atoms): :data:`SECONDS_PER_CALL_JENSEN` plus :data:`SECONDS_PER_SD_JENSEN`
+    per sd on the route used from :data:`JENSEN_MIN_N` users, the blocked one-dimensional route above ``GRID_MAX_N``
+    (only if ``JENSEN_MIN_N`` is raised above it), the grid below (linear in n).  An oracle point costs two engine
+    calls (the spread view, sometimes the merged one; the clone pair is cheaper than either).
+
+    Monotone in n on each route; at :data:`JENSEN_MIN_N` the route changes from the grid (O(n) per point) to the
+    Jensen route (O(√n)), and the modelled cost drops there as the measured one does (10-RR: 0.07 s per point at
+    n = 999, 0.0075 s at 10³).  From :data:`JENSEN_MIN_N` on it is increasing in n (so is ``sd``), so the accountant's ``"auto"`` decision is one cutoff in n."""
     if matrix_view.is_matrix(mech):
         return _matrix_point_seconds(mech, n)
     if isinstance(mech, KRR) and mech.k >= 3:
@@ -137,7 +150,7 @@ def point_seconds(mech: Randomizer, n: int) -> float | None:
         return None
     sd = math.sqrt(max(n * ps * (1 - ps), 1.0))
     if n >= JENSEN_MIN_N:
-        per = SECONDS_PER_SD_JENSEN * sd
+        per = SECONDS_PER_CALL_JENSEN + SECONDS_PER_SD_JENSEN * sd
     elif n > GRID_MAX_N:
         per = SECONDS_PER_SD_BLOCKED * sd
     else:
