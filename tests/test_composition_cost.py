@@ -14,6 +14,7 @@ import math
 import pytest
 from blanket.exact.accounting import accountant as acc_mod
 from blanket.exact.accounting import composition_cost as cost
+from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, ShuffledRR
 from blanket.exact.numbers.errors import OutOfTime
 from blanket.exact.runtime.budget import TooExpensive
@@ -65,10 +66,10 @@ def test_check_cost_refuses_naming_the_estimate_and_the_fast_route(monkeypatch):
     assert "the composition of 365 rounds would take about" in msg and "not started" in msg
     assert "curves=False (the fast, looser blanket-view / clone pairs: about" in msg and "a time budget" in msg
     assert acc.check_cost(max_seconds=1e9).seconds == acc.estimate().seconds
-    # nothing to gain from curves=False (no curve pair under "auto" at this n when the mid-range budget is 0): the
-    # option is not offered
+    # nothing to gain from curves=False (no curve pair under "auto" at this n, the grid route's mid range, when the
+    # mid-range budget is 0): the option is not offered
     monkeypatch.setattr(acc_mod, "CURVE_PAIR_MID_SECONDS", 0.0)
-    plain = ShuffleAccountant().compose(ShuffledRR(k=3, epsilon0=1, n=2000), count=10**4)
+    plain = ShuffleAccountant().compose(ShuffledRR(k=3, epsilon0=1, n=_curve_pairs.JENSEN_MIN_N - 1), count=10**4)
     with pytest.raises(TooExpensive, match="Options: a time budget or fewer rounds or users"):
         plain.check_cost(max_seconds=1)
 
