@@ -400,3 +400,25 @@ def test_mid_range_one_year_is_within_3_percent(slow_level):
     e = _mid_range_query(n, 365)
     assert e.details["pair_route"] == "curve pairs"
     assert e.lower <= e.upper <= e.lower * Fraction(103, 100), (float(e.lower), float(e.upper))
+
+
+def test_grid_top_is_searched_upwards_in_the_mid_range_only_for_the_jensen_sources(monkeypatch):
+    """At JENSEN_MIN_N users k-RR and the oracles (Jensen route, enclosures about 1e-15 wide) search the grid's top
+    upwards; a matrix randomizer keeps the bisection to 1e-30 below UPWARD_TOP_MIN_N (its grid as before task
+    midcurve11).  The sources are replaced by a constant (the choice of search only, nothing is evaluated)."""
+    m3 = FiniteRandomizer([["1/2", "1/4", "1/4"], ["1/4", "1/2", "1/4"], ["1/6", "1/3", "1/2"]])
+    called: list = []
+    monkeypatch.setattr(cp, "curve_sources", lambda *a, **k: [("constant", lambda n, **kw: fmpq(1, 10**40))])
+    monkeypatch.setattr(cp, "_eps_top", lambda best, e0: (called.append("bisection"), e0)[1])
+    monkeypatch.setattr(cp, "_eps_top_doubling", lambda best, e0: (called.append("upwards"), e0)[1])
+    monkeypatch.setattr(cp, "_EVALS", {})
+    for mech, n, want in (
+        (KRR(10, epsilon0=1), cp.JENSEN_MIN_N, "upwards"),
+        (OUE4, cp.JENSEN_MIN_N, "upwards"),
+        (KRR(10, epsilon0=1), cp.JENSEN_MIN_N - 1, "bisection"),
+        (m3, cp.JENSEN_MIN_N, "bisection"),
+        (m3, cp.UPWARD_TOP_MIN_N, "upwards"),
+    ):
+        called.clear()
+        cp.curve_values(mech, n, max_points=4)
+        assert called == [want], (mech, n)

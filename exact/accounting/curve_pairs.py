@@ -29,8 +29,8 @@ Sources (:func:`curve_sources`):
   ``stronger_clones`` is, and the clone pair (``docs/composition.md`` §5e, "The matrix randomizer").
 
 The grid is adaptive (:func:`curve_values`): a few points geometric in ε up to where the cheapest source's δ is
-below :data:`NEGLIGIBLE_DELTA` (from :data:`JENSEN_MIN_N` users: :data:`LARGE_N_TOP_DELTA`, searched upwards from
-``ε0/1024``), then bisection in ε of every interval where the chord lies above the value at the
+below :data:`NEGLIGIBLE_DELTA` (from :data:`JENSEN_MIN_N` users for k-RR and the oracles, :data:`UPWARD_TOP_MIN_N`
+for the others: :data:`LARGE_N_TOP_DELTA`, searched upwards from ``ε0/1024``), then bisection in ε of every interval where the chord lies above the value at the
 midpoint by more than ``rtol`` (relative) — dense where the curve bends — within a budget of evaluations; a query
 (δ over T rounds) adds at most :data:`TARGET_POINTS` more where the curve's values lie in its band
 (:func:`query_band`, the accountant's ``get_epsilon``), where the base grid's chords are long at small δ.  Every
@@ -100,6 +100,18 @@ MATRIX_FOUR_MAX_N = 20000
 #: about 0.4 s per point at 10^3 users), above it the one-dimensional route (0.1-1.5 % wide, about 1 s per point at
 #: 10^4)
 MATRIX_GRID_MAX_N = 1000
+
+
+#: the grid's top is searched upwards (:func:`_eps_top_doubling`) from :data:`JENSEN_MIN_N` users for the randomizers
+#: whose sources run the Jensen route there (k-RR, the four-value oracles: :func:`_jensen_sources`), from this many
+#: users for the others (the matrix, geometric and stronger-clone sources; their grid is as before task midcurve11)
+UPWARD_TOP_MIN_N = 10**5
+
+
+def _jensen_sources(mech: Randomizer) -> bool:
+    """Whether ``mech``'s blanket-view source runs :func:`_engine`'s route (k-RR and the four-value oracles, not a
+    matrix randomizer).  O(1)."""
+    return not matrix_view.is_matrix(mech) and isinstance(mech, (KRR, oracles.FourValue))
 
 
 def _engine(n: int) -> str | None:
@@ -303,7 +315,7 @@ def _dyadic_exp(eps: fmpq) -> fmpq:
     return max(fmpq(1), fmpq((lo.numerator << k) // lo.denominator, 1 << k))
 
 
-#: from JENSEN_MIN_N users on, the grid's top is the first ``ε0·2^j/1024`` where the cheapest source's δ is below
+#: from JENSEN_MIN_N users on (k-RR and the oracles; UPWARD_TOP_MIN_N for the others), the grid's top is the first ``ε0·2^j/1024`` where the cheapest source's δ is below
 #: this (the engines' enclosures are about 1e-16 wide there, so 10^-30 is never certified; and an evaluation at a
 #: large ε costs ten times one near the curve's bend); above the top the hull is a chord to ``(α_max, 0)``
 LARGE_N_TOP_DELTA = fmpq(1, 10**14)
@@ -380,7 +392,7 @@ def curve_values(
         e0h = arith.endpoints(arith.ball(e).log())[1]
     e0 = fmpq(e0h.numerator, e0h.denominator)
     # the routes' switches are part of the key (a test may change them between calls)
-    switches = (JENSEN_MIN_N, MATRIX_FOUR_MAX_N, MATRIX_GRID_MAX_N, str(LARGE_N_TOP_DELTA), str(ATOL))
+    switches = (JENSEN_MIN_N, UPWARD_TOP_MIN_N, MATRIX_FOUR_MAX_N, MATRIX_GRID_MAX_N, str(LARGE_N_TOP_DELTA), str(ATOL))
     ekey = (_key(mech, n, stronger_clones, max_points, same_randomizer), str(rt), switches)
     base = _EVALS.get(ekey)
     memo: dict = dict(base[1]) if base is not None else {}
@@ -403,7 +415,8 @@ def curve_values(
             return memo[alpha]
 
         if base is None:
-            cv = _refine(best, memo, count, e0, am, n, rt, max_points)
+            upward = n >= (JENSEN_MIN_N if _jensen_sources(mech) else UPWARD_TOP_MIN_N)
+            cv = _refine(best, memo, count, e0, am, n, rt, max_points, upward)
             if len(_EVALS) >= 64:
                 _EVALS.pop(next(iter(_EVALS)))
             _EVALS[ekey] = (cv, dict(memo))
@@ -452,12 +465,21 @@ def _refine_band(best: Callable, memo: dict, lo: fmpq, hi: fmpq, rt: fmpq, budge
 
 
 def _refine(
-    best: Callable, memo: dict, count: list, e0: fmpq, am: fmpq, n: int, rt: fmpq, max_points: int
+    best: Callable,
+    memo: dict,
+    count: list,
+    e0: fmpq,
+    am: fmpq,
+    n: int,
+    rt: fmpq,
+    max_points: int,
+    upward: bool,
 ) -> CurveValues:
-    """The grid of :func:`curve_values` (its body after the sources are chosen): ``ε_top``, the first 15 points, then
-    the adaptive refinement.  O(max_points) calls of ``best``."""
+    """The grid of :func:`curve_values` (its body after the sources are chosen): ``ε_top`` (searched upwards,
+    :func:`_eps_top_doubling`, when ``upward``, else :func:`_eps_top`), the first 15 points, then the adaptive
+    refinement.  O(max_points) calls of ``best``."""
 
-    top = e0 if n < 2 else (_eps_top_doubling(best, e0) if n >= JENSEN_MIN_N else _eps_top(best, e0))
+    top = e0 if n < 2 else (_eps_top_doubling(best, e0) if upward else _eps_top(best, e0))
     eps_pts = sorted({top * j / 8 for j in range(9)} | {top / 8 / fmpq(2) ** j for j in range(1, 7)})
     for x in eps_pts:
         best(_dyadic_exp(x))
