@@ -155,8 +155,8 @@ def test_same_randomizer_adds_lemma_g1_and_auto_follows_the_cost_model(monkeypat
     assert not any("Lemma G1" in s for s in names)
     assert any("Lemma G1" in s for s, _ in cp.curve_sources(M3, same_randomizer=True, n=10))
     assert not any("4 atoms" in s for s, _ in cp.curve_sources(M4, n=cp.MATRIX_FOUR_MAX_N + 1))
-    # "auto": a matrix round composes its curve between CURVE_PAIR_AUTO_N and JENSEN_MIN_N users too, when the cost
-    # model admits it (the decision only: curve_pair is replaced)
+    # "auto": a matrix round composes its curve above CURVE_PAIR_AUTO_N users (on the full budget at every n), when
+    # the cost model admits it (the decision only: curve_pair is replaced)
     acc = ShuffleAccountant()
     ev = Shuffled(M3, 10**4)
     est = cp.curve_seconds(M3, ev.n, acc_mod.CURVE_PAIR_AUTO_POINTS)
