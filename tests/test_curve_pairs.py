@@ -422,3 +422,21 @@ def test_grid_top_is_searched_upwards_in_the_mid_range_only_for_the_jensen_sourc
         called.clear()
         cp.curve_values(mech, n, max_points=4)
         assert called == [want], (mech, n)
+
+
+def test_evaluations_count_each_point_once(monkeypatch):
+    """A fresh curve with a query's band: every grid point is evaluated once, so ``evaluations`` is the number of
+    points (the band pass used to add the base grid's count a second time: 72 for 40 points); a second band on the
+    memoised base grid counts the base grid's evaluations plus its own new points."""
+    def steep(n, exp_epsilon, **kw):
+        return ((3 - exp_epsilon) / 2) ** 6  # 1/64 at α = 1 down to about 8e-6 at e^{ε0}: convex, meets the band
+
+    monkeypatch.setattr(cp, "curve_sources", lambda *a, **k: [("steep", steep)])
+    monkeypatch.setattr(cp, "_EVALS", {})
+    mech = KRR(10, epsilon0=1)
+    cv = cp.curve_values(mech, 50, max_points=20, target=(fmpq(1, 10**6), fmpq(1, 10)))
+    assert cv.evaluations == len(cv.points) and len(cv.points) > 20
+    base = cp.curve_values(mech, 50, max_points=20)
+    cv2 = cp.curve_values(mech, 50, max_points=20, target=(fmpq(1, 10**5), fmpq(1, 10**4)))
+    assert len(cv2.points) > len(base.points)
+    assert cv2.evaluations == base.evaluations + len(cv2.points) - len(base.points)

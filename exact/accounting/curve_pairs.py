@@ -425,9 +425,10 @@ def curve_values(
         if target is None or not target_points:
             return cv
         lo, up = (arith.exact_in(v, "target", lo=0) for v in target)
+        before = count[0]  # the base grid's evaluations when this call made them (already in cv.evaluations)
         _refine_band(best, memo, lo, up, rt, target_points)
         pts = tuple((a, memo[a][0], memo[a][1]) for a in sorted(memo))
-        return CurveValues(pts, cv.evaluations + count[0], am)
+        return CurveValues(pts, cv.evaluations + count[0] - before, am)
 
 
 def _refine_band(best: Callable, memo: dict, lo: fmpq, hi: fmpq, rt: fmpq, budget: int) -> None:
