@@ -428,6 +428,7 @@ def test_evaluations_count_each_point_once(monkeypatch):
     """A fresh curve with a query's band: every grid point is evaluated once, so ``evaluations`` is the number of
     points (the band pass used to add the base grid's count a second time: 72 for 40 points); a second band on the
     memoised base grid counts the base grid's evaluations plus its own new points."""
+
     def steep(n, exp_epsilon, **kw):
         return ((3 - exp_epsilon) / 2) ** 6  # 1/64 at α = 1 down to about 8e-6 at e^{ε0}: convex, meets the band
 
