@@ -115,10 +115,12 @@ def _stopped_line(signum: int) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     import signal
 
+    from blanket.exact.runtime.progress import is_quiet, set_quiet
     from blanket.reports import output
 
     held = (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None))
     saved = {sig: signal.getsignal(sig) for sig in held if sig is not None}  # restored at the end (in-process calls)
+    was_quiet = is_quiet()
     output.install_signal_handlers()
     try:
         return _main(argv)
@@ -134,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from blanket.exact.runtime.progress import set_time_budget
 
         set_time_budget(None)  # so does --time-budget
+        set_quiet(was_quiet)  # and --quiet / --json's silence (a later in-process caller's estimate line is printed)
         for sig, handler in saved.items():
             try:
                 signal.signal(sig, handler if handler is not None else signal.SIG_DFL)

@@ -41,3 +41,21 @@ def test_internal_error_is_one_line_exit_4(capsys, monkeypatch):
     monkeypatch.setenv("BLANKET_DEBUG", "1")
     with pytest.raises(RuntimeError):
         cli.main(["bounds"])
+
+
+@pytest.mark.parametrize("flag", ["--quiet", "--json"])
+def test_quiet_holds_for_one_run(flag, capsys):
+    """--quiet and --json silence the bars and the estimate line of their own run only: an in-process caller after
+    them (a library user, the next test) gets its estimate line again (before: the silence stayed set for the rest of
+    the process, and tests/test_certificate_estimate.py failed after tests/test_composition_cost.py)."""
+    from blanket.exact.runtime.progress import is_quiet, set_quiet
+
+    set_quiet(False)
+    args = ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--delta", "1/10", flag]
+    assert cli.main(args) == 0
+    assert not is_quiet()
+    set_quiet(True)  # and a caller's own silence is kept
+    assert cli.main(args[:-1]) == 0
+    assert is_quiet()
+    set_quiet(False)
+    capsys.readouterr()
