@@ -364,7 +364,7 @@ def composition(
     up: list[float | None] = []
     lo: list[float | None] = []
     for e in eps:
-        d = acc.get_delta(e)
+        d = acc.get_delta(e, refine=False)  # the distributions the queries composed: no new band per point
         up.append(_to_float(d.upper))
         lo.append(_to_float(d.lower) if d.lower > 0 else None)
     upper = Line("certified upper end of the composed delta (smallest route: PLD, Renyi, basic)", xs, up, "upper")

@@ -881,7 +881,7 @@ class ShuffleAccountant:
         return _pld.dominating_pair(mech, ev.n)
 
     def estimate(
-        self, workers: int | None = None, *, fresh: bool = False, refine: bool = True
+        self, workers: int | None = None, *, fresh: bool = False, refine: bool = True, delta_band: bool = True
     ) -> _cost.CompositionCost:
         """An estimate of one composed query (``get_epsilon``/``get_delta``) of this ledger, from the cost models
         alone (:mod:`blanket.exact.accounting.composition_cost`): the worst-case curve sweeps of binary RR (on
@@ -890,7 +890,9 @@ class ShuffleAccountant:
         deterministic function of the ledger, for choices that change a reported number).  With ``refine`` (default),
         when a round's lower end is a composed lower pair (any round but binary RR, whose summed pair has no grid),
         the deciding lower kind's refinement is counted at its budget, :data:`REFINE_SHARE` of the rest
-        (:meth:`_refine_factor`).  An estimate that chooses or refuses work, never a bound.  O(ledger entries)."""
+        (:meth:`_refine_factor`).  With ``delta_band`` (default), where curve pairs are composed, a second band (a
+        ``get_delta`` whose δ is far from the bands already refined, :meth:`_delta_band`): its points and its two
+        compositions.  An estimate that chooses or refuses work, never a bound.  O(ledger entries)."""
         from blanket.exact.runtime.executors import resolve_workers
 
         self._need()
@@ -901,6 +903,7 @@ class ShuffleAccountant:
         bracket_len: float | None = 0.0
         summed_n = summed_t = 0
         summed_e = 0.0
+        second_band = False
         for entry, cnt in self._ledger:
             ev0 = getattr(entry, "event", entry)  # a sampled round's summed pair counts its slots as well
             b0 = _binary_mechanism(ev0)
@@ -943,6 +946,11 @@ class ShuffleAccountant:
                     curves += _curve_pairs.curve_seconds(mech, ev.n, pts) or 0.0  # with the query's band pass
                 else:  # the base grid is memoised: the band pass's points at most
                     curves += _curve_pairs.TARGET_POINTS * (_curve_pairs.point_seconds(mech, ev.n) or 0.0)
+                # a get_delta reads its own band when its delta is not within a factor 2 of a band already refined
+                # (_delta_band): at most TARGET_POINTS more points, and its curve pairs composed once more (below)
+                if delta_band:
+                    curves += _curve_pairs.TARGET_POINTS * (_curve_pairs.point_seconds(mech, ev.n) or 0.0)
+                second_band = True
             if binary is not None and on_curve:
                 # the curve pair is a FinitePair, discretised in exact rationals (O(atoms + J): in the products'
                 # model); the survival kernel runs on the lower pairs only (a fixed outer count: O(1) balls to build)
@@ -953,6 +961,8 @@ class ShuffleAccountant:
             pld += _cost.kernel_passes_seconds(shape)
         low = 1 / LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1.0  # the lower pairs' grid (_lower_grid)
         pld += _cost.products_seconds(self.rounds, len(self._ledger), low, length=bracket_len or None)
+        if second_band and delta_band:  # that band's two curve-pair compositions (upper, lower): two products
+            pld += 2 / _cost.PRODUCT_UNITS * _cost.products_seconds(self.rounds, len(self._ledger), 0.0)
         cores = resolve_workers(workers if workers is not None else self.workers) if sweep else 1
         est = _cost.CompositionCost(sweep=sweep, curves=curves, pld=pld, cores=cores, unmodelled=unmodelled)
         if (
@@ -1221,7 +1231,7 @@ class ShuffleAccountant:
             p = self._pld(self._lower_grid(grid), kind)
             f = 1
             if p is not None and self.grid is None:  # a grid the caller fixed is kept as given
-                budget = REFINE_SHARE * self.estimate(fresh=True, refine=False).seconds
+                budget = REFINE_SHARE * self.estimate(fresh=True, refine=False, delta_band=False).seconds
                 length = len(p.coeffs)
                 f = next((f for f in REFINE_FACTORS if _cost.lower_refine_seconds(length, f) <= budget), 1)
             self._cache[key] = f
@@ -1362,32 +1372,122 @@ class ShuffleAccountant:
             band=band,
         )
 
-    def get_delta(self, target_epsilon: NumberInput | float) -> CertifiedDelta:
+    def get_delta(self, target_epsilon: NumberInput | float, *, refine: bool = True) -> CertifiedDelta:
         """:meth:`_get_delta` with the curve sweeps on :attr:`workers` processes."""
         with _sweeps_on(self.workers):
-            return self._get_delta(target_epsilon)
+            return self._get_delta(target_epsilon, refine=refine)
 
-    def _get_delta(self, target_epsilon: NumberInput | float) -> CertifiedDelta:
-        """Certified δ at ``target_epsilon`` (exact, any real ≥ 0): ``.upper`` is safe, ``.lower`` certified."""
+    def _first_grid(self) -> Fraction:
+        """The first grid of :meth:`_auto_grid`'s search, ``Δ ≈ ε0/400`` (dyadic).  O(ledger entries)."""
+        return _dyadic_below(max(max(float(_loss_scale(ev)) for ev, _ in self._ledger), 1e-6) / 400.0)
+
+    def _curve_delta(self, grid: Fraction, eps: fmpq, band: tuple | None) -> arb | None:
+        """δ(ε) of the composed curve pairs on ``grid`` refined in ``band`` (``None``: no round has one)."""
+        p = self._pld(grid, "cupper", band)
+        return None if p is None else p.get_delta(eps)
+
+    def _delta_grid(self, eps: fmpq) -> tuple[Fraction, Fraction | None]:
+        """``(grid, δ₁)`` for :meth:`get_delta`: the fixed ``grid``, or the grid already chosen (``_auto_grid``), or
+        else :meth:`_auto_grid` at ``δ₁``, the upper end of δ(ε) on the search's first grid ``Δ ≈ ε0/400`` (the
+        smaller of the dominating pairs and the curve pairs there, no band) rounded down to a dyadic number — the
+        grid ``get_epsilon(δ₁)`` would choose, so that the bracket of ε at ``δ₁`` is at most ``rel_width``.  ``δ₁``
+        is returned when computed (``None`` otherwise); when it is 0 or not below 1 no grid is chosen (the first
+        grid is used and not kept).  A choice only: every grid gives certified ends.  Cost: the first pass of
+        ``_auto_grid`` (reused by it) and the curve pairs composed on that coarse grid."""
+        if self.grid is not None:
+            return self.grid, None
+        if "auto" in self._cache:
+            return self._cache["auto"], None
+        g0 = self._first_grid()
+        with arith.precision(self.prec):
+            d0 = arith.endpoints(self._pld(g0, "upper").get_delta(eps))[1]
+            c0 = self._curve_delta(g0, eps, None)
+            if c0 is not None:
+                d0 = min(d0, arith.endpoints(c0)[1])
+        if not 0 < d0 < 1:
+            return g0, None
+        d1 = _dyadic_below(float(d0)) if float(d0) > 0 else Fraction(d0)
+        return self._auto_grid(fmpq(d1.numerator, d1.denominator)), d1
+
+    def _delta_band(self, grid: Fraction, eps: fmpq, d_est: Fraction | None) -> tuple | None:
+        """The band of curve values (:func:`~blanket.exact.accounting.curve_pairs.query_band`) a ``get_delta`` at
+        ``eps`` reads: around ``δ_est`` (``d_est``, else the upper end of δ(ε) on ``grid`` from the curve pairs
+        refined in the last band a query used, else unrefined), reusing a band already refined for a δ within a
+        factor 2 of it (so ``get_delta(get_epsilon(δ).upper)`` reads ``get_epsilon(δ)``'s band), else a new one,
+        kept.  ``None`` when ``δ_est`` is 0 or not below 1.  A choice only (every band gives certified ends).
+        O(cached bands) beyond the curve-pair work."""
+        bands = [(k[1], v) for k, v in self._cache.items() if isinstance(k, tuple) and k[0] == "band"]
+        if d_est is None:
+            with arith.precision(self.prec):
+                c = self._curve_delta(grid, eps, bands[-1][1] if bands else None)
+            if c is None:
+                return None
+            d_est = Fraction(arith.endpoints(c)[1])
+        if not 0 < d_est < 1:
+            return bands[-1][1] if bands else None
+        near = [(abs(math.log(float(Fraction(int(d.p), int(d.q)) / d_est))), b) for d, b in bands]
+        near = [t for t in near if t[0] <= math.log(2)]
+        if near:
+            return min(near, key=lambda t: t[0])[1]
+        dq = _dyadic_below(float(d_est)) if float(d_est) > 0 else d_est
+        key = fmpq(dq.numerator, dq.denominator)
+        return self._cache.setdefault(("band", key), _curve_pairs.query_band(key, self.rounds))
+
+    def _get_delta(self, target_epsilon: NumberInput | float, refine: bool = True) -> CertifiedDelta:
+        """Certified δ at ``target_epsilon`` (exact, any real ≥ 0): ``.upper`` is safe, ``.lower`` certified.
+
+        With ``refine`` (default) the same machinery as :meth:`get_epsilon`: the grid is the accountant's (fixed or
+        already chosen), or the one ``get_epsilon`` would choose at a first estimate of δ (:meth:`_delta_grid`); the
+        curve pairs are refined in the band this query reads (:meth:`_delta_band`; the smallest upper end over the
+        curve-pair PLDs evaluated on the grid is reported, each certified); the deciding composed lower pair is
+        composed again on a finer grid when cheap (:meth:`_refine_factor`, the larger lower end reported).  Without
+        ``refine``: the grid chosen (else ``Δ ≈ ε0/400/T·4``), the curve pairs in the last band a query refined them
+        in (else unrefined) and the lower grid only (the certificate's picture: many ε on one set of composed
+        distributions).  Cost: as ``get_epsilon`` (one band
+        pass of at most ``curve_pairs.TARGET_POINTS`` curve points and its two compositions when the band is new).
+        """
         self._need()
         eps = arith.exact_in(target_epsilon, "target_epsilon", lo=0, allow_float=True)
-        if self.grid is not None:
-            g = self.grid
-        else:
-            g = self._cache.get("auto") or _dyadic_below(
-                max(float(_loss_scale(ev)) for ev, _ in self._ledger) / 400.0 / max(1, self.rounds) * 4
+        d1: Fraction | None = None
+        if not refine:
+            g = (
+                self.grid
+                or self._cache.get("auto")
+                or _dyadic_below(
+                    max(float(_loss_scale(ev)) for ev, _ in self._ledger) / 400.0 / max(1, self.rounds) * 4
+                )
             )
+        else:
+            g, d1 = self._delta_grid(eps)
         both: dict = {}
         curve = False
+        band = None
         with arith.precision(self.prec):
             up = self._pld(g, "upper").get_delta(eps)
             pl = self._pld(g, "lower").get_delta(eps)
             both["dominating pairs"] = str(arith.endpoints(up)[1])
-            if (cpl := self._pld(g, "cupper")) is not None:
-                cu = cpl.get_delta(eps)
+            if self._has_curves():
+                known = [v for k, v in self._cache.items() if isinstance(k, tuple) and k[0] == "band"]
+                tried = [known[-1] if known else None]  # without refine: the last band a query refined, if any
+                if refine:
+                    band = self._delta_band(g, eps, d1)
+                    known = [v for k, v in self._cache.items() if isinstance(k, tuple) and k[0] == "band"]
+                    # the curve-pair PLDs already composed on this grid (other bands) are certified too: the smallest
+                    # upper end of those and of this query's band is reported
+                    tried = [band] + [b for b in known if b != band and (g, "cupper", b) in self._cache]
+                    if band is not None and (g, "cupper") in self._cache:  # the unrefined curve pairs, if composed
+                        tried.append(None)
+                best = None
+                for b in tried:
+                    cu = self._curve_delta(g, eps, b)
+                    assert cu is not None  # _has_curves
+                    if best is None or arith.endpoints(cu)[1] < arith.endpoints(best[0])[1]:
+                        best = (cu, b)
+                assert best is not None
+                cu, cb = best
                 both["curve pairs"] = str(arith.endpoints(cu)[1])
                 if arith.endpoints(cu)[1] < arith.endpoints(up)[1]:  # the smaller certified upper end wins
-                    up, pl, curve = cu, self._pld(g, "clower").get_delta(eps), True
+                    up, pl, curve, band = cu, self._pld(g, "clower", cb).get_delta(eps), True, cb
             lows = {
                 k: max(Fraction(0), arith.endpoints(p.get_delta(eps))[0])
                 for k in LOWER_KINDS
@@ -1395,6 +1495,7 @@ class ShuffleAccountant:
             }
             if (sums := self._summed_pairs()) is not None:
                 lows["low-sum"] = max(_summed.lower_delta(sp, eps) for sp in sums)
+            fine = self._refined_lower_delta(g, eps, lows) if refine else None
             u = min(Fraction(1), arith.endpoints(up)[1])
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
             low_kind = max(lows, key=lambda k: lows[k]) if lows else None
@@ -1414,9 +1515,33 @@ class ShuffleAccountant:
                 "target_epsilon": str(eps),
                 "pld_routes": both,
                 "lower_pair": LOWER_NAMES[low_kind] if low_kind is not None else "none",
+                "lower_grid": str(fine[1] if fine is not None and fine[0] == low_kind else self._lower_grid(g)),
             },
             curve=curve,
+            band=band if curve else None,
         )
+
+    def _refined_lower_delta(self, grid: Fraction, eps: fmpq, lows: dict) -> tuple[str, Fraction] | None:
+        """:meth:`_refined_lower` for a δ query: the deciding composed lower kind of ``lows`` (kind: certified lower
+        end of δ at ``eps``) composed again on its lower grid ÷ :meth:`_refine_factor` when cheap; the larger of the
+        two lower ends goes into ``lows[kind]`` (both certified, docs/composition.md §3); returns ``(kind, the finer
+        grid)`` when it was refined, else ``None``.  Cost: as :meth:`_refined_lower` (the same PLD when the same kind
+        decides both queries: memoised)."""
+        pld_kinds = [k for k in lows if k in LOWER_KINDS]
+        if not pld_kinds:
+            return None
+        kind = max(pld_kinds, key=lambda k: lows[k])
+        if "low-sum" in lows and lows["low-sum"] >= lows[kind]:
+            return None  # the grid-free summed pair decides
+        f = self._refine_factor(grid, kind)
+        if f == 1:
+            return None
+        fine = self._lower_grid(grid) / f
+        p = self._pld(fine, kind)
+        if p is not None:
+            v = max(Fraction(0), arith.endpoints(p.get_delta(eps))[0])
+            lows[kind] = max(lows[kind], v)
+        return kind, fine
 
     def _certified(
         self,

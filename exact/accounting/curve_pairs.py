@@ -525,7 +525,9 @@ def _key(mech: Randomizer, n: int, stronger_clones: bool, max_points: int, same_
     if matrix_view.is_matrix(mech):  # a matrix is known by its rows
         desc = tuple(("row", ",".join(str(v) for v in row)) for row in mech.matrix())
     k = getattr(mech, "k", None)
-    return (type(mech).__name__, k, desc, str(mech.exp_epsilon0()), n, stronger_clones, same_randomizer, max_points)
+    with arith.precision(128):  # a ball's text depends on the working precision: the key must not (get_delta's)
+        e = str(mech.exp_epsilon0())
+    return (type(mech).__name__, k, desc, e, n, stronger_clones, same_randomizer, max_points)
 
 
 def curve_pair(
