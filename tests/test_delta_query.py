@@ -114,3 +114,38 @@ def test_curve_pair_memo_key_does_not_depend_on_the_working_precision():
     with arith.precision(200):
         k200 = CP._key(m, 100, False, 32)
     assert k53 == k200
+
+
+def test_refined_lower_end_of_delta(monkeypatch):
+    """3-RR, n = 200, T = 10 (where get_epsilon's lower pair is refined, tests/test_lower_refine.py): get_delta's lower
+    end rises too, equals the same lower pair composed directly on the finer grid (an independent route to the same
+    number), and stays under the upper end; without the budget it is the lower grid's."""
+    x = Fraction(11, 10)
+    refined = _acc(n=200).get_delta(x)
+    fine = Fraction(refined.details["lower_grid"])
+    assert fine < refined.grid
+    kind = next(k for k, v in A.LOWER_NAMES.items() if v == refined.details["lower_pair"])
+    with arith.precision(128):  # the accountant's working precision (the ball's lower end depends on it)
+        direct = arith.endpoints(_acc(n=200, grid=fine)._pld(fine, kind).get_delta(fmpq(11, 10)))[0]
+    assert abs(refined.lower - direct) <= direct * Fraction(1, 10**20)
+    assert refined.lower <= refined.upper
+    monkeypatch.setattr(A, "REFINE_FACTORS", ())
+    plain = _acc(n=200).get_delta(x)
+    assert plain.grid == refined.grid and plain.details["lower_grid"] == str(plain.grid)
+    assert refined.lower > plain.lower
+
+
+def test_export_carries_the_band_a_query_read():
+    """to_dp_accounting exports the curve pairs of the last band a query refined: dp_accounting's (float) δ at
+    get_epsilon's upper end agrees with get_delta's certified upper end there (the same masses, rounded up); the
+    unrefined curve pairs (what the export took before) are about 4 % above."""
+    import pytest
+
+    pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    acc = _acc()
+    e = acc.get_epsilon(D)
+    d = acc.get_delta(e.upper)
+    theirs = acc.to_dp_accounting().get_delta_for_epsilon(float(e.upper))
+    assert theirs == pytest.approx(float(d.upper), rel=1e-6)
+    unrefined = _acc(grid=e.grid).get_delta(e.upper, refine=False)
+    assert theirs < float(unrefined.upper) / 1.01

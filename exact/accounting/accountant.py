@@ -891,8 +891,7 @@ class ShuffleAccountant:
         when a round's lower end is a composed lower pair (any round but binary RR, whose summed pair has no grid),
         the deciding lower kind's refinement is counted at its budget, :data:`REFINE_SHARE` of the rest
         (:meth:`_refine_factor`).  With ``delta_band`` (default), where curve pairs are composed, a second band (a
-        ``get_delta`` whose δ is far from the bands already refined, :meth:`_delta_band`): its points and its two
-        compositions.  An estimate that chooses or refuses work, never a bound.  O(ledger entries)."""
+        ``get_delta`` whose δ is far from the bands already refined, :meth:`_delta_band`): its points.  An estimate that chooses or refuses work, never a bound.  O(ledger entries)."""
         from blanket.exact.runtime.executors import resolve_workers
 
         self._need()
@@ -903,7 +902,6 @@ class ShuffleAccountant:
         bracket_len: float | None = 0.0
         summed_n = summed_t = 0
         summed_e = 0.0
-        second_band = False
         for entry, cnt in self._ledger:
             ev0 = getattr(entry, "event", entry)  # a sampled round's summed pair counts its slots as well
             b0 = _binary_mechanism(ev0)
@@ -947,10 +945,10 @@ class ShuffleAccountant:
                 else:  # the base grid is memoised: the band pass's points at most
                     curves += _curve_pairs.TARGET_POINTS * (_curve_pairs.point_seconds(mech, ev.n) or 0.0)
                 # a get_delta reads its own band when its delta is not within a factor 2 of a band already refined
-                # (_delta_band): at most TARGET_POINTS more points, and its curve pairs composed once more (below)
+                # (_delta_band): at most TARGET_POINTS more points (its two compositions are inside the products'
+                # calibration, measured on whole queries: docs/composition.md §3)
                 if delta_band:
                     curves += _curve_pairs.TARGET_POINTS * (_curve_pairs.point_seconds(mech, ev.n) or 0.0)
-                second_band = True
             if binary is not None and on_curve:
                 # the curve pair is a FinitePair, discretised in exact rationals (O(atoms + J): in the products'
                 # model); the survival kernel runs on the lower pairs only (a fixed outer count: O(1) balls to build)
@@ -961,8 +959,6 @@ class ShuffleAccountant:
             pld += _cost.kernel_passes_seconds(shape)
         low = 1 / LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1.0  # the lower pairs' grid (_lower_grid)
         pld += _cost.products_seconds(self.rounds, len(self._ledger), low, length=bracket_len or None)
-        if second_band and delta_band:  # that band's two curve-pair compositions (upper, lower): two products
-            pld += 2 / _cost.PRODUCT_UNITS * _cost.products_seconds(self.rounds, len(self._ledger), 0.0)
         cores = resolve_workers(workers if workers is not None else self.workers) if sweep else 1
         est = _cost.CompositionCost(sweep=sweep, curves=curves, pld=pld, cores=cores, unmodelled=unmodelled)
         if (
@@ -1600,7 +1596,9 @@ class ShuffleAccountant:
         ``+∞`` likewise; losses are the grid points ``jΔ`` with a dyadic Δ (exact
         in binary64).  **From then on the arithmetic is dp_accounting's (float64,
         FFT convolution), not certified**: use it to compose shuffled rounds with
-        other mechanisms there, and treat its answers as estimates.
+        other mechanisms there, and treat its answers as estimates.  The grid: ``grid``, else the accountant's
+        (fixed or chosen by a query), else ``Δ ≈ ε0/400``; the curve pairs (where rounds have them) are those of
+        the last band a query refined them in (a query first makes the export tighter where it read).
         """
         self._need()
         try:
@@ -1629,7 +1627,9 @@ class ShuffleAccountant:
                 hint="use a dyadic rational such as 1/1024",
             )
         p = self._pld(g, "upper")
-        cp = self._pld(g, "cupper")
+        # the curve pairs refined in the last band a query read (docs/composition.md §3), else unrefined
+        known = [v for k, v in self._cache.items() if isinstance(k, tuple) and k[0] == "band"]
+        cp = self._pld(g, "cupper", known[-1] if known else None)
         if cp is not None:  # both are pessimistic PLDs of dominating pairs: export the one smaller at delta = 1e-6
             a, b = cp.get_epsilon(fmpq(1, 10**6)), p.get_epsilon(fmpq(1, 10**6))
             if a is not None and (b is None or a < b):
