@@ -78,18 +78,26 @@ def _narrow(v) -> bool:
     return arith.exact(hi - lo) <= max(_REL * arith.exact(abs(hi)), _ABS)
 
 
-def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
+def delta_ends(mech, n: int, eps, ds: str | None, cap: int) -> tuple:
+    """``(((upper ball, its bound's name, every bound), (lower ball, where)), precision)``: the one-round certified
+    ends of δ(ε) (:func:`blanket.exact.accounting.certified.best_upper`, :func:`~blanket.exact.accounting.certified.
+    lower_bound`; ``ds`` "blanket": no lower end, "same": no upper end) at doubling precision (:func:`_at_precision`).
+    What ``blanket delta`` prints for one round, and what ``--rounds 1`` takes beside the accountant's ends."""
     from blanket.exact.accounting import certified as cb
-
-    mech, n, eps, ds = inp.mechanism, inp.n, inp.epsilon, inp.dataset
-    assert mech is not None  # read_inputs builds the record unless --bound is given, and --bound does not come here
 
     def fun():
         up = cb.best_upper(mech, n, epsilon=eps) if ds != "same" else (None, None, {})
         lo = cb.lower_bound(mech, n, epsilon=eps) if ds != "blanket" else (None, None)
         return up, lo
 
-    ((uv, uname, every), (lv, lwhere)), prec = _at_precision(fun, inp.cap)
+    return _at_precision(fun, cap)
+
+
+def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
+    mech, n, eps, ds = inp.mechanism, inp.n, inp.epsilon, inp.dataset
+    assert mech is not None  # read_inputs builds the record unless --bound is given, and --bound does not come here
+
+    ((uv, uname, every), (lv, lwhere)), prec = delta_ends(mech, n, eps, ds, inp.cap)
     relation = {"blanket": "upper", "same": "lower"}.get(ds, "bracket")
     payload = {"command": "delta", **inp.describe(), "epsilon": common._s(eps), "relation": relation}
     if uv is not None:
@@ -145,34 +153,50 @@ def _epsilon_hi(mech):
     return max(hi, arith.exact("1e-6"))
 
 
-def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
+def epsilon_ends(mech, n: int, target, ds: str | None, rel_tol, cap: int) -> tuple:
+    """``(lower ε or None, where, upper ε or None, its bound's name, every bound)``: the one-round certified ends of
+    ε(δ) (``ds`` "blanket": no lower end, "same": no upper end): the lower end first
+    (:func:`blanket.exact.accounting.certified.lower_epsilon`, a concrete dataset), whose certified failing end
+    starts the upper end's search (:func:`~blanket.exact.accounting.certified.upper_epsilon`, the smallest certified
+    bound).  What ``blanket epsilon`` prints for one round, and what ``--rounds 1`` takes beside the accountant's ends.
+    Cost: the two searches (seconds at n = 10^3 when the exact five-atom view is a route)."""
     from blanket.exact.accounting import certified as cb
     from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
 
-    rel_tol = common.rel_tol(args)
-    mech, n, target, ds = inp.mechanism, inp.n, inp.delta, inp.dataset
-    # read_inputs builds the record unless --bound is given (which does not come here) and requires delta
-    assert mech is not None and target is not None
     hi = _epsilon_hi(mech)
-    payload = {"command": "epsilon", **inp.describe(), "delta": common._s(target)}
-    lines = [f"for {common.mechanism_phrase(inp)}, shuffled among n = {n} users."]
-    up_eps = lo_eps = lo_fail = None
-    lower: dict = {}
-    lower_line = None
+    lo_eps = lo_fail = lwhere = None
     if ds != "blanket":  # the lower end first: its certified failing end starts the upper end's search
-        lv, lwhere = (None, None)
         try:
             with arith.precision(arith.DEFAULT_PREC):
                 lv, lwhere = cb.lower_bound(mech, n, epsilon=0)
             if lv is not None:
                 # the cheap candidates steer the search; the full view is evaluated at its end (cb.lower_epsilon)
-                lbr = cb.lower_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, cap=inp.cap)
+                lbr = cb.lower_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, cap=cap)
                 if lbr.lower < lbr.upper:
                     lo_eps = lbr.lower
                     # δ ≥ the lower bound > target there (certified): every upper bound fails at lo_eps
                     lo_fail = lo_eps if lo_eps > 0 else None
         except (InfeasibleTarget, Undecided):
             lo_eps = None
+    up_eps = uname = None
+    every: dict = {}
+    if ds != "same":
+        br, uname, every = cb.upper_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, lo=lo_fail, cap=cap)
+        up_eps = br.upper
+    return lo_eps, lwhere, up_eps, uname, every
+
+
+def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
+    rel_tol = common.rel_tol(args)
+    mech, n, target, ds = inp.mechanism, inp.n, inp.delta, inp.dataset
+    # read_inputs builds the record unless --bound is given (which does not come here) and requires delta
+    assert mech is not None and target is not None
+    payload = {"command": "epsilon", **inp.describe(), "delta": common._s(target)}
+    lines = [f"for {common.mechanism_phrase(inp)}, shuffled among n = {n} users."]
+    lower: dict = {}
+    lower_line = None
+    lo_eps, lwhere, up_eps, uname, every = epsilon_ends(mech, n, target, ds, rel_tol, inp.cap)
+    if ds != "blanket":
         if lo_eps is not None:
             lower = {"value": arith.decimal_string(lo_eps, inp.digits, up=False), "from": lwhere}
             lower_line = (
@@ -182,8 +206,7 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
         elif lwhere:
             lower_line = f"No certified lower end ({lwhere})."
     if ds != "same":
-        br, uname, every = cb.upper_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, lo=lo_fail, cap=inp.cap)
-        up_eps = br.upper
+        assert up_eps is not None
         payload["upper"] = {"value": arith.decimal_string(up_eps, inp.digits, up=True), "from": uname}
         lines.append(
             f"Certified: delta({payload['upper']['value']}) <= {common._s(target)} by the {uname} "
