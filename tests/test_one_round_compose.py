@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
-from blanket.exact.accounting.accountant import Shuffled, ShuffleAccountant
+from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
 from blanket.reports.cli import main
 
 OUE = ["--mechanism", "oue", "--k", "4", "--epsilon0", "1", "-n", "50"]
