@@ -1150,13 +1150,16 @@ class ShuffleAccountant:
     def _lower_grid(self, grid: Fraction) -> Fraction:
         return grid * LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else grid
 
-    def _renyi(self, grid: Fraction) -> list | None:
+    def _renyi(self, grid: Fraction, band: tuple | None = None) -> list | None:
         """Upper balls of the composed ``(α−1)·D_α`` at ``pld.RENYI_ORDERS``: Σ count × single-round log-moments.
 
         The single-round moments come from the same pessimistic PLDs of the same dominating pairs
-        (:func:`blanket.exact.accounting.pld.renyi_log_moments`); Rényi divergences add over the product pair.
+        (:func:`blanket.exact.accounting.pld.renyi_log_moments`); Rényi divergences add over the product pair.  A
+        round whose curve pair (refined in ``band``) the query already discretised on ``grid`` takes, order by
+        order, the smaller of the two rounds' moments (both pairs dominate the round: each bounds its
+        ``(α−1)·D_α``; docs/composition.md §5).  O(ledger entries · orders · L).
         """
-        key = ("renyi", grid)
+        key = ("renyi", grid, band)
         if _unbounded(self._ledger):  # a round without a finite largest loss (Gaussian): every D_alpha is infinite
             return None
         if key not in self._cache:
@@ -1173,6 +1176,11 @@ class ShuffleAccountant:
                     else fmpq(ev.epsilon0.numerator, ev.epsilon0.denominator)
                 )
                 lm = _pld.renyi_log_moments(base, cap)
+                cb = self._cache.get(("cbase", grid, ev, band))
+                cp = self._curve_of(ev, band) if cb is not None else None
+                if cp is not None and cp.mass_at_infinity == 0:  # the curve pair's moments, where they are smaller
+                    lc = _pld.renyi_log_moments(cb[0], cp.max_loss())
+                    lm = [c if c.upper() < x.upper() else x for x, c in zip(lm, lc)]
                 lm = [cnt * x for x in lm]
                 total = lm if total is None else [a + b for a, b in zip(total, lm)]
             self._cache[key] = total
@@ -1336,7 +1344,7 @@ class ShuffleAccountant:
         refined_kind, fine = self._refined_lower(g, dt, lows)
         low_kind = max(lows, key=lambda k: lows[k]) if lows else None
         lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair (geometric only): 0
-        renyi = self._renyi(g)
+        renyi = self._renyi(g, band)
         r_eps, r_order = None, None
         if renyi is not None:
             with arith.precision(self.prec):
@@ -1496,7 +1504,7 @@ class ShuffleAccountant:
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
             low_kind = max(lows, key=lambda k: lows[k]) if lows else None
             lo = lows[low_kind] if low_kind is not None else Fraction(0)
-            renyi = self._renyi(g)
+            renyi = self._renyi(g, band)
             r_d, r_order = _pld.rdp_delta(renyi, _pld.RENYI_ORDERS, eps) if renyi is not None else (None, None)
         b_up = self.basic_upper()
         basic = Fraction(0) if b_up is not None and _frac(eps) >= b_up else None  # the composition is (Σ ε0, 0)-DP
