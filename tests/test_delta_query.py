@@ -167,3 +167,19 @@ def test_renyi_route_takes_the_curve_pairs_moments():
     assert e.renyi_upper is not None and e.lower <= e.renyi_upper
     d = acc.get_delta(e.upper)
     assert d.renyi_upper is not None and d.lower <= d.renyi_upper
+
+
+def test_cli_delta_at_the_cli_epsilon_upper_end(capsys):
+    """``blanket delta --rounds T`` at the ε ``blanket epsilon --rounds T`` certifies for δ = 10⁻⁶ (the claim a
+    certificate decides the same way): δ's upper end is 10⁻⁶ up to rounding (it was 4 % above, so a claim at that
+    ε came out INCONCLUSIVE even on grids 16 times finer: 10-RR n = 10³, T = 10)."""
+    import json
+
+    from blanket.reports.cli import main
+
+    args = ["--mechanism", "krr", "--k", "3", "--epsilon0", "1", "-n", "100", "--rounds", "10", "--json"]
+    assert main(["epsilon", *args, "--delta", "1e-6"]) == 0
+    up = json.loads(capsys.readouterr().out)["epsilon"]["upper"]
+    assert main(["delta", *args, "--epsilon", up]) == 0
+    d = json.loads(capsys.readouterr().out)["delta"]
+    assert Fraction(d["lower"]) <= D < Fraction(d["upper"]) * 2 and Fraction(d["upper"]) <= D * TIGHT
