@@ -1178,7 +1178,7 @@ class ShuffleAccountant:
                 lm = _pld.renyi_log_moments(base, cap)
                 cb = self._cache.get(("cbase", grid, ev, band))
                 cp = self._curve_of(ev, band) if cb is not None else None
-                if cp is not None and cp.mass_at_infinity == 0:  # the curve pair's moments, where they are smaller
+                if cb is not None and cp is not None and cp.mass_at_infinity == 0:  # the curve pair's, where smaller
                     lc = _pld.renyi_log_moments(cb[0], cp.max_loss())
                     lm = [c if c.upper() < x.upper() else x for x, c in zip(lm, lc)]
                 lm = [cnt * x for x in lm]
