@@ -183,3 +183,18 @@ def test_cli_delta_at_the_cli_epsilon_upper_end(capsys):
     assert main(["delta", *args, "--epsilon", up]) == 0
     d = json.loads(capsys.readouterr().out)["delta"]
     assert Fraction(d["lower"]) <= D < Fraction(d["upper"]) * 2 and Fraction(d["upper"]) <= D * TIGHT
+
+
+def test_extreme_epsilons_with_bands_in_the_cache():
+    """ε = 0 (δ near its largest), an ε where δ is astronomically small, and ε beyond Σ ε0 (δ = 0, basic route),
+    on an accountant already holding a band: each answer ordered, and δ non-increasing between them (a theorem)."""
+    acc = _acc()
+    acc.get_epsilon(D)
+    ds = [acc.get_delta(x) for x in (Fraction(0), Fraction(5), Fraction(9), Fraction(11))]
+    for d in ds:
+        assert 0 <= d.lower <= d.upper <= 1
+    for a, b in zip(ds, ds[1:]):
+        assert b.lower <= a.upper
+    assert ds[-1].upper == 0 and ds[-1].route == "basic"
+    back = _acc()  # the other order: a band at a tiny δ in the cache first, then δ near 1 (exact ratios, no underflow)
+    assert back.get_delta(Fraction(95, 10)).upper < D < back.get_delta(Fraction(0)).lower

@@ -1429,8 +1429,8 @@ class ShuffleAccountant:
             d_est = Fraction(arith.endpoints(c)[1])
         if not 0 < d_est < 1:
             return bands[-1][1] if bands else None
-        near = [(abs(math.log(float(Fraction(int(d.p), int(d.q)) / d_est))), b) for d, b in bands]
-        near = [t for t in near if t[0] <= math.log(2)]
+        ratios = [(Fraction(int(d.p), int(d.q)) / d_est, b) for d, b in bands]  # exact: no float underflow
+        near = [(max(r, 1 / r), b) for r, b in ratios if Fraction(1, 2) <= r <= 2]
         if near:
             return min(near, key=lambda t: t[0])[1]
         dq = _dyadic_below(float(d_est)) if float(d_est) > 0 else d_est
