@@ -38,6 +38,8 @@ def test_epsilon_one_round_takes_the_better_ends(capsys):
     assert "exact five-atom" in comp["one_round"]["upper_from"]
     three = _json(capsys, ["epsilon", *OUE, "--delta", "1e-6", "--rounds", "2"])  # two rounds: the accountant only
     assert "one_round" not in three
+    fast = _json(capsys, ["epsilon", *OUE, "--delta", "1e-6", "--rounds", "1", "--curves", "off"])  # the fast route
+    assert "one_round" not in fast
 
 
 def test_delta_one_round_takes_the_better_ends(capsys):

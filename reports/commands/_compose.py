@@ -64,12 +64,14 @@ def _sampling_colluding(args, n: int) -> tuple:
 
 def _one_oracle_round(args: argparse.Namespace, inp: Inputs, T: int) -> bool:
     """Whether the composition is one plain round (``--rounds 1``, no schedule, no sampling, no colluders) of a
-    closed-form record (a frequency oracle, ``ldp``, geometric): then its one-round certified routines
+    closed-form record (a frequency oracle, ``ldp``, geometric), not ``--curves off``: then its one-round certified routines
     (:mod:`blanket.exact.accounting.certified`, the exact five-atom view among them) give ends beside the
     accountant's, and the better of each is reported (docs/composition.md §5e "One round through the accountant").
     The accountant itself cannot call them: ``certified`` imports ``accountant`` (its clone pair), and the layers
     refuse a circle.  O(1)."""
     if T != 1 or _schedule(args) or not inp.oracle or inp.mechanism is None:
+        return False
+    if getattr(args, "curves", "auto") == "off":  # the fast route: the accountant's pairs only
         return False
     if getattr(args, "sampling", None) is not None or getattr(args, "colluding", None) is not None:
         return False
