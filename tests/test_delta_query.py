@@ -121,6 +121,8 @@ def test_refined_lower_end_of_delta(monkeypatch):
     end rises too, equals the same lower pair composed directly on the finer grid (an independent route to the same
     number), and stays under the upper end; without the budget it is the lower grid's."""
     x = Fraction(11, 10)
+    # under a budget that admits the refinement (which budget does is the cost model's choice, tests/test_lower_refine.py)
+    monkeypatch.setattr(A, "REFINE_SHARE", 1.0)
     refined = _acc(n=200).get_delta(x)
     fine = Fraction(refined.details["lower_grid"])
     assert fine < refined.grid
