@@ -9,6 +9,8 @@
   case lies strictly between the exhaustive worst case and Lemma 5.3 (n = 4).
 * The Farkas certificate that the merged location experiment is not Blackwell-above the split one once a second
   position is plain (floats choose the certificate, exact rationals check it).
+* The worst dataset is not always the third value or the same family (§7): certified counterexamples (OUE n = 3 by
+  brute force over ordered tuples and by the enumeration; n = 6 a mixed dataset 10 % above both, the exhaustive worst).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import math
 import numpy as np
 import pytest
 from blanket.exact.mechanisms.oracles import OUE, SUE
-from blanket.exact.shuffled.enumerate import delta_dataset, histogram_law
+from blanket.exact.shuffled.enumerate import delta_dataset, histogram_law, worst_case
 from blanket.exact.shuffled.oracles import blanket_view_delta
 from flint import fmpq
 
@@ -259,3 +261,64 @@ def test_merged_not_blackwell_above_split_with_a_second_plain_position(about, ma
     u = [max(-sum((pa[j][i] * v[j][c] for j in range(n)), fmpq(0)) for c in range(b)) for i in range(a)]
     value = sum(u, fmpq(0)) + sum((pb[j][c] * v[j][c] for j in range(n) for c in range(b)), fmpq(0))
     assert value < margin < 0  # well below 0 (measured: target −1449/311296 ≈ −0.0047; U ≈ −0.10)
+
+
+def _brute_shuffled_delta(others: list, x: int, x2: int, p, q, ee, k: int = 3) -> fmpq:
+    """max of both directions of δ((x, others) ‖ (x2, others)) for unary encoding over k columns, by brute force over
+    every ordered tuple of reports (independent of exact.shuffled.enumerate): O(2^{k·n})."""
+
+    def row(u):
+        return {
+            y: math.prod((_bern(p if j == u else q, y[j]) for j in range(k)), start=fmpq(1))
+            for y in itertools.product((0, 1), repeat=k)
+        }
+
+    def law(users):
+        rows, out = [row(u) for u in users], {}
+        for ys in itertools.product(list(rows[0]), repeat=len(users)):
+            key = tuple(sorted(ys))
+            out[key] = out.get(key, fmpq(0)) + math.prod((r[y] for r, y in zip(rows, ys, strict=True)), start=fmpq(1))
+        return out
+
+    a, b = law([x, *others]), law([x2, *others])
+
+    def hs(u, v):
+        return sum((max(fmpq(0), w - ee * v.get(h, fmpq(0))) for h, w in u.items()), fmpq(0))
+
+    return max(hs(a, b), hs(b, a))
+
+
+def test_third_value_is_not_always_the_worst():
+    # docs/reference/oracles.md §7: one holder of x' plus one third-value user beats both the third value and the
+    # same family (OUE e^{ε0} = 2, n = 3, e^ε = 29/20; two routes, exact rationals).  Bits other than x, x', z are
+    # independent noise under every input, so the same holds for every k ≥ 3.
+    mech = OUE(3, exp_epsilon0=2)
+    p, q, ee = mech.p, mech.q, fmpq(29, 20)
+    assert (p, q) == (fmpq(1, 2), fmpq(1, 3))
+    values = {}
+    for name, others in {"mixed": [1, 2], "third": [2, 2], "same": [0, 0], "same'": [1, 1]}.items():
+        brute = _brute_shuffled_delta(others, 0, 1, p, q, ee)
+        route = max(
+            delta_dataset(mech.matrix(), others, 0, 1, exp_epsilon=ee),
+            delta_dataset(mech.matrix(), others, 1, 0, exp_epsilon=ee),
+        )
+        assert brute == route
+        values[name] = brute
+    assert values["mixed"] > values["third"] > values["same"] == values["same'"]  # 337/19440 > 25/1458 > 17/1080
+
+
+def test_mixed_dataset_beats_both_families_by_ten_percent():
+    # OUE e^{ε0} = 3, n = 6, e^ε = 23/10: four holders of x' and one third-value user; the exhaustive worst case over
+    # every dataset (k = 3: one third value) is exactly this dataset, 10 % above max(third value, same family)
+    mech = OUE(3, exp_epsilon0=3)
+    ee = fmpq(23, 10)
+
+    def both(others):
+        return max(
+            delta_dataset(mech.matrix(), others, 0, 1, exp_epsilon=ee),
+            delta_dataset(mech.matrix(), others, 1, 0, exp_epsilon=ee),
+        )
+
+    mixed, third, same = both([1, 1, 1, 1, 2]), both([2] * 5), both([0] * 5)
+    assert mixed > fmpq(109, 100) * max(third, same)
+    assert worst_case(mech.matrix(), 6, exp_epsilon=ee).value == mixed
