@@ -19,7 +19,7 @@ rationals (``--exact``) or floats (not certified).  It agrees with the enumerati
 
 ``--exhaustive`` enumerates every dataset at k = 4 (holders A of x, B of x', at most two third-value groups) with
 ``exact.shuffled.enumerate.histogram_law`` (exact rationals) and reports where the worst exceeds max(third value,
-same family) and whether it ever lies outside the one-group mixed family (n = 6: about 4–7 min).
+same family) and whether it ever lies outside the one-group mixed family (n = 6: 4–10 min on the shared machine).
 """
 
 from __future__ import annotations
