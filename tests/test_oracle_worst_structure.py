@@ -9,6 +9,8 @@
   case lies strictly between the exhaustive worst case and Lemma 5.3 (n = 4).
 * The Farkas certificate that the merged location experiment is not Blackwell-above the split one once a second
   position is plain (floats choose the certificate, exact rationals check it).
+* Conjecture M without holders, Blackwell form, at n = 3 (three (p, q)) and n = 4 (slow): an exact rational garbling
+  from the merged no-holder location experiment to the split one (floats choose the support, fmpq checks it; §7).
 * The worst dataset is not always the third value or the same family (§7): certified counterexamples (OUE n = 3 by
   brute force over ordered tuples and by the enumeration; n = 6 a mixed dataset 10 % above both, the exhaustive worst).
 """
@@ -322,3 +324,73 @@ def test_mixed_dataset_beats_both_families_by_ten_percent():
     mixed, third, same = both([1, 1, 1, 1, 2]), both([2] * 5), both([0] * 5)
     assert mixed > fmpq(109, 100) * max(third, same)
     assert worst_case(mech.matrix(), 6, exp_epsilon=ee).value == mixed
+
+
+def _exact_garbling(pa: list, pb: list):
+    """A kernel K ≥ 0 (rows summing to 1) with pa·K = pb exactly, or None.  An LP (HiGHS dual simplex, floats) only
+    chooses a vertex's support; the kernel is the exact rational solution of the equalities on that support (fmpq_mat
+    rref), kept only if it is nonnegative and satisfies every equality exactly."""
+    from flint import fmpq_mat
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    n, a, b = len(pa), len(pa[0]), len(pb[0])
+    cons = [[(i * b + c, fmpq(1)) for c in range(b)] for i in range(a)]
+    rhs = [fmpq(1)] * a
+    for j in range(n):
+        for c in range(b):
+            cons.append([(i * b + c, pa[j][i]) for i in range(a)])
+            rhs.append(pb[j][c])
+    rows, cols, vals = zip(*((k, v, float(w)) for k, row in enumerate(cons) for v, w in row), strict=True)
+    res = linprog(
+        np.random.default_rng(0).random(a * b),
+        A_eq=coo_matrix((vals, (rows, cols)), shape=(len(cons), a * b)).tocsr(),
+        b_eq=np.array([float(r) for r in rhs]),
+        bounds=(0, None),
+        method="highs-ds",
+    )
+    if res.status != 0:
+        return None
+    supp = [v for v in range(a * b) if res.x[v] > 1e-12]
+    col = {v: i for i, v in enumerate(supp)}
+    m = fmpq_mat(len(cons), len(supp) + 1)
+    for k, row in enumerate(cons):
+        for v, w in row:
+            if v in col:
+                m[k, col[v]] = w
+        m[k, len(supp)] = rhs[k]
+    r, rank = m.rref()
+    pivots = [next(i for i in range(len(supp) + 1) if r[k, i] != 0) for k in range(rank)]
+    if len(supp) in pivots:  # the equalities have no solution on this support
+        return None
+    sol = {supp[i]: fmpq(0) for i in range(len(supp))}
+    for k, i in enumerate(pivots):
+        sol[supp[i]] = r[k, len(supp)]
+    if any(x < 0 for x in sol.values()):
+        return None
+    if any(sum((w * sol.get(v, fmpq(0)) for v, w in row), fmpq(0)) != rhs[k] for k, row in enumerate(cons)):
+        return None
+    return sol
+
+
+@pytest.mark.parametrize(
+    ("n", "merged", "split", "p", "q"),
+    [
+        (3, (2,), (1, 1), fmpq(1, 2), fmpq(1, 8)),  # OUE e^{ε0} = 7
+        (3, (2,), (1, 1), fmpq(1, 2), fmpq(1, 4)),  # OUE e^{ε0} = 3
+        (3, (2,), (1, 1), fmpq(2, 3), fmpq(1, 3)),  # SUE e^{ε0/2} = 2
+    ],
+)
+def test_merged_location_experiment_garbles_to_split_exactly(n, merged, split, p, q):
+    # Conjecture M without holders, Blackwell form (docs/reference/oracles.md §7): an exact rational garbling from the
+    # merged no-holder location experiment to the split one (so, by Lemma U, δ_split ≤ δ_merged at every ε there);
+    # none the other way (the LP is infeasible; floats, so only the exact one-way statement is asserted)
+    pm, ps = _location(n, merged, 1, p, q), _location(n, split, 1, p, q)
+    assert _exact_garbling(pm, ps) is not None
+
+
+@pytest.mark.slow
+def test_merged_location_experiment_garbles_to_split_exactly_n4(slow_level):
+    # the same at n = 4, (3) → (2, 1), OUE e^{ε0} = 3 (an LP of 4096 variables and an exact solve on ≈ 700 of them)
+    p, q = fmpq(1, 2), fmpq(1, 4)
+    assert _exact_garbling(_location(4, (3,), 1, p, q), _location(4, (2, 1), 1, p, q)) is not None
