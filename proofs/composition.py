@@ -567,14 +567,80 @@ def _check_binarized(r) -> SymbolicCheck:
     ok = ok and all(sp.simplify(s2q.get(s_, 0) - c2q.get(s_, 0)) == 0 for s_ in set(s2q) | set(c2q))
     for al in alphas:
         ok = ok and _hockey_laws(c2p, c2q, al) <= _hockey_laws(prod_p, prod_q, al)
+    ok = ok and _sampled_binarized_instance(m, n, alphas)
     return SymbolicCheck(
         None if ok else False,
         "exact rationals (examples/matrix_3x3.csv, n = 3, the accountant's choice of x, x', z, B): the count in B "
         "pushed forward from the histogram laws = Bin(n-1, q_z) + Bern(q_x) vs Bern(q_x'); its H_alpha <= the pair's "
         "and <= the exhaustive worst case at 9 values of alpha; T = 2: the summed count = Bin(T(n-1), q_z) + Bin(T, q_x) "
-        "vs Bin(T, q_x'), H_alpha <= the product's",
+        "vs Bin(T, q_x'), H_alpha <= the product's; sampled (q = 1/2, the matrix R_q with a no-report column): the "
+        "accountant's sampled pair (matrix_lower.shift_pair with q) = the count pushed forward from R_q's histogram "
+        "laws, H_alpha <= R_q's exhaustive worst case",
         "the inequality itself is the post-processing (data-processing) inequality",
     )
+
+
+def _sampled_rows(m: list, q: Any) -> list:
+    """The sampled randomizer ``R_q`` of a matrix (docs/composition.md §5f, Lemma S0): each row scaled by ``q`` and a
+    last column ``⊥`` (no report) of mass ``1 − q``.  O(size)."""
+    return [[q * v for v in row] + [1 - q] for row in m]
+
+
+def _worst_hockey(m: list, n: int, alpha: Any) -> Any:
+    """The exhaustive worst ``H_α`` of the shuffle of ``n`` users of the matrix ``m`` over every neighbouring dataset
+    pair (the others' multiset, the target's two values, both orders), exact.  O(k_in^(n+1) · k_out^n)."""
+    import itertools
+
+    k_in, k_out = len(m), len(m[0])
+    best = sp.Integer(0)
+    for others in itertools.combinations_with_replacement(range(k_in), n - 1):
+        for x, x2 in itertools.permutations(range(k_in), 2):
+            a = _histogram_law([m[o] for o in others] + [m[x]], n, k_out)
+            b = _histogram_law([m[o] for o in others] + [m[x2]], n, k_out)
+            best = max(best, _hockey_laws(a, b, alpha))
+    return best
+
+
+def _sampled_binarized_instance(m: list, n: int, alphas: tuple) -> bool:
+    """The sampled matrix round's lower pair (docs/composition.md §5f, "A sampled matrix round's lower pair") at
+    ``q = 1/2``: the K-law of :func:`blanket.exact.accounting.matrix_lower.shift_pair` with ``q`` (both directions;
+    backward: the users without a report in B) equals the push-forward of the exact histogram laws of ``R_q`` on
+    the chosen dataset pair, and its ``H_α`` is at most ``R_q``'s exhaustive worst case.  O(outputs^n)."""
+    from blanket.exact.accounting import matrix_lower as _ml
+    from blanket.exact.mechanisms.finite import FiniteRandomizer
+
+    q = sp.Rational(1, 2)
+    mq = _sampled_rows(m, q)
+    c = _ml.sampled_choice(FiniteRandomizer([[int_q(v) for v in row] for row in m]), int_q(q))
+    B = set(c.outputs)  # outputs of R, never the no-report column
+    hp = _histogram_law([mq[c.z]] * (n - 1) + [mq[c.x]], n, len(mq[0]))
+    hq = _histogram_law([mq[c.z]] * (n - 1) + [mq[c.x2]], n, len(mq[0]))
+    worst = {al: _worst_hockey(mq, n, al) for al in alphas}
+    ok = True
+    for direction in ("forward", "backward"):
+
+        def count(h: tuple, direction: str = direction) -> int:
+            s_ = sum(h[y] for y in B)
+            return s_ if direction == "forward" else n - s_
+
+        pp, qq = (hp, hq) if direction == "forward" else (hq, hp)
+        pushed_p: dict = {}
+        pushed_q: dict = {}
+        for h, pr in pp.items():
+            pushed_p[count(h)] = pushed_p.get(count(h), 0) + pr
+        for h, pr in qq.items():
+            pushed_q[count(h)] = pushed_q.get(count(h), 0) + pr
+        pair_p: dict = {}
+        pair_q: dict = {}
+        for (_c, k_), a, b in _ml.shift_pair(c, n, direction, q=int_q(q)).atoms():
+            pair_p[k_] = pair_p.get(k_, 0) + q_int(a)
+            pair_q[k_] = pair_q.get(k_, 0) + q_int(b)
+        keys = set(pushed_p) | set(pair_p) | set(pushed_q) | set(pair_q)
+        ok = ok and all(pushed_p.get(s_, 0) == pair_p.get(s_, 0) for s_ in keys)
+        ok = ok and all(pushed_q.get(s_, 0) == pair_q.get(s_, 0) for s_ in keys)
+        for al in alphas:
+            ok = ok and _hockey_laws(pair_p, pair_q, al) <= worst[al]
+    return bool(ok)
 
 
 MATRIX_BINARIZED = TABLE.register(
@@ -591,6 +657,57 @@ MATRIX_BINARIZED = TABLE.register(
     ),
     symbolic=_check_binarized,
     symbols=(n_s,),
+)
+
+
+H_clone = sp.Function("H_{e^{\\epsilon}}(P_{clone} \\| Q_{clone})")
+
+
+def _check_clone(r) -> SymbolicCheck:
+    """The FOCS 2021 clone pair (docs/reference/beyond.md §1) on exact instances: the 3 × 3 matrix of
+    examples/matrix_3x3.csv (``e^{ε0} = 3``, not k-RR), its sampled randomizer ``R_q`` (``q = 1/2``, a no-report
+    column; ε0-LDP with the same ``e^{ε0}``, docs/composition.md §5f Lemma S0) and binary RR (``e^{ε0} = 3``), ``n = 3``: the exhaustive worst
+    ``H_α`` over every neighbouring dataset pair (exact histogram laws) is at most ``H_α`` of the accountant's clone
+    pair (:func:`blanket.exact.accounting.accountant.clone_pair`, its exact atoms) at 9 values of ``α ≥ 1`` (the pair
+    is symmetric and both orders are enumerated).  Instances, not a proof: ``proved`` is ``None``, ``False`` when
+    one fails (e.g. a pair with every other user a clone: binary RR's worst case lies above it)."""
+    from blanket.exact.accounting.accountant import clone_pair  # proofs -> exact (the layer order)
+    from blanket.exact.mechanisms.finite import FiniteRandomizer
+
+    R = sp.Rational
+    m = [[R(1, 2), R(1, 4), R(1, 4)], [R(1, 4), R(1, 2), R(1, 4)], [R(1, 6), R(1, 3), R(1, 2)]]
+    n = 3
+    alphas = (R(1), R(11, 10), R(5, 4), R(3, 2), R(2), R(5, 2), R(29, 10), R(3), R(4))
+    ok = True
+    rr = [[R(3, 4), R(1, 4)], [R(1, 4), R(3, 4)]]  # binary RR, e^{ε0} = 3: its worst case is closest to the pair
+    for rows in (m, _sampled_rows(m, R(1, 2)), rr):
+        pair = clone_pair(FiniteRandomizer([[int_q(v) for v in row] for row in rows]), n).atoms()
+        cp = {key: q_int(a) for key, a, _b in pair}
+        cq = {key: q_int(b) for key, _a, b in pair}
+        for al in alphas:
+            ok = ok and _worst_hockey(rows, n, al) <= _hockey_laws(cp, cq, al)
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (examples/matrix_3x3.csv, e^epsilon0 = 3, its sampled randomizer R_q, q = 1/2, and binary RR "
+        "with e^epsilon0 = 3; n = 3): "
+        "the exhaustive worst H_alpha over every neighbouring dataset pair <= H_alpha of the clone pair at 9 values "
+        "of alpha >= 1",
+        "the reduction itself is FMT21's (docs/reference/beyond.md §1: corroborated, theorem text not read)",
+    )
+
+
+CLONE_PAIR = TABLE.register(
+    "FMT21 clone pair",
+    statement=sp.Le(delta_M(epsilon), H_clone(epsilon)),
+    hypotheses=(
+        Hypothesis(
+            sp.true,
+            "n users, each report the output of an epsilon0-LDP randomizer (FMT21's model: possibly chosen "
+            "adaptively from earlier reports, applied to the randomly permuted data); replace-one neighbours; the "
+            "shuffler releases the multiset of reports; P_clone, Q_clone built with C ~ Bin(n - 1, e^(-epsilon0))",
+        ),
+    ),
+    symbolic=_check_clone,
 )
 
 TABLE.complete()

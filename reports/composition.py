@@ -241,9 +241,10 @@ def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
 def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]]:
     """Which registered pair each distinct round's certified upper ends rest on, as ``(kind, the rounds in words)``:
     ``"curve"`` (the round's worst-case curve pair, where a result was decided by the curve pairs and the round has
-    one, or where its dominating pair is itself a curve pair) and ``"blanket"`` (the k-RR blanket view as a pair:
-    a k-RR round's dominating pair, or an ldp round's through Lemma G1, binary RR with the round's ε0).  Other pairs
-    (clone pairs, the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
+    one, or where its dominating pair is itself a curve pair), ``"blanket"`` (the k-RR blanket view as a pair:
+    a k-RR round's dominating pair, or an ldp round's through Lemma G1, binary RR with the round's ε0) and ``"clone"``
+    (the FOCS 2021 clone pair: a matrix / record round's dominating pair, sampled or not, or a source that won points
+    of its curve pair).  Other pairs (the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
     ``details["pair_route"]`` of every claim and target.  O(rounds) (pairs memoised)."""
     out: list[tuple[str, str]] = []
     curve_route = "curve pairs" in pair_routes
@@ -257,7 +258,11 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
             what = "ldp, " + what.rsplit("), ", 1)[-1]
         if cp is not None or (isinstance(dom, FinitePair) and kind == "curve"):
             out.append(("curve", what))
+        if cp is not None and "clone pair" in cp.description:  # a source of the curve's certified values
+            out.append(("clone", f"{what}: points of its curve pair"))
         if dominating_route or cp is None:
+            if kind == "clone":
+                out.append(("clone", what))
             if kind.startswith("blanket-view"):
                 out.append(("blanket", what))
             elif kind in ("lemma-g1", "same-randomizer"):
@@ -280,9 +285,39 @@ def _ldp_round_entry(r: Round) -> dict:
     }
 
 
+def _round_entry(r: Round | ContinuousRound | RecordRound) -> dict:
+    """One round of the certificate's ``composition.rounds``: its own randomizer (``mechanism`` and parameters, as the
+    deployment's ``rounds[i]``), its words (``text``) and its dominating pair (``pair``).  O(1) (pairs memoised)."""
+    if isinstance(r, (ContinuousRound, RecordRound)):
+        return r.as_dict() | {"text": r.text(), "pair": r.event().dominating_pair().description}
+    if r.ldp:
+        return _ldp_round_entry(r)
+    entry = (
+        {
+            "mechanism": "krr",
+            "k": r.k,
+            "epsilon0": _s(r.epsilon0),
+            "n": r.n,
+            "count": r.count,
+            "pair": r.event().dominating_pair().description,
+        }
+        | ({} if r.sampling is None else {"sampling": _s(r.sampling)})
+        | (
+            {
+                "groups": [{"n": n, "epsilon0": _s(m.epsilon0_exact)} for n, m in r.groups],
+                "colluding": r.colluding,
+                "honest": r.n - r.colluding,
+            }
+            if r.groups
+            else {}
+        )
+    )
+    return entry | {"text": _round_text(entry)}
+
+
 def _round_text(r: dict) -> str:
     """One ledger entry in words: the randomizer(s), ε0 of each group, users, participation, colluders."""
-    if "text" in r:  # a Laplace / Gaussian round
+    if "text" in r:  # a Laplace / Gaussian / matrix / record / ldp round, or an entry already in words
         return r["text"]
     what = "binary" if r["k"] == 2 else f"{r['k']}-ary"
     q = f", each user takes part w.p. q = {r['sampling']}" if "sampling" in r else ""
@@ -413,30 +448,7 @@ def certify_composition(
     verdicts = [c["verdict"] for c in claims] + [t["verdict"] for t in targets]
     verdict = FAILS if FAILS in verdicts else INCONCLUSIVE if INCONCLUSIVE in verdicts else HOLDS
     total = sum(r.count for r in dep.rounds)
-    rounds = [
-        r.as_dict() | {"text": r.text(), "pair": r.event().dominating_pair().description}
-        if isinstance(r, (ContinuousRound, RecordRound))
-        else _ldp_round_entry(r)
-        if r.ldp
-        else {
-            "k": r.k,
-            "epsilon0": _s(r.epsilon0),
-            "n": r.n,
-            "count": r.count,
-            "pair": r.event().dominating_pair().description,
-        }
-        | ({} if r.sampling is None else {"sampling": _s(r.sampling)})
-        | (
-            {
-                "groups": [{"n": n, "epsilon0": _s(m.epsilon0_exact)} for n, m in r.groups],
-                "colluding": r.colluding,
-                "honest": r.n - r.colluding,
-            }
-            if r.groups
-            else {}
-        )
-        for r in dep.rounds
-    ]
+    rounds = [_round_entry(r) for r in dep.rounds]
     continuous = any(isinstance(r, ContinuousRound) for r in dep.rounds)
     mech = "; ".join(_round_text(r) for r in rounds)
     pair_routes = {c.get("pair_route") for c in claims} | {t.get("pair_route") for t in targets}
@@ -446,8 +458,11 @@ def certify_composition(
     if blanket_uses:  # the k-RR blanket view as a pair: k-RR rounds, and ldp rounds through Lemma G1 (binary RR)
         chain.append(result_entry(comp.BLANKET_PAIR) | {"used_for": "; ".join(sorted({u[1] for u in blanket_uses}))})
     chain += [result_entry(r) for r in (comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC, comp.RDP_CONVERSION)]
-    if any(r.sampling is not None for r in dep.rounds):
+    if any(r.sampling is not None and not isinstance(r, RecordRound) for r in dep.rounds):  # k-RR, fleets, ldp (§5f)
         chain.append(result_entry(comp.SAMPLED_PAIR))
+    clone_uses = [u for u in used_pairs if u[0] == "clone"]
+    if clone_uses:  # FMT21's reduction: any ε0-LDP randomizer's round (a sampled one through R_q) is dominated by it
+        chain.append(result_entry(comp.CLONE_PAIR) | {"used_for": "; ".join(sorted({u[1] for u in clone_uses}))})
     ldp_rounds = [r for r in dep.rounds if getattr(r, "ldp", False)]
     keys = {"Lemma G1 [same randomizer]" if r.same_randomizer else "Lemma G1 [adaptive]" for r in ldp_rounds}
     for key in sorted(keys):  # an ldp round's pair: Lemma G1's (FMT21's model, or one randomizer; docs/mechanisms.md)

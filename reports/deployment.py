@@ -201,8 +201,9 @@ class Round:
         return f"{'binary' if self.k == 2 else f'{self.k}-ary'} randomized response"
 
     def as_dict(self) -> dict:
-        """The round as plain strings (the deployment's ``rounds`` entries)."""
-        head: dict = {"type": "ldp"} if self.ldp else {"k": self.k}
+        """The round as plain strings (the deployment's ``rounds`` entries): ``mechanism`` (``krr`` or ``ldp``, as the
+        other rounds' ``mechanism`` names their randomizer) and its parameters."""
+        head: dict = {"mechanism": "ldp", "type": "ldp"} if self.ldp else {"mechanism": "krr", "k": self.k}
         return (
             head
             | {"epsilon0": exact_string(self.epsilon0), "n": self.n, "count": self.count}
@@ -420,8 +421,26 @@ class Deployment:
             **self.params,
         )
 
+    def mechanism_scope(self) -> str:
+        """What ``mechanism`` and ``parameters`` of :meth:`as_dict` describe, in words: every user's randomizer, the
+        default of the ``[[rounds]]`` entries (each round's own is ``rounds[i].mechanism``), or the first ``[[users]]``
+        group's (each group's is ``groups[i]``).  O(1)."""
+        if self.groups:
+            return (
+                "the first [[users]] group's randomizer (each group's own: groups[i]"
+                + ("; the composed rounds: rounds[i]" if self.rounds else "")
+                + ")"
+            )
+        if self.rounds and not (len(self.rounds) == 1 and self.rounds[0].field == "users"):
+            return (
+                "the [mechanism] table: the default of the [[rounds]] entries (each round's own randomizer: "
+                "rounds[i].mechanism with its parameters)"
+            )
+        return "every user's randomizer" + (" (one sampled round: rounds[0])" if self.rounds else "")
+
     def as_dict(self) -> dict:
-        """The deployment as understood, as plain strings (for JSON and the certificate)."""
+        """The deployment as understood, as plain strings (for JSON and the certificate); ``mechanism_scope`` says
+        what ``mechanism`` and ``parameters`` describe (:meth:`mechanism_scope`)."""
 
         params: dict[str, Any] = {}
         for key, val in self.params.items():
@@ -436,6 +455,7 @@ class Deployment:
             "description": self.description,
             "mechanism": self.mechanism,
             "parameters": params,
+            "mechanism_scope": self.mechanism_scope(),
             "n": self.n,
             "n_is_lower_bound": self.n_is_lower_bound,
             "claims": [{"epsilon": exact_string(c.epsilon), "delta": exact_string(c.delta)} for c in self.claims],
@@ -837,7 +857,7 @@ def parse_deployment(
                 hint="give sampling in each [[rounds]] entry",
             )
         q = _number(users["sampling"], "users.sampling", lo=0, lo_open=True, hi=1)
-        rounds = (sampled_round(kind, params, n, q, colluding, T),)
+        rounds = (sampled_round(kind, params, n, q, colluding, T, matrix_source),)
     else:
         rounds = _parse_rounds(
             data.get("rounds"), kind, params, n, (base_dir, tuple(allow_paths), digest, matrix_source)
@@ -921,9 +941,12 @@ def with_overrides(dep: Deployment, *, sampling: object = None, colluding: objec
         return dataclasses.replace(dep, colluding=m)
     q = sampling if sampling is not None else (dep.rounds[0].sampling if one_sampled else None)
     if q is not None:
-        qq = _number(str(q), "--sampling" if sampling is not None else "users.sampling", lo=0, lo_open=True, hi=1)
+        where = "--sampling" if sampling is not None else "users.sampling"
+        qq = _number(str(q), where, lo=0, lo_open=True, hi=1)
         return dataclasses.replace(
-            dep, colluding=m, rounds=(sampled_round(dep.mechanism, dep.params, dep.n, qq, m, dep.table),)
+            dep,
+            colluding=m,
+            rounds=(sampled_round(dep.mechanism, dep.params, dep.n, qq, m, dep.table, dep.matrix_source, where),),
         )
     if dep.rounds and m and any(_honest_only(r) for r in dep.rounds):
         raise InvalidArgument(
@@ -951,17 +974,47 @@ def _too_many(r: Round, colluding: int) -> Round:
     raise InvalidArgument("users.colluding", colluding, f"must leave at least 2 honest users of {r.field}'s {r.n}")
 
 
-def sampled_round(kind: str, params: dict, n: int, q: fmpq, colluding: int, table: str = "randomizer") -> Round:
-    """The one round of a single-``[users]`` deployment with ``sampling = q`` (k-RR with ``epsilon0`` given):
-    a :class:`Round` whose event is ``Sampled(ShuffledRR)``, or with ``colluding`` users a one-group
-    :class:`~blanket.exact.accounting.fleet_rounds.FleetRound` resting on ``n − colluding`` honest users (Lemma F3).
-    Refuses other mechanisms by name.  O(1)."""
+def sampled_round(
+    kind: str,
+    params: dict,
+    n: int,
+    q: fmpq,
+    colluding: int,
+    table: str = "randomizer",
+    matrix_source: str | None = None,
+    name: str = "users.sampling",
+) -> Round | RecordRound:
+    """The one round of a single-``[users]`` deployment with ``sampling = q`` (``--sampling Q`` on the command line
+    builds the same round): k-RR with ``epsilon0`` given, a :class:`Round` whose event is ``Sampled(ShuffledRR)``, or
+    with ``colluding`` users a one-group :class:`~blanket.exact.accounting.fleet_rounds.FleetRound` resting on
+    ``n − colluding`` honest users (Lemma F3); ``ldp`` a :class:`Round` of ``Sampled(Shuffled(LDP))``; a matrix or a
+    closed-form record (:data:`RECORD_ROUND_KINDS`) a :class:`RecordRound` of ``Sampled(Shuffled(record))`` (the
+    record's own pairs, as ``blanket epsilon --sampling Q`` composes them).  Refuses the Laplace / Gaussian randomizers
+    and colluders beside the rounds that assume every user honest, by name (``name``: the option or field that asked
+    for sampling).  O(1) (a matrix: its size)."""
+    if kind in RECORD_ROUND_KINDS or kind == "ldp":
+        if colluding:
+            raise InvalidArgument(
+                "users.colluding",
+                colluding,
+                "is not supported with ldp, matrix or frequency-oracle rounds (their pairs assume every user is "
+                "honest)",
+                hint="drop colluding, or use a krr / binary_rr randomizer",
+            )
+        if kind == "ldp":
+            if "epsilon0" not in params:
+                raise InvalidArgument(f"{table}.epsilon0", None, "is required with sampling (give epsilon0 exactly)")
+            return Round(
+                0, params["epsilon0"], n, 1, "users", q, ldp=True, same_randomizer=bool(params.get("same_randomizer"))
+            )
+        frozen = tuple(sorted((key, _freeze(v)) for key, v in params.items()))
+        return RecordRound(kind, frozen, n, 1, "users", q, matrix_source)
     if kind not in ("krr", "binary_rr"):
         raise InvalidArgument(
-            "users.sampling",
+            name,
             exact_string(q),
-            f"is supported for krr and binary_rr only (the sampled blanket view), not {kind}",
-            hint="use `blanket epsilon --sampling Q --rounds 1` for other randomizers (clone pair)",
+            f"is not supported for {kind} (sampled rounds: krr, binary_rr, ldp, {', '.join(RECORD_ROUND_KINDS)})",
+            hint="drop sampling (the Laplace / Gaussian rounds have no sampled pair)",
         )
     if "epsilon0" not in params:
         raise InvalidArgument(f"{table}.epsilon0", None, "is required with sampling (give epsilon0 exactly)")

@@ -835,10 +835,10 @@ class ShuffleAccountant:
 
     def _summed_pairs(self) -> list | None:
         """Both orders of binary RR's summed-count lower pair (:mod:`blanket.exact.accounting.summed_lower`) for each
-        group of the ledger's binary RR rounds with one ``e^{ε0}`` and one participation ``q`` (``Sampled`` rounds;
-        rounds of other kinds and other groups are left out: a post-processing), or ``None`` without binary RR
-        rounds.  Memoised until the next ``compose``.  O(ledger
-        entries)."""
+        group of the ledger's binary RR rounds with one ``e^{ε0}`` and one participation ``q`` (``Sampled`` rounds),
+        and the forward summed binarized count of each group of matrix rounds with one choice and one ``q``
+        (:func:`blanket.exact.accounting.matrix_lower.summed_pair`); rounds of other kinds are left out (a
+        post-processing); ``None`` without such rounds.  Memoised until the next ``compose``.  O(ledger entries)."""
         if "summed" not in self._cache:
             groups: dict = {}
             matrix_groups: dict = {}
@@ -849,18 +849,19 @@ class ShuffleAccountant:
                 else:
                     mech, qq = _binary_mechanism(ev), fmpq(1)
                 if mech is None:
-                    if isinstance(ev, Shuffled) and _matrix_view.is_matrix(ev.mechanism) and ev.n >= 2:
-                        # a matrix round: the sum of its binarized counts (one choice per matrix, matrix_lower)
-                        c = _matrix_lower.composition_choice(ev.mechanism)
-                        mkey = ("matrix", c.q_z, c.q_x, c.q_x2)
-                        _c, others, rounds = matrix_groups.get(mkey, (c, 0, 0))
-                        matrix_groups[mkey] = (c, others + cnt * (ev.n - 1), rounds + cnt)
+                    base = inner if isinstance(q, Fraction) else ev  # a sampled matrix round: its inner Shuffled
+                    if isinstance(base, Shuffled) and _matrix_view.is_matrix(base.mechanism) and base.n >= 2:
+                        # a matrix round: the sum of its binarized counts (one choice per matrix and q, matrix_lower)
+                        c = _matrix_lower.sampled_choice(base.mechanism, qq)
+                        mkey = ("matrix", c.q_z, c.q_x, c.q_x2, str(qq))
+                        _c, _qq, others, rounds = matrix_groups.get(mkey, (c, qq, 0, 0))
+                        matrix_groups[mkey] = (c, qq, others + cnt * (base.n - 1), rounds + cnt)
                     continue
                 key = (str(mech.exp_epsilon0()), str(qq))
                 m, _q, others, rounds = groups.get(key, (mech, qq, 0, 0))
                 groups[key] = (m, qq, others + cnt * (ev.n - 1), rounds + cnt)
             pairs = [sp for m, qq, o, r in groups.values() for sp in _summed.summed_pairs(m, o, r, qq)]
-            pairs += [_matrix_lower.summed_pair(c, o, r) for c, o, r in matrix_groups.values()]
+            pairs += [_matrix_lower.summed_pair(c, o, r, qq) for c, qq, o, r in matrix_groups.values()]
             self._cache["summed"] = pairs or None
         return self._cache["summed"]
 

@@ -14,6 +14,12 @@ datasets the sum of the counts is again of that form (``others = T(n − 1)``, `
 :class:`~blanket.exact.accounting.pairs.ShiftPair` (``outer_q = None``, ``inner_q = q_z``) it is the accountant's lower
 pair of a matrix round, composed ``T``-fold on the PLD grid like k-RR's.
 
+With Poisson participation ``q`` (:class:`~blanket.exact.accounting.sampled.Sampled`: each user reports w.p. ``q``,
+the number of reports is seen) the view is the shuffle of ``n`` reports of ``R_q`` (``R`` and a no-report symbol
+``⊥``, ``R_q(u)(y) = q·R(u)(y)``, ``R_q(u)(⊥) = 1 − q``), a matrix randomizer too: the same statement with ``R_q``
+and a set ``B`` of ``R``'s outputs (``⊥ ∉ B``) gives ``q_u → q·q_u`` (``docs/composition.md`` §5f, "A sampled matrix
+round's lower pair").
+
 The choice of ``(x, x', z, B)``: ``B`` runs over the upper sets of the likelihood ratio ``R(x)(y)/R(x')(y)`` (the
 Neyman–Pearson sets; ``B = {R(x) > R(x')}`` among them), ``z`` over every input.  The one-round value picks the
 candidate with the largest float δ (or ε) of its pair; the composition picks the largest signal
@@ -46,6 +52,7 @@ __all__ = [
     "Binarization",
     "candidates",
     "composition_choice",
+    "sampled_choice",
     "lower_delta",
     "lower_epsilon",
     "shift_pair",
@@ -132,35 +139,74 @@ def composition_choice(mech: object) -> Binarization:
     return cs[0]
 
 
-def summed_pair(choice: Binarization, others: int, rounds: int) -> summed_lower.SummedPair:
+def _participation(q: NumberInput | None) -> fmpq:
+    """``q`` as an exact ``fmpq`` in ``(0, 1]`` (``None``: 1, every user reports).  O(1)."""
+    if q is None:
+        return fmpq(1)
+    qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+    return qq if isinstance(qq, fmpq) else fmpq(qq)
+
+
+def sampled_choice(mech: object, q: NumberInput | None = None) -> Binarization:
+    """The candidate of largest signal of the sampled randomizer ``R_q`` (participation ``q``; ``None`` or 1:
+    :func:`composition_choice`): ``q·(q_x − q_x')²/(q_z(1 − q·q_z))``, the signal of the binarization with every
+    ``q_u`` scaled by ``q``.  The returned :class:`Binarization` keeps ``R``'s own ``q_u``; :func:`shift_pair` and
+    :func:`summed_pair` scale them.  A choice only (any candidate is valid).  ``O(k_in³ · k_out)``."""
+    qq = _participation(q)
+    if qq == 1:
+        return composition_choice(mech)
+    cs = candidates(mech)
+    if not cs:
+        raise InvalidArgument("mech", _check(mech).name, "has identical rows: every dataset gives the same view")
+    qf = float(qq)
+
+    def signal(c: Binarization) -> float:
+        v = qf * float(c.q_z) * (1 - qf * float(c.q_z))
+        d = qf * float(c.q_x - c.q_x2)
+        return math.inf if v == 0 else d * d / v
+
+    return max(cs, key=signal)  # the first of the largest (cs is in a deterministic order)
+
+
+def summed_pair(
+    choice: Binarization, others: int, rounds: int, q: NumberInput | None = None
+) -> summed_lower.SummedPair:
     """The sum of the kept counts over ``rounds`` rounds with ``others`` other users' reports in all: a
-    :class:`~blanket.exact.accounting.summed_lower.SummedPair` (forward order).  O(1)."""
+    :class:`~blanket.exact.accounting.summed_lower.SummedPair` (forward order); ``q``: each user takes part in a round
+    w.p. ``q`` (a slot counts w.p. ``q·q_u``).  O(1)."""
+    qq = _participation(q)
+    part = "" if qq == 1 else f", participation q = {qq}"
     return summed_lower.SummedPair(
         others,
         rounds,
-        choice.q_z,
-        choice.q_x,
-        choice.q_x2,
-        f"matrix rounds, others hold {choice.z}, target {choice.x} versus {choice.x2}, the sum of the counts in "
-        f"{set(choice.outputs)} ({rounds} rounds, {others} other users)",
+        qq * choice.q_z,
+        qq * choice.q_x,
+        qq * choice.q_x2,
+        f"matrix rounds{part}, others hold {choice.z}, target {choice.x} versus {choice.x2}, the sum of the counts "
+        f"in {set(choice.outputs)} ({rounds} rounds, {others} other users)",
     )
 
 
-def shift_pair(choice: Binarization, n: int, direction: str = "forward") -> ShiftPair:
+def shift_pair(choice: Binarization, n: int, direction: str = "forward", q: NumberInput | None = None) -> ShiftPair:
     """The one-round pair as a :class:`ShiftPair` (``outer_q = None``): ``"forward"`` ``(P, Q)``; ``"backward"``
-    ``(Q, P)`` written with the count of reports outside ``B`` (the loss again non-decreasing in it).  O(1)."""
+    ``(Q, P)`` written with the number of users without a report in ``B`` (the loss again non-decreasing in it).
+    ``q``: Poisson participation (each user reports w.p. ``q``; ``None``: every user), so every ``q_u`` becomes
+    ``q·q_u`` (the pair of ``R_q``, module docstring).  O(1)."""
     n = arith.integer_in(n, "n", lo=1)
+    qq = _participation(q)
+    qz, qx, qx2 = qq * choice.q_z, qq * choice.q_x, qq * choice.q_x2
     base = (
-        f"all other users hold {choice.z}, the target {choice.x} versus {choice.x2}; only the number of reports in "
-        f"{set(choice.outputs)} is used"
+        f"all other users hold {choice.z}, the target {choice.x} versus {choice.x2}"
+        + ("" if qq == 1 else f", participation q = {qq}")
+        + f"; only the number of reports in {set(choice.outputs)} is used"
     )
     if direction == "forward":
         return ShiftPair(
             outer_n=n - 1,
             outer_q=None,
-            inner_q=choice.q_z,
-            pi_p=choice.q_x,
-            pi_q=choice.q_x2,
+            inner_q=qz,
+            pi_p=qx,
+            pi_q=qx2,
             null=fmpq(0),
             kind="dataset-binarized",
             description=base,
@@ -170,9 +216,9 @@ def shift_pair(choice: Binarization, n: int, direction: str = "forward") -> Shif
     return ShiftPair(
         outer_n=n - 1,
         outer_q=None,
-        inner_q=1 - choice.q_z,
-        pi_p=1 - choice.q_x2,
-        pi_q=1 - choice.q_x,
+        inner_q=1 - qz,
+        pi_p=1 - qx2,
+        pi_q=1 - qx,
         null=fmpq(0),
         kind="dataset-binarized",
         description=base + " (backward direction)",

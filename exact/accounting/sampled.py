@@ -37,6 +37,7 @@ from typing import Any
 
 from blanket.exact.accounting import composition_cost as _cost
 from blanket.exact.accounting import curves as _curves
+from blanket.exact.accounting import matrix_lower as _matrix_lower
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting import same_randomizer as _same
 from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair
@@ -47,6 +48,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import first_true
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
+from blanket.exact.shuffled import matrix_view as _matrix_view
 from flint import arb, arb_poly, fmpq
 
 #: certified left-out mass of each binomial window of the sampled blanket view (the windows' tails go to loss ε0)
@@ -387,12 +389,19 @@ class Sampled:
 
     def lower_pair(self, direction: str = "forward") -> Any:
         """A concrete dataset pair of the sampled round (every other user holds ``x'``), post-processed to the number
-        of ``x`` reports: ``Bin(n−1, q f) + Bern(q p)`` vs ``+ Bern(q f)`` (``"backward"``: swapped).  ``None`` for a
-        randomizer other than k-RR (leaving a round out of the lower end is a post-processing)."""
+        of ``x`` reports: ``Bin(n−1, q f) + Bern(q p)`` vs ``+ Bern(q f)`` (``"backward"``: swapped).  A matrix
+        randomizer: its binarized pair with every ``q_u`` scaled by ``q``
+        (:func:`blanket.exact.accounting.matrix_lower.shift_pair`, the pair of the sampled randomizer ``R_q``,
+        docs/composition.md §5f).  ``None`` for another randomizer (leaving a round out of the lower end is a
+        post-processing).  O(1) for k-RR; ``O(k_in³ · k_out)`` exact additions for a matrix (its choice)."""
         if self.q == 1:
             return self.event.lower_pair(direction)
         mech = self._krr()
         if mech is None:
+            ev = self.event
+            if isinstance(ev, Shuffled) and _matrix_view.is_matrix(ev.mechanism) and self.n >= 2:
+                choice = _matrix_lower.sampled_choice(ev.mechanism, self._fq())
+                return _matrix_lower.shift_pair(choice, self.n, direction, q=self._fq())
             return None
         e = mech.exp_epsilon0()
         f = 1 / (e + mech.k - 1)

@@ -55,7 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--sampling",
         default=None,
         metavar="Q",
-        help="as sampling = Q in the file's [users]: each user takes part w.p. Q (one round, k-RR)",
+        help="as sampling = Q in the file's [users]: each user takes part w.p. Q (one round; k-RR, ldp, matrix, the records)",
     )
     p.add_argument(
         "--colluding",
