@@ -358,7 +358,7 @@ def test_users_sampling_is_one_sampled_round(tmp_path):
     assert isinstance(ev, FleetRound) and ev.honest == 47 and ev.q == Fraction(1, 2)
     assert ev.lower_pair() is not None  # one group: the honest users' concrete pair
     for kind, k, extra, name in (
-        ("oue", "k = 4", 'sampling = "0.5"', "users.sampling "),
+        ("laplace", "", 'sampling = "0.5"', "users.sampling "),  # (oue, ldp, matrix: one sampled round, seams11)
         ("binary_rr", "", 'sampling = "2"', "users.sampling "),
         ("binary_rr", "", 'sampling = "0.5"\n[[rounds]]\ncount = 2', "users.sampling "),
     ):
