@@ -54,12 +54,16 @@ def test_models_grow_with_the_work() -> None:
     assert _est(_fleet(10**5, "1/2")).seconds > _est(_fleet(10**4, "1/2")).seconds
     small = _est(ShuffledContinuous(Laplace(epsilon0="1"), 1000)).seconds
     assert _est(ShuffledContinuous(Laplace(epsilon0="1"), 10**5)).seconds > 5 * small
-    # a sampled round of a randomizer without the sampled view (not k-RR) costs its event's clone pair
+    # a sampled round of a randomizer without the sampled view (not k-RR) costs the clone pair's kernel passes (its
+    # own model: never the plain event's, whose curve pair it does not build; seams11), growing with n
     from blanket.exact.accounting.accountant import Shuffled
     from blanket.exact.mechanisms.registry import make_mechanism
 
     oue = Shuffled(make_mechanism({"type": "oue", "k": 4, "epsilon0": "1"}), 1000)
-    assert Sampled(oue, "1/2").cost_model() == (oue, None)
+    big = Shuffled(make_mechanism({"type": "oue", "k": 4, "epsilon0": "1"}), 10**6)
+    none, secs = Sampled(oue, "1/2").cost_model()
+    assert none is None and 0 < secs < Sampled(big, "1/2").cost_model()[1]
+    assert Sampled(oue, "1").cost_model() == (oue, None)  # q = 1: the event itself
     # one group with colluders: its honest users' round
     one = FleetRound([(1000, KRR(2, epsilon0="1"))], colluding=10)
     ev, own = one.cost_model()

@@ -55,8 +55,9 @@ def test_rounds_json_describes_each_round(tmp_path):
 
 
 # ---------------------------------------------------------------- item 2: the sampled matrix round's lower pair
-def _sampled_rows(q: Fraction) -> list:
-    return [[q * Fraction(v) for v in row] + [1 - q] for row in M3]
+def _sampled_rows(q: Fraction, rows: list = M3) -> list:
+    """``R_q``: each row times q and a last column (no report) of mass 1 - q."""
+    return [[q * Fraction(str(v)) for v in row] + [1 - q] for row in rows]
 
 
 def _laws(rows: list, users: list) -> dict:
@@ -91,12 +92,30 @@ def _fr(x) -> Fraction:
     return Fraction(int(x.p), int(x.q))
 
 
-@pytest.mark.parametrize("q", [Fraction(1, 2), Fraction(1, 5)])
-def test_sampled_matrix_lower_pair_is_below_the_exhaustive_worst_case(q):
+def _cases():
+    from blanket.exact.mechanisms import oracles
+
+    oue = oracles.OUE(3, exp_epsilon0=3)
+    rr = [["3/4", "1/4"], ["1/4", "3/4"]]  # binary RR, e^eps0 = 3: a member of the ldp class
+    return [
+        ("matrix", FiniteRandomizer(M3), M3, Fraction(1, 2)),
+        ("matrix", FiniteRandomizer(M3), M3, Fraction(1, 5)),
+        ("oue", oue, oue.matrix().matrix(), Fraction(1, 3)),
+        ("ldp", oracles.LDP(exp_epsilon0=3), rr, Fraction(1, 2)),
+    ]
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_sampled_lower_pair_is_below_the_exhaustive_worst_case(case):
+    """A sampled matrix / oracle / ldp round's concrete lower pair (and the accountant's composed lower end) lies
+    below the exhaustive worst case of the sampled randomizer R_q (for ldp: of binary RR's, one member of the class),
+    by naive enumeration in exact rationals, n = 3, and is > 0."""
+    _name, mech, rows, q = _cases()[case]
     n = 3
-    ev = Sampled(Shuffled(FiniteRandomizer(M3), n), str(q))
+    ev = Sampled(Shuffled(mech, n), str(q))
+    rq = _sampled_rows(q, rows)
     alphas = [Fraction(1), Fraction(11, 10), Fraction(3, 2), Fraction(2), Fraction(3)]
-    worst = _worst(_sampled_rows(q), n, alphas)
+    worst = _worst(rq, n, alphas)
     for direction in ("forward", "backward"):
         pr = ev.lower_pair(direction)
         assert pr is not None and "participation q = " + str(q) in pr.description
@@ -112,7 +131,7 @@ def test_sampled_matrix_lower_pair_is_below_the_exhaustive_worst_case(q):
     d = ShuffleAccountant(curves=False).compose(ev).get_delta("1/4")
     assert 0 < d.lower <= d.upper
     ee_lo = arith.endpoints(arb(fmpq(1, 4)).exp())[0]
-    assert d.lower <= _worst(_sampled_rows(q), n, [ee_lo])[0]
+    assert d.lower <= _worst(rq, n, [ee_lo])[0]
 
 
 def test_sampled_matrix_bracket_at_scale_is_a_real_bracket():
@@ -190,3 +209,14 @@ def test_chain_names_the_clone_pair_for_the_rounds_that_compose_it(tmp_path):
     assert "Sampled blanket view dominating pair" not in sampled  # that statement is k-RR's
     rr = _chain(_dep(tmp_path, head + '[[rounds]]\ncount = 2\nsampling = "1/2"\n'))
     assert "FMT21 clone pair" not in rr and "Sampled blanket view dominating pair" in rr
+
+
+def test_sampled_record_round_cost_model_counts_no_curve_sweep():
+    """A sampled matrix / oracle round composes the clone pair (or Lemma G1's), never the plain round's curve pair:
+    its estimate (a model, machine-independent) has no curve-pair seconds, while the plain round's has."""
+    from blanket.exact.mechanisms import oracles
+
+    for mech in (FiniteRandomizer(M3), oracles.OUE(16, epsilon0=2)):
+        plain = ShuffleAccountant().compose(Shuffled(mech, 100000), count=10).estimate(fresh=True)
+        sampled = ShuffleAccountant().compose(Sampled(Shuffled(mech, 100000), "1/10"), count=10).estimate(fresh=True)
+        assert plain.curves > 0 and sampled.curves == 0 and sampled.sweep == 0 and sampled.pld > 0

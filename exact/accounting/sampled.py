@@ -40,10 +40,10 @@ from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import matrix_lower as _matrix_lower
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting import same_randomizer as _same
-from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair
+from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair, four_value_lower_pair
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.mechanisms.oracles import LDP
+from blanket.exact.mechanisms.oracles import LDP, FourValue
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import first_true
 from blanket.exact.numbers.errors import InvalidArgument
@@ -352,13 +352,23 @@ class Sampled:
         return ev.mechanism if isinstance(ev.mechanism, KRR) else None
 
     def cost_model(self) -> tuple:
-        """``(event, None)`` when this round costs what its plain ``event`` does (not k-RR: the event's clone pair;
-        ``q = 1``), else ``(None, seconds)``: the sampled blanket view's model
-        (:func:`~blanket.exact.accounting.composition_cost.sampled_view_seconds`).  An estimate, never a bound;
-        builds nothing.  O(1)."""
-        krr = self._krr()
-        if krr is None or self.q == 1:
+        """``(event, None)`` when this round costs what its plain ``event`` does (``q = 1``), else ``(None,
+        seconds)``: k-RR the sampled blanket view's model
+        (:func:`~blanket.exact.accounting.composition_cost.sampled_view_seconds`); another randomizer the survival
+        kernel's passes on the clone-pair shape (:meth:`dominating_pair` composes that pair or Lemma G1's, never the
+        event's curve pair, whose sweep the plain event's model would count).  An estimate, never a bound; builds
+        nothing but an O(1) pair shape.  O(1)."""
+        if self.q == 1:
             return self.event, None
+        krr = self._krr()
+        if krr is None:
+            ev = self.event
+            rand = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
+            try:
+                shape = clone_pair(rand, self.n)
+            except InvalidArgument:  # no finite e^{ε0} to shape it: the plain event's model
+                return self.event, None
+            return None, _cost.kernel_passes_seconds(shape)
         g = _cost.blanket_gamma(krr.k, float(arb(krr.exp_epsilon0()).mid()))
         return None, _cost.sampled_view_seconds(self.n, float(self.q), g)
 
@@ -389,26 +399,44 @@ class Sampled:
 
     def lower_pair(self, direction: str = "forward") -> Any:
         """A concrete dataset pair of the sampled round (every other user holds ``x'``), post-processed to the number
-        of ``x`` reports: ``Bin(n−1, q f) + Bern(q p)`` vs ``+ Bern(q f)`` (``"backward"``: swapped).  A matrix
-        randomizer: its binarized pair with every ``q_u`` scaled by ``q``
-        (:func:`blanket.exact.accounting.matrix_lower.shift_pair`, the pair of the sampled randomizer ``R_q``,
-        docs/composition.md §5f).  ``None`` for another randomizer (leaving a round out of the lower end is a
-        post-processing).  O(1) for k-RR; ``O(k_in³ · k_out)`` exact additions for a matrix (its choice)."""
+        of ``x`` reports: ``Bin(n−1, q f) + Bern(q p)`` vs ``+ Bern(q f)`` (``"backward"``: swapped); ``ldp``: that of
+        binary RR with the same ε0 (a member of the class).  A matrix randomizer: its binarized pair with every
+        ``q_u`` scaled by ``q`` (:func:`blanket.exact.accounting.matrix_lower.shift_pair`, the pair of the sampled
+        randomizer ``R_q``); a four-value record (the frequency oracles): its count of reports in a set of outputs
+        (:func:`~blanket.exact.accounting.accountant.four_value_lower_pair`) with every probability scaled by ``q``
+        (a user who does not take part sends nothing; docs/composition.md §5f).  ``None`` for another randomizer
+        (leaving a round out of the lower end is a post-processing).  O(1); a matrix ``O(k_in³ · k_out)`` exact
+        additions (its choice)."""
         if self.q == 1:
             return self.event.lower_pair(direction)
+        if direction not in ("forward", "backward"):
+            raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
         mech = self._krr()
         if mech is None:
             ev = self.event
-            if isinstance(ev, Shuffled) and _matrix_view.is_matrix(ev.mechanism) and self.n >= 2:
-                choice = _matrix_lower.sampled_choice(ev.mechanism, self._fq())
+            m = ev.mechanism if isinstance(ev, Shuffled) else None
+            if isinstance(m, LDP):  # binary RR with the same ε0, one member of the class (as Shuffled.lower_pair)
+                mech = KRR(2, m.epsilon0) if m.epsilon0 is not None else KRR(2, exp_epsilon0=m.exp_epsilon0_exact)
+            elif isinstance(m, FourValue) and self.n >= 2:
+                pr = four_value_lower_pair(m, self.n, direction)  # counts of reports in a set: scale each by q
+                q = self._fq()
+                assert pr.inner_q is not None  # four_value_lower_pair always gives the count's probability
+                return dataclasses.replace(
+                    pr,
+                    inner_q=q * pr.inner_q,
+                    pi_p=q * pr.pi_p,
+                    pi_q=q * pr.pi_q,
+                    description=pr.description + f", participation q = {self.q}",
+                )
+            elif m is not None and _matrix_view.is_matrix(m) and self.n >= 2:
+                choice = _matrix_lower.sampled_choice(m, self._fq())
                 return _matrix_lower.shift_pair(choice, self.n, direction, q=self._fq())
-            return None
+            else:
+                return None
         e = mech.exp_epsilon0()
         f = 1 / (e + mech.k - 1)
         q = self._fq()
         pp, pf = q * e * f, q * f
-        if direction not in ("forward", "backward"):
-            raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
         fw = direction == "forward"
         # backward: the reflected count n − K (loss non-decreasing in the count, as pairs.lower_pair)
         return _pairs.ShiftPair(
