@@ -220,3 +220,14 @@ def test_sampled_record_round_cost_model_counts_no_curve_sweep():
         plain = ShuffleAccountant().compose(Shuffled(mech, 100000), count=10).estimate(fresh=True)
         sampled = ShuffleAccountant().compose(Sampled(Shuffled(mech, 100000), "1/10"), count=10).estimate(fresh=True)
         assert plain.curves > 0 and sampled.curves == 0 and sampled.sweep == 0 and sampled.pld > 0
+
+
+def test_matrix_only_chain_does_not_name_binary_rrs_summed_pair(tmp_path):
+    """A deployment of matrix rounds only: its summed counts rest on the matrix binarized statement, so the chain names
+    that one and not binary RR's summed-count pair (which a binary RR round beside it brings back)."""
+    head = '[mechanism]\ntype = "binary_rr"\nepsilon0 = 1\n[users]\nn = 200\n'
+    matrix = '[[rounds]]\ntype = "matrix"\nmatrix_file = "matrix_3x3.csv"\ncount = 2\n'
+    only = _chain(_dep(tmp_path, head + matrix))
+    assert "Matrix binarized lower pair" in only and "Binary RR summed-count lower pair" not in only
+    both = _chain(_dep(tmp_path, head + matrix + "[[rounds]]\ncount = 2\n", "b.toml"))
+    assert "Matrix binarized lower pair" in both and "Binary RR summed-count lower pair" in both

@@ -1044,7 +1044,7 @@ class ShuffleAccountant:
         ``"split"`` (a finite pair's atoms split between grid points, :data:`SPLIT_ATOMS`: a curve pair or a finite
         dominating pair is composed), ``"curve"`` (a worst-case curve pair, the hull of certified curve values: binary
         RR's own or a curve route of :mod:`~blanket.exact.accounting.curve_pairs`), ``"summed"`` (binary RR's
-        summed-count lower pair) and ``"banded"`` (a third-value lower pair garbled per band,
+        summed-count lower pair: a binary RR round, sampled or not, is in the ledger) and ``"banded"`` (a third-value lower pair garbled per band,
         :class:`~blanket.exact.accounting.banded.BandedPair`: k-RR with k ≥ 3, the oracles with a triple law,
         ``ldp``).  O(ledger entries · bands) after a query (the pairs are memoised)."""
         doms = [self._dominating(ev) for ev, _ in self._ledger]
@@ -1053,7 +1053,9 @@ class ShuffleAccountant:
         return {
             "split": SPLIT_ATOMS and (finite or self._has_curves()),
             "curve": curve,
-            "summed": self._summed_pairs() is not None,
+            # binary RR's statement; the matrix rounds' summed counts rest on the matrix binarized statement
+            "summed": any(_binary_mechanism(getattr(ev, "event", ev)) is not None for ev, _ in self._ledger)
+            and self._summed_pairs() is not None,
             "banded": any(self._banded_lower(ev) for ev, _ in self._ledger),
         }
 
