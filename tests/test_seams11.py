@@ -231,3 +231,16 @@ def test_matrix_only_chain_does_not_name_binary_rrs_summed_pair(tmp_path):
     assert "Matrix binarized lower pair" in only and "Binary RR summed-count lower pair" not in only
     both = _chain(_dep(tmp_path, head + matrix + "[[rounds]]\ncount = 2\n", "b.toml"))
     assert "Matrix binarized lower pair" in both and "Binary RR summed-count lower pair" in both
+
+
+def test_one_round_clone_routes_cite_the_clone_pair():
+    """The one-round clone-pair routes (the pair's H and its Rényi route) rest on FMT21's reduction: they cite the
+    registry entry, which a certificate's chain then lists when such a route decides an end."""
+    from blanket.exact.accounting import certified
+    from blanket.exact.mechanisms import oracles
+    from blanket.proofs.core import lookup
+
+    routes = {r.name: r for r in certified.upper_routes(oracles.OUE(4, epsilon0=1), 100)}
+    for name in (certified.CLONE, certified.RENYI):
+        assert "FMT21 clone pair" in routes[name].results and "FO clone identity" in routes[name].results
+    assert lookup("FMT21 clone pair") is not None

@@ -162,13 +162,13 @@ def upper_routes(mech: Randomizer, n: int) -> list:
         Route(
             CLONE,
             lambda **kw: fast_oracles.clone_delta(mech, n, **kw),
-            ("FO clone identity",),
+            ("FMT21 clone pair", "FO clone identity"),
             "exact.shuffled.fast_oracles.clone_delta",
         ),
         Route(
             RENYI,
             lambda **kw: renyi_route_delta(mech, n, **kw),
-            ("FO clone identity", "RDP to DP conversion (CKS20 Prop. 12)"),
+            ("FMT21 clone pair", "FO clone identity", "RDP to DP conversion (CKS20 Prop. 12)"),
             "exact.accounting.certified.renyi_route_delta",
         ),
     ]
