@@ -244,3 +244,24 @@ def test_one_round_clone_routes_cite_the_clone_pair():
     for name in (certified.CLONE, certified.RENYI):
         assert "FMT21 clone pair" in routes[name].results and "FO clone identity" in routes[name].results
     assert lookup("FMT21 clone pair") is not None
+
+
+def test_epsilon_sampling_option_replaces_a_users_sampled_round(tmp_path, capsys):
+    """``blanket epsilon --deployment FILE --sampling Q`` on a file whose one round is ``sampling`` in [users] answers
+    for Q, as the file with ``sampling = Q`` does (and as ``certify --sampling`` does); a real schedule still refuses."""
+    import json
+
+    from blanket.reports.cli import main
+
+    body = '[mechanism]\ntype = "matrix"\nmatrix_file = "matrix_3x3.csv"\n[users]\nn = 2000\nsampling = "{q}"\n'
+    _dep(tmp_path, body.format(q="0.1"), "a.toml")
+    _dep(tmp_path, body.format(q="0.2"), "b.toml")
+    outs = []
+    for name, extra in (("a.toml", ["--sampling", "0.2"]), ("b.toml", [])):
+        args = ["epsilon", "--deployment", str(tmp_path / name), "--delta", "1e-6", "--json", *extra]
+        assert main(args) == 0
+        outs.append(json.loads(capsys.readouterr().out)["epsilon"])
+    assert outs[0] == outs[1] and Fraction(outs[0]["lower"]) > 0
+    _dep(tmp_path, '[mechanism]\ntype = "binary_rr"\nepsilon0 = 1\n[users]\nn = 200\n[[rounds]]\ncount = 2\n', "c.toml")
+    assert main(["epsilon", "--deployment", str(tmp_path / "c.toml"), "--delta", "1e-6", "--sampling", "0.2"]) == 2
+    assert capsys.readouterr().err.startswith("blanket: error: --sampling cannot be combined")

@@ -29,12 +29,23 @@ if TYPE_CHECKING:
 
 
 def _schedule(args):
-    """The deployment file's ``[[rounds]]`` (a tuple, empty when none or no file)."""
+    """The deployment file's ``[[rounds]]`` (a tuple, empty when none or no file); a file whose one round is
+    ``sampling`` in ``[users]`` takes ``--sampling`` / ``--colluding`` in its place, as ``blanket certify`` does
+    (:func:`blanket.reports.deployment.with_overrides`)."""
     if not getattr(args, "deployment", None):
         return ()
-    from blanket.reports.deployment import load_deployment
+    from blanket.reports.deployment import load_deployment, with_overrides
 
-    return load_deployment(args.deployment, allow_paths=common.allow_paths(args)).rounds
+    dep = load_deployment(args.deployment, allow_paths=common.allow_paths(args))
+    sampling, colluding = getattr(args, "sampling", None), getattr(args, "colluding", None)
+    if _users_sampled(dep.rounds) and (sampling is not None or colluding is not None):
+        dep = with_overrides(dep, sampling=sampling, colluding=colluding)
+    return dep.rounds
+
+
+def _users_sampled(sched) -> bool:
+    """Whether a schedule is the one round of ``sampling`` in a file's ``[users]``.  O(1)."""
+    return len(sched) == 1 and sched[0].field == "users"
 
 
 def rounds(args: argparse.Namespace) -> int | None:
@@ -176,7 +187,7 @@ def _ledger(args, inp, T, curves):
                     hint="edit the [[rounds]] entries, or drop the option",
                 )
         for opt, name in ((args.sampling, "--sampling"), (args.colluding, "--colluding")):
-            if opt is not None:
+            if opt is not None and not _users_sampled(sched):  # (that one round took them: _schedule)
                 raise InvalidArgument(
                     name,
                     opt,
