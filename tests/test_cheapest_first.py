@@ -276,15 +276,25 @@ def test_cli_bracket_output(capsys):
     assert rc == 0 and "BRACKET" in text and "relative width" in text
 
 
-def test_quiet_flag_before_and_after_the_command(capsys, tmp_path):
+def test_quiet_flag_before_and_after_the_command(capsys, tmp_path, monkeypatch):
+    """--quiet is honoured before and after the command's name; it silences that run only (main() restores the
+    previous state afterwards, tests/test_cli.py)."""
     from blanket.exact.runtime import progress
 
-    assert main(["--quiet", "delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"]) == 0
-    assert progress.is_quiet()
-    assert main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1", "--quiet"]) == 0
-    assert progress.is_quiet()
-    assert main(["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"]) == 0
-    assert not progress.is_quiet()
+    seen: list[bool] = []
+    real = progress.set_quiet
+
+    def record(quiet: bool = True) -> None:
+        seen.append(bool(quiet))
+        real(quiet)
+
+    monkeypatch.setattr(progress, "set_quiet", record)
+    args = ["delta", "--mechanism", "rr", "--epsilon0", "1", "-n", "10", "--epsilon", "0.1"]
+    for argv, quiet in ((["--quiet", *args], True), ([*args, "--quiet"], True), (args, False)):
+        seen.clear()
+        assert main(argv) == 0
+        assert seen[0] is quiet  # the run's own setting, first thing after parsing
+        assert not progress.is_quiet()  # and the state before the run afterwards
     capsys.readouterr()
 
 
