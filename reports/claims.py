@@ -51,7 +51,13 @@ from typing import TYPE_CHECKING, Any
 import sympy as sp
 from blanket.exact.accounting import certified as cb
 from blanket.exact.accounting import curve_pairs, matrix_lower, same_randomizer
-from blanket.exact.accounting.profiles import Effort, check_worst_cost, eps0_of, sweep_worst
+from blanket.exact.accounting.profiles import (
+    Effort,
+    check_worst_cost,
+    eps0_of,
+    sweep_start_precision,
+    sweep_worst,
+)
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, InvalidArgument, Undecided
@@ -758,13 +764,28 @@ def _decider(holds, fails, uppers, lowers, eps_certifiers, delta, sweep: bool = 
 
 
 def _sweep_budget(dep, mech, effort: Effort, eps=None) -> str | None:
-    """``None`` if the exact worst case at ``dep.n`` can run on the effort's executor, else the reason it is not run.
+    """``None`` if the exact worst case at ``dep.n`` can run on the effort's executor, else the reason it is not run
+    (:func:`_sweep_plan`'s reason)."""
+    return _sweep_plan(dep, mech, effort, eps)[0]
 
-    Binary RR at the claim's ``eps``: the estimate includes the ball route when a pilot dataset shows that the
-    float route cannot decide the deltas (:func:`exact.shuffled.binary.ball_route_seconds`, O(√n)), as
-    ``blanket delta`` does."""
 
-    pilot = (mech, eps, None) if eps is not None and isinstance(mech, KRR) and mech.k == 2 else None
+def _sweep_plan(dep, mech, effort: Effort, eps=None) -> tuple[str | None, int]:
+    """``(reason, start)``: ``reason`` is ``None`` if the exact worst case at ``dep.n`` can run on the effort's
+    executor, else why it is not run; ``start`` is the precision the escalation with the sweep starts at.
+
+    Binary RR at the claim's ``eps``, as ``blanket delta`` does (:func:`blanket.exact.accounting.profiles.delta`):
+    the sweep starts at the precision that resolves the pilot dataset's δ
+    (:func:`blanket.exact.accounting.profiles.sweep_start_precision`; ``effort.start_prec`` when the float route
+    decides it), and the estimate includes the ball route at that precision when the pilot
+    shows that the float route cannot decide the deltas (:func:`exact.shuffled.binary.ball_route_seconds`, sharing
+    the same float pilots), so that a tiny δ is refused at once by its real cost instead of running pass after pass
+    at a precision that cannot resolve it.  O(√n·log₂(cap/start)) float work and one ball evaluation per pilot."""
+    start = effort.start_prec
+    pilot = None
+    if eps is not None and isinstance(mech, KRR) and mech.k == 2:
+        pilots: dict = {}
+        start = sweep_start_precision(mech, dep.n, epsilon=eps, prec=start, cap=effort.cap, pilots=pilots)
+        pilot = (mech, eps, None, start, pilots)
     try:
         check_worst_cost(dep.n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech), pilot=pilot)
     except TooExpensive as exc:
@@ -772,8 +793,8 @@ def _sweep_budget(dep, mech, effort: Effort, eps=None) -> str | None:
             str(exc)
             .replace("(--dataset bracket: a concrete dataset below, the blanket view above)", "(the bounds above)")
             .replace("or one dataset (--dataset c=0)", "or a smaller n")
-        )
-    return None
+        ), start
+    return None, start
 
 
 def decide_claim(
@@ -798,9 +819,9 @@ def decide_claim(
     state = _escalate(dep, mech, eps, delta, cheap, cands, start, cap)
     sweep_note = "not needed: the cheap bounds decided" if heavy else None
     if heavy and not (state[6] or state[7]):
-        skipped = _sweep_budget(dep, mech, effort, eps)
-        if skipped is None:
-            state = _escalate(dep, mech, eps, delta, srcs, cands, start, cap)
+        skipped, sweep_start = _sweep_plan(dep, mech, effort, eps)
+        if skipped is None:  # from the precision that resolves the pilot's delta (binary RR), as blanket delta does
+            state = _escalate(dep, mech, eps, delta, srcs, cands, max(start, min(sweep_start, cap)), cap)
             sweep_note = "ran: the claim lies between the cheap bounds"
         else:
             sweep_note = f"not run: {skipped}"

@@ -707,7 +707,7 @@ def test_certify_sweep_estimate_uses_the_binary_pilot(monkeypatch):
 
     asked = []
 
-    def pilot(mech, n, *, epsilon=None, exp_epsilon=None, prec=None):
+    def pilot(mech, n, *, epsilon=None, exp_epsilon=None, prec=None, pilots=None):
         asked.append((n, epsilon))
         return 1e9
 
@@ -722,6 +722,72 @@ def test_certify_sweep_estimate_uses_the_binary_pilot(monkeypatch):
     why = claims._sweep_budget(Dep, mech, effort, fmpq(14, 100))
     assert asked == [(40000, fmpq(14, 100))]
     assert why is not None and "would take about" in why
+
+
+def test_blanket_delta_runs_each_float_pilot_once(monkeypatch):
+    """blanket delta's binary worst case chooses its precision (ball_route_precision) and then estimates the ball
+    route (ball_route_seconds) on the same float pilots: each (dataset, precision) pilot runs once (before: the
+    middle dataset at the chosen precision ran three times).  Stopped by the time limit before the sweep."""
+    from blanket.exact.accounting import profiles
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.runtime.budget import TooExpensive
+    from blanket.exact.shuffled import binary as B
+
+    calls = []
+    real = B._sweep_block
+    monkeypatch.setattr(B, "_sweep_block", lambda n, j0, j1, *a: calls.append((j0, j1, a[-1])) or real(n, j0, j1, *a))
+    monkeypatch.setenv("BLANKET_MAX_SECONDS", "0.001")
+    with pytest.raises(TooExpensive):
+        profiles.delta(BinaryRR(epsilon0=fmpq(62, 100)), 40000, dataset="worst", epsilon="0.05", workers=1)
+    singles = [c for c in calls if c[1] == c[0] + 1]
+    j = (40000 - 1) // 2
+    assert (j, j + 1, 256) in singles and len(singles) == len(set(singles)) >= 9, singles  # the pilots at 256 bits
+
+
+def test_certify_sweep_starts_at_the_pilot_precision(monkeypatch):
+    """certify's exact sweep (claims) starts where blanket delta's does (profiles.sweep_start_precision: 256 bits for
+    epsilon0 = 0.62, n = 40000, eps = 0.05, where 128 bits cannot resolve delta), and its estimate is taken at that
+    precision with the same pilots; above epsilon0 no pilot runs (every delta is 0)."""
+    from blanket.exact.accounting import profiles
+    from blanket.exact.accounting.profiles import Effort
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.reports import claims
+
+    asked = []
+
+    def pilot(mech, n, *, epsilon=None, exp_epsilon=None, prec=None, pilots=None):
+        asked.append((prec, bool(pilots)))
+        return 0.0
+
+    monkeypatch.setattr(profiles, "ball_route_seconds", pilot)
+    monkeypatch.setenv("BLANKET_MAX_SECONDS", "3600")
+
+    class Dep:
+        n = 40000
+
+    mech, effort = BinaryRR(epsilon0=fmpq(62, 100)), Effort(128, 4096, workers=1)
+    assert claims._sweep_plan(Dep, mech, effort, fmpq(5, 100)) == (None, 256)
+    assert asked == [(256, True)]
+    assert claims._sweep_plan(Dep, mech, effort, fmpq(1)) == (None, 128)  # eps >= eps0: delta = 0, no pilot
+    assert claims._sweep_plan(Dep, mech, effort) == (None, 128)  # no claim epsilon: the float sweep alone
+    # decide_claim runs the escalation with the sweep from that precision (the cheap bounds from the effort's)
+    starts = []
+
+    class Stop(Exception):
+        pass
+
+    def escalate(dep, mech, eps, delta, srcs, cands, start, cap):
+        starts.append(start)
+        if len(starts) > 1:
+            raise Stop
+        return [], [], [], [], [], [], False, False, start, False
+
+    monkeypatch.setattr(claims, "_escalate", escalate)
+    heavy = type("Src", (), {"expensive": True})()
+    claim = type("Claim", (), {"epsilon": fmpq(5, 100), "delta": fmpq(1, 10**6)})()
+    with pytest.raises(Stop):
+        claims.decide_claim(Dep, mech, claim, [heavy], [], effort)
+    assert starts == [128, 256]
 
 
 def test_ball_route_blocks_on_the_executor_enclose_the_serial_values(monkeypatch):

@@ -278,9 +278,10 @@ def check_worst_cost(
 ) -> tuple:
     """Raise :class:`~exact.runtime.budget.TooExpensive` if the exact worst-case sweep at ``n`` cannot finish in
     reasonable time or memory on the executor chosen by ``workers`` / ``scheduler``; else ``(seconds, bytes)``.
-    ``pilot = (mech, epsilon, exp_epsilon[, prec])``: also count the ball route when the float route cannot decide a
-    pilot dataset (:func:`exact.shuffled.binary.ball_route_seconds` at the sweep's precision ``prec``, O(sqrt(n))
-    work)."""
+    ``pilot = (mech, epsilon, exp_epsilon[, prec[, pilots]])``: also count the ball route when the float route cannot
+    decide a pilot dataset (:func:`exact.shuffled.binary.ball_route_seconds` at the sweep's precision ``prec``,
+    O(sqrt(n)) work; ``pilots``: the dict of float pilots :func:`exact.shuffled.binary.ball_route_precision` filled
+    for the same query, so that none runs twice)."""
 
     if n <= 4096:  # seconds at most on any machine: no need to look at the executor
         return check_worst_case(n, workers=1, max_seconds=float("inf"))
@@ -288,7 +289,8 @@ def check_worst_cost(
     if pilot is not None:
         mech, epsilon, exp_epsilon = pilot[:3]
         prec = pilot[3] if len(pilot) > 3 else None
-        extra = ball_route_seconds(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, prec=prec)
+        pilots = pilot[4] if len(pilot) > 4 else None
+        extra = ball_route_seconds(mech, n, epsilon=epsilon, exp_epsilon=exp_epsilon, prec=prec, pilots=pilots)
     e0 = None
     if epsilon0 is not None:  # an exact number for the estimate (a ball's upper end)
         if isinstance(epsilon0, (fmpq, int)):
@@ -502,6 +504,36 @@ def delta(
     return _delta(q, Effort(start_prec, cap, progress, workers, scheduler), rel_tol=rt)
 
 
+def sweep_start_precision(
+    mech: KRR,
+    n: int,
+    *,
+    epsilon: Any = None,
+    exp_epsilon: Any = None,
+    prec: int,
+    cap: int,
+    rel_tol: Any = None,
+    pilots: dict | None = None,
+) -> int:
+    """The precision binary RR's exact worst-case sweep at ``epsilon`` starts at (``blanket delta`` and certify's
+    claims alike): ``prec`` when ``ε ≥ ε0`` (every δ is 0, no sweep runs) or the float route decides the pilot
+    dataset, else :func:`exact.shuffled.binary.ball_route_precision` with the relative tolerance ``rel_tol`` (default
+    ``2^-REL_WIDTH_BITS``), capped at ``cap``.  ``pilots``: the dict of float pilots to share with the estimate
+    (:func:`check_worst_cost`'s ``pilot``).  A choice only.  O(√n·log₂(cap/prec)) float work, one ball evaluation."""
+    if epsilon is not None and arith.exact(epsilon, "epsilon") >= _epsilon_hi(mech):
+        return prec
+    return ball_route_precision(
+        mech,
+        n,
+        epsilon=epsilon,
+        exp_epsilon=exp_epsilon,
+        prec=prec,
+        cap=max(prec, cap),
+        rel_tol=arb(2) ** (-REL_WIDTH_BITS) if rel_tol is None else rel_tol,
+        pilots=pilots,
+    )
+
+
 def _delta(q: Query, effort: Effort, rel_tol: fmpq | None = None) -> DeltaProfile:
     """:func:`delta` on a validated query."""
     mech, n, kind, c = _rr(q), q.n, q.dataset_kind, q.c
@@ -510,17 +542,13 @@ def _delta(q: Query, effort: Effort, rel_tol: fmpq | None = None) -> DeltaProfil
     prec, cap = effort.start_prec, effort.cap
     if kind == "worst" and not (q.epsilon is not None and q.epsilon >= _epsilon_hi(mech)):
         # (ε ≥ ε0: δ = 0 on every dataset, no sweep runs.)  When the ball route must run, start at the precision
-        # that resolves the pilot dataset's δ, so that no whole sweep is spent in vain before an escalation
-        prec = ball_route_precision(
-            mech,
-            n,
-            epsilon=q.epsilon,
-            exp_epsilon=q.exp_epsilon,
-            prec=prec,
-            cap=cap,
-            rel_tol=arb(2) ** (-REL_WIDTH_BITS) if rel_tol is None else rel_tol,
+        # that resolves the pilot dataset's δ, so that no whole sweep is spent in vain before an escalation; the
+        # estimate below shares the float pilots (none runs twice)
+        pilots: dict = {}
+        prec = sweep_start_precision(
+            mech, n, epsilon=q.epsilon, exp_epsilon=q.exp_epsilon, prec=prec, cap=cap, rel_tol=rel_tol, pilots=pilots
         )
-        pilot = (mech, q.epsilon, q.exp_epsilon, prec)
+        pilot = (mech, q.epsilon, q.exp_epsilon, prec, pilots)
         check_worst_cost(n, workers=effort.workers, scheduler=effort.scheduler, epsilon0=eps0_of(mech), pilot=pilot)
     prev = None
     stalled = False

@@ -264,8 +264,30 @@ def _pilot_specs(mech: KRR, n: int, epsilon: Any, exp_epsilon: Any) -> tuple | N
     return e0spec, espec, p, f
 
 
+def _float_decides(n: int, j: int, e0spec: tuple, espec: tuple, prec: int, pilots: dict | None) -> bool:
+    """Whether the float route decides dataset ``j`` at ``prec`` bits (:func:`_sweep_block` on that one dataset),
+    remembered in ``pilots`` (keyed by ``(j, prec)``; the caller's dict for one query, so that
+    :func:`ball_route_precision` and :func:`ball_route_seconds` share their pilots).  O(W) float operations the
+    first time, O(1) after."""
+    key = (j, prec)
+    if pilots is not None and key in pilots:
+        return pilots[key]
+    ok = _sweep_block(n, j, j + 1, e0spec, espec, prec)[0] is not None
+    if pilots is not None:
+        pilots[key] = ok
+    return ok
+
+
 def ball_route_precision(
-    mech: KRR, n: int, *, epsilon: Any = None, exp_epsilon: Any = None, prec: int, cap: int, rel_tol: Any
+    mech: KRR,
+    n: int,
+    *,
+    epsilon: Any = None,
+    exp_epsilon: Any = None,
+    prec: int,
+    cap: int,
+    rel_tol: Any,
+    pilots: dict | None = None,
 ) -> int:
     """The working precision at which a worst-case sweep that needs the ball route should start: ``prec`` when the
     float route decides the pilot dataset (the middle one; or no sweep runs), else the smallest ``prec·2^i ≤ cap``
@@ -279,7 +301,8 @@ def ball_route_precision(
     3 h, refused at once instead of a pass per precision).  A choice only: the sweep's result is
     certified at any precision, and it still escalates if the worst dataset needs more.
     One ball evaluation of the pilot (its radius extrapolated as ``2^-prec``) and one float evaluation per doubling:
-    O(W) ball plus O(W·log₂(cap/prec)) float operations, ``W`` the window width."""
+    O(W) ball plus O(W·log₂(cap/prec)) float operations, ``W`` the window width.  ``pilots``: a dict shared with
+    :func:`ball_route_seconds` for the same query (the float pilots at each precision, evaluated once)."""
     _check_mech(mech)
     n = _check_n(n)
     specs = _pilot_specs(mech, n, epsilon, exp_epsilon)
@@ -287,7 +310,7 @@ def ball_route_precision(
         return prec
     e0spec, espec = specs[0], specs[1]
     j = (n - 1) // 2
-    if _sweep_block(n, j, j + 1, e0spec, espec, prec)[0] is not None:
+    if _float_decides(n, j, e0spec, espec, prec, pilots):
         return prec
     with arith.precision(prec):  # a certified lower end of the worst case: the two end datasets (closed forms)
         params = _sweep_params(e0spec, espec)
@@ -303,13 +326,19 @@ def ball_route_precision(
         if r0 * arb(2) ** (start - prec) <= need:
             return prec
         prec = min(2 * prec, cap)
-        if _sweep_block(n, j, j + 1, e0spec, espec, prec)[0] is not None:
+        if _float_decides(n, j, e0spec, espec, prec, pilots):
             return prec  # the float route's deeper windows at this precision decide the pilot: a fast sweep
     return cap
 
 
 def ball_route_seconds(
-    mech: KRR, n: int, *, epsilon: Any = None, exp_epsilon: Any = None, prec: int | None = None
+    mech: KRR,
+    n: int,
+    *,
+    epsilon: Any = None,
+    exp_epsilon: Any = None,
+    prec: int | None = None,
+    pilots: dict | None = None,
 ) -> float:
     """Estimated extra one-core seconds of the ball route in :func:`delta_binary_worst` (run on the sweep's
     executor, so a caller divides by its cores): ``0.0`` when the float sweep decides a pilot dataset, else the
@@ -325,7 +354,8 @@ def ball_route_seconds(
     the calling process (:func:`_sweep_arb`).
 
     The pilot is the float route on the middle dataset (:func:`_sweep_block` on one dataset): O(W) float
-    operations, W ≈ 29·sqrt(n p f), no sweep.
+    operations, W ≈ 29·sqrt(n p f), no sweep; ``pilots``: the dict :func:`ball_route_precision` filled for the same
+    query (a float pilot already evaluated at ``prec`` is not run again).
     """
     _check_mech(mech)
     n = _check_n(n)
@@ -334,13 +364,14 @@ def ball_route_seconds(
         return 0.0
     e0spec, espec, p, f = specs
     prec = ctx.prec if prec is None else prec
+    pilots = {} if pilots is None else pilots  # the middle dataset is also one of the spaced pilots below
     j = (n - 1) // 2
-    if _sweep_block(n, j, j + 1, e0spec, espec, prec)[0] is not None and prec <= DEFAULT_SWEEP_PREC:
+    if _float_decides(n, j, e0spec, espec, prec, pilots) and prec <= DEFAULT_SWEEP_PREC:
         return 0.0
     # the share of datasets the float route leaves to the ball route, from PILOTS evenly spaced ones (at a raised
     # precision the float route's deeper windows may decide some datasets and not others)
     js = sorted({j} | {(n - 1) * i // (PILOTS + 1) for i in range(1, PILOTS + 1)})
-    failed = [i for i in js if _sweep_block(n, i, i + 1, e0spec, espec, prec)[0] is None]
+    failed = [i for i in js if not _float_decides(n, i, e0spec, espec, prec, pilots)]
     if not failed:
         return 0.0
     pf = float(arith.ball(p).mid()) * float(arith.ball(f).mid())
