@@ -73,14 +73,17 @@ def _singles(dep: Deployment) -> list:
 ESTIMATE_SHOWN_SECONDS = 10.0
 #: the time-budget option a refused composition names
 BUDGET_OPTION = "--time-budget SECONDS (start anyway; exit 3 when it runs out)"
+#: the memory option a composition refused for its memory names (a time budget does not lift that refusal)
+MEMORY_OPTION = "a higher --max-memory SIZE (default: half of this machine's memory)"
 
 
 def announce_cost(
     acc: ShuffleAccountant, *, workers: int | None = None, picture: bool = False, pdf: bool = False
 ) -> dict:
     """Estimate the composition before any work (:meth:`ShuffleAccountant.estimate`): refuse it
-    (:class:`~blanket.exact.runtime.budget.TooExpensive`, exit 2, one line naming the estimate and ``options``) when it
-    exceeds ``BLANKET_MAX_SECONDS`` and no time budget is running (with one, the budget bounds the run: exit 3 when
+    (:class:`~blanket.exact.runtime.budget.TooExpensive`, exit 2, one line naming the estimate and the options) when
+    its peak memory exceeds ``--max-memory`` (:meth:`ShuffleAccountant.check_memory`, with or without a time budget),
+    or when it exceeds ``BLANKET_MAX_SECONDS`` and no time budget is running (with one, the budget bounds the run: exit 3 when
     it runs out; the options named: ``--curves off``, ``--time-budget``, fewer rounds or users); print it on stderr when it reaches :data:`ESTIMATE_SHOWN_SECONDS` and the run is not quiet.
     A certificate's ``picture`` (its scaled schedules, :meth:`ShuffleAccountant.picture_estimate`) and ``pdf`` are
     added to the printed estimate (not to the refusal, which is about the composition).
@@ -89,10 +92,12 @@ def announce_cost(
 
     from blanket.exact.runtime import progress as _progress
 
-    if _progress.time_budget() is not None:
-        est = acc.estimate(workers)
+    if _progress.time_budget() is not None:  # the budget bounds the time, not the memory
+        est = acc.check_memory(acc.estimate(workers), memory_option=MEMORY_OPTION)
     else:
-        est = acc.check_cost(workers=workers, curves_option="--curves off", budget_option=BUDGET_OPTION)
+        est = acc.check_cost(
+            workers=workers, curves_option="--curves off", budget_option=BUDGET_OPTION, memory_option=MEMORY_OPTION
+        )
     if picture or pdf:
         import dataclasses
 

@@ -165,13 +165,16 @@ def test_certify_refuses_a_rounds_deployment_over_the_limit(tmp_path):
 
 
 def test_curves_off_is_offered_only_when_estimated_cheaper():
-    """The refusal names --curves off only when its own estimate is smaller (and prints differently): 3-RR at n = 2
-    over 10^7 rounds costs the same PLDs either way (about 12 h), so it is not offered; binary RR at n = 10^6 over 365
-    rounds is cheaper with the looser pairs, so it is (with its estimate)."""
+    """The refusal names --curves off only when its own estimate is smaller (and prints differently): binary RR at
+    n = 2 over 10^6 rounds composes its exact ROC hull either way (n <= CURVE_AUTO_N; next to nothing to build), so
+    the option is not cheaper and not offered; binary RR at n = 10^6 over 365 rounds is cheaper with the looser
+    pairs, so it is (with its estimate)."""
     from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
     from blanket.exact.runtime.budget import TooExpensive
 
-    same = ShuffleAccountant().compose(ShuffledRR(k=3, epsilon0=1, n=2), count=10**7)
+    same = ShuffleAccountant().compose(ShuffledRR(k=2, epsilon0=1, n=2), count=10**6)
+    off = ShuffleAccountant(curves=False).compose(ShuffledRR(k=2, epsilon0=1, n=2), count=10**6)
+    assert off.estimate().seconds >= same.estimate().seconds
     with pytest.raises(TooExpensive) as e:
         same.check_cost(max_seconds=60, curves_option="--curves off")
     assert "--curves off" not in str(e.value) and "fewer rounds or users" in str(e.value)
@@ -206,3 +209,59 @@ def test_the_survival_kernel_obeys_the_time_budget():
             pld.discretise_both(pair, "1/512")
     finally:
         set_time_budget(None)
+
+
+# ------------------------------------------------------------------ memory (the composed PLDs' peak, a model)
+BIG = ShuffledRR(k=2, epsilon0=1, n=2)  # n = 2: the loss spreads like the rounds, the composed PLD grows like sqrt(T)
+
+
+def test_memory_model_refuses_up_front_and_a_normal_run_passes():
+    """The composed PLDs' peak memory is modelled from the parameters alone (composition_cost.products_bytes): 10^7
+    rounds of binary RR at n = 2 (about 2.2e7 points, ~10 GB) are refused under a 2 GB limit whatever the machine
+    (the limit is set here, the estimate is the model's), by check_memory and by check_cost even with time to spare,
+    naming the estimate, the limit and --max-memory; 1000 rounds pass; the memory grows with the rounds."""
+    from blanket.exact.numbers import guards
+
+    huge = ShuffleAccountant().compose(BIG, count=10**7)
+    small = ShuffleAccountant().compose(BIG, count=1000)
+    assert small.estimate().memory < 2 << 30 < huge.estimate().memory
+    assert cost.products_bytes(10**3) < cost.products_bytes(10**5) < cost.products_bytes(10**7)
+    guards.set_max_memory(2 << 30)
+    try:
+        for refuse in (huge.check_memory, lambda: huge.check_cost(max_seconds=1e9)):
+            with pytest.raises(TooExpensive) as exc:
+                refuse()
+            msg = str(exc.value)
+            assert "the composition of 10000000 rounds would need about" in msg and "of memory" in msg, msg
+            assert "limit 2.0 GB, --max-memory" in msg and "not started" in msg and "take about" not in msg
+        assert small.check_memory().memory == small.estimate().memory
+        assert small.check_cost(max_seconds=1e9).seconds == small.estimate().seconds
+        # both limits exceeded: one line naming both, with both options
+        with pytest.raises(TooExpensive) as exc:
+            huge.check_cost(max_seconds=1, budget_option="--time-budget")
+        assert "take about" in str(exc.value) and "need about" in str(exc.value) and "--time-budget" in str(exc.value)
+    finally:
+        guards.set_max_memory(None)
+
+
+def test_memory_model_length_is_the_composed_length():
+    """The length the memory (and products) model rests on is the accountant's real composed length within 10 % (binary
+    RR at n = 2 on its curve pair, 1000 rounds: composition_cost.bracket_grid_length), counted here on the PLD."""
+    acc = ShuffleAccountant().compose(BIG, count=1000)
+    res = acc.get_epsilon("1e-6")
+    real = len(acc._pld(res.grid, "upper"))
+    assert real == pytest.approx(acc.estimate().length, rel=0.1), (real, acc.estimate().length)
+
+
+def test_cli_refuses_a_composition_over_the_memory_limit(tmp_path):
+    """--max-memory 2G against the model's ~10 GB for 10^7 rounds at n = 2: exit 2 at once (one line naming the
+    estimate and --max-memory), with or without a time budget (which bounds the time, not the memory); 100 rounds run,
+    and the JSON's estimate carries the modelled memory."""
+    args = ["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "2", "--delta", "1e-6", "--max-memory", "2G"]
+    for extra in ((), ("--time-budget", "60")):
+        run = cli(tmp_path, *args, "--rounds", "10000000", *extra, timeout=HANG)
+        check(run, 2, contains=("would need about", "of memory", "--max-memory"), within=30)
+    ok = cli(tmp_path, *args, "--rounds", "100", "--json", timeout=HANG)
+    check(ok, 0)
+    model = ShuffleAccountant().compose(BIG, count=100).estimate()
+    assert json.loads(ok.out)["estimate"]["memory_bytes"] == int(model.memory) < 2 << 30

@@ -959,9 +959,19 @@ class ShuffleAccountant:
             shape = _pld.dominating_pair(mech, ev.n) if isinstance(mech, KRR) else clone_pair(mech, ev.n)
             pld += _cost.kernel_passes_seconds(shape)
         low = 1 / LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1.0  # the lower pairs' grid (_lower_grid)
-        pld += _cost.products_seconds(self.rounds, len(self._ledger), low, length=bracket_len or None)
+        length = _cost.composed_length(self.rounds, bracket_len or None)
+        curve_len = self._curve_length(length)
+        pld += _cost.products_seconds(self.rounds, len(self._ledger), low, length=length, curve_len=curve_len)
         cores = resolve_workers(workers if workers is not None else self.workers) if sweep else 1
-        est = _cost.CompositionCost(sweep=sweep, curves=curves, pld=pld, cores=cores, unmodelled=unmodelled)
+        est = _cost.CompositionCost(
+            sweep=sweep,
+            curves=curves,
+            pld=pld,
+            cores=cores,
+            unmodelled=unmodelled,
+            memory=_cost.products_bytes(self.rounds, length, curve_len),
+            length=length + curve_len,
+        )
         if (
             refine
             and self.grid is None
@@ -969,6 +979,14 @@ class ShuffleAccountant:
         ):
             est = dataclasses.replace(est, pld=pld + REFINE_SHARE * est.seconds)  # at most this much (_refine_factor)
         return est
+
+    def _curve_length(self, length: float, rounds: int | None = None) -> float:
+        """The modelled composed length of the curve pairs (``cupper``/``clower``) of ``rounds`` rounds (default this
+        ledger's) when some round composes one (:meth:`_curve_points`;
+        :func:`~blanket.exact.accounting.composition_cost.curve_length` at the largest such ``n``), else 0; ``length``
+        the dominating pairs' modelled composed length.  O(ledger entries)."""
+        ns = [ev.n for ev, _ in self._ledger if self._curve_points(ev) is not None]
+        return _cost.curve_length(max(ns), rounds or self.rounds, length) if ns else 0.0
 
     def picture_estimate(self, fractions: Any) -> float:
         """One-core seconds of a certificate's picture after a query of this ledger (:func:`blanket.reports.curve.
@@ -983,11 +1001,22 @@ class ShuffleAccountant:
             if f >= 1:
                 continue
             t = sum(max(1, math.ceil(cnt * f)) for _e, cnt in self._ledger)
-            out += _cost.products_seconds(t, len(self._ledger), low)
+            length = _cost.composed_length(t)
+            out += _cost.products_seconds(
+                t, len(self._ledger), low, length=length, curve_len=self._curve_length(length, t)
+            )
             # the scaled query's own rounds (not this ledger's: the model before counted every scaled schedule at
             # the full count, 3 x 10 s for examples/fleet_daily.toml where the three took 0.9 CPU s)
             out += sum(_query_cost(entry, t, discretise=False) for entry, _c in self._ledger)
         return out
+
+    def check_memory(self, est: Any = None, *, memory_option: str = "a higher memory limit") -> _cost.CompositionCost:
+        """:meth:`estimate` (or ``est``), refused (:class:`~blanket.exact.runtime.budget.TooExpensive`, one line naming
+        the estimated peak memory of the composed PLDs, the limit and the options: ``memory_option``, fewer rounds or
+        users) when its ``memory`` exceeds the memory limit (:func:`blanket.exact.numbers.guards.max_memory`: the
+        CLI's ``--max-memory``, by default half of the machine's memory); the time is not looked at (a time budget
+        does not lift this refusal).  Nothing is computed.  O(ledger entries)."""
+        return self.check_cost(est=est, memory_option=memory_option, time=False)
 
     def check_cost(
         self,
@@ -996,34 +1025,54 @@ class ShuffleAccountant:
         workers: int | None = None,
         curves_option: str = "curves=False",
         budget_option: str = "a time budget",
+        memory_option: str = "a higher memory limit",
+        est: Any = None,
+        time: bool = True,
     ) -> _cost.CompositionCost:
-        """:meth:`estimate`, refused (:class:`~blanket.exact.runtime.budget.TooExpensive`, one line naming the
-        estimate and the options: ``curves_option`` with its own estimate when that is cheaper (it prints differently
-        from the estimate; the curves can cost next to nothing beside the PLDs),
-        ``budget_option``, fewer rounds or users) when it exceeds ``max_seconds`` (default the wall-clock limit
-        ``BLANKET_MAX_SECONDS``, one hour).  Nothing is computed.  O(ledger entries)."""
-        from blanket.exact.runtime.budget import refuse_over_limits
+        """:meth:`estimate` (or ``est``), refused (:class:`~blanket.exact.runtime.budget.TooExpensive`, one line naming
+        the estimate, its limit and the options) when its seconds exceed ``max_seconds`` (default the wall-clock limit
+        ``BLANKET_MAX_SECONDS``, one hour; not looked at without ``time``) -- options ``curves_option`` with its own
+        estimate when that is cheaper (it prints differently from the estimate; the curves can cost next to nothing
+        beside the PLDs) and ``budget_option`` -- or when its peak memory (:attr:`CompositionCost.memory`, the composed
+        PLDs) exceeds the memory limit (:func:`blanket.exact.numbers.guards.max_memory`, ``--max-memory``) -- option
+        ``memory_option``; both when both are exceeded, and always "fewer rounds or users".  Nothing is computed.
+        O(ledger entries)."""
+        from blanket.exact.numbers import guards
+        from blanket.exact.runtime.budget import MAX_SECONDS_ENV, TooExpensive, human_duration, human_size, time_limit
 
-        est = self.estimate(workers)
-        opts = []
-        fast = self.curves_off_estimate(workers, est)
-        if fast is not None:  # offered only when cheaper
-            opts.append(f"{curves_option} (the fast, looser blanket-view / clone pairs: about {fast})")
-        opts += [budget_option, "fewer rounds or users"]
-        refuse_over_limits(
-            est.seconds,
-            0,
-            what=f"the composition of {self.rounds} rounds",
-            where=f"on {est.cores} core{'s' if est.cores != 1 else ''} ({est.parts()})",
-            options=", ".join(opts[:-1]) + " or " + opts[-1],
-            max_seconds=max_seconds,
+        est = est if est is not None else self.estimate(workers)
+        limit = (max_seconds if max_seconds is not None else time_limit()) if time else math.inf
+        mem = guards.max_memory()
+        too_slow, too_big = est.seconds > limit, est.memory > mem
+        if not (too_slow or too_big):
+            return est
+        why, opts = [], []
+        if too_slow:
+            k = est.cores
+            why.append(
+                f"take about {human_duration(est.seconds)} on {k} core{'s' if k != 1 else ''} ({est.parts()}) "
+                f"(limit {human_duration(limit)}, {MAX_SECONDS_ENV})"
+            )
+            fast = self.curves_off_estimate(workers, est)
+            if fast is not None:  # offered only when cheaper
+                opts.append(f"{curves_option} (the fast, looser blanket-view / clone pairs: about {fast})")
+            opts.append(budget_option)
+        if too_big:
+            why.append(
+                f"need about {human_size(est.memory)} of memory (composed PLDs of about {est.length:.2g} points; "
+                f"limit {human_size(mem)}, --max-memory)"
+            )
+            opts.append(memory_option)
+        opts.append("fewer rounds or users")
+        raise TooExpensive(
+            f"the composition of {self.rounds} rounds would {' and '.join(why)}; not started. "
+            f"Options: {', '.join(opts[:-1])} or {opts[-1]}"
         )
-        return est
 
     def curves_off_estimate(self, workers: int | None = None, est: Any = None) -> str | None:
         """The printed estimate of this ledger with ``curves=False`` (the fast, looser pairs) when that is cheaper than
         ``est`` (default :meth:`estimate`) and prints differently (the curves may cost next to nothing beside the
-        PLDs: 3-RR at n = 2 over 10^7 rounds is about 12.1 h either way); ``None`` otherwise, or when this ledger has
+        PLDs: binary RR at n = 2 composes its exact ROC hull either way); ``None`` otherwise, or when this ledger has
         no curves to turn off.  Nothing is computed.  O(ledger entries)."""
         from blanket.exact.runtime.budget import human_duration
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from blanket.exact.runtime.budget import human_duration
+from blanket.exact.runtime.budget import human_duration, human_size
 
 __all__ = [
     "CompositionCost",
@@ -35,6 +35,9 @@ __all__ = [
     "continuous_seconds",
     "discretise_seconds",
     "products_seconds",
+    "composed_length",
+    "products_bytes",
+    "curve_length",
     "sampled_view_seconds",
     "fleet_lower_seconds",
     "bracket_grid_length",
@@ -58,13 +61,33 @@ LOWER_PASSES = 2
 #: the products: ``c·L·log2 L`` per composed PLD of final length ``L`` (one self-composition: the squarings before
 #: the last add up to about one more product), PRODUCT_UNITS of them per query (upper and lower of the dominating
 #: pairs, the grid search's coarser grids about 10 % more) plus as many for the two lower pairs, whose grid is 4Δ
-#: beyond 1000 rounds (``lower_factor`` 1/4).  Measured CPU (loaded machine, 2026-11-29; the same c·L·log2 L fits
-#: both): binary RR, ε0 = 1, T = 365, n = 10^5 / 10^6: L = 1.31·10^5, 5.1 / 5.8 s of products (6.0 / 7.3 s with
-#: the lower kernels and queries); n = 10^4, T = 10^4: L = 2.9·10^6 (lower pairs 7.4·10^5), 77.5 s; 3-RR, n = 2000,
-#: T = 10 / 365 / 10^4: L = 4·10^3 / 10^5 / 1.4·10^6, 0.65 / 5.2 / 45 s.  The model gives 5.5 s at T = 365 and
-#: 77 s at T = 10^4 (the 3-RR case at T = 10^4 has a shorter support: over by about 70 % there)
-SECONDS_PER_PRODUCT_TERM = 6.5e-7
+#: beyond 1000 rounds (``lower_factor`` 1/4).  Recalibrated 2026-11-29 evening (CPU of ``PLD.compose`` alone, timed
+#: inside the query, 2-core machine at load 2.5-8): binary RR ε0 = 1, T = 365, --curves off, n = 10⁵ / 10⁶: L =
+#: 1.34·10⁵ / 1.38·10⁵, 2.06 / 1.7 s (c = 2.3·10⁻⁷ / 1.9·10⁻⁷); n = 2 (its curve pair, the length of
+#: :func:`bracket_grid_length`), T = 10⁵ / 10⁶: L = 2.19·10⁶ / 6.80·10⁶, 22.8 / 96.2 s (1.8·10⁻⁷ / 2.2·10⁻⁷); 10-RR
+#: n = 10⁶, T = 365, --curves off: L = 1.27·10⁵, 1.6 s (1.9·10⁻⁷); 3-RR n = 2000, T = 365: 1.98 s with its curve
+#: pairs (2.3·10⁻⁷).  The constant before, 6.5·10⁻⁷, was fitted on whole queries on a loaded machine and made the
+#: composition of binary RR at T = 365 about twice its cost (11.1 s modelled, 5.6 s measured)
+SECONDS_PER_PRODUCT_TERM = 2.5e-7
 PRODUCT_UNITS = 2.2
+#: the curve pairs of k-RR and the oracles (the hull of certified curve values, ``cupper``/``clower``): their atoms
+#: spread the loss more widely than the blanket view does (the hull's last chords run out to ``e^{ε0}``), so their
+#: composed support grows more slowly with T and faster with n than the dominating pairs': about
+#: ``CURVE_POINTS·T^CURVE_T_POWER·n^CURVE_N_POWER`` points, at least the dominating pairs' (measured at ε0 = 1, the
+#: upper side: 10-RR n = 10⁶, T = 365 / 50: 9.2·10⁵ / 3.95·10⁵ (the dominating pairs' 1.27·10⁵ / 2.2·10⁴); n = 10⁵,
+#: T = 365: 5.4·10⁵; 3-RR n = 10⁶, T = 365: 6.5·10⁵; n = 2000: 8.8·10⁴ (the model 9.2 / 3.9 / 5.4 / 9.2 / 2.2·10⁵)); and
+#: a base that wide makes the squarings products of about the final length: both sides cost ``CURVE_UNITS +
+#: CURVE_UNITS_PER_DOUBLING·log2 r`` (``r`` the ratio of the two lengths; at most ``log2 T``) products of that
+#: length (CPU of the curve pairs' products, same runs: 10-RR n = 10⁶, T = 365 / 50: 32 / about 7 s, model 34 / 10 s;
+#: n = 10⁵: about 10 s, model 15 s; 3-RR n = 10⁶: about 21 s, model 34 s)
+CURVE_POINTS = 3050.0
+CURVE_T_POWER = 0.43
+CURVE_N_POWER = 0.23
+CURVE_UNITS = 1.5
+CURVE_UNITS_PER_DOUBLING = 2.0
+#: the lower kind refined (:func:`lower_refine_seconds`): its own constant per ``L·log2 L`` (a discretisation on the
+#: finer grid and its self-compositions, calibrated as a whole below)
+SECONDS_PER_REFINE_TERM = 6.5e-7
 #: the composed support after the grid search: about ``LOSS_POINTS · T^LOSS_POWER`` points (the grid refines like
 #: 1/T while the search's steps last, the support grows like sqrt(T) to T loss steps; fitted between binary RR's
 #: and 3-RR's measured lengths above)
@@ -243,7 +266,7 @@ def lower_refine_seconds(length: int, factor: int) -> float:
     True
     """
     L = max(2.0, float(factor) * max(1, length))
-    return REFINE_FIXED + REFINE_PRODUCTS * SECONDS_PER_PRODUCT_TERM * L * math.log2(L)
+    return REFINE_FIXED + REFINE_PRODUCTS * SECONDS_PER_REFINE_TERM * L * math.log2(L)
 
 
 def summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:
@@ -258,26 +281,86 @@ def summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:
     return 2 * (SECONDS_SUMMED_FIXED + SECONDS_SUMMED_PER_OUTCOME * w)
 
 
-def products_seconds(rounds: int, entries: int = 1, lower_factor: float = 1.0, length: float | None = None) -> float:
+def composed_length(rounds: int, length: float | None = None) -> float:
+    """Modelled length of a query's composed PLD (the dominating pairs' final grid): ``LOSS_POINTS·T^LOSS_POWER`` (the
+    grid the PLD sandwich asks for), or ``length`` when given (:func:`bracket_grid_length`: binary RR on its curve
+    pair, where the grid search stops at the mechanism's bracket; at n = 2 that grid does not refine with T, so it can
+    be the longer one: 6.5·10⁴ points at T = 100, modelled 7.1·10⁴, where the sandwich's model says 3.7·10⁴).  O(1).
+
+    >>> composed_length(10**4, length=10**4)
+    10000.0
+    """
+    return float(LOSS_POINTS * max(1, rounds) ** LOSS_POWER if length is None else length)
+
+
+#: peak memory of a composed query: the interpreter with its libraries and one round's pairs (PLD_BYTES_FIXED), and
+#: PLD_BYTES_PER_POINT per point of the composed length ``L`` (:func:`composed_length`, plus the curve pairs',
+#: :func:`curve_length`): the cached composed PLDs (exact ``fmpz`` masses of about 100 bits: ~56 bytes a point with
+#: their float estimates) and, during the last squaring, the two factors, the integer product before and after its
+#: rescaling (~2·bits + log₂ L bits a point) and the float FFT estimating the masses (complex arrays of the next power
+#: of two).  Measured 2026-11-29 evening (maximum RSS, ``resource.getrusage``, 2-core machine at load 2-8): binary RR
+#: ε0 = 1, n = 2 (L modelled by :func:`bracket_grid_length`), T = 10⁴ / 10⁵ / 10⁶: L = 7.0·10⁵ / 2.19·10⁶ /
+#: 6.80·10⁶, 336 MiB / 1.10 GiB / 2.70 GiB (model 474 MiB / 1.15 GiB / 3.31 GiB); the run of 10⁷ rounds of the session
+#: before: 8.2 GB (model 10.1 GiB at L = 2.24·10⁷); binary RR n = 10⁵, T = 365, --curves off: 128 MiB (model 203 MiB);
+#: 10-RR n = 10⁵ / 10⁶, T = 365 with curve pairs of 5.4·10⁵ / 9.2·10⁵ points: 295 / 572 MiB (model 395 / 613 MiB)
+PLD_BYTES_FIXED = 150 << 20
+PLD_BYTES_PER_POINT = 480
+#: the printed estimate names the peak memory from this many bytes on
+MEMORY_SHOWN_BYTES = 1 << 30
+
+
+def products_bytes(rounds: int, length: float | None = None, curve_len: float = 0.0) -> float:
+    """Estimated peak bytes of one composed query of ``rounds`` rounds: :data:`PLD_BYTES_FIXED` plus
+    :data:`PLD_BYTES_PER_POINT` per point of :func:`composed_length` (``length`` as there) and of the curve pairs'
+    composed length ``curve_len`` (:func:`curve_length`; both are cached side by side).  A model that refuses work,
+    never a bound.  O(1).
+
+    >>> 5e8 < products_bytes(10**5, length=2.2e6) < 2e9
+    True
+    """
+    return PLD_BYTES_FIXED + PLD_BYTES_PER_POINT * (composed_length(rounds, length) + curve_len)
+
+
+def curve_length(n: int, rounds: int, length: float) -> float:
+    """Modelled composed length of a round's curve pair (k-RR, the oracles: ``cupper``/``clower``) at ``n`` users over
+    ``rounds`` rounds: ``CURVE_POINTS·T^CURVE_T_POWER·n^CURVE_N_POWER``, at least the dominating pairs' composed
+    ``length``.  O(1).
+
+    >>> round(curve_length(10**6, 365, 1.2e5), -4), curve_length(2, 10**4, 2e6)
+    (920000.0, 2000000.0)
+    """
+    return max(float(length), CURVE_POINTS * max(rounds, 1) ** CURVE_T_POWER * max(n, 1) ** CURVE_N_POWER)
+
+
+def products_seconds(
+    rounds: int,
+    entries: int = 1,
+    lower_factor: float = 1.0,
+    length: float | None = None,
+    curve_len: float = 0.0,
+) -> float:
     """Estimated one-core seconds of the products of one composed query of ``rounds`` rounds in ``entries`` ledger
-    entries: :data:`PRODUCT_UNITS` self-compositions of the final length ``L ≈ LOSS_POINTS·T^LOSS_POWER`` (the grid the
-    PLD sandwich asks for; ``length``, when given and shorter, replaces it: e.g. :func:`bracket_grid_length`) for the
+    entries: :data:`PRODUCT_UNITS` self-compositions of the final length ``L`` (:func:`composed_length`; the grid the
+    PLD sandwich asks for; ``length``, when given, replaces it: :func:`composed_length`) for the
     dominating pairs and as many of length ``lower_factor·L`` for the lower pairs, each
-    ``SECONDS_PER_PRODUCT_TERM·L·log2 L``.  O(1).
+    ``SECONDS_PER_PRODUCT_TERM·L·log2 L``; with ``curve_len`` (the curve pairs' composed length, :func:`curve_length`),
+    also ``CURVE_UNITS + CURVE_UNITS_PER_DOUBLING·log2(curve_len/L)`` (at most ``log2 T``) products of that length.
+    O(1).
 
     >>> products_seconds(365) < 20 < products_seconds(10**4, lower_factor=0.25) < 200
     True
     >>> products_seconds(10**4, length=10**4) < 1
     True
     """
-    length_sandwich = LOSS_POINTS * max(1, rounds) ** LOSS_POWER
-    length = length_sandwich if length is None else min(length, length_sandwich)
+    length = composed_length(rounds, length)
     low = max(2.0, lower_factor * length)
 
     def one(L: float) -> float:
         return SECONDS_PER_PRODUCT_TERM * L * math.log2(max(L, 2))
 
-    return max(1, entries) * PRODUCT_UNITS * (one(length) + one(low))
+    units = CURVE_UNITS + CURVE_UNITS_PER_DOUBLING * math.log2(max(1.0, curve_len / length))
+    curves = min(units, math.log2(max(rounds, 2))) * one(curve_len) if curve_len > 0 else 0.0
+    return max(1, entries) * PRODUCT_UNITS * (one(length) + one(low)) + curves
 
 
 @dataclass(frozen=True)
@@ -285,7 +368,8 @@ class CompositionCost:
     """An estimate of one composed query (one-core seconds per kind of work), and the cores the sweep runs on.
 
     ``unmodelled``: ledger entries without a cost model (a custom :class:`RoundEvent`), not counted; sampled rounds,
-    fleets and continuous rounds have their own (coarse) models, counted in ``pld``.
+    fleets and continuous rounds have their own (coarse) models, counted in ``pld``.  ``memory``: the estimated peak
+    bytes of the composed PLDs (:func:`products_bytes`), ``length`` the modelled composed length it rests on.
     """
 
     sweep: float
@@ -295,6 +379,8 @@ class CompositionCost:
     unmodelled: int = 0
     picture: float = 0.0
     pdf: float = 0.0
+    memory: float = 0.0
+    length: float = 0.0
 
     @property
     def seconds(self) -> float:
@@ -316,6 +402,8 @@ class CompositionCost:
             out.append(f"PDF {human_duration(self.pdf)}")
         if self.unmodelled:
             out.append(f"{self.unmodelled} ledger entries without a cost model not counted")
+        if self.memory >= MEMORY_SHOWN_BYTES:
+            out.append(f"peak memory about {human_size(self.memory)}")
         return ", ".join(out)
 
     def text(self) -> str:
@@ -333,4 +421,5 @@ class CompositionCost:
             "unmodelled_entries": self.unmodelled,
             "picture_seconds": round(self.picture, 1),
             "pdf_seconds": round(self.pdf, 1),
+            "memory_bytes": int(self.memory),
         }
