@@ -246,8 +246,8 @@ def test_memory_model_refuses_up_front_and_a_normal_run_passes():
 
 def test_memory_model_length_is_the_composed_length():
     """The length the memory (and products) model rests on is the accountant's real composed length within 10 % (binary
-    RR at n = 2 on its curve pair, 1000 rounds: composition_cost.bracket_grid_length), counted here on the PLD."""
-    acc = ShuffleAccountant().compose(BIG, count=1000)
+    RR at n = 2 on its curve pair, 300 rounds: composition_cost.bracket_grid_length), counted here on the PLD."""
+    acc = ShuffleAccountant().compose(BIG, count=300)
     res = acc.get_epsilon("1e-6")
     real = len(acc._pld(res.grid, "upper"))
     assert real == pytest.approx(acc.estimate().length, rel=0.1), (real, acc.estimate().length)

@@ -86,8 +86,8 @@ CURVE_N_POWER = 0.23
 CURVE_UNITS = 1.5
 CURVE_UNITS_PER_DOUBLING = 2.0
 #: the lower kind refined (:func:`lower_refine_seconds`): its own constant per ``L·log2 L`` (a discretisation on the
-#: finer grid and its self-compositions, calibrated as a whole below)
-SECONDS_PER_REFINE_TERM = 6.5e-7
+#: finer grid and its self-compositions, calibrated as a whole: see REFINE_PRODUCTS)
+SECONDS_PER_REFINE_TERM = 4.6e-7
 #: the composed support after the grid search: about ``LOSS_POINTS · T^LOSS_POWER`` points (the grid refines like
 #: 1/T while the search's steps last, the support grows like sqrt(T) to T loss steps; fitted between binary RR's
 #: and 3-RR's measured lengths above)
@@ -249,10 +249,11 @@ def bracket_grid_length(n: int, exp_epsilon0: float, rounds: int, rel_width: flo
 
 #: the deciding lower kind composed again on a grid ``f`` times finer (accountant ``_refined_lower``): its
 #: discretisation and self-compositions, modelled as REFINE_FIXED plus REFINE_PRODUCTS products of the refined
-#: composed length ``f·L`` (``L`` its composed length on the lower grid), ``c·fL·log2(fL)`` each.  Calibrated
-#: 2026-11-29 evening (CPU, 2-core machine at load 5-7): OUE k = 128, ε0 = 1, n = 10⁶, T = 365, the banded
-#: third-value pair, L = 67 065: 3.8 CPU s on the grid ÷ 2 (docs/reference/oracles.md §5 (iv)), model 4.7 s; 3-RR
-#: n = 200, T = 10, L = 2294: 0.14 s on ÷ 2, 0.40 s on ÷ 4, model 0.31 / 0.44 s
+#: composed length ``f·L`` (``L`` its composed length on the lower grid), ``c·fL·log2(fL)`` each
+#: (:data:`SECONDS_PER_REFINE_TERM`).  Calibrated 2026-11-29 evening (CPU, 2-core machine at load 5-9): 10-RR ε0 = 1,
+#: n = 10⁶, T = 365, the backward concrete pair, L = 124 324: 13.1 CPU s on the grid ÷ 4, model 13.2 s (÷ 2: model
+#: 6.35 s); OUE k = 128, n = 10⁶, T = 365, the banded third-value pair, L = 67 065: 3.8 CPU s on ÷ 2, model 3.35 s;
+#: 3-RR n = 200, T = 10, L = 2294: 0.14 s on ÷ 2, 0.40 s on ÷ 4, model 0.28 / 0.37 s
 REFINE_PRODUCTS = 3.0
 REFINE_FIXED = 0.2
 
