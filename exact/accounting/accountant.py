@@ -892,7 +892,11 @@ class ShuffleAccountant:
         when a round's lower end is a composed lower pair (any round but binary RR, whose summed pair has no grid),
         the deciding lower kind's refinement is counted at its budget, :data:`REFINE_SHARE` of the rest
         (:meth:`_refine_factor`).  With ``delta_band`` (default), where curve pairs are composed, a second band (a
-        ``get_delta`` whose δ is far from the bands already refined, :meth:`_delta_band`): its points.  An estimate that chooses or refuses work, never a bound.  O(ledger entries)."""
+        ``get_delta`` whose δ is far from the bands already refined, :meth:`_delta_band`): its points.  Its ``memory``
+        is the composed PLDs' modelled peak (:func:`~blanket.exact.accounting.composition_cost.products_bytes`: the
+        dominating pairs' and the curve pairs' composed lengths; the sweep's own memory is
+        :mod:`blanket.exact.runtime.budget`'s).  An estimate that chooses or refuses work, never a bound.  O(ledger
+        entries)."""
         from blanket.exact.runtime.executors import resolve_workers
 
         self._need()
