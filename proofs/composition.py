@@ -397,6 +397,106 @@ BANDED_PAIR = TABLE.register(
     symbols=(k_s, n_s),
 )
 
+H_stratum = sp.Function("H_{e^{\\epsilon}}(P_D^{\\times T} \\| Q_D^{\\times T})")
+
+
+def _oue_outputs(k: int, e: int, n: int, value: int, w: tuple | None) -> dict:
+    """OUE (``k``, ``e^{ε0} = e``) on ``value z^{n−1}`` (``z = 2``; ``x = 0``, ``x' = 1``): the law of the count ``D``
+    with weights ``w`` (module docstring of :mod:`blanket.exact.accounting.stratum_lower`), or with ``w = None`` of the
+    whole shuffled output (the sorted tuple of bit vectors), from the bit probabilities ``p = 1/2``,
+    ``q = 1/(e+1)`` directly.  Exact ``fmpq``.  O(2^{kn})."""
+    import itertools
+
+    from flint import fmpq
+
+    p, q = fmpq(1, 2), fmpq(1, e + 1)
+
+    def law(v: int) -> list:
+        out = []
+        for bits in itertools.product((0, 1), repeat=k):
+            pr = fmpq(1)
+            for i, b in enumerate(bits):
+                t = p if i == v else q
+                pr *= t if b else 1 - t
+            out.append((bits, pr))
+        return out
+
+    dist: dict = {}
+    for combo in itertools.product(*([law(value)] + [law(2)] * (n - 1))):
+        pr = fmpq(1)
+        for _b, pp in combo:
+            pr *= pp
+        if w is None:
+            key: Any = tuple(sorted(b for b, _p in combo))
+        else:
+            key = sum((w[1] if b[2] else w[0]) * (b[0] - b[1]) for b, _p in combo)
+        dist[key] = dist.get(key, fmpq(0)) + pr
+    return dist
+
+
+def _check_stratum(r) -> SymbolicCheck:
+    """The two-stratum count lower pair (docs/composition.md §1, "The two-stratum count") on an exact instance: OUE
+    k = 4, ``e^{ε0} = 3``, n = 3, weights (3, 1) (:func:`blanket.exact.accounting.stratum_lower.two_stratum_pair`).
+    In exact rationals: (i) the pair's law equals the brute-force law of ``D`` read off every outcome of the n users'
+    bit vectors, (ii) ``H_α(pair) ≤ H_α(whole shuffled output)`` at 6 values of α ≥ 1, (iii) at n = 3 the count with
+    weights (7, 1) determines both strata's differences, so (3, 1) and (1, 0) are functions of it:
+    ``H_α((1, 0)) ≤ H_α((7, 1))``, ``H_α((3, 1)) ≤ H_α((7, 1))`` and, for ``T = 2``,
+    ``H_α((3, 1)^2) ≤ H_α((7, 1)^2)``.  An instance, not a proof: ``proved`` is ``None``, ``False`` when a check
+    fails."""
+    from blanket.exact.accounting import stratum_lower as _stratum  # proofs -> exact (the layer order)
+    from blanket.exact.mechanisms.oracles import OUE
+    from flint import fmpq
+
+    k, e, n = 4, 3, 3
+    mech = OUE(k, exp_epsilon0=e)
+
+    def pair(w: tuple) -> dict:
+        return {key[0]: (pp, qq) for key, pp, qq in _stratum.two_stratum_pair(mech, n, w).atoms()}
+
+    main, fine, coarse = pair((3, 1)), pair((7, 1)), pair((1, 0))
+    bp, bq = _oue_outputs(k, e, n, 0, (3, 1)), _oue_outputs(k, e, n, 1, (3, 1))
+    ok = set(main) == set(bp) | set(bq)
+    ok = ok and all(main[d] == (bp.get(d, fmpq(0)), bq.get(d, fmpq(0))) for d in main)
+    fp, fq = _oue_outputs(k, e, n, 0, None), _oue_outputs(k, e, n, 1, None)
+    full = {key: (v, fq.get(key, fmpq(0))) for key, v in fp.items()}
+
+    def hs(at: dict, al: Any) -> Any:
+        return sum((max(pp - al * qq, fmpq(0)) for pp, qq in at.values()), fmpq(0))
+
+    def sq(at: dict) -> dict:
+        return {(x, y): (at[x][0] * at[y][0], at[x][1] * at[y][1]) for x in at for y in at}
+
+    main2, fine2 = sq(main), sq(fine)
+    for al in (fmpq(1), fmpq(5, 4), fmpq(3, 2), fmpq(2), fmpq(3), fmpq(5)):
+        ok = ok and hs(main, al) <= hs(full, al) and hs(fine, al) <= hs(full, al)
+        ok = ok and hs(coarse, al) <= hs(fine, al) and hs(main, al) <= hs(fine, al)
+        ok = ok and hs(main2, al) <= hs(fine2, al)
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (OUE k = 4, e^eps0 = 3, n = 3): the pair's law of D = 3 (h_x - h_x') [h_z = 0] + "
+        "(h_x - h_x') [h_z = 1] equals the brute-force law over the users' bit vectors; H_alpha(pair) <= H_alpha(whole "
+        "shuffled output); H_alpha of the counts (1, 0) and (3, 1), and for T = 2 of (3, 1)^2, at most that of (7, 1) "
+        "(which determines both strata at n = 3), at 6 values of alpha",
+        "the inequality itself is the post-processing inequality (D is a function of the shuffled output)",
+    )
+
+
+STRATUM_PAIR = TABLE.register(
+    "Two-stratum count lower pair",
+    statement=sp.Ge(delta_T(epsilon), H_stratum(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("T >= 1"),
+        Hypothesis(
+            sp.true,
+            "T rounds of a frequency oracle with a triple hit law on the datasets x z^(n-1) versus x' z^(n-1); each "
+            "round's output reduced to D = sum over reports of w_0 (h_x - h_x') on the reports with h_z = 0 and "
+            "w_1 (h_x - h_x') on those with h_z = 1 (fixed integers w_0, w_1); atoms whose law is not enclosed dropped",
+        ),
+    ),
+    symbolic=_check_stratum,
+    symbols=(k_s, n_s),
+)
+
 H_curve = sp.Function("H_{\\alpha}(P_U \\| Q_U)")
 E_worst = sp.Function("E")
 

@@ -224,8 +224,8 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
 
 def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
     """Which concrete pair gives the composed lower end, in words: each distinct round's lower pair (the backward
-    direction when ``decided`` names it, e.g. k-RR's banded third-value pair; else the forward one) or that it is left
-    out; when ``decided`` (the result's ``details["lower_pair"]``) names binary RR's summed counts, their description
+    direction when ``decided`` names it, e.g. k-RR's banded third-value pair; the oracles' two-stratum count when it
+    names that; else the forward one) or that it is left out; when ``decided`` (the result's ``details["lower_pair"]``) names binary RR's summed counts, their description
     (no grid is involved).  O(rounds) (pairs memoised)."""
     if decided is not None and decided == LOWER_NAMES["low-sum"]:
         sums = acc._summed_pairs() or []
@@ -235,8 +235,9 @@ def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
         )
     out: list[str] = []
     direction = "backward" if decided is not None and decided == LOWER_NAMES["low-bwd"] else "forward"
+    stratum = decided is not None and decided == LOWER_NAMES["low-3s"]
     for ev, _ in acc.ledger:
-        pr = ev.lower_pair(direction)
+        pr = (acc._stratum_pair(ev) if stratum else None) or ev.lower_pair(direction)
         d = pr.description if pr is not None else f"{ev.describe()}: no concrete pair (left out, a post-processing)"
         if d not in out:
             out.append(d)
@@ -486,6 +487,8 @@ def certify_composition(
         chain.append(result_entry(comp.SUMMED_PAIR))
     if used["banded"]:  # k-RR (k >= 3), the oracles, ldp: a banded third-value lower pair is among the lower ends
         chain.append(result_entry(comp.BANDED_PAIR))
+    if used.get("stratum"):  # the oracles (up to STRATUM_MAX_N users): the two-stratum count is among the lower ends
+        chain.append(result_entry(comp.STRATUM_PAIR))
     if any(r.groups for r in dep.rounds):
         chain += [result_entry(pf.FLEET_ROUND), result_entry(pf.COLLUDING)]
         if any(len(r.groups) > 1 for r in dep.rounds if r.groups):

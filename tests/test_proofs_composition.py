@@ -135,3 +135,24 @@ def test_banded_pair_statement_is_registered_with_a_check_that_can_fail(monkeypa
     # the bands not garbled (level 1 = the target surely among the s): above the statistic
     monkeypatch.setattr(banded, "band_level", lambda n, pi, a, b, m: fmpq(1) if m > 1 else good(n, pi, a, b, m))
     assert r.check_symbolic().proved is False
+
+
+def test_stratum_pair_statement_is_registered_with_a_check_that_can_fail(monkeypatch):
+    """The two-stratum count lower pair (docs/composition.md §1) is registered with its status and an exact instance;
+    the strata's weights swapped in the pair's law, or the law's target term left out, fail it."""
+    from blanket.exact.accounting import stratum_lower
+
+    r = comp.STRATUM_PAIR
+    assert r.key in {x.key for x in core.results("pld")}
+    assert r.status == "derived" and "this project's" in r.status_note and "§1" in r.spec
+    assert r.quantity == "delta_composed" and r.kind == "lower_bound"
+    assert r.check_symbolic().proved is None
+    good = stratum_lower._classes
+    # h_z = 1 reports counted with w_0 and h_z = 0 with w_1: not the statistic the brute force reads
+    monkeypatch.setattr(stratum_lower, "_classes", lambda m, w0, w1: good(m, w1, w0))
+    assert r.check_symbolic().proved is False
+    # the target's report drawn from R(z) as well (its term's mass left out of the law): P = Q, not the brute force
+    monkeypatch.setattr(
+        stratum_lower, "_classes", lambda m, w0, w1: {y: (v[0], v[0], v[0]) for y, v in good(m, w0, w1).items()}
+    )
+    assert r.check_symbolic().proved is False

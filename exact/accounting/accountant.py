@@ -1128,7 +1128,7 @@ class ShuffleAccountant:
         RR's own or a curve route of :mod:`~blanket.exact.accounting.curve_pairs`), ``"summed"`` (binary RR's
         summed-count lower pair: a binary RR round, sampled or not, is in the ledger) and ``"banded"`` (a third-value lower pair garbled per band,
         :class:`~blanket.exact.accounting.banded.BandedPair`: k-RR with k ≥ 3, the oracles with a triple law,
-        ``ldp``).  O(ledger entries · bands) after a query (the pairs are memoised)."""
+        ``ldp``) and ``"stratum"`` (the oracles' two-stratum count, "low-3s", up to :data:`STRATUM_MAX_N` users).  O(ledger entries · bands) after a query (the pairs are memoised)."""
         doms = [self._dominating(ev) for ev, _ in self._ledger]
         finite = any(isinstance(d, _curves.FinitePair) for d in doms)
         curve = self._has_curves() or any(isinstance(d, _curves.FinitePair) and d.kind == "curve" for d in doms)
@@ -1139,6 +1139,7 @@ class ShuffleAccountant:
             "summed": any(_binary_mechanism(getattr(ev, "event", ev)) is not None for ev, _ in self._ledger)
             and self._summed_pairs() is not None,
             "banded": any(self._banded_lower(ev) for ev, _ in self._ledger),
+            "stratum": any(self._stratum_pair(ev) is not None for ev, _ in self._ledger),
         }
 
     @staticmethod
