@@ -451,7 +451,8 @@ def _check_stratum(r) -> SymbolicCheck:
     mech = OUE(k, exp_epsilon0=e)
 
     def pair(w: tuple) -> dict:
-        return {key[0]: (pp, qq) for key, pp, qq in _stratum.two_stratum_pair(mech, n, w).atoms()}
+        sp = _stratum.two_stratum_pair(mech, n, w)
+        return {} if sp is None else {key[0]: (pp, qq) for key, pp, qq in sp.atoms()}
 
     main, fine, coarse = pair((3, 1)), pair((7, 1)), pair((1, 0))
     bp, bq = _oue_outputs(k, e, n, 0, (3, 1)), _oue_outputs(k, e, n, 1, (3, 1))

@@ -23,8 +23,8 @@ statistic's efficiency ``(E_x y − E_{x'} y)²/Var_z y`` among small coprime in
 e : 1, the ratio of the two strata's per-report signal-to-noise).
 
 **Certified law** (:func:`_power_window`): ``g_z^{n−1}`` by repeated squaring in ball arithmetic, each product cut to
-a window of the exponents ``±`` :data:`WINDOW_SD` standard deviations.  All coefficients are ≥ 0 and every power sums
-to 1, so the mass cut off is at most ``τ = 1 − Σ`` (lower ends of the kept coefficients); a product of two cut
+a window of the exponents ``±`` :data:`WINDOW_SD` standard deviations.  All coefficients are ≥ 0, so the mass cut off is at
+most ``τ`` = the upper ends of the cut coefficients plus the factors' own ``τ_x + τ_y + τ_x·τ_y``; a product of two cut
 polynomials ``(x_k + x_d)(y_k + y_d)`` differs from ``x_k·y_k`` on each kept exponent by a value in
 ``[0, max x_k·τ_y + max y_k·τ_x + τ_x·τ_y]``: that is added to the upper end.  The atoms whose ``P`` or ``Q`` window
 is not entirely enclosed are dropped (a sub-probability pair: lower side only, like the banded pairs).
@@ -39,7 +39,7 @@ from math import gcd
 import numpy as np
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting.pld import PLD
-from blanket.exact.mechanisms.oracles import FourValue
+from blanket.exact.mechanisms.oracles import OUE, SUE, FourValue, UnaryEncoding
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import oracle_exact
@@ -49,11 +49,13 @@ __all__ = ["MAX_WEIGHT", "WINDOW_SD", "StratumPair", "stratum_weights", "two_str
 
 #: the weights ``(w_0, w_1)`` are coprime integers at most this (the window of ``D`` grows with them)
 MAX_WEIGHT = 4
+#: working precision (bits) of the pair's parameters and law
+PREC = 128
 #: cost model of :meth:`StratumPair.seconds` (see there)
 SECONDS_PER_WINDOW_TERM = 2e-5
 SECONDS_LAW_FIXED = 0.2
 #: half-width of the exponent window kept at every power, in standard deviations of that power's ``D``
-WINDOW_SD = 40.0
+WINDOW_SD = 20.0
 
 
 def _classes(mech: FourValue, w0: int, w1: int) -> dict | None:
@@ -111,15 +113,16 @@ def _upper(x: arb) -> float:
     return math.nextafter(float(arith.endpoints(x)[1]), math.inf)
 
 
-def _cut(cs: list, centre: int, half: int) -> tuple[int, list, float]:
+def _cut(cs: list, centre: int, half: int, carried: float) -> tuple[int, list, float]:
     """Keep the exponents ``centre ± half`` of the ball coefficients ``cs``: ``(first kept exponent, kept, τ)`` with
-    ``τ`` a float upper bound on the mass cut off (``1 − Σ`` lower ends of the kept, the total being 1).  O(len)."""
+    ``τ`` a float upper bound on the true mass cut off: the upper ends of the cut coefficients plus ``carried`` (a
+    bound on the mass the cut factors' cross terms add anywhere, module docstring).  O(len)."""
     lo, hi = max(0, centre - half), min(len(cs) - 1, centre + half)
     kept = cs[lo : hi + 1]
     s = arb(0)
-    for c in kept:
+    for c in cs[:lo] + cs[hi + 1 :]:
         s += c
-    tau = max(0.0, _upper(1 - s))
+    tau = (_upper(s) + carried) * (1 + 1e-12) if (lo > 0 or hi < len(cs) - 1 or carried > 0) else 0.0
     return lo, kept, tau
 
 
@@ -167,7 +170,8 @@ def _mul(x: tuple, y: tuple, W: int, sd1: float) -> tuple:
     first = xl + yl
     centre = p * W - first  # the index of exponent 0 of D (offset p·W)
     half = int(math.ceil(WINDOW_SD * sd1 * math.sqrt(p))) + W
-    lo, kept, tau = _cut(prod, centre, half)
+    # the cross terms' total mass is at most τ_y·Σx_k + τ_x·Σy_k + τ_x·τ_y <= τ_x + τ_y + τ_x·τ_y (each Σ <= 1)
+    lo, kept, tau = _cut(prod, centre, half, xt + yt + xt * yt)
     return first + lo, kept, p, tau
 
 
@@ -291,6 +295,21 @@ class StratumPair:
         return PLD.from_survival(g, j0, S, "lower", prec=prec)
 
 
+def _at_precision(mech: FourValue) -> FourValue:
+    """The record with its ball parameters recomputed at the current precision: OUE and SUE given by ``ε0`` store
+    ``p``, ``q`` as balls of the precision they were made at (53 bits by default), and the law of ``D`` multiplies
+    their radius by about ``n``; the other records' triple laws use ``e^{ε0}`` at the current precision already.  The
+    same mechanism (the same exact ``ε0``).  O(1)."""
+    if (
+        isinstance(mech, UnaryEncoding)
+        and mech.kind in ("oue", "sue")
+        and mech.epsilon0 is not None
+        and mech.exp_epsilon0_exact is None
+    ):
+        return (OUE if mech.kind == "oue" else SUE)(mech.k, mech.epsilon0)
+    return mech
+
+
 def two_stratum_pair(mech: FourValue, n: int, weights: tuple[int, int] | None = None) -> StratumPair | None:
     """The two-stratum lower pair of ``mech`` at ``n`` users (module docstring), or ``None`` (no triple law, ``n <
     2``, no signal).  ``weights``: ``(w_0, w_1)``, default :func:`stratum_weights`.  O(1) (the law is computed when
@@ -307,7 +326,8 @@ def two_stratum_pair(mech: FourValue, n: int, weights: tuple[int, int] | None = 
     w0, w1 = (arith.integer_in(w, "weights", lo=0) for w in weights)
     if w0 == 0 and w1 == 0:
         raise InvalidArgument("weights", weights, "must not both be 0")
-    cls = _classes(mech, w0, w1)
+    with arith.precision(PREC):
+        cls = _classes(_at_precision(mech), w0, w1)
     if cls is None:
         return None
     return StratumPair(
