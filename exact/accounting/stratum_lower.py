@@ -52,8 +52,8 @@ MAX_WEIGHT = 4
 #: working precision (bits) of the pair's parameters and law
 PREC = 128
 #: cost model of :meth:`StratumPair.seconds` (see there)
-SECONDS_PER_WINDOW_TERM = 2e-5
-SECONDS_LAW_FIXED = 0.2
+SECONDS_PER_WINDOW_TERM = 9e-6
+SECONDS_LAW_FIXED = 0.1
 #: half-width of the exponent window kept at every power, in standard deviations of that power's ``D``
 WINDOW_SD = 20.0
 
@@ -222,7 +222,7 @@ class StratumPair:
     def seconds(self) -> float:
         """Estimated one-core seconds of :meth:`law_balls` and the atoms' loss balls (the first discretisation):
         ``SECONDS_PER_WINDOW_TERM·L·log2 L`` for the final window length ``L`` plus a fixed part.  Measured on the
-        loaded machine (load 7-8), OUE k = 128, ε0 = 1: 2.1 s at n = 10^4 (L ≈ 8·10^3), 24 s at 10^6 (L ≈ 8·10^4).
+        loaded machine (load 6), OUE k = 128, ε0 = 1: 0.64 CPU s at n = 10^4 (L ≈ 5.6·10^3), 7.4 s at 10^6 (L ≈ 5.6·10^4).
         An estimate only.  O(1)."""
         L = max(self.window(), 2.0)
         return SECONDS_LAW_FIXED + SECONDS_PER_WINDOW_TERM * L * math.log2(L)
