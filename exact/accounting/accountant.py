@@ -443,7 +443,8 @@ class Shuffled:
     its binarized concrete-dataset count (:mod:`blanket.exact.accounting.matrix_lower`); none for
     the geometric mechanism (the lower end then comes from the other rounds only, a valid lower bound).  The
     records with a triple hit law (OUE, SUE, subset selection, Hadamard response) also have the third-value pair
-    (:meth:`third_lower_pair`), composed beside the others; the largest lower end is reported.
+    (:meth:`third_lower_pair`) and, up to :data:`STRATUM_MAX_N` users, the two-stratum count
+    (:meth:`stratum_lower_pair`), composed beside the others; the largest lower end is reported.
 
     >>> ev = Shuffled({"type": "ldp", "epsilon0": "1"}, 1000)
     >>> ev.dominating_pair().kind, ev.describe().startswith("any epsilon0-LDP randomizer (FMT21's model")
