@@ -168,3 +168,22 @@ def test_accountant_composes_it_below_upper():
     assert p is not None
     v = p.get_epsilon(fmpq(1, 10**6))
     assert v is not None and Fraction(int(v.p), int(v.q)) <= r.lower <= r.upper
+
+
+@pytest.mark.parametrize("n", [3, 4, 6])
+def test_above_the_zero_hit_pairs_at_small_n(n):
+    """k = 4, e^{ε0} = 3: the two-stratum count's exact H is at least the zero-hit pairs' (one level and banded,
+    exact/accounting/oracle_lower.py) at 3 values of α: a measured fact at these points, not a theorem (neither
+    statistic is a function of the other), checked so that a regression in either shows (n = 6, α = 3/2: 0.0259
+    against 0.0198 banded)."""
+    from blanket.exact.accounting import oracle_lower as OL
+
+    m = OUE(K, exp_epsilon0=E)
+    at = SL.two_stratum_pair(m, n, (3, 1)).atoms()
+    one = OL.third_value_lower_pair(m, n, "zero-hit")
+    band = OL.third_value_banded_pair(m, n, "zero-hit")
+    assert one is not None and band is not None
+    for a in (fmpq(1), fmpq(3, 2), fmpq(2)):
+        h = pairs.hockey_stick(at, a)
+        assert h >= pairs.hockey_stick(band.atoms(), a) >= pairs.hockey_stick(one.atoms(), a)
+        assert h > pairs.hockey_stick(band.atoms(), a)
