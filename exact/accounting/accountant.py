@@ -316,6 +316,17 @@ def _sweep_seconds(mech: KRR, n: int) -> float:
     return _curve_steps.sweep_seconds(n, e0)
 
 
+#: how a sampled matrix round's curve pair is named (docs/composition.md §5f, "A sampled matrix round's upper end")
+SAMPLED_MATRIX_CURVE = "participation q exploited (the sampled round is the shuffle of R_q)"
+
+
+def _curve_event(ev: Any) -> Any:
+    """``ev`` itself, or for a round with a ``curve_event()`` (:class:`~blanket.exact.accounting.sampled.Sampled`)
+    the plain round it names (``None`` when it names none: then no curve pair).  O(1) after the first call."""
+    ce = getattr(ev, "curve_event", None)
+    return ce() if callable(ce) else ev
+
+
 def _modelled_as(ev: Any) -> tuple:
     """``(event, None)``: ``ev`` costs what the plain round ``event`` costs (:meth:`ShuffleAccountant.estimate`'s
     models of :class:`ShuffledRR` / :class:`Shuffled`); ``(None, seconds)``: its own one-core estimate (the event's
@@ -814,9 +825,12 @@ class ShuffleAccountant:
 
     def _curve_points(self, ev: Any) -> int | None:
         """The grid points of the round's curve pair when this accountant composes one for it (see ``curves``), else
-        ``None``; decided from the parameters alone (the cost model, nothing is computed).  O(1)."""
+        ``None``; decided from the parameters alone (the cost model, nothing is computed).  A round with a
+        ``curve_event()`` (a sampled matrix round: the plain round of ``R_q``, docs/composition.md §5f) is decided
+        as that plain round.  O(1)."""
+        ev = _curve_event(ev)
         if self.curves is False or not isinstance(ev, (ShuffledRR, Shuffled)):
-            return None  # a RoundEvent (e.g. sampled.Sampled) composes its own pair: R's curve need not dominate it
+            return None  # another RoundEvent (e.g. sampled.Sampled) composes its own pair: R's curve need not dominate it
         mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
         sc = bool(getattr(ev, "stronger_clones", False))
         if isinstance(mech, KRR) and mech.k == 2:
@@ -842,12 +856,19 @@ class ShuffleAccountant:
         pts = self._curve_points(ev)
         if pts is None:
             return None
-        mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
-        sc = bool(getattr(ev, "stronger_clones", False))
-        same = bool(getattr(ev, "same_randomizer", False))
-        return _curve_pairs.curve_pair(
-            mech, ev.n, stronger_clones=sc, same_randomizer=same, max_points=pts, target=target
+        plain = _curve_event(ev)
+        assert isinstance(plain, (ShuffledRR, Shuffled))  # _curve_points gave a grid
+        mech = plain.mechanism() if isinstance(plain, ShuffledRR) else plain.mechanism
+        sc = bool(getattr(plain, "stronger_clones", False))
+        same = bool(getattr(plain, "same_randomizer", False))
+        pair = _curve_pairs.curve_pair(
+            mech, plain.n, stronger_clones=sc, same_randomizer=same, max_points=pts, target=target
         )
+        if plain is not ev:  # the sampled round's: name R_q (the memoised pair keeps its own description)
+            pair = dataclasses.replace(
+                pair, description=f"{pair.description}; the sampled randomizer R_q, {SAMPLED_MATRIX_CURVE}"
+            )
+        return pair
 
     def _summed_pairs(self) -> list | None:
         """Both orders of binary RR's summed-count lower pair (:mod:`blanket.exact.accounting.summed_lower`) for each

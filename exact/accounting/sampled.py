@@ -42,7 +42,7 @@ from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting import same_randomizer as _same
 from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair, four_value_lower_pair
 from blanket.exact.laws import binomial as laws
-from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.mechanisms.oracles import LDP, FourValue
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import first_true
@@ -289,6 +289,25 @@ class CappedPair(_curves.FinitePair):
         return arith.ball(self.cap).log()
 
 
+def sampled_randomizer(mech: Any, q: NumberInput) -> Any:
+    """The sampled randomizer ``R_q(x) = (1 − q)·⊥ + q·R(x)`` of a randomizer ``mech`` given by its exact matrix: the
+    matrix with every entry times ``q`` and one more output column ``⊥`` (no report) of ``1 − q`` in every row, exact
+    rationals (``docs/composition.md`` §5f, Lemma S0: the sampled round *is* the shuffle of ``n`` outputs of ``R_q``,
+    so every certified upper bound on that shuffle, the matrix's own blanket views included, bounds the sampled
+    round).  ``R_q`` has the same ``e^{ε0}`` as ``R`` (the ``⊥`` column's ratio is 1) and ``γ_q = 1 − q + q·γ``.
+    O(k_in · k_out) exact operations.
+
+    >>> from blanket.exact.mechanisms.finite import FiniteRandomizer
+    >>> sampled_randomizer(FiniteRandomizer([["1/2", "1/2"], ["1/4", "3/4"]]), "1/2").matrix()
+    [[1/4, 1/4, 1/2], [1/8, 3/8, 1/2]]
+    """
+    m = _matrix_view.check_matrix(mech, hint="the sampled randomizer is built here for a matrix randomizer only")
+    qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+    qq = qq if isinstance(qq, fmpq) else fmpq(qq)
+    rows = [[qq * v for v in m.row(x)] + [1 - qq] for x in range(m.k_in)]
+    return FiniteRandomizer(rows, name=f"{m.name}, participation q = {qq}")
+
+
 _PAIRS: dict = {}
 
 
@@ -351,6 +370,22 @@ class Sampled:
             return ev.mechanism()
         return ev.mechanism if isinstance(ev.mechanism, KRR) else None
 
+    def curve_event(self) -> Shuffled | None:
+        """The plain round whose curve pair dominates this one, or ``None``: a matrix randomizer ``R`` (``q < 1``,
+        ``n ≥ 2``): the shuffle of ``n`` outputs of the sampled randomizer ``R_q`` (:func:`sampled_randomizer`),
+        which *is* this round (§5f, Lemma S0), with ``same_randomizer`` as stated (``R_q`` is then one randomizer for
+        every user too).  The accountant composes that round's curve pair (the matrix's own blanket views of ``R_q``
+        and the clone pair, pointwise the smaller) beside this round's :meth:`dominating_pair` and keeps the smaller
+        end.  O(k_in · k_out)."""
+        ev = self.event
+        if self.q == 1 or not isinstance(ev, Shuffled) or self.n < 2 or not _matrix_view.is_matrix(ev.mechanism):
+            return None
+        key = "_curve_event"
+        if key not in self.__dict__:
+            rq = sampled_randomizer(ev.mechanism, self._fq())
+            object.__setattr__(self, key, Shuffled(rq, self.n, same_randomizer=bool(ev.same_randomizer)))
+        return self.__dict__[key]
+
     def cost_model(self) -> tuple:
         """``(event, None)`` when this round costs what its plain ``event`` does (``q = 1``), else ``(None,
         seconds)``: k-RR the sampled blanket view's model
@@ -360,6 +395,9 @@ class Sampled:
         nothing but an O(1) pair shape.  O(1)."""
         if self.q == 1:
             return self.event, None
+        plain = self.curve_event()
+        if plain is not None:  # a matrix: the plain round of R_q (its curve pair and its clone-pair shape)
+            return plain, None
         krr = self._krr()
         if krr is None:
             ev = self.event
