@@ -803,4 +803,175 @@ CLONE_PAIR = TABLE.register(
     symbolic=_check_clone,
 )
 
+H_rq = sp.Function("H_{e^{\\epsilon}}(P_{R_q} \\| Q_{R_q})")
+
+
+def _participation_law(m: list, users: list, q: Any) -> dict:
+    """The exact law of the released multiset of reports (a histogram over ``R``'s outputs only; the number of
+    reports is its total) when each user of ``users`` takes part independently w.p. ``q`` and then reports ``R(x)``:
+    enumerated by participation, without building ``R_q``.  O((k_out + 1)^n)."""
+    k_out = len(m[0])
+    law: dict = {(0,) * k_out: sp.Integer(1)}
+    for x in users:
+        nxt: dict = {}
+        for h, pr in law.items():
+            nxt[h] = nxt.get(h, 0) + pr * (1 - q)  # no report
+            for y in range(k_out):
+                if m[x][y] == 0:
+                    continue
+                g = list(h)
+                g[y] += 1
+                nxt[tuple(g)] = nxt.get(tuple(g), 0) + pr * q * m[x][y]
+        law = nxt
+    return law
+
+
+def _check_sampled_matrix(r) -> SymbolicCheck:
+    """A sampled matrix round's upper end through ``R_q`` (docs/composition.md §5f, "A sampled matrix round's upper
+    end") on exact instances: the 3 × 3 matrix of examples/matrix_3x3.csv, ``n = 3``, ``q = 1/2`` and ``1/5``.  (a)
+    For every dataset, the law of the sampled round enumerated by participation equals, through the bijection
+    "histogram of ``R_q`` ↔ its restriction to ``R``'s outputs", the histogram law of
+    :func:`blanket.exact.accounting.sampled.sampled_randomizer`'s matrix (Lemma S0 on the code's ``R_q``); (b) the
+    exhaustive worst ``H_α`` of the sampled round (both orders) is at most ``H_α`` of the curve pair the accountant
+    composes for it (``R_q``'s matrix blanket views and clone pair) at 9 values of ``α ≥ 1``.  Instances, not a proof:
+    ``proved`` is ``None``, ``False`` when one fails (e.g. ``R_q`` built with ``q²``, or without the ``⊥`` column's
+    count: (a) fails)."""
+    import itertools
+
+    from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
+    from blanket.exact.accounting.sampled import Sampled, sampled_randomizer
+    from blanket.exact.mechanisms.finite import FiniteRandomizer
+
+    R = sp.Rational
+    m = [[R(1, 2), R(1, 4), R(1, 4)], [R(1, 4), R(1, 2), R(1, 4)], [R(1, 6), R(1, 3), R(1, 2)]]
+    fm = FiniteRandomizer([[int_q(v) for v in row] for row in m])
+    n, k_in, k_out = 3, 3, 3
+    alphas = (R(1), R(11, 10), R(5, 4), R(3, 2), R(2), R(5, 2), R(29, 10), R(3), R(4))
+    ok = True
+    for q in (R(1, 2), R(1, 5)):
+        rq = [[q_int(v) for v in row] for row in sampled_randomizer(fm, int_q(q)).matrix()]
+        ok = ok and len(rq[0]) == k_out + 1
+        laws: dict = {}
+        for users in itertools.product(range(k_in), repeat=n):
+            direct = _participation_law(m, list(users), q)
+            via = _histogram_law([rq[u] for u in users], n, len(rq[0])) if ok else {}
+            ok = ok and direct == {h[:k_out]: pr for h, pr in via.items()}
+            laws[users] = direct
+        worst = [sp.Integer(0)] * len(alphas)
+        for users in itertools.product(range(k_in), repeat=n - 1):
+            for x, x2 in itertools.permutations(range(k_in), 2):
+                a, b = laws[(*users, x)], laws[(*users, x2)]
+                worst = [max(w, _hockey_laws(a, b, al)) for w, al in zip(worst, alphas)]
+        ev = Sampled(Shuffled(fm, n), int_q(q))
+        cp = ShuffleAccountant()._curve_of(ev)
+        ok = ok and cp is not None
+        if cp is not None:
+            for w, al in zip(worst, alphas):
+                ok = ok and w <= q_int(cp.hockey_stick(int_q(al)))
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (examples/matrix_3x3.csv, n = 3, q = 1/2 and 1/5): the sampled round's law enumerated by "
+        "participation = the histogram law of the code's R_q with its no-report count dropped, at every dataset; "
+        "the exhaustive worst H_alpha over every neighbouring pair <= H_alpha of the accountant's curve pair of R_q "
+        "at 9 values of alpha >= 1",
+        "Lemma S0 is the identity of the two laws; R_q's curve pair rests on the matrix blanket views (Lemma 5.3) "
+        "and the clone pair, as a plain matrix round's",
+    )
+
+
+SAMPLED_MATRIX = TABLE.register(
+    "Sampled matrix round through R_q",
+    statement=sp.Le(delta_Mq(epsilon), H_rq(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("q > 0", "q <= 1"),
+        Hypothesis(
+            sp.true,
+            "each user takes part independently w.p. q and reports R(x) of one matrix randomizer R; the multiset of "
+            "reports (so their number) is released; replace-one neighbours; (P_{R_q}, Q_{R_q}) a dominating pair "
+            "of the shuffle of n outputs of R_q = (1 - q)⊥ + q·R (its curve pair: matrix blanket views, clone pair)",
+        ),
+    ),
+    symbolic=_check_sampled_matrix,
+)
+
+
+def _merged_law(law: list) -> dict:
+    """``[(value, prob)]`` with equal values merged, as a dict ``value → total prob`` (exact).  O(len)."""
+    out: dict = {}
+    for v, pr in law:
+        if pr != 0:
+            out[v] = out.get(v, 0) + pr
+    return out
+
+
+def _check_sampled_oracle(r) -> SymbolicCheck:
+    """A sampled four-value round's upper end through ``R_q`` (docs/composition.md §5f, "A sampled oracle round's
+    upper end") on exact instances: OUE with ``k = 3``, ``e^{ε0} = 3`` and SUE with ``k = 3``, ``e^{ε0/2} = 2``,
+    ``q = 1/2`` and ``1/5``.  (a) The record :class:`blanket.exact.accounting.sampled.SampledFourValue` has the
+    ``γ`` of the explicit matrix ``R_q`` (``R``'s matrix times ``q``, a ``⊥`` column of ``1 − q``) and its four-atom
+    law of ``L`` equals the exact amplification law of that matrix (equal values merged) for every ordered input pair
+    at ``e^ε ∈ {1, 3/2, 2}``; (b) for OUE, ``n = 3``: the exhaustive worst ``H_α`` of the sampled round (its law
+    enumerated by participation) is at most ``H_α`` of the accountant's curve pair at 9 values of ``α ≥ 1``.
+    Instances, not a proof: ``proved`` is ``None``, ``False`` when one fails (e.g. ``π_t`` not scaled by
+    ``qγ/γ_q``, or ``γ`` for ``γ_q``)."""
+    import itertools
+
+    from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
+    from blanket.exact.accounting.sampled import Sampled, SampledFourValue
+    from blanket.exact.mechanisms import oracles
+    from blanket.exact.mechanisms.finite import FiniteRandomizer, amplification_law
+
+    R = sp.Rational
+    alphas = (R(1), R(11, 10), R(5, 4), R(3, 2), R(2), R(5, 2), R(29, 10), R(3), R(4))
+    ok = True
+    for rec in (oracles.OUE(3, exp_epsilon0=3), oracles.SUE(3, exp_half_epsilon0=2)):
+        m = [[q_int(v) for v in row] for row in rec.rows()]
+        for q in (R(1, 2), R(1, 5)):
+            sv = SampledFourValue(rec, int_q(q))
+            mq = FiniteRandomizer([[int_q(q * v) for v in row] + [int_q(1 - q)] for row in m])
+            ok = ok and sv.gamma() == mq.gamma() and sv.exp_epsilon0() == mq.exp_epsilon0()
+            for ee in (int_q(R(1)), int_q(R(3, 2)), int_q(R(2))):
+                mine = _merged_law([(q_int(v), q_int(pr)) for v, pr in sv.l_law(exp_epsilon=ee)])
+                for x, x2 in itertools.permutations(range(len(m)), 2):
+                    law = amplification_law(mq, x, x2, exp_epsilon=ee)
+                    ok = ok and mine == _merged_law([(q_int(v), q_int(pr)) for v, pr in law])
+            if rec.kind != "oue":
+                continue
+            n = 3
+            laws = {u: _participation_law(m, list(u), q) for u in itertools.product(range(len(m)), repeat=n)}
+            worst = [sp.Integer(0)] * len(alphas)
+            for others in itertools.product(range(len(m)), repeat=n - 1):
+                for x, x2 in itertools.permutations(range(len(m)), 2):
+                    a, b = laws[(*others, x)], laws[(*others, x2)]
+                    worst = [max(w, _hockey_laws(a, b, al)) for w, al in zip(worst, alphas)]
+            cp = ShuffleAccountant()._curve_of(Sampled(Shuffled(rec, n), int_q(q)))
+            ok = ok and cp is not None
+            if cp is not None:
+                for w, al in zip(worst, alphas):
+                    ok = ok and w <= q_int(cp.hockey_stick(int_q(al)))
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (OUE k = 3, e^epsilon0 = 3; SUE k = 3, e^(epsilon0/2) = 2; q = 1/2 and 1/5): the sampled "
+        "record's gamma and four-atom law of L = those of the explicit matrix R_q (every ordered input pair, "
+        "e^epsilon in {1, 3/2, 2}); OUE, n = 3: the exhaustive worst H_alpha of the sampled round (enumerated by "
+        "participation) <= H_alpha of the accountant's curve pair at 9 values of alpha >= 1",
+        "Lemma S0 and Lemma 5.3 applied to R_q; the four-value engine is the oracles' (blanket_view_upper)",
+    )
+
+
+SAMPLED_ORACLE = TABLE.register(
+    "Sampled four-value round through R_q",
+    statement=sp.Le(delta_Mq(epsilon), H_rq(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("q > 0", "q <= 1"),
+        Hypothesis(
+            sp.true,
+            "each user takes part independently w.p. q and reports R(x) of one four-value record R (OUE, SUE, OLH, "
+            "Hadamard, subset); the multiset of reports is released; replace-one neighbours; R_q = (1 - q)⊥ + q·R is "
+            "the four-value record with gamma_q = 1 - q + q·gamma, pi_both and pi_t times q·gamma/gamma_q",
+        ),
+    ),
+    symbolic=_check_sampled_oracle,
+)
+
 TABLE.complete()

@@ -17,8 +17,9 @@ import time
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from blanket.exact.accounting.accountant import LOWER_NAMES, ShuffleAccountant
+from blanket.exact.accounting.accountant import LOWER_NAMES, SAMPLED_MATRIX_CURVE, ShuffleAccountant
 from blanket.exact.accounting.curves import FinitePair
+from blanket.exact.accounting.sampled import SampledFourValue
 from blanket.exact.numbers import arith
 from blanket.proofs import composition as comp
 from blanket.proofs import core
@@ -250,7 +251,7 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
     one, or where its dominating pair is itself a curve pair), ``"blanket"`` (the k-RR blanket view as a pair:
     a k-RR round's dominating pair, or an ldp round's through Lemma G1, binary RR with the round's ε0) and ``"clone"``
     (the FOCS 2021 clone pair: a matrix / record round's dominating pair, sampled or not, or a source that won points
-    of its curve pair).  Other pairs (the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
+    of its curve pair), ``"sampled-matrix"`` / ``"sampled-oracle"`` (a sampled matrix / four-value round whose curve pair is that of ``R_q``).  Other pairs (the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
     ``details["pair_route"]`` of every claim and target.  O(rounds) (pairs memoised)."""
     out: list[tuple[str, str]] = []
     curve_route = "curve pairs" in pair_routes
@@ -266,6 +267,9 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
             out.append(("curve", what))
         if cp is not None and "clone pair" in cp.description:  # a source of the curve's certified values
             out.append(("clone", f"{what}: points of its curve pair"))
+        if cp is not None and SAMPLED_MATRIX_CURVE in cp.description:  # a sampled matrix / oracle round: R_q's
+            plain = ev.curve_event()
+            out.append(("sampled-oracle" if isinstance(plain.mechanism, SampledFourValue) else "sampled-matrix", what))
         if dominating_route or cp is None:
             if kind == "clone":
                 out.append(("clone", what))
@@ -479,6 +483,10 @@ def certify_composition(
     curve_uses = [u for u in used_pairs if u[0] == "curve"]
     if curve_uses:  # a worst-case curve pair (the hull of certified curve values) is composed and decided
         chain.append(result_entry(comp.CURVE_PAIR) | {"used_for": "; ".join(sorted({u[1] for u in curve_uses}))})
+    for kind, entry in (("sampled-matrix", comp.SAMPLED_MATRIX), ("sampled-oracle", comp.SAMPLED_ORACLE)):
+        rq_uses = [u for u in used_pairs if u[0] == kind]
+        if rq_uses:  # a sampled matrix / oracle round's curve pair is R_q's (docs/composition.md §5f)
+            chain.append(result_entry(entry) | {"used_for": "; ".join(sorted({u[1] for u in rq_uses}))})
     if any(isinstance(r, RecordRound) and r.kind == "matrix" for r in dep.rounds):  # their lower pair (§5e)
         chain.append(result_entry(comp.MATRIX_BINARIZED))
     if used["split"]:  # a finite pair (curve pair, sampled or continuous round) is composed with split atoms

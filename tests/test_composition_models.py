@@ -55,14 +55,21 @@ def test_models_grow_with_the_work() -> None:
     small = _est(ShuffledContinuous(Laplace(epsilon0="1"), 1000)).seconds
     assert _est(ShuffledContinuous(Laplace(epsilon0="1"), 10**5)).seconds > 5 * small
     # a sampled round of a randomizer without the sampled view (not k-RR) costs the clone pair's kernel passes (its
-    # own model: never the plain event's, whose curve pair it does not build; seams11), growing with n
+    # own model: never the plain event's, whose curve pair it does not build; seams11), growing with n; a matrix or
+    # four-value record (sampled11): the plain round of its R_q (whose curve pair it composes), growing with n
     from blanket.exact.accounting.accountant import Shuffled
+    from blanket.exact.accounting.sampled import SampledFourValue
     from blanket.exact.mechanisms.registry import make_mechanism
 
+    ldp = Shuffled(make_mechanism({"type": "ldp", "epsilon0": "1"}), 1000)
+    big_ldp = Shuffled(make_mechanism({"type": "ldp", "epsilon0": "1"}), 10**6)
+    none, secs = Sampled(ldp, "1/2").cost_model()
+    assert none is None and 0 < secs < Sampled(big_ldp, "1/2").cost_model()[1]
     oue = Shuffled(make_mechanism({"type": "oue", "k": 4, "epsilon0": "1"}), 1000)
     big = Shuffled(make_mechanism({"type": "oue", "k": 4, "epsilon0": "1"}), 10**6)
-    none, secs = Sampled(oue, "1/2").cost_model()
-    assert none is None and 0 < secs < Sampled(big, "1/2").cost_model()[1]
+    plain, none = Sampled(oue, "1/2").cost_model()
+    assert none is None and isinstance(plain.mechanism, SampledFourValue) and plain.n == 1000
+    assert _est(Sampled(oue, "1/2")).seconds < _est(Sampled(big, "1/2")).seconds
     assert Sampled(oue, "1").cost_model() == (oue, None)  # q = 1: the event itself
     # one group with colluders: its honest users' round
     one = FleetRound([(1000, KRR(2, epsilon0="1"))], colluding=10)

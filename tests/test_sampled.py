@@ -159,8 +159,8 @@ def test_accountant_names_the_pair_and_other_randomizers():
     assert "participation q = 1/10" in oue.lower_pair().description  # its set count, times q (seams11)
     e3 = (
         ShuffleAccountant().compose(oue, 2).get_epsilon("1e-6")
-    )  # never the oracle's own curve pair (not valid for R_q)
-    assert all("not exploited" in p for p in e3.details["pairs"])
+    )  # never the oracle's own curve pair (not valid for R_q): the clone pair or R_q's curve pair (sampled11)
+    assert all("not exploited" in p or "the sampled randomizer R_q" in p for p in e3.details["pairs"])
     assert isinstance(S.Sampled(ShuffledRR(k=3, epsilon0="1", n=50), "1/2").dominating_pair(), FinitePair)
 
 

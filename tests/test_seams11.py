@@ -212,21 +212,21 @@ def test_chain_names_the_clone_pair_for_the_rounds_that_compose_it(tmp_path):
 
 
 def test_sampled_record_round_cost_model_counts_no_curve_sweep():
-    """A sampled oracle round composes the clone pair (or Lemma G1's), never the plain round's curve pair: its
-    estimate (a model, machine-independent) has no curve-pair seconds, while the plain round's has.  A sampled matrix
-    round composes the curve pair of R_q (task sampled11): its estimate is the plain round of R_q's."""
-    from blanket.exact.accounting.sampled import sampled_randomizer
+    """A sampled matrix / oracle round never composes the plain round's curve pair: it composes the clone pair and
+    (task sampled11) the curve pair of R_q, so its estimate (a model, machine-independent) is the plain round of
+    R_q's."""
+    from blanket.exact.accounting.sampled import SampledFourValue, sampled_randomizer
     from blanket.exact.mechanisms import oracles
 
     for mech in (FiniteRandomizer(M3), oracles.OUE(16, epsilon0=2)):
         plain = ShuffleAccountant().compose(Shuffled(mech, 100000), count=10).estimate(fresh=True)
         sampled = ShuffleAccountant().compose(Sampled(Shuffled(mech, 100000), "1/10"), count=10).estimate(fresh=True)
         assert plain.curves > 0 and sampled.sweep == 0 and sampled.pld > 0
-        if isinstance(mech, FiniteRandomizer):
-            rq = Shuffled(sampled_randomizer(mech, "1/10"), 100000)
-            assert sampled.curves == ShuffleAccountant().compose(rq, count=10).estimate(fresh=True).curves > 0
-        else:
-            assert sampled.curves == 0
+        rq_mech = (
+            sampled_randomizer(mech, "1/10") if isinstance(mech, FiniteRandomizer) else SampledFourValue(mech, "1/10")
+        )
+        rq = Shuffled(rq_mech, 100000)
+        assert sampled.curves == ShuffleAccountant().compose(rq, count=10).estimate(fresh=True).curves > 0
 
 
 def test_matrix_only_chain_does_not_name_binary_rrs_summed_pair(tmp_path):

@@ -830,7 +830,7 @@ class ShuffleAccountant:
         as that plain round.  O(1)."""
         ev = _curve_event(ev)
         if self.curves is False or not isinstance(ev, (ShuffledRR, Shuffled)):
-            return None  # another RoundEvent (e.g. sampled.Sampled) composes its own pair: R's curve need not dominate it
+            return None  # another RoundEvent (e.g. sampled.Sampled) composes its own pair
         mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
         sc = bool(getattr(ev, "stronger_clones", False))
         if isinstance(mech, KRR) and mech.k == 2:
@@ -848,9 +848,9 @@ class ShuffleAccountant:
                 return None
         return CURVE_PAIR_AUTO_POINTS if self.curves == "auto" else _curve_pairs.MAX_POINTS
 
-    def _curve_of(self, ev: ShuffledRR | Shuffled, target: tuple | None = None) -> _curves.FinitePair | None:
+    def _curve_of(self, ev: Any, target: tuple | None = None) -> _curves.FinitePair | None:
         """The round's curve pair (:func:`blanket.exact.accounting.curve_pairs.curve_pair`) when this accountant
-        composes one for it (see ``curves``), else ``None``; ``target``: the query's band of curve values
+        composes one for it (see ``curves``; a sampled matrix / oracle round: its ``R_q``'s, ``_curve_event``), else ``None``; ``target``: the query's band of curve values
         (:func:`blanket.exact.accounting.curve_pairs.query_band`), refined on top of the base grid.  Memoised in
         curve_pairs."""
         pts = self._curve_points(ev)

@@ -308,6 +308,65 @@ def sampled_randomizer(mech: Any, q: NumberInput) -> Any:
     return FiniteRandomizer(rows, name=f"{m.name}, participation q = {qq}")
 
 
+@dataclasses.dataclass(frozen=True)
+class SampledFourValue(FourValue):
+    """The sampled randomizer ``R_q = (1 − q)·⊥ + q·R`` of a four-value record ``R`` (OUE, SUE, OLH, Hadamard,
+    subset), again a four-value record (``docs/composition.md`` §5f, "A sampled oracle round's upper end"): its blanket
+    has ``γ_q = 1 − q + q·γ`` (``⊥``'s column minimum is ``1 − q``, an output ``y`` of ``R`` has ``q·min_u R(u)(y)``);
+    on ``R``'s outputs ``L_q = (γ_q/γ)·L`` and on ``⊥`` ``L_q = γ_q(1 − e^ε)``, ``L``'s "rest" value times ``γ_q/γ``: the
+    same four values ``γ_q·{e(1−e^ε), e−e^ε, 1−e^ε·e, 1−e^ε}`` with ``π_both``, ``π_t`` times ``s = qγ/γ_q`` and
+    ``π_rest' = s·π_rest + (1 − q)/γ_q`` (the ``⊥`` mass of ``ω_q``).  ``e^{ε0}`` is ``R``'s.  O(1) per method
+    (``rows``: ``R``'s matrix, tests only)."""
+
+    base: Any = None
+    participation: Any = None
+    epsilon0: fmpq | None = None
+    exp_epsilon0_exact: fmpq | None = None
+    kind: str = "sampled"
+
+    def __init__(self, base: FourValue, q: NumberInput) -> None:
+        if not isinstance(base, FourValue) or isinstance(base, SampledFourValue):
+            raise InvalidArgument("base", base, "must be a four-value record (OUE, SUE, OLH, Hadamard, subset)")
+        qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+        qq = qq if isinstance(qq, fmpq) else fmpq(qq)
+        for k, v in (
+            ("base", base),
+            ("participation", qq),
+            ("epsilon0", base.epsilon0),
+            ("exp_epsilon0_exact", base.exp_epsilon0_exact),
+            ("kind", f"{base.kind}, participation q = {qq}"),
+        ):
+            object.__setattr__(self, k, v)
+
+    def exp_epsilon0(self) -> Any:
+        return self.base.exp_epsilon0()
+
+    def gamma(self) -> Any:
+        qq = self.participation
+        return 1 - qq + qq * self.base.gamma()
+
+    def l_probs(self) -> tuple:
+        qq, g = self.participation, self.base.gamma()
+        gq = 1 - qq + qq * g
+        sc = qq * g / gq
+        pb, pt, pr = self.base.l_probs()
+        return sc * pb, sc * pt, sc * pr + (1 - qq) / gq
+
+    def ratio_law(self) -> tuple:
+        a, b = self.base.ratio_law()
+        return self.participation * a, self.participation * b
+
+    def rows(self) -> list:
+        qq = self.participation
+        return [[qq * v for v in row] + [1 - qq] for row in self.base.rows()]
+
+    def output_count(self) -> int:
+        return self.base.output_count() + 1
+
+    def describe(self) -> dict:
+        return {"type": "sampled", "q": str(self.participation), "base": str(sorted(self.base.describe().items()))}
+
+
 _PAIRS: dict = {}
 
 
@@ -329,7 +388,9 @@ class Sampled:
     ``event`` is a :class:`~blanket.exact.accounting.accountant.ShuffledRR` or
     :class:`~blanket.exact.accounting.accountant.Shuffled` round of ``n`` users.  ``q = 1`` is the event itself.
     k-ary RR composes the sampled blanket view (:func:`sampled_krr_pair`); any other randomizer the event's own clone
-    pair (valid: the sampled randomizer is ε0-LDP; the sampling is then not exploited).
+    pair (valid: the sampled randomizer is ε0-LDP; the sampling is then not exploited), and a matrix or four-value
+    record also the curve pair of its sampled randomizer ``R_q`` (:meth:`curve_event`), the accountant keeping the
+    smaller end.
 
     >>> Sampled(ShuffledRR(k=2, epsilon0="1", n=10), q="0")
     Traceback (most recent call last):
@@ -374,21 +435,29 @@ class Sampled:
         """The plain round whose curve pair dominates this one, or ``None``: a matrix randomizer ``R`` (``q < 1``,
         ``n ≥ 2``): the shuffle of ``n`` outputs of the sampled randomizer ``R_q`` (:func:`sampled_randomizer`),
         which *is* this round (§5f, Lemma S0), with ``same_randomizer`` as stated (``R_q`` is then one randomizer for
-        every user too).  The accountant composes that round's curve pair (the matrix's own blanket views of ``R_q``
+        every user too); a four-value record (OUE, SUE, OLH, Hadamard, subset): the shuffle of
+        :class:`SampledFourValue`, its ``R_q`` as a four-value record.  The accountant composes that round's curve pair (the matrix's own blanket views of ``R_q``
         and the clone pair, pointwise the smaller) beside this round's :meth:`dominating_pair` and keeps the smaller
         end.  O(k_in · k_out)."""
         ev = self.event
-        if self.q == 1 or not isinstance(ev, Shuffled) or self.n < 2 or not _matrix_view.is_matrix(ev.mechanism):
+        if self.q == 1 or not isinstance(ev, Shuffled) or self.n < 2:
+            return None
+        m = ev.mechanism
+        if not (_matrix_view.is_matrix(m) or (isinstance(m, FourValue) and not ev.same_randomizer)):
             return None
         key = "_curve_event"
         if key not in self.__dict__:
-            rq = sampled_randomizer(ev.mechanism, self._fq())
-            object.__setattr__(self, key, Shuffled(rq, self.n, same_randomizer=bool(ev.same_randomizer)))
+            if isinstance(m, FourValue):
+                plain = Shuffled(SampledFourValue(m, self._fq()), self.n)
+            else:
+                plain = Shuffled(sampled_randomizer(m, self._fq()), self.n, same_randomizer=bool(ev.same_randomizer))
+            object.__setattr__(self, key, plain)
         return self.__dict__[key]
 
     def cost_model(self) -> tuple:
-        """``(event, None)`` when this round costs what its plain ``event`` does (``q = 1``), else ``(None,
-        seconds)``: k-RR the sampled blanket view's model
+        """``(event, None)`` when this round costs what its plain ``event`` does (``q = 1``), ``(plain, None)`` for a
+        matrix or four-value record (:meth:`curve_event`: the plain round of ``R_q``, whose curve pair and clone-pair
+        shape it composes), else ``(None, seconds)``: k-RR the sampled blanket view's model
         (:func:`~blanket.exact.accounting.composition_cost.sampled_view_seconds`); another randomizer the survival
         kernel's passes on the clone-pair shape (:meth:`dominating_pair` composes that pair or Lemma G1's, never the
         event's curve pair, whose sweep the plain event's model would count).  An estimate, never a bound; builds
@@ -396,7 +465,7 @@ class Sampled:
         if self.q == 1:
             return self.event, None
         plain = self.curve_event()
-        if plain is not None:  # a matrix: the plain round of R_q (its curve pair and its clone-pair shape)
+        if plain is not None:  # a matrix / oracle: the plain round of R_q (its curve pair and its clone-pair shape)
             return plain, None
         krr = self._krr()
         if krr is None:
