@@ -108,10 +108,15 @@ def test_curve_event_only_below_q_one_and_for_matrix_or_four_value_records():
 def _oracle_cases():
     from blanket.exact.mechanisms import oracles
 
-    return [oracles.OUE(3, exp_epsilon0=3), oracles.SUE(3, exp_half_epsilon0=2)]
+    return [
+        oracles.OUE(3, exp_epsilon0=3),
+        oracles.SUE(3, exp_half_epsilon0=2),
+        oracles.Hadamard(4, exp_epsilon0=3),
+        oracles.Subset(4, 2, exp_epsilon0=3),
+    ]
 
 
-@pytest.mark.parametrize("case", range(2))
+@pytest.mark.parametrize("case", range(4))
 @pytest.mark.parametrize("q", [Fraction(1, 2), Fraction(1, 5)])
 def test_sampled_four_value_record_is_r_q(case, q):
     """The record's gamma, e^eps0 and four-atom law of L equal those of the explicit matrix R_q (built here from the
