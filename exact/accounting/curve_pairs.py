@@ -170,23 +170,53 @@ def point_seconds(mech: Randomizer, n: int) -> float | None:
     return calls * per
 
 
-#: the matrix's three-atom view: one-core seconds per ordered input pair and standard deviation of its count of the
-#: two extreme atoms (measured, 3 x 3 matrix, n = 10^4 and 10^6 on a loaded machine: 3-4e-4)
-SECONDS_PER_SD_MATRIX = 4e-4
-#: the matrix's four-atom view on the one-dimensional route, likewise (3 x 3 matrix, n = 10^4: about 3e-3)
-SECONDS_PER_SD_MATRIX_FOUR = 3e-3
+#: cost model of a matrix randomizer's grid point (one-core seconds; measured task calib11, 29 Nov 2026, load 3-6,
+#: examples/matrix_3x3.csv and its sampled R_q at q = 1/10, n = 10^3..10^6, per point and source): it is set by
+#: ``sd = √(n·p/2)``, ``p`` the blanket's informative mass (:func:`_matrix_informative_mass`: ``γ`` less its
+#: columns equal in every row, e.g. R_q's ``⊥``).  The three-atom view per ordered input pair: a fixed part plus a
+#: part per sd (measured per pair 0.0009-0.0033 s at sd 6-18, 0.005-0.006 at sd 58-82, 0.010-0.012 at sd 183,
+#: 0.024 at sd 577)
+SECONDS_PER_PAIR_MATRIX = 3e-3
+SECONDS_PER_SD_MATRIX = 4.5e-5
+#: the four-atom view on the one-dimensional route (above :data:`MATRIX_GRID_MAX_N`), per pair and sd (measured
+#: 1.3e-3 at sd 58 and 82; R_q at sd 18: 0.8e-3)
+SECONDS_PER_SD_MATRIX_FOUR = 1.4e-3
+#: the four-atom view on the grid route (up to :data:`MATRIX_GRID_MAX_N` users), per pair: a fixed part plus a part
+#: per informative user ``n·p`` (measured per pair 0.088 s at n·p = 667, 0.0097 s at 67)
+SECONDS_PER_PAIR_MATRIX_GRID = 1e-3
+SECONDS_PER_USER_MATRIX_GRID = 1.3e-4
+#: the clone pair, once per point, a fixed part plus a part per √n (measured 0.003 s at n = 10^3, 0.007-0.008 at
+#: 10^4, 0.016-0.017 at 10^5, 0.041 at 10^6; the same for R and R_q)
+SECONDS_PER_CALL_CLONE = 3e-3
+SECONDS_PER_ROOT_N_CLONE = 4.5e-5
+
+
+def _matrix_informative_mass(mech: FiniteRandomizer) -> float:
+    """The blanket's mass on the columns that are not the same in every row (a float: it only chooses).  A column
+    equal in every row has the same privacy-loss value as the blanket's rest for every pair, so it never enters the
+    engine's informative count.  O(k_in · k_out) exact comparisons."""
+    rows = mech.matrix()
+    const = sum((col[0] for col in zip(*rows) if all(v == col[0] for v in col)), start=fmpq(0))
+    return max(float(arith.ball(mech.gamma()).mid()) - float(arith.ball(const).mid()), 0.0)
 
 
 def _matrix_point_seconds(mech: FiniteRandomizer, n: int) -> float:
     """One grid point of a matrix randomizer's curve: the three-atom view on every ordered pair (at most; the
-    Chernoff bound skips some), and the four-atom view up to :data:`MATRIX_FOUR_MAX_N` users (grid route per user
-    up to :data:`MATRIX_GRID_MAX_N`, else the one-dimensional one per standard deviation).  O(k_in · k_out)."""
+    Chernoff bound skips some), the four-atom view up to :data:`MATRIX_FOUR_MAX_N` users (grid route, per informative
+    user, up to :data:`MATRIX_GRID_MAX_N`, else the one-dimensional one per standard deviation), and the clone pair.
+    Non-decreasing in n on each route (the four-atom view's grid route costs more per point at 10^3 users than the
+    one-dimensional route just above it, as measured).  O(k_in · k_out)."""
     k = len(mech.matrix())
     pairs = k * (k - 1)
-    sd = math.sqrt(max(n * float(arith.ball(mech.gamma()).mid()) / 2, 1.0))
-    out = pairs * SECONDS_PER_SD_MATRIX * sd
-    if n <= MATRIX_FOUR_MAX_N:
-        out += pairs * (SECONDS_PER_USER_GRID * n if n <= MATRIX_GRID_MAX_N else SECONDS_PER_SD_MATRIX_FOUR * sd)
+    p = _matrix_informative_mass(mech)
+    sd = math.sqrt(max(n * p / 2, 1.0))
+    out = pairs * (SECONDS_PER_PAIR_MATRIX + SECONDS_PER_SD_MATRIX * sd)
+    out += SECONDS_PER_CALL_CLONE + SECONDS_PER_ROOT_N_CLONE * math.sqrt(n)
+    if n <= MATRIX_FOUR_MAX_N and matrix_view.atom_count(mech) > 3:
+        if n <= MATRIX_GRID_MAX_N:
+            out += pairs * (SECONDS_PER_PAIR_MATRIX_GRID + SECONDS_PER_USER_MATRIX_GRID * n * p)
+        else:
+            out += pairs * SECONDS_PER_SD_MATRIX_FOUR * sd
     return out
 
 
