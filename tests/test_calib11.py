@@ -80,3 +80,46 @@ def test_matrix_example_estimate_below_fixed_bound(sampling, bound):
     est = ShuffleAccountant().compose(ev, count=10).estimate(fresh=True)
     assert est.curves + est.pld < bound
     assert est.curves > (5.0 if sampling is None else 2.0)
+
+
+# ---------------------------------------------------------------- the certificate picture's estimate (binary RR)
+def test_picture_delta_points_is_the_reports_grid():
+    """The picture model counts one summed-pair evaluation per point of the report's δ(ε) grid (no focus)."""
+    from blanket.exact.accounting import composition_cost as cost
+    from blanket.reports import curve
+    from flint import fmpq
+
+    assert cost.PICTURE_DELTA_POINTS == len(curve.grid(fmpq(2))) == curve.GRID_POINTS + 1
+
+
+def test_picture_estimate_counts_the_summed_pair_for_binary_rr_only():
+    """Binary RR rounds: the picture's estimate includes the summed pair over its grid (at n = 10^5, T = 365 at
+    least picture_summed_seconds, which is > 5 s there: the model before counted none of it, 3.8 s in all for a 12.6
+    CPU s picture); a matrix ledger has no summed pair, so its picture has no such term."""
+    import math
+
+    from blanket.exact.accounting import composition_cost as cost
+    from blanket.exact.accounting.accountant import ShuffledRR
+    from blanket.reports.curve import ROUND_FRACTIONS
+
+    acc = ShuffleAccountant().compose(ShuffledRR(epsilon0=1, n=10**5), count=365)
+    n, t, e = acc._summed_counts()
+    assert (n, t) == (365 * (10**5 - 1), 365) and e == pytest.approx(math.e)
+    summed = cost.picture_summed_seconds(n, t, e)
+    assert summed > 5
+    assert acc.picture_estimate(ROUND_FRACTIONS) > cost.SECONDS_PICTURE_FIXED + summed
+    # the scaled schedule's counts are scaled as accountant.scaled does (ceil, at least 1)
+    assert acc._summed_counts(fraction=Fraction(1, 64))[1] == math.ceil(365 / 64)
+    mat = ShuffleAccountant().compose(Shuffled(FiniteRandomizer(M3), 10**4), count=365)
+    assert mat._summed_counts() == (0, 0, 0.0)
+
+
+def test_bracket_length_only_for_binary_rr_on_its_curve():
+    """The picture's scaled queries run on this accountant's grid: the bracket's when every round is binary RR on
+    its split curve pair, else the sandwich's (None)."""
+    from blanket.exact.accounting.accountant import ShuffledRR
+
+    rr = ShuffleAccountant().compose(ShuffledRR(epsilon0=1, n=10**4), count=10)
+    assert rr._bracket_length() is not None and rr._bracket_length() > 2
+    assert ShuffleAccountant(curves=False).compose(ShuffledRR(epsilon0=1, n=10**4), count=10)._bracket_length() is None
+    assert ShuffleAccountant().compose(Shuffled(FiniteRandomizer(M3), 10**4), count=10)._bracket_length() is None

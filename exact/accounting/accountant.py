@@ -948,23 +948,8 @@ class ShuffleAccountant:
         self._need()
         sweep = curves = pld = 0.0
         unmodelled = 0
-        # the grid search stops at the mechanism's bracket when every round is binary RR on its split curve pair
-        # (the summed lower end is at hand): a shorter composed PLD (composition_cost.bracket_grid_length)
-        bracket_len: float | None = 0.0
-        summed_n = summed_t = 0
-        summed_e = 0.0
-        for entry, cnt in self._ledger:
-            ev0 = getattr(entry, "event", entry)  # a sampled round's summed pair counts its slots as well
-            b0 = _binary_mechanism(ev0)
-            if b0 is not None:
-                summed_n, summed_t = summed_n + cnt * (ev0.n - 1), summed_t + cnt
-                summed_e = float(arb(b0.exp_epsilon0()).mid())
-            if bracket_len is not None and b0 is not None and ev0 is entry and _uses_curve(b0, entry.n, self.curves):
-                e = float(arb(b0.exp_epsilon0()).mid())
-                rel = float(self.rel_width)
-                bracket_len = max(bracket_len, _cost.bracket_grid_length(entry.n, e, self.rounds, rel))
-            else:
-                bracket_len = None
+        bracket_len = self._bracket_length()
+        summed_n, summed_t, summed_e = self._summed_counts()
         if summed_t:
             pld += _cost.summed_seconds(summed_n, summed_t, summed_e)
         for entry, _cnt in self._ledger:
@@ -1035,6 +1020,35 @@ class ShuffleAccountant:
             est = dataclasses.replace(est, pld=pld + REFINE_SHARE * est.seconds)  # at most this much (_refine_factor)
         return est
 
+    def _summed_counts(self, fraction: Any = 1) -> tuple[int, int, float]:
+        """``(N, T, e^{ε0})`` of binary RR's summed lower pair over this ledger's binary RR rounds (a sampled round's
+        slots as well), each count scaled by ``fraction`` as :meth:`scaled` does; ``T = 0`` when there are none.
+        O(ledger entries)."""
+        n = t = 0
+        e = 0.0
+        for entry, cnt in self._ledger:
+            ev0 = getattr(entry, "event", entry)
+            b0 = _binary_mechanism(ev0)
+            if b0 is not None:
+                c = cnt if fraction == 1 else max(1, math.ceil(cnt * fraction))
+                n, t = n + c * (ev0.n - 1), t + c
+                e = float(arb(b0.exp_epsilon0()).mid())
+        return n, t, e
+
+    def _bracket_length(self) -> float | None:
+        """The modelled composed length when the grid search stops at the mechanism's bracket, i.e. when every round
+        is binary RR on its split curve pair (the summed lower end is at hand;
+        :func:`~blanket.exact.accounting.composition_cost.bracket_grid_length` at this ledger's rounds, the largest
+        over its rounds), else ``None`` (the PLD sandwich's grid).  O(ledger entries)."""
+        out = 0.0
+        for entry, _cnt in self._ledger:
+            b0 = _binary_mechanism(getattr(entry, "event", entry))
+            if b0 is None or getattr(entry, "event", entry) is not entry or not _uses_curve(b0, entry.n, self.curves):
+                return None
+            e = float(arb(b0.exp_epsilon0()).mid())
+            out = max(out, _cost.bracket_grid_length(entry.n, e, self.rounds, float(self.rel_width)))
+        return out or None
+
     def _curve_length(self, length: float, rounds: int | None = None) -> float:
         """The modelled composed length of the curve pairs (``cupper``/``clower``) of ``rounds`` rounds (default this
         ledger's) when some round composes one (:meth:`_curve_points`;
@@ -1051,18 +1065,29 @@ class ShuffleAccountant:
         fractions)."""
         self._need()
         low = 1 / LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1.0
+        bracket = self._bracket_length()
         out = _cost.SECONDS_PICTURE_FIXED
+        # the picture's δ(ε) grid: every point's get_delta evaluates binary RR's summed lower pair again (task calib11:
+        # binary RR n = 10^5, T = 365: 17 points, 11.6 of the picture's 12.6 CPU s)
+        sn, st, se = self._summed_counts()
+        if st:
+            out += _cost.picture_summed_seconds(sn, st, se)
         for f in fractions:
             if f >= 1:
                 continue
             t = sum(max(1, math.ceil(cnt * f)) for _e, cnt in self._ledger)
-            length = _cost.composed_length(t)
+            # on this accountant's grid: binary RR on its split curve pair composes on the bracket's grid, whose
+            # composed support grows like sqrt(t) at a fixed step (the sandwich's model was longer: task calib11)
+            length = _cost.composed_length(t, None if bracket is None else bracket * math.sqrt(t / self.rounds))
             out += _cost.products_seconds(
                 t, len(self._ledger), low, length=length, curve_len=self._curve_length(length, t)
             )
             # the scaled query's own rounds (not this ledger's: the model before counted every scaled schedule at
             # the full count, 3 x 10 s for examples/fleet_daily.toml where the three took 0.9 CPU s)
             out += sum(_query_cost(entry, t, discretise=False) for entry, _c in self._ledger)
+            sn, st, se = self._summed_counts(f)
+            if st:
+                out += _cost.summed_seconds(sn, st, se)
         return out
 
     def check_memory(self, est: Any = None, *, memory_option: str = "a higher memory limit") -> _cost.CompositionCost:

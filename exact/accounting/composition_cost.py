@@ -42,6 +42,7 @@ __all__ = [
     "fleet_lower_seconds",
     "bracket_grid_length",
     "summed_seconds",
+    "picture_summed_seconds",
     "lower_refine_seconds",
 ]
 
@@ -141,6 +142,14 @@ SECONDS_FLEET_LOWER_QUERY = 0.5
 #: the certificate's picture of a composition (:func:`blanket.reports.curve.composition`): drawing and the curve's
 #: grid of cached queries (a few seconds; measured 2–3 s), plus one query per scaled schedule (counted apart)
 SECONDS_PICTURE_FIXED = 3.0
+#: the picture's δ(ε) grid: ``reports.curve.GRID_POINTS + 1`` queries of the composed distributions, each evaluating
+#: binary RR's summed lower pair again (both orders) when the ledger has binary RR rounds: per point
+#: SECONDS_PICTURE_SUMMED_PER_OUTCOME per outcome ``W_S`` of the sum (:func:`picture_summed_seconds`; measured task
+#: calib11, CPU at load 7-8: binary RR ε0 = 1, n = 10⁵, T = 365, W_S = 8.6·10⁴: 0.68 s per point, 11.6 of the
+#: picture's 12.6 CPU s; n = 10⁴, T = 10: the whole picture 2.3 s).  The point count is checked against the report's
+#: grid in tests/test_calib11.py
+PICTURE_DELTA_POINTS = 17
+SECONDS_PICTURE_SUMMED_PER_OUTCOME = 8e-6
 #: LaTeX of a composition certificate with its figure (latexmk, pdflatex: measured 1.3 CPU s; rounded up)
 SECONDS_PDF = 2.0
 #: a continuous round (:class:`blanket.exact.accounting.continuous_rounds.ShuffledContinuous`): one certified
@@ -277,9 +286,23 @@ def summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:
     >>> 0.3 < summed_seconds(365 * (10**6 - 1), 365, math.e) < 2
     True
     """
+    return 2 * (SECONDS_SUMMED_FIXED + SECONDS_SUMMED_PER_OUTCOME * _summed_outcomes(others, rounds, exp_epsilon0))
+
+
+def _summed_outcomes(others: int, rounds: int, exp_epsilon0: float) -> float:
+    """``W_S = 32·sqrt((N + T)·p·(1 − p))``, ``p = e^{ε0}/(1 + e^{ε0})``: the summed pair's outcomes searched."""
     p = exp_epsilon0 / (1.0 + exp_epsilon0)
-    w = 32.0 * math.sqrt(max((others + rounds) * p * (1.0 - p), 1.0))
-    return 2 * (SECONDS_SUMMED_FIXED + SECONDS_SUMMED_PER_OUTCOME * w)
+    return 32.0 * math.sqrt(max((others + rounds) * p * (1.0 - p), 1.0))
+
+
+def picture_summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:
+    """Estimated one-core seconds of binary RR's summed lower pair over a certificate picture's δ(ε) grid
+    (:data:`PICTURE_DELTA_POINTS` points, both orders each): ``N = others`` other slots, ``T = rounds``.  O(1).
+
+    >>> 5 < picture_summed_seconds(365 * (10**5 - 1), 365, math.e) < 20
+    True
+    """
+    return PICTURE_DELTA_POINTS * SECONDS_PICTURE_SUMMED_PER_OUTCOME * _summed_outcomes(others, rounds, exp_epsilon0)
 
 
 def composed_length(rounds: int, length: float | None = None) -> float:
