@@ -113,7 +113,8 @@ def announce_cost(
     if est.seconds >= ESTIMATE_SHOWN_SECONDS and not _progress.is_quiet():
         fast = acc.curves_off_estimate(workers) if (est.sweep or est.curves) else None
         hint = f"; --curves off for the fast, looser pairs (about {fast})" if fast is not None else ""
-        sys.stderr.write(f"blanket: composing {acc.rounds} rounds: {est.text()}; starting{hint}\n")
+        rounds = f"{acc.rounds} round" + ("" if acc.rounds == 1 else "s")
+        sys.stderr.write(f"blanket: composing {rounds}: {est.text()}; starting{hint}\n")
     return est.as_dict()
 
 
@@ -506,7 +507,7 @@ def certify_composition(
         "format": "blanket-certificate/1",
         "verdict": verdict,
         "deployment": dep.as_dict(),
-        "mechanism_text": f"{total} composed shuffled rounds: {mech}",
+        "mechanism_text": f"{total} composed shuffled round{'' if total == 1 else 's'}: {mech}",
         "n_text": _n_text(dep),
         "claims": claims,
         "targets": targets,

@@ -113,10 +113,10 @@ def run_if_composed(args: argparse.Namespace, inp: Inputs, quantity: str) -> int
 def _what(args, T) -> str:
     sched = _schedule(args)
     if not sched:
-        return f"{T} composed rounds"
+        return f"{T} composed round{'' if T == 1 else 's'}"
     total = T * sum(r.count for r in sched)
     rep = "" if T == 1 else f"{T} x "
-    return f"{total} composed rounds ({rep}the [[rounds]] schedule of {args.deployment})"
+    return f"{total} composed round{'' if total == 1 else 's'} ({rep}the [[rounds]] schedule of {args.deployment})"
 
 
 def _mech_line(args, inp, T) -> str:

@@ -92,7 +92,8 @@ def draw(args: argparse.Namespace, inp: Inputs, quantity: str) -> None:
         delta = inp.delta if inp.delta is not None else fmpq(1, 10**6)
         pic = curve.composition(
             acc,
-            title=f"The privacy curve of {acc.rounds} composed shuffled rounds (n = {inp.n} per round)",
+            title=f"The privacy curve of {acc.rounds} composed shuffled round{'' if acc.rounds == 1 else 's'} "
+            f"(n = {inp.n} per round)",
             focus=focus,
             eps0_total=None if basic is None else fmpq(basic.numerator, basic.denominator),
             delta=delta,
