@@ -162,6 +162,16 @@ def run(args: argparse.Namespace, quantity: str) -> int:
         return _run_schedule(args, dep, quantity)
     if dep is not None:
         _from_deployment(args, dep, quantity)
+    for opt in ("sampling", "colluding"):  # no sampled or colluding route here: refuse rather than ignore (tryout11)
+        v = getattr(args, opt, None)
+        if v is not None:
+            raise InvalidArgument(
+                "--" + opt,
+                v,
+                f"is not supported for --mechanism {args.mechanism} (no sampled or colluding pair for the continuous "
+                "randomizers)",
+                hint="drop the option; with colluding users, give -n as the number of honest users",
+            )
     if args.bound is not None or args.variant is not None:
         if args.mechanism == "gaussian":
             raise InvalidArgument(
