@@ -761,10 +761,10 @@ def _check_clone(r) -> SymbolicCheck:
     examples/matrix_3x3.csv (``e^{ε0} = 3``, not k-RR), its sampled randomizer ``R_q`` (``q = 1/2``, a no-report
     column; ε0-LDP with the same ``e^{ε0}``, docs/composition.md §5f Lemma S0) and binary RR (``e^{ε0} = 3``), ``n = 3``: the exhaustive worst
     ``H_α`` over every neighbouring dataset pair (exact histogram laws) is at most ``H_α`` of the accountant's clone
-    pair (:func:`blanket.exact.accounting.accountant.clone_pair`, its exact atoms) at 9 values of ``α ≥ 1`` (the pair
+    pair (:func:`blanket.exact.accounting.pairs.clone_pair`, its exact atoms) at 9 values of ``α ≥ 1`` (the pair
     is symmetric and both orders are enumerated).  Instances, not a proof: ``proved`` is ``None``, ``False`` when
     one fails (e.g. a pair with every other user a clone: binary RR's worst case lies above it)."""
-    from blanket.exact.accounting.accountant import clone_pair  # proofs -> exact (the layer order)
+    from blanket.exact.accounting.pairs import clone_pair  # proofs -> exact (the layer order)
     from blanket.exact.mechanisms.finite import FiniteRandomizer
 
     R = sp.Rational

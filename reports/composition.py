@@ -40,11 +40,18 @@ ROUTE = (
     "PLD route: dominating pairs, pessimistic/optimistic discretisation, exact integer convolution; "
     "Renyi route beside it (the same pairs, CKS20 conversion); the smaller certified upper end decides"
 )
-ROUTE_NAMES = {"PLD": "PLD route", "Renyi": "Renyi route", "basic": "basic composition of pure DP"}
+ROUTE_NAMES = {
+    "PLD": "PLD route",
+    "Renyi": "Renyi route",
+    "basic": "basic composition of pure DP",
+    "one round": "one-round route (the round's own certified bounds)",
+}
 UPPER_SOURCES = {
     "PLD": "pessimistic PLD of the product of dominating pairs",
     "Renyi": "Renyi divergences of the same dominating pairs, added over rounds (CKS20 conversion)",
     "basic": "the sum of the rounds' epsilon0 (each shuffled round is epsilon0-DP; basic composition, delta = 0)",
+    "one round": "the single round's own certified one-round bounds (the smallest of its routes; "
+    "exact.accounting.certified, as the one-round certificate)",
 }
 
 
@@ -174,6 +181,7 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
         "pair_route": d.details.get("pair_route", "dominating pairs"),
         "precision": dep.precision,
         "bounds": [],
+        **({"one_round": d.details["one_round"]} if d.details.get("one_round") else {}),
     }
 
 
@@ -209,12 +217,19 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
         "upper_source": UPPER_SOURCES[e.route],
         "kind": "composed",
         "lower_source": lower_source(acc, e.details.get("lower_pair"))
+        + (
+            f": {e.details['one_round']['lower_from']}"
+            if e.details.get("lower_pair") == LOWER_NAMES["one-round"]
+            else ""
+        )
         if e.lower > 0
         else "none (no round has a concrete pair)",
         "reason": f"certified by the {ROUTE_NAMES[e.route]}"
         if e.upper != float("inf")
         else "no finite epsilon is certified by either route",
     }
+    if e.details.get("one_round"):  # a single record round's own bracket, or a geometric round's lower end
+        rec["one_round"] = e.details["one_round"]
     if singles:  # which lower end decided (Laplace/Gaussian rounds: possibly one round alone)
         rec["epsilon_lower_from"] = (
             one[1]
@@ -229,6 +244,8 @@ def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
     direction when ``decided`` names it, e.g. k-RR's banded third-value pair; the oracles' two-stratum count when it
     names that; else the forward one) or that it is left out; when ``decided`` (the result's ``details["lower_pair"]``) names binary RR's summed counts, their description
     (no grid is involved).  O(rounds) (pairs memoised)."""
+    if decided is not None and decided == LOWER_NAMES["one-round"]:
+        return "one round alone, its own certified lower end on a concrete dataset (the other rounds dropped)"
     if decided is not None and decided == LOWER_NAMES["low-sum"]:
         sums = acc._summed_pairs() or []
         return (
@@ -502,6 +519,18 @@ def certify_composition(
         chain += [result_entry(pf.FLEET_ROUND), result_entry(pf.COLLUDING)]
         if any(len(r.groups) > 1 for r in dep.rounds if r.groups):
             chain.append(result_entry(pf.FLEET_ROUND_LOWER))
+    one_keys = sorted(
+        {
+            k
+            for rec in claims + targets
+            if (rec.get("one_round") or {}).get("upper_decided_by") == "one round"
+            for k in rec["one_round"].get("upper_results", [])
+        }
+    )
+    for key in one_keys:  # a single record round's own upper end decided: the results its route rests on
+        found = core.lookup(key)
+        if found is not None and all(e["key"] != found.key for e in chain):
+            chain.append(result_entry(found) | {"used_for": "the single round's own certified upper end"})
     decided = sorted({c["route"] for c in claims} | {t["route"] for t in targets})
     cert = {
         "format": "blanket-certificate/1",

@@ -1,19 +1,26 @@
-"""``--rounds 1`` of a closed-form record (frequency oracles, ``ldp``, geometric): the round's own one-round certified
-ends (exact.accounting.certified: the exact five-atom view, the full-view lower dataset) are taken beside the
-accountant's, the better of each reported and named (docs/composition.md §5e "One round through the accountant").
+"""One round of a closed-form record (frequency oracles, ``ldp``, geometric) through the accountant: the round's own
+one-round certified ends (exact.accounting.certified: the exact five-atom view, the full-view lower dataset) are taken
+beside the composition's, the better of each reported and named (docs/composition.md §5e "One round through the
+accountant"), by the library's ``ShuffleAccountant`` (so ``--rounds 1``, a certificate's single ``[[rounds]]`` entry
+and Python alike); a composition with a geometric round takes that round's one-round lower end.
 
-Independent routes: the one-round command (``blanket epsilon|delta`` without ``--rounds``, the same certified
-routines) and the accountant alone (``ShuffleAccountant`` in Python); every reported end is one of the two, and the
-ends are the better ones.  The accountant's own brackets are wider here (OUE k = 4, n = 50: its curve pair is the
-hull of the fast view), so a run that dropped the one-round ends fails."""
+Independent routes: the one-round command (``blanket epsilon|delta`` without ``--rounds``) and
+``certified.one_round_epsilon`` / ``lower_epsilon`` called directly, and the composition alone (the accountant with
+its one-round step removed); every reported end is one of the two, and the ends are the better ones.  The
+composition's own brackets are wider here (OUE k = 4, n = 50: its curve pair is the hull of the fast view), so a run
+that dropped the one-round ends fails; mutants that swap the ends or drop the one-round lower end fail the checks."""
 
 from __future__ import annotations
 
 import json
 from fractions import Fraction
 
+import pytest
+from blanket.exact.accounting import certified
 from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
+from blanket.exact.mechanisms.registry import make_mechanism
 from blanket.reports.cli import main
+from flint import fmpq
 
 OUE = ["--mechanism", "oue", "--k", "4", "--epsilon0", "1", "-n", "50"]
 
@@ -23,14 +30,18 @@ def _json(capsys, argv: list) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def _acc() -> ShuffleAccountant:
-    return ShuffleAccountant().compose(Shuffled({"type": "oue", "k": 4, "epsilon0": "1"}, 50), count=1)
+def _acc(monkeypatch=None) -> ShuffleAccountant:
+    """One OUE round; with ``monkeypatch``: the composition alone (the one-round step removed)."""
+    acc = ShuffleAccountant().compose(Shuffled({"type": "oue", "k": 4, "epsilon0": "1"}, 50), count=1)
+    if monkeypatch is not None:
+        monkeypatch.setattr(acc, "_one_round", lambda quantity, at: None)
+    return acc
 
 
-def test_epsilon_one_round_takes_the_better_ends(capsys):
+def test_epsilon_one_round_takes_the_better_ends(capsys, monkeypatch):
     comp = _json(capsys, ["epsilon", *OUE, "--delta", "1e-6", "--rounds", "1"])
     one = _json(capsys, ["epsilon", *OUE, "--delta", "1e-6"])
-    e = _acc().get_epsilon("1e-6")
+    e = _acc(monkeypatch).get_epsilon("1e-6")
     lo, up = Fraction(comp["epsilon"]["lower"]), Fraction(comp["epsilon"]["upper"])
     assert comp["epsilon"]["upper"] == one["epsilon"]["upper"] and comp["epsilon"]["lower"] == one["epsilon"]["lower"]
     assert up < e.upper and lo > e.lower  # the one round's ends are better here: both taken
@@ -42,13 +53,79 @@ def test_epsilon_one_round_takes_the_better_ends(capsys):
     assert "one_round" not in fast
 
 
-def test_delta_one_round_takes_the_better_ends(capsys):
+def test_delta_one_round_takes_the_better_ends(capsys, monkeypatch):
     comp = _json(capsys, ["delta", *OUE, "--epsilon", "0.5", "--rounds", "1"])
     one = _json(capsys, ["delta", *OUE, "--epsilon", "0.5"])
-    acc = _acc()
+    acc = _acc(monkeypatch)
     acc.get_epsilon("1e-6")  # as the command: the grid chosen at 1e-6
     d = acc.get_delta("0.5")
     lo, up = Fraction(comp["delta"]["lower"]), Fraction(comp["delta"]["upper"])
     assert comp["delta"] == one["delta"]
     assert up < d.upper and lo > d.lower
     assert comp["one_round"]["upper_decided_by"] == "one round"
+
+
+def _check_one_round(e, alone, lo1, up1) -> None:
+    """The accountant's T = 1 ends are the better of the round's own (``lo1``, ``up1``) and the composition's alone,
+    within the composition's bracket, and named."""
+    assert e.upper == min(up1, alone.upper) and e.lower == max(lo1, alone.lower)
+    assert alone.lower <= e.lower <= e.upper <= alone.upper
+    one = e.details["one_round"]
+    assert one["upper_decided_by"] == ("one round" if up1 < alone.upper else "composition")
+    assert one["lower_decided_by"] == ("one round" if lo1 > alone.lower else "composition")
+    assert (e.route == "one round") == (up1 < alone.upper)
+
+
+def test_library_single_round_is_the_rounds_own_bracket(monkeypatch):
+    """The library accountant (no CLI) at T = 1: its ends are ``certified.one_round_epsilon``'s where those are better,
+    and a mutant swapping the one round's ends, or dropping its lower end, fails the same check."""
+    mech = make_mechanism({"type": "oue", "k": 4, "epsilon0": "1"})
+    target = fmpq(1, 10**6)
+    lo1, _w, up1, _name, _every = certified.one_round_epsilon(mech, 50, target, rel_tol=fmpq(1, 10**6))
+    lo1, up1 = Fraction(str(lo1)), Fraction(str(up1))
+    e = _acc().get_epsilon("1e-6")
+    alone = _acc(monkeypatch).get_epsilon("1e-6")
+    assert lo1 > alone.lower and up1 < alone.upper  # both decide here: the checks below can see a dropped end
+    _check_one_round(e, alone, lo1, up1)
+    assert e.details["lower_pair"].startswith("one round alone")
+    real = certified.one_round_epsilon
+
+    def swapped(*a, **kw):
+        lo, w, up, name, every = real(*a, **kw)
+        return up, w, lo, name, every
+
+    def no_lower(*a, **kw):
+        return (None, *real(*a, **kw)[1:])
+
+    for mutant in (swapped, no_lower):
+        monkeypatch.setattr(certified, "one_round_epsilon", mutant)
+        with pytest.raises(AssertionError):
+            _check_one_round(_acc().get_epsilon("1e-6"), alone, lo1, up1)
+
+
+def test_library_single_round_delta(monkeypatch):
+    """``get_delta`` at T = 1: the better of ``certified.one_round_delta``'s ends and the composition's."""
+    mech = make_mechanism({"type": "oue", "k": 4, "epsilon0": "1"})
+    ((uv, _n, _e), (lv, _w)), _prec = certified.one_round_delta(mech, 50, fmpq(1, 2))
+    from blanket.exact.numbers import arith
+
+    up1, lo1 = min(Fraction(1), arith.endpoints(uv)[1]), max(Fraction(0), arith.endpoints(lv)[0])
+    acc, alone = _acc(), _acc(monkeypatch)
+    for a in (acc, alone):
+        a.get_epsilon("1e-6")
+    _check_one_round(acc.get_delta("0.5"), alone.get_delta("0.5"), lo1, up1)
+
+
+def test_geometric_composition_takes_one_rounds_lower_end(monkeypatch):
+    """A geometric round has no composed lower pair: T = 2 rounds report its one-round lower end (0 without it), which
+    lies below the composition's upper end; the one-round lower search is the independent route."""
+    spec = {"type": "geometric", "m": 4, "epsilon0": "1"}
+    mech = make_mechanism(spec)
+    br = certified.lower_epsilon(mech, 200, fmpq(1, 10**6), hi=certified.epsilon_hi(mech), rel_tol=fmpq(1, 10**6))
+    e = ShuffleAccountant().compose(Shuffled(spec, 200), count=2).get_epsilon("1e-6")
+    assert e.lower == Fraction(str(br.lower)) > 0 and e.lower < e.upper
+    assert e.details["one_round"]["lower_decided_by"] == "one round" and e.details["one_round"]["upper"] is None
+    assert e.details["lower_pair"].startswith("one round alone")
+    acc = ShuffleAccountant().compose(Shuffled(spec, 200), count=2)
+    monkeypatch.setattr(acc, "_one_round", lambda quantity, at: None)  # the mutant: dropped
+    assert acc.get_epsilon("1e-6").lower == 0

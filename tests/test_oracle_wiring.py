@@ -227,7 +227,7 @@ def test_cli_precision_escalation_stops_when_a_tolerance_limits_the_width():
     n = 10^6) stops the escalation after one such doubling instead of running to the cap (4096 bits took
     ~10 min); a rounding-limited width (shrinking by 2^prec) is followed until it is narrow.  Counted in calls."""
     from blanket.exact.numbers import arith
-    from blanket.reports.commands._oracle import _at_precision
+    from blanket.exact.accounting.certified import _at_precision
     from flint import arb
 
     calls = []

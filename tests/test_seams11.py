@@ -175,19 +175,19 @@ def test_users_sampling_accepts_what_the_option_accepts(tmp_path):
 
 # ---------------------------------------------------------------- item 3: the clone pair in the registry and chain
 def test_clone_pair_is_registered_with_a_check_that_can_fail(monkeypatch):
-    from blanket.exact.accounting import accountant
+    from blanket.exact.accounting import pairs
     from blanket.proofs import composition as comp
     from blanket.proofs.core import get
 
     r = get("FMT21 clone pair")
     assert r is comp.CLONE_PAIR and r.status == "uncertain" and "beyond.md §1" in r.spec
     assert r.symbolic(r).proved is None  # instances, passing
-    true_pair = accountant.clone_pair
+    true_pair = pairs.clone_pair
 
     def every_user_a_clone(mech, n):  # too much noise: binary RR's worst case lies above this pair
         return dataclasses.replace(true_pair(mech, n), outer_q=fmpq(1))
 
-    monkeypatch.setattr(accountant, "clone_pair", every_user_a_clone)
+    monkeypatch.setattr(pairs, "clone_pair", every_user_a_clone)
     assert r.symbolic(r).proved is False
 
 

@@ -8,9 +8,9 @@ Names defined in several modules are not re-exported here: check_worst_cost.
 from blanket.exact.lazy import lazy_package
 
 _EXPORTS = {
-    'accountant': 'CertifiedDelta CertifiedEpsilon ShuffleAccountant ShuffledRR Shuffled clone_pair four_value_lower_pair',
+    'accountant': 'CertifiedDelta CertifiedEpsilon ShuffleAccountant ShuffledRR Shuffled four_value_lower_pair',
     'sampled': 'CappedPair Sampled SampledView compact difference_law sampled_krr_pair sampled_krr_values sampled_view',
-    'pairs': 'ShiftPair blanket_view_atoms dominating_pair garbled_blanket_view hockey_stick lower_pair lumped_lower_pair product_atoms split_blanket_view',
+    'pairs': 'ShiftPair blanket_view_atoms clone_pair dominating_pair garbled_blanket_view hockey_stick lower_pair lumped_lower_pair product_atoms split_blanket_view',
     'pld': 'PLD discretise discretise_both parse_grid renyi_log_moments rdp_delta rdp_epsilon',
     'curves': 'FinitePair binary_worst_curve_epsilon binary_worst_curve_pair binary_worst_curve_values binary_worst_pair curve_grid inverse_alpha pair_from_roc pair_from_values',
     'curve_steps': 'allpass binary_worst_curve_stepped binary_worst_curve_values_stepped step_span sweep_seconds',

@@ -50,6 +50,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from blanket.exact.accounting import banded as _banded
+from blanket.exact.accounting import certified as _one
 from blanket.exact.accounting import composition_cost as _cost
 from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting import curve_steps as _curve_steps
@@ -62,9 +63,10 @@ from blanket.exact.accounting import stratum_lower as _stratum
 from blanket.exact.accounting import stronger_clones as _stronger
 from blanket.exact.accounting import summed_lower as _summed
 from blanket.exact.accounting.continuous_rounds import ShuffledContinuous
+from blanket.exact.accounting.pairs import clone_pair  # noqa: F401  (moved below certified, re-exported here)
 from blanket.exact.accounting.query import Query
 from blanket.exact.mechanisms import oracles, registry
-from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
+from blanket.exact.mechanisms.finite import KRR, Randomizer
 from blanket.exact.mechanisms.registry import make_mechanism
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
@@ -102,6 +104,8 @@ LOWER_NAMES = {
     "low-3s": "third-value two-stratum count (frequency oracles; other rounds forward)",
     "low-sum": "summed counts of a concrete pair over the rounds (binary RR: the dataset c = 0; a matrix: its "
     "binarized count) (exact, no grid)",
+    "one-round": "one round alone, its own certified lower end on a concrete dataset (the other rounds dropped: a "
+    "post-processing; exact.accounting.certified.lower_bound)",
 }
 #: binary RR rounds of at most this many users compose the worst-case privacy curve over all datasets
 #: (:func:`blanket.exact.accounting.curves.binary_worst_pair`, O(n²): about a second at n = 256) instead of the
@@ -149,7 +153,18 @@ ROUTES = {
     "PLD": "PLD (dominating pairs, pessimistic/optimistic discretisation, exact integer convolution)",
     "Renyi": "Renyi (the same dominating pairs: Renyi divergences added over rounds, CKS20 Prop. 12 conversion)",
     "basic": "basic composition of pure DP (each shuffled round is epsilon0-DP; epsilon <= sum of epsilon0, delta = 0)",
+    "one round": "one round: the record's own certified one-round bounds (exact.accounting.certified: the smallest of "
+    "its routes, the exact five-atom view among them)",
 }
+#: a single round (count 1) of a closed-form record (``ldp``, the four-value oracles, geometric;
+#: :data:`blanket.exact.accounting.certified.ONE_ROUND_RECORDS`, not sampled) takes its own one-round certified ends
+#: beside the composition's, the better of each; a composition with a record round that has no concrete lower pair
+#: of its own (geometric) takes that round's one-round lower end (a composition is never below one of its rounds:
+#: the others dropped, a post-processing).  docs/composition.md §5e "One round through the accountant".  (The
+#: four-value and ``ldp`` rounds' one-round lower end was checked not to decide at T = 2: OUE k = 128, ε0 = 2,
+#: n = 10³, δ = 1e-6: 0.2543 against the composed lower pairs' 0.3626, for 7.6 s more; ``ldp`` ε0 = 2: 0.3720 against
+#: 0.5313.)  Not with ``curves=False`` (the fast route)
+ONE_ROUND_NAME = "one round"
 
 
 @runtime_checkable
@@ -369,27 +384,6 @@ def _exp_epsilon0(mech: Randomizer) -> Enclosure:
             "has epsilon0 = infinity (supports differ): a shuffled round needs it finite",
         )
     return e
-
-
-def clone_pair(mech: Randomizer, n: int) -> _pld.ShiftPair:
-    """The FOCS 2021 clone pair of ``n`` users as a :class:`~exact.accounting.pld.ShiftPair`: dominating for the
-    shuffled round of **every** ε0-LDP randomizer (Feldman–McMillan–Talwar 2021).
-
-    ``C ~ Bin(n−1, e^{−ε0})``, ``K = Bin(C, ½) + Δ``, ``Δ ~ Bern(e/(e+1))`` under P and ``Bern(1/(e+1))`` under Q
-    (:func:`exact.shuffled.oracles.clone_pair_law` read through the first coordinate, which determines the second);
-    its hockey-stick divergence is :func:`exact.shuffled.oracles.clone_delta` (tests).  The pair is symmetric.
-    """
-    e = finite_exp_epsilon0(mech, "the clone pair")
-    return _pld.ShiftPair(
-        outer_n=n - 1,
-        outer_q=1 / e,
-        inner_q=None,
-        pi_p=e / (e + 1),
-        pi_q=1 / (e + 1),
-        null=fmpq(0),
-        kind="clone",
-        description="clone pair (Feldman-McMillan-Talwar FOCS 2021; any epsilon0-LDP randomizer)",
-    )
 
 
 def _ldp_third_pair(mech: oracles.LDP, n: int) -> _pld.ShiftPair:
@@ -665,10 +659,12 @@ class _Certified:
     @property
     def sandwich_width(self) -> Fraction:
         """Relative width ``(upper − pair_lower)/upper`` of the dominating pairs' PLD sandwich (the discretisation's
-        width; what ``rel_width`` meant before 29 Nov 16:00).  O(1)."""
-        if self.upper == math.inf:
+        width; what ``rel_width`` meant before 29 Nov 16:00; its upper end is the PLD route's when a single round's own
+        bound decided the reported one, ``route`` "one round").  O(1)."""
+        up = self.pld_upper if self.route == ONE_ROUND_NAME and self.pld_upper is not None else self.upper
+        if up == math.inf:
             return Fraction(1)
-        return (self.upper - self.pair_lower) / self.upper if self.upper else Fraction(0)
+        return (up - self.pair_lower) / up if up else Fraction(0)
 
     def __str__(self):
         lo = arith.decimal_string(fmpq(self.lower.numerator, self.lower.denominator), 8, up=False)
@@ -750,6 +746,8 @@ class ShuffleAccountant:
     and the smaller certified upper end is reported (so it is never looser), ``details["pair_route"]`` naming it.
     ``workers``: the local processes of binary RR's worst-case curve sweeps (``None``: every core), also what
     :meth:`estimate` spreads the sweep over; the values do not depend on it.
+    ``one_round_rel_tol``: the relative tolerance of the one-round searches of ε (:meth:`_one_round`: a single round
+    of a closed-form record reports the better of its own certified one-round ends and the composition's).
     """
 
     def __init__(
@@ -761,6 +759,7 @@ class ShuffleAccountant:
         prec: int = 128,
         curves="auto",
         workers: int | None = None,
+        one_round_rel_tol="1e-6",
     ):
         if neighbouring not in NEIGHBOURING:
             raise InvalidArgument(
@@ -779,6 +778,8 @@ class ShuffleAccountant:
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
             raise InvalidArgument("workers", workers, "must be a positive integer (or None for every core)")
         self.workers = workers
+        #: the relative tolerance of the one-round searches of ε (:meth:`_one_round`; ``blanket epsilon``'s default)
+        self.one_round_rel_tol = arith.exact_in(one_round_rel_tol, "one_round_rel_tol", lo=0, hi="0.5", lo_open=True)
         self._ledger: list = []
         self._cache: dict = {}
 
@@ -1453,6 +1454,86 @@ class ShuffleAccountant:
         self._cache["auto"] = g
         return g
 
+    # ---------------------------------------------------------------- one round's own ends
+    def _record_rounds(self) -> list:
+        """The distinct ``(record, n, has a lower pair)`` of the ledger's plain rounds of a closed-form record
+        (:data:`~blanket.exact.accounting.certified.ONE_ROUND_RECORDS`; a :class:`Shuffled` round, not sampled, no
+        colluders), in ledger order; the flag says whether the round composes a concrete lower pair of its own
+        (the geometric mechanism does not).  O(ledger entries)."""
+        out: list = []
+        for ev, _ in self._ledger:
+            if type(ev) is Shuffled and isinstance(ev.mechanism, _one.ONE_ROUND_RECORDS):
+                item = (ev.mechanism, ev.n, ev.lower_pair() is not None)
+                if item not in out:
+                    out.append(item)
+        return out
+
+    def _one_round(self, quantity: str, at: fmpq) -> dict | None:
+        """One round's own certified ends beside the composition (docs/composition.md §5e "One round through the
+        accountant"), or ``None`` when none applies (``curves=False``, the fast route, never takes them):
+
+        * the ledger is **one round** (count 1) of a closed-form record: its one-round certified bracket
+          (:func:`~blanket.exact.accounting.certified.one_round_epsilon` at ``target = at`` for ``quantity``
+          "epsilon", searched to :attr:`one_round_rel_tol`; :func:`~blanket.exact.accounting.certified.one_round_delta`
+          at ``ε = at`` for "delta", at doubling precision as ``blanket delta``), ``upper`` and ``lower``;
+        * else the largest one-round lower end over the ledger's record rounds without a concrete lower pair of their
+          own (geometric; a composition is never below one of its rounds), ``upper`` ``None``.
+
+        Returns ``{"lower", "lower_from", "upper", "upper_from", "upper_results"}`` (Fractions or ``None``; δ ends
+        clamped to [0, 1]; ``upper_results``: the registry keys the upper end's route rests on).  Memoised per (quantity, at) until the next ``compose``.  Cost: the one-round searches (seconds
+        at n = 10³ where the exact five-atom view is a route; a geometric lower search about 0.1 s at n = 10³);
+        nothing without such a round."""
+        if self.curves is False:
+            return None
+        key = ("one-round", quantity, str(at))
+        if key in self._cache:
+            return self._cache[key]
+        recs = self._record_rounds()
+        single = len(self._ledger) == 1 and self.rounds == 1 and len(recs) == 1
+        todo = recs if single else [r for r in recs if not r[2]]
+        out: dict[str, Any] | None = None
+        if todo:
+            out = {"lower": None, "lower_from": None, "upper": None, "upper_from": None}
+            for mech, n, _ in todo:
+                if quantity == "epsilon":
+                    lo, where, up, name, _every = _one.one_round_epsilon(
+                        mech, n, at, rel_tol=self.one_round_rel_tol, upper=single
+                    )
+                    lo = None if lo is None else Fraction(str(lo))
+                    up = None if up is None else Fraction(str(up))
+                else:
+                    ((uv, name, _every), (lv, where)), _prec = _one.one_round_delta(mech, n, at, upper=single)
+                    up = None if uv is None else min(Fraction(1), arith.endpoints(uv)[1])
+                    lo = None if lv is None else max(Fraction(0), arith.endpoints(lv)[0])
+                if lo is not None and (out["lower"] is None or lo > out["lower"]):
+                    prefix = "" if single else f"one round alone ({Shuffled(mech, n).describe()}): "
+                    out["lower"], out["lower_from"] = lo, f"{prefix}the dataset where {where}"
+                if up is not None:
+                    keys = next((r.results for r in _one.upper_routes(mech, n) if r.name == name), ())
+                    out["upper"], out["upper_from"], out["upper_results"] = up, f"the {name}", list(keys)
+        self._cache[key] = out
+        return out
+
+    @staticmethod
+    def _one_round_details(one: dict | None, upper_by: bool, lower_by: bool) -> dict | None:
+        """The answer's ``details["one_round"]``: :meth:`_one_round`'s ends as decimal strings (8 digits, outward)
+        and which end each of them decided (``"one round"`` or ``"composition"``).  O(1)."""
+        if one is None:
+            return None
+
+        def dec(x: Fraction | None, up: bool) -> str | None:
+            return None if x is None else arith.decimal_string(fmpq(x.numerator, x.denominator), 8, up=up)
+
+        return {
+            "lower": dec(one["lower"], False),
+            "lower_from": one["lower_from"],
+            "upper": dec(one["upper"], True),
+            "upper_from": one["upper_from"],
+            "upper_results": one.get("upper_results", []),
+            "upper_decided_by": "one round" if upper_by else "composition",
+            "lower_decided_by": "one round" if lower_by else "composition",
+        }
+
     # ---------------------------------------------------------------- queries
     def get_epsilon(self, target_delta: NumberInput | float) -> CertifiedEpsilon:
         """:meth:`_get_epsilon` with the curve sweeps on :attr:`workers` processes."""
@@ -1482,6 +1563,9 @@ class ShuffleAccountant:
         refined_kind, fine = self._refined_lower(g, dt, lows)
         low_kind = max(lows, key=lambda k: lows[k]) if lows else None
         lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair (geometric only): 0
+        one = self._one_round("epsilon", dt)  # a single record round's own bracket; a short composition's lower end
+        if one is not None and one["lower"] is not None and one["lower"] > _frac(lo):
+            lo, low_kind = fmpq(one["lower"].numerator, one["lower"].denominator), "one-round"
         renyi = self._renyi(g, band)
         r_eps, r_order = None, None
         if renyi is not None:
@@ -1499,6 +1583,7 @@ class ShuffleAccountant:
                 "PLD": None if up is None else _frac(up),
                 "Renyi": None if r_eps is None else _frac(r_eps),
                 "basic": self.basic_upper(),
+                ONE_ROUND_NAME: None if one is None else one["upper"],  # last: a tie goes to the composition
             },
             renyi_order=None if r_order is None else _frac(r_order),
             details={
@@ -1512,6 +1597,8 @@ class ShuffleAccountant:
             },
             curve=curve,
             band=band,
+            one=one,
+            one_lower=low_kind == "one-round",
         )
 
     def get_delta(self, target_epsilon: NumberInput | float, *, refine: bool = True) -> CertifiedDelta:
@@ -1642,6 +1729,10 @@ class ShuffleAccountant:
             pl_lo = max(Fraction(0), arith.endpoints(pl)[0])
             low_kind = max(lows, key=lambda k: lows[k]) if lows else None
             lo = lows[low_kind] if low_kind is not None else Fraction(0)
+            # a single record round's own ends; a short composition's one-round lower end (not for the picture)
+            one = self._one_round("delta", eps) if refine else None
+            if one is not None and one["lower"] is not None and one["lower"] > lo:
+                lo, low_kind = one["lower"], "one-round"
             renyi = self._renyi(g, band)
             r_d, r_order = _pld.rdp_delta(renyi, _pld.RENYI_ORDERS, eps) if renyi is not None else (None, None)
         b_up = self.basic_upper()
@@ -1651,7 +1742,12 @@ class ShuffleAccountant:
             g,
             lower=lo,
             pair_lower=pl_lo,
-            uppers={"PLD": u, "Renyi": None if r_d is None else _frac(r_d), "basic": basic},
+            uppers={
+                "PLD": u,
+                "Renyi": None if r_d is None else _frac(r_d),
+                "basic": basic,
+                ONE_ROUND_NAME: None if one is None else one["upper"],  # last: a tie goes to the composition
+            },
             renyi_order=None if r_order is None else _frac(r_order),
             details={
                 "target_epsilon": str(eps),
@@ -1661,6 +1757,8 @@ class ShuffleAccountant:
             },
             curve=curve,
             band=band if curve else None,
+            one=one,
+            one_lower=low_kind == "one-round",
         )
 
     def _refined_lower_delta(self, grid: Fraction, eps: fmpq, lows: dict) -> tuple[str, Fraction] | None:
@@ -1697,10 +1795,16 @@ class ShuffleAccountant:
         details: dict,
         curve: bool = False,
         band: tuple | None = None,
+        one: dict | None = None,
+        one_lower: bool = False,
     ) -> _C:
         """The answer record: the smallest certified upper end of ``uppers`` (route: upper end, ``None`` where the route
-        certifies nothing finite; a tie goes to the earlier route) is reported, its route named in ``details``."""
+        certifies nothing finite; a tie goes to the earlier route) is reported, its route named in ``details``;
+        ``one`` (:meth:`_one_round`) goes into ``details["one_round"]`` with which end it decided (``one_lower``: the
+        lower end)."""
         route, upper = min(((r, v) for r, v in uppers.items() if v is not None), key=lambda rv: rv[1])
+        if one is not None:
+            details = {**details, "one_round": self._one_round_details(one, route == ONE_ROUND_NAME, one_lower)}
         return cls(
             lower=lower,
             upper=upper,

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from blanket.exact.accounting import accountant
 from blanket.exact.accounting import pld as _pld
+from blanket.exact.accounting.pairs import clone_pair
 from blanket.exact.mechanisms import oracles
 from blanket.exact.mechanisms.finite import Randomizer, finite_exp_epsilon0
 from blanket.exact.numbers import arith, guards
@@ -83,6 +83,10 @@ __all__ = [
     "lower_value",
     "lower_epsilon",
     "upper_epsilon",
+    "ONE_ROUND_RECORDS",
+    "epsilon_hi",
+    "one_round_epsilon",
+    "one_round_delta",
 ]
 
 #: the Lemma 5.3 engine for four-value records: the upper end of the fast five-atom bracket
@@ -281,7 +285,7 @@ _RENYI_MOMENTS: dict = {}
 def renyi_route_delta(mech: Randomizer, n: int, *, grid: NumberInput | None = None, **at: Unpack[At]) -> fmpq:
     """The Rényi route: a certified upper bound on δ(ε) from Rényi divergences of a dominating pair, exact rational.
 
-    Pair: the FOCS 2021 clone pair of ``n`` users (:func:`blanket.exact.accounting.accountant.clone_pair`), which
+    Pair: the FOCS 2021 clone pair of ``n`` users (:func:`blanket.exact.accounting.pairs.clone_pair`), which
     dominates the shuffled round of every ε0-LDP randomizer (in every ``H_α``, hence in every Rényi divergence:
     ``E_Q[(P/Q)^λ]`` is an f-divergence and the shuffled pair is a post-processing of the clone pair; the same pair
     the composition accountant uses for these records, docs/composition.md §1).  Its Rényi moments come from its
@@ -319,7 +323,7 @@ def renyi_route_delta(mech: Randomizer, n: int, *, grid: NumberInput | None = No
     key = (str(e), n, grid_q, eps0)  # the clone pair depends on e^{ε0} and n only
     lms = _RENYI_MOMENTS.get(key)
     if lms is None:  # the moments do not depend on ε: one discretisation serves every ε (a calibration's search)
-        base = _pld.discretise(accountant.clone_pair(mech, n), grid_q, "upper")
+        base = _pld.discretise(clone_pair(mech, n), grid_q, "upper")
         lms = _pld.renyi_log_moments(base, eps0)
         if len(_RENYI_MOMENTS) >= 64:
             _RENYI_MOMENTS.pop(next(iter(_RENYI_MOMENTS)))
@@ -506,3 +510,132 @@ def lower_bound(mech: Randomizer, n: int, *, full_view: bool = True, **at: Unpac
         fast_oracles.same_family_delta(mech, n, **kw),
         f"all other {n - 1} users hold the differing user's first value x (x^n versus x^(n-1) x')",
     )
+
+
+#: the records whose one-round certified routines (this module) the accountant uses beside its composition
+#: (:meth:`blanket.exact.accounting.accountant.ShuffleAccountant.get_epsilon`; docs/composition.md §5e)
+ONE_ROUND_RECORDS = (oracles.LDP, oracles.FourValue, oracles.Geometric)
+
+
+def epsilon_hi(mech: Randomizer) -> fmpq:
+    """A rational ``≥ ε0`` (at least 1e-6): every certified bound here is 0 at ``ε ≥ ε0``, so the searches of ε
+    stay in ``[0, epsilon_hi]``.  O(1)."""
+    with arith.precision(128):
+        e = finite_exp_epsilon0(mech, "the one-round search")
+        hi = arith.endpoints(arith.ball(e).log())[1]
+    return max(fmpq(hi.numerator, hi.denominator), fmpq(1, 10**6))
+
+
+def one_round_epsilon(
+    mech: Randomizer,
+    n: int,
+    target: fmpq,
+    *,
+    rel_tol: fmpq,
+    cap: int = arith.MAX_PREC,
+    lower: bool = True,
+    upper: bool = True,
+) -> tuple:
+    """``(lower ε or None, where, upper ε or None, its bound's name, every bound)``: one round's certified ends of
+    ε(δ = ``target``) — the lower end first (:func:`lower_epsilon`, a concrete dataset; ``where`` says which, or why
+    there is none), whose certified failing end starts the upper end's search (:func:`upper_epsilon`, the smallest
+    certified bound; ``every``: each route's value at its end).  ``lower``/``upper`` False: that end is not searched
+    (``None``).  What ``blanket epsilon`` prints for one round and what the accountant takes for a single round
+    (and, the lower end alone, for a composition: a composition is never below one of its rounds).
+    Cost: the two searches (seconds at n = 10³ where the exact five-atom view is a route)."""
+    from blanket.exact.numbers.errors import InfeasibleTarget
+
+    hi = epsilon_hi(mech)
+    lo_eps = lo_fail = where = None
+    if lower:  # the lower end first: its certified failing end starts the upper end's search
+        try:
+            with arith.precision(arith.DEFAULT_PREC):
+                lv, where = lower_bound(mech, n, epsilon=0)
+            if lv is not None:
+                # the cheap candidates steer the search; the full view is evaluated at its end (lower_epsilon)
+                lbr = lower_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, cap=cap)
+                if lbr.lower < lbr.upper:
+                    lo_eps = lbr.lower
+                    # δ ≥ the lower bound > target there (certified): every upper bound fails at lo_eps
+                    lo_fail = lo_eps if lo_eps > 0 else None
+        except (InfeasibleTarget, Undecided):
+            lo_eps = None
+    up_eps = name = None
+    every: dict = {}
+    if upper:
+        br, name, every = upper_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, lo=lo_fail, cap=cap)
+        up_eps = br.upper
+    return lo_eps, where, up_eps, name, every
+
+
+_REL = arith.exact("1e-12")
+_ABS = arith.exact("1e-30")
+
+
+#: a doubling of the precision that narrows the total width by less than this factor shows that the width comes
+#: from a method's tolerance (which some engines tie loosely to the precision), not from rounding: a
+#: rounding-limited width shrinks by about ``2^prec`` per doubling
+_STALL_FACTOR = 1024
+
+
+def _at_precision(fun, cap: int):
+    """``fun()`` at doubling precision until every ball in its result is narrow (relative 1e-12, or absolute
+    1e-30), the cap is hit, or doubling stops narrowing them fast (by less than :data:`_STALL_FACTOR`: a windowing
+    tolerance, not precision, limits them — e.g. OLH's blanket view at n = 10^6 narrows about 4× per doubling,
+    and 4096 bits would cost minutes for a fourth digit of a certified upper bound).  Every answer is certified
+    whichever precision stops; only its width depends on the rule.  At most ``log2(cap/DEFAULT_PREC) + 1`` calls."""
+    prec, last = arith.DEFAULT_PREC, None
+    while True:
+        with arith.precision(prec):
+            out = fun()
+            vals = [v for v in _values(out) if v is not None]
+            width = sum(_width(v) for v in vals)
+            if prec >= cap or all(_narrow(v) for v in vals) or (last is not None and _STALL_FACTOR * width > last):
+                return out, prec
+        last = width
+        prec = min(2 * prec, cap)
+
+
+def _width(v):
+    if not isinstance(v, arb):
+        return 0
+    if not v.is_finite():
+        return fmpq(10) ** 300
+    lo, hi = arith.endpoints(v)
+    return arith.exact(hi - lo)
+
+
+def _values(out):
+    for x in out if isinstance(out, tuple) else (out,):
+        if isinstance(x, tuple):
+            yield from _values(x)
+        elif isinstance(x, dict):
+            yield from x.values()
+        elif not isinstance(x, str):
+            yield x
+
+
+def _narrow(v) -> bool:
+    if not isinstance(v, arb):
+        return True
+    if not v.is_finite():
+        return False
+    lo, hi = arith.endpoints(v)
+    return arith.exact(hi - lo) <= max(_REL * arith.exact(abs(hi)), _ABS)
+
+
+def one_round_delta(
+    mech: Randomizer, n: int, epsilon: fmpq, *, lower: bool = True, upper: bool = True, cap: int = arith.MAX_PREC
+) -> tuple:
+    """``(((upper ball, its bound's name, every bound), (lower ball, where)), precision)``: one round's certified ends
+    of δ(ε) (:func:`best_upper`, :func:`lower_bound`; ``lower``/``upper`` False: that part is ``(None, None, {})`` /
+    ``(None, None)``) at doubling precision up to ``cap`` (:func:`_at_precision`).  What ``blanket delta`` prints for
+    one round and what the accountant takes for a single round.  Cost: every route and the lower candidates once per
+    precision tried (at most ``log2(cap/DEFAULT_PREC) + 1`` times, usually once or twice)."""
+
+    def fun():
+        up = best_upper(mech, n, epsilon=epsilon) if upper else (None, None, {})
+        lo = lower_bound(mech, n, epsilon=epsilon) if lower else (None, None)
+        return up, lo
+
+    return _at_precision(fun, cap)

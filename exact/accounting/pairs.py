@@ -43,7 +43,7 @@ import math
 from dataclasses import dataclass
 from math import comb
 
-from blanket.exact.mechanisms.finite import KRR
+from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
@@ -154,6 +154,29 @@ class ShiftPair:
 
 #: mass bound of the replaced cells of the garbled blanket view (k >= 3); above it the split view is used
 GARBLE_TAU = 1e-20
+
+
+def clone_pair(mech: Randomizer, n: int) -> ShiftPair:
+    """The FOCS 2021 clone pair of ``n`` users as a :class:`~exact.accounting.pld.ShiftPair`: dominating for the
+    shuffled round of **every** ε0-LDP randomizer (Feldman–McMillan–Talwar 2021).
+
+    ``C ~ Bin(n−1, e^{−ε0})``, ``K = Bin(C, ½) + Δ``, ``Δ ~ Bern(e/(e+1))`` under P and ``Bern(1/(e+1))`` under Q
+    (:func:`exact.shuffled.oracles.clone_pair_law` read through the first coordinate, which determines the second);
+    its hockey-stick divergence is :func:`exact.shuffled.oracles.clone_delta` (tests).  The pair is symmetric.
+    (Here, below both :mod:`~blanket.exact.accounting.accountant` and :mod:`~blanket.exact.accounting.certified`,
+    so that the accountant can call the one-round certified routines.)  O(1).
+    """
+    e = finite_exp_epsilon0(mech, "the clone pair")
+    return ShiftPair(
+        outer_n=n - 1,
+        outer_q=1 / e,
+        inner_q=None,
+        pi_p=e / (e + 1),
+        pi_q=1 / (e + 1),
+        null=fmpq(0),
+        kind="clone",
+        description="clone pair (Feldman-McMillan-Talwar FOCS 2021; any epsilon0-LDP randomizer)",
+    )
 
 
 def _garbled_lambda(n: int, gamma: float, k: int, log_tau: float) -> float:

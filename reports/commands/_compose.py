@@ -13,7 +13,6 @@ of datasets, optimistic PLD), so a claim below it is false. See ``docs/compositi
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.numbers import arith
@@ -73,30 +72,23 @@ def _sampling_colluding(args, n: int) -> tuple:
     return q, m
 
 
-def _one_oracle_round(args: argparse.Namespace, inp: Inputs, T: int) -> bool:
-    """Whether the composition is one plain round (``--rounds 1``, no schedule, no sampling, no colluders) of a
-    closed-form record (a frequency oracle, ``ldp``, geometric), not ``--curves off``: then its one-round certified routines
-    (:mod:`blanket.exact.accounting.certified`, the exact five-atom view among them) give ends beside the
-    accountant's, and the better of each is reported (docs/composition.md §5e "One round through the accountant").
-    The accountant itself cannot call them: ``certified`` imports ``accountant`` (its clone pair), and the layers
-    refuse a circle.  O(1)."""
-    if T != 1 or _schedule(args) or not inp.oracle or inp.mechanism is None:
-        return False
-    if getattr(args, "curves", "auto") == "off":  # the fast route: the accountant's pairs only
-        return False
-    if getattr(args, "sampling", None) is not None or getattr(args, "colluding", None) is not None:
-        return False
-    return inp.dataset not in ("blanket", "same")
-
-
-def _better(acc_end: Any, one_end: Any, *, upper: bool) -> tuple:
-    """``(end, "composition" | "one round")``: the smaller upper end (``upper``) or the larger lower end of the
-    accountant's and the one round's (each certified; a tie goes to the accountant).  O(1)."""
-    if one_end is None:
-        return acc_end, "composition"
-    one = Fraction(int(one_end.p), int(one_end.q)) if hasattr(one_end, "p") else Fraction(one_end)
-    better = one < acc_end if upper else one > acc_end
-    return (one, "one round") if better else (acc_end, "composition")
+def _one_round_note(r: Any, bracket: str) -> str:
+    """A sentence on the round's own certified ends when the accountant took them (its ``details["one_round"]``:
+    a single round of a closed-form record, or a record round without a composed lower pair; docs/composition.md
+    §5e "One round through the accountant"), else empty.  O(1)."""
+    one = r.details.get("one_round")
+    if not one:
+        return ""
+    if one["upper"] is None:  # a composition: the one-round lower end only
+        return (
+            f"\nOne round alone: certified lower end {one['lower'] or '0'} ({one['lower_from']}); reported: the lower "
+            f"end from the {one['lower_decided_by']}."
+        )
+    return (
+        f"\nOne round: its own certified {bracket} [{one['lower'] or '0'}, {one['upper']}] (upper: "
+        f"{one['upper_from']}; lower: {one['lower_from']}); reported: the upper end from the "
+        f"{one['upper_decided_by']}, the lower end from the {one['lower_decided_by']}."
+    )
 
 
 def run_if_composed(args: argparse.Namespace, inp: Inputs, quantity: str) -> int | None:
@@ -249,30 +241,10 @@ def _dec(x, up, digits):
 def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
     acc = _accountant(args, inp, T)
     setattr(args, _plot.ACCOUNTANT, acc)  # --plot draws from this accountant (its distributions are cached)
+    acc.one_round_rel_tol = common.rel_tol(args)  # a single record round's own searches (as blanket epsilon)
     e = acc.get_epsilon(inp.delta)
     d = inp.digits
-    e_up, e_lo, one, note = e.upper, e.lower, None, ""
-    if _one_oracle_round(args, inp, T):  # the round's own certified bracket beside the accountant's
-        from . import _oracle
-
-        lo1, lwhere, up1, uname, _every = _oracle.epsilon_ends(
-            inp.mechanism, inp.n, inp.delta, None, common.rel_tol(args), inp.cap
-        )
-        e_up, up_by = _better(e.upper, up1, upper=True)
-        e_lo, lo_by = _better(e.lower, lo1, upper=False)
-        one = {
-            "lower": None if lo1 is None else arith.decimal_string(lo1, d, up=False),
-            "lower_from": lwhere,
-            "upper": None if up1 is None else arith.decimal_string(up1, d, up=True),
-            "upper_from": uname,
-            "upper_decided_by": up_by,
-            "lower_decided_by": lo_by,
-        }
-        note = (
-            f"\nOne round: its own certified bracket [{one['lower'] or '0'}, {one['upper'] or 'inf'}] (upper: the "
-            f"{uname}; lower: the dataset where {lwhere}); reported: the upper end from the {up_by}, the lower end "
-            f"from the {lo_by}."
-        )
+    e_up, e_lo, one, note = e.upper, e.lower, e.details.get("one_round"), _one_round_note(e, "bracket")
     up = "inf" if e_up == float("inf") else _dec(e_up, True, d)
     iv = {"lower": _dec(e_lo, False, d), "upper": up}
     payload = {
@@ -335,30 +307,7 @@ def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
     acc.get_epsilon("1e-6")  # choose the grid (bracket, else sandwich, within 2 % around delta = 1e-6)
     r = acc.get_delta(inp.epsilon)
     d = inp.digits
-    r_up, r_lo, one, note = r.upper, r.lower, None, ""
-    if _one_oracle_round(args, inp, T):  # the round's own certified ends beside the accountant's
-        from . import _oracle
-
-        ((uv, uname, _every), (lv, lwhere)), _prec = _oracle.delta_ends(
-            inp.mechanism, inp.n, inp.epsilon, None, inp.cap
-        )
-        up1 = None if uv is None else min(arith.endpoints(uv)[1], Fraction(1))
-        lo1 = None if lv is None else max(arith.endpoints(lv)[0], Fraction(0))
-        r_up, up_by = _better(r.upper, up1, upper=True)
-        r_lo, lo_by = _better(r.lower, lo1, upper=False)
-        one = {
-            "lower": None if lo1 is None else _dec(lo1, False, d),
-            "lower_from": lwhere,
-            "upper": None if up1 is None else _dec(up1, True, d),
-            "upper_from": uname,
-            "upper_decided_by": up_by,
-            "lower_decided_by": lo_by,
-        }
-        note = (
-            f"\nOne round: its own certified ends [{one['lower'] or '0'}, {one['upper'] or '1'}] (upper: the "
-            f"{uname}; lower: the dataset where {lwhere}); reported: the upper end from the {up_by}, the lower end "
-            f"from the {lo_by}."
-        )
+    r_up, r_lo, one, note = r.upper, r.lower, r.details.get("one_round"), _one_round_note(r, "ends")
     iv = {"lower": _dec(r_lo, False, d), "upper": _dec(r_up, True, d)}
     payload = {
         "command": "delta",

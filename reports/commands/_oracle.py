@@ -18,79 +18,15 @@ if TYPE_CHECKING:
 
     from ._profile_common import Inputs
 
-_REL = arith.exact("1e-12")
-_ABS = arith.exact("1e-30")
-
-
-#: a doubling of the precision that narrows the total width by less than this factor shows that the width comes
-#: from a method's tolerance (which some engines tie loosely to the precision), not from rounding: a
-#: rounding-limited width shrinks by about ``2^prec`` per doubling
-_STALL_FACTOR = 1024
-
-
-def _at_precision(fun, cap: int):
-    """``fun()`` at doubling precision until every ball in its result is narrow (relative 1e-12, or absolute
-    1e-30), the cap is hit, or doubling stops narrowing them fast (by less than :data:`_STALL_FACTOR`: a windowing
-    tolerance, not precision, limits them — e.g. OLH's blanket view at n = 10^6 narrows about 4× per doubling,
-    and 4096 bits would cost minutes for a fourth digit of a certified upper bound).  Every answer is certified
-    whichever precision stops; only its width depends on the rule.  At most ``log2(cap/DEFAULT_PREC) + 1`` calls."""
-    prec, last = arith.DEFAULT_PREC, None
-    while True:
-        with arith.precision(prec):
-            out = fun()
-            vals = [v for v in _values(out) if v is not None]
-            width = sum(_width(v) for v in vals)
-            if prec >= cap or all(_narrow(v) for v in vals) or (last is not None and _STALL_FACTOR * width > last):
-                return out, prec
-        last = width
-        prec = min(2 * prec, cap)
-
-
-def _width(v):
-    from flint import arb
-
-    if not isinstance(v, arb):
-        return 0
-    if not v.is_finite():
-        return arith.exact(10) ** 300
-    lo, hi = arith.endpoints(v)
-    return arith.exact(hi - lo)
-
-
-def _values(out):
-    for x in out if isinstance(out, tuple) else (out,):
-        if isinstance(x, tuple):
-            yield from _values(x)
-        elif isinstance(x, dict):
-            yield from x.values()
-        elif not isinstance(x, str):
-            yield x
-
-
-def _narrow(v) -> bool:
-    from flint import arb
-
-    if not isinstance(v, arb):
-        return True
-    if not v.is_finite():
-        return False
-    lo, hi = arith.endpoints(v)
-    return arith.exact(hi - lo) <= max(_REL * arith.exact(abs(hi)), _ABS)
-
 
 def delta_ends(mech, n: int, eps, ds: str | None, cap: int) -> tuple:
     """``(((upper ball, its bound's name, every bound), (lower ball, where)), precision)``: the one-round certified
     ends of δ(ε) (:func:`blanket.exact.accounting.certified.best_upper`, :func:`~blanket.exact.accounting.certified.
     lower_bound`; ``ds`` "blanket": no lower end, "same": no upper end) at doubling precision (:func:`_at_precision`).
-    What ``blanket delta`` prints for one round, and what ``--rounds 1`` takes beside the accountant's ends."""
+    What ``blanket delta`` prints for one round (:func:`blanket.exact.accounting.certified.one_round_delta`)."""
     from blanket.exact.accounting import certified as cb
 
-    def fun():
-        up = cb.best_upper(mech, n, epsilon=eps) if ds != "same" else (None, None, {})
-        lo = cb.lower_bound(mech, n, epsilon=eps) if ds != "blanket" else (None, None)
-        return up, lo
-
-    return _at_precision(fun, cap)
+    return cb.one_round_delta(mech, n, eps, lower=ds != "blanket", upper=ds != "same", cap=cap)
 
 
 def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
@@ -144,46 +80,14 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
     return 0
 
 
-def _epsilon_hi(mech):
-    """A rational ≥ ε0: every certified bound here is 0 at ε ≥ ε0."""
-    with arith.precision(128):
-        e = mech.exp_epsilon0()
-        lnv = arith.ball(e).log()
-        hi = arith.exact(arith.endpoints(lnv)[1])
-    return max(hi, arith.exact("1e-6"))
-
-
 def epsilon_ends(mech, n: int, target, ds: str | None, rel_tol, cap: int) -> tuple:
     """``(lower ε or None, where, upper ε or None, its bound's name, every bound)``: the one-round certified ends of
-    ε(δ) (``ds`` "blanket": no lower end, "same": no upper end): the lower end first
-    (:func:`blanket.exact.accounting.certified.lower_epsilon`, a concrete dataset), whose certified failing end
-    starts the upper end's search (:func:`~blanket.exact.accounting.certified.upper_epsilon`, the smallest certified
-    bound).  What ``blanket epsilon`` prints for one round, and what ``--rounds 1`` takes beside the accountant's ends.
-    Cost: the two searches (seconds at n = 10^3 when the exact five-atom view is a route)."""
+    ε(δ) (``ds`` "blanket": no lower end, "same": no upper end), as
+    :func:`blanket.exact.accounting.certified.one_round_epsilon` gives them (the accountant takes the same for a
+    single round).  Cost: the two searches (seconds at n = 10^3 when the exact five-atom view is a route)."""
     from blanket.exact.accounting import certified as cb
-    from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
 
-    hi = _epsilon_hi(mech)
-    lo_eps = lo_fail = lwhere = None
-    if ds != "blanket":  # the lower end first: its certified failing end starts the upper end's search
-        try:
-            with arith.precision(arith.DEFAULT_PREC):
-                lv, lwhere = cb.lower_bound(mech, n, epsilon=0)
-            if lv is not None:
-                # the cheap candidates steer the search; the full view is evaluated at its end (cb.lower_epsilon)
-                lbr = cb.lower_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, cap=cap)
-                if lbr.lower < lbr.upper:
-                    lo_eps = lbr.lower
-                    # δ ≥ the lower bound > target there (certified): every upper bound fails at lo_eps
-                    lo_fail = lo_eps if lo_eps > 0 else None
-        except (InfeasibleTarget, Undecided):
-            lo_eps = None
-    up_eps = uname = None
-    every: dict = {}
-    if ds != "same":
-        br, uname, every = cb.upper_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, lo=lo_fail, cap=cap)
-        up_eps = br.upper
-    return lo_eps, lwhere, up_eps, uname, every
+    return cb.one_round_epsilon(mech, n, target, rel_tol=rel_tol, cap=cap, lower=ds != "blanket", upper=ds != "same")
 
 
 def run_epsilon(args: argparse.Namespace, inp: Inputs) -> int:
