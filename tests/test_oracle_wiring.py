@@ -226,8 +226,8 @@ def test_cli_precision_escalation_stops_when_a_tolerance_limits_the_width():
     """A width that only shrinks 4x per doubling of the precision (a windowing tolerance, as OLH's blanket view at
     n = 10^6) stops the escalation after one such doubling instead of running to the cap (4096 bits took
     ~10 min); a rounding-limited width (shrinking by 2^prec) is followed until it is narrow.  Counted in calls."""
-    from blanket.exact.numbers import arith
     from blanket.exact.accounting.certified import _at_precision
+    from blanket.exact.numbers import arith
     from flint import arb
 
     calls = []
