@@ -129,3 +129,29 @@ def test_geometric_composition_takes_one_rounds_lower_end(monkeypatch):
     acc = ShuffleAccountant().compose(Shuffled(spec, 200), count=2)
     monkeypatch.setattr(acc, "_one_round", lambda quantity, at: None)  # the mutant: dropped
     assert acc.get_epsilon("1e-6").lower == 0
+
+
+def test_certificate_single_oracle_round_reports_the_rounds_own_bracket(tmp_path):
+    """A certificate whose ``[[rounds]]`` is one OUE round (count 1): its target's ends are the one-round command's
+    (``certified.one_round_epsilon``, the independent route), the route and lower source name the one round, the
+    sandwich width stays the composition's own (not negative), and the chain lists the deciding route's results."""
+    from blanket.reports.composition import certify_composition
+    from blanket.reports.deployment import load_deployment
+
+    p = tmp_path / "one.toml"
+    p.write_text(
+        'name = "x"\n[mechanism]\ntype = "oue"\nk = 4\nepsilon0 = "1"\n[users]\nn = 50\n[[rounds]]\ncount = 1\n'
+        '[[targets]]\ndelta = "1e-6"\n'
+    )
+    cert = certify_composition(load_deployment(p), plot=False)
+    t = cert["targets"][0]
+    mech = make_mechanism({"type": "oue", "k": 4, "epsilon0": "1"})
+    lo1, _w, up1, name, _every = certified.one_round_epsilon(mech, 50, fmpq(1, 10**6), rel_tol=fmpq(1, 10**6))
+    from blanket.exact.numbers import arith
+
+    assert t["epsilon_upper"] == arith.decimal_string(up1, 8, up=True)
+    assert t["epsilon_lower"] == arith.decimal_string(lo1, 8, up=False)
+    assert t["route"].startswith("one-round route") and t["one_round"]["upper_decided_by"] == "one round"
+    assert t["lower_source"].startswith("one round alone") and not t["sandwich_width"].startswith("-")
+    used = {e["key"]: e.get("used_for") for e in cert["chain"]}
+    assert all(used.get(k) is not None for k in t["one_round"]["upper_results"]) and "exact five-atom" in name
