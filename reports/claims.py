@@ -64,6 +64,7 @@ from blanket.exact.numbers.errors import BlanketError, HypothesisViolation, Inva
 from blanket.exact.runtime.budget import TooExpensive
 from blanket.exact.shuffled import binary, krr, matrix_view
 from blanket.exact.shuffled import enumerate as en
+from blanket.exact.shuffled.positive_part import DEFAULT_TOL
 from blanket.proofs import core
 from flint import arb, ctx, fmpq
 from sympy.core.function import AppliedUndef
@@ -165,6 +166,30 @@ class Source:
     results: tuple = ()  # registry labels (paper, label) of the results this source rests on
     module: str = ""
     expensive: bool = False  # run only when the cheap sources leave the claim undecided
+    #: ``compute(eps, tol=T)`` accepts an absolute windowing tolerance (the enclosure's radius from its tails, which
+    #: does not shrink with the precision): a claim's δ below the default tolerance passes one that can resolve it
+    takes_tol: bool = False
+
+
+#: a tolerance-taking source evaluated for a claim (ε, δ) gets the absolute tolerance min(default, δ·2^-CLAIM_TOL_BITS)
+#: (:func:`claim_tolerance`), so that its enclosure can decide δ at the first pass
+CLAIM_TOL_BITS = 8
+
+
+def claim_tolerance(delta) -> fmpq | None:
+    """The windowing tolerance a claim's δ asks of a tolerance-taking source (:attr:`Source.takes_tol`): ``None``
+    (the routine's default, :data:`blanket.exact.shuffled.positive_part.DEFAULT_TOL` = 2^-80) when δ·2^-8 is not
+    below it (or δ = 0), else ``δ·2^-8``, so that the enclosure's radius (about the tolerance) cannot straddle a
+    tiny δ: at δ = 10^-100 the default tolerance leaves the blanket view's ball [-6e-33, 2.4e-24] around its
+    value 3.9e-90, undecided at every precision.  A choice only (the enclosure is certified at any tolerance); the
+    routine's cost grows like √log(1/tol).  ``None`` also for ``delta=None`` (no claim).  O(1)."""
+    if delta is None:
+        return None
+    d = fmpq(delta)
+    if d <= 0:
+        return None
+    t = d / 2**CLAIM_TOL_BITS
+    return t if t < DEFAULT_TOL else None
 
 
 def _dataset_text(others, x, x2, n):
@@ -192,8 +217,9 @@ def _enumeration_work(mech, n) -> int | None:
 
 
 def _blanket_source(mech, n, krr) -> Source:
-    def comp(eps, mech=mech):
-        return krr.delta_blanket_view(mech, n, epsilon=eps), None
+    def comp(eps, mech=mech, tol=None):
+        opts = {} if tol is None else {"tol": tol}
+        return krr.delta_blanket_view(mech, n, epsilon=eps, **opts), None
 
     return Source(
         "blanket-view",
@@ -202,6 +228,7 @@ def _blanket_source(mech, n, krr) -> Source:
         comp,
         results=(("BBGN19", "Lemma 5.3"),),
         module="exact.shuffled.krr.delta_blanket_view",
+        takes_tol=True,
     )
 
 
@@ -660,10 +687,11 @@ def _find_results(paper, label) -> list:
 def _evaluate_all(dep, mech, srcs, cands, eps, delta, prec):
     """Every source and candidate bound at one precision; failures of one source do not stop the others."""
     vals, errors = [], []
+    tol = claim_tolerance(delta)
     with arith.precision(prec):
         for s in srcs:
             try:
-                v, wit = s.compute(eps)
+                v, wit = s.compute(eps, tol=tol) if (s.takes_tol and tol is not None) else s.compute(eps)
             except Undecided as exc:
                 errors.append((s.key, f"undecided: {exc}"))
                 continue
@@ -679,7 +707,8 @@ def _evaluate_all(dep, mech, srcs, cands, eps, delta, prec):
 
 
 def _width(uppers, lowers) -> Fraction:
-    """Total width of the best upper and lower enclosures (exact Fraction), to detect stalled escalation."""
+    """Total width of the best upper and lower enclosures (exact Fraction), to detect stalled escalation
+    (``blanket delta`` of a matrix deployment; a claim's escalation uses :func:`_open_widths`)."""
     total = Fraction(0)
     for group, pick in ((uppers, _upper_end), (lowers, _lower_end)):
         if group:
@@ -689,11 +718,39 @@ def _width(uppers, lowers) -> Fraction:
     return total
 
 
+def _open_widths(uppers, lowers, bounds, eps, delta) -> dict:
+    """The enclosures that could still decide the claim at a higher precision, by name, with their widths (exact):
+    an upper bound on δ not certainly above ``delta``, a lower bound not certainly below it, a registered bound on ε
+    not certainly above ``eps``.  The others cannot decide it at any precision (their side of the claim is settled).
+    O(number of enclosures)."""
+    out: dict = {}
+
+    def put(tag, name, v):
+        lo, hi = arith.endpoints(v)
+        out[(tag, name)] = hi - lo
+
+    for name, v, _r, _s in uppers:
+        if arith.gt(v, delta) is not True:
+            put("upper", name, v)
+    for name, v, _w, _s in lowers:
+        if arith.lt(v, delta) is not True:
+            put("lower", name, v)
+    for r, b in bounds:
+        if b["applies"] and r.quantity == "epsilon" and arith.gt(b["value"], eps) is not True:
+            put("epsilon", r.key, b["value"])
+    return out
+
+
 def _escalate(dep, mech, eps, delta, srcs, cands, start, cap):
     """Evaluate ``srcs`` and ``cands`` with precision doubling from ``start`` until the claim is decided,
-    the cap is reached or the enclosures stop narrowing; returns the final state."""
+    the cap is reached, no enclosure can decide it any more (``"between"``: every upper bound is certainly above
+    δ, every lower bound certainly below) or none of those that could has narrowed (at least halved its width) since
+    the previous precision (``stalled``: their widths are set by a windowing tolerance, not by the precision);
+    returns the final state.  Each pass costs what its sources cost at that precision (the c = 0 dataset of binary
+    RR: ~25 s at 1024 bits for n = 5000), so no pass is repeated that cannot decide."""
     prec = start
-    last_width, stalled = None, False
+    last: dict | None = None
+    stalled: bool | str = False
     while True:
         vals, bounds, errors = _evaluate_all(dep, mech, srcs, cands, eps, delta, prec)
         uppers = [(s.title, v, None, s) for s, v, w in vals if s.role in ("exact", "upper")]
@@ -708,19 +765,13 @@ def _escalate(dep, mech, eps, delta, srcs, cands, start, cap):
         fails = any(arith.gt(v, delta) is True for _, v, _, _ in lowers)
         if holds or fails or prec >= cap:
             break
-        # the claim lies strictly inside the gap between the bounds: more precision cannot decide it
-        between = (
-            all(arith.gt(v, delta) is True for _, v, _, _ in uppers)
-            and all(arith.lt(v, delta) is True for _, v, _, _ in lowers)
-            and all(arith.gt(b["value"], eps) is True for r, b in bounds if b["applies"] and r.quantity == "epsilon")
-        )
-        if between:
+        widths = _open_widths(uppers, lowers, bounds, eps, delta)
+        if not widths:  # the claim lies strictly inside the gap between the bounds: more precision cannot decide it
             return vals, bounds, errors, uppers, lowers, eps_certifiers, holds, fails, prec, "between"
-        width = _width(uppers, lowers)
-        if last_width is not None and width is not None and width * 2 > last_width:
-            stalled = True  # the enclosures are limited by a windowing tolerance, not by precision
+        if last is not None and all(k in last and w * 2 > last[k] for k, w in widths.items()):
+            stalled = True  # the open enclosures are limited by a windowing tolerance, not by precision
             break
-        last_width = width
+        last = widths
         prec = min(2 * prec, cap)
     return vals, bounds, errors, uppers, lowers, eps_certifiers, holds, fails, prec, stalled
 
