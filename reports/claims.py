@@ -420,8 +420,9 @@ def sources(
             if fam == "third" and k is not None and k < 3:
                 continue
 
-            def comp_family(eps, mech=mech, fam=fam):
-                return krr.delta_krr_family(mech, n, fam, epsilon=eps), {
+            def comp_family(eps, mech=mech, fam=fam, tol=None):
+                opts = {} if tol is None else {"tol": tol}
+                return krr.delta_krr_family(mech, n, fam, epsilon=eps, **opts), {
                     "dataset": f"family '{fam}': {FAMILY_TEXT[fam]}",
                     "family": fam,
                 }
@@ -433,6 +434,7 @@ def sources(
                     f"exact delta on the dataset family '{fam}'",
                     comp_family,
                     module="exact.shuffled.krr.delta_krr_family",
+                    takes_tol=True,
                 )
             )
     return out

@@ -125,3 +125,19 @@ def test_tiny_delta_verdict_agrees_with_the_exact_sweep(side):
     text = arith.decimal_string(delta, 30, up=side == "above")
     cert = certify(parse_deployment(dep_text(500, "0.4", text)), plot=False)
     assert cert["verdict"] == ("HOLDS" if side == "above" else "FAILS")
+
+
+def test_krr3_family_lower_bound_decides_tiny_delta():
+    """3-RR, ε0 = 1, n = 5000, (0.2, 1e-100): the dataset families' δ (5.5e-40 for 'third') straddled 1e-100 at the default
+    tolerance (INCONCLUSIVE before); at the claim's tolerance the family 'third' is a witness: FAILS, its printed lower
+    end inside an independent evaluation of the family at a much smaller tolerance and a higher precision."""
+    text = dep_text(5000, "0.2", "1e-100", e0="1").replace("k = 2", "k = 3")
+    cert = certify(parse_deployment(text), plot=False)
+    claim = cert["claims"][0]
+    assert cert["verdict"] == "FAILS" and claim["precision"] == 128 and "third" in claim["lower"]["dataset"]
+    with arith.precision(512):
+        ref = krr.delta_krr_family(KRR(3, epsilon0=1), 5000, "third", epsilon=fmpq(1, 5), tol=fmpq(1, 10**150))
+    lo, hi = arith.endpoints(ref)
+    printed_lo = Fraction(str(arith.exact(claim["lower"]["value"]["lower"])))
+    printed_hi = Fraction(str(arith.exact(claim["lower"]["value"]["upper"])))
+    assert Fraction(1, 10**100) < printed_lo <= hi and lo <= printed_hi
