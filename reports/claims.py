@@ -176,7 +176,7 @@ class Source:
 CLAIM_TOL_BITS = 8
 
 
-def claim_tolerance(delta) -> fmpq | None:
+def claim_tolerance(delta: Any) -> fmpq | None:
     """The windowing tolerance a claim's δ asks of a tolerance-taking source (:attr:`Source.takes_tol`): ``None``
     (the routine's default, :data:`blanket.exact.shuffled.positive_part.DEFAULT_TOL` = 2^-80) when δ·2^-8 is not
     below it (or δ = 0), else ``δ·2^-8``, so that the enclosure's radius (about the tolerance) cannot straddle a

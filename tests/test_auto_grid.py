@@ -31,10 +31,13 @@ def test_the_bracket_decides_the_grid_when_the_summed_pair_is_at_hand():
 
 
 def test_without_a_mechanism_lower_end_the_sandwich_decides_as_before():
-    # the geometric mechanism has no concrete lower pair: lower = 0, the bracket is the whole [0, upper]
+    # the geometric mechanism has no composed lower pair (no mechanism lower end for the grid search): its lower end
+    # is the one round's alone (docs/composition.md §5e, a post-processing; before session 11 it was 0), far below
+    # the upper end, so the bracket never meets REL and the sandwich decides the grid
     geo = Shuffled(oracles.Geometric(3, alpha="1/2"), 200)
     e = ShuffleAccountant().compose(geo, count=10).get_epsilon("1e-6")
-    assert e.lower == 0 and e.rel_width == 1 and e.sandwich_width <= REL
+    assert e.details["lower_pair"].startswith("one round alone")
+    assert 0 < e.lower < e.upper and e.rel_width > REL and e.sandwich_width <= REL
     assert e.grid == _sandwich_only(geo, 10).grid
     # 3-RR has composed lower pairs but no grid-free one: none is composed for the test, the grid is as before
     # (its bracket is now within REL too: the banded lower pair and the lower kind's finer grid, session 10)

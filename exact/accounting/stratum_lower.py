@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from math import gcd
 
 import numpy as np
@@ -270,7 +271,7 @@ class StratumPair:
             self._memo[prec] = out
         return self._memo[prec]
 
-    def discretise(self, grid, side: str, *, prec: int = 128) -> PLD:
+    def discretise(self, grid: Fraction | fmpq, side: str, *, prec: int = 128) -> PLD:
         """The optimistic (``side="lower"``) PLD on the grid ``jΔ``: each enclosed atom's ``P``-mass lower end at the
         grid point at or below the lower end of its loss ``log(P/Q)``; survival summed in floats from below and
         scaled down by the sum's relative error.  ``O(atoms)`` ball operations plus :meth:`law_balls`."""

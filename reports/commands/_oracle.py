@@ -8,7 +8,7 @@ bound is evaluated and the smallest reported, named; the lower end is the exact 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from blanket.exact.numbers import arith
 from blanket.reports.commands import _profile_common as common
@@ -16,10 +16,12 @@ from blanket.reports.commands import _profile_common as common
 if TYPE_CHECKING:
     import argparse
 
+    from blanket.exact.mechanisms.finite import Randomizer
+
     from ._profile_common import Inputs
 
 
-def delta_ends(mech, n: int, eps, ds: str | None, cap: int) -> tuple:
+def delta_ends(mech: Randomizer, n: int, eps: Any, ds: str | None, cap: int) -> tuple:
     """``(((upper ball, its bound's name, every bound), (lower ball, where)), precision)``: the one-round certified
     ends of δ(ε) (:func:`blanket.exact.accounting.certified.best_upper`, :func:`~blanket.exact.accounting.certified.
     lower_bound`; ``ds`` "blanket": no lower end, "same": no upper end) at doubling precision (:func:`_at_precision`).
@@ -80,7 +82,7 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
     return 0
 
 
-def epsilon_ends(mech, n: int, target, ds: str | None, rel_tol, cap: int) -> tuple:
+def epsilon_ends(mech: Randomizer, n: int, target: Any, ds: str | None, rel_tol: Any, cap: int) -> tuple:
     """``(lower ε or None, where, upper ε or None, its bound's name, every bound)``: the one-round certified ends of
     ε(δ) (``ds`` "blanket": no lower end, "same": no upper end), as
     :func:`blanket.exact.accounting.certified.one_round_epsilon` gives them (the accountant takes the same for a
