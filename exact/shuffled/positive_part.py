@@ -850,6 +850,12 @@ def _fast_positive_part(n: int, atoms, tol, blocks=None, level: int = 0):
 
 
 # ---------------------------------------------------------------- a cheap certified upper bound
+#: the largest λ :func:`chernoff_upper` takes (a choice only: every λ > 0 gives a valid bound; it matters only when
+#: every value is below about 800/2^40 ≈ 7e-10, e.g. all ≤ 0 at e^ε = e^{ε0}, where a larger λ would multiply the
+#: values' ball radii into an infinite exponential)
+LAMBDA_MAX = 2.0**40
+
+
 def chernoff_upper(n: int, atoms: Sequence) -> Enclosure:
     """A certified **upper** bound on ``E[(Σ_{i=1}^n V_i)_+]`` for i.i.d. ``V`` with finitely many atoms ``(π, v)``.
 
@@ -898,7 +904,9 @@ def chernoff_upper(n: int, atoms: Sequence) -> Enclosure:
             a, c, gc = c, d, gd
             d = a + r * (b - a)
             gd = g(math.exp(d))
-    best = math.exp((a + b) / 2)
+    # capped (LAMBDA_MAX): with every float value <= 0 the search ran to λ = 800/1e-300 and the conversion below
+    # overflowed (`blanket epsilon --mechanism oue --k 4 --epsilon0 2 -n 50 --delta 1e-6 --rounds 1`: the curve's top)
+    best = min(math.exp((a + b) / 2), LAMBDA_MAX)
     lam = fmpq(max(1, round(best * 2**40)), 2**40)
     m = arb(0)
     for p, v in live:

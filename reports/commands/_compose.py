@@ -272,14 +272,21 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         f"epsilon = {up} (certified upper end for {_what(args, T)}; the mechanism's epsilon lies in "
         f"[{iv['lower']}, {up}])\n"
         f"for delta = {common._s(inp.delta)}, {_mech_line(args, inp, T)}.\n"
-        f"Upper end: product of dominating pairs ({_pair_name(e)}), pessimistic PLD on grid {e.grid} "
-        f"({_grid_note(e, payload)}); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
+        f"Upper end: {_upper_intro(e)}product of dominating pairs ({_pair_name(e)}), pessimistic PLD on grid "
+        f"{e.grid} ({_grid_note(e, payload)}); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
         f"Lower end: the same rounds on one concrete pair of datasets{_lower_name(e)} (a claim below it is false)."
         + note
         + _curves_note(args)
     )
     common.emit(args, payload, text)
     return 0
+
+
+def _upper_intro(r: Any) -> str:
+    """``"the one round's own bound (below); the composition's: "`` when the round's own certified end decided the
+    upper end (``route == "one round"``, :func:`_one_round_note`), else nothing: the line then describes the
+    composition, which did.  O(1)."""
+    return "the one round's own bound (below); the composition's: " if r.route == "one round" else ""
 
 
 def _grid_note(e: Any, payload: dict) -> str:
@@ -331,7 +338,8 @@ def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
     text = (
         f"delta(epsilon = {common._s(inp.epsilon)}) in [{iv['lower']}, {iv['upper']}] for {_what(args, T)}\n"
         f"for {_mech_line(args, inp, T)}.\n"
-        f"Upper end: certified for every dataset (dominating pairs, pessimistic PLD, grid {r.grid}); "
+        f"Upper end: certified for every dataset ({_upper_intro(r)}dominating pairs, pessimistic PLD, grid "
+        f"{r.grid}); "
         f"lower end: certified on one concrete pair of datasets{_lower_name(r)}; decided by the {r.route} route."
         + note
         + _curves_note(args)
