@@ -397,6 +397,54 @@ BANDED_PAIR = TABLE.register(
     symbols=(k_s, n_s),
 )
 
+delta_one = sp.Function("\\delta_{M_j}")
+
+
+def _product_law(u: dict, v: dict) -> dict:
+    """The law of two independent outputs (the composition of two rounds that do not look at each other)."""
+    return {(i, j): a * b for i, a in u.items() for j, b in v.items()}
+
+
+def _check_one_round(r) -> SymbolicCheck:
+    """ "A composition is never below one of its rounds" at T = 2, exact rationals: two different shuffled binary RR
+    rounds (e^{ε0} = 3 and 2, n = 3, the datasets c = 0: laws of each round's count of 1s), the product law's
+    ``H_α`` is at least each round's own at 9 values of α ≥ 1 (dropping the other round's output is a
+    post-processing).  An instance, not a proof: ``proved`` is ``None``, ``False`` when an instance fails."""
+    R = sp.Rational
+    n = 3
+    laws = []
+    for e in (R(3), R(2)):
+        f, p = 1 / (e + 1), e / (e + 1)
+        laws.append((_convolve(_bin_law(n - 1, f), _bin_law(1, p)), _convolve(_bin_law(n - 1, f), _bin_law(1, f))))
+    (p1, q1), (p2, q2) = laws
+    prod_p, prod_q = _product_law(p1, p2), _product_law(q1, q2)
+    ok = True
+    for al in (R(1), R(11, 10), R(5, 4), R(3, 2), R(2), R(5, 2), R(3), R(6), R(9)):
+        both = _hockey_laws(prod_p, prod_q, al)
+        ok = ok and both >= _hockey_laws(p1, q1, al) and both >= _hockey_laws(p2, q2, al)
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals at T = 2 (two binary RR rounds, e^eps0 = 3 and 2, n = 3, datasets c = 0): H_alpha of the "
+        "product law >= each round's own at 9 values of alpha",
+        "the inequality itself is the data-processing inequality (the other rounds' outputs dropped)",
+    )
+
+
+ONE_ROUND_LOWER = TABLE.register(
+    "Composition never below one round",
+    statement=sp.Ge(delta_T(epsilon), delta_one(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("T >= 1"),
+        Hypothesis(
+            sp.true,
+            "M_1, ..., M_T run on the same pair of neighbouring datasets with independent randomness (each may see the "
+            "earlier outputs); delta_{M_j} is round j's own delta on that pair",
+        ),
+    ),
+    symbolic=_check_one_round,
+    symbols=(n_s,),
+)
+
 H_stratum = sp.Function("H_{e^{\\epsilon}}(P_D^{\\times T} \\| Q_D^{\\times T})")
 
 

@@ -239,6 +239,16 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
     return rec
 
 
+def _one_round_lower_used(rec: dict) -> bool:
+    """Whether a claim's or target's reported lower end is one round's alone (a composition is never below one of its
+    rounds, ``comp.ONE_ROUND_LOWER``): the accountant's ("one-round": a single record round, a geometric round) or a
+    Laplace / Gaussian round's (``continuous_certificate.one_round_lower``).  O(1)."""
+    if (rec.get("one_round") or {}).get("lower_decided_by") == "one round":
+        return True
+    texts = (rec.get("epsilon_lower_from"), rec.get("lower_source"), rec.get("reason"))
+    return any(isinstance(t, str) and "one round alone" in t for t in texts)
+
+
 def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
     """Which concrete pair gives the composed lower end, in words: each distinct round's lower pair (the backward
     direction when ``decided`` names it, e.g. k-RR's banded third-value pair; the oracles' two-stratum count when it
@@ -515,6 +525,8 @@ def certify_composition(
         chain.append(result_entry(comp.BANDED_PAIR))
     if used.get("stratum"):  # the oracles (up to STRATUM_MAX_N users): the two-stratum count is among the lower ends
         chain.append(result_entry(comp.STRATUM_PAIR))
+    if any(_one_round_lower_used(rec) for rec in claims + targets):  # a reported lower end is one round's alone
+        chain.append(result_entry(comp.ONE_ROUND_LOWER))
     if any(r.groups for r in dep.rounds):
         chain += [result_entry(pf.FLEET_ROUND), result_entry(pf.COLLUDING)]
         if any(len(r.groups) > 1 for r in dep.rounds if r.groups):

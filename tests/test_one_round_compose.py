@@ -155,3 +155,10 @@ def test_certificate_single_oracle_round_reports_the_rounds_own_bracket(tmp_path
     assert t["lower_source"].startswith("one round alone") and not t["sandwich_width"].startswith("-")
     used = {e["key"]: e.get("used_for") for e in cert["chain"]}
     assert all(used.get(k) is not None for k in t["one_round"]["upper_results"]) and "exact five-atom" in name
+    # the lower end is the round's alone: the chain names the statement it rests on (a composition is never below
+    # one of its rounds), and only then (a two-round OUE schedule's lower end is the composed pairs')
+    assert "Composition never below one round" in used
+    p.write_text(p.read_text().replace("count = 1", "count = 2"))
+    two = certify_composition(load_deployment(p), plot=False)
+    assert "one_round" not in two["targets"][0]
+    assert "Composition never below one round" not in {e["key"] for e in two["chain"]}

@@ -156,3 +156,20 @@ def test_stratum_pair_statement_is_registered_with_a_check_that_can_fail(monkeyp
         stratum_lower, "_classes", lambda m, w0, w1: {y: (v[0], v[0], v[0]) for y, v in good(m, w0, w1).items()}
     )
     assert r.check_symbolic().proved is False
+
+
+def test_one_round_statement_is_registered_with_a_check_that_can_fail(monkeypatch):
+    """Session 11: the lower end "a composition is never below one of its rounds" (Laplace/Gaussian, geometric and
+    single record rounds) is a registered statement; its exact check fails when the "composition" is a random choice
+    of one round (a mixture, for which H can lie below the larger round's)."""
+    r = comp.ONE_ROUND_LOWER
+    assert r.key in {x.key for x in core.results("pld")} and r.status == "derived"
+    assert "data-processing" in r.status_note and r.quantity == "delta_composed"
+    assert r.check_symbolic().proved is None
+    half = comp.sp.Rational(1, 2)
+    monkeypatch.setattr(
+        comp,
+        "_product_law",
+        lambda u, v: {**{("a", i): half * x for i, x in u.items()}, **{("b", j): half * y for j, y in v.items()}},
+    )
+    assert r.check_symbolic().proved is False
