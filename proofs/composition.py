@@ -232,6 +232,11 @@ def _convolve(u: dict, v: dict) -> dict:
     return out
 
 
+def _product_law(u: dict, v: dict) -> dict:
+    """The law of two independent outputs (the composition of two rounds that do not look at each other)."""
+    return {(i, j): a * b for i, a in u.items() for j, b in v.items()}
+
+
 def _hockey_laws(p: dict, q: dict, alpha: Any) -> Any:
     return sum((max(p[k] - alpha * q.get(k, 0), 0) for k in p), sp.Integer(0))
 
@@ -255,8 +260,7 @@ def _check_summed(r) -> SymbolicCheck:
         one_q = _convolve(_bin_law(n - 1, f), _bin_law(1, tq))
         if order == "backward":
             one_p, one_q = {n - k: v for k, v in one_p.items()}, {n - k: v for k, v in one_q.items()}
-        prod_p = {(i, j): one_p[i] * one_p[j] for i in one_p for j in one_p}
-        prod_q = {(i, j): one_q[i] * one_q[j] for i in one_q for j in one_q}
+        prod_p, prod_q = _product_law(one_p, one_p), _product_law(one_q, one_q)
         sum_p: dict = {}
         sum_q: dict = {}
         for (i, j), v in prod_p.items():
@@ -398,11 +402,6 @@ BANDED_PAIR = TABLE.register(
 )
 
 delta_one = sp.Function("\\delta_{M_j}")
-
-
-def _product_law(u: dict, v: dict) -> dict:
-    """The law of two independent outputs (the composition of two rounds that do not look at each other)."""
-    return {(i, j): a * b for i, a in u.items() for j, b in v.items()}
 
 
 def _check_one_round(r) -> SymbolicCheck:
