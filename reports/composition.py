@@ -17,7 +17,7 @@ import time
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from blanket.exact.accounting.accountant import LOWER_NAMES, SAMPLED_MATRIX_CURVE, ShuffleAccountant
+from blanket.exact.accounting.accountant import LOWER_NAMES, ONE_ROUND_NAME, SAMPLED_MATRIX_CURVE, ShuffleAccountant
 from blanket.exact.accounting.curves import FinitePair
 from blanket.exact.accounting.sampled import SampledFourValue
 from blanket.exact.numbers import arith
@@ -243,7 +243,7 @@ def _one_round_lower_used(rec: dict) -> bool:
     """Whether a claim's or target's reported lower end is one round's alone (a composition is never below one of its
     rounds, ``comp.ONE_ROUND_LOWER``): the accountant's ("one-round": a single record round, a geometric round) or a
     Laplace / Gaussian round's (``continuous_certificate.one_round_lower``).  O(1)."""
-    if (rec.get("one_round") or {}).get("lower_decided_by") == "one round":
+    if (rec.get("one_round") or {}).get("lower_decided_by") == ONE_ROUND_NAME:
         return True
     texts = (rec.get("epsilon_lower_from"), rec.get("lower_source"), rec.get("reason"))
     return any(isinstance(t, str) and "one round alone" in t for t in texts)
@@ -535,7 +535,7 @@ def certify_composition(
         {
             k
             for rec in claims + targets
-            if (rec.get("one_round") or {}).get("upper_decided_by") == "one round"
+            if (rec.get("one_round") or {}).get("upper_decided_by") == ONE_ROUND_NAME
             for k in rec["one_round"].get("upper_results", [])
         }
     )

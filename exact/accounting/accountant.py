@@ -1530,8 +1530,8 @@ class ShuffleAccountant:
             "upper": dec(one["upper"], True),
             "upper_from": one["upper_from"],
             "upper_results": one.get("upper_results", []),
-            "upper_decided_by": "one round" if upper_by else "composition",
-            "lower_decided_by": "one round" if lower_by else "composition",
+            "upper_decided_by": ONE_ROUND_NAME if upper_by else "composition",
+            "lower_decided_by": ONE_ROUND_NAME if lower_by else "composition",
         }
 
     # ---------------------------------------------------------------- queries

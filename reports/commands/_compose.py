@@ -286,7 +286,9 @@ def _upper_intro(r: Any) -> str:
     """``"the one round's own bound (below); the composition's: "`` when the round's own certified end decided the
     upper end (``route == "one round"``, :func:`_one_round_note`), else nothing: the line then describes the
     composition, which did.  O(1)."""
-    return "the one round's own bound (below); the composition's: " if r.route == "one round" else ""
+    from blanket.exact.accounting.accountant import ONE_ROUND_NAME
+
+    return "the one round's own bound (below); the composition's: " if r.route == ONE_ROUND_NAME else ""
 
 
 def _grid_note(e: Any, payload: dict) -> str:
