@@ -40,7 +40,7 @@ from math import gcd
 import numpy as np
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting.pld import PLD
-from blanket.exact.mechanisms.oracles import OUE, SUE, FourValue, UnaryEncoding
+from blanket.exact.mechanisms.oracles import FourValue
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import oracle_exact
@@ -296,21 +296,6 @@ class StratumPair:
         return PLD.from_survival(g, j0, S, "lower", prec=prec)
 
 
-def _at_precision(mech: FourValue) -> FourValue:
-    """The record with its ball parameters recomputed at the current precision: OUE and SUE given by ``ε0`` store
-    ``p``, ``q`` as balls of the precision they were made at (53 bits by default), and the law of ``D`` multiplies
-    their radius by about ``n``; the other records' triple laws use ``e^{ε0}`` at the current precision already.  The
-    same mechanism (the same exact ``ε0``).  O(1)."""
-    if (
-        isinstance(mech, UnaryEncoding)
-        and mech.kind in ("oue", "sue")
-        and mech.epsilon0 is not None
-        and mech.exp_epsilon0_exact is None
-    ):
-        return (OUE if mech.kind == "oue" else SUE)(mech.k, mech.epsilon0)
-    return mech
-
-
 def two_stratum_pair(mech: FourValue, n: int, weights: tuple[int, int] | None = None) -> StratumPair | None:
     """The two-stratum lower pair of ``mech`` at ``n`` users (module docstring), or ``None`` (no triple law, ``n <
     2``, no signal).  ``weights``: ``(w_0, w_1)``, default :func:`stratum_weights`.  O(1) (the law is computed when
@@ -328,7 +313,7 @@ def two_stratum_pair(mech: FourValue, n: int, weights: tuple[int, int] | None = 
     if w0 == 0 and w1 == 0:
         raise InvalidArgument("weights", weights, "must not both be 0")
     with arith.precision(PREC):
-        cls = _classes(_at_precision(mech), w0, w1)
+        cls = _classes(mech, w0, w1)
     if cls is None:
         return None
     return StratumPair(

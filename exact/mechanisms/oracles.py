@@ -53,7 +53,7 @@ from blanket.exact.mechanisms.finite import (
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 
 if TYPE_CHECKING:
     pass
@@ -111,6 +111,18 @@ class _Eps0:
 def _set(obj, **kw):
     for k, v in kw.items():
         object.__setattr__(obj, k, v)
+
+
+class _PerPrecision:
+    """Mixin for a record whose balls are memoised per precision in ``_memo``: the memo is not part of its pickled
+    (or copied) state, a copy starts with an empty one."""
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_memo"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        object.__setattr__(self, "_memo", {})
 
 
 # ================================================================ generic ε0-LDP
@@ -208,30 +220,95 @@ class FourValue(_Eps0):
 
 # ---------------------------------------------------------------- unary encoding
 @dataclass(frozen=True)
-class UnaryEncoding(FourValue):
+class UnaryEncoding(_PerPrecision, FourValue):
     """Unary encoding on a domain of size ``k ≥ 2``: one-hot encode x, then bit j is 1 w.p. ``p`` if j = x, else ``q``.
 
     Output space ``{0,1}^k``.  Requires ``0 < q < p < 1``; ``e^{ε0} = p(1−q)/((1−p)q)``.
     Use :func:`OUE` (p = 1/2, q = 1/(e^{ε0}+1)) or :func:`SUE` (basic RAPPOR:
-    p = e^{ε0/2}/(e^{ε0/2}+1), q = 1 − p).  ``p``, ``q`` are exact rationals or balls.
+    p = e^{ε0/2}/(e^{ε0/2}+1), q = 1 − p).  ``p``, ``q`` given here are exact rationals (or balls, kept as given).
+
+    ``p`` and ``q`` are read as attributes.  An OUE or SUE record made from an exact ``ε0`` (irrational ``e^{ε0}``)
+    stores only ``ε0``: its ``p``, ``q`` are balls computed at flint's *current* precision each time they are read
+    (memoised per precision), so precision escalation narrows everything computed from them.  Equality and hash
+    compare the stored inputs (``k``, the given ``p``/``q``, ``ε0``, ``e^{ε0}``, kind), never a ball.  O(1) per read.
 
     Blanket (derived): with ``ρ0 = (1−p)/(1−q)`` and ``B`` the product
     Bernoulli(q) law, ``min_x R(x)(y) = ρ0·B(y)`` unless y is all ones
     (then ``p·q^{k−1}``): ``γ = ρ0(1 − q^k) + p·q^{k−1}``.
+
+    >>> from flint import ctx
+    >>> m = OUE(4, epsilon0=2)
+    >>> with arith.precision(200):
+    ...     m.q.rad() < arb(2) ** -190
+    True
+    >>> m == OUE(4, epsilon0=2), hash(m) == hash(OUE(4, epsilon0=2))
+    (True, True)
     """
 
     k: int = 2
-    p: Any = None  # given as any exact number (or a ball); __post_init__ validates and stores it
-    q: Any = None
+    p_given: Any = None  # the exact p (or a ball given as such); None: computed from ε0 at the current precision
+    q_given: Any = None
     epsilon0: fmpq | None = None
     exp_epsilon0_exact: fmpq | None = None
     kind: str = "ue"
+    _memo: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
-    def __post_init__(self):
-        if not isinstance(self.k, int) or isinstance(self.k, bool) or self.k < 2:
-            raise InvalidArgument("k", self.k, "must be an integer >= 2 (the number of bits)")
-        if _is_exact(self.p) and _is_exact(self.q) and not (0 < self.q <= self.p < 1):
-            raise InvalidArgument("p", f"{self.p} (q = {self.q})", "must satisfy 0 < q <= p < 1")
+    def __init__(
+        self,
+        k: int = 2,
+        p: Any = None,
+        q: Any = None,
+        epsilon0: fmpq | None = None,
+        exp_epsilon0_exact: fmpq | None = None,
+        kind: str = "ue",
+    ):
+        if not isinstance(k, int) or isinstance(k, bool) or k < 2:
+            raise InvalidArgument("k", k, "must be an integer >= 2 (the number of bits)")
+        if p is None or q is None:
+            if (p, q) != (None, None) or kind not in ("oue", "sue") or epsilon0 is None:
+                raise InvalidArgument(
+                    "p", p, "must be given with q (only OUE and SUE made from epsilon0 compute them at each precision)"
+                )
+        elif _is_exact(p) and _is_exact(q) and not (0 < q <= p < 1):
+            raise InvalidArgument("p", f"{p} (q = {q})", "must satisfy 0 < q <= p < 1")
+        _set(
+            self,
+            k=k,
+            p_given=p,
+            q_given=q,
+            epsilon0=epsilon0,
+            exp_epsilon0_exact=exp_epsilon0_exact,
+            kind=kind,
+            _memo={},
+        )
+
+    def _pq(self) -> tuple:
+        """``(p, q)``: as given, or (OUE/SUE from ε0) balls at the current precision, memoised per precision.  O(1)."""
+        if self.q_given is not None:
+            return self.p_given, self.q_given
+        prec = ctx.prec
+        out = self._memo.get(prec)
+        if out is None:
+            assert self.epsilon0 is not None
+            if self.kind == "oue":  # p = 1/2, q = 1/(e^{ε0} + 1)
+                out = (fmpq(1, 2), 1 / (arb(self.epsilon0).exp() + 1))
+            else:  # sue: s = e^{ε0/2}, p = s/(s + 1), q = 1/(s + 1)
+                s = (arb(self.epsilon0) / 2).exp()
+                out = (s / (s + 1), 1 / (s + 1))
+            if len(self._memo) >= 8:
+                self._memo.clear()
+            self._memo[prec] = out
+        return out
+
+    @property
+    def p(self) -> Enclosure:
+        """The probability that bit x of ``R(x)`` is 1 (exact, or a ball at the current precision)."""
+        return self._pq()[0]
+
+    @property
+    def q(self) -> Enclosure:
+        """The probability that bit j ≠ x of ``R(x)`` is 1 (exact, or a ball at the current precision)."""
+        return self._pq()[1]
 
     def output_count(self) -> int:
         return 2**self.k
@@ -239,15 +316,18 @@ class UnaryEncoding(FourValue):
     def exp_epsilon0(self) -> Enclosure:
         if self.exp_epsilon0_exact is not None:
             return self.exp_epsilon0_exact
-        return self.p * (1 - self.q) / ((1 - self.p) * self.q)
+        if self.q_given is None:  # OUE/SUE from ε0: e^{ε0} directly (the same number as the ratio below)
+            return arb(self.epsilon0).exp()
+        p, q = self._pq()
+        return p * (1 - q) / ((1 - p) * q)
 
     def gamma(self) -> Enclosure:
-        p, q, k = self.p, self.q, self.k
+        (p, q), k = self._pq(), self.k
         rho0 = (1 - p) / (1 - q)
         return rho0 * (1 - arith.int_power(q, k)) + p * arith.int_power(q, k - 1)
 
     def l_probs(self) -> tuple:
-        p, q, k = self.p, self.q, self.k
+        (p, q), k = self._pq(), self.k
         g = self.gamma()
         rho0 = (1 - p) / (1 - q)
         both = rho0 * q * q * (1 - arith.int_power(q, k - 2)) / g
@@ -256,40 +336,47 @@ class UnaryEncoding(FourValue):
         return both, t, rest
 
     def ratio_law(self) -> tuple:
-        p, q = self.p, self.q
+        p, q = self._pq()
         return p * (1 - q), (1 - p) * q
 
     def rows(self) -> list:
+        p, q = self._pq()
         out = []
         for x in range(self.k):
             row = []
             for y in itertools.product((0, 1), repeat=self.k):
                 pr = fmpq(1)
                 for j, b in enumerate(y):
-                    pj = self.p if j == x else self.q
+                    pj = p if j == x else q
                     pr *= pj if b else 1 - pj
                 row.append(pr)
             out.append(row)
         return out
 
     def describe(self) -> dict:
-        return {"type": self.kind, "k": self.k, "p": str(self.p), "q": str(self.q), **self._eps0_describe()}
+        """The record as data; ``p``, ``q`` of a record made from ε0 are printed at 53 bits whatever the working
+        precision (a record's description is also a key: it must not depend on the precision)."""
+        with arith.precision(53):
+            p, q = self._pq()
+            return {"type": self.kind, "k": self.k, "p": str(p), "q": str(q), **self._eps0_describe()}
 
 
 def OUE(
     k: IntegerInput, epsilon0: NumberInput | None = None, *, exp_epsilon0: NumberInput | None = None
 ) -> UnaryEncoding:
-    """Optimized unary encoding (Wang et al. 2017): ``p = 1/2``, ``q = 1/(e^{ε0}+1)``.
+    """Optimized unary encoding (Wang et al. 2017): ``p = 1/2``, ``q = 1/(e^{ε0}+1)`` (a ball at the current
+    precision when ``ε0`` is given, see :class:`UnaryEncoding`).
 
     >>> OUE(3, exp_epsilon0=3).q
     1/4
     """
     k = arith.integer_in(k, "k", lo=2)
     e, ee = eps0_pair(epsilon0, exp_epsilon0)
-    E = ee if ee is not None else (fmpq(1) if e == 0 else arb(e).exp())
     if ee is None and e == 0:
         ee = fmpq(1)
-    return UnaryEncoding(k=k, p=fmpq(1, 2), q=1 / (E + 1), epsilon0=e, exp_epsilon0_exact=ee, kind="oue")
+    if ee is None:
+        return UnaryEncoding(k=k, epsilon0=e, kind="oue")
+    return UnaryEncoding(k=k, p=fmpq(1, 2), q=1 / (ee + 1), epsilon0=e, exp_epsilon0_exact=ee, kind="oue")
 
 
 def SUE(
@@ -298,7 +385,8 @@ def SUE(
     """Symmetric unary encoding = basic RAPPOR: ``p = e^{ε0/2}/(e^{ε0/2}+1)``, ``q = 1 − p``.
 
     Exact mode takes ``exp_half_epsilon0 = e^{ε0/2}`` (exact rational ≥ 1), so
-    that ``p`` and ``q`` are rational; ``e^{ε0}`` is its square.
+    that ``p`` and ``q`` are rational; ``e^{ε0}`` is its square.  Given ``ε0``, ``p`` and ``q`` are balls at the
+    current precision (:class:`UnaryEncoding`).
 
     >>> m = SUE(3, exp_half_epsilon0=2)
     >>> m.p, m.q, m.exp_epsilon0()
@@ -307,15 +395,14 @@ def SUE(
     k = arith.integer_in(k, "k", lo=2)
     if (epsilon0 is None) == (exp_half_epsilon0 is None):
         raise InvalidArgument("epsilon0", epsilon0, "must be given (or exp_half_epsilon0 instead), not both or neither")
-    s: Enclosure  # e^{ε0/2}
     if exp_half_epsilon0 is not None:
         s = arith.exact_in(exp_half_epsilon0, "exp_half_epsilon0", lo=1)
         e, ee = None, s * s
     else:
-        e, ee = arith.exact_in(epsilon0, "epsilon0", lo=0), None
-        s = fmpq(1) if e == 0 else (arb(e) / 2).exp()
-        if e == 0:
-            ee = fmpq(1)
+        e = arith.exact_in(epsilon0, "epsilon0", lo=0)
+        if e != 0:
+            return UnaryEncoding(k=k, epsilon0=e, kind="sue")
+        s, ee = fmpq(1), fmpq(1)
     return UnaryEncoding(k=k, p=s / (s + 1), q=1 / (s + 1), epsilon0=e, exp_epsilon0_exact=ee, kind="sue")
 
 
@@ -583,7 +670,7 @@ class Subset(FourValue):
 
 # ================================================================ clamped geometric mechanism
 @dataclass(frozen=True)
-class Geometric:
+class Geometric(_PerPrecision):
     """The truncated (clamped) geometric mechanism on ``{0, …, m−1}`` (Ghosh–Roughgarden–Sundararajan 2009).
 
     ``Y = clamp(x + Z, 0, m−1)`` with ``Z`` two-sided geometric,
@@ -606,9 +693,10 @@ class Geometric:
     """
 
     m: int = 2
-    alpha: Enclosure = fmpq(0)  # set by __init__
+    alpha_exact: fmpq | None = None  # set by __init__: α as given, or None (then α = e^{−ε0/(m−1)}, see ``alpha``)
     epsilon0: fmpq | None = None
     kind: str = "geometric"
+    _memo: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __init__(self, m, *, alpha=None, epsilon0=None):
         m = arith.integer_in(m, "m", lo=2)
@@ -619,15 +707,32 @@ class Geometric:
             e = None
         else:
             e = arith.exact_in(epsilon0, "epsilon0", lo=0, lo_open=True)
-            a = (-arb(e) / (m - 1)).exp()
-        _set(self, m=m, alpha=a, epsilon0=e, kind="geometric")
+            a = None
+        _set(self, m=m, alpha_exact=a, epsilon0=e, kind="geometric", _memo={})
+
+    @property
+    def alpha(self) -> Enclosure:
+        """``α``: exact as given, or ``e^{−ε0/(m−1)}`` as a ball at flint's *current* precision (memoised per
+        precision), so precision escalation narrows everything computed from it.  O(1)."""
+        if self.alpha_exact is not None:
+            return self.alpha_exact
+        prec = ctx.prec
+        a = self._memo.get(prec)
+        if a is None:
+            a = (-arb(self.epsilon0) / (self.m - 1)).exp()
+            if len(self._memo) >= 8:
+                self._memo.clear()
+            self._memo[prec] = a
+        return a
 
     @property
     def is_exact(self) -> bool:
-        return _is_exact(self.alpha)
+        return self.alpha_exact is not None
 
     def exp_epsilon0(self) -> Enclosure:
-        return 1 / self.alpha ** (self.m - 1)
+        if self.alpha_exact is None:  # e^{ε0} directly (the same number as α^{−(m−1)})
+            return arb(self.epsilon0).exp()
+        return 1 / self.alpha_exact ** (self.m - 1)
 
     def rows(self) -> list:
         a, N = self.alpha, self.m - 1
@@ -677,4 +782,4 @@ class Geometric:
         return out / (1 + a)
 
     def describe(self) -> dict:
-        return {"type": "geometric", "m": self.m, **eps0_description(self.epsilon0, "alpha", self.alpha)}
+        return {"type": "geometric", "m": self.m, **eps0_description(self.epsilon0, "alpha", self.alpha_exact)}
