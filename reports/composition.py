@@ -156,7 +156,7 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
                 ),
             )
             break
-        acc = _accountant(dep, grid=d.grid / 4, curves=acc.curves)
+        acc = acc.regridded(d.grid / 4)  # the one round's own ends (grid-free) are not searched again
     else:
         verdict, reason = (
             INCONCLUSIVE,

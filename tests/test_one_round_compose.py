@@ -162,3 +162,34 @@ def test_certificate_single_oracle_round_reports_the_rounds_own_bracket(tmp_path
     two = certify_composition(load_deployment(p), plot=False)
     assert "one_round" not in two["targets"][0]
     assert "Composition never below one round" not in {e["key"] for e in two["chain"]}
+
+
+def test_undecided_claim_retries_without_searching_the_one_round_again(monkeypatch):
+    """A claim inside the one round's own bracket stays undecided on every grid (the round's ends do not depend on
+    the grid): the certificate retries on grid ÷4 twice, and the one-round δ is searched once, not three times
+    (``ShuffleAccountant.regridded`` carries it); the bracket reported is the one-round command's, computed directly
+    (``certified.one_round_delta``, the independent route)."""
+    from blanket.exact.numbers import arith
+    from blanket.reports import composition
+    from blanket.reports.deployment import parse_deployment
+
+    calls: list = []
+    orig = certified.one_round_delta
+
+    def counting(*a, **k):
+        calls.append(a[:3])
+        return orig(*a, **k)
+
+    monkeypatch.setattr(certified, "one_round_delta", counting)
+    dep = parse_deployment(
+        'name = "x"\n[mechanism]\ntype = "oue"\nk = 4\nepsilon0 = "1"\n[users]\nn = 50\n[[rounds]]\ncount = 1\n'
+        '[[claims]]\nepsilon = "0.5"\ndelta = "3e-7"\n'
+    )
+    r = composition.decide_claim(dep, dep.claims[0])
+    assert r["verdict"] == "INCONCLUSIVE" and r["reason"].count(", ") >= 2  # three grids tried
+    assert len(calls) == 1
+    ((uv, _name, _every), (lv, _where)), _prec = orig(
+        make_mechanism({"type": "oue", "k": 4, "epsilon0": "1"}), 50, fmpq(1, 2)
+    )
+    assert r["delta_upper"] == arith.decimal_string(uv, 8, up=True)
+    assert r["delta_lower"] == arith.decimal_string(lv, 8, up=False)

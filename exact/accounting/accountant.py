@@ -1286,6 +1286,25 @@ class ShuffleAccountant:
         )
         return out
 
+    def regridded(self, grid: NumberInput) -> ShuffleAccountant:
+        """The same accountant (ledger, precision, curves, widths, workers) on the loss grid ``grid``, carrying over
+        the one-round results its queries computed (:meth:`_one_round`: a single round's own certified ends do not
+        depend on the grid, so a retry on a finer grid — a certificate's undecided claim — does not search them
+        again).  Nothing grid-dependent is carried.  O(number of ledger entries)."""
+        out = ShuffleAccountant(
+            self.neighbouring,
+            grid=grid,
+            rel_width=self.rel_width,
+            prec=self.prec,
+            curves=self.curves,
+            workers=self.workers,
+            one_round_rel_tol=self.one_round_rel_tol,
+        )
+        for ev, cnt in self._ledger:
+            out.compose(ev, count=cnt)
+        out._cache.update({k: v for k, v in self._cache.items() if isinstance(k, tuple) and k[0] == "one-round"})
+        return out
+
     def _lower_grid(self, grid: Fraction) -> Fraction:
         return grid * LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else grid
 
