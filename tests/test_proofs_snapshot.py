@@ -44,3 +44,32 @@ def test_paper_check_report_matches_snapshot(slow_level):
             sorted(r["key"] for r in p["results"]) for p in want["papers"]
         ]
         assert {k: v for k, v in got.items() if k != "papers"} == {k: v for k, v in want.items() if k != "papers"}
+
+
+def test_code_locations_named_in_the_registry_exist():
+    """Every dotted ``exact.…`` name in a proofs TOML (notes, code fields) is a module and attribute that exist, and a
+    function or class named there is *defined* in the module named (not merely imported into it: the clone pair was
+    named as ``exact.accounting.accountant.clone_pair`` while it lives in ``exact/accounting/pairs.py``)."""
+    import importlib
+    import pathlib
+    import re
+
+    bad = []
+    for f in sorted((pathlib.Path(__file__).parent.parent / "proofs").glob("*.toml")):
+        for name in sorted(set(re.findall(r"\bexact(?:\.[A-Za-z_]\w*)+", f.read_text()))):
+            parts = name.split(".")
+            for i in range(len(parts), 1, -1):  # the longest importable module prefix
+                try:
+                    obj = importlib.import_module("blanket." + ".".join(parts[:i]))
+                except ImportError:
+                    continue
+                module = obj.__name__
+                for a in parts[i:]:
+                    obj = getattr(obj, a, None)
+                defined_in = getattr(obj, "__module__", module) if parts[i:] else module
+                if obj is None or (len(parts[i:]) == 1 and defined_in != module):
+                    bad.append(f"{f.name}: {name}")
+                break
+            else:
+                bad.append(f"{f.name}: {name}")
+    assert not bad, bad

@@ -21,7 +21,7 @@ For the records of :mod:`blanket.exact.mechanisms.oracles` (``ldp``, ``oue``, ``
   same ε0, members of the class), so a claim can FAIL.
 
 The blanket-view engine is the name :data:`BLANKET_VIEW` (:func:`blanket.exact.shuffled.oracles.blanket_view_upper`);
-setting it back to the slow exact mixture :func:`blanket.exact.shuffled.fast_oracles.blanket_view_delta` restores the
+setting it back to the slow exact mixture :func:`blanket.exact.shuffled.oracles.blanket_view_delta` restores the
 merged view as a separate route and limits the exact one to ``n ≤ 200``.
 
 >>> from blanket.exact.mechanisms.oracles import OUE
@@ -91,7 +91,7 @@ __all__ = [
 
 #: the Lemma 5.3 engine for four-value records: the upper end of the fast five-atom bracket
 #: (:func:`blanket.exact.shuffled.oracles.blanket_view_upper`, O(√n), docs/numerics.md Lemma O1); the slow exact
-#: mixture :func:`blanket.exact.shuffled.fast_oracles.blanket_view_delta` (O(n^{3/2})) has the same meaning
+#: mixture :func:`blanket.exact.shuffled.oracles.blanket_view_delta` (O(n^{3/2})) has the same meaning
 BLANKET_VIEW = fast_oracles.blanket_view_upper
 #: the exact Lemma 5.3 mixture costs O(n^{3/2}) with the engine above: evaluated up to this n (a faster
 #: engine in BLANKET_VIEW lifts the limit)
@@ -167,7 +167,7 @@ def upper_routes(mech: Randomizer, n: int) -> list:
             CLONE,
             lambda **kw: fast_oracles.clone_delta(mech, n, **kw),
             ("FMT21 clone pair", "FO clone identity"),
-            "exact.shuffled.fast_oracles.clone_delta",
+            "exact.shuffled.oracles.clone_delta",
         ),
         Route(
             RENYI,
@@ -205,7 +205,7 @@ def upper_routes(mech: Randomizer, n: int) -> list:
                     BLANKET_MERGED,
                     lambda **kw: fast_oracles.blanket_view_delta_merged(mech, n, **kw),
                     ("BBGN19 Lemma 5.3", gamma, law, "FO L values", "FO merged blanket view"),
-                    "exact.shuffled.fast_oracles.blanket_view_delta_merged",
+                    "exact.shuffled.oracles.blanket_view_delta_merged",
                 )
             )
         fast_memo: dict = {}
@@ -262,7 +262,7 @@ def upper_routes(mech: Randomizer, n: int) -> list:
                     GEOMETRIC_ENUM,
                     lambda **kw: fast_oracles.blanket_view_delta_enumerate(mech, n, **kw),
                     ("BBGN19 Lemma 5.3", "FO gamma [geometric]"),
-                    "exact.shuffled.fast_oracles.blanket_view_delta_enumerate",
+                    "exact.shuffled.oracles.blanket_view_delta_enumerate",
                 )
             )
     return out
@@ -295,7 +295,7 @@ def renyi_route_delta(mech: Randomizer, n: int, *, grid: NumberInput | None = No
     orders.  (The SODA 2023 stronger-clone pair is *not* used: by its erratum it dominates only a restricted class
     of randomizers, docs/mechanisms.md.)  ``exp_epsilon`` given: the conversion is evaluated at a rational
     ``ε' ≤ ε`` (δ is non-increasing in ε, so this stays an upper bound).  It relaxes the clone pair's own
-    ``H_{e^ε}`` (:func:`blanket.exact.shuffled.fast_oracles.clone_delta`), so it never wins against it for one
+    ``H_{e^ε}`` (:func:`blanket.exact.shuffled.oracles.clone_delta`), so it never wins against it for one
     round; it is listed because every applicable bound is.  ``grid`` defaults to a dyadic ``≤ ε0/100``.
     Cost: the discretisation of the pair, about ``W_C·(W + J)`` float operations (``W_C = O(√n)``, ``J = ε0/Δ``),
     plus ``O(J)`` per order, once per (record, n): the moments are cached, a further ε costs ``O(#orders)``.
