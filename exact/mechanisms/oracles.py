@@ -265,7 +265,7 @@ class UnaryEncoding(_PerPrecision, FourValue):
         if not isinstance(k, int) or isinstance(k, bool) or k < 2:
             raise InvalidArgument("k", k, "must be an integer >= 2 (the number of bits)")
         if p is None or q is None:
-            if (p, q) != (None, None) or kind not in ("oue", "sue") or epsilon0 is None:
+            if p is not None or q is not None or kind not in ("oue", "sue") or epsilon0 is None:
                 raise InvalidArgument(
                     "p", p, "must be given with q (only OUE and SUE made from epsilon0 compute them at each precision)"
                 )
