@@ -46,30 +46,51 @@ def test_paper_check_report_matches_snapshot(slow_level):
         assert {k: v for k, v in got.items() if k != "papers"} == {k: v for k, v in want.items() if k != "papers"}
 
 
+def _defined(name: str) -> bool:
+    """``exact.…`` names an importable module and attribute, and a function or class named is defined in the module
+    named (not merely imported into it).  O(1) imports."""
+    import importlib
+
+    parts = name.split(".")
+    for i in range(len(parts), 1, -1):  # the longest importable module prefix
+        try:
+            obj = importlib.import_module("blanket." + ".".join(parts[:i]))
+        except ImportError:
+            continue
+        module = obj.__name__
+        for a in parts[i:]:
+            obj = getattr(obj, a, None)
+        return obj is not None and (len(parts[i:]) != 1 or getattr(obj, "__module__", module) == module)
+    return False
+
+
 def test_code_locations_named_in_the_registry_exist():
     """Every dotted ``exact.…`` name in a proofs TOML (notes, code fields) is a module and attribute that exist, and a
-    function or class named there is *defined* in the module named (not merely imported into it: the clone pair was
-    named as ``exact.accounting.accountant.clone_pair`` while it lives in ``exact/accounting/pairs.py``)."""
-    import importlib
+    function or class named there is *defined* in the module named (the clone pair was named as
+    ``exact.accounting.accountant.clone_pair`` while it lives in ``exact/accounting/pairs.py``)."""
     import pathlib
     import re
 
-    bad = []
-    for f in sorted((pathlib.Path(__file__).parent.parent / "proofs").glob("*.toml")):
-        for name in sorted(set(re.findall(r"\bexact(?:\.[A-Za-z_]\w*)+", f.read_text()))):
-            parts = name.split(".")
-            for i in range(len(parts), 1, -1):  # the longest importable module prefix
-                try:
-                    obj = importlib.import_module("blanket." + ".".join(parts[:i]))
-                except ImportError:
-                    continue
-                module = obj.__name__
-                for a in parts[i:]:
-                    obj = getattr(obj, a, None)
-                defined_in = getattr(obj, "__module__", module) if parts[i:] else module
-                if obj is None or (len(parts[i:]) == 1 and defined_in != module):
-                    bad.append(f"{f.name}: {name}")
-                break
-            else:
-                bad.append(f"{f.name}: {name}")
+    bad = [
+        f"{f.name}: {name}"
+        for f in sorted((pathlib.Path(__file__).parent.parent / "proofs").glob("*.toml"))
+        for name in sorted(set(re.findall(r"\bexact(?:\.[A-Za-z_]\w*)+", f.read_text())))
+        if not _defined(name)
+    ]
     assert not bad, bad
+
+
+def test_certificate_route_modules_exist():
+    """The ``module`` a certificate prints for each one-round upper route (``sources[].module``) is where the routine
+    lives (it named the import alias ``exact.shuffled.fast_oracles`` before)."""
+    from blanket.exact.accounting import certified
+    from blanket.exact.mechanisms.oracles import LDP, OUE, Geometric
+
+    cases = [(OUE(4, epsilon0=1), 100), (OUE(4, epsilon0=1), 10**4), (LDP(epsilon0=1), 50)]
+    cases += [
+        (LDP(epsilon0=1, same_randomizer=True), 50),
+        (Geometric(3, alpha="1/2"), 4),
+        (Geometric(3, alpha="1/2"), 50),
+    ]
+    mods = {r.module for m, n in cases for r in certified.upper_routes(m, n)}
+    assert len(mods) >= 6 and all(_defined(m) for m in mods), mods
