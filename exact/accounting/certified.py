@@ -197,7 +197,7 @@ def upper_routes(mech: Randomizer, n: int) -> list:
     if isinstance(mech, oracles.FourValue):
         gamma = f"FO gamma [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
         law = f"FO L law [{'ue' if isinstance(mech, oracles.UnaryEncoding) else mech.kind}]"
-        # the merged view (fast_oracles.blanket_view_delta_merged) is not a separate route: the fast engine's upper end
+        # the merged view (exact.shuffled.oracles.blanket_view_delta_merged) is not a separate route: the fast engine's upper end
         # is the smaller of the convex-order spread and the merged view (docs/numerics.md Lemma O1)
         if BLANKET_VIEW is fast_oracles.blanket_view_delta or n > EXACT_BLANKET_MAX_N:
             out.append(
@@ -481,7 +481,7 @@ def lower_bound(mech: Randomizer, n: int, *, full_view: bool = True, **at: Unpac
 
     ``ldp``: the larger of binary RR (``c = 0``) and 3-ary RR with every other user on a third value, both with the
     same ε0 (:func:`blanket.exact.shuffled.generic_ldp.generic_lower`, two engine calls).  The four-value records:
-    ``x^n`` vs ``x^{n−1}x'`` (:func:`fast_oracles.same_family_delta`, ``O(n log(1/tol))``).  Geometric: all other users hold 0, the differing user 0 vs m−1 (explicit
+    ``x^n`` vs ``x^{n−1}x'`` (:func:`blanket.exact.shuffled.oracles.same_family_delta`, ``O(n log(1/tol))``).  Geometric: all other users hold 0, the differing user 0 vs m−1 (explicit
     histograms at small ``n``; above, the same datasets post-processed to the number of reports above a threshold,
     :func:`blanket.exact.shuffled.geometric.geometric_lower_dataset`, O(√n) per threshold).
 
