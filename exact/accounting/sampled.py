@@ -49,7 +49,7 @@ from blanket.exact.numbers.calibrate import first_true
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
 from blanket.exact.shuffled import matrix_view as _matrix_view
-from flint import arb, arb_poly, fmpq
+from flint import arb, arb_poly, ctx, fmpq
 
 #: certified left-out mass of each binomial window of the sampled blanket view (the windows' tails go to loss ε0)
 WINDOW_TOL = fmpq(1, 2**100)
@@ -373,11 +373,13 @@ _PAIRS: dict = {}
 def _memo_pair(mech: KRR, n: int, q: fmpq) -> _curves.FinitePair:
     e0 = getattr(mech, "epsilon0_exact", None)
     key = (mech.k, str(e0) if e0 is not None else "exp " + str(mech.exp_epsilon0()), n, str(q))
-    if key not in _PAIRS:
+    prec = ctx.prec
+    held = _PAIRS.get(key)
+    if held is None or held[0] < prec:  # a pair built at a lower precision is not reused: escalation must narrow
         if len(_PAIRS) >= 64:
             _PAIRS.clear()
-        _PAIRS[key] = sampled_krr_pair(mech, n, q)
-    return _PAIRS[key]
+        _PAIRS[key] = held = (prec, sampled_krr_pair(mech, n, q))
+    return held[1]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
