@@ -235,7 +235,9 @@ def test_third_value_is_a_lower_bound_and_matches_its_brute_force(mech, n, stati
             f = [e**a / e**c, e**b / e**c, fmpq(1)][u]
             # the statistic of one report: its cell, or (zero-hit) the lumped class (0, 0) when it hits z, or (joined)
             # the class (1, 1) for the report hitting z and x' but not x (forward; mirrored backward)
-            if statistic == "hits" or c == 0:
+            if statistic == "single-hit":  # only the reports hitting exactly one of x, x' and not z keep their cell
+                cl = (a, b) if c == 0 and a != b else (0, 0)
+            elif statistic == "hits" or c == 0:
                 cl = (a, b)
             elif statistic == "joined" and (a, b) == ((0, 1) if forward else (1, 0)):
                 cl = (1, 1)

@@ -329,18 +329,25 @@ def triple_hit_law(mech: FourValue) -> dict | None:
 
 def _olh_triple_law(mech: OLH) -> dict | None:
     """The triple hit law of local hashing from the stated ``collision`` ``c`` and ``triple`` ``t`` (``None`` when
-    ``triple`` is not stated or ``k < 3``).  The hashed values of ``(x, x', z)`` are all equal w.p. ``t``, equal on
-    exactly one pair w.p. ``c − t`` each, all distinct w.p. ``1 − 3c + 2t``; the report is ``y = h(z)`` w.p.
-    ``p_h = e/(e+g−1)``, each other bucket w.p. ``p_l = 1/(e+g−1)``, and ``h_u = [h(u) = y]``.  O(1)."""
+    ``triple`` is not stated or ``k < 3``): :func:`olh_triple_law_at` at ``t``.  O(1)."""
     t = mech.triple
     if t is None or mech.k < 3:
         return None
+    return olh_triple_law_at(mech, t)
+
+
+def olh_triple_law_at(mech: OLH, t: Enclosure) -> dict:
+    """The triple hit law of local hashing for a family with the record's ``collision`` ``c`` and the 3-wise
+    collision ``t`` (an exact rational, or a ball: then every entry is a ball holding the law of every ``t`` in it).
+    The hashed values of ``(x, x', z)`` are all equal w.p. ``t``, equal on exactly one pair w.p. ``c − t`` each, all
+    distinct w.p. ``1 − 3c + 2t``; the report is ``y = h(z)`` w.p. ``p_h = e/(e+g−1)``, each other bucket w.p.
+    ``p_l = 1/(e+g−1)``, and ``h_u = [h(u) = y]``.  Does not check ``t`` (:func:`olh_triple_range`).  O(1)."""
     c, g = mech.collision, mech.g
     ph, pl = mech._pq()
     out = {(a, b, cc): fmpq(0) for a in (0, 1) for b in (0, 1) for cc in (0, 1)}
 
     def add(key: tuple, v) -> None:
-        out[key] = out[key] + v
+        out[key] = out[key] + v if _is_exact(out[key]) and _is_exact(v) else v + out[key]
 
     add((1, 1, 1), t * ph)  # all equal: y = h(z) hits all three, else none
     add((0, 0, 0), t * (g - 1) * pl)
@@ -363,12 +370,15 @@ def _olh_triple_law(mech: OLH) -> dict | None:
 #: the per-report statistics of :func:`third_value_delta` that the composed lower pair also takes
 #: (:mod:`blanket.exact.accounting.oracle_lower`; each is one map for both directions)
 THIRD_STATISTICS = ("hits", "zero-hit")
-#: every statistic of :func:`third_value_delta` (one round): also ``"joined"``, a map per direction
-LOWER_STATISTICS = (*THIRD_STATISTICS, "joined")
+#: every statistic of :func:`third_value_delta` (one round): also ``"joined"``, a map per direction, and
+#: ``"single-hit"`` (local hashing without a stated 3-wise collision, :mod:`blanket.exact.shuffled.olh_every`)
+LOWER_STATISTICS = (*THIRD_STATISTICS, "joined", "single-hit")
 
 
 def _third_key(a: int, b: int, c: int, statistic: str, forward: bool = True) -> tuple:
     """The class of the triple ``(h_x, h_x', h_z)`` under a per-report statistic (:func:`_third_cells`).  O(1)."""
+    if statistic == "single-hit":
+        return (a, b) if c == 0 and a != b else (0, 0)
     if statistic == "hits" or c == 0:
         return (a, b)
     if statistic == "joined" and (a, b) == ((0, 1) if forward else (1, 0)):
@@ -407,14 +417,21 @@ def is_exact(x: object) -> bool:
 
 
 def _third_atoms(
-    mech: FourValue, n: IntegerInput, opts: DeltaOptions, who: str, statistic: str = "hits"
+    mech: FourValue,
+    n: IntegerInput,
+    opts: DeltaOptions,
+    who: str,
+    statistic: str = "hits",
+    law: dict | None = None,
 ) -> tuple[int, Any, int, FourValue, list] | fmpq | None:
     """The engine's four atoms of :func:`third_value_delta` for both directions: ``(n, tol, exact_max_n, record,
-    [forward atoms, backward atoms])``, ``None`` (no triple law) or ``fmpq(0)`` (δ = 0 outright).  O(1)."""
+    [forward atoms, backward atoms])``, ``None`` (no triple law) or ``fmpq(0)`` (δ = 0 outright).  ``law``: a triple
+    hit law to use instead of the record's (:func:`olh_triple_law_at`).  O(1)."""
     rec = _four(mech)
     if statistic not in LOWER_STATISTICS:
         raise InvalidArgument("statistic", statistic, f"must be one of {', '.join(LOWER_STATISTICS)}")
-    law = triple_hit_law(rec)
+    if law is None:
+        law = triple_hit_law(rec)
     if law is None:
         return None
     q = delta_args(rec, n, opts, who)
@@ -454,7 +471,12 @@ def _third_atoms(
 
 
 def third_value_upper(
-    mech: FourValue, n: IntegerInput, *, statistic: str = "hits", **opts: Unpack[DeltaOptions]
+    mech: FourValue,
+    n: IntegerInput,
+    *,
+    statistic: str = "hits",
+    law: dict | None = None,
+    **opts: Unpack[DeltaOptions],
 ) -> Enclosure | None:
     """A certified **upper** bound on :func:`third_value_delta` (``None`` when the record has no triple law): the
     Chernoff bound of :func:`~blanket.exact.shuffled.positive_part.chernoff_upper` on each direction, the max.
@@ -462,7 +484,7 @@ def third_value_upper(
     It tells, in O(1) ball operations, when the third value cannot exceed another lower bound, so that its engine
     calls (seconds at n = 10⁶) can be skipped without changing which lower bound is reported.
     """
-    q = _third_atoms(mech, n, opts, "third_value_upper", statistic)
+    q = _third_atoms(mech, n, opts, "third_value_upper", statistic, law)
     if q is None or not isinstance(q, tuple):
         return q
     n, _tol, _exact_max_n, _rec, directions = q
@@ -470,7 +492,12 @@ def third_value_upper(
 
 
 def third_value_delta(
-    mech: FourValue, n: IntegerInput, *, statistic: str = "hits", **opts: Unpack[DeltaOptions]
+    mech: FourValue,
+    n: IntegerInput,
+    *,
+    statistic: str = "hits",
+    law: dict | None = None,
+    **opts: Unpack[DeltaOptions],
 ) -> Enclosure | None:
     """Exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` post-processed to a per-report statistic of the hit bits: a
     certified **lower** bound on δ(ε) of the shuffled mechanism (max of both directions), or ``None`` when the record
@@ -494,7 +521,7 @@ def third_value_delta(
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``,
     ``exact_max_n``.
     """
-    q = _third_atoms(mech, n, opts, "third_value_delta", statistic)
+    q = _third_atoms(mech, n, opts, "third_value_delta", statistic, law)
     if q is None or not isinstance(q, tuple):
         return q
     n, tol, exact_max_n, rec, directions = q
@@ -608,6 +635,13 @@ def best_lower(
                     "; reports that hit z lumped, except those hitting x' and z (x and z backward): joined with x x'"
                 )
             cands.append((third, text))
+    if isinstance(rec, OLH) and rec.triple is None:
+        # local hashing without a stated 3-wise collision: the single-hit statistic at the smallest admissible t,
+        # valid for every hash family with the stated collision (exact.shuffled.olh_every); its Chernoff upper
+        # bound first, as above
+        every = _every_family_candidate(rec, nn, max(lo(c[0]) for c in cands), opts)
+        if every is not None:
+            cands.append(every)
     # unary encoding: the same dataset's exact δ (the full view, no statistic; exact.shuffled.oracle_third; None
     # above its cost guard), skipped when its Chernoff upper bound is below the best lower end so far
     if not full_view:
@@ -623,3 +657,31 @@ def best_lower(
     if full is not None:
         cands.append((full, f"all other {nn - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1)), full view"))
     return max(cands, key=lambda c: lo(c[0]))
+
+
+def _every_family_candidate(rec: OLH, n: int, best_lo: Fraction, opts: DeltaOptions) -> tuple | None:
+    """``(value, text)`` of :func:`blanket.exact.shuffled.olh_every.every_family_delta` for :func:`best_lower`, or
+    ``None`` (no admissible 3-wise collision, or its Chernoff upper bound is below ``best_lo``: it cannot win).
+    Cost: O(1) plus one engine call."""
+    from blanket.exact.shuffled.olh_every import EVERY_STATISTIC, every_family_delta, olh_triple_range
+
+    rng = olh_triple_range(rec)
+    if rng is None:
+        return None
+    t_lo, t_hi = rng
+    hi = third_value_upper(rec, n, statistic=EVERY_STATISTIC, law=olh_triple_law_at(rec, t_lo), **opts)
+    if hi is not None and (isinstance(hi, fmpq) or hi.is_finite()) and arith.endpoints(hi)[1] < best_lo:
+        return None
+    try:
+        got = every_family_delta(rec, n, **opts)
+    except Undecided:
+        return None
+    if got is None:
+        return None
+    value, t = got
+    text = (
+        f"all other {n - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1)); reports hitting exactly one"
+        f" of x, x' and not z kept, the rest lumped; third value, every hash family with the stated collision"
+        f" {rec.collision}: the minimum over the 3-wise collision t in [{t_lo}, {t_hi}] sits at t = {t}"
+    )
+    return value, text
