@@ -12,7 +12,14 @@ from flint import arb
 
 #: the derived results: each oracle's γ and law of L, the geometric mechanism's γ, the merged view, the clone identity
 ORACLE_KEYS = [f"FO {what} [{oracle}]" for oracle in ("ue", "olh", "hadamard", "subset") for what in ("gamma", "L law")]
-KEYS = ["FO merged blanket view", *ORACLE_KEYS, "FO gamma [geometric]", "FO clone identity", "FO triple law [olh]"]
+KEYS = [
+    "FO merged blanket view",
+    *ORACLE_KEYS,
+    "FO gamma [geometric]",
+    "FO clone identity",
+    "FO triple law [olh]",
+    "FO single-hit every family [olh]",
+]
 
 
 @pytest.mark.parametrize("key", KEYS)

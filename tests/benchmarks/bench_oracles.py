@@ -24,8 +24,8 @@ or below it (the routes of certified.upper_routes, the exact five-atom view eval
 route meets the target and ε is above the certified lower end: the same answer as certified.best_upper, fewer
 evaluations).  The exact view is a route of certified.upper_routes where its cost guard allows (n = 10³ here);
 ``--exact-view`` adds it at every n (exact.shuffled.oracle_exact.exact_view_or_none: slow, about 100 s per δ at
-n = 10⁴).  The rows are those of :func:`mechanisms` and local hashing with a
-stated 3-wise independent family; ``--only TEXT`` keeps the rows whose label contains TEXT; ``--third-work W`` raises
+n = 10⁴).  The rows are those of :func:`mechanisms`, local hashing with a
+stated 3-wise independent family and local hashing k = 64, g = 3; ``--only TEXT`` keeps the rows whose label contains TEXT; ``--third-work W`` raises
 the cost guards of the unary-encoding third value's full view (exact.shuffled.oracle_third.MAX_WORK, the sorted route
 up to n = 2000, and BINNED_MAX_WORK, the binned route above, off by default; 5e8 covers n = 10⁴ at ε0 = 2, 5–10 CPU s
 per δ); ``--ns`` picks the n (default 1000,10000).
@@ -205,11 +205,15 @@ def _bisect(pred, lo: float, hi: float, steps: int = 14) -> tuple[float, float]:
 
 
 def bracket_mechanisms(eps0: str = "2") -> list:
-    """:func:`mechanisms` and local hashing with a stated 3-wise independent family (``triple = 1/g²``: the
-    third-value lower end, issue 25)."""
+    """:func:`mechanisms`, local hashing with a stated 3-wise independent family (``triple = 1/g²``: the
+    third-value lower end, issue 25) and local hashing with k = 64, g = 3 (no stated 3-wise collision)."""
     e = math.exp(float(eps0))
     g = max(2, round(e + 1))
-    return [*mechanisms(eps0), (f"olh 3-wise g={g}", OLH(2**20, g, epsilon0=eps0, triple=fmpq(1, g * g)))]
+    return [
+        *mechanisms(eps0),
+        (f"olh 3-wise g={g}", OLH(2**20, g, epsilon0=eps0, triple=fmpq(1, g * g))),
+        ("olh k=64 g=3", OLH(64, 3, epsilon0=eps0)),
+    ]
 
 
 def bracket_table(
@@ -238,6 +242,8 @@ def bracket_table(
                 if ok:
                     stat = ", joined statistic" if "joined" in where else ", hits of reports missing z"
                     stat = ", full view" if "full view" in where else stat
+                    if "every hash family" in where:  # OLH without a stated 3-wise collision (exact.shuffled.olh_every)
+                        stat = ", single-hit, every hash family, t = " + where.rsplit("t = ", 1)[1]
                     lo_from[:] = [where.split(" (")[0] + (stat if ("lumped" in where or "full view" in where) else "")]
                 return ok
 
