@@ -120,9 +120,38 @@ def test_the_default_statistic_is_one_of_the_two():
 
 
 def test_no_pair_without_a_triple_law_or_a_second_user():
-    assert OL.third_value_lower_pair(OLH(16, 4, epsilon0=2), 50) is None
+    # local hashing without a stated 3-wise collision: the zero-hit pair at the smallest admissible t (every hash
+    # family, below), never the hits pair; none when no family exists (g = 2 needs c >= 1/3)
+    assert OL.third_value_lower_pair(OLH(16, 4, epsilon0=2), 50, "hits") is None
+    assert "every hash family, t = 0" in OL.third_value_lower_pair(OLH(16, 4, epsilon0=2), 50).description
+    assert OL.third_value_lower_pair(OLH(16, 2, epsilon0=2, collision=fmpq(1, 4)), 50) is None
     assert OL.third_value_lower_pair(OUE(8, epsilon0=1), 1) is None
-    assert A.Shuffled({"type": "olh", "k": 16, "g": 4, "epsilon0": "1"}, 100).third_lower_pair() is None
+    assert A.Shuffled({"type": "olh", "k": 16, "g": 4, "epsilon0": "1"}, 100).third_lower_pair() is not None
+
+
+def _family_records():
+    import itertools
+
+    affine = [tuple((a * u + b) % 3 for u in range(3)) for a in range(3) for b in range(3)]
+    for fam in (list(itertools.product(range(3), repeat=3)), affine):
+        rec = OLH(3, 3, exp_epsilon0=3, family=fam)  # its 3-wise collision computed from the family (1/9, 1/3)
+        yield rec, OLH(3, 3, exp_epsilon0=3, collision=rec.collision)  # the same record, t not stated
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_olh_every_family_pair_is_below_each_family_in_two_rounds(n):
+    # the pair of the record without t (zero-hit classes at t_lo = 0) against the brute-force (N, K) law of each
+    # explicit family (its own t): one and two rounds, both orders, every alpha
+    for fam, bare in _family_records():
+        pr = OL.third_value_lower_pair(bare, n)
+        assert pr is not None and "every hash family" in pr.description
+        at = pr.atoms()
+        P, Q = _brute_nk(fam, n, 0), _brute_nk(fam, n, 1)
+        b1 = [(k, P[k], Q.get(k, fmpq(0))) for k in P]
+        two, brute2 = pairs.product_atoms(at, at), pairs.product_atoms(b1, b1)
+        for alpha in ALPHAS:
+            assert pairs.hockey_stick(at, alpha) <= pairs.hockey_stick(b1, alpha)
+            assert pairs.hockey_stick(two, alpha) <= pairs.hockey_stick(brute2, alpha)
 
 
 def test_accountant_lower_end_takes_the_third_pair_and_stays_below_the_upper():

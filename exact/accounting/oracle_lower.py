@@ -42,7 +42,7 @@ import math
 from blanket.exact.accounting import banded as _banded
 from blanket.exact.accounting.banded import BANDS, BandedPair
 from blanket.exact.accounting.pairs import ShiftPair
-from blanket.exact.mechanisms.oracles import FourValue
+from blanket.exact.mechanisms.oracles import OLH, FourValue
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import oracle_exact
@@ -56,8 +56,9 @@ DROP_Z = 7.0
 
 
 def third_value_lower_pair(mech: FourValue, n: int, statistic: str | None = None) -> ShiftPair | None:
-    """The composable lower pair of the module docstring, or ``None`` (no triple law, e.g. local hashing without a
-    stated ``triple``; ``n < 2``; or no informative class).
+    """The composable lower pair of the module docstring, or ``None`` (no triple law; ``n < 2``; or no informative
+    class).  Local hashing without a stated ``triple``: the zero-hit pair at the smallest admissible 3-wise
+    collision, valid for every hash family (:func:`_law`); no ``"hits"`` pair.
 
     ``statistic``: ``"zero-hit"`` or ``"hits"`` (:data:`blanket.exact.shuffled.oracle_exact.THIRD_STATISTICS`), or
     ``None``: the one with the larger signal-to-noise ratio ``(π_P − π_Q)²/E[N]`` (the leading term of the loss's
@@ -86,14 +87,14 @@ def third_value_lower_pair(mech: FourValue, n: int, statistic: str | None = None
         w_lo = _level(n, pi_i, a, b, m_lo)
     if w_lo <= 0:
         return None
-    return _band(n, pi_i, a, b, u, m_lo, None, w_lo, statistic)
+    return _band(n, pi_i, a, b, u, m_lo, None, w_lo, _label(mech, statistic))
 
 
 def _params(mech: FourValue, n: int, statistic: str) -> tuple | None:
     """``(n, π_I, a, b, u, mean, sd)`` of the module docstring (``mean``, ``sd`` floats of ``N − 1``), or ``None``.
     O(1)."""
     n = arith.integer_in(n, "n", lo=1)
-    law = oracle_exact.triple_hit_law(mech)
+    law = _law(mech, statistic)
     if law is None or n < 2:
         return None
     cells = oracle_exact.third_cells(law, mech.exp_epsilon0(), statistic)
@@ -109,6 +110,40 @@ def _params(mech: FourValue, n: int, statistic: str) -> tuple | None:
     u = x10 / a
     pf = float(arith.ball(pi_i).mid())
     return n, pi_i, a, b, u, (n - 1) * pf, math.sqrt((n - 1) * pf * (1 - pf))
+
+
+def _every_family(mech: FourValue) -> bool:
+    """Local hashing without a stated 3-wise collision (:mod:`blanket.exact.shuffled.olh_every`).  O(1)."""
+    return isinstance(mech, OLH) and mech.triple is None
+
+
+def _law(mech: FourValue, statistic: str) -> dict | None:
+    """The triple hit law the pair is built from: the record's own, or, for local hashing without a stated 3-wise
+    collision and the zero-hit statistic, the law at the smallest admissible ``t``
+    (:func:`blanket.exact.shuffled.olh_every.olh_triple_range`).  The pair keeps only the counts of the classes
+    ``(1, 0)`` and ``(0, 1)``, which under ``"zero-hit"`` are the single-hit reports: their experiment at ``t_lo``
+    is a garbling of the one at the family's ``t`` (docs/reference/oracles.md §2 "Without a stated 3-wise
+    collision"), so the pair is a post-processing of one round for every hash family with the stated collision.
+    Not for ``"hits"`` (its classes take reports hitting z, whose mass falls with ``t``).  O(1)."""
+    law = oracle_exact.triple_hit_law(mech)
+    if law is None and statistic == "zero-hit" and _every_family(mech):
+        from blanket.exact.shuffled.olh_every import olh_triple_range
+
+        rng = olh_triple_range(mech)
+        if rng is not None:
+            law = oracle_exact.olh_triple_law_at(mech, rng[0])
+    return law
+
+
+def _label(mech: FourValue, statistic: str) -> str:
+    """The statistic's name in a pair's description (every hash family: the ``t`` it is taken at).  O(1)."""
+    if statistic == "zero-hit" and _every_family(mech):
+        from blanket.exact.shuffled.olh_every import olh_triple_range
+
+        rng = olh_triple_range(mech)
+        if rng is not None:
+            return f"zero-hit (every hash family, t = {rng[0]})"
+    return statistic
 
 
 def _level(n: int, pi_i, a, b, m_lo: int) -> fmpq:
@@ -157,13 +192,14 @@ def third_value_banded_pair(
     q = _params(mech, n, statistic)
     assert q is not None  # one exists
     n, pi_i, a, b, u, mean, sd = q
+    label = _label(mech, statistic)
     m_lo = int(one.outer_mix[2])
     edges = _banded.band_edges(n, m_lo, mean, sd, bands)
     with arith.precision(128):
         floor = _level(n, pi_i, a, b, m_lo)  # the one-level pair's own level: the first band is that pair
 
     def make(lo: int, hi: int | None, w: fmpq) -> ShiftPair:
-        return _band(n, pi_i, a, b, u, lo, hi, w, statistic)
+        return _band(n, pi_i, a, b, u, lo, hi, w, label)
 
     parts = _banded.banded(n, pi_i, a, b, edges, floor, make)
     if not parts:
@@ -171,7 +207,7 @@ def third_value_banded_pair(
     return BandedPair(
         parts=tuple(parts),
         description=(
-            f"all other users hold a third value z, reports reduced to the {statistic} classes (1,0)/(0,1), "
+            f"all other users hold a third value z, reports reduced to the {label} classes (1,0)/(0,1), "
             f"garbled per band ({len(parts)} bands of N from {m_lo})"
         ),
     )

@@ -54,6 +54,7 @@ __all__ = [
     "exact_view_calls",
     "exact_view_work",
     "triple_hit_law",
+    "olh_triple_law_at",
     "third_cells",
     "is_exact",
     "third_value_delta",
