@@ -30,6 +30,7 @@ randomizer: ``Σ_y R(x)(y) − e^ε R(x')(y) = 1 − e^ε``).
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import sympy as sp
 from blanket.proofs.blanket import _binary_epsilon_reference
@@ -484,7 +485,7 @@ def _single_hit_law(t):
     return out
 
 
-def _single_hit_brute(mech, n: int, ee) -> object:
+def _single_hit_brute(mech, n: int, ee) -> Any:
     """The exact δ (max of both directions) of ``x z^{n−1}`` vs ``x' z^{n−1}`` (x, x', z = 0, 1, 2) post-processed by
     the single-hit statistic, from an explicit family's matrix rows (every output ``(h, y)`` classified by its hits
     ``h(u) = y``) and an enumeration of the histograms of the n classes: exact rationals, independent of the triple
@@ -520,12 +521,12 @@ def _check_olh_every(r):
     """(a) ``q(t) = P_z(1,0,0) = P_z(0,1,0) = (1 − 2c + t)·p_l``, increasing in ``t``; (b) the kernel "keep a
     single-hit report with probability q(t1)/q(t2), else lump it" maps the single-hit law at ``t2`` to the one at
     ``t1`` for x, x' and z (symbolic ``t1, t2``); (c) on the three explicit families, at n = 2 (and 3 for the two
-    smaller ones) and e^ε = 5/4, the code's bound (exact.shuffled.olh_every.every_family_delta on the record stripped of its
+    smaller ones) and e^ε = 5/4, the code's bound (exact.shuffled.oracle_exact.every_family_delta on the record stripped of its
     3-wise collision: only c and constant stated) is ≤ the family's own single-hit δ and ≤ its unprojected pair's
     exact δ (explicit matrices, exact rationals)."""
     from blanket.exact.mechanisms.oracles import OLH
     from blanket.exact.shuffled.enumerate import delta_dataset
-    from blanket.exact.shuffled.olh_every import every_family_delta
+    from blanket.exact.shuffled.oracle_exact import every_family_delta
     from flint import fmpq
 
     det, ok = [], True

@@ -46,7 +46,7 @@ def test_below_every_explicit_family(constant, n):
     for label, fam in _families(constant):
         if n == 3 and label == "all-3-3":
             continue  # 81 outputs: the unprojected pair's enumeration at n = 3 is the cost (the registry check too)
-        bound, t = E.every_family_delta(_bare(fam), n, exp_epsilon=EE)
+        bound, t = X.every_family_delta(_bare(fam), n, exp_epsilon=EE)
         assert isinstance(bound, fmpq)
         own = po._single_hit_brute(fam, n, EE)
         full = delta_dataset(fam.matrix(), [2] * (n - 1), 0, 1, exp_epsilon=EE)
@@ -102,7 +102,7 @@ def test_below_the_stated_triple_bound_at_every_t(n, eps):
     # that states t (its joined / zero-hit / hits statistics); exact rationals at n = 5, balls at n = 10^3
     kw = {"exp_epsilon": EE} if eps is None else {"epsilon": eps}
     m = OLH(2**20, 8, exp_epsilon0=7) if eps is None else OLH(2**20, 8, epsilon0=2)
-    bound, t = E.every_family_delta(m, n, **kw)
+    bound, t = X.every_family_delta(m, n, **kw)
     assert t == 0
     b_hi = arith.endpoints(bound)[1]
     c = m.collision
@@ -136,11 +136,11 @@ def test_admissible_range_and_bad_input():
     assert E.olh_triple_range(OLH(64, 2, epsilon0=2)) == (fmpq(1, 4), fmpq(1, 4))  # g = 2: t = (3c − 1)/2
     assert E.olh_triple_range(OLH(2, 2, epsilon0=2)) is None  # no third value
     bare = OLH(64, 2, epsilon0=2, collision=fmpq(1, 4))  # g = 2 forces c >= 1/3: no family, no bound
-    assert E.olh_triple_range(bare) is None and E.every_family_delta(bare, 50, epsilon="0.4") is None
+    assert E.olh_triple_range(bare) is None and X.every_family_delta(bare, 50, epsilon="0.4") is None
     assert "first value" in X.best_lower(bare, 50, epsilon="0.4")[1]
     with pytest.raises(InvalidArgument, match="mech"):
-        E.every_family_delta(OUE(8, epsilon0=2), 50, epsilon="0.4")
+        X.every_family_delta(OUE(8, epsilon0=2), 50, epsilon="0.4")
     with pytest.raises(InvalidArgument, match="statistic"):
         X.third_value_delta(OUE(8, epsilon0=2), 50, epsilon="0.4", statistic="single")
     with pytest.raises(InvalidArgument, match="epsilon"):
-        E.every_family_delta(OLH(64, 8, epsilon0=2), 50, epsilon="-1")
+        X.every_family_delta(OLH(64, 8, epsilon0=2), 50, epsilon="-1")

@@ -112,11 +112,6 @@ def _params(mech: FourValue, n: int, statistic: str) -> tuple | None:
     return n, pi_i, a, b, u, (n - 1) * pf, math.sqrt((n - 1) * pf * (1 - pf))
 
 
-def _every_family(mech: FourValue) -> bool:
-    """Local hashing without a stated 3-wise collision (:mod:`blanket.exact.shuffled.olh_every`).  O(1)."""
-    return isinstance(mech, OLH) and mech.triple is None
-
-
 def _law(mech: FourValue, statistic: str) -> dict | None:
     """The triple hit law the pair is built from: the record's own, or, for local hashing without a stated 3-wise
     collision and the zero-hit statistic, the law at the smallest admissible ``t``
@@ -126,7 +121,7 @@ def _law(mech: FourValue, statistic: str) -> dict | None:
     collision"), so the pair is a post-processing of one round for every hash family with the stated collision.
     Not for ``"hits"`` (its classes take reports hitting z, whose mass falls with ``t``).  O(1)."""
     law = oracle_exact.triple_hit_law(mech)
-    if law is None and statistic == "zero-hit" and _every_family(mech):
+    if law is None and statistic == "zero-hit" and isinstance(mech, OLH) and mech.triple is None:
         from blanket.exact.shuffled.olh_every import olh_triple_range
 
         rng = olh_triple_range(mech)
@@ -137,7 +132,7 @@ def _law(mech: FourValue, statistic: str) -> dict | None:
 
 def _label(mech: FourValue, statistic: str) -> str:
     """The statistic's name in a pair's description (every hash family: the ``t`` it is taken at).  O(1)."""
-    if statistic == "zero-hit" and _every_family(mech):
+    if statistic == "zero-hit" and isinstance(mech, OLH) and mech.triple is None:
         from blanket.exact.shuffled.olh_every import olh_triple_range
 
         rng = olh_triple_range(mech)

@@ -18,8 +18,8 @@ _EXPORTS = {
     'krr': 'calibrate_epsilon compositions delta_blanket_view delta_krr_family delta_krr_third_lumped delta_stronger_clones',
     'matrix_view': 'atom_count is_matrix matrix_blanket_view pair_atoms spread_atoms',
     'positive_part': 'expected_positive_part',
-    'oracle_exact': 'MAX_CALLS REFINE_REL THIRD_GRID_MAX_N best_lower blanket_view_exact exact_view_calls exact_view_or_none exact_view_work is_exact olh_triple_law_at third_cells third_value_delta triple_hit_law',
-    'olh_every': 'EVERY_STATISTIC every_family_delta olh_triple_range single_hit_mass',
+    'oracle_exact': 'MAX_CALLS REFINE_REL THIRD_GRID_MAX_N best_lower blanket_view_exact exact_view_calls exact_view_or_none exact_view_work EVERY_STATISTIC every_family_delta is_exact olh_triple_law_at third_cells third_value_delta triple_hit_law',
+    'olh_every': 'olh_triple_range single_hit_mass',
     'oracle_third': 'EXACT_N MAX_WORK WINDOW_TOL third_full_delta third_full_upper third_full_work',
     'oracles': 'Bracket5 FAST_EXACT_BELOW blanket_view_bracket blanket_view_delta_fast blanket_view_upper OracleMatrix best_upper_delta blanket_view_delta blanket_view_delta_enumerate blanket_view_delta_merged clone_delta clone_pair_law epsilon_upper same_family_delta variation_ratio_delta',
 }

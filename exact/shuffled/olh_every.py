@@ -8,7 +8,9 @@ chosen triple ``(x, x', z)`` is unknown, but it lies in the admissible interval 
 third-value pair ``x z^{n−1}`` vs ``x' z^{n−1}`` post-processed to a per-report statistic has the δ of
 :func:`blanket.exact.shuffled.oracle_exact.third_value_delta` computed with the triple law at ``t``
 (:func:`~blanket.exact.shuffled.oracle_exact.olh_triple_law_at`), so ``min_t δ_t`` is a certified lower bound on the
-shuffled mechanism's δ for every family with the record's stated numbers (:func:`every_family_delta`).
+shuffled mechanism's δ for every family with the record's stated numbers
+(:func:`blanket.exact.shuffled.oracle_exact.every_family_delta`; this module holds the admissible interval and
+``q(t)``, below the engine's module).
 
 The statistic is the *single-hit* one (``"single-hit"``: a report with ``h_z = 0`` and exactly one of
 ``h_x``, ``h_{x'}`` keeps that cell, every other report is one lumped class).  Its law depends on the family only
@@ -22,20 +24,12 @@ families).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from blanket.exact.mechanisms.oracles import OLH
 from blanket.exact.numbers import guards
-from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput
+from blanket.exact.numbers.types import Enclosure
 from flint import fmpq
 
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-__all__ = ["EVERY_STATISTIC", "olh_triple_range", "single_hit_mass", "every_family_delta"]
-
-#: the statistic of :func:`every_family_delta`
-EVERY_STATISTIC = "single-hit"
+__all__ = ["olh_triple_range", "single_hit_mass"]
 
 
 def _olh(mech: object) -> OLH:
@@ -70,26 +64,3 @@ def single_hit_mass(mech: OLH, t: fmpq) -> Enclosure:
     rec = _olh(mech)
     _ph, pl = rec._pq()
     return (1 - 2 * rec.collision + t) * pl
-
-
-def every_family_delta(mech: OLH, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> tuple[Enclosure, fmpq] | None:
-    """``(δ, t_lo)``: the third-value pair ``x z^{n−1}`` vs ``x' z^{n−1}`` post-processed by the single-hit statistic
-    (:func:`blanket.exact.shuffled.oracle_exact.third_value_delta`, ``statistic="single-hit"``) at the smallest
-    admissible 3-wise collision ``t_lo`` (:func:`olh_triple_range`); ``None`` when no ``t`` is admissible.
-
-    A certified **lower** bound on δ(ε) of the shuffled mechanism for *every* hash family with the record's stated
-    ``collision`` and ``constant``, whatever its 3-wise collision on the triple: the single-hit experiment at
-    ``t_lo`` is a garbling of the one at the family's ``t`` (module docstring), so its δ is at most that family's
-    post-processed pair's δ.  Cost: one :func:`third_value_delta` (one engine call, the weak count degenerate).
-    """
-    from blanket.exact.shuffled.oracle_exact import olh_triple_law_at, third_value_delta
-
-    rec = _olh(mech)
-    rng = olh_triple_range(rec)
-    if rng is None:
-        return None
-    t_lo = rng[0]
-    v = third_value_delta(rec, n, statistic=EVERY_STATISTIC, law=olh_triple_law_at(rec, t_lo), **opts)
-    if v is None:
-        return None
-    return v, t_lo

@@ -38,6 +38,7 @@ from blanket.exact.mechanisms.oracles import OLH, FourValue, Hadamard, Subset, U
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput
+from blanket.exact.shuffled import olh_every
 from blanket.exact.shuffled.krr import GRID_MAX_N, delta_args, expected_positive_part
 from blanket.exact.shuffled.positive_part import chernoff_upper
 from flint import arb, fmpq
@@ -55,6 +56,7 @@ __all__ = [
     "exact_view_work",
     "triple_hit_law",
     "olh_triple_law_at",
+    "every_family_delta",
     "third_cells",
     "is_exact",
     "third_value_delta",
@@ -374,6 +376,8 @@ THIRD_STATISTICS = ("hits", "zero-hit")
 #: every statistic of :func:`third_value_delta` (one round): also ``"joined"``, a map per direction, and
 #: ``"single-hit"`` (local hashing without a stated 3-wise collision, :mod:`blanket.exact.shuffled.olh_every`)
 LOWER_STATISTICS = (*THIRD_STATISTICS, "joined", "single-hit")
+#: the statistic of :func:`every_family_delta`
+EVERY_STATISTIC = "single-hit"
 
 
 def _third_key(a: int, b: int, c: int, statistic: str, forward: bool = True) -> tuple:
@@ -660,13 +664,32 @@ def best_lower(
     return max(cands, key=lambda c: lo(c[0]))
 
 
-def _every_family_candidate(rec: OLH, n: int, best_lo: Fraction, opts: DeltaOptions) -> tuple | None:
-    """``(value, text)`` of :func:`blanket.exact.shuffled.olh_every.every_family_delta` for :func:`best_lower`, or
-    ``None`` (no admissible 3-wise collision, or its Chernoff upper bound is below ``best_lo``: it cannot win).
-    Cost: O(1) plus one engine call."""
-    from blanket.exact.shuffled.olh_every import EVERY_STATISTIC, every_family_delta, olh_triple_range
+def every_family_delta(mech: OLH, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> tuple[Enclosure, fmpq] | None:
+    """``(δ, t_lo)``: the third-value pair ``x z^{n−1}`` vs ``x' z^{n−1}`` post-processed by the single-hit statistic
+    (:func:`third_value_delta`, ``statistic="single-hit"``) at the smallest admissible 3-wise collision ``t_lo``
+    (:func:`blanket.exact.shuffled.olh_every.olh_triple_range`); ``None`` when no ``t`` is admissible.
 
-    rng = olh_triple_range(rec)
+    A certified **lower** bound on δ(ε) of the shuffled mechanism for *every* hash family with the record's stated
+    ``collision`` and ``constant``, whatever its 3-wise collision on the triple: the single-hit experiment at
+    ``t_lo`` is a garbling of the one at the family's ``t`` (:mod:`blanket.exact.shuffled.olh_every`), so its δ is
+    at most that family's post-processed pair's δ.  Cost: one :func:`third_value_delta` (one engine call, the weak
+    count degenerate).
+    """
+    rec = guards.require_instance(mech, OLH, "mech", "must be a local-hashing record (OLH)", shown="kind")
+    rng = olh_every.olh_triple_range(rec)
+    if rng is None:
+        return None
+    t_lo = rng[0]
+    v = third_value_delta(rec, n, statistic=EVERY_STATISTIC, law=olh_triple_law_at(rec, t_lo), **opts)
+    if v is None:
+        return None
+    return v, t_lo
+
+
+def _every_family_candidate(rec: OLH, n: int, best_lo: Fraction, opts: DeltaOptions) -> tuple | None:
+    """``(value, text)`` of :func:`every_family_delta` for :func:`best_lower`, or ``None`` (no admissible 3-wise
+    collision, or its Chernoff upper bound is below ``best_lo``: it cannot win).  Cost: O(1) plus one engine call."""
+    rng = olh_every.olh_triple_range(rec)
     if rng is None:
         return None
     t_lo, t_hi = rng
