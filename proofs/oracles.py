@@ -468,10 +468,12 @@ FO_TRIPLE_OLH = TABLE.register(
 
 
 # ---------------------------------------------------------------- local hashing without a stated 3-wise collision
-#: the single-hit statistic's classes of a hit triple (h_x, h_x', h_z): the cell when the report hits exactly one of
-#: x, x' and not z, else the lumped class (exact.shuffled.oracle_exact._third_key, "single-hit")
+#: the single-hit statistic's classes of a hit triple (h_x, h_x', h_z): when the report hits exactly one of x, x', z,
+#: which one ((1, 1) for z alone), else the lumped class (exact.shuffled.oracle_exact._third_key, "single-hit")
 def _single_hit_class(a: int, b: int, cc: int) -> tuple:
-    return (a, b) if cc == 0 and a != b else (0, 0)
+    if a + b + cc != 1:
+        return (0, 0)
+    return (a, b) if cc == 0 else (1, 1)
 
 
 def _single_hit_law(t):
@@ -518,8 +520,8 @@ def _single_hit_brute(mech, n: int, ee) -> Any:
 
 
 def _check_olh_every(r):
-    """(a) ``q(t) = P_z(1,0,0) = P_z(0,1,0) = (1 − 2c + t)·p_l``, increasing in ``t``; (b) the kernel "keep a
-    single-hit report with probability q(t1)/q(t2), else lump it" maps the single-hit law at ``t2`` to the one at
+    """(a) ``q(t) = P_z(1,0,0) = P_z(0,1,0) = (1 − 2c + t)·p_l`` (and ``P_z(0,0,1) = e^{ε0} q(t)``), increasing in
+    ``t``; (b) the kernel "keep a single-hit report with probability q(t1)/q(t2), else lump it" maps the single-hit law at ``t2`` to the one at
     ``t1`` for x, x' and z (symbolic ``t1, t2``); (c) on the three explicit families, at n = 2 (and 3 for the two
     smaller ones) and e^ε = 5/4, the code's bound (exact.shuffled.oracle_exact.every_family_delta on the record stripped of its
     3-wise collision: only c and constant stated) is ≤ the family's own single-hit δ and ≤ its unprojected pair's
@@ -532,16 +534,18 @@ def _check_olh_every(r):
     det, ok = [], True
     q_t = (1 - 2 * c + t3) * PL_OLH
     qa = _zero(TRIPLE_OLH[(1, 0, 0)] - q_t) and _zero(TRIPLE_OLH[(0, 1, 0)] - q_t)
+    qa = qa and _zero(TRIPLE_OLH[(0, 0, 1)] - E0 * q_t)
     qd = _zero(sp.diff(q_t, t3) - PL_OLH)
     ok = ok and qa and qd
-    det.append(f"q(t) = (1 - 2c + t) p_l: {qa}; dq/dt = p_l > 0: {qd}")
+    det.append(f"q(t) = (1 - 2c + t) p_l, z alone e^eps0 q(t): {qa}; dq/dt = p_l > 0: {qd}")
     t1, t2 = sp.symbols("t1 t2")
     law1, law2 = _single_hit_law(t1), _single_hit_law(t2)
     ratio = q_t.subs(t3, t1) / q_t.subs(t3, t2)
     garb = True
+    kept = ((1, 0), (0, 1), (1, 1))
     for u in (0, 1, 2):
-        moved = {key: law2[u][key] * ratio for key in ((1, 0), (0, 1))}
-        moved[(0, 0)] = law2[u][(0, 0)] + sum(law2[u][key] * (1 - ratio) for key in ((1, 0), (0, 1)))
+        moved = {key: law2[u][key] * ratio for key in kept}
+        moved[(0, 0)] = law2[u][(0, 0)] + sum(law2[u][key] * (1 - ratio) for key in kept)
         garb = garb and all(_zero(moved[key] - law1[u][key]) for key in law1[u])
     ok = ok and garb
     det.append(f"garbling t2 -> t1 (x, x', z): {garb}")

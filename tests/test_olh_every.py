@@ -77,7 +77,8 @@ def test_registered_with_a_check_that_fails_for_the_max(monkeypatch):
 
 
 def test_garbling_kernel_in_exact_rationals():
-    # the single-hit cells at t1 < t2 (the code's law and statistic): keeping a single-hit report with probability
+    # the single-hit cells at t1 < t2 (the code's law and statistic; (1, 1) is "z alone"): keeping a single-hit
+    # report with probability
     # q(t1)/q(t2) and lumping it otherwise maps the law at t2 onto the law at t1, for x, x' and z at once
     m = OLH(64, 8, exp_epsilon0=3)
     e = m.exp_epsilon0()
@@ -89,11 +90,13 @@ def test_garbling_kernel_in_exact_rationals():
         assert c1[(1, 0)][0] == E.single_hit_mass(m, t1) and c2[(0, 1)][0] == E.single_hit_mass(m, t2)
         r = E.single_hit_mass(m, t1) / E.single_hit_mass(m, t2)
         assert 0 < r <= 1
+        kept = ((1, 0), (0, 1), (1, 1))
+        assert c2[(1, 1)][0] == e * E.single_hit_mass(m, t2)
         for u in range(3):
-            moved = {key: c2[key][u] * r for key in ((1, 0), (0, 1))}
-            moved[(0, 0)] = c2[(0, 0)][u] + (1 - r) * (c2[(1, 0)][u] + c2[(0, 1)][u])
+            moved = {key: c2[key][u] * r for key in kept}
+            moved[(0, 0)] = c2[(0, 0)][u] + (1 - r) * sum(c2[key][u] for key in kept)
             assert moved == {key: c1[key][u] for key in moved}
-        assert set(c1) == {(1, 0), (0, 1), (0, 0)}
+        assert set(c1) == {(1, 0), (0, 1), (1, 1), (0, 0)}
 
 
 @pytest.mark.parametrize(("n", "eps"), [(5, None), (1000, "0.25")])

@@ -235,8 +235,8 @@ def test_third_value_is_a_lower_bound_and_matches_its_brute_force(mech, n, stati
             f = [e**a / e**c, e**b / e**c, fmpq(1)][u]
             # the statistic of one report: its cell, or (zero-hit) the lumped class (0, 0) when it hits z, or (joined)
             # the class (1, 1) for the report hitting z and x' but not x (forward; mirrored backward)
-            if statistic == "single-hit":  # only the reports hitting exactly one of x, x' and not z keep their cell
-                cl = (a, b) if c == 0 and a != b else (0, 0)
+            if statistic == "single-hit":  # a report hitting exactly one of x, x', z: which one ((1, 1): z alone)
+                cl = ((a, b) if c == 0 else (1, 1)) if a + b + c == 1 else (0, 0)
             elif statistic == "hits" or c == 0:
                 cl = (a, b)
             elif statistic == "joined" and (a, b) == ((0, 1) if forward else (1, 0)):

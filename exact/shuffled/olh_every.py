@@ -12,11 +12,13 @@ shuffled mechanism's δ for every family with the record's stated numbers
 (:func:`blanket.exact.shuffled.oracle_exact.every_family_delta`; this module holds the admissible interval and
 ``q(t)``, below the engine's module).
 
-The statistic is the *single-hit* one (``"single-hit"``: a report with ``h_z = 0`` and exactly one of
-``h_x``, ``h_{x'}`` keeps that cell, every other report is one lumped class).  Its law depends on the family only
-through ``q(t) = P_z(h_x = 1, h_{x'} = 0, h_z = 0) = (1 − 2c + t)·p_l``, non-decreasing in ``t``, and the
-experiment at a smaller ``q`` is a garbling of the one at a larger ``q`` (send each single-hit report to the lumped
-class with probability ``1 − q_1/q_2``: the same kernel for ``x``, ``x'``, ``z``), so by data processing its δ is
+The statistic is the *single-hit* one (``"single-hit"``: a report that hits exactly one of ``x``, ``x'``, ``z``
+keeps which one, every other report is one lumped class).  Its law depends on the family only through
+``q(t) = P_z(h_x = 1, h_{x'} = 0, h_z = 0) = (1 − 2c + t)·p_l``, non-decreasing in ``t`` (each kept class's mass is
+a fixed multiple of ``q`` under every input: ``x`` alone ``(q, e q, q)``, ``x'`` alone ``(q, q, e q)``, ``z`` alone
+``(e q, q, q)`` under ``(z, x, x')``), and the experiment at a smaller ``q`` is a garbling of the one at a larger
+``q`` (send each single-hit report to the lumped class with probability ``1 − q_1/q_2``: the same kernel for ``x``,
+``x'``, ``z``), so by data processing its δ is
 smallest at the admissible interval's left end ``t_lo``: one engine call, no search over ``t``
 (docs/reference/oracles.md §2 "Without a stated 3-wise collision"; status derived, checked against explicit
 families).
@@ -60,7 +62,8 @@ def olh_triple_range(mech: OLH) -> tuple[fmpq, fmpq] | None:
 def single_hit_mass(mech: OLH, t: fmpq) -> Enclosure:
     """``q(t) = P_z(h_x = 1, h_{x'} = 0, h_z = 0) = (1 − 2c + t)·p_l`` (``= P_z(0, 1, 0)``): the report ``y`` is
     ``h(x)``'s bucket, which holds neither ``x'`` nor ``z`` (probability ``1 − c − c + t`` by inclusion–exclusion) and
-    is not ``h(z)``'s (``p_l``).  Non-decreasing in ``t``.  O(1)."""
+    is not ``h(z)``'s (``p_l``).  ``P_z(0, 0, 1) = e^{ε0} q(t)`` likewise (``h(z)``'s bucket holds neither ``x`` nor
+    ``x'``, reported w.p. ``p_h``).  Non-decreasing in ``t``.  O(1)."""
     rec = _olh(mech)
     _ph, pl = rec._pq()
     return (1 - 2 * rec.collision + t) * pl

@@ -382,8 +382,10 @@ EVERY_STATISTIC = "single-hit"
 
 def _third_key(a: int, b: int, c: int, statistic: str, forward: bool = True) -> tuple:
     """The class of the triple ``(h_x, h_x', h_z)`` under a per-report statistic (:func:`_third_cells`).  O(1)."""
-    if statistic == "single-hit":
-        return (a, b) if c == 0 and a != b else (0, 0)
+    if statistic == "single-hit":  # exactly one of x, x', z hit: which one ((1, 1) stands for z alone)
+        if a + b + c != 1:
+            return (0, 0)
+        return (a, b) if c == 0 else (1, 1)
     if statistic == "hits" or c == 0:
         return (a, b)
     if statistic == "joined" and (a, b) == ((0, 1) if forward else (1, 0)):
@@ -705,7 +707,7 @@ def _every_family_candidate(rec: OLH, n: int, best_lo: Fraction, opts: DeltaOpti
     value, t = got
     text = (
         f"all other {n - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1)); reports hitting exactly one"
-        f" of x, x' and not z kept, the rest lumped; third value, every hash family with the stated collision"
+        f" of x, x', z keep which one, the rest lumped; third value, every hash family with the stated collision"
         f" {rec.collision}: the minimum over the 3-wise collision t in [{t_lo}, {t_hi}] sits at t = {t}"
     )
     return value, text
