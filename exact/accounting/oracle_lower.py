@@ -116,7 +116,8 @@ def _law(mech: FourValue, statistic: str) -> dict | None:
     """The triple hit law the pair is built from: the record's own, or, for local hashing without a stated 3-wise
     collision and the zero-hit statistic, the law at the smallest admissible ``t``
     (:func:`blanket.exact.shuffled.olh_every.olh_triple_range`).  The pair keeps only the counts of the classes
-    ``(1, 0)`` and ``(0, 1)``, which under ``"zero-hit"`` are the single-hit reports: their experiment at ``t_lo``
+    ``(1, 0)`` and ``(0, 1)``, which under ``"zero-hit"`` are the reports hitting ``x`` alone and ``x'`` alone (each
+    class's mass a fixed multiple of ``q(t)``, :mod:`blanket.exact.shuffled.olh_every`): their experiment at ``t_lo``
     is a garbling of the one at the family's ``t`` (docs/reference/oracles.md §2 "Without a stated 3-wise
     collision"), so the pair is a post-processing of one round for every hash family with the stated collision.
     Not for ``"hits"`` (its classes take reports hitting z, whose mass falls with ``t``).  O(1)."""
