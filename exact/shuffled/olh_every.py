@@ -18,10 +18,9 @@ keeps which one, every other report is one lumped class).  Its law depends on th
 a fixed multiple of ``q`` under every input: ``x`` alone ``(q, e q, q)``, ``x'`` alone ``(q, q, e q)``, ``z`` alone
 ``(e q, q, q)`` under ``(z, x, x')``), and the experiment at a smaller ``q`` is a garbling of the one at a larger
 ``q`` (send each single-hit report to the lumped class with probability ``1 − q_1/q_2``: the same kernel for ``x``,
-``x'``, ``z``), so by data processing its δ is
-smallest at the admissible interval's left end ``t_lo``: one engine call, no search over ``t``
-(docs/reference/oracles.md §2 "Without a stated 3-wise collision"; status derived, checked against explicit
-families).
+``x'``, ``z``), so by data processing its δ is smallest at the admissible interval's left end ``t_lo``: one engine
+call, no search over ``t`` (docs/reference/oracles.md §2 "Without a stated 3-wise collision"; status derived,
+checked against explicit families).
 """
 
 from __future__ import annotations
