@@ -43,6 +43,13 @@ def refuse_symlink(path: pathlib.Path, option: str = "output file") -> None:
         )
 
 
+def _note_temp(tmp: str) -> None:
+    """Register a temporary file with the supervising parent (removed if a signal has the run killed)."""
+    from blanket.reports import supervise
+
+    supervise.note(supervise.TEMP, tmp)
+
+
 def _fsync_dir(directory: pathlib.Path) -> None:
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -70,6 +77,7 @@ def stage(path: pathlib.Path, data: str | bytes) -> pathlib.Path:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     except OSError as exc:
         raise OutputError(path, exc) from None
+    _note_temp(tmp)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -101,6 +109,7 @@ def atomic_open(
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     except OSError as exc:
         raise OutputError(path, exc) from None
+    _note_temp(tmp)
     try:
         with os.fdopen(  # type: ignore[call-overload]  # mode and text options are chosen together at run time
             fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding, "newline": newline})

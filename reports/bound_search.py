@@ -633,6 +633,9 @@ class Search:
 
         old_home = getattr(hconf, "__hypothesis_home_directory", None)
         home = tempfile.mkdtemp(prefix="blanket-hypothesis-")
+        from blanket.reports import supervise
+
+        supervise.note(supervise.TREE, home)
         hconf.set_hypothesis_home_dir(home)
         try:
             result = find(

@@ -249,6 +249,10 @@ class BoundProcess:
         msg = self._recv(LOAD_TIMEOUT, "while starting")
         if msg[0] == "session":
             self._group[0] = msg[1]
+            if msg[1] is not None:
+                from blanket.reports import supervise
+
+                supervise.note(supervise.GROUP, int(msg[1]))  # killed if a signal has the run killed
             msg = self._recv(LOAD_TIMEOUT, "while loading")
         if msg[0] == "ready":
             self.meta = msg[1]
@@ -313,6 +317,9 @@ def _kill_group(pgid: int | None) -> None:
         return
     with contextlib.suppress(OSError, AttributeError):
         os.killpg(pgid, getattr(signal, "SIGKILL", signal.SIGTERM))
+    from blanket.reports import supervise
+
+    supervise.note(supervise.GROUP, int(pgid), withdraw=True)
 
 
 def _kill(proc, conn, group=(None,)) -> None:

@@ -11,7 +11,9 @@ written, e.g. a full disk, or the PDF failed — the JSON/.tex are kept), 2 bad 
 input, 4 internal error (a bug: one line, the traceback with ``BLANKET_DEBUG=1``),
 130 interrupted (Ctrl-C), 143 terminated (SIGTERM; 129 SIGHUP): one line naming the signal, e.g.
 ``blanket: interrupted (SIGINT); temporary files removed, no partial output left`` (temporary files and the output
-directory's lock are removed, no partial file is left in place).
+directory's lock are removed, no partial file is left in place), within about two seconds of the signal even inside
+a long call into C: :func:`console_main` runs the command in a forked worker that its parent kills when it does not
+answer (:mod:`blanket.reports.supervise`).
 Any :class:`exact.numbers.errors.BlanketError` becomes one line on stderr and exit 2;
 no traceback is ever shown for bad input.
 """
@@ -217,7 +219,23 @@ def _main(argv=None) -> int:
 
 
 def console_main() -> None:
-    """The ``blanket`` command (and ``python -m blanket.reports.cli``): :func:`main`, then exit with its code.
+    """The ``blanket`` command (and ``python -m blanket.reports.cli``): :func:`main` in a forked worker process whose
+    parent only waits (:mod:`blanket.reports.supervise`), then exit with its code.
+
+    A signal reaches the worker as before; when the worker is inside one long call into C (where Python runs no
+    handler) and has not begun to stop within 1.5 s, the parent kills it, removes its temporary files, its lock and
+    an output directory it created empty, prints the same one line and exits 128 + the signal: every command stops
+    within about two seconds.  ``BLANKET_SUPERVISE=0`` runs in one process (a profiler, a debugger).  The in-process
+    :func:`main` (the tests') has no worker.  O(1) beyond the command."""
+    from blanket.reports import supervise
+
+    if supervise.enabled():
+        supervise.run(_console_main, _stopped_line)
+    _console_main()
+
+
+def _console_main() -> None:
+    """:func:`main`, then exit with its code (in the worker of :func:`console_main`, or alone).
 
     A run stopped by a signal (exit 129/130/143) has removed its temporary files and printed its one line inside
     :func:`main`; it then leaves with :func:`os._exit`, skipping the interpreter's shutdown.  That shutdown joins the

@@ -57,16 +57,36 @@ class Terminated(BaseException):
 
 
 def _raise_terminated(signum, frame):  # pragma: no cover - exercised by the fault-injection tests
+    from blanket.reports import supervise
+
+    supervise.stopping()  # the supervising parent (reports/supervise.py) lets the cleanup run
+    supervise.ignore_signals()  # a run answers its first signal only (a second one would break off the cleanup)
     raise Terminated(signum)
 
 
+def _raise_interrupt(signum, frame):  # pragma: no cover - exercised by the signal tests
+    """SIGINT: ``KeyboardInterrupt`` once (as Python's own handler), then every further signal is ignored."""
+    from blanket.reports import supervise
+
+    supervise.stopping()
+    supervise.ignore_signals()
+    raise KeyboardInterrupt
+
+
 def install_signal_handlers() -> None:
-    """Turn SIGTERM and SIGHUP into :class:`Terminated` (main thread only; a no-op elsewhere)."""
-    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+    """Turn SIGTERM and SIGHUP into :class:`Terminated` and SIGINT into ``KeyboardInterrupt``, each for the first
+    signal only: the handler ignores every later SIGINT/SIGTERM/SIGHUP, so that a second Ctrl-C (or the copy a
+    supervising parent passes on, :mod:`reports.supervise`) cannot break off the cleanup (main thread only; a no-op
+    elsewhere)."""
+    for sig, handler in (
+        (signal.SIGINT, _raise_interrupt),
+        (signal.SIGTERM, _raise_terminated),
+        (getattr(signal, "SIGHUP", None), _raise_terminated),
+    ):
         if sig is None:
             continue
         try:
-            signal.signal(sig, _raise_terminated)
+            signal.signal(sig, handler)
         except (ValueError, OSError):  # not the main thread
             return
 
@@ -152,6 +172,10 @@ class OutputDir:
         if p.exists() and not p.is_dir():
             raise self._invalid("is an existing file, not a directory", "give a directory (it is created if missing)")
         self.created = not p.exists()
+        if self.created:
+            from blanket.reports import supervise
+
+            supervise.note(supervise.MADE_DIR, p)  # removed (if left empty) when a signal has the run killed
         try:
             p.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -160,8 +184,10 @@ class OutputDir:
             raise self._invalid("is not writable", "give a writable directory")
 
     def _acquire(self):
+        from blanket.reports import supervise
+
         lock = self.path / LOCK_NAME
-        body = f"{os.getpid()} {self.command}\n".encode("utf-8", errors="replace")
+        body = f"{supervise.run_pid()} {self.command}\n".encode("utf-8", errors="replace")
         for _ in range(3):
             try:
                 fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -192,6 +218,9 @@ class OutputDir:
             os.close(fd)
             self.lock = lock
             _HELD.append(lock)
+            from blanket.reports import supervise
+
+            supervise.note(supervise.LOCK, lock)
             return
         raise self._invalid("could not be locked (a lock file keeps reappearing)")
 
@@ -206,7 +235,9 @@ class OutputDir:
             pid = int(head)
         except ValueError:
             return None
-        if pid == os.getpid() or not _pid_alive(pid):
+        from blanket.reports import supervise
+
+        if pid in (os.getpid(), supervise.run_pid()) or not _pid_alive(pid):
             return None
         return pid, cmd.strip()[:200] or "?"
 
@@ -294,6 +325,9 @@ def write_document(
     stale_extra = [out / name for name in stale_files if name not in files]
     staged: list[tuple[pathlib.Path, pathlib.Path]] = []
     pdf_staged = out / f".{stem}.pdf.{os.getpid()}.stage.tmp"
+    from blanket.reports import supervise
+
+    supervise.note(supervise.TEMP, pdf_staged)  # removed if a signal has the run killed before its commit
     try:
         for path, data in zip(extra, files.values()):
             staged.append((stage(path, data), path))
@@ -343,6 +377,13 @@ def _commit(staged, *, remove, drop_log, pdf_path=None) -> pathlib.Path | None:
     back; returns the removed old PDF (``pdf_path``), if any.  All or nothing: a file this run replaces or removes
     is first kept aside (a hard link, or a rename for a removal), and if any step fails every step already taken
     is undone (the new files removed, the old ones put back) before OutputError is raised.  O(number of files)."""
+    from blanket.reports import supervise
+
+    with supervise.committing():  # a supervising parent does not kill the run while it renames
+        return _commit_held(staged, remove=remove, drop_log=drop_log, pdf_path=pdf_path)
+
+
+def _commit_held(staged, *, remove, drop_log, pdf_path=None) -> pathlib.Path | None:
     can_block = hasattr(signal, "pthread_sigmask")
     old = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD_SIGNALS) if can_block else set()
     stale = None

@@ -83,6 +83,9 @@ def compile_pdf(
         env["FORCE_SOURCE_DATE"] = "1"
     with tempfile.TemporaryDirectory(prefix="blanket-tex-") as tmp:
         tmpdir = pathlib.Path(tmp)
+        from blanket.reports import supervise
+
+        supervise.note(supervise.TREE, tmpdir)
         (tmpdir / f"{jobname}.tex").write_text(tex_source, encoding="utf-8")
         for name, data in (files or {}).items():  # files the source includes (a figure), beside it
             (tmpdir / pathlib.Path(name).name).write_bytes(data)

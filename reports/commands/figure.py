@@ -38,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
         # all or nothing: the figure's files are drawn into a staging directory beside their targets and renamed
         # into place together (a failure, a full disk or a signal while drawing leaves the old files untouched)
         staging = pathlib.Path(tempfile.mkdtemp(prefix=".blanket-figure.", dir=str(out.path)))
+        from blanket.reports import supervise
+
+        supervise.note(supervise.TREE, staging)  # removed if a signal has the run killed mid-figure
         try:
             made = fig.make(staging, quick=args.quick)
             final = commit_staged_dir(staging, out.path)
