@@ -76,8 +76,9 @@ def _raise_interrupt(signum, frame):  # pragma: no cover - exercised by the sign
 def install_signal_handlers() -> None:
     """Turn SIGTERM and SIGHUP into :class:`Terminated` and SIGINT into ``KeyboardInterrupt``, each for the first
     signal only: the handler ignores every later SIGINT/SIGTERM/SIGHUP, so that a second Ctrl-C (or the copy a
-    supervising parent passes on, :mod:`reports.supervise`) cannot break off the cleanup (main thread only; a no-op
-    elsewhere)."""
+    supervising parent passes on, :mod:`reports.supervise`) cannot break off the cleanup.  A signal this process
+    was started ignoring stays ignored (``nohup``: SIGHUP; a shell's background job: SIGINT).  Main thread only; a
+    no-op elsewhere."""
     for sig, handler in (
         (signal.SIGINT, _raise_interrupt),
         (signal.SIGTERM, _raise_terminated),
@@ -86,6 +87,8 @@ def install_signal_handlers() -> None:
         if sig is None:
             continue
         try:
+            if signal.getsignal(sig) == signal.SIG_IGN:
+                continue
             signal.signal(sig, handler)
         except (ValueError, OSError):  # not the main thread
             return

@@ -189,6 +189,7 @@ def run(body: Callable[[], object], stopped_line: Callable[[int], str]) -> NoRet
     global _STATE, _REGISTRY, _WORKER_PID, _PARENT_PID
 
     old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)  # no signal between the fork and the handlers
+    answered = [s for s in _SIGNALS if signal.getsignal(s) != signal.SIG_IGN]  # nohup, background jobs: as given
     state = mmap.mmap(-1, 2)  # anonymous, shared with the worker
     r, w = os.pipe()
     for stream in (sys.stdout, sys.stderr):
@@ -199,10 +200,7 @@ def run(body: Callable[[], object], stopped_line: Callable[[int], str]) -> NoRet
     if pid == 0:  # the worker: the command as before
         os.close(r)
         _STATE, _REGISTRY, _WORKER_PID, _PARENT_PID = state, w, os.getpid(), parent
-        _die_with_parent()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        for sig in _SIGNALS[1:]:
-            signal.signal(sig, signal.SIG_DFL)
+        _die_with_parent()  # its handlers are the ones the command started with (the parent's are set below)
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
         if os.getppid() != parent:  # pragma: no cover - the parent died before PR_SET_PDEATHSIG was set
             os._exit(128 + signal.SIGTERM)
@@ -216,7 +214,7 @@ def run(body: Callable[[], object], stopped_line: Callable[[int], str]) -> NoRet
     def handler(signum, frame):
         received.append(signum)
 
-    for sig in _SIGNALS:
+    for sig in answered:
         signal.signal(sig, handler)
     signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
 

@@ -70,7 +70,9 @@ SLOW_COMMIT = textwrap.dedent("""\
 """)
 
 
-def _start(tmp_path: pathlib.Path, prelude: str, out: pathlib.Path, supervise: bool = True) -> tuple:
+def _start(
+    tmp_path: pathlib.Path, prelude: str, out: pathlib.Path, supervise: bool = True, sigint=signal.SIG_DFL
+) -> tuple:
     """``blanket certify`` with ``prelude`` run first (its console entry point, as the installed command), in a new
     session; stderr read by a thread that sets an event at the stand-in's first line."""
     toml = tmp_path / "d.toml"
@@ -89,7 +91,7 @@ def _start(tmp_path: pathlib.Path, prelude: str, out: pathlib.Path, supervise: b
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),  # SIG_DFL: not ignored, as a background job's
     )
     chunks: list = []
     seen = threading.Event()
@@ -196,3 +198,20 @@ def test_without_supervision_the_same_run_sits_in_c(tmp_path) -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGKILL)
         p.wait()
+
+
+def test_a_signal_the_command_was_started_ignoring_stays_ignored(tmp_path) -> None:
+    """A shell's background job starts with SIGINT ignored (``nohup``: SIGHUP): neither the parent nor the worker
+    answers it then (the run is still there well past the grace period); SIGTERM still stops it (exit 143)."""
+    out = tmp_path / "out"
+    p, chunks, t = _start(tmp_path, STUCK, out, sigint=signal.SIG_IGN)
+    time.sleep(0.5)
+    os.killpg(p.pid, signal.SIGINT)
+    time.sleep(3)
+    assert p.poll() is None, b"".join(chunks).decode("utf-8", "replace")
+    os.killpg(p.pid, signal.SIGTERM)
+    stdout, err = _finish(p, chunks, t)
+    assert p.returncode == 143, err
+    lines = [s for s in err.replace("\r", "\n").splitlines() if s.strip()]
+    assert lines == ["stand-in: started", f"blanket: terminated (SIGTERM){TAIL}"], err
+    assert not out.exists()
