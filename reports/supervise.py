@@ -136,6 +136,7 @@ class _Registry:
     def __init__(self, fd: int):
         self.fd = fd
         self.buf = b""
+        self.closed = False  # every writer gone (then the pipe is always "readable": the parent sleeps instead)
         self.items: dict[tuple[str, bytes], None] = {}  # ordered: removed in the order registered, reversed
 
     def read(self) -> None:
@@ -147,6 +148,7 @@ class _Registry:
             except OSError:  # pragma: no cover
                 return
             if not data:
+                self.closed = True
                 return
             self.buf += data
             *records, self.buf = self.buf.split(b"\0")
@@ -223,8 +225,11 @@ def run(body: Callable[[], object], stopped_line: Callable[[int], str]) -> NoRet
     killed = False
     status = 0
     while True:
-        with contextlib.suppress(OSError, ValueError):
-            select.select([r], [], [], POLL)
+        if registry.closed:
+            time.sleep(POLL)
+        else:
+            with contextlib.suppress(OSError, ValueError):
+                select.select([r], [], [], POLL)
         registry.read()
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:

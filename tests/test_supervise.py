@@ -215,3 +215,45 @@ def test_a_signal_the_command_was_started_ignoring_stays_ignored(tmp_path) -> No
     lines = [s for s in err.replace("\r", "\n").splitlines() if s.strip()]
     assert lines == ["stand-in: started", f"blanket: terminated (SIGTERM){TAIL}"], err
     assert not out.exists()
+
+
+def test_the_registry_removes_only_what_the_killed_run_left(tmp_path, monkeypatch) -> None:
+    """The parent's cleanup (in-process, records written as the worker writes them): a temporary file and a
+    directory tree are removed, a lock only when it still names the run (not a later run's), a directory the run
+    created only when empty, a withdrawn process group is not killed."""
+    from blanket.reports import supervise
+
+    r, w = os.pipe()
+    monkeypatch.setattr(supervise, "_REGISTRY", w)
+    monkeypatch.setattr(supervise, "_WORKER_PID", os.getpid())
+    monkeypatch.setattr(supervise, "_PARENT_PID", 4242)
+    assert supervise.run_pid() == 4242
+    tmp, tree, made, kept = tmp_path / ".a.json.x.tmp", tmp_path / "tree", tmp_path / "made", tmp_path / "kept"
+    tmp.write_text("partial")
+    (tree / "sub").mkdir(parents=True)
+    (tree / "sub" / "f").write_text("x")
+    made.mkdir()
+    kept.mkdir()
+    (kept / "certificate.json").write_text("{}")  # a directory that is not empty stays
+    ours, theirs = made / ".blanket.lock", kept / ".blanket.lock"
+    ours.write_text("4242 blanket certify\n")
+    theirs.write_text("4243 blanket certify (a later run)\n")
+    for kind, what in [(supervise.MADE_DIR, made), (supervise.MADE_DIR, kept), (supervise.LOCK, ours)]:
+        supervise.note(kind, what)
+    supervise.note(supervise.LOCK, theirs)
+    supervise.note(supervise.TEMP, tmp)
+    supervise.note(supervise.TREE, tree)
+    supervise.note(supervise.GROUP, 999999)
+    supervise.note(supervise.GROUP, 999999, withdraw=True)
+    killed: list = []
+    monkeypatch.setattr(os, "killpg", lambda pgid, sig: killed.append(pgid))
+    os.close(w)
+    reg = supervise._Registry(r)
+    os.set_blocking(r, False)
+    reg.read()
+    reg.clean(4242)
+    os.close(r)
+    assert not tmp.exists() and not tree.exists() and not made.exists()
+    assert theirs.read_text().startswith("4243") and (kept / "certificate.json").exists()
+    assert killed == []
+    assert reg.closed
