@@ -2,7 +2,7 @@
 
 Python runs a signal handler only between two bytecodes, so a run inside one long call into C (an ``arb_poly``
 product of a million coefficients, a power series, a hypergeometric function at a high precision) ignored Ctrl-C
-until that call returned — minutes (a fleet certificate at 10^11 users: 23 s; a certificate in session 11: 12 min).
+until that call returned — minutes (a fleet certificate at 10^11 users: up to 23 s; a certificate in session 11: 12 min).
 :func:`run` forks the command into a worker (``os.fork``: no re-import, a few milliseconds) and the parent waits:
 
 * the worker runs the command exactly as before (its own handlers, its one line ``blanket: interrupted (SIGINT);
