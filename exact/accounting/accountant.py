@@ -149,6 +149,17 @@ CURVE_PAIR_AUTO_POINTS = 32
 #: (:meth:`blanket.exact.accounting.curves.FinitePair.discretise`, ``split``): second-order error in the grid instead of
 #: about Δ/2 per round (binary RR n = 10^4, T = 10^4: upper end 5.1751 -> 5.14 on the same grid)
 SPLIT_ATOMS = True
+#: the bracket within ``rel_width`` (:meth:`ShuffleAccountant._refine_bracket`): a query whose certified bracket is
+#: wider than ``rel_width`` on the grid of the grid search runs again on the grid halved, at most this many times,
+#: while the modelled cost of the passes (:meth:`ShuffleAccountant._bracket_pass_seconds`) stays within the budget:
+#: ``refine_seconds`` (the CLI's ``--refine-seconds``), by default BRACKET_REFINE_SHARE times the query's modelled
+#: cost and at least BRACKET_REFINE_MIN_SECONDS (10-RR, ε0 = 1, n = 10³, T = 365, δ = 10⁻⁶: 2.45 % on 5/32768, the
+#: sandwich's grid, 1.74 % on 5/65536)
+BRACKET_MAX_PASSES = 4
+BRACKET_REFINE_SHARE = 2.0
+BRACKET_REFINE_MIN_SECONDS = 10.0
+#: a pass that narrows the bracket by less than this share of its width ends the refinement (the pairs' own gap)
+BRACKET_MIN_GAIN = 0.05
 ROUTES = {
     "PLD": "PLD (dominating pairs, pessimistic/optimistic discretisation, exact integer convolution)",
     "Renyi": "Renyi (the same dominating pairs: Renyi divergences added over rounds, CKS20 Prop. 12 conversion)",
@@ -760,6 +771,7 @@ class ShuffleAccountant:
         curves="auto",
         workers: int | None = None,
         one_round_rel_tol="1e-6",
+        refine_seconds=None,
     ):
         if neighbouring not in NEIGHBOURING:
             raise InvalidArgument(
@@ -780,6 +792,13 @@ class ShuffleAccountant:
         self.workers = workers
         #: the relative tolerance of the one-round searches of ε (:meth:`_one_round`; ``blanket epsilon``'s default)
         self.one_round_rel_tol = arith.exact_in(one_round_rel_tol, "one_round_rel_tol", lo=0, hi="0.5", lo_open=True)
+        #: the modelled one-core seconds the bracket's refinement may spend (:meth:`_bracket_budget`; ``None``: its
+        #: default, 0: no refinement)
+        self.refine_seconds = (
+            None
+            if refine_seconds is None
+            else float(arith.exact_in(refine_seconds, "refine_seconds", lo=0, hi=10**7, allow_float=True))
+        )
         self._ledger: list = []
         self._cache: dict = {}
 
@@ -1473,6 +1492,204 @@ class ShuffleAccountant:
         self._cache["auto"] = g
         return g
 
+    # ---------------------------------------------------------------- the bracket within rel_width
+    def _bracket_lengths(self, g: Fraction) -> list[int]:
+        """The lengths of the composed PLDs a query on the grid ``g`` composed (cached: the dominating pairs', the
+        curve pairs', the lower kinds' on the lower grid and the refined lower kind's), for
+        :meth:`_bracket_pass_seconds`.  O(cache entries)."""
+        grids = {g, self._lower_grid(g)}
+        out = []
+        for k, v in self._cache.items():
+            if isinstance(k, tuple) and k and k[0] in grids and isinstance(v, _pld.PLD):
+                out.append(len(v))
+        return out
+
+    def _bracket_pass_seconds(self, g: Fraction, factor: int = 2) -> float:
+        """Modelled one-core seconds of one more query on the grid ``g / factor``
+        (:func:`~blanket.exact.accounting.composition_cost.bracket_pass_seconds` of the lengths composed on ``g``:
+        every composed PLD ``factor`` times longer, the rounds' pairs discretised again).  Deterministic: a function of
+        the ledger and the lengths composed (no clock).  A choice only.  O(cache entries + ledger entries)."""
+        shapes = 0.0
+        for ev, _ in self._ledger:
+            mech = _binary_mechanism(ev)
+            inner = getattr(ev, "mechanism", None)
+            if mech is not None:
+                shapes += _cost.kernel_passes_seconds(_pld.lower_pair(mech, ev.n), _cost.LOWER_PASSES)
+            elif isinstance(ev, (ShuffledRR, Shuffled)) and inner is not None:
+                m = ev.mechanism() if isinstance(ev, ShuffledRR) else inner
+                shape = _pld.dominating_pair(m, ev.n) if isinstance(m, KRR) else clone_pair(m, ev.n)
+                shapes += _cost.kernel_passes_seconds(shape, 1 + _cost.LOWER_PASSES)
+        return shapes + _cost.bracket_pass_seconds(self._bracket_lengths(g), factor)
+
+    def _bracket_budget(self) -> float:
+        """The modelled one-core seconds the bracket's refinement (:meth:`_refine_bracket`) may spend in all:
+        ``refine_seconds`` when given, else :data:`BRACKET_REFINE_SHARE` times the query's modelled cost
+        (:meth:`estimate` as in a fresh process), at least :data:`BRACKET_REFINE_MIN_SECONDS`; never more than what
+        ``BLANKET_MAX_SECONDS`` leaves beside that estimate.  O(ledger entries)."""
+        from blanket.exact.runtime.budget import time_limit
+
+        est = self.estimate(fresh=True, delta_band=False).seconds
+        if self.refine_seconds is not None:
+            return float(self.refine_seconds)
+        return max(0.0, min(max(BRACKET_REFINE_MIN_SECONDS, BRACKET_REFINE_SHARE * est), time_limit() - est))
+
+    def _drop_grids(self, grids: set) -> None:
+        """Forget the composed PLDs and single-round bases on ``grids`` (the refinement moved to a finer grid;
+        memory).  O(cache entries)."""
+        for k in list(self._cache):
+            if isinstance(k, tuple) and any(isinstance(x, Fraction) and x in grids for x in k[:2]):
+                del self._cache[k]
+
+    def _lower_at(self, g: Fraction, dt: fmpq, finest: dict) -> tuple[str, Fraction, Any] | None:
+        """``(kind, grid, PLD)``: the deciding composed lower kind of the answer on the grid ``g`` and its finest
+        composed PLD so far (``finest``: kind -> the finest grid of the lower steps), or ``None`` when the lower end is
+        not a composed lower kind.  O(1)."""
+        kind, lg = self._cache.get(("low-used", str(dt), g), (None, None))
+        if kind not in LOWER_KINDS:
+            return None
+        lg = min(lg, finest.get(kind, lg))
+        p = self._cache.get((lg, kind))
+        return None if p is None else (kind, lg, p)
+
+    def _lower_step(self, ans: CertifiedEpsilon, kind: str, grid: Fraction, dt: fmpq) -> CertifiedEpsilon:
+        """``ans`` with the lower kind ``kind`` composed again on ``grid`` (twice finer than the finest so far: the
+        lower end only; with split atoms the upper end is second order in the grid, the lower pairs' optimistic ends
+        first order): the larger of the two lower ends is kept (both certified).  Cost: :func:`~blanket.exact.
+        accounting.composition_cost.lower_refine_seconds` of that kind's length, factor 2."""
+        p = self._pld(grid, kind)
+        v = p.get_epsilon(dt) if p is not None else None
+        if v is not None and _frac(v) > ans.lower:
+            ans = dataclasses.replace(
+                ans, lower=_frac(v), details={**ans.details, "lower_pair": LOWER_NAMES[kind], "lower_grid": str(grid)}
+            )
+        return ans
+
+    @staticmethod
+    def _merge(old: _C, new: _C) -> _C:
+        """The better ends of two certified answers for the same query on two grids: the one with the smaller upper
+        end (a tie: ``new``), with the larger of the two lower ends (and that end's lower pair and grid in ``details``).
+        Both ends are certified on every grid, so the merged bracket is.  O(1)."""
+        best = new if new.upper <= old.upper else old
+        low = old if old.lower > new.lower else new
+        if low is best:
+            return best
+        details = {**best.details}
+        for k in ("lower_pair", "lower_grid"):
+            if k in low.details:
+                details[k] = low.details[k]
+        return dataclasses.replace(best, lower=low.lower, details=details)
+
+    def _refine_bracket(self, ans: CertifiedEpsilon, g: Fraction, dt: fmpq) -> CertifiedEpsilon:
+        """``ans`` (on the grid ``g``) refined: while its bracket ``(upper − lower)/upper`` is wider than ``rel_width``
+        the query runs again on the grid ``g/2`` (``g/4`` …, at most :data:`BRACKET_MAX_PASSES` times; the finer grid
+        becomes this accountant's grid, the coarser one's PLDs are dropped) and the better ends of the grids are kept
+        (:meth:`_merge`).  It stops (``details["bracket"]["stopped_by"]``) when
+
+        * ``"grid"``: the caller fixed the grid (``grid=...``): kept as given;
+        * ``"gap"``: the excess over ``rel_width`` is more than the discretisation's own width (the reported pair's
+          PLD sandwich ``(upper − pair_lower)/upper``, times the lower grid's factor), or a pass narrowed the bracket
+          by less than :data:`BRACKET_MIN_GAIN` of itself: the rest is the pairs' own gap, which no grid closes;
+        * ``"budget"``: the next pass's modelled cost (:meth:`_bracket_pass_seconds`) would take the refinement past
+          its budget (:meth:`_bracket_budget`: ``refine_seconds``, the CLI's ``--refine-seconds``);
+        * ``"time budget"``: the run's ``--time-budget`` has less time left than that, or ran out during a pass (the
+          pass's partial work is dropped; the answer is the last grid's, certified);
+        * ``"passes"``: :data:`BRACKET_MAX_PASSES` passes were made.
+
+        ``details["bracket"]``: ``width``, ``rel_width`` (decimal strings), ``within``, ``passes``, ``grids`` (those
+        evaluated), ``stopped_by`` (``None`` when within), ``budget_seconds``, ``next_seconds`` (modelled).  A choice
+        only (floats choose the grids; the ends are certified on every grid).  Cost: each pass about the query's
+        products on a grid twice as fine (twice the length), within the budget."""
+        from blanket.exact.numbers.errors import OutOfTime
+        from blanket.exact.runtime import progress as _progress
+
+        rel = self.rel_width
+        info: dict[str, Any] = {"rel_width": str(rel), "passes": 0, "grids": [str(g)], "stopped_by": None}
+        budget = next_s = None
+        spent = 0.0
+        dropped: list = []  # the lower steps' grids (dropped with the coarser grid's PLDs)
+        finest: dict = {}  # lower kind -> the finest grid of the lower steps
+        tried_low = False  # the last lower step gained too little: the next step is a whole pass
+        width = float(ans.rel_width)
+        while ans.rel_width > rel:
+            if self.grid is not None:
+                info["stopped_by"] = "grid"
+                break
+            if info["passes"] >= BRACKET_MAX_PASSES or info.get("lower_steps", 0) >= BRACKET_MAX_PASSES:
+                info["stopped_by"] = "passes"
+                break
+            up = float(ans.upper) if ans.upper != math.inf else math.inf
+            disc = 1.0 if not up or up == math.inf else max(0.0, (up - float(ans.pair_lower)) / up)
+            lf = LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1
+            if width - float(rel) >= lf * disc:
+                info["stopped_by"] = "gap"
+                break
+            if budget is None:
+                budget = self._bracket_budget()
+            low = self._lower_at(g, dt, finest)
+            if low is not None and not tried_low:
+                kind, lg, p = low
+                low_s = _cost.lower_refine_seconds(len(p), 2)
+                if spent + low_s > budget or low_s > _progress.time_left():
+                    next_s = low_s  # the cheapest next step does not fit
+                    info["stopped_by"] = "budget" if spent + low_s > budget else "time budget"
+                    break
+                try:
+                    ans = self._lower_step(ans, kind, lg / 2, dt)
+                except OutOfTime:
+                    info["stopped_by"] = "time budget"
+                    break
+                spent += low_s
+                if lg in dropped:  # the previous lower step's PLD, superseded (memory)
+                    self._drop_grids({lg})
+                    dropped.remove(lg)
+                finest[kind] = lg / 2
+                info["lower_steps"] = info.get("lower_steps", 0) + 1
+                info.setdefault("lower_grids", []).append(str(lg / 2))
+                dropped.append(lg / 2)
+                old, width = width, float(ans.rel_width)
+                # another lower step while they gain, else the whole query on a finer grid
+                tried_low = old - width < BRACKET_MIN_GAIN * old
+                continue
+            next_s = self._bracket_pass_seconds(g)
+            if spent + next_s > budget:
+                info["stopped_by"] = "budget"
+                break
+            if next_s > _progress.time_left():
+                info["stopped_by"] = "time budget"
+                break
+            fine = g / 2
+            try:
+                new = self._epsilon_on(fine, dt)
+            except OutOfTime:
+                info["stopped_by"] = "time budget"
+                break
+            spent += next_s
+            tried_low = False
+            info["passes"] += 1
+            info["grids"].append(str(fine))
+            keep = {fine, self._lower_grid(fine), self._cache.get(("low-used", str(dt), fine), (None, None))[1]}
+            keep |= {x for x in dropped if x <= min(keep - {None})}  # the lower steps' grids at or below the new ones
+            self._drop_grids({g, self._lower_grid(g), *dropped} - keep)
+            dropped = [x for x in dropped if x in keep]
+            self._cache["auto"] = fine
+            g = fine
+            ans = self._merge(ans, new)
+            old, width = width, float(ans.rel_width)
+            if ans.rel_width > rel and old - width < BRACKET_MIN_GAIN * old:
+                info["stopped_by"] = "gap"
+                break
+        info.update(
+            width=arith.decimal_string(fmpq(ans.rel_width.numerator, ans.rel_width.denominator), 4, up=True)
+            if ans.upper != math.inf
+            else "1",
+            within=ans.rel_width <= rel,
+            budget_seconds=None if budget is None else round(budget, 1),
+            next_seconds=None
+            if next_s is None or info["stopped_by"] not in ("budget", "time budget")
+            else round(next_s, 1),
+        )
+        return dataclasses.replace(ans, details={**ans.details, "bracket": info})
+
     # ---------------------------------------------------------------- one round's own ends
     def _record_rounds(self) -> list:
         """The distinct ``(record, n, has a lower pair)`` of the ledger's plain rounds of a closed-form record
@@ -1560,10 +1777,16 @@ class ShuffleAccountant:
             return self._get_epsilon(target_delta)
 
     def _get_epsilon(self, target_delta: NumberInput | float) -> CertifiedEpsilon:
-        """Certified ε for ``target_delta`` (0 < δ < 1): ``.upper`` is safe, ``.lower`` certified unattainable below."""
+        """Certified ε for ``target_delta`` (0 < δ < 1): ``.upper`` is safe, ``.lower`` certified unattainable below.
+        On the grid of :meth:`_auto_grid`, then on finer grids while the bracket is wider than ``rel_width`` and the
+        refinement's budget admits them (:meth:`_refine_bracket`; ``details["bracket"]`` says how it ended)."""
         self._need()
         dt = arith.exact_in(target_delta, "target_delta", lo=0, hi=1, lo_open=True, hi_open=True, allow_float=True)
         g = self._auto_grid(dt)
+        return self._refine_bracket(self._epsilon_on(g, dt), g, dt)
+
+    def _epsilon_on(self, g: Fraction, dt: fmpq) -> CertifiedEpsilon:
+        """The certified ε at ``dt`` on the grid ``g`` (every route, every lower pair; see :meth:`_get_epsilon`)."""
         up = self._pld(g, "upper").get_epsilon(dt)
         pl = self._pld(g, "lower").get_epsilon(dt)
         both = {"dominating pairs": None if up is None else str(_frac(up))}
@@ -1581,6 +1804,9 @@ class ShuffleAccountant:
             lows["low-sum"] = s_eps
         refined_kind, fine = self._refined_lower(g, dt, lows)
         low_kind = max(lows, key=lambda k: lows[k]) if lows else None
+        # the deciding lower kind and its grid, for the bracket's refinement (_lower_step)
+        low_grid = fine if refined_kind is not None and refined_kind == low_kind else self._lower_grid(g)
+        self._cache[("low-used", str(dt), g)] = (low_kind, low_grid)
         lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair (geometric only): 0
         one = self._one_round("epsilon", dt)  # a single record round's own bracket; a short composition's lower end
         if one is not None and one["lower"] is not None and one["lower"] > _frac(lo):
@@ -1610,9 +1836,7 @@ class ShuffleAccountant:
                 "ledger": [(e.describe(), c) for e, c in self._ledger],
                 "pld_routes": both,
                 "lower_pair": LOWER_NAMES[low_kind] if low_kind is not None else "none",
-                "lower_grid": str(
-                    fine if refined_kind is not None and refined_kind == low_kind else self._lower_grid(g)
-                ),
+                "lower_grid": str(low_grid),
             },
             curve=curve,
             band=band,

@@ -44,6 +44,7 @@ __all__ = [
     "summed_seconds",
     "picture_summed_seconds",
     "lower_refine_seconds",
+    "bracket_pass_seconds",
 ]
 
 #: survival kernel (:func:`blanket.exact.accounting.pld.discretise_both`) per outer count C and per point of the
@@ -277,6 +278,30 @@ def lower_refine_seconds(length: int, factor: int) -> float:
     """
     L = max(2.0, float(factor) * max(1, length))
     return REFINE_FIXED + REFINE_PRODUCTS * SECONDS_PER_REFINE_TERM * L * math.log2(L)
+
+
+#: one more query on a grid ``f`` times finer (the accountant's bracket refinement, ``_refine_bracket``): each
+#: composed PLD of the query (length ``L`` on the coarser grid) composed again at length ``f·L``, BRACKET_PASS_UNITS
+#: products of that length each (``SECONDS_PER_PRODUCT_TERM·fL·log2(fL)``: the squarings of a self-composition add
+#: up to about two products of the final length), plus BRACKET_PASS_FIXED (the curve pairs' discretisation; the
+#: survival kernel's passes are counted by the accountant from the rounds' shapes).  Calibrated below
+BRACKET_PASS_UNITS = 2.0
+BRACKET_PASS_FIXED = 0.3
+
+
+def bracket_pass_seconds(lengths: list, factor: int = 2) -> float:
+    """Estimated one-core seconds of the products of one query on a grid ``factor`` times finer, from the lengths of
+    the composed PLDs on the coarser grid (:data:`BRACKET_PASS_UNITS` products of length ``factor·L`` each, and
+    :data:`BRACKET_PASS_FIXED`).  O(len(lengths)).
+
+    >>> 1 < bracket_pass_seconds([10**5, 10**5], 2) < bracket_pass_seconds([10**5, 10**5], 4) < 10
+    True
+    """
+    total = BRACKET_PASS_FIXED
+    for length in lengths:
+        L = max(2.0, float(factor) * max(1, int(length)))
+        total += BRACKET_PASS_UNITS * SECONDS_PER_PRODUCT_TERM * L * math.log2(L)
+    return total
 
 
 def summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:

@@ -50,6 +50,14 @@ def time_budget() -> float | None:
     return None if _DEADLINE is None else _DEADLINE[1]
 
 
+def time_left() -> float:
+    """Seconds left of the run's time budget (:func:`set_time_budget`; at most 0 once it has passed), ``math.inf``
+    when none is running.  O(1)."""
+    if _DEADLINE is None:
+        return float("inf")
+    return _DEADLINE[0] - time.monotonic()
+
+
 def check_time(what: str, done: str = "") -> None:
     """Raise :class:`~blanket.exact.numbers.errors.OutOfTime` when the run's time budget has passed, saying what
     was being computed (``what``) and how far it got (``done``).  O(1)."""

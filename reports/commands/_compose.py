@@ -139,6 +139,8 @@ def _accountant(args, inp, T):
     from blanket.reports.composition import announce_cost
 
     acc = _ledger(args, inp, T, curves_mode(args))
+    if getattr(args, "refine_seconds", None) is not None:  # the bracket's refinement budget (modelled seconds)
+        acc.refine_seconds = float(arith.exact_in(args.refine_seconds, "--refine-seconds", lo=0, hi=10**7))
     if args.json:  # the JSON alone: no bars, no estimate line
         from blanket.exact.runtime.progress import set_quiet
 
@@ -265,6 +267,7 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         "lower_pair": e.details.get("lower_pair"),
         "curves": getattr(args, "curves", "auto"),
         "estimate": getattr(args, "_estimate", None),
+        "bracket": e.details.get("bracket"),
     }
     if one is not None:
         payload["one_round"] = one
@@ -275,11 +278,41 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         f"Upper end: {_upper_intro(e)}product of dominating pairs ({_pair_name(e)}), pessimistic PLD on grid "
         f"{e.grid} ({_grid_note(e, payload)}); Renyi route {payload['renyi_upper']}; decided by the {e.route} route.\n"
         f"Lower end: the same rounds on one concrete pair of datasets{_lower_name(e)} (a claim below it is false)."
+        + _bracket_note(e)
         + note
         + _curves_note(args)
     )
     common.emit(args, payload, text)
     return 0
+
+
+#: why the bracket's refinement stopped above rel_width (the accountant's ``details["bracket"]["stopped_by"]``)
+STOPPED = {
+    "budget": "stopped by the refinement budget ({budget} s modelled; the next grid about {next} s); use "
+    "--refine-seconds SECONDS to go on",
+    "time budget": "stopped by the time budget (--time-budget; the next grid about {next} s); use a larger "
+    "--time-budget to go on",
+    "gap": "a finer grid would not close it: the rest is the gap between the dominating pairs and the concrete lower "
+    "pairs, not the discretisation",
+    "passes": "stopped after {passes} finer grids",
+    "grid": "the grid was fixed",
+}
+
+
+def _bracket_note(e: Any) -> str:
+    """One line when the certified bracket is wider than the accountant's ``rel_width`` after its refinement
+    (``details["bracket"]``, :meth:`~blanket.exact.accounting.accountant.ShuffleAccountant._refine_bracket`): how
+    wide, and what stopped it; else nothing.  O(1)."""
+    b = e.details.get("bracket")
+    if not b or b.get("within"):
+        return ""
+    from fractions import Fraction
+
+    why = STOPPED.get(b.get("stopped_by") or "", "").format(
+        budget=b.get("budget_seconds"), next=b.get("next_seconds"), passes=b.get("passes")
+    )
+    rel = float(Fraction(b["rel_width"])) * 100
+    return f"\nBracket {float(e.rel_width) * 100:.2f} % wide, above rel_width {rel:g} %" + (f": {why}." if why else ".")
 
 
 def _upper_intro(r: Any) -> str:

@@ -150,6 +150,13 @@ def add_common_arguments(p: argparse.ArgumentParser, quantity: str) -> None:
     )
     add_curves(p)
     p.add_argument(
+        "--refine-seconds",
+        default=None,
+        metavar="SECONDS",
+        help="with --rounds: the modelled one-core seconds a certified bracket wider than 2 %% may spend on finer "
+        "grids (default: twice the query's estimate, at least 10 s; 0: none); the answer says when it stopped short",
+    )
+    p.add_argument(
         "--sampling",
         default=None,
         metavar="Q",
