@@ -86,9 +86,21 @@ LOWER_GRID_FACTOR = 4
 LOWER_GRID_ROUNDS = 1000
 #: the deciding lower kind refined (:meth:`ShuffleAccountant._refined_lower`): the finest of these factors (its grid
 #: ``lower grid / f``) whose modelled cost (:func:`~blanket.exact.accounting.composition_cost.lower_refine_seconds`)
-#: is at most ``REFINE_SHARE`` of the query's modelled cost (:meth:`ShuffleAccountant.estimate` as in a fresh process)
+#: is at most ``REFINE_SHARE · max(REFINE_FACTORS)/f`` of the query's modelled cost (:meth:`ShuffleAccountant.estimate`
+#: as in a fresh process): 10 % for ÷4, 20 % for ÷2.  The share grows as the factor falls, as the cost does (about
+#: 2.1 times from ÷2 to ÷4), so a case is not decided on a knife edge between the two: 10-RR, ε0 = 1, n = 10⁶, T = 365
+#: had ÷2 at 6.35 s modelled against a 6.67 s budget (one share for both, until session 12); now ÷4 13.2 s against
+#: 6.67 and ÷2 6.35 against 13.3, each a factor 2 from its budget
 REFINE_FACTORS = (4, 2)
 REFINE_SHARE = 0.1
+
+
+def refine_share(factor: int) -> float:
+    """The share of the query's modelled cost the lower kind's refinement by ``factor`` may take (see
+    :data:`REFINE_SHARE`).  O(1)."""
+    return REFINE_SHARE * max(REFINE_FACTORS, default=factor) / factor
+
+
 #: the composed lower pairs whose largest lower end is reported: the forward and backward concrete pairs of
 #: ``lower_pair``, and the frequency oracles' third-value pair (``Shuffled.third_lower_pair``; issue 25); beside them,
 #: not a PLD, the summed counts "low-sum" of binary RR and matrix rounds (:meth:`ShuffleAccountant._summed_pairs`)
@@ -860,7 +872,7 @@ class ShuffleAccountant:
         if self.curves == "auto" and ev.n > CURVE_PAIR_AUTO_N:
             # a matrix randomizer's own views are cheap at every n (its three-atom view: O(sqrt n) per pair): the
             # cost model alone decides; the others' blanket views run the grid route below JENSEN_MIN_N
-            mid = ev.n < _curve_pairs.JENSEN_MIN_N and not _matrix_view.is_matrix(mech)
+            mid = ev.n < _curve_pairs.jensen_min_n(mech) and not _matrix_view.is_matrix(mech)
             # the decision is on the base grid (a query's band adds at most curve_pairs.TARGET_POINTS, counted by
             # estimate()), so which rounds compose a curve does not depend on the band pass
             est = _curve_pairs.curve_seconds(mech, ev.n, CURVE_PAIR_AUTO_POINTS, 0)
@@ -956,7 +968,7 @@ class ShuffleAccountant:
         memoised in this process (a sweep, a curve pair) counts 0, unless ``fresh`` (as in a fresh process: a
         deterministic function of the ledger, for choices that change a reported number).  With ``refine`` (default),
         when a round's lower end is a composed lower pair (any round but binary RR, whose summed pair has no grid),
-        the deciding lower kind's refinement is counted at its budget, :data:`REFINE_SHARE` of the rest
+        the deciding lower kind's refinement is counted at its largest budget (:func:`refine_share`) of the rest
         (:meth:`_refine_factor`).  With ``delta_band`` (default), where curve pairs are composed, a second band (a
         ``get_delta`` whose δ is far from the bands already refined, :meth:`_delta_band`): its points.  Its ``memory``
         is the composed PLDs' modelled peak (:func:`~blanket.exact.accounting.composition_cost.products_bytes`: the
@@ -1037,7 +1049,8 @@ class ShuffleAccountant:
             and self.grid is None
             and any(_binary_mechanism(getattr(e, "event", e)) is None for e, _ in self._ledger)
         ):
-            est = dataclasses.replace(est, pld=pld + REFINE_SHARE * est.seconds)  # at most this much (_refine_factor)
+            # at most the largest share (_refine_factor)
+            est = dataclasses.replace(est, pld=pld + max(map(refine_share, REFINE_FACTORS), default=0.0) * est.seconds)
         return est
 
     def _summed_counts(self, fraction: Any = 1) -> tuple[int, int, float]:
@@ -1405,16 +1418,18 @@ class ShuffleAccountant:
         """How much finer than its lower grid the deciding lower kind ``kind`` is composed again (1: not at all): the
         largest of :data:`REFINE_FACTORS` whose modelled cost (its composed length on the lower grid, ``f`` times
         longer; :func:`~blanket.exact.accounting.composition_cost.lower_refine_seconds`) is at most
-        :data:`REFINE_SHARE` of the query's modelled cost (:meth:`estimate` with ``fresh``: the same choice in every
-        process).  A choice only (floats), memoised per grid and kind.  O(ledger entries)."""
+        :func:`refine_share` ``(f)`` of the query's modelled cost (:meth:`estimate` with ``fresh``: the same choice in
+        every process).  A choice only (floats), memoised per grid and kind.  O(ledger entries)."""
         key = ("refine", grid, kind)
         if key not in self._cache:
             p = self._pld(self._lower_grid(grid), kind)
             f = 1
             if p is not None and self.grid is None:  # a grid the caller fixed is kept as given
-                budget = REFINE_SHARE * self.estimate(fresh=True, refine=False, delta_band=False).seconds
+                query = self.estimate(fresh=True, refine=False, delta_band=False).seconds
                 length = len(p.coeffs)
-                f = next((f for f in REFINE_FACTORS if _cost.lower_refine_seconds(length, f) <= budget), 1)
+                f = next(
+                    (f for f in REFINE_FACTORS if _cost.lower_refine_seconds(length, f) <= refine_share(f) * query), 1
+                )
             self._cache[key] = f
         return self._cache[key]
 
@@ -1424,7 +1439,7 @@ class ShuffleAccountant:
         finer grid)`` when it was, and puts the larger of the two lower ends into ``lows[kind]`` (both are certified:
         the optimistic PLD of one concrete pair is a lower bound on every grid, docs/composition.md §3; the reported
         end is the largest over the grids evaluated), else ``(None, None)``.  Cost: that kind's discretisation and
-        self-compositions on the finer grid, within :data:`REFINE_SHARE` of the query's modelled cost."""
+        self-compositions on the finer grid, within :func:`refine_share` of the query's modelled cost."""
         pld_kinds = [k for k in lows if k in LOWER_KINDS]
         if not pld_kinds:
             return None, None
