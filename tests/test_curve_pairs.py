@@ -195,15 +195,17 @@ def test_auto_follows_the_cost_model(monkeypatch):
         ShuffleAccountant(curves="yes")
 
 
-@pytest.mark.parametrize("mech", [KRR(10, epsilon0=1), OUE(128, epsilon0=1), OUE4])
+@pytest.mark.parametrize("mech", [KRR(10, epsilon0=1), OUE(128, epsilon0=1), OUE(128, epsilon0=2), OUE4])
 def test_cost_model_is_monotone_on_each_route_and_auto_is_one_cutoff(mech):
-    """The mid range (task midcurve11): point_seconds is non-decreasing in n below JENSEN_MIN_N (grid route) and from
-    it on (Jensen route); "auto" composes the curve at every n from 2 up to one cutoff and never above it (until
+    """The mid range (task midcurve11): point_seconds is non-decreasing in n below the record's Jensen threshold
+    (cp.jensen_min_n: JENSEN_MIN_N, later for an oracle with a small informative sd; grid route) and from it on
+    (Jensen route); "auto" composes the curve at every n from 2 up to one cutoff and never above it (until
     29 Nov 2026 the model's grid/blocked/Jensen pieces left a gap of refused n between about 2600 and 3·10^4 users
     for 10-RR).  Model only: no curve is computed, nothing is timed."""
-    ns = sorted({2, 50, 128, 129, 500} | {int(10 ** (e / 8)) for e in range(24, 88)} | {cp.JENSEN_MIN_N - 1})
-    below = [cp.point_seconds(mech, n) for n in ns if n < cp.JENSEN_MIN_N]
-    above = [cp.point_seconds(mech, n) for n in ns if n >= cp.JENSEN_MIN_N]
+    jn = cp.jensen_min_n(mech)
+    ns = sorted({2, 50, 128, 129, 500} | {int(10 ** (e / 8)) for e in range(24, 88)} | {jn - 1, jn})
+    below = [cp.point_seconds(mech, n) for n in ns if n < jn]
+    above = [cp.point_seconds(mech, n) for n in ns if n >= jn]
     assert all(a <= b for a, b in zip(below, below[1:])) and all(a <= b for a, b in zip(above, above[1:]))
     acc = ShuffleAccountant()
     composes = [acc._curve_points(Shuffled(mech, n)) is not None for n in ns]
@@ -441,3 +443,38 @@ def test_evaluations_count_each_point_once(monkeypatch):
     cv2 = cp.curve_values(mech, 50, max_points=20, target=(fmpq(1, 10**5), fmpq(1, 10**4)))
     assert len(cv2.points) > len(base.points)
     assert cv2.evaluations == base.evaluations + len(cv2.points) - len(base.points)
+
+
+def test_oracle_jensen_threshold_follows_the_informative_sd():
+    """Task grid12: a four-value oracle's blanket view stays on the grid route (exact enclosures) from JENSEN_MIN_N
+    users until its informative count's sd reaches JENSEN_MIN_SD_ORACLE (at most JENSEN_SD_MAX_N users); k-RR and
+    the rest switch at JENSEN_MIN_N.  The thresholds are recomputed here from the sd's definition (independently of
+    jensen_min_n's closed form): the first n with sqrt(n p (1 - p)) >= the threshold."""
+    import math
+
+    for e0, expect_grid_at_1000 in (("1", False), ("2", True), ("3", True)):
+        m = OUE(128, epsilon0=e0)
+        ps = 2 * float(arith.ball(m.gamma() * m.l_probs()[1]).mid())
+        sds = range(cp.JENSEN_MIN_N, cp.JENSEN_SD_MAX_N)  # ε0 = 3: sd 9.5 at 2000 users, the cap decides
+        first = next((n for n in sds if math.sqrt(n * ps * (1 - ps)) >= 13.5), cp.JENSEN_SD_MAX_N)
+        assert cp.jensen_min_n(m) == first
+        assert (cp._engine(1000, m) is None) == expect_grid_at_1000
+        assert cp._engine(cp.jensen_min_n(m), m) == "1d-jensen" and cp._engine(cp.jensen_min_n(m) - 1, m) is None
+    assert cp.jensen_min_n(KRR(10, epsilon0=3)) == cp.JENSEN_MIN_N == cp.jensen_min_n(None)
+
+
+def test_oracle_grid_route_is_within_the_jensen_enclosure():
+    """OUE k = 128, ε0 = 2, n = 10³ (sd 10.3; the grid route since grid12): at two points of the curve's bend the grid
+    route's certified upper value is at most the Jensen route's, and the Jensen route's is at least the grid route's
+    (two independent routes to the same blanket view: the two-dimensional sum and the one-dimensional Jensen bound)."""
+    from blanket.exact.shuffled import oracles as fast_oracles
+
+    m = OUE(128, epsilon0=2)
+    for e in ("1/16", "1/8"):
+        a = cp._dyadic_exp(fmpq(e))
+        with arith.precision(128):
+            g = arith.endpoints(fast_oracles.blanket_view_upper(m, 1000, exp_epsilon=a, tol=cp.CURVE_TOL, engine=None))
+            j = arith.endpoints(
+                fast_oracles.blanket_view_upper(m, 1000, exp_epsilon=a, tol=cp.CURVE_TOL, engine="1d-jensen")
+            )
+        assert g[0] <= j[1] and g[1] <= j[1] * (1 + Fraction(1, 10**12))

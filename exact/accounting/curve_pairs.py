@@ -114,9 +114,36 @@ def _jensen_sources(mech: Randomizer) -> bool:
     return not matrix_view.is_matrix(mech) and isinstance(mech, (KRR, oracles.FourValue))
 
 
-def _engine(n: int) -> str | None:
-    """The engine route of the blanket-view sources at ``n`` users (see :data:`JENSEN_MIN_N`)."""
-    return "1d-jensen" if n >= JENSEN_MIN_N else None
+#: the four-value oracles' blanket view (two engine calls a point) runs the Jensen route from JENSEN_MIN_N users only
+#: where the informative count's standard deviation ``sd = √(n·π_s(1−π_s))`` (:func:`point_seconds`) is at least this,
+#: and from JENSEN_SD_MAX_N users whatever it is; below, the grid route (exact enclosures on the same grid points and
+#: the same upward top, so never looser) is tighter by about 0.35 % or more, worth its cost (task grid12, OUE k = 128,
+#: δ = 10⁻⁶, T = 10, composed upper end Jensen → grid, CPU s of the query: ε0 = 2, n = 10³ (sd 10.3) 0.940833 →
+#: 0.934938 (−0.63 %, 1.4 → 5.2 s), n = 1750 (sd 13.6) 0.693477 → 0.691068 (−0.35 %), n = 2000 (sd 14.5) 0.645181 →
+#: 0.643264 (−0.30 %, 1.9 → 6.5 s); ε0 = 3, n = 2000 (sd 9.5) −0.47 %; ε0 = 1, n = 10³ (sd 14.0) 0.353259 → 0.352693
+#: (−0.16 %, 1.7 → 7.1 s: left on the Jensen route), n = 2000 (sd 19.8) −0.08 % for 2.2 → 12.5 s).  k-RR keeps
+#: JENSEN_MIN_N (10-RR, ε0 = 1,
+#: n = 10³, sd 11.9: −0.02 to −0.03 % for 3.5 times the curve's cost)
+JENSEN_MIN_SD_ORACLE = 13.5
+#: ... the grid route up to this many users at most (linear in n: about 0.3 s a point for an oracle at 2000)
+JENSEN_SD_MAX_N = 2000
+
+
+def jensen_min_n(mech: Randomizer | None = None) -> int:
+    """The users from which ``mech``'s blanket-view source runs the Jensen route (:func:`_engine`):
+    :data:`JENSEN_MIN_N`, and for a four-value oracle the first ``n`` whose informative count's sd reaches
+    :data:`JENSEN_MIN_SD_ORACLE`, at most :data:`JENSEN_SD_MAX_N`.  A choice of route (floats), never a bound.  O(1)."""
+    if mech is None or not isinstance(mech, oracles.FourValue) or matrix_view.is_matrix(mech):
+        return JENSEN_MIN_N
+    ps = 2 * float(arith.ball(mech.gamma() * mech.l_probs()[1]).mid())
+    var = ps * (1 - ps)
+    need = math.ceil(JENSEN_MIN_SD_ORACLE**2 / var) if var > 0 else JENSEN_SD_MAX_N
+    return max(JENSEN_MIN_N, min(need, JENSEN_SD_MAX_N))
+
+
+def _engine(n: int, mech: Randomizer | None = None) -> str | None:
+    """The engine route of ``mech``'s blanket-view source at ``n`` users (see :func:`jensen_min_n`)."""
+    return "1d-jensen" if n >= jensen_min_n(mech) else None
 
 
 #: cost model of one engine call (one-core seconds; measured on the shared 2-core machine at load 7-9, 10-RR and
@@ -161,7 +188,7 @@ def point_seconds(mech: Randomizer, n: int) -> float | None:
     else:
         return None
     sd = math.sqrt(max(n * ps * (1 - ps), 1.0))
-    if n >= JENSEN_MIN_N:
+    if n >= jensen_min_n(mech):
         per = SECONDS_PER_CALL_JENSEN + SECONDS_PER_SD_JENSEN * sd
     elif n > GRID_MAX_N:
         per = SECONDS_PER_SD_BLOCKED * sd
@@ -293,7 +320,7 @@ def curve_sources(
         out.append(
             (
                 "blanket view (Lemma 5.3, fast)",
-                lambda n, **kw: fast_oracles.blanket_view_upper(mech, n, engine=_engine(n), **kw),
+                lambda n, **kw: fast_oracles.blanket_view_upper(mech, n, engine=_engine(n, mech), **kw),
             )
         )
     elif isinstance(mech, oracles.Geometric) and mech.m <= geometric.MAX_GEOMETRIC_M:
@@ -422,7 +449,16 @@ def curve_values(
         e0h = arith.endpoints(arith.ball(e).log())[1]
     e0 = fmpq(e0h.numerator, e0h.denominator)
     # the routes' switches are part of the key (a test may change them between calls)
-    switches = (JENSEN_MIN_N, UPWARD_TOP_MIN_N, MATRIX_FOUR_MAX_N, MATRIX_GRID_MAX_N, str(LARGE_N_TOP_DELTA), str(ATOL))
+    switches = (
+        JENSEN_MIN_N,
+        JENSEN_MIN_SD_ORACLE,
+        JENSEN_SD_MAX_N,
+        UPWARD_TOP_MIN_N,
+        MATRIX_FOUR_MAX_N,
+        MATRIX_GRID_MAX_N,
+        str(LARGE_N_TOP_DELTA),
+        str(ATOL),
+    )
     ekey = (_key(mech, n, stronger_clones, max_points, same_randomizer), str(rt), switches)
     base = _EVALS.get(ekey)
     memo: dict = dict(base[1]) if base is not None else {}
