@@ -193,3 +193,27 @@ def test_undecided_claim_retries_without_searching_the_one_round_again(monkeypat
     )
     assert r["delta_upper"] == arith.decimal_string(uv, 8, up=True)
     assert r["delta_lower"] == arith.decimal_string(lv, 8, up=False)
+
+
+def test_the_estimate_counts_a_single_rounds_own_searches():
+    """A single round of a closed-form record runs its own certified searches (seconds: OUE k = 128, ε0 = 1, n = 10³
+    about 29 CPU s, the exact five-atom view a route there): the estimate (what the CLI prints before the work) counts
+    them (composition_cost.one_round_seconds of the exact view's cost measure); not at T = 2, not with curves=False
+    (neither runs them), and not in the estimate the refinement budgets rest on (one_round=False: their choices are
+    as before).  The model alone: nothing is computed."""
+    from blanket.exact.accounting import composition_cost as cost
+    from blanket.exact.shuffled import oracle_exact
+
+    oue = make_mechanism({"type": "oue", "k": 128, "epsilon0": "1"})
+    one = ShuffleAccountant().compose(Shuffled(oue, 1000), count=1).estimate(fresh=True)
+    assert one.one_round == cost.one_round_seconds(oracle_exact.exact_view_work(oue, 1000)) > 10
+    assert "one-round searches" in one.text() and one.as_dict()["one_round_seconds"] == round(one.one_round, 1)
+    assert one.seconds == pytest.approx(one.curves + one.pld + one.one_round)
+    two = ShuffleAccountant().compose(Shuffled(oue, 1000), count=2).estimate(fresh=True)
+    assert two.one_round == 0 and "one-round" not in two.text()
+    assert ShuffleAccountant(curves=False).compose(Shuffled(oue, 1000), count=1).estimate(fresh=True).one_round == 0
+    base = ShuffleAccountant().compose(Shuffled(oue, 1000), count=1).estimate(fresh=True, one_round=False)
+    assert base.one_round == 0 and base.seconds == pytest.approx(one.seconds - one.one_round)
+    # above the exact view's guard (n = 10⁴: 100 s per δ) it is not a route: the fixed part only
+    big = ShuffleAccountant().compose(Shuffled(oue, 10**4), count=1).estimate(fresh=True)
+    assert big.one_round == cost.ONE_ROUND_FIXED

@@ -960,7 +960,13 @@ class ShuffleAccountant:
         return _pld.dominating_pair(mech, ev.n)
 
     def estimate(
-        self, workers: int | None = None, *, fresh: bool = False, refine: bool = True, delta_band: bool = True
+        self,
+        workers: int | None = None,
+        *,
+        fresh: bool = False,
+        refine: bool = True,
+        delta_band: bool = True,
+        one_round: bool = True,
     ) -> _cost.CompositionCost:
         """An estimate of one composed query (``get_epsilon``/``get_delta``) of this ledger, from the cost models
         alone (:mod:`blanket.exact.accounting.composition_cost`): the worst-case curve sweeps of binary RR (on
@@ -973,8 +979,9 @@ class ShuffleAccountant:
         ``get_delta`` whose δ is far from the bands already refined, :meth:`_delta_band`): its points.  Its ``memory``
         is the composed PLDs' modelled peak (:func:`~blanket.exact.accounting.composition_cost.products_bytes`: the
         dominating pairs' and the curve pairs' composed lengths; the sweep's own memory is
-        :mod:`blanket.exact.runtime.budget`'s).  An estimate that chooses or refuses work, never a bound.  O(ledger
-        entries)."""
+        :mod:`blanket.exact.runtime.budget`'s).  With ``one_round`` (default), a single round of a closed-form record
+        also counts its own certified searches (:meth:`_one_round_seconds`; left out of the refinement budgets, so
+        that they are as before).  An estimate that chooses or refuses work, never a bound.  O(ledger entries)."""
         from blanket.exact.runtime.executors import resolve_workers
 
         self._need()
@@ -1051,7 +1058,28 @@ class ShuffleAccountant:
         ):
             # at most the largest share (_refine_factor)
             est = dataclasses.replace(est, pld=pld + max(map(refine_share, REFINE_FACTORS), default=0.0) * est.seconds)
+        if one_round:
+            est = dataclasses.replace(est, one_round=self._one_round_seconds())
         return est
+
+    def _one_round_seconds(self) -> float:
+        """The modelled cost of :meth:`_one_round`'s searches (:func:`~blanket.exact.accounting.composition_cost.
+        one_round_seconds`) when the ledger is a single round of a closed-form record (its two searches, the exact
+        five-atom view counted where it is a route), 0 otherwise (the lower searches of record rounds without a
+        lower pair, geometric, take about 0.1 s; ``curves=False`` runs none).  O(1)."""
+        if self.curves is False:
+            return 0.0
+        recs = self._record_rounds()
+        if not (len(self._ledger) == 1 and self.rounds == 1 and len(recs) == 1):
+            return 0.0
+        mech, n, _ = recs[0]
+        work = None
+        if isinstance(mech, oracles.FourValue):
+            from blanket.exact.shuffled import oracle_exact
+
+            w = oracle_exact.exact_view_work(mech, n)
+            work = w if n <= _one.EXACT_VIEW_MAX_N or w <= _one.EXACT_VIEW_MAX_WORK else None
+        return _cost.one_round_seconds(work)
 
     def _summed_counts(self, fraction: Any = 1) -> tuple[int, int, float]:
         """``(N, T, e^{ε0})`` of binary RR's summed lower pair over this ledger's binary RR rounds (a sampled round's
@@ -1425,7 +1453,7 @@ class ShuffleAccountant:
             p = self._pld(self._lower_grid(grid), kind)
             f = 1
             if p is not None and self.grid is None:  # a grid the caller fixed is kept as given
-                query = self.estimate(fresh=True, refine=False, delta_band=False).seconds
+                query = self.estimate(fresh=True, refine=False, delta_band=False, one_round=False).seconds
                 length = len(p.coeffs)
                 f = next(
                     (f for f in REFINE_FACTORS if _cost.lower_refine_seconds(length, f) <= refine_share(f) * query), 1
@@ -1543,7 +1571,7 @@ class ShuffleAccountant:
         ``BLANKET_MAX_SECONDS`` leaves beside that estimate.  O(ledger entries)."""
         from blanket.exact.runtime.budget import time_limit
 
-        est = self.estimate(fresh=True, delta_band=False).seconds
+        est = self.estimate(fresh=True, delta_band=False, one_round=False).seconds
         if self.refine_seconds is not None:
             return float(self.refine_seconds)
         return max(0.0, min(max(BRACKET_REFINE_MIN_SECONDS, BRACKET_REFINE_SHARE * est), time_limit() - est))

@@ -45,6 +45,7 @@ __all__ = [
     "picture_summed_seconds",
     "lower_refine_seconds",
     "bracket_pass_seconds",
+    "one_round_seconds",
 ]
 
 #: survival kernel (:func:`blanket.exact.accounting.pld.discretise_both`) per outer count C and per point of the
@@ -304,6 +305,28 @@ def bracket_pass_seconds(lengths: list, factor: int = 2) -> float:
     return total
 
 
+#: a single round's own certified searches (the accountant's ``_one_round``, ``certified.one_round_epsilon``: the
+#: lower end's search, then the upper end's over every route): ONE_ROUND_FIXED, plus, where the exact five-atom
+#: blanket view of a four-value record is a route (``certified.EXACT_VIEW_MAX_N`` / ``EXACT_VIEW_MAX_WORK``),
+#: SECONDS_PER_EXACT_WORK per unit of its cost measure (``oracle_exact.exact_view_work``: engine calls × n) — the
+#: searches evaluate it at a few ε.  Measured (task grid12, CPU of ``_one_round`` at δ = 10⁻⁶, load 5-7): OUE k = 128,
+#: n = 10³, ε0 = 1 (work 1.43·10⁵) 29 s, ε0 = 2 (5.5·10⁴) 17 s (the model 32 and 13 s); see docs/composition.md §5e
+#: "One round through the accountant"
+ONE_ROUND_FIXED = 1.0
+SECONDS_PER_EXACT_WORK = 2.2e-4
+
+
+def one_round_seconds(exact_work: int | None) -> float:
+    """Estimated one-core seconds of a single round's own certified searches: :data:`ONE_ROUND_FIXED`, plus
+    :data:`SECONDS_PER_EXACT_WORK` times ``exact_work`` (the exact five-atom view's cost measure where it is a route,
+    else ``None``).  O(1).
+
+    >>> one_round_seconds(None) < 2 < 20 < one_round_seconds(143_000) < 40
+    True
+    """
+    return ONE_ROUND_FIXED + (SECONDS_PER_EXACT_WORK * exact_work if exact_work else 0.0)
+
+
 def summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:
     """Estimated one-core seconds of binary RR's summed lower pair, both orders (:mod:`blanket.exact.accounting.
     summed_lower`): ``N = others`` other slots, ``T = rounds``.  O(1).
@@ -428,6 +451,8 @@ class CompositionCost:
     unmodelled: int = 0
     picture: float = 0.0
     pdf: float = 0.0
+    #: a single round's own certified searches (the accountant's ``_one_round``: :func:`one_round_seconds`)
+    one_round: float = 0.0
     memory: float = 0.0
     length: float = 0.0
 
@@ -435,7 +460,7 @@ class CompositionCost:
     def seconds(self) -> float:
         """Estimated wall-clock seconds: the sweep spread over ``cores``, the rest on one core (with a certificate's
         ``picture`` and ``pdf`` when they are counted)."""
-        return self.sweep / max(1, self.cores) + self.curves + self.pld + self.picture + self.pdf
+        return self.sweep / max(1, self.cores) + self.curves + self.pld + self.one_round + self.picture + self.pdf
 
     def parts(self) -> str:
         """The parts that are not negligible, e.g. ``"worst-case curve sweep 7 min, PLDs 12 s"``."""
@@ -445,6 +470,8 @@ class CompositionCost:
         if self.curves >= 1:
             out.append(f"curve pairs {human_duration(self.curves)}")
         out.append(f"PLDs {human_duration(self.pld)}")
+        if self.one_round >= 1:
+            out.append(f"one-round searches {human_duration(self.one_round)}")
         if self.picture >= 1:
             out.append(f"picture {human_duration(self.picture)}")
         if self.pdf >= 1:
@@ -467,6 +494,7 @@ class CompositionCost:
             "sweep_seconds": round(self.sweep, 1),
             "curve_pair_seconds": round(self.curves, 1),
             "pld_seconds": round(self.pld, 1),
+            "one_round_seconds": round(self.one_round, 1),
             "unmodelled_entries": self.unmodelled,
             "picture_seconds": round(self.picture, 1),
             "pdf_seconds": round(self.pdf, 1),
