@@ -1623,25 +1623,33 @@ class ShuffleAccountant:
         return dataclasses.replace(best, lower=low.lower, details=details)
 
     def _refine_bracket(self, ans: CertifiedEpsilon, g: Fraction, dt: fmpq) -> CertifiedEpsilon:
-        """``ans`` (on the grid ``g``) refined: while its bracket ``(upper − lower)/upper`` is wider than ``rel_width``
-        the query runs again on the grid ``g/2`` (``g/4`` …, at most :data:`BRACKET_MAX_PASSES` times; the finer grid
-        becomes this accountant's grid, the coarser one's PLDs are dropped) and the better ends of the grids are kept
-        (:meth:`_merge`).  It stops (``details["bracket"]["stopped_by"]``) when
+        """``ans`` (on the grid ``g``) refined while its bracket ``(upper − lower)/upper`` is wider than ``rel_width``
+        (docs/composition.md §3 "The bracket within rel_width"), each step within the budget:
+
+        * a **lower step** (:meth:`_lower_step`): the deciding composed lower kind on a grid twice finer than the
+          finest it was composed on (the larger lower end kept), again while a step narrows the bracket by at least
+          :data:`BRACKET_MIN_GAIN` of itself;
+        * else a **whole pass**: the query on the grid ``g/2`` (:meth:`_epsilon_on`), which becomes this accountant's
+          grid (the coarser grid's PLDs are dropped), the better end of each side kept (:meth:`_merge`).
+
+        At most :data:`BRACKET_MAX_PASSES` steps of each kind.  It stops (``details["bracket"]["stopped_by"]``) on
 
         * ``"grid"``: the caller fixed the grid (``grid=...``): kept as given;
-        * ``"gap"``: the excess over ``rel_width`` is more than the discretisation's own width (the reported pair's
-          PLD sandwich ``(upper − pair_lower)/upper``, times the lower grid's factor), or a pass narrowed the bracket
-          by less than :data:`BRACKET_MIN_GAIN` of itself: the rest is the pairs' own gap, which no grid closes;
-        * ``"budget"``: the next pass's modelled cost (:meth:`_bracket_pass_seconds`) would take the refinement past
-          its budget (:meth:`_bracket_budget`: ``refine_seconds``, the CLI's ``--refine-seconds``);
-        * ``"time budget"``: the run's ``--time-budget`` has less time left than that, or ran out during a pass (the
-          pass's partial work is dropped; the answer is the last grid's, certified);
-        * ``"passes"``: :data:`BRACKET_MAX_PASSES` passes were made.
+        * ``"gap"``: the excess over ``rel_width`` is at least the discretisation's own width (the reported pair's
+          PLD sandwich ``(upper − pair_lower)/upper``, times the lower grid's factor), or a whole pass narrowed the
+          bracket by less than :data:`BRACKET_MIN_GAIN` of itself: the rest is the pairs' own gap;
+        * ``"budget"``: the next step's modelled cost (:func:`~blanket.exact.accounting.composition_cost.
+          lower_refine_seconds`, :meth:`_bracket_pass_seconds`) would take the refinement past its budget
+          (:meth:`_bracket_budget`: ``refine_seconds``, the CLI's ``--refine-seconds``);
+        * ``"time budget"``: the run's ``--time-budget`` has less time left than that, or ran out during a step (the
+          step's partial work is dropped; the answer is the last one, certified);
+        * ``"passes"``: :data:`BRACKET_MAX_PASSES` steps of a kind were made.
 
-        ``details["bracket"]``: ``width``, ``rel_width`` (decimal strings), ``within``, ``passes``, ``grids`` (those
-        evaluated), ``stopped_by`` (``None`` when within), ``budget_seconds``, ``next_seconds`` (modelled).  A choice
-        only (floats choose the grids; the ends are certified on every grid).  Cost: each pass about the query's
-        products on a grid twice as fine (twice the length), within the budget."""
+        ``details["bracket"]``: ``width``, ``rel_width`` (decimal strings), ``within``, ``passes``, ``grids`` (the
+        whole passes' grids), ``lower_steps`` and ``lower_grids`` (when any), ``stopped_by`` (``None`` when within),
+        ``budget_seconds``, ``next_seconds`` (modelled).  A choice only (floats choose the grids; the ends are
+        certified on every grid).  Cost: within the budget; nothing when the bracket is within ``rel_width`` or the
+        gap decides at once."""
         from blanket.exact.numbers.errors import OutOfTime
         from blanket.exact.runtime import progress as _progress
 

@@ -224,6 +224,7 @@ GRID_CASES = {
     "rr": lambda n: ShuffledRR(k=2, epsilon0="1", n=n),
     "10rr": lambda n: ShuffledRR(k=10, epsilon0="1", n=n),
     "oue128": lambda n: Shuffled({"type": "oue", "k": 128, "epsilon0": "1"}, n),
+    "ldp": lambda n: Shuffled({"type": "ldp", "epsilon0": "1"}, n),
 }
 
 
@@ -231,12 +232,13 @@ def grid_rows(specs: list[str], delta: str = "1e-6") -> None:
     """Issue 25's grid rows, one ``CASE:N:T`` per spec (CASE in :data:`GRID_CASES`, ε0 = 1), each in this process
     (run one spec per process for clean timings: the worst-case sweep is memoised): the certified bracket, its ratio,
     the sandwich's optimistic end, the grid, wall seconds, CPU seconds of this process and of its finished worker
-    processes, and the 1-minute load average at the start."""
+    processes, the 1-minute load average at the start, and the bracket's relative width with how its refinement ended
+    (``details["bracket"]``: "ok" within rel_width, else what stopped it; ``+L``/``+P`` lower steps / whole passes)."""
     import os
 
     hdr = (
         f"{'case':8} {'n':>8} {'T':>6} {'lower':>12} {'upper':>12} {'ratio':>8} {'sandwich lo':>12} {'grid':>11} "
-        f"{'wall s':>7} {'cpu s':>7} {'+ pool':>7} {'load':>5}"
+        f"{'wall s':>7} {'cpu s':>7} {'+ pool':>7} {'load':>5} {'width':>7} bracket"
     )
     print(hdr)
     print("-" * len(hdr))
@@ -251,9 +253,19 @@ def grid_rows(specs: list[str], delta: str = "1e-6") -> None:
         ratio = f"{float(e.upper) / lo:8.5f}" if lo > 0 else f"{'-':>8}"
         print(
             f"{name:8} {n:8d} {T:6d} {lo:12.8f} {float(e.upper):12.8f} {ratio} {float(e.pair_lower):12.8f} "
-            f"{str(e.grid):>11} {wall:7.1f} {cpu:7.1f} {kids:7.1f} {load:5.1f}",
+            f"{str(e.grid):>11} {wall:7.1f} {cpu:7.1f} {kids:7.1f} {load:5.1f} {float(e.rel_width) * 100:6.2f}% "
+            f"{_bracket_word(e.details.get('bracket') or {})}",
             flush=True,
         )
+
+
+def _bracket_word(b: dict) -> str:
+    """``ok`` / the reason the refinement stopped, with ``+L``/``+P`` for its lower steps / whole passes."""
+    word = "ok" if b.get("within", True) else str(b.get("stopped_by"))
+    steps = (f" +{b['lower_steps']}L" if b.get("lower_steps") else "") + (
+        f" +{b['passes']}P" if b.get("passes") else ""
+    )
+    return word + steps
 
 
 def main():
@@ -280,7 +292,7 @@ def main():
         "--grid",
         nargs="+",
         metavar="CASE:N:T",
-        help="issue 25's grid rows (rr, 10rr, oue128; eps0 = 1): bracket, ratio, grid, wall/CPU s, load",
+        help="issue 25's grid rows (rr, 10rr, oue128, ldp; eps0 = 1): bracket, ratio, grid, wall/CPU s, load, width",
     )
     a = ap.parse_args()
     if a.matrix:
