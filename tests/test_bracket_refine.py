@@ -23,6 +23,13 @@ from flint import fmpq
 EV, T, DELTA = A.ShuffledRR(k=3, epsilon0="1", n=200), 10, "1e-6"
 
 
+@pytest.fixture(autouse=True)
+def _no_lower_kind_refinement(monkeypatch):
+    """The query's own refinement of its deciding lower kind (_refined_lower, by the cost model's choice: it brings
+    this case within 2 % by itself since session 12's refine_share) left out: these tests are about the bracket's."""
+    monkeypatch.setattr(A, "REFINE_FACTORS", ())
+
+
 def _acc(**kw):
     return A.ShuffleAccountant(**kw).compose(EV, count=T)
 
@@ -105,10 +112,10 @@ def test_a_gap_no_grid_closes_costs_no_pass(monkeypatch):
 
 def test_the_time_budget_stops_it_and_keeps_the_certified_answer(monkeypatch):
     plain = _acc(refine_seconds=0).get_epsilon(DELTA)
-    monkeypatch.setattr(progress, "time_left", lambda: 0.0)
-    e = _acc(refine_seconds=10**6).get_epsilon(DELTA)
+    with monkeypatch.context() as m:
+        m.setattr(progress, "time_left", lambda: 0.0)
+        e = _acc(refine_seconds=10**6).get_epsilon(DELTA)
     assert e.details["bracket"]["stopped_by"] == "time budget" and (e.lower, e.upper) == (plain.lower, plain.upper)
-    monkeypatch.undo()
     # running out during a pass: that pass's partial work is dropped, the last grid's answer stands
 
     def out(self, *a, **k):

@@ -1668,8 +1668,11 @@ class ShuffleAccountant:
             if info["passes"] >= BRACKET_MAX_PASSES or info.get("lower_steps", 0) >= BRACKET_MAX_PASSES:
                 info["stopped_by"] = "passes"
                 break
-            up = float(ans.upper) if ans.upper != math.inf else math.inf
-            disc = 1.0 if not up or up == math.inf else max(0.0, (up - float(ans.pair_lower)) / up)
+            if ans.upper == math.inf or self._cache.get(("low-used", str(dt), g), (None, None))[0] is None:
+                info["stopped_by"] = "gap"  # no finite upper end, or no lower end at all: a grid does not help
+                break
+            up = float(ans.upper)
+            disc = 1.0 if not up else max(0.0, (up - float(ans.pair_lower)) / up)
             lf = LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1
             if width - float(rel) >= lf * disc:
                 info["stopped_by"] = "gap"
