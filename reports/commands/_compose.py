@@ -288,9 +288,9 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
 
 #: why the bracket's refinement stopped above rel_width (the accountant's ``details["bracket"]["stopped_by"]``)
 STOPPED = {
-    "budget": "stopped by the refinement budget ({budget} s modelled; the next grid about {next} s); use "
+    "budget": "stopped by the refinement budget ({budget:g} s modelled; the next finer grid about {next:g} s); use "
     "--refine-seconds SECONDS to go on",
-    "time budget": "stopped by the time budget (--time-budget; the next grid about {next} s); use a larger "
+    "time budget": "stopped by the time budget (--time-budget; the next finer grid about {next:g} s); use a larger "
     "--time-budget to go on",
     "gap": "a finer grid would not close it: the rest is the gap between the dominating pairs and the concrete lower "
     "pairs, not the discretisation",
@@ -309,7 +309,7 @@ def _bracket_note(e: Any) -> str:
     from fractions import Fraction
 
     why = STOPPED.get(b.get("stopped_by") or "", "").format(
-        budget=b.get("budget_seconds"), next=b.get("next_seconds"), passes=b.get("passes")
+        budget=b.get("budget_seconds") or 0.0, next=b.get("next_seconds") or 0.0, passes=b.get("passes")
     )
     rel = float(Fraction(b["rel_width"])) * 100
     return f"\nBracket {float(e.rel_width) * 100:.2f} % wide, above rel_width {rel:g} %" + (f": {why}." if why else ".")
