@@ -156,3 +156,12 @@ def test_the_pass_model_is_deterministic_and_grows_with_the_factor():
     assert one == acc._bracket_pass_seconds(e.grid) > 0
     lengths = acc._bracket_lengths(e.grid)
     assert lengths and cost.bracket_pass_seconds(lengths, 2) < cost.bracket_pass_seconds(lengths, 4)
+
+
+def test_the_memory_limit_stops_a_whole_pass(monkeypatch):
+    from blanket.exact.numbers import guards
+
+    monkeypatch.setattr(A.ShuffleAccountant, "_lower_at", lambda self, g, dt, finest: None)
+    monkeypatch.setattr(guards, "max_memory", lambda: 1)
+    e = _acc(refine_seconds=10**6).get_epsilon(DELTA)
+    assert e.details["bracket"]["stopped_by"] == "memory" and e.details["bracket"]["passes"] == 0

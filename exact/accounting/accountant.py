@@ -69,6 +69,7 @@ from blanket.exact.mechanisms import oracles, registry
 from blanket.exact.mechanisms.finite import KRR, Randomizer
 from blanket.exact.mechanisms.registry import make_mechanism
 from blanket.exact.numbers import arith
+from blanket.exact.numbers import guards as _guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
 from blanket.exact.shuffled import matrix_view as _matrix_view
@@ -1564,6 +1565,14 @@ class ShuffleAccountant:
                 shapes += _cost.kernel_passes_seconds(shape, 1 + _cost.LOWER_PASSES)
         return shapes + _cost.bracket_pass_seconds(self._bracket_lengths(g), factor)
 
+    def _bracket_pass_bytes(self, g: Fraction, factor: int = 2) -> float:
+        """Modelled peak bytes while a whole pass on ``g / factor`` runs: the composed PLDs of ``g`` (kept until it
+        succeeds) and the pass's, ``factor`` times longer (:data:`~blanket.exact.accounting.composition_cost.
+        PLD_BYTES_PER_POINT` a point, :data:`~blanket.exact.accounting.composition_cost.PLD_BYTES_FIXED`).  A choice
+        only.  O(cache entries)."""
+        points = sum(self._bracket_lengths(g)) * (1 + factor)
+        return _cost.PLD_BYTES_FIXED + _cost.PLD_BYTES_PER_POINT * points
+
     def _bracket_budget(self) -> float:
         """The modelled one-core seconds the bracket's refinement (:meth:`_refine_bracket`) may spend in all:
         ``refine_seconds`` when given, else :data:`BRACKET_REFINE_SHARE` times the query's modelled cost
@@ -1643,7 +1652,9 @@ class ShuffleAccountant:
           (:meth:`_bracket_budget`: ``refine_seconds``, the CLI's ``--refine-seconds``);
         * ``"time budget"``: the run's ``--time-budget`` has less time left than that, or ran out during a step (the
           step's partial work is dropped; the answer is the last one, certified);
-        * ``"passes"``: :data:`BRACKET_MAX_PASSES` steps of a kind were made.
+        * ``"passes"``: :data:`BRACKET_MAX_PASSES` steps of a kind were made;
+        * ``"memory"``: a whole pass's modelled peak memory (:meth:`_bracket_pass_bytes`) is over the memory limit
+          (``--max-memory``).
 
         ``details["bracket"]``: ``width``, ``rel_width`` (decimal strings), ``within``, ``passes``, ``grids`` (the
         whole passes' grids), ``lower_steps`` and ``lower_grids`` (when any), ``stopped_by`` (``None`` when within),
@@ -1707,6 +1718,9 @@ class ShuffleAccountant:
             next_s = self._bracket_pass_seconds(g)
             if spent + next_s > budget:
                 info["stopped_by"] = "budget"
+                break
+            if self._bracket_pass_bytes(g) > _guards.max_memory():
+                info["stopped_by"] = "memory"
                 break
             if next_s > _progress.time_left():
                 info["stopped_by"] = "time budget"

@@ -295,6 +295,7 @@ STOPPED = {
     "gap": "a finer grid would not close it: the rest is the gap between the dominating pairs and the concrete lower "
     "pairs, not the discretisation",
     "passes": "stopped after {passes} finer grids",
+    "memory": "stopped by the memory limit (a finer grid's PLDs would exceed it; --max-memory SIZE to go on)",
     "grid": "the grid was fixed",
 }
 
