@@ -292,8 +292,8 @@ STOPPED = {
     "--refine-seconds SECONDS to go on",
     "time budget": "stopped by the time budget (--time-budget; the next finer grid about {next:g} s); use a larger "
     "--time-budget to go on",
-    "gap": "a finer grid would not close it: the rest is the gap between the dominating pairs and the concrete lower "
-    "pairs, not the discretisation",
+    "gap": "a finer grid would not close it (the discretisation's own width, the pair's PLD sandwich, is "
+    "{sandwich:.2f} %): the rest is the gap between the composed pairs and the concrete lower pairs",
     "passes": "stopped after {passes} finer grids",
     "memory": "stopped by the memory limit (a finer grid's PLDs would exceed it; --max-memory SIZE to go on)",
     "grid": "the grid was fixed",
@@ -310,7 +310,10 @@ def _bracket_note(e: Any) -> str:
     from fractions import Fraction
 
     why = STOPPED.get(b.get("stopped_by") or "", "").format(
-        budget=b.get("budget_seconds") or 0.0, next=b.get("next_seconds") or 0.0, passes=b.get("passes")
+        budget=b.get("budget_seconds") or 0.0,
+        next=b.get("next_seconds") or 0.0,
+        passes=b.get("passes"),
+        sandwich=float(e.sandwich_width) * 100,
     )
     rel = float(Fraction(b["rel_width"])) * 100
     return f"\nBracket {float(e.rel_width) * 100:.2f} % wide, above rel_width {rel:g} %" + (f": {why}." if why else ".")
