@@ -810,4 +810,138 @@ ADAPTIVE = TABLE.register(
 )
 
 
+def _sampled_g1_law_ok(e, qq, ee, rec) -> bool:
+    """The sampled bound's four atoms (``generic_ldp.sampled_model_delta``) are binary RR's ``R_q`` blanket view: the
+    explicit matrix ``R_q`` (``q``·binary RR, a ``⊥`` column of ``1 − q``) has ``γ_q = 1 − q + 2q/(e+1)``, its global
+    blanket takes all of ``⊥``'s mass (``1 − q`` in every row), and ``G = L/γ_q`` w.p. ``γ_q·ω``, else 0, is ``1 − e^ε``
+    w.p. ``1 − q``, ``e − e^ε`` and ``1 − e^ε·e`` w.p. ``q/(e+1)`` each, else 0; so does ``rec``, the four-value record
+    the accountant composes for a sampled ``ldp`` round (its atoms at 0 left aside).  Exact rationals."""
+    from blanket.exact.mechanisms.finite import FiniteRandomizer, amplification_law
+
+    rows = [[qq * e / (e + 1), qq / (e + 1), 1 - qq], [qq / (e + 1), qq * e / (e + 1), 1 - qq]]
+    mq = FiniteRandomizer(rows)
+    g = mq.gamma()
+    ok = g == 1 - qq + 2 * qq / (e + 1)
+    blanket = [min(r[y] for r in rows) for y in range(3)]
+    ok = ok and blanket[2] == 1 - qq and all(r[2] == blanket[2] for r in rows)
+    want = {1 - ee: 1 - qq, e - ee: qq / (e + 1), 1 - ee * e: qq / (e + 1)}
+    for x, x2 in ((0, 1), (1, 0)):
+        got: dict = {}
+        for v, pr in amplification_law(mq, x, x2, exp_epsilon=ee):
+            got[v / g] = got.get(v / g, 0) + pr * g
+        rest = 1 - sum(got.values())
+        ok = ok and rest == qq * (e - 1) / (e + 1)
+        ok = ok and all(got.get(v, 0) == pr for v, pr in want.items()) and len(got) == len(want)
+    mine: dict = {}  # the four-value record the accountant composes (binary RR's R_q as subset k = 2, d = 1)
+    for v, pr in rec.l_law(exp_epsilon=ee):
+        if pr != 0 and v != 0:
+            mine[v / rec.gamma()] = mine.get(v / rec.gamma(), 0) + pr * rec.gamma()
+    ok = ok and rec.gamma() == g and rec.exp_epsilon0() == e
+    return ok and mine == {v: pr for v, pr in want.items() if v != 0 and pr != 0}
+
+
+def _sampled_worst(rows: list, n_users: int, qq, ees: list) -> list:
+    """The exhaustive worst ``H_{e^ε}`` of the sampled shuffled round of the matrix ``rows`` (each user takes part w.p.
+    ``qq``; the histogram of the reports is released), over every dataset and both orders, enumerated by
+    participation (independent of the code's ``R_q``).  Exact rationals, O(k_in^n·(k_out + 1)^n)."""
+    k_in, k_out = len(rows), len(rows[0])
+
+    def law(users):
+        out: dict = {(0,) * k_out: 1}
+        for u in users:
+            nxt: dict = {}
+            for h, pr in out.items():
+                nxt[h] = nxt.get(h, 0) + pr * (1 - qq)
+                for y in range(k_out):
+                    hh = h[:y] + (h[y] + 1,) + h[y + 1 :]
+                    nxt[hh] = nxt.get(hh, 0) + pr * qq * rows[u][y]
+            out = nxt
+        return out
+
+    worst = [0] * len(ees)
+    for others in itertools.combinations_with_replacement(range(k_in), n_users - 1):
+        for x, x2 in itertools.permutations(range(k_in), 2):
+            a, b = law((*others, x)), law((*others, x2))
+            for i, ee in enumerate(ees):
+                worst[i] = max(worst[i], sum((max(pa - ee * b.get(h, 0), 0) for h, pa in a.items()), 0))
+    return worst
+
+
+def _check_sampled_g1(r):
+    """Lemma G1 under sampled participation (docs/mechanisms.md): Lemma G1-A's steps (the spread's algebra and the
+    counting identity, :func:`_check_adaptive`) plus the new step, the blanket with all of ``⊥``'s mass, whose view's
+    variable is the mixture ``(1 − q)·δ_{1−e^ε} + q·G`` (convex order is kept by mixing with a common law): checked
+    on exact instances, the four atoms equal binary RR's ``R_q`` blanket view (``e^{ε0} ∈ {2, 3}``, ``q ∈ {1/2,
+    1/5}``, three ``e^ε``); and the exhaustive worst ``H_{e^ε}`` of the sampled round of binary RR, 3-RR and two 3 × 3
+    matrices (``e^{ε0} = 3``, ``n = 2, 3``, ``q ∈ {1/2, 1/5}``, ``e^ε ∈ {1, 3/2, 2}``) is at most the code's exact
+    value (``generic_ldp.sampled_model_delta``), which is at most the accountant's curve pair for
+    ``Sampled(Shuffled(LDP(3), n), q)`` (binary RR's ``R_q`` as a four-value record).
+    ``None`` (instances, not a proof of the mixture step, which the docs prove) when all hold, ``False`` when one
+    fails (e.g. ``q²`` for ``q``, or ``q``·Lemma G1)."""
+    from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
+    from blanket.exact.accounting.sampled import Sampled, SampledFourValue, binary_four_value
+    from blanket.exact.mechanisms.oracles import LDP
+    from blanket.exact.shuffled.generic_ldp import sampled_model_delta
+    from flint import fmpq
+
+    base = _check_adaptive(r)
+    ok = base.proved is True
+    F = fmpq
+    for e in (F(2), F(3)):
+        for qq in (F(1, 2), F(1, 5)):
+            rec = SampledFourValue(binary_four_value(LDP(exp_epsilon0=e)), qq)
+            for ee in (F(1), F(3, 2), e):
+                ok = ok and _sampled_g1_law_ok(e, qq, ee, rec)
+    e = F(3)
+    mats = [
+        [[e / (e + 1), 1 / (e + 1)], [1 / (e + 1), e / (e + 1)]],
+        [
+            [e / (e + 2), 1 / (e + 2), 1 / (e + 2)],
+            [1 / (e + 2), e / (e + 2), 1 / (e + 2)],
+            [1 / (e + 2)] * 2 + [e / (e + 2)],
+        ],
+        [[F(1, 2), F(1, 4), F(1, 4)], [F(1, 4), F(1, 2), F(1, 4)], [F(1, 6), F(1, 3), F(1, 2)]],
+        [[F(3, 5), F(1, 5), F(1, 5)], [F(1, 5), F(3, 10), F(1, 2)], [F(1, 5), F(2, 5), F(2, 5)]],
+    ]
+    ees = [F(1), F(3, 2), F(2)]
+    for mat in mats:
+        ok = ok and all(max(c) <= e * min(c) for c in zip(*mat)) and all(sum(row) == 1 for row in mat)
+    for n_users in (2, 3):
+        for qq in (F(1, 2), F(1, 5)):
+            pair = ShuffleAccountant()._curve_of(Sampled(Shuffled(LDP(exp_epsilon0=e), n_users), qq))
+            ok = ok and pair is not None
+            for mat in mats:
+                for ee, w in zip(ees, _sampled_worst(mat, n_users, qq, ees)):
+                    b = sampled_model_delta(LDP(exp_epsilon0=e), n_users, qq, exp_epsilon=ee)
+                    ok = ok and isinstance(b, fmpq) and w <= b and pair is not None and b <= pair.hockey_stick(ee)
+    return SymbolicCheck(
+        None if ok else False,
+        base.method + "; the sampled blanket's four atoms = binary RR's R_q view (exact); exhaustive worst case of "
+        "the sampled round (binary RR, 3-RR, two 3x3 matrices, e^eps0 = 3, n = 2, 3, q = 1/2, 1/5, 3 values of "
+        "e^eps) <= the exact bound <= the accountant's curve pair",
+        base.detail + "; exact rationals; the mixture step (convex order kept under a common mixture) is the docs'",
+    )
+
+
+SAMPLED_G1 = TABLE.register(
+    "Lemma G1 [sampled]",
+    statement=Le(
+        sp.Function("DeltaShuffledSampledLDP")(n, epsilon0, epsilon, q),
+        sp.Function("SampledBlanketViewBinaryRR")(n, epsilon0, epsilon, q),
+    ),
+    hypotheses=(
+        _H_E0,
+        _H_E,
+        Hypothesis(
+            sp.true,
+            "each user takes part independently w.p. q (0 < q <= 1) and then reports in FMT21's model (each R_i "
+            "epsilon0-LDP, chosen from the earlier reports, on the uniformly permuted data) or with one randomizer "
+            "for every user; the multiset of the reports (so their number) is released; replace-one neighbours, both "
+            "orders",
+        ),
+    ),
+    symbolic=_check_sampled_g1,
+)
+
+
 TABLE.complete()

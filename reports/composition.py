@@ -17,6 +17,7 @@ import time
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from blanket.exact.accounting import same_randomizer
 from blanket.exact.accounting.accountant import LOWER_NAMES, ONE_ROUND_NAME, SAMPLED_MATRIX_CURVE, ShuffleAccountant
 from blanket.exact.accounting.curves import FinitePair
 from blanket.exact.accounting.sampled import SampledFourValue
@@ -297,12 +298,21 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
             out.append(("clone", f"{what}: points of its curve pair"))
         if cp is not None and SAMPLED_MATRIX_CURVE in cp.description:  # a sampled matrix / oracle round: R_q's
             plain = ev.curve_event()
-            out.append(("sampled-oracle" if isinstance(plain.mechanism, SampledFourValue) else "sampled-matrix", what))
+            if same_randomizer.SAMPLED_DESCRIPTION_START in cp.description:  # an ldp round: binary RR's R_q
+                out.append(("g1-sampled", what))
+            else:
+                out.append(
+                    ("sampled-oracle" if isinstance(plain.mechanism, SampledFourValue) else "sampled-matrix", what)
+                )
         if dominating_route or cp is None:
             if kind == "clone":
                 out.append(("clone", what))
             if kind.startswith("blanket-view"):
                 out.append(("blanket", what))
+            elif same_randomizer.SAMPLED_DESCRIPTION_START in getattr(dom, "description", ""):
+                out.append(
+                    ("g1-sampled", what)
+                )  # an ldp / one-randomizer round with participation q: Lemma G1 [sampled]
             elif kind in ("lemma-g1", "same-randomizer"):
                 out.append(
                     (
@@ -407,8 +417,6 @@ def _base_assumptions(dep: Deployment) -> list[str]:
 def _extra_assumptions(dep: Deployment) -> list[str]:
     """What a fleet, a sampled round, an ldp round or colluders assume, in words (the certificate's assumptions
     list)."""
-    from blanket.exact.accounting import same_randomizer
-
     from .claims import LDP_LOWER, LDP_MODEL
 
     out = []
@@ -501,12 +509,22 @@ def certify_composition(
     clone_uses = [u for u in used_pairs if u[0] == "clone"]
     if clone_uses:  # FMT21's reduction: any ε0-LDP randomizer's round (a sampled one through R_q) is dominated by it
         chain.append(result_entry(comp.CLONE_PAIR) | {"used_for": "; ".join(sorted({u[1] for u in clone_uses}))})
+    g1_sampled = [u for u in used_pairs if u[0] == "g1-sampled"]
+    sampled_what = {u[1] for u in g1_sampled}
     ldp_rounds = [r for r in dep.rounds if getattr(r, "ldp", False)]
-    keys = {"Lemma G1 [same randomizer]" if r.same_randomizer else "Lemma G1 [adaptive]" for r in ldp_rounds}
+    keys = {
+        "Lemma G1 [same randomizer]" if r.same_randomizer else "Lemma G1 [adaptive]"
+        for r in ldp_rounds
+        if r.sampling is None or r.sampling == 1 or r.event().describe() not in sampled_what
+    }
     for key in sorted(keys):  # an ldp round's pair: Lemma G1's (FMT21's model, or one randomizer; docs/mechanisms.md)
         found = core.lookup(key)
         if found is not None:
             chain.append(result_entry(found))
+    if g1_sampled:  # an ldp / one-randomizer round with participation q: binary RR's sampled view (docs/mechanisms.md)
+        found = core.lookup(same_randomizer.SAMPLED_KEY)
+        if found is not None:
+            chain.append(result_entry(found) | {"used_for": "; ".join(sorted(sampled_what))})
     used = acc.statements_used()
     curve_uses = [u for u in used_pairs if u[0] == "curve"]
     if curve_uses:  # a worst-case curve pair (the hull of certified curve values) is composed and decided

@@ -100,7 +100,9 @@ def test_curve_event_only_below_q_one_and_for_matrix_or_four_value_records():
 
     assert Sampled(Shuffled(FiniteRandomizer(M3), 100), 1).curve_event() is None
     assert Sampled(Shuffled(oracles.OUE(4, epsilon0=1), 100), 1).curve_event() is None
-    assert Sampled(Shuffled(oracles.LDP(epsilon0=1), 100), "1/2").curve_event() is None
+    ldp = Sampled(Shuffled(oracles.LDP(epsilon0=1), 100), "1/2").curve_event()  # binary RR's R_q (Lemma G1 [sampled])
+    assert ldp is not None and isinstance(ldp.mechanism, SampledFourValue) and ldp.mechanism.base.k == 2
+    assert Sampled(Shuffled(oracles.LDP(epsilon0=1), 100), 1).curve_event() is None
     ev = Sampled(Shuffled(oracles.OUE(4, epsilon0=1), 100), "1/2").curve_event()
     assert ev is not None and isinstance(ev.mechanism, SampledFourValue)
 

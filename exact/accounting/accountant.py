@@ -898,9 +898,13 @@ class ShuffleAccountant:
             mech, plain.n, stronger_clones=sc, same_randomizer=same, max_points=pts, target=target
         )
         if plain is not ev:  # the sampled round's: name R_q (the memoised pair keeps its own description)
-            pair = dataclasses.replace(
-                pair, description=f"{pair.description}; the sampled randomizer R_q, {SAMPLED_MATRIX_CURVE}"
+            inner = getattr(getattr(ev, "event", None), "mechanism", None)
+            what = (  # an ldp round: binary RR's R_q, Lemma G1 [sampled] (docs/mechanisms.md)
+                f"{_same.SAMPLED_DESCRIPTION_START}: binary RR's sampled randomizer R_q"
+                if isinstance(inner, oracles.LDP)
+                else "the sampled randomizer R_q"
             )
+            pair = dataclasses.replace(pair, description=f"{pair.description}; {what}, {SAMPLED_MATRIX_CURVE}")
         return pair
 
     def _summed_pairs(self) -> list | None:

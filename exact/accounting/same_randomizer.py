@@ -36,6 +36,8 @@ __all__ = [
     "check_same_randomizer",
     "same_randomizer_pair",
     "adaptive_pair",
+    "SAMPLED_KEY",
+    "SAMPLED_DESCRIPTION_START",
 ]
 
 #: the registry key of Lemma G1 (blanket/proofs/oracles.toml)
@@ -58,6 +60,11 @@ ADAPTIVE_DESCRIPTION = (
     "any epsilon0-LDP randomizer in FMT21's adaptive model: Lemma G1, the binary-RR blanket view at the same epsilon0 "
     "(this project's derivation, status derived; docs/mechanisms.md)"
 )
+
+#: the registry key of Lemma G1 under sampled participation (blanket/proofs/oracles.toml)
+SAMPLED_KEY = "Lemma G1 [sampled]"
+#: the words that name Lemma G1 [sampled] in a sampled ldp round's curve pair (the certificate's chain finds it by them)
+SAMPLED_DESCRIPTION_START = "Lemma G1 under sampled participation"
 
 
 def applies(mech: Randomizer) -> bool:

@@ -43,7 +43,7 @@ from blanket.exact.accounting import same_randomizer as _same
 from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair, four_value_lower_pair
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
-from blanket.exact.mechanisms.oracles import LDP, FourValue
+from blanket.exact.mechanisms.oracles import LDP, FourValue, Subset
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import first_true
 from blanket.exact.numbers.errors import InvalidArgument
@@ -367,6 +367,16 @@ class SampledFourValue(FourValue):
         return {"type": "sampled", "q": str(self.participation), "base": str(sorted(self.base.describe().items()))}
 
 
+def binary_four_value(mech: LDP) -> Subset:
+    """Binary RR with the ``ldp`` record's exact ``ε0`` (or ``e^{ε0}``) as a four-value record: subset selection with
+    ``k = 2``, ``d = 1`` (rows ``(e, 1)/(e+1)`` and ``(1, e)/(e+1)``, ``γ = 2/(e+1)``, ``π_t = 1/2``).  Its sampled
+    record :class:`SampledFourValue` is binary RR's ``R_q``, whose blanket view is Lemma G1 [sampled]'s bound
+    (docs/mechanisms.md, "Lemma G1 under sampled participation").  O(1)."""
+    if mech.epsilon0 is not None:
+        return Subset(2, 1, mech.epsilon0)
+    return Subset(2, 1, exp_epsilon0=mech.exp_epsilon0_exact)
+
+
 _PAIRS: dict = {}
 
 
@@ -438,18 +448,27 @@ class Sampled:
         ``n ≥ 2``): the shuffle of ``n`` outputs of the sampled randomizer ``R_q`` (:func:`sampled_randomizer`),
         which *is* this round (§5f, Lemma S0), with ``same_randomizer`` as stated (``R_q`` is then one randomizer for
         every user too); a four-value record (OUE, SUE, OLH, Hadamard, subset): the shuffle of
-        :class:`SampledFourValue`, its ``R_q`` as a four-value record.  The accountant composes that round's curve pair (the matrix's own blanket views of ``R_q``
+        :class:`SampledFourValue`, its ``R_q`` as a four-value record; an ``ldp`` record: the shuffle of binary RR's
+        ``R_q`` as that record (:func:`binary_four_value`), whose blanket view is Lemma G1 [sampled]'s bound (any
+        ε0-LDP randomizer in FMT21's model, docs/mechanisms.md; its clone pair is FMT21's, valid for every ε0-LDP
+        randomizer).  The accountant composes that round's curve pair (the matrix's own blanket views of ``R_q``
         and the clone pair, pointwise the smaller) beside this round's :meth:`dominating_pair` and keeps the smaller
         end.  O(k_in · k_out)."""
         ev = self.event
         if self.q == 1 or not isinstance(ev, Shuffled) or self.n < 2:
             return None
         m = ev.mechanism
-        if not (_matrix_view.is_matrix(m) or (isinstance(m, FourValue) and not ev.same_randomizer)):
+        if not (
+            isinstance(m, LDP) or _matrix_view.is_matrix(m) or (isinstance(m, FourValue) and not ev.same_randomizer)
+        ):
             return None
         key = "_curve_event"
         if key not in self.__dict__:
-            if isinstance(m, FourValue):
+            if isinstance(
+                m, LDP
+            ):  # Lemma G1 [sampled]: binary RR's R_q, a four-value record (subset selection with k = 2, d = 1)
+                plain = Shuffled(SampledFourValue(binary_four_value(m), self._fq()), self.n)
+            elif isinstance(m, FourValue):
                 plain = Shuffled(SampledFourValue(m, self._fq()), self.n)
             else:
                 plain = Shuffled(sampled_randomizer(m, self._fq()), self.n, same_randomizer=bool(ev.same_randomizer))
@@ -484,7 +503,8 @@ class Sampled:
     def dominating_pair(self) -> Any:
         """``q = 1``: the event's pair; k-ary RR (``n ≥ 2``): the sampled blanket view's hull pair; a round stating one
         randomizer for every user (``same_randomizer``) or an ``ldp`` record (FMT21's adaptive model): Lemma G1's pair
-        (the sampled randomizer is ε0-LDP too, docs/composition.md §5g); otherwise the event's clone pair (dominating
+        (the sampled randomizer is ε0-LDP too, docs/composition.md §5g; participation not exploited here: an ``ldp``
+        record's :meth:`curve_event` exploits it, Lemma G1 [sampled]); otherwise the event's clone pair (dominating
         for every ε0-LDP randomizer, the sampled one included)."""
         if self.q == 1:
             return self.event.dominating_pair()

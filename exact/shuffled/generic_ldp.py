@@ -24,6 +24,11 @@ three computations (issue 25).
   over the other users' placements and Lemma G1's spread step by step (convex order of adapted sums) give the same
   bound (docs/mechanisms.md, "Lemma G1 in FMT21's adaptive model"; exact small-n evidence in
   ``tests/test_adaptive_ldp.py``).  So the plain record's upper end is the smaller of this and the FOCS 2021 pair.
+* **Sampled participation** (:func:`sampled_model_delta`, Lemma G1 [sampled]; this project's derivation, status
+  *derived*, 30 Nov 2026): each user takes part w.p. ``q``; Lemma G1-A's proof run on ``R_{i,q} = (1 − q)·⊥ +
+  q·R_i`` with the blanket ``(1 − q)·⊥ + q·β_i`` (all of ``⊥``'s mass, common to every input) gives the blanket view
+  of binary RR's sampled randomizer: ``G`` is ``1 − e^ε`` w.p. ``1 − q``, ``e − e^ε`` and ``1 − e^ε·e`` w.p.
+  ``q/(e+1)`` each, else 0 (docs/mechanisms.md, "Lemma G1 under sampled participation").
 * **Refuted** (:func:`scw_generic_delta`): the "general clone" GPARV that Su–Cheng–Wang's code uses for a generic
   ε0-LDP randomizer (values ``e − e^ε`` and ``1 − e^{ε+ε0}`` with probability ``e^{−ε0}/2`` each, else 0); it equals
   exactly ``(e^{ε0}+1)/(2e^{ε0})`` times the FOCS 2021 clone pair's δ, and binary RR and 3-RR exceed it
@@ -41,7 +46,7 @@ from typing import TYPE_CHECKING
 from blanket.exact.mechanisms.finite import KRR, Randomizer, exact_epsilon0, finite_exp_epsilon0
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
-from blanket.exact.numbers.types import At, DeltaOptions, Enclosure, IntegerInput
+from blanket.exact.numbers.types import At, DeltaOptions, Enclosure, IntegerInput, NumberInput
 from blanket.exact.shuffled.binary_dataset import delta_binary
 from blanket.exact.shuffled.krr import delta_args, delta_krr_family, delta_stronger_clones
 from blanket.exact.shuffled.positive_part import expected_positive_part
@@ -56,6 +61,7 @@ __all__ = [
     "generic_lower",
     "same_randomizer_delta",
     "adaptive_model_delta",
+    "sampled_model_delta",
     "scw_generic_delta",
 ]
 
@@ -165,6 +171,39 @@ def adaptive_model_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[Delta
     33/256
     """
     return same_randomizer_delta(mech, n, **opts)
+
+
+def sampled_model_delta(mech: Randomizer, n: IntegerInput, q: NumberInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
+    """Certified upper bound on δ(ε) of one round of FMT21's adaptive model (or one randomizer for every user) in which
+    each user takes part independently w.p. ``q`` (``0 < q ≤ 1``; the multiset of the reports, hence their number, is
+    released); both orders, every ε ≥ 0.
+
+    Lemma G1 [sampled] (``docs/mechanisms.md``, "Lemma G1 under sampled participation"; this project's derivation,
+    status *derived*): ``(1/n)·E[(Σ_{i≤n} G_i)_+]`` with ``G_i`` i.i.d. ``1 − e^ε`` w.p. ``1 − q``, ``e − e^ε`` and
+    ``1 − e^ε·e`` w.p. ``q/(e+1)`` each (``e = e^{ε0}``), else 0: the blanket view of binary RR's sampled randomizer
+    (equal to Lemma S1's pair with k = 2, docs/composition.md §5f).  ``q = 1`` is :func:`adaptive_model_delta`.
+    One call of the four-atom engine: O(√n·√log(1/tol)) ball operations (exact rationals for exact inputs and
+    ``n ≤ exact_max_n``).
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
+    >>> from blanket.exact.mechanisms.oracles import LDP
+    >>> sampled_model_delta(LDP(exp_epsilon0=3), 5, 1, exp_epsilon="3/2") == adaptive_model_delta(
+    ...     LDP(exp_epsilon0=3), 5, exp_epsilon="3/2")
+    True
+    >>> sampled_model_delta(LDP(exp_epsilon0=3), 2, "1/2", exp_epsilon=1)  # = binary RR's sampled worst case at n = 2
+    7/32
+    """
+    qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+    qq = qq if isinstance(qq, fmpq) else fmpq(qq)
+    args = delta_args(mech, n, opts, "sampled_model_delta")
+    if args is None:
+        return fmpq(0)
+    n, ee, tol, exact_max_n = args
+    e = krr_member(mech, 2).exp_epsilon0()
+    s = qq / (e + 1)
+    atoms = [(1 - qq, 1 - ee), (s, e - ee), (s, 1 - ee * e), (qq - 2 * s, fmpq(0))]
+    return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"sampled G1 n={n}") / n
 
 
 def scw_generic_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
