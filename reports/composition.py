@@ -533,7 +533,11 @@ def certify_composition(
         rq_uses = [u for u in used_pairs if u[0] == kind]
         if rq_uses:  # a sampled matrix / oracle round's curve pair is R_q's (docs/composition.md §5f)
             chain.append(result_entry(entry) | {"used_for": "; ".join(sorted({u[1] for u in rq_uses}))})
-    if any(isinstance(r, RecordRound) and r.kind == "matrix" for r in dep.rounds):  # their lower pair (§5e)
+    if any(  # their lower pair (§5e); a sampled exact geometric round's too (its matrix's binarized count, §5f)
+        isinstance(r, RecordRound)
+        and (r.kind == "matrix" or (r.kind == "geometric" and r.sampling is not None and r.sampling != 1))
+        for r in dep.rounds
+    ):
         chain.append(result_entry(comp.MATRIX_BINARIZED))
     if used["split"]:  # a finite pair (curve pair, sampled or continuous round) is composed with split atoms
         chain.append(result_entry(comp.SPLIT_ATOMS))

@@ -183,3 +183,46 @@ def test_registered_check_fails_with_q_squared(monkeypatch):
 
     monkeypatch.setattr(g, "sampled_model_delta", q_squared)
     assert po._check_sampled_g1(r).proved is False
+
+
+# ---------------------------------------------------------------- geometric rounds: their exact matrix's R_q
+def test_sampled_geometric_round_uses_its_matrix_r_q():
+    """An exact truncated geometric mechanism (m = 3, alpha = 1/2; n = 3, q = 1/2): the accountant's curve pair of its
+    matrix's R_q lies above the exhaustive worst case of the sampled round (naive enumeration, exact), its lower pair
+    below it; an irrational alpha or m above the cap keeps the clone pair alone."""
+    from blanket.exact.accounting import sampled
+    from blanket.exact.accounting.pld import hockey_stick
+    from blanket.exact.mechanisms.oracles import Geometric
+
+    from tests.test_seams11 import _worst as worst_of
+
+    geo = Geometric(3, alpha="1/2")
+    rows = [[Fraction(int(v.p), int(v.q)) for v in r] for r in geo.rows()]
+    q = Fraction(1, 2)
+    ev = Sampled(Shuffled(geo, 3), _q(q))
+    plain = ev.curve_event()
+    assert plain is not None and [[_fr(v) for v in r] for r in plain.mechanism.matrix()] == _sampled_rows(
+        q, [[str(v) for v in r] for r in rows]
+    )
+    cp = ShuffleAccountant()._curve_of(ev)
+    worst = worst_of(_sampled_rows(q, [[str(v) for v in r] for r in rows]), 3, ALPHAS)
+    for a, w in zip(ALPHAS, worst):
+        assert w <= _fr(cp.hockey_stick(_q(a)))
+    for direction in ("forward", "backward"):
+        low = ev.lower_pair(direction)
+        assert low is not None
+        for a, w in zip(ALPHAS, worst):
+            assert _fr(hockey_stick(low.atoms(), _q(a))) <= w
+    assert Sampled(Shuffled(Geometric(3, epsilon0=1), 3), "1/2").curve_event() is None  # alpha not rational
+    big = Geometric(sampled.GEOMETRIC_MATRIX_MAX_M + 1, alpha="9/10")
+    assert Sampled(Shuffled(big, 3), "1/2").curve_event() is None
+
+
+def test_sampled_geometric_chain(tmp_path):
+    from blanket.reports.composition import certify_composition
+
+    from tests.test_seams11 import _dep
+
+    body = '[mechanism]\ntype = "geometric"\nm = 3\nalpha = "1/2"\n[users]\nn = 50\nsampling = "1/2"\n'
+    chain = {e["key"]: e for e in certify_composition(_dep(tmp_path, body), plot=False)["chain"]}
+    assert "Sampled matrix round through R_q" in chain and "Matrix binarized lower pair" in chain

@@ -43,7 +43,7 @@ from blanket.exact.accounting import same_randomizer as _same
 from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair, four_value_lower_pair
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
-from blanket.exact.mechanisms.oracles import LDP, FourValue, Subset
+from blanket.exact.mechanisms.oracles import LDP, FourValue, Geometric, Subset
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import first_true
 from blanket.exact.numbers.errors import InvalidArgument
@@ -377,6 +377,21 @@ def binary_four_value(mech: LDP) -> Subset:
     return Subset(2, 1, exp_epsilon0=mech.exp_epsilon0_exact)
 
 
+#: the largest input range of an exact geometric mechanism whose sampled round composes the curve pair of its ``R_q``
+#: as a matrix (``m + 1`` outputs; the matrix views' cost grows with the matrix)
+GEOMETRIC_MATRIX_MAX_M = 10
+
+
+def geometric_matrix(mech: Geometric) -> FiniteRandomizer | None:
+    """The exact matrix of a truncated geometric mechanism (its :meth:`~blanket.exact.mechanisms.oracles.Geometric.rows`)
+    when ``α`` is an exact rational and ``m ≤`` :data:`GEOMETRIC_MATRIX_MAX_M`, else ``None``.  Its sampled round is
+    the shuffle of that matrix's ``R_q`` (Lemma S0), so the registered "Sampled matrix round through R_q" applies
+    (docs/composition.md §5f).  O(m²)."""
+    if not mech.is_exact or mech.m > GEOMETRIC_MATRIX_MAX_M:
+        return None
+    return FiniteRandomizer(mech.rows(), name=f"truncated geometric, m = {mech.m}, alpha = {mech.alpha}")
+
+
 _PAIRS: dict = {}
 
 
@@ -451,13 +466,18 @@ class Sampled:
         :class:`SampledFourValue`, its ``R_q`` as a four-value record; an ``ldp`` record: the shuffle of binary RR's
         ``R_q`` as that record (:func:`binary_four_value`), whose blanket view is Lemma G1 [sampled]'s bound (any
         ε0-LDP randomizer in FMT21's model, docs/mechanisms.md; its clone pair is FMT21's, valid for every ε0-LDP
-        randomizer).  The accountant composes that round's curve pair (the matrix's own blanket views of ``R_q``
+        randomizer); an exact truncated geometric mechanism (``m ≤`` :data:`GEOMETRIC_MATRIX_MAX_M`): its matrix's
+        ``R_q`` (:func:`geometric_matrix`).  The accountant composes that round's curve pair (the matrix's own blanket views of ``R_q``
         and the clone pair, pointwise the smaller) beside this round's :meth:`dominating_pair` and keeps the smaller
         end.  O(k_in · k_out)."""
         ev = self.event
         if self.q == 1 or not isinstance(ev, Shuffled) or self.n < 2:
             return None
-        m = ev.mechanism
+        m: Any = ev.mechanism
+        if isinstance(m, Geometric):  # an exact truncated geometric mechanism is a matrix randomizer (its rows)
+            m = geometric_matrix(m)
+            if m is None:
+                return None
         if not (
             isinstance(m, LDP) or _matrix_view.is_matrix(m) or (isinstance(m, FourValue) and not ev.same_randomizer)
         ):
@@ -544,6 +564,8 @@ class Sampled:
         if mech is None:
             ev = self.event
             m = ev.mechanism if isinstance(ev, Shuffled) else None
+            if isinstance(m, Geometric):  # an exact geometric mechanism: its matrix's binarized count (as a matrix)
+                m = geometric_matrix(m)
             if isinstance(m, LDP):  # binary RR with the same ε0, one member of the class (as Shuffled.lower_pair)
                 mech = KRR(2, m.epsilon0) if m.epsilon0 is not None else KRR(2, exp_epsilon0=m.exp_epsilon0_exact)
             elif isinstance(m, FourValue) and self.n >= 2:
