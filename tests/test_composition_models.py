@@ -61,10 +61,14 @@ def test_models_grow_with_the_work() -> None:
     from blanket.exact.accounting.sampled import SampledFourValue
     from blanket.exact.mechanisms.registry import make_mechanism
 
+    # (a geometric mechanism with an irrational alpha; an ldp round is binary RR's R_q since sampldp12, below)
+    geo = Shuffled(make_mechanism({"type": "geometric", "m": 5, "epsilon0": "1"}), 1000)
+    big_geo = Shuffled(make_mechanism({"type": "geometric", "m": 5, "epsilon0": "1"}), 10**6)
+    none, secs = Sampled(geo, "1/2").cost_model()
+    assert none is None and 0 < secs < Sampled(big_geo, "1/2").cost_model()[1]
     ldp = Shuffled(make_mechanism({"type": "ldp", "epsilon0": "1"}), 1000)
-    big_ldp = Shuffled(make_mechanism({"type": "ldp", "epsilon0": "1"}), 10**6)
-    none, secs = Sampled(ldp, "1/2").cost_model()
-    assert none is None and 0 < secs < Sampled(big_ldp, "1/2").cost_model()[1]
+    plain, none = Sampled(ldp, "1/2").cost_model()
+    assert none is None and isinstance(plain.mechanism, SampledFourValue) and plain.mechanism.base.k == 2
     oue = Shuffled(make_mechanism({"type": "oue", "k": 4, "epsilon0": "1"}), 1000)
     big = Shuffled(make_mechanism({"type": "oue", "k": 4, "epsilon0": "1"}), 10**6)
     plain, none = Sampled(oue, "1/2").cost_model()
