@@ -35,6 +35,20 @@ def _symbol(s):
     return {"name": s.name, "assumptions": sorted(k for k, v in s.assumptions0.items() if v)}
 
 
+_SYMBOL_CALL = __import__("re").compile(r"(Symbol|Dummy)\('([^']*)'((?:, \w+=\w+)*)\)")
+
+
+def _srepr(expr) -> str:
+    """``sympy.srepr`` with each symbol's assumptions in sorted order: sympy caches a symbol with the keyword order
+    of its first construction, so the plain srepr depended on which module (or test) built ``n`` first."""
+
+    def canon(m):
+        kw = sorted(a for a in m.group(3).split(", ") if a)
+        return f"{m.group(1)}('{m.group(2)}'" + "".join(", " + a for a in kw) + ")"
+
+    return _SYMBOL_CALL.sub(canon, __import__("sympy").srepr(expr))
+
+
 def result_snapshot(r) -> dict:
     from blanket.reports.latex import display_result
 
@@ -42,9 +56,9 @@ def result_snapshot(r) -> dict:
         "key": r.key,
         "describe": r.describe(),
         "display": display_result(r),
-        "statement": {"srepr": __import__("sympy").srepr(r.statement)},
+        "statement": {"srepr": _srepr(r.statement)},
         "symbols": [[_symbol(s), d] for s, d in r.symbols.items()],
-        "hypotheses": [[__import__("sympy").srepr(h.relation), h.text] for h in r.hypotheses],
+        "hypotheses": [[_srepr(h.relation), h.text] for h in r.hypotheses],
         "mechanisms_type": type(r.mechanisms).__name__,
         "hypotheses_type": type(r.hypotheses).__name__,
         "grid_type": type(r.grid).__name__,
