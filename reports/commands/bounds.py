@@ -30,7 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--paper",
         help="only this paper's results: BBGN19 (blanket), CY21 (pure-dp), GDDSK21 (renyi), EFMRTT19 (erlingsson), "
-        "FMT21 (clones), FO (frequency oracles), WANG24 (published oracle bounds), ZDW22 and PLD (composition)",
+        "FMT21 (clones), FO (frequency oracles), WANG24 (published oracle bounds), ZDW22 and PLD (composition), "
+        "SCW25 (Su-Cheng-Wang's general-clone value)",
     )
     p.add_argument("--json", action="store_true", help="print JSON (one object per result) instead of a table")
 

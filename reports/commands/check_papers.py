@@ -22,7 +22,10 @@ PARSER = {
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--paper", default=None, help="one paper: BBGN19|CY21|GDDSK21|EFMRTT19 or blanket|pure_dp|renyi|erlingsson"
+        "--paper",
+        default=None,
+        help="one paper or group of results, as in `blanket bounds --paper`: BBGN19 (blanket), CY21 (pure-dp), "
+        "GDDSK21 (renyi), EFMRTT19 (erlingsson), FMT21, FO, WANG24, ZDW22, PLD, SCW25",
     )
     p.add_argument("-o", "--output", default="paper-check", help="output directory (default: ./paper-check)")
     p.add_argument("--quick", action="store_true", help="reduced grid (one point per result)")

@@ -64,7 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="Dask scheduler address (tcp://HOST:8786) for the worst-case sweep "
         "(default: $BLANKET_SCHEDULER, else local processes)",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
