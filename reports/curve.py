@@ -37,6 +37,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import BlanketError
 from flint import arb, fmpq
 
+from .claims import claim_tolerance
 from .figures.privacy_curve import Line, Marker, Picture, Rounds
 
 if TYPE_CHECKING:
@@ -169,12 +170,16 @@ def single_round(
     points: int | None = None,
     mech: Any = None,
     curve_pair: Any = None,
+    tol: fmpq | None = None,
 ) -> Picture:
     """The picture of one shuffled round from the certificate's sources and candidate bounds (``mech``: the
     randomizer record, which decides which sources are too slow to draw, :func:`slow_for_plot`).  ``curve_pair``
     (optional): a dominating pair of the worst-case curve over all datasets already computed (binary RR,
     :func:`blanket.exact.accounting.curves.computed_curve_pair`); its ``H_α`` at the lower end of ``e^ε`` (``H`` is
     non-increasing in α) is one more certified upper end at each ε, exact in rationals, and the legend names it.
+    ``tol`` (optional): the windowing tolerance passed to tolerance-taking sources (``takes_tol``, the blanket view;
+    :func:`blanket.reports.claims.claim_tolerance` of the smallest claimed δ), so that at a tiny δ the drawn upper
+    line does not flatten at the default tolerance 2^-80 (about 1e-24) far above the certified values.
 
     ``srcs``: :class:`blanket.reports.certificate.Source` records (``role``, ``compute(eps)``, ``expensive``,
     ``title``, ``results``); ``cands``: registered results; ``evaluate(result, eps, delta)``: the certificate's
@@ -209,7 +214,9 @@ def single_round(
             best_lo: float | None = None
             for s in cheap:
                 try:
-                    v, _w = s.compute(e)
+                    v, _w = (
+                        s.compute(e, tol=tol) if (tol is not None and getattr(s, "takes_tol", False)) else s.compute(e)
+                    )
                 except BlanketError:
                     continue
                 if s.role in ("upper", "exact"):
@@ -460,6 +467,8 @@ def certificate_picture(
     markers, focus = claim_markers(cert)
     deltas = [_num(c["delta"]) for c in cert["claims"]] + [_num(t["delta"]) for t in cert["targets"]]
     delta = next((d for d in deltas if d is not None), fmpq(1, 10**6))
+    given = [d for d in deltas if d is not None and d > 0]
+    tol = claim_tolerance(min(given)) if given else None  # the smallest claimed delta's windowing tolerance
     title = f"{cert['deployment']['name']}: the privacy curve ({cert['mechanism_text']}; n = {cert['deployment']['n']})"
     return single_round(
         srcs,
@@ -473,6 +482,7 @@ def certificate_picture(
         prec=prec,
         mech=mech,
         curve_pair=computed_curve_pair(mech, cert["deployment"]["n"]),
+        tol=tol,
     )
 
 

@@ -366,3 +366,35 @@ def test_no_plot_option(tmp_path):
     cert = json.loads((tmp_path / "certificate.json").read_text(encoding="utf-8"))
     assert "picture" not in cert and not (tmp_path / "certificate-curve.png").exists()
     assert "--no-plot" in cert["reproducibility"]["command"]
+
+
+def test_upper_line_at_a_tiny_claimed_delta_is_not_the_default_tolerance():
+    """tryout12: for a claim (0.2, 1e-100) (binary RR, eps0 = 0.62, n = 5000) the picture's upper line was the blanket
+    view evaluated at the default windowing tolerance 2^-80: flat near 1e-25 from eps = 0.1 on, above even the
+    registered closed form of Lemma 5.3, while the certified value at 0.2 is 3.9e-90.  With the claim's tolerance
+    (claims.claim_tolerance, as the certificate passes it) the drawn value at 0.2 lies inside an independent
+    enclosure of the blanket view (tolerance 1e-120, 256 bits).  Fails on the old single_round (no tol)."""
+    from blanket.exact.shuffled.krr import delta_blanket_view
+    from blanket.reports.claims import claim_tolerance
+
+    dep = load_deployment(EXAMPLES / "telemetry.toml")
+    dep = type(dep)(**{**dep.__dict__, "n": 5000, "params": {"k": 2, "epsilon0": fmpq(62, 100)}})
+    mech = dep.build_mechanism()
+    e, delta = fmpq(1, 5), fmpq(1, 10**100)
+    pic = curve.single_round(
+        C.sources(dep, mech),
+        [],
+        lambda r, e, d: C.evaluate_bound(r, dep, mech, e, d),
+        title="t",
+        focus=[e],
+        eps0=fmpq(62, 100),
+        delta=delta,
+        points=4,
+        tol=claim_tolerance(delta),
+    )
+    assert pic.upper is not None
+    up = dict(zip(pic.upper.eps, pic.upper.delta))[0.2]
+    with arith.precision(256):
+        lo_b, hi_b = arith.endpoints(delta_blanket_view(mech, 5000, x=1, x2=0, epsilon=e, tol=fmpq(1, 10**120)))
+    assert up is not None and float(lo_b) * (1 - 1e-9) <= up <= float(hi_b) * (1 + 1e-6) + 1e-101, (up, lo_b, hi_b)
+    assert up < 1e-80
