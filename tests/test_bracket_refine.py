@@ -165,3 +165,28 @@ def test_the_memory_limit_stops_a_whole_pass(monkeypatch):
     monkeypatch.setattr(guards, "max_memory", lambda: 1)
     e = _acc(refine_seconds=10**6).get_epsilon(DELTA)
     assert e.details["bracket"]["stopped_by"] == "memory" and e.details["bracket"]["passes"] == 0
+
+
+def test_the_reported_pairs_own_sandwich_above_rel_width_gets_a_whole_pass(monkeypatch):
+    # OUE's reported upper end is its curve pair's, whose PLD sandwich the grid search does not judge; the grid search
+    # is forced to a grid on which that sandwich is above rel_width (about 3 %) while the bracket's excess is the
+    # pairs' gap (about 11 % wide): the refinement makes whole passes until the sandwich is within, no lower step
+    ev, grid = A.Shuffled(oracles.OUE(16, 1), 200), Fraction(5, 1024)
+    monkeypatch.setattr(A.ShuffleAccountant, "_auto_grid", lambda self, dt: self.grid or grid)
+
+    def acc(budget):
+        return A.ShuffleAccountant(refine_seconds=budget).compose(ev, count=T)
+
+    plain = acc(0).get_epsilon(DELTA)
+    assert "curve pairs" in plain.details["pld_routes"] and plain.route == "PLD"
+    assert plain.sandwich_width > A.ShuffleAccountant().rel_width  # the reported pair's own width, above 2 %
+    assert plain.rel_width - Fraction(1, 50) >= plain.sandwich_width  # the gap rule alone would stop here
+    assert plain.details["bracket"]["stopped_by"] == "budget"  # not "gap": a finer grid narrows the sandwich
+    e = acc(10**6).get_epsilon(DELTA)
+    b = e.details["bracket"]
+    assert b["passes"] >= 1 and b["sandwich_passes"] == b["passes"] and "lower_steps" not in b
+    assert e.sandwich_width <= Fraction(1, 50) < plain.sandwich_width and b["stopped_by"] == "gap"
+    assert e.upper <= plain.upper and e.lower >= plain.lower
+    # the finer grid's upper end is what a fixed-grid accountant composes there (an independent query)
+    fixed = A.ShuffleAccountant(grid=Fraction(b["grids"][-1]), refine_seconds=0).compose(ev, count=T)
+    assert fixed.get_epsilon(DELTA).upper == e.upper and e.grid == Fraction(b["grids"][-1])

@@ -1635,6 +1635,13 @@ class ShuffleAccountant:
                 details[k] = low.details[k]
         return dataclasses.replace(best, lower=low.lower, details=details)
 
+    def _own_sandwich_wide(self, ans: _Certified) -> bool:
+        """Whether the reported upper end's own pair (the curve pairs' or the dominating pairs', whichever the PLD
+        route reported) has a PLD sandwich ``(upper − pair_lower)/upper`` wider than ``rel_width`` — the width a finer
+        grid narrows (about ``Σ count·Δ``).  Only for the PLD route (a Rényi, basic or one-round upper end does not
+        move with the grid).  A choice only.  O(1)."""
+        return ans.route == "PLD" and ans.upper != math.inf and ans.sandwich_width > self.rel_width
+
     def _refine_bracket(self, ans: CertifiedEpsilon, g: Fraction, dt: fmpq) -> CertifiedEpsilon:
         """``ans`` (on the grid ``g``) refined while its bracket ``(upper − lower)/upper`` is wider than ``rel_width``
         (docs/composition.md §3 "The bracket within rel_width"), each step within the budget:
@@ -1650,7 +1657,10 @@ class ShuffleAccountant:
         * ``"grid"``: the caller fixed the grid (``grid=...``): kept as given;
         * ``"gap"``: the excess over ``rel_width`` is at least the discretisation's own width (the reported pair's
           PLD sandwich ``(upper − pair_lower)/upper``, times the lower grid's factor), or a whole pass narrowed the
-          bracket by less than :data:`BRACKET_MIN_GAIN` of itself: the rest is the pairs' own gap;
+          bracket by less than :data:`BRACKET_MIN_GAIN` of itself: the rest is the pairs' own gap — unless the
+          reported pair's own sandwich is itself above ``rel_width`` (:meth:`_own_sandwich_wide`: the curve pairs'
+          sandwich, which the grid search does not judge): then whole passes go on (no lower steps; counted in
+          ``details["bracket"]["sandwich_passes"]``) within the same budget until it is within;
         * ``"budget"``: the next step's modelled cost (:func:`~blanket.exact.accounting.composition_cost.
           lower_refine_seconds`, :meth:`_bracket_pass_seconds`) would take the refinement past its budget
           (:meth:`_bracket_budget`: ``refine_seconds``, the CLI's ``--refine-seconds``);
@@ -1689,12 +1699,15 @@ class ShuffleAccountant:
             up = float(ans.upper)
             disc = 1.0 if not up else max(0.0, (up - float(ans.pair_lower)) / up)
             lf = LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1
-            if width - float(rel) >= lf * disc:
+            # the excess is the pairs' gap; still, while the reported pair's own PLD sandwich is above rel_width, a
+            # whole pass narrows it (the grid search judged the dominating pairs' sandwich, not the curve pairs')
+            own = width - float(rel) >= lf * disc
+            if own and not self._own_sandwich_wide(ans):
                 info["stopped_by"] = "gap"
                 break
             if budget is None:
                 budget = self._bracket_budget()
-            low = self._lower_at(g, dt, finest)
+            low = None if own else self._lower_at(g, dt, finest)
             if low is not None and not tried_low:
                 kind, lg, p = low
                 low_s = _cost.lower_refine_seconds(len(p), 2)
@@ -1746,8 +1759,10 @@ class ShuffleAccountant:
             self._cache["auto"] = fine
             g = fine
             ans = self._merge(ans, new)
+            if own:
+                info["sandwich_passes"] = info.get("sandwich_passes", 0) + 1
             old, width = width, float(ans.rel_width)
-            if ans.rel_width > rel and old - width < BRACKET_MIN_GAIN * old:
+            if ans.rel_width > rel and old - width < BRACKET_MIN_GAIN * old and not self._own_sandwich_wide(ans):
                 info["stopped_by"] = "gap"
                 break
         info.update(
