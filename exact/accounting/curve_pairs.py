@@ -157,6 +157,13 @@ SECONDS_PER_CALL_JENSEN = 5e-3
 SECONDS_PER_SD_JENSEN = 6e-4
 SECONDS_PER_SD_BLOCKED = 1e-2
 SECONDS_PER_USER_GRID = 8e-5
+#: a four-value oracle's engine call on the grid route, per unit of the informative count's variance ``sd²``
+#: (task sandwich12, CPU of ``curve_values`` on 32 points / the evaluations, load 7-9; per point, two calls: OUE
+#: k = 128 ε0 = 1 n = 200 (sd² 40) 0.021 s, n = 999 (196) 0.147; ε0 = 2 n = 500 (52) 0.030, n = 1000 (104) 0.085,
+#: n = 1500 (156) 0.150; ε0 = 3 n = 500 (23) 0.013, n = 1000 (45) 0.027, n = 1999 (90) 0.068; SUE k = 16 ε0 = 1
+#: n = 500 (102) 0.092; OUE k = 16 ε0 = 1 n = 200 (40) 0.023: model/measured 0.93-1.7; the per-user model it replaces,
+#: 2·8e-5·n, was 4.7x high at ε0 = 3, n = 1999)
+SECONDS_PER_VAR_GRID_ORACLE = 4.5e-4
 #: grid evaluations beyond ``max_points`` (the search for the grid's top: :func:`_eps_top`, :func:`_eps_top_doubling`)
 EXTRA_EVALUATIONS = 6
 #: the query's band (:func:`query_band`): at most this many extra evaluations where the curve's values lie in it
@@ -172,7 +179,8 @@ def point_seconds(mech: Randomizer, n: int) -> float | None:
     The engine's cost is set by the window of the informative count ``s`` (``sd = √(n·π_s(1−π_s))``, ``π_s`` the
     probability of the two informative atoms): :data:`SECONDS_PER_CALL_JENSEN` plus :data:`SECONDS_PER_SD_JENSEN`
     per sd on the route used from :data:`JENSEN_MIN_N` users, the blocked one-dimensional route above ``GRID_MAX_N``
-    (only if ``JENSEN_MIN_N`` is raised above it), the grid below (linear in n).  An oracle point costs two engine
+    (only if ``JENSEN_MIN_N`` is raised above it), the grid below (linear in n: k-RR per user, an oracle per unit of
+    ``sd²`` (:data:`SECONDS_PER_VAR_GRID_ORACLE`)).  An oracle point costs two engine
     calls (the spread view, sometimes the merged one; the clone pair is cheaper than either).
 
     Monotone in n on each route; at :data:`JENSEN_MIN_N` the route changes from the grid (O(n) per point) to the
@@ -192,6 +200,8 @@ def point_seconds(mech: Randomizer, n: int) -> float | None:
         per = SECONDS_PER_CALL_JENSEN + SECONDS_PER_SD_JENSEN * sd
     elif n > GRID_MAX_N:
         per = SECONDS_PER_SD_BLOCKED * sd
+    elif calls == 2:  # an oracle's two-dimensional grid: set by the informative count's window, about sd² cells
+        per = SECONDS_PER_VAR_GRID_ORACLE * sd * sd
     else:
         per = SECONDS_PER_USER_GRID * n
     return calls * per
