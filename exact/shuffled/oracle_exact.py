@@ -293,6 +293,8 @@ def triple_hit_law(mech: FourValue) -> dict | None:
     """
     e = mech.exp_epsilon0()
     if isinstance(mech, UnaryEncoding):
+        if mech.k < 3:  # no third input value exists (k = 2): no third-value dataset
+            return None
         p, q = mech.p, mech.q
         out = {}
         for a in (0, 1):

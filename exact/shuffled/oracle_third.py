@@ -257,7 +257,7 @@ def third_full_upper(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOptio
     :func:`~blanket.exact.shuffled.positive_part.chernoff_upper` (docs/numerics.md Lemma K5).  It lets
     :func:`blanket.exact.shuffled.oracle_exact.best_lower` skip the full view where it cannot win.  O(1) ball
     operations (a float search of 200 steps)."""
-    if not isinstance(mech, UnaryEncoding):
+    if not isinstance(mech, UnaryEncoding) or mech.k < 3:  # k = 2: no third value z, no such dataset
         return None
     q = delta_args(mech, n, opts, "third_full_upper")
     if q is None:
@@ -281,7 +281,7 @@ def third_full_delta(
 ) -> Enclosure | None:
     """The exact δ(ε) of ``x z^{n−1}`` vs ``x' z^{n−1}`` for unary encoding (the full view, no post-processing; module
     docstring) as a certified enclosure ``[L, H]`` (``L`` a lower bound on the mechanism's δ(ε)), or ``None`` when the
-    record is not unary encoding, ``ε < 0``, or the work (:func:`third_full_work`) exceeds ``max_work`` (default
+    record is not unary encoding (or has ``k < 3``: no third value), ``ε < 0``, or the work (:func:`third_full_work`) exceeds ``max_work`` (default
     :data:`MAX_WORK`), or when a ball is too wide for the float kernel's margins (``e^ε`` wider than about
     ``2⁻³⁰`` relative).  ``fmpq(0)`` when ``ε ≥ ε0`` (δ = 0); the exact rational δ for exact inputs and
     ``n ≤ min(EXACT_N, exact_max_n)`` (``O(n⁵)`` rational operations).  One direction suffices (``a`` and ``b`` are
@@ -291,7 +291,7 @@ def third_full_delta(
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``, ``exact_max_n``
     (``tol`` is accepted and ignored: the windows use :data:`WINDOW_TOL`).
     """
-    if not isinstance(mech, UnaryEncoding):
+    if not isinstance(mech, UnaryEncoding) or mech.k < 3:  # k = 2: no third value z, no such dataset
         return None
     q = delta_args(mech, n, opts, "third_full_delta")
     if q is None:

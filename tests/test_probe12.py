@@ -1,0 +1,134 @@
+"""Hostile probes (session 12): certified brackets against an independent brute force, and bad inputs.
+
+The brute force here is this file's own: the randomizers written from their textbook definitions (not the
+library's rows), the shuffled output as the histogram of the n reports, every dataset enumerated (the other n − 1
+users' values as a multiset, the differing user's pair (x, x') in both orders), the hockey-stick divergence summed
+in mpmath at 40 digits.  A certified upper end below the worst case, or a lower end above it (a lower end is the
+δ of a concrete dataset, so never above the worst case), is a bug.  For T = 2 the worst case over fixed pairs of
+datasets of the product law (the same pair in both rounds) is a lower bound on the composed δ: the composed upper
+end must not be below it, and a composed lower end from one pair of datasets must not be above it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import json
+
+import mpmath as mp
+import pytest
+
+DPS = 40
+SLACK = mp.mpf(10) ** -9  # the CLI prints 10 digits, rounded outward: a relative slack far below any bug found
+
+
+# ------------------------------------------------------------------ the independent brute force
+def _krr(k, e):
+    return [[e / (e + k - 1) if y == x else 1 / (e + k - 1) for y in range(k)] for x in range(k)]
+
+
+def _unary(k, p, q):
+    rows = []
+    for x in range(k):
+        row = []
+        for bits in itertools.product((0, 1), repeat=k):
+            pr = mp.mpf(1)
+            for j, b in enumerate(bits):
+                pj = p if j == x else q
+                pr *= pj if b else 1 - pj
+            row.append(pr)
+        rows.append(row)
+    return rows
+
+
+def _oue(k, e):
+    return _unary(k, mp.mpf(1) / 2, 1 / (e + 1))
+
+
+def _sue(k, e):
+    s = mp.sqrt(e)
+    return _unary(k, s / (s + 1), 1 / (s + 1))
+
+
+def _law(rows, users):
+    law = {(0,) * len(rows[0]): mp.mpf(1)}
+    for u in users:
+        new: dict = {}
+        for c, p in law.items():
+            for y, w in enumerate(rows[u]):
+                c2 = c[:y] + (c[y] + 1,) + c[y + 1 :]
+                new[c2] = new.get(c2, 0) + p * w
+        law = new
+    return law
+
+
+def _product(a, b):
+    return {(o1, o2): p1 * p2 for o1, p1 in a.items() for o2, p2 in b.items()}
+
+
+def worst_delta(rows, n, eps, rounds=1):
+    """max over datasets of H_{e^eps}(P^rounds, Q^rounds), the same neighbouring pair in every round.
+    O(k^n · |outputs|^(n·rounds)) mpmath operations."""
+    k, ee = len(rows), mp.e ** mp.mpf(eps)
+    best = mp.mpf(0)
+    for others in itertools.combinations_with_replacement(range(k), n - 1):
+        for x, x2 in itertools.permutations(range(k), 2):
+            p, q = _law(rows, [*others, x]), _law(rows, [*others, x2])
+            for _ in range(rounds - 1):
+                p, q = _product(p, _law(rows, [*others, x])), _product(q, _law(rows, [*others, x2]))
+            best = max(best, sum((max(0, v - ee * q.get(o, 0)) for o, v in p.items()), mp.mpf(0)))
+    return best
+
+
+def cli_json(*args):
+    """``blanket ... --json`` in this process: (exit code, parsed JSON or the text printed)."""
+    from blanket.reports.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main([str(a) for a in args] + ["--json", "-q"])
+        except SystemExit as ex:  # argparse's own refusals
+            rc = ex.code
+    if rc != 0:
+        return rc, out.getvalue() + err.getvalue()
+    return 0, json.loads(out.getvalue())
+
+
+def bracket(d):
+    return mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])
+
+
+def assert_brackets(lo, hi, exact):
+    assert hi >= exact * (1 - SLACK), f"certified upper end {hi} below the exact worst case {exact}"
+    assert lo <= exact * (1 + SLACK), f"certified lower end {lo} above the exact worst case {exact}"
+
+
+@pytest.fixture(autouse=True)
+def _dps():
+    with mp.workdps(DPS):
+        yield
+
+
+# ------------------------------------------------------------------ bug 1: unary encoding with k = 2, a third value
+@pytest.mark.parametrize("kind,rows", [("oue", _oue), ("sue", _sue)])
+def test_unary_encoding_k2_lower_end_is_not_a_third_value(kind, rows):
+    # k = 2 has no third input value; the lower end was "all other 2 users hold a third value z", the exact delta
+    # of OUE k = 3 (0.0079094 > the exact worst case 0.0071413 of OUE k = 2 at eps0 = 1/2, n = 3, eps = 0.3)
+    rc, d = cli_json("delta", "--mechanism", kind, "--k", 2, "--epsilon0", "0.5", "-n", 3, "--epsilon", "0.3")
+    assert rc == 0, d
+    assert "third" not in d["lower"]["from"]
+    lo, hi = bracket(d)
+    assert_brackets(lo, hi, worst_delta(rows(2, mp.e ** mp.mpf("0.5")), 3, "0.3"))
+
+
+def test_unary_encoding_k2_has_no_triple_law():
+    from blanket.exact.mechanisms.oracles import OUE, SUE
+    from blanket.exact.shuffled.oracle_exact import triple_hit_law
+    from blanket.exact.shuffled.oracle_third import third_full_delta, third_full_upper
+
+    for mech in (OUE(2, epsilon0="1/2"), SUE(2, epsilon0="1/2")):
+        assert triple_hit_law(mech) is None
+        assert third_full_delta(mech, 3, epsilon="3/10") is None
+        assert third_full_upper(mech, 3, epsilon="3/10") is None
