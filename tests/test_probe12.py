@@ -132,3 +132,39 @@ def test_unary_encoding_k2_has_no_triple_law():
         assert triple_hit_law(mech) is None
         assert third_full_delta(mech, 3, epsilon="3/10") is None
         assert third_full_upper(mech, 3, epsilon="3/10") is None
+
+
+# ------------------------------------------------------------------ bug 2: tiny participation q (internal error)
+def _sampled(rows, q):
+    """The sampled randomizer: ⊥ (an extra output, the last) w.p. 1 − q, else a report of ``rows``."""
+    return [[q * v for v in r] + [1 - q] for r in rows]
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("q", ["1e-20", "1e-300"])
+def test_tiny_sampling_brackets_the_brute_force(k, q):
+    # 'blanket delta --mechanism rr|krr --epsilon0 1 -n 3 --epsilon 0.1 --sampling 1e-20' ended with an internal
+    # error (the sampled backward lower pair's 1 − (1 − q·f) at 53 bits: NaN; then the PLD kernel's float
+    # 1 − π = 0 in its window choice: log(0/0))
+    mech = ["--mechanism", "rr"] if k == 2 else ["--mechanism", "krr", "--k", 3]
+    rc, d = cli_json("delta", *mech, "--epsilon0", 1, "-n", 3, "--epsilon", "0.1", "--sampling", q)
+    assert rc == 0, d
+    lo, hi = bracket(d)
+    with mp.workdps(400):
+        exact = worst_delta(_sampled(_krr(k, mp.e), mp.mpf(q)), 3, "0.1")
+        assert exact > 0
+        assert_brackets(lo, hi, exact)
+
+
+# ------------------------------------------------------------------ bug 3: delta below the float range (internal error)
+def test_epsilon_for_delta_below_float_range():
+    # 'blanket epsilon --mechanism krr --k 3 --epsilon0 1 -n 3 --delta 1e-400' ended with an internal error
+    # (OverflowError: float(10^400) in the calibration's float guess)
+    rc, d = cli_json("epsilon", "--mechanism", "krr", "--k", 3, "--epsilon0", 1, "-n", 3, "--delta", "1e-400")
+    assert rc == 0, d
+    lo, hi = mp.mpf(d["epsilon"]["lower"]), mp.mpf(d["epsilon"]["upper"])
+    assert lo < hi <= 1
+    with mp.workdps(450):  # the upper end may be eps0 itself: delta 0 there, to 450 digits
+        rows = _krr(3, mp.e)
+        assert worst_delta(rows, 3, hi) <= mp.mpf("1e-400")  # the upper end meets the target
+        assert worst_delta(rows, 3, lo) > mp.mpf("1e-400")  # the lower end fails it

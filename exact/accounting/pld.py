@@ -353,13 +353,22 @@ def _survival(
     pPf = 0.5 * (pPl + pPh)
     qf = float(qi.mid()) if isinstance(qi, arb) else int(qi.p) / int(qi.q)
     ratio = pPf / pQf
+    # the complements from the exact/ball entries, not 1 − float(π): for π within 2^-53 of 1 (a sampled round's
+    # backward pair at participation q = 1e-20) the float difference is 0 and the loss estimate was log(0/0)
+    cPf, cQf = 0.5 * sum(_fb(1 - pair.pi_p)), _fb(1 - pair.pi_q)[1]
 
     def loss_at(K, C):
-        # float estimate of the loss at (C, K): used only to choose which grid points to evaluate
+        # float estimate of the loss at (C, K): used only to choose which grid points to evaluate (a zero numerator
+        # or denominator gives the bottom or the top of the range: more grid points, never fewer)
         if K >= C + 1:
             return math.log(ratio)
         rho = 0.0 if K <= 0 else K * (1 - qf) / ((C + 1 - K) * qf)
-        return math.log((pPf * rho + 1 - pPf) / (pQf * rho + 1 - pQf))
+        num, den = pPf * rho + cPf, pQf * rho + cQf
+        if num <= 0:
+            return (J0 - 4) * float(delta)
+        if den <= 0:
+            return (J1 + 4) * float(delta)
+        return math.log(num / den)
 
     need = np.zeros(J, dtype=bool)
     ranges = []

@@ -385,7 +385,7 @@ def chernoff_tail(steps: Sequence[Step], n: int, delta: fmpq, axis: int) -> arb:
         if xmax <= arb(delta):
             continue  # the mean never exceeds δ on this side
         fv = [(float(arith.ball(p).mid()), float(arith.ball(x).mid())) for p, x in vals]
-        theta = fmpq(math.floor(_chernoff_theta(fv, float(delta.p) / float(delta.q)) * 2**30), 2**30)
+        theta = fmpq(math.floor(_chernoff_theta(fv, int(delta.p) / int(delta.q)) * 2**30), 2**30)
         phi = arb(0)
         for p, x in vals:
             phi += arith.ball(p) * (arith.ball(x) * arb(theta)).exp()

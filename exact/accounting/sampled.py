@@ -584,18 +584,24 @@ class Sampled:
                 return _matrix_lower.shift_pair(choice, self.n, direction, q=self._fq())
             else:
                 return None
-        e = mech.exp_epsilon0()
-        f = 1 / (e + mech.k - 1)
         q = self._fq()
-        pp, pf = q * e * f, q * f
+        # the backward pair's complements 1 − (1 − q·f) must keep q·f's digits: a ball of 1 − q·f at the working
+        # precision has a radius far above q·f when q is tiny (q = 1e-20 at 53 bits: its loss range was NaN, an
+        # internal error), so the entries carry log2(1/q) more bits than the working precision.  O(1).
+        extra = max(0, int(q.q).bit_length() - int(q.p).bit_length() + 1)
+        with arith.precision(max(ctx.prec, 64) + extra):
+            e = mech.exp_epsilon0()
+            f = 1 / (e + mech.k - 1)
+            pp, pf = q * e * f, q * f
+            one_pf, one_pp = 1 - pf, 1 - pp
         fw = direction == "forward"
         # backward: the reflected count n − K (loss non-decreasing in the count, as pairs.lower_pair)
         return _pairs.ShiftPair(
             outer_n=self.n - 1,
             outer_q=None,
-            inner_q=pf if fw else 1 - pf,
-            pi_p=pp if fw else 1 - pf,
-            pi_q=pf if fw else 1 - pp,
+            inner_q=pf if fw else one_pf,
+            pi_p=pp if fw else one_pf,
+            pi_q=pf if fw else one_pp,
             null=fmpq(0),
             kind="dataset",
             description=f"all other users hold x2, participation q = {self.q}; the count of x reports"

@@ -543,7 +543,7 @@ def calibrate_epsilon(
         u = arith.endpoints(v)[1]
         return fmpq(u.numerator, u.denominator)
 
-    guess = _gaussian_guess(mech, n, view, float(target.p) / float(target.q))
+    guess = _gaussian_guess(mech, n, view, int(target.p) / int(target.q))
     g = None
     if guess is not None:
         g = fmpq(int(guess * 10**12), 10**12)

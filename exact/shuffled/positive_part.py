@@ -137,7 +137,7 @@ def _to_ball_mode(x):
 
 # ---------------------------------------------------------------- binomial laws on certified windows
 def _float_of(x) -> float:
-    return float(x.mid()) if isinstance(x, arb) else float(x.p) / float(x.q)
+    return float(x.mid()) if isinstance(x, arb) else int(x.p) / int(x.q)
 
 
 class _Binom:
