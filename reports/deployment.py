@@ -77,7 +77,7 @@ from typing import TYPE_CHECKING, Any
 from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, check_total_rounds
 from blanket.exact.accounting.fleet_rounds import FleetRound
 from blanket.exact.accounting.query import make_query
-from blanket.exact.accounting.sampled import Sampled
+from blanket.exact.accounting.sampled import Sampled, check_sampling
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.mechanisms.oracles import LDP
 from blanket.exact.numbers import guards
@@ -857,6 +857,7 @@ def parse_deployment(
                 hint="give sampling in each [[rounds]] entry",
             )
         q = _number(users["sampling"], "users.sampling", lo=0, lo_open=True, hi=1)
+        check_sampling(q, "users.sampling", users["sampling"])
         rounds = (sampled_round(kind, params, n, q, colluding, T, matrix_source),)
     else:
         rounds = _parse_rounds(
@@ -1131,6 +1132,8 @@ def _parse_rounds(raw, kind, params, n, matrix_ctx: tuple = (None, (), None, Non
         rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
         cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
         sq = _number(r["sampling"], f"{where}.sampling", lo=0, lo_open=True, hi=1) if "sampling" in r else None
+        if sq is not None:
+            check_sampling(sq, f"{where}.sampling", r["sampling"])
         out.append(Round(k, e0, rn, cnt, where, sq))
     check_total_rounds(sum(r.count for r in out), name="rounds", value=f"{len(out)} entries", what=" in all")
     return tuple(out)
@@ -1175,6 +1178,8 @@ def _record_round(r: dict, where: str, rk: str, kind: str, params: dict, n: int,
     rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
     cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
     sq = _number(r["sampling"], f"{where}.sampling", lo=0, lo_open=True, hi=1) if "sampling" in r else None
+    if sq is not None:
+        check_sampling(sq, f"{where}.sampling", r["sampling"])
     out = RecordRound(rk, tuple(sorted((k, _freeze(v)) for k, v in table.items())), rn, cnt, where, sq, source)
     try:  # the record and its statements checked now (e.g. stronger_clones' condition on the matrix)
         out.event()
@@ -1211,6 +1216,8 @@ def _ldp_round(r: dict, where: str, mk: object, kind: str, params: dict, n: int)
     rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
     cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
     sq = _number(r["sampling"], f"{where}.sampling", lo=0, lo_open=True, hi=1) if "sampling" in r else None
+    if sq is not None:
+        check_sampling(sq, f"{where}.sampling", r["sampling"])
     return Round(0, e0, rn, cnt, where, sq, ldp=True, same_randomizer=same)
 
 

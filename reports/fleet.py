@@ -33,6 +33,7 @@ import pathlib
 from collections.abc import Callable
 from typing import Any
 
+from blanket.exact.accounting.sampled import check_sampling
 from blanket.exact.mechanisms import registry
 from blanket.exact.mechanisms.finite import Randomizer
 from blanket.exact.numbers import arith, guards
@@ -353,5 +354,6 @@ def parse_fleet_rounds(raw: object, groups: tuple[FleetGroup, ...]) -> list[tupl
         if "sampling" in r:
             q = arith.exact_in(_text_of(r["sampling"]), f"{where}.sampling", lo=0, lo_open=True, hi=1)
             q = q if isinstance(q, fmpq) else fmpq(q)
+            check_sampling(q, f"{where}.sampling", _text_of(r["sampling"]))
         out.append((cnt, q, where))
     return out

@@ -141,7 +141,7 @@ def _sampled(rows, q):
 
 
 @pytest.mark.parametrize("k", [2, 3])
-@pytest.mark.parametrize("q", ["1e-20", "1e-300"])
+@pytest.mark.parametrize("q", ["1e-20", "1e-30"])
 def test_tiny_sampling_brackets_the_brute_force(k, q):
     # 'blanket delta --mechanism rr|krr --epsilon0 1 -n 3 --epsilon 0.1 --sampling 1e-20' ended with an internal
     # error (the sampled backward lower pair's 1 − (1 − q·f) at 53 bits: NaN; then the PLD kernel's float
@@ -168,3 +168,49 @@ def test_epsilon_for_delta_below_float_range():
         rows = _krr(3, mp.e)
         assert worst_delta(rows, 3, hi) <= mp.mpf("1e-400")  # the upper end meets the target
         assert worst_delta(rows, 3, lo) > mp.mpf("1e-400")  # the lower end fails it
+
+
+# ------------------------------------------------------------------ bug 4: q below the kernels' range (NaN / internal error)
+def _deployment(tmp_path, users_extra="", rounds=""):
+    f = tmp_path / "d.toml"
+    f.write_text(
+        'name = "p"\nneighbouring = "replace-one"\n[mechanism]\ntype = "krr"\nk = 3\nepsilon0 = "1"\n'
+        f"[users]\nn = 3\n{users_extra}{rounds}"
+        '[[claims]]\nepsilon = "0.2"\ndelta = "0.1"\n'
+    )
+    return f
+
+
+def test_sampling_below_the_floor_refused_by_name(tmp_path):
+    # --sampling 1e-400 ended with an internal error (float underflow in the PLD kernel: log of 0/0); OUE at
+    # 1e-40 with 'x must be a finite ball to print it, got nan' (the sampled four-value blanket view).  Now every
+    # place that takes a participation probability refuses q < 1e-30 naming itself.
+    from blanket.exact.accounting.accountant import ShuffledRR
+    from blanket.exact.accounting.sampled import Sampled
+    from blanket.exact.numbers.errors import InvalidArgument
+
+    for mech in (["--mechanism", "krr", "--k", 3], ["--mechanism", "oue", "--k", 3]):
+        rc, text = cli_json("delta", *mech, "--epsilon0", 1, "-n", 3, "--epsilon", "0.1", "--sampling", "1e-40")
+        assert rc == 2 and "--sampling must be >= 1e-30" in text and "'1e-40'" in text, text
+    for users, rounds, name in (
+        ('sampling = "1e-400"\n', "", "users.sampling"),
+        ("", '[[rounds]]\ncount = 1\nsampling = "1e-31"\n', "rounds[0].sampling"),
+    ):
+        rc, text = cli_json("certify", _deployment(tmp_path, users, rounds), "--no-pdf", "--no-plot", "-o", tmp_path)
+        assert rc == 2 and f"{name} must be >= 1e-30" in text, text
+    with pytest.raises(InvalidArgument, match=r"^q must be >= 1e-30"):
+        Sampled(ShuffledRR(k=2, epsilon0="1", n=10), q="1e-31")
+    Sampled(ShuffledRR(k=2, epsilon0="1", n=10), q="1e-30")  # the floor itself is taken
+
+
+@pytest.mark.parametrize("kind,k,rows", [("oue", 3, _oue), ("sue", 2, _sue)])
+def test_oracle_sampling_at_the_floor_brackets_the_brute_force(kind, k, rows):
+    rc, d = cli_json(
+        "delta", "--mechanism", kind, "--k", k, "--epsilon0", 1, "-n", 3, "--epsilon", "0.1", "--sampling", "1e-30"
+    )
+    assert rc == 0, d
+    lo, hi = bracket(d)
+    with mp.workdps(80):
+        exact = worst_delta(_sampled(rows(k, mp.e), mp.mpf("1e-30")), 3, "0.1")
+        assert exact > 0
+        assert_brackets(lo, hi, exact)

@@ -113,6 +113,21 @@ def difference_law(n_others: int, a: Any, tol: Any = WINDOW_TOL, bands: int = BA
     return out, tail
 
 
+#: the smallest participation probability taken: the PLD survival kernel (:mod:`~blanket.exact.accounting.pld`) works
+#: in floats, and a report probability ``q·f`` below the float range (q = 1e-320: subnormal, its loss ratio 0/0)
+#: cannot be represented there; refused by name (:func:`check_sampling`) instead of an internal error
+MIN_SAMPLING = fmpq(1, 10**30)
+
+
+def check_sampling(q: fmpq | Fraction, name: str, value: object) -> None:
+    """Refuse a participation probability below :data:`MIN_SAMPLING` (``InvalidArgument`` naming ``name`` and
+    ``value``, the text the user gave).  O(1)."""
+    if (q if isinstance(q, fmpq) else fmpq(int(q.numerator), int(q.denominator))) < MIN_SAMPLING:
+        raise InvalidArgument(
+            name, value, "must be >= 1e-30 (below it the kernels lose the report probabilities: NaN)"
+        )
+
+
 @dataclasses.dataclass(frozen=True)
 class SampledView:
     """The ingredients of the sampled blanket view's certified values (:func:`sampled_view`), per band of ``S_b``."""
@@ -437,8 +452,10 @@ class Sampled:
             raise InvalidArgument(
                 "q", exc.value, exc.requirement, hint="the participation probability, in (0, 1]"
             ) from None
+        fq = Fraction(int(qq.p), int(qq.q)) if isinstance(qq, fmpq) else Fraction(qq)
+        check_sampling(fq, "q", q)
         object.__setattr__(self, "event", event)
-        object.__setattr__(self, "q", Fraction(int(qq.p), int(qq.q)) if isinstance(qq, fmpq) else Fraction(qq))
+        object.__setattr__(self, "q", fq)
 
     @property
     def n(self) -> int:

@@ -59,11 +59,13 @@ def rounds(args: argparse.Namespace) -> int | None:
 
 def _sampling_colluding(args, n: int) -> tuple:
     """``--sampling`` as an exact ``q`` in (0, 1] (or ``None``) and ``--colluding`` as a number of users ``≤ n − 2``."""
+    from blanket.exact.accounting.sampled import check_sampling
     from blanket.reports.fleet import colluding_count
 
     q = None
     if getattr(args, "sampling", None) is not None:
         q = arith.exact_in(args.sampling, "--sampling", lo=0, lo_open=True, hi=1)
+        check_sampling(q, "--sampling", args.sampling)
     m = 0
     if getattr(args, "colluding", None) is not None:
         m = colluding_count(args.colluding, n, "--colluding")
