@@ -123,9 +123,7 @@ def check_sampling(q: fmpq | Fraction, name: str, value: object) -> None:
     """Refuse a participation probability below :data:`MIN_SAMPLING` (``InvalidArgument`` naming ``name`` and
     ``value``, the text the user gave).  O(1)."""
     if (q if isinstance(q, fmpq) else fmpq(int(q.numerator), int(q.denominator))) < MIN_SAMPLING:
-        raise InvalidArgument(
-            name, value, "must be >= 1e-30 (below it the kernels lose the report probabilities: NaN)"
-        )
+        raise InvalidArgument(name, value, "must be >= 1e-30 (below it the kernels lose the report probabilities: NaN)")
 
 
 @dataclasses.dataclass(frozen=True)
