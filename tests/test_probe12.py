@@ -15,6 +15,7 @@ import contextlib
 import io
 import itertools
 import json
+import math
 
 import mpmath as mp
 import pytest
@@ -214,3 +215,126 @@ def test_oracle_sampling_at_the_floor_brackets_the_brute_force(kind, k, rows):
         exact = worst_delta(_sampled(rows(k, mp.e), mp.mpf("1e-30")), 3, "0.1")
         assert exact > 0
         assert_brackets(lo, hi, exact)
+
+
+# ------------------------------------------------------------------ sweeps: every record against the brute force
+def _hadamard(k, e):
+    big = 1 << k.bit_length()
+    hi, lo = 2 * e / (big * (e + 1)), mp.mpf(2) / (big * (e + 1))
+    return [[hi if bin((x + 1) & y).count("1") % 2 == 0 else lo for y in range(big)] for x in range(k)]
+
+
+def _subset(k, d, e):
+    subsets = list(itertools.combinations(range(k), d))
+    z = e * math.comb(k - 1, d - 1) + math.comb(k - 1, d)
+    return [[(e if x in s else 1) / z for s in subsets] for x in range(k)]
+
+
+def _olh_all_functions(k, g, e):
+    """Local hashing over the family of all maps [k] → [g] (collision 1/g, constant g^(1−k))."""
+    hs = list(itertools.product(range(g), repeat=k))
+    return [[(e if h[x] == y else 1) / (e + g - 1) / len(hs) for h in hs for y in range(g)] for x in range(k)]
+
+
+def _geometric(m, a):
+    top, c = m - 1, (1 - a) / (1 + a)
+    return [
+        [a**x / (1 + a) if y == 0 else a ** (top - x) / (1 + a) if y == top else c * a ** abs(y - x) for y in range(m)]
+        for x in range(m)
+    ]
+
+
+def _records(e0):
+    """(CLI words, rows) of every record at local epsilon0 ``e0`` (a decimal string)."""
+    e = mp.e ** mp.mpf(e0)
+    olh = ["olh", "--k", 3, "--g", 2, "--collision", "1/2", "--constant", "1/4"]
+    return [
+        (["rr"], _krr(2, e)),
+        (["krr", "--k", 3], _krr(3, e)),
+        (["oue", "--k", 2], _oue(2, e)),
+        (["oue", "--k", 3], _oue(3, e)),
+        (["sue", "--k", 3], _sue(3, e)),
+        (["hadamard", "--k", 3], _hadamard(3, e)),
+        (["subset", "--k", 4, "--d", 2], _subset(4, 2, e)),
+        (olh, _olh_all_functions(3, 2, e)),
+        (["geometric", "--m", 3], _geometric(3, mp.e ** (-mp.mpf(e0) / 2))),
+    ]
+
+
+def _check_one_round(e0, n, eps, q=None):
+    for words, rows in _records(e0):
+        cmd = ["delta", "--mechanism", *words, "--epsilon0", e0, "-n", n, "--epsilon", eps]
+        rc, d = cli_json(*cmd, *(["--sampling", q] if q else []))
+        assert rc == 0, (cmd, d)
+        lo, hi = bracket(d)
+        exact = worst_delta(_sampled(rows, mp.mpf(q)) if q else rows, n, eps)
+        assert hi >= exact * (1 - SLACK), (cmd, q, hi, exact)
+        assert lo <= exact * (1 + SLACK), (cmd, q, lo, exact)
+
+
+@pytest.mark.parametrize("q", [None, "1/2"])
+def test_one_round_brackets_every_record(q):
+    """9 records at eps0 = 1, n = 3, eps = 0.3 (sampled and not): the reduced form of the session's sweep."""
+    _check_one_round("1", 3, "0.3", q)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("e0", ["0.5", "1", "2"])
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("q", [None, "1/2"])
+def test_one_round_brackets_every_record_sweep(slow_level, e0, n, q):
+    """The session's sweep (252 + 252 CLI calls there, eps in {0, 0.3, 1}); reduced: eps = 0.3 only."""
+    for eps in ["0", "0.3", "1"] if slow_level == "full" else ["0.3"]:
+        _check_one_round(e0, n, eps, q)
+
+
+def _worst_independent(rows_by_round, n, eps):
+    """max over a neighbouring pair chosen per round (same differing user) of H of the product law (floats: the
+    check's slack covers their rounding).  O((k^n)^T · |outputs|^(n·T))."""
+    import numpy as np
+
+    ee = float(mp.e ** mp.mpf(eps))
+    per_round = []
+    for rows in rows_by_round:
+        k = len(rows)
+        vs = []
+        for others in itertools.combinations_with_replacement(range(k), n - 1):
+            for x, x2 in itertools.permutations(range(k), 2):
+                p, q = _law(rows, [*others, x]), _law(rows, [*others, x2])
+                keys = sorted(set(p) | set(q))
+                vs.append((np.array([float(p.get(c, 0)) for c in keys]), np.array([float(q.get(c, 0)) for c in keys])))
+        per_round.append(vs)
+    return max(
+        float(np.maximum(np.outer(p1, p2) - ee * np.outer(q1, q2), 0).sum())
+        for p1, q1 in per_round[0]
+        for p2, q2 in per_round[1]
+    )
+
+
+@pytest.mark.parametrize("q", [None, "1/2"])
+@pytest.mark.parametrize("words,rows", [(["krr", "--k", 3], _krr), (["oue", "--k", 2], _oue)])
+def test_two_rounds_bracket_the_product_law(q, words, rows):
+    # the composed upper end is never below the product law's worst case (a pair of datasets per round), and the
+    # composed lower end (concrete pairs of datasets) never above it
+    k = int(words[2])
+    rc, d = cli_json(
+        "delta",
+        "--mechanism",
+        *words,
+        "--epsilon0",
+        1,
+        "-n",
+        3,
+        "--epsilon",
+        "0.3",
+        "--rounds",
+        2,
+        *(["--sampling", q] if q else []),
+    )
+    assert rc == 0, d
+    lo, hi = bracket(d)
+    r = rows(k, mp.e)
+    r = _sampled(r, mp.mpf(q)) if q else r
+    exact = _worst_independent([r, r], 3, "0.3")
+    assert float(hi) >= exact * (1 - 1e-9)
+    assert float(lo) <= exact * (1 + 1e-9)
