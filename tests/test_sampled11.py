@@ -177,12 +177,13 @@ def test_sampled_four_value_mutant_falls_below_the_worst_case():
 
 def test_sampled_oracle_upper_end_at_scale():
     """OUE k = 16, eps0 = 2, n = 10^5, q = 1/10, T = 10: the composed upper end is below a fifth of the clone
-    pair's (measured 0.0229 vs 0.156) and above the lower end, which is unchanged."""
+    pair's (measured 0.0229 vs 0.156) and above the lower end, which is unchanged (the bracket refinement is off: it
+    would refine the wider bracket's lower pairs further, a different mechanic)."""
     from blanket.exact.mechanisms import oracles
 
     ev = Sampled(Shuffled(oracles.OUE(16, epsilon0=2), 100000), "1/10")
-    on = ShuffleAccountant().compose(ev, count=10).get_epsilon("1e-6")
-    off = ShuffleAccountant(curves=False).compose(ev, count=10).get_epsilon("1e-6")
+    on = ShuffleAccountant(refine_seconds=0).compose(ev, count=10).get_epsilon("1e-6")
+    off = ShuffleAccountant(curves=False, refine_seconds=0).compose(ev, count=10).get_epsilon("1e-6")
     assert 0 < on.lower == off.lower and on.lower <= on.upper < off.upper / 5
 
 
