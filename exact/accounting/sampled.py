@@ -390,6 +390,18 @@ def binary_four_value(mech: LDP) -> Subset:
     return Subset(2, 1, exp_epsilon0=mech.exp_epsilon0_exact)
 
 
+def krr_four_value(mech: KRR) -> Subset:
+    """k-ary RR with ``mech``'s exact ``ε0`` (or ``e^{ε0}``) as a four-value record: subset selection with ``k``,
+    ``d = 1`` (the same rows ``e/(e+k−1)``, ``1/(e+k−1)``; :class:`~blanket.exact.mechanisms.oracles.Subset`'s
+    docstring).  Its sampled record :class:`SampledFourValue` is k-RR's ``R_q``, so a sampled k-RR round composes
+    that record's curve pair (the registered sampled four-value statement) beside the sampled blanket view (Lemma
+    S1), which is loose at small ``n``.  O(1)."""
+    e0 = mech.epsilon0_exact
+    if e0 is not None:
+        return Subset(mech.k, 1, e0)
+    return Subset(mech.k, 1, exp_epsilon0=mech.exp_epsilon0())
+
+
 #: the largest input range of an exact geometric mechanism whose sampled round composes the curve pair of its ``R_q``
 #: as a matrix (``m + 1`` outputs; the matrix views' cost grows with the matrix)
 GEOMETRIC_MATRIX_MAX_M = 10
@@ -486,7 +498,16 @@ class Sampled:
         and the clone pair, pointwise the smaller) beside this round's :meth:`dominating_pair` and keeps the smaller
         end.  O(k_in · k_out)."""
         ev = self.event
-        if self.q == 1 or not isinstance(ev, Shuffled) or self.n < 2:
+        if self.q == 1 or self.n < 2:
+            return None
+        krr = self._krr()
+        if krr is not None:  # k-RR is subset selection with d = 1 (exactly): its R_q as that four-value record
+            if "_curve_event" not in self.__dict__:
+                object.__setattr__(
+                    self, "_curve_event", Shuffled(SampledFourValue(krr_four_value(krr), self._fq()), self.n)
+                )
+            return self.__dict__["_curve_event"]
+        if not isinstance(ev, Shuffled):
             return None
         m: Any = ev.mechanism
         if isinstance(m, Geometric):  # an exact truncated geometric mechanism is a matrix randomizer (its rows)
@@ -520,10 +541,10 @@ class Sampled:
         nothing but an O(1) pair shape.  O(1)."""
         if self.q == 1:
             return self.event, None
-        plain = self.curve_event()
+        krr = self._krr()
+        plain = None if krr is not None else self.curve_event()
         if plain is not None:  # a matrix / oracle: the plain round of R_q (its curve pair and its clone-pair shape)
             return plain, None
-        krr = self._krr()
         if krr is None:
             ev = self.event
             rand = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
