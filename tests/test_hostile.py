@@ -735,7 +735,9 @@ def test_blanket_delta_runs_each_float_pilot_once(monkeypatch):
 
     calls = []
     real = B._sweep_block
-    monkeypatch.setattr(B, "_sweep_block", lambda n, j0, j1, *a: calls.append((j0, j1, a[-1])) or real(n, j0, j1, *a))
+    monkeypatch.setattr(
+        B, "_sweep_block", lambda n, j0, j1, *a, **k: calls.append((j0, j1, a[-1])) or real(n, j0, j1, *a, **k)
+    )
     monkeypatch.setenv("BLANKET_MAX_SECONDS", "0.001")
     with pytest.raises(TooExpensive):
         profiles.delta(BinaryRR(epsilon0=fmpq(62, 100)), 40000, dataset="worst", epsilon="0.05", workers=1)
@@ -815,3 +817,40 @@ def test_ball_route_blocks_on_the_executor_enclose_the_serial_values(monkeypatch
         vals = B._sweep(n, p, f, ee, False, e0spec=e0spec, espec=espec, workers=workers)
         # the same midpoint (the same dataset, the same arithmetic), a radius at most rounded up on the way back
         assert all(v is not None and v.mid() == s.mid() and v.contains(s) for v, s in zip(vals, serial)), workers
+
+
+def test_billion_user_refusal_runs_no_full_ball_pilot(monkeypatch, capsys):
+    """The README's n = 10^9 worst case at eps = 0.01 (eps0 = 2) is refused from cheap pilots: no ball-route
+    evaluation of a middle dataset at n = 10^9 (the pilot's radius cannot pass the precision test there and its
+    timing runs at a smaller window, scaled) and no float pilot's anchors above PILOT_ANCHOR_PREC bits (before:
+    22 CPU s; the windows' ends, a few pmf calls, stay at the working precision).  Both are made to raise: the refusal is still one line, exit 2, with the years and the memory."""
+    from blanket.exact.laws import binomial as laws
+    from blanket.exact.shuffled import binary as B
+    from blanket.reports.cli import main
+    from flint import ctx
+
+    n = 10**9
+    real_fast, real_pmf = B._forward_fast, laws.pmf
+
+    def fast(m, j, *a):
+        if m >= n and 0 < j < m - 1:
+            raise AssertionError(f"ball evaluation of dataset {j} at n = {m}")
+        return real_fast(m, j, *a)
+
+    dear = []  # pmf of Bin(~n/2, .) above the anchors' precision: a few window ends, not ~1200 anchors a window
+
+    def pmf(m, q, k):
+        if m >= n // 10 and ctx.prec > B.PILOT_ANCHOR_PREC:
+            dear.append(m)
+            if len(dear) > 100:
+                raise AssertionError(f"pmf anchors of Bin({m}, .) at {ctx.prec} bits")
+        return real_pmf(m, q, k)
+
+    monkeypatch.setattr(B, "_forward_fast", fast)
+    monkeypatch.setattr(laws, "pmf", pmf)
+    monkeypatch.setenv("BLANKET_MAX_SECONDS", "3600")
+    rc = main(["delta", "--mechanism", "rr", "--epsilon0", "2", "-n", str(n), "--epsilon", "0.01", "--workers", "2"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1, err
+    assert "would take about" in err[0] and "years" in err[0] and "142.2 GB" in err[0], err[0]
+    assert "the float route cannot resolve deltas this small" in err[0] and "not started" in err[0]

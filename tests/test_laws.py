@@ -158,3 +158,21 @@ def test_tail_step_gives_the_tails_of_the_convolved_law(m, q, s):
             v = G2[max(r, 0)] if r < len(G2) else 0.0
             got = laws.to_ball(v, rel)
             assert got.lower() <= true.upper() and (got.upper() + w.tail).upper() >= true.lower()
+
+
+def test_float_window_anchors_at_a_lower_precision_keep_the_proved_bound():
+    """float_window(anchor_prec=192) at 1024 bits (the pilots' choice): the same window, and every value within its
+    own proved relative bound of the pmf evaluated independently at 1024 bits (arb), as without the option."""
+    B = laws
+    m, q, tol = 200_000, fmpq(3, 10), fmpq(1, 2**400)
+    with arith.precision(1024):
+        full = B.float_window(m, q, tol)
+        cheap = B.float_window(m, q, tol, anchor_prec=192)
+        assert (cheap.offset, len(cheap.values)) == (full.offset, len(full.values))
+        W = len(cheap.values)
+        for i in sorted({0, 1, 255, 256, 257, W // 3, W // 2, W - 1}):
+            k = cheap.offset + i
+            exact = B.pmf(m, arb(q), k)
+            for law in (full, cheap):
+                dev = abs(arb(float(law.values[i])) - exact)
+                assert dev <= arb(law.rel) * exact, (i, law.rel)

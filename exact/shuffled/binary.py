@@ -268,11 +268,12 @@ def _float_decides(n: int, j: int, e0spec: tuple, espec: tuple, prec: int, pilot
     """Whether the float route decides dataset ``j`` at ``prec`` bits (:func:`_sweep_block` on that one dataset),
     remembered in ``pilots`` (keyed by ``(j, prec)``; the caller's dict for one query, so that
     :func:`ball_route_precision` and :func:`ball_route_seconds` share their pilots).  O(W) float operations the
-    first time, O(1) after."""
+    first time, O(1) after.  The windows' anchors are evaluated at :data:`PILOT_ANCHOR_PREC` bits (a choice only;
+    at thousands of bits and n = 10⁹ the anchors were 90 % of a pilot's 1.7 s)."""
     key = (j, prec)
     if pilots is not None and key in pilots:
         return pilots[key]
-    ok = _sweep_block(n, j, j + 1, e0spec, espec, prec)[0] is not None
+    ok = _sweep_block(n, j, j + 1, e0spec, espec, prec, anchor_prec=PILOT_ANCHOR_PREC)[0] is not None
     if pilots is not None:
         pilots[key] = ok
     return ok
@@ -318,8 +319,20 @@ def ball_route_precision(
     if not floor > 0:
         return prec
     need = arb(rel_tol) * floor  # the sweep's maximum is tight once every dataset's radius is below this
+    if need < arb(2) ** (-(max(prec, cap) + RADIUS_FLOOR_BITS)):
+        # below what any ball evaluation's radius reaches (the windows' tails, 2^-(prec+24), widen it; measured
+        # >= 2^-(prec+26)): no precision up to cap passes the radius test, only the float pilots can stop earlier,
+        # so the pilot's ball evaluation (seconds at n = 10^9) is not needed
+        while prec < cap:
+            prec = min(2 * prec, cap)
+            if _float_decides(n, j, e0spec, espec, prec, pilots):
+                return prec
+        return cap
     with arith.precision(prec):
+        t0 = time.process_time()
         r0 = arith.ball(_forward_fast(n, j, *_sweep_params(e0spec, espec))).rad()
+        if pilots is not None:  # the same evaluation ball_route_seconds times: it is not run twice
+            pilots[("ball seconds", j, prec)] = time.process_time() - t0
     start = prec
     while prec < cap:
         # the ball route's radius shrinks like 2^-prec (its windows' tolerance): extrapolated from one evaluation
@@ -380,19 +393,68 @@ def ball_route_seconds(
     # 2-3x short on a loaded machine (n = 40 000: 7 ms per dataset modelled, 13-17 ms measured)
     # (timed at the model's precision and both scaled linearly in the precision, as measured up to 1024 bits: a
     # timing at thousands of bits would itself take seconds at n = 10^6)
-    with arith.precision(DEFAULT_SWEEP_PREC):
-        params = _sweep_params(e0spec, espec)
-        t0 = time.process_time()
-        _forward_fast(n, min(failed, key=lambda i: abs(i - j)), *params)
-        measured = time.process_time() - t0
+    jb = min(failed, key=lambda i: abs(i - j))
+    measured = pilots.get(("ball seconds", jb, DEFAULT_SWEEP_PREC))  # timed by ball_route_precision already
+    if measured is None:
+        measured = _ball_pilot_seconds(n, jb, e0spec, espec, p, f)
     scale = max(1.0, prec / DEFAULT_SWEEP_PREC)
     return n * len(failed) / len(js) * max(BALL_SECONDS_PER_W * W, measured) * scale
 
 
 #: pilot datasets besides the middle one for the ball route's share (:func:`ball_route_seconds`)
 PILOTS = 8
+#: a ball evaluation's radius at ``prec`` bits is above ``2^-(prec + RADIUS_FLOOR_BITS)`` (the windows' tails
+#: widen it by about 2^-(prec+24); measured >= 2^-(prec+26) over eps0 0.62-3, n 5e3-1e7; a choice only)
+RADIUS_FLOOR_BITS = 64
+#: the window width the ball route's timing pilot is run at when the real one is wider (:func:`_ball_pilot_seconds`)
+BALL_PILOT_W = 60_000
+#: t* this many standard deviations or more from the mean: the ball route's fast windows miss it (its full-scan
+#: fallback runs); at most ``_Z_NEAR``: they hold it.  The timing pilot is shrunk only within one of the two regimes
+_Z_FAR, _Z_NEAR = 24.0, 8.0
+
+
+def _ball_pilot_seconds(n: int, jb: int, e0spec: tuple, espec: tuple, p: Any, f: Any) -> float:
+    """One-core seconds of the ball route (:func:`_forward_fast` at :data:`DEFAULT_SWEEP_PREC` bits) on dataset
+    ``jb``, timed (``time.process_time``).  When its window ``W ≈ 29·sqrt(n p f)`` is wider than
+    ``2·BALL_PILOT_W`` and ``t*`` lies in the same regime at both sizes (the Gaussian guess of its distance from the
+    mean, ``z = σ·|log(−a/b)|``, at least ``_Z_FAR`` standard deviations at both or at most ``_Z_NEAR`` at both),
+    the dataset at the same relative position of a smaller ``n'`` with window ``BALL_PILOT_W`` is timed instead
+    and scaled by ``W log W / (W' log W')`` (the cost of its window product): at n = 10⁹, eps0 = 2, eps = 0.01
+    0.8 s instead of 3.6 s, per-W cost within 10 % (measured 1.04e-5, 1.10e-5, 1.22e-5 s at n = 10⁷, 10⁸, 10⁹;
+    W log W scaling: 1.27e-5, 1.21e-5).  An estimate; O(min(W, BALL_PILOT_W)·log) ball work."""
+    pf_, ff_ = float(arith.ball(p).mid()), float(arith.ball(f).mid())
+
+    def width(m: int) -> float:
+        return 29 * math.sqrt(m * pf_ * ff_) + 10
+
+    m, jm = n, jb
+    W = width(n)
+    if W > 2 * BALL_PILOT_W:
+        n2 = max(2, int(((BALL_PILOT_W - 10) / 29) ** 2 / (pf_ * ff_)))
+        with arith.precision(DEFAULT_SWEEP_PREC):
+            _, _, ee = _sweep_params(e0spec, espec)
+            ef = float(arith.ball(ee).mid())
+        a, b = ff_ - ef * pf_, pf_ - ef * ff_
+        if a < 0 < b:
+            lr = abs(math.log(-a / b))
+            z, z2 = math.sqrt(n * pf_ * ff_) * lr, math.sqrt(n2 * pf_ * ff_) * lr
+            if (z >= _Z_FAR and z2 >= _Z_FAR) or (z <= _Z_NEAR and z2 <= _Z_NEAR):
+                m, jm = n2, max(1, min(n2 - 2, round(jb * (n2 - 1) / max(1, n - 1))))
+    with arith.precision(DEFAULT_SWEEP_PREC):
+        params = _sweep_params(e0spec, espec)
+        t0 = time.process_time()
+        _forward_fast(m, jm, *params)
+        measured = time.process_time() - t0
+    if m != n:
+        W2 = width(m)
+        measured *= W * math.log(W) / (W2 * math.log(W2))
+    return measured
+
+
 #: the working precision the ball route's model (:data:`BALL_SECONDS_PER_W`) was measured at
 DEFAULT_SWEEP_PREC = 128
+#: the precision of the float pilots' window anchors (:func:`_float_decides`; binary64 keeps 53 bits of them)
+PILOT_ANCHOR_PREC = 192
 
 
 # ---------------------------------------------------------------- the sweep over all datasets (blocks)
@@ -429,7 +491,7 @@ def _sweep_tol(prec: int) -> fmpq:
     return max(fmpq(1, 2 ** (prec + TAIL_EXTRA_BITS)), laws.MIN_FLOAT_TOL)
 
 
-def _sweep_block(n: int, j0: int, j1: int, e0spec, espec, prec: int) -> list:
+def _sweep_block(n: int, j0: int, j1: int, e0spec, espec, prec: int, anchor_prec: int | None = None) -> list:
     """forward(j) for ``j0 ≤ j < j1`` (ball enclosures; ``None`` where the float route could not decide).
 
     Module-level and picklable: only ints, exact parameter specs (:func:`_spec`)
@@ -448,7 +510,8 @@ def _sweep_block(n: int, j0: int, j1: int, e0spec, espec, prec: int) -> list:
     of ``d`` in ball arithmetic and ``δ_j = max_t h(t)`` over the certified
     range (see :func:`_directions_fast`).  Cost O(W·(K + rows)) float
     operations for a block of K datasets plus O(W/256) arb calls,
-    W ≈ 29·sqrt(n p f) at 128 bits; memory O(K·W).
+    W ≈ 29·sqrt(n p f) at 128 bits; memory O(K·W).  ``anchor_prec``: the float windows' anchor precision
+    (:func:`exact.laws.binomial.float_window`; the pilots' choice, the sweep leaves it ``None``).
     """
     with arith.precision(prec):
         p, f, ee = _sweep_params(e0spec, espec)
@@ -462,13 +525,13 @@ def _sweep_block(n: int, j0: int, j1: int, e0spec, espec, prec: int) -> list:
             if j0 == 0:
                 av, oA, rA, TA = np.ones(1), 0, 0.0, arb(0)
             else:
-                FA = laws.float_window(j0, p, tol)
+                FA = laws.float_window(j0, p, tol, anchor_prec=anchor_prec)
                 av, oA, rA, TA = FA.values, FA.offset, FA.rel, FA.tail
             mB = n - j1
             if mB == 0:
                 bv, oB, rB, TB = np.ones(1), 0, 0.0, arb(0)
             else:
-                FB = laws.float_window(mB, f, tol)
+                FB = laws.float_window(mB, f, tol, anchor_prec=anchor_prec)
                 bv, oB, rB, TB = FB.values, FB.offset, FB.rel, FB.tail
         except laws.FloatRouteUnavailable:
             return [None] * K
