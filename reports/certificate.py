@@ -767,6 +767,8 @@ def certify(
             cert["_inconclusive_hint"] = (
                 "more precision cannot decide it: the claim lies strictly between the certified bounds"
             )
+        else:
+            cert["_inconclusive_hint"] = precision_hint(claims, cap, from_file=max_prec is None)
     if plot:
         pic = curve.certificate_picture(
             cert,
@@ -779,6 +781,42 @@ def certify(
         )
         curve.attach(cert, pic)
     return cert
+
+
+#: the largest precision cap ``certify`` accepts (``--precision``)
+MAX_PRECISION_CAP = 1 << 16
+#: the cap when neither the file nor the command line sets one
+DEFAULT_PRECISION_CAP = 4096
+
+
+def precision_hint(claims: list, cap: int, *, from_file: bool = True) -> str:
+    """The INCONCLUSIVE hint for a run whose undecided claims are not between the bounds: what this run tried and
+    what could still help.  Every undecided claim stopped at ``cap``: the next cap it did not try (``2·cap``; the
+    default when the file set a lower one); one stopped below it because its enclosures stopped narrowing (a
+    windowing tolerance, ``reports/claims.py``): more bits are unlikely to help; the cap is the largest accepted:
+    none.  O(len(claims))."""
+    open_ = [c for c in claims if c.get("verdict") == INCONCLUSIVE]
+    where = (
+        "--precision"
+        if not from_file
+        else "the default"
+        if cap == DEFAULT_PRECISION_CAP
+        else "the file's precision_cap"
+    )
+    if any(c.get("stalled") for c in open_):
+        used = max(int(c["precision"]) for c in open_ if c.get("stalled"))
+        return (
+            f"the enclosures stopped narrowing at {used} bits, below this run's cap of {cap} ({where}): they are "
+            "limited by a windowing tolerance, so a higher --precision is unlikely to decide it"
+        )
+    if cap >= MAX_PRECISION_CAP:
+        return f"this run already went up to the largest precision cap, {cap} bits: more precision is not available"
+    nxt = 2 * cap
+    more = f" (or the default cap, --precision {DEFAULT_PRECISION_CAP})" if nxt < DEFAULT_PRECISION_CAP else ""
+    return (
+        f"this run stopped at its precision cap of {cap} bits ({where}) without deciding; "
+        f"try the next cap it did not try, --precision {nxt}{more}"
+    )
 
 
 def to_json(cert: dict) -> str:

@@ -192,3 +192,39 @@ def test_registered_bounds_are_evaluated_for_an_exact_exp_epsilon0():
     assert at_exact.overlaps(at_ball)
     with pytest.raises(Exception, match="both given"):
         B.THEOREM_5_3_RR.bound(exp_epsilon0=3, epsilon0="1", n=1000, k=2, epsilon="1/2", delta="1e-6")
+
+
+def test_inconclusive_hint_names_a_precision_the_run_did_not_try(tmp_path, capsys):
+    """The shipped INCONCLUSIVE example stops at its file's cap (32 bits): the hint names that cap and the next one
+    it did not try (64), not a fixed 16384; with that cap the claim is decided (FAILS: a truncation of the exact
+    value)."""
+    rc = main(["certify", str(EX / "inconclusive.toml"), "-o", str(tmp_path / "a"), "--no-pdf", "--no-plot"])
+    err = capsys.readouterr().err
+    data = json.loads((tmp_path / "a" / "certificate.json").read_text())
+    rep = data["reproducibility"]
+    assert rc == 3 and rep["precision_used"] == rep["precision_cap"] == 32
+    assert not data["claims"][0]["between_bounds"] and not data["claims"][0]["stalled"]
+    assert "16384" not in err and "precision cap of 32 bits" in err, err
+    nxt = 2 * rep["precision_cap"]
+    assert f"--precision {nxt}" in err, err
+    rc = main(
+        ["certify", str(EX / "inconclusive.toml"), "-o", str(tmp_path / "b"), "--no-pdf", "--no-plot"]
+        + ["--precision", str(nxt)]
+    )
+    assert rc == 1
+
+
+def test_precision_hint_says_what_limits_the_run():
+    from blanket.reports.certificate import MAX_PRECISION_CAP, precision_hint
+
+    stalled = [{"verdict": "INCONCLUSIVE", "precision": 256, "stalled": True}, {"verdict": "HOLDS", "precision": 64}]
+    assert "stopped narrowing at 256 bits" in precision_hint(
+        stalled, 4096
+    ) and "--precision 8192" not in precision_hint(stalled, 4096)
+    capped = [{"verdict": "INCONCLUSIVE", "precision": 4096, "stalled": False}]
+    h = precision_hint(capped, 4096)
+    assert "--precision 8192" in h and "(the default)" in h and "default cap" not in h
+    assert "not available" in precision_hint(capped, MAX_PRECISION_CAP)
+    assert "--precision 1024" in precision_hint(capped, 512, from_file=False) and "(--precision)" in precision_hint(
+        capped, 512, from_file=False
+    )
