@@ -190,3 +190,15 @@ def test_the_reported_pairs_own_sandwich_above_rel_width_gets_a_whole_pass(monke
     # the finer grid's upper end is what a fixed-grid accountant composes there (an independent query)
     fixed = A.ShuffleAccountant(grid=Fraction(b["grids"][-1]), refine_seconds=0).compose(ev, count=T)
     assert fixed.get_epsilon(DELTA).upper == e.upper and e.grid == Fraction(b["grids"][-1])
+
+
+def test_scaled_and_regridded_accountants_keep_every_setting():
+    """The picture's scaled accountants and a certificate's retry on a finer grid keep the caller's settings (the
+    refinement budget and the one-round tolerance were dropped by the scaled one before)."""
+    from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
+
+    acc = ShuffleAccountant(refine_seconds=0, one_round_rel_tol="1e-3", rel_width="0.05", curves=False, workers=1)
+    acc.compose(ShuffledRR(k=2, epsilon0="1", n=10), count=4)
+    for other in (acc.scaled("1/2"), acc.regridded("1/1024")):
+        assert other.refine_seconds == 0 and other.one_round_rel_tol == acc.one_round_rel_tol
+        assert (other.rel_width, other.curves, other.workers, other.prec) == (acc.rel_width, False, 1, acc.prec)

@@ -1332,14 +1332,7 @@ class ShuffleAccountant:
         self._need()
         f = _frac(arith.exact_in(fraction, "fraction", lo=0, hi=1, lo_open=True))
         grid = self.grid if self.grid is not None else self._cache.get("auto")
-        out = ShuffleAccountant(
-            self.neighbouring,
-            grid=grid,
-            rel_width=self.rel_width,
-            prec=self.prec,
-            curves=self.curves,
-            workers=self.workers,
-        )
+        out = self._sibling(grid)
         for ev, cnt in self._ledger:
             out.compose(ev, count=max(1, math.ceil(cnt * f)))
         out._cache.update(
@@ -1351,12 +1344,10 @@ class ShuffleAccountant:
         )
         return out
 
-    def regridded(self, grid: NumberInput) -> ShuffleAccountant:
-        """The same accountant (ledger, precision, curves, widths, workers) on the loss grid ``grid``, carrying over
-        the one-round results its queries computed (:meth:`_one_round`: a single round's own certified ends do not
-        depend on the grid, so a retry on a finer grid — a certificate's undecided claim — does not search them
-        again).  Nothing grid-dependent is carried.  O(number of ledger entries)."""
-        out = ShuffleAccountant(
+    def _sibling(self, grid) -> ShuffleAccountant:
+        """An empty accountant with this one's settings (neighbouring, precision, curves, widths, workers, one-round
+        tolerance, refinement budget) on the loss grid ``grid`` (``None``: chosen by its queries).  O(1)."""
+        return ShuffleAccountant(
             self.neighbouring,
             grid=grid,
             rel_width=self.rel_width,
@@ -1364,7 +1355,15 @@ class ShuffleAccountant:
             curves=self.curves,
             workers=self.workers,
             one_round_rel_tol=self.one_round_rel_tol,
+            refine_seconds=self.refine_seconds,
         )
+
+    def regridded(self, grid: NumberInput) -> ShuffleAccountant:
+        """The same accountant (ledger, precision, curves, widths, workers) on the loss grid ``grid``, carrying over
+        the one-round results its queries computed (:meth:`_one_round`: a single round's own certified ends do not
+        depend on the grid, so a retry on a finer grid — a certificate's undecided claim — does not search them
+        again).  Nothing grid-dependent is carried.  O(number of ledger entries)."""
+        out = self._sibling(grid)
         for ev, cnt in self._ledger:
             out.compose(ev, count=cnt)
         out._cache.update({k: v for k, v in self._cache.items() if isinstance(k, tuple) and k[0] == "one-round"})
