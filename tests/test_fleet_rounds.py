@@ -94,13 +94,18 @@ def test_smaller_epsilon0_groups_are_dominated_not_ignored():
     mixed = FleetRound([(12, KRR(2, epsilon0=1)), (8, KRR(2, epsilon0=2))], q=q)
     same = FleetRound([(20, KRR(2, epsilon0=2))], q=q)
     sampled = S.Sampled(ShuffledRR(k=2, epsilon0="2", n=20), q)
-    a = ShuffleAccountant().compose(mixed, 3).get_epsilon("1e-6")
-    b = ShuffleAccountant().compose(same, 3).get_epsilon("1e-6")
-    c = ShuffleAccountant().compose(sampled, 3).get_epsilon("1e-6")
+    a = ShuffleAccountant(curves=False).compose(mixed, 3).get_epsilon("1e-6")
+    b = ShuffleAccountant(curves=False).compose(same, 3).get_epsilon("1e-6")
+    c = ShuffleAccountant(curves=False).compose(sampled, 3).get_epsilon("1e-6")
     assert a.upper == b.upper == c.upper
+    # with curve pairs, one group composes its honest users' sampled round's R_q curve pair, as Sampled does
+    # (session 12); a mixed fleet keeps Lemma F5's pair
+    b2 = ShuffleAccountant().compose(same, 3).get_epsilon("1e-6")
+    c2 = ShuffleAccountant().compose(sampled, 3).get_epsilon("1e-6")
+    assert b2.upper == c2.upper < c.upper
     col = FleetRound([(12, KRR(2, epsilon0=1)), (8, KRR(2, epsilon0=2))], q=q, colluding=10)
     assert col.honest == 10 and mixed.honest == 20
-    d = ShuffleAccountant().compose(col, 3).get_epsilon("1e-6")
+    d = ShuffleAccountant(curves=False).compose(col, 3).get_epsilon("1e-6")
     assert d.upper > a.upper  # fewer honest users, weaker claim
     assert FleetRound([(20, KRR(2, epsilon0=2))], q=1).q is None  # q = 1: every user reports
 

@@ -904,7 +904,9 @@ class ShuffleAccountant:
                 if isinstance(inner, oracles.LDP)
                 else "the sampled randomizer R_q"
             )
-            pair = dataclasses.replace(pair, description=f"{pair.description}; {what}, {SAMPLED_MATRIX_CURVE}")
+            pair = dataclasses.replace(
+                pair, description=f"{pair.description}; {what} of n = {plain.n} users, {SAMPLED_MATRIX_CURVE}"
+            )
         return pair
 
     def _summed_pairs(self) -> list | None:

@@ -160,6 +160,14 @@ class FleetRound:
             f"epsilon0 RR (Lemma F5): {pr.description}",
         )
 
+    def curve_event(self) -> Any:
+        """One group with an exact ε0 and ``q < 1``: the plain round whose curve pair dominates its honest users'
+        sampled round (:meth:`blanket.exact.accounting.sampled.Sampled.curve_event`, k-RR's ``R_q``), which dominates
+        this round (Lemma F3: the fleet's view is a post-processing of it); else ``None`` (the pairs above).  O(1)."""
+        if self.q is None or len(self.groups) != 1 or self.groups[0].mech.epsilon0_exact is None:
+            return None
+        return self._honest_event().curve_event()
+
     def lower_pair(self, direction: str = "forward") -> Any:
         """A concrete neighbouring pair of the round, post-processed (a certified *lower* pair; the same pair in every
         round is a valid adversary, so its ``T``-fold product bounds ``T`` rounds from below).
