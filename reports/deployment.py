@@ -515,6 +515,15 @@ def _number(value, name, **limits) -> fmpq:
     return arith.exact_in(value, name, **limits)
 
 
+def _sampling(value, name: str) -> fmpq | None:
+    """A participation probability ``q`` in ``(0, 1]`` (``name``: the field, ``value``: its text), ``None`` for
+    ``q = 1``: every user takes part, so the round is the plain (unsampled) round and every route of it applies
+    (its one-round certified ends, its curve pair).  O(1)."""
+    q = _number(value, name, lo=0, lo_open=True, hi=1)
+    check_sampling(q, name, value)
+    return None if q == 1 else q
+
+
 def _integer(value, name, **limits) -> int:
     if isinstance(value, _TomlDecimal):
         value = str(value)
@@ -846,9 +855,11 @@ def parse_deployment(
             "claims", None, "must hold at least one [[claims]] entry (epsilon, delta) or a [[targets]] delta"
         )
 
+    # sampling = 1 in [users]: every user takes part, the plain deployment (as without the key)
+    users_q = _sampling(users["sampling"], "users.sampling") if "sampling" in users else None
     if fleet_groups and "rounds" in data:  # a fleet: every round is one shuffle of all its groups
         rounds = _fleet_rounds(data["rounds"], fleet_groups, fleet_colluding)
-    elif "sampling" in users:  # one sampled round: composed as a one-entry schedule (docs/composition.md §5f)
+    elif users_q is not None:  # one sampled round: composed as a one-entry schedule (docs/composition.md §5f)
         if "rounds" in data:
             raise InvalidArgument(
                 "users.sampling",
@@ -856,9 +867,7 @@ def parse_deployment(
                 "cannot be combined with [[rounds]]",
                 hint="give sampling in each [[rounds]] entry",
             )
-        q = _number(users["sampling"], "users.sampling", lo=0, lo_open=True, hi=1)
-        check_sampling(q, "users.sampling", users["sampling"])
-        rounds = (sampled_round(kind, params, n, q, colluding, T, matrix_source),)
+        rounds = (sampled_round(kind, params, n, users_q, colluding, T, matrix_source),)
     else:
         rounds = _parse_rounds(
             data.get("rounds"), kind, params, n, (base_dir, tuple(allow_paths), digest, matrix_source)
@@ -918,8 +927,14 @@ def with_overrides(dep: Deployment, *, sampling: object = None, colluding: objec
     """The deployment with the command line's ``--sampling Q`` / ``--colluding M`` in place of (or added to) the
     file's ``sampling`` in ``[users]`` and ``colluding`` (``[users]``, or top level for ``[[users]]`` groups).  A
     ``[[rounds]]`` schedule refuses ``--sampling`` (give it per entry), a fleet without rounds too (a sampled
-    fleet round is a ``[[rounds]]`` entry).  O(rounds)."""
+    fleet round is a ``[[rounds]]`` entry).  ``--sampling 1`` is the plain round: it drops the file's ``[users]``
+    sampling and is accepted wherever no sampling is.  O(rounds)."""
     one_sampled = len(dep.rounds) == 1 and dep.rounds[0].field == "users"
+    if sampling is not None and _sampling(_text_of_cli(sampling), "--sampling") is None:  # q = 1: every user reports
+        sampling = None
+        if one_sampled:  # the file's sampled round, back to the plain deployment (as parse_deployment builds it)
+            dep = dataclasses.replace(dep, rounds=())
+            one_sampled = False
     if sampling is not None and (dep.groups or (dep.rounds and not one_sampled)):
         raise InvalidArgument(
             "--sampling",
@@ -1131,9 +1146,7 @@ def _parse_rounds(raw, kind, params, n, matrix_ctx: tuple = (None, (), None, Non
             raise InvalidArgument(f"{where}.epsilon0", None, "is required (the local epsilon0 of the round)")
         rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
         cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
-        sq = _number(r["sampling"], f"{where}.sampling", lo=0, lo_open=True, hi=1) if "sampling" in r else None
-        if sq is not None:
-            check_sampling(sq, f"{where}.sampling", r["sampling"])
+        sq = _sampling(r["sampling"], f"{where}.sampling") if "sampling" in r else None
         out.append(Round(k, e0, rn, cnt, where, sq))
     check_total_rounds(sum(r.count for r in out), name="rounds", value=f"{len(out)} entries", what=" in all")
     return tuple(out)
@@ -1177,9 +1190,7 @@ def _record_round(r: dict, where: str, rk: str, kind: str, params: dict, n: int,
         table = registry.parse_params(rk, given, name=lambda key: f"{where}.{key}")
     rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
     cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
-    sq = _number(r["sampling"], f"{where}.sampling", lo=0, lo_open=True, hi=1) if "sampling" in r else None
-    if sq is not None:
-        check_sampling(sq, f"{where}.sampling", r["sampling"])
+    sq = _sampling(r["sampling"], f"{where}.sampling") if "sampling" in r else None
     out = RecordRound(rk, tuple(sorted((k, _freeze(v)) for k, v in table.items())), rn, cnt, where, sq, source)
     try:  # the record and its statements checked now (e.g. stronger_clones' condition on the matrix)
         out.event()
@@ -1215,16 +1226,14 @@ def _ldp_round(r: dict, where: str, mk: object, kind: str, params: dict, n: int)
         same = bool(params.get("same_randomizer", False)) if inherit else False
     rn = _integer(r["n"], f"{where}.n", lo=2, hi=MAX_N) if "n" in r else n
     cnt = _integer(r.get("count", 1), f"{where}.count", lo=1, hi=10**7)
-    sq = _number(r["sampling"], f"{where}.sampling", lo=0, lo_open=True, hi=1) if "sampling" in r else None
-    if sq is not None:
-        check_sampling(sq, f"{where}.sampling", r["sampling"])
+    sq = _sampling(r["sampling"], f"{where}.sampling") if "sampling" in r else None
     return Round(0, e0, rn, cnt, where, sq, ldp=True, same_randomizer=same)
 
 
 def _continuous_round(r: dict, where: str, rk: str, kind: str, params: dict, n: int) -> ContinuousRound:
     """A ``[[rounds]]`` entry of the Laplace (``epsilon0``) or Gaussian (``sigma``) randomizer; its parameters default
     to the ``[randomizer]``'s when that is the same randomizer.  O(1)."""
-    if "sampling" in r:
+    if "sampling" in r and _sampling(r["sampling"], f"{where}.sampling") is not None:  # q = 1: the plain round
         raise InvalidArgument(
             f"{where}.sampling", r["sampling"], f"is not supported for {rk} rounds (the sampled blanket view is k-RR's)"
         )

@@ -302,7 +302,8 @@ ROUND_KEYS = {"count", "sampling"}
 
 def parse_fleet_rounds(raw: object, groups: tuple[FleetGroup, ...]) -> list[tuple[int, fmpq | None, str]]:
     """``[[rounds]]`` entries of a fleet deployment: ``(count, sampling q or None, field)`` per entry.  Every round
-    is one shuffle of the whole fleet, so an entry holds only ``count`` (default 1) and ``sampling`` (``0 < q ≤ 1``);
+    is one shuffle of the whole fleet, so an entry holds only ``count`` (default 1) and ``sampling`` (``0 < q ≤ 1``;
+    ``q = 1`` is read as no sampling, ``None``);
     the groups must be k-RR on one alphabet with ``epsilon0`` given (one shuffle, Lemma F5 of
     ``docs/reference/fleets.md``).  Refuses by name.  O(entries + groups).
 
@@ -355,5 +356,6 @@ def parse_fleet_rounds(raw: object, groups: tuple[FleetGroup, ...]) -> list[tupl
             q = arith.exact_in(_text_of(r["sampling"]), f"{where}.sampling", lo=0, lo_open=True, hi=1)
             q = q if isinstance(q, fmpq) else fmpq(q)
             check_sampling(q, f"{where}.sampling", _text_of(r["sampling"]))
+            q = None if q == 1 else q  # every user takes part: the plain fleet round
         out.append((cnt, q, where))
     return out

@@ -359,6 +359,16 @@ def _sweep_seconds(mech: KRR, n: int) -> float:
 SAMPLED_MATRIX_CURVE = "participation q exploited (the sampled round is the shuffle of R_q)"
 
 
+def _plain_if_unsampled(ev: Any) -> Any:
+    """``ev``, or for a :class:`~blanket.exact.accounting.sampled.Sampled` round with ``q = 1`` the plain round it
+    wraps: every user takes part, so it is that round, and every route of the plain round applies (its one-round
+    certified ends, its curve pair; the sampled views at ``q = 1`` are looser).  O(1)."""
+    inner, q = getattr(ev, "event", None), getattr(ev, "q", None)
+    if isinstance(inner, (ShuffledRR, Shuffled)) and q is not None and q == 1:
+        return inner
+    return ev
+
+
 def _curve_event(ev: Any) -> Any:
     """``ev`` itself, or for a round with a ``curve_event()`` (:class:`~blanket.exact.accounting.sampled.Sampled`)
     the plain round it names (``None`` when it names none: then no curve pair).  O(1) after the first call."""
@@ -823,6 +833,7 @@ class ShuffleAccountant:
 
         ``event`` may also be a validated :class:`~blanket.exact.accounting.query.Query` (``blanket.make_query``):
         k-ary RR with an exact ε0 becomes a :class:`ShuffledRR`, any other randomizer a :class:`Shuffled` round.
+        A ``Sampled(event, q=1)`` round is composed (and listed in :attr:`ledger`) as ``event`` itself.  O(1).
         """
 
         if isinstance(event, Query):
@@ -837,6 +848,7 @@ class ShuffleAccountant:
             )
         count = arith.integer_in(count, "count", lo=1)
         check_total_rounds(self.rounds + count, name="count", value=count, what=" in all")
+        event = _plain_if_unsampled(event)
         self._ledger.append((event, count))
         self._cache.clear()
         return self

@@ -52,20 +52,34 @@ def rounds(args: argparse.Namespace) -> int | None:
     t = getattr(args, "rounds", None)
     if t is not None:
         return arith.integer_in(t, "--rounds", lo=1, hi=10**7)
-    if getattr(args, "sampling", None) is not None or getattr(args, "colluding", None) is not None:
+    if _sampled(args) or getattr(args, "colluding", None) is not None:
         return 1  # a sampled round / colluders: the accountant's pairs (docs/composition.md §5f, fleets.md §7)
     return 1 if _schedule(args) else None
 
 
-def _sampling_colluding(args, n: int) -> tuple:
-    """``--sampling`` as an exact ``q`` in (0, 1] (or ``None``) and ``--colluding`` as a number of users ``≤ n − 2``."""
+def _sampling_q(args) -> Any:
+    """``--sampling`` as an exact ``q`` in (0, 1), ``None`` when not given or ``1`` (every user takes part: the
+    plain round, with all of its routes).  Refuses by name.  O(1)."""
     from blanket.exact.accounting.sampled import check_sampling
+
+    if getattr(args, "sampling", None) is None:
+        return None
+    q = arith.exact_in(args.sampling, "--sampling", lo=0, lo_open=True, hi=1)
+    check_sampling(q, "--sampling", args.sampling)
+    return None if q == 1 else q
+
+
+def _sampled(args) -> bool:
+    """Whether ``--sampling`` asks for a sampled round (given, below 1).  O(1)."""
+    return _sampling_q(args) is not None
+
+
+def _sampling_colluding(args, n: int) -> tuple:
+    """``--sampling`` as an exact ``q`` in (0, 1) (``None``: not given, or 1) and ``--colluding`` as a number of
+    users ``≤ n − 2``."""
     from blanket.reports.fleet import colluding_count
 
-    q = None
-    if getattr(args, "sampling", None) is not None:
-        q = arith.exact_in(args.sampling, "--sampling", lo=0, lo_open=True, hi=1)
-        check_sampling(q, "--sampling", args.sampling)
+    q = _sampling_q(args)
     m = 0
     if getattr(args, "colluding", None) is not None:
         m = colluding_count(args.colluding, n, "--colluding")
@@ -120,7 +134,7 @@ def _mech_line(args, inp, T) -> str:
         if getattr(args, "colluding", None) is not None:
             _q, m = _sampling_colluding(args, inp.n)
             extra += f", {m} of them colluding ({inp.n - m} honest users)"
-        if getattr(args, "sampling", None) is not None:
+        if _sampled(args):
             extra += f", each user taking part w.p. {args.sampling}"
         return f"{common.mechanism_phrase(inp)}, shuffled among n = {inp.n} users per round{extra}"
     return "; ".join(
@@ -182,7 +196,8 @@ def _ledger(args, inp, T, curves):
                     "mechanism",
                     hint="edit the [[rounds]] entries, or drop the option",
                 )
-        for opt, name in ((args.sampling, "--sampling"), (args.colluding, "--colluding")):
+        given = ((args.sampling if _sampled(args) else None, "--sampling"), (args.colluding, "--colluding"))
+        for opt, name in given:  # (--sampling 1 is the plain round: nothing to refuse)
             if opt is not None and not _users_sampled(sched):  # (that one round took them: _schedule)
                 raise InvalidArgument(
                     name,

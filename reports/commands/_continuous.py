@@ -162,9 +162,11 @@ def run(args: argparse.Namespace, quantity: str) -> int:
         return _run_schedule(args, dep, quantity)
     if dep is not None:
         _from_deployment(args, dep, quantity)
+    from blanket.reports.commands._compose import _sampled
+
     for opt in ("sampling", "colluding"):  # no sampled or colluding route here: refuse rather than ignore (tryout11)
         v = getattr(args, opt, None)
-        if v is not None:
+        if v is not None and (opt == "colluding" or _sampled(args)):  # --sampling 1: the plain round
             raise InvalidArgument(
                 "--" + opt,
                 v,
@@ -363,12 +365,13 @@ def _run_schedule(args: argparse.Namespace, dep, quantity: str) -> int:
     from blanket.exact.accounting.accountant import ShuffleAccountant, check_total_rounds
     from blanket.exact.numbers import arith
     from blanket.exact.numbers.errors import InvalidArgument
+    from blanket.reports.commands._compose import _sampled
     from blanket.reports.deployment import ContinuousRound
     from blanket.reports.numtext import exact_string
 
     for opt in ("mechanism", "k", "epsilon0", "sigma", "scale", "n", "sampling", "colluding", "bound", "variant"):
         v = getattr(args, opt, None)
-        if v is not None:
+        if v is not None and (opt != "sampling" or _sampled(args)):  # --sampling 1: the plain round
             raise InvalidArgument(
                 "-n" if opt == "n" else "--" + opt,
                 v,

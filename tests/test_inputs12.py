@@ -1,0 +1,150 @@
+"""Task inputs12: three input / CLI defects found by session 12's hostile probe.
+
+1. ``sampling = 1`` (every user takes part) is the plain round at every input site: the library's
+   ``Sampled(ev, 1)``, ``[users] sampling``, ``rounds[i].sampling``, fleet rounds and ``--sampling 1``.  Before the
+   fix it went through the sampled views, looser than the plain round's one-round bracket (OUE k = 3, ε0 = 1, n = 3,
+   (0.2, 0.1): INCONCLUSIVE on [0.0952, 0.2742] instead of FAILS on [0.1107, 0.1287]).  The check is independent
+   of the values: the same bracket with and without ``q = 1``.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+from blanket.exact.accounting.accountant import ShuffleAccountant
+from blanket.exact.accounting.sampled import Sampled
+from blanket.reports import cli
+from blanket.reports.deployment import parse_deployment, with_overrides
+
+OUE = """
+name = "oue"
+[randomizer]
+mechanism = "oue"
+k = 3
+epsilon0 = 1
+[users]
+n = 3
+{users_extra}
+[[claims]]
+epsilon = 0.2
+delta = 0.1
+"""
+
+
+def _write(tmp_path: pathlib.Path, name: str, text: str) -> str:
+    p = tmp_path / name
+    p.write_text(text)
+    return str(p)
+
+
+# ------------------------------------------------------------------ 1. sampling = 1 is the plain round
+
+
+def test_library_sampled_q1_is_the_plain_round() -> None:
+    dep = parse_deployment(OUE.format(users_extra='sampling = "1/2"'))
+    ev = dep.rounds[0].event().event  # Shuffled(OUE(3, 1), 3), the round Sampled wraps
+    plain = ShuffleAccountant().compose(ev).get_delta("0.2")
+    acc = ShuffleAccountant().compose(Sampled(ev, 1))
+    assert acc.ledger == ((ev, 1),)
+    one = acc.get_delta("0.2")
+    assert (one.lower, one.upper) == (plain.lower, plain.upper)
+    # the plain round's bracket decides the claim (0.2, 0.1): its lower end is above 0.1
+    assert one.lower > 0.1
+    # a proper q < 1 is still a sampled round
+    assert isinstance(ShuffleAccountant().compose(Sampled(ev, "1/2")).ledger[0][0], Sampled)
+
+
+@pytest.mark.parametrize("q", ['"1"', "1", "1.0", '"2/2"'])
+def test_users_sampling_1_parses_as_no_sampling(q: str) -> None:
+    plain = parse_deployment(OUE.format(users_extra=""))
+    one = parse_deployment(OUE.format(users_extra=f"sampling = {q}"))
+    assert one.rounds == () == plain.rounds
+    # with_overrides: --sampling 1 drops the file's sampling; --sampling 1/2 still samples
+    half = parse_deployment(OUE.format(users_extra='sampling = "1/2"'))
+    assert with_overrides(half, sampling="1").rounds == ()
+    assert with_overrides(plain, sampling="1").rounds == ()
+    assert (
+        with_overrides(plain, sampling="1/2").rounds[0].sampling
+        == parse_deployment(OUE.format(users_extra='sampling = "1/2"')).rounds[0].sampling
+    )
+
+
+def test_users_sampling_still_validated() -> None:
+    from blanket.exact.numbers.errors import InvalidArgument
+
+    for bad in ('"0"', '"3/2"', '"x"'):
+        with pytest.raises(InvalidArgument, match="users.sampling"):
+            parse_deployment(OUE.format(users_extra=f"sampling = {bad}"))
+
+
+def test_rounds_and_fleet_sampling_1_is_no_sampling() -> None:
+    base = 'name = "r"\n[randomizer]\nmechanism = "krr"\nk = 3\nepsilon0 = 1\n[users]\nn = 10\n'
+    claim = "[[claims]]\nepsilon = 1\ndelta = 1e-3\n"
+    for entry in (
+        '[[rounds]]\nmechanism = "krr"\nk = 3\nepsilon0 = 1\ncount = 2\nsampling = "1"\n',
+        '[[rounds]]\ntype = "oue"\nk = 3\nepsilon0 = 1\ncount = 2\nsampling = "1"\n',
+        '[[rounds]]\ntype = "ldp"\nepsilon0 = 1\ncount = 2\nsampling = "1"\n',
+        '[[rounds]]\ntype = "laplace"\nepsilon0 = 1\ncount = 2\nsampling = "1"\n',
+    ):
+        r = parse_deployment(base + claim + entry).rounds[0]
+        assert getattr(r, "sampling", None) is None, entry
+        assert not isinstance(r.event(), Sampled)
+    fleet = (
+        'name = "f"\n[[users]]\nn = 5\n[users.mechanism]\ntype = "binary_rr"\nepsilon0 = 1\n'
+        '[[users]]\nn = 6\n[users.mechanism]\ntype = "binary_rr"\nepsilon0 = 2\n'
+        + claim
+        + '[[rounds]]\ncount = 2\nsampling = "1"\n'
+    )
+    r = parse_deployment(fleet).rounds[0]
+    assert r.sampling is None and r.event().q is None
+
+
+def _certify_json(capsys, path: str, tmp_path: pathlib.Path, *extra: str) -> dict:
+    code = cli.main(["certify", "--json", "--no-pdf", "--no-plot", "-q", "-o", str(tmp_path / "out"), *extra, path])
+    out = json.loads(capsys.readouterr().out)
+    out["_code"] = code
+    return out
+
+
+def _claim(cert: dict) -> tuple:
+    c = cert["claims"][0]
+    return cert["_code"], c["verdict"], c["lower"]["value"], c["upper"]["value"], c["reason"]
+
+
+def test_certify_sampling_1_same_as_unsampled(capsys, tmp_path: pathlib.Path) -> None:
+    plain = _write(tmp_path, "plain.toml", OUE.format(users_extra=""))
+    one = _write(tmp_path, "one.toml", OUE.format(users_extra='sampling = "1"'))
+    half = _write(tmp_path, "half.toml", OUE.format(users_extra='sampling = "0.5"'))
+    ref = _certify_json(capsys, plain, tmp_path)
+    assert ref["claims"][0]["verdict"] == "FAILS" and ref["_code"] == 1
+    assert _claim(_certify_json(capsys, one, tmp_path)) == _claim(ref)
+    assert _claim(_certify_json(capsys, plain, tmp_path, "--sampling", "1")) == _claim(ref)
+    assert _claim(_certify_json(capsys, half, tmp_path, "--sampling", "1")) == _claim(ref)
+
+
+def test_cli_delta_sampling_1_same_as_unsampled(capsys, tmp_path: pathlib.Path) -> None:
+    args = ["delta", "--mechanism", "oue", "--k", "3", "--epsilon0", "1", "-n", "3", "--epsilon", "0.2"]
+    assert cli.main(args) == 0
+    plain = capsys.readouterr().out
+    assert cli.main([*args, "--sampling", "1"]) == 0
+    assert capsys.readouterr().out == plain
+    half = _write(tmp_path, "half.toml", OUE.format(users_extra='sampling = "0.5"'))
+    assert cli.main(["delta", "--deployment", half, "--epsilon", "0.2", "--sampling", "1"]) == 0
+    over = capsys.readouterr().out
+    assert (
+        cli.main(["delta", "--deployment", _write(tmp_path, "p.toml", OUE.format(users_extra="")), "--epsilon", "0.2"])
+        == 0
+    )
+    assert over == capsys.readouterr().out
+
+
+def test_continuous_cli_sampling_1_accepted_below_1_refused(capsys) -> None:
+    args = ["delta", "--mechanism", "laplace", "--epsilon0", "1", "-n", "100", "--epsilon", "1"]
+    assert cli.main(args) == 0
+    plain = capsys.readouterr().out
+    assert cli.main([*args, "--sampling", "1"]) == 0
+    assert capsys.readouterr().out.split("(lattice")[0] == plain.split("(lattice")[0]  # (the line ends with seconds)
+    assert cli.main([*args, "--sampling", "0.5"]) == 2
+    assert "--sampling is not supported" in capsys.readouterr().err
