@@ -643,11 +643,14 @@ def parse_deployment(
     base_dir: pathlib.Path | None = None,
     extra_bytes: bytes = b"",
     allow_paths: Iterable[str | pathlib.Path] = (),
+    claims_required: bool = True,
 ) -> Deployment:
     """Parse and validate a deployment from TOML text (see the module docstring for the format).
 
     A ``matrix_file`` is read only from under ``base_dir`` (the deployment
-    file's directory) or one of ``allow_paths``.
+    file's directory) or one of ``allow_paths``.  ``claims_required=False`` accepts a file without ``[[claims]]``
+    and ``[[targets]]`` (``blanket delta --deployment FILE --epsilon X``: the command line gives what to compute).
+    O(size of the text) (a matrix: its size).
     """
     if len(text) > MAX_DEPLOYMENT_CHARS:
         raise InvalidArgument(
@@ -850,7 +853,7 @@ def parse_deployment(
         targets.append(Target(_number(t["delta"], f"{where}.delta", lo=0, hi=1, lo_open=True, hi_open=True), where))
     for where, v in extra_targets:
         targets.append(Target(_number(v, where, lo=0, hi=1, lo_open=True, hi_open=True), where))
-    if not claims and not targets:
+    if not claims and not targets and claims_required:
         raise InvalidArgument(
             "claims", None, "must hold at least one [[claims]] entry (epsilon, delta) or a [[targets]] delta"
         )
@@ -1253,10 +1256,13 @@ def _continuous_round(r: dict, where: str, rk: str, kind: str, params: dict, n: 
     return ContinuousRound(rk, tuple(sorted(table.items())), rn, cnt, where)
 
 
-def load_deployment(path: str | pathlib.Path, *, allow_paths: Iterable[str | pathlib.Path] = ()) -> Deployment:
+def load_deployment(
+    path: str | pathlib.Path, *, allow_paths: Iterable[str | pathlib.Path] = (), claims_required: bool = True
+) -> Deployment:
     """Read and validate a deployment file; errors name the file or the field.
 
     A ``matrix_file`` must lie under the file's directory or one of ``allow_paths`` (``--allow-path``).
+    ``claims_required``: as :func:`parse_deployment`'s.  O(size of the file).
     """
     path = pathlib.Path(path)
     try:  # a regular file of at most 4 MB, checked before reading (a FIFO or /dev/zero is refused at once)
@@ -1274,7 +1280,9 @@ def load_deployment(path: str | pathlib.Path, *, allow_paths: Iterable[str | pat
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidArgument("deployment file", str(path), "is not UTF-8 text") from None
-    return parse_deployment(text, source=path.name, base_dir=path.parent, allow_paths=allow_paths)
+    return parse_deployment(
+        text, source=path.name, base_dir=path.parent, allow_paths=allow_paths, claims_required=claims_required
+    )
 
 
 def as_deployment(value: object, name: str = "dep") -> Deployment:

@@ -148,3 +148,47 @@ def test_continuous_cli_sampling_1_accepted_below_1_refused(capsys) -> None:
     assert capsys.readouterr().out.split("(lattice")[0] == plain.split("(lattice")[0]  # (the line ends with seconds)
     assert cli.main([*args, "--sampling", "0.5"]) == 2
     assert "--sampling is not supported" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ 2. --deployment FILE without [[claims]]
+
+NO_CLAIMS = 'name = "oue"\n[randomizer]\nmechanism = "oue"\nk = 3\nepsilon0 = 1\n[users]\nn = 3\n'
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "",  # one round
+        '[[rounds]]\ntype = "oue"\nk = 3\nepsilon0 = 1\ncount = 2\n',  # a schedule (the composed route)
+    ],
+)
+def test_delta_and_epsilon_on_a_deployment_without_claims(capsys, tmp_path: pathlib.Path, extra: str) -> None:
+    bare = _write(tmp_path, "bare.toml", NO_CLAIMS + extra)
+    claimed = _write(tmp_path, "claimed.toml", NO_CLAIMS + extra + "[[claims]]\nepsilon = 0.2\ndelta = 0.1\n")
+    for cmd, opt, value in (("delta", "--epsilon", "0.2"), ("epsilon", "--delta", "0.1")):
+        assert cli.main([cmd, "--deployment", claimed, opt, value]) == 0
+        ref = capsys.readouterr().out
+        assert cli.main([cmd, "--deployment", bare, opt, value]) == 0
+        assert capsys.readouterr().out == ref.replace("claimed.toml", "bare.toml")
+        # nothing to compute given: the file's refusal stands (one line, exit 2)
+        assert cli.main([cmd, "--deployment", bare]) == 2
+        err = capsys.readouterr().err
+        assert "claims must hold at least one" in err and len(err.strip().splitlines()) == 1
+
+
+def test_continuous_deployment_without_claims(capsys, tmp_path: pathlib.Path) -> None:
+    lap = _write(
+        tmp_path, "lap.toml", 'name = "l"\n[randomizer]\nmechanism = "laplace"\nepsilon0 = 1\n[users]\nn = 100\n'
+    )
+    assert cli.main(["delta", "--deployment", lap, "--epsilon", "1"]) == 0
+    assert "delta <=" in capsys.readouterr().out
+    assert cli.main(["delta", "--deployment", lap]) == 2
+    assert "claims must hold at least one" in capsys.readouterr().err
+
+
+def test_library_claims_still_required_by_default() -> None:
+    from blanket.exact.numbers.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="claims must hold at least one"):
+        parse_deployment(NO_CLAIMS)
+    assert parse_deployment(NO_CLAIMS, claims_required=False).claims == ()

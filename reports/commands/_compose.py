@@ -33,9 +33,9 @@ def _schedule(args):
     (:func:`blanket.reports.deployment.with_overrides`)."""
     if not getattr(args, "deployment", None):
         return ()
-    from blanket.reports.deployment import load_deployment, with_overrides
+    from blanket.reports.deployment import with_overrides
 
-    dep = load_deployment(args.deployment, allow_paths=common.allow_paths(args))
+    dep = common.load_cli_deployment(args)
     sampling, colluding = getattr(args, "sampling", None), getattr(args, "colluding", None)
     if _users_sampled(dep.rounds) and (sampling is not None or colluding is not None):
         dep = with_overrides(dep, sampling=sampling, colluding=colluding)

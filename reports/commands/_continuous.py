@@ -64,9 +64,9 @@ def deployment_of(args: argparse.Namespace) -> Deployment | None:
     path = getattr(args, "deployment", None)
     if not path:
         return None
-    from blanket.reports.deployment import ContinuousRound, load_deployment
+    from blanket.reports.deployment import ContinuousRound
 
-    dep = load_deployment(path, allow_paths=common.allow_paths(args))
+    dep = common.load_cli_deployment(args)
     if dep.mechanism in WORDS or any(isinstance(r, ContinuousRound) for r in dep.rounds):
         return dep
     return None

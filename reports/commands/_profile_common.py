@@ -321,6 +321,16 @@ def cli_name(key: str) -> str:
     return {"n": "-n", "exp_epsilon0": "randomizer.exp_epsilon0"}.get(key, "--" + key.replace("_", "-"))
 
 
+def load_cli_deployment(args: argparse.Namespace) -> Deployment:
+    """``--deployment FILE`` of ``blanket delta`` / ``blanket epsilon``: a file without ``[[claims]]`` or
+    ``[[targets]]`` is accepted when the command line gives what to compute (``--epsilon`` or ``--delta``); without
+    either, the file's refusal stands ("claims must hold at least one …").  O(size of the file)."""
+    from blanket.reports.deployment import load_deployment
+
+    given = getattr(args, "epsilon", None) is not None or getattr(args, "delta", None) is not None
+    return load_deployment(args.deployment, allow_paths=allow_paths(args), claims_required=not given)
+
+
 def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool) -> Inputs:
     """Combine the deployment file (if any) and the options into one validated query
     (:func:`blanket.exact.accounting.query.make_query`; errors name the option)."""
@@ -329,9 +339,7 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
 
     dep: Deployment | None = None
     if args.deployment:
-        from blanket.reports.deployment import load_deployment
-
-        dep = load_deployment(args.deployment, allow_paths=allow_paths(args))
+        dep = load_cli_deployment(args)
         if dep.groups or dep.colluding:
             raise InvalidArgument(
                 "--deployment",
