@@ -763,7 +763,9 @@ def certify(
     if verdict == INCONCLUSIVE:  # what limits the answer, for the command's hint (not part of the JSON file)
         if dep.mechanism in continuous_certificate.WORDS:
             cert["_inconclusive_hint"] = continuous_certificate.LIMIT
-        elif claims and all(c["between_bounds"] for c in claims if c["verdict"] == INCONCLUSIVE):
+        elif not any(c["verdict"] == INCONCLUSIVE for c in claims):  # only targets are undecided
+            cert["_inconclusive_hint"] = target_hint(targets, cap, from_file=max_prec is None)
+        elif all(c["between_bounds"] for c in claims if c["verdict"] == INCONCLUSIVE):
             cert["_inconclusive_hint"] = (
                 "more precision cannot decide it: the claim lies strictly between the certified bounds"
             )
@@ -817,6 +819,26 @@ def precision_hint(claims: list, cap: int, *, from_file: bool = True) -> str:
         f"this run stopped at its precision cap of {cap} bits ({where}) without deciding; "
         f"try the next cap it did not try, --precision {nxt}{more}"
     )
+
+
+def target_hint(targets: list, cap: int, *, from_file: bool = True) -> str:
+    """The INCONCLUSIVE hint of a single-round run whose claims are decided and some target is not (no certified
+    upper end on ``δ(ε)`` met it): each such target's reason and the precision cap the run used, with the next cap
+    it did not try (:func:`precision_hint`'s wording).  O(len(targets))."""
+    why = "; ".join(f"target delta {t['delta']}: {t['reason']}" for t in targets if t.get("verdict") == INCONCLUSIVE)
+    where = (
+        "--precision"
+        if not from_file
+        else "the default"
+        if cap == DEFAULT_PRECISION_CAP
+        else "the file's precision_cap"
+    )
+    more = (
+        f"; try the next cap it did not try, --precision {2 * cap}"
+        if cap < MAX_PRECISION_CAP
+        else ": more precision is not available"
+    )
+    return f"{why or 'an undecided target'} (this run's precision cap: {cap} bits, {where}){more}"
 
 
 def to_json(cert: dict) -> str:

@@ -188,9 +188,9 @@ def _main(argv=None) -> int:
             sys.stderr.write(f"{_bol()}blanket: inconclusive: {exc}; raise --time-budget\n")
             return EXIT_INCONCLUSIVE
         if isinstance(exc, Undecided):
-            from blanket.reports.commands._options import INCONCLUSIVE_HINT
+            from blanket.reports.commands._options import inconclusive_hint
 
-            sys.stderr.write(f"blanket: inconclusive: {exc}; {INCONCLUSIVE_HINT}\n")
+            sys.stderr.write(f"blanket: inconclusive: {exc}; {inconclusive_hint(args)}\n")
             return EXIT_INCONCLUSIVE
         sys.stderr.write(f"blanket: error: {exc}\n")
         return EXIT_USAGE

@@ -623,6 +623,37 @@ def certify_composition(
         },
     }
     cert["statement"] = statement(cert)
+    if verdict == INCONCLUSIVE:  # what limits the answer, for the command's hint (not part of the JSON file)
+        cert["_inconclusive_hint"] = composition_hint(dep, claims, targets, curves)
     if plot:
         curve.attach(cert, curve.composition_picture(cert, acc))
     return cert
+
+
+def composition_hint(dep: Deployment, claims: list, targets: list, curves: bool | str = "auto") -> str:
+    """The INCONCLUSIVE hint of a composed certificate: what this run tried (each undecided claim's bracket, the PLD
+    grids :func:`decide_claim` tried, the pairs), that a composed bracket does not use the precision cap (the
+    accountant works at the file's ``precision``; ``--precision`` does not change it), and what may narrow it: a finer grid
+    (``blanket delta --deployment FILE --epsilon E --refine-seconds S``: the accountant's ``refine_seconds``) where
+    the grid limits it, the curve pairs at any cost (``--curves on``) where they were not used.  O(claims)."""
+    open_ = [c for c in claims if c["verdict"] == INCONCLUSIVE]
+    parts = []
+    for c in open_:
+        grids = c["reason"].rsplit("on grids ", 1)[-1] if "on grids " in c["reason"] else c["grid"]
+        parts.append(
+            f"claim ({c['epsilon']}, {c['delta']}) in [{c['delta_lower']}, {c['delta_upper']}] after PLD grids "
+            f"{grids} ({c['pair_route']})"
+        )
+    parts += [f"target delta {t['delta']}: {t['reason']}" for t in targets if t["verdict"] == INCONCLUSIVE]
+    eps = open_[0]["epsilon"] if open_ else "E"
+    curve_used = any(c.get("pair_route") == "curve pairs" for c in open_)
+    on = curves is True or curves == "on"
+    return (
+        "this composed run stopped with "
+        + "; ".join(parts)
+        + f"; a composed bracket does not use the precision cap (it ran at {dep.precision} bits; --precision does "
+        "not change it): its ends are the rounds' dominating pairs (upper) and one concrete pair of datasets (lower) on "
+        f"a PLD grid; a finer grid, where the grid limits it: `blanket delta --deployment {dep.source} --epsilon "
+        f"{eps} --refine-seconds 600`"
+        + ("" if on or curve_used else "; the tight curve pairs at any cost: --curves on")
+    )

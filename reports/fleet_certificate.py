@@ -354,11 +354,40 @@ def certify_fleet(
         },
     }
     cert["statement"] = statement(cert)
+    if verdict == INCONCLUSIVE:  # what limits the answer, for the command's hint (not part of the JSON file)
+        cert["_inconclusive_hint"] = fleet_hint(claims)
     if plot and all(x.krr for x in sh):
         from . import curve
 
         curve.attach(cert, fleet_picture(cert, sh))
     return cert
+
+
+def fleet_hint(claims: list) -> str:
+    """The INCONCLUSIVE hint of a fleet certificate: each undecided shuffle's bracket and route, and that the
+    fleet routes do not use the precision cap (``--precision`` does not change them): a k-RR shuffle's bracket is
+    its blanket view (or clone pair) at relative tolerance 1/100, then 1/10000, against concrete datasets, so what
+    remains is the gap between those bounds; a one-group shuffle of another mechanism is that group's own
+    certificate (``blanket certify`` of a file holding that group alone says what limits it).  O(claims ×
+    shuffles)."""
+    parts = []
+    for c in claims:
+        if c["verdict"] != INCONCLUSIVE:
+            continue
+        for i, p in enumerate(c.get("shuffles", ())):
+            if isinstance(p, dict) and p.get("verdict") == INCONCLUSIVE:
+                parts.append(
+                    f"claim ({c['epsilon']}, {c['delta']}), shuffle {i + 1}: [{p.get('lower')}, {p.get('upper')}] "
+                    f"({p.get('route')})"
+                )
+    return (
+        "this fleet run stopped with "
+        + ("; ".join(parts) or "an undecided claim")
+        + "; the fleet routes do not use the precision cap (--precision does not change them): a k-RR shuffle's "
+        "upper end was tightened to a relative 1/10000 already, so the rest is the gap between its blanket view "
+        "and the concrete datasets; a shuffle of another mechanism: certify a file with that group alone for its "
+        "own hint"
+    )
 
 
 #: grid intervals of the fleet picture (each point: one Poisson-binomial view and one concrete pair per shuffle)

@@ -192,3 +192,66 @@ def test_library_claims_still_required_by_default() -> None:
     with pytest.raises(InvalidArgument, match="claims must hold at least one"):
         parse_deployment(NO_CLAIMS)
     assert parse_deployment(NO_CLAIMS, claims_required=False).claims == ()
+
+
+# ------------------------------------------------------------------ 3. the INCONCLUSIVE hints say what the run used
+
+
+def test_composed_inconclusive_hint_names_what_the_run_used(capsys, tmp_path: pathlib.Path) -> None:
+    """A composed claim inside its bracket (one sampled OUE round, delta(0.2) in about [0.0588, 0.0677]): the hint
+    names the run's bracket, its grids and its precision from the certificate, and the real options; not the old
+    fixed '--precision 16384' (a composed bracket does not use the precision cap)."""
+    path = _write(
+        tmp_path, "c.toml", OUE.format(users_extra='sampling = "1/2"').replace("delta = 0.1", "delta = 0.065")
+    )
+    out = tmp_path / "out"
+    assert cli.main(["certify", "--no-pdf", "--no-plot", "-q", "-o", str(out), path]) == 3
+    err = capsys.readouterr().err
+    cert = json.loads((out / "certificate.json").read_text())
+    c = cert["claims"][0]
+    assert c["verdict"] == "INCONCLUSIVE"
+    grids = c["reason"].rsplit("on grids ", 1)[1]
+    assert len(grids.split(", ")) == 3  # the first grid and its two refinements
+    assert f"after PLD grids {grids}" in err
+    assert f"[{c['delta_lower']}, {c['delta_upper']}]" in err
+    assert f"it ran at {cert['reproducibility']['precision_used']} bits" in err
+    assert "--refine-seconds" in err and "16384" not in err and "--precision does not change it" in err
+    # the suggested command is a real one: it runs on this file (the same bracket's upper end or better)
+    assert cli.main(["delta", "--deployment", path, "--epsilon", "0.2", "--refine-seconds", "5"]) == 0
+    assert "delta(epsilon = 0.2) in [" in capsys.readouterr().out
+
+
+def test_generic_hint_names_the_cap_the_run_used() -> None:
+    import argparse
+
+    from blanket.reports.commands._options import inconclusive_hint
+
+    h = inconclusive_hint(argparse.Namespace(precision=None))
+    assert "4096 bits (the default)" in h and "--precision 8192" in h and "16384" not in h
+    h = inconclusive_hint(argparse.Namespace(precision="512"))
+    assert "512 bits (--precision)" in h and "--precision 1024" in h
+    assert "not available" in inconclusive_hint(argparse.Namespace(precision=str(1 << 16)))
+    assert "fixed precision" in inconclusive_hint(argparse.Namespace())
+
+
+def test_fleet_and_target_hints() -> None:
+    from blanket.reports.certificate import target_hint
+    from blanket.reports.fleet_certificate import fleet_hint
+
+    claims = [
+        {"epsilon": "1", "delta": "1/1000", "verdict": "HOLDS", "shuffles": []},
+        {
+            "epsilon": "1/2",
+            "delta": "1/100",
+            "verdict": "INCONCLUSIVE",
+            "shuffles": [
+                {"verdict": "HOLDS", "lower": "0", "upper": "0.001", "route": "r"},
+                {"verdict": "INCONCLUSIVE", "lower": "0.009", "upper": "0.011", "route": "view / concrete"},
+            ],
+        },
+    ]
+    h = fleet_hint(claims)
+    assert "claim (1/2, 1/100), shuffle 2: [0.009, 0.011] (view / concrete)" in h and "shuffle 1" not in h
+    assert "--precision does not change" in h
+    t = target_hint([{"delta": "1e-9", "verdict": "INCONCLUSIVE", "reason": "no upper end"}], 256, from_file=False)
+    assert "target delta 1e-9: no upper end" in t and "256 bits, --precision" in t and "--precision 512" in t

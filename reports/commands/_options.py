@@ -98,4 +98,22 @@ def apply_max_memory(args: argparse.Namespace) -> None:
         set_time_budget(float(arith.exact_in(budget, "--time-budget", lo=0, lo_open=True, hi=10**7)))
 
 
-INCONCLUSIVE_HINT = "raise the precision cap with --precision BITS (e.g. --precision 16384)"
+def inconclusive_hint(args: argparse.Namespace | None) -> str:
+    """The hint of an INCONCLUSIVE answer that has no more specific one (a single-round ``blanket delta`` /
+    ``epsilon`` / ``renyi`` stopped by an undecided enclosure): the precision cap this run used (``--precision``, else
+    the default, ``arith.MAX_PREC``) and the next cap it did not try; at the largest cap, that none is left; for a
+    command without ``--precision``, that its precision is fixed.  Certificates say what limited them
+    (``cert["_inconclusive_hint"]``: :func:`blanket.reports.certificate.precision_hint`, the composed and fleet
+    routes' own).  O(1)."""
+    from blanket.exact.numbers import arith
+
+    if args is None or not hasattr(args, "precision"):
+        return "the enclosures were too wide to decide at this command's fixed precision"
+    try:
+        cap = arith.MAX_PREC if args.precision is None else int(args.precision)
+    except (TypeError, ValueError):
+        cap = arith.MAX_PREC
+    where = "--precision" if args.precision is not None else "the default"
+    if cap >= 1 << 16:
+        return f"this run already went up to the largest precision cap, {cap} bits: more precision is not available"
+    return f"this run stopped at its precision cap of {cap} bits ({where}); try the next cap, --precision {2 * cap}"

@@ -74,7 +74,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from blanket.exact.numbers import arith
     from blanket.exact.runtime.progress import Progress
-    from blanket.reports.commands._options import INCONCLUSIVE_HINT, apply_max_memory, curves_mode
+    from blanket.reports.commands._options import apply_max_memory, curves_mode, inconclusive_hint
     from blanket.reports.commands._profile_common import executor_options
     from blanket.reports.deployment import check_deployment_size, load_deployment
     from blanket.reports.output import OutputDir, report_pdf_outcome
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
             + (f", {written.pdf}" if written.pdf else "")
         )
     if cert["verdict"] == "INCONCLUSIVE":
-        sys.stderr.write(f"blanket: inconclusive: {cert.get('_inconclusive_hint') or INCONCLUSIVE_HINT}\n")
+        sys.stderr.write(f"blanket: inconclusive: {cert.get('_inconclusive_hint') or inconclusive_hint(args)}\n")
     if report_pdf_outcome(written, want_pdf):
         return 3
     return EXIT_CODES[cert["verdict"]]
