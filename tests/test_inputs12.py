@@ -232,6 +232,8 @@ def test_generic_hint_names_the_cap_the_run_used() -> None:
     assert "512 bits (--precision)" in h and "--precision 1024" in h
     assert "not available" in inconclusive_hint(argparse.Namespace(precision=str(1 << 16)))
     assert "fixed precision" in inconclusive_hint(argparse.Namespace())
+    h = inconclusive_hint(argparse.Namespace(precision=None, mechanism="laplace"))
+    assert "cannot decide it" in h and "--precision" not in h
 
 
 def test_fleet_and_target_hints() -> None:

@@ -102,13 +102,18 @@ def inconclusive_hint(args: argparse.Namespace | None) -> str:
     """The hint of an INCONCLUSIVE answer that has no more specific one (a single-round ``blanket delta`` /
     ``epsilon`` / ``renyi`` stopped by an undecided enclosure): the precision cap this run used (``--precision``, else
     the default, ``arith.MAX_PREC``) and the next cap it did not try; at the largest cap, that none is left; for a
-    command without ``--precision``, that its precision is fixed.  Certificates say what limited them
+    command without ``--precision``, that its precision is fixed; for ``--mechanism laplace|gaussian`` (whose route
+    does not read ``--precision``), what limits it (``continuous_certificate.LIMIT``).  Certificates say what limited them
     (``cert["_inconclusive_hint"]``: :func:`blanket.reports.certificate.precision_hint`, the composed and fleet
     routes' own).  O(1)."""
     from blanket.exact.numbers import arith
 
     if args is None or not hasattr(args, "precision"):
         return "the enclosures were too wide to decide at this command's fixed precision"
+    if getattr(args, "mechanism", None) in ("laplace", "gaussian"):  # the continuous route: lattices, not bits
+        from blanket.reports.continuous_certificate import LIMIT
+
+        return LIMIT
     try:
         cap = arith.MAX_PREC if args.precision is None else int(args.precision)
     except (TypeError, ValueError):
