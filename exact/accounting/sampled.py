@@ -358,6 +358,11 @@ class SampledFourValue(FourValue):
         qq = self.participation
         return 1 - qq + qq * self.base.gamma()
 
+    def gamma_complement(self) -> Any:
+        """``1 − γ_q = q·(1 − γ)``: no cancellation (``1 − gamma()`` at the working precision is ``[0 ± 2^-prec]``
+        once ``q`` is below ``2^-prec``: the NaN of session 12's probe at q = 1e-40).  O(1)."""
+        return self.participation * self.base.gamma_complement()
+
     def l_probs(self) -> tuple:
         qq, g = self.participation, self.base.gamma()
         gq = 1 - qq + qq * g

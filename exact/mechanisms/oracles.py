@@ -179,6 +179,12 @@ class FourValue(_Eps0):
     def gamma(self) -> Enclosure:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def gamma_complement(self) -> Enclosure:
+        """``1 − γ``, the blanket's missing mass (the engine's atom at 0).  Here ``1 − gamma()``; a record whose ``γ``
+        is within a ball's rounding of 1 computes it without the cancellation (:class:`~blanket.exact.accounting.
+        sampled.SampledFourValue`: ``q·(1 − γ)``, exact in form).  O(1)."""
+        return 1 - self.gamma()
+
     def l_probs(self) -> tuple:  # pragma: no cover - abstract
         """``(π_both, π_t, π_rest)`` of the law of L under W ~ ω (π_t' = π_t; π_both + 2π_t + π_rest = 1)."""
         raise NotImplementedError

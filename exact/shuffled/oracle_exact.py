@@ -97,7 +97,7 @@ def _atoms5(mech: FourValue, ee) -> tuple:
     """``(γ, [(prob, value)] * 5)`` of ``V``: 0, both, t, t', rest."""
     g = mech.gamma()
     (vb, pb), (vt, pt), (vn, pn), (vr, pr) = mech.l_law(exp_epsilon=ee)
-    return g, [(1 - g, fmpq(0)), (g * pb, vb), (g * pt, vt), (g * pn, vn), (g * pr, vr)]
+    return g, [(mech.gamma_complement(), fmpq(0)), (g * pb, vb), (g * pt, vt), (g * pn, vn), (g * pr, vr)]
 
 
 def _outer_index(atoms5: list) -> int:

@@ -158,7 +158,7 @@ def _check_mech(mech: object) -> FourValue:
 def _atoms5(mech, ee):
     g = mech.gamma()
     (vb, pb), (vt, pt), (vn, pn), (vr, pr) = mech.l_law(exp_epsilon=ee)
-    return g, (1 - g, g * pb, g * pt, g * pn, g * pr), (vb, vt, vn, vr)
+    return g, (mech.gamma_complement(), g * pb, g * pt, g * pn, g * pr), (vb, vt, vn, vr)
 
 
 def blanket_view_bracket(
@@ -411,19 +411,22 @@ def _check_n(n: object) -> int:
     return arith.integer_in(n, "n", lo=1)
 
 
-def _chernoff_tail(N: int, rho, m: int, upper: bool):
-    """Chernoff–Hoeffding ``P(X ≥ m)`` (upper, needs m ≥ Nρ) or ``P(X ≤ m)`` (m ≤ Nρ) for ``X ~ Bin(N, ρ)``, as a ball."""
+def _chernoff_tail(N: int, rho, m: int, upper: bool, rho_c=None):
+    """Chernoff–Hoeffding ``P(X ≥ m)`` (upper, needs m ≥ Nρ) or ``P(X ≤ m)`` (m ≤ Nρ) for ``X ~ Bin(N, ρ)``, as a ball.
+    ``rho_c``: ``1 − ρ`` when the caller has it without cancellation (default ``1 − ρ``)."""
     mean = N * arith.ball(rho)
+    rc = arith.ball(1 - rho if rho_c is None else rho_c)
     expo = arb(0)
     if m > 0:
         expo += m * (arb(m) / mean).log()
     if m < N:
-        expo += (N - m) * (arb(N - m) / (N * (1 - arith.ball(rho)))).log()
+        expo += (N - m) * (arb(N - m) / (N * rc)).log()
     return (-expo).exp()
 
 
-def _binom_window(N: int, rho, tol):
-    """``[lo, hi]`` around ``Nρ`` with a certified bound on the mass outside (each side ≤ tol/2)."""
+def _binom_window(N: int, rho, tol, rho_c=None):
+    """``[lo, hi]`` around ``Nρ`` with a certified bound on the mass outside (each side ≤ tol/2); ``rho_c`` as in
+    :func:`_chernoff_tail`."""
     r = float(arith.ball(rho).mid())
     mu, sd = N * r, math.sqrt(max(N * r * (1 - r), 1.0))
     z = math.sqrt(2 * max(1.0, math.log(2 / float(tol)))) + 2
@@ -435,41 +438,52 @@ def _binom_window(N: int, rho, tol):
             if not (lo <= N * arith.ball(rho)):
                 ok = False
             else:
-                tail += _chernoff_tail(N, rho, lo - 1, upper=False)
+                tail += _chernoff_tail(N, rho, lo - 1, upper=False, rho_c=rho_c)
         if hi < N and ok:
             if not (hi + 1 >= N * arith.ball(rho)):
                 ok = False
             else:
-                tail += _chernoff_tail(N, rho, hi + 1, upper=True)
+                tail += _chernoff_tail(N, rho, hi + 1, upper=True, rho_c=rho_c)
         if ok and (tail <= arb(tol) or (lo == 0 and hi == N)):
             return lo, hi, tail
         z *= 1.5
 
 
-def _binom_pmf_range(N: int, rho, lo: int, hi: int, exact_mode: bool) -> list:
+def _binom_pmf_range(N: int, rho, lo: int, hi: int, exact_mode: bool, rho_c=None) -> list:
+    """``Bin(N, ρ)(j)`` for ``lo ≤ j ≤ hi`` (exact, or balls from one lgamma and ratio steps); ``rho_c``: ``1 − ρ``
+    without cancellation when the caller has it (``ρ`` within a ball's rounding of 1: a sampled record's ``γ_q``).
+    O(hi − lo) operations."""
+    if rho_c is None:
+        rho_c = 1 - rho
     if exact_mode:
-        return [math.comb(N, j) * rho**j * (1 - rho) ** (N - j) for j in range(lo, hi + 1)]
-    r = arith.ball(rho)
-    lr, l1r = r.log(), (1 - r).log()
+        return [math.comb(N, j) * rho**j * rho_c ** (N - j) for j in range(lo, hi + 1)]
+    r, rc = arith.ball(rho), arith.ball(rho_c)
+    lr, l1r = r.log(), rc.log()
     first = (arb(N + 1).lgamma() - arb(lo + 1).lgamma() - arb(N - lo + 1).lgamma() + lo * lr + (N - lo) * l1r).exp()
     out = [first]
-    ratio = r / (1 - r)
+    ratio = r / rc
     for j in range(lo, hi):
         out.append(out[-1] * ratio * (N - j) / (j + 1))
     return out
 
 
-def _mixture_over_M(n: int, gamma, l_atoms, *, tol, exact_max_n: int):
-    """``(1/(γn)) Σ_M Bin(n, γ)(M) · E[(Σ_{i≤M} L_i)_+]`` for a four-atom L (both, t, t', rest)."""
+def _mixture_over_M(n: int, gamma, l_atoms, *, tol, exact_max_n: int, gamma_c=None):
+    """``(1/(γn)) Σ_M Bin(n, γ)(M) · E[(Σ_{i≤M} L_i)_+]`` for a four-atom L (both, t, t', rest); ``gamma_c``: ``1 − γ``
+    without cancellation (:meth:`~blanket.exact.mechanisms.oracles.FourValue.gamma_complement`)."""
     (vb, pb), (vt, pt), (vn, pn), (vr, pr) = l_atoms
     vals = [gamma, vb, pb, vt, pt, vn, pn, vr, pr]
     exact_mode = all(_is_exact(v) for v in vals) and n <= exact_max_n
     engine_atoms = [(pr, vr), (pt, vt), (pn, vn), (pb, vb)]
+    if not exact_mode and not arith.ball(pr) < 1:
+        # π_rest within a ball's rounding of 1 (a sampled record at q below 2^-prec): the engine's bulk probability
+        # π_rest/(π_rest + π_both) would be a ball over 1 and its complement's log NaN; the same sum with the two
+        # ancillary atoms swapped takes π_both/(π_both + π_rest), which keeps its digits
+        engine_atoms = [(pb, vb), (pt, vt), (pn, vn), (pr, vr)]
     if exact_mode:
         lo, hi, tail = 0, n, fmpq(0)
     else:
-        lo, hi, tail = _binom_window(n, gamma, tol)
-    weights = _binom_pmf_range(n, gamma, lo, hi, exact_mode)
+        lo, hi, tail = _binom_window(n, gamma, tol, rho_c=gamma_c)
+    weights = _binom_pmf_range(n, gamma, lo, hi, exact_mode, rho_c=gamma_c)
     total: Enclosure = fmpq(0)
     for M, w in zip(range(lo, hi + 1), weights):
         if M == 0:
@@ -518,7 +532,9 @@ def blanket_view_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOp
     if q is None:
         return fmpq(0)
     n, ee, tol, exact_max_n = q
-    return _mixture_over_M(n, mech.gamma(), mech.l_law(exp_epsilon=ee), tol=tol, exact_max_n=exact_max_n)
+    return _mixture_over_M(
+        n, mech.gamma(), mech.l_law(exp_epsilon=ee), tol=tol, exact_max_n=exact_max_n, gamma_c=mech.gamma_complement()
+    )
 
 
 def blanket_view_delta_merged(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOptions]) -> Enclosure:
@@ -546,7 +562,7 @@ def blanket_view_delta_merged(mech: Randomizer, n: IntegerInput, **opts: Unpack[
     n, ee, tol, exact_max_n = q
     gm = mech.gamma()
     (vb, pb), (vt, pt), (vn, pn), (vr, pr) = mech.l_law(exp_epsilon=ee)
-    atoms = [(1 - gm, fmpq(0)), (gm * pt, vt), (gm * pn, vn), (gm * (pb + pr), vr)]
+    atoms = [(mech.gamma_complement(), fmpq(0)), (gm * pt, vt), (gm * pn, vn), (gm * (pb + pr), vr)]
     return expected_positive_part(
         n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{mech.kind} blanket view (merged) n={n}"
     ) / (gm * n)
