@@ -127,3 +127,16 @@ def test_oue_views_bound_the_brute_force(q):
     assert lo.lower() <= lemma.upper() and lemma.lower() <= up.upper()
     # δ scales like q here (n = 3): the upper end is within a factor 1.2 of the worst case, not a floor
     assert up.upper() < arb(fmpq(6, 5)) * arb(str(worst))
+
+
+def test_refusal_below_the_floor_says_why():
+    # the floor stays (docs/auditor.md): the refusal names the option, the value, and the limit that remains
+    from blanket.exact.accounting.sampled import check_sampling
+    from blanket.exact.numbers.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument) as ei:
+        check_sampling(fmpq(1, 10**40), "--sampling", "1e-40")
+    text = str(ei.value)
+    assert text.startswith("--sampling must be >= 1e-30") and "'1e-40'" in text and "mass unit" in text, text
+    assert "NaN" not in text
+    check_sampling(fmpq(1, 10**30), "--sampling", "1e-30")  # the floor itself is taken

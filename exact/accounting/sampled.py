@@ -113,9 +113,14 @@ def difference_law(n_others: int, a: Any, tol: Any = WINDOW_TOL, bands: int = BA
     return out, tail
 
 
-#: the smallest participation probability taken: the PLD survival kernel (:mod:`~blanket.exact.accounting.pld`) works
-#: in floats, and a report probability ``q·f`` below the float range (q = 1e-320: subnormal, its loss ratio 0/0)
-#: cannot be represented there; refused by name (:func:`check_sampling`) instead of an internal error
+#: the smallest participation probability taken (:func:`check_sampling` refuses below it, by name).  Not a NaN any
+#: more (the sampled frequency-oracle view computes ``1 − γ_q`` as ``q(1 − γ)``: finite and narrow at any q, session 12
+#: nan12); the limits that remain: (1) a sampled round's δ is at most ``q`` (amplification by subsampling), and below
+#: ``2^-100 ≈ 7.9e-31``, the PLD's mass unit (:data:`~blanket.exact.accounting.pld.SCALE_BITS`), the composed bracket
+#: can only be ``[0, ~T·2^-100]`` (q = 1e-40 .. 1e-100 measured: OUE k = 3, n = 3, T = 1: [0, 7.9e-31] against
+#: 1.9e-41 .. 1.9e-101); (2) the PLD survival kernel's float windows (``Bin(n−1, q·f)`` pmf values ``≈ (n q f)^3``,
+#: products with ``q·f``) leave the normal range their error bound assumes, and below the float range the kernel
+#: fails (q = 1e-400: log(0))
 MIN_SAMPLING = fmpq(1, 10**30)
 
 
@@ -123,7 +128,12 @@ def check_sampling(q: fmpq | Fraction, name: str, value: object) -> None:
     """Refuse a participation probability below :data:`MIN_SAMPLING` (``InvalidArgument`` naming ``name`` and
     ``value``, the text the user gave).  O(1)."""
     if (q if isinstance(q, fmpq) else fmpq(int(q.numerator), int(q.denominator))) < MIN_SAMPLING:
-        raise InvalidArgument(name, value, "must be >= 1e-30 (below it the kernels lose the report probabilities: NaN)")
+        raise InvalidArgument(
+            name,
+            value,
+            "must be >= 1e-30 (a sampled round's delta is at most q; below 1e-30 it is under the composition's mass unit"
+            " 2^-100 = 7.9e-31, and the float kernels leave their proved range: nothing certified to gain)",
+        )
 
 
 @dataclasses.dataclass(frozen=True)
