@@ -977,6 +977,7 @@ def _check_sampled_oracle(r) -> SymbolicCheck:
             sv = SampledFourValue(rec, int_q(q))
             mq = FiniteRandomizer([[int_q(q * v) for v in row] + [int_q(1 - q)] for row in m])
             ok = ok and sv.gamma() == mq.gamma() and sv.exp_epsilon0() == mq.exp_epsilon0()
+            ok = ok and sv.gamma_complement() == 1 - mq.gamma()  # the engines' atom at 0 (q(1 − γ), nan12)
             for ee in (int_q(R(1)), int_q(R(3, 2)), int_q(R(2))):
                 mine = _merged_law([(q_int(v), q_int(pr)) for v, pr in sv.l_law(exp_epsilon=ee)])
                 for x, x2 in itertools.permutations(range(len(m)), 2):
