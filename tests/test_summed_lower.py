@@ -219,3 +219,52 @@ def test_search_convolution_matches_direct():
 
     a, b = np.array([0.2, 0.5, 0.3]), np.array([0.6, 0.4])
     assert np.allclose(sl._convolve(a, b), np.convolve(a, b), atol=1e-15)
+
+
+@pytest.mark.parametrize("T", [2, 3])
+def test_sampled_ldp_takes_binary_rr_summed_pair(T):
+    """A sampled ``ldp`` round (e^{ε0} = 3, n = 3, q = 1/2) groups as binary RR with the same ε0 (one member of the
+    class): its summed pairs are binary RR's, and the accountant's lower δ lies below the exact T-fold δ of binary
+    RR's sampled dataset c = 0 (brute force, the counts of 1s and 0s seen), itself below its certified upper end.
+    Before this change the ldp round had no summed pair (``_summed_pairs()`` was ``None``)."""
+    from blanket.exact.accounting.accountant import Shuffled
+    from blanket.exact.accounting.sampled import Sampled
+    from blanket.exact.mechanisms.finite import BinaryRR
+    from blanket.exact.mechanisms.oracles import LDP
+
+    n, q = 3, fmpq(1, 2)
+    p, f = fmpq(3, 4), fmpq(1, 4)
+    P1, Q1 = _sampled_round(n, q, p, f, True), _sampled_round(n, q, p, f, False)
+    keys = sorted(P1)
+    Pt, Qt = _product([P1[k] for k in keys], [Q1[k] for k in keys], T)
+    acc = ShuffleAccountant().compose(Sampled(Shuffled(LDP(exp_epsilon0=3), n), q), count=T)
+    rr = ShuffleAccountant().compose(Sampled(Shuffled(BinaryRR(exp_epsilon0=3), n), q), count=T)
+    sums, rr_sums = acc._summed_pairs(), rr._summed_pairs()
+    assert sums is not None and len(sums) == 2 and rr_sums is not None
+    assert [(s.others, s.rounds, s.q_others, s.pi_p, s.pi_q) for s in sums] == [
+        (s.others, s.rounds, s.q_others, s.pi_p, s.pi_q) for s in rr_sums
+    ]
+    assert acc.statements_used()["summed"]
+    for eps in (fmpq(1, 4), fmpq(3, 4)):
+        d = acc.get_delta(eps)
+        with arith.precision(200):
+            a = arith.ball(eps).exp()
+            ex = max(_upper_end(_hockey(Pt, Qt, a)), _upper_end(_hockey(Qt, Pt, a)))
+        low_sum = max(sl.lower_delta(sp, eps) for sp in sums)
+        assert 0 < low_sum <= d.lower <= ex <= d.upper
+
+
+def test_plain_ldp_takes_binary_rr_summed_pair():
+    """An unsampled ``ldp`` round groups as binary RR too (the same member of the class): the summed pairs equal binary
+    RR's rounds' at e^{ε0} = 3, n = 4, T = 3."""
+    from blanket.exact.accounting.accountant import Shuffled
+    from blanket.exact.mechanisms.oracles import LDP
+
+    acc = ShuffleAccountant().compose(Shuffled(LDP(exp_epsilon0=3), 4), count=3)
+    from blanket.exact.mechanisms.finite import BinaryRR
+
+    rr = ShuffleAccountant().compose(Shuffled(BinaryRR(exp_epsilon0=3), 4), count=3)
+    a, b = acc._summed_pairs(), rr._summed_pairs()
+    assert a is not None and b is not None
+    eps = fmpq(1, 2)
+    assert [sl.lower_delta(s, eps) for s in a] == [sl.lower_delta(s, eps) for s in b]

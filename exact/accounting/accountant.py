@@ -398,6 +398,18 @@ def _binary_mechanism(ev: Any) -> KRR | None:
     return mech if isinstance(ev, (ShuffledRR, Shuffled)) and isinstance(mech, KRR) and mech.k == 2 else None
 
 
+def _summed_binary(ev: Any) -> KRR | None:
+    """The binary RR whose summed counts are a lower pair of a :class:`ShuffledRR` / :class:`Shuffled` round: binary
+    RR's own record, or for an ``ldp`` round binary RR with the same ε0 (one member of the class, as
+    :meth:`Shuffled.lower_pair`: every such round run as binary RR is one concrete mechanism of the ledger, so the
+    sum of its counts is a post-processing of it; docs/composition.md §5h), else ``None``.  O(1)."""
+    mech = _binary_mechanism(ev)
+    m = getattr(ev, "mechanism", None)
+    if mech is None and isinstance(ev, Shuffled) and isinstance(m, oracles.LDP):
+        mech = KRR(2, m.epsilon0) if m.epsilon0 is not None else KRR(2, exp_epsilon0=m.exp_epsilon0_exact)
+    return mech
+
+
 def _discretise_both(pair: Any, grid: fmpq, prec: int) -> tuple:
     """Both sides of a pair's PLD: a :class:`~blanket.exact.accounting.curves.FinitePair` by its own rounding, a
     ``ShiftPair`` by the survival kernel of :mod:`blanket.exact.accounting.pld`."""
@@ -923,7 +935,8 @@ class ShuffleAccountant:
 
     def _summed_pairs(self) -> list | None:
         """Both orders of binary RR's summed-count lower pair (:mod:`blanket.exact.accounting.summed_lower`) for each
-        group of the ledger's binary RR rounds with one ``e^{ε0}`` and one participation ``q`` (``Sampled`` rounds),
+        group of the ledger's binary RR rounds (``ldp`` rounds as binary RR with their ε0, :func:`_summed_binary`) with
+        one ``e^{ε0}`` and one participation ``q`` (``Sampled`` rounds),
         and the forward summed binarized count of each group of matrix rounds with one choice and one ``q``
         (:func:`blanket.exact.accounting.matrix_lower.summed_pair`); rounds of other kinds are left out (a
         post-processing); ``None`` without such rounds.  Memoised until the next ``compose``.  O(ledger entries)."""
@@ -933,9 +946,9 @@ class ShuffleAccountant:
             for ev, cnt in self._ledger:
                 inner, q = getattr(ev, "event", None), getattr(ev, "q", None)  # a sampled.Sampled round
                 if isinstance(inner, (ShuffledRR, Shuffled)) and isinstance(q, Fraction):
-                    mech, qq = _binary_mechanism(inner), fmpq(q.numerator, q.denominator)
+                    mech, qq = _summed_binary(inner), fmpq(q.numerator, q.denominator)
                 else:
-                    mech, qq = _binary_mechanism(ev), fmpq(1)
+                    mech, qq = _summed_binary(ev), fmpq(1)
                 if mech is None:
                     base = inner if isinstance(q, Fraction) else ev  # a sampled matrix round: its inner Shuffled
                     if isinstance(base, Shuffled) and _matrix_view.is_matrix(base.mechanism) and base.n >= 2:
@@ -1263,7 +1276,7 @@ class ShuffleAccountant:
             "split": SPLIT_ATOMS and (finite or self._has_curves()),
             "curve": curve,
             # binary RR's statement; the matrix rounds' summed counts rest on the matrix binarized statement
-            "summed": any(_binary_mechanism(getattr(ev, "event", ev)) is not None for ev, _ in self._ledger)
+            "summed": any(_summed_binary(getattr(ev, "event", ev)) is not None for ev, _ in self._ledger)
             and self._summed_pairs() is not None,
             "banded": any(self._banded_lower(ev) for ev, _ in self._ledger),
             "stratum": any(self._stratum_pair(ev) is not None for ev, _ in self._ledger),
