@@ -1022,4 +1022,83 @@ SAMPLED_ORACLE = TABLE.register(
     symbolic=_check_sampled_oracle,
 )
 
+
+def _check_sampled_geometric(r) -> SymbolicCheck:
+    """A sampled truncated geometric round's upper end by the four-knot law (docs/composition.md §5f, "A sampled
+    geometric round's upper end") on exact instances: ``m = 3`` (α = 1/2, 2/3) and ``m = 4`` (α = 1/2), ``n = 2, 3``,
+    ``q = 1/2`` and ``1/5``, four values of ``e^ε``.  (a) The view's variable of the explicit matrix ``R_q`` (``R``'s
+    rows times ``q``, a ``⊥`` column of ``1 − q``) for every ordered input pair is ``(γ_q/γ)·((1 − q)·δ_c + q·V)``,
+    ``c = γ(1 − e^ε)``: its stop-loss transform at the four knots of ``(γ_q/γ)·((1 − q)·δ_c + q·W)`` is at most that
+    law's (the increasing convex order at the knots, exact); (b) the exhaustive worst ``H_{e^ε}`` of the sampled round
+    (its law enumerated by participation, every dataset, both orders) is at most the code's bound
+    (:func:`blanket.exact.shuffled.geometric.sampled_geometric_upper`).  Instances, not a proof (the mixture step is
+    the docs'): ``proved`` is ``None``, ``False`` when one fails (e.g. ``q²`` for ``q``, or the factor ``γ_q/γ``
+    dropped: (b) fails)."""
+    import itertools
+
+    from blanket.exact.mechanisms.finite import FiniteRandomizer, amplification_law
+    from blanket.exact.mechanisms.oracles import Geometric
+    from blanket.exact.shuffled.geometric import dominating_law, sampled_geometric_upper
+
+    R = sp.Rational
+    ok = True
+    for mm, a in ((3, R(1, 2)), (3, R(2, 3)), (4, R(1, 2))):
+        g = Geometric(mm, alpha=int_q(a))
+        rows = [[q_int(v) for v in row] for row in g.rows()]
+        gam, e = q_int(g.gamma()), q_int(g.exp_epsilon0())
+        ees = (R(1), R(3, 2), R(2), (1 + e) / 2)
+        for q in (R(1, 2), R(1, 5)):
+            mq = FiniteRandomizer([[int_q(q * v) for v in row] + [int_q(1 - q)] for row in rows])
+            gq = 1 - q + q * gam
+            ok = ok and q_int(mq.gamma()) == gq
+            for ee in ees:
+                s, w = dominating_law(g, exp_epsilon=int_q(ee))
+                s, w = [q_int(v) for v in s], [q_int(v) for v in w]
+                c = gam * (1 - ee)
+                top = [(gq / gam * v, q * p) for v, p in zip(s, w)] + [(gq / gam * c, 1 - q)]
+                knots = [v for v, _ in top]
+                for x, x2 in itertools.permutations(range(mm), 2):
+                    law = [
+                        (q_int(v), q_int(p) * q_int(mq.gamma()))
+                        for v, p in amplification_law(mq, x, x2, exp_epsilon=int_q(ee))
+                    ]
+                    law.append((sp.Integer(0), 1 - gq))
+                    for t in knots:
+                        lhs = sum((p * max(v - t, 0) for v, p in law), sp.Integer(0))
+                        rhs = sum((p * max(v - t, 0) for v, p in top), sp.Integer(0))
+                        ok = ok and lhs <= rhs
+            for n in (2, 3):
+                laws = {u: _participation_law(rows, list(u), q) for u in itertools.product(range(mm), repeat=n)}
+                for ee in ees:
+                    worst = sp.Integer(0)
+                    for others in itertools.combinations_with_replacement(range(mm), n - 1):
+                        for x, x2 in itertools.permutations(range(mm), 2):
+                            worst = max(worst, _hockey_laws(laws[(*others, x)], laws[(*others, x2)], ee))
+                    b = sampled_geometric_upper(g, n, int_q(q), exp_epsilon=int_q(ee))
+                    ok = ok and worst <= q_int(b)
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (m = 3, alpha = 1/2, 2/3; m = 4, alpha = 1/2; q = 1/2, 1/5; 4 values of e^eps): the explicit "
+        "R_q's view variable of every ordered pair is below the four-knot law in stop-loss order at its knots; n = 2, "
+        "3: the exhaustive worst H of the sampled round (enumerated by participation) <= the code's bound",
+        "Lemma S0, Lemma 5.3 on R_q, Lemma O2's law W mixed with the common atom of ⊥ (docs/composition.md §5f)",
+    )
+
+
+SAMPLED_GEOMETRIC = TABLE.register(
+    "Sampled geometric round, four knots",
+    statement=sp.Le(delta_Mq(epsilon), H_rq(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("q > 0", "q <= 1"),
+        Hypothesis(
+            sp.true,
+            "each user takes part independently w.p. q and reports the truncated geometric mechanism R(x) on "
+            "{0..m-1}; the multiset of reports is released; replace-one neighbours; (P_{R_q}, Q_{R_q}) the curve pair "
+            "of R_q = (1 - q)⊥ + q·R from Lemma 5.3's view bounded by (gamma_q/gamma)((1 - q)·delta_c + q·W), W Lemma "
+            "O2's law, c = gamma(1 - e^eps), and the clone pair",
+        ),
+    ),
+    symbolic=_check_sampled_geometric,
+)
+
 TABLE.complete()

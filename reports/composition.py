@@ -22,6 +22,7 @@ from blanket.exact.accounting.accountant import LOWER_NAMES, ONE_ROUND_NAME, SAM
 from blanket.exact.accounting.curves import FinitePair
 from blanket.exact.accounting.sampled import SampledFourValue
 from blanket.exact.numbers import arith
+from blanket.exact.shuffled.geometric import SampledGeometric
 from blanket.proofs import composition as comp
 from blanket.proofs import core
 from blanket.proofs import fleets as pf
@@ -280,7 +281,7 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
     one, or where its dominating pair is itself a curve pair), ``"blanket"`` (the k-RR blanket view as a pair:
     a k-RR round's dominating pair, or an ldp round's through Lemma G1, binary RR with the round's ε0) and ``"clone"``
     (the FOCS 2021 clone pair: a matrix / record round's dominating pair, sampled or not, or a source that won points
-    of its curve pair), ``"sampled-matrix"`` / ``"sampled-oracle"`` (a sampled matrix / four-value round whose curve pair is that of ``R_q``).  Other pairs (the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
+    of its curve pair), ``"sampled-matrix"`` / ``"sampled-oracle"`` / ``"sampled-geometric"`` (a sampled matrix / four-value / geometric round whose curve pair is that of ``R_q``).  Other pairs (the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
     ``details["pair_route"]`` of every claim and target.  O(rounds) (pairs memoised)."""
     out: list[tuple[str, str]] = []
     curve_route = "curve pairs" in pair_routes
@@ -302,7 +303,14 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
                 out.append(("g1-sampled", what))
             else:
                 out.append(
-                    ("sampled-oracle" if isinstance(plain.mechanism, SampledFourValue) else "sampled-matrix", what)
+                    (
+                        "sampled-oracle"
+                        if isinstance(plain.mechanism, SampledFourValue)
+                        else "sampled-geometric"
+                        if isinstance(plain.mechanism, SampledGeometric)
+                        else "sampled-matrix",
+                        what,
+                    )
                 )
         if dominating_route or cp is None:
             if kind == "clone":
@@ -529,7 +537,11 @@ def certify_composition(
     curve_uses = [u for u in used_pairs if u[0] == "curve"]
     if curve_uses:  # a worst-case curve pair (the hull of certified curve values) is composed and decided
         chain.append(result_entry(comp.CURVE_PAIR) | {"used_for": "; ".join(sorted({u[1] for u in curve_uses}))})
-    for kind, entry in (("sampled-matrix", comp.SAMPLED_MATRIX), ("sampled-oracle", comp.SAMPLED_ORACLE)):
+    for kind, entry in (
+        ("sampled-matrix", comp.SAMPLED_MATRIX),
+        ("sampled-oracle", comp.SAMPLED_ORACLE),
+        ("sampled-geometric", comp.SAMPLED_GEOMETRIC),
+    ):
         rq_uses = [u for u in used_pairs if u[0] == kind]
         if rq_uses:  # a sampled matrix / oracle round's curve pair is R_q's (docs/composition.md §5f)
             chain.append(result_entry(entry) | {"used_for": "; ".join(sorted({u[1] for u in rq_uses}))})

@@ -61,11 +61,19 @@ def test_models_grow_with_the_work() -> None:
     from blanket.exact.accounting.sampled import SampledFourValue
     from blanket.exact.mechanisms.registry import make_mechanism
 
-    # (a geometric mechanism with an irrational alpha; an ldp round is binary RR's R_q since sampldp12, below)
-    geo = Shuffled(make_mechanism({"type": "geometric", "m": 5, "epsilon0": "1"}), 1000)
-    big_geo = Shuffled(make_mechanism({"type": "geometric", "m": 5, "epsilon0": "1"}), 10**6)
+    # (a geometric mechanism above the four-knot engine's m <= 400; an ldp round is binary RR's R_q since sampldp12,
+    # below; an irrational-alpha geometric round with m <= 400 is its R_q's four-knot record since geosamp12)
+    geo = Shuffled(make_mechanism({"type": "geometric", "m": 401, "epsilon0": "1"}), 1000)
+    big_geo = Shuffled(make_mechanism({"type": "geometric", "m": 401, "epsilon0": "1"}), 10**6)
     none, secs = Sampled(geo, "1/2").cost_model()
     assert none is None and 0 < secs < Sampled(big_geo, "1/2").cost_model()[1]
+    from blanket.exact.shuffled.geometric import SampledGeometric
+
+    g5 = Shuffled(make_mechanism({"type": "geometric", "m": 5, "epsilon0": "1"}), 1000)
+    g5_big = Shuffled(make_mechanism({"type": "geometric", "m": 5, "epsilon0": "1"}), 10**6)
+    plain, none = Sampled(g5, "1/2").cost_model()
+    assert none is None and isinstance(plain.mechanism, SampledGeometric)
+    assert _est(Sampled(g5, "1/2")).seconds < _est(Sampled(g5_big, "1/2")).seconds
     ldp = Shuffled(make_mechanism({"type": "ldp", "epsilon0": "1"}), 1000)
     plain, none = Sampled(ldp, "1/2").cost_model()
     assert none is None and isinstance(plain.mechanism, SampledFourValue) and plain.mechanism.base.k == 2

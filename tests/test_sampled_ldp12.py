@@ -189,7 +189,7 @@ def test_registered_check_fails_with_q_squared(monkeypatch):
 def test_sampled_geometric_round_uses_its_matrix_r_q():
     """An exact truncated geometric mechanism (m = 3, alpha = 1/2; n = 3, q = 1/2): the accountant's curve pair of its
     matrix's R_q lies above the exhaustive worst case of the sampled round (naive enumeration, exact), its lower pair
-    below it; an irrational alpha or m above the cap keeps the clone pair alone."""
+    below it; an irrational alpha or m above the cap takes R_q's four-knot record instead."""
     from blanket.exact.accounting import sampled
     from blanket.exact.accounting.pld import hockey_stick
     from blanket.exact.mechanisms.oracles import Geometric
@@ -213,9 +213,13 @@ def test_sampled_geometric_round_uses_its_matrix_r_q():
         assert low is not None
         for a, w in zip(ALPHAS, worst):
             assert _fr(hockey_stick(low.atoms(), _q(a))) <= w
-    assert Sampled(Shuffled(Geometric(3, epsilon0=1), 3), "1/2").curve_event() is None  # alpha not rational
+    # an irrational alpha or m above the cap: R_q's four-knot record (session 12, tests/test_sampled_geometric12.py)
+    from blanket.exact.shuffled.geometric import SampledGeometric
+
+    irr = Sampled(Shuffled(Geometric(3, epsilon0=1), 3), "1/2").curve_event()
+    assert irr is not None and isinstance(irr.mechanism, SampledGeometric)
     big = Geometric(sampled.GEOMETRIC_MATRIX_MAX_M + 1, alpha="9/10")
-    assert Sampled(Shuffled(big, 3), "1/2").curve_event() is None
+    assert isinstance(Sampled(Shuffled(big, 3), "1/2").curve_event().mechanism, SampledGeometric)
 
 
 def test_sampled_geometric_chain(tmp_path):

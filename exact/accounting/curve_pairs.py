@@ -188,6 +188,8 @@ def point_seconds(mech: Randomizer, n: int) -> float | None:
     n = 999, 0.0075 s at 10³).  From :data:`JENSEN_MIN_N` on it is increasing in n (so is ``sd``), so the accountant's ``"auto"`` decision is one cutoff in n."""
     if matrix_view.is_matrix(mech):
         return _matrix_point_seconds(mech, n)
+    if isinstance(mech, geometric.SampledGeometric):
+        return _sampled_geometric_point_seconds(mech, n)
     if isinstance(mech, KRR) and mech.k >= 3:
         ps, calls = 2 * float(arith.ball(mech.flip()).mid()), 1
     elif isinstance(mech, oracles.FourValue):
@@ -226,6 +228,23 @@ SECONDS_PER_USER_MATRIX_GRID = 1.3e-4
 #: 10^4, 0.016-0.017 at 10^5, 0.041 at 10^6; the same for R and R_q)
 SECONDS_PER_CALL_CLONE = 3e-3
 SECONDS_PER_ROOT_N_CLONE = 4.5e-5
+
+
+#: a sampled geometric round's grid point (task geosamp12, 30 Nov 2026, load 3.5, CPU s, ε0 = 1, q = 1/10): the
+#: dominating law's set-up, per m³ (m = 11: 0.009 s, 20: 0.058 s, 50: 0.94 s), once a point, and the four-atom
+#: engine's call on the Jensen route (with the set-up, m = 20: 0.06-0.07 s at n = 10³-10⁴, 0.6 s at 10⁶)
+SECONDS_PER_CUBE_GEOMETRIC = 8e-6
+
+
+def _sampled_geometric_point_seconds(mech: geometric.SampledGeometric, n: int) -> float:
+    """One grid point of a sampled geometric round's curve: the four-knot law's set-up (O(m³)), one engine call (per
+    standard deviation of the informative count on the Jensen route, per user on the automatic route below
+    :data:`JENSEN_MIN_N`) and the clone pair.  A choice, never a bound.  O(1)."""
+    ps = float(mech.participation) * float(arith.ball(mech.base.gamma()).mid())
+    sd = math.sqrt(max(n * ps * (1 - ps), 1.0))
+    per = SECONDS_PER_CALL_JENSEN + SECONDS_PER_SD_JENSEN * sd if n >= JENSEN_MIN_N else SECONDS_PER_USER_GRID * n
+    setup = SECONDS_PER_CUBE_GEOMETRIC * mech.m**3
+    return per + setup + SECONDS_PER_CALL_CLONE + SECONDS_PER_ROOT_N_CLONE * math.sqrt(n)
 
 
 def _matrix_informative_mass(mech: FiniteRandomizer) -> float:
@@ -335,6 +354,13 @@ def curve_sources(
         )
     elif isinstance(mech, oracles.Geometric) and mech.m <= geometric.MAX_GEOMETRIC_M:
         out.append(("blanket view, dominating law", lambda n, **kw: geometric.geometric_upper(mech, n, **kw)))
+    elif isinstance(mech, geometric.SampledGeometric):  # the sampled geometric R_q: the four-knot law (§5f)
+        out.append(
+            (
+                "blanket view of R_q, four-knot dominating law",
+                lambda n, **kw: mech.delta_upper(n, engine=_engine(n, mech), **kw),
+            )
+        )
     if stronger_clones:
         out.append(
             ("stronger clones (SODA 2023, condition checked)", lambda n, **kw: _stronger_clone_delta(mech, n, **kw))
@@ -352,7 +378,7 @@ def has_curve(mech: Randomizer, *, stronger_clones: bool = False) -> bool:
         return mech.k >= 3
     if stronger_clones or matrix_view.is_matrix(mech):
         return True
-    return isinstance(mech, oracles.FourValue) or (
+    return isinstance(mech, (oracles.FourValue, geometric.SampledGeometric)) or (
         isinstance(mech, oracles.Geometric) and mech.m <= geometric.MAX_GEOMETRIC_M
     )
 

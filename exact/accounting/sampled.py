@@ -48,6 +48,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import first_true
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
+from blanket.exact.shuffled import geometric as _geometric
 from blanket.exact.shuffled import matrix_view as _matrix_view
 from flint import arb, arb_poly, ctx, fmpq
 
@@ -526,9 +527,16 @@ class Sampled:
             return None
         m: Any = ev.mechanism
         if isinstance(m, Geometric):  # an exact truncated geometric mechanism is a matrix randomizer (its rows)
-            m = geometric_matrix(m)
-            if m is None:
-                return None
+            g = m
+            m = geometric_matrix(g)
+            if m is None:  # irrational α or m > GEOMETRIC_MATRIX_MAX_M: R_q's four-knot law (§5f)
+                if g.m > _geometric.MAX_GEOMETRIC_M:
+                    return None
+                if "_curve_event" not in self.__dict__:
+                    object.__setattr__(
+                        self, "_curve_event", Shuffled(_geometric.SampledGeometric(g, self._fq()), self.n)
+                    )
+                return self.__dict__["_curve_event"]
         if not (
             isinstance(m, LDP) or _matrix_view.is_matrix(m) or (isinstance(m, FourValue) and not ev.same_randomizer)
         ):

@@ -70,6 +70,8 @@ __all__ = [
     "MAX_GEOMETRIC_M",
     "default_knots",
     "geometric_lower_dataset",
+    "SampledGeometric",
+    "sampled_geometric_upper",
 ]
 
 #: the pairs' stop-loss values cost O(m³): refused above this range size
@@ -289,6 +291,101 @@ def geometric_bracket(mech: Geometric, n: int, **opts: Unpack[DeltaOptions]) -> 
         label=f"geometric lower n={n}",
     )
     return GeometricBracket(lower, upper, s, w)
+
+
+# ---------------------------------------------------------------- sampled participation: four knots
+def sampled_geometric_upper(
+    mech: Geometric, n: int, q: object, *, engine: str | None = None, **opts: Unpack[DeltaOptions]
+) -> Enclosure:
+    """A certified **upper bound** on δ(ε) of the shuffled geometric mechanism under Poisson participation ``q`` (each
+    user reports w.p. ``q``, the multiset of reports is released), every n: Lemma 5.3's view of the sampled
+    randomizer ``R_q = (1 − q)·⊥ + q·R`` bounded by one four-knot law (docs/composition.md §5f, "A sampled geometric
+    round's upper end"; registered ``Sampled geometric round, four knots``).
+
+    ``R_q``'s blanket takes all of ``⊥`` (``γ_q = 1 − q + qγ``) and its view's variable for the pair ``(x, x')`` is
+    ``(γ_q/γ)·X``, ``X = (1 − q)·δ_c + q·V_{x,x'}`` (a mixture; ``c = γ(1 − e^ε)``, ``⊥``'s value for every pair), so
+    with :func:`dominating_law`'s ``W`` (``V_{x,x'} ≤_icx W`` for every pair, Lemma O2) ``X ≤_icx (1 − q)·δ_c + q·W``
+    and the view is at most ``(1/(γn)) E[(Σ_{i≤n} X_W,i)_+]``: the engine's four atoms ``0`` (bulk, mass ``q·w₂``),
+    ``s₃`` (``q·w₃``), ``s₁`` (``q·w₁``) and ``c`` (rest, ``1 − q``).  ``q = 1`` is :func:`geometric_upper`.
+    ``engine``: the route of :func:`~blanket.exact.shuffled.positive_part.expected_positive_part` (``None``:
+    automatic).  Cost O(m³) for the law plus one engine call (O(√n·√log(1/tol)) on the one-dimensional routes, O(n
+    log(1/tol)) on the grid).
+
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
+    >>> from blanket.exact.mechanisms.oracles import Geometric
+    >>> g = Geometric(3, alpha="1/2")
+    >>> sampled_geometric_upper(g, 3, "1/2", exp_epsilon=2) <= geometric_upper(g, 3, exp_epsilon=2)
+    True
+    """
+    qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+    qq = qq if isinstance(qq, fmpq) else fmpq(qq)
+    args = delta_args(_check(mech), n, opts, "sampled_geometric_upper")
+    if args is None:
+        return fmpq(0)
+    n, ee, tol, exact_max_n = args
+    s, w = dominating_law(mech, exp_epsilon=ee)
+    g = mech.gamma()
+    atoms = [(qq * w[1], s[1]), (qq * w[2], s[2]), (qq * w[0], s[0]), (1 - qq, g * (1 - ee))]
+    label = f"sampled geometric blanket view (four knots) n={n}"
+    try:
+        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=label, engine=engine)
+    except InvalidArgument:  # a one-dimensional route refused (e.g. no mass below 0): the automatic route
+        if engine is None:
+            raise
+        v = expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label=label)
+    return v / (g * n)
+
+
+@dataclass(frozen=True)
+class SampledGeometric:
+    """The sampled randomizer ``R_q = (1 − q)·⊥ + q·R`` of a truncated geometric mechanism ``R`` as a record: its
+    ``e^{ε0}`` is ``R``'s (``⊥``'s ratio is 1), ``γ_q = 1 − q + qγ``; a shuffled round of it is the sampled round
+    (docs/composition.md §5f, Lemma S0) and its curve sources are :func:`sampled_geometric_upper` and the clone pair
+    (:mod:`blanket.exact.accounting.curve_pairs`).  O(1) per method.
+
+    >>> from blanket.exact.mechanisms.oracles import Geometric
+    >>> SampledGeometric(Geometric(3, alpha="1/2"), "1/4").gamma()
+    7/8
+    """
+
+    base: Geometric
+    participation: fmpq
+    kind: str = "sampled geometric"
+
+    def __init__(self, base: Geometric, q: object) -> None:
+        _check(base)
+        qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+        qq = qq if isinstance(qq, fmpq) else fmpq(qq)
+        object.__setattr__(self, "base", base)
+        object.__setattr__(self, "participation", qq)
+        object.__setattr__(self, "kind", f"geometric, participation q = {qq}")
+
+    @property
+    def m(self) -> int:
+        return self.base.m
+
+    @property
+    def epsilon0(self) -> object:
+        return self.base.epsilon0
+
+    def exp_epsilon0(self) -> Enclosure:
+        return self.base.exp_epsilon0()
+
+    def gamma(self) -> Enclosure:
+        qq = self.participation
+        return 1 - qq + qq * self.base.gamma()
+
+    def delta_upper(self, n: int, *, engine: str | None = None, **opts: Unpack[DeltaOptions]) -> Enclosure:
+        """:func:`sampled_geometric_upper` of this record (``engine``: the engine's route)."""
+        return sampled_geometric_upper(self.base, n, self.participation, engine=engine, **opts)
+
+    def describe(self) -> dict:
+        return {
+            "type": "sampled geometric",
+            "q": str(self.participation),
+            "base": str(sorted(self.base.describe().items())),
+        }
 
 
 # ---------------------------------------------------------------- a concrete-dataset lower bound, every n
