@@ -123,3 +123,16 @@ def test_accountant_curve_pair_above_worst_case_m11():
     for ee, wv in zip(ees, _worst(g, n, q, ees)):
         assert wv <= cp.hockey_stick(ee)
     assert ("sampled-geometric", ev.describe()) in pairs_used(acc, {"curve pairs"})
+
+
+def test_certificate_chain_names_the_entry(tmp_path):
+    """A deployment of an irrational-alpha geometric round with sampling: the certificate's chain names the registered
+    entry with the round that rests on it."""
+    from blanket.reports.composition import certify_composition
+
+    from tests.test_seams11 import _dep
+
+    body = '[mechanism]\ntype = "geometric"\nm = 12\nepsilon0 = "1"\n[users]\nn = 50\nsampling = "1/2"\n'
+    chain = {e["key"]: e for e in certify_composition(_dep(tmp_path, body), plot=False)["chain"]}
+    assert "Sampled geometric round, four knots" in chain
+    assert "participation q = 1/2" in chain["Sampled geometric round, four knots"]["used_for"]
