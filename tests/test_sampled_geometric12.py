@@ -136,3 +136,20 @@ def test_certificate_chain_names_the_entry(tmp_path):
     chain = {e["key"]: e for e in certify_composition(_dep(tmp_path, body), plot=False)["chain"]}
     assert "Sampled geometric round, four knots" in chain
     assert "participation q = 1/2" in chain["Sampled geometric round, four knots"]["used_for"]
+
+
+def test_plain_geometric_rounds_have_a_curve_cost_model():
+    """A plain geometric round's curve pair has a cost model (session 12: without one, "auto" never composed it above
+    128 users and kept the clone pair); with it, m = 20, eps0 = 1, n = 10^4, 10 rounds composes the curve pair, whose
+    upper end is below the clone pair's (both certified; the model's estimate, ~7 s, is far from the 120 s budget)."""
+    from blanket.exact.accounting import curve_pairs
+    from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
+    from blanket.exact.mechanisms.oracles import Geometric
+
+    g = Geometric(20, epsilon0=1)
+    secs = [curve_pairs.point_seconds(g, n) for n in (10**3, 10**4, 10**5, 10**6)]
+    assert all(s is not None for s in secs) and secs == sorted(secs)
+    on = ShuffleAccountant(refine_seconds=0).compose(Shuffled(g, 10**4), 10).get_epsilon("1e-6")
+    off = ShuffleAccountant(curves=False, refine_seconds=0).compose(Shuffled(g, 10**4), 10).get_epsilon("1e-6")
+    assert any("hull of certified curve values" in p for p in on.details["pairs"])
+    assert on.lower <= on.upper < off.upper

@@ -174,7 +174,8 @@ TARGET_SPAN = 10
 
 def point_seconds(mech: Randomizer, n: int) -> float | None:
     """Estimated one-core seconds of one grid point of :func:`curve_values` (every source) at ``n`` users, for
-    k-RR (``k ≥ 3``) and the four-value oracles; ``None`` for other randomizers (no model).  O(1).
+    k-RR (``k ≥ 3``), the four-value oracles, matrices and geometric records (plain and sampled); ``None`` for
+    other randomizers (no model).  O(1).
 
     The engine's cost is set by the window of the informative count ``s`` (``sd = √(n·π_s(1−π_s))``, ``π_s`` the
     probability of the two informative atoms): :data:`SECONDS_PER_CALL_JENSEN` plus :data:`SECONDS_PER_SD_JENSEN`
@@ -190,6 +191,8 @@ def point_seconds(mech: Randomizer, n: int) -> float | None:
         return _matrix_point_seconds(mech, n)
     if isinstance(mech, geometric.SampledGeometric):
         return _sampled_geometric_point_seconds(mech, n)
+    if isinstance(mech, oracles.Geometric):
+        return _geometric_point_seconds(mech.m, float(arith.ball(mech.gamma()).mid()), n)
     if isinstance(mech, KRR) and mech.k >= 3:
         ps, calls = 2 * float(arith.ball(mech.flip()).mid()), 1
     elif isinstance(mech, oracles.FourValue):
@@ -240,10 +243,17 @@ def _sampled_geometric_point_seconds(mech: geometric.SampledGeometric, n: int) -
     """One grid point of a sampled geometric round's curve: the four-knot law's set-up (O(m³)), one engine call (per
     standard deviation of the informative count on the Jensen route, per user on the automatic route below
     :data:`JENSEN_MIN_N`) and the clone pair.  A choice, never a bound.  O(1)."""
-    ps = float(mech.participation) * float(arith.ball(mech.base.gamma()).mid())
+    return _geometric_point_seconds(mech.m, float(mech.participation) * float(arith.ball(mech.base.gamma()).mid()), n)
+
+
+def _geometric_point_seconds(m: int, ps: float, n: int) -> float:
+    """One grid point of a (sampled or plain) geometric round's curve, ``ps`` the blanket's mass (times q): the
+    dominating law's set-up (O(m³)), one engine call and the clone pair (:func:`_sampled_geometric_point_seconds`).
+    A plain round (session 12): its curve was never chosen by ``"auto"`` above 128 users for want of a model (m = 20,
+    ε0 = 1, n = 10⁴, T = 10: clone pair 0.183424 where the curve pair gives 0.136528 in 4.9 CPU s).  O(1)."""
     sd = math.sqrt(max(n * ps * (1 - ps), 1.0))
     per = SECONDS_PER_CALL_JENSEN + SECONDS_PER_SD_JENSEN * sd if n >= JENSEN_MIN_N else SECONDS_PER_USER_GRID * n
-    setup = SECONDS_PER_CUBE_GEOMETRIC * mech.m**3
+    setup = SECONDS_PER_CUBE_GEOMETRIC * m**3
     return per + setup + SECONDS_PER_CALL_CLONE + SECONDS_PER_ROOT_N_CLONE * math.sqrt(n)
 
 
