@@ -730,11 +730,19 @@ def _worst_hockeys(m: list, n: int, alphas: tuple) -> list:
     import itertools
 
     k_in, k_out = len(m), len(m[0])
+    laws = {u: _histogram_law([m[i] for i in u], n, k_out) for u in itertools.product(range(k_in), repeat=n)}
+    return _worst_of_laws(laws, k_in, n, alphas)
+
+
+def _worst_of_laws(laws: dict, k_in: int, n: int, alphas: Any) -> list:
+    """The exhaustive worst ``H_α`` over every neighbouring dataset pair, given the exact law of the released output
+    of every dataset (``laws``, keyed by the tuple of the ``n`` users' inputs in ``range(k_in)``): the others'
+    multiset, the target's two values, both orders; one value per ``α`` of ``alphas``.  O(pairs · len(alphas))
+    hockey sums."""
+    import itertools
+
     pairs = [
-        (
-            _histogram_law([m[o] for o in others] + [m[x]], n, k_out),
-            _histogram_law([m[o] for o in others] + [m[x2]], n, k_out),
-        )
+        (laws[(*others, x)], laws[(*others, x2)])
         for others in itertools.combinations_with_replacement(range(k_in), n - 1)
         for x, x2 in itertools.permutations(range(k_in), 2)
     ]
@@ -904,11 +912,7 @@ def _check_sampled_matrix(r) -> SymbolicCheck:
             via = _histogram_law([rq[u] for u in users], n, len(rq[0])) if ok else {}
             ok = ok and direct == {h[:k_out]: pr for h, pr in via.items()}
             laws[users] = direct
-        worst = [sp.Integer(0)] * len(alphas)
-        for users in itertools.product(range(k_in), repeat=n - 1):
-            for x, x2 in itertools.permutations(range(k_in), 2):
-                a, b = laws[(*users, x)], laws[(*users, x2)]
-                worst = [max(w, _hockey_laws(a, b, al)) for w, al in zip(worst, alphas)]
+        worst = _worst_of_laws(laws, k_in, n, alphas)
         ev = Sampled(Shuffled(fm, n), int_q(q))
         cp = ShuffleAccountant()._curve_of(ev)
         ok = ok and cp is not None
@@ -987,11 +991,7 @@ def _check_sampled_oracle(r) -> SymbolicCheck:
                 continue
             n = 3
             laws = {u: _participation_law(m, list(u), q) for u in itertools.product(range(len(m)), repeat=n)}
-            worst = [sp.Integer(0)] * len(alphas)
-            for others in itertools.product(range(len(m)), repeat=n - 1):
-                for x, x2 in itertools.permutations(range(len(m)), 2):
-                    a, b = laws[(*others, x)], laws[(*others, x2)]
-                    worst = [max(w, _hockey_laws(a, b, al)) for w, al in zip(worst, alphas)]
+            worst = _worst_of_laws(laws, len(m), n, alphas)
             cp = ShuffleAccountant()._curve_of(Sampled(Shuffled(rec, n), int_q(q)))
             ok = ok and cp is not None
             if cp is not None:
@@ -1069,11 +1069,7 @@ def _check_sampled_geometric(r) -> SymbolicCheck:
                         ok = ok and lhs <= rhs
             for n in (2, 3):
                 laws = {u: _participation_law(rows, list(u), q) for u in itertools.product(range(mm), repeat=n)}
-                for ee in ees:
-                    worst = sp.Integer(0)
-                    for others in itertools.combinations_with_replacement(range(mm), n - 1):
-                        for x, x2 in itertools.permutations(range(mm), 2):
-                            worst = max(worst, _hockey_laws(laws[(*others, x)], laws[(*others, x2)], ee))
+                for ee, worst in zip(ees, _worst_of_laws(laws, mm, n, ees)):
                     b = sampled_geometric_upper(g, n, int_q(q), exp_epsilon=int_q(ee))
                     ok = ok and worst <= q_int(b)
     return SymbolicCheck(
