@@ -798,13 +798,7 @@ def precision_hint(claims: list, cap: int, *, from_file: bool = True) -> str:
     windowing tolerance, ``reports/claims.py``): more bits are unlikely to help; the cap is the largest accepted:
     none.  O(len(claims))."""
     open_ = [c for c in claims if c.get("verdict") == INCONCLUSIVE]
-    where = (
-        "--precision"
-        if not from_file
-        else "the default"
-        if cap == DEFAULT_PRECISION_CAP
-        else "the file's precision_cap"
-    )
+    where = _cap_source(cap, from_file)
     if any(c.get("stalled") for c in open_):
         used = max(int(c["precision"]) for c in open_ if c.get("stalled"))
         return (
@@ -821,18 +815,19 @@ def precision_hint(claims: list, cap: int, *, from_file: bool = True) -> str:
     )
 
 
+def _cap_source(cap: int, from_file: bool) -> str:
+    """Where the run's precision cap came from, for the hints: ``--precision``, the default, or the file."""
+    if not from_file:
+        return "--precision"
+    return "the default" if cap == DEFAULT_PRECISION_CAP else "the file's precision_cap"
+
+
 def target_hint(targets: list, cap: int, *, from_file: bool = True) -> str:
     """The INCONCLUSIVE hint of a single-round run whose claims are decided and some target is not (no certified
     upper end on ``δ(ε)`` met it): each such target's reason and the precision cap the run used, with the next cap
     it did not try (:func:`precision_hint`'s wording).  O(len(targets))."""
     why = "; ".join(f"target delta {t['delta']}: {t['reason']}" for t in targets if t.get("verdict") == INCONCLUSIVE)
-    where = (
-        "--precision"
-        if not from_file
-        else "the default"
-        if cap == DEFAULT_PRECISION_CAP
-        else "the file's precision_cap"
-    )
+    where = _cap_source(cap, from_file)
     more = (
         f"; try the next cap it did not try, --precision {2 * cap}"
         if cap < MAX_PRECISION_CAP
