@@ -6,13 +6,12 @@ the working precision is ``[0 ± 2^-prec]`` once ``q < 2^-prec`` (a ball over 0:
 took ``log(1 − γ_q)`` and a bulk probability ``π_rest/(π_rest + π_both)`` over 1 (NaN).  Now ``1 − γ_q = q(1 − γ)``
 (:meth:`SampledFourValue.gamma_complement`) and the mixture swaps its two ancillary atoms when ``π_rest`` is within a
 ball's rounding of 1.  Checked here against (1) the same record with exact rational entries (exact arithmetic, no
-ball), (2) this file's mpmath brute force of the shuffled sampled randomizer (every dataset, n = 3), at q = 1e-40,
+ball), (2) test_probe12's mpmath brute force of the shuffled sampled randomizer (every dataset, n = 3), at q = 1e-40,
 1e-100, 1e-400.
 """
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction
 
 import mpmath as mp
@@ -22,6 +21,8 @@ from blanket.exact.mechanisms.oracles import OUE, UnaryEncoding
 from blanket.exact.numbers import arith
 from blanket.exact.shuffled.oracles import blanket_view_bracket, blanket_view_delta, blanket_view_delta_merged
 from flint import arb, fmpq
+
+from tests.test_probe12 import _sampled, _unary, worst_delta
 
 TINY = ["1e-40", "1e-100", "1e-400"]
 EE = fmpq(11, 10)  # e^ε, exact: the exact-entry record's views are exact rationals
@@ -44,45 +45,6 @@ def _views(m, n=3):
         blanket_view_delta_merged(m, n, exp_epsilon=EE),
         blanket_view_delta(m, n, exp_epsilon=EE),
     ]
-
-
-def _ue_rows(k, p, q):
-    """Unary encoding's matrix from its definition (bit j is 1 w.p. p if j = x else q), mpmath."""
-    rows = []
-    for x in range(k):
-        row = []
-        for bits in itertools.product((0, 1), repeat=k):
-            pr = mp.mpf(1)
-            for j, b in enumerate(bits):
-                pj = p if j == x else q
-                pr *= pj if b else 1 - pj
-            row.append(pr)
-        rows.append(row)
-    return rows
-
-
-def _worst_sampled(rows, n, ee, q):
-    """max over datasets of H_ee of the histograms of n reports of R_q (⊥ w.p. 1 − q, else ``rows``)."""
-    rows = [[q * v for v in r] + [1 - q] for r in rows]
-    k = len(rows)
-
-    def law(users):
-        out = {(0,) * len(rows[0]): mp.mpf(1)}
-        for u in users:
-            new: dict = {}
-            for c, p in out.items():
-                for y, w in enumerate(rows[u]):
-                    c2 = c[:y] + (c[y] + 1,) + c[y + 1 :]
-                    new[c2] = new.get(c2, 0) + p * w
-            out = new
-        return out
-
-    best = mp.mpf(0)
-    for others in itertools.combinations_with_replacement(range(k), n - 1):
-        for x, x2 in itertools.permutations(range(k), 2):
-            p, q2 = law([*others, x]), law([*others, x2])
-            best = max(best, sum((max(0, v - ee * q2.get(o, 0)) for o, v in p.items()), mp.mpf(0)))
-    return best
 
 
 @pytest.mark.parametrize("q", TINY)
@@ -119,7 +81,7 @@ def test_oue_views_bound_the_brute_force(q):
     with arith.precision(128):
         lo, up, merged, lemma = (arith.ball(v) for v in _views(SampledFourValue(OUE(3, epsilon0=fmpq(1)), q)))
     with mp.workdps(40):
-        worst = _worst_sampled(_ue_rows(3, mp.mpf(1) / 2, 1 / (mp.e + 1)), 3, mp.mpf(11) / 10, mp.mpf(q))
+        worst = worst_delta(_sampled(_unary(3, mp.mpf(1) / 2, 1 / (mp.e + 1)), mp.mpf(q)), 3, ee=mp.mpf(11) / 10)
         assert worst > 0
         for v in (up, merged, lemma):
             assert v.is_finite() and mp.mpf(v.upper().str(30, radius=False)) >= worst, (v, worst)

@@ -68,10 +68,10 @@ def _product(a, b):
     return {(o1, o2): p1 * p2 for o1, p1 in a.items() for o2, p2 in b.items()}
 
 
-def worst_delta(rows, n, eps, rounds=1):
-    """max over datasets of H_{e^eps}(P^rounds, Q^rounds), the same neighbouring pair in every round.
-    O(k^n · |outputs|^(n·rounds)) mpmath operations."""
-    k, ee = len(rows), mp.e ** mp.mpf(eps)
+def worst_delta(rows, n, eps=None, rounds=1, *, ee=None):
+    """max over datasets of H_{e^eps}(P^rounds, Q^rounds), the same neighbouring pair in every round (``ee``: e^eps
+    given directly).  O(k^n · |outputs|^(n·rounds)) mpmath operations."""
+    k, ee = len(rows), (mp.e ** mp.mpf(eps) if ee is None else ee)
     best = mp.mpf(0)
     for others in itertools.combinations_with_replacement(range(k), n - 1):
         for x, x2 in itertools.permutations(range(k), 2):
