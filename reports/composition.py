@@ -281,7 +281,7 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
     one, or where its dominating pair is itself a curve pair), ``"blanket"`` (the k-RR blanket view as a pair:
     a k-RR round's dominating pair, or an ldp round's through Lemma G1, binary RR with the round's ε0) and ``"clone"``
     (the FOCS 2021 clone pair: a matrix / record round's dominating pair, sampled or not, or a source that won points
-    of its curve pair), ``"sampled-matrix"`` / ``"sampled-oracle"`` / ``"sampled-geometric"`` (a sampled matrix / four-value / geometric round whose curve pair is that of ``R_q``).  Other pairs (the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
+    of its curve pair), ``"sampled-matrix"`` / ``"sampled-oracle"`` / ``"sampled-geometric"`` (a sampled matrix / four-value / geometric round whose curve pair is that of ``R_q``), ``"sampled-binary"`` (a sampled binary RR round whose curve pair has points of its exact worst case, Lemma S4).  Other pairs (the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
     ``details["pair_route"]`` of every claim and target.  O(rounds) (pairs memoised)."""
     out: list[tuple[str, str]] = []
     curve_route = "curve pairs" in pair_routes
@@ -312,6 +312,8 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
                         what,
                     )
                 )
+        if cp is not None and "Lemma S4" in cp.description:  # a sampled binary RR round: its exact worst case won
+            out.append(("sampled-binary", f"{what}: points of its curve pair"))
         if dominating_route or cp is None:
             if kind == "clone":
                 out.append(("clone", what))
@@ -541,6 +543,7 @@ def certify_composition(
         ("sampled-matrix", comp.SAMPLED_MATRIX),
         ("sampled-oracle", comp.SAMPLED_ORACLE),
         ("sampled-geometric", comp.SAMPLED_GEOMETRIC),
+        ("sampled-binary", comp.SAMPLED_BINARY),
     ):
         rq_uses = [u for u in used_pairs if u[0] == kind]
         if rq_uses:  # a sampled matrix / oracle round's curve pair is R_q's (docs/composition.md §5f)

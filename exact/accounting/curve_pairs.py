@@ -49,6 +49,7 @@ import heapq
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from blanket.exact.accounting import curves as _curves
 from blanket.exact.mechanisms import oracles
@@ -56,7 +57,7 @@ from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, Randomizer, f
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.runtime.progress import Progress
-from blanket.exact.shuffled import geometric, matrix_view
+from blanket.exact.shuffled import geometric, matrix_view, sampled_binary
 from blanket.exact.shuffled import oracles as fast_oracles
 from blanket.exact.shuffled.generic_ldp import same_randomizer_delta
 from blanket.exact.shuffled.krr import GRID_MAX_N, delta_blanket_view
@@ -294,7 +295,13 @@ def curve_seconds(
     ``None`` when :func:`point_seconds` has no model.  O(1)."""
     ps = point_seconds(mech, n)
     tp = TARGET_POINTS if target_points is None else target_points
-    return None if ps is None else (max_points + EXTRA_EVALUATIONS + tp) * ps
+    # a sampled binary RR round's exact worst case (Lemma S4): its preparation, once (each point is then O(n log n))
+    once = (
+        sampled_binary.build_seconds(n)
+        if getattr(mech, "exact_binary_worst", False) and n <= sampled_binary.MAX_N
+        else 0.0
+    )
+    return None if ps is None else (max_points + EXTRA_EVALUATIONS + tp) * ps + once
 
 
 def _upper(v) -> fmpq:
@@ -355,6 +362,11 @@ def curve_sources(
     if isinstance(mech, KRR):
         out.append(("blanket view (Lemma 5.3)", lambda n, **kw: delta_blanket_view(mech, n, engine=_engine(n), **kw)))
         return out
+    if getattr(mech, "exact_binary_worst", False) and n is not None and n <= sampled_binary.MAX_N:
+        # a sampled binary RR round (never an ldp record's R_q): its exact worst case over datasets (§5f, Lemma S4)
+        out.append(
+            ("exact worst case (sampled binary RR, Lemma S4)", lambda n, **kw: _sampled_binary_delta(mech, n, **kw))
+        )
     if isinstance(mech, oracles.FourValue):
         out.append(
             (
@@ -377,6 +389,14 @@ def curve_sources(
         )
     out.append(clone)
     return out
+
+
+def _sampled_binary_delta(mech: Any, n: int, *, exp_epsilon: Any, tol: Any = None) -> fmpq:
+    """The certified upper end of the sampled binary RR round's exact worst case at ``e^ε = exp_epsilon``
+    (:class:`blanket.exact.shuffled.sampled_binary.SampledBinaryWorst`, prepared once per ``(e^{ε0}, q, n)``).
+    O(n log n) per call after the O(n³) preparation."""
+    w = sampled_binary.sampled_binary_worst(mech.exp_epsilon0(), mech.participation, n)
+    return w.value(exp_epsilon)[1]
 
 
 def has_curve(mech: Randomizer, *, stronger_clones: bool = False) -> bool:

@@ -396,6 +396,27 @@ class SampledFourValue(FourValue):
         return {"type": "sampled", "q": str(self.participation), "base": str(sorted(self.base.describe().items()))}
 
 
+@dataclasses.dataclass(frozen=True)
+class SampledBinaryRR(SampledFourValue):
+    """Binary RR's ``R_q`` as the four-value record :class:`SampledFourValue` of ``Subset(2, 1)``, for a sampled
+    *binary RR* round only (never an ``ldp`` record's: binary RR's worst case over datasets is not a bound for another
+    ε0-LDP randomizer, docs/composition.md §5g).  Its curve has one more source, the exact worst case over every
+    dataset of the sampled round (:mod:`blanket.exact.shuffled.sampled_binary`, Lemma S4), up to
+    :data:`~blanket.exact.shuffled.sampled_binary.MAX_N` users.  O(1)."""
+
+    exact_binary_worst: bool = True
+
+    def __init__(self, base: FourValue, q: NumberInput) -> None:
+        if not (isinstance(base, Subset) and base.k == 2 and base.d == 1):
+            raise InvalidArgument("base", base, "must be binary RR as Subset(2, 1)")
+        super().__init__(base, q)
+        object.__setattr__(self, "exact_binary_worst", True)
+        object.__setattr__(self, "kind", f"binary RR, participation q = {self.participation}")
+
+    def describe(self) -> dict:
+        return {**super().describe(), "exact worst case": "sampled binary RR"}
+
+
 def binary_four_value(mech: LDP) -> Subset:
     """Binary RR with the ``ldp`` record's exact ``ε0`` (or ``e^{ε0}``) as a four-value record: subset selection with
     ``k = 2``, ``d = 1`` (rows ``(e, 1)/(e+1)`` and ``(1, e)/(e+1)``, ``γ = 2/(e+1)``, ``π_t = 1/2``).  Its sampled
@@ -519,9 +540,9 @@ class Sampled:
         krr = self._krr()
         if krr is not None:  # k-RR is subset selection with d = 1 (exactly): its R_q as that four-value record
             if "_curve_event" not in self.__dict__:
-                object.__setattr__(
-                    self, "_curve_event", Shuffled(SampledFourValue(krr_four_value(krr), self._fq()), self.n)
-                )
+                rec = krr_four_value(krr)  # binary RR: the record whose curve adds the exact worst case (Lemma S4)
+                rq = SampledBinaryRR(rec, self._fq()) if krr.k == 2 else SampledFourValue(rec, self._fq())
+                object.__setattr__(self, "_curve_event", Shuffled(rq, self.n))
             return self.__dict__["_curve_event"]
         if not isinstance(ev, Shuffled):
             return None

@@ -1,0 +1,279 @@
+"""The exact worst case over all datasets of a *sampled* binary RR round (``docs/composition.md`` §5f, Lemma S4).
+
+Model: ``n`` users, each takes part independently with probability ``q`` (Poisson sampling) and reports its bit
+through binary RR (kept w.p. ``p = e^{ε0}/(1 + e^{ε0})``, flipped w.p. ``f = 1 − p``); the shuffler releases the
+multiset of reports, i.e. ``(M, K)``: the number of reports and the number of 1-reports.  A dataset is described by
+``C``, the number of ones among all ``n`` users.
+
+* Each 1-holder adds ``(0, 0)`` w.p. ``1 − q``, ``(1, 0)`` w.p. ``q f``, ``(1, 1)`` w.p. ``q p`` to ``(M, K)``; a
+  0-holder ``(1, 0)`` w.p. ``q p`` and ``(1, 1)`` w.p. ``q f``.  With the generating polynomials
+  ``a(s, t) = 1 − q + q s (f + p t)`` and ``b(s, t) = 1 − q + q s (p + f t)`` the law of ``(M, K)`` is
+  ``P_C = a^C b^{n − C}`` (independent users).
+* Neighbouring datasets (replace-one, target ``1`` vs ``0``, the others fixed with ``C − 1`` ones) give the pair
+  ``(P_C, P_{C−1})``, ``C = 1..n``; the other order ``(P_{C−1}, P_C)`` is the pair ``(P_{C'}, P_{C'−1})`` with
+  ``C' = n + 1 − C`` after relabelling every bit and every report (``(M, K) ↦ (M, M − K)``, a bijection of
+  outputs).  So the worst case over all datasets and both orders is ``max_{1 ≤ C ≤ n} H_α(P_C ‖ P_{C−1})``.
+
+The polynomials are encoded in one variable (Kronecker: ``s^m t^k ↦ z^{m(n+1)+k}``, ``k ≤ m ≤ n``), exact in
+``fmpq_poly`` (:func:`worst_exact`, rational ``e^{ε0}``, small ``n``) or in ``arb_poly`` balls
+(:class:`SampledBinaryWorst`).  The ball route prepares, per ``C``, the output points sorted by a float estimate of
+their likelihood ratio with ball prefix sums, so that each ``α`` costs ``O(n log n²)`` plus the few points whose
+ratio enclosure cannot be separated from ``α`` (docs/composition.md §5f, "Lemma S4").  Preparation:
+``O(n · n² )`` ball operations (``n`` products of length ``n²`` and one pass over their coefficients), so this is a
+small-``n`` route: :func:`build_seconds` is its cost model and :data:`MAX_N` its guard.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from flint import arb, arb_poly, fmpq, fmpq_poly
+
+__all__ = ["MAX_N", "SampledBinaryWorst", "build_seconds", "sampled_binary_worst", "worst_exact", "laws_exact"]
+
+#: the largest ``n`` the ball route is used for by the curve (its preparation is ``O(n³)`` ball operations:
+#: measured in docs/composition.md §5f, Lemma S4)
+MAX_N = 160
+#: points whose ``P``-mass is below this are not prepared: their ``(P − αQ)_+ ≤ P`` is added to the upper end
+DROP = arb(2) ** -130
+#: relative margin of the float ratio enclosures (rounding to nearest of a normal float: relative error ``≤ 2^-53``)
+_MARGIN = 2.0**-50
+#: cost model of the preparation: seconds per Kronecker coefficient and per ``C`` (measured, see build_seconds)
+SECONDS_PER_COEFF = 6e-6
+
+
+def _kron(q: Any, p: Any, f: Any, n: int, one: bool, poly: Any) -> Any:
+    """``a`` (``one``) or ``b`` as a polynomial in ``z`` (``s ↦ z^{n+1}``, ``t ↦ z``).  O(n)."""
+    B = n + 1
+    c = [0] * (B + 2)
+    c[0] = 1 - q
+    c[B] = q * (f if one else p)
+    c[B + 1] = q * (p if one else f)
+    return poly(c)
+
+
+def _support(n: int) -> list:
+    """The Kronecker indices ``m(n+1) + k`` with ``0 ≤ k ≤ m ≤ n``.  O(n²)."""
+    B = n + 1
+    return [m * B + k for m in range(n + 1) for k in range(m + 1)]
+
+
+def laws_exact(exp_epsilon0: fmpq, q: fmpq, n: int) -> list:
+    """``[P_0, …, P_n]`` as exact ``fmpq_poly`` (Kronecker encoding of ``(M, K)``).  O(n) products of length n²."""
+    e = fmpq(exp_epsilon0)
+    p, f = e / (e + 1), 1 / (e + 1)
+    a, b = _kron(q, p, f, n, True, fmpq_poly), _kron(q, p, f, n, False, fmpq_poly)
+    return [a**c * b ** (n - c) for c in range(n + 1)]
+
+
+def _hockey_exact(P: Any, Q: Any, alpha: fmpq, idx: list) -> fmpq:
+    s = fmpq(0)
+    for i in idx:
+        d = P[i] - alpha * Q[i]
+        if d > 0:
+            s += d
+    return s
+
+
+def worst_exact(exp_epsilon0: Any, q: Any, n: int, exp_epsilon: Any) -> tuple:
+    """``(δ, C)``: the exact worst ``H_α`` (``α = exp_epsilon``) of the sampled binary RR round over every dataset and
+    both orders, and the number ``C`` of ones (target's included) of a forward pair attaining it.  Exact rationals:
+    ``exp_epsilon0``, ``q``, ``exp_epsilon`` rational.  O(n) products of length n² plus O(n³) comparisons."""
+    e = arith.exact(exp_epsilon0, "exp_epsilon0")
+    qq = arith.exact(q, "q")
+    al = arith.exact(exp_epsilon, "exp_epsilon")
+    laws = laws_exact(fmpq(e), fmpq(qq), n)
+    idx = _support(n)
+    best, arg = fmpq(0), 1
+    for c in range(1, n + 1):
+        v = _hockey_exact(laws[c], laws[c - 1], fmpq(al), idx)
+        if v > best:
+            best, arg = v, c
+    return best, arg
+
+
+@dataclass
+class _Prepared:
+    """One forward pair ``(P_C, P_{C−1})``: its points sorted by float ratio (descending), ball prefix sums, and the
+    ratio enclosures' running bounds."""
+
+    C: int
+    pa: list  # ball prefix sums of P over the sorted points (length L + 1)
+    pb: list  # of Q
+    pmin: list  # pmin[j] = min over the first j points of the ratio's lower end (float, outward); pmin[0] = inf
+    smax: list  # smax[j] = max over points j.. of the ratio's upper end (float, outward); smax[L] = -inf
+    A: list  # the sorted points' P balls
+    Bq: list  # and Q balls
+    loose: list  # (P, Q) balls of points without a usable ratio enclosure (Q's ball contains 0, or wide)
+    dropped: arb  # P-mass of the points not prepared (upper bound)
+
+
+def _prepare(C: int, PC: list, PQ: list, idx: list) -> _Prepared:
+    pts: list = []
+    loose: list = []
+    dropped = arb(0)
+    la, lb = len(PC), len(PQ)
+    zero = arb(0)
+    for i in idx:
+        if i >= la:
+            break  # idx is increasing; P_C has every point of P_{C−1}'s support (0 < q < 1) or none
+        A = PC[i]
+        B = PQ[i] if i < lb else zero
+        up = A.upper()
+        if up < DROP:
+            if up > 0:
+                dropped += up
+            continue
+        if not B > 0:
+            loose.append((A, B))
+            continue
+        r = A / B
+        lo, hi = float(r.lower()), float(r.upper())
+        if not (lo > 0 and hi < math.inf) or hi - lo > 1e-6 * hi:
+            loose.append((A, B))
+            continue
+        pts.append((-(lo + hi) / 2, lo * (1 - _MARGIN), hi * (1 + _MARGIN), A, B))
+    pts.sort(key=lambda t: t[0])
+    L = len(pts)
+    pa, pb = [arb(0)] * (L + 1), [arb(0)] * (L + 1)
+    pmin, smax = [math.inf] * (L + 1), [-math.inf] * (L + 1)
+    for j, t in enumerate(pts):
+        pa[j + 1] = pa[j] + t[3]
+        pb[j + 1] = pb[j] + t[4]
+        pmin[j + 1] = min(pmin[j], t[1])
+    for j in range(L - 1, -1, -1):
+        smax[j] = max(smax[j + 1], pts[j][2])
+    return _Prepared(C, pa, pb, pmin, smax, [t[3] for t in pts], [t[4] for t in pts], loose, dropped)
+
+
+def _pos(x: arb) -> tuple:
+    """Lower and upper ends of ``x_+`` as arbs.  O(1)."""
+    lo = x.lower()
+    hi = x.upper()
+    return (arb(lo) if lo > 0 else arb(0)), (arb(hi) if hi > 0 else arb(0))
+
+
+def _value(pr: _Prepared, alpha: fmpq) -> tuple:
+    """Ball lower and upper ends of ``H_α(P_C ‖ P_{C−1})``.  The first ``j1`` sorted points have ratio ``> α``
+    (certified by the running minimum of their lower ends), the points from ``j2`` on ratio ``≤ α`` (running maximum
+    of the upper ends); ``H_α = Σ_{j < j1}(P − αQ) + Σ_{j1 ≤ j < j2}(P − αQ)_+`` plus the loose and dropped points.
+    O(log L + j2 − j1 + loose)."""
+    af = float(alpha)
+    a_hi, a_lo = af * (1 + _MARGIN), af * (1 - _MARGIN)
+    L = len(pr.A)
+    # pmin is non-increasing: j1 = the largest j with pmin[j] > a_hi
+    lo_j, hi_j = 0, L
+    while lo_j < hi_j:
+        mid = (lo_j + hi_j + 1) // 2
+        if pr.pmin[mid] > a_hi:
+            lo_j = mid
+        else:
+            hi_j = mid - 1
+    j1 = lo_j
+    # smax is non-increasing: j2 = the smallest j with smax[j] <= a_lo
+    lo_j, hi_j = j1, L
+    while lo_j < hi_j:
+        mid = (lo_j + hi_j) // 2
+        if pr.smax[mid] <= a_lo:
+            hi_j = mid
+        else:
+            lo_j = mid + 1
+    j2 = lo_j
+    al = arb(alpha)
+    base = pr.pa[j1] - al * pr.pb[j1]
+    vlo, vhi = arb(base.lower()), arb(base.upper())
+    for j in range(j1, j2):
+        lo, hi = _pos(pr.A[j] - al * pr.Bq[j])
+        vlo, vhi = vlo + lo, vhi + hi
+    for A, B in pr.loose:
+        lo, hi = _pos(A - al * B)
+        vlo, vhi = vlo + lo, vhi + hi
+    vhi = vhi + pr.dropped
+    return vlo, vhi
+
+
+class SampledBinaryWorst:
+    """The prepared worst case of the sampled binary RR round (``n`` users, participation ``q``, ``e^{ε0}`` a ball or
+    an exact rational) for certified values at any ``α ≥ 1`` (:meth:`value`).  Preparation O(n³) ball operations
+    (``n`` Kronecker products of length ``n²``, one pass over each), memory O(n³) balls: a small-``n`` route."""
+
+    def __init__(self, exp_epsilon0: Any, q: Any, n: int, prec: int = 128) -> None:
+        n = arith.integer_in(n, "n", lo=1)
+        qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+        self.n = n
+        self.q = qq
+        with arith.precision(prec):
+            e = arith.ball(exp_epsilon0)
+            p, f = e / (e + 1), 1 / (e + 1)
+            qb = arb(qq) if isinstance(qq, fmpq) else arith.ball(qq)
+            self.pairs: list = []
+            idx = _support(n)
+            three = ((1 - qb, qb * f, qb * p), (1 - qb, qb * p, qb * f))  # a, b: (z^0, z^B, z^{B+1}) coefficients
+
+            def times(X: Any, which: int, k: int) -> Any:  # X·a^k (which = 0) or X·b^k: k three-term steps, O(k·L)
+                c0, c1, c2 = three[which]
+                for _ in range(k):
+                    X = X * c0 + (X * c1).left_shift(n + 1) + (X * c2).left_shift(n + 2)
+                return X
+
+            def emit(c: int, X: Any) -> None:  # X = O_c = a^c b^{n−1−c}: the pair (P_{c+1}, P_c) = (X·a, X·b)
+                self.pairs.append(_prepare(c + 1, times(X, 0, 1).coeffs(), times(X, 1, 1).coeffs(), idx))
+
+            def rec(c0: int, c1: int, X: Any) -> None:  # X = a^{c0} b^{n−1−c1}; emits O_c for c0 ≤ c ≤ c1
+                if c0 == c1:
+                    emit(c0, X)
+                    return
+                mid = (c0 + c1) // 2
+                rec(c0, mid, times(X, 1, c1 - mid))
+                rec(mid + 1, c1, times(X, 0, mid + 1 - c0))
+
+            rec(0, n - 1, arb_poly([1]))
+
+    def value(self, alpha: Any) -> tuple:
+        """``(lo, hi, C)``: certified lower and upper ends (``fmpq``) of ``max_C H_α(P_C ‖ P_{C−1})`` — the worst
+        case over every dataset and both orders — at ``α ≥ 1``, and a ``C`` attaining the largest upper end.
+        O(n log n + undecided points)."""
+        al = arith.exact(alpha, "alpha")
+        al = al if isinstance(al, fmpq) else fmpq(al)
+        if al < 1:
+            raise InvalidArgument("alpha", str(al), "must be >= 1")
+        best_lo, best_hi, arg = arb(0), arb(0), 1
+        with arith.precision(128):
+            for pr in self.pairs:
+                lo, hi = _value(pr, al)
+                if lo > best_lo:
+                    best_lo = lo
+                if hi > best_hi:
+                    best_hi, arg = hi, pr.C
+        lo_q = arith.endpoints(best_lo)[0]
+        hi_q = arith.endpoints(best_hi)[1]
+        return (
+            max(fmpq(0), fmpq(lo_q.numerator, lo_q.denominator)),
+            min(fmpq(1), fmpq(hi_q.numerator, hi_q.denominator)),
+            arg,
+        )
+
+
+def build_seconds(n: int) -> float:
+    """Estimated one-core seconds of :class:`SampledBinaryWorst`'s preparation: ``n`` pairs of about ``n²/2``
+    coefficients each (:data:`SECONDS_PER_COEFF`).  A choice, never a bound.  O(1)."""
+    return SECONDS_PER_COEFF * n * n * (n + 1) / 2
+
+
+_MEMO: dict = {}
+
+
+def sampled_binary_worst(exp_epsilon0: Any, q: Any, n: int) -> SampledBinaryWorst:
+    """:class:`SampledBinaryWorst`, memoised per ``(e^{ε0}, q, n)`` (at most 8 kept).  O(n³) once."""
+    with arith.precision(128):
+        key = (str(arith.ball(exp_epsilon0)), str(q), n)
+    held = _MEMO.get(key)
+    if held is None:
+        if len(_MEMO) >= 8:
+            _MEMO.pop(next(iter(_MEMO)))
+        held = _MEMO[key] = SampledBinaryWorst(exp_epsilon0, q, n)
+    return held

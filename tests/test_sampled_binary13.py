@@ -1,0 +1,161 @@
+"""The exact worst case of a sampled binary RR round over every dataset (docs/composition.md §5f, Lemma S4;
+exact.shuffled.sampled_binary), and its use as a source of the sampled round's curve pair.
+
+Independent routes: the exhaustive worst case of the 3-output matrix R_q by naive enumeration of every report vector
+(tests/test_seams11.py's helpers, which build R_q without the code under test) and flint's own enumeration
+(exact.shuffled.enumerate.worst_case)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from blanket.exact.accounting import curve_pairs
+from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
+from blanket.exact.accounting.sampled import Sampled, SampledBinaryRR, SampledFourValue
+from blanket.exact.mechanisms import oracles
+from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
+from blanket.exact.shuffled import sampled_binary as sb
+from blanket.exact.shuffled.enumerate import worst_case
+from flint import fmpq
+
+from tests.test_sampled11 import _h
+from tests.test_seams11 import _sampled_rows, _worst
+
+ALPHAS = [Fraction(1), Fraction(11, 10), Fraction(3, 2), Fraction(2), Fraction(5, 2)]
+
+
+def _rr(e: Fraction) -> list:
+    return [[e / (e + 1), 1 / (e + 1)], [1 / (e + 1), e / (e + 1)]]
+
+
+def _fq(x: Fraction) -> fmpq:
+    return fmpq(x.numerator, x.denominator)
+
+
+def _fr(x: fmpq) -> Fraction:
+    return Fraction(int(x.p), int(x.q))
+
+
+@pytest.mark.parametrize(
+    ("e", "q", "n"),
+    [
+        (3, Fraction(1, 2), 2),
+        (3, Fraction(1, 2), 4),
+        (2, Fraction(1, 5), 4),
+        (3, Fraction(1, 3), 5),
+        (5, Fraction(3, 4), 3),
+    ],
+)
+def test_worst_exact_equals_the_exhaustive_worst_case(e, q, n):
+    rows = _sampled_rows(q, _rr(Fraction(e)))
+    want = _worst(rows, n, ALPHAS)
+    got = [_fr(sb.worst_exact(e, _fq(q), n, _fq(a))[0]) for a in ALPHAS]
+    assert got == want
+    # and flint's enumeration of the same matrix
+    fm = FiniteRandomizer([[_fq(v) for v in row] for row in rows])
+    assert [_fr(worst_case(fm, n, exp_epsilon=_fq(a)).value) for a in ALPHAS] == want
+
+
+@pytest.mark.parametrize("mutant", ["q squared", "target always reports"])
+def test_mutants_differ_from_the_exhaustive_worst_case(mutant, monkeypatch):
+    """The check can fail: R_q built with q² for q, or the target reporting w.p. 1 (its participation dropped)."""
+    e, q, n = Fraction(3), Fraction(1, 2), 3
+    want = _worst(_sampled_rows(q, _rr(e)), n, ALPHAS)
+    real = sb.laws_exact
+
+    def laws(ee, qq, nn):
+        if mutant == "q squared":
+            return real(ee, qq * qq, nn)
+        # the target (one user) always takes part: P_C = a'·a^{C-1} b^{n-C} with a' = s(f + p t) (q = 1 for it)
+        p, f = ee / (ee + 1), 1 / (ee + 1)
+        B = nn + 1
+        base = real(ee, qq, nn - 1)  # the others: n - 1 users, C ones among them
+        one = sb.fmpq_poly([0] * B + [f, p])
+        zero = sb.fmpq_poly([0] * B + [p, f])
+        Bm = nn  # Kronecker base of n - 1 users is n: re-encode each law at base n + 1
+        out = []
+        for c in range(nn + 1):
+            if c == 0:
+                out.append(zero * _rebase(base[0], Bm, B))
+            else:
+                out.append(one * _rebase(base[c - 1], Bm, B))
+        return out
+
+    monkeypatch.setattr(sb, "laws_exact", laws)
+    got = [_fr(sb.worst_exact(e, _fq(q), n, _fq(a))[0]) for a in ALPHAS]
+    assert got != want
+
+
+def _rebase(P, old: int, new: int):
+    cs = [0] * ((old + 1) * new)
+    for i in range(P.degree() + 1):
+        m, k = divmod(i, old)
+        cs[m * new + k] = P[i]
+    return sb.fmpq_poly(cs)
+
+
+@pytest.mark.parametrize(("e", "q", "n"), [(3, Fraction(1, 2), 6), (2, Fraction(1, 10), 8)])
+def test_ball_route_encloses_the_exact_value(e, q, n):
+    w = sb.SampledBinaryWorst(e, _fq(q), n)
+    for a in ALPHAS + [Fraction(1001, 1000), Fraction(7, 4)]:
+        v, c = sb.worst_exact(e, _fq(q), n, _fq(a))
+        lo, hi, c2 = w.value(_fq(a))
+        assert lo <= v <= hi and hi - lo < fmpq(1, 10**30)
+
+
+def test_ball_route_irrational_epsilon0_brackets_rational_neighbours():
+    """ε0 = 1 (e irrational): the worst case is non-decreasing in e^{ε0} (binary RR with a smaller e^{ε0} is every
+    report of a larger one flipped w.p. some r, a post-processing of the shuffled multiset), so it lies between the
+    exact values at the rationals 2718/1000 and 2719/1000 (a cross-check of the ball route's input)."""
+    from flint import arb
+
+    n, q = 7, fmpq(1, 4)
+    w = sb.SampledBinaryWorst(arb(1).exp(), q, n)
+    for a in (fmpq(11, 10), fmpq(3, 2)):
+        lo, hi, _c = w.value(a)
+        below = sb.worst_exact(fmpq(2718, 1000), q, n, a)[0]
+        above = sb.worst_exact(fmpq(2719, 1000), q, n, a)[0]
+        assert below <= hi and lo <= above and below < above
+
+
+def test_sampled_binary_curve_pair_uses_the_exact_worst_case_and_dominates():
+    n, q = 3, Fraction(1, 2)
+    ev = Sampled(Shuffled(KRR(2, exp_epsilon0=3), n), str(q))
+    plain = ev.curve_event()
+    assert isinstance(plain.mechanism, SampledBinaryRR)
+    cp = ShuffleAccountant().compose(ev)._curve_of(ev)
+    assert cp is not None and "Lemma S4" in cp.description
+    worst = _worst(_sampled_rows(q, _rr(Fraction(3))), n, ALPHAS)
+    assert all(w <= v for w, v in zip(worst, _h(cp, ALPHAS)))
+
+
+def test_ldp_round_never_uses_binary_rrs_exact_worst_case():
+    """An ldp record's sampled round composes binary RR's R_q blanket view (Lemma G1 [sampled]) but never binary RR's
+    worst case over datasets (not a bound for another ε0-LDP randomizer, §5g)."""
+    ev = Sampled(Shuffled(oracles.LDP(exp_epsilon0=3), 20), "1/2")
+    mech = ev.curve_event().mechanism
+    assert isinstance(mech, SampledFourValue) and not isinstance(mech, SampledBinaryRR)
+    names = [s for s, _f in curve_pairs.curve_sources(mech, n=20)]
+    assert not any("Lemma S4" in s for s in names)
+    b = Sampled(Shuffled(KRR(2, exp_epsilon0=3), 20), "1/2").curve_event().mechanism
+    assert any("Lemma S4" in s for s, _f in curve_pairs.curve_sources(b, n=20))
+    assert not any("Lemma S4" in s for s, _f in curve_pairs.curve_sources(b, n=sb.MAX_N + 1))
+    assert curve_pairs._key(mech, 20, False, 32) != curve_pairs._key(b, 20, False, 32)
+
+
+def test_probe_case_upper_end_moves_down_to_the_worst_case():
+    """binary RR, e^{eps0} = 3, n = 30, q = 1/4, delta = 1e-3 (session 12's probe): the upper end with the exact
+    worst case is below the four-value record's curve alone, and the bracket keeps the lower end below it."""
+    ev = Sampled(Shuffled(KRR(2, exp_epsilon0=3), 30), "1/4")
+    on = ShuffleAccountant(refine_seconds=0).compose(ev).get_epsilon("1e-3")
+    assert 0 < on.lower <= on.upper
+    w = sb.sampled_binary_worst(fmpq(3), fmpq(1, 4), 30)
+    # at the reported upper end the exact worst case meets the target (the pair dominates it)
+    from flint import arb
+
+    a = float(arb(fmpq(on.upper.numerator, on.upper.denominator)).exp().lower())
+    al = fmpq(math.floor(a * 2**40) - 1, 2**40)  # below e^upper (float rounding: a relative 2^-53 at most)
+    assert w.value(al)[0] <= fmpq(1, 1000)
+    assert float(on.upper) < 0.2619  # the four-value record's curve pair gave 0.261952 (docs §5f)
