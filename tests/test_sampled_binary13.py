@@ -159,3 +159,37 @@ def test_probe_case_upper_end_moves_down_to_the_worst_case():
     al = fmpq(math.floor(a * 2**40) - 1, 2**40)  # below e^upper (float rounding: a relative 2^-53 at most)
     assert w.value(al)[0] <= fmpq(1, 1000)
     assert float(on.upper) < 0.2619  # the four-value record's curve pair gave 0.261952 (docs §5f)
+
+
+def test_one_round_bracket_is_the_exact_worst_case():
+    """One sampled binary RR round (n = 12): the accountant's ε bracket comes from the exact worst case (Lemma S4),
+    both ends; at its ends the exhaustive worst case (exact rationals at e^{ε0} = 3, an independent enumeration by
+    flint) is above δ at the lower end and at most δ at the upper end."""
+    n, q, d = 12, Fraction(1, 3), Fraction(1, 1000)
+    ev = Sampled(Shuffled(KRR(2, exp_epsilon0=3), n), str(q))
+    r = ShuffleAccountant().compose(ev).get_epsilon(str(d))
+    one = r.details["one_round"]
+    assert "Lemma S4" in one["upper_from"] and one["lower_decided_by"] != "composition"
+    assert 0 < r.upper - r.lower <= r.upper * Fraction(1, 10**5)
+    fm = FiniteRandomizer([[_fq(v) for v in row] for row in _sampled_rows(q, _rr(Fraction(3)))])
+    from flint import arb
+
+    def alpha(eps, up: bool) -> fmpq:  # a rational just above / below e^eps
+        b = arb(fmpq(eps.numerator, eps.denominator)).exp()
+        x = float(b.upper() if up else b.lower())
+        return fmpq(math.floor(x * 2**40) + (2 if up else -2), 2**40)
+
+    assert _fr(worst_case(fm, n, exp_epsilon=alpha(r.upper, False)).value) <= d * (1 + Fraction(1, 10**4))
+    assert _fr(worst_case(fm, n, exp_epsilon=alpha(r.lower, True)).value) > d * (1 - Fraction(1, 10**4))
+    # get_delta at the upper end: a narrow bracket around the exact value
+    g = ShuffleAccountant().compose(ev).get_delta(r.upper)
+    assert g.lower <= d <= g.upper * (1 + Fraction(1, 10**6)) and g.upper - g.lower < Fraction(1, 10**12)
+
+
+def test_one_round_route_not_for_ldp_or_many_rounds():
+    ev = Sampled(Shuffled(oracles.LDP(exp_epsilon0=3), 12), "1/3")
+    r = ShuffleAccountant().compose(ev).get_epsilon("1e-3")
+    assert "Lemma S4" not in str(r.details.get("one_round"))
+    b = Sampled(Shuffled(KRR(2, exp_epsilon0=3), 12), "1/3")
+    r2 = ShuffleAccountant().compose(b, count=2).get_epsilon("1e-3")
+    assert "Lemma S4" not in str((r2.details.get("one_round") or {}).get("upper_from"))

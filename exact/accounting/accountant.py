@@ -73,6 +73,7 @@ from blanket.exact.numbers import guards as _guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
 from blanket.exact.shuffled import matrix_view as _matrix_view
+from blanket.exact.shuffled import sampled_binary as _sampled_binary
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
@@ -118,7 +119,8 @@ LOWER_NAMES = {
     "low-sum": "summed counts of a concrete pair over the rounds (binary RR: the dataset c = 0; a matrix: its "
     "binarized count) (exact, no grid)",
     "one-round": "one round alone, its own certified lower end on a concrete dataset (the other rounds dropped: a "
-    "post-processing; exact.accounting.certified.lower_bound)",
+    "post-processing; exact.accounting.certified.lower_bound, or a sampled binary RR round's worst dataset, "
+    "exact.shuffled.sampled_binary)",
 }
 #: binary RR rounds of at most this many users compose the worst-case privacy curve over all datasets
 #: (:func:`blanket.exact.accounting.curves.binary_worst_pair`, O(n²): about a second at n = 256) instead of the
@@ -1860,8 +1862,41 @@ class ShuffleAccountant:
                 if up is not None:
                     keys = next((r.results for r in _one.upper_routes(mech, n) if r.name == name), ())
                     out["upper"], out["upper_from"], out["upper_results"] = up, f"the {name}", list(keys)
+        if len(self._ledger) == 1 and self.rounds == 1:
+            sb = self._sampled_binary_one_round(quantity, at)
+            if sb is not None:
+                out = sb
         self._cache[key] = out
         return out
+
+    def _sampled_binary_one_round(self, quantity: str, at: fmpq) -> dict | None:
+        """A ledger of one sampled binary RR round with at most :data:`~blanket.exact.shuffled.sampled_binary.MAX_N`
+        users: its exact worst case over every dataset (docs/composition.md §5f, Lemma S4) gives both ends (the lower
+        end is attained by a dataset), as :meth:`_one_round`'s dict; else ``None``.  Never for an ``ldp`` record
+        (binary RR's worst case is not a bound for it).  O(n³) ball operations once, then O(n log n) per value."""
+        ev = self._ledger[0][0]
+        plain = _curve_event(ev)
+        if plain is ev or not isinstance(plain, Shuffled) or plain.n > _sampled_binary.MAX_N or plain.n < 2:
+            return None
+        mech = plain.mechanism
+        if not getattr(mech, "exact_binary_worst", False):
+            return None
+        w = _sampled_binary.sampled_binary_worst(mech.exp_epsilon0(), mech.participation, plain.n)
+        if quantity == "epsilon":
+            e_hi = arith.endpoints(arith.ball(mech.exp_epsilon0()))[1]
+            lo, up = _sampled_binary.one_round_epsilon(
+                w, at, fmpq(e_hi.numerator, e_hi.denominator), rel_tol=self.one_round_rel_tol
+            )
+        else:
+            lo, up = _sampled_binary.one_round_delta(w, at)
+        name = "exact worst case over every dataset (sampled binary RR, Lemma S4)"
+        return {
+            "lower": Fraction(int(lo.p), int(lo.q)),
+            "lower_from": "the worst dataset of the sampled round (Lemma S4: the exact maximum over every dataset)",
+            "upper": Fraction(int(up.p), int(up.q)),
+            "upper_from": f"the {name}",
+            "upper_results": ["Sampled binary RR, exact worst case"],
+        }
 
     @staticmethod
     def _one_round_details(one: dict | None, upper_by: bool, lower_by: bool) -> dict | None:

@@ -277,3 +277,56 @@ def sampled_binary_worst(exp_epsilon0: Any, q: Any, n: int) -> SampledBinaryWors
             _MEMO.pop(next(iter(_MEMO)))
         held = _MEMO[key] = SampledBinaryWorst(exp_epsilon0, q, n)
     return held
+
+
+def _log_end(a: fmpq, up: bool) -> fmpq:
+    """A rational end of ``log a`` (upper if ``up``).  O(1)."""
+    with arith.precision(128):
+        lo, hi = arith.endpoints(arith.ball(a).log())
+    x = hi if up else lo
+    return fmpq(x.numerator, x.denominator)
+
+
+def _dyadic_between(a: fmpq, b: fmpq) -> fmpq:
+    """A dyadic rational strictly between ``a < b`` with few bits (the midpoint rounded to 2⁻⁶⁰).  O(1)."""
+    m = (a + b) / 2
+    k = 60
+    d = fmpq(int((m * 2**k).floor()), 2**k)
+    return d if a < d < b else m
+
+
+def one_round_epsilon(w: SampledBinaryWorst, delta: Any, e0_hi: fmpq, rel_tol: Any = None) -> tuple:
+    """``(lower, upper)``: certified ends of ε(δ) of one sampled binary RR round from its exact worst case
+    (Lemma S4): bisection on ``α ∈ [1, e0_hi]`` (``e0_hi ≥ e^{ε0}``, where δ is 0); an ``α`` whose upper value is
+    at most ``δ`` bounds ε from above (``log α``), one whose lower value exceeds ``δ`` from below (``H`` is
+    non-increasing in ``α``).  Stops at ``rel_tol`` (relative, in ε) or when the enclosure cannot decide.
+    O(iterations · n log n)."""
+    dt = arith.exact(delta, "delta")
+    rel_tol = fmpq(1, 10**6) if rel_tol is None else arith.exact(rel_tol, "rel_tol")
+    lo_a, hi_a = fmpq(1), fmpq(e0_hi)
+    if w.value(lo_a)[1] <= dt:
+        return fmpq(0), fmpq(0)
+    lo_ok = w.value(lo_a)[0] > dt
+    for _ in range(200):
+        if lo_ok and hi_a - lo_a <= rel_tol * (lo_a - 1) / 4:
+            break
+        m = _dyadic_between(lo_a, hi_a)
+        v_lo, v_hi, _c = w.value(m)
+        if v_hi <= dt:
+            hi_a = m
+        elif v_lo > dt:
+            lo_a, lo_ok = m, True
+        else:
+            break
+    return (_log_end(lo_a, False) if lo_ok else fmpq(0)), _log_end(hi_a, True)
+
+
+def one_round_delta(w: SampledBinaryWorst, epsilon: Any) -> tuple:
+    """``(lower, upper)``: certified ends of δ(ε) of one sampled binary RR round (Lemma S4) at ``ε ≥ 0``: the values at
+    rational ``α`` just above and below ``e^ε`` (``H`` is non-increasing in ``α``).  O(n log n)."""
+    e = arith.exact(epsilon, "epsilon")
+    with arith.precision(128):
+        lo, hi = arith.endpoints(arith.ball(e).exp())
+    a_lo = max(fmpq(1), fmpq(lo.numerator, lo.denominator))
+    a_hi = max(fmpq(1), fmpq(hi.numerator, hi.denominator))
+    return w.value(a_hi)[0], w.value(a_lo)[1]
