@@ -193,3 +193,19 @@ def test_one_round_route_not_for_ldp_or_many_rounds():
     b = Sampled(Shuffled(KRR(2, exp_epsilon0=3), 12), "1/3")
     r2 = ShuffleAccountant().compose(b, count=2).get_epsilon("1e-3")
     assert "Lemma S4" not in str((r2.details.get("one_round") or {}).get("upper_from"))
+
+
+def test_certificate_chain_names_the_entry(tmp_path):
+    """A binary RR deployment with [users] sampling (one round, and [[rounds]] of two): the certificate's chain names
+    the registered entry, and the one-round bracket is narrow."""
+    from blanket.reports.composition import certify_composition
+
+    from tests.test_seams11 import _dep
+
+    body = '[mechanism]\ntype = "binary_rr"\nepsilon0 = 1\n[users]\nn = 40\nsampling = "1/4"\n'
+    cert = certify_composition(_dep(tmp_path, body), plot=False)
+    chain = {e["key"]: e for e in cert["chain"]}
+    assert "Sampled binary RR, exact worst case" in chain
+    t = cert["targets"][0]
+    lo, up = Fraction(t["epsilon_lower"]), Fraction(t["epsilon_upper"])
+    assert 0 < up - lo <= up * Fraction(1, 10**5) and "Lemma S4" in t["lower_source"]

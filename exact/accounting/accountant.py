@@ -1878,12 +1878,13 @@ class ShuffleAccountant:
         plain = _curve_event(ev)
         if plain is ev or not isinstance(plain, Shuffled) or plain.n > _sampled_binary.MAX_N or plain.n < 2:
             return None
-        mech = plain.mechanism
+        mech: Any = plain.mechanism  # a SampledBinaryRR (accounting.sampled imports this module: duck-typed)
         if not getattr(mech, "exact_binary_worst", False):
             return None
-        w = _sampled_binary.sampled_binary_worst(mech.exp_epsilon0(), mech.participation, plain.n)
+        e0 = mech.exp_epsilon0()
+        w = _sampled_binary.sampled_binary_worst(e0, mech.participation, plain.n)
         if quantity == "epsilon":
-            e_hi = arith.endpoints(arith.ball(mech.exp_epsilon0()))[1]
+            e_hi = arith.endpoints(arith.ball(e0))[1]
             lo, up = _sampled_binary.one_round_epsilon(
                 w, at, fmpq(e_hi.numerator, e_hi.denominator), rel_tol=self.one_round_rel_tol
             )
