@@ -40,7 +40,7 @@ __all__ = ["MAX_N", "SampledBinaryWorst", "build_seconds", "sampled_binary_worst
 MAX_N = 160
 #: points whose ``P``-mass is below this are not prepared: their ``(P − αQ)_+ ≤ P`` is added to the upper end
 DROP = arb(2) ** -130
-#: relative margin of the float ratio enclosures (rounding to nearest of a normal float: relative error ``≤ 2^-53``)
+#: relative margin of the float ratio enclosures and of α (each float conversion is within two ulps, ``2^-51`` relative)
 _MARGIN = 2.0**-50
 #: cost model of the preparation: seconds per Kronecker coefficient and per ``C`` (measured, see build_seconds)
 SECONDS_PER_COEFF = 6e-6
