@@ -209,3 +209,15 @@ def test_certificate_chain_names_the_entry(tmp_path):
     t = cert["targets"][0]
     lo, up = Fraction(t["epsilon_lower"]), Fraction(t["epsilon_upper"])
     assert 0 < up - lo <= up * Fraction(1, 10**5) and "Lemma S4" in t["lower_source"]
+
+
+def test_cost_model_counts_the_preparation():
+    """The sampled round's cost estimate counts the O(n³) preparation up to MAX_N users, and not above."""
+    from blanket.exact.accounting.accountant import ShuffledRR
+
+    at = Sampled(ShuffledRR(k=2, epsilon0="1", n=sb.MAX_N), "1/2").cost_model()[1]
+    above = Sampled(ShuffledRR(k=2, epsilon0="1", n=sb.MAX_N + 1), "1/2").cost_model()[1]
+    assert at >= sb.build_seconds(sb.MAX_N) > above
+    assert sb.build_seconds(100) < sb.build_seconds(150)
+    k3 = Sampled(ShuffledRR(k=3, epsilon0="1", n=100), "1/2").cost_model()[1]
+    assert k3 < sb.build_seconds(100)

@@ -50,6 +50,7 @@ from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import NumberInput
 from blanket.exact.shuffled import geometric as _geometric
 from blanket.exact.shuffled import matrix_view as _matrix_view
+from blanket.exact.shuffled import sampled_binary as _sampled_binary
 from flint import arb, arb_poly, ctx, fmpq
 
 #: certified left-out mass of each binomial window of the sampled blanket view (the windows' tails go to loss ε0)
@@ -598,7 +599,9 @@ class Sampled:
                 return self.event, None
             return None, _cost.kernel_passes_seconds(shape)
         g = _cost.blanket_gamma(krr.k, float(arb(krr.exp_epsilon0()).mid()))
-        return None, _cost.sampled_view_seconds(self.n, float(self.q), g)
+        # binary RR up to sampled_binary.MAX_N users: its exact worst case is prepared once (Lemma S4, O(n³))
+        once = _sampled_binary.build_seconds(self.n) if krr.k == 2 and self.n <= _sampled_binary.MAX_N else 0.0
+        return None, _cost.sampled_view_seconds(self.n, float(self.q), g) + once
 
     def dominating_pair(self) -> Any:
         """``q = 1``: the event's pair; k-ary RR (``n ≥ 2``): the sampled blanket view's hull pair; a round stating one

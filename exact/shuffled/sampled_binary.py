@@ -56,10 +56,21 @@ def _kron(q: Any, p: Any, f: Any, n: int, one: bool, poly: Any) -> Any:
     return poly(c)
 
 
-def _support(n: int) -> list:
-    """The Kronecker indices ``m(n+1) + k`` with ``0 ≤ k ≤ m ≤ n``.  O(n²)."""
+def _support(n: int, rows: tuple | None = None) -> list:
+    """The Kronecker indices ``m(n+1) + k`` with ``0 ≤ k ≤ m ≤ n`` (``m`` in ``rows = (first, last)`` when given).
+    O(n²)."""
     B = n + 1
-    return [m * B + k for m in range(n + 1) for k in range(m + 1)]
+    m0, m1 = (0, n) if rows is None else rows
+    return [m * B + k for m in range(m0, m1 + 1) for k in range(m + 1)]
+
+
+def _rows(n: int, q: arb) -> tuple:
+    """``((first, last), tail)``: a window of ``M ~ Bin(n, q)`` (the number of reports, the same law for every
+    dataset) whose left-out mass is at most ``tail ≤ 2^-140`` (certified, ``laws.window_to_tail``).  O(W)."""
+    from blanket.exact.laws import binomial as laws
+
+    vals, off, tail = laws.window_to_tail(n, q, arb(2) ** -140)
+    return (off, off + len(vals) - 1), arb(arb(tail).upper())
 
 
 def laws_exact(exp_epsilon0: fmpq, q: fmpq, n: int) -> list:
@@ -112,10 +123,12 @@ class _Prepared:
     dropped: arb  # P-mass of the points not prepared (upper bound)
 
 
-def _prepare(C: int, PC: list, PQ: list, idx: list) -> _Prepared:
+def _prepare(C: int, PC: list, PQ: list, idx: list, outside: arb) -> _Prepared:
+    """The pair ``(P_C, P_{C−1})`` on the points ``idx`` (the rows of the window of ``M``; ``outside``: the certified
+    ``P``-mass of the other rows, added to the dropped mass).  O(L log L), ``L = len(idx)``."""
     pts: list = []
     loose: list = []
-    dropped = arb(0)
+    dropped = outside
     la, lb = len(PC), len(PQ)
     zero = arb(0)
     for i in idx:
@@ -211,7 +224,8 @@ class SampledBinaryWorst:
             p, f = e / (e + 1), 1 / (e + 1)
             qb = arb(qq) if isinstance(qq, fmpq) else arith.ball(qq)
             self.pairs: list = []
-            idx = _support(n)
+            rows, outside = _rows(n, qb) if qq < 1 else ((n, n), arb(0))
+            idx = _support(n, rows)
             three = ((1 - qb, qb * f, qb * p), (1 - qb, qb * p, qb * f))  # a, b: (z^0, z^B, z^{B+1}) coefficients
 
             def times(X: Any, which: int, k: int) -> Any:  # X·a^k (which = 0) or X·b^k: k three-term steps, O(k·L)
@@ -221,7 +235,7 @@ class SampledBinaryWorst:
                 return X
 
             def emit(c: int, X: Any) -> None:  # X = O_c = a^c b^{n−1−c}: the pair (P_{c+1}, P_c) = (X·a, X·b)
-                self.pairs.append(_prepare(c + 1, times(X, 0, 1).coeffs(), times(X, 1, 1).coeffs(), idx))
+                self.pairs.append(_prepare(c + 1, times(X, 0, 1).coeffs(), times(X, 1, 1).coeffs(), idx, outside))
 
             def rec(c0: int, c1: int, X: Any) -> None:  # X = a^{c0} b^{n−1−c1}; emits O_c for c0 ≤ c ≤ c1
                 if c0 == c1:
