@@ -117,8 +117,6 @@ class _Prepared:
     pb: list  # of Q
     pmin: list  # pmin[j] = min over the first j points of the ratio's lower end (float, outward); pmin[0] = inf
     smax: list  # smax[j] = max over points j.. of the ratio's upper end (float, outward); smax[L] = -inf
-    A: list  # the sorted points' P balls
-    Bq: list  # and Q balls
     loose: list  # (P, Q) balls of points without a usable ratio enclosure (Q's ball contains 0, or wide)
     dropped: arb  # P-mass of the points not prepared (upper bound)
 
@@ -160,7 +158,7 @@ def _prepare(C: int, PC: list, PQ: list, idx: list, outside: arb) -> _Prepared:
         pmin[j + 1] = min(pmin[j], t[1])
     for j in range(L - 1, -1, -1):
         smax[j] = max(smax[j + 1], pts[j][2])
-    return _Prepared(C, pa, pb, pmin, smax, [t[3] for t in pts], [t[4] for t in pts], loose, dropped)
+    return _Prepared(C, pa, pb, pmin, smax, loose, dropped)
 
 
 def _pos(x: arb) -> tuple:
@@ -177,7 +175,7 @@ def _value(pr: _Prepared, alpha: fmpq) -> tuple:
     O(log L + j2 − j1 + loose)."""
     af = float(alpha)
     a_hi, a_lo = af * (1 + _MARGIN), af * (1 - _MARGIN)
-    L = len(pr.A)
+    L = len(pr.pmin) - 1
     # pmin is non-increasing: j1 = the largest j with pmin[j] > a_hi
     lo_j, hi_j = 0, L
     while lo_j < hi_j:
@@ -199,8 +197,8 @@ def _value(pr: _Prepared, alpha: fmpq) -> tuple:
     al = arb(alpha)
     base = pr.pa[j1] - al * pr.pb[j1]
     vlo, vhi = arb(base.lower()), arb(base.upper())
-    for j in range(j1, j2):
-        lo, hi = _pos(pr.A[j] - al * pr.Bq[j])
+    for j in range(j1, j2):  # a point's P and Q as differences of the prefix sums (their radii: ~2^-128 absolute)
+        lo, hi = _pos((pr.pa[j + 1] - pr.pa[j]) - al * (pr.pb[j + 1] - pr.pb[j]))
         vlo, vhi = vlo + lo, vhi + hi
     for A, B in pr.loose:
         lo, hi = _pos(A - al * B)
@@ -282,12 +280,13 @@ _MEMO: dict = {}
 
 
 def sampled_binary_worst(exp_epsilon0: Any, q: Any, n: int) -> SampledBinaryWorst:
-    """:class:`SampledBinaryWorst`, memoised per ``(e^{ε0}, q, n)`` (at most 8 kept).  O(n³) once."""
+    """:class:`SampledBinaryWorst`, memoised per ``(e^{ε0}, q, n)`` (at most 2 kept: each holds O(n³) balls, about
+    0.5 GB at n = 160, q = 1/2).  O(n³) once."""
     with arith.precision(128):
         key = (str(arith.ball(exp_epsilon0)), str(q), n)
     held = _MEMO.get(key)
     if held is None:
-        if len(_MEMO) >= 8:
+        if len(_MEMO) >= 2:
             _MEMO.pop(next(iter(_MEMO)))
         held = _MEMO[key] = SampledBinaryWorst(exp_epsilon0, q, n)
     return held
