@@ -1171,4 +1171,113 @@ SAMPLED_BINARY = TABLE.register(
     symbolic=_check_sampled_binary,
 )
 
+
+H_sthird = sp.Function("H_{e^{\\epsilon}}(P_{B,q}^{\\times T} \\| Q_{B,q}^{\\times T})")
+
+
+def sampled_third_instance(k: int, e: Any, n: int, q: Any, bands: int = 3) -> dict:
+    """One exact instance of the sampled third-value lower pair (docs/composition.md §5f, Lemma S4): k-RR with
+    ``e^{ε0} = e``, ``n`` users, participation ``q`` (sympy Rationals or ints).  Returns ``{"cells": bool, "ok": bool,
+    "full": [...], "stat": [...], "banded": [...], "one": [...]}``: the pair of
+    :func:`blanket.exact.accounting.sampled_lower.krr_third_pair` against the sampled round on ``x z^{n−1}`` vs
+    ``x' z^{n−1}`` enumerated by participation (:func:`_participation_law`, exact rationals): ``cells`` says that each
+    kept cell ``N = s`` of the banded pair is the reflection ``A → s − A`` w.p. ``θ_s ∈ [0, ½]`` of the brute-force
+    statistic's cell (``N`` reports equal to ``x`` or ``x'``, ``A`` equal to ``x``) and the dropped cells are absent;
+    ``ok`` that in addition ``H_α(one level) ≤ H_α(banded) ≤ H_α(statistic) ≤ H_α(whole release)`` at 9 values of
+    ``α ≥ 1`` and ``H_α(banded²) ≤ H_α(statistic²)`` (T = 2).  O(k^n) exact operations (small n only)."""
+    from blanket.exact.accounting import sampled_lower as _slow  # proofs -> exact (the layer order)
+    from blanket.exact.mechanisms.finite import KRR
+
+    R = sp.Rational
+    e, q = R(e), R(q)
+    got = _slow.krr_third_pair(KRR(k, exp_epsilon0=int_q(e)), n, int_q(q), bands)
+    if got is None:
+        return {"cells": False, "ok": False}
+    one_p, bp = got
+    band = {key: (_rat(pp), _rat(qq)) for key, pp, qq in bp.atoms()}
+    lvl1 = {key: (_rat(pp), _rat(qq)) for key, pp, qq in one_p.atoms()}
+    m = [[e / (e + k - 1) if i == j else 1 / (e + k - 1) for j in range(k)] for i in range(k)]
+    full_p = _participation_law(m, [0] + [2] * (n - 1), q)
+    full_q = _participation_law(m, [1] + [2] * (n - 1), q)
+    P: dict = {}
+    Q: dict = {}
+    for law, out in ((full_p, P), (full_q, Q)):
+        for h, pr in law.items():
+            key = (h[0] + h[1], h[0])
+            out[key] = out.get(key, 0) + pr
+    m_lo = int(one_p.outer_mix[2]) if one_p.outer_mix is not None else 1
+    cells = len(band) > 0
+    for s in range(n + 1):
+        keys = [(s - 1, a) for a in range(s + 1)]
+        if s < m_lo:
+            cells = cells and all(c not in band for c in keys)
+            continue
+        ps, qs = [P.get((s, a), 0) for a in range(s + 1)], [Q.get((s, a), 0) for a in range(s + 1)]
+        a0 = max(range(s + 1), key=lambda a: ps[a] - ps[s - a])
+        d = ps[a0] - ps[s - a0]
+        if d == 0 or any(c not in band for c in keys):
+            cells = False
+            break
+        th = (ps[a0] - band[(s - 1, a0)][0]) / d
+        cells = cells and 0 <= th <= R(1, 2)
+        for a in range(s + 1):
+            cells = cells and band[(s - 1, a)] == ((1 - th) * ps[a] + th * ps[s - a], (1 - th) * qs[a] + th * qs[s - a])
+
+    def hs(at: dict, al: Any) -> Any:
+        return sum((max(pp - al * qq, 0) for pp, qq in at.values()), sp.Integer(0))
+
+    stat = {key: (v, Q.get(key, 0)) for key, v in P.items()}
+    full = {h: (v, full_q.get(h, 0)) for h, v in full_p.items()}
+    full.update({h: (0, v) for h, v in full_q.items() if h not in full_p})
+    two_b = {(x, y): (band[x][0] * band[y][0], band[x][1] * band[y][1]) for x in band for y in band}
+    two_s = {(x, y): (stat[x][0] * stat[y][0], stat[x][1] * stat[y][1]) for x in stat for y in stat}
+    alphas = (R(1), R(11, 10), R(5, 4), R(3, 2), R(2), R(5, 2), R(3), R(4), R(6))
+    vals = {
+        name: [hs(at, al) for al in alphas]
+        for name, at in (("one", lvl1), ("banded", band), ("stat", stat), ("full", full))
+    }
+    ok = cells and all(
+        vals["one"][i] <= vals["banded"][i] <= vals["stat"][i] <= vals["full"][i] for i in range(len(alphas))
+    )
+    ok = ok and all(hs(two_b, al) <= hs(two_s, al) for al in alphas[:4])
+    return {"cells": cells, "ok": ok, **vals}
+
+
+def _check_sampled_third(r) -> SymbolicCheck:
+    """The sampled third-value lower pair (docs/composition.md §5f, Lemma S4) on exact instances
+    (:func:`sampled_third_instance`): 3-RR with ``e^{ε0} = 2``, n = 6, ``q = 1/2`` and ``1/5``; 4-RR with
+    ``e^{ε0} = 3``, n = 5, ``q = 1/3`` (a fourth value: ``⊥`` and ``w`` in the uninformative class); 3 bands.  An
+    instance, not a proof: ``proved`` is ``None``, ``False`` when one fails (e.g. the unsampled pair, or ``q`` on
+    the others only: the cells differ, and the unsampled pair's ``H`` is above the sampled round's)."""
+    ok = True
+    for k, e, n, q in ((3, 2, 6, sp.Rational(1, 2)), (3, 2, 6, sp.Rational(1, 5)), (4, 3, 5, sp.Rational(1, 3))):
+        ok = ok and sampled_third_instance(k, e, n, q)["ok"]
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (3-RR, e^eps0 = 2, n = 6, q = 1/2, 1/5; 4-RR, e^eps0 = 3, n = 5, q = 1/3; 3 bands): each kept "
+        "cell of the sampled banded pair is the reflection garbling of the brute-force statistic's cell (the round "
+        "enumerated by participation) with theta in [0, 1/2]; H_alpha(one level) <= H_alpha(banded) <= "
+        "H_alpha(statistic) <= H_alpha(whole release) at 9 values of alpha, and at T = 2 banded^2 <= statistic^2",
+        "the inequality is the post-processing inequality (bottom is in no informative class, so R_q's class "
+        "probabilities are q times R's and the banded garbling applies unchanged)",
+    )
+
+
+SAMPLED_THIRD = TABLE.register(
+    "Sampled third-value lower pair",
+    statement=sp.Ge(delta_T(epsilon), H_sthird(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("T >= 1", "q > 0", "q <= 1"),
+        Hypothesis(
+            sp.true,
+            "T rounds, each user taking part independently w.p. q (the multiset of reports released), of k-RR (k >= 3; "
+            "3-RR for ldp) or of a frequency oracle with a triple hit law, on the datasets x z^(n-1) versus "
+            "x' z^(n-1); each round reduced to (N, A) (reports in the two informative classes, and in the first; no "
+            "report is in neither); the banded garbling of the unsampled pair with pi_I -> q pi_I, a -> q a, "
+            "b = 1 - q a, u unchanged",
+        ),
+    ),
+    symbolic=_check_sampled_third,
+)
+
 TABLE.complete()

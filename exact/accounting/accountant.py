@@ -114,7 +114,8 @@ STRATUM_MAX_N = 10**6
 LOWER_NAMES = {
     "low-fwd": "concrete pair, forward",
     "low-bwd": "concrete pair, backward",
-    "low-3": "third-value pair (frequency oracles; 3-ary RR for ldp; other rounds forward)",
+    "low-3": "third-value pair (frequency oracles; 3-ary RR for ldp; sampled rounds: k-RR with k >= 3 too, bottom an "
+    "output; other rounds forward)",
     "low-3s": "third-value two-stratum count (frequency oracles; other rounds forward)",
     "low-sum": "summed counts of a concrete pair over the rounds (binary RR: the dataset c = 0; a matrix: its "
     "binarized count) (exact, no grid)",
@@ -1270,7 +1271,9 @@ class ShuffleAccountant:
         RR's own or a curve route of :mod:`~blanket.exact.accounting.curve_pairs`), ``"summed"`` (binary RR's
         summed-count lower pair: a binary RR round, sampled or not, is in the ledger) and ``"banded"`` (a third-value lower pair garbled per band,
         :class:`~blanket.exact.accounting.banded.BandedPair`: k-RR with k ≥ 3, the oracles with a triple law,
-        ``ldp``) and ``"stratum"`` (the oracles' two-stratum count, "low-3s", up to :data:`STRATUM_MAX_N` users).  O(ledger entries · bands) after a query (the pairs are memoised)."""
+        ``ldp``), ``"stratum"`` (the oracles' two-stratum count, "low-3s", up to :data:`STRATUM_MAX_N` users) and
+        ``"sampled_third"`` (a sampled round's third-value pair, Lemma S4).  O(ledger entries · bands) after a query
+        (the pairs are memoised)."""
         doms = [self._dominating(ev) for ev, _ in self._ledger]
         finite = any(isinstance(d, _curves.FinitePair) for d in doms)
         curve = self._has_curves() or any(isinstance(d, _curves.FinitePair) and d.kind == "curve" for d in doms)
@@ -1282,6 +1285,11 @@ class ShuffleAccountant:
             and self._summed_pairs() is not None,
             "banded": any(self._banded_lower(ev) for ev, _ in self._ledger),
             "stratum": any(self._stratum_pair(ev) is not None for ev, _ in self._ledger),
+            # a sampled round's third-value pair (sampled.Sampled with q < 1; docs/composition.md §5f, Lemma S4)
+            "sampled_third": any(
+                getattr(ev, "q", 1) != 1 and getattr(ev, "third_lower_pair", lambda: None)() is not None
+                for ev, _ in self._ledger
+            ),
         }
 
     @staticmethod

@@ -40,6 +40,7 @@ from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import matrix_lower as _matrix_lower
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting import same_randomizer as _same
+from blanket.exact.accounting import sampled_lower as _slow
 from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair, four_value_lower_pair
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
@@ -690,6 +691,45 @@ class Sampled:
             description=f"all other users hold x2, participation q = {self.q}; the count of x reports"
             + ("" if fw else " (backward direction)"),
         )
+
+    def _third(self) -> tuple | None:
+        """``(one level, banded)`` third-value pair of the sampled round (:mod:`blanket.exact.accounting.sampled_lower`,
+        Lemma S4, docs/composition.md §5f), memoised, or ``None``: k-RR with ``k ≥ 3``; ``ldp`` through 3-ary RR with the
+        same ε0; a four-value record with a triple hit law.  O(bands)."""
+        if "_third_pairs" not in self.__dict__:
+            got = None
+            ev = self.event
+            mech = self._krr()
+            m = ev.mechanism if isinstance(ev, Shuffled) else None
+            if self.n >= 2:
+                if mech is not None:
+                    got = _slow.krr_third_pair(mech, self.n, self._fq())
+                elif isinstance(m, LDP):  # 3-ary RR with the same ε0, one member of the class (as Shuffled's)
+                    three = KRR(3, m.epsilon0) if m.epsilon0 is not None else KRR(3, exp_epsilon0=m.exp_epsilon0_exact)
+                    got = _slow.krr_third_pair(three, self.n, self._fq())
+                elif isinstance(m, FourValue):
+                    got = _slow.four_value_third_pair(m, self.n, self._fq())
+            object.__setattr__(self, "_third_pairs", got)
+        return self.__dict__["_third_pairs"]
+
+    def third_lower_pair(self) -> Any:
+        """The sampled third-value lower pair garbled to one level (:meth:`_third`), or ``None``; ``q = 1``: the
+        event's own (if it has one).  Composed by the accountant as "low-3" (through :meth:`third_lower_bands`).
+        O(bands)."""
+        if self.q == 1:
+            own = getattr(self.event, "third_lower_pair", None)
+            return own() if own is not None else None
+        got = self._third()
+        return None if got is None else got[0]
+
+    def third_lower_bands(self) -> Any:
+        """:meth:`third_lower_pair` with a garbling level per band of ``N`` (a
+        :class:`~blanket.exact.accounting.banded.BandedPair`; never below the one-level pair).  O(bands)."""
+        if self.q == 1:
+            own = getattr(self.event, "third_lower_bands", None)
+            return own() if own is not None else None
+        got = self._third()
+        return None if got is None else got[1]
 
     def describe(self) -> str:
         return f"{self.event.describe()}, participation q = {self.q}"
