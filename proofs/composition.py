@@ -1243,21 +1243,64 @@ def sampled_third_instance(k: int, e: Any, n: int, q: Any, bands: int = 3) -> di
     return {"cells": cells, "ok": ok, **vals}
 
 
+def sampled_stratum_instance(e: Any, n: int, q: Any) -> bool:
+    """The sampled two-stratum count (docs/composition.md §5f, Lemma S4) on OUE with ``k = 3``, ``e^{ε0} = e``,
+    ``n`` users, participation ``q``: the exact atoms of :func:`blanket.exact.accounting.sampled_lower.
+    four_value_stratum_pair` equal the push-forward of the round enumerated by participation
+    (:func:`_participation_law`) on ``x z^{n−1}`` vs ``x' z^{n−1}`` by ``D = Σ y(report)`` (no report: nothing), and
+    its ``H_α`` is at most the whole release's at 9 values of ``α ≥ 1``.  O(8^n) exact operations."""
+    import itertools
+
+    from blanket.exact.accounting import sampled_lower as _slow  # proofs -> exact (the layer order)
+    from blanket.exact.mechanisms import oracles
+
+    R = sp.Rational
+    rec = oracles.OUE(3, exp_epsilon0=int_q(R(e)))
+    pr = _slow.four_value_stratum_pair(rec, n, int_q(R(q)))
+    if pr is None:
+        return False
+    bits = list(itertools.product((0, 1), repeat=3))  # rows()' output order; x = 0, x' = 1, z = 2
+    ys = [(pr.w1 if c else pr.w0) * (a - b) for a, b, c in bits]
+    m = [[q_int(v) for v in row] for row in rec.rows()]
+    laws = [_participation_law(m, [t] + [2] * (n - 1), R(q)) for t in (0, 1)]
+    push: list = [{}, {}]
+    for law, out in zip(laws, push):
+        for h, v in law.items():
+            d = sum(c * y for c, y in zip(h, ys))
+            out[(d,)] = out.get((d,), 0) + v
+    mine = {key: (q_int(a), q_int(b)) for key, a, b in pr.atoms()}
+    keys = set(push[0]) | set(push[1])
+    ok = set(mine) == keys and all(mine[key] == (push[0].get(key, 0), push[1].get(key, 0)) for key in keys)
+    full = [(laws[0].get(h, 0), laws[1].get(h, 0)) for h in set(laws[0]) | set(laws[1])]
+
+    def hs(at: Any, al: Any) -> Any:
+        return sum((max(a - al * b, 0) for a, b in at), sp.Integer(0))
+
+    for al in (R(1), R(11, 10), R(5, 4), R(3, 2), R(2), R(5, 2), R(3), R(4), R(6)):
+        ok = ok and hs(mine.values(), al) <= hs(full, al)
+    return ok and hs(mine.values(), R(1)) > 0
+
+
 def _check_sampled_third(r) -> SymbolicCheck:
     """The sampled third-value lower pair (docs/composition.md §5f, Lemma S4) on exact instances
     (:func:`sampled_third_instance`): 3-RR with ``e^{ε0} = 2``, n = 6, ``q = 1/2`` and ``1/5``; 4-RR with
-    ``e^{ε0} = 3``, n = 5, ``q = 1/3`` (a fourth value: ``⊥`` and ``w`` in the uninformative class); 3 bands.  An
+    ``e^{ε0} = 3``, n = 5, ``q = 1/3`` (a fourth value: ``⊥`` and ``w`` in the uninformative class); 3 bands; and the
+    sampled two-stratum count (:func:`sampled_stratum_instance`: OUE k = 3, n = 3, ``q = 1/2``, ``1/5``).  An
     instance, not a proof: ``proved`` is ``None``, ``False`` when one fails (e.g. the unsampled pair, or ``q`` on
     the others only: the cells differ, and the unsampled pair's ``H`` is above the sampled round's)."""
     ok = True
     for k, e, n, q in ((3, 2, 6, sp.Rational(1, 2)), (3, 2, 6, sp.Rational(1, 5)), (4, 3, 5, sp.Rational(1, 3))):
         ok = ok and sampled_third_instance(k, e, n, q)["ok"]
+    for q in (sp.Rational(1, 2), sp.Rational(1, 5)):
+        ok = ok and sampled_stratum_instance(3, 3, q)
     return SymbolicCheck(
         None if ok else False,
         "exact rationals (3-RR, e^eps0 = 2, n = 6, q = 1/2, 1/5; 4-RR, e^eps0 = 3, n = 5, q = 1/3; 3 bands): each kept "
         "cell of the sampled banded pair is the reflection garbling of the brute-force statistic's cell (the round "
         "enumerated by participation) with theta in [0, 1/2]; H_alpha(one level) <= H_alpha(banded) <= "
-        "H_alpha(statistic) <= H_alpha(whole release) at 9 values of alpha, and at T = 2 banded^2 <= statistic^2",
+        "H_alpha(statistic) <= H_alpha(whole release) at 9 values of alpha, and at T = 2 banded^2 <= statistic^2; "
+        "the sampled two-stratum count of OUE (k = 3, e^eps0 = 3, n = 3, q = 1/2, 1/5) equals the push-forward of the "
+        "enumerated release by D and its H_alpha is below the release's",
         "the inequality is the post-processing inequality (bottom is in no informative class, so R_q's class "
         "probabilities are q times R's and the banded garbling applies unchanged)",
     )
@@ -1274,7 +1317,7 @@ SAMPLED_THIRD = TABLE.register(
             "3-RR for ldp) or of a frequency oracle with a triple hit law, on the datasets x z^(n-1) versus "
             "x' z^(n-1); each round reduced to (N, A) (reports in the two informative classes, and in the first; no "
             "report is in neither); the banded garbling of the unsampled pair with pi_I -> q pi_I, a -> q a, "
-            "b = 1 - q a, u unchanged",
+            "b = 1 - q a, u unchanged; or (oracles) to the two-stratum count D = sum of y(report), no report 0",
         ),
     ),
     symbolic=_check_sampled_third,

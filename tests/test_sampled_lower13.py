@@ -153,3 +153,27 @@ def test_tiny_q_stays_finite():
     for p in parts:
         assert arith.ball(p.pi_p - p.pi_q) > 0 and arith.ball(p.outer_q) > 0
         assert arith.ball(p.outer_mix[0]) > 0 and arith.ball(p.outer_mix[1]) < 1
+
+
+def test_sampled_stratum_pair_is_the_push_forward_and_the_check_can_fail(monkeypatch):
+    """OUE k = 3: the sampled two-stratum count's exact atoms are the push-forward of the round enumerated by
+    participation by D (no report: 0), below the release's H; the registered check fails when the pair ignores q."""
+    assert comp.sampled_stratum_instance(3, 3, R(1, 2)) and comp.sampled_stratum_instance(3, 3, R(1, 5))
+    good = sampled_lower.four_value_stratum_pair
+    monkeypatch.setattr(sampled_lower, "four_value_stratum_pair", lambda mech, n, q: good(mech, n, fmpq(1)))
+    assert not comp.sampled_stratum_instance(3, 3, R(1, 5))
+    assert comp.SAMPLED_THIRD.check_symbolic().proved is False
+
+
+def test_sampled_stratum_law_is_narrow_at_scale():
+    """OUE k = 128, ε0 = 2, n = 10^4, q = 1/10: the certified ball law of D keeps (nearly) all the mass with narrow
+    balls (the windows sized by the plain law's deviation; with the sampled law's own, the certified cut mass widened
+    every ball: radii up to 5·10⁻⁴, mids summing to 1.9); the round composes it as "low-3s" and it decides."""
+    ev = Sampled(A.Shuffled(oracles.OUE(128, epsilon0="2"), 10**4), "1/10")
+    pr = ev.stratum_lower_pair()
+    _d0, P, Q = pr.law_balls()
+    lo = sum(float(p.mid()) - float(p.rad()) for p in P)
+    hi = sum(float(p.mid()) + float(p.rad()) for p in P)
+    assert 1 - 1e-9 < lo <= hi < 1 + 1e-9
+    e = A.ShuffleAccountant().compose(ev).get_epsilon("1e-6")
+    assert e.details["lower_pair"] == A.LOWER_NAMES["low-3s"] and 0 < e.lower <= e.upper

@@ -41,7 +41,13 @@ from blanket.exact.accounting import matrix_lower as _matrix_lower
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting import same_randomizer as _same
 from blanket.exact.accounting import sampled_lower as _slow
-from blanket.exact.accounting.accountant import Shuffled, ShuffledRR, clone_pair, four_value_lower_pair
+from blanket.exact.accounting.accountant import (
+    STRATUM_MAX_N,
+    Shuffled,
+    ShuffledRR,
+    clone_pair,
+    four_value_lower_pair,
+)
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.mechanisms.oracles import LDP, FourValue, Geometric, Subset
@@ -730,6 +736,20 @@ class Sampled:
             return own() if own is not None else None
         got = self._third()
         return None if got is None else got[1]
+
+    def stratum_lower_pair(self) -> Any:
+        """The oracles' two-stratum count of the sampled round (:func:`blanket.exact.accounting.sampled_lower.
+        four_value_stratum_pair`, ``⊥`` counted 0; Lemma S4), composed as "low-3s", for a four-value record with a
+        triple law and ``2 ≤ n ≤`` :data:`~blanket.exact.accounting.accountant.STRATUM_MAX_N`; ``q = 1``: the event's
+        own; else ``None``.  O(1) (the law is computed when the pair is discretised)."""
+        if self.q == 1:
+            own = getattr(self.event, "stratum_lower_pair", None)
+            return own() if own is not None else None
+        ev = self.event
+        m = ev.mechanism if isinstance(ev, Shuffled) else None
+        if isinstance(m, FourValue) and 2 <= self.n <= STRATUM_MAX_N:
+            return _slow.four_value_stratum_pair(m, self.n, self._fq())
+        return None
 
     def describe(self) -> str:
         return f"{self.event.describe()}, participation q = {self.q}"

@@ -12,7 +12,10 @@ on a concrete dataset pair: its ``T``-fold product's δ is a certified lower bou
 
 Members: k-ary RR with ``k ≥ 3`` (:func:`krr_third_pair`), ``ldp`` through 3-ary RR with the same ε0 (one member of
 the class, as the unsampled ``ldp`` lower end), and the four-value frequency oracles with a triple hit law
-(:func:`four_value_third_pair`).
+(:func:`four_value_third_pair`); for the oracles also the two-stratum count ``D = Σ y(report)`` of
+:mod:`blanket.exact.accounting.stratum_lower` with ``y(⊥) = 0`` (:func:`four_value_stratum_pair`): a sum over the
+multiset of reports, so again a post-processing of one sampled round; the law of ``y`` under ``R_q`` is ``q`` times
+``R``'s plus ``1 − q`` at ``y = 0``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 from blanket.exact.accounting import banded as _banded
 from blanket.exact.accounting import oracle_lower as _oracle_lower
+from blanket.exact.accounting import stratum_lower as _stratum
 from blanket.exact.accounting.banded import BandedPair
 from blanket.exact.accounting.pairs import ShiftPair, _krr_params
 from blanket.exact.mechanisms.finite import KRR
@@ -30,7 +34,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from flint import ctx, fmpq
 
-__all__ = ["DROP_Z", "four_value_third_pair", "krr_third_pair", "scaled_third_pair"]
+__all__ = ["DROP_Z", "four_value_stratum_pair", "four_value_third_pair", "krr_third_pair", "scaled_third_pair"]
 
 #: the cells ``N < m_lo`` are dropped, ``m_lo`` this many standard deviations below the mean of ``N``
 DROP_Z = _oracle_lower.DROP_Z
@@ -130,3 +134,40 @@ def four_value_third_pair(mech: FourValue, n: int, q: fmpq, bands: int = _banded
         if got is not None:
             cands.append(got)
     return max(cands, key=lambda c: _oracle_lower._snr(c[0])) if cands else None
+
+
+def four_value_stratum_pair(mech: FourValue, n: int, q: fmpq) -> _stratum.StratumPair | None:
+    """The oracles' two-stratum count (:func:`blanket.exact.accounting.stratum_lower.two_stratum_pair`, the same
+    weights: the efficiency ``(E_x y − E_{x'} y)²/E_z y²`` is ``q`` times the plain one for every weight, so its argmax
+    is the plain one's) of a round sampled with participation ``q``: ``y(⊥) = 0``, so each report law is ``q`` times
+    ``R``'s plus ``1 − q`` at ``y = 0`` (module docstring).  Windows sized by the plain law's standard deviation
+    (:attr:`~blanket.exact.accounting.stratum_lower.StratumPair.window_sd1`).  ``None`` without a triple law, for
+    ``n < 2`` or without signal.  O(1) (the law is computed when the pair is discretised)."""
+    if not isinstance(mech, FourValue):
+        raise InvalidArgument("mech", mech, "must be one of OUE, SUE, Hadamard, Subset, OLH")
+    n = arith.integer_in(n, "n", lo=1)
+    if n < 2:
+        return None
+    weights = _stratum.stratum_weights(mech)
+    if weights is None:
+        return None
+    w0, w1 = weights
+    with arith.precision(_stratum.PREC + _extra_bits(q)):
+        cls = _stratum._classes(mech, w0, w1)
+        if cls is None:
+            return None
+        sd1 = math.sqrt(max(sum(y * y * float(arith.ball(v[0]).mid()) for y, v in cls.items()), 0.0))
+        out = {y: (q * z, q * x, q * x2) for y, (z, x, x2) in cls.items()}
+        z0, x0, y0 = out.get(0, (fmpq(0), fmpq(0), fmpq(0)))
+        out[0] = (z0 + (1 - q), x0 + (1 - q), y0 + (1 - q))
+    return _stratum.StratumPair(
+        n=n,
+        w0=w0,
+        w1=w1,
+        classes=out,
+        description=(
+            f"all other users hold a third value z, reports counted as {w0}·(h_x − h_x') when h_z = 0 and "
+            f"{w1}·(h_x − h_x') when h_z = 1, no report 0 (two-stratum count, participation q = {q})"
+        ),
+        window_sd1=sd1,
+    )

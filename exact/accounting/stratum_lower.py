@@ -187,6 +187,11 @@ class StratumPair:
     classes: dict
     kind: str = "dataset-stratum"
     description: str = ""
+    #: a floor on the per-report standard deviation that sizes the exponent windows (a choice only: every window is
+    #: certified by its cut mass).  A sampled round's law (most mass on ``y = 0``) has heavier tails than its
+    #: standard deviation says; its plain round's deviation keeps the cut mass negligible
+    #: (:func:`blanket.exact.accounting.sampled_lower.four_value_stratum_pair`)
+    window_sd1: float = 0.0
     #: the enclosed atoms ``(P lower end as a float rounded down, loss ball)``, computed once (every grid reuses them)
     _memo: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
@@ -217,7 +222,7 @@ class StratumPair:
 
     def window(self) -> float:
         """The length of the final exponent window of :meth:`law_balls` (float; a cost model).  O(1)."""
-        var = sum(y * y * float(arith.ball(v[0]).mid()) for y, v in self.classes.items())
+        var = max(sum(y * y * float(arith.ball(v[0]).mid()) for y, v in self.classes.items()), self.window_sd1**2)
         return 2 * WINDOW_SD * math.sqrt(max(var, 0.0) * self.n) + 2 * self._W + 1
 
     def seconds(self) -> float:
@@ -237,7 +242,7 @@ class StratumPair:
         with arith.precision(prec):
             base = _offset_poly(self.classes, 0, W, False)
             var = sum(y * y * float(arith.ball(v[0]).mid()) for y, v in self.classes.items())
-            sd1 = math.sqrt(max(var, 1e-300))
+            sd1 = max(math.sqrt(max(var, 1e-300)), self.window_sd1)
             first, S, _tau = _power_window(base, self.n - 1, sd1, prec)
             px = _offset_poly(self.classes, 1, W, False).coeffs()
             py = _offset_poly(self.classes, 2, W, False).coeffs()
