@@ -1067,7 +1067,9 @@ class ShuffleAccountant:
             # the survival kernel's passes, on the blanket-view / clone shape (cheap to build: O(1) balls)
             shape = _pld.dominating_pair(mech, ev.n) if isinstance(mech, KRR) else clone_pair(mech, ev.n)
             pld += _cost.kernel_passes_seconds(shape)
-            if (sp := self._stratum_pair(ev)) is not None:  # its law (once) and one more composed lower PLD
+            # its law (once) and one more composed lower PLD; a sampled oracle round (modelled as its plain R_q round)
+            # composes its own sampled two-stratum count (Sampled.stratum_lower_pair)
+            if (sp := self._stratum_pair(entry if entry is not ev else ev)) is not None:
                 lowf = 1 / LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1.0
                 pld += sp.seconds() + 0.5 * (
                     _cost.products_seconds(self.rounds, 1, lowf) - _cost.products_seconds(self.rounds, 1, 0.0)
