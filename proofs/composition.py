@@ -1176,7 +1176,7 @@ H_sthird = sp.Function("H_{e^{\\epsilon}}(P_{B,q}^{\\times T} \\| Q_{B,q}^{\\tim
 
 
 def sampled_third_instance(k: int, e: Any, n: int, q: Any, bands: int = 3) -> dict:
-    """One exact instance of the sampled third-value lower pair (docs/composition.md §5f, Lemma S4): k-RR with
+    """One exact instance of the sampled third-value lower pair (docs/composition.md §5f, Lemma S5): k-RR with
     ``e^{ε0} = e``, ``n`` users, participation ``q`` (sympy Rationals or ints).  Returns ``{"cells": bool, "ok": bool,
     "full": [...], "stat": [...], "banded": [...], "one": [...]}``: the pair of
     :func:`blanket.exact.accounting.sampled_lower.krr_third_pair` against the sampled round on ``x z^{n−1}`` vs
@@ -1244,7 +1244,7 @@ def sampled_third_instance(k: int, e: Any, n: int, q: Any, bands: int = 3) -> di
 
 
 def sampled_stratum_instance(e: Any, n: int, q: Any) -> bool:
-    """The sampled two-stratum count (docs/composition.md §5f, Lemma S4) on OUE with ``k = 3``, ``e^{ε0} = e``,
+    """The sampled two-stratum count (docs/composition.md §5f, Lemma S5) on OUE with ``k = 3``, ``e^{ε0} = e``,
     ``n`` users, participation ``q``: the exact atoms of :func:`blanket.exact.accounting.sampled_lower.
     four_value_stratum_pair` equal the push-forward of the round enumerated by participation
     (:func:`_participation_law`) on ``x z^{n−1}`` vs ``x' z^{n−1}`` by ``D = Σ y(report)`` (no report: nothing), and
@@ -1282,7 +1282,7 @@ def sampled_stratum_instance(e: Any, n: int, q: Any) -> bool:
 
 
 def _check_sampled_third(r) -> SymbolicCheck:
-    """The sampled third-value lower pair (docs/composition.md §5f, Lemma S4) on exact instances
+    """The sampled third-value lower pair (docs/composition.md §5f, Lemma S5) on exact instances
     (:func:`sampled_third_instance`): 3-RR with ``e^{ε0} = 2``, n = 6, ``q = 1/2`` and ``1/5``; 4-RR with
     ``e^{ε0} = 3``, n = 5, ``q = 1/3`` (a fourth value: ``⊥`` and ``w`` in the uninformative class); 3 bands; and the
     sampled two-stratum count (:func:`sampled_stratum_instance`: OUE k = 3, n = 3, ``q = 1/2``, ``1/5``).  An

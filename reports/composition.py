@@ -560,7 +560,7 @@ def certify_composition(
         chain.append(result_entry(comp.SUMMED_PAIR))
     if used["banded"]:  # k-RR (k >= 3), the oracles, ldp: a banded third-value lower pair is among the lower ends
         chain.append(result_entry(comp.BANDED_PAIR))
-    if used.get("sampled_third"):  # a sampled round (k-RR k >= 3, ldp, oracles): its third-value pair (§5f, Lemma S4)
+    if used.get("sampled_third"):  # a sampled round (k-RR k >= 3, ldp, oracles): its third-value pair (§5f, Lemma S5)
         chain.append(result_entry(comp.SAMPLED_THIRD))
     if used.get("stratum"):  # the oracles (up to STRATUM_MAX_N users): the two-stratum count is among the lower ends
         chain.append(result_entry(comp.STRATUM_PAIR))

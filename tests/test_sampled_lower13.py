@@ -1,4 +1,4 @@
-"""Sampled rounds' third-value lower pairs (docs/composition.md §5f, Lemma S4; exact.accounting.sampled_lower).
+"""Sampled rounds' third-value lower pairs (docs/composition.md §5f, Lemma S5; exact.accounting.sampled_lower).
 
 Independent route: the sampled round on ``x z^{n−1}`` vs ``x' z^{n−1}`` enumerated by participation in exact rationals
 (``proofs.composition._participation_law``: each user absent w.p. ``1 − q``, else one report of ``R``), never the

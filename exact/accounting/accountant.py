@@ -1274,7 +1274,7 @@ class ShuffleAccountant:
         summed-count lower pair: a binary RR round, sampled or not, is in the ledger) and ``"banded"`` (a third-value lower pair garbled per band,
         :class:`~blanket.exact.accounting.banded.BandedPair`: k-RR with k ≥ 3, the oracles with a triple law,
         ``ldp``), ``"stratum"`` (the oracles' two-stratum count, "low-3s", up to :data:`STRATUM_MAX_N` users) and
-        ``"sampled_third"`` (a sampled round's third-value pair, Lemma S4).  O(ledger entries · bands) after a query
+        ``"sampled_third"`` (a sampled round's third-value pair, Lemma S5).  O(ledger entries · bands) after a query
         (the pairs are memoised)."""
         doms = [self._dominating(ev) for ev, _ in self._ledger]
         finite = any(isinstance(d, _curves.FinitePair) for d in doms)
@@ -1287,7 +1287,7 @@ class ShuffleAccountant:
             and self._summed_pairs() is not None,
             "banded": any(self._banded_lower(ev) for ev, _ in self._ledger),
             "stratum": any(self._stratum_pair(ev) is not None for ev, _ in self._ledger),
-            # a sampled round's third-value pair (sampled.Sampled with q < 1; docs/composition.md §5f, Lemma S4)
+            # a sampled round's third-value pair (sampled.Sampled with q < 1; docs/composition.md §5f, Lemma S5)
             "sampled_third": any(
                 getattr(ev, "q", 1) != 1 and getattr(ev, "third_lower_pair", lambda: None)() is not None
                 for ev, _ in self._ledger

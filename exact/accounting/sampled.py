@@ -700,7 +700,7 @@ class Sampled:
 
     def _third(self) -> tuple | None:
         """``(one level, banded)`` third-value pair of the sampled round (:mod:`blanket.exact.accounting.sampled_lower`,
-        Lemma S4, docs/composition.md §5f), memoised, or ``None``: k-RR with ``k ≥ 3``; ``ldp`` through 3-ary RR with the
+        Lemma S5, docs/composition.md §5f), memoised, or ``None``: k-RR with ``k ≥ 3``; ``ldp`` through 3-ary RR with the
         same ε0; a four-value record with a triple hit law.  O(bands)."""
         if "_third_pairs" not in self.__dict__:
             got = None
@@ -739,7 +739,7 @@ class Sampled:
 
     def stratum_lower_pair(self) -> Any:
         """The oracles' two-stratum count of the sampled round (:func:`blanket.exact.accounting.sampled_lower.
-        four_value_stratum_pair`, ``⊥`` counted 0; Lemma S4), composed as "low-3s", for a four-value record with a
+        four_value_stratum_pair`, ``⊥`` counted 0; Lemma S5), composed as "low-3s", for a four-value record with a
         triple law and ``2 ≤ n ≤`` :data:`~blanket.exact.accounting.accountant.STRATUM_MAX_N`; ``q = 1``: the event's
         own; else ``None``.  O(1) (the law is computed when the pair is discretised)."""
         if self.q == 1:

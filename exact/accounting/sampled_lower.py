@@ -5,7 +5,7 @@ A sampled round (participation ``q``) is the shuffle of ``R_q = (1 − q)·⊥ +
 :mod:`blanket.exact.accounting.banded`: ``N`` reports in the two informative classes (``x`` and ``x'`` for k-RR; the
 classes ``(1, 0)``/``(0, 1)`` of a frequency oracle's triple law) and ``K`` of them in the first.  ``⊥`` belongs to
 neither class, so each user's ``R_q`` lands in a class w.p. ``q`` times ``R``'s: the statistic is the unsampled one
-with ``π_I → q·π_I`` (the others), ``a → q·a`` (the target), ``b = 1 − q·a``, ``u`` unchanged (Lemma S4, §5f,
+with ``π_I → q·π_I`` (the others), ``a → q·a`` (the target), ``b = 1 − q·a``, ``u`` unchanged (Lemma S5, §5f,
 status derived).  The banded garbling then applies word for word (its argument uses only ``a + b = 1``, the
 others' classes each w.p. ``π_I/2``, and the target's ``u``), so the result is a post-processing of one sampled round
 on a concrete dataset pair: its ``T``-fold product's δ is a certified lower bound on ``T`` sampled rounds.
