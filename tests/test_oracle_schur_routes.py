@@ -158,3 +158,17 @@ def test_linear_interpolation_fails_where_the_third_value_is_the_worst():
     assert third == worst_case(mech.matrix(), 4, exp_epsilon=ee).value  # the vertex z is the supremum here
     assert mixed > fmpq(128, 100) * (2 * same + third) / 3
     assert (3 * mixed - third) / 2 > fmpq(3, 2) * same
+
+
+def test_per_dataset_blanket_mass():
+    # §8: the blanket mass over the values Z held by the others, Σ_y min_{u∈Z} R(u)(y), is ρ0(1 − q^m) + p q^{m−1}
+    # (m = |Z|); 1 at m = 1 and Lemma 5.3's γ at m = k (from the explicit matrix, an independent route)
+    for mech, k in [(OUE(5, exp_epsilon0=3), 5), (SUE(4, exp_half_epsilon0=2), 4)]:
+        fr = mech.matrix()
+        p, q = mech.p, mech.q
+        rho0 = (1 - p) / (1 - q)
+        for m in range(1, k + 1):
+            for z in itertools.combinations(range(k), m):
+                mass = sum((min(fr.row(u)[y] for u in z) for y in range(fr.k_out)), fmpq(0))
+                assert mass == rho0 * (1 - q**m) + p * q ** (m - 1)
+        assert mass == mech.gamma()  # m = k
