@@ -172,3 +172,22 @@ def test_per_dataset_blanket_mass():
                 mass = sum((min(fr.row(u)[y] for u in z) for y in range(fr.k_out)), fmpq(0))
                 assert mass == rho0 * (1 - q**m) + p * q ** (m - 1)
         assert mass == mech.gamma()  # m = k
+
+
+def test_two_group_probe_matches_the_enumeration():
+    # tests/benchmarks/probe_oracle_twogroup.py (the §8 evidence for Conjecture M at n = 20, 40) against the exact
+    # enumeration at n = 4, OUE e^{ε0} = 3: merged (3) and split (2, 1), e^ε = 3/2 and 2
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).parent / "benchmarks" / "probe_oracle_twogroup.py"
+    spec = importlib.util.spec_from_file_location("probe_oracle_twogroup", path)
+    assert spec is not None and spec.loader is not None
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    mech = OUE(4, exp_epsilon0=3)
+    for ee in (fmpq(3, 2), fmpq(2)):
+        for others, l1 in (([2, 2, 2], 3), ([2, 2, 3], 2), ([2, 3, 3], 1)):
+            exact = delta_dataset(mech.matrix(), others, 0, 1, exp_epsilon=ee)
+            here = probe.delta_two(4, l1, 0.5, 0.25, float(ee.p) / float(ee.q))
+            assert abs(here - float(exact)) <= 1e-12 * float(exact)
