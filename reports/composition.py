@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import time
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from blanket.exact.accounting import same_randomizer
 from blanket.exact.accounting.accountant import LOWER_NAMES, ONE_ROUND_NAME, SAMPLED_MATRIX_CURVE, ShuffleAccountant
@@ -55,6 +55,15 @@ UPPER_SOURCES = {
     "one round": "the single round's own certified one-round bounds (the smallest of its routes; "
     "exact.accounting.certified, as the one-round certificate)",
 }
+
+
+def _upper_source(e: Any) -> str:
+    """The certificate's ``upper_source``: the route's text; for the one-round route, the bound that decided it
+    (``details["one_round"]["upper_from"]``, e.g. a sampled binary RR round's exact worst case), when known.  O(1)."""
+    one = e.details.get("one_round") or {}
+    if e.route == "one round" and one.get("upper_from") and one.get("upper_decided_by") != "composition":
+        return f"the single round's own certified one-round bound: {one['upper_from']}"
+    return UPPER_SOURCES[e.route]
 
 
 def _q(x: Fraction) -> fmpq:
@@ -216,7 +225,7 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
         "renyi_order": _s(fmpq(e.renyi_order.numerator, e.renyi_order.denominator)),
         "route": ROUTE_NAMES[e.route],
         "pair_route": e.details.get("pair_route", "dominating pairs"),
-        "upper_source": UPPER_SOURCES[e.route],
+        "upper_source": _upper_source(e),
         "kind": "composed",
         "lower_source": lower_source(acc, e.details.get("lower_pair"))
         + (

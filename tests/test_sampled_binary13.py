@@ -209,6 +209,8 @@ def test_certificate_chain_names_the_entry(tmp_path):
     t = cert["targets"][0]
     lo, up = Fraction(t["epsilon_lower"]), Fraction(t["epsilon_upper"])
     assert 0 < up - lo <= up * Fraction(1, 10**5) and "Lemma S4" in t["lower_source"]
+    # the upper end names the bound that decided it, not only the route
+    assert "Lemma S4" in t["upper_source"], t["upper_source"]
 
 
 def test_cost_model_counts_the_preparation():
