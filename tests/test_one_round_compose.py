@@ -116,19 +116,22 @@ def test_library_single_round_delta(monkeypatch):
     _check_one_round(acc.get_delta("0.5"), alone.get_delta("0.5"), lo1, up1)
 
 
-def test_geometric_composition_takes_one_rounds_lower_end(monkeypatch):
-    """A geometric round has no composed lower pair: T = 2 rounds report its one-round lower end (0 without it), which
-    lies below the composition's upper end; the one-round lower search is the independent route."""
+def test_geometric_composition_composes_its_threshold_count(monkeypatch):
+    """A geometric round composes its threshold-count lower pair (exact.accounting.geometric_lower): T = 2 rounds
+    report a lower end above the one round's own (the independent one-round search) and below the composition's upper
+    end; without the pair (the mutant: ``lower_pair`` None, the summed pairs dropped) the one-round lower end is
+    taken instead, as before session 13."""
     spec = {"type": "geometric", "m": 4, "epsilon0": "1"}
     mech = make_mechanism(spec)
     br = certified.lower_epsilon(mech, 200, fmpq(1, 10**6), hi=certified.epsilon_hi(mech), rel_tol=fmpq(1, 10**6))
     e = ShuffleAccountant().compose(Shuffled(spec, 200), count=2).get_epsilon("1e-6")
-    assert e.lower == Fraction(str(br.lower)) > 0 and e.lower < e.upper
-    assert e.details["one_round"]["lower_decided_by"] == "one round" and e.details["one_round"]["upper"] is None
-    assert e.details["lower_pair"].startswith("one round alone")
+    assert Fraction(str(br.lower)) < e.lower < e.upper
+    assert not e.details["lower_pair"].startswith("one round alone")
+    monkeypatch.setattr(Shuffled, "lower_pair", lambda self, direction="forward": None)
     acc = ShuffleAccountant().compose(Shuffled(spec, 200), count=2)
-    monkeypatch.setattr(acc, "_one_round", lambda quantity, at: None)  # the mutant: dropped
-    assert acc.get_epsilon("1e-6").lower == 0
+    monkeypatch.setattr(acc, "_summed_pairs", lambda: None)
+    e2 = acc.get_epsilon("1e-6")
+    assert e2.lower == Fraction(str(br.lower)) and e2.details["lower_pair"].startswith("one round alone")
 
 
 def test_certificate_single_oracle_round_reports_the_rounds_own_bracket(tmp_path):

@@ -20,6 +20,7 @@ _EXPORTS = {
     'oracle_lower': 'DROP_Z third_value_lower_pair',
     'banded': 'BandedPair lumped_banded_pair',
     'matrix_lower': 'Binarization candidates composition_choice shift_pair summed_pair',
+    'geometric_lower': 'GeometricCount count_probability geometric_choice',
     'certified': 'best_upper lower_bound upper_bounds upper_routes',
     'profiles': 'DeltaProfile Effort EpsilonProfile delta delta_bracket epsilon epsilon0 epsilon_bracket lower_datasets',
     'query': 'Query make_query parse_dataset',

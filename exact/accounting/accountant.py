@@ -55,6 +55,7 @@ from blanket.exact.accounting import composition_cost as _cost
 from blanket.exact.accounting import curve_pairs as _curve_pairs
 from blanket.exact.accounting import curve_steps as _curve_steps
 from blanket.exact.accounting import curves as _curves
+from blanket.exact.accounting import geometric_lower as _geo_lower
 from blanket.exact.accounting import matrix_lower as _matrix_lower
 from blanket.exact.accounting import oracle_lower as _oracle_lower
 from blanket.exact.accounting import pld as _pld
@@ -105,7 +106,8 @@ def refine_share(factor: int) -> float:
 
 #: the composed lower pairs whose largest lower end is reported: the forward and backward concrete pairs of
 #: ``lower_pair``, and the frequency oracles' third-value pair (``Shuffled.third_lower_pair``; issue 25); beside them,
-#: not a PLD, the summed counts "low-sum" of binary RR and matrix rounds (:meth:`ShuffleAccountant._summed_pairs`)
+#: not a PLD, the summed counts "low-sum" of binary RR, matrix and geometric rounds
+#: (:meth:`ShuffleAccountant._summed_pairs`)
 LOWER_KINDS = ("low-fwd", "low-bwd", "low-3", "low-3s")
 #: the two-stratum lower pair ("low-3s") is composed up to this many users (its law's ball work grows like √n·log n;
 #: OUE k = 128, ε0 = 1, T = 365: the query's CPU 6.8 -> 7.3 s at n = 10^4, 47 -> 55 s at 10^6, load 6-8)
@@ -118,7 +120,7 @@ LOWER_NAMES = {
     "output; other rounds forward)",
     "low-3s": "third-value two-stratum count (frequency oracles; other rounds forward)",
     "low-sum": "summed counts of a concrete pair over the rounds (binary RR: the dataset c = 0; a matrix: its "
-    "binarized count) (exact, no grid)",
+    "binarized count; geometric: its threshold count) (exact, no grid)",
     "one-round": "one round alone, its own certified lower end on a concrete dataset (the other rounds dropped: a "
     "post-processing; exact.accounting.certified.lower_bound, or a sampled binary RR round's worst dataset, "
     "exact.shuffled.sampled_binary)",
@@ -186,7 +188,7 @@ ROUTES = {
 #: a single round (count 1) of a closed-form record (``ldp``, the four-value oracles, geometric;
 #: :data:`blanket.exact.accounting.certified.ONE_ROUND_RECORDS`, not sampled) takes its own one-round certified ends
 #: beside the composition's, the better of each; a composition with a record round that has no concrete lower pair
-#: of its own (geometric) takes that round's one-round lower end (a composition is never below one of its rounds:
+#: of its own (none since the geometric threshold count, geometric_lower; kept for such records) takes that round's one-round lower end (a composition is never below one of its rounds:
 #: the others dropped, a post-processing).  docs/composition.md §5e "One round through the accountant".  (The
 #: four-value and ``ldp`` rounds' one-round lower end was checked not to decide at T = 2: OUE k = 128, ε0 = 2,
 #: n = 10³, δ = 1e-6: 0.2543 against the composed lower pairs' 0.3626, for 7.6 s more; ``ldp`` ε0 = 2: 0.3720 against
@@ -474,6 +476,15 @@ def four_value_lower_pair(mech: oracles.FourValue, n: int, direction: str = "for
     )
 
 
+def geometric_as_binary(mech: Any) -> Any:
+    """A truncated geometric mechanism with ``m = 2`` as binary RR (``e^{ε0} = 1/α``: the same 2 × 2 matrix, exactly;
+    docs/mechanisms.md "m = 2 is binary RR"; registered ``Geometric m = 2 is binary RR``), every other record as it
+    is.  O(1)."""
+    if isinstance(mech, oracles.Geometric) and mech.m == 2:
+        return mech.as_binary_rr()
+    return mech
+
+
 #: how a round of the plain ``ldp`` record is described: FMT21's model, which its bound (Lemma G1 [adaptive]) covers
 LDP_MODEL_TITLE = (
     "any epsilon0-LDP randomizer (FMT21's model: randomizers chosen adaptively from earlier reports, applied to the "
@@ -494,8 +505,9 @@ class Shuffled:
     ε0-LDP randomizer the FOCS 2021 clone pair (:func:`clone_pair`), or with ``same_randomizer=True`` (a matrix
     randomizer stated as one randomizer for every user) the same binary-RR blanket-view pair of Lemma G1.  Its lower pair (a concrete dataset): k-RR as :class:`ShuffledRR`; ``ldp`` binary
     RR with the same ε0 (one member of the class); the four-value records :func:`four_value_lower_pair`; a matrix
-    its binarized concrete-dataset count (:mod:`blanket.exact.accounting.matrix_lower`); none for
-    the geometric mechanism (the lower end then comes from the other rounds only, a valid lower bound).  The
+    its binarized concrete-dataset count (:mod:`blanket.exact.accounting.matrix_lower`); the geometric mechanism its
+    threshold count (:mod:`blanket.exact.accounting.geometric_lower`).  A geometric mechanism with ``m = 2`` is
+    binary RR with ``e^{ε0} = 1/α`` (the same 2 × 2 matrix, docs/mechanisms.md) and is composed as that record.  The
     records with a triple hit law (OUE, SUE, subset selection, Hadamard response) also have the third-value pair
     (:meth:`third_lower_pair`) and, up to :data:`STRATUM_MAX_N` users, the two-stratum count
     (:meth:`stratum_lower_pair`), composed beside the others; the largest lower end is reported.
@@ -526,7 +538,7 @@ class Shuffled:
             if mechanism.mechanism is None:
                 raise InvalidArgument("mechanism", mechanism.kind.value, "must have its local level (epsilon0)")
             _exp_epsilon0(mechanism.mechanism)
-            object.__setattr__(self, "mechanism", mechanism.mechanism)
+            object.__setattr__(self, "mechanism", geometric_as_binary(mechanism.mechanism))
             object.__setattr__(self, "n", mechanism.n)
             if stronger_clones:
                 _stronger.check_condition(self.mechanism)
@@ -542,6 +554,7 @@ class Shuffled:
             )
         if n is None:
             raise InvalidArgument("n", None, "must be given (the number of users in the round)")
+        mechanism = geometric_as_binary(mechanism)  # m = 2: binary RR itself (docs/mechanisms.md)
         _exp_epsilon0(mechanism)  # refused here, not at the first query: ε0 = ∞ has no dominating pair
         object.__setattr__(self, "mechanism", mechanism)
         object.__setattr__(self, "n", arith.integer_in(n, "n", lo=1))
@@ -606,6 +619,9 @@ class Shuffled:
             return _pld.lower_pair(rr, self.n, direction)
         if isinstance(m, oracles.FourValue):
             return four_value_lower_pair(m, self.n, direction)
+        if isinstance(m, oracles.Geometric) and self.n >= 2:
+            # one concrete dataset, the reports counted above a threshold (exact.accounting.geometric_lower, §5e)
+            return _geo_lower.shift_pair(m, self.n, direction)
         if _matrix_view.is_matrix(m) and self.n >= 2:
             # one concrete dataset, the reports binarized (exact.accounting.matrix_lower, docs/composition.md §5e)
             return _matrix_lower.shift_pair(_matrix_lower.composition_choice(m), self.n, direction)
@@ -941,11 +957,14 @@ class ShuffleAccountant:
         group of the ledger's binary RR rounds (``ldp`` rounds as binary RR with their ε0, :func:`_summed_binary`) with
         one ``e^{ε0}`` and one participation ``q`` (``Sampled`` rounds),
         and the forward summed binarized count of each group of matrix rounds with one choice and one ``q``
-        (:func:`blanket.exact.accounting.matrix_lower.summed_pair`); rounds of other kinds are left out (a
+        (:func:`blanket.exact.accounting.matrix_lower.summed_pair`), and both orders of the summed threshold count of each
+        group of geometric rounds with one record and one ``q`` (:func:`blanket.exact.accounting.geometric_lower.
+        summed_pairs`); rounds of other kinds are left out (a
         post-processing); ``None`` without such rounds.  Memoised until the next ``compose``.  O(ledger entries)."""
         if "summed" not in self._cache:
             groups: dict = {}
             matrix_groups: dict = {}
+            geo_groups: dict = {}
             for ev, cnt in self._ledger:
                 inner, q = getattr(ev, "event", None), getattr(ev, "q", None)  # a sampled.Sampled round
                 if isinstance(inner, (ShuffledRR, Shuffled)) and isinstance(q, Fraction):
@@ -954,7 +973,13 @@ class ShuffleAccountant:
                     mech, qq = _summed_binary(ev), fmpq(1)
                 if mech is None:
                     base = inner if isinstance(q, Fraction) else ev  # a sampled matrix round: its inner Shuffled
-                    if isinstance(base, Shuffled) and _matrix_view.is_matrix(base.mechanism) and base.n >= 2:
+                    if isinstance(base, Shuffled) and isinstance(base.mechanism, oracles.Geometric) and base.n >= 2:
+                        # a geometric round: the sum of its threshold counts (one choice per record and q)
+                        g = base.mechanism
+                        gkey = ("geometric", g.m, str(g.alpha_exact), str(g.epsilon0), str(qq))
+                        _g, _c, others, rounds = geo_groups.get(gkey, (g, _geo_lower.geometric_choice(g, qq), 0, 0))
+                        geo_groups[gkey] = (g, _c, others + cnt * (base.n - 1), rounds + cnt)
+                    elif isinstance(base, Shuffled) and _matrix_view.is_matrix(base.mechanism) and base.n >= 2:
                         # a matrix round: the sum of its binarized counts (one choice per matrix and q, matrix_lower)
                         c = _matrix_lower.sampled_choice(base.mechanism, qq)
                         mkey = ("matrix", c.q_z, c.q_x, c.q_x2, str(qq))
@@ -966,6 +991,7 @@ class ShuffleAccountant:
                 groups[key] = (m, qq, others + cnt * (ev.n - 1), rounds + cnt)
             pairs = [sp for m, qq, o, r in groups.values() for sp in _summed.summed_pairs(m, o, r, qq)]
             pairs += [_matrix_lower.summed_pair(c, o, r, qq) for c, qq, o, r in matrix_groups.values()]
+            pairs += [sp for g, c, o, r in geo_groups.values() for sp in _geo_lower.summed_pairs(g, c, o, r)]
             self._cache["summed"] = pairs or None
         return self._cache["summed"]
 
@@ -1820,7 +1846,8 @@ class ShuffleAccountant:
         """The distinct ``(record, n, has a lower pair)`` of the ledger's plain rounds of a closed-form record
         (:data:`~blanket.exact.accounting.certified.ONE_ROUND_RECORDS`; a :class:`Shuffled` round, not sampled, no
         colluders), in ledger order; the flag says whether the round composes a concrete lower pair of its own
-        (the geometric mechanism does not).  O(ledger entries)."""
+        (every record with ``n ≥ 2`` does now; the geometric mechanism did not before its threshold count).  O(ledger
+        entries)."""
         out: list = []
         for ev, _ in self._ledger:
             if type(ev) is Shuffled and isinstance(ev.mechanism, _one.ONE_ROUND_RECORDS):
@@ -1838,7 +1865,7 @@ class ShuffleAccountant:
           "epsilon", searched to :attr:`one_round_rel_tol`; :func:`~blanket.exact.accounting.certified.one_round_delta`
           at ``ε = at`` for "delta", at doubling precision as ``blanket delta``), ``upper`` and ``lower``;
         * else the largest one-round lower end over the ledger's record rounds without a concrete lower pair of their
-          own (geometric; a composition is never below one of its rounds), ``upper`` ``None``.
+          own (none at present; a composition is never below one of its rounds), ``upper`` ``None``.
 
         Returns ``{"lower", "lower_from", "upper", "upper_from", "upper_results"}`` (Fractions or ``None``; δ ends
         clamped to [0, 1]; ``upper_results``: the registry keys the upper end's route rests on).  Memoised per (quantity, at) until the next ``compose``.  Cost: the one-round searches (seconds
@@ -1966,7 +1993,7 @@ class ShuffleAccountant:
         # the deciding lower kind and its grid, for the bracket's refinement (_lower_step)
         low_grid = fine if refined_kind is not None and refined_kind == low_kind else self._lower_grid(g)
         self._cache[("low-used", str(dt), g)] = (low_kind, low_grid)
-        lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair (geometric only): 0
+        lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair: 0
         one = self._one_round("epsilon", dt)  # a single record round's own bracket; a short composition's lower end
         if one is not None and one["lower"] is not None and one["lower"] > _frac(lo):
             lo, low_kind = fmpq(one["lower"].numerator, one["lower"].denominator), "one-round"

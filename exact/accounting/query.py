@@ -207,6 +207,10 @@ def make_query(
             if kind == registry.Kind.BINARY_RR:
                 exact_params["k"] = 2
             mech = None
+    if kind == registry.Kind.GEOMETRIC and mech is not None and getattr(mech, "m", None) == 2:
+        # m = 2 is binary RR with e^{ε0} = 1/α (the same 2 × 2 matrix; docs/mechanisms.md): its exact engines
+        mech = mech.as_binary_rr()  # type: ignore[attr-defined]
+        kind, exact_params = _record(mech)
     if n is None:
         raise InvalidArgument(name("n"), None, "is required (the number of users, >= 2)")
     n = arith.integer_in(n, name("n"), lo=2)

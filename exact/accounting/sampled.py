@@ -37,6 +37,7 @@ from typing import Any
 
 from blanket.exact.accounting import composition_cost as _cost
 from blanket.exact.accounting import curves as _curves
+from blanket.exact.accounting import geometric_lower as _geo_lower
 from blanket.exact.accounting import matrix_lower as _matrix_lower
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting import same_randomizer as _same
@@ -643,7 +644,9 @@ class Sampled:
         ``q_u`` scaled by ``q`` (:func:`blanket.exact.accounting.matrix_lower.shift_pair`, the pair of the sampled
         randomizer ``R_q``); a four-value record (the frequency oracles): its count of reports in a set of outputs
         (:func:`~blanket.exact.accounting.accountant.four_value_lower_pair`) with every probability scaled by ``q``
-        (a user who does not take part sends nothing; docs/composition.md §5f).  ``None`` for another randomizer
+        (a user who does not take part sends nothing; docs/composition.md §5f); a geometric record that is not a small
+        exact matrix (:func:`geometric_matrix`): its threshold count with every probability scaled by ``q``
+        (:func:`blanket.exact.accounting.geometric_lower.shift_pair`).  ``None`` for another randomizer
         (leaving a round out of the lower end is a post-processing).  O(1); a matrix ``O(k_in³ · k_out)`` exact
         additions (its choice)."""
         if self.q == 1:
@@ -654,8 +657,11 @@ class Sampled:
         if mech is None:
             ev = self.event
             m = ev.mechanism if isinstance(ev, Shuffled) else None
-            if isinstance(m, Geometric):  # an exact geometric mechanism: its matrix's binarized count (as a matrix)
-                m = geometric_matrix(m)
+            if isinstance(m, Geometric) and self.n >= 2:
+                gm = geometric_matrix(m)
+                if gm is None:  # irrational α or m > 10: the threshold count with every probability scaled by q (§5f)
+                    return _geo_lower.shift_pair(m, self.n, direction, q=self._fq())
+                m = gm  # an exact geometric mechanism with m <= 10: its matrix's binarized count (as a matrix)
             if isinstance(m, LDP):  # binary RR with the same ε0, one member of the class (as Shuffled.lower_pair)
                 mech = KRR(2, m.epsilon0) if m.epsilon0 is not None else KRR(2, exp_epsilon0=m.exp_epsilon0_exact)
             elif isinstance(m, FourValue) and self.n >= 2:

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.mechanisms.finite import (
+    KRR,
     FiniteRandomizer,
     eps0_description,
     eps0_pair,
@@ -778,6 +779,20 @@ class Geometric(_PerPrecision):
         if not self.is_exact:
             raise InvalidArgument("alpha", None, "must be given exactly to build the explicit matrix")
         return FiniteRandomizer(self.rows(), name="geometric")
+
+    def as_binary_rr(self) -> KRR:
+        """``m = 2``: binary RR with ``e^{ε0} = 1/α`` (the same 2 × 2 matrix ``[[1, α], [α, 1]]/(1 + α)``, exactly;
+        docs/mechanisms.md "m = 2 is binary RR"), given by ``ε0`` when this record is, else by ``e^{ε0} = 1/α``
+        (exact).  Refused for ``m > 2``.  O(1).
+
+        >>> Geometric(2, alpha="1/3").as_binary_rr().matrix() == Geometric(2, alpha="1/3").rows()
+        True
+        """
+        if self.m != 2:
+            raise InvalidArgument("m", self.m, "must be 2 for binary RR (a larger range is not randomized response)")
+        if self.alpha_exact is not None:
+            return KRR(2, exp_epsilon0=1 / self.alpha_exact)
+        return KRR(2, self.epsilon0)
 
     def gamma(self) -> Enclosure:
         a, N = self.alpha, self.m - 1

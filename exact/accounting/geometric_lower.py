@@ -1,0 +1,172 @@
+"""A composable lower pair of the truncated geometric mechanism: one dataset pair, its reports counted above a threshold.
+
+Every other user holds ``z ∈ {0, m − 1}``, the differing user holds ``m − 1`` (``P``) or ``0`` (``Q``); the adversary
+keeps only ``S``, the number of reports ``≥ s`` (``1 ≤ s ≤ m − 1``).  ``S`` is a function of the shuffled output (a
+post-processing of one concrete pair of neighbouring datasets), so ``H_α`` of its law bounds the mechanism's worst-case
+``H_α`` from below at every ``α`` (``docs/composition.md`` §5e, "A geometric round's lower pair"; registered
+``Geometric threshold-count lower pair``; status derived):
+
+    S ~ Bin(n − 1, q_z) + Bern(q_{m−1})   under P,        S ~ Bin(n − 1, q_z) + Bern(q_0)   under Q,
+
+with ``q_u = P(Y_u ≥ s)`` in closed form (``Y_u = clamp(u + Z, 0, m − 1)``, ``Z`` two-sided geometric):
+``q_u = α^{s−u}/(1 + α)`` for ``s > u`` and ``1 − α^{u−s+1}/(1 + α)`` for ``s ≤ u``.  It is the matrix route's
+binarized count (:mod:`blanket.exact.accounting.matrix_lower`) for the geometric mechanism's rows, written for every
+``m`` and for a ball ``α`` (``ε0`` given instead of ``α``); over ``T`` rounds on the same datasets the sum of the
+counts is ``Bin(T(n − 1), q_z) + Bin(T, q_{m−1})`` versus ``Bin(T, q_0)`` (the summed pair, "low-sum").
+
+With Poisson participation ``q`` (each user reports w.p. ``q``; a user who does not report adds nothing to ``S``) the
+same statement holds for the sampled randomizer ``R_q`` with every ``q_u`` scaled by ``q`` (``docs/composition.md``
+§5f, "A sampled matrix round's lower pair": ``⊥`` is not in the counted set).
+
+The choice of ``(z, s)``: the largest signal ``q·(q_{m−1} − q_0)²/(q_z(1 − q·q_z))`` (the squared mean shift per
+standard deviation of one round's count, which drives the composed pair's ε; independent of ``n``).  For a fixed
+threshold the pair ``(m − 1, 0)`` maximises ``|q_x − q_{x'}|`` (``q_u`` is non-decreasing in ``u``) and ``z ∈ {0,
+m − 1}`` minimises ``q_z(1 − q·q_z)`` (concave in ``q_z``, which is monotone in ``z``), so the choice is the best
+signal over every dataset of this form and every threshold set (the upper sets of the likelihood ratio of two rows
+are thresholds).  The choice is made in floats; the chosen pair's parameters are exact rationals (``α`` exact) or
+balls, and every value computed from them is certified.
+
+Complexity: the choice ``O(m)`` floats; the pair O(1) exact or ball operations.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from blanket.exact.accounting import summed_lower
+from blanket.exact.accounting.pairs import ShiftPair
+from blanket.exact.mechanisms.oracles import Geometric
+from blanket.exact.numbers import arith, guards
+from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.types import Enclosure, NumberInput
+from flint import ctx, fmpq
+
+__all__ = ["GeometricCount", "count_probability", "geometric_choice", "shift_pair", "summed_pairs"]
+
+
+@dataclass(frozen=True)
+class GeometricCount:
+    """The chosen dataset and statistic: others hold ``z``, the target ``m − 1`` versus ``0``, ``S`` = the number of
+    reports ``≥ s``; ``q`` the participation (1: every user reports)."""
+
+    m: int
+    z: int
+    s: int
+    q: fmpq
+
+    def describe(self, n: int | None = None) -> str:
+        """The dataset and the statistic, in words.  O(1)."""
+        who = "all other users" if n is None else f"all other {n - 1} users"
+        part = "" if self.q == 1 else f", participation q = {self.q}"
+        return (
+            f"{who} hold {self.z}; the differing user holds {self.m - 1} versus 0{part}; only the number of "
+            f"reports >= {self.s} is kept"
+        )
+
+
+def _check(mech: object) -> Geometric:
+    guards.require_instance(
+        mech, Geometric, "mech", "must be a Geometric record (exact.mechanisms.oracles.Geometric)", shown="kind"
+    )
+    assert isinstance(mech, Geometric)
+    return mech
+
+
+def _participation(q: NumberInput | None) -> fmpq:
+    if q is None:
+        return fmpq(1)
+    qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+    return qq if isinstance(qq, fmpq) else fmpq(qq)
+
+
+def count_probability(mech: Geometric, u: int, s: int) -> Enclosure:
+    """``P(Y_u ≥ s)`` for ``1 ≤ s ≤ m − 1`` in closed form (exact for an exact ``α``, else a ball).  O(log m)."""
+    mech = _check(mech)
+    if not (isinstance(s, int) and 1 <= s <= mech.m - 1):
+        raise InvalidArgument("s", s, f"must be a threshold in 1..{mech.m - 1}")
+    if not (isinstance(u, int) and 0 <= u <= mech.m - 1):
+        raise InvalidArgument("u", u, f"must be an input value in 0..{mech.m - 1}")
+    a = mech.alpha
+    if s > u:
+        return a ** (s - u) / (1 + a)
+    return 1 - a ** (u - s + 1) / (1 + a)
+
+
+def _float_q(af: float, u: int, s: int) -> float:
+    return af ** (s - u) / (1 + af) if s > u else 1 - af ** (u - s + 1) / (1 + af)
+
+
+def geometric_choice(mech: Geometric, q: NumberInput | None = None) -> GeometricCount:
+    """The ``(z, s)`` of largest signal (module docstring) for participation ``q`` (``None``: 1).  A choice only (every
+    candidate gives a valid lower pair).  O(m) floats."""
+    mech = _check(mech)
+    qq = _participation(q)
+    qf = float(qq)
+    m = mech.m
+    af = float(arith.ball(mech.alpha).mid())
+    best, best_v = None, -math.inf
+    for z in (0, m - 1):
+        for s in range(1, m):
+            qz = qf * _float_q(af, z, s)
+            d = qf * (_float_q(af, m - 1, s) - _float_q(af, 0, s))
+            v = qz * (1 - qz)
+            sig = math.inf if v <= 0 else d * d / v
+            if sig > best_v:
+                best, best_v = (z, s), sig
+    assert best is not None
+    return GeometricCount(m, best[0], best[1], qq)
+
+
+def _params(mech: Geometric, c: GeometricCount) -> tuple:
+    """``(q·q_z, q·q_{m−1}, q·q_0, 1 − q·q_z, 1 − q·q_{m−1}, 1 − q·q_0)`` (exact, or balls with ``log2(1/q)`` extra
+    bits so that the complements keep the small probabilities' digits).  O(log m)."""
+    qq = c.q
+    extra = max(0, int(qq.q).bit_length() - int(qq.p).bit_length() + 1)
+    with arith.precision(max(ctx.prec, 64) + extra):
+        qz = qq * count_probability(mech, c.z, c.s)
+        qx = qq * count_probability(mech, mech.m - 1, c.s)
+        qx2 = qq * count_probability(mech, 0, c.s)
+        return qz, qx, qx2, 1 - qz, 1 - qx, 1 - qx2
+
+
+def shift_pair(
+    mech: Geometric, n: int, direction: str = "forward", q: NumberInput | None = None, *, choice=None
+) -> ShiftPair:
+    """One round's pair as a :class:`~blanket.exact.accounting.pairs.ShiftPair` (``outer_q = None``): ``"forward"``
+    ``(P, Q)`` with ``S``; ``"backward"`` ``(Q, P)`` written with ``n − S`` (the loss again non-decreasing in the
+    count).  ``q``: Poisson participation.  ``choice``: a :class:`GeometricCount` (default :func:`geometric_choice`).
+    O(m) for the choice, O(1) for the pair."""
+    mech = _check(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    if direction not in ("forward", "backward"):
+        raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
+    c = geometric_choice(mech, q) if choice is None else choice
+    qz, qx, qx2, nz, nx, nx2 = _params(mech, c)
+    base = ShiftPair(
+        outer_n=n - 1,
+        outer_q=None,
+        inner_q=qz,
+        pi_p=qx,
+        pi_q=qx2,
+        null=fmpq(0),
+        kind="dataset-threshold",
+        description=c.describe(),
+    )
+    if direction == "forward":
+        return base
+    return dataclasses.replace(base, inner_q=nz, pi_p=nx2, pi_q=nx, description=c.describe() + " (backward direction)")
+
+
+def summed_pairs(mech: Geometric, choice: GeometricCount, others: int, rounds: int) -> list[summed_lower.SummedPair]:
+    """Both orders of the sum of the kept counts over ``rounds`` rounds of ``mech`` on the chosen datasets, ``others``
+    other users' reports in all (``Σ count·(n − 1)``): :class:`~blanket.exact.accounting.summed_lower.SummedPair` s
+    (forward: ``S``; backward: the reports below the threshold counted).  O(1)."""
+    mech = _check(mech)
+    qz, qx, qx2, nz, nx, nx2 = _params(mech, choice)
+    base = f"geometric rounds (m = {mech.m}): {choice.describe()}; the sum of the counts ({rounds} rounds, {others} other users)"
+    return [
+        summed_lower.SummedPair(others, rounds, qz, qx, qx2, base + ", forward"),
+        summed_lower.SummedPair(others, rounds, nz, nx2, nx, base + ", backward (the reports below the threshold)"),
+    ]
