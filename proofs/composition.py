@@ -1323,4 +1323,155 @@ SAMPLED_THIRD = TABLE.register(
     symbolic=_check_sampled_third,
 )
 
+
+def _push_count(law: dict, keep: Any) -> dict:
+    """The push-forward of a law on histograms (or on tuples of them) by ``keep`` (a function to an integer).  O(len)."""
+    out: dict = {}
+    for h, pr in law.items():
+        k_ = keep(h)
+        out[k_] = out.get(k_, 0) + pr
+    return out
+
+
+def _pair_laws(pair: Any) -> tuple:
+    """The K-laws of a ShiftPair with ``outer_q = None`` from its exact atoms (sympy Rationals).  O(n)."""
+    lp: dict = {}
+    lq: dict = {}
+    for (_c, k_), a, b in pair.atoms():
+        lp[k_] = lp.get(k_, 0) + q_int(a)
+        lq[k_] = lq.get(k_, 0) + q_int(b)
+    return lp, lq
+
+
+def _same_law(u: dict, v: dict) -> bool:
+    return all(sp.simplify(u.get(k_, 0) - v.get(k_, 0)) == 0 for k_ in set(u) | set(v))
+
+
+def _check_geometric_count(r) -> SymbolicCheck:
+    """The geometric threshold-count lower pair (docs/composition.md §5e "A geometric round's lower pair") on exact
+    instances (truncated geometric m = 4, α = 1/2 and m = 5, α = 2/3; n = 3; the sampled part m = 4 only): in exact
+    rationals (i) the closed-form
+    ``q_u = P(Y_u ≥ s)`` of :func:`blanket.exact.accounting.geometric_lower.count_probability` equals the row sums for
+    every ``u`` and ``s``; (ii) the accountant's pair (:func:`~blanket.exact.accounting.geometric_lower.shift_pair`,
+    both directions) is the push-forward of the exact histogram laws of its dataset pair by the count, and its
+    ``H_α`` is at most the exhaustive worst case over every dataset pair at 9 values of α; (iii) T = 2: the product of
+    the pair's laws has ``H_α`` at most the product of the histogram laws', and the summed pair's closed form
+    (:func:`~blanket.exact.accounting.geometric_lower.summed_pairs`, forward) is the push-forward of that product by the
+    sum of the counts; (iv) q = 1/2: the sampled pair (every probability scaled by q) is the push-forward of
+    ``R_q``'s histogram laws, ``H_α`` at most ``R_q``'s exhaustive worst case.  Not a proof (the inequality is the
+    post-processing inequality): ``proved`` is ``None``, ``False`` when an instance fails."""
+    from blanket.exact.accounting import geometric_lower as _gl  # proofs -> exact (the layer order)
+    from blanket.exact.mechanisms.oracles import Geometric
+
+    R = sp.Rational
+    n = 3
+    alphas = (R(1), R(11, 10), R(5, 4), R(3, 2), R(2), R(5, 2), R(3), R(4), R(6))
+    ok = True
+    for m, al_g in ((4, R(1, 2)), (5, R(2, 3))):
+        g = Geometric(m, alpha=int_q(al_g))
+        rows = [[q_int(v) for v in row] for row in g.rows()]
+        for u in range(m):
+            for s_ in range(1, m):
+                ok = ok and q_int(_gl.count_probability(g, u, s_)) == sum(rows[u][s_:], sp.Integer(0))
+        if not ok:
+            break
+        for q in (R(1), R(1, 2)) if m == 4 else (R(1),):
+            rr = rows if q == 1 else _sampled_rows(rows, q)
+            k_out = len(rr[0])
+            c = _gl.geometric_choice(g, int_q(q))
+            hp = _histogram_law([rr[c.z]] * (n - 1) + [rr[m - 1]], n, k_out)
+            hq = _histogram_law([rr[c.z]] * (n - 1) + [rr[0]], n, k_out)
+            worst = dict(zip(alphas, _worst_hockeys(rr, n, alphas)))
+            for direction in ("forward", "backward"):
+
+                def count(h: tuple, direction: str = direction, s0: int = c.s) -> int:
+                    v = sum(h[s0:m])
+                    return v if direction == "forward" else n - v
+
+                pp, qq_ = (hp, hq) if direction == "forward" else (hq, hp)
+                lp, lq = _pair_laws(_gl.shift_pair(g, n, direction, q=int_q(q)))
+                ok = ok and _same_law(_push_count(pp, count), lp) and _same_law(_push_count(qq_, count), lq)
+                for al in alphas:
+                    ok = ok and _hockey_laws(lp, lq, al) <= worst[al]
+            if q != 1:
+                continue
+            lp, lq = _pair_laws(_gl.shift_pair(g, n, "forward"))
+            p2 = {(a, b): lp[a] * lp[b] for a in lp for b in lp}
+            q2 = {(a, b): lq[a] * lq[b] for a in lq for b in lq}
+            hp2 = {(a, b): hp[a] * hp[b] for a in hp for b in hp}
+            hq2 = {(a, b): hq[a] * hq[b] for a in hq for b in hq}
+            for al in alphas:
+                ok = ok and _hockey_laws(p2, q2, al) <= _hockey_laws(hp2, hq2, al)
+            sf = _gl.summed_pairs(g, c, 2 * (n - 1), 2)[0]
+            c2p = _convolve(_bin_law(sf.others, q_int(sf.q_others)), _bin_law(2, q_int(sf.pi_p)))
+            c2q = _convolve(_bin_law(sf.others, q_int(sf.q_others)), _bin_law(2, q_int(sf.pi_q)))
+
+            def total(hh: tuple, s0: int = c.s) -> int:
+                return sum(hh[0][s0:m]) + sum(hh[1][s0:m])
+
+            ok = ok and _same_law(_push_count(hp2, total), c2p) and _same_law(_push_count(hq2, total), c2q)
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (geometric m = 4, alpha = 1/2; m = 5, alpha = 2/3; n = 3; q = 1, and 1/2 at m = 4): the closed-form "
+        "P(Y_u >= s) = the row sums; the accountant's threshold-count pair (both directions) = the count pushed forward "
+        "from the exact histogram laws, its H_alpha <= the exhaustive worst case at 9 values of alpha; T = 2: the "
+        "product's H_alpha <= the histogram product's, the summed pair = the summed count pushed forward",
+        "the inequality itself is the post-processing (data-processing) inequality",
+    )
+
+
+GEOMETRIC_COUNT = TABLE.register(
+    "Geometric threshold-count lower pair",
+    statement=sp.Ge(delta_T(epsilon), H_bin(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("T >= 1"),
+        Hypothesis(
+            sp.true,
+            "T shuffled rounds of the truncated geometric mechanism on {0..m-1} (each user reporting w.p. q) on the "
+            "datasets where every other user holds z in {0, m-1} and the target m-1 versus 0; the adversary keeps "
+            "only the number of reports >= s; q_u = q·P(Y_u >= s)",
+        ),
+    ),
+    symbolic=_check_geometric_count,
+    symbols=(n_s,),
+)
+
+
+def _check_geometric_binary(r) -> SymbolicCheck:
+    """The truncated geometric mechanism with ``m = 2`` is binary RR with ``e^{ε0} = 1/α`` (docs/mechanisms.md "m = 2
+    is binary RR"): symbolically its rows are ``[[1, α], [α, 1]]/(1 + α)`` = binary RR's ``[[e, 1], [1, e]]/(e + 1)``
+    at ``e = 1/α``; on exact instances (α = 1/3, 1/2, 9/10) the record's rows equal
+    :meth:`~blanket.exact.mechanisms.oracles.Geometric.as_binary_rr`'s matrix entry by entry, with the same
+    ``e^{ε0}``.  ``proved`` True when every identity holds, ``False`` otherwise."""
+    from blanket.exact.mechanisms.oracles import Geometric
+
+    a = sp.Symbol("alpha", positive=True)
+    e = 1 / a
+    geo = [[1 / (1 + a), a / (1 + a)], [a / (1 + a), 1 / (1 + a)]]
+    rr = [[e / (e + 1), 1 / (e + 1)], [1 / (e + 1), e / (e + 1)]]
+    ok = all(sp.simplify(geo[i][j] - rr[i][j]) == 0 for i in range(2) for j in range(2))
+    for al in (sp.Rational(1, 3), sp.Rational(1, 2), sp.Rational(9, 10)):
+        g = Geometric(2, alpha=int_q(al))
+        b = g.as_binary_rr()
+        ok = ok and [[q_int(v) for v in row] for row in g.rows()] == [[q_int(v) for v in row] for row in b.matrix()]
+        ok = ok and q_int(b.exp_epsilon0()) == q_int(g.exp_epsilon0()) == 1 / al
+        ok = ok and [[q_int(v) for v in row] for row in g.rows()] == [[v.subs(a, al) for v in row] for row in geo]
+    return SymbolicCheck(
+        bool(ok),
+        "sympy: the rows [[1, alpha], [alpha, 1]]/(1 + alpha) = [[e, 1], [1, e]]/(e + 1) at e = 1/alpha; exact "
+        "instances alpha = 1/3, 1/2, 9/10: Geometric(2).rows() = as_binary_rr().matrix(), e^eps0 = 1/alpha",
+        "the clamped geometric mechanism on {0, 1}: P(y = x) = 1/(1 + alpha), P(y != x) = alpha/(1 + alpha)",
+    )
+
+
+a_geo = sp.Symbol("alpha_{geo}", positive=True)
+
+GEOMETRIC_BINARY = TABLE.register(
+    "Geometric m = 2 is binary RR",
+    statement=sp.Eq(sp.Function("R_{geo}")(a_geo), sp.Function("RR")(1 / a_geo)),
+    hypotheses=(Hypothesis(sp.true, "the truncated geometric mechanism on {0, 1} with parameter 0 < alpha < 1"),),
+    symbolic=_check_geometric_binary,
+    symbols=(),
+)
+
 TABLE.complete()

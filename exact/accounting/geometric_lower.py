@@ -41,6 +41,7 @@ from blanket.exact.mechanisms.oracles import Geometric
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
+from blanket.exact.shuffled.geometric import count_signal
 from flint import ctx, fmpq
 
 __all__ = ["GeometricCount", "count_probability", "geometric_choice", "shift_pair", "summed_pairs"]
@@ -94,10 +95,6 @@ def count_probability(mech: Geometric, u: int, s: int) -> Enclosure:
     return 1 - a ** (u - s + 1) / (1 + a)
 
 
-def _float_q(af: float, u: int, s: int) -> float:
-    return af ** (s - u) / (1 + af) if s > u else 1 - af ** (u - s + 1) / (1 + af)
-
-
 def geometric_choice(mech: Geometric, q: NumberInput | None = None) -> GeometricCount:
     """The ``(z, s)`` of largest signal (module docstring) for participation ``q`` (``None``: 1).  A choice only (every
     candidate gives a valid lower pair).  O(m) floats."""
@@ -109,10 +106,7 @@ def geometric_choice(mech: Geometric, q: NumberInput | None = None) -> Geometric
     best, best_v = None, -math.inf
     for z in (0, m - 1):
         for s in range(1, m):
-            qz = qf * _float_q(af, z, s)
-            d = qf * (_float_q(af, m - 1, s) - _float_q(af, 0, s))
-            v = qz * (1 - qz)
-            sig = math.inf if v <= 0 else d * d / v
+            sig = count_signal(af, m, z, s, qf)
             if sig > best_v:
                 best, best_v = (z, s), sig
     assert best is not None

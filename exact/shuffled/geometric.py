@@ -70,6 +70,7 @@ __all__ = [
     "MAX_GEOMETRIC_M",
     "default_knots",
     "geometric_lower_dataset",
+    "count_signal",
     "SampledGeometric",
     "sampled_geometric_upper",
 ]
@@ -408,6 +409,20 @@ def _count_delta(n, q0, q1, ee, direction: str, *, tol, exact_max_n):
     return expected_positive_part(n, atoms, tol=tol, exact_max_n=exact_max_n, label="geometric count") / n
 
 
+def count_signal(af: float, m: int, z: int, s: int, q: float = 1.0) -> float:
+    """Float score of the threshold count (others hold ``z``, the target ``m − 1`` versus 0, reports ``≥ s``, every
+    user reporting w.p. ``q``): ``q·(q_{m−1} − q_0)²/(q_z(1 − q·q_z))`` with ``q_u = P(Y_u ≥ s)`` in closed form at the
+    float ``α = af`` (the squared mean shift per standard deviation of the count; to choose only).  O(1)."""
+
+    def pge(u: int) -> float:
+        return af ** (s - u) / (1 + af) if s > u else 1 - af ** (u - s + 1) / (1 + af)
+
+    qz = q * pge(z)
+    d = q * (pge(m - 1) - pge(0))
+    v = qz * (1 - qz)
+    return float("inf") if v <= 0 else d * d / v
+
+
 def geometric_lower_dataset(mech: Geometric, n: int, **opts: Unpack[DeltaOptions]) -> tuple:
     """``(value, dataset text)``: a certified **lower** bound on δ(ε) of the shuffled geometric mechanism, every n.
 
@@ -416,7 +431,8 @@ def geometric_lower_dataset(mech: Geometric, n: int, **opts: Unpack[DeltaOptions
     datasets' δ, itself at most the worst case); that count is ``Bin(n−1, q0) + Bern(q0)`` versus
     ``+ Bern(q1)``, ``q_x = P(Y_x ≥ s)``, whose δ (both directions) is one call of the four-atom engine on its
     exact degenerate route.  The maximum over the thresholds ``s`` (every ``s`` for ``m ≤ 8``, else ``1``,
-    ``⌈(m−1)/2⌉``, ``m − 1``) is returned.  Cost O(thresholds·(m + √n·√log(1/tol))).
+    ``⌈(m−1)/2⌉``, ``m − 1`` and the three around the largest :func:`count_signal`, the composed lower pair's
+    choice) is returned.  Cost O(m + thresholds·(m + √n·√log(1/tol))).
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
 
@@ -433,7 +449,10 @@ def geometric_lower_dataset(mech: Geometric, n: int, **opts: Unpack[DeltaOptions
     n, ee, tol, exact_max_n = q
     m = mech.m
     rows = mech.rows()
-    thresholds = range(1, m) if m <= 8 else sorted({1, (m - 1 + 1) // 2, m - 1})
+    af = float(arith.ball(mech.alpha).mid())
+    top = max(range(1, m), key=lambda t: count_signal(af, m, 0, t))  # the composed pair's choice (z = 0)
+    near = {t for t in (top - 1, top, top + 1) if 1 <= t <= m - 1}
+    thresholds = range(1, m) if m <= 8 else sorted({1, (m - 1 + 1) // 2, m - 1} | near)
     best, best_s = None, None
     for s in thresholds:
         q0 = q1 = fmpq(0)
