@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 from blanket.exact.accounting import geometric_lower as gl
-from blanket.exact.accounting.accountant import Shuffled, ShuffleAccountant
+from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
 from blanket.exact.accounting.pairs import hockey_stick, product_atoms
 from blanket.exact.accounting.query import make_query
 from blanket.exact.accounting.sampled import Sampled
@@ -123,9 +123,12 @@ def test_sampled_pair_is_the_sampled_count():
     hq = _histogram_law([rq[c.z]] * (n - 1) + [rq[0]], m + 1)
     pair = gl.shift_pair(g, n, q=q)
     push_p: dict = {}
-    for h, pr in hp.items():
-        push_p[sum(h[c.s : m])] = push_p.get(sum(h[c.s : m]), fmpq(0)) + pr
+    push_q: dict = {}
+    for law, out in ((hp, push_p), (hq, push_q)):
+        for h, pr in law.items():
+            out[sum(h[c.s : m])] = out.get(sum(h[c.s : m]), fmpq(0)) + pr
     assert {k: a for (_c, k), a, _b in pair.atoms()} == push_p
+    assert {k: b for (_c, k), _a, b in pair.atoms()} == push_q
     for a in ALPHAS:
         assert hockey_stick(pair.atoms(), a) <= _worst(rq, n, a)
 
