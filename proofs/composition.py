@@ -1358,7 +1358,9 @@ def _check_geometric_count(r) -> SymbolicCheck:
     the pair's laws has ``H_α`` at most the product of the histogram laws', and the summed pair's closed form
     (:func:`~blanket.exact.accounting.geometric_lower.summed_pairs`, forward) is the push-forward of that product by the
     sum of the counts; (iv) q = 1/2: the sampled pair (every probability scaled by q) is the push-forward of
-    ``R_q``'s histogram laws, ``H_α`` at most ``R_q``'s exhaustive worst case.  Not a proof (the inequality is the
+    ``R_q``'s histogram laws, ``H_α`` at most ``R_q``'s exhaustive worst case; (v) one round's three-interval statistic
+    (:func:`blanket.exact.shuffled.geometric._interval_delta`) equals ``H`` of the interval counts pushed forward from
+    the histogram laws (:func:`_intervals_instance`).  Not a proof (the inequality is the
     post-processing inequality): ``proved`` is ``None``, ``False`` when an instance fails."""
     from blanket.exact.accounting import geometric_lower as _gl  # proofs -> exact (the layer order)
     from blanket.exact.mechanisms.oracles import Geometric
@@ -1410,14 +1412,46 @@ def _check_geometric_count(r) -> SymbolicCheck:
                 return sum(hh[0][s0:m]) + sum(hh[1][s0:m])
 
             ok = ok and _same_law(_push_count(hp2, total), c2p) and _same_law(_push_count(hq2, total), c2q)
+        ok = ok and _intervals_instance(g, rows, n, m)
     return SymbolicCheck(
         None if ok else False,
         "exact rationals (geometric m = 4, alpha = 1/2; m = 5, alpha = 2/3; n = 3; q = 1, and 1/2 at m = 4): the closed-form "
         "P(Y_u >= s) = the row sums; the accountant's threshold-count pair (both directions) = the count pushed forward "
         "from the exact histogram laws, its H_alpha <= the exhaustive worst case at 9 values of alpha; T = 2: the "
-        "product's H_alpha <= the histogram product's, the summed pair = the summed count pushed forward",
+        "product's H_alpha <= the histogram product's, the summed pair = the summed count pushed forward; one round's "
+        "three-interval statistic (every pair of cuts, both orders, 4 values of e^eps) = H of the interval counts "
+        "pushed forward",
         "the inequality itself is the post-processing (data-processing) inequality",
     )
+
+
+def _intervals_instance(g: Any, rows: list, n: int, m: int) -> bool:
+    """The one-round three-interval statistic (:func:`blanket.exact.shuffled.geometric._interval_delta`): for every pair
+    of cuts ``0 < a < b < m`` and both orders, its exact value (the engine's three-atom sum) equals ``H`` of the
+    push-forward of the exact histogram laws of "others hold 0, the target 0 versus m − 1" by the counts of the three
+    intervals, at four ``e^ε``.  O(m² · outputs^n)."""
+    from blanket.exact.shuffled import geometric as _geo
+
+    R = sp.Rational
+    h0 = _histogram_law([rows[0]] * n, n, m)
+    h1 = _histogram_law([rows[0]] * (n - 1) + [rows[m - 1]], n, m)
+    ok = True
+    for a in range(1, m - 1):
+        for b in range(a + 1, m):
+            cells = ((0, a), (a, b), (b, m))
+
+            def key(h: tuple, cells: tuple = cells) -> tuple:
+                return tuple(sum(h[u:w]) for u, w in cells)
+
+            l0, l1 = _push_count(h0, key), _push_count(h1, key)
+            p0 = [int_q(sum(rows[0][u:w], sp.Integer(0))) for u, w in cells]
+            p1 = [int_q(sum(rows[m - 1][u:w], sp.Integer(0))) for u, w in cells]
+            for al in (R(1), R(5, 4), R(2), R(3)):
+                for direction, (x, y) in (("forward", (l0, l1)), ("backward", (l1, l0))):
+                    v = _geo._interval_delta(n, p0, p1, int_q(al), direction, tol=int_q(R(1, 10**30)), exact_max_n=10)
+                    want = _hockey_laws(x, y, al)
+                    ok = ok and (q_int(v) == want if v is not None else want == 0)
+    return bool(ok)
 
 
 GEOMETRIC_COUNT = TABLE.register(

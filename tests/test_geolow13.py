@@ -156,14 +156,22 @@ def test_one_round_lower_end_uses_the_signal_threshold():
         c = gl.GeometricCount(12, 0, s, fmpq(1))
         for d in ("forward", "backward"):
             assert hockey_stick(gl.shift_pair(g, n, d, choice=c).atoms(), ee) <= v
-    assert any(f">= {s})" in text for s in (top.s - 1, top.s, top.s + 1))
+    assert any(f">= {s})" in text or f"{s})" in text for s in (top.s - 1, top.s, top.s + 1))  # one of its cuts
 
 
-def test_small_dataset_matches_brute_force():
-    """The one-round threshold count at n = 4 below the exact dataset value (enumerate.delta_dataset)."""
-    g = Geometric(3, alpha="1/2")
-    v, _ = geometric_lower_dataset(g, 4, exp_epsilon=fmpq(5, 4))
-    assert 0 < v <= delta_dataset(g.matrix(), [0, 0, 0], 0, 2, exp_epsilon=fmpq(5, 4))
+@pytest.mark.parametrize("m, alpha", [(3, "1/2"), (4, "1/2"), (5, "2/3")])
+def test_one_round_dataset_value_against_brute_force(m, alpha):
+    """n = 3, 4: the one-round lower end (threshold count or three intervals) is at most the exact value of its dataset
+    pair, both orders (enumerate.delta_dataset, brute force); m = 3: three intervals are the whole histogram, so it is
+    that value exactly."""
+    g = Geometric(m, alpha=alpha)
+    ee = fmpq(5, 4)
+    for n in (3, 4):
+        v, text = geometric_lower_dataset(g, n, exp_epsilon=ee)
+        exact = max(delta_dataset(g.matrix(), [0] * (n - 1), a, b, exp_epsilon=ee) for a, b in ((0, m - 1), (m - 1, 0)))
+        assert 0 < v <= exact
+        if m == 3:
+            assert v == exact and "three" not in text and "[1, 2)" in text
 
 
 def test_m2_is_binary_rr_exactly():
@@ -201,6 +209,16 @@ def test_registered_checks_can_fail(monkeypatch):
     assert r.check_symbolic().proved is None
     real = gl.count_probability
     monkeypatch.setattr(gl, "count_probability", lambda mech, u, s: real(mech, u, min(s + 1, mech.m - 1)))
+    assert r.check_symbolic().proved is False
+    monkeypatch.undo()
+    from blanket.exact.shuffled import geometric as geo
+
+    flip = geo._interval_delta
+    monkeypatch.setattr(  # the mutant: the directions swapped (the orders' values differ at these instances)
+        geo,
+        "_interval_delta",
+        lambda n, p0, p1, ee, d, **kw: flip(n, p0, p1, ee, "backward" if d == "forward" else "forward", **kw),
+    )
     assert r.check_symbolic().proved is False
     monkeypatch.undo()
     b = comp.GEOMETRIC_BINARY
