@@ -140,12 +140,12 @@ def test_threshold_count_lower_bound_below_the_dataset_delta(m, alpha):
             v, text = geometric_lower_dataset(g, n, exp_epsilon=ee)
             d = delta_dataset(g.matrix(), [0] * (n - 1), 0, m - 1, exp_epsilon=ee)
             assert 0 < v <= getattr(d, "value", d), (m, n, ee)
-            assert "reports >=" in text
+            assert "reports >=" in text or "reports in [0, " in text  # a threshold or three intervals
 
 
 def test_lower_bound_every_n_and_below_upper():
     g = Geometric(10, epsilon0="1")
     lo, where = certified.lower_bound(g, 10**5, epsilon="1/100")
-    assert lo is not None and "reports >=" in where
+    assert lo is not None and ("reports >=" in where or "reports in [0, " in where)
     up = certified.best_upper(g, 10**5, epsilon="1/100")[0]
     assert 0 < arith.endpoints(lo)[0] and arith.endpoints(lo)[1] <= arith.endpoints(up)[0]
