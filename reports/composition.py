@@ -563,6 +563,11 @@ def certify_composition(
         for r in dep.rounds
     ):
         chain.append(result_entry(comp.MATRIX_BINARIZED))
+    geo = [r for r in dep.rounds if isinstance(r, RecordRound) and r.kind == "geometric"]
+    if any(dict(r.params).get("m") != 2 for r in geo):  # their threshold-count lower pair (§5e; docs/mechanisms.md)
+        chain.append(result_entry(comp.GEOMETRIC_COUNT))
+    if any(dict(r.params).get("m") == 2 for r in geo):  # m = 2: composed as binary RR (docs/mechanisms.md)
+        chain.append(result_entry(comp.GEOMETRIC_BINARY))
     if used["split"]:  # a finite pair (curve pair, sampled or continuous round) is composed with split atoms
         chain.append(result_entry(comp.SPLIT_ATOMS))
     if used["summed"]:  # binary RR rounds: the summed-count lower pair is among the lower ends

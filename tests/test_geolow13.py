@@ -225,3 +225,23 @@ def test_registered_checks_can_fail(monkeypatch):
     assert b.check_symbolic().proved is True
     monkeypatch.setattr(Geometric, "as_binary_rr", lambda self: KRR(2, exp_epsilon0=2 / self.alpha_exact))
     assert b.check_symbolic().proved is False
+
+
+def test_certificate_chain_names_the_geometric_statements(tmp_path):
+    """A deployment with geometric [[rounds]]: the target's lower source is the threshold count and the chain names
+    'Geometric threshold-count lower pair'; an m = 2 round is composed as binary RR and the chain names the identity."""
+    from blanket.reports.composition import certify_composition
+    from blanket.reports.deployment import load_deployment
+
+    p = tmp_path / "geo.toml"
+    head = 'name = "x"\n[mechanism]\ntype = "krr"\nk = 2\nepsilon0 = "1"\n[users]\nn = 60\n'
+    p.write_text(
+        head + '[[rounds]]\ntype = "geometric"\nm = 6\nepsilon0 = "1"\nn = 60\ncount = 2\n[[targets]]\ndelta = "1e-6"\n'
+    )
+    cert = certify_composition(load_deployment(p), plot=False)
+    keys = {e["key"] for e in cert["chain"]}
+    assert "Geometric threshold-count lower pair" in keys and "Geometric m = 2 is binary RR" not in keys
+    assert "reports >=" in cert["targets"][0]["lower_source"]
+    p.write_text(p.read_text().replace("m = 6", "m = 2"))
+    cert2 = certify_composition(load_deployment(p), plot=False)
+    assert "Geometric m = 2 is binary RR" in {e["key"] for e in cert2["chain"]}
