@@ -30,12 +30,17 @@ def test_the_bracket_decides_the_grid_when_the_summed_pair_is_at_hand():
     assert old.lower == e.lower and old.rel_width <= REL
 
 
-def test_without_a_mechanism_lower_end_the_sandwich_decides_as_before():
-    # the geometric mechanism has no composed lower pair (no mechanism lower end for the grid search): its lower end
-    # is the one round's alone (docs/composition.md §5e, a post-processing; before session 11 it was 0), far below
-    # the upper end, so the bracket never meets REL and the sandwich decides the grid
+def test_without_a_mechanism_lower_end_the_sandwich_decides_as_before(monkeypatch):
+    # a round without a composed lower pair (no mechanism lower end for the grid search; the geometric mechanism until
+    # session 13, here with its threshold count switched off): its lower end is the one round's alone
+    # (docs/composition.md §5e, a post-processing; before session 11 it was 0), far below the upper end, so the
+    # bracket never meets REL and the sandwich decides the grid
     geo = Shuffled(oracles.Geometric(3, alpha="1/2"), 200)
+    with_pair = ShuffleAccountant().compose(geo, count=10).get_epsilon("1e-6")
+    monkeypatch.setattr(Shuffled, "lower_pair", lambda self, direction="forward": None)
+    monkeypatch.setattr(ShuffleAccountant, "_summed_pairs", lambda self: None)
     e = ShuffleAccountant().compose(geo, count=10).get_epsilon("1e-6")
+    assert with_pair.lower > e.lower  # session 13: the composed threshold count lies above the one round's end
     assert e.details["lower_pair"].startswith("one round alone")
     assert 0 < e.lower < e.upper and e.rel_width > REL and e.sandwich_width <= REL
     assert e.grid == _sandwich_only(geo, 10).grid
