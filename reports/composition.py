@@ -621,8 +621,8 @@ def certify_composition(
             "lower_bound": "the rounds run on one concrete pair of datasets (all other users hold a value other "
             "than the target's; binary RR: c = 0), counting the target's value, optimistic discretisation"
             + (
-                "; a Laplace / Gaussian round: its outputs thresholded at 1/2 on the datasets 0^n vs 1 0^(n-1) "
-                "(binary RR, a post-processing)"
+                "; a Laplace / Gaussian round: the datasets 0^n vs 1 0^(n-1) through a pair their exact privacy "
+                "curve dominates (the ROC hull of certified tests of their lattice law)"
                 if continuous
                 else ""
             ),

@@ -101,3 +101,40 @@ def test_epsilon_lower_end_is_certified_and_below_the_upper_end():
     )
     assert blanket_view(Laplace(1), n, epsilon=e, h=fmpq(1, 64)).upper > delta  # so e is below the view's epsilon
     assert e > quantised_epsilon_lower(Laplace(1), n, delta)  # the exact dataset beats the thresholded outputs here
+
+
+def _roc_pair(mech, n, h=None):
+    from blanket.exact.accounting.curves import pair_from_roc
+    from blanket.exact.shuffled.continuous_dataset import dataset_roc_points
+
+    return pair_from_roc(dataset_roc_points(mech, n, h=fmpq(1, 64) if h is None else h))
+
+
+def _alpha(e: float) -> fmpq:
+    return fmpq(int(mp.e**e * 2**40), 2**40)
+
+
+@pytest.mark.parametrize("kind", ["laplace", "gaussian"])
+def test_roc_pair_curve_below_and_near_mpmath_at_n1(kind):
+    """The dataset-curve lower pair (session 13) at n = 1 is (μ_1, μ_0) itself: its curve H_α must lie at or below
+    the mpmath value at every α (α ≥ 1: ∫(μ_1 − αμ_0)_+; α < 1: 1 − α + α∫(μ_0 − μ_1/α)_+) and near it."""
+    mech = Laplace(1) if kind == "laplace" else Gaussian(1)
+    pr = _roc_pair(mech, 1)
+    for e in (0.0, 0.125, 0.25, 0.5, 0.75):
+        a = _alpha(e)
+        ea = mp.log(mp.mpf(int(a.p)) / int(a.q))  # the exact rational's own log, for the reference
+        fwd = _ref_n1(kind, "1|0", ea)
+        assert 0 < float(pr.hockey_stick(a)) <= float(fwd) and float(pr.hockey_stick(a)) > 0.97 * float(fwd)
+        ai = 1 / a
+        bwd = 1 - mp.e**-ea + mp.e**-ea * _ref_n1(kind, "0|1", ea)  # F(1/a) = 1 − 1/a + G(a)/a
+        h = pr.hockey_stick(ai)
+        assert float(1 - ai) < float(h) <= float(bwd)
+        assert float(h - (1 - ai)) > 0.97 * float(bwd - (1 - mp.e**-ea))
+
+
+def test_roc_pair_curve_below_mpmath_at_n2_laplace():
+    pr = _roc_pair(Laplace(1), 2)
+    a = _alpha(0.25)
+    ref = _ref_laplace_n2(mp.log(mp.mpf(int(a.p)) / int(a.q)))
+    d = pr.hockey_stick(a)
+    assert 0 < float(d) <= float(ref) and float(d) > 0.97 * float(ref)

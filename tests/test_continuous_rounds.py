@@ -137,8 +137,11 @@ def test_cli_rounds_and_plot(tmp_path, capsys):
         a = arith.endpoints(arith.exp_ball(fmpq(1, 2)))
     exact = max(_composed_hockey_stick(P, Q, T, a[1]), _composed_hockey_stick(Q, P, T, a[1]))
     exact_at_lo_alpha = max(_composed_hockey_stick(P, Q, T, a[0]), _composed_hockey_stick(Q, P, T, a[0]))
-    assert lo <= exact_at_lo_alpha * (1 + Fraction(1, 10**9)) + Fraction(1, 10**9)
-    assert exact <= hi
+    print("lower", float(lo), "thresholded", float(exact_at_lo_alpha), "upper", float(hi))
+    assert exact <= hi and lo <= hi
+    # the lower end is the datasets' own curve (a lower pair the thresholded outputs are a garbling of, up to the
+    # lattice): not below the thresholded pair's exact composed delta by more than the lattice's slack
+    assert lo >= exact_at_lo_alpha * Fraction(99, 100)
 
 
 @pytest.mark.slow

@@ -32,7 +32,7 @@ from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import continuous as C
 from flint import arb, fmpq
 
-__all__ = ["at_zero", "dataset_delta_lower", "dataset_epsilon_lower"]
+__all__ = ["at_zero", "dataset_delta_lower", "dataset_epsilon_lower", "dataset_roc_points", "DEFAULT_LINES"]
 
 ONE, ZERO = fmpq(1), fmpq(0)
 
@@ -155,3 +155,93 @@ def dataset_epsilon_lower(
         if best > 0:
             break
     return best
+
+
+#: the number of tests (supporting lines of the curve) :func:`dataset_roc_points` reads off each of its two lattice laws
+DEFAULT_LINES = 512
+
+
+def _suffix_lines(mech: Continuous, n: int, x: fmpq, x2: fmpq, hq: fmpq, lines: int, bits: int, drop: int) -> list:
+    """``[(M, S)]`` (at most ``2·lines + 1``) for the lower-side lattice law of ``V = Σ_i L_i``, ``L = r_x − r_{x2}`` (the view at ``e^ε = 1``,
+    blanket ``μ_0``): for ``lines`` cut indices ``k0``, ``M = Σ_{k≥k0} w_k`` and ``S = Σ_{k≥k0} w_k(z_k + c) − η_c``
+    with ``η_c`` the cost of the residuals' exceptional event (``η·(top·h + c)``; the caller adds ``η·max(0, −t)``).
+    For every ``t`` and every cut, ``E[(V − t)_+] ≥ S − t·M − η·max(0, −t)``.  Exact rationals."""
+    m = at_zero(mech)
+    ee = arb(1)
+    C.check_cost(m, ee, hq)
+    with arith.precision(192):
+        hq = C.aligned_step(m, x, x2, ee, hq)
+        _, lo_law, _, resid, _ = C.leaf_laws(m, x, x2, ee, hq, bits)
+        lo = C._power(lo_law, n, "lower", drop)
+        rmean, rsq, rmax = resid
+        log_eta = arb(2).log() * C.ETA_BITS
+        b3 = rmax * log_eta / 3
+        u = b3 + (b3 * b3 + 2 * n * rsq * log_eta).sqrt()
+        cb = n * rmean.lower() - u
+        c = C._exact_point(cb.lower()) if cb.lower() > 0 else ZERO
+    eta_c = (max(0, lo.top) * hq + c) / fmpq(2) ** C.ETA_BITS if c > 0 else ZERO
+    coeffs = [int(v) for v in lo.poly.coeffs()]
+    L = len(coeffs)
+    scale = fmpq(2) ** lo.bits
+    step = max(1, L // lines)
+    starts = set(range(0, L, step)) | {L - 1}
+    total = sum(coeffs)
+    level = 1  # also a cut each time the suffix mass crosses j/lines of the total (the bulk of a wide law)
+    out = []
+    mass = first = 0  # suffix sums in units of 2^-bits: the mass, and the sum of (offset + k)·mass
+    for k in range(L - 1, -1, -1):
+        mass += coeffs[k]
+        first += coeffs[k] * (lo.offset + k)
+        crossed = mass * lines >= level * total
+        if crossed:
+            level = mass * lines // total + 1
+        if (k in starts or crossed) and mass > 0:
+            out.append((fmpq(mass) / scale, (first * hq + c * mass) / scale - eta_c))
+    return out
+
+
+def dataset_roc_points(
+    mech: Continuous,
+    n: int,
+    *,
+    h: object = C.DEFAULT_H,
+    lines: int = DEFAULT_LINES,
+    bits: int = C.BITS,
+    drop_bits: int = C.DROP,
+) -> list:
+    """Inner ROC points ``(x̄, y̲)`` of the pair ``(P, Q) = (D1, D0)``, ``D1 = (1, 0^{n−1})``, ``D0 = 0^n``: for
+    every ``β ≥ 0``, ``H_β(P‖Q) ≥ y̲ − β·x̄`` (exact rationals, ``0 ≤ x̄ ≤ 1``, ``y̲ ≤ 1``), so the ROC pair of the
+    points (:func:`blanket.exact.accounting.curves.pair_from_roc`) is Blackwell-dominated by ``(P, Q)``: its T-fold
+    product's δ is a certified lower bound on the composed mechanism's (docs/reference/blanket.md §4, "The dataset
+    pair's whole curve", status: derived).
+
+    Under ``D0`` the likelihood ratio is ``R/n``, ``R = Σ_i r(Y_i)``, ``r = μ_1/μ_0``, so
+    ``n·H_β(P‖Q) = E[(W − n(β − 1))_+]`` with ``W = R − n`` and ``n·H_γ(Q‖P) = γ·E[(V − n(1 − 1/γ))_+]`` with
+    ``V = n − R``: two increasing convex functions of two sums.  The lower side of the lattice engine
+    (:func:`dataset_delta_lower`) bounds ``E[φ(sum)]`` from below for *every* increasing convex ``φ`` at once (cell
+    means: Jensen; chunks: a conditional expectation, then the residuals ``Σr_i ≥ c`` except with probability ``η``,
+    which costs at most ``η·φ(largest value)``), so one law of ``W`` (the view ``(1, 0)`` at ``e^ε = 1``) and one of
+    ``V`` (the view ``(0, 1)``) give the whole curve.  For a cut ``A = {k ≥ k0}`` of a law with weights ``w_k`` at
+    ``z_k``, ``(v)_+ ≥ v·1_A`` gives a line: from ``W``, ``x̄ = M``, ``y̲ = M + S/n`` (with ``t = n(β − 1) ≥ −n``:
+    ``η·n`` more is taken off ``S``); from ``V``, ``H_γ(Q‖P) ≥ M − η − γ(M − S/n)``, which is the line
+    ``H_β(P‖Q) ≥ 1 − x' − β(1 − y')`` of the ROC point ``(1 − y', 1 − x')``.  ``lines`` cuts evenly spaced over
+    each law's window and ``lines`` more at its quantiles ``j/lines``.
+
+    Cost: two lower-side lattice sums of ``n`` copies (each as :func:`dataset_delta_lower`) and ``O(length)`` exact
+    integer additions for the suffix sums; ``O(lines)`` points."""
+    n = arith.integer_in(n, "n", lo=1)
+    lines = arith.integer_in(lines, "lines", lo=1, hi=1 << 16)
+    hq = arith.exact_in(h, "h", lo=0)
+    if hq == 0:
+        raise InvalidArgument("h", h, "must be > 0 (the lattice step)")
+    eta = fmpq(1) / fmpq(2) ** C.ETA_BITS
+    out = []
+    for M, S in _suffix_lines(mech, n, ONE, ZERO, hq, lines, bits, drop_bits):  # W = R − n: β ≥ 1 mostly
+        y = M + (S - eta * n) / n
+        if y > 0 and M <= 1:  # a line dropped is a weaker (still valid) curve; y clipped at 1 likewise
+            out.append((M, min(y, ONE)))
+    for M, S in _suffix_lines(mech, n, ZERO, ONE, hq, lines, bits, drop_bits):  # V = n − R: β < 1 mostly
+        y2, x2 = M - eta, M - S / n
+        if 0 <= y2 <= 1 and x2 < 1:
+            out.append((1 - y2, min(1 - x2, ONE)))
+    return out

@@ -282,8 +282,8 @@ def _dec(x, up: bool, digits: int) -> str:
 
 
 def _run_rounds(args: argparse.Namespace, mech, n: int, quantity: str, T: int) -> int:
-    """``--rounds T``: T composed rounds (the accountant; upper end for every dataset, lower end the thresholded
-    outputs on one pair of datasets in every round)."""
+    """``--rounds T``: T composed rounds (the accountant; upper end for every dataset, lower end the datasets
+    ``0^n`` vs ``1·0^{n−1}`` in every round, through a pair their privacy curve dominates)."""
     from blanket.exact.accounting.accountant import ShuffleAccountant
     from blanket.exact.accounting.continuous_rounds import ShuffledContinuous
     from blanket.reports.composition import announce_cost
@@ -311,7 +311,10 @@ def _emit_composed(
     from blanket.reports.continuous_certificate import one_round_lower
 
     note = _assumption({m.kind for m, _ in singles})
-    composed_lower = "outputs thresholded at 1/2 on the datasets 0^n vs 1 0^(n-1) in every Laplace/Gaussian round"
+    composed_lower = (
+        "the datasets 0^n vs 1 0^(n-1) in every Laplace/Gaussian round, through a pair their privacy curve dominates "
+        "(the ROC hull of certified tests of their lattice law; docs/reference/blanket.md section 4)"
+    )
 
     def lower(acc_lower, **at):
         one = one_round_lower(singles, **at)
