@@ -152,3 +152,21 @@ def test_cli_single_round_plot(tmp_path, capsys, slow_level):
     argv = ["delta", "--mechanism", "laplace", "--epsilon0", "1", "-n", "10", "--epsilon", "1/2"]
     assert main([*argv, "--plot", str(png1)]) == 0 and png1.stat().st_size > 0
     assert "wrote the privacy curve" in capsys.readouterr().err
+
+
+def test_lower_pair_orders_are_one_pair_swapped(laplace_round):
+    """The backward lower pair is the forward one with P and Q swapped: H_a(Q‖P) = 1 − a + a·H_{1/a}(P‖Q) exactly,
+    and the larger of the two curves lies above the thresholded outputs' exact δ (the larger order; a garbling of the
+    same datasets) up to the lattice's slack."""
+    fwd, bwd = laplace_round.lower_pair("forward"), laplace_round.lower_pair("backward")
+    assert fwd.kind == bwd.kind and sum(p for _r, p, _q in bwd.masses) == sum(q for _r, _p, q in fwd.masses)
+    for a in (fmpq(1, 3), fmpq(4, 5), fmpq(1), fmpq(6, 5), fmpq(2)):
+        assert bwd.hockey_stick(a) == 1 - a + a * fwd.hockey_stick(1 / a)
+    rr = quantised_rr(laplace_round.mechanism)
+    for a in (fmpq(1), fmpq(5, 4), fmpq(3, 2)):
+        with arith.precision(128):
+            thr = delta_krr_family(rr, laplace_round.n, "same", exp_epsilon=a)
+        lo = arith.endpoints(thr)[0] if not isinstance(thr, fmpq) else thr
+        assert max(fwd.hockey_stick(a), bwd.hockey_stick(a)) >= lo * fmpq(99, 100)
+    with pytest.raises(InvalidArgument, match="direction"):
+        laplace_round.lower_pair("sideways")
