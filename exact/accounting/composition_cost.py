@@ -208,14 +208,14 @@ def fleet_lower_seconds(n: int, rounds: int, *, discretise: bool = True) -> floa
 
 def continuous_seconds(n: int, points: int, h: float) -> float:
     """Estimated one-core seconds of a continuous round's pairs at ``n`` users: ``2·points`` blanket views over a
-    support of ``27·sqrt(n)/h`` lattice points (``h`` the lattice step), and two more lattice sums for the lower pair
+    support of ``27·sqrt(n)/h`` lattice points (``h`` the lattice step), and two lattice sums on the step ``h/2`` (as four views) for the lower pair
     (:meth:`~blanket.exact.accounting.continuous_rounds.ShuffledContinuous.lower_pair`).  O(1).
 
     >>> continuous_seconds(1000, 16, 1 / 64) < continuous_seconds(10**5, 16, 1 / 64)
     True
     """
     support = 27.0 * math.sqrt(max(n, 1)) / h
-    return SECONDS_CONTINUOUS_FIXED + SECONDS_PER_CONTINUOUS_POINT_SUPPORT * (2 * points + 2) * support
+    return SECONDS_CONTINUOUS_FIXED + SECONDS_PER_CONTINUOUS_POINT_SUPPORT * (2 * points + 4) * support
 
 
 #: binary RR with its grid-free summed lower end (the accountant's grid search stops at the first grid where the
