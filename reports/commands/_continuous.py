@@ -3,7 +3,10 @@
 The upper end is the exact blanket view of Balle et al. Lemma 5.3 (an upper bound on the shuffled mechanism's
 δ for every dataset), enclosed by :mod:`blanket.exact.shuffled.continuous`; the printed lower end is the lower
 end of that enclosure — a lower bound on the *blanket view*, not on the mechanism; the mechanism's own lower end
-is the quantised one (outputs thresholded at 1/2: exact shuffled binary RR on a concrete pair of datasets).  The Gaussian mechanism is not ε0-LDP: ``--epsilon0`` and ``--bound`` are refused for it by name.
+is the exact δ of the datasets 0^n vs 1 0^(n−1) (the lower side of its lattice enclosure,
+:mod:`blanket.exact.shuffled.continuous_dataset`), and over ``--rounds T`` the T-fold product of a pair that those
+datasets dominate (certified lines below their whole curve; docs/reference/blanket.md §4).  The Gaussian mechanism
+is not ε0-LDP: ``--epsilon0`` and ``--bound`` are refused for it by name.
 
 ``--rounds T`` composes T rounds with the accountant (:class:`blanket.exact.accounting.continuous_rounds.ShuffledContinuous`:
 the pair of the hull of certified blanket-view values, docs/composition.md §5d); ``--plot FILE`` draws the privacy
