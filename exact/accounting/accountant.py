@@ -1577,7 +1577,7 @@ class ShuffleAccountant:
             return self._cache["auto"]
         T = self.rounds
         e0 = max(float(_loss_scale(ev)) for ev, _ in self._ledger)
-        g = _dyadic_below(max(e0, 1e-6) / 400.0)
+        g = _dyadic_below(min(max(e0, 1e-6) / 400.0, 1.0))  # a grid is at most 1 (ε0 up to 500)
         rel = float(self.rel_width)
         for _ in range(4):
             up = self._pld(g, "upper").get_epsilon(target_delta)

@@ -434,8 +434,7 @@ def _dyadic_exp(eps: fmpq) -> fmpq:
     """A dyadic rational ``≤ e^ε`` with 50 significant bits (exact in binary64), at least 1."""
     with arith.precision(96):
         lo = arith.endpoints(arith.ball(eps).exp())[0]
-    k = 50 - max(1, (lo.numerator // lo.denominator).bit_length())
-    return max(fmpq(1), fmpq((lo.numerator << k) // lo.denominator, 1 << k))
+    return max(fmpq(1), _curves.dyadic50(lo))
 
 
 #: from JENSEN_MIN_N users on (k-RR and the oracles; UPWARD_TOP_MIN_N for the others), the grid's top is the first ``ε0·2^j/1024`` where the cheapest source's δ is below
@@ -585,7 +584,7 @@ def _refine_band(best: Callable, memo: dict, lo: fmpq, hi: fmpq, rt: fmpq, budge
         push(a, b)
     while heap and len(memo) < start + budget:
         _p, _i, a, b = heapq.heappop(heap)
-        mf = math.sqrt(float(a) * float(b))
+        mf = math.sqrt(float(a)) * math.sqrt(float(b))  # a·b overflows a float above e^709 (ε0 > 354)
         m = fmpq(*float(mf).as_integer_ratio())
         if not a < m < b:
             continue

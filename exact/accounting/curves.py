@@ -453,6 +453,19 @@ CURVE_TOL = fmpq(1, 2**80)
 _U = 2.0**-53
 
 
+def dyadic50(x: fmpq, up: bool = False) -> fmpq:
+    """``x > 0`` rounded down (``up``: up) to 50 significant bits: a dyadic rational exact in binary64 (any
+    magnitude: ``x ≥ 2^50`` rounds its integer part).  O(1)."""
+    k = 50 - max(1, (x.numerator // x.denominator).bit_length())
+    if k >= 0:
+        num, den = x.numerator << k, x.denominator
+        m = -((-num) // den) if up else num // den
+        return fmpq(m, 1 << k)
+    num, den = x.numerator, x.denominator << -k
+    m = -((-num) // den) if up else num // den
+    return fmpq(m << -k)
+
+
 def curve_grid(epsilon0: NumberInput, points: int = 1024) -> list:
     """``points`` dyadic rationals ``α_i = e^{ε_i}`` (``ε_i = i·ε_top/points`` with ``ε_top = epsilon0``, rounded
     down to 50 significant bits), exact in binary64, from ``α_0 = 1`` up to below ``e^{ε_top}``.  Any grid is
@@ -466,8 +479,7 @@ def curve_grid(epsilon0: NumberInput, points: int = 1024) -> list:
         for i in range(pts):
             a = arith.ball(e0 * i / pts).exp()
             lo = arith.endpoints(a)[0]
-            k = 50 - max(1, (lo.numerator // lo.denominator).bit_length())  # 50 significant bits: exact in binary64
-            v = fmpq((lo.numerator << k) // lo.denominator, 1 << k)
+            v = dyadic50(lo)  # 50 significant bits: exact in binary64
             if not out or v > out[-1]:
                 out.append(v)
     return out
@@ -663,8 +675,7 @@ def _top_point(mech: KRR, n: int, top: fmpq, am: fmpq, e0: fmpq) -> tuple | None
             v = delta_blanket_view(mech, n, epsilon=eps, tol=fmpq(1, 2**200))
             u = arith.endpoints(v)[1]
             hi = arith.endpoints(arith.ball(eps).exp())[1]
-        k = 50 - max(1, (hi.numerator // hi.denominator).bit_length())
-        a = fmpq(-((-(hi.numerator << k)) // hi.denominator), 1 << k)  # rounded up: a >= e^eps
+        a = dyadic50(hi, up=True)  # rounded up: a >= e^eps
         if not a < am:
             break
         best = (a, min(fmpq(1), max(fmpq(0), fmpq(u.numerator, u.denominator))))
@@ -695,8 +706,7 @@ def local_grid(epsilon_lo: NumberInput, epsilon_hi: NumberInput, points: int) ->
         for i in range(pts):
             a = arith.ball(lo + (hi - lo) * i / (pts - 1)).exp()
             v = arith.endpoints(a)[0]
-            k = 50 - max(1, (v.numerator // v.denominator).bit_length())
-            q = max(fmpq(1), fmpq((v.numerator << k) // v.denominator, 1 << k))
+            q = max(fmpq(1), dyadic50(v))
             if not out or q > out[-1]:
                 out.append(q)
     return out

@@ -47,7 +47,7 @@ from blanket.exact.mechanisms.finite import KRR, Randomizer, finite_exp_epsilon0
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberOrBall
-from flint import arb, fmpq
+from flint import arb, ctx, fmpq
 
 
 def upper_rational(x: arb) -> fmpq:
@@ -167,12 +167,20 @@ def clone_pair(mech: Randomizer, n: int) -> ShiftPair:
     so that the accountant can call the one-round certified routines.)  O(1).
     """
     e = finite_exp_epsilon0(mech, "the clone pair")
+    # pi_p = e/(e+1) must keep 1/(e+1)'s digits (its loss range reads 1 − pi_p): at a large ε0 (60: 1/(e+1) ≈ 9e-27)
+    # a ball of pi_p at 53 bits contains 1 and the loss range was NaN (an internal error), so log2(e) more bits
+    with arith.precision(64):
+        e_hi = arith.ball(e).upper()
+    extra = max(0, int(math.ceil(math.log2(float(e_hi)))) + 1) if 0 < e_hi < 2**1000 else 0
+    with arith.precision(max(ctx.prec, 64) + extra):
+        e = finite_exp_epsilon0(mech, "the clone pair")
+        pi_p, pi_q, outer_q = e / (e + 1), 1 / (e + 1), 1 / e
     return ShiftPair(
         outer_n=n - 1,
-        outer_q=1 / e,
+        outer_q=outer_q,
         inner_q=None,
-        pi_p=e / (e + 1),
-        pi_q=1 / (e + 1),
+        pi_p=pi_p,
+        pi_q=pi_q,
         null=fmpq(0),
         kind="clone",
         description="clone pair (Feldman-McMillan-Talwar FOCS 2021; any epsilon0-LDP randomizer)",
