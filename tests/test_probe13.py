@@ -109,3 +109,23 @@ def test_sampled_binary_rr_epsilon_meets_the_target(n, q, e0, delta):
 def test_sampled_krr3_brackets_the_brute_force(n, q, e0, eps):
     line, _sec = P.check_delta(n, q, e0, eps, 1, mech="krr3")
     assert line.startswith("ok"), line
+
+
+def test_one_preparation_per_query(monkeypatch):
+    # 'blanket epsilon --mechanism rr -n 160 --sampling 0.1 --epsilon0 1 --delta 1e-6' once prepared the O(n³) worst
+    # case twice (18.8 s; 0.9 GB at q = 1/2): the curve source and the one-round route passed e^ε0 as balls of
+    # different precisions (the one-round route outside any precision context: 53 bits) and the memo keys on the
+    # ball's text.  Both now take it at 128 bits: called from a 53-bit context, one preparation.
+    import blanket.exact.shuffled.sampled_binary as sb
+    from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR, _curve_event
+    from blanket.exact.accounting.curve_pairs import _sampled_binary_delta
+    from blanket.exact.accounting.sampled import Sampled
+    from flint import ctx, fmpq
+
+    monkeypatch.setattr(sb, "_MEMO", {})
+    monkeypatch.setattr(ctx, "prec", 53)
+    ev = Sampled(ShuffledRR(k=2, epsilon0="1", n=23), "37/100")
+    _sampled_binary_delta(_curve_event(ev).mechanism, 23, exp_epsilon=fmpq(11, 10))
+    got = ShuffleAccountant().compose(ev)._sampled_binary_one_round("epsilon", fmpq(1, 10**6))
+    assert got is not None
+    assert len(sb._MEMO) == 1, list(sb._MEMO)

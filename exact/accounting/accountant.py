@@ -1918,7 +1918,8 @@ class ShuffleAccountant:
         mech: Any = plain.mechanism  # a SampledBinaryRR (accounting.sampled imports this module: duck-typed)
         if not getattr(mech, "exact_binary_worst", False):
             return None
-        e0 = mech.exp_epsilon0()
+        with arith.precision(128):  # the same ball as the curve source's: one preparation (the memo's key)
+            e0 = mech.exp_epsilon0()
         w = _sampled_binary.sampled_binary_worst(e0, mech.participation, plain.n)
         if quantity == "epsilon":
             e_hi = arith.endpoints(arith.ball(e0))[1]

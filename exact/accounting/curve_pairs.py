@@ -395,7 +395,9 @@ def _sampled_binary_delta(mech: Any, n: int, *, exp_epsilon: Any, tol: Any = Non
     """The certified upper end of the sampled binary RR round's exact worst case at ``e^ε = exp_epsilon``
     (:class:`blanket.exact.shuffled.sampled_binary.SampledBinaryWorst`, prepared once per ``(e^{ε0}, q, n)``).
     O(n log n) per call after the O(n³) preparation."""
-    w = sampled_binary.sampled_binary_worst(mech.exp_epsilon0(), mech.participation, n)
+    with arith.precision(128):  # the same ball as the one-round route's: one preparation (the memo's key)
+        e0 = mech.exp_epsilon0()
+    w = sampled_binary.sampled_binary_worst(e0, mech.participation, n)
     return w.value(exp_epsilon)[1]
 
 
