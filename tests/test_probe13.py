@@ -35,14 +35,14 @@ def test_brute_force_forms_agree():
         assert max(abs(A.get(o, 0) - B.get(o, 0)) for o in set(A) | set(B)) < mp.mpf(10) ** -45
 
 
-@pytest.mark.parametrize("mech", ["rr", "krr3"])
+@pytest.mark.parametrize("mech", ["rr", "krr3", "ldp"])
 @pytest.mark.parametrize("e0", ["40", "60", "400", "500"])
 def test_large_epsilon0_sampled_is_answered(mech, e0):
     # 'blanket delta --mechanism rr -n 4 --sampling 0.5 --epsilon0 60 --epsilon 1': internal error (negative shift
     # count; then NaN); ε0 = 400: OverflowError; 500: 'grid must be <= 1, got 5/4'.  At such ε0 the randomizer is the
     # identity to within e^-ε0: one target report decides, δ(1) = q = 1/2 up to e^-39 (binary RR's worst case
-    # brute-forced too, at ε0 = 40)
-    args = ["delta", "--mechanism", *(["rr"] if mech == "rr" else ["krr", "--k", 3])]
+    # brute-forced too, at ε0 = 40).  ldp (its Lemma G1 pair, the blanket view's π_p at 53 bits): NaN at ε0 = 60
+    args = ["delta", "--mechanism", *({"rr": ["rr"], "ldp": ["ldp"]}.get(mech) or ["krr", "--k", 3])]
     rc, d = P.cli_json(*args, "--epsilon0", e0, "-n", 4, "--sampling", "0.5", "--epsilon", 1)
     assert rc == 0, d
     lo, hi = mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])

@@ -2038,7 +2038,7 @@ class ShuffleAccountant:
 
     def _first_grid(self) -> Fraction:
         """The first grid of :meth:`_auto_grid`'s search, ``Δ ≈ ε0/400`` (dyadic).  O(ledger entries)."""
-        return _dyadic_below(max(max(float(_loss_scale(ev)) for ev, _ in self._ledger), 1e-6) / 400.0)
+        return _dyadic_below(min(max(max(float(_loss_scale(ev)) for ev, _ in self._ledger), 1e-6) / 400.0, 1.0))
 
     def _curve_delta(self, grid: Fraction, eps: fmpq, band: tuple | None) -> arb | None:
         """δ(ε) of the composed curve pairs on ``grid`` refined in ``band`` (``None``: no round has one)."""
@@ -2113,7 +2113,7 @@ class ShuffleAccountant:
                 self.grid
                 or self._cache.get("auto")
                 or _dyadic_below(
-                    max(float(_loss_scale(ev)) for ev, _ in self._ledger) / 400.0 / max(1, self.rounds) * 4
+                    min(max(float(_loss_scale(ev)) for ev, _ in self._ledger) / 400.0 / max(1, self.rounds) * 4, 1.0)
                 )
             )
         else:
@@ -2296,7 +2296,7 @@ class ShuffleAccountant:
             else (
                 self.grid
                 or self._cache.get("auto")
-                or _dyadic_below(max(float(_loss_scale(e)) for e, _ in self._ledger) / 400.0)
+                or _dyadic_below(min(max(float(_loss_scale(e)) for e, _ in self._ledger) / 400.0, 1.0))
             )
         )
         if Fraction(float(g)) != g:

@@ -156,6 +156,15 @@ class ShiftPair:
 GARBLE_TAU = 1e-20
 
 
+def _bits_of(e: NumberOrBall) -> int:
+    """Extra bits that keep ``1/(e+1)``'s digits in ``π_p = e/(e+1)`` (a pair's loss range reads ``1 − π_p``): at a
+    large ε0 (60: ``1/(e+1) ≈ 9e-27``) a ball of ``π_p`` at 53 bits contains 1 and the loss range was NaN (an
+    internal error).  About ``log2 e``.  O(1)."""
+    with arith.precision(64):
+        e_hi = arith.ball(e).upper()
+    return max(0, int(math.ceil(math.log2(float(e_hi)))) + 1) if 0 < e_hi < 2**1000 else 0
+
+
 def clone_pair(mech: Randomizer, n: int) -> ShiftPair:
     """The FOCS 2021 clone pair of ``n`` users as a :class:`~exact.accounting.pld.ShiftPair`: dominating for the
     shuffled round of **every** ε0-LDP randomizer (Feldman–McMillan–Talwar 2021).
@@ -167,12 +176,7 @@ def clone_pair(mech: Randomizer, n: int) -> ShiftPair:
     so that the accountant can call the one-round certified routines.)  O(1).
     """
     e = finite_exp_epsilon0(mech, "the clone pair")
-    # pi_p = e/(e+1) must keep 1/(e+1)'s digits (its loss range reads 1 − pi_p): at a large ε0 (60: 1/(e+1) ≈ 9e-27)
-    # a ball of pi_p at 53 bits contains 1 and the loss range was NaN (an internal error), so log2(e) more bits
-    with arith.precision(64):
-        e_hi = arith.ball(e).upper()
-    extra = max(0, int(math.ceil(math.log2(float(e_hi)))) + 1) if 0 < e_hi < 2**1000 else 0
-    with arith.precision(max(ctx.prec, 64) + extra):
+    with arith.precision(max(ctx.prec, 64) + _bits_of(e)):
         e = finite_exp_epsilon0(mech, "the clone pair")
         pi_p, pi_q, outer_q = e / (e + 1), 1 / (e + 1), 1 / e
     return ShiftPair(
@@ -275,7 +279,9 @@ def split_blanket_view(mech: KRR, n: IntegerInput) -> ShiftPair:
     """The blanket view with the ``{x, x'}``-membership of the blanket draws revealed (k = 2: the blanket view)."""
     _check_krr(mech)
     n = arith.integer_in(n, "n", lo=1)
-    e, f, p = _krr_params(mech)
+    with arith.precision(max(ctx.prec, 64) + _bits_of(_krr_params(mech)[0])):  # 1 − pi_p keeps f's digits
+        e, f, p = _krr_params(mech)
+        pi_p, pi_q, outer_q, null = e / (e + 1), 1 / (e + 1), 2 * f, (mech.k - 2) * f
     k = mech.k
     desc = (
         "blanket view of binary RR (Balle et al. Lemma 5.3; = stronger clones)"
@@ -284,11 +290,11 @@ def split_blanket_view(mech: KRR, n: IntegerInput) -> ShiftPair:
     )
     return ShiftPair(
         outer_n=n - 1,
-        outer_q=2 * f,
+        outer_q=outer_q,
         inner_q=None,
-        pi_p=e / (e + 1),
-        pi_q=1 / (e + 1),
-        null=(k - 2) * f,
+        pi_p=pi_p,
+        pi_q=pi_q,
+        null=null,
         kind="blanket-view" if k == 2 else "blanket-view-split",
         description=desc,
     )

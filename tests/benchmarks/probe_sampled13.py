@@ -292,3 +292,50 @@ def extreme_pairs_delta(n: int, e0: str, q: str, eps) -> mp.mpf:
     for A, B in ((1, 0), (0, 1), (n, n - 1), (n - 1, n)):
         best = max(best, H(laws[A], laws[B]))
     return best
+
+
+# ------------------------------------------------------------------ frequency oracles (unary encodings), sampled
+def unary_rows(k: int, p, q0) -> list:
+    """OUE/SUE as k-bit vectors: bit x kept 1 w.p. p, every other bit 1 w.p. q0 (textbook definition)."""
+    rows = []
+    for x in range(k):
+        row = []
+        for bits in itertools.product((0, 1), repeat=k):
+            pr = mp.mpf(1)
+            for j, b in enumerate(bits):
+                pj = p if j == x else q0
+                pr *= pj if b else 1 - pj
+            row.append(pr)
+        rows.append(row)
+    return rows
+
+
+def check_oracle(kind: str, k: int, n: int, q: str, e0: str, eps: str):
+    """The CLI's sampled OUE/SUE bracket against the brute force over every dataset."""
+    e = mp.e ** mp.mpf(e0)
+    if kind == "oue":
+        rows = unary_rows(k, mp.mpf(1) / 2, 1 / (e + 1))
+    else:
+        s = mp.sqrt(e)
+        rows = unary_rows(k, s / (s + 1), 1 / (s + 1))
+    qq = mp.mpf(q)
+    srows = [[qq * v for v in r] + [1 - qq] for r in rows]
+    t0 = time.time()
+    rc, d = cli_json(
+        "delta", "--mechanism", kind, "--k", k, "--epsilon0", e0, "-n", n, "--epsilon", eps, "--sampling", q
+    )
+    sec = time.time() - t0
+    if rc != 0:
+        return f"BAD rc={rc} {d.strip()[-200:]}", sec
+    lo, hi = mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])
+    ex = finite_worst(srows, n, mp.e ** mp.mpf(eps))
+    bad = []
+    if hi < ex * (1 - SLACK) - FLOOR:
+        bad.append(f"upper {hi} < exact {ex}")
+    if lo > ex * (1 + SLACK) + FLOOR:
+        bad.append(f"lower {lo} > exact {ex}")
+    tag = "BAD " + "; ".join(bad) if bad else "ok"
+    return (
+        f"{tag} lo={mp.nstr(lo, 10)} ex={mp.nstr(ex, 12)} hi={mp.nstr(hi, 10)} from={d.get('lower_pair', '')[:60]!r}",
+        sec,
+    )
