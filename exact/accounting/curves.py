@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -453,7 +454,7 @@ CURVE_TOL = fmpq(1, 2**80)
 _U = 2.0**-53
 
 
-def dyadic50(x: fmpq, up: bool = False) -> fmpq:
+def dyadic50(x: fmpq | Fraction, up: bool = False) -> fmpq:
     """``x > 0`` rounded down (``up``: up) to 50 significant bits: a dyadic rational exact in binary64 (any
     magnitude: ``x ≥ 2^50`` rounds its integer part).  O(1)."""
     k = 50 - max(1, (x.numerator // x.denominator).bit_length())
