@@ -27,6 +27,7 @@ every n ≥ n_min" (it fails at ``n = n_min``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -572,6 +573,22 @@ def _general_assumptions(dep: Deployment) -> list:
     return list(ASSUMPTIONS)
 
 
+def _geometric_as_binary_rr(dep: Deployment) -> tuple[Deployment, Deployment | None]:
+    """A one-round ``geometric`` deployment with ``m = 2`` is binary RR with ``e^{ε0} = 1/α`` (the same 2 x 2
+    matrix; :meth:`blanket.exact.mechanisms.oracles.Geometric.as_binary_rr`, registered 'Geometric m = 2 is binary
+    RR'): returns ``(the binary_rr deployment, the original)`` so the certificate uses binary RR's exact worst case
+    (as ``blanket delta|epsilon`` do); any other deployment is returned as ``(dep, None)``.  O(1)."""
+    if dep.mechanism != "geometric" or dep.params.get("m") != 2:
+        return dep, None
+    rr = dep.build_mechanism().as_binary_rr()  # type: ignore[union-attr]
+    params: dict = {"k": 2}
+    if rr.epsilon0_exact is not None:
+        params["epsilon0"] = rr.epsilon0_exact
+    else:
+        params["exp_epsilon0"] = rr.exp_epsilon0()
+    return dataclasses.replace(dep, mechanism="binary_rr", params=params), dep
+
+
 def _mechanism_text(dep: Deployment) -> str:
     p = dep.params
     e0 = (
@@ -670,6 +687,7 @@ def certify(
 
         return certify_fleet(dep, certify_one=certify, max_prec=max_prec, command=command, progress=progress, plot=plot)
     start = min(dep.precision, cap)
+    dep, orig = _geometric_as_binary_rr(dep)  # m = 2: binary RR's exact engines, as the CLI's queries do
     mech = dep.build_mechanism()
     srcs = sources(dep, mech, workers=workers, scheduler=scheduler)
     cands = candidate_results(dep)
@@ -714,6 +732,10 @@ def certify(
             if r.key not in chain_keys and (r.variant in (None, "rr", "krr") or "rr" in str(r.variant)):
                 chain_keys.append(r.key)
                 chain.append(result_entry(r))
+    if orig is not None:  # the identity the routing rests on (docs/mechanisms.md "m = 2 is binary RR")
+        from blanket.proofs import composition as comp
+
+        chain.append(result_entry(comp.GEOMETRIC_BINARY))
     bounds_table = []
     seen = set()
     for c in claims:
@@ -725,8 +747,10 @@ def certify(
     cert = {
         "format": "blanket-certificate/1",
         "verdict": verdict,
-        "deployment": dep.as_dict(),
-        "mechanism_text": _mechanism_text(dep),
+        "deployment": (dep if orig is None else orig).as_dict(),
+        "mechanism_text": _mechanism_text(dep)
+        if orig is None
+        else f"{_mechanism_text(orig)}, certified as {_mechanism_text(dep)} (the same 2 x 2 matrix)",
         "n_text": (
             f"at least {dep.n} users (certified at n = {dep.n}, valid for every n >= {dep.n})"
             if dep.n_is_lower_bound
