@@ -625,7 +625,9 @@ def best_lower(
         best_lo = max(lo(c[0]) for c in cands)
         third_hi = third_value_upper(rec, nn, statistic=stat, **opts)
         if third_hi is not None and (isinstance(third_hi, fmpq) or third_hi.is_finite()):
-            if arith.endpoints(third_hi)[1] < best_lo:
+            # compared as balls: at a huge e^{ε0} the Chernoff bound can be astronomically large, and its exact
+            # rational endpoint would take minutes to build (probe13: OUE, ε0 = 60, n = 4)
+            if third_hi < arith.ball(fmpq(best_lo.numerator, best_lo.denominator)):
                 continue
         try:
             third = third_value_delta(rec, nn, statistic=stat, **opts)
@@ -660,7 +662,7 @@ def best_lower(
     cannot_win = (
         full_hi is not None
         and (isinstance(full_hi, fmpq) or full_hi.is_finite())
-        and arith.endpoints(full_hi)[1] < best_lo
+        and full_hi < arith.ball(fmpq(best_lo.numerator, best_lo.denominator))  # as balls (see the loop above)
     )
     full = None if cannot_win else third_full_delta(rec, nn, **opts)
     if full is not None:

@@ -236,8 +236,15 @@ def _chernoff_capped(upper: Enclosure, n: int, spread: list, g: Enclosure) -> En
         return upper
     from blanket.exact.shuffled.positive_part import chernoff_upper
 
-    ch = arith.endpoints(chernoff_upper(n, spread) / (arith.ball(g) * n))[1]
+    if not upper.is_finite():
+        return upper
+    cb = chernoff_upper(n, spread) / (arith.ball(g) * n)
     lo, hi = arith.endpoints(upper)
+    # compared as balls first: at a huge e^{ε0} the Chernoff bound can be astronomically large (or not finite), and
+    # its exact rational endpoint would take minutes to build (probe13: OUE, ε0 = 60, n = 4)
+    if not (cb.is_finite() and cb < arb(fmpq(hi.numerator, hi.denominator))):
+        return upper
+    ch = arith.endpoints(cb)[1]
     if not ch < hi:
         return upper
     c = arb(fmpq(ch.numerator, ch.denominator))
