@@ -126,7 +126,12 @@ def _params(mech: Geometric, c: GeometricCount) -> tuple:
 
 
 def shift_pair(
-    mech: Geometric, n: int, direction: str = "forward", q: NumberInput | None = None, *, choice=None
+    mech: Geometric,
+    n: int,
+    direction: str = "forward",
+    q: NumberInput | None = None,
+    *,
+    choice: GeometricCount | None = None,
 ) -> ShiftPair:
     """One round's pair as a :class:`~blanket.exact.accounting.pairs.ShiftPair` (``outer_q = None``): ``"forward"``
     ``(P, Q)`` with ``S``; ``"backward"`` ``(Q, P)`` written with ``n − S`` (the loss again non-decreasing in the
