@@ -694,9 +694,23 @@ def _check_geometric_cover(r):
                     base, ex = t.as_base_exp()
                     good = t == 1 or (base == _a and ex.is_integer and ex >= -N)
                     ok = ok and bool(good)
+        # the O(m² log m) route (docs/mechanisms.md "The dominating law in O(m² log m)"): every row sums to 1 (so
+        # E[V] = γ(1 − ee) for every pair) and, for x < x', R_x(y)/R_{x'}(y) = α^{t(y)} with t non-decreasing in y
+        # (the ratio non-increasing: the positive part of R_x − ee·R_{x'} is a prefix of the outputs)
+        for x in range(mm):
+            ok = ok and sp.simplify(sum(row(x, y) for y in range(mm)) - 1) == 0
+            for x2 in range(x + 1, mm):
+                ts = []
+                for y in range(mm):
+                    t = sp.powsimp(sp.simplify(row(x, y) / row(x2, y)))
+                    base, ex = (_a, sp.Integer(0)) if t == 1 else t.as_base_exp()
+                    ok = ok and base == _a and bool(ex.is_integer)
+                    ts.append(ex)
+                ok = ok and all(bool(ts[i] <= ts[i + 1]) for i in range(len(ts) - 1))
     return SymbolicCheck(
         True if ok else None,
-        "each ratio R_x(y)/R_z(y) is α^t with t ≥ −(m−1) (symbolic, m = 2..6), so r_x(y) ∈ [1, e^{ε0}]",
+        "each ratio R_x(y)/R_z(y) is α^t with t ≥ −(m−1) (symbolic, m = 2..6), so r_x(y) ∈ [1, e^{ε0}]; every row "
+        "sums to 1; for x < x' the exponent of R_x(y)/R_{x'}(y) is non-decreasing in y (monotone likelihood ratio)",
         f"checked m = 2..6: {ok}",
     )
 

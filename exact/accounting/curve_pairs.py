@@ -235,13 +235,15 @@ SECONDS_PER_ROOT_N_CLONE = 4.5e-5
 
 
 #: a sampled geometric round's grid point (task geosamp12, 30 Nov 2026, load 3.5, CPU s, ε0 = 1, q = 1/10): the
-#: dominating law's set-up, per m³ (m = 11: 0.009 s, 20: 0.058 s, 50: 0.94 s), once a point, and the four-atom
-#: engine's call on the Jensen route (with the set-up, m = 20: 0.06-0.07 s at n = 10³-10⁴, 0.6 s at 10⁶)
-SECONDS_PER_CUBE_GEOMETRIC = 8e-6
+#: dominating law's set-up, once a point, and the four-atom engine's call on the Jensen route (with the set-up, m = 20:
+#: 0.06-0.07 s at n = 10³-10⁴, 0.6 s at 10⁶).  The set-up is O(m² log m) since task geo100_13 (30 Nov 2026, load
+#: 5.9, CPU s, ε0 = 1: m = 20: 0.002 s, 50: 0.011, 100: 0.044, 200: 0.19, 400: 0.9-1.0, i.e. 0.6-1.3e-6 per m²·log₂ m;
+#: it was O(m³), 8e-6 per m³: 8 s at m = 100)
+SECONDS_PER_M2LOG_GEOMETRIC = 1.5e-6
 
 
 def _sampled_geometric_point_seconds(mech: geometric.SampledGeometric, n: int) -> float:
-    """One grid point of a sampled geometric round's curve: the four-knot law's set-up (O(m³)), one engine call (per
+    """One grid point of a sampled geometric round's curve: the four-knot law's set-up (O(m² log m)), one engine call (per
     standard deviation of the informative count on the Jensen route, per user on the automatic route below
     :data:`JENSEN_MIN_N`) and the clone pair.  A choice, never a bound.  O(1)."""
     return _geometric_point_seconds(mech.m, float(mech.participation) * float(arith.ball(mech.base.gamma()).mid()), n)
@@ -249,12 +251,12 @@ def _sampled_geometric_point_seconds(mech: geometric.SampledGeometric, n: int) -
 
 def _geometric_point_seconds(m: int, ps: float, n: int) -> float:
     """One grid point of a (sampled or plain) geometric round's curve, ``ps`` the blanket's mass (times q): the
-    dominating law's set-up (O(m³)), one engine call and the clone pair (:func:`_sampled_geometric_point_seconds`).
+    dominating law's set-up (O(m² log m)), one engine call and the clone pair (:func:`_sampled_geometric_point_seconds`).
     A plain round (session 12): its curve was never chosen by ``"auto"`` above 128 users for want of a model (m = 20,
     ε0 = 1, n = 10⁴, T = 10: clone pair 0.183424 where the curve pair gives 0.136528 in 4.9 CPU s).  O(1)."""
     sd = math.sqrt(max(n * ps * (1 - ps), 1.0))
     per = SECONDS_PER_CALL_JENSEN + SECONDS_PER_SD_JENSEN * sd if n >= JENSEN_MIN_N else SECONDS_PER_USER_GRID * n
-    setup = SECONDS_PER_CUBE_GEOMETRIC * m**3
+    setup = SECONDS_PER_M2LOG_GEOMETRIC * m * m * math.log2(max(m, 2))
     return per + setup + SECONDS_PER_CALL_CLONE + SECONDS_PER_ROOT_N_CLONE * math.sqrt(n)
 
 

@@ -75,7 +75,7 @@ __all__ = [
     "sampled_geometric_upper",
 ]
 
-#: the pairs' stop-loss values cost O(m³): refused above this range size
+#: refused above this range size (the default knots' set-up costs O(m² log m) ball operations, given knots O(m³))
 MAX_GEOMETRIC_M = 400
 
 
@@ -100,7 +100,7 @@ def _check(mech):
     )
     if mech.m > MAX_GEOMETRIC_M:
         raise InvalidArgument(
-            "m", mech.m, f"must be <= {MAX_GEOMETRIC_M} for the geometric engine (its set-up costs O(m^3))"
+            "m", mech.m, f"must be <= {MAX_GEOMETRIC_M} for the geometric engine (its set-up grows as m^2 log m)"
         )
     return mech
 
@@ -158,33 +158,119 @@ def dominating_law(mech: Geometric, *, knots: tuple | None = None, **at: Unpack[
     ``Φ(t) = max_{x≠x'} E[(V_{x,x'} − t)_+]`` (slope −1 left of ``s₁``, 0 right
     of the last knot); its masses are the jumps of its slope.  Needs the last knot ``≥`` every
     value of every ``L`` (the default knots satisfy it: every ratio ``r`` lies
-    in ``[1, e^{ε0}]``); three or four knots.  Cost O(m³) ball or rational operations (the pairs
-    ``(x, x')`` and ``(m−1−x, m−1−x')`` are mirror images: half are evaluated).
+    in ``[1, e^{ε0}]``); three or four knots.
+
+    Cost: with the default (three) knots O(m² log m) ball or rational operations (:func:`_phi_fast`: ``Φ(s₁)`` in
+    closed form, ``Φ(0)`` from the rows' prefix sums by the monotone likelihood ratio, docs/mechanisms.md "The
+    dominating law in O(m² log m)"); with given knots O(m³) (every pair's stop-loss values; the pairs ``(x, x')`` and
+    ``(m−1−x, m−1−x')`` are mirror images: half are evaluated).
 
     Keywords (:class:`~blanket.exact.numbers.types.At`): ``epsilon`` or ``exp_epsilon``.
     """
     _check(mech)
     ee = guards.exp_at("dominating_law", at)
+    return _dominating_law(mech, knots, ee, fast=knots is None)
+
+
+def _dominating_law(mech: Geometric, knots, ee, *, fast: bool) -> tuple:
+    """:func:`dominating_law` on a checked record; ``fast``: :func:`_phi_fast` (default knots only, O(m² log m)),
+    else every pair's stop-loss values (:func:`_phi_direct`, O(m³))."""
     s = tuple(default_knots(mech, ee) if knots is None else knots)
     if len(s) not in (3, 4):
         raise InvalidArgument("knots", s, "must be three or four increasing values")
     g, omega, r = _ratios(mech)
     m = mech.m
-    pairs = [
-        _atoms(g, omega, r, x, x2, ee)
-        for x in range(m)
-        for x2 in range(m)
-        if x != x2 and (m - 1 - x, m - 1 - x2) >= (x, x2)  # the mirror pair has the same law of L
-    ]
-    for atoms in pairs:
-        for _, v in atoms:
+    if fast and knots is None and arith.lt(s[0], 0) is True:
+        # every value of L is g·(r[x][y] − ee·r[x'][y]) <= g·(max_x r[x][y] − ee·min_x r[x][y]): certify the top knot
+        # column by column, O(m²) (a ball overlapping it raises it to the ball's exact upper end point)
+        for y in range(m):
+            col = [r[x][y] for x in range(m)]
+            lo_r = col[0]
+            for c in col[1:]:
+                lo_r = arith.minimum(lo_r, c)
+            v = g * (arith.maximum(col) - ee * lo_r)
             if not _certified_le(v, s[-1]):
-                if knots is not None or isinstance(v, fmpq):
+                if isinstance(v, fmpq):
                     raise InvalidArgument("knots", s, "must end at or above every value of L (s4 >= max L)")
-                # a ball value overlapping the default top knot (equal in exact arithmetic): raise the knot to
-                # the ball's exact upper end point (compared exactly, as a rational)
                 top = arith.endpoints(v)[1]
                 s = (*s[:-1], fmpq(top.numerator, top.denominator))
+        phi = _phi_fast(mech, g, ee, s)
+    else:
+        pairs = [
+            _atoms(g, omega, r, x, x2, ee)
+            for x in range(m)
+            for x2 in range(m)
+            if x != x2 and (m - 1 - x, m - 1 - x2) >= (x, x2)  # the mirror pair has the same law of L
+        ]
+        for atoms in pairs:
+            for _, v in atoms:
+                if not _certified_le(v, s[-1]):
+                    if knots is not None or isinstance(v, fmpq):
+                        raise InvalidArgument("knots", s, "must end at or above every value of L (s4 >= max L)")
+                    # a ball value overlapping the default top knot (equal in exact arithmetic): raise the knot to
+                    # the ball's exact upper end point (compared exactly, as a rational)
+                    top = arith.endpoints(v)[1]
+                    s = (*s[:-1], fmpq(top.numerator, top.denominator))
+        phi = _phi_direct(pairs, s)
+    k = len(s)
+    slopes = [fmpq(-1)] + [(phi[j + 1] - phi[j]) / (s[j + 1] - s[j]) for j in range(k - 1)] + [fmpq(0)]
+    weights = tuple(slopes[j + 1] - slopes[j] for j in range(k))
+    return s, weights
+
+
+def _phi_fast(mech: Geometric, g, ee, s) -> list:
+    """``Φ`` at the three default knots ``s₁ < 0 < s₃`` without the O(m³) loop (docs/mechanisms.md "The dominating
+    law in O(m² log m)").
+
+    * ``Φ(s₁) = γ(1 − ee) − s₁``: every value of every ``V`` is ``≥ s₁``, so ``ψ_V(s₁) = E[V] − s₁`` and
+      ``E[V] = γ(1 − ee)`` for every pair (closed form, the same for all pairs);
+    * ``Φ(0) = γ·max_{x<x'} Σ_y (R_x(y) − ee·R_{x'}(y))_+`` (the pairs ``x > x'`` are mirror images).  For ``x < x'``
+      the ratio ``R_x(y)/R_{x'}(y)`` is non-increasing in ``y``, so the positive terms are a prefix ``y < k``: ``k``
+      is chosen in floats (bisection), certified by ``d_{k−1} ≥ 0`` and ``d_k ≤ 0`` (``d_y = R_x(y) − ee·R_{x'}(y)``),
+      and the sum is then ``F_x(k) − ee·F_{x'}(k)`` (prefix sums of the rows); a pair whose cut is not certified
+      (a tie within the balls) is summed term by term;
+    * ``Φ(s₃) = 0``.
+
+    O(m²) for the prefix sums plus O(log m) per pair: O(m² log m) ball or rational operations."""
+    m = mech.m
+    rows = mech.rows()
+    pre = []
+    for row in rows:
+        acc, out = fmpq(0), [fmpq(0)]
+        for v in row:
+            acc = arith.add(acc, v)
+            out.append(acc)
+        pre.append(out)
+    fl = [[float(arith.ball(v).mid()) for v in row] for row in rows]
+    eef = float(arith.ball(ee).mid())
+    best = None
+    for x in range(m):
+        rx = rows[x]
+        for x2 in range(x + 1, m):
+            rx2 = rows[x2]
+            lo, hi = 0, m  # k = the first y with a float d_y < 0 (the sign of d_y is non-increasing in y)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if fl[x][mid] - eef * fl[x2][mid] >= 0:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            k = lo
+            ok = (k == 0 or arith.ge(rx[k - 1] - ee * rx2[k - 1], 0) is True) and (
+                k == m or arith.le(rx[k] - ee * rx2[k], 0) is True
+            )
+            if ok:
+                hs = pre[x][k] - ee * pre[x2][k]
+            else:
+                hs = fmpq(0)
+                for y in range(m):
+                    hs = arith.add(hs, arith.positive_part(rx[y] - ee * rx2[y]))
+            best = hs if best is None else arith.maximum((best, hs))
+    return [g * (1 - ee) - s[0], g * best, fmpq(0)]
+
+
+def _phi_direct(pairs, s) -> list:
+    """``Φ(s_j) = max`` over the pairs' atoms of ``ψ_V(s_j)`` (``Φ`` of the last knot is 0).  O(pairs·m·knots)."""
     k = len(s)
     phi: list = [None] * k
     for atoms in pairs:
@@ -192,9 +278,7 @@ def dominating_law(mech: Geometric, *, knots: tuple | None = None, **at: Unpack[
             v = _stop_loss(atoms, s[j])
             phi[j] = v if phi[j] is None else arith.maximum((phi[j], v))
     phi[k - 1] = fmpq(0)
-    slopes = [fmpq(-1)] + [(phi[j + 1] - phi[j]) / (s[j + 1] - s[j]) for j in range(k - 1)] + [fmpq(0)]
-    weights = tuple(slopes[j + 1] - slopes[j] for j in range(k))
-    return s, weights
+    return phi
 
 
 def _certified_le(v, q: fmpq) -> bool:
@@ -219,8 +303,8 @@ def _roles(knots, weights) -> list:
 def geometric_upper(mech: Geometric, n: int, **opts: Unpack[DeltaOptions]) -> Enclosure:
     """A certified **upper bound** on δ(ε) of the shuffled geometric mechanism, every n (the bracket's upper end).
 
-    One call of the four-atom engine (its exact degenerate route: a three-valued law) after the O(m³)
-    set-up of :func:`dominating_law`: O(m³ + √n·√log(1/tol)) ball operations (m = 10: about 0.1 s at
+    One call of the four-atom engine (its exact degenerate route: a three-valued law) after the O(m² log m)
+    set-up of :func:`dominating_law`: O(m² log m + √n·√log(1/tol)) ball operations (m = 10: about 0.1 s at
     n = 10⁶).  Exactly
     0 when ``ε ≥ ε0`` is certified.
 
@@ -270,7 +354,7 @@ def geometric_bracket(mech: Geometric, n: int, **opts: Unpack[DeltaOptions]) -> 
     pair ``(0, m−1)`` (one more engine call).  Exact rationals when every
     input is exact and ``n ≤ exact_max_n``, else balls (of the balls, the
     bracket is ``[lower.lower(), upper.upper()]``).  Cost two engine calls,
-    O(m³ + √n·√log(1/tol)).
+    O(m² log m + √n·√log(1/tol)).
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
     """
@@ -309,7 +393,7 @@ def sampled_geometric_upper(
     and the view is at most ``(1/(γn)) E[(Σ_{i≤n} X_W,i)_+]``: the engine's four atoms ``0`` (bulk, mass ``q·w₂``),
     ``s₃`` (``q·w₃``), ``s₁`` (``q·w₁``) and ``c`` (rest, ``1 − q``).  ``q = 1`` is :func:`geometric_upper`.
     ``engine``: the route of :func:`~blanket.exact.shuffled.positive_part.expected_positive_part` (``None``:
-    automatic).  Cost O(m³) for the law plus one engine call (O(√n·√log(1/tol)) on the one-dimensional routes, O(n
+    automatic).  Cost O(m² log m) for the law plus one engine call (O(√n·√log(1/tol)) on the one-dimensional routes, O(n
     log(1/tol)) on the grid).
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.

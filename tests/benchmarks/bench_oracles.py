@@ -34,6 +34,7 @@ per δ); ``--ns`` picks the n (default 1000,10000).
 Lemma O2): n = 10^4, 10^6, 10^9, seconds for the certified upper end (one δ(ε)), its relative width, the
 bracket's lower end (a lower bound on the Lemma 5.3 value), the FOCS 2021 clone bound and the concrete-dataset
 lower bound on δ (exact.shuffled.geometric.geometric_lower_dataset).
+Table G2: the dominating law's set-up at m = 20..400, the O(m² log m) route against the O(m³) one.
 
 Wall-clock numbers depend on the load of the shared machine.
 """
@@ -55,7 +56,7 @@ from blanket.exact.shuffled.oracles import (
     epsilon_upper,
     same_family_delta,
 )
-from flint import fmpq
+from flint import arb, fmpq
 
 
 def timed(f, *a, **kw):
@@ -125,7 +126,7 @@ def geometric_table(ns=(10**4, 10**6, 10**9), eps0: str = "1"):
         f"{'mechanism':>16} {'n':>11} {'wall s':>7} {'cpu s':>7} {'rel width':>9} {'delta (upper)':>14}"
         f" {'LV lower':>12} {'clone':>12} {'dataset low':>12} {'RSS MiB':>8}"
     )
-    for m in (3, 10, 50):
+    for m in (3, 10, 50, 100):
         g = Geometric(m, epsilon0=eps0)
         for n in ns:
             eps = fmpq(3, math.isqrt(n))
@@ -137,6 +138,30 @@ def geometric_table(ns=(10**4, 10**6, 10**9), eps0: str = "1"):
                 f"{'geometric m=' + str(m):>16} {n:>11} {w:7.2f} {c:7.2f} {rel_width(v):>9} {up(v):>14}"
                 f" {lo:>12} {cl:>12} {dl:>12} {peak_rss_mib():8.0f}"
             )
+    geometric_setup_table(eps0)
+
+
+def geometric_setup_table(eps0: str = "1"):
+    """Table G2: the dominating law's set-up (one ε), the O(m² log m) route against the O(m³) one it replaced
+    (docs/mechanisms.md "The dominating law in O(m² log m)"; the O(m³) route up to m = 100 only)."""
+    from blanket.exact.mechanisms.oracles import Geometric
+    from blanket.exact.shuffled.geometric import _dominating_law
+
+    print(f"== G2. geometric dominating law's set-up, ε0 = {eps0}, e^ε = 1.2 (balls)")
+    print(f"{'m':>5} {'fast cpu s':>11} {'O(m^3) cpu s':>13} {'same weights':>13}")
+    ee = arb("1.2")
+    for m in (20, 50, 100, 200, 400):
+        g = Geometric(m, epsilon0=eps0)
+        fast, _, cf = timed(_dominating_law, g, None, ee, fast=True)
+        if m <= 100:
+            slow, _, cs = timed(_dominating_law, g, None, ee, fast=False)
+            same = fast[0] == slow[0] and all(
+                arith.ball(a).contains(arith.ball(b)) or arith.ball(b).contains(arith.ball(a))
+                for a, b in zip(fast[1], slow[1])
+            )
+            print(f"{m:>5} {cf:11.3f} {cs:13.3f} {str(same):>13}")
+        else:
+            print(f"{m:>5} {cf:11.3f} {'-':>13} {'-':>13}")
 
 
 def main(quick: bool = False):
