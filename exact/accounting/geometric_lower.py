@@ -31,12 +31,11 @@ Complexity: the choice ``O(m)`` floats; the pair O(1) exact or ball operations.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
 from blanket.exact.accounting import summed_lower
-from blanket.exact.accounting.pairs import ShiftPair
+from blanket.exact.accounting.pairs import ShiftPair, count_pair
 from blanket.exact.mechanisms.oracles import Geometric
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
@@ -139,23 +138,11 @@ def shift_pair(
     O(m) for the choice, O(1) for the pair."""
     mech = _check(mech)
     n = arith.integer_in(n, "n", lo=1)
-    if direction not in ("forward", "backward"):
-        raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
     c = geometric_choice(mech, q) if choice is None else choice
     qz, qx, qx2, nz, nx, nx2 = _params(mech, c)
-    base = ShiftPair(
-        outer_n=n - 1,
-        outer_q=None,
-        inner_q=qz,
-        pi_p=qx,
-        pi_q=qx2,
-        null=fmpq(0),
-        kind="dataset-threshold",
-        description=c.describe(),
+    return count_pair(
+        n, qz, qx, qx2, direction, kind="dataset-threshold", description=c.describe(), complements=(nz, nx, nx2)
     )
-    if direction == "forward":
-        return base
-    return dataclasses.replace(base, inner_q=nz, pi_p=nx2, pi_q=nx, description=c.describe() + " (backward direction)")
 
 
 def summed_pairs(mech: Geometric, choice: GeometricCount, others: int, rounds: int) -> list[summed_lower.SummedPair]:

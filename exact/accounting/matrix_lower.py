@@ -40,7 +40,7 @@ from fractions import Fraction
 
 import numpy as np
 from blanket.exact.accounting import summed_lower
-from blanket.exact.accounting.pairs import ShiftPair
+from blanket.exact.accounting.pairs import ShiftPair, count_pair
 from blanket.exact.mechanisms.finite import FiniteRandomizer
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
@@ -200,29 +200,7 @@ def shift_pair(choice: Binarization, n: int, direction: str = "forward", q: Numb
         + ("" if qq == 1 else f", participation q = {qq}")
         + f"; only the number of reports in {set(choice.outputs)} is used"
     )
-    if direction == "forward":
-        return ShiftPair(
-            outer_n=n - 1,
-            outer_q=None,
-            inner_q=qz,
-            pi_p=qx,
-            pi_q=qx2,
-            null=fmpq(0),
-            kind="dataset-binarized",
-            description=base,
-        )
-    if direction != "backward":
-        raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
-    return ShiftPair(
-        outer_n=n - 1,
-        outer_q=None,
-        inner_q=1 - qz,
-        pi_p=1 - qx2,
-        pi_q=1 - qx,
-        null=fmpq(0),
-        kind="dataset-binarized",
-        description=base + " (backward direction)",
-    )
+    return count_pair(n, qz, qx, qx2, direction, kind="dataset-binarized", description=base)
 
 
 def _float_tails(c: Binarization, n: int) -> tuple:

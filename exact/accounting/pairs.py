@@ -156,6 +156,41 @@ class ShiftPair:
 GARBLE_TAU = 1e-20
 
 
+def count_pair(
+    n: int,
+    qz: Enclosure,
+    qx: Enclosure,
+    qx2: Enclosure,
+    direction: str,
+    *,
+    kind: str,
+    description: str,
+    complements: tuple | None = None,
+) -> ShiftPair:
+    """The pair of one count on a concrete dataset pair (``outer_q = None``): ``S = Bin(n − 1, qz) + Bern(qx)`` vs
+    ``+ Bern(qx2)`` — each other user's report lands in the counted set w.p. ``qz``, the target's w.p. ``qx`` (resp.
+    ``qx2``).  ``"forward"``: ``(P, Q)`` with ``S``; ``"backward"``: ``(Q, P)`` written with ``n − S`` (the loss again
+    non-decreasing in the count).  ``complements``: ``(1 − qz, 1 − qx, 1 − qx2)`` computed by the caller (to keep
+    their digits), else formed here.  Used by the binarized matrix count and the geometric threshold count.  O(1)."""
+    if direction not in ("forward", "backward"):
+        raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
+    if direction == "forward":
+        return ShiftPair(
+            outer_n=n - 1, outer_q=None, inner_q=qz, pi_p=qx, pi_q=qx2, null=fmpq(0), kind=kind, description=description
+        )
+    nz, nx, nx2 = complements if complements is not None else (1 - qz, 1 - qx, 1 - qx2)
+    return ShiftPair(
+        outer_n=n - 1,
+        outer_q=None,
+        inner_q=nz,
+        pi_p=nx2,
+        pi_q=nx,
+        null=fmpq(0),
+        kind=kind,
+        description=description + " (backward direction)",
+    )
+
+
 def _bits_of(e: NumberOrBall) -> int:
     """Extra bits that keep ``1/(e+1)``'s digits in ``π_p = e/(e+1)`` (a pair's loss range reads ``1 − π_p``): at a
     large ε0 (60: ``1/(e+1) ≈ 9e-27``) a ball of ``π_p`` at 53 bits contains 1 and the loss range was NaN (an
