@@ -129,3 +129,32 @@ def test_one_preparation_per_query(monkeypatch):
     got = ShuffleAccountant().compose(ev)._sampled_binary_one_round("epsilon", fmpq(1, 10**6))
     assert got is not None
     assert len(sb._MEMO) == 1, list(sb._MEMO)
+
+
+@pytest.mark.parametrize(
+    ("kind", "e0", "q"),
+    [(k, e0, q) for k in ("oue", "sue") for e0 in ("200", "500") for q in (None, "0.5")] + [("sue", "40", "0.5")],
+)
+def test_large_epsilon0_frequency_oracles(kind, e0, q):
+    # 'blanket delta --mechanism oue --k 3 -n 4 --epsilon0 500 --epsilon 1 --sampling 0.5': "grid must be <= 1",
+    # then 'x must be a finite ball' (the blanket view's atoms, probabilities ~e^-2ε0, at 53/256 bits: NaN); SUE from
+    # ε0 = 40 (sampled) and 200 (unsampled): internal error (NaN loss ranges of the lower pairs and of the exact
+    # five-atom view), OUE unsampled from ε0 = 100: upper end 1.  Against the brute force over every dataset
+    # (mpmath at enough digits for e^-2ε0; sampled: R_q with the empty report): δ(1) is about q/2 (OUE), q (SUE)
+    e = mp.e ** mp.mpf(e0)
+    with mp.workdps(2 * int(e0) + 60):
+        if kind == "oue":
+            rows = P.unary_rows(3, mp.mpf(1) / 2, 1 / (e + 1))
+        else:
+            s = mp.sqrt(e)
+            rows = P.unary_rows(3, s / (s + 1), 1 / (s + 1))
+        if q is not None:
+            qq = mp.mpf(q)
+            rows = [[qq * v for v in r] + [1 - qq] for r in rows]
+        ex = P.finite_worst(rows, 4, mp.e)
+    args = ["--sampling", q] if q is not None else []
+    rc, d = P.cli_json("delta", "--mechanism", kind, "--k", 3, "--epsilon0", e0, "-n", 4, "--epsilon", 1, *args)
+    assert rc == 0, d
+    lo, hi = mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])
+    assert lo <= ex * (1 + P.SLACK) and hi >= ex * (1 - P.SLACK), (lo, ex, hi)
+    assert hi - lo < mp.mpf(10) ** -8

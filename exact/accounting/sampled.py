@@ -52,7 +52,7 @@ from blanket.exact.accounting.accountant import (
 )
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
-from blanket.exact.mechanisms.oracles import LDP, FourValue, Geometric, Subset
+from blanket.exact.mechanisms.oracles import LDP, FourValue, Geometric, Subset, cancellation_precision
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import first_true
 from blanket.exact.numbers.errors import InvalidArgument
@@ -669,13 +669,14 @@ class Sampled:
                 pr = four_value_lower_pair(m, self.n, direction)  # counts of reports in a set: scale each by q
                 q = self._fq()
                 assert pr.inner_q is not None  # four_value_lower_pair always gives the count's probability
-                return dataclasses.replace(
-                    pr,
-                    inner_q=q * pr.inner_q,
-                    pi_p=q * pr.pi_p,
-                    pi_q=q * pr.pi_q,
-                    description=pr.description + f", participation q = {self.q}",
-                )
+                with arith.precision(cancellation_precision(m)):  # as four_value_lower_pair's entries
+                    return dataclasses.replace(
+                        pr,
+                        inner_q=q * pr.inner_q,
+                        pi_p=q * pr.pi_p,
+                        pi_q=q * pr.pi_q,
+                        description=pr.description + f", participation q = {self.q}",
+                    )
             elif m is not None and _matrix_view.is_matrix(m) and self.n >= 2:
                 choice = _matrix_lower.sampled_choice(m, self._fq())
                 return _matrix_lower.shift_pair(choice, self.n, direction, q=self._fq())

@@ -29,7 +29,7 @@ from blanket.exact.accounting import stratum_lower as _stratum
 from blanket.exact.accounting.banded import BandedPair
 from blanket.exact.accounting.pairs import ShiftPair, _krr_params
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.mechanisms.oracles import FourValue
+from blanket.exact.mechanisms.oracles import FourValue, cancellation_bits, cancellation_precision
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from flint import ctx, fmpq
@@ -121,18 +121,21 @@ def four_value_third_pair(mech: FourValue, n: int, q: fmpq, bands: int = _banded
     if not isinstance(mech, FourValue):
         raise InvalidArgument("mech", mech, "must be one of OUE, SUE, Hadamard, Subset, OLH")
     cands = []
-    for st in _oracle_lower.oracle_exact.THIRD_STATISTICS:
-        prm = _oracle_lower._params(mech, n, st)
-        if prm is None:
-            continue
-        n_, pi_i, a, _b, u, _mean, _sd = prm
-        label = (
-            f"all other users hold a third value z, reports reduced to the {_oracle_lower._label(mech, st)} classes "
-            "(1,0)/(0,1) (bottom: neither)"
-        )
-        got = scaled_third_pair(n_, pi_i, a, u, q, label=label, bands=bands)
-        if got is not None:
-            cands.append(got)
+    # (π_I, a, u) and the pair keep e^{−ε0}-size digits at a large ε0 (SUE k = 3, n = 4, q = 1/2, ε0 = 40: the loss
+    # range was NaN at 128 bits)
+    with arith.precision(cancellation_precision(mech)):
+        for st in _oracle_lower.oracle_exact.THIRD_STATISTICS:
+            prm = _oracle_lower._params(mech, n, st)
+            if prm is None:
+                continue
+            n_, pi_i, a, _b, u, _mean, _sd = prm
+            label = (
+                f"all other users hold a third value z, reports reduced to the {_oracle_lower._label(mech, st)} "
+                "classes (1,0)/(0,1) (bottom: neither)"
+            )
+            got = scaled_third_pair(n_, pi_i, a, u, q, label=label, bands=bands)
+            if got is not None:
+                cands.append(got)
     return max(cands, key=lambda c: _oracle_lower._snr(c[0])) if cands else None
 
 
@@ -152,7 +155,8 @@ def four_value_stratum_pair(mech: FourValue, n: int, q: fmpq) -> _stratum.Stratu
     if weights is None:
         return None
     w0, w1 = weights
-    with arith.precision(_stratum.PREC + _extra_bits(q)):
+    extra = cancellation_bits(mech)
+    with arith.precision(_stratum.PREC + _extra_bits(q) + extra):
         cls = _stratum._classes(mech, w0, w1)
         if cls is None:
             return None
@@ -170,4 +174,5 @@ def four_value_stratum_pair(mech: FourValue, n: int, q: fmpq) -> _stratum.Stratu
             f"{w1}·(h_x − h_x') when h_z = 1, no report 0 (two-stratum count, participation q = {q})"
         ),
         window_sd1=sd1,
+        extra_prec=extra,
     )

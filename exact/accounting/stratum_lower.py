@@ -40,7 +40,7 @@ from math import gcd
 import numpy as np
 from blanket.exact.accounting import pld as _pld
 from blanket.exact.accounting.pld import PLD
-from blanket.exact.mechanisms.oracles import FourValue
+from blanket.exact.mechanisms.oracles import FourValue, cancellation_bits
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import oracle_exact
@@ -192,6 +192,10 @@ class StratumPair:
     #: standard deviation says; its plain round's deviation keeps the cut mass negligible
     #: (:func:`blanket.exact.accounting.sampled_lower.four_value_stratum_pair`)
     window_sd1: float = 0.0
+    #: bits beyond the caller's precision for the law and the losses (a large ε0: the classes' masses are
+    #: ``~e^{−ε0}``; SUE k = 3, n = 4, q = 1/2, ε0 = 200 enclosed no atom at 128 bits;
+    #: :func:`~blanket.exact.mechanisms.oracles.cancellation_bits`)
+    extra_prec: int = 0
     #: the enclosed atoms ``(P lower end as a float rounded down, loss ball)``, computed once (every grid reuses them)
     _memo: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
@@ -263,8 +267,8 @@ class StratumPair:
         loss ball log(P/Q))]``, memoised.  :meth:`law_balls` plus ``O(atoms)`` ball logarithms."""
         if prec not in self._memo:
             out = []
-            with arith.precision(prec):
-                _d0, P, Q = self.law_balls(prec)
+            with arith.precision(prec + self.extra_prec):
+                _d0, P, Q = self.law_balls(prec + self.extra_prec)
                 for p, q in zip(P, Q):
                     plo = arith.endpoints(p)[0]
                     if plo <= 0 or not (q > 0):
@@ -317,7 +321,8 @@ def two_stratum_pair(mech: FourValue, n: int, weights: tuple[int, int] | None = 
     w0, w1 = (arith.integer_in(w, "weights", lo=0) for w in weights)
     if w0 == 0 and w1 == 0:
         raise InvalidArgument("weights", weights, "must not both be 0")
-    with arith.precision(PREC):
+    extra = cancellation_bits(mech)
+    with arith.precision(PREC + extra):
         cls = _classes(mech, w0, w1)
     if cls is None:
         return None
@@ -326,6 +331,7 @@ def two_stratum_pair(mech: FourValue, n: int, weights: tuple[int, int] | None = 
         w0=w0,
         w1=w1,
         classes=cls,
+        extra_prec=extra,
         description=(
             f"all other users hold a third value z, reports counted as {w0}·(h_x − h_x') when h_z = 0 and "
             f"{w1}·(h_x − h_x') when h_z = 1 (two-stratum count)"

@@ -34,7 +34,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from blanket.exact.laws import binomial as laws
-from blanket.exact.mechanisms.oracles import OLH, FourValue, Hadamard, Subset, UnaryEncoding
+from blanket.exact.mechanisms.oracles import OLH, FourValue, Hadamard, Subset, UnaryEncoding, cancellation_precision
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput
@@ -144,8 +144,17 @@ def blanket_view_exact(mech: FourValue, n: IntegerInput, **opts: Unpack[DeltaOpt
     >>> m = OUE(4, exp_epsilon0=3)
     >>> blanket_view_exact(m, 9, exp_epsilon=2) == blanket_view_delta(m, 9, exp_epsilon=2)
     True
+
+    Runs at :func:`~blanket.exact.mechanisms.oracles.cancellation_precision` (more bits at a large ε0:
+    SUE k = 3, n = 4, ε0 = 200 was NaN at 256 bits).
     """
     rec = _four(mech)
+    with arith.precision(cancellation_precision(rec)):
+        return _blanket_view_exact(rec, n, opts)
+
+
+def _blanket_view_exact(rec: FourValue, n: IntegerInput, opts: DeltaOptions) -> Enclosure:
+    """:func:`blanket_view_exact`'s body at the precision it chose.  Same cost."""
     q = delta_args(rec, n, opts, "blanket_view_exact")
     if q is None:
         return fmpq(0)
@@ -607,11 +616,20 @@ def best_lower(
     :func:`blanket.exact.shuffled.oracle_third.third_full_upper`, O(1)) is below the best lower end so far (it cannot
     win; same answer).  ``full_view=False`` leaves the full view out (the cheap candidates only: a calibration
     searches with them and evaluates the full view at the end, ``reports/commands/_oracle.py``).
+
+    Runs at :func:`~blanket.exact.mechanisms.oracles.cancellation_precision` (more bits at a large ε0:
+    SUE k = 3, n = 4, ε0 = 200 was NaN at 256 bits).
     """
+    rec = _four(mech)
+    with arith.precision(cancellation_precision(rec)):
+        return _best_lower(rec, n, full_view, opts)
+
+
+def _best_lower(rec: FourValue, n: IntegerInput, full_view: bool, opts: DeltaOptions) -> tuple[Enclosure, str]:
+    """:func:`best_lower`'s body at the precision it chose.  Same cost."""
     from blanket.exact.shuffled.oracle_third import third_full_delta, third_full_upper
     from blanket.exact.shuffled.oracles import same_family_delta
 
-    rec = _four(mech)
     nn = arith.integer_in(n, "n", lo=1)
     same = same_family_delta(rec, nn, **opts)
     cands = [(same, f"all other {nn - 1} users hold the differing user's first value x (x^n versus x^(n-1) x')")]

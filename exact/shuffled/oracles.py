@@ -88,6 +88,7 @@ from blanket.exact.mechanisms.oracles import (
     Geometric,
     Hadamard,
     Subset,
+    cancellation_precision,
 )
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.calibrate import epsilon_for_delta
@@ -190,8 +191,20 @@ def blanket_view_bracket(
     ``"1d-jensen"``, the cheaper route the privacy curves use at large n).
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
+
+    Runs at :func:`~blanket.exact.mechanisms.oracles.cancellation_precision` (``2·log2 e^{ε0}`` more bits from
+    ε0 ≈ 13.8): the atoms' probabilities are ``~e^{−2ε0}`` and their values ``~e^{ε0}``, so at a huge ε0 a ball at
+    the caller's precision (53 or 256 bits) lost every digit (OUE k = 3, n = 4, ε0 = 100 sampled, ε0 = 500; SUE from ε0 = 40: NaN).
     """
     rec = _check_mech(mech)
+    with arith.precision(cancellation_precision(rec)):
+        return _blanket_view_bracket(rec, n, merged=merged, with_lower=with_lower, engine=engine, opts=opts)
+
+
+def _blanket_view_bracket(
+    rec: FourValue, n: int, *, merged: bool, with_lower: bool, engine: str | None, opts: DeltaOptions
+) -> Bracket5:
+    """:func:`blanket_view_bracket`'s body at the precision it chose.  Same cost."""
     q = delta_args(rec, n, opts, "blanket_view_bracket")
     if q is None:
         return Bracket5(fmpq(0), fmpq(0))
