@@ -158,3 +158,14 @@ def test_large_epsilon0_frequency_oracles(kind, e0, q):
     lo, hi = mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])
     assert lo <= ex * (1 + P.SLACK) and hi >= ex * (1 - P.SLACK), (lo, ex, hi)
     assert hi - lo < mp.mpf(10) ** -8
+
+
+def test_large_epsilon0_olh_every_family():
+    # 'blanket delta --mechanism olh --k 4 --g 3 -n 4 --epsilon0 60 --epsilon 1' ran over a minute: the every-family
+    # candidate's Chernoff cap (astronomically large at e^60) was turned into an exact rational endpoint before the
+    # comparison; now compared as balls (under a second).  This test checks the answer only (it does not fail before
+    # the fix, it was slow).  At such ε0 the report reveals h(x): only a collision h(x) = h(x') (w.p. 1/g) hides x.
+    rc, d = P.cli_json("delta", "--mechanism", "olh", "--k", 4, "--g", 3, "-n", 4, "--epsilon0", 60, "--epsilon", 1)
+    assert rc == 0, d
+    lo, hi = mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])
+    assert lo <= mp.mpf(2) / 3 + mp.mpf(10) ** -9 and hi >= mp.mpf(2) / 3 - mp.mpf(10) ** -9 and hi - lo < 1e-8

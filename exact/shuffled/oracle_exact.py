@@ -718,7 +718,13 @@ def _every_family_candidate(rec: OLH, n: int, best_lo: Fraction, opts: DeltaOpti
         return None
     t_lo, t_hi = rng
     hi = third_value_upper(rec, n, statistic=EVERY_STATISTIC, law=olh_triple_law_at(rec, t_lo), **opts)
-    if hi is not None and (isinstance(hi, fmpq) or hi.is_finite()) and arith.endpoints(hi)[1] < best_lo:
+    # compared as balls (as in best_lower): at a huge e^{ε0} the Chernoff bound is astronomically large and its exact
+    # rational endpoint took minutes to build (OLH k = 4, g = 3, n = 4, ε0 = 60: over a minute)
+    if (
+        hi is not None
+        and (isinstance(hi, fmpq) or hi.is_finite())
+        and hi < arith.ball(fmpq(best_lo.numerator, best_lo.denominator))
+    ):
         return None
     try:
         got = every_family_delta(rec, n, **opts)
