@@ -174,20 +174,19 @@ def count_pair(
     their digits), else formed here.  Used by the binarized matrix count and the geometric threshold count.  O(1)."""
     if direction not in ("forward", "backward"):
         raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
-    if direction == "forward":
-        return ShiftPair(
-            outer_n=n - 1, outer_q=None, inner_q=qz, pi_p=qx, pi_q=qx2, null=fmpq(0), kind=kind, description=description
-        )
-    nz, nx, nx2 = complements if complements is not None else (1 - qz, 1 - qx, 1 - qx2)
+    fw = direction == "forward"
+    if not fw:  # (Q, P) with n − S: every probability complemented, the target's two swapped
+        qz, qx, qx2 = complements if complements is not None else (1 - qz, 1 - qx, 1 - qx2)
+        qx, qx2 = qx2, qx
     return ShiftPair(
         outer_n=n - 1,
         outer_q=None,
-        inner_q=nz,
-        pi_p=nx2,
-        pi_q=nx,
+        inner_q=qz,
+        pi_p=qx,
+        pi_q=qx2,
         null=fmpq(0),
         kind=kind,
-        description=description + " (backward direction)",
+        description=description + ("" if fw else " (backward direction)"),
     )
 
 
