@@ -172,6 +172,23 @@ def _sampled_round(n: int, q, p, f, target_one: bool) -> dict:
     return law
 
 
+def _check_sampled_bracket(acc, sums: list, T: int) -> None:
+    """At ε = 1/4, 3/4: the summed pairs' lower δ ≤ the accountant's lower end ≤ the exact T-fold δ (both orders,
+    brute force over the counts of 1s and 0s of the sampled round, e^{ε0} = 3, n = 3, q = 1/2, dataset c = 0) ≤ its
+    upper end."""
+    p, f = fmpq(3, 4), fmpq(1, 4)
+    P1, Q1 = _sampled_round(3, fmpq(1, 2), p, f, True), _sampled_round(3, fmpq(1, 2), p, f, False)
+    keys = sorted(P1)
+    Pt, Qt = _product([P1[k] for k in keys], [Q1[k] for k in keys], T)
+    for eps in (fmpq(1, 4), fmpq(3, 4)):
+        d = acc.get_delta(eps)
+        with arith.precision(200):
+            a = arith.ball(eps).exp()
+            ex = max(_upper_end(_hockey(Pt, Qt, a)), _upper_end(_hockey(Qt, Pt, a)))
+        low_sum = max(sl.lower_delta(sp, eps) for sp in sums)
+        assert 0 < low_sum <= d.lower <= ex <= d.upper
+
+
 @pytest.mark.parametrize("T", [2, 3])
 def test_sampled_summed_pair_below_exact_composition(T):
     """Poisson participation q = 1/2 (sampled.Sampled), e^{ε0} = 3, n = 3: the accountant's lower δ (the summed pair
@@ -180,23 +197,13 @@ def test_sampled_summed_pair_below_exact_composition(T):
     from blanket.exact.mechanisms.finite import BinaryRR
 
     n, q = 3, fmpq(1, 2)
-    p, f = fmpq(3, 4), fmpq(1, 4)
-    P1, Q1 = _sampled_round(n, q, p, f, True), _sampled_round(n, q, p, f, False)
-    keys = sorted(P1)
-    Pt, Qt = _product([P1[k] for k in keys], [Q1[k] for k in keys], T)
     from blanket.exact.accounting.accountant import Shuffled
 
     ev = Sampled(Shuffled(BinaryRR(exp_epsilon0=3), n), q)
     acc = ShuffleAccountant().compose(ev, count=T)
     sums = acc._summed_pairs()
     assert sums is not None and len(sums) == 2
-    for eps in (fmpq(1, 4), fmpq(3, 4)):
-        d = acc.get_delta(eps)
-        with arith.precision(200):
-            a = arith.ball(eps).exp()
-            ex = max(_upper_end(_hockey(Pt, Qt, a)), _upper_end(_hockey(Qt, Pt, a)))
-        low_sum = max(sl.lower_delta(sp, eps) for sp in sums)
-        assert 0 < low_sum <= d.lower <= ex <= d.upper
+    _check_sampled_bracket(acc, sums, T)
 
 
 @pytest.mark.parametrize("m,r", [(1, 0.73), (40, 0.27), (10**4, 0.5), (3 * 10**8, 0.27), (5, 0.0), (7, 1.0)])
@@ -233,10 +240,6 @@ def test_sampled_ldp_takes_binary_rr_summed_pair(T):
     from blanket.exact.mechanisms.oracles import LDP
 
     n, q = 3, fmpq(1, 2)
-    p, f = fmpq(3, 4), fmpq(1, 4)
-    P1, Q1 = _sampled_round(n, q, p, f, True), _sampled_round(n, q, p, f, False)
-    keys = sorted(P1)
-    Pt, Qt = _product([P1[k] for k in keys], [Q1[k] for k in keys], T)
     acc = ShuffleAccountant().compose(Sampled(Shuffled(LDP(exp_epsilon0=3), n), q), count=T)
     rr = ShuffleAccountant().compose(Sampled(Shuffled(BinaryRR(exp_epsilon0=3), n), q), count=T)
     sums, rr_sums = acc._summed_pairs(), rr._summed_pairs()
@@ -245,13 +248,7 @@ def test_sampled_ldp_takes_binary_rr_summed_pair(T):
         (s.others, s.rounds, s.q_others, s.pi_p, s.pi_q) for s in rr_sums
     ]
     assert acc.statements_used()["summed"]
-    for eps in (fmpq(1, 4), fmpq(3, 4)):
-        d = acc.get_delta(eps)
-        with arith.precision(200):
-            a = arith.ball(eps).exp()
-            ex = max(_upper_end(_hockey(Pt, Qt, a)), _upper_end(_hockey(Qt, Pt, a)))
-        low_sum = max(sl.lower_delta(sp, eps) for sp in sums)
-        assert 0 < low_sum <= d.lower <= ex <= d.upper
+    _check_sampled_bracket(acc, sums, T)
 
 
 def test_plain_ldp_takes_binary_rr_summed_pair():
