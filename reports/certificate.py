@@ -59,6 +59,7 @@ from .verdict import (  # noqa: F401  (re-exported: the verdicts, assumptions an
     FAILS,
     HOLDS,
     INCONCLUSIVE,
+    reproducibility,
     result_entry,
     statement,
     versions,
@@ -772,16 +773,13 @@ def certify(
         "chain": chain,
         "assumptions": _general_assumptions(dep) + mechanism_assumptions(dep),
         "monotonicity": MONOTONICITY if dep.n_is_lower_bound else None,
-        "reproducibility": {
-            "command": command
-            or f"blanket certify {dep.source}" + (f" --max-prec {max_prec}" if max_prec is not None else ""),
-            "input": dep.source,
-            "input_sha256": dep.sha256,
-            "versions": versions(),
-            "precision_start": start,
-            "precision_cap": cap,
-            "precision_used": max([c["precision"] for c in claims] or [start]),
-        },
+        "reproducibility": reproducibility(
+            dep,
+            command or f"blanket certify {dep.source}" + (f" --max-prec {max_prec}" if max_prec is not None else ""),
+            start,
+            cap,
+            max([c["precision"] for c in claims] or [start]),
+        ),
     }
     cert["statement"] = statement(cert)
     if verdict == INCONCLUSIVE:  # what limits the answer, for the command's hint (not part of the JSON file)

@@ -31,7 +31,7 @@ from flint import arb, fmpq
 
 from .deployment import Claim, Deployment
 from .fleet import FleetGroup
-from .verdict import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, result_entry, statement, versions
+from .verdict import ASSUMPTIONS, FAILS, HOLDS, INCONCLUSIVE, reproducibility, result_entry, statement
 
 if TYPE_CHECKING:
     from blanket.exact.runtime.progress import Progress
@@ -343,15 +343,13 @@ def certify_fleet(
             "honest.",
         ],
         "monotonicity": None,
-        "reproducibility": {
-            "command": command or f"blanket certify {dep.source}",
-            "input": dep.source,
-            "input_sha256": dep.sha256,
-            "versions": versions(),
-            "precision_start": dep.precision,
-            "precision_cap": max_prec if max_prec is not None else dep.precision_cap,
-            "precision_used": dep.precision,
-        },
+        "reproducibility": reproducibility(
+            dep,
+            command or f"blanket certify {dep.source}",
+            dep.precision,
+            max_prec if max_prec is not None else dep.precision_cap,
+            dep.precision,
+        ),
     }
     cert["statement"] = statement(cert)
     if verdict == INCONCLUSIVE:  # what limits the answer, for the command's hint (not part of the JSON file)

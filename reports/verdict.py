@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import platform
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .latex import display_result
 
@@ -39,6 +39,20 @@ def versions() -> dict:
         except PackageNotFoundError:
             out[pkg] = "not installed"
     return out
+
+
+def reproducibility(dep: Any, command: str, start: int, cap: int, used: int) -> dict:
+    """A certificate's ``reproducibility`` block: the command, the input file and its SHA-256, the package versions
+    and the working precisions (bits: where the escalation started, its cap, the largest used).  O(1)."""
+    return {
+        "command": command,
+        "input": dep.source,
+        "input_sha256": dep.sha256,
+        "versions": versions(),
+        "precision_start": start,
+        "precision_cap": cap,
+        "precision_used": used,
+    }
 
 
 #: the fields of :meth:`proofs.core.Result.describe` a certificate cites a result by (in this order)
