@@ -70,14 +70,21 @@ def _default_mode(tmp: str) -> None:
     os.chmod(tmp, 0o666 & ~mask)
 
 
-def stage(path: pathlib.Path, data: str | bytes) -> pathlib.Path:
-    """Write ``data`` (``str`` as UTF-8) to a fsynced temporary file beside ``path`` with the mode a plain ``open``
-    would give; return it, for the caller to rename into place (OutputError when it fails; nothing left behind)."""
+def _temp_beside(path: pathlib.Path) -> tuple[int, str]:
+    """A new temporary file ``.NAME.*.tmp`` in ``path``'s folder, noted for the clean-up on a signal: ``(fd, name)``
+    (OutputError when it cannot be created).  O(1)."""
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     except OSError as exc:
         raise OutputError(path, exc) from None
     _note_temp(tmp)
+    return fd, tmp
+
+
+def stage(path: pathlib.Path, data: str | bytes) -> pathlib.Path:
+    """Write ``data`` (``str`` as UTF-8) to a fsynced temporary file beside ``path`` with the mode a plain ``open``
+    would give; return it, for the caller to rename into place (OutputError when it fails; nothing left behind)."""
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
@@ -105,11 +112,7 @@ def atomic_open(
     path = pathlib.Path(path)
     refuse_symlink(path)
     binary = "b" in mode
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    except OSError as exc:
-        raise OutputError(path, exc) from None
-    _note_temp(tmp)
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(  # type: ignore[call-overload]  # mode and text options are chosen together at run time
             fd, "wb" if binary else "w", **({} if binary else {"encoding": encoding, "newline": newline})
