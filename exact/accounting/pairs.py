@@ -190,13 +190,14 @@ def count_pair(
     )
 
 
-def _bits_of(e: NumberOrBall) -> int:
-    """Extra bits that keep ``1/(e+1)``'s digits in ``π_p = e/(e+1)`` (a pair's loss range reads ``1 − π_p``): at a
-    large ε0 (60: ``1/(e+1) ≈ 9e-27``) a ball of ``π_p`` at 53 bits contains 1 and the loss range was NaN (an
-    internal error).  About ``log2 e``.  O(1)."""
-    with arith.precision(64):
-        e_hi = arith.ball(e).upper()
-    return max(0, int(math.ceil(math.log2(float(e_hi)))) + 1) if 0 < e_hi < 2**1000 else 0
+def _pi_precision(e: NumberOrBall) -> int:
+    """The precision for ``π_p = e/(e+1)``, ``π_q = 1/(e+1)`` of the clone and blanket-view pairs: a pair's loss range
+    reads ``1 − π_p``, so ``1/(e+1)``'s digits must survive in ``π_p`` (ε0 = 60: ``1/(e+1) ≈ 9e-27``, a ball of
+    ``π_p`` at 53 bits contained 1 and the loss range was NaN, an internal error).
+    :func:`~blanket.exact.numbers.arith.cancellation_bits` of ``e`` at depth 1 at every ε0 (``threshold=1``:
+    ``⌈log2 e⌉ + 1`` more bits, at least 64 bits in all; at the usual ε0 these few bits also narrow the loss balls the
+    composition discretises, and its answers depend on them in the last digits).  O(1)."""
+    return max(ctx.prec, 64) + arith.cancellation_bits(e, threshold=1)
 
 
 def clone_pair(mech: Randomizer, n: int) -> ShiftPair:
@@ -210,7 +211,7 @@ def clone_pair(mech: Randomizer, n: int) -> ShiftPair:
     so that the accountant can call the one-round certified routines.)  O(1).
     """
     e = finite_exp_epsilon0(mech, "the clone pair")
-    with arith.precision(max(ctx.prec, 64) + _bits_of(e)):
+    with arith.precision(_pi_precision(e)):
         e = finite_exp_epsilon0(mech, "the clone pair")
         pi_p, pi_q, outer_q = e / (e + 1), 1 / (e + 1), 1 / e
     return ShiftPair(
@@ -313,7 +314,7 @@ def split_blanket_view(mech: KRR, n: IntegerInput) -> ShiftPair:
     """The blanket view with the ``{x, x'}``-membership of the blanket draws revealed (k = 2: the blanket view)."""
     _check_krr(mech)
     n = arith.integer_in(n, "n", lo=1)
-    with arith.precision(max(ctx.prec, 64) + _bits_of(_krr_params(mech)[0])):  # 1 − pi_p keeps f's digits
+    with arith.precision(_pi_precision(_krr_params(mech)[0])):  # 1 − pi_p keeps f's digits
         e, f, p = _krr_params(mech)
         pi_p, pi_q, outer_q, null = e / (e + 1), 1 / (e + 1), 2 * f, (mech.k - 2) * f
     k = mech.k

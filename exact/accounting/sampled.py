@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-import math
 from fractions import Fraction
 from typing import Any
 
@@ -683,16 +682,12 @@ class Sampled:
             else:
                 return None
         q = self._fq()
-        # the backward pair's complements 1 − (1 − q·f) must keep q·f's digits: a ball of 1 − q·f at the working
-        # precision has a radius far above q·f when q is tiny (q = 1e-20 at 53 bits: its loss range was NaN, an
-        # internal error), so the entries carry log2(1/q) more bits than the working precision.  O(1).
-        # likewise when f is tiny (a large ε0: ε0 = 60 gives q·f ≈ 4e-27, below 64 bits' radius of 1 − q·f, NaN):
-        # log2(1/f) more bits (at most about 722 at ε0 = 500)
-        extra = max(0, int(q.q).bit_length() - int(q.p).bit_length() + 1)
+        # the backward pair's complements 1 − (1 − q·f) must keep q·f's digits (q = 1e-20 at 53 bits, or ε0 = 60 at 64
+        # bits: q·f below the radius of 1 − q·f, a NaN loss range): arith.cancellation_bits of 1/(q·f) =
+        # (e^{ε0} + k − 1)/q, i.e. ⌈log2(1/(q·f))⌉ + 1 more bits from q·f ≤ 2^-20 (at most about 790 at ε0 = 500)
         with arith.precision(64):
-            f_hi = arith.ball(1 / (mech.exp_epsilon0() + mech.k - 1)).upper()
-        extra += max(0, -int(math.floor(math.log2(float(f_hi)))) + 1) if f_hi > 0 else 0
-        with arith.precision(max(ctx.prec, 64) + extra):
+            bits = arith.cancellation_bits((mech.exp_epsilon0() + mech.k - 1) / q)
+        with arith.precision(arith.cancellation_precision(bits)):
             e = mech.exp_epsilon0()
             f = 1 / (e + mech.k - 1)
             pp, pf = q * e * f, q * f

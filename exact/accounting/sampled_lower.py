@@ -41,8 +41,10 @@ DROP_Z = _oracle_lower.DROP_Z
 
 
 def _extra_bits(q: fmpq) -> int:
-    """Bits beyond the working precision that keep ``q·a``'s digits in ``1 − q·a`` when ``q`` is tiny.  O(1)."""
-    return max(0, int(q.q).bit_length() - int(q.p).bit_length() + 1)
+    """Bits beyond the working precision that keep ``q·a``'s digits in ``1 − q·a`` when ``q`` is tiny:
+    :func:`~blanket.exact.numbers.arith.cancellation_bits` of ``1/q`` (``⌈log2(1/q)⌉ + 1`` from ``q ≤ 2^{−20}``, else
+    0).  O(1)."""
+    return arith.cancellation_bits(1 / q)
 
 
 def scaled_third_pair(

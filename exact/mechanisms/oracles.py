@@ -127,24 +127,20 @@ class _PerPrecision:
 
 
 def cancellation_bits(mech: Any) -> int:
-    """``2·(⌈log2 e^{ε0}⌉ + 1)`` for a record with ``2^20 ≤ e^{ε0} < 2^2000`` (else 0): the extra bits a blanket-view
-    computation of a frequency oracle needs at a large ε0.  Its atoms' probabilities are ``~e^{−2ε0}`` (OUE: two
-    bits set w.p. ``q²``) and their values ``~e^{ε0}``; at the caller's precision (53 or 256 bits) the balls lost
-    every digit (NaN: OUE k = 3, n = 4 sampled from ε0 = 100, unsampled upper end 1 from ε0 = 100; SUE from ε0 =
-    40).  Measured: ``log2 e^{ε0}`` extra bits was still NaN at SUE ε0 = 200, twice that is enough up to ε0 = 500.
-    Below ``e^{ε0} = 2^20`` (ε0 < 13.8) 0: nothing changes at the usual ε0.  O(1)."""
-    with arith.precision(64):
-        e_hi = arith.ball(mech.exp_epsilon0()).upper()
-    if not (e_hi.is_finite() and arb(2) ** 20 <= e_hi < arb(2) ** 2000):
-        return 0
-    return 2 * (int(math.ceil(math.log2(float(e_hi)))) + 1)
+    """The extra bits a frequency oracle's blanket view or lower pair needs at a large ε0:
+    :func:`~blanket.exact.numbers.arith.cancellation_bits` of ``e^{ε0}`` at depth 2, i.e. ``2·(⌈log2 e^{ε0}⌉ + 1)``
+    from ``e^{ε0} ≥ 2^20`` (ε0 ≥ 13.86), else 0.  Depth 2: its atoms' probabilities are ``~e^{−2ε0}`` (OUE: two bits
+    set w.p. ``q²``) and their values ``~e^{ε0}``; at the caller's precision (53 or 256 bits) the balls lost every
+    digit (NaN: OUE k = 3, n = 4 sampled from ε0 = 100, unsampled upper end 1 from ε0 = 100; SUE from ε0 = 40; depth
+    1 was still NaN at SUE ε0 = 200).  A precision choice, not a bound.  O(1)."""
+    return arith.cancellation_bits(mech.exp_epsilon0(), depth=2)
 
 
 def cancellation_precision(mech: Any, floor: int = 64) -> int:
     """The working precision for a frequency oracle's blanket view or lower pair: the current one when
-    :func:`cancellation_bits` is 0, else ``max(current, floor)`` plus those bits.  O(1)."""
-    bits = cancellation_bits(mech)
-    return ctx.prec if bits == 0 else max(ctx.prec, floor) + bits
+    :func:`cancellation_bits` is 0, else ``max(current, floor)`` plus those bits
+    (:func:`~blanket.exact.numbers.arith.cancellation_precision`).  O(1)."""
+    return arith.cancellation_precision(cancellation_bits(mech), floor)
 
 
 # ================================================================ generic ε0-LDP

@@ -234,6 +234,59 @@ def precision(bits: int) -> Iterator[int]:
         ctx.prec = old
 
 
+#: :func:`cancellation_bits` adds nothing for a ratio below this: ``e^{ε0} < 2^20`` is ``ε0 < 13.86`` (every usual
+#: ε0 runs at the caller's precision), ``1/q < 2^20`` a participation ``q > 9.6e-7``
+CANCELLATION_FROM = 2**20
+
+
+def cancellation_bits(ratio: NumberOrBall, depth: int = 1, *, threshold: int = CANCELLATION_FROM) -> int:
+    """The one rule for extra working-precision bits at a large ratio ``r`` (``e^{ε0}``, ``1/q``, or their product):
+    ``depth·(⌈log2 r⌉ + 1)`` with ``r`` the ratio's upper end, from ``r ≥ threshold`` on, else 0 (also 0 for a ratio
+    that is not a finite ball).  ``threshold`` is ``2^20`` (:data:`CANCELLATION_FROM`) except at the clone and
+    blanket-view pairs, which keep the bits at every ε0 (``threshold=1``, as since session 13: there the bits also
+    narrow the pair's loss balls, and dropping them below ``2^20`` changed a composition's answer in its 9th digit,
+    ``telemetry_daily.toml --curves off``).
+
+    What it protects: a small quantity ``s ≈ r^{−depth}`` read next to ``O(1)`` terms, through a complement ``1 − s``
+    or a sum.  At ``p`` bits the ``O(1)`` term's ball has a radius about ``2^{−p}``, so ``s`` keeps only about
+    ``p − log2(1/s)`` bits, and none (a ball containing 0, a NaN loss) once ``s < 2^{−p}``; ``depth·(⌈log2 r⌉ + 1)``
+    more bits give ``s`` back the caller's ``p``.  The cancellations it serves (docs/numerics.md, "Extra bits at a
+    large ratio"): ``1 − π_p = 1/(e^{ε0} + 1)`` of the clone and blanket-view pairs (depth 1,
+    :mod:`~blanket.exact.accounting.pairs`); a frequency oracle's blanket-view atoms, probabilities ``~e^{−2ε0}``
+    (OUE: two bits set w.p. ``q²``) and values ``~e^{ε0}`` (depth 2,
+    :func:`blanket.exact.mechanisms.oracles.cancellation_precision`); ``1 − q·f`` (``f = 1/(e^{ε0} + k − 1)``) of a
+    sampled k-RR round's count pair (``r = (e^{ε0} + k − 1)/q``) and ``1 − q·a`` of the sampled third-value and
+    two-stratum pairs (``r = 1/q``, added to the oracles' bits).
+
+    A precision choice, not a bound: every value is the same certified enclosure at any precision (narrower with
+    more bits); too few bits show as a wide or NaN ball, never as a wrong one.  Below ``2^20`` it gives 0, so nothing
+    changes at the usual ε0 and q.  Measured (session 13): ``log2 e^{ε0}`` bits kept the pairs' ``1 − π_p`` at every
+    ε0 ≤ 500 (:data:`~blanket.exact.numbers.guards.MAX_EPSILON0`) but left SUE's blanket view NaN at ε0 = 200; twice
+    that is enough up to ε0 = 500.  O(1) (``ratio`` read at 64 bits; ``⌈log2⌉`` of its upper end exactly, no float).
+
+    >>> cancellation_bits(1000), cancellation_bits(2**20), cancellation_bits(2**20, depth=2), cancellation_bits(fmpq(3, 2**30))
+    (0, 21, 42, 0)
+    >>> cancellation_bits(fmpq(2**30, 3))
+    30
+    """
+    if not isinstance(depth, int) or depth < 1:
+        raise InvalidArgument("depth", depth, "must be an integer >= 1")
+    if not isinstance(threshold, int) or threshold < 1:
+        raise InvalidArgument("threshold", threshold, "must be an integer >= 1")
+    with precision(64):
+        r_hi = ball(ratio).upper()
+    if not (r_hi.is_finite() and r_hi >= threshold):
+        return 0
+    man, exp = (int(v) for v in r_hi.mid().man_exp())  # r_hi = man·2^exp exactly, man > 0
+    return depth * (exp + (man - 1).bit_length() + 1)  # ⌈log2 r_hi⌉ = exp + ⌈log2 man⌉
+
+
+def cancellation_precision(bits: int, floor: int = 64) -> int:
+    """The working precision for ``bits`` of :func:`cancellation_bits`: the current one when ``bits`` is 0 (nothing
+    changes), else ``max(current, floor) + bits``.  O(1)."""
+    return ctx.prec if bits == 0 else max(ctx.prec, floor) + bits
+
+
 def ball(x: NumberOrBall) -> arb:
     """An ``arb`` ball for an exact number or a ball (at the current precision).
 
