@@ -74,6 +74,7 @@ from blanket.exact.numbers import guards as _guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
 from blanket.exact.shuffled import matrix_view as _matrix_view
+from blanket.exact.shuffled import oracle_third as _third
 from blanket.exact.shuffled import sampled_binary as _sampled_binary
 from flint import arb, fmpq
 
@@ -123,7 +124,8 @@ LOWER_NAMES = {
     "binarized count; geometric: its threshold count) (exact, no grid)",
     "one-round": "one round alone, its own certified lower end on a concrete dataset (the other rounds dropped: a "
     "post-processing; exact.accounting.certified.lower_bound, or a sampled binary RR round's worst dataset, "
-    "exact.shuffled.sampled_binary)",
+    "exact.shuffled.sampled_binary, or a sampled OUE/SUE round's third-value dataset, full view, "
+    "exact.shuffled.oracle_third.sampled_full_lower)",
 }
 #: binary RR rounds of at most this many users compose the worst-case privacy curve over all datasets
 #: (:func:`blanket.exact.accounting.curves.binary_worst_pair`, O(n²): about a second at n = 256) instead of the
@@ -1860,7 +1862,7 @@ class ShuffleAccountant:
                     out.append(item)
         return out
 
-    def _one_round(self, quantity: str, at: fmpq) -> dict | None:
+    def _one_round(self, quantity: str, at: fmpq, hint: fmpq | None = None) -> dict | None:
         """One round's own certified ends beside the composition (docs/composition.md §5e "One round through the
         accountant"), or ``None`` when none applies (``curves=False``, the fast route, never takes them):
 
@@ -1869,7 +1871,11 @@ class ShuffleAccountant:
           "epsilon", searched to :attr:`one_round_rel_tol`; :func:`~blanket.exact.accounting.certified.one_round_delta`
           at ``ε = at`` for "delta", at doubling precision as ``blanket delta``), ``upper`` and ``lower``;
         * else the largest one-round lower end over the ledger's record rounds without a concrete lower pair of their
-          own (none at present; a composition is never below one of its rounds), ``upper`` ``None``.
+          own (none at present; a composition is never below one of its rounds), ``upper`` ``None``;
+        * the ledger is one sampled round of a binary RR record: its exact worst case (:meth:`_sampled_binary_one_round`);
+          of unary encoding (OUE, SUE): the full view of its third-value dataset as a lower end
+          (:meth:`_sampled_full_one_round`; ``hint``, for "epsilon": a point where the composition's lower end is
+          certified to fail, the search's start), ``upper`` ``None`` (the upper end stays the composition's).
 
         Returns ``{"lower", "lower_from", "upper", "upper_from", "upper_results"}`` (Fractions or ``None``; δ ends
         clamped to [0, 1]; ``upper_results``: the registry keys the upper end's route rests on).  Memoised per (quantity, at) until the next ``compose``.  Cost: the one-round searches (seconds
@@ -1907,8 +1913,60 @@ class ShuffleAccountant:
             sb = self._sampled_binary_one_round(quantity, at)
             if sb is not None:
                 out = sb
+            sf = self._sampled_full_one_round(quantity, at, hint)
+            if sf is not None and (out is None or out["lower"] is None or sf["lower"] > out["lower"]):
+                out = sf if out is None else {**out, "lower": sf["lower"], "lower_from": sf["lower_from"]}
         self._cache[key] = out
         return out
+
+    def _sampled_full_one_round(self, quantity: str, at: fmpq, hint: fmpq | None) -> dict | None:
+        """A ledger of one sampled round (``q < 1``) of unary encoding (OUE, SUE): the full view of the third-value
+        dataset of the sampled round (:func:`blanket.exact.shuffled.oracle_third.sampled_full_lower`, docs/reference/
+        oracles.md §2 "Sampled rounds: the full view") as a certified lower end, as :meth:`_one_round`'s dict with
+        ``upper`` ``None``; ``None`` when it does not apply, is refused by its work guard, or (for "epsilon") does not
+        fail the target at ``hint`` (then it cannot raise the lower end there).  "delta": its value at ``ε = at``;
+        "epsilon": the crossing above ``hint`` (:func:`blanket.exact.numbers.guided.crossing_from_failing`, searched
+        to :attr:`one_round_rel_tol`).  Cost: 1 to about 6 evaluations (about a second each at n = 10³, q = 1/10)."""
+        from blanket.exact.numbers.guided import crossing_from_failing
+
+        ev = self._ledger[0][0]
+        inner, q = getattr(ev, "event", None), getattr(ev, "q", None)
+        if type(inner) is not Shuffled or not isinstance(q, Fraction) or not q < 1 or inner.n < 2:
+            return None
+        mech = inner.mechanism
+        if not isinstance(mech, oracles.UnaryEncoding) or mech.k < 3:
+            return None
+        fq = fmpq(q.numerator, q.denominator)
+        if _third.SAMPLED_MAX_WORK < _third.sampled_full_work(mech, inner.n, fq):
+            return None
+
+        def full(e: fmpq) -> fmpq:
+            v = _third.sampled_full_lower(mech, inner.n, fq, epsilon=e)
+            return fmpq(0) if v is None else v
+
+        if quantity == "delta":
+            lo = full(at)
+        else:
+            if hint is None:
+                return None
+            bad_value = full(hint)
+            if not bad_value > at:
+                return None
+            br = crossing_from_failing(
+                full, at, bad=hint, bad_value=bad_value, hi=_one.epsilon_hi(mech), rel_tol=self.one_round_rel_tol
+            )
+            lo = br.lower
+        where = (
+            f"all other {inner.n - 1} users hold a third value z (x z^(n-1) versus x' z^(n-1)), each taking part "
+            f"w.p. q = {fq}, full view"
+        )
+        return {
+            "lower": Fraction(int(lo.p), int(lo.q)),
+            "lower_from": f"the dataset where {where}",
+            "upper": None,
+            "upper_from": None,
+            "upper_results": [],
+        }
 
     def _sampled_binary_one_round(self, quantity: str, at: fmpq) -> dict | None:
         """A ledger of one sampled binary RR round with at most :data:`~blanket.exact.shuffled.sampled_binary.MAX_N`
@@ -1999,7 +2057,8 @@ class ShuffleAccountant:
         low_grid = fine if refined_kind is not None and refined_kind == low_kind else self._lower_grid(g)
         self._cache[("low-used", str(dt), g)] = (low_kind, low_grid)
         lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair: 0
-        one = self._one_round("epsilon", dt)  # a single record round's own bracket; a short composition's lower end
+        # a single record round's own bracket; a short composition's lower end (hint: where lo is certified to fail)
+        one = self._one_round("epsilon", dt, hint=lo if lo > 0 else None)
         if one is not None and one["lower"] is not None and one["lower"] > _frac(lo):
             lo, low_kind = fmpq(one["lower"].numerator, one["lower"].denominator), "one-round"
         renyi = self._renyi(g, band)

@@ -393,6 +393,28 @@ def suffix_sums(v: np.ndarray, rel: float = 0.0, block: int | None = None) -> tu
     return G, float_upper(r)
 
 
+def suffix_sums_rows(v: np.ndarray, rel: float = 0.0) -> tuple:
+    """:func:`suffix_sums` of every row of a non-negative matrix (along the last axis), the same blocked cumulative
+    sums with the same block length, so the same bound ``rel' = (1+rel)(1+γ_{L+S−1}) − 1`` holds for every row
+    (docs/numerics.md, Lemma 3, row by row).  ``G`` has ``v.shape[1] + 1`` columns (the last 0).  O(rows·W)."""
+    R, W = v.shape
+    L = max(1, int(math.isqrt(max(W, 1))))
+    S = -(-W // L) if W else 1
+    P = np.zeros((R, S * L), dtype=np.float64)
+    P[:, :W] = v
+    P3 = P.reshape(R, S, L)
+    within = np.cumsum(P3[:, :, ::-1], axis=2)[:, :, ::-1]
+    totals = within[:, :, 0]
+    later = np.zeros((R, S), dtype=np.float64)
+    if S > 1:
+        later[:, :-1] = np.cumsum(totals[:, ::-1], axis=1)[:, ::-1][:, 1:]
+    G = np.empty((R, W + 1), dtype=np.float64)
+    G[:, :W] = (within + later[:, :, None]).reshape(R, -1)[:, :W]
+    G[:, W] = 0.0
+    r = (1 + float_ball(rel)) * (1 + arb(gamma(L + S - 1))) - 1
+    return G, float_upper(r)
+
+
 def pairwise_sum(x: np.ndarray) -> np.ndarray:
     """Sum over the last axis by an explicit pairwise tree: every term passes ≤ ⌈log₂ W⌉ additions."""
     x = np.asarray(x, dtype=np.float64)

@@ -51,7 +51,17 @@ from flint import arb, fmpq
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["EXACT_N", "MAX_WORK", "WINDOW_TOL", "third_full_delta", "third_full_upper", "third_full_work"]
+__all__ = [
+    "EXACT_N",
+    "MAX_WORK",
+    "SAMPLED_MAX_WORK",
+    "WINDOW_TOL",
+    "sampled_full_delta",
+    "sampled_full_work",
+    "third_full_delta",
+    "third_full_upper",
+    "third_full_work",
+]
 
 #: :func:`third_full_delta` returns None when :func:`third_full_work` exceeds this (OUE/SUE k = 128, ε0 = 2,
 #: n = 10³: 0.8·10⁷ / 1.4·10⁷, 1–3 s per δ; ε0 = 1: 2·10⁷, refused; the work grows as n^{3/2}); pass ``max_work``
@@ -116,15 +126,18 @@ def _exact_hi(x: arb) -> arb:
     return arb(fmpq(hi.numerator, hi.denominator))
 
 
-def _points(n: int, m: int, p_q, e_ball: arb, tol) -> tuple:
+def _points(n: int, m: int, p_q, e_ball: arb, tol, users: int | None = None) -> tuple:
     """The float points of Lemma T1 for one ``m``: ``(X̂, P̂, ru, ra, tu, ta, r_x)``, ``X̂ = fl(α + βI + γJ)`` over the
-    windows of ``U ~ Bin(n − m, ·)`` and ``A ~ Bin(m, ·)`` (relative error ``≤ r_x = (1 + max e)(1 + u)³ − 1``, positive
-    terms), ``P̂`` their window probabilities (relative error ``≤ (1 + ru)(1 + ra)(1 + u) − 1``), ``tu``, ``ta`` the
-    windows' left-out masses.  ``O(W_U·W_A)`` float operations."""
-    N0 = n - m
+    windows of ``U ~ Bin(users − m, ·)`` and ``A ~ Bin(m, ·)`` (relative error ``≤ r_x = (1 + max e)(1 + u)³ − 1``,
+    positive terms), ``α = (n − m) + m/e``, ``P̂`` their window probabilities (relative error ``≤ (1 + ru)(1 + ra)(1 + u)
+    − 1``), ``tu``, ``ta`` the windows' left-out masses.  ``users`` (default ``n``): the number of reports; fewer in a
+    sampled round, whose ``n − users`` absent users each add 1 to ``X`` (:func:`sampled_full_delta`).  ``O(W_U·W_A)``
+    float operations."""
+    users = n if users is None else users
+    N0 = users - m
     vu, lu, ru, tu = _window(N0, p_q, tol)
     va, la, ra, ta = _window(m, p_q, tol)
-    alpha, e_al = laws.float_param(arb(N0) + arb(m) / e_ball)
+    alpha, e_al = laws.float_param(arb(n - m) + arb(m) / e_ball)
     beta, e_be = laws.float_param(e_ball - 1)
     gam, e_ga = laws.float_param(1 - 1 / e_ball)
     I = (lu + np.arange(len(vu), dtype=np.float64))[:, None]
@@ -135,9 +148,10 @@ def _points(n: int, m: int, p_q, e_ball: arb, tol) -> tuple:
     return X, P, ru, ra, tu, ta, r_x
 
 
-def _per_m(n: int, m: int, p_q, e_ball: arb, c_ball: arb) -> tuple[arb, arb]:
-    """``(lo, hi)``: exact balls (radius 0) with ``lo ≤ E[(X − cX')_+ | C = m] ≤ hi`` (docs/numerics.md Lemma T1)."""
-    X, P, ru, ra, tu, ta, r_x = _points(n, m, p_q, e_ball, WINDOW_TOL)
+def _per_m(n: int, m: int, p_q, e_ball: arb, c_ball: arb, users: int | None = None) -> tuple[arb, arb]:
+    """``(lo, hi)``: exact balls (radius 0) with ``lo ≤ E[(X − cX')_+ | C = m] ≤ hi`` (docs/numerics.md Lemma T1);
+    ``users`` as in :func:`_points` (``X ≤ n e`` still).  ``O(W_U·W_A log(W_U·W_A))`` float operations."""
+    X, P, ru, ra, tu, ta, r_x = _points(n, m, p_q, e_ball, WINDOW_TOL, users)
     order = np.argsort(X, kind="stable")
     X, P = X[order], P[order]
     u = arb(fmpq(1, 2**53))
@@ -337,3 +351,272 @@ def third_full_delta(
     high += arith.ball(tail) * nn * e_ball  # the m outside the window: E[(X − cX')_+ | m] ≤ n e
     low, high = _exact_lo(low / nn), _exact_hi(high / nn)
     return (low if low > 0 else arb(0)).union(high if high < 1 else arb(1))
+
+
+# ============================================================ sampled rounds: the full view of R_q = (1 − q)·⊥ + q·R
+#: :func:`sampled_full_lower` and :func:`sampled_full_delta` return None when :func:`sampled_full_work` exceeds this
+#: (OUE/SUE k = 128, ε0 = 2, n = 10³, q = 1/10: 2.5·10⁷ / 3.1·10⁷, about 1 CPU s per δ; q = 1/2: 4.4·10⁸ / 8.4·10⁸,
+#: refused); pass ``max_work`` to go further
+SAMPLED_MAX_WORK = 6 * 10**7
+#: window cut-off of :func:`sampled_full_lower` (a lower bound only: left-out mass only lowers it; each left-out term
+#: is at most ``e^{ε0}``, so this costs at most about ``4·2⁻⁴⁰·e^{ε0}`` of δ)
+SAMPLED_TOL = fmpq(1, 2**40)
+
+
+def _participation(q) -> fmpq:
+    qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+    return qq if isinstance(qq, fmpq) else fmpq(qq)
+
+
+def sampled_full_work(mech: UnaryEncoding, n: IntegerInput, q) -> int:
+    """The cost measure of :func:`sampled_full_lower` (and the guard of :func:`sampled_full_delta`): the window widths
+    (cut-off :data:`SAMPLED_TOL`) of the number of reports ``M ~ Bin(n, q)``, of ``C ~ Bin(M, p)``, of ``U`` and of
+    ``A`` at ``M``, ``C`` near their means, multiplied (the float operations in all, up to a constant).  O(1) ball
+    operations."""
+    nn = arith.integer_in(n, "n", lo=1)
+    qq = _participation(q)
+    lo, hi, _ = laws.window_bounds(nn, arith.ball(qq), SAMPLED_TOL)
+    M = max(1, (lo + hi) // 2)
+    lc, hc, _ = laws.window_bounds(M, arith.ball(mech.p), SAMPLED_TOL)
+    m = (lc + hc) // 2
+    lu, hu, _ = laws.window_bounds(M - m, arith.ball(mech.q), SAMPLED_TOL) if M > m else (0, 0, 0)
+    la, ha, _ = laws.window_bounds(m, arith.ball(mech.q), SAMPLED_TOL) if m > 0 else (0, 0, 0)
+    return (hi - lo + 1) * (hc - lc + 1) * (hu - lu + 1) * (ha - la + 1)
+
+
+def _exact_small_sampled(n: int, p: fmpq, q: fmpq, s: fmpq, e: fmpq, c: fmpq) -> fmpq:
+    """:func:`sampled_full_delta` in exact rationals, every ``M``, ``C``, ``U``, ``A`` (no windows): ``O(n⁶)``
+    rational operations; for ``n ≤`` :data:`EXACT_N` with exact inputs."""
+    from math import comb
+
+    total = fmpq(0)
+    for M in range(1, n + 1):
+        pM = comb(n, M) * s**M * (1 - s) ** (n - M)
+        for m in range(M + 1):
+            pm = comb(M, m) * p**m * (1 - p) ** (M - m)
+            pts = [
+                (
+                    (n - m) + fmpq(m) / e + (e - 1) * i + (1 - 1 / e) * j,
+                    comb(M - m, i) * q**i * (1 - q) ** (M - m - i) * comb(m, j) * q**j * (1 - q) ** (m - j),
+                )
+                for i in range(M - m + 1)
+                for j in range(m + 1)
+            ]
+            inner = fmpq(0)
+            for x2, p2 in pts:
+                for x1, p1 in pts:
+                    if x1 > c * x2:
+                        inner += p1 * p2 * (x1 - c * x2)
+            total += pM * pm * inner
+    return total / n
+
+
+def sampled_full_delta(
+    mech: FourValue, n: IntegerInput, q, *, max_work: int | None = None, **opts: Unpack[DeltaOptions]
+) -> Enclosure | None:
+    """The exact δ(ε) of one round sampled with participation ``q`` (``R_q = (1 − q)·⊥ + q·R``) on ``x z^{n−1}`` vs
+    ``x' z^{n−1}`` for unary encoding (the full view) as a certified enclosure ``[L, H]`` (``L`` a certified lower
+    bound on the sampled round's δ(ε)), or ``None`` as :func:`third_full_delta` (not unary encoding, ``k < 3``, the
+    work :func:`sampled_full_work` above ``max_work`` (default :data:`SAMPLED_MAX_WORK`), a ball too wide for the
+    kernel's margins).
+
+    The likelihood ratio of a report of ``R_q`` is that of ``R`` on a report and 1 on ``⊥``, so with ``M`` the number
+    of reports and ``C`` the reports' ``z``-bits, ``X = (n − C) + C/e + (e − 1)U + (1 − 1/e)A`` with ``U ~
+    Bin(M − C, q_R)``, ``A ~ Bin(C, q_R)`` (docs/reference/oracles.md §2, "Sampled rounds: the full view"):
+
+        δ_q(ε) = (1/n) Σ_M Bin(n, q)(M) Σ_C Bin(M, p)(C) E[(X − e^ε X')_+ | M, C],
+
+    each inner term Lemma T1's kernel (:func:`_per_m` with ``users = M``).  Exact rationals for exact inputs and
+    ``n ≤ min(EXACT_N, exact_max_n)`` (``O(n⁶)``).  ``q = 1`` is :func:`third_full_delta`.
+
+    Cost: :func:`sampled_full_work` floats sorted (``W_M·W_C·W_U·W_A``, ``O(n² q² log n)``-ish) and ``O(W_M·W_C)``
+    ball operations.  Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or
+    ``exp_epsilon``, ``exact_max_n``.
+    """
+    if not isinstance(mech, UnaryEncoding) or mech.k < 3:
+        return None
+    qq = _participation(q)
+    if qq == 1:
+        return third_full_delta(mech, n, max_work=max_work, **opts)
+    got = delta_args(mech, n, opts, "sampled_full_delta")
+    if got is None:
+        return fmpq(0)
+    nn, ee = got[0], got[1]
+    cap = max_work if max_work is not None else SAMPLED_MAX_WORK
+    if cap < sampled_full_work(mech, nn, qq):
+        return None
+    c_ball = arith.ball(ee)
+    if not (c_ball >= 1):
+        return None
+    e0 = mech.exp_epsilon0()
+    if nn <= min(EXACT_N, got[3]) and isinstance(e0, fmpq) and isinstance(ee, fmpq):
+        if isinstance(mech.p, fmpq) and isinstance(mech.q, fmpq):
+            return _exact_small_sampled(nn, mech.p, mech.q, qq, e0, ee)
+    e_ball = arith.ball(e0)
+    p_ball, q_ball, s_ball = arith.ball(mech.p), arith.ball(mech.q), arith.ball(qq)
+    x_max = arb(nn) * e_ball  # every X ≤ n e: a left-out term adds at most this to E[(X − cX')_+]
+    lo_m, hi_m, tail_m = laws.window_bounds(nn, s_ball, WINDOW_TOL)
+    low, high = arb(0), arb(0)
+    for M in range(max(lo_m, 1), hi_m + 1):  # M = 0: X = X' = n, the term is 0
+        in_lo, in_hi = arb(0), arb(0)
+        lo_c, hi_c, tail_c = laws.window_bounds(M, p_ball, WINDOW_TOL)
+        for m in range(lo_c, hi_c + 1):
+            pm = laws.pmf(M, p_ball, m)
+            try:
+                v_lo, v_hi = _per_m(nn, m, q_ball, e_ball, c_ball, users=M)
+            except (ArithmeticError, laws.FloatRouteUnavailable):
+                return None
+            in_lo += _exact_lo(pm * v_lo)
+            in_hi += _exact_hi(pm * v_hi)
+        in_hi += arith.ball(tail_c) * x_max
+        pM = laws.pmf(nn, s_ball, M)
+        low += _exact_lo(pM * in_lo)
+        high += _exact_hi(pM * in_hi)
+    high += arith.ball(tail_m) * x_max
+    low, high = _exact_lo(low / nn), _exact_hi(high / nn)
+    return (low if low > 0 else arb(0)).union(high if high < 1 else arb(1))
+
+
+def _float_lo(x: arb) -> float:
+    """A binary64 number ≤ the ball ``x`` (its lower end rounded down; 0 when that is not positive).  O(1)."""
+    v = float(x.lower())
+    return math.nextafter(v, 0.0) if v > 0 else 0.0
+
+
+def _rows_lower(n: int, m: int, users: list, wins: dict, q_ball, e_ball: arb, c_ball: arb) -> tuple:
+    """``(s, r_s)``: for every ``M`` of ``users`` (each ``≥ m``), ``E[(X − cX')_+ | M, C = m] ≥ s[k]/((1 + r_s)(1 + u))``
+    (``X = (n − m) + m/e + (e − 1)U + (1 − 1/e)A``, ``U ~ Bin(M − m, ·)``, ``A ~ Bin(m, ·)``).  Lemma T1 (i) row by
+    row on one sort: the points of every ``M`` lie on the same lattice ``α + βI + γJ`` (only their weights depend on
+    ``M``), so the lattice is sorted once and each ``M`` is a row of weights (0 outside its window of ``U``: a
+    subset ``S(x')`` and left-out ``x'``, docs/numerics.md Lemma T3).  ``wins``: a cache of float windows by the
+    binomial's size.  ``O(R·W_I·W_A)`` float operations (``R = len(users)``, ``W_I`` the union of the windows of
+    ``U``) and one sort of ``W_I·W_A`` floats."""
+    u = arb(fmpq(1, 2**53))
+    fb = laws.float_ball
+
+    def win(N: int) -> tuple:
+        if N not in wins:
+            wins[N] = _window(N, q_ball, SAMPLED_TOL)
+        return wins[N]
+
+    va, la, ra, _ = win(m)
+    uw = [win(M - m) for M in users]
+    i0 = min(w[1] for w in uw)
+    i1 = max(w[1] + len(w[0]) - 1 for w in uw)
+    wi, wa = i1 - i0 + 1, len(va)
+    umat = np.zeros((len(users), wi))
+    for k, (vu, lu, _, _) in enumerate(uw):
+        umat[k, lu - i0 : lu - i0 + len(vu)] = vu
+    ru = max(w[2] for w in uw)
+    alpha, e_al = laws.float_param(arb(n - m) + arb(m) / e_ball)
+    beta, e_be = laws.float_param(e_ball - 1)
+    gam, e_ga = laws.float_param(1 - 1 / e_ball)
+    r_x = laws.float_upper((1 + arb(max(e_al, e_be, e_ga))) * (1 + u) ** 3 - 1)
+    I = (i0 + np.arange(wi, dtype=np.float64))[:, None]
+    J = (la + np.arange(wa, dtype=np.float64))[None, :]
+    X = ((alpha + beta * I) + gam * J).ravel()
+    order = np.argsort(X, kind="stable")
+    X = X[order]
+    c_hi = _exact_hi(c_ball)
+    c_hat = float(c_ball.mid())
+    idx = np.searchsorted(X, c_hat * X, side="right")  # non-decreasing (fl(ĉx) is monotone in x)
+    K = int(np.searchsorted(idx, len(X), side="left"))  # the x' with a point above ĉx'; the others' terms are 0
+    if K == 0:
+        return np.zeros(len(users)), 0.0
+    lo_i = int(idx[0])  # every suffix used starts at or after lo_i: only that part's suffix sums are formed
+
+    def weights(sel: np.ndarray) -> np.ndarray:  # one rounding: rel (1 + ru)(1 + ra)(1 + u) − 1
+        return umat[:, sel // wa] * va[sel % wa][None, :]
+
+    P_low = weights(order[:K])
+    P_top = weights(order[lo_i:])
+    r_p = laws.rel_combine(ru, ra, fmpq(1, 2**53))
+    G0, r0 = laws.suffix_sums_rows(P_top, r_p)
+    G1, r1 = laws.suffix_sums_rows(P_top * X[None, lo_i:], laws.rel_combine(r_p, r_x, fmpq(1, 2**53)))
+    k1 = _factor(1 / ((1 + fb(r1)) * (1 + u)), up=False)
+    k0 = _factor(c_hi / ((1 - fb(r_x)) * (1 - fb(r0)) * (1 - u) ** 2), up=True)
+    j = idx[:K] - lo_i
+    d = k1 * G1[:, j] - (k0 * X[:K])[None, :] * G0[:, j]
+    d[~(d >= _FLUSH) | ~(P_low >= _P_MIN)] = 0.0
+    s, r_s = laws.dot_nonneg(P_low, d, r_p, 0.0)
+    return np.asarray(s, dtype=np.float64).reshape(-1), r_s
+
+
+def sampled_full_lower(
+    mech: FourValue, n: IntegerInput, q, *, max_work: int | None = None, **opts: Unpack[DeltaOptions]
+) -> fmpq | None:
+    """A certified **lower** bound on :func:`sampled_full_delta` (the full view of one round sampled with
+    participation ``q`` on ``x z^{n−1}`` vs ``x' z^{n−1}``, unary encoding), so on the sampled round's δ(ε): an exact
+    rational, or ``None`` as :func:`sampled_full_delta` (not unary encoding, ``k < 3``, the work above ``max_work``,
+    default :data:`SAMPLED_MAX_WORK`; a ball too wide for the kernel's margins).  Exact for exact inputs and
+    ``n ≤ min(EXACT_N, exact_max_n)``; ``q = 1``: the lower end of :func:`third_full_delta`.
+
+    The sum over ``M`` and ``C`` of docs/reference/oracles.md §2 ("Sampled rounds: the full view") in floats with
+    proved errors (docs/numerics.md Lemma T3): for each ``C = m`` one sort of the lattice of points and a row of
+    weights per ``M`` (:func:`_rows_lower`), the weights ``Bin(n, q)(M)·Bin(M, p)(m)`` from float windows (Lemma 2),
+    one dot product at the end; left-out ``M``, ``m`` and points only lower it.  Cost: :func:`sampled_full_work`
+    float operations (``W_M·W_C·W_U·W_A``), ``W_C`` sorts of ``W_U·W_A`` floats, ``O(W_M + W_C)`` ball operations.
+    Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``, ``exact_max_n``.
+    """
+    if not isinstance(mech, UnaryEncoding) or mech.k < 3:
+        return None
+    qq = _participation(q)
+    if qq == 1:
+        v = third_full_delta(mech, n, max_work=max_work, **opts)
+        return v if v is None or isinstance(v, fmpq) else max(fmpq(0), _exact_lo_q(v))
+    got = delta_args(mech, n, opts, "sampled_full_lower")
+    if got is None:
+        return fmpq(0)
+    nn, ee = got[0], got[1]
+    cap = max_work if max_work is not None else SAMPLED_MAX_WORK
+    if cap < sampled_full_work(mech, nn, qq):
+        return None
+    c_ball = arith.ball(ee)
+    if not (c_ball >= 1):
+        return None
+    e0 = mech.exp_epsilon0()
+    if nn <= min(EXACT_N, got[3]) and isinstance(e0, fmpq) and isinstance(ee, fmpq):
+        if isinstance(mech.p, fmpq) and isinstance(mech.q, fmpq):
+            return _exact_small_sampled(nn, mech.p, mech.q, qq, e0, ee)
+    e_ball = arith.ball(e0)
+    p_ball, q_ball = arith.ball(mech.p), arith.ball(mech.q)
+    u = arb(fmpq(1, 2**53))
+    fb = laws.float_ball
+    try:
+        wm = laws.float_window(nn, arith.ball(qq), SAMPLED_TOL)
+        cw = {M: _window(M, p_ball, SAMPLED_TOL) for M in range(max(wm.offset, 1), wm.hi + 1)}
+        by_m: dict = {}  # m -> the M whose window of C holds m
+        for M, (vc, lc, _, _) in cw.items():
+            for m in range(lc, lc + len(vc)):
+                if m <= M:
+                    by_m.setdefault(m, []).append(M)
+        wins: dict = {}
+        weights, values, r_s = [], [], 0.0
+        for m in sorted(by_m):
+            Ms = by_m[m]
+            s, r = _rows_lower(nn, m, Ms, wins, q_ball, e_ball, c_ball)
+            r_s = max(r_s, r)
+            for M, sv in zip(Ms, s):
+                vc, lc, _, _ = cw[M]
+                weights.append(wm.values[M - wm.offset] * vc[m - lc])
+                values.append(sv)
+    except (ArithmeticError, laws.FloatRouteUnavailable):
+        return None
+    if not weights:
+        return fmpq(0)
+    wts = np.array(weights)
+    vals = np.array(values)
+    keep = (wts >= _P_MIN) & (vals >= _FLUSH)  # dropped terms only lower the bound; the products stay normal
+    wts, vals = wts[keep], vals[keep]
+    if not len(wts):
+        return fmpq(0)
+    r_c = max(cw[M][2] for M in cw)
+    r_w = laws.rel_combine(wm.rel, r_c, fmpq(1, 2**53))  # ŵ = fl(v̂_M·v̂_C): rel (1 + r_M)(1 + r_C)(1 + u) − 1
+    tot, r_t = laws.dot_nonneg(wts, vals, r_w, 0.0)
+    low = fb(float(tot)) / ((1 + fb(r_t)) * (1 + fb(r_s)) * (1 + u)) / nn
+    return max(fmpq(0), _exact_lo_q(low))
+
+
+def _exact_lo_q(x: arb) -> fmpq:
+    lo = arith.endpoints(x)[0]
+    return fmpq(lo.numerator, lo.denominator)
