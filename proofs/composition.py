@@ -1408,6 +1408,71 @@ SAMPLED_THIRD = TABLE.register(
 )
 
 
+H_sfull = sp.Function("\\delta_{q}^{full}(x z^{n-1}, x' z^{n-1})")
+delta_q = sp.Function("\\delta_{M_q}")
+
+
+def sampled_full_instance(kind: str, n: int, q: Any, c: Any) -> bool:
+    """One exact instance of the sampled full view (docs/reference/oracles.md §2, "Sampled rounds: the full view"):
+    OUE (``e^{ε0} = 3``) or SUE (``e^{ε0/2} = 2``) with ``k = 3``, ``n`` users, participation ``q``, ``e^ε = c``
+    (sympy Rationals).  True when :func:`blanket.exact.shuffled.oracle_third.sampled_full_delta` (its exact route)
+    equals the hockey-stick divergence of the sampled round on ``x z^{n−1}`` vs ``x' z^{n−1}`` enumerated by
+    participation (:func:`_participation_law`, the record's explicit matrix), in both directions.  O(9^n) exact
+    operations."""
+    from blanket.exact.mechanisms import oracles
+    from blanket.exact.shuffled import oracle_third as _third  # proofs -> exact (the layer order)
+
+    R = sp.Rational
+    rec = oracles.OUE(3, exp_epsilon0=3) if kind == "oue" else oracles.SUE(3, exp_half_epsilon0=2)
+    m = [[q_int(v) for v in row] for row in rec.rows()]
+    got = _third.sampled_full_delta(rec, n, int_q(R(q)), exp_epsilon=int_q(R(c)))
+    if got is None or not hasattr(got, "p"):
+        return False
+    ok = True
+    for t, t2 in ((0, 1), (1, 0)):
+        lp = _participation_law(m, [t] + [2] * (n - 1), R(q))
+        lq = _participation_law(m, [t2] + [2] * (n - 1), R(q))
+        h = sum((max(lp.get(k_, 0) - R(c) * lq.get(k_, 0), 0) for k_ in set(lp) | set(lq)), sp.Integer(0))
+        ok = ok and q_int(got) == h
+    return ok
+
+
+def _check_sampled_full(r) -> SymbolicCheck:
+    """The sampled full view on exact instances (:func:`sampled_full_instance`): OUE and SUE, ``k = 3``, ``n = 3``,
+    ``q = 1/2`` and ``1/5``, ``e^ε = 1`` and ``3/2``.  An instance, not a proof: ``proved`` is ``None``, ``False``
+    when one differs (e.g. without the shift ``(e^ε − 1)(n − m)`` of the absent users, or with ``m/n`` replaced by
+    ``q``)."""
+    ok = True
+    for kind in ("oue", "sue"):
+        for q in (sp.Rational(1, 2), sp.Rational(1, 5)):
+            for c in (sp.Integer(1), sp.Rational(3, 2)):
+                ok = ok and sampled_full_instance(kind, 3, q, c)
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (OUE e^eps0 = 3 and SUE e^(eps0/2) = 2, k = 3, n = 3, q = 1/2, 1/5, e^eps = 1, 3/2): the "
+        "code's sampled full view equals the hockey-stick divergence of the sampled round enumerated by "
+        "participation, both directions",
+        "the identity P(Y | m)/G_m(Y) = X/n + (1 - m/n) (the target takes part w.p. m/n given m reports; the "
+        "unsampled identity F_m/G_m = X/m at m reports), and the count of reports is the same under both datasets",
+    )
+
+
+SAMPLED_FULL = TABLE.register(
+    "Sampled full view (unary encoding)",
+    statement=sp.Ge(delta_q(epsilon), H_sfull(epsilon)),
+    hypotheses=(
+        *TABLE.hyps("q > 0", "q <= 1"),
+        Hypothesis(
+            sp.true,
+            "one round of OUE or SUE (k >= 3), each user taking part independently w.p. q (the multiset of reports "
+            "released), on the datasets x z^(n-1) versus x' z^(n-1); the full view: delta_q^full = sum_m Bin(n, q)(m) "
+            "(1/n) E_{z^m}[(X - e^eps X' - (e^eps - 1)(n - m))_+], X = sum over the m reports of e^(eps0 (a_i - c_i))",
+        ),
+    ),
+    symbolic=_check_sampled_full,
+)
+
+
 def _push_count(law: dict, keep: Any) -> dict:
     """The push-forward of a law on histograms (or on tuples of them) by ``keep`` (a function to an integer).  O(len)."""
     out: dict = {}

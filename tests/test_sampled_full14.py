@@ -161,3 +161,48 @@ def test_accountant_takes_it_as_the_one_round_lower_end():
     d = acc.get_delta(fmpq(1, 10))
     want = _fr(T.sampled_full_lower(rec, 8, fmpq(1, 2), epsilon=fmpq(1, 10)))
     assert d.lower >= want or d.details["lower_pair"] != A.LOWER_NAMES["one-round"]
+
+
+def _mutant_small(mode: str):
+    """A replacement for ``oracle_third._exact_small_sampled`` with one error: ``"no-shift"`` leaves the absent users'
+    ratio 1 out of ``X`` (the threshold not shifted by ``(c − 1)(n − M)``); ``"q-weight"`` gives the target the chance
+    ``q`` instead of ``M/n`` (ratio ``qX/M + 1 − q``); ``"right"``: no error (the harness itself passes)."""
+
+    def small(n, p, q, s, e, c):
+        total = fmpq(0)
+        for M in range(1, n + 1):
+            pM = comb(n, M) * s**M * (1 - s) ** (n - M)
+            for m in range(M + 1):
+                pm = comb(M, m) * p**m * (1 - p) ** (M - m)
+                pts = [
+                    (
+                        (n if mode == "right" else M) - m + fmpq(m) / e + (e - 1) * i + (1 - 1 / e) * j,
+                        comb(M - m, i) * q**i * (1 - q) ** (M - m - i) * comb(m, j) * q**j * (1 - q) ** (m - j),
+                    )
+                    for i in range(M - m + 1)
+                    for j in range(m + 1)
+                ]
+                for x2, p2 in pts:
+                    for x1, p1 in pts:
+                        if mode in ("no-shift", "right"):
+                            v = (x1 - c * x2) / n
+                        else:
+                            v = (s * x1 / M + 1 - s) - c * (s * x2 / M + 1 - s)
+                        if v > 0:
+                            total += pM * pm * p1 * p2 * v
+        return total
+
+    return small
+
+
+def test_registered_check_passes_and_mutants_fail(monkeypatch):
+    r = comp.SAMPLED_FULL
+    assert r.status == "derived" and "oracles.md" in r.spec and r.kind == "lower_bound"
+    assert r.check_symbolic().proved is None
+    with monkeypatch.context() as mp:
+        mp.setattr(T, "_exact_small_sampled", _mutant_small("right"))
+        assert comp.SAMPLED_FULL.check_symbolic().proved is None
+    for mode in ("no-shift", "q-weight"):
+        with monkeypatch.context() as mp:
+            mp.setattr(T, "_exact_small_sampled", _mutant_small(mode))
+            assert comp.SAMPLED_FULL.check_symbolic().proved is False, mode
