@@ -206,3 +206,15 @@ def test_registered_check_passes_and_mutants_fail(monkeypatch):
         with monkeypatch.context() as mp:
             mp.setattr(T, "_exact_small_sampled", _mutant_small(mode))
             assert comp.SAMPLED_FULL.check_symbolic().proved is False, mode
+
+
+def test_estimate_counts_the_search_where_it_runs():
+    from blanket.exact.accounting import composition_cost as cost
+
+    big = OUE(128, epsilon0=2)
+    for q, offered in ((Fraction(1, 10), True), (Fraction(1, 2), False)):
+        acc = A.ShuffleAccountant()
+        acc.compose(Sampled(Shuffled(big, 1000), q))
+        est = acc.estimate()
+        want = cost.sampled_full_seconds(T.sampled_full_work(big, 1000, fmpq(q.numerator, q.denominator)))
+        assert est.one_round == (want if offered else 0.0)

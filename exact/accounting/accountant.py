@@ -1139,6 +1139,9 @@ class ShuffleAccountant:
         if self.curves is False:
             return 0.0
         recs = self._record_rounds()
+        if len(self._ledger) == 1 and self.rounds == 1 and not recs:
+            work = self._sampled_full_work()
+            return 0.0 if work is None else _cost.sampled_full_seconds(work)
         if not (len(self._ledger) == 1 and self.rounds == 1 and len(recs) == 1):
             return 0.0
         mech, n, _ = recs[0]
@@ -1862,7 +1865,7 @@ class ShuffleAccountant:
                     out.append(item)
         return out
 
-    def _one_round(self, quantity: str, at: fmpq, hint: fmpq | None = None) -> dict | None:
+    def _one_round(self, quantity: str, at: fmpq) -> dict | None:
         """One round's own certified ends beside the composition (docs/composition.md §5e "One round through the
         accountant"), or ``None`` when none applies (``curves=False``, the fast route, never takes them):
 
@@ -1874,8 +1877,9 @@ class ShuffleAccountant:
           own (none at present; a composition is never below one of its rounds), ``upper`` ``None``;
         * the ledger is one sampled round of a binary RR record: its exact worst case (:meth:`_sampled_binary_one_round`);
           of unary encoding (OUE, SUE): the full view of its third-value dataset as a lower end
-          (:meth:`_sampled_full_one_round`; ``hint``, for "epsilon": a point where the composition's lower end is
-          certified to fail, the search's start), ``upper`` ``None`` (the upper end stays the composition's).
+          (:meth:`_sampled_full_one_round`; for "epsilon" its search starts where the composition's lower end is
+          certified to fail, which :meth:`_epsilon_on` leaves in the cache), ``upper`` ``None`` (the upper end stays
+          the composition's).
 
         Returns ``{"lower", "lower_from", "upper", "upper_from", "upper_results"}`` (Fractions or ``None``; δ ends
         clamped to [0, 1]; ``upper_results``: the registry keys the upper end's route rests on).  Memoised per (quantity, at) until the next ``compose``.  Cost: the one-round searches (seconds
@@ -1913,11 +1917,27 @@ class ShuffleAccountant:
             sb = self._sampled_binary_one_round(quantity, at)
             if sb is not None:
                 out = sb
-            sf = self._sampled_full_one_round(quantity, at, hint)
+            sf = self._sampled_full_one_round(quantity, at, self._cache.get(("one-round-hint", str(at))))
             if sf is not None and (out is None or out["lower"] is None or sf["lower"] > out["lower"]):
                 out = sf if out is None else {**out, "lower": sf["lower"], "lower_from": sf["lower_from"]}
         self._cache[key] = out
         return out
+
+    def _sampled_full_work(self) -> int | None:
+        """:func:`blanket.exact.shuffled.oracle_third.sampled_full_work` of the ledger's single round when it is one
+        sampled (``q < 1``) round of unary encoding (``k ≥ 3``, ``n ≥ 2``) within
+        :data:`~blanket.exact.shuffled.oracle_third.SAMPLED_MAX_WORK`, else ``None``.  O(1) ball operations."""
+        if not (len(self._ledger) == 1 and self.rounds == 1):
+            return None
+        ev = self._ledger[0][0]
+        inner, q = getattr(ev, "event", None), getattr(ev, "q", None)
+        if type(inner) is not Shuffled or not isinstance(q, Fraction) or not q < 1 or inner.n < 2:
+            return None
+        mech = inner.mechanism
+        if not isinstance(mech, oracles.UnaryEncoding) or mech.k < 3:
+            return None
+        work = _third.sampled_full_work(mech, inner.n, fmpq(q.numerator, q.denominator))
+        return work if work <= _third.SAMPLED_MAX_WORK else None
 
     def _sampled_full_one_round(self, quantity: str, at: fmpq, hint: fmpq | None) -> dict | None:
         """A ledger of one sampled round (``q < 1``) of unary encoding (OUE, SUE): the full view of the third-value
@@ -1929,16 +1949,12 @@ class ShuffleAccountant:
         to :attr:`one_round_rel_tol`).  Cost: 1 to about 6 evaluations (about a second each at n = 10³, q = 1/10)."""
         from blanket.exact.numbers.guided import crossing_from_failing
 
+        if self._sampled_full_work() is None:
+            return None
         ev = self._ledger[0][0]
-        inner, q = getattr(ev, "event", None), getattr(ev, "q", None)
-        if type(inner) is not Shuffled or not isinstance(q, Fraction) or not q < 1 or inner.n < 2:
-            return None
+        inner, q = ev.event, ev.q
         mech = inner.mechanism
-        if not isinstance(mech, oracles.UnaryEncoding) or mech.k < 3:
-            return None
         fq = fmpq(q.numerator, q.denominator)
-        if _third.SAMPLED_MAX_WORK < _third.sampled_full_work(mech, inner.n, fq):
-            return None
 
         def full(e: fmpq) -> fmpq:
             v = _third.sampled_full_lower(mech, inner.n, fq, epsilon=e)
@@ -2058,7 +2074,10 @@ class ShuffleAccountant:
         self._cache[("low-used", str(dt), g)] = (low_kind, low_grid)
         lo = lows[low_kind] if low_kind is not None else fmpq(0)  # no round has a concrete pair: 0
         # a single record round's own bracket; a short composition's lower end (hint: where lo is certified to fail)
-        one = self._one_round("epsilon", dt, hint=lo if lo > 0 else None)
+        lo_q = _frac(lo)
+        if lo_q > 0:  # where the composed lower end is certified to fail: the start of a one-round search above it
+            self._cache.setdefault(("one-round-hint", str(dt)), fmpq(lo_q.numerator, lo_q.denominator))
+        one = self._one_round("epsilon", dt)
         if one is not None and one["lower"] is not None and one["lower"] > _frac(lo):
             lo, low_kind = fmpq(one["lower"].numerator, one["lower"].denominator), "one-round"
         renyi = self._renyi(g, band)

@@ -46,6 +46,7 @@ __all__ = [
     "lower_refine_seconds",
     "bracket_pass_seconds",
     "one_round_seconds",
+    "sampled_full_seconds",
 ]
 
 #: survival kernel (:func:`blanket.exact.accounting.pld.discretise_both`) per outer count C and per point of the
@@ -329,6 +330,24 @@ def one_round_seconds(exact_work: int | None) -> float:
     True
     """
     return ONE_ROUND_FIXED + (SECONDS_PER_EXACT_WORK * exact_work if exact_work else 0.0)
+
+
+#: the sampled full view's search (the accountant's ``_sampled_full_one_round``: one evaluation at the composed lower
+#: end, then usually 3–5 of the crossing): SAMPLED_FULL_EVALS evaluations of SECONDS_PER_SAMPLED_WORK per unit of
+#: ``oracle_third.sampled_full_work``.  Measured (session 14, CPU of one δ, load 11–12): OUE k = 128, ε0 = 2,
+#: n = 10³, q = 1/10 (work 2.5·10⁷) 1.1–2 s; SUE (3.1·10⁷) 2–3 s
+SAMPLED_FULL_EVALS = 6
+SECONDS_PER_SAMPLED_WORK = 7e-8
+
+
+def sampled_full_seconds(work: int) -> float:
+    """Estimated one-core seconds of the sampled full view's search (:data:`SAMPLED_FULL_EVALS` evaluations of
+    ``work``, :func:`blanket.exact.shuffled.oracle_third.sampled_full_work`).  O(1).
+
+    >>> 5 < sampled_full_seconds(25_000_000) < 20
+    True
+    """
+    return SAMPLED_FULL_EVALS * SECONDS_PER_SAMPLED_WORK * work
 
 
 def summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:
