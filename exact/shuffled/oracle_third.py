@@ -32,6 +32,11 @@ Cost: ``W_C`` values of ``m`` (``O(√(np)·√log(1/tol))``), each a sort of ``
 end of Lemma T2 is used above :data:`BINNED_MIN_N`, 5–10 CPU s per δ at 10⁴).  Refused
 (``None``) above :data:`MAX_WORK` (sorted) or :data:`BINNED_MAX_WORK` (binned; 0, off, by default; see
 :func:`third_full_work`).
+
+**Sampled rounds** (:func:`sampled_full_lower`, :func:`sampled_full_delta`; docs/reference/oracles.md §2 "Sampled
+rounds: the full view").  With participation ``q`` the same dataset's δ is the sum over the number of reports
+``M ~ Bin(n, q)`` of the per-``M`` quantity with every absent user adding 1 to ``X`` and ``X'``; the lower end sorts
+one lattice per ``C`` and carries a row of weights per ``M`` (docs/numerics.md Lemma T3).
 """
 
 from __future__ import annotations
@@ -524,7 +529,7 @@ def _rows_lower(n: int, m: int, users: list, wins: dict, q_ball, e_ball: arb, c_
     K = int(np.searchsorted(idx, len(X), side="left"))  # the x' with a point above ĉx'; the others' terms are 0
     if K == 0:
         return np.zeros(len(users)), 0.0
-    lo_i = int(idx[0])  # every suffix used starts at or after lo_i: only that part's suffix sums are formed
+    lo_i = int(idx[:K].min())  # every suffix used starts at or after lo_i: only that part's suffix sums are formed
 
     r_p = laws.rel_combine(ru, ra, fmpq(1, 2**53))
     r_px = laws.rel_combine(r_p, r_x, fmpq(1, 2**53))
