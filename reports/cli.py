@@ -46,6 +46,19 @@ class _Parser(argparse.ArgumentParser):
         sys.stderr.write(f"blanket: error: {message} (see `{self.prog} --help`)\n")
         raise SystemExit(EXIT_USAGE)
 
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """argparse's, except that arguments no parser recognised are reported by the chosen subcommand's parser,
+        so that the hint names its help (``blanket bounds --foo`` -> ``see `blanket bounds --help```; argparse
+        leaves them to the top-level parser, whose hint is ``blanket --help``).  O(arguments)."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            sub = None
+            for action in self._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    sub = action.choices.get(getattr(ns, action.dest, None) or "")
+            (sub if isinstance(sub, _Parser) else self).error(f"unrecognized arguments: {' '.join(extras)}")
+        return ns
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="blanket", description="Certified privacy accounting for the shuffle model.")

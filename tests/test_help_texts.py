@@ -30,3 +30,27 @@ def test_paper_help_names_every_registered_paper(capsys: pytest.CaptureFixture[s
     out = _help(capsys, command)
     missing = [p for p in PAPERS if p not in out]
     assert not missing, f"{command} --help does not name {missing}"
+
+
+#: the arguments a subcommand requires (argparse checks them before it reports unrecognised ones)
+REQUIRED = {"certify": ["deployment.toml"], "renyi": ["--epsilon0", "1", "-n", "10", "--order", "2"]}
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_unknown_option_points_to_the_subcommands_help(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    """An unrecognised option after a subcommand names that subcommand's help (session 13: ``bounds --foo`` and
+    ``check-papers --frob`` pointed to ``blanket --help``); one line, exit 2.  The top level keeps its own hint."""
+    with pytest.raises(SystemExit) as e:
+        cli.main([command, *REQUIRED.get(command, []), "--frob-unknown=x"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "unrecognized arguments: --frob-unknown=x" in err
+    assert f"(see `blanket {command} --help`)" in err
+
+
+def test_unknown_option_at_the_top_level(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        cli.main(["--frob-unknown"])
+    assert e.value.code == 2
+    assert "(see `blanket --help`)" in capsys.readouterr().err
