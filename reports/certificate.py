@@ -590,6 +590,22 @@ def _geometric_as_binary_rr(dep: Deployment) -> tuple[Deployment, Deployment | N
     return dataclasses.replace(dep, mechanism="binary_rr", params=params), dep
 
 
+def _certified_as_binary_rr(cert: dict, orig: Deployment, rr: Deployment) -> dict:
+    """A certificate computed for ``rr``, the binary RR deployment of the geometric ``orig`` (``m = 2``,
+    :func:`_geometric_as_binary_rr`), stated for ``orig``: its deployment, its mechanism in words ("certified as"
+    binary RR) and the identity 'Geometric m = 2 is binary RR' in the chain.  O(size of the certificate)."""
+    from blanket.proofs import composition as comp
+
+    out = dict(cert)
+    out["deployment"] = {**orig.as_dict(), "colluding": cert["deployment"].get("colluding", orig.colluding)}
+    same = f"{_mechanism_text(orig)}, certified as {_mechanism_text(rr)} (the same 2 x 2 matrix)"
+    out["mechanism_text"] = f"{same}: {cert['mechanism_text']}"
+    out["chain"] = [*cert.get("chain", []), result_entry(comp.GEOMETRIC_BINARY)]
+    if "statement" in out:
+        out["statement"] = statement(out)
+    return out
+
+
 def _mechanism_text(dep: Deployment) -> str:
     p = dep.params
     e0 = (
@@ -686,7 +702,12 @@ def certify(
     if dep.groups or dep.colluding:  # a mixed fleet or colluding users: reports/fleet_certificate.py
         from blanket.reports.fleet_certificate import certify_fleet  # imported where used: a single round needs none
 
-        return certify_fleet(dep, certify_one=certify, max_prec=max_prec, command=command, progress=progress, plot=plot)
+        # geometric m = 2 with colluding users: binary RR with colluding users (the same 2 x 2 matrix)
+        fdep, orig = (dep, None) if dep.groups else _geometric_as_binary_rr(dep)
+        cert = certify_fleet(
+            fdep, certify_one=certify, max_prec=max_prec, command=command, progress=progress, plot=plot
+        )
+        return cert if orig is None else _certified_as_binary_rr(cert, orig, fdep)
     start = min(dep.precision, cap)
     dep, orig = _geometric_as_binary_rr(dep)  # m = 2: binary RR's exact engines, as the CLI's queries do
     mech = dep.build_mechanism()

@@ -369,6 +369,7 @@ def _round_entry(r: Round | ContinuousRound | RecordRound) -> dict:
             "pair": r.event().dominating_pair().description,
         }
         | ({} if r.sampling is None else {"sampling": _s(r.sampling)})
+        | ({"written_as": "geometric, m = 2"} if r.geometric else {})
         | (
             {
                 "groups": [{"n": n, "epsilon0": _s(m.epsilon0_exact)} for n, m in r.groups],
@@ -386,21 +387,20 @@ def _round_text(r: dict) -> str:
     """One ledger entry in words: the randomizer(s), ε0 of each group, users, participation, colluders."""
     if "text" in r:  # a Laplace / Gaussian / matrix / record / ldp round, or an entry already in words
         return r["text"]
-    what = "binary" if r["k"] == 2 else f"{r['k']}-ary"
+    rr = ("binary" if r["k"] == 2 else f"{r['k']}-ary") + " randomized response"
+    if "written_as" in r:  # a geometric m = 2 round composed as binary RR (with colluding users)
+        rr += " (the geometric mechanism with m = 2: the same 2 x 2 matrix)"
     q = f", each user takes part w.p. q = {r['sampling']}" if "sampling" in r else ""
     if "groups" in r and len(r["groups"]) == 1:
         return (
-            f"{r['count']} x {what} randomized response (epsilon0 = {r['epsilon0']}, n = {r['n']}, "
+            f"{r['count']} x {rr} (epsilon0 = {r['epsilon0']}, n = {r['n']}, "
             f"{r['colluding']} colluding, {r['honest']} honest users{q})"
         )
     if "groups" in r:
         gs = ", ".join(f"{g['n']} users at epsilon0 = {g['epsilon0']}" for g in r["groups"])
         col = f", {r['colluding']} of them colluding" if r["colluding"] else ""
-        return (
-            f"{r['count']} x one shuffle of a mixed fleet of {what} randomized response ({gs}{col}; "
-            f"{r['honest']} honest users{q})"
-        )
-    return f"{r['count']} x {what} randomized response (epsilon0 = {r['epsilon0']}, n = {r['n']}{q})"
+        return f"{r['count']} x one shuffle of a mixed fleet of {rr} ({gs}{col}; {r['honest']} honest users{q})"
+    return f"{r['count']} x {rr} (epsilon0 = {r['epsilon0']}, n = {r['n']}{q})"
 
 
 def _n_text(dep: Deployment) -> str:
@@ -566,7 +566,9 @@ def certify_composition(
     geo = [r for r in dep.rounds if isinstance(r, RecordRound) and r.kind == "geometric"]
     if any(dict(r.params).get("m") != 2 for r in geo):  # their threshold-count lower pair (§5e; docs/mechanisms.md)
         chain.append(result_entry(comp.GEOMETRIC_COUNT))
-    if any(dict(r.params).get("m") == 2 for r in geo):  # m = 2: composed as binary RR (docs/mechanisms.md)
+    if any(dict(r.params).get("m") == 2 for r in geo) or any(  # m = 2: composed as binary RR (docs/mechanisms.md)
+        getattr(r, "geometric", False) for r in dep.rounds
+    ):
         chain.append(result_entry(comp.GEOMETRIC_BINARY))
     if used["split"]:  # a finite pair (curve pair, sampled or continuous round) is composed with split atoms
         chain.append(result_entry(comp.SPLIT_ATOMS))

@@ -175,6 +175,9 @@ class Round:
     #: randomizer for every user
     ldp: bool = False
     same_randomizer: bool = False
+    #: a geometric ``m = 2`` round written as the binary RR round it is (with colluding users,
+    #: :func:`_geometric_binary_rounds`; registered 'Geometric m = 2 is binary RR')
+    geometric: bool = False
 
     def event(self) -> ShuffledRR | Shuffled | Sampled | FleetRound:
         """The accountant's record (:class:`blanket.exact.accounting.accountant.ShuffledRR`; wrapped in
@@ -198,6 +201,8 @@ class Round:
                 if self.same_randomizer
                 else "any epsilon0-LDP randomizer (FMT21's model)"
             )
+        if self.geometric:
+            return "binary randomized response (the geometric mechanism with m = 2: the same 2 x 2 matrix)"
         return f"{'binary' if self.k == 2 else f'{self.k}-ary'} randomized response"
 
     def as_dict(self) -> dict:
@@ -208,6 +213,7 @@ class Round:
             head
             | {"epsilon0": exact_string(self.epsilon0), "n": self.n, "count": self.count}
             | ({"same_randomizer": True} if self.same_randomizer else {})
+            | ({"written_as": "geometric, m = 2"} if self.geometric else {})
             | ({} if self.sampling is None else {"sampling": exact_string(self.sampling)})
         )
 
@@ -346,6 +352,32 @@ class RecordRound:
             | ({"matrix_source": self.matrix_source} if self.matrix_source else {})
             | ({} if self.sampling is None else {"sampling": exact_string(self.sampling)})
         )
+
+
+def _geometric_binary_rounds(rounds: tuple, colluding: int, where: str) -> tuple:
+    """``rounds`` with each geometric ``m = 2`` :class:`RecordRound` written as the binary RR :class:`Round` it is
+    (the same 2 x 2 matrix, registered 'Geometric m = 2 is binary RR'), so that ``colluding`` users apply to it as to
+    binary RR; only when ``colluding`` (without colluders the accountant routes m = 2 to binary RR itself).  A round
+    given by an irrational ``alpha`` (its ε0 = ln(1/α) is not an exact number) is refused, naming ``where`` (the
+    colluding option) and what to do.  O(rounds)."""
+    if not colluding:
+        return rounds
+    out = []
+    for r in rounds:
+        table = dict(r.params) if isinstance(r, RecordRound) and r.kind == "geometric" else {}
+        if table.get("m") != 2:
+            out.append(r)
+            continue
+        if "epsilon0" not in table:
+            raise InvalidArgument(
+                where,
+                colluding,
+                f"needs {r.field}'s geometric m = 2 randomizer given by epsilon0 (with colluding users it is composed "
+                "as binary randomized response, whose rounds take an exact epsilon0), not by alpha",
+                hint="give epsilon0 = ln(1/alpha) as an exact decimal, or drop the colluding users",
+            )
+        out.append(Round(2, table["epsilon0"], r.n, r.count, r.field, r.sampling, geometric=True))
+    return tuple(out)
 
 
 def _honest_only(r: Any) -> bool:
@@ -875,6 +907,7 @@ def parse_deployment(
         rounds = _parse_rounds(
             data.get("rounds"), kind, params, n, (base_dir, tuple(allow_paths), digest, matrix_source)
         )
+        rounds = _geometric_binary_rounds(rounds, colluding, "users.colluding")
         if colluding and any(_honest_only(r) for r in rounds):
             raise InvalidArgument(
                 "users.colluding",
@@ -967,6 +1000,8 @@ def with_overrides(dep: Deployment, *, sampling: object = None, colluding: objec
             colluding=m,
             rounds=(sampled_round(dep.mechanism, dep.params, dep.n, qq, m, dep.table, dep.matrix_source, where),),
         )
+    if dep.rounds and m:
+        dep = dataclasses.replace(dep, rounds=_geometric_binary_rounds(dep.rounds, m, "--colluding"))
     if dep.rounds and m and any(_honest_only(r) for r in dep.rounds):
         raise InvalidArgument(
             "--colluding",
@@ -1010,7 +1045,13 @@ def sampled_round(
     closed-form record (:data:`RECORD_ROUND_KINDS`) a :class:`RecordRound` of ``Sampled(Shuffled(record))`` (the
     record's own pairs, as ``blanket epsilon --sampling Q`` composes them).  Refuses the Laplace / Gaussian randomizers
     and colluders beside the rounds that assume every user honest, by name (``name``: the option or field that asked
-    for sampling).  O(1) (a matrix: its size)."""
+    for sampling).  A geometric ``m = 2`` randomizer with colluders is the binary RR round it is
+    (:func:`_geometric_binary_rounds`).  O(1) (a matrix: its size)."""
+    geometric = kind == "geometric" and params.get("m") == 2 and bool(colluding)
+    if geometric:
+        probe = RecordRound(kind, tuple(sorted(params.items())), n, 1, "users", q)
+        (r,) = _geometric_binary_rounds((probe,), colluding, "users.colluding")
+        kind, params = "binary_rr", {"k": 2, "epsilon0": r.epsilon0}
     if kind in RECORD_ROUND_KINDS or kind == "ldp":
         if colluding:
             raise InvalidArgument(
@@ -1042,7 +1083,9 @@ def sampled_round(
     if colluding:
         if n - colluding < 2:
             raise InvalidArgument("users.colluding", colluding, f"must leave at least 2 honest users of {n}")
-        return Round(mech.k, params["epsilon0"], n, 1, "users", q, groups=((n, mech),), colluding=colluding)
+        return Round(
+            mech.k, params["epsilon0"], n, 1, "users", q, groups=((n, mech),), colluding=colluding, geometric=geometric
+        )
     return Round(mech.k, params["epsilon0"], n, 1, "users", q)
 
 

@@ -249,7 +249,13 @@ def certify_fleet(
         los: list[fmpq] = []
         for s in sh:
             if not s.krr:
-                raise InvalidArgument(t.field, "given", "is supported for k-RR shuffles only in a fleet yet")
+                raise InvalidArgument(
+                    t.field,
+                    exact_string(t.delta),
+                    "is supported only when every shuffle is k-ary randomized response (with [[users]] groups or "
+                    f"colluding users; shuffle {sh.index(s) + 1} ({s.label()}) is {s.groups[0].kind})",
+                    hint="drop the target delta and state [[claims]] (epsilon, delta) instead",
+                )
             u, lo = _epsilon_for(s, t.delta)
             ups.append(u)
             los.append(lo)
