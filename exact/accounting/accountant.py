@@ -852,6 +852,8 @@ class ShuffleAccountant:
         self.workers = workers
         #: the relative tolerance of the one-round searches of ε (:meth:`_one_round`; ``blanket epsilon``'s default)
         self.one_round_rel_tol = arith.exact_in(one_round_rel_tol, "one_round_rel_tol", lo=0, hi="0.5", lo_open=True)
+        #: inside ``estimate(budget=True)``: a single round's skipped curve pair is modelled (_one_round_only)
+        self._budget_view = False
         #: the modelled one-core seconds the bracket's refinement may spend (:meth:`_bracket_budget`; ``None``: its
         #: default, 0: no refinement)
         self.refine_seconds = (
@@ -913,6 +915,8 @@ class ShuffleAccountant:
         ev = _curve_event(ev)
         if self.curves is False or not isinstance(ev, (ShuffledRR, Shuffled)):
             return None  # another RoundEvent (e.g. sampled.Sampled) composes its own pair
+        if self._one_round_only():
+            return None  # "auto", one round: its own certified routes give both ends (_one_round_only)
         mech = ev.mechanism() if isinstance(ev, ShuffledRR) else ev.mechanism
         sc = bool(getattr(ev, "stronger_clones", False))
         if isinstance(mech, KRR) and mech.k == 2:
@@ -929,6 +933,29 @@ class ShuffleAccountant:
             if est is None or est > (CURVE_PAIR_MID_SECONDS if mid else CURVE_PAIR_SECONDS):
                 return None
         return CURVE_PAIR_AUTO_POINTS if self.curves == "auto" else _curve_pairs.MAX_POINTS
+
+    def _one_round_only(self) -> bool:
+        """Whether, under ``curves="auto"``, this ledger is a single round (``rounds == 1``) that :meth:`_one_round`
+        answers with both ends of its own, so that no curve pair is composed for it (docs/composition.md §5e "One
+        round through the accountant"): a plain round of a closed-form record (its one-round routes are the curve
+        pair's sources or tighter, and at ``T = 1`` the curve pair is their hull on a grid, discretised
+        pessimistically), or a sampled binary RR round with its exact worst case over every dataset (Lemma S4: both
+        ends within the search's tolerance of the truth).  The dominating and lower pairs are still composed (cheap).
+        ``curves=True`` composes the curve pair as before.  The refinement budgets (:meth:`_refine_factor`,
+        :meth:`_bracket_budget`) still count the skipped curve pair (``estimate(budget=True)``), so the lower pairs
+        are refined as before and the lower end is the one reported before.  Decided from the ledger alone.  O(1)."""
+        if self.curves != "auto" or self.rounds != 1 or len(self._ledger) != 1 or self._budget_view:
+            return False
+        if len(self._record_rounds()) == 1:
+            return True
+        ev = self._ledger[0][0]
+        plain = _curve_event(ev)
+        return (
+            plain is not ev
+            and isinstance(plain, Shuffled)
+            and 2 <= plain.n <= _sampled_binary.MAX_N
+            and bool(getattr(plain.mechanism, "exact_binary_worst", False))
+        )
 
     def _curve_of(self, ev: Any, target: tuple | None = None) -> _curves.FinitePair | None:
         """The round's curve pair (:func:`blanket.exact.accounting.curve_pairs.curve_pair`) when this accountant
@@ -1034,6 +1061,7 @@ class ShuffleAccountant:
         refine: bool = True,
         delta_band: bool = True,
         one_round: bool = True,
+        budget: bool = False,
     ) -> _cost.CompositionCost:
         """An estimate of one composed query (``get_epsilon``/``get_delta``) of this ledger, from the cost models
         alone (:mod:`blanket.exact.accounting.composition_cost`): the worst-case curve sweeps of binary RR (on
@@ -1048,7 +1076,18 @@ class ShuffleAccountant:
         dominating pairs' and the curve pairs' composed lengths; the sweep's own memory is
         :mod:`blanket.exact.runtime.budget`'s).  With ``one_round`` (default), a single round of a closed-form record
         also counts its own certified searches (:meth:`_one_round_seconds`; left out of the refinement budgets, so
-        that they are as before).  An estimate that chooses or refuses work, never a bound.  O(ledger entries)."""
+        that they are as before).  With ``budget`` (the refinement budgets' view): a single round's curve pair that
+        ``"auto"`` does not compose (:meth:`_one_round_only`) is counted as if it were, so that the budgets, and the
+        lower ends they refine, are those of before the skip.  An estimate that chooses or refuses work, never a
+        bound.  O(ledger entries)."""
+        if budget and not self._budget_view:
+            self._budget_view = True
+            try:
+                return self.estimate(
+                    workers, fresh=fresh, refine=refine, delta_band=delta_band, one_round=one_round, budget=True
+                )
+            finally:
+                self._budget_view = False
         from blanket.exact.runtime.executors import resolve_workers
 
         self._need()
@@ -1134,8 +1173,9 @@ class ShuffleAccountant:
     def _one_round_seconds(self) -> float:
         """The modelled cost of :meth:`_one_round`'s searches (:func:`~blanket.exact.accounting.composition_cost.
         one_round_seconds`) when the ledger is a single round of a closed-form record (its two searches, the exact
-        five-atom view counted where it is a route), 0 otherwise (the lower searches of record rounds without a
-        lower pair, geometric, take about 0.1 s; ``curves=False`` runs none).  O(1)."""
+        five-atom view counted where it is a route, a geometric record's dominating-law evaluations), 0 otherwise
+        (the lower searches of record rounds without a lower pair take about 0.1 s; ``curves=False`` runs none).
+        O(1)."""
         if self.curves is False:
             return 0.0
         recs = self._record_rounds()
@@ -1151,7 +1191,8 @@ class ShuffleAccountant:
 
             w = oracle_exact.exact_view_work(mech, n)
             work = w if n <= _one.EXACT_VIEW_MAX_N or w <= _one.EXACT_VIEW_MAX_WORK else None
-        return _cost.one_round_seconds(work)
+        route = _curve_pairs.point_seconds(mech, n) if isinstance(mech, oracles.Geometric) else None
+        return _cost.one_round_seconds(work, route)
 
     def _summed_counts(self, fraction: Any = 1) -> tuple[int, int, float]:
         """``(N, T, e^{ε0})`` of binary RR's summed lower pair over this ledger's binary RR rounds (a sampled round's
@@ -1531,7 +1572,7 @@ class ShuffleAccountant:
             p = self._pld(self._lower_grid(grid), kind)
             f = 1
             if p is not None and self.grid is None:  # a grid the caller fixed is kept as given
-                query = self.estimate(fresh=True, refine=False, delta_band=False, one_round=False).seconds
+                query = self.estimate(fresh=True, refine=False, delta_band=False, one_round=False, budget=True).seconds
                 length = len(p.coeffs)
                 f = next(
                     (f for f in REFINE_FACTORS if _cost.lower_refine_seconds(length, f) <= refine_share(f) * query), 1
@@ -1657,7 +1698,7 @@ class ShuffleAccountant:
         ``BLANKET_MAX_SECONDS`` leaves beside that estimate.  O(ledger entries)."""
         from blanket.exact.runtime.budget import time_limit
 
-        est = self.estimate(fresh=True, delta_band=False, one_round=False).seconds
+        est = self.estimate(fresh=True, delta_band=False, one_round=False, budget=True).seconds
         if self.refine_seconds is not None:
             return float(self.refine_seconds)
         return max(0.0, min(max(BRACKET_REFINE_MIN_SECONDS, BRACKET_REFINE_SHARE * est), time_limit() - est))

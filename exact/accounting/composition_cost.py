@@ -319,17 +319,29 @@ def bracket_pass_seconds(lengths: list, factor: int = 2) -> float:
 #: "One round through the accountant"
 ONE_ROUND_FIXED = 1.0
 SECONDS_PER_EXACT_WORK = 2.2e-4
+#: a geometric record's searches, in evaluations of its dominating-law route (``route_seconds``: one curve point's
+#: model, curve_pairs.point_seconds): 11 upper evaluations and 12 cheaper lower ones (about an eighth each) at
+#: m = 400, n = 10⁴, δ = 10⁻⁶ (task bounded14, profiled); rounded up.  Before, the fixed second alone; the whole
+#: ``--rounds 1`` run took 14.1 CPU s (load 11) where this models 18.5 s of searches and 2.7 s of PLDs
+ONE_ROUND_ROUTE_EVALUATIONS = 13
 
 
-def one_round_seconds(exact_work: int | None) -> float:
+def one_round_seconds(exact_work: int | None, route_seconds: float | None = None) -> float:
     """Estimated one-core seconds of a single round's own certified searches: :data:`ONE_ROUND_FIXED`, plus
     :data:`SECONDS_PER_EXACT_WORK` times ``exact_work`` (the exact five-atom view's cost measure where it is a route,
-    else ``None``).  O(1).
+    else ``None``), plus :data:`ONE_ROUND_ROUTE_EVALUATIONS` times ``route_seconds`` (one evaluation of a geometric
+    record's dominating-law route, else ``None``).  O(1).
 
     >>> one_round_seconds(None) < 2 < 20 < one_round_seconds(143_000) < 40
     True
+    >>> 12 < one_round_seconds(None, 1.0) < 16
+    True
     """
-    return ONE_ROUND_FIXED + (SECONDS_PER_EXACT_WORK * exact_work if exact_work else 0.0)
+    return (
+        ONE_ROUND_FIXED
+        + (SECONDS_PER_EXACT_WORK * exact_work if exact_work else 0.0)
+        + (ONE_ROUND_ROUTE_EVALUATIONS * route_seconds if route_seconds else 0.0)
+    )
 
 
 #: the sampled full view's search (the accountant's ``_sampled_full_one_round``: one evaluation at the composed lower

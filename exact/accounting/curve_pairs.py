@@ -238,8 +238,10 @@ SECONDS_PER_ROOT_N_CLONE = 4.5e-5
 #: dominating law's set-up, once a point, and the four-atom engine's call on the Jensen route (with the set-up, m = 20:
 #: 0.06-0.07 s at n = 10³-10⁴, 0.6 s at 10⁶).  The set-up is O(m² log m) since task geo100_13 (30 Nov 2026, load
 #: 5.9, CPU s, ε0 = 1: m = 20: 0.002 s, 50: 0.011, 100: 0.044, 200: 0.19, 400: 0.9-1.0, i.e. 0.6-1.3e-6 per m²·log₂ m;
-#: it was O(m³), 8e-6 per m³: 8 s at m = 100)
-SECONDS_PER_M2LOG_GEOMETRIC = 1.5e-6
+#: it was O(m³), 8e-6 per m³: 8 s at m = 100).  Task bounded14 (30 Nov 2026, load 12.6-13.9, CPU s of one
+#: geometric_upper at n = 10⁴, set-up and engine): m = 100 0.067, 200 0.25-0.27, 400 1.16 (0.4-0.8e-6 per m²·log₂ m);
+#: the model's 1.5e-6 announced 2.1 s per point at m = 400 (a whole T = 1 run: 141 s for 61 CPU s), now 1.0e-6: 1.42 s
+SECONDS_PER_M2LOG_GEOMETRIC = 1.0e-6
 
 
 def _sampled_geometric_point_seconds(mech: geometric.SampledGeometric, n: int) -> float:

@@ -42,8 +42,10 @@ MAX_N = 160
 DROP = arb(2) ** -130
 #: relative margin of the float ratio enclosures and of α (each float conversion is within two ulps, ``2^-51`` relative)
 _MARGIN = 2.0**-50
-#: cost model of the preparation: seconds per Kronecker coefficient and per ``C`` (measured, see build_seconds)
-SECONDS_PER_COEFF = 6e-6
+#: cost model of the preparation: seconds per Kronecker coefficient and per ``C`` (measured, see build_seconds).
+#: Task bounded14 (30 Nov 2026, load 10.7-14, CPU s): n = 160 14.5 s at q = 1/2, 9.6 s at q = 1/10; n = 100 3.6 s at
+#: q = 1/2 (the model at 6e-6 said 12.4 and 3.0 s: under by up to 1.2x); now 8e-6 (16.5 s and 4.0 s)
+SECONDS_PER_COEFF = 8e-6
 
 
 def _kron(q: Any, p: Any, f: Any, n: int, one: bool, poly: Any) -> Any:

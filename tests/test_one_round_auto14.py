@@ -1,0 +1,51 @@
+"""One round under ``curves="auto"`` composes no curve pair when its own one-round route gives both ends (task
+bounded14, item 1; docs/composition.md §5e "One round through the accountant").  Session 13: geometric m = 400,
+ε0 = 1, n = 10⁴, ``--rounds 1`` spent 50 of 61 CPU s on a 40-point curve pair that the one-round route beat at both
+ends.  Independent route: the same accountant with the skip switched off (the old behaviour, curve pair composed):
+the bracket must be the same or narrower, never wider; two rounds and ``curves=True`` still compose the curve pair."""
+
+from __future__ import annotations
+
+import pytest
+from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled
+from blanket.exact.accounting.sampled import Sampled
+from blanket.exact.mechanisms.finite import KRR
+
+ROUNDS = {
+    "geometric": lambda: Shuffled({"type": "geometric", "m": 5, "epsilon0": "1"}, 60),
+    "oue": lambda: Shuffled({"type": "oue", "k": 4, "epsilon0": "1"}, 50),
+    "sampled binary rr": lambda: Sampled(Shuffled(KRR(2, exp_epsilon0=3), 20), "1/2"),
+}
+
+
+def _acc(ev, count: int = 1, *, old: bool = False, monkeypatch=None, **kw) -> ShuffleAccountant:
+    acc = ShuffleAccountant(**kw).compose(ev, count=count)
+    if old:  # the behaviour before: the curve pair composed for one round too
+        monkeypatch.setattr(acc, "_one_round_only", lambda: False)
+    return acc
+
+
+@pytest.mark.parametrize("kind", sorted(ROUNDS))
+def test_one_round_composes_no_curve_pair_and_the_bracket_is_not_wider(kind, monkeypatch):
+    ev = ROUNDS[kind]()
+    new, old = _acc(ev), _acc(ev, old=True, monkeypatch=monkeypatch)
+    assert old._has_curves() and not new._has_curves()
+    assert new.estimate(fresh=True).curves == 0
+    assert new.estimate(fresh=True, budget=True).seconds == old.estimate(fresh=True).seconds
+    if kind != "sampled binary rr":  # a sampled k-RR round's own model counts its exact worst case's set-up only
+        assert old.estimate(fresh=True).curves > 0
+    for query, at in (("get_epsilon", "1e-6"), ("get_delta", "0.5")):
+        a, b = getattr(new, query)(at), getattr(old, query)(at)
+        # the lower pairs are refined on the budgets of before (estimate(budget=True)): the same lower end
+        assert a.upper <= b.upper and a.lower == b.lower, (kind, query, a, b)
+        one = a.details["one_round"]
+        assert one["upper_decided_by"] == "one round" and a.route == "one round"
+        assert "curve" not in a.details["pair_route"]
+
+
+@pytest.mark.parametrize("kind", sorted(ROUNDS))
+def test_two_rounds_and_curves_on_still_compose_the_curve_pair(kind):
+    ev = ROUNDS[kind]()
+    assert _acc(ev, count=2)._has_curves()
+    assert _acc(ev, curves=True)._has_curves()
+    assert not _acc(ev, curves=False)._has_curves()
