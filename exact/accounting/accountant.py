@@ -852,8 +852,9 @@ class ShuffleAccountant:
         self.workers = workers
         #: the relative tolerance of the one-round searches of ε (:meth:`_one_round`; ``blanket epsilon``'s default)
         self.one_round_rel_tol = arith.exact_in(one_round_rel_tol, "one_round_rel_tol", lo=0, hi="0.5", lo_open=True)
-        #: inside ``estimate(budget=True)``: a single round's skipped curve pair is modelled (_one_round_only)
-        self._budget_view = False
+        #: inside ``estimate(budget=True)`` and the picture's ``get_delta(refine=False)``: a single round's curve pair
+        #: is modelled / composed as before the skip (_one_round_only)
+        self._curve_as_before = False
         #: the modelled one-core seconds the bracket's refinement may spend (:meth:`_bracket_budget`; ``None``: its
         #: default, 0: no refinement)
         self.refine_seconds = (
@@ -943,8 +944,10 @@ class ShuffleAccountant:
         ends within the search's tolerance of the truth).  The dominating and lower pairs are still composed (cheap).
         ``curves=True`` composes the curve pair as before.  The refinement budgets (:meth:`_refine_factor`,
         :meth:`_bracket_budget`) still count the skipped curve pair (``estimate(budget=True)``), so the lower pairs
-        are refined as before and the lower end is the one reported before.  Decided from the ledger alone.  O(1)."""
-        if self.curves != "auto" or self.rounds != 1 or len(self._ledger) != 1 or self._budget_view:
+        are refined as before and the lower end is the one reported before; the picture's ``get_delta(refine=False)``
+        (no one-round route per point) composes it as before (:meth:`picture_estimate` counts it).  Decided from the
+        ledger alone.  O(1)."""
+        if self.curves != "auto" or self.rounds != 1 or len(self._ledger) != 1 or self._curve_as_before:
             return False
         if len(self._record_rounds()) == 1:
             return True
@@ -1080,14 +1083,14 @@ class ShuffleAccountant:
         ``"auto"`` does not compose (:meth:`_one_round_only`) is counted as if it were, so that the budgets, and the
         lower ends they refine, are those of before the skip.  An estimate that chooses or refuses work, never a
         bound.  O(ledger entries)."""
-        if budget and not self._budget_view:
-            self._budget_view = True
+        if budget and not self._curve_as_before:
+            self._curve_as_before = True
             try:
                 return self.estimate(
                     workers, fresh=fresh, refine=refine, delta_band=delta_band, one_round=one_round, budget=True
                 )
             finally:
-                self._budget_view = False
+                self._curve_as_before = False
         from blanket.exact.runtime.executors import resolve_workers
 
         self._need()
@@ -1241,6 +1244,8 @@ class ShuffleAccountant:
         low = 1 / LOWER_GRID_FACTOR if self.rounds > LOWER_GRID_ROUNDS else 1.0
         bracket = self._bracket_length()
         out = _cost.SECONDS_PICTURE_FIXED
+        if self._one_round_only():  # the picture composes the single round's curve pair (get_delta(refine=False))
+            out += self.estimate(refine=False, delta_band=False, one_round=False, budget=True).curves
         # the picture's δ(ε) grid: every point's get_delta evaluates binary RR's summed lower pair again (task calib11:
         # binary RR n = 10^5, T = 365: 17 points, 11.6 of the picture's 12.6 CPU s)
         sn, st, se = self._summed_counts()
@@ -1391,8 +1396,7 @@ class ShuffleAccountant:
         g = fmpq(grid.numerator, grid.denominator)
         total = None
         if kind in ("cupper", "clower") and not self._has_curves():
-            self._cache[key] = None
-            return None
+            return None  # not memoised: the picture may compose a single round's curve pair later (_one_round_only)
         if kind == "low-3" and not self._has_third():
             self._cache[key] = None
             return None
@@ -2229,6 +2233,13 @@ class ShuffleAccountant:
         pass of at most ``curve_pairs.TARGET_POINTS`` curve points and its two compositions when the band is new).
         """
         self._need()
+        if not refine and not self._curve_as_before and self._one_round_only():
+            # the picture's many ε: no one-round route per point, so the curve pair as before the skip
+            self._curve_as_before = True
+            try:
+                return self._get_delta(target_epsilon, refine=False)
+            finally:
+                self._curve_as_before = False
         eps = arith.exact_in(target_epsilon, "target_epsilon", lo=0, allow_float=True)
         d1: Fraction | None = None
         if not refine:
@@ -2284,6 +2295,10 @@ class ShuffleAccountant:
             lo = lows[low_kind] if low_kind is not None else Fraction(0)
             # a single record round's own ends; a short composition's one-round lower end (not for the picture)
             one = self._one_round("delta", eps) if refine else None
+            if one is not None and one["upper"] is not None and band is None and self._one_round_only():
+                # no curve pair composed: the band of curve values around the round's own δ is registered for the
+                # picture, which composes the curve pair later (as a δ query with the curve pair registers its own)
+                self._delta_band(g, eps, one["upper"])
             if one is not None and one["lower"] is not None and one["lower"] > lo:
                 lo, low_kind = one["lower"], "one-round"
             renyi = self._renyi(g, band)
