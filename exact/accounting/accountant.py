@@ -2030,16 +2030,18 @@ class ShuffleAccountant:
         }
 
     def _sampled_binary_one_round(self, quantity: str, at: fmpq) -> dict | None:
-        """A ledger of one sampled binary RR round with at most :data:`~blanket.exact.shuffled.sampled_binary.MAX_N`
-        users: its exact worst case over every dataset (docs/composition.md §5f, Lemma S4) gives both ends (the lower
+        """A ledger of one sampled binary RR round whose exact worst case is affordable
+        (:func:`~blanket.exact.shuffled.sampled_binary.affordable`): its exact worst case over every dataset (docs/composition.md §5f, Lemma S4) gives both ends (the lower
         end is attained by a dataset), as :meth:`_one_round`'s dict; else ``None``.  Never for an ``ldp`` record
-        (binary RR's worst case is not a bound for it).  O(n³) ball operations once, then O(n log n) per value."""
+        (binary RR's worst case is not a bound for it).  sampled_binary.worst_seconds once, then O(n + log L) per value."""
         ev = self._ledger[0][0]
         plain = _curve_event(ev)
-        if plain is ev or not isinstance(plain, Shuffled) or plain.n > _sampled_binary.MAX_N or plain.n < 2:
+        if plain is ev or not isinstance(plain, Shuffled) or plain.n < 2:
             return None
         mech: Any = plain.mechanism  # a SampledBinaryRR (accounting.sampled imports this module: duck-typed)
         if not getattr(mech, "exact_binary_worst", False):
+            return None
+        if not _sampled_binary.affordable(plain.n, mech.participation):
             return None
         with arith.precision(128):  # the same ball as the curve source's: one preparation (the memo's key)
             e0 = mech.exp_epsilon0()

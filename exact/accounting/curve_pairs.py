@@ -300,9 +300,10 @@ def curve_seconds(
     ps = point_seconds(mech, n)
     tp = TARGET_POINTS if target_points is None else target_points
     # a sampled binary RR round's exact worst case (Lemma S4): its preparation, once (each point is then O(n log n))
+    q = getattr(mech, "participation", None)
     once = (
-        sampled_binary.build_seconds(n)
-        if getattr(mech, "exact_binary_worst", False) and n <= sampled_binary.MAX_N
+        sampled_binary.worst_seconds(n, q)
+        if getattr(mech, "exact_binary_worst", False) and sampled_binary.affordable(n, q)
         else 0.0
     )
     return None if ps is None else (max_points + EXTRA_EVALUATIONS + tp) * ps + once
@@ -366,7 +367,11 @@ def curve_sources(
     if isinstance(mech, KRR):
         out.append(("blanket view (Lemma 5.3)", lambda n, **kw: delta_blanket_view(mech, n, engine=_engine(n), **kw)))
         return out
-    if getattr(mech, "exact_binary_worst", False) and n is not None and n <= sampled_binary.MAX_N:
+    if (
+        getattr(mech, "exact_binary_worst", False)
+        and n is not None
+        and sampled_binary.affordable(n, getattr(mech, "participation", 1))
+    ):
         # a sampled binary RR round (never an ldp record's R_q): its exact worst case over datasets (§5f, Lemma S4)
         out.append(
             ("exact worst case (sampled binary RR, Lemma S4)", lambda n, **kw: _sampled_binary_delta(mech, n, **kw))
@@ -397,8 +402,8 @@ def curve_sources(
 
 def _sampled_binary_delta(mech: Any, n: int, *, exp_epsilon: Any, tol: Any = None) -> fmpq:
     """The certified upper end of the sampled binary RR round's exact worst case at ``e^ε = exp_epsilon``
-    (:class:`blanket.exact.shuffled.sampled_binary.SampledBinaryWorst`, prepared once per ``(e^{ε0}, q, n)``).
-    O(n log n) per call after the O(n³) preparation."""
+    (:func:`blanket.exact.shuffled.sampled_binary.sampled_binary_worst`, prepared once per ``(e^{ε0}, q, n)``).
+    O(n + log L) per call after the preparation (:func:`~blanket.exact.shuffled.sampled_binary.worst_seconds`)."""
     with arith.precision(128):  # the same ball as the one-round route's: one preparation (the memo's key)
         e0 = mech.exp_epsilon0()
     w = sampled_binary.sampled_binary_worst(e0, mech.participation, n)

@@ -410,8 +410,8 @@ class SampledBinaryRR(SampledFourValue):
     """Binary RR's ``R_q`` as the four-value record :class:`SampledFourValue` of ``Subset(2, 1)``, for a sampled
     *binary RR* round only (never an ``ldp`` record's: binary RR's worst case over datasets is not a bound for another
     ε0-LDP randomizer, docs/composition.md §5g).  Its curve has one more source, the exact worst case over every
-    dataset of the sampled round (:mod:`blanket.exact.shuffled.sampled_binary`, Lemma S4), up to
-    :data:`~blanket.exact.shuffled.sampled_binary.MAX_N` users.  O(1)."""
+    dataset of the sampled round (:mod:`blanket.exact.shuffled.sampled_binary`, Lemma S4), when its modelled cost is
+    affordable (:func:`~blanket.exact.shuffled.sampled_binary.affordable`).  O(1)."""
 
     exact_binary_worst: bool = True
 
@@ -607,8 +607,9 @@ class Sampled:
                 return self.event, None
             return None, _cost.kernel_passes_seconds(shape)
         g = _cost.blanket_gamma(krr.k, float(arb(krr.exp_epsilon0()).mid()))
-        # binary RR up to sampled_binary.MAX_N users: its exact worst case is prepared once (Lemma S4, O(n³))
-        once = _sampled_binary.build_seconds(self.n) if krr.k == 2 and self.n <= _sampled_binary.MAX_N else 0.0
+        # binary RR: its exact worst case is prepared once when affordable (Lemma S4, sampled_binary.worst_seconds)
+        aff = krr.k == 2 and _sampled_binary.affordable(self.n, self.q)
+        once = _sampled_binary.worst_seconds(self.n, self.q) if aff else 0.0
         return None, _cost.sampled_view_seconds(self.n, float(self.q), g) + once
 
     def dominating_pair(self) -> Any:

@@ -20,7 +20,10 @@ The polynomials are encoded in one variable (Kronecker: ``s^m t^k ↦ z^{m(n+1)+
 their likelihood ratio with ball prefix sums, so that each ``α`` costs ``O(n log n²)`` plus the few points whose
 ratio enclosure cannot be separated from ``α`` (docs/composition.md §5f, "Lemma S4").  Preparation:
 ``O(n · n² )`` ball operations (``n`` products of length ``n²`` and one pass over their coefficients), so this is a
-small-``n`` route: :func:`build_seconds` is its cost model and :data:`MAX_N` its guard.
+small-``n`` route (:func:`build_seconds`, :data:`MAX_N`), used for ``q = 1`` and as an independent check.  For
+``0 < q < 1`` :func:`sampled_binary_worst` takes the route by rows of ``M``
+(:class:`blanket.exact.shuffled.sampled_binary_rows.SampledBinaryRows`, ``O(n·m_hi² + Σ_rows n·m²)``), and the
+callers use the exact worst case when :func:`worst_seconds` is at most :data:`BUDGET_SECONDS` (:func:`affordable`).
 """
 
 from __future__ import annotations
@@ -33,11 +36,24 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, arb_poly, fmpq, fmpq_poly
 
-__all__ = ["MAX_N", "SampledBinaryWorst", "build_seconds", "sampled_binary_worst", "worst_exact", "laws_exact"]
+__all__ = [
+    "BUDGET_SECONDS",
+    "MAX_N",
+    "SampledBinaryWorst",
+    "affordable",
+    "build_seconds",
+    "sampled_binary_worst",
+    "worst_exact",
+    "worst_seconds",
+    "laws_exact",
+]
 
-#: the largest ``n`` the ball route is used for by the curve (its preparation is ``O(n³)`` ball operations:
-#: measured in docs/composition.md §5f, Lemma S4)
+#: the largest ``n`` the Kronecker ball route is meant for (its preparation is ``O(n³)`` ball operations: measured in
+#: docs/composition.md §5f, Lemma S4); :func:`sampled_binary_worst` uses it only for ``q = 1``
 MAX_N = 160
+#: the exact worst case is used (one round's both ends, a source of the sampled round's curve) when its modelled
+#: preparation (:func:`worst_seconds`) is at most this many one-core seconds
+BUDGET_SECONDS = 30.0
 #: points whose ``P``-mass is below this are not prepared: their ``(P − αQ)_+ ≤ P`` is added to the upper end
 DROP = arb(2) ** -130
 #: relative margin of the float ratio enclosures and of α (each float conversion is within two ulps, ``2^-51`` relative)
@@ -278,19 +294,41 @@ def build_seconds(n: int) -> float:
     return SECONDS_PER_COEFF * n * n * (n + 1) / 2
 
 
+def worst_seconds(n: int, q: Any) -> float:
+    """Modelled one-core seconds of :func:`sampled_binary_worst`'s preparation at ``n`` users, participation ``q``:
+    the route by rows (:func:`blanket.exact.shuffled.sampled_binary_rows.route_seconds`) for ``q < 1``, the Kronecker
+    route (:func:`build_seconds`) for ``q = 1``.  A choice, never a bound.  O(1)."""
+    from blanket.exact.shuffled.sampled_binary_rows import route_seconds
+
+    qf = float(arith.exact(q, "q"))
+    return build_seconds(n) if qf >= 1 else route_seconds(n, qf)
+
+
+def affordable(n: int, q: Any, budget: float | None = None) -> bool:
+    """Whether the callers use the exact worst case at ``n`` users (:func:`worst_seconds` at most ``budget``,
+    default :data:`BUDGET_SECONDS`).  O(1)."""
+    return n >= 1 and worst_seconds(n, q) <= (BUDGET_SECONDS if budget is None else budget)
+
+
 _MEMO: dict = {}
 
 
-def sampled_binary_worst(exp_epsilon0: Any, q: Any, n: int) -> SampledBinaryWorst:
-    """:class:`SampledBinaryWorst`, memoised per ``(e^{ε0}, q, n)`` (at most 2 kept: each holds O(n³) balls, about
-    0.5 GB at n = 160, q = 1/2).  O(n³) once."""
+def sampled_binary_worst(exp_epsilon0: Any, q: Any, n: int) -> Any:
+    """The prepared exact worst case (``.value(α) -> (lo, hi, C)``): by rows of ``M``
+    (:class:`~blanket.exact.shuffled.sampled_binary_rows.SampledBinaryRows`) for ``q < 1``, else
+    :class:`SampledBinaryWorst`; memoised per ``(e^{ε0}, q, n)`` (at most 2 kept).  Cost :func:`worst_seconds`
+    once."""
+    from blanket.exact.shuffled.sampled_binary_rows import SampledBinaryRows
+
     with arith.precision(128):
         key = (str(arith.ball(exp_epsilon0)), str(q), n)
     held = _MEMO.get(key)
     if held is None:
         if len(_MEMO) >= 2:
             _MEMO.pop(next(iter(_MEMO)))
-        held = _MEMO[key] = SampledBinaryWorst(exp_epsilon0, q, n)
+        qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+        route = SampledBinaryRows if qq < 1 else SampledBinaryWorst
+        held = _MEMO[key] = route(exp_epsilon0, q, n)
     return held
 
 
@@ -310,7 +348,7 @@ def _dyadic_between(a: fmpq, b: fmpq) -> fmpq:
     return d if a < d < b else m
 
 
-def one_round_epsilon(w: SampledBinaryWorst, delta: Any, e0_hi: fmpq, rel_tol: Any = None) -> tuple:
+def one_round_epsilon(w: Any, delta: Any, e0_hi: fmpq, rel_tol: Any = None) -> tuple:
     """``(lower, upper)``: certified ends of ε(δ) of one sampled binary RR round from its exact worst case
     (Lemma S4): bisection on ``α ∈ [1, e0_hi]`` (``e0_hi ≥ e^{ε0}``, where δ is 0); an ``α`` whose upper value is
     at most ``δ`` bounds ε from above (``log α``), one whose lower value exceeds ``δ`` from below (``H`` is
@@ -336,7 +374,7 @@ def one_round_epsilon(w: SampledBinaryWorst, delta: Any, e0_hi: fmpq, rel_tol: A
     return (_log_end(lo_a, False) if lo_ok else fmpq(0)), _log_end(hi_a, True)
 
 
-def one_round_delta(w: SampledBinaryWorst, epsilon: Any) -> tuple:
+def one_round_delta(w: Any, epsilon: Any) -> tuple:
     """``(lower, upper)``: certified ends of δ(ε) of one sampled binary RR round (Lemma S4) at ``ε ≥ 0``: the values at
     rational ``α`` just above and below ``e^ε`` (``H`` is non-increasing in ``α``).  O(n log n)."""
     e = arith.exact(epsilon, "epsilon")

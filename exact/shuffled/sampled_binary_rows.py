@@ -1,0 +1,443 @@
+"""Lemma S4 at large ``n``: the exact worst case over every dataset of a sampled binary RR round, row by row of ``M``
+(``docs/composition.md`` §5f "Lemma S4 by rows", ``docs/numerics.md`` Lemma S4r).
+
+Same model and pair as :mod:`blanket.exact.shuffled.sampled_binary`: ``n`` users, participation ``q``, binary RR
+with ``p = e^{ε0}/(1 + e^{ε0})``, ``f = 1 − p``; the release ``(M, K)``; with ``C`` ones among the users its law is
+``P_C`` and the worst case over every dataset and both orders is ``max_{1≤C≤n} H_α(P_C ‖ P_{C−1})``.
+
+Route.  ``M ~ Bin(n, q)`` under every dataset; given ``M = m`` the participants are a uniform ``m``-subset, ``J`` of
+them ones (``Hyp(n, C, m)``), and ``K | J = j ~ Bin(j, p) * Bin(m − j, f) =: G_m[j, ·]``.  So the row ``m`` of
+every ``P_C`` at once is ``Bin(n, q)(m) · (H_m @ G_m)`` with ``H_m[C, j] = Hyp(j; n, C, m)``.  Both tables are swept
+in ``m`` from ``m = 0`` by convex combinations (one more draw without replacement; one more participant's report):
+only products and sums of non-negative numbers, in ``numpy.longdouble``; the row product is one ``float64``
+matrix product.  Every value then has a relative error at most ``θ`` (a priori, docs/numerics.md Lemma S4r) plus
+``2^-1000`` absolute; the rows outside a certified window of ``Bin(n, q)`` (left-out mass ``≤ 2^-140``) are not
+computed.
+
+Per ``C`` only the sums matter: a first sweep accumulates, per ``C``, the ``P``- and ``Q``-mass of the cells in
+``NB`` bins of the float ratio ``P/Q``, which gives a certified upper bound of ``H_α`` for every ``C`` and ``α``
+(``(P − αQ)_+ ≤ Q·(r̄ − α)_+`` with ``r̄`` the bin's inflated upper edge).  The ``C`` whose bound can reach the largest
+lower end (a float choice) get a *full* preparation in a second sweep: their cells sorted by the float ratio with
+``longdouble`` prefix sums, so each ``α`` costs a search, and the value's enclosure has width ``≈ θ`` times the
+mass above ``α``.  A query whose bound for some other ``C`` exceeds the full ones' upper end prepares that ``C`` too
+(a few at a time), else the bound itself is the upper end (never below the true value).
+
+Cost: ``O(n · m_hi² + Σ_rows n·m²)`` (the sweep of ``H`` over ``m ≤ m_hi ≈ nq + 14σ``, one ``(n+1) × (m+1)`` by
+``(m+1) × (m+1)`` product per row of the window, ``≈ 28σ`` rows, ``σ = √(nq(1−q))``), memory ``O(n·m + n·NB)``:
+:func:`route_seconds` is its model.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from blanket.exact.numbers import arith
+from blanket.exact.numbers.errors import InvalidArgument
+from flint import arb, fmpq
+
+__all__ = ["SampledBinaryRows", "route_seconds", "theta_bound"]
+
+LD = np.longdouble
+#: unit roundoff of numpy.longdouble on this machine (round to nearest; 2^-64 for x87 extended, 2^-53 if it is binary64)
+U_LD = fmpq(*LD(np.finfo(LD).eps).as_integer_ratio()) / 2
+#: unit roundoff of binary64
+U64 = fmpq(1, 2**53)
+#: ratio bins of the first sweep (geometric between 1 and e^{ε0})
+NB = 1024
+#: absolute error of one cell (underflow, docs/numerics.md Lemma S4r (iv))
+ABS = fmpq(1, 2**1000)
+#: at most this many C get a full preparation; above, the binned upper bound is the upper end
+FULL_CAP = 48
+#: C prepared per promotion of a query
+PROMOTE = 6
+#: bin edges where every bound is below this are not used to select the fully prepared C
+SELECT_FLOOR = 1e-25
+#: largest relative error per cell the route accepts
+MAX_THETA = 1e-8
+
+
+def _gamma(k: int, u: fmpq) -> arb:
+    if k * u >= 1:
+        raise InvalidArgument("n", str(k), "too large for the row route's error bound")
+    return arb(k * u / (1 - k * u))
+
+
+def _ld(b: arb) -> tuple:
+    """``(v, e)``: ``b``'s midpoint as a longdouble and a rational ``e`` with ``|v − x| ≤ e·x`` for every ``x`` in the
+    positive ball ``b`` (docs/numerics.md Lemma 1).  O(1)."""
+    with arith.precision(128):
+        v = LD(b.mid().str(40, radius=False))
+        fv = arb(fmpq(*v.as_integer_ratio()))
+        if not b > 0:
+            raise InvalidArgument("exp_epsilon0", str(b), "gives a parameter ball touching 0: use a finite eps0")
+        r = (fv - b).abs_upper() / arb(b.lower())
+        e = arith.endpoints(arb(r.upper()))[1]
+        return v, fmpq(e.numerator, e.denominator)
+
+
+def theta_bound(m_hi: int, e_pf: Any, e_w: Any, u_dot: fmpq = U64, casts: int = 3) -> float:
+    """The relative error ``θ`` of every cell (docs/numerics.md Lemma S4r): ``m_hi`` sweep steps of ``H`` (each
+    ``(1+u)(1+γ₂)`` in longdouble) and of ``G`` (``(1+e_pf)(1+γ₂)``), ``casts`` single roundings of unit ``u_dot``
+    (the casts to binary64 and the row weight's product), a dot product of ``m_hi + 1`` terms in that format (any
+    order, ``γ_{m+1}``) and the row weight's own error ``e_w``.  The first sweep's cells: binary64 (``u_dot = 2^-53``,
+    three roundings); the fully prepared cells: longdouble throughout (one rounding).  O(1)."""
+    with arith.precision(128):
+        step_h = (1 + arb(U_LD)) * (1 + _gamma(2, U_LD))
+        step_g = (1 + arb(fmpq(e_pf))) * (1 + _gamma(2, U_LD))
+        one = 1 + arb(u_dot)
+        t = step_h**m_hi * step_g**m_hi * one**casts * (1 + _gamma(m_hi + 1, u_dot)) * (1 + arb(fmpq(e_w))) - 1
+        return float(arith.endpoints(arb(t.upper()))[1]) * (1 + 2.0**-40)
+
+
+def _toeplitz(v: np.ndarray, n: int, m: int) -> np.ndarray:
+    """The ``(n+1) × (m+1)`` read-only view ``A[C, j] = v[C − j + m]`` of ``v`` (length ``n + m + 1``).  O(n + m)."""
+    w = np.ascontiguousarray(v[::-1])
+    s = w.strides[0]
+    return np.lib.stride_tricks.as_strided(w[n:], shape=(n + 1, m + 1), strides=(-s, s), writeable=False)
+
+
+def _sweep(n: int, p: Any, f: Any, m_lo: int, m_hi: int, at_row: Any) -> None:
+    """Sweep ``m = 0..m_hi``: ``H[C, j] = Hyp(j; n, C, m)`` (``(n+1) × (m+1)``) and ``G[j, k]`` (``Bin(j, p) *
+    Bin(m − j, f)`` at ``k``, ``(m+1) × (m+1)``), both in longdouble; ``at_row(m, H, G)`` for ``m ≥ m_lo``.
+    Step ``m → m+1``: the next draw (without replacement) is a one w.p. ``(C − j)/(n − m)``, a zero w.p.
+    ``(n − C − (m − j))/(n − m)``; a new zero-holder adds a 1-report w.p. ``f``, a one-holder w.p. ``p``.
+    O(n·m_hi² + m_hi³)."""
+    H = np.ones((n + 1, 1), LD)
+    G = np.ones((1, 1), LD)
+    for m in range(m_hi + 1):
+        if m >= m_lo:
+            at_row(m, H, G)
+        if m == m_hi:
+            break
+        den = LD(n - m)
+        d = np.arange(-m, n + 1)  # C − j
+        one = np.maximum(d, 0).astype(LD) / den
+        zero = np.maximum(n - m - d, 0).astype(LD) / den
+        Hn = np.empty((n + 1, m + 2), LD)
+        Hn[:, : m + 1] = H * _toeplitz(zero, n, m)
+        Hn[:, m + 1] = 0
+        Hn[:, 1:] += H * _toeplitz(one, n, m)
+        H = Hn
+        Gn = np.empty((m + 2, m + 2), LD)
+        Gn[: m + 1, : m + 1] = G * p
+        Gn[: m + 1, m + 1] = 0
+        Gn[: m + 1, 1:] += G * f
+        Gn[m + 1, : m + 1] = G[m] * f
+        Gn[m + 1, m + 1] = 0
+        Gn[m + 1, 1:] += G[m] * p
+        G = Gn
+
+
+@dataclass
+class _Full:
+    """One ``C`` prepared: its kept cells (float ratio ``≥ KEEP``) sorted by decreasing float ratio, the ratios, and
+    longdouble prefix sums of ``P`` and ``Q`` (length ``L + 1``)."""
+
+    C: int
+    neg_r: np.ndarray  # −ratio, ascending
+    cp: np.ndarray
+    cq: np.ndarray
+    adds: int  # every prefix sum is a sum of its terms through at most this many roundings (γ_adds)
+
+
+def _prefix(x: np.ndarray) -> tuple:
+    """``(s, k)``: the prefix sums ``s[j] = Σ_{i<j} x[i]`` (length ``L + 1``) of non-negative longdouble ``x``, in
+    blocks of ``B ≈ √L`` (a ``cumsum`` inside each block plus the ``cumsum`` of the block totals before it), and
+    ``k = B + L/B + 1``: each term passes at most ``k`` additions, so ``|ŝ − s| ≤ γ_k s`` (docs/numerics.md
+    Lemma 3's argument).  O(L)."""
+    L = len(x)
+    B = max(1, math.isqrt(max(L, 1)))
+    nb = -(-L // B) if L else 0
+    X = np.zeros(nb * B, LD)
+    X[:L] = x
+    within = np.cumsum(X.reshape(nb, B), axis=1)
+    before = np.concatenate([np.zeros(1, LD), np.cumsum(within[:, -1])[:-1]]) if nb else np.zeros(0, LD)
+    s = (within + before[:, None]).ravel()[:L]
+    return np.concatenate([np.zeros(1, LD), s]), B + nb + 1
+
+
+def _exact(x: Any) -> arb:
+    return arb(fmpq(*LD(x).as_integer_ratio()))
+
+
+class SampledBinaryRows:
+    """The exact worst case of the sampled binary RR round by rows of ``M`` (see the module docstring): certified
+    ends of ``max_C H_α(P_C ‖ P_{C−1})`` at any ``α ≥ 1`` (:meth:`value`), ``0 < q < 1``.  Preparation
+    ``O(n·m_hi² + Σ_rows n·m²)`` (:func:`route_seconds`), a value ``O(n + |full| log L)`` plus the rare promotion."""
+
+    def __init__(self, exp_epsilon0: Any, q: Any, n: int) -> None:
+        n = arith.integer_in(n, "n", lo=1)
+        qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
+        if qq >= 1:
+            raise InvalidArgument("q", str(qq), "must be below 1 for the row route (use the unsampled route)")
+        self.n, self.q = n, qq
+        with arith.precision(128):
+            e = arith.ball(exp_epsilon0)
+            if not e >= 1:
+                raise InvalidArgument("exp_epsilon0", str(e), "must be at least 1")
+            pb, fb = e / (e + 1), 1 / (e + 1)
+            self.p, e_p = _ld(pb)
+            self.f, e_f = _ld(fb)
+            qb = arb(qq) if isinstance(qq, fmpq) else arith.ball(qq)
+            from blanket.exact.laws import binomial as laws
+
+            # a window of M ~ Bin(n, q) (the same law for every dataset), left-out mass tau <= 2^-140 (certified)
+            vals, off, tail = laws.window_to_tail(n, qb, arb(2) ** -140)
+            m_lo, m_hi = off, off + len(vals) - 1
+            self.tau = arb(arb(tail).upper())
+            self.w: dict = {}  # row weight Bin(n, q)(m): (binary64, longdouble)
+            e_w, e_wl = fmpq(0), fmpq(0)
+            for i, v in enumerate(vals):
+                fv = float(v.mid())
+                if fv > 0 and v > 0:
+                    lv, el = _ld(v)
+                    self.w[off + i] = (fv, lv)
+                    e_w, e_wl = max(e_w, laws._rel_of(v, fv)), max(e_wl, el)
+                else:  # a weight ball touching 0: the row is not computed, its mass is counted in tau
+                    self.tau += arb(v.upper())
+            e0_hi = arith.endpoints(e)[1]
+        self.m_lo, self.m_hi = m_lo, m_hi
+        self.e0_hi = fmpq(e0_hi.numerator, e0_hi.denominator)
+        self.theta = theta_bound(m_hi, max(e_p, e_f), e_w)
+        self.theta_full = theta_bound(m_hi, max(e_p, e_f), e_wl, U_LD, 1)
+        if not self.theta < MAX_THETA:
+            raise InvalidArgument("n", str(n), f"relative error bound {self.theta} too large for the row route")
+        self.cells = sum(m + 1 for m in range(m_lo, m_hi + 1))
+        th = self.theta
+        self.top = float(e0_hi) * (1 + 1e-6)
+        self.edges = np.geomspace(1 - 1e-6, self.top, NB + 1)
+        # ē_h: the inflated upper edge of bin h (the ratio of every cell in it is at most ē_h, Lemma S4r (v))
+        self.ebar = self.edges[1:] * (1 + 4 * th + 2.0**-46)
+        self.full: dict = {}
+        self._first_sweep(sorted({1, n})[:FULL_CAP])  # a guess prepared in the first sweep (a choice)
+        self._prepare(self._select())
+
+    # ---------------------------------------------------------------- first sweep: binned masses per C
+    def _first_sweep(self, guess: list) -> None:
+        """The binned masses of every ``C`` (binary64), and the full preparation of ``guess`` in the same sweep.
+        O(n·m_hi² + Σ_rows n·m²)."""
+        n = self.n
+        collect, finish = self._collector(guess)
+        l0 = math.log(float(self.edges[0]))
+        inv = NB / math.log(float(self.edges[NB]) / float(self.edges[0]))
+        ext = np.concatenate([[-np.inf], self.edges, [np.inf]])
+        PB: Any = np.zeros(n * (NB + 1))
+        QB: Any = np.zeros(n * (NB + 1))
+        base = (np.arange(n) * (NB + 1))[:, None]
+
+        def row(m: int, H: Any, G: Any) -> None:
+            if m not in self.w:
+                return
+            R = (H.astype(np.float64) @ G.astype(np.float64)) * self.w[m][0]
+            P, Q = R[1:], R[:-1]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                r = P / Q
+            r = np.where(np.isnan(r), np.inf, r)
+            # bin index: a float guess from log r, then corrected by exact comparisons with the edges, so that
+            # edges[h] <= r < edges[h+1] holds exactly (-1: below 1; NB: at or above the top, or Q = 0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.nan_to_num((np.log(r) - l0) * inv, nan=-1.0, posinf=NB, neginf=-1.0)
+            idx = np.clip(np.floor(t), -1, NB).astype(np.int64)
+            idx -= r < ext[idx + 1]
+            idx = np.minimum(idx + (r >= ext[idx + 2]), NB)
+            if not np.all((ext[idx + 1] <= r) & ((r < ext[idx + 2]) | (idx == NB))):  # a guess off by more than 1
+                idx = np.searchsorted(self.edges, r, side="right") - 1
+            keep = idx >= 0
+            key = (base + idx)[keep]
+            nonlocal PB, QB
+            PB += np.bincount(key, weights=P[keep], minlength=n * (NB + 1))
+            QB += np.bincount(key, weights=Q[keep], minlength=n * (NB + 1))
+            collect(m, H, G)
+
+        _sweep(n, self.p, self.f, self.m_lo, self.m_hi, row)
+        finish()
+        PB, QB = PB.reshape(n, NB + 1), QB.reshape(n, NB + 1)
+        rows = self.m_hi - self.m_lo + 1
+        with arith.precision(128):
+            # a bin's sum: at most m+1 additions per row (one C, one row), rows more, NB more in the suffix sums
+            g = _gamma(self.m_hi + 1 + rows + NB + 8, U64)
+            eps1 = float(arith.endpoints(arb((2 * g + arb(self.theta) * 2).upper()))[1]) + 2.0**-50
+        self.eps1 = eps1
+        # outward bin masses of P' = p/(1−θ) (up) and Q' = q/(1+θ) (down), Lemma S4r (v)
+        self.pbu = PB[:, :NB] * (1 + eps1)
+        self.qbd = QB[:, :NB] * (1 - eps1)
+        self.spu = np.concatenate([np.cumsum(self.pbu[:, ::-1], axis=1)[:, ::-1], np.zeros((n, 1))], axis=1)
+        self.sqd = np.concatenate([np.cumsum(self.qbd[:, ::-1], axis=1)[:, ::-1], np.zeros((n, 1))], axis=1)
+        self.ptop = PB[:, NB] * (1 + eps1) + 2.0**-1000
+
+    def _bound(self, a_up: float, a_dn: float) -> np.ndarray:
+        """Float upper bounds (certified, Lemma S4r (v)) of ``H_α(P_C ‖ P_{C−1})``, ``C = 1..n`` (index ``C − 1``),
+        for ``a_dn ≤ α ≤ a_up``, without the rows' and cells' additive terms: the bins whose lower edge exceeds
+        ``a_up`` exactly (``P' − αQ'``), the bins straddling ``α`` by the chord of ``(r − α)_+``, the top bin's
+        ``P'``.  O(n)."""
+        g = int(np.searchsorted(self.edges[:NB], a_up, side="right"))  # bins h ≥ g: lower edge > a_up
+        gs = int(np.searchsorted(self.ebar, a_dn, side="right"))  # bins h ≥ gs: upper edge ē_h > a_dn
+        u = self.spu[:, g] - a_dn * self.sqd[:, g]
+        for h in range(gs, g):  # straddling bins (at most two)
+            lo_e, hi_e = float(self.edges[h]), float(self.ebar[h])
+            P, Q = self.pbu[:, h], self.qbd[:, h]
+            if a_dn >= lo_e:
+                c = np.maximum(P - lo_e * Q, 0.0) * ((hi_e - a_dn) / (hi_e - lo_e) * (1 + 2.0**-50))
+            else:
+                c = np.maximum(P - a_dn * Q, 0.0)
+            u = u + c
+        u = np.maximum(u, 0.0) + 8.0 * 2.0**-53 * self.spu[:, min(gs, g)]
+        return u + self.ptop
+
+    def _select(self) -> list:
+        """The ``C`` to prepare fully (a float choice): the ``C`` with the largest bound at each bin edge, and those
+        whose bound reaches ``1 − 10⁻⁶`` of that largest bound somewhere.  O(n · NB)."""
+        want: dict = {}
+        for g in range(0, NB, 4):
+            a = float(self.edges[g])
+            up = self._bound(a * (1 + 1e-15), a * (1 - 1e-15))
+            best = float(up.max())
+            if not best > SELECT_FLOOR:  # values this small: left to the queries (promotion, or the bound)
+                continue
+            hit = np.nonzero(up >= best * (1 - 1e-6))[0]
+            for i in hit:
+                s = float(up[i] / best)
+                if s > want.get(int(i) + 1, 0.0):
+                    want[int(i) + 1] = s
+            want[int(np.argmax(up)) + 1] = math.inf
+        ranked = sorted(want, key=lambda c: -want[c])
+        return ranked[:FULL_CAP]
+
+    # ---------------------------------------------------------------- second sweep: full preparations
+    def _collector(self, Cs: list) -> tuple:
+        """``(row, finish)`` for a sweep: ``row(m, H, G)`` keeps the cells of the pairs of ``Cs`` in longdouble
+        (``θ_full``), ``finish()`` sorts them and stores the prefix sums in :attr:`full`.  O(|Cs|·m²) per row."""
+        rowsC = sorted(set(Cs) | {c - 1 for c in Cs})
+        pos = {c: i for i, c in enumerate(rowsC)}
+        parts: dict = {c: ([], []) for c in Cs}
+        keep_min = float(self.edges[0])
+
+        def row(m: int, H: Any, G: Any) -> None:
+            if m not in self.w or not Cs:
+                return
+            R = (H[rowsC] @ G) * self.w[m][1]  # longdouble throughout (θ_full)
+            for c in Cs:
+                P, Q = R[pos[c]], R[pos[c - 1]]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    r = P / Q
+                k = (r >= keep_min) & (P > 0)  # the rest: ratio below 1 or P = 0 (Lemma S4r (vi))
+                parts[c][0].append(P[k])
+                parts[c][1].append(Q[k])
+
+        def finish() -> None:
+            for c in Cs:
+                P = np.concatenate(parts[c][0]) if parts[c][0] else np.zeros(0, LD)
+                Q = np.concatenate(parts[c][1]) if parts[c][1] else np.zeros(0, LD)
+                with np.errstate(divide="ignore", over="ignore"):
+                    r = (P / Q).astype(np.float64)
+                order = np.argsort(-r, kind="stable")
+                cp, k = _prefix(P[order])
+                cq, _k = _prefix(Q[order])
+                self.full[c] = _Full(c, -r[order], cp, cq, k)
+
+        return row, finish
+
+    def _prepare(self, Cs: list) -> None:
+        """Prepare the ``C`` of ``Cs`` fully (one more sweep).  O(n·m_hi² + |Cs|·Σ_rows m²)."""
+        Cs = sorted(set(Cs) - set(self.full))
+        if not Cs:
+            return
+        row, finish = self._collector(Cs)
+        _sweep(self.n, self.p, self.f, self.m_lo, self.m_hi, row)
+        finish()
+
+    # ---------------------------------------------------------------- values
+    def _full_value(self, fu: _Full, al: arb, a_up: float, a_dn: float) -> tuple:
+        """Ball lower and upper ends of ``H_α`` for a fully prepared ``C`` (Lemma S4r (vi)).  O(log L)."""
+        th = self.theta_full
+        kap = 4 * th + 2.0**-46
+        t_hi, t_lo = a_up * (1 + kap), a_dn * (1 - kap)
+        j_hi = int(np.searchsorted(fu.neg_r, -t_hi, side="left"))  # cells with ratio > t_hi
+        j_lo = int(np.searchsorted(fu.neg_r, -t_lo, side="right"))  # cells with ratio ≥ t_lo
+        j_mid = int(np.searchsorted(fu.neg_r, -a_up, side="left"))  # the lower end's prefix (any prefix is one)
+        g = _gamma(fu.adds, U_LD)
+        T = arb(fmpq(*float(th).as_integer_ratio()))
+        w = arb(fmpq(*float(8 * th + 2.0**-44).as_integer_ratio()))
+        cp, cq = _exact(fu.cp[j_hi]), _exact(fu.cq[j_hi])
+        band = _exact(fu.cq[j_lo]) * (1 + g) - cq * (1 - g)  # ≥ the Q-mass of the cells j_hi ≤ i < j_lo
+        absb = (1 + al) * arb(ABS) * self.cells
+        mp, mq = _exact(fu.cp[j_mid]), _exact(fu.cq[j_mid])
+        lo = mp * (1 - g) / (1 + T) - al * mq * (1 + g) / (1 - T) - absb
+        hi = cp * (1 + g) / (1 - T) - al * cq * (1 - g) / (1 + T) + al * w * band / (1 - T)
+        hi = hi + 3 * absb + self.tau
+        return lo, hi
+
+    def value(self, alpha: Any) -> tuple:
+        """``(lo, hi, C)``: certified ends (``fmpq``) of ``max_C H_α(P_C ‖ P_{C−1})`` at ``α ≥ 1`` and a ``C`` with
+        the largest upper end.  O(n + |full|·log L); a ``C`` whose binned bound exceeds the prepared ones' upper end
+        is prepared (a sweep, at most ``FULL_CAP`` in all)."""
+        from blanket.exact.laws.binomial import float_upper
+
+        al_q = arith.exact(alpha, "alpha")
+        al_q = al_q if isinstance(al_q, fmpq) else fmpq(al_q)
+        if al_q < 1:
+            raise InvalidArgument("alpha", str(al_q), "must be >= 1")
+        if al_q >= self.e0_hi:  # every likelihood ratio is at most e^{ε0} (the target's R_q is ε0-LDP): H_α = 0
+            return fmpq(0), fmpq(0), 1
+        a_up = float_upper(al_q)
+        a_dn = -float_upper(-al_q)
+        with arith.precision(128):
+            al = arb(al_q)
+            for _round in range(FULL_CAP + 1):  # each pass prepares at least one more C, or stops
+                best_lo, best_hi, arg = arb(0), arb(0), 1
+                for c, fu in self.full.items():
+                    lo, hi = self._full_value(fu, al, a_up, a_dn)
+                    if lo > best_lo:
+                        best_lo = lo
+                    if hi > best_hi:
+                        best_hi, arg = hi, c
+                bound = self._bound(a_up, a_dn)
+                for c in self.full:
+                    bound[c - 1] = 0.0
+                extra = (1 + al) * arb(ABS) * self.cells * 3 + self.tau
+                top_hi = float(arith.endpoints(best_hi - extra)[1])
+                over = np.nonzero(bound > top_hi)[0]
+                room = FULL_CAP - len(self.full)
+                if len(over) and room > 0:
+                    pick = over[np.argsort(-bound[over])][: min(PROMOTE, room)]
+                    self._prepare([int(i) + 1 for i in pick])
+                    continue
+                break
+            # every other C: its binned bound (certified) may still exceed the prepared ones' upper end
+            i = int(np.argmax(bound))
+            b_hi = arb(fmpq(*float(bound[i]).as_integer_ratio())) + extra
+            if b_hi > best_hi:
+                best_hi, arg = b_hi, i + 1
+            lo_q = arith.endpoints(best_lo)[0]
+            hi_q = arith.endpoints(best_hi)[1]
+        return (
+            max(fmpq(0), fmpq(lo_q.numerator, lo_q.denominator)),
+            min(fmpq(1), fmpq(hi_q.numerator, hi_q.denominator)),
+            arg,
+        )
+
+
+#: cost model constants (one-core seconds; measured, see route_seconds)
+SECONDS_PER_SWEEP_CELL = 2.5e-8
+SECONDS_PER_FLOP = 1.2e-10
+SECONDS_PER_BIN_CELL = 6e-8
+
+
+def route_seconds(n: int, q: float) -> float:
+    """Estimated one-core seconds of :class:`SampledBinaryRows`'s preparation at ``n`` users, participation ``q``:
+    the two sweeps of ``H`` (``n·m_hi²/2`` longdouble cells each), the row products (``2·(n+1)(m+1)²`` flops per row
+    of the window) and the binning (``n·(m+1)`` cells per row).  A choice, never a bound.  O(1)."""
+    if not 0 < q < 1:
+        return math.inf
+    sd = math.sqrt(n * q * (1 - q))
+    m_lo = max(0, int(n * q - 14.5 * sd) - 1)
+    m_hi = min(n, int(n * q + 14.5 * sd) + 2)
+    rows = m_hi - m_lo + 1
+    mm = (m_lo + m_hi) / 2
+    sweep = 2 * SECONDS_PER_SWEEP_CELL * n * m_hi * m_hi / 2
+    prod = SECONDS_PER_FLOP * rows * 2 * (n + 1) * (mm + 1) ** 2
+    bins = SECONDS_PER_BIN_CELL * rows * n * (mm + 1)
+    return sweep + prod + bins
