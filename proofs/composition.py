@@ -1190,7 +1190,9 @@ def _check_sampled_binary(r) -> SymbolicCheck:
     coefficients of :func:`blanket.exact.shuffled.sampled_binary.laws_exact`, ``C`` the number of ones); (b) the
     exhaustive worst ``H_α`` over every neighbouring pair and both orders equals the code's
     ``max_{1≤C≤n} H_α(P_C ‖ P_{C−1})`` (:func:`~blanket.exact.shuffled.sampled_binary.worst_exact`) at 9 values of
-    ``α ≥ 1``, and lies in the ball route's enclosure (:class:`~blanket.exact.shuffled.sampled_binary.SampledBinaryWorst`);
+    ``α ≥ 1``, and lies in the ball route's enclosure (:class:`~blanket.exact.shuffled.sampled_binary.SampledBinaryWorst`)
+    and in the row route's (:class:`~blanket.exact.shuffled.sampled_binary_rows.SampledBinaryRows`, at most ``10⁻¹⁰``
+    relative wide);
     (c) ``n = 3``, ``q = 1/2``: the accountant's curve pair of the sampled round (which has that source) is at or above
     it.  Instances, not a proof: ``proved`` is ``None``, ``False`` when one fails (e.g. ``q²`` for ``q``, or the
     target always taking part: (a) fails)."""
@@ -1200,6 +1202,7 @@ def _check_sampled_binary(r) -> SymbolicCheck:
     from blanket.exact.accounting.sampled import Sampled
     from blanket.exact.mechanisms.finite import KRR
     from blanket.exact.shuffled import sampled_binary as sb
+    from blanket.exact.shuffled import sampled_binary_rows as sbr
 
     R = sp.Rational
     e = R(3)
@@ -1220,10 +1223,13 @@ def _check_sampled_binary(r) -> SymbolicCheck:
                 laws[users] = law
             worst = _worst_of_laws(laws, 2, n, alphas)
             ball = sb.SampledBinaryWorst(int_q(e), int_q(q), n)
+            rows = sbr.SampledBinaryRows(int_q(e), int_q(q), n)
             for w, al in zip(worst, alphas):
                 v, _c = sb.worst_exact(int_q(e), int_q(q), n, int_q(al))
                 lo, hi, _c2 = ball.value(int_q(al))
                 ok = ok and q_int(v) == w and q_int(lo) <= w <= q_int(hi)
+                lo, hi, _c2 = rows.value(int_q(al))  # the route by rows of M (Lemma S4r)
+                ok = ok and q_int(lo) <= w <= q_int(hi) and q_int(hi - lo) <= w / 10**10 + R(1, 10**40)
             if n == 3 and q == R(1, 2):
                 cp = ShuffleAccountant()._curve_of(Sampled(Shuffled(KRR(2, exp_epsilon0=int_q(e)), n), int_q(q)))
                 ok = ok and cp is not None and "Lemma S4" in cp.description
@@ -1235,7 +1241,8 @@ def _check_sampled_binary(r) -> SymbolicCheck:
         "exact rationals (binary RR, e^epsilon0 = 3; q = 1/2, 1/5; n = 3, 4): the law enumerated by participation = "
         "the code's a^C b^(n-C) at every dataset; the exhaustive worst H_alpha over every neighbouring pair (both "
         "orders) = the code's max over C of H_alpha(P_C || P_(C-1)) at 9 values of alpha, inside the ball route's "
-        "enclosure; n = 3, q = 1/2: <= the accountant's curve pair, which names Lemma S4",
+        "enclosure and the row route's (Lemma S4r, at most 1e-10 relative wide); n = 3, q = 1/2: <= the "
+        "accountant's curve pair, which names Lemma S4",
         "the reduction to C (exchangeability of the users, the 0/1 relabelling) is the docs' (§5f, Lemma S4)",
     )
 

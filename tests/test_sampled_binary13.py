@@ -214,12 +214,16 @@ def test_certificate_chain_names_the_entry(tmp_path):
 
 
 def test_cost_model_counts_the_preparation():
-    """The sampled round's cost estimate counts the O(n³) preparation up to MAX_N users, and not above."""
+    """The sampled round's cost estimate counts the exact worst case's preparation (sampled_binary.worst_seconds)
+    where it is affordable (at most BUDGET_SECONDS), and not above."""
     from blanket.exact.accounting.accountant import ShuffledRR
 
-    at = Sampled(ShuffledRR(k=2, epsilon0="1", n=sb.MAX_N), "1/2").cost_model()[1]
-    above = Sampled(ShuffledRR(k=2, epsilon0="1", n=sb.MAX_N + 1), "1/2").cost_model()[1]
-    assert at >= sb.build_seconds(sb.MAX_N) > above
-    assert sb.build_seconds(100) < sb.build_seconds(150)
-    k3 = Sampled(ShuffledRR(k=3, epsilon0="1", n=100), "1/2").cost_model()[1]
-    assert k3 < sb.build_seconds(100)
+    n_in, n_out = 1000, 10**4
+    assert sb.affordable(n_in, "1/10") and not sb.affordable(n_out, "1/10")
+    at = Sampled(ShuffledRR(k=2, epsilon0="1", n=n_in), "1/10").cost_model()[1]
+    above = Sampled(ShuffledRR(k=2, epsilon0="1", n=n_out), "1/10").cost_model()[1]
+    assert at >= sb.worst_seconds(n_in, "1/10")
+    assert above < sb.worst_seconds(n_out, "1/10")
+    assert sb.worst_seconds(100, "1/2") < sb.worst_seconds(150, "1/2")
+    k3 = Sampled(ShuffledRR(k=3, epsilon0="1", n=1000), "1/10").cost_model()[1]
+    assert k3 < sb.worst_seconds(1000, "1/10")
