@@ -420,24 +420,28 @@ class SampledBinaryRows:
         )
 
 
-#: cost model constants (one-core seconds; measured, see route_seconds)
+#: cost model constants (one-core seconds, fitted to n = 1000, q = 1/10 and 1/2, n = 2000, q = 1/10 at load 10-14)
 SECONDS_PER_SWEEP_CELL = 2.5e-8
-SECONDS_PER_FLOP = 1.2e-10
-SECONDS_PER_BIN_CELL = 6e-8
+SECONDS_PER_FLOP = 1.0e-10
+SECONDS_PER_BIN_CELL = 3e-8
+SECONDS_PER_BIN_SLOT = 2e-9
+SECONDS_PER_LD_PRODUCT = 5e-9
 
 
 def route_seconds(n: int, q: float) -> float:
     """Estimated one-core seconds of :class:`SampledBinaryRows`'s preparation at ``n`` users, participation ``q``:
-    the two sweeps of ``H`` (``n·m_hi²/2`` longdouble cells each), the row products (``2·(n+1)(m+1)²`` flops per row
-    of the window) and the binning (``n·(m+1)`` cells per row).  A choice, never a bound.  O(1)."""
+    one sweep of ``H`` (``n·m_hi²/2`` longdouble cells), the row products (``2·(n+1)(m+1)²`` binary64 flops per row of
+    the window), the binning (``n·(m+1)`` cells and ``2n(NB+1)`` bin slots per row) and the longdouble products of
+    the two guessed ``C`` (``4(m+1)²`` per row); a second sweep when the selection wants more ``C`` is not counted.
+    A choice, never a bound.  O(1)."""
     if not 0 < q < 1:
         return math.inf
     sd = math.sqrt(n * q * (1 - q))
     m_lo = max(0, int(n * q - 14.5 * sd) - 1)
     m_hi = min(n, int(n * q + 14.5 * sd) + 2)
     rows = m_hi - m_lo + 1
-    mm = (m_lo + m_hi) / 2
-    sweep = 2 * SECONDS_PER_SWEEP_CELL * n * m_hi * m_hi / 2
-    prod = SECONDS_PER_FLOP * rows * 2 * (n + 1) * (mm + 1) ** 2
-    bins = SECONDS_PER_BIN_CELL * rows * n * (mm + 1)
-    return sweep + prod + bins
+    mm = (m_lo + m_hi) / 2 + 1
+    out = SECONDS_PER_SWEEP_CELL * n * m_hi * m_hi / 2
+    out += SECONDS_PER_FLOP * rows * 2 * (n + 1) * mm * mm
+    out += SECONDS_PER_BIN_CELL * rows * n * mm + SECONDS_PER_BIN_SLOT * rows * 2 * n * (NB + 1)
+    return out + SECONDS_PER_LD_PRODUCT * rows * 4 * mm * mm
