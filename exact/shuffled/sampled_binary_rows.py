@@ -50,9 +50,9 @@ NB = 1024
 #: absolute error of one cell (underflow, docs/numerics.md Lemma S4r (iv))
 ABS = fmpq(1, 2**1000)
 #: at most this many C get a full preparation; above, the binned upper bound is the upper end
-FULL_CAP = 48
+FULL_CAP = 16
 #: C prepared per promotion of a query
-PROMOTE = 6
+PROMOTE = 4
 #: bin edges where every bound is below this are not used to select the fully prepared C
 SELECT_FLOOR = 1e-25
 #: largest relative error per cell the route accepts
@@ -420,11 +420,13 @@ class SampledBinaryRows:
         )
 
 
-#: cost model constants (one-core seconds, fitted to n = 1000, q = 1/10 and 1/2, n = 2000, q = 1/10 at load 10-14)
+#: cost model constants (one-core seconds of the preparation, fitted at load 12-14 to n = 1000, q = 1/10 (6.2 s) and
+#: 1/2 (34 s) and n = 2000, q = 1/10 (about 30 s); the binary64 products run faster per flop on larger rows)
 SECONDS_PER_SWEEP_CELL = 2.5e-8
-SECONDS_PER_FLOP = 1.0e-10
+SECONDS_PER_FLOP = 6.8e-11
+SECONDS_PER_FLOP_SMALL = 2e-8
 SECONDS_PER_BIN_CELL = 3e-8
-SECONDS_PER_BIN_SLOT = 2e-9
+SECONDS_PER_BIN_SLOT = 5.2e-9
 SECONDS_PER_LD_PRODUCT = 5e-9
 
 
@@ -442,6 +444,6 @@ def route_seconds(n: int, q: float) -> float:
     rows = m_hi - m_lo + 1
     mm = (m_lo + m_hi) / 2 + 1
     out = SECONDS_PER_SWEEP_CELL * n * m_hi * m_hi / 2
-    out += SECONDS_PER_FLOP * rows * 2 * (n + 1) * mm * mm
+    out += (SECONDS_PER_FLOP + SECONDS_PER_FLOP_SMALL / mm) * rows * 2 * (n + 1) * mm * mm
     out += SECONDS_PER_BIN_CELL * rows * n * mm + SECONDS_PER_BIN_SLOT * rows * 2 * n * (NB + 1)
     return out + SECONDS_PER_LD_PRODUCT * rows * 4 * mm * mm
