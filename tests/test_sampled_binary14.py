@@ -141,3 +141,25 @@ def test_callers_use_the_cost_model():
     assert not any("Lemma S4" in s for s, _f in curve_pairs.curve_sources(b, n=10**4))
     with_src = curve_pairs.curve_seconds(b, 1000) or 0.0
     assert with_src >= sb.worst_seconds(1000, fmpq(1, 10))
+
+
+def test_one_round_above_the_old_limit_uses_the_exact_worst_case():
+    """n = 300 > 160 (the Kronecker route's old limit): one sampled binary RR round's ε bracket comes from the exact
+    worst case, both ends, and at its ends the row route's own values straddle δ."""
+    from blanket.exact.accounting.accountant import ShuffleAccountant
+
+    n, q, d = 300, "1/10", Fraction(1, 10**6)
+    ev = Sampled(Shuffled(KRR(2, exp_epsilon0=3), n), q)
+    r = ShuffleAccountant().compose(ev).get_epsilon(str(d))
+    one = r.details["one_round"]
+    assert "Lemma S4" in one["upper_from"] and one["lower_decided_by"] != "composition"
+    assert 0 < r.upper - r.lower <= r.upper * Fraction(1, 10**5)
+    w = sb.sampled_binary_worst(fmpq(3), fmpq(1, 10), n)
+    assert isinstance(w, sr.SampledBinaryRows)
+    with arith.precision(128):
+        a_lo = arb(fmpq(r.lower.numerator, r.lower.denominator)).exp()
+        a_up = arb(fmpq(r.upper.numerator, r.upper.denominator)).exp()
+    below = fmpq(*float(a_lo.upper()).as_integer_ratio()) * fmpq(2**40 + 1, 2**40)  # just above e^lower
+    above = fmpq(*float(a_up.lower()).as_integer_ratio()) * fmpq(2**40 - 1, 2**40)  # just below e^upper
+    assert w.value(below)[0] > fmpq(d.numerator, d.denominator) * fmpq(9999, 10000)
+    assert w.value(above)[1] <= fmpq(d.numerator, d.denominator) * fmpq(10001, 10000)
