@@ -51,6 +51,8 @@ NB = 1024
 ABS = fmpq(1, 2**1000)
 #: at most this many C get a full preparation; above, the binned upper bound is the upper end
 FULL_CAP = 16
+#: rows of the first sweep binned by one bincount
+BATCH = 8
 #: C prepared per promotion of a query
 PROMOTE = 4
 #: bin edges where every bound is below this are not used to select the fully prepared C
@@ -246,19 +248,29 @@ class SampledBinaryRows:
             if not np.all((ext[idx + 1] <= r) & ((r < ext[idx + 2]) | (idx == NB))):  # a guess off by more than 1
                 idx = np.searchsorted(self.edges, r, side="right") - 1
             keep = idx >= 0
-            key = (base + idx)[keep]
-            nonlocal PB, QB
-            PB += np.bincount(key, weights=P[keep], minlength=n * (NB + 1))
-            QB += np.bincount(key, weights=Q[keep], minlength=n * (NB + 1))
+            pending.append(((base + idx)[keep], P[keep], Q[keep]))
+            if len(pending) >= BATCH:
+                flush()
             collect(m, H, G)
 
+        def flush() -> None:  # one bincount per BATCH rows (a bin of one C gets at most BATCH·(m_hi+1) cells)
+            nonlocal PB, QB
+            if pending:
+                key = np.concatenate([k for k, _p, _q in pending])
+                PB += np.bincount(key, weights=np.concatenate([x for _k, x, _q in pending]), minlength=n * (NB + 1))
+                QB += np.bincount(key, weights=np.concatenate([x for _k, _p, x in pending]), minlength=n * (NB + 1))
+                pending.clear()
+
+        pending: list = []
         _sweep(n, self.p, self.f, self.m_lo, self.m_hi, row)
+        flush()
         finish()
         PB, QB = PB.reshape(n, NB + 1), QB.reshape(n, NB + 1)
         rows = self.m_hi - self.m_lo + 1
         with arith.precision(128):
-            # a bin's sum: at most m+1 additions per row (one C, one row), rows more, NB more in the suffix sums
-            g = _gamma(self.m_hi + 1 + rows + NB + 8, U64)
+            # a bin's sum: at most BATCH·(m_hi+1) additions per batch (one C, BATCH rows), one per batch more, NB more
+            # in the suffix sums
+            g = _gamma(BATCH * (self.m_hi + 1) + rows + NB + 8, U64)
             eps1 = float(arith.endpoints(arb((2 * g + arb(self.theta) * 2).upper()))[1]) + 2.0**-50
         self.eps1 = eps1
         # outward bin masses of P' = p/(1−θ) (up) and Q' = q/(1+θ) (down), Lemma S4r (v)
@@ -420,8 +432,8 @@ class SampledBinaryRows:
         )
 
 
-#: cost model constants (one-core seconds of the preparation, fitted at load 12-14 to n = 1000, q = 1/10 (6.2 s) and
-#: 1/2 (34 s) and n = 2000, q = 1/10 (about 30 s); the binary64 products run faster per flop on larger rows)
+#: cost model constants (one-core seconds of the preparation, fitted at load 6-14 to n = 1000, q = 1/10 (6.0 s) and
+#: 1/2 (34-38 s) and n = 2000, q = 1/10 (21-23 s); the binary64 products run faster per flop on larger rows)
 SECONDS_PER_SWEEP_CELL = 2.5e-8
 SECONDS_PER_FLOP = 6.8e-11
 SECONDS_PER_FLOP_SMALL = 2e-8
@@ -433,7 +445,7 @@ SECONDS_PER_LD_PRODUCT = 5e-9
 def route_seconds(n: int, q: float) -> float:
     """Estimated one-core seconds of :class:`SampledBinaryRows`'s preparation at ``n`` users, participation ``q``:
     one sweep of ``H`` (``n·m_hi²/2`` longdouble cells), the row products (``2·(n+1)(m+1)²`` binary64 flops per row of
-    the window), the binning (``n·(m+1)`` cells and ``2n(NB+1)`` bin slots per row) and the longdouble products of
+    the window), the binning (``n·(m+1)`` cells per row, ``2n(NB+1)`` bin slots per BATCH rows) and the longdouble products of
     the two guessed ``C`` (``4(m+1)²`` per row); a second sweep when the selection wants more ``C`` is not counted.
     A choice, never a bound.  O(1)."""
     if not 0 < q < 1:
@@ -445,5 +457,5 @@ def route_seconds(n: int, q: float) -> float:
     mm = (m_lo + m_hi) / 2 + 1
     out = SECONDS_PER_SWEEP_CELL * n * m_hi * m_hi / 2
     out += (SECONDS_PER_FLOP + SECONDS_PER_FLOP_SMALL / mm) * rows * 2 * (n + 1) * mm * mm
-    out += SECONDS_PER_BIN_CELL * rows * n * mm + SECONDS_PER_BIN_SLOT * rows * 2 * n * (NB + 1)
+    out += SECONDS_PER_BIN_CELL * rows * n * mm + SECONDS_PER_BIN_SLOT * (rows / BATCH + 1) * 2 * n * (NB + 1)
     return out + SECONDS_PER_LD_PRODUCT * rows * 4 * mm * mm
