@@ -14,13 +14,14 @@ matrix product.  Every value then has a relative error at most ``θ`` (a priori,
 ``2^-1000`` absolute; the rows outside a certified window of ``Bin(n, q)`` (left-out mass ``≤ 2^-140``) are not
 computed.
 
-Per ``C`` only the sums matter: a first sweep accumulates, per ``C``, the ``P``- and ``Q``-mass of the cells in
-``NB`` bins of the float ratio ``P/Q``, which gives a certified upper bound of ``H_α`` for every ``C`` and ``α``
-(``(P − αQ)_+ ≤ Q·(r̄ − α)_+`` with ``r̄`` the bin's inflated upper edge).  The ``C`` whose bound can reach the largest
-lower end (a float choice) get a *full* preparation in a second sweep: their cells sorted by the float ratio with
-``longdouble`` prefix sums, so each ``α`` costs a search, and the value's enclosure has width ``≈ θ`` times the
-mass above ``α``.  A query whose bound for some other ``C`` exceeds the full ones' upper end prepares that ``C`` too
-(a few at a time), else the bound itself is the upper end (never below the true value).
+Per ``C`` only the sums matter: a first sweep (binary64 products) accumulates, per ``C``, the ``P``- and ``Q``-mass
+of the cells in ``NB`` bins of the float ratio ``P/Q``, which gives a certified upper bound of ``H_α`` for every
+``C`` and ``α`` (the bins above ``α`` exactly, the bin straddling ``α`` by the chord of ``(r − α)_+``).  ``C = 1``
+and ``C = n`` (a guess) are prepared *fully* in the same sweep, and the other ``C`` whose bound can reach the largest
+bound (a float choice) in a second: their cells in longdouble, sorted by the float ratio with blocked prefix sums,
+so each ``α`` costs a search and the value's enclosure has width ``≈ θ_full`` times the mass above ``α``.  A query
+whose bound for some other ``C`` exceeds the prepared upper end prepares that ``C`` too (a few at a time, at most
+``FULL_CAP`` in all), else the bound itself is the upper end (never below the true value).
 
 Cost: ``O(n · m_hi² + Σ_rows n·m²)`` (the sweep of ``H`` over ``m ≤ m_hi ≈ nq + 14σ``, one ``(n+1) × (m+1)`` by
 ``(m+1) × (m+1)`` product per row of the window, ``≈ 28σ`` rows, ``σ = √(nq(1−q))``), memory ``O(n·m + n·NB)``:
