@@ -51,13 +51,13 @@ NB = 1024
 #: absolute error of one cell (underflow, docs/numerics.md Lemma S4r (iv))
 ABS = fmpq(1, 2**1000)
 #: at most this many C get a full preparation; above, the binned upper bound is the upper end
-FULL_CAP = 16
+FULL_CAP = 32
 #: rows of the first sweep binned by one bincount
 BATCH = 8
 #: C prepared per promotion of a query
-PROMOTE = 4
+PROMOTE = 8
 #: bin edges where every bound is below this are not used to select the fully prepared C
-SELECT_FLOOR = 1e-25
+SELECT_FLOOR = 1e-12
 #: largest relative error per cell the route accepts
 MAX_THETA = 1e-8
 
@@ -301,23 +301,27 @@ class SampledBinaryRows:
         return u + self.ptop
 
     def _select(self) -> list:
-        """The ``C`` to prepare fully (a float choice): the ``C`` with the largest bound at each bin edge, and those
-        whose bound reaches ``1 − 10⁻⁶`` of that largest bound somewhere.  O(n · NB)."""
+        """The ``C`` to prepare fully (a float choice): at each fourth bin edge ``α`` where the largest bound exceeds
+        :data:`SELECT_FLOOR`, every ``C`` whose bound reaches the largest *lower* estimate there (the bins above ``α``,
+        a subset of the cells: ``Σ (P − αQ)`` over them is at most ``H_α``), ranked by the largest ratio of the two;
+        so the queries rarely need a promotion.  O(n · NB)."""
         want: dict = {}
         for g in range(0, NB, 4):
             a = float(self.edges[g])
             up = self._bound(a * (1 + 1e-15), a * (1 - 1e-15))
-            best = float(up.max())
-            if not best > SELECT_FLOOR:  # values this small: left to the queries (promotion, or the bound)
+            if not float(up.max()) > SELECT_FLOOR:  # values this small: left to the queries
                 continue
-            hit = np.nonzero(up >= best * (1 - 1e-6))[0]
-            for i in hit:
+            low = self.spu[:, g + 1] / (1 + self.eps1) - a * self.sqd[:, g + 1] / (1 - self.eps1)
+            best = float(low.max())
+            if not best > 0:
+                best = float(up.max()) * (1 - 1e-6)
+            for i in np.nonzero(up >= best)[0]:
                 s = float(up[i] / best)
                 if s > want.get(int(i) + 1, 0.0):
                     want[int(i) + 1] = s
-            want[int(np.argmax(up)) + 1] = math.inf
+            want[int(np.argmax(low)) + 1] = math.inf
         ranked = sorted(want, key=lambda c: -want[c])
-        return ranked[:FULL_CAP]
+        return ranked[: max(FULL_CAP - len(self.full), 0)]
 
     # ---------------------------------------------------------------- second sweep: full preparations
     def _collector(self, Cs: list) -> tuple:
