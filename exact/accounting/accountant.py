@@ -956,8 +956,9 @@ class ShuffleAccountant:
         return (
             plain is not ev
             and isinstance(plain, Shuffled)
-            and 2 <= plain.n <= _sampled_binary.MAX_N
+            and plain.n >= 2
             and bool(getattr(plain.mechanism, "exact_binary_worst", False))
+            and _sampled_binary.affordable(plain.n, getattr(plain.mechanism, "participation", 1))
         )
 
     def _curve_of(self, ev: Any, target: tuple | None = None) -> _curves.FinitePair | None:
