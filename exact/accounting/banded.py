@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from blanket.exact.accounting import pld as _pld
-from blanket.exact.accounting.pairs import ShiftPair, _check_krr, lower_rational, lumped_params
+from blanket.exact.accounting.pairs import ShiftPair, _check_krr, krr_cancellation_bits, lower_rational, lumped_params
 from blanket.exact.accounting.pld import PLD
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
@@ -135,13 +135,15 @@ def banded(
     edges: list[int],
     floor: fmpq,
     make: Callable[[int, int | None, fmpq], ShiftPair],
+    bits: int = 0,
 ) -> list[ShiftPair]:
     """The bands ``[edges[i], edges[i+1] − 1]`` (the last open), band ``i`` garbled to
     ``max(band_level(edges[i]), floor)`` (``floor`` a level valid on every kept cell, e.g. the one-level pair's, so
     that the first band is exactly that pair's); ``make(lo, hi, w)`` builds a band.  Bands without a positive level
-    are left out (dropped cells).  O(bands)."""
+    are left out (dropped cells).  ``bits``: :func:`~blanket.exact.numbers.arith.cancellation_bits` of the caller's
+    parameters (k-RR at a large ε0: the levels read ``1 − u``), added to the 128 bits.  O(bands)."""
     parts = []
-    with arith.precision(128):
+    with arith.precision(128), arith.precision(arith.cancellation_precision(bits)):
         for i, lo in enumerate(edges):
             hi = edges[i + 1] - 1 if i + 1 < len(edges) else None
             w = band_level(n, pi_i, a, b, lo)
@@ -180,7 +182,7 @@ def lumped_banded_pair(mech: KRR, n: IntegerInput, bands: int = BANDS) -> Banded
         band = f"N >= {lo}" if hi is None else f"{lo} <= N <= {hi}"
         return band_pair(n, q, a, b, u, lo, hi, w, kind="dataset-lumped", description=f"{k}-RR third-value band {band}")
 
-    parts = banded(n, q, a, b, edges, w_star, make)
+    parts = banded(n, q, a, b, edges, w_star, make, bits=krr_cancellation_bits(mech))
     return BandedPair(
         parts=tuple(parts),
         kind="dataset-lumped",

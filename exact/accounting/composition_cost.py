@@ -236,17 +236,21 @@ SECONDS_SUMMED_PER_OUTCOME = 1e-6
 
 
 def _binary_loss_sd(n: int, exp_epsilon0: float) -> float:
-    """``σ1 = (p − f)/sqrt(n p f)``: about the sd of one binary RR round's privacy loss (a cost model only).  O(1)."""
+    """``σ1 = (p − f)/sqrt(n p f)``: about the sd of one binary RR round's privacy loss, at most ``ε0`` (the loss lies
+    in ``[−ε0, ε0]``; at ε0 = 60 and n = 4 the formula gave 10⁶ and a refused run of "2.4 h") (a cost model only).
+    O(1)."""
     p = exp_epsilon0 / (1.0 + exp_epsilon0)
     f = 1.0 - p
-    return max(p - f, 1e-12) / math.sqrt(max(n * p * f, 1e-12))
+    e0 = math.log(max(exp_epsilon0, 1.0 + 1e-12))
+    return min(e0, max(p - f, 1e-12) / math.sqrt(max(n * p * f, 1e-12)))
 
 
 def bracket_grid_length(n: int, exp_epsilon0: float, rounds: int, rel_width: float) -> float:
     """Modelled length of the composed PLD of ``rounds`` binary RR rounds of ``n`` users when the grid search stops at
     the mechanism's bracket: the first grid ``Δ0 = ε0/400`` if the split curve pair's modelled excess there is at
     most half of ``rel_width`` of the modelled ε, else one refinement (``Δ0/64``, the most one step refines); the
-    support spans :data:`SPAN_SDS` standard deviations of the composed loss.  O(1).
+    support spans :data:`SPAN_SDS` standard deviations of the composed loss, and never more than the composed loss's
+    range ``[−T·ε0, T·ε0]``.  O(1).
 
     >>> [round(bracket_grid_length(n, math.e, T, 0.02), -3) for n, T in ((10**4, 10**4), (10**6, 365))]
     [10000.0, 12000.0]
@@ -257,7 +261,7 @@ def bracket_grid_length(n: int, exp_epsilon0: float, rounds: int, rel_width: flo
     g0 = max(e0, 1e-6) / 400.0
     eps = 4.75 * s1 * math.sqrt(T) + T * s1 * s1 / 2
     g = g0 if SPLIT_ERROR * math.sqrt(T) * g0 * g0 / s1 <= rel_width * eps / 2 else g0 / 64
-    return max(2.0, SPAN_SDS * math.sqrt(T) * s1 / g)
+    return max(2.0, min(SPAN_SDS * math.sqrt(T) * s1, 2.0 * T * e0) / g + 1.0)
 
 
 #: the deciding lower kind composed again on a grid ``f`` times finer (accountant ``_refined_lower``): its

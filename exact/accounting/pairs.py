@@ -75,6 +75,16 @@ def _krr_params(mech):
     return e, f, e * f
 
 
+def krr_cancellation_bits(mech) -> int:
+    """Extra bits for k-RR's concrete lower pairs (:func:`lower_pair`, :func:`lumped_params`, the banded pairs):
+    they read ``1 − f``, ``1 − p``, ``p + f`` and ``1 − u = f/(p + f)`` with ``f = 1/(e^{ε0} + k − 1)``, so ``f``'s
+    digits must survive next to ``O(1)`` terms: :func:`~blanket.exact.numbers.arith.cancellation_bits` of
+    ``1/f = e^{ε0} + k − 1`` at depth 1 (0 below ``2^20``, i.e. ε0 below about 13.9: nothing changes there).  At ε0 = 60
+    and 53 bits ``π_p = p/(p + f)`` was the ball ``[1 ± 5e-16]`` and the loss range NaN (an internal error).  O(1)."""
+    with arith.precision(64):
+        return arith.cancellation_bits(arith.ball(mech.exp_epsilon0()) + mech.k - 1)
+
+
 @dataclass(frozen=True)
 class ShiftPair:
     """A mixture-of-binomials pair, the structured form of every pair used at large ``n``.
@@ -354,7 +364,9 @@ def lower_pair(mech: KRR, n: IntegerInput, direction: str = "forward") -> ShiftP
     n = arith.integer_in(n, "n", lo=1)
     if direction not in ("forward", "backward"):
         raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
-    e, f, p = _krr_params(mech)
+    with arith.precision(arith.cancellation_precision(krr_cancellation_bits(mech))):
+        e, f, p = _krr_params(mech)
+        one_f, one_p = 1 - f, 1 - p
     desc = (
         "dataset c = 0 (all other users hold 0)"
         if mech.k == 2
@@ -367,9 +379,9 @@ def lower_pair(mech: KRR, n: IntegerInput, direction: str = "forward") -> ShiftP
     return ShiftPair(
         outer_n=n - 1,
         outer_q=None,
-        inner_q=1 - f,
-        pi_p=1 - f,
-        pi_q=1 - p,
+        inner_q=one_f,
+        pi_p=one_f,
+        pi_q=one_p,
         null=fmpq(0),
         kind="dataset",
         description=desc + " (backward direction)",
@@ -402,6 +414,11 @@ def lumped_params(mech: KRR, n: IntegerInput) -> tuple:
     n = arith.integer_in(n, "n", lo=2)
     if mech.k < 3:
         raise InvalidArgument("mechanism", f"k = {mech.k}", "must have k >= 3 (for k = 2 use lower_pair)")
+    with arith.precision(arith.cancellation_precision(krr_cancellation_bits(mech))):
+        return _lumped_params(mech, n)
+
+
+def _lumped_params(mech: KRR, n: int) -> tuple:
     e, f, p = _krr_params(mech)
     q = 2 * f
     qf = float(arith.ball(q).mid())
