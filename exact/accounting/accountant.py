@@ -88,6 +88,11 @@ NEIGHBOURING = ("replace-one",)
 #: at n = 10^4, T = 10^4: 0.15 of ε ≈ 5.12; the summed-count pair "low-sum", no grid, now decides there.)
 LOWER_GRID_FACTOR = 4
 LOWER_GRID_ROUNDS = 1000
+#: a sampled round leaves its curve pair out of the curve route on a grid where that pair's discretised length
+#: exceeds both CURVE_SKIP_POINTS and CURVE_SKIP_FACTOR times its dominating pair's
+#: (:meth:`ShuffleAccountant._curve_too_long`; a choice only)
+CURVE_SKIP_POINTS = 1 << 16
+CURVE_SKIP_FACTOR = 16
 #: the deciding lower kind refined (:meth:`ShuffleAccountant._refined_lower`): the finest of these factors (its grid
 #: ``lower grid / f``) whose modelled cost (:func:`~blanket.exact.accounting.composition_cost.lower_refine_seconds`)
 #: is at most ``REFINE_SHARE · max(REFINE_FACTORS)/f`` of the query's modelled cost (:meth:`ShuffleAccountant.estimate`
@@ -1404,9 +1409,13 @@ class ShuffleAccountant:
         if kind == "low-3s" and not any(self._stratum_pair(ev) is not None for ev, _ in self._ledger):
             self._cache[key] = None
             return None
+        used_curve = False
         for ev, cnt in sorted(self._ledger, key=lambda t: (t[0].sort_key(), t[1])):
             cp = self._curve_of(ev, target) if kind in ("cupper", "clower") else None
+            if cp is not None and self._curve_too_long(ev, cp, grid):
+                cp = None  # this round composes its dominating pair in the curve route too
             if cp is not None:
+                used_curve = True
                 ckey = ("cbase", grid, ev, target)
                 if ckey not in self._cache:
                     self._cache[ckey] = cp.discretise_both(g, prec=self.prec, split=SPLIT_ATOMS)
@@ -1436,8 +1445,33 @@ class ShuffleAccountant:
                 base = self._cache[lkey]
             p = base.self_compose(cnt)
             total = p if total is None else total.compose(p)
+        if kind in ("cupper", "clower") and not used_curve:
+            total = None  # every round's curve pair was left out: the curve route is the dominating pairs' own
         self._cache[key] = total
         return total
+
+    def _curve_too_long(self, ev: Any, cp: _curves.FinitePair, grid: Fraction) -> bool:
+        """Whether a sampled round (``q < 1``) leaves its curve pair ``cp`` out on ``grid``: when the pair's
+        discretised length there exceeds :data:`CURVE_SKIP_POINTS` and :data:`CURVE_SKIP_FACTOR` times its dominating
+        pair's.  At a tiny ``q`` the grid follows the tiny ε of the sampled view (its loss spans ``O(q)``), while the
+        curve pair of ``R_q`` keeps atoms out to ``±ε0`` (of mass about 10⁻¹⁸ at q = 10⁻³, n = 10⁵): its dense PLD
+        was 7·10⁵ points per round and its compositions took minutes and gigabytes for a route the dominating pair
+        beat.  A choice only (the dominating pair's upper end is certified either way; the route that decides is
+        reported).  O(atoms) (floats choose), memoised per grid and round."""
+        if getattr(ev, "q", 1) == 1:
+            return False
+        key = ("curve-long", grid, ev)
+        if key not in self._cache:
+            ratios = [float(r) for r, _p, _q in cp.masses if r is not None and r > 0]
+            span = (math.log(max(ratios)) - math.log(min(ratios))) if ratios else 0.0
+            length = span / float(grid) + 1
+            dom = self._dominating(ev)
+            bkey = ("base", grid, ev)
+            if bkey not in self._cache:
+                self._cache[bkey] = _discretise_both(dom, fmpq(grid.numerator, grid.denominator), self.prec)
+            dom_len = len(self._cache[bkey][0].coeffs)
+            self._cache[key] = length > max(CURVE_SKIP_POINTS, CURVE_SKIP_FACTOR * dom_len)
+        return self._cache[key]
 
     def scaled(self, fraction: NumberInput) -> ShuffleAccountant:
         """A new accountant with each ledger entry's count scaled by ``fraction`` (rounded up, at least 1), on this
@@ -2276,14 +2310,15 @@ class ShuffleAccountant:
                 best = None
                 for b in tried:
                     cu = self._curve_delta(g, eps, b)
-                    assert cu is not None  # _has_curves
+                    if cu is None:  # every round's curve pair left out on this grid (_curve_too_long)
+                        continue
                     if best is None or arith.endpoints(cu)[1] < arith.endpoints(best[0])[1]:
                         best = (cu, b)
-                assert best is not None
-                cu, cb = best
-                both["curve pairs"] = str(arith.endpoints(cu)[1])
-                if arith.endpoints(cu)[1] < arith.endpoints(up)[1]:  # the smaller certified upper end wins
-                    up, pl, curve, band = cu, self._pld(g, "clower", cb).get_delta(eps), True, cb
+                if best is not None:
+                    cu, cb = best
+                    both["curve pairs"] = str(arith.endpoints(cu)[1])
+                    if arith.endpoints(cu)[1] < arith.endpoints(up)[1]:  # the smaller certified upper end wins
+                        up, pl, curve, band = cu, self._pld(g, "clower", cb).get_delta(eps), True, cb
             lows = {
                 k: max(Fraction(0), arith.endpoints(p.get_delta(eps))[0])
                 for k in LOWER_KINDS
@@ -2401,8 +2436,11 @@ class ShuffleAccountant:
         curve values, naming the sources that gave them; ``band``: the query's band it was refined in), in the order
         of the ledger, without repeats."""
         out: list[str] = []
+        g = self.grid if self.grid is not None else self._cache.get("auto")
         for ev, _ in self._ledger:
             cp = self._curve_of(ev, band) if curve else None
+            if cp is not None and self._cache.get(("curve-long", g, ev)):  # left out on the grid (_curve_too_long)
+                cp = None
             d = (cp if cp is not None else self._dominating(ev)).description
             if d not in out:
                 out.append(d)

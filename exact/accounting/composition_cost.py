@@ -261,7 +261,7 @@ def bracket_grid_length(n: int, exp_epsilon0: float, rounds: int, rel_width: flo
     g0 = max(e0, 1e-6) / 400.0
     eps = 4.75 * s1 * math.sqrt(T) + T * s1 * s1 / 2
     g = g0 if SPLIT_ERROR * math.sqrt(T) * g0 * g0 / s1 <= rel_width * eps / 2 else g0 / 64
-    return max(2.0, min(SPAN_SDS * math.sqrt(T) * s1, 2.0 * T * e0) / g + 1.0)
+    return max(2.0, min(SPAN_SDS * math.sqrt(T) * s1, 2.0 * T * e0) / g)
 
 
 #: the deciding lower kind composed again on a grid ``f`` times finer (accountant ``_refined_lower``): its

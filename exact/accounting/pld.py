@@ -310,8 +310,7 @@ def _survival(
         dl = arith.ball(delta)
         J0 = int(math.floor(float((lmin / dl).lower()))) - 1
         J1 = int(math.ceil(float((lmax / dl).upper()))) + 1
-    js = np.arange(J0, J1 + 1)
-    J = len(js)
+    J = J_full = J1 - J0 + 1  # the pair's whole loss range; the arrays span only the windows' reach (below)
     # outer law
     tau_lower = 0.0
     if pair.outer_q is None:
@@ -370,10 +369,9 @@ def _survival(
             return (J1 + 4) * float(delta)
         return math.log(num / den)
 
-    need = np.zeros(J, dtype=bool)
     ranges = []
     what = f"the privacy loss distribution of a {pair.kind} pair ({len(Cs)} outer counts)"
-    for i, C in enumerate(Cs):  # first pass: which grid points each window reaches (no pmf kept: memory O(#C + J))
+    for i, C in enumerate(Cs):  # first pass: which grid points each window reaches (no pmf kept: memory O(#C))
         if not i & 1023:  # the run's time budget, every 1024 counts (O(1); a count costs O(W + J))
             check_time(what, f"first pass {i}/{len(Cs)}")
         C = int(C)
@@ -382,6 +380,19 @@ def _survival(
         a1 = min(J - 1, int(math.ceil(loss_at(whi + 1, C) / float(delta))) + 3 - J0)
         a1 = max(a0, a1)
         ranges.append((a0, a1))
+    # the arrays span the windows' reach and one point either side, not the whole loss range: below every window S is
+    # the constant fill-in (upper: ≤ 1, lower: S(a0)), above every window the constant S(a1), so the points cut off
+    # carry no mass (upper: the mass at or below the first point goes to it, the last S to +∞; lower: as before) and
+    # the PLD is the same.  A sampled count pair at q = 1e-6 spans ε0/Δ = 3·10⁷ points of which 10⁴ are reached: the
+    # arrays over the whole range took gigabytes (the error term below keeps the whole range's J: unchanged bounds)
+    if ranges:
+        cut_lo = max(0, min(r[0] for r in ranges) - 1)
+        cut_hi = min(J - 1, max(r[1] for r in ranges) + 1)
+        ranges = [(a0 - cut_lo, a1 - cut_lo) for a0, a1 in ranges]
+        J0, J = J0 + cut_lo, cut_hi - cut_lo + 1
+    js = np.arange(J0, J0 + J)
+    need = np.zeros(J, dtype=bool)
+    for a0, a1 in ranges:
         need[a0 : a1 + 1] = True
     idx = np.nonzero(need)[0]
     rl = np.full(J, np.nan)
@@ -438,7 +449,7 @@ def _survival(
     NC = len(Cs)
     # error: inner tails (eta_in), 1 - pi and the convex combination (5 roundings), the weight (eta_w, 1 rounding),
     # accumulation over C and the constant fill-ins (all terms positive)
-    eta = (1 + eta_in) * (1 + 5 * U) * (1 + eta_w) * (1 + 2 * U) * (1 + _gamma(3 * NC + J + 8)) - 1
+    eta = (1 + eta_in) * (1 + 5 * U) * (1 + eta_w) * (1 + 2 * U) * (1 + _gamma(3 * NC + J_full + 8)) - 1
     res_up = res_lo = None
     if up is not None:
         below_sum = np.concatenate([np.cumsum(low_up[::-1])[::-1][1:], [0.0]])  # Σ_{a0 > j}

@@ -254,20 +254,36 @@ def sampled_krr_values(mech: KRR, n: int, q: NumberInput, alphas: list) -> list:
     return [(_q(arith.exact(a, "alpha")), view.value(a)) for a in alphas]
 
 
+#: below the first step ``ε0/TOP_STEPS`` the top is halved up to this many times (a tiny ``q``: the loss spans
+#: ``O(q)``, and a top of ``ε0/256`` made the pair's PLD 10⁶ points long on the grid such a query chooses)
+TOP_HALVINGS = 30
+
+
 def _grid_top(view: SampledView, e0_hi: fmpq) -> fmpq:
-    """The smallest ``ε0·k/TOP_STEPS`` whose certified value is below :data:`TOP_NEGLIGIBLE` (else ``ε0``): only
-    where the grid points go (any grid is valid).  O(log TOP_STEPS) values."""
+    """The smallest ``ε0·j/TOP_STEPS`` whose certified value is below :data:`TOP_NEGLIGIBLE` (else ``ε0``), and when
+    that is the first step, the smallest ``ε0/TOP_STEPS·2^{−h}`` (``h ≤`` :data:`TOP_HALVINGS`) still below it: only
+    where the grid points go and where :func:`compact` cuts (any top is valid).  O(log TOP_STEPS + TOP_HALVINGS)
+    values."""
     lo, hi = 0, TOP_STEPS
     with arith.precision(96):
 
-        def small(j: int) -> bool:
-            a = max(fmpq(1), _rat_lo(arith.ball(e0_hi * j / TOP_STEPS).exp()))
+        def small_at(x: fmpq) -> bool:
+            a = max(fmpq(1), _rat_lo(arith.ball(x).exp()))
             return view.value(a) < TOP_NEGLIGIBLE
+
+        def small(j: int) -> bool:
+            return small_at(e0_hi * j / TOP_STEPS)
 
         if not small(hi - 1):
             return e0_hi
         hi = first_true(small, lo, hi)
-    return e0_hi * hi / TOP_STEPS
+        top = e0_hi * hi / TOP_STEPS
+        if hi == 1:  # a tiny q: the value is negligible already at the first step, halve it while it stays so
+            for _ in range(TOP_HALVINGS):
+                if not small_at(top / 2):
+                    break
+                top = top / 2
+    return top
 
 
 def sampled_krr_pair(mech: KRR, n: int, q: NumberInput, *, points: int = SAMPLED_POINTS) -> _curves.FinitePair:
