@@ -91,7 +91,7 @@ LOWER_GRID_ROUNDS = 1000
 #: a sampled round leaves its curve pair out of the curve route on a grid where that pair's discretised length
 #: exceeds both CURVE_SKIP_POINTS and CURVE_SKIP_FACTOR times its dominating pair's
 #: (:meth:`ShuffleAccountant._curve_too_long`; a choice only)
-CURVE_SKIP_POINTS = 1 << 16
+CURVE_SKIP_POINTS = 1 << 19
 CURVE_SKIP_FACTOR = 16
 #: the deciding lower kind refined (:meth:`ShuffleAccountant._refined_lower`): the finest of these factors (its grid
 #: ``lower grid / f``) whose modelled cost (:func:`~blanket.exact.accounting.composition_cost.lower_refine_seconds`)
