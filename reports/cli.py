@@ -49,14 +49,24 @@ class _Parser(argparse.ArgumentParser):
     def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
         """argparse's, except that arguments no parser recognised are reported by the chosen subcommand's parser,
         so that the hint names its help (``blanket bounds --foo`` -> ``see `blanket bounds --help```; argparse
-        leaves them to the top-level parser, whose hint is ``blanket --help``).  O(arguments)."""
-        ns, extras = self.parse_known_args(args, namespace)
+        leaves them to the top-level parser, whose hint is ``blanket --help``).  Arguments given before the
+        command name are the top-level parser's (``blanket --foo bounds`` -> ``see `blanket --help```): the
+        top-level options take no value, so the command is the first argument that is not an option.
+        O(arguments)."""
+        argv = list(sys.argv[1:] if args is None else args)
+        ns, extras = self.parse_known_args(argv, namespace)
         if extras:
             sub = None
             for action in self._actions:
                 if isinstance(action, argparse._SubParsersAction):
                     sub = action.choices.get(getattr(ns, action.dest, None) or "")
-            (sub if isinstance(sub, _Parser) else self).error(f"unrecognized arguments: {' '.join(extras)}")
+            if isinstance(sub, _Parser):
+                at = next((i for i, a in enumerate(argv) if not a.startswith("-")), len(argv))
+                before = [a for a in argv[:at] if a in extras]
+                if before:
+                    self.error(f"unrecognized arguments: {' '.join(before)}")
+                sub.error(f"unrecognized arguments: {' '.join(extras)}")
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
         return ns
 
 

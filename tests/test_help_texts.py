@@ -54,3 +54,18 @@ def test_unknown_option_at_the_top_level(capsys: pytest.CaptureFixture[str]) -> 
         cli.main(["--frob-unknown"])
     assert e.value.code == 2
     assert "(see `blanket --help`)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--frob-unknown", "bounds"], ["-q", "--frob-unknown=1", "bounds"]])
+def test_unknown_option_before_the_command_names_the_top_level(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unknown option given before the command is the top-level parser's: its hint is `blanket --help`
+    (it said `blanket bounds --help` before)."""
+    with pytest.raises(SystemExit) as e:
+        cli.main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "unrecognized arguments: --frob-unknown" in err
+    assert "(see `blanket --help`)" in err
