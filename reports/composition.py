@@ -310,6 +310,9 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
             plain = ev.curve_event()
             if same_randomizer.SAMPLED_DESCRIPTION_START in cp.description:  # an ldp round: binary RR's R_q
                 out.append(("g1-sampled", what))
+            elif getattr(plain.mechanism, "exact_binary_worst", False):  # sampled binary RR: R_q's only where won
+                if _rq_sources_won(plain, cp.description):
+                    out.append(("sampled-oracle", f"{what}: points of its curve pair"))
             else:
                 out.append(
                     (
@@ -340,6 +343,17 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
                     )
                 )
     return out
+
+
+def _rq_sources_won(plain: Any, description: str) -> bool:
+    """Whether a sampled binary RR round's curve pair (``description``: its hull's, naming the sources that gave its
+    values) has a point from a source other than its exact worst case (Lemma S4), i.e. from ``R_q`` through the
+    four-value view or the clone pair, so that "Sampled four-value round through R_q" is among the results its numbers
+    rest on.  O(sources)."""
+    from blanket.exact.accounting.curve_pairs import curve_sources
+
+    names = [name for name, _ in curve_sources(plain.mechanism, n=plain.n) if "Lemma S4" not in name]
+    return any(f"{name}: " in description for name in names)
 
 
 def _ldp_round_entry(r: Round) -> dict:
