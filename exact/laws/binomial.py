@@ -97,10 +97,9 @@ def float_upper(x: Enclosure) -> float:
     >>> float_upper(fmpq(1, 3)) > 1 / 3
     True
     """
-    if isinstance(x, arb):
-        q = arith.endpoints(x)[1]
-        num, den = q.numerator, q.denominator
-    elif isinstance(x, fmpq):
+    if isinstance(x, arb):  # its exact dyadic upper end, no Fraction (docs/numerics.md "Exact dyadic ends of a ball")
+        return arith.float_above(x)
+    if isinstance(x, fmpq):
         num, den = int(x.p), int(x.q)
     else:
         return math.nextafter(float(x), math.inf)

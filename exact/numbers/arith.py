@@ -33,6 +33,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
@@ -602,6 +603,44 @@ def _below(a: arb) -> bool:
     """Whether the midpoint of ``a`` is non-zero and below ``2^-ENDPOINT_BITS`` in magnitude.  O(1)."""
     m, e = a.mid().man_exp()
     return int(m) != 0 and int(e) + int(m).bit_length() <= -ENDPOINT_BITS
+
+
+def lower_exact(x: arb) -> arb:
+    """An exact ball (radius 0) at or below every point of the finite ball ``x``: its lower end rounded toward −∞ to
+    the current precision (arb's ``lower()``, ``arb_get_lbound_arf``), so at most ``2^-prec`` relative below the exact
+    end that :func:`endpoints` gives, with no Fraction built.  Non-finite ``x``: :func:`endpoints`'s error.  O(1).
+
+    >>> with precision(128):
+    ...     x = arb(2).sqrt()
+    >>> endpoints(lower_exact(x))[0] <= endpoints(x)[0] and lower_exact(x).rad() == 0
+    True
+    """
+    if not x.is_finite():
+        endpoints(x)
+    return x.lower()
+
+
+def upper_exact(x: arb) -> arb:
+    """An exact ball (radius 0) at or above every point of the finite ball ``x`` (arb's ``upper()``, rounded toward
+    +∞ to the current precision); see :func:`lower_exact`.  O(1)."""
+    if not x.is_finite():
+        endpoints(x)
+    return x.upper()
+
+
+def float_below(x: arb) -> float:
+    """A binary64 number ≤ every point of the finite ball ``x``: ``fl(lower_exact(x))`` (round to nearest: within half
+    an ulp, or half the smallest subnormal) moved one ulp toward 0 — the same argument as for a correctly rounded
+    Fraction (docs/numerics.md, "Exact dyadic ends of a ball").  A positive ``x`` gives a number ``< x`` (possibly 0
+    or negative where the ball's lower end is).  O(1)."""
+    v = float(lower_exact(x))
+    return math.nextafter(v, 0.0) if v > 0 else math.nextafter(v, -math.inf)
+
+
+def float_above(x: arb) -> float:
+    """A binary64 number ≥ every point of the finite ball ``x`` (``+inf`` beyond binary64): ``fl(upper_exact(x))``
+    moved one ulp toward +∞ (at least ``-sys.float_info.max``).  O(1)."""
+    return math.nextafter(float(upper_exact(x)), math.inf)
 
 
 def _fraction_to_decimal(f: Fraction, digits: int, up: bool) -> str:

@@ -114,22 +114,19 @@ def third_full_work(mech: UnaryEncoding, n: IntegerInput) -> int:
 
 
 def _factor(x: arb, up: bool) -> float:
-    """A binary64 number ≥ (``up``) or ≤ the positive ball ``x``."""
-    if up:
-        return laws.float_upper(x)
-    lo = arith.endpoints(x)[0]
-    v = lo.numerator / lo.denominator
-    return math.nextafter(v, 0.0)
+    """A binary64 number ≥ (``up``) or ≤ the positive ball ``x``: from its exact dyadic end (``arith.float_above`` /
+    ``float_below``; no Fraction, docs/numerics.md "Exact dyadic ends of a ball").  O(1)."""
+    return arith.float_above(x) if up else arith.float_below(x)
 
 
 def _exact_lo(x: arb) -> arb:
-    lo = arith.endpoints(x)[0]
-    return arb(fmpq(lo.numerator, lo.denominator))
+    """An exact ball ≤ the ball ``x`` (its lower end rounded down to the current precision).  O(1)."""
+    return arith.lower_exact(x)
 
 
 def _exact_hi(x: arb) -> arb:
-    hi = arith.endpoints(x)[1]
-    return arb(fmpq(hi.numerator, hi.denominator))
+    """An exact ball ≥ the ball ``x`` (its upper end rounded up to the current precision).  O(1)."""
+    return arith.upper_exact(x)
 
 
 def _points(n: int, m: int, p_q, e_ball: arb, tol, users: int | None = None) -> tuple:
