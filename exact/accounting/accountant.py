@@ -860,6 +860,8 @@ class ShuffleAccountant:
         #: inside ``estimate(budget=True)`` and the picture's ``get_delta(refine=False)``: a single round's curve pair
         #: is modelled / composed as before the skip (_one_round_only)
         self._curve_as_before = False
+        #: inside :meth:`choose_grid`: the sampled full view's one-round lower search is left out (:meth:`_one_round`)
+        self._without_lower_search = False
         #: the modelled one-core seconds the bracket's refinement may spend (:meth:`_bracket_budget`; ``None``: its
         #: default, 0: no refinement)
         self.refine_seconds = (
@@ -1997,6 +1999,8 @@ class ShuffleAccountant:
             sb = self._sampled_binary_one_round(quantity, at)
             if sb is not None:
                 out = sb
+            if self._without_lower_search:  # choose_grid: the lower-only full-view search left out, nothing kept
+                return out
             sf = self._sampled_full_one_round(quantity, at, self._cache.get(("one-round-hint", str(at))))
             if sf is not None and (out is None or out["lower"] is None or sf["lower"] > out["lower"]):
                 out = sf if out is None else {**out, "lower": sf["lower"], "lower_from": sf["lower_from"]}
@@ -2118,6 +2122,22 @@ class ShuffleAccountant:
         }
 
     # ---------------------------------------------------------------- queries
+    def choose_grid(self, target_delta: NumberInput | float = "1e-6") -> Fraction:
+        """The grid this accountant keeps for its later queries, chosen as :meth:`get_epsilon` at ``target_delta``
+        chooses it (:meth:`_auto_grid`, then the bracket's refinement) but without the one-round ε search that only
+        raises a lower end (:meth:`_sampled_full_one_round`: a sampled unary-encoding round's full view, about six
+        evaluations): a ``blanket delta`` query reads one δ, and its ``get_delta`` evaluates that view once at its ε
+        (docs/composition.md §5e).  The other one-round ends (a closed-form record's bracket, sampled binary RR's
+        exact worst case) are taken as in :meth:`get_epsilon`, so the grid is the same wherever the full view did not
+        decide the ε bracket.  The answer is not kept (nothing of the left-out search is memoised): a choice only
+        (every grid gives certified ends).  Cost: :meth:`get_epsilon`'s less that search."""
+        self._without_lower_search = True
+        try:
+            self.get_epsilon(target_delta)
+        finally:
+            self._without_lower_search = False
+        return self.grid if self.grid is not None else self._cache.get("auto", self._first_grid())
+
     def get_epsilon(self, target_delta: NumberInput | float) -> CertifiedEpsilon:
         """:meth:`_get_epsilon` with the curve sweeps on :attr:`workers` processes."""
         with _sweeps_on(self.workers):

@@ -367,7 +367,7 @@ def _lower_name(r: Any) -> str:
 def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
     acc = _accountant(args, inp, T)
     setattr(args, _plot.ACCOUNTANT, acc)  # --plot draws from this accountant (its distributions are cached)
-    acc.get_epsilon("1e-6")  # choose the grid (bracket, else sandwich, within 2 % around delta = 1e-6)
+    acc.choose_grid("1e-6")  # the grid (bracket, else sandwich, within 2 % around delta = 1e-6); no one-round search
     r = acc.get_delta(inp.epsilon)
     d = inp.digits
     r_up, r_lo, one, note = r.upper, r.lower, r.details.get("one_round"), _one_round_note(r, "ends")
