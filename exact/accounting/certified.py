@@ -379,23 +379,28 @@ def lower_epsilon(
     ``upper`` has every candidate at or below it, ``(upper − lower)/upper ≤ rel_tol``.
 
     The search runs on the cheap candidates (``full_view=False``: engine calls of a few tenths of a second); unary
-    encoding's full view (:func:`blanket.exact.shuffled.oracle_third.third_full_delta`, 1–2 s per δ at n = 10³) is
-    evaluated once, at the bracket's upper end: if it meets the target there, the bracket is the one of the maximum of
+    encoding's full view (:func:`blanket.exact.shuffled.oracle_third.third_full_delta`, 1–2 s per δ at n = 10³), or
+    the geometric datasets' whole histogram (:func:`blanket.exact.shuffled.geometric_dataset.best_full_view`, about
+    1.3 s per δ at n = 10⁴), is evaluated once, at the bracket's upper end: if it meets the target there, the bracket is the one of the maximum of
     every candidate too (the cheap ones fail at ``lower`` and meet at ``upper``); else its own crossing, above that
     point, is searched from it (a certified failing end; secant steps on ``log δ``,
     :func:`blanket.exact.numbers.guided.crossing_from_failing`).  So the answer is the calibration of the largest
     candidate, as a search on :func:`lower_value` gives, with the full view at a few points instead of at every
     step.  Raises :class:`~blanket.exact.numbers.errors.InfeasibleTarget` when the target is met nowhere on
     ``[0, hi]``.  Cost: 8–12 cheap evaluations, 1 to about 6 of the full view."""
+    from blanket.exact.shuffled.geometric_dataset import best_full_view
     from blanket.exact.shuffled.oracle_third import third_full_delta
 
     br = epsilon_for_delta(
         lambda e: lower_value(mech, n, full_view=False, epsilon=e), target, hi=hi, rel_tol=rel_tol, cap=cap
     )
-    if not isinstance(mech, oracles.FourValue) or not br.lower < br.upper:
+    geo_full = isinstance(mech, oracles.Geometric) and not _geometric_small(mech, n)
+    if not (isinstance(mech, oracles.FourValue) or geo_full) or not br.lower < br.upper:
         return br
 
     def full(e: fmpq) -> fmpq:
+        if geo_full:  # the geometric datasets' whole histogram, both orders (exact.shuffled.geometric_dataset)
+            return best_full_view(mech, n, epsilon=e)[0]
         v = third_full_delta(mech, n, epsilon=e)  # None above its cost guard or for other encodings: 0 is a bound
         if v is None:
             return fmpq(0)
@@ -495,7 +500,7 @@ def lower_bound(mech: Randomizer, n: int, *, full_view: bool = True, **at: Unpac
     if isinstance(mech, oracles.Geometric):
         if not _geometric_small(mech, n):
             # every n: the same datasets, post-processed to a threshold count (exact.shuffled.geometric)
-            return geometric.geometric_lower_dataset(mech, n, **kw)
+            return geometric.geometric_lower_dataset(mech, n, full_view=full_view, **kw)
 
         v = delta_dataset(mech.matrix(), [0] * (n - 1), 0, mech.m - 1, **kw)
         return getattr(v, "value", v), f"all other {n - 1} users hold 0; the differing user holds 0 versus {mech.m - 1}"
