@@ -524,9 +524,7 @@ def count_signal(af: float, m: int, z: int, s: int, q: float = 1.0) -> float:
     return float("inf") if v <= 0 else d * d / v
 
 
-def geometric_lower_dataset(
-    mech: Geometric, n: int, *, full_view: bool = True, **opts: Unpack[DeltaOptions]
-) -> tuple:
+def geometric_lower_dataset(mech: Geometric, n: int, *, full_view: bool = True, **opts: Unpack[DeltaOptions]) -> tuple:
     """``(value, dataset text)``: a certified **lower** bound on δ(ε) of the shuffled geometric mechanism, every n.
 
     Datasets: all other ``n − 1`` users hold 0, the differing user 0 versus ``m − 1``.  The shuffled histogram is
@@ -587,7 +585,10 @@ def geometric_lower_dataset(
             for direction in ("forward", "backward"):
                 v = _interval_delta(n, p0, p1, ee, direction, tol=tol, exact_max_n=exact_max_n)
                 if v is not None and arith.gt(v, best) is True:
-                    best, what = v, f"post-processed to the numbers of reports in [0, {a}), [{a}, {b}) and [{b}, {m - 1}]"
+                    best, what = (
+                        v,
+                        f"post-processed to the numbers of reports in [0, {a}), [{a}, {b}) and [{b}, {m - 1}]",
+                    )
     if full_view:  # the same datasets' whole histogram (exact.shuffled.geometric_dataset): never below a count
         from blanket.exact.shuffled.geometric_dataset import best_full_view
 
@@ -595,9 +596,7 @@ def geometric_lower_dataset(
         if arith.gt(v, best) is True:
             first = f"0 || {m - 1}" if direction == "forward" else f"{m - 1} || 0"
             best, what = v, f"the whole shuffled histogram, delta({first}), lattice lower side"
-    return best, (
-        f"all other {n - 1} users hold 0; the differing user holds 0 versus {m - 1} ({what})"
-    )
+    return best, f"all other {n - 1} users hold 0; the differing user holds 0 versus {m - 1} ({what})"
 
 
 def _sum_row(row, u: int, w: int):
