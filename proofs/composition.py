@@ -1627,6 +1627,80 @@ GEOMETRIC_COUNT = TABLE.register(
 )
 
 
+H_full = sp.Function("\\underline{H}_{e^{\\epsilon}}(P_{(m-1, z^{n-1})} \\| P_{(0, z^{n-1})})")
+
+
+def _iid_view(rows: list, n: int, w: list, x: int, x2: int, al: Any) -> Any:
+    """``(1/n) Σ_{y ∈ m^n} Π_i w(y_i) (Σ_i (R_x(y_i) − al·R_{x2}(y_i))/w(y_i))_+`` (sympy Rationals).  O(m^n)."""
+    import itertools
+
+    m = len(w)
+    tot = sp.Integer(0)
+    for ys in itertools.product(range(m), repeat=n):
+        p, s_ = sp.Integer(1), sp.Integer(0)
+        for y in ys:
+            p *= w[y]
+            s_ += (rows[x][y] - al * rows[x2][y]) / w[y]
+        tot += p * max(s_, sp.Integer(0))
+    return tot / n
+
+
+def _check_geometric_full(r) -> SymbolicCheck:
+    """The geometric datasets' full view (docs/mechanisms.md "The geometric mechanism's lower end", the full view) on
+    exact instances (m = 4, α = 1/2; m = 5, α = 2/3; n = 3; every z, both orders, four e^ε): (i) the identity
+    ``H = (1/n) E[(Σ_i L(Y_i))_+]``, ``Y_i ~ R_z`` i.i.d., summed over every tuple, equals ``H`` of the exact histogram
+    laws; (ii) the lattice lower side (:func:`blanket.exact.shuffled.geometric_dataset.full_view_lower`, h = 1/256) is
+    at or below it and at least 80% of it; (iii) a mutant with the wrong blanket (``ω = R_{m−1}`` for z = 0, e^ε = 3/2)
+    must differ from the histogram value.  ``proved`` is ``None``, ``False`` when an instance fails."""
+    from blanket.exact.mechanisms.oracles import Geometric  # proofs -> exact (the layer order)
+    from blanket.exact.shuffled.geometric_dataset import full_view_lower
+
+    R = sp.Rational
+    n = 3
+    ok = True
+    for m, al_g in ((4, R(1, 2)), (5, R(2, 3))):
+        g = Geometric(m, alpha=int_q(al_g))
+        rows = [[q_int(v) for v in row] for row in g.rows()]
+        for z in range(m):
+            h1 = _histogram_law([rows[z]] * (n - 1) + [rows[m - 1]], n, m)
+            h0 = _histogram_law([rows[z]] * (n - 1) + [rows[0]], n, m)
+            for direction, (x, x2), (hp, hq) in (("forward", (0, m - 1), (h0, h1)), ("backward", (m - 1, 0), (h1, h0))):
+                for al in (R(1), R(6, 5), R(3, 2), R(2)):
+                    want = _hockey_laws(hp, hq, al)
+                    ok = ok and _iid_view(rows, n, rows[z], x, x2, al) == want
+                    v = q_int(
+                        full_view_lower(g, n, z=z, direction=direction, exp_epsilon=int_q(al), h=int_q(R(1, 256)))
+                    )
+                    ok = ok and v <= want and v >= want * R(4, 5)
+        h1 = _histogram_law([rows[0]] * (n - 1) + [rows[m - 1]], n, m)
+        h0 = _histogram_law([rows[0]] * n, n, m)
+        ok = ok and _iid_view(rows, n, rows[m - 1], m - 1, 0, R(3, 2)) != _hockey_laws(h1, h0, R(3, 2))
+    return SymbolicCheck(
+        None if ok else False,
+        "exact rationals (geometric m = 4, alpha = 1/2; m = 5, alpha = 2/3; n = 3; every z, both orders, e^eps in {1, "
+        "6/5, 3/2, 2}): the blanket-view identity with omega = R_z, gamma = 1 = H of the exact histogram laws; the "
+        "lattice lower side (h = 1/256) <= it and >= 80% of it; the wrong-blanket mutant differs",
+        "the lattice lower side itself is the continuous engine's (Jensen on chunks, Bernstein on the residuals; "
+        "docs/reference/blanket.md §4)",
+    )
+
+
+GEOMETRIC_FULL = TABLE.register(
+    "Geometric dataset full-view lower end",
+    statement=sp.Ge(delta_M(epsilon), H_full(epsilon)),
+    hypotheses=(
+        Hypothesis(
+            sp.true,
+            "one shuffled round of the truncated geometric mechanism on {0..m-1}, n users; the datasets where every "
+            "other user holds z and the target m-1 versus 0 (either order); the lattice lower side of the m atoms of "
+            "L = (R_{m-1} - e^eps R_0)/R_z under R_z",
+        ),
+    ),
+    symbolic=_check_geometric_full,
+    symbols=(n_s,),
+)
+
+
 def _check_geometric_binary(r) -> SymbolicCheck:
     """The truncated geometric mechanism with ``m = 2`` is binary RR with ``e^{ε0} = 1/α`` (docs/mechanisms.md "m = 2
     is binary RR"): symbolically its rows are ``[[1, α], [α, 1]]/(1 + α)`` = binary RR's ``[[e, 1], [1, e]]/(e + 1)``

@@ -580,6 +580,8 @@ def certify_composition(
     geo = [r for r in dep.rounds if isinstance(r, RecordRound) and r.kind == "geometric"]
     if any(dict(r.params).get("m") != 2 for r in geo):  # their threshold-count lower pair (§5e; docs/mechanisms.md)
         chain.append(result_entry(comp.GEOMETRIC_COUNT))
+        # one round's lower end may be the datasets' full view (exact.shuffled.geometric_dataset; docs/mechanisms.md)
+        chain.append(result_entry(comp.GEOMETRIC_FULL))
     if any(dict(r.params).get("m") == 2 for r in geo) or any(  # m = 2: composed as binary RR (docs/mechanisms.md)
         getattr(r, "geometric", False) for r in dep.rounds
     ):
