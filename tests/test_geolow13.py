@@ -156,7 +156,9 @@ def test_one_round_lower_end_uses_the_signal_threshold():
         c = gl.GeometricCount(12, 0, s, fmpq(1))
         for d in ("forward", "backward"):
             assert hockey_stick(gl.shift_pair(g, n, d, choice=c).atoms(), ee) <= v
-    assert any(f">= {s})" in text or f"{s})" in text for s in (top.s - 1, top.s, top.s + 1))  # one of its cuts
+    # one of its cuts (the counts alone: with the full view, session 14, the whole histogram may be the larger)
+    text = geometric_lower_dataset(g, n, exp_epsilon=ee, full_view=False)[1]
+    assert any(f">= {s})" in text or f"{s})" in text for s in (top.s - 1, top.s, top.s + 1))
 
 
 @pytest.mark.parametrize("m, alpha", [(3, "1/2"), (4, "1/2"), (5, "2/3")])

@@ -138,14 +138,21 @@ def test_threshold_count_lower_bound_below_the_dataset_delta(m, alpha):
     for n in (2, 3) if m == 9 else (2, 3, 5):
         for ee in (fmpq(1), fmpq(5, 4)):
             v, text = geometric_lower_dataset(g, n, exp_epsilon=ee)
-            d = delta_dataset(g.matrix(), [0] * (n - 1), 0, m - 1, exp_epsilon=ee)
-            assert 0 < v <= getattr(d, "value", d), (m, n, ee)
-            assert "reports >=" in text or "reports in [0, " in text  # a threshold or three intervals
+            d = max(  # both orders: the full view (session 14) may be the order m - 1 || 0
+                getattr(d, "value", d)
+                for d in (
+                    delta_dataset(g.matrix(), [0] * (n - 1), 0, m - 1, exp_epsilon=ee),
+                    delta_dataset(g.matrix(), [0] * (n - 1), m - 1, 0, exp_epsilon=ee),
+                )
+            )
+            assert 0 < v <= d, (m, n, ee)
+            # a threshold, three intervals or the whole histogram
+            assert "reports >=" in text or "reports in [0, " in text or "whole shuffled histogram" in text
 
 
 def test_lower_bound_every_n_and_below_upper():
     g = Geometric(10, epsilon0="1")
     lo, where = certified.lower_bound(g, 10**5, epsilon="1/100")
-    assert lo is not None and ("reports >=" in where or "reports in [0, " in where)
+    assert lo is not None and ("reports >=" in where or "reports in [0, " in where or "whole shuffled" in where)
     up = certified.best_upper(g, 10**5, epsilon="1/100")[0]
     assert 0 < arith.endpoints(lo)[0] and arith.endpoints(lo)[1] <= arith.endpoints(up)[0]

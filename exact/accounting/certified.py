@@ -399,8 +399,9 @@ def lower_epsilon(
         return br
 
     def full(e: fmpq) -> fmpq:
-        if geo_full:  # the geometric datasets' whole histogram, both orders (exact.shuffled.geometric_dataset)
+        if isinstance(mech, oracles.Geometric):  # the datasets' whole histogram (exact.shuffled.geometric_dataset)
             return best_full_view(mech, n, epsilon=e)[0]
+        assert isinstance(mech, oracles.FourValue)
         v = third_full_delta(mech, n, epsilon=e)  # None above its cost guard or for other encodings: 0 is a bound
         if v is None:
             return fmpq(0)

@@ -121,13 +121,13 @@ def best_full_view(mech: Geometric, n: int, *, zs: tuple = (0,), h: object = Non
     value is returned.  ``zs``: the others' values tried (default ``0``; the middle value measured lower at
     ε0 = 1, m = 20 and 100, n = 10⁴; ``m − 1`` is 0's mirror image).  Cost: ``2·len(zs)`` coarse lattice sums and
     one fine one (m = 100, n = 10⁴: about 0.4 s + 0.9 s)."""
-    hq = default_step(arith.integer_in(n, "n", lo=1)) if h is None else h
+    hq = default_step(arith.integer_in(n, "n", lo=1)) if h is None else arith.exact_in(h, "h", lo=0)
     found = []
     for z in zs:
         for d in DIRECTIONS:
             found.append((full_view_lower(mech, n, z=z, direction=d, h=fmpq(1, 32), **at), z, d))
     best = max(found, key=lambda t: t[0])
-    if fmpq(hq) != fmpq(1, 32):
+    if hq != fmpq(1, 32):
         v = full_view_lower(mech, n, z=best[1], direction=best[2], h=hq, **at)
         if v > best[0]:
             best = (v, best[1], best[2])
