@@ -388,7 +388,7 @@ def lower_epsilon(
     candidate, as a search on :func:`lower_value` gives, with the full view at a few points instead of at every
     step.  Raises :class:`~blanket.exact.numbers.errors.InfeasibleTarget` when the target is met nowhere on
     ``[0, hi]``.  Cost: 8–12 cheap evaluations, 1 to about 6 of the full view."""
-    from blanket.exact.shuffled.geometric_dataset import best_full_view
+    from blanket.exact.shuffled.geometric_dataset import best_full_view, default_step, full_view_lower
     from blanket.exact.shuffled.oracle_third import third_full_delta
 
     br = epsilon_for_delta(
@@ -398,9 +398,15 @@ def lower_epsilon(
     if not (isinstance(mech, oracles.FourValue) or geo_full) or not br.lower < br.upper:
         return br
 
+    chosen: list = []
+
     def full(e: fmpq) -> fmpq:
         if isinstance(mech, oracles.Geometric):  # the datasets' whole histogram (exact.shuffled.geometric_dataset)
-            return best_full_view(mech, n, epsilon=e)[0]
+            if not chosen:  # the order chosen at the first point is kept (one fine lattice sum per later point)
+                v, _z, d = best_full_view(mech, n, epsilon=e)
+                chosen.append(d)
+                return v
+            return full_view_lower(mech, n, direction=chosen[0], h=default_step(n), epsilon=e)
         assert isinstance(mech, oracles.FourValue)
         v = third_full_delta(mech, n, epsilon=e)  # None above its cost guard or for other encodings: 0 is a bound
         if v is None:
@@ -556,12 +562,16 @@ def one_round_epsilon(
     if lower:  # the lower end first: its certified failing end starts the upper end's search
         try:
             with arith.precision(arith.DEFAULT_PREC):
-                lv, where = lower_bound(mech, n, epsilon=0)
+                geo = isinstance(mech, oracles.Geometric)  # its full view only at the end (below), not at ε = 0
+                lv, where = lower_bound(mech, n, full_view=not geo, epsilon=0)
             if lv is not None:
                 # the cheap candidates steer the search; the full view is evaluated at its end (lower_epsilon)
                 lbr = lower_epsilon(mech, n, target, hi=hi, rel_tol=rel_tol, cap=cap)
                 if lbr.lower < lbr.upper:
                     lo_eps = lbr.lower
+                    if geo and lo_eps > 0:  # the dataset's view that is certified above the target there
+                        with arith.precision(arith.DEFAULT_PREC):
+                            where = lower_bound(mech, n, epsilon=lo_eps)[1]
                     # δ ≥ the lower bound > target there (certified): every upper bound fails at lo_eps
                     lo_fail = lo_eps if lo_eps > 0 else None
         except (InfeasibleTarget, Undecided):
