@@ -1203,7 +1203,8 @@ class ShuffleAccountant:
             w = oracle_exact.exact_view_work(mech, n)
             work = w if n <= _one.EXACT_VIEW_MAX_N or w <= _one.EXACT_VIEW_MAX_WORK else None
         route = _curve_pairs.point_seconds(mech, n) if isinstance(mech, oracles.Geometric) else None
-        return _cost.one_round_seconds(work, route)
+        full = n if isinstance(mech, oracles.Geometric) and not _one._geometric_small(mech, n) else None
+        return _cost.one_round_seconds(work, route, full)
 
     def _summed_counts(self, fraction: Any = 1) -> tuple[int, int, float]:
         """``(N, T, e^{ε0})`` of binary RR's summed lower pair over this ledger's binary RR rounds (a sampled round's

@@ -330,11 +330,20 @@ SECONDS_PER_EXACT_WORK = 2.2e-4
 ONE_ROUND_ROUTE_EVALUATIONS = 13
 
 
-def one_round_seconds(exact_work: int | None, route_seconds: float | None = None) -> float:
+#: a geometric record's full view (exact.shuffled.geometric_dataset) in its one-round lower search, per √n: about
+#: seven lattice sums of n copies (the first point's three, the later points' one each, the dataset text's three),
+#: measured 6.5–7.4 extra CPU s at n = 10⁴ and 2.3–3.1 at n = 10³ (m = 5, 20, 100, ε0 = 1, δ = 10⁻⁶; load 5–12)
+FULL_VIEW_SECONDS_PER_SQRT_N = 0.07
+
+
+def one_round_seconds(
+    exact_work: int | None, route_seconds: float | None = None, full_view_n: int | None = None
+) -> float:
     """Estimated one-core seconds of a single round's own certified searches: :data:`ONE_ROUND_FIXED`, plus
     :data:`SECONDS_PER_EXACT_WORK` times ``exact_work`` (the exact five-atom view's cost measure where it is a route,
     else ``None``), plus :data:`ONE_ROUND_ROUTE_EVALUATIONS` times ``route_seconds`` (one evaluation of a geometric
-    record's dominating-law route, else ``None``).  O(1).
+    record's dominating-law route, else ``None``), plus :data:`FULL_VIEW_SECONDS_PER_SQRT_N` times ``√full_view_n``
+    (a geometric record's full view over ``full_view_n`` users, else ``None``).  O(1).
 
     >>> one_round_seconds(None) < 2 < 20 < one_round_seconds(143_000) < 40
     True
@@ -345,6 +354,7 @@ def one_round_seconds(exact_work: int | None, route_seconds: float | None = None
         ONE_ROUND_FIXED
         + (SECONDS_PER_EXACT_WORK * exact_work if exact_work else 0.0)
         + (ONE_ROUND_ROUTE_EVALUATIONS * route_seconds if route_seconds else 0.0)
+        + (FULL_VIEW_SECONDS_PER_SQRT_N * full_view_n**0.5 if full_view_n else 0.0)
     )
 
 
