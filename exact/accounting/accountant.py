@@ -73,6 +73,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers import guards as _guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
+from blanket.exact.shuffled import geometric_dataset as _geo_full
 from blanket.exact.shuffled import matrix_view as _matrix_view
 from blanket.exact.shuffled import oracle_third as _third
 from blanket.exact.shuffled import sampled_binary as _sampled_binary
@@ -1203,7 +1204,13 @@ class ShuffleAccountant:
             w = oracle_exact.exact_view_work(mech, n)
             work = w if n <= _one.EXACT_VIEW_MAX_N or w <= _one.EXACT_VIEW_MAX_WORK else None
         route = _curve_pairs.point_seconds(mech, n) if isinstance(mech, oracles.Geometric) else None
-        full = n if isinstance(mech, oracles.Geometric) and not _one._geometric_small(mech, n) else None
+        full = (
+            n
+            if isinstance(mech, oracles.Geometric)
+            and not _one._geometric_small(mech, n)
+            and n <= _geo_full.FULL_VIEW_MAX_N
+            else None
+        )
         return _cost.one_round_seconds(work, route, full)
 
     def _summed_counts(self, fraction: Any = 1) -> tuple[int, int, float]:

@@ -388,13 +388,13 @@ def lower_epsilon(
     candidate, as a search on :func:`lower_value` gives, with the full view at a few points instead of at every
     step.  Raises :class:`~blanket.exact.numbers.errors.InfeasibleTarget` when the target is met nowhere on
     ``[0, hi]``.  Cost: 8–12 cheap evaluations, 1 to about 6 of the full view."""
-    from blanket.exact.shuffled.geometric_dataset import best_full_view, default_step, full_view_lower
+    from blanket.exact.shuffled.geometric_dataset import FULL_VIEW_MAX_N, best_full_view, default_step, full_view_lower
     from blanket.exact.shuffled.oracle_third import third_full_delta
 
     br = epsilon_for_delta(
         lambda e: lower_value(mech, n, full_view=False, epsilon=e), target, hi=hi, rel_tol=rel_tol, cap=cap
     )
-    geo_full = isinstance(mech, oracles.Geometric) and not _geometric_small(mech, n)
+    geo_full = isinstance(mech, oracles.Geometric) and not _geometric_small(mech, n) and n <= FULL_VIEW_MAX_N
     if not (isinstance(mech, oracles.FourValue) or geo_full) or not br.lower < br.upper:
         return br
 

@@ -537,7 +537,7 @@ def geometric_lower_dataset(mech: Geometric, n: int, *, full_view: bool = True, 
     up to six second cuts, whose δ is again one engine call (:func:`_interval_delta`; a refinement of the count, so
     never below it: docs/mechanisms.md "The geometric mechanism's lower end"); then (``full_view``) the same datasets'
     whole histogram (:func:`blanket.exact.shuffled.geometric_dataset.best_full_view`, a lattice lower side of the
-    exact full view), and the largest value is returned.
+    exact full view; ``n ≤ FULL_VIEW_MAX_N``), and the largest value is returned.
     Cost O(m·(thresholds + cuts) + (thresholds + cuts)·√n·√log(1/tol)), plus three lattice sums of n copies
     (``full_view``; O(log n) integer-polynomial products of length O(√n/h), about 1.3 s in all at n = 10⁴).
 
@@ -589,9 +589,9 @@ def geometric_lower_dataset(mech: Geometric, n: int, *, full_view: bool = True, 
                         v,
                         f"post-processed to the numbers of reports in [0, {a}), [{a}, {b}) and [{b}, {m - 1}]",
                     )
-    if full_view:  # the same datasets' whole histogram (exact.shuffled.geometric_dataset): never below a count
-        from blanket.exact.shuffled.geometric_dataset import best_full_view
+    from blanket.exact.shuffled.geometric_dataset import FULL_VIEW_MAX_N, best_full_view
 
+    if full_view and n <= FULL_VIEW_MAX_N:  # the same datasets' whole histogram: never below a count
         v, _, direction = best_full_view(mech, n, exp_epsilon=ee)
         if arith.gt(v, best) is True:
             first = f"0 || {m - 1}" if direction == "forward" else f"{m - 1} || 0"

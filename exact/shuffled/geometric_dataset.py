@@ -40,10 +40,13 @@ if TYPE_CHECKING:
     from blanket.exact.numbers.types import At
     from typing_extensions import Unpack
 
-__all__ = ["full_view_lower", "best_full_view", "default_step", "DEFAULT_H", "DIRECTIONS"]
+__all__ = ["full_view_lower", "best_full_view", "default_step", "DEFAULT_H", "DIRECTIONS", "FULL_VIEW_MAX_N"]
 
 #: the lattice step of the full view (values of ``L`` lie in ``[e^{-ε0} − e^ε, e^{ε0} − e^ε]``)
 DEFAULT_H = fmpq(1, 64)
+#: the largest n whose one-round lower end uses the full view (its lattice sum costs about 1.5 CPU s at n = 10⁵
+#: and 6 s at 10⁶, m = 20, step 1/64; a search takes about seven): above it the counts alone
+FULL_VIEW_MAX_N = 200_000
 #: ``forward``: δ(D0 ‖ D1) (target 0 first, ``L = (R_0 − e^ε R_{m−1})/R_z``); ``backward``: δ(D1 ‖ D0)
 DIRECTIONS = ("forward", "backward")
 
