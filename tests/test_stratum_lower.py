@@ -106,6 +106,7 @@ def test_ball_law_encloses_exact(monkeypatch, window_sd):
     """The windowed ball law encloses the exact law, also when the window cuts mass (2 sd: the widening by the cut
     mass is what keeps the enclosure)."""
     monkeypatch.setattr(SL, "WINDOW_SD", window_sd)
+    monkeypatch.setattr(SL, "WINDOW_FLOOR", 1)  # the floor of 41·W would keep the whole law at n = 60
     pr = SL.two_stratum_pair(OUE(K, exp_epsilon0=E), 60, (3, 1))
     ex = {k[0]: (p, q) for k, p, q in pr.atoms()}
     d0, P, Q = pr.law_balls()
@@ -121,6 +122,7 @@ def test_ball_law_encloses_exact(monkeypatch, window_sd):
 def test_mutant_no_widening_fails(monkeypatch):
     """Without the widening by the cut mass the window's balls miss the exact law somewhere (the check can fail)."""
     monkeypatch.setattr(SL, "WINDOW_SD", 2.0)
+    monkeypatch.setattr(SL, "WINDOW_FLOOR", 1)
     monkeypatch.setattr(SL, "_widen", lambda cs, extra: cs)
     pr = SL.two_stratum_pair(OUE(K, exp_epsilon0=E), 60, (3, 1))
     ex = {k[0]: (p, q) for k, p, q in pr.atoms()}

@@ -57,6 +57,11 @@ SECONDS_PER_WINDOW_TERM = 9e-6
 SECONDS_LAW_FIXED = 0.1
 #: half-width of the exponent window kept at every power, in standard deviations of that power's ``D``
 WINDOW_SD = 20.0
+#: plus this many times the largest ``|y|``: with ``p`` terms of variance ``σ²`` and ``|y| ≤ W`` Bernstein's inequality
+#: bounds the mass beyond ``20σ√p + 41W`` by ``2e^{−61}`` at every ``p``.  Without it (``+W`` only) a sparse law (most
+#: mass on ``y = 0``: OUE k = 8, ε0 = 14, n = 10^6, or ε0 = 10, n = 10^5) was cut at every early squaring, the cut
+#: bound τ passed 1 and then squared into ``±10^186`` balls: no atom enclosed, "pair has no enclosed mass" (exit 2)
+WINDOW_FLOOR = 41
 
 
 def _classes(mech: FourValue, w0: int, w1: int) -> dict | None:
@@ -137,7 +142,7 @@ def _widen(cs: list, extra: float) -> list:
 
 def _power_window(base: arb_poly, m: int, sd1: float, prec: int) -> tuple[int, list, float]:
     """``base^m`` (``base`` a probability pgf, ≥ 0 coefficients, sum 1; exponents shifted by its degree/2 per
-    factor) cut to ``centre ± WINDOW_SD·sd1·√(power)`` at every step: ``(first kept exponent, ball coefficients, τ)``
+    factor) cut to ``centre ± (WINDOW_SD·sd1·√(power) + WINDOW_FLOOR·W)`` at every step: ``(first kept exponent, ball coefficients, τ)``
     with ``τ`` the cut mass bound (module docstring).  O(log m) products of windows of ``O(sd1·√m)`` coefficients.
     """
     W = base.degree() // 2
@@ -170,7 +175,7 @@ def _mul(x: tuple, y: tuple, W: int, sd1: float) -> tuple:
     p = xp + yp
     first = xl + yl
     centre = p * W - first  # the index of exponent 0 of D (offset p·W)
-    half = int(math.ceil(WINDOW_SD * sd1 * math.sqrt(p))) + W
+    half = int(math.ceil(WINDOW_SD * sd1 * math.sqrt(p))) + WINDOW_FLOOR * W
     # the cross terms' total mass is at most τ_y·Σx_k + τ_x·Σy_k + τ_x·τ_y <= τ_x + τ_y + τ_x·τ_y (each Σ <= 1)
     lo, kept, tau = _cut(prod, centre, half, xt + yt + xt * yt)
     return first + lo, kept, p, tau
@@ -227,7 +232,7 @@ class StratumPair:
     def window(self) -> float:
         """The length of the final exponent window of :meth:`law_balls` (float; a cost model).  O(1)."""
         var = max(sum(y * y * float(arith.ball(v[0]).mid()) for y, v in self.classes.items()), self.window_sd1**2)
-        return 2 * WINDOW_SD * math.sqrt(max(var, 0.0) * self.n) + 2 * self._W + 1
+        return 2 * WINDOW_SD * math.sqrt(max(var, 0.0) * self.n) + 2 * WINDOW_FLOOR * self._W + 1
 
     def seconds(self) -> float:
         """Estimated one-core seconds of :meth:`law_balls` and the atoms' loss balls (the first discretisation):

@@ -92,7 +92,7 @@ from blanket.exact.mechanisms.oracles import (
 )
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.calibrate import epsilon_for_delta
-from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import At, DeltaOptions, Enclosure, IntegerInput, NumberInput, NumberOrBall
 from blanket.exact.shuffled.krr import (
     delta_args,
@@ -226,15 +226,23 @@ def _blanket_view_bracket(
     spread = [(a0 + ar * (1 - lam), fmpq(0)), (at, vt), (an, vn), (ab + ar * lam, vb)]
     upper = run(spread)
     capped = _chernoff_capped(upper, n, spread, g)
-    if capped is not upper:  # the Chernoff bound is below the spread's upper end: the merged view cannot help
-        return Bracket5(lower, capped)
+    if capped is not upper:  # the Chernoff bound is below the spread's upper end: the merged view cannot help ...
+        if not (merged and _above_one(capped)):
+            return Bracket5(lower, capped)
+        # ... except where both are above 1 (no information): OLH k = 64, g = 8, ε0 = 40, n = 10^6 had the spread at
+        # ±4e11 and the cap at 3.9e9 (γ ~ 3e-17 divides the 1-D route's absolute errors) and the merged view 0.875
+        upper = capped
     if merged and _wide(upper):
         # "both" raised to the "rest" value (v_b ≤ v_r): also an upper bound, and its enclosure is narrower
         # deep in the tail (δ far below 1e-9 at n = 10^6), where the spread's weak count widens the engine's ball;
         # where the spread's enclosure is narrow the merged view (a larger mean) does not win: not computed then
+        # a NaN spread (OUE k = 8, ε0 = 100, n = 10^6: the 1-D route's weak-count gap with |u_1| ~ e^{ε0}) has no
+        # upper end to compare: the merged view then wins if it is finite (the NaN once dropped the whole route)
         alt = run([(a0, fmpq(0)), (at, vt), (an, vn), (ab + ar, vr)])
-        if _upper_end(alt) < _upper_end(upper):
+        if arith.ball(alt).is_finite() and (not arith.ball(upper).is_finite() or _upper_end(alt) < _upper_end(upper)):
             upper = alt
+    if not arith.ball(upper).is_finite():  # both NaN (OLH k = 64, g = 8, ε0 = 100, n = 10^6): this route says nothing
+        raise Undecided(f"the {rec.kind} blanket view's enclosure is not finite at n = {n} (the engine's 1-D route)")
     return Bracket5(lower, upper)
 
 
@@ -280,6 +288,11 @@ def _wide(v) -> bool:
         return True
     lo, hi = arith.endpoints(v)
     return bool(lo <= 0 or (hi - lo) * int(MERGED_WHEN_WIDER.q) > int(MERGED_WHEN_WIDER.p) * (hi + lo))
+
+
+def _above_one(v) -> bool:
+    """Whether an enclosure is not finite or its upper end is above 1 (a δ bound that says nothing).  O(1)."""
+    return not arith.ball(v).is_finite() or _upper_end(v) > 1
 
 
 def _upper_end(v):

@@ -921,6 +921,35 @@ def _weak_count_degenerate(atoms) -> bool:
     return _is_zero(pb) or _is_zero(pr) or (isinstance(vb, (int, fmpq)) and isinstance(vr, (int, fmpq)) and vb == vr)
 
 
+#: the largest positive atom value up to which the windows' left-out mass is ``tol`` itself (see value_scaled_tol)
+VALUE_SCALE_FROM = 2**20
+
+
+def value_scaled_tol(atoms: Sequence, tol: NumberOrBall) -> NumberOrBall:
+    """The windows' left-out-mass target for :func:`expected_positive_part`: ``tol`` when every positive atom value is
+    below :data:`VALUE_SCALE_FROM` (the numbers there unchanged), else ``tol / 2^b`` with ``2^b ≥ max(v)_+``.
+
+    The engine adds ``[0, n·max(v)_+·Λ]`` for the left-out mass ``Λ ≤ tol``; at a huge ``e^{ε0}`` the values are
+    about ``e^{ε0}`` (a frequency oracle's same-family pair: ``e − e^ε``), so with ``Λ = 2^-80`` the enclosure of
+    δ = E[..]/n was ``±e^{ε0}·2^-80`` (OLH k = 64, g = 8, n = 1000, ε0 = 100: ``[± 9.9e18]``, a lower end of 0,
+    at every precision).  Scaled, that term is at most ``n·tol``.  The float maximum only chooses ``b`` (a
+    larger or smaller ``b`` changes the width, never the enclosure's validity).  Cost O(1); the windows widen
+    by a factor ``√((80 + b)/80)``.
+    """
+    vmax = 0.0
+    for p, v in atoms:
+        if _is_zero(p):
+            continue
+        fv = _float_of(v if isinstance(v, arb) else fmpq(v))
+        if not math.isfinite(fv):
+            return tol
+        vmax = max(vmax, fv)
+    if vmax < VALUE_SCALE_FROM:
+        return tol
+    b = math.frexp(vmax)[1]  # vmax < 2^b
+    return (tol if isinstance(tol, arb) else arith.exact(tol)) / 2**b
+
+
 def expected_positive_part(
     n: int,
     atoms: Sequence,
@@ -966,6 +995,8 @@ def expected_positive_part(
     (pb, vb), (pt, vt), (pn, vn), (pr, vr) = atoms
     vals = [pb, vb, pt, vt, pn, vn, pr, vr]
     exact_mode = all(isinstance(v, (fmpq, int)) for v in vals) and n <= exact_max_n
+    if not exact_mode:
+        tol = value_scaled_tol(atoms, tol)
     degenerate = _weak_count_degenerate(atoms)
     # a caller escalating the precision wants a narrower enclosure: the 1-D route's width on a
     # non-degenerate bulk count is not a precision effect, so give it the grid where that is affordable
