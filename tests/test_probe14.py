@@ -10,7 +10,8 @@ definition, mpmath) or exact rationals.  Found this session (each test below fai
   --rounds 2`` exited 2 with "pair has no enclosed mass (n too small or too large)";
 * the oracles' fast blanket view at n = 10^6: a NaN spread dropped the whole route (OUE k = 8, ε0 = 100: upper end 1
   instead of 0.5), and a Chernoff cap above 1 returned before the merged view was tried (OLH k = 64, g = 8, ε0 = 40:
-  upper end 1 instead of 0.875).
+  upper end 1 instead of 0.875), and at ε0 = 100 the engine's escalation branch summed at 128 bits (NaN);
+* SUE k = 8, ε0 = 500, n = 10^6: internal error (exit 4) in the exact view's cost guard (its atoms at 53 bits).
 """
 
 from __future__ import annotations
@@ -80,7 +81,12 @@ def test_two_stratum_rounds_answer():
 
 @pytest.mark.parametrize(
     "words,e0,limit",
-    [(["oue", "--k", 8], "100", mp.mpf(1) / 2), (["olh", "--k", 64, "--g", 8], "40", mp.mpf(7) / 8)],
+    [
+        (["oue", "--k", 8], "100", mp.mpf(1) / 2),
+        (["olh", "--k", 64, "--g", 8], "40", mp.mpf(7) / 8),
+        (["olh", "--k", 64, "--g", 8], "100", mp.mpf(7) / 8),  # the engine's escalation branch at 128 bits: NaN
+        (["sue", "--k", 8], "500", mp.mpf(1)),  # the exact view's cost guard at 53 bits: internal error, exit 4
+    ],
 )
 def test_blanket_view_at_a_million_users(words, e0, limit):
     # at such ε0 a report reveals its bit (OUE: kept w.p. 1/2) or its hash value (OLH: hides x only on a collision,
@@ -89,3 +95,14 @@ def test_blanket_view_at_a_million_users(words, e0, limit):
     assert rc == 0, d
     lo, hi = mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])
     assert limit - mp.mpf(10) ** -6 <= lo <= hi <= limit + mp.mpf(10) ** -5, (lo, hi)
+
+
+def test_laplace_epsilon_bracket_against_the_dataset_pair():
+    # the lower end of ε is the calibration of the exact δ of 0^n vs 1 0^(n-1): that pair's δ (this file's reference,
+    # quadrature from the definition) must exceed the target there; at the upper end every pair meets it, this one too
+    rc, d = R.cli_json("epsilon", "--mechanism", "laplace", "--epsilon0", 1, "-n", 2, "--delta", "0.01")
+    assert rc == 0, d
+    lo, hi = d["epsilon"]["lower"], d["epsilon"]["upper"]
+    with mp.workdps(25):
+        assert R.laplace_pair_ref("1", lo) > mp.mpf("0.01")
+        assert R.laplace_pair_ref("1", hi) <= mp.mpf("0.01")

@@ -109,11 +109,15 @@ def _outer_index(atoms5: list) -> int:
 def exact_view_calls(mech: FourValue, n: int, tol: fmpq = _TOL) -> int:
     """The number of engine calls :func:`blanket_view_exact` makes at ``n`` (the window of the summed-out count).
 
-    O(1) ball operations.  Does not depend on ε (the atoms' probabilities do not).
+    O(1) ball operations.  Does not depend on ε (the atoms' probabilities do not).  At
+    :func:`~blanket.exact.mechanisms.oracles.cancellation_precision` (SUE k = 8, ε0 = 500, n = 10⁶: the atoms were NaN
+    at the caller's 53 bits and the window's float conversion an internal error, exit 4).
     """
-    g, atoms5 = _atoms5(_four(mech), fmpq(1))
-    j = _outer_index(atoms5)
-    lo, hi, _ = laws.window_bounds(n, arith.ball(atoms5[j][0]), tol)
+    rec = _four(mech)
+    with arith.precision(cancellation_precision(rec)):
+        g, atoms5 = _atoms5(rec, fmpq(1))
+        j = _outer_index(atoms5)
+        lo, hi, _ = laws.window_bounds(n, arith.ball(atoms5[j][0]), tol)
     return hi - lo + 1
 
 

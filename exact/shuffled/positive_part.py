@@ -1020,6 +1020,11 @@ def expected_positive_part(
             level = max(1, (ctx.prec // arith.DEFAULT_PREC).bit_length() - 1)
             with arith.precision(arith.DEFAULT_PREC):
                 v = _fast_positive_part(n, atoms_q, tol, level=level)
+            if v is not None and not arith.ball(v).is_finite():
+                # the caller's precision was for cancellation, not an escalation (a frequency oracle at a huge ε0,
+                # values ~e^{ε0}: mechanisms.oracles.cancellation_precision); at the default precision the sum is
+                # NaN (OLH k = 64, g = 8, n = 10^6, ε0 = 100: the blanket view's upper end was 1): keep its bits
+                v = _fast_positive_part(n, atoms_q, tol, level=level)
         if v is not None:
             return v
         if engine == "1d":
