@@ -106,3 +106,18 @@ def test_laplace_epsilon_bracket_against_the_dataset_pair():
     with mp.workdps(25):
         assert R.laplace_pair_ref("1", lo) > mp.mpf("0.01")
         assert R.laplace_pair_ref("1", hi) <= mp.mpf("0.01")
+
+
+def test_undecided_calibration_names_a_tiny_target_as_a_decimal():
+    # 'blanket epsilon --mechanism sue --k 128 --epsilon0 2 -n 1000000 --delta 1e-300' ended INCONCLUSIVE naming the
+    # target as 1/1000...000 (300 zeros); a value that straddles the target at every precision reproduces the message
+    from blanket.exact.numbers.calibrate import _Classifier
+    from blanket.exact.numbers.errors import Undecided
+    from flint import arb, fmpq
+
+    target = fmpq(1, 10**300)
+    cl = _Classifier(lambda x: arb(target, target), target, 64, 128)
+    with pytest.raises(Undecided) as exc:
+        cl(fmpq(1, 2))
+    msg = str(exc.value)
+    assert "target 1e-300 below" in msg and "000000000000" not in msg, msg

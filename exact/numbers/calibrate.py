@@ -145,11 +145,21 @@ class _Classifier:
             )
         except Undecided:
             raise Undecided(
-                f"delta({x}) could not be separated from the target {self.target} "
+                f"delta({_short(x)}) could not be separated from the target {_short(self.target)} "
                 f"below the precision cap of {self.cap} bits"
             ) from None
         self.prec = max(self.prec, prec)
         return arith.le(value, self.target), value
+
+
+def _short(q: fmpq) -> str:
+    """``q`` for a message: as a fraction when short, else as a decimal (exact, or marked as rounded up): the target
+    1e-300 was printed with its 300 zeros.  O(digits)."""
+    s = str(q)
+    if len(s) <= 40:
+        return s
+    d = arith.decimal_string(q, 10, up=True)
+    return d if arith.exact(d) == q else f"{d} (rounded up)"
 
 
 class _Search:
