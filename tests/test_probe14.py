@@ -121,3 +121,12 @@ def test_undecided_calibration_names_a_tiny_target_as_a_decimal():
         cl(fmpq(1, 2))
     msg = str(exc.value)
     assert "target 1e-300 below" in msg and "000000000000" not in msg, msg
+
+
+def test_composed_delta_at_a_huge_epsilon():
+    # 'blanket delta --mechanism rr --epsilon0 1 -n 1000 --rounds 365 --epsilon 1000' (and certify of
+    # examples/telemetry_daily.toml with a claim at ε = 1000) ended with an internal error: the summed-count lower
+    # pair's float e^ε overflowed.  365 rounds of ε0 = 1 are (365, 0)-DP: δ(1000) = 0 exactly
+    rc, d = R.cli_json("delta", "--mechanism", "rr", "--epsilon0", 1, "-n", 100, "--rounds", 365, "--epsilon", 1000)
+    assert rc == 0, d
+    assert d["delta"]["lower"] == "0" and d["delta"]["upper"] == "0", d["delta"]

@@ -248,7 +248,9 @@ def lower_delta(pair: SummedPair, epsilon: Enclosure) -> Fraction:
     eps = arith.exact_in(epsilon, "epsilon", lo=0)
     with arith.precision(PREC):
         a_hi = arith.endpoints(arith.ball(eps).exp())[1]
-    af = float(a_hi)
+    # the float only chooses the threshold (every threshold's value below is certified); capped: e^ε above the float
+    # range ('blanket delta --mechanism rr --epsilon0 1 -n 1000 --rounds 365 --epsilon 1000') was an internal error
+    af = float(min(a_hi, Fraction(10**300)))
     a_q = fmpq(a_hi.numerator, a_hi.denominator)
     s_star = _search(pair, lambda Ps, Qs: Ps - af * Qs)
 
