@@ -75,7 +75,7 @@ def _krr_params(mech):
     return e, f, e * f
 
 
-def krr_cancellation_bits(mech) -> int:
+def krr_cancellation_bits(mech: KRR) -> int:
     """Extra bits for k-RR's concrete lower pairs (:func:`lower_pair`, :func:`lumped_params`, the banded pairs):
     they read ``1 − f``, ``1 − p``, ``p + f`` and ``1 − u = f/(p + f)`` with ``f = 1/(e^{ε0} + k − 1)``, so ``f``'s
     digits must survive next to ``O(1)`` terms: :func:`~blanket.exact.numbers.arith.cancellation_bits` of

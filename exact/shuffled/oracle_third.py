@@ -48,7 +48,7 @@ import numpy as np
 from blanket.exact.laws import binomial as laws
 from blanket.exact.mechanisms.oracles import FourValue, UnaryEncoding
 from blanket.exact.numbers import arith
-from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput
+from blanket.exact.numbers.types import DeltaOptions, Enclosure, IntegerInput, NumberInput
 from blanket.exact.shuffled.krr import delta_args
 from blanket.exact.shuffled.positive_part import chernoff_upper
 from flint import arb, fmpq
@@ -371,7 +371,7 @@ def _participation(q) -> fmpq:
     return qq if isinstance(qq, fmpq) else fmpq(qq)
 
 
-def sampled_full_work(mech: UnaryEncoding, n: IntegerInput, q) -> int:
+def sampled_full_work(mech: UnaryEncoding, n: IntegerInput, q: NumberInput) -> int:
     """The cost measure of :func:`sampled_full_lower` (and the guard of :func:`sampled_full_delta`): the window widths
     (cut-off :data:`SAMPLED_TOL`) of the number of reports ``M ~ Bin(n, q)``, of ``C ~ Bin(M, p)``, of ``U`` and of
     ``A`` at ``M``, ``C`` near their means, multiplied (the float operations in all, up to a constant).  O(1) ball
@@ -415,7 +415,7 @@ def _exact_small_sampled(n: int, p: fmpq, q: fmpq, s: fmpq, e: fmpq, c: fmpq) ->
 
 
 def sampled_full_delta(
-    mech: FourValue, n: IntegerInput, q, *, max_work: int | None = None, **opts: Unpack[DeltaOptions]
+    mech: FourValue, n: IntegerInput, q: NumberInput, *, max_work: int | None = None, **opts: Unpack[DeltaOptions]
 ) -> Enclosure | None:
     """The exact δ(ε) of one round sampled with participation ``q`` (``R_q = (1 − q)·⊥ + q·R``) on ``x z^{n−1}`` vs
     ``x' z^{n−1}`` for unary encoding (the full view) as a certified enclosure ``[L, H]`` (``L`` a certified lower
@@ -562,7 +562,7 @@ def _rows_lower(n: int, m: int, users: list, wins: dict, q_ball, e_ball: arb, c_
 
 
 def sampled_full_lower(
-    mech: FourValue, n: IntegerInput, q, *, max_work: int | None = None, **opts: Unpack[DeltaOptions]
+    mech: FourValue, n: IntegerInput, q: NumberInput, *, max_work: int | None = None, **opts: Unpack[DeltaOptions]
 ) -> fmpq | None:
     """A certified **lower** bound on :func:`sampled_full_delta` (the full view of one round sampled with
     participation ``q`` on ``x z^{n−1}`` vs ``x' z^{n−1}``, unary encoding), so on the sampled round's δ(ε): an exact
