@@ -414,6 +414,30 @@ def _exact_small_sampled(n: int, p: fmpq, q: fmpq, s: fmpq, e: fmpq, c: fmpq) ->
     return total / n
 
 
+def _sampled_start(
+    mech: UnaryEncoding, n: IntegerInput, qq: fmpq, max_work: int | None, opts: DeltaOptions, name: str
+) -> tuple:
+    """The common start of :func:`sampled_full_delta` and :func:`sampled_full_lower` (``q < 1``): ``(answer, None)``
+    when the answer is known without the float route (``0`` beyond the mechanism's range, ``None`` above the work
+    guard or for ``e^ε`` not certainly ``≥ 1``, the exact rational for exact inputs and ``n ≤ min(EXACT_N,
+    exact_max_n)``), else ``(None, (n, e^ε, e^ε as a ball, e^{ε0}))``.  O(1) plus the exact route's ``O(n⁶)``."""
+    got = delta_args(mech, n, opts, name)
+    if got is None:
+        return fmpq(0), None
+    nn, ee = got[0], got[1]
+    cap = max_work if max_work is not None else SAMPLED_MAX_WORK
+    if cap < sampled_full_work(mech, nn, qq):
+        return None, None
+    c_ball = arith.ball(ee)
+    if not (c_ball >= 1):
+        return None, None
+    e0 = mech.exp_epsilon0()
+    if nn <= min(EXACT_N, got[3]) and isinstance(e0, fmpq) and isinstance(ee, fmpq):
+        if isinstance(mech.p, fmpq) and isinstance(mech.q, fmpq):
+            return _exact_small_sampled(nn, mech.p, mech.q, qq, e0, ee), None
+    return None, (nn, ee, c_ball, e0)
+
+
 def sampled_full_delta(
     mech: FourValue, n: IntegerInput, q: NumberInput, *, max_work: int | None = None, **opts: Unpack[DeltaOptions]
 ) -> Enclosure | None:
@@ -441,20 +465,10 @@ def sampled_full_delta(
     qq = _participation(q)
     if qq == 1:
         return third_full_delta(mech, n, max_work=max_work, **opts)
-    got = delta_args(mech, n, opts, "sampled_full_delta")
-    if got is None:
-        return fmpq(0)
-    nn, ee = got[0], got[1]
-    cap = max_work if max_work is not None else SAMPLED_MAX_WORK
-    if cap < sampled_full_work(mech, nn, qq):
-        return None
-    c_ball = arith.ball(ee)
-    if not (c_ball >= 1):
-        return None
-    e0 = mech.exp_epsilon0()
-    if nn <= min(EXACT_N, got[3]) and isinstance(e0, fmpq) and isinstance(ee, fmpq):
-        if isinstance(mech.p, fmpq) and isinstance(mech.q, fmpq):
-            return _exact_small_sampled(nn, mech.p, mech.q, qq, e0, ee)
+    done, start = _sampled_start(mech, n, qq, max_work, opts, "sampled_full_delta")
+    if start is None:
+        return done
+    nn, ee, c_ball, e0 = start
     e_ball = arith.ball(e0)
     p_ball, q_ball, s_ball = arith.ball(mech.p), arith.ball(mech.q), arith.ball(qq)
     x_max = arb(nn) * e_ball  # every X ≤ n e: a left-out term adds at most this to E[(X − cX')_+]
@@ -583,20 +597,10 @@ def sampled_full_lower(
     if qq == 1:
         v = third_full_delta(mech, n, max_work=max_work, **opts)
         return v if v is None or isinstance(v, fmpq) else max(fmpq(0), _exact_lo_q(v))
-    got = delta_args(mech, n, opts, "sampled_full_lower")
-    if got is None:
-        return fmpq(0)
-    nn, ee = got[0], got[1]
-    cap = max_work if max_work is not None else SAMPLED_MAX_WORK
-    if cap < sampled_full_work(mech, nn, qq):
-        return None
-    c_ball = arith.ball(ee)
-    if not (c_ball >= 1):
-        return None
-    e0 = mech.exp_epsilon0()
-    if nn <= min(EXACT_N, got[3]) and isinstance(e0, fmpq) and isinstance(ee, fmpq):
-        if isinstance(mech.p, fmpq) and isinstance(mech.q, fmpq):
-            return _exact_small_sampled(nn, mech.p, mech.q, qq, e0, ee)
+    done, start = _sampled_start(mech, n, qq, max_work, opts, "sampled_full_lower")
+    if start is None:
+        return done
+    nn, ee, c_ball, e0 = start
     e_ball = arith.ball(e0)
     p_ball, q_ball = arith.ball(mech.p), arith.ball(mech.q)
     u = arb(fmpq(1, 2**53))
