@@ -163,3 +163,18 @@ def test_one_round_above_the_old_limit_uses_the_exact_worst_case():
     above = fmpq(*float(a_up.lower()).as_integer_ratio()) * fmpq(2**40 - 1, 2**40)  # just below e^upper
     assert w.value(below)[0] > fmpq(d.numerator, d.denominator) * fmpq(9999, 10000)
     assert w.value(above)[1] <= fmpq(d.numerator, d.denominator) * fmpq(10001, 10000)
+
+
+def test_affordable_checks_memory():
+    """At a tiny q the time model of the route by rows is small while its per-C tables grow with n (n = 10⁵,
+    q = 10⁻⁵: 5.7 GB measured in session 14, where the estimate said 200 MB): ``affordable`` also bounds the modelled
+    memory, and the model covers the tables a built instance holds."""
+    from blanket.exact.shuffled import sampled_binary as S
+    from blanket.exact.shuffled import sampled_binary_rows as R
+
+    assert S.worst_seconds(100000, "1/100000") <= S.BUDGET_SECONDS  # the time model alone would take it
+    assert not S.affordable(100000, "1/100000")
+    assert S.affordable(2000, "1/10")
+    w = S.sampled_binary_worst(3, fmpq(1, 10), 300)
+    held = sum(getattr(w, a).nbytes for a in ("pbu", "qbd", "spu", "sqd"))
+    assert held <= R.route_bytes(300)

@@ -139,14 +139,21 @@ def test_q_one_is_lemma_g1_and_the_view_is_above_the_engine():
 def test_composed_upper_end_uses_q():
     """T = 3 rounds at n = 2000, q = 1/10: the sampled ldp round's upper end is well below the unsampled Lemma G1's
     (which is still its fallback: with the curves off it is unchanged) and above binary RR's sampled lower end
-    (binary RR is a member of the class)."""
+    (binary RR is a member of the class); it is binary RR's sampled *blanket view* (Lemma G1 [sampled]), not binary
+    RR's exact worst case (Lemma S4, affordable here since session 14), which is no bound for the class: the ldp
+    upper end stays well above binary RR's exact upper end and within 1 % of its blanket-view composition."""
     n, q = 2000, "1/10"
     ldp = ShuffleAccountant().compose(Sampled(Shuffled(LDP(1), n), q), count=3).get_epsilon("1e-6")
     rr = ShuffleAccountant().compose(Sampled(Shuffled(g.krr_member(LDP(1), 2), n), q), count=3).get_epsilon("1e-6")
+    rr_view = (
+        ShuffleAccountant(curves=False)
+        .compose(Sampled(Shuffled(g.krr_member(LDP(1), 2), n), q), count=3)
+        .get_epsilon("1e-6")
+    )
     off = ShuffleAccountant(curves=False).compose(Sampled(Shuffled(LDP(1), n), q), count=3).get_epsilon("1e-6")
     old = ShuffleAccountant(curves=False).compose(Shuffled(LDP(1), n), count=3).get_epsilon("1e-6")
     assert 0 < ldp.lower <= ldp.upper < old.upper / 2
-    assert rr.lower <= ldp.upper <= rr.upper * Fraction(101, 100)
+    assert rr.lower <= rr.upper * Fraction(105, 100) < ldp.upper <= rr_view.upper * Fraction(101, 100)
     assert off.upper == old.upper
 
 

@@ -54,6 +54,9 @@ MAX_N = 160
 #: the exact worst case is used (one round's both ends, a source of the sampled round's curve) when its modelled
 #: preparation (:func:`worst_seconds`) is at most this many one-core seconds
 BUDGET_SECONDS = 30.0
+#: the route by rows is used only where its modelled memory (``sampled_binary_rows.route_bytes``) is at most this
+#: (1 GiB: n ≤ about 13 000 users)
+BUDGET_BYTES = 2**30
 #: points whose ``P``-mass is below this are not prepared: their ``(P − αQ)_+ ≤ P`` is added to the upper end
 DROP = arb(2) ** -130
 #: relative margin of the float ratio enclosures and of α (each float conversion is within two ulps, ``2^-51`` relative)
@@ -305,9 +308,15 @@ def worst_seconds(n: int, q: Any) -> float:
 
 
 def affordable(n: int, q: Any, budget: float | None = None) -> bool:
-    """Whether the callers use the exact worst case at ``n`` users (:func:`worst_seconds` at most ``budget``,
-    default :data:`BUDGET_SECONDS`).  O(1)."""
-    return n >= 1 and worst_seconds(n, q) <= (BUDGET_SECONDS if budget is None else budget)
+    """Whether the callers use the exact worst case at ``n`` users: :func:`worst_seconds` at most ``budget`` (default
+    :data:`BUDGET_SECONDS`) and, by rows (``q < 1``), the modelled memory
+    (:func:`~blanket.exact.shuffled.sampled_binary_rows.route_bytes`) at most :data:`BUDGET_BYTES` (at a tiny ``q`` the
+    time model is small while the per-``C`` tables grow with ``n``: n = 10⁵, q = 10⁻⁵ took 5.7 GB).  O(1)."""
+    from blanket.exact.shuffled.sampled_binary_rows import route_bytes
+
+    if n < 1 or worst_seconds(n, q) > (BUDGET_SECONDS if budget is None else budget):
+        return False
+    return float(arith.exact(q, "q")) >= 1 or route_bytes(n) <= BUDGET_BYTES
 
 
 _MEMO: dict = {}

@@ -39,7 +39,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
 
-__all__ = ["SampledBinaryRows", "route_seconds", "theta_bound"]
+__all__ = ["SampledBinaryRows", "route_bytes", "route_seconds", "theta_bound"]
 
 LD = np.longdouble
 #: unit roundoff of numpy.longdouble on this machine (round to nearest; 2^-64 for x87 extended, 2^-53 if it is binary64)
@@ -445,6 +445,15 @@ SECONDS_PER_FLOP_SMALL = 2e-8
 SECONDS_PER_BIN_CELL = 3e-8
 SECONDS_PER_BIN_SLOT = 5.2e-9
 SECONDS_PER_LD_PRODUCT = 5e-9
+
+
+def route_bytes(n: int) -> int:
+    """Modelled peak memory (bytes) of :class:`SampledBinaryRows` at ``n`` users: its per-``C`` bin tables ``PB``,
+    ``QB``, ``pbu``, ``qbd``, ``spu``, ``sqd`` are ``n·(NB + 1)`` binary64 each, with about four more of that size
+    alive while they are formed (``bincount``, ``cumsum``): ``80·n·(NB + 1)``.  Independent of ``q``, so at a tiny
+    ``q`` (where :func:`route_seconds` is small) it is what limits the route: n = 10⁵ is 8.2 GB (measured peak 5.7 GB,
+    session 14).  A choice, never a bound.  O(1)."""
+    return 80 * n * (NB + 1)
 
 
 def route_seconds(n: int, q: float) -> float:
