@@ -213,7 +213,7 @@ def _main(argv=None) -> int:
         if isinstance(exc, Undecided):
             from blanket.reports.commands._options import inconclusive_hint
 
-            sys.stderr.write(f"blanket: inconclusive: {exc}; {inconclusive_hint(args)}\n")
+            sys.stderr.write(f"blanket: inconclusive: {exc}; {inconclusive_hint(args, exc)}\n")
             return EXIT_INCONCLUSIVE
         sys.stderr.write(f"blanket: error: {exc}\n")
         return EXIT_USAGE

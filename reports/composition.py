@@ -143,10 +143,11 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
     one = continuous_certificate.one_round_lower(singles, epsilon=claim.epsilon) if singles else None
     one_lower = Fraction(int(one[0].p), int(one[0].q)) if one is not None else Fraction(0)
     acc.get_epsilon(claim.delta)  # chooses the grid (bracket, else sandwich, within 2 % at this δ)
-    tried = []
+    tried, uppers = [], []
     for _attempt in range(3):
         d = acc.get_delta(claim.epsilon)
         tried.append(str(d.grid))
+        uppers.append(d.upper)
         if d.upper <= Fraction(int(claim.delta.p), int(claim.delta.q)):
             verdict, reason = (
                 HOLDS,
@@ -193,6 +194,13 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
         "precision": dep.precision,
         "bounds": [],
         **({"one_round": d.details["one_round"]} if d.details.get("one_round") else {}),
+        # the upper end on each grid tried (each a quarter of the last), for composition_hint: whether a finer grid
+        # (--refine-seconds) can reach the claim's delta at the rate it fell
+        **(
+            {"delta_upper_by_grid": [_dec(u, True) for u in uppers]}
+            if verdict == INCONCLUSIVE and len(uppers) > 1
+            else {}
+        ),
     }
 
 
@@ -696,12 +704,55 @@ def composition_hint(dep: Deployment, claims: list, targets: list, curves: bool 
     eps = open_[0]["epsilon"] if open_ else "E"
     curve_used = any(c.get("pair_route") == "curve pairs" for c in open_)
     on = curves is True or curves == "on"
-    return (
+    head = (
         "this composed run stopped with "
         + "; ".join(parts)
         + f"; a composed bracket does not use the precision cap (it ran at {dep.precision} bits; --precision does "
         "not change it): its ends are the rounds' dominating pairs (upper) and one concrete pair of datasets (lower) on "
-        f"a PLD grid; a finer grid, where the grid limits it: `blanket delta --deployment {dep.source} --epsilon "
+        "a PLD grid"
+    )
+    far = [(c, _quarterings(c)) for c in open_]
+    if open_ and all(k is not None and k > REFINE_QUARTERINGS for _c, k in far):
+        trend = "; ".join(
+            f"claim ({c['epsilon']}, {c['delta']}): upper end "
+            + " -> ".join(c["delta_upper_by_grid"])
+            + (
+                " (not halved: the pairs' windowing/tail tolerances, not the grid, set it)"
+                if k == math.inf
+                else f" (at that rate about {k} more quarterings of the grid, a grid 4^{k} times finer)"
+            )
+            for c, k in far
+        )
+        return (
+            head + f"; {trend}: a finer grid (--refine-seconds, each quartering at least 4 times the time) will not "
+            "reach a delta that small in practice; a claim delta near or above the upper end can be decided"
+            + ("" if on or curve_used else "; the tight curve pairs may lower it: --curves on")
+        )
+    return (
+        head + f"; a finer grid, where the grid limits it: `blanket delta --deployment {dep.source} --epsilon "
         f"{eps} --refine-seconds 600`"
         + ("" if on or curve_used else "; the tight curve pairs at any cost: --curves on")
     )
+
+
+#: more quarterings of the PLD grid than this (a grid 4^8 = 65536 times finer) are out of reach of --refine-seconds
+REFINE_QUARTERINGS = 8
+
+
+def _quarterings(claim: dict) -> float | None:
+    """How many more quarterings of the PLD grid an undecided claim's upper end needs to reach its δ, extrapolating
+    the geometric rate it fell at over the grids tried (``delta_upper_by_grid``, each a quarter of the last): floats,
+    only to choose the hint.  ``math.inf`` when it did not halve over them (a tolerance, not the grid, limits it),
+    ``None`` when unknown.  O(grids)."""
+    ups = claim.get("delta_upper_by_grid") or []
+    try:
+        vals = [float(Fraction(u)) for u in ups]
+        target = float(Fraction(claim["delta"]))
+    except (ValueError, ZeroDivisionError, KeyError, OverflowError):
+        return None
+    if len(vals) < 2 or vals[-1] <= 0 or target <= 0 or vals[0] <= 0:
+        return None
+    if 2 * vals[-1] > vals[0]:
+        return math.inf
+    rate = (vals[0] / vals[-1]) ** (1 / (len(vals) - 1))  # the factor per quartering
+    return max(0, math.ceil(math.log(vals[-1] / target) / math.log(rate)))

@@ -90,7 +90,7 @@ def test_deployment_round_trip(tmp_path, capsys):
     d_half = arith.exact(by_file["delta"]["upper"])
     # an option overrides the file; a different randomizer is refused by name
     over = _run(capsys, ["delta", "--deployment", str(p), "--epsilon", "1/4"])
-    assert over["epsilon"] == "1/4" and arith.exact(over["delta"]["lower"]) > d_half  # delta falls with epsilon
+    assert over["epsilon"] == "1/4" and arith.exact(over["blanket_view_delta"]["lower"]) > d_half  # falls with epsilon
     assert main(["delta", "--deployment", str(p), "--mechanism", "gaussian", "--sigma", "1"]) == 2
     assert "differs from the laplace randomizer" in capsys.readouterr().err
 

@@ -120,7 +120,7 @@ def test_undecided_calibration_names_a_tiny_target_as_a_decimal():
     with pytest.raises(Undecided) as exc:
         cl(fmpq(1, 2))
     msg = str(exc.value)
-    assert "target 1e-300 below" in msg and "000000000000" not in msg, msg
+    assert "the target 1e-300" in msg and "000000000000" not in msg, msg
 
 
 def test_composed_delta_at_a_huge_epsilon():

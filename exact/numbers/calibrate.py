@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypedDict
 
 from blanket.exact.numbers import arith
-from blanket.exact.numbers.errors import InfeasibleTarget, Undecided
+from blanket.exact.numbers.errors import InfeasibleTarget, OutOfTime, Undecided, WindowLimited
 from blanket.exact.numbers.guards import check_options
 from blanket.exact.numbers.types import NumberOrBall
 from flint import arb, fmpq
@@ -134,20 +134,40 @@ class _Classifier:
         def compute(prec):
             return self.fun(x)
 
+        widths: list = []  # the enclosure's width at each precision tried (exact), to tell a stall from a cap
+
+        def decided(v) -> bool:
+            if arith.le(v, self.target) is not None:
+                return True
+            try:
+                lo, hi = arith.endpoints(v)
+                widths.append(hi - lo)
+            except (TypeError, ValueError, OverflowError):  # a non-finite ball: no width to compare
+                widths.append(None)
+            return False
+
         try:
             value, prec = arith.escalate(
                 compute,
                 # escalate hands back what compute returned (δ's value); its signature says object
-                lambda v: arith.le(v, self.target) is not None,
+                decided,
                 start=self.start,
                 cap=self.cap,
                 what=f"comparison of delta({x}) with the target {self.target}",
             )
+        except OutOfTime:
+            raise  # the time budget, not the precision: said as such by the caller
         except Undecided:
-            raise Undecided(
-                f"delta({_short(x)}) could not be separated from the target {_short(self.target)} "
-                f"below the precision cap of {self.cap} bits"
-            ) from None
+            head = f"delta({_short(x)}) could not be separated from the target {_short(self.target)}"
+            last, prev = (widths[-1], widths[-2]) if len(widths) >= 2 else (None, None)
+            if last is not None and prev is not None and last > 0 and 2 * last > prev:
+                w = arith.decimal_string(last, 2, up=True)
+                raise WindowLimited(
+                    f"{head}: its enclosure stayed about {w} wide up to the precision cap of {self.cap} bits "
+                    f"(not halved by the last doubling of the precision)",
+                    width=last,
+                ) from None
+            raise Undecided(f"{head} below the precision cap of {self.cap} bits") from None
         self.prec = max(self.prec, prec)
         return arith.le(value, self.target), value
 

@@ -5,6 +5,10 @@ Every message names the argument, the value, and says what to do, e.g.
 its subclasses) to a one-line message and exit code 2.
 """
 
+from __future__ import annotations
+
+from fractions import Fraction
+
 
 class BlanketError(Exception):
     """Base class of every error Blanket raises on purpose."""
@@ -53,6 +57,16 @@ class Undecided(BlanketError):
 
     Callers turn this into an INCONCLUSIVE verdict; it is never a guess.
     """
+
+
+class WindowLimited(Undecided):
+    """An enclosure stopped narrowing with precision (its width at the cap was not half its width at the previous
+    precision): the width is set by a windowing or tail tolerance of the computation, not by the working precision,
+    so a higher precision cap will not decide it.  ``width`` is that width (exact rational, or ``None``)."""
+
+    def __init__(self, message: str, width: Fraction | None = None) -> None:
+        super().__init__(message)
+        self.width = width
 
 
 class OutOfTime(Undecided):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from fractions import Fraction
 
 PRECISION_HELP = (
     "precision cap in bits: computations start at 128 bits and double until the answer is decided, "
@@ -98,15 +99,35 @@ def apply_max_memory(args: argparse.Namespace) -> None:
         set_time_budget(float(arith.exact_in(budget, "--time-budget", lo=0, lo_open=True, hi=10**7)))
 
 
-def inconclusive_hint(args: argparse.Namespace | None) -> str:
+def window_hint(width: Fraction | None) -> str:
+    """The hint of an undecided comparison whose enclosure stopped narrowing with precision: what limits it (the
+    computation's windowing/tail tolerance, about ``width`` wide), that more precision will not help, and what can:
+    a target well above that width.  O(1)."""
+    from blanket.exact.numbers import arith
+
+    w = "its width" if width is None else f"about {arith.decimal_string(width, 2, up=True)}"
+    return (
+        f"what limits this answer is the computation's windowing/tail tolerance ({w}), not the precision: a higher "
+        f"--precision will not help, and no option of this command narrows that tolerance; a target delta well above "
+        f"{w.removeprefix('about ')} can be decided"
+    )
+
+
+def inconclusive_hint(args: argparse.Namespace | None, exc: BaseException | None = None) -> str:
     """The hint of an INCONCLUSIVE answer that has no more specific one (a single-round ``blanket delta`` /
     ``epsilon`` / ``renyi`` stopped by an undecided enclosure): the precision cap this run used (``--precision``, else
     the default, ``arith.MAX_PREC``) and the next cap it did not try; at the largest cap, that none is left; for a
     command without ``--precision``, that its precision is fixed; for ``--mechanism laplace|gaussian`` (whose route
     does not read ``--precision``), what limits it (``continuous_certificate.LIMIT``).  Certificates say what limited them
     (``cert["_inconclusive_hint"]``: :func:`blanket.reports.certificate.precision_hint`, the composed and fleet
-    routes' own).  O(1)."""
+    routes' own).  An enclosure that stopped narrowing with precision (``exc`` a
+    :class:`~blanket.exact.numbers.errors.WindowLimited`) is said to be limited by a windowing/tail tolerance instead:
+    no --precision hint (:func:`window_hint`).  O(1)."""
     from blanket.exact.numbers import arith
+    from blanket.exact.numbers.errors import WindowLimited
+
+    if isinstance(exc, WindowLimited):
+        return window_hint(exc.width)
 
     if args is None or not hasattr(args, "precision"):
         return "the enclosures were too wide to decide at this command's fixed precision"
