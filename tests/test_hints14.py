@@ -111,3 +111,20 @@ def test_composition_hint_names_what_limits_it():
     near["delta"] = "1e-13"
     moving = composition_hint(dep, [near], [], "auto")
     assert "--refine-seconds 600`" in moving and "will not reach" not in moving, moving
+
+
+def test_cli_prints_the_window_hint(monkeypatch, capsys):
+    # the CLI's one line for an undecided calibration limited by a tolerance: exit 3, the width, no higher cap
+    from fractions import Fraction
+
+    from blanket.exact.numbers import calibrate
+    from blanket.exact.numbers.errors import WindowLimited
+    from blanket.reports.cli import main
+
+    def stalled(self, x):
+        raise WindowLimited("delta(1/2) could not be separated from the target 1e-300", width=Fraction(1, 10**19))
+
+    monkeypatch.setattr(calibrate._Classifier, "__call__", stalled)
+    assert main(["epsilon", "--mechanism", "rr", "--epsilon0", "1", "-n", "100", "--delta", "1e-300"]) == 3
+    err = capsys.readouterr().err
+    assert "windowing/tail tolerance (about 1e-19)" in err and "--precision 8192" not in err, err
