@@ -668,6 +668,46 @@ def dataset_curve_instance(mutant: Any = 0) -> tuple:
     return ok1, ok2
 
 
+def geometric_dataset_curve_instance(mutant: Any = 0) -> tuple:
+    """The same statement for a geometric round (docs/composition.md §5e, "A geometric round's dataset-curve lower
+    pair"): the truncated geometric mechanism m = 3, α = 1/2, n = 3, lattice step 1/256, 128 lines per law
+    (:func:`blanket.exact.shuffled.geometric_dataset.dataset_roc_points`, every ``y̲`` raised by ``mutant``) against
+    the *exact* histogram laws of ``(2, 0, 0)`` and ``(0, 0, 0)`` (enumerated).  Returns ``(ok_T1, ok_T2)``: the ROC
+    pair's ``H_α`` at most the exact pair's at 20 values of α in ``(0, 4]``, both orders, for T = 1 and for the exact
+    T = 2 products.  Well under a second."""
+    from blanket.exact.accounting import curves as _curves  # proofs -> exact (the layer order)
+    from blanket.exact.mechanisms.oracles import Geometric
+    from blanket.exact.shuffled import geometric_dataset as _gdata
+    from blanket.exact.shuffled.enumerate import histogram_law
+    from flint import fmpq
+
+    mech, n = Geometric(3, alpha="1/2"), 3
+    m = mutant if isinstance(mutant, fmpq) else fmpq(mutant)
+    pts = [(x, min(fmpq(1), y + m)) for x, y in _gdata.dataset_roc_points(mech, n, h=fmpq(1, 256), lines=128)]
+    low = _curves.pair_from_roc(pts, description="geometric dataset curve (instance)")
+    rows = mech.rows()
+    p_law, q_law = histogram_law(rows, [2, 0, 0]), histogram_law(rows, [0, 0, 0])
+    keys = sorted(set(p_law) | set(q_law))
+    ex = [(fmpq(p_law.get(k, 0)), fmpq(q_law.get(k, 0))) for k in keys]
+    alphas = [fmpq(k, 8) for k in range(1, 9)] + [fmpq(k, 4) for k in range(5, 17)]
+
+    def hs(at: list, al: Any) -> Any:
+        return sum((pp - al * qq for pp, qq in at if pp - al * qq > 0), fmpq(0))
+
+    def square(at: list) -> list:
+        return [(p1 * p2, q1 * q2) for p1, q1 in at for p2, q2 in at]
+
+    ok1 = ok2 = True
+    for lo, up in (
+        ([(p, q) for _r, p, q in low.masses], ex),
+        ([(p, q) for _r, p, q in _curves.swapped(low).masses], [(q, p) for p, q in ex]),
+    ):
+        l2, u2 = square(lo), square(up)
+        ok1 = ok1 and all(hs(lo, al) <= hs(up, al) for al in alphas)
+        ok2 = ok2 and all(hs(l2, al) <= hs(u2, al) for al in alphas)
+    return ok1, ok2
+
+
 def _check_dataset_curve(r) -> SymbolicCheck:
     """The dataset-curve lower pair of the continuous rounds on an instance (:func:`dataset_curve_instance`): the pair
     must lie at or below an upper pair of the same datasets at T = 1 and T = 2, and a mutant whose test points are
@@ -677,13 +717,17 @@ def _check_dataset_curve(r) -> SymbolicCheck:
 
     ok1, ok2 = dataset_curve_instance()
     _m1, m2 = dataset_curve_instance(fmpq(1, 200))
-    ok = ok1 and ok2 and not m2
+    g1, g2 = geometric_dataset_curve_instance()
+    _gm1, gm2 = geometric_dataset_curve_instance(fmpq(1, 100))
+    ok = ok1 and ok2 and not m2 and g1 and g2 and not gm2
     return SymbolicCheck(
         None if ok else False,
         "Laplace eps0 = 1, n = 3, lattice step 1/64: the ROC pair of the certified lines of 0^n vs 1 0^(n-1) lies at or "
         "below an upper pair of the same datasets (hull of the lattice's certified upper values, both orders) at 40 "
         "values of alpha (T = 1) and 9 values of alpha >= 1 for the exact T = 2 products; the mutant with every test "
-        "point raised by 1/200 exceeds the upper T = 2 product",
+        "point raised by 1/200 exceeds the upper T = 2 product; geometric m = 3, alpha = 1/2, n = 3, step 1/256: "
+        "the ROC pair of (2, 0, 0) vs 0^3 at or below the exact enumerated pair (both orders, T = 1 and exact T = 2 "
+        "products, 20 values of alpha), the mutant raised by 1/100 exceeds it",
         "the inequality itself is Blackwell's theorem for dichotomies (a pair whose curve is below another's at every "
         "alpha is a garbling of it) and the post-processing inequality for products",
     )
@@ -697,7 +741,9 @@ DATASET_CURVE = TABLE.register(
         Hypothesis(
             sp.true,
             "(P_R, Q_R) is the finite pair of the upper concave ROC hull of points (x, y) with H_beta(P_D1 || P_D0) >= "
-            "y - beta x for every beta >= 0 (D1 = 1 0^(n-1), D0 = 0^n, one shuffled Laplace or Gaussian round)",
+            "y - beta x for every beta >= 0 (D1 = 1 0^(n-1), D0 = 0^n, one shuffled Laplace or Gaussian round; "
+            "or D1 = (m-1) 0^(n-1), D0 = 0^n, one shuffled truncated geometric round: any record whose dataset pair "
+            "has a certified lattice lower side)",
         ),
     ),
     symbolic=_check_dataset_curve,

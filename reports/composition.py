@@ -589,6 +589,8 @@ def certify_composition(
     geo = [r for r in dep.rounds if isinstance(r, RecordRound) and r.kind == "geometric"]
     if any(dict(r.params).get("m") != 2 for r in geo):  # their threshold-count lower pair (§5e; docs/mechanisms.md)
         chain.append(result_entry(comp.GEOMETRIC_COUNT))
+        # and, up to its size limits, the datasets' whole curve (geometric_lower.curve_lower_pair; §5e)
+        chain.append(result_entry(comp.DATASET_CURVE))
         # one round's lower end may be the datasets' full view (exact.shuffled.geometric_dataset; docs/mechanisms.md)
         chain.append(result_entry(comp.GEOMETRIC_FULL))
     if any(dict(r.params).get("m") == 2 for r in geo) or any(  # m = 2: composed as binary RR (docs/mechanisms.md)

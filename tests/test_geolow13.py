@@ -230,8 +230,8 @@ def test_registered_checks_can_fail(monkeypatch):
 
 
 def test_certificate_chain_names_the_geometric_statements(tmp_path):
-    """A deployment with geometric [[rounds]]: the target's lower source is the threshold count and the chain names
-    'Geometric threshold-count lower pair'; an m = 2 round is composed as binary RR and the chain names the identity."""
+    """A deployment with geometric [[rounds]]: the target's lower source is the threshold count or (geocomp14) the
+    datasets' whole curve, and the chain names both statements; an m = 2 round is composed as binary RR and the chain names the identity."""
     from blanket.reports.composition import certify_composition
     from blanket.reports.deployment import load_deployment
 
@@ -243,7 +243,9 @@ def test_certificate_chain_names_the_geometric_statements(tmp_path):
     cert = certify_composition(load_deployment(p), plot=False)
     keys = {e["key"] for e in cert["chain"]}
     assert "Geometric threshold-count lower pair" in keys and "Geometric m = 2 is binary RR" not in keys
-    assert "reports >=" in cert["targets"][0]["lower_source"]
+    assert "Continuous dataset-curve lower pair" in keys  # geocomp14: the datasets' whole curve is composed too
+    src = cert["targets"][0]["lower_source"]
+    assert "reports >=" in src or "(m-1) 0^(n-1) (geometric, m = 6, n = 60): ROC hull" in src
     p.write_text(p.read_text().replace("m = 6", "m = 2"))
     cert2 = certify_composition(load_deployment(p), plot=False)
     assert "Geometric m = 2 is binary RR" in {e["key"] for e in cert2["chain"]}

@@ -518,7 +518,8 @@ class Shuffled:
     randomizer stated as one randomizer for every user) the same binary-RR blanket-view pair of Lemma G1.  Its lower pair (a concrete dataset): k-RR as :class:`ShuffledRR`; ``ldp`` binary
     RR with the same ε0 (one member of the class); the four-value records :func:`four_value_lower_pair`; a matrix
     its binarized concrete-dataset count (:mod:`blanket.exact.accounting.matrix_lower`); the geometric mechanism its
-    threshold count (:mod:`blanket.exact.accounting.geometric_lower`).  A geometric mechanism with ``m = 2`` is
+    threshold count (:mod:`blanket.exact.accounting.geometric_lower`), or up to its size limits the datasets' whole
+    curve (:func:`blanket.exact.accounting.geometric_lower.curve_lower_pair`).  A geometric mechanism with ``m = 2`` is
     binary RR with ``e^{ε0} = 1/α`` (the same 2 × 2 matrix, docs/mechanisms.md) and is composed as that record.  The
     records with a triple hit law (OUE, SUE, subset selection, Hadamard response) also have the third-value pair
     (:meth:`third_lower_pair`) and, up to :data:`STRATUM_MAX_N` users, the two-stratum count
@@ -621,7 +622,7 @@ class Shuffled:
             return _stronger.stronger_clone_pair(self.mechanism, self.n)
         return clone_pair(self.mechanism, self.n)
 
-    def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair | _banded.BandedPair | None:
+    def lower_pair(self, direction: str = "forward") -> _pld.ShiftPair | _banded.BandedPair | _curves.FinitePair | None:
 
         m = self.mechanism
         if isinstance(m, KRR):
@@ -632,8 +633,10 @@ class Shuffled:
         if isinstance(m, oracles.FourValue):
             return four_value_lower_pair(m, self.n, direction)
         if isinstance(m, oracles.Geometric) and self.n >= 2:
-            # one concrete dataset, the reports counted above a threshold (exact.accounting.geometric_lower, §5e)
-            return _geo_lower.shift_pair(m, self.n, direction)
+            # the datasets (m-1, 0^(n-1)) vs 0^n through the ROC hull of their whole curve (geometric_lower.
+            # curve_lower_pair, §5e); beyond its size limits the reports counted above a threshold (§5e)
+            curve = _geo_lower.curve_lower_pair(m, self.n, direction)
+            return curve if curve is not None else _geo_lower.shift_pair(m, self.n, direction)
         if _matrix_view.is_matrix(m) and self.n >= 2:
             # one concrete dataset, the reports binarized (exact.accounting.matrix_lower, docs/composition.md §5e)
             return _matrix_lower.shift_pair(_matrix_lower.composition_choice(m), self.n, direction)

@@ -273,8 +273,7 @@ class ShuffledContinuous:
             return pr
         if direction != "backward":
             raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
-        swapped = tuple((None if p == 0 else (q / p if q > 0 else None), q, p) for r, p, q in pr.masses if q > 0)
-        return _curves.FinitePair(swapped, pr.description + " (backward direction)", kind=pr.kind)
+        return _curves.swapped(pr)
 
     def describe(self) -> str:
         ps = ", ".join(f"{k} = {v}" for k, v in self.mechanism.describe().items() if k != "type")

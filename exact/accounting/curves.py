@@ -312,6 +312,12 @@ def pair_from_values(
     return _pair_from_vertices(verts, description)
 
 
+def swapped(pr: FinitePair) -> FinitePair:
+    """The pair ``(Q, P)`` of ``pr = (P, Q)`` (the other order of the same two laws; a lower pair stays one).  O(atoms)."""
+    masses = tuple((None if p == 0 else (q / p if q > 0 else None), q, p) for r, p, q in pr.masses if q > 0)
+    return FinitePair(masses, pr.description + " (backward direction)", kind=pr.kind)
+
+
 def pair_from_roc(points: Iterable[tuple], description: str = "privacy curve (ROC hull)") -> FinitePair:
     """The pair of the upper concave hull of outer test points ``(x̲, ȳ)`` in ``[0, 1]²`` (see the module docstring).
 

@@ -26,24 +26,48 @@ signal over every dataset of this form and every threshold set (the upper sets o
 are thresholds).  The choice is made in floats; the chosen pair's parameters are exact rationals (``α`` exact) or
 balls, and every value computed from them is certified.
 
-Complexity: the choice ``O(m)`` floats; the pair O(1) exact or ball operations.
+The datasets' whole curve (:func:`curve_lower_pair`, session 14): with the others on 0 the ROC hull of certified tests
+of ``(m − 1, 0^{n−1})`` vs ``0^n`` (:func:`blanket.exact.shuffled.geometric_dataset.dataset_roc_points`), a pair
+Blackwell-dominated by the datasets' (docs/composition.md §5e, "A geometric round's dataset-curve lower pair";
+registered ``Continuous dataset-curve lower pair``, stated for any record with a certified lattice lower side): the
+round's ``lower_pair`` up to its size limits; the summed counts stay beside it.
+
+Complexity: the choice ``O(m)`` floats; the pair O(1) exact or ball operations; the curve pair two lower-side lattice
+sums of ``n`` copies.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
+from blanket.exact.accounting import curves as _curves
 from blanket.exact.accounting import summed_lower
 from blanket.exact.accounting.pairs import ShiftPair, count_pair
 from blanket.exact.mechanisms.oracles import Geometric
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, NumberInput
+from blanket.exact.shuffled import geometric_dataset as _geo_data
 from blanket.exact.shuffled.geometric import count_signal
 from flint import ctx, fmpq
 
-__all__ = ["GeometricCount", "count_probability", "geometric_choice", "shift_pair", "summed_pairs"]
+__all__ = [
+    "GeometricCount",
+    "count_probability",
+    "curve_lower_pair",
+    "curve_window",
+    "geometric_choice",
+    "shift_pair",
+    "summed_pairs",
+    "CURVE_MAX_CELLS",
+]
+
+#: the dataset-curve lower pair (:func:`curve_lower_pair`) is used when its lattice window (float estimate,
+#: :func:`curve_window`) has at most this many cells, and ``n`` is at most ``geometric_dataset.FULL_VIEW_MAX_N``;
+#: else the threshold count alone
+CURVE_MAX_CELLS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -156,3 +180,45 @@ def summed_pairs(mech: Geometric, choice: GeometricCount, others: int, rounds: i
         summed_lower.SummedPair(others, rounds, qz, qx, qx2, base + ", forward"),
         summed_lower.SummedPair(others, rounds, nz, nx2, nx, base + ", backward (the reports below the threshold)"),
     ]
+
+
+def curve_window(mech: Geometric, n: int) -> float:
+    """A float estimate (a choice only) of the cells of the dataset-curve pair's lattice window: ``40·σ·√n/h`` with
+    ``σ`` the standard deviation of ``r(Y) = R_{m−1}(Y)/R_0(Y)``, ``Y ~ R_0``, and ``h`` the step
+    :func:`~blanket.exact.shuffled.geometric_dataset.default_step`.  O(m) floats."""
+    mech = _check(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    rows = [[float(arith.ball(v).mid()) for v in row] for row in mech.rows()]
+    r0, r1 = rows[0], rows[-1]
+    var = sum(a * (b / a - 1) ** 2 for a, b in zip(r0, r1) if a > 0)
+    h = _geo_data.default_step(n)
+    return 40 * math.sqrt(var * n) / (float(h.p) / float(h.q)) + 1
+
+
+@functools.lru_cache(maxsize=32)
+def _curve_pair(mech: Geometric, n: int) -> _curves.FinitePair:
+    h = _geo_data.default_step(n)
+    pts = _geo_data.dataset_roc_points(mech, n, h=h)
+    return _curves.pair_from_roc(
+        pts,
+        description=f"datasets 0^n vs (m-1) 0^(n-1) (geometric, m = {mech.m}, n = {n}): ROC hull of {len(pts)} "
+        f"certified tests of their exact lattice law (lattice step {h})",
+    )
+
+
+def curve_lower_pair(mech: Geometric, n: int, direction: str = "forward") -> _curves.FinitePair | None:
+    """One geometric round's dataset-curve lower pair: the datasets ``(m−1, 0^{n−1})`` vs ``0^n`` through the ROC hull
+    of certified tests of their whole privacy curve
+    (:func:`blanket.exact.shuffled.geometric_dataset.dataset_roc_points`; Blackwell-dominated by the datasets' pair,
+    so its composition is a lower bound: docs/composition.md §5e, "A geometric round's dataset-curve lower pair").
+    ``"forward"``: ``(P, Q) = ((m−1, 0^{n−1}), 0^n)``, ``"backward"`` the swapped pair.  ``None`` when ``n`` exceeds
+    ``FULL_VIEW_MAX_N`` or the window (:func:`curve_window`) exceeds :data:`CURVE_MAX_CELLS` (the threshold count is
+    then the round's lower pair).  Cost: two lower-side lattice sums of ``n`` copies, once per ``(mech, n)``."""
+    mech = _check(mech)
+    n = arith.integer_in(n, "n", lo=2)
+    if direction not in ("forward", "backward"):
+        raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
+    if n > _geo_data.FULL_VIEW_MAX_N or curve_window(mech, n) > CURVE_MAX_CELLS:
+        return None
+    pr = _curve_pair(mech, n)
+    return pr if direction == "forward" else _curves.swapped(pr)

@@ -26,13 +26,23 @@ True
 
 from __future__ import annotations
 
+from typing import Any
+
 from blanket.exact.mechanisms.continuous import Continuous, Gaussian, Laplace, normal_cdf
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import continuous as C
 from flint import arb, fmpq
 
-__all__ = ["at_zero", "dataset_delta_lower", "dataset_epsilon_lower", "dataset_roc_points", "DEFAULT_LINES"]
+__all__ = [
+    "at_zero",
+    "dataset_delta_lower",
+    "dataset_epsilon_lower",
+    "dataset_roc_points",
+    "roc_points_from_lines",
+    "suffix_lines",
+    "DEFAULT_LINES",
+]
 
 ONE, ZERO = fmpq(1), fmpq(0)
 
@@ -161,18 +171,29 @@ def dataset_epsilon_lower(
 DEFAULT_LINES = 512
 
 
-def _suffix_lines(mech: Continuous, n: int, x: fmpq, x2: fmpq, hq: fmpq, lines: int, bits: int, drop: int) -> list:
-    """``[(M, S)]`` (at most ``2·lines + 1``) for the lower-side lattice law of ``V = Σ_i L_i``, ``L = r_x − r_{x2}`` (the view at ``e^ε = 1``,
-    blanket ``μ_0``): for ``lines`` cut indices ``k0``, ``M = Σ_{k≥k0} w_k`` and ``S = Σ_{k≥k0} w_k(z_k + c) − η_c``
-    with ``η_c`` the cost of the residuals' exceptional event (``η·(top·h + c)``; the caller adds ``η·max(0, −t)``).
-    For every ``t`` and every cut, ``E[(V − t)_+] ≥ S − t·M − η·max(0, −t)``.  Exact rationals."""
+def _continuous_side(mech: Continuous, n: int, x: fmpq, x2: fmpq, hq: fmpq, bits: int, drop: int) -> tuple:
+    """``(lo, resid, h)``: the lower-side lattice law of ``n`` copies of ``L = r_x − r_{x2}`` (the view at
+    ``e^ε = 1``, blanket ``μ_0``), its residuals ``(mean, second moment, max)`` and the (aligned) step.  One lower-side
+    lattice sum of ``n`` copies."""
     m = at_zero(mech)
     ee = arb(1)
     C.check_cost(m, ee, hq)
     with arith.precision(192):
         hq = C.aligned_step(m, x, x2, ee, hq)
         _, lo_law, _, resid, _ = C.leaf_laws(m, x, x2, ee, hq, bits)
-        lo = C._power(lo_law, n, "lower", drop)
+        return C._power(lo_law, n, "lower", drop), resid, hq
+
+
+def suffix_lines(lo: Any, resid: tuple, n: int, hq: fmpq, lines: int) -> list:
+    """``[(M, S)]`` (at most ``2·lines + 1``) for a lower-side lattice law ``lo`` of a sum ``V`` of ``n`` i.i.d.
+    per-user values (step ``hq``, residuals ``resid = (mean, second moment, max)`` as returned by the lattice engine):
+    for ``lines`` cut indices ``k0``, ``M = Σ_{k≥k0} w_k`` and ``S = Σ_{k≥k0} w_k(z_k + c) − η_c`` with ``η_c`` the cost
+    of the residuals' exceptional event (``η·(top·h + c)``; the caller adds ``η·max(0, −t)``).  For every ``t`` and
+    every cut, ``E[(V − t)_+] ≥ S − t·M − η·max(0, −t)``.  Any record whose dataset pair has such a law uses it
+    (Laplace/Gaussian: :func:`dataset_roc_points`; geometric:
+    :func:`blanket.exact.shuffled.geometric_dataset.dataset_roc_points`).  Exact rationals; ``O(length)`` integer
+    additions."""
+    with arith.precision(192):
         rmean, rsq, rmax = resid
         log_eta = arb(2).log() * C.ETA_BITS
         b3 = rmax * log_eta / 3
@@ -197,6 +218,23 @@ def _suffix_lines(mech: Continuous, n: int, x: fmpq, x2: fmpq, hq: fmpq, lines: 
             level = mass * lines // total + 1
         if (k in starts or crossed) and mass > 0:
             out.append((fmpq(mass) / scale, (first * hq + c * mass) / scale - eta_c))
+    return out
+
+
+def roc_points_from_lines(w_lines: list, v_lines: list, n: int) -> list:
+    """Inner ROC points ``(x̄, y̲)`` of a dataset pair ``(P, Q)`` from the :func:`suffix_lines` of its two sums under
+    ``Q``'s base law: ``W`` (``n·H_β(P‖Q) = E[(W − n(β − 1))_+]``) and ``V`` (``n·H_γ(Q‖P) = γ·E[(V − n(1 −
+    1/γ))_+]``); see :func:`dataset_roc_points` for the lines.  O(lines) exact operations."""
+    eta = fmpq(1) / fmpq(2) ** C.ETA_BITS
+    out = []
+    for M, S in w_lines:  # W = R − n: β ≥ 1 mostly
+        y = M + (S - eta * n) / n
+        if y > 0 and M <= 1:  # a line dropped is a weaker (still valid) curve; y clipped at 1 likewise
+            out.append((M, min(y, ONE)))
+    for M, S in v_lines:  # V = n − R: β < 1 mostly
+        y2, x2 = M - eta, M - S / n
+        if 0 <= y2 <= 1 and x2 < 1:
+            out.append((1 - y2, min(1 - x2, ONE)))
     return out
 
 
@@ -234,14 +272,8 @@ def dataset_roc_points(
     hq = arith.exact_in(h, "h", lo=0)
     if hq == 0:
         raise InvalidArgument("h", h, "must be > 0 (the lattice step)")
-    eta = fmpq(1) / fmpq(2) ** C.ETA_BITS
-    out = []
-    for M, S in _suffix_lines(mech, n, ONE, ZERO, hq, lines, bits, drop_bits):  # W = R − n: β ≥ 1 mostly
-        y = M + (S - eta * n) / n
-        if y > 0 and M <= 1:  # a line dropped is a weaker (still valid) curve; y clipped at 1 likewise
-            out.append((M, min(y, ONE)))
-    for M, S in _suffix_lines(mech, n, ZERO, ONE, hq, lines, bits, drop_bits):  # V = n − R: β < 1 mostly
-        y2, x2 = M - eta, M - S / n
-        if 0 <= y2 <= 1 and x2 < 1:
-            out.append((1 - y2, min(1 - x2, ONE)))
-    return out
+    sides = []
+    for x, x2 in ((ONE, ZERO), (ZERO, ONE)):  # W = R − n (the view (1, 0)), V = n − R (the view (0, 1))
+        lo, resid, hx = _continuous_side(mech, n, x, x2, hq, bits, drop_bits)
+        sides.append(suffix_lines(lo, resid, n, hx, lines))
+    return roc_points_from_lines(sides[0], sides[1], n)

@@ -34,13 +34,22 @@ from blanket.exact.mechanisms.oracles import Geometric
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.shuffled import continuous as C
+from blanket.exact.shuffled import continuous_dataset as _cdataset
 from flint import arb, fmpq
 
 if TYPE_CHECKING:
     from blanket.exact.numbers.types import At
     from typing_extensions import Unpack
 
-__all__ = ["full_view_lower", "best_full_view", "default_step", "DEFAULT_H", "DIRECTIONS", "FULL_VIEW_MAX_N"]
+__all__ = [
+    "dataset_roc_points",
+    "full_view_lower",
+    "best_full_view",
+    "default_step",
+    "DEFAULT_H",
+    "DIRECTIONS",
+    "FULL_VIEW_MAX_N",
+]
 
 #: the lattice step of the full view (values of ``L`` lie in ``[e^{-ε0} − e^ε, e^{ε0} − e^ε]``)
 DEFAULT_H = fmpq(1, 64)
@@ -109,6 +118,59 @@ def full_view_lower(
             return fmpq(0)
         node = C._power(C._law(lo, bits), n, "lower", drop_bits)
         return C._lower_value(node, (rmean, rsq, rmax), n, hq, arb(1))
+
+
+def _side(mech: Geometric, n: int, direction: str, hq: fmpq, bits: int, drop_bits: int) -> tuple:
+    """``(lo, resid)``: the lower-side lattice law of ``n`` copies of the full view's variable at ``e^ε = 1`` on the
+    datasets "others on 0" (``direction``: :data:`DIRECTIONS`) and its residuals, or ``None`` if the law is empty.
+    O(m) ball operations and one lower-side lattice sum of ``n`` copies."""
+    with arith.precision(192):
+        hb = arb(hq)
+        chunks, _ = C._chunks(_law(mech, 0, direction, fmpq(1)), hb, arb(0))
+        lo: dict[int, int] = {}
+        rmean = rsq = rmax = arb(0)
+        for k, gm, r in chunks:
+            lo[k] = lo.get(k, 0) + C._units(gm, False, bits)
+            rmean += gm * r
+            rsq += gm * r * r
+            rmax = r.upper() if r.upper() > rmax else rmax
+        return C._power(C._law(lo, bits), n, "lower", drop_bits), (rmean, rsq, rmax)
+
+
+def dataset_roc_points(
+    mech: Geometric,
+    n: int,
+    *,
+    h: object = DEFAULT_H,
+    lines: int = _cdataset.DEFAULT_LINES,
+    bits: int = C.BITS,
+    drop_bits: int = C.DROP,
+) -> list:
+    """Inner ROC points ``(x̄, y̲)`` of the pair ``(P, Q) = (D1, D0)``, ``D1 = (m−1, 0^{n−1})``, ``D0 = 0^n``: for every
+    ``β ≥ 0``, ``H_β(P‖Q) ≥ y̲ − β·x̄`` (exact rationals), so the ROC pair of the points
+    (:func:`blanket.exact.accounting.curves.pair_from_roc`) is Blackwell-dominated by ``(P, Q)`` and its T-fold
+    product's δ is a certified lower bound on T geometric rounds (docs/composition.md §5e, "A geometric round's
+    dataset-curve lower pair"; registered ``Dataset-curve lower pair``; status derived).
+
+    With the others on ``0`` the base law is ``D0``'s own: the likelihood ratio is ``R/n``, ``R = Σ_i r(Y_i)``,
+    ``r = R_{m−1}/R_0``, ``Y_i ~ R_0`` — the Laplace/Gaussian structure of
+    :func:`blanket.exact.shuffled.continuous_dataset.dataset_roc_points` with ``m`` atoms instead of cells: the two
+    laws are the full view's at ``e^ε = 1`` (``"backward"``: ``W = R − n``; ``"forward"``: ``V = n − R``), and the lines
+    are read off them by the same :func:`~blanket.exact.shuffled.continuous_dataset.suffix_lines`.
+
+    Cost: two lower-side lattice sums of ``n`` copies (each as :func:`full_view_lower`) and ``O(length)`` integer
+    additions; ``O(lines)`` points."""
+    guards.require_instance(mech, Geometric, "mech", "must be a Geometric record (exact.mechanisms.oracles.Geometric)")
+    n = arith.integer_in(n, "n", lo=1)
+    lines = arith.integer_in(lines, "lines", lo=1, hi=1 << 16)
+    hq = arith.exact_in(h, "h", lo=0)
+    if hq == 0:
+        raise InvalidArgument("h", h, "must be > 0 (the lattice step)")
+    sides = []
+    for d in ("backward", "forward"):  # W = R − n, then V = n − R
+        lo, resid = _side(mech, n, d, hq, bits, drop_bits)
+        sides.append(_cdataset.suffix_lines(lo, resid, n, hq, lines))
+    return _cdataset.roc_points_from_lines(sides[0], sides[1], n)
 
 
 def default_step(n: int) -> fmpq:
