@@ -109,3 +109,15 @@ def test_registered_check_covers_geometric_and_can_fail(monkeypatch):
         lambda *a, **k: [(x, min(fmpq(1), y + fmpq(1, 50))) for x, y in real(*a, **k)],
     )
     assert comp.geometric_dataset_curve_instance()[1] is False
+
+
+def test_accountant_lower_end_rises_with_the_curve_pair(monkeypatch):
+    """m = 20, n = 200, T = 10: the composed lower ε with the curve pair is above the one with the threshold count
+    alone (the curve pair switched off), and below the upper end (unchanged)."""
+    mech = Geometric(20, epsilon0=1)
+    with_curve = ShuffleAccountant().compose(Shuffled(mech, 200), count=10).get_epsilon("1e-6")
+    gl._curve_pair.cache_clear()
+    monkeypatch.setattr(gl, "curve_lower_pair", lambda *a, **k: None)
+    without = ShuffleAccountant().compose(Shuffled(mech, 200), count=10).get_epsilon("1e-6")
+    assert without.lower < with_curve.lower < with_curve.upper
+    assert with_curve.upper == without.upper
