@@ -105,19 +105,26 @@ def full_view_lower(
         raise InvalidArgument("h", h, "must be > 0 (the lattice step)")
     with arith.precision(192):
         hb = arb(hq)
-        pts = _law(mech, z, direction, ee)
-        chunks, _ = C._chunks(pts, hb, arb(0))
-        lo: dict[int, int] = {}
-        rmean = rsq = rmax = arb(0)
-        for k, gm, r in chunks:
-            lo[k] = lo.get(k, 0) + C._units(gm, False, bits)
-            rmean += gm * r
-            rsq += gm * r * r
-            rmax = r.upper() if r.upper() > rmax else rmax
+        lo, resid = _lattice_lower(_law(mech, z, direction, ee), hb, bits)
         if not any(u > 0 for u in lo.values()):
             return fmpq(0)
         node = C._power(C._law(lo, bits), n, "lower", drop_bits)
-        return C._lower_value(node, (rmean, rsq, rmax), n, hq, arb(1))
+        return C._lower_value(node, resid, n, hq, arb(1))
+
+
+def _lattice_lower(pts: list, hb: arb, bits: int) -> tuple[dict, tuple]:
+    """``(lo, (mean, second moment, max))``: the full view's one-report law ``pts`` merged onto the lattice of step
+    ``hb`` (the continuous engine's chunks, lower side: integer units of ``2^-bits``) and the residual moments its
+    lower value needs.  Call at the caller's working precision.  O(len(pts)) ball operations."""
+    chunks, _ = C._chunks(pts, hb, arb(0))
+    lo: dict[int, int] = {}
+    rmean = rsq = rmax = arb(0)
+    for k, gm, r in chunks:
+        lo[k] = lo.get(k, 0) + C._units(gm, False, bits)
+        rmean += gm * r
+        rsq += gm * r * r
+        rmax = r.upper() if r.upper() > rmax else rmax
+    return lo, (rmean, rsq, rmax)
 
 
 def _side(mech: Geometric, n: int, direction: str, hq: fmpq, bits: int, drop_bits: int) -> tuple:
@@ -126,15 +133,8 @@ def _side(mech: Geometric, n: int, direction: str, hq: fmpq, bits: int, drop_bit
     O(m) ball operations and one lower-side lattice sum of ``n`` copies."""
     with arith.precision(192):
         hb = arb(hq)
-        chunks, _ = C._chunks(_law(mech, 0, direction, fmpq(1)), hb, arb(0))
-        lo: dict[int, int] = {}
-        rmean = rsq = rmax = arb(0)
-        for k, gm, r in chunks:
-            lo[k] = lo.get(k, 0) + C._units(gm, False, bits)
-            rmean += gm * r
-            rsq += gm * r * r
-            rmax = r.upper() if r.upper() > rmax else rmax
-        return C._power(C._law(lo, bits), n, "lower", drop_bits), (rmean, rsq, rmax)
+        lo, resid = _lattice_lower(_law(mech, 0, direction, fmpq(1)), hb, bits)
+        return C._power(C._law(lo, bits), n, "lower", drop_bits), resid
 
 
 def dataset_roc_points(
