@@ -14,15 +14,16 @@ Usage: python3 tests/benchmarks/probe_sampled13.py [cases] [seed]   (prints one 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import itertools
-import json
+import pathlib
 import random
 import sys
 import time
 
 import mpmath as mp
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+import test_probe12 as _P12  # noqa: E402  (its brute force over multiset datasets and cli_json)
 
 DPS = 50
 SLACK = mp.mpf(10) ** -9  # the CLI prints 10 significant digits rounded outward
@@ -96,44 +97,24 @@ def krr_sampled_rows(k: int, e, q) -> list:
     return [[q * v for v in r] + [1 - q] for r in rows]
 
 
-def hist_law(rows: list, users: list) -> dict:
-    law = {(0,) * len(rows[0]): mp.mpf(1)}
-    for u in users:
-        new: dict = {}
-        for c, p in law.items():
-            for y, w in enumerate(rows[u]):
-                c2 = c[:y] + (c[y] + 1,) + c[y + 1 :]
-                new[c2] = new.get(c2, 0) + p * w
-        law = new
-    return law
-
-
 def finite_worst(rows: list, n: int, ee, rounds: int = 1) -> mp.mpf:
-    k = len(rows)
-    best = mp.mpf(0)
-    for others in itertools.combinations_with_replacement(range(k), n - 1):
-        for x, x2 in itertools.permutations(range(k), 2):
-            P, Q = hist_law(rows, [*others, x]), hist_law(rows, [*others, x2])
-            PP, QQ = P, Q
-            for _ in range(rounds - 1):
-                PP, QQ = product(PP, P), product(QQ, Q)
-            best = max(best, hockey(PP, QQ, ee))
-    return best
+    """The worst H_{e^ε} over every multiset dataset of a randomizer given by its rows (the same pair in every round):
+    tests/test_probe12.py's brute force."""
+    return _P12.worst_delta(rows, n, rounds=rounds, ee=ee)
 
 
 # ------------------------------------------------------------------ the library
-def cli_json(*args):
-    from blanket.reports.cli import main
+cli_json = _P12.cli_json  # ``blanket ... --json`` in this process: (exit code, parsed JSON or the text printed)
 
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = main([str(a) for a in args] + ["--json", "-q"])
-        except SystemExit as ex:
-            rc = ex.code
-    if rc != 0:
-        return rc, out.getvalue() + err.getvalue()
-    return 0, json.loads(out.getvalue())
+
+def _cli_args(command: str, n, q, e0, mech: str, *rest) -> list:
+    """The CLI arguments of a probe: ``mech`` "rr" or "krr3" (3-RR), ``--sampling q`` unless q = "1"."""
+    args = [command, "--mechanism", mech, "--epsilon0", e0, "-n", n, *rest]
+    if mech == "krr3":
+        args[2:3] = ["krr", "--k", 3]
+    if q != "1":
+        args += ["--sampling", q]
+    return args
 
 
 def _rand_params(rng: random.Random) -> dict:
@@ -145,11 +126,7 @@ def _rand_params(rng: random.Random) -> dict:
 
 
 def check_delta(n, q, e0, eps, T=1, mech="rr"):
-    args = ["delta", "--mechanism", mech, "--epsilon0", e0, "-n", n, "--epsilon", eps]
-    if mech == "krr3":
-        args[2:3] = ["krr", "--k", 3]
-    if q != "1":
-        args += ["--sampling", q]
+    args = _cli_args("delta", n, q, e0, mech, "--epsilon", eps)
     if T > 1:
         args += ["--rounds", T]
     t0 = time.time()
@@ -181,11 +158,7 @@ def check_delta(n, q, e0, eps, T=1, mech="rr"):
 
 
 def check_epsilon(n, q, e0, delta, mech="rr"):
-    args = ["epsilon", "--mechanism", mech, "--epsilon0", e0, "-n", n, "--delta", delta]
-    if mech == "krr3":
-        args[2:3] = ["krr", "--k", 3]
-    if q != "1":
-        args += ["--sampling", q]
+    args = _cli_args("epsilon", n, q, e0, mech, "--delta", delta)
     t0 = time.time()
     rc, d = cli_json(*args)
     sec = time.time() - t0
