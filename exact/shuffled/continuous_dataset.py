@@ -35,6 +35,7 @@ from blanket.exact.shuffled import continuous as C
 from flint import arb, fmpq
 
 __all__ = [
+    "roc_arguments",
     "at_zero",
     "dataset_delta_lower",
     "dataset_epsilon_lower",
@@ -238,6 +239,17 @@ def roc_points_from_lines(w_lines: list, v_lines: list, n: int) -> list:
     return out
 
 
+def roc_arguments(n: object, lines: object, h: object) -> tuple[int, int, fmpq]:
+    """``(n, lines, h)`` of a dataset ROC-point routine checked (``n ≥ 1``, ``1 ≤ lines ≤ 2^16``, the lattice step
+    ``h > 0`` read exactly), or InvalidArgument naming the argument.  O(1)."""
+    n = arith.integer_in(n, "n", lo=1)
+    lines = arith.integer_in(lines, "lines", lo=1, hi=1 << 16)
+    hq = arith.exact_in(h, "h", lo=0)
+    if hq == 0:
+        raise InvalidArgument("h", h, "must be > 0 (the lattice step)")
+    return n, lines, hq
+
+
 def dataset_roc_points(
     mech: Continuous,
     n: int,
@@ -267,11 +279,7 @@ def dataset_roc_points(
 
     Cost: two lower-side lattice sums of ``n`` copies (each as :func:`dataset_delta_lower`) and ``O(length)`` exact
     integer additions for the suffix sums; ``O(lines)`` points."""
-    n = arith.integer_in(n, "n", lo=1)
-    lines = arith.integer_in(lines, "lines", lo=1, hi=1 << 16)
-    hq = arith.exact_in(h, "h", lo=0)
-    if hq == 0:
-        raise InvalidArgument("h", h, "must be > 0 (the lattice step)")
+    n, lines, hq = roc_arguments(n, lines, h)
     sides = []
     for x, x2 in ((ONE, ZERO), (ZERO, ONE)):  # W = R − n (the view (1, 0)), V = n − R (the view (0, 1))
         lo, resid, hx = _continuous_side(mech, n, x, x2, hq, bits, drop_bits)

@@ -161,11 +161,7 @@ def dataset_roc_points(
     Cost: two lower-side lattice sums of ``n`` copies (each as :func:`full_view_lower`) and ``O(length)`` integer
     additions; ``O(lines)`` points."""
     guards.require_instance(mech, Geometric, "mech", "must be a Geometric record (exact.mechanisms.oracles.Geometric)")
-    n = arith.integer_in(n, "n", lo=1)
-    lines = arith.integer_in(lines, "lines", lo=1, hi=1 << 16)
-    hq = arith.exact_in(h, "h", lo=0)
-    if hq == 0:
-        raise InvalidArgument("h", h, "must be > 0 (the lattice step)")
+    n, lines, hq = _cdataset.roc_arguments(n, lines, h)
     sides = []
     for d in ("backward", "forward"):  # W = R − n, then V = n − R
         lo, resid = _side(mech, n, d, hq, bits, drop_bits)
