@@ -269,18 +269,9 @@ def extreme_pairs_delta(n: int, e0: str, q: str, eps) -> mp.mpf:
 
 # ------------------------------------------------------------------ frequency oracles (unary encodings), sampled
 def unary_rows(k: int, p, q0) -> list:
-    """OUE/SUE as k-bit vectors: bit x kept 1 w.p. p, every other bit 1 w.p. q0 (textbook definition)."""
-    rows = []
-    for x in range(k):
-        row = []
-        for bits in itertools.product((0, 1), repeat=k):
-            pr = mp.mpf(1)
-            for j, b in enumerate(bits):
-                pj = p if j == x else q0
-                pr *= pj if b else 1 - pj
-            row.append(pr)
-        rows.append(row)
-    return rows
+    """OUE/SUE as k-bit vectors: bit x kept 1 w.p. p, every other bit 1 w.p. q0 (textbook definition;
+    tests/test_probe12.py's rows)."""
+    return _P12._unary(k, p, q0)
 
 
 def check_oracle(kind: str, k: int, n: int, q: str, e0: str, eps: str):
