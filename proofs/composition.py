@@ -1309,6 +1309,109 @@ SAMPLED_BINARY = TABLE.register(
 )
 
 
+H_sdata = sp.Function("H_{\\alpha}(P_R^{\\times T} \\| Q_R^{\\times T})")
+delta_sdata = sp.Function("H_{\\alpha}(P_C^{\\times T} \\| P_{C-1}^{\\times T})")
+
+
+def sampled_dataset_curve_instance(mutant: Any = 0, n: int = 5, q: Any = None, e: Any = 3) -> dict:
+    """The sampled binary RR dataset-curve lower pair (docs/composition.md §5f, "The worst dataset's whole curve") on
+    an instance: binary RR ``e^{ε0} = e``, ``n`` users, participation ``q`` (default 1/3), every ``C = 1..n``.  The ROC
+    pair of :meth:`~blanket.exact.shuffled.sampled_binary_rows.SampledBinaryRows.roc_points` (every ``y̲`` raised by
+    ``mutant``) against the exact laws ``(P_C, P_{C−1})`` (:func:`blanket.exact.shuffled.sampled_binary.laws_exact`,
+    rationals).  Returns ``{"t1", "t2", "tight", "choice"}``: ``t1`` the pair's ``H_β`` at most the exact pair's at 24
+    values of ``β`` in ``(0, 4]`` for every ``C`` (both orders: ``β < 1`` is the other order); ``t2`` the same for the
+    exact ``T = 2`` products at 9 values of ``α ≥ 1`` (every ``C``) and for the swapped pairs; ``tight`` the largest
+    gap ``exact − pair`` at ``T = 1`` (a float); ``choice`` the ``C`` of
+    :func:`~blanket.exact.accounting.sampled_binary_lower.dataset_choice` and whether its exact symmetric divergence
+    is the largest (a float comparison).  About a second at ``n = 5``."""
+    import math
+
+    from blanket.exact.accounting import curves as _curves  # proofs -> exact (the layer order)
+    from blanket.exact.accounting import sampled_binary_lower as _sbl
+    from blanket.exact.shuffled import sampled_binary as sb
+    from blanket.exact.shuffled import sampled_binary_rows as sbr
+    from flint import fmpq
+
+    qq = fmpq(1, 3) if q is None else fmpq(q)
+    ee = fmpq(e)
+    m = mutant if isinstance(mutant, fmpq) else fmpq(mutant)
+    laws = sb.laws_exact(ee, qq, n)
+    idx = sb._support(n)
+    rows = sbr.SampledBinaryRows(ee, qq, n)
+    betas = [fmpq(k, 8) for k in range(1, 9)] + [fmpq(k, 4) for k in range(5, 17, 1)] + [fmpq(11, 10), fmpq(6, 5)]
+    betas += [fmpq(101, 100), fmpq(1, 20)]
+    alphas = [fmpq(1), fmpq(21, 20), fmpq(11, 10), fmpq(5, 4), fmpq(3, 2), fmpq(2), fmpq(5, 2), fmpq(3), fmpq(4)]
+
+    def hs(at: list, al: Any) -> Any:
+        return sum((pp - al * qq_ for pp, qq_ in at if pp - al * qq_ > 0), fmpq(0))
+
+    def square(at: list) -> list:
+        return [(p1 * p2, q1 * q2) for p1, q1 in at for p2, q2 in at]
+
+    def coeff(poly: Any, i: int) -> Any:
+        return poly[i] if i <= poly.degree() else fmpq(0)
+
+    t1 = t2 = True
+    gap = 0.0
+    js = []
+    for C in range(1, n + 1):
+        pts = [(x, min(fmpq(1), y + m)) for x, y in rows.roc_points(C)]
+        low = _curves.pair_from_roc(pts, description="sampled dataset curve (instance)")
+        ex = [(coeff(laws[C], i), coeff(laws[C - 1], i)) for i in idx]
+        lo = [(p, q_) for _r, p, q_ in low.masses]
+        js.append(sum(float(p - q_) * math.log(float(p) / float(q_)) for p, q_ in ex if p > 0 and q_ > 0))
+        for b in betas:
+            a, x = hs(lo, b), hs(ex, b)
+            t1 = t1 and a <= x
+            gap = max(gap, float(x - a))
+        l2, e2 = square(lo), square(ex)
+        sw = [(q_, p) for p, q_ in lo]
+        s2, r2 = square(sw), square([(q_, p) for p, q_ in ex])
+        t2 = t2 and all(hs(l2, al) <= hs(e2, al) and hs(s2, al) <= hs(r2, al) for al in alphas)
+    c = _sbl.dataset_choice(rows)
+    return {"t1": t1, "t2": t2, "tight": gap, "choice": (c, js[c - 1] >= max(js) * (1 - 1e-9))}
+
+
+def _check_sampled_dataset_curve(r) -> SymbolicCheck:
+    """The sampled binary RR dataset-curve lower pair on an instance (:func:`sampled_dataset_curve_instance`, n = 5,
+    q = 1/3, e^ε0 = 3, every C): at or below the exact pair at T = 1 (both orders) and T = 2 (exact products), within
+    10⁻¹² of it at T = 1; the mutant with every test point raised by 1/500 must exceed the exact pair.  ``proved`` is
+    ``None``, ``False`` when a check fails."""
+    from flint import fmpq
+
+    got = sampled_dataset_curve_instance()
+    bad = sampled_dataset_curve_instance(fmpq(1, 500))
+    ok = got["t1"] and got["t2"] and got["tight"] < 1e-12 and not (bad["t1"] and bad["t2"])
+    return SymbolicCheck(
+        None if ok else False,
+        "binary RR e^eps0 = 3, n = 5, participation q = 1/3, every C = 1..5: the ROC pair of the route by rows' "
+        "certified threshold tests (SampledBinaryRows.roc_points) lies at or below the exact pair (P_C, P_(C-1)) "
+        "(exact rationals, sampled_binary.laws_exact) at 24 values of beta in (0, 4] (both orders) and, for the exact "
+        "T = 2 products, at 9 values of alpha >= 1 in both orders; within 1e-12 of it at T = 1; the mutant with every "
+        "test point raised by 1/500 exceeds the exact pair",
+        "the inequality itself is Blackwell's theorem for dichotomies (a pair whose curve is below another's at every "
+        "beta >= 0 is a garbling of it) and the post-processing inequality for products",
+    )
+
+
+SAMPLED_DATASET_CURVE = TABLE.register(
+    "Sampled binary RR dataset-curve lower pair",
+    statement=sp.Ge(delta_sdata(alpha), H_sdata(alpha)),
+    hypotheses=(
+        *TABLE.hyps("T >= 1"),
+        Hypothesis(
+            sp.true,
+            "(P_R, Q_R) is the finite pair of the upper concave ROC hull of points (x, y) with H_beta(P_C || P_(C-1)) "
+            ">= y - beta x for every beta >= 0, (P_C, P_(C-1)) one fixed neighbouring dataset pair of a sampled "
+            "binary RR round (C ones among the n users, participation q, the release (reports, 1-reports)), the same "
+            "C in every round",
+        ),
+    ),
+    symbolic=_check_sampled_dataset_curve,
+    symbols=(n_s,),
+)
+
+
 H_sthird = sp.Function("H_{e^{\\epsilon}}(P_{B,q}^{\\times T} \\| Q_{B,q}^{\\times T})")
 
 

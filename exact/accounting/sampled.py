@@ -41,6 +41,7 @@ from blanket.exact.accounting import geometric_lower as _geo_lower
 from blanket.exact.accounting import matrix_lower as _matrix_lower
 from blanket.exact.accounting import pairs as _pairs
 from blanket.exact.accounting import same_randomizer as _same
+from blanket.exact.accounting import sampled_binary_lower as _sb_lower
 from blanket.exact.accounting import sampled_lower as _slow
 from blanket.exact.accounting.accountant import (
     STRATUM_MAX_N,
@@ -698,6 +699,17 @@ class Sampled:
                 return _matrix_lower.shift_pair(choice, self.n, direction, q=self._fq())
             else:
                 return None
+        elif mech.k == 2 and self.n >= 2:
+            # binary RR where its exact worst case is affordable: the chosen dataset's whole curve (an ROC pair of its
+            # exact law, sampled_binary_lower; docs/composition.md §5f), which the count below post-processes
+            plain = self.curve_event()
+            rq: Any = plain.mechanism if plain is not None else None
+            if getattr(rq, "exact_binary_worst", False):
+                with arith.precision(128):  # the same ball as the curve source's: one preparation (the memo's key)
+                    e0 = rq.exp_epsilon0()
+                curve = _sb_lower.curve_lower_pair(e0, rq.participation, self.n, direction)
+                if curve is not None:
+                    return curve
         q = self._fq()
         # the backward pair's complements 1 − (1 − q·f) must keep q·f's digits (q = 1e-20 at 53 bits, or ε0 = 60 at 64
         # bits: q·f below the radius of 1 − q·f, a NaN loss range): arith.cancellation_bits of 1/(q·f) =

@@ -436,6 +436,52 @@ class SampledBinaryRows:
             arg,
         )
 
+    # ---------------------------------------------------------------- one dataset's whole curve (session 15)
+    def roc_points(self, C: int, points: int = 4096) -> list:
+        """Inner ROC points ``(x̄, y̲)`` (exact dyadic rationals) of the dataset pair ``(P, Q) = (P_C, P_{C−1})``: for
+        every ``β ≥ 0``, ``H_β(P‖Q) ≥ y̲ − β·x̄`` (``0 ≤ x̄ ≤ 1``, ``0 < y̲ ≤ 1``), so the ROC pair of the points
+        (:func:`blanket.exact.accounting.curves.pair_from_roc`) is Blackwell-dominated by this one dataset pair
+        (docs/composition.md §5f, "The worst dataset's whole curve"; status derived).  A point is a threshold test on the
+        float ratio: a prefix ``j`` of ``C``'s sorted cells gives ``(x̄, y̲)`` = (upper end of ``Q``, lower end of
+        ``P``) over it (Lemma S4r (iii), (vi)); a prefix of the mirror ``C' = n + 1 − C`` (whose pair is ``(Q, P)``
+        after relabelling ``(M, K) ↦ (M, M − K)``, so its ratio-above-1 cells are ``C``'s ratio-below-1 cells) gives
+        the complement's ``(1 − P'_lo, 1 − Q'_hi)``: both orders.  The prefixes: ``points`` thresholds uniform in
+        ``log r`` on ``[0, ε0]`` and ``points`` quantiles of the ``P``-mass, per side (a float choice; any set of
+        cells is a test).  ``C`` and ``C'`` are prepared fully if they are not yet (one sweep,
+        ``O(n·m_hi² + Σ_rows m²)``); then ``O(points)`` ball operations."""
+        C = arith.integer_in(C, "C", lo=1, hi=self.n)
+        points = arith.integer_in(points, "points", lo=1, hi=1 << 20)
+        mirror = self.n + 1 - C
+        self._prepare([C, mirror])
+        scale = 2**120
+        out: list = []
+        with arith.precision(192):
+            T = arb(fmpq(*float(self.theta_full).as_integer_ratio()))
+            absb = 2 * arb(ABS) * self.cells
+            for c, flip in ((C, False), (mirror, True)):
+                fu = self.full[c]
+                L = len(fu.neg_r)
+                g = _gamma(fu.adds, U_LD)
+                ts = np.exp(np.linspace(0.0, math.log(self.top), points + 1))
+                js = set(np.searchsorted(fu.neg_r, -ts, side="left").tolist())
+                tot = float(fu.cp[L])
+                if tot > 0:
+                    qs = np.linspace(0.0, tot, points + 1)[1:]
+                    js |= set(np.searchsorted(fu.cp.astype(np.float64), qs, side="left").clip(0, L).tolist())
+                for j in sorted(js):
+                    if j <= 0:
+                        continue
+                    p_lo = _exact(fu.cp[j]) * (1 - g) / (1 + T) - absb
+                    q_hi = _exact(fu.cq[j]) / ((1 - g) * (1 - T)) + absb
+                    pl, ph = arith.endpoints(p_lo)[0], arith.endpoints(q_hi)[1]
+                    pl = fmpq(int((fmpq(pl.numerator, pl.denominator) * scale).floor()), scale)
+                    qh = fmpq(int((-(fmpq(ph.numerator, ph.denominator) * scale)).floor()) * -1, scale)
+                    x, y = (1 - pl, 1 - qh) if flip else (qh, pl)
+                    x = min(max(x, fmpq(0)), fmpq(1))
+                    if y > 0:
+                        out.append((x, min(y, fmpq(1))))
+        return out
+
 
 #: cost model constants (one-core seconds of the preparation, fitted at load 6-14 to n = 1000, q = 1/10 (6.0 s) and
 #: 1/2 (34-38 s) and n = 2000, q = 1/10 (21-23 s); the binary64 products run faster per flop on larger rows)
