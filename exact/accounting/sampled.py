@@ -626,7 +626,8 @@ class Sampled:
         g = _cost.blanket_gamma(krr.k, float(arb(krr.exp_epsilon0()).mid()))
         # binary RR: its exact worst case is prepared once when affordable (Lemma S4, sampled_binary.worst_seconds)
         aff = krr.k == 2 and _sampled_binary.affordable(self.n, self.q)
-        once = _sampled_binary.worst_seconds(self.n, self.q) if aff else 0.0
+        # and then its dataset-curve lower pair (sampled_binary_lower: the test points and their hull)
+        once = _sampled_binary.worst_seconds(self.n, self.q) + _cost.SECONDS_SAMPLED_DATASET_CURVE if aff else 0.0
         return None, _cost.sampled_view_seconds(self.n, float(self.q), g) + once
 
     def dominating_pair(self) -> Any:
