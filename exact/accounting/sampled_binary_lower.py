@@ -68,12 +68,12 @@ def dataset_curve_pair(exp_epsilon0: Any, q: Any, n: int, C: int | None = None) 
     if held is None:
         w = _sb.sampled_binary_worst(exp_epsilon0, qq, n)
         c = dataset_choice(w) if C is None else arith.integer_in(C, "C", lo=1, hi=n)
+        why = "; the dataset whose pair has the largest divergence" if C is None else ""
         pts = w.roc_points(c, ROC_POINTS)
         held = _curves.pair_from_roc(
             pts,
             description=f"the dataset with C = {c} ones of {n} users vs C - 1 (sampled binary RR, participation "
-            f"q = {qq}; the dataset whose pair has the largest divergence): ROC hull of {len(pts)} certified threshold "
-            "tests of its exact law (Lemma S4 by rows)",
+            f"q = {qq}{why}): ROC hull of {len(pts)} certified threshold tests of its exact law (Lemma S4 by rows)",
         )
         if len(_MEMO) >= 8:
             _MEMO.pop(next(iter(_MEMO)))

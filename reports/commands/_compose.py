@@ -282,6 +282,7 @@ def run_epsilon(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         "renyi_upper": _dec(e.renyi_upper, True, d),
         "pairs": e.details.get("pairs", []),
         "lower_pair": e.details.get("lower_pair"),
+        "lower_source": _lower_source(acc, e),
         "curves": getattr(args, "curves", "auto"),
         "estimate": getattr(args, "_estimate", None),
         "bracket": e.details.get("bracket"),
@@ -358,6 +359,15 @@ def _grid_note(e: Any, payload: dict) -> str:
     )
 
 
+def _lower_source(acc: Any, r: Any) -> str | None:
+    """The concrete pair that gave the composed lower end, in words (:func:`blanket.reports.composition.lower_source`:
+    e.g. a sampled binary RR round's dataset ``C``), or ``None`` without a positive lower end.  O(rounds)."""
+    from blanket.reports.composition import lower_source
+
+    name = r.details.get("lower_pair")
+    return lower_source(acc, name) if r.lower > 0 and name and name != "none" else None
+
+
 def _lower_name(r: Any) -> str:
     """``", <the composed lower pair that decided>"`` (the accountant's ``details["lower_pair"]``), or nothing."""
     name = r.details.get("lower_pair")
@@ -386,6 +396,7 @@ def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
         "route_text": r.details["route"],
         "pairs": r.details.get("pairs", []),
         "lower_pair": r.details.get("lower_pair"),
+        "lower_source": _lower_source(acc, r),
         "curves": getattr(args, "curves", "auto"),
         "estimate": getattr(args, "_estimate", None),
     }
