@@ -473,9 +473,9 @@ class SampledBinaryRows:
                         continue
                     p_lo = _exact(fu.cp[j]) * (1 - g) / (1 + T) - absb
                     q_hi = _exact(fu.cq[j]) / ((1 - g) * (1 - T)) + absb
-                    pl, ph = arith.endpoints(p_lo)[0], arith.endpoints(q_hi)[1]
-                    pl = fmpq(int((fmpq(pl.numerator, pl.denominator) * scale).floor()), scale)
-                    qh = fmpq(int((-(fmpq(ph.numerator, ph.denominator) * scale)).floor()) * -1, scale)
+                    e_p, e_q = arith.endpoints(p_lo)[0], arith.endpoints(q_hi)[1]
+                    pl = fmpq(int((fmpq(e_p.numerator, e_p.denominator) * scale).floor()), scale)  # down
+                    qh = fmpq(-int((-(fmpq(e_q.numerator, e_q.denominator) * scale)).floor()), scale)  # up
                     x, y = (1 - pl, 1 - qh) if flip else (qh, pl)
                     x = min(max(x, fmpq(0)), fmpq(1))
                     if y > 0:
