@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from blanket.exact.accounting import same_randomizer
 from blanket.exact.accounting.accountant import LOWER_NAMES, ONE_ROUND_NAME, SAMPLED_MATRIX_CURVE, ShuffleAccountant
 from blanket.exact.accounting.curves import FinitePair
-from blanket.exact.accounting.sampled import SampledFourValue
+from blanket.exact.accounting.sampled import SAMPLED_VIEW_START, SampledFourValue
 from blanket.exact.numbers import arith
 from blanket.exact.shuffled.geometric import SampledGeometric
 from blanket.proofs import composition as comp
@@ -97,7 +97,12 @@ MEMORY_OPTION = "a higher --max-memory SIZE (default: half of this machine's mem
 
 
 def announce_cost(
-    acc: ShuffleAccountant, *, workers: int | None = None, picture: bool = False, pdf: bool = False
+    acc: ShuffleAccountant,
+    *,
+    workers: int | None = None,
+    picture: bool = False,
+    pdf: bool = False,
+    quantity: str = "epsilon",
 ) -> dict:
     """Estimate the composition before any work (:meth:`ShuffleAccountant.estimate`): refuse it
     (:class:`~blanket.exact.runtime.budget.TooExpensive`, exit 2, one line naming the estimate and the options) when
@@ -105,17 +110,22 @@ def announce_cost(
     or when it exceeds ``BLANKET_MAX_SECONDS`` and no time budget is running (with one, the budget bounds the run: exit 3 when
     it runs out; the options named: ``--curves off``, ``--time-budget``, fewer rounds or users); print it on stderr when it reaches :data:`ESTIMATE_SHOWN_SECONDS` and the run is not quiet.
     A certificate's ``picture`` (its scaled schedules, :meth:`ShuffleAccountant.picture_estimate`) and ``pdf`` are
-    added to the printed estimate (not to the refusal, which is about the composition).
+    added to the printed estimate (not to the refusal, which is about the composition).  ``quantity``: the query
+    modelled, ``"epsilon"`` or ``"delta"`` (``blanket delta``: :meth:`ShuffleAccountant.estimate`'s).
     Returns the estimate as plain data.  O(ledger entries)."""
     import sys
 
     from blanket.exact.runtime import progress as _progress
 
     if _progress.time_budget() is not None:  # the budget bounds the time, not the memory
-        est = acc.check_memory(acc.estimate(workers), memory_option=MEMORY_OPTION)
+        est = acc.check_memory(acc.estimate(workers, quantity=quantity), memory_option=MEMORY_OPTION)
     else:
         est = acc.check_cost(
-            workers=workers, curves_option="--curves off", budget_option=BUDGET_OPTION, memory_option=MEMORY_OPTION
+            workers=workers,
+            curves_option="--curves off",
+            budget_option=BUDGET_OPTION,
+            memory_option=MEMORY_OPTION,
+            quantity=quantity,
         )
     if picture or pdf:
         import dataclasses
@@ -129,7 +139,7 @@ def announce_cost(
             pdf=_cost.SECONDS_PDF if pdf else 0.0,
         )
     if est.seconds >= ESTIMATE_SHOWN_SECONDS and not _progress.is_quiet():
-        fast = acc.curves_off_estimate(workers) if (est.sweep or est.curves) else None
+        fast = acc.curves_off_estimate(workers, quantity=quantity) if (est.sweep or est.curves) else None
         hint = f"; --curves off for the fast, looser pairs (about {fast})" if fast is not None else ""
         rounds = f"{acc.rounds} round" + ("" if acc.rounds == 1 else "s")
         sys.stderr.write(f"blanket: composing {rounds}: {est.text()}; starting{hint}\n")
@@ -238,7 +248,7 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
         "lower_source": lower_source(acc, e.details.get("lower_pair"))
         + (
             f": {e.details['one_round']['lower_from']}"
-            if e.details.get("lower_pair") == LOWER_NAMES["one-round"]
+            if str(e.details.get("lower_pair")).startswith(LOWER_NAMES["one-round"])
             else ""
         )
         if e.lower > 0
@@ -273,8 +283,8 @@ def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
     direction when ``decided`` names it, e.g. k-RR's banded third-value pair; the oracles' two-stratum count when it
     names that; else the forward one) or that it is left out; when ``decided`` (the result's ``details["lower_pair"]``) names binary RR's summed counts, their description
     (no grid is involved).  O(rounds) (pairs memoised)."""
-    if decided is not None and decided == LOWER_NAMES["one-round"]:
-        return "one round alone, its own certified lower end on a concrete dataset (the other rounds dropped)"
+    if decided is not None and decided.startswith(LOWER_NAMES["one-round"]):
+        return decided  # the one route used (ShuffleAccountant._one_round_lower_name)
     if decided is not None and decided == LOWER_NAMES["low-sum"]:
         sums = acc._summed_pairs() or []
         return (
@@ -299,7 +309,7 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
     one, or where its dominating pair is itself a curve pair), ``"blanket"`` (the k-RR blanket view as a pair:
     a k-RR round's dominating pair, or an ldp round's through Lemma G1, binary RR with the round's ε0) and ``"clone"``
     (the FOCS 2021 clone pair: a matrix / record round's dominating pair, sampled or not, or a source that won points
-    of its curve pair), ``"sampled-matrix"`` / ``"sampled-oracle"`` / ``"sampled-geometric"`` (a sampled matrix / four-value / geometric round whose curve pair is that of ``R_q``), ``"sampled-binary"`` (a sampled binary RR round whose curve pair has points of its exact worst case, Lemma S4).  Other pairs (the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
+    of its curve pair), ``"sampled-matrix"`` / ``"sampled-oracle"`` / ``"sampled-geometric"`` (a sampled matrix / four-value / geometric round whose curve pair is that of ``R_q``), ``"sampled-binary"`` (a sampled binary RR round whose curve pair has points of its exact worst case, Lemma S4), ``"sampled-view"`` (the sampled k-RR blanket view as the dominating pair: a sampled k-RR round, a sampled fleet round through Lemma F3 / F5; not an ``ldp`` round, whose pair is Lemma G1's).  Other pairs (the sampled view, continuous hulls) are named by their own entries.  ``pair_routes``: the accountant's
     ``details["pair_route"]`` of every claim and target.  O(rounds) (pairs memoised)."""
     out: list[tuple[str, str]] = []
     curve_route = "curve pairs" in pair_routes
@@ -336,6 +346,8 @@ def pairs_used(acc: ShuffleAccountant, pair_routes: set) -> list[tuple[str, str]
         if cp is not None and "Lemma S4" in cp.description:  # a sampled binary RR round: its exact worst case won
             out.append(("sampled-binary", f"{what}: points of its curve pair"))
         if dominating_route or cp is None:
+            if SAMPLED_VIEW_START in getattr(dom, "description", ""):  # a sampled k-RR round's, or a fleet's (F3 / F5)
+                out.append(("sampled-view", what))
             if kind == "clone":
                 out.append(("clone", what))
             if kind.startswith("blanket-view"):
@@ -546,8 +558,9 @@ def certify_composition(
     if blanket_uses:  # the k-RR blanket view as a pair: k-RR rounds, and ldp rounds through Lemma G1 (binary RR)
         chain.append(result_entry(comp.BLANKET_PAIR) | {"used_for": "; ".join(sorted({u[1] for u in blanket_uses}))})
     chain += [result_entry(r) for r in (comp.THEOREM_10, comp.PLD_FORMULA, comp.PESSIMISTIC, comp.RDP_CONVERSION)]
-    if any(r.sampling is not None and not isinstance(r, RecordRound) for r in dep.rounds):  # k-RR, fleets, ldp (§5f)
-        chain.append(result_entry(comp.SAMPLED_PAIR))
+    view_uses = [u for u in used_pairs if u[0] == "sampled-view"]
+    if view_uses:  # a sampled k-RR round's dominating pair (a fleet's through Lemma F3 / F5; §5f), where it is composed
+        chain.append(result_entry(comp.SAMPLED_PAIR) | {"used_for": "; ".join(sorted({u[1] for u in view_uses}))})
     clone_uses = [u for u in used_pairs if u[0] == "clone"]
     if clone_uses:  # FMT21's reduction: any ε0-LDP randomizer's round (a sampled one through R_q) is dominated by it
         chain.append(result_entry(comp.CLONE_PAIR) | {"used_for": "; ".join(sorted({u[1] for u in clone_uses}))})

@@ -51,7 +51,7 @@ def test_choose_grid_then_delta_is_the_old_bracket_with_one_evaluation(monkeypat
     assert calls == [eps]  # the delta query's own one
     assert g == Fraction(r_new.grid) == Fraction(r_old.grid)
     assert r_new.upper <= r_old.upper and r_new.lower >= r_old.lower
-    assert r_new.details["lower_pair"] == A.LOWER_NAMES["one-round"]
+    assert r_new.details["lower_pair"] == A.LOWER_NAMES["one-round"] + f" ({A.ONE_ROUND_LOWER_ROUTES['sampled-full']})"
 
 
 def test_cli_delta_runs_no_epsilon_search(monkeypatch):

@@ -128,10 +128,16 @@ LOWER_NAMES = {
     "low-3s": "third-value two-stratum count (frequency oracles; other rounds forward)",
     "low-sum": "summed counts of a concrete pair over the rounds (binary RR: the dataset c = 0; a matrix: its "
     "binarized count; geometric: its threshold count) (exact, no grid)",
-    "one-round": "one round alone, its own certified lower end on a concrete dataset (the other rounds dropped: a "
-    "post-processing; exact.accounting.certified.lower_bound, or a sampled binary RR round's worst dataset, "
-    "exact.shuffled.sampled_binary, or a sampled OUE/SUE round's third-value dataset, full view, "
-    "exact.shuffled.oracle_third.sampled_full_lower)",
+    # the start of details["lower_pair"] when one round's own lower end decided; the rest names the one route used
+    # (ShuffleAccountant._one_round_lower_name)
+    "one-round": "one round alone, its own certified lower end on a concrete dataset",
+}
+#: the route of each one-round lower end (:meth:`ShuffleAccountant._one_round`'s ``lower_route``), in words
+ONE_ROUND_LOWER_ROUTES = {
+    "record": "a closed-form record's one-round lower search, exact.accounting.certified.lower_bound",
+    "sampled-binary": "a sampled binary RR round's worst dataset (Lemma S4), exact.shuffled.sampled_binary",
+    "sampled-full": "a sampled OUE/SUE round's third-value dataset, full view, "
+    "exact.shuffled.oracle_third.sampled_full_lower",
 }
 #: binary RR rounds of at most this many users compose the worst-case privacy curve over all datasets
 #: (:func:`blanket.exact.accounting.curves.binary_worst_pair`, O(n²): about a second at n = 256) instead of the
@@ -947,21 +953,23 @@ class ShuffleAccountant:
         return CURVE_PAIR_AUTO_POINTS if self.curves == "auto" else _curve_pairs.MAX_POINTS
 
     def _one_round_only(self) -> bool:
-        """Whether, under ``curves="auto"``, this ledger is a single round (``rounds == 1``) that :meth:`_one_round`
-        answers with both ends of its own, so that no curve pair is composed for it (docs/composition.md §5e "One
-        round through the accountant"): a plain round of a closed-form record (its one-round routes are the curve
-        pair's sources or tighter, and at ``T = 1`` the curve pair is their hull on a grid, discretised
-        pessimistically), or a sampled binary RR round with its exact worst case over every dataset (Lemma S4: both
-        ends within the search's tolerance of the truth).  The dominating and lower pairs are still composed (cheap).
-        ``curves=True`` composes the curve pair as before.  The refinement budgets (:meth:`_refine_factor`,
-        :meth:`_bracket_budget`) still count the skipped curve pair (``estimate(budget=True)``), so the lower pairs
-        are refined as before and the lower end is the one reported before; the picture's ``get_delta(refine=False)``
-        (no one-round route per point) composes it as before (:meth:`picture_estimate` counts it).  Decided from the
-        ledger alone.  O(1)."""
+        """Whether, under ``curves="auto"``, this ledger is a single round (``rounds == 1``) whose curve pair is not
+        composed because it provably cannot narrow the answer beyond the search tolerance (docs/composition.md §5e
+        "One round through the accountant", "No curve pair for one round"): one sampled binary RR round whose exact
+        worst case over every dataset is affordable (:func:`~blanket.exact.shuffled.sampled_binary.affordable`;
+        Lemma S4).  :meth:`_one_round` then gives both ends, the lower one attained by a dataset, so every certified
+        upper end (the curve pair's included) is at or above it: leaving the curve pair out widens the upper end by
+        at most the one-round bracket's own width (the search's ``one_round_rel_tol`` for ε, the enclosure's width
+        for δ).  A plain round of a closed-form record (session 14 skipped its curve pair too) composes it: its
+        one-round bracket is 2-30 % wide, and the curve's hull can lie below every one-round route between grid
+        points where two of its sources cross, so nothing bounds what the skip would lose.  The dominating and lower
+        pairs are composed as always.  ``curves=True`` composes the curve pair; two or more rounds too.  The
+        refinement budgets (:meth:`_refine_factor`, :meth:`_bracket_budget`) still count the skipped curve pair
+        (``estimate(budget=True)``), so the lower pairs are refined as before; the picture's
+        ``get_delta(refine=False)`` (no one-round route per point) composes it as before (:meth:`picture_estimate`
+        counts it).  Decided from the ledger alone.  O(1)."""
         if self.curves != "auto" or self.rounds != 1 or len(self._ledger) != 1 or self._curve_as_before:
             return False
-        if len(self._record_rounds()) == 1:
-            return True
         ev = self._ledger[0][0]
         plain = _curve_event(ev)
         return (
@@ -1077,10 +1085,13 @@ class ShuffleAccountant:
         delta_band: bool = True,
         one_round: bool = True,
         budget: bool = False,
+        quantity: str = "epsilon",
     ) -> _cost.CompositionCost:
         """An estimate of one composed query (``get_epsilon``/``get_delta``) of this ledger, from the cost models
         alone (:mod:`blanket.exact.accounting.composition_cost`): the worst-case curve sweeps of binary RR (on
-        ``workers`` cores, default every available core, as the sweep runs), the curve pairs, the PLDs.  Work already
+        ``workers`` cores, default every available core, as the sweep runs), the curve pairs (a sampled round's: its
+        ``R_q``'s, :meth:`_curve_pair_seconds`), a geometric round's dataset-curve lower pair
+        (:func:`~blanket.exact.accounting.composition_cost.geometric_curve_seconds`), the PLDs.  Work already
         memoised in this process (a sweep, a curve pair) counts 0, unless ``fresh`` (as in a fresh process: a
         deterministic function of the ledger, for choices that change a reported number).  With ``refine`` (default),
         when a round's lower end is a composed lower pair (any round but binary RR, whose summed pair has no grid),
@@ -1093,13 +1104,23 @@ class ShuffleAccountant:
         also counts its own certified searches (:meth:`_one_round_seconds`; left out of the refinement budgets, so
         that they are as before).  With ``budget`` (the refinement budgets' view): a single round's curve pair that
         ``"auto"`` does not compose (:meth:`_one_round_only`) is counted as if it were, so that the budgets, and the
-        lower ends they refine, are those of before the skip.  An estimate that chooses or refuses work, never a
-        bound.  O(ledger entries)."""
+        lower ends they refine, are those of before the skip.  ``quantity``: the query modelled, ``"epsilon"``
+        (``get_epsilon``, default) or ``"delta"`` (``blanket delta``'s path: :meth:`choose_grid`, then one
+        ``get_delta``; the one-round searches as :meth:`_one_round_seconds` models them for it).  An estimate that
+        chooses or refuses work, never a bound.  O(ledger entries)."""
+        if quantity not in ("epsilon", "delta"):
+            raise InvalidArgument("quantity", quantity, "must be 'epsilon' or 'delta'")
         if budget and not self._curve_as_before:
             self._curve_as_before = True
             try:
                 return self.estimate(
-                    workers, fresh=fresh, refine=refine, delta_band=delta_band, one_round=one_round, budget=True
+                    workers,
+                    fresh=fresh,
+                    refine=refine,
+                    delta_band=delta_band,
+                    one_round=one_round,
+                    budget=True,
+                    quantity=quantity,
                 )
             finally:
                 self._curve_as_before = False
@@ -1117,6 +1138,17 @@ class ShuffleAccountant:
             ev, own = _modelled_as(entry)
             if own is not None:  # a sampled view, a fleet's blanket view or a continuous round: its own model
                 pld += own
+                # and the curve pair of its R_q where one is composed (a sampled k-RR round, a one-group fleet's
+                # honest round: _curve_event), which that model leaves out; a sampled binary RR round's exact
+                # worst case is prepared once, already in its own model
+                c = self._curve_pair_seconds(entry, fresh, delta_band)
+                if c:
+                    plain = _curve_event(entry)
+                    pm = getattr(plain, "mechanism", None)
+                    pq = getattr(pm, "participation", None)
+                    if getattr(pm, "exact_binary_worst", False) and _sampled_binary.affordable(plain.n, pq):
+                        c = max(0.0, c - _sampled_binary.worst_seconds(plain.n, pq))
+                    curves += c
                 continue
             if not isinstance(ev, (ShuffledRR, Shuffled)):
                 unmodelled += 1
@@ -1132,19 +1164,7 @@ class ShuffleAccountant:
                         curves += _cost.SECONDS_ROC_HULL * ev.n**2
                     else:
                         sweep += _sweep_seconds(binary, ev.n)
-            pts = self._curve_points(ev)
-            if pts is not None:
-                sc = bool(getattr(ev, "stronger_clones", False))
-                same = bool(getattr(ev, "same_randomizer", False))
-                if fresh or _curve_pairs._key(mech, ev.n, sc, pts, same) not in _curve_pairs._MEMO:
-                    curves += _curve_pairs.curve_seconds(mech, ev.n, pts) or 0.0  # with the query's band pass
-                else:  # the base grid is memoised: the band pass's points at most
-                    curves += _curve_pairs.TARGET_POINTS * (_curve_pairs.point_seconds(mech, ev.n) or 0.0)
-                # a get_delta reads its own band when its delta is not within a factor 2 of a band already refined
-                # (_delta_band): at most TARGET_POINTS more points (its two compositions are inside the products'
-                # calibration, measured on whole queries: docs/composition.md §3)
-                if delta_band:
-                    curves += _curve_pairs.TARGET_POINTS * (_curve_pairs.point_seconds(mech, ev.n) or 0.0)
+            curves += self._curve_pair_seconds(ev, fresh, delta_band)
             if binary is not None and on_curve:
                 # the curve pair is a FinitePair, discretised in exact rationals (O(atoms + J): in the products'
                 # model); the survival kernel runs on the lower pairs only (a fixed outer count: O(1) balls to build)
@@ -1153,6 +1173,11 @@ class ShuffleAccountant:
             # the survival kernel's passes, on the blanket-view / clone shape (cheap to build: O(1) balls)
             shape = _pld.dominating_pair(mech, ev.n) if isinstance(mech, KRR) else clone_pair(mech, ev.n)
             pld += _cost.kernel_passes_seconds(shape)
+            if isinstance(mech, oracles.Geometric) and type(ev) is Shuffled:
+                # its dataset-curve lower pair (two lattice sums, once per (record, n); memoised by an lru_cache,
+                # counted every time)
+                cells = _geo_lower.curve_lower_cells(mech, ev.n)
+                pld += 0.0 if cells is None else _cost.geometric_curve_seconds(cells)
             # its law (once) and one more composed lower PLD; a sampled oracle round (modelled as its plain R_q round)
             # composes its own sampled two-stratum count (Sampled.stratum_lower_pair)
             if (sp := self._stratum_pair(entry if entry is not ev else ev)) is not None:
@@ -1182,21 +1207,46 @@ class ShuffleAccountant:
             # at most the largest share (_refine_factor)
             est = dataclasses.replace(est, pld=pld + max(map(refine_share, REFINE_FACTORS), default=0.0) * est.seconds)
         if one_round:
-            est = dataclasses.replace(est, one_round=self._one_round_seconds())
+            est = dataclasses.replace(est, one_round=self._one_round_seconds(quantity))
         return est
 
-    def _one_round_seconds(self) -> float:
+    def _curve_pair_seconds(self, entry: Any, fresh: bool, delta_band: bool) -> float:
+        """:meth:`estimate`'s modelled seconds of the curve pair this accountant composes for the ledger entry
+        ``entry`` (:meth:`_curve_points`; a sampled round: its ``R_q``'s, :func:`_curve_event`), 0 without one:
+        :func:`~blanket.exact.accounting.curve_pairs.curve_seconds` (with a query's band pass) when it is not memoised
+        (or ``fresh``), else the band pass's points; with ``delta_band`` a second band's points.  O(1)."""
+        pts = self._curve_points(entry)
+        if pts is None:
+            return 0.0
+        plain = _curve_event(entry)
+        mech = plain.mechanism() if isinstance(plain, ShuffledRR) else plain.mechanism
+        sc = bool(getattr(plain, "stronger_clones", False))
+        same = bool(getattr(plain, "same_randomizer", False))
+        point = _curve_pairs.point_seconds(mech, plain.n) or 0.0
+        if fresh or _curve_pairs._key(mech, plain.n, sc, pts, same) not in _curve_pairs._MEMO:
+            out = _curve_pairs.curve_seconds(mech, plain.n, pts) or 0.0  # with the query's band pass
+        else:  # the base grid is memoised: the band pass's points at most
+            out = _curve_pairs.TARGET_POINTS * point
+        # a get_delta reads its own band when its delta is not within a factor 2 of a band already refined
+        # (_delta_band): at most TARGET_POINTS more points (its two compositions are inside the products'
+        # calibration, measured on whole queries: docs/composition.md §3)
+        return out + (_curve_pairs.TARGET_POINTS * point if delta_band else 0.0)
+
+    def _one_round_seconds(self, quantity: str = "epsilon") -> float:
         """The modelled cost of :meth:`_one_round`'s searches (:func:`~blanket.exact.accounting.composition_cost.
         one_round_seconds`) when the ledger is a single round of a closed-form record (its two searches, the exact
         five-atom view counted where it is a route, a geometric record's dominating-law evaluations), 0 otherwise
         (the lower searches of record rounds without a lower pair take about 0.1 s; ``curves=False`` runs none).
-        O(1)."""
+        A sampled unary-encoding round's full view: its ε search (:data:`~blanket.exact.accounting.composition_cost.
+        SAMPLED_FULL_EVALS` evaluations) for ``quantity="epsilon"``, one evaluation for ``"delta"`` (:meth:`choose_grid`
+        leaves the search out, ``get_delta`` evaluates the view once at its ε).  O(1)."""
         if self.curves is False:
             return 0.0
         recs = self._record_rounds()
         if len(self._ledger) == 1 and self.rounds == 1 and not recs:
             work = self._sampled_full_work()
-            return 0.0 if work is None else _cost.sampled_full_seconds(work)
+            evals = 1 if quantity == "delta" else _cost.SAMPLED_FULL_EVALS
+            return 0.0 if work is None else _cost.sampled_full_seconds(work, evals)
         if not (len(self._ledger) == 1 and self.rounds == 1 and len(recs) == 1):
             return 0.0
         mech, n, _ = recs[0]
@@ -1306,6 +1356,7 @@ class ShuffleAccountant:
         memory_option: str = "a higher memory limit",
         est: Any = None,
         time: bool = True,
+        quantity: str = "epsilon",
     ) -> _cost.CompositionCost:
         """:meth:`estimate` (or ``est``), refused (:class:`~blanket.exact.runtime.budget.TooExpensive`, one line naming
         the estimate, its limit and the options) when its seconds exceed ``max_seconds`` (default the wall-clock limit
@@ -1313,12 +1364,12 @@ class ShuffleAccountant:
         estimate when that is cheaper (it prints differently from the estimate; the curves can cost next to nothing
         beside the PLDs) and ``budget_option`` -- or when its peak memory (:attr:`CompositionCost.memory`, the composed
         PLDs) exceeds the memory limit (:func:`blanket.exact.numbers.guards.max_memory`, ``--max-memory``) -- option
-        ``memory_option``; both when both are exceeded, and always "fewer rounds or users".  Nothing is computed.
-        O(ledger entries)."""
+        ``memory_option``; both when both are exceeded, and always "fewer rounds or users".  ``quantity``: the query
+        modelled (:meth:`estimate`'s).  Nothing is computed.  O(ledger entries)."""
         from blanket.exact.numbers import guards
         from blanket.exact.runtime.budget import MAX_SECONDS_ENV, TooExpensive, human_duration, human_size, time_limit
 
-        est = est if est is not None else self.estimate(workers)
+        est = est if est is not None else self.estimate(workers, quantity=quantity)
         limit = (max_seconds if max_seconds is not None else time_limit()) if time else math.inf
         mem = guards.max_memory()
         too_slow, too_big = est.seconds > limit, est.memory > mem
@@ -1331,7 +1382,7 @@ class ShuffleAccountant:
                 f"take about {human_duration(est.seconds)} on {k} core{'s' if k != 1 else ''} ({est.parts()}) "
                 f"(limit {human_duration(limit)}, {MAX_SECONDS_ENV})"
             )
-            fast = self.curves_off_estimate(workers, est)
+            fast = self.curves_off_estimate(workers, est, quantity)
             if fast is not None:  # offered only when cheaper
                 opts.append(f"{curves_option} (the fast, looser blanket-view / clone pairs: about {fast})")
             opts.append(budget_option)
@@ -1347,11 +1398,11 @@ class ShuffleAccountant:
             f"Options: {', '.join(opts[:-1])} or {opts[-1]}"
         )
 
-    def curves_off_estimate(self, workers: int | None = None, est: Any = None) -> str | None:
+    def curves_off_estimate(self, workers: int | None = None, est: Any = None, quantity: str = "epsilon") -> str | None:
         """The printed estimate of this ledger with ``curves=False`` (the fast, looser pairs) when that is cheaper than
         ``est`` (default :meth:`estimate`) and prints differently (the curves may cost next to nothing beside the
         PLDs: binary RR at n = 2 composes its exact ROC hull either way); ``None`` otherwise, or when this ledger has
-        no curves to turn off.  Nothing is computed.  O(ledger entries)."""
+        no curves to turn off; ``quantity`` as :meth:`estimate`'s.  Nothing is computed.  O(ledger entries)."""
         from blanket.exact.runtime.budget import human_duration
 
         est = est if est is not None else self.estimate(workers)
@@ -1359,7 +1410,7 @@ class ShuffleAccountant:
             return None
         off = ShuffleAccountant(self.neighbouring, grid=self.grid, rel_width=self.rel_width, curves=False)
         off._ledger = list(self._ledger)
-        off_seconds = off.estimate(workers).seconds
+        off_seconds = off.estimate(workers, quantity=quantity).seconds
         fast = human_duration(off_seconds)
         return fast if off_seconds < est.seconds and fast != human_duration(est.seconds) else None
 
@@ -1949,11 +2000,14 @@ class ShuffleAccountant:
         (:data:`~blanket.exact.accounting.certified.ONE_ROUND_RECORDS`; a :class:`Shuffled` round, not sampled, no
         colluders), in ledger order; the flag says whether the round composes a concrete lower pair of its own
         (every record with ``n ≥ 2`` does now; the geometric mechanism did not before its threshold count).  O(ledger
-        entries)."""
+        entries), nothing costly built."""
         out: list = []
         for ev, _ in self._ledger:
             if type(ev) is Shuffled and isinstance(ev.mechanism, _one.ONE_ROUND_RECORDS):
-                item = (ev.mechanism, ev.n, ev.lower_pair() is not None)
+                # a geometric round has one from 2 users on (Shuffled.lower_pair: its dataset curve or threshold
+                # count), decided without building it (the dataset curve's lattice sums: seconds; estimate() asks)
+                has = ev.n >= 2 if isinstance(ev.mechanism, oracles.Geometric) else ev.lower_pair() is not None
+                item = (ev.mechanism, ev.n, has)
                 if item not in out:
                     out.append(item)
         return out
@@ -1974,8 +2028,9 @@ class ShuffleAccountant:
           certified to fail, which :meth:`_epsilon_on` leaves in the cache), ``upper`` ``None`` (the upper end stays
           the composition's).
 
-        Returns ``{"lower", "lower_from", "upper", "upper_from", "upper_results"}`` (Fractions or ``None``; δ ends
-        clamped to [0, 1]; ``upper_results``: the registry keys the upper end's route rests on).  Memoised per (quantity, at) until the next ``compose``.  Cost: the one-round searches (seconds
+        Returns ``{"lower", "lower_from", "lower_route", "upper", "upper_from", "upper_results"}`` (Fractions or
+        ``None``; δ ends clamped to [0, 1]; ``lower_route``: a key of :data:`ONE_ROUND_LOWER_ROUTES`;
+        ``upper_results``: the registry keys the upper end's route rests on).  Memoised per (quantity, at) until the next ``compose``.  Cost: the one-round searches (seconds
         at n = 10³ where the exact five-atom view is a route; a geometric lower search about 0.1 s at n = 10³);
         nothing without such a round."""
         if self.curves is False:
@@ -1988,7 +2043,7 @@ class ShuffleAccountant:
         todo = recs if single else [r for r in recs if not r[2]]
         out: dict[str, Any] | None = None
         if todo:
-            out = {"lower": None, "lower_from": None, "upper": None, "upper_from": None}
+            out = {"lower": None, "lower_from": None, "upper": None, "upper_from": None, "lower_route": "record"}
             for mech, n, _ in todo:
                 if quantity == "epsilon":
                     lo, where, up, name, _every = _one.one_round_epsilon(
@@ -2014,7 +2069,11 @@ class ShuffleAccountant:
                 return out
             sf = self._sampled_full_one_round(quantity, at, self._cache.get(("one-round-hint", str(at))))
             if sf is not None and (out is None or out["lower"] is None or sf["lower"] > out["lower"]):
-                out = sf if out is None else {**out, "lower": sf["lower"], "lower_from": sf["lower_from"]}
+                out = (
+                    sf
+                    if out is None
+                    else {**out, "lower": sf["lower"], "lower_from": sf["lower_from"], "lower_route": "sampled-full"}
+                )
         self._cache[key] = out
         return out
 
@@ -2074,6 +2133,7 @@ class ShuffleAccountant:
         return {
             "lower": Fraction(int(lo.p), int(lo.q)),
             "lower_from": f"the dataset where {where}",
+            "lower_route": "sampled-full",
             "upper": None,
             "upper_from": None,
             "upper_results": [],
@@ -2107,10 +2167,19 @@ class ShuffleAccountant:
         return {
             "lower": Fraction(int(lo.p), int(lo.q)),
             "lower_from": "the worst dataset of the sampled round (Lemma S4: the exact maximum over every dataset)",
+            "lower_route": "sampled-binary",
             "upper": Fraction(int(up.p), int(up.q)),
             "upper_from": f"the {name}",
             "upper_results": ["Sampled binary RR, exact worst case"],
         }
+
+    def _one_round_lower_name(self, one: dict) -> str:
+        """``details["lower_pair"]`` when :meth:`_one_round`'s lower end ``one`` decided: :data:`LOWER_NAMES`
+        ``["one-round"]`` and the one route used (:data:`ONE_ROUND_LOWER_ROUTES`); with more than one round, that the
+        other rounds are dropped (a post-processing).  O(1)."""
+        route = ONE_ROUND_LOWER_ROUTES[one.get("lower_route") or "record"]
+        others = "" if self.rounds == 1 else "the other rounds dropped: a post-processing; "
+        return f"{LOWER_NAMES['one-round']} ({others}{route})"
 
     @staticmethod
     def _one_round_details(one: dict | None, upper_by: bool, lower_by: bool) -> dict | None:
@@ -2442,6 +2511,8 @@ class ShuffleAccountant:
         route, upper = min(((r, v) for r, v in uppers.items() if v is not None), key=lambda rv: rv[1])
         if one is not None:
             details = {**details, "one_round": self._one_round_details(one, route == ONE_ROUND_NAME, one_lower)}
+            if one_lower:  # the one route that gave the lower end, not every possible one
+                details["lower_pair"] = self._one_round_lower_name(one)
         return cls(
             lower=lower,
             upper=upper,

@@ -227,6 +227,24 @@ def continuous_seconds(n: int, points: int, h: float) -> float:
     return SECONDS_CONTINUOUS_FIXED + SECONDS_PER_CONTINUOUS_POINT_SUPPORT * (2 * points + 4) * support
 
 
+#: a geometric round's dataset-curve lower pair (exact.accounting.geometric_lower.curve_lower_pair): two lower-side
+#: lattice sums of n copies over the window of ``curve_window`` cells, linear in the cells.  Measured (session 15,
+#: CPU of ``curve_lower_pair`` alone, ε0 = 1, load 8–9 on 2 cores): m = 20, n = 10³ 1.5·10⁵ cells 0.65 s; n = 10⁴
+#: 4.7·10⁵ cells 2.0 s (m = 5, 20, 100 alike); n = 10⁵ 7.5·10⁵ cells 3.1 s; n = 2·10⁵ 1.06·10⁶ cells 4.6 s
+SECONDS_PER_GEOMETRIC_CURVE_CELL = 4.4e-6
+
+
+def geometric_curve_seconds(cells: float) -> float:
+    """Estimated one-core seconds of a geometric round's dataset-curve lower pair over a lattice window of ``cells``
+    cells (:func:`blanket.exact.accounting.geometric_lower.curve_window`; :data:`SECONDS_PER_GEOMETRIC_CURVE_CELL`
+    each).  O(1).
+
+    >>> 1.5 < geometric_curve_seconds(474_284) < 2.5
+    True
+    """
+    return SECONDS_PER_GEOMETRIC_CURVE_CELL * cells
+
+
 #: binary RR with its grid-free summed lower end (the accountant's grid search stops at the first grid where the
 #: mechanism's bracket is narrow, ``docs/composition.md`` §3 "Choosing the grid"): the composed support spans about
 #: SPAN_SDS standard deviations of the T-round loss, ``σ1 ≈ (p − f)/sqrt(n p f)`` per round (the blanket view's loss
@@ -374,14 +392,17 @@ SAMPLED_FULL_EVALS = 6
 SECONDS_PER_SAMPLED_WORK = 7e-8
 
 
-def sampled_full_seconds(work: int) -> float:
-    """Estimated one-core seconds of the sampled full view's search (:data:`SAMPLED_FULL_EVALS` evaluations of
-    ``work``, :func:`blanket.exact.shuffled.oracle_third.sampled_full_work`).  O(1).
+def sampled_full_seconds(work: int, evaluations: int = SAMPLED_FULL_EVALS) -> float:
+    """Estimated one-core seconds of ``evaluations`` evaluations of the sampled full view of cost measure ``work``
+    (:func:`blanket.exact.shuffled.oracle_third.sampled_full_work`): its ε search by default
+    (:data:`SAMPLED_FULL_EVALS`), one for a δ query.  O(1).
 
     >>> 5 < sampled_full_seconds(25_000_000) < 20
     True
+    >>> 1 < sampled_full_seconds(25_000_000, 1) < 3
+    True
     """
-    return SAMPLED_FULL_EVALS * SECONDS_PER_SAMPLED_WORK * work
+    return evaluations * SECONDS_PER_SAMPLED_WORK * work
 
 
 def summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:

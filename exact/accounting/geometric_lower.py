@@ -56,6 +56,7 @@ from flint import ctx, fmpq
 __all__ = [
     "GeometricCount",
     "count_probability",
+    "curve_lower_cells",
     "curve_lower_pair",
     "curve_window",
     "geometric_choice",
@@ -195,6 +196,19 @@ def curve_window(mech: Geometric, n: int) -> float:
     return 40 * math.sqrt(var * n) / (float(h.p) / float(h.q)) + 1
 
 
+def curve_lower_cells(mech: Geometric, n: int) -> float | None:
+    """The lattice window (:func:`curve_window`, cells) of the round's dataset-curve lower pair when
+    :func:`curve_lower_pair` builds one (``2 ≤ n ≤ FULL_VIEW_MAX_N`` and the window at most :data:`CURVE_MAX_CELLS`),
+    else ``None``: the input of its cost model (:func:`blanket.exact.accounting.composition_cost.
+    geometric_curve_seconds`).  O(m) floats."""
+    mech = _check(mech)
+    n = arith.integer_in(n, "n", lo=1)
+    if n < 2 or n > _geo_data.FULL_VIEW_MAX_N:
+        return None
+    cells = curve_window(mech, n)
+    return None if cells > CURVE_MAX_CELLS else cells
+
+
 @functools.lru_cache(maxsize=32)
 def _curve_pair(mech: Geometric, n: int) -> _curves.FinitePair:
     h = _geo_data.default_step(n)
@@ -218,7 +232,7 @@ def curve_lower_pair(mech: Geometric, n: int, direction: str = "forward") -> _cu
     n = arith.integer_in(n, "n", lo=2)
     if direction not in ("forward", "backward"):
         raise InvalidArgument("direction", direction, "must be 'forward' or 'backward'")
-    if n > _geo_data.FULL_VIEW_MAX_N or curve_window(mech, n) > CURVE_MAX_CELLS:
+    if curve_lower_cells(mech, n) is None:
         return None
     pr = _curve_pair(mech, n)
     return pr if direction == "forward" else _curves.swapped(pr)

@@ -147,6 +147,11 @@ def check_sampling(q: fmpq | Fraction, name: str, value: object) -> None:
         )
 
 
+#: how the sampled k-RR blanket view's pair description starts (a pair resting on the registered "Sampled blanket
+#: view dominating pair", docs/composition.md §5f: a sampled k-RR round's, or a fleet's through Lemma F3 / F5)
+SAMPLED_VIEW_START = "sampled blanket view"
+
+
 @dataclasses.dataclass(frozen=True)
 class SampledView:
     """The ingredients of the sampled blanket view's certified values (:func:`sampled_view`), per band of ``S_b``."""
@@ -242,7 +247,7 @@ def sampled_view(mech: KRR, n: int, q: NumberInput, *, prec: int = 128) -> Sampl
             SQ.append(sq)
         rest = (1 - total) + arb((tail_s + tail_y).upper())
     desc = (
-        f"sampled blanket view of shuffled {'binary' if k == 2 else f'{k}-ary'} RR (Poisson participation "
+        f"{SAMPLED_VIEW_START} of shuffled {'binary' if k == 2 else f'{k}-ary'} RR (Poisson participation "
         f"q = {qq}, n = {n}; the count of reports is seen)"
     )
     return SampledView(R, SP, SQ, rest, e_hi, desc)

@@ -148,9 +148,10 @@ def _mech_line(args, inp, T) -> str:
     )
 
 
-def _accountant(args, inp, T):
-    """The accountant of the run, its cost announced (:func:`blanket.reports.composition.announce_cost`: refused up
-    front over the limit, printed when it takes more than seconds)."""
+def _accountant(args, inp, T, quantity: str = "epsilon"):
+    """The accountant of the run, its cost announced (:func:`blanket.reports.composition.announce_cost` for the query
+    ``quantity``, ``"epsilon"`` or ``"delta"``: refused up front over the limit, printed when it takes more than
+    seconds)."""
     from blanket.reports.commands._options import curves_mode
     from blanket.reports.composition import announce_cost
 
@@ -162,7 +163,7 @@ def _accountant(args, inp, T):
 
         set_quiet(True)
     acc.workers = getattr(inp, "workers", None)  # --workers: the curve sweeps' processes (None: every core)
-    args._estimate = announce_cost(acc)  # spread over those workers
+    args._estimate = announce_cost(acc, quantity=quantity)  # spread over those workers
     return acc
 
 
@@ -311,7 +312,7 @@ STOPPED = {
     "time budget": "stopped by the time budget (--time-budget; the next finer grid about {next:g} s); use a larger "
     "--time-budget to go on",
     "gap": "a finer grid would not close it (the discretisation's own width, the pair's PLD sandwich, is "
-    "{sandwich:.2f} %): the rest is the gap between the composed pairs and the concrete lower pairs",
+    "{sandwich:.2f} %): the rest is the gap between {between}",
     "passes": "stopped after {passes} finer grids",
     "memory": "stopped by the memory limit (a finer grid's PLDs would exceed it; --max-memory SIZE to go on)",
     "grid": "the grid was fixed",
@@ -327,13 +328,28 @@ def _bracket_note(e: Any) -> str:
         return ""
     from fractions import Fraction
 
+    from blanket.exact.accounting.accountant import ONE_ROUND_NAME
+
+    one = e.details.get("one_round") or {}
+    up_one, lo_one = one.get("upper_decided_by") == ONE_ROUND_NAME, one.get("lower_decided_by") == ONE_ROUND_NAME
+    rel = float(Fraction(b["rel_width"])) * 100
+    if up_one and lo_one:  # both ends are the round's own (no grid is involved): say so, not the composed pairs' gap
+        return (
+            f"\nBracket {float(e.rel_width) * 100:.2f} % wide, above rel_width {rel:g} %: both ends are the round's "
+            "own one-round bounds (below), which no grid changes."
+        )
+    between = (
+        ("the round's own one-round upper bound" if up_one else "the composed pairs")
+        + " and "
+        + ("the round's own lower end on a concrete dataset" if lo_one else "the concrete lower pairs")
+    )
     why = STOPPED.get(b.get("stopped_by") or "", "").format(
         budget=b.get("budget_seconds") or 0.0,
         next=b.get("next_seconds") or 0.0,
         passes=b.get("passes"),
         sandwich=float(e.sandwich_width) * 100,
+        between=between,
     )
-    rel = float(Fraction(b["rel_width"])) * 100
     return f"\nBracket {float(e.rel_width) * 100:.2f} % wide, above rel_width {rel:g} %" + (f": {why}." if why else ".")
 
 
@@ -375,7 +391,7 @@ def _lower_name(r: Any) -> str:
 
 
 def run_delta(args: argparse.Namespace, inp: Inputs, T: int) -> int:
-    acc = _accountant(args, inp, T)
+    acc = _accountant(args, inp, T, "delta")  # its estimate models the delta path (choose_grid, one get_delta)
     setattr(args, _plot.ACCOUNTANT, acc)  # --plot draws from this accountant (its distributions are cached)
     acc.choose_grid("1e-6")  # the grid (bracket, else sandwich, within 2 % around delta = 1e-6); no one-round search
     r = acc.get_delta(inp.epsilon)
