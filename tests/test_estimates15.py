@@ -45,10 +45,17 @@ def test_delta_estimate_counts_the_one_full_view_evaluation_the_delta_path_runs(
         acc.estimate(quantity="gamma")
 
 
-def test_delta_estimate_of_other_ledgers_is_the_epsilon_one():
-    for ev in (Shuffled({"type": "geometric", "m": 5, "epsilon0": "1"}, 60), ShuffledRR(k=3, epsilon0="1", n=50)):
-        acc = A.ShuffleAccountant().compose(ev)
-        assert acc.estimate(fresh=True, quantity="delta") == acc.estimate(fresh=True)
+def test_delta_estimate_of_other_ledgers():
+    """A closed-form record's δ path runs the ε searches (choose_grid) and one δ at doubling precision: the model adds
+    ONE_ROUND_DELTA_SHARE of the searches' work-dependent part; a ledger without a one-round route: the same."""
+    geo = A.ShuffleAccountant().compose(Shuffled({"type": "geometric", "m": 5, "epsilon0": "1"}, 60))
+    e, d = geo.estimate(fresh=True), geo.estimate(fresh=True, quantity="delta")
+    assert d.one_round == pytest.approx(
+        cost.ONE_ROUND_FIXED + (e.one_round - cost.ONE_ROUND_FIXED) * (1 + cost.ONE_ROUND_DELTA_SHARE), rel=1e-12
+    )
+    assert e.one_round > cost.ONE_ROUND_FIXED and (d.pld, d.curves) == (e.pld, e.curves)
+    rr = A.ShuffleAccountant().compose(ShuffledRR(k=3, epsilon0="1", n=50), count=2)
+    assert rr.estimate(fresh=True, quantity="delta") == rr.estimate(fresh=True)
 
 
 def test_cli_delta_announces_the_delta_model(capsys):
@@ -182,3 +189,17 @@ def test_geometric_estimate_counts_the_dataset_curve_lattice_sums(monkeypatch):
     without = acc.estimate(fresh=True, refine=False)
     assert with_term.pld - without.pld == pytest.approx(cost.geometric_curve_seconds(cells), rel=1e-9)
     assert GL.curve_lower_cells(ev.mechanism, G.FULL_VIEW_MAX_N + 1) is None
+
+
+def test_estimate_builds_no_geometric_lower_pair(monkeypatch):
+    """``estimate()`` decides whether a geometric round has a lower pair without building it (its lattice sums: 2 s at
+    n = 10⁴ inside the estimate before)."""
+    from blanket.exact.accounting import geometric_lower as GL
+
+    def refuse(*a, **k):
+        raise AssertionError("the estimate built the dataset-curve lower pair")
+
+    monkeypatch.setattr(GL, "curve_lower_pair", refuse)
+    monkeypatch.setattr(GL, "_curve_pair", refuse)
+    acc = A.ShuffleAccountant().compose(Shuffled({"type": "geometric", "m": 20, "epsilon0": "1"}, 10_000))
+    assert acc.estimate(fresh=True).one_round > 0 and acc._record_rounds()[0][2]

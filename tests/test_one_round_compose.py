@@ -128,6 +128,7 @@ def test_geometric_composition_composes_its_threshold_count(monkeypatch):
     assert Fraction(str(br.lower)) < e.lower < e.upper
     assert not e.details["lower_pair"].startswith("one round alone")
     monkeypatch.setattr(Shuffled, "lower_pair", lambda self, direction="forward": None)
+    monkeypatch.setattr(Shuffled, "has_lower_pair", lambda self: False)  # (decided without building the pair)
     acc = ShuffleAccountant().compose(Shuffled(spec, 200), count=2)
     monkeypatch.setattr(acc, "_summed_pairs", lambda: None)
     e2 = acc.get_epsilon("1e-6")

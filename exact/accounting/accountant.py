@@ -648,6 +648,14 @@ class Shuffled:
             return _matrix_lower.shift_pair(_matrix_lower.composition_choice(m), self.n, direction)
         return None
 
+    def has_lower_pair(self) -> bool:
+        """Whether :meth:`lower_pair` gives a pair, decided without building a geometric round's (its dataset curve's
+        lattice sums take seconds; :meth:`ShuffleAccountant.estimate` asks): a geometric round has one from 2 users on
+        (its dataset curve or its threshold count).  O(1) for geometric, else :meth:`lower_pair`'s cost."""
+        if isinstance(self.mechanism, oracles.Geometric):
+            return self.n >= 2
+        return self.lower_pair() is not None
+
     def third_lower_pair(self) -> _pld.ShiftPair | None:
         """The frequency oracles' composable third-value lower pair
         (:func:`blanket.exact.accounting.oracle_lower.third_value_lower_pair`, the zero-hit or the hits statistic;
@@ -1239,7 +1247,8 @@ class ShuffleAccountant:
         (the lower searches of record rounds without a lower pair take about 0.1 s; ``curves=False`` runs none).
         A sampled unary-encoding round's full view: its ε search (:data:`~blanket.exact.accounting.composition_cost.
         SAMPLED_FULL_EVALS` evaluations) for ``quantity="epsilon"``, one evaluation for ``"delta"`` (:meth:`choose_grid`
-        leaves the search out, ``get_delta`` evaluates the view once at its ε).  O(1)."""
+        leaves the search out, ``get_delta`` evaluates the view once at its ε); a closed-form record's δ path: its ε
+        searches (:meth:`choose_grid` runs them) and one δ (``one_round_seconds(quantity="delta")``).  O(1)."""
         if self.curves is False:
             return 0.0
         recs = self._record_rounds()
@@ -1264,7 +1273,7 @@ class ShuffleAccountant:
             and n <= _geo_full.FULL_VIEW_MAX_N
             else None
         )
-        return _cost.one_round_seconds(work, route, full)
+        return _cost.one_round_seconds(work, route, full, quantity)
 
     def _summed_counts(self, fraction: Any = 1) -> tuple[int, int, float]:
         """``(N, T, e^{ε0})`` of binary RR's summed lower pair over this ledger's binary RR rounds (a sampled round's
@@ -2004,10 +2013,7 @@ class ShuffleAccountant:
         out: list = []
         for ev, _ in self._ledger:
             if type(ev) is Shuffled and isinstance(ev.mechanism, _one.ONE_ROUND_RECORDS):
-                # a geometric round has one from 2 users on (Shuffled.lower_pair: its dataset curve or threshold
-                # count), decided without building it (the dataset curve's lattice sums: seconds; estimate() asks)
-                has = ev.n >= 2 if isinstance(ev.mechanism, oracles.Geometric) else ev.lower_pair() is not None
-                item = (ev.mechanism, ev.n, has)
+                item = (ev.mechanism, ev.n, ev.has_lower_pair())
                 if item not in out:
                     out.append(item)
         return out

@@ -362,26 +362,40 @@ ONE_ROUND_ROUTE_EVALUATIONS = 13
 FULL_VIEW_SECONDS_PER_SQRT_N = 0.07
 
 
+#: a δ query's one-round route (``certified.one_round_delta``, at doubling precision) beside the ε searches that
+#: choose its grid: this share of the searches' work-dependent part.  Measured (session 15, CPU, load 6-7): one δ
+#: against the ε searches, OUE k = 128, ε0 = 2, n = 10³ 5.7 / 12.2 s; SUE k = 16 11.9 / 21.1 s; geometric m = 20,
+#: ε0 = 1, n = 10⁴ 1.5 / 8.8 s
+ONE_ROUND_DELTA_SHARE = 0.5
+
+
 def one_round_seconds(
-    exact_work: int | None, route_seconds: float | None = None, full_view_n: int | None = None
+    exact_work: int | None,
+    route_seconds: float | None = None,
+    full_view_n: int | None = None,
+    quantity: str = "epsilon",
 ) -> float:
     """Estimated one-core seconds of a single round's own certified searches: :data:`ONE_ROUND_FIXED`, plus
     :data:`SECONDS_PER_EXACT_WORK` times ``exact_work`` (the exact five-atom view's cost measure where it is a route,
     else ``None``), plus :data:`ONE_ROUND_ROUTE_EVALUATIONS` times ``route_seconds`` (one evaluation of a geometric
     record's dominating-law route, else ``None``), plus :data:`FULL_VIEW_SECONDS_PER_SQRT_N` times ``√full_view_n``
-    (a geometric record's full view over ``full_view_n`` users, else ``None``).  O(1).
+    (a geometric record's full view over ``full_view_n`` users, else ``None``).  ``quantity="delta"``: ``blanket
+    delta``'s path, those searches (its grid is chosen as for ε) and its one δ evaluation,
+    :data:`ONE_ROUND_DELTA_SHARE` of their work-dependent part.  O(1).
 
     >>> one_round_seconds(None) < 2 < 20 < one_round_seconds(143_000) < 40
     True
     >>> 12 < one_round_seconds(None, 1.0) < 16
     True
+    >>> one_round_seconds(143_000) < one_round_seconds(143_000, quantity="delta") < 1.6 * one_round_seconds(143_000)
+    True
     """
-    return (
-        ONE_ROUND_FIXED
-        + (SECONDS_PER_EXACT_WORK * exact_work if exact_work else 0.0)
+    work = (
+        (SECONDS_PER_EXACT_WORK * exact_work if exact_work else 0.0)
         + (ONE_ROUND_ROUTE_EVALUATIONS * route_seconds if route_seconds else 0.0)
         + (FULL_VIEW_SECONDS_PER_SQRT_N * full_view_n**0.5 if full_view_n else 0.0)
     )
+    return ONE_ROUND_FIXED + work * (1 + (ONE_ROUND_DELTA_SHARE if quantity == "delta" else 0.0))
 
 
 #: the sampled full view's search (the accountant's ``_sampled_full_one_round``: one evaluation at the composed lower
