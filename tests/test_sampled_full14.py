@@ -140,7 +140,8 @@ def test_q_one_work_guard_and_other_records():
     big = OUE(128, epsilon0=2)
     assert T.sampled_full_work(big, 1000, fmpq(1, 10)) <= T.SAMPLED_MAX_WORK  # the measured case is offered
     assert T.sampled_full_work(big, 1000, fmpq(1, 2)) > T.SAMPLED_MAX_WORK  # refused, without computing
-    assert T.sampled_full_lower(big, 1000, fmpq(1, 2), epsilon=fmpq(1, 10)) is None
+    # (then handed to the binned route, Lemma T4, tests/test_sampled_binned15.py; with an explicit max_work, refused)
+    assert T.sampled_full_lower(big, 1000, fmpq(1, 2), max_work=T.SAMPLED_MAX_WORK, epsilon=fmpq(1, 10)) is None
     assert T.sampled_full_lower(UnaryEncoding(k=2, p=fmpq(1, 2), q=fmpq(1, 4), kind="oue"), 4, fmpq(1, 2)) is None
     assert T.sampled_full_lower(rec, 4, fmpq(1, 2), exp_epsilon=fmpq(30)) == 0  # ε ≥ ε0
 
@@ -212,9 +213,15 @@ def test_estimate_counts_the_search_where_it_runs():
     from blanket.exact.accounting import composition_cost as cost
 
     big = OUE(128, epsilon0=2)
-    for q, offered in ((Fraction(1, 10), True), (Fraction(1, 2), False)):
+    for q, route in ((Fraction(1, 10), "sorted"), (Fraction(1, 2), "binned"), (Fraction(1, 2), None)):
         acc = A.ShuffleAccountant()
-        acc.compose(Sampled(Shuffled(big, 1000), q))
+        acc.compose(Sampled(Shuffled(big, 1000 if route else 10**6), q))
         est = acc.estimate()
-        want = cost.sampled_full_seconds(T.sampled_full_work(big, 1000, fmpq(q.numerator, q.denominator)))
-        assert est.one_round == (want if offered else 0.0)
+        fq = fmpq(q.numerator, q.denominator)
+        if route == "sorted":
+            want = cost.sampled_full_seconds(T.sampled_full_work(big, 1000, fq))
+        elif route == "binned":  # above the sorted route's guard (session 15, Lemma T4)
+            want = cost.sampled_binned_seconds(T.sampled_binned_work(big, 1000, fq))
+        else:  # n = 10^6: above both guards, not run
+            want = 0.0
+        assert est.one_round == want

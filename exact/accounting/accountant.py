@@ -1253,9 +1253,13 @@ class ShuffleAccountant:
             return 0.0
         recs = self._record_rounds()
         if len(self._ledger) == 1 and self.rounds == 1 and not recs:
-            work = self._sampled_full_work()
+            got = self._sampled_full_work()
+            if got is None:
+                return 0.0
             evals = 1 if quantity == "delta" else _cost.SAMPLED_FULL_EVALS
-            return 0.0 if work is None else _cost.sampled_full_seconds(work, evals)
+            if got[0] == "sorted":
+                return _cost.sampled_full_seconds(got[1], evals)
+            return _cost.sampled_binned_seconds(got[1], evals)
         if not (len(self._ledger) == 1 and self.rounds == 1 and len(recs) == 1):
             return 0.0
         mech, n, _ = recs[0]
@@ -2083,10 +2087,13 @@ class ShuffleAccountant:
         self._cache[key] = out
         return out
 
-    def _sampled_full_work(self) -> int | None:
-        """:func:`blanket.exact.shuffled.oracle_third.sampled_full_work` of the ledger's single round when it is one
-        sampled (``q < 1``) round of unary encoding (``k ≥ 3``, ``n ≥ 2``) within
-        :data:`~blanket.exact.shuffled.oracle_third.SAMPLED_MAX_WORK`, else ``None``.  O(1) ball operations."""
+    def _sampled_full_work(self) -> tuple[str, int] | None:
+        """``("sorted", work)`` (:func:`blanket.exact.shuffled.oracle_third.sampled_full_work` within
+        :data:`~blanket.exact.shuffled.oracle_third.SAMPLED_MAX_WORK`) or ``("binned", work)``
+        (:func:`~blanket.exact.shuffled.oracle_third.sampled_binned_work` within
+        :data:`~blanket.exact.shuffled.oracle_third.SAMPLED_BINNED_MAX_WORK`) for the ledger's single round when it
+        is one sampled (``q < 1``) round of unary encoding (``k ≥ 3``, ``n ≥ 2``): the route
+        :func:`~blanket.exact.shuffled.oracle_third.sampled_full_lower` takes; else ``None``.  O(1) ball operations."""
         if not (len(self._ledger) == 1 and self.rounds == 1):
             return None
         ev = self._ledger[0][0]
@@ -2096,8 +2103,12 @@ class ShuffleAccountant:
         mech = inner.mechanism
         if not isinstance(mech, oracles.UnaryEncoding) or mech.k < 3:
             return None
-        work = _third.sampled_full_work(mech, inner.n, fmpq(q.numerator, q.denominator))
-        return work if work <= _third.SAMPLED_MAX_WORK else None
+        fq = fmpq(q.numerator, q.denominator)
+        work = _third.sampled_full_work(mech, inner.n, fq)
+        if work <= _third.SAMPLED_MAX_WORK:
+            return "sorted", work
+        work = _third.sampled_binned_work(mech, inner.n, fq)
+        return ("binned", work) if work <= _third.SAMPLED_BINNED_MAX_WORK else None
 
     def _sampled_full_one_round(self, quantity: str, at: fmpq, hint: fmpq | None) -> dict | None:
         """A ledger of one sampled round (``q < 1``) of unary encoding (OUE, SUE): the full view of the third-value
@@ -2106,7 +2117,8 @@ class ShuffleAccountant:
         ``upper`` ``None``; ``None`` when it does not apply, is refused by its work guard, or (for "epsilon") does not
         fail the target at ``hint`` (then it cannot raise the lower end there).  "delta": its value at ``ε = at``;
         "epsilon": the crossing above ``hint`` (:func:`blanket.exact.numbers.guided.crossing_from_failing`, searched
-        to :attr:`one_round_rel_tol`).  Cost: 1 to about 6 evaluations (about a second each at n = 10³, q = 1/10)."""
+        to :attr:`one_round_rel_tol`).  Cost: 1 to about 6 evaluations (about a second each at n = 10³, q = 1/10;
+        the binned route above the sorted one's guard, a few seconds each at n = 10⁴)."""
         from blanket.exact.numbers.guided import crossing_from_failing
 
         if self._sampled_full_work() is None:

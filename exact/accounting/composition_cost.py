@@ -419,6 +419,23 @@ def sampled_full_seconds(work: int, evaluations: int = SAMPLED_FULL_EVALS) -> fl
     return evaluations * SECONDS_PER_SAMPLED_WORK * work
 
 
+#: the binned route's evaluations (``oracle_third.sampled_binned_lower``, above the sorted route's guard), per unit of
+#: ``oracle_third.sampled_binned_work``.  Measured (session 15, CPU of one δ, load 7–9): OUE k = 128, ε0 = 2,
+#: n = 10⁴, q = 1/2 (work 6·10⁸) 3.7–4 s; n = 10³, q = 1/2 (1.4·10⁸) 1.5–3.6 s
+SECONDS_PER_BINNED_WORK = 1e-8
+
+
+def sampled_binned_seconds(work: int, evaluations: int = SAMPLED_FULL_EVALS) -> float:
+    """Estimated one-core seconds of ``evaluations`` evaluations of the sampled full view on the binned route
+    (:func:`blanket.exact.shuffled.oracle_third.sampled_binned_work`): its ε search by default
+    (:data:`SAMPLED_FULL_EVALS`), one for a δ query.  O(1).
+
+    >>> 10 < sampled_binned_seconds(600_000_000) < 60
+    True
+    """
+    return evaluations * SECONDS_PER_BINNED_WORK * work
+
+
 def summed_seconds(others: int, rounds: int, exp_epsilon0: float) -> float:
     """Estimated one-core seconds of binary RR's summed lower pair, both orders (:mod:`blanket.exact.accounting.
     summed_lower`): ``N = others`` other slots, ``T = rounds``.  O(1).

@@ -59,8 +59,11 @@ if TYPE_CHECKING:
 __all__ = [
     "EXACT_N",
     "MAX_WORK",
+    "SAMPLED_BINNED_MAX_WORK",
     "SAMPLED_MAX_WORK",
     "WINDOW_TOL",
+    "sampled_binned_lower",
+    "sampled_binned_work",
     "sampled_full_delta",
     "sampled_full_work",
     "third_full_delta",
@@ -415,7 +418,13 @@ def _exact_small_sampled(n: int, p: fmpq, q: fmpq, s: fmpq, e: fmpq, c: fmpq) ->
 
 
 def _sampled_start(
-    mech: UnaryEncoding, n: IntegerInput, qq: fmpq, max_work: int | None, opts: DeltaOptions, name: str
+    mech: UnaryEncoding,
+    n: IntegerInput,
+    qq: fmpq,
+    max_work: int | None,
+    opts: DeltaOptions,
+    name: str,
+    check_work: bool = True,
 ) -> tuple:
     """The common start of :func:`sampled_full_delta` and :func:`sampled_full_lower` (``q < 1``): ``(answer, None)``
     when the answer is known without the float route (``0`` beyond the mechanism's range, ``None`` above the work
@@ -426,7 +435,7 @@ def _sampled_start(
         return fmpq(0), None
     nn, ee = got[0], got[1]
     cap = max_work if max_work is not None else SAMPLED_MAX_WORK
-    if cap < sampled_full_work(mech, nn, qq):
+    if check_work and cap < sampled_full_work(mech, nn, qq):
         return None, None
     c_ball = arith.ball(ee)
     if not (c_ball >= 1):
@@ -580,8 +589,9 @@ def sampled_full_lower(
 ) -> fmpq | None:
     """A certified **lower** bound on :func:`sampled_full_delta` (the full view of one round sampled with
     participation ``q`` on ``x z^{n−1}`` vs ``x' z^{n−1}``, unary encoding), so on the sampled round's δ(ε): an exact
-    rational, or ``None`` as :func:`sampled_full_delta` (not unary encoding, ``k < 3``, the work above ``max_work``,
-    default :data:`SAMPLED_MAX_WORK`; a ball too wide for the kernel's margins).  Exact for exact inputs and
+    rational, or ``None`` as :func:`sampled_full_delta` (not unary encoding, ``k < 3``, the work above ``max_work``;
+    a ball too wide for the kernel's margins).  Without ``max_work``, a round above :data:`SAMPLED_MAX_WORK` is
+    handed to the binned route :func:`sampled_binned_lower` (Lemma T4; ``None`` above its own guard).  Exact for exact inputs and
     ``n ≤ min(EXACT_N, exact_max_n)``; ``q = 1``: the lower end of :func:`third_full_delta`.
 
     The sum over ``M`` and ``C`` of docs/reference/oracles.md §2 ("Sampled rounds: the full view") in floats with
@@ -597,6 +607,8 @@ def sampled_full_lower(
     if qq == 1:
         v = third_full_delta(mech, n, max_work=max_work, **opts)
         return v if v is None or isinstance(v, fmpq) else max(fmpq(0), _exact_lo_q(v))
+    if max_work is None and SAMPLED_MAX_WORK < sampled_full_work(mech, n, qq):
+        return sampled_binned_lower(mech, n, qq, **opts)  # above the sorted route's guard: the binned one (Lemma T4)
     done, start = _sampled_start(mech, n, qq, max_work, opts, "sampled_full_lower")
     if start is None:
         return done
@@ -643,3 +655,222 @@ def sampled_full_lower(
 def _exact_lo_q(x: arb) -> fmpq:
     lo = arith.endpoints(x)[0]
     return fmpq(lo.numerator, lo.denominator)
+
+
+# ---------------------------------------------------------------- sampled rounds, binned (docs/numerics.md Lemma T4)
+#: :func:`sampled_binned_lower` returns None when :func:`sampled_binned_work` exceeds this (OUE/SUE k = 128, ε0 = 2:
+#: n = 10³, q = 1/2 about 1.3·10⁸; n = 10⁴, q = 1/2 about 5·10⁸)
+SAMPLED_BINNED_MAX_WORK = 2 * 10**9
+#: number of bins of the sampled binned route (the bin width h, a power of two, is about span/BINS)
+SAMPLED_BINS = 2**17
+_BIN_FLUSH = 2.0**-400  # bin masses below this are set to 0 (a lower bound may drop non-negative terms)
+_LAW_FLUSH = 2.0**-600  # entries of the two-dimensional law below this are set to 0 (likewise)
+_BIN_SLACK = 2  # bins read this many widths below their float index (Lemma T4: one for the rounding, one for the bin)
+
+
+def _binned_ranges(n: int, s: fmpq, p, qr) -> tuple:
+    """``(C window bounds, q', (u_lo, u_hi), (a_lo, a_hi))`` of Lemma T4: ``C ~ Bin(n, s·p)`` (the reports' z-bits),
+    ``q' = s(1 − p)/(1 − s p)`` (a user without a z-bit report reports), the index ranges of ``U`` (marginally
+    ``Bin(n − m, q'·q_R)``) and of ``A ~ Bin(m, q_R)`` over the window of ``m``.  O(1) ball operations."""
+    sb, pb, qb = arith.ball(s), arith.ball(p), arith.ball(qr)
+    cw = laws.window_bounds(n, sb * pb, BINNED_TOL)
+    qprime = sb * (1 - pb) / (1 - sb * pb)
+    m_lo, m_hi = cw[0], cw[1]
+    if s == 1:
+        lu = laws.window_bounds(n - m_hi, qb, BINNED_TOL)[0] if n > m_hi else 0
+        hu = laws.window_bounds(n - m_lo, qb, BINNED_TOL)[1] if n > m_lo else 0
+    else:
+        lu = laws.window_bounds(n - m_hi, qprime * qb, BINNED_TOL)[0] if n > m_hi else 0
+        hu = laws.window_bounds(n - m_lo, qprime * qb, BINNED_TOL)[1] if n > m_lo else 0
+    la = laws.window_bounds(m_lo, qb, BINNED_TOL)[0] if m_lo > 0 else 0
+    ha = laws.window_bounds(m_hi, qb, BINNED_TOL)[1] if m_hi > 0 else 0
+    return cw, qprime, (lu, hu), (la, ha)
+
+
+def sampled_binned_work(mech: UnaryEncoding, n: IntegerInput, q: NumberInput) -> int:
+    """The cost measure of :func:`sampled_binned_lower`: the window width of ``C`` times the floats handled per ``C``
+    (the two-dimensional laws of ``(U, U')`` and ``(A, A')`` and four passes over the bins).  O(1) ball
+    operations."""
+    nn = arith.integer_in(n, "n", lo=1)
+    qq = _participation(q)
+    cw, _, (lu, hu), (la, ha) = _binned_ranges(nn, qq, mech.p, mech.q)
+    return (cw[1] - cw[0] + 1) * ((hu - lu + 1) ** 2 + (ha - la + 1) ** 2 + 4 * SAMPLED_BINS)
+
+
+def _bin_index(s_hat: np.ndarray, h: float) -> tuple:
+    """``(k, x0)``: bins ``k = ⌊fl(ŝ − x0)/h⌋`` with ``x0 = min ŝ``, so ``ŝ ≥ x0 + (k − 1)h`` (Lemma T4).  O(N)."""
+    x0 = float(s_hat.min())
+    return np.floor((s_hat - x0) / h).astype(np.int64), x0
+
+
+def _binned_lower_core(n: int, s: fmpq, p, qr, e_ball: arb, c_ball: arb, bins: int = SAMPLED_BINS) -> arb:
+    """A certified lower bound (exact ball) on ``δ_s(ε)``, the full view of ``x z^{n−1}`` vs ``x' z^{n−1}`` for unary
+    encoding in a round with participation ``s`` (``s = 1``: the unsampled round), by Lemma T4 of docs/numerics.md:
+    ``D = X − cX' = (1 − c)(n − γC) + β(U − cU') + γ(A − cA')``; given ``C = m`` the pair ``(U, U')`` (a two-dimensional
+    law, stepped from ``m`` to ``m − 1`` by one user) is independent of ``(A, A')``; each is binned on one grid of width
+    ``h`` by a certified lower value, and ``E[D_+ | m]`` is bounded below by sums over the bins (suffix sums, two dot
+    products).  ``O(W_C·(W_U² + W_A² + bins))`` float operations and ``O(W_C)`` ball operations."""
+    u = arb(fmpq(1, 2**53))
+    fb = laws.float_ball
+    (m_lo, m_hi, _), qprime, (u_lo, u_hi), (a_lo, a_hi) = _binned_ranges(n, s, p, qr)
+    p_ball, q_ball = arith.ball(p), arith.ball(qr)
+    wc = laws.float_window(n, arith.ball(s) * p_ball, BINNED_TOL)
+    beta_ball, gam_ball = e_ball - 1, 1 - 1 / e_ball
+    beta, e_be = laws.float_param(beta_ball)
+    gam, e_ga = laws.float_param(gam_ball)
+    c_hat, e_c = laws.float_param(c_ball)
+    c_hi = _exact_hi(c_ball)
+    # the certified lower values of the bins: |ŝ − s| ≤ β(u + c u')·R_s (three roundings, parameters of rel. e)
+    R_s = (1 + arb(max(e_be, e_ga))) * (1 + arb(e_c)) * (1 + u) ** 3 - 1
+    ui = np.arange(u_lo, u_hi + 1, dtype=np.float64)
+    ai = np.arange(a_lo, a_hi + 1, dtype=np.float64)
+    s1 = (beta * (ui[:, None] - c_hat * ui[None, :])).ravel()  # β(U − cU') over the (U, U') grid
+    s2 = (gam * (ai[:, None] - c_hat * ai[None, :])).ravel()  # γ(A − cA') over the (A, A') grid
+    span = max(float(s1.max() - s1.min()), float(s2.max() - s2.min()), 2.0**-40)
+    h = 2.0 ** math.floor(math.log2(span / bins))
+    if not (h >= 2.0**-100 and span * 2.0**-52 <= h):
+        raise laws.FloatRouteUnavailable("sampled binned route: bin width out of range")
+    k1, x1 = _bin_index(s1, h)
+    k2, x2 = _bin_index(s2, h)
+    k2 = k2.reshape(len(ai), len(ai))
+    h_q = fmpq(*h.as_integer_ratio())
+    B1, B2 = int(k1.max()) + 1, int(k2.max()) + 1
+    E = (beta_ball * u_hi + gam_ball * a_hi) * (1 + c_hi) * R_s  # ≥ |ŝ1 − s1| + |ŝ2 − s2| at every grid point
+    base = fb(x1) + fb(x2) - _BIN_SLACK * arb(h) - E  # ℓ1(k) + ℓ2(j) = base + (k + j)h ≤ β(u − cu') + γ(a − ca')
+
+    # the two-dimensional law of (U, U') at N = n − m_hi users without a z-bit report: a mixture over the number
+    # M0 ~ Bin(N, q') of them that report, of Bin(M0, q_R)⊗Bin(M0, q_R) (q' = 1: one product)
+    W = u_hi - u_lo + 1
+    flush = 2.0**-300  # window values below this are dropped (every product of three stays normal)
+
+    def placed(N: int, lo: int, hi: int, pr) -> tuple:
+        """The float window of Bin(N, pr) on the indices lo..hi (0 outside its window, values < 2⁻³⁰⁰ dropped)."""
+        vals, off, rel, _ = _window(N, pr, BINNED_TOL)
+        out = np.zeros(hi - lo + 1)
+        a, b = max(off, lo), min(off + len(vals) - 1, hi)
+        if a <= b:
+            out[a - lo : b - lo + 1] = vals[a - off : b - off + 1]
+        out[out < flush] = 0.0
+        return out, rel
+
+    N0 = n - m_hi
+    if s == 1:  # every user without a z-bit reports: U, U' independent Bin(N0, q_R)
+        v, r_v = placed(N0, u_lo, u_hi, q_ball)
+        L = np.outer(v, v)
+        r_L = (1 + arb(r_v)) ** 2 * (1 + u) - 1
+    elif N0 == 0:
+        L = np.zeros((W, W))
+        L[0, 0] = 1.0 if u_lo == 0 else 0.0
+        r_L = arb(0)
+    else:
+        fw = laws.float_window(N0, qprime, BINNED_TOL)
+        rows, r_u = [], 0.0
+        for M0 in range(fw.offset, fw.hi + 1):
+            vrow, rr = placed(M0, u_lo, u_hi, q_ball)
+            rows.append(vrow)
+            r_u = max(r_u, rr)
+        wts = fw.values.copy()
+        wts[wts < flush] = 0.0
+        V = np.array(rows)
+        L = (V * wts[:, None]).T @ V  # non-negative sums: ≤ (1 + u)^(W_M0 + 1) times the exact products
+        r_L = (1 + arb(fw.rel)) * (1 + arb(r_u)) ** 2 * (1 + u) ** (len(rows) + 1) - 1
+    L[L < _LAW_FLUSH] = 0.0
+    # one more user without a z-bit report: (U, U') += (0,0), (1,0), (0,1), (1,1) w.p. ρ0, ρ1, ρ1, ρ2
+    r1_ball = qprime * q_ball * (1 - q_ball)
+    r2_ball = qprime * q_ball * q_ball
+    rho0, e0 = laws.float_param(1 - 2 * r1_ball - r2_ball)
+    rho1, e1 = laws.float_param(r1_ball)
+    rho2, e2 = laws.float_param(r2_ball)
+    if not min(rho0, rho1, rho2) >= 2.0**-100:
+        raise laws.FloatRouteUnavailable("sampled binned route: a step probability below 2^-100")
+    step = (1 + arb(max(e0, e1, e2))) * (1 + u) ** 4  # each step: ≤ this factor times the exact step
+
+    gam_w = [(m, wc.values[m - wc.offset]) for m in range(m_lo, m_hi + 1)]
+    out_w, out_v = [], []
+    r_a = 0.0
+    for idx_m, (m, wgt) in enumerate(sorted(gam_w, reverse=True)):
+        if idx_m > 0:  # N = n − m grew by one: one step of the stencil
+            Ln = rho0 * L
+            Ln[1:, :] += rho1 * L[:-1, :]
+            Ln[:, 1:] += rho1 * L[:, :-1]
+            Ln[1:, 1:] += rho2 * L[:-1, :-1]
+            Ln[Ln < _LAW_FLUSH] = 0.0
+            L = Ln
+            r_L = (1 + r_L) * step - 1
+        vals, off, r_av, _ = _window(m, q_ball, BINNED_TOL)  # A ~ Bin(m, q_R) on its own window (inside a_lo..a_hi)
+        i0, i1 = max(off, a_lo), min(off + len(vals) - 1, a_hi)  # (the window lies inside; clipped to be sure)
+        va = vals[i0 - off : i1 - off + 1]
+        va = np.where(va >= flush, va, 0.0)
+        r_a = max(r_a, r_av)
+        sub = k2[i0 - a_lo : i1 - a_lo + 1, i0 - a_lo : i1 - a_lo + 1]
+        P2 = np.bincount(sub.ravel(), weights=np.outer(va, va).ravel(), minlength=B2)
+        # D ≥ (1 − c_hi)(n − γm) + base + (k + j)h =: A + (k + j)h; the terms with A_lo + (k + j)h > 0 are kept
+        A_lo = arith.float_below((1 - c_hi) * (n - gam_ball * m) + base)
+        K0 = int(math.floor(-fmpq(*A_lo.as_integer_ratio()) / h_q)) + 1
+        eps = arith.float_below(arb(fmpq(*A_lo.as_integer_ratio()) + K0 * h_q))  # A_lo + K0·h in (0, h]
+        eps = eps if eps >= 2.0**-100 else 0.0
+        j_lo = max(0, K0 - B1 + 1)  # s = K0 − j < B1: a bin of U's part at or above s exists
+        if j_lo >= B2:
+            continue
+        lo_s = max(0, K0 - B2 + 1)  # every s used is ≥ lo_s (or negative, and then lo_s = 0)
+        P1 = np.bincount(k1, weights=L.ravel(), minlength=B1)[lo_s:]
+        P1[P1 < _BIN_FLUSH] = 0.0
+        P2 = P2[j_lo:]
+        P2[P2 < _BIN_FLUSH] = 0.0
+        G0 = np.zeros(len(P1) + 2)  # G0[t − lo_s] = Σ_{k ≥ t} P1(k)
+        G0[: len(P1)] = np.cumsum(P1[::-1])[::-1]
+        GG = np.zeros(len(P1) + 2)  # GG[t − lo_s] = Σ_{t' ≥ t} G0(t')
+        GG[: len(P1) + 1] = np.cumsum(G0[: len(P1) + 1][::-1])[::-1]
+        # j ≤ K0 (s = K0 − j ≥ 0): T = GG[s − lo_s + 1], M = G0[s − lo_s], s falling by one as j rises (reversed slices;
+        # products summed by numpy, not BLAS's dot: its threads spin on a loaded machine, 20 ms a call here)
+        j_mid = min(B2, K0 + 1)
+        sa, sb = K0 - (j_mid - 1) - lo_s, K0 - j_lo - lo_s  # the s − lo_s of the last and of the first j
+        st = P2[: j_mid - j_lo]
+        val_t = float((st * GG[sa + 1 : sb + 2][::-1]).sum()) if j_mid > j_lo else 0.0
+        val_m = float((st * G0[sa : sb + 1][::-1]).sum()) if j_mid > j_lo else 0.0
+        if j_mid < B2:  # j > K0 (s < 0, lo_s = 0): T = GG(1) + (−s)·G0(0), M = G0(0)
+            sn = P2[j_mid - j_lo :]
+            tn = GG[1] + np.arange(j_mid - K0, B2 - K0, dtype=np.float64) * G0[0]
+            val_t += float((sn * tn).sum())
+            val_m += float(np.sum(sn)) * G0[0]
+        val = h * val_t + eps * val_m
+        out_w.append(wgt)
+        out_v.append(val)
+    wts_c = np.array(out_w)
+    vals_c = np.array(out_v)
+    keep = (wts_c >= _P_MIN) & (vals_c >= _FLUSH)
+    if not keep.any():
+        return arb(0)
+    tot = float((wts_c[keep] * vals_c[keep]).sum())
+    ops = W * W + len(ai) ** 2 + 2 * B1 + B2 + (m_hi - m_lo + 1) + 16
+    phi = (1 + r_L) * (1 + arb(r_a)) ** 2 * (1 + arb(wc.rel)) * (1 + arb(laws.gamma(ops)))
+    return _exact_lo(fb(tot) / phi / n)
+
+
+def sampled_binned_lower(
+    mech: FourValue, n: IntegerInput, q: NumberInput, *, max_work: int | None = None, **opts: Unpack[DeltaOptions]
+) -> fmpq | None:
+    """A certified **lower** bound on :func:`sampled_full_delta` by binning (docs/numerics.md Lemma T4): the full view
+    of one round sampled with participation ``q`` on ``x z^{n−1}`` vs ``x' z^{n−1}`` (unary encoding), for the rounds
+    above :func:`sampled_full_lower`'s work guard.  An exact rational, or ``None`` (not unary encoding, ``k < 3``,
+    :func:`sampled_binned_work` above ``max_work`` (default :data:`SAMPLED_BINNED_MAX_WORK`), a parameter outside the
+    float route's range).  Exact for exact inputs and ``n ≤ min(EXACT_N, exact_max_n)``.  Below the sorted route's
+    value by the bins' width, about ``4h`` in ``X − cX'`` (h ≈ span/:data:`SAMPLED_BINS`).  Cost:
+    :func:`sampled_binned_work` float operations (``W_C·(W_U² + W_A² + 4·bins)``), ``O(W_C)`` ball operations."""
+    if not isinstance(mech, UnaryEncoding) or mech.k < 3:
+        return None
+    qq = _participation(q)
+    if qq == 1:
+        return sampled_full_lower(mech, n, q, max_work=max_work, **opts)
+    cap = max_work if max_work is not None else SAMPLED_BINNED_MAX_WORK
+    if cap < sampled_binned_work(mech, n, qq):
+        return None
+    done, start = _sampled_start(mech, n, qq, None, opts, "sampled_binned_lower", check_work=False)
+    if start is None:
+        return done
+    nn, _, c_ball, e0 = start
+    try:
+        low = _binned_lower_core(nn, qq, mech.p, mech.q, arith.ball(e0), c_ball)
+    except (ArithmeticError, laws.FloatRouteUnavailable):
+        return None
+    return max(fmpq(0), _exact_lo_q(low))
