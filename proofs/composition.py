@@ -1593,21 +1593,45 @@ def sampled_full_instance(kind: str, n: int, q: Any, c: Any) -> bool:
     return ok
 
 
+def sampled_binned_instance(kind: str, n: int, q: Any, c: Any) -> bool:
+    """One instance of the binned sampled full view (docs/numerics.md Lemma T4,
+    :func:`blanket.exact.shuffled.oracle_third._binned_lower_core`) on the records of :func:`sampled_full_instance`:
+    True when its certified lower bound is at most the hockey-stick divergence of the sampled round enumerated by
+    participation and within 10⁻³ of it (relative; 2¹⁷ bins).  O(9^n) exact operations."""
+    from blanket.exact.mechanisms import oracles
+    from blanket.exact.numbers import arith as _arith
+    from blanket.exact.shuffled import oracle_third as _third  # proofs -> exact (the layer order)
+
+    R = sp.Rational
+    rec = oracles.OUE(3, exp_epsilon0=3) if kind == "oue" else oracles.SUE(3, exp_half_epsilon0=2)
+    m = [[q_int(v) for v in row] for row in rec.rows()]
+    lp = _participation_law(m, [0] + [2] * (n - 1), R(q))
+    lq = _participation_law(m, [1] + [2] * (n - 1), R(q))
+    h = sum((max(lp.get(k_, 0) - R(c) * lq.get(k_, 0), 0) for k_ in set(lp) | set(lq)), sp.Integer(0))
+    e_ball = _arith.ball(rec.exp_epsilon0())
+    low = _third._binned_lower_core(n, int_q(R(q)), rec.p, rec.q, e_ball, _arith.ball(int_q(R(c))))
+    lo = _arith.endpoints(low)[0]
+    got = R(lo.numerator, lo.denominator)
+    return bool(got <= h and got >= h * R(999, 1000))
+
+
 def _check_sampled_full(r) -> SymbolicCheck:
     """The sampled full view on exact instances (:func:`sampled_full_instance`): OUE and SUE, ``k = 3``, ``n = 3``,
-    ``q = 1/2`` and ``1/5``, ``e^ε = 1`` and ``3/2``.  An instance, not a proof: ``proved`` is ``None``, ``False``
-    when one differs (e.g. without the shift ``(e^ε − 1)(n − m)`` of the absent users, or with ``m/n`` replaced by
-    ``q``)."""
+    ``q = 1/2`` and ``1/5``, ``e^ε = 1`` and ``3/2``, and the binned route on the same instances
+    (:func:`sampled_binned_instance`).  An instance, not a proof: ``proved`` is ``None``, ``False`` when one differs
+    (e.g. without the shift ``(e^ε − 1)(n − m)`` of the absent users, or with ``m/n`` replaced by ``q``; the binned
+    route read at its bins' upper values)."""
     ok = True
     for kind in ("oue", "sue"):
         for q in (sp.Rational(1, 2), sp.Rational(1, 5)):
             for c in (sp.Integer(1), sp.Rational(3, 2)):
-                ok = ok and sampled_full_instance(kind, 3, q, c)
+                ok = ok and sampled_full_instance(kind, 3, q, c) and sampled_binned_instance(kind, 3, q, c)
     return SymbolicCheck(
         None if ok else False,
         "exact rationals (OUE e^eps0 = 3 and SUE e^(eps0/2) = 2, k = 3, n = 3, q = 1/2, 1/5, e^eps = 1, 3/2): the "
         "code's sampled full view equals the hockey-stick divergence of the sampled round enumerated by "
-        "participation, both directions",
+        "participation, both directions; the binned route (Lemma T4, docs/numerics.md) is at most it and within "
+        "10^-3 of it",
         "the identity P(Y | m)/G_m(Y) = X/n + (1 - m/n) (the target takes part w.p. m/n given m reports; the "
         "unsampled identity F_m/G_m = X/m at m reports), and the count of reports is the same under both datasets",
     )

@@ -115,3 +115,14 @@ def test_accountant_offers_the_binned_route_where_the_sorted_one_is_refused():
     acc = A.ShuffleAccountant()
     acc.compose(Sampled(Shuffled(big, 10**4), Fraction(1, 2)))
     assert acc._sampled_full_work()[0] == "binned"  # type: ignore[index]
+
+
+def test_registered_check_covers_the_binned_route(monkeypatch):
+    """'Sampled full view (unary encoding)' (proofs/composition.py) checks the binned route too: it holds, and fails
+    with the bins read at their upper values."""
+    from blanket.proofs import composition as comp
+
+    assert comp.sampled_binned_instance("oue", 3, Fraction(1, 2), Fraction(3, 2))
+    assert comp.SAMPLED_FULL.check_symbolic().proved is None
+    monkeypatch.setattr(T, "_BIN_SLACK", -2)
+    assert comp.SAMPLED_FULL.check_symbolic().proved is False
