@@ -126,3 +126,36 @@ def test_registered_check_covers_the_binned_route(monkeypatch):
     assert comp.SAMPLED_FULL.check_symbolic().proved is None
     monkeypatch.setattr(T, "_BIN_SLACK", -2)
     assert comp.SAMPLED_FULL.check_symbolic().proved is False
+
+
+# ---------------------------------------------------------------- the upper end: Lemma 5.3's exact five-atom value of R_q
+def test_exact_five_atom_source_of_a_sampled_unary_round():
+    """The sampled OUE/SUE round's curve takes Lemma 5.3's exact five-atom value of R_q as a source (within its work
+    guard; not for other records), and that value lies between the exhaustive worst case over every dataset (an
+    independent brute force, tests/test_probe12.py) and the fast view it replaces."""
+    import mpmath as mp
+    from blanket.exact.accounting import curve_pairs as CP
+    from blanket.exact.accounting.sampled import SampledFourValue
+    from blanket.exact.mechanisms.oracles import Hadamard
+    from blanket.exact.shuffled import oracles as fast_oracles
+
+    from tests.test_probe12 import _unary, worst_delta
+
+    big = OUE(128, epsilon0=2)
+    assert CP._sampled_exact_five(SampledFourValue(big, fmpq(1, 10)), 1000)
+    assert not CP._sampled_exact_five(SampledFourValue(big, fmpq(1, 10)), 10**4)  # work 5.5e5: left out
+    assert not CP._sampled_exact_five(SampledFourValue(Hadamard(16, epsilon0=2), fmpq(1, 10)), 1000)
+    assert not CP._sampled_exact_five(big, 1000)  # unsampled: its one-round routes have it already
+    names = [nm for nm, _ in CP.curve_sources(SampledFourValue(big, fmpq(1, 10)), n=1000)]
+    assert "blanket view, exact five-atom sum (Lemma 5.3)" in names
+    for rec, cases in zip(RECS, (((fmpq(1, 2), fmpq(3, 2)),), ((fmpq(1, 5), fmpq(2)),))):
+        p, q0 = (mp.mpf(int(v.p)) / int(v.q) for v in (rec.p, rec.q))
+        for qs, c in cases:  # n = 4: about 3 s of brute force each
+            sq = mp.mpf(int(qs.p)) / int(qs.q)
+            rows = [[sq * v for v in r] + [1 - sq] for r in _unary(3, p, q0)]
+            worst = worst_delta(rows, 4, ee=mp.mpf(int(c.p)) / int(c.q))
+            srec = SampledFourValue(rec, qs)
+            got = arith.endpoints(arith.ball(CP._exact_five(srec, 4, exp_epsilon=c)))
+            fast = arith.endpoints(arith.ball(fast_oracles.blanket_view_upper(srec, 4, exp_epsilon=c)))
+            assert mp.mpf(got[1].numerator) / got[1].denominator >= worst
+            assert got[1] <= fast[1]

@@ -49,6 +49,7 @@ import heapq
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from blanket.exact.accounting import curves as _curves
@@ -57,7 +58,7 @@ from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer, Randomizer, f
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.runtime.progress import Progress
-from blanket.exact.shuffled import geometric, matrix_view, sampled_binary
+from blanket.exact.shuffled import geometric, matrix_view, oracle_exact, sampled_binary
 from blanket.exact.shuffled import oracles as fast_oracles
 from blanket.exact.shuffled.generic_ldp import same_randomizer_delta
 from blanket.exact.shuffled.krr import GRID_MAX_N, delta_blanket_view
@@ -383,6 +384,8 @@ def curve_sources(
                 lambda n, **kw: fast_oracles.blanket_view_upper(mech, n, engine=_engine(n, mech), **kw),
             )
         )
+        if _sampled_exact_five(mech, n):
+            out.append(("blanket view, exact five-atom sum (Lemma 5.3)", lambda n, **kw: _exact_five(mech, n, **kw)))
     elif isinstance(mech, oracles.Geometric) and mech.m <= geometric.MAX_GEOMETRIC_M:
         out.append(("blanket view, dominating law", lambda n, **kw: geometric.geometric_upper(mech, n, **kw)))
     elif isinstance(mech, geometric.SampledGeometric):  # the sampled geometric R_q: the four-knot law (§5f)
@@ -398,6 +401,40 @@ def curve_sources(
         )
     out.append(clone)
     return out
+
+
+#: a sampled four-value round's curve takes the exact five-atom Lemma 5.3 value of ``R_q`` as a source up to this
+#: :func:`blanket.exact.shuffled.oracle_exact.exact_view_work` (docs/reference/oracles.md §2, "Sampled rounds: why the
+#: bracket was 1.10"): OUE k = 128, ε0 = 2, n = 10³, q = 1/10 (work 2.5·10⁴) 0.1 s per point, q = 1/2 (4.1·10⁴) 0.5 s;
+#: n = 10⁴, q = 1/10 (5.5·10⁵) 2.3 s for 4 % of δ there, left out
+SAMPLED_EXACT_FIVE_MAX_WORK = 3 * 10**5
+#: below this fast-view δ the exact five-atom source returns the fast value (its windowing error, an absolute
+#: 10⁻¹⁷-ish, is not negligible there, and it costs seconds for nothing; as ``certified.EXACT_VIEW_MIN_DELTA``)
+SAMPLED_EXACT_FIVE_MIN_DELTA = Fraction(1, 10**12)
+
+
+def _sampled_exact_five(mech: Any, n: int | None) -> bool:
+    """Whether the exact five-atom view is a curve source of ``mech``: a sampled unary-encoding record
+    (``SampledFourValue`` of OUE/SUE, duck-typed: a four-value record with a ``participation`` and such a ``base``;
+    not ``ldp``'s binary-RR ``R_q``, whose bound is Lemma G1's) of ``n`` users within
+    :data:`SAMPLED_EXACT_FIVE_MAX_WORK`.  O(1) ball operations."""
+    if n is None or n < 2 or getattr(mech, "participation", None) is None:
+        return False
+    if not isinstance(getattr(mech, "base", None), oracles.UnaryEncoding):
+        return False
+    return oracle_exact.exact_view_work(mech, n) <= SAMPLED_EXACT_FIVE_MAX_WORK
+
+
+def _exact_five(mech: Any, n: int, *, exp_epsilon: Any, tol: Any = None) -> Any:
+    """Lemma 5.3's exact five-atom value for the four-value record ``mech`` (:func:`blanket.exact.shuffled.
+    oracle_exact.blanket_view_exact`, a certified enclosure, the same bound the fast view brackets from above), or the
+    fast view's value where that is below :data:`SAMPLED_EXACT_FIVE_MIN_DELTA`.  ``W_C`` engine calls
+    (:func:`~blanket.exact.shuffled.oracle_exact.exact_view_calls`)."""
+    kw = {"exp_epsilon": exp_epsilon} if tol is None else {"exp_epsilon": exp_epsilon, "tol": tol}
+    fast = fast_oracles.blanket_view_upper(mech, n, engine=_engine(n, mech), **kw)
+    if arith.endpoints(arith.ball(fast))[1] < SAMPLED_EXACT_FIVE_MIN_DELTA:
+        return fast
+    return oracle_exact.blanket_view_exact(mech, n, exp_epsilon=exp_epsilon)
 
 
 def _sampled_binary_delta(mech: Any, n: int, *, exp_epsilon: Any, tol: Any = None) -> fmpq:
