@@ -36,7 +36,9 @@ end of Lemma T2 is used above :data:`BINNED_MIN_N`, 5–10 CPU s per δ at 10⁴
 **Sampled rounds** (:func:`sampled_full_lower`, :func:`sampled_full_delta`; docs/reference/oracles.md §2 "Sampled
 rounds: the full view").  With participation ``q`` the same dataset's δ is the sum over the number of reports
 ``M ~ Bin(n, q)`` of the per-``M`` quantity with every absent user adding 1 to ``X`` and ``X'``; the lower end sorts
-one lattice per ``C`` and carries a row of weights per ``M`` (docs/numerics.md Lemma T3).
+one lattice per ``C`` and carries a row of weights per ``M`` (docs/numerics.md Lemma T3); above its work guard the
+binned route :func:`sampled_binned_lower` (Lemma T4: regrouped by ``C`` alone, the law of ``(U, U')`` stepped by one
+user per ``C``, both parts binned on one grid).
 """
 
 from __future__ import annotations
@@ -659,7 +661,7 @@ def _exact_lo_q(x: arb) -> fmpq:
 
 # ---------------------------------------------------------------- sampled rounds, binned (docs/numerics.md Lemma T4)
 #: :func:`sampled_binned_lower` returns None when :func:`sampled_binned_work` exceeds this (OUE/SUE k = 128, ε0 = 2:
-#: n = 10³, q = 1/2 about 1.3·10⁸; n = 10⁴, q = 1/2 about 5·10⁸)
+#: n = 10³, q = 1/2 1.4·10⁸ / 1.7·10⁸, 1.5–4 CPU s per δ; n = 10⁴, q = 1/2 6.0·10⁸ / 9.9·10⁸, 4–12 s; load 7–9)
 SAMPLED_BINNED_MAX_WORK = 2 * 10**9
 #: number of bins of the sampled binned route (the bin width h, a power of two, is about span/BINS)
 SAMPLED_BINS = 2**17
