@@ -405,9 +405,10 @@ def curve_sources(
 
 #: a sampled four-value round's curve takes the exact five-atom Lemma 5.3 value of ``R_q`` as a source up to this
 #: :func:`blanket.exact.shuffled.oracle_exact.exact_view_work` (docs/reference/oracles.md §2, "Sampled rounds: why the
-#: bracket was 1.10"): OUE k = 128, ε0 = 2, n = 10³, q = 1/10 (work 2.5·10⁴) 0.1 s per point, q = 1/2 (4.1·10⁴) 0.5 s;
-#: n = 10⁴, q = 1/10 (5.5·10⁵) 2.3 s for 4 % of δ there, left out
-SAMPLED_EXACT_FIVE_MAX_WORK = 3 * 10**5
+#: bracket was 1.10"): OUE k = 128, ε0 = 2, n = 10³, q = 1/10 (work 2.5·10⁴) 0.1 s per point, q = 1/2 (4.1·10⁴) 0.5 s
+#: (ε0 = 1, q = 1/2: 9.6·10⁴); n = 10⁴, q = 1/10 (5.5·10⁵) 2.3 s for 4 % of δ there, and q ≤ 1/100 (1.4–2.5·10⁵,
+#: about a second per point, a curve has 40–60), left out
+SAMPLED_EXACT_FIVE_MAX_WORK = 10**5
 #: below this fast-view δ the exact five-atom source returns the fast value (its windowing error, an absolute
 #: 10⁻¹⁷-ish, is not negligible there, and it costs seconds for nothing; as ``certified.EXACT_VIEW_MIN_DELTA``)
 SAMPLED_EXACT_FIVE_MIN_DELTA = Fraction(1, 10**12)
