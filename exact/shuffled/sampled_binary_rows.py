@@ -60,6 +60,52 @@ PROMOTE = 8
 SELECT_FLOOR = 1e-12
 #: largest relative error per cell the route accepts
 MAX_THETA = 1e-8
+#: the per-C bin tables (four of ``n·(nb + 1)`` binary64) are kept within this many bytes: above ``n ≈ 16 000``
+#: fewer bins (:func:`bins_for`, at least :data:`NB_MIN`)
+TABLE_BYTES = 2**29
+#: fewest ratio bins
+NB_MIN = 64
+#: memory of one chunk's sweep and binning (:func:`chunk_for`)
+CHUNK_BYTES = 192 * 2**20
+#: ``G`` of every row of the window is kept (not swept again per chunk and per preparation) up to this many bytes
+G_CACHE_BYTES = 2**27
+#: pilot cells with ``P`` at most this do not set the top bin edge (:meth:`SampledBinaryRows._pilot_edges`)
+PILOT_FLOOR = 1e-60
+#: relative margin of the top bin edge above the pilot's largest ratio
+PILOT_MARGIN = 1e-3
+
+
+def bins_for(n: int) -> int:
+    """The number of ratio bins at ``n`` users: :data:`NB`, fewer where the four per-``C`` tables would exceed
+    :data:`TABLE_BYTES` (never below :data:`NB_MIN`).  O(1)."""
+    return int(min(NB, max(NB_MIN, TABLE_BYTES // (32 * max(n, 1)) - 1)))
+
+
+def batch_for(nb: int, m_hi: int) -> int:
+    """Rows binned per ``bincount``: :data:`BATCH`, more where a row has fewer cells than the table of one ``C``
+    (``nb + 1`` slots), so the zeroed bincount output costs no more than the cells.  O(1)."""
+    return max(BATCH, -(-(nb + 1) // (m_hi + 1)))
+
+
+def _row_bytes(m_hi: int, nb: int, batch: int) -> int:
+    """Modelled bytes per ``C`` of one chunk's sweep: ``H`` and its step (``64(m+2)``), the row's binning
+    temporaries (``≈ 120(m+2)``), the pending batch (``48·batch·(m+2)``) and the chunk's bin sums (``40(nb+1)``).
+    O(1)."""
+    return (184 + 48 * batch) * (m_hi + 2) + 40 * (nb + 1)
+
+
+def chunk_for(n: int, m_hi: int, nb: int, batch: int) -> int:
+    """Consecutive ``C`` swept together: as many as fit in :data:`CHUNK_BYTES` (all ``n`` when they fit).  O(1)."""
+    return int(max(16, min(n, CHUNK_BYTES // _row_bytes(m_hi, nb, batch))))
+
+
+def g_bytes(m_lo: int, m_hi: int) -> int:
+    """Bytes of ``G`` (longdouble, 16 bytes a cell) for every row ``m_lo..m_hi``.  O(1)."""
+
+    def s(k: int) -> int:  # Σ_{m<k} (m+1)²
+        return k * (k + 1) * (2 * k + 1) // 6
+
+    return 16 * (s(m_hi + 1) - s(m_lo))
 
 
 def _gamma(k: int, u: fmpq) -> arb:
@@ -102,28 +148,51 @@ def _toeplitz(v: np.ndarray, n: int, m: int) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(w[n:], shape=(n + 1, m + 1), strides=(-s, s), writeable=False)
 
 
-def _sweep(n: int, p: Any, f: Any, m_lo: int, m_hi: int, at_row: Any) -> None:
-    """Sweep ``m = 0..m_hi``: ``H[C, j] = Hyp(j; n, C, m)`` (``(n+1) × (m+1)``) and ``G[j, k]`` (``Bin(j, p) *
-    Bin(m − j, f)`` at ``k``, ``(m+1) × (m+1)``), both in longdouble; ``at_row(m, H, G)`` for ``m ≥ m_lo``.
-    Step ``m → m+1``: the next draw (without replacement) is a one w.p. ``(C − j)/(n − m)``, a zero w.p.
-    ``(n − C − (m − j))/(n − m)``; a new zero-holder adds a 1-report w.p. ``f``, a one-holder w.p. ``p``.
-    O(n·m_hi² + m_hi³)."""
-    H = np.ones((n + 1, 1), LD)
-    G = np.ones((1, 1), LD)
+def _h_rows(n: int, m_lo: int, m_hi: int, rows: Any = None) -> Any:
+    """Yield ``(m, H)`` for ``m = m_lo..m_hi``: ``H[i, j] = Hyp(j; n, C_i, m)`` in longdouble for the ``C_i`` of
+    ``rows`` (``None``: ``0..n``; a pair ``(r0, r1)``: ``r0..r1``; else an increasing integer array).  Each row ``C``
+    is swept on its own (step ``m → m+1``: the next draw, without replacement, is a one w.p. ``(C − j)/(n − m)``, a
+    zero w.p. ``(n − C − (m − j))/(n − m)``), so any set of rows gives bit for bit the rows of the full table.
+    O(|rows|·m_hi²)."""
+    if rows is None or isinstance(rows, tuple):
+        r0, r1 = (0, n) if rows is None else rows
+        R = None
+        size = r1 - r0 + 1
+    else:
+        R = np.asarray(rows, dtype=np.int64)
+        size = len(R)
+    H = np.ones((size, 1), LD)
     for m in range(m_hi + 1):
         if m >= m_lo:
-            at_row(m, H, G)
+            yield m, H
         if m == m_hi:
             break
         den = LD(n - m)
-        d = np.arange(-m, n + 1)  # C − j
-        one = np.maximum(d, 0).astype(LD) / den
-        zero = np.maximum(n - m - d, 0).astype(LD) / den
-        Hn = np.empty((n + 1, m + 2), LD)
-        Hn[:, : m + 1] = H * _toeplitz(zero, n, m)
+        if R is None:  # contiguous rows: C − j runs over r0 − m .. r1; read-only Toeplitz views
+            d = np.arange(r0 - m, r1 + 1)  # C − j
+            a1 = _toeplitz(np.maximum(d, 0).astype(LD) / den, r1 - r0, m)
+            a0 = _toeplitz(np.maximum(n - m - d, 0).astype(LD) / den, r1 - r0, m)
+        else:
+            D = R[:, None] - np.arange(m + 1)[None, :]
+            a1 = np.maximum(D, 0).astype(LD) / den
+            a0 = np.maximum(n - m - D, 0).astype(LD) / den
+        Hn = np.empty((size, m + 2), LD)
+        Hn[:, : m + 1] = H * a0
         Hn[:, m + 1] = 0
-        Hn[:, 1:] += H * _toeplitz(one, n, m)
+        Hn[:, 1:] += H * a1
         H = Hn
+
+
+def _g_rows(p: Any, f: Any, m_lo: int, m_hi: int) -> Any:
+    """Yield ``(m, G)`` for ``m = m_lo..m_hi``: ``G[j, k]`` = ``Bin(j, p) * Bin(m − j, f)`` at ``k``
+    (``(m+1) × (m+1)``, longdouble; a new zero-holder adds a 1-report w.p. ``f``, a one-holder w.p. ``p``).
+    O(m_hi³)."""
+    G = np.ones((1, 1), LD)
+    for m in range(m_hi + 1):
+        if m >= m_lo:
+            yield m, G
+        if m == m_hi:
+            break
         Gn = np.empty((m + 2, m + 2), LD)
         Gn[: m + 1, : m + 1] = G * p
         Gn[: m + 1, m + 1] = 0
@@ -132,6 +201,15 @@ def _sweep(n: int, p: Any, f: Any, m_lo: int, m_hi: int, at_row: Any) -> None:
         Gn[m + 1, m + 1] = 0
         Gn[m + 1, 1:] += G[m] * p
         G = Gn
+
+
+def _sweep(n: int, p: Any, f: Any, m_lo: int, m_hi: int, at_row: Any, rows: Any = None, gs: list | None = None) -> None:
+    """Sweep ``m = 0..m_hi``: ``at_row(m, H, G)`` for ``m ≥ m_lo`` with ``H`` of :func:`_h_rows` (the rows ``rows``)
+    and ``G`` of :func:`_g_rows` (or the list ``gs`` of its ``(m, G)``, kept from an earlier sweep).
+    O(|rows|·m_hi² + m_hi³)."""
+    g_it = iter(gs) if gs is not None else _g_rows(p, f, m_lo, m_hi)
+    for (m, H), (_m, G) in zip(_h_rows(n, m_lo, m_hi, rows), g_it):
+        at_row(m, H, G)
 
 
 @dataclass
@@ -210,83 +288,137 @@ class SampledBinaryRows:
             raise InvalidArgument("n", str(n), f"relative error bound {self.theta} too large for the row route")
         self.cells = sum(m + 1 for m in range(m_lo, m_hi + 1))
         th = self.theta
-        self.top = float(e0_hi) * (1 + 1e-6)
-        self.edges = np.geomspace(1 - 1e-6, self.top, NB + 1)
+        self.nb = bins_for(n)
+        self.batch = batch_for(self.nb, m_hi)
+        self.chunk = chunk_for(n, m_hi, self.nb, self.batch)
+        # G of every row of the window, kept when small (each chunk's sweep and each preparation reuse it)
+        self._gs = list(_g_rows(self.p, self.f, m_lo, m_hi)) if g_bytes(m_lo, m_hi) <= G_CACHE_BYTES else None
+        self.edges = self._pilot_edges(float(e0_hi) * (1 + 1e-6))
+        self.nb = len(self.edges) - 1
+        self.top = float(self.edges[-1])
         # ē_h: the inflated upper edge of bin h (the ratio of every cell in it is at most ē_h, Lemma S4r (v))
         self.ebar = self.edges[1:] * (1 + 4 * th + 2.0**-46)
         self.full: dict = {}
         self._first_sweep(sorted({1, n})[:FULL_CAP])  # a guess prepared in the first sweep (a choice)
         self._prepare(self._select())
 
-    # ---------------------------------------------------------------- first sweep: binned masses per C
-    def _first_sweep(self, guess: list) -> None:
-        """The binned masses of every ``C`` (binary64), and the full preparation of ``guess`` in the same sweep.
-        O(n·m_hi² + Σ_rows n·m²)."""
-        n = self.n
-        collect, finish = self._collector(guess)
-        l0 = math.log(float(self.edges[0]))
-        inv = NB / math.log(float(self.edges[NB]) / float(self.edges[0]))
-        ext = np.concatenate([[-np.inf], self.edges, [np.inf]])
-        PB: Any = np.zeros(n * (NB + 1))
-        QB: Any = np.zeros(n * (NB + 1))
-        base = (np.arange(n) * (NB + 1))[:, None]
+    def _pilot_edges(self, top: float) -> np.ndarray:
+        """The bin edges (a float choice: any increasing floats give the certified bound of Lemma S4r (v)).  The
+        lowest is ``e_0 = 1 − max(16θ, 2⁻⁴⁰)`` (a cell with ``r̂ < e_0`` has ``P'/Q' < 1``).  Without kept ``G`` (a
+        large ``m_hi``): :attr:`nb` geometric edges from ``e_0`` to ``top`` (above ``e^{ε0}``, every ratio is below
+        it).  With it, a pilot: the cells of a few ``C`` (``1, 2, n/2, n − 1, n``) in binary64; the top edge is their
+        largest float ratio over the cells with ``P > PILOT_FLOOR`` (times ``1 + PILOT_MARGIN``; cells above it are
+        bounded by their ``P``-mass), half the edges are quantiles of their ``P``-mass above ratio 1 and half
+        geometric in ``r − 1`` (nine decades below the top): at a small ``q`` every ratio is close to 1, and the bins
+        sit where the mass is, so the chord of a straddling bin loses little.  O(m_hi²) with ``G`` kept."""
+        n, nb = self.n, self.nb
+        e0 = 1 - max(16 * self.theta, 2.0**-40)
+        if self._gs is None or n < 8:
+            return np.geomspace(e0, top, nb + 1)
+        Cs = sorted({1, 2, n // 2, n - 1, n})
+        rows = sorted(set(Cs) | {c - 1 for c in Cs})
+        pos = {c: i for i, c in enumerate(rows)}
+        got: list = []
 
         def row(m: int, H: Any, G: Any) -> None:
             if m not in self.w:
                 return
             R = (H.astype(np.float64) @ G.astype(np.float64)) * self.w[m][0]
-            P, Q = R[1:], R[:-1]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                r = P / Q
-            r = np.where(np.isnan(r), np.inf, r)
-            # bin index: a float guess from log r, then corrected by exact comparisons with the edges, so that
-            # edges[h] <= r < edges[h+1] holds exactly (-1: below 1; NB: at or above the top, or Q = 0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = np.nan_to_num((np.log(r) - l0) * inv, nan=-1.0, posinf=NB, neginf=-1.0)
-            idx = np.clip(np.floor(t), -1, NB).astype(np.int64)
-            idx -= r < ext[idx + 1]
-            idx = np.minimum(idx + (r >= ext[idx + 2]), NB)
-            if not np.all((ext[idx + 1] <= r) & ((r < ext[idx + 2]) | (idx == NB))):  # a guess off by more than 1
-                idx = np.searchsorted(self.edges, r, side="right") - 1
-            keep = idx >= 0
-            pending.append(((base + idx)[keep], P[keep], Q[keep]))
-            if len(pending) >= BATCH:
-                flush()
-            collect(m, H, G)
+            for c in Cs:
+                P, Q = R[pos[c]], R[pos[c - 1]]
+                k = (P > PILOT_FLOOR) & (Q > 0)
+                got.append((P[k] / Q[k], P[k]))
 
-        def flush() -> None:  # one bincount per BATCH rows (a bin of one C gets at most BATCH·(m_hi+1) cells)
-            nonlocal PB, QB
-            if pending:
-                key = np.concatenate([k for k, _p, _q in pending])
-                PB += np.bincount(key, weights=np.concatenate([x for _k, x, _q in pending]), minlength=n * (NB + 1))
-                QB += np.bincount(key, weights=np.concatenate([x for _k, _p, x in pending]), minlength=n * (NB + 1))
-                pending.clear()
+        _sweep(n, self.p, self.f, self.m_lo, self.m_hi, row, rows=np.array(rows), gs=self._gs)
+        r = np.concatenate([x for x, _p in got])
+        w = np.concatenate([x for _r, x in got])
+        up = r >= 1
+        if not up.any():
+            return np.geomspace(e0, top, nb + 1)
+        top = min(top, max(float(r[up].max()) * (1 + PILOT_MARGIN), 1 + 1e-9))
+        order = np.argsort(r[up])
+        rs, cw = r[up][order], np.cumsum(w[up][order])
+        quant = rs[np.searchsorted(cw, cw[-1] * np.linspace(0, 1, nb // 2 + 1)[1:-1])]
+        geo = 1 + (top - 1) * np.geomspace(1e-9, 1, nb - nb // 2)
+        inner = np.unique(np.concatenate([[1.0], quant, geo]))
+        inner = inner[(inner > e0) & (inner < top)]
+        keep = np.concatenate([[True], np.diff(inner) > inner[1:] * 2.0**-40])  # distinct by more than rounding
+        return np.concatenate([[e0], inner[keep], [top]])
 
+    # ---------------------------------------------------------------- first sweep: binned masses per C
+    def _first_sweep(self, guess: list) -> None:
+        """The binned masses of every ``C`` (binary64), and the full preparation of ``guess`` in the same sweep, by
+        chunks of :attr:`chunk` consecutive ``C`` (each chunk sweeps its rows ``c0 − 1..c1`` of ``H`` alone, so the
+        memory is the tables plus one chunk's sweep).  O(n·m_hi² + Σ_rows n·m² + chunks·m_hi³ without kept ``G``)."""
+        n, nb = self.n, self.nb
+        collect, finish = self._collector(guess)
+        PB: Any = np.zeros((n, nb + 1))
+        QB: Any = np.zeros((n, nb + 1))
         pending: list = []
-        _sweep(n, self.p, self.f, self.m_lo, self.m_hi, row)
-        flush()
+        for c0 in range(1, n + 1, self.chunk):
+            c1 = min(n, c0 + self.chunk - 1)
+            size = (c1 - c0 + 1) * (nb + 1)
+            base = (np.arange(c1 - c0 + 1) * (nb + 1))[:, None]
+            pb, qb = np.zeros(size), np.zeros(size)
+
+            def flush() -> None:  # one bincount per BATCH rows (a bin of one C gets at most BATCH·(m_hi+1) cells)
+                nonlocal pb, qb
+                if pending:
+                    key = np.concatenate([k for k, _p, _q in pending])
+                    pb += np.bincount(key, weights=np.concatenate([x for _k, x, _q in pending]), minlength=size)
+                    qb += np.bincount(key, weights=np.concatenate([x for _k, _p, x in pending]), minlength=size)
+                    pending.clear()
+
+            def row(m: int, H: Any, G: Any) -> None:
+                if m not in self.w:
+                    return
+                R = (H.astype(np.float64) @ G.astype(np.float64)) * self.w[m][0]
+                P, Q = R[1:], R[:-1]
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    r = P / Q
+                r = np.where(np.isnan(r), np.inf, r)
+                # bin index: edges[h] <= r < edges[h+1] (exact comparisons; -1: below e_0; nb: at or above the top, or
+                # Q = 0)
+                idx = np.searchsorted(self.edges, r, side="right") - 1
+                keep = idx >= 0
+                pending.append(((base + idx)[keep], P[keep], Q[keep]))
+                if len(pending) >= self.batch:
+                    flush()
+                collect(m, H, G, c0 - 1)
+
+            _sweep(n, self.p, self.f, self.m_lo, self.m_hi, row, rows=(c0 - 1, c1), gs=self._gs)
+            flush()
+            PB[c0 - 1 : c1] = pb.reshape(c1 - c0 + 1, nb + 1)
+            QB[c0 - 1 : c1] = qb.reshape(c1 - c0 + 1, nb + 1)
+            del pb, qb
         finish()
-        PB, QB = PB.reshape(n, NB + 1), QB.reshape(n, NB + 1)
         rows = self.m_hi - self.m_lo + 1
         with arith.precision(128):
-            # a bin's sum: at most BATCH·(m_hi+1) additions per batch (one C, BATCH rows), one per batch more, NB more
+            # a bin's sum: at most BATCH·(m_hi+1) additions per batch (one C, BATCH rows), one per batch more, nb more
             # in the suffix sums
-            g = _gamma(BATCH * (self.m_hi + 1) + rows + NB + 8, U64)
+            g = _gamma(self.batch * (self.m_hi + 1) + rows + nb + 8, U64)
             eps1 = float(arith.endpoints(arb((2 * g + arb(self.theta) * 2).upper()))[1]) + 2.0**-50
         self.eps1 = eps1
-        # outward bin masses of P' = p/(1−θ) (up) and Q' = q/(1+θ) (down), Lemma S4r (v)
-        self.pbu = PB[:, :NB] * (1 + eps1)
-        self.qbd = QB[:, :NB] * (1 - eps1)
-        self.spu = np.concatenate([np.cumsum(self.pbu[:, ::-1], axis=1)[:, ::-1], np.zeros((n, 1))], axis=1)
-        self.sqd = np.concatenate([np.cumsum(self.qbd[:, ::-1], axis=1)[:, ::-1], np.zeros((n, 1))], axis=1)
-        self.ptop = PB[:, NB] * (1 + eps1) + 2.0**-1000
+        # outward bin masses of P' = p/(1−θ) (up) and Q' = q/(1+θ) (down), Lemma S4r (v); in place, by chunks of C
+        # (the suffix sums of each C's row are the same whatever the chunk)
+        self.spu = np.zeros((n, nb + 1))
+        self.sqd = np.zeros((n, nb + 1))
+        for c0 in range(0, n, self.chunk):
+            c1 = min(n, c0 + self.chunk)
+            PB[c0:c1] *= 1 + eps1
+            QB[c0:c1] *= 1 - eps1
+            self.spu[c0:c1, :nb] = np.cumsum(PB[c0:c1, nb - 1 :: -1], axis=1)[:, ::-1]
+            self.sqd[c0:c1, :nb] = np.cumsum(QB[c0:c1, nb - 1 :: -1], axis=1)[:, ::-1]
+        self.pbu = PB[:, :nb]
+        self.qbd = QB[:, :nb]
+        self.ptop = PB[:, nb] + 2.0**-1000
 
     def _bound(self, a_up: float, a_dn: float) -> np.ndarray:
         """Float upper bounds (certified, Lemma S4r (v)) of ``H_α(P_C ‖ P_{C−1})``, ``C = 1..n`` (index ``C − 1``),
         for ``a_dn ≤ α ≤ a_up``, without the rows' and cells' additive terms: the bins whose lower edge exceeds
         ``a_up`` exactly (``P' − αQ'``), the bins straddling ``α`` by the chord of ``(r − α)_+``, the top bin's
         ``P'``.  O(n)."""
-        g = int(np.searchsorted(self.edges[:NB], a_up, side="right"))  # bins h ≥ g: lower edge > a_up
+        g = int(np.searchsorted(self.edges[: self.nb], a_up, side="right"))  # bins h ≥ g: lower edge > a_up
         gs = int(np.searchsorted(self.ebar, a_dn, side="right"))  # bins h ≥ gs: upper edge ē_h > a_dn
         u = self.spu[:, g] - a_dn * self.sqd[:, g]
         for h in range(gs, g):  # straddling bins (at most two)
@@ -306,7 +438,7 @@ class SampledBinaryRows:
         a subset of the cells: ``Σ (P − αQ)`` over them is at most ``H_α``), ranked by the largest ratio of the two;
         so the queries rarely need a promotion.  O(n · NB)."""
         want: dict = {}
-        for g in range(0, NB, 4):
+        for g in range(0, self.nb, 4):
             a = float(self.edges[g])
             up = self._bound(a * (1 + 1e-15), a * (1 - 1e-15))
             if not float(up.max()) > SELECT_FLOOR:  # values this small: left to the queries
@@ -325,19 +457,30 @@ class SampledBinaryRows:
 
     # ---------------------------------------------------------------- second sweep: full preparations
     def _collector(self, Cs: list) -> tuple:
-        """``(row, finish)`` for a sweep: ``row(m, H, G)`` keeps the cells of the pairs of ``Cs`` in longdouble
-        (``θ_full``), ``finish()`` sorts them and stores the prefix sums in :attr:`full`.  O(|Cs|·m²) per row."""
-        rowsC = sorted(set(Cs) | {c - 1 for c in Cs})
-        pos = {c: i for i, c in enumerate(rowsC)}
+        """``(row, finish)`` for a sweep: ``row(m, H, G, r0)`` keeps the cells of the pairs of ``Cs`` in longdouble
+        (``θ_full``), ``finish()`` sorts them and stores the prefix sums in :attr:`full`.  ``H``'s rows are the ``C``
+        from ``r0`` on (a chunk), or those of ``r0`` when it is an array; a pair is collected from the sweep holding
+        both its rows (one per chunk).  O(|Cs|·m²) per row."""
         parts: dict = {c: ([], []) for c in Cs}
         keep_min = float(self.edges[0])
 
-        def row(m: int, H: Any, G: Any) -> None:
+        def row(m: int, H: Any, G: Any, r0: Any) -> None:
             if m not in self.w or not Cs:
                 return
-            R = (H[rowsC] @ G) * self.w[m][1]  # longdouble throughout (θ_full)
-            for c in Cs:
-                P, Q = R[pos[c]], R[pos[c - 1]]
+            if isinstance(r0, int | np.integer):
+                here = [c for c in Cs if r0 <= c - 1 and c < r0 + len(H)]
+                pos = {c: c - r0 for c in here} | {c - 1: c - 1 - r0 for c in here}
+            else:
+                at = {int(c): i for i, c in enumerate(r0)}
+                here = [c for c in Cs if c in at and c - 1 in at]
+                pos = {c: at[c] for c in here} | {c - 1: at[c - 1] for c in here}
+            if not here:
+                return
+            rowsC = sorted(pos)
+            sub = {c: i for i, c in enumerate(rowsC)}
+            R = (H[[pos[c] for c in rowsC]] @ G) * self.w[m][1]  # longdouble throughout (θ_full)
+            for c in here:
+                P, Q = R[sub[c]], R[sub[c - 1]]
                 with np.errstate(divide="ignore", invalid="ignore"):
                     r = P / Q
                 k = (r >= keep_min) & (P > 0)  # the rest: ratio below 1 or P = 0 (Lemma S4r (vi))
@@ -358,12 +501,14 @@ class SampledBinaryRows:
         return row, finish
 
     def _prepare(self, Cs: list) -> None:
-        """Prepare the ``C`` of ``Cs`` fully (one more sweep).  O(n·m_hi² + |Cs|·Σ_rows m²)."""
+        """Prepare the ``C`` of ``Cs`` fully (one more sweep, of their rows ``C − 1, C`` of ``H`` only).
+        O(|Cs|·m_hi² + |Cs|·Σ_rows m² + m_hi³ without kept ``G``)."""
         Cs = sorted(set(Cs) - set(self.full))
         if not Cs:
             return
         row, finish = self._collector(Cs)
-        _sweep(self.n, self.p, self.f, self.m_lo, self.m_hi, row)
+        rows = np.array(sorted(set(Cs) | {c - 1 for c in Cs}), dtype=np.int64)
+        _sweep(self.n, self.p, self.f, self.m_lo, self.m_hi, lambda m, H, G: row(m, H, G, rows), rows, self._gs)
         finish()
 
     # ---------------------------------------------------------------- values
