@@ -316,7 +316,8 @@ def affordable(n: int, q: Any, budget: float | None = None) -> bool:
 
     if n < 1 or worst_seconds(n, q) > (BUDGET_SECONDS if budget is None else budget):
         return False
-    return float(arith.exact(q, "q")) >= 1 or route_bytes(n) <= BUDGET_BYTES
+    qf = float(arith.exact(q, "q"))
+    return qf >= 1 or route_bytes(n, qf) <= BUDGET_BYTES
 
 
 _MEMO: dict = {}

@@ -39,7 +39,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
 
-__all__ = ["SampledBinaryRows", "route_bytes", "route_seconds", "theta_bound"]
+__all__ = ["SampledBinaryRows", "route_bytes", "route_seconds", "theta_bound", "window_model"]
 
 LD = np.longdouble
 #: unit roundoff of numpy.longdouble on this machine (round to nearest; 2^-64 for x87 extended, 2^-53 if it is binary64)
@@ -66,7 +66,7 @@ TABLE_BYTES = 2**29
 #: fewest ratio bins
 NB_MIN = 64
 #: memory of one chunk's sweep and binning (:func:`chunk_for`)
-CHUNK_BYTES = 192 * 2**20
+CHUNK_BYTES = 2**28
 #: ``G`` of every row of the window is kept (not swept again per chunk and per preparation) up to this many bytes
 G_CACHE_BYTES = 2**27
 #: pilot cells with ``P`` at most this do not set the top bin edge (:meth:`SampledBinaryRows._pilot_edges`)
@@ -313,6 +313,7 @@ class SampledBinaryRows:
         sit where the mass is, so the chord of a straddling bin loses little.  O(m_hi²) with ``G`` kept."""
         n, nb = self.n, self.nb
         e0 = 1 - max(16 * self.theta, 2.0**-40)
+        self.pilot = False
         if self._gs is None or n < 8:
             return np.geomspace(e0, top, nb + 1)
         Cs = sorted({1, 2, n // 2, n - 1, n})
@@ -335,6 +336,7 @@ class SampledBinaryRows:
         up = r >= 1
         if not up.any():
             return np.geomspace(e0, top, nb + 1)
+        self.pilot = True
         top = min(top, max(float(r[up].max()) * (1 + PILOT_MARGIN), 1 + 1e-9))
         order = np.argsort(r[up])
         rs, cw = r[up][order], np.cumsum(w[up][order])
@@ -352,6 +354,9 @@ class SampledBinaryRows:
         memory is the tables plus one chunk's sweep).  O(n·m_hi² + Σ_rows n·m² + chunks·m_hi³ without kept ``G``)."""
         n, nb = self.n, self.nb
         collect, finish = self._collector(guess)
+        l0 = math.log(float(self.edges[0]))
+        inv = nb / math.log(float(self.edges[nb]) / float(self.edges[0]))
+        ext = np.concatenate([[-np.inf], self.edges, [np.inf]])
         PB: Any = np.zeros((n, nb + 1))
         QB: Any = np.zeros((n, nb + 1))
         pending: list = []
@@ -377,9 +382,19 @@ class SampledBinaryRows:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     r = P / Q
                 r = np.where(np.isnan(r), np.inf, r)
-                # bin index: edges[h] <= r < edges[h+1] (exact comparisons; -1: below e_0; nb: at or above the top, or
-                # Q = 0)
-                idx = np.searchsorted(self.edges, r, side="right") - 1
+                # bin index h with edges[h] <= r < edges[h+1] exactly (-1: below e_0; nb: at or above the top, or
+                # Q = 0): the pilot's edges by a search; geometric edges by a float guess from log r, corrected by
+                # exact comparisons with the edges (a search where the guess was off by more than one)
+                if self.pilot:
+                    idx = np.searchsorted(self.edges, r, side="right") - 1
+                else:
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        t = np.nan_to_num((np.log(r) - l0) * inv, nan=-1.0, posinf=nb, neginf=-1.0)
+                    idx = np.clip(np.floor(t), -1, nb).astype(np.int64)
+                    idx -= r < ext[idx + 1]
+                    idx = np.minimum(idx + (r >= ext[idx + 2]), nb)
+                    if not np.all((ext[idx + 1] <= r) & ((r < ext[idx + 2]) | (idx == nb))):
+                        idx = np.searchsorted(self.edges, r, side="right") - 1
                 keep = idx >= 0
                 pending.append(((base + idx)[keep], P[keep], Q[keep]))
                 if len(pending) >= self.batch:
@@ -638,29 +653,67 @@ SECONDS_PER_BIN_SLOT = 5.2e-9
 SECONDS_PER_LD_PRODUCT = 5e-9
 
 
-def route_bytes(n: int) -> int:
-    """Modelled peak memory (bytes) of :class:`SampledBinaryRows` at ``n`` users: its per-``C`` bin tables ``PB``,
-    ``QB``, ``pbu``, ``qbd``, ``spu``, ``sqd`` are ``n·(NB + 1)`` binary64 each, with about four more of that size
-    alive while they are formed (``bincount``, ``cumsum``): ``80·n·(NB + 1)``.  Independent of ``q``, so at a tiny
-    ``q`` (where :func:`route_seconds` is small) it is what limits the route: n = 10⁵ is 8.2 GB (measured peak 5.7 GB,
-    session 14).  A choice, never a bound.  O(1)."""
-    return 80 * n * (NB + 1)
+def window_model(n: int, q: float) -> tuple:
+    """``(m_lo, m_hi)``: about the window of ``M ~ Bin(n, q)`` the route keeps (left-out mass ``≤ 2⁻¹⁴⁰``), from the
+    Chernoff bound ``P(M ≥ k) ≤ exp(−n·D(k/n ‖ q))`` (and below), plus two rows each side.  At a small ``nq`` it
+    is well above ``nq + 14σ`` (``nq = 1``: ``m_hi ≈ 37``).  A choice, never a bound.  O(log n)."""
+    lam = 140 * math.log(2)
+
+    def kl(x: float) -> float:
+        if x <= 0:
+            return -math.log1p(-q)
+        if x >= 1:
+            return -math.log(q)
+        return x * math.log(x / q) + (1 - x) * math.log((1 - x) / (1 - q))
+
+    def side(up: bool) -> int:
+        lo, hi = (int(n * q), n) if up else (0, int(math.ceil(n * q)))
+        while hi - lo > 1:  # up: the smallest k with n·D(k/n‖q) ≥ lam; down: the largest
+            mid = (lo + hi) // 2
+            if (n * kl(mid / n) >= lam) == up:
+                hi = mid
+            else:
+                lo = mid
+        return hi if up else lo
+
+    return max(0, side(False) - 2), min(n, side(True) + 2)
+
+
+def route_bytes(n: int, q: float) -> int:
+    """Modelled peak memory (bytes) of :class:`SampledBinaryRows` at ``n`` users, participation ``q``: the four
+    per-``C`` bin tables (``32·n·(nb + 1)``, :func:`bins_for` keeps them within :data:`TABLE_BYTES`), one chunk's
+    sweep (:func:`chunk_for`, within :data:`CHUNK_BYTES`), ``G`` (kept for every row of the window, or three of the
+    largest while it is swept) and the fully prepared ``C`` (:data:`FULL_CAP` of them, ``≈ 40`` bytes per cell of the
+    window).  Measured peaks (RSS, with the interpreter's ``≈ 100`` MB) are below it (docs/composition.md §5f).  A
+    choice, never a bound.  O(log n)."""
+    if not 0 < q < 1:
+        return 0
+    m_lo, m_hi = window_model(n, q)
+    nb = bins_for(n)
+    batch = batch_for(nb, m_hi)
+    chunk = chunk_for(n, m_hi, nb, batch)
+    gb = g_bytes(m_lo, m_hi)
+    g = gb if gb <= G_CACHE_BYTES else 48 * (m_hi + 2) ** 2
+    cells = (m_hi - m_lo + 1) * (m_lo + m_hi + 2) // 2
+    return 32 * n * (nb + 2) + chunk * _row_bytes(m_hi, nb, batch) + g + 40 * FULL_CAP * cells
 
 
 def route_seconds(n: int, q: float) -> float:
     """Estimated one-core seconds of :class:`SampledBinaryRows`'s preparation at ``n`` users, participation ``q``:
-    one sweep of ``H`` (``n·m_hi²/2`` longdouble cells), the row products (``2·(n+1)(m+1)²`` binary64 flops per row of
-    the window), the binning (``n·(m+1)`` cells per row, ``2n(NB+1)`` bin slots per BATCH rows) and the longdouble products of
-    the two guessed ``C`` (``4(m+1)²`` per row); a second sweep when the selection wants more ``C`` is not counted.
-    A choice, never a bound.  O(1)."""
+    one sweep of ``H`` (``n·m_hi²/2`` longdouble cells, by chunks), the sweeps of ``G`` (``m_hi³/3`` cells, once when
+    kept, else once per chunk), the row products (``2·(n+1)(m+1)²`` binary64 flops per row of the window), the
+    binning (``n·(m+1)`` cells per row, ``2n(nb+1)`` bin slots per batch of rows) and the longdouble products of the
+    fully prepared ``C`` (``4(m+1)²`` per row and ``C``; the ``C`` of a second sweep sweep only their own rows of
+    ``H``).  A choice, never a bound.  O(log n)."""
     if not 0 < q < 1:
         return math.inf
-    sd = math.sqrt(n * q * (1 - q))
-    m_lo = max(0, int(n * q - 14.5 * sd) - 1)
-    m_hi = min(n, int(n * q + 14.5 * sd) + 2)
+    m_lo, m_hi = window_model(n, q)
+    nb = bins_for(n)
+    batch = batch_for(nb, m_hi)
+    chunks = 1 if g_bytes(m_lo, m_hi) <= G_CACHE_BYTES else -(-n // chunk_for(n, m_hi, nb, batch))
     rows = m_hi - m_lo + 1
     mm = (m_lo + m_hi) / 2 + 1
-    out = SECONDS_PER_SWEEP_CELL * n * m_hi * m_hi / 2
+    out = SECONDS_PER_SWEEP_CELL * (n * m_hi * m_hi / 2 + chunks * m_hi**3 / 3)
     out += (SECONDS_PER_FLOP + SECONDS_PER_FLOP_SMALL / mm) * rows * 2 * (n + 1) * mm * mm
-    out += SECONDS_PER_BIN_CELL * rows * n * mm + SECONDS_PER_BIN_SLOT * (rows / BATCH + 1) * 2 * n * (NB + 1)
-    return out + SECONDS_PER_LD_PRODUCT * rows * 4 * mm * mm
+    out += SECONDS_PER_BIN_CELL * rows * n * mm + SECONDS_PER_BIN_SLOT * (rows / batch + 1) * 2 * n * (nb + 1)
+    return out + SECONDS_PER_LD_PRODUCT * rows * 4 * mm * mm * FULL_CAP
