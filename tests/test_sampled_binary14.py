@@ -176,7 +176,7 @@ def test_affordable_checks_memory():
 
     assert S.worst_seconds(1000000, "1/1000000") > 0
     assert R.route_bytes(1000000, 1e-6) > S.BUDGET_BYTES and not S.affordable(1000000, "1/1000000")
-    assert S.affordable(2000, "1/100")
+    assert S.affordable(2000, "1/10")
     w = S.sampled_binary_worst(3, fmpq(1, 10), 300)
     held = sum(getattr(w, a).nbytes for a in ("pbu", "qbd", "spu", "sqd"))
     assert held <= R.route_bytes(300, 0.1)

@@ -643,14 +643,17 @@ class SampledBinaryRows:
         return out
 
 
-#: cost model constants (one-core seconds of the preparation, fitted at load 6-14 to n = 1000, q = 1/10 (6.0 s) and
-#: 1/2 (34-38 s) and n = 2000, q = 1/10 (21-23 s); the binary64 products run faster per flop on larger rows)
-SECONDS_PER_SWEEP_CELL = 2.5e-8
+#: cost model constants (one-core seconds of the preparation; session 15, fitted at load 8-9 to n = 1000, q = 1/10
+#: (3.7 s) and 1/2 (32.8 s), n = 2000, q = 1/10 (15.4 s), n = 2·10⁴, q = 10⁻³ (6.7 s), n = 10⁵, q = 10⁻⁵ (3.3 s),
+#: then raised by 15 %; the binary64 products run faster per flop on larger rows)
+SECONDS_PER_SWEEP_CELL = 1.5e-8
 SECONDS_PER_FLOP = 6.8e-11
-SECONDS_PER_FLOP_SMALL = 2e-8
-SECONDS_PER_BIN_CELL = 3e-8
-SECONDS_PER_BIN_SLOT = 5.2e-9
-SECONDS_PER_LD_PRODUCT = 5e-9
+SECONDS_PER_FLOP_SMALL = 8e-9
+SECONDS_PER_BIN_CELL = 1.4e-8
+SECONDS_PER_BIN_SLOT = 2.4e-9
+SECONDS_PER_LD_PRODUCT = 3.8e-9
+#: fully prepared C the time model counts (the selection takes 8-30 of them)
+PREPARED_TYPICAL = 12
 
 
 def window_model(n: int, q: float) -> tuple:
@@ -703,8 +706,8 @@ def route_seconds(n: int, q: float) -> float:
     one sweep of ``H`` (``n·m_hi²/2`` longdouble cells, by chunks), the sweeps of ``G`` (``m_hi³/3`` cells, once when
     kept, else once per chunk), the row products (``2·(n+1)(m+1)²`` binary64 flops per row of the window), the
     binning (``n·(m+1)`` cells per row, ``2n(nb+1)`` bin slots per batch of rows) and the longdouble products of the
-    fully prepared ``C`` (``4(m+1)²`` per row and ``C``; the ``C`` of a second sweep sweep only their own rows of
-    ``H``).  A choice, never a bound.  O(log n)."""
+    fully prepared ``C`` (``2(m+1)²`` per row and ``C``, the two guessed and :data:`PREPARED_TYPICAL` more; those of a
+    second sweep sweep only their own rows of ``H``).  A choice, never a bound.  O(log n)."""
     if not 0 < q < 1:
         return math.inf
     m_lo, m_hi = window_model(n, q)
@@ -716,4 +719,4 @@ def route_seconds(n: int, q: float) -> float:
     out = SECONDS_PER_SWEEP_CELL * (n * m_hi * m_hi / 2 + chunks * m_hi**3 / 3)
     out += (SECONDS_PER_FLOP + SECONDS_PER_FLOP_SMALL / mm) * rows * 2 * (n + 1) * mm * mm
     out += SECONDS_PER_BIN_CELL * rows * n * mm + SECONDS_PER_BIN_SLOT * (rows / batch + 1) * 2 * n * (nb + 1)
-    return out + SECONDS_PER_LD_PRODUCT * rows * 4 * mm * mm * FULL_CAP
+    return out + SECONDS_PER_LD_PRODUCT * rows * mm * mm * (4 + 2 * PREPARED_TYPICAL)
