@@ -15,17 +15,26 @@ matrix product.  Every value then has a relative error at most ``θ`` (a priori,
 computed.
 
 Per ``C`` only the sums matter: a first sweep (binary64 products) accumulates, per ``C``, the ``P``- and ``Q``-mass
-of the cells in ``NB`` bins of the float ratio ``P/Q``, which gives a certified upper bound of ``H_α`` for every
-``C`` and ``α`` (the bins above ``α`` exactly, the bin straddling ``α`` by the chord of ``(r − α)_+``).  ``C = 1``
-and ``C = n`` (a guess) are prepared *fully* in the same sweep, and the other ``C`` whose bound can reach the largest
-bound (a float choice) in a second: their cells in longdouble, sorted by the float ratio with blocked prefix sums,
-so each ``α`` costs a search and the value's enclosure has width ``≈ θ_full`` times the mass above ``α``.  A query
-whose bound for some other ``C`` exceeds the prepared upper end prepares that ``C`` too (a few at a time, at most
-``FULL_CAP`` in all), else the bound itself is the upper end (never below the true value).
+of the cells in ``nb ≤ NB`` bins of the float ratio ``P/Q``, which gives a certified upper bound of ``H_α`` for
+every ``C`` and ``α`` (the bins above ``α`` exactly, the bin straddling ``α`` by the chord of ``(r − α)_+``).  The
+bin edges are a float choice: geometric up to ``e^{ε0}``, or, where ``G`` is small enough to keep, placed by a pilot
+(the cells of a few ``C``: quantiles of their mass above ratio 1 and geometric in ``r − 1``), so at a small ``q``,
+where every ratio carrying mass is close to 1, the bins still resolve it.  ``C = 1`` and ``C = n`` (a guess) are
+prepared *fully* in the same sweep, and the other ``C`` whose bound can reach the largest bound (a float choice)
+in a second, which sweeps only their rows of ``H``: their cells in longdouble, sorted by the float ratio with
+blocked prefix sums, so each ``α`` costs a search and the value's enclosure has width ``≈ θ_full`` times the mass
+above ``α``.  A query whose bound for some other ``C`` exceeds the prepared upper end prepares that ``C`` too (a
+few at a time, at most :func:`full_cap` in all), else the bound itself is the upper end (never below the true value).
+
+The first sweep runs by chunks of consecutive ``C`` (each row of ``H`` is swept on its own, so a chunk's rows are
+the full table's bit for bit), and ``G`` of every row of the window is kept when small: the memory is the four
+per-``C`` tables (``32·n·(nb+1)`` bytes, ``nb`` lowered to stay within :data:`TABLE_BYTES`) plus one chunk's sweep
+(:data:`CHUNK_BYTES`), not ``O(n·m_hi)``.
 
 Cost: ``O(n · m_hi² + Σ_rows n·m²)`` (the sweep of ``H`` over ``m ≤ m_hi ≈ nq + 14σ``, one ``(n+1) × (m+1)`` by
-``(m+1) × (m+1)`` product per row of the window, ``≈ 28σ`` rows, ``σ = √(nq(1−q))``), memory ``O(n·m + n·NB)``:
-:func:`route_seconds` is its model.
+``(m+1) × (m+1)`` product per row of the window, ``≈ 28σ`` rows, ``σ = √(nq(1−q))``; plus ``m_hi³`` per chunk when
+``G`` is not kept), memory ``O(n·nb + chunk·(m_hi + nb) + |G|)``: :func:`route_seconds` and :func:`route_bytes` are
+its models.
 """
 
 from __future__ import annotations
@@ -54,8 +63,12 @@ ABS = fmpq(1, 2**1000)
 FULL_CAP = 32
 #: rows of the first sweep binned by one bincount
 BATCH = 8
-#: C prepared per promotion of a query
+#: C prepared per promotion of a query (at least; a quarter of :func:`full_cap` where that is more)
 PROMOTE = 8
+#: more than FULL_CAP C are prepared where their cells take at most this many bytes (a small ``q``: few cells per C,
+#: and neighbouring C whose values differ by less than the binned bound's slack), up to FULL_MAX
+FULL_BYTES = 2**26
+FULL_MAX = 256
 #: bin edges where every bound is below this are not used to select the fully prepared C
 SELECT_FLOOR = 1e-12
 #: largest relative error per cell the route accepts
@@ -73,6 +86,15 @@ G_CACHE_BYTES = 2**27
 PILOT_FLOOR = 1e-60
 #: relative margin of the top bin edge above the pilot's largest ratio
 PILOT_MARGIN = 1e-3
+
+
+def full_cap(cells: int) -> int:
+    """The most ``C`` prepared fully when each has ``cells`` cells: :data:`FULL_CAP`, up to :data:`FULL_MAX` where
+    they fit in :data:`FULL_BYTES` (``≈ 40`` bytes a cell); 0 when :data:`FULL_CAP` is 0 (no full preparation).
+    O(1)."""
+    if FULL_CAP <= 0:
+        return 0
+    return int(min(FULL_MAX, max(FULL_CAP, FULL_BYTES // (40 * max(cells, 1)))))
 
 
 def bins_for(n: int) -> int:
@@ -299,7 +321,8 @@ class SampledBinaryRows:
         # ē_h: the inflated upper edge of bin h (the ratio of every cell in it is at most ē_h, Lemma S4r (v))
         self.ebar = self.edges[1:] * (1 + 4 * th + 2.0**-46)
         self.full: dict = {}
-        self._first_sweep(sorted({1, n})[:FULL_CAP])  # a guess prepared in the first sweep (a choice)
+        self.full_cap = full_cap(self.cells)
+        self._first_sweep(sorted({1, n})[: self.full_cap])  # a guess prepared in the first sweep (a choice)
         self._prepare(self._select())
 
     def _pilot_edges(self, top: float) -> np.ndarray:
@@ -468,7 +491,7 @@ class SampledBinaryRows:
                     want[int(i) + 1] = s
             want[int(np.argmax(low)) + 1] = math.inf
         ranked = sorted(want, key=lambda c: -want[c])
-        return ranked[: max(FULL_CAP - len(self.full), 0)]
+        return ranked[: max(self.full_cap - len(self.full), 0)]
 
     # ---------------------------------------------------------------- second sweep: full preparations
     def _collector(self, Cs: list) -> tuple:
@@ -550,7 +573,7 @@ class SampledBinaryRows:
     def value(self, alpha: Any) -> tuple:
         """``(lo, hi, C)``: certified ends (``fmpq``) of ``max_C H_α(P_C ‖ P_{C−1})`` at ``α ≥ 1`` and a ``C`` with
         the largest upper end.  O(n + |full|·log L); a ``C`` whose binned bound exceeds the prepared ones' upper end
-        is prepared (a sweep, at most ``FULL_CAP`` in all)."""
+        is prepared (a sweep, at most :attr:`full_cap` in all)."""
         from blanket.exact.laws.binomial import float_upper
 
         al_q = arith.exact(alpha, "alpha")
@@ -563,7 +586,7 @@ class SampledBinaryRows:
         a_dn = -float_upper(-al_q)
         with arith.precision(128):
             al = arb(al_q)
-            for _round in range(FULL_CAP + 1):  # each pass prepares at least one more C, or stops
+            for _round in range(self.full_cap + 1):  # each pass prepares at least one more C, or stops
                 best_lo, best_hi, arg = arb(0), arb(0), 1
                 for c, fu in self.full.items():
                     lo, hi = self._full_value(fu, al, a_up, a_dn)
@@ -577,9 +600,9 @@ class SampledBinaryRows:
                 extra = (1 + al) * arb(ABS) * self.cells * 3 + self.tau
                 top_hi = float(arith.endpoints(best_hi - extra)[1])
                 over = np.nonzero(bound > top_hi)[0]
-                room = FULL_CAP - len(self.full)
+                room = self.full_cap - len(self.full)
                 if len(over) and room > 0:
-                    pick = over[np.argsort(-bound[over])][: min(PROMOTE, room)]
+                    pick = over[np.argsort(-bound[over])][: min(max(PROMOTE, self.full_cap // 4), room)]
                     self._prepare([int(i) + 1 for i in pick])
                     continue
                 break
@@ -686,7 +709,7 @@ def route_bytes(n: int, q: float) -> int:
     """Modelled peak memory (bytes) of :class:`SampledBinaryRows` at ``n`` users, participation ``q``: the four
     per-``C`` bin tables (``32·n·(nb + 1)``, :func:`bins_for` keeps them within :data:`TABLE_BYTES`), one chunk's
     sweep (:func:`chunk_for`, within :data:`CHUNK_BYTES`), ``G`` (kept for every row of the window, or three of the
-    largest while it is swept) and the fully prepared ``C`` (:data:`FULL_CAP` of them, ``≈ 40`` bytes per cell of the
+    largest while it is swept) and the fully prepared ``C`` (:func:`full_cap` of them, ``≈ 40`` bytes per cell of the
     window).  Measured peaks (RSS, with the interpreter's ``≈ 100`` MB) are below it (docs/composition.md §5f).  A
     choice, never a bound.  O(log n)."""
     if not 0 < q < 1:
@@ -698,7 +721,7 @@ def route_bytes(n: int, q: float) -> int:
     gb = g_bytes(m_lo, m_hi)
     g = gb if gb <= G_CACHE_BYTES else 48 * (m_hi + 2) ** 2
     cells = (m_hi - m_lo + 1) * (m_lo + m_hi + 2) // 2
-    return 32 * n * (nb + 2) + chunk * _row_bytes(m_hi, nb, batch) + g + 40 * FULL_CAP * cells
+    return 32 * n * (nb + 2) + chunk * _row_bytes(m_hi, nb, batch) + g + 40 * full_cap(cells) * cells
 
 
 def route_seconds(n: int, q: float) -> float:
