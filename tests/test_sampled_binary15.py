@@ -103,3 +103,12 @@ def test_memory_model_covers_the_instance():
         for q in ("1e-6", "1e-5", "1e-3", "1/10", "1/2"):
             if sb.affordable(n, q):
                 assert sr.route_bytes(n, float(fmpq(q) if "/" in q else float(q))) <= sb.BUDGET_BYTES
+
+
+def test_full_cap_grows_where_cells_are_few(monkeypatch):
+    """full_cap: FULL_CAP where a C's cells are many, up to FULL_MAX where they fit in FULL_BYTES, 0 when off."""
+    assert sr.full_cap(10**6) == sr.FULL_CAP
+    assert sr.full_cap(100) == sr.FULL_MAX
+    assert sr.FULL_CAP < sr.full_cap(sr.FULL_BYTES // (40 * 100)) <= sr.FULL_MAX
+    monkeypatch.setattr(sr, "FULL_CAP", 0)
+    assert sr.full_cap(100) == 0
