@@ -76,7 +76,8 @@ MAX_THETA = 1e-8
 #: the per-C bin tables (four of ``n·(nb + 1)`` binary64) are kept within this many bytes: above ``n ≈ 16 000``
 #: fewer bins (:func:`bins_for`, at least :data:`NB_MIN`)
 TABLE_BYTES = 2**29
-#: fewest ratio bins
+#: fewest ratio bins (the binned bound of the unprepared C coarsens: n = 3·10⁵, q = 10⁻⁶, δ = 10⁻⁸: a one-round
+#: bracket 5·10⁻² wide with 37 bins, 5·10⁻⁵ with 59, 2·10⁻⁷ with 111)
 NB_MIN = 64
 #: memory of one chunk's sweep and binning (:func:`chunk_for`)
 CHUNK_BYTES = 2**28
@@ -331,8 +332,8 @@ class SampledBinaryRows:
         large ``m_hi``): :attr:`nb` geometric edges from ``e_0`` to ``top`` (above ``e^{ε0}``, every ratio is below
         it).  With it, a pilot: the cells of a few ``C`` (``1, 2, n/2, n − 1, n``) in binary64; the top edge is their
         largest float ratio over the cells with ``P > PILOT_FLOOR`` (times ``1 + PILOT_MARGIN``; cells above it are
-        bounded by their ``P``-mass), half the edges are quantiles of their ``P``-mass above ratio 1 and half
-        geometric in ``r − 1`` (nine decades below the top): at a small ``q`` every ratio is close to 1, and the bins
+        bounded by their ``P``-mass), up to half the edges are quantiles of their ``P``-mass above ratio 1 (the distinct
+        ones) and the rest geometric in ``r − 1`` (nine decades below the top): at a small ``q`` every ratio is close to 1, and the bins
         sit where the mass is, so the chord of a straddling bin loses little.  O(m_hi²) with ``G`` kept."""
         n, nb = self.n, self.nb
         e0 = 1 - max(16 * self.theta, 2.0**-40)
@@ -363,8 +364,9 @@ class SampledBinaryRows:
         top = min(top, max(float(r[up].max()) * (1 + PILOT_MARGIN), 1 + 1e-9))
         order = np.argsort(r[up])
         rs, cw = r[up][order], np.cumsum(w[up][order])
-        quant = rs[np.searchsorted(cw, cw[-1] * np.linspace(0, 1, nb // 2 + 1)[1:-1])]
-        geo = 1 + (top - 1) * np.geomspace(1e-9, 1, nb - nb // 2)
+        quant = np.unique(rs[np.searchsorted(cw, cw[-1] * np.linspace(0, 1, nb // 2 + 1)[1:-1])])
+        quant = quant[(quant > 1) & (quant < top)]  # few distinct ratios (a small m): the rest go to geometric edges
+        geo = 1 + (top - 1) * np.geomspace(1e-9, 1, max(nb - 2 - len(quant), 2))
         inner = np.unique(np.concatenate([[1.0], quant, geo]))
         inner = inner[(inner > e0) & (inner < top)]
         keep = np.concatenate([[True], np.diff(inner) > inner[1:] * 2.0**-40])  # distinct by more than rounding
