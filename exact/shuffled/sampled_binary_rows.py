@@ -59,7 +59,8 @@ U64 = fmpq(1, 2**53)
 NB = 1024
 #: absolute error of one cell (underflow, docs/numerics.md Lemma S4r (iv))
 ABS = fmpq(1, 2**1000)
-#: at most this many C get a full preparation; above, the binned upper bound is the upper end
+#: at most this many C get a full preparation (more where their cells are few, :func:`full_cap`; 0: none); above,
+#: the binned upper bound is the upper end
 FULL_CAP = 32
 #: rows of the first sweep binned by one bincount
 BATCH = 8
