@@ -112,3 +112,21 @@ def test_full_cap_grows_where_cells_are_few(monkeypatch):
     assert sr.FULL_CAP < sr.full_cap(sr.FULL_BYTES // (40 * 100)) <= sr.FULL_MAX
     monkeypatch.setattr(sr, "FULL_CAP", 0)
     assert sr.full_cap(100) == 0
+
+
+def test_one_round_epsilon_searches_each_end_past_an_undecided_point():
+    """A value with a 10 % wide enclosure: H(α) = (3 − α)/2000 on [1, 3], lower value 0.9·H, upper 1.1·H, δ = 1/4000.
+    Each end is searched on its own side past the first α where the enclosure straddles δ: the lower end reaches the
+    α where 0.9·H = δ (α = 3 − 5/9) and the upper end the α where 1.1·H = δ (α = 3 − 5/11), to the tolerance (closed
+    forms, not the code's); before, the search stopped at the first straddling α."""
+    import math
+
+    class Fake:
+        def value(self, a):
+            h = max(fmpq(0), (3 - fmpq(a)) / 2000)
+            return h * fmpq(9, 10), h * fmpq(11, 10), 1
+
+    lo, hi = sb.one_round_epsilon(Fake(), fmpq(1, 4000), fmpq(3), rel_tol=fmpq(1, 10**6))
+    want_lo, want_hi = math.log(3 - 5 / 9), math.log(3 - 5 / 11)
+    assert float(lo) <= want_lo <= float(lo) * (1 + 1e-5)
+    assert float(hi) * (1 - 1e-5) <= want_hi <= float(hi)

@@ -362,14 +362,16 @@ def one_round_epsilon(w: Any, delta: Any, e0_hi: fmpq, rel_tol: Any = None) -> t
     """``(lower, upper)``: certified ends of ε(δ) of one sampled binary RR round from its exact worst case
     (Lemma S4): bisection on ``α ∈ [1, e0_hi]`` (``e0_hi ≥ e^{ε0}``, where δ is 0); an ``α`` whose upper value is
     at most ``δ`` bounds ε from above (``log α``), one whose lower value exceeds ``δ`` from below (``H`` is
-    non-increasing in ``α``).  Stops at ``rel_tol`` (relative, in ε) or when the enclosure cannot decide.
-    O(iterations · n log n)."""
+    non-increasing in ``α``).  Stops at ``rel_tol`` (relative, in ε); where the enclosure straddles ``δ`` at some
+    ``α``, each end is then searched on its own side (upper values for the upper end, lower values for the lower end;
+    each point decided is certified on its own).  O(iterations · value)."""
     dt = arith.exact(delta, "delta")
     rel_tol = fmpq(1, 10**6) if rel_tol is None else arith.exact(rel_tol, "rel_tol")
     lo_a, hi_a = fmpq(1), fmpq(e0_hi)
     if w.value(lo_a)[1] <= dt:
         return fmpq(0), fmpq(0)
     lo_ok = w.value(lo_a)[0] > dt
+    undecided = None
     for _ in range(200):
         if lo_ok and hi_a - lo_a <= rel_tol * (lo_a - 1) / 4:
             break
@@ -380,7 +382,26 @@ def one_round_epsilon(w: Any, delta: Any, e0_hi: fmpq, rel_tol: Any = None) -> t
         elif v_lo > dt:
             lo_a, lo_ok = m, True
         else:
+            undecided = m
             break
+    if undecided is not None:  # the enclosure straddles δ at m: each end on its own side, to the same tolerance
+        tol = rel_tol * (max(lo_a, fmpq(1) + (undecided - 1) / 2) - 1) / 4
+        a, b = undecided, hi_a  # the upper end: the smallest α with an upper value at most δ
+        while b - a > tol:
+            m = _dyadic_between(a, b)
+            if w.value(m)[1] <= dt:
+                b = m
+            else:
+                a = m
+        hi_a = b
+        a, b = lo_a, undecided  # the lower end: the largest α with a lower value above δ
+        while b - a > tol:
+            m = _dyadic_between(a, b)
+            if w.value(m)[0] > dt:
+                a, lo_ok = m, True
+            else:
+                b = m
+        lo_a = a
     return (_log_end(lo_a, False) if lo_ok else fmpq(0)), _log_end(hi_a, True)
 
 
