@@ -674,6 +674,23 @@ def _view_dominated(key, upper, check):
 FO_MERGED = _view_dominated("FO merged blanket view", "BlanketViewMerged", _check_merged)
 
 
+def _check_zeroed(r):
+    """v_both = −γe(ee−1) ≤ 0 and v_rest = −γ(ee−1) ≤ 0 for e, ee ≥ 1: raising both atoms to 0 raises E[(Σ V)_+]."""
+    uu, ww, gg = sp.Symbol("u", nonnegative=True), sp.Symbol("w", nonnegative=True), sp.Symbol("gamma", positive=True)
+    vals = {kk: v.subs({gamma: gg, E0: 1 + uu, E: 1 + ww}) for kk, v in L_VALUES.items()}
+    neg_both, neg_rest = sp.expand(-vals[L_both]), sp.expand(-vals[L_rest])
+    ok = sp.simplify(neg_both - gg * (1 + uu) * ww) == 0 and sp.simplify(neg_rest - gg * ww) == 0
+    ok = ok and bool(neg_both.is_nonnegative) and bool(neg_rest.is_nonnegative)
+    return SymbolicCheck(
+        True if ok else None,
+        "with e = 1+u, ee = 1+w (u, w ≥ 0): −v_both = γ(1+u)w ≥ 0, −v_rest = γw ≥ 0; (·)_+ is non-decreasing",
+        f"−v_both = {neg_both}; −v_rest = {neg_rest}",
+    )
+
+
+FO_ZEROED = _view_dominated("FO zeroed blanket view", "BlanketViewZeroed", _check_zeroed)
+
+
 # ---------------------------------------------------------------- the geometric mechanism: one dominating law (Lemma O2)
 def _check_geometric_cover(r):
     """Every ratio R_x(y)/R_z(y) of the clamped geometric mechanism is α^t with t ≥ −(m−1), so

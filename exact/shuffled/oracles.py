@@ -162,6 +162,17 @@ def _atoms5(mech, ee):
     return g, (mech.gamma_complement(), g * pb, g * pt, g * pn, g * pr), (vb, vt, vn, vr)
 
 
+def zeroed_atoms(masses: tuple, values: tuple) -> list:
+    """The four-atom engine's input for the zeroed view (docs/numerics.md, "The zeroed view"): the masses
+    ``(1 − γ, γπ_b, γπ_t, γπ_t, γπ_r)`` and values ``(v_b, v_t, v_{t'}, v_r)`` of :func:`_atoms5` with ``v_b`` and
+    ``v_r`` raised to 0 (an upper bound on ``E[(Σ V)_+]`` when both are ``≤ 0``, i.e. ``ee ≥ 1``; refused otherwise).
+    Three values: the engine's bulk count is degenerate.  O(1)."""
+    (a0, ab, at, an, ar), (vb, vt, vn, vr) = masses, values
+    if not (_upper_end(vb) <= 0 and _upper_end(vr) <= 0):
+        raise InvalidArgument("values", (vb, vr), "the zeroed view needs v_both <= 0 and v_rest <= 0 (e^eps >= 1)")
+    return [(a0 + ab + ar, fmpq(0)), (at, vt), (an, vn), (fmpq(0), fmpq(0))]
+
+
 def blanket_view_bracket(
     mech: Randomizer,
     n: int,
@@ -184,7 +195,9 @@ def blanket_view_bracket(
     engine call with a degenerate weak count, cheaper than the other two),
     computed only where the spread's enclosure is wide (relative radius above
     :data:`MERGED_WHEN_WIDER`, deep in the tail): where it is narrow the
-    merged view, whose mean is larger, does not win.
+    merged view, whose mean is larger, does not win.  Where the result is still wide or above 1, with ``merged``
+    also the zeroed view (docs/numerics.md, "The zeroed view": "both" and "rest" raised to 0; one more engine call,
+    exact up to the windowing; it wins at a large ε0, SUE k = 8, ε0 = 40, n = 10⁶).
     ``with_lower=False`` skips the lower end's engine call and returns 0 as the
     (trivial, still valid) lower end: for callers that need only the upper bound.
     ``engine`` is passed to every engine call (:func:`exact.shuffled.krr.expected_positive_part`; e.g.
@@ -239,6 +252,14 @@ def _blanket_view_bracket(
         # a NaN spread (OUE k = 8, ε0 = 100, n = 10^6: the 1-D route's weak-count gap with |u_1| ~ e^{ε0}) has no
         # upper end to compare: the merged view then wins if it is finite (the NaN once dropped the whole route)
         alt = run([(a0, fmpq(0)), (at, vt), (an, vn), (ab + ar, vr)])
+        if arith.ball(alt).is_finite() and (not arith.ball(upper).is_finite() or _upper_end(alt) < _upper_end(upper)):
+            upper = alt
+    if merged and (_wide(upper) or _above_one(upper)) and _upper_end(vb) <= 0 and _upper_end(vr) <= 0:
+        # "both" and "rest" raised to 0 (docs/numerics.md, "the zeroed view"): three values, so the engine's bulk count
+        # is degenerate and its 1-D route exact up to the windowing; at a large ε0 the rest atom's pull is negligible
+        # and the other routes' weak-count bound is not (SUE k = 8, ε0 = 40, n = 10^6: merged 1 ± 1.7e-6, the spread
+        # ±4e11, an upper end of 1 against the true 0.9999999958; zeroed 0.99999999587344440635 ± 1e-28)
+        alt = run(zeroed_atoms((a0, ab, at, an, ar), (vb, vt, vn, vr)))
         if arith.ball(alt).is_finite() and (not arith.ball(upper).is_finite() or _upper_end(alt) < _upper_end(upper)):
             upper = alt
     if not arith.ball(upper).is_finite():  # both NaN (OLH k = 64, g = 8, ε0 = 100, n = 10^6): this route says nothing
@@ -714,6 +735,8 @@ def same_family_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOpt
     Cost: the bulk count is degenerate (the engine's fourth atom has mass 0), so each
     direction is one call of the engine's one-dimensional route, O(√n·√log(1/tol)) ball operations
     (about 0.08 CPU s at n = 10⁶), exact rationals for exact inputs and ``n ≤ EXACT_MAX_N``.
+    Runs at :func:`~blanket.exact.mechanisms.oracles.cancellation_precision` (safe at any ε0 by itself); a ball
+    that is still not finite raises :class:`~blanket.exact.numbers.errors.Undecided` (never NaN).
 
     Keywords (:class:`~blanket.exact.numbers.types.DeltaOptions`): ``epsilon`` or ``exp_epsilon``; ``tol``, ``exact_max_n``.
 
@@ -722,13 +745,32 @@ def same_family_delta(mech: Randomizer, n: IntegerInput, **opts: Unpack[DeltaOpt
     >>> same_family_delta(Subset(3, 1, exp_epsilon0=2), 2, exp_epsilon=1), delta_krr_family(KRR(3, exp_epsilon0=2), 2, "same", exp_epsilon=1)
     (3/16, 3/16)
     """
-    if isinstance(mech, LDP):
-        # a concrete ε0-LDP randomizer: binary randomized response, through the k-RR family engine (the
-        # subset-selection route k = 2, d = 1 has a 'rest' mass that is a ball around 0 when ε0 is given, and
-        # the engine then returned nan)
-        rr = KRR(2, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
-        return delta_krr_family(rr, _check_n(n), "same", **opts)
-    mech = _four_value(mech, accepted="LDP, OUE, SUE, OLH, Hadamard, Subset")
+    if not isinstance(mech, LDP):
+        mech = _four_value(mech, accepted="LDP, OUE, SUE, OLH, Hadamard, Subset")
+    # at the caller's precision a huge ε0 lost every digit (values ~e^{ε0}: OUE k = 8, ε0 = 100 gave ±7.5e28 at
+    # n = 120 and ran for minutes at n = 10^6 at 53 bits; LDP ε0 = 100: ±1.5e29); the body runs at the oracles'
+    # cancellation precision
+    prec = cancellation_precision(mech)
+    with arith.precision(prec):
+        if isinstance(mech, LDP):
+            # a concrete ε0-LDP randomizer: binary randomized response, through the k-RR family engine (the
+            # subset-selection route k = 2, d = 1 has a 'rest' mass that is a ball around 0 when ε0 is given, and
+            # the engine then returned nan)
+            rr = KRR(2, mech.epsilon0, exp_epsilon0=mech.exp_epsilon0_exact)
+            out = delta_krr_family(rr, _check_n(n), "same", **opts)
+        else:
+            out = _same_family_delta(mech, n, opts)
+    if isinstance(out, arb):
+        out = +out  # rounded to the caller's precision (still an enclosure)
+    if isinstance(out, arb) and not out.is_finite():
+        raise Undecided(
+            f"the {mech.kind} same-family pair's δ is not finite at n = {n} at {prec} bits; raise the precision"
+        )
+    return out
+
+
+def _same_family_delta(mech: FourValue, n: IntegerInput, opts: DeltaOptions) -> Enclosure:
+    """:func:`same_family_delta`'s body for a four-value record, at the precision it chose.  Same cost."""
     q = delta_args(mech, n, opts, "same_family_delta")
     if q is None:
         return fmpq(0)

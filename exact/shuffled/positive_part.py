@@ -936,17 +936,22 @@ def value_scaled_tol(atoms: Sequence, tol: NumberOrBall) -> NumberOrBall:
     larger or smaller ``b`` changes the width, never the enclosure's validity).  Cost O(1); the windows widen
     by a factor ``√((80 + b)/80)``.
     """
-    vmax = 0.0
+    vmax, big = 0.0, 0
     for p, v in atoms:
         if _is_zero(p):
             continue
         fv = _float_of(v if isinstance(v, arb) else fmpq(v))
-        if not math.isfinite(fv):
+        if fv == math.inf:
+            # beyond the float range (e^{ε0} from ε0 ≈ 709.8: the window was left unscaled, ±2.9e4 at SUE ε0 = 800):
+            # ⌈log2⌉ of the value's upper end, exactly (arith.cancellation_bits at depth 1 is that plus 1)
+            big = max(big, arith.cancellation_bits(v, threshold=1))
+        elif not math.isfinite(fv):
             return tol
-        vmax = max(vmax, fv)
-    if vmax < VALUE_SCALE_FROM:
+        else:
+            vmax = max(vmax, fv)
+    if vmax < VALUE_SCALE_FROM and not big:
         return tol
-    b = math.frexp(vmax)[1]  # vmax < 2^b
+    b = max(math.frexp(vmax)[1], big)  # every value < 2^b
     return (tol if isinstance(tol, arb) else arith.exact(tol)) / 2**b
 
 
