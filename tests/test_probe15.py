@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pathlib
 import sys
+from fractions import Fraction
 
 import mpmath as mp
 import pytest
@@ -92,3 +93,64 @@ def test_sue_eps0_40_million_users_upper_end_below_one():
     assert rc == 0, d
     lo, hi = mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])
     assert mp.mpf("0.9999999958") <= lo <= hi <= mp.mpf("0.99999999590"), (lo, hi)
+
+
+def clone_ref(n: int, e0, eps) -> mp.mpf:
+    """δ of the clone pair (= binary RR's blanket view, Lemma 5.3; docs/mechanisms.md), max of both orders, summed in
+    mpmath from its definition: ``C ~ Bin(n−1, 2/(e+1))``, ``A | C ~ Bin(C, 1/2)``, ``Δ ~ Bern(e/(e+1))``,
+    ``P = (A + Δ, C − A + 1 − Δ)``, ``Q = (A + 1 − Δ, C − A + Δ)``.  O(n²) mpmath terms."""
+    e, ee = mp.e ** mp.mpf(e0), mp.e ** mp.mpf(eps)
+    pc, pd = 2 / (e + 1), e / (e + 1)
+    fwd = bwd = mp.mpf(0)
+    for C in range(n):
+        wc = mp.binomial(n - 1, C) * pc**C * (1 - pc) ** (n - 1 - C)
+        b = [mp.binomial(C, a) / mp.mpf(2) ** C for a in range(C + 1)] + [mp.mpf(0)]
+        for a in range(C + 2):  # the first coordinate; the second is C + 1 − a
+            P = b[a - 1] * pd + b[a] * (1 - pd) if a else b[a] * (1 - pd)
+            Q = b[a] * pd + b[a - 1] * (1 - pd) if a else b[a] * pd
+            fwd += wc * max(mp.mpf(0), P - ee * Q)
+            bwd += wc * max(mp.mpf(0), Q - ee * P)
+    return max(fwd, bwd)
+
+
+def test_binary_blanket_view_deep_tail_is_chernoff_capped():
+    # binary RR ε0 = 1, n = 200, ε = 0.9: the blanket view is 4.6e-25 (the clone pair in mpmath); the engine's
+    # windowing left [0, 8.1e-22]; with the Chernoff cap the upper end is within a factor 10
+    from blanket.exact.mechanisms.finite import KRR
+    from blanket.exact.numbers import arith
+    from blanket.exact.shuffled.krr import delta_blanket_view
+
+    v = delta_blanket_view(KRR(2, epsilon0="1"), 200, epsilon="0.9")
+    with mp.workdps(30):
+        ref = clone_ref(200, 1, "0.9")
+    hi = arith.endpoints(v)[1]
+    assert mp.mpf(hi.numerator) / hi.denominator >= ref and hi < Fraction(1, 10**23), (v, ref)
+
+
+def test_geometric_upper_deep_tail_is_chernoff_capped():
+    # the exact-rational route of the same dominating law (n = 300, e^ε = 7/2: 7.5e-28) lies in the ball route's
+    # enclosure, whose upper end was the windowing's ~1e-24 and is now the Chernoff bound
+    from blanket.exact.mechanisms.oracles import Geometric
+    from blanket.exact.numbers import arith
+    from blanket.exact.shuffled.geometric import geometric_upper
+
+    m = Geometric(3, alpha="1/2")
+    exact = geometric_upper(m, 300, exp_epsilon="7/2", exact_max_n=10**6)
+    ball = geometric_upper(m, 300, exp_epsilon="7/2", exact_max_n=0)
+    lo, hi = arith.endpoints(ball)
+    ex = Fraction(int(exact.p), int(exact.q))
+    assert lo <= ex <= hi and hi < 10 * ex, (exact, ball)
+
+
+def test_cli_deep_tail_brackets():
+    # 'delta --mechanism rr -n 10000 --epsilon0 1 --epsilon 0.5 --dataset bracket' printed [0, 7.5e-24] (δ ≈ 1e-381);
+    # geometric m = 5, n = 10^4, ε = 0.3 printed an upper end 8.8e-24 beside a lower end 1.6e-216
+    rc, d = R.cli_json(
+        "delta", "--mechanism", "rr", "-n", 10**4, "--epsilon0", 1, "--epsilon", "0.5", "--dataset", "bracket"
+    )
+    assert rc == 0, d
+    assert mp.mpf(d["delta"]["upper"]) < mp.mpf("1e-300"), d["delta"]
+    rc, d = R.cli_json("delta", "--mechanism", "geometric", "--m", 5, "--epsilon0", 1, "-n", 10**4, "--epsilon", "0.3")
+    assert rc == 0, d
+    lo, hi = mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])
+    assert 0 < lo <= hi < mp.mpf("1e-100"), d["delta"]

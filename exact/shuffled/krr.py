@@ -63,6 +63,7 @@ from blanket.exact.shuffled.positive_part import (  # noqa: F401  (re-exported: 
     _is_zero,
     _sign,
     _to_ball_mode,
+    chernoff_capped,
     expected_positive_part,
 )
 
@@ -364,7 +365,9 @@ def delta_blanket_view(
         v = expected_positive_part(
             n, atoms, tol=tol, exact_max_n=exact_max_n, label=f"{k}-RR blanket view n={n}", engine=engine
         )
-        return v / (mech.gamma() * n)
+        # deep in the tail the engine's windowing sets the upper end (binary RR, ε0 = 1, n = 10^4, ε = 0.5: 7.5e-24
+        # against δ ≈ 1e-381): capped by the Chernoff bound on the same value (docs/numerics.md Lemma K5)
+        return chernoff_capped(v / (mech.gamma() * n), n, atoms, arith.ball(mech.gamma()) * n)
     # x given: x2 was checked above to be an input value too
     pairs = (
         [(x, x2)]

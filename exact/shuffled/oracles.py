@@ -269,32 +269,11 @@ def _blanket_view_bracket(
 
 def _chernoff_capped(upper: Enclosure, n: int, spread: list, g: Enclosure) -> Enclosure:
     """``upper``, the engine's enclosure of the spread's ``E[(Σ V)_+]/(γn)``, intersected with ``[0, C]``, ``C`` the
-    certified Chernoff bound on the same value (:func:`blanket.exact.shuffled.positive_part.chernoff_upper`,
-    docs/numerics.md Lemma K5), when ``C`` is below its upper end (else ``upper`` itself): deep in the tail (small ε,
-    large n) the engine's windowing tolerance, not the value, sets the upper end (OUE, k = 128, n = 10⁶, ε = 0.02:
-    6.8e-11 against 6.5e-115).  Both enclose the same nonnegative value, so their intersection does too.  Exact
-    values are returned as they are.  O(number of atoms) ball operations."""
-    if isinstance(upper, fmpq):
-        return upper
-    from blanket.exact.shuffled.positive_part import chernoff_upper
+    certified Chernoff bound on the same value (:func:`blanket.exact.shuffled.positive_part.chernoff_capped`,
+    docs/numerics.md Lemma K5).  O(number of atoms) ball operations."""
+    from blanket.exact.shuffled.positive_part import chernoff_capped
 
-    if not upper.is_finite():
-        return upper
-    cb = chernoff_upper(n, spread) / (arith.ball(g) * n)
-    lo, hi = arith.endpoints(upper)
-    # compared as balls first: at a huge e^{ε0} the Chernoff bound can be astronomically large (or not finite), and
-    # its exact rational endpoint would take minutes to build (probe13: OUE, ε0 = 60, n = 4)
-    if not (cb.is_finite() and cb < arb(fmpq(hi.numerator, hi.denominator))):
-        return upper
-    ch = arith.endpoints(cb)[1]
-    if not ch < hi:
-        return upper
-    c = arb(fmpq(ch.numerator, ch.denominator))
-    if lo <= 0:
-        return arb(0).union(c)
-    if lo >= ch:  # both enclosures hold the value: only where it equals ch up to rounding
-        return c
-    return arb(fmpq(lo.numerator, lo.denominator)).union(c)
+    return chernoff_capped(upper, n, spread, arith.ball(g) * n)
 
 
 #: the merged view is computed only when the spread's enclosure has a relative radius above this (or contains 0)
