@@ -154,3 +154,60 @@ def test_cli_deep_tail_brackets():
     assert rc == 0, d
     lo, hi = mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])
     assert 0 < lo <= hi < mp.mpf("1e-100"), d["delta"]
+
+
+def geometric_pair_ref(m: int, e0, n: int, eps) -> mp.mpf:
+    """δ (max of both orders) of the shuffled geometric mechanism (m = 3) on ``0^n`` versus ``(m−1) 0^{n−1}``, summed in
+    mpmath over the multinomial counts of the outputs under ``0^n`` (probe12's rows from the definition,
+    ``α = e^{−ε0/(m−1)}``): the likelihood ratio is ``(1/n)Σ_i r(Y_i)``, ``r = R_{m−1}/R_0``.  O(n²) terms."""
+    sys.path.insert(0, str(pathlib.Path(__file__).parent))
+    import test_probe12 as T12
+
+    rows = T12._geometric(m, mp.e ** (-mp.mpf(e0) / (m - 1)))
+    ee = mp.e ** mp.mpf(eps)
+    r = [rows[m - 1][y] / rows[0][y] for y in range(m)]
+    fwd = bwd = mp.mpf(0)
+    for c0 in range(n + 1):
+        for c1 in range(n - c0 + 1):
+            c2 = n - c0 - c1
+            pr = mp.factorial(n) / (mp.factorial(c0) * mp.factorial(c1) * mp.factorial(c2))
+            pr *= rows[0][0] ** c0 * rows[0][1] ** c1 * rows[0][2] ** c2
+            L = (c0 * r[0] + c1 * r[1] + c2 * r[2]) / n
+            fwd += pr * max(mp.mpf(0), L - ee)
+            bwd += pr * max(mp.mpf(0), 1 - ee * L)
+    return max(fwd, bwd)
+
+
+def test_geometric_large_eps0_full_view_is_bounded():
+    # m = 3, ε0 = 30, n = 60: the full view's lattice spanned e^{ε0}/h cells (ε0 = 10: minutes, killed); the step is
+    # now coarsened. The lower end is a lower bound on the pair 0^n vs (m-1)0^(n-1), the upper end bounds every pair
+    rc, d = R.cli_json("delta", "--mechanism", "geometric", "--m", 3, "--epsilon0", 30, "-n", 60, "--epsilon", "0.1")
+    assert rc == 0, d
+    lo, hi = mp.mpf(d["delta"]["lower"]), mp.mpf(d["delta"]["upper"])
+    with mp.workdps(40):
+        ref = geometric_pair_ref(3, 30, 60, "0.1")
+    assert lo <= ref * (1 + R.SLACK) and hi >= ref * (1 - R.SLACK) and lo > mp.mpf("0.99999"), (lo, ref, hi)
+
+
+def test_geometric_refuses_eps0_above_the_supported_range():
+    # '--epsilon0 1e400' was an internal error (a NaN window); the other mechanisms refuse above 500
+    from blanket.exact.mechanisms.registry import Kind, parse_params
+    from blanket.exact.numbers.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="at most 500") as exc:
+        parse_params(Kind.GEOMETRIC, {"m": 3, "epsilon0": "1e400"})
+    assert "0000000000" not in str(exc.value), str(exc.value)
+
+
+def test_geometric_huge_eps0_and_tiny_alpha():
+    # ε0 = 100..500 (m = 3, n = 100) was an internal error (NaN window: geometric_upper at the caller's precision);
+    # '--alpha 1e-400' an internal error (float overflow), now refused as above the supported range
+    from blanket.exact.mechanisms.oracles import Geometric
+    from blanket.exact.numbers.errors import InvalidArgument
+
+    rc, d = R.cli_json("delta", "--mechanism", "geometric", "--m", 3, "--epsilon0", 300, "-n", 100, "--epsilon", "0.1")
+    assert rc == 0, d
+    assert mp.mpf("0.9999999999") <= mp.mpf(d["delta"]["lower"]) <= mp.mpf(d["delta"]["upper"]) <= 1, d["delta"]
+    with pytest.raises(InvalidArgument, match="at most 500"):
+        Geometric(3, alpha="1e-400")
+    assert Geometric(3, alpha="1e-100").m == 3  # ε0 = 460.5: accepted

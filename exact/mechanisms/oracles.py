@@ -729,6 +729,21 @@ class Geometric(_PerPrecision):
         if alpha is not None:
             a = arith.exact_in(alpha, "alpha", lo=0, hi=1, lo_open=True, hi_open=True)
             e = None
+            with arith.precision(
+                64
+            ):  # ε0 = (m−1)·log(1/α): the supported range of every mechanism (guards.MAX_EPSILON0)
+                too_big = bool(arith.ball(a).log() * (m - 1) < -500)
+            if too_big:  # '--alpha 1e-400' was an internal error (a float overflow)
+                shown = str(alpha)
+                if len(shown) > 40:  # an exact decimal as such (1e-400 had 400 zeros), else marked
+                    d = arith.decimal_string(a, 10, up=True)
+                    shown = d if arith.exact(d) == a else f"{d} (rounded up)"
+                raise InvalidArgument(
+                    "alpha",
+                    shown,
+                    f"must be at least e^(-500/(m-1)) with m = {m} (epsilon0 = (m-1)*log(1/alpha) at most 500, the "
+                    "supported range)",
+                )
         else:
             e = arith.exact_in(epsilon0, "epsilon0", lo=0, lo_open=True)
             a = None

@@ -244,7 +244,7 @@ SCHEMAS: dict[Kind, Schema] = {
         ("epsilon0", "alpha"),
         {
             "m": _int(2, 10**6),
-            "epsilon0": _exact(lo=0, lo_open=True),
+            "epsilon0": _epsilon0,  # the supported range (ε0 = 1e400 was an internal error, a NaN window)
             "alpha": _exact(lo=0, hi=1, lo_open=True, hi_open=True),
         },
         "truncated geometric mechanism",

@@ -175,9 +175,13 @@ def check_epsilon0(q: NumberOrBall, name: str = "epsilon0") -> None:
     """
 
     if arith.exact(q) > MAX_EPSILON0:
+        shown = q if isinstance(q, (int, str)) else str(q)
+        if len(str(shown)) > 40:  # '--epsilon0 1e400' was echoed with its 400 zeros
+            d = arith.decimal_string(arith.exact(q), 10, up=False)
+            shown = d if arith.exact(d) == arith.exact(q) else f"{d} (rounded down)"
         raise InvalidArgument(
             name,
-            q if isinstance(q, (int, str)) else str(q),
+            shown,
             f"must be at most {MAX_EPSILON0} (the supported range)",
             hint=f"above it randomized response equals the identity to within e^-{MAX_EPSILON0}, and the "
             "shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy",

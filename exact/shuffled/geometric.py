@@ -36,7 +36,7 @@ Four knots (``knots=``) are accepted too (the engine's weak count then
 enters through its Jensen-gap bound: slower and wider at large ``n``, found
 no tighter in measurements).
 
->>> from blanket.exact.mechanisms.oracles import Geometric
+>>> from blanket.exact.mechanisms.oracles import Geometric, cancellation_precision
 >>> from blanket.exact.shuffled.oracles import blanket_view_delta_enumerate
 >>> g = Geometric(4, alpha="1/2")
 >>> b = geometric_bracket(g, 5, exp_epsilon=2)
@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from blanket.exact.mechanisms.oracles import Geometric
+from blanket.exact.mechanisms.oracles import Geometric, cancellation_precision
 from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import At, DeltaOptions, Enclosure
@@ -314,6 +314,14 @@ def geometric_upper(mech: Geometric, n: int, **opts: Unpack[DeltaOptions]) -> En
     q = delta_args(_check(mech), n, opts, "geometric_upper")
     if q is None:
         return fmpq(0)
+    # a large ε0 (from about 100: the law's probabilities ~e^{-ε0}, values ~e^{ε0}) gave a NaN window at the caller's
+    # precision (an internal error): the frequency oracles' cancellation precision (exact inputs stay exact)
+    with arith.precision(cancellation_precision(mech)):
+        return _geometric_upper(mech, q)
+
+
+def _geometric_upper(mech: Geometric, q: tuple) -> Enclosure:
+    """:func:`geometric_upper`'s body at the precision it chose.  Same cost."""
     n, ee, tol, exact_max_n = q
     s, w = dominating_law(mech, exp_epsilon=ee)
     label = f"geometric blanket view (dominating law) n={n}"

@@ -59,6 +59,25 @@ FULL_VIEW_MAX_N = 200_000
 #: ``forward``: δ(D0 ‖ D1) (target 0 first, ``L = (R_0 − e^ε R_{m−1})/R_z``); ``backward``: δ(D1 ‖ D0)
 DIRECTIONS = ("forward", "backward")
 
+#: the most lattice cells :func:`full_view_lower` lets the sum of ``n`` copies span, ``(max L − min L)·√n/h``: above it
+#: the step is coarsened (any step gives a certified lower bound; a coarser one a smaller one).  At ε0 = 10, m = 3,
+#: n = 100 the values of ``L`` span ``e^{ε0} ≈ 2.2e4``, so at ``h = 1/128`` the lattice sum ran for minutes (killed)
+MAX_LATTICE_CELLS = 2**20
+
+
+def _bounded_step(pts: list, n: int, hq: fmpq) -> fmpq:
+    """``hq``, or a coarser dyadic step when the sum of ``n`` copies of the law ``pts`` would span more than
+    :data:`MAX_LATTICE_CELLS` cells at ``hq`` (a float estimate chooses the step; the value at any step is
+    certified).  O(len(pts))."""
+    vals = [float(v.mid()) for v, _ in pts]
+    span = (max(vals) - min(vals)) * max(1.0, float(n) ** 0.5)
+    if not span < float("inf") or span <= MAX_LATTICE_CELLS * float(hq):
+        return hq
+    out = hq
+    while span > MAX_LATTICE_CELLS * float(out):
+        out *= 2
+    return out
+
 
 def _law(mech: Geometric, z: int, direction: str, ee) -> list:
     """``[(L(y), R_z(y))]`` as balls: the ``m`` atoms of the full view's variable.  O(m)."""
@@ -104,8 +123,10 @@ def full_view_lower(
     if hq == 0:
         raise InvalidArgument("h", h, "must be > 0 (the lattice step)")
     with arith.precision(192):
+        pts = _law(mech, z, direction, ee)
+        hq = _bounded_step(pts, n, hq)
         hb = arb(hq)
-        lo, resid = _lattice_lower(_law(mech, z, direction, ee), hb, bits)
+        lo, resid = _lattice_lower(pts, hb, bits)
         if not any(u > 0 for u in lo.values()):
             return fmpq(0)
         node = C._power(C._law(lo, bits), n, "lower", drop_bits)

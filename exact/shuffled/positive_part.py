@@ -137,7 +137,12 @@ def _to_ball_mode(x):
 
 # ---------------------------------------------------------------- binomial laws on certified windows
 def _float_of(x) -> float:
-    return float(x.mid()) if isinstance(x, arb) else int(x.p) / int(x.q)
+    if isinstance(x, arb):
+        return float(x.mid())
+    try:
+        return int(x.p) / int(x.q)
+    except OverflowError:  # beyond the float range (an exact e^{ε0} = α^{-(m-1)} with α = 1e-400): ±inf, via a ball
+        return float(arb(x).mid())
 
 
 class _Binom:
