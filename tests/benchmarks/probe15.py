@@ -4,6 +4,16 @@
 one line per case with its seconds, the load, the exit code and the enclosure).  The small-n cases are checked
 against probe14's float reference over every dataset (``sampled_binary_worst_float``).
 
+Measured (30 Nov, 2 shared cores at load 5-6, this branch):
+* sampled rr n = 40 against the float reference: 5/5 ok (q = 0.001, 0.999; ε0 = 0.001, 20);
+* bad inputs: every case exits 2 with one line, except '--sampling 1/3' (accepted: a valid exact fraction);
+* rr q = 1e-6, n = 10^5, T = 5: ε in [8.106e-6, 9.352e-6], 11 s (session 14: > 13 GB, killed);
+* rr q = 0.999, n = 1216 (the affordable edge, modelled 30 one-core s): TIMEOUT at 240 s; n = 1217: 18.7 s,
+  [5.13e-6, 3.26e-5] — the time model of the route by rows is low there (not fixed here);
+* rr ε0 = 20, q = 0.5, n = 500: ε in [13.80354778, 13.80354802], 29 s;
+* OUE k = 8, q = 0.01, n = 1000, ε = 0.5: [0, 1.2e-22]; SUE q = 0.999: [1.85e-17, 5.69e-12] (wide, deep tail);
+* geometric m = 10, n = 1000, T = 10: ε in [0.3653, 0.4692], 5 s.
+
 Usage: python3 tests/benchmarks/probe15.py [area ...]   (areas: sampled_rr, sampled_rr_ref, oracle_full, geometric,
 bad_inputs)
 """
