@@ -331,6 +331,24 @@ def load_cli_deployment(args: argparse.Namespace) -> Deployment:
     return load_deployment(args.deployment, allow_paths=allow_paths(args), claims_required=not given)
 
 
+def take_file_colluding(args: argparse.Namespace, dep: Deployment) -> None:
+    """A one-randomizer file's ``colluding`` users (``[users] colluding``) for ``blanket delta|epsilon
+    --deployment``: with a ``[[rounds]]`` schedule (or ``sampling`` in ``[users]``) each round already rests on the
+    honest users (the file's rounds carry them); without one the file is the ``--colluding M`` query (one composed
+    round of the honest users, Lemma F3), as ``blanket certify`` reads it; ``--colluding`` given on the command line
+    takes its place.  Before session 15 such a file was refused ("use blanket certify for a mixed fleet").  O(1)."""
+    if not dep.colluding or dep.rounds or getattr(args, "colluding", None) is not None:
+        return
+    if dep.n - dep.colluding < 2:
+        raise InvalidArgument(
+            "users.colluding",
+            dep.colluding,
+            f"must leave at least 2 honest users of {dep.n} for blanket delta/epsilon",
+            hint=f"use `blanket certify {args.deployment}`",
+        )
+    args.colluding = str(dep.colluding)
+
+
 def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool) -> Inputs:
     """Combine the deployment file (if any) and the options into one validated query
     (:func:`blanket.exact.accounting.query.make_query`; errors name the option)."""
@@ -340,13 +358,14 @@ def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool
     dep: Deployment | None = None
     if args.deployment:
         dep = load_cli_deployment(args)
-        if dep.groups or dep.colluding:
+        if dep.groups:
             raise InvalidArgument(
                 "--deployment",
                 args.deployment,
-                "has [[users]] groups or colluding users; blanket delta/epsilon take one randomizer",
+                "has [[users]] groups; blanket delta/epsilon take one randomizer",
                 hint="use `blanket certify` for a mixed fleet",
             )
+        take_file_colluding(args, dep)
         if dep.mechanism not in CLI_KINDS + DEPLOYMENT_ONLY_KINDS:
             raise InvalidArgument(
                 "--deployment",
