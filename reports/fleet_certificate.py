@@ -120,13 +120,20 @@ def _krr_bounds(s: Shuffle, eps: fmpq, rel: fmpq, clone: bool = False) -> tuple[
     else:
         up = F.delta_fleet_colluding(fleet, s.colluding, epsilon=eps, rel=rel, max_evals=400)
         name = FC.VIEW if fleet[0][1].k > 2 else "both"
+    return up, _krr_lower(s, eps), name
+
+
+def _krr_lower(s: Shuffle, eps: fmpq) -> Any:
+    """Certified lower end of δ(ε) of a k-RR shuffle: the exact δ of concrete datasets (the target at the largest
+    ε0; for k ≥ 3 also both counts, Lemma F8).  Cost: that of the datasets' δ (O(√n) ball evaluations)."""
+    fleet = s.fleet()
     # one target: the group with the largest ε0 (any target's concrete datasets give a valid lower end)
     star = max(range(len(fleet)), key=lambda i: float(arith.ball(fleet[i][1].exp_epsilon0()).mid()))
     honest, _ = F.honest_fleet(fleet, star, s.colluding)
     lower = F.delta_fleet_dataset(honest, epsilon=eps)
     if fleet[0][1].k > 2:  # both counts (Lemma F8): for k ≥ 3 the one-count pair misses most of the divergence
         lower = arith.maximum([lower, FL.delta_fleet_two_counts(fleet, s.colluding, epsilon=eps)])
-    return up, lower, name
+    return lower
 
 
 _DECIDED = {
@@ -191,7 +198,10 @@ def _decide(s: Shuffle, claim: Claim, dep: Deployment, certify_one: Callable[...
 
 def _epsilon_for(s: Shuffle, delta: fmpq) -> tuple[fmpq, fmpq]:
     """Smallest ε on a dyadic bisection of [0, max ε0] whose certified δ upper end is ``≤ delta`` (a certified ε),
-    and the largest ε there whose lower end is ``> delta`` (ε below it fails).  O(24) evaluations."""
+    and the largest ε on a second dyadic bisection of [0, that ε] whose certified lower end is ``> delta`` (ε below
+    it fails).  Before session 15 the lower end was the largest failing midpoint of the first bisection, which
+    follows the upper end: 0.125 where the concrete datasets give 0.1269 (binary RR ε0 = 1, 990 honest users,
+    δ = 10⁻⁶).  O(24) evaluations of each end."""
     fleet = s.fleet()
     hi = max(arith.exact(m.epsilon0_exact) if m.epsilon0_exact is not None else fmpq(1000) for _, m in fleet)
     lo_ok, hi_ok = fmpq(0), hi
@@ -205,7 +215,14 @@ def _epsilon_for(s: Shuffle, delta: fmpq) -> tuple[fmpq, fmpq]:
             lo_ok = mid
             if arith.gt(lo, delta) is True:
                 lower = max(lower, mid)
-    return hi_ok, lower
+    a, b = lower, hi_ok  # lo(a) > delta is certified (or a = 0); refine the failing end below the upper end
+    for _ in range(24):
+        mid = (a + b) / 2
+        if arith.gt(_krr_lower(s, mid), delta) is True:
+            a = mid
+        else:
+            b = mid
+    return hi_ok, max(lower, a)
 
 
 def certify_fleet(
@@ -260,13 +277,22 @@ def certify_fleet(
             ups.append(u)
             los.append(lo)
         e_up, e_lo = max(ups), max(los)
+        # which bound decided each end (the bisections' δ routes: _krr_bounds without the clone pair, _krr_lower)
+        ups_from = sorted({_DECIDED[FC.VIEW if s.fleet()[0][1].k > 2 else "both"] for s in sh})
         targets.append(
             {
                 "delta": exact_string(t.delta),
                 "verdict": HOLDS,
                 "epsilon_upper": _dec(e_up, True),
                 "epsilon_lower": _dec(e_lo, False) if e_lo > 0 else None,
-                "reason": "dyadic bisection on the certified upper end",
+                "reason": "dyadic bisections on the certified upper end and on the certified lower end",
+                "upper_source": "; ".join(ups_from) + " (honest users), dyadic bisection",
+                "lower_source": (
+                    "the exact delta of concrete datasets (the target at the largest epsilon0, every other honest "
+                    "user holding another value; for k >= 3 also both counts, Lemma F8), dyadic bisection"
+                    if e_lo > 0
+                    else None
+                ),
             }
         )
         if progress:

@@ -103,3 +103,22 @@ def test_fleet_file_still_refused_in_one_line(tmp_path, capsys):
     assert main(["epsilon", "--deployment", str(f)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("blanket: error: users.colluding ") and err.count("\n") == 1
+
+
+def test_fleet_target_lower_end_is_bisected_on_its_own(tmp_path):
+    """A colluding file's certified ε for a target δ (``certify``, fleet route): the lower end is now a bisection of
+    its own on the concrete datasets' δ, not the largest failing midpoint of the upper end's bisection (which gave
+    1.5 here, against the exact 1.5060425 of the 47 honest users).  Checked against ``blanket.epsilon`` of the
+    honest users alone, an independent route (the exact worst case over every dataset); each end names its bound."""
+    from blanket.reports.deployment import load_deployment
+
+    import blanket
+
+    f = tmp_path / "d.toml"
+    f.write_text(_PLAIN.format(users="colluding = 3", rounds='[options]\ntarget_delta = "1e-3"'))
+    t = blanket.certify(load_deployment(f))["targets"][0]
+    exact = blanket.epsilon(blanket.BinaryRR("2"), 47, delta="1e-3")  # c = 0 is the worst dataset here
+    lo, up = float(t["epsilon_lower"]), float(t["epsilon_upper"])
+    assert lo <= float(exact.upper) <= up
+    assert lo >= float(exact.lower) * (1 - 1e-5)  # the old midpoint, 1.5, fails this
+    assert "blanket view" in t["upper_source"] and "concrete datasets" in t["lower_source"]
