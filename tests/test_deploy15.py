@@ -122,3 +122,28 @@ def test_fleet_target_lower_end_is_bisected_on_its_own(tmp_path):
     assert lo <= float(exact.upper) <= up
     assert lo >= float(exact.lower) * (1 - 1e-5)  # the old midpoint, 1.5, fails this
     assert "blanket view" in t["upper_source"] and "concrete datasets" in t["lower_source"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "users", "named"),
+    [
+        (["--colluding", "3"], "", "--colluding"),
+        (["--sampling", "0.5"], "", "--sampling"),
+        (["--rounds", "2"], "", "--rounds"),
+        ([], "colluding = 3", "--deployment"),
+    ],
+)
+def test_composed_refusals_name_what_the_user_gave(tmp_path, capsys, extra, users, named):
+    """``--bound`` / ``--dataset`` beside a composed run are refused (one line, exit 2) naming the option or file
+    that made it composed; before session 15 they named ``--rounds`` ("got 1") when it was not given."""
+    f = tmp_path / "d.toml"
+    f.write_text(_PLAIN.format(users=users, rounds=""))
+    base = ["epsilon", "--deployment", str(f), *extra]
+    assert main([*base, "--bound", "BBGN19 Theorem 5.3", "--variant", "rr"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"blanket: error: {named} cannot be combined with --bound") and err.count("\n") == 1
+    assert main([*base, "--dataset", "c=0"]) == 2
+    err = capsys.readouterr().err
+    what = "a composed deployment" if named == "--deployment" else named
+    assert err.startswith(f"blanket: error: --dataset is not used with {what}")
+    assert err.count("\n") == 1

@@ -107,6 +107,20 @@ def _one_round_note(r: Any, bracket: str) -> str:
     )
 
 
+def _composed_by(args: argparse.Namespace, T: int) -> tuple[str, object, str]:
+    """What made the run a composition, as the user gave it: ``(name, value, phrase)`` for error messages —
+    ``--rounds``, else ``--sampling`` / ``--colluding`` (one composed round), else the deployment file (its
+    ``[[rounds]]``, ``sampling`` or ``colluding``).  Before session 15 the refusals named ``--rounds`` (``got 1``)
+    when it was not given.  O(1) (the file is read again only when no option decides)."""
+    if getattr(args, "rounds", None) is not None:
+        return "--rounds", args.rounds, "--rounds"
+    if _sampled(args):
+        return "--sampling", args.sampling, "--sampling (one composed round)"
+    if getattr(args, "colluding", None) is not None and not getattr(args, "colluding_from_file", False):
+        return "--colluding", args.colluding, "--colluding (one composed round)"
+    return "--deployment", args.deployment, f"a composed deployment ({args.deployment}: rounds, sampling or colluding)"
+
+
 def run_if_composed(args: argparse.Namespace, inp: Inputs, quantity: str) -> int | None:
     """``blanket delta|epsilon`` with ``--rounds`` (or a deployment's ``[[rounds]]``): the composed run's exit code;
     ``None`` when the run is a single round.  ``quantity`` is the command's output (``"delta"``/``"epsilon"``)."""
@@ -114,7 +128,8 @@ def run_if_composed(args: argparse.Namespace, inp: Inputs, quantity: str) -> int
     if T is None:
         return None
     if args.bound is not None:
-        raise InvalidArgument("--rounds", T, "cannot be combined with --bound")
+        name, value, _ = _composed_by(args, T)
+        raise InvalidArgument(name, value, "cannot be combined with --bound (a composed run)")
     return run_delta(args, inp, T) if quantity == "delta" else run_epsilon(args, inp, T)
 
 
@@ -176,7 +191,7 @@ def _ledger(args, inp, T, curves):
         raise InvalidArgument(
             "--dataset",
             inp.dataset,
-            "is not used with --rounds (the composition is certified for "
+            f"is not used with {_composed_by(args, T)[2]} (the composition is certified for "
             "every dataset; the lower end is a concrete dataset pair)",
         )
     sched = _schedule(args)

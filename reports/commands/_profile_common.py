@@ -347,6 +347,7 @@ def take_file_colluding(args: argparse.Namespace, dep: Deployment) -> None:
             hint=f"use `blanket certify {args.deployment}`",
         )
     args.colluding = str(dep.colluding)
+    args.colluding_from_file = True  # error messages name the file, not --colluding (_compose._composed_by)
 
 
 def read_inputs(args: argparse.Namespace, quantity: str, *, need_mechanism: bool) -> Inputs:
