@@ -282,6 +282,7 @@ def certify_fleet(
         targets.append(
             {
                 "delta": exact_string(t.delta),
+                "kind": "fleet",
                 "verdict": HOLDS,
                 "epsilon_upper": _dec(e_up, True),
                 "epsilon_lower": _dec(e_lo, False) if e_lo > 0 else None,

@@ -97,6 +97,11 @@ def statement(cert: dict) -> str:
                 f"{t['upper_source']}); the worst case lies in the certified bracket [{t['epsilon_lower']}, "
                 f"{t['epsilon_upper']}] (lower end: {t['lower_source']})."
             )
+        elif t["epsilon_upper"] is not None and t.get("kind") == "fleet":  # each end names its bound (session 15)
+            lo = f"; epsilon >= {t['epsilon_lower']} is necessary ({t['lower_source']})" if t["epsilon_lower"] else ""
+            parts.append(
+                f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']} ({t['upper_source']}){lo}."
+            )
         elif t["epsilon_upper"] is not None:
             lo = f" (and epsilon >= {t['epsilon_lower']} is necessary)" if t["epsilon_lower"] else ""
             parts.append(f"For delta = {t['delta']} the certified epsilon is {t['epsilon_upper']}{lo}.")

@@ -116,12 +116,18 @@ def test_fleet_target_lower_end_is_bisected_on_its_own(tmp_path):
 
     f = tmp_path / "d.toml"
     f.write_text(_PLAIN.format(users="colluding = 3", rounds='[options]\ntarget_delta = "1e-3"'))
-    t = blanket.certify(load_deployment(f))["targets"][0]
+    cert = blanket.certify(load_deployment(f))
+    t = cert["targets"][0]
     exact = blanket.epsilon(blanket.BinaryRR("2"), 47, delta="1e-3")  # c = 0 is the worst dataset here
     lo, up = float(t["epsilon_lower"]), float(t["epsilon_upper"])
     assert lo <= float(exact.upper) <= up
     assert lo >= float(exact.lower) * (1 - 1e-5)  # the old midpoint, 1.5, fails this
     assert "blanket view" in t["upper_source"] and "concrete datasets" in t["lower_source"]
+    from blanket.reports.verdict import statement
+
+    text = statement(cert)  # the printed paragraph names the bound behind each end too
+    assert f"is {t['epsilon_upper']} (Poisson-binomial blanket view" in text
+    assert f"epsilon >= {t['epsilon_lower']} is necessary (the exact delta of concrete datasets" in text
 
 
 @pytest.mark.parametrize(
