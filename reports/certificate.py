@@ -636,6 +636,14 @@ def _mechanism_text(dep: Deployment) -> str:
     return f"finite randomizer given by an exact {len(m)} x {len(m[0])} matrix{one}"
 
 
+def _chain_variants(found: list, mechanism: str) -> list:
+    """The results a ``(paper, label)`` reference of a source stands for in the chain: the variant registered for
+    this deployment's mechanism if there is one, else the unnamed variant (e.g. the exact blanket view of a binary
+    RR deployment rests on Lemma 5.3's k-RR instance, not on its Gaussian or mixed-fleet variants).  O(len(found))."""
+    own = [r for r in found if r.variant == mechanism]
+    return own or [r for r in found if r.variant is None]
+
+
 def certify(
     dep: Deployment | str | pathlib.Path,
     *,
@@ -738,8 +746,8 @@ def certify(
         for ref in s.results:
             if isinstance(ref, str):  # a registry key
                 found = [r for r in (core.lookup(ref),) if r is not None]
-            else:  # (paper, label)
-                found = _find_results(*ref)
+            else:  # (paper, label): the variant of this mechanism if one is registered, else the unnamed one
+                found = _chain_variants(_find_results(*ref), dep.mechanism)
             for r in found:
                 if r.key not in chain_keys:
                     chain_keys.append(r.key)

@@ -171,6 +171,7 @@ def single_round(
     mech: Any = None,
     curve_pair: Any = None,
     tol: fmpq | None = None,
+    claim_uppers: Sequence[tuple[str, Marker]] = (),
 ) -> Picture:
     """The picture of one shuffled round from the certificate's sources and candidate bounds (``mech``: the
     randomizer record, which decides which sources are too slow to draw, :func:`slow_for_plot`).  ``curve_pair``
@@ -180,6 +181,9 @@ def single_round(
     ``tol`` (optional): the windowing tolerance passed to tolerance-taking sources (``takes_tol``, the blanket view;
     :func:`blanket.reports.claims.claim_tolerance` of the smallest claimed δ), so that at a tiny δ the drawn upper
     line does not flatten at the default tolerance 2^-80 (about 1e-24) far above the certified values.
+    ``claim_uppers`` (optional): ``(source key, marker)`` of each claim's certified upper bound; a marker is drawn
+    when its source is one of ``srcs`` left out of the upper line (too slow to draw), so that a claim decided by it
+    is not shown below a line that does not hold its deciding bound.
 
     ``srcs``: :class:`blanket.reports.certificate.Source` records (``role``, ``compute(eps)``, ``expensive``,
     ``title``, ``results``); ``cands``: registered results; ``evaluate(result, eps, delta)``: the certificate's
@@ -260,10 +264,17 @@ def single_round(
         if any(v is not None for v in up)
         else None
     )
-    lower = Line(_short("certified lower bound", lo_names), xs, lo, "lower") if any(v is not None for v in lo) else None
+    lower = (
+        Line(_short("certified lower bound", lo_names, "largest"), xs, lo, "lower")
+        if any(v is not None for v in lo)
+        else None
+    )
     if upper is None:
         skipped.append("no exact routine for this randomizer: only its registered bounds are drawn")
-    return Picture(title=title, upper=upper, lower=lower, bounds=bounds, markers=markers, skipped=skipped)
+    drawn_keys = {getattr(s, "key", "") for s in cheap} | ({"exact-worst-binary"} if curve_pair is not None else set())
+    undrawn = {getattr(s, "key", "") for s in srcs} - drawn_keys
+    extra = [m for key, m in claim_uppers if key in undrawn]
+    return Picture(title=title, upper=upper, lower=lower, bounds=bounds, markers=[*markers, *extra], skipped=skipped)
 
 
 #: what the upper line is between its grid points (:func:`convex_upper`), appended to its legend
@@ -301,14 +312,15 @@ def slow_for_plot(source: Any, mech: Any) -> str | None:
     return None
 
 
-def _short(head: str, names: list[str]) -> str:
+def _short(head: str, names: list[str], best: str = "smallest") -> str:
+    """A line's legend label: ``head`` and the routes drawn.  ``best``: which route is drawn at each point, the
+    smallest (an upper line: every route is an upper bound) or the largest (a lower line).  O(len(names))."""
     if not names:
         return head
     parts = [_ROLE.sub("", n) for n in names]
-    if len(parts) > 1:  # several routes: their short names (the smallest is drawn at each point)
-        return f"{head} (the smallest of: {'; '.join(p.split(' (')[0] for p in parts)})"
-    text = "; ".join(parts) if len(parts) <= 2 else f"the smallest of {len(parts)} routes"
-    return f"{head} ({text})"
+    if len(parts) > 1:  # several routes: their short names (the best one is drawn at each point)
+        return f"{head} (the {best} of: {'; '.join(p.split(' (')[0] for p in parts)})"
+    return f"{head} ({parts[0]})"
 
 
 def _bound_line(r: Result, evaluate, eps: list[fmpq], xs: list[float], delta: fmpq, top: fmpq) -> Line | str | None:
@@ -465,6 +477,14 @@ def certificate_picture(
     """The picture of a one-round certificate (``cert``: its plain data, claims and targets decided; ``mech`` and
     ``params``: the deployment's randomizer record and parameters)."""
     markers, focus = claim_markers(cert)
+    uppers = []
+    for i, c in enumerate(cert["claims"], 1):
+        up = c.get("upper")
+        val = _num(up["value"]["upper"]) if up and up.get("value") else None
+        if val is not None and val > 0 and _num(c["epsilon"]) is not None:
+            name = _ROLE.sub("", up["source"])
+            label = f"claim {i}: certified upper bound delta <= {up['value']['upper']} ({name}; not drawn as a line)"
+            uppers.append((up.get("key", ""), Marker(label, _f(_num(c["epsilon"])), _f(val), kind="upper")))
     deltas = [_num(c["delta"]) for c in cert["claims"]] + [_num(t["delta"]) for t in cert["targets"]]
     delta = next((d for d in deltas if d is not None), fmpq(1, 10**6))
     given = [d for d in deltas if d is not None and d > 0]
@@ -483,6 +503,7 @@ def certificate_picture(
         mech=mech,
         curve_pair=computed_curve_pair(mech, cert["deployment"]["n"]),
         tol=tol,
+        claim_uppers=uppers,
     )
 
 
@@ -498,6 +519,14 @@ def composition_picture(cert: dict, acc: ShuffleAccountant) -> Picture:
     """The picture of a composition certificate (``cert``: its plain data, claims and targets decided; ``acc``: the
     accountant that decided them, its grid fixed)."""
     markers, focus = claim_markers(cert)
+    uppers = []
+    for i, c in enumerate(cert["claims"], 1):
+        up = c.get("upper")
+        val = _num(up["value"]["upper"]) if up and up.get("value") else None
+        if val is not None and val > 0 and _num(c["epsilon"]) is not None:
+            name = _ROLE.sub("", up["source"])
+            label = f"claim {i}: certified upper bound delta <= {up['value']['upper']} ({name}; not drawn as a line)"
+            uppers.append((up.get("key", ""), Marker(label, _f(_num(c["epsilon"])), _f(val), kind="upper")))
     deltas = [_num(t["delta"]) for t in cert["targets"]] + [_num(c["delta"]) for c in cert["claims"]]
     delta = next((d for d in deltas if d is not None), fmpq(1, 10**6))
     claim = None

@@ -54,6 +54,9 @@ class Marker:
     """A point (ε, δ) marked and labelled: a claim (``verdict`` HOLDS/FAILS/INCONCLUSIVE) or a queried point.
 
     ``eps_range``: a certified ε bracket ``(lower, upper)`` at this δ (a target), drawn as a segment.
+    ``kind``: ``"claim"`` (a claim or query: it sets the δ range shown and gets a guide line at its δ) or
+    ``"upper"`` (the certified upper bound at a claim's ε from a route too slow to draw as a line: a downward
+    triangle, held at the axis floor when its value is below the range shown).
     """
 
     label: str
@@ -61,6 +64,7 @@ class Marker:
     delta: float
     verdict: str | None = None
     eps_range: tuple[float, float] | None = None
+    kind: str = "claim"
 
 
 @dataclass(frozen=True)
@@ -152,7 +156,8 @@ class Picture:
             xs = [x for x in self.upper.eps]
             grid = len(self.lower.eps) if self.lower is not None else len(xs)
             parts.append(
-                f"Left: delta(epsilon) on a log scale at {grid} values of epsilon in [0, {max(xs):.4g}]: the "
+                ("Left: " if self.rounds is not None else "")
+                + f"delta(epsilon) on a log scale at {grid} values of epsilon in [0, {max(xs):.4g}]: the "
                 f"{self.upper.label} (solid)"
                 + (
                     f" and the {self.lower.label} (dashed); the band between them is the certified bracket, where "
@@ -195,7 +200,7 @@ def _delta_limits(pic: Picture) -> tuple[float, float] | None:
     """The δ range shown: from a few decades under the lowest marked point (or the curves) up to the largest value."""
     curves = [line for line in (pic.upper, pic.lower) if line is not None]
     data = _finite_positive(v for line in curves for v in line.delta)
-    marks = _finite_positive(m.delta for m in pic.markers)
+    marks = _finite_positive(m.delta for m in pic.markers if m.kind != "upper")
     if not data and not marks:
         return None
     top = max(data + marks)
@@ -209,13 +214,37 @@ def _delta_limits(pic: Picture) -> tuple[float, float] | None:
     return bottom / 2, min(1.5, top * 3)
 
 
+def _band(upper: Line, lower: Line) -> tuple[list, list, list]:
+    """The shaded bracket between the two lines *as drawn*: at every point of the upper line inside the lower line's
+    range (the upper line may hold chords between its grid points, drawn at more points than the lower), the upper
+    value, and the lower line interpolated as a log axis draws it (geometrically between its two neighbours; a zero
+    lower value is the axis floor).  Filling only at the lower line's points would join the grid points straight on
+    the log axis, under the upper line's chords: a band below the certified upper bound.  O(len(upper) + len(lower))."""
+    pts = sorted((e, d) for e, d in zip(lower.eps, lower.delta) if d is not None and math.isfinite(d))
+    x: list = []
+    lo: list = []
+    up: list = []
+    if not pts:
+        return x, lo, up
+    floor = 1e-300
+    j = 0
+    for e, d in zip(upper.eps, upper.delta):
+        if e < pts[0][0] or e > pts[-1][0]:
+            continue
+        while j + 1 < len(pts) and pts[j + 1][0] < e:
+            j += 1
+        (e0, d0), (e1, d1) = pts[j], pts[min(j + 1, len(pts) - 1)]
+        a, b = max(d0, floor), max(d1, floor)
+        t = 0.0 if e1 == e0 else (e - e0) / (e1 - e0)
+        x.append(e)
+        lo.append(a if t <= 0 else b if t >= 1 else math.exp(math.log(a) + t * (math.log(b) - math.log(a))))
+        up.append(d if (d is not None and d > 0 and math.isfinite(d)) else math.nan)
+    return x, lo, up
+
+
 def _curve_panel(ax, pic: Picture) -> None:
     if pic.upper is not None and pic.lower is not None:
-        # the upper line may be drawn at more points than the lower (chords between grid points): the band is
-        # filled at the lower line's points, where both are certified values
-        at = dict(zip(pic.upper.eps, pic.upper.delta))
-        x, lo = _positive(pic.lower.eps, pic.lower.delta)
-        _, up = _positive(x, [at.get(e) for e in x])
+        x, lo, up = _band(pic.upper, pic.lower)
         if any(math.isfinite(v) for v in up):
             ax.fill_between(
                 x,
@@ -240,13 +269,17 @@ def _curve_panel(ax, pic: Picture) -> None:
             lw=1.2,
             label=b.label,
         )
+    lim = _delta_limits(pic)
     for m in pic.markers:
+        if m.kind == "upper":  # held at the floor when below the range shown (its label gives the value)
+            y = m.delta if lim is None else max(m.delta, lim[0] * 1.5)
+            ax.plot([m.eps], [y], "v", color="tab:blue", ms=8, mec="black", mew=0.8, label=m.label, zorder=5)
+            continue
         shape, colour = VERDICT_STYLE.get(m.verdict or "", ("*", "black"))
         if m.eps_range is not None:
             ax.plot(list(m.eps_range), [m.delta, m.delta], "-", color=colour, lw=3, alpha=0.7)
         ax.plot([m.eps], [m.delta], shape, color=colour, ms=9, mec="black", mew=0.8, label=m.label, zorder=5)
         ax.axhline(m.delta, color=colour, lw=0.6, alpha=0.4)
-    lim = _delta_limits(pic)
     ax.set_yscale("log")
     if lim is not None:
         ax.set_ylim(*lim)
