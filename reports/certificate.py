@@ -738,6 +738,7 @@ def certify(
     # the chain of results used
     chain_keys: list = []
     chain = []
+    rests: dict[str, list[str]] = {}  # source key -> "result key (status)" of the results it rests on
     used = {e["key"] for c in claims for e in (c["upper"], c["lower"]) if e and e.get("key")}
     used |= {t[key] for t in targets for key in ("upper_key", "lower_key") if t.get(key)}
     for s in srcs:
@@ -749,9 +750,17 @@ def certify(
             else:  # (paper, label): the variant of this mechanism if one is registered, else the unnamed one
                 found = _chain_variants(_find_results(*ref), dep.mechanism)
             for r in found:
+                rests.setdefault(s.key, []).append(f"{r.key} ({r.status})")
                 if r.key not in chain_keys:
                     chain_keys.append(r.key)
                     chain.append(result_entry(r))
+    # each claim's ends say which registered result (and its status) they rest on: a source's results, or the
+    # registered bound itself when one decided; none for an exact computation (the definition of DP alone)
+    for c in claims:
+        for e in (c["upper"], c["lower"]):
+            if e and e.get("key"):
+                r = core.lookup(e["key"]) if e["key"] not in rests else None
+                e["rests_on"] = rests.get(e["key"], [f"{r.key} ({r.status})"] if r is not None else [])
     for c in claims:
         for b in c["bounds"]:
             if b["applies"] and b.get("decides") == "certifies the claim" and b["key"] not in chain_keys:

@@ -288,9 +288,9 @@ def lower_source(acc: ShuffleAccountant, decided: str | None = None) -> str:
     if decided is not None and decided == LOWER_NAMES["low-sum"]:
         sums = acc._summed_pairs() or []
         return (
-            "the binary RR, matrix or geometric rounds run on one concrete pair of datasets, seen through the sum of "
-            "their "
-            "counts (" + "; ".join(sp.description for sp in sums) + ")"
+            "the rounds run on one concrete pair of datasets, seen through the sum of their counts ("
+            + "; ".join(sp.description for sp in sums)
+            + ")"
         )
     out: list[str] = []
     direction = "backward" if decided is not None and decided == LOWER_NAMES["low-bwd"] else "forward"

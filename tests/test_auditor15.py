@@ -46,6 +46,14 @@ def test_chain_names_only_the_variant_the_blanket_view_rests_on():
     keys = [e["key"] for e in cert["chain"]]
     assert "BBGN19 Lemma 5.3" in keys
     assert not any(k.startswith("BBGN19 Lemma 5.3 [") for k in keys), keys
+    # the deciding end names the result it rests on with its status (the registry's, read independently here)
+    from blanket.proofs import core
+    from blanket.reports.certificate import render_tex
+
+    status = core.get("BBGN19 Lemma 5.3").status
+    assert cert["claims"][0]["upper"]["rests_on"] == [f"BBGN19 Lemma 5.3 ({status})"]
+    assert cert["claims"][0]["lower"]["rests_on"] == []  # an exact delta on one dataset: no registered result
+    assert f"rests on BBGN19 Lemma 5.3 ({status})" in " ".join(render_tex(cert).split())
 
 
 def test_band_follows_the_upper_chords():
