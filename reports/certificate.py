@@ -759,8 +759,8 @@ def certify(
     for c in claims:
         for e in (c["upper"], c["lower"]):
             if e and e.get("key"):
-                r = core.lookup(e["key"]) if e["key"] not in rests else None
-                e["rests_on"] = rests.get(e["key"], [f"{r.key} ({r.status})"] if r is not None else [])
+                own = core.lookup(e["key"]) if e["key"] not in rests else None
+                e["rests_on"] = rests.get(e["key"], [f"{own.key} ({own.status})"] if own is not None else [])
     for c in claims:
         for b in c["bounds"]:
             if b["applies"] and b.get("decides") == "certifies the claim" and b["key"] not in chain_keys:
