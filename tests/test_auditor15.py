@@ -123,6 +123,9 @@ def test_caption_says_left_only_beside_a_right_panel():
         title="t", upper=Line("u", [0.0, 1.0], [1e-3, 1e-6]), rounds=Rounds([1, 2], [0.1, 0.2], [0.05, 0.1], "1e-6")
     )
     assert two.caption().startswith("Left:") and "Right:" in two.caption()
+    # no upper line (k-RR with k > 2: its blanket view is too slow to draw): the caption still names the lower line
+    low = Picture(title="t", upper=None, lower=Line("certified lower bound (X)", [0.0, 1.0], [1e-3, 1e-6]))
+    assert "the certified lower bound (X) (dashed)" in low.caption() and "no certified upper line" in low.caption()
 
 
 @pytest.mark.tex

@@ -167,6 +167,12 @@ class Picture:
                 )
                 + "."
             )
+        elif self.lower is not None:  # no upper line (none cheap enough to draw): the lower line alone
+            parts.append(
+                ("Left: " if self.rounds is not None else "")
+                + f"delta(epsilon) on a log scale at {len(self.lower.eps)} values of epsilon in "
+                f"[0, {max(self.lower.eps):.4g}]: the {self.lower.label} (dashed); no certified upper line is drawn."
+            )
         if self.bounds:
             parts.append("Registered bounds drawn: " + "; ".join(b.label for b in self.bounds) + ".")
         if self.markers:
