@@ -761,6 +761,9 @@ def certify(
             if e and e.get("key"):
                 own = core.lookup(e["key"]) if e["key"] not in rests else None
                 e["rests_on"] = rests.get(e["key"], [f"{own.key} ({own.status})"] if own is not None else [])
+    for t in targets:  # a target's certified epsilon: what its upper end rests on
+        if t.get("upper_key"):
+            t["upper_rests_on"] = rests.get(t["upper_key"], [])
     for c in claims:
         for b in c["bounds"]:
             if b["applies"] and b.get("decides") == "certifies the claim" and b["key"] not in chain_keys:
