@@ -636,6 +636,14 @@ def _mechanism_text(dep: Deployment) -> str:
     return f"finite randomizer given by an exact {len(m)} x {len(m[0])} matrix{one}"
 
 
+def _end_key(end: dict | None) -> str | None:
+    """The key of what gave one end of a claim: its source's key, or for a registered bound (``kind`` "registered
+    bound", no source key) the result's registry key (``module``).  O(1)."""
+    if not end:
+        return None
+    return end.get("key") or (end.get("module") if end.get("kind") == "registered bound" else None)
+
+
 def _chain_variants(found: list, mechanism: str) -> list:
     """The results a ``(paper, label)`` reference of a source stands for in the chain: the variant registered for
     this deployment's mechanism if there is one, else the unnamed variant (e.g. the exact blanket view of a binary
@@ -739,6 +747,7 @@ def certify(
     chain_keys: list = []
     chain = []
     rests: dict[str, list[str]] = {}  # source key -> "result key (status)" of the results it rests on
+    rested: set[str] = set()  # the registry keys of those results
     used = {e["key"] for c in claims for e in (c["upper"], c["lower"]) if e and e.get("key")}
     used |= {t[key] for t in targets for key in ("upper_key", "lower_key") if t.get(key)}
     for s in srcs:
@@ -751,6 +760,7 @@ def certify(
                 found = _chain_variants(_find_results(*ref), dep.mechanism)
             for r in found:
                 rests.setdefault(s.key, []).append(f"{r.key} ({r.status})")
+                rested.add(r.key)
                 if r.key not in chain_keys:
                     chain_keys.append(r.key)
                     chain.append(result_entry(r))
@@ -758,17 +768,29 @@ def certify(
     # registered bound itself when one decided; none for an exact computation (the definition of DP alone)
     for c in claims:
         for e in (c["upper"], c["lower"]):
-            if e and e.get("key"):
-                own = core.lookup(e["key"]) if e["key"] not in rests else None
-                e["rests_on"] = rests.get(e["key"], [f"{own.key} ({own.status})"] if own is not None else [])
+            if e and (e.get("key") or e.get("kind") == "registered bound"):
+                key = _end_key(e)
+                own = core.lookup(key) if key not in rests else None
+                e["rests_on"] = rests.get(key, [f"{own.key} ({own.status})"] if own is not None else [])
     for t in targets:  # a target's certified epsilon: what its upper end rests on
         if t.get("upper_key"):
             t["upper_rests_on"] = rests.get(t["upper_key"], [])
-    for c in claims:
+    also: dict[str, list[int]] = {}  # registered bounds that certify a claim they did not decide: claim numbers
+    for i, c in enumerate(claims, 1):
         for b in c["bounds"]:
+            if b["applies"] and b.get("decides") == "certifies the claim" and b["key"] != _end_key(c["upper"]):
+                also.setdefault(b["key"], []).append(i)
             if b["applies"] and b.get("decides") == "certifies the claim" and b["key"] not in chain_keys:
                 chain_keys.append(b["key"])
                 chain.append(result_entry(core.get(b["key"])))
+    for entry in chain:
+        deciders = {_end_key(c["upper"]) for c in claims}
+        if entry["key"] in also and entry["key"] not in deciders | rested:
+            nums = ", ".join(str(i) for i in also[entry["key"]])
+            entry["used_for"] = (
+                f"an independent check: it also certifies claim {nums}, which a smaller certified upper bound decided "
+                "(the verdict does not rest on it)"
+            )
     if dep.mechanism in ("krr", "binary_rr"):
         for r in _find_results("BBGN19", "Lemma 5.1"):
             if r.key not in chain_keys and (r.variant in (None, "rr", "krr") or "rr" in str(r.variant)):

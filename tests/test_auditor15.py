@@ -54,6 +54,20 @@ def test_chain_names_only_the_variant_the_blanket_view_rests_on():
     assert cert["claims"][0]["upper"]["rests_on"] == [f"BBGN19 Lemma 5.3 ({status})"]
     assert cert["claims"][0]["lower"]["rests_on"] == []  # an exact delta on one dataset: no registered result
     assert f"rests on BBGN19 Lemma 5.3 ({status})" in " ".join(render_tex(cert).split())
+    # registered bounds that also certify the claim are in the chain as independent checks, the decider is not
+    by_key = {e["key"]: e for e in cert["chain"]}
+    assert by_key["BBGN19 Theorem 5.3 [rr]"]["used_for"].startswith("an independent check")
+    assert "used_for" not in by_key["BBGN19 Lemma 5.3"]
+    # a registered bound that decides (holds.toml's claim: BBGN19 Theorem 5.3 [rr]) is what the end rests on
+    rr = parse_deployment(
+        'name = "t"\n[mechanism]\ntype = "binary_rr"\nexp_epsilon0 = "3"\n[users]\nn = 1000\n'
+        '[[claims]]\nepsilon = "1/2"\ndelta = "1e-6"\n'
+    )
+    cert = certify(rr, plot=False)
+    up = cert["claims"][0]["upper"]
+    assert up["kind"] == "registered bound" and up["source"] == "BBGN19 Theorem 5.3 [rr]"
+    assert up["rests_on"] == [f"BBGN19 Theorem 5.3 [rr] ({core.get('BBGN19 Theorem 5.3 [rr]').status})"]
+    assert "used_for" not in {e["key"]: e for e in cert["chain"]}["BBGN19 Theorem 5.3 [rr]"]
 
 
 def test_band_follows_the_upper_chords():
