@@ -768,8 +768,8 @@ def certify(
     # registered bound itself when one decided; none for an exact computation (the definition of DP alone)
     for c in claims:
         for e in (c["upper"], c["lower"]):
-            if e and (e.get("key") or e.get("kind") == "registered bound"):
-                key = _end_key(e)
+            key = _end_key(e)
+            if e and key:
                 own = core.lookup(key) if key not in rests else None
                 e["rests_on"] = rests.get(key, [f"{own.key} ({own.status})"] if own is not None else [])
     for t in targets:  # a target's certified epsilon: what its upper end rests on
