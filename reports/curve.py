@@ -386,7 +386,16 @@ def composition(
         d = acc.get_delta(e, refine=False)  # the distributions the queries composed: no new band per point
         up.append(_to_float(d.upper))
         lo.append(_to_float(d.lower) if d.lower > 0 else None)
-    upper = Line("certified upper end of the composed delta (smallest route: PLD, Renyi, basic)", xs, up, "upper")
+    # chords in e^eps between the certified values, as for one round (:func:`convex_upper`): the worst case over
+    # all datasets of T composed rounds is a supremum of hockey-stick divergences, convex in alpha = e^eps; a
+    # straight segment on the log axis could pass under it
+    xs_up, up_drawn = convex_upper(xs, up)
+    upper = Line(
+        "certified upper end of the composed delta (smallest route: PLD, Renyi, basic)" + UPPER_CHORDS,
+        xs_up,
+        up_drawn,
+        "upper",
+    )
     lower = Line("certified lower end (the rounds on one concrete pair of datasets)", xs, lo, "lower")
     panel = None
     if rounds:
@@ -519,14 +528,6 @@ def composition_picture(cert: dict, acc: ShuffleAccountant) -> Picture:
     """The picture of a composition certificate (``cert``: its plain data, claims and targets decided; ``acc``: the
     accountant that decided them, its grid fixed)."""
     markers, focus = claim_markers(cert)
-    uppers = []
-    for i, c in enumerate(cert["claims"], 1):
-        up = c.get("upper")
-        val = _num(up["value"]["upper"]) if up and up.get("value") else None
-        if val is not None and val > 0 and _num(c["epsilon"]) is not None:
-            name = _ROLE.sub("", up["source"])
-            label = f"claim {i}: certified upper bound delta <= {up['value']['upper']} ({name}; not drawn as a line)"
-            uppers.append((up.get("key", ""), Marker(label, _f(_num(c["epsilon"])), _f(val), kind="upper")))
     deltas = [_num(t["delta"]) for t in cert["targets"]] + [_num(c["delta"]) for c in cert["claims"]]
     delta = next((d for d in deltas if d is not None), fmpq(1, 10**6))
     claim = None
