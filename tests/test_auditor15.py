@@ -171,3 +171,26 @@ def test_terminal_json_and_pdf_agree(tmp_path, capsys):
     assert Fraction(t["epsilon_lower"]) <= Fraction(t["epsilon_upper"])
     for v in (t["epsilon_lower"], t["epsilon_upper"]):
         assert v in flat and v in out, v
+
+
+def test_composition_upper_line_is_drawn_as_chords():
+    """The composed upper line between its grid points is the chord in e^eps of the certified values (at or above
+    the straight log-axis segment, which can pass under the worst-case curve), and equals them at the grid points."""
+    from blanket.exact.accounting.accountant import ShuffleAccountant, ShuffledRR
+
+    acc = ShuffleAccountant(curves=False).compose(ShuffledRR(k=2, epsilon0="1", n=1000), 4)
+    acc.get_epsilon("1e-6")
+    pic = curve.composition(acc, title="t", focus=[], eps0_total=fmpq(4), delta=fmpq(1, 10**6), rounds=False, points=6)
+    assert pic.upper is not None and pic.lower is not None
+    grid = list(pic.lower.eps)
+    assert len(pic.upper.eps) == (len(grid) - 1) * (curve.CHORD_POINTS + 1) + 1
+    at = dict(zip(pic.upper.eps, pic.upper.delta))
+    exact = {float(e): float(acc.get_delta(e, refine=False).upper) for e in curve.grid(fmpq(4), [], 6)}
+    for x in grid:  # at the grid points: the certified values, or the convex minorant below a step (never above)
+        assert at[x] <= exact[x] * (1 + 1e-12)
+    for x0, x1 in zip(grid, grid[1:]):
+        inner = [x for x in pic.upper.eps if x0 < x < x1]
+        for x in inner:
+            t = (x - x0) / (x1 - x0)
+            geo = math.exp(math.log(exact[x0]) * (1 - t) + math.log(exact[x1]) * t) if exact[x1] > 0 else 0.0
+            assert at[x] >= geo * (1 - 1e-9), (x, at[x], geo)
