@@ -194,3 +194,19 @@ def test_composition_upper_line_is_drawn_as_chords():
             t = (x - x0) / (x1 - x0)
             geo = math.exp(math.log(exact[x0]) * (1 - t) + math.log(exact[x1]) * t) if exact[x1] > 0 else 0.0
             assert at[x] >= geo * (1 - 1e-9), (x, at[x], geo)
+
+
+def test_bound_line_above_the_range_says_so_in_the_legend():
+    from blanket.reports.figures.privacy_curve import _curve_panel
+    from matplotlib.figure import Figure
+
+    pic = Picture(
+        title="t",
+        upper=Line("u", [0.0, 1.0], [1e-3, 1e-6]),
+        bounds=[Line("high", [0.0, 1.0], [1.0, 0.9]), Line("seen", [0.0, 1.0], [1e-3, 1e-5])],
+        markers=[Marker("claim", 0.5, 1e-4, "HOLDS")],
+    )
+    ax = Figure().add_subplot()
+    _curve_panel(ax, pic)
+    labels = ax.get_legend_handles_labels()[1]
+    assert "high - above the range shown" in labels and "seen" in labels

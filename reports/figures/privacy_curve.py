@@ -267,15 +267,17 @@ def _curve_panel(ax, pic: Picture) -> None:
         ax.plot(*_positive(pic.lower.eps, pic.lower.delta), "--", color="tab:blue", lw=1.6, label=pic.lower.label)
     styles = [":", "-.", (0, (5, 2)), (0, (1, 1)), (0, (3, 1, 1, 1))]
     colours = ["tab:purple", "tab:brown", "tab:olive", "tab:cyan", "tab:pink", "tab:gray"]
+    lim = _delta_limits(pic)
     for i, b in enumerate(pic.bounds):
+        shown = _finite_positive(b.delta)
+        above = lim is not None and bool(shown) and min(shown) > lim[1]  # a legend entry with no visible line
         ax.plot(
             *_positive(b.eps, b.delta),
             linestyle=styles[i % len(styles)],
             color=colours[i % len(colours)],
             lw=1.2,
-            label=b.label,
+            label=b.label + (" - above the range shown" if above else ""),
         )
-    lim = _delta_limits(pic)
     for m in pic.markers:
         if m.kind == "upper":  # held at the floor when below the range shown (its label gives the value)
             y = m.delta if lim is None else max(m.delta, lim[0] * 1.5)
