@@ -65,9 +65,17 @@ def test_chain_names_only_the_variant_the_blanket_view_rests_on():
     )
     cert = certify(rr, plot=False)
     up = cert["claims"][0]["upper"]
-    assert up["kind"] == "registered bound" and up["source"] == "BBGN19 Theorem 5.3 [rr]"
-    assert up["rests_on"] == [f"BBGN19 Theorem 5.3 [rr] ({core.get('BBGN19 Theorem 5.3 [rr]').status})"]
-    assert "used_for" not in {e["key"]: e for e in cert["chain"]}["BBGN19 Theorem 5.3 [rr]"]
+    # since probe15 (the Chernoff cap on the k-RR blanket view's deep tail) the exact blanket view (8e-30) decides
+    # this claim; before, its windowing tolerance (~1e-23) let the registered bound decide.  Either way the end
+    # names what it rests on, and the decider is not marked as an independent check.
+    if up["kind"] == "registered bound":
+        assert up["source"] == "BBGN19 Theorem 5.3 [rr]"
+        assert up["rests_on"] == [f"BBGN19 Theorem 5.3 [rr] ({core.get('BBGN19 Theorem 5.3 [rr]').status})"]
+        assert "used_for" not in {e["key"]: e for e in cert["chain"]}["BBGN19 Theorem 5.3 [rr]"]
+    else:
+        assert up["key"] == "blanket-view" and up["rests_on"] == [f"BBGN19 Lemma 5.3 ({status})"]
+        assert "used_for" not in {e["key"]: e for e in cert["chain"]}["BBGN19 Lemma 5.3"]
+        assert {e["key"]: e for e in cert["chain"]}["BBGN19 Theorem 5.3 [rr]"]["used_for"].startswith("an independent")
 
 
 def test_band_follows_the_upper_chords():
