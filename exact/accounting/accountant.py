@@ -378,6 +378,29 @@ def _sweep_seconds(mech: KRR, n: int) -> float:
 SAMPLED_MATRIX_CURVE = "participation q exploited (the sampled round is the shuffle of R_q)"
 
 
+def _kept_log_span(cp: _curves.FinitePair) -> float:
+    """The span ``log r_max − log r_min`` of the finite positive likelihood ratios of ``cp`` whose atoms the
+    discretisation keeps (:meth:`~blanket.exact.accounting.curves.FinitePair.discretise`: the tails of ``P``-mass at
+    most ``DEFAULT_TRUNCATION/4`` each side are moved to ``+∞`` / the first kept point or dropped, the same rule on the
+    atoms instead of the grid indices, so never narrower than the discretised PLD's span).  A tiny-``q`` curve pair
+    keeps atoms at ``±ε0`` of mass about 10⁻⁴⁵ (the exact route's floor at the grid's flat top): the raw span was
+    ``2ε0`` and the pair was left out (``_curve_too_long``) although its PLD spans ``O(q)``.  Floats choose only.
+    O(atoms log atoms)."""
+    tau = _pld.DEFAULT_TRUNCATION / 4
+    atoms = sorted((r, p) for r, p, _q in cp.masses if r is not None and r > 0 and p > 0)
+    if not atoms:
+        return 0.0
+    lo, s = 0, fmpq(0)
+    while lo < len(atoms) - 1 and s + atoms[lo][1] <= tau:
+        s += atoms[lo][1]
+        lo += 1
+    hi, s = len(atoms) - 1, fmpq(0)
+    while hi > lo and s + atoms[hi][1] <= tau:
+        s += atoms[hi][1]
+        hi -= 1
+    return math.log(float(atoms[hi][0])) - math.log(float(atoms[lo][0]))
+
+
 def _plain_if_unsampled(ev: Any) -> Any:
     """``ev``, or for a :class:`~blanket.exact.accounting.sampled.Sampled` round with ``q = 1`` the plain round it
     wraps: every user takes part, so it is that round, and every route of the plain round applies (its one-round
@@ -1534,13 +1557,14 @@ class ShuffleAccountant:
         curve pair of ``R_q`` keeps atoms out to ``±ε0`` (of mass about 10⁻¹⁸ at q = 10⁻³, n = 10⁵): its dense PLD
         was 7·10⁵ points per round and its compositions took minutes and gigabytes for a route the dominating pair
         beat.  A choice only (the dominating pair's upper end is certified either way; the route that decides is
-        reported).  O(atoms) (floats choose), memoised per grid and round."""
+        reported).  The length is that of the losses the discretisation keeps (:func:`_kept_log_span`: the far atoms
+        of ``P``-mass within ``DEFAULT_TRUNCATION/4`` each side are moved off the grid there, so they do not widen it).
+        O(atoms log atoms) (floats choose), memoised per grid and round."""
         if getattr(ev, "q", 1) == 1:
             return False
         key = ("curve-long", grid, ev)
         if key not in self._cache:
-            ratios = [float(r) for r, _p, _q in cp.masses if r is not None and r > 0]
-            span = (math.log(max(ratios)) - math.log(min(ratios))) if ratios else 0.0
+            span = _kept_log_span(cp)
             length = span / float(grid) + 1
             dom = self._dominating(ev)
             bkey = ("base", grid, ev)

@@ -596,7 +596,9 @@ def curve_values(
 
         if base is None:
             upward = n >= (JENSEN_MIN_N if _jensen_sources(mech) else UPWARD_TOP_MIN_N)
-            cv = _refine(best, memo, count, e0, am, n, rt, max_points, upward)
+            # an exact worst case (sampled binary RR) is certified far below the engines' floors: its top is extended
+            top_extend = any(name.startswith("exact worst case") for name, _fn in srcs)
+            cv = _refine(best, memo, count, e0, am, n, rt, max_points, upward, top_extend)
             if len(_EVALS) >= 64:
                 _EVALS.pop(next(iter(_EVALS)))
             _EVALS[ekey] = (cv, dict(memo))
@@ -655,10 +657,11 @@ def _refine(
     rt: fmpq,
     max_points: int,
     upward: bool,
+    top_extend: bool = False,
 ) -> CurveValues:
     """The grid of :func:`curve_values` (its body after the sources are chosen): ``ε_top`` (searched upwards,
     :func:`_eps_top_doubling`, when ``upward``, else :func:`_eps_top`), the first 15 points, then the adaptive
-    refinement.  O(max_points) calls of ``best``."""
+    refinement; ``top_extend``: then points past the top (:func:`_extend_top`).  O(max_points) calls of ``best``."""
 
     top = e0 if n < 2 else (_eps_top_doubling(best, e0) if upward else _eps_top(best, e0))
     eps_pts = sorted({top * j / 8 for j in range(9)} | {top / 8 / fmpq(2) ** j for j in range(1, 7)})
@@ -692,8 +695,34 @@ def _refine(
         if chord - u > rt * u + ATOL:
             push(ea, em)
             push(em, eb)
+    if top_extend:
+        _extend_top(best, top, e0)
     pts = tuple((a, memo[a][0], memo[a][1]) for a in sorted(memo))
     return CurveValues(pts, count[0], am)
+
+
+#: at most this many points past the grid's top (:func:`_extend_top`; each one doubles ε)
+TOP_EXTEND_POINTS = 12
+
+
+def _extend_top(best: Callable, top: fmpq, e0: fmpq) -> None:
+    """More certified points past the grid's top for a round with an exact worst case (sampled binary RR, Lemma S4),
+    whose values keep falling far below the engines' floors: at ``ε = top·2^j`` (``j = 1, 2, …``, ``ε < ε0``, at
+    most :data:`TOP_EXTEND_POINTS`) until the value is at most :data:`~blanket.exact.accounting.curves.TOP_DELTA`.
+    The top is sized by ε0 (``ε0/1024`` at least), but at a tiny ``q`` the curve lives on ``O(q)`` losses: the
+    value at the top (about 10⁻¹⁷ at n = 2·10⁴, q = 10⁻⁴) then became, by the hull's last chord to
+    ``(α_max, 0)``, an atom at the loss ``ε0`` of ``P``-mass above the discretisation's tail cut, and the pair's PLD
+    spanned ``±ε0`` on a grid of ``O(q)`` (about 10⁶ points: the accountant left the pair out, ``_curve_too_long``).
+    Each added value is a certified upper value of ``E`` at its point, and adding points never raises the hull
+    (docs/composition.md §5d, "Certified values are enough"; the same argument as ``curves._top_point``).
+    O(TOP_EXTEND_POINTS) calls of ``best``."""
+    eps = top
+    for _ in range(TOP_EXTEND_POINTS):
+        if best(_dyadic_exp(eps))[0] <= _curves.TOP_DELTA:
+            return
+        eps = eps * 2
+        if eps >= e0:
+            return
 
 
 _MEMO: dict = {}
