@@ -18,23 +18,10 @@ from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, Shu
 from blanket.exact.accounting.pld import DEFAULT_TRUNCATION
 from blanket.exact.accounting.sampled import Sampled
 from blanket.exact.mechanisms.finite import KRR
-from blanket.exact.shuffled import sampled_binary as sb
 from flint import fmpq
 
-
-def _hs(at: list, b: fmpq) -> fmpq:
-    return sum((p - b * q for p, q in at if p - b * q > 0), fmpq(0))
-
-
-def _pair(e: fmpq, q: fmpq, n: int, C: int) -> list:
-    laws = sb.laws_exact(e, q, n)
-    P, Q = laws[C], laws[C - 1]
-    out = []
-    for m in range(n + 1):
-        for k in range(m + 1):
-            i = m * (n + 1) + k
-            out.append((P[i] if i <= P.degree() else fmpq(0), Q[i] if i <= Q.degree() else fmpq(0)))
-    return out
+from tests.test_samplow15 import _exact_pair as _pair
+from tests.test_samplow15 import _hs
 
 
 def test_kept_span_drops_far_atoms_of_negligible_mass() -> None:
