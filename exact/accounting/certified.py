@@ -66,6 +66,8 @@ __all__ = [
     "EXACT_VIEW_MAX_WORK",
     "EXACT_VIEW_MIN_DELTA",
     "GEOMETRIC_ENUMERATION_MAX",
+    "GEOMETRIC_ENUMERATION_SECONDS",
+    "geometric_enumeration_seconds",
     "GEOMETRIC_FAST",
     "RENYI",
     "SAME_RANDOMIZER",
@@ -98,6 +100,8 @@ BLANKET_VIEW = fast_oracles.blanket_view_upper
 EXACT_BLANKET_MAX_N = 200 if BLANKET_VIEW is fast_oracles.blanket_view_delta else 10**12
 #: the geometric mechanism's small-n routes (explicit histograms) run up to this many histograms
 GEOMETRIC_ENUMERATION_MAX = 20000
+#: ... and while :func:`geometric_enumeration_seconds` models at most this many one-core seconds (a choice)
+GEOMETRIC_ENUMERATION_SECONDS = 60.0
 
 CLONE = "clone pair (Feldman-McMillan-Talwar FOCS 2021)"
 BLANKET_MERGED = "blanket view, merged (Balle et al. Lemma 5.3)"
@@ -129,8 +133,27 @@ def upper_end(v: Enclosure) -> Fraction:
     return Fraction(int(v.p), int(v.q)) if isinstance(v, fmpq) else arith.endpoints(v)[1]
 
 
+def geometric_enumeration_seconds(m: int, n: int, alpha: fmpq) -> float:
+    """Modelled one-core seconds of the geometric mechanism's exact-rational enumeration at ``n`` users
+    (:func:`~blanket.exact.shuffled.oracles.blanket_view_delta_enumerate`: ``m(m−1)`` ordered pairs, each
+    ``C(n+m, m)`` compositions over ``≤ m+1`` atoms): ``1e-5`` s a term plus ``1.5e-8·n·h`` for the growth of its
+    rationals, ``h`` the bit height of ``α`` (``α^c`` and the running sum grow by ``≈ h`` bits per user).  Fitted
+    to (m = 3, exact_epsilon 3; one core at load 5-6): α = 1/3 n = 60, 120: 2.0, 18.7 s (model 2.8, 24.7);
+    α = 1e-10, 1e-50, n = 30: 0.52, 2.4 s (model 0.83, 2.8).  A choice, never a bound.  O(1)."""
+    h = max(int(alpha.p).bit_length(), int(alpha.q).bit_length())
+    return m * (m - 1) * math.comb(n + m, m) * (1e-5 + 1.5e-8 * n * h)
+
+
 def _geometric_small(mech, n) -> bool:
-    return mech.is_exact and math.comb(n + mech.m - 1, mech.m - 1) <= GEOMETRIC_ENUMERATION_MAX
+    """Whether the geometric mechanism's small-n exact routes (the enumeration upper bound, the exact dataset lower
+    bound) run: exact ``α``, at most :data:`GEOMETRIC_ENUMERATION_MAX` histograms and
+    :func:`geometric_enumeration_seconds` at most :data:`GEOMETRIC_ENUMERATION_SECONDS` (``--alpha 1e-50``, m = 3,
+    n = 100 ran > 120 s in big rationals; now the every-n routes answer).  O(1)."""
+    return (
+        mech.is_exact
+        and math.comb(n + mech.m - 1, mech.m - 1) <= GEOMETRIC_ENUMERATION_MAX
+        and geometric_enumeration_seconds(mech.m, n, mech.alpha_exact) <= GEOMETRIC_ENUMERATION_SECONDS
+    )
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ from blanket.exact.mechanisms.finite import (
     eps0_description,
     eps0_pair,
 )
-from blanket.exact.numbers import arith
+from blanket.exact.numbers import arith, guards
 from blanket.exact.numbers.errors import InvalidArgument
 from blanket.exact.numbers.types import Enclosure, IntegerInput, NumberInput, NumberOrBall
 from flint import arb, ctx, fmpq
@@ -107,6 +107,18 @@ class _Eps0:
 
     def _eps0_describe(self) -> dict:
         return eps0_description(self.epsilon0, "exp_epsilon0", self.exp_epsilon0_exact)
+
+
+def _eps0_checked(epsilon0: NumberInput | None, exp_epsilon0: NumberInput | None) -> tuple[fmpq | None, fmpq | None]:
+    """:func:`~blanket.exact.mechanisms.finite.eps0_pair` within the supported range (ε0 ≤ 500, the CLI's
+    :func:`~blanket.exact.numbers.guards.check_epsilon0` message; ``Hadamard(8, epsilon0='1000')`` was accepted).
+    O(1)."""
+    e, ee = eps0_pair(epsilon0, exp_epsilon0)
+    if e is not None:
+        guards.check_epsilon0(e)
+    if ee is not None:
+        guards.check_exp_epsilon0(ee)
+    return e, ee
 
 
 def _set(obj, **kw):
@@ -175,7 +187,7 @@ class LDP(_Eps0):
     def __init__(self, epsilon0=None, *, exp_epsilon0=None, same_randomizer: bool = False):
         if not isinstance(same_randomizer, bool):
             raise InvalidArgument("same_randomizer", same_randomizer, "must be True or False")
-        e, ee = eps0_pair(epsilon0, exp_epsilon0)
+        e, ee = _eps0_checked(epsilon0, exp_epsilon0)
         _set(self, epsilon0=e, exp_epsilon0_exact=ee, same_randomizer=same_randomizer, kind="ldp")
 
     def gamma_lower(self) -> Enclosure:
@@ -295,6 +307,10 @@ class UnaryEncoding(_PerPrecision, FourValue):
                 )
         elif _is_exact(p) and _is_exact(q) and not (0 < q <= p < 1):
             raise InvalidArgument("p", f"{p} (q = {q})", "must satisfy 0 < q <= p < 1")
+        if epsilon0 is not None:
+            guards.check_epsilon0(epsilon0)
+        if exp_epsilon0_exact is not None:
+            guards.check_exp_epsilon0(exp_epsilon0_exact)
         _set(
             self,
             k=k,
@@ -422,6 +438,7 @@ def SUE(
     if exp_half_epsilon0 is not None:
         s = arith.exact_in(exp_half_epsilon0, "exp_half_epsilon0", lo=1)
         e, ee = None, s * s
+        guards.check_exp_epsilon0(ee, "exp_half_epsilon0 squared (e^{epsilon0})")
     else:
         e = arith.exact_in(epsilon0, "epsilon0", lo=0)
         if e != 0:
@@ -470,7 +487,7 @@ class OLH(FourValue):
     def __init__(self, k, g, epsilon0=None, *, exp_epsilon0=None, collision=None, constant=0, family=None, triple=None):
         k = arith.integer_in(k, "k", lo=2)
         g = arith.integer_in(g, "g", lo=2)
-        e, ee = eps0_pair(epsilon0, exp_epsilon0)
+        e, ee = _eps0_checked(epsilon0, exp_epsilon0)
         if family is not None:
             fam = tuple(tuple(int(v) for v in h) for h in family)
             if not fam or any(len(h) != k or any(not 0 <= v < g for v in h) for h in fam):
@@ -600,7 +617,7 @@ class Hadamard(FourValue):
 
     def __init__(self, k, epsilon0=None, *, exp_epsilon0=None):
         k = arith.integer_in(k, "k", lo=2)
-        e, ee = eps0_pair(epsilon0, exp_epsilon0)
+        e, ee = _eps0_checked(epsilon0, exp_epsilon0)
         _set(self, k=k, epsilon0=e, exp_epsilon0_exact=ee, kind="hadamard")
 
     @property
@@ -661,7 +678,7 @@ class Subset(FourValue):
     def __init__(self, k, d, epsilon0=None, *, exp_epsilon0=None):
         k = arith.integer_in(k, "k", lo=2)
         d = arith.integer_in(d, "d", lo=1, hi=k - 1)
-        e, ee = eps0_pair(epsilon0, exp_epsilon0)
+        e, ee = _eps0_checked(epsilon0, exp_epsilon0)
         _set(self, k=k, d=d, epsilon0=e, exp_epsilon0_exact=ee, kind="subset")
 
     def output_count(self) -> int:
@@ -746,6 +763,7 @@ class Geometric(_PerPrecision):
                 )
         else:
             e = arith.exact_in(epsilon0, "epsilon0", lo=0, lo_open=True)
+            guards.check_epsilon0(e)
             a = None
         _set(self, m=m, alpha_exact=a, epsilon0=e, kind="geometric", _memo={})
 

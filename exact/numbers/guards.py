@@ -188,6 +188,32 @@ def check_epsilon0(q: NumberOrBall, name: str = "epsilon0") -> None:
         )
 
 
+def check_exp_epsilon0(e: NumberOrBall, name: str = "exp_epsilon0") -> None:
+    """Refuse an exact ``e^{ε0}`` (``name``) above ``e^MAX_EPSILON0`` (:func:`check_epsilon0`'s range, for records
+    given ``exp_epsilon0``); a value whose ``log`` straddles the limit at 64 bits is let through (the limit is a
+    supported range, not a soundness condition).  O(1) (one 64-bit ``log``).
+
+    >>> check_exp_epsilon0(10**300)
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.InvalidArgument: exp_epsilon0 must be at most e^500 (epsilon0 at most 500, the supported range), got 1.000000000e+300 (rounded down) (above it randomized response equals the identity to within e^-500, and the shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy)
+    """
+    with arith.precision(64):
+        too_big = bool(arith.ball(e).log() > MAX_EPSILON0)
+    if too_big:
+        shown = e if isinstance(e, (int, str)) else str(e)
+        if len(str(shown)) > 40:  # 10**300 was echoed with its 300 zeros
+            d = arith.decimal_string(arith.exact(e), 10, up=False)
+            shown = d if arith.exact(d) == arith.exact(e) else f"{d} (rounded down)"
+        raise InvalidArgument(
+            name,
+            shown,
+            f"must be at most e^{MAX_EPSILON0} (epsilon0 at most {MAX_EPSILON0}, the supported range)",
+            hint=f"above it randomized response equals the identity to within e^-{MAX_EPSILON0}, and the "
+            "shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy",
+        )
+
+
 def _file_kind(mode: int) -> str:
     for test, word in (
         (stat.S_ISDIR, "a directory"),

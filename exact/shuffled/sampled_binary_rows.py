@@ -48,7 +48,7 @@ from blanket.exact.numbers import arith
 from blanket.exact.numbers.errors import InvalidArgument
 from flint import arb, fmpq
 
-__all__ = ["SampledBinaryRows", "route_bytes", "route_seconds", "theta_bound", "window_model"]
+__all__ = ["SampledBinaryRows", "prepared_model", "route_bytes", "route_seconds", "theta_bound", "window_model"]
 
 LD = np.longdouble
 #: unit roundoff of numpy.longdouble on this machine (round to nearest; 2^-64 for x87 extended, 2^-53 if it is binary64)
@@ -727,22 +727,43 @@ def route_bytes(n: int, q: float) -> int:
     return 32 * n * (nb + 2) + chunk * _row_bytes(m_hi, nb, batch) + g + 40 * full_cap(cells) * cells
 
 
+#: below this many expected absent users ``n(1 − q)`` the selection prepares up to :func:`full_cap` ``C`` (bounded15:
+#: q = 0.999: n = 200 prepared 18, n = 966 prepared 45 of 47; q = 1/2: 2 to 7)
+NEAR_ONE_ABSENT = 10.0
+#: preparation sweeps modelled (the selection's, and one promotion); each re-sweeps ``G`` when it is not kept
+PREPARE_SWEEPS = 2
+
+
+def prepared_model(n: int, q: float, cells: int) -> int:
+    """The number of ``C`` :func:`route_seconds` counts as fully prepared: :data:`PREPARED_TYPICAL`, or
+    :func:`full_cap` (the most the route prepares) when ``n(1 − q) < NEAR_ONE_ABSENT`` (q near 1: neighbouring ``C``
+    near ``n`` differ by less than the binned slack and the selection takes nearly all it may).  A choice, never a
+    bound.  O(1)."""
+    return full_cap(cells) if n * (1 - q) < NEAR_ONE_ABSENT else PREPARED_TYPICAL
+
+
 def route_seconds(n: int, q: float) -> float:
     """Estimated one-core seconds of :class:`SampledBinaryRows`'s preparation at ``n`` users, participation ``q``:
     one sweep of ``H`` (``n·m_hi²/2`` longdouble cells, by chunks), the sweeps of ``G`` (``m_hi³/3`` cells, once when
     kept, else once per chunk), the row products (``2·(n+1)(m+1)²`` binary64 flops per row of the window), the
     binning (``n·(m+1)`` cells per row, ``2n(nb+1)`` bin slots per batch of rows) and the longdouble products of the
     fully prepared ``C`` (``2(m+1)²`` per row and ``C``, the two guessed and :data:`PREPARED_TYPICAL` more; those of a
-    second sweep sweep only their own rows of ``H``).  A choice, never a bound.  O(log n)."""
+    second sweep sweep only their own rows of ``H``, and, when ``G`` is not kept, all of ``G`` again:
+    :data:`PREPARE_SWEEPS` such sweeps; q near 1 prepares :func:`prepared_model` ``C``).  bounded15: at q = 0.999
+    both were missing (n = 966 modelled 30 s, ran 69 CPU s at load 8; n = 1216, modelled 30 s before the re-fit,
+    ran > 240 s); now 48 s.  A choice, never a bound.  O(log n)."""
     if not 0 < q < 1:
         return math.inf
     m_lo, m_hi = window_model(n, q)
     nb = bins_for(n)
     batch = batch_for(nb, m_hi)
-    chunks = 1 if g_bytes(m_lo, m_hi) <= G_CACHE_BYTES else -(-n // chunk_for(n, m_hi, nb, batch))
+    kept = g_bytes(m_lo, m_hi) <= G_CACHE_BYTES
+    chunks = 1 if kept else -(-n // chunk_for(n, m_hi, nb, batch))
     rows = m_hi - m_lo + 1
     mm = (m_lo + m_hi) / 2 + 1
-    out = SECONDS_PER_SWEEP_CELL * (n * m_hi * m_hi / 2 + chunks * m_hi**3 / 3)
+    g_sweeps = 1 if kept else chunks + PREPARE_SWEEPS  # G kept: swept once for everything
+    out = SECONDS_PER_SWEEP_CELL * (n * m_hi * m_hi / 2 + g_sweeps * m_hi**3 / 3)
     out += (SECONDS_PER_FLOP + SECONDS_PER_FLOP_SMALL / mm) * rows * 2 * (n + 1) * mm * mm
     out += SECONDS_PER_BIN_CELL * rows * n * mm + SECONDS_PER_BIN_SLOT * (rows / batch + 1) * 2 * n * (nb + 1)
-    return out + SECONDS_PER_LD_PRODUCT * rows * mm * mm * (4 + 2 * PREPARED_TYPICAL)
+    cells = (m_hi - m_lo + 1) * (m_lo + m_hi + 2) // 2
+    return out + SECONDS_PER_LD_PRODUCT * rows * mm * mm * (4 + 2 * prepared_model(n, q, cells))
