@@ -3,6 +3,12 @@
 * The oracle records (``SUE(8, epsilon0='1000')`` and the like) accepted ε0 above 500 where the CLI refuses: they
   now refuse with the CLI's one-line message (:func:`blanket.exact.numbers.guards.check_epsilon0`), and an exact
   ``e^{ε0}`` above ``e^500`` likewise.
+* Sampled binary RR near q = 1: the route by rows' time model missed ``G`` re-swept by each full preparation (when it
+  is not kept) and the near-``full_cap`` count of prepared ``C`` (q = 0.999, n = 966: model 30 s, 69 CPU s measured).
+* Geometric ``--alpha 1e-50`` (m = 3, n = 100): the small-n exact-rational enumeration ran > 120 s; a time model in
+  the bit height of α now routes it to the every-n bounds.
+Each test failed before its fix (the records built, the model's difference was ``chunks − 1`` sweeps,
+``prepared_model`` did not exist and n = 966 was affordable, the enumeration was admitted).
 """
 
 from __future__ import annotations

@@ -196,7 +196,7 @@ def check_exp_epsilon0(e: NumberOrBall, name: str = "exp_epsilon0") -> None:
     >>> check_exp_epsilon0(10**300)
     Traceback (most recent call last):
     ...
-    blanket.exact.numbers.errors.InvalidArgument: exp_epsilon0 must be at most e^500 (epsilon0 at most 500, the supported range), got 1.000000000e+300 (rounded down) (above it randomized response equals the identity to within e^-500, and the shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy)
+    blanket.exact.numbers.errors.InvalidArgument: exp_epsilon0 must be at most e^500 (epsilon0 at most 500, the supported range), got '1e+300' (above it randomized response equals the identity to within e^-500, and the shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy)
     """
     with arith.precision(64):
         too_big = bool(arith.ball(e).log() > MAX_EPSILON0)
