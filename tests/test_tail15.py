@@ -74,3 +74,46 @@ def test_deep_tail_upper_end_below_the_window_cut() -> None:
     lo, old_up = sb.one_round_delta(sb.sampled_binary_worst(e0, q, n), eps)
     assert r.upper < Fraction(int(old_up.p), int(old_up.q)) / 10**10
     assert r.upper >= Fraction(int(lo.p), int(lo.q)) and r.lower <= r.upper
+
+
+# ---------------------------------------------------------------- 2. lower_bound chooses its precision
+def _count_delta_mpmath(rows: list, n: int, s: int, ee: mpmath.mpf) -> mpmath.mpf:
+    """δ (both orders) of the number of reports ≥ s: Bin(n−1, q0) + Bern(q0) versus + Bern(q1), in mpmath."""
+    q0 = sum(mpmath.mpf(int(x.p)) / int(x.q) for x in rows[0][s:])
+    q1 = sum(mpmath.mpf(int(x.p)) / int(x.q) for x in rows[-1][s:])
+    base = [mpmath.binomial(n - 1, k) * q0**k * (1 - q0) ** (n - 1 - k) for k in range(n)]
+
+    def law(b: mpmath.mpf) -> list:
+        return [base[k] * (1 - b) + (base[k - 1] * b if k else 0) for k in range(n)] + [base[n - 1] * b]
+
+    p, q = law(q0), law(q1)
+    return max(sum(max(a - ee * c, 0) for a, c in zip(p, q)), sum(max(c - ee * a, 0) for a, c in zip(p, q)))
+
+
+def test_lower_bound_at_53_bits_geometric_tiny_alpha() -> None:
+    """Called at 53 bits, geometric m = 3, α = 1e-50, n = 100: the value was [± 2.7e35]; now a narrow ball, at most
+    1 and at least the threshold-count candidate it maximises over (mpmath, 120 digits)."""
+    from blanket.exact.accounting.certified import lower_bound
+    from blanket.exact.mechanisms.oracles import Geometric
+
+    g = Geometric(3, alpha="1e-50")
+    with arith.precision(53):
+        v, _where = lower_bound(g, 100, epsilon=fmpq(1, 2))
+    lo, hi = arith.endpoints(v)
+    assert hi - lo <= Fraction(1, 1024)
+    rows = [[fmpq(x) if not isinstance(x, fmpq) else x for x in r] for r in g.rows()]
+    with mpmath.workdps(120):
+        ref = _count_delta_mpmath(rows, 100, 1, mpmath.exp(mpmath.mpf(1) / 2))
+        assert mpmath.mpf(lo.numerator) / lo.denominator >= ref - mpmath.mpf(10) ** -9
+    assert lo <= 1
+
+
+def test_lower_bound_refuses_a_useless_ball(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no room to raise the precision (MAX_PREC = 53), the same call answers ``(None, reason)``."""
+    from blanket.exact.accounting.certified import lower_bound
+    from blanket.exact.mechanisms.oracles import Geometric
+
+    monkeypatch.setattr(arith, "MAX_PREC", 53)
+    with arith.precision(53):
+        v, why = lower_bound(Geometric(3, alpha="1e-50"), 100, epsilon=fmpq(1, 2))
+    assert v is None and "not enclosed" in why
