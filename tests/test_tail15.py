@@ -2,6 +2,9 @@
 
 1. One sampled binary RR round's δ upper end is the smaller of the exact worst case's (Lemma S4, cut at its window)
    and the blanket view of ``R_q`` capped by its Chernoff bound (``exact.shuffled.oracles.blanket_view_upper_end``).
+2. ``exact.accounting.certified.lower_bound`` raises its precision itself (or answers ``(None, reason)``) instead of
+   returning a useless ball.
+3. ``blanket delta`` prints a δ upper end above 1 as 1 (``reports.commands._profile_common.delta_interval``).
 """
 
 from __future__ import annotations
@@ -117,3 +120,33 @@ def test_lower_bound_refuses_a_useless_ball(monkeypatch: pytest.MonkeyPatch) -> 
     with arith.precision(53):
         v, why = lower_bound(Geometric(3, alpha="1e-50"), 100, epsilon=fmpq(1, 2))
     assert v is None and "not enclosed" in why
+
+
+# ---------------------------------------------------------------- 3. a δ upper end above 1 is printed as 1
+def test_delta_upper_end_above_one_printed_as_one(capsys: pytest.CaptureFixture) -> None:
+    """Geometric m = 3, α = 1e-50, n = 100: both upper bounds' balls reach above 1 (printed "1.000000001" before);
+    now "1" with the reason, the lower end unchanged (a certified lower end below 1)."""
+    import json
+
+    from blanket.reports.cli import main
+
+    args = ["delta", "--mechanism", "geometric", "--m", "3", "--alpha", "1e-50", "-n", "100", "--epsilon", "0.5"]
+    assert main([*args, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["upper"]["value"] == "1" and "delta <= 1 always" in out["upper"]["upper_clamped"]
+    assert out["delta"]["upper"] == "1" and all(v["upper"] == "1" for v in out["upper_bounds"].values())
+    assert Fraction(out["delta"]["lower"]) <= 1
+    assert main(args) == 0
+    assert "1.000000001" not in capsys.readouterr().out
+
+
+def test_delta_interval_changes_only_ends_above_one() -> None:
+    """delta_interval equals interval for balls whose upper end is at most 1 (exactly 1 included), and prints 1
+    where it is above 1."""
+    from blanket.reports.commands import _profile_common as common
+    from flint import arb
+
+    for x in (arb(fmpq(1, 2), fmpq(1, 10)), fmpq(1), arb(fmpq(1, 3)), arb(0, fmpq(1, 10**30)), fmpq(0)):
+        assert common.delta_interval(x, 10) == common.interval(x, 10)
+    iv = common.delta_interval(arb(1, fmpq(1, 10**9)), 10)
+    assert iv["upper"] == "1" and iv["lower"] == common.interval(arb(1, fmpq(1, 10**9)), 10)["lower"]

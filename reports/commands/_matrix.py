@@ -137,7 +137,7 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
     value_lo = _lower_end(lo[1]) if lo is not None else 0
     iv = {
         "lower": common.interval(value_lo, inp.digits)["lower"],
-        "upper": common.interval(_upper_end(up[1]), inp.digits)["upper"],
+        "upper": common.delta_interval(_upper_end(up[1]), inp.digits)["upper"],
     }
     dataset = ((lo[2] or {}).get("dataset") if lo is not None else None) or "none"
     payload = {

@@ -39,8 +39,11 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
     relation = {"blanket": "upper", "same": "lower"}.get(ds, "bracket")
     payload = {"command": "delta", **inp.describe(), "epsilon": common._s(eps), "relation": relation}
     if uv is not None:
-        payload["upper"] = {"value": common.interval(uv, inp.digits)["upper"], "from": uname}
-        payload["upper_bounds"] = {k: common.interval(v, inp.digits) for k, v in every.items()}
+        up_iv = common.delta_interval(uv, inp.digits)
+        payload["upper"] = {"value": up_iv["upper"], "from": uname}
+        if "upper_clamped" in up_iv:  # printed as 1: say why (the bound's ball reaches above 1)
+            payload["upper"]["upper_clamped"] = up_iv["upper_clamped"]
+        payload["upper_bounds"] = {k: common.delta_interval(v, inp.digits) for k, v in every.items()}
     if lv is not None:
         lo_iv = common.interval(lv, inp.digits)
         payload["lower"] = {"value": lo_iv["lower"], "from": lwhere}
@@ -49,7 +52,7 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
     elif lwhere:
         payload["lower_unavailable"] = lwhere
     payload["delta"] = (
-        common.interval(uv, inp.digits)
+        common.delta_interval(uv, inp.digits)
         if relation == "upper"
         else common.interval(lv, inp.digits)
         if relation == "lower"
@@ -58,9 +61,12 @@ def run_delta(args: argparse.Namespace, inp: Inputs) -> int:
     payload["precision_bits"] = prec
     lines = [f"for {common.mechanism_phrase(inp)}, shuffled among n = {n} users."]
     if uv is not None:
-        lines.append(f"Certified UPPER bound (every dataset): delta <= {payload['upper']['value']}, from the {uname}.")
+        lines.append(
+            f"Certified UPPER bound (every dataset): delta <= {payload['upper']['value']}, from the {uname}."
+            + (f" Note: {payload['upper']['upper_clamped']}." if "upper_clamped" in payload["upper"] else "")
+        )
         for k, v in every.items():
-            lines.append(f"  {k}: <= {common.interval(v, inp.digits)['upper']}")
+            lines.append(f"  {k}: <= {common.delta_interval(v, inp.digits)['upper']}")
     if lv is not None:
         lines.append(
             f"Certified LOWER bound (a concrete dataset): delta >= {payload['lower']['value']}, on the dataset where "

@@ -576,6 +576,22 @@ def interval(x: NumberOrBall, digits: int, *, nonneg: bool = True) -> dict:
     return arith.nonneg_interval(x, digits) if nonneg else arith.decimal_interval(x, digits)
 
 
+#: why a δ upper end above 1 is printed as 1 (:func:`delta_interval`)
+DELTA_AT_MOST_ONE = "delta <= 1 always (a hockey-stick divergence of probability laws): an upper end above 1 is printed as 1"
+
+
+def delta_interval(x: NumberOrBall, digits: int) -> dict:
+    """:func:`interval` of a δ: an upper end above 1 (a bound's ball around a value near 1, e.g. the geometric
+    mechanism's clone pair at α = 1e-50: "1.000000001") is printed as ``"1"``, with the key ``upper_clamped``
+    stating why (:data:`DELTA_AT_MOST_ONE`: δ ≤ 1 for every mechanism, so 1 is itself a certified upper end).  An
+    upper end at most 1 is unchanged.  O(digits)."""
+    iv = interval(x, digits)
+    if arith.exact(iv["upper"]) > 1:
+        iv["upper"] = "1"
+        iv["upper_clamped"] = DELTA_AT_MOST_ONE
+    return iv
+
+
 def bracket_payload(
     lower_name: str,
     lower_value: NumberOrBall,

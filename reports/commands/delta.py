@@ -48,7 +48,7 @@ def _run_profile(args: argparse.Namespace, inp: common.Inputs) -> int:
         workers=inp.workers,
         scheduler=inp.scheduler,
     )
-    iv = common.interval(r.value, inp.digits)
+    iv = common.delta_interval(r.value, inp.digits)
     payload = {
         "command": "delta",
         **inp.describe(),
@@ -65,7 +65,7 @@ def _run_profile(args: argparse.Namespace, inp: common.Inputs) -> int:
             f"{lo.dataset}: {lo.attained}",
             common.interval(lo.value, inp.digits)["lower"],
             "the blanket view of Lemma 5.3",
-            common.interval(up.value, inp.digits)["upper"],
+            common.delta_interval(up.value, inp.digits)["upper"],
             r.rel_width,
             inp.digits,
         )
