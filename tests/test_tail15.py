@@ -59,7 +59,9 @@ def test_blanket_upper_end_at_least_the_exact_worst_case(e0: object, q: Fraction
     with mpmath.workdps(50):
         me0 = mpmath.mpf(3) if e0 == 3 else mpmath.e
         for eps in (Fraction(0), Fraction(1, 10), Fraction(1, 2), Fraction(9, 10)):
-            ref = _worst_mpmath(me0, mpmath.mpf(q.numerator) / q.denominator, n, mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator))
+            ref = _worst_mpmath(
+                me0, mpmath.mpf(q.numerator) / q.denominator, n, mpmath.exp(mpmath.mpf(eps.numerator) / eps.denominator)
+            )
             up = blanket_view_upper_end(rec, n, fmpq(eps.numerator, eps.denominator))
             assert mpmath.mpf(int(up.p)) / int(up.q) >= ref * (1 - mpmath.mpf(10) ** -40), (n, q, eps)
 

@@ -577,7 +577,9 @@ def interval(x: NumberOrBall, digits: int, *, nonneg: bool = True) -> dict:
 
 
 #: why a δ upper end above 1 is printed as 1 (:func:`delta_interval`)
-DELTA_AT_MOST_ONE = "delta <= 1 always (a hockey-stick divergence of probability laws): an upper end above 1 is printed as 1"
+DELTA_AT_MOST_ONE = (
+    "delta <= 1 always (a hockey-stick divergence of probability laws): an upper end above 1 is printed as 1"
+)
 
 
 def delta_interval(x: NumberOrBall, digits: int) -> dict:
