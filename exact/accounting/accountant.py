@@ -71,7 +71,7 @@ from blanket.exact.mechanisms.finite import KRR, Randomizer
 from blanket.exact.mechanisms.registry import make_mechanism
 from blanket.exact.numbers import arith
 from blanket.exact.numbers import guards as _guards
-from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.errors import InvalidArgument, Undecided
 from blanket.exact.numbers.types import Enclosure, NumberInput
 from blanket.exact.shuffled import geometric_dataset as _geo_full
 from blanket.exact.shuffled import matrix_view as _matrix_view
@@ -2213,8 +2213,11 @@ class ShuffleAccountant:
             # (eps0 = 1, n = 1000, q = 1/10, eps = 0.3: 1.25e-43 -> 9.0e-114); both bound the same round's delta
             from blanket.exact.shuffled.oracles import blanket_view_upper_end
 
-            bv = blanket_view_upper_end(mech, plain.n, at)
-            if bv < up:
+            try:
+                bv: fmpq | None = blanket_view_upper_end(mech, plain.n, at)
+            except Undecided:  # the engine's enclosure not finite (huge eps0): Lemma S4's end stays
+                bv = None
+            if bv is not None and bv < up:
                 up = bv
                 upper_from = (
                     "the blanket view of the sampled randomizer R_q (Lemma S0, Lemma 5.3) capped by its Chernoff bound "
