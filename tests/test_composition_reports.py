@@ -123,3 +123,46 @@ def test_cli_deployment_schedule_and_rounds(tmp_path, capsys):
     assert main(["epsilon", "--deployment", str(f), "--delta", "1e-6", "--epsilon0", "1"]) == 2
     err = capsys.readouterr().err
     assert "--epsilon0" in err and "[[rounds]]" in err and err.count("\n") == 1
+
+
+FLEET = '''name = "two versions"
+colluding = 3
+[[users]]
+n = 300
+[users.mechanism]
+type = "binary_rr"
+epsilon0 = "1"
+[[users]]
+n = 200
+[users.mechanism]
+type = "binary_rr"
+epsilon0 = "2"
+[[claims]]
+epsilon = "0.5"
+delta = "1e-3"
+'''
+
+
+@pytest.mark.parametrize(
+    "text",
+    [BASE + '[[rounds]]\ncount = 3\n[[claims]]\nepsilon = 1\ndelta = 1e-6\n', FLEET],
+    ids=["composed", "fleet"],
+)
+def test_certificate_bytes_reproducible_apart_from_run_block(tmp_path, capsys, text):
+    """Two runs of one deployment write the same .tex bytes and the same JSON but for its ``run`` block (the wall
+    clock): no timing in the certified content (polish15)."""
+    f = tmp_path / "d.toml"
+    f.write_text(text)
+    outs = []
+    for _ in range(2):  # the same command twice (the command line is part of the certificate)
+        assert main(["certify", str(f), "-o", str(tmp_path / "o"), "--no-pdf", "--no-plot", "--quiet"]) in (0, 1, 3)
+        outs.append(((tmp_path / "o" / "certificate.tex").read_bytes(), (tmp_path / "o" / "certificate.json").read_text()))
+    (tex_a, json_a), (tex_b, json_b) = outs
+    assert tex_a == tex_b and b"~s)" not in tex_a
+    a, b = json.loads(json_a), json.loads(json_b)
+    assert set(a["run"]) == {"seconds"} and a["run"]["seconds"] >= 0  # the timing is there, in its own block
+    a.pop("run"), b.pop("run")
+    assert a == b and '"seconds"' not in json.dumps(a)
+    # the rest of the file is its JSON text minus the block: byte-identical apart from it
+    strip = lambda t: [ln for ln in t.splitlines() if '"seconds"' not in ln]  # noqa: E731
+    assert strip(json_a) == strip(json_b)
