@@ -195,6 +195,8 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
         "reason": reason,
         "delta_upper": _dec(d.upper, True),
         "delta_lower": _dec(max(d.lower, one_lower), False),
+        # a lower end of 0 says nothing: why there is none above 0 (printed instead of "mechanism lower bound >= 0")
+        **({"delta_lower_none": _no_delta_lower(d.details.get("lower_pair"))} if max(d.lower, one_lower) == 0 else {}),
         "delta_pair_lower": _dec(d.pair_lower, False),
         "grid": str(d.grid),
         "route": ROUTE_NAMES[d.route],
@@ -212,6 +214,13 @@ def decide_claim(dep: Deployment, claim: Claim, acc: ShuffleAccountant | None = 
             else {}
         ),
     }
+
+
+def _no_delta_lower(lower_pair: str | None) -> str:
+    """Why a composed claim has no mechanism lower bound above 0 (its lower end is 0), in words.  O(1)."""
+    if lower_pair is None:
+        return "none: no round has a concrete pair of datasets"
+    return f"none above 0: on the concrete pair ({lower_pair}) the composed delta at this epsilon, rounded down, is 0"
 
 
 def _s(q) -> str:
@@ -252,7 +261,10 @@ def certify_target(dep: Deployment, target: Target, acc: ShuffleAccountant | Non
             else ""
         )
         if e.lower > 0
-        else "none (no round has a concrete pair)",
+        else "none (no round has a concrete pair)"
+        if e.details.get("lower_pair") is None
+        else f"none above 0 (the concrete pair, {e.details['lower_pair']}, certifies no positive epsilon at this "
+        "delta)",
         "reason": f"certified by the {ROUTE_NAMES[e.route]}"
         if e.upper != float("inf")
         else "no finite epsilon is certified by either route",

@@ -70,6 +70,21 @@ def test_example_verdicts_and_exit_codes(tmp_path):
         assert (tmp_path / name / "certificate.tex").exists()
 
 
+def test_fails_certificate_one_number_format():
+    """examples/fails.toml's upper end (about 1.17e-5) is printed like its lower end 4.07e-6, in scientific
+    notation, not as 0.0000116693 (polish15): the rule is Python's repr's (decimal for 1e-4 <= |x| < 1e16)."""
+    cert = certify(load_deployment(EX / "fails.toml"), plot=False)
+    text = json.dumps(cert) + render_tex(cert)
+    assert "0.0000" not in text
+    up = cert["claims"][0]["upper"]["value"]["upper"]
+    assert "e-5" in up and arith.exact(up) >= arith.exact(cert["claims"][0]["lower"]["value"]["lower"])
+    assert "\\times 10^{-5}" in render_tex(cert)
+    # the rule at its edges, against exact rationals: rounding that carries into 10^-4 prints the decimal
+    assert arith.decimal_string(arith.exact("0.000099999"), 3, up=True) == "0.0001"
+    assert arith.decimal_string(arith.exact("0.000099999"), 3, up=False) == "9.99e-5"
+    assert arith.decimal_string(arith.exact("0.00012"), 6, up=True) == "0.00012"
+
+
 def test_inconclusive_is_decided_with_more_precision(tmp_path):
     rc = main(["certify", str(EX / "inconclusive.toml"), "-o", str(tmp_path), "--no-pdf", "--max-prec", "512"])
     assert rc == 1  # the claim is a truncation of the exact value, so it is below it

@@ -166,3 +166,18 @@ def test_certificate_bytes_reproducible_apart_from_run_block(tmp_path, capsys, t
     # the rest of the file is its JSON text minus the block: byte-identical apart from it
     strip = lambda t: [ln for ln in t.splitlines() if '"seconds"' not in ln]  # noqa: E731
     assert strip(json_a) == strip(json_b)
+
+
+def test_zero_mechanism_lower_bound_says_why():
+    """A claim whose mechanism lower end is 0 (the concrete pair's composed delta rounds down to 0 far below the
+    claim) prints why there is none, not "Mechanism lower bound >= 0" (polish15)."""
+    d = parse_deployment(BASE + '[[rounds]]\ncount = 3\n[[claims]]\nepsilon = 1\ndelta = 1e-6\n')
+    cert = certify(d, plot=False)
+    c = cert["claims"][0]
+    assert c["verdict"] == "HOLDS" and c["delta_lower"] == "0" and c["delta_lower_none"].startswith("none above 0")
+    tex = render_tex(cert)
+    assert "Mechanism lower bound & none above 0" in tex and "Mechanism lower bound & $\\ge 0$" not in tex
+    # a positive lower end is printed as before, without the note
+    d = parse_deployment(BASE.replace("2000", "100") + '[[rounds]]\ncount = 3\n[[claims]]\nepsilon = "0.1"\ndelta = 1e-6\n')
+    c = certify(d, plot=False)["claims"][0]
+    assert c["verdict"] == "FAILS" and Fraction(c["delta_lower"]) > 0 and "delta_lower_none" not in c

@@ -644,7 +644,10 @@ def float_above(x: arb) -> float:
 
 
 def _fraction_to_decimal(f: Fraction, digits: int, up: bool) -> str:
-    """Render ``f`` rounded to ``digits`` significant decimal digits, toward +inf if ``up`` else toward -inf."""
+    """Render ``f`` rounded to ``digits`` significant decimal digits, toward +inf if ``up`` else toward -inf.
+
+    One format throughout (Python's ``repr`` rule): plain decimals for ``10^-4 <= |f| < 10^16``, scientific
+    notation (``1.16693e-5``) outside, so no certificate prints ``0.0000116693`` beside ``4.06726e-6``."""
     if f == 0:
         return "0"
     neg = f < 0
@@ -663,12 +666,12 @@ def _fraction_to_decimal(f: Fraction, digits: int, up: bool) -> str:
     val = Fraction(n) / scale
     if val == 0:
         return "0"
-    if -5 <= e < 16:
+    ds = str(n)
+    if len(ds) > digits:  # rounding carried into a new digit (e.g. 9.99 -> 10.0): the printed exponent
+        e += len(ds) - digits
+    if -4 <= e < 16:
         s = _format_fraction_decimal(val)
     else:  # scientific notation, still exact: mantissa n (digits digits) times 10**(e - digits + 1)
-        ds = str(n)
-        if len(ds) > digits:  # rounding carried into a new digit (e.g. 9.99 -> 10.0)
-            e += len(ds) - digits
         mant = (ds[0] + "." + ds[1:]).rstrip("0").rstrip(".")
         s = f"{mant}e{e:+d}" if e < 0 else f"{mant}e+{e}"
     return ("-" + s) if neg else s
