@@ -156,7 +156,9 @@ def test_certificate_bytes_reproducible_apart_from_run_block(tmp_path, capsys, t
     outs = []
     for _ in range(2):  # the same command twice (the command line is part of the certificate)
         assert main(["certify", str(f), "-o", str(tmp_path / "o"), "--no-pdf", "--no-plot", "--quiet"]) in (0, 1, 3)
-        outs.append(((tmp_path / "o" / "certificate.tex").read_bytes(), (tmp_path / "o" / "certificate.json").read_text()))
+        outs.append(
+            ((tmp_path / "o" / "certificate.tex").read_bytes(), (tmp_path / "o" / "certificate.json").read_text())
+        )
     (tex_a, json_a), (tex_b, json_b) = outs
     assert tex_a == tex_b and b"~s)" not in tex_a
     a, b = json.loads(json_a), json.loads(json_b)
@@ -178,6 +180,8 @@ def test_zero_mechanism_lower_bound_says_why():
     tex = render_tex(cert)
     assert "Mechanism lower bound & none above 0" in tex and "Mechanism lower bound & $\\ge 0$" not in tex
     # a positive lower end is printed as before, without the note
-    d = parse_deployment(BASE.replace("2000", "100") + '[[rounds]]\ncount = 3\n[[claims]]\nepsilon = "0.1"\ndelta = 1e-6\n')
+    d = parse_deployment(
+        BASE.replace("2000", "100") + '[[rounds]]\ncount = 3\n[[claims]]\nepsilon = "0.1"\ndelta = 1e-6\n'
+    )
     c = certify(d, plot=False)["claims"][0]
     assert c["verdict"] == "FAILS" and Fraction(c["delta_lower"]) > 0 and "delta_lower_none" not in c
