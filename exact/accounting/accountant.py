@@ -2620,6 +2620,11 @@ class ShuffleAccountant:
         other mechanisms there, and treat its answers as estimates.  The grid: ``grid``, else the accountant's
         (fixed or chosen by a query), else ``Δ ≈ ε0/400``; the curve pairs (where rounds have them) are those of
         the last band a query refined them in (a query first makes the export tighter where it read).
+
+        It is the dominating pairs' PLD, never a single round's own certified bracket (the one-round route, not a
+        PLD): for one round the export can be looser than :meth:`get_epsilon` (sampled binary RR ε0 = 1,
+        n = 1000, q = 1/10, δ = 10⁻⁶: get_epsilon ≤ 0.03675, the export's ε 0.0486).  Cost: one composition
+        of the pessimistic PLD (as :meth:`get_delta`), plus O(grid points) to copy the masses.
         """
         self._need()
         try:
