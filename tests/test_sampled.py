@@ -12,7 +12,7 @@ from blanket.exact.accounting.accountant import ShuffleAccountant, Shuffled, Shu
 from blanket.exact.accounting.curves import FinitePair, curve_grid, pair_from_values
 from blanket.exact.mechanisms.finite import KRR
 from blanket.exact.numbers import arith
-from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.errors import FloatRefused, InvalidArgument
 from flint import fmpq
 
 ALPHAS = [fmpq(1), fmpq(21, 20), fmpq(6, 5), fmpq(3, 2), fmpq(2), fmpq(5, 2)]
@@ -139,6 +139,18 @@ def test_bad_q_refused_by_name(q):
     with pytest.raises(InvalidArgument) as ei:
         S.Sampled(ShuffledRR(k=2, epsilon0="1", n=10), q)
     assert str(ei.value).startswith("q ")
+
+
+def test_binary_float_q_refused_with_exact_spellings():
+    """q = 0.1 as a float is not 1/10: refused in one line naming q and the exact spellings, which both give 1/10
+    (README "Rigour conventions"; polish15: it was taken at its binary value)."""
+    with pytest.raises(FloatRefused) as ei:
+        S.Sampled(ShuffledRR(k=2, epsilon0="1", n=10), 0.1)
+    msg = str(ei.value)
+    assert msg.startswith("q ") and "binary float" in msg and '"0.1"' in msg and "\n" not in msg
+    for exact_q in ("0.1", Fraction(1, 10)):
+        assert S.Sampled(ShuffledRR(k=2, epsilon0="1", n=10), exact_q).q == Fraction(1, 10)
+    assert S.Sampled(ShuffledRR(k=2, epsilon0="1", n=10), 1).q == 1  # an int is exact
 
 
 def test_bad_event_refused():

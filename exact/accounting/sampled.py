@@ -55,7 +55,7 @@ from blanket.exact.mechanisms.finite import KRR, FiniteRandomizer
 from blanket.exact.mechanisms.oracles import LDP, FourValue, Geometric, Subset, cancellation_precision
 from blanket.exact.numbers import arith
 from blanket.exact.numbers.calibrate import first_true
-from blanket.exact.numbers.errors import InvalidArgument
+from blanket.exact.numbers.errors import FloatRefused, InvalidArgument
 from blanket.exact.numbers.types import NumberInput
 from blanket.exact.shuffled import geometric as _geometric
 from blanket.exact.shuffled import matrix_view as _matrix_view
@@ -512,20 +512,30 @@ class Sampled:
     record also the curve pair of its sampled randomizer ``R_q`` (:meth:`curve_event`), the accountant keeping the
     smaller end.
 
+    ``q`` is exact (an int, ``Fraction``, ``fmpq`` or decimal string); a binary float is refused, as everywhere
+    in the package (README "Rigour conventions"): ``0.1`` is not 1/10, and nothing needs the float (the rounds are
+    not dp_accounting events).
+
     >>> Sampled(ShuffledRR(k=2, epsilon0="1", n=10), q="0")
     Traceback (most recent call last):
     ...
     blanket.exact.numbers.errors.InvalidArgument: q must be > 0, got '0' (the participation probability, in (0, 1])
+    >>> Sampled(ShuffledRR(k=2, epsilon0="1", n=10), q=0.1)
+    Traceback (most recent call last):
+    ...
+    blanket.exact.numbers.errors.FloatRefused: q must be exact (...), not a binary float, got 0.1 (pass q="0.1" or Fraction("0.1") instead)
     """
 
     event: ShuffledRR | Shuffled
     q: Fraction
 
-    def __init__(self, event: ShuffledRR | Shuffled, q: NumberInput | float) -> None:
+    def __init__(self, event: ShuffledRR | Shuffled, q: NumberInput) -> None:
         if isinstance(event, Sampled) or not isinstance(event, (ShuffledRR, Shuffled)):
             raise InvalidArgument("event", event, "must be a ShuffledRR or Shuffled round (sample it once, with one q)")
+        if isinstance(q, float):
+            raise FloatRefused("q", q, hint=f'pass q="{q!r}" or Fraction("{q!r}") instead')
         try:
-            qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True, allow_float=True)
+            qq = arith.exact_in(q, "q", lo=0, hi=1, lo_open=True)
         except InvalidArgument as exc:
             raise InvalidArgument(
                 "q", exc.value, exc.requirement, hint="the participation probability, in (0, 1]"

@@ -34,12 +34,13 @@ class InvalidArgument(BlanketError, ValueError):
 class FloatRefused(InvalidArgument):
     """A binary float was passed where an exact number is required."""
 
-    def __init__(self, name, value):
+    def __init__(self, name, value, hint=None):
         super().__init__(
             name,
             value,
             "must be exact (int, Fraction, flint.fmpq or a decimal string such as '0.3' or '1e-8'), not a binary float",
-            hint=f"pass {name}='{value!r}' as a string, or allow_float=True to use the float's exact binary value",
+            hint=hint
+            or f"pass {name}='{value!r}' as a string, or allow_float=True to use the float's exact binary value",
         )
 
 
