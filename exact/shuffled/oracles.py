@@ -328,13 +328,18 @@ def blanket_view_upper_end(mech: Randomizer, n: int, epsilon: NumberInput) -> fm
     rec = _check_mech(mech)
     e = arith.exact(epsilon, "epsilon")
     with arith.precision(max(128, cancellation_precision(rec))):
-        u = _upper_end(blanket_view_upper(rec, n, epsilon=e))
-        up = u if isinstance(u, fmpq) else fmpq(u.numerator, u.denominator)
+        v = blanket_view_upper(rec, n, epsilon=e)
+        if isinstance(v, arb) and not (v.is_finite() and v < 2):
+            up = fmpq(1)  # δ ≤ 1 always; an astronomically large end is never turned into an exact rational
+        else:
+            u = _upper_end(v)
+            up = u if isinstance(u, fmpq) else fmpq(u.numerator, u.denominator)
         g, masses, values = _atoms5(rec, arith.ball(e).exp())
         atoms = [(a, v) for a, v in zip(masses, (fmpq(0), *values)) if not _is_zero(a)]
         # masses (1 − γ, γπ_b, γπ_t, γπ_t', γπ_r) against values (0, v_b, v_t, v_t', v_r); the ball e^ε encloses it
         c = chernoff_upper(n, atoms) / (arith.ball(g) * n)
-    if c.is_finite():
+    if c.is_finite() and c < 2:  # only a bound below 2 can be the smaller end (an end like e^(10^9) at a huge ε0
+        # would cost gigabytes as an exact rational: the CI run that found it was killed at 23 GB)
         ch = arith.endpoints(c)[1]
         if fmpq(ch.numerator, ch.denominator) < up:
             up = fmpq(ch.numerator, ch.denominator)
