@@ -175,17 +175,23 @@ def check_epsilon0(q: NumberOrBall, name: str = "epsilon0") -> None:
     """
 
     if arith.exact(q) > MAX_EPSILON0:
-        shown = q if isinstance(q, (int, str)) else str(q)
-        if len(str(shown)) > 40:  # '--epsilon0 1e400' was echoed with its 400 zeros
-            d = arith.decimal_string(arith.exact(q), 10, up=False)
-            shown = d if arith.exact(d) == arith.exact(q) else f"{d} (rounded down)"
         raise InvalidArgument(
             name,
-            shown,
+            _shown(q),
             f"must be at most {MAX_EPSILON0} (the supported range)",
             hint=f"above it randomized response equals the identity to within e^-{MAX_EPSILON0}, and the "
             "shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy",
         )
+
+
+def _shown(v: NumberOrBall) -> object:
+    """``v`` as an error message shows it: a text of more than 40 characters (``'--epsilon0 1e400'`` with its 400
+    zeros, ``10**300``) as 10 significant digits, said to be rounded down where it is.  O(len)."""
+    shown = v if isinstance(v, (int, str)) else str(v)
+    if len(str(shown)) > 40:
+        d = arith.decimal_string(arith.exact(v), 10, up=False)
+        shown = d if arith.exact(d) == arith.exact(v) else f"{d} (rounded down)"
+    return shown
 
 
 def check_exp_epsilon0(e: NumberOrBall, name: str = "exp_epsilon0") -> None:
@@ -201,13 +207,9 @@ def check_exp_epsilon0(e: NumberOrBall, name: str = "exp_epsilon0") -> None:
     with arith.precision(64):
         too_big = bool(arith.ball(e).log() > MAX_EPSILON0)
     if too_big:
-        shown = e if isinstance(e, (int, str)) else str(e)
-        if len(str(shown)) > 40:  # 10**300 was echoed with its 300 zeros
-            d = arith.decimal_string(arith.exact(e), 10, up=False)
-            shown = d if arith.exact(d) == arith.exact(e) else f"{d} (rounded down)"
         raise InvalidArgument(
             name,
-            shown,
+            _shown(e),
             f"must be at most e^{MAX_EPSILON0} (epsilon0 at most {MAX_EPSILON0}, the supported range)",
             hint=f"above it randomized response equals the identity to within e^-{MAX_EPSILON0}, and the "
             "shuffled identity has delta(epsilon) = 1 for every epsilon: no central privacy",
